@@ -1,0 +1,40 @@
+// How a gpuscope subcommand plugs into the CLI.
+//
+// Each command lives in its own src/cli/cmd_<name>.cpp and registers itself
+// with a static `CommandRegistration` (the files are compiled straight into the
+// executable, so registrations are never dropped by the linker). main.cpp
+// orders commands by `order` for --help.
+//
+// Conventions every command follows (README and tests rely on them):
+//  * exit 0 on success; 2 on bad usage or bad input, with ONE line on stderr:
+//    "gpuscope: error: <file>: <problem>" — throw cli::Error for that;
+//  * never a partial output file: write to a temporary name, then rename;
+//  * a command that runs another program (capture) returns that program's
+//    status through Context::exit_code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <stdexcept>
+#include <string>
+
+namespace gpuscope::cli {
+
+// A failure the user caused or can fix (bad file, bad flag value). main prints
+// "gpuscope: error: " + what() and exits with status 2.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Context {
+  int exit_code = 0;  // set by commands whose status is not simply success
+};
+
+using AddCommand = void (*)(CLI::App& app, Context& ctx);
+
+struct CommandRegistration {
+  CommandRegistration(int order, AddCommand add);
+};
+
+}  // namespace gpuscope::cli

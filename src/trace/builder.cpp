@@ -1,0 +1,610 @@
+#include "trace/builder.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "trace/detail/time_columns.h"
+#include "trace/kernel_category.h"
+
+namespace gpuscope {
+
+namespace {
+
+// [SECTION] Appending ---------------------------------------------------------------------
+
+// A sparse column stays empty until its first non-default value, then is
+// back-filled with defaults so it has one entry per row.
+template <class T>
+void push_sparse(std::vector<T>& column, std::size_t rows_before, T value) {
+  if (column.empty()) {
+    if (value == T{}) return;
+    column.resize(rows_before, T{});
+  }
+  column.push_back(value);
+}
+
+std::uint64_t pack(std::uint32_t a, std::uint32_t b) { return (std::uint64_t{a} << 32) | b; }
+
+std::uint16_t narrow16(std::uint32_t v) { return static_cast<std::uint16_t>(std::min<std::uint32_t>(v, 0xffff)); }
+
+// [SECTION] Validation --------------------------------------------------------------------
+
+[[noreturn]] void fail(std::string_view table, std::size_t row, std::string_view what) {
+  throw TraceError(std::string(table) + " row " + std::to_string(row) + ": " + std::string(what));
+}
+
+template <class Table>
+void check_column_lengths(const Table& t, TableId id) {
+  const std::size_t n = t.size();
+  if (n >= kNoRow) throw TraceError(std::string(to_string(id)) + ": too many rows (" + std::to_string(n) + ")");
+  t.for_each_column([&](ColumnInfo info, const auto& col) {
+    if (info.flags & kDerived) return;
+    if (col.size() == n) return;
+    if ((info.flags & kSparse) && col.empty()) return;
+    throw TraceError(std::string(to_string(id)) + " column '" + std::string(info.name) + "' has " +
+                     std::to_string(col.size()) + " rows, expected " + std::to_string(n));
+  });
+}
+
+void check_intervals(std::string_view table, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end) {
+  for (std::size_t i = 0; i < start.size(); ++i)
+    if (end[i] < start[i]) fail(table, i, "ends before it starts");
+}
+
+void check_tracks(std::string_view table, const std::vector<TrackId>& track, const std::vector<Track>& tracks,
+                  int required_kind /* -1 = any */, bool allow_resolve = false) {
+  for (std::size_t i = 0; i < track.size(); ++i) {
+    const TrackId id = track[i];
+    if (allow_resolve && id == TraceBuilder::kResolveThroughCorrelation) continue;
+    if (id >= tracks.size()) fail(table, i, "track id " + std::to_string(id) + " out of range");
+    if (required_kind >= 0 && static_cast<int>(tracks[id].kind) != required_kind)
+      fail(table, i, required_kind == 0 ? "is on a CPU track, expected a GPU track"
+                                        : "is on a GPU track, expected a CPU track");
+  }
+}
+
+void check_strings(std::string_view table, std::string_view column, const std::vector<StringId>& ids,
+                   std::uint32_t count) {
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] >= count) fail(table, i, std::string(column) + " string id out of range");
+}
+
+template <class T>
+void check_enum(std::string_view table, std::string_view column, const std::vector<T>& v, unsigned max) {
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (static_cast<unsigned>(v[i]) > max) fail(table, i, std::string(column) + " value out of range");
+}
+
+void validate(const Trace& t, const TraceTables& tb) {
+  tb.for_each_table([](TableId id, const auto& table) { check_column_lengths(table, id); });
+  const auto& tracks = t.tracks();
+  const std::uint32_t nstr = t.strings().size();
+
+  check_intervals("kernels", tb.kernels.start, tb.kernels.end);
+  check_tracks("kernels", tb.kernels.track, tracks, 0);
+  check_strings("kernels", "name", tb.kernels.name, nstr);
+  check_strings("kernels", "mangled", tb.kernels.mangled, nstr);
+
+  check_intervals("memcpys", tb.memcpys.start, tb.memcpys.end);
+  check_tracks("memcpys", tb.memcpys.track, tracks, 0);
+  check_enum("memcpys", "kind", tb.memcpys.kind, static_cast<unsigned>(CopyKind::ptop));
+  check_enum("memcpys", "src_kind", tb.memcpys.src_kind, static_cast<unsigned>(MemoryKind::managed_static));
+  check_enum("memcpys", "dst_kind", tb.memcpys.dst_kind, static_cast<unsigned>(MemoryKind::managed_static));
+
+  check_intervals("memsets", tb.memsets.start, tb.memsets.end);
+  check_tracks("memsets", tb.memsets.track, tracks, 0);
+  check_enum("memsets", "mem_kind", tb.memsets.mem_kind, static_cast<unsigned>(MemoryKind::managed_static));
+
+  check_intervals("api_calls", tb.api_calls.start, tb.api_calls.end);
+  check_tracks("api_calls", tb.api_calls.track, tracks, 1);
+  check_strings("api_calls", "name", tb.api_calls.name, nstr);
+  check_enum("api_calls", "domain", tb.api_calls.domain, static_cast<unsigned>(ApiDomain::other));
+
+  check_intervals("ranges", tb.ranges.start, tb.ranges.end);
+  check_tracks("ranges", tb.ranges.track, tracks, -1);
+  check_strings("ranges", "name", tb.ranges.name, nstr);
+  check_strings("ranges", "domain", tb.ranges.domain, nstr);
+  check_enum("ranges", "kind", tb.ranges.kind, static_cast<unsigned>(RangeKind::annotation));
+
+  check_intervals("syncs", tb.syncs.start, tb.syncs.end);
+  check_tracks("syncs", tb.syncs.track, tracks, 1, /*allow_resolve=*/true);
+  check_enum("syncs", "type", tb.syncs.type, static_cast<unsigned>(SyncType::context));
+
+  for (std::size_t i = 0; i < tb.counters.size(); ++i)
+    if (tb.counters.series[i] >= t.counter_series().size()) fail("counters", i, "series id out of range");
+
+  check_intervals("overheads", tb.overheads.start, tb.overheads.end);
+  check_tracks("overheads", tb.overheads.track, tracks, 1);
+  check_strings("overheads", "kind", tb.overheads.kind, nstr);
+}
+
+// [SECTION] Sorting -----------------------------------------------------------------------
+
+// Returns the permutation that sorts rows by (track, start, end descending,
+// original order), or an empty vector if the rows are already in that order.
+// A stable counting pass groups rows by track in O(n); each track's rows are
+// sorted only if they arrived out of order.
+std::vector<RowIndex> sort_order(const std::vector<TrackId>& track, const std::vector<TimeNs>& start,
+                                 const std::vector<TimeNs>& end, std::size_t ntracks) {
+  const std::size_t n = track.size();
+  auto before = [&](std::size_t a, std::size_t b) {  // strict "a sorts before b", ignoring original order
+    if (track[a] != track[b]) return track[a] < track[b];
+    if (start[a] != start[b]) return start[a] < start[b];
+    return end[a] > end[b];
+  };
+  bool sorted = true;
+  for (std::size_t i = 1; i < n && sorted; ++i) sorted = !before(i, i - 1);
+  if (sorted) return {};
+
+  std::vector<RowIndex> pos(ntracks + 1, 0);
+  for (TrackId t : track) ++pos[t + 1];
+  std::partial_sum(pos.begin(), pos.end(), pos.begin());
+  std::vector<RowIndex> perm(n);
+  {
+    std::vector<RowIndex> cursor(pos.begin(), pos.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) perm[cursor[track[i]]++] = static_cast<RowIndex>(i);
+  }
+  for (std::size_t t = 0; t < ntracks; ++t) {
+    auto first = perm.begin() + pos[t], last = perm.begin() + pos[t + 1];
+    if (!std::is_sorted(first, last, [&](RowIndex a, RowIndex b) { return before(a, b); }))
+      std::stable_sort(first, last, [&](RowIndex a, RowIndex b) { return before(a, b); });
+  }
+  return perm;
+}
+
+template <class Table>
+void apply_order(Table& table, const std::vector<RowIndex>& perm) {
+  if (perm.empty()) return;
+  table.for_each_column([&](ColumnInfo info, auto& col) {
+    if (info.flags & kDerived) return;
+    if (col.empty()) return;  // sparse and all default
+    std::remove_reference_t<decltype(col)> out(col.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) out[i] = col[perm[i]];
+    col.swap(out);
+  });
+}
+
+template <class Table>
+void sort_table(Table& table, std::size_t ntracks) {
+  apply_order(table, sort_order(table.track, table.start, table.end, ntracks));
+}
+
+void sort_counters(CounterTable& c, std::size_t nseries) {
+  apply_order(c, sort_order(c.series, c.time, c.time, nseries));
+}
+
+}  // namespace
+
+// [SECTION] TraceBuilder -------------------------------------------------------------------
+
+TraceBuilder::TraceBuilder() = default;
+
+TrackId TraceBuilder::gpu_track(std::uint32_t device, std::uint32_t stream) {
+  auto [it, inserted] = gpu_tracks_.try_emplace(pack(device, stream), 0);
+  if (!inserted) return it->second;
+  Track t;
+  t.kind = TrackKind::gpu;
+  t.device = device;
+  t.stream = stream;
+  it->second = static_cast<TrackId>(trace_.tracks_.size());
+  trace_.tracks_.push_back(std::move(t));
+  return it->second;
+}
+
+TrackId TraceBuilder::cpu_track(std::uint32_t pid, std::uint32_t tid) {
+  auto [it, inserted] = cpu_tracks_.try_emplace(pack(pid, tid), 0);
+  if (!inserted) return it->second;
+  Track t;
+  t.kind = TrackKind::cpu;
+  t.pid = pid;
+  t.tid = tid;
+  it->second = static_cast<TrackId>(trace_.tracks_.size());
+  trace_.tracks_.push_back(std::move(t));
+  return it->second;
+}
+
+TrackId TraceBuilder::add_track(const Track& t) {
+  const TrackId id = static_cast<TrackId>(trace_.tracks_.size());
+  trace_.tracks_.push_back(t);
+  auto& map = t.kind == TrackKind::gpu ? gpu_tracks_ : cpu_tracks_;
+  map.try_emplace(t.kind == TrackKind::gpu ? pack(t.device, t.stream) : pack(t.pid, t.tid), id);
+  return id;
+}
+
+void TraceBuilder::add_device(const Device& d) {
+  for (Device& x : trace_.devices_)
+    if (x.id == d.id) {
+      x = d;
+      return;
+    }
+  trace_.devices_.push_back(d);
+}
+
+void TraceBuilder::add_process(const Process& p) {
+  for (Process& x : trace_.processes_)
+    if (x.pid == p.pid) {
+      x = p;
+      return;
+    }
+  trace_.processes_.push_back(p);
+}
+
+std::uint32_t TraceBuilder::counter_series(std::string_view name, std::uint32_t device, std::string_view unit) {
+  auto& all = trace_.counter_series_;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].name == name && all[i].device == device) return static_cast<std::uint32_t>(i);
+  all.push_back(CounterSeries{std::string(name), device, std::string(unit)});
+  return static_cast<std::uint32_t>(all.size() - 1);
+}
+
+void TraceBuilder::add_kernel(const KernelRow& r) {
+  KernelTable& k = trace_.t_.kernels;
+  const std::size_t n = k.size();
+  k.start.push_back(r.start);
+  k.end.push_back(r.end);
+  k.track.push_back(r.track);
+  k.correlation.push_back(r.correlation);
+  k.name.push_back(r.name);
+  push_sparse(k.mangled, n, r.mangled == r.name ? StringId{0} : r.mangled);
+  k.grid_x.push_back(r.grid_x);
+  k.grid_y.push_back(narrow16(r.grid_y));
+  k.grid_z.push_back(narrow16(r.grid_z));
+  k.block_x.push_back(narrow16(r.block_x));
+  k.block_y.push_back(narrow16(r.block_y));
+  k.block_z.push_back(narrow16(r.block_z));
+  k.registers.push_back(r.registers);
+  k.static_smem.push_back(r.static_smem);
+  k.dynamic_smem.push_back(r.dynamic_smem);
+  push_sparse(k.graph_id, n, r.graph_id);
+  push_sparse(k.graph_node_id, n, r.graph_node_id);
+}
+
+void TraceBuilder::add_memcpy(const MemcpyRow& r) {
+  MemcpyTable& m = trace_.t_.memcpys;
+  const std::size_t n = m.size();
+  m.start.push_back(r.start);
+  m.end.push_back(r.end);
+  m.track.push_back(r.track);
+  m.correlation.push_back(r.correlation);
+  m.bytes.push_back(r.bytes);
+  m.kind.push_back(static_cast<std::uint8_t>(r.kind));
+  m.src_kind.push_back(static_cast<std::uint8_t>(r.src_kind));
+  m.dst_kind.push_back(static_cast<std::uint8_t>(r.dst_kind));
+  push_sparse(m.graph_id, n, r.graph_id);
+  push_sparse(m.graph_node_id, n, r.graph_node_id);
+}
+
+void TraceBuilder::add_memset(const MemsetRow& r) {
+  MemsetTable& m = trace_.t_.memsets;
+  const std::size_t n = m.size();
+  m.start.push_back(r.start);
+  m.end.push_back(r.end);
+  m.track.push_back(r.track);
+  m.correlation.push_back(r.correlation);
+  m.bytes.push_back(r.bytes);
+  push_sparse(m.value, n, r.value);
+  m.mem_kind.push_back(static_cast<std::uint8_t>(r.mem_kind));
+  push_sparse(m.graph_id, n, r.graph_id);
+  push_sparse(m.graph_node_id, n, r.graph_node_id);
+}
+
+void TraceBuilder::add_api_call(const ApiCallRow& r) {
+  ApiCallTable& a = trace_.t_.api_calls;
+  const std::size_t n = a.size();
+  a.start.push_back(r.start);
+  a.end.push_back(r.end);
+  a.track.push_back(r.track);
+  a.correlation.push_back(r.correlation);
+  a.name.push_back(r.name);
+  a.domain.push_back(static_cast<std::uint8_t>(r.domain));
+  push_sparse(a.cbid, n, r.cbid);
+  push_sparse(a.status, n, r.status);
+}
+
+void TraceBuilder::add_range(const RangeRow& r) {
+  RangeTable& g = trace_.t_.ranges;
+  const std::size_t n = g.size();
+  g.start.push_back(r.start);
+  g.end.push_back(r.end);
+  g.track.push_back(r.track);
+  g.name.push_back(r.name);
+  g.domain.push_back(r.domain);
+  g.kind.push_back(static_cast<std::uint8_t>(r.kind));
+  push_sparse(g.color, n, r.color);
+  push_sparse(g.payload, n, r.payload);
+  push_sparse(g.correlation, n, r.correlation);
+}
+
+void TraceBuilder::add_sync(const SyncRow& r) {
+  SyncTable& s = trace_.t_.syncs;
+  s.start.push_back(r.start);
+  s.end.push_back(r.end);
+  s.track.push_back(r.track);
+  s.correlation.push_back(r.correlation);
+  s.type.push_back(static_cast<std::uint8_t>(r.type));
+  s.stream.push_back(r.stream);
+  s.event.push_back(r.event);
+}
+
+void TraceBuilder::add_counter(const CounterRow& r) {
+  CounterTable& c = trace_.t_.counters;
+  c.time.push_back(r.time);
+  c.series.push_back(r.series);
+  c.value.push_back(r.value);
+}
+
+void TraceBuilder::add_overhead(const OverheadRow& r) {
+  OverheadTable& o = trace_.t_.overheads;
+  o.start.push_back(r.start);
+  o.end.push_back(r.end);
+  o.track.push_back(r.track);
+  o.kind.push_back(r.kind);
+}
+
+void TraceBuilder::clear_rows() {
+  trace_.t_.for_each_table([](TableId, auto& table) {
+    table.for_each_column([](ColumnInfo, auto& col) { col.clear(); });
+  });
+}
+
+std::size_t TraceBuilder::row_count() const {
+  std::size_t n = 0;
+  trace_.t_.for_each_table([&](TableId, const auto& table) { n += table.size(); });
+  return n;
+}
+
+void TraceBuilder::reserve_kernels(std::size_t n) {
+  trace_.t_.kernels.for_each_column([&](ColumnInfo info, auto& col) {
+    if (!(info.flags & (kSparse | kDerived))) col.reserve(n);
+  });
+}
+
+void TraceBuilder::reserve_api_calls(std::size_t n) {
+  trace_.t_.api_calls.for_each_column([&](ColumnInfo info, auto& col) {
+    if (!(info.flags & (kSparse | kDerived))) col.reserve(n);
+  });
+}
+
+// [SECTION] Freeze -------------------------------------------------------------------------
+
+namespace {
+
+// correlation id -> API call row, dense when the ids are (CUPTI's are).
+class CorrelationMap {
+ public:
+  explicit CorrelationMap(const ApiCallTable& api, std::uint64_t* duplicates) {
+    std::uint32_t lo = 0xffffffffu, hi = 0;
+    std::size_t with_id = 0;
+    for (std::uint32_t c : api.correlation)
+      if (c != 0) {
+        lo = std::min(lo, c);
+        hi = std::max(hi, c);
+        ++with_id;
+      }
+    if (with_id == 0) return;
+    const std::uint64_t range = std::uint64_t{hi} - lo + 1;
+    if (range <= 4 * with_id + 1024) {
+      base_ = lo;
+      dense_.assign(range, kNoRow);
+      for (std::size_t i = 0; i < api.size(); ++i) {
+        const std::uint32_t c = api.correlation[i];
+        if (c == 0) continue;
+        RowIndex& slot = dense_[c - lo];
+        if (slot == kNoRow)
+          slot = static_cast<RowIndex>(i);
+        else
+          ++*duplicates;
+      }
+    } else {
+      sparse_.reserve(with_id);
+      for (std::size_t i = 0; i < api.size(); ++i)
+        if (api.correlation[i] != 0) sparse_.emplace_back(api.correlation[i], static_cast<RowIndex>(i));
+      std::stable_sort(sparse_.begin(), sparse_.end(), [](auto& a, auto& b) { return a.first < b.first; });
+      auto last = std::unique(sparse_.begin(), sparse_.end(), [](auto& a, auto& b) { return a.first == b.first; });
+      *duplicates += static_cast<std::uint64_t>(sparse_.end() - last);
+      sparse_.erase(last, sparse_.end());
+    }
+  }
+
+  RowIndex find(std::uint32_t c) const {
+    if (c == 0) return kNoRow;
+    if (!dense_.empty()) return c >= base_ && c - base_ < dense_.size() ? dense_[c - base_] : kNoRow;
+    auto it = std::lower_bound(sparse_.begin(), sparse_.end(), c, [](auto& e, std::uint32_t v) { return e.first < v; });
+    return it != sparse_.end() && it->first == c ? it->second : kNoRow;
+  }
+
+ private:
+  std::uint32_t base_ = 0;
+  std::vector<RowIndex> dense_;
+  std::vector<std::pair<std::uint32_t, RowIndex>> sparse_;
+};
+
+}  // namespace
+
+Trace TraceBuilder::freeze() {
+  Trace t = std::move(trace_);
+  trace_ = Trace();
+  gpu_tracks_.clear();
+  cpu_tracks_.clear();
+  TraceTables& tb = t.t_;
+
+  validate(t, tb);
+
+  // Syncs whose thread is known only through their API call.
+  {
+    bool any = false;
+    for (TrackId id : tb.syncs.track) any |= id == kResolveThroughCorrelation;
+    if (any) {
+      std::uint64_t dup = 0;
+      const CorrelationMap map(tb.api_calls, &dup);
+      TrackId unknown = kNoRow;
+      for (std::size_t i = 0; i < tb.syncs.size(); ++i) {
+        if (tb.syncs.track[i] != kResolveThroughCorrelation) continue;
+        const RowIndex api = map.find(tb.syncs.correlation[i]);
+        if (api != kNoRow) {
+          tb.syncs.track[i] = tb.api_calls.track[api];
+        } else {
+          if (unknown == kNoRow) {
+            unknown = static_cast<TrackId>(t.tracks_.size());
+            t.tracks_.push_back(Track{TrackKind::cpu, 0, 0, 0, 0, "unknown thread"});
+          }
+          tb.syncs.track[i] = unknown;
+        }
+      }
+    }
+  }
+
+  // Tracks into display order: GPU (device, stream), then CPU (pid, tid).
+  const std::size_t ntracks = t.tracks_.size();
+  {
+    std::vector<TrackId> order(ntracks);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](TrackId a, TrackId b) {
+      const Track& x = t.tracks_[a];
+      const Track& y = t.tracks_[b];
+      if (x.kind != y.kind) return x.kind < y.kind;
+      if (x.kind == TrackKind::gpu) return std::tie(x.device, x.stream) < std::tie(y.device, y.stream);
+      return std::tie(x.pid, x.tid) < std::tie(y.pid, y.tid);
+    });
+    bool identity = true;
+    for (std::size_t i = 0; i < ntracks; ++i) identity &= order[i] == i;
+    if (!identity) {
+      std::vector<TrackId> remap(ntracks);
+      std::vector<Track> sorted(ntracks);
+      for (std::size_t i = 0; i < ntracks; ++i) {
+        remap[order[i]] = static_cast<TrackId>(i);
+        sorted[i] = std::move(t.tracks_[order[i]]);
+      }
+      t.tracks_.swap(sorted);
+      tb.for_each_table([&](TableId, auto& table) {
+        if constexpr (requires { table.track; })
+          for (TrackId& x : table.track) x = remap[x];
+      });
+    }
+  }
+
+  sort_table(tb.kernels, ntracks);
+  sort_table(tb.memcpys, ntracks);
+  sort_table(tb.memsets, ntracks);
+  sort_table(tb.api_calls, ntracks);
+  sort_table(tb.ranges, ntracks);
+  sort_table(tb.syncs, ntracks);
+  sort_table(tb.overheads, ntracks);
+  sort_counters(tb.counters, t.counter_series_.size());
+
+  // Kernel categories, classified once per distinct name.
+  {
+    std::vector<std::uint8_t> by_name(t.strings_.size(), 0xff);
+    tb.kernels.category.resize(tb.kernels.size());
+    for (std::size_t i = 0; i < tb.kernels.size(); ++i) {
+      std::uint8_t& c = by_name[tb.kernels.name[i]];
+      if (c == 0xff) c = static_cast<std::uint8_t>(classify_kernel(t.strings_.get(tb.kernels.name[i])));
+      tb.kernels.category[i] = c;
+    }
+  }
+
+  // Correlation links, both ways.
+  {
+    std::uint64_t duplicates = 0;
+    const CorrelationMap map(tb.api_calls, &duplicates);
+    if (duplicates) t.meta_.add_stat("trace.duplicate_api_correlations", duplicates);
+    auto& api = tb.api_calls;
+    api.op_table.assign(api.size(), static_cast<std::uint8_t>(OpTable::none));
+    api.op_row.assign(api.size(), kNoRow);
+    std::vector<TimeNs> first_start;  // start of the primary op per API row (only where linked)
+    first_start.assign(api.size(), 0);
+    auto link = [&](OpTable which, auto& table) {
+      table.api.assign(table.size(), kNoRow);
+      for (std::size_t i = 0; i < table.size(); ++i) {
+        const RowIndex a = map.find(table.correlation[i]);
+        table.api[i] = a;
+        if (a == kNoRow) continue;
+        const OpRef op{which, static_cast<RowIndex>(i)};
+        if (api.op_table[a] == static_cast<std::uint8_t>(OpTable::none)) {
+          api.op_table[a] = static_cast<std::uint8_t>(which);
+          api.op_row[a] = op.row;
+          first_start[a] = table.start[i];
+        } else if (table.start[i] < first_start[a]) {
+          t.extra_ops_.push_back({a, OpRef{static_cast<OpTable>(api.op_table[a]), api.op_row[a]}});
+          api.op_table[a] = static_cast<std::uint8_t>(which);
+          api.op_row[a] = op.row;
+          first_start[a] = table.start[i];
+        } else {
+          t.extra_ops_.push_back({a, op});
+        }
+      }
+    };
+    link(OpTable::kernel, tb.kernels);
+    link(OpTable::memcpy, tb.memcpys);
+    link(OpTable::memset, tb.memsets);
+    std::stable_sort(t.extra_ops_.begin(), t.extra_ops_.end(),
+                     [](const Trace::ExtraOp& a, const Trace::ExtraOp& b) { return a.api_row < b.api_row; });
+    t.extra_ops_.shrink_to_fit();
+  }
+
+  // Per-track indexes, and range depth: rows are sorted by start, longer
+  // first, so giving each range the lowest lane that is free when it starts
+  // puts a child one below its parent (and spreads overlapping, non-nested
+  // start/end ranges over as few lanes as possible).
+  std::vector<TimeNs> lane_end;
+  tb.ranges.depth.assign(tb.ranges.size(), 0);
+  for (int ti = 0; ti < kTableCount; ++ti) {
+    const auto table = static_cast<TableId>(ti);
+    const detail::TimeColumns tc = detail::time_columns(tb, table);
+    const std::size_t groups = table == TableId::counters ? t.counter_series_.size() : ntracks;
+    Trace::TrackIndex& ix = t.index_[ti];
+    ix.begin.assign(groups + 1, 0);
+    ix.max_duration.assign(groups, 0);
+    ix.ends_sorted.assign(groups, 1);
+    const auto& track = *tc.track;
+    const auto& start = *tc.start;
+    const auto& end = *tc.end;
+    for (TrackId x : track) ++ix.begin[x + 1];
+    std::partial_sum(ix.begin.begin(), ix.begin.end(), ix.begin.begin());
+    for (std::size_t g = 0; g < groups; ++g) {
+      TimeNs prev_end = std::numeric_limits<TimeNs>::min();
+      lane_end.clear();
+      for (RowIndex i = ix.begin[g]; i < ix.begin[g + 1]; ++i) {
+        ix.max_duration[g] = std::max(ix.max_duration[g], end[i] - start[i]);
+        if (end[i] < prev_end) ix.ends_sorted[g] = 0;
+        prev_end = std::max(prev_end, end[i]);
+        if (table == TableId::ranges) {
+          std::size_t lane = 0;
+          while (lane < lane_end.size() && lane_end[lane] > start[i]) ++lane;
+          if (lane == lane_end.size()) lane_end.push_back(end[i]);
+          else lane_end[lane] = end[i];
+          tb.ranges.depth[i] = static_cast<std::uint16_t>(std::min<std::size_t>(lane, 0xffff));
+        }
+      }
+    }
+  }
+
+  // Time bounds.
+  auto widen = [](TimeNs& lo, TimeNs& hi, bool& any, const std::vector<TimeNs>& s, const std::vector<TimeNs>& e) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (!any) {
+        lo = s[i];
+        hi = e[i];
+        any = true;
+      }
+      lo = std::min(lo, s[i]);
+      hi = std::max(hi, e[i]);
+    }
+  };
+  bool any_gpu = false;
+  widen(t.gpu_begin_time_, t.gpu_end_time_, any_gpu, tb.kernels.start, tb.kernels.end);
+  widen(t.gpu_begin_time_, t.gpu_end_time_, any_gpu, tb.memcpys.start, tb.memcpys.end);
+  widen(t.gpu_begin_time_, t.gpu_end_time_, any_gpu, tb.memsets.start, tb.memsets.end);
+  bool any = any_gpu;
+  t.begin_time_ = t.gpu_begin_time_;
+  t.end_time_ = t.gpu_end_time_;
+  widen(t.begin_time_, t.end_time_, any, tb.api_calls.start, tb.api_calls.end);
+  widen(t.begin_time_, t.end_time_, any, tb.ranges.start, tb.ranges.end);
+  widen(t.begin_time_, t.end_time_, any, tb.syncs.start, tb.syncs.end);
+  widen(t.begin_time_, t.end_time_, any, tb.counters.time, tb.counters.time);
+  widen(t.begin_time_, t.end_time_, any, tb.overheads.start, tb.overheads.end);
+  return t;
+}
+
+}  // namespace gpuscope

@@ -1,0 +1,170 @@
+#include "trace/kernel_category.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+
+namespace gpuscope {
+
+namespace {
+
+using K = KernelCategory;
+
+// Order matters: first match wins. Keep specific before generic.
+constexpr CategoryRule kRules[] = {
+    // Communication first: NCCL kernel names contain "reduce", "copy", …
+    {K::communication, "nccl"},
+    {K::communication, "rccl"},
+    {K::communication, "nvshmem"},
+    {K::communication, "cross_device_reduce"},
+    {K::communication, "all_reduce"},
+    {K::communication, "allreduce"},
+    {K::communication, "allgather"},
+    {K::communication, "reducescatter"},
+
+    // Copies and fills done by the copy engines or as kernels.
+    {K::memory, "memcpy"},
+    {K::memory, "memset"},
+
+    // The report's pathologies: explicit padding and broadcasting (Eigen names
+    // them in template arguments of EigenMetaKernel).
+    {K::padding, "tensorpaddingop"},
+    {K::padding, "padinput"},
+    {K::padding, "reflection_pad"},
+    {K::padding, "replication_pad"},
+    {K::padding, "constant_pad"},
+    {K::padding, "pad_kernel"},
+    {K::padding, "pad_nchw"},
+    {K::padding, "pad_nhwc"},
+    {K::broadcast, "tensorbroadcastingop"},
+    {K::broadcast, "broadcast"},
+
+    // Layout changes.
+    {K::transpose, "transpose"},
+    {K::transpose, "tensorshufflingop"},
+    {K::transpose, "swapdimension"},
+    {K::transpose, "shuffleintensor3"},
+    {K::transpose, "nchwtonhwc"},
+    {K::transpose, "nhwctonchw"},
+    {K::transpose, "nchw2nhwc"},
+    {K::transpose, "nhwc2nchw"},
+    {K::transpose, "permute"},
+
+    // Optimizer updates (before elementwise: they are elementwise kernels).
+    {K::optimizer, "sgd"},
+    {K::optimizer, "momentum"},
+    {K::optimizer, "adam"},
+    {K::optimizer, "lamb_"},  // not "lamb": every C++ lambda would match
+    {K::optimizer, "applygradientdescent"},
+    {K::optimizer, "optimizer"},
+
+    // Normalization.
+    {K::normalization, "batchnorm"},
+    {K::normalization, "batch_norm"},
+    {K::normalization, "bn_fw"},
+    {K::normalization, "bn_bw"},
+    {K::normalization, "bn_forward"},
+    {K::normalization, "bn_backward"},
+    {K::normalization, "layernorm"},
+    {K::normalization, "layer_norm"},
+    {K::normalization, "groupnorm"},
+    {K::normalization, "group_norm"},
+    {K::normalization, "instance_norm"},
+    {K::normalization, "rmsnorm"},
+    {K::normalization, "rms_norm"},
+    {K::normalization, "welford"},
+
+    // Convolutions (cuDNN, CUTLASS conv, im2col) before GEMM: cuDNN's
+    // implicit-GEMM convolutions carry "gemm" in their names too.
+    {K::convolution, "conv"},
+    {K::convolution, "scudnn"},
+    {K::convolution, "cudnn::detail::implicit"},
+    {K::convolution, "precomputed_convolve"},
+    {K::convolution, "fprop"},
+    {K::convolution, "dgrad"},
+    {K::convolution, "wgrad"},
+    {K::convolution, "winograd"},
+    {K::convolution, "im2col"},
+    {K::convolution, "col2im"},
+
+    // Matrix multiplies.
+    {K::gemm, "gemm"},
+    {K::gemm, "gemv"},
+    {K::gemm, "cutlass"},
+    {K::gemm, "cublas"},
+    {K::gemm, "nvjet"},
+    {K::gemm, "matmul"},
+    {K::gemm, "splitkreduce"},
+    {K::gemm, "triton_tem_"},
+
+    // Loss and softmax.
+    {K::softmax_loss, "softmax"},
+    {K::softmax_loss, "cross_entropy"},
+    {K::softmax_loss, "crossentropy"},
+    {K::softmax_loss, "nll_loss"},
+    {K::softmax_loss, "loss"},
+
+    // Pooling.
+    {K::pooling, "pool"},
+
+    // Reductions.
+    {K::reduction, "reduce"},
+    {K::reduction, "reduction"},
+    {K::reduction, "triton_red_"},
+    {K::reduction, "triton_per_"},
+    {K::reduction, "argmax"},
+    {K::reduction, "argmin"},
+
+    // Copies as kernels (concatenation, dtype casts through copy_).
+    {K::memory, "catarraybatchedcopy"},
+    {K::memory, "copy_kernel"},
+
+    // Everything pointwise.
+    {K::elementwise, "elementwise"},
+    {K::elementwise, "cwise"},
+    {K::elementwise, "eigenmetakernel"},
+    {K::elementwise, "triton_poi_"},
+    {K::elementwise, "relu"},
+    {K::elementwise, "threshold"},
+    {K::elementwise, "activation"},
+    {K::elementwise, "dropout"},
+    {K::elementwise, "sigmoid"},
+    {K::elementwise, "tanh"},
+    {K::elementwise, "gelu"},
+    {K::elementwise, "silu"},
+    {K::elementwise, "fill"},
+    {K::elementwise, "residual_add"},
+    {K::elementwise, "add_kernel"},
+    {K::elementwise, "mul_kernel"},
+};
+
+bool contains_ci(std::string_view haystack, std::string_view lower_needle) {
+  if (lower_needle.size() > haystack.size()) return false;
+  auto it = std::search(haystack.begin(), haystack.end(), lower_needle.begin(), lower_needle.end(),
+                        [](char h, char n) { return std::tolower(static_cast<unsigned char>(h)) == n; });
+  return it != haystack.end();
+}
+
+}  // namespace
+
+std::span<const CategoryRule> category_rules() { return kRules; }
+
+KernelCategory classify_kernel(std::string_view name) {
+  for (const CategoryRule& r : kRules)
+    if (contains_ci(name, r.pattern)) return r.category;
+  return KernelCategory::other;
+}
+
+bool parse_category(std::string_view s, KernelCategory* out) {
+  for (int i = 0; i < kKernelCategoryCount; ++i) {
+    const auto c = static_cast<KernelCategory>(i);
+    if (to_string(c) == s) {
+      *out = c;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace gpuscope

@@ -1,0 +1,249 @@
+// Trace: the one model in the middle of gpuscope.
+//
+// [SECTION] Descriptions (devices, processes, tracks, counter series)
+// [SECTION] Metadata (source, host, capture statistics)
+// [SECTION] Trace (frozen, read-only tables + indexes)
+//
+// A Trace is produced by exactly one TraceBuilder (trace/builder.h) and is
+// immutable afterwards. Its tables are sorted by (track, start, longer first),
+// so the rows of one track are a contiguous RowRange and can be searched by
+// time. Derived columns (kernel category, correlation links, range depth) are
+// filled at freeze.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "trace/string_table.h"
+#include "trace/tables.h"
+#include "trace/types.h"
+
+namespace gpuscope {
+
+// [SECTION] Descriptions ----------------------------------------------------------------------
+
+// A GPU as the source described it. Numbers are 0 when unknown.
+struct Device {
+  std::uint32_t id = 0;  // CUDA device ordinal as the source named it
+  std::string name;      // "NVIDIA H200"
+  std::string uuid;
+  std::int32_t compute_major = 0, compute_minor = 0;
+  std::uint32_t sm_count = 0;
+  std::uint64_t memory_bytes = 0;
+  std::uint32_t core_clock_khz = 0, memory_clock_khz = 0, memory_bus_width_bits = 0;
+  std::uint32_t max_threads_per_sm = 0, max_blocks_per_sm = 0, max_threads_per_block = 0;
+  std::uint32_t registers_per_sm = 0, shared_memory_per_sm = 0, warp_size = 0;
+  // Peaks the analysis compares against (0 = unknown; analysis may estimate).
+  double peak_fp32_flops = 0, peak_tensor_flops = 0, peak_memory_bandwidth = 0;  // FLOP/s, FLOP/s, B/s
+
+  friend bool operator==(const Device&, const Device&) = default;
+};
+
+struct Process {
+  std::uint32_t pid = 0;
+  std::string name;  // executable or command line
+  std::int32_t rank = -1;  // distributed rank, -1 if unknown
+
+  friend bool operator==(const Process&, const Process&) = default;
+};
+
+// A row of the timeline: a GPU (device, stream) or a CPU (pid, tid).
+struct Track {
+  TrackKind kind = TrackKind::gpu;
+  std::uint32_t device = 0;  // GPU tracks
+  std::uint32_t stream = 0;  // GPU tracks: CUDA stream id as the source numbered it
+  std::uint32_t pid = 0;     // CPU tracks (GPU tracks: the owning process, 0 if unknown)
+  std::uint32_t tid = 0;     // CPU tracks
+  std::string name;          // display name ("stream 7", "MainThread"); may be empty
+
+  friend bool operator==(const Track&, const Track&) = default;
+};
+
+struct CounterSeries {
+  std::string name;                 // "sm_active", "power_w", …
+  std::uint32_t device = kNoDevice;  // GPU the series belongs to, or kNoDevice
+  std::string unit;                 // "%", "W", "B/s", …
+
+  friend bool operator==(const CounterSeries&, const CounterSeries&) = default;
+};
+
+// [SECTION] Metadata ------------------------------------------------------------------------
+
+// Where the trace came from and what was lost on the way. `stats` holds counts
+// keyed by a dotted name: "capture.dropped_records", "capture.invalid_timestamps",
+// "import.skipped.<reason>", … Every event a source could not keep is counted
+// here, so `gpuscope info` can say what is missing.
+struct TraceMeta {
+  TraceSource source = TraceSource::unknown;
+  std::string producer;      // "gpuscope 0.1 capture", "PyTorch Profiler", …
+  std::string host;
+  std::string command_line;
+  TimeNs start_time_ns = 0;  // wall-clock (epoch) ns of the start of recording, 0 if unknown
+  std::int32_t rank = -1, world_size = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> stats;
+  std::vector<std::pair<std::string, std::string>> properties;
+
+  std::uint64_t stat(std::string_view key) const;
+  void add_stat(std::string_view key, std::uint64_t delta);
+  void set_stat(std::string_view key, std::uint64_t value);
+  std::string_view property(std::string_view key) const;
+  void set_property(std::string_view key, std::string_view value);
+
+  friend bool operator==(const TraceMeta&, const TraceMeta&) = default;
+};
+
+// Well-known stat keys.
+namespace stat_key {
+inline constexpr std::string_view kDroppedRecords = "capture.dropped_records";
+inline constexpr std::string_view kInvalidTimestamps = "capture.invalid_timestamps";
+}  // namespace stat_key
+
+// [SECTION] Trace -------------------------------------------------------------------------------
+
+enum class TableId : std::uint8_t {
+  kernels = 0,
+  memcpys,
+  memsets,
+  api_calls,
+  ranges,
+  syncs,
+  counters,  // tracks are counter series for this table
+  overheads,
+  count_
+};
+inline constexpr int kTableCount = static_cast<int>(TableId::count_);
+std::string_view to_string(TableId t);
+
+struct RowRange {
+  RowIndex begin = 0, end = 0;
+  RowIndex size() const { return end - begin; }
+  bool empty() const { return begin == end; }
+};
+
+// All tables of a trace, by value. Shared by Trace and TraceBuilder.
+struct TraceTables {
+  KernelTable kernels;
+  MemcpyTable memcpys;
+  MemsetTable memsets;
+  ApiCallTable api_calls;
+  RangeTable ranges;
+  SyncTable syncs;
+  CounterTable counters;
+  OverheadTable overheads;
+
+  // Calls f(TableId, Table&) for each table.
+  template <class F>
+  void for_each_table(F&& f) { tables(*this, f); }
+  template <class F>
+  void for_each_table(F&& f) const { tables(*this, f); }
+  template <class Self, class F>
+  static void tables(Self& s, F&& f) {
+    f(TableId::kernels, s.kernels);
+    f(TableId::memcpys, s.memcpys);
+    f(TableId::memsets, s.memsets);
+    f(TableId::api_calls, s.api_calls);
+    f(TableId::ranges, s.ranges);
+    f(TableId::syncs, s.syncs);
+    f(TableId::counters, s.counters);
+    f(TableId::overheads, s.overheads);
+  }
+  std::size_t rows(TableId t) const;
+};
+
+// A reference to one GPU operation (kernel, memcpy or memset).
+struct OpRef {
+  OpTable table = OpTable::none;
+  RowIndex row = kNoRow;
+  friend bool operator==(const OpRef&, const OpRef&) = default;
+};
+
+class Trace {
+ public:
+  Trace() = default;
+  Trace(Trace&&) noexcept = default;
+  Trace& operator=(Trace&&) noexcept = default;
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+
+  const TraceMeta& meta() const { return meta_; }
+  const StringTable& strings() const { return strings_; }
+  std::string_view str(StringId id) const { return strings_.get(id); }
+
+  const std::vector<Device>& devices() const { return devices_; }
+  const Device* device(std::uint32_t id) const;  // by CUDA ordinal; nullptr if unknown
+  const std::vector<Process>& processes() const { return processes_; }
+  const Process* process(std::uint32_t pid) const;
+  // Tracks in display order: GPU tracks by (device, stream), then CPU tracks by (pid, tid).
+  const std::vector<Track>& tracks() const { return tracks_; }
+  const std::vector<CounterSeries>& counter_series() const { return counter_series_; }
+
+  const KernelTable& kernels() const { return t_.kernels; }
+  const MemcpyTable& memcpys() const { return t_.memcpys; }
+  const MemsetTable& memsets() const { return t_.memsets; }
+  const ApiCallTable& api_calls() const { return t_.api_calls; }
+  const RangeTable& ranges() const { return t_.ranges; }
+  const SyncTable& syncs() const { return t_.syncs; }
+  const CounterTable& counters() const { return t_.counters; }
+  const OverheadTable& overheads() const { return t_.overheads; }
+  const TraceTables& tables() const { return t_; }
+
+  // Rows of `table` on `track` (for TableId::counters: on counter series `track`).
+  RowRange rows_of(TableId table, TrackId track) const;
+  // Rows of `table` on `track` that overlap [t0, t1] (an event touching the
+  // window counts). Binary search: O(log n) plus the rows returned.
+  RowRange rows_overlapping(TableId table, TrackId track, TimeNs t0, TimeNs t1) const;
+
+  // Correlation, both ways, O(1): the API call that launched a GPU op…
+  RowIndex launching_api(OpRef op) const;
+  // …and the GPU ops an API call launched (most launch one; a cudaGraphLaunch many).
+  template <class F>
+  void for_each_op_of(RowIndex api_row, F&& f) const {
+    const auto table = static_cast<OpTable>(t_.api_calls.op_table[api_row]);
+    if (table == OpTable::none) return;
+    f(OpRef{table, t_.api_calls.op_row[api_row]});
+    auto it = std::lower_bound(extra_ops_.begin(), extra_ops_.end(), api_row,
+                               [](const ExtraOp& e, RowIndex r) { return e.api_row < r; });
+    for (; it != extra_ops_.end() && it->api_row == api_row; ++it) f(it->op);
+  }
+
+  // Earliest start and latest end over every table (0, 0 when empty).
+  TimeNs begin_time() const { return begin_time_; }
+  TimeNs end_time() const { return end_time_; }
+  // Earliest start and latest end of GPU ops (kernels, memcpys, memsets).
+  TimeNs gpu_begin_time() const { return gpu_begin_time_; }
+  TimeNs gpu_end_time() const { return gpu_end_time_; }
+
+  std::size_t memory_bytes() const;  // heap bytes held by this trace
+
+ private:
+  friend class TraceBuilder;
+  struct ExtraOp {
+    RowIndex api_row;
+    OpRef op;
+  };
+  // Per track (per series for counters) of each table: rows begin at
+  // track_begin_[table][track] and end at track_begin_[table][track + 1].
+  struct TrackIndex {
+    std::vector<RowIndex> begin;
+    std::vector<TimeNs> max_duration;  // longest event on each track
+    std::vector<std::uint8_t> ends_sorted;  // 1 if ends are non-decreasing on the track
+  };
+
+  TraceMeta meta_;
+  StringTable strings_;
+  std::vector<Device> devices_;
+  std::vector<Process> processes_;
+  std::vector<Track> tracks_;
+  std::vector<CounterSeries> counter_series_;
+  TraceTables t_;
+  TrackIndex index_[kTableCount];
+  std::vector<ExtraOp> extra_ops_;  // sorted by api_row
+  TimeNs begin_time_ = 0, end_time_ = 0, gpu_begin_time_ = 0, gpu_end_time_ = 0;
+};
+
+}  // namespace gpuscope

@@ -1,0 +1,306 @@
+#include "trace/builder.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+namespace gpuscope {
+namespace {
+
+KernelRow kernel(TrackId track, TimeNs start, TimeNs end, std::uint32_t corr = 0, StringId name = 0) {
+  KernelRow k;
+  k.track = track;
+  k.start = start;
+  k.end = end;
+  k.correlation = corr;
+  k.name = name;
+  return k;
+}
+
+ApiCallRow api(TrackId track, TimeNs start, TimeNs end, std::uint32_t corr, StringId name = 0) {
+  ApiCallRow a;
+  a.track = track;
+  a.start = start;
+  a.end = end;
+  a.correlation = corr;
+  a.name = name;
+  return a;
+}
+
+TEST(TraceBuilder, SortsByTrackThenStartAndRenumbersTracks) {
+  TraceBuilder b;
+  const TrackId cpu = b.cpu_track(100, 1);
+  const TrackId s2 = b.gpu_track(0, 2);
+  const TrackId s1 = b.gpu_track(0, 1);
+  const TrackId d1 = b.gpu_track(1, 7);
+  b.add_kernel(kernel(s2, 30, 40));
+  b.add_kernel(kernel(s1, 20, 25));
+  b.add_kernel(kernel(d1, 5, 6));
+  b.add_kernel(kernel(s1, 10, 15));
+  b.add_kernel(kernel(s2, 0, 1));
+  b.add_api_call(api(cpu, 1, 2, 0));
+  Trace t = b.freeze();
+
+  ASSERT_EQ(t.tracks().size(), 4u);
+  // Display order: GPU (device, stream), then CPU.
+  EXPECT_EQ(t.tracks()[0].stream, 1u);
+  EXPECT_EQ(t.tracks()[1].stream, 2u);
+  EXPECT_EQ(t.tracks()[2].device, 1u);
+  EXPECT_EQ(t.tracks()[3].kind, TrackKind::cpu);
+
+  const auto& k = t.kernels();
+  ASSERT_EQ(k.size(), 5u);
+  const std::vector<TimeNs> starts(k.start.begin(), k.start.end());
+  EXPECT_EQ(starts, (std::vector<TimeNs>{10, 20, 0, 30, 5}));
+  EXPECT_EQ(k.track, (std::vector<TrackId>{0, 0, 1, 1, 2}));
+  EXPECT_EQ(t.rows_of(TableId::kernels, 0).size(), 2u);
+  EXPECT_EQ(t.rows_of(TableId::kernels, 1).begin, 2u);
+  EXPECT_EQ(t.rows_of(TableId::kernels, 3).size(), 0u);
+  EXPECT_EQ(t.rows_of(TableId::api_calls, 3).size(), 1u);
+  EXPECT_EQ(t.gpu_begin_time(), 0);
+  EXPECT_EQ(t.gpu_end_time(), 40);
+}
+
+TEST(TraceBuilder, LinksCorrelationBothWaysIncludingGraphLaunches) {
+  TraceBuilder b;
+  const TrackId cpu = b.cpu_track(1, 1);
+  const TrackId g0 = b.gpu_track(0, 7), g1 = b.gpu_track(0, 8);
+  b.add_api_call(api(cpu, 0, 5, 11, b.intern("cudaLaunchKernel")));
+  b.add_api_call(api(cpu, 6, 9, 12, b.intern("cudaGraphLaunch")));
+  b.add_api_call(api(cpu, 10, 11, 13, b.intern("cudaMemcpyAsync")));
+  b.add_api_call(api(cpu, 12, 13, 0, b.intern("cudaGetDevice")));
+  b.add_kernel(kernel(g0, 20, 30, 11));
+  b.add_kernel(kernel(g1, 45, 50, 12));  // graph launch: three ops on two streams
+  b.add_kernel(kernel(g0, 40, 44, 12));
+  b.add_kernel(kernel(g0, 60, 61, 999));  // launching call not recorded
+  MemcpyRow m;
+  m.track = g1;
+  m.start = 70;
+  m.end = 80;
+  m.correlation = 13;
+  b.add_memcpy(m);
+  MemsetRow ms;
+  ms.track = g1;
+  ms.start = 41;
+  ms.end = 42;
+  ms.correlation = 12;
+  b.add_memset(ms);
+  Trace t = b.freeze();
+
+  const auto& k = t.kernels();
+  ASSERT_EQ(k.size(), 4u);
+  for (RowIndex i = 0; i < k.size(); ++i) {
+    const RowIndex a = t.launching_api({OpTable::kernel, i});
+    if (k.correlation[i] == 999) {
+      EXPECT_EQ(a, kNoRow);
+    } else {
+      ASSERT_NE(a, kNoRow);
+      EXPECT_EQ(t.api_calls().correlation[a], k.correlation[i]);
+    }
+  }
+  EXPECT_EQ(t.api_calls().correlation[t.launching_api({OpTable::memcpy, 0})], 13u);
+
+  // The graph launch (row 1 after sorting by start) launched three ops; the
+  // first one reported is the earliest (the memset at 41? no: kernel at 40).
+  RowIndex graph = kNoRow;
+  for (RowIndex i = 0; i < t.api_calls().size(); ++i)
+    if (t.api_calls().correlation[i] == 12) graph = i;
+  ASSERT_NE(graph, kNoRow);
+  std::vector<TimeNs> op_starts;
+  t.for_each_op_of(graph, [&](OpRef op) {
+    switch (op.table) {
+      case OpTable::kernel: op_starts.push_back(t.kernels().start[op.row]); break;
+      case OpTable::memset: op_starts.push_back(t.memsets().start[op.row]); break;
+      default: ADD_FAILURE() << "unexpected op table";
+    }
+  });
+  ASSERT_EQ(op_starts.size(), 3u);
+  EXPECT_EQ(op_starts[0], 40);
+  std::sort(op_starts.begin(), op_starts.end());
+  EXPECT_EQ(op_starts, (std::vector<TimeNs>{40, 41, 45}));
+
+  int with_ops = 0;
+  for (RowIndex i = 0; i < t.api_calls().size(); ++i) {
+    int n = 0;
+    t.for_each_op_of(i, [&](OpRef) { ++n; });
+    with_ops += n > 0;
+  }
+  EXPECT_EQ(with_ops, 3);  // cudaGetDevice launched nothing
+}
+
+TEST(TraceBuilder, RangesGetNestingDepth) {
+  TraceBuilder b;
+  const TrackId cpu = b.cpu_track(1, 1);
+  auto range = [&](TimeNs s, TimeNs e) {
+    RangeRow r;
+    r.track = cpu;
+    r.start = s;
+    r.end = e;
+    r.kind = s == e ? RangeKind::mark : RangeKind::push_pop;
+    b.add_range(r);
+  };
+  range(10, 20);   // child of step
+  range(0, 100);   // step
+  range(12, 15);   // grandchild
+  range(20, 30);   // second child, starts when the first ends
+  range(50, 50);   // mark inside step
+  range(100, 110); // next step
+  Trace t = b.freeze();
+  const auto& r = t.ranges();
+  ASSERT_EQ(r.size(), 6u);
+  std::vector<std::pair<TimeNs, int>> got;
+  for (std::size_t i = 0; i < r.size(); ++i) got.emplace_back(r.start[i], r.depth[i]);
+  EXPECT_EQ(got, (std::vector<std::pair<TimeNs, int>>{{0, 0}, {10, 1}, {12, 2}, {20, 1}, {50, 1}, {100, 0}}));
+}
+
+TEST(TraceBuilder, SyncsFindTheirThreadThroughCorrelation) {
+  TraceBuilder b;
+  const TrackId cpu = b.cpu_track(5, 9);
+  b.add_api_call(api(cpu, 0, 10, 42, b.intern("cudaStreamSynchronize")));
+  SyncRow s;
+  s.start = 1;
+  s.end = 9;
+  s.correlation = 42;
+  s.type = SyncType::stream;
+  s.track = TraceBuilder::kResolveThroughCorrelation;
+  b.add_sync(s);
+  s.correlation = 43;  // no API call: goes to the "unknown thread" track
+  b.add_sync(s);
+  Trace t = b.freeze();
+  ASSERT_EQ(t.syncs().size(), 2u);
+  std::vector<std::uint32_t> tids;
+  for (TrackId tr : t.syncs().track) tids.push_back(t.tracks()[tr].tid);
+  std::sort(tids.begin(), tids.end());
+  EXPECT_EQ(tids, (std::vector<std::uint32_t>{0, 9}));
+}
+
+TEST(TraceBuilder, SparseColumnsStayEmptyUntilUsed) {
+  TraceBuilder b;
+  const TrackId g = b.gpu_track(0, 1);
+  b.add_kernel(kernel(g, 0, 1));
+  b.add_kernel(kernel(g, 2, 3));
+  EXPECT_TRUE(b.tables().kernels.graph_id.empty());
+  KernelRow k = kernel(g, 4, 5);
+  k.graph_id = 3;
+  k.graph_node_id = 77;
+  b.add_kernel(k);
+  Trace t = b.freeze();
+  ASSERT_EQ(t.kernels().graph_id.size(), 3u);
+  EXPECT_EQ(t.kernels().graph_id_at(0), 0u);
+  EXPECT_EQ(t.kernels().graph_id_at(2), 3u);
+  EXPECT_EQ(t.kernels().graph_node_id_at(2), 77u);
+  EXPECT_TRUE(t.kernels().mangled.empty());
+}
+
+TEST(TraceBuilder, RejectsBrokenRowsWithAMessage) {
+  {
+    TraceBuilder b;
+    b.add_kernel(kernel(5, 0, 1));  // no such track
+    EXPECT_THROW(b.freeze(), TraceError);
+  }
+  {
+    TraceBuilder b;
+    const TrackId g = b.gpu_track(0, 1);
+    b.add_kernel(kernel(g, 10, 5));  // ends before it starts
+    try {
+      b.freeze();
+      FAIL();
+    } catch (const TraceError& e) {
+      EXPECT_NE(std::string(e.what()).find("ends before it starts"), std::string::npos) << e.what();
+    }
+  }
+  {
+    TraceBuilder b;
+    const TrackId g = b.gpu_track(0, 1);
+    b.add_api_call(api(g, 0, 1, 0));  // API call on a GPU track
+    EXPECT_THROW(b.freeze(), TraceError);
+  }
+  {
+    TraceBuilder b;
+    const TrackId g = b.gpu_track(0, 1);
+    b.add_kernel(kernel(g, 0, 1, 0, 12345));  // bad string id
+    EXPECT_THROW(b.freeze(), TraceError);
+  }
+  {
+    TraceBuilder b;
+    const TrackId g = b.gpu_track(0, 1);
+    b.add_kernel(kernel(g, 0, 1));
+    b.tables().kernels.grid_y.pop_back();  // a reader filled columns unevenly
+    EXPECT_THROW(b.freeze(), TraceError);
+  }
+}
+
+TEST(TraceBuilder, FreezeLeavesTheBuilderReusable) {
+  TraceBuilder b;
+  b.add_kernel(kernel(b.gpu_track(0, 1), 0, 1, 0, b.intern("a")));
+  Trace first = b.freeze();
+  EXPECT_EQ(b.row_count(), 0u);
+  EXPECT_TRUE(b.tracks().empty());
+  b.add_kernel(kernel(b.gpu_track(0, 1), 0, 1));
+  Trace second = b.freeze();
+  EXPECT_EQ(first.kernels().size(), 1u);
+  EXPECT_EQ(second.kernels().size(), 1u);
+  EXPECT_EQ(first.str(first.kernels().name[0]), "a");
+}
+
+// rows_overlapping must return every row that overlaps the window (and only
+// rows that start before its end), on tracks of disjoint kernels and of
+// nested ranges alike. Checked against brute force over many random cases.
+TEST(TraceBuilder, RowsOverlappingMatchesBruteForce) {
+  std::mt19937_64 rng(1234);
+  for (int round = 0; round < 200; ++round) {
+    TraceBuilder b;
+    const TrackId g = b.gpu_track(0, 1);
+    const TrackId c = b.cpu_track(1, 1);
+    TimeNs at = 0;
+    const int n = 1 + static_cast<int>(rng() % 60);
+    for (int i = 0; i < n; ++i) {
+      at += static_cast<TimeNs>(rng() % 20);
+      b.add_kernel(kernel(g, at, at + static_cast<TimeNs>(rng() % 15)));
+      RangeRow r;
+      r.track = c;
+      r.start = static_cast<TimeNs>(rng() % 500);
+      r.end = r.start + static_cast<TimeNs>(rng() % (rng() % 4 == 0 ? 400 : 20));
+      b.add_range(r);
+    }
+    Trace t = b.freeze();
+    for (int q = 0; q < 30; ++q) {
+      const TimeNs t0 = static_cast<TimeNs>(rng() % 600) - 50;
+      const TimeNs t1 = t0 + static_cast<TimeNs>(rng() % 100);
+      auto check = [&](TableId table, TrackId track, const std::vector<TimeNs>& s, const std::vector<TimeNs>& e) {
+        const RowRange all = t.rows_of(table, track);
+        const RowRange got = t.rows_overlapping(table, track, t0, t1);
+        for (RowIndex i = all.begin; i < all.end; ++i) {
+          const bool overlaps = s[i] <= t1 && e[i] >= t0;
+          if (overlaps) {
+            EXPECT_TRUE(i >= got.begin && i < got.end) << "missed row " << i << " [" << s[i] << "," << e[i]
+                                                       << "] window [" << t0 << "," << t1 << "]";
+          }
+          if (i >= got.begin && i < got.end) {
+            EXPECT_LE(s[i], t1);
+          }
+        }
+      };
+      check(TableId::kernels, 0, t.kernels().start, t.kernels().end);
+      check(TableId::ranges, 1, t.ranges().start, t.ranges().end);
+    }
+  }
+}
+
+TEST(TraceMeta, StatsAndProperties) {
+  TraceMeta m;
+  EXPECT_EQ(m.stat("x"), 0u);
+  m.add_stat("x", 2);
+  m.add_stat("x", 3);
+  EXPECT_EQ(m.stat("x"), 5u);
+  m.set_stat("x", 1);
+  EXPECT_EQ(m.stat("x"), 1u);
+  m.set_property("host", "a");
+  m.set_property("host", "b");
+  EXPECT_EQ(m.property("host"), "b");
+  EXPECT_EQ(m.properties.size(), 1u);
+}
+
+}  // namespace
+}  // namespace gpuscope
