@@ -323,6 +323,7 @@ void TraceBuilder::add_sync(const SyncRow& r) {
   s.track.push_back(r.track);
   s.correlation.push_back(r.correlation);
   s.type.push_back(static_cast<std::uint8_t>(r.type));
+  s.device.push_back(r.device);
   s.stream.push_back(r.stream);
   s.event.push_back(r.event);
 }

@@ -107,13 +107,18 @@ struct RangeRow {
   std::uint32_t correlation = 0;  // correlation of a GPU-side annotation or external id, 0 = none
 };
 
+inline constexpr std::uint32_t kNoId = 0xffffffffu;  // "not applicable" for stream/event ids
+
+// A host thread blocked until GPU work finished (CUPTI synchronization
+// records; Kineto's "cuda_sync" events, which it draws on GPU tracks).
 struct SyncRow {
   TimeNs start = 0, end = 0;
-  TrackId track = 0;  // CPU track of the waiting thread
-  std::uint32_t correlation = 0;
+  TrackId track = 0;  // CPU track of the waiting thread (see TraceBuilder::kResolveThroughCorrelation)
+  std::uint32_t correlation = 0;  // of the API call that waited (cudaStreamSynchronize, …)
   SyncType type = SyncType::unknown;
-  std::uint32_t stream = 0;  // CUDA stream id waited on (stream syncs), 0 = n/a
-  std::uint32_t event = 0;   // CUDA event id waited on (event syncs), 0 = n/a
+  std::uint32_t device = kNoDevice;
+  std::uint32_t stream = kNoId;  // stream waited on (stream syncs) or waiting (stream-wait-event)
+  std::uint32_t event = kNoId;   // CUDA event waited on (event syncs)
 };
 
 struct CounterRow {
@@ -326,8 +331,9 @@ struct SyncTable {
   std::vector<TrackId> track;
   std::vector<std::uint32_t> correlation;
   std::vector<std::uint8_t> type;  // SyncType
-  std::vector<std::uint32_t> stream;
-  std::vector<std::uint32_t> event;
+  std::vector<std::uint32_t> device;  // kNoDevice if unknown
+  std::vector<std::uint32_t> stream;  // kNoId if n/a
+  std::vector<std::uint32_t> event;   // kNoId if n/a
 
   std::size_t size() const { return start.size(); }
   SyncType type_at(std::size_t i) const { return static_cast<SyncType>(type[i]); }
@@ -343,6 +349,7 @@ struct SyncTable {
     f(ColumnInfo{"track", kStored}, s.track);
     f(ColumnInfo{"correlation", kStored}, s.correlation);
     f(ColumnInfo{"type", kStored}, s.type);
+    f(ColumnInfo{"device", kStored}, s.device);
     f(ColumnInfo{"stream", kStored}, s.stream);
     f(ColumnInfo{"event", kStored}, s.event);
   }

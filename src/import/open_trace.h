@@ -1,0 +1,21 @@
+// Opens any trace file gpuscope understands, chosen by content (not by name):
+// .gscope (magic bytes), Chrome/Kineto JSON, gzip-compressed JSON.
+#pragma once
+
+#include <string>
+
+#include "trace/error.h"
+#include "trace/load_progress.h"
+#include "trace/trace.h"
+
+namespace gpuscope {
+
+enum class TraceFileKind { gscope, chrome_json, chrome_json_gz, unknown };
+
+// Looks at the first bytes. Throws InputError if the file cannot be opened.
+TraceFileKind detect_trace_file(const std::string& path);
+
+// Throws InputError (file, offset, reason) for unreadable or unknown files.
+Trace open_trace(const std::string& path, const LoadProgress& progress = {});
+
+}  // namespace gpuscope
