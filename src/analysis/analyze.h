@@ -20,7 +20,7 @@ struct FindingThresholds {
   double padding_share = 0.05;            // of GPU time; critical at 3x
   double broadcast_share = 0.05;
   double transpose_share = 0.05;
-  double normalization_share = 0.10;      // or >= half the convolution time with >= 5% share
+  double normalization_share = 0.15;      // or >= half the convolution time with >= 5% share
   double low_utilization = 0.50;          // TensorBoard: GPU util < 50%; critical below 0.30
   double low_concurrency = 0.05;          // nvvp "Low Kernel Concurrency"
   double low_memcpy_overlap = 0.50;       // of memcpy time overlapped with kernels

@@ -147,8 +147,6 @@ void analyse_device(const RankedTrace& rt, const AnalysisOptions& opt, std::uint
     for (RowIndex i = cr.begin; i < cr.end; ++i) {
       append_sorted(copies, mc.start[i], mc.end[i]);
       widen(mc.start[i], mc.end[i]);
-      ev->ops_by_category[static_cast<int>(KernelCategory::memory)].add(rt.shift({mc.start[i], mc.end[i]}),
-                                                                        mc.end[i] - mc.start[i]);
     }
     for (RowIndex i = sr.begin; i < sr.end; ++i) {
       append_sorted(fills, ms.start[i], ms.end[i]);

@@ -115,7 +115,7 @@ struct Totals {
       category[static_cast<int>(c.category)] = c.time_ns;
       category_count[static_cast<int>(c.category)] = c.count;
     }
-    gpu_time = p.gpu_time_ns;
+    gpu_time = p.kernel_time_ns;
   }
   // A time summed over devices, as wall-clock time (devices run in parallel).
   TimeNs per_device(TimeNs summed) const { return devices ? summed / static_cast<TimeNs>(devices) : summed; }
@@ -136,7 +136,7 @@ std::string top_kernels_text(const Profile& p, KernelCategory c, std::size_t n =
     if (h.category != c) continue;
     if (k++ == n) break;
     if (!s.empty()) s += "; ";
-    s += short_name(h.name) + " " + pct(h.share) + " of GPU time, " + count(h.stats.count) + "x, mean " +
+    s += short_name(h.name) + " " + pct(h.share) + " of kernel time, " + count(h.stats.count) + "x, mean " +
          dur(h.stats.mean);
   }
   return s;
@@ -174,9 +174,9 @@ void category_hotspot(Builder& b, KernelCategory cat, const char* id, double thr
   const TimeNs time = b.t.category[static_cast<int>(cat)];
   Finding& f = b.add(id, share >= 3 * threshold ? Severity::critical : Severity::warning, share, threshold,
                      static_cast<TimeNs>(static_cast<double>(b.t.per_device(time)) * saving_fraction));
-  f.title = pct1(share) + " of GPU time (" + dur(time) + ") is in " + what + " (" +
+  f.title = pct1(share) + " of kernel time (" + dur(time) + ") is in " + what + " (" +
             count(b.t.category_count[static_cast<int>(cat)]) + " launches)";
-  f.evidence = std::string("Top kernels: ") + top_kernels_text(b.p, cat) + ". Share of GPU time " + pct1(share) +
+  f.evidence = std::string("Top kernels: ") + top_kernels_text(b.p, cat) + ". Share of kernel time " + pct1(share) +
                " vs threshold " + pct1(threshold) + ". " + why;
   f.recommendation = fix;
   f.kernels = kernels_of(b.p, cat);
@@ -212,7 +212,7 @@ void time_rules(Builder& b) {
       "--layout nhwc.",
       1.0);
 
-  // Normalization: slow when it is a large share of GPU time, or large next to the convolutions it follows.
+  // Normalization: slow when it is a large share of kernel time, or large next to the convolutions it follows.
   const double norm = b.t.share_of_gpu(KernelCategory::normalization);
   const TimeNs norm_ns = b.t.category[static_cast<int>(KernelCategory::normalization)];
   const TimeNs conv_ns = b.t.category[static_cast<int>(KernelCategory::convolution)];
@@ -220,7 +220,7 @@ void time_rules(Builder& b) {
   if (norm > 0 && (norm >= th.normalization_share || vs_conv)) {
     Finding& f = b.add("slow-normalization", norm >= 2 * th.normalization_share ? Severity::critical : Severity::warning,
                        norm, th.normalization_share, b.t.per_device(norm_ns) / 2);
-    f.title = pct1(norm) + " of GPU time (" + dur(norm_ns) + ") is in normalization kernels" +
+    f.title = pct1(norm) + " of kernel time (" + dur(norm_ns) + ") is in normalization kernels" +
               (conv_ns > 0 ? ", " + fmt("%.2f", double(norm_ns) / double(conv_ns)) + "x the convolution time" : "");
     f.evidence = "Top kernels: " + top_kernels_text(b.p, KernelCategory::normalization) + ". Share " + pct1(norm) +
                  " vs threshold " + pct1(th.normalization_share) +
@@ -255,7 +255,7 @@ void time_rules(Builder& b) {
     f.title = "Tensor cores idle: " + pct(tc_share) + " of the " + dur(eligible) +
               " of convolution and GEMM time runs on tensor cores (" + capable->name + ", compute capability " +
               std::to_string(capable->compute_major) + "." + std::to_string(capable->compute_minor) + ")";
-    f.evidence = "Convolutions and GEMMs take " + pct1(eligible_share) + " of GPU time; tensor-core kernels (names "
+    f.evidence = "Convolutions and GEMMs take " + pct1(eligible_share) + " of kernel time; tensor-core kernels (names "
                  "with hmma/884/1688/16816/xmma/gmma/tensorop/nvjet) take " + pct1(tc_share) + " of it, vs a " +
                  pct1(th.tensor_core_min_share) + " threshold. Top: " +
                  top_kernels_text(b.p, KernelCategory::convolution, 2) + ".";
@@ -474,11 +474,11 @@ void overlap_rules(Builder& b) {
     Finding& f = b.add("serialized-weight-update", opt_share >= 0.10 ? Severity::critical : Severity::warning,
                        opt_overlap, th.weight_update_overlap, t.per_device(lone));
     const std::size_t steps = b.p.steps.steps.size();
-    f.title = "The weight update runs alone: " + pct1(opt_share) + " of GPU time in " +
+    f.title = "The weight update runs alone: " + pct1(opt_share) + " of kernel time in " +
               count(b.ev.optimizer_kernels) + " optimizer kernels" +
               (steps ? " (" + count(b.ev.optimizer_kernels / steps) + " per step)" : std::string()) + ", " +
               pct(opt_overlap) + " of it overlapped";
-    f.evidence = "Optimizer kernels take " + dur(b.ev.optimizer_ns) + " (" + pct1(opt_share) + " of GPU time vs a " +
+    f.evidence = "Optimizer kernels take " + dur(b.ev.optimizer_ns) + " (" + pct1(opt_share) + " of kernel time vs a " +
                  pct(th.weight_update_share) + " threshold); other kernels or communication run alongside for " +
                  pct1(opt_overlap) + " of it (threshold " + pct(th.weight_update_overlap) + "). Top: " +
                  top_kernels_text(b.p, KernelCategory::optimizer, 2) + ".";
@@ -514,10 +514,13 @@ void overlap_rules(Builder& b) {
       Finding& f = b.add("straggler", excess >= 0.25 ? Severity::critical : Severity::warning, excess,
                          th.straggler_spread, per * static_cast<TimeNs>(std::max<std::size_t>(1, steps)));
       f.device = slow->device;
-      f.title = "Rank " + std::to_string(slow->rank) + " (GPU " + std::to_string(slow->device) +
-                ") is a straggler: " + pct(excess) + " more compute " + (by_step ? "per step" : "") + " than the median (" +
+      bool one_rank = true;
+      for (const RankSummary& r : b.p.ranks) one_rank = one_rank && r.rank == slow->rank;
+      const std::string who = one_rank ? "GPU " + std::to_string(slow->device)
+                                       : "Rank " + std::to_string(slow->rank) + " (GPU " + std::to_string(slow->device) + ")";
+      f.title = who + " is a straggler: " + pct(excess) + " more compute " + (by_step ? "per step " : "") + "than the median (" +
                 dur(slowest) + " vs " + dur(median) + ")";
-      f.evidence = "Compute " + std::string(by_step ? "per step" : "") + " across " +
+      f.evidence = "Compute " + std::string(by_step ? "per step " : "") + "across " +
                    std::to_string(b.p.ranks.size()) + " ranks/GPUs: spread " + pct(b.p.skew.compute_spread) +
                    "; the others spend " + dur(others_exposed) +
                    " in communication nothing hides, much of it waiting for the slowest. Threshold: " +

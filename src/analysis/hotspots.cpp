@@ -1,4 +1,4 @@
-// Where GPU time goes, by kernel name and by category, and how ops were
+// Where kernel time goes, by kernel name and by category, and how ops were
 // launched — pooled over every trace of a job, with exact medians.
 //
 // [SECTION] Naming GPU ops across traces
@@ -9,7 +9,6 @@
 // durations out grouped by name (and the names grouped by category), then
 // select the middle of each group (stats.h's histogram select).
 #include <algorithm>
-#include <deque>
 #include <string>
 #include <unordered_map>
 
@@ -22,8 +21,7 @@ namespace {
 
 // [SECTION] Naming GPU ops across traces -------------------------------------------------------
 
-// One id per distinct op name over all traces ("Memcpy …"/"Memset …" names
-// for copies and fills), with its category.
+// One id per distinct kernel name over all traces, with its category.
 class NameIds {
  public:
   std::uint32_t of(std::string_view name, KernelCategory cat) {
@@ -34,12 +32,6 @@ class NameIds {
     }
     return it->second;
   }
-  std::uint32_t of_owned(std::string name, KernelCategory cat) {
-    auto it = ids_.find(name);
-    if (it != ids_.end()) return it->second;
-    owned_.push_back(std::move(name));
-    return of(owned_.back(), cat);
-  }
   std::size_t size() const { return names_.size(); }
   std::string_view name(std::uint32_t id) const { return names_[id]; }
   KernelCategory category(std::uint32_t id) const { return cats_[id]; }
@@ -48,10 +40,9 @@ class NameIds {
   std::unordered_map<std::string_view, std::uint32_t> ids_;
   std::vector<std::string_view> names_;
   std::vector<KernelCategory> cats_;
-  std::deque<std::string> owned_;  // generated names; deque keeps views valid
 };
 
-// Calls f(global id, duration) for every GPU op of the job on the analysed devices.
+// Calls f(global id, duration) for every kernel of the job on the analysed devices.
 template <class F>
 void for_each_op(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, NameIds& ids,
                  std::vector<std::vector<std::uint32_t>>& kernel_ids, F&& f) {
@@ -66,20 +57,6 @@ void for_each_op(const std::vector<RankedTrace>& traces, const AnalysisOptions& 
       std::uint32_t& id = by_string[k.name[i]];
       if (id == kUnset) id = ids.of(t.str(k.name[i]), k.category_at(i));
       f(id, k.end[i] - k.start[i]);
-    }
-    const MemcpyTable& m = t.memcpys();
-    for (std::size_t i = 0; i < m.size(); ++i) {
-      if (!on_device(t, m.track[i], opt.device)) continue;
-      const std::uint32_t id = ids.of_owned(memcpy_display_name(m.kind_at(i), m.src_kind_at(i), m.dst_kind_at(i)),
-                                            KernelCategory::memory);
-      f(id, m.end[i] - m.start[i]);
-    }
-    const MemsetTable& s = t.memsets();
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      if (!on_device(t, s.track[i], opt.device)) continue;
-      const std::uint32_t id =
-          ids.of_owned(memset_display_name(static_cast<MemoryKind>(s.mem_kind[i])), KernelCategory::memory);
-      f(id, s.end[i] - s.start[i]);
     }
   }
 }
@@ -127,7 +104,7 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
 
   TimeNs gpu_time = 0;
   for (const Acc& a : acc) gpu_time += a.total;
-  p->gpu_time_ns = gpu_time;
+  p->kernel_time_ns = gpu_time;
 
   std::vector<Hotspot> hot;
   hot.reserve(ids.size());

@@ -83,24 +83,6 @@ bool is_input_range_name(std::string_view name) {
   return false;
 }
 
-namespace {
-std::string capitalised(MemoryKind k) {
-  std::string s(to_string(k));
-  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
-  return s;
-}
-}  // namespace
-
-std::string memcpy_display_name(CopyKind kind, MemoryKind src, MemoryKind dst) {
-  std::string s = "Memcpy " + std::string(to_string(kind));
-  if (src != MemoryKind::unknown || dst != MemoryKind::unknown) s += " (" + capitalised(src) + " -> " + capitalised(dst) + ")";
-  return s;
-}
-
-std::string memset_display_name(MemoryKind kind) {
-  return kind == MemoryKind::unknown ? "Memset" : "Memset (" + capitalised(kind) + ")";
-}
-
 }  // namespace detail
 
 }  // namespace gpuscope

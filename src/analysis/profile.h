@@ -82,21 +82,22 @@ struct DeviceSummary {
 
 // [SECTION] Categories and hotspots ----------------------------------------------------------
 
-// GPU time per category. Copies and fills done by the copy engines (memcpy,
-// memset rows) count as category `memory`, as in nvprof's "GPU activities".
+// Kernel time per category. Copies and fills done by the copy engines
+// (memcpy/memset rows) are not kernels: Profile::memcpys describes them;
+// category `memory` holds copy kernels (concatenation, dtype casts).
 struct CategoryTime {
   KernelCategory category = KernelCategory::other;
-  TimeNs time_ns = 0;   // sum of op durations in this category
-  double share = 0;     // time_ns / total GPU op time (kernels + memcpys + memsets)
+  TimeNs time_ns = 0;   // sum of kernel durations in this category
+  double share = 0;     // time_ns / Profile::kernel_time_ns
   std::uint64_t count = 0;
-  DurationStats stats;  // of the op durations (stats.total == time_ns)
+  DurationStats stats;  // of the kernel durations (stats.total == time_ns)
 };
 
 struct Hotspot {
-  std::string name;     // demangled kernel name (or "Memcpy HtoD (Pageable -> Device)", "Memset (Device)")
+  std::string name;     // demangled kernel name
   KernelCategory category = KernelCategory::other;
   DurationStats stats;
-  double share = 0;     // stats.total / total GPU op time
+  double share = 0;     // stats.total / Profile::kernel_time_ns
   std::uint32_t device = kNoDevice;  // kNoDevice when aggregated over devices
   bool tensor_cores = false;         // the name marks a tensor-core kernel (hmma, 16816, wgmma, …)
 };
@@ -204,6 +205,8 @@ struct MemcpyStats {
   std::uint64_t pageable_bytes = 0;
   std::uint64_t synchronous = 0;           // launched by a blocking call (cudaMemcpy, not …Async)
   TimeNs synchronous_ns = 0;               // duration of those blocking calls
+  std::uint64_t memsets = 0;               // fills (memset rows)
+  TimeNs memset_ns = 0;
 };
 
 // [SECTION] HTA-compatible temporal breakdown ------------------------------------------
@@ -255,7 +258,7 @@ struct Profile {
   Skew skew;
   SyncStats syncs;
   MemcpyStats memcpys;
-  TimeNs gpu_time_ns = 0;                    // sum of all GPU op durations (the share denominator)
+  TimeNs kernel_time_ns = 0;                 // sum of all kernel durations (the share denominator)
   std::vector<Finding> findings;             // largest saving first
   std::vector<std::pair<std::string, std::uint64_t>> trace_stats;  // copied from TraceMeta::stats
 };

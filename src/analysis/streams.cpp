@@ -89,6 +89,7 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const std::ve
                 Evidence* ev) {
   const Trace& t = *rt.trace;
   SyncStats& out = p->syncs;
+  // Idle while the host loads input is input wait, not the sync's doing.
   auto count_idle = [&](std::uint32_t device, TimeNs end) {
     TimeNs best = 0;
     TimeRange best_gap;
@@ -96,7 +97,8 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const std::ve
       if (device != kNoDevice && s.device != device) continue;
       TimeRange gap;
       const TimeNs idle = idle_after(s, end, &gap);
-      if (idle > best) best = idle, best_gap = gap;
+      const TimeNs blamed = idle > 0 ? idle - length_within(s.input_wait, gap) : 0;
+      if (blamed > best) best = blamed, best_gap = gap;
     }
     if (best > 0) {
       out.gpu_idle_after_ns += best;
@@ -180,6 +182,12 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     const TimeRange call_range{t.api_calls().start[api], t.api_calls().end[api]};
     out.synchronous_ns += call_range.duration();
     ev->sync_memcpy.add(rt.shift(call_range), call_range.duration());
+  }
+  const MemsetTable& z = t.memsets();
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    if (!on_device(t, z.track[i], opt.device)) continue;
+    ++out.memsets;
+    out.memset_ns += z.end[i] - z.start[i];
   }
 }
 

@@ -112,8 +112,8 @@ TEST(Findings, PaddingAndBroadcastTimeGiveExactlyThoseFindingsWithThoseShares) {
   EXPECT_DOUBLE_EQ(bc->metric, 0.20);
   EXPECT_EQ(pad->threshold, 0.05);
   EXPECT_EQ(pad->severity, Severity::critical);
-  EXPECT_NE(pad->title.find("21.0% of GPU time"), std::string::npos) << pad->title;
-  EXPECT_NE(bc->title.find("20.0% of GPU time"), std::string::npos) << bc->title;
+  EXPECT_NE(pad->title.find("21.0% of kernel time"), std::string::npos) << pad->title;
+  EXPECT_NE(bc->title.find("20.0% of kernel time"), std::string::npos) << bc->title;
   EXPECT_EQ(pad->saving_ns, 10 * 210 * us);
   EXPECT_EQ(bc->saving_ns, 10 * 200 * us);
   EXPECT_EQ(p.findings.front().id, "padding-hotspot");  // largest saving first

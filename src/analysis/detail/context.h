@@ -153,10 +153,6 @@ bool contains_nocase(std::string_view haystack, std::string_view lower_needle);
 // "enumerate(DataLoader)#…", NVTX "data"/"load batch", …).
 bool is_input_range_name(std::string_view name);
 
-// The display name of a copy: "Memcpy HtoD (Pageable -> Device)" as Kineto writes it.
-std::string memcpy_display_name(CopyKind kind, MemoryKind src, MemoryKind dst);
-std::string memset_display_name(MemoryKind kind);
-
 inline double ratio(TimeNs a, TimeNs b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
 
 }  // namespace gpuscope::detail
