@@ -199,7 +199,7 @@ class Importer {
   }
 
   Trace run() {
-    detail::JsonStream stream(path_, options_.progress);
+    detail::JsonStream stream(path_, options_.progress, options_.buffer_bytes ? options_.buffer_bytes : 4u << 20);
     gzip_ = stream.gzip();
     while (JsonBatch* batch = stream.next()) {
       struct Release {

@@ -706,7 +706,7 @@ struct JsonStream::Impl {
     lock.unlock();
     if (b->capacity < buffer_bytes + kJsonPadding + 2) {
       b->capacity = buffer_bytes + kJsonPadding + 2;
-      b->data = std::make_unique<char[]>(b->capacity);
+      b->data = std::make_unique_for_overwrite<char[]>(b->capacity);
     }
     b->size = 1;
     b->segments.clear();
@@ -769,7 +769,7 @@ struct JsonStream::Impl {
 
   static void grow(JsonBatch* b, std::size_t path_limit_bytes) {
     const std::size_t cap = std::max(b->capacity * 2, path_limit_bytes);
-    auto data = std::make_unique<char[]>(cap);
+    auto data = std::make_unique_for_overwrite<char[]>(cap);
     std::memcpy(data.get(), b->data.get(), b->size);
     b->data = std::move(data);
     b->capacity = cap;
@@ -839,7 +839,7 @@ struct JsonStream::Impl {
 };
 
 JsonStream::JsonStream(const std::string& path, const LoadProgress& progress, std::size_t buffer_bytes)
-    : impl_(std::make_unique<Impl>(path, progress, std::max<std::size_t>(buffer_bytes, 4096))) {
+    : impl_(std::make_unique<Impl>(path, progress, std::max<std::size_t>(buffer_bytes, 16))) {
   impl_->producer = std::thread([this] { impl_->run(); });
 }
 
