@@ -193,16 +193,17 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
   bool any_window = false;
   for (const RankedTrace& rt : traces) {
     const Trace& t = *rt.trace;
-    std::vector<DeviceSummary> devices;
-    std::vector<detail::DeviceSets> sets;
-    detail::device_pass(rt, opt, &devices, &sets, &ev);
     std::vector<Step> steps;
-    const StepSource source = detail::step_pass(rt, opt, sets, &steps);
+    const StepSource source = detail::find_steps(rt, opt, &steps);
     if (p.steps.source == StepSource::none) p.steps.source = source;
-    detail::stream_pass(rt, opt, sets, &p, &ev);
-    TemporalBreakdown tb = hta_temporal_breakdown(t);
-    tb.rank = rt.rank;
-    p.temporal_breakdown.push_back(tb);
+    std::vector<DeviceSummary> devices;
+    std::vector<TemporalBreakdown> hta;
+    detail::device_pass(rt, opt, steps, &p, &devices, &hta, &ev);
+    for (Step& s : steps) s.range = rt.shift(s.range);
+    detail::stream_pass(rt, opt, &p, &ev);
+    // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
+    // several GPUs gets one row per GPU (HTA would merge them; see metrics.md).
+    for (TemporalBreakdown& tb : hta) p.temporal_breakdown.push_back(tb);
     rank_rows(rt, devices, steps, &p);
     for (DeviceSummary& d : devices) p.devices.push_back(std::move(d));
     for (Step& s : steps) p.steps.steps.push_back(std::move(s));

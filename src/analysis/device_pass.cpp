@@ -1,18 +1,26 @@
-// The device pass: per GPU, the unions of its ops and everything measured on
-// them — busy, utilization, kernel concurrency, copy/compute and
-// communication/compute overlap, idle gaps and their causes.
+// The device pass: one sweep over a GPU's ops in time order that measures
+// everything about it at once — busy time, kernels in flight, copy/compute
+// and communication/compute overlap, idle gaps and their causes, GPU idle
+// after host synchronizations, and each step's breakdown.
 //
-// [SECTION] Helpers (input ranges, gap causes)
-// [SECTION] One device
+// [SECTION] Runs and the in-flight set
+// [SECTION] Step accounting
+// [SECTION] The sweep
 // [SECTION] Entry point
 //
-// Rows of a track are sorted by start, so each track's union is one linear
-// pass (intervals::append_sorted) and a device's union merges a few tracks.
-// Concurrency needs every start and every end in order: per-track runs merged.
+// Why a sweep and not interval sets: a 10M-kernel trace would need several
+// 160 MB sets, and fresh memory is the dominant cost of a pass over it (page
+// faults). The sweep keeps O(streams) state: the rows of a track are in start
+// order, so a device is a merge of a few sorted runs (one per track and
+// table), and the ops in flight at any time are few.
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "analysis/detail/context.h"
+#include "analysis/detail/hta_rules.h"
+#include "analysis/hta.h"
+#include "analysis/intervals.h"
 
 namespace gpuscope::detail {
 
@@ -20,7 +28,400 @@ namespace {
 
 using namespace intervals;
 
-// [SECTION] Helpers ---------------------------------------------------------------------------
+// [SECTION] Runs and the in-flight set ----------------------------------------------------------
+
+enum OpClass : std::uint8_t {
+  kKernel = 1,
+  kCompute = 2,      // a non-communication kernel
+  kComm = 4,         // a communication kernel
+  kOptimizer = 8,    // an optimizer kernel (also kCompute)
+  kCopy = 16,        // memcpy
+  kFill = 32,        // memset
+  kHta = 64,         // an op HTA counts (its ProfilerStep filter; syncs with a stream)
+  kHtaCompute = 128, // … that HTA counts as compute
+};
+
+// The rows of one table on one track, in start order.
+struct Run {
+  const TimeNs* start;
+  const TimeNs* end;
+  const RowIndex* api;           // null for syncs
+  const std::uint8_t* category;  // kernels only
+  const std::uint32_t* correlation;
+  const StringId* name;          // kernels only
+  std::uint8_t table;            // kKernel, kCopy, kFill, or 0 for host syncs (seen by HTA only)
+  RowIndex row, last;
+};
+
+struct Flight {
+  TimeNs end;
+  std::uint8_t cls;
+};
+
+struct Counts {
+  int kernels = 0, compute = 0, comm = 0, optimizer = 0, copies = 0, fills = 0, hta = 0, hta_compute = 0;
+  void add(std::uint8_t cls, int d) {
+    if (cls & kKernel) kernels += d;
+    if (cls & kCompute) compute += d;
+    if (cls & kComm) comm += d;
+    if (cls & kOptimizer) optimizer += d;
+    if (cls & kCopy) copies += d;
+    if (cls & kFill) fills += d;
+    if (cls & kHta) hta += d;
+    if (cls & kHtaCompute) hta_compute += d;
+  }
+  bool any() const { return kernels + copies + fills > 0; }
+};
+
+// Follows a condition over time and records the ranges where it held.
+class Spans {
+ public:
+  // `merge_below`: ranges closer than this are joined (0: only touching ones).
+  explicit Spans(TopRanges* out, const RankedTrace& rt, TimeNs merge_below = 0)
+      : out_(out), rt_(rt), merge_(merge_below) {}
+  void set(bool on, TimeNs t) {
+    if (on == on_) return;
+    on_ = on;
+    if (on) {
+      if (pending_ && t - pending_end_ <= merge_) {
+        pending_ = false;  // continue the pending range
+      } else {
+        flush();
+        begin_ = t;
+      }
+    } else {
+      pending_ = true;
+      pending_end_ = t;
+    }
+  }
+  void flush() {
+    if (!pending_) return;
+    out_->add(rt_.shift({begin_, pending_end_}), pending_end_ - begin_);
+    pending_ = false;
+  }
+
+ private:
+  TopRanges* out_;
+  const RankedTrace& rt_;
+  TimeNs merge_;
+  bool on_ = false, pending_ = false;
+  TimeNs begin_ = 0, pending_end_ = 0;
+};
+
+// "How much of [a, b) is inside this set", for windows that only move forward.
+class ForwardLength {
+ public:
+  explicit ForwardLength(const IntervalSet& set) : set_(set) {}
+  template <class F>
+  void pieces(TimeNs a, TimeNs b, F&& f) {
+    while (i_ < set_.size() && set_[i_].end <= a) ++i_;
+    for (std::size_t j = i_; j < set_.size() && set_[j].start < b; ++j) {
+      const TimeNs s = std::max(a, set_[j].start), e = std::min(b, set_[j].end);
+      if (s < e) f(s, e);
+    }
+  }
+  TimeNs length(TimeNs a, TimeNs b) {
+    TimeNs n = 0;
+    pieces(a, b, [&](TimeNs s, TimeNs e) { n += e - s; });
+    return n;
+  }
+
+ private:
+  const IntervalSet& set_;
+  std::size_t i_ = 0;
+};
+
+// [SECTION] Step accounting ------------------------------------------------------------------------
+
+// The steps of one device, in time order and non-overlapping; time is added
+// to them in non-decreasing order.
+class StepAccount {
+ public:
+  explicit StepAccount(std::vector<Step*> steps) : steps_(std::move(steps)) {}
+  void add(TimeNs a, TimeNs b, TimeNs Step::*field) {
+    while (i_ < steps_.size() && steps_[i_]->range.end <= a) ++i_;
+    for (std::size_t j = i_; j < steps_.size() && steps_[j]->range.start < b; ++j) {
+      const TimeNs s = std::max(a, steps_[j]->range.start), e = std::min(b, steps_[j]->range.end);
+      if (s < e) steps_[j]->*field += e - s;
+    }
+  }
+  void finish() {
+    for (Step* s : steps_) s->idle_ns = s->range.duration() - s->compute_ns - s->communication_ns - s->memcpy_ns;
+  }
+
+ private:
+  std::vector<Step*> steps_;
+  std::size_t i_ = 0;
+};
+
+// [SECTION] The sweep --------------------------------------------------------------------------------
+
+struct Sweep {
+  const RankedTrace& rt;
+  const Trace& t;
+  const AnalysisOptions& opt;
+  DeviceSummary& d;
+  Evidence& ev;
+  Profile& p;
+  StepAccount steps;
+  ForwardLength input;
+  const IntervalSet& input_set;
+  std::vector<TimeNs> sync_ends;  // host synchronizations that concern this device, sorted
+  std::size_t next_sync = 0;
+
+  std::vector<Run> runs;
+  std::vector<Flight> flying;
+  Counts n;
+  const HtaOpFilter& hta_filter;
+  HtaComputeNames& hta_compute;
+  std::vector<TimeNs> sync_start, sync_end;  // HTA's GPU-op syncs of this device, by start
+  std::vector<std::uint32_t> sync_correlation;
+  TimeNs hta_busy = 0, hta_compute_ns = 0, hta_first = 0, hta_last = 0;
+  bool hta_any = false;
+  Spans exposed_comm, copy_alone, optimizer_alone;
+  double sm_weighted = 0;
+  std::uint32_t sms = 0;
+
+  Sweep(const RankedTrace& r, const AnalysisOptions& o, DeviceSummary& ds, Evidence& e, Profile& prof,
+        std::vector<Step*> device_steps, const IntervalSet& inputs, const HtaOpFilter& filter,
+        HtaComputeNames& compute_names)
+      : rt(r), t(*r.trace), opt(o), d(ds), ev(e), p(prof), steps(std::move(device_steps)), input(inputs),
+        input_set(inputs), hta_filter(filter), hta_compute(compute_names), exposed_comm(&e.exposed_comm, r),
+        copy_alone(&e.memcpy_exposed, r), optimizer_alone(&e.optimizer, r, o.consecutive_kernel_delay_ns) {}
+
+  void add_runs(const std::vector<TrackId>& tracks) {
+    const KernelTable& k = t.kernels();
+    const MemcpyTable& m = t.memcpys();
+    const MemsetTable& z = t.memsets();
+    for (TrackId tr : tracks) {
+      const RowRange kr = t.rows_of(TableId::kernels, tr), cr = t.rows_of(TableId::memcpys, tr),
+                     zr = t.rows_of(TableId::memsets, tr);
+      if (kr.empty() && cr.empty() && zr.empty()) continue;
+      ++d.streams;
+      if (!kr.empty())
+        runs.push_back({k.start.data(), k.end.data(), k.api.data(), k.category.data(), k.correlation.data(),
+                        k.name.data(), kKernel, kr.begin, kr.end});
+      if (!cr.empty())
+        runs.push_back({m.start.data(), m.end.data(), m.api.data(), nullptr, m.correlation.data(), nullptr, kCopy,
+                        cr.begin, cr.end});
+      if (!zr.empty())
+        runs.push_back({z.start.data(), z.end.data(), z.api.data(), nullptr, z.correlation.data(), nullptr, kFill,
+                        zr.begin, zr.end});
+      d.kernels += kr.size();
+      d.memcpys += cr.size();
+      d.memsets += zr.size();
+    }
+    // HTA counts host syncs that carry a stream (Kineto's "Stream Sync") as
+    // GPU ops; they take part in the sweep for HTA's numbers only.
+    const SyncTable& y = t.syncs();
+    std::vector<std::pair<TimeNs, TimeNs>> found;
+    std::vector<std::uint32_t> corr;
+    for (std::size_t i = 0; i < y.size(); ++i)
+      if (y.stream[i] != kNoId && y.device[i] == d.id && hta_filter.keep_sync(y.correlation[i]))
+        found.push_back({y.start[i], y.end[i]});
+    if (found.empty()) return;
+    std::sort(found.begin(), found.end());
+    for (const auto& [a, b] : found) sync_start.push_back(a), sync_end.push_back(b);
+    runs.push_back({sync_start.data(), sync_end.data(), nullptr, nullptr, nullptr, nullptr, 0, 0,
+                    static_cast<RowIndex>(found.size())});
+  }
+
+  // The time between two events, with the ops in flight unchanged.
+  void segment(TimeNs a, TimeNs b) {
+    const TimeNs dt = b - a;
+    if (n.hta) hta_busy += dt;
+    if (n.hta_compute) hta_compute_ns += dt;
+    if (!n.any()) return;  // idle: accounted when the gap closes
+    d.busy_ns += dt;
+    if (n.kernels) {
+      d.kernel_busy_ns += dt;
+      kernel_total_ += dt * n.kernels;
+      if (n.kernels >= 2) multi_ += dt;
+    }
+    if (n.compute) d.compute_ns += dt;
+    if (n.comm) {
+      d.communication_ns += dt;
+      if (n.compute) comm_with_compute_ += dt;
+      else d.exposed_communication_ns += dt;
+    }
+    if (n.copies) {
+      d.memcpy_ns += dt;
+      if (n.kernels) copy_with_kernels_ += dt;
+      else d.memcpy_exposed_ns += dt;
+    }
+    if (n.optimizer) {
+      ev.optimizer_ns += dt;
+      if (n.kernels > n.optimizer) ev.optimizer_overlapped_ns += dt;
+    }
+    // Priority order so the parts add up: compute, then communication, then copies.
+    steps.add(a, b, n.compute ? &Step::compute_ns : n.comm ? &Step::communication_ns : &Step::memcpy_ns);
+  }
+
+  void note_hta(TimeNs a, TimeNs b) {
+    if (!hta_any) hta_first = a, hta_last = b, hta_any = true;
+    hta_first = std::min(hta_first, a);
+    hta_last = std::max(hta_last, b);
+  }
+
+  void states(TimeNs at) {
+    exposed_comm.set(n.comm && !n.compute, at);
+    copy_alone.set(n.copies && !n.kernels, at);
+    optimizer_alone.set(n.optimizer && n.kernels == n.optimizer, at);
+  }
+
+  // Input wait in [a, b), a stretch with nothing running on this GPU.
+  void idle_input(TimeNs a, TimeNs b) {
+    input.pieces(a, b, [&](TimeNs s, TimeNs e) {
+      ev.input_wait.add(rt.shift({s, e}), e - s);
+      steps.add(s, e, &Step::input_wait_ns);
+    });
+  }
+
+  // A gap [g0, g1) ends with ops starting at g1; `launch` is the earliest of
+  // their launching calls' starts (`linked` false if none is linked).
+  void close_gap(TimeNs g0, TimeNs g1, bool linked, TimeNs launch) {
+    const TimeNs gap = g1 - g0;
+    const TimeNs big = opt.thresholds.idle_gap_ns;
+    if (linked && launch > g0) {
+      d.idle_host_wait_ns += gap;
+      steps.add(g0, g1, &Step::host_wait_ns);
+      if (gap < big) ev.launch_gaps.add(rt.shift({g0, g1}), gap);
+    } else if (gap < opt.consecutive_kernel_delay_ns) {
+      d.idle_kernel_wait_ns += gap;
+    } else {
+      d.idle_other_ns += gap;
+    }
+    if (gap >= big) ev.idle_gaps.add(rt.shift({g0, g1}), gap);
+    // The first host synchronization that returned during the gap: the GPU had
+    // drained its queue and waited for the host from then on (input wait aside).
+    while (next_sync < sync_ends.size() && sync_ends[next_sync] < g0) ++next_sync;
+    if (next_sync < sync_ends.size() && sync_ends[next_sync] < g1) {
+      const TimeNs from = sync_ends[next_sync];
+      const TimeNs blamed = (g1 - from) - length_within(input_set, {from, g1});
+      if (blamed > 0) {
+        p.syncs.gpu_idle_after_ns += blamed;
+        ev.sync_idle.add(rt.shift({from, g1}), blamed);
+      }
+      while (next_sync < sync_ends.size() && sync_ends[next_sync] < g1) ++next_sync;
+    }
+    idle_input(g0, g1);
+  }
+
+  void run() {
+    constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
+    const KernelTable& k = t.kernels();
+    TimeNs now = 0, first = 0, busy_until = 0;
+    bool started = false;
+    // Input wait before this GPU's first op counts too: a GPU that has not
+    // started because the first batch is still loading waits for input.
+    {
+      TimeNs head = kNever;
+      for (const Run& r : runs)
+        if (r.table) head = std::min(head, r.start[r.row]);
+      if (head == kNever) return;
+      if (t.begin_time() < head) idle_input(t.begin_time(), head);
+    }
+    for (;;) {
+      int s = -1;
+      TimeNs next_start = kNever;
+      for (int i = 0; i < static_cast<int>(runs.size()); ++i)
+        if (runs[i].row < runs[i].last && runs[i].start[runs[i].row] < next_start)
+          s = i, next_start = runs[i].start[runs[i].row];
+      int f = -1;
+      TimeNs next_end = kNever;
+      for (int i = 0; i < static_cast<int>(flying.size()); ++i)
+        if (flying[i].end < next_end) f = i, next_end = flying[i].end;
+      if (s < 0 && f < 0) break;
+
+      // Ends before starts at the same instant: touching ops do not overlap.
+      const bool ending = f >= 0 && next_end <= next_start;
+      const TimeNs at = ending ? next_end : next_start;
+      if (started && at > now) segment(now, at);
+      now = at;
+
+      if (ending) {
+        n.add(flying[f].cls, -1);
+        flying[f] = flying.back();
+        flying.pop_back();
+        states(at);
+        continue;
+      }
+
+      Run& r = runs[s];
+      const RowIndex i = r.row++;
+      const TimeNs end = r.end[i];
+      if (r.table == 0) {  // a sync, for HTA only
+        note_hta(at, end);
+        n.add(kHta, +1);
+        flying.push_back({end, kHta});
+        continue;
+      }
+      if (!started) {
+        started = true;
+        first = at;
+      } else if (!n.any() && at > busy_until) {
+        // Which launch ended the gap: the earliest-launched op starting now
+        // (this one, and any other starting at the same instant).
+        bool linked = r.api[i] != kNoRow;
+        TimeNs launch = linked ? t.api_calls().start[r.api[i]] : 0;
+        for (const Run& q : runs)
+          for (RowIndex j = q.row; q.api && j < q.last && q.start[j] == at; ++j)
+            if (q.api[j] != kNoRow) {
+              const TimeNs l = t.api_calls().start[q.api[j]];
+              if (!linked || l < launch) launch = l, linked = true;
+            }
+        close_gap(busy_until, at, linked, launch);
+      }
+
+      std::uint8_t cls = r.table;
+      const bool hta = hta_filter.keep(r.correlation[i], r.api[i]);
+      if (hta) {
+        cls |= kHta;
+        note_hta(at, end);
+      }
+      if (r.table == kKernel) {
+        const auto cat = static_cast<KernelCategory>(r.category[i]);
+        cls |= cat == KernelCategory::communication ? kComm : kCompute;
+        if (cat == KernelCategory::optimizer) cls |= kOptimizer;
+        if (hta && hta_compute(r.name[i])) cls |= kHtaCompute;
+        const TimeNs dur = end - at;
+        d.kernel_time_ns += dur;
+        ev.ops_by_category[static_cast<int>(cat)].add(rt.shift({at, end}), dur);
+        if (sms) {
+          const double blocks = double(k.grid_x[i]) * double(k.grid_y[i]) * double(k.grid_z[i]);
+          sm_weighted += double(dur) * std::min(blocks / double(sms), 1.0);
+        }
+        if (cat == KernelCategory::optimizer) ++ev.optimizer_kernels;
+      }
+      n.add(cls, +1);
+      flying.push_back({end, cls});
+      busy_until = std::max(busy_until, end);
+      states(at);
+    }
+    if (!started) return;
+    exposed_comm.flush();
+    copy_alone.flush();
+    optimizer_alone.flush();
+
+    const TimeNs last = now;
+    d.window = rt.shift({first, last});
+    d.span_ns = last - first;
+    d.idle_ns = d.span_ns - d.busy_ns;
+    d.utilization = ratio(d.busy_ns, d.span_ns);
+    d.kernel_concurrency = ratio(multi_, d.kernel_busy_ns);
+    d.mean_kernels_in_flight = ratio(kernel_total_, d.kernel_busy_ns);
+    d.communication_compute_overlap = ratio(comm_with_compute_, d.communication_ns);
+    d.memcpy_compute_overlap = ratio(copy_with_kernels_, d.memcpy_ns);
+    if (sms && d.kernel_time_ns > 0) d.sm_efficiency = sm_weighted / double(d.kernel_time_ns);
+    if (t.end_time() > last) idle_input(last, t.end_time());
+    steps.finish();
+  }
+
+ private:
+  TimeNs kernel_total_ = 0, multi_ = 0, comm_with_compute_ = 0, copy_with_kernels_ = 0;
+};
+
+// [SECTION] Helpers ------------------------------------------------------------------------------------
 
 // Union of the trace's data-loading CPU ranges.
 IntervalSet input_ranges(const Trace& t) {
@@ -36,217 +437,78 @@ IntervalSet input_ranges(const Trace& t) {
   return union_of(std::move(found));
 }
 
-// Walks the ops of a device in start order, per (table, track), to find the
-// op that ends each idle gap and when it was launched.
-class GapCloser {
- public:
-  GapCloser(const Trace& t, const std::vector<TrackId>& tracks) : t_(t) {
-    for (TrackId tr : tracks) {
-      add(TableId::kernels, t.rows_of(TableId::kernels, tr), t.kernels().start, t.kernels().api);
-      add(TableId::memcpys, t.rows_of(TableId::memcpys, tr), t.memcpys().start, t.memcpys().api);
-      add(TableId::memsets, t.rows_of(TableId::memsets, tr), t.memsets().start, t.memsets().api);
+bool is_sync_api(std::string_view name) {
+  return name.find("Synchronize") != std::string_view::npos && name.starts_with("cu");
+}
+
+// End times of the host synchronizations that concern `device`: sync records
+// for it or for no particular device, else (traces without sync records) the
+// synchronizing API calls.
+std::vector<TimeNs> sync_ends(const Trace& t, std::uint32_t device) {
+  std::vector<TimeNs> out;
+  const SyncTable& y = t.syncs();
+  if (y.size()) {
+    for (std::size_t i = 0; i < y.size(); ++i)
+      if (y.type_at(i) != SyncType::stream_wait_event && (y.device[i] == device || y.device[i] == kNoDevice))
+        out.push_back(y.end[i]);
+  } else {
+    const ApiCallTable& a = t.api_calls();
+    std::vector<std::int8_t> is_sync(t.strings().size(), -1);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      std::int8_t& s = is_sync[a.name[i]];
+      if (s < 0) s = is_sync_api(t.str(a.name[i])) ? 1 : 0;
+      if (s) out.push_back(a.end[i]);
     }
   }
-  // Earliest launch (API call start) of the ops starting exactly at `when`;
-  // false if none of them is linked to a launch. Calls must come with
-  // non-decreasing `when`.
-  bool launch_of_op_at(TimeNs when, TimeNs* launch) {
-    bool found = false;
-    for (Cursor& c : cursors_) {
-      while (c.row < c.end && (*c.start)[c.row] < when) ++c.row;
-      for (RowIndex r = c.row; r < c.end && (*c.start)[r] == when; ++r) {
-        const RowIndex api = (*c.api)[r];
-        if (api == kNoRow) continue;
-        const TimeNs s = t_.api_calls().start[api];
-        if (!found || s < *launch) *launch = s;
-        found = true;
-      }
-    }
-    return found;
-  }
-
- private:
-  struct Cursor {
-    const std::vector<TimeNs>* start;
-    const std::vector<RowIndex>* api;
-    RowIndex row, end;
-  };
-  void add(TableId, RowRange rows, const std::vector<TimeNs>& start, const std::vector<RowIndex>& api) {
-    if (!rows.empty()) cursors_.push_back({&start, &api, rows.begin, rows.end});
-  }
-  const Trace& t_;
-  std::vector<Cursor> cursors_;
-};
-
-// [SECTION] One device --------------------------------------------------------------------------
-
-void analyse_device(const RankedTrace& rt, const AnalysisOptions& opt, std::uint32_t device,
-                    const std::vector<TrackId>& tracks, const IntervalSet& inputs, DeviceSummary* d, DeviceSets* s,
-                    Evidence* ev) {
-  const Trace& t = *rt.trace;
-  const KernelTable& k = t.kernels();
-  const MemcpyTable& mc = t.memcpys();
-  const MemsetTable& ms = t.memsets();
-  const Device* info = t.device(device);
-  const std::uint32_t sms = info ? info->sm_count : 0;
-
-  d->id = device;
-  d->rank = rt.rank;
-  if (info) {
-    d->name = info->name;
-    d->compute_major = info->compute_major;
-    d->compute_minor = info->compute_minor;
-    d->sm_count = info->sm_count;
-  }
-  s->device = device;
-
-  std::vector<IntervalSet> comp_sets, comm_sets, copy_sets, fill_sets;
-  std::vector<TimeNs> starts, ends;
-  std::vector<std::size_t> runs{0};
-  TimeNs lo = 0, hi = 0;
-  bool any = false;
-  auto widen = [&](TimeNs a, TimeNs b) {
-    if (!any) lo = a, hi = b, any = true;
-    lo = std::min(lo, a);
-    hi = std::max(hi, b);
-  };
-  double sm_weighted = 0;  // sum of duration * min(blocks / SMs, 1)
-
-  for (TrackId tr : tracks) {
-    const RowRange kr = t.rows_of(TableId::kernels, tr);
-    const RowRange cr = t.rows_of(TableId::memcpys, tr);
-    const RowRange sr = t.rows_of(TableId::memsets, tr);
-    if (kr.empty() && cr.empty() && sr.empty()) continue;
-    ++d->streams;
-
-    IntervalSet comp, comm;
-    const std::size_t run_begin = starts.size();
-    bool ends_sorted = true;
-    for (RowIndex i = kr.begin; i < kr.end; ++i) {
-      const TimeNs a = k.start[i], b = k.end[i];
-      const KernelCategory cat = k.category_at(i);
-      if (cat == KernelCategory::communication) append_sorted(comm, a, b);
-      else append_sorted(comp, a, b);
-      if (!ends.empty() && starts.size() > run_begin && b < ends.back()) ends_sorted = false;
-      starts.push_back(a);
-      ends.push_back(b);
-      d->kernel_time_ns += b - a;
-      ev->ops_by_category[static_cast<int>(cat)].add(rt.shift({a, b}), b - a);
-      if (sms) {
-        const double blocks = double(k.grid_x[i]) * double(k.grid_y[i]) * double(k.grid_z[i]);
-        sm_weighted += double(b - a) * std::min(blocks / double(sms), 1.0);
-      }
-    }
-    if (!kr.empty()) {
-      widen(k.start[kr.begin], *std::max_element(k.end.begin() + kr.begin, k.end.begin() + kr.end));
-      if (!ends_sorted) std::sort(ends.begin() + static_cast<std::ptrdiff_t>(run_begin), ends.end());
-      runs.push_back(starts.size());
-      d->kernels += kr.size();
-    }
-    IntervalSet copies, fills;
-    for (RowIndex i = cr.begin; i < cr.end; ++i) {
-      append_sorted(copies, mc.start[i], mc.end[i]);
-      widen(mc.start[i], mc.end[i]);
-    }
-    for (RowIndex i = sr.begin; i < sr.end; ++i) {
-      append_sorted(fills, ms.start[i], ms.end[i]);
-      widen(ms.start[i], ms.end[i]);
-    }
-    d->memcpys += cr.size();
-    d->memsets += sr.size();
-    comp_sets.push_back(std::move(comp));
-    comm_sets.push_back(std::move(comm));
-    copy_sets.push_back(std::move(copies));
-    fill_sets.push_back(std::move(fills));
-  }
-  if (!any) return;
-
-  // Kernels in flight: all starts and all ends, each in order.
-  merge_sorted_runs(starts, runs);
-  merge_sorted_runs(ends, runs);
-  const Coverage cov = coverage(starts, ends);
-  std::vector<TimeNs>().swap(starts);
-  std::vector<TimeNs>().swap(ends);
-
-  IntervalSet compute = unite_all(std::move(comp_sets));
-  const IntervalSet comm = unite_all(std::move(comm_sets));
-  const IntervalSet copies = unite_all(std::move(copy_sets));
-  const IntervalSet kernels = unite(compute, comm);
-  const IntervalSet mem = unite(copies, unite_all(std::move(fill_sets)));
-  s->all = unite(kernels, mem);
-  s->window = {lo, hi};
-
-  d->window = rt.shift(s->window);
-  d->span_ns = hi - lo;
-  d->busy_ns = length(s->all);
-  d->utilization = ratio(d->busy_ns, d->span_ns);
-  d->idle_ns = d->span_ns - d->busy_ns;
-  d->kernel_busy_ns = cov.covered;
-  d->kernel_concurrency = ratio(cov.multi, cov.covered);
-  d->mean_kernels_in_flight = ratio(cov.total, cov.covered);
-  d->compute_ns = length(compute);
-  d->communication_ns = length(comm);
-  d->communication_compute_overlap = ratio(intersection_length(comm, compute), d->communication_ns);
-  d->memcpy_ns = length(copies);
-  d->memcpy_compute_overlap = ratio(intersection_length(copies, kernels), d->memcpy_ns);
-  if (sms && d->kernel_time_ns > 0) d->sm_efficiency = sm_weighted / double(d->kernel_time_ns);
-
-  s->exposed_comm = subtract(comm, compute);
-  d->exposed_communication_ns = length(s->exposed_comm);
-  for (const TimeRange& r : s->exposed_comm) ev->exposed_comm.add(rt.shift(r), r.duration());
-  for (const TimeRange& r : subtract(copies, kernels)) {
-    d->memcpy_exposed_ns += r.duration();
-    ev->memcpy_exposed.add(rt.shift(r), r.duration());
-  }
-  s->mem_exposed = subtract(mem, kernels);
-  s->compute = std::move(compute);
-
-  // Idle gaps and what ended each: HTA's causes, applied to the device.
-  const IntervalSet gaps = gaps_within(s->all, s->window);
-  GapCloser closer(t, tracks);
-  const TimeNs big = opt.thresholds.idle_gap_ns;
-  for (const TimeRange& g : gaps) {
-    TimeNs launch = 0;
-    const bool linked = closer.launch_of_op_at(g.end, &launch);
-    if (linked && launch > g.start) {
-      d->idle_host_wait_ns += g.duration();
-      s->host_wait_gaps.push_back(g);
-      if (g.duration() < big) ev->launch_gaps.add(rt.shift(g), g.duration());
-    } else if (g.duration() < opt.consecutive_kernel_delay_ns) {
-      d->idle_kernel_wait_ns += g.duration();
-    } else {
-      d->idle_other_ns += g.duration();
-    }
-    if (g.duration() >= big) ev->idle_gaps.add(rt.shift(g), g.duration());
-  }
-  if (!inputs.empty()) {
-    // Over the whole trace, not only the device's window: a GPU that has not
-    // started yet because the first batch is still loading waits for input too.
-    const TimeRange whole{std::min(lo, t.begin_time()), std::max(hi, t.end_time())};
-    s->input_wait = intersect(gaps_within(s->all, whole), inputs);
-    for (const TimeRange& r : s->input_wait) ev->input_wait.add(rt.shift(r), r.duration());
-  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace
 
 // [SECTION] Entry point ----------------------------------------------------------------------------
 
-void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<DeviceSummary>* summaries,
-                 std::vector<DeviceSets>* sets, Evidence* ev) {
+void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
+                 std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev) {
   const Trace& t = *rt.trace;
   std::map<std::uint32_t, std::vector<TrackId>> by_device;
   for (TrackId i = 0; i < t.tracks().size(); ++i)
     if (on_device(t, i, opt.device)) by_device[t.tracks()[i].device].push_back(i);
   const IntervalSet inputs = input_ranges(t);
   if (!inputs.empty()) ev->has_input_ranges = true;
+  const HtaOpFilter hta_filter(t);
+  HtaComputeNames hta_compute(t);
+  const bool hta_rounds = has_sub_us_timestamps(t);
+
   for (const auto& [device, tracks] : by_device) {
     DeviceSummary d;
-    DeviceSets s;
-    analyse_device(rt, opt, device, tracks, inputs, &d, &s, ev);
+    d.id = device;
+    d.rank = rt.rank;
+    const Device* info = t.device(device);
+    if (info) {
+      d.name = info->name;
+      d.compute_major = info->compute_major;
+      d.compute_minor = info->compute_minor;
+      d.sm_count = info->sm_count;
+    }
+    std::vector<Step*> mine;
+    for (Step& s : steps)
+      if (s.device == device) mine.push_back(&s);
+
+    Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute);
+    sweep.sms = d.sm_count;
+    sweep.sync_ends = sync_ends(t, device);
+    sweep.add_runs(tracks);
+    sweep.run();
     if (d.kernels + d.memcpys + d.memsets == 0) continue;
+    // HTA's breakdown of this device: from the sweep, except on sub-µs traces,
+    // where HTA's rounding needs the reference emulation.
+    if (hta_rounds) hta->push_back(hta_temporal_breakdown(t, device));
+    else if (sweep.hta_any)
+      hta->push_back(make_temporal_breakdown(0, device, sweep.hta_last - sweep.hta_first, sweep.hta_busy,
+                                             sweep.hta_compute_ns));
+    if (!hta->empty()) hta->back().rank = rt.rank;
     summaries->push_back(std::move(d));
-    sets->push_back(std::move(s));
   }
 }
 

@@ -9,10 +9,12 @@
 // durations out grouped by name (and the names grouped by category), then
 // select the middle of each group (stats.h's histogram select).
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <unordered_map>
 
 #include "analysis/detail/context.h"
+#include "analysis/detail/scratch.h"
 #include "analysis/stats.h"
 
 namespace gpuscope::detail {
@@ -96,7 +98,7 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
     }
     cat_begin[kKernelCategoryCount] = pos;
   }
-  std::vector<TimeNs> durations(cat_begin[kKernelCategoryCount]);
+  ScratchArray<TimeNs> durations(cat_begin[kKernelCategoryCount]);
   {
     std::vector<std::size_t> fill(offset.begin(), offset.end() - 1);
     for_each_op(traces, opt, ids, kernel_ids, [&](std::uint32_t id, TimeNs dur) { durations[fill[id]++] = dur; });
@@ -119,7 +121,7 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
     h.stats.min = a.min;
     h.stats.max = a.max;
     h.stats.mean = a.total / static_cast<TimeNs>(a.count);
-    h.stats.median = select_kth(std::span<TimeNs>(durations.data() + offset[id], a.count), (a.count - 1) / 2);
+    h.stats.median = select_kth(durations.span(offset[id], a.count), (a.count - 1) / 2);
     h.share = ratio(a.total, gpu_time);
     h.tensor_cores = is_tensor_core_kernel(h.name);
     hot.push_back(std::move(h));
@@ -130,7 +132,7 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
     if (n == 0) continue;
     CategoryTime ct;
     ct.category = static_cast<KernelCategory>(c);
-    ct.stats = summarize(std::span<TimeNs>(durations.data() + cat_begin[c], n));
+    ct.stats = summarize(durations.span(cat_begin[c], n));
     ct.time_ns = ct.stats.total;
     ct.count = ct.stats.count;
     ct.share = ratio(ct.time_ns, gpu_time);
@@ -147,57 +149,132 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
 
 // [SECTION] Launch statistics -----------------------------------------------------------------
 
-void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, Profile* p) {
-  LaunchStats& out = p->launches;
-  std::vector<TimeNs> cpu, gpu, delay;
-  std::vector<TimeNs> launches, starts;  // one stream at a time, for the queue depth
+namespace {
+
+// The ops of one stream (kernels, memcpys, memsets) in start order: a 3-way
+// merge of the tables' rows on the track. next() gives (start, launching call).
+class StreamOrder {
+ public:
+  StreamOrder(const Trace& t, TrackId track)
+      : c_{{&t.kernels().start, &t.kernels().api, t.rows_of(TableId::kernels, track)},
+           {&t.memcpys().start, &t.memcpys().api, t.rows_of(TableId::memcpys, track)},
+           {&t.memsets().start, &t.memsets().api, t.rows_of(TableId::memsets, track)}} {}
+  bool next(TimeNs* start, RowIndex* api) {
+    int best = -1;
+    for (int i = 0; i < 3; ++i)
+      if (!c_[i].rows.empty() && (best < 0 || (*c_[i].start)[c_[i].rows.begin] < (*c_[best].start)[c_[best].rows.begin]))
+        best = i;
+    if (best < 0) return false;
+    const RowIndex r = c_[best].rows.begin++;
+    *start = (*c_[best].start)[r];
+    *api = (*c_[best].api)[r];
+    return true;
+  }
+
+ private:
+  struct Cur {
+    const std::vector<TimeNs>* start;
+    const std::vector<RowIndex>* api;
+    RowRange rows;
+  } c_[3];
+};
+
+// HTA's queue length on one stream: +1 when an op is launched, -1 when it
+// starts; the most at any launch. Ops run in launch order on a stream, so two
+// cursors over the stream's ops in start order see the launches in order too;
+// if calls from several threads launched out of order, the launch times are
+// sorted first.
+std::uint32_t max_queue_depth(const Trace& t, TrackId track) {
+  const ApiCallTable& a = t.api_calls();
+  StreamOrder launches(t, track), starts(t, track);
+  TimeNs s = 0, next_start = 0;
+  RowIndex api = kNoRow, start_api = kNoRow;
+  bool have_start = starts.next(&next_start, &start_api);
+  std::uint64_t launched = 0, started = 0, best = 0;
+  TimeNs previous = std::numeric_limits<TimeNs>::min();
+  while (launches.next(&s, &api)) {
+    if (api == kNoRow) continue;
+    const TimeNs l = a.start[api];
+    if (l < previous) {  // out of order: do it the general way
+      std::vector<TimeNs> ls, ss;
+      StreamOrder all(t, track);
+      while (all.next(&s, &api))
+        if (api != kNoRow) ls.push_back(a.start[api]), ss.push_back(s);
+      std::sort(ls.begin(), ls.end());
+      std::size_t j = 0;
+      best = 0;
+      for (std::size_t k = 0; k < ls.size(); ++k) {
+        while (j < ss.size() && ss[j] <= ls[k]) ++j;
+        best = std::max<std::uint64_t>(best, k + 1 > j ? k + 1 - j : 0);
+      }
+      return static_cast<std::uint32_t>(best);
+    }
+    previous = l;
+    ++launched;
+    while (have_start && next_start <= l) {
+      if (start_api != kNoRow) ++started;
+      have_start = starts.next(&next_start, &start_api);
+    }
+    best = std::max(best, launched > started ? launched - started : 0);
+  }
+  return static_cast<std::uint32_t>(best);
+}
+
+// Calls f(launch call row, op start, op end) for every op with a launching
+// call, per stream and table (the device filter is checked once per stream).
+template <class F>
+void for_each_launch(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, F&& f) {
   for (const RankedTrace& rt : traces) {
     const Trace& t = *rt.trace;
     const ApiCallTable& a = t.api_calls();
-    auto add = [&](const std::vector<TimeNs>& s, const std::vector<TimeNs>& e, const std::vector<RowIndex>& api,
-                   RowIndex i) {
-      const RowIndex c = api[i];
-      if (c == kNoRow) return;
-      const TimeNs launch = a.end[c] - a.start[c], run = e[i] - s[i];
-      cpu.push_back(launch);
-      gpu.push_back(run);
-      delay.push_back(s[i] - a.end[c]);
-      if (run < launch) ++out.short_kernels;
-      if (launch > 50'000) ++out.runtime_outliers;
-      if (s[i] - a.end[c] > 100'000) ++out.launch_delay_outliers;
-      launches.push_back(a.start[c]);
-      starts.push_back(s[i]);
-    };
     for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
       if (!on_device(t, tr, opt.device)) continue;
-      launches.clear();
-      starts.clear();
-      std::vector<std::size_t> runs{0};  // each table's rows on the track are in start order
-      for (TableId table : {TableId::kernels, TableId::memcpys, TableId::memsets}) {
-        const RowRange rows = t.rows_of(table, tr);
-        for (RowIndex i = rows.begin; i < rows.end; ++i) {
-          if (table == TableId::kernels) add(t.kernels().start, t.kernels().end, t.kernels().api, i);
-          else if (table == TableId::memcpys) add(t.memcpys().start, t.memcpys().end, t.memcpys().api, i);
-          else add(t.memsets().start, t.memsets().end, t.memsets().api, i);
-        }
-        if (starts.size() > runs.back()) runs.push_back(starts.size());
-      }
-      // HTA's queue length: +1 when an op is launched, -1 when it starts.
-      if (!std::is_sorted(starts.begin(), starts.end())) intervals::merge_sorted_runs(starts, runs);
-      if (!std::is_sorted(launches.begin(), launches.end())) std::sort(launches.begin(), launches.end());
-      std::size_t started = 0;
-      for (std::size_t k = 0; k < launches.size(); ++k) {
-        while (started < starts.size() && starts[started] <= launches[k]) ++started;
-        const std::size_t depth = k + 1 > started ? k + 1 - started : 0;
-        out.max_queue_depth = std::max<std::uint32_t>(out.max_queue_depth, static_cast<std::uint32_t>(depth));
-      }
+      auto rows = [&](TableId table, const std::vector<TimeNs>& s, const std::vector<TimeNs>& e,
+                      const std::vector<RowIndex>& api) {
+        const RowRange r = t.rows_of(table, tr);
+        for (RowIndex i = r.begin; i < r.end; ++i)
+          if (api[i] != kNoRow) f(a, api[i], s[i], e[i]);
+      };
+      rows(TableId::kernels, t.kernels().start, t.kernels().end, t.kernels().api);
+      rows(TableId::memcpys, t.memcpys().start, t.memcpys().end, t.memcpys().api);
+      rows(TableId::memsets, t.memsets().start, t.memsets().end, t.memsets().api);
     }
   }
-  out.launches = cpu.size();
-  out.cpu_launch = summarize(cpu);
-  out.gpu_duration = summarize(gpu);
-  out.launch_delay = summarize(delay);
-  out.short_kernel_share = out.launches ? double(out.short_kernels) / double(out.launches) : 0.0;
+}
+
+}  // namespace
+
+void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, Profile* p) {
+  LaunchStats& out = p->launches;
+  std::size_t ops = 0;
+  for (const RankedTrace& rt : traces)
+    ops += rt.trace->kernels().size() + rt.trace->memcpys().size() + rt.trace->memsets().size();
+  // One scratch array, filled with each quantity in turn; the first fill also counts.
+  ScratchArray<TimeNs> values(ops);
+  std::size_t n = 0;
+  for_each_launch(traces, opt, [&](const ApiCallTable& a, RowIndex c, TimeNs s, TimeNs e) {
+    const TimeNs launch = a.end[c] - a.start[c];
+    values[n++] = launch;
+    out.short_kernels += e - s < launch;
+    out.runtime_outliers += launch > 50'000;
+    out.launch_delay_outliers += s - a.end[c] > 100'000;
+  });
+  out.launches = n;
+  out.short_kernel_share = n ? double(out.short_kernels) / double(n) : 0.0;
+  out.cpu_launch = summarize(values.span(0, n));
+  auto stats_of = [&](auto value) {
+    std::size_t i = 0;
+    for_each_launch(traces, opt, [&](const ApiCallTable& a, RowIndex c, TimeNs s, TimeNs e) {
+      values[i++] = value(a, c, s, e);
+    });
+    return summarize(values.span(0, n));
+  };
+  out.gpu_duration = stats_of([](const ApiCallTable&, RowIndex, TimeNs s, TimeNs e) { return e - s; });
+  out.launch_delay = stats_of([](const ApiCallTable& a, RowIndex c, TimeNs s, TimeNs) { return s - a.end[c]; });
+  for (const RankedTrace& rt : traces)
+    for (TrackId tr = 0; tr < rt.trace->tracks().size(); ++tr)
+      if (on_device(*rt.trace, tr, opt.device))
+        out.max_queue_depth = std::max(out.max_queue_depth, max_queue_depth(*rt.trace, tr));
 }
 
 }  // namespace gpuscope::detail

@@ -1,9 +1,14 @@
 // HTA-exact numbers. See hta.h for the rules; this file only applies them.
 //
-// [SECTION] Op selection (ProfilerStep filter, stream filter)
+// [SECTION] HTA's op rules (shared with the device sweep: detail/hta_rules.h)
 // [SECTION] HTA's µs grid
 // [SECTION] pandas-style interval merging
 // [SECTION] Temporal breakdown, idle breakdown, comm/comp overlap
+//
+// This is the reference emulation: it sorts every selected op, as pandas
+// does, which is simple and exact. The Profile's per-device numbers come from
+// the device sweep (device_pass.cpp) with the same rules and no sort; golden
+// tests check both against HTA's own output.
 #include "analysis/hta.h"
 
 #include <algorithm>
@@ -15,13 +20,16 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+
+#include "analysis/detail/hta_rules.h"
 
 namespace gpuscope {
 
-namespace {
+// [SECTION] HTA's op rules ----------------------------------------------------------------------
 
-// [SECTION] Op selection --------------------------------------------------------------------
+namespace detail {
+
+namespace {
 
 // The start of the last ProfilerStep#N when there are >= 2 distinct ones, else
 // "no filter". Step ranges on GPU tracks (Kineto also writes a GPU-side
@@ -42,46 +50,44 @@ bool last_profiler_step_start(const Trace& t, TimeNs* cutoff) {
   return true;
 }
 
-// Decides which GPU ops HTA keeps.
-class OpFilter {
- public:
-  explicit OpFilter(const Trace& t) : t_(t) {
-    active_ = last_profiler_step_start(t, &cutoff_);
-    if (!active_) return;
-    // Correlations of CPU-side events that are not API calls: cuda_sync events
-    // without a stream (other than Event/Context Sync, which HTA counts as GPU ops).
-    const SyncTable& s = t.syncs();
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      const SyncType type = s.type_at(i);
-      if (s.stream[i] == kNoId && type != SyncType::event && type != SyncType::context && s.start[i] < cutoff_)
-        extra_.insert(s.correlation[i]);
-    }
-    // Syncs that are GPU ops find their API call by correlation.
-    if (s.size()) {
-      const ApiCallTable& a = t.api_calls();
-      for (std::size_t i = 0; i < a.size(); ++i)
-        if (a.start[i] < cutoff_) api_before_.insert(a.correlation[i]);
-    }
-  }
+}  // namespace
 
-  // A kernel/memcpy/memset with its correlation and launching API row.
-  bool keep(std::uint32_t correlation, RowIndex api) const {
-    if (!active_ || correlation == 0) return true;
-    if (api != kNoRow && t_.api_calls().start[api] < cutoff_) return true;
-    return extra_.count(correlation) != 0;
+HtaOpFilter::HtaOpFilter(const Trace& t) : t_(t) {
+  active_ = last_profiler_step_start(t, &cutoff_);
+  if (!active_) return;
+  // Correlations of CPU-side events that are not API calls: cuda_sync events
+  // without a stream (other than Event/Context Sync, which HTA counts as GPU ops).
+  const SyncTable& s = t.syncs();
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const SyncType type = s.type_at(i);
+    if (s.stream[i] == kNoId && type != SyncType::event && type != SyncType::context && s.start[i] < cutoff_)
+      extra_.insert(s.correlation[i]);
   }
-  // A sync row (no API link column): by correlation.
-  bool keep_sync(std::uint32_t correlation) const {
-    if (!active_ || correlation == 0) return true;
-    return api_before_.count(correlation) != 0 || extra_.count(correlation) != 0;
+  // Syncs that are GPU ops find their API call by correlation.
+  if (s.size()) {
+    const ApiCallTable& a = t.api_calls();
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a.start[i] < cutoff_) api_before_.insert(a.correlation[i]);
   }
+}
 
- private:
-  const Trace& t_;
-  bool active_ = false;
-  TimeNs cutoff_ = 0;
-  std::unordered_set<std::uint32_t> extra_, api_before_;
-};
+bool hta_non_compute(std::string_view name) {
+  if (name.starts_with("nccl") || name.starts_with("Stream Wait Event") || name.starts_with("runFunction") ||
+      name.starts_with("hip") || name.starts_with("hccl"))
+    return true;
+  if (name.find("Memcpy") != std::string_view::npos || name.find("Memset") != std::string_view::npos ||
+      name.find("dma") != std::string_view::npos || name.find("Sync") != std::string_view::npos)
+    return true;
+  const std::size_t c = name.find("cuda");  // cuda.*LaunchKernel
+  return c != std::string_view::npos && name.find("LaunchKernel", c + 4) != std::string_view::npos;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::HtaComputeNames;
+using detail::HtaOpFilter;
 
 // [SECTION] HTA's µs grid -----------------------------------------------------------------
 
@@ -98,7 +104,7 @@ class Grid {
   TimeRange op(TimeNs start, TimeNs end) const {
     if (!sub_us_) return {start, end};
     const double ts = json_us(start - origin_);
-    const double dur = static_cast<double>(end - start) / 1000.0;  // exact operand: correctly rounded
+    const double dur = static_cast<double>(end - start) / 1000.0;  // exact operands: correctly rounded
     return {static_cast<TimeNs>(std::ceil(ts)) * 1000, static_cast<TimeNs>(std::floor(ts + dur)) * 1000};
   }
   TimeNs point(TimeNs t) const {
@@ -114,8 +120,10 @@ class Grid {
     if (ns > -(TimeNs{1} << 53) && ns < (TimeNs{1} << 53)) return static_cast<double>(ns) / 1000.0;
     char buf[48];
     const TimeNs whole = ns / 1000, frac = ns % 1000;
-    if (ns < 0) std::snprintf(buf, sizeof buf, "-%lld.%03lld", -static_cast<long long>(whole), -static_cast<long long>(frac));
-    else std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(whole), static_cast<long long>(frac));
+    if (ns < 0)
+      std::snprintf(buf, sizeof buf, "-%lld.%03lld", -static_cast<long long>(whole), -static_cast<long long>(frac));
+    else
+      std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(whole), static_cast<long long>(frac));
     return std::strtod(buf, nullptr);
   }
 
@@ -130,15 +138,14 @@ struct Iv {
   bool compute;
 };
 
-// HTA's merge_kernel_intervals, then sums: returns (span, merged length).
 struct Merged {
   TimeNs first_start = 0, last_end = 0, length = 0;
   bool any = false;
 };
 
-// pandas: group = (ts > end.shift().cummax()).cumsum(), then per group
-// min(ts) .. max(end). A group may be inverted (end < start) after rounding and
-// then subtracts, exactly as in HTA.
+// HTA's merge_kernel_intervals then sums: pandas' group = (ts >
+// end.shift().cummax()).cumsum(), each group min(ts) .. max(end). A group may
+// be inverted (end < start) after rounding and then subtracts, as in HTA.
 Merged merge_pandas(const std::vector<Iv>& sorted, bool compute_only) {
   Merged m;
   TimeNs group_start = 0, group_end = 0, cummax = 0;
@@ -165,40 +172,35 @@ Merged merge_pandas(const std::vector<Iv>& sorted, bool compute_only) {
   return m;
 }
 
-// HTA's non-compute name patterns (Python re.search semantics).
-bool hta_non_compute(std::string_view name) {
-  if (name.starts_with("nccl") || name.starts_with("Stream Wait Event") || name.starts_with("runFunction") ||
-      name.starts_with("hip") || name.starts_with("hccl"))
-    return true;
-  if (name.find("Memcpy") != std::string_view::npos || name.find("Memset") != std::string_view::npos ||
-      name.find("dma") != std::string_view::npos || name.find("Sync") != std::string_view::npos)
-    return true;
-  // cuda.*LaunchKernel
-  const std::size_t c = name.find("cuda");
-  if (c != std::string_view::npos && name.find("LaunchKernel", c + 4) != std::string_view::npos) return true;
-  return false;
-}
-
 constexpr TrackId kNoTrack = 0xffffffffu;
 
-// Collects HTA's op set for the temporal breakdown (with syncs) or the idle
-// breakdown (without).
+// Calls f(track, start, end, compute, api row) for HTA's op set on `device`
+// (kNoDevice: all): kernels, memcpys, memsets, and — for the temporal
+// breakdown — the syncs that carry a stream.
 template <class F>
-void for_each_hta_op(const Trace& t, const OpFilter& filter, bool with_syncs, F&& f) {
+void for_each_hta_op(const Trace& t, std::uint32_t device, bool with_syncs, F&& f) {
+  const HtaOpFilter filter(t);
+  HtaComputeNames compute(t);
   const KernelTable& k = t.kernels();
-  for (std::size_t i = 0; i < k.size(); ++i)
-    if (filter.keep(k.correlation[i], k.api[i]))
-      f(k.track[i], k.start[i], k.end[i], !hta_non_compute(t.str(k.name[i])), k.api[i]);
   const MemcpyTable& m = t.memcpys();
-  for (std::size_t i = 0; i < m.size(); ++i)
-    if (filter.keep(m.correlation[i], m.api[i])) f(m.track[i], m.start[i], m.end[i], false, m.api[i]);
-  const MemsetTable& s = t.memsets();
-  for (std::size_t i = 0; i < s.size(); ++i)
-    if (filter.keep(s.correlation[i], s.api[i])) f(s.track[i], s.start[i], s.end[i], false, s.api[i]);
+  const MemsetTable& z = t.memsets();
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    const Track& track = t.tracks()[tr];
+    if (track.kind != TrackKind::gpu || (device != kNoDevice && track.device != device)) continue;
+    RowRange r = t.rows_of(TableId::kernels, tr);
+    for (RowIndex i = r.begin; i < r.end; ++i)
+      if (filter.keep(k.correlation[i], k.api[i])) f(tr, k.start[i], k.end[i], compute(k.name[i]), k.api[i]);
+    r = t.rows_of(TableId::memcpys, tr);
+    for (RowIndex i = r.begin; i < r.end; ++i)
+      if (filter.keep(m.correlation[i], m.api[i])) f(tr, m.start[i], m.end[i], false, m.api[i]);
+    r = t.rows_of(TableId::memsets, tr);
+    for (RowIndex i = r.begin; i < r.end; ++i)
+      if (filter.keep(z.correlation[i], z.api[i])) f(tr, z.start[i], z.end[i], false, z.api[i]);
+  }
   if (!with_syncs) return;
   const SyncTable& y = t.syncs();
   for (std::size_t i = 0; i < y.size(); ++i)
-    if (y.stream[i] != kNoId && filter.keep_sync(y.correlation[i]))
+    if (y.stream[i] != kNoId && (device == kNoDevice || y.device[i] == device) && filter.keep_sync(y.correlation[i]))
       f(kNoTrack, y.start[i], y.end[i], false, kNoRow);  // "… Sync": non-compute
 }
 
@@ -208,37 +210,43 @@ void for_each_hta_op(const Trace& t, const OpFilter& filter, bool with_syncs, F&
 
 bool has_sub_us_timestamps(const Trace& trace) { return trace.meta().property("chrome.sub_us_timestamps") == "1"; }
 
-TemporalBreakdown hta_temporal_breakdown(const Trace& t) {
-  const OpFilter filter(t);
+TemporalBreakdown hta_temporal_breakdown(const Trace& t, std::uint32_t device) {
   const Grid grid(t);
   std::vector<Iv> ivs;
-  ivs.reserve(t.kernels().size() + t.memcpys().size() + t.memsets().size());
-  for_each_hta_op(t, filter, true, [&](TrackId, TimeNs s, TimeNs e, bool compute, RowIndex) {
+  for_each_hta_op(t, device, true, [&](TrackId, TimeNs s, TimeNs e, bool compute, RowIndex) {
     const TimeRange r = grid.op(s, e);
     ivs.push_back({r.start, r.end, compute});
   });
   std::sort(ivs.begin(), ivs.end(),
             [](const Iv& a, const Iv& b) { return a.start != b.start ? a.start < b.start : a.end < b.end; });
+  const Merged all = merge_pandas(ivs, false);
+  const Merged comp = merge_pandas(ivs, true);
   TemporalBreakdown tb;
   tb.rank = std::max(0, t.meta().rank);
-  const Merged all = merge_pandas(ivs, false);
+  tb.device = device;
   if (!all.any) return tb;
-  const Merged comp = merge_pandas(ivs, true);
-  tb.span_ns = all.last_end - all.first_start;
-  tb.idle_ns = tb.span_ns - all.length;
-  tb.compute_ns = comp.length;
-  tb.non_compute_ns = tb.span_ns - tb.idle_ns - tb.compute_ns;
-  if (tb.span_ns > 0) {
-    const double span = static_cast<double>(tb.span_ns);
-    tb.idle_share = static_cast<double>(tb.idle_ns) / span;
-    tb.compute_share = static_cast<double>(tb.compute_ns) / span;
-    tb.non_compute_share = static_cast<double>(tb.non_compute_ns) / span;
+  return make_temporal_breakdown(tb.rank, device, all.last_end - all.first_start, all.length, comp.length);
+}
+
+TemporalBreakdown make_temporal_breakdown(std::int32_t rank, std::uint32_t device, TimeNs span, TimeNs busy,
+                                          TimeNs compute) {
+  TemporalBreakdown tb;
+  tb.rank = rank;
+  tb.device = device;
+  tb.span_ns = span;
+  tb.idle_ns = span - busy;
+  tb.compute_ns = compute;
+  tb.non_compute_ns = span - tb.idle_ns - compute;
+  if (span > 0) {
+    const double d = static_cast<double>(span);
+    tb.idle_share = static_cast<double>(tb.idle_ns) / d;
+    tb.compute_share = static_cast<double>(tb.compute_ns) / d;
+    tb.non_compute_share = static_cast<double>(tb.non_compute_ns) / d;
   }
   return tb;
 }
 
 std::vector<IdleByCause> hta_idle_breakdown(const Trace& t, double consecutive_kernel_delay_us) {
-  const OpFilter filter(t);
   const Grid grid(t);
   struct Op {
     TrackId track;
@@ -246,7 +254,7 @@ std::vector<IdleByCause> hta_idle_breakdown(const Trace& t, double consecutive_k
   };
   std::vector<Op> ops;
   constexpr TimeNs kNone = std::numeric_limits<TimeNs>::min();
-  for_each_hta_op(t, filter, false, [&](TrackId track, TimeNs s, TimeNs e, bool, RowIndex api) {
+  for_each_hta_op(t, kNoDevice, false, [&](TrackId track, TimeNs s, TimeNs e, bool, RowIndex api) {
     const TimeRange r = grid.op(s, e);
     ops.push_back({track, r.start, r.end, api == kNoRow ? kNone : grid.point(t.api_calls().start[api])});
   });
@@ -275,7 +283,7 @@ std::vector<IdleByCause> hta_idle_breakdown(const Trace& t, double consecutive_k
 }
 
 double hta_comm_comp_overlap(const Trace& t) {
-  const OpFilter filter(t);
+  const HtaOpFilter filter(t);
   const Grid grid(t);
   std::vector<TimeRange> comm, comp;
   const KernelTable& k = t.kernels();

@@ -29,9 +29,14 @@
 
 namespace gpuscope {
 
-// HTA's get_temporal_breakdown for one trace (one rank): all devices together.
-// Times are ns (µs × 1000 on the rounded grid for sub-µs traces).
-TemporalBreakdown hta_temporal_breakdown(const Trace& trace);
+// HTA's get_temporal_breakdown for one trace (one rank): all devices
+// together, or one device. Times are ns (µs × 1000 on the rounded grid for
+// sub-µs traces). The reference emulation: it sorts every selected op.
+TemporalBreakdown hta_temporal_breakdown(const Trace& trace, std::uint32_t device = kNoDevice);
+
+// A breakdown from its measured parts (shares follow).
+TemporalBreakdown make_temporal_breakdown(std::int32_t rank, std::uint32_t device, TimeNs span, TimeNs busy,
+                                          TimeNs compute);
 
 // HTA's get_idle_time_breakdown (consecutive_kernel_delay in the trace's µs,
 // default 30): per stream, gaps between consecutive kernels/memcpys/memsets

@@ -213,8 +213,11 @@ struct MemcpyStats {
 
 // Computed exactly as Holistic Trace Analysis does (its event selection and its
 // µs rounding), so users who know HTA see the same numbers.
+// One entry per rank — per (rank, device) when a trace holds several GPUs
+// (HTA's traces hold one GPU per rank, gpuscope's may hold several).
 struct TemporalBreakdown {
   std::int32_t rank = 0;
+  std::uint32_t device = kNoDevice;  // kNoDevice: every device of the rank
   TimeNs span_ns = 0, idle_ns = 0, compute_ns = 0, non_compute_ns = 0;
   double idle_share = 0, compute_share = 0, non_compute_share = 0;
 };

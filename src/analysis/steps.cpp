@@ -3,12 +3,13 @@
 // [SECTION] Where steps come from: ProfilerStep#N, NVTX/annotation ranges, the kernel pattern
 // [SECTION] From a CPU range to a GPU step
 // [SECTION] The repeating kernel pattern
-// [SECTION] Breakdown and entry point
+// [SECTION] Entry point
 //
 // A step found on the CPU (a range on the thread that launches the work)
 // becomes, on each device it launched work to, the range from the CPU range's
 // start to the end of the last GPU op it launched — GPU work runs behind the
-// CPU — clipped so consecutive steps of a device never overlap.
+// CPU — clipped so consecutive steps of a device never overlap. The device
+// pass fills in their breakdown.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -20,8 +21,6 @@
 namespace gpuscope::detail {
 
 namespace {
-
-using namespace intervals;
 
 // [SECTION] Where steps come from ----------------------------------------------------------------
 
@@ -187,45 +186,35 @@ std::vector<TimeRange> pattern_steps(const Trace& t, const std::vector<TrackId>&
   return out;
 }
 
-// [SECTION] Breakdown and entry point -----------------------------------------------------------------
+// [SECTION] Entry point ---------------------------------------------------------------------------------
 
-struct SetIndexes {
-  explicit SetIndexes(const DeviceSets& s)
-      : all(s.all), compute(s.compute), comm(s.exposed_comm), mem(s.mem_exposed), input(s.input_wait),
-        host_wait(s.host_wait_gaps) {}
-  LengthIndex all, compute, comm, mem, input, host_wait;
-};
-
-void fill_breakdown(Step* st, const SetIndexes& ix) {
-  const TimeRange r = st->range;
-  st->compute_ns = ix.compute.length_within(r);
-  st->communication_ns = ix.comm.length_within(r);
-  st->memcpy_ns = ix.mem.length_within(r);
-  st->idle_ns = r.duration() - ix.all.length_within(r);
-  st->input_wait_ns = ix.input.length_within(r);
-  st->host_wait_ns = ix.host_wait.length_within(r);
+bool device_busy_during(const Trace& t, const std::vector<TrackId>& tracks, TimeRange r) {
+  for (TrackId tr : tracks)
+    for (TableId table : {TableId::kernels, TableId::memcpys, TableId::memsets})
+      if (!t.rows_overlapping(table, tr, r.start, r.end).empty()) return true;
+  return false;
 }
 
 }  // namespace
 
-StepSource step_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<DeviceSets>& sets,
-                     std::vector<Step>* steps) {
+StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps) {
   const Trace& t = *rt.trace;
-  std::map<std::uint32_t, const DeviceSets*> by_device;
-  for (const DeviceSets& s : sets) by_device[s.device] = &s;
-  if (by_device.empty()) return StepSource::none;
+  std::map<std::uint32_t, std::vector<TrackId>> tracks;
+  for (TrackId i = 0; i < t.tracks().size(); ++i)
+    if (on_device(t, i, opt.device)) tracks[t.tracks()[i].device].push_back(i);
+  if (tracks.empty()) return StepSource::none;
 
   StepSource source = StepSource::none;
-  std::vector<Step> found;  // in the trace's own clock
+  std::vector<Step> found;
   for (const CpuStep& cs : cpu_steps(t, &source)) {
     auto launched = launched_in(t, cs, opt.device);
     if (launched.empty()) {
       // The step's own thread launched nothing: every device busy during it.
-      for (const auto& [dev, s] : by_device)
-        if (length_within(s->all, cs.range) > 0) launched[dev] = {cs.range.end, 1};
+      for (const auto& [dev, trs] : tracks)
+        if (device_busy_during(t, trs, cs.range)) launched[dev] = {cs.range.end, 1};
     }
     for (const auto& [dev, e] : launched) {
-      if (!by_device.count(dev)) continue;
+      if (!tracks.count(dev)) continue;
       Step st;
       st.name = cs.name;
       st.index = cs.index;
@@ -237,11 +226,7 @@ StepSource step_pass(const RankedTrace& rt, const AnalysisOptions& opt, const st
   }
   if (found.empty()) {
     source = StepSource::none;
-    std::map<std::uint32_t, std::vector<TrackId>> tracks;
-    for (TrackId i = 0; i < t.tracks().size(); ++i)
-      if (on_device(t, i, opt.device)) tracks[t.tracks()[i].device].push_back(i);
     for (const auto& [dev, trs] : tracks) {
-      if (!by_device.count(dev)) continue;
       std::int32_t n = 0;
       for (const TimeRange& r : pattern_steps(t, trs)) {
         Step st;
@@ -260,26 +245,16 @@ StepSource step_pass(const RankedTrace& rt, const AnalysisOptions& opt, const st
   std::stable_sort(found.begin(), found.end(), [](const Step& a, const Step& b) {
     return a.device != b.device ? a.device < b.device : a.range.start < b.range.start;
   });
+  std::map<std::uint32_t, std::int32_t> next_index;
   for (std::size_t i = 0; i < found.size(); ++i) {
     Step& st = found[i];
     if (i > 0 && found[i - 1].device == st.device) {
       st.range.start = std::max(st.range.start, found[i - 1].range.end);
       st.range.end = std::max(st.range.end, st.range.start);
     }
+    if (st.index < 0) st.index = next_index[st.device]++;
   }
-  std::map<std::uint32_t, std::int32_t> next_index;
-  for (auto& [dev, s] : by_device) {
-    const SetIndexes ix(*s);
-    for (Step& st : found) {
-      if (st.device != dev) continue;
-      if (st.index < 0) st.index = next_index[dev]++;
-      fill_breakdown(&st, ix);
-    }
-  }
-  for (Step& st : found) {
-    st.range = rt.shift(st.range);
-    steps->push_back(std::move(st));
-  }
+  for (Step& st : found) steps->push_back(std::move(st));
   return source;
 }
 

@@ -1,21 +1,17 @@
 // Per stream and per host thread: idle time by cause, host synchronizations,
-// copies, and how the optimizer's kernels sit next to the rest.
+// copies.
 //
 // [SECTION] Idle by cause per stream
 // [SECTION] Host synchronizations
 // [SECTION] Copies
-// [SECTION] Weight update
 // [SECTION] Entry point
 #include <algorithm>
-#include <map>
 
 #include "analysis/detail/context.h"
 
 namespace gpuscope::detail {
 
 namespace {
-
-using namespace intervals;
 
 // [SECTION] Idle by cause per stream ---------------------------------------------------------
 
@@ -70,41 +66,14 @@ void idle_by_stream(const RankedTrace& rt, const AnalysisOptions& opt, Profile* 
 
 // [SECTION] Host synchronizations -----------------------------------------------------------
 
-// GPU idle from `when` to the next op on the device, if the device was idle at `when`.
-TimeNs idle_after(const DeviceSets& s, TimeNs when, TimeRange* gap) {
-  auto it = std::lower_bound(s.all.begin(), s.all.end(), when,
-                             [](const TimeRange& r, TimeNs t) { return r.end <= t; });
-  if (it == s.all.end()) return 0;           // nothing ran after: end of the trace
-  if (it->start <= when) return 0;           // busy at that moment
-  *gap = {when, it->start};
-  return it->start - when;
-}
-
 bool is_sync_api(std::string_view name) {
   return name.find("Synchronize") != std::string_view::npos &&
          (name.starts_with("cuda") || name.starts_with("cu"));
 }
 
-void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<DeviceSets>& sets, Profile* p,
-                Evidence* ev) {
+void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p) {
   const Trace& t = *rt.trace;
   SyncStats& out = p->syncs;
-  // Idle while the host loads input is input wait, not the sync's doing.
-  auto count_idle = [&](std::uint32_t device, TimeNs end) {
-    TimeNs best = 0;
-    TimeRange best_gap;
-    for (const DeviceSets& s : sets) {
-      if (device != kNoDevice && s.device != device) continue;
-      TimeRange gap;
-      const TimeNs idle = idle_after(s, end, &gap);
-      const TimeNs blamed = idle > 0 ? idle - length_within(s.input_wait, gap) : 0;
-      if (blamed > best) best = blamed, best_gap = gap;
-    }
-    if (best > 0) {
-      out.gpu_idle_after_ns += best;
-      ev->sync_idle.add(rt.shift(best_gap), best);
-    }
-  };
   const SyncTable& y = t.syncs();
   if (y.size()) {
     for (std::size_t i = 0; i < y.size(); ++i) {
@@ -119,7 +88,6 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const std::ve
         case SyncType::event: ++out.event_syncs; break;
         default: break;
       }
-      count_idle(y.device[i], y.end[i]);
     }
     return;
   }
@@ -141,7 +109,6 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const std::ve
     if (k == 1) ++out.device_syncs;
     else if (k == 2) ++out.stream_syncs;
     else ++out.event_syncs;
-    count_idle(kNoDevice, a.end[i]);
   }
 }
 
@@ -191,61 +158,14 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
   }
 }
 
-// [SECTION] Weight update -------------------------------------------------------------------------
-
-// How much of the optimizer's kernel time other kernels run alongside.
-void weight_update(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* ev) {
-  const Trace& t = *rt.trace;
-  const KernelTable& k = t.kernels();
-  std::map<std::uint32_t, std::vector<TrackId>> tracks;
-  for (TrackId tr = 0; tr < t.tracks().size(); ++tr)
-    if (on_device(t, tr, opt.device)) tracks[t.tracks()[tr].device].push_back(tr);
-  for (const auto& [dev, trs] : tracks) {
-    std::vector<TimeRange> mine, others;
-    for (TrackId tr : trs) {
-      const RowRange rows = t.rows_of(TableId::kernels, tr);
-      for (RowIndex i = rows.begin; i < rows.end; ++i) {
-        if (k.category_at(i) != KernelCategory::optimizer) continue;
-        mine.push_back({k.start[i], k.end[i]});
-        ++ev->optimizer_kernels;
-        for (TrackId other : trs) {
-          if (other == tr) continue;
-          const RowRange o = t.rows_overlapping(TableId::kernels, other, k.start[i], k.end[i]);
-          for (RowIndex j = o.begin; j < o.end; ++j) {
-            if (k.category_at(j) == KernelCategory::optimizer) continue;
-            const TimeNs s = std::max(k.start[i], k.start[j]), e = std::min(k.end[i], k.end[j]);
-            if (s < e) others.push_back({s, e});
-          }
-        }
-      }
-    }
-    if (mine.empty()) continue;
-    const IntervalSet opt_u = union_of(std::move(mine));
-    const IntervalSet with = union_of(std::move(others));
-    ev->optimizer_ns += length(opt_u);
-    ev->optimizer_overlapped_ns += intersection_length(opt_u, with);
-    // Contiguous runs of lone optimizer work, merged across gaps shorter than
-    // the launch latency, are what the viewer should show.
-    IntervalSet alone = subtract(opt_u, with);
-    IntervalSet runs;
-    for (const TimeRange& r : alone) {
-      if (!runs.empty() && r.start - runs.back().end < opt.consecutive_kernel_delay_ns) runs.back().end = r.end;
-      else runs.push_back(r);
-    }
-    for (const TimeRange& r : runs) ev->optimizer.add(rt.shift(r), r.duration());
-  }
-}
-
 }  // namespace
 
 // [SECTION] Entry point ---------------------------------------------------------------------------
 
-void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<DeviceSets>& sets,
-                 Profile* p, Evidence* ev) {
+void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evidence* ev) {
   idle_by_stream(rt, opt, p);
-  host_syncs(rt, opt, sets, p, ev);
+  host_syncs(rt, opt, p);
   copies(rt, opt, p, ev);
-  weight_update(rt, opt, ev);
 }
 
 }  // namespace gpuscope::detail

@@ -16,13 +16,10 @@
 #include <vector>
 
 #include "analysis/analyze.h"
-#include "analysis/intervals.h"
 #include "analysis/profile.h"
 #include "trace/trace.h"
 
 namespace gpuscope::detail {
-
-using intervals::IntervalSet;
 
 // One trace of a job, with its place on the job's clock.
 struct RankedTrace {
@@ -80,19 +77,6 @@ class TopRanges {
   std::uint64_t count_ = 0;
 };
 
-// Per device of one trace: the sets the step pass and the findings measure.
-struct DeviceSets {
-  std::uint32_t device = 0;
-  TimeRange window;
-  IntervalSet all;             // every GPU op
-  IntervalSet compute;         // non-communication kernels
-  IntervalSet exposed_comm;    // communication \ compute
-  IntervalSet mem_exposed;     // memcpys and memsets \ kernels
-  IntervalSet gaps;            // window \ all
-  IntervalSet host_wait_gaps;  // the gaps ended by an op launched after the gap began
-  IntervalSet input_wait;      // gaps during which the host was loading data
-};
-
 // Everything findings need beyond the Profile's numbers.
 struct Evidence {
   explicit Evidence(std::size_t keep = 10) {
@@ -120,17 +104,17 @@ struct Evidence {
 
 // [SECTION] Passes (one .cpp each)
 
-// device_pass.cpp: DeviceSummary rows and the per-device sets.
-void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<DeviceSummary>* summaries,
-                 std::vector<DeviceSets>* sets, Evidence* ev);
+// steps.cpp: the steps of one trace (ranges, names, devices; in the trace's
+// own clock, no breakdown yet), non-overlapping per device.
+StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps);
 
-// steps.cpp: steps of one trace, with their breakdown on each device.
-StepSource step_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<DeviceSets>& sets,
-                     std::vector<Step>* steps);
+// device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the
+// breakdown of `steps`, GPU idle after host synchronizations, and evidence.
+void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
+                 std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev);
 
-// streams.cpp: idle by cause per stream, syncs, copies of one trace.
-void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<DeviceSets>& sets,
-                 Profile* p, Evidence* ev);
+// streams.cpp: idle by cause per stream, host synchronization counts, copies.
+void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evidence* ev);
 
 // hotspots.cpp: categories, hotspots and launch statistics over all traces.
 void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, Profile* p, Evidence* ev);
