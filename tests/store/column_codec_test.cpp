@@ -79,7 +79,7 @@ void round_trip_type() {
         const std::vector<T> v = make_values<T>(rng, shape, n);
         ByteWriter out;
         encode_column<T>("col", v.data(), n, nullptr, min_one, out, scratch);
-        ByteCursor in(out.bytes().data(), out.size());
+        ByteCursor in(out.data(), out.size());
         const ColumnBlob blob = parse_column(in, n);
         EXPECT_TRUE(in.done());
         EXPECT_EQ(blob.name, "col");
@@ -117,7 +117,7 @@ TEST(ColumnCodec, EndTimesRelativeToStart) {
     ByteWriter out;
     encode_column<TimeNs>("start", start.data(), n, nullptr, true, out, scratch);
     encode_column<TimeNs>("end", end.data(), n, start.data(), false, out, scratch);
-    ByteCursor in(out.bytes().data(), out.size());
+    ByteCursor in(out.data(), out.size());
     const ColumnBlob s = parse_column(in, n), e = parse_column(in, n);
     EXPECT_EQ(std::max(1, brute_force_width(start, nullptr)), s.width);
     EXPECT_TRUE(e.mode & kModeRelativeFlag);
@@ -136,7 +136,7 @@ TEST(ColumnCodec, RejectsValuesThatDoNotFitAndWrongTypes) {
   const std::vector<std::uint32_t> big = {1, 70000, 3};
   ByteWriter out;
   encode_column<std::uint32_t>("x", big.data(), big.size(), nullptr, false, out, scratch);
-  ByteCursor in(out.bytes().data(), out.size());
+  ByteCursor in(out.data(), out.size());
   const ColumnBlob blob = parse_column(in, big.size());
   std::vector<std::uint16_t> narrow(3);
   EXPECT_THROW(decode_column<std::uint16_t>(blob, 3, nullptr, narrow.data(), scratch), FormatError);
@@ -150,7 +150,7 @@ TEST(ColumnCodec, RejectsValuesThatDoNotFitAndWrongTypes) {
   const std::vector<std::int64_t> neg = {-5, std::numeric_limits<std::int32_t>::min() - 1ll};
   ByteWriter o2;
   encode_column<std::int64_t>("y", neg.data(), 2, nullptr, false, o2, scratch);
-  ByteCursor in2(o2.bytes().data(), o2.size());
+  ByteCursor in2(o2.data(), o2.size());
   const ColumnBlob b2 = parse_column(in2, 2);
   std::vector<std::int32_t> i32(2);
   EXPECT_THROW(decode_column<std::int32_t>(b2, 2, nullptr, i32.data(), scratch), FormatError);
@@ -162,10 +162,10 @@ TEST(ColumnCodec, ParseRejectsTruncatedAndBadHeaders) {
   ByteWriter out;
   encode_column<std::uint32_t>("x", v.data(), v.size(), nullptr, true, out, scratch);
   for (std::size_t cut = 0; cut < out.size(); ++cut) {
-    ByteCursor in(out.bytes().data(), cut);
+    ByteCursor in(out.data(), cut);
     EXPECT_THROW(parse_column(in, v.size()), FormatError) << cut;
   }
-  auto bytes = out.bytes();
+  std::vector<std::uint8_t> bytes(out.data(), out.data() + out.size());
   bytes[1 + 1 + 2] = 9;  // mode byte after name, class, size
   ByteCursor in(bytes.data(), bytes.size());
   EXPECT_THROW(parse_column(in, v.size()), FormatError);
