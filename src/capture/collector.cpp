@@ -4,10 +4,11 @@
 
 namespace gpuscope::capture {
 
-Collector::Collector(BufferPool& pool, std::unique_ptr<ChunkSink> sink, TraceMeta meta, CollectorOptions options)
+Collector::Collector(BufferPool& pool, std::unique_ptr<ChunkSink> sink,
+                     const std::function<void(TraceBuilder&)>& setup, CollectorOptions options)
     : pool_(pool), sink_(std::move(sink)), opt_(options), decoder_(builder_, options.decoder) {
   if (sink_) path_ = sink_->path();
-  builder_.meta() = std::move(meta);
+  if (setup) setup(builder_);
   declined_base_ = pool_.declined();  // the pool outlives sessions
 }
 
@@ -41,10 +42,10 @@ void Collector::run() {
       publish();
     }
   }
-  // Final drain: the controller forced CUPTI to hand back every buffer before
-  // asking us to stop.
+  // Final drain, after CUPTI was made to hand back every buffer it holds.
+  if (before_finish_) before_finish_();
   drain();
-  decoder_.finish(end_time_);
+  decoder_.finish(end_time_.load(std::memory_order_relaxed));
   write_chunk();
   if (sink_ && !local_.write_failed) {
     try {
@@ -56,6 +57,7 @@ void Collector::run() {
     }
   }
   publish();
+  finished_.store(true, std::memory_order_release);
 }
 
 void Collector::drain() {
@@ -118,7 +120,7 @@ CollectorStats Collector::stop(std::int64_t end_time) {
   if (!started_) return stats();
   if (!stopped_) {
     stopped_ = true;
-    end_time_ = end_time;
+    if (!stop_requested_.load(std::memory_order_acquire)) end_time_.store(end_time, std::memory_order_relaxed);
     {
       std::lock_guard lock(wake_mutex_);
       stop_requested_.store(true, std::memory_order_release);
@@ -127,6 +129,28 @@ CollectorStats Collector::stop(std::int64_t end_time) {
     if (thread_.joinable()) thread_.join();
   }
   return stats();
+}
+
+void Collector::request_finish(std::int64_t end_time) noexcept {
+  if (stop_requested_.load(std::memory_order_acquire)) return;
+  end_time_.store(end_time, std::memory_order_relaxed);
+  // No notify: not async-signal-safe. The consumer sees the flag within a poll.
+  stop_requested_.store(true, std::memory_order_release);
+}
+
+bool Collector::wait_finished(std::chrono::milliseconds timeout) {
+  if (!started_) return true;
+  request_finish(end_time_.load(std::memory_order_relaxed));
+  wake_.notify_all();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!finished() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  if (!finished()) return false;
+  if (!stopped_) {
+    stopped_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  return true;
 }
 
 CollectorStats Collector::stats() const {

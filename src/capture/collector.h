@@ -8,8 +8,9 @@
 // and finishes the file.
 //
 // The collector knows nothing of CUPTI's enable/flush calls: the controller
-// drives those (a forced flush before stop(), say) through `tick`, which runs
-// on the consumer thread at every poll.
+// drives those through hooks that run on the consumer thread: `tick` at every
+// poll (timers, periodic flush) and `before_finish` once, before the final
+// drain (CUPTI's forced flush).
 #pragma once
 
 #include <atomic>
@@ -52,13 +53,17 @@ struct CollectorStats {
 
 class Collector {
  public:
-  Collector(BufferPool& pool, std::unique_ptr<ChunkSink> sink, TraceMeta meta, CollectorOptions options);
+  // `setup` fills the builder's meta, processes… before anything is decoded.
+  Collector(BufferPool& pool, std::unique_ptr<ChunkSink> sink, const std::function<void(TraceBuilder&)>& setup,
+            CollectorOptions options);
   ~Collector();  // stops (as stop(0)) if still running
   Collector(const Collector&) = delete;
   Collector& operator=(const Collector&) = delete;
 
   // Called on the consumer thread before every poll (timers, periodic CUPTI flush).
   void set_tick(std::function<void()> tick) { tick_ = std::move(tick); }
+  // Called on the consumer thread once the loop ends, before the final drain.
+  void set_before_finish(std::function<void()> f) { before_finish_ = std::move(f); }
   // Called on the consumer thread after every chunk written (summary files).
   void set_on_chunk(std::function<void(const CollectorStats&)> f) { on_chunk_ = std::move(f); }
 
@@ -69,6 +74,12 @@ class Collector {
   // Drains, ends open ranges at `end_time`, writes the last chunk, finishes
   // the sink and joins the thread. Idempotent.
   CollectorStats stop(std::int64_t end_time);
+  // The same without waiting: the consumer finishes on its own (within a
+  // poll interval). Async-signal-safe; finished() tells when it is done.
+  void request_finish(std::int64_t end_time) noexcept;
+  bool finished() const noexcept { return finished_.load(std::memory_order_acquire); }
+  // Waits up to `timeout` for finished(); joins the thread when it is.
+  bool wait_finished(std::chrono::milliseconds timeout);
   CollectorStats stats() const;
   const std::string& path() const { return path_; }
 
@@ -84,15 +95,15 @@ class Collector {
   std::string path_;
   TraceBuilder builder_;
   RecordDecoder decoder_;
-  std::function<void()> tick_;
+  std::function<void()> tick_, before_finish_;
   std::function<void(const CollectorStats&)> on_chunk_;
 
   std::thread thread_;
   std::mutex wake_mutex_;
   std::condition_variable wake_;
-  std::atomic<bool> stop_requested_{false}, chunk_requested_{false};
+  std::atomic<bool> stop_requested_{false}, chunk_requested_{false}, finished_{false};
   std::atomic<std::uint64_t> chunks_{0};
-  std::int64_t end_time_ = 0;
+  std::atomic<std::int64_t> end_time_{0};
   std::uint64_t declined_base_ = 0;
   bool started_ = false, stopped_ = false;
 

@@ -30,7 +30,7 @@ inline constexpr const char* kEnvPoolMb = "GPUSCOPE_CAPTURE_POOL_MB";
 inline constexpr const char* kEnvFlushMs = "GPUSCOPE_CAPTURE_FLUSH_MS";
 inline constexpr const char* kEnvReportDir = "GPUSCOPE_CAPTURE_REPORT_DIR";
 
-// "kernel,memcpy,api,nvtx,sync" <-> Trace bits. Parsing returns nullopt and
+// "kernel,memcpy,api,nvtx,sync" <-> TraceFlags bits. Parsing returns nullopt and
 // sets *error for an unknown or empty item.
 std::optional<unsigned> parse_trace_list(std::string_view list, std::string* error);
 std::string trace_list(unsigned trace);

@@ -24,7 +24,7 @@
 namespace gpuscope::capture {
 
 // What to record; combine with |.
-enum Trace : unsigned {
+enum TraceFlags : unsigned {
   kKernel = 1u << 0,  // kernels (concurrent-kernel tracing: the GPU is never serialized)
   kMemcpy = 1u << 1,  // memcpys (with pageable/pinned memory kinds) and memsets
   kApi = 1u << 2,     // CUDA runtime and driver calls; they link each launch to its GPU work
