@@ -2,23 +2,17 @@
 
 #include <exception>
 
-#if GPUSCOPE_CAPTURE_HAVE_STORE
 #include "store/gscope.h"
-#endif
 
 namespace gpuscope::capture {
 
-#if GPUSCOPE_CAPTURE_HAVE_STORE
 namespace {
 
 class GscopeSink final : public ChunkSink {
  public:
   GscopeSink(std::string path, std::unique_ptr<GscopeAppender> out) : path_(std::move(path)), out_(std::move(out)) {}
   void append(TraceBuilder& chunk) override { out_->append(chunk); }
-  void finish() override {
-    out_->flush();
-    out_->finish();
-  }
+  void finish() override { out_->finish(); }  // footer, then fsync
   std::uint64_t bytes_written() const override { return out_->bytes_written(); }
   const std::string& path() const override { return path_; }
 
@@ -39,11 +33,5 @@ std::unique_ptr<ChunkSink> open_gscope_sink(const std::string& path, std::string
   }
   return nullptr;
 }
-#else
-std::unique_ptr<ChunkSink> open_gscope_sink(const std::string& path, std::string* error) noexcept {
-  if (error) *error = path + ": this gpuscope was built without the .gscope writer (src/store)";
-  return nullptr;
-}
-#endif
 
 }  // namespace gpuscope::capture
