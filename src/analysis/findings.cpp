@@ -19,6 +19,7 @@
 #include <string>
 
 #include "analysis/detail/context.h"
+#include "analysis/format.h"
 
 namespace gpuscope::detail {
 
@@ -32,56 +33,12 @@ std::string fmt(const char* format, double v) {
   return buf;
 }
 
-std::string pct(double share) { return fmt(share >= 0.0995 || share == 0 ? "%.0f%%" : "%.1f%%", share * 100); }
-std::string pct1(double share) { return fmt("%.1f%%", share * 100); }
-
-std::string dur(TimeNs ns) {
-  const double v = static_cast<double>(ns);
-  if (ns < 0) return "-" + dur(-ns);
-  if (ns < 1'000) return fmt("%.0f ns", v);
-  if (ns < 1'000'000) return fmt("%.1f µs", v / 1e3);
-  if (ns < 1'000'000'000) return fmt("%.1f ms", v / 1e6);
-  return fmt("%.2f s", v / 1e9);
-}
-
-// 1234567 -> "1,234,567".
-std::string count(std::uint64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string s;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) s.push_back(',');
-    s.push_back(digits[i]);
-  }
-  return s;
-}
-
-std::string bytes(std::uint64_t b) {
-  const double v = static_cast<double>(b);
-  if (b < 1024 * 1024) return fmt("%.1f KB", v / 1024);
-  if (b < 1024ull * 1024 * 1024) return fmt("%.1f MB", v / (1024 * 1024));
-  return fmt("%.2f GB", v / (1024.0 * 1024 * 1024));
-}
-
-// Kernel names are long (Eigen's run to kilobytes): the text shows a short form.
-std::string short_name(std::string_view name) {
-  // Eigen: name the op inside the evaluator.
-  for (std::string_view op : {"TensorPaddingOp", "TensorBroadcastingOp", "TensorShufflingOp", "TensorReductionOp"})
-    if (name.find(op) != std::string_view::npos && name.find("Eigen") != std::string_view::npos)
-      return "Eigen " + std::string(op);
-  std::string s(name.substr(0, name.find('(')));
-  if (s.starts_with("void ")) s = s.substr(5);
-  // Drop template arguments.
-  std::string out;
-  int depth = 0;
-  for (char c : s) {
-    if (c == '<') ++depth;
-    else if (c == '>') depth = std::max(0, depth - 1);
-    else if (depth == 0) out.push_back(c);
-  }
-  if (out.empty()) out = s;
-  if (out.size() > 80) out = out.substr(0, 77) + "...";
-  return out;
-}
+std::string pct(double share) { return format::percent(share); }
+std::string pct1(double share) { return format::percent1(share); }
+std::string dur(TimeNs ns) { return format::duration(ns); }
+std::string count(std::uint64_t n) { return format::count(n); }
+std::string bytes(std::uint64_t b) { return format::bytes(b); }
+std::string short_name(std::string_view name) { return format::short_kernel_name(name); }
 
 struct Totals {
   std::size_t devices = 0;

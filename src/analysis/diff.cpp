@@ -1,0 +1,217 @@
+// diff_profiles(): before/after, normalised per step when both runs have
+// steps, with the findings matched by id.
+#include "analysis/diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "analysis/format.h"
+
+namespace gpuscope {
+
+std::string_view to_string(FindingChange c) {
+  switch (c) {
+    case FindingChange::resolved: return "resolved";
+    case FindingChange::appeared: return "new";
+    case FindingChange::better: return "better";
+    case FindingChange::worse: return "worse";
+    case FindingChange::unchanged: break;
+  }
+  return "unchanged";
+}
+
+bool parse_finding_change(std::string_view s, FindingChange* out) {
+  for (FindingChange c : {FindingChange::resolved, FindingChange::appeared, FindingChange::better,
+                          FindingChange::worse, FindingChange::unchanged})
+    if (to_string(c) == s) return *out = c, true;
+  return false;
+}
+
+namespace {
+
+struct Side {
+  std::uint64_t steps_per_gpu = 0;
+  TimeNs step_mean = 0;
+  double divisor = 1;  // steps per GPU when comparing per step
+};
+
+Side side_of(const Profile& p) {
+  Side s;
+  const std::size_t gpus = std::max<std::size_t>(1, p.devices.size());
+  s.steps_per_gpu = p.steps.steps.size() / gpus;
+  s.step_mean = p.steps.step_time.mean;
+  return s;
+}
+
+double mean_of(const Profile& p, double DeviceSummary::*field) {
+  if (p.devices.empty()) return 0;
+  double sum = 0;
+  for (const DeviceSummary& d : p.devices) sum += d.*field;
+  return sum / static_cast<double>(p.devices.size());
+}
+
+TimeNs per(TimeNs v, double divisor) { return static_cast<TimeNs>(std::llround(static_cast<double>(v) / divisor)); }
+
+// Whether a finding got better or worse: its metric moved away from or
+// towards its threshold. Most metrics are "higher is worse"; for the few
+// "lower is worse" ones the threshold sits above the metric.
+FindingChange direction(const Finding& a, const Finding& b) {
+  const bool lower_is_worse = a.metric < a.threshold;  // e.g. utilization, concurrency, overlap
+  const double da = a.metric, db = b.metric;
+  const double tolerance = 0.01 * std::max(std::abs(da), std::abs(a.threshold));
+  if (std::abs(db - da) <= tolerance) return FindingChange::unchanged;
+  const bool worse = lower_is_worse ? db < da : db > da;
+  return worse ? FindingChange::worse : FindingChange::better;
+}
+
+std::string metric_text(double v) { return format::percent1(v); }
+
+}  // namespace
+
+ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size_t top_kernels) {
+  using namespace format;
+  ProfileDiff d;
+  if (!before.files.empty()) d.before_label = before.files.front();
+  if (!after.files.empty()) d.after_label = after.files.front();
+  Side a = side_of(before), b = side_of(after);
+  d.per_step = a.steps_per_gpu > 0 && b.steps_per_gpu > 0;
+  if (d.per_step) {
+    a.divisor = static_cast<double>(a.steps_per_gpu);
+    b.divisor = static_cast<double>(b.steps_per_gpu);
+  }
+  d.before_steps = a.steps_per_gpu;
+  d.after_steps = b.steps_per_gpu;
+  d.before_step_ns = a.step_mean;
+  d.after_step_ns = b.step_mean;
+  // Kernel time is summed over GPUs: per GPU and per step.
+  const double gpus_a = std::max<double>(1, static_cast<double>(before.devices.size()));
+  const double gpus_b = std::max<double>(1, static_cast<double>(after.devices.size()));
+  d.before_kernel_ns = per(before.kernel_time_ns, a.divisor * gpus_a);
+  d.after_kernel_ns = per(after.kernel_time_ns, b.divisor * gpus_b);
+  d.before_utilization = mean_of(before, &DeviceSummary::utilization);
+  d.after_utilization = mean_of(after, &DeviceSummary::utilization);
+  d.before_concurrency = mean_of(before, &DeviceSummary::kernel_concurrency);
+  d.after_concurrency = mean_of(after, &DeviceSummary::kernel_concurrency);
+  auto idle = [](const Profile& p) {
+    double s = 0;
+    for (const TemporalBreakdown& t : p.temporal_breakdown) s += t.idle_share;
+    return p.temporal_breakdown.empty() ? 0.0 : s / static_cast<double>(p.temporal_breakdown.size());
+  };
+  d.before_idle_share = idle(before);
+  d.after_idle_share = idle(after);
+
+  // Categories.
+  std::map<KernelCategory, CategoryDelta> cats;
+  for (const CategoryTime& c : before.categories) {
+    CategoryDelta& x = cats[c.category];
+    x.category = c.category;
+    x.before_ns = per(c.time_ns, a.divisor * gpus_a);
+    x.before_share = c.share;
+  }
+  for (const CategoryTime& c : after.categories) {
+    CategoryDelta& x = cats[c.category];
+    x.category = c.category;
+    x.after_ns = per(c.time_ns, b.divisor * gpus_b);
+    x.after_share = c.share;
+  }
+  for (const auto& [cat, x] : cats) d.categories.push_back(x);
+  std::stable_sort(d.categories.begin(), d.categories.end(), [](const CategoryDelta& x, const CategoryDelta& y) {
+    return std::abs(x.after_ns - x.before_ns) > std::abs(y.after_ns - y.before_ns);
+  });
+
+  // Kernels.
+  std::map<std::string, KernelDelta> ks;
+  for (const Hotspot& h : before.hotspots) {
+    KernelDelta& x = ks[h.name];
+    x.name = h.name;
+    x.category = h.category;
+    x.before_ns = per(h.stats.total, a.divisor * gpus_a);
+    x.before_count = h.stats.count;
+  }
+  for (const Hotspot& h : after.hotspots) {
+    KernelDelta& x = ks[h.name];
+    x.name = h.name;
+    x.category = h.category;
+    x.after_ns = per(h.stats.total, b.divisor * gpus_b);
+    x.after_count = h.stats.count;
+  }
+  for (auto& [name, x] : ks) d.kernels.push_back(std::move(x));
+  std::stable_sort(d.kernels.begin(), d.kernels.end(), [](const KernelDelta& x, const KernelDelta& y) {
+    return std::abs(x.after_ns - x.before_ns) > std::abs(y.after_ns - y.before_ns);
+  });
+  if (d.kernels.size() > top_kernels) d.kernels.resize(top_kernels);
+
+  // Findings by id.
+  std::map<std::string, FindingDelta> fs;
+  std::map<std::string, const Finding*> fa, fb;
+  for (const Finding& f : before.findings) fa.emplace(f.id, &f);
+  for (const Finding& f : after.findings) fb.emplace(f.id, &f);
+  for (const auto& [id, f] : fa) {
+    FindingDelta& x = fs[id];
+    x.id = id;
+    x.in_before = true;
+    x.before_severity = f->severity;
+    x.before_metric = f->metric;
+    x.threshold = f->threshold;
+    x.before_saving_ns = f->saving_ns;
+    x.before_title = f->title;
+    x.change = FindingChange::resolved;
+  }
+  for (const auto& [id, f] : fb) {
+    FindingDelta& x = fs[id];
+    x.id = id;
+    x.in_after = true;
+    x.after_severity = f->severity;
+    x.after_metric = f->metric;
+    x.threshold = f->threshold;
+    x.after_saving_ns = f->saving_ns;
+    x.after_title = f->title;
+    x.change = x.in_before ? direction(*fa[id], *f) : FindingChange::appeared;
+  }
+  for (auto& [id, x] : fs) d.findings.push_back(std::move(x));
+  auto rank = [](FindingChange c) { return static_cast<int>(c); };
+  std::stable_sort(d.findings.begin(), d.findings.end(), [&](const FindingDelta& x, const FindingDelta& y) {
+    if (rank(x.change) != rank(y.change)) return rank(x.change) < rank(y.change);
+    return std::max(x.before_saving_ns, x.after_saving_ns) > std::max(y.before_saving_ns, y.after_saving_ns);
+  });
+
+  // What to say first: the step time, then the findings that moved, then
+  // where kernel time moved most.
+  auto change = [](double from, double to) {
+    return from == 0 ? std::string() : " (" + std::string(to >= from ? "+" : "") + percent1((to - from) / from) + ")";
+  };
+  if (d.before_step_ns && d.after_step_ns)
+    d.summary.push_back("Step time " + duration(d.before_step_ns) + " -> " + duration(d.after_step_ns) +
+                        change(double(d.before_step_ns), double(d.after_step_ns)));
+  d.summary.push_back("GPU utilization " + percent1(d.before_utilization) + " -> " + percent1(d.after_utilization) +
+                      ", kernel time" + (d.per_step ? " per step " : " ") + duration(d.before_kernel_ns) + " -> " +
+                      duration(d.after_kernel_ns));
+  for (const FindingDelta& x : d.findings) {
+    switch (x.change) {
+      case FindingChange::resolved:
+        d.summary.push_back("Resolved " + x.id + ": " + metric_text(x.before_metric) + " -> below the " +
+                            metric_text(x.threshold) + " threshold (was: " + x.before_title + ")");
+        break;
+      case FindingChange::appeared:
+        d.summary.push_back("New " + x.id + ": " + x.after_title);
+        break;
+      case FindingChange::better:
+      case FindingChange::worse:
+        d.summary.push_back(std::string(x.change == FindingChange::better ? "Better " : "Worse ") + x.id + ": " +
+                            metric_text(x.before_metric) + " -> " + metric_text(x.after_metric) + " (" +
+                            std::string(to_string(x.before_severity)) + " -> " +
+                            std::string(to_string(x.after_severity)) + ")");
+        break;
+      case FindingChange::unchanged: break;
+    }
+  }
+  if (!d.categories.empty() && d.categories.front().after_ns != d.categories.front().before_ns) {
+    const CategoryDelta& c = d.categories.front();
+    d.summary.push_back("Largest kernel-time change: " + std::string(to_string(c.category)) + " " +
+                        duration(c.before_ns) + " -> " + duration(c.after_ns) + (d.per_step ? " per step" : ""));
+  }
+  return d;
+}
+
+}  // namespace gpuscope

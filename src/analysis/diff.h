@@ -1,0 +1,62 @@
+// Before/after comparison of two Profiles: what a user needs after switching a
+// layout, fusing a pad or adding DataLoader workers — step time, where kernel
+// time moved (per category, per kernel) and which findings went away or came.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/profile.h"
+
+namespace gpuscope {
+
+struct CategoryDelta {
+  KernelCategory category = KernelCategory::other;
+  TimeNs before_ns = 0, after_ns = 0;  // per step when ProfileDiff::per_step, else totals
+  double before_share = 0, after_share = 0;
+};
+
+struct KernelDelta {
+  std::string name;
+  KernelCategory category = KernelCategory::other;
+  TimeNs before_ns = 0, after_ns = 0;  // per step when ProfileDiff::per_step, else totals
+  std::uint64_t before_count = 0, after_count = 0;
+};
+
+enum class FindingChange : std::uint8_t { resolved, appeared, better, worse, unchanged };
+std::string_view to_string(FindingChange c);
+bool parse_finding_change(std::string_view s, FindingChange* out);
+
+struct FindingDelta {
+  std::string id;
+  FindingChange change = FindingChange::unchanged;
+  bool in_before = false, in_after = false;
+  Severity before_severity = Severity::info, after_severity = Severity::info;
+  double before_metric = 0, after_metric = 0, threshold = 0;
+  TimeNs before_saving_ns = 0, after_saving_ns = 0;
+  std::string before_title, after_title;
+};
+
+struct ProfileDiff {
+  static constexpr const char* kSchema = "gpuscope.diff/1";
+
+  std::string before_label, after_label;  // file names
+  // Per-step figures when both sides have steps (runs of different lengths
+  // compare fairly), totals otherwise.
+  bool per_step = false;
+  std::uint64_t before_steps = 0, after_steps = 0;        // steps per GPU
+  TimeNs before_step_ns = 0, after_step_ns = 0;          // mean step time (0 without steps)
+  TimeNs before_kernel_ns = 0, after_kernel_ns = 0;      // kernel time (per step or total)
+  double before_utilization = 0, after_utilization = 0;  // mean over GPUs
+  double before_concurrency = 0, after_concurrency = 0;  // mean over GPUs
+  double before_idle_share = 0, after_idle_share = 0;    // HTA idle share, mean over rows
+  std::vector<CategoryDelta> categories;                 // largest change first
+  std::vector<KernelDelta> kernels;                      // largest change first, at most top_kernels
+  std::vector<FindingDelta> findings;                    // resolved, appeared, worse, better, unchanged
+  std::vector<std::string> summary;                      // one-line statements, most important first
+};
+
+ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size_t top_kernels = 15);
+
+}  // namespace gpuscope

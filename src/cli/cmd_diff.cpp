@@ -1,0 +1,99 @@
+// gpuscope diff BEFORE AFTER [--json] [--top N] [--device D] [-o OUT]
+//
+// Before/after: step time, kernel time by category and by kernel, and which
+// findings were resolved, appeared, got better or worse. Each side is a trace,
+// a directory of traces (one job), or a report saved with `report --json`.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "analysis/diff.h"
+#include "cli/command.h"
+#include "export/report_json.h"
+#include "export/report_text.h"
+#include "import/open_trace.h"
+
+namespace gpuscope::cli {
+
+std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inputs);
+void write_output_atomically(const std::string& path, const std::string& text);
+bool is_saved_report(const std::string& path);
+
+namespace {
+
+struct DiffArgs {
+  std::string before, after, output;
+  bool json = false;
+  int top = 15;
+  long long device = -1;
+};
+
+constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{1} << 30;
+
+Profile load_side(const std::string& path, const AnalysisOptions& o, bool device_given) {
+  if (is_saved_report(path)) {
+    if (device_given) throw Error(path + ": --device applies to traces; this is a saved report");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot open");
+    in.seekg(0, std::ios::end);
+    const auto size = static_cast<std::uintmax_t>(in.tellg());
+    if (size > kMaxReportBytes) throw Error(path + ": larger than 1 GiB: not a gpuscope report");
+    in.seekg(0);
+    std::string text(size, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    Profile p = parse_report_json(text, path);
+    if (p.files.empty()) p.files.push_back(path);
+    return p;
+  }
+  const std::vector<std::string> files = expand_trace_inputs({path});
+  std::vector<Trace> traces;
+  traces.reserve(files.size());
+  for (const std::string& f : files) traces.push_back(open_trace(f));
+  std::vector<JobInput> job;
+  for (std::size_t i = 0; i < files.size(); ++i) job.push_back({&traces[i], files[i]});
+  Profile p = analyze_job(job, o);
+  p.files = {path};
+  return p;
+}
+
+void run(const DiffArgs& a) {
+  AnalysisOptions o;
+  if (a.device >= 0) o.device = static_cast<std::uint32_t>(a.device);
+  const Profile before = load_side(a.before, o, a.device >= 0);
+  const Profile after = load_side(a.after, o, a.device >= 0);
+  const ProfileDiff d = diff_profiles(before, after, static_cast<std::size_t>(a.top));
+  ReportTextOptions to;
+  to.top = static_cast<std::size_t>(a.top);
+  const std::string text = a.json ? diff_json(d) : diff_text(d, to);
+  if (a.output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  } else {
+    write_output_atomically(a.output, text);
+  }
+}
+
+void add(CLI::App& app, Context&) {
+  auto args = std::make_shared<DiffArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "diff",
+      "Compare two runs (before/after a change): step time, kernel time by category and by kernel (per step when "
+      "both have steps), and which findings were resolved, appeared, got better or worse. Each side is a trace, a "
+      "directory of traces, or a report saved with `gpuscope report --json`.");
+  cmd->add_option("BEFORE", args->before, "Trace, directory of traces, or saved report JSON")->required();
+  cmd->add_option("AFTER", args->after, "Trace, directory of traces, or saved report JSON")->required();
+  cmd->add_flag("--json", args->json, "Print the comparison as JSON (schema gpuscope.diff/1, docs/report-schema.md)");
+  cmd->add_option("--top", args->top, "Kernels listed (default 15)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", args->device, "Compare only this GPU (traces only)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output");
+  cmd->callback([args] { run(*args); });
+}
+
+const CommandRegistration registration(55, add);
+
+}  // namespace
+}  // namespace gpuscope::cli

@@ -1,0 +1,163 @@
+// gpuscope report FILE|DIR… [--json] [--top N] [--device D] [--steps N] [-o OUT]
+//
+// Analyses one trace, or several (one per rank or process) as one job, and
+// prints findings with their evidence and fixes, per-GPU numbers, steps, time
+// by category and top kernels — or the same as gpuscope.report/1 JSON.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "cli/command.h"
+#include "export/report_json.h"
+#include "export/report_text.h"
+#include "import/open_trace.h"
+
+namespace gpuscope::cli {
+
+// Shared with cmd_diff.cpp.
+std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inputs);
+void write_output_atomically(const std::string& path, const std::string& text);
+bool is_saved_report(const std::string& path);
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ReportArgs {
+  std::vector<std::string> inputs;
+  std::string output;
+  bool json = false;
+  int top = -1;  // -1: 10 for text, all for JSON
+  int steps = -1;
+  long long device = -1;
+};
+
+void run(const ReportArgs& a) {
+  const std::vector<std::string> files = expand_trace_inputs(a.inputs);
+  std::vector<Trace> traces;
+  traces.reserve(files.size());
+  for (const std::string& f : files) traces.push_back(open_trace(f));
+  std::vector<JobInput> job;
+  for (std::size_t i = 0; i < files.size(); ++i) job.push_back({&traces[i], files[i]});
+
+  AnalysisOptions o;
+  if (a.device >= 0) {
+    o.device = static_cast<std::uint32_t>(a.device);
+    std::set<std::uint32_t> seen;
+    for (const Trace& t : traces)
+      for (const Track& tr : t.tracks())
+        if (tr.kind == TrackKind::gpu) seen.insert(tr.device);
+    if (!seen.count(o.device)) {
+      std::string have;
+      for (std::uint32_t d : seen) have += (have.empty() ? "" : ", ") + std::to_string(d);
+      throw Error(files.front() + (files.size() > 1 ? " …" : "") + ": no GPU " + std::to_string(a.device) +
+                  " (GPUs with activity: " + (have.empty() ? "none" : have) + ")");
+    }
+  }
+  const Profile p = analyze_job(job, o);
+
+  std::string text;
+  if (a.json) {
+    ReportJsonOptions jo;
+    jo.top = a.top < 0 ? 0 : static_cast<std::size_t>(a.top);
+    jo.max_steps = a.steps < 0 ? 0 : static_cast<std::size_t>(a.steps);
+    text = report_json(p, jo);
+  } else {
+    ReportTextOptions to;
+    to.top = a.top < 0 ? 10 : static_cast<std::size_t>(a.top);
+    if (a.steps >= 0) to.max_steps = static_cast<std::size_t>(a.steps);
+    text = report_text(p, to);
+  }
+  if (a.output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  } else {
+    write_output_atomically(a.output, text);
+  }
+}
+
+void add(CLI::App& app, Context&) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "Diagnose a trace: findings ordered by estimated saving (what is slow, the numbers, what to change), per-GPU "
+      "utilization, kernel concurrency, copy/communication overlap, steps and their breakdown, time by kernel "
+      "category, top kernels, launches, syncs, HTA's temporal breakdown. Several files (one per rank, or a "
+      "directory of them) are analysed as one job: per-rank rows, skew, stragglers, ranks aligned on one clock.");
+  cmd->add_option("FILE", args->inputs, "Traces (.gscope, Chrome/Kineto .json or .json.gz) or directories of them")
+      ->required();
+  cmd->add_flag("--json", args->json, "Print the report as JSON (schema gpuscope.report/1, docs/report-schema.md)");
+  cmd->add_option("--top", args->top, "Kernels listed (default: 10 in text, all in JSON)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--steps", args->steps, "Steps listed (default: 12 in text, all in JSON)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", args->device, "Analyse only this GPU (CUDA device ordinal)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output");
+  cmd->callback([args] { run(*args); });
+}
+
+const CommandRegistration registration(50, add);
+
+}  // namespace
+
+// [SECTION] Shared helpers ---------------------------------------------------------------------------
+
+bool is_saved_report(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[512] = {};
+  in.read(head, sizeof head);
+  return looks_like_report_json(std::string_view(head, static_cast<std::size_t>(in.gcount())));
+}
+
+std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inputs) {
+  std::vector<std::string> out;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(in, ec)) {
+      out.push_back(in);  // open_trace says what is wrong with it, if anything
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& e : fs::directory_iterator(in, ec)) {
+      const std::string name = e.path().filename().string();
+      if (!e.is_regular_file(ec)) continue;
+      const bool trace = name.ends_with(".gscope") || name.ends_with(".json") || name.ends_with(".json.gz");
+      if (trace && !is_saved_report(e.path().string())) found.push_back(e.path().string());
+    }
+    if (ec) throw Error(in + ": cannot list the directory: " + ec.message());
+    if (found.empty()) throw Error(in + ": no trace files (.gscope, .json, .json.gz) in this directory");
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+void write_output_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) throw Error(path + ": cannot write: " + std::strerror(errno));
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    const int err = errno;
+    if (std::fclose(f) != 0 || !ok) {
+      std::remove(tmp.c_str());
+      throw Error(path + ": cannot write: " + std::strerror(ok ? errno : err));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot write: " + std::strerror(err));
+  }
+}
+
+}  // namespace gpuscope::cli

@@ -1,0 +1,33 @@
+// A Profile as JSON (schema gpuscope.report/1, docs/report-schema.md), read
+// back for `gpuscope diff` of saved reports; a ProfileDiff as JSON
+// (gpuscope.diff/1).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "analysis/diff.h"
+#include "analysis/profile.h"
+
+namespace gpuscope {
+
+struct ReportJsonOptions {
+  std::size_t top = 0;          // hotspots written; 0 = all
+  std::size_t max_steps = 0;    // steps written; 0 = all
+  bool pretty = true;           // indented (2 spaces) or one line
+};
+
+std::string report_json(const Profile& p, const ReportJsonOptions& options = {});
+
+// Parses a gpuscope.report/1 document. Unknown keys are ignored (newer
+// writers add keys); a missing required key, a wrong type, another schema or
+// malformed JSON throws InputError naming `file`.
+Profile parse_report_json(std::string_view text, const std::string& file);
+
+// True if `head` (the first bytes of a file) starts a gpuscope report.
+bool looks_like_report_json(std::string_view head);
+
+std::string diff_json(const ProfileDiff& d, bool pretty = true);
+
+}  // namespace gpuscope

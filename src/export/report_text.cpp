@@ -1,0 +1,367 @@
+// The text report.
+//
+// [SECTION] Layout helpers (columns, wrapping)
+// [SECTION] Report sections
+// [SECTION] Diff
+//
+// Findings come first because they answer the user's question ("why is it
+// slow, what do I change"); the tables after them are the evidence.
+#include "export/report_text.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/format.h"
+
+namespace gpuscope {
+
+namespace {
+
+using namespace format;
+
+// [SECTION] Layout helpers ----------------------------------------------------------------------
+
+// Display width: UTF-8 continuation bytes (µ, →, …) take no column.
+std::size_t columns(std::string_view s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::string pad(std::string s, std::size_t w, bool right = false) {
+  const std::size_t c = columns(s);
+  if (c >= w) return s;
+  return right ? std::string(w - c, ' ') + s : s + std::string(w - c, ' ');
+}
+
+// A table: the first row is the header; numbers right-aligned.
+struct Table {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> right;  // per column
+  std::string render(const std::string& indent) const {
+    std::vector<std::size_t> w;
+    for (const auto& r : rows)
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        if (w.size() <= i) w.push_back(0);
+        w[i] = std::max(w[i], columns(r[i]));
+      }
+    std::string out;
+    for (const auto& r : rows) {
+      std::string line = indent;
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        const bool last = i + 1 == r.size();
+        line += last && !(i < right.size() && right[i]) ? r[i] : pad(r[i], w[i], i < right.size() && right[i]);
+        if (!last) line += "  ";
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+    }
+    return out;
+  }
+};
+
+std::string wrap(std::string_view text, std::size_t width, const std::string& first, const std::string& rest) {
+  std::string out, line = first;
+  std::size_t line_cols = columns(first);
+  const std::size_t indent = columns(rest);
+  std::size_t i = 0;
+  bool empty = true;
+  while (i < text.size()) {
+    const std::size_t j = std::min(text.find(' ', i), text.size());
+    const std::string_view word = text.substr(i, j - i);
+    if (!empty && line_cols + 1 + columns(word) > width) {
+      out += line + "\n";
+      line = rest;
+      line_cols = indent;
+      empty = true;
+    }
+    if (!empty) line += ' ', ++line_cols;
+    line += word;
+    line_cols += columns(word);
+    empty = false;
+    i = j + 1;
+  }
+  return out + line + "\n";
+}
+
+std::string source_words(TraceSource s) {
+  switch (s) {
+    case TraceSource::cupti: return "captured with gpuscope (CUPTI)";
+    case TraceSource::chrome_json: return "imported Chrome/Kineto JSON";
+    case TraceSource::synthetic: return "SYNTHETIC trace (generated, not measured)";
+    case TraceSource::unknown: break;
+  }
+  return "source unknown or mixed";
+}
+
+std::string at_offset(TimeNs t, TimeNs origin) { return "+" + duration(t - origin); }
+
+// [SECTION] Report sections ----------------------------------------------------------------------
+
+void header(const Profile& p, std::string& out) {
+  std::string files;
+  for (const std::string& f : p.files) files += (files.empty() ? "" : ", ") + f;
+  out += "gpuscope report" + (files.empty() ? std::string() : ": " + files) + "\n";
+  std::string line = "Source: " + source_words(p.source);
+  if (!p.producer.empty()) line += " (" + p.producer + ")";
+  line += " · " + std::to_string(p.devices.size()) + (p.devices.size() == 1 ? " GPU" : " GPUs");
+  if (!p.steps.steps.empty())
+    line += " · " + count(p.steps.steps.size()) + " steps (" + std::string(to_string(p.steps.source)) + ")";
+  line += " · " + duration(p.window.duration()) + " recorded";
+  out += line + "\n";
+  if (!p.clock_alignment.empty()) out += "Clocks: " + p.clock_alignment + "\n";
+  for (const Finding& f : p.findings)
+    if (f.id == "dropped-records") out += "WARNING: " + f.title + "\n";
+  out += "\n";
+}
+
+void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  if (p.findings.empty()) {
+    out += "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n\n";
+    return;
+  }
+  out += "Findings, largest estimated saving first\n";
+  int n = 0;
+  for (const Finding& f : p.findings) {
+    const std::string num = std::to_string(++n) + ". ";
+    out += wrap("[" + std::string(to_string(f.severity)) + "] " + f.title, o.width, "  " + num,
+                std::string(2 + num.size(), ' '));
+    const std::string ind(5, ' ');
+    std::string meta = f.id + " · estimated saving " + duration(f.saving_ns);
+    if (f.device != kNoDevice && p.devices.size() > 1) meta += " · GPU " + std::to_string(f.device);
+    out += ind + meta + "\n";
+    out += wrap(f.evidence, o.width, ind + "why: ", ind + "     ");
+    out += wrap(f.recommendation, o.width, ind + "fix: ", ind + "     ");
+    if (!f.ranges.empty()) {
+      std::string where = std::to_string(f.ranges.size()) + " time range" + (f.ranges.size() == 1 ? "" : "s") +
+                          " to look at, largest " + duration(f.ranges[0].duration()) + " at " +
+                          at_offset(f.ranges[0].start, p.window.start);
+      out += ind + "where: " + where + " (gpuscope view jumps there)\n";
+    }
+  }
+  out += "\n";
+}
+
+void devices(const Profile& p, std::string& out) {
+  if (p.devices.empty()) {
+    out += "GPUs: no GPU activity in this trace.\n\n";
+    return;
+  }
+  out += "GPUs (window = first to last GPU op)\n";
+  Table t;
+  t.rows.push_back({"GPU", "name", "span", "busy", "util", "concurrency", "in flight", "copy∩kernel", "comm∩compute",
+                    "idle: host / kernel / other wait"});
+  t.right = {true, false, true, true, true, true, true, true, true, false};
+  for (const DeviceSummary& d : p.devices) {
+    std::string id = std::to_string(d.id);
+    if (p.ranks.size() > 1 && d.rank >= 0) id = "r" + std::to_string(d.rank) + ":" + id;
+    const std::string idle = d.idle_ns ? percent(double(d.idle_host_wait_ns) / double(d.idle_ns)) + " / " +
+                                             percent(double(d.idle_kernel_wait_ns) / double(d.idle_ns)) + " / " +
+                                             percent(double(d.idle_other_ns) / double(d.idle_ns))
+                                       : "-";
+    t.rows.push_back({id, d.name.empty() ? "?" : d.name, duration(d.span_ns), duration(d.busy_ns),
+                      percent1(d.utilization), percent1(d.kernel_concurrency), fixed(d.mean_kernels_in_flight, 2),
+                      d.memcpy_ns ? percent(d.memcpy_compute_overlap) : "-",
+                      d.communication_ns ? percent(d.communication_compute_overlap) : "-", idle});
+  }
+  out += t.render("  ") + "\n";
+}
+
+void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  const StepSummary& s = p.steps;
+  if (s.steps.empty()) {
+    out += "Steps: none found (no ProfilerStep or NVTX step ranges, no repeating kernel pattern).\n\n";
+    return;
+  }
+  const DurationStats& t = s.step_time;
+  out += "Steps: " + count(s.steps.size()) + " from " + std::string(to_string(s.source)) + " · mean " +
+         duration(t.mean) + ", median " + duration(t.median) + ", min " + duration(t.min) + ", max " +
+         duration(t.max) + "\n";
+  if (s.total_ns > 0)
+    out += "  Of all step time: compute " + percent1(double(s.compute_ns) / double(s.total_ns)) +
+           ", exposed communication " + percent1(double(s.communication_ns) / double(s.total_ns)) +
+           ", copies alone " + percent1(double(s.memcpy_ns) / double(s.total_ns)) + ", GPU idle " +
+           percent1(double(s.idle_ns) / double(s.total_ns)) + " (waiting for input " +
+           percent1(double(s.input_wait_ns) / double(s.total_ns)) + ")\n";
+  Table tb;
+  tb.rows.push_back({"step", "GPU", "time", "compute", "comm", "copy", "idle", "input wait"});
+  tb.right = {false, true, true, true, true, true, true, true};
+  for (std::size_t i = 0; i < s.steps.size() && i < o.max_steps; ++i) {
+    const Step& st = s.steps[i];
+    tb.rows.push_back({st.name, st.device == kNoDevice ? "-" : std::to_string(st.device), duration(st.range.duration()),
+                       duration(st.compute_ns), duration(st.communication_ns), duration(st.memcpy_ns),
+                       duration(st.idle_ns), duration(st.input_wait_ns)});
+  }
+  out += tb.render("  ");
+  if (s.steps.size() > o.max_steps) out += "  … " + count(s.steps.size() - o.max_steps) + " more (--json lists all)\n";
+  out += "\n";
+}
+
+void categories(const Profile& p, std::string& out) {
+  if (p.categories.empty()) return;
+  out += "Kernel time by category (" + duration(p.kernel_time_ns) + " in all" +
+         (p.devices.size() > 1 ? ", summed over GPUs" : "") + ")\n";
+  Table t;
+  t.rows.push_back({"category", "time", "share", "kernels", "mean", "median", "min", "max"});
+  t.right = {false, true, true, true, true, true, true, true};
+  for (const CategoryTime& c : p.categories)
+    t.rows.push_back({std::string(to_string(c.category)), duration(c.time_ns), percent1(c.share), count(c.count),
+                      duration(c.stats.mean), duration(c.stats.median), duration(c.stats.min), duration(c.stats.max)});
+  out += t.render("  ") + "\n";
+}
+
+void hotspots(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  if (p.hotspots.empty()) return;
+  out += "Top " + std::to_string(std::min(o.top, p.hotspots.size())) + " kernels of " + count(p.hotspots.size()) +
+         " (by total time)\n";
+  Table t;
+  t.rows.push_back({"#", "share", "total", "count", "mean", "median", "max", "category", "kernel"});
+  t.right = {true, true, true, true, true, true, true, false, false};
+  for (std::size_t i = 0; i < p.hotspots.size() && i < o.top; ++i) {
+    const Hotspot& h = p.hotspots[i];
+    t.rows.push_back({std::to_string(i + 1), percent1(h.share), duration(h.stats.total), count(h.stats.count),
+                      duration(h.stats.mean), duration(h.stats.median), duration(h.stats.max),
+                      std::string(to_string(h.category)) + (h.tensor_cores ? "*" : ""), short_kernel_name(h.name, 70)});
+  }
+  out += t.render("  ");
+  out += "  (* tensor-core kernel)\n\n";
+}
+
+void host_side(const Profile& p, std::string& out) {
+  const LaunchStats& l = p.launches;
+  if (l.launches)
+    out += "Launches: " + count(l.launches) + " · CPU launch call median " + duration(l.cpu_launch.median) +
+           " · GPU op median " + duration(l.gpu_duration.median) + " · launch delay median " +
+           duration(l.launch_delay.median) + " (max " + duration(l.launch_delay.max) + ") · ops shorter than their launch " +
+           percent(l.short_kernel_share) + " · deepest queue " + count(l.max_queue_depth) + "\n";
+  const MemcpyStats& m = p.memcpys;
+  if (m.count)
+    out += "Copies: " + count(m.count) + " (" + bytes(m.bytes) + ", " + duration(m.time_ns) + "): " + count(m.htod) +
+           " HtoD, " + count(m.dtoh) + " DtoH, " + count(m.dtod) + " DtoD, " + count(m.other) + " other · " +
+           count(m.pageable) + " pageable · " + count(m.synchronous) + " blocking\n";
+  const SyncStats& y = p.syncs;
+  if (y.count)
+    out += "Host syncs: " + count(y.count) + " (" + count(y.device_syncs) + " device, " + count(y.stream_syncs) +
+           " stream, " + count(y.event_syncs) + " event), host blocked " + duration(y.total_ns) +
+           ", GPU idle after them " + duration(y.gpu_idle_after_ns) + "\n";
+  if (l.launches || m.count || y.count) out += "\n";
+}
+
+void hta(const Profile& p, std::string& out) {
+  if (p.temporal_breakdown.empty()) return;
+  out += "HTA temporal breakdown (Holistic Trace Analysis' definitions: idle / compute / non-compute of the span)\n";
+  for (const TemporalBreakdown& t : p.temporal_breakdown) {
+    std::string who = "rank " + std::to_string(t.rank);
+    if (t.device != kNoDevice) who += " GPU " + std::to_string(t.device);
+    out += "  " + who + ": idle " + fixed(t.idle_share * 100, 2) + "% · compute " + fixed(t.compute_share * 100, 2) +
+           "% · non-compute " + fixed(t.non_compute_share * 100, 2) + "% (span " + duration(t.span_ns) + ")\n";
+  }
+  out += "\n";
+}
+
+void ranks(const Profile& p, std::string& out) {
+  if (p.ranks.size() < 2) return;
+  out += "Ranks and GPUs (skew: compute spread " + percent(p.skew.compute_spread) + ", busy spread " +
+         percent(p.skew.busy_spread) + ")\n";
+  Table t;
+  t.rows.push_back({"rank", "GPU", "util", "compute", "compute/step", "comm", "exposed comm", "step", "clock shift", "file"});
+  t.right = {true, true, true, true, true, true, true, true, true, false};
+  for (const RankSummary& r : p.ranks)
+    t.rows.push_back({std::to_string(r.rank), r.device == kNoDevice ? "-" : std::to_string(r.device),
+                      percent1(r.utilization), duration(r.compute_ns), duration(r.compute_per_step_ns),
+                      duration(r.communication_ns), duration(r.exposed_communication_ns), duration(r.step_time_mean),
+                      duration(r.clock_offset_ns), r.source_file});
+  out += t.render("  ") + "\n";
+}
+
+void trace_stats(const Profile& p, std::string& out) {
+  bool any = false;
+  for (const auto& [key, value] : p.trace_stats) {
+    if (!value) continue;
+    if (!any) out += "Trace statistics (events the source could not keep are counted here)\n";
+    any = true;
+    out += "  " + key + " = " + count(value) + "\n";
+  }
+  if (any) out += "\n";
+}
+
+}  // namespace
+
+std::string report_text(const Profile& p, const ReportTextOptions& o) {
+  std::string out;
+  header(p, out);
+  findings(p, o, out);
+  devices(p, out);
+  steps(p, o, out);
+  categories(p, out);
+  hotspots(p, o, out);
+  host_side(p, out);
+  hta(p, out);
+  ranks(p, out);
+  trace_stats(p, out);
+  while (out.size() > 1 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
+  return out;
+}
+
+// [SECTION] Diff ----------------------------------------------------------------------------------------
+
+std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
+  std::string out = "gpuscope diff: " + (d.before_label.empty() ? std::string("before") : d.before_label) + " -> " +
+                    (d.after_label.empty() ? std::string("after") : d.after_label) + "\n";
+  out += d.per_step ? "Times per step (" + count(d.before_steps) + " and " + count(d.after_steps) + " steps per GPU)\n"
+                    : "Times are totals over each trace (no steps on both sides)\n";
+  out += "\n";
+  for (const std::string& s : d.summary) out += wrap(s, o.width, "  * ", "    ");
+  out += "\n";
+  Table t;
+  t.rows.push_back({"", "before", "after", "change"});
+  t.right = {false, true, true, true};
+  auto delta = [](double a, double b) { return a == 0 ? std::string("-") : (b >= a ? "+" : "") + percent1((b - a) / a); };
+  if (d.before_step_ns || d.after_step_ns)
+    t.rows.push_back({"step time", duration(d.before_step_ns), duration(d.after_step_ns),
+                      delta(double(d.before_step_ns), double(d.after_step_ns))});
+  t.rows.push_back({"kernel time", duration(d.before_kernel_ns), duration(d.after_kernel_ns),
+                    delta(double(d.before_kernel_ns), double(d.after_kernel_ns))});
+  t.rows.push_back({"GPU utilization", percent1(d.before_utilization), percent1(d.after_utilization), ""});
+  t.rows.push_back({"kernel concurrency", percent1(d.before_concurrency), percent1(d.after_concurrency), ""});
+  t.rows.push_back({"HTA idle share", percent1(d.before_idle_share), percent1(d.after_idle_share), ""});
+  out += t.render("  ") + "\n";
+
+  Table c;
+  c.rows.push_back({"category", "before", "after", "change", "share before", "share after"});
+  c.right = {false, true, true, true, true, true};
+  for (const CategoryDelta& x : d.categories)
+    c.rows.push_back({std::string(to_string(x.category)), duration(x.before_ns), duration(x.after_ns),
+                      duration(x.after_ns - x.before_ns), percent1(x.before_share), percent1(x.after_share)});
+  if (c.rows.size() > 1) out += "Kernel time by category\n" + c.render("  ") + "\n";
+
+  Table k;
+  k.rows.push_back({"before", "after", "change", "count before", "count after", "kernel"});
+  k.right = {true, true, true, true, true, false};
+  for (std::size_t i = 0; i < d.kernels.size() && i < o.top; ++i) {
+    const KernelDelta& x = d.kernels[i];
+    k.rows.push_back({duration(x.before_ns), duration(x.after_ns), duration(x.after_ns - x.before_ns),
+                      count(x.before_count), count(x.after_count), short_kernel_name(x.name, 70)});
+  }
+  if (k.rows.size() > 1) out += "Kernels that changed most\n" + k.render("  ") + "\n";
+
+  if (!d.findings.empty()) {
+    out += "Findings\n";
+    for (const FindingDelta& f : d.findings) {
+      std::string line = pad(std::string(to_string(f.change)), 9) + " " + f.id;
+      if (f.in_before && f.in_after)
+        line += ": " + percent1(f.before_metric) + " -> " + percent1(f.after_metric) + " (saving " +
+                duration(f.before_saving_ns) + " -> " + duration(f.after_saving_ns) + ")";
+      else if (f.in_before)
+        line += ": was " + f.before_title;
+      else
+        line += ": " + f.after_title;
+      out += wrap(line, o.width, "  ", "            ");
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuscope

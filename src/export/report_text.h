@@ -1,0 +1,23 @@
+// A Profile (and a ProfileDiff) as text for people: findings first, largest
+// estimated saving first, then per-GPU summary, steps, time by category, top
+// kernels, launches, copies, syncs, HTA's breakdown, ranks.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "analysis/diff.h"
+#include "analysis/profile.h"
+
+namespace gpuscope {
+
+struct ReportTextOptions {
+  std::size_t top = 10;        // kernels listed
+  std::size_t max_steps = 12;  // steps listed (the summary covers all)
+  std::size_t width = 100;     // wrap paragraphs at this many columns
+};
+
+std::string report_text(const Profile& p, const ReportTextOptions& options = {});
+std::string diff_text(const ProfileDiff& d, const ReportTextOptions& options = {});
+
+}  // namespace gpuscope
