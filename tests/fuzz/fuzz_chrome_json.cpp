@@ -23,7 +23,7 @@ int memfd() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  static constexpr std::size_t kBuffers[] = {0, 16, 17, 33, 64, 100, 4096};
+  static constexpr std::size_t kBuffers[] = {16, 17, 33, 64, 100, 1024, 4096};
   const std::size_t buffer_bytes = kBuffers[data[0] % (sizeof kBuffers / sizeof kBuffers[0])];
   ++data;
   --size;
