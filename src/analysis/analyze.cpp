@@ -157,10 +157,11 @@ void summarize_steps(Profile* p) {
 }
 
 void add_stats(const TraceMeta& meta, Profile* p) {
-  for (const auto& [key, value] : meta.stats) {
-    auto it = std::find_if(p->trace_stats.begin(), p->trace_stats.end(), [&](const auto& kv) { return kv.first == key; });
-    if (it == p->trace_stats.end()) p->trace_stats.emplace_back(key, value);
-    else it->second += value;
+  for (const auto& stat : meta.stats) {
+    auto it = std::find_if(p->trace_stats.begin(), p->trace_stats.end(),
+                           [&](const auto& kv) { return kv.first == stat.first; });
+    if (it == p->trace_stats.end()) p->trace_stats.push_back(stat);
+    else it->second += stat.second;
   }
 }
 

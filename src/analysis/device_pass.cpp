@@ -310,6 +310,7 @@ struct Sweep {
   void run() {
     constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
     const KernelTable& k = t.kernels();
+    const double inv_sms = sms ? 1.0 / double(sms) : 0.0;
     TimeNs now = 0, first = 0, busy_until = 0;
     bool started = false;
     // Input wait before this GPU's first op counts too: a GPU that has not
@@ -321,12 +322,16 @@ struct Sweep {
       if (head == kNever) return;
       if (t.begin_time() < head) idle_input(t.begin_time(), head);
     }
+    // The next start of each run, kNever once it is exhausted: the loop
+    // below reads these few values instead of chasing each run's columns.
+    std::vector<TimeNs> heads(runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) heads[i] = runs[i].row < runs[i].last ? runs[i].start[runs[i].row] : kNever;
+    const int nruns = static_cast<int>(runs.size());
     for (;;) {
       int s = -1;
       TimeNs next_start = kNever;
-      for (int i = 0; i < static_cast<int>(runs.size()); ++i)
-        if (runs[i].row < runs[i].last && runs[i].start[runs[i].row] < next_start)
-          s = i, next_start = runs[i].start[runs[i].row];
+      for (int i = 0; i < nruns; ++i)
+        if (heads[i] < next_start) s = i, next_start = heads[i];
       int f = -1;
       TimeNs next_end = kNever;
       for (int i = 0; i < static_cast<int>(flying.size()); ++i)
@@ -349,6 +354,7 @@ struct Sweep {
 
       Run& r = runs[s];
       const RowIndex i = r.row++;
+      heads[s] = r.row < r.last ? r.start[r.row] : kNever;
       const TimeNs end = r.end[i];
       if (r.table == 0) {  // a sync, for HTA only
         note_hta(at, end);
@@ -389,7 +395,7 @@ struct Sweep {
         ev.ops_by_category[static_cast<int>(cat)].add(rt.shift({at, end}), dur);
         if (sms) {
           const double blocks = double(k.grid_x[i]) * double(k.grid_y[i]) * double(k.grid_z[i]);
-          sm_weighted += double(dur) * std::min(blocks / double(sms), 1.0);
+          sm_weighted += double(dur) * std::min(blocks * inv_sms, 1.0);
         }
         if (cat == KernelCategory::optimizer) ++ev.optimizer_kernels;
       }

@@ -1,11 +1,31 @@
 #include "analysis/stats.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <limits>
 
 namespace gpuscope {
+
+namespace {
+
+// An order-preserving log-linear bucket of an int64: 64 buckets per power of
+// two (six bits after the leading one), negatives mirrored below zero. 8192
+// buckets cover every int64; a bucket spans at most 1/64 of its values'
+// magnitude.
+constexpr int kHalf = 64 * 64;
+
+int bucket_of(TimeNs v) {
+  const std::uint64_t m = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+  const int width = std::bit_width(m);  // 0..64
+  const int shift = std::max(0, width - 7);
+  const int sub = static_cast<int>((m >> shift) & 63);
+  const int b = width == 64 ? 4095 : width * 64 + sub;  // 0 .. 4095 (2^63 only from INT64_MIN)
+  return v < 0 ? kHalf - 1 - b : kHalf + b;
+}
+
+}  // namespace
 
 TimeNs select_kth(std::span<TimeNs> values, std::size_t k) {
   const std::size_t n = values.size();
@@ -13,27 +33,17 @@ TimeNs select_kth(std::span<TimeNs> values, std::size_t k) {
     std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
     return values[k];
   }
-  TimeNs lo = values[0], hi = values[0];
-  for (TimeNs v : values) {
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  if (lo == hi) return lo;
-  // 2^16 buckets over [lo, hi]: one counting pass, then only the bucket that
-  // holds the k-th value is gathered and selected.
-  const auto range = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
-  const int shift = std::max(0, static_cast<int>(std::bit_width(range)) - 16);
-  std::vector<std::uint32_t> count(std::size_t{1} << 16, 0);
-  for (TimeNs v : values) ++count[(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(lo)) >> shift];
+  // One pass to find the bucket holding the k-th value, one to move that
+  // bucket's values to the front (in place: no memory), then select among them.
+  std::array<std::uint32_t, 2 * kHalf> count{};
+  for (TimeNs v : values) ++count[static_cast<std::size_t>(bucket_of(v))];
   std::size_t bucket = 0, before = 0;
   while (before + count[bucket] <= k) before += count[bucket++];
-  std::vector<TimeNs> in_bucket;
-  in_bucket.reserve(count[bucket]);
-  for (TimeNs v : values)
-    if (((static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(lo)) >> shift) == bucket) in_bucket.push_back(v);
+  const int wanted = static_cast<int>(bucket);
+  const auto mid = std::partition(values.begin(), values.end(), [&](TimeNs v) { return bucket_of(v) == wanted; });
   const std::size_t kk = k - before;
-  std::nth_element(in_bucket.begin(), in_bucket.begin() + static_cast<std::ptrdiff_t>(kk), in_bucket.end());
-  return in_bucket[kk];
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(kk), mid);
+  return values[kk];
 }
 
 DurationStats summarize(std::span<TimeNs> values) {

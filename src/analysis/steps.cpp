@@ -97,9 +97,13 @@ struct Extent {
   std::uint64_t ops = 0;
 };
 
+constexpr TrackId kNoTrackYet = 0xffffffffu;
+
 // Devices the step's thread launched work to, and the end of that work.
 std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s, std::uint32_t device_filter) {
-  std::map<std::uint32_t, Extent> out;
+  std::map<std::uint32_t, Extent> out;  // map nodes never move: `last` stays valid
+  TrackId last_track = kNoTrackYet;
+  Extent* last = nullptr;
   const RowRange rows = t.rows_overlapping(TableId::api_calls, s.track, s.range.start, s.range.end);
   const ApiCallTable& a = t.api_calls();
   for (RowIndex i = rows.begin; i < rows.end; ++i) {
@@ -113,10 +117,16 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s, st
         case OpTable::memset: track = t.memsets().track[op.row], end = t.memsets().end[op.row]; break;
         case OpTable::none: return;
       }
-      if (!on_device(t, track, device_filter)) return;
-      Extent& e = out[t.tracks()[track].device];
-      e.end = std::max(e.end, end);
-      ++e.ops;
+      // Consecutive launches go to the same track: look its device up once.
+      if (track != last_track) {
+        last_track = track;
+        last = nullptr;
+        if (!on_device(t, track, device_filter)) return;
+        last = &out[t.tracks()[track].device];
+      }
+      if (!last) return;
+      last->end = std::max(last->end, end);
+      ++last->ops;
     });
   }
   return out;

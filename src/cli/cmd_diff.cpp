@@ -87,8 +87,8 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("BEFORE", args->before, "Trace, directory of traces, or saved report JSON")->required();
   cmd->add_option("AFTER", args->after, "Trace, directory of traces, or saved report JSON")->required();
   cmd->add_flag("--json", args->json, "Print the comparison as JSON (schema gpuscope.diff/1, docs/report-schema.md)");
-  cmd->add_option("--top", args->top, "Kernels listed (default 15)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--device", args->device, "Compare only this GPU (traces only)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top", args->top, "Kernels listed (default 15)")->check(CLI::Range(0, 1000000));
+  cmd->add_option("--device", args->device, "Compare only this GPU (traces only)")->check(CLI::Range(0, 65535));
   cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output");
   cmd->callback([args] { run(*args); });
 }

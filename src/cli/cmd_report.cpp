@@ -96,11 +96,12 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("FILE", args->inputs, "Traces (.gscope, Chrome/Kineto .json or .json.gz) or directories of them")
       ->required();
   cmd->add_flag("--json", args->json, "Print the report as JSON (schema gpuscope.report/1, docs/report-schema.md)");
-  cmd->add_option("--top", args->top, "Kernels listed (default: 10 in text, all in JSON)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top", args->top, "Kernels listed (default: 10 in text, all in JSON)")
+      ->check(CLI::Range(0, 1000000));
   cmd->add_option("--steps", args->steps, "Steps listed (default: 12 in text, all in JSON)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 100000000));
   cmd->add_option("--device", args->device, "Analyse only this GPU (CUDA device ordinal)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 65535));
   cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output");
   cmd->callback([args] { run(*args); });
 }

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <string>
 
 #include "trace/error.h"
@@ -120,17 +121,22 @@ class Reader {
     auto it = obj.find(key);
     return it == obj.end() ? nullptr : &*it;
   }
+  // Integers stay within ±2^62 so that differences and sums of two of them
+  // (diff, the text report) cannot overflow; no real trace comes close.
+  static constexpr std::int64_t kLimit = std::int64_t{1} << 62;
   std::int64_t i64(const Json& obj, const char* key, const std::string& path) const {
     const Json& v = member(obj, key, path);
-    if (v.is_number_integer()) return v.get<std::int64_t>();
-    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::uint64_t(INT64_MAX)) return v.get<std::int64_t>();
-    fail(join(path, key), "expected an integer");
+    std::int64_t x = 0;
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::uint64_t(kLimit)) x = v.get<std::int64_t>();
+    else if (v.is_number_integer() && !v.is_number_unsigned()) x = v.get<std::int64_t>();
+    else fail(join(path, key), "expected an integer");
+    if (x > kLimit || x < -kLimit) fail(join(path, key), "out of range");
+    return x;
   }
   std::uint64_t u64(const Json& obj, const char* key, const std::string& path) const {
-    const Json& v = member(obj, key, path);
-    if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-    if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return v.get<std::uint64_t>();
-    fail(join(path, key), "expected a non-negative integer");
+    const std::int64_t x = i64(obj, key, path);
+    if (x < 0) fail(join(path, key), "expected a non-negative integer");
+    return static_cast<std::uint64_t>(x);
   }
   std::uint32_t u32(const Json& obj, const char* key, const std::string& path) const {
     const std::uint64_t v = u64(obj, key, path);
@@ -145,7 +151,9 @@ class Reader {
   double f64(const Json& obj, const char* key, const std::string& path) const {
     const Json& v = member(obj, key, path);
     if (!v.is_number()) fail(join(path, key), "expected a number");
-    return v.get<double>();
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x > 1e15 || x < -1e15) fail(join(path, key), "out of range");
+    return x;
   }
   bool boolean(const Json& obj, const char* key, const std::string& path) const {
     const Json& v = member(obj, key, path);
@@ -622,11 +630,7 @@ Profile parse_report_json(std::string_view text, const std::string& file) {
 
   const Json& stats = r.member(j, "trace_stats", "");
   if (!stats.is_object()) r.fail("trace_stats", "expected an object");
-  for (const auto& [key, value] : stats.items()) {
-    if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<std::int64_t>() >= 0))
-      r.fail("trace_stats." + key, "expected a non-negative integer");
-    p.trace_stats.emplace_back(key, value.get<std::uint64_t>());
-  }
+  for (const auto& item : stats.items()) p.trace_stats.emplace_back(item.key(), r.u64(stats, item.key().c_str(), "trace_stats"));
   return p;
 }
 

@@ -1,0 +1,164 @@
+// `gpuscope report` and `gpuscope diff` as a user runs them: exit codes,
+// one-line errors naming the file, no partial output files, JSON that parses,
+// and the ResNet-50 DataLoader story told end to end.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kTraces = GPUSCOPE_TRACES_DIR;
+const std::string kBinary = std::string(GPUSCOPE_BINARY_DIR) + "/bin/gpuscope";
+const std::string kWorkers0 = (kTraces / "kineto-resnet50-v100-workers0.json.gz").string();
+const std::string kWorkers4 = (kTraces / "kineto-resnet50-v100-workers4.json.gz").string();
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(kBinary)) GTEST_SKIP() << "no " << kBinary;
+    dir_ = fs::temp_directory_path() / ("gpuscope-cli-test-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+  Result run(const std::string& args) {
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string cmd = kBinary + " " + args + " >" + out.string() + " 2>" + err.string();
+    const int raw = std::system(cmd.c_str());
+    Result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+  bool traces() const { return fs::exists(kWorkers0) && fs::exists(kWorkers4); }
+  fs::path dir_;
+};
+
+void expect_one_line_error(const Result& r, const std::string& mentions) {
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(r.err.starts_with("gpuscope: error: ")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, ReportOfTheInputBoundTraceLeadsWithInputBound) {
+  if (!traces()) GTEST_SKIP();
+  const Result r = run("report " + kWorkers0);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("1. [critical] Highly input-bound"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("num_workers"), std::string::npos);
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST_F(Cli, JsonReportParsesAndHonoursTopAndDevice) {
+  if (!traces()) GTEST_SKIP();
+  const Result r = run("report --json --top 3 --device 0 " + kWorkers0);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "gpuscope.report/1");
+  EXPECT_EQ(j["hotspots"].size(), 3u);
+  EXPECT_EQ(j["devices"].size(), 1u);
+}
+
+TEST_F(Cli, ErrorsAreOneLineAndNameTheFile) {
+  expect_one_line_error(run("report " + (dir_ / "missing.gscope").string()), "missing.gscope");
+  {
+    std::ofstream(dir_ / "junk.json") << "{\"traceEvents\": [ {\"ph\": \"X\", ";
+    expect_one_line_error(run("report " + (dir_ / "junk.json").string()), "junk.json");
+  }
+  if (traces()) expect_one_line_error(run("report --device 9 " + kWorkers0), "no GPU 9");
+  // Usage errors: exit 2 and say what is wrong (main.cpp formats them).
+  for (const char* bad : {"report --top -1 x", "diff onlyone"}) {
+    const Result r = run(bad);
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_FALSE(r.err.empty()) << bad;
+  }
+  std::ofstream(dir_ / "cut.json") << "{\"schema\": \"gpuscope.report/1\", \"devices\": [";
+  if (traces()) expect_one_line_error(run("diff " + (dir_ / "cut.json").string() + " " + kWorkers4), "cut.json");
+}
+
+TEST_F(Cli, OutputFilesAreWholeOrAbsent) {
+  if (!traces()) GTEST_SKIP();
+  const fs::path out = dir_ / "report.txt";
+  ASSERT_EQ(run("report -o " + out.string() + " " + kWorkers4).status, 0);
+  EXPECT_NE(slurp(out).find("gpuscope report"), std::string::npos);
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  const fs::path nowhere = dir_ / "no-such-dir" / "r.txt";
+  expect_one_line_error(run("report -o " + nowhere.string() + " " + kWorkers4), "r.txt");
+  EXPECT_FALSE(fs::exists(nowhere));
+  // A bad input never leaves a file behind either.
+  const fs::path not_written = dir_ / "never.txt";
+  EXPECT_EQ(run("report -o " + not_written.string() + " " + (dir_ / "missing.json").string()).status, 2);
+  EXPECT_FALSE(fs::exists(not_written));
+}
+
+TEST_F(Cli, DiffOfZeroAndFourWorkersSaysTheInputBoundIsGone) {
+  if (!traces()) GTEST_SKIP();
+  const Result r = run("diff " + kWorkers0 + " " + kWorkers4);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Resolved input-bound"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Step time"), std::string::npos);
+  // The same from a saved report, as JSON.
+  const fs::path saved = dir_ / "before.json";
+  ASSERT_EQ(run("report --json -o " + saved.string() + " " + kWorkers0).status, 0);
+  const Result j = run("diff --json " + saved.string() + " " + kWorkers4);
+  ASSERT_EQ(j.status, 0) << j.err;
+  const nlohmann::json d = nlohmann::json::parse(j.out);
+  EXPECT_EQ(d["schema"], "gpuscope.diff/1");
+  bool resolved = false;
+  for (const auto& f : d["findings"]) resolved = resolved || (f["id"] == "input-bound" && f["change"] == "resolved");
+  EXPECT_TRUE(resolved) << j.out;
+}
+
+TEST_F(Cli, ADirectoryOfRanksIsOneJob) {
+  const fs::path r0 = kTraces / "hta-sampled-rank0.json.gz", r1 = kTraces / "hta-sampled-rank1.json.gz";
+  if (!fs::exists(r0) || !fs::exists(r1)) GTEST_SKIP();
+  const fs::path job = dir_ / "job";
+  fs::create_directories(job);
+  fs::create_symlink(r0, job / "rank0.json.gz");
+  fs::create_symlink(r1, job / "rank1.json.gz");
+  const Result r = run("report " + job.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Ranks and GPUs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Clocks: "), std::string::npos);
+  const fs::path empty = dir_ / "empty";
+  fs::create_directories(empty);
+  expect_one_line_error(run("report " + empty.string()), "no trace files");
+}
+
+TEST_F(Cli, HelpIsTrue) {
+  for (const char* cmd : {"report --help", "diff --help"}) {
+    const Result r = run(cmd);
+    EXPECT_EQ(r.status, 0) << cmd;
+    for (const char* flag : {"--json", "--top", "--device", "--output"})
+      EXPECT_NE(r.out.find(flag), std::string::npos) << cmd << " " << flag;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,188 @@
+// The report's JSON against its documented schema (docs/report-schema.md),
+// its round trip, its reader on malformed input; the text report and diff.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "analysis/analyze.h"
+#include "analysis/diff.h"
+#include "export/report_json.h"
+#include "export/report_text.h"
+#include "trace/error.h"
+#include "trace_factory.h"
+
+namespace gpuscope {
+namespace {
+
+using nlohmann::json;
+using testing::TraceFactory;
+namespace names = testing::names;
+constexpr TimeNs us = 1'000;
+
+// A job with something in every section: two ranks with steps, padding,
+// communication, copies, syncs.
+Profile sample_profile(TimeNs pad = 210 * us) {
+  static std::vector<std::unique_ptr<Trace>> keep;
+  TraceFactory r0(0), r1(1);
+  r0.meta().host = "a";
+  r1.meta().host = "b";
+  for (TraceFactory* f : {&r0, &r1}) {
+    TimeNs t = 1'000'000;
+    for (int s = 0; s < 4; ++s) {
+      const TimeNs s0 = t;
+      f->kernel(0, 7, names::kConvTensorCore, t, t + 500 * us, t - 100 * us);
+      f->kernel(0, 7, names::kPad, t + 501 * us, t + 501 * us + pad, t - 90 * us);
+      t += 501 * us + pad;
+      f->kernel(0, 13, names::kAllReduce, t, t + 200 * us, t - 300 * us);
+      f->memcpy(0, 9, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, 1 << 20, t, t + 50 * us);
+      t += 201 * us;
+      f->sync(SyncType::stream, 0, 7, t - 10 * us, t);
+      f->range("step " + std::to_string(s), s0 - 100 * us, t);
+    }
+  }
+  keep.push_back(std::make_unique<Trace>(r0.build()));
+  keep.push_back(std::make_unique<Trace>(r1.build()));
+  const JobInput in[] = {{keep[keep.size() - 2].get(), "rank0.gscope"}, {keep.back().get(), "rank1.gscope"}};
+  return analyze_job(in);
+}
+
+bool is_share(const json& v) { return v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1; }
+
+TEST(ReportJson, HasTheDocumentedKeysAndTypes) {
+  const Profile p = sample_profile();
+  ASSERT_FALSE(p.findings.empty());
+  const json j = json::parse(report_json(p));
+  EXPECT_EQ(j["schema"], "gpuscope.report/1");
+  for (const char* key : {"devices", "categories", "hotspots", "steps", "idle", "findings", "temporal_breakdown",
+                          "launches", "ranks", "skew", "syncs", "memcpys", "step_summary", "trace_stats"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  ASSERT_EQ(j["devices"].size(), 2u);
+  for (const json& d : j["devices"]) {
+    for (const char* key : {"id", "span_ns", "busy_ns"}) EXPECT_TRUE(d[key].is_number_integer()) << key;
+    EXPECT_TRUE(d["name"].is_string());
+    for (const char* key : {"utilization", "kernel_concurrency", "memcpy_compute_overlap"})
+      EXPECT_TRUE(is_share(d[key])) << key;
+  }
+  for (const json& c : j["categories"]) {
+    EXPECT_TRUE(c["name"].is_string());
+    EXPECT_TRUE(c["time_ns"].is_number_integer());
+    EXPECT_TRUE(is_share(c["share"]));
+  }
+  ASSERT_EQ(j["temporal_breakdown"].size(), 2u);
+  for (const json& t : j["temporal_breakdown"]) {
+    for (const char* key : {"rank", "span_ns", "idle_ns", "compute_ns", "non_compute_ns"})
+      EXPECT_TRUE(t[key].is_number_integer()) << key;
+    for (const char* key : {"idle_share", "compute_share", "non_compute_share"}) EXPECT_TRUE(is_share(t[key])) << key;
+  }
+  for (const json& f : j["findings"]) {
+    for (const char* key : {"id", "severity", "title", "evidence", "recommendation"}) EXPECT_TRUE(f[key].is_string());
+    EXPECT_TRUE(f["saving_ns"].is_number_integer());
+    ASSERT_TRUE(f["ranges"].is_array());
+    for (const json& r : f["ranges"]) EXPECT_LE(r["start_ns"].get<std::int64_t>(), r["end_ns"].get<std::int64_t>());
+  }
+  EXPECT_EQ(j["steps"].size(), 8u);
+  EXPECT_EQ(j["step_summary"]["source"], "nvtx");
+  EXPECT_FALSE(j["clock_alignment"].get<std::string>().empty());
+}
+
+TEST(ReportJson, RoundTripsThroughTheReader) {
+  const Profile p = sample_profile();
+  const std::string text = report_json(p);
+  const Profile back = parse_report_json(text, "saved.json");
+  EXPECT_EQ(report_json(back), text);
+  EXPECT_TRUE(looks_like_report_json(text));
+  EXPECT_FALSE(looks_like_report_json("{\"traceEvents\": []}"));
+  EXPECT_FALSE(looks_like_report_json("[1,2]"));
+  // --top keeps the largest hotspots.
+  ReportJsonOptions top1;
+  top1.top = 1;
+  EXPECT_EQ(json::parse(report_json(p, top1))["hotspots"].size(), 1u);
+}
+
+void expect_input_error(const std::string& text, const std::string& what) {
+  try {
+    parse_report_json(text, "bad.json");
+    ADD_FAILURE() << "accepted: " << text.substr(0, 80);
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "bad.json");
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReportJson, RefusesMalformedDocumentsWithAClearError) {
+  const std::string good = report_json(sample_profile());
+  expect_input_error("", "not valid JSON");
+  expect_input_error(good.substr(0, good.size() / 2), "not valid JSON");
+  expect_input_error("{\"schema\": \"gpuscope.report/9\"}", "is not gpuscope.report/1");
+  expect_input_error("{\"schema\": 1}", "\"schema\": expected a string");
+  expect_input_error(std::string(100000, '[') + std::string(100000, ']'), "nested more than 32 levels");
+  json j = json::parse(good);
+  j["devices"][1]["span_ns"] = "long";
+  expect_input_error(j.dump(), "\"devices[1].span_ns\": expected an integer");
+  j = json::parse(good);
+  j["findings"][0].erase("title");
+  expect_input_error(j.dump(), "\"findings[0].title\": missing");
+  j = json::parse(good);
+  j["categories"][0]["name"] = "teleportation";
+  expect_input_error(j.dump(), "unknown value \"teleportation\"");
+  j = json::parse(good);
+  j["findings"][0]["ranges"] = json::array({json{{"start_ns", 5}, {"end_ns", 1}}});
+  expect_input_error(j.dump(), "ends before it starts");
+  // Unknown keys are fine (a newer writer).
+  j = json::parse(good);
+  j["something_new"] = 42;
+  EXPECT_NO_THROW(parse_report_json(j.dump(), "newer.json"));
+}
+
+TEST(ReportText, ShowsFindingsFirstWithTheirNumbers) {
+  const Profile p = sample_profile();
+  const std::string text = report_text(p);
+  const auto findings = text.find("Findings, largest estimated saving first");
+  const auto gpus = text.find("GPUs (window");
+  ASSERT_NE(findings, std::string::npos) << text;
+  ASSERT_NE(gpus, std::string::npos);
+  EXPECT_LT(findings, gpus);
+  EXPECT_NE(text.find("padding-hotspot"), std::string::npos);
+  EXPECT_NE(text.find("Eigen TensorPaddingOp"), std::string::npos);
+  EXPECT_NE(text.find("HTA temporal breakdown"), std::string::npos);
+  EXPECT_NE(text.find("Ranks and GPUs"), std::string::npos);
+  EXPECT_NE(text.find("Clocks: "), std::string::npos);
+  EXPECT_EQ(text.find("\n\n\n"), std::string::npos);
+  ReportTextOptions two;
+  two.top = 2;
+  EXPECT_NE(report_text(p, two).find("Top 2 kernels"), std::string::npos);
+
+  TraceFactory synthetic;
+  const Trace t = synthetic.build();
+  EXPECT_NE(report_text(analyze(t)).find("SYNTHETIC"), std::string::npos);
+}
+
+TEST(Diff, FixingThePaddingResolvesItsFinding) {
+  const Profile before = sample_profile(210 * us), after = sample_profile(5 * us);
+  const ProfileDiff d = diff_profiles(before, after);
+  EXPECT_TRUE(d.per_step);
+  EXPECT_EQ(d.before_steps, 4u);
+  EXPECT_GT(d.before_step_ns, d.after_step_ns);
+  bool resolved = false;
+  for (const FindingDelta& f : d.findings)
+    if (f.id == "padding-hotspot") resolved = f.change == FindingChange::resolved;
+  EXPECT_TRUE(resolved);
+  ASSERT_FALSE(d.categories.empty());
+  EXPECT_EQ(d.categories.front().category, KernelCategory::padding);  // the largest change
+  EXPECT_EQ(d.categories.front().before_ns, 210 * us);                  // per step and GPU
+  EXPECT_EQ(d.categories.front().after_ns, 5 * us);
+  bool said = false;
+  for (const std::string& s : d.summary) said = said || s.starts_with("Resolved padding-hotspot");
+  EXPECT_TRUE(said);
+  const json j = json::parse(diff_json(d));
+  EXPECT_EQ(j["schema"], "gpuscope.diff/1");
+  EXPECT_EQ(j["step_time_ns"]["before"].get<std::int64_t>(), d.before_step_ns);
+  EXPECT_NE(diff_text(d).find("resolved  padding-hotspot"), std::string::npos) << diff_text(d);
+  // A diff of a profile with itself changes nothing.
+  const ProfileDiff same = diff_profiles(before, before);
+  for (const FindingDelta& f : same.findings) EXPECT_EQ(f.change, FindingChange::unchanged) << f.id;
+}
+
+}  // namespace
+}  // namespace gpuscope
