@@ -40,7 +40,8 @@ constexpr std::size_t kChunkBytes = 1u << 20;
 
 class Out {
  public:
-  explicit Out(const ChromeSink& sink) : sink_(sink) { buf_.reserve(kChunkBytes + (64u << 10)); }
+  // Starts small (most exports in tests are tiny) and grows to one chunk.
+  explicit Out(const ChromeSink& sink) : sink_(sink) { buf_.reserve(64u << 10); }
 
   void raw(std::string_view s) { buf_.append(s); }
   void ch(char c) { buf_.push_back(c); }
