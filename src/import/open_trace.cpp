@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 
+#include "import/chrome_json.h"
 #include "store/gscope.h"
 
 namespace gpuscope {
@@ -78,10 +79,11 @@ Trace open_trace(const std::string& path, const LoadProgress& progress) {
     case TraceFileKind::gscope:
       return read_gscope(path, nullptr, progress);
     case TraceFileKind::chrome_json:
-    case TraceFileKind::chrome_json_gz:
-      // import_chrome_json (import/chrome_json.h) is being written on its own
-      // branch; until it lands, say so rather than fail to link.
-      throw InputError(path, "Chrome JSON import is not built yet");
+    case TraceFileKind::chrome_json_gz: {
+      ChromeImportOptions options;
+      options.progress = progress;
+      return import_chrome_json(path, options);  // it reads gzip or plain itself
+    }
     case TraceFileKind::unknown:
       break;
   }

@@ -15,6 +15,8 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "export/chrome_check.h"
 #include "import/open_trace.h"
@@ -524,6 +526,55 @@ TEST_F(ChromeExportFile, FailureLeavesNoFileAndKeepsTheOldOne) {
 
 // [SECTION] Real traces
 
+// Order-independent views of a trace's events, for round-trip comparisons.
+using Row = std::tuple<std::uint32_t, std::int64_t, TimeNs, TimeNs, std::uint32_t, std::string>;
+
+std::vector<Row> gpu_ops(const Trace& t) {
+  std::vector<Row> rows;
+  auto where = [&](TrackId id) { return std::pair(t.tracks()[id].device, std::int64_t{t.tracks()[id].stream}); };
+  for (std::size_t i = 0; i < t.kernels().size(); ++i) {
+    const auto [d, s] = where(t.kernels().track[i]);
+    rows.emplace_back(d, s, t.kernels().start[i], t.kernels().end[i], t.kernels().correlation[i],
+                      std::string(t.str(t.kernels().name[i])));
+  }
+  for (std::size_t i = 0; i < t.memcpys().size(); ++i) {
+    const auto [d, s] = where(t.memcpys().track[i]);
+    rows.emplace_back(
+        d, s, t.memcpys().start[i], t.memcpys().end[i], t.memcpys().correlation[i],
+        "memcpy " + std::to_string(t.memcpys().bytes[i]) + " " + std::string(to_string(t.memcpys().kind_at(i))));
+  }
+  for (std::size_t i = 0; i < t.memsets().size(); ++i) {
+    const auto [d, s] = where(t.memsets().track[i]);
+    rows.emplace_back(d, s, t.memsets().start[i], t.memsets().end[i], t.memsets().correlation[i],
+                      "memset " + std::to_string(t.memsets().bytes[i]));
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+std::vector<Row> api_calls(const Trace& t) {
+  std::vector<Row> rows;
+  const ApiCallTable& a = t.api_calls();
+  for (std::size_t i = 0; i < a.size(); ++i)
+    rows.emplace_back(t.tracks()[a.track[i]].pid, t.tracks()[a.track[i]].tid, a.start[i], a.end[i], a.correlation[i],
+                      std::string(t.str(a.name[i])) + "/" + std::string(to_string(a.domain_at(i))));
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+std::vector<Row> ranges(const Trace& t) {
+  std::vector<Row> rows;
+  const RangeTable& r = t.ranges();
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const Track& tr = t.tracks()[r.track[i]];
+    rows.emplace_back(tr.kind == TrackKind::gpu ? tr.device : tr.pid,
+                      tr.kind == TrackKind::gpu ? std::int64_t{tr.stream} : std::int64_t{tr.tid}, r.start[i], r.end[i],
+                      0, std::string(t.str(r.name[i])));
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
 // Every real trace, imported and exported: the invariants hold and every
 // kernel keeps its exact start and end. Runs once the importer is on main.
 TEST(ChromeExportGolden, RealTracesExportExactly) {
@@ -556,9 +607,55 @@ TEST(ChromeExportGolden, RealTracesExportExactly) {
       EXPECT_TRUE(found) << e.dump();
     }
     EXPECT_EQ(seen, t.kernels().size());
+
+    // Round trip: our export, imported again, has the same events to the ns.
+    const fs::path again = fs::temp_directory_path() / ("gpuscope-roundtrip-" + std::to_string(::getpid()) + ".json");
+    write_chrome_trace_file(t, again.string());
+    const Trace back = open_trace(again.string());
+    fs::remove(again);
+    EXPECT_EQ(gpu_ops(back), gpu_ops(t));
+    EXPECT_EQ(api_calls(back), api_calls(t));
+    EXPECT_EQ(ranges(back), ranges(t));
+    EXPECT_EQ(back.devices().size(), t.devices().size());
     ++done;
   }
   EXPECT_GT(done, 0);
+}
+
+}  // namespace
+}  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+TEST(ChromeExportGolden, SyntheticTraceRoundTripsThroughTheImporter) {
+  SyntheticOptions o;
+  o.kernels = 4'000;
+  o.gpus = 2;
+  const Trace t = make_synthetic_trace(o);
+  const fs::path file =
+      fs::temp_directory_path() / ("gpuscope-synth-roundtrip-" + std::to_string(::getpid()) + ".json");
+  write_chrome_trace_file(t, file.string());
+  const Trace back = open_trace(file.string());
+  fs::remove(file);
+  EXPECT_EQ(gpu_ops(back), gpu_ops(t));
+  EXPECT_EQ(api_calls(back), api_calls(t));
+  EXPECT_EQ(ranges(back), ranges(t));
+  ASSERT_EQ(back.syncs().size(), t.syncs().size());
+  for (std::size_t i = 0; i < t.syncs().size(); ++i) {
+    EXPECT_EQ(back.syncs().start[i], t.syncs().start[i]);
+    EXPECT_EQ(back.syncs().end[i], t.syncs().end[i]);
+    EXPECT_EQ(back.syncs().type_at(i), t.syncs().type_at(i));
+  }
+  // Counter series may be numbered differently: compare (time, value) pairs.
+  auto samples = [](const Trace& x) {
+    std::vector<std::pair<TimeNs, double>> v;
+    for (std::size_t i = 0; i < x.counters().size(); ++i) v.emplace_back(x.counters().time[i], x.counters().value[i]);
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_EQ(samples(back), samples(t));
+  EXPECT_EQ(back.devices().size(), t.devices().size());
 }
 
 }  // namespace
