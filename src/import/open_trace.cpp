@@ -1,4 +1,6 @@
 // open_trace: any trace file gpuscope reads, chosen by its first bytes.
+// (The import engineer wrote a first version so every command could read JSON
+// before this one landed; this keeps its behaviour.)
 //
 // Names lie (a .json that is gzip, a .gscope renamed .trace), contents do not:
 // .gscope files start with their magic, gzip with 1f 8b, JSON with '{' or '['
