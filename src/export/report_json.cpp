@@ -385,6 +385,8 @@ Profile parse_report_json(std::string_view text, const std::string& file) {
     j = Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw InputError(file, std::string("not valid JSON: ") + e.what(), e.byte ? e.byte - 1 : 0);
+  } catch (const Json::exception& e) {  // e.g. a number too large for any C++ type
+    throw InputError(file, std::string("not a usable JSON document: ") + e.what());
   }
   const std::string schema = r.str(j, "schema", "");
   if (schema != Profile::kSchema)

@@ -116,6 +116,7 @@ TEST(ReportJson, RefusesMalformedDocumentsWithAClearError) {
   expect_input_error(good.substr(0, good.size() / 2), "not valid JSON");
   expect_input_error("{\"schema\": \"gpuscope.report/9\"}", "is not gpuscope.report/1");
   expect_input_error("{\"schema\": 1}", "\"schema\": expected a string");
+  expect_input_error("{\"schema\": 1623e142624633484000}", "number overflow");  // found by fuzz_report_json
   expect_input_error(std::string(100000, '[') + std::string(100000, ']'), "nested more than 32 levels");
   json j = json::parse(good);
   j["devices"][1]["span_ns"] = "long";
