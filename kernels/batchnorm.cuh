@@ -11,6 +11,9 @@
 //   naive     one block per channel walks all n*h*w elements with the generic
 //             channel_element() indexing: C blocks (16..128) on a 132-SM GPU,
 //             strided loads in NHWC — TensorFlow's NCHW batch norm over [0,2,3].
+//             (1024 threads and unrolled loads keep it from being pathological
+//             beyond that: with 256 threads one SM pulls too few bytes in
+//             flight and batch norm would swamp the seed profile.)
 //   parallel  many blocks per channel; NHWC maps lanes to channels, NCHW maps
 //             lanes along h*w, so loads coalesce in both layouts.
 //
@@ -23,7 +26,8 @@
 
 namespace gpuscope::kernels {
 
-// ---- geometry of the parallel reductions -------------------------------------
+// ---- geometry of the reductions ----------------------------------------------
+constexpr int kNaiveThreads = 1024;       // one block per channel
 constexpr int kNhwcRowsPerChunk = 256;   // block (32 channels x 8 row lanes), 32 rows per thread
 constexpr int kNchwElemsPerChunk = 4096;  // block 256 along h*w, 16 elements per thread
 
@@ -41,18 +45,19 @@ std::size_t bn_partials_bytes(Shape s, Layout l) {
 
 template <class T>
 __global__ void bn_forward_naive_stats_kernel(const T* __restrict__ x, Shape s, Layout l, double* __restrict__ part) {
-  __shared__ double red[kThreads / 32];
+  __shared__ double red[kNaiveThreads / 32];
   const int c = blockIdx.x;
   const std::int64_t m = s.per_channel();
   const float pivot = to_f32(x[channel_element(s, l, c, 0)]);
   float s1 = 0.0f, s2 = 0.0f;
-  for (std::int64_t j = threadIdx.x; j < m; j += kThreads) {
+#pragma unroll 4
+  for (std::int64_t j = threadIdx.x; j < m; j += kNaiveThreads) {
     const float v = to_f32(x[channel_element(s, l, c, j)]) - pivot;
     s1 += v;
     s2 += v * v;
   }
-  const double t1 = block_sum<kThreads>(s1, red);
-  const double t2 = block_sum<kThreads>(s2, red);
+  const double t1 = block_sum<kNaiveThreads>(s1, red);
+  const double t2 = block_sum<kNaiveThreads>(s2, red);
   if (threadIdx.x == 0) part[2 * c] = t1, part[2 * c + 1] = t2;
 }
 
@@ -182,19 +187,20 @@ template <class T>
 __global__ void bn_backward_naive_reduce_kernel(const T* __restrict__ dy, const T* __restrict__ relu_y,
                                                 const T* __restrict__ x, const float* __restrict__ mean, Shape s,
                                                 Layout l, double* __restrict__ part) {
-  __shared__ double red[kThreads / 32];
+  __shared__ double red[kNaiveThreads / 32];
   const int c = blockIdx.x;
   const std::int64_t m = s.per_channel();
   const float mu = mean[c];
   float s1 = 0.0f, s2 = 0.0f;
-  for (std::int64_t j = threadIdx.x; j < m; j += kThreads) {
+#pragma unroll 4
+  for (std::int64_t j = threadIdx.x; j < m; j += kNaiveThreads) {
     const std::int64_t i = channel_element(s, l, c, j);
     const float g = masked_grad(dy, relu_y, i);
     s1 += g;
     s2 += g * (to_f32(x[i]) - mu);
   }
-  const double t1 = block_sum<kThreads>(s1, red);
-  const double t2 = block_sum<kThreads>(s2, red);
+  const double t1 = block_sum<kNaiveThreads>(s1, red);
+  const double t2 = block_sum<kNaiveThreads>(s2, red);
   if (threadIdx.x == 0) part[2 * c] = t1, part[2 * c + 1] = t2;
 }
 
@@ -323,7 +329,7 @@ void bn_forward_stats(BnReduction r, const DeviceTensor& x, const float* gamma, 
   GS_DISPATCH(x.dtype, T, {
     const auto* in = static_cast<const T*>(x.data);
     if (r == BnReduction::naive) {
-      bn_forward_naive_stats_kernel<T><<<s.c, kThreads, 0, stream>>>(in, s, x.layout, partials);
+      bn_forward_naive_stats_kernel<T><<<s.c, kNaiveThreads, 0, stream>>>(in, s, x.layout, partials);
     } else {
       chunks = bn_chunks(s, x.layout);
       require_arg(chunks <= 65535, "bn_forward_stats: batch too large");
@@ -363,7 +369,7 @@ void bn_backward_reduce(BnReduction r, const DeviceTensor& dy, const void* relu_
     const auto* mask = static_cast<const T*>(relu_y);
     const auto* in = static_cast<const T*>(x.data);
     if (r == BnReduction::naive) {
-      bn_backward_naive_reduce_kernel<T><<<s.c, kThreads, 0, stream>>>(g, mask, in, mean, s, x.layout, partials);
+      bn_backward_naive_reduce_kernel<T><<<s.c, kNaiveThreads, 0, stream>>>(g, mask, in, mean, s, x.layout, partials);
     } else {
       chunks = bn_chunks(s, x.layout);
       require_arg(chunks <= 65535, "bn_backward_reduce: batch too large");

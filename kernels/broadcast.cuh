@@ -11,11 +11,26 @@ namespace gpuscope::kernels {
 
 // ---- CUDA kernels --------------------------------------------------------------
 
+// A generic broadcast, as Eigen's TensorBroadcastingOp evaluates one: every
+// output element's coordinates are decomposed dimension by dimension, then
+// mapped to the (1, C, 1, 1) source. That index arithmetic, not the bytes
+// written, is most of its cost — as it was in the report's profile.
 template <class T>
 __global__ void broadcast_channel_kernel(const float* __restrict__ v, T* __restrict__ out, Shape s, Layout l) {
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < s.count();
-       i += std::int64_t{gridDim.x} * blockDim.x)
-    out[i] = from_f32<T>(v[channel_of(i, s, l)]);
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    std::int64_t rest = i;
+    int coord[4];  // innermost dimension first
+    const int dims[4] = {l == Layout::nchw ? s.w : s.c, l == Layout::nchw ? s.h : s.w, l == Layout::nchw ? s.c : s.h,
+                         s.n};
+#pragma unroll
+    for (int d = 0; d < 4; ++d) {
+      coord[d] = static_cast<int>(rest % dims[d]);
+      rest /= dims[d];
+    }
+    const int c = l == Layout::nchw ? coord[2] : coord[0];
+    out[i] = from_f32<T>(v[c]);
+  }
 }
 
 __global__ void broadcast_bias_kernel(const float* __restrict__ bias, float* __restrict__ out, int rows, int cols) {

@@ -234,6 +234,15 @@ for p in seed tuned; do
     echo "assets/workload-$p.gscope: $(stat -c %s "assets/workload-$p.gscope") bytes"
   fi
 done
+if ls assets/workload-*.gscope > /dev/null 2>&1; then
+  cat > assets/workload-captures.md <<EOT
+# assets/workload-seed.gscope, assets/workload-tuned.gscope
+
+Real captures of the bundled workload, made by tests/gpu/workload_check.sh on
+$(date -u +%F): \`resnet-train --preset seed|tuned --steps 20 --warmup 5 --profile FILE\`
+(the 20 timed steps only), one $gpu, driver $driver, batch 128.
+EOT
+fi
 
 # ---- table -------------------------------------------------------------------------------------
 section "results"
