@@ -166,6 +166,8 @@ constexpr CategoryRule kRules[] = {
     {K::elementwise, "bias"},               // bias adds that are not broadcasts (broadcast_bias_kernel is caught above)
     {K::elementwise, "scale_kernel"},
     {K::elementwise, "scal_kernel"},        // cuBLAS scal
+    {K::elementwise, "augment"},            // data augmentation on the GPU (crop, flip)
+    {K::elementwise, "cast"},               // dtype casts (after "broadcast" above)
 };
 
 bool contains_ci(std::string_view haystack, std::string_view lower_needle) {
