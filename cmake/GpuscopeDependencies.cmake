@@ -2,7 +2,7 @@
 # defines imported targets with one name each, so module CMakeLists.txt files
 # never repeat the search.
 #
-#   gpuscope::zstd gpuscope::deflate gpuscope::xxhash gpuscope::simdjson
+#   gpuscope::zstd gpuscope::deflate gpuscope::isal gpuscope::xxhash gpuscope::simdjson
 #   nlohmann_json::nlohmann_json CLI11::CLI11 GTest::gtest_main benchmark::benchmark
 #   gpuscope::imgui glfw (viewer) ; CUDA::cudart CUDA::cupti … (CUDA parts)
 #
@@ -15,6 +15,9 @@ pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 add_library(gpuscope::zstd ALIAS PkgConfig::ZSTD)
 pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 add_library(gpuscope::deflate ALIAS PkgConfig::DEFLATE)
+# ISA-L's igzip: streaming gzip inflate at several GB/s (the JSON importer).
+pkg_check_modules(ISAL REQUIRED IMPORTED_TARGET libisal)
+add_library(gpuscope::isal ALIAS PkgConfig::ISAL)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 add_library(gpuscope::xxhash ALIAS PkgConfig::XXHASH)
 find_package(simdjson REQUIRED)

@@ -5,11 +5,14 @@
 // [SECTION] Categories and hotspots
 // [SECTION] Steps
 // [SECTION] Idle time, launches, communication
+// [SECTION] Synchronization and copies
 // [SECTION] HTA-compatible temporal breakdown
 // [SECTION] Findings
 // [SECTION] Profile
 //
 // analysis/ fills it (analyze.h); report, JSON, diff and the viewer read it.
+// Field names are stable once landed (the viewer and the JSON schema use
+// them); new fields are added, never renamed.
 // It never refers back into the Trace by row index, so a Profile can outlive
 // its Trace and be compared with another (diff). Definitions and formulas of
 // every number: docs/metrics.md. Its JSON form: docs/report-schema.md.
@@ -49,6 +52,8 @@ struct DurationStats {
 struct DeviceSummary {
   std::uint32_t id = 0;
   std::string name;
+  std::int32_t compute_major = 0, compute_minor = 0;  // 0 when the source did not say
+  std::uint32_t sm_count = 0;
   std::int32_t rank = -1;            // distributed rank of the process that drove it, -1 unknown
   TimeRange window;                  // first GPU op start .. last GPU op end on this device
   TimeNs span_ns = 0;                // window.duration()
@@ -62,6 +67,13 @@ struct DeviceSummary {
   TimeNs communication_ns = 0;       // |union of communication kernels|
   double communication_compute_overlap = 0;  // |comm ∩ non-comm kernels| / communication_ns
   TimeNs idle_ns = 0;                // span_ns - busy_ns
+  TimeNs compute_ns = 0;             // |union of non-communication kernels|
+  TimeNs exposed_communication_ns = 0;  // |communication \ compute|: communication nothing hides
+  TimeNs memcpy_exposed_ns = 0;      // |memcpys \ kernels|
+  TimeNs kernel_time_ns = 0;         // sum of kernel durations (not a union)
+  // The device's idle gaps (between ops of the union) by the cause of the op
+  // that ends each gap: HTA's rules applied to the device instead of a stream.
+  TimeNs idle_host_wait_ns = 0, idle_kernel_wait_ns = 0, idle_other_ns = 0;
   std::uint64_t kernels = 0, memcpys = 0, memsets = 0;
   std::uint32_t streams = 0;         // streams with at least one GPU op
   double sm_efficiency = 0;          // duration-weighted min(blocks / SMs, 1); 0 if SM count unknown
@@ -70,19 +82,24 @@ struct DeviceSummary {
 
 // [SECTION] Categories and hotspots ----------------------------------------------------------
 
+// Kernel time per category. Copies and fills done by the copy engines
+// (memcpy/memset rows) are not kernels: Profile::memcpys describes them;
+// category `memory` holds copy kernels (concatenation, dtype casts).
 struct CategoryTime {
   KernelCategory category = KernelCategory::other;
   TimeNs time_ns = 0;   // sum of kernel durations in this category
-  double share = 0;     // time_ns / sum over all categories (GPU kernel time)
+  double share = 0;     // time_ns / Profile::kernel_time_ns
   std::uint64_t count = 0;
+  DurationStats stats;  // of the kernel durations (stats.total == time_ns)
 };
 
 struct Hotspot {
-  std::string name;     // demangled kernel name (or "Memcpy HtoD" etc. for copies)
+  std::string name;     // demangled kernel name
   KernelCategory category = KernelCategory::other;
   DurationStats stats;
-  double share = 0;     // stats.total / total kernel time
+  double share = 0;     // stats.total / Profile::kernel_time_ns
   std::uint32_t device = kNoDevice;  // kNoDevice when aggregated over devices
+  bool tensor_cores = false;         // the name marks a tensor-core kernel (hmma, 16816, wgmma, …)
 };
 
 // [SECTION] Steps ---------------------------------------------------------------------------------
@@ -98,18 +115,29 @@ struct Step {
   // communication, then memcpy/memset, then idle.
   TimeNs compute_ns = 0, communication_ns = 0, memcpy_ns = 0, idle_ns = 0;
   std::uint32_t device = kNoDevice;
+  std::int32_t rank = -1;
+  // Part of idle_ns during which the host was loading input (data-loader
+  // ranges on the CPU), and part of the rest ended by a host-wait.
+  TimeNs input_wait_ns = 0;
+  TimeNs host_wait_ns = 0;
 };
 
 struct StepSummary {
   StepSource source = StepSource::none;
   std::vector<Step> steps;
   DurationStats step_time;   // over steps
+  // Sums over all steps, so shares can be quoted for the whole run.
+  TimeNs total_ns = 0, compute_ns = 0, communication_ns = 0, memcpy_ns = 0, idle_ns = 0, input_wait_ns = 0;
 };
 
 // [SECTION] Idle time, launches, communication -----------------------------------------
 
-// HTA's idle-time causes, per stream.
+// HTA's idle-time causes, per stream: each gap between consecutive ops of a
+// stream is host_wait if the next op's launching API call started after the
+// previous op ended (the CPU had not even asked yet), else kernel_wait if it
+// is shorter than AnalysisOptions::consecutive_kernel_delay_ns, else other.
 struct IdleByCause {
+  std::int32_t rank = -1;
   std::uint32_t device = 0;
   std::uint32_t stream = 0;
   TimeNs host_wait_ns = 0;    // the next op's launch call started after the previous op ended
@@ -125,8 +153,13 @@ struct LaunchStats {
   std::uint64_t short_kernels = 0;     // GPU time < CPU launch time
   double short_kernel_share = 0;       // short_kernels / launches
   std::uint32_t max_queue_depth = 0;   // most ops launched and not yet started, on any stream
+  std::uint64_t runtime_outliers = 0;       // launching calls longer than 50 µs (HTA's outlier rule)
+  std::uint64_t launch_delay_outliers = 0;  // launch delays longer than 100 µs (HTA's outlier rule)
 };
 
+// One row per rank (per file) of a multi-file job; per device when one
+// process drove several GPUs (then rank is the process's rank and `device`
+// tells them apart).
 struct RankSummary {
   std::int32_t rank = -1;
   std::string source_file;
@@ -134,6 +167,46 @@ struct RankSummary {
   TimeNs step_time_mean = 0;
   TimeNs communication_ns = 0;
   double utilization = 0;
+  std::uint32_t device = kNoDevice;
+  TimeNs compute_ns = 0;               // |union of non-communication kernels|
+  TimeNs exposed_communication_ns = 0;
+  TimeNs compute_per_step_ns = 0;      // compute_ns / steps (0 without steps)
+};
+
+// How far devices/ranks are from each other (0 = identical). Spreads are
+// (max - min) / mean over devices with GPU work.
+struct Skew {
+  std::uint32_t participants = 0;    // devices (or ranks) compared
+  double busy_spread = 0;            // of busy_ns
+  double compute_spread = 0;         // of compute_ns
+  double step_time_spread = 0;       // of mean step time
+  std::int32_t slowest_rank = -1;    // most compute (the one others wait for)
+  std::uint32_t slowest_device = kNoDevice;
+};
+
+// [SECTION] Synchronization and copies -------------------------------------------------
+
+struct SyncStats {
+  std::uint64_t count = 0;           // host-side synchronizations (device/stream/event syncs)
+  TimeNs total_ns = 0;               // time hosts spent blocked in them
+  std::uint64_t device_syncs = 0, stream_syncs = 0, event_syncs = 0;
+  // GPU idle right after syncs: from each sync's end to the next op on its
+  // device, when that device was idle then (the queue had drained).
+  TimeNs gpu_idle_after_ns = 0;
+};
+
+struct MemcpyStats {
+  std::uint64_t count = 0;
+  std::uint64_t bytes = 0;
+  TimeNs time_ns = 0;                      // sum of copy durations
+  std::uint64_t htod = 0, dtoh = 0, dtod = 0, other = 0;  // counts by direction
+  std::uint64_t pageable = 0;              // copies with a pageable host side
+  TimeNs pageable_ns = 0;
+  std::uint64_t pageable_bytes = 0;
+  std::uint64_t synchronous = 0;           // launched by a blocking call (cudaMemcpy, not …Async)
+  TimeNs synchronous_ns = 0;               // duration of those blocking calls
+  std::uint64_t memsets = 0;               // fills (memset rows)
+  TimeNs memset_ns = 0;
 };
 
 // [SECTION] HTA-compatible temporal breakdown ------------------------------------------
@@ -171,6 +244,8 @@ struct Profile {
 
   TraceSource source = TraceSource::unknown;
   std::string producer;
+  std::vector<std::string> files;            // the analysed files (one per rank for jobs)
+  std::string clock_alignment;               // how ranks were put on one clock (jobs), else empty
   TimeRange window;                          // whole trace
   std::vector<DeviceSummary> devices;
   std::vector<CategoryTime> categories;      // every category with time > 0, largest first
@@ -179,12 +254,19 @@ struct Profile {
   std::vector<IdleByCause> idle;
   LaunchStats launches;
   std::vector<TemporalBreakdown> temporal_breakdown;  // one per rank
-  std::vector<RankSummary> ranks;            // multi-file jobs
+  std::vector<RankSummary> ranks;            // per rank (and device); one row for a one-GPU trace
+  Skew skew;
+  SyncStats syncs;
+  MemcpyStats memcpys;
+  TimeNs kernel_time_ns = 0;                 // sum of all kernel durations (the share denominator)
   std::vector<Finding> findings;             // largest saving first
   std::vector<std::pair<std::string, std::uint64_t>> trace_stats;  // copied from TraceMeta::stats
 };
 
 std::string_view to_string(Severity s);
 std::string_view to_string(StepSource s);
+// Inverse of to_string; false if unknown.
+bool parse_severity(std::string_view s, Severity* out);
+bool parse_step_source(std::string_view s, StepSource* out);
 
 }  // namespace gpuscope

@@ -52,6 +52,10 @@ constexpr CategoryRule kRules[] = {
     {K::transpose, "permute"},
 
     // Optimizer updates (before elementwise: they are elementwise kernels).
+    // PyTorch's foreach/fused optimizers run multi_tensor_apply kernels;
+    // FBGEMM's embedding backward applies the optimizer in the same kernel.
+    {K::optimizer, "multi_tensor_apply"},
+    {K::optimizer, "adagrad"},
     {K::optimizer, "sgd"},
     {K::optimizer, "momentum"},
     {K::optimizer, "adam"},
@@ -66,6 +70,12 @@ constexpr CategoryRule kRules[] = {
     {K::normalization, "bn_bw"},
     {K::normalization, "bn_forward"},
     {K::normalization, "bn_backward"},
+    {K::normalization, "bn_naive"},  // the bundled workload's batch norm variants
+    {K::normalization, "bn_fused"},
+    {K::normalization, "bn_nhwc"},
+    {K::normalization, "bn_nchw"},
+    {K::normalization, "bn_stats"},
+    {K::normalization, "bn_apply"},
     {K::normalization, "layernorm"},
     {K::normalization, "layer_norm"},
     {K::normalization, "groupnorm"},
@@ -74,6 +84,9 @@ constexpr CategoryRule kRules[] = {
     {K::normalization, "rmsnorm"},
     {K::normalization, "rms_norm"},
     {K::normalization, "welford"},
+    {K::normalization, "rowwisemoments"},   // ATen group/layer norm statistics
+    {K::normalization, "gammabetabackward"},
+    {K::normalization, "computefusedparams"},
 
     // Convolutions (cuDNN, CUTLASS conv, im2col) before GEMM: cuDNN's
     // implicit-GEMM convolutions carry "gemm" in their names too.
@@ -87,6 +100,16 @@ constexpr CategoryRule kRules[] = {
     {K::convolution, "winograd"},
     {K::convolution, "im2col"},
     {K::convolution, "col2im"},
+    {K::convolution, "fft2d_"},        // cuDNN's FFT convolution algorithms
+    {K::convolution, "cask_cudnn"},    // cuDNN's convolution set-up kernels (computeOffsetsKernel)
+
+    // Quantization and dtype packing are elementwise, before "gemm" catches fbgemm_gpu's.
+    {K::elementwise, "quantize"},
+    {K::elementwise, "fp8rowwise"},
+    {K::elementwise, "hfp8"},
+    {K::elementwise, "qparam"},
+    {K::other, "fbgemm_gpu::"},  // embedding helpers; not GEMMs despite the library's name
+    {K::gemm, "epilogue::"},     // cuBLASLt GEMM epilogues
 
     // Matrix multiplies.
     {K::gemm, "gemm"},
@@ -103,6 +126,7 @@ constexpr CategoryRule kRules[] = {
     {K::softmax_loss, "cross_entropy"},
     {K::softmax_loss, "crossentropy"},
     {K::softmax_loss, "nll_loss"},
+    {K::softmax_loss, "nllcriterion"},
     {K::softmax_loss, "loss"},
 
     // Pooling.
@@ -137,6 +161,11 @@ constexpr CategoryRule kRules[] = {
     {K::elementwise, "residual_add"},
     {K::elementwise, "add_kernel"},
     {K::elementwise, "mul_kernel"},
+    {K::elementwise, "scalepackedtensor"},  // cuDNN's tensor scaling
+    {K::elementwise, "upsample"},
+    {K::elementwise, "bias"},               // bias adds that are not broadcasts (broadcast_bias_kernel is caught above)
+    {K::elementwise, "scale_kernel"},
+    {K::elementwise, "scal_kernel"},        // cuBLAS scal
 };
 
 bool contains_ci(std::string_view haystack, std::string_view lower_needle) {
@@ -146,13 +175,27 @@ bool contains_ci(std::string_view haystack, std::string_view lower_needle) {
   return it != haystack.end();
 }
 
+// The name without its parameter list: "f<T>(cublasTransposeParams<float>)"
+// must not read as a transpose. The parameter list is the balanced "( … )"
+// that ends the name; "(anonymous namespace)" inside the name stays.
+std::string_view without_parameters(std::string_view name) {
+  if (name.empty() || name.back() != ')') return name;
+  int depth = 0;
+  for (std::size_t i = name.size(); i-- > 0;) {
+    if (name[i] == ')') ++depth;
+    else if (name[i] == '(' && --depth == 0) return i > 0 ? name.substr(0, i) : name;
+  }
+  return name;
+}
+
 }  // namespace
 
 std::span<const CategoryRule> category_rules() { return kRules; }
 
 KernelCategory classify_kernel(std::string_view name) {
+  const std::string_view core = without_parameters(name);
   for (const CategoryRule& r : kRules)
-    if (contains_ci(name, r.pattern)) return r.category;
+    if (contains_ci(core, r.pattern)) return r.category;
   return KernelCategory::other;
 }
 

@@ -3,9 +3,10 @@
 // One ordered pattern table (kernel_category.cpp) decides: the first rule
 // whose pattern occurs in the name wins, so specific rules (Eigen's
 // TensorPaddingOp inside an EigenMetaKernel) come before generic ones
-// (elementwise). Matching is case-insensitive substring search over the whole
-// demangled name, template arguments included — Eigen's kernels are only
-// recognisable by their template arguments.
+// (elementwise). Matching is case-insensitive substring search over the
+// demangled name without its parameter list, template arguments included —
+// Eigen's kernels are only recognisable by their template arguments, while a
+// parameter type such as cublasTransposeParams says nothing about the kernel.
 #pragma once
 
 #include <span>

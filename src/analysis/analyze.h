@@ -1,0 +1,79 @@
+// analyze(): from a Trace to a Profile — every metric and every finding.
+//
+// Definitions and formulas: docs/metrics.md. Rules and thresholds:
+// docs/findings.md. The thresholds below are the documented defaults; each
+// names the anchor it starts from.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/profile.h"
+#include "trace/trace.h"
+
+namespace gpuscope {
+
+// Thresholds of the findings (docs/findings.md says where each comes from).
+// Shares are fractions in [0, 1].
+struct FindingThresholds {
+  double padding_share = 0.05;            // of GPU time; critical at 3x
+  double broadcast_share = 0.05;
+  double transpose_share = 0.05;
+  double normalization_share = 0.15;      // or >= half the convolution time with >= 5% share
+  double low_utilization = 0.50;          // TensorBoard: GPU util < 50%; critical below 0.30
+  double low_concurrency = 0.05;          // nvvp "Low Kernel Concurrency"
+  double low_memcpy_overlap = 0.50;       // of memcpy time overlapped with kernels
+  double memcpy_min_share = 0.01;         // ... only when copies take >= 1% of the span
+  TimeNs idle_gap_ns = 1'000'000;         // nsys gpu_gaps uses 500 ms; training steps are ms-scale
+  double idle_gaps_share = 0.05;          // of the span in such gaps
+  double launch_short_kernel_share = 0.50;  // HTA: GPU time < CPU launch time
+  double launch_host_wait_share = 0.10;   // small host-wait gaps, of the span
+  double host_sync_share = 0.02;          // GPU idle after syncs, of the span
+  double pageable_min_share = 0.001;      // pageable copy time, of the span
+  TimeNs sync_memcpy_htod_exempt_bytes = 65536;  // nsys cuda_memcpy_sync: H2D <= 64 KB excluded
+  double sync_memcpy_share = 0.001;
+  double input_moderate = 0.05;           // xprof: input >= 5% of step "moderately", >= 20% "highly"
+  double input_high = 0.20;
+  double exposed_comm_moderate = 0.03;    // xprof collectives: >= 3% moderate, >= 15% high
+  double exposed_comm_high = 0.15;
+  double straggler_spread = 0.10;         // slowest compute vs median, relative
+  double weight_update_share = 0.03;      // optimizer time, of GPU time
+  double weight_update_overlap = 0.10;    // optimizer time overlapped with other kernels
+  double tensor_core_eligible_share = 0.10;  // conv + GEMM share of GPU time
+  double tensor_core_min_share = 0.05;    // tensor-core share of conv + GEMM time
+};
+
+struct AnalysisOptions {
+  // Analyse only this device (CUDA ordinal); kNoDevice = all.
+  std::uint32_t device = kNoDevice;
+  // HTA's consecutive_kernel_delay: gaps shorter than this between ops of a
+  // stream (not caused by the host) count as kernel_wait. HTA's default of 30
+  // is in the trace's unit, µs for Kineto traces, hence 30 µs.
+  TimeNs consecutive_kernel_delay_ns = 30'000;
+  // Most time ranges attached to one finding (the viewer jumps to them).
+  std::size_t max_ranges_per_finding = 10;
+  // Most hotspots kept (per kernel name); 0 = all.
+  std::size_t max_hotspots = 0;
+  FindingThresholds thresholds;
+};
+
+Profile analyze(const Trace& trace, const AnalysisOptions& options = {});
+
+// A multi-file job: one trace per rank (or process).
+struct JobInput {
+  const Trace* trace = nullptr;
+  std::string file;  // shown in the report
+};
+
+// Analyses the traces as one job: per-rank rows, cross-rank skew and
+// stragglers, ranks aligned on one clock (Profile::clock_alignment says how).
+// A single input gives the same Profile as analyze().
+Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& options = {});
+
+// True if a kernel name marks tensor-core math (HMMA/IMMA/GMMA, cuDNN/cuBLAS
+// tile names such as h884, s1688, 16816, cutlass tensorop, Hopper sm90 xmma
+// and nvjet GEMMs).
+bool is_tensor_core_kernel(std::string_view name);
+
+}  // namespace gpuscope

@@ -1,0 +1,158 @@
+// Internal to analysis/: what the passes of analyze() hand each other.
+//
+// analyze_job() runs, per trace: the device pass (unions, concurrency, gaps),
+// the step pass, the stream/launch/copy/sync pass and HTA's breakdown; then
+// across traces: categories, hotspots and launch statistics (exact medians
+// over the pooled durations), skew, and finally the findings, which read the
+// Profile plus the Evidence gathered on the way (time ranges to point at).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "analysis/intervals.h"
+#include "analysis/profile.h"
+#include "trace/trace.h"
+
+namespace gpuscope::detail {
+
+using intervals::IntervalSet;
+
+// One trace of a job, with its place on the job's clock.
+struct RankedTrace {
+  const Trace* trace = nullptr;
+  std::string file;
+  std::int32_t rank = 0;
+  TimeNs offset = 0;  // added to this trace's times to put them on the job clock
+  TimeRange shift(TimeRange r) const { return {r.start + offset, r.end + offset}; }
+};
+
+// The heaviest few time ranges of some kind, for the viewer to jump to.
+class TopRanges {
+ public:
+  explicit TopRanges(std::size_t keep = 10) : keep_(keep) {}
+  void set_keep(std::size_t k) { keep_ = k; }
+  void add(TimeRange r, TimeNs weight) {
+    total_ += weight;
+    ++count_;
+    push(r, weight);
+  }
+  void merge(const TopRanges& o) {
+    for (const auto& [w, r] : o.items_) push(r, w);
+    total_ += o.total_;
+    count_ += o.count_;
+  }
+  // Heaviest first.
+  std::vector<TimeRange> ranges() const {
+    auto v = items_;
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<TimeRange> out;
+    out.reserve(v.size());
+    for (const auto& item : v) out.push_back(item.second);
+    return out;
+  }
+  TimeNs total() const { return total_; }        // of every range added, kept or not
+  std::uint64_t count() const { return count_; }
+
+ private:
+  using Item = std::pair<TimeNs, TimeRange>;
+  static bool lighter(const Item& a, const Item& b) { return a.first > b.first; }  // min-heap on weight
+  void push(TimeRange r, TimeNs w) {
+    if (keep_ == 0) return;
+    if (items_.size() < keep_) {
+      items_.push_back({w, r});
+      std::push_heap(items_.begin(), items_.end(), lighter);
+    } else if (w > items_.front().first) {
+      std::pop_heap(items_.begin(), items_.end(), lighter);
+      items_.back() = {w, r};
+      std::push_heap(items_.begin(), items_.end(), lighter);
+    }
+  }
+  std::size_t keep_;
+  std::vector<Item> items_;
+  TimeNs total_ = 0;
+  std::uint64_t count_ = 0;
+};
+
+// Per device of one trace: the sets the step pass and the findings measure.
+struct DeviceSets {
+  std::uint32_t device = 0;
+  TimeRange window;
+  IntervalSet all;             // every GPU op
+  IntervalSet compute;         // non-communication kernels
+  IntervalSet exposed_comm;    // communication \ compute
+  IntervalSet mem_exposed;     // memcpys and memsets \ kernels
+  IntervalSet gaps;            // window \ all
+  IntervalSet host_wait_gaps;  // the gaps ended by an op launched after the gap began
+  IntervalSet input_wait;      // gaps during which the host was loading data
+};
+
+// Everything findings need beyond the Profile's numbers.
+struct Evidence {
+  explicit Evidence(std::size_t keep = 10) {
+    for (auto& t : ops_by_category) t.set_keep(keep);
+    for (TopRanges* t : {&idle_gaps, &exposed_comm, &memcpy_exposed, &launch_gaps, &input_wait, &sync_idle,
+                         &pageable, &sync_memcpy, &optimizer})
+      t->set_keep(keep);
+  }
+  std::array<TopRanges, kKernelCategoryCount> ops_by_category;  // longest single ops
+  TopRanges idle_gaps;       // device gaps >= thresholds.idle_gap_ns
+  TopRanges exposed_comm;    // pieces of communication nothing hides
+  TopRanges memcpy_exposed;  // copies with no kernel alongside
+  TopRanges launch_gaps;     // host-wait gaps shorter than idle_gap_ns (launch latency)
+  TopRanges input_wait;      // GPU idle while the host loads data
+  TopRanges sync_idle;       // GPU idle right after a host synchronization
+  TopRanges pageable;        // copies with a pageable host side
+  TopRanges sync_memcpy;     // blocking copy calls (their API call's range)
+  TopRanges optimizer;       // optimizer kernels running alone
+  bool has_input_ranges = false;  // some trace has data-loader ranges
+  TimeNs optimizer_ns = 0;          // |union of optimizer kernels|
+  TimeNs optimizer_overlapped_ns = 0;  // … overlapped with other kernels or communication
+  std::uint64_t optimizer_kernels = 0;
+  std::uint64_t steps_with_optimizer = 0;
+};
+
+// [SECTION] Passes (one .cpp each)
+
+// device_pass.cpp: DeviceSummary rows and the per-device sets.
+void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<DeviceSummary>* summaries,
+                 std::vector<DeviceSets>* sets, Evidence* ev);
+
+// steps.cpp: steps of one trace, with their breakdown on each device.
+StepSource step_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<DeviceSets>& sets,
+                     std::vector<Step>* steps);
+
+// streams.cpp: idle by cause per stream, syncs, copies of one trace.
+void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<DeviceSets>& sets,
+                 Profile* p, Evidence* ev);
+
+// hotspots.cpp: categories, hotspots and launch statistics over all traces.
+void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, Profile* p, Evidence* ev);
+void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, Profile* p);
+
+// findings.cpp
+std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);
+
+// [SECTION] Small shared helpers
+
+inline bool on_device(const Trace& t, TrackId track, std::uint32_t device_filter) {
+  const Track& tr = t.tracks()[track];
+  return tr.kind == TrackKind::gpu && (device_filter == kNoDevice || tr.device == device_filter);
+}
+
+// Case-insensitive substring search.
+bool contains_nocase(std::string_view haystack, std::string_view lower_needle);
+
+// Whether a CPU range is the host loading input (PyTorch's
+// "enumerate(DataLoader)#…", NVTX "data"/"load batch", …).
+bool is_input_range_name(std::string_view name);
+
+inline double ratio(TimeNs a, TimeNs b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
+
+}  // namespace gpuscope::detail

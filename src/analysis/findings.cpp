@@ -1,0 +1,615 @@
+// The findings: each rule tests one metric against its threshold and, when it
+// fires, says what it saw (with the numbers), where (time ranges, kernels)
+// and what to change. docs/findings.md documents every rule.
+//
+// [SECTION] Formatting and shared quantities
+// [SECTION] Where the GPU time goes (padding, broadcast, transposes, normalization, tensor cores)
+// [SECTION] Why the GPU is idle (utilization, gaps, input, launches, syncs)
+// [SECTION] Overlap (concurrency, copies, communication, weight update, stragglers)
+// [SECTION] Copies and data quality
+// [SECTION] Entry point
+//
+// saving_ns estimates the wall-clock time a fix would save over the traced
+// window. Devices run in parallel, so a saving measured as time summed over
+// devices is divided by the number of devices. Savings of different findings
+// overlap (an idle gap can be both "input-bound" and "low utilization"): they
+// order findings, they do not add up.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "analysis/detail/context.h"
+
+namespace gpuscope::detail {
+
+namespace {
+
+// [SECTION] Formatting and shared quantities ---------------------------------------------
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string pct(double share) { return fmt(share >= 0.0995 || share == 0 ? "%.0f%%" : "%.1f%%", share * 100); }
+std::string pct1(double share) { return fmt("%.1f%%", share * 100); }
+
+std::string dur(TimeNs ns) {
+  const double v = static_cast<double>(ns);
+  if (ns < 0) return "-" + dur(-ns);
+  if (ns < 1'000) return fmt("%.0f ns", v);
+  if (ns < 1'000'000) return fmt("%.1f µs", v / 1e3);
+  if (ns < 1'000'000'000) return fmt("%.1f ms", v / 1e6);
+  return fmt("%.2f s", v / 1e9);
+}
+
+// 1234567 -> "1,234,567".
+std::string count(std::uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string s;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) s.push_back(',');
+    s.push_back(digits[i]);
+  }
+  return s;
+}
+
+std::string bytes(std::uint64_t b) {
+  const double v = static_cast<double>(b);
+  if (b < 1024 * 1024) return fmt("%.1f KB", v / 1024);
+  if (b < 1024ull * 1024 * 1024) return fmt("%.1f MB", v / (1024 * 1024));
+  return fmt("%.2f GB", v / (1024.0 * 1024 * 1024));
+}
+
+// Kernel names are long (Eigen's run to kilobytes): the text shows a short form.
+std::string short_name(std::string_view name) {
+  // Eigen: name the op inside the evaluator.
+  for (std::string_view op : {"TensorPaddingOp", "TensorBroadcastingOp", "TensorShufflingOp", "TensorReductionOp"})
+    if (name.find(op) != std::string_view::npos && name.find("Eigen") != std::string_view::npos)
+      return "Eigen " + std::string(op);
+  std::string s(name.substr(0, name.find('(')));
+  if (s.starts_with("void ")) s = s.substr(5);
+  // Drop template arguments.
+  std::string out;
+  int depth = 0;
+  for (char c : s) {
+    if (c == '<') ++depth;
+    else if (c == '>') depth = std::max(0, depth - 1);
+    else if (depth == 0) out.push_back(c);
+  }
+  if (out.empty()) out = s;
+  if (out.size() > 80) out = out.substr(0, 77) + "...";
+  return out;
+}
+
+struct Totals {
+  std::size_t devices = 0;
+  TimeNs span = 0, busy = 0, idle = 0, kernel_busy = 0, kernel_time = 0;
+  TimeNs comm = 0, exposed_comm = 0, memcpy = 0, memcpy_exposed = 0;
+  TimeNs host_wait = 0, kernel_wait = 0, other_idle = 0;
+  double min_util = 1, max_util = 0;
+  TimeNs category[kKernelCategoryCount] = {};
+  std::uint64_t category_count[kKernelCategoryCount] = {};
+  TimeNs gpu_time = 0;
+
+  explicit Totals(const Profile& p) {
+    for (const DeviceSummary& d : p.devices) {
+      ++devices;
+      span += d.span_ns;
+      busy += d.busy_ns;
+      idle += d.idle_ns;
+      kernel_busy += d.kernel_busy_ns;
+      kernel_time += d.kernel_time_ns;
+      comm += d.communication_ns;
+      exposed_comm += d.exposed_communication_ns;
+      memcpy += d.memcpy_ns;
+      memcpy_exposed += d.memcpy_exposed_ns;
+      host_wait += d.idle_host_wait_ns;
+      kernel_wait += d.idle_kernel_wait_ns;
+      other_idle += d.idle_other_ns;
+      min_util = std::min(min_util, d.utilization);
+      max_util = std::max(max_util, d.utilization);
+    }
+    for (const CategoryTime& c : p.categories) {
+      category[static_cast<int>(c.category)] = c.time_ns;
+      category_count[static_cast<int>(c.category)] = c.count;
+    }
+    gpu_time = p.kernel_time_ns;
+  }
+  // A time summed over devices, as wall-clock time (devices run in parallel).
+  TimeNs per_device(TimeNs summed) const { return devices ? summed / static_cast<TimeNs>(devices) : summed; }
+  double share_of_gpu(KernelCategory c) const { return ratio(category[static_cast<int>(c)], gpu_time); }
+};
+
+std::vector<std::string> kernels_of(const Profile& p, KernelCategory c, std::size_t n = 5) {
+  std::vector<std::string> out;
+  for (const Hotspot& h : p.hotspots)
+    if (h.category == c && out.size() < n) out.push_back(h.name);
+  return out;
+}
+
+std::string top_kernels_text(const Profile& p, KernelCategory c, std::size_t n = 3) {
+  std::string s;
+  std::size_t k = 0;
+  for (const Hotspot& h : p.hotspots) {
+    if (h.category != c) continue;
+    if (k++ == n) break;
+    if (!s.empty()) s += "; ";
+    s += short_name(h.name) + " " + pct(h.share) + " of kernel time, " + count(h.stats.count) + "x, mean " +
+         dur(h.stats.mean);
+  }
+  return s;
+}
+
+std::string device_words(const Totals& t) {
+  return t.devices == 1 ? std::string("the GPU") : "the " + std::to_string(t.devices) + " GPUs";
+}
+
+struct Builder {
+  const Profile& p;
+  const Evidence& ev;
+  const AnalysisOptions& opt;
+  const Totals& t;
+  std::vector<Finding>* out;
+
+  Finding& add(std::string id, Severity sev, double metric, double threshold, TimeNs saving) {
+    Finding f;
+    f.id = std::move(id);
+    f.severity = sev;
+    f.metric = metric;
+    f.threshold = threshold;
+    f.saving_ns = std::max<TimeNs>(0, saving);
+    out->push_back(std::move(f));
+    return out->back();
+  }
+};
+
+// [SECTION] Where the GPU time goes --------------------------------------------------------------
+
+void category_hotspot(Builder& b, KernelCategory cat, const char* id, double threshold, const char* what,
+                      const char* why, const char* fix, double saving_fraction) {
+  const double share = b.t.share_of_gpu(cat);
+  if (share < threshold || share == 0) return;
+  const TimeNs time = b.t.category[static_cast<int>(cat)];
+  Finding& f = b.add(id, share >= 3 * threshold ? Severity::critical : Severity::warning, share, threshold,
+                     static_cast<TimeNs>(static_cast<double>(b.t.per_device(time)) * saving_fraction));
+  f.title = pct1(share) + " of kernel time (" + dur(time) + ") is in " + what + " (" +
+            count(b.t.category_count[static_cast<int>(cat)]) + " launches)";
+  f.evidence = std::string("Top kernels: ") + top_kernels_text(b.p, cat) + ". Share of kernel time " + pct1(share) +
+               " vs threshold " + pct1(threshold) + ". " + why;
+  f.recommendation = fix;
+  f.kernels = kernels_of(b.p, cat);
+  f.ranges = b.ev.ops_by_category[static_cast<int>(cat)].ranges();
+}
+
+void time_rules(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  category_hotspot(
+      b, KernelCategory::padding, "padding-hotspot", th.padding_share, "padding kernels",
+      "An explicit pad copies the whole activation tensor before the convolution instead of padding inside it; "
+      "TensorFlow inserts one whenever a SAME convolution needs odd total padding (a 3x3 stride-2 convolution on an "
+      "even-sized input), forward and backward, and tf.pad in shortcut branches adds more.",
+      "Let the convolution do the padding: use symmetric padding (explicit padding=1 on 3x3 convolutions, input "
+      "sizes for which SAME padding is even), or cuDNN's graph API, which takes asymmetric pre/post padding; pad "
+      "channels once in the input pipeline instead of in every shortcut. Bundled workload: --padding fused.",
+      1.0);
+  category_hotspot(
+      b, KernelCategory::broadcast, "broadcast-hotspot", th.broadcast_share, "broadcast kernels",
+      "Bias adds and batch-norm scale/shift done as a separate broadcast kernel followed by an elementwise kernel "
+      "read and write the activation tensor twice more than needed.",
+      "Fuse the broadcast into its producer or consumer: bias (+activation) in the convolution's epilogue "
+      "(cudnnConvolutionBiasActivationForward, cuDNN graph API fusions), a fused batch norm (tf.nn.fused_batch_norm, "
+      "cuDNN batch norm) instead of mean/variance/scale ops, and elementwise kernels that broadcast on the fly instead "
+      "of materialising the broadcast tensor. Bundled workload: --bias fused.",
+      1.0);
+  category_hotspot(
+      b, KernelCategory::transpose, "layout-transpose", th.transpose_share, "layout transposes",
+      "Converting activations between NCHW and NHWC around individual layers costs a full read and write of the "
+      "tensor each time.",
+      "Keep one layout end to end: NHWC (channels_last in PyTorch, data_format='channels_last' in TensorFlow) suits "
+      "tensor-core convolutions and batch norm; convert once at the input, not around each layer. Bundled workload: "
+      "--layout nhwc.",
+      1.0);
+
+  // Normalization: slow when it is a large share of kernel time, or large next to the convolutions it follows.
+  const double norm = b.t.share_of_gpu(KernelCategory::normalization);
+  const TimeNs norm_ns = b.t.category[static_cast<int>(KernelCategory::normalization)];
+  const TimeNs conv_ns = b.t.category[static_cast<int>(KernelCategory::convolution)];
+  const bool vs_conv = conv_ns > 0 && norm_ns * 2 >= conv_ns && norm >= 0.05;
+  if (norm > 0 && (norm >= th.normalization_share || vs_conv)) {
+    Finding& f = b.add("slow-normalization", norm >= 2 * th.normalization_share ? Severity::critical : Severity::warning,
+                       norm, th.normalization_share, b.t.per_device(norm_ns) / 2);
+    f.title = pct1(norm) + " of kernel time (" + dur(norm_ns) + ") is in normalization kernels" +
+              (conv_ns > 0 ? ", " + fmt("%.2f", double(norm_ns) / double(conv_ns)) + "x the convolution time" : "");
+    f.evidence = "Top kernels: " + top_kernels_text(b.p, KernelCategory::normalization) + ". Share " + pct1(norm) +
+                 " vs threshold " + pct1(th.normalization_share) +
+                 " (or at least half the convolution time with a 5% share). Batch norm in NCHW done as reductions "
+                 "over axes [0,2,3] with few threads is slow (tensorflow #1502, #7551).";
+    f.recommendation =
+        "Use a fused batch norm (cuDNN's training kernels, NHWC and its persistent modes; torch.nn.BatchNorm2d with "
+        "channels_last; tf.nn.fused_batch_norm) and fold BN + ReLU (+ residual add) into one kernel; keep one layout "
+        "so no transposes surround it. Estimated saving: half the normalization time. Bundled workload: --bn fused.";
+    f.kernels = kernels_of(b.p, KernelCategory::normalization);
+    f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::normalization)].ranges();
+  }
+
+  // Tensor cores: GPUs of compute capability >= 7 have them; the convolutions
+  // and GEMMs either use them (their names say so) or not.
+  const DeviceSummary* capable = nullptr;
+  bool all_known = !b.p.devices.empty();
+  for (const DeviceSummary& d : b.p.devices) {
+    if (d.compute_major >= 7 && !capable) capable = &d;
+    all_known = all_known && d.compute_major > 0;
+  }
+  const TimeNs eligible = conv_ns + b.t.category[static_cast<int>(KernelCategory::gemm)];
+  TimeNs tc = 0;
+  for (const Hotspot& h : b.p.hotspots)
+    if ((h.category == KernelCategory::convolution || h.category == KernelCategory::gemm) && h.tensor_cores)
+      tc += h.stats.total;
+  const double eligible_share = ratio(eligible, b.t.gpu_time);
+  const double tc_share = ratio(tc, eligible);
+  if (capable && eligible_share >= th.tensor_core_eligible_share && tc_share < th.tensor_core_min_share) {
+    Finding& f = b.add("no-tensor-cores", Severity::warning, tc_share, th.tensor_core_min_share,
+                       b.t.per_device(eligible - tc) / 2);
+    f.title = "Tensor cores idle: " + pct(tc_share) + " of the " + dur(eligible) +
+              " of convolution and GEMM time runs on tensor cores (" + capable->name + ", compute capability " +
+              std::to_string(capable->compute_major) + "." + std::to_string(capable->compute_minor) + ")";
+    f.evidence = "Convolutions and GEMMs take " + pct1(eligible_share) + " of kernel time; tensor-core kernels (names "
+                 "with hmma/884/1688/16816/xmma/gmma/tensorop/nvjet) take " + pct1(tc_share) + " of it, vs a " +
+                 pct1(th.tensor_core_min_share) + " threshold. Top: " +
+                 top_kernels_text(b.p, KernelCategory::convolution, 2) + ".";
+    f.recommendation =
+        "Train in mixed precision: torch.autocast with bf16/fp16 (or TF32 on Ampere and newer: "
+        "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32), tf.keras.mixed_precision; use NHWC "
+        "(channels_last) and channel counts that are multiples of 8 so cuDNN and cuBLAS choose tensor-core kernels. "
+        "Estimated saving: half the convolution and GEMM time. Bundled workload: --precision bf16.";
+    for (const Hotspot& h : b.p.hotspots)
+      if ((h.category == KernelCategory::convolution || h.category == KernelCategory::gemm) && f.kernels.size() < 5)
+        f.kernels.push_back(h.name);
+    f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::convolution)].ranges();
+  }
+}
+
+// [SECTION] Why the GPU is idle ------------------------------------------------------------------
+
+void idle_rules(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  if (t.devices == 0 || t.span == 0) return;
+  const double util = ratio(t.busy, t.span);
+
+  if (util < th.low_utilization) {
+    const TimeNs explained = b.ev.input_wait.total() + b.ev.sync_idle.total() + b.ev.launch_gaps.total();
+    Finding& f = b.add("low-utilization", util < 0.6 * th.low_utilization ? Severity::critical : Severity::warning,
+                       util, th.low_utilization, t.per_device(std::max<TimeNs>(0, t.idle - explained)));
+    std::string range = t.devices > 1 ? " (" + pct(t.min_util) + "–" + pct(t.max_util) + " across " +
+                                            std::to_string(t.devices) + " GPUs)"
+                                      : "";
+    f.title = "GPU utilization is " + pct1(util) + range + ": " + device_words(t) + " idle " + pct(1 - util) +
+              " of the time (" + dur(t.per_device(t.idle)) + ")";
+    f.evidence = "Busy (any kernel, copy or fill running) " + dur(t.per_device(t.busy)) + " of a " +
+                 dur(t.per_device(t.span)) + " span, vs a " + pct(th.low_utilization) +
+                 " threshold. Idle time by what ended each gap: host wait (the next op was not launched yet) " +
+                 pct(ratio(t.host_wait, t.idle)) + ", kernel wait (gaps < " + dur(b.opt.consecutive_kernel_delay_ns) +
+                 ") " + pct(ratio(t.kernel_wait, t.idle)) + ", other " + pct(ratio(t.other_idle, t.idle)) + ".";
+    const bool host = t.host_wait >= t.other_idle;
+    f.recommendation =
+        host ? "The host does not keep the GPU fed: the CPU launches work later than the GPU could run it. See the "
+               "input-bound, launch-bound and host-sync findings for where the host time goes; a larger batch per "
+               "GPU also gives the GPU more work per launch. Estimated saving: idle time those findings do not explain."
+             : "The GPU waits on dependencies rather than on the host (cross-stream events, communication, copies): "
+               "see the overlap findings; put independent work on separate streams.";
+    f.ranges = b.ev.idle_gaps.ranges();
+  }
+
+  const double gap_share = ratio(b.ev.idle_gaps.total(), t.span);
+  if (b.ev.idle_gaps.count() > 0 && gap_share >= th.idle_gaps_share) {
+    Finding& f = b.add("gpu-idle-gaps", gap_share >= 0.25 ? Severity::critical : Severity::warning, gap_share,
+                       th.idle_gaps_share, t.per_device(b.ev.idle_gaps.total()));
+    const std::vector<TimeRange> r = b.ev.idle_gaps.ranges();
+    f.title = count(b.ev.idle_gaps.count()) + " GPU idle gaps of at least " + dur(th.idle_gap_ns) + " total " +
+              dur(t.per_device(b.ev.idle_gaps.total())) + " (" + pct1(gap_share) + " of the run)";
+    f.evidence = "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) +
+                 "; gaps >= " + dur(th.idle_gap_ns) + " (nsys flags 500 ms; training steps are millisecond-scale) "
+                 "take " + pct1(gap_share) + " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold.";
+    f.recommendation =
+        "Look at what the host does in these gaps (the viewer jumps to them): data loading, synchronizations, "
+        "logging, checkpointing, Python overhead. Move that work off the critical path: asynchronous data loading and "
+        "checkpointing, metrics read every N steps instead of every step.";
+    f.ranges = r;
+  }
+
+  // Input: GPU idle while the host runs data-loading ranges.
+  if (b.ev.has_input_ranges && b.ev.input_wait.total() > 0) {
+    const bool by_step = b.p.steps.total_ns > 0;
+    const TimeNs input = by_step ? b.p.steps.input_wait_ns : b.ev.input_wait.total();
+    const double share = by_step ? ratio(input, b.p.steps.total_ns) : ratio(input, t.span);
+    if (share >= th.input_moderate) {
+      Finding& f = b.add("input-bound", share >= th.input_high ? Severity::critical : Severity::warning, share,
+                         th.input_moderate, t.per_device(b.ev.input_wait.total()));
+      f.title = std::string(share >= th.input_high ? "Highly" : "Moderately") + " input-bound: the GPU waits for input " +
+                pct1(share) + " of " + (by_step ? "step time" : "the run") + " (" + dur(t.per_device(input)) +
+                (by_step ? " over " + std::to_string(b.p.steps.steps.size()) + " steps" : std::string()) + ")";
+      f.evidence = "GPU idle while data-loading ranges run on the host: " + dur(b.ev.input_wait.total()) +
+                   "; xprof's anchors: >= " + pct(th.input_moderate) + " moderately, >= " + pct(th.input_high) +
+                   " highly input-bound. Host-wait idle overall: " + pct(ratio(t.host_wait, t.span)) + " of the run.";
+      f.recommendation =
+          "Load the next batch while the GPU computes: more DataLoader workers (num_workers >= 4 per GPU), "
+          "pin_memory=True, prefetch_factor and persistent_workers; decode and augment on the GPU (NVIDIA DALI) or "
+          "keep a small dataset resident on the GPU; in TensorFlow dataset.prefetch(tf.data.AUTOTUNE) and "
+          "num_parallel_calls.";
+      f.ranges = b.ev.input_wait.ranges();
+    }
+  }
+
+  // Launch-bound: many short host-wait gaps and kernels shorter than their launch call.
+  const double launch_share = ratio(b.ev.launch_gaps.total(), t.span);
+  const LaunchStats& l = b.p.launches;
+  if (l.launches > 0 && launch_share >= th.launch_host_wait_share &&
+      l.short_kernel_share >= th.launch_short_kernel_share) {
+    Finding& f = b.add("launch-bound", launch_share >= 0.25 ? Severity::critical : Severity::warning, launch_share,
+                       th.launch_host_wait_share, t.per_device(b.ev.launch_gaps.total()));
+    f.title = "Launch-bound: " + pct(l.short_kernel_share) + " of GPU ops run shorter than their launch call (median " +
+              dur(l.gpu_duration.median) + " on the GPU vs " + dur(l.cpu_launch.median) +
+              " on the CPU); the GPU waits for launches " + pct1(launch_share) + " of the time";
+    f.evidence = count(b.ev.launch_gaps.count()) + " idle gaps shorter than " + dur(th.idle_gap_ns) +
+                 " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
+                 pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) + " threshold); short ops " +
+                 pct(l.short_kernel_share) + " vs " + pct(th.launch_short_kernel_share) + " (HTA's short-kernel rule).";
+    f.recommendation =
+        "Launch less: capture the step in a CUDA graph (torch.cuda.CUDAGraph, torch.compile(mode='reduce-overhead'), "
+        "cudaStreamBeginCapture), fuse small elementwise kernels (torch.compile, fused optimizers), and give each kernel "
+        "more work with a larger batch. Bundled workload: --graphs on.";
+    f.ranges = b.ev.launch_gaps.ranges();
+  }
+
+  // Host synchronizations that drain the GPU's queue.
+  const double sync_share = ratio(b.p.syncs.gpu_idle_after_ns, t.span);
+  if (b.p.syncs.count > 0 && sync_share >= th.host_sync_share) {
+    const SyncStats& s = b.p.syncs;
+    Finding& f = b.add("host-sync", sync_share >= 0.10 ? Severity::critical : Severity::warning, sync_share,
+                       th.host_sync_share, t.per_device(s.gpu_idle_after_ns));
+    f.title = count(s.count) + " host synchronizations leave the GPU idle " + dur(t.per_device(s.gpu_idle_after_ns)) +
+              " (" + pct1(sync_share) + " of the run)";
+    f.evidence = count(s.device_syncs) + " device, " + count(s.stream_syncs) + " stream and " + count(s.event_syncs) +
+                 " event synchronizations held the host " + dur(s.total_ns) +
+                 "; after they returned the GPU had nothing queued until the host launched again (" +
+                 pct1(sync_share) + " vs a " + pct1(th.host_sync_share) + " threshold).";
+    f.recommendation =
+        "Keep the host ahead of the GPU: avoid .item(), .cpu(), print(loss) and torch.cuda.synchronize() inside the "
+        "step (accumulate metrics on the GPU, read them every N steps), and order streams with events "
+        "(cudaStreamWaitEvent) instead of host synchronizations.";
+    f.ranges = b.ev.sync_idle.ranges();
+  }
+}
+
+// [SECTION] Overlap --------------------------------------------------------------------------
+
+void overlap_rules(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+
+  // Concurrency: kernels never overlap although they leave SMs (or the whole GPU) unused.
+  {
+    double worst = 1;
+    const DeviceSummary* dev = nullptr;
+    TimeNs unused = 0;
+    for (const DeviceSummary& d : b.p.devices) {
+      if (d.kernels == 0) continue;
+      const bool room = d.sm_count ? d.sm_efficiency < 0.8 : d.utilization < 0.8;
+      if (d.kernel_concurrency < th.low_concurrency && room) {
+        if (!dev || d.kernel_concurrency < worst) worst = d.kernel_concurrency, dev = &d;
+        if (d.sm_count) unused += static_cast<TimeNs>(static_cast<double>(d.kernel_busy_ns) * (1 - d.sm_efficiency));
+      }
+    }
+    if (dev) {
+      Finding& f = b.add("low-concurrency", Severity::warning, worst, th.low_concurrency, t.per_device(unused));
+      f.device = t.devices > 1 ? kNoDevice : dev->id;
+      f.title = "Kernel concurrency is " + pct1(worst) + ": kernels almost never run side by side (" +
+                std::to_string(dev->streams) + " stream" + (dev->streams == 1 ? "" : "s") + " on GPU " +
+                std::to_string(dev->id) + ")";
+      f.evidence = "Time with >= 2 kernels in flight is " + pct1(worst) + " of kernel time vs a " +
+                   pct1(th.low_concurrency) + " threshold (nvvp's Low Kernel Concurrency); " +
+                   (dev->sm_count ? "kernels fill " + pct(dev->sm_efficiency) + " of the " +
+                                        std::to_string(dev->sm_count) + " SMs on average (duration-weighted)"
+                                  : "utilization " + pct(dev->utilization)) +
+                   "; exposed communication " + dur(dev->exposed_communication_ns) + ", copies with no kernel "
+                   "alongside " + dur(dev->memcpy_exposed_ns) + ".";
+      f.recommendation =
+          "Run independent work concurrently: the gradient all-reduce on its own stream overlapping the backward "
+          "pass, input copies on a copy stream, the weight update of one bucket while the next is reduced; small "
+          "kernels that leave SMs idle can run side by side on separate streams (or be fused / captured in a CUDA "
+          "graph). Estimated saving: the SM capacity the kernels leave unused.";
+    }
+  }
+
+  // Copies that nothing overlaps.
+  if (t.memcpy > 0) {
+    const double overlap = ratio(t.memcpy - t.memcpy_exposed, t.memcpy);
+    const double copy_share = ratio(t.memcpy, t.span);
+    if (copy_share >= th.memcpy_min_share && overlap < th.low_memcpy_overlap) {
+      Finding& f = b.add("low-memcpy-overlap", Severity::warning, overlap, th.low_memcpy_overlap,
+                         t.per_device(t.memcpy_exposed));
+      f.title = "Only " + pct1(overlap) + " of copy time overlaps kernels: " + dur(t.per_device(t.memcpy_exposed)) +
+                " of copies run with the GPU otherwise idle";
+      f.evidence = "Copies take " + pct1(copy_share) + " of the run (" + dur(t.memcpy) + "); " + pct1(overlap) +
+                   " of it overlaps kernels vs a " + pct(th.low_memcpy_overlap) +
+                   " threshold (nvvp's Low Memcpy/Compute Overlap).";
+      f.recommendation =
+          "Copy while computing: cudaMemcpyAsync from pinned memory on a dedicated copy stream, prefetching batch "
+          "i+1 during step i (PyTorch: pin_memory=True and .to(device, non_blocking=True) with a prefetching loader).";
+      f.ranges = b.ev.memcpy_exposed.ranges();
+    }
+  }
+
+  // Communication nothing hides.
+  if (t.comm > 0) {
+    const double share = ratio(t.exposed_comm, t.span);
+    if (share >= th.exposed_comm_moderate) {
+      Finding& f = b.add("exposed-communication", share >= th.exposed_comm_high ? Severity::critical : Severity::warning,
+                         share, th.exposed_comm_moderate, t.per_device(t.exposed_comm));
+      const double overlapped = ratio(t.comm - t.exposed_comm, t.comm);
+      f.title = "Communication is exposed " + pct1(share) + " of the run (" + dur(t.per_device(t.exposed_comm)) +
+                "): only " + pct(overlapped) + " of communication time overlaps compute";
+      f.evidence = "Communication kernels run " + dur(t.comm) + " (summed over GPUs), " + dur(t.exposed_comm) +
+                   " of it with no compute kernel alongside: " + pct1(share) + " of the run vs xprof's anchors (" +
+                   pct(th.exposed_comm_moderate) + " moderate, " + pct(th.exposed_comm_high) + " high). Top: " +
+                   top_kernels_text(b.p, KernelCategory::communication, 2) + ".";
+      f.recommendation =
+          "Overlap the gradient all-reduce with the backward pass: bucket gradients and launch each bucket's "
+          "all-reduce on a communication stream as soon as its gradients are ready (PyTorch DDP does this; tune "
+          "bucket_cap_mb), not one all-reduce per tensor after the whole backward. Small gradients are latency-bound: "
+          "fewer, larger buckets help. Bundled workload: --allreduce bucketed.";
+      f.kernels = kernels_of(b.p, KernelCategory::communication);
+      f.ranges = b.ev.exposed_comm.ranges();
+    }
+  }
+
+  // The weight update alone at the end of the step.
+  const double opt_share = b.t.share_of_gpu(KernelCategory::optimizer);
+  const double opt_overlap = ratio(b.ev.optimizer_overlapped_ns, b.ev.optimizer_ns);
+  if (b.ev.optimizer_ns > 0 && opt_share >= th.weight_update_share && opt_overlap < th.weight_update_overlap) {
+    const TimeNs lone = b.ev.optimizer_ns - b.ev.optimizer_overlapped_ns;
+    Finding& f = b.add("serialized-weight-update", opt_share >= 0.10 ? Severity::critical : Severity::warning,
+                       opt_overlap, th.weight_update_overlap, t.per_device(lone));
+    const std::size_t steps = b.p.steps.steps.size();
+    f.title = "The weight update runs alone: " + pct1(opt_share) + " of kernel time in " +
+              count(b.ev.optimizer_kernels) + " optimizer kernels" +
+              (steps ? " (" + count(b.ev.optimizer_kernels / steps) + " per step)" : std::string()) + ", " +
+              pct(opt_overlap) + " of it overlapped";
+    f.evidence = "Optimizer kernels take " + dur(b.ev.optimizer_ns) + " (" + pct1(opt_share) + " of kernel time vs a " +
+                 pct(th.weight_update_share) + " threshold); other kernels or communication run alongside for " +
+                 pct1(opt_overlap) + " of it (threshold " + pct(th.weight_update_overlap) + "). Top: " +
+                 top_kernels_text(b.p, KernelCategory::optimizer, 2) + ".";
+    f.recommendation =
+        "Use a fused multi-tensor optimizer (one kernel for all parameters: torch.optim.SGD/Adam(foreach=True or "
+        "fused=True), apex FusedSGD/FusedAdam) and overlap the update with communication and the next forward: update "
+        "each gradient bucket as soon as its all-reduce completes, on a separate stream. Bundled workload: --update "
+        "overlapped.";
+    f.kernels = kernels_of(b.p, KernelCategory::optimizer);
+    f.ranges = b.ev.optimizer.ranges();
+  }
+
+  // Stragglers: the rank (or GPU) the others wait for.
+  if (b.p.ranks.size() >= 2 && b.p.skew.slowest_rank >= 0) {
+    std::vector<TimeNs> work;
+    const bool by_step = std::all_of(b.p.ranks.begin(), b.p.ranks.end(),
+                                     [](const RankSummary& r) { return r.compute_per_step_ns > 0; });
+    const RankSummary* slow = nullptr;
+    for (const RankSummary& r : b.p.ranks) {
+      work.push_back(by_step ? r.compute_per_step_ns : r.compute_ns);
+      if (r.rank == b.p.skew.slowest_rank && r.device == b.p.skew.slowest_device) slow = &r;
+    }
+    std::sort(work.begin(), work.end());
+    const TimeNs median = work[(work.size() - 1) / 2];
+    const TimeNs slowest = slow ? (by_step ? slow->compute_per_step_ns : slow->compute_ns) : 0;
+    const double excess = ratio(slowest - median, median);
+    if (slow && excess >= th.straggler_spread) {
+      TimeNs others_exposed = 0;
+      for (const RankSummary& r : b.p.ranks)
+        if (&r != slow) others_exposed += r.exposed_communication_ns;
+      const TimeNs per = slowest - median;
+      const std::size_t steps = by_step ? b.p.steps.steps.size() / b.p.ranks.size() : 1;
+      Finding& f = b.add("straggler", excess >= 0.25 ? Severity::critical : Severity::warning, excess,
+                         th.straggler_spread, per * static_cast<TimeNs>(std::max<std::size_t>(1, steps)));
+      f.device = slow->device;
+      bool one_rank = true;
+      for (const RankSummary& r : b.p.ranks) one_rank = one_rank && r.rank == slow->rank;
+      const std::string who = one_rank ? "GPU " + std::to_string(slow->device)
+                                       : "Rank " + std::to_string(slow->rank) + " (GPU " + std::to_string(slow->device) + ")";
+      f.title = who + " is a straggler: " + pct(excess) + " more compute " + (by_step ? "per step " : "") + "than the median (" +
+                dur(slowest) + " vs " + dur(median) + ")";
+      f.evidence = "Compute " + std::string(by_step ? "per step " : "") + "across " +
+                   std::to_string(b.p.ranks.size()) + " ranks/GPUs: spread " + pct(b.p.skew.compute_spread) +
+                   "; the others spend " + dur(others_exposed) +
+                   " in communication nothing hides, much of it waiting for the slowest. Threshold: " +
+                   pct(th.straggler_spread) + " above the median.";
+      f.recommendation =
+          "Balance the work across ranks: check the data each rank gets (uneven batch or sequence lengths), "
+          "clock/thermal throttling or a slower GPU or link on that rank, and other processes on its host; with "
+          "imbalance that cannot be removed, overlap communication so the others' wait is hidden.";
+    }
+  }
+}
+
+// [SECTION] Copies and data quality -----------------------------------------------------------
+
+void copy_rules(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const MemcpyStats& m = b.p.memcpys;
+  const Totals& t = b.t;
+  const double pageable_share = ratio(m.pageable_ns, t.span);
+  if (m.pageable > 0 && pageable_share >= th.pageable_min_share) {
+    Finding& f = b.add("pageable-memcpy", pageable_share >= 0.05 ? Severity::warning : Severity::info, pageable_share,
+                       th.pageable_min_share, t.per_device(m.pageable_ns) / 2);
+    const double gbps = m.pageable_ns ? double(m.pageable_bytes) / double(m.pageable_ns) : 0;  // bytes/ns = GB/s
+    f.title = count(m.pageable) + " copies (" + bytes(m.pageable_bytes) + ", " + dur(m.pageable_ns) +
+              ") use pageable host memory, at " + fmt("%.1f", gbps) + " GB/s";
+    f.evidence = "Copies with a pageable host side are staged through a driver buffer and cannot overlap the host "
+                 "(nsys rule cuda_memcpy_async); they take " + pct1(pageable_share) + " of the run vs a " +
+                 pct1(th.pageable_min_share) + " threshold.";
+    f.recommendation =
+        "Use pinned host memory for transfers: cudaHostAlloc/cudaMallocHost, DataLoader(pin_memory=True) with "
+        ".to(device, non_blocking=True). Estimated saving: half the copy time (pinned copies run at full bus "
+        "bandwidth and overlap).";
+    f.ranges = b.ev.pageable.ranges();
+  }
+  const double sync_share = ratio(m.synchronous_ns, t.span);
+  if (m.synchronous > 0 && sync_share >= th.sync_memcpy_share) {
+    Finding& f = b.add("sync-memcpy", sync_share >= 0.05 ? Severity::warning : Severity::info, sync_share,
+                       th.sync_memcpy_share, t.per_device(m.synchronous_ns));
+    f.title = count(m.synchronous) + " blocking copy calls (cudaMemcpy and the like) hold the host " +
+              dur(m.synchronous_ns);
+    f.evidence = "Synchronous copies block the calling thread until the copy finishes (nsys rule cuda_memcpy_sync; "
+                 "host-to-device copies <= " + bytes(std::uint64_t(th.sync_memcpy_htod_exempt_bytes)) +
+                 " excluded); " + pct1(sync_share) + " of the run vs a " + pct1(th.sync_memcpy_share) + " threshold.";
+    f.recommendation =
+        "Use cudaMemcpyAsync on a stream with pinned memory and wait only where the data is needed (an event), so "
+        "the host keeps launching work meanwhile.";
+    f.ranges = b.ev.sync_memcpy.ranges();
+  }
+}
+
+void data_quality(Builder& b) {
+  std::uint64_t lost = 0;
+  std::string keys;
+  for (const auto& [key, value] : b.p.trace_stats) {
+    if (value == 0) continue;
+    if (key.find("dropped") == std::string::npos && key.find("lost") == std::string::npos) continue;
+    lost += value;
+    if (!keys.empty()) keys += ", ";
+    keys += key + " = " + count(value);
+  }
+  if (lost == 0) return;
+  std::uint64_t ops = 0;
+  for (const DeviceSummary& d : b.p.devices) ops += d.kernels + d.memcpys + d.memsets;
+  const double share = ops + lost ? double(lost) / double(ops + lost) : 1.0;
+  Finding& f = b.add("dropped-records", share >= 0.01 ? Severity::critical : Severity::warning, share, 0, 0);
+  f.title = count(lost) + " records were lost while recording: the numbers in this report undercount";
+  f.evidence = "Trace statistics: " + keys + " (about " + pct1(share) + " of the GPU ops).";
+  f.recommendation =
+      "Record again with larger or more activity buffers, or a shorter capture window, until nothing is dropped; "
+      "treat the findings above as lower bounds meanwhile.";
+}
+
+}  // namespace
+
+// [SECTION] Entry point ------------------------------------------------------------------------
+
+std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt) {
+  std::vector<Finding> out;
+  const Totals totals(p);
+  Builder b{p, ev, opt, totals, &out};
+  time_rules(b);
+  idle_rules(b);
+  overlap_rules(b);
+  copy_rules(b);
+  data_quality(b);
+  if (p.devices.size() == 1)
+    for (Finding& f : out)
+      if (f.device == kNoDevice) f.device = p.devices.front().id;
+  return out;
+}
+
+}  // namespace gpuscope::detail

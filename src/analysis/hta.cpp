@@ -1,0 +1,314 @@
+// HTA-exact numbers. See hta.h for the rules; this file only applies them.
+//
+// [SECTION] Op selection (ProfilerStep filter, stream filter)
+// [SECTION] HTA's µs grid
+// [SECTION] pandas-style interval merging
+// [SECTION] Temporal breakdown, idle breakdown, comm/comp overlap
+#include "analysis/hta.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+
+namespace gpuscope {
+
+namespace {
+
+// [SECTION] Op selection --------------------------------------------------------------------
+
+// The start of the last ProfilerStep#N when there are >= 2 distinct ones, else
+// "no filter". Step ranges on GPU tracks (Kineto also writes a GPU-side
+// gpu_user_annotation copy) have the same names and never start earlier.
+bool last_profiler_step_start(const Trace& t, TimeNs* cutoff) {
+  std::map<std::string_view, TimeNs> first_start;  // a handful of steps
+  const RangeTable& r = t.ranges();
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const std::string_view name = t.str(r.name[i]);
+    if (!name.starts_with("ProfilerStep#")) continue;
+    auto [it, added] = first_start.emplace(name, r.start[i]);
+    if (!added) it->second = std::min(it->second, r.start[i]);
+  }
+  if (first_start.size() < 2) return false;
+  TimeNs last = first_start.begin()->second;
+  for (const auto& [name, start] : first_start) last = std::max(last, start);
+  *cutoff = last;
+  return true;
+}
+
+// Decides which GPU ops HTA keeps.
+class OpFilter {
+ public:
+  explicit OpFilter(const Trace& t) : t_(t) {
+    active_ = last_profiler_step_start(t, &cutoff_);
+    if (!active_) return;
+    // Correlations of CPU-side events that are not API calls: cuda_sync events
+    // without a stream (other than Event/Context Sync, which HTA counts as GPU ops).
+    const SyncTable& s = t.syncs();
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const SyncType type = s.type_at(i);
+      if (s.stream[i] == kNoId && type != SyncType::event && type != SyncType::context && s.start[i] < cutoff_)
+        extra_.insert(s.correlation[i]);
+    }
+    // Syncs that are GPU ops find their API call by correlation.
+    if (s.size()) {
+      const ApiCallTable& a = t.api_calls();
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if (a.start[i] < cutoff_) api_before_.insert(a.correlation[i]);
+    }
+  }
+
+  // A kernel/memcpy/memset with its correlation and launching API row.
+  bool keep(std::uint32_t correlation, RowIndex api) const {
+    if (!active_ || correlation == 0) return true;
+    if (api != kNoRow && t_.api_calls().start[api] < cutoff_) return true;
+    return extra_.count(correlation) != 0;
+  }
+  // A sync row (no API link column): by correlation.
+  bool keep_sync(std::uint32_t correlation) const {
+    if (!active_ || correlation == 0) return true;
+    return api_before_.count(correlation) != 0 || extra_.count(correlation) != 0;
+  }
+
+ private:
+  const Trace& t_;
+  bool active_ = false;
+  TimeNs cutoff_ = 0;
+  std::unordered_set<std::uint32_t> extra_, api_before_;
+};
+
+// [SECTION] HTA's µs grid -----------------------------------------------------------------
+
+// Converts trace times to what HTA computes with: exact ns for traces on an
+// integer-µs (or ns) grid; for sub-µs JSON, the pandas double of the JSON's
+// µs text, rounded to [ceil(ts), floor(ts + dur)].
+class Grid {
+ public:
+  explicit Grid(const Trace& t) : sub_us_(has_sub_us_timestamps(t)) {
+    const std::string_view origin = t.meta().property("chrome.ts_origin_ns");
+    if (!origin.empty()) std::from_chars(origin.data(), origin.data() + origin.size(), origin_);
+  }
+
+  TimeRange op(TimeNs start, TimeNs end) const {
+    if (!sub_us_) return {start, end};
+    const double ts = json_us(start - origin_);
+    const double dur = static_cast<double>(end - start) / 1000.0;  // exact operand: correctly rounded
+    return {static_cast<TimeNs>(std::ceil(ts)) * 1000, static_cast<TimeNs>(std::floor(ts + dur)) * 1000};
+  }
+  TimeNs point(TimeNs t) const {
+    if (!sub_us_) return t;
+    return static_cast<TimeNs>(std::ceil(json_us(t - origin_))) * 1000;
+  }
+
+ private:
+  // The double Python's float() gives for the JSON text "<ns/1000>.<ns%1000>":
+  // correctly rounded. For |ns| < 2^53 one IEEE division of exact operands is
+  // correctly rounded too; beyond that (absolute epoch times) strtod decides.
+  static double json_us(TimeNs ns) {
+    if (ns > -(TimeNs{1} << 53) && ns < (TimeNs{1} << 53)) return static_cast<double>(ns) / 1000.0;
+    char buf[48];
+    const TimeNs whole = ns / 1000, frac = ns % 1000;
+    if (ns < 0) std::snprintf(buf, sizeof buf, "-%lld.%03lld", -static_cast<long long>(whole), -static_cast<long long>(frac));
+    else std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(whole), static_cast<long long>(frac));
+    return std::strtod(buf, nullptr);
+  }
+
+  bool sub_us_;
+  TimeNs origin_ = 0;
+};
+
+// [SECTION] pandas-style interval merging -------------------------------------------------
+
+struct Iv {
+  TimeNs start, end;
+  bool compute;
+};
+
+// HTA's merge_kernel_intervals, then sums: returns (span, merged length).
+struct Merged {
+  TimeNs first_start = 0, last_end = 0, length = 0;
+  bool any = false;
+};
+
+// pandas: group = (ts > end.shift().cummax()).cumsum(), then per group
+// min(ts) .. max(end). A group may be inverted (end < start) after rounding and
+// then subtracts, exactly as in HTA.
+Merged merge_pandas(const std::vector<Iv>& sorted, bool compute_only) {
+  Merged m;
+  TimeNs group_start = 0, group_end = 0, cummax = 0;
+  bool open = false;
+  for (const Iv& iv : sorted) {
+    if (compute_only && !iv.compute) continue;
+    if (!open || iv.start > cummax) {
+      if (open) m.length += group_end - group_start;
+      else m.first_start = iv.start;
+      group_start = iv.start;
+      group_end = iv.end;
+      cummax = open ? std::max(cummax, iv.end) : iv.end;
+      open = true;
+    } else {
+      group_end = std::max(group_end, iv.end);
+      cummax = std::max(cummax, iv.end);
+    }
+  }
+  if (open) {
+    m.length += group_end - group_start;
+    m.last_end = group_end;
+    m.any = true;
+  }
+  return m;
+}
+
+// HTA's non-compute name patterns (Python re.search semantics).
+bool hta_non_compute(std::string_view name) {
+  if (name.starts_with("nccl") || name.starts_with("Stream Wait Event") || name.starts_with("runFunction") ||
+      name.starts_with("hip") || name.starts_with("hccl"))
+    return true;
+  if (name.find("Memcpy") != std::string_view::npos || name.find("Memset") != std::string_view::npos ||
+      name.find("dma") != std::string_view::npos || name.find("Sync") != std::string_view::npos)
+    return true;
+  // cuda.*LaunchKernel
+  const std::size_t c = name.find("cuda");
+  if (c != std::string_view::npos && name.find("LaunchKernel", c + 4) != std::string_view::npos) return true;
+  return false;
+}
+
+constexpr TrackId kNoTrack = 0xffffffffu;
+
+// Collects HTA's op set for the temporal breakdown (with syncs) or the idle
+// breakdown (without).
+template <class F>
+void for_each_hta_op(const Trace& t, const OpFilter& filter, bool with_syncs, F&& f) {
+  const KernelTable& k = t.kernels();
+  for (std::size_t i = 0; i < k.size(); ++i)
+    if (filter.keep(k.correlation[i], k.api[i]))
+      f(k.track[i], k.start[i], k.end[i], !hta_non_compute(t.str(k.name[i])), k.api[i]);
+  const MemcpyTable& m = t.memcpys();
+  for (std::size_t i = 0; i < m.size(); ++i)
+    if (filter.keep(m.correlation[i], m.api[i])) f(m.track[i], m.start[i], m.end[i], false, m.api[i]);
+  const MemsetTable& s = t.memsets();
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (filter.keep(s.correlation[i], s.api[i])) f(s.track[i], s.start[i], s.end[i], false, s.api[i]);
+  if (!with_syncs) return;
+  const SyncTable& y = t.syncs();
+  for (std::size_t i = 0; i < y.size(); ++i)
+    if (y.stream[i] != kNoId && filter.keep_sync(y.correlation[i]))
+      f(kNoTrack, y.start[i], y.end[i], false, kNoRow);  // "… Sync": non-compute
+}
+
+}  // namespace
+
+// [SECTION] Temporal breakdown, idle breakdown, comm/comp overlap -----------------------------
+
+bool has_sub_us_timestamps(const Trace& trace) { return trace.meta().property("chrome.sub_us_timestamps") == "1"; }
+
+TemporalBreakdown hta_temporal_breakdown(const Trace& t) {
+  const OpFilter filter(t);
+  const Grid grid(t);
+  std::vector<Iv> ivs;
+  ivs.reserve(t.kernels().size() + t.memcpys().size() + t.memsets().size());
+  for_each_hta_op(t, filter, true, [&](TrackId, TimeNs s, TimeNs e, bool compute, RowIndex) {
+    const TimeRange r = grid.op(s, e);
+    ivs.push_back({r.start, r.end, compute});
+  });
+  std::sort(ivs.begin(), ivs.end(),
+            [](const Iv& a, const Iv& b) { return a.start != b.start ? a.start < b.start : a.end < b.end; });
+  TemporalBreakdown tb;
+  tb.rank = std::max(0, t.meta().rank);
+  const Merged all = merge_pandas(ivs, false);
+  if (!all.any) return tb;
+  const Merged comp = merge_pandas(ivs, true);
+  tb.span_ns = all.last_end - all.first_start;
+  tb.idle_ns = tb.span_ns - all.length;
+  tb.compute_ns = comp.length;
+  tb.non_compute_ns = tb.span_ns - tb.idle_ns - tb.compute_ns;
+  if (tb.span_ns > 0) {
+    const double span = static_cast<double>(tb.span_ns);
+    tb.idle_share = static_cast<double>(tb.idle_ns) / span;
+    tb.compute_share = static_cast<double>(tb.compute_ns) / span;
+    tb.non_compute_share = static_cast<double>(tb.non_compute_ns) / span;
+  }
+  return tb;
+}
+
+std::vector<IdleByCause> hta_idle_breakdown(const Trace& t, double consecutive_kernel_delay_us) {
+  const OpFilter filter(t);
+  const Grid grid(t);
+  struct Op {
+    TrackId track;
+    TimeNs start, end, runtime;  // runtime: launching call's start, or min() if none
+  };
+  std::vector<Op> ops;
+  constexpr TimeNs kNone = std::numeric_limits<TimeNs>::min();
+  for_each_hta_op(t, filter, false, [&](TrackId track, TimeNs s, TimeNs e, bool, RowIndex api) {
+    const TimeRange r = grid.op(s, e);
+    ops.push_back({track, r.start, r.end, api == kNoRow ? kNone : grid.point(t.api_calls().start[api])});
+  });
+  std::stable_sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) {
+    return a.track != b.track ? a.track < b.track : a.start < b.start;
+  });
+  const double delay_ns = consecutive_kernel_delay_us * 1000.0;
+  std::vector<IdleByCause> out;
+  for (std::size_t i = 0; i < ops.size();) {
+    std::size_t j = i;
+    IdleByCause row;
+    row.rank = std::max(0, t.meta().rank);
+    row.device = t.tracks()[ops[i].track].device;
+    row.stream = t.tracks()[ops[i].track].stream;
+    for (++j; j < ops.size() && ops[j].track == ops[i].track; ++j) {
+      const TimeNs prev_end = ops[j - 1].end;
+      const TimeNs gap = ops[j].start - prev_end;
+      if (ops[j].runtime != kNone && ops[j].runtime > prev_end) row.host_wait_ns += gap;
+      else if (static_cast<double>(gap) < delay_ns) row.kernel_wait_ns += gap;
+      else row.other_ns += gap;
+    }
+    out.push_back(row);
+    i = j;
+  }
+  return out;
+}
+
+double hta_comm_comp_overlap(const Trace& t) {
+  const OpFilter filter(t);
+  const Grid grid(t);
+  std::vector<TimeRange> comm, comp;
+  const KernelTable& k = t.kernels();
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    if (!filter.keep(k.correlation[i], k.api[i])) continue;
+    const std::string_view name = t.str(k.name[i]);
+    const TimeRange r = grid.op(k.start[i], k.end[i]);
+    if (r.end <= r.start) continue;
+    if (name.starts_with("nccl") || name.find("ncclKernel") != std::string_view::npos) comm.push_back(r);
+    else if (name.find("Memcpy") == std::string_view::npos && name.find("Memset") == std::string_view::npos)
+      comp.push_back(r);
+  }
+  auto unite = [](std::vector<TimeRange> v) {
+    std::sort(v.begin(), v.end(), [](const TimeRange& a, const TimeRange& b) { return a.start < b.start; });
+    std::vector<TimeRange> out;
+    for (const TimeRange& r : v) {
+      if (!out.empty() && r.start <= out.back().end) out.back().end = std::max(out.back().end, r.end);
+      else out.push_back(r);
+    }
+    return out;
+  };
+  const auto cm = unite(std::move(comm)), cp = unite(std::move(comp));
+  TimeNs comm_len = 0, both = 0;
+  for (const TimeRange& r : cm) comm_len += r.end - r.start;
+  if (comm_len <= 0) return -1;
+  std::size_t i = 0, j = 0;
+  while (i < cm.size() && j < cp.size()) {
+    const TimeNs s = std::max(cm[i].start, cp[j].start), e = std::min(cm[i].end, cp[j].end);
+    if (s < e) both += e - s;
+    if (cm[i].end < cp[j].end) ++i;
+    else ++j;
+  }
+  return static_cast<double>(both) / static_cast<double>(comm_len);
+}
+
+}  // namespace gpuscope

@@ -1,0 +1,286 @@
+// Steps (training iterations) and what each one spent its time on.
+//
+// [SECTION] Where steps come from: ProfilerStep#N, NVTX/annotation ranges, the kernel pattern
+// [SECTION] From a CPU range to a GPU step
+// [SECTION] The repeating kernel pattern
+// [SECTION] Breakdown and entry point
+//
+// A step found on the CPU (a range on the thread that launches the work)
+// becomes, on each device it launched work to, the range from the CPU range's
+// start to the end of the last GPU op it launched — GPU work runs behind the
+// CPU — clipped so consecutive steps of a device never overlap.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <string>
+
+#include "analysis/detail/context.h"
+
+namespace gpuscope::detail {
+
+namespace {
+
+using namespace intervals;
+
+// [SECTION] Where steps come from ----------------------------------------------------------------
+
+bool is_profiler_step(std::string_view name) { return name.starts_with("ProfilerStep#"); }
+
+// "step", "Step 3", "step#3", "train_step", "iteration 12", "iter_5" …
+bool is_step_name(std::string_view name) {
+  std::string s;
+  for (char c : name) s.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (std::string_view prefix : {"train_step", "training_step", "train step", "training step", "step",
+                                  "iteration", "iter"}) {
+    if (!std::string_view(s).starts_with(prefix)) continue;
+    const std::string_view rest = std::string_view(s).substr(prefix.size());
+    if (rest.empty()) return true;
+    const char c = rest.front();
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == ' ' || c == '#' || c == '_' || c == ':' || c == '-' ||
+        c == '=')
+      return rest.find_first_not_of(" #_:-=0123456789") == std::string_view::npos;
+  }
+  return false;
+}
+
+std::int32_t trailing_number(std::string_view name, std::int32_t fallback) {
+  std::size_t i = name.size();
+  while (i > 0 && std::isdigit(static_cast<unsigned char>(name[i - 1]))) --i;
+  std::int32_t v = fallback;
+  if (i < name.size()) std::from_chars(name.data() + i, name.data() + name.size(), v);
+  return v;
+}
+
+struct CpuStep {
+  TimeRange range;
+  TrackId track;
+  std::string name;
+  std::int32_t index;
+};
+
+std::vector<CpuStep> cpu_steps(const Trace& t, StepSource* source) {
+  const RangeTable& r = t.ranges();
+  std::vector<CpuStep> profiler, named;
+  std::map<TrackId, std::size_t> named_per_track;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (t.tracks()[r.track[i]].kind != TrackKind::cpu || r.kind_at(i) == RangeKind::mark) continue;
+    const std::string_view name = t.str(r.name[i]);
+    if (is_profiler_step(name)) {
+      profiler.push_back({{r.start[i], r.end[i]}, r.track[i], std::string(name), trailing_number(name, 0)});
+    } else if (is_step_name(name)) {
+      named.push_back({{r.start[i], r.end[i]}, r.track[i], std::string(name), -1});
+      ++named_per_track[r.track[i]];
+    }
+  }
+  std::vector<CpuStep> out;
+  if (!profiler.empty()) {
+    *source = StepSource::profiler_step;
+    out = std::move(profiler);
+  } else if (!named.empty()) {
+    // The threads with at least two step ranges (one per GPU when a process
+    // drives several GPUs from one thread each).
+    *source = StepSource::nvtx;
+    for (CpuStep& s : named)
+      if (named_per_track[s.track] >= 2) out.push_back(std::move(s));
+    if (out.empty()) *source = StepSource::none;
+  }
+  std::sort(out.begin(), out.end(), [](const CpuStep& a, const CpuStep& b) {
+    return a.track != b.track ? a.track < b.track : a.range.start < b.range.start;
+  });
+  return out;
+}
+
+// [SECTION] From a CPU range to a GPU step -----------------------------------------------------------
+
+struct Extent {
+  TimeNs end = 0;
+  std::uint64_t ops = 0;
+};
+
+// Devices the step's thread launched work to, and the end of that work.
+std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s, std::uint32_t device_filter) {
+  std::map<std::uint32_t, Extent> out;
+  const RowRange rows = t.rows_overlapping(TableId::api_calls, s.track, s.range.start, s.range.end);
+  const ApiCallTable& a = t.api_calls();
+  for (RowIndex i = rows.begin; i < rows.end; ++i) {
+    if (a.start[i] < s.range.start || a.start[i] >= s.range.end) continue;
+    t.for_each_op_of(i, [&](OpRef op) {
+      TrackId track = 0;
+      TimeNs end = 0;
+      switch (op.table) {
+        case OpTable::kernel: track = t.kernels().track[op.row], end = t.kernels().end[op.row]; break;
+        case OpTable::memcpy: track = t.memcpys().track[op.row], end = t.memcpys().end[op.row]; break;
+        case OpTable::memset: track = t.memsets().track[op.row], end = t.memsets().end[op.row]; break;
+        case OpTable::none: return;
+      }
+      if (!on_device(t, track, device_filter)) return;
+      Extent& e = out[t.tracks()[track].device];
+      e.end = std::max(e.end, end);
+      ++e.ops;
+    });
+  }
+  return out;
+}
+
+// [SECTION] The repeating kernel pattern --------------------------------------------------------------
+
+// On the device's busiest stream, a kernel name that occurs once per
+// iteration shows up at a constant distance (in kernels) from its previous
+// occurrence. Among the names with at least 3 such evenly spaced occurrences,
+// the most common occurrence count is the number of iterations; the name of
+// that count seen earliest marks where each iteration starts.
+std::vector<TimeRange> pattern_steps(const Trace& t, const std::vector<TrackId>& tracks) {
+  TrackId main = 0;
+  RowIndex most = 0;
+  for (TrackId tr : tracks) {
+    const RowRange r = t.rows_of(TableId::kernels, tr);
+    if (r.size() > most) most = r.size(), main = tr;
+  }
+  if (most < 6) return {};
+  const RowRange rows = t.rows_of(TableId::kernels, main);
+  const KernelTable& k = t.kernels();
+  struct Seen {
+    std::uint32_t count = 0, first = 0, last = 0, min_gap = ~0u, max_gap = 0;
+  };
+  std::vector<Seen> seen(t.strings().size());
+  for (RowIndex i = rows.begin; i < rows.end; ++i) {
+    Seen& s = seen[k.name[i]];
+    const std::uint32_t pos = i - rows.begin;
+    if (s.count) {
+      const std::uint32_t gap = pos - s.last;
+      s.min_gap = std::min(s.min_gap, gap);
+      s.max_gap = std::max(s.max_gap, gap);
+    } else {
+      s.first = pos;
+    }
+    s.last = pos;
+    ++s.count;
+  }
+  std::map<std::uint32_t, std::uint32_t> names_with_count;
+  auto evenly = [](const Seen& s) {
+    return s.count >= 3 && s.min_gap >= 2 && s.max_gap <= s.min_gap + std::max<std::uint32_t>(1, s.min_gap / 10);
+  };
+  for (const Seen& s : seen)
+    if (evenly(s)) ++names_with_count[s.count];
+  if (names_with_count.empty()) return {};
+  std::uint32_t iterations = 0, votes = 0;
+  for (const auto& [count, n] : names_with_count)
+    if (n > votes) iterations = count, votes = n;  // ties: fewer, longer iterations
+  StringId anchor = 0;
+  std::uint32_t earliest = ~0u;
+  for (StringId id = 0; id < seen.size(); ++id)
+    if (evenly(seen[id]) && seen[id].count == iterations && seen[id].first < earliest)
+      earliest = seen[id].first, anchor = id;
+  std::vector<RowIndex> at;
+  for (RowIndex i = rows.begin; i < rows.end; ++i)
+    if (k.name[i] == anchor) at.push_back(i);
+  std::vector<TimeRange> out;
+  for (std::size_t j = 0; j + 1 < at.size(); ++j) out.push_back({k.start[at[j]], k.start[at[j + 1]]});
+  // The last iteration is complete if the stream has as many kernels after it
+  // as the iterations before had.
+  const RowIndex period = at.back() - at[at.size() - 2];
+  if (at.back() + period <= rows.end) {
+    const RowIndex last = at.back() + period - 1;
+    out.push_back({k.start[at.back()], *std::max_element(k.end.begin() + at.back(), k.end.begin() + last + 1)});
+  }
+  return out;
+}
+
+// [SECTION] Breakdown and entry point -----------------------------------------------------------------
+
+struct SetIndexes {
+  explicit SetIndexes(const DeviceSets& s)
+      : all(s.all), compute(s.compute), comm(s.exposed_comm), mem(s.mem_exposed), input(s.input_wait),
+        host_wait(s.host_wait_gaps) {}
+  LengthIndex all, compute, comm, mem, input, host_wait;
+};
+
+void fill_breakdown(Step* st, const SetIndexes& ix) {
+  const TimeRange r = st->range;
+  st->compute_ns = ix.compute.length_within(r);
+  st->communication_ns = ix.comm.length_within(r);
+  st->memcpy_ns = ix.mem.length_within(r);
+  st->idle_ns = r.duration() - ix.all.length_within(r);
+  st->input_wait_ns = ix.input.length_within(r);
+  st->host_wait_ns = ix.host_wait.length_within(r);
+}
+
+}  // namespace
+
+StepSource step_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<DeviceSets>& sets,
+                     std::vector<Step>* steps) {
+  const Trace& t = *rt.trace;
+  std::map<std::uint32_t, const DeviceSets*> by_device;
+  for (const DeviceSets& s : sets) by_device[s.device] = &s;
+  if (by_device.empty()) return StepSource::none;
+
+  StepSource source = StepSource::none;
+  std::vector<Step> found;  // in the trace's own clock
+  for (const CpuStep& cs : cpu_steps(t, &source)) {
+    auto launched = launched_in(t, cs, opt.device);
+    if (launched.empty()) {
+      // The step's own thread launched nothing: every device busy during it.
+      for (const auto& [dev, s] : by_device)
+        if (length_within(s->all, cs.range) > 0) launched[dev] = {cs.range.end, 1};
+    }
+    for (const auto& [dev, e] : launched) {
+      if (!by_device.count(dev)) continue;
+      Step st;
+      st.name = cs.name;
+      st.index = cs.index;
+      st.device = dev;
+      st.rank = rt.rank;
+      st.range = {cs.range.start, std::max(cs.range.end, e.end)};
+      found.push_back(std::move(st));
+    }
+  }
+  if (found.empty()) {
+    source = StepSource::none;
+    std::map<std::uint32_t, std::vector<TrackId>> tracks;
+    for (TrackId i = 0; i < t.tracks().size(); ++i)
+      if (on_device(t, i, opt.device)) tracks[t.tracks()[i].device].push_back(i);
+    for (const auto& [dev, trs] : tracks) {
+      if (!by_device.count(dev)) continue;
+      std::int32_t n = 0;
+      for (const TimeRange& r : pattern_steps(t, trs)) {
+        Step st;
+        st.index = n;
+        st.name = "step " + std::to_string(n++);
+        st.device = dev;
+        st.rank = rt.rank;
+        st.range = r;
+        found.push_back(std::move(st));
+      }
+      if (n) source = StepSource::pattern;
+    }
+  }
+  // Per device in time order; no overlap between consecutive steps; numbered
+  // in order where the source gave no number.
+  std::stable_sort(found.begin(), found.end(), [](const Step& a, const Step& b) {
+    return a.device != b.device ? a.device < b.device : a.range.start < b.range.start;
+  });
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    Step& st = found[i];
+    if (i > 0 && found[i - 1].device == st.device) {
+      st.range.start = std::max(st.range.start, found[i - 1].range.end);
+      st.range.end = std::max(st.range.end, st.range.start);
+    }
+  }
+  std::map<std::uint32_t, std::int32_t> next_index;
+  for (auto& [dev, s] : by_device) {
+    const SetIndexes ix(*s);
+    for (Step& st : found) {
+      if (st.device != dev) continue;
+      if (st.index < 0) st.index = next_index[dev]++;
+      fill_breakdown(&st, ix);
+    }
+  }
+  for (Step& st : found) {
+    st.range = rt.shift(st.range);
+    steps->push_back(std::move(st));
+  }
+  return source;
+}
+
+}  // namespace gpuscope::detail

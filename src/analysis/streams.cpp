@@ -1,0 +1,251 @@
+// Per stream and per host thread: idle time by cause, host synchronizations,
+// copies, and how the optimizer's kernels sit next to the rest.
+//
+// [SECTION] Idle by cause per stream
+// [SECTION] Host synchronizations
+// [SECTION] Copies
+// [SECTION] Weight update
+// [SECTION] Entry point
+#include <algorithm>
+#include <map>
+
+#include "analysis/detail/context.h"
+
+namespace gpuscope::detail {
+
+namespace {
+
+using namespace intervals;
+
+// [SECTION] Idle by cause per stream ---------------------------------------------------------
+
+// The ops of one stream (kernels, memcpys, memsets) in start order: a 3-way
+// merge of the tables' rows on the track.
+template <class F>
+void for_each_op_in_order(const Trace& t, TrackId track, F&& f) {
+  struct Cur {
+    const std::vector<TimeNs>* start;
+    const std::vector<TimeNs>* end;
+    const std::vector<RowIndex>* api;
+    RowRange rows;
+  };
+  Cur c[3] = {{&t.kernels().start, &t.kernels().end, &t.kernels().api, t.rows_of(TableId::kernels, track)},
+              {&t.memcpys().start, &t.memcpys().end, &t.memcpys().api, t.rows_of(TableId::memcpys, track)},
+              {&t.memsets().start, &t.memsets().end, &t.memsets().api, t.rows_of(TableId::memsets, track)}};
+  for (;;) {
+    int best = -1;
+    for (int i = 0; i < 3; ++i)
+      if (!c[i].rows.empty() && (best < 0 || (*c[i].start)[c[i].rows.begin] < (*c[best].start)[c[best].rows.begin]))
+        best = i;
+    if (best < 0) return;
+    const RowIndex r = c[best].rows.begin++;
+    f((*c[best].start)[r], (*c[best].end)[r], (*c[best].api)[r]);
+  }
+}
+
+void idle_by_stream(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p) {
+  const Trace& t = *rt.trace;
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    if (!on_device(t, tr, opt.device)) continue;
+    IdleByCause row;
+    row.rank = rt.rank;
+    row.device = t.tracks()[tr].device;
+    row.stream = t.tracks()[tr].stream;
+    bool first = true, any = false;
+    TimeNs busy_until = 0;
+    for_each_op_in_order(t, tr, [&](TimeNs start, TimeNs end, RowIndex api) {
+      any = true;
+      if (!first && start > busy_until) {
+        const TimeNs gap = start - busy_until;
+        if (api != kNoRow && t.api_calls().start[api] > busy_until) row.host_wait_ns += gap;
+        else if (gap < opt.consecutive_kernel_delay_ns) row.kernel_wait_ns += gap;
+        else row.other_ns += gap;
+      }
+      busy_until = first ? end : std::max(busy_until, end);
+      first = false;
+    });
+    if (any) p->idle.push_back(row);
+  }
+}
+
+// [SECTION] Host synchronizations -----------------------------------------------------------
+
+// GPU idle from `when` to the next op on the device, if the device was idle at `when`.
+TimeNs idle_after(const DeviceSets& s, TimeNs when, TimeRange* gap) {
+  auto it = std::lower_bound(s.all.begin(), s.all.end(), when,
+                             [](const TimeRange& r, TimeNs t) { return r.end <= t; });
+  if (it == s.all.end()) return 0;           // nothing ran after: end of the trace
+  if (it->start <= when) return 0;           // busy at that moment
+  *gap = {when, it->start};
+  return it->start - when;
+}
+
+bool is_sync_api(std::string_view name) {
+  return name.find("Synchronize") != std::string_view::npos &&
+         (name.starts_with("cuda") || name.starts_with("cu"));
+}
+
+void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<DeviceSets>& sets, Profile* p,
+                Evidence* ev) {
+  const Trace& t = *rt.trace;
+  SyncStats& out = p->syncs;
+  // Idle while the host loads input is input wait, not the sync's doing.
+  auto count_idle = [&](std::uint32_t device, TimeNs end) {
+    TimeNs best = 0;
+    TimeRange best_gap;
+    for (const DeviceSets& s : sets) {
+      if (device != kNoDevice && s.device != device) continue;
+      TimeRange gap;
+      const TimeNs idle = idle_after(s, end, &gap);
+      const TimeNs blamed = idle > 0 ? idle - length_within(s.input_wait, gap) : 0;
+      if (blamed > best) best = blamed, best_gap = gap;
+    }
+    if (best > 0) {
+      out.gpu_idle_after_ns += best;
+      ev->sync_idle.add(rt.shift(best_gap), best);
+    }
+  };
+  const SyncTable& y = t.syncs();
+  if (y.size()) {
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      if (opt.device != kNoDevice && y.device[i] != kNoDevice && y.device[i] != opt.device) continue;
+      // Stream-wait-event is a GPU-side dependency, not the host waiting.
+      if (y.type_at(i) == SyncType::stream_wait_event) continue;
+      ++out.count;
+      out.total_ns += y.end[i] - y.start[i];
+      switch (y.type_at(i)) {
+        case SyncType::context: ++out.device_syncs; break;
+        case SyncType::stream: ++out.stream_syncs; break;
+        case SyncType::event: ++out.event_syncs; break;
+        default: break;
+      }
+      count_idle(y.device[i], y.end[i]);
+    }
+    return;
+  }
+  // Traces without synchronization records (Kineto's 2021 schema): the API calls.
+  const ApiCallTable& a = t.api_calls();
+  std::vector<std::int8_t> kind(t.strings().size(), -1);  // -1 unknown, 0 not a sync, 1 device, 2 stream, 3 event
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    std::int8_t& k = kind[a.name[i]];
+    if (k < 0) {
+      const std::string_view n = t.str(a.name[i]);
+      k = !is_sync_api(n) ? 0
+          : (n.find("Device") != std::string_view::npos || n.find("Ctx") != std::string_view::npos) ? 1
+          : n.find("Stream") != std::string_view::npos                                              ? 2
+                                                                                                    : 3;
+    }
+    if (k == 0) continue;
+    ++out.count;
+    out.total_ns += a.end[i] - a.start[i];
+    if (k == 1) ++out.device_syncs;
+    else if (k == 2) ++out.stream_syncs;
+    else ++out.event_syncs;
+    count_idle(kNoDevice, a.end[i]);
+  }
+}
+
+// [SECTION] Copies ------------------------------------------------------------------------------
+
+void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evidence* ev) {
+  const Trace& t = *rt.trace;
+  const MemcpyTable& m = t.memcpys();
+  MemcpyStats& out = p->memcpys;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (!on_device(t, m.track[i], opt.device)) continue;
+    const TimeNs dur = m.end[i] - m.start[i];
+    const CopyKind kind = m.kind_at(i);
+    ++out.count;
+    out.bytes += m.bytes[i];
+    out.time_ns += dur;
+    switch (kind) {
+      case CopyKind::htod: ++out.htod; break;
+      case CopyKind::dtoh: ++out.dtoh; break;
+      case CopyKind::dtod: ++out.dtod; break;
+      default: ++out.other; break;
+    }
+    if (m.src_kind_at(i) == MemoryKind::pageable || m.dst_kind_at(i) == MemoryKind::pageable) {
+      ++out.pageable;
+      out.pageable_ns += dur;
+      out.pageable_bytes += m.bytes[i];
+      ev->pageable.add(rt.shift({m.start[i], m.end[i]}), dur);
+    }
+    // nsys's cuda_memcpy_sync: a blocking copy call holds the host; small H2D
+    // copies are exempt (the driver stages them and returns at once).
+    const RowIndex api = m.api[i];
+    if (api == kNoRow) continue;
+    const std::string_view call = t.str(t.api_calls().name[api]);
+    if (call.find("emcpy") == std::string_view::npos || call.find("Async") != std::string_view::npos) continue;
+    if (kind == CopyKind::htod && m.bytes[i] <= std::uint64_t(opt.thresholds.sync_memcpy_htod_exempt_bytes))
+      continue;
+    ++out.synchronous;
+    const TimeRange call_range{t.api_calls().start[api], t.api_calls().end[api]};
+    out.synchronous_ns += call_range.duration();
+    ev->sync_memcpy.add(rt.shift(call_range), call_range.duration());
+  }
+  const MemsetTable& z = t.memsets();
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    if (!on_device(t, z.track[i], opt.device)) continue;
+    ++out.memsets;
+    out.memset_ns += z.end[i] - z.start[i];
+  }
+}
+
+// [SECTION] Weight update -------------------------------------------------------------------------
+
+// How much of the optimizer's kernel time other kernels run alongside.
+void weight_update(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* ev) {
+  const Trace& t = *rt.trace;
+  const KernelTable& k = t.kernels();
+  std::map<std::uint32_t, std::vector<TrackId>> tracks;
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr)
+    if (on_device(t, tr, opt.device)) tracks[t.tracks()[tr].device].push_back(tr);
+  for (const auto& [dev, trs] : tracks) {
+    std::vector<TimeRange> mine, others;
+    for (TrackId tr : trs) {
+      const RowRange rows = t.rows_of(TableId::kernels, tr);
+      for (RowIndex i = rows.begin; i < rows.end; ++i) {
+        if (k.category_at(i) != KernelCategory::optimizer) continue;
+        mine.push_back({k.start[i], k.end[i]});
+        ++ev->optimizer_kernels;
+        for (TrackId other : trs) {
+          if (other == tr) continue;
+          const RowRange o = t.rows_overlapping(TableId::kernels, other, k.start[i], k.end[i]);
+          for (RowIndex j = o.begin; j < o.end; ++j) {
+            if (k.category_at(j) == KernelCategory::optimizer) continue;
+            const TimeNs s = std::max(k.start[i], k.start[j]), e = std::min(k.end[i], k.end[j]);
+            if (s < e) others.push_back({s, e});
+          }
+        }
+      }
+    }
+    if (mine.empty()) continue;
+    const IntervalSet opt_u = union_of(std::move(mine));
+    const IntervalSet with = union_of(std::move(others));
+    ev->optimizer_ns += length(opt_u);
+    ev->optimizer_overlapped_ns += intersection_length(opt_u, with);
+    // Contiguous runs of lone optimizer work, merged across gaps shorter than
+    // the launch latency, are what the viewer should show.
+    IntervalSet alone = subtract(opt_u, with);
+    IntervalSet runs;
+    for (const TimeRange& r : alone) {
+      if (!runs.empty() && r.start - runs.back().end < opt.consecutive_kernel_delay_ns) runs.back().end = r.end;
+      else runs.push_back(r);
+    }
+    for (const TimeRange& r : runs) ev->optimizer.add(rt.shift(r), r.duration());
+  }
+}
+
+}  // namespace
+
+// [SECTION] Entry point ---------------------------------------------------------------------------
+
+void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<DeviceSets>& sets,
+                 Profile* p, Evidence* ev) {
+  idle_by_stream(rt, opt, p);
+  host_syncs(rt, opt, sets, p, ev);
+  copies(rt, opt, p, ev);
+  weight_update(rt, opt, ev);
+}
+
+}  // namespace gpuscope::detail

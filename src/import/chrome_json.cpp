@@ -1,0 +1,1297 @@
+// Chrome Trace Event / Kineto JSON importer: turns batches of complete events
+// (from JsonStream, chrome_json_stream.h) into a Trace through TraceBuilder.
+// What maps to what, and what is skipped and why: docs/import.md.
+//
+// [SECTION] Small helpers (strings, interning, skip counters)
+// [SECTION] One event's fields, read with simdjson's on-demand API
+// [SECTION] Importer: mapping events to the model
+// [SECTION] Importer: top-level values (deviceProperties, distributedInfo, …)
+// [SECTION] Importer: finishing (names, processes, devices, time origin, meta)
+// [SECTION] Entry point
+//
+// Speed notes: one simdjson document per batch (a few MiB holding thousands
+// of events, wrapped in '[' ']' in place), field names compared as raw bytes,
+// strings interned through an XXH3-keyed cache in front of the StringTable
+// (whose FNV hash is slow on 300-byte kernel names), timestamps parsed from
+// their decimal text straight to integer ns.
+#include "import/chrome_json.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <deque>
+#include <cstring>
+#include <map>
+#include <simdjson.h>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "import/chrome_json_stream.h"
+#include "import/chrome_json_text.h"
+#include "import/chrome_json_walker.h"
+#include "trace/builder.h"
+
+namespace gpuscope {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+using detail::JsonBatch;
+using detail::JsonSegment;
+
+// [SECTION] Small helpers ------------------------------------------------------------------------
+
+// A JSON string as it appears in the text (between its quotes).
+struct RawString {
+  std::string_view raw;
+  bool escaped = false;  // contains a backslash: must be unescaped before use
+  bool present = false;
+};
+
+std::string_view trim_ws(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+    s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\r' || s.front() == '\t'))
+    s.remove_prefix(1);
+  return s;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+bool starts_with_ci(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
+}
+
+// Interns strings through a cache keyed by XXH3: most names repeat thousands
+// of times, and hashing them with XXH3 once per event is far cheaper than the
+// StringTable's byte-at-a-time hash.
+class InternCache {
+ public:
+  explicit InternCache(TraceBuilder& b) : b_(b), slots_(1024) {}
+
+  StringId get(std::string_view s) {
+    const std::uint64_t h = XXH3_64bits(s.data(), s.size());
+    std::size_t mask = slots_.size() - 1;
+    std::size_t i = h & mask;
+    while (slots_[i].used) {
+      if (slots_[i].hash == h && b_.strings().get(slots_[i].id) == s) return slots_[i].id;
+      i = (i + 1) & mask;
+    }
+    const StringId id = b_.intern(s);
+    slots_[i] = Slot{h, id, true};
+    if (++count_ * 2 > slots_.size()) rehash();
+    return id;
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    StringId id = 0;
+    bool used = false;
+  };
+  void rehash() {
+    std::vector<Slot> fresh(slots_.size() * 2);
+    const std::size_t mask = fresh.size() - 1;
+    for (const Slot& s : slots_) {
+      if (!s.used) continue;
+      std::size_t i = s.hash & mask;
+      while (fresh[i].used) i = (i + 1) & mask;
+      fresh[i] = s;
+    }
+    slots_.swap(fresh);
+  }
+  TraceBuilder& b_;
+  std::vector<Slot> slots_;
+  std::size_t count_ = 0;
+};
+
+// Reasons an event is not kept, counted in meta.stats as "import.skipped.<reason>".
+enum class Skip : std::uint8_t {
+  flow,             // s/t/f flow events: links already carried by args.correlation
+  missing_ph,
+  missing_ts,
+  invalid_ts,       // ts not a number (or numeric string), or out of range
+  missing_dur,      // X event without dur
+  invalid_dur,
+  negative_dur,
+  gpu_op_without_device,
+  gpu_op_without_stream,
+  unmatched_end,    // E without a B on its thread
+  unclosed_begin,   // B never closed
+  metadata,         // M events other than process_name / process_labels / thread_name
+  counter_without_values,
+  count_
+};
+constexpr std::array<std::string_view, static_cast<int>(Skip::count_)> kSkipNames = {
+    "flow", "missing_ph", "missing_ts", "invalid_ts", "missing_dur", "invalid_dur", "negative_dur",
+    "gpu_op_without_device", "gpu_op_without_stream", "unmatched_end", "unclosed_begin", "metadata",
+    "counter_without_values"};
+
+// [SECTION] One event's fields -------------------------------------------------------------------
+
+// pid / tid / id: a number or a string, as the source wrote it.
+struct IdValue {
+  enum class Kind : std::uint8_t { none, number, string } kind = Kind::none;
+  std::int64_t number = 0;
+  RawString text;  // strings, and numbers that are not integers
+};
+
+enum ArgBit : std::uint32_t {
+  kArgDevice = 1u << 0,
+  kArgStream = 1u << 1,
+  kArgCorrelation = 1u << 2,
+  kArgExternal = 1u << 3,
+  kArgCbid = 1u << 4,
+  kArgBytes = 1u << 5,
+  kArgGrid = 1u << 6,
+  kArgBlock = 1u << 7,
+  kArgRegisters = 1u << 8,
+  kArgSmem = 1u << 9,
+  kArgWaitEvent = 1u << 10,
+};
+
+struct Args {
+  std::uint32_t present = 0;
+  std::int64_t device = 0, stream = 0, correlation = 0, external = 0, cbid = 0, bytes = 0;
+  std::int64_t registers = 0, smem = 0, wait_event = 0;
+  std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  RawString name, labels, sync_kind;
+  std::vector<std::pair<RawString, double>> numbers;  // C events: every numeric arg
+};
+
+struct Event {
+  RawString ph, cat, name;
+  IdValue pid, tid, id;
+  bool has_ts = false, ts_ok = false, has_dur = false, dur_ok = false;
+  std::int64_t ts = 0, dur = 0;
+  Args args;
+
+  void clear() {
+    ph = cat = name = RawString{};
+    pid = tid = id = IdValue{};
+    has_ts = ts_ok = has_dur = dur_ok = false;
+    ts = dur = 0;
+    args.present = 0;
+    args.name = args.labels = args.sync_kind = RawString{};
+    args.numbers.clear();
+  }
+};
+
+// [SECTION] Importer ---------------------------------------------------------------------------
+
+class Importer {
+ public:
+  Importer(const std::string& path, const ChromeImportOptions& options)
+      : path_(path), options_(options), cache_(builder_) {
+    builder_.meta().source = TraceSource::chrome_json;
+  }
+
+  Trace run() {
+    detail::JsonStream stream(path_, options_.progress, options_.buffer_bytes ? options_.buffer_bytes : 4u << 20);
+    gzip_ = stream.gzip();
+    while (JsonBatch* batch = stream.next()) {
+      struct Release {
+        detail::JsonStream& s;
+        JsonBatch* b;
+        ~Release() { s.release(b); }
+      } release{stream, batch};
+      if (options_.progress.cancel && options_.progress.cancel->load(std::memory_order_relaxed))
+        throw InputError(path_, "cancelled");
+      for (const JsonSegment& seg : batch->segments) {
+        if (seg.kind == JsonSegment::Kind::events)
+          parse_events(*batch, seg);
+        else
+          parse_top_value(*batch, seg);
+      }
+      if (options_.progress.on_progress) options_.progress.on_progress(batch->file_done, stream.info().file_bytes);
+    }
+    info_ = stream.info();
+    finish();
+    Trace t;
+    try {
+      t = builder_.freeze();
+    } catch (const TraceError& e) {
+      throw InputError(path_, std::string("inconsistent trace: ") + e.what());
+    }
+    return t;
+  }
+
+ private:
+  // ---- errors -------------------------------------------------------------------------------
+
+  [[noreturn]] void fail_at(const JsonBatch& b, const char* at, const std::string& what) {
+    throw InputError(path_, gzip_ ? what + " (offset in the decompressed JSON)" : what, b.offset_of(at));
+  }
+
+  void skip(Skip reason) { ++skips_[static_cast<int>(reason)]; }
+
+  // ---- strings ------------------------------------------------------------------------------
+
+  // Interns a raw JSON string (unescaping it first if needed).
+  StringId intern(const RawString& s, const JsonBatch& b) {
+    if (!s.present || s.raw.empty()) return kEmptyString;
+    if (!s.escaped) return cache_.get(s.raw);
+    return cache_.get(unescape(s, b));
+  }
+
+  std::string_view unescape(const RawString& s, const JsonBatch& b) {
+    if (!s.escaped) return s.raw;
+    scratch_.clear();
+    if (!detail::json_unescape(s.raw, &scratch_)) fail_at(b, s.raw.data(), "invalid escape sequence in a string");
+    return scratch_;
+  }
+
+  std::string to_string(const RawString& s, const JsonBatch& b) { return std::string(unescape(s, b)); }
+
+  // ---- reading one event (JsonWalker) ----------------------------------------------------------
+
+  using Walker = detail::JsonWalker;
+
+  RawString read_string(Walker& w) {
+    if (w.peek() != '"') {
+      w.skip_value();
+      return {};
+    }
+    bool esc = false;
+    const std::string_view s = w.string(&esc);
+    return RawString{s, esc, true};
+  }
+
+  // An integer value; other types are skipped (false).
+  static bool read_int(Walker& w, std::int64_t* out) {
+    if (!w.at_number()) {
+      w.skip_value();
+      return false;
+    }
+    return detail::parse_json_int(w.number(), out);
+  }
+
+  IdValue read_id(Walker& w) {
+    IdValue id;
+    if (w.at_number()) {
+      const std::string_view tok = w.number();
+      if (detail::parse_json_int(tok, &id.number)) {
+        id.kind = IdValue::Kind::number;
+      } else {
+        id.kind = IdValue::Kind::string;
+        id.text = RawString{tok, false, true};
+      }
+    } else if (w.peek() == '"') {
+      id.text = read_string(w);
+      // Numeric strings ("25738", as 2021 Kineto writes tids) are numbers.
+      if (!id.text.escaped && detail::parse_json_int(id.text.raw, &id.number))
+        id.kind = IdValue::Kind::number;
+      else
+        id.kind = IdValue::Kind::string;
+    } else {
+      w.skip_value();
+    }
+    return id;
+  }
+
+  // ts / dur: a JSON number (or a numeric string) in µs, to exact ns.
+  bool read_time(Walker& w, std::int64_t* ns) {
+    std::string_view text;
+    if (w.at_number()) {
+      text = w.number();
+    } else if (w.peek() == '"') {
+      const RawString s = read_string(w);
+      if (s.escaped) return false;
+      text = s.raw;
+    } else {
+      w.skip_value();
+      return false;
+    }
+    bool sub_us = false;
+    if (!detail::parse_us_to_ns(text, ns, &sub_us)) return false;
+    sub_us_ |= sub_us;
+    return true;
+  }
+
+  static void read_dims(Walker& w, std::uint32_t out[3]) {
+    if (w.peek() != '[') return w.skip_value();
+    w.consume('[');
+    w.skip_ws();
+    if (w.consume(']')) return;
+    for (int k = 0;; ++k) {
+      w.skip_ws();
+      std::int64_t n = 0;
+      if (read_int(w, &n) && k < 3) out[k] = static_cast<std::uint32_t>(std::clamp<std::int64_t>(n, 0, 0xffffffff));
+      w.skip_ws();
+      if (w.consume(',')) continue;
+      w.expect(']', "expected ',' or ']' in an array");
+      return;
+    }
+  }
+
+  // A key at the cursor: its text, unescaped if it had escapes.
+  std::string_view read_key(Walker& w, const JsonBatch& b) {
+    if (w.peek() != '"') throw detail::JsonSyntaxError{w.pos(), "expected a key string"};
+    bool esc = false;
+    const std::string_view raw = w.string(&esc);
+    w.skip_ws();
+    w.expect(':', "expected ':' after a key");
+    w.skip_ws();
+    if (!esc) return raw;
+    key_scratch_.clear();
+    if (!detail::json_unescape(raw, &key_scratch_)) fail_at(b, raw.data(), "invalid escape sequence in a key");
+    return key_scratch_;
+  }
+
+  // Iterates the members of the object at the cursor: f(key) must consume the value.
+  template <class F>
+  void for_each_member(Walker& w, const JsonBatch& b, F&& f) {
+    w.expect('{', "expected an object");
+    w.skip_ws();
+    if (w.consume('}')) return;
+    for (;;) {
+      w.skip_ws();
+      f(read_key(w, b));
+      w.skip_ws();
+      if (w.consume(',')) continue;
+      w.expect('}', "expected ',' or '}' in an object");
+      return;
+    }
+  }
+
+  void read_args(Walker& w, const JsonBatch& b, Event& ev, bool collect_numbers) {
+    if (w.peek() != '{') return w.skip_value();
+    Args& a = ev.args;
+    for_each_member(w, b, [&](std::string_view key) {
+      switch (key.size()) {
+        case 4:
+          if (key == "grid") {
+            read_dims(w, a.grid);
+            a.present |= kArgGrid;
+            return;
+          }
+          if (key == "cbid") {
+            if (read_int(w, &a.cbid)) a.present |= kArgCbid;
+            return;
+          }
+          if (key == "name") {
+            a.name = read_string(w);
+            return;
+          }
+          break;
+        case 5:
+          if (key == "block") {
+            read_dims(w, a.block);
+            a.present |= kArgBlock;
+            return;
+          }
+          if (key == "bytes") {
+            if (read_int(w, &a.bytes)) a.present |= kArgBytes;
+            return;
+          }
+          break;
+        case 6:
+          if (key == "device") {
+            if (read_int(w, &a.device)) a.present |= kArgDevice;
+            return;
+          }
+          if (key == "stream") {
+            if (read_int(w, &a.stream)) a.present |= kArgStream;
+            return;
+          }
+          if (key == "labels") {
+            a.labels = read_string(w);
+            return;
+          }
+          break;
+        case 11:
+          if (key == "correlation") {
+            if (read_int(w, &a.correlation)) a.present |= kArgCorrelation;
+            return;
+          }
+          if (key == "External id" || key == "external id") {
+            if (read_int(w, &a.external)) a.present |= kArgExternal;
+            return;
+          }
+          break;
+        case 13:
+          if (key == "shared memory") {
+            if (read_int(w, &a.smem)) a.present |= kArgSmem;
+            return;
+          }
+          break;
+        case 14:
+          if (key == "cuda_sync_kind") {
+            a.sync_kind = read_string(w);
+            return;
+          }
+          break;
+        case 20:
+          if (key == "registers per thread") {
+            if (read_int(w, &a.registers)) a.present |= kArgRegisters;
+            return;
+          }
+          break;
+        case 21:
+          if (key == "wait_on_cuda_event_id") {
+            if (read_int(w, &a.wait_event)) a.present |= kArgWaitEvent;
+            return;
+          }
+          break;
+        default: break;
+      }
+      if (collect_numbers && w.at_number()) {
+        const std::string_view tok = w.number();
+        double d = 0;
+        const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), d);
+        if (ec == std::errc() && end == tok.data() + tok.size()) {
+          // Keys with escapes were unescaped into key_scratch_: keep a copy.
+          const std::string_view k = key.data() == key_scratch_.data() ? std::string_view(counter_keys_.emplace_back(key))
+                                                                        : key;
+          a.numbers.emplace_back(RawString{k, false, true}, d);
+        }
+        return;
+      }
+      w.skip_value();
+    });
+  }
+
+  void read_event(Walker& w, const JsonBatch& b, Event& ev) {
+    for_each_member(w, b, [&](std::string_view key) {
+      switch (key.size()) {
+        case 2:
+          if (key == "ph") {
+            ev.ph = read_string(w);
+            return;
+          }
+          if (key == "ts") {
+            ev.has_ts = true;
+            ev.ts_ok = read_time(w, &ev.ts);
+            return;
+          }
+          if (key == "id") {
+            ev.id = read_id(w);
+            return;
+          }
+          break;
+        case 3:
+          if (key == "cat") {
+            ev.cat = read_string(w);
+            return;
+          }
+          if (key == "pid") {
+            ev.pid = read_id(w);
+            return;
+          }
+          if (key == "tid") {
+            ev.tid = read_id(w);
+            return;
+          }
+          if (key == "dur") {
+            ev.has_dur = true;
+            ev.dur_ok = read_time(w, &ev.dur);
+            return;
+          }
+          break;
+        case 4:
+          if (key == "name") {
+            ev.name = read_string(w);
+            return;
+          }
+          if (key == "args") {
+            const bool counter = !ev.ph.present || (ev.ph.raw.size() == 1 && ev.ph.raw[0] == 'C');
+            read_args(w, b, ev, counter);
+            return;
+          }
+          break;
+        default: break;
+      }
+      w.skip_value();
+    });
+  }
+
+  // ---- batches ------------------------------------------------------------------------------
+
+  void parse_events(JsonBatch& b, const JsonSegment& seg) {
+    const char* base = b.data.get();
+    Walker w(base + seg.begin);
+    const char* event_start = w.pos();
+    try {
+      for (std::size_t i = 0; i < seg.count; ++i) {
+        w.skip_ws();
+        if (i > 0) {
+          w.expect(',', "expected ',' between events");
+          w.skip_ws();
+        }
+        event_start = w.pos();
+        if (w.peek() != '{') fail_at(b, event_start, "an element of the events array is not an object");
+        ev_.clear();
+        counter_keys_.clear();
+        read_event(w, b, ev_);
+        add_event(ev_, b);
+      }
+    } catch (const detail::JsonSyntaxError& e) {
+      fail_at(b, e.at,
+              std::string("malformed JSON: ") + e.what + " (in the event that starts at byte " +
+                  std::to_string(b.offset_of(event_start)) + ")");
+    }
+  }
+
+  // ---- mapping one event ----------------------------------------------------------------------
+
+  enum class Cat : std::uint8_t {
+    kernel, memcpy, memset, runtime, driver, sync, gpu_annotation, cpu_op, user_annotation, python_function, other
+  };
+
+  // Kineto categories of both schemas (2021: Kernel, Memcpy, Memset, Runtime, Operator, …).
+  Cat classify(std::string_view cat) {
+    switch (cat.size()) {
+      case 6:
+        if (iequals(cat, "kernel")) return Cat::kernel;
+        if (iequals(cat, "memcpy")) return Cat::memcpy;
+        if (iequals(cat, "memset")) return Cat::memset;
+        if (iequals(cat, "driver")) return Cat::driver;
+        if (iequals(cat, "cpu_op")) return Cat::cpu_op;
+        if (iequals(cat, "python")) return Cat::python_function;
+        break;
+      case 7:
+        if (iequals(cat, "runtime")) return Cat::runtime;
+        break;
+      case 8:
+        if (iequals(cat, "operator")) return Cat::cpu_op;
+        break;
+      case 9:
+        if (iequals(cat, "cuda_sync")) return Cat::sync;
+        break;
+      case 10:
+        if (iequals(cat, "gpu_memcpy")) return Cat::memcpy;
+        if (iequals(cat, "gpu_memset")) return Cat::memset;
+        break;
+      case 11:
+        if (iequals(cat, "cuda_driver")) return Cat::driver;
+        break;
+      case 12:
+        if (iequals(cat, "cuda_runtime")) return Cat::runtime;
+        break;
+      case 15:
+        if (iequals(cat, "user_annotation")) return Cat::user_annotation;
+        if (iequals(cat, "python_function")) return Cat::python_function;
+        break;
+      case 19:
+        if (iequals(cat, "gpu_user_annotation")) return Cat::gpu_annotation;
+        break;
+      default: break;
+    }
+    return Cat::other;
+  }
+
+  // Numeric id for a pid/tid: numbers as they are; strings like "stream 7"
+  // give their number; other strings get a stable made-up id (named after the
+  // string) from the top of the range, where real pids and tids never are.
+  std::uint32_t resolve_id(const IdValue& v, const JsonBatch& b, bool* is_pseudo = nullptr) {
+    if (is_pseudo) *is_pseudo = false;
+    if (v.kind == IdValue::Kind::number) {
+      if (v.number >= std::numeric_limits<std::int32_t>::min() && v.number <= 0xffffffffLL)
+        return static_cast<std::uint32_t>(v.number);
+    }
+    if (v.kind == IdValue::Kind::none) return 0;
+    std::string text = v.kind == IdValue::Kind::number ? std::to_string(v.number) : to_string(v.text, b);
+    if (starts_with_ci(text, "stream ")) {
+      std::int64_t n = 0;
+      if (detail::parse_json_int(trim_ws(std::string_view(text).substr(7)), &n) && n >= 0 && n <= 0xffffffffLL)
+        return static_cast<std::uint32_t>(n);
+    }
+    if (is_pseudo) *is_pseudo = true;
+    auto it = pseudo_ids_.find(text);
+    if (it != pseudo_ids_.end()) return it->second;
+    const std::uint32_t id = kPseudoIdBase + static_cast<std::uint32_t>(pseudo_ids_.size());
+    pseudo_ids_.emplace(text, id);
+    pseudo_names_.emplace(id, text);
+    return id;
+  }
+
+  TrackId cpu_track(const Event& ev, const JsonBatch& b) {
+    const std::uint32_t pid = resolve_id(ev.pid, b);
+    const std::uint32_t tid = resolve_id(ev.tid, b);
+    const std::uint64_t key = (std::uint64_t{pid} << 32) | tid;
+    if (key == last_cpu_key_ && last_cpu_track_ != kNoRow) return last_cpu_track_;
+    last_cpu_key_ = key;
+    last_cpu_track_ = builder_.cpu_track(pid, tid);
+    return last_cpu_track_;
+  }
+
+  // GPU (device, stream): args.device / args.stream, else Kineto's pid = device, tid = stream.
+  bool gpu_track(const Event& ev, const JsonBatch& b, TrackId* out, std::uint32_t* device_out = nullptr) {
+    std::uint32_t device = 0, stream = 0;
+    if (ev.args.present & kArgDevice) {
+      device = static_cast<std::uint32_t>(ev.args.device);
+    } else if (ev.pid.kind == IdValue::Kind::number && ev.pid.number >= 0 && ev.pid.number <= 0xffffffffLL) {
+      device = static_cast<std::uint32_t>(ev.pid.number);
+    } else {
+      skip(Skip::gpu_op_without_device);
+      return false;
+    }
+    if (ev.args.present & kArgStream) {
+      stream = static_cast<std::uint32_t>(ev.args.stream);
+    } else if (ev.tid.kind != IdValue::Kind::none) {
+      bool pseudo = false;
+      stream = resolve_id(ev.tid, b, &pseudo);
+      if (pseudo) {
+        skip(Skip::gpu_op_without_stream);
+        return false;
+      }
+    } else {
+      skip(Skip::gpu_op_without_stream);
+      return false;
+    }
+    const std::uint64_t key = (std::uint64_t{device} << 32) | stream;
+    if (key != last_gpu_key_ || last_gpu_track_ == kNoRow) {
+      last_gpu_key_ = key;
+      last_gpu_track_ = builder_.gpu_track(device, stream);
+    }
+    *out = last_gpu_track_;
+    if (device_out) *device_out = device;
+    return true;
+  }
+
+  static std::uint32_t as_u32(std::int64_t v) {
+    return v < 0 ? 0 : static_cast<std::uint32_t>(std::min<std::int64_t>(v, 0xffffffffLL));
+  }
+  std::uint32_t correlation(const Args& a) const { return (a.present & kArgCorrelation) ? as_u32(a.correlation) : 0; }
+  std::uint32_t external_id(const Args& a) const { return (a.present & kArgExternal) ? as_u32(a.external) : 0; }
+
+  StringId domain_of(Cat c, const RawString& cat, const JsonBatch& b) {
+    switch (c) {
+      case Cat::cpu_op: return domain_ids_[0] ? domain_ids_[0] : (domain_ids_[0] = cache_.get("cpu_op"));
+      case Cat::user_annotation:
+        return domain_ids_[1] ? domain_ids_[1] : (domain_ids_[1] = cache_.get("user_annotation"));
+      case Cat::python_function:
+        return domain_ids_[2] ? domain_ids_[2] : (domain_ids_[2] = cache_.get("python_function"));
+      case Cat::gpu_annotation:
+        return domain_ids_[3] ? domain_ids_[3] : (domain_ids_[3] = cache_.get("gpu_user_annotation"));
+      default: return intern(cat, b);
+    }
+  }
+
+  void add_event(Event& ev, const JsonBatch& b) {
+    if (!ev.ph.present || ev.ph.raw.empty()) {
+      skip(Skip::missing_ph);
+      return;
+    }
+    const char ph = ev.ph.raw.size() == 1 ? ev.ph.raw[0] : '\0';
+    if (ph == 'M') return add_metadata(ev, b);
+    if (ph == 's' || ph == 't' || ph == 'f') return skip(Skip::flow);
+    if (ph != 'X' && ph != 'B' && ph != 'E' && ph != 'i' && ph != 'I' && ph != 'C') {
+      std::string reason = "phase_";
+      if (ph >= '!' && ph <= '~')
+        reason += ph;
+      else
+        reason += "other";
+      ++dynamic_skips_[reason];
+      return;
+    }
+    if (!ev.has_ts) return skip(Skip::missing_ts);
+    if (!ev.ts_ok) return skip(Skip::invalid_ts);
+    note_time(ev.ts);
+    switch (ph) {
+      case 'X': return add_complete(ev, b);
+      case 'B': return add_begin(ev, b);
+      case 'E': return add_end(ev, b);
+      case 'i':
+      case 'I': return add_instant(ev, b);
+      case 'C': return add_counter(ev, b);
+      default: return;
+    }
+  }
+
+  void note_time(std::int64_t t) {
+    min_time_ = std::min(min_time_, t);
+    max_time_ = std::max(max_time_, t);
+  }
+
+  void add_complete(Event& ev, const JsonBatch& b) {
+    if (!ev.has_dur) return skip(Skip::missing_dur);
+    if (!ev.dur_ok) return skip(Skip::invalid_dur);
+    if (ev.dur < 0) return skip(Skip::negative_dur);
+    const TimeNs start = ev.ts;
+    if (start > std::numeric_limits<TimeNs>::max() - ev.dur) return skip(Skip::invalid_dur);
+    const TimeNs end = start + ev.dur;
+    note_time(end);
+    const Cat cat = ev.cat.present ? classify(unescape(ev.cat, b)) : Cat::other;
+    if (ev.cat.present && cat != Cat::other && ev.cat.raw.size() && ev.cat.raw[0] >= 'A' && ev.cat.raw[0] <= 'Z')
+      schema_2021_ = true;
+    if (cat != Cat::other && cat != Cat::python_function) kineto_ = true;
+    const Args& a = ev.args;
+    switch (cat) {
+      case Cat::kernel: {
+        KernelRow r;
+        if (!gpu_track(ev, b, &r.track)) return;
+        r.start = start;
+        r.end = end;
+        r.correlation = correlation(a);
+        r.name = intern(ev.name, b);
+        if (a.present & kArgGrid) std::tie(r.grid_x, r.grid_y, r.grid_z) = std::tie(a.grid[0], a.grid[1], a.grid[2]);
+        if (a.present & kArgBlock)
+          std::tie(r.block_x, r.block_y, r.block_z) = std::tie(a.block[0], a.block[1], a.block[2]);
+        if (a.present & kArgRegisters)
+          r.registers = static_cast<std::uint16_t>(std::clamp<std::int64_t>(a.registers, 0, 0xffff));
+        // Kineto's "shared memory" is static + dynamic per block; the split is not in the file.
+        if (a.present & kArgSmem) r.static_smem = as_u32(a.smem);
+        builder_.add_kernel(r);
+        return;
+      }
+      case Cat::memcpy: {
+        MemcpyRow r;
+        if (!gpu_track(ev, b, &r.track)) return;
+        r.start = start;
+        r.end = end;
+        r.correlation = correlation(a);
+        if (a.present & kArgBytes) r.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(a.bytes, 0));
+        parse_memcpy_name(unescape(ev.name, b), &r.kind, &r.src_kind, &r.dst_kind);
+        builder_.add_memcpy(r);
+        return;
+      }
+      case Cat::memset: {
+        MemsetRow r;
+        if (!gpu_track(ev, b, &r.track)) return;
+        r.start = start;
+        r.end = end;
+        r.correlation = correlation(a);
+        if (a.present & kArgBytes) r.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(a.bytes, 0));
+        r.mem_kind = memory_kind_in_parens(unescape(ev.name, b));
+        builder_.add_memset(r);
+        return;
+      }
+      case Cat::runtime:
+      case Cat::driver: {
+        ApiCallRow r;
+        r.track = cpu_track(ev, b);
+        r.start = start;
+        r.end = end;
+        r.correlation = correlation(a);
+        r.name = intern(ev.name, b);
+        r.domain = cat == Cat::runtime ? ApiDomain::runtime : ApiDomain::driver;
+        if (a.present & kArgCbid) r.cbid = as_u32(a.cbid);
+        builder_.add_api_call(r);
+        return;
+      }
+      case Cat::sync: {
+        // Kineto draws cuda_sync on the GPU track; the model keeps syncs on the
+        // waiting thread, found through the correlation of the API call.
+        SyncRow r;
+        r.start = start;
+        r.end = end;
+        r.track = TraceBuilder::kResolveThroughCorrelation;
+        r.correlation = correlation(a);
+        if (a.present & kArgDevice)
+          r.device = as_u32(a.device);
+        else if (ev.pid.kind == IdValue::Kind::number && ev.pid.number >= 0)
+          r.device = static_cast<std::uint32_t>(ev.pid.number);
+        if (r.device != kNoDevice &&
+            std::find(sync_devices_.begin(), sync_devices_.end(), r.device) == sync_devices_.end())
+          sync_devices_.push_back(r.device);
+        if ((a.present & kArgStream) && a.stream >= 0) r.stream = static_cast<std::uint32_t>(a.stream);
+        if ((a.present & kArgWaitEvent) && a.wait_event >= 0) r.event = static_cast<std::uint32_t>(a.wait_event);
+        const std::string_view kind = a.sync_kind.present ? unescape(a.sync_kind, b) : unescape(ev.name, b);
+        if (iequals(kind, "Stream Sync"))
+          r.type = SyncType::stream;
+        else if (iequals(kind, "Event Sync"))
+          r.type = SyncType::event;
+        else if (iequals(kind, "Context Sync"))
+          r.type = SyncType::context;
+        else if (iequals(kind, "Stream Wait Event"))
+          r.type = SyncType::stream_wait_event;
+        builder_.add_sync(r);
+        return;
+      }
+      case Cat::gpu_annotation: {
+        RangeRow r;
+        if (!gpu_track(ev, b, &r.track)) return;
+        r.start = start;
+        r.end = end;
+        r.name = intern(ev.name, b);
+        r.domain = domain_of(cat, ev.cat, b);
+        r.kind = RangeKind::annotation;
+        r.correlation = external_id(a);
+        builder_.add_range(r);
+        return;
+      }
+      default: {
+        RangeRow r;
+        r.track = cpu_track(ev, b);
+        r.start = start;
+        r.end = end;
+        r.name = intern(ev.name, b);
+        r.domain = domain_of(cat, ev.cat, b);
+        r.kind = RangeKind::annotation;
+        r.correlation = external_id(a);
+        if (cat == Cat::other && ev.cat.present && iequals(unescape(ev.cat, b), "Trace") &&
+            starts_with_ci(unescape(ev.name, b), "PyTorch Profiler"))
+          profiler_span_start_ = std::min(profiler_span_start_, start);
+        builder_.add_range(r);
+        return;
+      }
+    }
+  }
+
+  struct OpenBegin {
+    TimeNs start;
+    StringId name, domain;
+    std::uint32_t correlation;
+  };
+
+  void add_begin(Event& ev, const JsonBatch& b) {
+    const TrackId track = cpu_track(ev, b);
+    const Cat cat = ev.cat.present ? classify(unescape(ev.cat, b)) : Cat::other;
+    open_[track].push_back(OpenBegin{ev.ts, intern(ev.name, b), domain_of(cat, ev.cat, b), external_id(ev.args)});
+  }
+
+  void add_end(Event& ev, const JsonBatch& b) {
+    const TrackId track = cpu_track(ev, b);
+    auto it = open_.find(track);
+    if (it == open_.end() || it->second.empty()) return skip(Skip::unmatched_end);
+    const OpenBegin o = it->second.back();
+    it->second.pop_back();
+    if (ev.ts < o.start) return skip(Skip::negative_dur);
+    RangeRow r;
+    r.track = track;
+    r.start = o.start;
+    r.end = ev.ts;
+    r.name = o.name;
+    r.domain = o.domain;
+    r.kind = RangeKind::annotation;
+    r.correlation = o.correlation;
+    builder_.add_range(r);
+  }
+
+  void add_instant(Event& ev, const JsonBatch& b) {
+    RangeRow r;
+    r.track = cpu_track(ev, b);
+    r.start = r.end = ev.ts;
+    r.name = intern(ev.name, b);
+    const Cat cat = ev.cat.present ? classify(unescape(ev.cat, b)) : Cat::other;
+    r.domain = domain_of(cat, ev.cat, b);
+    r.kind = RangeKind::mark;
+    r.correlation = external_id(ev.args);
+    builder_.add_range(r);
+  }
+
+  // Each numeric arg of a C event is one series, "<name>.<arg>" ("<name> <id>.<arg>" with an id).
+  void add_counter(Event& ev, const JsonBatch& b) {
+    if (ev.args.numbers.empty()) return skip(Skip::counter_without_values);
+    std::string base = to_string(ev.name, b);
+    if (ev.id.kind == IdValue::Kind::number)
+      base += " " + std::to_string(ev.id.number);
+    else if (ev.id.kind == IdValue::Kind::string)
+      base += " " + to_string(ev.id.text, b);
+    for (const auto& [key, value] : ev.args.numbers) {
+      std::string series = base + "." + to_string(key, b);
+      auto it = series_.find(series);
+      std::uint32_t id;
+      if (it != series_.end()) {
+        id = it->second;
+      } else {
+        id = builder_.counter_series(series);
+        series_.emplace(std::move(series), id);
+      }
+      builder_.add_counter(CounterRow{ev.ts, id, value});
+    }
+  }
+
+  void add_metadata(Event& ev, const JsonBatch& b) {
+    const std::string_view name = unescape(ev.name, b);
+    if (name == "process_name" || name == "process_labels") {
+      const RawString& value = name == "process_name" ? ev.args.name : ev.args.labels;
+      if (!value.present) return skip(Skip::metadata);
+      const std::uint32_t pid = resolve_id(ev.pid, b);
+      (name == "process_name" ? process_names_ : process_labels_)[pid] = to_string(value, b);
+    } else if (name == "thread_name") {
+      if (!ev.args.name.present) return skip(Skip::metadata);
+      const std::uint32_t pid = resolve_id(ev.pid, b);
+      const std::uint32_t tid = resolve_id(ev.tid, b);
+      thread_names_[(std::uint64_t{pid} << 32) | tid] = std::string(trim_ws(to_string(ev.args.name, b)));
+    } else if (name == "process_sort_index" || name == "thread_sort_index") {
+      // Display order only; gpuscope orders tracks by (device, stream) and (pid, tid).
+      ++sort_index_metadata_;
+    } else {
+      skip(Skip::metadata);
+    }
+  }
+
+  // "Memcpy HtoD (Pageable -> Device)" -> htod, pageable, device.
+  static void parse_memcpy_name(std::string_view name, CopyKind* kind, MemoryKind* src, MemoryKind* dst) {
+    static constexpr std::pair<std::string_view, CopyKind> kKinds[] = {
+        {"HtoD", CopyKind::htod}, {"DtoH", CopyKind::dtoh}, {"DtoD", CopyKind::dtod}, {"HtoH", CopyKind::htoh},
+        {"PtoP", CopyKind::ptop}, {"HtoA", CopyKind::htoa}, {"AtoH", CopyKind::atoh}, {"AtoA", CopyKind::atoa},
+        {"AtoD", CopyKind::atod}, {"DtoA", CopyKind::dtoa}};
+    for (const auto& [text, k] : kKinds)
+      if (name.find(text) != std::string_view::npos) {
+        *kind = k;
+        break;
+      }
+    const std::size_t open = name.find('(');
+    const std::size_t arrow = name.find("->", open == std::string_view::npos ? 0 : open);
+    const std::size_t close = name.rfind(')');
+    if (open == std::string_view::npos || arrow == std::string_view::npos || close == std::string_view::npos ||
+        close < arrow)
+      return;
+    *src = memory_kind(trim_ws(name.substr(open + 1, arrow - open - 1)));
+    *dst = memory_kind(trim_ws(name.substr(arrow + 2, close - arrow - 2)));
+  }
+
+  static MemoryKind memory_kind_in_parens(std::string_view name) {
+    const std::size_t open = name.find('(');
+    const std::size_t close = name.rfind(')');
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open) return MemoryKind::unknown;
+    return memory_kind(trim_ws(name.substr(open + 1, close - open - 1)));
+  }
+
+  static MemoryKind memory_kind(std::string_view s) {
+    if (iequals(s, "Pageable")) return MemoryKind::pageable;
+    if (iequals(s, "Pinned")) return MemoryKind::pinned;
+    if (iequals(s, "Device")) return MemoryKind::device;
+    if (iequals(s, "Array")) return MemoryKind::array;
+    if (iequals(s, "Managed")) return MemoryKind::managed;
+    if (iequals(s, "Device Static")) return MemoryKind::device_static;
+    if (iequals(s, "Managed Static")) return MemoryKind::managed_static;
+    return MemoryKind::unknown;
+  }
+
+  // [SECTION] Importer: top-level values -------------------------------------------------------
+
+  static bool od_int(od::value& v, std::int64_t* out) {
+    std::int64_t x = 0;
+    if (v.get_int64().get(x) != simdjson::SUCCESS) return false;
+    *out = x;
+    return true;
+  }
+
+  void parse_top_value(JsonBatch& b, const JsonSegment& seg) {
+    const std::string_view text(b.data.get() + seg.begin, seg.end - seg.begin);
+    const simdjson::padded_string copy(text);
+    od::parser parser;
+    od::document doc;
+    auto fail = [&](simdjson::error_code e) {
+      const char* loc = nullptr;
+      std::uint64_t off = b.offset_of(b.data.get() + seg.begin);
+      if (doc.current_location().get(loc) == simdjson::SUCCESS && loc)
+        off += static_cast<std::uint64_t>(loc - copy.data());
+      std::string what = std::string("malformed JSON: ") + simdjson::error_message(e) + " (in the value of \"" +
+                         seg.key + "\")";
+      if (gzip_) what += " (offset in the decompressed JSON)";
+      throw InputError(path_, what, off);
+    };
+    if (auto e = parser.iterate(copy).get(doc); e != simdjson::SUCCESS) fail(e);
+    // Validate the whole value (on-demand skips what it is not asked for).
+    std::string_view whole;
+    od::json_type type;
+    if (auto e = doc.type().get(type); e != simdjson::SUCCESS) fail(e);
+    if (seg.key == "deviceProperties" && type == od::json_type::array) {
+      read_device_properties(doc, b, fail);
+    } else if (seg.key == "distributedInfo" && type == od::json_type::object) {
+      read_distributed_info(doc, fail);
+    } else if (type == od::json_type::string || type == od::json_type::number || type == od::json_type::boolean) {
+      std::string_view tok;
+      if (auto e = doc.raw_json_token().get(tok); e != simdjson::SUCCESS) fail(e);
+      tok = trim_ws(tok);
+      std::string value;
+      if (type == od::json_type::string) {
+        std::string_view s;
+        if (auto e = doc.get_string().get(s); e != simdjson::SUCCESS) fail(e);
+        value = s;
+      } else {
+        if (type == od::json_type::number) {
+          double d = 0;
+          if (auto e = doc.get_double().get(d); e != simdjson::SUCCESS) fail(e);
+        } else {
+          bool x = false;
+          if (auto e = doc.get_bool().get(x); e != simdjson::SUCCESS) fail(e);
+        }
+        value = tok;
+      }
+      top_scalar(seg.key, value, b, seg);
+    } else {
+      // Other objects/arrays ("INFO", "metadata", …): checked, not used.
+      if (type == od::json_type::object) {
+        od::object o;
+        if (auto e = doc.get_object().get(o); e != simdjson::SUCCESS) fail(e);
+        if (auto e = o.raw_json().get(whole); e != simdjson::SUCCESS) fail(e);
+      } else if (type == od::json_type::array) {
+        od::array a;
+        if (auto e = doc.get_array().get(a); e != simdjson::SUCCESS) fail(e);
+        if (auto e = a.raw_json().get(whole); e != simdjson::SUCCESS) fail(e);
+      } else {
+        if (auto e = doc.is_null().error(); e != simdjson::SUCCESS) fail(e);
+      }
+    }
+  }
+
+  void top_scalar(const std::string& key, const std::string& value, const JsonBatch& b, const JsonSegment& seg) {
+    if (key == "baseTimeNanoseconds") {
+      std::int64_t base = 0;
+      if (!detail::parse_json_int(value, &base))
+        fail_at(b, b.data.get() + seg.begin, "\"baseTimeNanoseconds\" is not an integer");
+      origin_ns_ = base;
+      kineto_ = true;
+    } else if (key == "schemaVersion" || key == "traceName") {
+      kineto_ = true;
+    } else if (key == "host_name" || key == "hostname") {
+      builder_.meta().host = value;
+    }
+    if (value.size() <= 256) builder_.meta().set_property("chrome.meta." + key, value);
+  }
+
+  template <class Fail>
+  void read_device_properties(od::document& doc, const JsonBatch& b, Fail& fail) {
+    od::array arr;
+    if (auto e = doc.get_array().get(arr); e != simdjson::SUCCESS) fail(e);
+    for (auto elem : arr) {
+      od::object obj;
+      if (auto e = elem.get_object().get(obj); e != simdjson::SUCCESS) {
+        if (e == simdjson::INCORRECT_TYPE) continue;
+        fail(e);
+      }
+      Device d;
+      bool has_id = false;
+      for (auto field_result : obj) {
+        od::field f;
+        if (auto e = std::move(field_result).get(f); e != simdjson::SUCCESS) fail(e);
+        std::string_view key;
+        if (auto e = f.unescaped_key().get(key); e != simdjson::SUCCESS) fail(e);
+        const std::string k(key);
+        od::value v = f.value();
+        std::int64_t n = 0;
+        if (k == "name") {
+          std::string_view s;
+          if (v.get_string().get(s) == simdjson::SUCCESS) d.name = s;
+          continue;
+        }
+        if (k == "uuid") {
+          std::string_view s;
+          if (v.get_string().get(s) == simdjson::SUCCESS) d.uuid = s;
+          continue;
+        }
+        if (!od_int(v, &n)) continue;
+        const auto u32 = as_u32(n);
+        if (k == "id") {
+          d.id = u32;
+          has_id = true;
+        } else if (k == "totalGlobalMem") {
+          d.memory_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0));
+        } else if (k == "computeMajor") {
+          d.compute_major = static_cast<std::int32_t>(u32);
+        } else if (k == "computeMinor") {
+          d.compute_minor = static_cast<std::int32_t>(u32);
+        } else if (k == "numSms") {
+          d.sm_count = u32;
+        } else if (k == "maxThreadsPerBlock") {
+          d.max_threads_per_block = u32;
+        } else if (k == "maxThreadsPerMultiprocessor") {
+          d.max_threads_per_sm = u32;
+        } else if (k == "maxBlocksPerMultiprocessor" || k == "maxBlocksPerMultiProcessor") {
+          d.max_blocks_per_sm = u32;
+        } else if (k == "regsPerMultiprocessor") {
+          d.registers_per_sm = u32;
+        } else if (k == "sharedMemPerMultiprocessor") {
+          d.shared_memory_per_sm = u32;
+        } else if (k == "warpSize") {
+          d.warp_size = u32;
+        } else if (k == "clockRate") {
+          d.core_clock_khz = u32;
+        } else if (k == "memoryClockRate") {
+          d.memory_clock_khz = u32;
+        } else if (k == "memoryBusWidth") {
+          d.memory_bus_width_bits = u32;
+        }
+      }
+      if (has_id) listed_devices_.push_back(std::move(d));
+    }
+    (void)b;
+  }
+
+  template <class Fail>
+  void read_distributed_info(od::document& doc, Fail& fail) {
+    od::object obj;
+    if (auto e = doc.get_object().get(obj); e != simdjson::SUCCESS) fail(e);
+    for (auto field_result : obj) {
+      od::field f;
+      if (auto e = std::move(field_result).get(f); e != simdjson::SUCCESS) fail(e);
+      std::string_view key;
+      if (auto e = f.unescaped_key().get(key); e != simdjson::SUCCESS) fail(e);
+      od::value v = f.value();
+      std::int64_t n = 0;
+      if (key == "rank" && od_int(v, &n)) {
+        builder_.meta().rank = static_cast<std::int32_t>(std::clamp<std::int64_t>(n, -1, 0x7fffffff));
+      } else if (key == "world_size" && od_int(v, &n)) {
+        builder_.meta().world_size = static_cast<std::int32_t>(std::clamp<std::int64_t>(n, 0, 0x7fffffff));
+      } else if (key == "backend") {
+        std::string_view s;
+        if (v.get_string().get(s) == simdjson::SUCCESS) builder_.meta().set_property("chrome.distributed.backend", s);
+      }
+    }
+    kineto_ = true;
+  }
+
+  // [SECTION] Importer: finishing -------------------------------------------------------------
+
+  void finish() {
+    if (!info_.root_is_array && !info_.saw_trace_events)
+      throw InputError(path_, "not a Chrome trace: the top-level object has no \"traceEvents\" array");
+    TraceMeta& meta = builder_.meta();
+
+    // Unclosed B events.
+    for (auto& [track, stack] : open_)
+      for (std::size_t i = 0; i < stack.size(); ++i) skip(Skip::unclosed_begin);
+
+    // Times: the model's clock is absolute ns; ts was relative to baseTimeNanoseconds.
+    if (origin_ns_ != 0) shift_times(origin_ns_);
+
+    // Track names from thread_name metadata (trailing blanks trimmed).
+    for (TrackId id = 0; id < builder_.tracks().size(); ++id) {
+      const Track& t = builder_.tracks()[id];
+      if (t.kind == TrackKind::cpu) {
+        auto it = thread_names_.find((std::uint64_t{t.pid} << 32) | t.tid);
+        if (it != thread_names_.end()) {
+          builder_.set_track_name(id, it->second);
+        } else if (auto p = pseudo_names_.find(t.tid); p != pseudo_names_.end()) {
+          builder_.set_track_name(id, p->second);
+        }
+      } else {
+        // Kineto: pid = device, tid = stream, named "stream 7 ".
+        auto it = thread_names_.find((std::uint64_t{t.device} << 32) | t.stream);
+        if (it != thread_names_.end() && starts_with_ci(it->second, "stream"))
+          builder_.set_track_name(id, it->second);
+        else
+          builder_.set_track_name(id, "stream " + std::to_string(t.stream));
+      }
+    }
+
+    // Processes: every pid with a CPU track or a name, except Kineto's
+    // per-GPU pseudo-processes (labelled "GPU N").
+    std::vector<std::uint32_t> pids;
+    for (const Track& t : builder_.tracks())
+      if (t.kind == TrackKind::cpu) pids.push_back(t.pid);
+    for (const auto& [pid, name] : process_names_) pids.push_back(pid);
+    std::sort(pids.begin(), pids.end());
+    pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+    for (std::uint32_t pid : pids) {
+      auto labels = process_labels_.find(pid);
+      if (labels != process_labels_.end() && starts_with_ci(labels->second, "GPU")) continue;
+      Process p;
+      p.pid = pid;
+      if (auto n = process_names_.find(pid); n != process_names_.end())
+        p.name = n->second;
+      else if (auto s = pseudo_names_.find(pid); s != pseudo_names_.end())
+        p.name = s->second;
+      const bool pseudo = pid >= kPseudoIdBase && pseudo_names_.count(pid);
+      p.rank = pseudo ? -1 : meta.rank;
+      builder_.add_process(p);
+    }
+
+    // Devices: those the events use, described by deviceProperties when listed.
+    std::vector<std::uint32_t> used_devices_ = sync_devices_;
+    for (const Track& t : builder_.tracks())
+      if (t.kind == TrackKind::gpu) used_devices_.push_back(t.device);
+    std::sort(used_devices_.begin(), used_devices_.end());
+    used_devices_.erase(std::unique(used_devices_.begin(), used_devices_.end()), used_devices_.end());
+    for (std::uint32_t id : used_devices_) {
+      Device d;
+      d.id = id;
+      for (const Device& listed : listed_devices_)
+        if (listed.id == id) d = listed;
+      builder_.add_device(d);
+    }
+    if (!listed_devices_.empty())
+      meta.set_property("chrome.devices_listed", std::to_string(listed_devices_.size()));
+
+    // Meta.
+    meta.producer = kineto_ ? (schema_2021_ ? "PyTorch Profiler (Kineto), 2021 schema" : "PyTorch Profiler (Kineto)")
+                            : "Chrome trace JSON";
+    meta.set_property("chrome.ts_origin_ns", std::to_string(origin_ns_));
+    meta.set_property("chrome.sub_us_timestamps", sub_us_ ? "1" : "0");
+    meta.set_property("chrome.form", info_.root_is_array ? "array" : "object");
+    if (info_.gzip) meta.set_property("chrome.gzip", "1");
+    meta.set_stat("import.json_bytes", info_.json_bytes);
+    if (info_.unterminated_array) meta.set_stat("import.unterminated_array", 1);
+    // A plausible epoch (after 2001) is the recording's wall-clock start.
+    constexpr std::int64_t kEpoch2001Ns = 1'000'000'000'000'000'000;
+    if (min_time_ != std::numeric_limits<std::int64_t>::max()) {
+      std::int64_t first = profiler_span_start_ != std::numeric_limits<TimeNs>::max() ? profiler_span_start_
+                                                                                       : min_time_;
+      if (origin_ns_ != 0) first = first > std::numeric_limits<TimeNs>::max() - origin_ns_ ? first : first + origin_ns_;
+      if (first >= kEpoch2001Ns) meta.start_time_ns = first;
+    }
+    for (int i = 0; i < static_cast<int>(Skip::count_); ++i)
+      if (skips_[i]) meta.set_stat("import.skipped." + std::string(kSkipNames[i]), skips_[i]);
+    for (const auto& [reason, n] : dynamic_skips_) meta.set_stat("import.skipped." + reason, n);
+    if (sort_index_metadata_) meta.set_stat("import.ignored.sort_index_metadata", sort_index_metadata_);
+  }
+
+  void shift_times(std::int64_t delta) {
+    auto shift = [&](std::vector<TimeNs>& col) {
+      for (TimeNs& t : col) {
+        if ((delta > 0 && t > std::numeric_limits<TimeNs>::max() - delta) ||
+            (delta < 0 && t < std::numeric_limits<TimeNs>::min() - delta))
+          throw InputError(path_, "timestamps plus baseTimeNanoseconds do not fit in 64-bit nanoseconds");
+        t += delta;
+      }
+    };
+    builder_.tables().for_each_table([&](TableId, auto& table) {
+      table.for_each_column([&](ColumnInfo info, auto& col) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(col)>, std::vector<TimeNs>>)
+          if (info.flags & kTime) shift(col);
+      });
+    });
+  }
+
+  static constexpr std::uint32_t kPseudoIdBase = 0xF0000000u;
+
+  std::string path_;
+  ChromeImportOptions options_;
+  TraceBuilder builder_;
+  InternCache cache_;
+  Event ev_;
+  std::string scratch_, key_scratch_;
+  std::deque<std::string> counter_keys_;  // escaped counter arg names of the current event
+  bool gzip_ = false;
+  detail::JsonStreamInfo info_;
+
+  std::array<std::uint64_t, static_cast<int>(Skip::count_)> skips_{};
+  std::map<std::string, std::uint64_t> dynamic_skips_;
+  std::uint64_t sort_index_metadata_ = 0;
+
+  std::uint64_t last_cpu_key_ = ~std::uint64_t{0}, last_gpu_key_ = ~std::uint64_t{0};
+  TrackId last_cpu_track_ = kNoRow, last_gpu_track_ = kNoRow;
+  std::unordered_map<std::string, std::uint32_t> pseudo_ids_;
+  std::unordered_map<std::uint32_t, std::string> pseudo_names_;
+  std::unordered_map<std::uint32_t, std::string> process_names_, process_labels_;
+  std::unordered_map<std::uint64_t, std::string> thread_names_;
+  std::unordered_map<TrackId, std::vector<OpenBegin>> open_;
+  std::unordered_map<std::string, std::uint32_t> series_;
+  std::array<StringId, 4> domain_ids_{};
+  std::vector<std::uint32_t> sync_devices_;
+  std::vector<Device> listed_devices_;
+
+  std::int64_t origin_ns_ = 0;
+  bool sub_us_ = false, kineto_ = false, schema_2021_ = false;
+  std::int64_t min_time_ = std::numeric_limits<std::int64_t>::max();
+  std::int64_t max_time_ = std::numeric_limits<std::int64_t>::min();
+  TimeNs profiler_span_start_ = std::numeric_limits<TimeNs>::max();
+};
+
+}  // namespace
+
+// [SECTION] Entry point ----------------------------------------------------------------------------
+
+Trace import_chrome_json(const std::string& path, const ChromeImportOptions& options) {
+  return Importer(path, options).run();
+}
+
+}  // namespace gpuscope

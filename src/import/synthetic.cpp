@@ -1,0 +1,1081 @@
+// Synthetic data-parallel CNN training traces (see synthetic.h for the shape).
+//
+// [SECTION] Random numbers
+// [SECTION] Kernel names and launch shapes
+// [SECTION] The step program
+// [SECTION] Validation and sizing
+// [SECTION] Simulation
+// [SECTION] Public entry points
+//
+// One step is a fixed "program": the ops one CPU thread issues, in order, with
+// the stream each runs on and what it waits for. Every GPU runs the same
+// program once per step. Simulating a step takes three phases because NCCL
+// couples the GPUs: (A) per GPU, the host timeline of every launch and the GPU
+// timeline of everything before the optimizer; (B) across GPUs, each bucket's
+// all-reduce, which ends everywhere when the last GPU has joined it; (C) per
+// GPU, the optimizer (it waits for the all-reduce) and the end-of-step sync.
+// Rows go straight into one TraceBuilder; nothing is allocated per event.
+#include "import/synthetic.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "trace/builder.h"
+
+namespace gpuscope {
+
+namespace {
+
+// [SECTION] Random numbers ----------------------------------------------------------------------
+
+// SplitMix64: tiny, fast, and its stream depends only on its seed, so each
+// GPU's noise is reproducible whatever order the generator visits GPUs in.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed = 0) : s_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [-1, 1).
+  double symmetric() { return static_cast<double>(next() >> 11) * (2.0 / 9007199254740992.0) - 1.0; }
+
+ private:
+  std::uint64_t s_;
+};
+
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) { return Rng(a ^ (b * 0xd1342543de82ef95ull)).next(); }
+
+// [SECTION] Kernel names and launch shapes ------------------------------------------------------
+
+// Names follow what cuDNN, Eigen (TensorFlow), cuBLAS, PyTorch and NCCL really
+// emit, so kernel_category.cpp classifies them as it would a real trace.
+namespace kname {
+constexpr const char* kConvFirst =
+    "void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, true>(int, int, int, "
+    "float const*, int, float*, float const*, kernel_conv_params, unsigned long long, int, float, float, int, "
+    "float const*, float const*, bool, int, int)";
+constexpr const char* kFprop[3] = {
+    "sm90_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize64x32x32_stage4_warpsize2x2x1_g1_"
+    "tensor16x8x8_kernel",
+    "sm90_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage4_warpsize2x2x1_g1_"
+    "tensor16x8x8_kernel",
+    "sm90_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x32_stage3_warpsize2x2x1_g1_"
+    "tensor16x8x8_kernel"};
+constexpr const char* kDgrad[3] = {
+    "sm90_xmma_dgrad_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize64x32x32_stage4_warpsize2x2x1_g1_"
+    "tensor16x8x8_kernel",
+    "sm90_xmma_dgrad_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage4_warpsize2x2x1_g1_"
+    "tensor16x8x8_kernel",
+    "sm90_xmma_dgrad_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x32_stage3_warpsize2x2x1_g1_"
+    "tensor16x8x8_kernel"};
+constexpr const char* kWgrad[3] = {
+    "sm90_xmma_wgrad_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize64x32x32_stage4_warpsize2x2x1_g1_"
+    "tensor16x8x8_kernel",
+    "sm90_xmma_wgrad_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage4_warpsize2x2x1_g1_"
+    "tensor16x8x8_kernel",
+    "sm90_xmma_wgrad_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x32_stage3_warpsize2x2x1_g1_"
+    "tensor16x8x8_kernel"};
+constexpr const char* kBnForward =
+    "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>(cudnnTensorStruct, float const*, "
+    "cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, float, "
+    "float)";
+constexpr const char* kBnBackward =
+    "void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1>(float, float, float, float, "
+    "cudnnTensorStruct, float const*, cudnnTensorStruct, float const*, cudnnTensorStruct, float*, float const*, "
+    "float*, float*, float const*, float const*, float)";
+constexpr const char* kRelu =
+    "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 1, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorCwiseUnaryOp<Eigen::internal::"
+    "scalar_max_op<float const, float const, 0>, Eigen::TensorMap<Eigen::Tensor<float const, 1, 1, int>, 16, "
+    "Eigen::MakePointer> const> const> const, Eigen::GpuDevice>, int>(Eigen::TensorEvaluator<Eigen::"
+    "TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 1, 1, int>, 16, Eigen::MakePointer>, Eigen::"
+    "TensorCwiseUnaryOp<Eigen::internal::scalar_max_op<float const, float const, 0>, Eigen::TensorMap<Eigen::"
+    "Tensor<float const, 1, 1, int>, 16, Eigen::MakePointer> const> const> const, Eigen::GpuDevice>, int)";
+constexpr const char* kReluGrad =
+    "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 1, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorSelectOp<Eigen::TensorCwiseBinaryOp<Eigen::"
+    "internal::scalar_cmp_op<float const, float const, (Eigen::internal::ComparisonName)5>, Eigen::TensorMap<"
+    "Eigen::Tensor<float const, 1, 1, int>, 16, Eigen::MakePointer> const, Eigen::TensorCwiseNullaryOp<Eigen::"
+    "internal::scalar_constant_op<float const>, Eigen::TensorMap<Eigen::Tensor<float const, 1, 1, int>, 16, "
+    "Eigen::MakePointer> const> const> const, Eigen::TensorMap<Eigen::Tensor<float const, 1, 1, int>, 16, "
+    "Eigen::MakePointer> const, Eigen::TensorCwiseNullaryOp<Eigen::internal::scalar_constant_op<float const>, "
+    "Eigen::TensorMap<Eigen::Tensor<float const, 1, 1, int>, 16, Eigen::MakePointer> const> const> const> const, "
+    "Eigen::GpuDevice>, int>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, "
+    "1, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorSelectOp<Eigen::TensorCwiseBinaryOp<Eigen::internal::"
+    "scalar_cmp_op<float const, float const, (Eigen::internal::ComparisonName)5> > > >, Eigen::GpuDevice>, int)";
+constexpr const char* kResidualAdd =
+    "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 1, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorCwiseBinaryOp<Eigen::internal::"
+    "scalar_sum_op<float const, float const>, Eigen::TensorMap<Eigen::Tensor<float const, 1, 1, int>, 16, Eigen::"
+    "MakePointer> const, Eigen::TensorMap<Eigen::Tensor<float const, 1, 1, int>, 16, Eigen::MakePointer> const> "
+    "const> const, Eigen::GpuDevice>, int>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 1, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorCwiseBinaryOp<Eigen::internal::"
+    "scalar_sum_op<float const, float const> > > const, Eigen::GpuDevice>, int)";
+constexpr const char* kScale =
+    "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 1, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorCwiseUnaryOp<Eigen::internal::"
+    "bind2nd_op<Eigen::internal::scalar_product_op<float const, float const> >, Eigen::TensorMap<Eigen::"
+    "Tensor<float const, 1, 1, int>, 16, Eigen::MakePointer> const> const> const, Eigen::GpuDevice>, int>("
+    "Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 1, 1, int>, 16, Eigen::"
+    "MakePointer> > const, Eigen::GpuDevice>, int)";
+constexpr const char* kPadForward =
+    "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 4, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorPaddingOp<Eigen::array<Eigen::IndexPair<"
+    "int>, 4ul> const, Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, int>, 16, Eigen::MakePointer> const> "
+    "const> const, Eigen::GpuDevice>, int>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 4, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorPaddingOp<Eigen::array<Eigen::IndexPair<"
+    "int>, 4ul> const, Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, int>, 16, Eigen::MakePointer> const> "
+    "const> const, Eigen::GpuDevice>, int)";
+constexpr const char* kPadBackward =
+    "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 4, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorPaddingOp<Eigen::array<Eigen::IndexPair<"
+    "long>, 4ul> const, Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, long>, 16, Eigen::MakePointer> const> "
+    "const> const, Eigen::GpuDevice>, long>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 4, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorPaddingOp<Eigen::array<Eigen::IndexPair<"
+    "long>, 4ul> const, Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, long>, 16, Eigen::MakePointer> const> "
+    "const> const, Eigen::GpuDevice>, long)";
+constexpr const char* kBroadcast =
+    "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 4, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorCwiseBinaryOp<Eigen::internal::"
+    "scalar_sum_op<float const, float const>, Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, int>, 16, Eigen::"
+    "MakePointer> const, Eigen::TensorBroadcastingOp<Eigen::array<int, 4ul> const, Eigen::TensorReshapingOp<"
+    "Eigen::array<int, 4ul> const, Eigen::TensorMap<Eigen::Tensor<float const, 1, 1, int>, 16, Eigen::"
+    "MakePointer> const> const> const> const> const, Eigen::GpuDevice>, int>(Eigen::TensorEvaluator<Eigen::"
+    "TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 4, 1, int>, 16, Eigen::MakePointer>, Eigen::"
+    "TensorCwiseBinaryOp<Eigen::internal::scalar_sum_op<float const, float const> > > const, Eigen::GpuDevice>, "
+    "int)";
+constexpr const char* kToNhwc =
+    "void tensorflow::functor::SwapDimension1And2InTensor3UsingTiles<float, 1024, 1024, 2, 32, false>(float "
+    "const*, tensorflow::functor::Dimension<3>, float*)";
+constexpr const char* kToNchw =
+    "void tensorflow::functor::ShuffleInTensor3Simple<float, 2, 1, 0, false>(int, float const*, "
+    "tensorflow::functor::Dimension<3>, float*)";
+constexpr const char* kPoolForward =
+    "void cudnn::pooling_fw_4d_kernel<float, float, cudnn::averpooling_func<float>, (cudnnPoolingMode_t)2, "
+    "false>(cudnnTensorStruct, float const*, cudnnTensorStruct, float*, cudnnPoolingStruct, float, float, int, "
+    "cudnn::reduced_divisor, cudnn::reduced_divisor)";
+constexpr const char* kPoolBackward =
+    "void cudnn::pooling_bw_kernel_avg<float, float, cudnn::averpooling_func<float>, false>(cudnnTensorStruct, "
+    "float const*, cudnnTensorStruct, float*, cudnnPoolingStruct, float, float, cudnn::reduced_divisor)";
+constexpr const char* kGemmForward =
+    "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize64x64x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_"
+    "cublas";
+constexpr const char* kGemmBackwardData =
+    "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize64x64x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_"
+    "cublas";
+constexpr const char* kGemmBackwardWeight =
+    "sm90_xmma_gemm_f32f32_tf32f32_f32_nt_n_tilesize64x32x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_"
+    "cublas";
+constexpr const char* kSoftmaxForward =
+    "void (anonymous namespace)::softmax_warp_forward<float, float, float, 4, true, false>(float*, float const*, "
+    "int, int, int, bool const*, int, bool)";
+constexpr const char* kSoftmaxBackward =
+    "void (anonymous namespace)::softmax_warp_backward<float, float, float, 4, true, false>(float*, float const*, "
+    "float const*, int, int, int, bool const*)";
+constexpr const char* kSgd =
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
+    "TensorListMetadata<3>, at::native::(anonymous namespace)::FusedSgdMathFunctor<float, 3>, double, float*, "
+    "float const*, bool, bool, bool, float const*, float const*>(at::native::(anonymous namespace)::"
+    "TensorListMetadata<3>, at::native::(anonymous namespace)::FusedSgdMathFunctor<float, 3>, double, float*, "
+    "float const*, bool, bool, bool, float const*, float const*)";
+constexpr const char* kAllReduce = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)";
+}  // namespace kname
+
+struct LaunchShape {
+  std::uint32_t grid[3];
+  std::uint32_t block[3];
+  std::uint16_t registers;
+  std::uint32_t static_smem, dynamic_smem;
+};
+
+constexpr LaunchShape kConvShape{{64, 2, 1}, {128, 1, 1}, 168, 0, 82944};
+constexpr LaunchShape kEigenShape{{264, 1, 1}, {1024, 1, 1}, 32, 0, 0};
+constexpr LaunchShape kBnShape{{1, 64, 1}, {512, 1, 1}, 64, 8192, 0};
+constexpr LaunchShape kTransposeShape{{2048, 1, 1}, {256, 1, 1}, 30, 4224, 0};
+constexpr LaunchShape kPoolShape{{128, 1, 1}, {256, 1, 1}, 28, 0, 0};
+constexpr LaunchShape kGemmShape{{4, 2, 1}, {128, 1, 1}, 90, 0, 49152};
+constexpr LaunchShape kSoftmaxShape{{32, 1, 1}, {128, 1, 1}, 24, 0, 0};
+constexpr LaunchShape kSgdShape{{320, 1, 1}, {512, 1, 1}, 40, 0, 0};
+constexpr LaunchShape kNcclShape{{8, 1, 1}, {512, 1, 1}, 96, 4096, 0};
+
+constexpr std::uint32_t kComputeStreamId0 = 7;  // compute stream i has CUDA stream id 7 + i
+constexpr std::uint32_t kCopyStreamId = 21;
+constexpr std::uint32_t kCommStreamId = 22;
+constexpr std::uint32_t kPid = 4242;
+constexpr std::uint32_t kFirstTid = 4250;  // the thread driving GPU i is kFirstTid + i
+
+// Simulated constants (ns, bytes).
+constexpr TimeNs kStreamGapNs = 1'000;                           // between back-to-back ops on one stream
+constexpr TimeNs kLaunchLatencyNs = 2'000;                       // launch call end -> earliest GPU start
+constexpr TimeNs kSyncReturnNs = 2'000;                          // a sync returns this long after the GPU finished
+constexpr std::uint64_t kInputBytes = 128ull * 3 * 32 * 32 * 4;  // one CIFAR batch of 128, fp32
+constexpr double kInputBytesPerNs = 12.0;                        // pinned H2D: 12 GB/s
+constexpr std::uint64_t kGradientBytes = 11'200'000ull * 4;      // ~11.2M fp32 parameters
+constexpr double kMemsetBytesPerNs = 1'500.0;
+constexpr double kRingBytesPerNs = 150.0;  // NCCL bus bandwidth
+
+// [SECTION] The step program --------------------------------------------------------------------
+
+enum class OpKind : std::uint8_t { push, pop, kernel, comm, input_copy, prefetch_copy, memset, sync };
+enum Planted : std::uint8_t { kNotPlanted = 0, kPadding, kBroadcast, kTranspose, kPlantedKinds };
+
+// What an op waits for besides the previous op on its stream.
+enum class Wait : std::uint8_t {
+  nothing,
+  input,        // this step's batch (its H2D copy)
+  main_stream,  // the latest op issued on compute stream 0 (an event recorded there)
+  all_compute,  // every compute stream (an all-reduce issued after backward)
+  bucket,       // the op's gradient bucket: reduced, or without all-reduce, computed
+  all_buckets,  // every bucket reduced (weight update after the whole all-reduce)
+};
+
+struct Op {
+  OpKind kind = OpKind::kernel;
+  Planted planted = kNotPlanted;
+  Wait wait = Wait::nothing;
+  std::uint8_t stream = 0;         // compute 0..n-1, then copy, then comm
+  std::int16_t bucket = -1;        // comm: the bucket it reduces; Wait::bucket: the bucket waited for
+  std::int16_t feeds_bucket = -1;  // a weight-gradient kernel: the bucket its output belongs to
+  const char* name = nullptr;      // kernel or range name (nullptr: "step N")
+  const LaunchShape* shape = nullptr;
+  TimeNs base_ns = 0;    // duration before noise, slowdowns and planting
+  bool compute = false;  // a compute kernel: slowed down on the straggler
+};
+
+struct Program {
+  std::vector<Op> ops;
+  std::uint32_t kernels = 0;  // kernels (NCCL included) per step
+  std::uint32_t layers = 0;
+  std::uint32_t buckets = 0;  // 0 when there is no all-reduce (one GPU)
+  std::uint32_t copy_stream = 0, comm_stream = 0, streams = 0;
+  std::vector<std::size_t> comm_op;  // op index of each bucket's all-reduce
+  std::size_t first_deferred = 0;    // first op scheduled in phase C (the optimizer)
+  std::size_t sync_index = 0;        // the sync op (or where it would be)
+};
+
+constexpr TimeNs us(double v) { return static_cast<TimeNs>(v * 1000.0); }
+
+Program build_program(const SyntheticOptions& o, std::uint32_t layers, std::uint32_t fillers) {
+  Program p;
+  p.layers = layers;
+  const std::uint32_t cs = o.compute_streams;
+  p.copy_stream = cs;
+  p.comm_stream = cs + 1;
+  p.streams = cs + 2;
+  p.buckets = o.gpus > 1 ? std::min(o.allreduce_buckets, layers) : 0;
+  const bool pad = o.padding_share > 0, bcast = o.broadcast_share > 0, transp = o.transpose_share > 0;
+  std::vector<Op>& ops = p.ops;
+
+  auto range = [&](OpKind kind, const char* name = nullptr) {
+    Op op;
+    op.kind = kind;
+    op.name = name;
+    ops.push_back(op);
+  };
+  auto kernel = [&](const char* name, const LaunchShape& shape, TimeNs ns, std::uint8_t stream = 0,
+                    Planted planted = kNotPlanted, Wait wait = Wait::nothing) -> Op& {
+    Op op;
+    op.planted = planted;
+    op.wait = wait;
+    op.stream = stream;
+    op.name = name;
+    op.shape = &shape;
+    op.base_ns = ns;
+    op.compute = true;
+    ops.push_back(op);
+    return ops.back();
+  };
+  auto comm = [&](std::uint32_t bucket, Wait wait) {
+    Op c;
+    c.kind = OpKind::comm;
+    c.stream = static_cast<std::uint8_t>(p.comm_stream);
+    c.bucket = static_cast<std::int16_t>(bucket);
+    c.wait = wait;
+    c.name = kname::kAllReduce;
+    c.shape = &kNcclShape;
+    ops.push_back(c);
+  };
+  // CIFAR ResNets have three stages (16, 32, 64 filters at 32x32, 16x16, 8x8):
+  // convolutions cost about the same in each, memory-bound kernels halve.
+  auto stage = [&](std::uint32_t l) { return std::min<std::uint32_t>(2, l * 3 / layers); };
+  auto mem = [&](std::uint32_t l) { return 1.0 / static_cast<double>(1u << stage(l)); };
+  // Buckets fill from the last layer backwards, as DDP's do.
+  auto bucket_of = [&](std::uint32_t l) {
+    return p.buckets ? static_cast<std::int16_t>(std::uint64_t{layers - 1 - l} * p.buckets / layers) : std::int16_t{0};
+  };
+  auto padded = [&](std::uint32_t l) { return pad && l % 3 == 0; };  // the down-sampling convolutions
+  const double bn = o.normalization_slowdown;
+
+  range(OpKind::push);  // "step N"
+  {
+    // The batch: copied at the start of the step, or (prefetching) the next
+    // step's batch copied while this one computes.
+    Op c;
+    c.kind = o.prefetch_input ? OpKind::prefetch_copy : OpKind::input_copy;
+    c.stream = static_cast<std::uint8_t>(p.copy_stream);
+    ops.push_back(c);
+    Op m;
+    m.kind = OpKind::memset;  // zero the gradient buffers
+    ops.push_back(m);
+  }
+
+  range(OpKind::push, "forward");
+  for (std::uint32_t l = 0; l < layers; ++l) {
+    const std::uint32_t s = stage(l);
+    if (padded(l)) kernel(kname::kPadForward, kEigenShape, us(18 * mem(l)), 0, kPadding);
+    kernel(l == 0 ? kname::kConvFirst : kname::kFprop[s], kConvShape, us(l == 0 ? 60 : 110), 0, kNotPlanted,
+           l == 0 ? Wait::input : Wait::nothing);
+    if (bcast) kernel(kname::kBroadcast, kEigenShape, us(20 * mem(l)), 0, kBroadcast);
+    if (transp) kernel(kname::kToNhwc, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
+    kernel(kname::kBnForward, kBnShape, us(40 * mem(l) * bn));
+    if (transp) kernel(kname::kToNchw, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
+    kernel(kname::kRelu, kEigenShape, us(22 * mem(l)));
+    if (l % 2 == 1) kernel(kname::kResidualAdd, kEigenShape, us(24 * mem(l)));
+  }
+  for (std::uint32_t i = 0; i < fillers; ++i) kernel(kname::kScale, kEigenShape, us(10));
+  kernel(kname::kPoolForward, kPoolShape, us(8));
+  kernel(kname::kGemmForward, kGemmShape, us(6));
+  kernel(kname::kSoftmaxForward, kSoftmaxShape, us(4));
+  range(OpKind::pop);
+
+  // Backward. Weight gradients run on the other compute streams when there
+  // are some, each waiting for the output gradient it needs from stream 0.
+  range(OpKind::push, "backward");
+  kernel(kname::kSoftmaxBackward, kSoftmaxShape, us(4));
+  kernel(kname::kGemmBackwardData, kGemmShape, us(7));
+  kernel(kname::kGemmBackwardWeight, kGemmShape, us(7)).feeds_bucket = 0;
+  kernel(kname::kPoolBackward, kPoolShape, us(10));
+  for (std::uint32_t l = layers; l-- > 0;) {
+    const std::uint32_t s = stage(l);
+    kernel(kname::kReluGrad, kEigenShape, us(26 * mem(l)));
+    if (transp) kernel(kname::kToNhwc, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
+    kernel(kname::kBnBackward, kBnShape, us(70 * mem(l) * bn));
+    if (transp) kernel(kname::kToNchw, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
+    const auto wstream = static_cast<std::uint8_t>(cs == 1 ? 0 : 1 + l % (cs - 1));
+    kernel(kname::kWgrad[s], kConvShape, us(140), wstream, kNotPlanted, wstream ? Wait::main_stream : Wait::nothing)
+        .feeds_bucket = bucket_of(l);
+    if (l > 0) kernel(kname::kDgrad[s], kConvShape, us(120));  // the input image needs no gradient
+    if (padded(l)) kernel(kname::kPadBackward, kEigenShape, us(18 * mem(l)), 0, kPadding);
+    // A bucket is complete once its lowest layer has its weight gradient; the
+    // last bucket (layer 0) is reduced in the "all-reduce" range below.
+    const bool closes = p.buckets && l > 0 && bucket_of(l - 1) != bucket_of(l);
+    if (closes && o.overlap_communication) comm(static_cast<std::uint32_t>(bucket_of(l)), Wait::bucket);
+  }
+  range(OpKind::pop);
+
+  if (p.buckets) {
+    range(OpKind::push, "all-reduce");
+    for (std::uint32_t b = o.overlap_communication ? p.buckets - 1 : 0; b < p.buckets; ++b)
+      comm(b, o.overlap_communication ? Wait::bucket : Wait::all_compute);
+    range(OpKind::pop);
+  }
+
+  // Optimizer, bucket by bucket: each layer waits for its own bucket
+  // (overlapped weight update) or for the whole all-reduce.
+  range(OpKind::push, "optimizer");
+  p.first_deferred = ops.size();
+  for (std::uint32_t b = 0; b < std::max<std::uint32_t>(p.buckets, 1); ++b)
+    for (std::uint32_t l = layers; l-- > 0;) {
+      if (bucket_of(l) != static_cast<std::int16_t>(b)) continue;
+      const Wait w = (o.overlap_weight_update || !p.buckets) ? Wait::bucket : Wait::all_buckets;
+      kernel(kname::kSgd, kSgdShape, us(3 + 2 * stage(l)), 0, kNotPlanted, w).bucket = static_cast<std::int16_t>(b);
+    }
+  range(OpKind::pop);
+
+  p.sync_index = ops.size();
+  if (o.sync_every_step) {
+    Op s;
+    s.kind = OpKind::sync;
+    ops.push_back(s);
+  }
+  range(OpKind::pop);  // step
+
+  p.comm_op.assign(p.buckets, 0);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    if (op.kind == OpKind::kernel || op.kind == OpKind::comm) ++p.kernels;
+    if (op.kind == OpKind::comm) p.comm_op[op.bucket] = i;
+  }
+  return p;
+}
+
+// [SECTION] Validation and sizing ---------------------------------------------------------------
+
+constexpr std::uint64_t kMaxKernels = 1'000'000'000ull;
+constexpr std::uint32_t kMaxLayers = 4096;
+
+void check(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument("synthetic trace: " + what);
+}
+
+void validate(const SyntheticOptions& o) {
+  check(o.kernels <= kMaxKernels, "kernels must be at most " + std::to_string(kMaxKernels));
+  check(o.gpus >= 1 && o.gpus <= 64, "gpus must be 1..64");
+  check(o.layers >= 1 && o.layers <= kMaxLayers, "layers must be 1.." + std::to_string(kMaxLayers));
+  check(o.compute_streams >= 1 && o.compute_streams <= 8, "compute streams must be 1..8");
+  check(o.allreduce_buckets >= 1 && o.allreduce_buckets <= kMaxLayers, "all-reduce buckets must be 1..4096");
+  auto share_ok = [](double s) { return std::isfinite(s) && s >= 0 && s < 0.9; };
+  check(share_ok(o.padding_share), "padding share must be in [0, 0.9)");
+  check(share_ok(o.broadcast_share), "broadcast share must be in [0, 0.9)");
+  check(share_ok(o.transpose_share), "transpose share must be in [0, 0.9)");
+  check(o.padding_share + o.broadcast_share + o.transpose_share < 0.9, "planted shares must add up to less than 0.9");
+  check(std::isfinite(o.normalization_slowdown) && o.normalization_slowdown >= 1 && o.normalization_slowdown <= 100,
+        "normalization slowdown must be in [1, 100]");
+  check(o.straggler_gpu >= -1 && o.straggler_gpu < static_cast<std::int64_t>(o.gpus),
+        "straggler gpu must be -1 or below the number of GPUs");
+  check(std::isfinite(o.straggler_slowdown) && o.straggler_slowdown >= 1 && o.straggler_slowdown <= 100,
+        "straggler slowdown must be in [1, 100]");
+  check(std::isfinite(o.jitter) && o.jitter >= 0 && o.jitter <= 0.5, "jitter must be in [0, 0.5]");
+  constexpr std::int64_t kMaxHostNs = 10'000'000'000;  // 10 s keeps simulated time far from overflow
+  check(o.launch_ns >= 0 && o.launch_ns <= kMaxHostNs, "launch time must be in [0, 10 s]");
+  check(o.host_overhead_ns >= 0 && o.host_overhead_ns <= kMaxHostNs, "host overhead must be in [0, 10 s]");
+  check(o.input_wait_ns >= 0 && o.input_wait_ns <= kMaxHostNs, "input wait must be in [0, 10 s]");
+  check(o.start_time_ns >= 0 && o.start_time_ns <= (std::int64_t{1} << 62), "start time must be in [0, 2^62]");
+}
+
+struct Sizing {
+  std::uint32_t layers = 0, fillers = 0;
+};
+
+Sizing size_step(const SyntheticOptions& o) {
+  validate(o);
+  if (o.kernels_per_step == 0) return {o.layers, 0};
+  // Kernels per step grow with the layer count: take the most layers that fit
+  // and fill up with elementwise kernels.
+  const std::uint32_t minimum = build_program(o, 1, 0).kernels;
+  check(o.kernels_per_step >= minimum,
+        "kernels per step must be at least " + std::to_string(minimum) + " with these options");
+  std::uint32_t lo = 1, hi = kMaxLayers;
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (build_program(o, mid, 0).kernels <= o.kernels_per_step)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return {lo, o.kernels_per_step - build_program(o, lo, 0).kernels};
+}
+
+// [SECTION] Simulation --------------------------------------------------------------------------
+
+struct Gpu {
+  std::uint32_t index = 0;
+  Rng rng;
+  TrackId cpu_track = 0;
+  std::vector<TrackId> stream_track;
+  std::vector<std::uint32_t> stream_id;
+  std::uint32_t power_series = 0;
+  std::uint64_t steps = 0, kernels_left = 0;
+  TimeNs cpu = 0;                       // the host thread's clock
+  std::vector<TimeNs> stream_free;      // end of the last op on each stream
+  TimeNs input_ready = 0;               // this step's batch is on the GPU
+  TimeNs next_input_ready = 0;          // the prefetched batch of the next step
+  TimeNs step_end_history[2] = {0, 0};  // GPU end of the last two steps (bounded run-ahead)
+  // This step, per op (sized to the program once).
+  std::vector<std::uint8_t> active;  // issued in this step (API call + GPU op)
+  std::vector<TimeNs> dur, api_start, api_end, gpu_start, gpu_end;
+  std::vector<TimeNs> bucket_ready, bucket_done;
+  std::vector<RowIndex> open_ranges;  // rows of the open ranges (kNoRow: left out, opened after the cutoff)
+  std::size_t cutoff = 0;             // ops from here on are not issued (the trace's last kernel came before)
+  TimeNs step_start = 0, step_kernel_ns = 0;
+  // Planting: kernel time so far outside / inside planted kernels, and each
+  // bucket's last all-reduce time.
+  TimeNs other_kernel_ns = 0;
+  std::array<TimeNs, kPlantedKinds> planted_ns{};
+  std::vector<TimeNs> last_comm;
+};
+
+class Simulator {
+ public:
+  Simulator(const SyntheticOptions& o, Sizing sizing)
+      : o_(o), p_(build_program(o, sizing.layers, sizing.fillers)), comm_rng_(mix(o.seed, 0xa11'4ed0ce)) {}
+
+  Trace run();
+
+ private:
+  void set_up();
+  std::size_t issue_plan(Gpu& g, std::uint64_t step, std::vector<std::uint8_t>& active) const;
+  void place_rows();
+  void plan_step(Gpu& g, std::uint64_t step);
+  void schedule(Gpu& g, std::size_t from, std::size_t to);
+  void all_reduce(std::uint64_t step);
+  void finish_step(Gpu& g, std::uint64_t step);
+  void emit(Gpu& g, StringId step_name);
+  TimeNs noisy(Rng& r, TimeNs ns) const {
+    if (o_.jitter == 0 || ns == 0) return ns;
+    return std::max<TimeNs>(1, std::llround(static_cast<double>(ns) * (1.0 + o_.jitter * r.symmetric())));
+  }
+  TimeNs dependency(const Gpu& g, const Op& op) const;
+
+  const SyntheticOptions& o_;
+  const Program p_;
+  TraceBuilder b_;
+  std::vector<Gpu> gpus_;
+  Rng comm_rng_;
+  std::vector<TimeNs> comm_dur_;  // this step's all-reduce time per bucket (the same on every GPU)
+  std::uint32_t next_correlation_ = 1;
+  StringId launch_name_ = 0, memcpy_name_ = 0, memset_name_ = 0, sync_name_ = 0;
+  std::vector<StringId> op_name_;  // interned name of each op that has one
+  // Where the next row of each track goes. Rows are written straight into
+  // their final, sorted place (freeze() then finds every table in order and
+  // copies nothing): tracks are created in display order and each track's
+  // rows are produced in time order.
+  struct Cursors {
+    std::vector<RowIndex> kernel, memcpy, memset, api, range, sync, counter;
+  } next_;
+};
+
+void Simulator::set_up() {
+  TraceMeta& m = b_.meta();
+  m.source = TraceSource::synthetic;
+  m.producer = "gpuscope synth (synthetic data-parallel CNN training, not a measurement)";
+  m.host = "synthetic";
+  m.command_line = o_.command_line;
+  m.start_time_ns = o_.start_time_ns;
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  auto flag = [](bool v) { return std::string(v ? "true" : "false"); };
+  m.set_property("synthetic.model", "CIFAR ResNet-like CNN, data-parallel, one host thread per GPU");
+  m.set_property("synthetic.seed", std::to_string(o_.seed));
+  m.set_property("synthetic.kernels", std::to_string(o_.kernels));
+  m.set_property("synthetic.gpus", std::to_string(o_.gpus));
+  m.set_property("synthetic.layers", std::to_string(p_.layers));
+  m.set_property("synthetic.kernels_per_step", std::to_string(p_.kernels));
+  m.set_property("synthetic.compute_streams", std::to_string(o_.compute_streams));
+  m.set_property("synthetic.allreduce_buckets", std::to_string(p_.buckets));
+  m.set_property("synthetic.overlap_communication", flag(o_.overlap_communication));
+  m.set_property("synthetic.overlap_weight_update", flag(o_.overlap_weight_update));
+  m.set_property("synthetic.prefetch_input", flag(o_.prefetch_input));
+  m.set_property("synthetic.sync_every_step", flag(o_.sync_every_step));
+  m.set_property("synthetic.padding_share", num(o_.padding_share));
+  m.set_property("synthetic.broadcast_share", num(o_.broadcast_share));
+  m.set_property("synthetic.transpose_share", num(o_.transpose_share));
+  m.set_property("synthetic.normalization_slowdown", num(o_.normalization_slowdown));
+  m.set_property("synthetic.input_wait_ns", std::to_string(o_.input_wait_ns));
+  m.set_property("synthetic.straggler_gpu", std::to_string(o_.straggler_gpu));
+  m.set_property("synthetic.straggler_slowdown", num(o_.straggler_slowdown));
+  m.set_property("synthetic.launch_ns", std::to_string(o_.launch_ns));
+  m.set_property("synthetic.host_overhead_ns", std::to_string(o_.host_overhead_ns));
+  m.set_property("synthetic.jitter", num(o_.jitter));
+
+  b_.add_process(Process{kPid, "synthetic-cnn-train (synthetic)", -1});
+  launch_name_ = b_.intern("cudaLaunchKernel");
+  memcpy_name_ = b_.intern("cudaMemcpyAsync");
+  memset_name_ = b_.intern("cudaMemsetAsync");
+  sync_name_ = b_.intern("cudaStreamSynchronize");
+  op_name_.assign(p_.ops.size(), 0);
+  for (std::size_t i = 0; i < p_.ops.size(); ++i)
+    if (p_.ops[i].name) op_name_[i] = b_.intern(p_.ops[i].name);
+
+  const std::uint64_t per_gpu = o_.kernels / o_.gpus, extra = o_.kernels % o_.gpus;
+  gpus_.resize(o_.gpus);
+  for (std::uint32_t i = 0; i < o_.gpus; ++i) {
+    Gpu& g = gpus_[i];
+    g.index = i;
+    g.rng = Rng(mix(o_.seed, i + 1));
+    g.kernels_left = per_gpu + (i < extra ? 1 : 0);
+    g.steps = (g.kernels_left + p_.kernels - 1) / p_.kernels;
+    g.cpu = o_.start_time_ns;
+    g.stream_id.resize(p_.streams);
+    g.stream_track.resize(p_.streams);
+    for (std::uint32_t s = 0; s < p_.streams; ++s) {
+      const char* what = s == 0                   ? "compute"
+                         : s < o_.compute_streams ? "compute, weight gradients"
+                         : s == p_.copy_stream    ? "H2D copies"
+                                                  : "NCCL";
+      g.stream_id[s] = s < o_.compute_streams ? kComputeStreamId0 + s
+                       : s == p_.copy_stream  ? kCopyStreamId
+                                              : kCommStreamId;
+      g.stream_track[s] = b_.gpu_track(i, g.stream_id[s]);
+      b_.set_track_name(g.stream_track[s], "stream " + std::to_string(g.stream_id[s]) + " (" + what + ")");
+    }
+    g.stream_free.assign(p_.streams, g.cpu);
+    const std::size_t n = p_.ops.size();
+    g.active.assign(n, 0);
+    for (auto* v : {&g.dur, &g.api_start, &g.api_end, &g.gpu_start, &g.gpu_end}) v->assign(n, 0);
+    g.bucket_ready.assign(std::max<std::uint32_t>(p_.buckets, 1), 0);
+    g.bucket_done.assign(std::max<std::uint32_t>(p_.buckets, 1), 0);
+    g.last_comm.assign(p_.buckets, 0);
+
+    // H100-class numbers, under a name nobody takes for a real device.
+    Device d;
+    d.id = i;
+    d.name = "Synthetic GPU (H100-class)";
+    char uuid[64];
+    std::snprintf(uuid, sizeof uuid, "GPU-5e17e71c-0000-4000-8000-%012x", i);
+    d.uuid = uuid;
+    d.compute_major = 9;
+    d.compute_minor = 0;
+    d.sm_count = 132;
+    d.memory_bytes = 80ull << 30;
+    d.core_clock_khz = 1'980'000;
+    d.memory_clock_khz = 2'619'000;
+    d.memory_bus_width_bits = 5120;
+    d.max_threads_per_sm = 2048;
+    d.max_blocks_per_sm = 32;
+    d.max_threads_per_block = 1024;
+    d.registers_per_sm = 65536;
+    d.shared_memory_per_sm = 233472;
+    d.warp_size = 32;
+    d.peak_fp32_flops = 67e12;
+    d.peak_tensor_flops = 494e12;
+    d.peak_memory_bandwidth = 3.35e12;
+    b_.add_device(d);
+    g.power_series = b_.counter_series("power", i, "W");
+  }
+
+  // CPU tracks after every GPU track: the display order, so freeze() keeps ids.
+  for (Gpu& g : gpus_) {
+    g.cpu_track = b_.cpu_track(kPid, kFirstTid + g.index);
+    b_.set_track_name(g.cpu_track, "host thread of GPU " + std::to_string(g.index));
+  }
+  comm_dur_.assign(p_.buckets, 0);
+  place_rows();
+}
+
+// Which ops of `step` this GPU issues: all of them, except that the trace's
+// last kernel may end the last step early and the last step prefetches no
+// batch. Returns the cutoff (ops from there on are not issued; pops and the
+// sync still happen). Pure: the row-counting pass and the simulation share it.
+std::size_t Simulator::issue_plan(Gpu& g, std::uint64_t step, std::vector<std::uint8_t>& active) const {
+  const std::vector<Op>& ops = p_.ops;
+  const std::uint64_t kernels_here = std::min<std::uint64_t>(g.kernels_left, p_.kernels);
+  g.kernels_left -= kernels_here;
+  std::size_t cutoff = ops.size();
+  if (kernels_here < p_.kernels) {
+    std::uint64_t seen = 0;
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if ((ops[i].kind == OpKind::kernel || ops[i].kind == OpKind::comm) && ++seen == kernels_here) {
+        cutoff = i + 1;
+        break;
+      }
+  }
+  const bool has_next_step = step + 1 < g.steps;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const OpKind k = ops[i].kind;
+    active[i] = i < cutoff && k != OpKind::push && k != OpKind::pop && k != OpKind::sync &&
+                (k != OpKind::prefetch_copy || has_next_step);
+  }
+  return cutoff;
+}
+
+// Counts every track's rows (a dry run of issue_plan), sizes the columns and
+// sets each track's first row.
+void Simulator::place_rows() {
+  const std::size_t ntracks = b_.tracks().size();
+  std::vector<RowIndex> kernels(ntracks), memcpys(ntracks), memsets(ntracks), api(ntracks), ranges(ntracks),
+      syncs(ntracks), counters(gpus_.size());
+  std::vector<std::uint8_t> active(p_.ops.size());
+  for (Gpu& g : gpus_) {
+    const std::uint64_t kernels_left = g.kernels_left;
+    for (std::uint64_t step = 0; step < g.steps; ++step) {
+      const std::size_t cutoff = issue_plan(g, step, active);
+      for (std::size_t i = 0; i < p_.ops.size(); ++i) {
+        const Op& op = p_.ops[i];
+        if (op.kind == OpKind::push) ranges[g.cpu_track] += i < cutoff;
+        if (op.kind == OpKind::sync) ++syncs[g.cpu_track], ++api[g.cpu_track];
+        if (!active[i]) continue;
+        ++api[g.cpu_track];
+        const TrackId t = g.stream_track[op.stream];
+        switch (op.kind) {
+          case OpKind::kernel:
+          case OpKind::comm:
+            ++kernels[t];
+            break;
+          case OpKind::memset:
+            ++memsets[t];
+            break;
+          default:
+            ++memcpys[t];
+            break;
+        }
+      }
+      ++counters[g.index];
+    }
+    g.kernels_left = kernels_left;
+  }
+  // Column sizes and each track's first row.
+  auto starts = [](const std::vector<RowIndex>& counts, std::vector<RowIndex>& first) {
+    first.assign(counts.size(), 0);
+    std::uint64_t sum = 0;
+    for (std::size_t t = 0; t < counts.size(); ++t) {
+      first[t] = static_cast<RowIndex>(sum);
+      sum += counts[t];
+    }
+    check(sum < kNoRow, "too many rows for one table");
+    return static_cast<std::size_t>(sum);
+  };
+  TraceTables& tb = b_.tables();
+  auto size_table = [](auto& table, std::size_t n) {
+    table.for_each_column([&](ColumnInfo info, auto& col) {
+      if (!(info.flags & (kSparse | kDerived))) col.resize(n);
+    });
+  };
+  size_table(tb.kernels, starts(kernels, next_.kernel));
+  size_table(tb.memcpys, starts(memcpys, next_.memcpy));
+  size_table(tb.memsets, starts(memsets, next_.memset));
+  const std::size_t napi = starts(api, next_.api);
+  size_table(tb.api_calls, napi);
+  tb.api_calls.cbid.resize(napi);  // sparse, but every call has one here
+  size_table(tb.ranges, starts(ranges, next_.range));
+  size_table(tb.syncs, starts(syncs, next_.sync));
+  size_table(tb.counters, starts(counters, next_.counter));
+}
+
+TimeNs Simulator::dependency(const Gpu& g, const Op& op) const {
+  switch (op.wait) {
+    case Wait::nothing:
+      return 0;
+    case Wait::input:
+      return g.input_ready;
+    case Wait::main_stream:
+      return g.stream_free[0];
+    case Wait::all_compute: {
+      TimeNs t = 0;
+      for (std::uint32_t s = 0; s < o_.compute_streams; ++s) t = std::max(t, g.stream_free[s]);
+      return t;
+    }
+    case Wait::bucket:
+      if (op.kind == OpKind::comm || !p_.buckets) return g.bucket_ready[op.bucket];
+      return g.bucket_done[op.bucket];
+    case Wait::all_buckets:
+      return *std::max_element(g.bucket_done.begin(), g.bucket_done.end());
+  }
+  return 0;
+}
+
+// Phase A: noise, planting, the host timeline up to the sync, and the GPU
+// timeline up to the optimizer (all-reduce kernels only get their ready time).
+void Simulator::plan_step(Gpu& g, std::uint64_t step) {
+  const std::vector<Op>& ops = p_.ops;
+  g.cutoff = issue_plan(g, step, g.active);
+
+  // Durations. Planted kernels get their category's share of the kernel time
+  // so far: with O the time of all other kernels up to and including this
+  // step and S the sum of the shares, category c has O * s_c / (1 - S) by the
+  // end of the step, split evenly over its kernels in the step. All-reduce
+  // kernels count with last step's real duration (waits included), and the
+  // running totals correct what that estimate missed, so the share over the
+  // whole trace is exact to the ns even with noise and stragglers.
+  const bool straggler = static_cast<std::int32_t>(g.index) == o_.straggler_gpu;
+  TimeNs others = 0;
+  std::array<TimeNs, kPlantedKinds> count{};
+  for (std::size_t i = 0; i < g.cutoff; ++i) {
+    const Op& op = ops[i];
+    TimeNs d = 0;
+    switch (op.kind) {
+      case OpKind::kernel:
+        d = noisy(g.rng, op.base_ns);
+        if (straggler && op.compute) d = std::llround(static_cast<double>(d) * o_.straggler_slowdown);
+        break;
+      case OpKind::comm:
+        d = comm_dur_[op.bucket];
+        break;
+      case OpKind::input_copy:
+      case OpKind::prefetch_copy:
+        d = noisy(g.rng, std::llround(kInputBytes / kInputBytesPerNs));
+        break;
+      case OpKind::memset:
+        d = noisy(g.rng, std::llround(kGradientBytes / kMemsetBytesPerNs));
+        break;
+      default:
+        break;
+    }
+    g.dur[i] = d;
+    if (op.kind == OpKind::kernel && op.planted)
+      ++count[op.planted];
+    else if (op.kind == OpKind::kernel)
+      others += d;
+    else if (op.kind == OpKind::comm)
+      others += std::max(d, g.last_comm[op.bucket]);
+  }
+  const double share[kPlantedKinds] = {0, o_.padding_share, o_.broadcast_share, o_.transpose_share};
+  const double rest = 1.0 - share[kPadding] - share[kBroadcast] - share[kTranspose];
+  std::array<TimeNs, kPlantedKinds> each{}, remainder{};
+  for (int c = 1; c < kPlantedKinds; ++c) {
+    if (!count[c]) continue;
+    const TimeNs target = std::llround(static_cast<double>(g.other_kernel_ns + others) * share[c] / rest);
+    const TimeNs total = std::max<TimeNs>(0, target - g.planted_ns[c]);
+    each[c] = total / count[c];
+    remainder[c] = total % count[c];
+    g.planted_ns[c] += total;
+  }
+  for (std::size_t i = 0; i < g.cutoff; ++i) {
+    const Planted c = ops[i].planted;
+    if (c == kNotPlanted) continue;
+    g.dur[i] = each[c] + (remainder[c] > 0 ? 1 : 0);
+    if (remainder[c] > 0) --remainder[c];
+  }
+
+  // Host timeline. Without a sync per step the host still cannot run more than
+  // one step ahead of the GPU (a full launch queue or the caching allocator
+  // would make it wait).
+  if (!o_.sync_every_step) g.cpu = std::max(g.cpu, g.step_end_history[step % 2]);
+  g.cpu += o_.input_wait_ns;  // loading the batch (between steps, as PyTorch's DataLoader does it)
+  g.step_start = g.cpu;
+  g.step_kernel_ns = 0;
+  std::fill(g.bucket_ready.begin(), g.bucket_ready.end(), 0);
+  std::fill(g.bucket_done.begin(), g.bucket_done.end(), 0);
+  for (std::size_t i = 0; i < p_.sync_index; ++i) {
+    g.api_start[i] = g.cpu;  // pushes and pops: the time they happen
+    if (!g.active[i]) continue;
+    g.api_end[i] = g.cpu + noisy(g.rng, o_.launch_ns);
+    g.cpu = g.api_end[i] + noisy(g.rng, o_.host_overhead_ns);
+  }
+
+  g.input_ready = o_.prefetch_input ? (step == 0 ? 0 : g.next_input_ready) : 0;
+  schedule(g, 0, p_.first_deferred);
+}
+
+// Runs the active ops of [from, to) on the GPU, in program order. An
+// all-reduce kernel only gets its ready time here (all_reduce() places it).
+void Simulator::schedule(Gpu& g, std::size_t from, std::size_t to) {
+  for (std::size_t i = from; i < to; ++i) {
+    if (!g.active[i]) continue;
+    const Op& op = p_.ops[i];
+    const TimeNs ready = std::max(g.api_end[i] + kLaunchLatencyNs, dependency(g, op));
+    if (op.kind == OpKind::comm) {
+      g.gpu_start[i] = ready;
+      continue;
+    }
+    const TimeNs start = std::max(ready, g.stream_free[op.stream] + kStreamGapNs);
+    g.gpu_start[i] = start;
+    g.gpu_end[i] = start + g.dur[i];
+    g.stream_free[op.stream] = g.gpu_end[i];
+    switch (op.kind) {
+      case OpKind::kernel:
+        g.step_kernel_ns += g.dur[i];
+        if (!op.planted) g.other_kernel_ns += g.dur[i];
+        if (op.feeds_bucket >= 0)
+          g.bucket_ready[op.feeds_bucket] = std::max(g.bucket_ready[op.feeds_bucket], g.gpu_end[i]);
+        break;
+      case OpKind::input_copy:
+        g.input_ready = g.gpu_end[i];
+        break;
+      case OpKind::prefetch_copy:
+        g.next_input_ready = g.gpu_end[i];
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+// Phase B: a bucket's all-reduce runs on every GPU from the moment that GPU
+// joins until the last one has joined plus the transfer time: early GPUs wait
+// inside the NCCL kernel, as they do for real.
+void Simulator::all_reduce(std::uint64_t step) {
+  for (std::uint32_t b = 0; b < p_.buckets; ++b) {
+    const std::size_t i = p_.comm_op[b];
+    TimeNs last_join = 0;
+    bool any = false;
+    for (Gpu& g : gpus_) {
+      if (step >= g.steps || !g.active[i]) continue;
+      g.gpu_start[i] = std::max(g.gpu_start[i], g.stream_free[p_.comm_stream] + kStreamGapNs);
+      last_join = any ? std::max(last_join, g.gpu_start[i]) : g.gpu_start[i];
+      any = true;
+    }
+    const TimeNs end = last_join + comm_dur_[b];
+    for (Gpu& g : gpus_) {
+      if (step >= g.steps || !g.active[i]) continue;
+      g.gpu_end[i] = end;
+      g.stream_free[p_.comm_stream] = end;
+      g.bucket_done[b] = end;
+      g.step_kernel_ns += end - g.gpu_start[i];
+      g.other_kernel_ns += end - g.gpu_start[i];
+      g.last_comm[b] = end - g.gpu_start[i];
+    }
+  }
+}
+
+// Phase C: the optimizer, the end-of-step sync and the host time after it.
+void Simulator::finish_step(Gpu& g, std::uint64_t step) {
+  schedule(g, p_.first_deferred, p_.sync_index);
+  const std::size_t n = p_.ops.size();
+  for (std::size_t i = p_.sync_index; i < n; ++i) {
+    g.api_start[i] = g.cpu;
+    if (p_.ops[i].kind != OpKind::sync) continue;
+    const TimeNs gpu_done = g.stream_free[0] + kSyncReturnNs;
+    g.api_end[i] = std::max(g.cpu + noisy(g.rng, o_.launch_ns), gpu_done);
+    g.cpu = g.api_end[i] + noisy(g.rng, o_.host_overhead_ns);
+  }
+  g.step_end_history[step % 2] = g.stream_free[0];
+}
+
+// Writes this step's rows in place. Correlation ids are handed out in issue
+// order; ranges take their row when they open, so a track's ranges stay
+// sorted by start with parents before children.
+void Simulator::emit(Gpu& g, StringId step_name) {
+  const std::vector<Op>& ops = p_.ops;
+  TraceTables& tb = b_.tables();
+  auto api_row = [&](std::size_t i, StringId name, std::uint32_t cbid) {
+    ApiCallTable& a = tb.api_calls;
+    const RowIndex r = next_.api[g.cpu_track]++;
+    const std::uint32_t corr = next_correlation_++;
+    a.start[r] = g.api_start[i];
+    a.end[r] = g.api_end[i];
+    a.track[r] = g.cpu_track;
+    a.correlation[r] = corr;
+    a.name[r] = name;
+    a.domain[r] = static_cast<std::uint8_t>(ApiDomain::runtime);
+    a.cbid[r] = cbid;
+    return corr;
+  };
+  g.open_ranges.clear();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    switch (op.kind) {
+      case OpKind::push: {
+        const bool emitted = i < g.cutoff;
+        const RowIndex r = emitted ? next_.range[g.cpu_track]++ : kNoRow;
+        if (emitted) {
+          RangeTable& rt = tb.ranges;
+          rt.start[r] = g.api_start[i];
+          rt.track[r] = g.cpu_track;
+          rt.name[r] = op.name ? op_name_[i] : step_name;
+          rt.domain[r] = kEmptyString;
+          rt.kind[r] = static_cast<std::uint8_t>(RangeKind::push_pop);
+        }
+        g.open_ranges.push_back(r);
+        continue;
+      }
+      case OpKind::pop: {
+        const RowIndex r = g.open_ranges.back();
+        g.open_ranges.pop_back();
+        if (r != kNoRow) tb.ranges.end[r] = g.api_start[i];
+        continue;
+      }
+      case OpKind::sync: {
+        const std::uint32_t corr = api_row(i, sync_name_, 131);
+        SyncTable& st = tb.syncs;
+        const RowIndex r = next_.sync[g.cpu_track]++;
+        st.start[r] = g.api_start[i];
+        st.end[r] = g.api_end[i];
+        st.track[r] = g.cpu_track;
+        st.correlation[r] = corr;
+        st.type[r] = static_cast<std::uint8_t>(SyncType::stream);
+        st.device[r] = g.index;
+        st.stream[r] = g.stream_id[0];
+        st.event[r] = kNoId;
+        continue;
+      }
+      default:
+        break;
+    }
+    if (!g.active[i]) continue;
+    const TrackId track = g.stream_track[op.stream];
+    if (op.kind == OpKind::kernel || op.kind == OpKind::comm) {
+      const std::uint32_t corr = api_row(i, launch_name_, 211);
+      const LaunchShape& sh = *op.shape;
+      KernelTable& k = tb.kernels;
+      const RowIndex r = next_.kernel[track]++;
+      k.start[r] = g.gpu_start[i];
+      k.end[r] = g.gpu_end[i];
+      k.track[r] = track;
+      k.correlation[r] = corr;
+      k.name[r] = op_name_[i];
+      k.grid_x[r] = sh.grid[0];
+      k.grid_y[r] = static_cast<std::uint16_t>(sh.grid[1]);
+      k.grid_z[r] = static_cast<std::uint16_t>(sh.grid[2]);
+      k.block_x[r] = static_cast<std::uint16_t>(sh.block[0]);
+      k.block_y[r] = static_cast<std::uint16_t>(sh.block[1]);
+      k.block_z[r] = static_cast<std::uint16_t>(sh.block[2]);
+      k.registers[r] = sh.registers;
+      k.static_smem[r] = sh.static_smem;
+      k.dynamic_smem[r] = sh.dynamic_smem;
+    } else if (op.kind == OpKind::memset) {
+      const std::uint32_t corr = api_row(i, memset_name_, 51);
+      MemsetTable& m = tb.memsets;
+      const RowIndex r = next_.memset[track]++;
+      m.start[r] = g.gpu_start[i];
+      m.end[r] = g.gpu_end[i];
+      m.track[r] = track;
+      m.correlation[r] = corr;
+      m.bytes[r] = kGradientBytes;
+      m.mem_kind[r] = static_cast<std::uint8_t>(MemoryKind::device);
+    } else {
+      const std::uint32_t corr = api_row(i, memcpy_name_, 41);
+      MemcpyTable& m = tb.memcpys;
+      const RowIndex r = next_.memcpy[track]++;
+      m.start[r] = g.gpu_start[i];
+      m.end[r] = g.gpu_end[i];
+      m.track[r] = track;
+      m.correlation[r] = corr;
+      m.bytes[r] = kInputBytes;
+      m.kind[r] = static_cast<std::uint8_t>(CopyKind::htod);
+      m.src_kind[r] = static_cast<std::uint8_t>(MemoryKind::pinned);
+      m.dst_kind[r] = static_cast<std::uint8_t>(MemoryKind::device);
+    }
+  }
+
+  // A power sample per step: more kernel time per wall time, more watts.
+  const TimeNs wall = std::max<TimeNs>(1, g.stream_free[0] - g.step_start);
+  const double busy = std::min(1.0, static_cast<double>(g.step_kernel_ns) / static_cast<double>(wall));
+  const RowIndex r = next_.counter[g.power_series]++;
+  tb.counters.time[r] = g.stream_free[0];
+  tb.counters.series[r] = g.power_series;
+  tb.counters.value[r] = std::round((150.0 + 550.0 * busy) * 10.0) / 10.0;
+}
+
+Trace Simulator::run() {
+  set_up();
+  std::uint64_t steps = 0;
+  for (const Gpu& g : gpus_) steps = std::max(steps, g.steps);
+  const TimeNs comm_total =
+      p_.buckets ? std::llround(2.0 * (o_.gpus - 1) / o_.gpus * kGradientBytes / kRingBytesPerNs) : 0;
+  std::string step_label;
+  for (std::uint64_t s = 0; s < steps; ++s) {
+    for (std::uint32_t b = 0; b < p_.buckets; ++b) comm_dur_[b] = noisy(comm_rng_, comm_total / p_.buckets);
+    for (Gpu& g : gpus_)
+      if (s < g.steps) plan_step(g, s);
+    all_reduce(s);
+    step_label = "step ";
+    step_label += std::to_string(s);
+    const StringId step_name = b_.intern(step_label);
+    for (Gpu& g : gpus_)
+      if (s < g.steps) {
+        finish_step(g, s);
+        emit(g, step_name);
+      }
+  }
+  return b_.freeze();
+}
+
+}  // namespace
+
+// [SECTION] Public entry points -----------------------------------------------------------------
+
+SyntheticOptions SyntheticOptions::report_pathologies() {
+  SyntheticOptions o;
+  o.padding_share = 0.214;
+  o.broadcast_share = 0.20;
+  o.compute_streams = 1;
+  o.overlap_communication = false;
+  o.overlap_weight_update = false;
+  o.prefetch_input = false;
+  return o;
+}
+
+std::uint32_t synthetic_kernels_per_step(const SyntheticOptions& options) {
+  const Sizing s = size_step(options);
+  return build_program(options, s.layers, s.fillers).kernels;
+}
+
+Trace make_synthetic_trace(const SyntheticOptions& options) {
+  const Sizing s = size_step(options);
+  Simulator sim(options, s);
+  return sim.run();
+}
+
+}  // namespace gpuscope

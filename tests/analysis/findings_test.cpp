@@ -1,0 +1,357 @@
+// Findings on synthetic training traces with planted problems: each planted
+// problem gives exactly its finding, with the planted numbers; clean traces
+// give none.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "trace_factory.h"
+
+namespace gpuscope {
+namespace {
+
+using testing::TraceFactory;
+namespace names = testing::names;
+
+constexpr TimeNs us = 1'000;
+constexpr TimeNs ms = 1'000'000;
+
+struct K {
+  const char* name;
+  TimeNs duration;
+  std::uint32_t stream = 7;
+  std::uint32_t blocks = 1000;
+};
+
+// `steps` iterations on `device`: the kernels of each step back to back on
+// their streams (1 µs apart), each launched 100 µs ahead (a full queue), an
+// NVTX range "step i" around each. `host_gap` of nothing between steps.
+void add_steps(TraceFactory& f, int steps, const std::vector<K>& kernels, TimeNs host_gap = 0,
+               std::uint32_t device = 0, TimeNs start = 1 * ms) {
+  TimeNs t = start;
+  for (int s = 0; s < steps; ++s) {
+    const TimeNs step_start = t;
+    for (const K& k : kernels) {
+      f.kernel(device, k.stream, k.name, t, t + k.duration, t - 100 * us, 5 * us, k.blocks);
+      t += k.duration + 1 * us;
+    }
+    f.range("step " + std::to_string(s), step_start - 100 * us, t);
+    t += host_gap;
+  }
+}
+
+std::set<std::string> ids(const Profile& p) {
+  std::set<std::string> out;
+  for (const Finding& f : p.findings) out.insert(f.id);
+  return out;
+}
+
+const Finding* find(const Profile& p, std::string_view id) {
+  for (const Finding& f : p.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+std::string describe(const Profile& p) {
+  std::string s;
+  for (const Finding& f : p.findings) s += "\n  " + f.id + ": " + f.title;
+  return s;
+}
+
+const std::vector<K> kCleanStep = {
+    {names::kConvTensorCore, 500 * us}, {names::kRelu, 100 * us}, {names::kBatchNorm, 50 * us},
+    {names::kGemmTensorCore, 200 * us}};
+
+TEST(Findings, CleanTracesHaveNone) {
+  {
+    TraceFactory f;
+    add_steps(f, 10, kCleanStep);
+    const Trace t = f.build();
+    const Profile p = analyze(t);
+    EXPECT_TRUE(p.findings.empty()) << describe(p);
+    EXPECT_GT(p.devices[0].utilization, 0.99);
+  }
+  {
+    // Two GPUs, the all-reduce on its own stream under the backward pass, the
+    // update overlapped with it, copies under compute.
+    TraceFactory f;
+    f.device(1);
+    for (std::uint32_t dev : {0u, 1u}) {
+      TimeNs t = 1 * ms;
+      for (int s = 0; s < 8; ++s) {
+        const TimeNs s0 = t;
+        f.kernel(dev, 7, names::kConvTensorCore, t, t + 800 * us, t - 100 * us);
+        f.kernel(dev, 13, names::kAllReduce, t + 300 * us, t + 700 * us, t - 90 * us);
+        f.kernel(dev, 14, names::kSgd, t + 400 * us, t + 450 * us, t - 80 * us);
+        f.memcpy(dev, 15, CopyKind::htod, MemoryKind::pinned, MemoryKind::device, 1 << 20, t + 100 * us,
+                 t + 200 * us, "cudaMemcpyAsync", t - 70 * us);
+        t += 801 * us;
+        f.range("step " + std::to_string(s), s0 - 100 * us, t, 1 + dev);
+      }
+    }
+    const Trace t = f.build();
+    const Profile p = analyze(t);
+    EXPECT_TRUE(p.findings.empty()) << describe(p);
+  }
+}
+
+TEST(Findings, PaddingAndBroadcastTimeGiveExactlyThoseFindingsWithThoseShares) {
+  TraceFactory f;
+  add_steps(f, 10, {{names::kConvTensorCore, 590 * us}, {names::kPad, 210 * us}, {names::kBroadcast, 200 * us}});
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  EXPECT_EQ(ids(p), (std::set<std::string>{"padding-hotspot", "broadcast-hotspot"})) << describe(p);
+  const Finding* pad = find(p, "padding-hotspot");
+  const Finding* bc = find(p, "broadcast-hotspot");
+  ASSERT_TRUE(pad && bc);
+  EXPECT_DOUBLE_EQ(pad->metric, 0.21);
+  EXPECT_DOUBLE_EQ(bc->metric, 0.20);
+  EXPECT_EQ(pad->threshold, 0.05);
+  EXPECT_EQ(pad->severity, Severity::critical);
+  EXPECT_NE(pad->title.find("21.0% of kernel time"), std::string::npos) << pad->title;
+  EXPECT_NE(bc->title.find("20.0% of kernel time"), std::string::npos) << bc->title;
+  EXPECT_EQ(pad->saving_ns, 10 * 210 * us);
+  EXPECT_EQ(bc->saving_ns, 10 * 200 * us);
+  EXPECT_EQ(p.findings.front().id, "padding-hotspot");  // largest saving first
+  ASSERT_EQ(pad->kernels.size(), 1u);
+  EXPECT_EQ(pad->kernels[0], names::kPad);
+  EXPECT_EQ(pad->ranges.size(), 10u);
+  EXPECT_EQ(pad->ranges[0].duration(), 210 * us);
+  EXPECT_FALSE(pad->recommendation.empty());
+  EXPECT_NE(pad->evidence.find("Eigen TensorPaddingOp"), std::string::npos) << pad->evidence;
+  for (const CategoryTime& c : p.categories) {
+    if (c.category == KernelCategory::padding) { EXPECT_DOUBLE_EQ(c.share, 0.21); }
+    if (c.category == KernelCategory::broadcast) { EXPECT_DOUBLE_EQ(c.share, 0.20); }
+  }
+}
+
+TEST(Findings, OneStreamWithoutOverlapHasZeroConcurrency) {
+  TraceFactory f;
+  // Small kernels (8 blocks on 80 SMs) one after the other on one stream.
+  add_steps(f, 10, {{names::kConvTensorCore, 300 * us, 7, 8}, {names::kRelu, 100 * us, 7, 8},
+                    {names::kGemmTensorCore, 200 * us, 7, 8}});
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  EXPECT_EQ(p.devices[0].kernel_concurrency, 0.0);
+  EXPECT_DOUBLE_EQ(p.devices[0].mean_kernels_in_flight, 1.0);
+  EXPECT_EQ(p.devices[0].streams, 1u);
+  const Finding* c = find(p, "low-concurrency");
+  ASSERT_TRUE(c) << describe(p);
+  EXPECT_EQ(c->metric, 0.0);
+  EXPECT_NE(c->title.find("0.0%"), std::string::npos) << c->title;
+  EXPECT_GT(c->saving_ns, 0);
+}
+
+TEST(Findings, AllReduceAfterBackwardWithIdleComputeIsExposed) {
+  TraceFactory f;
+  add_steps(f, 10, {{names::kConvTensorCore, 600 * us}, {names::kAllReduce, 300 * us, 13}});
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  const Finding* e = find(p, "exposed-communication");
+  ASSERT_TRUE(e) << describe(p);
+  EXPECT_NEAR(e->metric, 300.0 / 902, 0.005);
+  EXPECT_EQ(e->severity, Severity::critical);
+  EXPECT_EQ(e->saving_ns, 10 * 300 * us);
+  EXPECT_EQ(p.devices[0].communication_compute_overlap, 0.0);
+  EXPECT_EQ(e->kernels.front(), names::kAllReduce);
+}
+
+TEST(Findings, GpuWaitingForTheDataLoaderIsInputBound) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 6; ++s) {
+    const TimeNs s0 = t;
+    f.range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t, t + 400 * us, 1, RangeKind::annotation,
+            "cpu_op");
+    t += 400 * us;
+    f.kernel(0, 7, names::kConvTensorCore, t + 20 * us, t + 620 * us, t + 1 * us);
+    t += 621 * us;
+    f.range("ProfilerStep#" + std::to_string(s), s0, t, 1, RangeKind::annotation, "user_annotation");
+  }
+  const Trace tr = f.build();
+  const Profile p = analyze(tr);
+  const Finding* in = find(p, "input-bound");
+  ASSERT_TRUE(in) << describe(p);
+  EXPECT_EQ(in->severity, Severity::critical);
+  EXPECT_NEAR(in->metric, 400.0 / 1021, 0.001);
+  EXPECT_NE(in->title.find("Highly input-bound"), std::string::npos) << in->title;
+  EXPECT_EQ(in->saving_ns, 6 * 400 * us);
+}
+
+TEST(Findings, TinyKernelsLaunchedOneByOneAreLaunchBound) {
+  TraceFactory f;
+  TimeNs cpu = 1 * ms;
+  for (int i = 0; i < 2000; ++i) {
+    // Launch call 5 µs; the 2 µs kernel starts 1 µs after it returns; the next call starts after it ends.
+    f.kernel(0, 7, names::kRelu, cpu + 6 * us, cpu + 8 * us, cpu, 5 * us);
+    cpu += 9 * us;
+  }
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  const Finding* l = find(p, "launch-bound");
+  ASSERT_TRUE(l) << describe(p);
+  EXPECT_DOUBLE_EQ(p.launches.short_kernel_share, 1.0);
+  EXPECT_GT(l->metric, 0.5);
+}
+
+TEST(Findings, SynchronizingEveryStepDrainsTheQueue) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 10; ++s) {
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 800 * us, t - 50 * us);
+    f.sync(SyncType::context, 0, kNoId, t - 40 * us, t + 800 * us);  // .item()
+    f.kernel(0, 7, names::kRelu, t + 1000 * us, t + 1100 * us, t + 990 * us);  // 200 µs of host work first
+    t += 1101 * us;
+  }
+  const Trace tr = f.build();
+  const Profile p = analyze(tr);
+  const Finding* h = find(p, "host-sync");
+  ASSERT_TRUE(h) << describe(p);
+  EXPECT_EQ(p.syncs.gpu_idle_after_ns, 10 * 200 * us);
+  EXPECT_EQ(h->saving_ns, 10 * 200 * us);
+}
+
+TEST(Findings, OptimizerKernelsAloneAtTheEndOfTheStep) {
+  TraceFactory f;
+  std::vector<K> step = {{names::kConvTensorCore, 800 * us}};
+  for (int i = 0; i < 40; ++i) step.push_back({names::kSgd, 5 * us});
+  add_steps(f, 5, step);
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  const Finding* w = find(p, "serialized-weight-update");
+  ASSERT_TRUE(w) << describe(p);
+  EXPECT_EQ(w->metric, 0.0);  // nothing runs alongside
+  EXPECT_NE(w->title.find("40 per step"), std::string::npos) << w->title;
+}
+
+TEST(Findings, Fp32ConvolutionsOnTensorCoreHardware) {
+  TraceFactory f;
+  f.device(0, 80, 7, "Tesla V100");
+  add_steps(f, 5, {{names::kConvFp32, 800 * us}, {names::kRelu, 100 * us}});
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  const Finding* tc = find(p, "no-tensor-cores");
+  ASSERT_TRUE(tc) << describe(p);
+  EXPECT_EQ(tc->metric, 0.0);
+  EXPECT_EQ(tc->saving_ns, 5 * 400 * us);
+  EXPECT_NE(tc->title.find("Tesla V100"), std::string::npos);
+
+  TraceFactory old;
+  old.device(0, 80, 6, "Tesla P100");  // no tensor cores: nothing to say
+  add_steps(old, 5, {{names::kConvFp32, 800 * us}, {names::kRelu, 100 * us}});
+  const Trace t2 = old.build();
+  EXPECT_FALSE(find(analyze(t2), "no-tensor-cores"));
+}
+
+TEST(Findings, PageableAndBlockingCopies) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 5; ++s) {
+    f.memcpy(0, 7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, 20 << 20, t, t + 2 * ms,
+             "cudaMemcpyAsync", t - 10 * us);
+    f.kernel(0, 7, names::kConvTensorCore, t + 2 * ms + 1 * us, t + 10 * ms, t);
+    f.memcpy(0, 7, CopyKind::dtoh, MemoryKind::device, MemoryKind::pageable, 4 << 20, t + 10 * ms, t + 11 * ms,
+             "cudaMemcpy", t + 20 * us, 11 * ms - 20 * us);
+    t += 11 * ms + 1 * us;
+  }
+  const Trace tr = f.build();
+  const Profile p = analyze(tr);
+  EXPECT_TRUE(find(p, "pageable-memcpy")) << describe(p);
+  EXPECT_TRUE(find(p, "sync-memcpy")) << describe(p);
+  EXPECT_TRUE(find(p, "low-memcpy-overlap")) << describe(p);
+  EXPECT_EQ(p.memcpys.pageable, 10u);
+}
+
+TEST(Findings, LongHostGapsBetweenSteps) {
+  TraceFactory f;
+  add_steps(f, 10, kCleanStep, 3 * ms);
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  const Finding* g = find(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << describe(p);
+  EXPECT_EQ(g->ranges.size(), 9u);  // the gap after the last step is outside the GPU's window
+  EXPECT_EQ(g->ranges[0].duration(), 3 * ms + 1 * us);
+  EXPECT_TRUE(find(p, "low-utilization"));
+}
+
+TEST(Findings, NormalizationAndTransposeHotspots) {
+  TraceFactory f;
+  add_steps(f, 5,
+            {{names::kConvTensorCore, 400 * us},
+             {names::kBatchNorm, 300 * us},
+             {"void nchwToNhwcKernel<float, float, float, true, false, (cudnnKernelDataType_t)0>(int, int, int, int, "
+              "float const*, float*, float, float)",
+              100 * us}});
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  EXPECT_EQ(ids(p), (std::set<std::string>{"slow-normalization", "layout-transpose"})) << describe(p);
+  EXPECT_DOUBLE_EQ(find(p, "slow-normalization")->metric, 0.375);
+}
+
+TEST(Findings, DroppedRecordsAreReported) {
+  TraceFactory f;
+  add_steps(f, 3, kCleanStep);
+  f.meta().set_stat(stat_key::kDroppedRecords, 500);
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  const Finding* d = find(p, "dropped-records");
+  ASSERT_TRUE(d) << describe(p);
+  EXPECT_EQ(d->saving_ns, 0);
+  EXPECT_NE(d->title.find("500 records"), std::string::npos);
+  EXPECT_EQ(d->severity, Severity::critical);  // 500 of 512 ops
+}
+
+// Two ranks on different hosts: rank 1 computes 30% longer, rank 0 waits in
+// the all-reduce. Rank 1's clock runs 7 µs behind.
+TEST(Findings, StragglerAcrossRanksWithAlignedClocks) {
+  constexpr TimeNs kSkew = -7 * us;
+  TraceFactory r0(0), r1(1);
+  r0.meta().host = "node-a";
+  r1.meta().host = "node-b";
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 6; ++s) {
+    const TimeNs end = t + 1300 * us + 400 * us;  // both all-reduces end together
+    r0.kernel(0, 7, names::kConvTensorCore, t, t + 1000 * us, t - 50 * us);
+    r0.kernel(0, 13, names::kAllReduce, t + 1000 * us, end, t - 40 * us);
+    r0.range("step", t - 100 * us, end);
+    r1.kernel(0, 7, names::kConvTensorCore, t + kSkew, t + 1300 * us + kSkew, t - 50 * us + kSkew);
+    r1.kernel(0, 13, names::kAllReduce, t + 1300 * us + kSkew, end + kSkew, t - 40 * us + kSkew);
+    r1.range("step", t - 100 * us + kSkew, end + kSkew);
+    t = end + 1 * us;
+  }
+  const Trace a = r0.build(), b = r1.build();
+  const JobInput in[] = {{&a, "rank0.gscope"}, {&b, "rank1.gscope"}};
+  const Profile p = analyze_job(in);
+  ASSERT_EQ(p.ranks.size(), 2u);
+  EXPECT_EQ(p.ranks[1].clock_offset_ns, -kSkew);
+  EXPECT_NE(p.clock_alignment.find("aligned on the ends of 6 collectives"), std::string::npos) << p.clock_alignment;
+  EXPECT_EQ(p.temporal_breakdown.size(), 2u);
+  EXPECT_EQ(p.skew.slowest_rank, 1);
+  const Finding* s = find(p, "straggler");
+  ASSERT_TRUE(s) << describe(p);
+  EXPECT_NEAR(s->metric, 0.3, 0.01);
+  EXPECT_NE(s->title.find("Rank 1"), std::string::npos) << s->title;
+  // Aligned: the steps of both ranks end at the same job time.
+  TimeNs end0 = 0, end1 = 0;
+  for (const Step& st : p.steps.steps) (st.rank == 0 ? end0 : end1) = std::max(st.rank == 0 ? end0 : end1, st.range.end);
+  EXPECT_EQ(end0, end1);
+  EXPECT_EQ(p.files, (std::vector<std::string>{"rank0.gscope", "rank1.gscope"}));
+}
+
+TEST(Findings, SeverityAndSavingOrderTheList) {
+  TraceFactory f;
+  add_steps(f, 10, {{names::kConvTensorCore, 590 * us}, {names::kPad, 60 * us}, {names::kBroadcast, 350 * us}});
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  ASSERT_GE(p.findings.size(), 2u);
+  for (std::size_t i = 1; i < p.findings.size(); ++i) EXPECT_GE(p.findings[i - 1].saving_ns, p.findings[i].saving_ns);
+  EXPECT_EQ(p.findings[0].id, "broadcast-hotspot");
+  EXPECT_EQ(find(p, "padding-hotspot")->severity, Severity::warning);  // 6% < 3 x 5%
+}
+
+}  // namespace
+}  // namespace gpuscope

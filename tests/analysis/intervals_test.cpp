@@ -1,0 +1,188 @@
+// Interval arithmetic against a brute-force reference: random ranges on a
+// small integer grid, where every instant [t, t+1) can simply be counted.
+#include "analysis/intervals.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "analysis/stats.h"
+
+namespace gpuscope::intervals {
+namespace {
+
+constexpr int kGrid = 64;
+
+std::vector<TimeRange> random_ranges(std::mt19937& rng, int max_count) {
+  std::uniform_int_distribution<int> n(0, max_count), t(0, kGrid);
+  std::vector<TimeRange> out;
+  const int count = n(rng);
+  for (int i = 0; i < count; ++i) {
+    TimeNs a = t(rng), b = t(rng);
+    if (a > b) std::swap(a, b);
+    out.push_back({a, b});  // empty ranges included on purpose
+  }
+  return out;
+}
+
+// depth[t] = how many ranges cover [t, t+1).
+std::vector<int> depth(const std::vector<TimeRange>& ranges) {
+  std::vector<int> d(kGrid, 0);
+  for (const TimeRange& r : ranges)
+    for (TimeNs t = r.start; t < r.end; ++t) ++d[static_cast<std::size_t>(t)];
+  return d;
+}
+
+std::vector<bool> covered(const std::vector<TimeRange>& ranges) {
+  std::vector<bool> c(kGrid, false);
+  for (const TimeRange& r : ranges)
+    for (TimeNs t = r.start; t < r.end; ++t) c[static_cast<std::size_t>(t)] = true;
+  return c;
+}
+
+// Canonical form: sorted, disjoint, non-touching, non-empty.
+void expect_canonical(const IntervalSet& s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    EXPECT_LT(s[i].start, s[i].end);
+    if (i) { EXPECT_LT(s[i - 1].end, s[i].start); }
+  }
+}
+
+void expect_same_set(const IntervalSet& s, const std::vector<bool>& want) {
+  expect_canonical(s);
+  EXPECT_EQ(covered(s), want);
+}
+
+TEST(Intervals, SetAlgebraMatchesBruteForce) {
+  std::mt19937 rng(7);
+  for (int iter = 0; iter < 3000; ++iter) {
+    const auto ra = random_ranges(rng, 8), rb = random_ranges(rng, 8);
+    const IntervalSet a = union_of(ra), b = union_of(rb);
+    const auto ca = covered(ra), cb = covered(rb);
+    std::vector<bool> both(kGrid), either(kGrid), minus(kGrid);
+    TimeNs n_both = 0, n_a = 0;
+    for (int t = 0; t < kGrid; ++t) {
+      both[t] = ca[t] && cb[t];
+      either[t] = ca[t] || cb[t];
+      minus[t] = ca[t] && !cb[t];
+      n_both += both[t];
+      n_a += ca[t];
+    }
+    expect_same_set(a, ca);
+    expect_same_set(unite(a, b), either);
+    expect_same_set(intersect(a, b), both);
+    expect_same_set(subtract(a, b), minus);
+    EXPECT_EQ(length(a), n_a);
+    EXPECT_EQ(intersection_length(a, b), n_both);
+    expect_same_set(unite_all({a, b, union_of(random_ranges(rng, 0))}), either);
+
+    // Windows: gaps, clipped lengths (with and without the index).
+    std::uniform_int_distribution<int> t(0, kGrid);
+    TimeNs w0 = t(rng), w1 = t(rng);
+    if (w0 > w1) std::swap(w0, w1);
+    std::vector<bool> gap(kGrid, false);
+    TimeNs inside = 0;
+    for (TimeNs x = w0; x < w1; ++x) {
+      gap[static_cast<std::size_t>(x)] = !ca[static_cast<std::size_t>(x)];
+      inside += ca[static_cast<std::size_t>(x)];
+    }
+    expect_same_set(gaps_within(a, {w0, w1}), gap);
+    EXPECT_EQ(length_within(a, {w0, w1}), inside);
+    EXPECT_EQ(LengthIndex(a).length_within({w0, w1}), inside);
+  }
+}
+
+TEST(Intervals, AppendSortedBuildsTheUnionOfSortedRanges) {
+  std::mt19937 rng(11);
+  for (int iter = 0; iter < 1000; ++iter) {
+    auto r = random_ranges(rng, 10);
+    std::sort(r.begin(), r.end(), [](const TimeRange& x, const TimeRange& y) { return x.start < y.start; });
+    IntervalSet s;
+    std::vector<TimeNs> starts, ends;
+    for (const TimeRange& x : r) {
+      append_sorted(s, x.start, x.end);
+      starts.push_back(x.start);
+      ends.push_back(x.end);
+    }
+    expect_same_set(s, covered(r));
+    EXPECT_EQ(union_of_sorted(starts, ends), s);
+  }
+}
+
+TEST(Intervals, CoverageCountsTimeWithOneAndTwoOrMoreInFlight) {
+  std::mt19937 rng(3);
+  for (int iter = 0; iter < 3000; ++iter) {
+    const auto r = random_ranges(rng, 12);
+    std::vector<TimeNs> starts, ends;
+    for (const TimeRange& x : r) starts.push_back(x.start), ends.push_back(x.end);
+    std::sort(starts.begin(), starts.end());
+    std::sort(ends.begin(), ends.end());
+    const Coverage c = coverage(starts, ends);
+    TimeNs one = 0, two = 0, total = 0;
+    for (int d : depth(r)) one += d >= 1, two += d >= 2, total += d;
+    EXPECT_EQ(c.covered, one);
+    EXPECT_EQ(c.multi, two);
+    EXPECT_EQ(c.total, total);
+  }
+}
+
+TEST(Intervals, TouchingRangesDoNotOverlap) {
+  const std::vector<TimeNs> starts{0, 10}, ends{10, 20};
+  const Coverage c = coverage(starts, ends);
+  EXPECT_EQ(c.covered, 20);
+  EXPECT_EQ(c.multi, 0);
+  EXPECT_EQ(union_of({{0, 10}, {10, 20}}), (IntervalSet{{0, 20}}));
+}
+
+TEST(Intervals, MergeSortedRunsSortsConcatenatedRuns) {
+  std::mt19937 rng(5);
+  for (int iter = 0; iter < 500; ++iter) {
+    std::vector<TimeNs> v;
+    std::vector<std::size_t> runs{0};
+    const int k = 1 + static_cast<int>(rng() % 7);
+    for (int r = 0; r < k; ++r) {
+      std::vector<TimeNs> run(rng() % 20);
+      for (TimeNs& x : run) x = static_cast<TimeNs>(rng() % 100) - 50;
+      std::sort(run.begin(), run.end());
+      v.insert(v.end(), run.begin(), run.end());
+      runs.push_back(v.size());
+    }
+    auto want = v;
+    std::sort(want.begin(), want.end());
+    merge_sorted_runs(v, runs);
+    EXPECT_EQ(v, want);
+  }
+}
+
+TEST(Stats, SelectKthMatchesSortingForSmallAndLargeInputs) {
+  std::mt19937_64 rng(9);
+  for (std::size_t n : {1u, 2u, 3u, 10u, 4095u, 4096u, 5000u, 100000u}) {
+    std::vector<TimeNs> v(n);
+    for (TimeNs& x : v) x = static_cast<TimeNs>(rng() % 1'000'000'000) - 300'000'000;  // negative values too
+    if (n > 10) v[n / 2] = v[0];                                                           // duplicates
+    auto sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t k : {std::size_t{0}, (n - 1) / 2, n - 1}) {
+      auto copy = v;
+      EXPECT_EQ(select_kth(copy, k), sorted[k]) << "n=" << n << " k=" << k;
+    }
+  }
+  std::vector<TimeNs> same(10000, 42);
+  EXPECT_EQ(select_kth(same, 5000), 42);
+}
+
+TEST(Stats, SummarizeGivesTheLowerMedianAndExactTotals) {
+  std::vector<TimeNs> v{5, 1, 4, 2};
+  const DurationStats s = summarize(v);
+  EXPECT_EQ(s.count, 4u);
+  EXPECT_EQ(s.total, 12);
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.max, 5);
+  EXPECT_EQ(s.mean, 3);
+  EXPECT_EQ(s.median, 2);
+  std::vector<TimeNs> none;
+  EXPECT_EQ(summarize(none).count, 0u);
+}
+
+}  // namespace
+}  // namespace gpuscope::intervals

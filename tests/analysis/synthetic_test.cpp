@@ -1,0 +1,97 @@
+// Planted problems in synthetic data-parallel jobs (make_synthetic_trace):
+// the report's pathologies give exactly the padding and broadcast findings
+// with the planted shares; the default (healthy) job gives none; a slow GPU
+// is named as the straggler.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "analysis/analyze.h"
+#include "import/synthetic.h"
+
+namespace gpuscope {
+namespace {
+
+std::set<std::string> ids(const Profile& p) {
+  std::set<std::string> out;
+  for (const Finding& f : p.findings) out.insert(f.id);
+  return out;
+}
+
+const Finding* find(const Profile& p, std::string_view id) {
+  for (const Finding& f : p.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+std::string describe(const Profile& p) {
+  std::string s;
+  for (const Finding& f : p.findings) s += "\n  " + f.id + ": " + f.title;
+  return s;
+}
+
+TEST(SyntheticJobs, TheReportsJobHasExactlyItsPaddingAndBroadcastFindings) {
+  SyntheticOptions o = SyntheticOptions::report_pathologies();
+  o.kernels = 100'000;
+  o.jitter = 0;  // shares exact to the ns
+  const Trace t = make_synthetic_trace(o);
+  const Profile p = analyze(t);
+  EXPECT_EQ(ids(p), (std::set<std::string>{"padding-hotspot", "broadcast-hotspot"})) << describe(p);
+  const Finding* pad = find(p, "padding-hotspot");
+  const Finding* bc = find(p, "broadcast-hotspot");
+  ASSERT_TRUE(pad && bc);
+  EXPECT_NEAR(pad->metric, o.padding_share, 1e-6);
+  EXPECT_NEAR(bc->metric, o.broadcast_share, 1e-6);
+  EXPECT_NE(pad->title.find("21.4% of kernel time"), std::string::npos) << pad->title;
+  EXPECT_NE(bc->title.find("20.0% of kernel time"), std::string::npos) << bc->title;
+  // One compute stream: kernels never overlap, but they fill the GPU, so more
+  // streams would not help and no concurrency finding is made.
+  for (const DeviceSummary& d : p.devices) EXPECT_EQ(d.kernel_concurrency, 0.0);
+}
+
+TEST(SyntheticJobs, TheDefaultJobIsClean) {
+  SyntheticOptions o;
+  o.kernels = 100'000;
+  const Trace t = make_synthetic_trace(o);
+  const Profile p = analyze(t);
+  EXPECT_TRUE(p.findings.empty()) << describe(p);
+  EXPECT_EQ(p.devices.size(), 4u);
+  EXPECT_EQ(p.steps.source, StepSource::nvtx);
+  EXPECT_FALSE(p.steps.steps.empty());
+}
+
+TEST(SyntheticJobs, ASlowGpuIsTheStraggler) {
+  SyntheticOptions o;
+  o.kernels = 100'000;
+  o.jitter = 0;
+  o.straggler_gpu = 2;
+  o.straggler_slowdown = 1.3;
+  const Trace t = make_synthetic_trace(o);
+  const Profile p = analyze(t);
+  const Finding* s = find(p, "straggler");
+  ASSERT_TRUE(s) << describe(p);
+  EXPECT_EQ(s->device, 2u);
+  EXPECT_NE(s->title.find("GPU 2 is a straggler"), std::string::npos) << s->title;
+  EXPECT_GT(s->metric, 0.2);
+  EXPECT_LT(s->metric, 0.35);
+  EXPECT_EQ(p.skew.slowest_device, 2u);
+  EXPECT_TRUE(find(p, "exposed-communication")) << describe(p);  // the others wait inside NCCL
+}
+
+TEST(SyntheticJobs, PaddingShareIsExactPerGpuFilter) {
+  SyntheticOptions o = SyntheticOptions::report_pathologies();
+  o.kernels = 40'000;
+  o.jitter = 0;
+  const Trace t = make_synthetic_trace(o);
+  AnalysisOptions a;
+  a.device = 1;
+  const Profile p = analyze(t, a);
+  ASSERT_EQ(p.devices.size(), 1u);
+  for (const CategoryTime& c : p.categories) {
+    if (c.category == KernelCategory::padding) { EXPECT_NEAR(c.share, o.padding_share, 1e-6); }
+  }
+}
+
+}  // namespace
+}  // namespace gpuscope

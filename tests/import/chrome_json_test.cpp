@@ -1,0 +1,682 @@
+// Unit tests of the Chrome JSON importer: generic Chrome traces, Kineto
+// snippets, exact time arithmetic (against a brute-force reference), buffer
+// boundaries, and malformed input (clear InputError with an offset, never a
+// crash).
+#include <gtest/gtest.h>
+#include <libdeflate.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "import/chrome_json.h"
+#include "import/chrome_json_text.h"
+
+namespace gpuscope {
+namespace {
+
+// [SECTION] Helpers ---------------------------------------------------------------------------
+
+std::string temp_path(const std::string& name) {
+  static const std::string dir = [] {
+    std::string d = ::testing::TempDir() + "gpuscope_import_" + std::to_string(::getpid());
+    std::filesystem::create_directories(d);
+    return d;
+  }();
+  return dir + "/" + name;
+}
+
+std::string write_file(const std::string& name, const std::string& bytes) {
+  const std::string path = temp_path(name);
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+std::string gzip(const std::string& bytes) {
+  libdeflate_compressor* c = libdeflate_alloc_compressor(6);
+  std::string out(libdeflate_gzip_compress_bound(c, bytes.size()), '\0');
+  out.resize(libdeflate_gzip_compress(c, bytes.data(), bytes.size(), out.data(), out.size()));
+  libdeflate_free_compressor(c);
+  return out;
+}
+
+Trace import_text(const std::string& json, std::size_t buffer_bytes = 0) {
+  ChromeImportOptions options;
+  options.buffer_bytes = buffer_bytes;
+  return import_chrome_json(write_file("t.json", json), options);
+}
+
+// The InputError of importing `json`, or a test failure if it imports.
+InputError import_error(const std::string& json, std::size_t buffer_bytes = 0, const std::string& name = "bad.json") {
+  ChromeImportOptions options;
+  options.buffer_bytes = buffer_bytes;
+  const std::string path = write_file(name, json);
+  try {
+    import_chrome_json(path, options);
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), path);
+    return e;
+  }
+  ADD_FAILURE() << "imported without error: " << json.substr(0, 200);
+  return InputError(path, "no error");
+}
+
+std::size_t count_ranges(const Trace& t, std::string_view name) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < t.ranges().size(); ++i) n += t.str(t.ranges().name[i]) == name;
+  return n;
+}
+
+RowIndex find_range(const Trace& t, std::string_view name) {
+  for (RowIndex i = 0; i < t.ranges().size(); ++i)
+    if (t.str(t.ranges().name[i]) == name) return i;
+  return kNoRow;
+}
+
+// A small trace of the current Kineto schema (every category the importer maps).
+const char* kKineto = R"J({
+  "schemaVersion": 1,
+  "deviceProperties": [
+    {"id": 0, "name": "NVIDIA H200", "totalGlobalMem": 150000000000, "computeMajor": 9, "computeMinor": 0,
+     "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048, "regsPerMultiprocessor": 65536,
+     "warpSize": 32, "sharedMemPerMultiprocessor": 233472, "numSms": 132},
+    {"id": 1, "name": "NVIDIA H200", "numSms": 132}
+  ],
+  "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8},
+  "traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#7", "pid": 100, "tid": 101, "ts": 1000.000, "dur": 500.500},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::conv2d", "pid": 100, "tid": 101, "ts": 1010.5, "dur": 100, "args": {"External id": 42}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 101, "ts": 1020.25, "dur": 5.125, "args": {"External id": 42, "cbid": 211, "correlation": 7}},
+  {"ph": "s", "id": 7, "pid": 100, "tid": 101, "ts": 1020.25, "cat": "ac2g", "name": "ac2g"},
+  {"ph": "X", "cat": "kernel", "name": "void implicit_convolve_sgemm<float>(int, int)", "pid": 0, "tid": 7, "ts": 1030.001, "dur": 20.002,
+   "args": {"External id": 42, "queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": 7, "registers per thread": 72,
+            "shared memory": 4096, "blocks per SM": 1.5, "warps per SM": 6.0, "grid": [128, 2, 1], "block": [256, 1, 1],
+            "est. achieved occupancy %": 25}},
+  {"ph": "f", "id": 7, "pid": 0, "tid": 7, "ts": 1030.001, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 100, "tid": 101, "ts": 1040, "dur": 3, "args": {"correlation": 8}},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pinned)", "pid": 0, "tid": 7, "ts": 1060, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 8, "bytes": 4096}},
+  {"ph": "X", "cat": "cuda_driver", "name": "cuMemsetD32Async", "pid": 100, "tid": 101, "ts": 1070, "dur": 1, "args": {"correlation": 9, "cbid": 123}},
+  {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 7, "ts": 1080, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 9, "bytes": 128}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 100, "tid": 101, "ts": 1090, "dur": 30, "args": {"correlation": 10}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 1091, "dur": 28, "args": {"cuda_sync_kind": "Stream Sync", "stream": 7, "correlation": 10, "device": 0}},
+  {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#7", "pid": 0, "tid": 7, "ts": 1030.000, "dur": 60, "args": {"External id": 1}},
+  {"ph": "X", "cat": "python_function", "name": "train.py(12): step", "pid": 100, "tid": 101, "ts": 999, "dur": 502},
+  {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 100, "tid": 101, "ts": 1001, "args": {"Bytes": 64}},
+  {"name": "process_name", "ph": "M", "ts": 1000, "pid": 100, "tid": 0, "args": {"name": "python3"}},
+  {"name": "process_labels", "ph": "M", "ts": 1000, "pid": 100, "tid": 0, "args": {"labels": "CPU"}},
+  {"name": "process_name", "ph": "M", "ts": 1000, "pid": 0, "tid": 0, "args": {"name": "python3"}},
+  {"name": "process_labels", "ph": "M", "ts": 1000, "pid": 0, "tid": 0, "args": {"labels": "GPU 0"}},
+  {"name": "thread_name", "ph": "M", "ts": 1000, "pid": 100, "tid": 101, "args": {"name": "thread 101 (python3)"}},
+  {"name": "thread_name", "ph": "M", "ts": 1000, "pid": 0, "tid": 7, "args": {"name": "stream 7 "}},
+  {"name": "thread_sort_index", "ph": "M", "ts": 1000, "pid": 0, "tid": 7, "args": {"sort_index": 7}}
+  ],
+  "traceName": "t.json",
+  "baseTimeNanoseconds": 1700000000000000000
+})J";
+
+// [SECTION] Kineto -----------------------------------------------------------------------------
+
+TEST(ChromeJson, KinetoCurrentSchema) {
+  const Trace t = import_text(kKineto);
+  const TimeNs base = 1700000000000000000;
+  EXPECT_EQ(t.meta().producer, "PyTorch Profiler (Kineto)");
+  EXPECT_EQ(t.meta().rank, 3);
+  EXPECT_EQ(t.meta().world_size, 8);
+  EXPECT_EQ(t.meta().property("chrome.ts_origin_ns"), "1700000000000000000");
+  EXPECT_EQ(t.meta().property("chrome.sub_us_timestamps"), "1");
+  EXPECT_EQ(t.meta().property("chrome.devices_listed"), "2");
+  EXPECT_EQ(t.meta().property("chrome.distributed.backend"), "nccl");
+  EXPECT_EQ(t.meta().property("chrome.meta.traceName"), "t.json");
+  EXPECT_EQ(t.meta().stat("import.skipped.flow"), 2u);
+  EXPECT_EQ(t.meta().start_time_ns, base + 999000);
+
+  ASSERT_EQ(t.kernels().size(), 1u);
+  const auto& k = t.kernels();
+  EXPECT_EQ(k.start[0], base + 1030001);
+  EXPECT_EQ(k.end[0], base + 1030001 + 20002);
+  EXPECT_EQ(t.str(k.name[0]), "void implicit_convolve_sgemm<float>(int, int)");
+  EXPECT_EQ(k.grid_x[0], 128u);
+  EXPECT_EQ(k.grid_y[0], 2u);
+  EXPECT_EQ(k.grid_z[0], 1u);
+  EXPECT_EQ(k.block_x[0], 256u);
+  EXPECT_EQ(k.registers[0], 72u);
+  EXPECT_EQ(k.static_smem[0], 4096u);
+  EXPECT_EQ(k.correlation[0], 7u);
+  const Track& kt = t.tracks()[k.track[0]];
+  EXPECT_EQ(kt.kind, TrackKind::gpu);
+  EXPECT_EQ(kt.device, 0u);
+  EXPECT_EQ(kt.stream, 7u);
+  EXPECT_EQ(kt.name, "stream 7");
+
+  // Correlation both ways.
+  const RowIndex launch = t.launching_api(OpRef{OpTable::kernel, 0});
+  ASSERT_NE(launch, kNoRow);
+  EXPECT_EQ(t.str(t.api_calls().name[launch]), "cudaLaunchKernel");
+  EXPECT_EQ(t.api_calls().cbid_at(launch), 211u);
+  EXPECT_EQ(t.api_calls().end[launch] - t.api_calls().start[launch], 5125);
+  const Track& at = t.tracks()[t.api_calls().track[launch]];
+  EXPECT_EQ(at.kind, TrackKind::cpu);
+  EXPECT_EQ(at.pid, 100u);
+  EXPECT_EQ(at.tid, 101u);
+  EXPECT_EQ(at.name, "thread 101 (python3)");
+
+  ASSERT_EQ(t.memcpys().size(), 1u);
+  EXPECT_EQ(t.memcpys().kind_at(0), CopyKind::dtoh);
+  EXPECT_EQ(t.memcpys().src_kind_at(0), MemoryKind::device);
+  EXPECT_EQ(t.memcpys().dst_kind_at(0), MemoryKind::pinned);
+  EXPECT_EQ(t.memcpys().bytes[0], 4096u);
+  EXPECT_NE(t.memcpys().api[0], kNoRow);
+
+  ASSERT_EQ(t.memsets().size(), 1u);
+  EXPECT_EQ(t.memsets().bytes[0], 128u);
+  EXPECT_EQ(static_cast<MemoryKind>(t.memsets().mem_kind[0]), MemoryKind::device);
+  ASSERT_NE(t.memsets().api[0], kNoRow);
+  EXPECT_EQ(t.api_calls().domain_at(t.memsets().api[0]), ApiDomain::driver);
+
+  ASSERT_EQ(t.syncs().size(), 1u);
+  EXPECT_EQ(t.syncs().type_at(0), SyncType::stream);
+  EXPECT_EQ(t.syncs().stream[0], 7u);
+  EXPECT_EQ(t.syncs().device[0], 0u);
+  EXPECT_EQ(t.syncs().track[0], t.api_calls().track[launch]);  // resolved to the waiting thread
+
+  // Ranges: CPU annotations with their domain, the GPU-side step, the mark.
+  const RowIndex step = find_range(t, "ProfilerStep#7");
+  ASSERT_NE(step, kNoRow);
+  EXPECT_EQ(count_ranges(t, "ProfilerStep#7"), 2u);
+  std::size_t gpu_steps = 0;
+  for (RowIndex i = 0; i < t.ranges().size(); ++i) {
+    const std::string_view name = t.str(t.ranges().name[i]);
+    const std::string_view domain = t.str(t.ranges().domain[i]);
+    const Track& tr = t.tracks()[t.ranges().track[i]];
+    if (name == "ProfilerStep#7" && tr.kind == TrackKind::gpu) {
+      ++gpu_steps;
+      EXPECT_EQ(domain, "gpu_user_annotation");
+      EXPECT_EQ(t.ranges().correlation_at(i), 1u);
+    } else if (name == "ProfilerStep#7") {
+      EXPECT_EQ(domain, "user_annotation");
+      EXPECT_EQ(t.ranges().end[i] - t.ranges().start[i], 500500);
+    } else if (name == "aten::conv2d") {
+      EXPECT_EQ(domain, "cpu_op");
+      EXPECT_EQ(t.ranges().correlation_at(i), 42u);
+      EXPECT_EQ(t.ranges().kind_at(i), RangeKind::annotation);
+    } else if (name == "[memory]") {
+      EXPECT_EQ(t.ranges().kind_at(i), RangeKind::mark);
+      EXPECT_EQ(t.ranges().start[i], t.ranges().end[i]);
+    } else if (name == "train.py(12): step") {
+      EXPECT_EQ(domain, "python_function");
+    }
+  }
+  EXPECT_EQ(gpu_steps, 1u);
+
+  // Only the used device, with its properties; the GPU pseudo-process is not a process.
+  ASSERT_EQ(t.devices().size(), 1u);
+  EXPECT_EQ(t.devices()[0].name, "NVIDIA H200");
+  EXPECT_EQ(t.devices()[0].sm_count, 132u);
+  EXPECT_EQ(t.devices()[0].compute_major, 9);
+  EXPECT_EQ(t.devices()[0].memory_bytes, 150000000000u);
+  EXPECT_EQ(t.devices()[0].shared_memory_per_sm, 233472u);
+  ASSERT_EQ(t.processes().size(), 1u);
+  EXPECT_EQ(t.processes()[0].pid, 100u);
+  EXPECT_EQ(t.processes()[0].name, "python3");
+  EXPECT_EQ(t.processes()[0].rank, 3);
+  EXPECT_EQ(t.meta().stat("import.ignored.sort_index_metadata"), 1u);
+}
+
+TEST(ChromeJson, Kineto2021Schema) {
+  const Trace t = import_text(R"J({"schemaVersion": 1, "traceEvents": [
+    {"ph": "X", "cat": "Operator", "name": "ProfilerStep#3", "pid": 5, "tid": "5", "ts": 10, "dur": 100, "args": {"external id": 1}},
+    {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 5, "tid": "5", "ts": 20, "dur": 4, "args": {"cbid": 211, "correlation": 33, "external id": 2}},
+    {"ph": "X", "cat": "Kernel", "name": "k", "pid": 0, "tid": "stream 7", "ts": 30, "dur": 5, "args": {"device": 0, "stream": 7, "correlation": 33, "grid": [1, 1, 1], "block": [32, 1, 1]}},
+    {"ph": "X", "cat": "Memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": "stream 7", "ts": 40, "dur": 5, "args": {"bytes": 12}},
+    {"ph": "f", "id": 33, "pid": 0, "tid": "stream 7", "ts": 30, "cat": "async", "name": "launch", "bp": "e"}
+  ]})J");
+  EXPECT_EQ(t.meta().producer, "PyTorch Profiler (Kineto), 2021 schema");
+  ASSERT_EQ(t.kernels().size(), 1u);
+  EXPECT_NE(t.kernels().api[0], kNoRow);
+  ASSERT_EQ(t.memcpys().size(), 1u);
+  // No args.device/stream: pid is the device, "stream 7" the stream.
+  const Track& mt = t.tracks()[t.memcpys().track[0]];
+  EXPECT_EQ(mt.device, 0u);
+  EXPECT_EQ(mt.stream, 7u);
+  EXPECT_EQ(t.memcpys().kind_at(0), CopyKind::htod);
+  EXPECT_EQ(t.memcpys().src_kind_at(0), MemoryKind::pageable);
+  const RowIndex step = find_range(t, "ProfilerStep#3");
+  ASSERT_NE(step, kNoRow);
+  EXPECT_EQ(t.str(t.ranges().domain[step]), "cpu_op");
+  EXPECT_EQ(t.ranges().correlation_at(step), 1u);
+  EXPECT_EQ(t.tracks()[t.ranges().track[step]].tid, 5u);  // numeric string tid
+  EXPECT_EQ(t.meta().stat("import.skipped.flow"), 1u);
+}
+
+// [SECTION] Generic Chrome JSON ------------------------------------------------------------------
+
+TEST(ChromeJson, GenericObjectForm) {
+  const Trace t = import_text(R"J({"traceEvents": [
+    {"name": "outer", "cat": "app", "ph": "B", "pid": 1, "tid": 2, "ts": 100},
+    {"name": "inner", "cat": "app", "ph": "B", "pid": 1, "tid": 2, "ts": 110},
+    {"ph": "E", "pid": 1, "tid": 2, "ts": 120},
+    {"name": "other thread", "ph": "B", "pid": 1, "tid": 3, "ts": 105},
+    {"ph": "E", "pid": 1, "tid": 2, "ts": 150},
+    {"name": "tick", "ph": "i", "pid": 1, "tid": 2, "ts": 130, "s": "t"},
+    {"name": "global", "ph": "I", "pid": 1, "tid": 2, "ts": 131, "s": "g"},
+    {"name": "ctr", "ph": "C", "pid": 1, "ts": 100, "args": {"cats": 1, "dogs": 2.5}},
+    {"name": "ctr", "ph": "C", "pid": 1, "ts": 200, "args": {"cats": 3, "dogs": 0.5, "label": "x"}},
+    {"name": "ctr", "ph": "C", "pid": 1, "ts": 300, "id": 2, "args": {"cats": 9}},
+    {"name": "work", "ph": "X", "pid": 1, "tid": 2, "ts": 160, "dur": 10},
+    {"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "my app"}},
+    {"name": "thread_name", "ph": "M", "pid": 1, "tid": 2, "args": {"name": "worker"}},
+    {"name": "unknown_meta", "ph": "M", "pid": 1, "args": {"x": 1}},
+    {"ph": "E", "pid": 1, "tid": 9, "ts": 170},
+    {"name": "async", "ph": "b", "id": 1, "pid": 1, "tid": 2, "ts": 100},
+    {"name": "no phase", "pid": 1, "tid": 2, "ts": 100},
+    {"name": "no ts", "ph": "X", "pid": 1, "tid": 2, "dur": 1},
+    {"name": "bad ts", "ph": "X", "pid": 1, "tid": 2, "ts": "abc", "dur": 1},
+    {"name": "no dur", "ph": "X", "pid": 1, "tid": 2, "ts": 1},
+    {"name": "negative", "ph": "X", "pid": 1, "tid": 2, "ts": 1, "dur": -1},
+    {"name": "string ts", "ph": "X", "pid": 1, "tid": 2, "ts": "12.5", "dur": "1"},
+    {"name": "flow", "ph": "s", "id": 1, "pid": 1, "tid": 2, "ts": 1}
+  ], "displayTimeUnit": "ns"})J");
+  EXPECT_EQ(t.meta().producer, "Chrome trace JSON");
+  EXPECT_EQ(t.meta().property("chrome.form"), "object");
+  EXPECT_EQ(t.kernels().size(), 0u);
+
+  // B/E: nested on one thread; the unclosed B on thread 3 and the lone E are counted.
+  const RowIndex outer = find_range(t, "outer"), inner = find_range(t, "inner");
+  ASSERT_NE(outer, kNoRow);
+  ASSERT_NE(inner, kNoRow);
+  EXPECT_EQ(t.ranges().start[outer], 100000);
+  EXPECT_EQ(t.ranges().end[outer], 150000);
+  EXPECT_EQ(t.ranges().start[inner], 110000);
+  EXPECT_EQ(t.ranges().end[inner], 120000);
+  EXPECT_EQ(t.ranges().depth[outer], 0u);
+  EXPECT_EQ(t.ranges().depth[inner], 1u);
+  EXPECT_EQ(t.str(t.ranges().domain[outer]), "app");
+  EXPECT_EQ(find_range(t, "other thread"), kNoRow);
+  EXPECT_EQ(t.meta().stat("import.skipped.unclosed_begin"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.unmatched_end"), 1u);
+
+  // Instants are marks.
+  const RowIndex tick = find_range(t, "tick");
+  ASSERT_NE(tick, kNoRow);
+  EXPECT_EQ(t.ranges().kind_at(tick), RangeKind::mark);
+  EXPECT_NE(find_range(t, "global"), kNoRow);
+
+  // Counters: one series per numeric arg (the string arg is not a value).
+  ASSERT_EQ(t.counter_series().size(), 3u);
+  std::vector<std::string> names;
+  for (const auto& s : t.counter_series()) names.push_back(s.name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"ctr 2.cats", "ctr.cats", "ctr.dogs"}));
+  EXPECT_EQ(t.counters().size(), 5u);
+
+  // Metadata names.
+  ASSERT_EQ(t.processes().size(), 1u);
+  EXPECT_EQ(t.processes()[0].name, "my app");
+  bool named = false;
+  for (const Track& tr : t.tracks()) named |= tr.kind == TrackKind::cpu && tr.tid == 2 && tr.name == "worker";
+  EXPECT_TRUE(named);
+
+  // Skips by reason.
+  EXPECT_EQ(t.meta().stat("import.skipped.metadata"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.phase_b"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.missing_ph"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.missing_ts"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.invalid_ts"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.missing_dur"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.negative_dur"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.flow"), 1u);
+  // Numeric strings are accepted for ts/dur.
+  const RowIndex s = find_range(t, "string ts");
+  ASSERT_NE(s, kNoRow);
+  EXPECT_EQ(t.ranges().start[s], 12500);
+  EXPECT_EQ(t.ranges().end[s], 13500);
+  EXPECT_EQ(t.meta().start_time_ns, 0);  // not an epoch: unknown
+}
+
+TEST(ChromeJson, ArrayForm) {
+  const std::string events =
+      R"J([{"name": "a", "ph": "X", "pid": 1, "tid": 1, "ts": 1, "dur": 2},
+          {"name": "b", "ph": "X", "pid": 1, "tid": 1, "ts": 5, "dur": 1})J";
+  const Trace t = import_text(events + "]");
+  EXPECT_EQ(t.ranges().size(), 2u);
+  EXPECT_EQ(t.meta().property("chrome.form"), "array");
+  EXPECT_EQ(t.meta().stat("import.unterminated_array"), 0u);
+  // The format allows the closing ']' to be missing (a tracer killed mid-way).
+  for (const std::string& text : {events, events + ",", events + ",\n  "}) {
+    const Trace u = import_text(text);
+    EXPECT_EQ(u.ranges().size(), 2u);
+    EXPECT_EQ(u.meta().stat("import.unterminated_array"), 1u);
+  }
+  // An empty array is an empty trace.
+  EXPECT_EQ(import_text("[]").ranges().size(), 0u);
+  EXPECT_EQ(import_text(R"J({"traceEvents": []})J").ranges().size(), 0u);
+}
+
+TEST(ChromeJson, StringPidsGetStableIdsAndNames) {
+  const Trace t = import_text(R"J({"traceEvents": [
+    {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler", "ts": 1, "dur": 9},
+    {"ph": "i", "s": "g", "name": "Record Window End", "pid": "", "tid": "", "ts": 10},
+    {"ph": "X", "name": "again", "pid": "Spans", "tid": "PyTorch Profiler", "ts": 2, "dur": 1}
+  ]})J");
+  ASSERT_EQ(t.ranges().size(), 3u);
+  const RowIndex span = find_range(t, "PyTorch Profiler (0)"), again = find_range(t, "again");
+  EXPECT_EQ(t.ranges().track[span], t.ranges().track[again]);
+  const Track& tr = t.tracks()[t.ranges().track[span]];
+  EXPECT_EQ(tr.name, "PyTorch Profiler");
+  bool spans = false;
+  for (const Process& p : t.processes()) spans |= p.name == "Spans" && p.rank == -1;
+  EXPECT_TRUE(spans);
+}
+
+TEST(ChromeJson, EscapesUnicodeAndKeyOrder) {
+  // args before ph, escaped strings, a BOM, keys in any order, unknown keys of every type.
+  const Trace t = import_text("\xEF\xBB\xBF" R"J({"traceEvents": [
+    {"args": {"correlation": 5, "device": 1, "stream": 3}, "dur": 2, "ts": 1, "tid": 3, "pid": 1, "name": "k\u00e9rnel \"q\" \ud83d\ude00", "cat": "kernel", "ph": "X",
+     "extra": [true, false, null, {"a": [1, -2.5e-3]}], "n\u0061me2": "x"}
+  ], "other": {"nested": [1, 2, {"deep": "value"}]}, "flag": true})J");
+  ASSERT_EQ(t.kernels().size(), 1u);
+  EXPECT_EQ(t.str(t.kernels().name[0]), "k\xC3\xA9rnel \"q\" \xF0\x9F\x98\x80");
+  EXPECT_EQ(t.tracks()[t.kernels().track[0]].device, 1u);
+  EXPECT_EQ(t.meta().property("chrome.meta.flag"), "true");
+}
+
+// [SECTION] Exact time arithmetic ---------------------------------------------------------------
+
+TEST(ChromeJsonTime, KnownValues) {
+  std::int64_t ns = 0;
+  bool sub = false;
+  ASSERT_TRUE(detail::parse_us_to_ns("1712195495505583.123", &ns, &sub));
+  EXPECT_EQ(ns, 1712195495505583123LL);
+  EXPECT_TRUE(sub);
+  ASSERT_TRUE(detail::parse_us_to_ns("1712195495505583", &ns, &sub));
+  EXPECT_EQ(ns, 1712195495505583000LL);
+  EXPECT_FALSE(sub);
+  ASSERT_TRUE(detail::parse_us_to_ns("68.0", &ns, &sub));
+  EXPECT_EQ(ns, 68000);
+  EXPECT_FALSE(sub);  // a zero fraction is a whole number of µs
+  ASSERT_TRUE(detail::parse_us_to_ns("1.5e3", &ns, &sub));
+  EXPECT_EQ(ns, 1500000);
+  ASSERT_TRUE(detail::parse_us_to_ns("-0.25", &ns, &sub));
+  EXPECT_EQ(ns, -250);
+  ASSERT_TRUE(detail::parse_us_to_ns("0.0005", &ns, &sub));  // 0.5 ns rounds away from zero
+  EXPECT_EQ(ns, 1);
+  EXPECT_TRUE(sub);
+  ASSERT_TRUE(detail::parse_us_to_ns("0.0004999", &ns, &sub));
+  EXPECT_EQ(ns, 0);
+  ASSERT_TRUE(detail::parse_us_to_ns("9223372036854775.807", &ns, &sub));
+  EXPECT_EQ(ns, 9223372036854775807LL);
+  ASSERT_TRUE(detail::parse_us_to_ns("-9223372036854775.808", &ns, &sub));
+  EXPECT_EQ(ns, std::numeric_limits<std::int64_t>::min());
+  ASSERT_TRUE(detail::parse_us_to_ns("0e999999999", &ns, &sub));
+  EXPECT_EQ(ns, 0);
+  for (const char* bad : {"9223372036854775.808", "1e400", "1e17", "", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1x",
+                          "1.2.3", "0x10", " 1", "1 ", "NaN", "Infinity"})
+    EXPECT_FALSE(detail::parse_us_to_ns(bad, &ns, &sub)) << bad;
+}
+
+// Brute-force reference: shift the decimal point by string manipulation, then
+// round on the first dropped digit. Independent of the parser's digit weights.
+bool reference_ns(const std::string& int_part, const std::string& frac, int exp10, bool negative, std::int64_t* out) {
+  std::string digits = int_part + frac;
+  long point = static_cast<long>(int_part.size()) + exp10 + 3;  // position of the ns point in `digits`
+  while (point > static_cast<long>(digits.size())) digits += '0';
+  std::string whole = point <= 0 ? "0" : digits.substr(0, static_cast<std::size_t>(point));
+  const char next = point < 0 ? '0' : (static_cast<std::size_t>(point) < digits.size() ? digits[point] : '0');
+  // strip leading zeros
+  std::size_t nz = whole.find_first_not_of('0');
+  whole = nz == std::string::npos ? "0" : whole.substr(nz);
+  if (whole.size() > 19) return false;
+  unsigned long long v = std::stoull(whole);
+  if (whole.size() == 19 && whole > "9223372036854775808") return false;
+  if (next >= '5') ++v;
+  if (v > 9223372036854775808ull || (v == 9223372036854775808ull && !negative)) return false;
+  *out = v == 9223372036854775808ull ? std::numeric_limits<std::int64_t>::min()
+                                     : (negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v));
+  return true;
+}
+
+TEST(ChromeJsonTime, MatchesBruteForceReference) {
+  std::mt19937_64 rng(12345);
+  auto digits = [&](int n, bool leading_nonzero) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += static_cast<char>('0' + (i == 0 && leading_nonzero ? 1 + rng() % 9 : rng() % 10));
+    return s;
+  };
+  int checked = 0;
+  for (int iter = 0; iter < 200000; ++iter) {
+    const int int_len = 1 + static_cast<int>(rng() % 17);
+    std::string int_part = rng() % 8 == 0 ? "0" : digits(int_len, true);
+    const std::string frac = rng() % 3 == 0 ? "" : digits(1 + static_cast<int>(rng() % 9), false);
+    const int exp10 = rng() % 4 == 0 ? static_cast<int>(rng() % 13) - 6 : 0;
+    const bool negative = rng() % 5 == 0;
+    std::string text;
+    if (negative) text.push_back('-');
+    text.append(int_part);
+    if (!frac.empty()) {
+      text.push_back('.');
+      text.append(frac);
+    }
+    if (exp10 != 0 || rng() % 10 == 0) {
+      text.push_back(rng() % 2 ? 'e' : 'E');
+      text.append(std::to_string(exp10));
+    }
+    std::int64_t expected = 0, got = 0;
+    bool sub = false;
+    const bool ref_ok = reference_ns(int_part, frac, exp10, negative, &expected);
+    const bool ok = detail::parse_us_to_ns(text, &got, &sub);
+    ASSERT_EQ(ok, ref_ok) << text;
+    if (ok) {
+      ASSERT_EQ(got, expected) << text;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 100000);
+}
+
+TEST(ChromeJsonText, IntegersAndEscapes) {
+  std::int64_t v = 0;
+  EXPECT_TRUE(detail::parse_json_int("9223372036854775807", &v));
+  EXPECT_EQ(v, std::numeric_limits<std::int64_t>::max());
+  EXPECT_TRUE(detail::parse_json_int("-9223372036854775808", &v));
+  EXPECT_EQ(v, std::numeric_limits<std::int64_t>::min());
+  EXPECT_FALSE(detail::parse_json_int("9223372036854775808", &v));
+  EXPECT_FALSE(detail::parse_json_int("1.0", &v));
+  EXPECT_FALSE(detail::parse_json_int("-", &v));
+  EXPECT_FALSE(detail::parse_json_int("007", &v));
+  std::string out;
+  EXPECT_TRUE(detail::json_unescape(R"J(a\"b\\c\/d\n\u00e9\ud83d\ude00)J", &out));
+  EXPECT_EQ(out, "a\"b\\c/d\n\xC3\xA9\xF0\x9F\x98\x80");
+  for (const char* bad : {R"J(\x)J", R"J(\u12)J", R"J(\ud83d)J", R"J(\ude00)J", R"J(\ud83dx)J", "\\"}) {
+    out.clear();
+    EXPECT_FALSE(detail::json_unescape(bad, &out)) << bad;
+  }
+}
+
+// [SECTION] Buffer boundaries ------------------------------------------------------------------------
+
+// The same trace through tiny buffers (every item split across buffers at
+// every possible place) gives the same tables.
+TEST(ChromeJson, TinyBuffersGiveTheSameTrace) {
+  const Trace ref = import_text(kKineto);
+  for (std::size_t bytes : {16u, 17u, 23u, 31u, 64u, 65u, 100u, 257u, 1000u}) {
+    const Trace t = import_text(kKineto, bytes);
+    EXPECT_EQ(t.kernels().start, ref.kernels().start) << bytes;
+    EXPECT_EQ(t.kernels().end, ref.kernels().end) << bytes;
+    EXPECT_EQ(t.ranges().start, ref.ranges().start) << bytes;
+    EXPECT_EQ(t.ranges().name.size(), ref.ranges().name.size()) << bytes;
+    EXPECT_EQ(t.api_calls().correlation, ref.api_calls().correlation) << bytes;
+    EXPECT_EQ(t.meta(), ref.meta()) << bytes;
+    EXPECT_EQ(t.devices(), ref.devices()) << bytes;
+    EXPECT_EQ(t.tracks(), ref.tracks()) << bytes;
+  }
+}
+
+TEST(ChromeJson, TinyBuffersOnARealTrace) {
+  const std::string path = std::string(GPUSCOPE_TRACES_DIR) + "/hta-event-sync-multistream.json.gz";
+  if (!std::filesystem::exists(path)) GTEST_SKIP();
+  const Trace ref = import_chrome_json(path);
+  for (std::size_t bytes : {16u, 333u, 4096u}) {
+    ChromeImportOptions options;
+    options.buffer_bytes = bytes;
+    const Trace t = import_chrome_json(path, options);
+    EXPECT_EQ(t.kernels().start, ref.kernels().start);
+    EXPECT_EQ(t.syncs().event, ref.syncs().event);
+    EXPECT_EQ(t.ranges().size(), ref.ranges().size());
+    EXPECT_EQ(t.meta(), ref.meta());
+  }
+}
+
+TEST(ChromeJson, GzipAndConcatenatedMembers) {
+  const std::string text = kKineto;
+  const Trace plain = import_text(text);
+  const Trace gz = import_chrome_json(write_file("t.json.gz", gzip(text)));
+  EXPECT_EQ(gz.kernels().start, plain.kernels().start);
+  EXPECT_EQ(gz.meta().property("chrome.gzip"), "1");
+  // Two gzip members make one stream (as `cat a.gz b.gz` does).
+  const std::string half1 = text.substr(0, text.size() / 2), half2 = text.substr(text.size() / 2);
+  const Trace two = import_chrome_json(write_file("two.json.gz", gzip(half1) + gzip(half2)));
+  EXPECT_EQ(two.kernels().start, plain.kernels().start);
+  EXPECT_EQ(two.ranges().size(), plain.ranges().size());
+}
+
+TEST(ChromeJson, ProgressAndCancel) {
+  std::uint64_t last_done = 0, total = 0;
+  int calls = 0;
+  ChromeImportOptions options;
+  options.buffer_bytes = 64;
+  options.progress.on_progress = [&](std::uint64_t done, std::uint64_t t) {
+    EXPECT_GE(done, last_done);
+    last_done = done;
+    total = t;
+    ++calls;
+  };
+  const std::string path = write_file("p.json", kKineto);
+  import_chrome_json(path, options);
+  EXPECT_GT(calls, 1);
+  EXPECT_EQ(total, std::filesystem::file_size(path));
+  EXPECT_EQ(last_done, total);
+
+  std::atomic<bool> cancel{true};
+  options.progress.cancel = &cancel;
+  try {
+    import_chrome_json(path, options);
+    ADD_FAILURE() << "not cancelled";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cancelled"), std::string::npos);
+  }
+}
+
+// [SECTION] Malformed input ---------------------------------------------------------------------------
+
+TEST(ChromeJsonMalformed, TruncatedAnywhere) {
+  // Every proper prefix of an object-form trace is an error with an offset
+  // inside the prefix, whatever the buffer size.
+  const std::string text = R"J({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k\"x", "pid": 0, "tid": 7, "ts": 1.5, "dur": 2, "args": {"grid": [1, 2, 3], "device": 0, "stream": 7}}, {"ph": "i", "name": "m", "pid": 1, "tid": 1, "ts": 3}], "baseTimeNanoseconds": 5})J";
+  import_text(text);  // the whole text is fine
+  for (std::size_t n = 0; n < text.size(); ++n) {
+    for (std::size_t bytes : {0u, 16u, 29u}) {
+      const InputError e = import_error(text.substr(0, n), bytes);
+      EXPECT_LE(e.offset(), n) << n << ": " << e.what();
+      EXPECT_FALSE(e.reason().empty());
+    }
+  }
+}
+
+TEST(ChromeJsonMalformed, ClearErrorsWithOffsets) {
+  struct Case {
+    std::string json;
+    std::string reason_part;
+    std::uint64_t offset;
+  };
+  const std::vector<Case> cases = {
+      {"", "empty file", 0},
+      {"   \n ", "no JSON value", 5},
+      {R"J("just a string")J", "expected '{' or '['", 0},
+      {R"J({"foo": 1})J", "no \"traceEvents\" array", InputError::kNoOffset},
+      {R"J({"traceEvents": 5})J", "\"traceEvents\" is not an array", 16},
+      {R"J({"traceEvents": [5]})J", "not an object", 17},
+      {R"J({"traceEvents": [{"ph": "X", "ts": 01}]})J", "invalid number", 36},
+      {R"J({"traceEvents": [{"ph": "X", "ts": 1.2.3}]})J", "invalid number", 38},
+      {R"J({"traceEvents": [{"ph": "X", "ts": -}]})J", "invalid number", 36},
+      {R"J({"traceEvents": [{"ph": "X", "ts": 1e}]})J", "exponent", 37},
+      {R"J({"traceEvents": [{"ph": tru}]})J", "invalid literal", 24},
+      {R"J({"traceEvents": [{"ph" "X"}]})J", "expected ':'", 23},
+      {R"J({"traceEvents": [{"ph": "X",}]})J", "expected a key", 28},
+      {R"J({"traceEvents": [{"ph": "X"} {"ph": "X"}]})J", "expected ',' or ']'", 29},
+      {R"J({"traceEvents": [{"ph": "X"}],})J", "expected a key", 30},
+      {R"J({"traceEvents": [{"ph": "X"]}]})J", "mismatched ']'", 27},
+      {R"J({"traceEvents": [{"ph": "\q"}]})J", "invalid escape", 25},
+      {"{\"traceEvents\": [{\"ph\": \"a\x01\"}]}", "control character", 26},
+      {R"J({"traceEvents": []} extra)J", "after the end", 20},
+      {R"J({"traceEvents": [], "x": [1, 2}})J", "mismatched '}'", 30},
+      {R"J({"traceEvents": [], "x": 1.})J", "malformed JSON", 25},
+      {"{\"traceEvents\": [{\"name\": \"\xC3\x28\"}]}", "invalid UTF-8", 27},
+      {"{\"traceEvents\": [{\"name\": \"ok\xED\xA0\x80\"}]}", "invalid UTF-8", 29},
+      {"{\"traceEvents\": [], \"k\": \"\xFF\"}", "invalid UTF-8", 26},
+  };
+  for (const Case& c : cases) {
+    for (std::size_t bytes : {0u, 16u}) {
+      const InputError e = import_error(c.json, bytes);
+      EXPECT_NE(e.reason().find(c.reason_part), std::string::npos) << c.json << " -> " << e.what();
+      EXPECT_EQ(e.offset(), c.offset) << c.json << " -> " << e.what();
+    }
+  }
+}
+
+TEST(ChromeJsonMalformed, DeepNesting) {
+  std::string deep = R"J({"traceEvents": [{"ph": "X", "args": )J";
+  for (int i = 0; i < 10000; ++i) deep += "[";
+  const InputError e = import_error(deep);
+  EXPECT_NE(e.reason().find("nested deeper"), std::string::npos) << e.what();
+  // Deep but within the limit is fine.
+  std::string ok = R"J({"traceEvents": [{"ph": "X", "name": "n", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"a": )J";
+  for (int i = 0; i < 200; ++i) ok += "[";
+  for (int i = 0; i < 200; ++i) ok += "]";
+  ok += "}}]}";
+  EXPECT_EQ(import_text(ok).ranges().size(), 1u);
+}
+
+TEST(ChromeJsonMalformed, HugeNumbersAreCountedNotKept) {
+  // Valid JSON whose times do not fit 64-bit ns: the event is skipped and counted.
+  const Trace t = import_text(R"J({"traceEvents": [
+    {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1e400, "dur": 1},
+    {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 99999999999999999999999, "dur": 1},
+    {"ph": "X", "name": "c", "pid": 1, "tid": 1, "ts": 1, "dur": 1e30},
+    {"ph": "X", "name": "d", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"grid": [1e300, 99999999999999999999]}},
+    {"ph": "X", "name": "e", "pid": 99999999999999999999, "tid": -5, "ts": 2, "dur": 1}
+  ]})J");
+  EXPECT_EQ(t.meta().stat("import.skipped.invalid_ts"), 2u);
+  EXPECT_EQ(t.meta().stat("import.skipped.invalid_dur"), 1u);
+  EXPECT_EQ(t.ranges().size(), 2u);
+}
+
+TEST(ChromeJsonMalformed, GzipTruncatedOrCorrupt) {
+  const std::string gz = gzip(kKineto);
+  for (std::size_t n : {std::size_t{3}, std::size_t{10}, gz.size() / 3, gz.size() / 2, gz.size() - 9, gz.size() - 1}) {
+    const InputError e = import_error(gz.substr(0, n), 0, "trunc.json.gz");
+    EXPECT_TRUE(e.reason().find("gzip") != std::string::npos || e.reason().find("truncated") != std::string::npos)
+        << n << ": " << e.what();
+  }
+  for (std::size_t at : {std::size_t{3}, std::size_t{12}, gz.size() / 2, gz.size() - 6}) {
+    std::string bad = gz;
+    bad[at] = static_cast<char>(bad[at] ^ 0x5A);
+    const InputError e = import_error(bad, 0, "corrupt.json.gz");
+    EXPECT_FALSE(e.reason().empty()) << at;
+  }
+  const InputError junk = import_error(gz + "junk", 0, "junk.json.gz");
+  EXPECT_NE(junk.reason().find("after the end of the gzip stream"), std::string::npos) << junk.what();
+  // Zero padding after the stream is tolerated.
+  EXPECT_EQ(import_chrome_json(write_file("pad.json.gz", gz + std::string(100, '\0'))).kernels().size(), 1u);
+}
+
+TEST(ChromeJsonMalformed, NotAFile) {
+  EXPECT_THROW(import_chrome_json(temp_path("does-not-exist.json")), InputError);
+  EXPECT_THROW(import_chrome_json(::testing::TempDir()), InputError);
+}
+
+}  // namespace
+}  // namespace gpuscope

@@ -1,0 +1,399 @@
+// Synthetic traces: exact sizes, determinism, realistic structure, planted problems.
+#include "import/synthetic.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpuscope {
+namespace {
+
+SyntheticOptions small(std::uint64_t kernels, std::uint32_t gpus = 2) {
+  SyntheticOptions o;
+  o.kernels = kernels;
+  o.gpus = gpus;
+  return o;
+}
+
+TimeNs kernel_time(const Trace& t, KernelCategory c) {
+  TimeNs sum = 0;
+  for (std::size_t i = 0; i < t.kernels().size(); ++i)
+    if (t.kernels().category_at(i) == c) sum += t.kernels().end[i] - t.kernels().start[i];
+  return sum;
+}
+
+TimeNs kernel_time(const Trace& t) {
+  TimeNs sum = 0;
+  for (std::size_t i = 0; i < t.kernels().size(); ++i) sum += t.kernels().end[i] - t.kernels().start[i];
+  return sum;
+}
+
+// Every column of every table, as bytes (doubles compare bitwise).
+std::vector<std::string> column_bytes(const Trace& t, TableId which) {
+  std::vector<std::string> out;
+  t.tables().for_each_table([&](TableId id, const auto& table) {
+    if (id != which) return;
+    table.for_each_column([&](ColumnInfo, const auto& col) {
+      out.emplace_back(reinterpret_cast<const char*>(col.data()), col.size() * sizeof(col[0]));
+    });
+  });
+  return out;
+}
+
+// Compares every column of every table, the strings, tracks and meta.
+void expect_same(const Trace& a, const Trace& b) {
+  EXPECT_EQ(a.meta(), b.meta());
+  EXPECT_EQ(a.tracks(), b.tracks());
+  EXPECT_EQ(a.devices(), b.devices());
+  EXPECT_EQ(a.processes(), b.processes());
+  EXPECT_EQ(a.counter_series(), b.counter_series());
+  EXPECT_EQ(a.strings().arena(), b.strings().arena());
+  EXPECT_EQ(a.strings().offsets(), b.strings().offsets());
+  for (int i = 0; i < kTableCount; ++i) {
+    const auto id = static_cast<TableId>(i);
+    EXPECT_EQ(column_bytes(a, id), column_bytes(b, id)) << to_string(id);
+  }
+}
+
+TEST(Synthetic, HasExactlyTheRequestedKernelCount) {
+  for (std::uint64_t n : {0ull, 1ull, 7ull, 163ull, 164ull, 165ull, 1000ull, 12345ull})
+    for (std::uint32_t gpus : {1u, 2u, 3u, 4u}) {
+      const Trace t = make_synthetic_trace(small(n, gpus));
+      EXPECT_EQ(t.kernels().size(), n) << n << " kernels on " << gpus << " GPUs";
+      // Split over the GPUs as evenly as possible.
+      std::map<std::uint32_t, std::uint64_t> per_device;
+      for (std::size_t i = 0; i < t.kernels().size(); ++i) ++per_device[t.tracks()[t.kernels().track[i]].device];
+      for (const auto& [d, count] : per_device) {
+        EXPECT_GE(count, n / gpus);
+        EXPECT_LE(count, n / gpus + 1);
+      }
+    }
+}
+
+TEST(Synthetic, SameSeedSameTraceOtherSeedOtherTrace) {
+  SyntheticOptions o = small(5000, 3);
+  o.seed = 42;
+  const Trace a = make_synthetic_trace(o);
+  const Trace b = make_synthetic_trace(o);
+  expect_same(a, b);
+
+  o.seed = 43;
+  const Trace c = make_synthetic_trace(o);
+  ASSERT_EQ(c.kernels().size(), a.kernels().size());
+  EXPECT_NE(a.kernels().start, c.kernels().start);
+  EXPECT_NE(a.kernels().end, c.kernels().end);
+  // The structure does not depend on the seed, only the noise does.
+  EXPECT_EQ(a.kernels().name, c.kernels().name);
+}
+
+TEST(Synthetic, SaysItIsSynthetic) {
+  SyntheticOptions o = small(500, 2);
+  o.command_line = "gpuscope synth -o x.gscope --kernels 500";
+  const Trace t = make_synthetic_trace(o);
+  EXPECT_EQ(t.meta().source, TraceSource::synthetic);
+  EXPECT_NE(t.meta().producer.find("synthetic"), std::string::npos);
+  EXPECT_EQ(t.meta().command_line, o.command_line);
+  EXPECT_EQ(t.meta().property("synthetic.gpus"), "2");
+  ASSERT_EQ(t.devices().size(), 2u);
+  for (const Device& d : t.devices()) {
+    EXPECT_NE(d.name.find("Synthetic"), std::string::npos);
+    EXPECT_EQ(d.sm_count, 132u);
+    EXPECT_GT(d.memory_bytes, 0u);
+  }
+  ASSERT_EQ(t.processes().size(), 1u);
+  EXPECT_NE(t.processes()[0].name.find("synthetic"), std::string::npos);
+}
+
+TEST(Synthetic, EveryGpuOpHasItsLaunchCallAndCorrelationIsUnique) {
+  const Trace t = make_synthetic_trace(small(3000, 3));
+  const auto& api = t.api_calls();
+  std::set<std::uint32_t> ids(api.correlation.begin(), api.correlation.end());
+  EXPECT_EQ(ids.size(), api.size()) << "correlation ids repeat";
+  EXPECT_EQ(ids.count(0), 0u);
+  for (std::size_t i = 0; i < t.kernels().size(); ++i) {
+    const RowIndex a = t.kernels().api[i];
+    ASSERT_NE(a, kNoRow);
+    EXPECT_EQ(t.str(api.name[a]), "cudaLaunchKernel");
+    EXPECT_EQ(api.correlation[a], t.kernels().correlation[i]);
+    EXPECT_GE(t.kernels().start[i], api.end[a]) << "a kernel starts after its launch call returns";
+    // The launching thread drives the kernel's GPU.
+    EXPECT_EQ(t.tracks()[api.track[a]].tid - 4250, t.tracks()[t.kernels().track[i]].device);
+  }
+  ASSERT_GT(t.memcpys().size(), 0u);
+  for (std::size_t i = 0; i < t.memcpys().size(); ++i) {
+    ASSERT_NE(t.memcpys().api[i], kNoRow);
+    EXPECT_EQ(t.str(api.name[t.memcpys().api[i]]), "cudaMemcpyAsync");
+    EXPECT_EQ(t.memcpys().kind_at(i), CopyKind::htod);
+    EXPECT_EQ(t.memcpys().src_kind_at(i), MemoryKind::pinned);
+  }
+  ASSERT_GT(t.memsets().size(), 0u);
+  for (std::size_t i = 0; i < t.memsets().size(); ++i) ASSERT_NE(t.memsets().api[i], kNoRow);
+  // Every API call launched something, except the synchronizations.
+  for (std::size_t i = 0; i < api.size(); ++i) {
+    if (t.str(api.name[i]) == "cudaStreamSynchronize") continue;
+    EXPECT_NE(static_cast<OpTable>(api.op_table[i]), OpTable::none) << t.str(api.name[i]);
+  }
+}
+
+TEST(Synthetic, KernelsAreClassifiedAndCategoriesArePresent) {
+  SyntheticOptions o = small(20000, 4);
+  o.padding_share = 0.1;
+  o.broadcast_share = 0.1;
+  o.transpose_share = 0.05;
+  const Trace t = make_synthetic_trace(o);
+  std::set<KernelCategory> seen;
+  for (std::size_t i = 0; i < t.kernels().size(); ++i) {
+    const KernelCategory c = t.kernels().category_at(i);
+    EXPECT_NE(c, KernelCategory::other) << t.str(t.kernels().name[i]);
+    seen.insert(c);
+  }
+  for (KernelCategory c :
+       {KernelCategory::padding, KernelCategory::broadcast, KernelCategory::transpose, KernelCategory::convolution,
+        KernelCategory::gemm, KernelCategory::normalization, KernelCategory::elementwise, KernelCategory::pooling,
+        KernelCategory::softmax_loss, KernelCategory::optimizer, KernelCategory::communication})
+    EXPECT_TRUE(seen.count(c)) << to_string(c);
+
+  // Without planted problems there are no such kernels at all.
+  const Trace clean = make_synthetic_trace(small(20000, 4));
+  EXPECT_EQ(kernel_time(clean, KernelCategory::padding), 0);
+  EXPECT_EQ(kernel_time(clean, KernelCategory::broadcast), 0);
+  EXPECT_EQ(kernel_time(clean, KernelCategory::transpose), 0);
+}
+
+TEST(Synthetic, PlantedSharesAreExactWithoutNoise) {
+  SyntheticOptions o = SyntheticOptions::report_pathologies();
+  o.jitter = 0;
+  o.gpus = 4;
+  o.kernels = 4ull * 10 * synthetic_kernels_per_step(o);  // whole steps
+  const Trace t = make_synthetic_trace(o);
+  const double total = static_cast<double>(kernel_time(t));
+  EXPECT_NEAR(kernel_time(t, KernelCategory::padding) / total, 0.214, 1e-6);
+  EXPECT_NEAR(kernel_time(t, KernelCategory::broadcast) / total, 0.20, 1e-6);
+}
+
+TEST(Synthetic, PlantedSharesAreCloseWithNoiseAndAStraggler) {
+  SyntheticOptions o = small(50000, 4);
+  o.padding_share = 0.25;
+  o.straggler_gpu = 1;
+  o.straggler_slowdown = 1.2;
+  const Trace t = make_synthetic_trace(o);
+  const double share = static_cast<double>(kernel_time(t, KernelCategory::padding)) / kernel_time(t);
+  EXPECT_NEAR(share, 0.25, 0.001);
+}
+
+// Kernels on one stream never overlap; returns the time with two or more
+// kernels running at once on `device`.
+TimeNs concurrent_time(const Trace& t, std::uint32_t device) {
+  std::vector<std::pair<TimeNs, int>> edges;
+  for (std::size_t i = 0; i < t.kernels().size(); ++i) {
+    if (t.tracks()[t.kernels().track[i]].device != device) continue;
+    edges.push_back({t.kernels().start[i], +1});
+    edges.push_back({t.kernels().end[i], -1});
+  }
+  std::sort(edges.begin(), edges.end());  // ends (-1) before starts (+1) at equal times
+  TimeNs total = 0, since = 0;
+  int running = 0;
+  for (const auto& [time, delta] : edges) {
+    if (running >= 2) total += time - since;
+    running += delta;
+    since = time;
+  }
+  return total;
+}
+
+TEST(Synthetic, StreamsRunInOrder) {
+  const Trace t = make_synthetic_trace(small(10000, 2));
+  for (TrackId track = 0; track < t.tracks().size(); ++track) {
+    if (t.tracks()[track].kind != TrackKind::gpu) continue;
+    const RowRange r = t.rows_of(TableId::kernels, track);
+    for (RowIndex i = r.begin + 1; i < r.end; ++i)
+      ASSERT_GE(t.kernels().start[i], t.kernels().end[i - 1]) << "kernels overlap on " << t.tracks()[track].name;
+  }
+}
+
+TEST(Synthetic, OneStreamAndAllReduceAfterBackwardMeansNoConcurrency) {
+  SyntheticOptions o = small(10000, 4);
+  o.compute_streams = 1;
+  o.overlap_communication = false;
+  o.overlap_weight_update = false;
+  const Trace serial = make_synthetic_trace(o);
+  for (std::uint32_t d = 0; d < 4; ++d) EXPECT_EQ(concurrent_time(serial, d), 0) << "device " << d;
+
+  const Trace overlapped = make_synthetic_trace(small(10000, 4));  // 2 compute streams, bucketed all-reduce
+  for (std::uint32_t d = 0; d < 4; ++d) EXPECT_GT(concurrent_time(overlapped, d), 0) << "device " << d;
+}
+
+TEST(Synthetic, StepsAreNvtxRangesWithTheirPhases) {
+  SyntheticOptions o = small(0, 2);
+  const std::uint32_t per_step = synthetic_kernels_per_step(o);
+  o.kernels = 2ull * 5 * per_step;
+  const Trace t = make_synthetic_trace(o);
+  std::map<std::string, int> count;
+  const auto& r = t.ranges();
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const std::string name(t.str(r.name[i]));
+    EXPECT_EQ(r.kind_at(i), RangeKind::push_pop);
+    EXPECT_EQ(t.tracks()[r.track[i]].kind, TrackKind::cpu);
+    if (name.rfind("step ", 0) == 0) {
+      EXPECT_EQ(r.depth[i], 0u);
+      ++count["step"];
+    } else {
+      EXPECT_EQ(r.depth[i], 1u) << name;
+      ++count[name];
+    }
+  }
+  EXPECT_EQ(count["step"], 10);
+  EXPECT_EQ(count["forward"], 10);
+  EXPECT_EQ(count["backward"], 10);
+  EXPECT_EQ(count["all-reduce"], 10);
+  EXPECT_EQ(count["optimizer"], 10);
+  // Kernels per step per GPU are exactly what synthetic_kernels_per_step says.
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (t.str(r.name[i]).rfind("step ", 0) != 0) continue;
+    std::uint64_t launched = 0;
+    const RowRange calls = t.rows_overlapping(TableId::api_calls, r.track[i], r.start[i], r.end[i]);
+    for (RowIndex a = calls.begin; a < calls.end; ++a)
+      launched += static_cast<OpTable>(t.api_calls().op_table[a]) == OpTable::kernel;
+    EXPECT_EQ(launched, per_step);
+  }
+  // One sync per step per GPU, waiting on the compute stream.
+  EXPECT_EQ(t.syncs().size(), 10u);
+  for (std::size_t i = 0; i < t.syncs().size(); ++i) {
+    EXPECT_EQ(t.syncs().type_at(i), SyncType::stream);
+    EXPECT_EQ(t.syncs().stream[i], 7u);
+  }
+}
+
+TEST(Synthetic, KernelsPerStepIsExact) {
+  for (std::uint32_t want : {150u, 200u, 333u, 1000u}) {
+    SyntheticOptions o = small(0, 2);
+    o.kernels_per_step = want;
+    EXPECT_EQ(synthetic_kernels_per_step(o), want);
+    o.kernels = 2ull * 3 * want;
+    const Trace t = make_synthetic_trace(o);
+    EXPECT_EQ(t.kernels().size(), o.kernels);
+    std::size_t steps = 0;
+    for (std::size_t i = 0; i < t.ranges().size(); ++i) steps += t.str(t.ranges().name[i]).rfind("step ", 0) == 0;
+    EXPECT_EQ(steps, 6u);
+  }
+  SyntheticOptions tiny = small(10, 2);
+  tiny.kernels_per_step = 3;
+  EXPECT_THROW(synthetic_kernels_per_step(tiny), std::invalid_argument);
+}
+
+TEST(Synthetic, AStragglerMakesTheOthersWaitInNccl) {
+  SyntheticOptions o = small(0, 4);
+  o.jitter = 0;
+  o.straggler_gpu = 2;
+  o.straggler_slowdown = 1.5;
+  o.overlap_communication = false;
+  o.kernels = 4ull * 4 * synthetic_kernels_per_step(o);
+  const Trace t = make_synthetic_trace(o);
+  std::map<std::uint32_t, TimeNs> comm;
+  for (std::size_t i = 0; i < t.kernels().size(); ++i)
+    if (t.kernels().category_at(i) == KernelCategory::communication)
+      comm[t.tracks()[t.kernels().track[i]].device] += t.kernels().end[i] - t.kernels().start[i];
+  ASSERT_EQ(comm.size(), 4u);
+  for (std::uint32_t d : {0u, 1u, 3u}) EXPECT_GT(comm[d], 2 * comm[2]) << "device " << d;
+  // All-reduce kernels of one bucket end together on every GPU.
+  std::map<std::uint32_t, std::set<TimeNs>> ends_by_device;
+  for (std::size_t i = 0; i < t.kernels().size(); ++i)
+    if (t.kernels().category_at(i) == KernelCategory::communication)
+      ends_by_device[t.tracks()[t.kernels().track[i]].device].insert(t.kernels().end[i]);
+  EXPECT_EQ(ends_by_device[0], ends_by_device[2]);
+}
+
+TEST(Synthetic, OneGpuHasNoAllReduce) {
+  const Trace t = make_synthetic_trace(small(2000, 1));
+  EXPECT_EQ(kernel_time(t, KernelCategory::communication), 0);
+  for (std::size_t i = 0; i < t.ranges().size(); ++i) EXPECT_NE(t.str(t.ranges().name[i]), "all-reduce");
+}
+
+TEST(Synthetic, InputWaitLeavesTheGpuIdle) {
+  SyntheticOptions o = small(0, 1);
+  o.jitter = 0;
+  o.kernels = 5ull * synthetic_kernels_per_step(o);
+  const Trace busy = make_synthetic_trace(o);
+  o.input_wait_ns = 5'000'000;
+  const Trace starved = make_synthetic_trace(o);
+  const TimeNs span_busy = busy.gpu_end_time() - busy.gpu_begin_time();
+  const TimeNs span_starved = starved.gpu_end_time() - starved.gpu_begin_time();
+  EXPECT_GE(span_starved - span_busy, 4 * 5'000'000);  // four waits between five steps
+  EXPECT_EQ(kernel_time(busy), kernel_time(starved));
+}
+
+TEST(Synthetic, CountersArePresent) {
+  const Trace t = make_synthetic_trace(small(5000, 2));
+  ASSERT_EQ(t.counter_series().size(), 2u);
+  EXPECT_EQ(t.counter_series()[0].unit, "W");
+  EXPECT_GT(t.counters().size(), 0u);
+  for (double v : t.counters().value) {
+    EXPECT_GE(v, 150.0);
+    EXPECT_LE(v, 700.0);
+  }
+}
+
+TEST(Synthetic, RefusesBadOptions) {
+  auto bad = [](auto change) {
+    SyntheticOptions o = small(100, 2);
+    change(o);
+    EXPECT_THROW(make_synthetic_trace(o), std::invalid_argument);
+  };
+  bad([](SyntheticOptions& o) { o.gpus = 0; });
+  bad([](SyntheticOptions& o) { o.gpus = 65; });
+  bad([](SyntheticOptions& o) { o.layers = 0; });
+  bad([](SyntheticOptions& o) { o.compute_streams = 0; });
+  bad([](SyntheticOptions& o) { o.compute_streams = 9; });
+  bad([](SyntheticOptions& o) { o.padding_share = -0.1; });
+  bad([](SyntheticOptions& o) { o.padding_share = 0.5, o.broadcast_share = 0.5; });
+  bad([](SyntheticOptions& o) { o.jitter = 0.9; });
+  bad([](SyntheticOptions& o) { o.straggler_gpu = 2; });
+  bad([](SyntheticOptions& o) { o.straggler_slowdown = 0.5; });
+  bad([](SyntheticOptions& o) { o.kernels = 2'000'000'000; });
+  bad([](SyntheticOptions& o) { o.normalization_slowdown = std::numeric_limits<double>::quiet_NaN(); });
+}
+
+}  // namespace
+}  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+TEST(Synthetic, EverySwitchCombinationGivesAConsistentTrace) {
+  for (int bits = 0; bits < 32; ++bits) {
+    SyntheticOptions o;
+    o.kernels = 2345;
+    o.gpus = 1 + bits % 3;
+    o.overlap_communication = bits & 1;
+    o.overlap_weight_update = bits & 2;
+    o.prefetch_input = bits & 4;
+    o.sync_every_step = bits & 8;
+    o.compute_streams = (bits & 16) ? 3 : 1;
+    o.padding_share = 0.1;
+    o.layers = 7;
+    const Trace t = make_synthetic_trace(o);
+    SCOPED_TRACE("switches " + std::to_string(bits));
+    ASSERT_EQ(t.kernels().size(), o.kernels);
+    for (TrackId track = 0; track < t.tracks().size(); ++track) {
+      const RowRange r = t.rows_of(TableId::kernels, track);
+      for (RowIndex i = r.begin + 1; i < r.end; ++i) ASSERT_GE(t.kernels().start[i], t.kernels().end[i - 1]);
+    }
+    for (std::size_t i = 0; i < t.kernels().size(); ++i) ASSERT_NE(t.kernels().api[i], kNoRow);
+    for (std::size_t i = 0; i < t.memcpys().size(); ++i) ASSERT_NE(t.memcpys().api[i], kNoRow);
+    EXPECT_EQ(t.syncs().size() > 0, o.sync_every_step);
+    // Ranges nest: every phase lies inside a step on its thread.
+    for (std::size_t i = 0; i < t.ranges().size(); ++i) {
+      ASSERT_LE(t.ranges().start[i], t.ranges().end[i]);
+      ASSERT_LE(t.ranges().depth[i], 1u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpuscope
