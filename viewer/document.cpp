@@ -1,19 +1,17 @@
 #include "viewer/document.h"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <exception>
-#include <unordered_map>
 
 #include "trace/error.h"
-#include "trace/kernel_category.h"
 
+#include "analysis/analyze.h"
 #if GPUSCOPE_VIEWER_HAVE_OPEN_TRACE
 #include "import/open_trace.h"
-#endif
-#if GPUSCOPE_VIEWER_HAVE_ANALYSIS
-#include "analysis/analyze.h"
+#else
+#include "import/chrome_json.h"
+#include "store/gscope.h"
 #endif
 
 namespace gpuscope::viewer {
@@ -55,95 +53,7 @@ std::string_view Document::source_label() const { return viewer::source_label(tr
 
 // [SECTION] Profile ----------------------------------------------------------------------------
 
-#if GPUSCOPE_VIEWER_HAVE_ANALYSIS
 Profile compute_profile(const Trace& trace) { return analyze(trace, AnalysisOptions{}); }
-#else
-}  // namespace gpuscope::viewer
-namespace gpuscope {
-// analysis/ defines these with the Profile; until it is built here, the viewer does.
-std::string_view to_string(Severity s) {
-  switch (s) {
-    case Severity::info: return "info";
-    case Severity::warning: return "warning";
-    case Severity::critical: return "critical";
-  }
-  return "info";
-}
-std::string_view to_string(StepSource s) {
-  switch (s) {
-    case StepSource::none: return "none";
-    case StepSource::nvtx: return "nvtx";
-    case StepSource::profiler_step: return "profiler_step";
-    case StepSource::pattern: return "pattern";
-  }
-  return "none";
-}
-}  // namespace gpuscope
-namespace gpuscope::viewer {
-
-// Until analysis/ is built into this tree: the numbers the trace gives
-// directly (categories, per-kernel hotspots, per-device busy time), so the
-// panels have something true to show. No findings, no steps.
-Profile compute_profile(const Trace& trace) {
-  Profile p;
-  p.source = trace.meta().source;
-  p.producer = trace.meta().producer;
-  p.window = {trace.begin_time(), trace.end_time()};
-  const KernelTable& k = trace.kernels();
-  TimeNs total = 0;
-  std::array<CategoryTime, kKernelCategoryCount> cats{};
-  std::unordered_map<StringId, std::vector<TimeNs>> by_name;
-  for (std::size_t i = 0; i < k.size(); ++i) {
-    const TimeNs d = k.end[i] - k.start[i];
-    total += d;
-    auto& c = cats[k.category[i]];
-    c.time_ns += d;
-    ++c.count;
-    by_name[k.name[i]].push_back(d);
-  }
-  for (int c = 0; c < kKernelCategoryCount; ++c) {
-    if (cats[c].count == 0) continue;
-    cats[c].category = static_cast<KernelCategory>(c);
-    cats[c].share = total > 0 ? static_cast<double>(cats[c].time_ns) / static_cast<double>(total) : 0;
-    p.categories.push_back(cats[c]);
-  }
-  std::sort(p.categories.begin(), p.categories.end(), [](auto& a, auto& b) { return a.time_ns > b.time_ns; });
-  for (auto& [name, d] : by_name) {
-    Hotspot h;
-    h.name = std::string(trace.str(name));
-    h.category = classify_kernel(h.name);
-    h.stats.count = d.size();
-    for (TimeNs x : d) h.stats.total += x;
-    h.stats.min = *std::min_element(d.begin(), d.end());
-    h.stats.max = *std::max_element(d.begin(), d.end());
-    h.stats.mean = h.stats.total / static_cast<TimeNs>(d.size());
-    std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
-    h.stats.median = d[d.size() / 2];
-    h.share = total > 0 ? static_cast<double>(h.stats.total) / static_cast<double>(total) : 0;
-    p.hotspots.push_back(std::move(h));
-  }
-  std::sort(p.hotspots.begin(), p.hotspots.end(), [](auto& a, auto& b) { return a.stats.total > b.stats.total; });
-  std::vector<std::uint32_t> devices;
-  for (const Track& t : trace.tracks())
-    if (t.kind == TrackKind::gpu && std::find(devices.begin(), devices.end(), t.device) == devices.end())
-      devices.push_back(t.device);
-  for (std::uint32_t dev_id : devices) {
-    const DeviceActivity a = DeviceActivity::build(trace, dev_id);
-    DeviceSummary d;
-    d.id = a.device();
-    if (const Device* dev = trace.device(a.device())) d.name = dev->name;
-    d.window = {a.begin(), a.end()};
-    d.span_ns = a.end() - a.begin();
-    d.busy_ns = a.total_busy_ns();
-    d.utilization = d.span_ns > 0 ? static_cast<double>(d.busy_ns) / static_cast<double>(d.span_ns) : 0;
-    d.idle_ns = d.span_ns - d.busy_ns;
-    d.streams = static_cast<std::uint32_t>(a.tracks().size());
-    p.devices.push_back(std::move(d));
-  }
-  p.trace_stats = trace.meta().stats;
-  return p;
-}
-#endif
 
 // [SECTION] Loader -----------------------------------------------------------------------------
 
@@ -153,8 +63,11 @@ void Loader::start(std::string path) {
 #if GPUSCOPE_VIEWER_HAVE_OPEN_TRACE
     return open_trace(p, progress);
 #else
-    (void)progress;
-    throw InputError(p, "this build of gpuscope-view cannot read files (src/import is not built)");
+    // Interim until import/open_trace.cpp is on main: the same dispatch by content.
+    if (is_gscope_file(p)) return read_gscope(p, nullptr, progress);
+    ChromeImportOptions options;
+    options.progress = progress;
+    return import_chrome_json(p, options);
 #endif
   });
 }

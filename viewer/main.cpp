@@ -31,9 +31,7 @@
 #include "viewer/options.h"
 #include "viewer/view.h"
 
-#if GPUSCOPE_VIEWER_HAVE_SYNTHETIC
 #include "import/synthetic.h"
-#endif
 
 namespace gv = gpuscope::viewer;
 
@@ -80,10 +78,8 @@ Options parse_command_line(int argc, char** argv) {
   app.add_flag("--regex", o.find_regex, "--find is a regular expression");
   app.add_option("--frames", o.frames, "headless: frames to render after loading (default 3)")
       ->check(CLI::Range(1, 1000));
-#if GPUSCOPE_VIEWER_HAVE_SYNTHETIC
   app.add_option("--synthetic", o.synthetic,
                  "open a synthetic trace of N kernels generated in memory instead of a file (demos, stress tests)");
-#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -213,7 +209,6 @@ bool write_atomically(const std::string& path, const std::function<bool(const st
 }
 
 void open_source(gv::View& view, const Options& o) {
-#if GPUSCOPE_VIEWER_HAVE_SYNTHETIC
   if (o.synthetic > 0) {
     const std::uint64_t n = o.synthetic;
     view.open_with("synthetic:" + std::to_string(n), [n](const gpuscope::LoadProgress&) {
@@ -223,7 +218,6 @@ void open_source(gv::View& view, const Options& o) {
     });
     return;
   }
-#endif
   view.open(o.files[0]);
   if (o.files.size() > 1) view.open_compare(o.files[1]);
 }

@@ -92,6 +92,8 @@ std::string format_offset(TimeNs offset_ns, TimeNs step_ns) {
   return fixed_point(offset_ns, kUnits[u].scale, decimals, kUnits[u].name);
 }
 
+std::string format_timestamp(TimeNs offset_ns) { return fixed_point(offset_ns, 1'000'000'000, 9, "s"); }
+
 std::string format_bandwidth(double bytes_per_second) {
   char buf[64];
   if (!(bytes_per_second > 0) || !std::isfinite(bytes_per_second)) return "n/a";

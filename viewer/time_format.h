@@ -20,6 +20,9 @@ std::string format_duration(TimeNs ns);
 // 500'000 -> "1.5 ms".
 std::string format_offset(TimeNs offset_ns, TimeNs step_ns);
 
+// An exact offset in seconds with all 9 decimals: "42.226422000 s".
+std::string format_timestamp(TimeNs offset_ns);
+
 // Bytes per second as "12.3 GB/s" (decimal units, as nvidia-smi and nsys print).
 std::string format_bandwidth(double bytes_per_second);
 // "4.00 MiB", "512 B".

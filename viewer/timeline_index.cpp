@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "trace/detail/time_columns.h"
+#include "viewer/text.h"
 
 namespace gpuscope::viewer {
 
@@ -78,14 +79,14 @@ std::string cpu_group_label(const Trace& trace, std::uint32_t pid) {
 }
 
 std::string track_label(const Track& t) {
-  if (t.kind == TrackKind::gpu) {
-    std::string s = "stream " + std::to_string(t.stream);
-    if (!t.name.empty() && t.name != s) s += " · " + t.name;
-    return s;
-  }
-  std::string s = "thread " + std::to_string(t.tid);
-  if (!t.name.empty()) s += " · " + t.name;
-  return s;
+  // The source's name when it has one ("stream 7 (compute)", "thread 12 (python)"),
+  // with the id in front unless the name already carries it.
+  const bool gpu = t.kind == TrackKind::gpu;
+  const std::string id = std::to_string(gpu ? t.stream : t.tid);
+  const std::string plain = cat(gpu ? "stream " : "thread ", id);
+  if (t.name.empty()) return plain;
+  if (t.name.find(id) != std::string::npos) return t.name;
+  return cat(plain, " · ", t.name);
 }
 
 }  // namespace

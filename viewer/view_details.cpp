@@ -109,7 +109,7 @@ void View::draw_details() {
   const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
   ImGui::BeginGroup();
   if (ImGui::BeginTable("event", 2, flags, ImVec2(ImGui::GetContentRegionAvail().x * 0.5f, 0))) {
-    row("start", cat("+", format_offset(start - origin, 1)));
+    row("start", cat("+", format_timestamp(start - origin), " from the trace start"));
     row("duration", format_duration(end - start));
     if (trk.kind == TrackKind::gpu) {
       std::string dev = std::to_string(trk.device);
@@ -197,8 +197,10 @@ void View::draw_details() {
       const TimeNs as = t.api_calls.start[api], ae = t.api_calls.end[api];
       const Track& at = tr.tracks()[t.api_calls.track[api]];
       ImGui::Text("Launched by %s", std::string(tr.str(t.api_calls.name[api])).c_str());
-      ImGui::TextDisabled("  thread %u/%u · took %s · GPU started %s after the call returned", at.pid, at.tid,
-                          format_duration(ae - as).c_str(), format_duration(start - ae).c_str());
+      // Launch delay: from the call's start to the GPU start (the GPU may start before the call returns).
+      ImGui::TextDisabled("  thread %u/%u · the call took %s · the GPU started %s after it began%s", at.pid, at.tid,
+                          format_duration(ae - as).c_str(), format_duration(start - as).c_str(),
+                          start < ae ? ", before it returned" : "");
       if (ImGui::SmallButton("select the launch")) select(Selection{TableId::api_calls, api});
       stack_track = t.api_calls.track[api];
       stack_time = as;

@@ -345,7 +345,7 @@ float View::draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x
 
   const float label_x = x0 - kLabelWidth + 8;
   dl->AddText(ImVec2(label_x, y + 4), IM_COL32(170, 170, 170, 255), "  utilization");
-  dl->AddText(ImVec2(label_x, y + kLaneH + 5), IM_COL32(170, 170, 170, 255), "  kernels in flight");
+  char in_flight_label[48];
   const float lane_bottom_1 = y + kLaneH - 1, lane_bottom_2 = y + 2 * kLaneH;
   dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + width, lane_bottom_1), IM_COL32(30, 33, 40, 255));
   dl->AddRectFilled(ImVec2(x0, y + kLaneH), ImVec2(x0 + width, lane_bottom_2), IM_COL32(30, 33, 40, 255));
@@ -381,9 +381,8 @@ float View::draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x
   draw_runs([&](const LaneSample& s) {
     return s.in_flight > 1 ? static_cast<int>(std::lround(1.0f / scale * lane_h)) : 0;
   }, lane_bottom_2, kInFlightColor);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "max %.0f", static_cast<double>(scale));
-  dl->AddText(ImVec2(x0 + width - 50, y + kLaneH + 4), IM_COL32(150, 150, 150, 255), buf);
+  std::snprintf(in_flight_label, sizeof in_flight_label, "  kernels in flight (0-%.0f)", static_cast<double>(scale));
+  dl->AddText(ImVec2(label_x, y + kLaneH + 5), IM_COL32(170, 170, 170, 255), in_flight_label);
 
   const ImGuiIO& io = ImGui::GetIO();
   if (ImGui::IsWindowHovered() && io.MousePos.x >= x0 && io.MousePos.x < x0 + width && io.MousePos.y >= y &&

@@ -33,6 +33,11 @@ TEST(FormatOffset, ShowsJustEnoughDecimalsForTheStep) {
   EXPECT_EQ(format_offset(1'000'000'500, 100), "1000000.5 us");
 }
 
+TEST(FormatTimestamp, IsExactToTheNanosecond) {
+  EXPECT_EQ(format_timestamp(42'226'422'001), "42.226422001 s");
+  EXPECT_EQ(format_timestamp(-5), "-0.000000005 s");
+}
+
 TEST(FormatBytesAndBandwidth, UseReadableUnits) {
   EXPECT_EQ(format_bytes(512), "512 B");
   EXPECT_EQ(format_bytes(4ull << 20), "4.00 MiB");
