@@ -370,6 +370,13 @@ class Reader {
         stop(pos);
         break;
       }
+      if (h.stored > data_end_ - pos - kSectionHeaderBytes) {
+        problem(pos, h.tag, true, "truncated: " + std::to_string(h.stored) + " payload bytes declared, " +
+                                      std::to_string(data_end_ - pos - kSectionHeaderBytes) + " present");
+        lose_rows(h.tag, h.items);
+        stop(pos);
+        break;
+      }
       if (h.tag == kTagFooter && !have_index_) {
         // A footer the trailer did not lead to (damaged trailer, or bytes after it).
         if (!footer_seen_) {
@@ -378,13 +385,6 @@ class Reader {
                                  ": trailer missing or damaged; the sections before it were loaded");
         }
         footer_seen_ = true;
-        break;
-      }
-      if (h.stored > data_end_ - pos - kSectionHeaderBytes) {
-        problem(pos, h.tag, true, "truncated: " + std::to_string(h.stored) + " payload bytes declared, " +
-                                      std::to_string(data_end_ - pos - kSectionHeaderBytes) + " present");
-        lose_rows(h.tag, h.items);
-        stop(pos);
         break;
       }
       const std::uint64_t end = pos + kSectionHeaderBytes + h.stored;
@@ -427,6 +427,14 @@ class Reader {
     builder_.tables().for_each_table([](TableId, auto& table) {
       table.for_each_column([](ColumnInfo, auto& col) {
         if (col.capacity() != col.size()) col.shrink_to_fit();
+      });
+    });
+    // freeze() fills the derived columns with assign()/resize(), which reuse
+    // capacity: reserving them here gets them huge pages too.
+    builder_.tables().for_each_table([](TableId, auto& table) {
+      const std::size_t n = table.size();
+      table.for_each_column([n](ColumnInfo info, auto& col) {
+        if (info.flags & kDerived) reserve_column(col, n);
       });
     });
     try {

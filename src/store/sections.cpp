@@ -7,6 +7,8 @@
 // [SECTION] Footer
 #include "store/detail/sections.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <array>
 #include <string>
@@ -15,6 +17,21 @@
 #include "store/detail/column_codec.h"
 
 namespace gpuscope::store_detail {
+
+void advise_huge_pages(void* data, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  // Only big columns: a huge page is 2 MiB, and small vectors share pages with
+  // other allocations.
+  constexpr std::uintptr_t kHuge = 2u << 20;
+  if (bytes < 2 * kHuge) return;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint: errors ignored
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
 
 namespace {
 
@@ -27,7 +44,7 @@ void write_record(ByteWriter& out, ByteWriter& tmp, F&& fields) {
   tmp.clear();
   fields(tmp);
   out.varint(tmp.size());
-  out.raw(tmp.bytes().data(), tmp.size());
+  out.raw(tmp.data(), tmp.size());
 }
 
 ByteCursor read_record(ByteCursor& in) {
@@ -329,7 +346,7 @@ template <class Table>
 void encode_table_rows(const Table& t, std::size_t begin, std::size_t n, ByteWriter& out, ColumnScratch& s) {
   out.varint(n);
   const std::size_t count_at = out.size();
-  out.u8(0);  // column count, patched below (always < 128, so one varint byte)
+  out.u8(0);  // column count, patched below
   std::uint8_t columns = 0;
   const TimeNs* start = nullptr;
   bool first = true;
@@ -350,7 +367,7 @@ void encode_table_rows(const Table& t, std::size_t begin, std::size_t n, ByteWri
     encode_column<T>(info.name, col.data() + begin, n, relative, is_first, out, s.values);
     ++columns;
   });
-  out.bytes()[count_at] = columns;
+  out.data()[count_at] = columns;
 }
 
 }  // namespace
@@ -459,7 +476,7 @@ void decode_table_rows(Table& table, TableId id, ByteCursor& in, std::uint32_t r
   if (n > kMaxRowsPerChunk) throw FormatError("too many rows in one chunk");
   const std::size_t old = table.size();
   if (old + n >= kNoRow) throw FormatError("table exceeds the row limit");
-  const std::uint64_t ncols = in.varint();
+  const std::uint64_t ncols = in.u8();
   if (ncols > kMaxColumnsPerChunk) throw FormatError("too many columns");
   std::array<ColumnBlob, kMaxColumnsPerChunk> blobs;
   for (std::size_t c = 0; c < ncols; ++c) {
@@ -505,14 +522,19 @@ void decode_table_rows(Table& table, TableId id, ByteCursor& in, std::uint32_t r
       // The footer's total when known (one allocation of the final size), else
       // geometric growth.
       if (col.capacity() < old + n)
-        col.reserve(std::max<std::uint64_t>({reserve, old + n, 2 * col.capacity()}));
-      col.resize(old + n);
-      if (!blob) return;  // sparse, zero in this chunk
+        reserve_column(col, static_cast<std::size_t>(std::max<std::uint64_t>({reserve, old + n, 2 * col.capacity()})));
+      if (col.size() < old) col.resize(old);  // a sparse column's first non-zero chunk
+      if (!blob) {  // sparse, zero in this chunk
+        col.resize(old + n);
+        return;
+      }
       const TimeNs* relative = nullptr;
       if constexpr (std::is_same_v<T, TimeNs>) {
         if (info.flags & kTime) relative = start;
       }
-      decode_column<T>(*blob, static_cast<std::size_t>(n), relative, col.data() + old, ctx.scratch.values);
+      std::vector<T>& chunk = ctx.scratch.of<T>(static_cast<std::size_t>(n));
+      decode_column<T>(*blob, static_cast<std::size_t>(n), relative, chunk.data(), ctx.scratch.values);
+      col.insert(col.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n));
       if constexpr (std::is_same_v<T, TimeNs>) {
         if ((info.flags & kTime) && !start) start = col.data() + old;
       }

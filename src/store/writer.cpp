@@ -81,18 +81,18 @@ void SectionWriter::write_header() {
   h.fixed(kHeaderFixedBytes + writer.size() + 8, 4);
   h.fixed(writer.size(), 2);
   h.raw(writer.data(), writer.size());
-  h.fixed(XXH3_64bits(h.bytes().data(), h.size()), 8);
-  write_all(h.bytes().data(), h.size(), nullptr, 0);
+  h.fixed(XXH3_64bits(h.data(), h.size()), 8);
+  write_all(h.data(), h.size(), nullptr, 0);
 }
 
 void SectionWriter::write_section(std::uint16_t tag, std::uint32_t items, const ByteWriter& payload) {
-  const std::uint8_t* stored = payload.bytes().data();
+  const std::uint8_t* stored = payload.data();
   std::size_t stored_len = payload.size();
   Codec codec = Codec::none;
   if (zstd_->ctx && payload.size() >= 64) {
     compressed_.resize(ZSTD_compressBound(payload.size()));
     const std::size_t n =
-        ZSTD_compress2(zstd_->ctx, compressed_.data(), compressed_.size(), payload.bytes().data(), payload.size());
+        ZSTD_compress2(zstd_->ctx, compressed_.data(), compressed_.size(), payload.data(), payload.size());
     if (ZSTD_isError(n)) throw InputError(path_, std::string("zstd: ") + ZSTD_getErrorName(n));
     if (n < payload.size()) {
       stored = compressed_.data();

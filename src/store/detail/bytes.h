@@ -4,12 +4,13 @@
 // reader step outside its buffer.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace gpuscope::store_detail {
 
@@ -31,25 +32,26 @@ inline void store_le(std::uint8_t* p, std::uint64_t v, int bytes) {
 inline std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63); }
 inline std::int64_t unzigzag(std::uint64_t v) { return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1); }
 
+// A growable byte buffer. Unlike std::vector it does not zero what extend()
+// adds: the column encoder writes every byte of it anyway.
 class ByteWriter {
  public:
-  std::vector<std::uint8_t>& bytes() { return buf_; }
-  const std::vector<std::uint8_t>& bytes() const { return buf_; }
-  std::size_t size() const { return buf_.size(); }
-  void clear() { buf_.clear(); }
+  const std::uint8_t* data() const { return buf_.get(); }
+  std::uint8_t* data() { return buf_.get(); }
+  std::size_t size() const { return size_; }
+  void clear() { size_ = 0; }
 
-  void u8(std::uint8_t v) { buf_.push_back(v); }
-  void fixed(std::uint64_t v, int bytes) {
-    const std::size_t at = buf_.size();
-    buf_.resize(at + bytes);
-    store_le(buf_.data() + at, v, bytes);
-  }
+  void u8(std::uint8_t v) { *extend(1) = v; }
+  void fixed(std::uint64_t v, int bytes) { store_le(extend(bytes), v, bytes); }
   void varint(std::uint64_t v) {
+    std::uint8_t* p = extend(10);
+    std::size_t n = 0;
     while (v >= 0x80) {
-      buf_.push_back(static_cast<std::uint8_t>(v | 0x80));
+      p[n++] = static_cast<std::uint8_t>(v | 0x80);
       v >>= 7;
     }
-    buf_.push_back(static_cast<std::uint8_t>(v));
+    p[n++] = static_cast<std::uint8_t>(v);
+    size_ -= 10 - n;
   }
   void svarint(std::int64_t v) { varint(zigzag(v)); }
   void f64(double v) {
@@ -62,18 +64,26 @@ class ByteWriter {
     raw(s.data(), s.size());
   }
   void raw(const void* p, std::size_t n) {
-    const auto* b = static_cast<const std::uint8_t*>(p);
-    buf_.insert(buf_.end(), b, b + n);
+    if (n) std::memcpy(extend(n), p, n);
   }
-  // Makes room for n bytes and returns where they go.
+  // Makes room for n bytes (left uninitialized) and returns where they go.
   std::uint8_t* extend(std::size_t n) {
-    const std::size_t at = buf_.size();
-    buf_.resize(at + n);
-    return buf_.data() + at;
+    if (cap_ - size_ < n) grow(n);
+    std::uint8_t* at = buf_.get() + size_;
+    size_ += n;
+    return at;
   }
 
  private:
-  std::vector<std::uint8_t> buf_;
+  void grow(std::size_t n) {
+    const std::size_t cap = std::max(size_ + n, 2 * cap_ + 256);
+    auto fresh = std::make_unique_for_overwrite<std::uint8_t[]>(cap);
+    if (size_) std::memcpy(fresh.get(), buf_.get(), size_);
+    buf_ = std::move(fresh);
+    cap_ = cap;
+  }
+  std::unique_ptr<std::uint8_t[]> buf_;
+  std::size_t size_ = 0, cap_ = 0;
 };
 
 class ByteCursor {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "store/detail/bytes.h"
@@ -15,6 +16,20 @@
 #include "trace/trace.h"
 
 namespace gpuscope::store_detail {
+
+// [SECTION] Memory
+
+// Asks the kernel to back [data, data + bytes) with transparent huge pages
+// (when the range is big enough to hold some). A load touches every byte of
+// its columns once; with 4 KiB pages that is one page fault per 4 KiB, which on
+// virtual machines can cost more than decoding the data.
+void advise_huge_pages(void* data, std::size_t bytes);
+
+template <class T>
+void reserve_column(std::vector<T>& col, std::size_t n) {
+  col.reserve(n);
+  advise_huge_pages(col.data(), col.capacity() * sizeof(T));
+}
 
 // [SECTION] Metadata sections
 
@@ -45,6 +60,17 @@ void decode_meta(ByteCursor in, TraceBuilder& b);
 
 struct ColumnScratch {
   std::vector<std::uint64_t> values;
+  // One decoded chunk of a column, appended to the table with insert():
+  // resize() would zero the destination first, an extra pass over memory.
+  std::tuple<std::vector<std::uint8_t>, std::vector<std::uint16_t>, std::vector<std::uint32_t>,
+             std::vector<std::uint64_t>, std::vector<std::int32_t>, std::vector<std::int64_t>, std::vector<double>>
+      typed;
+  template <class T>
+  std::vector<T>& of(std::size_t n) {
+    auto& v = std::get<std::vector<T>>(typed);
+    if (v.size() < n) v.resize(n);
+    return v;
+  }
 };
 
 // Rows [begin, begin + n) of table `id`.

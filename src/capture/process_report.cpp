@@ -1,0 +1,108 @@
+#include "capture/process_report.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace gpuscope::capture {
+
+namespace {
+
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  std::replace(s.begin(), s.end(), '\r', ' ');
+  return s;
+}
+
+std::uint64_t to_u64(const std::string& v) {
+  std::uint64_t x = 0;
+  std::from_chars(v.data(), v.data() + v.size(), x);
+  return x;
+}
+
+// One table of (key, field) pairs keeps writing and reading in step.
+template <class F>
+void for_each_count(Summary& s, F&& f) {
+  f("kernels", s.kernels);
+  f("memcpys", s.memcpys);
+  f("memsets", s.memsets);
+  f("api_calls", s.api_calls);
+  f("ranges", s.ranges);
+  f("syncs", s.syncs);
+  f("overheads", s.overheads);
+  f("dropped_records", s.dropped_records);
+  f("invalid_timestamps", s.invalid_timestamps);
+  f("overhead_ns", s.overhead_ns);
+  f("bytes_written", s.bytes_written);
+  f("pool_peak_bytes", s.pool_peak_bytes);
+}
+
+}  // namespace
+
+bool write_process_report(const std::string& dir, const ProcessReport& r) noexcept {
+  try {
+    std::ostringstream out;
+    out << "pid=" << r.pid << "\n"
+        << "state=" << one_line(r.state) << "\n"
+        << "ok=" << (r.summary.ok ? 1 : 0) << "\n"
+        << "command=" << one_line(r.command) << "\n"
+        << "output=" << one_line(r.summary.output) << "\n"
+        << "message=" << one_line(r.summary.message) << "\n";
+    Summary s = r.summary;
+    for_each_count(s, [&](const char* key, std::uint64_t& v) { out << key << "=" << v << "\n"; });
+    const std::string path = dir + "/" + std::to_string(r.pid) + ".report";
+    const std::string tmp = path + ".tmp";
+    {
+      std::ofstream f(tmp, std::ios::trunc);
+      f << out.str();
+      if (!f.flush()) return false;
+    }
+    return std::rename(tmp.c_str(), path.c_str()) == 0;
+  } catch (...) {
+    return false;
+  }
+}
+
+std::vector<ProcessReport> read_process_reports(const std::string& dir) {
+  std::vector<ProcessReport> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".report") continue;
+    std::ifstream in(entry.path());
+    ProcessReport r;
+    std::string line;
+    while (std::getline(in, line)) {
+      const std::size_t eq = line.find('=');
+      if (eq == std::string::npos) continue;
+      const std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+      if (key == "pid") r.pid = static_cast<std::uint32_t>(to_u64(value));
+      else if (key == "state") r.state = value;
+      else if (key == "ok") r.summary.ok = value == "1";
+      else if (key == "command") r.command = value;
+      else if (key == "output") r.summary.output = value;
+      else if (key == "message") r.summary.message = value;
+      else
+        for_each_count(r.summary, [&](const char* k, std::uint64_t& v) {
+          if (key == k) v = to_u64(value);
+        });
+    }
+    if (r.pid != 0) out.push_back(std::move(r));
+  }
+  std::sort(out.begin(), out.end(), [](const ProcessReport& a, const ProcessReport& b) { return a.pid < b.pid; });
+  return out;
+}
+
+std::string own_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!all.empty() && all.back() == '\0') all.pop_back();
+  std::replace(all.begin(), all.end(), '\0', ' ');
+  return all;
+}
+
+}  // namespace gpuscope::capture

@@ -1,0 +1,228 @@
+// gpuscope capture [-o OUT] [--trace LIST] [--capture-range R] [--delay S] [--duration S] -- CMD ARGS…
+//
+// Runs CMD with libgpuscope_inject.so injected (CUDA_INJECTION64_PATH, and
+// NVTX_INJECTION64_PATH for NVTX), passes on the signals gpuscope receives,
+// returns CMD's exit status (128 + N if a signal killed it, 127 if it could
+// not be run), and prints on stderr what each CUDA process captured, read from
+// the reports the injected library leaves in a private temporary directory.
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+
+#if GPUSCOPE_HAVE_CAPTURE
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "capture/driver_probe.h"
+#include "capture/launcher.h"
+#include "capture/options.h"
+#include "capture/process_report.h"
+#endif
+
+namespace gpuscope::cli {
+namespace {
+
+struct CaptureArgs {
+  std::string output = "gpuscope-%p.gscope";
+  std::string trace = "kernel,memcpy,api,nvtx,sync";
+  std::string range;
+  double delay_s = 0, duration_s = 0;
+  std::size_t buffer_kb = 4096, pool_mb = 256;
+  std::vector<std::string> command;
+};
+
+#if GPUSCOPE_HAVE_CAPTURE
+
+namespace fs = std::filesystem;
+
+std::string find_inject_library() {
+  if (const char* v = std::getenv("GPUSCOPE_INJECT_LIBRARY"); v && *v) {
+    if (!fs::exists(v)) throw Error(std::string("GPUSCOPE_INJECT_LIBRARY=") + v + ": no such file");
+    return fs::absolute(v).string();
+  }
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (const char* rel : {"../lib/libgpuscope_inject.so", "libgpuscope_inject.so"}) {
+      const fs::path p = exe.parent_path() / rel;
+      if (fs::exists(p, ec)) return fs::weakly_canonical(p, ec).string();
+    }
+  }
+#ifdef GPUSCOPE_INJECT_LIBRARY
+  if (fs::exists(GPUSCOPE_INJECT_LIBRARY, ec)) return GPUSCOPE_INJECT_LIBRARY;
+#endif
+  throw Error("capture: libgpuscope_inject.so not found next to gpuscope (../lib/) nor where it was built; "
+              "set GPUSCOPE_INJECT_LIBRARY");
+}
+
+// A private directory the injected processes report into.
+class ReportDir {
+ public:
+  ReportDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/gpuscope-capture-XXXXXX";
+    if (!::mkdtemp(pattern.data())) throw Error("capture: cannot create a temporary directory in " + pattern);
+    path_ = pattern;
+  }
+  ~ReportDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ReportDir(const ReportDir&) = delete;
+  ReportDir& operator=(const ReportDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string with_commas(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string human_bytes(std::uint64_t b) {
+  char buf[32];
+  if (b >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(b) / (1ull << 30));
+  else if (b >= (1ull << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(b) / (1ull << 20));
+  else if (b >= 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / 1024);
+  else std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
+  return buf;
+}
+
+void print_report(const capture::ProcessReport& r) {
+  const capture::Summary& s = r.summary;
+  std::string who = "pid " + std::to_string(r.pid);
+  if (!r.command.empty()) who += " (" + (r.command.size() > 60 ? r.command.substr(0, 57) + "..." : r.command) + ")";
+  if (r.state == "failed") {
+    std::fprintf(stderr, "gpuscope:   %s: nothing captured: %s\n", who.c_str(), s.message.c_str());
+    return;
+  }
+  std::error_code ec;
+  const auto size = fs::file_size(s.output, ec);
+  std::fprintf(stderr, "gpuscope:   %s -> %s (%s)%s\n", who.c_str(), s.output.c_str(),
+               ec ? "missing" : human_bytes(size).c_str(),
+               r.state == "finished" ? "" : "  [process ended before finishing: the file holds what was flushed]");
+  std::fprintf(stderr, "gpuscope:     kernels %s, memcpys %s, memsets %s, API calls %s, NVTX ranges %s, syncs %s\n",
+               with_commas(s.kernels).c_str(), with_commas(s.memcpys).c_str(), with_commas(s.memsets).c_str(),
+               with_commas(s.api_calls).c_str(), with_commas(s.ranges).c_str(), with_commas(s.syncs).c_str());
+  std::fprintf(stderr,
+               "gpuscope:     dropped records %s, invalid timestamps %s, profiler overhead %.3f ms, "
+               "buffer memory peak %s\n",
+               with_commas(s.dropped_records).c_str(), with_commas(s.invalid_timestamps).c_str(),
+               static_cast<double>(s.overhead_ns) / 1e6, human_bytes(s.pool_peak_bytes).c_str());
+  if (r.state == "waiting" || (r.state == "finished" && s.message.find("never began") != std::string::npos))
+    std::fprintf(stderr, "gpuscope:     %s\n", s.message.c_str());
+  if (!s.ok && !s.message.empty() && r.state != "waiting") std::fprintf(stderr, "gpuscope:     %s\n", s.message.c_str());
+}
+
+int run_capture(const CaptureArgs& a) {
+  capture::Options o;
+  o.output = a.output;
+  std::string error;
+  const auto trace = capture::parse_trace_list(a.trace, &error);
+  if (!trace) throw Error("capture: --trace: " + error);
+  o.trace = *trace;
+  o.capture_range = a.range;
+  o.delay_s = a.delay_s;
+  o.duration_s = a.duration_s;
+  o.buffer_kb = a.buffer_kb;
+  o.pool_mb = a.pool_mb;
+  if (const std::string problem = capture::validate(o); !problem.empty()) throw Error("capture: " + problem);
+  if (a.command.empty()) throw Error("capture: no command given (gpuscope capture [options] -- CMD ARGS...)");
+  // The program may change directory: a relative output is relative to here.
+  if (o.output.front() != '/') o.output = (fs::current_path() / o.output).string();
+  const std::string inject = find_inject_library();
+
+  ReportDir reports;
+  auto env = capture::to_environment(o);
+  env[capture::kEnvReportDir] = reports.path();
+  if (const char* prev = std::getenv("CUDA_INJECTION64_PATH"); prev && *prev && inject != prev)
+    std::fprintf(stderr, "gpuscope: note: replacing CUDA_INJECTION64_PATH=%s for this run\n", prev);
+  env["CUDA_INJECTION64_PATH"] = inject;
+  const auto range = capture::parse_capture_range(o.capture_range, &error);
+  if ((o.trace & capture::kNvtx) || (range && range->kind == capture::CaptureRange::Kind::nvtx))
+    env["NVTX_INJECTION64_PATH"] = inject;
+
+  const capture::LaunchResult run = capture::run_program(a.command, env);
+  if (!run.started) {
+    std::fprintf(stderr, "gpuscope: error: %s: %s\n", a.command[0].c_str(), run.error.c_str());
+    return run.shell_status();
+  }
+  if (run.signaled)
+    std::fprintf(stderr, "gpuscope: %s was killed by signal %d (%s)\n", a.command[0].c_str(), run.exit_code,
+                 strsignal(run.exit_code));
+  else
+    std::fprintf(stderr, "gpuscope: %s exited with status %d\n", a.command[0].c_str(), run.exit_code);
+
+  const auto all = capture::read_process_reports(reports.path());
+  if (all.empty()) {
+    // No process initialized CUDA with our library loaded. Say why if we can.
+    const capture::DriverProbe probe = capture::probe_cuda_driver();
+    if (probe.result != capture::DriverProbe::Result::devices)
+      std::fprintf(stderr, "gpuscope: %s; nothing was captured\n", capture::describe(probe).c_str());
+    else
+      std::fprintf(stderr, "gpuscope: no process of %s initialized CUDA; nothing was captured\n", a.command[0].c_str());
+    return run.shell_status();
+  }
+  std::fprintf(stderr, "gpuscope: %zu CUDA process%s:\n", all.size(), all.size() == 1 ? "" : "es");
+  for (const auto& r : all) print_report(r);
+  return run.shell_status();
+}
+
+#endif  // GPUSCOPE_HAVE_CAPTURE
+
+void add_capture(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<CaptureArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "capture", "Run a CUDA program and record what its GPUs do (CUPTI) into one .gscope file per process");
+  cmd->add_option("-o,--output", args->output,
+                  "Output file; %p pid, %h host, %r rank (OMPI_COMM_WORLD_RANK/RANK/SLURM_PROCID), "
+                  "%n first unused number, %% a percent sign")
+      ->capture_default_str();
+  cmd->add_option("--trace", args->trace, "What to record, comma-separated: kernel,memcpy,api,nvtx,sync")
+      ->capture_default_str();
+  cmd->add_option("--capture-range", args->range,
+                  "Record only between cudaProfilerStart/Stop (cuda-profiler-api) or inside NVTX ranges named NAME "
+                  "(nvtx:NAME)");
+  cmd->add_option("--delay", args->delay_s, "Seconds after CUDA starts before recording begins")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--duration", args->duration_s, "Seconds of recording, then stop (0: until the program ends)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--buffer-kb", args->buffer_kb, "Size of one CUPTI activity buffer in KiB")->capture_default_str();
+  cmd->add_option("--pool-mb", args->pool_mb, "Most memory all activity buffers may use, in MiB (per process)")
+      ->capture_default_str();
+  cmd->add_option("command", args->command, "The program to run and its arguments (after --)")->required();
+  cmd->positionals_at_end();  // everything from the program name on belongs to the program
+  cmd->footer(
+      "Returns the program's exit status (128+N if signal N killed it, 127 if it could not be run) and prints\n"
+      "what each CUDA process captured on stderr. Signals sent to gpuscope are passed on to the program.\n"
+      "Child processes that use CUDA each write their own file. See docs/capture.md.");
+  cmd->callback([args, &ctx] {
+#if GPUSCOPE_HAVE_CAPTURE
+    ctx.exit_code = run_capture(*args);
+#else
+    (void)ctx;
+    throw Error("capture: this gpuscope was built without CUDA support (configure on a machine with the CUDA toolkit, "
+                "-DGPUSCOPE_CUDA=ON)");
+#endif
+  });
+}
+
+const CommandRegistration registration(20, &add_capture);
+
+}  // namespace
+}  // namespace gpuscope::cli

@@ -1,0 +1,159 @@
+// `gpuscope capture` end to end, on a machine without a GPU: exit statuses,
+// signals, the injection environment, errors.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "capture/driver_probe.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kGpuscope = GPUSCOPE_BINARY_DIR "/bin/gpuscope";
+const std::string kSmoke = GPUSCOPE_BINARY_DIR "/tests/capture_smoke";
+
+struct Outcome {
+  int status = -1;  // exit status, or 128 + signal
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CaptureCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string p = (fs::temp_directory_path() / "gpuscope-cli-XXXXXX").string();
+    dir_ = ::mkdtemp(p.data());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Starts gpuscope with `args`; stdout/stderr go to files in dir_.
+  pid_t spawn(const std::vector<std::string>& args) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int out = ::open((dir_ / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int err = ::open((dir_ / "err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(out, 1);
+      ::dup2(err, 2);
+      if (::chdir(dir_.c_str()) != 0) ::_exit(99);
+      std::vector<char*> argv;
+      std::vector<std::string> all = {kGpuscope};
+      all.insert(all.end(), args.begin(), args.end());
+      for (auto& a : all) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(98);
+    }
+    return pid;
+  }
+  Outcome wait(pid_t pid) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    Outcome r;
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(dir_ / "out");
+    r.err = slurp(dir_ / "err");
+    return r;
+  }
+  Outcome run(const std::vector<std::string>& args) { return wait(spawn(args)); }
+
+  fs::path dir_;
+};
+
+bool have_gpu() {
+  return gpuscope::capture::probe_cuda_driver().result == gpuscope::capture::DriverProbe::Result::devices;
+}
+
+TEST_F(CaptureCli, ReturnsTheProgramsExitStatus) {
+  EXPECT_EQ(run({"capture", "--", "/bin/sh", "-c", "exit 3"}).status, 3);
+  EXPECT_EQ(run({"capture", "--", "/bin/sh", "-c", "exit 0"}).status, 0);
+  EXPECT_EQ(run({"capture", "/bin/sh", "-c", "exit 42"}).status, 42);  // "--" is optional
+}
+
+TEST_F(CaptureCli, ACudaProgramWithoutAGpuRunsToItsOwnEndAndGpuscopeSaysWhy) {
+  if (have_gpu()) GTEST_SKIP() << "this machine has a GPU: tests/gpu/capture_check.sh covers it";
+  const Outcome r = run({"capture", "-o", "smoke-%p.gscope", "--", kSmoke});
+  EXPECT_EQ(r.status, 7) << r.err;  // capture_smoke's own "no device" status
+  EXPECT_NE(r.out.find("capture_smoke: no CUDA device"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("gpuscope: no CUDA device"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing was captured"), std::string::npos) << r.err;
+  for (const auto& e : fs::directory_iterator(dir_)) EXPECT_NE(e.path().extension(), ".gscope") << e.path();
+}
+
+TEST_F(CaptureCli, SetsUpTheInjectionEnvironment) {
+  const Outcome r = run({"capture", "--trace", "kernel,api", "-o", "sub/run-%p.gscope", "--delay", "1.5", "--",
+                     "/bin/sh", "-c",
+                     "echo \"$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH|$GPUSCOPE_CAPTURE_TRACE|"
+                     "$GPUSCOPE_CAPTURE_OUTPUT|$GPUSCOPE_CAPTURE_DELAY|$GPUSCOPE_CAPTURE_REPORT_DIR\""});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> f;
+  std::stringstream ss(r.out.substr(0, r.out.find('\n')));
+  for (std::string item; std::getline(ss, item, '|');) f.push_back(item);
+  ASSERT_EQ(f.size(), 6u) << r.out;
+  EXPECT_TRUE(f[0].ends_with("/libgpuscope_inject.so")) << f[0];
+  EXPECT_TRUE(fs::exists(f[0]));
+  EXPECT_EQ(f[1], "");  // no nvtx asked: NVTX is left alone
+  EXPECT_EQ(f[2], "kernel,api");
+  EXPECT_EQ(f[3], (fs::canonical(dir_) / "sub/run-%p.gscope").string());  // absolute: the program may chdir
+  EXPECT_EQ(f[4], "1.5");
+  EXPECT_FALSE(f[5].empty());
+  EXPECT_FALSE(fs::exists(f[5]));  // the private report directory is cleaned up
+
+  const Outcome nvtx = run({"capture", "--capture-range", "nvtx:step", "--", "/bin/sh", "-c", "echo $NVTX_INJECTION64_PATH"});
+  EXPECT_NE(nvtx.out.find("libgpuscope_inject.so"), std::string::npos);
+}
+
+TEST_F(CaptureCli, ForwardsSignalsSentToIt) {
+  const fs::path ready = dir_ / "ready";
+  const pid_t pid = spawn({"capture", "--", "/bin/sh", "-c",
+                           "trap 'exit 42' TERM; touch " + ready.string() + "; while :; do sleep 0.05; done"});
+  for (int i = 0; i < 1000 && !fs::exists(ready); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(fs::exists(ready));
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  const Outcome r = wait(pid);
+  EXPECT_EQ(r.status, 42) << r.err;  // the program got SIGTERM and exited its own way
+  EXPECT_NE(r.err.find("exited with status 42"), std::string::npos) << r.err;
+}
+
+TEST_F(CaptureCli, AProgramKilledByASignalGives128PlusIt) {
+  const Outcome r = run({"capture", "--", "/bin/sh", "-c", "kill -KILL $$"});
+  EXPECT_EQ(r.status, 128 + SIGKILL);
+  EXPECT_NE(r.err.find("killed by signal 9"), std::string::npos) << r.err;
+}
+
+TEST_F(CaptureCli, CommandsThatCannotRunAndBadFlags) {
+  Outcome r = run({"capture", "--", "/no/such/program"});
+  EXPECT_EQ(r.status, 127);
+  EXPECT_NE(r.err.find("gpuscope: error: /no/such/program: No such file or directory"), std::string::npos) << r.err;
+  r = run({"capture", "--trace", "kernel,gpu", "--", "true"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("gpuscope: error: capture: --trace: unknown trace kind 'gpu'"), std::string::npos) << r.err;
+  r = run({"capture", "--capture-range", "nvtx:", "--", "true"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("capture range"), std::string::npos) << r.err;
+  r = run({"capture", "--delay", "-1", "--", "true"});
+  EXPECT_EQ(r.status, 2);
+  r = run({"capture"});
+  EXPECT_EQ(r.status, 2);
+  r = run({"capture", "--help"});
+  EXPECT_EQ(r.status, 0);
+  for (const char* flag : {"--output", "--trace", "--capture-range", "--delay", "--duration", "--buffer-kb", "--pool-mb"})
+    EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
+}
+
+}  // namespace

@@ -1,0 +1,306 @@
+// Damaged, truncated and foreign files: the documented error, or a partial
+// load that says what was lost — never a crash, a hang or garbage rows.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <tuple>
+
+#include "store/detail/bytes.h"
+#include "store/detail/format.h"
+#include "store/detail/reader.h"
+#include "store/gscope.h"
+#include "store/test_files.h"
+#include "store/trace_gen.h"
+
+namespace gpuscope {
+namespace {
+
+using store_detail::list_sections;
+using store_detail::read_gscope_bytes;
+using store_detail::SectionInfo;
+using Bytes = std::vector<std::uint8_t>;
+
+struct Sample {
+  Bytes bytes;
+  std::size_t rows[kTableCount] = {};
+  std::size_t total_rows = 0;
+  std::multiset<std::tuple<int, TimeNs, TimeNs>> signatures;  // (table, start, end) of every row
+};
+
+std::multiset<std::tuple<int, TimeNs, TimeNs>> signatures(const Trace& t) {
+  std::multiset<std::tuple<int, TimeNs, TimeNs>> s;
+  t.tables().for_each_table([&](TableId id, const auto& table) {
+    if constexpr (requires { table.start; })
+      for (std::size_t i = 0; i < table.size(); ++i) s.emplace(static_cast<int>(id), table.start[i], table.end[i]);
+    else
+      for (std::size_t i = 0; i < table.size(); ++i) s.emplace(static_cast<int>(id), table.time[i], table.time[i]);
+  });
+  return s;
+}
+
+Sample make_sample(std::uint64_t seed, std::uint32_t rows_per_chunk, std::size_t max_rows = 60, bool compress = true) {
+  testing::TempDir dir;
+  testing::RandomTraceOptions o;
+  o.max_rows = max_rows;
+  const Trace t = testing::random_trace(seed, o);
+  GscopeWriteOptions w;
+  w.rows_per_chunk = rows_per_chunk;
+  w.compress = compress;
+  w.sync = false;
+  write_gscope(t, dir.file("s.gscope"), w);
+  Sample s;
+  s.bytes = testing::read_bytes(dir.file("s.gscope"));
+  for (int i = 0; i < kTableCount; ++i) {
+    s.rows[i] = t.tables().rows(static_cast<TableId>(i));
+    s.total_rows += s.rows[i];
+  }
+  s.signatures = signatures(t);
+  return s;
+}
+
+std::size_t total_rows(const Trace& t) {
+  std::size_t n = 0;
+  for (int i = 0; i < kTableCount; ++i) n += t.tables().rows(static_cast<TableId>(i));
+  return n;
+}
+
+// The rows of `part` are rows of the original (no garbage made it through).
+void expect_subset(const Trace& part, const Sample& s) {
+  auto sig = signatures(part);
+  std::vector<std::tuple<int, TimeNs, TimeNs>> extra;
+  std::set_difference(sig.begin(), sig.end(), s.signatures.begin(), s.signatures.end(), std::back_inserter(extra));
+  EXPECT_TRUE(extra.empty()) << extra.size() << " rows that were not in the original";
+}
+
+InputError expect_input_error(const Bytes& bytes, const store_detail::ReadOptions& o = {}) {
+  try {
+    read_gscope_bytes(bytes, "f.gscope", nullptr, o);
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "f.gscope");
+    return e;
+  }
+  ADD_FAILURE() << "expected an InputError";
+  return InputError("", "");
+}
+
+// [SECTION] Foreign and damaged headers ------------------------------------------------------
+
+TEST(GscopeCorruption, EmptyFile) {
+  const InputError e = expect_input_error({});
+  EXPECT_NE(e.reason().find("empty file"), std::string::npos) << e.what();
+  EXPECT_EQ(e.offset(), 0u);
+}
+
+TEST(GscopeCorruption, JsonGivenAsGscope) {
+  const std::string json = "  {\"traceEvents\": []}";
+  const InputError e = expect_input_error(Bytes(json.begin(), json.end()));
+  EXPECT_NE(e.reason().find("JSON"), std::string::npos) << e.what();
+  EXPECT_EQ(e.offset(), 0u);
+}
+
+TEST(GscopeCorruption, GzipGivenAsGscope) {
+  const InputError e = expect_input_error(Bytes{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3});
+  EXPECT_NE(e.reason().find("gzip"), std::string::npos) << e.what();
+}
+
+TEST(GscopeCorruption, WrongMagic) {
+  Sample s = make_sample(1, 16);
+  s.bytes[3] ^= 0x20;
+  const InputError e = expect_input_error(s.bytes);
+  EXPECT_NE(e.reason().find("not a .gscope file"), std::string::npos) << e.what();
+  EXPECT_EQ(e.offset(), 0u);
+}
+
+TEST(GscopeCorruption, FutureVersionIsRefusedNamingBothVersions) {
+  Sample s = make_sample(2, 16);
+  store_detail::store_le(s.bytes.data() + 8, store_detail::kFormatVersion + 1, 4);
+  const InputError e = expect_input_error(s.bytes);
+  EXPECT_NE(e.reason().find("version " + std::to_string(store_detail::kFormatVersion + 1)), std::string::npos)
+      << e.what();
+  EXPECT_NE(e.reason().find("version " + std::to_string(store_detail::kFormatVersion) + ")"), std::string::npos)
+      << e.what();
+  EXPECT_NE(e.reason().find("newer"), std::string::npos);
+  EXPECT_EQ(e.offset(), 8u);
+}
+
+TEST(GscopeCorruption, FileErrorsNameTheFile) {
+  testing::TempDir dir;
+  try {
+    read_gscope(dir.file("missing.gscope"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), dir.file("missing.gscope"));
+    EXPECT_NE(e.reason().find("cannot open"), std::string::npos);
+  }
+  EXPECT_THROW(read_gscope(dir.path().string()), InputError);
+}
+
+// [SECTION] Every byte flipped ----------------------------------------------------------------
+
+// Flipping any one byte is either refused (file header) or detected: the load
+// is partial, says so, loses only what it reports, and has no foreign rows.
+void flip_every_byte(const Sample& s) {
+  const std::uint64_t hsize = store_detail::header_size(s.bytes);
+  ASSERT_GT(hsize, 0u);
+  for (std::size_t at = 0; at < s.bytes.size(); ++at) {
+    SCOPED_TRACE("byte " + std::to_string(at));
+    Bytes b = s.bytes;
+    b[at] ^= static_cast<std::uint8_t>(1u << (at % 8));
+    if (at < hsize) {
+      expect_input_error(b);
+      continue;
+    }
+    GscopeReadReport rep;
+    const Trace t = read_gscope_bytes(b, "f.gscope", &rep, {});
+    EXPECT_FALSE(rep.complete);
+    EXPECT_FALSE(rep.problems.empty());
+    EXPECT_GE(rep.corrupt_sections, 1u);
+    EXPECT_EQ(total_rows(t) + rep.rows_lost, s.total_rows);
+    EXPECT_EQ(t.meta().stat("store.corrupt_sections"), rep.corrupt_sections);
+    expect_subset(t, s);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(GscopeCorruption, EveryByteFlippedCompressed) { flip_every_byte(make_sample(3, 7, 25, true)); }
+TEST(GscopeCorruption, EveryByteFlippedRaw) { flip_every_byte(make_sample(4, 7, 25, false)); }
+
+TEST(GscopeCorruption, DamagedRowChunkIsSkippedAloneWhenTheIndexIsIntact) {
+  const Sample s = make_sample(5, 10, 80);
+  const auto sections = list_sections(s.bytes);
+  int tested = 0;
+  for (const SectionInfo& sec : sections) {
+    if (sec.tag < store_detail::kTagRowsBase || sec.tag >= store_detail::kTagRowsBase + kTableCount) continue;
+    Bytes b = s.bytes;
+    b[sec.offset + store_detail::kSectionHeaderBytes + sec.stored_length / 2] ^= 0x55;
+    GscopeReadReport rep;
+    const Trace t = read_gscope_bytes(b, "f.gscope", &rep, {});
+    EXPECT_EQ(rep.corrupt_sections, 1u);
+    EXPECT_EQ(rep.rows_lost, sec.items);
+    EXPECT_EQ(total_rows(t), s.total_rows - sec.items);
+    const std::string table(to_string(static_cast<TableId>(sec.tag - store_detail::kTagRowsBase)));
+    EXPECT_EQ(t.meta().stat("store.lost_rows." + table), sec.items);
+    ASSERT_EQ(rep.problems.size(), 1u);
+    EXPECT_NE(rep.problems[0].find("checksum mismatch"), std::string::npos) << rep.problems[0];
+    EXPECT_NE(rep.problems[0].find("at byte " + std::to_string(sec.offset)), std::string::npos) << rep.problems[0];
+    ++tested;
+  }
+  EXPECT_GT(tested, 5);
+}
+
+TEST(GscopeCorruption, DamagedStringsSectionStopsTheLoadThere) {
+  const Sample s = make_sample(6, 10, 80);
+  const auto sections = list_sections(s.bytes);
+  const auto strings = std::find_if(sections.begin(), sections.end(),
+                                    [](const SectionInfo& x) { return x.tag == store_detail::kTagStrings; });
+  ASSERT_NE(strings, sections.end());
+  Bytes b = s.bytes;
+  b[strings->offset + store_detail::kSectionHeaderBytes] ^= 1;
+  GscopeReadReport rep;
+  const Trace t = read_gscope_bytes(b, "f.gscope", &rep, {});
+  EXPECT_EQ(total_rows(t), 0u);
+  EXPECT_EQ(rep.rows_lost, s.total_rows);
+  EXPECT_EQ(rep.bytes_lost, sections.back().offset - strings->offset);  // everything up to the footer
+  EXPECT_NE(rep.problems.at(0).find("nothing after it was loaded"), std::string::npos);
+}
+
+// [SECTION] Truncation -------------------------------------------------------------------------
+
+TEST(GscopeCorruption, TruncatedAtEverySectionBoundaryAndMidSection) {
+  const Sample s = make_sample(7, 9, 80);
+  const auto sections = list_sections(s.bytes);
+  ASSERT_GT(sections.size(), 10u);
+  std::size_t rows_before = 0;
+  for (const SectionInfo& sec : sections) {
+    const std::uint64_t cuts[] = {sec.offset, sec.offset + 1, sec.offset + store_detail::kSectionHeaderBytes - 1,
+                                  sec.offset + store_detail::kSectionHeaderBytes,
+                                  sec.offset + store_detail::kSectionHeaderBytes + sec.stored_length / 2};
+    for (const std::uint64_t cut : cuts) {
+      if (cut >= s.bytes.size()) continue;
+      SCOPED_TRACE("cut at " + std::to_string(cut) + " in section at " + std::to_string(sec.offset));
+      const Bytes b(s.bytes.begin(), s.bytes.begin() + static_cast<std::ptrdiff_t>(cut));
+      GscopeReadReport rep;
+      const Trace t = read_gscope_bytes(b, "f.gscope", &rep, {});
+      EXPECT_FALSE(rep.complete);
+      EXPECT_EQ(total_rows(t), rows_before);
+      EXPECT_EQ(rep.bytes_lost, cut - sec.offset);
+      EXPECT_EQ(t.meta().stat("store.unfinished"), 1u);
+      EXPECT_EQ(t.meta().stat("store.truncated_bytes"), cut - sec.offset);
+      ASSERT_FALSE(rep.problems.empty());
+      expect_subset(t, s);
+    }
+    if (sec.tag >= store_detail::kTagRowsBase && sec.tag < store_detail::kTagRowsBase + kTableCount)
+      rows_before += sec.items;
+  }
+  EXPECT_EQ(rows_before, s.total_rows);
+}
+
+TEST(GscopeCorruption, TruncatedAtEveryByte) {
+  const Sample s = make_sample(8, 5, 20);
+  std::size_t last_rows = 0;
+  const std::uint64_t hsize = store_detail::header_size(s.bytes);
+  for (std::size_t cut = 0; cut < s.bytes.size(); ++cut) {
+    SCOPED_TRACE("cut at " + std::to_string(cut));
+    const Bytes b(s.bytes.begin(), s.bytes.begin() + static_cast<std::ptrdiff_t>(cut));
+    if (cut < hsize) {
+      expect_input_error(b);
+      continue;
+    }
+    GscopeReadReport rep;
+    const Trace t = read_gscope_bytes(b, "f.gscope", &rep, {});
+    EXPECT_FALSE(rep.complete);
+    EXPECT_GE(total_rows(t), last_rows);
+    last_rows = total_rows(t);
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_EQ(last_rows, s.total_rows);  // cut inside the footer: every row is there
+}
+
+TEST(GscopeCorruption, GarbageAfterAFinishedFile) {
+  Sample s = make_sample(9, 16);
+  s.bytes.insert(s.bytes.end(), {1, 2, 3, 4, 5});
+  GscopeReadReport rep;
+  const Trace t = read_gscope_bytes(s.bytes, "f.gscope", &rep, {});
+  EXPECT_EQ(total_rows(t), s.total_rows);
+  EXPECT_FALSE(rep.complete);
+  EXPECT_FALSE(rep.problems.empty());
+}
+
+// [SECTION] Random damage with checksums off (what the fuzz target does) ---------------------
+
+TEST(GscopeCorruption, RandomMutationsWithChecksumsOffNeverCrash) {
+  std::mt19937_64 rng(1234);
+  const Sample samples[] = {make_sample(10, 8, 40, false), make_sample(11, 8, 40, true)};
+  store_detail::ReadOptions o;
+  o.verify_checksums = false;
+  o.max_raw_bytes = 64u << 20;
+  int partial = 0, refused = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    Bytes b = samples[iter % 2].bytes;
+    const int edits = 1 + static_cast<int>(rng() % 8);
+    for (int e = 0; e < edits; ++e) {
+      const std::size_t at = rng() % b.size();
+      switch (rng() % 4) {
+        case 0: b[at] = static_cast<std::uint8_t>(rng()); break;
+        case 1: b[at] ^= static_cast<std::uint8_t>(1u << (rng() % 8)); break;
+        case 2: b[at] = rng() % 2 ? 0xff : 0; break;
+        default: b.resize(at); break;
+      }
+      if (b.empty()) break;
+    }
+    try {
+      GscopeReadReport rep;
+      read_gscope_bytes(b, "f.gscope", &rep, o);
+      ++partial;
+    } catch (const InputError&) {
+      ++refused;
+    }
+  }
+  EXPECT_GT(partial, 100);
+  EXPECT_GT(refused, 10);
+}
+
+}  // namespace
+}  // namespace gpuscope
