@@ -1,8 +1,8 @@
-#include "viewer/options.h"
+#include "options.h"  // relative: the fuzz target compiles this file on its own
 
 #include <charconv>
 
-#include "viewer/text.h"
+#include "text.h"
 
 namespace gpuscope::viewer {
 
