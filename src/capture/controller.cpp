@@ -97,8 +97,10 @@ void begin_recording_locked(Controller& c) {
   if (c.recording) return;
   std::string warnings, error;
   if (!cupti::enable(c.options.trace, &warnings, &error)) {
+    // Do not retry at every poll: say it once and record nothing more.
     if (!c.warnings.empty()) c.warnings += "; ";
     c.warnings += error;
+    c.expired = true;
     return;
   }
   if (!warnings.empty()) {

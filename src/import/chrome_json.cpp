@@ -3,17 +3,18 @@
 // What maps to what, and what is skipped and why: docs/import.md.
 //
 // [SECTION] Small helpers (strings, interning, skip counters)
-// [SECTION] One event's fields, read with simdjson's on-demand API
+// [SECTION] One event's fields, read with JsonWalker (chrome_json_walker.h)
 // [SECTION] Importer: mapping events to the model
 // [SECTION] Importer: top-level values (deviceProperties, distributedInfo, …)
 // [SECTION] Importer: finishing (names, processes, devices, time origin, meta)
 // [SECTION] Entry point
 //
-// Speed notes: one simdjson document per batch (a few MiB holding thousands
-// of events, wrapped in '[' ']' in place), field names compared as raw bytes,
-// strings interned through an XXH3-keyed cache in front of the StringTable
-// (whose FNV hash is slow on 300-byte kernel names), timestamps parsed from
-// their decimal text straight to integer ns.
+// Speed notes: events are read straight from the batch text by a validating
+// walker that looks only at the fields it needs (simdjson's on-demand API cost
+// ~3x more per event: it steps through every structural token); field names
+// are compared as raw bytes; strings are interned through an XXH3-keyed cache
+// in front of the StringTable (whose FNV hash is slow on 300-byte kernel
+// names); timestamps go from decimal text straight to integer ns.
 #include "import/chrome_json.h"
 
 #include <xxhash.h>
@@ -24,7 +25,6 @@
 #include <deque>
 #include <cstring>
 #include <map>
-#include <simdjson.h>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -38,7 +38,6 @@ namespace gpuscope {
 
 namespace {
 
-namespace od = simdjson::ondemand;
 using detail::JsonBatch;
 using detail::JsonSegment;
 
@@ -68,6 +67,13 @@ bool iequals(std::string_view a, std::string_view b) {
     if (x != y) return false;
   }
   return true;
+}
+
+// key == lit, with the literal's length known at compile time so that the
+// comparison inlines to a few loads (field names are compared per event).
+template <std::size_t N>
+bool is_key(std::string_view key, const char (&lit)[N]) {
+  return key.size() == N - 1 && std::memcmp(key.data(), lit, N - 1) == 0;
 }
 
 bool starts_with_ci(std::string_view s, std::string_view prefix) {
@@ -372,75 +378,75 @@ class Importer {
     for_each_member(w, b, [&](std::string_view key) {
       switch (key.size()) {
         case 4:
-          if (key == "grid") {
+          if (is_key(key, "grid")) {
             read_dims(w, a.grid);
             a.present |= kArgGrid;
             return;
           }
-          if (key == "cbid") {
+          if (is_key(key, "cbid")) {
             if (read_int(w, &a.cbid)) a.present |= kArgCbid;
             return;
           }
-          if (key == "name") {
+          if (is_key(key, "name")) {
             a.name = read_string(w);
             return;
           }
           break;
         case 5:
-          if (key == "block") {
+          if (is_key(key, "block")) {
             read_dims(w, a.block);
             a.present |= kArgBlock;
             return;
           }
-          if (key == "bytes") {
+          if (is_key(key, "bytes")) {
             if (read_int(w, &a.bytes)) a.present |= kArgBytes;
             return;
           }
           break;
         case 6:
-          if (key == "device") {
+          if (is_key(key, "device")) {
             if (read_int(w, &a.device)) a.present |= kArgDevice;
             return;
           }
-          if (key == "stream") {
+          if (is_key(key, "stream")) {
             if (read_int(w, &a.stream)) a.present |= kArgStream;
             return;
           }
-          if (key == "labels") {
+          if (is_key(key, "labels")) {
             a.labels = read_string(w);
             return;
           }
           break;
         case 11:
-          if (key == "correlation") {
+          if (is_key(key, "correlation")) {
             if (read_int(w, &a.correlation)) a.present |= kArgCorrelation;
             return;
           }
-          if (key == "External id" || key == "external id") {
+          if (is_key(key, "External id") || is_key(key, "external id")) {
             if (read_int(w, &a.external)) a.present |= kArgExternal;
             return;
           }
           break;
         case 13:
-          if (key == "shared memory") {
+          if (is_key(key, "shared memory")) {
             if (read_int(w, &a.smem)) a.present |= kArgSmem;
             return;
           }
           break;
         case 14:
-          if (key == "cuda_sync_kind") {
+          if (is_key(key, "cuda_sync_kind")) {
             a.sync_kind = read_string(w);
             return;
           }
           break;
         case 20:
-          if (key == "registers per thread") {
+          if (is_key(key, "registers per thread")) {
             if (read_int(w, &a.registers)) a.present |= kArgRegisters;
             return;
           }
           break;
         case 21:
-          if (key == "wait_on_cuda_event_id") {
+          if (is_key(key, "wait_on_cuda_event_id")) {
             if (read_int(w, &a.wait_event)) a.present |= kArgWaitEvent;
             return;
           }
@@ -467,45 +473,45 @@ class Importer {
     for_each_member(w, b, [&](std::string_view key) {
       switch (key.size()) {
         case 2:
-          if (key == "ph") {
+          if (is_key(key, "ph")) {
             ev.ph = read_string(w);
             return;
           }
-          if (key == "ts") {
+          if (is_key(key, "ts")) {
             ev.has_ts = true;
             ev.ts_ok = read_time(w, &ev.ts);
             return;
           }
-          if (key == "id") {
+          if (is_key(key, "id")) {
             ev.id = read_id(w);
             return;
           }
           break;
         case 3:
-          if (key == "cat") {
+          if (is_key(key, "cat")) {
             ev.cat = read_string(w);
             return;
           }
-          if (key == "pid") {
+          if (is_key(key, "pid")) {
             ev.pid = read_id(w);
             return;
           }
-          if (key == "tid") {
+          if (is_key(key, "tid")) {
             ev.tid = read_id(w);
             return;
           }
-          if (key == "dur") {
+          if (is_key(key, "dur")) {
             ev.has_dur = true;
             ev.dur_ok = read_time(w, &ev.dur);
             return;
           }
           break;
         case 4:
-          if (key == "name") {
+          if (is_key(key, "name")) {
             ev.name = read_string(w);
             return;
           }
-          if (key == "args") {
+          if (is_key(key, "args")) {
             const bool counter = !ev.ph.present || (ev.ph.raw.size() == 1 && ev.ph.raw[0] == 'C');
             read_args(w, b, ev, counter);
             return;
@@ -966,78 +972,37 @@ class Importer {
 
   // [SECTION] Importer: top-level values -------------------------------------------------------
 
-  static bool od_int(od::value& v, std::int64_t* out) {
-    std::int64_t x = 0;
-    if (v.get_int64().get(x) != simdjson::SUCCESS) return false;
-    *out = x;
-    return true;
-  }
-
+  // A value of the root object other than "traceEvents", read with the same
+  // walker (the splitter has delimited it; the buffer's padding follows it).
   void parse_top_value(JsonBatch& b, const JsonSegment& seg) {
-    const std::string_view text(b.data.get() + seg.begin, seg.end - seg.begin);
-    const simdjson::padded_string copy(text);
-    od::parser parser;
-    od::document doc;
-    auto fail = [&](simdjson::error_code e) {
-      const char* loc = nullptr;
-      std::uint64_t off = b.offset_of(b.data.get() + seg.begin);
-      if (doc.current_location().get(loc) == simdjson::SUCCESS && loc)
-        off += static_cast<std::uint64_t>(loc - copy.data());
-      std::string what = std::string("malformed JSON: ") + simdjson::error_message(e) + " (in the value of \"" +
-                         seg.key + "\")";
-      if (gzip_) what += " (offset in the decompressed JSON)";
-      throw InputError(path_, what, off);
-    };
-    if (auto e = parser.iterate(copy).get(doc); e != simdjson::SUCCESS) fail(e);
-    // Validate the whole value (on-demand skips what it is not asked for).
-    std::string_view whole;
-    od::json_type type;
-    if (auto e = doc.type().get(type); e != simdjson::SUCCESS) fail(e);
-    if (seg.key == "deviceProperties" && type == od::json_type::array) {
-      read_device_properties(doc, b, fail);
-    } else if (seg.key == "distributedInfo" && type == od::json_type::object) {
-      read_distributed_info(doc, fail);
-    } else if (type == od::json_type::string || type == od::json_type::number || type == od::json_type::boolean) {
-      std::string_view tok;
-      if (auto e = doc.raw_json_token().get(tok); e != simdjson::SUCCESS) fail(e);
-      tok = trim_ws(tok);
-      std::string value;
-      if (type == od::json_type::string) {
-        std::string_view s;
-        if (auto e = doc.get_string().get(s); e != simdjson::SUCCESS) fail(e);
-        value = s;
+    const char* begin = b.data.get() + seg.begin;
+    const char* end = b.data.get() + seg.end;
+    Walker w(begin);
+    try {
+      const char c = w.peek();
+      if (seg.key == "deviceProperties" && c == '[') {
+        read_device_properties(w, b);
+      } else if (seg.key == "distributedInfo" && c == '{') {
+        read_distributed_info(w, b);
+      } else if (c == '"') {
+        const RawString s = read_string(w);
+        top_scalar(seg.key, to_string(s, b), b, begin);
+      } else if (w.at_number() || c == 't' || c == 'f') {
+        w.skip_value();
+        top_scalar(seg.key, std::string(begin, static_cast<std::size_t>(w.pos() - begin)), b, begin);
       } else {
-        if (type == od::json_type::number) {
-          double d = 0;
-          if (auto e = doc.get_double().get(d); e != simdjson::SUCCESS) fail(e);
-        } else {
-          bool x = false;
-          if (auto e = doc.get_bool().get(x); e != simdjson::SUCCESS) fail(e);
-        }
-        value = tok;
+        w.skip_value();  // other objects and arrays ("INFO", "metadata", …): checked, not used
       }
-      top_scalar(seg.key, value, b, seg);
-    } else {
-      // Other objects/arrays ("INFO", "metadata", …): checked, not used.
-      if (type == od::json_type::object) {
-        od::object o;
-        if (auto e = doc.get_object().get(o); e != simdjson::SUCCESS) fail(e);
-        if (auto e = o.raw_json().get(whole); e != simdjson::SUCCESS) fail(e);
-      } else if (type == od::json_type::array) {
-        od::array a;
-        if (auto e = doc.get_array().get(a); e != simdjson::SUCCESS) fail(e);
-        if (auto e = a.raw_json().get(whole); e != simdjson::SUCCESS) fail(e);
-      } else {
-        if (auto e = doc.is_null().error(); e != simdjson::SUCCESS) fail(e);
-      }
+      if (w.pos() != end) throw detail::JsonSyntaxError{w.pos(), "unexpected character in a value"};
+    } catch (const detail::JsonSyntaxError& e) {
+      fail_at(b, e.at, std::string("malformed JSON: ") + e.what + " (in the value of \"" + seg.key + "\")");
     }
   }
 
-  void top_scalar(const std::string& key, const std::string& value, const JsonBatch& b, const JsonSegment& seg) {
+  void top_scalar(const std::string& key, const std::string& value, const JsonBatch& b, const char* at) {
     if (key == "baseTimeNanoseconds") {
       std::int64_t base = 0;
-      if (!detail::parse_json_int(value, &base))
-        fail_at(b, b.data.get() + seg.begin, "\"baseTimeNanoseconds\" is not an integer");
+      if (!detail::parse_json_int(value, &base)) fail_at(b, at, "\"baseTimeNanoseconds\" is not an integer");
       origin_ns_ = base;
       kineto_ = true;
     } else if (key == "schemaVersion" || key == "traceName") {
@@ -1048,94 +1013,81 @@ class Importer {
     if (value.size() <= 256) builder_.meta().set_property("chrome.meta." + key, value);
   }
 
-  template <class Fail>
-  void read_device_properties(od::document& doc, const JsonBatch& b, Fail& fail) {
-    od::array arr;
-    if (auto e = doc.get_array().get(arr); e != simdjson::SUCCESS) fail(e);
-    for (auto elem : arr) {
-      od::object obj;
-      if (auto e = elem.get_object().get(obj); e != simdjson::SUCCESS) {
-        if (e == simdjson::INCORRECT_TYPE) continue;
-        fail(e);
+  void read_device_properties(Walker& w, const JsonBatch& b) {
+    w.expect('[', "expected an array");
+    w.skip_ws();
+    if (w.consume(']')) return;
+    for (;;) {
+      w.skip_ws();
+      if (w.peek() == '{') {
+        Device d;
+        bool has_id = false;
+        for_each_member(w, b, [&](std::string_view key) {
+          if (is_key(key, "name") || is_key(key, "uuid")) {
+            const RawString s = read_string(w);
+            if (s.present) (is_key(key, "name") ? d.name : d.uuid) = to_string(s, b);
+            return;
+          }
+          std::int64_t n = 0;
+          if (!read_int(w, &n)) return;
+          const std::uint32_t u32 = as_u32(n);
+          if (is_key(key, "id")) {
+            d.id = u32;
+            has_id = true;
+          } else if (is_key(key, "totalGlobalMem")) {
+            d.memory_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0));
+          } else if (is_key(key, "computeMajor")) {
+            d.compute_major = static_cast<std::int32_t>(std::clamp<std::int64_t>(n, 0, 1000));
+          } else if (is_key(key, "computeMinor")) {
+            d.compute_minor = static_cast<std::int32_t>(std::clamp<std::int64_t>(n, 0, 1000));
+          } else if (is_key(key, "numSms")) {
+            d.sm_count = u32;
+          } else if (is_key(key, "maxThreadsPerBlock")) {
+            d.max_threads_per_block = u32;
+          } else if (is_key(key, "maxThreadsPerMultiprocessor")) {
+            d.max_threads_per_sm = u32;
+          } else if (is_key(key, "maxBlocksPerMultiprocessor") || is_key(key, "maxBlocksPerMultiProcessor")) {
+            d.max_blocks_per_sm = u32;
+          } else if (is_key(key, "regsPerMultiprocessor")) {
+            d.registers_per_sm = u32;
+          } else if (is_key(key, "sharedMemPerMultiprocessor")) {
+            d.shared_memory_per_sm = u32;
+          } else if (is_key(key, "warpSize")) {
+            d.warp_size = u32;
+          } else if (is_key(key, "clockRate")) {
+            d.core_clock_khz = u32;
+          } else if (is_key(key, "memoryClockRate")) {
+            d.memory_clock_khz = u32;
+          } else if (is_key(key, "memoryBusWidth")) {
+            d.memory_bus_width_bits = u32;
+          }
+        });
+        if (has_id) listed_devices_.push_back(std::move(d));
+      } else {
+        w.skip_value();
       }
-      Device d;
-      bool has_id = false;
-      for (auto field_result : obj) {
-        od::field f;
-        if (auto e = std::move(field_result).get(f); e != simdjson::SUCCESS) fail(e);
-        std::string_view key;
-        if (auto e = f.unescaped_key().get(key); e != simdjson::SUCCESS) fail(e);
-        const std::string k(key);
-        od::value v = f.value();
-        std::int64_t n = 0;
-        if (k == "name") {
-          std::string_view s;
-          if (v.get_string().get(s) == simdjson::SUCCESS) d.name = s;
-          continue;
-        }
-        if (k == "uuid") {
-          std::string_view s;
-          if (v.get_string().get(s) == simdjson::SUCCESS) d.uuid = s;
-          continue;
-        }
-        if (!od_int(v, &n)) continue;
-        const auto u32 = as_u32(n);
-        if (k == "id") {
-          d.id = u32;
-          has_id = true;
-        } else if (k == "totalGlobalMem") {
-          d.memory_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0));
-        } else if (k == "computeMajor") {
-          d.compute_major = static_cast<std::int32_t>(u32);
-        } else if (k == "computeMinor") {
-          d.compute_minor = static_cast<std::int32_t>(u32);
-        } else if (k == "numSms") {
-          d.sm_count = u32;
-        } else if (k == "maxThreadsPerBlock") {
-          d.max_threads_per_block = u32;
-        } else if (k == "maxThreadsPerMultiprocessor") {
-          d.max_threads_per_sm = u32;
-        } else if (k == "maxBlocksPerMultiprocessor" || k == "maxBlocksPerMultiProcessor") {
-          d.max_blocks_per_sm = u32;
-        } else if (k == "regsPerMultiprocessor") {
-          d.registers_per_sm = u32;
-        } else if (k == "sharedMemPerMultiprocessor") {
-          d.shared_memory_per_sm = u32;
-        } else if (k == "warpSize") {
-          d.warp_size = u32;
-        } else if (k == "clockRate") {
-          d.core_clock_khz = u32;
-        } else if (k == "memoryClockRate") {
-          d.memory_clock_khz = u32;
-        } else if (k == "memoryBusWidth") {
-          d.memory_bus_width_bits = u32;
-        }
-      }
-      if (has_id) listed_devices_.push_back(std::move(d));
+      w.skip_ws();
+      if (w.consume(',')) continue;
+      w.expect(']', "expected ',' or ']' in an array");
+      return;
     }
-    (void)b;
   }
 
-  template <class Fail>
-  void read_distributed_info(od::document& doc, Fail& fail) {
-    od::object obj;
-    if (auto e = doc.get_object().get(obj); e != simdjson::SUCCESS) fail(e);
-    for (auto field_result : obj) {
-      od::field f;
-      if (auto e = std::move(field_result).get(f); e != simdjson::SUCCESS) fail(e);
-      std::string_view key;
-      if (auto e = f.unescaped_key().get(key); e != simdjson::SUCCESS) fail(e);
-      od::value v = f.value();
+  void read_distributed_info(Walker& w, const JsonBatch& b) {
+    for_each_member(w, b, [&](std::string_view key) {
       std::int64_t n = 0;
-      if (key == "rank" && od_int(v, &n)) {
-        builder_.meta().rank = static_cast<std::int32_t>(std::clamp<std::int64_t>(n, -1, 0x7fffffff));
-      } else if (key == "world_size" && od_int(v, &n)) {
-        builder_.meta().world_size = static_cast<std::int32_t>(std::clamp<std::int64_t>(n, 0, 0x7fffffff));
-      } else if (key == "backend") {
-        std::string_view s;
-        if (v.get_string().get(s) == simdjson::SUCCESS) builder_.meta().set_property("chrome.distributed.backend", s);
+      if (is_key(key, "rank")) {
+        if (read_int(w, &n)) builder_.meta().rank = static_cast<std::int32_t>(std::clamp<std::int64_t>(n, -1, 0x7fffffff));
+      } else if (is_key(key, "world_size")) {
+        if (read_int(w, &n))
+          builder_.meta().world_size = static_cast<std::int32_t>(std::clamp<std::int64_t>(n, 0, 0x7fffffff));
+      } else if (is_key(key, "backend")) {
+        const RawString s = read_string(w);
+        if (s.present) builder_.meta().set_property("chrome.distributed.backend", to_string(s, b));
+      } else {
+        w.skip_value();
       }
-    }
+    });
     kineto_ = true;
   }
 

@@ -22,14 +22,15 @@ bool push_digit(std::uint64_t* value, unsigned d) {
 }  // namespace
 
 bool parse_us_to_ns(std::string_view s, std::int64_t* ns, bool* sub_us) {
-  // Fast path for what profilers write: up to 15 integer digits, an optional
-  // fraction of up to 3 digits, no sign, no exponent.
+  // Fast path for what profilers write: up to 16 integer digits (an epoch in
+  // µs has 16), an optional fraction of up to 3 digits, no sign, no exponent.
   {
     std::size_t i = 0;
     const std::size_t n = s.size();
     std::uint64_t whole = 0;
-    while (i < n && i < 15 && is_digit(s[i])) whole = whole * 10 + static_cast<unsigned>(s[i++] - '0');
-    if (i > 0 && (i == 1 || s[0] != '0')) {
+    while (i < n && i < 16 && is_digit(s[i])) whole = whole * 10 + static_cast<unsigned>(s[i++] - '0');
+    // whole * 1000 + 999 must fit in int64; 16 digits may not.
+    if (i > 0 && (i == 1 || s[0] != '0') && whole <= 9223372036854774ull && (i == n || !is_digit(s[i]))) {
       std::uint64_t frac = 0;
       std::size_t frac_digits = 0;
       bool ok = i == n;

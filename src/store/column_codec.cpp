@@ -14,9 +14,12 @@ constexpr std::uint64_t kSignBit = 1ull << 63;
 
 template <class T>
 std::uint64_t to_mapped(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::bit_cast<std::uint64_t>(v);
-  else if constexpr (std::is_signed_v<T>) return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) ^ kSignBit;
-  else return static_cast<std::uint64_t>(v);
+  if constexpr (std::is_floating_point_v<T>)
+    return std::bit_cast<std::uint64_t>(v);
+  else if constexpr (std::is_signed_v<T>)
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) ^ kSignBit;
+  else
+    return static_cast<std::uint64_t>(v);
 }
 
 int byte_width(std::uint64_t v) { return v == 0 ? 0 : (71 - std::countl_zero(v)) / 8; }
@@ -54,8 +57,10 @@ template <int W, bool Delta>
 void write_planes(const std::uint64_t* x, std::size_t n, std::uint64_t base, std::uint8_t* planes) {
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t u;
-    if constexpr (Delta) u = i ? zigzag(static_cast<std::int64_t>(x[i] - x[i - 1])) : 0;
-    else u = x[i] - base;
+    if constexpr (Delta)
+      u = i ? zigzag(static_cast<std::int64_t>(x[i] - x[i - 1])) : 0;
+    else
+      u = x[i] - base;
     for (int k = 0; k < W; ++k) planes[k * n + i] = static_cast<std::uint8_t>(u >> (8 * k));
   }
 }
@@ -66,8 +71,10 @@ std::uint64_t read_planes(const std::uint8_t* planes, std::size_t n, std::uint64
   std::uint64_t acc = base;
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t x;
-    if constexpr (Delta) x = acc += static_cast<std::uint64_t>(unzigzag(gather<W>(planes, n, i)));
-    else x = base + gather<W>(planes, n, i);
+    if constexpr (Delta)
+      x = acc += static_cast<std::uint64_t>(unzigzag(gather<W>(planes, n, i)));
+    else
+      x = base + gather<W>(planes, n, i);
     if constexpr (Relative) x += static_cast<std::uint64_t>(rel[i]) ^ kSignBit;
     out[i] = from_mapped<T>(x, bad);
   }
@@ -77,15 +84,32 @@ std::uint64_t read_planes(const std::uint8_t* planes, std::size_t n, std::uint64
 template <bool Delta>
 void write_planes_any(int width, const std::uint64_t* x, std::size_t n, std::uint64_t base, std::uint8_t* planes) {
   switch (width) {
-    case 0: break;
-    case 1: write_planes<1, Delta>(x, n, base, planes); break;
-    case 2: write_planes<2, Delta>(x, n, base, planes); break;
-    case 3: write_planes<3, Delta>(x, n, base, planes); break;
-    case 4: write_planes<4, Delta>(x, n, base, planes); break;
-    case 5: write_planes<5, Delta>(x, n, base, planes); break;
-    case 6: write_planes<6, Delta>(x, n, base, planes); break;
-    case 7: write_planes<7, Delta>(x, n, base, planes); break;
-    default: write_planes<8, Delta>(x, n, base, planes); break;
+    case 0:
+      break;
+    case 1:
+      write_planes<1, Delta>(x, n, base, planes);
+      break;
+    case 2:
+      write_planes<2, Delta>(x, n, base, planes);
+      break;
+    case 3:
+      write_planes<3, Delta>(x, n, base, planes);
+      break;
+    case 4:
+      write_planes<4, Delta>(x, n, base, planes);
+      break;
+    case 5:
+      write_planes<5, Delta>(x, n, base, planes);
+      break;
+    case 6:
+      write_planes<6, Delta>(x, n, base, planes);
+      break;
+    case 7:
+      write_planes<7, Delta>(x, n, base, planes);
+      break;
+    default:
+      write_planes<8, Delta>(x, n, base, planes);
+      break;
   }
 }
 
@@ -93,23 +117,32 @@ template <bool Delta, bool Relative, class T>
 std::uint64_t read_planes_any(int width, const std::uint8_t* planes, std::size_t n, std::uint64_t base,
                               const TimeNs* rel, T* out) {
   switch (width) {
-    case 0: return read_planes<0, Delta, Relative>(planes, n, base, rel, out);
-    case 1: return read_planes<1, Delta, Relative>(planes, n, base, rel, out);
-    case 2: return read_planes<2, Delta, Relative>(planes, n, base, rel, out);
-    case 3: return read_planes<3, Delta, Relative>(planes, n, base, rel, out);
-    case 4: return read_planes<4, Delta, Relative>(planes, n, base, rel, out);
-    case 5: return read_planes<5, Delta, Relative>(planes, n, base, rel, out);
-    case 6: return read_planes<6, Delta, Relative>(planes, n, base, rel, out);
-    case 7: return read_planes<7, Delta, Relative>(planes, n, base, rel, out);
-    default: return read_planes<8, Delta, Relative>(planes, n, base, rel, out);
+    case 0:
+      return read_planes<0, Delta, Relative>(planes, n, base, rel, out);
+    case 1:
+      return read_planes<1, Delta, Relative>(planes, n, base, rel, out);
+    case 2:
+      return read_planes<2, Delta, Relative>(planes, n, base, rel, out);
+    case 3:
+      return read_planes<3, Delta, Relative>(planes, n, base, rel, out);
+    case 4:
+      return read_planes<4, Delta, Relative>(planes, n, base, rel, out);
+    case 5:
+      return read_planes<5, Delta, Relative>(planes, n, base, rel, out);
+    case 6:
+      return read_planes<6, Delta, Relative>(planes, n, base, rel, out);
+    case 7:
+      return read_planes<7, Delta, Relative>(planes, n, base, rel, out);
+    default:
+      return read_planes<8, Delta, Relative>(planes, n, base, rel, out);
   }
 }
 
 }  // namespace
 
 template <class T>
-void encode_column(std::string_view name, const T* values, std::size_t n, const TimeNs* relative_to,
-                   bool min_width_one, ByteWriter& out, std::vector<std::uint64_t>& scratch) {
+void encode_column(std::string_view name, const T* values, std::size_t n, const TimeNs* relative_to, bool min_width_one,
+                   ByteWriter& out, std::vector<std::uint64_t>& scratch) {
   if (scratch.size() < n) scratch.resize(n);
   std::uint64_t* x = scratch.data();
   std::uint8_t mode = 0;
@@ -144,8 +177,10 @@ void encode_column(std::string_view name, const T* values, std::size_t n, const 
   out.varint(base);
   out.u8(static_cast<std::uint8_t>(width));
   std::uint8_t* planes = out.extend(static_cast<std::size_t>(width) * n);
-  if (delta) write_planes_any<true>(width, x, n, base, planes);
-  else write_planes_any<false>(width, x, n, base, planes);
+  if (delta)
+    write_planes_any<true>(width, x, n, base, planes);
+  else
+    write_planes_any<false>(width, x, n, base, planes);
 }
 
 ColumnBlob parse_column(ByteCursor& in, std::size_t n) {
@@ -153,11 +188,13 @@ ColumnBlob parse_column(ByteCursor& in, std::size_t n) {
   const std::uint8_t name_len = in.u8();
   b.name = std::string_view(reinterpret_cast<const char*>(in.take(name_len)), name_len);
   const std::uint8_t cls = in.u8();
-  if (cls > static_cast<std::uint8_t>(ValueClass::floating)) throw FormatError("column '" + std::string(b.name) + "': unknown value class");
+  if (cls > static_cast<std::uint8_t>(ValueClass::floating))
+    throw FormatError("column '" + std::string(b.name) + "': unknown value class");
   b.value_class = static_cast<ValueClass>(cls);
   b.value_bytes = in.u8();
   b.mode = in.u8();
-  if ((b.mode & ~kModeRelativeFlag) > kModeDelta) throw FormatError("column '" + std::string(b.name) + "': unknown encoding");
+  if ((b.mode & ~kModeRelativeFlag) > kModeDelta)
+    throw FormatError("column '" + std::string(b.name) + "': unknown encoding");
   b.base = in.varint();
   b.width = in.u8();
   if (b.width > 8) throw FormatError("column '" + std::string(b.name) + "': width over 8 bytes");
@@ -188,9 +225,9 @@ void decode_column(const ColumnBlob& blob, std::size_t n, const TimeNs* relative
   if (bad) throw FormatError("column '" + std::string(blob.name) + "' has a value out of range");
 }
 
-#define GPUSCOPE_COLUMN_TYPE(T)                                                                          \
+#define GPUSCOPE_COLUMN_TYPE(T)                                                                             \
   template void encode_column<T>(std::string_view, const T*, std::size_t, const TimeNs*, bool, ByteWriter&, \
-                                 std::vector<std::uint64_t>&);                                            \
+                                 std::vector<std::uint64_t>&);                                              \
   template void decode_column<T>(const ColumnBlob&, std::size_t, const TimeNs*, T*, std::vector<std::uint64_t>&);
 GPUSCOPE_COLUMN_TYPE(std::uint8_t)
 GPUSCOPE_COLUMN_TYPE(std::uint16_t)

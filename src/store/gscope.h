@@ -23,14 +23,14 @@ namespace gpuscope {
 // What the reader found besides the trace itself.
 struct GscopeReadReport {
   std::uint32_t format_version = 0;
-  std::string writer;              // writer version string from the header ("gpuscope 0.1.0")
-  bool complete = true;            // footer present and every section intact
+  std::string writer;    // writer version string from the header ("gpuscope 0.1.0")
+  bool complete = true;  // footer present and every section intact
   std::uint64_t file_bytes = 0;
-  std::uint64_t bytes_lost = 0;    // bytes of sections that were not loaded (damaged, truncated, or after either)
+  std::uint64_t bytes_lost = 0;        // bytes of sections that were not loaded (damaged, truncated, or after either)
   std::uint64_t sections_read = 0;     // sections loaded
   std::uint64_t corrupt_sections = 0;  // sections skipped or stopped at because they were damaged
   std::uint64_t rows_lost = 0;         // rows known to be lost (from section headers / the footer index)
-  std::vector<std::string> problems;  // one line each: "section 12 (kernels) at byte 4096: checksum mismatch; …"
+  std::vector<std::string> problems;   // one line each: "section 12 (kernels) at byte 4096: checksum mismatch; …"
 };
 
 // True if the file starts with the .gscope magic. Never throws (false if unreadable).
@@ -49,8 +49,8 @@ Trace read_gscope(const std::string& path, GscopeReadReport* report = nullptr, c
 struct GscopeWriteOptions {
   int zstd_level = 3;
   std::uint32_t rows_per_chunk = 1u << 16;  // rows of one table per section (1 … 2^24)
-  bool compress = true;  // false: sections stored raw (tests, fuzz seeds)
-  bool sync = true;      // write_gscope: fdatasync before the rename (durable across a power loss)
+  bool compress = true;                     // false: sections stored raw (tests, fuzz seeds)
+  bool sync = true;                         // write_gscope: fdatasync before the rename (durable across a power loss)
 };
 
 // Writes `trace` to `path` atomically (`<path>.tmp.<pid>`, then rename).
@@ -76,7 +76,7 @@ class GscopeAppender {
   // valid). Rows need not be sorted; the reader sorts at load.
   // Thread-compatible: one caller.
   virtual void append(TraceBuilder& chunk) = 0;
-  virtual void flush() = 0;   // fdatasync: durable across a power loss, not only a process kill
+  virtual void flush() = 0;  // fdatasync: durable across a power loss, not only a process kill
   // Footer + fdatasync; no appends afterwards. Meta changed after the last
   // append is not seen: append() the final builder (rows or not) first.
   virtual void finish() = 0;

@@ -124,20 +124,26 @@ std::string parse_section_header(const std::uint8_t* h, SectionHeader& out) {
 bool is_row_tag(std::uint16_t tag) { return tag >= kTagRowsBase && tag < kTagRowsBase + kTableCount; }
 
 // Sections nothing later refers to by id: losing one loses only itself.
-bool skippable(std::uint16_t tag) {
-  return tag != kTagStrings && tag != kTagTracks && tag != kTagCounterSeries;
-}
+bool skippable(std::uint16_t tag) { return tag != kTagStrings && tag != kTagTracks && tag != kTagCounterSeries; }
 
 std::string tag_name(std::uint16_t tag) {
   switch (tag) {
-    case kTagStrings: return "strings";
-    case kTagTracks: return "tracks";
-    case kTagDevices: return "devices";
-    case kTagProcesses: return "processes";
-    case kTagCounterSeries: return "counter series";
-    case kTagMeta: return "meta";
-    case kTagFooter: return "footer";
-    default: break;
+    case kTagStrings:
+      return "strings";
+    case kTagTracks:
+      return "tracks";
+    case kTagDevices:
+      return "devices";
+    case kTagProcesses:
+      return "processes";
+    case kTagCounterSeries:
+      return "counter series";
+    case kTagMeta:
+      return "meta";
+    case kTagFooter:
+      return "footer";
+    default:
+      break;
   }
   if (is_row_tag(tag)) return std::string(to_string(static_cast<TableId>(tag - kTagRowsBase)));
   return "unknown tag " + std::to_string(tag);
@@ -197,7 +203,8 @@ class Reader {
     if (version == 0) throw InputError(name_, "invalid .gscope format version 0", 8);
     const std::uint64_t hsize = load_le(p + 12, 4);
     const std::uint64_t wlen = load_le(p + 16, 2);
-    if (hsize != kHeaderFixedBytes + wlen + 8) throw InputError(name_, "corrupt .gscope header (inconsistent size)", 12);
+    if (hsize != kHeaderFixedBytes + wlen + 8)
+      throw InputError(name_, "corrupt .gscope header (inconsistent size)", 12);
     if (hsize > size) throw InputError(name_, "truncated .gscope header", size);
     p = src_.read(0, static_cast<std::size_t>(hsize));
     if (XXH3_64bits(p, hsize - 8) != load_le(p + hsize - 8, 8))
@@ -217,8 +224,8 @@ class Reader {
     footer_seen_ = true;
     auto damaged = [&](const std::string& why) {
       ++rep.corrupt_sections;
-      rep.problems.push_back("footer index" + (at < size ? " at byte " + std::to_string(at) : std::string()) +
-                             ": " + why + "; sections read in order instead");
+      rep.problems.push_back("footer index" + (at < size ? " at byte " + std::to_string(at) : std::string()) + ": " +
+                             why + "; sections read in order instead");
     };
     if (at < header_end_ || at > size - kTrailerBytes - kSectionHeaderBytes) return damaged("bad offset");
     SectionHeader h;
@@ -287,13 +294,20 @@ class Reader {
   void apply(std::uint16_t tag, std::uint32_t items, std::span<const std::uint8_t> payload) {
     const ByteCursor in(payload.data(), payload.size());
     switch (tag) {
-      case kTagStrings: return decode_strings(in, builder_);
-      case kTagTracks: return decode_tracks(in, builder_);
-      case kTagDevices: return decode_devices(in, builder_);
-      case kTagProcesses: return decode_processes(in, builder_);
-      case kTagCounterSeries: return decode_counter_series(in, builder_);
-      case kTagMeta: return decode_meta(in, builder_);
-      default: break;
+      case kTagStrings:
+        return decode_strings(in, builder_);
+      case kTagTracks:
+        return decode_tracks(in, builder_);
+      case kTagDevices:
+        return decode_devices(in, builder_);
+      case kTagProcesses:
+        return decode_processes(in, builder_);
+      case kTagCounterSeries:
+        return decode_counter_series(in, builder_);
+      case kTagMeta:
+        return decode_meta(in, builder_);
+      default:
+        break;
     }
     if (is_row_tag(tag)) {
       if (rows_total_ + items >= kNoRow) throw FormatError("too many rows");
@@ -328,8 +342,7 @@ class Reader {
     };
 
     for (;; ++section_no) {
-      if (progress_.cancel && progress_.cancel->load(std::memory_order_relaxed))
-        throw InputError(name_, "cancelled");
+      if (progress_.cancel && progress_.cancel->load(std::memory_order_relaxed)) throw InputError(name_, "cancelled");
       if (progress_.on_progress) progress_.on_progress(pos, size);
 
       std::uint16_t expected_tag = 0;
@@ -371,8 +384,9 @@ class Reader {
         break;
       }
       if (h.stored > data_end_ - pos - kSectionHeaderBytes) {
-        problem(pos, h.tag, true, "truncated: " + std::to_string(h.stored) + " payload bytes declared, " +
-                                      std::to_string(data_end_ - pos - kSectionHeaderBytes) + " present");
+        problem(pos, h.tag, true,
+                "truncated: " + std::to_string(h.stored) + " payload bytes declared, " +
+                    std::to_string(data_end_ - pos - kSectionHeaderBytes) + " present");
         lose_rows(h.tag, h.items);
         stop(pos);
         break;
@@ -395,8 +409,8 @@ class Reader {
         ++rep.corrupt_sections;
         if (skippable(h.tag)) {
           problem(pos, h.tag, true,
-                  std::string(e.what()) +
-                      (is_row_tag(h.tag) ? "; " + std::to_string(h.items) + " rows skipped" : std::string("; skipped")));
+                  std::string(e.what()) + (is_row_tag(h.tag) ? "; " + std::to_string(h.items) + " rows skipped"
+                                                             : std::string("; skipped")));
           rep.bytes_lost += end - pos;
           lose_rows(h.tag, h.items);
         } else {
@@ -419,7 +433,8 @@ class Reader {
     if (rep.bytes_lost) meta.add_stat("store.truncated_bytes", rep.bytes_lost);
     if (rep.corrupt_sections) meta.add_stat("store.corrupt_sections", rep.corrupt_sections);
     for (int t = 0; t < kTableCount; ++t)
-      if (lost_rows_[t]) meta.add_stat("store.lost_rows." + std::string(to_string(static_cast<TableId>(t))), lost_rows_[t]);
+      if (lost_rows_[t])
+        meta.add_stat("store.lost_rows." + std::string(to_string(static_cast<TableId>(t))), lost_rows_[t]);
     if (unknown_sections_) meta.add_stat("store.unknown_sections", unknown_sections_);
     if (ctx_.unknown_columns) meta.add_stat("store.unknown_columns", ctx_.unknown_columns);
 

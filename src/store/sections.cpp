@@ -308,7 +308,7 @@ void decode_meta(ByteCursor in, TraceBuilder& b) {
   const std::uint8_t source = r.u8();
   // A source added by a later version reads as "unknown" rather than failing.
   m.source = source <= static_cast<std::uint8_t>(TraceSource::synthetic) ? static_cast<TraceSource>(source)
-                                                                          : TraceSource::unknown;
+                                                                         : TraceSource::unknown;
   m.producer = r.str();
   m.host = r.str();
   m.command_line = r.str();
@@ -360,8 +360,10 @@ void encode_table_rows(const Table& t, std::size_t begin, std::size_t n, ByteWri
     const TimeNs* relative = nullptr;
     if constexpr (std::is_same_v<T, TimeNs>) {
       if (info.flags & kTime) {
-        if (start) relative = start;
-        else start = col.data() + begin;
+        if (start)
+          relative = start;
+        else
+          start = col.data() + begin;
       }
     }
     encode_column<T>(info.name, col.data() + begin, n, relative, is_first, out, s.values);
@@ -405,7 +407,8 @@ struct RowChecker {
       if (allow_resolve && id == TraceBuilder::kResolveThroughCorrelation) continue;
       if (id >= tracks.size()) bad_row(table, i - begin, "track id " + std::to_string(id) + " out of range");
       if (kind >= 0 && static_cast<int>(tracks[id].kind) != kind)
-        bad_row(table, i - begin, kind == 0 ? "on a CPU track, expected a GPU track" : "on a GPU track, expected a CPU track");
+        bad_row(table, i - begin,
+                kind == 0 ? "on a CPU track, expected a GPU track" : "on a GPU track, expected a CPU track");
     }
   }
   void string_ids(const std::vector<StringId>& ids, const char* column) const {
@@ -524,7 +527,7 @@ void decode_table_rows(Table& table, TableId id, ByteCursor& in, std::uint32_t r
       if (col.capacity() < old + n)
         reserve_column(col, static_cast<std::size_t>(std::max<std::uint64_t>({reserve, old + n, 2 * col.capacity()})));
       if (col.size() < old) col.resize(old);  // a sparse column's first non-zero chunk
-      if (!blob) {  // sparse, zero in this chunk
+      if (!blob) {                            // sparse, zero in this chunk
         col.resize(old + n);
         return;
       }
@@ -539,7 +542,11 @@ void decode_table_rows(Table& table, TableId id, ByteCursor& in, std::uint32_t r
         if ((info.flags & kTime) && !start) start = col.data() + old;
       }
     });
-    const RowChecker checker{id, old, old + static_cast<std::size_t>(n), b.tracks(), b.strings().size(),
+    const RowChecker checker{id,
+                             old,
+                             old + static_cast<std::size_t>(n),
+                             b.tracks(),
+                             b.strings().size(),
                              static_cast<std::uint32_t>(b.all_counter_series().size())};
     check_rows(checker, table);
   } catch (...) {

@@ -200,8 +200,7 @@ void write_trace_parts(SectionWriter& w, WrittenState& state, const TraceParts& 
   {
     std::vector<Process> changed;
     for (const Process& x : p.processes)
-      if (std::find(state.processes.begin(), state.processes.end(), x) == state.processes.end())
-        changed.push_back(x);
+      if (std::find(state.processes.begin(), state.processes.end(), x) == state.processes.end()) changed.push_back(x);
     if (!changed.empty()) {
       payload.clear();
       encode_processes(changed, payload);
@@ -315,7 +314,8 @@ class FileAppender final : public GscopeAppender {
   template <class F>
   void guarded(F&& f) {
     if (finished_) throw std::logic_error("GscopeAppender: " + writer_.path() + " is already finished");
-    if (failed_) throw InputError(writer_.path(), "an earlier write failed; the file ends at its last complete section");
+    if (failed_)
+      throw InputError(writer_.path(), "an earlier write failed; the file ends at its last complete section");
     try {
       f();
     } catch (...) {

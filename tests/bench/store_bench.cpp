@@ -84,7 +84,13 @@ void BM_Write(benchmark::State& state) {
   state.counters["file_MB"] = bytes / 1e6;
   std::filesystem::remove(path);
 }
-BENCHMARK(BM_Write)->ArgNames({"sync", "zstd"})->Args({0, 3})->Args({1, 3})->Args({0, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Write)
+    ->ArgNames({"sync", "zstd"})
+    ->Args({0, 3})
+    ->Args({1, 3})
+    ->Args({0, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_Read(benchmark::State& state) {
   const std::string& path = bench_file();

@@ -613,7 +613,7 @@ TEST(ChromeJsonMalformed, ClearErrorsWithOffsets) {
       {"{\"traceEvents\": [{\"ph\": \"a\x01\"}]}", "control character", 26},
       {R"J({"traceEvents": []} extra)J", "after the end", 20},
       {R"J({"traceEvents": [], "x": [1, 2}})J", "mismatched '}'", 30},
-      {R"J({"traceEvents": [], "x": 1.})J", "malformed JSON", 25},
+      {R"J({"traceEvents": [], "x": 1.})J", "digits must follow", 27},
       {"{\"traceEvents\": [{\"name\": \"\xC3\x28\"}]}", "invalid UTF-8", 27},
       {"{\"traceEvents\": [{\"name\": \"ok\xED\xA0\x80\"}]}", "invalid UTF-8", 29},
       {"{\"traceEvents\": [], \"k\": \"\xFF\"}", "invalid UTF-8", 26},

@@ -73,8 +73,11 @@ TEST(GscopeAppender, ChunksReadBackAsOneTrace) {
         b.add_kernel(k);
         // A sync whose thread is known only through its API call.
         if (i % 10 == 0)
-          b.add_sync(SyncRow{t + 30, t + 600, TraceBuilder::kResolveThroughCorrelation, corr, SyncType::stream, 0, 7, kNoId});
-        if (!b.all_counter_series().empty()) b.add_counter(CounterRow{t, static_cast<std::uint32_t>(i % b.all_counter_series().size()), 0.5 * static_cast<double>(i)});
+          b.add_sync(
+              SyncRow{t + 30, t + 600, TraceBuilder::kResolveThroughCorrelation, corr, SyncType::stream, 0, 7, kNoId});
+        if (!b.all_counter_series().empty())
+          b.add_counter(CounterRow{t, static_cast<std::uint32_t>(i % b.all_counter_series().size()),
+                                   0.5 * static_cast<double>(i)});
       });
     }
     if (step % 3 == 2) {

@@ -1,9 +1,12 @@
 // write_gscope -> read_gscope gives back the same trace: every table and
 // column, meta, strings, tracks, devices, processes, counter series.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 
+#include "store/detail/column_codec.h"
 #include "store/detail/format.h"
 #include "store/detail/reader.h"
+#include "store/detail/section_writer.h"
 #include "store/gscope.h"
 #include "store/test_files.h"
 #include "store/trace_equal.h"
@@ -163,6 +166,59 @@ TEST(GscopeRoundTrip, RewritingALoadedTraceKeepsDuplicateCorrelationStat) {
   const Trace back = round_trip(t, dir.file("d.gscope"));
   EXPECT_EQ(back.meta().stat("trace.duplicate_api_correlations"), 1u);
   testing::expect_traces_equal(t, back);
+}
+
+}  // namespace
+}  // namespace gpuscope
+
+// [SECTION] Forward compatibility: what a later writer may add is skipped and counted.
+
+namespace gpuscope {
+namespace {
+
+TEST(GscopeForwardCompatibility, UnknownSectionsAndColumnsAreSkippedAndCounted) {
+  using namespace store_detail;
+  testing::TempDir dir;
+  const std::string path = dir.file("future.gscope");
+  const Trace t = testing::random_trace(31);
+  ASSERT_GT(t.kernels().size(), 0u);
+  {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ASSERT_GE(fd, 0);
+    GscopeWriteOptions o;
+    SectionWriter w(fd, path, o);
+    w.write_header();
+    ByteWriter unknown;
+    unknown.str("a section kind from the future");
+    w.write_section(0x40, 1, unknown);
+    WrittenState state;
+    const TraceParts parts{t.strings(),        t.tracks(), t.devices(),  t.processes(),
+                           t.counter_series(), t.meta(),   TraceTables{}};
+    write_trace_parts(w, state, parts, 1000);
+    // A kernels chunk with one more column than this reader knows.
+    ByteWriter rows;
+    ColumnScratch scratch;
+    encode_rows(t.tables(), TableId::kernels, 0, t.kernels().size(), rows, scratch);
+    ByteCursor c(rows.data(), rows.size());
+    c.varint();
+    const std::size_t count_at = rows.size() - c.remaining();
+    rows.data()[count_at] += 1;
+    const std::vector<std::uint32_t> extra(t.kernels().size(), 7);
+    encode_column<std::uint32_t>("future_column", extra.data(), extra.size(), nullptr, false, rows, scratch.values);
+    w.write_section(kTagRowsBase + static_cast<int>(TableId::kernels), static_cast<std::uint32_t>(t.kernels().size()),
+                    rows);
+    w.footer().table_rows[0] = t.kernels().size();
+    w.write_footer();
+    w.close();
+  }
+  GscopeReadReport rep;
+  const Trace back = read_gscope(path, &rep);
+  EXPECT_TRUE(rep.complete);
+  EXPECT_EQ(back.meta().stat("store.unknown_sections"), 1u);
+  EXPECT_EQ(back.meta().stat("store.unknown_columns"), 1u);
+  ASSERT_EQ(back.kernels().size(), t.kernels().size());
+  EXPECT_EQ(back.kernels().start, t.kernels().start);
+  EXPECT_EQ(back.kernels().name, t.kernels().name);
 }
 
 }  // namespace

@@ -17,8 +17,10 @@ template <class T>
 ::testing::AssertionResult columns_equal(const std::vector<T>& a, const std::vector<T>& b, std::size_t rows,
                                          const std::string& what) {
   const bool a_empty = a.empty(), b_empty = b.empty();
-  if (!a_empty && a.size() != rows) return ::testing::AssertionFailure() << what << ": left has " << a.size() << " rows";
-  if (!b_empty && b.size() != rows) return ::testing::AssertionFailure() << what << ": right has " << b.size() << " rows";
+  if (!a_empty && a.size() != rows)
+    return ::testing::AssertionFailure() << what << ": left has " << a.size() << " rows";
+  if (!b_empty && b.size() != rows)
+    return ::testing::AssertionFailure() << what << ": right has " << b.size() << " rows";
   for (std::size_t i = 0; i < rows; ++i) {
     const T x = a_empty ? T{} : a[i];
     const T y = b_empty ? T{} : b[i];

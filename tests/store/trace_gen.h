@@ -45,8 +45,10 @@ class Rng {
 };
 
 inline std::string random_string(Rng& rng) {
-  static const char* const pieces[] = {"void", "kernel", "<float>", "::", "cudnn", "_Z3fooPf", " ", "é", "日本",
-                                       "🚀", "\t", "Ω", "sm80_xmma_gemm", "(anonymous namespace)", "", "\"q\"", "\\"};
+  static const char* const pieces[] = {
+      "void", "kernel", "<float>", "::", "cudnn", "_Z3fooPf",       " ",
+      "é",    "日本",   "🚀",       "\t", "Ω",     "sm80_xmma_gemm", "(anonymous namespace)",
+      "",     "\"q\"",  "\\"};
   std::string s;
   const auto n = rng.below(6);
   for (std::uint64_t i = 0; i < n; ++i) s += pieces[rng.below(std::size(pieces))];
@@ -119,7 +121,8 @@ inline Trace random_trace(std::uint64_t seed, const RandomTraceOptions& o = {}) 
   m.rank = rng.any<std::int32_t>();
   m.world_size = rng.any<std::int32_t>();
   for (std::uint64_t i = 0, n = rng.below(4); i < n; ++i) m.set_stat("test.stat" + std::to_string(i), rng.u64());
-  for (std::uint64_t i = 0, n = rng.below(3); i < n; ++i) m.set_property("prop" + std::to_string(i), random_string(rng));
+  for (std::uint64_t i = 0, n = rng.below(3); i < n; ++i)
+    m.set_property("prop" + std::to_string(i), random_string(rng));
 
   const bool sp = o.sparse_columns;
   const bool ex = o.extreme_values;

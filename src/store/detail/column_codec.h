@@ -37,8 +37,8 @@ struct ColumnBlob {
 // width of at least one byte, so every row of a chunk costs a stored byte and
 // a reader can bound a chunk's row count by its payload size.
 template <class T>
-void encode_column(std::string_view name, const T* values, std::size_t n, const TimeNs* relative_to,
-                   bool min_width_one, ByteWriter& out, std::vector<std::uint64_t>& scratch);
+void encode_column(std::string_view name, const T* values, std::size_t n, const TimeNs* relative_to, bool min_width_one,
+                   ByteWriter& out, std::vector<std::uint64_t>& scratch);
 
 // Parses the next column of a chunk of `n` rows. Throws FormatError.
 ColumnBlob parse_column(ByteCursor& in, std::size_t n);
@@ -51,9 +51,12 @@ void decode_column(const ColumnBlob& blob, std::size_t n, const TimeNs* relative
 
 template <class T>
 constexpr ValueClass value_class_of() {
-  if constexpr (std::is_floating_point_v<T>) return ValueClass::floating;
-  else if constexpr (std::is_signed_v<T>) return ValueClass::signed_int;
-  else return ValueClass::unsigned_int;
+  if constexpr (std::is_floating_point_v<T>)
+    return ValueClass::floating;
+  else if constexpr (std::is_signed_v<T>)
+    return ValueClass::signed_int;
+  else
+    return ValueClass::unsigned_int;
 }
 
 }  // namespace gpuscope::store_detail

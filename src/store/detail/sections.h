@@ -49,8 +49,7 @@ void encode_processes(std::span<const Process> processes, ByteWriter& out);
 void decode_processes(ByteCursor in, TraceBuilder& b);
 
 // Counter series [first, end).
-void encode_counter_series(std::span<const CounterSeries> all, std::uint32_t first, std::uint32_t end,
-                           ByteWriter& out);
+void encode_counter_series(std::span<const CounterSeries> all, std::uint32_t first, std::uint32_t end, ByteWriter& out);
 void decode_counter_series(ByteCursor in, TraceBuilder& b);
 
 void encode_meta(const TraceMeta& meta, ByteWriter& out);
