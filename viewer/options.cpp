@@ -1,4 +1,4 @@
-#include "options.h"  // relative: the fuzz target compiles this file on its own
+#include "options.h"  // relative: the fuzz tree compiles this file without the viewer's include path
 
 #include <charconv>
 

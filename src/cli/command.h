@@ -28,7 +28,8 @@ class Error : public std::runtime_error {
 };
 
 struct Context {
-  int exit_code = 0;  // set by commands whose status is not simply success
+  int exit_code = 0;         // set by commands whose status is not simply success
+  std::string command_line;  // argv joined by spaces (recorded in traces a command writes)
 };
 
 using AddCommand = void (*)(CLI::App& app, Context& ctx);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -33,17 +34,31 @@ int main(int argc, char** argv) {
   std::stable_sort(commands.begin(), commands.end(), [](auto& a, auto& b) { return a.first < b.first; });
   for (auto& [order, add] : commands) add(app, ctx);
 
+  ctx.command_line = "gpuscope";
+  for (int i = 1; i < argc; ++i) ctx.command_line += " " + std::string(argv[i]);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version are "errors" with exit code 0.
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "gpuscope: error: %s\n", e.what());
+    // --help and --version are "errors" with exit code 0: CLI11 prints them.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    // Usage errors: one line in the house style, and where to find help.
+    std::string message = e.what();
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-')
+      message = "unknown command '" + std::string(argv[1]) + "'";
+    std::string help = "gpuscope";
+    for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+      sub = sub->get_subcommands().front();
+      help += " " + sub->get_name();
+    }
+    std::fprintf(stderr, "gpuscope: error: %s (see '%s --help')\n", message.c_str(), help.c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpuscope: error: %s\n", e.what());
+    // cli::Error and gpuscope::InputError already read "<file>: <problem>".
+    std::string message = e.what();
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    std::fprintf(stderr, "gpuscope: error: %s\n", message.c_str());
     return 2;
   }
   return ctx.exit_code;

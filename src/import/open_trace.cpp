@@ -1,6 +1,10 @@
-// open_trace: any trace file gpuscope understands, chosen by its first bytes.
-// (Written by the import engineer because every command needed the JSON
-// branch before the export engineer's version landed; either may refine it.)
+// open_trace: any trace file gpuscope reads, chosen by its first bytes.
+// (The import engineer wrote a first version so every command could read JSON
+// before this one landed; this keeps its behaviour.)
+//
+// Names lie (a .json that is gzip, a .gscope renamed .trace), contents do not:
+// .gscope files start with their magic, gzip with 1f 8b, JSON with '{' or '['
+// after optional whitespace and a UTF-8 BOM.
 #include "import/open_trace.h"
 
 #include <fcntl.h>
@@ -8,56 +12,85 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "import/chrome_json.h"
 #include "store/gscope.h"
 
 namespace gpuscope {
 
-TraceFileKind detect_trace_file(const std::string& path) {
+namespace {
+
+struct Head {
+  std::uint8_t bytes[64];
+  std::size_t size = 0;
+  std::uint64_t file_size = 0;
+};
+
+// Reads the first bytes. Throws InputError when the file cannot be read.
+Head read_head(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
+  Head h;
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    throw InputError(path, "is a directory, expected a trace file");
+  if (::fstat(fd, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      ::close(fd);
+      throw InputError(path, "is a directory, not a trace file");
+    }
+    h.file_size = static_cast<std::uint64_t>(st.st_size);
   }
-  unsigned char head[4096];
-  std::size_t got = 0;
-  while (got < sizeof head) {
-    const ssize_t r = ::read(fd, head + got, sizeof head - got);
+  while (h.size < sizeof h.bytes) {
+    const ssize_t r = ::read(fd, h.bytes + h.size, sizeof h.bytes - h.size);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += static_cast<std::size_t>(r);
+    if (r < 0) {
+      const int e = errno;
+      ::close(fd);
+      throw InputError(path, std::string("cannot read: ") + std::strerror(e));
+    }
+    if (r == 0) break;
+    h.size += static_cast<std::size_t>(r);
   }
   ::close(fd);
-  if (got >= 2 && head[0] == 0x1f && head[1] == 0x8b) return TraceFileKind::chrome_json_gz;
-  if (is_gscope_file(path)) return TraceFileKind::gscope;
-  // JSON: the first byte that is not whitespace (after an optional UTF-8 BOM) opens an object or array.
-  std::size_t i = got >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0;
-  while (i < got && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) ++i;
-  if (i < got && (head[i] == '{' || head[i] == '[')) return TraceFileKind::chrome_json;
+  return h;
+}
+
+TraceFileKind classify(const Head& h) {
+  const std::uint8_t* p = h.bytes;
+  const std::size_t n = h.size;
+  // "\x89GSC" is enough: a damaged .gscope magic still goes to the .gscope
+  // reader, whose error says exactly what is wrong with it.
+  if (n >= 4 && p[0] == 0x89 && p[1] == 'G' && p[2] == 'S' && p[3] == 'C') return TraceFileKind::gscope;
+  if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) return TraceFileKind::chrome_json_gz;
+  std::size_t i = 0;
+  if (n >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) i = 3;  // UTF-8 BOM
+  while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n')) ++i;
+  if (i < n && (p[i] == '{' || p[i] == '[')) return TraceFileKind::chrome_json;
   return TraceFileKind::unknown;
 }
 
+}  // namespace
+
+TraceFileKind detect_trace_file(const std::string& path) { return classify(read_head(path)); }
+
 Trace open_trace(const std::string& path, const LoadProgress& progress) {
-  switch (detect_trace_file(path)) {
-    case TraceFileKind::gscope: return read_gscope(path, nullptr, progress);
+  const Head head = read_head(path);
+  switch (classify(head)) {
+    case TraceFileKind::gscope:
+      return read_gscope(path, nullptr, progress);
     case TraceFileKind::chrome_json:
     case TraceFileKind::chrome_json_gz: {
       ChromeImportOptions options;
       options.progress = progress;
-      return import_chrome_json(path, options);
+      return import_chrome_json(path, options);  // it reads gzip or plain itself
     }
-    case TraceFileKind::unknown: break;
+    case TraceFileKind::unknown:
+      break;
   }
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && st.st_size == 0) throw InputError(path, "empty file: not a trace", 0);
-  throw InputError(path,
-                   "not a trace file gpuscope understands (expected a .gscope file, Chrome/Kineto trace JSON, or "
-                   "gzip-compressed JSON)",
-                   0);
+  if (head.size == 0) throw InputError(path, "empty file (not a trace)");
+  throw InputError(path, "not a trace file gpuscope reads (expected .gscope, Chrome trace JSON or .json.gz)");
 }
 
 }  // namespace gpuscope

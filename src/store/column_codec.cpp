@@ -203,8 +203,7 @@ ColumnBlob parse_column(ByteCursor& in, std::size_t n) {
 }
 
 template <class T>
-void decode_column(const ColumnBlob& blob, std::size_t n, const TimeNs* relative_to, T* out,
-                   std::vector<std::uint64_t>&) {
+void decode_column(const ColumnBlob& blob, std::size_t n, const TimeNs* relative_to, T* out) {
   if (blob.value_class != value_class_of<T>())
     throw FormatError("column '" + std::string(blob.name) + "' has the wrong value type");
   const bool relative = blob.mode & kModeRelativeFlag;
@@ -228,7 +227,7 @@ void decode_column(const ColumnBlob& blob, std::size_t n, const TimeNs* relative
 #define GPUSCOPE_COLUMN_TYPE(T)                                                                             \
   template void encode_column<T>(std::string_view, const T*, std::size_t, const TimeNs*, bool, ByteWriter&, \
                                  std::vector<std::uint64_t>&);                                              \
-  template void decode_column<T>(const ColumnBlob&, std::size_t, const TimeNs*, T*, std::vector<std::uint64_t>&);
+  template void decode_column<T>(const ColumnBlob&, std::size_t, const TimeNs*, T*);
 GPUSCOPE_COLUMN_TYPE(std::uint8_t)
 GPUSCOPE_COLUMN_TYPE(std::uint16_t)
 GPUSCOPE_COLUMN_TYPE(std::uint32_t)

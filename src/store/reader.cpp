@@ -240,7 +240,8 @@ class Reader {
       std::uint64_t next = header_end_;
       std::uint64_t rows[kTableCount] = {};
       for (const IndexEntry& e : f.sections) {
-        if (e.offset < next || e.offset > at - kSectionHeaderBytes) throw FormatError("section offsets out of order");
+        if (e.offset < next || e.offset > at || at - e.offset < kSectionHeaderBytes)
+          throw FormatError("section offsets out of order");
         next = e.offset + kSectionHeaderBytes;
         if (is_row_tag(e.tag)) {
           if (e.items > kMaxRowsPerChunk) throw FormatError("row count over the limit");
@@ -309,12 +310,7 @@ class Reader {
       default:
         break;
     }
-    if (is_row_tag(tag)) {
-      if (rows_total_ + items >= kNoRow) throw FormatError("too many rows");
-      decode_rows(static_cast<TableId>(tag - kTagRowsBase), in, items, builder_, ctx_);
-      rows_total_ += items;
-      return;
-    }
+    if (is_row_tag(tag)) return decode_rows(static_cast<TableId>(tag - kTagRowsBase), in, items, builder_, ctx_);
     ++unknown_sections_;  // a section kind from a later version: not needed to read this one
   }
 
@@ -336,7 +332,7 @@ class Reader {
     };
     // Stops at `pos`: counts everything from there to the end of the data as lost.
     auto stop = [&](std::uint64_t from) {
-      rep.bytes_lost += data_end_ - from;
+      rep.bytes_lost += data_end_ > from ? data_end_ - from : 0;
       if (have_index_)
         for (std::size_t i = next_entry; i < index_.size(); ++i) lose_rows(index_[i].tag, index_[i].items);
     };
@@ -359,7 +355,7 @@ class Reader {
         break;
       }
 
-      if (data_end_ - pos < kSectionHeaderBytes) {
+      if (pos > data_end_ || data_end_ - pos < kSectionHeaderBytes) {
         problem(pos, 0, false, "truncated section header; the file ends here");
         stop(pos);
         break;
@@ -474,7 +470,7 @@ class Reader {
   std::vector<IndexEntry> index_;
   std::unique_ptr<ZSTD_DCtx, DctxFree> dctx_;
   std::unique_ptr<std::uint8_t[]> raw_;
-  std::uint64_t raw_cap_ = 0, raw_total_ = 0, rows_total_ = 0, unknown_sections_ = 0;
+  std::uint64_t raw_cap_ = 0, raw_total_ = 0, unknown_sections_ = 0;
   std::uint64_t lost_rows_[kTableCount] = {};
 };
 

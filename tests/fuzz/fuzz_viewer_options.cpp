@@ -10,8 +10,9 @@
 #include <string_view>
 
 // The viewer is not built in the fuzz tree (no ImGui there); its parsers have
-// no dependency beyond trace/types.h, so the target compiles them directly.
-#include "../../viewer/options.cpp"
+// no dependency beyond trace/types.h: tests/fuzz/CMakeLists.txt compiles
+// viewer/options.cpp into this target.
+#include "../../viewer/options.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gpuscope;

@@ -101,7 +101,7 @@ void round_trip_type() {
         if (min_one && n && expect == 0) expect = 1;
         EXPECT_EQ(blob.width, expect);
         std::vector<T> back(n);
-        decode_column<T>(blob, n, nullptr, back.data(), scratch);
+        decode_column<T>(blob, n, nullptr, back.data());
         EXPECT_EQ(0, n ? std::memcmp(back.data(), v.data(), n * sizeof(T)) : 0);
       }
     }
@@ -138,8 +138,8 @@ TEST(ColumnCodec, EndTimesRelativeToStart) {
     EXPECT_EQ(e.width, brute_force_width(end, &start));
     EXPECT_LE(e.width, trial % 2 ? 1 : 3);
     std::vector<TimeNs> s2(n), e2(n);
-    decode_column<TimeNs>(s, n, nullptr, s2.data(), scratch);
-    decode_column<TimeNs>(e, n, s2.data(), e2.data(), scratch);
+    decode_column<TimeNs>(s, n, nullptr, s2.data());
+    decode_column<TimeNs>(e, n, s2.data(), e2.data());
     EXPECT_EQ(s2, start);
     EXPECT_EQ(e2, end);
   }
@@ -153,12 +153,12 @@ TEST(ColumnCodec, RejectsValuesThatDoNotFitAndWrongTypes) {
   ByteCursor in(out.data(), out.size());
   const ColumnBlob blob = parse_column(in, big.size());
   std::vector<std::uint16_t> narrow(3);
-  EXPECT_THROW(decode_column<std::uint16_t>(blob, 3, nullptr, narrow.data(), scratch), FormatError);
+  EXPECT_THROW(decode_column<std::uint16_t>(blob, 3, nullptr, narrow.data()), FormatError);
   std::vector<std::int32_t> other(3);
-  EXPECT_THROW(decode_column<std::int32_t>(blob, 3, nullptr, other.data(), scratch), FormatError);
+  EXPECT_THROW(decode_column<std::int32_t>(blob, 3, nullptr, other.data()), FormatError);
   // The same column fits a u64.
   std::vector<std::uint64_t> wide(3);
-  decode_column<std::uint64_t>(blob, 3, nullptr, wide.data(), scratch);
+  decode_column<std::uint64_t>(blob, 3, nullptr, wide.data());
   EXPECT_EQ(wide[1], 70000u);
 
   const std::vector<std::int64_t> neg = {-5, std::numeric_limits<std::int32_t>::min() - 1ll};
@@ -167,7 +167,7 @@ TEST(ColumnCodec, RejectsValuesThatDoNotFitAndWrongTypes) {
   ByteCursor in2(o2.data(), o2.size());
   const ColumnBlob b2 = parse_column(in2, 2);
   std::vector<std::int32_t> i32(2);
-  EXPECT_THROW(decode_column<std::int32_t>(b2, 2, nullptr, i32.data(), scratch), FormatError);
+  EXPECT_THROW(decode_column<std::int32_t>(b2, 2, nullptr, i32.data()), FormatError);
 }
 
 TEST(ColumnCodec, ParseRejectsTruncatedAndBadHeaders) {

@@ -1,6 +1,7 @@
 // Damaged, truncated and foreign files: the documented error, or a partial
 // load that says what was lost — never a crash, a hang or garbage rows.
 #include <gtest/gtest.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <map>
@@ -308,6 +309,172 @@ TEST(GscopeCorruption, RandomMutationsWithChecksumsOffNeverCrash) {
   }
   EXPECT_GT(partial, 100);
   EXPECT_GT(refused, 10);
+}
+
+}  // namespace
+}  // namespace gpuscope
+
+// [SECTION] Files built by hand from docs/format.md ---------------------------------------------
+
+namespace gpuscope {
+namespace {
+
+using namespace store_detail;
+
+// A header with an empty writer string (26 bytes), as the spec allows.
+Bytes spec_header() {
+  ByteWriter h;
+  h.raw(kMagic.data(), kMagic.size());
+  h.fixed(kFormatVersion, 4);
+  h.fixed(26, 4);
+  h.fixed(0, 2);
+  h.fixed(XXH3_64bits(h.data(), h.size()), 8);
+  return Bytes(h.data(), h.data() + h.size());
+}
+
+// A raw (codec 0) section per the spec's header layout.
+void spec_section(Bytes& file, std::uint16_t tag, std::uint32_t items, const ByteWriter& payload) {
+  std::uint8_t h[kSectionHeaderBytes] = {'G', 'S', 'E', 'C'};
+  store_le(h + 4, tag, 2);
+  store_le(h + 8, items, 4);
+  store_le(h + 16, payload.size(), 8);
+  store_le(h + 24, payload.size(), 8);
+  store_le(h + 32, XXH3_64bits(payload.data(), payload.size()), 8);
+  std::uint8_t checked[36];
+  std::memcpy(checked, h, 12);
+  std::memcpy(checked + 12, h + 16, 24);
+  store_le(h + 12, XXH3_64bits(checked, sizeof checked) & 0xffffffffu, 4);
+  file.insert(file.end(), h, h + sizeof h);
+  file.insert(file.end(), payload.data(), payload.data() + payload.size());
+}
+
+void spec_trailer(Bytes& file, std::uint64_t footer_offset) {
+  std::uint8_t t[kTrailerBytes];
+  store_le(t, footer_offset, 8);
+  std::memcpy(t + 8, kEndMagic.data(), 8);
+  file.insert(file.end(), t, t + sizeof t);
+}
+
+TEST(GscopeSpec, HandBuiltFileReads) {
+  Bytes file = spec_header();
+  ByteWriter strings;  // first_id 1, two strings
+  strings.varint(1);
+  strings.varint(2);
+  strings.varint(5);
+  strings.varint(3);
+  strings.raw("relu_abc", 8);
+  const std::uint64_t s_at = file.size();
+  spec_section(file, kTagStrings, 2, strings);
+  ByteWriter tracks;
+  tracks.varint(1);
+  ByteWriter rec;
+  rec.varint(0);
+  rec.u8(0);  // GPU
+  rec.varint(0);
+  rec.varint(7);
+  rec.varint(0);
+  rec.varint(0);
+  rec.str("stream 7");
+  rec.u8(0xaa);  // a field from a later version: ignored
+  tracks.varint(rec.size());
+  tracks.raw(rec.data(), rec.size());
+  const std::uint64_t t_at = file.size();
+  spec_section(file, kTagTracks, 1, tracks);
+  // Two kernels: start (delta), end (relative, frame of reference), track, correlation, name; the
+  // rest of the kernel columns are required too.
+  ByteWriter rows;
+  rows.varint(2);
+  std::vector<std::pair<std::string, std::vector<std::uint64_t>>> cols = {
+      {"track", {0, 0}},   {"correlation", {5, 6}}, {"name", {1, 2}},        {"grid_x", {1, 1}},
+      {"grid_y", {1, 1}},  {"grid_z", {1, 1}},      {"block_x", {32, 32}},   {"block_y", {1, 1}},
+      {"block_z", {1, 1}}, {"registers", {8, 8}},   {"static_smem", {0, 0}}, {"dynamic_smem", {0, 0}}};
+  rows.u8(static_cast<std::uint8_t>(2 + cols.size()));
+  auto column = [&](std::string_view name, std::uint8_t cls, std::uint8_t mode, std::uint64_t base,
+                    std::vector<std::uint8_t> plane0) {
+    rows.u8(static_cast<std::uint8_t>(name.size()));
+    rows.raw(name.data(), name.size());
+    rows.u8(cls);
+    rows.u8(8);
+    rows.u8(mode);
+    rows.varint(base);
+    rows.u8(plane0.empty() ? 0 : 1);
+    rows.raw(plane0.data(), plane0.size());
+  };
+  // start = 1000, 1010: delta mode, base = M(1000) = 1000 ^ 2^63, deltas zigzag(10) = 20.
+  column("start", 1, kModeDelta, 1000ull ^ (1ull << 63), {0, 20});
+  // end = start + 100 and start + 50: relative, frame of reference, base 50.
+  column("end", 1, kModeRelativeFlag | kModeFrameOfReference, 50, {50, 0});
+  for (auto& [name, v] : cols) {
+    const std::uint64_t lo = std::min(v[0], v[1]);
+    column(name, 0, kModeFrameOfReference, lo,
+           v[0] == v[1]
+               ? std::vector<std::uint8_t>{}
+               : std::vector<std::uint8_t>{static_cast<std::uint8_t>(v[0] - lo), static_cast<std::uint8_t>(v[1] - lo)});
+  }
+  const std::uint64_t r_at = file.size();
+  spec_section(file, kTagRowsBase, 2, rows);
+  ByteWriter footer;
+  footer.varint(3);
+  footer.varint(s_at);
+  footer.varint(kTagStrings);
+  footer.varint(2);
+  footer.varint(t_at - s_at);
+  footer.varint(kTagTracks);
+  footer.varint(1);
+  footer.varint(r_at - t_at);
+  footer.varint(kTagRowsBase);
+  footer.varint(2);
+  footer.varint(8);
+  footer.varint(2);
+  for (int i = 1; i < 8; ++i) footer.varint(0);
+  footer.varint(3);
+  footer.varint(1);
+  footer.varint(0);
+  const std::uint64_t f_at = file.size();
+  spec_section(file, kTagFooter, 0, footer);
+  spec_trailer(file, f_at);
+
+  GscopeReadReport rep;
+  const Trace t = read_gscope_bytes(file, "spec.gscope", &rep, {});
+  EXPECT_TRUE(rep.complete) << (rep.problems.empty() ? "" : rep.problems[0]);
+  EXPECT_EQ(rep.writer, "");
+  ASSERT_EQ(t.kernels().size(), 2u);
+  EXPECT_EQ(t.kernels().start, (std::vector<TimeNs>{1000, 1010}));
+  EXPECT_EQ(t.kernels().end, (std::vector<TimeNs>{1100, 1060}));
+  EXPECT_EQ(t.str(t.kernels().name[0]), "relu_");
+  EXPECT_EQ(t.str(t.kernels().name[1]), "abc");
+  EXPECT_EQ(t.kernels().correlation[1], 6u);
+  EXPECT_EQ(t.kernels().block_x[0], 32u);
+  EXPECT_EQ(t.tracks().at(0).name, "stream 7");
+}
+
+// A footer right after a short header whose index points past the end of the
+// file: refused as an index, never followed.
+TEST(GscopeSpec, FooterIndexPointingOutsideTheFileIsIgnored) {
+  Bytes file = spec_header();
+  ByteWriter footer;
+  footer.varint(1);
+  footer.varint(1ull << 60);  // a section "at" 2^60
+  footer.varint(kTagDevices);
+  footer.varint(0);
+  footer.varint(8);
+  for (int i = 0; i < 8; ++i) footer.varint(0);
+  footer.varint(1);
+  footer.varint(0);
+  footer.varint(0);
+  const std::uint64_t f_at = file.size();
+  ASSERT_LT(f_at, kSectionHeaderBytes);
+  spec_section(file, kTagFooter, 0, footer);
+  spec_trailer(file, f_at);
+  for (const bool verify : {true, false}) {
+    ReadOptions o;
+    o.verify_checksums = verify;
+    GscopeReadReport rep;
+    const Trace t = read_gscope_bytes(file, "spec.gscope", &rep, o);
+    EXPECT_FALSE(rep.complete);
+    ASSERT_FALSE(rep.problems.empty());
+    EXPECT_NE(rep.problems[0].find("footer index"), std::string::npos) << rep.problems[0];
+  }
 }
 
 }  // namespace

@@ -46,8 +46,7 @@ ColumnBlob parse_column(ByteCursor& in, std::size_t n);
 // Decodes `blob` into out[0..n). Throws FormatError if the column's type
 // class differs from T's or a value does not fit T.
 template <class T>
-void decode_column(const ColumnBlob& blob, std::size_t n, const TimeNs* relative_to, T* out,
-                   std::vector<std::uint64_t>& scratch);
+void decode_column(const ColumnBlob& blob, std::size_t n, const TimeNs* relative_to, T* out);
 
 template <class T>
 constexpr ValueClass value_class_of() {

@@ -1,0 +1,329 @@
+// gpuscope info: what is in a trace file — where it came from (always said:
+// synthetic, captured or imported), devices, processes, rows per table and per
+// track, time span, counters, and every loss or skip the trace recorded.
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "import/open_trace.h"
+#include "store/gscope.h"
+
+namespace gpuscope::cli {
+namespace {
+
+struct InfoArgs {
+  std::string file;
+  bool json = false;
+  bool all_tracks = false;
+};
+
+constexpr std::size_t kTracksShown = 64;
+
+// [SECTION] Formatting helpers
+
+std::string thousands(std::uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+std::string bytes_text(std::uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
+
+// ns as seconds with nine decimals, by integer arithmetic.
+std::string seconds_text(std::int64_t ns) {
+  const bool neg = ns < 0;
+  const std::uint64_t a = neg ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s%llu.%09llu s", neg ? "-" : "", static_cast<unsigned long long>(a / 1'000'000'000),
+                static_cast<unsigned long long>(a % 1'000'000'000));
+  return buf;
+}
+
+std::string utc_text(std::int64_t epoch_ns) {
+  const std::time_t secs = static_cast<std::time_t>(epoch_ns / 1'000'000'000);
+  std::tm tm{};
+  if (epoch_ns <= 0 || !gmtime_r(&secs, &tm)) return "unknown";
+  char date[32], buf[64];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", &tm);
+  std::snprintf(buf, sizeof buf, "%s.%09lld UTC", date, static_cast<long long>(epoch_ns % 1'000'000'000));
+  return buf;
+}
+
+std::string_view source_text(TraceSource s) {
+  switch (s) {
+    case TraceSource::synthetic:
+      return "synthetic (made by gpuscope synth, not a measurement)";
+    case TraceSource::cupti:
+      return "captured (recorded live by gpuscope through CUPTI)";
+    case TraceSource::chrome_json:
+      return "imported (from Chrome trace JSON)";
+    case TraceSource::unknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string_view source_kind(TraceSource s) {
+  switch (s) {
+    case TraceSource::synthetic:
+      return "synthetic";
+    case TraceSource::cupti:
+      return "captured";
+    case TraceSource::chrome_json:
+      return "imported";
+    case TraceSource::unknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string_view format_name(TraceFileKind k) {
+  switch (k) {
+    case TraceFileKind::gscope:
+      return "gscope";
+    case TraceFileKind::chrome_json:
+      return "chrome-json";
+    case TraceFileKind::chrome_json_gz:
+      return "chrome-json-gz";
+    case TraceFileKind::unknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string track_label(const Track& t) {
+  if (t.kind == TrackKind::gpu) return "GPU " + std::to_string(t.device) + " stream " + std::to_string(t.stream);
+  return "pid " + std::to_string(t.pid) + " tid " + std::to_string(t.tid);
+}
+
+// [SECTION] What info says
+
+struct Loaded {
+  Trace trace;
+  TraceFileKind kind = TraceFileKind::unknown;
+  std::uint64_t file_bytes = 0;
+  bool has_report = false;
+  GscopeReadReport report;
+};
+
+Loaded load(const std::string& path) {
+  Loaded l;
+  l.kind = detect_trace_file(path);
+  std::error_code ec;
+  l.file_bytes = std::filesystem::file_size(path, ec);
+  if (l.kind == TraceFileKind::gscope) {
+    l.trace = read_gscope(path, &l.report);
+    l.has_report = true;
+  } else {
+    l.trace = open_trace(path);
+  }
+  return l;
+}
+
+nlohmann::ordered_json to_json(const std::string& path, const Loaded& l) {
+  const Trace& t = l.trace;
+  const TraceMeta& m = t.meta();
+  nlohmann::ordered_json j;
+  j["schema"] = "gpuscope.info/1";
+  j["file"] = path;
+  j["format"] = format_name(l.kind);
+  j["file_bytes"] = l.file_bytes;
+  if (l.has_report) {
+    j["gscope"] = {{"format_version", l.report.format_version},
+                   {"writer", l.report.writer},
+                   {"complete", l.report.complete},
+                   {"bytes_lost", l.report.bytes_lost},
+                   {"corrupt_sections", l.report.corrupt_sections},
+                   {"rows_lost", l.report.rows_lost},
+                   {"problems", l.report.problems}};
+  }
+  j["source"] = to_string(m.source);
+  j["source_kind"] = source_kind(m.source);
+  j["producer"] = m.producer;
+  j["host"] = m.host;
+  j["command_line"] = m.command_line;
+  j["start_time_ns"] = m.start_time_ns;
+  j["rank"] = m.rank;
+  j["world_size"] = m.world_size;
+  j["time"] = {{"begin_ns", t.begin_time()},
+               {"end_ns", t.end_time()},
+               {"span_ns", t.end_time() - t.begin_time()},
+               {"gpu_begin_ns", t.gpu_begin_time()},
+               {"gpu_end_ns", t.gpu_end_time()}};
+  auto& devices = j["devices"] = nlohmann::ordered_json::array();
+  for (const Device& d : t.devices())
+    devices.push_back({{"id", d.id},
+                       {"name", d.name},
+                       {"uuid", d.uuid},
+                       {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)},
+                       {"sm_count", d.sm_count},
+                       {"memory_bytes", d.memory_bytes},
+                       {"core_clock_khz", d.core_clock_khz},
+                       {"memory_clock_khz", d.memory_clock_khz}});
+  auto& processes = j["processes"] = nlohmann::ordered_json::array();
+  for (const Process& p : t.processes()) processes.push_back({{"pid", p.pid}, {"name", p.name}, {"rank", p.rank}});
+  auto& tables = j["tables"] = nlohmann::ordered_json::object();
+  for (int i = 0; i < kTableCount; ++i)
+    tables[std::string(to_string(static_cast<TableId>(i)))] = t.tables().rows(static_cast<TableId>(i));
+  j["strings"] = {{"count", t.strings().size()}, {"bytes", t.strings().arena_bytes()}};
+  auto& tracks = j["tracks"] = nlohmann::ordered_json::array();
+  for (TrackId id = 0; id < t.tracks().size(); ++id) {
+    const Track& tr = t.tracks()[id];
+    nlohmann::ordered_json row;
+    row["kind"] = tr.kind == TrackKind::gpu ? "gpu" : "cpu";
+    if (tr.kind == TrackKind::gpu) {
+      row["device"] = tr.device;
+      row["stream"] = tr.stream;
+    } else {
+      row["pid"] = tr.pid;
+      row["tid"] = tr.tid;
+    }
+    row["name"] = tr.name;
+    auto& rows = row["rows"] = nlohmann::ordered_json::object();
+    for (int i = 0; i < kTableCount; ++i) {
+      const auto table = static_cast<TableId>(i);
+      if (table == TableId::counters) continue;  // counters are per series, not per track
+      if (const RowIndex n = t.rows_of(table, id).size()) rows[std::string(to_string(table))] = n;
+    }
+    tracks.push_back(std::move(row));
+  }
+  auto& series = j["counter_series"] = nlohmann::ordered_json::array();
+  for (std::uint32_t s = 0; s < t.counter_series().size(); ++s) {
+    const CounterSeries& cs = t.counter_series()[s];
+    series.push_back({{"name", cs.name},
+                      {"unit", cs.unit},
+                      {"device", cs.device == kNoDevice ? nlohmann::ordered_json() : nlohmann::ordered_json(cs.device)},
+                      {"samples", t.rows_of(TableId::counters, s).size()}});
+  }
+  auto& stats = j["stats"] = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : m.stats) stats[k] = v;
+  auto& props = j["properties"] = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : m.properties) props[k] = v;
+  j["memory_bytes"] = t.memory_bytes();
+  return j;
+}
+
+void print_text(const std::string& path, const Loaded& l, bool all_tracks) {
+  const Trace& t = l.trace;
+  const TraceMeta& m = t.meta();
+  auto line = [](const char* key, const std::string& value) { std::printf("  %-12s %s\n", key, value.c_str()); };
+  std::printf("%s\n", path.c_str());
+  std::string format = l.kind == TraceFileKind::gscope        ? ".gscope"
+                       : l.kind == TraceFileKind::chrome_json ? "Chrome trace JSON"
+                                                              : "Chrome trace JSON, gzip";
+  if (l.has_report) {
+    format += " v" + std::to_string(l.report.format_version) + ", written by " + l.report.writer + ", " +
+              (l.report.complete ? "complete" : "INCOMPLETE");
+  }
+  line("format", format + ", " + bytes_text(l.file_bytes));
+  if (l.has_report)
+    for (const std::string& p : l.report.problems) line("problem", p);
+  line("source", std::string(source_text(m.source)));
+  if (!m.producer.empty()) line("producer", m.producer);
+  if (!m.host.empty()) line("host", m.host);
+  if (!m.command_line.empty()) line("command", m.command_line);
+  if (m.start_time_ns > 0) line("recorded", utc_text(m.start_time_ns));
+  if (m.rank >= 0)
+    line("rank", std::to_string(m.rank) + (m.world_size > 0 ? " of " + std::to_string(m.world_size) : ""));
+  line("time span", seconds_text(t.end_time() - t.begin_time()) + " (first to last event; GPU ops " +
+                        seconds_text(t.gpu_end_time() - t.gpu_begin_time()) + ")");
+
+  std::printf("devices (%zu)\n", t.devices().size());
+  for (const Device& d : t.devices()) {
+    std::string s = "GPU " + std::to_string(d.id) + "  " + (d.name.empty() ? "(unnamed)" : d.name);
+    if (d.compute_major) s += ", sm_" + std::to_string(d.compute_major) + std::to_string(d.compute_minor);
+    if (d.sm_count) s += ", " + std::to_string(d.sm_count) + " SMs";
+    if (d.memory_bytes) s += ", " + bytes_text(d.memory_bytes);
+    if (!d.uuid.empty()) s += ", " + d.uuid;
+    std::printf("  %s\n", s.c_str());
+  }
+  std::printf("processes (%zu)\n", t.processes().size());
+  for (const Process& p : t.processes())
+    std::printf("  pid %u  %s%s\n", p.pid, p.name.c_str(),
+                p.rank >= 0 ? ("  (rank " + std::to_string(p.rank) + ")").c_str() : "");
+
+  std::printf("tables\n");
+  for (int i = 0; i < kTableCount; ++i) {
+    const auto table = static_cast<TableId>(i);
+    std::printf("  %-12s %15s\n", std::string(to_string(table)).c_str(), thousands(t.tables().rows(table)).c_str());
+  }
+  std::printf("  %-12s %15s  (%s)\n", "strings", thousands(t.strings().size()).c_str(),
+              bytes_text(t.strings().arena_bytes()).c_str());
+
+  std::size_t gpu = 0;
+  for (const Track& tr : t.tracks()) gpu += tr.kind == TrackKind::gpu;
+  std::printf("tracks (%zu GPU streams, %zu CPU threads)\n", gpu, t.tracks().size() - gpu);
+  const std::size_t shown = all_tracks ? t.tracks().size() : std::min(t.tracks().size(), kTracksShown);
+  for (TrackId id = 0; id < shown; ++id) {
+    const Track& tr = t.tracks()[id];
+    std::string counts;
+    for (int i = 0; i < kTableCount; ++i) {
+      const auto table = static_cast<TableId>(i);
+      if (table == TableId::counters) continue;
+      if (const RowIndex n = t.rows_of(table, id).size())
+        counts += "  " + std::string(to_string(table)) + " " + thousands(n);
+    }
+    std::printf("  %-24s %-32s%s\n", track_label(tr).c_str(), tr.name.empty() ? "-" : ("\"" + tr.name + "\"").c_str(),
+                counts.c_str());
+  }
+  if (shown < t.tracks().size())
+    std::printf("  ... and %zu more tracks (--all-tracks lists them)\n", t.tracks().size() - shown);
+
+  std::printf("counters (%zu series)\n", t.counter_series().size());
+  for (std::uint32_t s = 0; s < t.counter_series().size(); ++s) {
+    const CounterSeries& cs = t.counter_series()[s];
+    std::printf("  %s%s%s: %s samples\n", cs.name.c_str(), cs.unit.empty() ? "" : (" [" + cs.unit + "]").c_str(),
+                cs.device == kNoDevice ? "" : (" on GPU " + std::to_string(cs.device)).c_str(),
+                thousands(t.rows_of(TableId::counters, s).size()).c_str());
+  }
+
+  // Losses and skips: dropped records, import skips by reason, store losses.
+  std::printf("stats (records lost or skipped, and other counts)\n");
+  if (m.stats.empty()) std::printf("  none: nothing was lost or skipped\n");
+  for (const auto& [k, v] : m.stats) std::printf("  %-40s %15s\n", k.c_str(), thousands(v).c_str());
+  if (!m.properties.empty()) {
+    std::printf("properties\n");
+    for (const auto& [k, v] : m.properties) std::printf("  %-40s %s\n", k.c_str(), v.c_str());
+  }
+  std::printf("memory         %s after load\n", bytes_text(t.memory_bytes()).c_str());
+}
+
+void run(const InfoArgs& a) {
+  const Loaded l = load(a.file);
+  if (a.json)
+    std::printf("%s\n", to_json(a.file, l).dump(2).c_str());
+  else
+    print_text(a.file, l, a.all_tracks);
+}
+
+void add(CLI::App& app, Context&) {
+  auto args = std::make_shared<InfoArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "info",
+      "Describe a trace: its source (synthetic, captured or imported), producer, host, command line, devices, rows "
+      "per table and per track, time span, counters, and every record lost or skipped.");
+  cmd->add_option("FILE", args->file, "Trace file (.gscope, Chrome JSON or .json.gz)")->required();
+  cmd->add_flag("--json", args->json, "Print JSON (schema gpuscope.info/1) instead of text");
+  cmd->add_flag("--all-tracks", args->all_tracks, "List every track (text lists the first 64)");
+  cmd->callback([args] { run(*args); });
+}
+
+const CommandRegistration registration(20, add);
+
+}  // namespace
+}  // namespace gpuscope::cli

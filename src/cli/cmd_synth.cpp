@@ -1,0 +1,121 @@
+// gpuscope synth: write a synthetic trace (import/synthetic.h) for tests and
+// benchmarks. Every trace it writes says it is synthetic.
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "cli/command.h"
+#include "export/chrome_trace.h"
+#include "import/synthetic.h"
+#include "store/gscope.h"
+
+namespace gpuscope::cli {
+namespace {
+
+struct SynthArgs {
+  std::string out;
+  std::string preset = "clean";
+  std::uint64_t kernels = 0;
+  SyntheticOptions o;  // knobs, applied over the preset when given
+  double input_wait_us = 0;
+  bool no_overlap = false, sync_update = false, no_prefetch = false, no_sync = false;
+};
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+void run(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
+  SyntheticOptions o = a.preset == "report" ? SyntheticOptions::report_pathologies() : SyntheticOptions{};
+  auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
+  o.kernels = a.kernels;
+  o.seed = a.o.seed;
+  if (given("--gpus")) o.gpus = a.o.gpus;
+  if (given("--layers")) o.layers = a.o.layers;
+  if (given("--kernels-per-step")) o.kernels_per_step = a.o.kernels_per_step;
+  if (given("--streams")) o.compute_streams = a.o.compute_streams;
+  if (given("--buckets")) o.allreduce_buckets = a.o.allreduce_buckets;
+  if (given("--padding-share")) o.padding_share = a.o.padding_share;
+  if (given("--broadcast-share")) o.broadcast_share = a.o.broadcast_share;
+  if (given("--transpose-share")) o.transpose_share = a.o.transpose_share;
+  if (given("--bn-slowdown")) o.normalization_slowdown = a.o.normalization_slowdown;
+  if (given("--straggler")) o.straggler_gpu = a.o.straggler_gpu;
+  if (given("--straggler-slowdown")) o.straggler_slowdown = a.o.straggler_slowdown;
+  if (given("--jitter")) o.jitter = a.o.jitter;
+  if (given("--input-wait-us")) o.input_wait_ns = static_cast<std::int64_t>(a.input_wait_us * 1000.0);
+  if (a.no_overlap) o.overlap_communication = false;
+  if (a.sync_update) o.overlap_weight_update = false;
+  if (a.no_prefetch) o.prefetch_input = false;
+  if (a.no_sync) o.sync_every_step = false;
+  o.command_line = ctx.command_line;
+  if (o.straggler_gpu >= 0 && !given("--straggler-slowdown") && o.straggler_slowdown == 1) o.straggler_slowdown = 1.3;
+
+  const bool json = ends_with(a.out, ".json"), json_gz = ends_with(a.out, ".json.gz");
+  if (!json && !json_gz && !ends_with(a.out, ".gscope"))
+    throw Error(a.out + ": cannot tell the format from the name (use .gscope, .json or .json.gz)");
+
+  Trace trace;
+  std::uint32_t per_step = 0;
+  try {
+    per_step = synthetic_kernels_per_step(o);
+    trace = make_synthetic_trace(o);
+  } catch (const std::invalid_argument& e) {
+    throw Error(e.what());
+  }
+  if (json || json_gz) {
+    ChromeExportOptions eo;
+    eo.gzip = json_gz;
+    write_chrome_trace_file(trace, a.out, eo);
+  } else {
+    write_gscope(trace, a.out);
+  }
+  const std::uint64_t steps = o.kernels == 0 ? 0 : (o.kernels / o.gpus + per_step - 1) / per_step;
+  std::printf(
+      "wrote %s: synthetic trace (not a measurement), %llu kernels on %u GPUs, %llu steps of %u kernels, "
+      "seed %llu\n",
+      a.out.c_str(), static_cast<unsigned long long>(trace.kernels().size()), o.gpus,
+      static_cast<unsigned long long>(steps), per_step, static_cast<unsigned long long>(o.seed));
+}
+
+void add(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<SynthArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "synth",
+      "Write a synthetic trace of a data-parallel CNN training job (deterministic, any size) for tests and "
+      "benchmarks. It is marked synthetic wherever it is shown: it is not a measurement.");
+  cmd->add_option("-o,--output", args->out, "Output: OUT.gscope, OUT.json or OUT.json.gz")->required();
+  cmd->add_option("--kernels", args->kernels, "Kernels in the whole trace, over all GPUs (exactly)")
+      ->required()
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1'000'000'000}));
+  cmd->add_option("--gpus", args->o.gpus, "GPUs, one host thread each (default 4; 1 = no all-reduce)");
+  cmd->add_option("--seed", args->o.seed, "Seed of the timing noise (default 1); same seed, same trace");
+  cmd->add_option("--preset", args->preset,
+                  "clean (default): 2 compute streams, bucketed all-reduce overlapping backward, prefetched input; "
+                  "report: the 2016 report's job, 21.4% padding, 20% broadcast, one stream, all-reduce after "
+                  "backward, weight update after it, no prefetch")
+      ->check(CLI::IsMember({"clean", "report"}));
+  cmd->add_option("--layers", args->o.layers, "Convolution layers of the network (default 18)");
+  cmd->add_option("--kernels-per-step", args->o.kernels_per_step,
+                  "Kernels per GPU per step, exactly (overrides --layers; elementwise kernels fill up)");
+  cmd->add_option("--streams", args->o.compute_streams, "Compute streams per GPU, 1..8 (default 2)");
+  cmd->add_option("--buckets", args->o.allreduce_buckets, "Gradient buckets = NCCL all-reduces per step (default 4)");
+  cmd->add_flag("--no-overlap", args->no_overlap, "All-reduce after backward instead of during it");
+  cmd->add_flag("--sync-update", args->sync_update, "Weight update waits for the whole all-reduce");
+  cmd->add_flag("--no-prefetch", args->no_prefetch, "Copy each batch at the start of its step");
+  cmd->add_flag("--no-sync", args->no_sync, "No cudaStreamSynchronize at the end of each step");
+  cmd->add_option("--padding-share", args->o.padding_share, "Share of kernel time in explicit padding kernels");
+  cmd->add_option("--broadcast-share", args->o.broadcast_share, "Share of kernel time in broadcast kernels");
+  cmd->add_option("--transpose-share", args->o.transpose_share, "Share of kernel time in layout transposes");
+  cmd->add_option("--bn-slowdown", args->o.normalization_slowdown, "Batch-norm kernels take this many times longer");
+  cmd->add_option("--input-wait-us", args->input_wait_us, "Host time loading data before each step (µs)");
+  cmd->add_option("--straggler", args->o.straggler_gpu, "This GPU computes slower (the others wait in NCCL)");
+  cmd->add_option("--straggler-slowdown", args->o.straggler_slowdown, "How much slower the straggler is (default 1.3)");
+  cmd->add_option("--jitter", args->o.jitter, "Relative noise on durations, 0..0.5 (default 0.05)");
+  cmd->callback([args, cmd, &ctx] { run(*args, *cmd, ctx); });
+}
+
+const CommandRegistration registration(60, add);
+
+}  // namespace
+}  // namespace gpuscope::cli
