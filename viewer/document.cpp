@@ -7,12 +7,7 @@
 #include "trace/error.h"
 
 #include "analysis/analyze.h"
-#if GPUSCOPE_VIEWER_HAVE_OPEN_TRACE
 #include "import/open_trace.h"
-#else
-#include "import/chrome_json.h"
-#include "store/gscope.h"
-#endif
 
 namespace gpuscope::viewer {
 
@@ -59,17 +54,7 @@ Profile compute_profile(const Trace& trace) { return analyze(trace, AnalysisOpti
 
 void Loader::start(std::string path) {
   const std::string p = path;
-  start(std::move(path), [p](const LoadProgress& progress) -> Trace {
-#if GPUSCOPE_VIEWER_HAVE_OPEN_TRACE
-    return open_trace(p, progress);
-#else
-    // Interim until import/open_trace.cpp is on main: the same dispatch by content.
-    if (is_gscope_file(p)) return read_gscope(p, nullptr, progress);
-    ChromeImportOptions options;
-    options.progress = progress;
-    return import_chrome_json(p, options);
-#endif
-  });
+  start(std::move(path), [p](const LoadProgress& progress) { return open_trace(p, progress); });
 }
 
 void Loader::start(std::string label, Source source) {

@@ -18,6 +18,7 @@
 #include "analysis/analyze.h"
 #include "import/chrome_json.h"
 #include "import/synthetic.h"
+#include "store/gscope.h"
 #include "trace/trace.h"
 #include "viewer/match_set.h"
 #include "viewer/text.h"
@@ -248,6 +249,23 @@ TEST_F(Headless, CompareTwoTraces) {
   EXPECT_EQ(j["view"], "compare");
   EXPECT_EQ(j["compare_file"], b);
   EXPECT_GT(j["rows"]["compare"].get<std::uint64_t>(), 0u);
+}
+
+TEST_F(Headless, OpensAGscopeFile) {
+  SyntheticOptions so;
+  so.kernels = 20'000;
+  so.gpus = 2;
+  const Trace t = make_synthetic_trace(so);
+  const fs::path file = dir_ / "synthetic.gscope";
+  write_gscope(t, file.string());
+  const Result r = view({file.string(), "--screenshot", (dir_ / "g.png").string(), "--view", "summary"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "g.json");
+  EXPECT_EQ(j["source"], "synthetic");
+  EXPECT_EQ(j["trace"]["kernels"], t.kernels().size());
+  EXPECT_EQ(j["trace"]["devices"], 2);
+  EXPECT_EQ(j["rows"]["summary_devices"], 2);
+  EXPECT_EQ(j["analysis"], "done");
 }
 
 // [SECTION] Scale ----------------------------------------------------------------------------
