@@ -2,7 +2,8 @@
 # defines imported targets with one name each, so module CMakeLists.txt files
 # never repeat the search.
 #
-#   gpuscope::zstd gpuscope::deflate gpuscope::isal gpuscope::zlib gpuscope::xxhash gpuscope::simdjson
+#   gpuscope::zstd gpuscope::deflate gpuscope::isal gpuscope::zlib gpuscope::sqlite3
+#   gpuscope::xxhash gpuscope::simdjson
 #   nlohmann_json::nlohmann_json CLI11::CLI11 GTest::gtest_main benchmark::benchmark
 #   gpuscope::imgui glfw (viewer) ; CUDA::cudart CUDA::cupti … (CUDA parts)
 #
@@ -20,6 +21,8 @@ pkg_check_modules(ISAL REQUIRED IMPORTED_TARGET libisal)
 add_library(gpuscope::isal ALIAS PkgConfig::ISAL)
 find_package(ZLIB REQUIRED)  # gzip output (streaming deflate) for exports
 add_library(gpuscope::zlib ALIAS ZLIB::ZLIB)
+find_package(SQLite3 REQUIRED)  # SQLite export (Nsight Systems-like schema)
+add_library(gpuscope::sqlite3 ALIAS SQLite::SQLite3)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 add_library(gpuscope::xxhash ALIAS PkgConfig::XXHASH)
 find_package(simdjson REQUIRED)

@@ -1,5 +1,7 @@
 #include "capture/collector.h"
 
+#include <signal.h>
+
 #include <exception>
 
 namespace gpuscope::capture {
@@ -20,7 +22,15 @@ void Collector::start() {
   if (started_) return;
   started_ = true;
   pool_.reserve(opt_.free_buffers_target);
+  // The consumer never takes the program's termination signals: a handler
+  // that waits for this thread to finish the file must not run on it. The
+  // new thread inherits the mask in force when it is created.
+  sigset_t block, previous;
+  sigemptyset(&block);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&block, sig);
+  pthread_sigmask(SIG_BLOCK, &block, &previous);
   thread_ = std::thread([this] { run(); });
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 void Collector::run() {

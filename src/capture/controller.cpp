@@ -26,6 +26,7 @@
 #include "capture/driver_probe.h"
 #include "capture/options.h"
 #include "capture/process_report.h"
+#include "capture/recording_policy.h"
 
 #ifndef GPUSCOPE_VERSION_STRING
 #define GPUSCOPE_VERSION_STRING "0"
@@ -60,9 +61,7 @@ struct Controller {
   // Recording control. Taken on application threads (capture-range hooks,
   // inside CUPTI callbacks) and on the consumer thread (timers).
   std::mutex record_mutex;
-  bool recording = false, expired = false, ever_recorded = false;
-  int open_ranges = 0;
-  Clock::time_point started{}, recording_since{};
+  RecordingPolicy policy;
   Clock::time_point last_flush{};
 };
 
@@ -88,48 +87,38 @@ std::int64_t end_timestamp() {
 
 // [SECTION] Recording control (delay, duration, capture ranges) ----------------------------------
 
-bool may_record_locked(const Controller& c, Clock::time_point now) {
-  return !c.expired && now >= c.started + std::chrono::duration_cast<Clock::duration>(
-                                              std::chrono::duration<double>(c.options.delay_s));
-}
-
-void begin_recording_locked(Controller& c) {
-  if (c.recording) return;
+// Does what the policy decided. Called with record_mutex held.
+void apply_locked(Controller& c, RecordingPolicy::Action action) {
+  if (action == RecordingPolicy::Action::end) {
+    cupti::disable();
+    return;
+  }
+  if (action != RecordingPolicy::Action::begin) return;
   std::string warnings, error;
   if (!cupti::enable(c.options.trace, &warnings, &error)) {
-    // Do not retry at every poll: say it once and record nothing more.
+    // Say it once and record nothing more (no retry at every poll).
     if (!c.warnings.empty()) c.warnings += "; ";
     c.warnings += error;
-    c.expired = true;
+    c.policy.begin_failed();
     return;
   }
   if (!warnings.empty()) {
     if (!c.warnings.empty()) c.warnings += "; ";
     c.warnings += warnings;
   }
-  c.recording = true;
-  if (!c.ever_recorded) {
-    c.ever_recorded = true;
-    c.recording_since = Clock::now();
-  }
-}
-
-void end_recording_locked(Controller& c) {
-  if (!c.recording) return;
-  cupti::disable();
-  c.recording = false;
+  c.policy.begun(Clock::now());
 }
 
 void range_begin() {
   Controller& c = ctl();
   std::lock_guard lock(c.record_mutex);
-  if (++c.open_ranges == 1 && may_record_locked(c, Clock::now())) begin_recording_locked(c);
+  apply_locked(c, c.policy.on_range_begin(Clock::now()));
 }
 
 void range_end() {
   Controller& c = ctl();
   std::lock_guard lock(c.record_mutex);
-  if (c.open_ranges > 0 && --c.open_ranges == 0) end_recording_locked(c);
+  apply_locked(c, c.policy.on_range_end(Clock::now()));
 }
 
 // Runs on the consumer thread at every poll.
@@ -139,21 +128,12 @@ void tick() {
   bool flush_now = false;
   {
     std::lock_guard lock(c.record_mutex);
-    if (c.range.kind == CaptureRange::Kind::whole_run && !c.recording && may_record_locked(c, now))
-      begin_recording_locked(c);
-    // A range that opened during the delay starts recording once the delay is over.
-    if (c.range.kind != CaptureRange::Kind::whole_run && !c.recording && c.open_ranges > 0 &&
-        may_record_locked(c, now))
-      begin_recording_locked(c);
-    if (c.recording && c.options.duration_s > 0 &&
-        now - c.recording_since >= std::chrono::duration<double>(c.options.duration_s)) {
-      end_recording_locked(c);
-      c.expired = true;
-      flush_now = true;
-    }
+    const RecordingPolicy::Action action = c.policy.on_tick(now);
+    apply_locked(c, action);
+    flush_now = action == RecordingPolicy::Action::end;  // hand over what the last moments recorded
     if (now - c.last_flush >= std::chrono::milliseconds(c.options.flush_ms)) {
       c.last_flush = now;
-      flush_now = flush_now || c.ever_recorded;
+      flush_now = flush_now || c.policy.ever_recorded();
     }
   }
   // Complete buffers only: a periodic flush must not cut records short.
@@ -308,12 +288,13 @@ Summary start_locked(Controller& c, const Options& o) {
   c.collector->set_on_chunk([&c, path](const CollectorStats& st) { report(c, "recording", summary_of(st, path)); });
   {
     std::lock_guard lock(c.record_mutex);
-    c.recording = c.expired = c.ever_recorded = false;
-    c.open_ranges = 0;
-    c.started = c.last_flush = Clock::now();
+    const auto now = Clock::now();
+    c.policy = RecordingPolicy(c.range.kind, o.delay_s, o.duration_s, now);
+    c.last_flush = now;
+    // Begin now, not at the first poll: CUDA work may start right away.
+    apply_locked(c, c.policy.on_tick(now));
     if (c.range.kind == CaptureRange::Kind::whole_run && o.delay_s == 0) {
-      begin_recording_locked(c);
-      if (!c.recording) {
+      if (!c.policy.recording()) {
         const std::string why = c.warnings;
         cupti::unsubscribe();
         c.collector.reset();
@@ -330,7 +311,7 @@ Summary start_locked(Controller& c, const Options& o) {
   Summary s;
   s.ok = true;
   s.output = path;
-  const bool waiting = !c.recording;
+  const bool waiting = !c.policy.recording();
   s.message = waiting ? "waiting for " + waiting_for(c) + ", then recording to " + path : "recording to " + path;
   if (!c.warnings.empty()) s.message += " (" + c.warnings + ")";
   report(c, waiting ? "waiting" : "recording", s);
@@ -347,8 +328,7 @@ Summary stop_locked(Controller& c, bool at_exit) {
   }
   {
     std::lock_guard lock(c.record_mutex);
-    c.expired = true;
-    end_recording_locked(c);
+    apply_locked(c, c.policy.stop());
   }
   Collector& col = *c.collector;
   col.request_finish(end_timestamp());
@@ -360,7 +340,7 @@ Summary stop_locked(Controller& c, bool at_exit) {
     s.message = col.path() + ": gave up waiting for the last records at exit; the file keeps what was written";
   } else if (s.ok) {
     s.message = "wrote " + col.path() + ": " + counts_line(s);
-    if (!c.ever_recorded) s.message += " (recording never began: no " + waiting_for(c) + ")";
+    if (!c.policy.ever_recorded()) s.message += " (recording never began: no " + waiting_for(c) + ")";
     if (!c.warnings.empty()) s.message += " (" + c.warnings + ")";
   }
   if (!at_exit) {
@@ -478,7 +458,12 @@ Summary status() noexcept {
     std::lock_guard lock(c.mutex);
     if (!c.active) return c.last;
     Summary s = summary_of(c.collector->stats(), c.collector->path());
-    s.message = (c.recording ? "recording to " : "waiting, writing to ") + c.collector->path();
+    bool recording = false;
+    {
+      std::lock_guard record_lock(c.record_mutex);
+      recording = c.policy.recording();
+    }
+    s.message = (recording ? "recording to " : "waiting, writing to ") + c.collector->path();
     return s;
   } catch (...) {
     return Summary{};

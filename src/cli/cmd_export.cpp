@@ -1,18 +1,20 @@
 // gpuscope export: any trace gpuscope reads -> Chrome Trace Event JSON
-// (Perfetto, chrome://tracing, Holistic Trace Analysis), plain or gzip.
+// (Perfetto, chrome://tracing, Holistic Trace Analysis), plain or gzip, or an
+// SQLite database in Nsight Systems' schema.
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "cli/command.h"
 #include "export/chrome_trace.h"
+#include "export/sqlite_export.h"
 #include "import/open_trace.h"
 
 namespace gpuscope::cli {
 namespace {
 
 struct ExportArgs {
-  std::string input, out, format = "chrome";
+  std::string input, out, format = "auto";
   int gzip_level = 1;
   bool no_flows = false;
 };
@@ -22,19 +24,35 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 }
 
 void run(const ExportArgs& a) {
-  ChromeExportOptions o;
-  if (ends_with(a.out, ".json.gz") || ends_with(a.out, ".gz"))
-    o.gzip = true;
-  else if (!ends_with(a.out, ".json"))
-    throw Error(a.out + ": cannot tell the format from the name (use OUT.json or OUT.json.gz)");
-  o.gzip_level = a.gzip_level;
-  o.flows = !a.no_flows;
+  const bool gz = ends_with(a.out, ".gz"), json = ends_with(a.out, ".json");
+  const bool sqlite = ends_with(a.out, ".sqlite") || ends_with(a.out, ".sqlite3") || ends_with(a.out, ".db");
+  std::string format = a.format;
+  if (format == "auto") {
+    if (gz || json)
+      format = "chrome";
+    else if (sqlite)
+      format = "sqlite";
+    else
+      throw Error(a.out +
+                  ": cannot tell the format from the name (use OUT.json, OUT.json.gz or OUT.sqlite, or --format)");
+  }
 
   const Trace trace = open_trace(a.input);
+  const std::string source(to_string(trace.meta().source));
+  if (format == "sqlite") {
+    const SqliteExportStats s = write_sqlite_trace(trace, a.out);
+    std::printf("wrote %s: %llu rows, %.1f MB SQLite (source: %s)\n", a.out.c_str(),
+                static_cast<unsigned long long>(s.rows), static_cast<double>(s.file_bytes) / 1e6, source.c_str());
+    return;
+  }
+  ChromeExportOptions o;
+  o.gzip = gz;
+  o.gzip_level = a.gzip_level;
+  o.flows = !a.no_flows;
   const ChromeExportStats s = write_chrome_trace_file(trace, a.out, o);
   std::printf("wrote %s: %llu events, %.1f MB%s (source: %s)\n", a.out.c_str(),
               static_cast<unsigned long long>(s.events), static_cast<double>(s.file_bytes) / 1e6, o.gzip ? " gzip" : "",
-              std::string(to_string(trace.meta().source)).c_str());
+              source.c_str());
   if (s.skipped_non_finite_counters)
     std::printf("note: %llu counter samples were NaN or infinite and were left out (JSON cannot hold them)\n",
                 static_cast<unsigned long long>(s.skipped_non_finite_counters));
@@ -45,14 +63,17 @@ void add(CLI::App& app, Context&) {
   CLI::App* cmd = app.add_subcommand(
       "export",
       "Convert a trace (.gscope, Chrome JSON or .json.gz) to Chrome Trace Event JSON in PyTorch profiler (Kineto) "
-      "conventions, for Perfetto, chrome://tracing and HTA. Timestamps keep every nanosecond.");
+      "conventions, for Perfetto, chrome://tracing and HTA, or to an SQLite database with Nsight Systems' table names. "
+      "Timestamps keep every nanosecond.");
   cmd->add_option("FILE", args->input, "Trace to convert")->required();
-  cmd->add_option("-o,--output", args->out, "Output: OUT.json, or OUT.json.gz to gzip it")->required();
-  cmd->add_option("--format", args->format, "Output format (chrome: Chrome Trace Event JSON)")
-      ->check(CLI::IsMember({"chrome"}));
-  cmd->add_option("--gzip-level", args->gzip_level, "zlib level for .gz output, 1 (fast, default) .. 9 (small)")
+  cmd->add_option("-o,--output", args->out, "Output: OUT.json, OUT.json.gz (gzip) or OUT.sqlite")->required();
+  cmd->add_option("--format", args->format,
+                  "auto (default: from the output name), chrome (Chrome Trace Event JSON; gzip if OUT ends in .gz) or "
+                  "sqlite (Nsight Systems-like schema)")
+      ->check(CLI::IsMember({"auto", "chrome", "sqlite"}));
+  cmd->add_option("--gzip-level", args->gzip_level, "chrome: zlib level for .gz output, 1 (fast, default) .. 9 (small)")
       ->check(CLI::Range(1, 9));
-  cmd->add_flag("--no-flows", args->no_flows, "Leave out the ac2g arrows from launch calls to GPU ops");
+  cmd->add_flag("--no-flows", args->no_flows, "chrome: leave out the ac2g arrows from launch calls to GPU ops");
   cmd->callback([args] { run(*args); });
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "export/chrome_trace.h"
+#include "export/sqlite_export.h"
 #include "import/synthetic.h"
 
 namespace {
@@ -61,6 +62,20 @@ void BM_ExportFile(benchmark::State& state) {
   report(state, s);
 }
 BENCHMARK(BM_ExportFile)->Args({1'000'000, 0})->Args({1'000'000, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// SQLite (Nsight Systems-like schema); rows = every inserted row.
+void BM_ExportSqlite(benchmark::State& state) {
+  const gpuscope::Trace& t = trace(state.range(0));
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("gpuscope-bench-" + std::to_string(::getpid()) + ".sqlite");
+  gpuscope::SqliteExportStats s;
+  for (auto _ : state) s = gpuscope::write_sqlite_trace(t, path.string());
+  std::filesystem::remove(path);
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(s.rows));
+  state.counters["rows"] = static_cast<double>(s.rows);
+  state.counters["file_MB"] = static_cast<double>(s.file_bytes) / 1e6;
+}
+BENCHMARK(BM_ExportSqlite)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -184,6 +184,20 @@ TEST_F(Cli, ExportWritesCheckedChromeJsonPlainAndGzip) {
   EXPECT_EQ(files(), (std::set<std::string>{"run.gscope", "run.json", "run.json.gz", "direct.json"}));
 }
 
+TEST_F(Cli, ExportWritesSqliteByNameOrFlag) {
+  synth("run.gscope", 2000);
+  const RunResult r = run({"export", "run.gscope", "-o", "run.sqlite"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("SQLite"), std::string::npos);
+  const std::string head = slurp(dir_ / "run.sqlite").substr(0, 16);
+  EXPECT_EQ(head, std::string("SQLite format 3\0", 16));
+  const RunResult flag = run({"export", "run.gscope", "-o", "run.out", "--format", "sqlite"});
+  ASSERT_EQ(flag.status, 0) << flag.err;
+  EXPECT_EQ(slurp(dir_ / "run.out").substr(0, 15), "SQLite format 3");
+  expect_one_line_error(run({"export", "run.gscope", "-o", "x.json", "--format", "perfetto"}), "--format");
+  EXPECT_EQ(files(), (std::set<std::string>{"run.gscope", "run.sqlite", "run.out"}));
+}
+
 // [SECTION] Bad input, bad output: one line, exit 2, nothing written
 
 TEST_F(Cli, BadInputsNameTheFileAndWriteNothing) {
@@ -218,6 +232,7 @@ TEST_F(Cli, UnwritableOutputsNameTheFileAndLeaveNothing) {
   expect_one_line_error(run({"synth", "-o", "no-such-dir/s.gscope", "--kernels", "100"}), "no-such-dir/s.gscope");
   expect_one_line_error(run({"synth", "-o", "plain-file/s.json", "--kernels", "100"}), "plain-file/s.json");
   expect_one_line_error(run({"export", "run.gscope", "-o", "out.csv"}), "out.csv: cannot tell the format");
+  expect_one_line_error(run({"export", "run.gscope", "-o", "no-such-dir/out.sqlite"}), "no-such-dir/out.sqlite:");
   EXPECT_EQ(files(), before);
 }
 

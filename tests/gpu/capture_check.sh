@@ -169,6 +169,9 @@ say "exit status and signals"
 timeout 60 $GS capture -o "$WORK/st-%p.gscope" -- /bin/sh -c "$T/capture_workload >/dev/null; exit 5"
 st=$?
 row "exit status passes through" "5" "$st" "$([ $st = 5 ] && echo PASS || echo FAIL)"
+CF=$(ls $WORK/st-*.gscope 2>/dev/null | head -1)
+row "a child process writes its own file" "sh -> capture_workload: 1 file" "${CF:+$(basename "$CF")}${CF:-none}" \
+  "$([ -n "$CF" ] && $T/capture_verify $NCCL_FLAG "$CF" >/dev/null 2>&1 && echo PASS || echo FAIL)"
 $GS capture -o "$WORK/killed-%p.gscope" -- $T/launch_bench --seconds 30 &
 gp=$!
 sleep 8

@@ -1,0 +1,218 @@
+// SQLite export: query the database back with SQLite and compare with the trace.
+#include "export/sqlite_export.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "export/sample_trace.h"
+#include "import/synthetic.h"
+
+namespace gpuscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs a query and returns its rows as text ("NULL" for NULL).
+class Query {
+ public:
+  explicit Query(const fs::path& file) {
+    EXPECT_EQ(sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  }
+  ~Query() { sqlite3_close(db_); }
+  std::vector<std::vector<std::string>> rows(const std::string& sql) {
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql << ": " << sqlite3_errmsg(db_);
+    std::vector<std::vector<std::string>> out;
+    while (st && sqlite3_step(st) == SQLITE_ROW) {
+      std::vector<std::string> row;
+      for (int c = 0; c < sqlite3_column_count(st); ++c) {
+        const auto* text = sqlite3_column_text(st, c);
+        row.push_back(text ? reinterpret_cast<const char*>(text) : "NULL");
+      }
+      out.push_back(std::move(row));
+    }
+    sqlite3_finalize(st);
+    return out;
+  }
+  std::string one(const std::string& sql) {
+    const auto r = rows(sql);
+    EXPECT_EQ(r.size(), 1u) << sql;
+    return r.empty() || r[0].empty() ? "" : r[0][0];
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+class SqliteExport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gpuscope-sqlite-test-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST(KernelShortName, IsTheUnqualifiedFunctionName) {
+  EXPECT_EQ(kernel_short_name("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, int>(cudnnTensorStruct, float*)"),
+            "bn_fw_tr_1C11_kernel_NCHW");
+  EXPECT_EQ(kernel_short_name("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"),
+            "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+  EXPECT_EQ(kernel_short_name("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<X>(Y)"),
+            "multi_tensor_apply_kernel");
+  EXPECT_EQ(kernel_short_name("void (anonymous namespace)::softmax_warp_forward<float>(float*)"),
+            "softmax_warp_forward");
+  EXPECT_EQ(kernel_short_name("sm90_xmma_gemm_f32f32_cublas"), "sm90_xmma_gemm_f32f32_cublas");
+  EXPECT_EQ(kernel_short_name("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<A>, int>(B, int)"),
+            "EigenMetaKernel");
+  EXPECT_EQ(kernel_short_name(""), "");
+  EXPECT_EQ(kernel_short_name("<weird>"), "<weird>");
+}
+
+TEST_F(SqliteExport, EveryTableIsQueryableAndExact) {
+  const Trace t = testing::every_table_trace();
+  const fs::path file = dir_ / "t.sqlite";
+  const SqliteExportStats s = write_sqlite_trace(t, file.string());
+  EXPECT_GT(s.rows, 0u);
+  EXPECT_EQ(s.file_bytes, fs::file_size(file));
+  Query q(file);
+
+  EXPECT_EQ(q.one("SELECT value FROM GPUSCOPE_META WHERE key = 'source'"), "cupti");
+  EXPECT_EQ(q.one("SELECT value FROM GPUSCOPE_META WHERE key = 'stat.capture.dropped_records'"), "12");
+  EXPECT_EQ(q.one("SELECT value FROM GPUSCOPE_META WHERE key = 'property.key'"), "value\twith tab");
+
+  // Kernels: every one, exact times, names through StringIds, nsys-style ids.
+  EXPECT_EQ(q.one("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), std::to_string(t.kernels().size()));
+  const auto first = q.rows(
+      "SELECT k.start, k.end, k.streamId, k.correlationId, d.value, s.value, m.value, k.gridX, k.blockX, "
+      "k.registersPerThread, k.staticSharedMemory, k.dynamicSharedMemory, k.globalPid >> 24, e.name "
+      "FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds d ON d.id = k.demangledName "
+      "JOIN StringIds s ON s.id = k.shortName LEFT JOIN StringIds m ON m.id = k.mangledName "
+      "JOIN ENUM_GPUSCOPE_KERNEL_CATEGORY e ON e.id = k.category WHERE k.correlationId = 1");
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0][0], std::to_string(testing::kT0 + 5'001));
+  EXPECT_EQ(first[0][1], std::to_string(testing::kT0 + 105'777));
+  EXPECT_EQ(first[0][2], "7");
+  EXPECT_EQ(first[0][4], std::string(t.str(t.kernels().name[0])));  // raw bytes, invalid UTF-8 included
+  EXPECT_EQ(first[0][5], "kernel");
+  EXPECT_EQ(first[0][6], "_Z6kernelIJEEvi");
+  EXPECT_EQ(first[0][7], "200");
+  EXPECT_EQ(first[0][8], "256");
+  EXPECT_EQ(first[0][9], "64");
+  EXPECT_EQ(first[0][10], "1024");
+  EXPECT_EQ(first[0][11], "4096");
+  EXPECT_EQ(first[0][12], "1234");  // launched by pid 1234
+  EXPECT_EQ(q.one("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE graphId = 5"), "2");
+
+  // The launch of each kernel through correlationId, as nsys users join them.
+  EXPECT_EQ(q.one("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r "
+                  "ON r.correlationId = k.correlationId"),
+            "3");  // kernels 1 and the two graph kernels (6); 4 was a driver launch, 999 has none
+  EXPECT_EQ(q.one("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER"), "1");
+  EXPECT_EQ(q.one("SELECT returnValue FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = 5"), "700");
+  EXPECT_EQ(q.one("SELECT (globalTid >> 24) & 16777215 FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = 1"),
+            "1234");
+  EXPECT_EQ(q.one("SELECT globalTid & 16777215 FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = 1"), "1240");
+
+  // Copies with CUPTI's enum values, and the enum tables to name them.
+  EXPECT_EQ(q.one("SELECT o.label || ' ' || s.label || '->' || d.label || ' ' || c.bytes FROM "
+                  "CUPTI_ACTIVITY_KIND_MEMCPY c JOIN ENUM_CUDA_MEMCPY_OPER o ON o.id = c.copyKind "
+                  "JOIN ENUM_CUDA_MEM_KIND s ON s.id = c.srcKind JOIN ENUM_CUDA_MEM_KIND d ON d.id = c.dstKind"),
+            "HtoD pageable->device 1000000");
+  EXPECT_EQ(q.one("SELECT bytes FROM CUPTI_ACTIVITY_KIND_MEMSET"), "4096");
+
+  // Syncs: NULL where there is no device/stream/event.
+  const auto syncs = q.rows(
+      "SELECT y.label, s.deviceId, s.streamId, s.eventId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION s "
+      "JOIN ENUM_CUPTI_SYNC_TYPE y ON y.id = s.syncType ORDER BY s.start");
+  ASSERT_EQ(syncs.size(), 3u);
+  EXPECT_EQ(syncs[0], (std::vector<std::string>{"stream", "0", "7", "NULL"}));
+  EXPECT_EQ(syncs[1], (std::vector<std::string>{"context", "0", "NULL", "NULL"}));
+  EXPECT_EQ(syncs[2], (std::vector<std::string>{"event", "NULL", "NULL", "3"}));
+
+  // NVTX: the push/pop range and the mark (no end); annotations apart.
+  const auto nvtx = q.rows(
+      "SELECT n.text, n.eventType, n.end, n.color, n.int64Value, d.value FROM NVTX_EVENTS n "
+      "LEFT JOIN StringIds d ON d.id = n.domainId ORDER BY n.start");
+  ASSERT_EQ(nvtx.size(), 2u);
+  EXPECT_EQ(nvtx[0][0], "step 0");
+  EXPECT_EQ(nvtx[0][1], "59");
+  EXPECT_EQ(nvtx[0][2], std::to_string(testing::kT0 + 200'000));
+  EXPECT_EQ(nvtx[0][3], std::to_string(0xff12ab34u));
+  EXPECT_EQ(nvtx[0][4], "-5");
+  EXPECT_EQ(nvtx[0][5], "my-domain");
+  EXPECT_EQ(nvtx[1][0], "checkpoint");
+  EXPECT_EQ(nvtx[1][1], "34");
+  EXPECT_EQ(nvtx[1][2], "NULL");
+  const auto ann = q.rows(
+      "SELECT n.value, c.value, a.deviceId, a.streamId, a.correlationId FROM GPUSCOPE_ANNOTATIONS a "
+      "JOIN StringIds n ON n.id = a.nameId JOIN StringIds c ON c.id = a.categoryId ORDER BY a.start");
+  ASSERT_EQ(ann.size(), 2u);
+  EXPECT_EQ(ann[0], (std::vector<std::string>{"aten::conv2d", "cpu_op", "NULL", "NULL", "42"}));
+  EXPECT_EQ(ann[1], (std::vector<std::string>{"forward", "gpu_user_annotation", "0", "7", "NULL"}));
+
+  // Counters: NaN becomes NULL, infinity stays.
+  const auto counters = q.rows(
+      "SELECT s.name, s.unit, c.value FROM GPUSCOPE_COUNTERS c JOIN GPUSCOPE_COUNTER_SERIES s ON s.id = c.seriesId "
+      "ORDER BY c.timestamp");
+  ASSERT_EQ(counters.size(), 4u);
+  EXPECT_EQ(counters[0], (std::vector<std::string>{"power", "W", "300.5"}));
+  EXPECT_EQ(counters[1][2], "NULL");
+  EXPECT_EQ(counters[2][2], "Inf");
+
+  EXPECT_EQ(q.one("SELECT name FROM TARGET_INFO_GPU"), "Test GPU");
+  EXPECT_EQ(q.one("SELECT smCount FROM TARGET_INFO_GPU"), "100");
+  EXPECT_EQ(q.one("SELECT name FROM PROCESSES WHERE pid = 1234"), "python3");
+  EXPECT_EQ(q.one("SELECT count(*) FROM PROFILER_OVERHEAD"), "1");
+  EXPECT_EQ(q.one("SELECT name FROM GPUSCOPE_STREAMS WHERE streamId = 7"), "stream 7 (compute)");
+}
+
+TEST_F(SqliteExport, SyntheticTraceKeepsEveryRowAndSaysSynthetic) {
+  SyntheticOptions o;
+  o.kernels = 5'000;
+  o.gpus = 2;
+  const Trace t = make_synthetic_trace(o);
+  const fs::path file = dir_ / "s.db";
+  write_sqlite_trace(t, file.string());
+  Query q(file);
+  EXPECT_EQ(q.one("SELECT value FROM GPUSCOPE_META WHERE key = 'source'"), "synthetic");
+  EXPECT_NE(q.one("SELECT value FROM GPUSCOPE_META WHERE key = 'note'").find("not a measurement"), std::string::npos);
+  EXPECT_EQ(q.one("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), "5000");
+  EXPECT_EQ(q.one("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"), std::to_string(t.api_calls().size()));
+  EXPECT_EQ(q.one("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r "
+                  "ON r.correlationId = k.correlationId"),
+            "5000");
+  EXPECT_EQ(q.one("SELECT count(*) FROM NVTX_EVENTS"), std::to_string(t.ranges().size()));
+  EXPECT_EQ(q.one("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), std::to_string(t.syncs().size()));
+  // Sums of kernel time are exact.
+  TimeNs total = 0;
+  for (std::size_t i = 0; i < t.kernels().size(); ++i) total += t.kernels().end[i] - t.kernels().start[i];
+  EXPECT_EQ(q.one("SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL"), std::to_string(total));
+  EXPECT_EQ(q.one("SELECT count(DISTINCT category) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE category = 13"), "0")
+      << "no kernel is 'other'";
+}
+
+TEST_F(SqliteExport, FailureLeavesNothing) {
+  const Trace t = testing::every_table_trace();
+  std::ofstream(dir_ / "plain-file") << "x";
+  EXPECT_THROW(write_sqlite_trace(t, (dir_ / "plain-file" / "t.sqlite").string()), InputError);
+  EXPECT_THROW(write_sqlite_trace(t, (dir_ / "missing" / "t.sqlite").string()), InputError);
+  fs::create_directories(dir_ / "dir.sqlite" / "x");
+  EXPECT_THROW(write_sqlite_trace(t, (dir_ / "dir.sqlite").string()), InputError);
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
+  EXPECT_EQ(entries, 2u) << "only plain-file and dir.sqlite";
+}
+
+}  // namespace
+}  // namespace gpuscope
