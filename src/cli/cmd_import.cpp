@@ -63,7 +63,7 @@ void add(CLI::App& app, Context&) {
   cmd->callback([args] { run(*args); });
 }
 
-const CommandRegistration registration(20, add);
+const CommandRegistration registration(30, add);
 
 }  // namespace
 }  // namespace gpuscope::cli

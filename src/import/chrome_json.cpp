@@ -470,11 +470,14 @@ class Importer {
   }
 
   void read_event(Walker& w, const JsonBatch& b, Event& ev) {
+    bool flow = false;  // a flow's other fields are not used: only check their grammar
     for_each_member(w, b, [&](std::string_view key) {
+      if (flow) return w.skip_value();
       switch (key.size()) {
         case 2:
           if (is_key(key, "ph")) {
             ev.ph = read_string(w);
+            flow = ev.ph.raw.size() == 1 && (ev.ph.raw[0] == 's' || ev.ph.raw[0] == 'f' || ev.ph.raw[0] == 't');
             return;
           }
           if (is_key(key, "ts")) {

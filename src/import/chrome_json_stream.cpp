@@ -844,12 +844,16 @@ JsonStream::JsonStream(const std::string& path, const LoadProgress& progress, st
 }
 
 JsonStream::~JsonStream() {
+  stop();
+  if (impl_->producer.joinable()) impl_->producer.join();
+}
+
+void JsonStream::stop() {
   {
     std::lock_guard lock(impl_->mutex);
     impl_->stop = true;
   }
   impl_->cv.notify_all();
-  if (impl_->producer.joinable()) impl_->producer.join();
 }
 
 JsonBatch* JsonStream::next() {

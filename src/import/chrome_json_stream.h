@@ -80,6 +80,9 @@ class JsonStream {
   // producer can reuse it.
   JsonBatch* next();
   void release(JsonBatch* batch);
+  // Asks the producer to stop (it fails with "cancelled"); for shutting a
+  // pipeline down early. Thread-safe.
+  void stop();
 
   // Valid once next() has returned nullptr.
   const JsonStreamInfo& info() const;
