@@ -1,0 +1,82 @@
+// gpuscope view FILE [COMPARE_FILE]: opens traces in the desktop viewer by
+// running gpuscope-view, which is installed next to the gpuscope binary. The
+// viewer's flags are declared here too, so `gpuscope view --help` tells the
+// truth and a misspelt flag fails here with the usual one-line error.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+
+namespace gpuscope::cli {
+namespace {
+
+struct ViewArgs {
+  std::vector<std::string> files;
+  std::string screenshot, size, view, zoom, select, find;
+  bool regex = false;
+  int frames = 0;
+};
+
+std::filesystem::path viewer_path() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  return self.parent_path() / "gpuscope-view";
+}
+
+void run(const ViewArgs& a) {
+  const std::filesystem::path viewer = viewer_path();
+  std::error_code ec;
+  if (viewer.empty() || !std::filesystem::exists(viewer, ec))
+    throw Error("gpuscope-view: not found next to gpuscope (" + viewer.string() +
+                "); it is built when Dear ImGui, GLFW and OpenGL are installed (scripts/setup.sh)");
+  std::vector<std::string> args{viewer.string()};
+  for (const std::string& f : a.files) args.push_back(f);
+  auto flag = [&](const char* name, const std::string& value) {
+    if (value.empty()) return;
+    args.emplace_back(name);
+    args.push_back(value);
+  };
+  flag("--screenshot", a.screenshot);
+  flag("--size", a.size);
+  flag("--view", a.view);
+  flag("--zoom", a.zoom);
+  flag("--select", a.select);
+  flag("--find", a.find);
+  if (a.regex) args.emplace_back("--regex");
+  if (a.frames > 0) flag("--frames", std::to_string(a.frames));
+  std::vector<char*> argv;
+  for (std::string& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  ::execv(argv[0], argv.data());
+  throw Error("gpuscope-view: cannot run " + viewer.string() + ": " + std::strerror(errno));
+}
+
+void add(CLI::App& app, Context&) {
+  auto args = std::make_shared<ViewArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "view", "Open traces in the desktop viewer (gpuscope-view): timeline, hotspots, findings, summary, compare");
+  cmd->add_option("files", args->files, "trace to open (.gscope, Chrome/Kineto .json or .json.gz); a second one to compare")
+      ->required()
+      ->expected(1, 2);
+  cmd->add_option("--screenshot", args->screenshot, "headless: render, write OUT.png and OUT.json, exit");
+  cmd->add_option("--size", args->size, "window / image size WIDTHxHEIGHT (default 1280x800)");
+  cmd->add_option("--view", args->view, "panel to show: timeline, hotspots, findings, summary or compare");
+  cmd->add_option("--zoom", args->zoom, "visible range START:END from the trace start, in ns or with a unit (0:5ms)");
+  cmd->add_option("--select", args->select, "select the first instance of this kernel");
+  cmd->add_option("--find", args->find, "search names for this text and highlight the matches");
+  cmd->add_flag("--regex", args->regex, "--find is a regular expression");
+  cmd->add_option("--frames", args->frames, "headless: frames to render after loading (default 3)");
+  cmd->callback([args] { run(*args); });
+}
+
+const CommandRegistration registration(80, add);
+
+}  // namespace
+}  // namespace gpuscope::cli

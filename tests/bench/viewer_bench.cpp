@@ -1,0 +1,161 @@
+// The viewer's frame cost on a 10M-kernel synthetic trace (issue 6 targets:
+// first frame <= 2 s after the file is read; every frame <= 8 ms of CPU and
+// <= 300k vertices at any zoom). Frames are built with ImGui's null backend —
+// NewFrame, View::draw, Render — which is all the CPU work of a real frame
+// except the GL driver's (rasterization is the GPU's, or llvmpipe's, job).
+//
+//   build/bench/bench_viewer [--benchmark_filter=...]
+//   GPUSCOPE_BENCH_KERNELS=1000000 build/bench/bench_viewer   (a smaller trace)
+#include <benchmark/benchmark.h>
+#include <imgui.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+
+#include "import/synthetic.h"
+#include "viewer/view.h"
+
+namespace gv = gpuscope::viewer;
+using gpuscope::TimeNs;
+
+namespace {
+
+std::uint64_t kernels_wanted() {
+  const char* env = std::getenv("GPUSCOPE_BENCH_KERNELS");
+  return env ? std::strtoull(env, nullptr, 10) : 10'000'000;
+}
+
+// One document for the whole program (generating 10M kernels takes a while).
+std::shared_ptr<gv::Document> document() {
+  static std::shared_ptr<gv::Document> d = [] {
+    gpuscope::SyntheticOptions o;
+    o.kernels = kernels_wanted();
+    return std::make_shared<gv::Document>("synthetic", gpuscope::make_synthetic_trace(o));
+  }();
+  return d;
+}
+
+void ensure_profile() {
+  if (!document()->profile())
+    document()->set_profile(std::make_shared<const gpuscope::Profile>(gv::compute_profile(document()->trace())));
+}
+
+struct ImGuiNull {
+  ImGuiNull() {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1920, 1080);
+    io.DeltaTime = 1.0f / 60;
+    io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    unsigned char* px = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+  }
+  ~ImGuiNull() { ImGui::DestroyContext(); }
+  ImDrawData* frame(gv::View& v) {
+    ImGui::NewFrame();
+    v.draw();
+    ImGui::Render();
+    return ImGui::GetDrawData();
+  }
+};
+
+void report(benchmark::State& state, const gv::View& v, const ImDrawData* dd) {
+  state.counters["vertices"] = dd->TotalVtxCount;
+  state.counters["drawn"] = static_cast<double>(v.stats().drawn);
+  state.counters["folded_blocks"] = static_cast<double>(v.stats().merged_blocks);
+  state.counters["folded_events"] = static_cast<double>(v.stats().merged_events);
+  state.counters["kernels"] = static_cast<double>(v.document()->trace().kernels().size());
+}
+
+// Stage 1 of loading after the read: the timeline index (track lanes and the
+// precomputed utilization / concurrency lanes), then the first frame.
+// (Document's constructor builds exactly this index; the shared document
+// already has one, so the timing builds a second.)
+void BM_FirstFrameAfterRead(benchmark::State& state) {
+  const std::shared_ptr<gv::Document> doc = document();  // generated outside the timing
+  ImGuiNull imgui;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const gv::TimelineIndex ix = gv::TimelineIndex::build(doc->trace());
+    const auto t1 = std::chrono::steady_clock::now();
+    gv::View v;
+    v.set_document(doc);
+    ImDrawData* dd = imgui.frame(v);
+    const auto t2 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t2 - t0).count());
+    state.counters["index_s"] = std::chrono::duration<double>(t1 - t0).count();
+    state.counters["frame_ms"] = std::chrono::duration<double, std::milli>(t2 - t1).count();
+    state.counters["index_MB"] = static_cast<double>(ix.memory_bytes()) / 1e6;
+    state.counters["trace_MB"] = static_cast<double>(doc->trace().memory_bytes()) / 1e6;
+    report(state, v, dd);
+  }
+}
+BENCHMARK(BM_FirstFrameAfterRead)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
+
+// Steady frames at a given zoom: 0 = whole trace, else a window of that many
+// ns in the middle of the run. Each iteration pans by a few pixels so nothing
+// could be reused between frames (nothing is).
+void BM_Frame(benchmark::State& state) {
+  ImGuiNull imgui;
+  gv::View v;
+  v.set_document(document());
+  const gpuscope::Trace& t = document()->trace();
+  const TimeNs window = state.range(0) == 0 ? t.end_time() - t.begin_time() : state.range(0);
+  const TimeNs mid = t.begin_time() + (t.end_time() - t.begin_time()) / 2 - window / 2;
+  v.zoom_to(mid, mid + window);
+  imgui.frame(v);
+  ImDrawData* dd = nullptr;
+  TimeNs shift = 0;
+  for (auto _ : state) {
+    shift += window / 500;
+    v.zoom_to(mid + shift % (window / 10 + 1), mid + shift % (window / 10 + 1) + window);
+    dd = imgui.frame(v);
+  }
+  report(state, v, dd);
+}
+BENCHMARK(BM_Frame)
+    ->ArgName("window_ns")
+    ->Arg(0)               // whole trace
+    ->Arg(1'000'000'000)   // 1 s
+    ->Arg(10'000'000)      // 10 ms: a step or two
+    ->Arg(100'000)         // 100 µs: single kernels
+    ->Unit(benchmark::kMillisecond);
+
+// The other panels on the same trace (they read the Profile, not the trace).
+void BM_PanelFrame(benchmark::State& state) {
+  ensure_profile();
+  ImGuiNull imgui;
+  gv::View v;
+  v.set_document(document());
+  v.show(static_cast<gv::Panel>(state.range(0)));
+  imgui.frame(v);
+  ImDrawData* dd = nullptr;
+  for (auto _ : state) dd = imgui.frame(v);
+  report(state, v, dd);
+  state.SetLabel(std::string(gv::to_string(v.panel())));
+}
+BENCHMARK(BM_PanelFrame)
+    ->Arg(static_cast<int>(gv::Panel::hotspots))
+    ->Arg(static_cast<int>(gv::Panel::findings))
+    ->Arg(static_cast<int>(gv::Panel::summary))
+    ->Unit(benchmark::kMillisecond);
+
+// Searching every name and building the match lists (on a keystroke).
+void BM_Search(benchmark::State& state) {
+  ImGuiNull imgui;
+  gv::View v;
+  v.set_document(document());
+  for (auto _ : state) {
+    v.set_search("nchwToNhwc", false);
+    benchmark::DoNotOptimize(v.matches().size());
+  }
+  state.counters["matches"] = static_cast<double>(v.matches().size());
+}
+BENCHMARK(BM_Search)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,409 @@
+// gpuscope-view as a user runs it: headless under Xvfb with Mesa's software
+// OpenGL (xvfb-run), writing OUT.png and OUT.json. The tests assert on the
+// JSON (what was drawn), cross-checked against the same trace opened here
+// in-process, and on exit statuses and error messages — never on pixels.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "import/chrome_json.h"
+#include "import/synthetic.h"
+#include "store/gscope.h"
+#include "trace/trace.h"
+#include "viewer/match_set.h"
+#include "viewer/text.h"
+
+namespace gpuscope::viewer {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr std::uint64_t kMaxVertices = 300'000;
+const fs::path kTraces = GPUSCOPE_TRACES_DIR;
+
+struct Result {
+  int status = -1;
+  std::string err;
+};
+
+class Headless : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(GPUSCOPE_XVFB_RUN).empty()) GTEST_SKIP() << "xvfb-run is not installed (apt-get install xvfb)";
+    dir_ = fs::temp_directory_path() / cat("gpuscope-view-test-", std::to_string(::getpid()), "-",
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  static std::string quote(const std::string& s) {
+    std::string q(1, '\'');
+    for (char c : s) {
+      if (c == '\'') q.append("'\\''");
+      else q.push_back(c);
+    }
+    q.push_back('\'');
+    return q;
+  }
+  // Runs `prefix program args…` with stderr captured; xvfb = run under xvfb-run.
+  Result run(const std::string& program, const std::vector<std::string>& args, bool xvfb = true,
+          const std::string& env_prefix = "") {
+    std::string cmd = env_prefix;
+    if (xvfb) cmd += std::string(GPUSCOPE_XVFB_RUN) + " -a -s '-screen 0 1280x800x24' ";
+    cmd += quote(program);
+    for (const std::string& a : args) {
+      cmd += ' ';
+      cmd += quote(a);
+    }
+    const fs::path err = dir_ / "stderr.txt";
+    cmd += " >/dev/null 2>";
+    cmd += quote(err.string());
+    const int raw = std::system(cmd.c_str());
+    Result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    std::ifstream f(err);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    r.err = ss.str();
+    return r;
+  }
+  Result view(const std::vector<std::string>& args) { return run(GPUSCOPE_VIEW_BIN, args); }
+
+  json read_json(const fs::path& p) {
+    std::ifstream f(p);
+    EXPECT_TRUE(f.good()) << p;
+    return json::parse(f);
+  }
+  // Checks the PNG signature and the IHDR size.
+  static void expect_png(const fs::path& p, int w, int h) {
+    std::ifstream f(p, std::ios::binary);
+    ASSERT_TRUE(f.good()) << p;
+    unsigned char b[24] = {};
+    f.read(reinterpret_cast<char*>(b), 24);
+    ASSERT_EQ(std::string(reinterpret_cast<char*>(b + 1), 3), "PNG");
+    auto be32 = [&](int o) { return (b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]; };
+    EXPECT_EQ(be32(16), w);
+    EXPECT_EQ(be32(20), h);
+  }
+  static bool has(const json& arr, const std::string& s) {
+    for (const auto& x : arr)
+      if (x == s) return true;
+    return false;
+  }
+  static bool no_temporaries(const fs::path& dir) {
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().filename().string().find(".tmp.") != std::string::npos) return false;
+    return true;
+  }
+  // Events on the GPU tracks the JSON says were visible, overlapping its
+  // visible range: GPU ops and GPU-side annotations (Kineto's gpu_user_annotation).
+  static std::uint64_t visible_gpu_events(const Trace& t, const json& j) {
+    const TimeNs a = j["visible_range"]["start_ns"], b = j["visible_range"]["end_ns"];
+    std::uint64_t n = 0;
+    for (const auto& tr : j["tracks"]) {
+      if (!tr["visible"].get<bool>()) continue;
+      const TrackId id = tr["track"];
+      if (t.tracks()[id].kind != TrackKind::gpu) continue;
+      for (TableId table : {TableId::kernels, TableId::memcpys, TableId::memsets, TableId::ranges})
+        n += t.rows_overlapping(table, id, a, b).size();
+    }
+    return n;
+  }
+  static std::uint64_t sum_over_gpu_tracks(const Trace& t, const json& j, const char* key) {
+    std::uint64_t n = 0;
+    for (const auto& tr : j["tracks"])
+      if (tr["visible"].get<bool>() && t.tracks()[tr["track"].get<TrackId>()].kind == TrackKind::gpu)
+        n += tr[key].get<std::uint64_t>();
+    return n;
+  }
+
+  fs::path dir_;
+};
+
+// [SECTION] Real traces --------------------------------------------------------------------
+
+TEST_F(Headless, EveryRealTraceOpensInTheTimeline) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(kTraces))
+    if (e.path().string().ends_with(".json.gz")) files.push_back(e.path());
+  ASSERT_GE(files.size(), 10u) << "the shared traces are missing from " << kTraces;
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.filename().string());
+    const fs::path png = dir_ / (file.stem().string() + ".png");
+    const Result r = view({file.string(), "--screenshot", png.string()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    expect_png(png, 1280, 800);
+    const json j = read_json(dir_ / (file.stem().string() + ".json"));
+    const Trace t = import_chrome_json(file.string());
+    EXPECT_EQ(j["source"], "imported");
+    EXPECT_TRUE(j["error"].is_null());
+    EXPECT_EQ(j["trace"]["kernels"], t.kernels().size());
+    EXPECT_EQ(j["trace"]["tracks"], t.tracks().size());
+    EXPECT_TRUE(has(j["panels"], "timeline"));
+    EXPECT_FALSE(j["tracks"].empty());
+    EXPECT_GT(j["vertices"].get<std::uint64_t>(), 0u);
+    EXPECT_LE(j["vertices"].get<std::uint64_t>(), kMaxVertices);
+    // Every GPU event in view is drawn alone or counted inside a folded block.
+    EXPECT_EQ(sum_over_gpu_tracks(t, j, "drawn") + sum_over_gpu_tracks(t, j, "merged_events"),
+              visible_gpu_events(t, j));
+    if (t.kernels().size() > 0) {
+      EXPECT_GT(j["drawn_items"].get<std::uint64_t>() + j["merged_blocks"].get<std::uint64_t>(), 0u);
+    }
+    EXPECT_EQ(j["analysis"], "done");
+  }
+  EXPECT_TRUE(no_temporaries(dir_));
+}
+
+TEST_F(Headless, HotspotsFindingsAndSummaryShowTheAnalysis) {
+  const std::string file = (kTraces / "kineto-resnet50-v100-workers0.json.gz").string();
+  const Trace t = import_chrome_json(file);
+  const Profile p = analyze(t);
+  for (const char* v : {"hotspots", "findings", "summary"}) {
+    SCOPED_TRACE(v);
+    const fs::path png = dir_ / cat(v, ".png");
+    const Result r = view({file, "--screenshot", png.string(), "--view", v, "--size", "1400x900"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    expect_png(png, 1400, 900);
+    const json j = read_json(dir_ / cat(v, ".json"));
+    EXPECT_EQ(j["view"], v);
+    EXPECT_TRUE(has(j["panels"], v));
+    EXPECT_LE(j["vertices"].get<std::uint64_t>(), kMaxVertices);
+    if (std::string(v) == "hotspots") {
+      EXPECT_EQ(j["rows"]["hotspots"], p.hotspots.size());
+      EXPECT_EQ(j["rows"]["categories"], p.categories.size());
+    } else if (std::string(v) == "findings") {
+      EXPECT_EQ(j["rows"]["findings"], p.findings.size());
+      ASSERT_EQ(j["findings"].size(), p.findings.size());
+      for (std::size_t i = 0; i < p.findings.size(); ++i) EXPECT_EQ(j["findings"][i], p.findings[i].id);
+      EXPECT_TRUE(has(j["findings"], "input-bound"));  // the workers=0 run waits for its DataLoader
+    } else {
+      EXPECT_EQ(j["rows"]["summary_devices"], p.devices.size());
+    }
+  }
+}
+
+TEST_F(Headless, SelectZoomsToTheKernelAndDrawsItsLaunch) {
+  const std::string file = (kTraces / "hta-alexnet.json.gz").string();
+  const fs::path png = dir_ / "select.png";
+  const Result r = view({file, "--screenshot", png.string(), "--select", "max_pool_forward_nchw"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "select.json");
+  ASSERT_TRUE(j["selection"].is_object());
+  EXPECT_EQ(j["selection"]["table"], "kernels");
+  EXPECT_NE(j["selection"]["name"].get<std::string>().find("max_pool_forward_nchw"), std::string::npos);
+  EXPECT_EQ(j["selection"]["category"], "pooling");
+  EXPECT_EQ(j["selection"]["launching_api"], "cudaLaunchKernel");
+  EXPECT_TRUE(j["flow_arrow"].get<bool>());
+  EXPECT_TRUE(has(j["panels"], "launch"));
+  EXPECT_TRUE(has(j["panels"], "nvtx_stack"));
+  EXPECT_LE(j["visible_range"]["start_ns"].get<TimeNs>(), j["selection"]["start_ns"].get<TimeNs>());
+  EXPECT_GE(j["visible_range"]["end_ns"].get<TimeNs>(), j["selection"]["end_ns"].get<TimeNs>());
+  // The first instance in time.
+  const Trace t = import_chrome_json(file);
+  for (RowIndex k = 0; k < t.kernels().size(); ++k) {
+    if (t.str(t.kernels().name[k]).find("max_pool_forward_nchw") != std::string_view::npos) {
+      EXPECT_GE(t.kernels().start[k], j["selection"]["start_ns"].get<TimeNs>());
+    }
+  }
+  // An unknown kernel: exit 2, a one-line reason, and the pictures still written.
+  const Result bad = view({file, "--screenshot", (dir_ / "none.png").string(), "--select", "no_such_kernel"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("no kernel named 'no_such_kernel'"), std::string::npos) << bad.err;
+}
+
+TEST_F(Headless, ZoomAndFindAreHonoured) {
+  const std::string file = (kTraces / "kineto-resnet50-v100-workers4.json.gz").string();
+  const Result r = view({file, "--screenshot", (dir_ / "z.png").string(), "--zoom", "100ms:250ms", "--find", "sgemm"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "z.json");
+  EXPECT_EQ(j["visible_range"]["start_offset_ns"], 100'000'000);
+  EXPECT_EQ(j["visible_range"]["end_offset_ns"], 250'000'000);
+  const Trace t = import_chrome_json(file);
+  const MatchSet m = MatchSet::by_names(t, match_names(t.strings(), "sgemm", false));
+  EXPECT_GT(m.size(), 0u);
+  EXPECT_EQ(j["highlight"]["matches"], m.size());
+  EXPECT_GT(j["match_markers"].get<std::uint64_t>(), 0u);
+}
+
+TEST_F(Headless, CompareTwoTraces) {
+  const std::string a = (kTraces / "kineto-resnet50-v100-workers0.json.gz").string();
+  const std::string b = (kTraces / "kineto-resnet50-v100-workers4.json.gz").string();
+  const Result r = view({a, b, "--screenshot", (dir_ / "c.png").string(), "--view", "compare"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "c.json");
+  EXPECT_EQ(j["view"], "compare");
+  EXPECT_EQ(j["compare_file"], b);
+  EXPECT_GT(j["rows"]["compare"].get<std::uint64_t>(), 0u);
+}
+
+TEST_F(Headless, OpensAGscopeFile) {
+  SyntheticOptions so;
+  so.kernels = 20'000;
+  so.gpus = 2;
+  const Trace t = make_synthetic_trace(so);
+  const fs::path file = dir_ / "synthetic.gscope";
+  write_gscope(t, file.string());
+  const Result r = view({file.string(), "--screenshot", (dir_ / "g.png").string(), "--view", "summary"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "g.json");
+  EXPECT_EQ(j["source"], "synthetic");
+  EXPECT_EQ(j["trace"]["kernels"], t.kernels().size());
+  EXPECT_EQ(j["trace"]["devices"], 2);
+  EXPECT_EQ(j["rows"]["summary_devices"], 2);
+  EXPECT_EQ(j["analysis"], "done");
+}
+
+// [SECTION] Scale ----------------------------------------------------------------------------
+
+// A million kernels (the 10M trace is in the benchmark: generating it takes
+// longer than a CI test should), fully zoomed out: folded blocks bounded by
+// the screen, every event accounted for.
+TEST_F(Headless, LargeSyntheticTraceZoomedOutFoldsIntoBoundedBlocks) {
+  const std::uint64_t n = 1'000'000;
+  const Result r = view({"--synthetic", std::to_string(n), "--screenshot", (dir_ / "out.png").string(), "--size",
+                      "1280x1400"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "out.json");
+  EXPECT_EQ(j["source"], "synthetic");
+  EXPECT_EQ(j["trace"]["kernels"], n);
+  SyntheticOptions so;
+  so.kernels = n;
+  const Trace t = make_synthetic_trace(so);
+  const std::uint64_t drawn = sum_over_gpu_tracks(t, j, "drawn"), blocks = sum_over_gpu_tracks(t, j, "merged_blocks");
+  std::uint64_t gpu_tracks = 0;
+  for (const auto& tr : j["tracks"])
+    gpu_tracks += tr["visible"].get<bool>() && t.tracks()[tr["track"].get<TrackId>()].kind == TrackKind::gpu;
+  EXPECT_GE(gpu_tracks, 8u);
+  EXPECT_GT(blocks, 0u);
+  EXPECT_LE(drawn + blocks, gpu_tracks * (j["timeline_width_px"].get<std::uint64_t>() / 3 + 2));
+  EXPECT_EQ(drawn + sum_over_gpu_tracks(t, j, "merged_events"), visible_gpu_events(t, j));
+  EXPECT_LE(j["vertices"].get<std::uint64_t>(), kMaxVertices);
+}
+
+TEST_F(Headless, LargeSyntheticTraceZoomedInDrawsKernelsOneByOne) {
+  const std::uint64_t n = 1'000'000;
+  SyntheticOptions so;
+  so.kernels = n;
+  const Trace t = make_synthetic_trace(so);
+  // 40 µs in the middle of the run: every op there is at least 3 px wide?
+  const TimeNs from = (t.end_time() - t.begin_time()) / 2, to = from + 40'000;
+  const Result r = view({"--synthetic", std::to_string(n), "--screenshot", (dir_ / "in.png").string(), "--zoom",
+                      cat(std::to_string(from), ":", std::to_string(to))});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "in.json");
+  const double ns_per_px = 40'000.0 / j["timeline_width_px"].get<double>();
+  TimeNs shortest = std::numeric_limits<TimeNs>::max();
+  const TimeNs a = j["visible_range"]["start_ns"], b = j["visible_range"]["end_ns"];
+  for (const auto& tr : j["tracks"]) {
+    if (!tr["visible"].get<bool>() || t.tracks()[tr["track"].get<TrackId>()].kind != TrackKind::gpu) continue;
+    const RowRange rr = t.rows_overlapping(TableId::kernels, tr["track"], a, b);
+    for (RowIndex k = rr.begin; k < rr.end; ++k) shortest = std::min(shortest, t.kernels().end[k] - t.kernels().start[k]);
+  }
+  const std::uint64_t drawn = sum_over_gpu_tracks(t, j, "drawn");
+  EXPECT_GT(drawn, 0u);
+  EXPECT_EQ(drawn + sum_over_gpu_tracks(t, j, "merged_events"), visible_gpu_events(t, j));
+  if (static_cast<double>(shortest) >= 3 * ns_per_px) {
+    EXPECT_EQ(sum_over_gpu_tracks(t, j, "merged_blocks"), 0u);
+  }
+}
+
+// [SECTION] Bad input and environment ------------------------------------------------------
+
+TEST_F(Headless, CorruptFileShowsTheErrorAndExitsWithTwo) {
+  const fs::path bad = dir_ / "corrupt.json";
+  {
+    std::ofstream f(bad);
+    f << "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"dur\": ";  // cut mid-event
+  }
+  const Result r = view({bad.string(), "--screenshot", (dir_ / "bad.png").string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("gpuscope-view: error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(bad.string()), std::string::npos) << r.err;
+  expect_png(dir_ / "bad.png", 1280, 800);  // the window, showing the error
+  const json j = read_json(dir_ / "bad.json");
+  ASSERT_TRUE(j["error"].is_string());
+  EXPECT_NE(j["error"].get<std::string>().find(bad.string()), std::string::npos);
+  EXPECT_TRUE(has(j["panels"], "error"));
+  EXPECT_TRUE(no_temporaries(dir_));
+
+  // Garbage bytes and a gzip stream cut in half fail the same way.
+  const fs::path garbage = dir_ / "garbage.gscope";
+  {
+    std::ofstream f(garbage, std::ios::binary);
+    for (int i = 0; i < 4096; ++i) f.put(static_cast<char>((i * 7919) & 0xff));
+  }
+  EXPECT_EQ(view({garbage.string(), "--screenshot", (dir_ / "g.png").string()}).status, 2);
+  const fs::path half = dir_ / "half.json.gz";
+  {
+    const fs::path src = kTraces / "hta-ns-resolution-v100.json.gz";
+    std::ifstream in(src, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+    std::ofstream out(half, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+  }
+  const Result h = view({half.string(), "--screenshot", (dir_ / "h.png").string()});
+  EXPECT_EQ(h.status, 2) << h.err;
+  EXPECT_NE(h.err.find(half.string()), std::string::npos) << h.err;
+  EXPECT_EQ(view({(dir_ / "missing.json").string(), "--screenshot", (dir_ / "m.png").string()}).status, 2);
+}
+
+TEST_F(Headless, NoDisplayIsAClearMessage) {
+  const Result r = run(GPUSCOPE_VIEW_BIN, {(kTraces / "hta-triton.json.gz").string()}, /*xvfb=*/false,
+                    "env -u DISPLAY -u WAYLAND_DISPLAY ");
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.err.find("no display"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("xvfb-run"), std::string::npos) << r.err;
+  const Result s = run(GPUSCOPE_VIEW_BIN, {(kTraces / "hta-triton.json.gz").string(), "--screenshot",
+                                        (dir_ / "x.png").string()},
+                    false, "env -u DISPLAY -u WAYLAND_DISPLAY ");
+  EXPECT_EQ(s.status, 3);
+  EXPECT_FALSE(fs::exists(dir_ / "x.png"));
+}
+
+TEST_F(Headless, BadFlagsAndUnwritableOutputExitWithTwo) {
+  const std::string file = (kTraces / "hta-triton.json.gz").string();
+  const std::string png = (dir_ / "o.png").string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{file, "--screenshot", png, "--size", "10x10"},
+        std::vector<std::string>{file, "--screenshot", png, "--view", "flamegraph"},
+        std::vector<std::string>{file, "--screenshot", png, "--zoom", "5ms:1ms"},
+        std::vector<std::string>{file, "--screenshot", png, "--frames", "0"},
+        std::vector<std::string>{"--screenshot", png},
+        std::vector<std::string>{file, "--no-such-flag"}}) {
+    const Result r = run(GPUSCOPE_VIEW_BIN, args, /*xvfb=*/false);
+    EXPECT_EQ(r.status, 2) << args.back();
+    EXPECT_NE(r.err.find("gpuscope-view: error: "), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;  // one line
+  }
+  EXPECT_FALSE(fs::exists(png));
+  const Result r = view({file, "--screenshot", "/nonexistent-dir/o.png"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("/nonexistent-dir/o.png"), std::string::npos) << r.err;
+}
+
+TEST_F(Headless, GpuscopeViewRunsTheViewer) {
+  const std::string file = (kTraces / "hta-triton.json.gz").string();
+  const Result r = run(GPUSCOPE_CLI_BIN, {"view", file, "--screenshot", (dir_ / "v.png").string(), "--view", "summary"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "v.json");
+  EXPECT_EQ(j["view"], "summary");
+  EXPECT_EQ(j["file"], file);
+}
+
+}  // namespace
+}  // namespace gpuscope::viewer

@@ -1,0 +1,410 @@
+// The viewer's frames built with ImGui's null backend: no window, no GL — a
+// font atlas, a display size, NewFrame / View::draw / Render, then assertions
+// on ImDrawData and on what View::stats() says it drew. Input is synthetic
+// (io.MousePos, io.MouseDown, io.MouseWheel, io.KeysDown as ImGui 1.86 reads them).
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "trace/detail/time_columns.h"
+#include "trace/error.h"
+#include "viewer/test_trace.h"
+#include "viewer/view.h"
+
+namespace gpuscope::viewer {
+namespace {
+
+constexpr std::uint64_t kMaxVertices = 300'000;
+
+class ViewTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 800);
+    io.DeltaTime = 1.0f / 60;
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+  }
+  void TearDown() override { ImGui::DestroyContext(); }
+
+  ImDrawData* frame(View& v) {
+    ImGui::NewFrame();
+    v.draw();
+    ImGui::Render();
+    ImGuiIO& io = ImGui::GetIO();
+    io.MouseWheel = 0;
+    return ImGui::GetDrawData();
+  }
+  void frames(View& v, int n) {
+    for (int i = 0; i < n; ++i) frame(v);
+  }
+
+  static std::shared_ptr<Document> doc(const testing::TestTraceOptions& o, bool with_profile = true) {
+    auto d = std::make_shared<Document>("test.gscope", testing::make_test_trace(o));
+    if (with_profile) d->set_profile(std::make_shared<const Profile>(compute_profile(d->trace())));
+    return d;
+  }
+
+  // Events of GPU ops on the visible GPU tracks that overlap the view.
+  static std::uint64_t visible_gpu_events(const View& v) {
+    const Trace& t = v.document()->trace();
+    std::uint64_t n = 0;
+    for (const TrackStats& ts : v.stats().tracks) {
+      if (!ts.visible || t.tracks()[ts.track].kind != TrackKind::gpu) continue;
+      for (TableId table : {TableId::kernels, TableId::memcpys, TableId::memsets})
+        n += t.rows_overlapping(table, ts.track, v.view_start(), v.view_end()).size();
+    }
+    return n;
+  }
+  static std::uint64_t drawn_on_gpu(const View& v, std::uint64_t* merged_blocks, std::uint64_t* merged_events) {
+    const Trace& t = v.document()->trace();
+    std::uint64_t drawn = 0;
+    *merged_blocks = *merged_events = 0;
+    for (const TrackStats& ts : v.stats().tracks)
+      if (ts.visible && t.tracks()[ts.track].kind == TrackKind::gpu) {
+        drawn += ts.drawn;
+        *merged_blocks += ts.merged_blocks;
+        *merged_events += ts.merged_events;
+      }
+    return drawn;
+  }
+  static bool has_panel(const View& v, std::string_view p) {
+    const auto& ps = v.stats().panels;
+    return std::find(ps.begin(), ps.end(), p) != ps.end();
+  }
+};
+
+TEST_F(ViewTest, WelcomeScreenWithoutATrace) {
+  View v;
+  ImDrawData* dd = frame(v);
+  EXPECT_TRUE(has_panel(v, "welcome"));
+  EXPECT_GT(dd->TotalVtxCount, 0);
+}
+
+TEST_F(ViewTest, DrawsEveryTrackOfASmallTrace) {
+  testing::TestTraceOptions o;
+  o.kernels = 10'000;
+  View v;
+  v.set_document(doc(o));
+  frames(v, 2);
+  ImDrawData* dd = frame(v);
+  const auto& ix = v.document()->index();
+  EXPECT_EQ(v.stats().tracks.size(), ix.tracks().size());
+  EXPECT_EQ(v.stats().groups.size(), ix.groups().size());
+  EXPECT_TRUE(has_panel(v, "timeline"));
+  EXPECT_TRUE(has_panel(v, "details"));
+  EXPECT_GT(v.stats().drawn + v.stats().merged_blocks, 0u);
+  EXPECT_GT(v.stats().lane_columns, 0u);
+  EXPECT_LE(static_cast<std::uint64_t>(dd->TotalVtxCount), kMaxVertices);
+  // Whole trace in view, with a little air at both ends.
+  EXPECT_LE(v.view_start(), v.document()->trace().begin_time());
+  EXPECT_GE(v.view_end(), v.document()->trace().end_time());
+}
+
+TEST_F(ViewTest, ZoomedOutLargeTraceFoldsIntoBoundedBlocks) {
+  testing::TestTraceOptions o;
+  o.kernels = 1'000'000;
+  o.gpus = 2;
+  o.streams = 4;
+  View v;
+  v.set_document(doc(o, false));
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 1400);  // every GPU track on screen
+  frames(v, 2);
+  ImDrawData* dd = frame(v);
+  std::uint64_t blocks = 0, merged = 0;
+  const std::uint64_t drawn = drawn_on_gpu(v, &blocks, &merged);
+  std::uint64_t gpu_tracks = 0;
+  for (const TrackStats& ts : v.stats().tracks) gpu_tracks += ts.visible && v.document()->trace().tracks()[ts.track].kind == TrackKind::gpu;
+  EXPECT_EQ(gpu_tracks, 8u);
+  // Every visible event is accounted for, one by one or inside a block…
+  EXPECT_EQ(drawn + merged, visible_gpu_events(v));
+  // …and the blocks are bounded by the screen, not by the trace.
+  EXPECT_GT(blocks, 0u);
+  EXPECT_LE(drawn + blocks, gpu_tracks * static_cast<std::uint64_t>(v.stats().timeline_width_px / 3 + 2));
+  EXPECT_LE(static_cast<std::uint64_t>(dd->TotalVtxCount), kMaxVertices);
+}
+
+TEST_F(ViewTest, ZoomedInDrawsEachKernelAlone) {
+  testing::TestTraceOptions o;
+  o.kernels = 200'000;
+  o.gpus = 1;
+  o.streams = 3;
+  View v;
+  v.set_document(doc(o, false));
+  const Trace& t = v.document()->trace();
+  const TimeNs mid = t.kernels().start[t.kernels().size() / 2];
+  v.zoom_to(mid, mid + 60'000);  // 60 µs: kernels (>= 1 µs) are >= 15 px wide
+  ImDrawData* dd = frame(v);
+  std::uint64_t blocks = 0, merged = 0;
+  const std::uint64_t drawn = drawn_on_gpu(v, &blocks, &merged);
+  EXPECT_EQ(blocks, 0u);
+  EXPECT_EQ(drawn, visible_gpu_events(v));
+  EXPECT_GT(drawn, 0u);
+  EXPECT_LE(static_cast<std::uint64_t>(dd->TotalVtxCount), kMaxVertices);
+}
+
+TEST_F(ViewTest, WheelZoomKeepsTheTimeUnderTheMouse) {
+  testing::TestTraceOptions o;
+  o.kernels = 5'000;
+  View v;
+  v.set_document(doc(o));
+  frames(v, 2);
+  const FrameStats& s = v.stats();
+  const float mx = s.timeline_x0 + s.timeline_width_px * 0.3f;
+  const float my = s.tracks[0].y + 5;
+  const double span0 = static_cast<double>(v.view_end() - v.view_start());
+  const double t_mouse = static_cast<double>(v.view_start()) + 0.3 * span0;
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = ImVec2(mx, my);
+  frame(v);  // hover first
+  io.MouseWheel = 2;
+  frame(v);
+  const double span1 = static_cast<double>(v.view_end() - v.view_start());
+  EXPECT_NEAR(span1 / span0, 0.64, 0.01);
+  const double t_after = static_cast<double>(v.view_start()) + 0.3 * span1;
+  EXPECT_NEAR(t_after, t_mouse, span0 / 1000);
+}
+
+TEST_F(ViewTest, DragPansAndKeysZoomAndPan) {
+  testing::TestTraceOptions o;
+  o.kernels = 5'000;
+  View v;
+  v.set_document(doc(o));
+  frames(v, 2);
+  const Trace& t = v.document()->trace();
+  v.zoom_to(t.begin_time() + 1'000'000, t.begin_time() + 2'000'000);
+  frame(v);
+  ImGuiIO& io = ImGui::GetIO();
+  const FrameStats& s = v.stats();
+  const float y = s.tracks[0].y + 5;
+  float x = s.timeline_x0 + 500;
+  io.MousePos = ImVec2(x, y);
+  frame(v);
+  const TimeNs start0 = v.view_start();
+  io.MouseDown[0] = true;
+  frame(v);
+  for (int i = 0; i < 10; ++i) {
+    x -= 10;  // drag left by 100 px: later times come into view
+    io.MousePos = ImVec2(x, y);
+    frame(v);
+  }
+  io.MouseDown[0] = false;
+  frame(v);
+  const double ns_per_px = 1'000'000.0 / s.timeline_width_px;
+  EXPECT_NEAR(static_cast<double>(v.view_start() - start0), 100 * ns_per_px, 3 * ns_per_px);
+  EXPECT_FALSE(v.selection().valid());  // a drag is not a click
+
+  // W zooms in, S out, D pans right, A left (held keys, smooth per frame).
+  const double span0 = static_cast<double>(v.view_end() - v.view_start());
+  io.KeysDown['W'] = true;
+  frames(v, 10);
+  io.KeysDown['W'] = false;
+  const double span1 = static_cast<double>(v.view_end() - v.view_start());
+  EXPECT_LT(span1, span0 * 0.9);
+  io.KeysDown['S'] = true;
+  frames(v, 20);
+  io.KeysDown['S'] = false;
+  EXPECT_GT(static_cast<double>(v.view_end() - v.view_start()), span1 * 1.3);
+  const TimeNs before_pan = v.view_start();
+  io.KeysDown['D'] = true;
+  frames(v, 5);
+  io.KeysDown['D'] = false;
+  EXPECT_GT(v.view_start(), before_pan);
+  const TimeNs before_left = v.view_start();
+  io.KeysDown['A'] = true;
+  frames(v, 5);
+  io.KeysDown['A'] = false;
+  EXPECT_LT(v.view_start(), before_left);
+}
+
+TEST_F(ViewTest, ClickSelectsAKernelShowsItsLaunchAndDrawsTheFlowArrow) {
+  testing::TestTraceOptions o;
+  o.kernels = 5'000;
+  o.gpus = 1;
+  o.streams = 1;
+  View v;
+  v.set_document(doc(o));
+  frames(v, 2);
+  const Trace& t = v.document()->trace();
+  const RowIndex k = 2000;
+  const TimeNs ks = t.kernels().start[k], ke = t.kernels().end[k];
+  const RowIndex api = t.launching_api(OpRef{OpTable::kernel, k});
+  ASSERT_NE(api, kNoRow);
+  v.zoom_to(t.api_calls().start[api] - 2'000, ke + 2'000);
+  frame(v);
+  const FrameStats& s = v.stats();
+  const float x = s.timeline_x0 + static_cast<float>(static_cast<double>((ks + ke) / 2 - v.view_start()) /
+                                                      static_cast<double>(v.view_end() - v.view_start()) *
+                                                      s.timeline_width_px);
+  ASSERT_EQ(t.tracks()[s.tracks[0].track].kind, TrackKind::gpu);
+  const float y = s.tracks[0].y + 8;
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = ImVec2(x, y);
+  frame(v);
+  io.MouseDown[0] = true;
+  frame(v);
+  io.MouseDown[0] = false;
+  frame(v);
+  ASSERT_TRUE(v.selection().valid());
+  EXPECT_EQ(v.selection().table, TableId::kernels);
+  EXPECT_EQ(v.selection().row, k);
+  frame(v);
+  EXPECT_TRUE(v.stats().flow_arrow);
+  EXPECT_TRUE(has_panel(v, "selection"));
+  EXPECT_TRUE(has_panel(v, "launch"));
+  EXPECT_TRUE(has_panel(v, "nvtx_stack"));  // the launch sits inside step / forward|backward
+}
+
+TEST_F(ViewTest, SelectKernelByNameAndFocus) {
+  testing::TestTraceOptions o;
+  o.kernels = 5'000;
+  View v;
+  v.set_document(doc(o));
+  frame(v);
+  EXPECT_FALSE(v.select_kernel("no_such_kernel_anywhere"));
+  ASSERT_TRUE(v.select_kernel("volta_sgemm_128x64_nn"));
+  const Trace& t = v.document()->trace();
+  EXPECT_EQ(t.str(t.kernels().name[v.selection().row]), "volta_sgemm_128x64_nn");
+  // The first instance in time.
+  for (RowIndex r = 0; r < t.kernels().size(); ++r)
+    if (t.str(t.kernels().name[r]) == "volta_sgemm_128x64_nn") {
+      ASSERT_GE(t.kernels().start[r], t.kernels().start[v.selection().row]);
+    }
+  v.focus_selection();
+  frames(v, 2);
+  EXPECT_LE(v.view_start(), t.kernels().start[v.selection().row]);
+  EXPECT_GE(v.view_end(), t.kernels().end[v.selection().row]);
+  EXPECT_TRUE(v.stats().flow_arrow);
+  EXPECT_GT(v.stats().match_markers, 0u);  // the other instances are highlighted
+}
+
+TEST_F(ViewTest, SearchCountsAndStepsThroughMatches) {
+  testing::TestTraceOptions o;
+  o.kernels = 5'000;
+  View v;
+  v.set_document(doc(o));
+  frame(v);
+  v.set_search("BROADCAST", false);
+  const Trace& t = v.document()->trace();
+  std::uint64_t want = 0;
+  for (RowIndex r = 0; r < t.kernels().size(); ++r)
+    want += t.str(t.kernels().name[r]).find("broadcast") != std::string_view::npos;
+  EXPECT_EQ(v.matches().size(), want);
+  frame(v);
+  EXPECT_GT(v.stats().match_markers, 0u);
+  v.set_search("ward$", true);  // forward, backward
+  EXPECT_EQ(v.matches().size(), 2 * (t.ranges().size() / 3));
+  v.set_search("([", true);  // a bad regex: no matches, no crash
+  EXPECT_TRUE(v.matches().empty());
+  frame(v);
+}
+
+TEST_F(ViewTest, PanelsShowTheProfile) {
+  testing::TestTraceOptions o;
+  o.kernels = 5'000;
+  View v;
+  v.set_document(doc(o));
+  v.show(Panel::hotspots);
+  frames(v, 2);
+  EXPECT_TRUE(has_panel(v, "hotspots"));
+  EXPECT_EQ(v.stats().hotspot_rows, testing::test_kernel_names().size());
+  EXPECT_GT(v.stats().category_rows, 0u);
+  v.show(Panel::summary);
+  frames(v, 2);
+  EXPECT_TRUE(has_panel(v, "summary"));
+  EXPECT_EQ(v.stats().summary_devices, 2u);
+  v.show(Panel::findings);
+  frames(v, 2);
+  EXPECT_TRUE(has_panel(v, "findings"));
+  EXPECT_EQ(v.stats().finding_rows, v.document()->profile()->findings.size());
+}
+
+TEST_F(ViewTest, ClickingAGroupHeaderCollapsesIt) {
+  testing::TestTraceOptions o;
+  o.kernels = 5'000;
+  View v;
+  v.set_document(doc(o));
+  frames(v, 2);
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = ImVec2(40, v.stats().groups[0].y + 8);
+  frame(v);
+  io.MouseDown[0] = true;
+  frame(v);
+  io.MouseDown[0] = false;
+  frame(v);
+  EXPECT_TRUE(v.stats().groups[0].collapsed);
+  for (const TrackStats& ts : v.stats().tracks)
+    if (ts.group == v.stats().groups[0].label) {
+      EXPECT_TRUE(ts.collapsed);
+    }
+}
+
+TEST_F(ViewTest, ALoadErrorIsShownInTheWindow) {
+  View v;
+  v.open_with("broken.json", [](const LoadProgress&) -> Trace {
+    throw InputError("broken.json", "not a trace: expected '{' or '['", 0);
+  });
+  for (int i = 0; i < 200 && v.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  frames(v, 2);
+  EXPECT_TRUE(has_panel(v, "error"));
+  EXPECT_NE(v.stats().message.find("broken.json"), std::string::npos);
+  EXPECT_NE(v.load_error().find("not a trace"), std::string::npos);
+  EXPECT_EQ(v.document(), nullptr);
+}
+
+TEST_F(ViewTest, ProgressWhileLoadingThenTheTraceThenIdle) {
+  std::atomic<bool> release{false};
+  View v;
+  v.open_with("slow.gscope", [&](const LoadProgress& p) {
+    p.on_progress(10, 100);
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    testing::TestTraceOptions o;
+    o.kernels = 1000;
+    return testing::make_test_trace(o);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  frame(v);
+  EXPECT_TRUE(has_panel(v, "loading"));
+  EXPECT_TRUE(v.busy());
+  release = true;
+  for (int i = 0; i < 400 && v.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_FALSE(v.busy());
+  frames(v, 2);
+  ASSERT_NE(v.document(), nullptr);
+  EXPECT_TRUE(has_panel(v, "timeline"));
+  EXPECT_NE(v.document()->profile(), nullptr);
+  // Nothing moves: after a few frames the view asks for no more.
+  frames(v, 5);
+  EXPECT_FALSE(v.animating());
+  ImGui::GetIO().MousePos = ImVec2(300, 300);
+  frame(v);
+  EXPECT_TRUE(v.animating());
+}
+
+TEST_F(ViewTest, CompareShowsCategoriesSideBySide) {
+  testing::TestTraceOptions o;
+  o.kernels = 3'000;
+  View v;
+  v.set_document(doc(o));
+  v.open_compare_with("b.gscope", [](const LoadProgress&) {
+    testing::TestTraceOptions ob;
+    ob.kernels = 4'000;
+    ob.seed = 2;
+    return testing::make_test_trace(ob);
+  });
+  for (int i = 0; i < 400 && v.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  frames(v, 3);
+  EXPECT_TRUE(has_panel(v, "compare"));
+  ASSERT_NE(v.compare_document(), nullptr);
+  EXPECT_GT(v.stats().compare_rows, 0u);
+}
+
+}  // namespace
+}  // namespace gpuscope::viewer

@@ -1,0 +1,152 @@
+#include "viewer/document.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+
+#include "trace/error.h"
+
+#include "analysis/analyze.h"
+#include "import/open_trace.h"
+
+namespace gpuscope::viewer {
+
+// [SECTION] Document ---------------------------------------------------------------------------
+
+Document::Document(std::string path, Trace trace)
+    : path_(std::move(path)), trace_(std::move(trace)), index_(TimelineIndex::build(trace_)) {}
+
+std::shared_ptr<const Profile> Document::profile() const {
+  std::lock_guard lock(profile_mutex_);
+  return profile_;
+}
+
+void Document::set_profile(std::shared_ptr<const Profile> p) {
+  std::lock_guard lock(profile_mutex_);
+  profile_ = std::move(p);
+}
+
+void Document::set_analysis_error(std::string e) {
+  {
+    std::lock_guard lock(profile_mutex_);
+    analysis_error_ = std::move(e);
+  }
+  analysis_failed_ = true;
+}
+
+std::string_view source_label(TraceSource s) {
+  switch (s) {
+    case TraceSource::cupti: return "captured";
+    case TraceSource::chrome_json: return "imported";
+    case TraceSource::synthetic: return "synthetic";
+    case TraceSource::unknown: break;
+  }
+  return "unknown source";
+}
+
+std::string_view Document::source_label() const { return viewer::source_label(trace_.meta().source); }
+
+// [SECTION] Profile ----------------------------------------------------------------------------
+
+Profile compute_profile(const Trace& trace) { return analyze(trace, AnalysisOptions{}); }
+
+// [SECTION] Loader -----------------------------------------------------------------------------
+
+void Loader::start(std::string path) {
+  const std::string p = path;
+  start(std::move(path), [p](const LoadProgress& progress) { return open_trace(p, progress); });
+}
+
+void Loader::start(std::string label, Source source) {
+  cancel();
+  label_ = std::move(label);
+  cancel_ = false;
+  done_ = 0;
+  total_ = 0;
+  read_s_ = 0;
+  index_s_ = 0;
+  {
+    std::lock_guard lock(mutex_);
+    error_.clear();
+    document_.reset();
+  }
+  set_phase("reading");
+  state_ = State::loading;
+  worker_ = std::jthread([this, source = std::move(source)] { run(source); });
+}
+
+void Loader::cancel() {
+  cancel_ = true;
+  if (worker_.joinable()) worker_.join();
+  analysing_ = false;
+  state_ = State::idle;
+}
+
+double Loader::fraction() const {
+  const std::uint64_t t = total_.load();
+  return t > 0 ? std::min(1.0, static_cast<double>(done_.load()) / static_cast<double>(t)) : 0.0;
+}
+
+std::string Loader::phase() const {
+  std::lock_guard lock(mutex_);
+  return phase_;
+}
+
+void Loader::set_phase(std::string p) {
+  std::lock_guard lock(mutex_);
+  phase_ = std::move(p);
+}
+
+std::shared_ptr<Document> Loader::document() const {
+  std::lock_guard lock(mutex_);
+  return document_;
+}
+
+std::string Loader::error() const {
+  std::lock_guard lock(mutex_);
+  return error_;
+}
+
+void Loader::run(Source source) {
+  using clock = std::chrono::steady_clock;
+  std::shared_ptr<Document> doc;
+  try {
+    LoadProgress progress;
+    progress.cancel = &cancel_;
+    progress.on_progress = [this](std::uint64_t done, std::uint64_t total) {
+      done_ = done;
+      total_ = total;
+    };
+    const auto t0 = clock::now();
+    Trace trace = source(progress);
+    const auto t1 = clock::now();
+    read_s_ = std::chrono::duration<double>(t1 - t0).count();
+    if (cancel_) return;
+    set_phase("indexing");
+    doc = std::make_shared<Document>(label_, std::move(trace));
+    index_s_ = std::chrono::duration<double>(clock::now() - t1).count();
+  } catch (const std::exception& e) {
+    std::lock_guard lock(mutex_);
+    error_ = e.what();
+    state_ = State::failed;
+    return;
+  }
+  if (cancel_) return;
+  {
+    std::lock_guard lock(mutex_);
+    document_ = doc;
+    phase_ = "analysing";
+  }
+  analysing_ = true;
+  state_ = State::ready;
+  // Stage 2: the Profile. A failure here leaves the timeline usable.
+  try {
+    doc->set_profile(std::make_shared<const Profile>(compute_profile(doc->trace())));
+  } catch (const std::exception& e) {
+    doc->set_analysis_error(e.what());
+  }
+  analysing_ = false;
+  set_phase("done");
+}
+
+}  // namespace gpuscope::viewer

@@ -1,0 +1,38 @@
+// A small in-app file browser (a modal window): folders first, then trace
+// files (.gscope, .json, .json.gz — or every file when asked); double-click a
+// folder to enter it, a file to open it, or type a path.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuscope::viewer {
+
+class FileBrowser {
+ public:
+  void open(std::string title, std::string start_dir);
+  bool is_open() const { return open_; }
+  // Draws the modal while open; returns the chosen path in the frame it is chosen.
+  std::optional<std::string> draw();
+
+  // Lists `dir` (exposed for tests): folders then files, each sorted by name.
+  struct Entry {
+    std::string name;
+    bool is_dir = false;
+    std::uintmax_t size = 0;
+  };
+  static std::vector<Entry> list(const std::string& dir, bool all_files, std::string* error);
+  static bool looks_like_trace(const std::string& name);
+
+ private:
+  void refresh();
+
+  bool open_ = false, popup_pending_ = false, all_files_ = false;
+  std::string title_, dir_, error_;
+  std::vector<Entry> entries_;
+  int selected_ = -1;
+  char path_buf_[1024] = {};
+};
+
+}  // namespace gpuscope::viewer

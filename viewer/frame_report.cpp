@@ -1,0 +1,107 @@
+#include "viewer/frame_report.h"
+
+#include <imgui.h>
+
+#include "trace/detail/time_columns.h"
+
+namespace gpuscope::viewer {
+
+nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameReportContext& ctx) {
+  using nlohmann::json;
+  const FrameStats& st = view.stats();
+  json j;
+  j["schema"] = "gpuscope.view-frame/1";
+  j["file"] = ctx.file;
+  j["size"] = {{"width", ctx.width}, {"height", ctx.height}};
+  j["frames"] = ctx.frames;
+  j["view"] = std::string(to_string(view.panel()));
+  j["error"] = ctx.error.empty() ? json(nullptr) : json(ctx.error);
+  j["message"] = st.message;
+  j["panels"] = st.panels;
+  j["vertices"] = dd ? dd->TotalVtxCount : 0;
+  j["indices"] = dd ? dd->TotalIdxCount : 0;
+  j["draw_lists"] = dd ? dd->CmdListsCount : 0;
+  j["last_frame_ms"] = view.last_frame_ms();
+
+  const Document* doc = view.document();
+  if (!doc) {
+    j["source"] = nullptr;
+    j["selection"] = nullptr;
+    j["tracks"] = json::array();
+    return j;
+  }
+  const Trace& t = doc->trace();
+  j["source"] = std::string(doc->source_label());
+  j["source_kind"] = std::string(to_string(t.meta().source));
+  j["trace"] = {{"begin_ns", t.begin_time()},
+                {"end_ns", t.end_time()},
+                {"kernels", t.kernels().size()},
+                {"memcpys", t.memcpys().size()},
+                {"memsets", t.memsets().size()},
+                {"api_calls", t.api_calls().size()},
+                {"ranges", t.ranges().size()},
+                {"tracks", t.tracks().size()},
+                {"devices", doc->index().activity().size()}};
+  j["visible_range"] = {{"start_ns", st.view_start},
+                        {"end_ns", st.view_end},
+                        {"start_offset_ns", st.view_start - t.begin_time()},
+                        {"end_offset_ns", st.view_end - t.begin_time()},
+                        {"duration_ns", st.view_end - st.view_start}};
+  j["timeline_width_px"] = st.timeline_width_px;
+  json tracks = json::array();
+  for (const TrackStats& ts : st.tracks)
+    tracks.push_back({{"group", ts.group},
+                      {"label", ts.label},
+                      {"track", ts.track},
+                      {"visible", ts.visible},
+                      {"collapsed", ts.collapsed},
+                      {"rows", ts.rows},
+                      {"y", ts.y},
+                      {"height", ts.height},
+                      {"drawn", ts.drawn},
+                      {"merged_blocks", ts.merged_blocks},
+                      {"merged_events", ts.merged_events}});
+  j["tracks"] = std::move(tracks);
+  j["drawn_items"] = st.drawn;
+  j["merged_blocks"] = st.merged_blocks;
+  j["merged_events"] = st.merged_events;
+  j["lane_columns"] = st.lane_columns;
+  j["match_markers"] = st.match_markers;
+  j["flow_arrow"] = st.flow_arrow;
+  j["rows"] = {{"hotspots", st.hotspot_rows},
+               {"categories", st.category_rows},
+               {"findings", st.finding_rows},
+               {"summary_devices", st.summary_devices},
+               {"compare", st.compare_rows}};
+
+  const Selection& sel = view.selection();
+  if (sel.valid()) {
+    const auto tc = detail::time_columns(t.tables(), sel.table);
+    json s = {{"table", std::string(to_string(sel.table))},
+              {"row", sel.row},
+              {"start_ns", (*tc.start)[sel.row]},
+              {"end_ns", (*tc.end)[sel.row]},
+              {"track", (*tc.track)[sel.row]}};
+    if (sel.table == TableId::kernels) {
+      s["name"] = std::string(t.str(t.kernels().name[sel.row]));
+      s["category"] = std::string(to_string(t.kernels().category_at(sel.row)));
+      const RowIndex api = t.launching_api(OpRef{OpTable::kernel, sel.row});
+      s["launching_api"] = api == kNoRow ? json(nullptr) : json(std::string(t.str(t.api_calls().name[api])));
+    }
+    j["selection"] = std::move(s);
+  } else {
+    j["selection"] = nullptr;
+  }
+  j["highlight"] = {{"label", view.matches_label()}, {"matches", view.matches().size()}};
+  const auto profile = doc->profile();
+  j["analysis"] = profile ? "done" : doc->analysis_failed() ? "failed" : "pending";
+  if (profile) {
+    j["findings"] = json::array();
+    for (const Finding& f : profile->findings) j["findings"].push_back(f.id);
+  }
+  if (const Document* b = view.compare_document()) j["compare_file"] = b->path();
+  j["load_seconds"] = {{"read", view.loader().read_seconds()}, {"index", view.loader().index_seconds()}};
+  return j;
+}
+
+}  // namespace gpuscope::viewer

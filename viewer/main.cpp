@@ -1,0 +1,368 @@
+// gpuscope-view: the desktop viewer (GLFW window + OpenGL 3 + Dear ImGui).
+//
+// [SECTION] Command line
+// [SECTION] Window and GL
+// [SECTION] Headless screenshots
+// [SECTION] Interactive loop
+// [SECTION] main
+//
+// Everything the user sees is built by viewer::View (GL-free, tested with
+// ImGui's null backend); this file only owns the platform: the window, the GL
+// context, the frame loop (which sleeps while nothing changes) and the
+// headless mode that renders a few frames to a PNG plus a JSON description.
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+#include <stb_image_write.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "viewer/frame_report.h"
+#include "viewer/options.h"
+#include "viewer/view.h"
+
+#include "import/synthetic.h"
+
+namespace gv = gpuscope::viewer;
+
+namespace {
+
+// Exit statuses (docs/viewer.md): 0 fine, 2 bad usage or a trace that cannot
+// be opened, 3 no display / no OpenGL.
+constexpr int kExitInput = 2;
+constexpr int kExitDisplay = 3;
+
+// [SECTION] Command line ---------------------------------------------------------------------
+
+struct Options {
+  std::vector<std::string> files;
+  std::string screenshot;
+  int width = 1280, height = 800;
+  gv::Panel view = gv::Panel::timeline;
+  bool zoom_set = false;
+  gpuscope::TimeNs zoom_start = 0, zoom_end = 0;
+  std::string select, find;
+  bool find_regex = false;
+  int frames = 3;
+  std::uint64_t synthetic = 0;
+};
+
+void fail(int code, const std::string& message) {
+  std::fprintf(stderr, "gpuscope-view: error: %s\n", message.c_str());
+  std::exit(code);
+}
+
+Options parse_command_line(int argc, char** argv) {
+  Options o;
+  CLI::App app{"gpuscope-view — the gpuscope desktop viewer: timeline, hotspots, findings and summary of a GPU trace\n"
+               "(.gscope, or Chrome/Kineto JSON, plain or .gz). With --screenshot it renders a few frames to a PNG\n"
+               "plus OUT.json describing what was drawn, and exits (use xvfb-run on a machine without a display)."};
+  std::string size, view, zoom;
+  app.add_option("files", o.files, "trace to open; a second one is opened for comparison")->expected(0, 2);
+  app.add_option("--screenshot", o.screenshot, "headless: render, write OUT.png and OUT.json, exit");
+  app.add_option("--size", size, "window / image size WIDTHxHEIGHT (default 1280x800)");
+  app.add_option("--view", view, "panel to show: timeline, hotspots, findings, summary or compare");
+  app.add_option("--zoom", zoom, "visible range START:END from the trace start, in ns or with a unit (0:5ms)");
+  app.add_option("--select", o.select, "select the first instance of this kernel (in the --zoom range if given)");
+  app.add_option("--find", o.find, "search names for this text and highlight the matches");
+  app.add_flag("--regex", o.find_regex, "--find is a regular expression");
+  app.add_option("--frames", o.frames, "headless: frames to render after loading (default 3)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--synthetic", o.synthetic,
+                 "open a synthetic trace of N kernels generated in memory instead of a file (demos, stress tests)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) std::exit(app.exit(e));
+    fail(kExitInput, e.what());
+  }
+  std::string error;
+  if (!size.empty() && !gv::parse_size(size, &o.width, &o.height, &error)) fail(kExitInput, "--size: " + error);
+  if (!view.empty() && !gv::parse_panel(view, &o.view))
+    fail(kExitInput, "--view: unknown panel '" + view + "' (timeline, hotspots, findings, summary, compare)");
+  if (!zoom.empty()) {
+    if (!gv::parse_zoom(zoom, &o.zoom_start, &o.zoom_end, &error)) fail(kExitInput, "--zoom: " + error);
+    o.zoom_set = true;
+  }
+  if (o.synthetic > 0 && !o.files.empty()) fail(kExitInput, "--synthetic replaces the trace file: give one or the other");
+  if (!o.screenshot.empty() && o.files.empty() && o.synthetic == 0) fail(kExitInput, "--screenshot needs a trace to open");
+  return o;
+}
+
+// [SECTION] Window and GL --------------------------------------------------------------------
+
+void glfw_error(int code, const char* description) {
+  // Reported once when it matters (window creation); keep GLFW quiet otherwise.
+  (void)code;
+  (void)description;
+}
+
+std::vector<std::string> g_dropped;
+void on_drop(GLFWwindow*, int count, const char** paths) {
+  for (int i = 0; i < count; ++i) g_dropped.emplace_back(paths[i]);
+}
+
+GLFWwindow* create_window(int width, int height, bool visible) {
+  glfwSetErrorCallback(glfw_error);
+  const char* display = std::getenv("DISPLAY");
+  const char* wayland = std::getenv("WAYLAND_DISPLAY");
+  if (!glfwInit()) {
+    fail(kExitDisplay, std::string("cannot open a window: ") +
+                           ((!display || !*display) && (!wayland || !*wayland) ? "no display (DISPLAY is not set)"
+                                                                              : "GLFW could not initialise") +
+                           ". For headless screenshots run it under xvfb-run, e.g.\n"
+                           "  xvfb-run -a -s \"-screen 0 1280x800x24\" gpuscope-view TRACE --screenshot out.png");
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
+  GLFWwindow* w = glfwCreateWindow(width, height, "gpuscope-view", nullptr, nullptr);
+  if (!w) {
+    glfwTerminate();
+    fail(kExitDisplay, "cannot create an OpenGL 3.3 window on this display");
+  }
+  glfwMakeContextCurrent(w);
+  glfwSwapInterval(1);
+  return w;
+}
+
+void init_imgui(GLFWwindow* w) {
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // nothing persisted between sessions
+  ImGui::StyleColorsDark();
+  ImGui_ImplGlfw_InitForOpenGL(w, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+}
+
+void render_frame(gv::View& view, int fb_w, int fb_h) {
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  view.draw();
+  ImGui::Render();
+  glViewport(0, 0, fb_w, fb_h);
+  glClearColor(0.08f, 0.08f, 0.1f, 1);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+// Framebuffer objects are GL 3.0 core; fetch them through GLFW rather than
+// depending on a GL loader library.
+struct Fbo {
+  using GenFn = void (*)(int, unsigned*);
+  using BindFn = void (*)(unsigned, unsigned);
+  using StorageFn = void (*)(unsigned, unsigned, int, int);
+  using AttachFn = void (*)(unsigned, unsigned, unsigned, unsigned);
+  using StatusFn = unsigned (*)(unsigned);
+  unsigned fbo = 0, rbo = 0;
+  bool create(int w, int h) {
+    auto gen_fb = reinterpret_cast<GenFn>(glfwGetProcAddress("glGenFramebuffers"));
+    auto bind_fb = reinterpret_cast<BindFn>(glfwGetProcAddress("glBindFramebuffer"));
+    auto gen_rb = reinterpret_cast<GenFn>(glfwGetProcAddress("glGenRenderbuffers"));
+    auto bind_rb = reinterpret_cast<BindFn>(glfwGetProcAddress("glBindRenderbuffer"));
+    auto storage = reinterpret_cast<StorageFn>(glfwGetProcAddress("glRenderbufferStorage"));
+    auto attach = reinterpret_cast<AttachFn>(glfwGetProcAddress("glFramebufferRenderbuffer"));
+    auto status = reinterpret_cast<StatusFn>(glfwGetProcAddress("glCheckFramebufferStatus"));
+    if (!gen_fb || !bind_fb || !gen_rb || !bind_rb || !storage || !attach || !status) return false;
+    constexpr unsigned kFramebuffer = 0x8D40, kRenderbuffer = 0x8D41, kRgba8 = 0x8058, kColor0 = 0x8CE0,
+                       kComplete = 0x8CD5;
+    gen_fb(1, &fbo);
+    bind_fb(kFramebuffer, fbo);
+    gen_rb(1, &rbo);
+    bind_rb(kRenderbuffer, rbo);
+    storage(kRenderbuffer, kRgba8, w, h);
+    attach(kFramebuffer, kColor0, kRenderbuffer, rbo);
+    return status(kFramebuffer) == kComplete;
+  }
+};
+
+// [SECTION] Headless screenshots -------------------------------------------------------------
+
+// Writes `data` to `path` through a temporary name and a rename, so a failed
+// run never leaves a half-written file under the real name.
+bool write_atomically(const std::string& path, const std::function<bool(const std::string&)>& write) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  if (!write(tmp)) {
+    std::remove(tmp.c_str());
+    return false;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+void open_source(gv::View& view, const Options& o) {
+  if (o.synthetic > 0) {
+    const std::uint64_t n = o.synthetic;
+    view.open_with("synthetic:" + std::to_string(n), [n](const gpuscope::LoadProgress&) {
+      gpuscope::SyntheticOptions so;
+      so.kernels = n;
+      return gpuscope::make_synthetic_trace(so);
+    });
+    return;
+  }
+  view.open(o.files[0]);
+  if (o.files.size() > 1) view.open_compare(o.files[1]);
+}
+
+// Applies --view/--zoom/--select/--find once the trace is loaded. Returns an
+// error for exit status 2 (e.g. no such kernel), empty if all went well.
+std::string apply_view_options(gv::View& view, const Options& o) {
+  if (!view.document()) return {};
+  std::string error;
+  view.show(o.view);
+  if (o.zoom_set) {
+    const gpuscope::TimeNs origin = view.document()->trace().begin_time();
+    view.zoom_to(origin + o.zoom_start, origin + o.zoom_end);
+  }
+  if (!o.find.empty()) view.set_search(o.find, o.find_regex);
+  if (!o.select.empty()) {
+    if (!view.select_kernel(o.select))
+      error = "no kernel named '" + o.select + "' in " + view.document()->path();
+    else if (!o.zoom_set)
+      view.focus_selection();
+  }
+  return error;
+}
+
+int run_headless(const Options& o) {
+  GLFWwindow* w = create_window(o.width, o.height, /*visible=*/false);
+  init_imgui(w);
+  Fbo fbo;
+  if (!fbo.create(o.width, o.height)) fail(kExitDisplay, "cannot create an offscreen framebuffer");
+  ImGuiIO& io = ImGui::GetIO();
+  gv::View view;
+  open_source(view, o);
+  // Frames while loading: the same path a user sees (progress, then the trace).
+  auto frame = [&] {
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    io.DisplaySize = ImVec2(static_cast<float>(o.width), static_cast<float>(o.height));
+    io.DisplayFramebufferScale = ImVec2(1, 1);
+    io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no mouse: no hover effects in the picture
+    ImGui::NewFrame();
+    view.draw();
+    ImGui::Render();
+    glViewport(0, 0, o.width, o.height);
+    glClearColor(0.08f, 0.08f, 0.1f, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  };
+  while (view.busy()) {
+    frame();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  frame();  // adopt the document
+  std::string error = view.load_error();
+  if (error.empty()) error = apply_view_options(view, o);
+  for (int i = 0; i < o.frames; ++i) frame();
+
+  std::vector<unsigned char> pixels(static_cast<std::size_t>(o.width) * static_cast<std::size_t>(o.height) * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, o.width, o.height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  // GL's origin is bottom-left; PNG rows go top-down.
+  const std::size_t stride = static_cast<std::size_t>(o.width) * 4;
+  std::vector<unsigned char> flipped(pixels.size());
+  for (int y = 0; y < o.height; ++y)
+    std::copy_n(pixels.data() + static_cast<std::size_t>(o.height - 1 - y) * stride, stride,
+                flipped.data() + static_cast<std::size_t>(y) * stride);
+  for (std::size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;  // opaque
+  const bool png_ok = write_atomically(o.screenshot, [&](const std::string& tmp) {
+    return stbi_write_png(tmp.c_str(), o.width, o.height, 4, flipped.data(), static_cast<int>(stride)) != 0;
+  });
+  gv::FrameReportContext ctx;
+  ctx.file = o.synthetic ? "synthetic:" + std::to_string(o.synthetic) : o.files[0];
+  ctx.width = o.width;
+  ctx.height = o.height;
+  ctx.frames = o.frames;
+  ctx.error = error;
+  const std::string json_path = gv::json_path_for(o.screenshot);
+  const std::string json_text = gv::frame_report(view, ImGui::GetDrawData(), ctx).dump(2) + "\n";
+  const bool json_ok = write_atomically(json_path, [&](const std::string& tmp) {
+    std::ofstream f(tmp, std::ios::binary);
+    f << json_text;
+    return static_cast<bool>(f.flush());
+  });
+
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(w);
+  glfwTerminate();
+  if (!png_ok) fail(kExitInput, o.screenshot + ": cannot write the PNG");
+  if (!json_ok) fail(kExitInput, json_path + ": cannot write the JSON");
+  if (!error.empty()) fail(kExitInput, error);
+  return 0;
+}
+
+// [SECTION] Interactive loop -----------------------------------------------------------------
+
+int run_interactive(const Options& o) {
+  GLFWwindow* w = create_window(o.width, o.height, /*visible=*/true);
+  init_imgui(w);
+  glfwSetDropCallback(w, on_drop);
+  gv::View view;
+  bool options_applied = o.files.empty() && o.synthetic == 0;
+  if (!options_applied) open_source(view, o);
+  bool was_busy = true;
+  while (!glfwWindowShouldClose(w)) {
+    // Sleep until input unless something moves; poll slowly while loading so
+    // the progress bar advances. An idle viewer uses no CPU.
+    if (view.animating())
+      glfwPollEvents();
+    else if (view.busy() || was_busy)
+      glfwWaitEventsTimeout(0.05);
+    else
+      glfwWaitEvents();
+    was_busy = view.busy();
+    if (!g_dropped.empty()) {
+      view.on_files_dropped(g_dropped);
+      g_dropped.clear();
+    }
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(w, &fb_w, &fb_h);
+    render_frame(view, fb_w, fb_h);
+    glfwSwapBuffers(w);
+    if (!options_applied && view.document()) {
+      options_applied = true;
+      const std::string error = apply_view_options(view, o);
+      if (!error.empty()) std::fprintf(stderr, "gpuscope-view: %s\n", error.c_str());
+    }
+    if (const std::string e = view.load_error(); !e.empty() && !options_applied) {
+      options_applied = true;
+      std::fprintf(stderr, "gpuscope-view: error: %s\n", e.c_str());
+    }
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(w);
+  glfwTerminate();
+  return 0;
+}
+
+}  // namespace
+
+// [SECTION] main -----------------------------------------------------------------------------
+
+int main(int argc, char** argv) {
+  const Options o = parse_command_line(argc, argv);
+  return o.screenshot.empty() ? run_interactive(o) : run_headless(o);
+}

@@ -1,0 +1,279 @@
+#include "viewer/timeline_index.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "trace/detail/time_columns.h"
+#include "viewer/text.h"
+
+namespace gpuscope::viewer {
+
+void LaneSegment::visible(TimeNs t0, TimeNs t1, RowIndex* lo, RowIndex* hi) const {
+  const RowIndex h = static_cast<RowIndex>(std::upper_bound(start + begin, start + stop, t1) - start);
+  RowIndex l;
+  if (ends_sorted)
+    l = static_cast<RowIndex>(std::lower_bound(end + begin, end + h, t0) - end);
+  else
+    l = static_cast<RowIndex>(std::lower_bound(start + begin, start + h, t0 - max_duration) - start);
+  *lo = l;
+  *hi = std::max(l, h);
+}
+
+namespace {
+
+constexpr std::uint16_t kMaxRangeRows = 32;  // deeper NVTX nesting shares the last row
+
+// A segment over rows [r.begin, r.end) of a table, used in place.
+LaneSegment contiguous(TableId table, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
+                       RowRange r) {
+  LaneSegment s;
+  s.table = table;
+  s.start = start.data();
+  s.end = end.data();
+  s.begin = r.begin;
+  s.stop = r.end;
+  TimeNs prev_end = std::numeric_limits<TimeNs>::min();
+  for (RowIndex i = r.begin; i < r.end; ++i) {
+    s.max_duration = std::max(s.max_duration, end[i] - start[i]);
+    if (end[i] < prev_end) s.ends_sorted = false;
+    prev_end = std::max(prev_end, end[i]);
+  }
+  return s;
+}
+
+// Splits rows [r.begin, r.end) (sorted by start) into lanes of
+// non-overlapping events: each goes to the lowest lane free at its start —
+// which puts nested calls one lane below their parent.
+std::vector<std::vector<RowIndex>> greedy_lanes(const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
+                                                RowRange r, std::size_t max_lanes) {
+  std::vector<std::vector<RowIndex>> lanes;
+  std::vector<TimeNs> lane_end;
+  for (RowIndex i = r.begin; i < r.end; ++i) {
+    std::size_t lane = 0;
+    while (lane < lane_end.size() && lane_end[lane] > start[i]) ++lane;
+    if (lane >= max_lanes) lane = max_lanes - 1;
+    if (lane == lane_end.size()) {
+      lane_end.push_back(end[i]);
+      lanes.emplace_back();
+    } else {
+      lane_end[lane] = std::max(lane_end[lane], end[i]);
+    }
+    lanes[lane].push_back(i);
+  }
+  return lanes;
+}
+
+std::string gpu_group_label(const Trace& trace, std::uint32_t device) {
+  std::string s = "GPU " + std::to_string(device);
+  if (const Device* d = trace.device(device); d && !d->name.empty()) s += " · " + d->name;
+  return s;
+}
+
+std::string cpu_group_label(const Trace& trace, std::uint32_t pid) {
+  std::string s = "Process " + std::to_string(pid);
+  if (const Process* p = trace.process(pid)) {
+    if (!p->name.empty()) s += " · " + p->name;
+    if (p->rank >= 0) s += " (rank " + std::to_string(p->rank) + ")";
+  }
+  return s;
+}
+
+std::string track_label(const Track& t) {
+  // The source's name when it has one ("stream 7 (compute)", "thread 12 (python)"),
+  // with the id in front unless the name already carries it.
+  const bool gpu = t.kind == TrackKind::gpu;
+  const std::string id = std::to_string(gpu ? t.stream : t.tid);
+  const std::string plain = cat(gpu ? "stream " : "thread ", id);
+  if (t.name.empty()) return plain;
+  if (t.name.find(id) != std::string::npos) return t.name;
+  return cat(plain, " · ", t.name);
+}
+
+}  // namespace
+
+TimelineIndex TimelineIndex::build(const Trace& trace) {
+  TimelineIndex ix;
+  const auto& tracks = trace.tracks();
+  const TraceTables& tb = trace.tables();
+
+  // Pass 1: the row lists of every gathered lane, per track.
+  struct Pending {
+    RowKind kind;
+    std::uint16_t depth;
+    TableId table;
+    std::uint32_t gathered;
+  };
+  std::vector<std::vector<Pending>> pending(tracks.size());
+  auto gather = [&](TrackId t, RowKind kind, std::uint16_t depth, TableId table, std::vector<RowIndex> rows) {
+    if (rows.empty()) return;
+    Gathered g;
+    g.rows = std::move(rows);
+    const detail::TimeColumns tc = detail::time_columns(tb, table);
+    g.start.reserve(g.rows.size());
+    g.end.reserve(g.rows.size());
+    for (RowIndex r : g.rows) {
+      g.start.push_back((*tc.start)[r]);
+      g.end.push_back((*tc.end)[r]);
+    }
+    pending[t].push_back({kind, depth, table, static_cast<std::uint32_t>(ix.gathered_.size())});
+    ix.gathered_.push_back(std::move(g));
+  };
+  for (TrackId t = 0; t < tracks.size(); ++t) {
+    // Ranges by nesting depth (GPU tracks carry GPU-side annotations).
+    const RowRange rr = trace.rows_of(TableId::ranges, t);
+    if (!rr.empty()) {
+      std::vector<std::vector<RowIndex>> by_depth;
+      for (RowIndex i = rr.begin; i < rr.end; ++i) {
+        const std::size_t d = std::min<std::size_t>(tb.ranges.depth[i], kMaxRangeRows - 1);
+        if (d >= by_depth.size()) by_depth.resize(d + 1);
+        by_depth[d].push_back(i);
+      }
+      for (std::size_t d = 0; d < by_depth.size(); ++d)
+        gather(t, RowKind::ranges, static_cast<std::uint16_t>(d), TableId::ranges, std::move(by_depth[d]));
+    }
+    if (tracks[t].kind == TrackKind::cpu) {
+      auto lanes_of = [&](TableId table, RowKind kind, const std::vector<TimeNs>& s, const std::vector<TimeNs>& e,
+                          std::size_t max_lanes) {
+        auto lanes = greedy_lanes(s, e, trace.rows_of(table, t), max_lanes);
+        for (std::size_t d = 0; d < lanes.size(); ++d)
+          gather(t, kind, static_cast<std::uint16_t>(d), table, std::move(lanes[d]));
+      };
+      lanes_of(TableId::api_calls, RowKind::api_calls, tb.api_calls.start, tb.api_calls.end, 4);
+      lanes_of(TableId::syncs, RowKind::syncs, tb.syncs.start, tb.syncs.end, 2);
+      lanes_of(TableId::overheads, RowKind::overheads, tb.overheads.start, tb.overheads.end, 1);
+    }
+  }
+
+  // Pass 2: tracks and their rows (the gathered storage no longer moves).
+  ix.by_track_.assign(tracks.size(), kNone);
+  for (TrackId t = 0; t < tracks.size(); ++t) {
+    TrackInfo info;
+    info.track = t;
+    info.label = track_label(tracks[t]);
+    for (const Pending& p : pending[t]) {
+      if (p.kind != RowKind::ranges) continue;
+      const Gathered& g = ix.gathered_[p.gathered];
+      LaneSegment s = contiguous(p.table, g.start, g.end, RowRange{0, static_cast<RowIndex>(g.rows.size())});
+      s.rows = g.rows.data();
+      info.rows.push_back({RowKind::ranges, p.depth, {s}});
+      info.events += g.rows.size();
+    }
+    if (tracks[t].kind == TrackKind::gpu) {
+      TrackRow ops{RowKind::gpu_ops, 0, {}};
+      auto add = [&](TableId id, const std::vector<TimeNs>& s, const std::vector<TimeNs>& e) {
+        const RowRange r = trace.rows_of(id, t);
+        if (r.empty()) return;
+        ops.segments.push_back(contiguous(id, s, e, r));
+        info.events += r.size();
+      };
+      add(TableId::kernels, tb.kernels.start, tb.kernels.end);
+      add(TableId::memcpys, tb.memcpys.start, tb.memcpys.end);
+      add(TableId::memsets, tb.memsets.start, tb.memsets.end);
+      // A GPU track always shows its ops row, even if empty (it has annotations only).
+      info.rows.push_back(std::move(ops));
+    } else {
+      for (const Pending& p : pending[t]) {
+        if (p.kind == RowKind::ranges) continue;
+        const Gathered& g = ix.gathered_[p.gathered];
+        LaneSegment s = contiguous(p.table, g.start, g.end, RowRange{0, static_cast<RowIndex>(g.rows.size())});
+        s.rows = g.rows.data();
+        info.rows.push_back({p.kind, p.depth, {s}});
+        info.events += g.rows.size();
+      }
+    }
+    if (info.rows.empty()) continue;  // a CPU track with nothing to draw
+    ix.by_track_[t] = static_cast<std::uint32_t>(ix.tracks_.size());
+    ix.tracks_.push_back(std::move(info));
+  }
+
+  // Groups in track order: GPUs by device, then processes by pid.
+  for (const TrackInfo& info : ix.tracks_) {
+    const Track& tr = tracks[info.track];
+    const bool gpu = tr.kind == TrackKind::gpu;
+    const bool same = !ix.groups_.empty() && ix.groups_.back().kind == tr.kind &&
+                      (gpu ? ix.groups_.back().device == tr.device : ix.groups_.back().pid == tr.pid);
+    if (!same) {
+      TrackGroup g;
+      g.kind = tr.kind;
+      if (gpu) {
+        g.device = tr.device;
+        g.label = gpu_group_label(trace, tr.device);
+      } else {
+        g.pid = tr.pid;
+        g.label = cpu_group_label(trace, tr.pid);
+      }
+      ix.groups_.push_back(std::move(g));
+    }
+    ix.groups_.back().tracks.push_back(ix.by_track_[info.track]);
+  }
+
+  // Activity lanes, one GPU per thread (independent, read-only on the trace).
+  std::vector<std::uint32_t> devices;
+  for (TrackGroup& g : ix.groups_)
+    if (g.kind == TrackKind::gpu) {
+      g.activity = static_cast<int>(devices.size());
+      devices.push_back(g.device);
+    }
+  ix.activity_.resize(devices.size());
+  const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                                                           static_cast<unsigned>(devices.size())));
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned w = 0; w < workers; ++w)
+      pool.emplace_back([&, w] {
+        for (std::size_t d = w; d < devices.size(); d += workers)
+          ix.activity_[d] = DeviceActivity::build(trace, devices[d]);
+      });
+  }
+  return ix;
+}
+
+std::size_t TimelineIndex::memory_bytes() const {
+  std::size_t n = sizeof(*this);
+  for (const Gathered& g : gathered_)
+    n += g.rows.capacity() * sizeof(RowIndex) + (g.start.capacity() + g.end.capacity()) * sizeof(TimeNs);
+  for (const DeviceActivity& a : activity_) n += a.memory_bytes();
+  for (const TrackInfo& t : tracks_) n += sizeof(TrackInfo) + t.rows.capacity() * sizeof(TrackRow);
+  return n;
+}
+
+std::string short_name(std::string_view name) {
+  std::string top;  // the name with every bracketed part removed
+  top.reserve(name.size());
+  int depth = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (depth == 0 && c == '(' && name.substr(i).starts_with("(anonymous namespace)")) {
+      top += "(anonymous namespace)";
+      i += std::string_view("(anonymous namespace)").size() - 1;
+      continue;
+    }
+    if (c == '<' || c == '(' || c == '[' || c == '{') {
+      // "operator<" / "operator()" are names, not brackets.
+      if (depth == 0 && std::string_view(top).ends_with("operator")) {
+        top += c;
+        continue;
+      }
+      ++depth;
+      continue;
+    }
+    if ((c == '>' && i > 0 && name[i - 1] == '-')) {  // "->" is an arrow, not a bracket
+      if (depth == 0) top += c;
+      continue;
+    }
+    if (c == '>' || c == ')' || c == ']' || c == '}') {
+      if (depth > 0) --depth;
+      continue;
+    }
+    if (depth == 0) top += c;
+  }
+  // Kernels return void: drop that, and any space the brackets left behind.
+  while (!top.empty() && top.back() == ' ') top.pop_back();
+  std::string_view out = top;
+  if (out.starts_with("void ")) out.remove_prefix(5);
+  while (!out.empty() && out.front() == ' ') out.remove_prefix(1);
+  if (out.empty() || out == "::") return std::string(name);
+  return std::string(out);
+}
+
+}  // namespace gpuscope::viewer

@@ -1,0 +1,92 @@
+// What the timeline needs beyond the Trace, computed once after loading:
+// the display groups (one per GPU, one per CPU process), each track's rows
+// (lanes of events that never overlap, so a binary search finds the visible
+// ones), and each GPU's precomputed activity lanes.
+//
+// A lane is a sorted run of events of one table. Contiguous rows of a table
+// (a stream's kernels) are used in place; lanes that pick rows out of a table
+// (NVTX ranges of one nesting depth, overlapping API calls) keep their row
+// numbers and a copy of their times, so the LOD walk always reads two flat,
+// sorted arrays.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/trace.h"
+#include "viewer/device_activity.h"
+
+namespace gpuscope::viewer {
+
+struct LaneSegment {
+  TableId table = TableId::kernels;
+  const TimeNs* start = nullptr;  // indexed by position
+  const TimeNs* end = nullptr;
+  const RowIndex* rows = nullptr;  // row of each position; nullptr: row == position
+  RowIndex begin = 0, stop = 0;    // positions
+  bool ends_sorted = true;
+  TimeNs max_duration = 0;
+
+  RowIndex row(RowIndex pos) const { return rows ? rows[pos] : pos; }
+  // Positions of the events that overlap [t0, t1].
+  void visible(TimeNs t0, TimeNs t1, RowIndex* lo, RowIndex* hi) const;
+};
+
+enum class RowKind : std::uint8_t { gpu_ops, ranges, api_calls, syncs, overheads };
+
+// One horizontal row of a track: one or more segments drawn at the same height.
+struct TrackRow {
+  RowKind kind = RowKind::gpu_ops;
+  std::uint16_t depth = 0;  // nesting depth (ranges, API calls)
+  std::vector<LaneSegment> segments;
+};
+
+struct TrackInfo {
+  TrackId track = 0;
+  std::string label;  // "stream 7", "thread 1234 (MainThread)"
+  std::vector<TrackRow> rows;
+  std::uint64_t events = 0;
+};
+
+struct TrackGroup {
+  TrackKind kind = TrackKind::gpu;
+  std::uint32_t device = kNoDevice;  // GPU groups
+  std::uint32_t pid = 0;             // CPU groups
+  std::string label;                 // "GPU 0 · NVIDIA H100 80GB HBM3", "Process 1234 · python (rank 0)"
+  int activity = -1;                 // index into TimelineIndex::activity, -1 if none
+  std::vector<std::uint32_t> tracks; // indexes into TimelineIndex::tracks
+};
+
+class TimelineIndex {
+ public:
+  static TimelineIndex build(const Trace& trace);
+
+  const std::vector<TrackGroup>& groups() const { return groups_; }
+  const std::vector<TrackInfo>& tracks() const { return tracks_; }
+  const std::vector<DeviceActivity>& activity() const { return activity_; }
+  // The TrackInfo of a trace track, or nullptr.
+  const TrackInfo* track_info(TrackId t) const {
+    return t < by_track_.size() && by_track_[t] != kNone ? &tracks_[by_track_[t]] : nullptr;
+  }
+  std::size_t memory_bytes() const;
+
+ private:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  struct Gathered {  // storage of a lane that picks rows out of its table
+    std::vector<RowIndex> rows;
+    std::vector<TimeNs> start, end;
+  };
+  std::vector<TrackGroup> groups_;
+  std::vector<TrackInfo> tracks_;
+  std::vector<std::uint32_t> by_track_;
+  std::vector<DeviceActivity> activity_;
+  std::vector<Gathered> gathered_;  // never resized after build: segments point into it
+};
+
+// Short display form of a kernel name: no "void", template arguments or
+// parameter list ("void at::native::foo<float, 4>(int)" -> "at::native::foo").
+// Falls back to the full name when stripping leaves nothing.
+std::string short_name(std::string_view name);
+
+}  // namespace gpuscope::viewer

@@ -1,0 +1,432 @@
+// View — frame layout, menus, toolbar, loading and error screens, global keys.
+//
+// [SECTION] Panels
+// [SECTION] Opening traces
+// [SECTION] Frame
+// [SECTION] Menu bar, toolbar, status bar
+// [SECTION] Welcome, loading, error screens
+// [SECTION] Bottom panel
+// [SECTION] Keys
+#include "viewer/view.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+
+#include "viewer/colors.h"
+#include "viewer/time_format.h"
+
+namespace gpuscope::viewer {
+
+// [SECTION] Panels ---------------------------------------------------------------------------
+
+std::string_view to_string(Panel p) {
+  switch (p) {
+    case Panel::timeline: return "timeline";
+    case Panel::hotspots: return "hotspots";
+    case Panel::findings: return "findings";
+    case Panel::summary: return "summary";
+    case Panel::compare: return "compare";
+  }
+  return "timeline";
+}
+
+bool parse_panel(std::string_view s, Panel* out) {
+  for (Panel p : {Panel::timeline, Panel::hotspots, Panel::findings, Panel::summary, Panel::compare})
+    if (s == to_string(p)) {
+      *out = p;
+      return true;
+    }
+  return false;
+}
+
+View::View() = default;
+View::~View() = default;
+
+// [SECTION] Opening traces -------------------------------------------------------------------
+
+void View::open(std::string path) {
+  doc_.reset();
+  loader_.start(std::move(path));
+  redraw_frames_ = 3;
+}
+
+void View::open_with(std::string label, Loader::Source source) {
+  doc_.reset();
+  loader_.start(std::move(label), std::move(source));
+  redraw_frames_ = 3;
+}
+
+void View::open_compare(std::string path) {
+  compare_doc_.reset();
+  compare_error_.clear();
+  compare_loader_.start(std::move(path));
+  show(Panel::compare);
+}
+
+void View::open_compare_with(std::string label, Loader::Source source) {
+  compare_doc_.reset();
+  compare_error_.clear();
+  compare_loader_.start(std::move(label), std::move(source));
+  show(Panel::compare);
+}
+
+void View::set_document(std::shared_ptr<Document> doc) {
+  loader_.cancel();
+  adopt(std::move(doc));
+}
+
+void View::on_files_dropped(const std::vector<std::string>& paths) {
+  if (paths.empty()) return;
+  // Dropping two files opens the first and compares it with the second.
+  open(paths[0]);
+  if (paths.size() >= 2) open_compare(paths[1]);
+}
+
+void View::adopt(std::shared_ptr<Document> doc) {
+  doc_ = std::move(doc);
+  short_names_.clear();
+  selection_ = {};
+  matches_ = {};
+  matches_label_.clear();
+  match_cursor_.reset();
+  evidence_.clear();
+  evidence_label_.clear();
+  hovered_.reset();
+  scroll_y_ = 0;
+  if (!doc_) return;
+  group_collapsed_.assign(doc_->index().groups().size(), 0);
+  track_collapsed_.assign(doc_->index().tracks().size(), 0);
+  zoom_to_all();
+  if (search_text_[0]) run_search();
+  redraw_frames_ = 3;
+}
+
+void View::poll_loaders() {
+  if (loader_.state() == Loader::State::ready && loader_.document() != doc_ && !doc_) adopt(loader_.document());
+  // A Profile that arrived since the last frame changes the panels.
+  const Profile* p = doc_ ? doc_->profile().get() : nullptr;
+  if (p != profile_seen_) {
+    profile_seen_ = p;
+    redraw_frames_ = std::max(redraw_frames_, 3);
+  }
+  if (compare_loader_.state() == Loader::State::ready && !compare_doc_) compare_doc_ = compare_loader_.document();
+  if (compare_loader_.state() == Loader::State::failed) compare_error_ = compare_loader_.error();
+}
+
+bool View::busy() const {
+  auto busy = [](const Loader& l) { return l.state() == Loader::State::loading || l.analysing(); };
+  return busy(loader_) || busy(compare_loader_);
+}
+
+std::string View::load_error() const {
+  return loader_.state() == Loader::State::failed ? loader_.error() : std::string();
+}
+
+std::string_view View::short_label(StringId name) {
+  auto it = short_names_.find(name);
+  if (it == short_names_.end()) it = short_names_.emplace(name, short_name(doc_->trace().str(name))).first;
+  return it->second;
+}
+
+void View::show(Panel p) {
+  panel_ = p;
+  panel_requested_ = true;
+  // The timeline keeps most of the height; the other panels get more room.
+  bottom_fraction_ = p == Panel::timeline ? 0.30f : 0.58f;
+  redraw_frames_ = 3;
+}
+
+bool View::animating() const { return redraw_frames_ > 0 || dragging_; }
+
+// [SECTION] Frame ----------------------------------------------------------------------------
+
+void View::draw() {
+  const auto t0 = std::chrono::steady_clock::now();
+  const TimeNs keep_start = stats_.view_start, keep_end = stats_.view_end;
+  stats_ = FrameStats{};
+  stats_.view_start = keep_start;
+  stats_.view_end = keep_end;
+  poll_loaders();
+
+  const ImGuiIO& io = ImGui::GetIO();
+  // Any input changes what is drawn (hover, tooltips): draw a few more frames.
+  const bool mouse_moved = io.MousePos.x != last_mouse_.x || io.MousePos.y != last_mouse_.y;
+  last_mouse_ = io.MousePos;
+  if (mouse_moved || io.MouseWheel != 0 || io.InputQueueCharacters.Size > 0 || ImGui::IsAnyMouseDown())
+    redraw_frames_ = std::max(redraw_frames_, 3);
+  for (bool down : io.KeysDown)
+    if (down) {
+      redraw_frames_ = std::max(redraw_frames_, 3);
+      break;
+    }
+
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(io.DisplaySize);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
+  ImGui::Begin("gpuscope", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                   ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                   ImGuiWindowFlags_NoScrollWithMouse);
+  ImGui::PopStyleVar();
+  handle_global_keys();
+  draw_menu_bar();
+  draw_toolbar();
+  stats_.panels.push_back("toolbar");
+
+  const float status_h = ImGui::GetFrameHeightWithSpacing();
+  const float avail = ImGui::GetContentRegionAvail().y - status_h;
+  if (!doc_) {
+    ImGui::BeginChild("main", ImVec2(0, avail), false);
+    if (loader_.state() == Loader::State::loading)
+      draw_loading(loader_, "Loading");
+    else if (loader_.state() == Loader::State::failed)
+      draw_error(loader_.error());
+    else
+      draw_welcome();
+    ImGui::EndChild();
+  } else {
+    const float splitter = 6;
+    const float bottom = std::clamp(avail * bottom_fraction_, 60.0f, std::max(60.0f, avail - 120.0f));
+    draw_timeline(avail - bottom - splitter);
+    ImGui::InvisibleButton("##splitter", ImVec2(ImGui::GetContentRegionAvail().x, splitter));
+    if (ImGui::IsItemHovered() || ImGui::IsItemActive()) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
+    if (ImGui::IsItemActive() && avail > 0)
+      bottom_fraction_ = std::clamp(bottom_fraction_ - io.MouseDelta.y / avail, 0.1f, 0.85f);
+    draw_bottom_panel(bottom);
+  }
+  draw_status_bar();
+  stats_.panels.push_back("status");
+
+  if (auto chosen = browser_.draw()) {
+    if (browser_for_compare_)
+      open_compare(*chosen);
+    else
+      open(*chosen);
+  }
+  ImGui::End();
+
+  if (redraw_frames_ > 0) --redraw_frames_;
+  last_frame_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// [SECTION] Menu bar, toolbar, status bar ----------------------------------------------------
+
+void View::draw_menu_bar() {
+  if (!ImGui::BeginMenuBar()) return;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open...", "Ctrl+O")) {
+      browser_for_compare_ = false;
+      browser_.open("Open a trace", doc_ ? std::filesystem::path(doc_->path()).parent_path().string() : "");
+    }
+    if (ImGui::MenuItem("Compare with...", nullptr, false, doc_ != nullptr)) {
+      browser_for_compare_ = true;
+      browser_.open("Open a trace to compare", std::filesystem::path(doc_->path()).parent_path().string());
+    }
+    if (ImGui::MenuItem("Close", nullptr, false, doc_ != nullptr)) {
+      loader_.cancel();
+      adopt(nullptr);
+    }
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    for (Panel p : {Panel::timeline, Panel::hotspots, Panel::findings, Panel::summary, Panel::compare})
+      if (ImGui::MenuItem(std::string(to_string(p)).c_str(), nullptr, panel_ == p)) show(p);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Zoom to whole trace", "Home", false, doc_ != nullptr)) zoom_to_all();
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    ImGui::TextUnformatted(
+        "Timeline\n"
+        "  wheel          zoom around the mouse (Ctrl: finer)\n"
+        "  Shift+wheel    scroll tracks\n"
+        "  drag           pan (left or right button)\n"
+        "  W / S          zoom in / out      A / D   pan left / right\n"
+        "  Home           whole trace        F       focus the selection\n"
+        "  click          select (a folded block: zoom into it)\n"
+        "  Esc            clear selection and highlights\n"
+        "Search\n"
+        "  Ctrl+F         find by name       Enter / Shift+Enter   next / previous\n"
+        "Files\n"
+        "  Ctrl+O, or drop a file on the window (two files: open and compare)");
+    ImGui::EndMenu();
+  }
+  ImGui::EndMenuBar();
+}
+
+void View::draw_toolbar() {
+  if (doc_) {
+    // The source of the trace, always in view: a synthetic trace is not a measurement.
+    const TraceSource src = doc_->trace().meta().source;
+    const ImVec4 color = src == TraceSource::synthetic     ? ImVec4(0.85f, 0.45f, 0.05f, 1)
+                         : src == TraceSource::cupti       ? ImVec4(0.15f, 0.6f, 0.25f, 1)
+                         : src == TraceSource::chrome_json ? ImVec4(0.2f, 0.45f, 0.8f, 1)
+                                                           : ImVec4(0.4f, 0.4f, 0.4f, 1);
+    std::string badge(doc_->source_label());
+    std::transform(badge.begin(), badge.end(), badge.begin(), [](char c) { return static_cast<char>(std::toupper(c)); });
+    ImGui::PushStyleColor(ImGuiCol_Button, color);
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, color);
+    ImGui::PushStyleColor(ImGuiCol_ButtonActive, color);
+    ImGui::SmallButton(badge.c_str());
+    ImGui::PopStyleColor(3);
+    if (ImGui::IsItemHovered()) {
+      const TraceMeta& m = doc_->trace().meta();
+      ImGui::SetTooltip("source: %s\nproducer: %s\nhost: %s", std::string(to_string(m.source)).c_str(),
+                        m.producer.c_str(), m.host.c_str());
+    }
+    ImGui::SameLine();
+    const Trace& t = doc_->trace();
+    ImGui::Text("%s  ·  %zu GPU%s  ·  %zu kernels  ·  %s", std::filesystem::path(doc_->path()).filename().c_str(),
+                doc_->index().activity().size(), doc_->index().activity().size() == 1 ? "" : "s",
+                t.kernels().size(), format_duration(t.end_time() - t.begin_time()).c_str());
+    ImGui::SameLine();
+    draw_search_bar();
+  } else {
+    ImGui::TextDisabled("gpuscope-view");
+  }
+}
+
+void View::draw_status_bar() {
+  ImGui::Separator();
+  if (doc_) {
+    const TimeNs origin = doc_->trace().begin_time();
+    const double npp = view_span_ / std::max(1.0f, timeline_width_);
+    ImGui::Text("view %s .. %s (%s)  ·  %.3g ns/px", format_offset(view_start() - origin, 1000).c_str(),
+                format_offset(view_end() - origin, 1000).c_str(), format_duration(view_end() - view_start()).c_str(),
+                npp);
+    ImGui::SameLine();
+    if (loader_.analysing()) {
+      ImGui::TextDisabled("  ·  analysing...");
+      ImGui::SameLine();
+    } else if (doc_->analysis_failed()) {
+      ImGui::TextColored(ImVec4(1, 0.5f, 0.3f, 1), "  ·  analysis failed: %s", doc_->analysis_error().c_str());
+      ImGui::SameLine();
+    }
+    ImGui::TextDisabled("  ·  frame %.1f ms", last_frame_ms_);
+  } else {
+    ImGui::TextDisabled("no trace open");
+  }
+}
+
+// [SECTION] Welcome, loading, error screens --------------------------------------------------
+
+void View::draw_welcome() {
+  stats_.panels.push_back("welcome");
+  ImGui::Dummy(ImVec2(0, 40));
+  ImGui::Indent(40);
+  ImGui::TextUnformatted("gpuscope-view: timeline, hotspots and findings of a GPU trace.");
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Open a .gscope capture or a Chrome/Kineto JSON trace (.json, .json.gz):");
+  ImGui::BulletText("drop the file on this window,");
+  ImGui::BulletText("or use File > Open (Ctrl+O),");
+  ImGui::BulletText("or start it as: gpuscope-view FILE");
+  ImGui::Spacing();
+  if (ImGui::Button("Open a trace...")) {
+    browser_for_compare_ = false;
+    browser_.open("Open a trace", "");
+  }
+  ImGui::Unindent(40);
+}
+
+void View::draw_loading(const Loader& loader, const char* what) {
+  stats_.panels.push_back("loading");
+  ImGui::Dummy(ImVec2(0, 40));
+  ImGui::Indent(40);
+  ImGui::Text("%s %s", what, loader.label().c_str());
+  const std::uint64_t done = loader.bytes_done(), total = loader.bytes_total();
+  char overlay[96];
+  if (total > 0)
+    std::snprintf(overlay, sizeof overlay, "%s / %s", format_bytes(done).c_str(), format_bytes(total).c_str());
+  else
+    std::snprintf(overlay, sizeof overlay, "%s", format_bytes(done).c_str());
+  ImGui::ProgressBar(total > 0 ? static_cast<float>(loader.fraction()) : -1.0f * static_cast<float>(ImGui::GetTime()),
+                     ImVec2(std::min(600.0f, ImGui::GetContentRegionAvail().x - 40), 0), overlay);
+  ImGui::TextDisabled("%s...", loader.phase().c_str());
+  if (ImGui::Button("Cancel")) {
+    if (&loader == &loader_) loader_.cancel();
+  }
+  ImGui::Unindent(40);
+}
+
+void View::draw_error(const std::string& message) {
+  stats_.panels.push_back("error");
+  stats_.message = message;
+  ImGui::Dummy(ImVec2(0, 40));
+  ImGui::Indent(40);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
+  ImGui::TextUnformatted("Could not open the trace:");
+  ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x - 40);
+  ImGui::TextUnformatted(message.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::PopStyleColor();
+  ImGui::Spacing();
+  if (ImGui::Button("Open another trace...")) {
+    browser_for_compare_ = false;
+    browser_.open("Open a trace", "");
+  }
+  ImGui::Unindent(40);
+}
+
+// [SECTION] Bottom panel ---------------------------------------------------------------------
+
+void View::draw_bottom_panel(float height) {
+  ImGui::BeginChild("bottom", ImVec2(0, height), false);
+  if (ImGui::BeginTabBar("panels")) {
+    struct Tab {
+      Panel panel;
+      const char* label;
+    };
+    const Tab tabs[] = {{Panel::timeline, "Details"},
+                        {Panel::hotspots, "Hotspots"},
+                        {Panel::findings, "Findings"},
+                        {Panel::summary, "Summary"},
+                        {Panel::compare, "Compare"}};
+    for (const Tab& tab : tabs) {
+      const ImGuiTabItemFlags flags = panel_requested_ && panel_ == tab.panel ? ImGuiTabItemFlags_SetSelected : 0;
+      if (ImGui::BeginTabItem(tab.label, nullptr, flags)) {
+        if (!panel_requested_) panel_ = tab.panel;
+        ImGui::BeginChild("panel");
+        switch (tab.panel) {
+          case Panel::timeline: draw_details(); break;
+          case Panel::hotspots: draw_hotspots(); break;
+          case Panel::findings: draw_findings(); break;
+          case Panel::summary: draw_summary(); break;
+          case Panel::compare: draw_compare(); break;
+        }
+        ImGui::EndChild();
+        ImGui::EndTabItem();
+      }
+    }
+    panel_requested_ = false;
+    ImGui::EndTabBar();
+  }
+  ImGui::EndChild();
+}
+
+// [SECTION] Keys -----------------------------------------------------------------------------
+
+void View::handle_global_keys() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.KeyCtrl && ImGui::IsKeyPressed('O', false)) {
+    browser_for_compare_ = false;
+    browser_.open("Open a trace", doc_ ? std::filesystem::path(doc_->path()).parent_path().string() : "");
+  }
+  if (!doc_ || io.WantTextInput) return;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
+    selection_ = {};
+    matches_ = {};
+    matches_label_.clear();
+    match_cursor_.reset();
+    evidence_.clear();
+  }
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home), false)) zoom_to_all();
+  if (!io.KeyCtrl && ImGui::IsKeyPressed('F', false)) focus_selection();
+  if (io.KeyCtrl && ImGui::IsKeyPressed('F', false)) focus_search_ = true;
+}
+
+}  // namespace gpuscope::viewer

@@ -1,0 +1,240 @@
+// View: the whole gpuscope-view UI, one immediate-mode frame at a time.
+//
+// The view is plain data (what is open, the visible time range, the
+// selection, the highlighted matches); draw() rebuilds the UI from it every
+// frame and never keeps widget objects. Like Tracy's View, the class is split
+// over feature files:
+//
+//   view.cpp            frame layout, menus, toolbar, loading/error screens, keys
+//   view_timeline.cpp   tracks, ruler, activity lanes, LOD drawing, zoom/pan, flows
+//   view_details.cpp    the selected event, its launch and NVTX stack; tooltips
+//   view_hotspots.cpp   per-kernel and per-category tables
+//   view_findings.cpp   the diagnosis list
+//   view_summary.cpp    per-device numbers, steps and small charts
+//   view_search.cpp     find by name, next/previous, highlighted matches
+//   view_compare.cpp    a second trace side by side
+//
+// Nothing here touches OpenGL or GLFW: tests drive it with ImGui's null
+// backend (build the font atlas, set DisplaySize, NewFrame, draw, Render) and
+// assert on ImDrawData and on stats().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "viewer/document.h"
+#include "viewer/file_browser.h"
+#include "viewer/match_set.h"
+
+#include <imgui.h>
+
+namespace gpuscope::viewer {
+
+enum class Panel : std::uint8_t { timeline, hotspots, findings, summary, compare };
+std::string_view to_string(Panel p);
+bool parse_panel(std::string_view s, Panel* out);
+
+struct Selection {
+  TableId table = TableId::kernels;
+  RowIndex row = kNoRow;
+  bool valid() const { return row != kNoRow; }
+  friend bool operator==(const Selection&, const Selection&) = default;
+};
+
+// What the last frame drew (the headless JSON and the tests read it).
+struct TrackStats {
+  std::string group, label;
+  TrackId track = 0;
+  float y = 0, height = 0;  // screen position of the track's rows this frame
+  bool visible = false;    // on screen vertically
+  bool collapsed = false;
+  std::uint32_t rows = 0;  // rows drawn
+  std::uint64_t drawn = 0;          // events drawn one by one
+  std::uint64_t merged_blocks = 0;  // folded blocks
+  std::uint64_t merged_events = 0;  // events inside them
+};
+
+struct GroupStats {
+  std::string label;
+  float y = 0;  // screen y of the group's header row
+  bool collapsed = false;
+};
+
+struct FrameStats {
+  TimeNs view_start = 0, view_end = 0;
+  float timeline_x0 = 0, timeline_width_px = 0;  // screen x of view_start, and the width of the time axis
+  std::vector<GroupStats> groups;
+  std::vector<TrackStats> tracks;
+  std::uint64_t drawn = 0, merged_blocks = 0, merged_events = 0;
+  std::uint64_t lane_columns = 0;    // activity-lane columns sampled
+  std::uint64_t match_markers = 0;   // highlighted matches drawn
+  bool flow_arrow = false;           // launch -> GPU op arrow drawn
+  std::vector<std::string> panels;   // what this frame showed
+  std::uint64_t hotspot_rows = 0, category_rows = 0, finding_rows = 0, summary_devices = 0, compare_rows = 0;
+  std::string message;  // the error or status shown instead of a trace, if any
+};
+
+class View {
+ public:
+  View();
+  ~View();
+  View(const View&) = delete;
+  View& operator=(const View&) = delete;
+
+  // [SECTION] Opening traces
+  void open(std::string path);                              // loads on a worker thread
+  void open_with(std::string label, Loader::Source source); // any Trace producer (synthetic, tests)
+  void open_compare(std::string path);
+  void open_compare_with(std::string label, Loader::Source source);
+  void set_document(std::shared_ptr<Document> doc);         // an already loaded trace (tests)
+  void on_files_dropped(const std::vector<std::string>& paths);
+
+  // [SECTION] Frames
+  // Builds the whole UI (call between ImGui::NewFrame and ImGui::Render).
+  void draw();
+  // True while something moves (a drag, a held key, a change in the last
+  // frames): render again now. False: nothing changes until the next input
+  // event or until busy() work finishes, so the caller may sleep.
+  bool animating() const;
+  const FrameStats& stats() const { return stats_; }
+
+  // [SECTION] Programmatic control (headless flags, tests)
+  void show(Panel p);
+  Panel panel() const { return panel_; }
+  void zoom_to(TimeNs start, TimeNs end);
+  void zoom_to_all();
+  TimeNs view_start() const { return view_start_; }
+  TimeNs view_end() const { return view_start_ + static_cast<TimeNs>(view_span_); }
+  // Selects the first instance (by start) of the kernel named `name` (exact
+  // demangled or mangled name, else the first name containing it) inside the
+  // visible range if there is one there, else anywhere. False if none.
+  bool select_kernel(std::string_view name);
+  void select(Selection s);
+  // Zooms so the selection (and the API call that launched it) is in view.
+  void focus_selection();
+  const Selection& selection() const { return selection_; }
+  void set_search(std::string_view text, bool regex);
+  const MatchSet& matches() const { return matches_; }
+  const std::string& matches_label() const { return matches_label_; }
+  double last_frame_ms() const { return last_frame_ms_; }
+
+  const Document* document() const { return doc_.get(); }
+  const Document* compare_document() const { return compare_doc_.get(); }
+  const Loader& loader() const { return loader_; }
+  // Still reading, indexing or analysing either trace.
+  bool busy() const;
+  // The load error of the main trace, empty if none.
+  std::string load_error() const;
+
+ private:
+  // view.cpp
+  void poll_loaders();
+  void adopt(std::shared_ptr<Document> doc);
+  void draw_menu_bar();
+  void draw_toolbar();
+  void draw_status_bar();
+  void draw_welcome();
+  void draw_loading(const Loader& loader, const char* what);
+  void draw_error(const std::string& message);
+  void draw_bottom_panel(float height);
+  void handle_global_keys();
+  std::string_view short_label(StringId name);  // cached short_name()
+  // view_timeline.cpp
+  void draw_timeline(float height);
+  void timeline_input(float x0, float width, float top, float bottom);
+  void draw_ruler(ImDrawList* dl, float x0, float y0, float width);
+  void draw_legend();
+  float draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x0, float y, float width);
+  void draw_track(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width, TrackStats& ts);
+  void draw_row(ImDrawList* dl, const TrackRow& row, float x0, float y, float width, TrackStats& ts);
+  void draw_matches(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width);
+  void draw_flow(ImDrawList* dl, float x0, float width);
+  bool row_position(TableId table, RowIndex row, float* y) const;  // screen y of the row holding an event
+  ImU32 event_color(TableId table, RowIndex row) const;
+  std::string_view event_label(TableId table, RowIndex row);
+  float track_height(const TrackInfo& info, bool collapsed) const;
+  void center_on(TimeNs start, TimeNs end);
+  double px_per_ns(float width) const { return static_cast<double>(width) / view_span_; }
+  // view_details.cpp
+  void draw_details();
+  void tooltip_for(TableId table, RowIndex row);
+  std::string event_name(TableId table, RowIndex row) const;
+  std::vector<RowIndex> nvtx_stack(TrackId track, TimeNs t) const;
+  // view_hotspots.cpp
+  void draw_hotspots();
+  void highlight_kernel(std::string_view name);
+  void highlight_category(KernelCategory c);
+  // view_findings.cpp
+  void draw_findings();
+  // view_summary.cpp
+  void draw_summary();
+  // view_search.cpp
+  void draw_search_bar();
+  void run_search();
+  void step_match(bool forward);
+  // view_compare.cpp
+  void draw_compare();
+
+  friend class ViewTestAccess;
+
+  // Documents
+  Loader loader_, compare_loader_;
+  std::shared_ptr<Document> doc_, compare_doc_;
+  std::string compare_error_;
+  std::unordered_map<StringId, std::string> short_names_;
+  FileBrowser browser_;
+  bool browser_for_compare_ = false;
+
+  // Layout
+  Panel panel_ = Panel::timeline;
+  bool panel_requested_ = false;  // select panel_'s tab in the next frame
+  float bottom_fraction_ = 0.30f;
+
+  // Timeline
+  TimeNs view_start_ = 0;
+  double view_span_ = 1;  // ns across the timeline width (double: zoom is continuous)
+  float scroll_y_ = 0;
+  std::vector<std::uint8_t> group_collapsed_, track_collapsed_;
+  bool dragging_ = false;
+  float drag_last_x_ = 0, drag_last_y_ = 0;
+  float timeline_width_ = 1000;  // of the last frame, for key zoom/pan around the centre
+  std::optional<MatchRef> hovered_;
+  struct FoldedBlock {
+    TimeNs start, end;
+    std::uint32_t count;
+  };
+  std::optional<FoldedBlock> hovered_block_;
+  std::vector<LaneSample> lane_buf_;   // reused every frame
+  std::vector<float> track_y_;         // per TrackInfo: screen y of its first row this frame, NaN if hidden
+  bool click_pending_ = false;         // left button went down on the tracks area
+  float click_x_ = 0, click_y_ = 0;
+
+  // Selection, highlights, search
+  Selection selection_;
+  MatchSet matches_;
+  std::string matches_label_;  // "search: conv", "kernel: foo", "category: padding"
+  std::optional<MatchRef> match_cursor_;
+  char search_text_[256] = {};
+  bool search_regex_ = false;
+  bool focus_search_ = false;  // Ctrl+F: put the keyboard in the search box next frame
+  std::string search_error_;
+  std::vector<TimeRange> evidence_;  // of the finding clicked last
+  std::string evidence_label_;
+  std::vector<std::uint32_t> hotspot_order_;  // sorted view of Profile::hotspots
+  const Profile* hotspot_order_for_ = nullptr;
+  std::string highlighted_kernel_;           // the hotspot row clicked last
+
+  // Frame bookkeeping
+  FrameStats stats_;
+  const Profile* profile_seen_ = nullptr;
+  ImVec2 last_mouse_{-1, -1};
+  int redraw_frames_ = 2;  // frames still to draw after the last change
+  double last_frame_ms_ = 0;
+};
+
+}  // namespace gpuscope::viewer

@@ -1,0 +1,144 @@
+// View — compare two traces: step time and per-category time side by side
+// (A = the open trace, B = the one opened with File > Compare with...).
+//
+// Totals depend on how long each capture ran, so when both traces have steps
+// the table also shows time per step, the number that answers "did my change
+// make a step faster, and where".
+#include <imgui.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+
+#include "viewer/colors.h"
+#include "viewer/text.h"
+#include "viewer/time_format.h"
+#include "viewer/view.h"
+
+namespace gpuscope::viewer {
+
+namespace {
+std::string signed_duration(TimeNs d) { return cat(d > 0 ? "+" : d < 0 ? "-" : "", format_duration(d < 0 ? -d : d)); }
+ImVec4 delta_color(double d) {
+  // Less time is better.
+  return d < 0 ? ImVec4(0.5f, 0.9f, 0.5f, 1) : d > 0 ? ImVec4(1, 0.55f, 0.45f, 1) : ImVec4(0.8f, 0.8f, 0.8f, 1);
+}
+}  // namespace
+
+void View::draw_compare() {
+  stats_.panels.push_back("compare");
+  if (!doc_) return;
+  if (compare_loader_.state() == Loader::State::loading) {
+    draw_loading(compare_loader_, "Loading for comparison");
+    return;
+  }
+  if (!compare_doc_) {
+    if (!compare_error_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "Could not open: %s", compare_error_.c_str());
+    ImGui::TextDisabled("Compare this trace (A) with another one (B): category times and step time side by side.");
+    if (ImGui::Button("Open a trace to compare...")) {
+      browser_for_compare_ = true;
+      browser_.open("Open a trace to compare", std::filesystem::path(doc_->path()).parent_path().string());
+    }
+    return;
+  }
+  const auto pa = doc_->profile(), pb = compare_doc_->profile();
+  ImGui::Text("A: %s (%s)", std::filesystem::path(doc_->path()).filename().c_str(), std::string(doc_->source_label()).c_str());
+  ImGui::SameLine(0, 30);
+  ImGui::Text("B: %s (%s)", std::filesystem::path(compare_doc_->path()).filename().c_str(),
+              std::string(compare_doc_->source_label()).c_str());
+  ImGui::SameLine(0, 30);
+  if (ImGui::SmallButton("close B")) {
+    compare_loader_.cancel();
+    compare_doc_.reset();
+    return;
+  }
+  if (!pa || !pb) {
+    ImGui::TextDisabled("analysing...");
+    return;
+  }
+  const Profile& a = *pa;
+  const Profile& b = *pb;
+
+  // Step time.
+  const bool steps = !a.steps.steps.empty() && !b.steps.steps.empty();
+  if (steps) {
+    const TimeNs sa = a.steps.step_time.mean, sb = b.steps.step_time.mean;
+    ImGui::Text("Step time (mean): A %s · B %s · ", format_duration(sa).c_str(), format_duration(sb).c_str());
+    ImGui::SameLine(0, 0);
+    ImGui::TextColored(delta_color(static_cast<double>(sb - sa)), "%s (%+.1f%%)", signed_duration(sb - sa).c_str(),
+                       sa > 0 ? 100.0 * static_cast<double>(sb - sa) / static_cast<double>(sa) : 0.0);
+  } else {
+    ImGui::TextDisabled("Step time: %s", a.steps.steps.empty() && b.steps.steps.empty() ? "neither trace has steps"
+                                         : a.steps.steps.empty()                        ? "A has no steps"
+                                                                                        : "B has no steps");
+  }
+  auto mean_util = [](const Profile& p) {
+    double u = 0;
+    for (const DeviceSummary& d : p.devices) u += d.utilization;
+    return p.devices.empty() ? 0.0 : u / static_cast<double>(p.devices.size());
+  };
+  ImGui::Text("GPU utilization (mean over devices): A %.1f%% · B %.1f%%", 100 * mean_util(a), 100 * mean_util(b));
+
+  // Categories side by side.
+  std::array<const CategoryTime*, kKernelCategoryCount> ca{}, cb{};
+  for (const CategoryTime& c : a.categories) ca[static_cast<std::size_t>(c.category)] = &c;
+  for (const CategoryTime& c : b.categories) cb[static_cast<std::size_t>(c.category)] = &c;
+  std::vector<int> order;
+  for (int c = 0; c < kKernelCategoryCount; ++c)
+    if (ca[static_cast<std::size_t>(c)] || cb[static_cast<std::size_t>(c)]) order.push_back(c);
+  auto time_of = [](const CategoryTime* c) { return c ? c->time_ns : TimeNs{0}; };
+  std::sort(order.begin(), order.end(), [&](int x, int y) {
+    const auto ux = static_cast<std::size_t>(x), uy = static_cast<std::size_t>(y);
+    return std::max(time_of(ca[ux]), time_of(cb[ux])) > std::max(time_of(ca[uy]), time_of(cb[uy]));
+  });
+  const int cols = steps ? 8 : 6;
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_ScrollY;
+  if (ImGui::BeginTable("compare", cols, flags)) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("category");
+    ImGui::TableSetupColumn("A time");
+    ImGui::TableSetupColumn("A share");
+    ImGui::TableSetupColumn("B time");
+    ImGui::TableSetupColumn("B share");
+    ImGui::TableSetupColumn("share Δ");
+    if (steps) {
+      ImGui::TableSetupColumn("per step A → B");
+      ImGui::TableSetupColumn("per step Δ");
+    }
+    ImGui::TableHeadersRow();
+    const auto steps_a = static_cast<TimeNs>(std::max<std::size_t>(1, a.steps.steps.size()));
+    const auto steps_b = static_cast<TimeNs>(std::max<std::size_t>(1, b.steps.steps.size()));
+    for (int c : order) {
+      const CategoryTime* x = ca[static_cast<std::size_t>(c)];
+      const CategoryTime* y = cb[static_cast<std::size_t>(c)];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(category_color(static_cast<KernelCategory>(c))), "%s",
+                         std::string(to_string(static_cast<KernelCategory>(c))).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_duration(time_of(x)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%5.1f%%", x ? x->share * 100 : 0.0);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_duration(time_of(y)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%5.1f%%", y ? y->share * 100 : 0.0);
+      ImGui::TableNextColumn();
+      const double dshare = ((y ? y->share : 0.0) - (x ? x->share : 0.0)) * 100;
+      ImGui::TextColored(delta_color(dshare), "%+.1f pts", dshare);
+      if (steps) {
+        const TimeNs psa = time_of(x) / steps_a, psb = time_of(y) / steps_b;
+        ImGui::TableNextColumn();
+        ImGui::Text("%s → %s", format_duration(psa).c_str(), format_duration(psb).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextColored(delta_color(static_cast<double>(psb - psa)), "%s", signed_duration(psb - psa).c_str());
+      }
+    }
+    stats_.compare_rows = order.size();
+    ImGui::EndTable();
+  }
+}
+
+}  // namespace gpuscope::viewer

@@ -1,0 +1,197 @@
+// View — hotspots: where GPU time goes, per kernel and per category. A click
+// highlights the kernel's instances on the timeline and steps through them.
+//
+// [SECTION] Highlighting
+// [SECTION] Per-kernel table
+// [SECTION] Per-category table
+#include <imgui.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "trace/detail/time_columns.h"
+#include "viewer/colors.h"
+#include "viewer/time_format.h"
+#include "viewer/view.h"
+
+namespace gpuscope::viewer {
+
+// [SECTION] Highlighting ---------------------------------------------------------------------
+
+void View::highlight_kernel(std::string_view name) {
+  if (!doc_) return;
+  if (highlighted_kernel_ == name && !matches_.empty()) {  // a second click steps to the next instance
+    step_match(true);
+    return;
+  }
+  highlighted_kernel_ = std::string(name);
+  std::vector<std::uint8_t> ids(doc_->trace().strings().size(), 0);
+  const StringId id = doc_->trace().strings().find(name);
+  if (id != StringTable::kNoString) ids[id] = 1;
+  matches_ = MatchSet::by_names(doc_->trace(), ids, /*kernels_only=*/true);
+  matches_label_ = "kernel: " + std::string(name);
+  match_cursor_.reset();
+  step_match(true);
+}
+
+void View::highlight_category(KernelCategory c) {
+  if (!doc_) return;
+  highlighted_kernel_.clear();
+  matches_ = MatchSet::by_category(doc_->trace(), c);
+  matches_label_ = "category: " + std::string(to_string(c));
+  match_cursor_.reset();
+  step_match(true);
+}
+
+// [SECTION] Per-kernel table -----------------------------------------------------------------
+
+namespace {
+
+void share_bar(double share, ImU32 color) {
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float w = 60, h = ImGui::GetTextLineHeight();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + w, p.y + h - 2), IM_COL32(60, 60, 70, 255));
+  dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + w * static_cast<float>(std::clamp(share, 0.0, 1.0)), p.y + h - 2),
+                    color);
+  ImGui::Dummy(ImVec2(w, h));
+  ImGui::SameLine();
+  ImGui::Text("%5.1f%%", share * 100);
+}
+
+}  // namespace
+
+void View::draw_hotspots() {
+  stats_.panels.push_back("hotspots");
+  if (!doc_) return;
+  const std::shared_ptr<const Profile> profile = doc_->profile();
+  if (!profile) {
+    ImGui::TextDisabled(doc_->analysis_failed() ? "analysis failed: %s" : "analysing...",
+                        doc_->analysis_error().c_str());
+    return;
+  }
+  const float width = ImGui::GetContentRegionAvail().x;
+  const float cat_w = std::min(360.0f, width * 0.32f);
+
+  // Per kernel, left.
+  ImGui::BeginChild("per_kernel", ImVec2(width - cat_w - 8, 0));
+  ImGui::Text("Per kernel (%zu)  —  click: highlight on the timeline, click again: next instance",
+              profile->hotspots.size());
+  const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (ImGui::BeginTable("hotspots", 8, flags)) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort);
+    ImGui::TableSetupColumn("category", ImGuiTableColumnFlags_NoSort);
+    ImGui::TableSetupColumn("total", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending);
+    ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_PreferSortDescending);
+    ImGui::TableSetupColumn("count", ImGuiTableColumnFlags_PreferSortDescending);
+    ImGui::TableSetupColumn("mean", ImGuiTableColumnFlags_PreferSortDescending);
+    ImGui::TableSetupColumn("median", ImGuiTableColumnFlags_PreferSortDescending);
+    ImGui::TableSetupColumn("max", ImGuiTableColumnFlags_PreferSortDescending);
+    ImGui::TableHeadersRow();
+
+    const auto& hs = profile->hotspots;
+    ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
+    if (hotspot_order_for_ != profile.get() || hotspot_order_.size() != hs.size() || (specs && specs->SpecsDirty)) {
+      hotspot_order_.resize(hs.size());
+      std::iota(hotspot_order_.begin(), hotspot_order_.end(), 0u);
+      if (specs && specs->SpecsCount > 0) {
+        const ImGuiTableColumnSortSpecs& sp = specs->Specs[0];
+        auto key = [&](const Hotspot& h) -> double {
+          switch (sp.ColumnIndex) {
+            case 3: return h.share;
+            case 4: return static_cast<double>(h.stats.count);
+            case 5: return static_cast<double>(h.stats.mean);
+            case 6: return static_cast<double>(h.stats.median);
+            case 7: return static_cast<double>(h.stats.max);
+            default: return static_cast<double>(h.stats.total);
+          }
+        };
+        const bool asc = sp.SortDirection == ImGuiSortDirection_Ascending;
+        std::stable_sort(hotspot_order_.begin(), hotspot_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+          return asc ? key(hs[a]) < key(hs[b]) : key(hs[a]) > key(hs[b]);
+        });
+        specs->SpecsDirty = false;
+      }
+      hotspot_order_for_ = profile.get();
+    }
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(hotspot_order_.size()));
+    while (clipper.Step()) {
+      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+        const Hotspot& h = hs[hotspot_order_[static_cast<std::size_t>(i)]];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::PushID(i);
+        const std::string label = short_name(h.name);
+        if (ImGui::Selectable(label.c_str(), highlighted_kernel_ == h.name, ImGuiSelectableFlags_SpanAllColumns))
+          highlight_kernel(h.name);
+        if (ImGui::IsItemHovered() && label != h.name) {
+          ImGui::BeginTooltip();
+          ImGui::PushTextWrapPos(600);
+          ImGui::TextUnformatted(h.name.c_str());
+          ImGui::PopTextWrapPos();
+          ImGui::EndTooltip();
+        }
+        ImGui::PopID();
+        ImGui::TableNextColumn();
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(category_color(h.category)), "%s",
+                           std::string(to_string(h.category)).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_duration(h.stats.total).c_str());
+        ImGui::TableNextColumn();
+        share_bar(h.share, category_color(h.category));
+        ImGui::TableNextColumn();
+        ImGui::Text("%llu", static_cast<unsigned long long>(h.stats.count));
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_duration(h.stats.mean).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_duration(h.stats.median).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_duration(h.stats.max).c_str());
+      }
+    }
+    stats_.hotspot_rows = hs.size();
+    ImGui::EndTable();
+  }
+  ImGui::EndChild();
+  ImGui::SameLine();
+
+  // [SECTION] Per-category table -------------------------------------------------------------
+  ImGui::BeginChild("per_category", ImVec2(0, 0));
+  ImGui::TextUnformatted("Per category");
+  if (ImGui::BeginTable("categories", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY)) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("category", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("total");
+    ImGui::TableSetupColumn("share");
+    ImGui::TableSetupColumn("count");
+    ImGui::TableHeadersRow();
+    for (const CategoryTime& c : profile->categories) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushID(static_cast<int>(c.category));
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float s = ImGui::GetTextLineHeight();
+      ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + s - 4, p.y + s - 2),
+                                                category_color(c.category));
+      ImGui::Dummy(ImVec2(s - 2, s));
+      ImGui::SameLine();
+      if (ImGui::Selectable(std::string(to_string(c.category)).c_str(), false, ImGuiSelectableFlags_SpanAllColumns))
+        highlight_category(c.category);
+      ImGui::PopID();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_duration(c.time_ns).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%5.1f%%", c.share * 100);
+      ImGui::TableNextColumn();
+      ImGui::Text("%llu", static_cast<unsigned long long>(c.count));
+    }
+    stats_.category_rows = profile->categories.size();
+    ImGui::EndTable();
+  }
+  ImGui::EndChild();
+}
+
+}  // namespace gpuscope::viewer

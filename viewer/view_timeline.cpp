@@ -1,0 +1,635 @@
+// View — the timeline: groups, tracks, ruler, activity lanes, LOD drawing,
+// zoom and pan, selection, flows and highlights.
+//
+// [SECTION] Geometry
+// [SECTION] Zoom and pan
+// [SECTION] Timeline frame
+// [SECTION] Ruler and legend
+// [SECTION] Activity lanes
+// [SECTION] Tracks and rows
+// [SECTION] Highlights and flows
+//
+// Cost per frame is bounded by the screen, not by the trace: each visible row
+// is two binary searches plus the LOD walk (about width/3 items at most), the
+// activity lanes are O(width), and tracks outside the vertical viewport are
+// only measured, never walked.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "trace/detail/time_columns.h"
+#include "viewer/colors.h"
+#include "viewer/lod.h"
+#include "viewer/text.h"
+#include "viewer/time_format.h"
+#include "viewer/view.h"
+
+namespace gpuscope::viewer {
+
+// [SECTION] Geometry -------------------------------------------------------------------------
+
+namespace {
+constexpr float kLabelWidth = 200;  // track names on the left
+constexpr float kRowH = 17;
+constexpr float kRowGap = 1;
+constexpr float kGroupH = 20;
+constexpr float kLaneH = 22;
+constexpr float kRulerH = 22;
+constexpr float kMinVisiblePx = 3;  // events narrower than this fold into blocks
+constexpr double kMinSpanNs = 50;
+
+bool is_gpu_op(TableId t) { return t == TableId::kernels || t == TableId::memcpys || t == TableId::memsets; }
+
+// Rows shown for a track: all, or when collapsed only the GPU ops row (GPU
+// tracks) or the outermost row (CPU tracks).
+std::pair<std::size_t, std::size_t> shown_rows(const TrackInfo& info, bool gpu, bool collapsed) {
+  if (!collapsed || info.rows.empty()) return {0, info.rows.size()};
+  return gpu ? std::pair<std::size_t, std::size_t>{info.rows.size() - 1, info.rows.size()}
+             : std::pair<std::size_t, std::size_t>{0, 1};
+}
+}  // namespace
+
+float View::track_height(const TrackInfo& info, bool collapsed) const {
+  const bool gpu = doc_->trace().tracks()[info.track].kind == TrackKind::gpu;
+  const auto [a, b] = shown_rows(info, gpu, collapsed);
+  return static_cast<float>(b - a) * (kRowH + kRowGap) + 3;
+}
+
+// [SECTION] Zoom and pan ---------------------------------------------------------------------
+
+void View::zoom_to(TimeNs start, TimeNs end) {
+  if (end <= start) end = start + 1;
+  view_start_ = start;
+  view_span_ = std::max(kMinSpanNs, static_cast<double>(end - start));
+  redraw_frames_ = std::max(redraw_frames_, 3);
+}
+
+void View::zoom_to_all() {
+  if (!doc_) return;
+  const Trace& t = doc_->trace();
+  const TimeNs span = std::max<TimeNs>(1, t.end_time() - t.begin_time());
+  const TimeNs pad = std::max<TimeNs>(span / 100, 1);  // a little air at both ends
+  zoom_to(t.begin_time() - pad, t.end_time() + pad);
+}
+
+void View::center_on(TimeNs start, TimeNs end) {
+  // Keep the zoom if the event fits in the middle half, else zoom out to it.
+  const double len = static_cast<double>(end - start);
+  if (len > view_span_ * 0.5) view_span_ = std::max(kMinSpanNs, len * 3);
+  view_start_ = start + static_cast<TimeNs>(len / 2 - view_span_ / 2);
+  redraw_frames_ = std::max(redraw_frames_, 3);
+}
+
+void View::timeline_input(float x0, float width, float top, float bottom) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const Trace& trace = doc_->trace();
+  const double max_span = std::max(1000.0, 1.5 * static_cast<double>(trace.end_time() - trace.begin_time()));
+  auto zoom_at = [&](double factor, float mouse_x) {
+    const double frac = std::clamp((static_cast<double>(mouse_x) - x0) / width, 0.0, 1.0);
+    const double t_mouse = static_cast<double>(view_start_) + frac * view_span_;
+    const double span = std::clamp(view_span_ * factor, kMinSpanNs, max_span);
+    view_start_ = static_cast<TimeNs>(std::llround(t_mouse - frac * span));
+    view_span_ = span;
+  };
+  const ImVec2 m = io.MousePos;
+  const bool over = ImGui::IsWindowHovered() && m.x >= x0 && m.x <= x0 + width && m.y >= top && m.y <= bottom;
+
+  // Wheel: zoom around the mouse, 20% a notch (Ctrl: 5%); Shift+wheel scrolls the tracks.
+  if (over && io.MouseWheel != 0) {
+    if (io.KeyShift) {
+      ImGui::SetScrollY(std::max(0.0f, ImGui::GetScrollY() - io.MouseWheel * 3 * kRowH));
+    } else {
+      const double step = io.KeyCtrl ? 0.95 : 0.8;
+      zoom_at(std::pow(step, static_cast<double>(io.MouseWheel)), m.x);
+    }
+  }
+  // Drag with either button pans in time and scrolls vertically; a press
+  // that does not move is a click (handled after the tracks are drawn).
+  for (int button : {0, 1}) {
+    if (over && ImGui::IsMouseClicked(button)) {
+      click_pending_ = button == 0;
+      click_x_ = m.x;
+      click_y_ = m.y;
+      drag_last_x_ = m.x;
+      drag_last_y_ = m.y;
+    }
+    if (ImGui::IsMouseDown(button) && (click_pending_ || dragging_ || button == 1) &&
+        ImGui::IsMouseDragging(button, 3.0f)) {
+      dragging_ = true;
+      click_pending_ = false;
+      const float dx = m.x - drag_last_x_, dy = m.y - drag_last_y_;
+      view_start_ -= static_cast<TimeNs>(std::llround(static_cast<double>(dx) * view_span_ / width));
+      ImGui::SetScrollY(std::max(0.0f, ImGui::GetScrollY() - dy));
+      drag_last_x_ = m.x;
+      drag_last_y_ = m.y;
+    }
+  }
+  if (!ImGui::IsMouseDown(0) && !ImGui::IsMouseDown(1)) dragging_ = false;
+
+  // Keys, as Perfetto users expect: W/S zoom, A/D pan, smooth while held.
+  if (!io.WantTextInput && !io.KeyCtrl && ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) {
+    const float dt = std::clamp(io.DeltaTime, 0.0f, 0.1f);
+    const float anchor = over ? m.x : x0 + width / 2;
+    if (ImGui::IsKeyDown('W')) zoom_at(std::exp(-2.0 * dt), anchor);
+    if (ImGui::IsKeyDown('S')) zoom_at(std::exp(2.0 * dt), anchor);
+    if (ImGui::IsKeyDown('A')) view_start_ -= static_cast<TimeNs>(view_span_ * 0.8 * dt);
+    if (ImGui::IsKeyDown('D')) view_start_ += static_cast<TimeNs>(view_span_ * 0.8 * dt);
+  }
+  // Keep some of the trace in view.
+  const TimeNs lo = trace.begin_time() - static_cast<TimeNs>(view_span_ * 0.9);
+  const TimeNs hi = trace.end_time() - static_cast<TimeNs>(view_span_ * 0.1);
+  view_start_ = std::clamp(view_start_, std::min(lo, hi), std::max(lo, hi));
+}
+
+// [SECTION] Timeline frame -------------------------------------------------------------------
+
+void View::draw_timeline(float height) {
+  stats_.panels.push_back("timeline");
+  ImGui::BeginChild("timeline", ImVec2(0, height), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  draw_legend();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float total_w = ImGui::GetContentRegionAvail().x;
+  const float scrollbar = ImGui::GetStyle().ScrollbarSize;
+  const float x0 = origin.x + kLabelWidth;
+  const float width = std::max(10.0f, total_w - kLabelWidth - scrollbar);
+  timeline_width_ = width;
+  stats_.timeline_x0 = x0;
+  stats_.timeline_width_px = width;
+  stats_.view_start = view_start();
+  stats_.view_end = view_end();
+
+  draw_ruler(ImGui::GetWindowDrawList(), x0, origin.y, width);
+  ImGui::Dummy(ImVec2(total_w, kRulerH));
+
+  ImGui::BeginChild("tracks", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse);
+  const ImVec2 win_pos = ImGui::GetWindowPos();
+  const float win_h = ImGui::GetWindowHeight();
+  timeline_input(x0, width, win_pos.y, win_pos.y + win_h);
+  stats_.view_start = view_start();
+  stats_.view_end = view_end();
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImGuiIO& io = ImGui::GetIO();
+  const bool window_hovered = ImGui::IsWindowHovered();
+  hovered_.reset();
+  hovered_block_.reset();
+
+  const TimelineIndex& ix = doc_->index();
+  track_y_.assign(ix.tracks().size(), std::numeric_limits<float>::quiet_NaN());
+  const float top_clip = win_pos.y, bottom_clip = win_pos.y + win_h;
+  const float y_start = ImGui::GetCursorScreenPos().y;
+  float y = y_start;
+
+  // Evidence of the finding clicked last: bands behind everything.
+  for (const TimeRange& r : evidence_) {
+    const double ppn = px_per_ns(width);
+    const float a = x0 + static_cast<float>(static_cast<double>(r.start - view_start_) * ppn);
+    const float b = x0 + static_cast<float>(static_cast<double>(r.end - view_start_) * ppn);
+    if (b < x0 || a > x0 + width) continue;
+    dl->AddRectFilled(ImVec2(std::max(a, x0), top_clip), ImVec2(std::min(std::max(b, a + 2), x0 + width), bottom_clip),
+                      kEvidenceColor);
+  }
+
+  for (std::size_t gi = 0; gi < ix.groups().size(); ++gi) {
+    const TrackGroup& g = ix.groups()[gi];
+    const bool collapsed = group_collapsed_[gi] != 0;
+    stats_.groups.push_back({g.label, y, collapsed});
+    // Group header: the whole width; a click toggles collapse.
+    if (y + kGroupH >= top_clip && y <= bottom_clip) {
+      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(x0 + width, y + kGroupH - 1), IM_COL32(45, 50, 62, 255));
+      dl->AddText(ImVec2(origin.x + 4, y + 3), IM_COL32(230, 230, 230, 255), collapsed ? "+" : "-");
+      dl->AddText(ImVec2(origin.x + 16, y + 3), IM_COL32(230, 230, 230, 255), g.label.c_str());
+      if (window_hovered && io.MousePos.y >= y && io.MousePos.y < y + kGroupH && io.MousePos.x < x0 &&
+          ImGui::IsMouseClicked(0)) {
+        group_collapsed_[gi] = collapsed ? 0 : 1;
+        redraw_frames_ = 3;
+      }
+    }
+    y += kGroupH;
+    if (g.activity >= 0) y += draw_activity_lanes(dl, ix.activity()[static_cast<std::size_t>(g.activity)], x0, y, width);
+    for (std::uint32_t ti : g.tracks) {
+      const TrackInfo& info = ix.tracks()[ti];
+      TrackStats ts;
+      ts.group = g.label;
+      ts.label = info.label;
+      ts.track = info.track;
+      ts.collapsed = collapsed || track_collapsed_[ti] != 0;
+      if (collapsed) {
+        stats_.tracks.push_back(std::move(ts));
+        continue;
+      }
+      const float h = track_height(info, track_collapsed_[ti] != 0);
+      track_y_[ti] = y;
+      ts.y = y + 1;
+      ts.height = h;
+      if (y + h >= top_clip && y <= bottom_clip) {
+        ts.visible = true;
+        // Track label on the left; a click toggles collapse.
+        const bool many = info.rows.size() > 1;
+        const std::string label = cat(many ? (track_collapsed_[ti] ? "+ " : "- ") : "  ", info.label);
+        dl->PushClipRect(ImVec2(origin.x, y), ImVec2(x0 - 4, y + h), true);
+        dl->AddText(ImVec2(origin.x + 8, y + 2), IM_COL32(200, 200, 200, 255), label.c_str());
+        dl->PopClipRect();
+        if (many && window_hovered && io.MousePos.y >= y && io.MousePos.y < y + h && io.MousePos.x < x0 &&
+            ImGui::IsMouseClicked(0)) {
+          track_collapsed_[ti] = track_collapsed_[ti] ? 0 : 1;
+          redraw_frames_ = 3;
+        }
+        draw_track(dl, info, x0, y, width, ts);
+        if (!matches_.empty()) draw_matches(dl, info, x0, y, width);
+      }
+      dl->AddLine(ImVec2(origin.x, y + h - 1), ImVec2(x0 + width, y + h - 1), IM_COL32(255, 255, 255, 18));
+      y += h;
+      stats_.drawn += ts.drawn;
+      stats_.merged_blocks += ts.merged_blocks;
+      stats_.merged_events += ts.merged_events;
+      stats_.tracks.push_back(std::move(ts));
+    }
+  }
+  draw_flow(dl, x0, width);
+  // Mouse time cursor.
+  if (window_hovered && io.MousePos.x >= x0 && io.MousePos.x <= x0 + width)
+    dl->AddLine(ImVec2(io.MousePos.x, top_clip), ImVec2(io.MousePos.x, bottom_clip), IM_COL32(255, 255, 255, 40));
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, y_start));
+  ImGui::Dummy(ImVec2(total_w - scrollbar, std::max(1.0f, y - y_start)));
+
+  // Tooltips and clicks, now that this frame knows what is under the mouse.
+  if (!dragging_ && window_hovered) {
+    if (hovered_)
+      tooltip_for(hovered_->table, hovered_->row);
+    else if (hovered_block_)
+      ImGui::SetTooltip("%u events folded (each < %.0f px at this zoom)\n%s span\nclick to zoom in",
+                        hovered_block_->count, kMinVisiblePx,
+                        format_duration(hovered_block_->end - hovered_block_->start).c_str());
+  }
+  if (click_pending_ && ImGui::IsMouseReleased(0)) {
+    click_pending_ = false;
+    if (hovered_) {
+      select(Selection{hovered_->table, hovered_->row});
+    } else if (hovered_block_) {
+      const TimeNs pad = std::max<TimeNs>((hovered_block_->end - hovered_block_->start) / 10, 10);
+      zoom_to(hovered_block_->start - pad, hovered_block_->end + pad);
+    } else if (io.MousePos.x >= x0) {
+      selection_ = {};
+    }
+  }
+  ImGui::EndChild();
+  ImGui::EndChild();
+}
+
+// [SECTION] Ruler and legend -----------------------------------------------------------------
+
+void View::draw_ruler(ImDrawList* dl, float x0, float y0, float width) {
+  const TimeNs origin = doc_->trace().begin_time();
+  const RulerTicks ticks = ruler_ticks(origin, view_start(), view_end(), width, 110);
+  const double ppn = px_per_ns(width);
+  dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + width, y0 + kRulerH), IM_COL32(35, 38, 46, 255));
+  dl->AddText(ImVec2(x0 - kLabelWidth + 8, y0 + 4), IM_COL32(150, 150, 150, 255),
+              cat("+", format_duration(ticks.step_ns), " / tick").c_str());
+  // Minor ticks: 5 per major step (or 2 when the step is 2·10^k, 5 when 5·10^k).
+  const TimeNs minor = ticks.step_ns >= 5 ? ticks.step_ns / 5 : ticks.step_ns;
+  const TimeNs first_minor = ticks.first - ((ticks.first - view_start()) / minor + 1) * minor;
+  for (TimeNs t = first_minor; t <= view_end(); t += minor) {
+    const float x = x0 + static_cast<float>(static_cast<double>(t - view_start_) * ppn);
+    if (x < x0 || x > x0 + width) continue;
+    const bool major = (t - ticks.first) % ticks.step_ns == 0;
+    dl->AddLine(ImVec2(x, y0 + kRulerH - (major ? 10.0f : 4.0f)), ImVec2(x, y0 + kRulerH), IM_COL32(180, 180, 180, 255));
+    if (major) {
+      const std::string label = format_offset(t - origin, ticks.step_ns);
+      dl->AddText(ImVec2(x + 3, y0 + 2), IM_COL32(210, 210, 210, 255), label.c_str());
+    }
+  }
+}
+
+void View::draw_legend() {
+  // Only the categories this trace has.
+  const KernelTable& k = doc_->trace().kernels();
+  std::array<bool, kKernelCategoryCount> present{};
+  if (auto p = doc_->profile()) {
+    for (const CategoryTime& c : p->categories) present[static_cast<std::size_t>(c.category)] = true;
+  } else {
+    // Before the Profile arrives: sample the kernels (cheap, and the legend is a guide).
+    const std::size_t stride = std::max<std::size_t>(1, k.size() / 4096);
+    for (std::size_t i = 0; i < k.size(); i += stride) present[k.category[i]] = true;
+  }
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  bool first = true;
+  for (int c = 0; c < kKernelCategoryCount; ++c) {
+    if (!present[static_cast<std::size_t>(c)]) continue;
+    if (!first) ImGui::SameLine(0, 12);
+    first = false;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float s = ImGui::GetTextLineHeight();
+    dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + s - 4, p.y + s - 2), category_color(static_cast<KernelCategory>(c)));
+    ImGui::Dummy(ImVec2(s - 2, s));
+    ImGui::SameLine(0, 2);
+    ImGui::TextUnformatted(std::string(to_string(static_cast<KernelCategory>(c))).c_str());
+    if (ImGui::IsItemClicked()) highlight_category(static_cast<KernelCategory>(c));
+  }
+  if (first) ImGui::TextDisabled("no kernels");
+}
+
+// [SECTION] Activity lanes -------------------------------------------------------------------
+
+float View::draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x0, float y, float width) {
+  const ImVec2 win_pos = ImGui::GetWindowPos();
+  const float win_h = ImGui::GetWindowHeight();
+  const float h = 2 * kLaneH + 2;
+  if (y + h < win_pos.y || y > win_pos.y + win_h) return h;  // off screen: measured only
+  const auto columns = static_cast<std::size_t>(width);
+  lane_buf_.resize(columns);
+  a.sample(doc_->trace(), view_start_, view_span_ / static_cast<double>(columns), lane_buf_);
+  stats_.lane_columns += columns;
+
+  const float label_x = x0 - kLabelWidth + 8;
+  dl->AddText(ImVec2(label_x, y + 4), IM_COL32(170, 170, 170, 255), "  utilization");
+  char in_flight_label[48];
+  const float lane_bottom_1 = y + kLaneH - 1, lane_bottom_2 = y + 2 * kLaneH;
+  dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + width, lane_bottom_1), IM_COL32(30, 33, 40, 255));
+  dl->AddRectFilled(ImVec2(x0, y + kLaneH), ImVec2(x0 + width, lane_bottom_2), IM_COL32(30, 33, 40, 255));
+
+  float max_in_flight = 1;
+  for (const LaneSample& s : lane_buf_) max_in_flight = std::max(max_in_flight, s.in_flight);
+  const float scale = std::max(2.0f, std::ceil(max_in_flight));
+  const float lane_h = kLaneH - 3;
+  // Runs of equal pixel height become one rectangle: a flat lane costs a few
+  // vertices, a busy one at most 4 per column.
+  auto draw_runs = [&](auto height_of, float bottom, ImU32 color) {
+    std::size_t c = 0;
+    while (c < columns) {
+      const int hc = height_of(lane_buf_[c]);
+      std::size_t e = c + 1;
+      while (e < columns && height_of(lane_buf_[e]) == hc) ++e;
+      if (hc > 0)
+        dl->AddRectFilled(ImVec2(x0 + static_cast<float>(c), bottom - static_cast<float>(hc)),
+                          ImVec2(x0 + static_cast<float>(e), bottom), color);
+      c = e;
+    }
+  };
+  draw_runs([&](const LaneSample& s) { return static_cast<int>(std::lround(s.busy * lane_h)); }, lane_bottom_1,
+            kUtilizationColor);
+  draw_runs([&](const LaneSample& s) { return static_cast<int>(std::lround(std::min(s.in_flight, 1.0f) / scale * lane_h)); },
+            lane_bottom_2, kInFlightColor);
+  draw_runs(
+      [&](const LaneSample& s) {
+        return s.in_flight > 1 ? static_cast<int>(std::lround(s.in_flight / scale * lane_h)) : 0;
+      },
+      lane_bottom_2, kConcurrentColor);
+  // Redraw the single-kernel part over the green so the two read as one stacked bar.
+  draw_runs([&](const LaneSample& s) {
+    return s.in_flight > 1 ? static_cast<int>(std::lround(1.0f / scale * lane_h)) : 0;
+  }, lane_bottom_2, kInFlightColor);
+  std::snprintf(in_flight_label, sizeof in_flight_label, "  kernels in flight (0-%.0f)", static_cast<double>(scale));
+  dl->AddText(ImVec2(label_x, y + kLaneH + 5), IM_COL32(170, 170, 170, 255), in_flight_label);
+
+  const ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsWindowHovered() && io.MousePos.x >= x0 && io.MousePos.x < x0 + width && io.MousePos.y >= y &&
+      io.MousePos.y < lane_bottom_2 && !dragging_) {
+    const LaneSample& s = lane_buf_[std::min(columns - 1, static_cast<std::size_t>(io.MousePos.x - x0))];
+    ImGui::SetTooltip("GPU %u at this pixel:\nbusy %.0f%%\n%.2f kernels in flight (mean)", a.device(),
+                      static_cast<double>(s.busy) * 100, static_cast<double>(s.in_flight));
+  }
+  return h;
+}
+
+// [SECTION] Tracks and rows ------------------------------------------------------------------
+
+ImU32 View::event_color(TableId table, RowIndex row) const {
+  const TraceTables& t = doc_->trace().tables();
+  switch (table) {
+    case TableId::kernels: return category_color(t.kernels.category_at(row));
+    case TableId::memcpys: return copy_color(t.memcpys.kind_at(row));
+    case TableId::memsets: return memset_color();
+    case TableId::api_calls:
+      return api_color(t.api_calls.domain_at(row), t.api_calls.op_table[row] != static_cast<std::uint8_t>(OpTable::none));
+    case TableId::ranges: {
+      const std::uint32_t c = t.ranges.color_at(row);
+      return c ? argb_to_imgui(c) : palette_color(t.ranges.name[row]);
+    }
+    case TableId::syncs: return sync_color();
+    default: return overhead_color();
+  }
+}
+
+std::string_view View::event_label(TableId table, RowIndex row) {
+  const Trace& tr = doc_->trace();
+  const TraceTables& t = tr.tables();
+  switch (table) {
+    case TableId::kernels: return short_label(t.kernels.name[row]);
+    case TableId::memcpys: {
+      static const std::string labels[] = {"Memcpy",      "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
+                                           "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
+                                           "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP"};
+      const auto k = static_cast<std::size_t>(t.memcpys.kind[row]);
+      return k < std::size(labels) ? std::string_view(labels[k]) : std::string_view(labels[0]);
+    }
+    case TableId::memsets: return "Memset";
+    case TableId::api_calls: return tr.str(t.api_calls.name[row]);
+    case TableId::ranges: return tr.str(t.ranges.name[row]);
+    case TableId::syncs: return "sync";
+    case TableId::overheads: return tr.str(t.overheads.kind[row]);
+    default: return {};
+  }
+}
+
+void View::draw_track(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width, TrackStats& ts) {
+  const std::size_t ti = static_cast<std::size_t>(&info - doc_->index().tracks().data());
+  const bool gpu = doc_->trace().tracks()[info.track].kind == TrackKind::gpu;
+  const auto [a, b] = shown_rows(info, gpu, track_collapsed_[ti] != 0);
+  dl->PushClipRect(ImVec2(x0, y), ImVec2(x0 + width, y + track_height(info, track_collapsed_[ti] != 0)), true);
+  for (std::size_t r = a; r < b; ++r) {
+    draw_row(dl, info.rows[r], x0, y + 1 + static_cast<float>(r - a) * (kRowH + kRowGap), width, ts);
+    ++ts.rows;
+  }
+  dl->PopClipRect();
+}
+
+void View::draw_row(ImDrawList* dl, const TrackRow& row, float x0, float y, float width, TrackStats& ts) {
+  const Trace& trace = doc_->trace();
+  const KernelTable& kt = trace.kernels();
+  const double ppn = px_per_ns(width);
+  const TimeNs t0 = view_start(), t1 = view_end();
+  const auto min_ns = static_cast<TimeNs>(std::ceil(kMinVisiblePx / ppn));
+  const ImGuiIO& io = ImGui::GetIO();
+  const bool row_hovered = ImGui::IsWindowHovered() && io.MousePos.y >= y && io.MousePos.y < y + kRowH &&
+                           io.MousePos.x >= x0 && io.MousePos.x < x0 + width;
+  const float char_w = ImGui::CalcTextSize("m").x;
+  const float right = x0 + width;
+  auto to_x = [&](TimeNs t) {
+    return x0 + static_cast<float>(std::clamp(static_cast<double>(t - view_start_) * ppn, -2.0, width + 2.0));
+  };
+
+  for (const LaneSegment& seg : row.segments) {
+    RowIndex lo, hi;
+    seg.visible(t0, t1, &lo, &hi);
+    for_each_lod_item(seg.start, seg.end, lo, hi, seg.ends_sorted, min_ns, [&](const LodItem& it) {
+      const float xa = to_x(it.start);
+      float xb = to_x(it.end);
+      if (it.merged()) {
+        xb = std::max(xb, xa + kMinVisiblePx);
+        // Colour of a folded block: the category holding most of the time
+        // among a few evenly spaced samples — honest enough at this zoom.
+        ImU32 color;
+        if (seg.table == TableId::kernels) {
+          std::array<TimeNs, kKernelCategoryCount> w{};
+          const RowIndex n = it.count(), samples = std::min<RowIndex>(n, 8);
+          for (RowIndex s = 0; s < samples; ++s) {
+            const RowIndex r = seg.row(it.first + s * n / samples);
+            w[kt.category[r]] += kt.end[r] - kt.start[r] + 1;
+          }
+          color = category_color(
+              static_cast<KernelCategory>(std::max_element(w.begin(), w.end()) - w.begin()));
+        } else {
+          color = event_color(seg.table, seg.row(it.first));
+        }
+        dl->AddRectFilled(ImVec2(xa, y), ImVec2(xb, y + kRowH), scale_brightness(color, 0.62f));
+        if (xb - xa > 40) {
+          char buf[24];
+          std::snprintf(buf, sizeof buf, "%u", it.count());
+          dl->AddText(ImVec2(std::max(xa, x0) + 3, y + 1), IM_COL32(235, 235, 235, 200), buf);
+        }
+        ++ts.merged_blocks;
+        ts.merged_events += it.count();
+        if (row_hovered && io.MousePos.x >= xa && io.MousePos.x < xb)
+          hovered_block_ = FoldedBlock{it.start, it.end, it.count()};
+        return;
+      }
+      const RowIndex r = seg.row(it.first);
+      xb = std::max(xb, xa + 1);
+      const ImU32 color = event_color(seg.table, r);
+      const bool selected = selection_.valid() && selection_.table == seg.table && selection_.row == r;
+      dl->AddRectFilled(ImVec2(xa, y), ImVec2(xb, y + kRowH), color);
+      if (selected) dl->AddRect(ImVec2(xa - 1, y - 1), ImVec2(xb + 1, y + kRowH + 1), kSelectionColor, 0, 0, 2);
+      // A label when there is room for a few characters.
+      const float vis_a = std::max(xa, x0) + 3, vis_b = std::min(xb, right) - 2;
+      if (vis_b - vis_a > 3 * char_w) {
+        const std::string_view label = event_label(seg.table, r);
+        const std::size_t fit = std::min(label.size(), static_cast<std::size_t>((vis_b - vis_a) / char_w));
+        dl->AddText(ImVec2(vis_a, y + 1), text_color_on(color), label.data(), label.data() + fit);
+      }
+      ++ts.drawn;
+      if (row_hovered && io.MousePos.x >= xa - 1 && io.MousePos.x < xb + 1) hovered_ = MatchRef{seg.table, r};
+    });
+  }
+}
+
+// [SECTION] Highlights and flows -------------------------------------------------------------
+
+void View::draw_matches(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width) {
+  const Trace& trace = doc_->trace();
+  const std::size_t ti = static_cast<std::size_t>(&info - doc_->index().tracks().data());
+  const bool gpu = trace.tracks()[info.track].kind == TrackKind::gpu;
+  const auto [a, b] = shown_rows(info, gpu, track_collapsed_[ti] != 0);
+  const double ppn = px_per_ns(width);
+  const TimeNs t0 = view_start(), t1 = view_end();
+  for (std::size_t ri = a; ri < b; ++ri) {
+    const TrackRow& row = info.rows[ri];
+    const float ry = y + 1 + static_cast<float>(ri - a) * (kRowH + kRowGap);
+    for (const LaneSegment& seg : row.segments) {
+      const std::span<const RowIndex> m = matches_.on_track(seg.table, info.track);
+      if (m.empty()) continue;
+      const auto& start = *detail::time_columns(trace.tables(), seg.table).start;
+      const auto& end = *detail::time_columns(trace.tables(), seg.table).end;
+      auto first_at = [&](auto from, TimeNs t) {
+        return std::lower_bound(from, m.end(), t, [&](RowIndex r, TimeNs v) { return start[r] < v; });
+      };
+      auto it = first_at(m.begin(), t0 - seg.max_duration);
+      while (it != m.end() && start[*it] <= t1) {
+        const RowIndex r = *it;
+        // Is this match in this row? (Ranges: its depth; API calls: its lane.)
+        bool here = true;
+        if (seg.rows) {
+          const TimeNs s = start[r];
+          const RowIndex p = static_cast<RowIndex>(std::lower_bound(seg.start + seg.begin, seg.start + seg.stop, s) - seg.start);
+          here = false;
+          for (RowIndex q = p; q < seg.stop && seg.start[q] == s; ++q)
+            if (seg.rows[q] == r) here = true;
+        }
+        if (!here || end[r] < t0) {
+          ++it;
+          continue;
+        }
+        const float xa = x0 + static_cast<float>(static_cast<double>(start[r] - view_start_) * ppn);
+        const float xb = std::max(xa + 2, x0 + static_cast<float>(static_cast<double>(end[r] - view_start_) * ppn));
+        dl->AddRect(ImVec2(xa - 1, ry - 1), ImVec2(xb + 1, ry + kRowH + 1), kHighlightColor, 0, 0, 2);
+        ++stats_.match_markers;
+        // Skip matches that would land on the same pixels.
+        const TimeNs next_t = start[r] + static_cast<TimeNs>(std::ceil(3 / ppn));
+        auto next = first_at(it + 1, next_t);
+        it = next;
+      }
+    }
+  }
+}
+
+bool View::row_position(TableId table, RowIndex row, float* y) const {
+  const Trace& trace = doc_->trace();
+  const TimelineIndex& ix = doc_->index();
+  const TrackId track = (*detail::time_columns(trace.tables(), table).track)[row];
+  const TrackInfo* info = ix.track_info(track);
+  if (!info) return false;
+  const std::size_t ti = static_cast<std::size_t>(info - ix.tracks().data());
+  if (std::isnan(track_y_[ti])) return false;
+  const bool gpu = trace.tracks()[track].kind == TrackKind::gpu;
+  const auto [a, b] = shown_rows(*info, gpu, track_collapsed_[ti] != 0);
+  const TimeNs s = (*detail::time_columns(trace.tables(), table).start)[row];
+  for (std::size_t ri = a; ri < b; ++ri)
+    for (const LaneSegment& seg : info->rows[ri].segments) {
+      if (seg.table != table) continue;
+      if (!seg.rows) {
+        if (row >= seg.begin && row < seg.stop) {
+          *y = track_y_[ti] + 1 + static_cast<float>(ri - a) * (kRowH + kRowGap);
+          return true;
+        }
+        continue;
+      }
+      const RowIndex p = static_cast<RowIndex>(std::lower_bound(seg.start + seg.begin, seg.start + seg.stop, s) - seg.start);
+      for (RowIndex q = p; q < seg.stop && seg.start[q] == s; ++q)
+        if (seg.rows[q] == row) {
+          *y = track_y_[ti] + 1 + static_cast<float>(ri - a) * (kRowH + kRowGap);
+          return true;
+        }
+    }
+  return false;
+}
+
+void View::draw_flow(ImDrawList* dl, float x0, float width) {
+  if (!selection_.valid()) return;
+  const Trace& trace = doc_->trace();
+  // Pairs (API call, GPU op) to connect: the selected op and its launch, or
+  // the selected API call and every op it launched.
+  std::vector<std::pair<RowIndex, OpRef>> pairs;
+  auto op_table = [](TableId t) {
+    return t == TableId::kernels ? OpTable::kernel : t == TableId::memcpys ? OpTable::memcpy : OpTable::memset;
+  };
+  if (is_gpu_op(selection_.table)) {
+    const OpRef op{op_table(selection_.table), selection_.row};
+    const RowIndex api = trace.launching_api(op);
+    if (api != kNoRow) pairs.emplace_back(api, op);
+  } else if (selection_.table == TableId::api_calls) {
+    trace.for_each_op_of(selection_.row, [&](OpRef op) { pairs.emplace_back(selection_.row, op); });
+  }
+  const double ppn = px_per_ns(width);
+  for (const auto& [api, op] : pairs) {
+    const TableId table = op.table == OpTable::kernel   ? TableId::kernels
+                          : op.table == OpTable::memcpy ? TableId::memcpys
+                                                        : TableId::memsets;
+    float ya, yb;
+    if (!row_position(TableId::api_calls, api, &ya) || !row_position(table, op.row, &yb)) continue;
+    const TimeNs api_t = trace.api_calls().end[api];
+    const TimeNs op_t = (*detail::time_columns(trace.tables(), table).start)[op.row];
+    const float xa = x0 + static_cast<float>(static_cast<double>(api_t - view_start_) * ppn);
+    const float xb = x0 + static_cast<float>(static_cast<double>(op_t - view_start_) * ppn);
+    // Off-screen ends are clamped to the edges so the arrow still points the way.
+    const ImVec2 p0(std::clamp(xa, x0, x0 + width), ya + kRowH * 0.5f);
+    const ImVec2 p1(std::clamp(xb, x0, x0 + width), yb + (yb > ya ? 0.0f : kRowH));
+    dl->AddBezierCubic(p0, ImVec2(p0.x + 30, p0.y), ImVec2(p1.x - 30, p1.y), p1, kFlowColor, 2.0f);
+    const float dir = yb > ya ? -1.0f : 1.0f;
+    dl->AddTriangleFilled(p1, ImVec2(p1.x - 5, p1.y + 8 * dir), ImVec2(p1.x + 5, p1.y + 8 * dir), kFlowColor);
+    stats_.flow_arrow = true;
+  }
+}
+
+}  // namespace gpuscope::viewer
