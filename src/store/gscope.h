@@ -48,7 +48,7 @@ Trace read_gscope(const std::string& path, GscopeReadReport* report = nullptr, c
 
 struct GscopeWriteOptions {
   int zstd_level = 3;
-  std::uint32_t rows_per_chunk = 1u << 16;  // rows of one table per section (1 … 2^24)
+  std::uint32_t rows_per_chunk = 1u << 16;  // rows of one table per section (clamped to 1 … 2^20)
   bool compress = true;                     // false: sections stored raw (tests, fuzz seeds)
   bool sync = true;                         // write_gscope: fdatasync before the rename (durable across a power loss)
 };

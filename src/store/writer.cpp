@@ -86,6 +86,10 @@ void SectionWriter::write_header() {
 }
 
 void SectionWriter::write_section(std::uint16_t tag, std::uint32_t items, const ByteWriter& payload) {
+  // Never write what no reader would accept.
+  if (payload.size() > kMaxRawSectionBytes)
+    throw InputError(path_, "a section of " + std::to_string(payload.size()) + " bytes exceeds the format's limit of " +
+                                std::to_string(kMaxRawSectionBytes) + " (a string that long?)");
   const std::uint8_t* stored = payload.data();
   std::size_t stored_len = payload.size();
   Codec codec = Codec::none;
@@ -228,7 +232,9 @@ void write_trace_parts(SectionWriter& w, WrittenState& state, const TraceParts& 
 
   // Rows, table by table, in chunks.
   ColumnScratch scratch;
-  const std::uint32_t chunk = std::clamp<std::uint32_t>(rows_per_chunk, 1, kMaxRowsPerChunk);
+  // At most 2^20 rows: a row is at most 8 bytes per column, so a chunk stays
+  // under the reader's raw-size limit whatever the data.
+  const std::uint32_t chunk = std::clamp<std::uint32_t>(rows_per_chunk, 1, kMaxWriterRowsPerChunk);
   for (int ti = 0; ti < kTableCount; ++ti) {
     const auto id = static_cast<TableId>(ti);
     const std::size_t rows = p.tables.rows(id);

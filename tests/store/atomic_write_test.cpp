@@ -84,3 +84,24 @@ TEST(GscopeAtomicWrite, FailedWriteKeepsTheOldFile) {
 
 }  // namespace
 }  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+TEST(GscopeAtomicWrite, RefusesWhatNoReaderWouldAccept) {
+  testing::TempDir dir;
+  TraceBuilder b;
+  b.intern(std::string((256u << 20) + 1, 'x'));  // one string over the section limit
+  const Trace t = b.freeze();
+  const std::string path = dir.file("huge.gscope");
+  try {
+    write_gscope(t, path);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(e.reason().find("exceeds the format's limit"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(files_in(dir.path()), 0u);
+}
+
+}  // namespace
+}  // namespace gpuscope

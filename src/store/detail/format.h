@@ -51,6 +51,7 @@ enum SectionTag : std::uint16_t {
 // Limits a reader enforces (a writer never exceeds them).
 inline constexpr std::uint64_t kMaxRawSectionBytes = 256ull << 20;  // decompressed payload of one section
 inline constexpr std::uint32_t kMaxRowsPerChunk = 1u << 24;
+inline constexpr std::uint32_t kMaxWriterRowsPerChunk = 1u << 20;  // writers clamp rows_per_chunk to this
 inline constexpr std::uint32_t kMaxColumnsPerChunk = 64;
 
 // Column transforms (row chunks).
