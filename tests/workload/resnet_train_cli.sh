@@ -63,6 +63,20 @@ else
 fi
 
 "$bin" --help | grep -q -- "--make-cifar DIR" || { echo "FAIL: --help"; failures=$((failures + 1)); }
+
+# Under mpirun (when installed): every rank reports the missing GPU cleanly
+# (MPI_Init / MPI_Finalize around it), no hang, no crash.
+if command -v mpirun > /dev/null 2>&1; then
+  err=$(CUDA_VISIBLE_DEVICES=-1 timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$bin" --steps 1 2>&1)
+  rc=$?
+  ranks=$(printf '%s\n' "$err" | grep -c "^resnet-train: error: no usable CUDA GPU")
+  if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ] || [ "$ranks" -ne 2 ]; then
+    echo "FAIL: mpirun -np 2 -> exit $rc, $ranks rank error lines: $err"
+    failures=$((failures + 1))
+  else
+    echo "ok: mpirun -np 2 -> exit $rc, both ranks: no usable CUDA GPU"
+  fi
+fi
 rm -rf "$work"
 echo "resnet_train_cli: $failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -677,12 +677,16 @@ void Trainer::bucket_ready(int bucket) {
   const Bucket& u = net_.buckets[bucket];
   const std::int64_t es = static_cast<std::int64_t>(dtype_size(dt_));
   void* data = static_cast<char*>(grads_) + u.begin * es;
-  CUDA_CHECK(cudaEventRecord(*grads_ready_[bucket], main_));
-  CUDA_CHECK(cudaStreamWaitEvent(comm_, *grads_ready_[bucket], 0));
-  NCCL_CHECK(ncclAllReduce(data, data, static_cast<std::size_t>(u.end - u.begin), bf16_ ? ncclBfloat16 : ncclFloat32,
-                           ncclAvg, ctx_.comm, comm_));
-  CUDA_CHECK(cudaEventRecord(*reduced_[bucket], comm_));
+  {
+    NvtxRange range("all-reduce");
+    CUDA_CHECK(cudaEventRecord(*grads_ready_[bucket], main_));
+    CUDA_CHECK(cudaStreamWaitEvent(comm_, *grads_ready_[bucket], 0));
+    NCCL_CHECK(ncclAllReduce(data, data, static_cast<std::size_t>(u.end - u.begin), bf16_ ? ncclBfloat16 : ncclFloat32,
+                             ncclAvg, ctx_.comm, comm_));
+    CUDA_CHECK(cudaEventRecord(*reduced_[bucket], comm_));
+  }
   if (opt_.update == UpdateMode::overlap) {
+    NvtxRange range("optimizer");
     CUDA_CHECK(cudaStreamWaitEvent(update_, *reduced_[bucket], 0));
     sgd_bucket(bucket, update_);
     CUDA_CHECK(cudaEventRecord(*updated_[bucket], update_));
@@ -708,6 +712,7 @@ void Trainer::finish_step() {
     for (int s = 0; s < 4; ++s) CUDA_CHECK(cudaEventRecord(*reduced_[s], main_));
     if (opt_.update == UpdateMode::overlap)
       for (int s = 3; s >= 0; --s) {
+        NvtxRange range("optimizer");
         CUDA_CHECK(cudaStreamWaitEvent(update_, *reduced_[s], 0));
         sgd_bucket(s, update_);
         CUDA_CHECK(cudaEventRecord(*updated_[s], update_));
