@@ -70,7 +70,9 @@ void run(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   } else {
     write_gscope(trace, a.out);
   }
-  const std::uint64_t steps = o.kernels == 0 ? 0 : (o.kernels / o.gpus + per_step - 1) / per_step;
+  // The busiest GPU (kernels split as evenly as possible) has the most steps.
+  const std::uint64_t busiest = (o.kernels + o.gpus - 1) / o.gpus;
+  const std::uint64_t steps = (busiest + per_step - 1) / per_step;
   std::printf(
       "wrote %s: synthetic trace (not a measurement), %llu kernels on %u GPUs, %llu steps of %u kernels, "
       "seed %llu\n",

@@ -335,7 +335,7 @@ class Exporter {
   std::vector<TrackOut> tracks_;
   TimeNs base_ = 0;
   bool first_event_ = true;
-  std::uint32_t default_pid_ = 0;  // for CPU-side things without a process (counters without a device)
+  std::uint32_t default_pid_ = 0;  // where counters without a device go
 };
 
 void Exporter::prepare_tracks() {
@@ -355,12 +355,16 @@ void Exporter::prepare_tracks() {
       o.pid_tid = pid_tid(tr.pid, tr.tid);
     }
   }
-  if (!t_.processes().empty()) default_pid_ = t_.processes()[0].pid;
-  for (const Track& tr : t_.tracks())
-    if (tr.kind == TrackKind::cpu) {
-      default_pid_ = t_.processes().empty() ? tr.pid : default_pid_;
-      break;
-    }
+  // Counters without a device go on the first process, else the first CPU thread's.
+  if (!t_.processes().empty()) {
+    default_pid_ = t_.processes()[0].pid;
+  } else {
+    for (const Track& tr : t_.tracks())
+      if (tr.kind == TrackKind::cpu) {
+        default_pid_ = tr.pid;
+        break;
+      }
+  }
   // The base: the first event, rounded down to a whole µs so every ts keeps
   // its sub-µs digits as they were (tools that round to µs, HTA among them,
   // then see the same numbers as on the original trace).
