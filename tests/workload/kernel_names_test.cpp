@@ -98,12 +98,12 @@ constexpr NamedKernel kKernels[] = {
     {"void gpuscope::kernels::sgd_momentum_flat_kernel<__nv_bfloat16>(float*, float*, __nv_bfloat16 const*, "
      "__nv_bfloat16*, long, gpuscope::kernels::SgdHyper)",
      KernelCategory::optimizer},
-    {"gpuscope::kernels::cast_f32_to_bf16_kernel(float const*, __nv_bfloat16*, long)", KernelCategory::other},
+    {"gpuscope::kernels::cast_f32_to_bf16_kernel(float const*, __nv_bfloat16*, long)", KernelCategory::elementwise},
     {"gpuscope::kernels::synthetic_dataset_kernel(unsigned char*, unsigned int, unsigned int, long)",
      KernelCategory::other},
     {"void gpuscope::kernels::augment_crop_flip_kernel<float>(unsigned char const*, unsigned int, unsigned int, "
      "unsigned int, unsigned int, float*, int*, gpuscope::kernels::Shape, gpuscope::kernels::Layout)",
-     KernelCategory::other},
+     KernelCategory::elementwise},
 };
 
 std::string kernel_sources() {
