@@ -65,7 +65,7 @@ TEST(Options, EverySwitchParses) {
                            "--update", "sync", "--allreduce", "end", "--data", "cifar:/tmp/c10", "--precision",
                            "tf32", "--graphs", "off", "--gpus", "4", "--batch", "64", "--steps", "10", "--warmup",
                            "2", "--log-every", "5", "--lr", "0.1", "--momentum", "0.8", "--weight-decay", "0",
-                           "--seed", "9", "--profile", "out.gscope", "--verify"});
+                           "--seed", "9", "--profile", "out.gscope", "--verify", "--check-sync"});
   EXPECT_EQ(o.layout, Layout::nchw);
   EXPECT_EQ(o.data, DataMode::cifar);
   EXPECT_EQ(o.cifar_dir, "/tmp/c10");
@@ -82,6 +82,8 @@ TEST(Options, EverySwitchParses) {
   EXPECT_EQ(o.seed, 9u);
   EXPECT_EQ(o.profile_path, "out.gscope");
   EXPECT_TRUE(o.verify);
+  EXPECT_TRUE(o.check_sync);
+  EXPECT_FALSE(parse({}).check_sync);
   EXPECT_NE(o.describe().find("data=cifar:/tmp/c10"), std::string::npos);
 }
 
@@ -92,7 +94,7 @@ TEST(Options, Help) {
   const std::string u = usage();
   for (const char* f : {"--preset", "--layout", "--padding", "--bias", "--bn", "--update", "--allreduce", "--data",
                         "--precision", "--graphs", "--gpus", "--batch", "--steps", "--warmup", "--log-every", "--lr",
-                        "--momentum", "--weight-decay", "--seed", "--profile", "--make-cifar", "--verify", "--help"})
+                        "--momentum", "--weight-decay", "--seed", "--profile", "--make-cifar", "--verify", "--check-sync", "--help"})
     EXPECT_NE(u.find(f), std::string::npos) << f;
 }
 
@@ -110,6 +112,7 @@ TEST(Options, ClearErrors) {
   EXPECT_EQ(error_of({"--lr", "nan"}), "--lr: expected a number, got 'nan'");
   EXPECT_EQ(error_of({"--steps", "5", "--steps", "6"}), "--steps: given twice");
   EXPECT_EQ(error_of({"--verify=yes"}), "--verify: takes no value");
+  EXPECT_EQ(error_of({"--check-sync=1"}), "--check-sync: takes no value");
   EXPECT_EQ(error_of({"--data", "cifar"}), "--data: cifar needs a directory (cifar:DIR)");
   EXPECT_EQ(error_of({"--data", "cifar:"}), "--data: cifar: needs a directory (cifar:DIR)");
   EXPECT_EQ(error_of({"--data", "disk"}), "--data: expected synthetic, host or cifar:DIR, got 'disk'");

@@ -107,7 +107,7 @@ const std::string_view kValueFlags[] = {"--preset", "--layout", "--padding", "--
                                         "--allreduce", "--data", "--precision", "--graphs", "--gpus", "--batch",
                                         "--steps", "--warmup", "--log-every", "--lr", "--momentum",
                                         "--weight-decay", "--seed", "--profile", "--make-cifar"};
-const std::string_view kBoolFlags[] = {"--verify", "--help", "-h"};
+const std::string_view kBoolFlags[] = {"--verify", "--check-sync", "--help", "-h"};
 
 bool is_one_of(std::string_view f, std::span<const std::string_view> list) {
   for (std::string_view x : list)
@@ -194,6 +194,7 @@ Options parse_options(std::span<const char* const> args) {
       if (v.empty()) throw OptionError("--make-cifar: needs a directory");
       o.make_cifar_dir = v;
     } else if (f == "--verify") o.verify = true;
+    else if (f == "--check-sync") o.check_sync = true;
   }
 
   if (o.bn == BnMode::transpose && o.layout != Layout::nchw)
@@ -247,6 +248,9 @@ actions
                             (data_batch_1..5.bin, test_batch.bin) and exit
   --verify                  run one step on one GPU and compare loss and every
                             gradient with the CPU reference; exit 1 on mismatch
+  --check-sync              after every step, check that the all-reduced gradients
+                            are bit-identical on every rank (a device sync and a
+                            gradient download per step: slow); exit 1 if not
   --help                    this text
 exit status: 0 ok, 1 failure while running or --verify mismatch, 2 bad usage,
 bad dataset, or no usable GPU

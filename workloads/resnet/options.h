@@ -63,6 +63,7 @@ struct Options {
   std::string profile_path;     // --profile OUT.gscope
   std::string make_cifar_dir;   // --make-cifar DIR: write the dataset, then exit
   bool verify = false;          // --verify: one step against the CPU reference
+  bool check_sync = false;      // --check-sync: gradients bit-identical across ranks after every step
   bool help = false;
 
   // One line naming every switch, printed at start so logs say what ran.

@@ -153,6 +153,7 @@ class Trainer {
   std::vector<float> download_params_canonical();
   std::vector<float> download_grads_canonical();
   float read_loss(int* correct = nullptr);
+  bool grads_in_sync();
   bool start_profile();
   void stop_profile();
   void print(const char* fmt, ...) const;
@@ -204,6 +205,7 @@ class Trainer {
   std::vector<std::unique_ptr<PinnedBuffer>> slot_memory_;  // before loader_: outlives its threads
   std::unique_ptr<HostLoader> loader_;
   PinnedBuffer readback_{64};
+  std::vector<unsigned char> grad_bytes_;  // --check-sync: this rank's all-reduced gradients
   std::size_t activation_bytes_ = 0, workspace_bytes_ = 0;
   std::int64_t prefetched_ = -1;
 };
@@ -804,6 +806,17 @@ float Trainer::read_loss(int* correct) {
   return loss;
 }
 
+// --check-sync: the all-reduced gradients of the step just run, hashed on
+// every rank and compared. All-reduce must leave the very same bits
+// everywhere (NCCL computes each element once and copies it), or the ranks'
+// parameters drift apart. Every rank calls this after every step.
+bool Trainer::grads_in_sync() {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  grad_bytes_.resize(static_cast<std::size_t>(net_.flat_size) * dtype_size(dt_));
+  CUDA_CHECK(cudaMemcpy(grad_bytes_.data(), grads_, grad_bytes_.size(), cudaMemcpyDeviceToHost));
+  return ctx_.group->all_equal(fnv1a(grad_bytes_.data(), grad_bytes_.size()));
+}
+
 // ---- [SECTION] run and verify --------------------------------------------------------
 
 // --profile: the timed steps only (warmup, algorithm search and graph capture
@@ -853,6 +866,7 @@ int Trainer::train() {
   const std::int64_t total = std::int64_t{opt_.warmup} + opt_.steps;
   float first_loss = 0, last_loss = 0;
   int last_correct = 0;
+  std::int64_t sync_checked = 0, sync_mismatch_step = -1;  // --check-sync
   Clock::time_point t0{}, window_start{};
   double timed_seconds = 0;
   std::int64_t window_steps = 0;
@@ -864,6 +878,11 @@ int Trainer::train() {
       t0 = window_start = Clock::now();
     }
     run_step(step);
+    if (opt_.check_sync && !grads_in_sync()) {
+      if (sync_mismatch_step < 0) sync_mismatch_step = step;
+    } else if (opt_.check_sync) {
+      ++sync_checked;
+    }
     if (step == 0) {
       first_loss = read_loss();
       print("step 0: loss %.4f\n", first_loss);
@@ -904,6 +923,14 @@ int Trainer::train() {
   if (loader_) print("input pipeline: %lld of %lld batches were not ready when needed\n",
                      static_cast<long long>(loader_->stalls()), static_cast<long long>(total));
   print("ranks in sync: %s\n", in_sync ? "yes" : "NO");
+  if (opt_.check_sync) {
+    if (sync_mismatch_step < 0)
+      print("gradients bit-identical across %d rank%s after every step: yes (%lld steps checked)\n", ctx_.world,
+            ctx_.world == 1 ? "" : "s", static_cast<long long>(sync_checked));
+    else
+      print("gradients bit-identical across %d ranks after every step: NO (first difference after step %lld)\n",
+            ctx_.world, static_cast<long long>(sync_mismatch_step));
+  }
   print("summary: preset=%s gpus=%d batch=%d steps=%d img/s per GPU=%.0f total=%.0f step ms=%.3f "
         "model TFLOP/s per GPU=%.2f loss %.4f -> %.4f\n",
         opt_.preset.c_str(), ctx_.world, opt_.batch, opt_.steps, per_gpu, per_gpu * ctx_.world,
@@ -912,7 +939,7 @@ int Trainer::train() {
     print("resnet-train: error: the loss is not finite\n");
     return 1;
   }
-  return in_sync ? 0 : 1;
+  return in_sync && sync_mismatch_step < 0 ? 0 : 1;
 }
 
 int Trainer::verify() {
