@@ -15,7 +15,9 @@ Modes:
   compile  the same, with torch.compile(model) (--compile-mode, default
            "default"; compile time is excluded: it happens in warmup)
 
-Prints one line per mode:  RESULT <mode> img/s=<N> step_ms=<M> loss=<L>
+Prints the parameter count (701466, as resnet-train's network: checked by
+workload_check.sh and tests/workload/reference_net_test.cpp), then one line
+per mode:  RESULT <mode> img/s=<N> step_ms=<M> loss=<L>
 """
 import argparse
 import sys
@@ -145,6 +147,7 @@ def main():
     torch.backends.cudnn.benchmark = True
     print(f"pytorch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, {torch.cuda.get_device_name()}",
           flush=True)
+    print(f"NETWORK parameters={sum(p.numel() for p in Net().parameters())}", flush=True)
     for mode in (["eager", "compile"] if args.mode == "both" else [args.mode]):
         try:
             run(mode, args)

@@ -256,6 +256,9 @@ eager="" compiled=""
 if enough 60 "PyTorch baseline"; then
   timeout "$(cap 240)" $pytorch_cmd --steps 150 --warmup 30 > "$tmp/pytorch.log" 2>&1 || fail "pytorch baseline (exit $?)"
   grep -vE "^\s*$" "$tmp/pytorch.log" | tail -5
+  # The same network: resnet-train's exact parameter count (reference_net_test.cpp).
+  torch_params=$(grep -o "NETWORK parameters=[0-9]*" "$tmp/pytorch.log" | cut -d= -f2)
+  [ "${torch_params:-0}" = 701466 ] || fail "pytorch baseline has ${torch_params:-?} parameters, resnet-train 701466"
   eager=$(grep -o "RESULT eager img/s=[0-9]*" "$tmp/pytorch.log" | cut -d= -f2)
   compiled=$(grep -o "RESULT compile img/s=[0-9]*" "$tmp/pytorch.log" | cut -d= -f2)
 fi

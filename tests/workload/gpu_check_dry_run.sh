@@ -33,6 +33,8 @@ need workloads/resnet/trainer.cpp 'std::printf("profile: %s (%s; %llu kernels'
 need tests/workload/kernel_check.cpp 'std::printf("ok   %-52s'
 need tests/workload/kernel_check.cpp 'std::printf("FAIL %-52s'
 need tests/gpu/pytorch_baseline.py 'print(f"RESULT {mode} img/s={ips:.0f}'
+need tests/gpu/pytorch_baseline.py 'print(f"NETWORK parameters={'
+need tests/workload/reference_net_test.cpp 'EXPECT_EQ(net.parameter_count, 701466);'
 
 # ---- stand-ins ----------------------------------------------------------------------------
 cat > "$work/bin/resnet-train" << EOF
@@ -90,6 +92,7 @@ EOF
 cat > "$work/bin/pytorch_baseline" << 'EOF'
 #!/usr/bin/env bash
 echo "pytorch FAKE, cuDNN 0, FAKE H200"
+echo "NETWORK parameters=701466"
 echo "RESULT eager img/s=30000 step_ms=4.267 loss=2.3026->1.0000"
 echo "RESULT compile img/s=40000 step_ms=3.200 loss=2.3026->1.0000"
 EOF

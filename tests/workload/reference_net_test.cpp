@@ -30,6 +30,9 @@ TEST(NetSpec, TheReportsNetwork) {
   EXPECT_EQ(net.fc_in, 128);
   // ~0.70 M parameters and ~70 MFLOP per image forward (research notes).
   EXPECT_NEAR(static_cast<double>(net.parameter_count), 0.70e6, 0.02e6);
+  // Exactly PyTorch's count of the same network (tests/gpu/pytorch_baseline.py
+  // prints it; tests/gpu/workload_check.sh insists on this number).
+  EXPECT_EQ(net.parameter_count, 701466);
   EXPECT_NEAR(net.forward_flops_per_image(), 70.1e6, 1.5e6);
   EXPECT_EQ(net.flat_size % 64, 0);
 }

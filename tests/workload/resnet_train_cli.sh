@@ -51,7 +51,7 @@ if "$bin" --make-cifar "$work/cifar" > "$work/make.log" 2>&1; then
       failures=$((failures + 1))
     fi
   done
-  if ls "$work/cifar" | grep -q tmp; then
+  if compgen -G "$work/cifar/*tmp*" > /dev/null; then
     echo "FAIL: temporary files left in $work/cifar"
     failures=$((failures + 1))
   fi
