@@ -489,10 +489,7 @@ struct Gpu {
   // Planting: kernel time so far outside / inside planted kernels, and each
   // bucket's last all-reduce time.
   TimeNs other_kernel_ns = 0;
-  std::vector<TimeNs> last_comm;
-  // This step's planted kernels per category and estimate of its other kernel time.
-  std::array<TimeNs, kPlantedKinds> planted_count{};
-  TimeNs step_others = 0;
+  std::array<TimeNs, kPlantedKinds> planted_ns{};
 };
 
 class Simulator {
@@ -506,9 +503,7 @@ class Simulator {
   void set_up();
   std::size_t issue_plan(Gpu& g, std::uint64_t step, std::vector<std::uint8_t>& active) const;
   void place_rows();
-  void plan_durations(Gpu& g, std::uint64_t step);
-  void plant(std::uint64_t step);
-  void plan_timelines(Gpu& g, std::uint64_t step);
+  void plan_step(Gpu& g, std::uint64_t step);
   void schedule(Gpu& g, std::size_t from, std::size_t to);
   void all_reduce(std::uint64_t step);
   void finish_step(Gpu& g, std::uint64_t step);
@@ -525,7 +520,6 @@ class Simulator {
   std::vector<Gpu> gpus_;
   Rng comm_rng_;
   std::vector<TimeNs> comm_dur_;  // this step's all-reduce time per bucket (the same on every GPU)
-  std::array<TimeNs, kPlantedKinds> planted_ns_{};  // planted kernel time so far, all GPUs
   std::uint32_t next_correlation_ = 1;
   StringId launch_name_ = 0, memcpy_name_ = 0, memset_name_ = 0, sync_name_ = 0;
   std::vector<StringId> op_name_;  // interned name of each op that has one
@@ -611,7 +605,6 @@ void Simulator::set_up() {
     for (auto* v : {&g.dur, &g.api_start, &g.api_end, &g.gpu_start, &g.gpu_end}) v->assign(n, 0);
     g.bucket_ready.assign(std::max<std::uint32_t>(p_.buckets, 1), 0);
     g.bucket_done.assign(std::max<std::uint32_t>(p_.buckets, 1), 0);
-    g.last_comm.assign(p_.buckets, 0);
 
     // H100-class numbers, under a name nobody takes for a real device.
     Device d;
@@ -760,24 +753,23 @@ TimeNs Simulator::dependency(const Gpu& g, const Op& op) const {
   return 0;
 }
 
-// Phase A, per GPU: noise. Then planting over all GPUs; then per GPU the host
-// timeline up to the sync and the GPU timeline up to the optimizer (all-reduce
-// kernels only get their ready time).
-void Simulator::plan_durations(Gpu& g, std::uint64_t step) {
+// Phase A: noise, planting, the host timeline up to the sync, and the GPU
+// timeline up to the optimizer (all-reduce kernels only get their ready time).
+void Simulator::plan_step(Gpu& g, std::uint64_t step) {
   const std::vector<Op>& ops = p_.ops;
   g.cutoff = issue_plan(g, step, g.active);
 
   // Durations. Planted kernels get their category's share of the kernel time
-  // so far, over all GPUs (plant()): with O the time of all other kernels up
-  // to and including this step and S the sum of the shares, category c has
-  // O * s_c / (1 - S) by the end of the step, split evenly over its kernels in
-  // the step on every GPU. All-reduce kernels count with last step's real
-  // duration (waits included), and the running totals correct what that
-  // estimate missed, so the share over the whole trace is exact to the ns
-  // even with noise and stragglers. The same planted durations on every GPU
-  // keep the GPUs in step: per-GPU totals would feed each GPU's wait inside
-  // the all-reduce back into its own planted time, and that loop diverges
-  // (steps 15x longer after a few hundred steps with 5% noise).
+  // so far: with O the time of all other kernels up to and including this
+  // step and S the sum of the shares, category c has O * s_c / (1 - S) by the
+  // end of the step, split evenly over its kernels in the step. All-reduce
+  // kernels count with their transfer time only; the time they wait for the
+  // other GPUs is known once the step has run, and the running totals add it
+  // next step, so the share over the whole trace stays exact (to the ns
+  // without noise, within ~0.1% with noise and stragglers). Counting last
+  // step's waits in the estimate as well would correct each wait twice: a gain
+  // above 1 between GPUs that wait for each other, and step times that swing
+  // by 10x.
   const bool straggler = static_cast<std::int32_t>(g.index) == o_.straggler_gpu;
   TimeNs others = 0;
   std::array<TimeNs, kPlantedKinds> count{};
@@ -808,42 +800,26 @@ void Simulator::plan_durations(Gpu& g, std::uint64_t step) {
     else if (op.kind == OpKind::kernel)
       others += d;
     else if (op.kind == OpKind::comm)
-      others += std::max(d, g.last_comm[op.bucket]);
+      others += d;
   }
-  g.planted_count = count;
-  g.step_others = others;
-}
-
-void Simulator::plant(std::uint64_t step) {
   const double share[kPlantedKinds] = {0, o_.padding_share, o_.broadcast_share, o_.transpose_share};
   const double rest = 1.0 - share[kPadding] - share[kBroadcast] - share[kTranspose];
-  TimeNs others = 0;
-  std::array<TimeNs, kPlantedKinds> count{}, each{}, remainder{};
-  for (const Gpu& g : gpus_) {
-    if (step >= g.steps) continue;
-    others += g.other_kernel_ns + g.step_others;
-    for (int c = 1; c < kPlantedKinds; ++c) count[c] += g.planted_count[c];
-  }
+  std::array<TimeNs, kPlantedKinds> each{}, remainder{};
   for (int c = 1; c < kPlantedKinds; ++c) {
     if (!count[c]) continue;
-    const TimeNs target = std::llround(static_cast<double>(others) * share[c] / rest);
-    const TimeNs total = std::max<TimeNs>(0, target - planted_ns_[c]);
+    const TimeNs target = std::llround(static_cast<double>(g.other_kernel_ns + others) * share[c] / rest);
+    const TimeNs total = std::max<TimeNs>(0, target - g.planted_ns[c]);
     each[c] = total / count[c];
     remainder[c] = total % count[c];
-    planted_ns_[c] += total;
+    g.planted_ns[c] += total;
   }
-  for (Gpu& g : gpus_) {
-    if (step >= g.steps) continue;
-    for (std::size_t i = 0; i < g.cutoff; ++i) {
-      const Planted c = p_.ops[i].planted;
-      if (c == kNotPlanted) continue;
-      g.dur[i] = each[c] + (remainder[c] > 0 ? 1 : 0);
-      if (remainder[c] > 0) --remainder[c];
-    }
+  for (std::size_t i = 0; i < g.cutoff; ++i) {
+    const Planted c = ops[i].planted;
+    if (c == kNotPlanted) continue;
+    g.dur[i] = each[c] + (remainder[c] > 0 ? 1 : 0);
+    if (remainder[c] > 0) --remainder[c];
   }
-}
 
-void Simulator::plan_timelines(Gpu& g, std::uint64_t step) {
   // Host timeline. Without a sync per step the host still cannot run more than
   // one step ahead of the GPU (a full launch queue or the caching allocator
   // would make it wait).
@@ -920,7 +896,6 @@ void Simulator::all_reduce(std::uint64_t step) {
       g.bucket_done[b] = end;
       g.step_kernel_ns += end - g.gpu_start[i];
       g.other_kernel_ns += end - g.gpu_start[i];
-      g.last_comm[b] = end - g.gpu_start[i];
     }
   }
 }
@@ -1064,10 +1039,7 @@ Trace Simulator::run() {
   for (std::uint64_t s = 0; s < steps; ++s) {
     for (std::uint32_t b = 0; b < p_.buckets; ++b) comm_dur_[b] = noisy(comm_rng_, comm_total / p_.buckets);
     for (Gpu& g : gpus_)
-      if (s < g.steps) plan_durations(g, s);
-    plant(s);
-    for (Gpu& g : gpus_)
-      if (s < g.steps) plan_timelines(g, s);
+      if (s < g.steps) plan_step(g, s);
     all_reduce(s);
     step_label = "step ";
     step_label += std::to_string(s);
