@@ -68,6 +68,7 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["lane_columns"] = st.lane_columns;
   j["match_markers"] = st.match_markers;
   j["flow_arrow"] = st.flow_arrow;
+  j["evidence_bands"] = st.evidence_bands;
   j["rows"] = {{"hotspots", st.hotspot_rows},
                {"categories", st.category_rows},
                {"findings", st.finding_rows},

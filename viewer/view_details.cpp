@@ -258,7 +258,8 @@ void View::tooltip_for(TableId table, RowIndex row) {
   const TimeNs d = (*tc.end)[row] - (*tc.start)[row];
   ImGui::BeginTooltip();
   ImGui::PushTextWrapPos(600);
-  ImGui::TextUnformatted(event_name(table, row).c_str());
+  stats_.tooltip = event_name(table, row);
+  ImGui::TextUnformatted(stats_.tooltip.c_str());
   ImGui::PopTextWrapPos();
   ImGui::TextDisabled("%s", format_duration(d).c_str());
   if (table == TableId::kernels) {

@@ -190,6 +190,7 @@ void View::draw_timeline(float height) {
     if (b < x0 || a > x0 + width) continue;
     dl->AddRectFilled(ImVec2(std::max(a, x0), top_clip), ImVec2(std::min(std::max(b, a + 2), x0 + width), bottom_clip),
                       kEvidenceColor);
+    ++stats_.evidence_bands;
   }
 
   for (std::size_t gi = 0; gi < ix.groups().size(); ++gi) {
@@ -326,6 +327,7 @@ void View::draw_legend() {
     ImGui::Dummy(ImVec2(s - 2, s));
     ImGui::SameLine(0, 2);
     ImGui::TextUnformatted(std::string(to_string(static_cast<KernelCategory>(c))).c_str());
+    stats_.legend_targets.push_back(target(std::string(to_string(static_cast<KernelCategory>(c)))));
     if (ImGui::IsItemClicked()) highlight_category(static_cast<KernelCategory>(c));
   }
   if (first) ImGui::TextDisabled("no kernels");
