@@ -89,6 +89,10 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
       const RowIndex api = t.launching_api(OpRef{OpTable::kernel, sel.row});
       s["launching_api"] = api == kNoRow ? json(nullptr) : json(std::string(t.str(t.api_calls().name[api])));
     }
+    // The details panel's fields as drawn (empty when another tab was showing).
+    json d = json::array();
+    for (const auto& [key, value] : st.details) d.push_back(json::array({key, value}));
+    s["details"] = std::move(d);
     j["selection"] = std::move(s);
   } else {
     j["selection"] = nullptr;

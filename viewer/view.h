@@ -88,6 +88,9 @@ struct FrameStats {
   // kernel names, in the table's current order), category rows, finding
   // titles (finding ids), legend entries (category names).
   std::vector<ClickTarget> hotspot_headers, hotspot_targets, category_targets, finding_targets, legend_targets;
+  // The details panel's fields in order (name, mangled, start, duration,
+  // device, stream, grid, ..., launched by, nvtx (outermost first)).
+  std::vector<std::pair<std::string, std::string>> details;
   std::string tooltip;  // name of the event whose hover tooltip was shown, if any
   std::string message;  // the error or status shown instead of a trace, if any
 };

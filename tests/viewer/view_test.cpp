@@ -432,6 +432,46 @@ TEST_F(ViewTest, CompareShowsCategoriesSideBySide) {
   EXPECT_GT(v.stats().compare_rows, 0u);
 }
 
+TEST_F(ViewTest, DetailsShowEveryFieldOfTheSelection) {
+  testing::TestTraceOptions o;
+  o.kernels = 3'000;
+  View v;
+  v.set_document(doc(o));
+  frame(v);
+  auto field = [&](std::string_view key) -> std::string {
+    for (const auto& [k, value] : v.stats().details)
+      if (k == key) return value;
+    return "<missing " + std::string(key) + ">";
+  };
+  // A kernel: demangled and mangled names, launch configuration, resources, where, launched by whom, NVTX.
+  ASSERT_TRUE(v.select_kernel("_Z21volta_sgemm_128x64_nnPKfS0_Pfiii"));  // by its mangled name
+  frames(v, 2);
+  EXPECT_EQ(field("name"), "volta_sgemm_128x64_nn");
+  EXPECT_EQ(field("mangled"), "_Z21volta_sgemm_128x64_nnPKfS0_Pfiii");
+  EXPECT_EQ(field("grid"), "(128, 1, 1)");
+  EXPECT_EQ(field("block"), "(256, 1, 1)");
+  EXPECT_EQ(field("registers / thread"), "32");
+  EXPECT_NE(field("shared memory").find("4.00 KiB static + 16.0 KiB dynamic"), std::string::npos) << field("shared memory");
+  EXPECT_NE(field("device").find("Test GPU"), std::string::npos);
+  EXPECT_EQ(field("stream").rfind("<missing", 0), std::string::npos);
+  EXPECT_EQ(field("launched by"), "cudaLaunchKernel");
+  std::vector<std::string> nvtx;
+  for (const auto& [k, value] : v.stats().details)
+    if (k == "nvtx") nvtx.push_back(value);
+  ASSERT_EQ(nvtx.size(), 2u);
+  EXPECT_EQ(nvtx[0], "step");  // outermost first
+  EXPECT_TRUE(nvtx[1] == "forward" || nvtx[1] == "backward");
+  // A copy: bytes and bandwidth (64 MiB in 50 µs).
+  const Trace& t = v.document()->trace();
+  ASSERT_GT(t.memcpys().size(), 0u);
+  v.select(Selection{TableId::memcpys, 0});
+  frames(v, 2);
+  EXPECT_EQ(field("name"), "Memcpy HtoD");
+  EXPECT_NE(field("bytes").find("67,108,864"), std::string::npos) << field("bytes");
+  EXPECT_NE(field("bandwidth").find("1.34 TB/s"), std::string::npos) << field("bandwidth");
+  EXPECT_EQ(field("launched by"), "cudaMemcpyAsync");
+}
+
 // [SECTION] Interaction with the panels ---------------------------------------------------
 
 TEST_F(ViewTest, HotspotClickHighlightsInstancesAndStepsThroughThem) {
@@ -596,6 +636,51 @@ TEST_F(ViewTest, HoveringAKernelShowsItsTooltip) {
   ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   frame(v);
   EXPECT_TRUE(v.stats().tooltip.empty());
+}
+
+TEST_F(ViewTest, FindBoxCtrlFTypeThenEnterAndShiftEnterStep) {
+  testing::TestTraceOptions o;
+  o.kernels = 3'000;
+  View v;
+  v.set_document(doc(o));
+  frames(v, 2);
+  const Trace& t = v.document()->trace();
+  std::vector<std::pair<TimeNs, RowIndex>> want;  // sgemm kernels in time order
+  for (RowIndex r = 0; r < t.kernels().size(); ++r)
+    if (t.str(t.kernels().name[r]).find("sgemm") != std::string_view::npos) want.emplace_back(t.kernels().start[r], r);
+  std::sort(want.begin(), want.end());
+  ASSERT_GE(want.size(), 3u);
+
+  ImGuiIO& io = ImGui::GetIO();
+  constexpr int kEnter = 300;  // any free slot of io.KeysDown, mapped like a backend would
+  io.KeyMap[ImGuiKey_Enter] = kEnter;
+  auto press = [&](int key, bool shift) {
+    io.KeyShift = shift;
+    io.KeysDown[key] = true;
+    frame(v);
+    io.KeysDown[key] = false;
+    frame(v);
+    io.KeyShift = false;
+  };
+  io.KeyCtrl = true;
+  press('F', false);
+  io.KeyCtrl = false;
+  frame(v);
+  io.AddInputCharactersUTF8("SGEMM");
+  frames(v, 2);
+  EXPECT_EQ(v.matches_label(), "search: SGEMM");
+  EXPECT_EQ(v.matches().size(), want.size());
+  press(kEnter, false);  // next: the first match (the whole trace is in view)
+  ASSERT_TRUE(v.selection().valid());
+  EXPECT_EQ(v.selection().row, want[0].second);
+  press(kEnter, false);
+  EXPECT_EQ(v.selection().row, want[1].second);
+  EXPECT_LE(v.view_start(), want[1].first);  // centred on it
+  EXPECT_GE(v.view_end(), want[1].first);
+  press(kEnter, true);  // Shift+Enter: previous
+  EXPECT_EQ(v.selection().row, want[0].second);
+  press(kEnter, true);  // before the first: wraps to the last
+  EXPECT_EQ(v.selection().row, want.back().second);
 }
 
 // [SECTION] Opening by drop and by the file browser --------------------------------------
