@@ -13,7 +13,8 @@
 #     ranges, and checks each trace against what the program did (capture_verify);
 #     then exit status, SIGTERM mid-run, CUPTI already taken (the program's own
 #     start() against the injected library), fork without exec, two CUDA
-#     children with -o %r %h %n, no visible GPU, --delay/--duration;
+#     children with -o %r %h %n, no visible GPU, --delay/--duration, a PyTorch
+#     script (if python3 has torch with CUDA);
 #  3. measures overhead: launch_bench (200k empty kernels) with and without
 #     capture, interleaved, medians (target <= 1 us per launch); 60 s at full
 #     launch rate (target: zero dropped records, memory bounded by the pool:
@@ -262,6 +263,24 @@ TK=$(grep -o 'kernels [0-9,]*' "$WORK/timed.err" | head -1 | grep -o '[0-9,]*$' 
 FR=$(awk -v k="${TK:-0}" -v l="${TL:-0}" 'BEGIN {if (l > 0) printf "%.2f", k / (l + 2000); else print "nan"}')
 row "--delay/--duration record only their window" "about 3/8 of the kernels (0.20-0.55)" "${TK:-?} of $((${TL:-0} + 2000)) kernels ($FR)" \
   "$(awk -v f="$FR" 'BEGIN {print (f >= 0.20 && f <= 0.55) ? "PASS" : "FAIL"}')"
+
+say "a PyTorch script (python3 under gpuscope capture)"
+PY='import torch
+x = torch.randn(1024, 1024, device="cuda")
+for _ in range(20): x = torch.tanh(x @ x)
+torch.cuda.synchronize()
+print("torch ok", torch.__version__, torch.version.cuda)'
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  timeout 180 $GS capture -o "$WORK/torch-%p.gscope" -- python3 -c "$PY" >"$WORK/torch.txt" 2>&1
+  st=$?
+  cat "$WORK/torch.txt"
+  TK=$(grep -o 'kernels [0-9,]*' "$WORK/torch.txt" | head -1 | grep -o '[0-9,]*$' | tr -d ,)
+  TF=$(ls $WORK/torch-*.gscope 2>/dev/null | head -1)
+  row "PyTorch script under gpuscope capture" "status 0, >= 40 kernels, readable file" "status $st; ${TK:-0} kernels" \
+    "$([ $st = 0 ] && [ "${TK:-0}" -ge 40 ] && [ -n "$TF" ] && $GS info "$TF" >/dev/null 2>&1 && echo PASS || echo FAIL)"
+else
+  row "PyTorch script under gpuscope capture" "status 0, >= 40 kernels" "skipped: no PyTorch with CUDA here" SKIP
+fi
 
 # ---- 3. overhead ----------------------------------------------------------------------------
 say "launch overhead (launch_bench 200000, 5 interleaved pairs)"
