@@ -10,19 +10,28 @@ namespace gpuscope {
 
 namespace {
 
-// An order-preserving log-linear bucket of an int64: 64 buckets per power of
-// two (six bits after the leading one), negatives mirrored below zero. 8192
-// buckets cover every int64; a bucket spans at most 1/64 of its values'
-// magnitude.
-constexpr int kHalf = 64 * 64;
+constexpr int kHalf = StreamingStats::kHalf;
+int bucket_of(TimeNs v) { return StreamingStats::log_bucket(v); }
 
-int bucket_of(TimeNs v) {
-  const std::uint64_t m = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
-  const int width = std::bit_width(m);  // 0..64
-  const int shift = std::max(0, width - 7);
-  const int sub = static_cast<int>((m >> shift) & 63);
-  const int b = width == 64 ? 4095 : width * 64 + sub;  // 0 .. 4095 (2^63 only from INT64_MIN)
-  return v < 0 ? kHalf - 1 - b : kHalf + b;
+// The values bucket_of() maps to bucket b: [*lo, *hi].
+void bucket_range(int b, TimeNs* lo, TimeNs* hi) {
+  const bool negative = b < kHalf;
+  const int bb = negative ? kHalf - 1 - b : b - kHalf;
+  const int width = bb / 64, sub = bb % 64;
+  std::uint64_t mlo = static_cast<std::uint64_t>(sub), mhi = mlo;
+  if (width >= 7) {
+    const int shift = width - 7;
+    mlo = static_cast<std::uint64_t>(64 + sub) << shift;
+    mhi = mlo + ((std::uint64_t{1} << shift) - 1);
+  }
+  if (negative) {
+    // The last bucket's magnitudes run up to 2^63 on this side (INT64_MIN).
+    *lo = bb == 4095 ? std::numeric_limits<TimeNs>::min() : -static_cast<TimeNs>(mhi);
+    *hi = -static_cast<TimeNs>(mlo);
+  } else {
+    *lo = static_cast<TimeNs>(mlo);
+    *hi = static_cast<TimeNs>(mhi);
+  }
 }
 
 }  // namespace
@@ -73,6 +82,68 @@ DurationStats merge_approx(const DurationStats& a, const DurationStats& b) {
   s.mean = s.total / static_cast<TimeNs>(s.count);
   s.median = a.count >= b.count ? a.median : b.median;
   return s;
+}
+
+// [SECTION] StreamingStats
+
+StreamingStats::StreamingStats(std::size_t quantities) : q_(quantities) {
+  for (Quantity& x : q_) x.count.assign(2 * kHalf, 0);
+}
+
+void StreamingStats::end_pass() {
+  for (Quantity& x : q_) {
+    if (x.resolved) continue;
+    if (first_) {
+      if (x.stats.count == 0) {
+        x.resolved = true;
+        continue;
+      }
+      x.stats.mean = x.stats.total / static_cast<TimeNs>(x.stats.count);
+      x.k = (x.stats.count - 1) / 2;
+    }
+    if (x.collecting) {
+      std::nth_element(x.kept.begin(), x.kept.begin() + static_cast<std::ptrdiff_t>(x.k), x.kept.end());
+      x.stats.median = x.kept[x.k];
+      x.resolved = true;
+      std::vector<TimeNs>().swap(x.kept);
+      continue;
+    }
+    // The bucket holding the k-th value, and its value range.
+    std::size_t b = 0, before = 0;
+    while (before + x.count[b] <= x.k) before += x.count[b++];
+    const std::size_t in_bucket = x.count[b];
+    x.k -= before;
+    if (x.level == 0) {
+      bucket_range(static_cast<int>(b), &x.lo, &x.hi);
+    } else {
+      const std::uint64_t width = std::uint64_t{1} << x.shift;
+      const std::uint64_t lo = static_cast<std::uint64_t>(x.lo) + b * width;
+      const std::uint64_t span = static_cast<std::uint64_t>(x.hi) - lo;
+      x.lo = static_cast<TimeNs>(lo);
+      x.hi = static_cast<TimeNs>(lo + std::min(span, width - 1));
+    }
+    if (x.lo == x.hi) {
+      x.stats.median = x.lo;
+      x.resolved = true;
+    } else if (in_bucket <= kKeep) {
+      x.collecting = true;
+      x.kept.reserve(in_bucket);
+    } else {
+      // Linear buckets over [lo, hi]: as narrow as 2 * kHalf of them allow.
+      const std::uint64_t span = static_cast<std::uint64_t>(x.hi) - static_cast<std::uint64_t>(x.lo);
+      x.shift = 0;
+      while ((span >> x.shift) >= 2 * kHalf) ++x.shift;
+      ++x.level;
+      std::fill(x.count.begin(), x.count.end(), 0);
+    }
+  }
+  first_ = false;
+}
+
+bool StreamingStats::done() const {
+  for (const Quantity& x : q_)
+    if (!x.resolved) return false;
+  return !first_;
 }
 
 }  // namespace gpuscope

@@ -2,6 +2,8 @@
 // exact, and fast on tens of millions of values.
 #pragma once
 
+#include <bit>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -22,5 +24,73 @@ DurationStats summarize(std::span<TimeNs> values);
 // merged exactly and is taken from the larger one (callers that need the exact
 // median summarize the pooled values instead).
 DurationStats merge_approx(const DurationStats& a, const DurationStats& b);
+
+// Exact statistics of several quantities whose values can be produced again
+// (a scan over trace columns), without storing them: each scan feeds every
+// value to add(); after it, end_pass() narrows each median to a value range
+// (a log-linear histogram, then linear ones inside the chosen bucket) until
+// one value is left or few enough to keep, which the last scan collects.
+// Typically two or three scans; memory: 32 KiB per quantity plus at most
+// kKeep values.
+//
+//   StreamingStats s(3);
+//   do { for (each value v of quantity q) s.add(q, v); s.end_pass(); } while (!s.done());
+class StreamingStats {
+ public:
+  explicit StreamingStats(std::size_t quantities);
+  void add(std::size_t q, TimeNs v) {
+    Quantity& x = q_[q];
+    if (first_) x.first(v);
+    if (x.resolved) return;
+    if (x.level == 0 && !x.collecting) {
+      ++x.count[static_cast<std::size_t>(log_bucket(v))];
+    } else if (v >= x.lo && v <= x.hi) {
+      if (x.collecting) x.kept.push_back(v);
+      else ++x.count[(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(x.lo)) >> x.shift];
+    }
+  }
+  void end_pass();
+  bool done() const;
+  // count, total, min, max and mean after the first pass; the median once done().
+  const DurationStats& stats(std::size_t q) const { return q_[q].stats; }
+
+  static constexpr std::size_t kKeep = std::size_t{1} << 20;
+
+  // An order-preserving log-linear bucket of an int64: 64 buckets per power
+  // of two (six bits after the leading one), negatives mirrored below zero.
+  // 8192 buckets cover every int64; a bucket spans at most 1/64 of its
+  // values' magnitude.
+  static constexpr int kHalf = 64 * 64;
+  static int log_bucket(TimeNs v) {
+    const std::uint64_t m = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+    const int width = std::bit_width(m);  // 0..64
+    const int shift = width > 7 ? width - 7 : 0;
+    const int sub = static_cast<int>((m >> shift) & 63);
+    const int b = width == 64 ? 4095 : width * 64 + sub;  // 0 .. 4095 (2^63 only from INT64_MIN)
+    return v < 0 ? kHalf - 1 - b : kHalf + b;
+  }
+
+ private:
+  struct Quantity {
+    DurationStats stats;
+    bool resolved = false;
+    bool collecting = false;   // this scan keeps the values in [lo, hi]
+    int level = 0;             // 0: log-linear buckets; then linear ones of 2^shift over [lo, hi]
+    int shift = 0;
+    TimeNs lo = 0, hi = 0;
+    std::size_t k = 0;         // rank of the median among the values in [lo, hi]
+    std::vector<std::uint32_t> count;
+    std::vector<TimeNs> kept;
+    void first(TimeNs v) {
+      if (stats.count == 0) stats.min = stats.max = v;
+      ++stats.count;
+      stats.total += v;
+      stats.min = v < stats.min ? v : stats.min;
+      stats.max = v > stats.max ? v : stats.max;
+    }
+  };
+  std::vector<Quantity> q_;
+  bool first_ = true;
+};
 
 }  // namespace gpuscope

@@ -9,6 +9,7 @@
 #include "export/report_text.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -114,6 +115,172 @@ void header(const Profile& p, std::string& out) {
   if (!p.clock_alignment.empty()) out += "Clocks: " + p.clock_alignment + "\n";
   for (const Finding& f : p.findings)
     if (f.id == "dropped-records") out += "WARNING: " + f.title + "\n";
+  out += "\n";
+}
+
+// The questions a user brings to a slow training job ("more streams? overlap
+// the weight update? more workers? a different layout?"), each answered yes
+// (pointing at the finding that says so) or no (with the number that rules
+// it out), so that the report also says which popular fix would NOT help.
+struct Answer {
+  std::string question;
+  std::string verdict;  // "yes", "no", "n/a"
+  std::string reason;
+};
+
+// "findings 1, 3": the 1-based positions of the findings with these ids.
+std::string finding_refs(const Profile& p, std::initializer_list<std::string_view> ids) {
+  std::string refs;
+  int n = 0;
+  for (std::size_t i = 0; i < p.findings.size(); ++i)
+    for (std::string_view id : ids)
+      if (p.findings[i].id == id) refs += (n++ ? ", " : "") + std::to_string(i + 1);
+  if (n == 0) return {};
+  return (n == 1 ? "finding " : "findings ") + refs;
+}
+
+const Finding* first_of(const Profile& p, std::initializer_list<std::string_view> ids) {
+  for (const Finding& f : p.findings)
+    for (std::string_view id : ids)
+      if (f.id == id) return &f;
+  return nullptr;
+}
+
+double category_share(const Profile& p, std::initializer_list<KernelCategory> cats) {
+  double s = 0;
+  for (const CategoryTime& c : p.categories)
+    for (KernelCategory k : cats)
+      if (c.category == k) s += c.share;
+  return s;
+}
+
+std::vector<Answer> answers(const Profile& p) {
+  std::vector<Answer> out;
+  TimeNs span = 0, busy = 0, comm = 0, exposed = 0;
+  double conc = 0;
+  for (const DeviceSummary& d : p.devices) {
+    span += d.span_ns, busy += d.busy_ns, comm += d.communication_ns, exposed += d.exposed_communication_ns;
+    conc = std::max(conc, d.kernel_concurrency);
+  }
+  const double util = span ? double(busy) / double(span) : 0.0;
+  const StepSummary& st = p.steps;
+  auto yes = [&](std::string q, std::initializer_list<std::string_view> ids) {
+    const Finding* f = first_of(p, ids);
+    out.push_back({std::move(q), "YES", f->title + " (" + finding_refs(p, ids) + ")"});
+  };
+
+  // Input pipeline.
+  {
+    std::string q = "more data-loader workers?";
+    if (first_of(p, {"input-bound"})) {
+      yes(q, {"input-bound"});
+    } else if (st.total_ns > 0) {
+      out.push_back({q, "no", "the GPU waits for input " + percent1(double(st.input_wait_ns) / double(st.total_ns)) +
+                                  " of step time and is idle " + percent1(double(st.idle_ns) / double(st.total_ns)) +
+                                  " of it in all"});
+    } else {
+      out.push_back({q, "no", "the GPUs are idle " + percent1(1.0 - util) + " of their span"});
+    }
+  }
+  // Communication.
+  {
+    std::string q = "overlap all-reduce with backward?";
+    if (first_of(p, {"exposed-communication"})) yes(q, {"exposed-communication"});
+    else if (comm == 0) out.push_back({q, "n/a", "no communication kernels in this trace"});
+    else
+      out.push_back({q, "no", "communication with no compute alongside is " +
+                                  percent1(span ? double(exposed) / double(span) : 0.0) +
+                                  " of the GPUs' time (" + percent1(1.0 - double(exposed) / double(comm)) +
+                                  " of communication already runs under compute)"});
+  }
+  // Weight update.
+  {
+    std::string q = "overlap the weight update?";
+    const double opt = category_share(p, {KernelCategory::optimizer});
+    if (first_of(p, {"serialized-weight-update"})) yes(q, {"serialized-weight-update"});
+    else if (opt == 0) out.push_back({q, "n/a", "no optimizer kernels recognised in this trace"});
+    else out.push_back({q, "no", "optimizer kernels are " + percent1(opt) + " of kernel time; too little to matter"});
+  }
+  // Streams.
+  {
+    std::string q = "more streams?";
+    if (first_of(p, {"low-concurrency"})) {
+      yes(q, {"low-concurrency"});
+    } else if (util >= 0.9) {
+      out.push_back({q, "no", "the GPUs are busy " + percent1(util) + " of their span (kernel concurrency " +
+                                  percent1(conc) +
+                                  "): there is no idle time for another stream to fill; make the kernels shorter "
+                                  "instead"});
+    } else {
+      out.push_back({q, "no", "kernel concurrency is " + percent1(conc) + " and the idle time (" +
+                                  percent1(1.0 - util) +
+                                  " of the span) has other causes: see the findings on idle time"});
+    }
+  }
+  // Layout and format kernels.
+  {
+    std::string q = "a different data layout?";
+    if (first_of(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"})) {
+      std::string parts;
+      for (const auto& [cat, word] : {std::pair{KernelCategory::padding, "padding"},
+                                      std::pair{KernelCategory::broadcast, "broadcast"},
+                                      std::pair{KernelCategory::transpose, "transposes"}}) {
+        const double s = category_share(p, {cat});
+        if (s >= 0.005) parts += (parts.empty() ? "" : " + ") + percent1(s) + " " + word;
+      }
+      out.push_back({q, "YES", parts + " of kernel time is layout overhead a fused or symmetric layout removes (" +
+                                   finding_refs(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"}) +
+                                   ")"});
+    } else {
+      out.push_back({q, "no", "padding, broadcast and transpose kernels take " +
+                                  percent1(category_share(p, {KernelCategory::padding, KernelCategory::broadcast,
+                                                              KernelCategory::transpose})) +
+                                  " of kernel time"});
+    }
+  }
+  // Precision.
+  {
+    std::string q = "mixed precision (tensor cores)?";
+    const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm});
+    if (first_of(p, {"no-tensor-cores"})) yes(q, {"no-tensor-cores"});
+    else if (mm == 0) out.push_back({q, "n/a", "no convolution or GEMM kernels in this trace"});
+    else {
+      TimeNs tc = 0, all = 0;
+      for (const Hotspot& h : p.hotspots)
+        if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm)
+          all += h.stats.total, tc += h.tensor_cores ? h.stats.total : 0;
+      out.push_back({q, "no", all ? percent1(double(tc) / double(all)) +
+                                        " of the listed convolution and GEMM time already runs on tensor cores"
+                                  : "no tensor-core rule crossed its threshold"});
+    }
+  }
+  // Launch overhead.
+  {
+    std::string q = "fewer launches (CUDA graphs)?";
+    if (first_of(p, {"launch-bound", "host-sync"})) yes(q, {"launch-bound", "host-sync"});
+    else if (p.launches.launches)
+      out.push_back({q, "no", "median launch delay " + duration(p.launches.launch_delay.median) +
+                                  ": the host keeps the GPU queue filled"});
+  }
+  // Ranks.
+  if (p.ranks.size() > 1) {
+    std::string q = "rebalance the GPUs?";
+    if (first_of(p, {"straggler"})) yes(q, {"straggler"});
+    else out.push_back({q, "no", "compute spread across GPUs is " + percent1(p.skew.compute_spread)});
+  }
+  return out;
+}
+
+void answers_section(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  if (p.devices.empty()) return;
+  out += "What would help? The usual changes, answered from this trace\n";
+  std::size_t qw = 0;
+  const std::vector<Answer> list = answers(p);
+  for (const Answer& a : list) qw = std::max(qw, columns(a.question));
+  for (const Answer& a : list) {
+    const std::string first = "  " + pad(a.question, qw) + "  " + pad(a.verdict, 4) + "  ";
+    out += wrap(a.reason, std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
+  }
   out += "\n";
 }
 
@@ -292,6 +459,7 @@ void trace_stats(const Profile& p, std::string& out) {
 std::string report_text(const Profile& p, const ReportTextOptions& o) {
   std::string out;
   header(p, out);
+  answers_section(p, o, out);
   findings(p, o, out);
   devices(p, out);
   steps(p, o, out);

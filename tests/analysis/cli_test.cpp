@@ -73,6 +73,14 @@ TEST_F(Cli, ReportOfTheInputBoundTraceLeadsWithInputBound) {
   EXPECT_NE(r.out.find("1. [critical] Highly input-bound"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("num_workers"), std::string::npos);
   EXPECT_TRUE(r.err.empty()) << r.err;
+  // The usual questions: more workers is the answer for 0 workers, not for 4.
+  const auto yes = r.out.find("more data-loader workers?");
+  ASSERT_NE(yes, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(r.out.find_first_not_of(' ', yes + 25), 3), "YES") << r.out;
+  const Result w4 = run("report " + kWorkers4);
+  const auto no = w4.out.find("more data-loader workers?");
+  ASSERT_NE(no, std::string::npos) << w4.out;
+  EXPECT_EQ(w4.out.substr(w4.out.find_first_not_of(' ', no + 25), 3), "no ") << w4.out;
 }
 
 TEST_F(Cli, JsonReportParsesAndHonoursTopAndDevice) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 
 #include "analysis/stats.h"
@@ -169,6 +170,67 @@ TEST(Stats, SelectKthMatchesSortingForSmallAndLargeInputs) {
   }
   std::vector<TimeNs> same(10000, 42);
   EXPECT_EQ(select_kth(same, 5000), 42);
+}
+
+// StreamingStats against sorting: the same count/total/min/max/mean/median as
+// summarize(), over several quantities at once, including inputs whose median
+// bucket holds more than kKeep values (narrowed by further scans) and extremes.
+TEST(Stats, StreamingStatsMatchSummarize) {
+  std::mt19937_64 rng(11);
+  const std::size_t big = StreamingStats::kKeep * 3;
+  std::vector<std::vector<TimeNs>> inputs;
+  inputs.push_back({});
+  inputs.push_back({7});
+  inputs.push_back({5, 1, 4, 2});
+  inputs.push_back(std::vector<TimeNs>(big, 42));  // one value: resolved without keeping any
+  {
+    std::vector<TimeNs> v(big);  // a narrow band: the median bucket is crowded
+    for (TimeNs& x : v) x = 4'750 + static_cast<TimeNs>(rng() % 500);
+    inputs.push_back(v);
+  }
+  {
+    std::vector<TimeNs> v(big);  // crowded and wide: linear buckets of 2^shift
+    for (TimeNs& x : v) x = (TimeNs{1} << 40) + static_cast<TimeNs>(rng() % (std::uint64_t{1} << 33));
+    inputs.push_back(v);
+  }
+  {
+    std::vector<TimeNs> v(200'000);  // negatives, duplicates, extremes
+    for (TimeNs& x : v) x = static_cast<TimeNs>(rng() % 2'000'000) - 1'000'000;
+    v[1] = std::numeric_limits<TimeNs>::min() / 4;
+    v[2] = std::numeric_limits<TimeNs>::max() / 4;
+    v[3] = std::numeric_limits<TimeNs>::min() / 4 + 1;
+    inputs.push_back(v);
+  }
+  inputs.push_back({std::numeric_limits<TimeNs>::min()});  // the one value of the lowest bucket
+  inputs.push_back({std::numeric_limits<TimeNs>::max()});
+  {
+    std::vector<TimeNs> v(big);  // negative and crowded
+    for (TimeNs& x : v) x = -static_cast<TimeNs>(rng() % 3000) - 1'000'000;
+    inputs.push_back(v);
+  }
+  StreamingStats s(inputs.size());
+  int scans = 0;
+  do {
+    for (std::size_t q = 0; q < inputs.size(); ++q)
+      for (TimeNs v : inputs[q]) s.add(q, v);
+    s.end_pass();
+    ++scans;
+  } while (!s.done());
+  EXPECT_LE(scans, 5);
+  for (std::size_t q = 0; q < inputs.size(); ++q) {
+    auto copy = inputs[q];
+    const DurationStats want = summarize(copy);
+    const DurationStats& got = s.stats(q);
+    EXPECT_EQ(got.count, inputs[q].size()) << q;
+    if (inputs[q].empty()) continue;
+    auto sorted = inputs[q];
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(got.median, sorted[(sorted.size() - 1) / 2]) << q;
+    EXPECT_EQ(got.min, sorted.front()) << q;
+    EXPECT_EQ(got.max, sorted.back()) << q;
+    EXPECT_EQ(got.total, want.total) << q;
+    EXPECT_EQ(got.mean, want.mean) << q;
+  }
 }
 
 TEST(Stats, SummarizeGivesTheLowerMedianAndExactTotals) {

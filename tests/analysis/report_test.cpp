@@ -159,6 +159,49 @@ TEST(ReportText, ShowsFindingsFirstWithTheirNumbers) {
   EXPECT_NE(report_text(analyze(t)).find("SYNTHETIC"), std::string::npos);
 }
 
+// The verdict ("YES", "no", "n/a") the report gives to one of the usual questions.
+std::string verdict(const std::string& text, const std::string& question) {
+  const auto at = text.find("\n  " + question);
+  if (at == std::string::npos) return "missing";
+  std::size_t i = at + 3 + question.size();
+  while (i < text.size() && text[i] == ' ') ++i;
+  return text.substr(i, text.find(' ', i) - i);
+}
+
+TEST(ReportText, AnswersTheUsualQuestionsYesOrNoWithTheReason) {
+  // The 2016 report's situation on one GPU: one stream always busy, 21%
+  // padding and 20% broadcast: a layout change helps, more streams do not.
+  TraceFactory f;
+  TimeNs t = 1'000'000;
+  for (int s = 0; s < 10; ++s) {
+    const TimeNs s0 = t;
+    for (auto [name, d] : {std::pair{names::kConvTensorCore, 590 * us}, {names::kPad, 210 * us},
+                           {names::kBroadcast, 200 * us}}) {
+      f.kernel(0, 7, name, t, t + d, t - 100 * us);
+      t += d + 1 * us;
+    }
+    f.range("step " + std::to_string(s), s0 - 100 * us, t);
+  }
+  const Trace tr = f.build();
+  const std::string text = report_text(analyze(tr));
+  const auto answers = text.find("What would help?");
+  ASSERT_NE(answers, std::string::npos) << text;
+  EXPECT_LT(answers, text.find("Findings, largest estimated saving first"));
+  EXPECT_EQ(verdict(text, "a different data layout?"), "YES") << text;
+  EXPECT_NE(text.find("21.0% padding + 20.0% broadcast"), std::string::npos) << text;
+  EXPECT_NE(text.find("(findings 1,"), std::string::npos) << text;  // padding and broadcast, wrapped
+  EXPECT_EQ(verdict(text, "more streams?"), "no") << text;
+  EXPECT_NE(text.find("there is no idle time for another stream to fill"), std::string::npos) << text;
+  EXPECT_EQ(verdict(text, "more data-loader workers?"), "no") << text;
+  EXPECT_EQ(verdict(text, "overlap all-reduce with backward?"), "n/a") << text;
+  EXPECT_EQ(verdict(text, "mixed precision (tensor cores)?"), "no") << text;
+
+  // The job with exposed communication and pageable copies: the all-reduce question is a yes.
+  const std::string job = report_text(sample_profile());
+  EXPECT_EQ(verdict(job, "overlap all-reduce with backward?"), "YES") << job;
+  EXPECT_EQ(verdict(job, "rebalance the GPUs?"), "no") << job;
+}
+
 TEST(Diff, FixingThePaddingResolvesItsFinding) {
   const Profile before = sample_profile(210 * us), after = sample_profile(5 * us);
   const ProfileDiff d = diff_profiles(before, after);

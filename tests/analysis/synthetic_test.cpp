@@ -50,6 +50,31 @@ TEST(SyntheticJobs, TheReportsJobHasExactlyItsPaddingAndBroadcastFindings) {
   for (const DeviceSummary& d : p.devices) EXPECT_EQ(d.kernel_concurrency, 0.0);
 }
 
+// `gpuscope synth --preset report` as users run it (5% noise, 1,000+ steps):
+// steps stay the same length (planting per GPU once made them diverge), the
+// planted shares hold, and the findings are the planted problems plus the
+// all-reduce the preset runs after backward.
+TEST(SyntheticJobs, TheReportsJobWithNoiseStaysInStep) {
+  SyntheticOptions o = SyntheticOptions::report_pathologies();
+  o.kernels = 200'000;
+  const Trace t = make_synthetic_trace(o);
+  const Profile p = analyze(t);
+  ASSERT_GT(p.steps.steps.size(), 1000u);
+  EXPECT_LT(p.steps.step_time.max, p.steps.step_time.median * 12 / 10) << p.steps.step_time.max;
+  const std::set<std::string> allowed{"padding-hotspot", "broadcast-hotspot", "exposed-communication"};
+  for (const Finding& f : p.findings) EXPECT_TRUE(allowed.count(f.id)) << describe(p);
+  const Finding* pad = find(p, "padding-hotspot");
+  const Finding* bc = find(p, "broadcast-hotspot");
+  ASSERT_TRUE(pad && bc) << describe(p);
+  EXPECT_NEAR(pad->metric, o.padding_share, 0.002);
+  EXPECT_NEAR(bc->metric, o.broadcast_share, 0.002);
+  EXPECT_EQ(p.findings[0].id, "padding-hotspot");
+  const Finding* comm = find(p, "exposed-communication");
+  if (comm) {
+    EXPECT_LT(comm->metric, 0.06);
+  }
+}
+
 TEST(SyntheticJobs, TheDefaultJobIsClean) {
   SyntheticOptions o;
   o.kernels = 100'000;
