@@ -449,7 +449,7 @@ class Reader {
       });
     });
     try {
-      return builder_.freeze();
+      return builder_.freeze(TraceBuilder::Rows::checked);  // decode_rows checked each chunk
     } catch (const TraceError& e) {
       throw InputError(name_, std::string("inconsistent trace: ") + e.what());
     }

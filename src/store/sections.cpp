@@ -535,9 +535,10 @@ void decode_table_rows(Table& table, TableId id, ByteCursor& in, std::uint32_t r
       if constexpr (std::is_same_v<T, TimeNs>) {
         if (info.flags & kTime) relative = start;
       }
-      std::vector<T>& chunk = ctx.scratch.of<T>(static_cast<std::size_t>(n));
-      decode_column<T>(*blob, static_cast<std::size_t>(n), relative, chunk.data());
-      col.insert(col.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n));
+      // Straight into the column: a scratch buffer and an append cost a copy
+      // of every value (~10% of a load).
+      col.resize(old + static_cast<std::size_t>(n));
+      decode_column<T>(*blob, static_cast<std::size_t>(n), relative, col.data() + old);
       if constexpr (std::is_same_v<T, TimeNs>) {
         if ((info.flags & kTime) && !start) start = col.data() + old;
       }

@@ -76,8 +76,13 @@ void check_enum(std::string_view table, std::string_view column, const std::vect
     if (static_cast<unsigned>(v[i]) > max) fail(table, i, std::string(column) + " value out of range");
 }
 
-void validate(const Trace& t, const TraceTables& tb) {
+void validate(const Trace& t, const TraceTables& tb, bool rows_checked) {
   tb.for_each_table([](TableId id, const auto& table) { check_column_lengths(table, id); });
+#ifdef NDEBUG
+  if (rows_checked) return;
+#else
+  (void)rows_checked;
+#endif
   const auto& tracks = t.tracks();
   const std::uint32_t nstr = t.strings().size();
 
@@ -423,14 +428,14 @@ class CorrelationMap {
 
 }  // namespace
 
-Trace TraceBuilder::freeze() {
+Trace TraceBuilder::freeze(Rows rows) {
   Trace t = std::move(trace_);
   trace_ = Trace();
   gpu_tracks_.clear();
   cpu_tracks_.clear();
   TraceTables& tb = t.t_;
 
-  validate(t, tb);
+  validate(t, tb, rows == Rows::checked);
 
   // Syncs whose thread is known only through their API call.
   {
@@ -509,12 +514,19 @@ Trace TraceBuilder::freeze() {
   {
     std::uint64_t duplicates = 0;
     const CorrelationMap map(tb.api_calls, &duplicates);
-    if (duplicates) t.meta_.add_stat("trace.duplicate_api_correlations", duplicates);
+    if (duplicates) t.meta_.set_stat("trace.duplicate_api_correlations", duplicates);
     auto& api = tb.api_calls;
     api.op_table.assign(api.size(), static_cast<std::uint8_t>(OpTable::none));
     api.op_row.assign(api.size(), kNoRow);
-    std::vector<TimeNs> first_start;  // start of the primary op per API row (only where linked)
-    first_start.assign(api.size(), 0);
+    // The start of an API row's primary op (the earliest of its ops).
+    auto primary_start = [&](RowIndex a) {
+      const RowIndex row = api.op_row[a];
+      switch (static_cast<OpTable>(api.op_table[a])) {
+        case OpTable::kernel: return tb.kernels.start[row];
+        case OpTable::memcpy: return tb.memcpys.start[row];
+        default: return tb.memsets.start[row];
+      }
+    };
     auto link = [&](OpTable which, auto& table) {
       table.api.assign(table.size(), kNoRow);
       for (std::size_t i = 0; i < table.size(); ++i) {
@@ -525,12 +537,10 @@ Trace TraceBuilder::freeze() {
         if (api.op_table[a] == static_cast<std::uint8_t>(OpTable::none)) {
           api.op_table[a] = static_cast<std::uint8_t>(which);
           api.op_row[a] = op.row;
-          first_start[a] = table.start[i];
-        } else if (table.start[i] < first_start[a]) {
+        } else if (table.start[i] < primary_start(a)) {
           t.extra_ops_.push_back({a, OpRef{static_cast<OpTable>(api.op_table[a]), api.op_row[a]}});
           api.op_table[a] = static_cast<std::uint8_t>(which);
           api.op_row[a] = op.row;
-          first_start[a] = table.start[i];
         } else {
           t.extra_ops_.push_back({a, op});
         }
@@ -544,12 +554,16 @@ Trace TraceBuilder::freeze() {
     t.extra_ops_.shrink_to_fit();
   }
 
-  // Per-track indexes, and range depth: rows are sorted by start, longer
-  // first, so giving each range the lowest lane that is free when it starts
-  // puts a child one below its parent (and spreads overlapping, non-nested
-  // start/end ranges over as few lanes as possible).
+  // Per-track indexes, range depth and the time bounds, in one pass over each
+  // table. Range depth: rows are sorted by start, longer first, so giving each
+  // range the lowest lane that is free when it starts puts a child one below
+  // its parent (and spreads overlapping, non-nested start/end ranges over as
+  // few lanes as possible). Time bounds: a track's first row has its earliest
+  // start, and the running maximum of ends is its latest end.
   std::vector<TimeNs> lane_end;
   tb.ranges.depth.assign(tb.ranges.size(), 0);
+  bool any = false;
+  TimeNs lo = 0, hi = 0;
   for (int ti = 0; ti < kTableCount; ++ti) {
     const auto table = static_cast<TableId>(ti);
     const detail::TimeColumns tc = detail::time_columns(tb, table);
@@ -564,47 +578,51 @@ Trace TraceBuilder::freeze() {
     for (TrackId x : track) ++ix.begin[x + 1];
     std::partial_sum(ix.begin.begin(), ix.begin.end(), ix.begin.begin());
     for (std::size_t g = 0; g < groups; ++g) {
+      const RowIndex first = ix.begin[g], last = ix.begin[g + 1];
+      if (first == last) continue;
       TimeNs prev_end = std::numeric_limits<TimeNs>::min();
-      lane_end.clear();
-      for (RowIndex i = ix.begin[g]; i < ix.begin[g + 1]; ++i) {
-        ix.max_duration[g] = std::max(ix.max_duration[g], end[i] - start[i]);
-        if (end[i] < prev_end) ix.ends_sorted[g] = 0;
-        prev_end = std::max(prev_end, end[i]);
-        if (table == TableId::ranges) {
+      TimeNs max_duration = 0;
+      bool ends_sorted = true;
+      if (table == TableId::ranges) {
+        lane_end.clear();
+        for (RowIndex i = first; i < last; ++i) {
+          max_duration = std::max(max_duration, end[i] - start[i]);
+          ends_sorted &= end[i] >= prev_end;
+          prev_end = std::max(prev_end, end[i]);
           std::size_t lane = 0;
           while (lane < lane_end.size() && lane_end[lane] > start[i]) ++lane;
           if (lane == lane_end.size()) lane_end.push_back(end[i]);
           else lane_end[lane] = end[i];
           tb.ranges.depth[i] = static_cast<std::uint16_t>(std::min<std::size_t>(lane, 0xffff));
         }
+      } else {
+        for (RowIndex i = first; i < last; ++i) {
+          max_duration = std::max(max_duration, end[i] - start[i]);
+          ends_sorted &= end[i] >= prev_end;
+          prev_end = std::max(prev_end, end[i]);
+        }
+      }
+      ix.max_duration[g] = max_duration;
+      ix.ends_sorted[g] = ends_sorted ? 1 : 0;
+      lo = any ? std::min(lo, start[first]) : start[first];
+      hi = any ? std::max(hi, prev_end) : prev_end;
+      any = true;
+    }
+    // GPU ops come first in the table order: the GPU bounds are the bounds
+    // once they are done.
+    if (table == TableId::memsets) {
+      static_assert(static_cast<int>(TableId::kernels) < static_cast<int>(TableId::memsets) &&
+                    static_cast<int>(TableId::memcpys) < static_cast<int>(TableId::memsets));
+      if (any) {
+        t.gpu_begin_time_ = lo;
+        t.gpu_end_time_ = hi;
       }
     }
   }
-
-  // Time bounds.
-  auto widen = [](TimeNs& lo, TimeNs& hi, bool& any, const std::vector<TimeNs>& s, const std::vector<TimeNs>& e) {
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      if (!any) {
-        lo = s[i];
-        hi = e[i];
-        any = true;
-      }
-      lo = std::min(lo, s[i]);
-      hi = std::max(hi, e[i]);
-    }
-  };
-  bool any_gpu = false;
-  widen(t.gpu_begin_time_, t.gpu_end_time_, any_gpu, tb.kernels.start, tb.kernels.end);
-  widen(t.gpu_begin_time_, t.gpu_end_time_, any_gpu, tb.memcpys.start, tb.memcpys.end);
-  widen(t.gpu_begin_time_, t.gpu_end_time_, any_gpu, tb.memsets.start, tb.memsets.end);
-  bool any = any_gpu;
-  t.begin_time_ = t.gpu_begin_time_;
-  t.end_time_ = t.gpu_end_time_;
-  widen(t.begin_time_, t.end_time_, any, tb.api_calls.start, tb.api_calls.end);
-  widen(t.begin_time_, t.end_time_, any, tb.ranges.start, tb.ranges.end);
-  widen(t.begin_time_, t.end_time_, any, tb.syncs.start, tb.syncs.end);
-  widen(t.begin_time_, t.end_time_, any, tb.counters.time, tb.counters.time);
-  widen(t.begin_time_, t.end_time_, any, tb.overheads.start, tb.overheads.end);
+  if (any) {
+    t.begin_time_ = lo;
+    t.end_time_ = hi;
+  }
   return t;
 }
 

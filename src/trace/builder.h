@@ -87,8 +87,15 @@ class TraceBuilder {
   void reserve_kernels(std::size_t n);
   void reserve_api_calls(std::size_t n);
 
+  // Whether freeze() must check every row (ids in range, intervals, enums) or
+  // the caller already did, exactly as freeze() would: the .gscope reader
+  // checks each chunk as it decodes it, to name the chunk that is bad, and a
+  // second pass would cost ~10% of a load. Column lengths are checked always,
+  // and every row in builds with assertions.
+  enum class Rows { unchecked, checked };
+
   // Validates, sorts, derives. The builder is left empty (as if new).
-  Trace freeze();
+  Trace freeze(Rows rows = Rows::unchecked);
 
  private:
   Trace trace_;

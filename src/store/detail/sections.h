@@ -77,7 +77,6 @@ void encode_rows(const TraceTables& tables, TableId id, std::size_t begin, std::
                  ColumnScratch& scratch);
 
 struct RowDecodeContext {
-  ColumnScratch scratch;
   std::uint64_t reserve_rows[kTableCount] = {};  // expected totals (from the footer), 0 if unknown
   std::uint64_t unknown_columns = 0;             // columns this reader does not know, skipped
 };
