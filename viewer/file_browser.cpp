@@ -72,6 +72,7 @@ std::optional<std::string> FileBrowser::draw() {
     popup_pending_ = false;
   }
   std::optional<std::string> chosen;
+  drawn_.clear();
   const ImVec2 size = ImGui::GetIO().DisplaySize;
   ImGui::SetNextWindowSize(ImVec2(size.x * 0.6f, size.y * 0.7f), ImGuiCond_Appearing);
   if (!ImGui::BeginPopupModal(title_.c_str(), nullptr, ImGuiWindowFlags_NoSavedSettings)) {
@@ -98,13 +99,17 @@ std::optional<std::string> FileBrowser::draw() {
 
   ImGui::BeginChild("entries", ImVec2(0, -ImGui::GetFrameHeightWithSpacing() * 1.3f), true);
   for (int i = 0; i < static_cast<int>(entries_.size()); ++i) {
-    const Entry& e = entries_[static_cast<std::size_t>(i)];
+    const Entry e = entries_[static_cast<std::size_t>(i)];  // a copy: a double-click on a folder refreshes entries_
     std::string label = e.is_dir ? "[dir]  " + e.name + "/" : "       " + e.name;
     ImGui::PushID(i);
     if (ImGui::Selectable(label.c_str(), selected_ == i, ImGuiSelectableFlags_AllowDoubleClick)) {
       selected_ = i;
       std::snprintf(path_buf_, sizeof path_buf_, "%s", (fs::path(dir_) / e.name).string().c_str());
       if (ImGui::IsMouseDoubleClicked(0)) enter(fs::path(dir_) / e.name);
+    }
+    if (ImGui::IsItemVisible()) {
+      const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+      drawn_.push_back(Drawn{e.name, (a.x + b.x) / 2, (a.y + b.y) / 2});
     }
     if (!e.is_dir) {
       ImGui::SameLine(ImGui::GetWindowWidth() - 110);

@@ -3,6 +3,7 @@
 // folder to enter it, a file to open it, or type a path.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,12 +26,22 @@ class FileBrowser {
   static std::vector<Entry> list(const std::string& dir, bool all_files, std::string* error);
   static bool looks_like_trace(const std::string& name);
 
+  // Where each entry was drawn in the last frame (screen centre; the tests
+  // double-click there) and the folder shown.
+  struct Drawn {
+    std::string name;
+    float x = 0, y = 0;
+  };
+  const std::vector<Drawn>& drawn() const { return drawn_; }
+  const std::string& dir() const { return dir_; }
+
  private:
   void refresh();
 
   bool open_ = false, popup_pending_ = false, all_files_ = false;
   std::string title_, dir_, error_;
   std::vector<Entry> entries_;
+  std::vector<Drawn> drawn_;
   int selected_ = -1;
   char path_buf_[1024] = {};
 };

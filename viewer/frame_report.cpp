@@ -68,6 +68,7 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["lane_columns"] = st.lane_columns;
   j["match_markers"] = st.match_markers;
   j["flow_arrow"] = st.flow_arrow;
+  j["evidence_bands"] = st.evidence_bands;
   j["rows"] = {{"hotspots", st.hotspot_rows},
                {"categories", st.category_rows},
                {"findings", st.finding_rows},
@@ -88,6 +89,10 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
       const RowIndex api = t.launching_api(OpRef{OpTable::kernel, sel.row});
       s["launching_api"] = api == kNoRow ? json(nullptr) : json(std::string(t.str(t.api_calls().name[api])));
     }
+    // The details panel's fields as drawn (empty when another tab was showing).
+    json d = json::array();
+    for (const auto& [key, value] : st.details) d.push_back(json::array({key, value}));
+    s["details"] = std::move(d);
     j["selection"] = std::move(s);
   } else {
     j["selection"] = nullptr;

@@ -133,6 +133,11 @@ std::string_view View::short_label(StringId name) {
   return it->second;
 }
 
+ClickTarget View::target(std::string label) {
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  return ClickTarget{std::move(label), (a.x + b.x) / 2, (a.y + b.y) / 2};
+}
+
 void View::show(Panel p) {
   panel_ = p;
   panel_requested_ = true;
@@ -202,6 +207,7 @@ void View::draw() {
   draw_status_bar();
   stats_.panels.push_back("status");
 
+  if (browser_.is_open()) stats_.panels.push_back("file_browser");
   if (auto chosen = browser_.draw()) {
     if (browser_for_compare_)
       open_compare(*chosen);
@@ -274,6 +280,7 @@ void View::draw_toolbar() {
     ImGui::PushStyleColor(ImGuiCol_ButtonActive, color);
     ImGui::SmallButton(badge.c_str());
     ImGui::PopStyleColor(3);
+    stats_.source_badge = badge;
     if (ImGui::IsItemHovered()) {
       const TraceMeta& m = doc_->trace().meta();
       ImGui::SetTooltip("source: %s\nproducer: %s\nhost: %s", std::string(to_string(m.source)).c_str(),

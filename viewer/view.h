@@ -65,6 +65,13 @@ struct GroupStats {
   bool collapsed = false;
 };
 
+// Where a clickable row or header was drawn this frame (screen centre of its
+// label): the tests click there, through ImGui, like a user would.
+struct ClickTarget {
+  std::string label;
+  float x = 0, y = 0;
+};
+
 struct FrameStats {
   TimeNs view_start = 0, view_end = 0;
   float timeline_x0 = 0, timeline_width_px = 0;  // screen x of view_start, and the width of the time axis
@@ -74,8 +81,18 @@ struct FrameStats {
   std::uint64_t lane_columns = 0;    // activity-lane columns sampled
   std::uint64_t match_markers = 0;   // highlighted matches drawn
   bool flow_arrow = false;           // launch -> GPU op arrow drawn
+  std::uint64_t evidence_bands = 0;  // time ranges of the clicked finding drawn
   std::vector<std::string> panels;   // what this frame showed
   std::uint64_t hotspot_rows = 0, category_rows = 0, finding_rows = 0, summary_devices = 0, compare_rows = 0;
+  // Clickable things on screen: hotspot column headers, hotspot rows (full
+  // kernel names, in the table's current order), category rows, finding
+  // titles (finding ids), legend entries (category names).
+  std::vector<ClickTarget> hotspot_headers, hotspot_targets, category_targets, finding_targets, legend_targets;
+  // The details panel's fields in order (name, mangled, start, duration,
+  // device, stream, grid, ..., launched by, nvtx (outermost first)).
+  std::vector<std::pair<std::string, std::string>> details;
+  std::string source_badge;  // "CAPTURED", "IMPORTED", "SYNTHETIC" as drawn in the toolbar
+  std::string tooltip;  // name of the event whose hover tooltip was shown, if any
   std::string message;  // the error or status shown instead of a trace, if any
 };
 
@@ -126,6 +143,7 @@ class View {
   const Document* document() const { return doc_.get(); }
   const Document* compare_document() const { return compare_doc_.get(); }
   const Loader& loader() const { return loader_; }
+  const FileBrowser& browser() const { return browser_; }
   // Still reading, indexing or analysing either trace.
   bool busy() const;
   // The load error of the main trace, empty if none.
@@ -144,6 +162,7 @@ class View {
   void draw_bottom_panel(float height);
   void handle_global_keys();
   std::string_view short_label(StringId name);  // cached short_name()
+  static ClickTarget target(std::string label);  // centre of the last item, for stats_
   // view_timeline.cpp
   void draw_timeline(float height);
   void timeline_input(float x0, float width, float top, float bottom);

@@ -23,7 +23,7 @@ OpTable op_table_of(TableId t) {
 TableId table_of(OpTable t) {
   return t == OpTable::kernel ? TableId::kernels : t == OpTable::memcpy ? TableId::memcpys : TableId::memsets;
 }
-void row(const char* key, const std::string& value) {
+void table_row(const char* key, const std::string& value) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   ImGui::TextDisabled("%s", key);
@@ -96,13 +96,22 @@ void View::draw_details() {
   const TrackId track = (*tc.track)[r];
   const Track& trk = tr.tracks()[track];
   const TimeNs origin = tr.begin_time();
+  // Every field shown is also noted in stats_.details (the headless JSON and the tests read it).
+  auto row = [this](const char* key, const std::string& value) {
+    table_row(key, value);
+    stats_.details.emplace_back(key, value);
+  };
 
+  const std::string name = event_name(table, r);
+  stats_.details.emplace_back("name", name);
   ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x);
-  ImGui::TextUnformatted(event_name(table, r).c_str());
+  ImGui::TextUnformatted(name.c_str());
   ImGui::PopTextWrapPos();
   if (table == TableId::kernels && t.kernels.mangled_at(r) != kEmptyString) {
+    const std::string mangled(tr.str(t.kernels.mangled_at(r)));
+    stats_.details.emplace_back("mangled", mangled);
     ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x);
-    ImGui::TextDisabled("mangled: %s", std::string(tr.str(t.kernels.mangled_at(r))).c_str());
+    ImGui::TextDisabled("mangled: %s", mangled.c_str());
     ImGui::PopTextWrapPos();
   }
 
@@ -196,6 +205,7 @@ void View::draw_details() {
       stats_.panels.push_back("launch");
       const TimeNs as = t.api_calls.start[api], ae = t.api_calls.end[api];
       const Track& at = tr.tracks()[t.api_calls.track[api]];
+      stats_.details.emplace_back("launched by", tr.str(t.api_calls.name[api]));
       ImGui::Text("Launched by %s", std::string(tr.str(t.api_calls.name[api])).c_str());
       // Launch delay: from the call's start to the GPU start (the GPU may start before the call returns).
       ImGui::TextDisabled("  thread %u/%u · the call took %s · the GPU started %s after it began%s", at.pid, at.tid,
@@ -232,6 +242,7 @@ void View::draw_details() {
     ImGui::TextUnformatted(stack_track == track ? "Enclosing ranges:" : "Ranges around the launch:");
     for (std::size_t i = 0; i < stack.size(); ++i) {
       const RowIndex g = stack[i];
+      stats_.details.emplace_back("nvtx", tr.str(t.ranges.name[g]));
       ImGui::PushID(static_cast<int>(i) + 1000);
       ImGui::Indent(static_cast<float>(i) * 10);
       if (ImGui::SmallButton(std::string(tr.str(t.ranges.name[g])).c_str())) select(Selection{TableId::ranges, g});
@@ -258,7 +269,8 @@ void View::tooltip_for(TableId table, RowIndex row) {
   const TimeNs d = (*tc.end)[row] - (*tc.start)[row];
   ImGui::BeginTooltip();
   ImGui::PushTextWrapPos(600);
-  ImGui::TextUnformatted(event_name(table, row).c_str());
+  stats_.tooltip = event_name(table, row);
+  ImGui::TextUnformatted(stats_.tooltip.c_str());
   ImGui::PopTextWrapPos();
   ImGui::TextDisabled("%s", format_duration(d).c_str());
   if (table == TableId::kernels) {

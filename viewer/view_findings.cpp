@@ -45,8 +45,9 @@ void View::draw_findings() {
     std::transform(sev.begin(), sev.end(), sev.begin(), [](char c) { return static_cast<char>(std::toupper(c)); });
     ImGui::TextColored(severity_color(f.severity), "%-8s", sev.c_str());
     ImGui::SameLine();
-    const bool open = ImGui::TreeNodeEx("##finding", ImGuiTreeNodeFlags_SpanAvailWidth | (i < 3 ? ImGuiTreeNodeFlags_DefaultOpen : 0),
+    const bool open = ImGui::TreeNodeEx("##finding", ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_OpenOnArrow | (i < 3 ? ImGuiTreeNodeFlags_DefaultOpen : 0),
                                         "%s", f.title.c_str());
+    stats_.finding_targets.push_back(target(f.id));
     if (ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen()) {
       evidence_ = f.ranges;
       evidence_label_ = f.id;

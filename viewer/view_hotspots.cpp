@@ -89,7 +89,16 @@ void View::draw_hotspots() {
     ImGui::TableSetupColumn("mean", ImGuiTableColumnFlags_PreferSortDescending);
     ImGui::TableSetupColumn("median", ImGuiTableColumnFlags_PreferSortDescending);
     ImGui::TableSetupColumn("max", ImGuiTableColumnFlags_PreferSortDescending);
-    ImGui::TableHeadersRow();
+    // TableHeadersRow by hand, to note where each header is (the tests click them).
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    for (int c = 0; c < 8; ++c) {
+      if (!ImGui::TableSetColumnIndex(c)) continue;
+      const char* name = ImGui::TableGetColumnName(c);
+      ImGui::PushID(c);
+      ImGui::TableHeader(name);
+      ImGui::PopID();
+      stats_.hotspot_headers.push_back(target(name));
+    }
 
     const auto& hs = profile->hotspots;
     ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
@@ -127,6 +136,7 @@ void View::draw_hotspots() {
         const std::string label = short_name(h.name);
         if (ImGui::Selectable(label.c_str(), highlighted_kernel_ == h.name, ImGuiSelectableFlags_SpanAllColumns))
           highlight_kernel(h.name);
+        stats_.hotspot_targets.push_back(target(h.name));
         if (ImGui::IsItemHovered() && label != h.name) {
           ImGui::BeginTooltip();
           ImGui::PushTextWrapPos(600);
@@ -180,6 +190,7 @@ void View::draw_hotspots() {
       ImGui::SameLine();
       if (ImGui::Selectable(std::string(to_string(c.category)).c_str(), false, ImGuiSelectableFlags_SpanAllColumns))
         highlight_category(c.category);
+      stats_.category_targets.push_back(target(std::string(to_string(c.category))));
       ImGui::PopID();
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(format_duration(c.time_ns).c_str());

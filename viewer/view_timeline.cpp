@@ -39,6 +39,7 @@ constexpr float kLaneH = 22;
 constexpr float kRulerH = 22;
 constexpr float kMinVisiblePx = 3;  // events narrower than this fold into blocks
 constexpr double kMinSpanNs = 50;
+constexpr int kReserveVertices = 1 << 17;  // 128k: a dense 1920-px frame of the timeline
 
 bool is_gpu_op(TableId t) { return t == TableId::kernels || t == TableId::memcpys || t == TableId::memsets; }
 
@@ -171,6 +172,13 @@ void View::draw_timeline(float height) {
   stats_.view_end = view_end();
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
+  // ImGui keeps a draw list's capacity between frames; reserving a dense
+  // frame's worth once spares the first zoom into a busy region a ~10 ms
+  // frame of buffer doubling and page faults.
+  if (dl->VtxBuffer.Capacity < kReserveVertices) {
+    dl->VtxBuffer.reserve(kReserveVertices);
+    dl->IdxBuffer.reserve(kReserveVertices / 2 * 3);
+  }
   const ImGuiIO& io = ImGui::GetIO();
   const bool window_hovered = ImGui::IsWindowHovered();
   hovered_.reset();
@@ -190,6 +198,7 @@ void View::draw_timeline(float height) {
     if (b < x0 || a > x0 + width) continue;
     dl->AddRectFilled(ImVec2(std::max(a, x0), top_clip), ImVec2(std::min(std::max(b, a + 2), x0 + width), bottom_clip),
                       kEvidenceColor);
+    ++stats_.evidence_bands;
   }
 
   for (std::size_t gi = 0; gi < ix.groups().size(); ++gi) {
@@ -326,6 +335,7 @@ void View::draw_legend() {
     ImGui::Dummy(ImVec2(s - 2, s));
     ImGui::SameLine(0, 2);
     ImGui::TextUnformatted(std::string(to_string(static_cast<KernelCategory>(c))).c_str());
+    stats_.legend_targets.push_back(target(std::string(to_string(static_cast<KernelCategory>(c)))));
     if (ImGui::IsItemClicked()) highlight_category(static_cast<KernelCategory>(c));
   }
   if (first) ImGui::TextDisabled("no kernels");

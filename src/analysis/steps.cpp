@@ -97,39 +97,50 @@ struct Extent {
   std::uint64_t ops = 0;
 };
 
-constexpr TrackId kNoTrackYet = 0xffffffffu;
+// The analysed device of each track (kNoDevice: not a GPU track, or filtered out).
+std::vector<std::uint32_t> device_of_tracks(const Trace& t, std::uint32_t device_filter) {
+  std::vector<std::uint32_t> out(t.tracks().size(), kNoDevice);
+  for (TrackId i = 0; i < t.tracks().size(); ++i)
+    if (on_device(t, i, device_filter)) out[i] = t.tracks()[i].device;
+  return out;
+}
 
-// Devices the step's thread launched work to, and the end of that work.
-std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s, std::uint32_t device_filter) {
-  std::map<std::uint32_t, Extent> out;  // map nodes never move: `last` stays valid
-  TrackId last_track = kNoTrackYet;
-  Extent* last = nullptr;
+// Devices the step's thread launched work to, and the end of that work. This
+// visits every API call of every step (10^7 of them in a big trace): the
+// per-call work is a few array reads.
+std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
+                                            const std::vector<std::uint32_t>& device_of) {
+  std::vector<std::pair<std::uint32_t, Extent>> found;  // few devices: a flat list
   const RowRange rows = t.rows_overlapping(TableId::api_calls, s.track, s.range.start, s.range.end);
   const ApiCallTable& a = t.api_calls();
+  std::uint32_t last_device = kNoDevice;
+  Extent* last = nullptr;
+  auto add = [&](TrackId track, TimeNs end) {
+    const std::uint32_t dev = device_of[track];
+    if (dev == kNoDevice) return;
+    if (dev != last_device || !last) {
+      last = nullptr;
+      for (auto& [d, e] : found)
+        if (d == dev) last = &e;
+      if (!last) last = &found.emplace_back(dev, Extent{}).second;
+      last_device = dev;
+    }
+    last->end = std::max(last->end, end);
+    ++last->ops;
+  };
+  const KernelTable& k = t.kernels();
   for (RowIndex i = rows.begin; i < rows.end; ++i) {
     if (a.start[i] < s.range.start || a.start[i] >= s.range.end) continue;
     t.for_each_op_of(i, [&](OpRef op) {
-      TrackId track = 0;
-      TimeNs end = 0;
       switch (op.table) {
-        case OpTable::kernel: track = t.kernels().track[op.row], end = t.kernels().end[op.row]; break;
-        case OpTable::memcpy: track = t.memcpys().track[op.row], end = t.memcpys().end[op.row]; break;
-        case OpTable::memset: track = t.memsets().track[op.row], end = t.memsets().end[op.row]; break;
-        case OpTable::none: return;
+        case OpTable::kernel: add(k.track[op.row], k.end[op.row]); break;
+        case OpTable::memcpy: add(t.memcpys().track[op.row], t.memcpys().end[op.row]); break;
+        case OpTable::memset: add(t.memsets().track[op.row], t.memsets().end[op.row]); break;
+        case OpTable::none: break;
       }
-      // Consecutive launches go to the same track: look its device up once.
-      if (track != last_track) {
-        last_track = track;
-        last = nullptr;
-        if (!on_device(t, track, device_filter)) return;
-        last = &out[t.tracks()[track].device];
-      }
-      if (!last) return;
-      last->end = std::max(last->end, end);
-      ++last->ops;
     });
   }
-  return out;
+  return {found.begin(), found.end()};
 }
 
 // [SECTION] The repeating kernel pattern --------------------------------------------------------------
@@ -216,8 +227,9 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
 
   StepSource source = StepSource::none;
   std::vector<Step> found;
+  const std::vector<std::uint32_t> device_of = device_of_tracks(t, opt.device);
   for (const CpuStep& cs : cpu_steps(t, &source)) {
-    auto launched = launched_in(t, cs, opt.device);
+    auto launched = launched_in(t, cs, device_of);
     if (launched.empty()) {
       // The step's own thread launched nothing: every device busy during it.
       for (const auto& [dev, trs] : tracks)

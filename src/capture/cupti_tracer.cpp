@@ -326,51 +326,80 @@ void unsubscribe() noexcept {
   s.subscriber = nullptr;
 }
 
+namespace {
+// CUPTI's enum names, for messages about the kinds activity_kinds() asks for.
+std::string activity_kind_name(std::uint32_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_KIND_DEVICE: return "DEVICE";
+    case CUPTI_ACTIVITY_KIND_CONTEXT: return "CONTEXT";
+    case CUPTI_ACTIVITY_KIND_STREAM: return "STREAM";
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: return "OVERHEAD";
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return "CONCURRENT_KERNEL";
+    case CUPTI_ACTIVITY_KIND_MEMCPY: return "MEMCPY";
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: return "MEMCPY2";
+    case CUPTI_ACTIVITY_KIND_MEMSET: return "MEMSET";
+    case CUPTI_ACTIVITY_KIND_RUNTIME: return "RUNTIME";
+    case CUPTI_ACTIVITY_KIND_DRIVER: return "DRIVER";
+    case CUPTI_ACTIVITY_KIND_MARKER: return "MARKER";
+    case CUPTI_ACTIVITY_KIND_MARKER_DATA: return "MARKER_DATA";
+    case CUPTI_ACTIVITY_KIND_NAME: return "NAME";
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return "SYNCHRONIZATION";
+    default: return std::to_string(kind);
+  }
+}
+}  // namespace
+
+std::vector<ActivityKindPlan> activity_kinds(unsigned trace) {
+  std::vector<ActivityKindPlan> wants = {
+      {CUPTI_ACTIVITY_KIND_DEVICE, false, true},
+      {CUPTI_ACTIVITY_KIND_CONTEXT, false, true},
+      {CUPTI_ACTIVITY_KIND_STREAM, false, true},
+      {CUPTI_ACTIVITY_KIND_OVERHEAD, false, false},
+  };
+  // CONCURRENT_KERNEL, never KERNEL: KERNEL serializes every kernel on the GPU.
+  if (trace & kKernel) wants.push_back({CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, true, false});
+  if (trace & kMemcpy) {
+    wants.push_back({CUPTI_ACTIVITY_KIND_MEMCPY, true, false});
+    wants.push_back({CUPTI_ACTIVITY_KIND_MEMCPY2, false, false});
+    wants.push_back({CUPTI_ACTIVITY_KIND_MEMSET, false, false});
+  }
+  if (trace & kApi) {
+    wants.push_back({CUPTI_ACTIVITY_KIND_RUNTIME, true, false});
+    // Triton, cuBLASLt and others launch through the driver directly.
+    wants.push_back({CUPTI_ACTIVITY_KIND_DRIVER, false, false});
+  }
+  if (trace & kNvtx) {
+    // MARKER before MARKER_DATA, as CUPTI requires.
+    wants.push_back({CUPTI_ACTIVITY_KIND_MARKER, false, false});
+    wants.push_back({CUPTI_ACTIVITY_KIND_MARKER_DATA, false, false});
+    wants.push_back({CUPTI_ACTIVITY_KIND_NAME, false, false});
+  }
+  if (trace & kSync) wants.push_back({CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, false, false});
+  return wants;
+}
+
+std::vector<std::uint32_t> trimmed_callbacks(bool driver) {
+  if (driver) return {std::begin(kNoisyDriverCalls), std::end(kNoisyDriverCalls)};
+  return {std::begin(kNoisyRuntimeCalls), std::end(kNoisyRuntimeCalls)};
+}
+
 bool enable(unsigned trace, std::string* warnings, std::string* error) noexcept {
   State& s = state();
   std::lock_guard lock(s.mutex);
   try {
     if (!s.enabled.empty()) return true;
-    struct Want {
-      CUpti_ActivityKind kind;
-      bool essential;  // failing to enable it means the capture cannot do its job
-      bool dump;       // late attach: also report what exists already
-    };
-    std::vector<Want> wants = {
-        {CUPTI_ACTIVITY_KIND_DEVICE, false, true},
-        {CUPTI_ACTIVITY_KIND_CONTEXT, false, true},
-        {CUPTI_ACTIVITY_KIND_STREAM, false, true},
-        {CUPTI_ACTIVITY_KIND_OVERHEAD, false, false},
-    };
-    if (trace & kKernel) wants.push_back({CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, true, false});
-    if (trace & kMemcpy) {
-      wants.push_back({CUPTI_ACTIVITY_KIND_MEMCPY, true, false});
-      wants.push_back({CUPTI_ACTIVITY_KIND_MEMCPY2, false, false});
-      wants.push_back({CUPTI_ACTIVITY_KIND_MEMSET, false, false});
-    }
-    if (trace & kApi) {
-      wants.push_back({CUPTI_ACTIVITY_KIND_RUNTIME, true, false});
-      // Triton, cuBLASLt and others launch through the driver directly.
-      wants.push_back({CUPTI_ACTIVITY_KIND_DRIVER, false, false});
-    }
-    if (trace & kNvtx) {
-      // MARKER before MARKER_DATA, as CUPTI requires.
-      wants.push_back({CUPTI_ACTIVITY_KIND_MARKER, false, false});
-      wants.push_back({CUPTI_ACTIVITY_KIND_MARKER_DATA, false, false});
-      wants.push_back({CUPTI_ACTIVITY_KIND_NAME, false, false});
-    }
-    if (trace & kSync) wants.push_back({CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, false, false});
-
+    const std::vector<ActivityKindPlan> wants = activity_kinds(trace);
     bool essential_failed = false;
-    for (const Want& w : wants) {
-      CUptiResult r = w.dump ? cuptiActivityEnableAndDump(w.kind) : cuptiActivityEnable(w.kind);
-      if (r != CUPTI_SUCCESS && w.dump) r = cuptiActivityEnable(w.kind);
+    for (const ActivityKindPlan& w : wants) {
+      const auto kind = static_cast<CUpti_ActivityKind>(w.kind);
+      CUptiResult r = w.dump ? cuptiActivityEnableAndDump(kind) : cuptiActivityEnable(kind);
+      if (r != CUPTI_SUCCESS && w.dump) r = cuptiActivityEnable(kind);
       if (r == CUPTI_SUCCESS) {
-        s.enabled.push_back(w.kind);
+        s.enabled.push_back(kind);
         continue;
       }
       bool check = false;
-      const std::string why = explain_failure("enabling activity kind " + std::to_string(w.kind), r, "", &check);
+      const std::string why = explain_failure("enabling activity kind " + activity_kind_name(w.kind), r, "", &check);
       if (w.essential && !essential_failed) {
         essential_failed = true;
         if (error) *error = why;

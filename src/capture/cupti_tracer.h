@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "capture/buffer_pool.h"
 #include "capture/options.h"
@@ -41,6 +42,18 @@ struct RangeHooks {
 bool subscribe(const CaptureRange& range, RangeHooks hooks, std::string* error) noexcept;
 void unsubscribe() noexcept;
 bool subscribed() noexcept;
+
+// The activity kinds enable() asks for, in order, for a TraceFlags mask.
+// `kind` is a CUpti_ActivityKind; `essential`: the capture fails without it;
+// `dump`: enabled with cuptiActivityEnableAndDump (late attach).
+struct ActivityKindPlan {
+  std::uint32_t kind = 0;
+  bool essential = false;
+  bool dump = false;
+};
+std::vector<ActivityKindPlan> activity_kinds(unsigned trace);
+// The runtime (or driver) callback ids whose API records are switched off.
+std::vector<std::uint32_t> trimmed_callbacks(bool driver);
 
 // Enables the activity kinds of `trace` plus device/context/stream/overhead
 // records. Kinds CUPTI refuses are named in *warnings. False with *error when

@@ -12,6 +12,14 @@ RecordingPolicy::RecordingPolicy(CaptureRange::Kind kind, double delay_s, double
                                  Clock::time_point started)
     : kind_(kind), delay_(seconds(delay_s)), duration_(seconds(duration_s)), started_(started) {}
 
+// Also notices a duration that ran out while no range was open: recording
+// must not begin again then, not even until the next poll.
+bool RecordingPolicy::may_begin(Clock::time_point now) {
+  if (!expired_ && ever_recorded_ && duration_ > Clock::duration::zero() && now - recording_since_ >= duration_)
+    expired_ = true;
+  return !expired_ && !recording_ && now >= started_ + delay_;
+}
+
 RecordingPolicy::Action RecordingPolicy::on_tick(Clock::time_point now) {
   if (recording_ && duration_ > Clock::duration::zero() && now - recording_since_ >= duration_) {
     recording_ = false;
@@ -19,7 +27,8 @@ RecordingPolicy::Action RecordingPolicy::on_tick(Clock::time_point now) {
     return Action::end;
   }
   const bool wanted = kind_ == CaptureRange::Kind::whole_run || open_ranges_ > 0;
-  return wanted && may_begin(now) ? Action::begin : Action::none;
+  const bool can = may_begin(now);  // first: it also ends a duration that ran out between ranges
+  return wanted && can ? Action::begin : Action::none;
 }
 
 RecordingPolicy::Action RecordingPolicy::on_range_begin(Clock::time_point now) {

@@ -7,7 +7,8 @@
 //  * capture ranges (cudaProfilerStart/Stop, NVTX ranges): recording runs
 //    while at least one range is open and the delay has passed (a range
 //    opened during the delay begins recording when it ends);
-//  * duration: recording ends for good that long after it first began;
+//  * duration: recording ends for good that long after it first began (also
+//    when that moment falls between two capture ranges);
 //  * a failed begin ends recording for good (no retry at every poll);
 //  * stop() ends it for good.
 #pragma once
@@ -41,7 +42,7 @@ class RecordingPolicy {
   int open_ranges() const { return open_ranges_; }
 
  private:
-  bool may_begin(Clock::time_point now) const { return !expired_ && !recording_ && now >= started_ + delay_; }
+  bool may_begin(Clock::time_point now);
 
   CaptureRange::Kind kind_ = CaptureRange::Kind::whole_run;
   Clock::duration delay_{}, duration_{};

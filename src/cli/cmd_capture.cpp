@@ -179,7 +179,19 @@ int run_capture(const CaptureArgs& a) {
     return run.shell_status();
   }
   std::fprintf(stderr, "gpuscope: %zu CUDA process%s:\n", all.size(), all.size() == 1 ? "" : "es");
-  for (const auto& r : all) print_report(r);
+  std::uint64_t events = 0;
+  for (const auto& r : all) {
+    print_report(r);
+    const capture::Summary& s = r.summary;
+    events += s.kernels + s.memcpys + s.memsets + s.api_calls + s.ranges + s.syncs;
+  }
+  if (events == 0) {
+    // CUDA initialized but nothing ran on a GPU: say why when the driver knows
+    // (CUDA_VISIBLE_DEVICES="" and the like).
+    const capture::DriverProbe probe = capture::probe_cuda_driver();
+    if (probe.result != capture::DriverProbe::Result::devices)
+      std::fprintf(stderr, "gpuscope: %s; no GPU work was captured\n", capture::describe(probe).c_str());
+  }
   return run.shell_status();
 }
 
@@ -222,7 +234,7 @@ void add_capture(CLI::App& app, Context& ctx) {
   });
 }
 
-const CommandRegistration registration(20, &add_capture);
+const CommandRegistration registration(10, &add_capture);  // first: where traces come from
 
 }  // namespace
 }  // namespace gpuscope::cli

@@ -89,7 +89,9 @@ void add(CLI::App& app, Context&) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand(
       "report",
-      "Diagnose a trace: findings ordered by estimated saving (what is slow, the numbers, what to change), per-GPU "
+      "Diagnose a trace: the usual changes (more workers? overlap the all-reduce or the weight update? more "
+      "streams? another layout? mixed precision? CUDA graphs?) answered yes or no with the number that says so, "
+      "findings ordered by estimated saving (what is slow, the numbers, what to change), per-GPU "
       "utilization, kernel concurrency, copy/communication overlap, steps and their breakdown, time by kernel "
       "category, top kernels, launches, syncs, HTA's temporal breakdown. Several files (one per rank, or a "
       "directory of them) are analysed as one job: per-rank rows, skew, stragglers, ranks aligned on one clock.");

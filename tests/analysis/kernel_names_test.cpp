@@ -4,7 +4,13 @@
 // traces is checked in golden_test.cpp against tests/analysis/data/kernel_categories.tsv.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <ostream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
 
 #include "trace/kernel_category.h"
 
@@ -23,9 +29,8 @@ void check(std::initializer_list<Case> cases) {
   for (const Case& c : cases) EXPECT_EQ(classify_kernel(c.name), c.expected) << c.name;
 }
 
-TEST(KernelNames, TheBundledWorkloadsKernels) {
-  // kernels/*.cuh on main (the workload's padding, broadcast, layout, batch-norm and optimizer variants).
-  check({{"augment_crop_flip_kernel", K::elementwise},
+// kernels/*.cuh (the workload's padding, broadcast, layout, batch-norm and optimizer variants).
+const std::initializer_list<Case> kWorkloadKernels = {{"augment_crop_flip_kernel", K::elementwise},
          {"avgpool_backward_kernel", K::pooling},
          {"avgpool_forward_kernel", K::pooling},
          {"bn_backward_apply_kernel", K::normalization},
@@ -57,7 +62,37 @@ TEST(KernelNames, TheBundledWorkloadsKernels) {
          {"softmax_xent_kernel", K::softmax_loss},
          {"synthetic_dataset_kernel", K::other},
          {"transpose_nchw_to_nhwc_kernel", K::transpose},
-         {"transpose_nhwc_to_nchw_kernel", K::transpose}});
+         {"transpose_nhwc_to_nchw_kernel", K::transpose}};
+
+TEST(KernelNames, TheBundledWorkloadsKernels) { check(kWorkloadKernels); }
+
+// Every __global__ function in kernels/ is in the list above, so a new
+// workload kernel cannot land unreviewed (and uncategorised).
+TEST(KernelNames, EveryWorkloadKernelIsReviewed) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(GPUSCOPE_SOURCE_DIR) / "kernels";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no " << dir;
+  std::set<std::string> reviewed;
+  for (const Case& c : kWorkloadKernels) {
+    std::string n = c.name;
+    reviewed.insert(n.substr(0, n.find('(')));
+  }
+  const std::regex global(R"(__global__\s+(?:__launch_bounds__\([^)]*\)\s+)?void\s+([A-Za-z_][A-Za-z_0-9]*)\s*\()");
+  int found = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string ext = e.path().extension().string();
+    if (ext != ".cu" && ext != ".cuh" && ext != ".h") continue;
+    std::ifstream in(e.path());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    for (std::sregex_iterator it(text.begin(), text.end(), global), end; it != end; ++it) {
+      ++found;
+      EXPECT_TRUE(reviewed.count((*it)[1].str()))
+          << e.path().filename() << ": kernel " << (*it)[1] << " is not in kWorkloadKernels (add it with its category)";
+    }
+  }
+  EXPECT_GT(found, 20) << "the pattern found too few kernels in " << dir;
 }
 
 TEST(KernelNames, LibrariesAndFrameworks) {

@@ -2,13 +2,19 @@
 // trace of it is compared with what it did (tests/capture/workload_checks.h).
 //
 //   capture_workload                      run (under `gpuscope capture`)
-//   capture_workload --in-process OUT     capture itself through gpuscope/capture.h
+//   capture_workload --in-process OUT     capture itself through gpuscope/capture.h; if
+//                                         that cannot start (e.g. `gpuscope capture` already
+//                                         holds CUPTI) it says why and runs on unprofiled
+//   capture_workload --fork               at the end, fork a child that runs no CUDA and
+//                                         calls exit() (its capture must be inert)
 //
 // Phases (NVTX ranges inside "workload"): overlap (spin kernels on two
 // streams), copies (pageable and pinned copies, memsets; also the
 // cudaProfilerStart/Stop range), graph (a 3-kernel CUDA graph launched 5
 // times), nccl (all-reduces on one GPU; skipped when built without NCCL).
 #include <cuda_profiler_api.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -144,17 +150,23 @@ void nccl(cudaStream_t s) {
 
 int main(int argc, char** argv) {
   const char* in_process = nullptr;
-  if (argc == 3 && std::strcmp(argv[1], "--in-process") == 0) in_process = argv[2];
-  else if (argc != 1) {
-    std::fprintf(stderr, "usage: capture_workload [--in-process OUT.gscope]\n");
-    return 2;
+  bool fork_child = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--in-process") == 0 && i + 1 < argc) in_process = argv[++i];
+    else if (std::strcmp(argv[i], "--fork") == 0) fork_child = true;
+    else {
+      std::fprintf(stderr, "usage: capture_workload [--in-process OUT.gscope] [--fork]\n");
+      return 2;
+    }
   }
+  bool capturing = false;
   if (in_process) {
     gpuscope::capture::Options o;
     o.output = in_process;
     const auto s = gpuscope::capture::start(o);
-    std::printf("capture_workload: in-process capture: %s\n", s.message.c_str());
-    if (!s.ok) return 3;
+    capturing = s.ok;
+    // What the header promises: a capture that cannot start never stops the program.
+    std::printf("capture_workload: in-process capture: %s%s\n", s.ok ? "" : "not started: ", s.message.c_str());
   }
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
@@ -173,7 +185,23 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaDeviceSynchronize());
   CHECK_CUDA(cudaStreamDestroy(a));
   CHECK_CUDA(cudaStreamDestroy(b));
-  if (in_process) {
+  if (fork_child) {
+    // fork without exec while CUPTI is active: the child touches no CUDA and
+    // leaves through exit(), so atexit handlers (gpuscope's too) run in it.
+    std::fflush(stdout);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      std::printf("capture_workload: forked child %d exits\n", static_cast<int>(::getpid()));
+      std::exit(0);
+    }
+    int status = 0;
+    if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::fprintf(stderr, "capture_workload: the forked child failed (status %d)\n", status);
+      return 1;
+    }
+    std::printf("capture_workload: forked child %d exited with 0\n", static_cast<int>(pid));
+  }
+  if (capturing) {
     const auto s = gpuscope::capture::stop();
     std::printf("capture_workload: in-process capture: %s\n", s.message.c_str());
     if (!s.ok) return 3;

@@ -118,6 +118,48 @@ TEST_F(CaptureCli, SetsUpTheInjectionEnvironment) {
   EXPECT_NE(nvtx.out.find("libgpuscope_inject.so"), std::string::npos);
 }
 
+// The end-of-run summary, from the reports the injected library writes into
+// GPUSCOPE_CAPTURE_REPORT_DIR (here written by a shell, as three processes
+// of one run would: one finished, one refused by CUPTI, one that died).
+TEST_F(CaptureCli, PrintsWhatEachCudaProcessCapturedAndWhere) {
+  const std::string script =
+      "d=$GPUSCOPE_CAPTURE_REPORT_DIR; printf x > out.gscope; "
+      "printf 'pid=101\\nstate=finished\\nok=1\\ncommand=python train.py\\noutput=%s/out.gscope\\nmessage=wrote it\\n"
+      "kernels=12345\\nmemcpys=6\\nmemsets=1\\napi_calls=12400\\nranges=3\\nsyncs=2\\noverheads=4\\n"
+      "dropped_records=0\\ninvalid_timestamps=5\\noverhead_ns=1500000\\nbytes_written=1\\npool_peak_bytes=8388608\\n' "
+      "\"$PWD\" > $d/101.report; "
+      "printf 'pid=102\\nstate=failed\\nok=0\\ncommand=helper\\noutput=\\n"
+      "message=CUPTI is already in use by another profiler (nsys)\\n' > $d/102.report; "
+      "printf 'pid=103\\nstate=recording\\nok=1\\ncommand=worker\\noutput=%s/died.gscope\\nkernels=7\\n' \"$PWD\" "
+      "> $d/103.report; exit 4";
+  const Outcome r = run({"capture", "--", "/bin/sh", "-c", script});
+  EXPECT_EQ(r.status, 4) << r.err;
+  const std::string here = fs::canonical(dir_).string();
+  for (const std::string& want : {
+           std::string("gpuscope: /bin/sh exited with status 4"),
+           std::string("gpuscope: 3 CUDA processes:"),
+           "gpuscope:   pid 101 (python train.py) -> " + here + "/out.gscope (1 B)",
+           std::string("kernels 12,345, memcpys 6, memsets 1, API calls 12,400, NVTX ranges 3, syncs 2"),
+           std::string("dropped records 0, invalid timestamps 5, profiler overhead 1.500 ms, buffer memory peak 8.0 MiB"),
+           std::string("pid 102 (helper): nothing captured: CUPTI is already in use by another profiler (nsys)"),
+           "pid 103 (worker) -> " + here + "/died.gscope (missing)  [process ended before finishing",
+       })
+    EXPECT_NE(r.err.find(want), std::string::npos) << want << "\n---\n" << r.err;
+  EXPECT_LT(r.err.find("pid 101"), r.err.find("pid 102"));  // in pid order
+  EXPECT_EQ(r.err.find("no GPU work was captured"), std::string::npos) << r.err;
+}
+
+TEST_F(CaptureCli, ProcessesThatRecordedNothingAreExplainedByTheDriver) {
+  if (have_gpu()) GTEST_SKIP() << "this machine has a GPU: tests/gpu/capture_check.sh covers CUDA_VISIBLE_DEVICES=\"\"";
+  const Outcome r = run({"capture", "--", "/bin/sh", "-c",
+                         "printf 'pid=5\\nstate=finished\\nok=1\\ncommand=x\\noutput=/nonexistent.gscope\\n' "
+                         "> $GPUSCOPE_CAPTURE_REPORT_DIR/5.report"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("gpuscope: 1 CUDA process:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("gpuscope: no CUDA device"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no GPU work was captured"), std::string::npos) << r.err;
+}
+
 TEST_F(CaptureCli, ForwardsSignalsSentToIt) {
   const fs::path ready = dir_ / "ready";
   const pid_t pid = spawn({"capture", "--", "/bin/sh", "-c",

@@ -91,6 +91,24 @@ TEST(RecordingPolicy, DurationCountsFromTheFirstBeginAcrossRanges) {
   EXPECT_EQ(p.on_range_begin(t0 + milliseconds(1200)), Action::none);  // expired
 }
 
+TEST(RecordingPolicy, ADurationThatEndsBetweenRangesEndsRecordingForGood) {
+  RecordingPolicy p(CaptureRange::Kind::nvtx, 0, 1.0, t0);
+  EXPECT_EQ(apply(p, p.on_range_begin(t0), t0), Action::begin);
+  EXPECT_EQ(p.on_range_end(t0 + milliseconds(300)), Action::end);
+  // The duration runs out while no range is open, before any poll sees it.
+  EXPECT_EQ(p.on_range_begin(t0 + milliseconds(1200)), Action::none);
+  EXPECT_FALSE(p.recording());
+  EXPECT_TRUE(p.expired());
+  EXPECT_EQ(p.on_range_end(t0 + milliseconds(1300)), Action::none);
+  EXPECT_EQ(p.on_tick(t0 + milliseconds(1400)), Action::none);
+  // A poll after the duration, with no range open, ends it for good too.
+  RecordingPolicy q(CaptureRange::Kind::cuda_profiler_api, 0, 0.5, t0);
+  EXPECT_EQ(apply(q, q.on_range_begin(t0), t0), Action::begin);
+  EXPECT_EQ(q.on_range_end(t0 + milliseconds(100)), Action::end);
+  EXPECT_EQ(q.on_tick(t0 + milliseconds(600)), Action::none);
+  EXPECT_TRUE(q.expired());
+}
+
 TEST(RecordingPolicy, AFailedBeginIsNotRetried) {
   RecordingPolicy p(CaptureRange::Kind::whole_run, 0, 0, t0);
   EXPECT_EQ(p.on_tick(t0), Action::begin);

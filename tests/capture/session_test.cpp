@@ -5,8 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <vector>
 #include <filesystem>
+
+#include <cupti.h>
 
 #include "capture/buffer_pool.h"
 #include "capture/cupti_tracer.h"
@@ -88,6 +92,60 @@ TEST(CuptiFailures, MessagesSayWhatHappened) {
   m = cupti::explain_failure("cuptiSubscribe", 999, "", &check);
   EXPECT_TRUE(check);  // maybe no driver: the caller asks it
   EXPECT_NE(m.find("CUPTI_ERROR_UNKNOWN"), std::string::npos) << m;
+}
+
+// What enable() asks CUPTI for (it cannot be observed without a GPU).
+TEST(CuptiActivityKinds, ConcurrentKernelNeverKernelAndMarkerBeforeItsData) {
+  auto kinds_of = [](unsigned trace) {
+    std::vector<std::uint32_t> k;
+    for (const auto& p : cupti::activity_kinds(trace)) k.push_back(p.kind);
+    return k;
+  };
+  auto has = [](const std::vector<std::uint32_t>& k, CUpti_ActivityKind x) {
+    return std::find(k.begin(), k.end(), static_cast<std::uint32_t>(x)) != k.end();
+  };
+  for (unsigned trace = 1; trace <= kAllTraces; ++trace) {
+    const auto k = kinds_of(trace);
+    EXPECT_FALSE(has(k, CUPTI_ACTIVITY_KIND_KERNEL)) << trace;  // it serializes the GPU
+    EXPECT_EQ(has(k, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), (trace & kKernel) != 0) << trace;
+    EXPECT_EQ(has(k, CUPTI_ACTIVITY_KIND_MEMCPY) && has(k, CUPTI_ACTIVITY_KIND_MEMSET), (trace & kMemcpy) != 0);
+    EXPECT_EQ(has(k, CUPTI_ACTIVITY_KIND_RUNTIME) && has(k, CUPTI_ACTIVITY_KIND_DRIVER), (trace & kApi) != 0);
+    EXPECT_EQ(has(k, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION), (trace & kSync) != 0);
+    EXPECT_EQ(has(k, CUPTI_ACTIVITY_KIND_MARKER), (trace & kNvtx) != 0);
+    // Always: properties and CUPTI's own overhead; devices/contexts/streams dumped for late attach.
+    for (CUpti_ActivityKind always : {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
+                                      CUPTI_ACTIVITY_KIND_STREAM, CUPTI_ACTIVITY_KIND_OVERHEAD})
+      EXPECT_TRUE(has(k, always)) << trace;
+    const auto marker = std::find(k.begin(), k.end(), std::uint32_t{CUPTI_ACTIVITY_KIND_MARKER});
+    const auto data = std::find(k.begin(), k.end(), std::uint32_t{CUPTI_ACTIVITY_KIND_MARKER_DATA});
+    if (data != k.end()) {
+      EXPECT_LT(marker, data) << "CUPTI needs MARKER enabled before MARKER_DATA";
+    }
+  }
+  // Only what the capture cannot do without is essential.
+  for (const auto& p : cupti::activity_kinds(kAllTraces)) {
+    const bool essential = p.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || p.kind == CUPTI_ACTIVITY_KIND_MEMCPY ||
+                           p.kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+    EXPECT_EQ(p.essential, essential) << p.kind;
+  }
+}
+
+TEST(CuptiActivityKinds, NoisyCallsAreTrimmedLaunchesAndCopiesAreNot) {
+  const auto runtime = cupti::trimmed_callbacks(false);
+  const auto driver = cupti::trimmed_callbacks(true);
+  auto in = [](const std::vector<std::uint32_t>& v, std::uint32_t id) { return std::find(v.begin(), v.end(), id) != v.end(); };
+  EXPECT_TRUE(in(runtime, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020));
+  EXPECT_TRUE(in(runtime, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020));
+  EXPECT_TRUE(in(runtime, CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020));
+  EXPECT_TRUE(in(driver, CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent));
+  EXPECT_TRUE(in(driver, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2));
+  for (std::uint32_t kept : {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+                             CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+                             CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020})
+    EXPECT_FALSE(in(runtime, kept)) << kept;
+  for (std::uint32_t kept : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+                             CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize})
+    EXPECT_FALSE(in(driver, kept)) << kept;
 }
 
 TEST(DriverProbe, DescribesWhatItFound) {

@@ -11,6 +11,10 @@
 #     ranges, pageable and pinned copies, memsets, a CUDA graph, an NCCL
 #     all-reduce) through `gpuscope capture`, in-process, and with both capture
 #     ranges, and checks each trace against what the program did (capture_verify);
+#     then exit status, SIGTERM mid-run, CUPTI already taken (the program's own
+#     start() against the injected library), fork without exec, two CUDA
+#     children with -o %r %h %n, no visible GPU, --delay/--duration, a PyTorch
+#     script (if python3 has torch with CUDA);
 #  3. measures overhead: launch_bench (200k empty kernels) with and without
 #     capture, interleaved, medians (target <= 1 us per launch); 60 s at full
 #     launch rate (target: zero dropped records, memory bounded by the pool:
@@ -20,14 +24,17 @@
 # table with date, GPU, driver), also copied to $OUT when the device tool sets it.
 # Exit status 0 when every check that ran passed.
 # Knobs: CAPTURE_CHECK_BUDGET_S (default 540: optional parts are skipped when
-# time runs short), CAPTURE_CHECK_SKIP_RESNET=1, CAPTURE_CHECK_JOBS.
+# time runs short), CAPTURE_CHECK_SKIP_RESNET=1, CAPTURE_CHECK_JOBS,
+# CAPTURE_CHECK_BUILD_DIR (default build-gpu), CAPTURE_CHECK_RESULTS (default
+# tests/gpu/results). Dry run without a GPU (checks the script, not capture):
+#   CAPTURE_CHECK_PREBUILT=build CAPTURE_CHECK_RESULTS=/tmp/cc CAPTURE_CHECK_BUDGET_S=200 bash tests/gpu/capture_check.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 START=$(date +%s)
 BUDGET=${CAPTURE_CHECK_BUDGET_S:-540}
 JOBS=${CAPTURE_CHECK_JOBS:-$(nproc)}
 STAMP=$(date -u +%Y-%m-%dT%H%M%SZ)
-RES=tests/gpu/results
+RES=${CAPTURE_CHECK_RESULTS:-tests/gpu/results}
 mkdir -p "$RES"
 LOG="$RES/capture-$STAMP.log"
 TABLE="$RES/capture-$STAMP.md"
@@ -84,6 +91,12 @@ if compgen -G "build-gpu-deps/*.deb" >/dev/null; then
   mkdir -p "$DEPS"
   for f in build-gpu-deps/*.deb; do dpkg -x "$f" "$DEPS"; done
   [ -e "$DEPS/usr/bin/pkg-config" ] || ln -s pkgconf "$DEPS/usr/bin/pkg-config"
+  # zlib1g-dev's libz.so names Debian's exact libz file; point it at this machine's.
+  ZSO="$DEPS/usr/lib/x86_64-linux-gnu/libz.so"
+  if [ -L "$ZSO" ] && [ ! -e "$ZSO" ]; then
+    SYSZ=$(ldconfig -p 2>/dev/null | awk '/libz\.so\.1 .*x86-64/ {print $NF; exit}')
+    [ -n "$SYSZ" ] && ln -sf "$SYSZ" "$ZSO" && echo "libz.so -> $SYSZ"
+  fi
   export PATH="$DEPS/usr/bin:$PATH"
   export LD_LIBRARY_PATH="$DEPS/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export PKG_CONFIG_LIBDIR="$DEPS/usr/lib/x86_64-linux-gnu/pkgconfig:$DEPS/usr/share/pkgconfig"
@@ -116,13 +129,23 @@ echo "CUPTI: ${CUPTI_SO:-not in the toolkit}"
 # ---- build ----------------------------------------------------------------------------------
 say "build"
 B=${CAPTURE_CHECK_BUILD_DIR:-build-gpu}
-cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUSCOPE_CUDA=ON -DGPUSCOPE_VIEWER=OFF \
-  -DGPUSCOPE_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 "${EXTRA[@]}" || { row build "configures" "cmake failed" FAIL; exit 1; }
-TARGETS=(gpuscope gpuscope_inject capture_workload launch_bench capture_verify capture_tests)
-timeout 400 cmake --build $B -j "$JOBS" --target "${TARGETS[@]}" || { row build "builds" "build failed" FAIL; exit 1; }
+TARGETS=(gpuscope gpuscope_inject capture_workload capture_smoke launch_bench capture_verify capture_tests)
 HAVE_RESNET=0
-if [ "${CAPTURE_CHECK_SKIP_RESNET:-0}" != 1 ] && cmake --build $B --target help 2>/dev/null | grep -q '^resnet-train:'; then
-  timeout $(( $(left) > 300 ? 240 : 60 )) cmake --build $B -j "$JOBS" --target resnet-train && HAVE_RESNET=1
+if [ -n "${CAPTURE_CHECK_PREBUILT:-}" ]; then
+  # Dry run of the script itself (e.g. on a machine without a GPU): use a build that exists.
+  B=$CAPTURE_CHECK_PREBUILT
+  for t in bin/gpuscope lib/libgpuscope_inject.so tests/capture_workload tests/capture_smoke tests/launch_bench \
+    tests/capture_verify tests/capture_tests; do
+    [ -e "$B/$t" ] || { row build "prebuilt in $B" "missing $t" FAIL; exit 1; }
+  done
+  [ "${CAPTURE_CHECK_SKIP_RESNET:-0}" != 1 ] && [ -x "$B/bin/resnet-train" ] && HAVE_RESNET=1
+else
+  cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUSCOPE_CUDA=ON -DGPUSCOPE_VIEWER=OFF \
+    -DGPUSCOPE_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 "${EXTRA[@]}" || { row build "configures" "cmake failed" FAIL; exit 1; }
+  timeout 400 cmake --build $B -j "$JOBS" --target "${TARGETS[@]}" || { row build "builds" "build failed" FAIL; exit 1; }
+  if [ "${CAPTURE_CHECK_SKIP_RESNET:-0}" != 1 ] && cmake --build $B --target help 2>/dev/null | grep -q '^resnet-train:'; then
+    timeout $(( $(left) > 300 ? 240 : 60 )) cmake --build $B -j "$JOBS" --target resnet-train && HAVE_RESNET=1
+  fi
 fi
 row build "builds" "ok ($(($(date +%s) - START)) s)" PASS
 GS=$B/bin/gpuscope
@@ -182,6 +205,82 @@ KF=$(ls $WORK/killed-*.gscope 2>/dev/null | head -1)
 kinfo=$([ -n "$KF" ] && $T/capture_verify --expect range-copies "$KF" 2>&1 | grep 'file complete' || echo "no file")
 row "SIGTERM mid-run: file finished" "status 143, complete file" "status $st; ${kinfo:-?}" \
   "$([ $st = 143 ] && echo "$kinfo" | grep -q '^PASS' && echo PASS || echo FAIL)"
+
+# ---- 2b. processes, refusals, timing ----------------------------------------------------------
+say "CUPTI already taken: the program's own start() and the injected library in one process"
+# Whichever subscribes first wins; the other must say so and the program run on.
+timeout 180 $GS capture -o "$WORK/outer-%p.gscope" -- $T/capture_workload --in-process "$WORK/inner.gscope" \
+  >"$WORK/busy.txt" 2>&1
+st=$?
+cat "$WORK/busy.txt"
+busy=$(grep -c 'already in use by another profiler' "$WORK/busy.txt")
+OF=$(ls $WORK/outer-*.gscope 2>/dev/null | head -1)
+[ -e "$WORK/inner.gscope" ] && WON="$WORK/inner.gscope" || WON="$OF"
+nfiles=$(( $([ -e "$WORK/inner.gscope" ] && echo 1 || echo 0) + $([ -n "$OF" ] && echo 1 || echo 0) ))
+row "CUPTI busy (MULTIPLE_SUBSCRIBERS): program unharmed, said clearly" "status 0, message, exactly 1 of 2 files" \
+  "status $st; message lines $busy; $nfiles file(s)" \
+  "$([ $st = 0 ] && [ "$busy" -ge 1 ] && [ $nfiles = 1 ] && echo PASS || echo FAIL)"
+verify "the capture that won CUPTI" "$WON" --expect full
+
+say "fork without exec"
+timeout 180 $GS capture -o "$WORK/fork-%p.gscope" -- $T/capture_workload --fork >"$WORK/fork.txt" 2>&1
+st=$?
+cat "$WORK/fork.txt"
+nf=$(ls $WORK/fork-*.gscope 2>/dev/null | wc -l)
+row "fork without exec: the child is inert" "status 0, 1 file (the parent's)" "status $st; $nf file(s)" \
+  "$([ $st = 0 ] && [ "$nf" = 1 ] && echo PASS || echo FAIL)"
+verify "capture of a program that forked" "$(ls $WORK/fork-*.gscope 2>/dev/null | head -1)" --expect full
+
+say "two CUDA children, output pattern %r %h %n"
+HOST=$(hostname)
+RANK=3 timeout 120 $GS capture -o "$WORK/kids-r%r-%h-%n.gscope" -- /bin/sh -c "$T/capture_smoke & $T/capture_smoke; wait" \
+  >"$WORK/kids.txt" 2>&1
+st=$?
+cat "$WORK/kids.txt"
+k1="$WORK/kids-r3-$HOST-1.gscope"
+k2="$WORK/kids-r3-$HOST-2.gscope"
+kok=0
+for f in "$k1" "$k2"; do [ -s "$f" ] && $GS info "$f" >/dev/null 2>&1 && kok=$((kok + 1)); done
+k8=$(grep -c 'kernels 8,' "$WORK/kids.txt")
+row "each CUDA child writes its own file (%r %h %n)" "2 readable files, 8 kernels each" \
+  "status $st; $kok readable of kids-r3-$HOST-{1,2}.gscope; $k8 summaries with 8 kernels" \
+  "$([ $st = 0 ] && [ $kok = 2 ] && [ "$k8" = 2 ] && echo PASS || echo FAIL)"
+
+say "no visible GPU (CUDA_VISIBLE_DEVICES=\"\")"
+CUDA_VISIBLE_DEVICES="" timeout 60 $GS capture -o "$WORK/nodev-%p.gscope" -- $T/capture_smoke >"$WORK/nodev.txt" 2>&1
+st=$?
+cat "$WORK/nodev.txt"
+said=$(grep -cE 'no CUDA device|nothing (was )?captured' "$WORK/nodev.txt")
+row "no visible GPU: program unharmed, said clearly" "status 7 (the program's), message" "status $st; message lines $said" \
+  "$([ $st = 7 ] && [ "$said" -ge 1 ] && echo PASS || echo FAIL)"
+
+say "--delay 2 --duration 3 on an 8 s launch loop"
+timeout 60 $GS capture --delay 2 --duration 3 -o "$WORK/timed-%p.gscope" -- $T/launch_bench --seconds 8 \
+  >"$WORK/timed.txt" 2>"$WORK/timed.err"
+cat "$WORK/timed.txt" "$WORK/timed.err"
+TL=$(grep -o 'launches=[0-9]*' "$WORK/timed.txt" | cut -d= -f2)
+TK=$(grep -o 'kernels [0-9,]*' "$WORK/timed.err" | head -1 | grep -o '[0-9,]*$' | tr -d ,)
+FR=$(awk -v k="${TK:-0}" -v l="${TL:-0}" 'BEGIN {if (l > 0) printf "%.2f", k / (l + 2000); else print "nan"}')
+row "--delay/--duration record only their window" "about 3/8 of the kernels (0.20-0.55)" "${TK:-?} of $((${TL:-0} + 2000)) kernels ($FR)" \
+  "$(awk -v f="$FR" 'BEGIN {print (f >= 0.20 && f <= 0.55) ? "PASS" : "FAIL"}')"
+
+say "a PyTorch script (python3 under gpuscope capture)"
+PY='import torch
+x = torch.randn(1024, 1024, device="cuda")
+for _ in range(20): x = torch.tanh(x @ x)
+torch.cuda.synchronize()
+print("torch ok", torch.__version__, torch.version.cuda)'
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  timeout 180 $GS capture -o "$WORK/torch-%p.gscope" -- python3 -c "$PY" >"$WORK/torch.txt" 2>&1
+  st=$?
+  cat "$WORK/torch.txt"
+  TK=$(grep -o 'kernels [0-9,]*' "$WORK/torch.txt" | head -1 | grep -o '[0-9,]*$' | tr -d ,)
+  TF=$(ls $WORK/torch-*.gscope 2>/dev/null | head -1)
+  row "PyTorch script under gpuscope capture" "status 0, >= 40 kernels, readable file" "status $st; ${TK:-0} kernels" \
+    "$([ $st = 0 ] && [ "${TK:-0}" -ge 40 ] && [ -n "$TF" ] && $GS info "$TF" >/dev/null 2>&1 && echo PASS || echo FAIL)"
+else
+  row "PyTorch script under gpuscope capture" "status 0, >= 40 kernels" "skipped: no PyTorch with CUDA here" SKIP
+fi
 
 # ---- 3. overhead ----------------------------------------------------------------------------
 say "launch overhead (launch_bench 200000, 5 interleaved pairs)"

@@ -16,6 +16,8 @@ packages=(
   libzstd-dev libzstd1 libdeflate-dev libdeflate0 libisal-dev libisal2 libxxhash-dev libxxhash0
   libsimdjson-dev libsimdjson14 nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev
   pkgconf pkgconf-bin libpkgconf3
+  libsqlite3-dev libsqlite3-0  # the export module's SQLite output: the project does not configure without it
+  zlib1g-dev                   # its libz.so points at the system's /lib/x86_64-linux-gnu/libz.so.1
 )
 mkdir -p build-gpu-deps
 cd build-gpu-deps

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -220,6 +221,17 @@ TEST_F(Headless, SelectZoomsToTheKernelAndDrawsItsLaunch) {
       EXPECT_GE(t.kernels().start[k], j["selection"]["start_ns"].get<TimeNs>());
     }
   }
+  // The Details panel shows the kernel's launch configuration, from the trace.
+  const RowIndex k = j["selection"]["row"];
+  std::map<std::string, std::string> details;
+  for (const auto& kv : j["selection"]["details"]) details[kv[0].get<std::string>()] = kv[1].get<std::string>();
+  EXPECT_EQ(details["grid"], cat("(", std::to_string(t.kernels().grid_x[k]), ", ", std::to_string(t.kernels().grid_y[k]),
+                                 ", ", std::to_string(t.kernels().grid_z[k]), ")"));
+  EXPECT_EQ(details["registers / thread"], std::to_string(t.kernels().registers[k]));
+  EXPECT_TRUE(details.contains("shared memory"));
+  EXPECT_TRUE(details.contains("stream"));
+  EXPECT_TRUE(details.contains("device"));
+  EXPECT_EQ(details["launched by"], "cudaLaunchKernel");
   // An unknown kernel: exit 2, a one-line reason, and the pictures still written.
   const Result bad = view({file, "--screenshot", (dir_ / "none.png").string(), "--select", "no_such_kernel"});
   EXPECT_EQ(bad.status, 2);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -57,6 +58,21 @@ Lane random_lane(std::mt19937_64& rng, std::size_t n) {
     t += len;
   }
   return l;
+}
+
+TEST(Lod, GallopLowerBoundMatchesStdLowerBound) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 2000; ++round) {
+    const std::size_t n = rng() % 300;
+    std::vector<TimeNs> a(n);
+    TimeNs t = static_cast<TimeNs>(rng() % 50);
+    for (TimeNs& x : a) x = t += static_cast<TimeNs>(rng() % 4);  // with duplicates
+    const RowIndex lo = n ? static_cast<RowIndex>(rng() % (n + 1)) : 0;
+    const RowIndex hi = static_cast<RowIndex>(lo + (n > lo ? rng() % (n - lo + 1) : 0));
+    const TimeNs target = static_cast<TimeNs>(rng() % (t + 60)) - 5;
+    const RowIndex want = static_cast<RowIndex>(std::lower_bound(a.data() + lo, a.data() + hi, target) - a.data());
+    ASSERT_EQ(gallop_lower_bound(a.data(), lo, hi, target), want) << "n=" << n << " lo=" << lo << " hi=" << hi;
+  }
 }
 
 TEST(Lod, MatchesTheReferenceScanOnRandomLanes) {

@@ -47,6 +47,8 @@ inline Trace make_test_trace(const TestTraceOptions& o) {
   const StringId launch = b.intern("cudaLaunchKernel"), memcpy_call = b.intern("cudaMemcpyAsync");
   const StringId step_name = b.intern("step"), fwd = b.intern("forward"), bwd = b.intern("backward");
   const StringId sync_call = b.intern("cudaDeviceSynchronize");
+  // The sgemm kernels carry a mangled name and dynamic shared memory (as CUPTI records them).
+  const StringId sgemm_mangled = b.intern("_Z21volta_sgemm_128x64_nnPKfS0_Pfiii");
   b.reserve_kernels(o.kernels);
   b.reserve_api_calls(o.kernels);
   std::uint32_t correlation = 1;
@@ -94,6 +96,10 @@ inline Trace make_test_trace(const TestTraceOptions& o) {
       k.block_z = 1;
       k.registers = 32;
       k.static_smem = 4096;
+      if (ki == 2) {
+        k.mangled = sgemm_mangled;
+        k.dynamic_smem = 16384;
+      }
       b.add_kernel(k);
       stream_free[s] = k.end;
       cpu_t = a.end + 500 + static_cast<TimeNs>(rng() % 1'000);

@@ -5,11 +5,18 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <thread>
 
+#include <unistd.h>
+
 #include "trace/detail/time_columns.h"
+#include "store/gscope.h"
 #include "trace/error.h"
 #include "viewer/test_trace.h"
 #include "viewer/view.h"
@@ -44,6 +51,25 @@ class ViewTest : public ::testing::Test {
   }
   void frames(View& v, int n) {
     for (int i = 0; i < n; ++i) frame(v);
+  }
+  // Hover, press, release: a click as ImGui sees one.
+  void click(View& v, float x, float y) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(x, y);
+    frame(v);
+    io.MouseDown[0] = true;
+    frame(v);
+    io.MouseDown[0] = false;
+    frame(v);
+  }
+  void click(View& v, const ClickTarget& t) { click(v, t.x, t.y); }
+  static void wait_idle(const View& v) {
+    for (int i = 0; i < 2000 && v.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  static const ClickTarget* find_target(const std::vector<ClickTarget>& ts, std::string_view label) {
+    for (const ClickTarget& t : ts)
+      if (t.label == label) return &t;
+    return nullptr;
   }
 
   static std::shared_ptr<Document> doc(const testing::TestTraceOptions& o, bool with_profile = true) {
@@ -346,6 +372,31 @@ TEST_F(ViewTest, ClickingAGroupHeaderCollapsesIt) {
     }
 }
 
+TEST_F(ViewTest, ClickingATrackNameCollapsesItsRows) {
+  testing::TestTraceOptions o;
+  o.kernels = 2'000;
+  o.gpus = 1;
+  View v;
+  v.set_document(doc(o));
+  frames(v, 2);
+  const Trace& t = v.document()->trace();
+  auto cpu_track = [&]() -> const TrackStats* {  // the thread: NVTX depths + API calls + syncs
+    for (const TrackStats& ts : v.stats().tracks)
+      if (ts.visible && t.tracks()[ts.track].kind == TrackKind::cpu) return &ts;
+    return nullptr;
+  };
+  ASSERT_NE(cpu_track(), nullptr);
+  const TrackStats before = *cpu_track();
+  ASSERT_GT(before.rows, 1u);
+  click(v, 40, before.y + 5);
+  ASSERT_NE(cpu_track(), nullptr);
+  EXPECT_TRUE(cpu_track()->collapsed);
+  EXPECT_LT(cpu_track()->height, before.height);
+  click(v, 40, cpu_track()->y + 5);  // and back
+  EXPECT_FALSE(cpu_track()->collapsed);
+  EXPECT_EQ(cpu_track()->height, before.height);
+}
+
 TEST_F(ViewTest, ALoadErrorIsShownInTheWindow) {
   View v;
   v.open_with("broken.json", [](const LoadProgress&) -> Trace {
@@ -404,6 +455,377 @@ TEST_F(ViewTest, CompareShowsCategoriesSideBySide) {
   EXPECT_TRUE(has_panel(v, "compare"));
   ASSERT_NE(v.compare_document(), nullptr);
   EXPECT_GT(v.stats().compare_rows, 0u);
+}
+
+TEST_F(ViewTest, DetailsShowEveryFieldOfTheSelection) {
+  testing::TestTraceOptions o;
+  o.kernels = 3'000;
+  View v;
+  v.set_document(doc(o));
+  frame(v);
+  auto field = [&](std::string_view key) -> std::string {
+    for (const auto& [k, value] : v.stats().details)
+      if (k == key) return value;
+    return "<missing " + std::string(key) + ">";
+  };
+  // A kernel: demangled and mangled names, launch configuration, resources, where, launched by whom, NVTX.
+  ASSERT_TRUE(v.select_kernel("_Z21volta_sgemm_128x64_nnPKfS0_Pfiii"));  // by its mangled name
+  frames(v, 2);
+  EXPECT_EQ(field("name"), "volta_sgemm_128x64_nn");
+  EXPECT_EQ(field("mangled"), "_Z21volta_sgemm_128x64_nnPKfS0_Pfiii");
+  EXPECT_EQ(field("grid"), "(128, 1, 1)");
+  EXPECT_EQ(field("block"), "(256, 1, 1)");
+  EXPECT_EQ(field("registers / thread"), "32");
+  EXPECT_NE(field("shared memory").find("4.00 KiB static + 16.0 KiB dynamic"), std::string::npos) << field("shared memory");
+  EXPECT_NE(field("device").find("Test GPU"), std::string::npos);
+  EXPECT_EQ(field("stream").rfind("<missing", 0), std::string::npos);
+  EXPECT_EQ(field("launched by"), "cudaLaunchKernel");
+  std::vector<std::string> nvtx;
+  for (const auto& [k, value] : v.stats().details)
+    if (k == "nvtx") nvtx.push_back(value);
+  ASSERT_EQ(nvtx.size(), 2u);
+  EXPECT_EQ(nvtx[0], "step");  // outermost first
+  EXPECT_TRUE(nvtx[1] == "forward" || nvtx[1] == "backward");
+  // A copy: bytes and bandwidth (64 MiB in 50 µs).
+  const Trace& t = v.document()->trace();
+  ASSERT_GT(t.memcpys().size(), 0u);
+  v.select(Selection{TableId::memcpys, 0});
+  frames(v, 2);
+  EXPECT_EQ(field("name"), "Memcpy HtoD");
+  EXPECT_NE(field("bytes").find("67,108,864"), std::string::npos) << field("bytes");
+  EXPECT_NE(field("bandwidth").find("1.34 TB/s"), std::string::npos) << field("bandwidth");
+  EXPECT_EQ(field("launched by"), "cudaMemcpyAsync");
+}
+
+TEST_F(ViewTest, TheSourceIsVisibleInEveryPanel) {
+  for (const auto& [source, badge] : {std::pair{TraceSource::cupti, "CAPTURED"}, std::pair{TraceSource::chrome_json, "IMPORTED"},
+                                      std::pair{TraceSource::synthetic, "SYNTHETIC"}}) {
+    testing::TestTraceOptions o;
+    o.kernels = 1'000;
+    o.source = source;
+    View v;
+    v.set_document(doc(o));
+    for (Panel p : {Panel::timeline, Panel::hotspots, Panel::findings, Panel::summary}) {
+      v.show(p);
+      frames(v, 2);
+      EXPECT_EQ(v.stats().source_badge, badge) << to_string(p);
+    }
+  }
+}
+
+// [SECTION] Interaction with the panels ---------------------------------------------------
+
+TEST_F(ViewTest, HotspotClickHighlightsInstancesAndStepsThroughThem) {
+  testing::TestTraceOptions o;
+  o.kernels = 5'000;
+  View v;
+  v.set_document(doc(o));
+  v.show(Panel::hotspots);
+  frames(v, 2);
+  const Trace& t = v.document()->trace();
+  ASSERT_FALSE(v.stats().hotspot_targets.empty());
+  const ClickTarget row = v.stats().hotspot_targets[0];
+  std::vector<TimeNs> starts;  // the instances, in time order
+  for (RowIndex r = 0; r < t.kernels().size(); ++r)
+    if (t.str(t.kernels().name[r]) == row.label) starts.push_back(t.kernels().start[r]);
+  std::sort(starts.begin(), starts.end());
+  ASSERT_GE(starts.size(), 2u);
+
+  click(v, row);
+  EXPECT_EQ(v.matches_label(), "kernel: " + row.label);
+  EXPECT_EQ(v.matches().size(), starts.size());
+  ASSERT_TRUE(v.selection().valid());
+  ASSERT_EQ(v.selection().table, TableId::kernels);
+  const RowIndex first = v.selection().row;
+  EXPECT_EQ(t.str(t.kernels().name[first]), row.label);
+  EXPECT_EQ(t.kernels().start[first], starts[0]);  // the whole trace is in view: the first instance
+  EXPECT_LE(v.view_start(), t.kernels().start[first]);
+  EXPECT_GE(v.view_end(), t.kernels().end[first]);
+  frame(v);
+  EXPECT_GT(v.stats().match_markers, 0u);
+
+  // A second click on the same row steps to the next instance.
+  const ClickTarget* again = find_target(v.stats().hotspot_targets, row.label);
+  ASSERT_NE(again, nullptr);
+  click(v, *again);
+  ASSERT_TRUE(v.selection().valid());
+  EXPECT_NE(v.selection().row, first);
+  EXPECT_EQ(t.str(t.kernels().name[v.selection().row]), row.label);
+  EXPECT_EQ(t.kernels().start[v.selection().row], starts[1]);
+  EXPECT_LE(v.view_start(), t.kernels().start[v.selection().row]);
+  EXPECT_GE(v.view_end(), t.kernels().end[v.selection().row]);
+}
+
+TEST_F(ViewTest, HotspotHeadersSortTheTable) {
+  testing::TestTraceOptions o;
+  o.kernels = 5'000;
+  View v;
+  v.set_document(doc(o));
+  v.show(Panel::hotspots);
+  frames(v, 4);  // the fixed-fit columns take their widths over the first frames
+  std::map<std::string, Hotspot> by_name;
+  for (const Hotspot& h : v.document()->profile()->hotspots) by_name[h.name] = h;
+  auto column = [&](auto key) {
+    std::vector<double> out;
+    for (const ClickTarget& t : v.stats().hotspot_targets) out.push_back(key(by_name.at(t.label)));
+    return out;
+  };
+  auto total = [](const Hotspot& h) { return static_cast<double>(h.stats.total); };
+  auto count = [](const Hotspot& h) { return static_cast<double>(h.stats.count); };
+  ASSERT_EQ(v.stats().hotspot_targets.size(), by_name.size());
+  std::vector<double> col = column(total);  // the default: total, largest first
+  EXPECT_TRUE(std::is_sorted(col.rbegin(), col.rend()));
+
+  const ClickTarget* header = find_target(v.stats().hotspot_headers, "count");
+  ASSERT_NE(header, nullptr);
+  const ClickTarget h = *header;
+  click(v, h);
+  frame(v);
+  col = column(count);
+  EXPECT_TRUE(std::is_sorted(col.rbegin(), col.rend())) << "count, descending";
+  EXPECT_NE(col.front(), col.back());
+  click(v, h);
+  frame(v);
+  col = column(count);
+  EXPECT_TRUE(std::is_sorted(col.begin(), col.end())) << "count, ascending";
+}
+
+TEST_F(ViewTest, CategoryRowAndLegendHighlightTheCategory) {
+  testing::TestTraceOptions o;
+  o.kernels = 5'000;
+  View v;
+  v.set_document(doc(o));
+  frames(v, 2);
+  const Trace& t = v.document()->trace();
+  auto kernels_of = [&](std::string_view category) {
+    std::uint64_t n = 0;
+    for (RowIndex r = 0; r < t.kernels().size(); ++r) n += to_string(t.kernels().category_at(r)) == category;
+    return n;
+  };
+  // The legend above the ruler.
+  ASSERT_FALSE(v.stats().legend_targets.empty());
+  const ClickTarget legend = v.stats().legend_targets.back();
+  click(v, legend);
+  EXPECT_EQ(v.matches_label(), "category: " + legend.label);
+  EXPECT_EQ(v.matches().size(), kernels_of(legend.label));
+  // A row of the per-category table.
+  v.show(Panel::hotspots);
+  frames(v, 2);
+  ASSERT_FALSE(v.stats().category_targets.empty());
+  const ClickTarget row = v.stats().category_targets.front();
+  click(v, row);
+  EXPECT_EQ(v.matches_label(), "category: " + row.label);
+  EXPECT_EQ(v.matches().size(), kernels_of(row.label));
+  EXPECT_TRUE(v.selection().valid());
+}
+
+TEST_F(ViewTest, FindingClickZoomsToItsEvidence) {
+  testing::TestTraceOptions o;
+  o.kernels = 5'000;
+  View v;
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 1400);
+  v.set_document(doc(o));
+  v.show(Panel::findings);
+  frames(v, 2);
+  const Profile& p = *v.document()->profile();
+  const Finding* f = nullptr;
+  const ClickTarget* target = nullptr;
+  for (const Finding& candidate : p.findings) {
+    const ClickTarget* ct = find_target(v.stats().finding_targets, candidate.id);
+    if (!candidate.ranges.empty() && ct) {
+      f = &candidate;
+      target = ct;
+      break;
+    }
+  }
+  ASSERT_NE(f, nullptr) << "no finding with evidence ranges on the test trace";
+  EXPECT_EQ(v.stats().finding_targets.size(), p.findings.size());
+  TimeNs lo = f->ranges.front().start, hi = f->ranges.front().end;
+  for (const TimeRange& r : f->ranges) {
+    lo = std::min(lo, r.start);
+    hi = std::max(hi, r.end);
+  }
+  click(v, *target);
+  frame(v);
+  EXPECT_LE(v.view_start(), lo);
+  EXPECT_GE(v.view_end(), hi);
+  EXPECT_LE(static_cast<double>(v.view_end() - v.view_start()), 1.2 * static_cast<double>(hi - lo) + 1000);
+  EXPECT_GT(v.stats().evidence_bands, 0u);
+  if (!f->kernels.empty()) {
+    EXPECT_EQ(v.matches_label(), "finding: " + f->id);
+    EXPECT_GT(v.matches().size(), 0u);
+  }
+}
+
+TEST_F(ViewTest, HoveringAKernelShowsItsTooltip) {
+  testing::TestTraceOptions o;
+  o.kernels = 2'000;
+  o.gpus = 1;
+  o.streams = 1;
+  View v;
+  v.set_document(doc(o));
+  const Trace& t = v.document()->trace();
+  const RowIndex k = 700;
+  const TimeNs ks = t.kernels().start[k], ke = t.kernels().end[k];
+  v.zoom_to(ks - (ke - ks), ke + (ke - ks));  // the kernel is the middle third of the view
+  frames(v, 2);
+  const FrameStats& s = v.stats();
+  ASSERT_EQ(t.tracks()[s.tracks[0].track].kind, TrackKind::gpu);
+  ImGui::GetIO().MousePos = ImVec2(s.timeline_x0 + s.timeline_width_px / 2, s.tracks[0].y + 8);
+  frames(v, 2);
+  EXPECT_EQ(v.stats().tooltip, t.str(t.kernels().name[k]));
+  ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+  frame(v);
+  EXPECT_TRUE(v.stats().tooltip.empty());
+}
+
+TEST_F(ViewTest, FindBoxCtrlFTypeThenEnterAndShiftEnterStep) {
+  testing::TestTraceOptions o;
+  o.kernels = 3'000;
+  View v;
+  v.set_document(doc(o));
+  frames(v, 2);
+  const Trace& t = v.document()->trace();
+  std::vector<std::pair<TimeNs, RowIndex>> want;  // sgemm kernels in time order
+  for (RowIndex r = 0; r < t.kernels().size(); ++r)
+    if (t.str(t.kernels().name[r]).find("sgemm") != std::string_view::npos) want.emplace_back(t.kernels().start[r], r);
+  std::sort(want.begin(), want.end());
+  ASSERT_GE(want.size(), 3u);
+
+  ImGuiIO& io = ImGui::GetIO();
+  constexpr int kEnter = 300;  // any free slot of io.KeysDown, mapped like a backend would
+  io.KeyMap[ImGuiKey_Enter] = kEnter;
+  auto press = [&](int key, bool shift) {
+    io.KeyShift = shift;
+    io.KeysDown[key] = true;
+    frame(v);
+    io.KeysDown[key] = false;
+    frame(v);
+    io.KeyShift = false;
+  };
+  io.KeyCtrl = true;
+  press('F', false);
+  io.KeyCtrl = false;
+  frame(v);
+  io.AddInputCharactersUTF8("SGEMM");
+  frames(v, 2);
+  EXPECT_EQ(v.matches_label(), "search: SGEMM");
+  EXPECT_EQ(v.matches().size(), want.size());
+  press(kEnter, false);  // next: the first match (the whole trace is in view)
+  ASSERT_TRUE(v.selection().valid());
+  EXPECT_EQ(v.selection().row, want[0].second);
+  press(kEnter, false);
+  EXPECT_EQ(v.selection().row, want[1].second);
+  EXPECT_LE(v.view_start(), want[1].first);  // centred on it
+  EXPECT_GE(v.view_end(), want[1].first);
+  press(kEnter, true);  // Shift+Enter: previous
+  EXPECT_EQ(v.selection().row, want[0].second);
+  press(kEnter, true);  // before the first: wraps to the last
+  EXPECT_EQ(v.selection().row, want.back().second);
+}
+
+// [SECTION] Opening by drop and by the file browser --------------------------------------
+
+class OpenFilesTest : public ViewTest {
+ protected:
+  void SetUp() override {
+    ViewTest::SetUp();
+    dir_ = std::filesystem::temp_directory_path() /
+           ("gpuscope-view-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_ / "sub");
+    testing::TestTraceOptions o;
+    o.kernels = 1'000;
+    write_gscope(testing::make_test_trace(o), (dir_ / "a.gscope").string());
+    o.kernels = 2'000;
+    o.seed = 7;
+    write_gscope(testing::make_test_trace(o), (dir_ / "sub" / "b.gscope").string());
+  }
+  void TearDown() override {
+    std::filesystem::remove_all(dir_);
+    ViewTest::TearDown();
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(OpenFilesTest, DroppedFilesOpenAndCompare) {
+  View v;
+  v.on_files_dropped({(dir_ / "a.gscope").string(), (dir_ / "sub" / "b.gscope").string()});
+  wait_idle(v);
+  frames(v, 3);
+  ASSERT_NE(v.document(), nullptr) << v.load_error();
+  EXPECT_EQ(v.document()->path(), (dir_ / "a.gscope").string());
+  EXPECT_EQ(v.document()->trace().kernels().size(), 1'000u);
+  ASSERT_NE(v.compare_document(), nullptr);
+  EXPECT_EQ(v.compare_document()->trace().kernels().size(), 2'000u);
+  EXPECT_TRUE(has_panel(v, "compare"));
+  // A file that is not a trace: the error in the window, no crash.
+  std::ofstream(dir_ / "junk.json") << "{\"traceEvents\": [ {\"ph\": ";
+  v.on_files_dropped({(dir_ / "junk.json").string()});
+  wait_idle(v);
+  frames(v, 2);
+  EXPECT_EQ(v.document(), nullptr);
+  EXPECT_TRUE(has_panel(v, "error"));
+  EXPECT_NE(v.stats().message.find("junk.json"), std::string::npos);
+}
+
+TEST_F(OpenFilesTest, FileBrowserListsFoldersFirstAndFiltersTraces) {
+  std::ofstream(dir_ / "notes.txt") << "x";
+  std::ofstream(dir_ / "t.json.gz") << "x";
+  std::string error;
+  std::vector<FileBrowser::Entry> e = FileBrowser::list(dir_.string(), false, &error);
+  EXPECT_TRUE(error.empty());
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_TRUE(e[0].is_dir);
+  EXPECT_EQ(e[0].name, "sub");
+  EXPECT_EQ(e[1].name, "a.gscope");
+  EXPECT_GT(e[1].size, 0u);
+  EXPECT_EQ(e[2].name, "t.json.gz");
+  EXPECT_EQ(FileBrowser::list(dir_.string(), true, &error).size(), 4u);  // with notes.txt
+  EXPECT_TRUE(FileBrowser::list((dir_ / "missing").string(), false, &error).empty());
+  EXPECT_NE(error.find("missing"), std::string::npos);
+}
+
+TEST_F(OpenFilesTest, CtrlOBrowsesToAFileAndOpensIt) {
+  View v;
+  v.open((dir_ / "a.gscope").string());
+  wait_idle(v);
+  frames(v, 2);
+  ASSERT_NE(v.document(), nullptr) << v.load_error();
+  ImGuiIO& io = ImGui::GetIO();
+  io.KeyCtrl = true;
+  io.KeysDown['O'] = true;
+  frame(v);
+  io.KeyCtrl = false;
+  io.KeysDown['O'] = false;
+  frames(v, 2);
+  ASSERT_TRUE(v.browser().is_open());
+  EXPECT_TRUE(has_panel(v, "file_browser"));
+  EXPECT_EQ(v.browser().dir(), dir_.string());  // the folder of the open trace
+  auto double_click = [&](std::string_view name) {
+    const FileBrowser::Drawn* d = nullptr;
+    for (const FileBrowser::Drawn& x : v.browser().drawn())
+      if (x.name == name) d = &x;
+    ASSERT_NE(d, nullptr) << name;
+    io.MousePos = ImVec2(d->x, d->y);
+    frames(v, 30);  // half a second: the next two clicks are a new double-click, not a triple-click
+    for (int i = 0; i < 2; ++i) {
+      io.MouseDown[0] = true;
+      frame(v);
+      io.MouseDown[0] = false;
+      frame(v);
+    }
+  };
+  double_click("sub");
+  EXPECT_EQ(v.browser().dir(), (dir_ / "sub").string());
+  double_click("b.gscope");
+  EXPECT_FALSE(v.browser().is_open());
+  wait_idle(v);
+  frames(v, 2);
+  ASSERT_NE(v.document(), nullptr) << v.load_error();
+  EXPECT_EQ(v.document()->path(), (dir_ / "sub" / "b.gscope").string());
+  EXPECT_EQ(v.document()->trace().kernels().size(), 2'000u);
 }
 
 }  // namespace
