@@ -105,6 +105,12 @@ else
     deps=$(cd "$tmp/deps" && pwd)
     for f in build-gpu-deps/*.deb; do dpkg -x "$f" "$deps"; done
     [ -e "$deps/usr/bin/pkg-config" ] || ln -s pkgconf "$deps/usr/bin/pkg-config"
+    # zlib1g-dev's libz.so names Debian's exact libz file; point it at this machine's.
+    zso="$deps/usr/lib/x86_64-linux-gnu/libz.so"
+    if [ -L "$zso" ] && [ ! -e "$zso" ]; then
+      sysz=$(ldconfig -p 2>/dev/null | awk '/libz\.so\.1 .*x86-64/ {print $NF; exit}')
+      [ -n "$sysz" ] && ln -sf "$sysz" "$zso" && echo "libz.so -> $sysz"
+    fi
     export PATH="$deps/usr/bin:$PATH"
     export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     export PKG_CONFIG_LIBDIR="$deps/usr/lib/x86_64-linux-gnu/pkgconfig:$deps/usr/share/pkgconfig"
