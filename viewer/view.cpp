@@ -280,6 +280,7 @@ void View::draw_toolbar() {
     ImGui::PushStyleColor(ImGuiCol_ButtonActive, color);
     ImGui::SmallButton(badge.c_str());
     ImGui::PopStyleColor(3);
+    stats_.source_badge = badge;
     if (ImGui::IsItemHovered()) {
       const TraceMeta& m = doc_->trace().meta();
       ImGui::SetTooltip("source: %s\nproducer: %s\nhost: %s", std::string(to_string(m.source)).c_str(),

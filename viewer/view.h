@@ -91,6 +91,7 @@ struct FrameStats {
   // The details panel's fields in order (name, mangled, start, duration,
   // device, stream, grid, ..., launched by, nvtx (outermost first)).
   std::vector<std::pair<std::string, std::string>> details;
+  std::string source_badge;  // "CAPTURED", "IMPORTED", "SYNTHETIC" as drawn in the toolbar
   std::string tooltip;  // name of the event whose hover tooltip was shown, if any
   std::string message;  // the error or status shown instead of a trace, if any
 };

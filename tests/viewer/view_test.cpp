@@ -372,6 +372,31 @@ TEST_F(ViewTest, ClickingAGroupHeaderCollapsesIt) {
     }
 }
 
+TEST_F(ViewTest, ClickingATrackNameCollapsesItsRows) {
+  testing::TestTraceOptions o;
+  o.kernels = 2'000;
+  o.gpus = 1;
+  View v;
+  v.set_document(doc(o));
+  frames(v, 2);
+  const Trace& t = v.document()->trace();
+  auto cpu_track = [&]() -> const TrackStats* {  // the thread: NVTX depths + API calls + syncs
+    for (const TrackStats& ts : v.stats().tracks)
+      if (ts.visible && t.tracks()[ts.track].kind == TrackKind::cpu) return &ts;
+    return nullptr;
+  };
+  ASSERT_NE(cpu_track(), nullptr);
+  const TrackStats before = *cpu_track();
+  ASSERT_GT(before.rows, 1u);
+  click(v, 40, before.y + 5);
+  ASSERT_NE(cpu_track(), nullptr);
+  EXPECT_TRUE(cpu_track()->collapsed);
+  EXPECT_LT(cpu_track()->height, before.height);
+  click(v, 40, cpu_track()->y + 5);  // and back
+  EXPECT_FALSE(cpu_track()->collapsed);
+  EXPECT_EQ(cpu_track()->height, before.height);
+}
+
 TEST_F(ViewTest, ALoadErrorIsShownInTheWindow) {
   View v;
   v.open_with("broken.json", [](const LoadProgress&) -> Trace {
@@ -470,6 +495,22 @@ TEST_F(ViewTest, DetailsShowEveryFieldOfTheSelection) {
   EXPECT_NE(field("bytes").find("67,108,864"), std::string::npos) << field("bytes");
   EXPECT_NE(field("bandwidth").find("1.34 TB/s"), std::string::npos) << field("bandwidth");
   EXPECT_EQ(field("launched by"), "cudaMemcpyAsync");
+}
+
+TEST_F(ViewTest, TheSourceIsVisibleInEveryPanel) {
+  for (const auto& [source, badge] : {std::pair{TraceSource::cupti, "CAPTURED"}, std::pair{TraceSource::chrome_json, "IMPORTED"},
+                                      std::pair{TraceSource::synthetic, "SYNTHETIC"}}) {
+    testing::TestTraceOptions o;
+    o.kernels = 1'000;
+    o.source = source;
+    View v;
+    v.set_document(doc(o));
+    for (Panel p : {Panel::timeline, Panel::hotspots, Panel::findings, Panel::summary}) {
+      v.show(p);
+      frames(v, 2);
+      EXPECT_EQ(v.stats().source_badge, badge) << to_string(p);
+    }
+  }
 }
 
 // [SECTION] Interaction with the panels ---------------------------------------------------
