@@ -7,9 +7,11 @@
 #   tuned one — then prints the diagnosis of the first and the diff of the two,
 #   and writes Chrome traces for Perfetto.
 #   Without a GPU (or without the CUDA toolkit): says so, and does the same
-#   with the two bundled sample traces in assets/, which are SYNTHETIC (made by
-#   `gpuscope synth`, shaped like the report's job and like a tuned one), not
-#   measurements.
+#   with bundled traces: captures of the workload made on a GPU machine
+#   (assets/workload-{seed,tuned}.gscope, written by tests/gpu/workload_check.sh)
+#   when the repository has them, else the two SYNTHETIC samples in assets/
+#   (made by `gpuscope synth`, shaped like the report's job and like a tuned
+#   one), not measurements.
 #
 # Environment: BUILD_DIR (default build), OUT (default runs), STEPS (timed
 # steps per run, default 60), GPUS (default: all visible).
@@ -43,11 +45,24 @@ if [ -z "$gpu_reason" ]; then
   for preset in seed tuned; do
     banner "Profiling the bundled workload: resnet-train --preset $preset (${STEPS} steps)"
     "$G" capture -o "$OUT/resnet-$preset.gscope" -- \
-      "$BUILD_DIR/bin/resnet-train" --preset "$preset" --steps "$STEPS" --warmup 10 --log-every 20 "${gpu_flag[@]}"
+      "$BUILD_DIR/bin/resnet-train" --preset "$preset" --steps "$STEPS" --warmup 10 --log-every 20 ${gpu_flag[@]+"${gpu_flag[@]}"}
   done
   before="$OUT/resnet-seed.gscope"
   after="$OUT/resnet-tuned.gscope"
   what="captured on this machine's GPU(s)"
+elif [ -f assets/workload-seed.gscope ] && [ -f assets/workload-tuned.gscope ]; then
+  cat <<EOF
+
+==== No GPU here: $gpu_reason.
+==== gpuscope cannot profile the bundled workload without one, so this run
+==== analyses the bundled captures of it instead: assets/workload-seed.gscope
+==== and assets/workload-tuned.gscope, recorded with \`gpuscope capture\` on a
+==== GPU machine by tests/gpu/workload_check.sh (real measurements, not of
+==== this machine).
+EOF
+  before=assets/workload-seed.gscope
+  after=assets/workload-tuned.gscope
+  what="bundled captures from a GPU machine, not from this one"
 else
   cat <<EOF
 
