@@ -38,7 +38,6 @@ std::string pct1(double share) { return format::percent1(share); }
 std::string dur(TimeNs ns) { return format::duration(ns); }
 std::string count(std::uint64_t n) { return format::count(n); }
 std::string bytes(std::uint64_t b) { return format::bytes(b); }
-std::string short_name(std::string_view name) { return format::short_kernel_name(name); }
 
 struct Totals {
   std::size_t devices = 0;
@@ -87,14 +86,20 @@ std::vector<std::string> kernels_of(const Profile& p, KernelCategory c, std::siz
 }
 
 std::string top_kernels_text(const Profile& p, KernelCategory c, std::size_t n = 3) {
-  std::string s;
-  std::size_t k = 0;
+  std::vector<const Hotspot*> top;
+  std::vector<std::string_view> names;
   for (const Hotspot& h : p.hotspots) {
     if (h.category != c) continue;
-    if (k++ == n) break;
+    if (top.size() == n) break;
+    top.push_back(&h);
+    names.push_back(h.name);
+  }
+  const std::vector<std::string> shown = format::short_kernel_names(names);
+  std::string s;
+  for (std::size_t i = 0; i < top.size(); ++i) {
+    const Hotspot& h = *top[i];
     if (!s.empty()) s += "; ";
-    s += short_name(h.name) + " " + pct(h.share) + " of kernel time, " + count(h.stats.count) + "x, mean " +
-         dur(h.stats.mean);
+    s += shown[i] + " " + pct(h.share) + " of kernel time, " + count(h.stats.count) + "x, mean " + dur(h.stats.mean);
   }
   return s;
 }

@@ -80,4 +80,29 @@ std::string short_kernel_name(std::string_view name, std::size_t width) {
   return out;
 }
 
+std::vector<std::string> short_kernel_names(const std::vector<std::string_view>& names, std::size_t width) {
+  std::vector<std::string> shorts;
+  shorts.reserve(names.size());
+  for (std::string_view n : names) shorts.push_back(short_kernel_name(n, width));
+  std::vector<std::string> out = shorts;
+  std::vector<bool> done(names.size(), false);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (done[i]) continue;
+    std::vector<std::size_t> rows;          // every row showing shorts[i]
+    std::vector<std::string_view> kernels;  // the distinct full names behind it, in list order
+    for (std::size_t j = i; j < names.size(); ++j) {
+      if (shorts[j] != shorts[i]) continue;
+      done[j] = true;
+      rows.push_back(j);
+      if (std::find(kernels.begin(), kernels.end(), names[j]) == kernels.end()) kernels.push_back(names[j]);
+    }
+    if (kernels.size() < 2) continue;  // one kernel (perhaps listed twice): its name is enough
+    for (std::size_t j : rows) {
+      const auto k = std::find(kernels.begin(), kernels.end(), names[j]) - kernels.begin();
+      out[j] = shorts[j] + " #" + std::to_string(k + 1);
+    }
+  }
+  return out;
+}
+
 }  // namespace gpuscope::format

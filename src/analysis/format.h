@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "trace/types.h"
@@ -21,5 +22,10 @@ std::string fixed(double v, int decimals);
 // A kernel name short enough for a table: Eigen evaluators become "Eigen
 // TensorPaddingOp"; template and parameter lists go; at most `width` chars.
 std::string short_kernel_name(std::string_view name, std::size_t width = 80);
+// Short names for kernels listed together: where different kernels shorten to
+// the same text (two Eigen padding kernels of other ranks, long cuDNN names cut
+// at `width`), each of them gets " #1", " #2", … in list order, so a reader can
+// tell the rows apart (the full names are in the JSON report).
+std::vector<std::string> short_kernel_names(const std::vector<std::string_view>& names, std::size_t width = 80);
 
 }  // namespace gpuscope::format

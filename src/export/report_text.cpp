@@ -386,11 +386,14 @@ void hotspots(const Profile& p, const ReportTextOptions& o, std::string& out) {
   Table t;
   t.rows.push_back({"#", "share", "total", "count", "mean", "median", "max", "category", "kernel"});
   t.right = {true, true, true, true, true, true, true, false, false};
-  for (std::size_t i = 0; i < p.hotspots.size() && i < o.top; ++i) {
+  std::vector<std::string_view> names;
+  for (std::size_t i = 0; i < p.hotspots.size() && i < o.top; ++i) names.push_back(p.hotspots[i].name);
+  const std::vector<std::string> shown = short_kernel_names(names, 70);
+  for (std::size_t i = 0; i < names.size(); ++i) {
     const Hotspot& h = p.hotspots[i];
     t.rows.push_back({std::to_string(i + 1), percent1(h.share), duration(h.stats.total), count(h.stats.count),
                       duration(h.stats.mean), duration(h.stats.median), duration(h.stats.max),
-                      std::string(to_string(h.category)) + (h.tensor_cores ? "*" : ""), short_kernel_name(h.name, 70)});
+                      std::string(to_string(h.category)) + (h.tensor_cores ? "*" : ""), shown[i]});
   }
   out += t.render("  ");
   out += "  (* tensor-core kernel)\n\n";
@@ -508,10 +511,13 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
   Table k;
   k.rows.push_back({"before", "after", "change", "count before", "count after", "kernel"});
   k.right = {true, true, true, true, true, false};
-  for (std::size_t i = 0; i < d.kernels.size() && i < o.top; ++i) {
+  std::vector<std::string_view> names;
+  for (std::size_t i = 0; i < d.kernels.size() && i < o.top; ++i) names.push_back(d.kernels[i].name);
+  const std::vector<std::string> shown = short_kernel_names(names, 70);
+  for (std::size_t i = 0; i < names.size(); ++i) {
     const KernelDelta& x = d.kernels[i];
     k.rows.push_back({duration(x.before_ns), duration(x.after_ns), duration(x.after_ns - x.before_ns),
-                      count(x.before_count), count(x.after_count), short_kernel_name(x.name, 70)});
+                      count(x.before_count), count(x.after_count), shown[i]});
   }
   if (k.rows.size() > 1) out += "Kernels that changed most\n" + k.render("  ") + "\n";
 
