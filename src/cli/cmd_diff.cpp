@@ -20,7 +20,8 @@
 namespace gpuscope::cli {
 
 std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inputs);
-void write_output_atomically(const std::string& path, const std::string& text);
+// To `path` (atomically), or to stdout when `path` is empty.
+void write_output(const std::string& path, const std::string& text);
 bool is_saved_report(const std::string& path);
 
 namespace {
@@ -69,12 +70,7 @@ void run(const DiffArgs& a) {
   ReportTextOptions to;
   to.top = static_cast<std::size_t>(a.top);
   const std::string text = a.json ? diff_json(d) : diff_text(d, to);
-  if (a.output.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-  } else {
-    write_output_atomically(a.output, text);
-  }
+  write_output(a.output, text);
 }
 
 void add(CLI::App& app, Context&) {

@@ -26,6 +26,8 @@ namespace gpuscope::cli {
 // Shared with cmd_diff.cpp.
 std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inputs);
 void write_output_atomically(const std::string& path, const std::string& text);
+// To `path` (atomically), or to stdout when `path` is empty.
+void write_output(const std::string& path, const std::string& text);
 bool is_saved_report(const std::string& path);
 
 namespace {
@@ -77,12 +79,7 @@ void run(const ReportArgs& a) {
     if (a.steps >= 0) to.max_steps = static_cast<std::size_t>(a.steps);
     text = report_text(p, to);
   }
-  if (a.output.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-  } else {
-    write_output_atomically(a.output, text);
-  }
+  write_output(a.output, text);
 }
 
 void add(CLI::App& app, Context&) {
@@ -142,6 +139,12 @@ std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inp
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  if (!path.empty()) return write_output_atomically(path, text);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
 }
 
 void write_output_atomically(const std::string& path, const std::string& text) {
