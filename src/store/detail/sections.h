@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "store/detail/bytes.h"
@@ -57,19 +56,9 @@ void decode_meta(ByteCursor in, TraceBuilder& b);
 
 // [SECTION] Row chunks
 
+// Reused by the writer's column encoder (one value per row of a chunk).
 struct ColumnScratch {
   std::vector<std::uint64_t> values;
-  // One decoded chunk of a column, appended to the table with insert():
-  // resize() would zero the destination first, an extra pass over memory.
-  std::tuple<std::vector<std::uint8_t>, std::vector<std::uint16_t>, std::vector<std::uint32_t>,
-             std::vector<std::uint64_t>, std::vector<std::int32_t>, std::vector<std::int64_t>, std::vector<double>>
-      typed;
-  template <class T>
-  std::vector<T>& of(std::size_t n) {
-    auto& v = std::get<std::vector<T>>(typed);
-    if (v.size() < n) v.resize(n);
-    return v;
-  }
 };
 
 // Rows [begin, begin + n) of table `id`.
