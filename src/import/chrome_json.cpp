@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "import/chrome_json_stream.h"
+#include "import/import_memory.h"
 #include "import/chrome_json_text.h"
 #include "import/chrome_json_walker.h"
 #include "trace/builder.h"
@@ -215,6 +216,7 @@ class Importer {
       } release{stream, batch};
       if (options_.progress.cancel && options_.progress.cancel->load(std::memory_order_relaxed))
         throw InputError(path_, "cancelled");
+      grow_columns(*batch, stream.file_bytes());
       for (const JsonSegment& seg : batch->segments) {
         if (seg.kind == JsonSegment::Kind::events)
           parse_events(*batch, seg);
@@ -235,6 +237,32 @@ class Importer {
   }
 
  private:
+  // Before a batch: room in each table that grew in the last batch for twice
+  // the rows that batch added, grown in one step to the estimated final count:
+  // rows so far scaled by the estimated total of JSON text (for gzip: the
+  // compression ratio so far times the file size), plus 10%, and never more
+  // than one row per 32 bytes of text (no event is shorter), so that an
+  // unrepresentative start cannot reserve much. import_memory.h says why.
+  void grow_columns(const JsonBatch& b, std::uint64_t file_bytes) {
+    const std::uint64_t json_done = b.stream_offset;  // the rows so far come from this much text
+    double json_total = 0;
+    if (json_done > 0 && b.file_done > 0 && file_bytes >= b.file_done)
+      json_total = static_cast<double>(b.stream_offset + b.size - 1) *
+                   (static_cast<double>(file_bytes) / static_cast<double>(b.file_done));
+    builder_.tables().for_each_table([&](TableId id, auto& table) {
+      const std::size_t n = table.size();
+      std::size_t& before = rows_before_batch_[static_cast<int>(id)];
+      const std::size_t added = n - before;
+      before = n;
+      if (added == 0) return;
+      const std::size_t headroom = std::max<std::size_t>(2 * added, 1024);
+      const double estimate =
+          json_done ? std::min(1.1 * json_total / static_cast<double>(json_done) * static_cast<double>(n), json_total / 32)
+                    : 0;
+      detail::grow_table(table, headroom, static_cast<std::size_t>(estimate));
+    });
+  }
+
   // ---- errors -------------------------------------------------------------------------------
 
   [[noreturn]] void fail_at(const JsonBatch& b, const char* at, const std::string& what) {
@@ -277,6 +305,7 @@ class Importer {
 
   // An integer value; other types are skipped (false).
   static bool read_int(Walker& w, std::int64_t* out) {
+    if (w.try_small_int(out)) return true;
     if (!w.at_number()) {
       w.skip_value();
       return false;
@@ -286,7 +315,9 @@ class Importer {
 
   IdValue read_id(Walker& w) {
     IdValue id;
-    if (w.at_number()) {
+    if (w.try_small_int(&id.number)) {
+      id.kind = IdValue::Kind::number;
+    } else if (w.at_number()) {
       const std::string_view tok = w.number();
       if (detail::parse_json_int(tok, &id.number)) {
         id.kind = IdValue::Kind::number;
@@ -309,6 +340,11 @@ class Importer {
 
   // ts / dur: a JSON number (or a numeric string) in µs, to exact ns.
   bool read_time(Walker& w, std::int64_t* ns) {
+    bool sub = false;
+    if (w.try_us_to_ns(ns, &sub)) {
+      sub_us_ |= sub;
+      return true;
+    }
     std::string_view text;
     if (w.at_number()) {
       text = w.number();
@@ -1219,6 +1255,7 @@ class Importer {
   detail::JsonStreamInfo info_;
 
   std::array<std::uint64_t, static_cast<int>(Skip::count_)> skips_{};
+  std::array<std::size_t, kTableCount> rows_before_batch_{};
   std::map<std::string, std::uint64_t> dynamic_skips_;
   std::uint64_t sort_index_metadata_ = 0;
 

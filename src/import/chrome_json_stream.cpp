@@ -693,6 +693,14 @@ struct JsonStream::Impl {
     }
   }
 
+  // Bytes of a pooled buffer: room for buffer_bytes of text, the padding and
+  // two spare bytes, rounded down to whole huge pages when that large (the
+  // default 4 MiB + 66 becomes 4 MiB: two huge pages rather than three).
+  std::size_t buffer_capacity() const {
+    const std::size_t want = buffer_bytes + kJsonPadding + 2;
+    return want >= 2 * kHugePageBytes ? want & ~(kHugePageBytes - 1) : want;
+  }
+
   bool cancelled() const {
     return stop.load(std::memory_order_relaxed) || (progress.cancel && progress.cancel->load(std::memory_order_relaxed));
   }
@@ -704,9 +712,9 @@ struct JsonStream::Impl {
     JsonBatch* b = free_batches.back();
     free_batches.pop_back();
     lock.unlock();
-    if (b->capacity < buffer_bytes + kJsonPadding + 2) {
-      b->capacity = buffer_bytes + kJsonPadding + 2;
-      b->data = std::make_unique_for_overwrite<char[]>(b->capacity);
+    if (b->capacity < buffer_capacity()) {
+      b->capacity = buffer_capacity();
+      b->data = alloc_text_buffer(b->capacity);
     }
     b->size = 1;
     b->segments.clear();
@@ -769,7 +777,7 @@ struct JsonStream::Impl {
 
   static void grow(JsonBatch* b, std::size_t path_limit_bytes) {
     const std::size_t cap = std::max(b->capacity * 2, path_limit_bytes);
-    auto data = std::make_unique_for_overwrite<char[]>(cap);
+    TextBuffer data = alloc_text_buffer(cap);
     std::memcpy(data.get(), b->data.get(), b->size);
     b->data = std::move(data);
     b->capacity = cap;
@@ -878,5 +886,6 @@ void JsonStream::release(JsonBatch* batch) {
 
 const JsonStreamInfo& JsonStream::info() const { return impl_->info; }
 bool JsonStream::gzip() const { return impl_->gzip; }
+std::uint64_t JsonStream::file_bytes() const { return impl_->file.size(); }
 
 }  // namespace gpuscope::detail

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "import/import_memory.h"
 #include "trace/load_progress.h"
 
 namespace gpuscope::detail {
@@ -44,7 +45,7 @@ struct JsonSegment {
 // the first run starts at byte 1), data occupies [1, size), and at least
 // kJsonPadding + 1 writable bytes follow `size`.
 struct JsonBatch {
-  std::unique_ptr<char[]> data;
+  TextBuffer data;  // import_memory.h: huge-page backed when large
   std::size_t capacity = 0;
   std::size_t size = 1;
   std::uint64_t stream_offset = 0;  // offset in the JSON text of data[1]
@@ -87,6 +88,7 @@ class JsonStream {
   // Valid once next() has returned nullptr.
   const JsonStreamInfo& info() const;
   bool gzip() const;
+  std::uint64_t file_bytes() const;  // size of the file (compressed, for gzip); valid from the start
 
  private:
   struct Impl;
