@@ -653,7 +653,7 @@ class Splitter {
 // [SECTION] Producer thread and buffer pool -----------------------------------------------
 
 struct JsonStream::Impl {
-  static constexpr int kPoolSize = 3;  // one filling, one parsing, one queued
+  static constexpr int kPoolSize = 4;  // one filling, two parsing (two parse threads), one queued
 
   std::string path;
   LoadProgress progress;
@@ -867,12 +867,15 @@ void JsonStream::stop() {
 JsonBatch* JsonStream::next() {
   std::unique_lock lock(impl_->mutex);
   impl_->cv.wait(lock, [&] { return !impl_->full.empty() || impl_->producer_done || impl_->error; });
-  if (impl_->error) std::rethrow_exception(impl_->error);
+  // Batches handed over before the producer failed come first: their text
+  // precedes the error, so errors are reported in file order whatever the
+  // threads' timing.
   if (!impl_->full.empty()) {
     JsonBatch* b = impl_->full.front();
     impl_->full.pop_front();
     return b;
   }
+  if (impl_->error) std::rethrow_exception(impl_->error);
   return nullptr;
 }
 

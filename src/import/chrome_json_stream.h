@@ -77,8 +77,9 @@ class JsonStream {
   JsonStream& operator=(const JsonStream&) = delete;
 
   // The next batch, or nullptr after the last one. Rethrows the producer's
-  // InputError. Each batch must be given back with release() before the
-  // producer can reuse it.
+  // InputError once the batches handed over before it have been taken (so
+  // errors come in file order). Each batch must be given back with release()
+  // before the producer can reuse it.
   JsonBatch* next();
   void release(JsonBatch* batch);
   // Asks the producer to stop (it fails with "cancelled"); for shutting a
