@@ -590,7 +590,7 @@ class Importer {
 
   using Walker = detail::JsonWalker;
 
-  RawString read_string(Walker& w) {
+  [[gnu::always_inline]] RawString read_string(Walker& w) {
     if (w.peek() != '"') {
       w.skip_value();
       return {};
@@ -601,7 +601,7 @@ class Importer {
   }
 
   // An integer value; other types are skipped (false).
-  static bool read_int(Walker& w, std::int64_t* out) {
+  [[gnu::always_inline]] static bool read_int(Walker& w, std::int64_t* out) {
     if (w.try_small_int(out)) return true;
     if (!w.at_number()) {
       w.skip_value();
@@ -636,7 +636,7 @@ class Importer {
   }
 
   // ts / dur: a JSON number (or a numeric string) in µs, to exact ns.
-  bool read_time(Walker& w, std::int64_t* ns) {
+  [[gnu::always_inline]] bool read_time(Walker& w, std::int64_t* ns) {
     bool sub = false;
     if (w.try_us_to_ns(ns, &sub)) {
       sub_us_ |= sub;
@@ -676,7 +676,7 @@ class Importer {
   }
 
   // A key at the cursor: its text, unescaped if it had escapes.
-  std::string_view read_key(Walker& w, const JsonBatch& b) {
+  [[gnu::always_inline]] std::string_view read_key(Walker& w, const JsonBatch& b) {
     if (w.peek() != '"') throw detail::JsonSyntaxError{w.pos(), "expected a key string"};
     bool esc = false;
     const std::string_view raw = w.string(&esc);
@@ -684,6 +684,9 @@ class Importer {
     w.expect(':', "expected ':' after a key");
     w.skip_ws();
     if (!esc) return raw;
+    return unescape_key(raw, b);
+  }
+  [[gnu::noinline]] std::string_view unescape_key(std::string_view raw, const JsonBatch& b) {
     key_scratch_.clear();
     if (!detail::json_unescape(raw, &key_scratch_)) fail_at(b, raw.data(), "invalid escape sequence in a key");
     return key_scratch_;
@@ -691,7 +694,7 @@ class Importer {
 
   // Iterates the members of the object at the cursor: f(key) must consume the value.
   template <class F>
-  void for_each_member(Walker& w, const JsonBatch& b, F&& f) {
+  [[gnu::always_inline]] void for_each_member(Walker& w, const JsonBatch& b, F&& f) {
     w.expect('{', "expected an object");
     w.skip_ws();
     if (w.consume('}')) return;

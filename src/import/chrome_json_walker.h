@@ -41,12 +41,17 @@ class JsonWalker {
   // traces (Kineto's) indent each line, so longer runs go 16 bytes at a time.
   // Every run ends inside the item (the splitter has checked that it is
   // complete), so the 16-byte loads stay within the item and its padding.
-  void skip_ws() {
+  // The common cases inline (none, one space); runs out of line.
+  [[gnu::always_inline]] void skip_ws() {
     if (static_cast<unsigned char>(*p_) > ' ') return;
     if (*p_ == ' ' && static_cast<unsigned char>(p_[1]) > ' ') {
       ++p_;
       return;
     }
+    skip_ws_run();
+  }
+
+  [[gnu::noinline]] void skip_ws_run() {
 #if defined(__SSE2__)
     const __m128i space = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
     const __m128i cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
@@ -65,19 +70,19 @@ class JsonWalker {
     while (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t') ++p_;
 #endif
   }
-  bool consume(char c) {
+  [[gnu::always_inline]] bool consume(char c) {
     if (*p_ != c) return false;
     ++p_;
     return true;
   }
-  void expect(char c, const char* what) {
+  [[gnu::always_inline]] void expect(char c, const char* what) {
     if (*p_ != c) throw JsonSyntaxError{p_, what};
     ++p_;
   }
 
   // The string at the cursor (which must be at its opening quote): its raw
   // content between the quotes; `escaped` tells whether it holds a backslash.
-  std::string_view string(bool* escaped) {
+  [[gnu::always_inline]] std::string_view string(bool* escaped) {
     const char* begin = ++p_;
     bool esc = false;
     for (;;) {
@@ -142,7 +147,7 @@ class JsonWalker {
   // errors). tests/import check both paths give the same results.
 
   // An integer of at most 18 digits (no fraction, no exponent) into *out.
-  bool try_small_int(std::int64_t* out) {
+  [[gnu::always_inline]] bool try_small_int(std::int64_t* out) {
     const char* q = p_;
     const bool negative = *q == '-';
     q += negative;
@@ -158,7 +163,7 @@ class JsonWalker {
 
   // A time in µs to ns: up to 16 integer digits, an optional fraction of 1-3
   // digits, no sign, no exponent (the fast path of parse_us_to_ns, fused).
-  bool try_us_to_ns(std::int64_t* ns, bool* sub_us) {
+  [[gnu::always_inline]] bool try_us_to_ns(std::int64_t* ns, bool* sub_us) {
     const char* q = p_;
     std::uint64_t whole = 0;
     while (is_digit(*q) && q - p_ < 17) whole = whole * 10 + static_cast<unsigned>(*q++ - '0');
