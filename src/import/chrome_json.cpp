@@ -266,14 +266,34 @@ class Importer {
       Release release{stream, batch};
       check_cancel();
       grow_columns(*batch, stream.file_bytes());
-      for (const JsonSegment& seg : batch->segments) {
-        if (seg.kind == JsonSegment::Kind::events)
-          parse_events(*batch, seg);
-        else
-          parse_top_value(*batch, seg);
+      std::exception_ptr found;
+      try {
+        for (const JsonSegment& seg : batch->segments) {
+          if (seg.kind == JsonSegment::Kind::events)
+            parse_events(*batch, seg);
+          else
+            parse_top_value(*batch, seg);
+        }
+      } catch (const InputError&) {
+        found = std::current_exception();
       }
+      if (found || batch->error) throw_first(*batch, found);
       report_progress(*batch, stream);
     }
+  }
+
+  // Throws the first in file order of `found` (an error met while parsing
+  // batch b's items) and the producer's error that ended b, if any.
+  [[noreturn]] static void throw_first(const JsonBatch& b, std::exception_ptr found) {
+    if (found && b.error) {
+      try {
+        std::rethrow_exception(found);
+      } catch (const InputError& e) {
+        if (e.offset() != InputError::kNoOffset && e.offset() >= b.error_at) std::rethrow_exception(b.error);
+      } catch (...) {
+      }
+    }
+    std::rethrow_exception(found ? found : b.error);
   }
 
   // ---- the batch loop: two threads -------------------------------------------------------------
@@ -426,6 +446,19 @@ class Importer {
   // the caller does), in file order; rethrows its error at its place.
   void merge_local(Importer& l, JsonBatch& b, const detail::JsonStream& stream) {
     grow_columns(b, stream.file_bytes(), &l);
+    std::exception_ptr found;
+    try {
+      merge_local_rows(l, b);
+    } catch (const InputError&) {
+      found = std::current_exception();
+    }
+    if (!found) found = l.error_;
+    l.error_ = nullptr;
+    if (found || b.error) throw_first(b, found);
+    report_progress(b, stream);
+  }
+
+  void merge_local_rows(Importer& l, JsonBatch& b) {
     for (const Deferred& d : l.deferred_) {
       merge_rows(l, d.rows, d.strings, d.tracks);
       if (d.segment) {
@@ -448,8 +481,6 @@ class Importer {
     l.deferred_.clear();
     l.merged_rows_ = {};
     l.builder_.clear_rows();  // keeps its strings, tracks and column capacity
-    if (l.error_) std::rethrow_exception(std::exchange(l.error_, nullptr));
-    report_progress(b, stream);
   }
 
   // Appends l's rows up to `rows` (per table), first interning its strings and

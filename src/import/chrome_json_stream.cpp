@@ -20,6 +20,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -121,8 +122,24 @@ class GzipSource final : public Source {
     start_member();
   }
 
+  // Output produced before corrupt or truncated data is returned first and
+  // the error comes with the next call, so that the text before it is split
+  // (and its own errors found) whatever the read sizes were.
   std::size_t read(char* dst, std::size_t n) override {
+    if (pending_) std::rethrow_exception(pending_);
     std::size_t produced = 0;
+    try {
+      read_some(dst, n, produced);
+    } catch (const InputError&) {
+      if (produced == 0) throw;
+      pending_ = std::current_exception();
+    }
+    return produced;
+  }
+  std::uint64_t file_done() const override { return f_.position() - state_->avail_in; }
+
+ private:
+  void read_some(char* dst, std::size_t n, std::size_t& produced) {
     while (produced < n && !finished_) {
       if (state_->avail_in == 0 && !input_eof_) refill();
       if (member_done_) {
@@ -144,11 +161,8 @@ class GzipSource final : public Source {
         throw InputError(f_.path(), "truncated gzip stream: the compressed data ends before the end of the stream",
                          f_.position());
     }
-    return produced;
   }
-  std::uint64_t file_done() const override { return f_.position() - state_->avail_in; }
 
- private:
   static constexpr std::size_t kInputBytes = 1u << 20;
 
   void start_member() {
@@ -221,6 +235,7 @@ class GzipSource final : public Source {
   std::size_t in_len_ = 0;
   std::unique_ptr<inflate_state> state_;
   bool input_eof_ = false, member_done_ = false, finished_ = false;
+  std::exception_ptr pending_;
 };
 
 // [SECTION] Splitter ----------------------------------------------------------------------------
@@ -719,6 +734,7 @@ struct JsonStream::Impl {
     b->size = 1;
     b->segments.clear();
     b->last = false;
+    b->error = nullptr;
     return b;
   }
 
@@ -783,9 +799,12 @@ struct JsonStream::Impl {
     b->capacity = cap;
   }
 
+  // The batch being filled (for fail()).
+  JsonBatch* current = nullptr;
+
   void produce() {
     Splitter splitter(path, gzip);
-    JsonBatch* cur = acquire();
+    JsonBatch* cur = current = acquire();
     cur->stream_offset = 0;
     std::size_t pos = 1;
     std::uint64_t json_bytes = 0;
@@ -827,16 +846,43 @@ struct JsonStream::Impl {
       pos -= keep - 1;
       cur->size = keep;
       hand_over(cur);
-      cur = next;
+      cur = current = next;
     }
+  }
+
+  // The producer failed (`e`): the complete items of the batch being filled
+  // are handed over with the error, so that the consumer parses them first and
+  // reports an error it finds there (earlier in the text) rather than this
+  // one. Which error a file gets then depends only on the text, not on where
+  // buffers happened to end. An invalid UTF-8 byte among those items becomes
+  // the error, at its offset.
+  void fail(std::exception_ptr e) {
+    JsonBatch* b = std::exchange(current, nullptr);
+    if (b && !b->segments.empty() && !cancelled()) {
+      std::size_t end = 1;
+      for (const JsonSegment& seg : b->segments) end = std::max(end, seg.end);
+      std::uint64_t at = b->stream_offset + (end - 1);
+      const char* p = b->data.get() + 1;
+      if (!simdjson::validate_utf8(p, end - 1)) {
+        const std::size_t q = first_invalid_utf8(reinterpret_cast<const unsigned char*>(p), end - 1);
+        at = b->stream_offset + q;
+        e = std::make_exception_ptr(
+            InputError(path, gzip ? "invalid UTF-8 (offset in the decompressed JSON)" : "invalid UTF-8", at));
+      }
+      b->size = end;
+      b->error = e;
+      b->error_at = at;
+      hand_over(b);
+    }
+    std::lock_guard lock(mutex);
+    error = e;
   }
 
   void run() {
     try {
       produce();
     } catch (...) {
-      std::lock_guard lock(mutex);
-      error = std::current_exception();
+      fail(std::current_exception());
     }
     {
       std::lock_guard lock(mutex);

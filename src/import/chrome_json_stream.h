@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,6 +53,12 @@ struct JsonBatch {
   std::uint64_t file_done = 0;      // file bytes consumed when the batch was handed over (progress)
   std::vector<JsonSegment> segments;
   bool last = false;
+  // Set when the producer failed after these items (at JSON offset error_at,
+  // which they precede, unless an invalid UTF-8 byte inside them is the
+  // error): the consumer parses them, then throws `error` unless it found an
+  // error before error_at. There is no batch after such a batch.
+  std::exception_ptr error;
+  std::uint64_t error_at = 0;
 
   std::uint64_t offset_of(const char* p) const {
     return stream_offset + static_cast<std::uint64_t>(p - (data.get() + 1));
