@@ -319,10 +319,12 @@ class Importer {
       cv_.notify_all();
       thread_.join();
     }
-    void post(JsonBatch* b) {
+    // Parse `b`; first fault in `prefault` (columns the merge will fill).
+    void post(JsonBatch* b, std::vector<detail::MemoryRange> prefault) {
       {
         std::lock_guard lock(mutex_);
         job_ = b;
+        prefault_ = std::move(prefault);
         done_ = false;
       }
       cv_.notify_all();
@@ -336,13 +338,16 @@ class Importer {
     void loop() {
       for (;;) {
         JsonBatch* b = nullptr;
+        std::vector<detail::MemoryRange> prefault;
         {
           std::unique_lock lock(mutex_);
           cv_.wait(lock, [&] { return job_ || stop_; });
           if (stop_) return;
           b = job_;
           job_ = nullptr;
+          prefault.swap(prefault_);
         }
+        for (const detail::MemoryRange& r : prefault) detail::prefault_pages(r);
         parser_.parse_local_batch(*b);
         {
           std::lock_guard lock(mutex_);
@@ -355,6 +360,7 @@ class Importer {
     std::mutex mutex_;
     std::condition_variable cv_;
     JsonBatch* job_ = nullptr;
+    std::vector<detail::MemoryRange> prefault_;
     bool done_ = true, stop_ = false;
     std::thread thread_;  // last: started once the rest is ready
   };
@@ -367,7 +373,9 @@ class Importer {
     while (next) {
       Release a{stream, next};
       check_cancel();
-      worker.post(a.b);
+      // The worker also faults in the column memory the merges grew (the
+      // calling thread, which fills it, has the most work).
+      worker.post(a.b, std::exchange(untouched_, {}));
       struct WaitFor {  // on any exit, the worker is done with `a` before it is released
         Worker& w;
         ~WaitFor() { w.wait(); }
@@ -587,7 +595,7 @@ class Importer {
       const double estimate =
           json_done ? std::min(1.1 * json_total / static_cast<double>(json_done) * static_cast<double>(n), json_total / 32)
                     : 0;
-      detail::grow_table(table, headroom, static_cast<std::size_t>(estimate));
+      detail::grow_table(table, headroom, static_cast<std::size_t>(estimate), incoming ? &untouched_ : nullptr);
     });
   }
 
@@ -1591,6 +1599,7 @@ class Importer {
 
   std::array<std::uint64_t, static_cast<int>(Skip::count_)> skips_{};
   std::array<std::size_t, kTableCount> rows_before_batch_{};
+  std::vector<detail::MemoryRange> untouched_;  // grown column memory not yet faulted in (two threads)
 
   // Role::local: what the whole importer still has to take from this batch.
   std::vector<Deferred> deferred_;

@@ -78,8 +78,17 @@ inline TextBuffer alloc_text_buffer(std::size_t bytes) {
 // size + headroom and 1.5 x capacity, so growth stays geometric when the
 // estimate is low): a new buffer, advised for huge pages before the rows are
 // copied in, so that the copy itself faults huge pages.
+//
+// `untouched`, if given, receives the new buffer's part beyond the copied rows
+// (memory not touched yet), for prefault_pages() on another thread.
+struct MemoryRange {
+  void* begin;
+  std::size_t bytes;
+};
+
 template <class T>
-void grow_column(std::vector<T>& col, std::size_t headroom, std::size_t target) {
+void grow_column(std::vector<T>& col, std::size_t headroom, std::size_t target,
+                 std::vector<MemoryRange>* untouched = nullptr) {
   if (col.capacity() - col.size() >= headroom) return;
   const std::size_t cap = std::max({target, col.size() + headroom, col.capacity() + col.capacity() / 2});
   std::vector<T> fresh;
@@ -87,17 +96,36 @@ void grow_column(std::vector<T>& col, std::size_t headroom, std::size_t target) 
   if (cap * sizeof(T) >= 2 * kHugePageBytes) advise_huge_pages(fresh.data(), cap * sizeof(T));
   fresh.insert(fresh.end(), col.begin(), col.end());
   col.swap(fresh);
+  if (untouched) untouched->push_back(MemoryRange{col.data() + col.size(), (col.capacity() - col.size()) * sizeof(T)});
 }
 
 // grow_column on every column of `table` that rows will be appended to
 // (stored columns; sparse ones only once they hold values).
 template <class Table>
-void grow_table(Table& table, std::size_t headroom, std::size_t target) {
+void grow_table(Table& table, std::size_t headroom, std::size_t target, std::vector<MemoryRange>* untouched = nullptr) {
   table.for_each_column([&](ColumnInfo info, auto& col) {
     if (info.flags & kDerived) return;
     if ((info.flags & kSparse) && col.empty()) return;
-    grow_column(col, headroom, target);
+    grow_column(col, headroom, target, untouched);
   });
+}
+
+// Faults in the whole pages of `r` as writable (MADV_POPULATE_WRITE, Linux
+// 5.14+) without writing them: one system call instead of a trap per page
+// (~7 µs against ~13 µs a page on the reference VM), and it can run on a
+// thread with time to spare while another fills the memory. Never changes
+// what the memory holds, so it is harmless on memory another thread writes,
+// or that has been freed and reused meanwhile (then it fails or faults in
+// pages of the new owner). Advice only: failure changes nothing but speed.
+inline void prefault_pages(const MemoryRange& r) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  constexpr std::uintptr_t kPage = 4096;
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(r.begin) + kPage - 1) & ~(kPage - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(r.begin) + r.bytes) & ~(kPage - 1);
+  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#else
+  (void)r;
+#endif
 }
 
 }  // namespace gpuscope::detail

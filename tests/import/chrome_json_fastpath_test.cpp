@@ -180,6 +180,24 @@ TEST(ImportMemory, GrowTableSkipsEmptySparseAndDerivedColumns) {
   EXPECT_EQ(k.graph_id[9], 5u);
 }
 
+TEST(ImportMemory, GrowthReportsUntouchedMemoryAndPrefaultKeepsContents) {
+  std::vector<std::uint32_t> col(1000);
+  for (std::uint32_t i = 0; i < col.size(); ++i) col[i] = i * 3;
+  std::vector<detail::MemoryRange> untouched;
+  detail::grow_column(col, 100000, 0, &untouched);
+  ASSERT_EQ(untouched.size(), 1u);
+  EXPECT_EQ(untouched[0].begin, static_cast<void*>(col.data() + col.size()));
+  EXPECT_EQ(untouched[0].bytes, (col.capacity() - col.size()) * sizeof(std::uint32_t));
+  // Faulting in memory (written, unwritten, or all of it) changes no value.
+  detail::prefault_pages(untouched[0]);
+  detail::prefault_pages(detail::MemoryRange{col.data(), col.capacity() * sizeof(std::uint32_t)});
+  for (std::uint32_t i = 0; i < col.size(); ++i) ASSERT_EQ(col[i], i * 3);
+  col.resize(col.capacity(), 7);
+  EXPECT_EQ(col.back(), 7u);
+  detail::grow_column(col, 1, 0, &untouched);  // no room: grows again, one more range
+  EXPECT_EQ(untouched.size(), 2u);
+}
+
 TEST(ImportMemory, TextBuffers) {
   for (std::size_t bytes : {std::size_t{1}, std::size_t{100}, std::size_t{4} << 20, (std::size_t{4} << 20) + 3}) {
     detail::TextBuffer b = detail::alloc_text_buffer(bytes);
