@@ -207,10 +207,10 @@ class Importer {
  public:
   // whole: parses and maps every event into its own builder (the result).
   // local: a parser of alternate batches for run_two_threads(): maps the
-  // events whose mapping is independent of the other batches (X events with
-  // numeric ids, flows, skips) into its own rows, and defers the rest
-  // (metadata, B/E, counters, instants, string ids, top-level values) to the
-  // whole importer, which merges rows and deferred events in file order.
+  // events whose mapping is independent of the other batches (X and i
+  // events with numeric ids, flows, skips) into its own rows, and defers the
+  // rest (metadata, B/E, counters, string ids, top-level values) to the whole
+  // importer, which merges rows and deferred events in file order.
   enum class Role : std::uint8_t { whole, local };
 
   Importer(const std::string& path, const ChromeImportOptions& options, Role role = Role::whole)
@@ -436,7 +436,8 @@ class Importer {
     if (!ev.ph.present || ev.ph.raw.empty()) return false;  // skipped (counted) locally
     const char ph = ev.ph.raw.size() == 1 ? ev.ph.raw[0] : '\0';
     if (ph == 's' || ph == 't' || ph == 'f') return false;
-    if (ph != 'X') return true;
+    if (ph == 'M' || ph == 'B' || ph == 'E' || ph == 'C') return true;  // state kept across events
+    // X, i / I and skipped phases: local unless an id must be made up.
     return !resolves_without_pseudo_id(ev.pid) || !resolves_without_pseudo_id(ev.tid);
   }
 

@@ -64,8 +64,8 @@ void expect_same_trace(const Trace& a, const Trace& b, const std::string& what) 
 }
 
 // A trace that mixes everything the importer maps locally (X events with
-// numeric ids, flows, skips) with everything it defers to the merge (metadata,
-// B/E, counters, instants, string pids and tids, escapes, top-level values),
+// numeric ids, instants, flows, skips) with everything it defers to the merge
+// (metadata, B/E, counters, string pids and tids, top-level values), escapes,
 // so that batch boundaries fall between all of them.
 std::string mixed_trace(int events, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
