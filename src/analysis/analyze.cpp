@@ -191,15 +191,18 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
   }
 
   detail::Evidence ev(opt.max_ranges_per_finding);
+  detail::OpTotals totals;
+  totals.by_name.resize(traces.size());
   bool any_window = false;
-  for (const RankedTrace& rt : traces) {
+  for (std::size_t ti = 0; ti < traces.size(); ++ti) {
+    const RankedTrace& rt = traces[ti];
     const Trace& t = *rt.trace;
     std::vector<Step> steps;
     const StepSource source = detail::find_steps(rt, opt, &steps);
     if (p.steps.source == StepSource::none) p.steps.source = source;
     std::vector<DeviceSummary> devices;
     std::vector<TemporalBreakdown> hta;
-    detail::device_pass(rt, opt, steps, &p, &devices, &hta, &ev);
+    detail::device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[ti]);
     for (Step& s : steps) s.range = rt.shift(s.range);
     detail::stream_pass(rt, opt, &p, &ev);
     // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
@@ -216,8 +219,8 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
       p.window.end = std::max(p.window.end, w.end);
     }
   }
-  detail::hotspot_pass(traces, opt, &p, &ev);
-  detail::launch_pass(traces, opt, &p);
+  detail::hotspot_pass(traces, opt, totals, &p);
+  detail::launch_pass(traces, opt, totals, &p);
   summarize_steps(&p);
   compute_skew(&p);
   p.findings = detail::find_problems(p, ev, opt);

@@ -181,13 +181,40 @@ struct Sweep {
   Spans exposed_comm, copy_alone, optimizer_alone;
   double sm_weighted = 0;
   std::uint32_t sms = 0;
+  OpTotals& totals;
+  std::vector<OpTotals::Name>& names;
 
   Sweep(const RankedTrace& r, const AnalysisOptions& o, DeviceSummary& ds, Evidence& e, Profile& prof,
         std::vector<Step*> device_steps, const IntervalSet& inputs, const HtaOpFilter& filter,
-        HtaComputeNames& compute_names)
+        HtaComputeNames& compute_names, OpTotals& op_totals, std::vector<OpTotals::Name>& by_name)
       : rt(r), t(*r.trace), opt(o), d(ds), ev(e), p(prof), steps(std::move(device_steps)), input(inputs),
         input_set(inputs), hta_filter(filter), hta_compute(compute_names), exposed_comm(&e.exposed_comm, r),
-        copy_alone(&e.memcpy_exposed, r), optimizer_alone(&e.optimizer, r, o.consecutive_kernel_delay_ns) {}
+        copy_alone(&e.memcpy_exposed, r), optimizer_alone(&e.optimizer, r, o.consecutive_kernel_delay_ns),
+        totals(op_totals), names(by_name) {}
+
+  // `flying` is kept sorted by end, latest first: the next op to end is the last.
+  void fly(TimeNs end, std::uint8_t cls) {
+    flying.push_back({end, cls});
+    std::size_t j = flying.size() - 1;
+    while (j > 0 && flying[j - 1].end < end) {
+      flying[j] = flying[j - 1];
+      --j;
+    }
+    flying[j] = {end, cls};
+  }
+
+  // Launch statistics (first scan) of an op launched by API row `api`.
+  void launched(RowIndex api, TimeNs start, TimeNs end) {
+    const ApiCallTable& a = t.api_calls();
+    const TimeNs call_end = a.end[api];
+    const TimeNs launch = call_end - a.start[api], delay = start - call_end, gpu = end - start;
+    totals.launch.add(OpTotals::kCpu, launch);
+    totals.launch.add(OpTotals::kGpu, gpu);
+    totals.launch.add(OpTotals::kDelay, delay);
+    totals.short_kernels += gpu < launch;
+    totals.runtime_outliers += launch > 50'000;
+    totals.launch_delay_outliers += delay > 100'000;
+  }
 
   void add_runs(const std::vector<TrackId>& tracks) {
     const KernelTable& k = t.kernels();
@@ -327,60 +354,87 @@ struct Sweep {
     std::vector<TimeNs> heads(runs.size());
     for (std::size_t i = 0; i < runs.size(); ++i) heads[i] = runs[i].row < runs[i].last ? runs[i].start[runs[i].row] : kNever;
     const int nruns = static_cast<int>(runs.size());
+    // The runs ordered by their next start (ties: lower index first, the
+    // order a linear scan would pick); after a start only that run moves.
+    auto before = [&](int a, int b) { return heads[a] < heads[b] || (heads[a] == heads[b] && a < b); };
+    std::vector<int> order(runs.size());
+    for (int i = 0; i < nruns; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), before);
+    int s = -1;  // the run with the next start (-1: none left)
+    TimeNs next_start = kNever;
+    auto find_next_start = [&] {
+      if (nruns == 0 || heads[order[0]] == kNever) {
+        s = -1;
+        next_start = kNever;
+      } else {
+        s = order[0];
+        next_start = heads[s];
+      }
+    };
+    auto advanced = [&](int run) {  // run == order[0] has a new head: sift it back
+      int j = 0;
+      while (j + 1 < nruns && before(order[j + 1], run)) {
+        order[j] = order[j + 1];
+        ++j;
+      }
+      order[j] = run;
+      find_next_start();
+    };
+    find_next_start();
     for (;;) {
-      int s = -1;
-      TimeNs next_start = kNever;
-      for (int i = 0; i < nruns; ++i)
-        if (heads[i] < next_start) s = i, next_start = heads[i];
-      int f = -1;
-      TimeNs next_end = kNever;
-      for (int i = 0; i < static_cast<int>(flying.size()); ++i)
-        if (flying[i].end < next_end) f = i, next_end = flying[i].end;
-      if (s < 0 && f < 0) break;
-
+      if (s < 0 && flying.empty()) break;
       // Ends before starts at the same instant: touching ops do not overlap.
-      const bool ending = f >= 0 && next_end <= next_start;
-      const TimeNs at = ending ? next_end : next_start;
-      if (started && at > now) segment(now, at);
-      now = at;
+      const bool ending = !flying.empty() && flying.back().end <= next_start;
+      const TimeNs at = ending ? flying.back().end : next_start;
+      if (at > now) {
+        // Everything that happens at `now` has happened: the conditions the
+        // evidence follows are evaluated once per instant, not per event.
+        states(now);
+        if (started) segment(now, at);
+        now = at;
+      }
 
       if (ending) {
-        n.add(flying[f].cls, -1);
-        flying[f] = flying.back();
+        n.add(flying.back().cls, -1);
         flying.pop_back();
-        states(at);
         continue;
       }
 
       Run& r = runs[s];
       const RowIndex i = r.row++;
       heads[s] = r.row < r.last ? r.start[r.row] : kNever;
+      advanced(s);
       const TimeNs end = r.end[i];
       if (r.table == 0) {  // a sync, for HTA only
         note_hta(at, end);
         n.add(kHta, +1);
-        flying.push_back({end, kHta});
+        fly(end, kHta);
         continue;
       }
+      const RowIndex api = r.api[i];
       if (!started) {
         started = true;
         first = at;
       } else if (!n.any() && at > busy_until) {
         // Which launch ended the gap: the earliest-launched op starting now
         // (this one, and any other starting at the same instant).
-        bool linked = r.api[i] != kNoRow;
-        TimeNs launch = linked ? t.api_calls().start[r.api[i]] : 0;
-        for (const Run& q : runs)
-          for (RowIndex j = q.row; q.api && j < q.last && q.start[j] == at; ++j)
+        bool linked = api != kNoRow;
+        TimeNs launch = linked ? t.api_calls().start[api] : 0;
+        for (int qi = 0; qi < nruns; ++qi) {
+          if (heads[qi] != at || !runs[qi].api) continue;
+          const Run& q = runs[qi];
+          for (RowIndex j = q.row; j < q.last && q.start[j] == at; ++j)
             if (q.api[j] != kNoRow) {
               const TimeNs l = t.api_calls().start[q.api[j]];
               if (!linked || l < launch) launch = l, linked = true;
             }
+        }
         close_gap(busy_until, at, linked, launch);
       }
+      if (api != kNoRow) launched(api, at, end);
 
       std::uint8_t cls = r.table;
-      const bool hta = hta_filter.keep(r.correlation[i], r.api[i]);
+      const bool hta = hta_filter.keep(r.correlation[i], api);
       if (hta) {
         cls |= kHta;
         note_hta(at, end);
@@ -389,21 +443,29 @@ struct Sweep {
         const auto cat = static_cast<KernelCategory>(r.category[i]);
         cls |= cat == KernelCategory::communication ? kComm : kCompute;
         if (cat == KernelCategory::optimizer) cls |= kOptimizer;
-        if (hta && hta_compute(r.name[i])) cls |= kHtaCompute;
+        const StringId name = r.name[i];
+        if (hta && hta_compute(name)) cls |= kHtaCompute;
         const TimeNs dur = end - at;
         d.kernel_time_ns += dur;
         ev.ops_by_category[static_cast<int>(cat)].add(rt.shift({at, end}), dur);
+        OpTotals::Name& nm = names[name];
+        if (nm.count == 0) nm.min = nm.max = dur, nm.category = r.category[i];
+        nm.min = std::min(nm.min, dur);
+        nm.max = std::max(nm.max, dur);
+        nm.total += dur;
+        ++nm.count;
         if (sms) {
-          const double blocks = double(k.grid_x[i]) * double(k.grid_y[i]) * double(k.grid_z[i]);
+          const double blocks =
+              double(std::uint64_t{k.grid_x[i]} * std::uint64_t{k.grid_y[i]} * std::uint64_t{k.grid_z[i]});
           sm_weighted += double(dur) * std::min(blocks * inv_sms, 1.0);
         }
         if (cat == KernelCategory::optimizer) ++ev.optimizer_kernels;
       }
       n.add(cls, +1);
-      flying.push_back({end, cls});
+      fly(end, cls);
       busy_until = std::max(busy_until, end);
-      states(at);
     }
+    states(now);
     if (!started) return;
     exposed_comm.flush();
     copy_alone.flush();
@@ -475,8 +537,10 @@ std::vector<TimeNs> sync_ends(const Trace& t, std::uint32_t device) {
 // [SECTION] Entry point ----------------------------------------------------------------------------
 
 void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
-                 std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev) {
+                 std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
+                 OpTotals* totals, std::vector<OpTotals::Name>* names) {
   const Trace& t = *rt.trace;
+  names->assign(t.strings().size(), {});
   std::map<std::uint32_t, std::vector<TrackId>> by_device;
   for (TrackId i = 0; i < t.tracks().size(); ++i)
     if (on_device(t, i, opt.device)) by_device[t.tracks()[i].device].push_back(i);
@@ -501,7 +565,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     for (Step& s : steps)
       if (s.device == device) mine.push_back(&s);
 
-    Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute);
+    Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *totals, *names);
     sweep.sms = d.sm_count;
     sweep.sync_ends = sync_ends(t, device);
     sweep.add_runs(tracks);

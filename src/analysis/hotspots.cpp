@@ -44,21 +44,37 @@ class NameIds {
   std::vector<KernelCategory> cats_;
 };
 
-// Calls f(global id, duration) for every kernel of the job on the analysed devices.
-template <class F>
-void for_each_op(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, NameIds& ids,
-                 std::vector<std::vector<std::uint32_t>>& kernel_ids, F&& f) {
-  constexpr std::uint32_t kUnset = ~0u;
+// Global ids of every kernel name the device passes counted, trace by trace
+// (kernel_ids[trace][StringId], kUnset for strings that name no kernel).
+constexpr std::uint32_t kUnset = ~0u;
+
+void name_ids(const std::vector<RankedTrace>& traces, const OpTotals& totals, NameIds& ids,
+              std::vector<std::vector<std::uint32_t>>& kernel_ids) {
   for (std::size_t ti = 0; ti < traces.size(); ++ti) {
     const Trace& t = *traces[ti].trace;
+    const std::vector<OpTotals::Name>& names = totals.by_name[ti];
     std::vector<std::uint32_t>& by_string = kernel_ids[ti];
-    if (by_string.empty()) by_string.assign(t.strings().size(), kUnset);
+    by_string.assign(names.size(), kUnset);
+    for (StringId s = 0; s < names.size(); ++s)
+      if (names[s].count) by_string[s] = ids.of(t.str(s), static_cast<KernelCategory>(names[s].category));
+  }
+}
+
+// Calls f(global id, duration) for every kernel of the job on the analysed devices.
+template <class F>
+void for_each_op(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt,
+                 const std::vector<std::vector<std::uint32_t>>& kernel_ids, F&& f) {
+  for (std::size_t ti = 0; ti < traces.size(); ++ti) {
+    const Trace& t = *traces[ti].trace;
+    const std::uint32_t* by_string = kernel_ids[ti].data();
     const KernelTable& k = t.kernels();
-    for (std::size_t i = 0; i < k.size(); ++i) {
-      if (!on_device(t, k.track[i], opt.device)) continue;
-      std::uint32_t& id = by_string[k.name[i]];
-      if (id == kUnset) id = ids.of(t.str(k.name[i]), k.category_at(i));
-      f(id, k.end[i] - k.start[i]);
+    for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+      if (!on_device(t, tr, opt.device)) continue;
+      const RowRange r = t.rows_of(TableId::kernels, tr);
+      const TimeNs* start = k.start.data();
+      const TimeNs* end = k.end.data();
+      const StringId* name = k.name.data();
+      for (RowIndex i = r.begin; i < r.end; ++i) f(by_string[name[i]], end[i] - start[i]);
     }
   }
 }
@@ -67,24 +83,29 @@ void for_each_op(const std::vector<RankedTrace>& traces, const AnalysisOptions& 
 
 // [SECTION] Categories and hotspots ---------------------------------------------------------------
 
-void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, Profile* p, Evidence*) {
+void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
+                  Profile* p) {
   NameIds ids;
   std::vector<std::vector<std::uint32_t>> kernel_ids(traces.size());
+  name_ids(traces, totals, ids, kernel_ids);
   struct Acc {
     std::uint64_t count = 0;
     TimeNs total = 0, min = 0, max = 0;
   };
-  std::vector<Acc> acc;
-  for_each_op(traces, opt, ids, kernel_ids, [&](std::uint32_t id, TimeNs dur) {
-    if (id >= acc.size()) acc.resize(id + 1);
-    Acc& a = acc[id];
-    if (a.count == 0) a.min = a.max = dur;
-    a.min = std::min(a.min, dur);
-    a.max = std::max(a.max, dur);
-    a.total += dur;
-    ++a.count;
-  });
-  acc.resize(ids.size());
+  std::vector<Acc> acc(ids.size());
+  for (std::size_t ti = 0; ti < traces.size(); ++ti) {
+    const std::vector<OpTotals::Name>& names = totals.by_name[ti];
+    for (StringId s = 0; s < names.size(); ++s) {
+      const OpTotals::Name& n = names[s];
+      if (!n.count) continue;
+      Acc& a = acc[kernel_ids[ti][s]];
+      if (a.count == 0) a.min = n.min, a.max = n.max;
+      a.min = std::min(a.min, n.min);
+      a.max = std::max(a.max, n.max);
+      a.total += n.total;
+      a.count += n.count;
+    }
+  }
 
   // Lay out durations grouped by name, names grouped by category.
   std::vector<std::size_t> offset(ids.size() + 1, 0);
@@ -101,7 +122,7 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
   ScratchArray<TimeNs> durations(cat_begin[kKernelCategoryCount]);
   {
     std::vector<std::size_t> fill(offset.begin(), offset.end() - 1);
-    for_each_op(traces, opt, ids, kernel_ids, [&](std::uint32_t id, TimeNs dur) { durations[fill[id]++] = dur; });
+    for_each_op(traces, opt, kernel_ids, [&](std::uint32_t id, TimeNs dur) { durations[fill[id]++] = dur; });
   }
 
   TimeNs gpu_time = 0;
@@ -244,29 +265,26 @@ void for_each_launch(const std::vector<RankedTrace>& traces, const AnalysisOptio
 
 }  // namespace
 
-void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, Profile* p) {
+void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, OpTotals& totals, Profile* p) {
   LaunchStats& out = p->launches;
   // CPU launch time, GPU time and launch delay of every launched op, exact,
-  // without storing 3 x 10^7 values: StreamingStats rescans (two or three
-  // scans; the first also counts).
-  enum { kCpu, kGpu, kDelay };
-  StreamingStats stats(3);
-  bool first = true;
-  do {
+  // without storing 3 x 10^7 values: the device passes made StreamingStats'
+  // first scan (counts, totals, histograms); the narrowing scans are here.
+  enum { kCpu = OpTotals::kCpu, kGpu = OpTotals::kGpu, kDelay = OpTotals::kDelay };
+  StreamingStats& stats = totals.launch;
+  out.short_kernels = totals.short_kernels;
+  out.runtime_outliers = totals.runtime_outliers;
+  out.launch_delay_outliers = totals.launch_delay_outliers;
+  stats.end_pass();
+  while (!stats.done()) {
     for_each_launch(traces, opt, [&](const ApiCallTable& a, RowIndex c, TimeNs s, TimeNs e) {
-      const TimeNs launch = a.end[c] - a.start[c], delay = s - a.end[c];
-      stats.add(kCpu, launch);
+      const TimeNs call_end = a.end[c];
+      stats.add(kCpu, call_end - a.start[c]);
       stats.add(kGpu, e - s);
-      stats.add(kDelay, delay);
-      if (first) {
-        out.short_kernels += e - s < launch;
-        out.runtime_outliers += launch > 50'000;
-        out.launch_delay_outliers += delay > 100'000;
-      }
+      stats.add(kDelay, s - call_end);
     });
     stats.end_pass();
-    first = false;
-  } while (!stats.done());
+  }
   out.cpu_launch = stats.stats(kCpu);
   out.gpu_duration = stats.stats(kGpu);
   out.launch_delay = stats.stats(kDelay);

@@ -87,7 +87,11 @@ DurationStats merge_approx(const DurationStats& a, const DurationStats& b) {
 // [SECTION] StreamingStats
 
 StreamingStats::StreamingStats(std::size_t quantities) : q_(quantities) {
-  for (Quantity& x : q_) x.count.assign(2 * kHalf, 0);
+  for (Quantity& x : q_) {
+    x.count.assign(2 * kHalf, 0);
+    x.stats.min = std::numeric_limits<TimeNs>::max();
+    x.stats.max = std::numeric_limits<TimeNs>::min();
+  }
 }
 
 void StreamingStats::end_pass() {
@@ -95,6 +99,7 @@ void StreamingStats::end_pass() {
     if (x.resolved) continue;
     if (first_) {
       if (x.stats.count == 0) {
+        x.stats.min = x.stats.max = 0;
         x.resolved = true;
         continue;
       }

@@ -40,14 +40,14 @@ class StreamingStats {
   explicit StreamingStats(std::size_t quantities);
   void add(std::size_t q, TimeNs v) {
     Quantity& x = q_[q];
-    if (first_) x.first(v);
-    if (x.resolved) return;
-    if (x.level == 0 && !x.collecting) {
+    if (first_) {  // the first scan: totals and the log-linear histogram, for every quantity
+      x.first(v);
       ++x.count[static_cast<std::size_t>(log_bucket(v))];
-    } else if (v >= x.lo && v <= x.hi) {
-      if (x.collecting) x.kept.push_back(v);
-      else ++x.count[(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(x.lo)) >> x.shift];
+      return;
     }
+    if (x.resolved || v < x.lo || v > x.hi) return;
+    if (x.collecting) x.kept.push_back(v);
+    else ++x.count[(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(x.lo)) >> x.shift];
   }
   void end_pass();
   bool done() const;
@@ -81,8 +81,8 @@ class StreamingStats {
     std::size_t k = 0;         // rank of the median among the values in [lo, hi]
     std::vector<std::uint32_t> count;
     std::vector<TimeNs> kept;
+    // min/max start at the far ends (end_pass() zeroes them for no values).
     void first(TimeNs v) {
-      if (stats.count == 0) stats.min = stats.max = v;
       ++stats.count;
       stats.total += v;
       stats.min = v < stats.min ? v : stats.min;
