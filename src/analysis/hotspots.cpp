@@ -142,7 +142,7 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
     h.stats.min = a.min;
     h.stats.max = a.max;
     h.stats.mean = a.total / static_cast<TimeNs>(a.count);
-    h.stats.median = select_kth(durations.span(offset[id], a.count), (a.count - 1) / 2);
+    h.stats.median = select_kth(durations.span(offset[id], a.count), (a.count - 1) / 2, a.min, a.max);
     h.share = ratio(a.total, gpu_time);
     h.tensor_cores = is_tensor_core_kernel(h.name);
     hot.push_back(std::move(h));
@@ -177,27 +177,54 @@ namespace {
 class StreamOrder {
  public:
   StreamOrder(const Trace& t, TrackId track)
-      : c_{{&t.kernels().start, &t.kernels().api, t.rows_of(TableId::kernels, track)},
-           {&t.memcpys().start, &t.memcpys().api, t.rows_of(TableId::memcpys, track)},
-           {&t.memsets().start, &t.memsets().api, t.rows_of(TableId::memsets, track)}} {}
+      : c_{{t.kernels().start.data(), t.kernels().api.data(), t.rows_of(TableId::kernels, track)},
+           {t.memcpys().start.data(), t.memcpys().api.data(), t.rows_of(TableId::memcpys, track)},
+           {t.memsets().start.data(), t.memsets().api.data(), t.rows_of(TableId::memsets, track)}} {
+    for (int i = 0; i < 3; ++i) head_[i] = c_[i].rows.empty() ? kNever : c_[i].start[c_[i].rows.begin];
+  }
   bool next(TimeNs* start, RowIndex* api) {
-    int best = -1;
-    for (int i = 0; i < 3; ++i)
-      if (!c_[i].rows.empty() && (best < 0 || (*c_[i].start)[c_[i].rows.begin] < (*c_[best].start)[c_[best].rows.begin]))
-        best = i;
-    if (best < 0) return false;
-    const RowIndex r = c_[best].rows.begin++;
-    *start = (*c_[best].start)[r];
-    *api = (*c_[best].api)[r];
+    // Ties go to the lower table, as kernels < memcpys < memsets.
+    int best = head_[1] < head_[0] ? (head_[2] < head_[1] ? 2 : 1) : (head_[2] < head_[0] ? 2 : 0);
+    if (c_[best].rows.empty()) {  // exhausted, or what is left starts at kNever itself
+      best = !c_[0].rows.empty() ? 0 : !c_[1].rows.empty() ? 1 : !c_[2].rows.empty() ? 2 : -1;
+      if (best < 0) return false;
+    }
+    Cur& c = c_[best];
+    const RowIndex r = c.rows.begin++;
+    *start = head_[best];
+    *api = c.api[r];
+    head_[best] = c.rows.empty() ? kNever : c.start[c.rows.begin];
     return true;
   }
 
  private:
+  static constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
   struct Cur {
-    const std::vector<TimeNs>* start;
-    const std::vector<RowIndex>* api;
+    const TimeNs* start;
+    const RowIndex* api;
     RowRange rows;
   } c_[3];
+  TimeNs head_[3];
+};
+
+// The ops of a stream that has rows in one table only (most streams: kernels
+// only): the same interface as StreamOrder, without the merge.
+class TableOrder {
+ public:
+  TableOrder(const std::vector<TimeNs>& start, const std::vector<RowIndex>& api, RowRange rows)
+      : start_(start.data()), api_(api.data()), rows_(rows) {}
+  bool next(TimeNs* start, RowIndex* api) {
+    if (rows_.empty()) return false;
+    const RowIndex r = rows_.begin++;
+    *start = start_[r];
+    *api = api_[r];
+    return true;
+  }
+
+ private:
+  const TimeNs* start_;
+  const RowIndex* api_;
+  RowRange rows_;
 };
 
 // HTA's queue length on one stream: +1 when an op is launched, -1 when it
@@ -205,9 +232,10 @@ class StreamOrder {
 // cursors over the stream's ops in start order see the launches in order too;
 // if calls from several threads launched out of order, the launch times are
 // sorted first.
-std::uint32_t max_queue_depth(const Trace& t, TrackId track) {
+template <class Order>
+std::uint32_t max_queue_depth(const Trace& t, const Order& order) {
   const ApiCallTable& a = t.api_calls();
-  StreamOrder launches(t, track), starts(t, track);
+  Order launches = order, starts = order;
   TimeNs s = 0, next_start = 0;
   RowIndex api = kNoRow, start_api = kNoRow;
   bool have_start = starts.next(&next_start, &start_api);
@@ -218,7 +246,7 @@ std::uint32_t max_queue_depth(const Trace& t, TrackId track) {
     const TimeNs l = a.start[api];
     if (l < previous) {  // out of order: do it the general way
       std::vector<TimeNs> ls, ss;
-      StreamOrder all(t, track);
+      Order all = order;
       while (all.next(&s, &api))
         if (api != kNoRow) ls.push_back(a.start[api]), ss.push_back(s);
       std::sort(ls.begin(), ls.end());
@@ -239,6 +267,15 @@ std::uint32_t max_queue_depth(const Trace& t, TrackId track) {
     best = std::max(best, launched > started ? launched - started : 0);
   }
   return static_cast<std::uint32_t>(best);
+}
+
+std::uint32_t max_queue_depth(const Trace& t, TrackId track) {
+  const RowRange k = t.rows_of(TableId::kernels, track), c = t.rows_of(TableId::memcpys, track),
+                 z = t.rows_of(TableId::memsets, track);
+  if (c.empty() && z.empty()) return max_queue_depth(t, TableOrder(t.kernels().start, t.kernels().api, k));
+  if (k.empty() && z.empty()) return max_queue_depth(t, TableOrder(t.memcpys().start, t.memcpys().api, c));
+  if (k.empty() && c.empty()) return max_queue_depth(t, TableOrder(t.memsets().start, t.memsets().api, z));
+  return max_queue_depth(t, StreamOrder(t, track));
 }
 
 // Calls f(launch call row, op start, op end) for every op with a launching

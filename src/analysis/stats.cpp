@@ -11,7 +11,6 @@ namespace gpuscope {
 namespace {
 
 constexpr int kHalf = StreamingStats::kHalf;
-int bucket_of(TimeNs v) { return StreamingStats::log_bucket(v); }
 
 // The values bucket_of() maps to bucket b: [*lo, *hi].
 void bucket_range(int b, TimeNs* lo, TimeNs* hi) {
@@ -37,22 +36,40 @@ void bucket_range(int b, TimeNs* lo, TimeNs* hi) {
 }  // namespace
 
 TimeNs select_kth(std::span<TimeNs> values, std::size_t k) {
-  const std::size_t n = values.size();
-  if (n < 4096) {
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
-    return values[k];
+  if (values.size() < 4096) return select_kth(values, k, 0, 0);
+  TimeNs lo = values[0], hi = values[0];
+  for (TimeNs v : values) lo = std::min(lo, v), hi = std::max(hi, v);
+  return select_kth(values, k, lo, hi);
+}
+
+TimeNs select_kth(std::span<TimeNs> values, std::size_t k, TimeNs lo, TimeNs hi) {
+  // Each round: 4096 linear buckets over [lo, hi] (a 16 KiB histogram that
+  // stays in L1; one subtract and shift per value), move the bucket holding
+  // the k-th value to the front (in place: no memory), and narrow [lo, hi] to
+  // it. A round shrinks the range 4096-fold, so even values spread over all
+  // of int64 need at most 6; typical durations need one.
+  constexpr int kBits = 12;
+  std::array<std::uint32_t, std::size_t{1} << kBits> count;
+  while (values.size() >= 4096 && lo < hi) {
+    const std::uint64_t base = static_cast<std::uint64_t>(lo);
+    const std::uint64_t range = static_cast<std::uint64_t>(hi) - base;
+    const int shift = std::max(0, static_cast<int>(std::bit_width(range)) - kBits);
+    count.fill(0);
+    for (TimeNs v : values) ++count[(static_cast<std::uint64_t>(v) - base) >> shift];
+    std::size_t bucket = 0, before = 0;
+    while (before + count[bucket] <= k) before += count[bucket++];
+    const auto in_bucket = [&](TimeNs v) { return ((static_cast<std::uint64_t>(v) - base) >> shift) == bucket; };
+    const auto mid = std::partition(values.begin(), values.end(), in_bucket);
+    values = values.first(static_cast<std::size_t>(mid - values.begin()));
+    k -= before;
+    const std::uint64_t new_lo = base + (std::uint64_t{bucket} << shift);
+    const std::uint64_t width_minus_1 = (std::uint64_t{1} << shift) - 1;
+    lo = static_cast<TimeNs>(new_lo);
+    hi = static_cast<std::uint64_t>(hi) - new_lo < width_minus_1 ? hi : static_cast<TimeNs>(new_lo + width_minus_1);
   }
-  // One pass to find the bucket holding the k-th value, one to move that
-  // bucket's values to the front (in place: no memory), then select among them.
-  std::array<std::uint32_t, 2 * kHalf> count{};
-  for (TimeNs v : values) ++count[static_cast<std::size_t>(bucket_of(v))];
-  std::size_t bucket = 0, before = 0;
-  while (before + count[bucket] <= k) before += count[bucket++];
-  const int wanted = static_cast<int>(bucket);
-  const auto mid = std::partition(values.begin(), values.end(), [&](TimeNs v) { return bucket_of(v) == wanted; });
-  const std::size_t kk = k - before;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(kk), mid);
-  return values[kk];
+  if (lo == hi && values.size() >= 4096) return lo;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+  return values[k];
 }
 
 DurationStats summarize(std::span<TimeNs> values) {
@@ -67,7 +84,7 @@ DurationStats summarize(std::span<TimeNs> values) {
     s.max = std::max(s.max, v);
   }
   s.mean = s.total / static_cast<TimeNs>(s.count);
-  s.median = select_kth(values, (values.size() - 1) / 2);
+  s.median = select_kth(values, (values.size() - 1) / 2, s.min, s.max);
   return s;
 }
 
@@ -127,19 +144,21 @@ void StreamingStats::end_pass() {
       x.lo = static_cast<TimeNs>(lo);
       x.hi = static_cast<TimeNs>(lo + std::min(span, width - 1));
     }
+    const std::uint64_t span = static_cast<std::uint64_t>(x.hi) - static_cast<std::uint64_t>(x.lo);
     if (x.lo == x.hi) {
       x.stats.median = x.lo;
       x.resolved = true;
-    } else if (in_bucket <= kKeep) {
+    } else if (in_bucket <= kKeep && (in_bucket <= kLinear / 4 || span >= kLinear)) {
       x.collecting = true;
       x.kept.reserve(in_bucket);
     } else {
-      // Linear buckets over [lo, hi]: as narrow as 2 * kHalf of them allow.
-      const std::uint64_t span = static_cast<std::uint64_t>(x.hi) - static_cast<std::uint64_t>(x.lo);
+      // Linear buckets over [lo, hi], as narrow as kLinear of them allow:
+      // one ns wide when the range is under kLinear ns (durations under
+      // ~4 ms), so the next scan settles the median without keeping values.
       x.shift = 0;
-      while ((span >> x.shift) >= 2 * kHalf) ++x.shift;
+      while ((span >> x.shift) >= kLinear) ++x.shift;
       ++x.level;
-      std::fill(x.count.begin(), x.count.end(), 0);
+      x.count.assign(kLinear, 0);
     }
   }
   first_ = false;

@@ -12,9 +12,12 @@
 namespace gpuscope {
 
 // The k-th smallest value (0-based) of `values`, which it reorders. Exact:
-// a histogram pass narrows the search to one bucket, then nth_element on it,
+// histogram passes narrow the search to one bucket, then nth_element on it,
 // so it stays linear with a small constant even for 10^7 values.
 TimeNs select_kth(std::span<TimeNs> values, std::size_t k);
+// The same when the caller knows the smallest and largest value (lo, hi):
+// saves the pass that finds them.
+TimeNs select_kth(std::span<TimeNs> values, std::size_t k, TimeNs lo, TimeNs hi);
 
 // Statistics of `values` (reordered). The median of an even count is the
 // lower of the two middle values, so it is always an observed duration.
@@ -30,8 +33,8 @@ DurationStats merge_approx(const DurationStats& a, const DurationStats& b);
 // value to add(); after it, end_pass() narrows each median to a value range
 // (a log-linear histogram, then linear ones inside the chosen bucket) until
 // one value is left or few enough to keep, which the last scan collects.
-// Typically two or three scans; memory: 32 KiB per quantity plus at most
-// kKeep values.
+// Typically two scans; memory: 256 KiB per quantity plus at most kKeep
+// values.
 //
 //   StreamingStats s(3);
 //   do { for (each value v of quantity q) s.add(q, v); s.end_pass(); } while (!s.done());
@@ -55,6 +58,7 @@ class StreamingStats {
   const DurationStats& stats(std::size_t q) const { return q_[q].stats; }
 
   static constexpr std::size_t kKeep = std::size_t{1} << 20;
+  static constexpr std::uint64_t kLinear = std::uint64_t{1} << 16;  // buckets of the narrowing scans
 
   // An order-preserving log-linear bucket of an int64: 64 buckets per power
   // of two (six bits after the leading one), negatives mirrored below zero.

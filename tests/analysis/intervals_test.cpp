@@ -172,6 +172,44 @@ TEST(Stats, SelectKthMatchesSortingForSmallAndLargeInputs) {
   EXPECT_EQ(select_kth(same, 5000), 42);
 }
 
+// The bucket rounds on inputs that stress them: extremes of int64 (the range
+// needs every round), a few huge outliers over a narrow band (the first round
+// puts nearly everything in one bucket), many duplicates, and the overload
+// that is given the minimum and maximum.
+TEST(Stats, SelectKthNarrowsSkewedAndExtremeInputs) {
+  std::mt19937_64 rng(10);
+  std::vector<std::vector<TimeNs>> inputs;
+  {
+    std::vector<TimeNs> v(50000);
+    for (TimeNs& x : v) x = static_cast<TimeNs>(rng());  // all of int64
+    v[1] = std::numeric_limits<TimeNs>::min();
+    v[2] = std::numeric_limits<TimeNs>::max();
+    inputs.push_back(v);
+  }
+  {
+    std::vector<TimeNs> v(60000);
+    for (TimeNs& x : v) x = 1'000 + static_cast<TimeNs>(rng() % 50);  // a narrow band…
+    for (int i = 0; i < 5; ++i) v[rng() % v.size()] = std::numeric_limits<TimeNs>::max() - i;  // …and outliers
+    v[7] = -5;
+    inputs.push_back(v);
+  }
+  {
+    std::vector<TimeNs> v(20000);
+    for (TimeNs& x : v) x = static_cast<TimeNs>(rng() % 3);  // duplicates only
+    inputs.push_back(v);
+  }
+  for (const auto& v : inputs) {
+    auto sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t k : {std::size_t{0}, std::size_t{1}, v.size() / 3, (v.size() - 1) / 2, v.size() - 2, v.size() - 1}) {
+      auto a = v;
+      EXPECT_EQ(select_kth(a, k), sorted[k]) << "n=" << v.size() << " k=" << k;
+      auto b = v;
+      EXPECT_EQ(select_kth(b, k, sorted.front(), sorted.back()), sorted[k]) << "n=" << v.size() << " k=" << k;
+    }
+  }
+}
+
 // StreamingStats against sorting: the same count/total/min/max/mean/median as
 // summarize(), over several quantities at once, including inputs whose median
 // bucket holds more than kKeep values (narrowed by further scans) and extremes.
