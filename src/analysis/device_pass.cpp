@@ -58,19 +58,50 @@ struct Flight {
   std::uint8_t cls;
 };
 
-struct Counts {
-  int kernels = 0, compute = 0, comm = 0, optimizer = 0, copies = 0, fills = 0, hta = 0, hta_compute = 0;
-  void add(std::uint8_t cls, int d) {
-    if (cls & kKernel) kernels += d;
-    if (cls & kCompute) compute += d;
-    if (cls & kComm) comm += d;
-    if (cls & kOptimizer) optimizer += d;
-    if (cls & kCopy) copies += d;
-    if (cls & kFill) fills += d;
-    if (cls & kHta) hta += d;
-    if (cls & kHtaCompute) hta_compute += d;
+// Ops in flight by class: eight 32-bit counters packed two to a word, so
+// that adding or removing an op is four adds of a per-class table entry
+// instead of eight tests. A lane never borrows from its neighbour: it never
+// goes below zero, and a device has fewer than 2^32 ops.
+class Counts {
+ public:
+  void add(std::uint8_t cls) {
+    const auto& d = table().delta[cls];
+    for (int i = 0; i < 4; ++i) w_[i] += d[i];
   }
-  bool any() const { return kernels + copies + fills > 0; }
+  void remove(std::uint8_t cls) {
+    const auto& d = table().delta[cls];
+    for (int i = 0; i < 4; ++i) w_[i] -= d[i];
+  }
+  std::uint32_t kernels() const { return lo(0); }
+  std::uint32_t compute() const { return hi(0); }
+  std::uint32_t comm() const { return lo(1); }
+  std::uint32_t optimizer() const { return hi(1); }
+  std::uint32_t copies() const { return lo(2); }
+  std::uint32_t fills() const { return hi(2); }
+  std::uint32_t hta() const { return lo(3); }
+  std::uint32_t hta_compute() const { return hi(3); }
+  bool any() const { return lo(0) != 0 || w_[2] != 0; }  // kernels, copies or fills
+
+ private:
+  struct Table {
+    std::uint64_t delta[256][4];
+    constexpr Table() : delta{} {
+      for (unsigned c = 0; c < 256; ++c) {
+        auto bit = [&](unsigned flag, int shift) { return (c & flag) ? std::uint64_t{1} << shift : 0; };
+        delta[c][0] = bit(kKernel, 0) | bit(kCompute, 32);
+        delta[c][1] = bit(kComm, 0) | bit(kOptimizer, 32);
+        delta[c][2] = bit(kCopy, 0) | bit(kFill, 32);
+        delta[c][3] = bit(kHta, 0) | bit(kHtaCompute, 32);
+      }
+    }
+  };
+  static const Table& table() {
+    static constexpr Table t;
+    return t;
+  }
+  std::uint32_t lo(int i) const { return static_cast<std::uint32_t>(w_[i]); }
+  std::uint32_t hi(int i) const { return static_cast<std::uint32_t>(w_[i] >> 32); }
+  std::uint64_t w_[4] = {};
 };
 
 // Follows a condition over time and records the ranges where it held.
@@ -139,11 +170,17 @@ class StepAccount {
  public:
   explicit StepAccount(std::vector<Step*> steps) : steps_(std::move(steps)) {}
   void add(TimeNs a, TimeNs b, TimeNs Step::*field) {
+    // Most pieces fall inside the step the previous one fell in.
+    if (a >= cur_start_ && b <= cur_end_) {
+      steps_[i_]->*field += b - a;
+      return;
+    }
     while (i_ < steps_.size() && steps_[i_]->range.end <= a) ++i_;
     for (std::size_t j = i_; j < steps_.size() && steps_[j]->range.start < b; ++j) {
       const TimeNs s = std::max(a, steps_[j]->range.start), e = std::min(b, steps_[j]->range.end);
       if (s < e) steps_[j]->*field += e - s;
     }
+    if (i_ < steps_.size()) cur_start_ = steps_[i_]->range.start, cur_end_ = steps_[i_]->range.end;
   }
   void finish() {
     for (Step* s : steps_) s->idle_ns = s->range.duration() - s->compute_ns - s->communication_ns - s->memcpy_ns;
@@ -152,6 +189,7 @@ class StepAccount {
  private:
   std::vector<Step*> steps_;
   std::size_t i_ = 0;
+  TimeNs cur_start_ = 0, cur_end_ = -1;  // steps_[i_]'s range once a piece has been placed
 };
 
 // [SECTION] The sweep --------------------------------------------------------------------------------
@@ -176,8 +214,9 @@ struct Sweep {
   HtaComputeNames& hta_compute;
   std::vector<TimeNs> sync_start, sync_end;  // HTA's GPU-op syncs of this device, by start
   std::vector<std::uint32_t> sync_correlation;
-  TimeNs hta_busy = 0, hta_compute_ns = 0, hta_first = 0, hta_last = 0;
-  bool hta_any = false;
+  TimeNs hta_busy = 0, hta_compute_ns = 0;
+  TimeNs hta_first = std::numeric_limits<TimeNs>::max(), hta_last = std::numeric_limits<TimeNs>::min();
+  bool hta_any() const { return hta_first <= hta_last; }
   Spans exposed_comm, copy_alone, optimizer_alone;
   double sm_weighted = 0;
   std::uint32_t sms = 0;
@@ -256,44 +295,48 @@ struct Sweep {
   // The time between two events, with the ops in flight unchanged.
   void segment(TimeNs a, TimeNs b) {
     const TimeNs dt = b - a;
-    if (n.hta) hta_busy += dt;
-    if (n.hta_compute) hta_compute_ns += dt;
+    if (n.hta()) hta_busy += dt;
+    if (n.hta_compute()) hta_compute_ns += dt;
     if (!n.any()) return;  // idle: accounted when the gap closes
     d.busy_ns += dt;
-    if (n.kernels) {
+    if (n.kernels()) {
       d.kernel_busy_ns += dt;
-      kernel_total_ += dt * n.kernels;
-      if (n.kernels >= 2) multi_ += dt;
+      kernel_total_ += dt * n.kernels();
+      if (n.kernels() >= 2) multi_ += dt;
     }
-    if (n.compute) d.compute_ns += dt;
-    if (n.comm) {
+    if (n.compute()) d.compute_ns += dt;
+    if (n.comm()) {
       d.communication_ns += dt;
-      if (n.compute) comm_with_compute_ += dt;
+      if (n.compute()) comm_with_compute_ += dt;
       else d.exposed_communication_ns += dt;
     }
-    if (n.copies) {
+    if (n.copies()) {
       d.memcpy_ns += dt;
-      if (n.kernels) copy_with_kernels_ += dt;
+      if (n.kernels()) copy_with_kernels_ += dt;
       else d.memcpy_exposed_ns += dt;
     }
-    if (n.optimizer) {
+    if (n.optimizer()) {
       ev.optimizer_ns += dt;
-      if (n.kernels > n.optimizer) ev.optimizer_overlapped_ns += dt;
+      if (n.kernels() > n.optimizer()) ev.optimizer_overlapped_ns += dt;
     }
     // Priority order so the parts add up: compute, then communication, then copies.
-    steps.add(a, b, n.compute ? &Step::compute_ns : n.comm ? &Step::communication_ns : &Step::memcpy_ns);
+    steps.add(a, b, n.compute() ? &Step::compute_ns : n.comm() ? &Step::communication_ns : &Step::memcpy_ns);
   }
 
   void note_hta(TimeNs a, TimeNs b) {
-    if (!hta_any) hta_first = a, hta_last = b, hta_any = true;
     hta_first = std::min(hta_first, a);
     hta_last = std::max(hta_last, b);
   }
 
+  unsigned state_mask = 0;
   void states(TimeNs at) {
-    exposed_comm.set(n.comm && !n.compute, at);
-    copy_alone.set(n.copies && !n.kernels, at);
-    optimizer_alone.set(n.optimizer && n.kernels == n.optimizer, at);
+    const unsigned mask = unsigned{n.comm() && !n.compute()} | unsigned{n.copies() && !n.kernels()} << 1 |
+                          unsigned{n.optimizer() && n.kernels() == n.optimizer()} << 2;
+    if (mask == state_mask) return;  // the usual case: nothing to record
+    state_mask = mask;
+    exposed_comm.set(mask & 1, at);
+    copy_alone.set(mask & 2, at);
+    optimizer_alone.set(mask & 4, at);
   }
 
   // Input wait in [a, b), a stretch with nothing running on this GPU.
@@ -395,7 +438,7 @@ struct Sweep {
       }
 
       if (ending) {
-        n.add(flying.back().cls, -1);
+        n.remove(flying.back().cls);
         flying.pop_back();
         continue;
       }
@@ -407,7 +450,7 @@ struct Sweep {
       const TimeNs end = r.end[i];
       if (r.table == 0) {  // a sync, for HTA only
         note_hta(at, end);
-        n.add(kHta, +1);
+        n.add(kHta);
         fly(end, kHta);
         continue;
       }
@@ -420,9 +463,10 @@ struct Sweep {
         // (this one, and any other starting at the same instant).
         bool linked = api != kNoRow;
         TimeNs launch = linked ? t.api_calls().start[api] : 0;
-        for (int qi = 0; qi < nruns; ++qi) {
-          if (heads[qi] != at || !runs[qi].api) continue;
-          const Run& q = runs[qi];
+        // Runs with more ops starting at `at` are first in `order`.
+        for (int oj = 0; oj < nruns && heads[order[oj]] == at; ++oj) {
+          const Run& q = runs[order[oj]];
+          if (!q.api) continue;
           for (RowIndex j = q.row; j < q.last && q.start[j] == at; ++j)
             if (q.api[j] != kNoRow) {
               const TimeNs l = t.api_calls().start[q.api[j]];
@@ -449,7 +493,7 @@ struct Sweep {
         d.kernel_time_ns += dur;
         ev.ops_by_category[static_cast<int>(cat)].add(rt.shift({at, end}), dur);
         OpTotals::Name& nm = names[name];
-        if (nm.count == 0) nm.min = nm.max = dur, nm.category = r.category[i];
+        nm.category = r.category[i];
         nm.min = std::min(nm.min, dur);
         nm.max = std::max(nm.max, dur);
         nm.total += dur;
@@ -461,7 +505,7 @@ struct Sweep {
         }
         if (cat == KernelCategory::optimizer) ++ev.optimizer_kernels;
       }
-      n.add(cls, +1);
+      n.add(cls);
       fly(end, cls);
       busy_until = std::max(busy_until, end);
     }
@@ -540,7 +584,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
                  OpTotals* totals, std::vector<OpTotals::Name>* names) {
   const Trace& t = *rt.trace;
-  names->assign(t.strings().size(), {});
+  names->assign(t.strings().size(), {0, 0, std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::min(), 0});
   std::map<std::uint32_t, std::vector<TrackId>> by_device;
   for (TrackId i = 0; i < t.tracks().size(); ++i)
     if (on_device(t, i, opt.device)) by_device[t.tracks()[i].device].push_back(i);
@@ -574,7 +618,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     // HTA's breakdown of this device: from the sweep, except on sub-µs traces,
     // where HTA's rounding needs the reference emulation.
     if (hta_rounds) hta->push_back(hta_temporal_breakdown(t, device));
-    else if (sweep.hta_any)
+    else if (sweep.hta_any())
       hta->push_back(make_temporal_breakdown(0, device, sweep.hta_last - sweep.hta_first, sweep.hta_busy,
                                              sweep.hta_compute_ns));
     if (!hta->empty()) hta->back().rank = rt.rank;

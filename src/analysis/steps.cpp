@@ -130,12 +130,15 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
   };
   const KernelTable& k = t.kernels();
   auto visit = [&](OpRef op) {
+    TrackId track;
+    TimeNs end;
     switch (op.table) {
-      case OpTable::kernel: add(k.track[op.row], k.end[op.row]); break;
-      case OpTable::memcpy: add(t.memcpys().track[op.row], t.memcpys().end[op.row]); break;
-      case OpTable::memset: add(t.memsets().track[op.row], t.memsets().end[op.row]); break;
-      case OpTable::none: break;
+      case OpTable::kernel: track = k.track[op.row], end = k.end[op.row]; break;
+      case OpTable::memcpy: track = t.memcpys().track[op.row], end = t.memcpys().end[op.row]; break;
+      case OpTable::memset: track = t.memsets().track[op.row], end = t.memsets().end[op.row]; break;
+      default: return;
     }
+    add(track, end);
   };
   const bool extras = t.has_extra_ops();
   for (RowIndex i = rows.begin; i < rows.end; ++i) {

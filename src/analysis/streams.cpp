@@ -20,22 +20,29 @@ namespace {
 template <class F>
 void for_each_op_in_order(const Trace& t, TrackId track, F&& f) {
   struct Cur {
-    const std::vector<TimeNs>* start;
-    const std::vector<TimeNs>* end;
-    const std::vector<RowIndex>* api;
+    const TimeNs* start;
+    const TimeNs* end;
+    const RowIndex* api;
     RowRange rows;
   };
-  Cur c[3] = {{&t.kernels().start, &t.kernels().end, &t.kernels().api, t.rows_of(TableId::kernels, track)},
-              {&t.memcpys().start, &t.memcpys().end, &t.memcpys().api, t.rows_of(TableId::memcpys, track)},
-              {&t.memsets().start, &t.memsets().end, &t.memsets().api, t.rows_of(TableId::memsets, track)}};
+  Cur c[3] = {{t.kernels().start.data(), t.kernels().end.data(), t.kernels().api.data(), t.rows_of(TableId::kernels, track)},
+              {t.memcpys().start.data(), t.memcpys().end.data(), t.memcpys().api.data(), t.rows_of(TableId::memcpys, track)},
+              {t.memsets().start.data(), t.memsets().end.data(), t.memsets().api.data(), t.rows_of(TableId::memsets, track)}};
+  // One table only (most streams): no merge.
+  for (int i = 0; i < 3; ++i) {
+    if (c[(i + 1) % 3].rows.empty() && c[(i + 2) % 3].rows.empty()) {
+      for (RowIndex r = c[i].rows.begin; r < c[i].rows.end; ++r) f(c[i].start[r], c[i].end[r], c[i].api[r]);
+      return;
+    }
+  }
   for (;;) {
     int best = -1;
     for (int i = 0; i < 3; ++i)
-      if (!c[i].rows.empty() && (best < 0 || (*c[i].start)[c[i].rows.begin] < (*c[best].start)[c[best].rows.begin]))
+      if (!c[i].rows.empty() && (best < 0 || c[i].start[c[i].rows.begin] < c[best].start[c[best].rows.begin]))
         best = i;
     if (best < 0) return;
     const RowIndex r = c[best].rows.begin++;
-    f((*c[best].start)[r], (*c[best].end)[r], (*c[best].api)[r]);
+    f(c[best].start[r], c[best].end[r], c[best].api[r]);
   }
 }
 
