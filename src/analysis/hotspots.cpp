@@ -119,18 +119,51 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
     }
     cat_begin[kKernelCategoryCount] = pos;
   }
-  ScratchArray<TimeNs> durations(cat_begin[kKernelCategoryCount]);
-  {
-    std::vector<std::size_t> fill(offset.begin(), offset.end() - 1);
-    for_each_op(traces, opt, kernel_ids, [&](std::uint32_t id, TimeNs dur) { durations[fill[id]++] = dur; });
+  TimeNs gpu_time = 0, shortest = 0, longest = 0;
+  bool any = false;
+  for (const Acc& a : acc) {
+    if (a.count == 0) continue;
+    shortest = any ? std::min(shortest, a.min) : a.min;
+    longest = any ? std::max(longest, a.max) : a.max;
+    any = true;
+    gpu_time += a.total;
   }
-
-  TimeNs gpu_time = 0;
-  for (const Acc& a : acc) gpu_time += a.total;
   p->kernel_time_ns = gpu_time;
+
+  // Durations grouped by name, as 32-bit values when they all fit (kernels
+  // shorter than 4.29 s: half the memory, and fresh memory is most of the cost).
+  std::vector<TimeNs> medians(ids.size()), category_medians(kKernelCategoryCount);
+  auto select_medians = [&](auto tag) {
+    using T = decltype(tag);
+    ScratchArray<T> durations(cat_begin[kKernelCategoryCount]);
+    {
+      std::vector<std::size_t> fill(offset.begin(), offset.end() - 1);
+      for_each_op(traces, opt, kernel_ids,
+                  [&](std::uint32_t id, TimeNs dur) { durations[fill[id]++] = static_cast<T>(dur); });
+    }
+    for (std::uint32_t id = 0; id < ids.size(); ++id) {
+      const Acc& a = acc[id];
+      if (a.count)
+        medians[id] = static_cast<TimeNs>(select_kth(durations.span(offset[id], a.count), (a.count - 1) / 2,
+                                                     static_cast<T>(a.min), static_cast<T>(a.max)));
+    }
+    // Per-name selects are done: a category's block may now be reordered.
+    for (int c = 0; c < kKernelCategoryCount; ++c) {
+      const std::size_t n = cat_begin[c + 1] - cat_begin[c];
+      if (n == 0) continue;
+      T lo = std::numeric_limits<T>::max(), hi = std::numeric_limits<T>::min();
+      for (std::uint32_t id = 0; id < ids.size(); ++id)
+        if (acc[id].count && static_cast<int>(ids.category(id)) == c)
+          lo = std::min(lo, static_cast<T>(acc[id].min)), hi = std::max(hi, static_cast<T>(acc[id].max));
+      category_medians[c] = static_cast<TimeNs>(select_kth(durations.span(cat_begin[c], n), (n - 1) / 2, lo, hi));
+    }
+  };
+  if (shortest >= 0 && longest <= TimeNs{std::numeric_limits<std::uint32_t>::max()}) select_medians(std::uint32_t{});
+  else select_medians(TimeNs{});
 
   std::vector<Hotspot> hot;
   hot.reserve(ids.size());
+  std::array<DurationStats, kKernelCategoryCount> by_category{};
   for (std::uint32_t id = 0; id < ids.size(); ++id) {
     const Acc& a = acc[id];
     if (a.count == 0) continue;
@@ -142,20 +175,26 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
     h.stats.min = a.min;
     h.stats.max = a.max;
     h.stats.mean = a.total / static_cast<TimeNs>(a.count);
-    h.stats.median = select_kth(durations.span(offset[id], a.count), (a.count - 1) / 2, a.min, a.max);
+    h.stats.median = medians[id];
     h.share = ratio(a.total, gpu_time);
     h.tensor_cores = is_tensor_core_kernel(h.name);
+    DurationStats& cs = by_category[static_cast<int>(h.category)];
+    cs.min = cs.count ? std::min(cs.min, a.min) : a.min;
+    cs.max = cs.count ? std::max(cs.max, a.max) : a.max;
+    cs.count += a.count;
+    cs.total += a.total;
     hot.push_back(std::move(h));
   }
-  // Per-name selects are done: a category's block may now be reordered.
   for (int c = 0; c < kKernelCategoryCount; ++c) {
-    const std::size_t n = cat_begin[c + 1] - cat_begin[c];
-    if (n == 0) continue;
+    DurationStats& cs = by_category[c];
+    if (cs.count == 0) continue;
+    cs.mean = cs.total / static_cast<TimeNs>(cs.count);
+    cs.median = category_medians[c];
     CategoryTime ct;
     ct.category = static_cast<KernelCategory>(c);
-    ct.stats = summarize(durations.span(cat_begin[c], n));
-    ct.time_ns = ct.stats.total;
-    ct.count = ct.stats.count;
+    ct.stats = cs;
+    ct.time_ns = cs.total;
+    ct.count = cs.count;
     ct.share = ratio(ct.time_ns, gpu_time);
     p->categories.push_back(ct);
   }

@@ -42,12 +42,15 @@ TimeNs select_kth(std::span<TimeNs> values, std::size_t k) {
   return select_kth(values, k, lo, hi);
 }
 
-TimeNs select_kth(std::span<TimeNs> values, std::size_t k, TimeNs lo, TimeNs hi) {
-  // Each round: 4096 linear buckets over [lo, hi] (a 16 KiB histogram that
-  // stays in L1; one subtract and shift per value), move the bucket holding
-  // the k-th value to the front (in place: no memory), and narrow [lo, hi] to
-  // it. A round shrinks the range 4096-fold, so even values spread over all
-  // of int64 need at most 6; typical durations need one.
+namespace {
+
+// Each round: 4096 linear buckets over [lo, hi] (a 16 KiB histogram that
+// stays in L1; one subtract and shift per value), move the bucket holding the
+// k-th value to the front (in place: no memory), and narrow [lo, hi] to it.
+// A round shrinks the range 4096-fold, so even values spread over all of
+// int64 need at most 6; typical durations need one.
+template <class T>
+T select_in_range(std::span<T> values, std::size_t k, T lo, T hi) {
   constexpr int kBits = 12;
   std::array<std::uint32_t, std::size_t{1} << kBits> count;
   while (values.size() >= 4096 && lo < hi) {
@@ -55,21 +58,31 @@ TimeNs select_kth(std::span<TimeNs> values, std::size_t k, TimeNs lo, TimeNs hi)
     const std::uint64_t range = static_cast<std::uint64_t>(hi) - base;
     const int shift = std::max(0, static_cast<int>(std::bit_width(range)) - kBits);
     count.fill(0);
-    for (TimeNs v : values) ++count[(static_cast<std::uint64_t>(v) - base) >> shift];
+    for (T v : values) ++count[(static_cast<std::uint64_t>(v) - base) >> shift];
     std::size_t bucket = 0, before = 0;
     while (before + count[bucket] <= k) before += count[bucket++];
-    const auto in_bucket = [&](TimeNs v) { return ((static_cast<std::uint64_t>(v) - base) >> shift) == bucket; };
+    const auto in_bucket = [&](T v) { return ((static_cast<std::uint64_t>(v) - base) >> shift) == bucket; };
     const auto mid = std::partition(values.begin(), values.end(), in_bucket);
     values = values.first(static_cast<std::size_t>(mid - values.begin()));
     k -= before;
     const std::uint64_t new_lo = base + (std::uint64_t{bucket} << shift);
     const std::uint64_t width_minus_1 = (std::uint64_t{1} << shift) - 1;
-    lo = static_cast<TimeNs>(new_lo);
-    hi = static_cast<std::uint64_t>(hi) - new_lo < width_minus_1 ? hi : static_cast<TimeNs>(new_lo + width_minus_1);
+    lo = static_cast<T>(new_lo);
+    hi = static_cast<std::uint64_t>(hi) - new_lo < width_minus_1 ? hi : static_cast<T>(new_lo + width_minus_1);
   }
   if (lo == hi && values.size() >= 4096) return lo;
   std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
   return values[k];
+}
+
+}  // namespace
+
+TimeNs select_kth(std::span<TimeNs> values, std::size_t k, TimeNs lo, TimeNs hi) {
+  return select_in_range(values, k, lo, hi);
+}
+
+std::uint32_t select_kth(std::span<std::uint32_t> values, std::size_t k, std::uint32_t lo, std::uint32_t hi) {
+  return select_in_range(values, k, lo, hi);
 }
 
 DurationStats summarize(std::span<TimeNs> values) {

@@ -1,5 +1,9 @@
 // Every metric of analyze() on small traces whose numbers are worked out by
 // hand in the comments.
+#include <map>
+#include <numeric>
+#include <random>
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "analysis/analyze.h"
@@ -99,6 +103,52 @@ TEST(Metrics, HotspotStatisticsAreExact) {
   EXPECT_EQ(h.stats.mean, 30);
   EXPECT_EQ(h.stats.median, 30);
   EXPECT_DOUBLE_EQ(h.share, 150.0 / 155);
+}
+
+// Many kernels per name (the bucketed select), three names in two categories,
+// checked against sorting; once with durations that fit 32 bits and once with
+// a fifth of them just over 2^32 ns (the 64-bit path: truncated to 32 bits,
+// they would move the medians).
+TEST(Metrics, HotspotAndCategoryMediansMatchSortingAtScale) {
+  for (const bool long_kernel : {false, true}) {
+    std::mt19937_64 rng(long_kernel ? 5 : 4);
+    TraceFactory f;
+    const char* names[] = {"volta_sgemm_128x64_nn", "ampere_sgemm_64x32_tn", "vectorized_elementwise_kernel"};
+    std::map<std::string, std::vector<TimeNs>> by_name;
+    TimeNs t = 0;
+    for (int i = 0; i < 15000; ++i) {
+      const char* name = names[rng() % 3];
+      TimeNs d = 1'000 + static_cast<TimeNs>(rng() % (i % 2 ? 100'000 : 3'000));
+      if (long_kernel && i % 5 == 0) d = (TimeNs{1} << 32) + static_cast<TimeNs>(rng() % 1'000);  // would wrap in 32 bits
+      f.kernel(0, 7, name, t, t + d);
+      by_name[name].push_back(d);
+      t += d + 10;
+    }
+    const Trace tr = f.build();
+    const Profile p = analyze(tr);
+    ASSERT_EQ(p.hotspots.size(), 3u);
+    std::map<KernelCategory, std::vector<TimeNs>> by_category;
+    for (const Hotspot& h : p.hotspots) {
+      auto v = by_name.at(h.name);
+      by_category[h.category].insert(by_category[h.category].end(), v.begin(), v.end());
+      std::sort(v.begin(), v.end());
+      EXPECT_EQ(h.stats.count, v.size()) << h.name;
+      EXPECT_EQ(h.stats.min, v.front()) << h.name;
+      EXPECT_EQ(h.stats.max, v.back()) << h.name;
+      EXPECT_EQ(h.stats.median, v[(v.size() - 1) / 2]) << h.name << " long=" << long_kernel;
+      EXPECT_EQ(h.stats.total, std::accumulate(v.begin(), v.end(), TimeNs{0})) << h.name;
+    }
+    ASSERT_EQ(p.categories.size(), by_category.size());
+    for (const CategoryTime& c : p.categories) {
+      auto v = by_category.at(c.category);
+      std::sort(v.begin(), v.end());
+      EXPECT_EQ(c.count, v.size());
+      EXPECT_EQ(c.stats.min, v.front());
+      EXPECT_EQ(c.stats.max, v.back());
+      EXPECT_EQ(c.stats.median, v[(v.size() - 1) / 2]) << "long=" << long_kernel;
+      EXPECT_EQ(c.time_ns, std::accumulate(v.begin(), v.end(), TimeNs{0}));
+    }
+  }
 }
 
 TEST(Metrics, IdleByCauseFollowsHtaRulesPerStream) {
