@@ -204,7 +204,6 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
     std::vector<TemporalBreakdown> hta;
     detail::device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[ti]);
     for (Step& s : steps) s.range = rt.shift(s.range);
-    detail::stream_pass(rt, opt, &p, &ev);
     // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
     // several GPUs gets one row per GPU (HTA would merge them; see metrics.md).
     for (TemporalBreakdown& tb : hta) p.temporal_breakdown.push_back(tb);
@@ -219,6 +218,11 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
       p.window.end = std::max(p.window.end, w.end);
     }
   }
+  // The stream passes come after every device pass: they make the launch
+  // statistics' first narrowing scan, which needs the whole job's first scan.
+  totals.launch.end_pass();
+  for (const RankedTrace& rt : traces) detail::stream_pass(rt, opt, totals, &p, &ev);
+  if (!totals.launch.done()) totals.launch.end_pass();
   detail::hotspot_pass(traces, opt, totals, &p);
   detail::launch_pass(traces, opt, totals, &p);
   summarize_steps(&p);

@@ -211,112 +211,6 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
 
 namespace {
 
-// The ops of one stream (kernels, memcpys, memsets) in start order: a 3-way
-// merge of the tables' rows on the track. next() gives (start, launching call).
-class StreamOrder {
- public:
-  StreamOrder(const Trace& t, TrackId track)
-      : c_{{t.kernels().start.data(), t.kernels().api.data(), t.rows_of(TableId::kernels, track)},
-           {t.memcpys().start.data(), t.memcpys().api.data(), t.rows_of(TableId::memcpys, track)},
-           {t.memsets().start.data(), t.memsets().api.data(), t.rows_of(TableId::memsets, track)}} {
-    for (int i = 0; i < 3; ++i) head_[i] = c_[i].rows.empty() ? kNever : c_[i].start[c_[i].rows.begin];
-  }
-  bool next(TimeNs* start, RowIndex* api) {
-    // Ties go to the lower table, as kernels < memcpys < memsets.
-    int best = head_[1] < head_[0] ? (head_[2] < head_[1] ? 2 : 1) : (head_[2] < head_[0] ? 2 : 0);
-    if (c_[best].rows.empty()) {  // exhausted, or what is left starts at kNever itself
-      best = !c_[0].rows.empty() ? 0 : !c_[1].rows.empty() ? 1 : !c_[2].rows.empty() ? 2 : -1;
-      if (best < 0) return false;
-    }
-    Cur& c = c_[best];
-    const RowIndex r = c.rows.begin++;
-    *start = head_[best];
-    *api = c.api[r];
-    head_[best] = c.rows.empty() ? kNever : c.start[c.rows.begin];
-    return true;
-  }
-
- private:
-  static constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
-  struct Cur {
-    const TimeNs* start;
-    const RowIndex* api;
-    RowRange rows;
-  } c_[3];
-  TimeNs head_[3];
-};
-
-// The ops of a stream that has rows in one table only (most streams: kernels
-// only): the same interface as StreamOrder, without the merge.
-class TableOrder {
- public:
-  TableOrder(const std::vector<TimeNs>& start, const std::vector<RowIndex>& api, RowRange rows)
-      : start_(start.data()), api_(api.data()), rows_(rows) {}
-  bool next(TimeNs* start, RowIndex* api) {
-    if (rows_.empty()) return false;
-    const RowIndex r = rows_.begin++;
-    *start = start_[r];
-    *api = api_[r];
-    return true;
-  }
-
- private:
-  const TimeNs* start_;
-  const RowIndex* api_;
-  RowRange rows_;
-};
-
-// HTA's queue length on one stream: +1 when an op is launched, -1 when it
-// starts; the most at any launch. Ops run in launch order on a stream, so two
-// cursors over the stream's ops in start order see the launches in order too;
-// if calls from several threads launched out of order, the launch times are
-// sorted first.
-template <class Order>
-std::uint32_t max_queue_depth(const Trace& t, const Order& order) {
-  const ApiCallTable& a = t.api_calls();
-  Order launches = order, starts = order;
-  TimeNs s = 0, next_start = 0;
-  RowIndex api = kNoRow, start_api = kNoRow;
-  bool have_start = starts.next(&next_start, &start_api);
-  std::uint64_t launched = 0, started = 0, best = 0;
-  TimeNs previous = std::numeric_limits<TimeNs>::min();
-  while (launches.next(&s, &api)) {
-    if (api == kNoRow) continue;
-    const TimeNs l = a.start[api];
-    if (l < previous) {  // out of order: do it the general way
-      std::vector<TimeNs> ls, ss;
-      Order all = order;
-      while (all.next(&s, &api))
-        if (api != kNoRow) ls.push_back(a.start[api]), ss.push_back(s);
-      std::sort(ls.begin(), ls.end());
-      std::size_t j = 0;
-      best = 0;
-      for (std::size_t k = 0; k < ls.size(); ++k) {
-        while (j < ss.size() && ss[j] <= ls[k]) ++j;
-        best = std::max<std::uint64_t>(best, k + 1 > j ? k + 1 - j : 0);
-      }
-      return static_cast<std::uint32_t>(best);
-    }
-    previous = l;
-    ++launched;
-    while (have_start && next_start <= l) {
-      if (start_api != kNoRow) ++started;
-      have_start = starts.next(&next_start, &start_api);
-    }
-    best = std::max(best, launched > started ? launched - started : 0);
-  }
-  return static_cast<std::uint32_t>(best);
-}
-
-std::uint32_t max_queue_depth(const Trace& t, TrackId track) {
-  const RowRange k = t.rows_of(TableId::kernels, track), c = t.rows_of(TableId::memcpys, track),
-                 z = t.rows_of(TableId::memsets, track);
-  if (c.empty() && z.empty()) return max_queue_depth(t, TableOrder(t.kernels().start, t.kernels().api, k));
-  if (k.empty() && z.empty()) return max_queue_depth(t, TableOrder(t.memcpys().start, t.memcpys().api, c));
-  if (k.empty() && c.empty()) return max_queue_depth(t, TableOrder(t.memsets().start, t.memsets().api, z));
-  return max_queue_depth(t, StreamOrder(t, track));
-}
-
 // Calls f(launch call row, op start, op end) for every op with a launching
 // call, per stream and table (the device filter is checked once per stream).
 template <class F>
@@ -345,13 +239,13 @@ void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& 
   LaunchStats& out = p->launches;
   // CPU launch time, GPU time and launch delay of every launched op, exact,
   // without storing 3 x 10^7 values: the device passes made StreamingStats'
-  // first scan (counts, totals, histograms); the narrowing scans are here.
+  // first scan (counts, totals, histograms), the stream passes the first
+  // narrowing one; more scans here in the rare case that left a median open.
   enum { kCpu = OpTotals::kCpu, kGpu = OpTotals::kGpu, kDelay = OpTotals::kDelay };
   StreamingStats& stats = totals.launch;
   out.short_kernels = totals.short_kernels;
   out.runtime_outliers = totals.runtime_outliers;
   out.launch_delay_outliers = totals.launch_delay_outliers;
-  stats.end_pass();
   while (!stats.done()) {
     for_each_launch(traces, opt, [&](const ApiCallTable& a, RowIndex c, TimeNs s, TimeNs e) {
       const TimeNs call_end = a.end[c];
@@ -366,10 +260,6 @@ void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& 
   out.launch_delay = stats.stats(kDelay);
   out.launches = out.cpu_launch.count;
   out.short_kernel_share = out.launches ? double(out.short_kernels) / double(out.launches) : 0.0;
-  for (const RankedTrace& rt : traces)
-    for (TrackId tr = 0; tr < rt.trace->tracks().size(); ++tr)
-      if (on_device(*rt.trace, tr, opt.device))
-        out.max_queue_depth = std::max(out.max_queue_depth, max_queue_depth(*rt.trace, tr));
 }
 
 }  // namespace gpuscope::detail

@@ -189,6 +189,47 @@ TEST(Metrics, LaunchStatisticsAndQueueDepth) {
   EXPECT_EQ(analyze(t2).launches.max_queue_depth, 5u);
 }
 
+// Queue depth against its definition (the most launched-but-not-started ops at
+// any launch), on random streams: launches in order, then from two threads
+// out of order (the general path), a queue deep enough for the FIFO to be
+// compacted, and a stream mixing kernels with memsets (the merge).
+TEST(Metrics, QueueDepthMatchesItsDefinition) {
+  auto brute = [](std::vector<TimeNs> launches, std::vector<TimeNs> starts) {
+    std::sort(launches.begin(), launches.end());
+    std::sort(starts.begin(), starts.end());
+    std::uint64_t best = 0;
+    for (std::size_t k = 0; k < launches.size(); ++k) {
+      const auto started = static_cast<std::uint64_t>(std::upper_bound(starts.begin(), starts.end(), launches[k]) - starts.begin());
+      best = std::max<std::uint64_t>(best, k + 1 > started ? k + 1 - started : 0);
+    }
+    return best;
+  };
+  for (int variant = 0; variant < 4; ++variant) {
+    std::mt19937_64 rng(100 + variant);
+    TraceFactory f;
+    std::vector<TimeNs> launches, starts;
+    TimeNs launch = 0, gpu = 0;
+    const int n = variant == 2 ? 12000 : 3000;
+    for (int i = 0; i < n; ++i) {
+      launch += 1'000 + static_cast<TimeNs>(rng() % 2'000);
+      // Variant 2: the GPU is far behind (a deep queue), then catches up.
+      const TimeNs run = variant == 2 && i < 9000 ? 20'000 : 300 + static_cast<TimeNs>(rng() % 4'000);
+      gpu = std::max(gpu, launch + 5'000 + 100);
+      TimeNs api = launch;
+      // Variant 1: every third call from another thread, a little late or early.
+      if (variant == 1 && i % 3 == 0) api = launch - 1'500 + static_cast<TimeNs>(rng() % 3'000);
+      const std::uint32_t tid = variant == 1 && i % 3 == 0 ? 2 : 1;
+      if (variant == 3 && i % 4 == 0) f.memset(0, 7, gpu, gpu + run, api);
+      else f.kernel(0, 7, "k", gpu, gpu + run, api, 5'000, 1000, tid);
+      launches.push_back(api);
+      starts.push_back(gpu);
+      gpu += run;
+    }
+    const Trace t = f.build();
+    EXPECT_EQ(analyze(t).launches.max_queue_depth, brute(launches, starts)) << "variant " << variant;
+  }
+}
+
 TEST(Metrics, StepsFromNvtxRangesWithTheirBreakdown) {
   TraceFactory f;
   // Two steps of 1000 ns launched from thread 1; each: compute [s, s+600),

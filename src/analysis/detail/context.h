@@ -136,8 +136,10 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
                  OpTotals* totals, std::vector<OpTotals::Name>* names);
 
-// streams.cpp: idle by cause per stream, host synchronization counts, copies.
-void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evidence* ev);
+// streams.cpp: idle by cause and queue depth per stream, host synchronization
+// counts, copies; a narrowing scan of totals.launch when its first scan is over
+// (end_pass() called) and left medians to settle.
+void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev);
 
 // hotspots.cpp: categories, hotspots and launch statistics over all traces,
 // from the totals the device passes gathered (plus the scans exact medians need).
