@@ -218,11 +218,10 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
       p.window.end = std::max(p.window.end, w.end);
     }
   }
-  // The stream passes come after every device pass: they make the launch
-  // statistics' first narrowing scan, which needs the whole job's first scan.
-  totals.launch.end_pass();
+  // The stream passes come after every device pass: their scan of the launch
+  // statistics needs the range the whole job's sample brackets.
+  for (auto& m : totals.launch) m.bracket();
   for (const RankedTrace& rt : traces) detail::stream_pass(rt, opt, totals, &p, &ev);
-  if (!totals.launch.done()) totals.launch.end_pass();
   detail::hotspot_pass(traces, opt, totals, &p);
   detail::launch_pass(traces, opt, totals, &p);
   summarize_steps(&p);

@@ -242,17 +242,16 @@ struct Sweep {
     flying[j] = {end, cls};
   }
 
-  // Launch statistics (first scan) of an op launched by API row `api`.
+  // Launch statistics: one launched op in BracketMedian::kStride is sampled
+  // here (the stream passes see them all).
   void launched(RowIndex api, TimeNs start, TimeNs end) {
+    if (--totals.countdown != 0) return;
+    totals.countdown = BracketMedian::kStride;
     const ApiCallTable& a = t.api_calls();
     const TimeNs call_end = a.end[api];
-    const TimeNs launch = call_end - a.start[api], delay = start - call_end, gpu = end - start;
-    totals.launch.add(OpTotals::kCpu, launch);
-    totals.launch.add(OpTotals::kGpu, gpu);
-    totals.launch.add(OpTotals::kDelay, delay);
-    totals.short_kernels += gpu < launch;
-    totals.runtime_outliers += launch > 50'000;
-    totals.launch_delay_outliers += delay > 100'000;
+    totals.launch[OpTotals::kCpu].sample(call_end - a.start[api]);
+    totals.launch[OpTotals::kGpu].sample(end - start);
+    totals.launch[OpTotals::kDelay].sample(start - call_end);
   }
 
   void add_runs(const std::vector<TrackId>& tracks) {

@@ -238,26 +238,35 @@ void for_each_launch(const std::vector<RankedTrace>& traces, const AnalysisOptio
 void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, OpTotals& totals, Profile* p) {
   LaunchStats& out = p->launches;
   // CPU launch time, GPU time and launch delay of every launched op, exact,
-  // without storing 3 x 10^7 values: the device passes made StreamingStats'
-  // first scan (counts, totals, histograms), the stream passes the first
-  // narrowing one; more scans here in the rare case that left a median open.
+  // without storing 3 x 10^7 values: the stream passes counted them against
+  // the range the device passes' sample bracketed. If a median fell outside
+  // its range (rare), StreamingStats settles it in two or three more scans.
   enum { kCpu = OpTotals::kCpu, kGpu = OpTotals::kGpu, kDelay = OpTotals::kDelay };
-  StreamingStats& stats = totals.launch;
+  std::array<DurationStats, 3> stats;
+  bool settled = true;
+  for (int q = 0; q < 3; ++q) {
+    settled = totals.launch[q].finish() && settled;
+    stats[q] = totals.launch[q].stats();
+  }
+  if (!settled) {
+    StreamingStats again(3);
+    do {
+      for_each_launch(traces, opt, [&](const ApiCallTable& a, RowIndex c, TimeNs s, TimeNs e) {
+        const TimeNs call_end = a.end[c];
+        again.add(kCpu, call_end - a.start[c]);
+        again.add(kGpu, e - s);
+        again.add(kDelay, s - call_end);
+      });
+      again.end_pass();
+    } while (!again.done());
+    for (int q = 0; q < 3; ++q) stats[q] = again.stats(q);
+  }
   out.short_kernels = totals.short_kernels;
   out.runtime_outliers = totals.runtime_outliers;
   out.launch_delay_outliers = totals.launch_delay_outliers;
-  while (!stats.done()) {
-    for_each_launch(traces, opt, [&](const ApiCallTable& a, RowIndex c, TimeNs s, TimeNs e) {
-      const TimeNs call_end = a.end[c];
-      stats.add(kCpu, call_end - a.start[c]);
-      stats.add(kGpu, e - s);
-      stats.add(kDelay, s - call_end);
-    });
-    stats.end_pass();
-  }
-  out.cpu_launch = stats.stats(kCpu);
-  out.gpu_duration = stats.stats(kGpu);
-  out.launch_delay = stats.stats(kDelay);
+  out.cpu_launch = stats[kCpu];
+  out.gpu_duration = stats[kGpu];
+  out.launch_delay = stats[kDelay];
   out.launches = out.cpu_launch.count;
   out.short_kernel_share = out.launches ? double(out.short_kernels) / double(out.launches) : 0.0;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -112,6 +113,51 @@ DurationStats merge_approx(const DurationStats& a, const DurationStats& b) {
   s.mean = s.total / static_cast<TimeNs>(s.count);
   s.median = a.count >= b.count ? a.median : b.median;
   return s;
+}
+
+// [SECTION] BracketMedian
+
+void BracketMedian::bracket() {
+  const std::size_t m = sample_.size();
+  if (m < 2048) {  // a small job: keep every value (under 2048 * kStride of them, or the sampling was sparse)
+    lo_ = std::numeric_limits<TimeNs>::min();
+    hi_ = std::numeric_limits<TimeNs>::max();
+  } else {
+    const double d = 2.0 / std::sqrt(static_cast<double>(m));
+    const auto rank = [&](double q) {
+      return std::min(m - 1, static_cast<std::size_t>(std::max(0.0, q * static_cast<double>(m - 1))));
+    };
+    const std::size_t a = rank(0.5 - d), b = rank(0.5 + d);
+    std::nth_element(sample_.begin(), sample_.begin() + static_cast<std::ptrdiff_t>(a), sample_.end());
+    lo_ = sample_[a];
+    std::nth_element(sample_.begin() + static_cast<std::ptrdiff_t>(a), sample_.begin() + static_cast<std::ptrdiff_t>(b),
+                     sample_.end());
+    hi_ = sample_[b];
+  }
+  keep_ = lo_ < hi_;  // one value: count it, no need to keep it
+  std::vector<TimeNs>().swap(sample_);
+}
+
+bool BracketMedian::finish() {
+  if (stats_.count == 0) {
+    stats_ = {};
+    return true;
+  }
+  stats_.mean = stats_.total / static_cast<TimeNs>(stats_.count);
+  const std::uint64_t k = (stats_.count - 1) / 2;
+  const std::uint64_t inside = keep_ ? kept_.size() : inside_;
+  const bool found = !overflow_ && k >= below_ && k < below_ + inside;
+  if (found) {
+    if (!keep_) {
+      stats_.median = lo_;
+    } else {
+      const auto kk = static_cast<std::ptrdiff_t>(k - below_);
+      std::nth_element(kept_.begin(), kept_.begin() + kk, kept_.end());
+      stats_.median = kept_[static_cast<std::size_t>(kk)];
+    }
+  }
+  std::vector<TimeNs>().swap(kept_);
+  return found;
 }
 
 // [SECTION] StreamingStats

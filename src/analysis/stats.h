@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -29,6 +30,46 @@ DurationStats summarize(std::span<TimeNs> values);
 // merged exactly and is taken from the larger one (callers that need the exact
 // median summarize the pooled values instead).
 DurationStats merge_approx(const DurationStats& a, const DurationStats& b);
+
+// Exact statistics of a quantity seen in two scans, the first of them cheap:
+// the first scan gives sample() one value in every kStride or so (the caller
+// picks which), the second gives add() every value. In between, bracket()
+// picks from the sample a value range that holds the median with near
+// certainty (the sample's quantiles 0.5 -/+ 2/sqrt(sample size)), so the
+// second scan only counts the values outside it and keeps the few inside;
+// finish() selects the median among those. When the sample misled (a pattern
+// in the data aliased with the sampling) or the range held more than kKeep
+// values, finish() says so and the median is left to the caller
+// (StreamingStats over more scans): exact either way.
+class BracketMedian {
+ public:
+  static constexpr std::uint32_t kStride = 61;   // a prime: unlikely to alias with a period of the data
+  static constexpr std::size_t kKeep = std::size_t{1} << 20;
+
+  void sample(TimeNs v) { sample_.push_back(v); }
+  void bracket();
+  void add(TimeNs v) {
+    ++stats_.count;
+    stats_.total += v;
+    stats_.min = v < stats_.min ? v : stats_.min;
+    stats_.max = v > stats_.max ? v : stats_.max;
+    if (v < lo_) ++below_;
+    else if (v > hi_) ++above_;
+    else if (!keep_) ++inside_;
+    else if (kept_.size() < kKeep) kept_.push_back(v);
+    else overflow_ = true;
+  }
+  // count/total/min/max/mean, and the median when it returns true.
+  bool finish();
+  const DurationStats& stats() const { return stats_; }
+
+ private:
+  std::vector<TimeNs> sample_, kept_;
+  TimeNs lo_ = 0, hi_ = -1;
+  bool keep_ = true, overflow_ = false;
+  std::uint64_t below_ = 0, above_ = 0, inside_ = 0;
+  DurationStats stats_{0, 0, std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::min(), 0, 0};
+};
 
 // Exact statistics of several quantities whose values can be produced again
 // (a scan over trace columns), without storing them: each scan feeds every

@@ -94,14 +94,13 @@ std::uint32_t general_queue_depth(const Trace& t, TrackId track) {
   return static_cast<std::uint32_t>(best);
 }
 
-// Per stream, ops in start order: idle by cause, HTA's queue depth, and a
-// narrowing scan of the launch statistics (OpTotals::launch, when its first
-// scan, the device passes', left medians to settle).
+// Per stream, ops in start order: idle by cause, HTA's queue depth, and the
+// launch statistics' full scan (OpTotals::launch, bracketed by the device
+// passes' sample).
 void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p) {
   const Trace& t = *rt.trace;
   const ApiCallTable& a = t.api_calls();
-  StreamingStats& launch = totals.launch;
-  const bool narrowing = !launch.done();
+  auto& launch = totals.launch;
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (!on_device(t, tr, opt.device)) continue;
     IdleByCause row;
@@ -124,11 +123,13 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
       if (api == kNoRow) return;
       const TimeNs call_start = a.start[api], call_end = a.end[api];
       in_order = in_order && queue.add(start, call_start);
-      if (narrowing) {
-        launch.add(OpTotals::kCpu, call_end - call_start);
-        launch.add(OpTotals::kGpu, end - start);
-        launch.add(OpTotals::kDelay, start - call_end);
-      }
+      const TimeNs cpu = call_end - call_start, gpu = end - start, delay = start - call_end;
+      launch[OpTotals::kCpu].add(cpu);
+      launch[OpTotals::kGpu].add(gpu);
+      launch[OpTotals::kDelay].add(delay);
+      totals.short_kernels += gpu < cpu;
+      totals.runtime_outliers += cpu > 50'000;
+      totals.launch_delay_outliers += delay > 100'000;
     });
     if (any) p->idle.push_back(row);
     p->launches.max_queue_depth =

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/analyze.h"
+#include "analysis/stats.h"
 #include "trace_factory.h"
 
 namespace gpuscope {
@@ -187,6 +188,29 @@ TEST(Metrics, LaunchStatisticsAndQueueDepth) {
   for (int i = 0; i < 5; ++i) f.kernel(0, 7, "k", 1000 + i * 100, 1000 + i * 100 + 100, i * 10, 5);
   const Trace t2 = f.build();
   EXPECT_EQ(analyze(t2).launches.max_queue_depth, 5u);
+}
+
+// Launch statistics when the sampled ops mislead the bracket: every
+// kStride-th kernel (the ones the device pass samples) runs long, the rest
+// short; the medians still come out exact (StreamingStats' extra scans).
+TEST(Metrics, LaunchMediansStayExactWhenTheSampleMisleads) {
+  TraceFactory f;
+  std::vector<TimeNs> gpu;
+  TimeNs t = 0;
+  for (std::uint32_t i = 0; i < 200'000; ++i) {
+    const TimeNs d = i % BracketMedian::kStride == 0 ? 90'000 : 1'000 + (i % 13);
+    f.kernel(0, 7, "k", t + 20'000, t + 20'000 + d, t, 5'000);
+    gpu.push_back(d);
+    t += d + 30'000;
+  }
+  const Trace tr = f.build();
+  const LaunchStats l = analyze(tr).launches;
+  std::sort(gpu.begin(), gpu.end());
+  EXPECT_EQ(l.launches, gpu.size());
+  EXPECT_EQ(l.gpu_duration.median, gpu[(gpu.size() - 1) / 2]);
+  EXPECT_EQ(l.gpu_duration.max, 90'000);
+  EXPECT_EQ(l.cpu_launch.median, 5'000);
+  EXPECT_EQ(l.launch_delay.median, 15'000);
 }
 
 // Queue depth against its definition (the most launched-but-not-started ops at

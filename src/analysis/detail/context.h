@@ -117,9 +117,11 @@ struct OpTotals {
   // Per trace of the job, per StringId of a kernel name: its kernels' durations.
   std::vector<std::vector<Name>> by_name;
   // CPU launch time, GPU time and launch delay of every op with a launching
-  // call: StreamingStats' first scan (launch_pass() does the others).
+  // call: the device passes sample one op in BracketMedian::kStride, the
+  // stream passes add every op, launch_pass() finishes.
   enum { kCpu, kGpu, kDelay };
-  StreamingStats launch{3};
+  std::array<BracketMedian, 3> launch;
+  std::uint32_t countdown = 1;  // ops until the next sampled one
   std::uint64_t short_kernels = 0, runtime_outliers = 0, launch_delay_outliers = 0;
 };
 
@@ -137,8 +139,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
                  OpTotals* totals, std::vector<OpTotals::Name>* names);
 
 // streams.cpp: idle by cause and queue depth per stream, host synchronization
-// counts, copies; a narrowing scan of totals.launch when its first scan is over
-// (end_pass() called) and left medians to settle.
+// counts, copies; every launched op into totals.launch (bracket() called).
 void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev);
 
 // hotspots.cpp: categories, hotspots and launch statistics over all traces,
