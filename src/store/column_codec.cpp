@@ -1,5 +1,6 @@
 #include "store/detail/column_codec.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <limits>
@@ -65,20 +66,43 @@ void write_planes(const std::uint64_t* x, std::size_t n, std::uint64_t base, std
   }
 }
 
+// Decodes rows [i0, i0 + k) of a chunk of n rows into out[0..k). `acc` carries
+// a delta column's running value from block to block. Alongside, it gathers
+// what the reader's row checks need, while the values are in registers:
+// min/max of unsigned columns (ids, enums) and, for a relative column, whether
+// any value is below its reference (an end before its start).
 template <int W, bool Delta, bool Relative, class T>
-std::uint64_t read_planes(const std::uint8_t* planes, std::size_t n, std::uint64_t base, const TimeNs* rel, T* out) {
+void read_planes(const std::uint8_t* planes, std::size_t n, std::size_t i0, std::size_t k, std::uint64_t base,
+                 std::uint64_t& acc, const TimeNs* rel, T* out, DecodeStats& st) {
   std::uint64_t bad = 0;
-  std::uint64_t acc = base;
-  for (std::size_t i = 0; i < n; ++i) {
+  std::uint64_t a = acc;
+  [[maybe_unused]] T lo = std::numeric_limits<T>::max(), hi = std::numeric_limits<T>::lowest();
+  [[maybe_unused]] bool before = false;
+  for (std::size_t j = 0; j < k; ++j) {
+    const std::size_t i = i0 + j;
     std::uint64_t x;
     if constexpr (Delta)
-      x = acc += static_cast<std::uint64_t>(unzigzag(gather<W>(planes, n, i)));
+      x = a += static_cast<std::uint64_t>(unzigzag(gather<W>(planes, n, i)));
     else
       x = base + gather<W>(planes, n, i);
-    if constexpr (Relative) x += static_cast<std::uint64_t>(rel[i]) ^ kSignBit;
-    out[i] = from_mapped<T>(x, bad);
+    if constexpr (Relative) x += static_cast<std::uint64_t>(rel[j]) ^ kSignBit;
+    const T v = from_mapped<T>(x, bad);
+    out[j] = v;
+    if constexpr (std::is_unsigned_v<T>) {
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    }
+    if constexpr (Relative) before |= v < rel[j];
   }
-  return bad;
+  acc = a;
+  st.bad |= bad;
+  if constexpr (std::is_unsigned_v<T>) {
+    if (k) {
+      st.min = std::min<std::uint64_t>(st.min, lo);
+      st.max = std::max<std::uint64_t>(st.max, hi);
+    }
+  }
+  if constexpr (Relative) st.before_relative |= before;
 }
 
 template <bool Delta>
@@ -113,29 +137,75 @@ void write_planes_any(int width, const std::uint64_t* x, std::size_t n, std::uin
   }
 }
 
+using std::size_t;
+
+// One decoder per (width, transform, type), chosen once per column.
 template <bool Delta, bool Relative, class T>
-std::uint64_t read_planes_any(int width, const std::uint8_t* planes, std::size_t n, std::uint64_t base,
-                              const TimeNs* rel, T* out) {
+using PlaneReader = void (*)(const std::uint8_t*, size_t, size_t, size_t, std::uint64_t, std::uint64_t&,
+                             const TimeNs*, T*, DecodeStats&);
+
+template <bool Delta, bool Relative, class T>
+PlaneReader<Delta, Relative, T> plane_reader(int width) {
   switch (width) {
     case 0:
-      return read_planes<0, Delta, Relative>(planes, n, base, rel, out);
+      return &read_planes<0, Delta, Relative, T>;
     case 1:
-      return read_planes<1, Delta, Relative>(planes, n, base, rel, out);
+      return &read_planes<1, Delta, Relative, T>;
     case 2:
-      return read_planes<2, Delta, Relative>(planes, n, base, rel, out);
+      return &read_planes<2, Delta, Relative, T>;
     case 3:
-      return read_planes<3, Delta, Relative>(planes, n, base, rel, out);
+      return &read_planes<3, Delta, Relative, T>;
     case 4:
-      return read_planes<4, Delta, Relative>(planes, n, base, rel, out);
+      return &read_planes<4, Delta, Relative, T>;
     case 5:
-      return read_planes<5, Delta, Relative>(planes, n, base, rel, out);
+      return &read_planes<5, Delta, Relative, T>;
     case 6:
-      return read_planes<6, Delta, Relative>(planes, n, base, rel, out);
+      return &read_planes<6, Delta, Relative, T>;
     case 7:
-      return read_planes<7, Delta, Relative>(planes, n, base, rel, out);
+      return &read_planes<7, Delta, Relative, T>;
     default:
-      return read_planes<8, Delta, Relative>(planes, n, base, rel, out);
+      return &read_planes<8, Delta, Relative, T>;
   }
+}
+
+// Runs the decoder over the chunk in blocks; `emit(i0, k)` gives the output
+// for rows [i0, i0 + k) and `done(i0, k)` is called once they are written.
+template <bool Delta, bool Relative, class T, class Out, class Done>
+DecodeStats run_reader(const ColumnBlob& blob, size_t n, const TimeNs* rel, Out&& emit, Done&& done) {
+  const auto read = plane_reader<Delta, Relative, T>(blob.width);
+  DecodeStats st;
+  std::uint64_t acc = blob.base;
+  for (size_t i0 = 0; i0 < n; i0 += kDecodeBlock) {
+    const size_t k = std::min(kDecodeBlock, n - i0);
+    T* out = emit(i0, k);
+    read(blob.planes, n, i0, k, blob.base, acc, Relative ? rel + i0 : nullptr, out, st);
+    done(i0, k);
+  }
+  return st;
+}
+
+template <class T, class Out, class Done>
+DecodeStats decode_any(const ColumnBlob& blob, size_t n, const TimeNs* relative_to, Out&& emit, Done&& done) {
+  if (blob.value_class != value_class_of<T>())
+    throw FormatError("column '" + std::string(blob.name) + "' has the wrong value type");
+  const bool relative = blob.mode & kModeRelativeFlag;
+  const bool delta = (blob.mode & ~kModeRelativeFlag) == kModeDelta;
+  DecodeStats st;
+  if (relative) {
+    if constexpr (std::is_same_v<T, TimeNs>) {
+      if (!relative_to) throw FormatError("column '" + std::string(blob.name) + "' cannot be relative");
+      st = delta ? run_reader<true, true, T>(blob, n, relative_to, emit, done)
+                 : run_reader<false, true, T>(blob, n, relative_to, emit, done);
+      st.relative_checked = true;
+    } else {
+      throw FormatError("column '" + std::string(blob.name) + "' cannot be relative");
+    }
+  } else {
+    st = delta ? run_reader<true, false, T>(blob, n, nullptr, emit, done)
+               : run_reader<false, false, T>(blob, n, nullptr, emit, done);
+  }
+  if (st.bad) throw FormatError("column '" + std::string(blob.name) + "' has a value out of range");
+  return st;
 }
 
 }  // namespace
@@ -203,31 +273,28 @@ ColumnBlob parse_column(ByteCursor& in, std::size_t n) {
 }
 
 template <class T>
-void decode_column(const ColumnBlob& blob, std::size_t n, const TimeNs* relative_to, T* out) {
-  if (blob.value_class != value_class_of<T>())
-    throw FormatError("column '" + std::string(blob.name) + "' has the wrong value type");
-  const bool relative = blob.mode & kModeRelativeFlag;
-  const bool delta = (blob.mode & ~kModeRelativeFlag) == kModeDelta;
-  std::uint64_t bad = 0;
-  if (relative) {
-    if constexpr (std::is_same_v<T, TimeNs>) {
-      if (!relative_to) throw FormatError("column '" + std::string(blob.name) + "' cannot be relative");
-      bad = delta ? read_planes_any<true, true>(blob.width, blob.planes, n, blob.base, relative_to, out)
-                  : read_planes_any<false, true>(blob.width, blob.planes, n, blob.base, relative_to, out);
-    } else {
-      throw FormatError("column '" + std::string(blob.name) + "' cannot be relative");
-    }
-  } else {
-    bad = delta ? read_planes_any<true, false>(blob.width, blob.planes, n, blob.base, nullptr, out)
-                : read_planes_any<false, false>(blob.width, blob.planes, n, blob.base, nullptr, out);
-  }
-  if (bad) throw FormatError("column '" + std::string(blob.name) + "' has a value out of range");
+DecodeStats decode_column(const ColumnBlob& blob, std::size_t n, const TimeNs* relative_to, T* out) {
+  return decode_any<T>(
+      blob, n, relative_to, [out](size_t i0, size_t) { return out + i0; }, [](size_t, size_t) {});
+}
+
+template <class T>
+DecodeStats append_column(const ColumnBlob& blob, std::size_t n, const TimeNs* relative_to, std::vector<T>& col) {
+  // Each block goes through a buffer in L1 and is appended: the column's
+  // fresh memory is written once (resize() would zero it first, a second pass
+  // over ~1 GB in a big load). A rejected column leaves its rows appended: the
+  // caller rolls the chunk back.
+  alignas(64) T buf[kDecodeBlock];
+  return decode_any<T>(
+      blob, n, relative_to, [&buf](size_t, size_t) { return buf; },
+      [&](size_t, size_t k) { col.insert(col.end(), buf, buf + k); });
 }
 
 #define GPUSCOPE_COLUMN_TYPE(T)                                                                             \
   template void encode_column<T>(std::string_view, const T*, std::size_t, const TimeNs*, bool, ByteWriter&, \
                                  std::vector<std::uint64_t>&);                                              \
-  template void decode_column<T>(const ColumnBlob&, std::size_t, const TimeNs*, T*);
+  template DecodeStats decode_column<T>(const ColumnBlob&, std::size_t, const TimeNs*, T*);              \
+  template DecodeStats append_column<T>(const ColumnBlob&, std::size_t, const TimeNs*, std::vector<T>&);
 GPUSCOPE_COLUMN_TYPE(std::uint8_t)
 GPUSCOPE_COLUMN_TYPE(std::uint16_t)
 GPUSCOPE_COLUMN_TYPE(std::uint32_t)
