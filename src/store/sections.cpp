@@ -393,6 +393,15 @@ struct ChunkStats {
   }
 };
 
+// Columns whose values RowChecker checks against a limit (ids, enums): the
+// only ones whose decoding gathers min/max.
+bool checked_column(std::string_view name) {
+  for (std::string_view c : {"track", "name", "mangled", "kind", "src_kind", "dst_kind", "mem_kind", "domain",
+                             "type", "series"})
+    if (name == c) return true;
+  return false;
+}
+
 // The checks TraceBuilder::freeze makes, per chunk, so that one bad chunk is
 // dropped alone instead of failing the whole load. Each check first asks the
 // column's DecodeStats (the min/max of an id column, whether an end column
@@ -565,7 +574,8 @@ void decode_table_rows(Table& table, TableId id, ByteCursor& in, std::uint32_t r
         if (info.flags & kTime) relative = start;
       }
       populate(col.data() + old, static_cast<std::size_t>(n) * sizeof(T));
-      stats.add(&col, append_column<T>(*blob, static_cast<std::size_t>(n), relative, col));
+      const DecodeOptions options{.stats = checked_column(info.name)};
+      stats.add(&col, append_column<T>(*blob, static_cast<std::size_t>(n), relative, col, options));
       if constexpr (std::is_same_v<T, TimeNs>) {
         if ((info.flags & kTime) && !start) start = col.data() + old;
       }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <type_traits>
 #include <string>
 
 #include "trace/detail/fresh_memory.h"
@@ -423,6 +424,20 @@ class CorrelationMap {
     return it != sparse_.end() && it->first == c ? it->second : kNoRow;
   }
 
+  // The dense table as raw values, for hot loops: a loop that stores bytes
+  // (which may alias anything) would otherwise reload the vector's pointer
+  // on every row. Empty (size 0) when the map is sparse.
+  struct Dense {
+    const RowIndex* slots;
+    std::uint32_t base;
+    std::size_t size;
+    RowIndex find(std::uint32_t c) const { return c != 0 && c - base < size ? slots[c - base] : kNoRow; }
+    void prefetch(std::uint32_t c) const {
+      if (c - base < size) __builtin_prefetch(slots + (c - base));
+    }
+  };
+  Dense dense() const { return {dense_.data(), base_, dense_.size()}; }
+
  private:
   std::uint32_t base_ = 0;
   std::vector<RowIndex> dense_;
@@ -625,19 +640,10 @@ Trace TraceBuilder::freeze(Rows rows) {
     }
   }
 
-  // Kernel categories, classified once per distinct name.
-  {
-    std::vector<std::uint8_t> by_name(t.strings_.size(), 0xff);
-    detail::prepare_column(tb.kernels.category, tb.kernels.size());
-    tb.kernels.category.resize(tb.kernels.size());
-    for (std::size_t i = 0; i < tb.kernels.size(); ++i) {
-      std::uint8_t& c = by_name[tb.kernels.name[i]];
-      if (c == 0xff) c = static_cast<std::uint8_t>(classify_kernel(t.strings_.get(tb.kernels.name[i])));
-      tb.kernels.category[i] = c;
-    }
-  }
-
-  // Correlation links, both ways.
+  // Correlation links, both ways, and (in the same pass over the kernels)
+  // kernel categories, classified once per distinct name. The derived
+  // columns are appended row by row into mapped memory: an assign() first
+  // would be one more pass over ~50 MB per 10M kernels.
   {
     std::uint64_t duplicates = 0;
     const CorrelationMap map(tb.api_calls, &duplicates);
@@ -656,24 +662,68 @@ Trace TraceBuilder::freeze(Rows rows) {
         default: return tb.memsets.start[row];
       }
     };
+    std::vector<std::uint8_t> category_of(t.strings_.size(), 0xff);  // by name id
+    // Hot loop: raw pointers in locals (byte stores may alias any memory, so
+    // the compiler would reload every vector's pointer after each), ids looked
+    // up in the dense map when there is one, a prefetch 16 rows ahead (the
+    // map is ~4 bytes per API call, far out of cache), and the derived
+    // columns appended a block at a time (one write per value, no push_back).
+    const CorrelationMap::Dense dense = map.dense();
+    std::uint8_t* const op_table = api.op_table.data();
+    RowIndex* const op_row = api.op_row.data();
     auto link = [&](OpTable which, auto& table) {
-      detail::prepare_column(table.api, table.size());
-      table.api.assign(table.size(), kNoRow);
-      for (std::size_t i = 0; i < table.size(); ++i) {
-        const RowIndex a = map.find(table.correlation[i]);
-        table.api[i] = a;
-        if (a == kNoRow) continue;
-        const OpRef op{which, static_cast<RowIndex>(i)};
-        if (api.op_table[a] == static_cast<std::uint8_t>(OpTable::none)) {
-          api.op_table[a] = static_cast<std::uint8_t>(which);
-          api.op_row[a] = op.row;
-        } else if (table.start[i] < primary_start(a)) {
-          t.extra_ops_.push_back({a, OpRef{static_cast<OpTable>(api.op_table[a]), api.op_row[a]}});
-          api.op_table[a] = static_cast<std::uint8_t>(which);
-          api.op_row[a] = op.row;
-        } else {
-          t.extra_ops_.push_back({a, op});
+      constexpr bool kernels = std::is_same_v<std::remove_cvref_t<decltype(table)>, KernelTable>;
+      const std::size_t n = table.size();
+      table.api.clear();
+      detail::prepare_column(table.api, n);
+      if constexpr (kernels) {
+        table.category.clear();
+        detail::prepare_column(table.category, n);
+      }
+      const std::uint32_t* const corr = table.correlation.data();
+      const TimeNs* const start = table.start.data();
+      [[maybe_unused]] const StringId* name = nullptr;
+      if constexpr (kernels) name = table.name.data();
+      std::uint8_t* const category_by_name = category_of.data();
+      const auto which_u8 = static_cast<std::uint8_t>(which);
+      constexpr std::size_t kBlock = 1024, kAhead = 16;
+      RowIndex api_of[kBlock];
+      [[maybe_unused]] std::uint8_t category[kBlock];
+      for (std::size_t i0 = 0; i0 < n; i0 += kBlock) {
+        const std::size_t k = std::min(kBlock, n - i0);
+        for (std::size_t j = 0; j < k; ++j) {
+          const std::size_t i = i0 + j;
+          if constexpr (kernels) {
+            std::uint8_t c = category_by_name[name[i]];
+            if (c == 0xff) {
+              c = static_cast<std::uint8_t>(classify_kernel(t.strings_.get(name[i])));
+              category_by_name[name[i]] = c;
+            }
+            category[j] = c;
+          }
+          RowIndex a;
+          if (dense.size) {
+            if (i + kAhead < n) dense.prefetch(corr[i + kAhead]);
+            a = dense.find(corr[i]);
+          } else {
+            a = map.find(corr[i]);
+          }
+          api_of[j] = a;
+          if (a == kNoRow) continue;
+          const auto row = static_cast<RowIndex>(i);
+          if (op_table[a] == static_cast<std::uint8_t>(OpTable::none)) {
+            op_table[a] = which_u8;
+            op_row[a] = row;
+          } else if (start[i] < primary_start(a)) {
+            t.extra_ops_.push_back({a, OpRef{static_cast<OpTable>(op_table[a]), op_row[a]}});
+            op_table[a] = which_u8;
+            op_row[a] = row;
+          } else {
+            t.extra_ops_.push_back({a, OpRef{which, row}});
+          }
         }
+        table.api.insert(table.api.end(), api_of, api_of + k);
+        if constexpr (kernels) table.category.insert(table.category.end(), category, category + k);
       }
     };
     link(OpTable::kernel, tb.kernels);
