@@ -397,15 +397,23 @@ class CorrelationMap {
       base_ = lo;
       detail::prepare_column(dense_, range);
       dense_.assign(range, kNoRow);
-      for (std::size_t i = 0; i < api.size(); ++i) {
-        const std::uint32_t c = api.correlation[i];
+      // The slots are far out of cache: fetch them a few rows ahead.
+      RowIndex* const slots = dense_.data();
+      const std::uint32_t* const corr = api.correlation.data();
+      const std::size_t n = api.size();
+      constexpr std::size_t kAhead = 16;
+      std::uint64_t dup = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i + kAhead < n && corr[i + kAhead] - lo < range) __builtin_prefetch(slots + (corr[i + kAhead] - lo));
+        const std::uint32_t c = corr[i];
         if (c == 0) continue;
-        RowIndex& slot = dense_[c - lo];
+        RowIndex& slot = slots[c - lo];
         if (slot == kNoRow)
           slot = static_cast<RowIndex>(i);
         else
-          ++*duplicates;
+          ++dup;
       }
+      *duplicates += dup;
     } else {
       sparse_.reserve(with_id);
       for (std::size_t i = 0; i < api.size(); ++i)
