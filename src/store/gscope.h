@@ -48,7 +48,7 @@ Trace read_gscope(const std::string& path, GscopeReadReport* report = nullptr, c
 
 struct GscopeWriteOptions {
   // zstd level 1 with literals stored uncompressed (huffman_literals = false):
-  // files ~10% bigger than level 3 with Huffman-coded literals, three times
+  // files ~13% bigger than level 3 with Huffman-coded literals, three times
   // faster to decompress (docs/PERFORMANCE.md, "Store"). Any zstd reads both.
   int zstd_level = 1;
   bool huffman_literals = false;
