@@ -22,7 +22,12 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <condition_variable>
 #include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
 #include <cstring>
 #include <map>
 #include <string_view>
@@ -30,6 +35,7 @@
 #include <vector>
 
 #include "import/chrome_json_stream.h"
+#include "import/import_memory.h"
 #include "import/chrome_json_text.h"
 #include "import/chrome_json_walker.h"
 #include "trace/builder.h"
@@ -199,30 +205,32 @@ struct Event {
 
 class Importer {
  public:
-  Importer(const std::string& path, const ChromeImportOptions& options)
-      : path_(path), options_(options), cache_(builder_) {
+  // whole: parses and maps every event into its own builder (the result).
+  // local: a parser of alternate batches for run_two_threads(): maps the
+  // events whose mapping is independent of the other batches (X events with
+  // numeric ids, flows, skips) into its own rows, and defers the rest
+  // (metadata, B/E, counters, instants, string ids, top-level values) to the
+  // whole importer, which merges rows and deferred events in file order.
+  enum class Role : std::uint8_t { whole, local };
+
+  Importer(const std::string& path, const ChromeImportOptions& options, Role role = Role::whole)
+      : path_(path), options_(options), role_(role), cache_(builder_) {
     builder_.meta().source = TraceSource::chrome_json;
   }
 
   Trace run() {
     detail::JsonStream stream(path_, options_.progress, options_.buffer_bytes ? options_.buffer_bytes : 4u << 20);
     gzip_ = stream.gzip();
-    while (JsonBatch* batch = stream.next()) {
-      struct Release {
-        detail::JsonStream& s;
-        JsonBatch* b;
-        ~Release() { s.release(b); }
-      } release{stream, batch};
-      if (options_.progress.cancel && options_.progress.cancel->load(std::memory_order_relaxed))
-        throw InputError(path_, "cancelled");
-      for (const JsonSegment& seg : batch->segments) {
-        if (seg.kind == JsonSegment::Kind::events)
-          parse_events(*batch, seg);
-        else
-          parse_top_value(*batch, seg);
-      }
-      if (options_.progress.on_progress) options_.progress.on_progress(batch->file_done, stream.info().file_bytes);
-    }
+    JsonBatch* first = stream.next();
+    // Two parsing threads when there is more than one batch and more than one
+    // core (a one-batch file is not worth a thread).
+    const int threads = options_.parse_threads > 0 ? options_.parse_threads
+                        : std::thread::hardware_concurrency() >= 2 ? 2
+                                                                   : 1;
+    if (first && !first->last && threads >= 2)
+      run_two_threads(stream, first);
+    else
+      run_one_thread(stream, first);
     info_ = stream.info();
     finish();
     Trace t;
@@ -235,6 +243,354 @@ class Importer {
   }
 
  private:
+  // ---- the batch loop: one thread ------------------------------------------------------------
+
+  struct Release {
+    detail::JsonStream& s;
+    JsonBatch* b;
+    ~Release() {
+      if (b) s.release(b);
+    }
+  };
+
+  void check_cancel() {
+    if (options_.progress.cancel && options_.progress.cancel->load(std::memory_order_relaxed))
+      throw InputError(path_, "cancelled");
+  }
+  void report_progress(const JsonBatch& b, const detail::JsonStream& stream) {
+    if (options_.progress.on_progress) options_.progress.on_progress(b.file_done, stream.file_bytes());
+  }
+
+  void run_one_thread(detail::JsonStream& stream, JsonBatch* batch) {
+    for (; batch; batch = stream.next()) {
+      Release release{stream, batch};
+      check_cancel();
+      grow_columns(*batch, stream.file_bytes());
+      std::exception_ptr found;
+      try {
+        for (const JsonSegment& seg : batch->segments) {
+          if (seg.kind == JsonSegment::Kind::events)
+            parse_events(*batch, seg);
+          else
+            parse_top_value(*batch, seg);
+        }
+      } catch (const InputError&) {
+        found = std::current_exception();
+      }
+      if (found || batch->error) throw_first(*batch, found);
+      report_progress(*batch, stream);
+    }
+  }
+
+  // Throws the first in file order of `found` (an error met while parsing
+  // batch b's items) and the producer's error that ended b, if any.
+  [[noreturn]] static void throw_first(const JsonBatch& b, std::exception_ptr found) {
+    if (found && b.error) {
+      try {
+        std::rethrow_exception(found);
+      } catch (const InputError& e) {
+        if (e.offset() != InputError::kNoOffset && e.offset() >= b.error_at) std::rethrow_exception(b.error);
+      } catch (...) {
+      }
+    }
+    std::rethrow_exception(found ? found : b.error);
+  }
+
+  // ---- the batch loop: two threads -------------------------------------------------------------
+  //
+  // Batches alternate between a worker thread and the calling thread, each
+  // with a local Importer (Role::local) that fills its own rows, strings and
+  // tracks; the calling thread then merges both batches, in file order, into
+  // this importer: rows are appended column by column with their string and
+  // track ids renumbered, and each deferred event is mapped here, at its place
+  // among the rows. Strings and tracks are interned in the order the events
+  // use them, so the trace is the one run_one_thread() makes (tests compare
+  // them). Errors surface in file order: a batch's error is rethrown when the
+  // merge reaches it, after the deferred events before it.
+
+  class Worker {
+   public:
+    explicit Worker(Importer& parser) : parser_(parser), thread_([this] { loop(); }) {}
+    ~Worker() {
+      {
+        std::lock_guard lock(mutex_);
+        stop_ = true;
+      }
+      cv_.notify_all();
+      thread_.join();
+    }
+    void post(JsonBatch* b) {
+      {
+        std::lock_guard lock(mutex_);
+        job_ = b;
+        done_ = false;
+      }
+      cv_.notify_all();
+    }
+    void wait() {
+      std::unique_lock lock(mutex_);
+      cv_.wait(lock, [&] { return done_; });
+    }
+
+   private:
+    void loop() {
+      for (;;) {
+        JsonBatch* b = nullptr;
+        {
+          std::unique_lock lock(mutex_);
+          cv_.wait(lock, [&] { return job_ || stop_; });
+          if (stop_) return;
+          b = job_;
+          job_ = nullptr;
+        }
+        parser_.parse_local_batch(*b);
+        {
+          std::lock_guard lock(mutex_);
+          done_ = true;
+        }
+        cv_.notify_all();
+      }
+    }
+    Importer& parser_;
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    JsonBatch* job_ = nullptr;
+    bool done_ = true, stop_ = false;
+    std::thread thread_;  // last: started once the rest is ready
+  };
+
+  void run_two_threads(detail::JsonStream& stream, JsonBatch* first) {
+    Importer mine(path_, options_, Role::local), theirs(path_, options_, Role::local);
+    mine.gzip_ = theirs.gzip_ = gzip_;
+    Worker worker(theirs);  // declared after the parsers and inside the stream's life: joined first
+    JsonBatch* next = first;
+    while (next) {
+      Release a{stream, next};
+      check_cancel();
+      worker.post(a.b);
+      struct WaitFor {  // on any exit, the worker is done with `a` before it is released
+        Worker& w;
+        ~WaitFor() { w.wait(); }
+      } wait_for{worker};
+      // An error of the stream (in text after `a`) comes after any in `a`.
+      JsonBatch* second = nullptr;
+      std::exception_ptr stream_error;
+      if (!a.b->last) {
+        try {
+          second = stream.next();
+        } catch (...) {
+          stream_error = std::current_exception();
+        }
+      }
+      Release b{stream, second};
+      if (b.b) mine.parse_local_batch(*b.b);
+      worker.wait();
+      merge_local(theirs, *a.b, stream);
+      if (stream_error) std::rethrow_exception(stream_error);
+      if (b.b) merge_local(mine, *b.b, stream);
+      next = b.b && !b.b->last ? stream.next() : nullptr;
+    }
+    absorb(mine);
+    absorb(theirs);
+  }
+
+  // Role::local: parses every segment of a batch; an error is kept for the merge.
+  void parse_local_batch(JsonBatch& b) {
+    try {
+      for (const JsonSegment& seg : b.segments) {
+        if (seg.kind == JsonSegment::Kind::events)
+          parse_events(b, seg);
+        else
+          defer(nullptr, &seg);
+      }
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+
+  // An event or top-level value left to the whole importer, with how far the
+  // local rows, strings and tracks had got when it came.
+  struct Deferred {
+    const char* event;          // start of the event's text, or null for a top-level value
+    const JsonSegment* segment;
+    std::array<std::size_t, kTableCount> rows;
+    std::uint32_t strings, tracks;
+  };
+
+  void defer(const char* event_start, const JsonSegment* segment = nullptr) {
+    Deferred d{event_start, segment, {}, builder_.strings().size(), static_cast<std::uint32_t>(builder_.tracks().size())};
+    builder_.tables().for_each_table([&](TableId id, const auto& t) { d.rows[static_cast<int>(id)] = t.size(); });
+    deferred_.push_back(d);
+  }
+
+  // Whether a local parser must leave this (fully read) event to the whole importer.
+  bool must_defer(const Event& ev) const {
+    if (!ev.ph.present || ev.ph.raw.empty()) return false;  // skipped (counted) locally
+    const char ph = ev.ph.raw.size() == 1 ? ev.ph.raw[0] : '\0';
+    if (ph == 's' || ph == 't' || ph == 'f') return false;
+    if (ph != 'X') return true;
+    return !resolves_without_pseudo_id(ev.pid) || !resolves_without_pseudo_id(ev.tid);
+  }
+
+  // resolve_id() without its side effect: true when it would not make up an id.
+  static bool resolves_without_pseudo_id(const IdValue& v) {
+    if (v.kind == IdValue::Kind::none) return true;
+    if (v.kind == IdValue::Kind::number)
+      return v.number >= std::numeric_limits<std::int32_t>::min() && v.number <= 0xffffffffLL;
+    if (v.text.escaped || !starts_with_ci(v.text.raw, "stream ")) return false;
+    std::int64_t n = 0;
+    return detail::parse_json_int(trim_ws(v.text.raw.substr(7)), &n) && n >= 0 && n <= 0xffffffffLL;
+  }
+
+  // Merges what local parser `l` made of batch `b` (then releases nothing:
+  // the caller does), in file order; rethrows its error at its place.
+  void merge_local(Importer& l, JsonBatch& b, const detail::JsonStream& stream) {
+    grow_columns(b, stream.file_bytes(), &l);
+    std::exception_ptr found;
+    try {
+      merge_local_rows(l, b);
+    } catch (const InputError&) {
+      found = std::current_exception();
+    }
+    if (!found) found = l.error_;
+    l.error_ = nullptr;
+    if (found || b.error) throw_first(b, found);
+    report_progress(b, stream);
+  }
+
+  void merge_local_rows(Importer& l, JsonBatch& b) {
+    for (const Deferred& d : l.deferred_) {
+      merge_rows(l, d.rows, d.strings, d.tracks);
+      if (d.segment) {
+        parse_top_value(b, *d.segment);
+      } else {
+        Walker w(d.event);
+        try {
+          ev_.clear();
+          counter_keys_.clear();
+          read_event(w, b, ev_);
+        } catch (const detail::JsonSyntaxError& e) {  // the local parser read it already: cannot happen
+          fail_at(b, e.at, std::string("malformed JSON: ") + e.what);
+        }
+        add_event(ev_, b);
+      }
+    }
+    std::array<std::size_t, kTableCount> all{};
+    l.builder_.tables().for_each_table([&](TableId id, const auto& t) { all[static_cast<int>(id)] = t.size(); });
+    merge_rows(l, all, l.builder_.strings().size(), static_cast<std::uint32_t>(l.builder_.tracks().size()));
+    l.deferred_.clear();
+    l.merged_rows_ = {};
+    l.builder_.clear_rows();  // keeps its strings, tracks and column capacity
+  }
+
+  // Appends l's rows up to `rows` (per table), first interning its strings and
+  // tracks up to `strings` / `tracks`, in the order l made them.
+  void merge_rows(Importer& l, const std::array<std::size_t, kTableCount>& rows, std::uint32_t strings,
+                  std::uint32_t tracks) {
+    while (l.global_string_.size() < strings) {
+      const StringId local = static_cast<StringId>(l.global_string_.size());
+      l.global_string_.push_back(local == kEmptyString ? kEmptyString : cache_.get(l.builder_.strings().get(local)));
+    }
+    while (l.global_track_.size() < tracks) {
+      const Track& t = l.builder_.tracks()[l.global_track_.size()];
+      l.global_track_.push_back(t.kind == TrackKind::gpu ? builder_.gpu_track(t.device, t.stream)
+                                                         : builder_.cpu_track(t.pid, t.tid));
+    }
+    TraceTables& local_tables = l.builder_.tables();
+    builder_.tables().for_each_table([&](TableId id, auto& table) {
+      std::size_t& done = l.merged_rows_[static_cast<int>(id)];
+      const std::size_t end = rows[static_cast<int>(id)];
+      if (end <= done) return;
+      using Table = std::decay_t<decltype(table)>;
+      Table* from = nullptr;
+      local_tables.for_each_table([&](TableId lid, auto& lt) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(lt)>, Table>)
+          if (lid == id) from = &lt;
+      });
+      append_rows(table, *from, done, end, l);
+      done = end;
+    });
+  }
+
+  // Rows [begin, end) of `from` appended to `to`, ids renumbered. Sparse
+  // columns stay empty while every row is 0, as TraceBuilder keeps them.
+  template <class Table>
+  void append_rows(Table& to, Table& from, std::size_t begin, std::size_t end, const Importer& l) {
+    std::vector<void*> from_cols;
+    from.for_each_column([&](ColumnInfo, auto& col) { from_cols.push_back(&col); });
+    const std::size_t rows_before = to.size();
+    std::size_t k = 0;
+    to.for_each_column([&](ColumnInfo info, auto& col) {
+      using Col = std::decay_t<decltype(col)>;
+      const Col& src = *static_cast<const Col*>(from_cols[k++]);
+      if (info.flags & kDerived) return;
+      if ((info.flags & kSparse) && (src.empty() || col.empty())) {
+        if (src.empty() && col.empty()) return;
+        if (col.empty()) col.resize(rows_before);
+        if (src.empty()) {
+          col.resize(col.size() + (end - begin));
+          return;
+        }
+      }
+      const std::size_t at = col.size();
+      col.insert(col.end(), src.begin() + static_cast<std::ptrdiff_t>(begin), src.begin() + static_cast<std::ptrdiff_t>(end));
+      if constexpr (std::is_same_v<typename Col::value_type, std::uint32_t>) {
+        if (info.name == "track") {
+          for (std::size_t i = at; i < col.size(); ++i)
+            if (col[i] != TraceBuilder::kResolveThroughCorrelation) col[i] = l.global_track_[col[i]];
+        } else if (info.name == "name" || info.name == "domain" || info.name == "mangled") {
+          for (std::size_t i = at; i < col.size(); ++i) col[i] = l.global_string_[col[i]];
+        }
+      }
+    });
+  }
+
+  // A local parser's counts and flags, added to this importer's.
+  void absorb(const Importer& l) {
+    for (std::size_t i = 0; i < skips_.size(); ++i) skips_[i] += l.skips_[i];
+    for (const auto& [reason, n] : l.dynamic_skips_) dynamic_skips_[reason] += n;
+    sort_index_metadata_ += l.sort_index_metadata_;
+    sub_us_ |= l.sub_us_;
+    kineto_ |= l.kineto_;
+    schema_2021_ |= l.schema_2021_;
+    min_time_ = std::min(min_time_, l.min_time_);
+    max_time_ = std::max(max_time_, l.max_time_);
+    profiler_span_start_ = std::min(profiler_span_start_, l.profiler_span_start_);
+    for (std::uint32_t d : l.sync_devices_)
+      if (std::find(sync_devices_.begin(), sync_devices_.end(), d) == sync_devices_.end()) sync_devices_.push_back(d);
+  }
+
+  // Before a batch: room in each table that grew in the last batch for twice
+  // the rows that batch added (or, before merging a local parser's batch, for
+  // the rows it made), grown in one step to the estimated final count: rows
+  // so far scaled by the estimated total of JSON text (for gzip: the
+  // compression ratio so far times the file size), plus 10%, and never more
+  // than one row per 32 bytes of text (no event is shorter), so that an
+  // unrepresentative start cannot reserve much. import_memory.h says why.
+  void grow_columns(const JsonBatch& b, std::uint64_t file_bytes, Importer* incoming = nullptr) {
+    const std::uint64_t json_done = b.stream_offset;  // the rows so far come from this much text
+    double json_total = 0;
+    if (json_done > 0 && b.file_done > 0 && file_bytes >= b.file_done)
+      json_total = static_cast<double>(b.stream_offset + b.size - 1) *
+                   (static_cast<double>(file_bytes) / static_cast<double>(b.file_done));
+    std::array<std::size_t, kTableCount> incoming_rows{};
+    if (incoming)
+      incoming->builder_.tables().for_each_table(
+          [&](TableId id, const auto& t) { incoming_rows[static_cast<int>(id)] = t.size(); });
+    builder_.tables().for_each_table([&](TableId id, auto& table) {
+      const std::size_t n = table.size();
+      std::size_t& before = rows_before_batch_[static_cast<int>(id)];
+      const std::size_t added = incoming ? incoming_rows[static_cast<int>(id)] : n - before;
+      before = n;
+      if (added == 0) return;
+      const std::size_t headroom = incoming ? added : std::max<std::size_t>(2 * added, 1024);
+      const double estimate =
+          json_done ? std::min(1.1 * json_total / static_cast<double>(json_done) * static_cast<double>(n), json_total / 32)
+                    : 0;
+      detail::grow_table(table, headroom, static_cast<std::size_t>(estimate));
+    });
+  }
+
   // ---- errors -------------------------------------------------------------------------------
 
   [[noreturn]] void fail_at(const JsonBatch& b, const char* at, const std::string& what) {
@@ -265,7 +621,7 @@ class Importer {
 
   using Walker = detail::JsonWalker;
 
-  RawString read_string(Walker& w) {
+  [[gnu::always_inline]] RawString read_string(Walker& w) {
     if (w.peek() != '"') {
       w.skip_value();
       return {};
@@ -276,7 +632,8 @@ class Importer {
   }
 
   // An integer value; other types are skipped (false).
-  static bool read_int(Walker& w, std::int64_t* out) {
+  [[gnu::always_inline]] static bool read_int(Walker& w, std::int64_t* out) {
+    if (w.try_small_int(out)) return true;
     if (!w.at_number()) {
       w.skip_value();
       return false;
@@ -286,7 +643,9 @@ class Importer {
 
   IdValue read_id(Walker& w) {
     IdValue id;
-    if (w.at_number()) {
+    if (w.try_small_int(&id.number)) {
+      id.kind = IdValue::Kind::number;
+    } else if (w.at_number()) {
       const std::string_view tok = w.number();
       if (detail::parse_json_int(tok, &id.number)) {
         id.kind = IdValue::Kind::number;
@@ -308,7 +667,12 @@ class Importer {
   }
 
   // ts / dur: a JSON number (or a numeric string) in µs, to exact ns.
-  bool read_time(Walker& w, std::int64_t* ns) {
+  [[gnu::always_inline]] bool read_time(Walker& w, std::int64_t* ns) {
+    bool sub = false;
+    if (w.try_us_to_ns(ns, &sub)) {
+      sub_us_ |= sub;
+      return true;
+    }
     std::string_view text;
     if (w.at_number()) {
       text = w.number();
@@ -343,7 +707,7 @@ class Importer {
   }
 
   // A key at the cursor: its text, unescaped if it had escapes.
-  std::string_view read_key(Walker& w, const JsonBatch& b) {
+  [[gnu::always_inline]] std::string_view read_key(Walker& w, const JsonBatch& b) {
     if (w.peek() != '"') throw detail::JsonSyntaxError{w.pos(), "expected a key string"};
     bool esc = false;
     const std::string_view raw = w.string(&esc);
@@ -351,6 +715,9 @@ class Importer {
     w.expect(':', "expected ':' after a key");
     w.skip_ws();
     if (!esc) return raw;
+    return unescape_key(raw, b);
+  }
+  [[gnu::noinline]] std::string_view unescape_key(std::string_view raw, const JsonBatch& b) {
     key_scratch_.clear();
     if (!detail::json_unescape(raw, &key_scratch_)) fail_at(b, raw.data(), "invalid escape sequence in a key");
     return key_scratch_;
@@ -358,7 +725,7 @@ class Importer {
 
   // Iterates the members of the object at the cursor: f(key) must consume the value.
   template <class F>
-  void for_each_member(Walker& w, const JsonBatch& b, F&& f) {
+  [[gnu::always_inline]] void for_each_member(Walker& w, const JsonBatch& b, F&& f) {
     w.expect('{', "expected an object");
     w.skip_ws();
     if (w.consume('}')) return;
@@ -544,7 +911,10 @@ class Importer {
         ev_.clear();
         counter_keys_.clear();
         read_event(w, b, ev_);
-        add_event(ev_, b);
+        if (role_ == Role::local && must_defer(ev_))
+          defer(event_start);
+        else
+          add_event(ev_, b);
       }
     } catch (const detail::JsonSyntaxError& e) {
       fail_at(b, e.at,
@@ -1210,6 +1580,7 @@ class Importer {
 
   std::string path_;
   ChromeImportOptions options_;
+  Role role_;
   TraceBuilder builder_;
   InternCache cache_;
   Event ev_;
@@ -1219,6 +1590,14 @@ class Importer {
   detail::JsonStreamInfo info_;
 
   std::array<std::uint64_t, static_cast<int>(Skip::count_)> skips_{};
+  std::array<std::size_t, kTableCount> rows_before_batch_{};
+
+  // Role::local: what the whole importer still has to take from this batch.
+  std::vector<Deferred> deferred_;
+  std::exception_ptr error_;
+  std::array<std::size_t, kTableCount> merged_rows_{};  // rows of this batch merged so far
+  std::vector<StringId> global_string_;  // local string id -> the whole importer's
+  std::vector<TrackId> global_track_;    // local track id -> the whole importer's
   std::map<std::string, std::uint64_t> dynamic_skips_;
   std::uint64_t sort_index_metadata_ = 0;
 

@@ -52,6 +52,11 @@ struct ChromeImportOptions {
   // Size of each read buffer (a few are in flight). 0 = default (4 MiB).
   // Tests use tiny ones to put buffer boundaries everywhere.
   std::size_t buffer_bytes = 0;
+  // Threads that parse: 0 = automatic (two, the calling thread and one more,
+  // when the file has more than one buffer's worth of text and the machine
+  // more than one core), 1 = the calling thread only, 2 = two. The trace is
+  // the same either way (tests compare them).
+  int parse_threads = 0;
 };
 
 // Throws InputError (file, byte offset, reason) for malformed JSON, a file

@@ -20,6 +20,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -121,8 +122,24 @@ class GzipSource final : public Source {
     start_member();
   }
 
+  // Output produced before corrupt or truncated data is returned first and
+  // the error comes with the next call, so that the text before it is split
+  // (and its own errors found) whatever the read sizes were.
   std::size_t read(char* dst, std::size_t n) override {
+    if (pending_) std::rethrow_exception(pending_);
     std::size_t produced = 0;
+    try {
+      read_some(dst, n, produced);
+    } catch (const InputError&) {
+      if (produced == 0) throw;
+      pending_ = std::current_exception();
+    }
+    return produced;
+  }
+  std::uint64_t file_done() const override { return f_.position() - state_->avail_in; }
+
+ private:
+  void read_some(char* dst, std::size_t n, std::size_t& produced) {
     while (produced < n && !finished_) {
       if (state_->avail_in == 0 && !input_eof_) refill();
       if (member_done_) {
@@ -144,11 +161,8 @@ class GzipSource final : public Source {
         throw InputError(f_.path(), "truncated gzip stream: the compressed data ends before the end of the stream",
                          f_.position());
     }
-    return produced;
   }
-  std::uint64_t file_done() const override { return f_.position() - state_->avail_in; }
 
- private:
   static constexpr std::size_t kInputBytes = 1u << 20;
 
   void start_member() {
@@ -221,6 +235,7 @@ class GzipSource final : public Source {
   std::size_t in_len_ = 0;
   std::unique_ptr<inflate_state> state_;
   bool input_eof_ = false, member_done_ = false, finished_ = false;
+  std::exception_ptr pending_;
 };
 
 // [SECTION] Splitter ----------------------------------------------------------------------------
@@ -653,7 +668,7 @@ class Splitter {
 // [SECTION] Producer thread and buffer pool -----------------------------------------------
 
 struct JsonStream::Impl {
-  static constexpr int kPoolSize = 3;  // one filling, one parsing, one queued
+  static constexpr int kPoolSize = 4;  // one filling, two parsing (two parse threads), one queued
 
   std::string path;
   LoadProgress progress;
@@ -693,6 +708,14 @@ struct JsonStream::Impl {
     }
   }
 
+  // Bytes of a pooled buffer: room for buffer_bytes of text, the padding and
+  // two spare bytes, rounded down to whole huge pages when that large (the
+  // default 4 MiB + 66 becomes 4 MiB: two huge pages rather than three).
+  std::size_t buffer_capacity() const {
+    const std::size_t want = buffer_bytes + kJsonPadding + 2;
+    return want >= 2 * kHugePageBytes ? want & ~(kHugePageBytes - 1) : want;
+  }
+
   bool cancelled() const {
     return stop.load(std::memory_order_relaxed) || (progress.cancel && progress.cancel->load(std::memory_order_relaxed));
   }
@@ -704,13 +727,14 @@ struct JsonStream::Impl {
     JsonBatch* b = free_batches.back();
     free_batches.pop_back();
     lock.unlock();
-    if (b->capacity < buffer_bytes + kJsonPadding + 2) {
-      b->capacity = buffer_bytes + kJsonPadding + 2;
-      b->data = std::make_unique_for_overwrite<char[]>(b->capacity);
+    if (b->capacity < buffer_capacity()) {
+      b->capacity = buffer_capacity();
+      b->data = alloc_text_buffer(b->capacity);
     }
     b->size = 1;
     b->segments.clear();
     b->last = false;
+    b->error = nullptr;
     return b;
   }
 
@@ -769,15 +793,18 @@ struct JsonStream::Impl {
 
   static void grow(JsonBatch* b, std::size_t path_limit_bytes) {
     const std::size_t cap = std::max(b->capacity * 2, path_limit_bytes);
-    auto data = std::make_unique_for_overwrite<char[]>(cap);
+    TextBuffer data = alloc_text_buffer(cap);
     std::memcpy(data.get(), b->data.get(), b->size);
     b->data = std::move(data);
     b->capacity = cap;
   }
 
+  // The batch being filled (for fail()).
+  JsonBatch* current = nullptr;
+
   void produce() {
     Splitter splitter(path, gzip);
-    JsonBatch* cur = acquire();
+    JsonBatch* cur = current = acquire();
     cur->stream_offset = 0;
     std::size_t pos = 1;
     std::uint64_t json_bytes = 0;
@@ -819,16 +846,43 @@ struct JsonStream::Impl {
       pos -= keep - 1;
       cur->size = keep;
       hand_over(cur);
-      cur = next;
+      cur = current = next;
     }
+  }
+
+  // The producer failed (`e`): the complete items of the batch being filled
+  // are handed over with the error, so that the consumer parses them first and
+  // reports an error it finds there (earlier in the text) rather than this
+  // one. Which error a file gets then depends only on the text, not on where
+  // buffers happened to end. An invalid UTF-8 byte among those items becomes
+  // the error, at its offset.
+  void fail(std::exception_ptr e) {
+    JsonBatch* b = std::exchange(current, nullptr);
+    if (b && !b->segments.empty() && !cancelled()) {
+      std::size_t end = 1;
+      for (const JsonSegment& seg : b->segments) end = std::max(end, seg.end);
+      std::uint64_t at = b->stream_offset + (end - 1);
+      const char* p = b->data.get() + 1;
+      if (!simdjson::validate_utf8(p, end - 1)) {
+        const std::size_t q = first_invalid_utf8(reinterpret_cast<const unsigned char*>(p), end - 1);
+        at = b->stream_offset + q;
+        e = std::make_exception_ptr(
+            InputError(path, gzip ? "invalid UTF-8 (offset in the decompressed JSON)" : "invalid UTF-8", at));
+      }
+      b->size = end;
+      b->error = e;
+      b->error_at = at;
+      hand_over(b);
+    }
+    std::lock_guard lock(mutex);
+    error = e;
   }
 
   void run() {
     try {
       produce();
     } catch (...) {
-      std::lock_guard lock(mutex);
-      error = std::current_exception();
+      fail(std::current_exception());
     }
     {
       std::lock_guard lock(mutex);
@@ -859,12 +913,15 @@ void JsonStream::stop() {
 JsonBatch* JsonStream::next() {
   std::unique_lock lock(impl_->mutex);
   impl_->cv.wait(lock, [&] { return !impl_->full.empty() || impl_->producer_done || impl_->error; });
-  if (impl_->error) std::rethrow_exception(impl_->error);
+  // Batches handed over before the producer failed come first: their text
+  // precedes the error, so errors are reported in file order whatever the
+  // threads' timing.
   if (!impl_->full.empty()) {
     JsonBatch* b = impl_->full.front();
     impl_->full.pop_front();
     return b;
   }
+  if (impl_->error) std::rethrow_exception(impl_->error);
   return nullptr;
 }
 
@@ -878,5 +935,6 @@ void JsonStream::release(JsonBatch* batch) {
 
 const JsonStreamInfo& JsonStream::info() const { return impl_->info; }
 bool JsonStream::gzip() const { return impl_->gzip; }
+std::uint64_t JsonStream::file_bytes() const { return impl_->file.size(); }
 
 }  // namespace gpuscope::detail

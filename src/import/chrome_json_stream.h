@@ -16,10 +16,12 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "import/import_memory.h"
 #include "trace/load_progress.h"
 
 namespace gpuscope::detail {
@@ -44,13 +46,19 @@ struct JsonSegment {
 // the first run starts at byte 1), data occupies [1, size), and at least
 // kJsonPadding + 1 writable bytes follow `size`.
 struct JsonBatch {
-  std::unique_ptr<char[]> data;
+  TextBuffer data;  // import_memory.h: huge-page backed when large
   std::size_t capacity = 0;
   std::size_t size = 1;
   std::uint64_t stream_offset = 0;  // offset in the JSON text of data[1]
   std::uint64_t file_done = 0;      // file bytes consumed when the batch was handed over (progress)
   std::vector<JsonSegment> segments;
   bool last = false;
+  // Set when the producer failed after these items (at JSON offset error_at,
+  // which they precede, unless an invalid UTF-8 byte inside them is the
+  // error): the consumer parses them, then throws `error` unless it found an
+  // error before error_at. There is no batch after such a batch.
+  std::exception_ptr error;
+  std::uint64_t error_at = 0;
 
   std::uint64_t offset_of(const char* p) const {
     return stream_offset + static_cast<std::uint64_t>(p - (data.get() + 1));
@@ -76,8 +84,9 @@ class JsonStream {
   JsonStream& operator=(const JsonStream&) = delete;
 
   // The next batch, or nullptr after the last one. Rethrows the producer's
-  // InputError. Each batch must be given back with release() before the
-  // producer can reuse it.
+  // InputError once the batches handed over before it have been taken (so
+  // errors come in file order). Each batch must be given back with release()
+  // before the producer can reuse it.
   JsonBatch* next();
   void release(JsonBatch* batch);
   // Asks the producer to stop (it fails with "cancelled"); for shutting a
@@ -87,6 +96,7 @@ class JsonStream {
   // Valid once next() has returned nullptr.
   const JsonStreamInfo& info() const;
   bool gzip() const;
+  std::uint64_t file_bytes() const;  // size of the file (compressed, for gzip); valid from the start
 
  private:
   struct Impl;

@@ -37,22 +37,52 @@ class JsonWalker {
   const char* pos() const { return p_; }
   char peek() const { return *p_; }
 
-  void skip_ws() {
-    while (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t') ++p_;
+  // Whitespace between tokens: mostly none or one space, but pretty-printed
+  // traces (Kineto's) indent each line, so longer runs go 16 bytes at a time.
+  // Every run ends inside the item (the splitter has checked that it is
+  // complete), so the 16-byte loads stay within the item and its padding.
+  // The common cases inline (none, one space); runs out of line.
+  [[gnu::always_inline]] void skip_ws() {
+    if (static_cast<unsigned char>(*p_) > ' ') return;
+    if (*p_ == ' ' && static_cast<unsigned char>(p_[1]) > ' ') {
+      ++p_;
+      return;
+    }
+    skip_ws_run();
   }
-  bool consume(char c) {
+
+  [[gnu::noinline]] void skip_ws_run() {
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
+    const __m128i cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
+    for (;;) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p_));
+      const __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, nl)),
+                                      _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+      const unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(ws)) & 0xffffu;
+      if (other) {
+        p_ += __builtin_ctz(other);
+        return;
+      }
+      p_ += 16;
+    }
+#else
+    while (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t') ++p_;
+#endif
+  }
+  [[gnu::always_inline]] bool consume(char c) {
     if (*p_ != c) return false;
     ++p_;
     return true;
   }
-  void expect(char c, const char* what) {
+  [[gnu::always_inline]] void expect(char c, const char* what) {
     if (*p_ != c) throw JsonSyntaxError{p_, what};
     ++p_;
   }
 
   // The string at the cursor (which must be at its opening quote): its raw
   // content between the quotes; `escaped` tells whether it holds a backslash.
-  std::string_view string(bool* escaped) {
+  [[gnu::always_inline]] std::string_view string(bool* escaped) {
     const char* begin = ++p_;
     bool esc = false;
     for (;;) {
@@ -110,6 +140,52 @@ class JsonWalker {
 
   bool at_number() const { return *p_ == '-' || is_digit(*p_); }
 
+  // Fast paths for the numbers profilers write, fused with their checks: they
+  // either read the whole number (cursor past it) exactly as number() and the
+  // parser in chrome_json_text.h would, or leave the cursor where it was and
+  // return false, and the caller takes the general path (which also reports
+  // errors). tests/import check both paths give the same results.
+
+  // An integer of at most 18 digits (no fraction, no exponent) into *out.
+  [[gnu::always_inline]] bool try_small_int(std::int64_t* out) {
+    const char* q = p_;
+    const bool negative = *q == '-';
+    q += negative;
+    const char* digits = q;
+    std::uint64_t v = 0;
+    while (is_digit(*q) && q - digits < 19) v = v * 10 + static_cast<unsigned>(*q++ - '0');
+    const std::ptrdiff_t n = q - digits;
+    if (n == 0 || n > 18 || (n > 1 && *digits == '0') || !ends_number(*q)) return false;
+    *out = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    p_ = q;
+    return true;
+  }
+
+  // A time in µs to ns: up to 16 integer digits, an optional fraction of 1-3
+  // digits, no sign, no exponent (the fast path of parse_us_to_ns, fused).
+  [[gnu::always_inline]] bool try_us_to_ns(std::int64_t* ns, bool* sub_us) {
+    const char* q = p_;
+    std::uint64_t whole = 0;
+    while (is_digit(*q) && q - p_ < 17) whole = whole * 10 + static_cast<unsigned>(*q++ - '0');
+    const std::ptrdiff_t n = q - p_;
+    // whole * 1000 + 999 must fit in int64; 16 digits may not.
+    if (n == 0 || n > 16 || (n > 1 && *p_ == '0') || whole > 9223372036854774ull) return false;
+    std::uint64_t frac = 0;
+    if (*q == '.') {
+      const char* f = ++q;
+      while (is_digit(*q) && q - f < 4) frac = frac * 10 + static_cast<unsigned>(*q++ - '0');
+      static constexpr std::uint64_t kScale[4] = {0, 100, 10, 1};
+      const std::ptrdiff_t k = q - f;
+      if (k == 0 || k > 3) return false;
+      frac *= kScale[k];
+    }
+    if (!ends_number(*q)) return false;
+    *ns = static_cast<std::int64_t>(whole * 1000 + frac);
+    *sub_us = frac != 0;
+    p_ = q;
+    return true;
+  }
+
   // Skips one value of any type, checking its grammar.
   void skip_value() {
     switch (*p_) {
@@ -164,6 +240,11 @@ class JsonWalker {
 
  private:
   static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+  // Whether c may follow a complete number: number() rejects digits, '.',
+  // letters (an exponent, or garbage) after one.
+  static bool ends_number(char c) {
+    return !is_digit(c) && c != '.' && !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'));
+  }
   static bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
   void literal(const char* word) {

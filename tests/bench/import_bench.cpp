@@ -3,6 +3,7 @@
 // traces and on a large generated Kineto-like trace, plain and gzip.
 //
 //   build/bench/bench_import --benchmark_filter=Large   # the large trace only
+//   (…OneThread: parse_threads = 1, the calling thread parses alone, for comparison)
 //   GPUSCOPE_BENCH_JSON_MB=1024 build/bench/bench_import   # size of the generated trace
 //
 // The generated trace mimics the current Kineto schema as PyTorch writes it
@@ -28,10 +29,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void import_file(benchmark::State& state, const std::string& path) {
+// parse_threads: 0 = the importer's choice (two on a multi-core machine), 1 = the calling thread only.
+void import_file(benchmark::State& state, const std::string& path, int parse_threads = 0) {
   std::uint64_t json_bytes = 0, kernels = 0;
+  gpuscope::ChromeImportOptions options;
+  options.parse_threads = parse_threads;
   for (auto _ : state) {
-    const gpuscope::Trace t = gpuscope::import_chrome_json(path);
+    const gpuscope::Trace t = gpuscope::import_chrome_json(path, options);
     json_bytes = t.meta().stat("import.json_bytes");
     kernels = t.kernels().size();
     benchmark::DoNotOptimize(t.kernels().size());
@@ -224,8 +228,12 @@ LargeTrace& large() {
 
 void BM_LargeKinetoLikeJson(benchmark::State& state) { import_file(state, large().json); }
 void BM_LargeKinetoLikeJsonGz(benchmark::State& state) { import_file(state, large().gz); }
+void BM_LargeKinetoLikeJsonOneThread(benchmark::State& state) { import_file(state, large().json, 1); }
+void BM_LargeKinetoLikeJsonGzOneThread(benchmark::State& state) { import_file(state, large().gz, 1); }
 BENCHMARK(BM_LargeKinetoLikeJson)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
 BENCHMARK(BM_LargeKinetoLikeJsonGz)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
+BENCHMARK(BM_LargeKinetoLikeJsonOneThread)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
+BENCHMARK(BM_LargeKinetoLikeJsonGzOneThread)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
 
 }  // namespace
 

@@ -1,0 +1,202 @@
+// The two-thread import (batches parsed alternately by two threads, merged in
+// file order) against the one-thread import on the same input: the same trace,
+// column by column and string by string, and the same error at the same byte
+// offset for malformed input, through buffers small enough to put batch
+// boundaries everywhere.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "import/chrome_json.h"
+
+namespace gpuscope {
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& bytes) {
+  static const std::string dir = [] {
+    std::string d = ::testing::TempDir() + "gpuscope_import_threads_" + std::to_string(::getpid());
+    std::filesystem::create_directories(d);
+    return d;
+  }();
+  const std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+Trace import(const std::string& path, int threads, std::size_t buffer_bytes) {
+  ChromeImportOptions o;
+  o.parse_threads = threads;
+  o.buffer_bytes = buffer_bytes;
+  return import_chrome_json(path, o);
+}
+
+// Every table column, string, track, device, process, series and meta field.
+void expect_same_trace(const Trace& a, const Trace& b, const std::string& what) {
+  ASSERT_EQ(a.strings().size(), b.strings().size()) << what;
+  for (StringId i = 0; i < a.strings().size(); ++i) ASSERT_EQ(a.strings().get(i), b.strings().get(i)) << what << " string " << i;
+  std::vector<std::string> a_cols, b_cols;
+  auto digest = [](const Trace& t, std::vector<std::string>& out) {
+    t.tables().for_each_table([&](TableId id, const auto& table) {
+      table.for_each_column([&](ColumnInfo info, const auto& col) {
+        std::string s(to_string(id));
+        s += "." + std::string(info.name) + ":" + std::to_string(col.size()) + ":";
+        s.append(reinterpret_cast<const char*>(col.data()), col.size() * sizeof(col[0]));
+        out.push_back(std::move(s));
+      });
+    });
+  };
+  digest(a, a_cols);
+  digest(b, b_cols);
+  ASSERT_EQ(a_cols.size(), b_cols.size());
+  for (std::size_t i = 0; i < a_cols.size(); ++i)
+    EXPECT_TRUE(a_cols[i] == b_cols[i]) << what << " column " << a_cols[i].substr(0, a_cols[i].find(':'));
+  EXPECT_EQ(a.tracks(), b.tracks()) << what;
+  EXPECT_EQ(a.devices(), b.devices()) << what;
+  EXPECT_EQ(a.processes(), b.processes()) << what;
+  EXPECT_EQ(a.counter_series(), b.counter_series()) << what;
+  EXPECT_EQ(a.meta(), b.meta()) << what;
+}
+
+// A trace that mixes everything the importer maps locally (X events with
+// numeric ids, flows, skips) with everything it defers to the merge (metadata,
+// B/E, counters, instants, string pids and tids, escapes, top-level values),
+// so that batch boundaries fall between all of them.
+std::string mixed_trace(int events, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string out = "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU\"}],\n\"traceEvents\": [\n";
+  std::int64_t t = 1000;
+  const char* names[] = {"aten::conv2d", "aten::add_", "void k<float>(int)", "cudaLaunchKernel", "n\\u00e9", "a\\\"b"};
+  for (int i = 0; i < events; ++i) {
+    if (i) out += ",\n";
+    t += static_cast<std::int64_t>(rng() % 50);
+    const std::string ts = std::to_string(t) + (rng() % 3 ? "" : "." + std::to_string(rng() % 1000));
+    const std::string name = names[rng() % 6];
+    const std::string pid = rng() % 10 ? std::to_string(100 + rng() % 2) : "\"Main Process\"";
+    const std::string tid = rng() % 10 ? std::to_string(200 + rng() % 3) : (rng() % 2 ? "\"stream 7\"" : "\"worker\"");
+    switch (rng() % 16) {
+      case 0:
+      case 1:
+      case 2:
+        out += "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + name + "\", \"pid\": 0, \"tid\": " + tid +
+               ", \"ts\": " + ts + ", \"dur\": 3, \"args\": {\"device\": 0, \"stream\": " + std::to_string(7 + rng() % 2) +
+               ", \"correlation\": " + std::to_string(i) + ", \"grid\": [4, 1, 1], \"block\": [64, 1, 1]" +
+               (rng() % 4 ? "" : ", \"registers per thread\": 32") + "}}";
+        break;
+      case 3:
+      case 4:
+        out += "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"" + name + "\", \"pid\": " + pid +
+               ", \"tid\": " + tid + ", \"ts\": " + ts + ", \"dur\": 2, \"args\": {\"correlation\": " +
+               std::to_string(i) + (rng() % 3 ? "" : ", \"cbid\": 211") + "}}";
+        break;
+      case 5:
+      case 6:
+        out += "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" + name + "\", \"pid\": " + pid + ", \"tid\": " + tid +
+               ", \"ts\": " + ts + ", \"dur\": 10, \"args\": {\"External id\": " + std::to_string(i % 7) + "}}";
+        break;
+      case 7:
+        out += "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\", \"pid\": 0, "
+               "\"tid\": 7, \"ts\": " + ts + ", \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7, \"bytes\": 64}}";
+        break;
+      case 8:
+        out += "{\"ph\": \"s\", \"id\": " + std::to_string(i) + ", \"pid\": 100, \"tid\": 200, \"ts\": " + ts +
+               ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}";
+        break;
+      case 9:
+        out += "{\"ph\": \"B\", \"name\": \"" + name + "\", \"pid\": " + pid + ", \"tid\": " + tid + ", \"ts\": " + ts + "}";
+        break;
+      case 10:
+        out += "{\"ph\": \"E\", \"pid\": " + pid + ", \"tid\": " + tid + ", \"ts\": " + ts + "}";
+        break;
+      case 11:
+        out += "{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 100, \"ts\": " + ts + ", \"args\": {\"used\": " +
+               std::to_string(rng() % 100) + ", \"fr\\u0065e\": 1.5}}";
+        break;
+      case 12:
+        out += "{\"ph\": \"i\", \"name\": \"" + name + "\", \"pid\": 100, \"tid\": 200, \"ts\": " + ts + "}";
+        break;
+      case 13:
+        out += "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": " + pid + ", \"tid\": " + tid +
+               ", \"args\": {\"name\": \"T" + std::to_string(i) + "\"}}";
+        break;
+      case 14:
+        out += rng() % 2 ? "{\"ph\": \"X\", \"name\": \"no ts\", \"pid\": 1, \"tid\": 1, \"dur\": 1}"
+                         : "{\"ph\": \"Q\", \"name\": \"odd phase\", \"ts\": 5}";
+        break;
+      default:
+        out += "{\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"PyTorch Profiler (0)\", \"pid\": " + pid +
+               ", \"tid\": " + tid + ", \"ts\": " + ts + ", \"dur\": 100000}";
+        break;
+    }
+  }
+  out += "\n], \"traceName\": \"mixed\", \"baseTimeNanoseconds\": 1000000000000000000}\n";
+  return out;
+}
+
+TEST(ChromeJsonThreads, MixedTraceSameAsOneThreadAtEveryBufferSize) {
+  const std::string path = write_temp("mixed.json", mixed_trace(3000, 7));
+  const Trace ref = import(path, 1, 0);
+  EXPECT_GT(ref.kernels().size(), 300u);
+  EXPECT_GT(ref.ranges().size(), 300u);
+  EXPECT_GT(ref.counters().size(), 100u);
+  for (std::size_t bytes : {std::size_t{64}, std::size_t{301}, std::size_t{4096}, std::size_t{65536}}) {
+    expect_same_trace(ref, import(path, 2, bytes), "two threads, buffer " + std::to_string(bytes));
+    expect_same_trace(ref, import(path, 1, bytes), "one thread, buffer " + std::to_string(bytes));
+  }
+}
+
+TEST(ChromeJsonThreads, RealTracesSameAsOneThread) {
+  const std::filesystem::path dir(GPUSCOPE_TRACES_DIR);
+  if (!std::filesystem::exists(dir)) GTEST_SKIP();
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string p = e.path().string();
+    if (p.size() < 8 || p.substr(p.size() - 8) != ".json.gz") continue;
+    const Trace one = import(p, 1, 0);
+    // 1 MiB buffers: every file has several batches, so both threads parse.
+    expect_same_trace(one, import(p, 2, 1u << 20), p);
+    ++files;
+  }
+  EXPECT_GT(files, 5);
+}
+
+// The error of importing `path`, or nullopt.
+std::optional<std::string> error_of(const std::string& path, int threads, std::size_t bytes) {
+  try {
+    import(path, threads, bytes);
+  } catch (const InputError& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
+TEST(ChromeJsonThreads, MalformedInputGivesTheSameFirstError) {
+  const std::string good = mixed_trace(400, 11);
+  std::mt19937_64 rng(3);
+  int errors = 0;
+  for (int iter = 0; iter < 60; ++iter) {
+    std::string bad = good;
+    // One or two corruptions: the first in file order must be the one reported.
+    for (int k = 0; k < 1 + iter % 2; ++k) {
+      const std::size_t at = 40 + rng() % (bad.size() - 80);
+      const char* junk[] = {"#", "\\x", "\"", "}", ",,", "\x01"};
+      bad.insert(at, junk[rng() % 6]);
+    }
+    const std::string path = write_temp("bad.json", bad);
+    for (std::size_t bytes : {std::size_t{512}, std::size_t{4096}}) {
+      const auto one = error_of(path, 1, bytes);
+      const auto two = error_of(path, 2, bytes);
+      EXPECT_EQ(one, two) << "corruption " << iter << ", buffer " << bytes;
+      errors += one.has_value();
+    }
+  }
+  EXPECT_GT(errors, 60);
+}
+
+}  // namespace
+}  // namespace gpuscope
