@@ -191,17 +191,19 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
   }
 
   detail::Evidence ev(opt.max_ranges_per_finding);
+  detail::OpTotals totals;
+  totals.by_name.resize(traces.size());
   bool any_window = false;
-  for (const RankedTrace& rt : traces) {
+  for (std::size_t ti = 0; ti < traces.size(); ++ti) {
+    const RankedTrace& rt = traces[ti];
     const Trace& t = *rt.trace;
     std::vector<Step> steps;
     const StepSource source = detail::find_steps(rt, opt, &steps);
     if (p.steps.source == StepSource::none) p.steps.source = source;
     std::vector<DeviceSummary> devices;
     std::vector<TemporalBreakdown> hta;
-    detail::device_pass(rt, opt, steps, &p, &devices, &hta, &ev);
+    detail::device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[ti]);
     for (Step& s : steps) s.range = rt.shift(s.range);
-    detail::stream_pass(rt, opt, &p, &ev);
     // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
     // several GPUs gets one row per GPU (HTA would merge them; see metrics.md).
     for (TemporalBreakdown& tb : hta) p.temporal_breakdown.push_back(tb);
@@ -216,8 +218,12 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
       p.window.end = std::max(p.window.end, w.end);
     }
   }
-  detail::hotspot_pass(traces, opt, &p, &ev);
-  detail::launch_pass(traces, opt, &p);
+  // The stream passes come after every device pass: their scan of the launch
+  // statistics needs the range the whole job's sample brackets.
+  for (auto& m : totals.launch) m.bracket();
+  for (const RankedTrace& rt : traces) detail::stream_pass(rt, opt, totals, &p, &ev);
+  detail::hotspot_pass(traces, opt, totals, &p);
+  detail::launch_pass(traces, opt, totals, &p);
   summarize_steps(&p);
   compute_skew(&p);
   p.findings = detail::find_problems(p, ev, opt);

@@ -58,19 +58,50 @@ struct Flight {
   std::uint8_t cls;
 };
 
-struct Counts {
-  int kernels = 0, compute = 0, comm = 0, optimizer = 0, copies = 0, fills = 0, hta = 0, hta_compute = 0;
-  void add(std::uint8_t cls, int d) {
-    if (cls & kKernel) kernels += d;
-    if (cls & kCompute) compute += d;
-    if (cls & kComm) comm += d;
-    if (cls & kOptimizer) optimizer += d;
-    if (cls & kCopy) copies += d;
-    if (cls & kFill) fills += d;
-    if (cls & kHta) hta += d;
-    if (cls & kHtaCompute) hta_compute += d;
+// Ops in flight by class: eight 32-bit counters packed two to a word, so
+// that adding or removing an op is four adds of a per-class table entry
+// instead of eight tests. A lane never borrows from its neighbour: it never
+// goes below zero, and a device has fewer than 2^32 ops.
+class Counts {
+ public:
+  void add(std::uint8_t cls) {
+    const auto& d = table().delta[cls];
+    for (int i = 0; i < 4; ++i) w_[i] += d[i];
   }
-  bool any() const { return kernels + copies + fills > 0; }
+  void remove(std::uint8_t cls) {
+    const auto& d = table().delta[cls];
+    for (int i = 0; i < 4; ++i) w_[i] -= d[i];
+  }
+  std::uint32_t kernels() const { return lo(0); }
+  std::uint32_t compute() const { return hi(0); }
+  std::uint32_t comm() const { return lo(1); }
+  std::uint32_t optimizer() const { return hi(1); }
+  std::uint32_t copies() const { return lo(2); }
+  std::uint32_t fills() const { return hi(2); }
+  std::uint32_t hta() const { return lo(3); }
+  std::uint32_t hta_compute() const { return hi(3); }
+  bool any() const { return lo(0) != 0 || w_[2] != 0; }  // kernels, copies or fills
+
+ private:
+  struct Table {
+    std::uint64_t delta[256][4];
+    constexpr Table() : delta{} {
+      for (unsigned c = 0; c < 256; ++c) {
+        auto bit = [&](unsigned flag, int shift) { return (c & flag) ? std::uint64_t{1} << shift : 0; };
+        delta[c][0] = bit(kKernel, 0) | bit(kCompute, 32);
+        delta[c][1] = bit(kComm, 0) | bit(kOptimizer, 32);
+        delta[c][2] = bit(kCopy, 0) | bit(kFill, 32);
+        delta[c][3] = bit(kHta, 0) | bit(kHtaCompute, 32);
+      }
+    }
+  };
+  static const Table& table() {
+    static constexpr Table t;
+    return t;
+  }
+  std::uint32_t lo(int i) const { return static_cast<std::uint32_t>(w_[i]); }
+  std::uint32_t hi(int i) const { return static_cast<std::uint32_t>(w_[i] >> 32); }
+  std::uint64_t w_[4] = {};
 };
 
 // Follows a condition over time and records the ranges where it held.
@@ -139,11 +170,17 @@ class StepAccount {
  public:
   explicit StepAccount(std::vector<Step*> steps) : steps_(std::move(steps)) {}
   void add(TimeNs a, TimeNs b, TimeNs Step::*field) {
+    // Most pieces fall inside the step the previous one fell in.
+    if (a >= cur_start_ && b <= cur_end_) {
+      steps_[i_]->*field += b - a;
+      return;
+    }
     while (i_ < steps_.size() && steps_[i_]->range.end <= a) ++i_;
     for (std::size_t j = i_; j < steps_.size() && steps_[j]->range.start < b; ++j) {
       const TimeNs s = std::max(a, steps_[j]->range.start), e = std::min(b, steps_[j]->range.end);
       if (s < e) steps_[j]->*field += e - s;
     }
+    if (i_ < steps_.size()) cur_start_ = steps_[i_]->range.start, cur_end_ = steps_[i_]->range.end;
   }
   void finish() {
     for (Step* s : steps_) s->idle_ns = s->range.duration() - s->compute_ns - s->communication_ns - s->memcpy_ns;
@@ -152,6 +189,7 @@ class StepAccount {
  private:
   std::vector<Step*> steps_;
   std::size_t i_ = 0;
+  TimeNs cur_start_ = 0, cur_end_ = -1;  // steps_[i_]'s range once a piece has been placed
 };
 
 // [SECTION] The sweep --------------------------------------------------------------------------------
@@ -176,18 +214,45 @@ struct Sweep {
   HtaComputeNames& hta_compute;
   std::vector<TimeNs> sync_start, sync_end;  // HTA's GPU-op syncs of this device, by start
   std::vector<std::uint32_t> sync_correlation;
-  TimeNs hta_busy = 0, hta_compute_ns = 0, hta_first = 0, hta_last = 0;
-  bool hta_any = false;
+  TimeNs hta_busy = 0, hta_compute_ns = 0;
+  TimeNs hta_first = std::numeric_limits<TimeNs>::max(), hta_last = std::numeric_limits<TimeNs>::min();
+  bool hta_any() const { return hta_first <= hta_last; }
   Spans exposed_comm, copy_alone, optimizer_alone;
   double sm_weighted = 0;
   std::uint32_t sms = 0;
+  OpTotals& totals;
+  std::vector<OpTotals::Name>& names;
 
   Sweep(const RankedTrace& r, const AnalysisOptions& o, DeviceSummary& ds, Evidence& e, Profile& prof,
         std::vector<Step*> device_steps, const IntervalSet& inputs, const HtaOpFilter& filter,
-        HtaComputeNames& compute_names)
+        HtaComputeNames& compute_names, OpTotals& op_totals, std::vector<OpTotals::Name>& by_name)
       : rt(r), t(*r.trace), opt(o), d(ds), ev(e), p(prof), steps(std::move(device_steps)), input(inputs),
         input_set(inputs), hta_filter(filter), hta_compute(compute_names), exposed_comm(&e.exposed_comm, r),
-        copy_alone(&e.memcpy_exposed, r), optimizer_alone(&e.optimizer, r, o.consecutive_kernel_delay_ns) {}
+        copy_alone(&e.memcpy_exposed, r), optimizer_alone(&e.optimizer, r, o.consecutive_kernel_delay_ns),
+        totals(op_totals), names(by_name) {}
+
+  // `flying` is kept sorted by end, latest first: the next op to end is the last.
+  void fly(TimeNs end, std::uint8_t cls) {
+    flying.push_back({end, cls});
+    std::size_t j = flying.size() - 1;
+    while (j > 0 && flying[j - 1].end < end) {
+      flying[j] = flying[j - 1];
+      --j;
+    }
+    flying[j] = {end, cls};
+  }
+
+  // Launch statistics: one launched op in BracketMedian::kStride is sampled
+  // here (the stream passes see them all).
+  void launched(RowIndex api, TimeNs start, TimeNs end) {
+    if (--totals.countdown != 0) return;
+    totals.countdown = BracketMedian::kStride;
+    const ApiCallTable& a = t.api_calls();
+    const TimeNs call_end = a.end[api];
+    totals.launch[OpTotals::kCpu].sample(call_end - a.start[api]);
+    totals.launch[OpTotals::kGpu].sample(end - start);
+    totals.launch[OpTotals::kDelay].sample(start - call_end);
+  }
 
   void add_runs(const std::vector<TrackId>& tracks) {
     const KernelTable& k = t.kernels();
@@ -229,44 +294,48 @@ struct Sweep {
   // The time between two events, with the ops in flight unchanged.
   void segment(TimeNs a, TimeNs b) {
     const TimeNs dt = b - a;
-    if (n.hta) hta_busy += dt;
-    if (n.hta_compute) hta_compute_ns += dt;
+    if (n.hta()) hta_busy += dt;
+    if (n.hta_compute()) hta_compute_ns += dt;
     if (!n.any()) return;  // idle: accounted when the gap closes
     d.busy_ns += dt;
-    if (n.kernels) {
+    if (n.kernels()) {
       d.kernel_busy_ns += dt;
-      kernel_total_ += dt * n.kernels;
-      if (n.kernels >= 2) multi_ += dt;
+      kernel_total_ += dt * n.kernels();
+      if (n.kernels() >= 2) multi_ += dt;
     }
-    if (n.compute) d.compute_ns += dt;
-    if (n.comm) {
+    if (n.compute()) d.compute_ns += dt;
+    if (n.comm()) {
       d.communication_ns += dt;
-      if (n.compute) comm_with_compute_ += dt;
+      if (n.compute()) comm_with_compute_ += dt;
       else d.exposed_communication_ns += dt;
     }
-    if (n.copies) {
+    if (n.copies()) {
       d.memcpy_ns += dt;
-      if (n.kernels) copy_with_kernels_ += dt;
+      if (n.kernels()) copy_with_kernels_ += dt;
       else d.memcpy_exposed_ns += dt;
     }
-    if (n.optimizer) {
+    if (n.optimizer()) {
       ev.optimizer_ns += dt;
-      if (n.kernels > n.optimizer) ev.optimizer_overlapped_ns += dt;
+      if (n.kernels() > n.optimizer()) ev.optimizer_overlapped_ns += dt;
     }
     // Priority order so the parts add up: compute, then communication, then copies.
-    steps.add(a, b, n.compute ? &Step::compute_ns : n.comm ? &Step::communication_ns : &Step::memcpy_ns);
+    steps.add(a, b, n.compute() ? &Step::compute_ns : n.comm() ? &Step::communication_ns : &Step::memcpy_ns);
   }
 
   void note_hta(TimeNs a, TimeNs b) {
-    if (!hta_any) hta_first = a, hta_last = b, hta_any = true;
     hta_first = std::min(hta_first, a);
     hta_last = std::max(hta_last, b);
   }
 
+  unsigned state_mask = 0;
   void states(TimeNs at) {
-    exposed_comm.set(n.comm && !n.compute, at);
-    copy_alone.set(n.copies && !n.kernels, at);
-    optimizer_alone.set(n.optimizer && n.kernels == n.optimizer, at);
+    const unsigned mask = unsigned{n.comm() && !n.compute()} | unsigned{n.copies() && !n.kernels()} << 1 |
+                          unsigned{n.optimizer() && n.kernels() == n.optimizer()} << 2;
+    if (mask == state_mask) return;  // the usual case: nothing to record
+    state_mask = mask;
+    exposed_comm.set(mask & 1, at);
+    copy_alone.set(mask & 2, at);
+    optimizer_alone.set(mask & 4, at);
   }
 
   // Input wait in [a, b), a stretch with nothing running on this GPU.
@@ -327,60 +396,88 @@ struct Sweep {
     std::vector<TimeNs> heads(runs.size());
     for (std::size_t i = 0; i < runs.size(); ++i) heads[i] = runs[i].row < runs[i].last ? runs[i].start[runs[i].row] : kNever;
     const int nruns = static_cast<int>(runs.size());
+    // The runs ordered by their next start (ties: lower index first, the
+    // order a linear scan would pick); after a start only that run moves.
+    auto before = [&](int a, int b) { return heads[a] < heads[b] || (heads[a] == heads[b] && a < b); };
+    std::vector<int> order(runs.size());
+    for (int i = 0; i < nruns; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), before);
+    int s = -1;  // the run with the next start (-1: none left)
+    TimeNs next_start = kNever;
+    auto find_next_start = [&] {
+      if (nruns == 0 || heads[order[0]] == kNever) {
+        s = -1;
+        next_start = kNever;
+      } else {
+        s = order[0];
+        next_start = heads[s];
+      }
+    };
+    auto advanced = [&](int run) {  // run == order[0] has a new head: sift it back
+      int j = 0;
+      while (j + 1 < nruns && before(order[j + 1], run)) {
+        order[j] = order[j + 1];
+        ++j;
+      }
+      order[j] = run;
+      find_next_start();
+    };
+    find_next_start();
     for (;;) {
-      int s = -1;
-      TimeNs next_start = kNever;
-      for (int i = 0; i < nruns; ++i)
-        if (heads[i] < next_start) s = i, next_start = heads[i];
-      int f = -1;
-      TimeNs next_end = kNever;
-      for (int i = 0; i < static_cast<int>(flying.size()); ++i)
-        if (flying[i].end < next_end) f = i, next_end = flying[i].end;
-      if (s < 0 && f < 0) break;
-
+      if (s < 0 && flying.empty()) break;
       // Ends before starts at the same instant: touching ops do not overlap.
-      const bool ending = f >= 0 && next_end <= next_start;
-      const TimeNs at = ending ? next_end : next_start;
-      if (started && at > now) segment(now, at);
-      now = at;
+      const bool ending = !flying.empty() && flying.back().end <= next_start;
+      const TimeNs at = ending ? flying.back().end : next_start;
+      if (at > now) {
+        // Everything that happens at `now` has happened: the conditions the
+        // evidence follows are evaluated once per instant, not per event.
+        states(now);
+        if (started) segment(now, at);
+        now = at;
+      }
 
       if (ending) {
-        n.add(flying[f].cls, -1);
-        flying[f] = flying.back();
+        n.remove(flying.back().cls);
         flying.pop_back();
-        states(at);
         continue;
       }
 
       Run& r = runs[s];
       const RowIndex i = r.row++;
       heads[s] = r.row < r.last ? r.start[r.row] : kNever;
+      advanced(s);
       const TimeNs end = r.end[i];
       if (r.table == 0) {  // a sync, for HTA only
         note_hta(at, end);
-        n.add(kHta, +1);
-        flying.push_back({end, kHta});
+        n.add(kHta);
+        fly(end, kHta);
         continue;
       }
+      const RowIndex api = r.api[i];
       if (!started) {
         started = true;
         first = at;
       } else if (!n.any() && at > busy_until) {
         // Which launch ended the gap: the earliest-launched op starting now
         // (this one, and any other starting at the same instant).
-        bool linked = r.api[i] != kNoRow;
-        TimeNs launch = linked ? t.api_calls().start[r.api[i]] : 0;
-        for (const Run& q : runs)
-          for (RowIndex j = q.row; q.api && j < q.last && q.start[j] == at; ++j)
+        bool linked = api != kNoRow;
+        TimeNs launch = linked ? t.api_calls().start[api] : 0;
+        // Runs with more ops starting at `at` are first in `order`.
+        for (int oj = 0; oj < nruns && heads[order[oj]] == at; ++oj) {
+          const Run& q = runs[order[oj]];
+          if (!q.api) continue;
+          for (RowIndex j = q.row; j < q.last && q.start[j] == at; ++j)
             if (q.api[j] != kNoRow) {
               const TimeNs l = t.api_calls().start[q.api[j]];
               if (!linked || l < launch) launch = l, linked = true;
             }
+        }
         close_gap(busy_until, at, linked, launch);
       }
+      if (api != kNoRow) launched(api, at, end);
 
       std::uint8_t cls = r.table;
-      const bool hta = hta_filter.keep(r.correlation[i], r.api[i]);
+      const bool hta = hta_filter.keep(r.correlation[i], api);
       if (hta) {
         cls |= kHta;
         note_hta(at, end);
@@ -389,21 +486,29 @@ struct Sweep {
         const auto cat = static_cast<KernelCategory>(r.category[i]);
         cls |= cat == KernelCategory::communication ? kComm : kCompute;
         if (cat == KernelCategory::optimizer) cls |= kOptimizer;
-        if (hta && hta_compute(r.name[i])) cls |= kHtaCompute;
+        const StringId name = r.name[i];
+        if (hta && hta_compute(name)) cls |= kHtaCompute;
         const TimeNs dur = end - at;
         d.kernel_time_ns += dur;
         ev.ops_by_category[static_cast<int>(cat)].add(rt.shift({at, end}), dur);
+        OpTotals::Name& nm = names[name];
+        nm.category = r.category[i];
+        nm.min = std::min(nm.min, dur);
+        nm.max = std::max(nm.max, dur);
+        nm.total += dur;
+        ++nm.count;
         if (sms) {
-          const double blocks = double(k.grid_x[i]) * double(k.grid_y[i]) * double(k.grid_z[i]);
+          const double blocks =
+              double(std::uint64_t{k.grid_x[i]} * std::uint64_t{k.grid_y[i]} * std::uint64_t{k.grid_z[i]});
           sm_weighted += double(dur) * std::min(blocks * inv_sms, 1.0);
         }
         if (cat == KernelCategory::optimizer) ++ev.optimizer_kernels;
       }
-      n.add(cls, +1);
-      flying.push_back({end, cls});
+      n.add(cls);
+      fly(end, cls);
       busy_until = std::max(busy_until, end);
-      states(at);
     }
+    states(now);
     if (!started) return;
     exposed_comm.flush();
     copy_alone.flush();
@@ -475,8 +580,10 @@ std::vector<TimeNs> sync_ends(const Trace& t, std::uint32_t device) {
 // [SECTION] Entry point ----------------------------------------------------------------------------
 
 void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
-                 std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev) {
+                 std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
+                 OpTotals* totals, std::vector<OpTotals::Name>* names) {
   const Trace& t = *rt.trace;
+  names->assign(t.strings().size(), {0, 0, std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::min(), 0});
   std::map<std::uint32_t, std::vector<TrackId>> by_device;
   for (TrackId i = 0; i < t.tracks().size(); ++i)
     if (on_device(t, i, opt.device)) by_device[t.tracks()[i].device].push_back(i);
@@ -501,7 +608,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     for (Step& s : steps)
       if (s.device == device) mine.push_back(&s);
 
-    Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute);
+    Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *totals, *names);
     sweep.sms = d.sm_count;
     sweep.sync_ends = sync_ends(t, device);
     sweep.add_runs(tracks);
@@ -510,7 +617,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     // HTA's breakdown of this device: from the sweep, except on sub-µs traces,
     // where HTA's rounding needs the reference emulation.
     if (hta_rounds) hta->push_back(hta_temporal_breakdown(t, device));
-    else if (sweep.hta_any)
+    else if (sweep.hta_any())
       hta->push_back(make_temporal_breakdown(0, device, sweep.hta_last - sweep.hta_first, sweep.hta_busy,
                                              sweep.hta_compute_ns));
     if (!hta->empty()) hta->back().rank = rt.rank;

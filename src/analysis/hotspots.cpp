@@ -44,21 +44,37 @@ class NameIds {
   std::vector<KernelCategory> cats_;
 };
 
-// Calls f(global id, duration) for every kernel of the job on the analysed devices.
-template <class F>
-void for_each_op(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, NameIds& ids,
-                 std::vector<std::vector<std::uint32_t>>& kernel_ids, F&& f) {
-  constexpr std::uint32_t kUnset = ~0u;
+// Global ids of every kernel name the device passes counted, trace by trace
+// (kernel_ids[trace][StringId], kUnset for strings that name no kernel).
+constexpr std::uint32_t kUnset = ~0u;
+
+void name_ids(const std::vector<RankedTrace>& traces, const OpTotals& totals, NameIds& ids,
+              std::vector<std::vector<std::uint32_t>>& kernel_ids) {
   for (std::size_t ti = 0; ti < traces.size(); ++ti) {
     const Trace& t = *traces[ti].trace;
+    const std::vector<OpTotals::Name>& names = totals.by_name[ti];
     std::vector<std::uint32_t>& by_string = kernel_ids[ti];
-    if (by_string.empty()) by_string.assign(t.strings().size(), kUnset);
+    by_string.assign(names.size(), kUnset);
+    for (StringId s = 0; s < names.size(); ++s)
+      if (names[s].count) by_string[s] = ids.of(t.str(s), static_cast<KernelCategory>(names[s].category));
+  }
+}
+
+// Calls f(global id, duration) for every kernel of the job on the analysed devices.
+template <class F>
+void for_each_op(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt,
+                 const std::vector<std::vector<std::uint32_t>>& kernel_ids, F&& f) {
+  for (std::size_t ti = 0; ti < traces.size(); ++ti) {
+    const Trace& t = *traces[ti].trace;
+    const std::uint32_t* by_string = kernel_ids[ti].data();
     const KernelTable& k = t.kernels();
-    for (std::size_t i = 0; i < k.size(); ++i) {
-      if (!on_device(t, k.track[i], opt.device)) continue;
-      std::uint32_t& id = by_string[k.name[i]];
-      if (id == kUnset) id = ids.of(t.str(k.name[i]), k.category_at(i));
-      f(id, k.end[i] - k.start[i]);
+    for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+      if (!on_device(t, tr, opt.device)) continue;
+      const RowRange r = t.rows_of(TableId::kernels, tr);
+      const TimeNs* start = k.start.data();
+      const TimeNs* end = k.end.data();
+      const StringId* name = k.name.data();
+      for (RowIndex i = r.begin; i < r.end; ++i) f(by_string[name[i]], end[i] - start[i]);
     }
   }
 }
@@ -67,24 +83,29 @@ void for_each_op(const std::vector<RankedTrace>& traces, const AnalysisOptions& 
 
 // [SECTION] Categories and hotspots ---------------------------------------------------------------
 
-void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, Profile* p, Evidence*) {
+void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
+                  Profile* p) {
   NameIds ids;
   std::vector<std::vector<std::uint32_t>> kernel_ids(traces.size());
+  name_ids(traces, totals, ids, kernel_ids);
   struct Acc {
     std::uint64_t count = 0;
     TimeNs total = 0, min = 0, max = 0;
   };
-  std::vector<Acc> acc;
-  for_each_op(traces, opt, ids, kernel_ids, [&](std::uint32_t id, TimeNs dur) {
-    if (id >= acc.size()) acc.resize(id + 1);
-    Acc& a = acc[id];
-    if (a.count == 0) a.min = a.max = dur;
-    a.min = std::min(a.min, dur);
-    a.max = std::max(a.max, dur);
-    a.total += dur;
-    ++a.count;
-  });
-  acc.resize(ids.size());
+  std::vector<Acc> acc(ids.size());
+  for (std::size_t ti = 0; ti < traces.size(); ++ti) {
+    const std::vector<OpTotals::Name>& names = totals.by_name[ti];
+    for (StringId s = 0; s < names.size(); ++s) {
+      const OpTotals::Name& n = names[s];
+      if (!n.count) continue;
+      Acc& a = acc[kernel_ids[ti][s]];
+      if (a.count == 0) a.min = n.min, a.max = n.max;
+      a.min = std::min(a.min, n.min);
+      a.max = std::max(a.max, n.max);
+      a.total += n.total;
+      a.count += n.count;
+    }
+  }
 
   // Lay out durations grouped by name, names grouped by category.
   std::vector<std::size_t> offset(ids.size() + 1, 0);
@@ -98,18 +119,51 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
     }
     cat_begin[kKernelCategoryCount] = pos;
   }
-  ScratchArray<TimeNs> durations(cat_begin[kKernelCategoryCount]);
-  {
-    std::vector<std::size_t> fill(offset.begin(), offset.end() - 1);
-    for_each_op(traces, opt, ids, kernel_ids, [&](std::uint32_t id, TimeNs dur) { durations[fill[id]++] = dur; });
+  TimeNs gpu_time = 0, shortest = 0, longest = 0;
+  bool any = false;
+  for (const Acc& a : acc) {
+    if (a.count == 0) continue;
+    shortest = any ? std::min(shortest, a.min) : a.min;
+    longest = any ? std::max(longest, a.max) : a.max;
+    any = true;
+    gpu_time += a.total;
   }
-
-  TimeNs gpu_time = 0;
-  for (const Acc& a : acc) gpu_time += a.total;
   p->kernel_time_ns = gpu_time;
+
+  // Durations grouped by name, as 32-bit values when they all fit (kernels
+  // shorter than 4.29 s: half the memory, and fresh memory is most of the cost).
+  std::vector<TimeNs> medians(ids.size()), category_medians(kKernelCategoryCount);
+  auto select_medians = [&](auto tag) {
+    using T = decltype(tag);
+    ScratchArray<T> durations(cat_begin[kKernelCategoryCount]);
+    {
+      std::vector<std::size_t> fill(offset.begin(), offset.end() - 1);
+      for_each_op(traces, opt, kernel_ids,
+                  [&](std::uint32_t id, TimeNs dur) { durations[fill[id]++] = static_cast<T>(dur); });
+    }
+    for (std::uint32_t id = 0; id < ids.size(); ++id) {
+      const Acc& a = acc[id];
+      if (a.count)
+        medians[id] = static_cast<TimeNs>(select_kth(durations.span(offset[id], a.count), (a.count - 1) / 2,
+                                                     static_cast<T>(a.min), static_cast<T>(a.max)));
+    }
+    // Per-name selects are done: a category's block may now be reordered.
+    for (int c = 0; c < kKernelCategoryCount; ++c) {
+      const std::size_t n = cat_begin[c + 1] - cat_begin[c];
+      if (n == 0) continue;
+      T lo = std::numeric_limits<T>::max(), hi = std::numeric_limits<T>::min();
+      for (std::uint32_t id = 0; id < ids.size(); ++id)
+        if (acc[id].count && static_cast<int>(ids.category(id)) == c)
+          lo = std::min(lo, static_cast<T>(acc[id].min)), hi = std::max(hi, static_cast<T>(acc[id].max));
+      category_medians[c] = static_cast<TimeNs>(select_kth(durations.span(cat_begin[c], n), (n - 1) / 2, lo, hi));
+    }
+  };
+  if (shortest >= 0 && longest <= TimeNs{std::numeric_limits<std::uint32_t>::max()}) select_medians(std::uint32_t{});
+  else select_medians(TimeNs{});
 
   std::vector<Hotspot> hot;
   hot.reserve(ids.size());
+  std::array<DurationStats, kKernelCategoryCount> by_category{};
   for (std::uint32_t id = 0; id < ids.size(); ++id) {
     const Acc& a = acc[id];
     if (a.count == 0) continue;
@@ -121,20 +175,26 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
     h.stats.min = a.min;
     h.stats.max = a.max;
     h.stats.mean = a.total / static_cast<TimeNs>(a.count);
-    h.stats.median = select_kth(durations.span(offset[id], a.count), (a.count - 1) / 2);
+    h.stats.median = medians[id];
     h.share = ratio(a.total, gpu_time);
     h.tensor_cores = is_tensor_core_kernel(h.name);
+    DurationStats& cs = by_category[static_cast<int>(h.category)];
+    cs.min = cs.count ? std::min(cs.min, a.min) : a.min;
+    cs.max = cs.count ? std::max(cs.max, a.max) : a.max;
+    cs.count += a.count;
+    cs.total += a.total;
     hot.push_back(std::move(h));
   }
-  // Per-name selects are done: a category's block may now be reordered.
   for (int c = 0; c < kKernelCategoryCount; ++c) {
-    const std::size_t n = cat_begin[c + 1] - cat_begin[c];
-    if (n == 0) continue;
+    DurationStats& cs = by_category[c];
+    if (cs.count == 0) continue;
+    cs.mean = cs.total / static_cast<TimeNs>(cs.count);
+    cs.median = category_medians[c];
     CategoryTime ct;
     ct.category = static_cast<KernelCategory>(c);
-    ct.stats = summarize(durations.span(cat_begin[c], n));
-    ct.time_ns = ct.stats.total;
-    ct.count = ct.stats.count;
+    ct.stats = cs;
+    ct.time_ns = cs.total;
+    ct.count = cs.count;
     ct.share = ratio(ct.time_ns, gpu_time);
     p->categories.push_back(ct);
   }
@@ -150,75 +210,6 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
 // [SECTION] Launch statistics -----------------------------------------------------------------
 
 namespace {
-
-// The ops of one stream (kernels, memcpys, memsets) in start order: a 3-way
-// merge of the tables' rows on the track. next() gives (start, launching call).
-class StreamOrder {
- public:
-  StreamOrder(const Trace& t, TrackId track)
-      : c_{{&t.kernels().start, &t.kernels().api, t.rows_of(TableId::kernels, track)},
-           {&t.memcpys().start, &t.memcpys().api, t.rows_of(TableId::memcpys, track)},
-           {&t.memsets().start, &t.memsets().api, t.rows_of(TableId::memsets, track)}} {}
-  bool next(TimeNs* start, RowIndex* api) {
-    int best = -1;
-    for (int i = 0; i < 3; ++i)
-      if (!c_[i].rows.empty() && (best < 0 || (*c_[i].start)[c_[i].rows.begin] < (*c_[best].start)[c_[best].rows.begin]))
-        best = i;
-    if (best < 0) return false;
-    const RowIndex r = c_[best].rows.begin++;
-    *start = (*c_[best].start)[r];
-    *api = (*c_[best].api)[r];
-    return true;
-  }
-
- private:
-  struct Cur {
-    const std::vector<TimeNs>* start;
-    const std::vector<RowIndex>* api;
-    RowRange rows;
-  } c_[3];
-};
-
-// HTA's queue length on one stream: +1 when an op is launched, -1 when it
-// starts; the most at any launch. Ops run in launch order on a stream, so two
-// cursors over the stream's ops in start order see the launches in order too;
-// if calls from several threads launched out of order, the launch times are
-// sorted first.
-std::uint32_t max_queue_depth(const Trace& t, TrackId track) {
-  const ApiCallTable& a = t.api_calls();
-  StreamOrder launches(t, track), starts(t, track);
-  TimeNs s = 0, next_start = 0;
-  RowIndex api = kNoRow, start_api = kNoRow;
-  bool have_start = starts.next(&next_start, &start_api);
-  std::uint64_t launched = 0, started = 0, best = 0;
-  TimeNs previous = std::numeric_limits<TimeNs>::min();
-  while (launches.next(&s, &api)) {
-    if (api == kNoRow) continue;
-    const TimeNs l = a.start[api];
-    if (l < previous) {  // out of order: do it the general way
-      std::vector<TimeNs> ls, ss;
-      StreamOrder all(t, track);
-      while (all.next(&s, &api))
-        if (api != kNoRow) ls.push_back(a.start[api]), ss.push_back(s);
-      std::sort(ls.begin(), ls.end());
-      std::size_t j = 0;
-      best = 0;
-      for (std::size_t k = 0; k < ls.size(); ++k) {
-        while (j < ss.size() && ss[j] <= ls[k]) ++j;
-        best = std::max<std::uint64_t>(best, k + 1 > j ? k + 1 - j : 0);
-      }
-      return static_cast<std::uint32_t>(best);
-    }
-    previous = l;
-    ++launched;
-    while (have_start && next_start <= l) {
-      if (start_api != kNoRow) ++started;
-      have_start = starts.next(&next_start, &start_api);
-    }
-    best = std::max(best, launched > started ? launched - started : 0);
-  }
-  return static_cast<std::uint32_t>(best);
-}
 
 // Calls f(launch call row, op start, op end) for every op with a launching
 // call, per stream and table (the device filter is checked once per stream).
@@ -244,38 +235,40 @@ void for_each_launch(const std::vector<RankedTrace>& traces, const AnalysisOptio
 
 }  // namespace
 
-void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, Profile* p) {
+void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, OpTotals& totals, Profile* p) {
   LaunchStats& out = p->launches;
   // CPU launch time, GPU time and launch delay of every launched op, exact,
-  // without storing 3 x 10^7 values: StreamingStats rescans (two or three
-  // scans; the first also counts).
-  enum { kCpu, kGpu, kDelay };
-  StreamingStats stats(3);
-  bool first = true;
-  do {
-    for_each_launch(traces, opt, [&](const ApiCallTable& a, RowIndex c, TimeNs s, TimeNs e) {
-      const TimeNs launch = a.end[c] - a.start[c], delay = s - a.end[c];
-      stats.add(kCpu, launch);
-      stats.add(kGpu, e - s);
-      stats.add(kDelay, delay);
-      if (first) {
-        out.short_kernels += e - s < launch;
-        out.runtime_outliers += launch > 50'000;
-        out.launch_delay_outliers += delay > 100'000;
-      }
-    });
-    stats.end_pass();
-    first = false;
-  } while (!stats.done());
-  out.cpu_launch = stats.stats(kCpu);
-  out.gpu_duration = stats.stats(kGpu);
-  out.launch_delay = stats.stats(kDelay);
+  // without storing 3 x 10^7 values: the stream passes counted them against
+  // the range the device passes' sample bracketed. If a median fell outside
+  // its range (rare), StreamingStats settles it in two or three more scans.
+  enum { kCpu = OpTotals::kCpu, kGpu = OpTotals::kGpu, kDelay = OpTotals::kDelay };
+  std::array<DurationStats, 3> stats;
+  bool settled = true;
+  for (int q = 0; q < 3; ++q) {
+    settled = totals.launch[q].finish() && settled;
+    stats[q] = totals.launch[q].stats();
+  }
+  if (!settled) {
+    StreamingStats again(3);
+    do {
+      for_each_launch(traces, opt, [&](const ApiCallTable& a, RowIndex c, TimeNs s, TimeNs e) {
+        const TimeNs call_end = a.end[c];
+        again.add(kCpu, call_end - a.start[c]);
+        again.add(kGpu, e - s);
+        again.add(kDelay, s - call_end);
+      });
+      again.end_pass();
+    } while (!again.done());
+    for (int q = 0; q < 3; ++q) stats[q] = again.stats(q);
+  }
+  out.short_kernels = totals.short_kernels;
+  out.runtime_outliers = totals.runtime_outliers;
+  out.launch_delay_outliers = totals.launch_delay_outliers;
+  out.cpu_launch = stats[kCpu];
+  out.gpu_duration = stats[kGpu];
+  out.launch_delay = stats[kDelay];
   out.launches = out.cpu_launch.count;
   out.short_kernel_share = out.launches ? double(out.short_kernels) / double(out.launches) : 0.0;
-  for (const RankedTrace& rt : traces)
-    for (TrackId tr = 0; tr < rt.trace->tracks().size(); ++tr)
-      if (on_device(*rt.trace, tr, opt.device))
-        out.max_queue_depth = std::max(out.max_queue_depth, max_queue_depth(*rt.trace, tr));
 }
 
 }  // namespace gpuscope::detail

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -11,7 +12,6 @@ namespace gpuscope {
 namespace {
 
 constexpr int kHalf = StreamingStats::kHalf;
-int bucket_of(TimeNs v) { return StreamingStats::log_bucket(v); }
 
 // The values bucket_of() maps to bucket b: [*lo, *hi].
 void bucket_range(int b, TimeNs* lo, TimeNs* hi) {
@@ -37,22 +37,53 @@ void bucket_range(int b, TimeNs* lo, TimeNs* hi) {
 }  // namespace
 
 TimeNs select_kth(std::span<TimeNs> values, std::size_t k) {
-  const std::size_t n = values.size();
-  if (n < 4096) {
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
-    return values[k];
+  if (values.size() < 4096) return select_kth(values, k, 0, 0);
+  TimeNs lo = values[0], hi = values[0];
+  for (TimeNs v : values) lo = std::min(lo, v), hi = std::max(hi, v);
+  return select_kth(values, k, lo, hi);
+}
+
+namespace {
+
+// Each round: 4096 linear buckets over [lo, hi] (a 16 KiB histogram that
+// stays in L1; one subtract and shift per value), move the bucket holding the
+// k-th value to the front (in place: no memory), and narrow [lo, hi] to it.
+// A round shrinks the range 4096-fold, so even values spread over all of
+// int64 need at most 6; typical durations need one.
+template <class T>
+T select_in_range(std::span<T> values, std::size_t k, T lo, T hi) {
+  constexpr int kBits = 12;
+  std::array<std::uint32_t, std::size_t{1} << kBits> count;
+  while (values.size() >= 4096 && lo < hi) {
+    const std::uint64_t base = static_cast<std::uint64_t>(lo);
+    const std::uint64_t range = static_cast<std::uint64_t>(hi) - base;
+    const int shift = std::max(0, static_cast<int>(std::bit_width(range)) - kBits);
+    count.fill(0);
+    for (T v : values) ++count[(static_cast<std::uint64_t>(v) - base) >> shift];
+    std::size_t bucket = 0, before = 0;
+    while (before + count[bucket] <= k) before += count[bucket++];
+    const auto in_bucket = [&](T v) { return ((static_cast<std::uint64_t>(v) - base) >> shift) == bucket; };
+    const auto mid = std::partition(values.begin(), values.end(), in_bucket);
+    values = values.first(static_cast<std::size_t>(mid - values.begin()));
+    k -= before;
+    const std::uint64_t new_lo = base + (std::uint64_t{bucket} << shift);
+    const std::uint64_t width_minus_1 = (std::uint64_t{1} << shift) - 1;
+    lo = static_cast<T>(new_lo);
+    hi = static_cast<std::uint64_t>(hi) - new_lo < width_minus_1 ? hi : static_cast<T>(new_lo + width_minus_1);
   }
-  // One pass to find the bucket holding the k-th value, one to move that
-  // bucket's values to the front (in place: no memory), then select among them.
-  std::array<std::uint32_t, 2 * kHalf> count{};
-  for (TimeNs v : values) ++count[static_cast<std::size_t>(bucket_of(v))];
-  std::size_t bucket = 0, before = 0;
-  while (before + count[bucket] <= k) before += count[bucket++];
-  const int wanted = static_cast<int>(bucket);
-  const auto mid = std::partition(values.begin(), values.end(), [&](TimeNs v) { return bucket_of(v) == wanted; });
-  const std::size_t kk = k - before;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(kk), mid);
-  return values[kk];
+  if (lo == hi && values.size() >= 4096) return lo;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+  return values[k];
+}
+
+}  // namespace
+
+TimeNs select_kth(std::span<TimeNs> values, std::size_t k, TimeNs lo, TimeNs hi) {
+  return select_in_range(values, k, lo, hi);
+}
+
+std::uint32_t select_kth(std::span<std::uint32_t> values, std::size_t k, std::uint32_t lo, std::uint32_t hi) {
+  return select_in_range(values, k, lo, hi);
 }
 
 DurationStats summarize(std::span<TimeNs> values) {
@@ -67,7 +98,7 @@ DurationStats summarize(std::span<TimeNs> values) {
     s.max = std::max(s.max, v);
   }
   s.mean = s.total / static_cast<TimeNs>(s.count);
-  s.median = select_kth(values, (values.size() - 1) / 2);
+  s.median = select_kth(values, (values.size() - 1) / 2, s.min, s.max);
   return s;
 }
 
@@ -84,10 +115,59 @@ DurationStats merge_approx(const DurationStats& a, const DurationStats& b) {
   return s;
 }
 
+// [SECTION] BracketMedian
+
+void BracketMedian::bracket() {
+  const std::size_t m = sample_.size();
+  if (m < 2048) {  // a small job: keep every value (under 2048 * kStride of them, or the sampling was sparse)
+    lo_ = std::numeric_limits<TimeNs>::min();
+    hi_ = std::numeric_limits<TimeNs>::max();
+  } else {
+    const double d = 2.0 / std::sqrt(static_cast<double>(m));
+    const auto rank = [&](double q) {
+      return std::min(m - 1, static_cast<std::size_t>(std::max(0.0, q * static_cast<double>(m - 1))));
+    };
+    const std::size_t a = rank(0.5 - d), b = rank(0.5 + d);
+    std::nth_element(sample_.begin(), sample_.begin() + static_cast<std::ptrdiff_t>(a), sample_.end());
+    lo_ = sample_[a];
+    std::nth_element(sample_.begin() + static_cast<std::ptrdiff_t>(a), sample_.begin() + static_cast<std::ptrdiff_t>(b),
+                     sample_.end());
+    hi_ = sample_[b];
+  }
+  keep_ = lo_ < hi_;  // one value: count it, no need to keep it
+  std::vector<TimeNs>().swap(sample_);
+}
+
+bool BracketMedian::finish() {
+  if (stats_.count == 0) {
+    stats_ = {};
+    return true;
+  }
+  stats_.mean = stats_.total / static_cast<TimeNs>(stats_.count);
+  const std::uint64_t k = (stats_.count - 1) / 2;
+  const std::uint64_t inside = keep_ ? kept_.size() : inside_;
+  const bool found = !overflow_ && k >= below_ && k < below_ + inside;
+  if (found) {
+    if (!keep_) {
+      stats_.median = lo_;
+    } else {
+      const auto kk = static_cast<std::ptrdiff_t>(k - below_);
+      std::nth_element(kept_.begin(), kept_.begin() + kk, kept_.end());
+      stats_.median = kept_[static_cast<std::size_t>(kk)];
+    }
+  }
+  std::vector<TimeNs>().swap(kept_);
+  return found;
+}
+
 // [SECTION] StreamingStats
 
 StreamingStats::StreamingStats(std::size_t quantities) : q_(quantities) {
-  for (Quantity& x : q_) x.count.assign(2 * kHalf, 0);
+  for (Quantity& x : q_) {
+    x.count.assign(2 * kHalf, 0);
+    x.stats.min = std::numeric_limits<TimeNs>::max();
+    x.stats.max = std::numeric_limits<TimeNs>::min();
+  }
 }
 
 void StreamingStats::end_pass() {
@@ -95,6 +175,7 @@ void StreamingStats::end_pass() {
     if (x.resolved) continue;
     if (first_) {
       if (x.stats.count == 0) {
+        x.stats.min = x.stats.max = 0;
         x.resolved = true;
         continue;
       }
@@ -122,19 +203,21 @@ void StreamingStats::end_pass() {
       x.lo = static_cast<TimeNs>(lo);
       x.hi = static_cast<TimeNs>(lo + std::min(span, width - 1));
     }
+    const std::uint64_t span = static_cast<std::uint64_t>(x.hi) - static_cast<std::uint64_t>(x.lo);
     if (x.lo == x.hi) {
       x.stats.median = x.lo;
       x.resolved = true;
-    } else if (in_bucket <= kKeep) {
+    } else if (in_bucket <= kKeep && (in_bucket <= kLinear / 4 || span >= kLinear)) {
       x.collecting = true;
       x.kept.reserve(in_bucket);
     } else {
-      // Linear buckets over [lo, hi]: as narrow as 2 * kHalf of them allow.
-      const std::uint64_t span = static_cast<std::uint64_t>(x.hi) - static_cast<std::uint64_t>(x.lo);
+      // Linear buckets over [lo, hi], as narrow as kLinear of them allow:
+      // one ns wide when the range is under kLinear ns (durations under
+      // ~4 ms), so the next scan settles the median without keeping values.
       x.shift = 0;
-      while ((span >> x.shift) >= 2 * kHalf) ++x.shift;
+      while ((span >> x.shift) >= kLinear) ++x.shift;
       ++x.level;
-      std::fill(x.count.begin(), x.count.end(), 0);
+      x.count.assign(kLinear, 0);
     }
   }
   first_ = false;

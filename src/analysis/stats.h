@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -12,9 +13,14 @@
 namespace gpuscope {
 
 // The k-th smallest value (0-based) of `values`, which it reorders. Exact:
-// a histogram pass narrows the search to one bucket, then nth_element on it,
+// histogram passes narrow the search to one bucket, then nth_element on it,
 // so it stays linear with a small constant even for 10^7 values.
 TimeNs select_kth(std::span<TimeNs> values, std::size_t k);
+// The same when the caller knows the smallest and largest value (lo, hi):
+// saves the pass that finds them.
+TimeNs select_kth(std::span<TimeNs> values, std::size_t k, TimeNs lo, TimeNs hi);
+// … and for values that fit 32 bits (durations under 4.29 s: half the memory).
+std::uint32_t select_kth(std::span<std::uint32_t> values, std::size_t k, std::uint32_t lo, std::uint32_t hi);
 
 // Statistics of `values` (reordered). The median of an even count is the
 // lower of the two middle values, so it is always an observed duration.
@@ -25,13 +31,53 @@ DurationStats summarize(std::span<TimeNs> values);
 // median summarize the pooled values instead).
 DurationStats merge_approx(const DurationStats& a, const DurationStats& b);
 
+// Exact statistics of a quantity seen in two scans, the first of them cheap:
+// the first scan gives sample() one value in every kStride or so (the caller
+// picks which), the second gives add() every value. In between, bracket()
+// picks from the sample a value range that holds the median with near
+// certainty (the sample's quantiles 0.5 -/+ 2/sqrt(sample size)), so the
+// second scan only counts the values outside it and keeps the few inside;
+// finish() selects the median among those. When the sample misled (a pattern
+// in the data aliased with the sampling) or the range held more than kKeep
+// values, finish() says so and the median is left to the caller
+// (StreamingStats over more scans): exact either way.
+class BracketMedian {
+ public:
+  static constexpr std::uint32_t kStride = 61;   // a prime: unlikely to alias with a period of the data
+  static constexpr std::size_t kKeep = std::size_t{1} << 20;
+
+  void sample(TimeNs v) { sample_.push_back(v); }
+  void bracket();
+  void add(TimeNs v) {
+    ++stats_.count;
+    stats_.total += v;
+    stats_.min = v < stats_.min ? v : stats_.min;
+    stats_.max = v > stats_.max ? v : stats_.max;
+    if (v < lo_) ++below_;
+    else if (v > hi_) ++above_;
+    else if (!keep_) ++inside_;
+    else if (kept_.size() < kKeep) kept_.push_back(v);
+    else overflow_ = true;
+  }
+  // count/total/min/max/mean, and the median when it returns true.
+  bool finish();
+  const DurationStats& stats() const { return stats_; }
+
+ private:
+  std::vector<TimeNs> sample_, kept_;
+  TimeNs lo_ = 0, hi_ = -1;
+  bool keep_ = true, overflow_ = false;
+  std::uint64_t below_ = 0, above_ = 0, inside_ = 0;
+  DurationStats stats_{0, 0, std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::min(), 0, 0};
+};
+
 // Exact statistics of several quantities whose values can be produced again
 // (a scan over trace columns), without storing them: each scan feeds every
 // value to add(); after it, end_pass() narrows each median to a value range
 // (a log-linear histogram, then linear ones inside the chosen bucket) until
 // one value is left or few enough to keep, which the last scan collects.
-// Typically two or three scans; memory: 32 KiB per quantity plus at most
-// kKeep values.
+// Typically two scans; memory: 256 KiB per quantity plus at most kKeep
+// values.
 //
 //   StreamingStats s(3);
 //   do { for (each value v of quantity q) s.add(q, v); s.end_pass(); } while (!s.done());
@@ -40,14 +86,14 @@ class StreamingStats {
   explicit StreamingStats(std::size_t quantities);
   void add(std::size_t q, TimeNs v) {
     Quantity& x = q_[q];
-    if (first_) x.first(v);
-    if (x.resolved) return;
-    if (x.level == 0 && !x.collecting) {
+    if (first_) {  // the first scan: totals and the log-linear histogram, for every quantity
+      x.first(v);
       ++x.count[static_cast<std::size_t>(log_bucket(v))];
-    } else if (v >= x.lo && v <= x.hi) {
-      if (x.collecting) x.kept.push_back(v);
-      else ++x.count[(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(x.lo)) >> x.shift];
+      return;
     }
+    if (x.resolved || v < x.lo || v > x.hi) return;
+    if (x.collecting) x.kept.push_back(v);
+    else ++x.count[(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(x.lo)) >> x.shift];
   }
   void end_pass();
   bool done() const;
@@ -55,6 +101,7 @@ class StreamingStats {
   const DurationStats& stats(std::size_t q) const { return q_[q].stats; }
 
   static constexpr std::size_t kKeep = std::size_t{1} << 20;
+  static constexpr std::uint64_t kLinear = std::uint64_t{1} << 16;  // buckets of the narrowing scans
 
   // An order-preserving log-linear bucket of an int64: 64 buckets per power
   // of two (six bits after the leading one), negatives mirrored below zero.
@@ -81,8 +128,8 @@ class StreamingStats {
     std::size_t k = 0;         // rank of the median among the values in [lo, hi]
     std::vector<std::uint32_t> count;
     std::vector<TimeNs> kept;
+    // min/max start at the far ends (end_pass() zeroes them for no values).
     void first(TimeNs v) {
-      if (stats.count == 0) stats.min = stats.max = v;
       ++stats.count;
       stats.total += v;
       stats.min = v < stats.min ? v : stats.min;

@@ -129,16 +129,22 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
     ++last->ops;
   };
   const KernelTable& k = t.kernels();
+  auto visit = [&](OpRef op) {
+    TrackId track;
+    TimeNs end;
+    switch (op.table) {
+      case OpTable::kernel: track = k.track[op.row], end = k.end[op.row]; break;
+      case OpTable::memcpy: track = t.memcpys().track[op.row], end = t.memcpys().end[op.row]; break;
+      case OpTable::memset: track = t.memsets().track[op.row], end = t.memsets().end[op.row]; break;
+      default: return;
+    }
+    add(track, end);
+  };
+  const bool extras = t.has_extra_ops();
   for (RowIndex i = rows.begin; i < rows.end; ++i) {
     if (a.start[i] < s.range.start || a.start[i] >= s.range.end) continue;
-    t.for_each_op_of(i, [&](OpRef op) {
-      switch (op.table) {
-        case OpTable::kernel: add(k.track[op.row], k.end[op.row]); break;
-        case OpTable::memcpy: add(t.memcpys().track[op.row], t.memcpys().end[op.row]); break;
-        case OpTable::memset: add(t.memsets().track[op.row], t.memsets().end[op.row]); break;
-        case OpTable::none: break;
-      }
-    });
+    if (extras) t.for_each_op_of(i, visit);
+    else visit(OpRef{static_cast<OpTable>(a.op_table[i]), a.op_row[i]});
   }
   return {found.begin(), found.end()};
 }

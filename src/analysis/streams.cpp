@@ -1,11 +1,12 @@
 // Per stream and per host thread: idle time by cause, host synchronizations,
 // copies.
 //
-// [SECTION] Idle by cause per stream
+// [SECTION] Idle by cause and queue depth per stream
 // [SECTION] Host synchronizations
 // [SECTION] Copies
 // [SECTION] Entry point
 #include <algorithm>
+#include <limits>
 
 #include "analysis/detail/context.h"
 
@@ -20,47 +21,119 @@ namespace {
 template <class F>
 void for_each_op_in_order(const Trace& t, TrackId track, F&& f) {
   struct Cur {
-    const std::vector<TimeNs>* start;
-    const std::vector<TimeNs>* end;
-    const std::vector<RowIndex>* api;
+    const TimeNs* start;
+    const TimeNs* end;
+    const RowIndex* api;
     RowRange rows;
   };
-  Cur c[3] = {{&t.kernels().start, &t.kernels().end, &t.kernels().api, t.rows_of(TableId::kernels, track)},
-              {&t.memcpys().start, &t.memcpys().end, &t.memcpys().api, t.rows_of(TableId::memcpys, track)},
-              {&t.memsets().start, &t.memsets().end, &t.memsets().api, t.rows_of(TableId::memsets, track)}};
+  Cur c[3] = {{t.kernels().start.data(), t.kernels().end.data(), t.kernels().api.data(), t.rows_of(TableId::kernels, track)},
+              {t.memcpys().start.data(), t.memcpys().end.data(), t.memcpys().api.data(), t.rows_of(TableId::memcpys, track)},
+              {t.memsets().start.data(), t.memsets().end.data(), t.memsets().api.data(), t.rows_of(TableId::memsets, track)}};
+  // One table only (most streams): no merge.
+  for (int i = 0; i < 3; ++i) {
+    if (c[(i + 1) % 3].rows.empty() && c[(i + 2) % 3].rows.empty()) {
+      for (RowIndex r = c[i].rows.begin; r < c[i].rows.end; ++r) f(c[i].start[r], c[i].end[r], c[i].api[r]);
+      return;
+    }
+  }
   for (;;) {
     int best = -1;
     for (int i = 0; i < 3; ++i)
-      if (!c[i].rows.empty() && (best < 0 || (*c[i].start)[c[i].rows.begin] < (*c[best].start)[c[best].rows.begin]))
+      if (!c[i].rows.empty() && (best < 0 || c[i].start[c[i].rows.begin] < c[best].start[c[best].rows.begin]))
         best = i;
     if (best < 0) return;
     const RowIndex r = c[best].rows.begin++;
-    f((*c[best].start)[r], (*c[best].end)[r], (*c[best].api)[r]);
+    f(c[best].start[r], c[best].end[r], c[best].api[r]);
   }
 }
 
-void idle_by_stream(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p) {
+// HTA's queue length on one stream, +1 when an op is launched and -1 when it
+// starts, the most at any launch; fed the stream's ops in start order (ops
+// run in launch order on a stream, so that is launch order too). The ops
+// launched and not started yet wait in a FIFO of their start times; an op
+// whose GPU start precedes its own launch call (clock skew) counts as
+// started. add() returns false once launches come out of order (calls from
+// several threads): then general_queue_depth() sorts the launch times.
+class QueueDepth {
+ public:
+  bool add(TimeNs start, TimeNs launch) {
+    if (launch < previous_) return false;
+    previous_ = launch;
+    pending_.push_back(start);
+    while (head_ < pending_.size() && pending_[head_] <= launch) ++head_;  // started by this launch
+    best_ = std::max<std::uint64_t>(best_, pending_.size() - head_);
+    if (head_ == pending_.size()) {
+      pending_.clear(), head_ = 0;
+    } else if (head_ > 4096 && head_ * 2 > pending_.size()) {  // keep the FIFO as long as the queue
+      pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+    return true;
+  }
+  std::uint32_t max_depth() const { return static_cast<std::uint32_t>(best_); }
+
+ private:
+  std::vector<TimeNs> pending_;
+  std::size_t head_ = 0;
+  TimeNs previous_ = std::numeric_limits<TimeNs>::min();
+  std::uint64_t best_ = 0;
+};
+
+std::uint32_t general_queue_depth(const Trace& t, TrackId track) {
+  std::vector<TimeNs> ls, ss;
+  for_each_op_in_order(t, track, [&](TimeNs start, TimeNs, RowIndex api) {
+    if (api != kNoRow) ls.push_back(t.api_calls().start[api]), ss.push_back(start);
+  });
+  std::sort(ls.begin(), ls.end());
+  std::size_t j = 0;
+  std::uint64_t best = 0;
+  for (std::size_t k = 0; k < ls.size(); ++k) {
+    while (j < ss.size() && ss[j] <= ls[k]) ++j;
+    best = std::max<std::uint64_t>(best, k + 1 > j ? k + 1 - j : 0);
+  }
+  return static_cast<std::uint32_t>(best);
+}
+
+// Per stream, ops in start order: idle by cause, HTA's queue depth, and the
+// launch statistics' full scan (OpTotals::launch, bracketed by the device
+// passes' sample).
+void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p) {
   const Trace& t = *rt.trace;
+  const ApiCallTable& a = t.api_calls();
+  auto& launch = totals.launch;
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (!on_device(t, tr, opt.device)) continue;
     IdleByCause row;
     row.rank = rt.rank;
     row.device = t.tracks()[tr].device;
     row.stream = t.tracks()[tr].stream;
-    bool first = true, any = false;
+    bool first = true, any = false, in_order = true;
     TimeNs busy_until = 0;
+    QueueDepth queue;
     for_each_op_in_order(t, tr, [&](TimeNs start, TimeNs end, RowIndex api) {
       any = true;
       if (!first && start > busy_until) {
         const TimeNs gap = start - busy_until;
-        if (api != kNoRow && t.api_calls().start[api] > busy_until) row.host_wait_ns += gap;
+        if (api != kNoRow && a.start[api] > busy_until) row.host_wait_ns += gap;
         else if (gap < opt.consecutive_kernel_delay_ns) row.kernel_wait_ns += gap;
         else row.other_ns += gap;
       }
       busy_until = first ? end : std::max(busy_until, end);
       first = false;
+      if (api == kNoRow) return;
+      const TimeNs call_start = a.start[api], call_end = a.end[api];
+      in_order = in_order && queue.add(start, call_start);
+      const TimeNs cpu = call_end - call_start, gpu = end - start, delay = start - call_end;
+      launch[OpTotals::kCpu].add(cpu);
+      launch[OpTotals::kGpu].add(gpu);
+      launch[OpTotals::kDelay].add(delay);
+      totals.short_kernels += gpu < cpu;
+      totals.runtime_outliers += cpu > 50'000;
+      totals.launch_delay_outliers += delay > 100'000;
     });
     if (any) p->idle.push_back(row);
+    p->launches.max_queue_depth =
+        std::max(p->launches.max_queue_depth, in_order ? queue.max_depth() : general_queue_depth(t, tr));
   }
 }
 
@@ -162,8 +235,8 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
 
 // [SECTION] Entry point ---------------------------------------------------------------------------
 
-void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evidence* ev) {
-  idle_by_stream(rt, opt, p);
+void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev) {
+  per_stream(rt, opt, totals, p);
   host_syncs(rt, opt, p);
   copies(rt, opt, p, ev);
 }

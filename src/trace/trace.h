@@ -211,6 +211,10 @@ class Trace {
     for (; it != extra_ops_.end() && it->api_row == api_row; ++it) f(it->op);
   }
 
+  // Whether some API call launched more than one op (graph launches): when
+  // not, an API call's ops are just api_calls().op_table/op_row.
+  bool has_extra_ops() const { return !extra_ops_.empty(); }
+
   // Earliest start and latest end over every table (0, 0 when empty).
   TimeNs begin_time() const { return begin_time_; }
   TimeNs end_time() const { return end_time_; }

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
+#include <numeric>
 #include <random>
 
 #include "analysis/stats.h"
@@ -170,6 +172,105 @@ TEST(Stats, SelectKthMatchesSortingForSmallAndLargeInputs) {
   }
   std::vector<TimeNs> same(10000, 42);
   EXPECT_EQ(select_kth(same, 5000), 42);
+}
+
+// The bucket rounds on inputs that stress them: extremes of int64 (the range
+// needs every round), a few huge outliers over a narrow band (the first round
+// puts nearly everything in one bucket), many duplicates, and the overload
+// that is given the minimum and maximum.
+TEST(Stats, SelectKthNarrowsSkewedAndExtremeInputs) {
+  std::mt19937_64 rng(10);
+  std::vector<std::vector<TimeNs>> inputs;
+  {
+    std::vector<TimeNs> v(50000);
+    for (TimeNs& x : v) x = static_cast<TimeNs>(rng());  // all of int64
+    v[1] = std::numeric_limits<TimeNs>::min();
+    v[2] = std::numeric_limits<TimeNs>::max();
+    inputs.push_back(v);
+  }
+  {
+    std::vector<TimeNs> v(60000);
+    for (TimeNs& x : v) x = 1'000 + static_cast<TimeNs>(rng() % 50);  // a narrow band…
+    for (int i = 0; i < 5; ++i) v[rng() % v.size()] = std::numeric_limits<TimeNs>::max() - i;  // …and outliers
+    v[7] = -5;
+    inputs.push_back(v);
+  }
+  {
+    std::vector<TimeNs> v(20000);
+    for (TimeNs& x : v) x = static_cast<TimeNs>(rng() % 3);  // duplicates only
+    inputs.push_back(v);
+  }
+  for (const auto& v : inputs) {
+    auto sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t k : {std::size_t{0}, std::size_t{1}, v.size() / 3, (v.size() - 1) / 2, v.size() - 2, v.size() - 1}) {
+      auto a = v;
+      EXPECT_EQ(select_kth(a, k), sorted[k]) << "n=" << v.size() << " k=" << k;
+      auto b = v;
+      EXPECT_EQ(select_kth(b, k, sorted.front(), sorted.back()), sorted[k]) << "n=" << v.size() << " k=" << k;
+    }
+  }
+}
+
+// BracketMedian against sorting: a sample of one value in kStride brackets the
+// median, the second scan keeps only what falls inside. Spread values, a
+// single repeated value (counted, not kept), a small input (kept whole), a
+// sample that aliases with a period of the data (finish() says it missed),
+// and more values inside the bracket than it may keep.
+TEST(Stats, BracketMedianIsExactOrSaysItMissed) {
+  auto run = [](const std::vector<TimeNs>& v, std::size_t stride, DurationStats* out) {
+    BracketMedian m;
+    for (std::size_t i = 0; i < v.size(); i += stride) m.sample(v[i]);
+    m.bracket();
+    for (TimeNs x : v) m.add(x);
+    const bool ok = m.finish();
+    *out = m.stats();
+    return ok;
+  };
+  auto expect_exact = [&](std::vector<TimeNs> v, std::size_t stride, const char* what) {
+    DurationStats got;
+    ASSERT_TRUE(run(v, stride, &got)) << what;
+    std::sort(v.begin(), v.end());
+    EXPECT_EQ(got.count, v.size()) << what;
+    EXPECT_EQ(got.min, v.front()) << what;
+    EXPECT_EQ(got.max, v.back()) << what;
+    EXPECT_EQ(got.total, std::accumulate(v.begin(), v.end(), TimeNs{0})) << what;
+    EXPECT_EQ(got.median, v[(v.size() - 1) / 2]) << what;
+  };
+  std::mt19937_64 rng(12);
+  {
+    std::vector<TimeNs> v(400'000);
+    for (TimeNs& x : v) x = static_cast<TimeNs>(rng() % 1'000'000) - 1'000;
+    expect_exact(v, BracketMedian::kStride, "spread");
+  }
+  expect_exact(std::vector<TimeNs>(300'000, 4'200), BracketMedian::kStride, "one value");
+  {
+    std::vector<TimeNs> v(3'000);
+    for (TimeNs& x : v) x = static_cast<TimeNs>(rng() % 100);
+    expect_exact(v, BracketMedian::kStride, "small");
+  }
+  {
+    // Every kStride-th value is large, the rest small: the sample sees only
+    // large ones, the bracket misses the median.
+    std::vector<TimeNs> v(300'000);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = i % BracketMedian::kStride == 0 ? 1'000'000 : 50 + static_cast<TimeNs>(i % 7);
+    DurationStats got;
+    EXPECT_FALSE(run(v, BracketMedian::kStride, &got));
+    EXPECT_EQ(got.count, v.size());  // the rest is still exact
+    EXPECT_EQ(got.max, 1'000'000);
+  }
+  {
+    // A sample of 2,100 spread values brackets a range that 2.1M values fall in.
+    std::vector<TimeNs> v;
+    for (int i = 0; i < 2'100; ++i) v.push_back(i);
+    std::vector<TimeNs> all = v;
+    for (int i = 0; i < 2'100'000; ++i) all.push_back(1'050);
+    BracketMedian m;
+    for (TimeNs x : v) m.sample(x);
+    m.bracket();
+    for (TimeNs x : all) m.add(x + (x == 1'050 ? static_cast<TimeNs>(rng() % 3) : 0));
+    EXPECT_FALSE(m.finish());
+  }
 }
 
 // StreamingStats against sorting: the same count/total/min/max/mean/median as

@@ -1,8 +1,13 @@
 // Every metric of analyze() on small traces whose numbers are worked out by
 // hand in the comments.
+#include <map>
+#include <numeric>
+#include <random>
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "analysis/analyze.h"
+#include "analysis/stats.h"
 #include "trace_factory.h"
 
 namespace gpuscope {
@@ -101,6 +106,52 @@ TEST(Metrics, HotspotStatisticsAreExact) {
   EXPECT_DOUBLE_EQ(h.share, 150.0 / 155);
 }
 
+// Many kernels per name (the bucketed select), three names in two categories,
+// checked against sorting; once with durations that fit 32 bits and once with
+// a fifth of them just over 2^32 ns (the 64-bit path: truncated to 32 bits,
+// they would move the medians).
+TEST(Metrics, HotspotAndCategoryMediansMatchSortingAtScale) {
+  for (const bool long_kernel : {false, true}) {
+    std::mt19937_64 rng(long_kernel ? 5 : 4);
+    TraceFactory f;
+    const char* names[] = {"volta_sgemm_128x64_nn", "ampere_sgemm_64x32_tn", "vectorized_elementwise_kernel"};
+    std::map<std::string, std::vector<TimeNs>> by_name;
+    TimeNs t = 0;
+    for (int i = 0; i < 15000; ++i) {
+      const char* name = names[rng() % 3];
+      TimeNs d = 1'000 + static_cast<TimeNs>(rng() % (i % 2 ? 100'000 : 3'000));
+      if (long_kernel && i % 5 == 0) d = (TimeNs{1} << 32) + static_cast<TimeNs>(rng() % 1'000);  // would wrap in 32 bits
+      f.kernel(0, 7, name, t, t + d);
+      by_name[name].push_back(d);
+      t += d + 10;
+    }
+    const Trace tr = f.build();
+    const Profile p = analyze(tr);
+    ASSERT_EQ(p.hotspots.size(), 3u);
+    std::map<KernelCategory, std::vector<TimeNs>> by_category;
+    for (const Hotspot& h : p.hotspots) {
+      auto v = by_name.at(h.name);
+      by_category[h.category].insert(by_category[h.category].end(), v.begin(), v.end());
+      std::sort(v.begin(), v.end());
+      EXPECT_EQ(h.stats.count, v.size()) << h.name;
+      EXPECT_EQ(h.stats.min, v.front()) << h.name;
+      EXPECT_EQ(h.stats.max, v.back()) << h.name;
+      EXPECT_EQ(h.stats.median, v[(v.size() - 1) / 2]) << h.name << " long=" << long_kernel;
+      EXPECT_EQ(h.stats.total, std::accumulate(v.begin(), v.end(), TimeNs{0})) << h.name;
+    }
+    ASSERT_EQ(p.categories.size(), by_category.size());
+    for (const CategoryTime& c : p.categories) {
+      auto v = by_category.at(c.category);
+      std::sort(v.begin(), v.end());
+      EXPECT_EQ(c.count, v.size());
+      EXPECT_EQ(c.stats.min, v.front());
+      EXPECT_EQ(c.stats.max, v.back());
+      EXPECT_EQ(c.stats.median, v[(v.size() - 1) / 2]) << "long=" << long_kernel;
+      EXPECT_EQ(c.time_ns, std::accumulate(v.begin(), v.end(), TimeNs{0}));
+    }
+  }
+}
+
 TEST(Metrics, IdleByCauseFollowsHtaRulesPerStream) {
   TraceFactory f;
   // stream 7: a [0,100); b [200,300) launched at 50 (< 100: not host wait) -> gap 100 >= 30 µs? no: 100 ns < 30 µs -> kernel wait
@@ -137,6 +188,70 @@ TEST(Metrics, LaunchStatisticsAndQueueDepth) {
   for (int i = 0; i < 5; ++i) f.kernel(0, 7, "k", 1000 + i * 100, 1000 + i * 100 + 100, i * 10, 5);
   const Trace t2 = f.build();
   EXPECT_EQ(analyze(t2).launches.max_queue_depth, 5u);
+}
+
+// Launch statistics when the sampled ops mislead the bracket: every
+// kStride-th kernel (the ones the device pass samples) runs long, the rest
+// short; the medians still come out exact (StreamingStats' extra scans).
+TEST(Metrics, LaunchMediansStayExactWhenTheSampleMisleads) {
+  TraceFactory f;
+  std::vector<TimeNs> gpu;
+  TimeNs t = 0;
+  for (std::uint32_t i = 0; i < 200'000; ++i) {
+    const TimeNs d = i % BracketMedian::kStride == 0 ? 90'000 : 1'000 + (i % 13);
+    f.kernel(0, 7, "k", t + 20'000, t + 20'000 + d, t, 5'000);
+    gpu.push_back(d);
+    t += d + 30'000;
+  }
+  const Trace tr = f.build();
+  const LaunchStats l = analyze(tr).launches;
+  std::sort(gpu.begin(), gpu.end());
+  EXPECT_EQ(l.launches, gpu.size());
+  EXPECT_EQ(l.gpu_duration.median, gpu[(gpu.size() - 1) / 2]);
+  EXPECT_EQ(l.gpu_duration.max, 90'000);
+  EXPECT_EQ(l.cpu_launch.median, 5'000);
+  EXPECT_EQ(l.launch_delay.median, 15'000);
+}
+
+// Queue depth against its definition (the most launched-but-not-started ops at
+// any launch), on random streams: launches in order, then from two threads
+// out of order (the general path), a queue deep enough for the FIFO to be
+// compacted, and a stream mixing kernels with memsets (the merge).
+TEST(Metrics, QueueDepthMatchesItsDefinition) {
+  auto brute = [](std::vector<TimeNs> launches, std::vector<TimeNs> starts) {
+    std::sort(launches.begin(), launches.end());
+    std::sort(starts.begin(), starts.end());
+    std::uint64_t best = 0;
+    for (std::size_t k = 0; k < launches.size(); ++k) {
+      const auto started = static_cast<std::uint64_t>(std::upper_bound(starts.begin(), starts.end(), launches[k]) - starts.begin());
+      best = std::max<std::uint64_t>(best, k + 1 > started ? k + 1 - started : 0);
+    }
+    return best;
+  };
+  for (int variant = 0; variant < 4; ++variant) {
+    std::mt19937_64 rng(100 + variant);
+    TraceFactory f;
+    std::vector<TimeNs> launches, starts;
+    TimeNs launch = 0, gpu = 0;
+    const int n = variant == 2 ? 12000 : 3000;
+    for (int i = 0; i < n; ++i) {
+      launch += 1'000 + static_cast<TimeNs>(rng() % 2'000);
+      // Variant 2: the GPU is far behind (a deep queue), then catches up.
+      const TimeNs run = variant == 2 && i < 9000 ? 20'000 : 300 + static_cast<TimeNs>(rng() % 4'000);
+      gpu = std::max(gpu, launch + 5'000 + 100);
+      TimeNs api = launch;
+      // Variant 1: every third call from another thread, a little late or early.
+      if (variant == 1 && i % 3 == 0) api = launch - 1'500 + static_cast<TimeNs>(rng() % 3'000);
+      const std::uint32_t tid = variant == 1 && i % 3 == 0 ? 2 : 1;
+      if (variant == 3 && i % 4 == 0) f.memset(0, 7, gpu, gpu + run, api);
+      else f.kernel(0, 7, "k", gpu, gpu + run, api, 5'000, 1000, tid);
+      launches.push_back(api);
+      starts.push_back(gpu);
+      gpu += run;
+    }
+    const Trace t = f.build();
+    EXPECT_EQ(analyze(t).launches.max_queue_depth, brute(launches, starts)) << "variant " << variant;
+  }
 }
 
 TEST(Metrics, StepsFromNvtxRangesWithTheirBreakdown) {

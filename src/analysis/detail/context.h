@@ -17,6 +17,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/profile.h"
+#include "analysis/stats.h"
 #include "trace/trace.h"
 
 namespace gpuscope::detail {
@@ -38,6 +39,8 @@ class TopRanges {
   void add(TimeRange r, TimeNs weight) {
     total_ += weight;
     ++count_;
+    // Most ops are lighter than the lightest kept one: decided here, inline.
+    if (keep_ == 0 || (items_.size() == keep_ && weight <= items_.front().first)) return;
     push(r, weight);
   }
   void merge(const TopRanges& o) {
@@ -60,7 +63,7 @@ class TopRanges {
  private:
   using Item = std::pair<TimeNs, TimeRange>;
   static bool lighter(const Item& a, const Item& b) { return a.first > b.first; }  // min-heap on weight
-  void push(TimeRange r, TimeNs w) {
+  [[gnu::noinline]] void push(TimeRange r, TimeNs w) {
     if (keep_ == 0) return;
     if (items_.size() < keep_) {
       items_.push_back({w, r});
@@ -102,6 +105,26 @@ struct Evidence {
   std::uint64_t steps_with_optimizer = 0;
 };
 
+// What the device sweep gathers op by op for the job-wide passes (hotspots,
+// launch statistics), so that those do not scan every op again: one pass
+// over the columns instead of three.
+struct OpTotals {
+  struct Name {
+    std::uint64_t count = 0;
+    TimeNs total = 0, min = 0, max = 0;
+    std::uint8_t category = 0;  // KernelCategory
+  };
+  // Per trace of the job, per StringId of a kernel name: its kernels' durations.
+  std::vector<std::vector<Name>> by_name;
+  // CPU launch time, GPU time and launch delay of every op with a launching
+  // call: the device passes sample one op in BracketMedian::kStride, the
+  // stream passes add every op, launch_pass() finishes.
+  enum { kCpu, kGpu, kDelay };
+  std::array<BracketMedian, 3> launch;
+  std::uint32_t countdown = 1;  // ops until the next sampled one
+  std::uint64_t short_kernels = 0, runtime_outliers = 0, launch_delay_outliers = 0;
+};
+
 // [SECTION] Passes (one .cpp each)
 
 // steps.cpp: the steps of one trace (ranges, names, devices; in the trace's
@@ -109,16 +132,21 @@ struct Evidence {
 StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps);
 
 // device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the
-// breakdown of `steps`, GPU idle after host synchronizations, and evidence.
+// breakdown of `steps`, GPU idle after host synchronizations, and evidence;
+// per-name and launch totals into `totals` (this trace's by_name is `names`).
 void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
-                 std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev);
+                 std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
+                 OpTotals* totals, std::vector<OpTotals::Name>* names);
 
-// streams.cpp: idle by cause per stream, host synchronization counts, copies.
-void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evidence* ev);
+// streams.cpp: idle by cause and queue depth per stream, host synchronization
+// counts, copies; every launched op into totals.launch (bracket() called).
+void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev);
 
-// hotspots.cpp: categories, hotspots and launch statistics over all traces.
-void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, Profile* p, Evidence* ev);
-void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, Profile* p);
+// hotspots.cpp: categories, hotspots and launch statistics over all traces,
+// from the totals the device passes gathered (plus the scans exact medians need).
+void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
+                  Profile* p);
+void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, OpTotals& totals, Profile* p);
 
 // findings.cpp
 std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);
