@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -209,7 +210,8 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
     for (TemporalBreakdown& tb : hta) p.temporal_breakdown.push_back(tb);
     rank_rows(rt, devices, steps, &p);
     for (DeviceSummary& d : devices) p.devices.push_back(std::move(d));
-    for (Step& s : steps) p.steps.steps.push_back(std::move(s));
+    if (p.steps.steps.empty()) p.steps.steps = std::move(steps);
+    else std::move(steps.begin(), steps.end(), std::back_inserter(p.steps.steps));
     add_stats(t.meta(), &p);
     if (t.end_time() > t.begin_time() || t.kernels().size()) {
       const TimeRange w = rt.shift({t.begin_time(), t.end_time()});

@@ -423,24 +423,26 @@ struct Sweep {
       find_next_start();
     };
     find_next_start();
-    for (;;) {
-      if (s < 0 && flying.empty()) break;
-      // Ends before starts at the same instant: touching ops do not overlap.
-      const bool ending = !flying.empty() && flying.back().end <= next_start;
-      const TimeNs at = ending ? flying.back().end : next_start;
+    // Moves the sweep to `at`: everything that happens at `now` has happened,
+    // so the conditions the evidence follows are evaluated once per instant,
+    // not per event.
+    auto move_to = [&](TimeNs at) {
       if (at > now) {
-        // Everything that happens at `now` has happened: the conditions the
-        // evidence follows are evaluated once per instant, not per event.
         states(now);
         if (started) segment(now, at);
         now = at;
       }
-
-      if (ending) {
+    };
+    for (;;) {
+      // Ends before starts at the same instant: touching ops do not overlap.
+      while (!flying.empty() && flying.back().end <= next_start) {
+        move_to(flying.back().end);
         n.remove(flying.back().cls);
         flying.pop_back();
-        continue;
       }
+      if (s < 0) break;
+      const TimeNs at = next_start;
+      move_to(at);
 
       Run& r = runs[s];
       const RowIndex i = r.row++;

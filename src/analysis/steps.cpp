@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -234,7 +235,9 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
   StepSource source = StepSource::none;
   std::vector<Step> found;
   const std::vector<std::uint32_t> device_of = device_of_tracks(t, opt.device);
-  for (const CpuStep& cs : cpu_steps(t, &source)) {
+  const std::vector<CpuStep> cpu = cpu_steps(t, &source);
+  found.reserve(cpu.size() * tracks.size());
+  for (const CpuStep& cs : cpu) {
     auto launched = launched_in(t, cs, device_of);
     if (launched.empty()) {
       // The step's own thread launched nothing: every device busy during it.
@@ -282,7 +285,14 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
     }
     if (st.index < 0) st.index = next_index[st.device]++;
   }
-  for (Step& st : found) steps->push_back(std::move(st));
+  // Hand the steps over without copying them into a vector that grows as it
+  // goes: a 10M-kernel trace has ~250k of them, and fresh memory is costly.
+  if (steps->empty()) {
+    *steps = std::move(found);
+  } else {
+    steps->reserve(steps->size() + found.size());
+    std::move(found.begin(), found.end(), std::back_inserter(*steps));
+  }
   return source;
 }
 

@@ -47,7 +47,11 @@ bool is_gscope_file(const std::string& path);
 Trace read_gscope(const std::string& path, GscopeReadReport* report = nullptr, const LoadProgress& progress = {});
 
 struct GscopeWriteOptions {
-  int zstd_level = 3;
+  // zstd level 1 with literals stored uncompressed (huffman_literals = false):
+  // files ~13% bigger than level 3 with Huffman-coded literals, three times
+  // faster to decompress (docs/PERFORMANCE.md, "Store"). Any zstd reads both.
+  int zstd_level = 1;
+  bool huffman_literals = false;
   std::uint32_t rows_per_chunk = 1u << 16;  // rows of one table per section (clamped to 1 … 2^20)
   bool compress = true;                     // false: sections stored raw (tests, fuzz seeds)
   bool sync = true;                         // write_gscope: fdatasync before the rename (durable across a power loss)

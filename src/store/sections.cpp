@@ -7,8 +7,6 @@
 // [SECTION] Footer
 #include "store/detail/sections.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <array>
 #include <string>
@@ -17,21 +15,6 @@
 #include "store/detail/column_codec.h"
 
 namespace gpuscope::store_detail {
-
-void advise_huge_pages(void* data, std::size_t bytes) {
-#ifdef MADV_HUGEPAGE
-  // Only big columns: a huge page is 2 MiB, and small vectors share pages with
-  // other allocations.
-  constexpr std::uintptr_t kHuge = 2u << 20;
-  if (bytes < 2 * kHuge) return;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHuge - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint: errors ignored
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
 
 namespace {
 
@@ -389,19 +372,70 @@ namespace {
   throw FormatError(std::string(to_string(t)) + " row " + std::to_string(row) + " of the chunk: " + what);
 }
 
+// What decoding learnt about each column of the chunk (DecodeStats), found by
+// the column's address. A column decoded some other way (sparse and absent
+// in this chunk) has none, and is checked row by row.
+struct ChunkStats {
+  std::array<const void*, kMaxColumnsPerChunk> column{};
+  std::array<DecodeStats, kMaxColumnsPerChunk> stats{};
+  std::size_t count = 0;
+
+  void add(const void* col, const DecodeStats& st) {
+    if (count < column.size()) {
+      column[count] = col;
+      stats[count++] = st;
+    }
+  }
+  const DecodeStats* find(const void* col) const {
+    for (std::size_t i = 0; i < count; ++i)
+      if (column[i] == col) return &stats[i];
+    return nullptr;
+  }
+};
+
+// Columns whose values RowChecker checks against a limit (ids, enums): the
+// only ones whose decoding gathers min/max.
+bool checked_column(std::string_view name) {
+  for (std::string_view c : {"track", "name", "mangled", "kind", "src_kind", "dst_kind", "mem_kind", "domain",
+                             "type", "series"})
+    if (name == c) return true;
+  return false;
+}
+
 // The checks TraceBuilder::freeze makes, per chunk, so that one bad chunk is
-// dropped alone instead of failing the whole load.
+// dropped alone instead of failing the whole load. Each check first asks the
+// column's DecodeStats (the min/max of an id column, whether an end column
+// came before its start anywhere) and walks the rows only when those cannot
+// clear the chunk, to name the first bad row.
 struct RowChecker {
   TableId table;
   std::size_t begin, end;
   const std::vector<Track>& tracks;
   std::uint32_t strings, series;
+  const ChunkStats& stats;
+
+  // Whether every value of `v` in this chunk is known to be < limit.
+  template <class T>
+  bool below(const std::vector<T>& v, std::uint64_t limit) const {
+    const DecodeStats* st = stats.find(&v);
+    return st && (st->min > st->max || st->max < limit);
+  }
 
   void intervals(const std::vector<TimeNs>& start, const std::vector<TimeNs>& stop) const {
+    if (const DecodeStats* st = stats.find(&stop); st && st->relative_checked && !st->before_relative) return;
     for (std::size_t i = begin; i < end; ++i)
       if (stop[i] < start[i]) bad_row(table, i - begin, "ends before it starts");
   }
   void track_ids(const std::vector<TrackId>& track, int kind, bool allow_resolve = false) const {
+    if (const DecodeStats* st = stats.find(&track); st && !allow_resolve) {
+      if (st->min > st->max) return;  // no rows
+      if (st->max < tracks.size()) {
+        bool same_kind = true;
+        if (kind >= 0)
+          for (std::uint64_t id = st->min; id <= st->max; ++id) same_kind &= static_cast<int>(tracks[id].kind) == kind;
+        if (same_kind) return;
+      }
+    }
     for (std::size_t i = begin; i < end; ++i) {
       const TrackId id = track[i];
       if (allow_resolve && id == TraceBuilder::kResolveThroughCorrelation) continue;
@@ -413,11 +447,13 @@ struct RowChecker {
   }
   void string_ids(const std::vector<StringId>& ids, const char* column) const {
     if (ids.empty()) return;  // sparse, all ""
+    if (below(ids, strings)) return;
     for (std::size_t i = begin; i < end; ++i)
       if (ids[i] >= strings) bad_row(table, i - begin, std::string(column) + " string id out of range");
   }
   template <class T>
   void at_most(const std::vector<T>& v, unsigned max, const char* column) const {
+    if (below(v, std::uint64_t{max} + 1)) return;
     for (std::size_t i = begin; i < end; ++i)
       if (static_cast<unsigned>(v[i]) > max) bad_row(table, i - begin, std::string(column) + " value out of range");
   }
@@ -462,6 +498,7 @@ void check_rows(const RowChecker& c, const SyncTable& t) {
   c.at_most(t.type, static_cast<unsigned>(SyncType::context), "type");
 }
 void check_rows(const RowChecker& c, const CounterTable& t) {
+  if (c.below(t.series, c.series)) return;
   for (std::size_t i = c.begin; i < c.end; ++i)
     if (t.series[i] >= c.series) bad_row(c.table, i - c.begin, "series id out of range");
 }
@@ -512,6 +549,7 @@ void decode_table_rows(Table& table, TableId id, ByteCursor& in, std::uint32_t r
   table.for_each_column([&](ColumnInfo, const auto& col) { size_before[ci++] = col.size(); });
 
   const std::uint64_t reserve = ctx.reserve_rows[static_cast<int>(id)];
+  ChunkStats stats;
   try {
     const TimeNs* start = nullptr;
     table.for_each_column([&](ColumnInfo info, auto& col) {
@@ -535,10 +573,9 @@ void decode_table_rows(Table& table, TableId id, ByteCursor& in, std::uint32_t r
       if constexpr (std::is_same_v<T, TimeNs>) {
         if (info.flags & kTime) relative = start;
       }
-      // Straight into the column: a scratch buffer and an append cost a copy
-      // of every value (~10% of a load).
-      col.resize(old + static_cast<std::size_t>(n));
-      decode_column<T>(*blob, static_cast<std::size_t>(n), relative, col.data() + old);
+      populate(col.data() + old, static_cast<std::size_t>(n) * sizeof(T));
+      const DecodeOptions options{.stats = checked_column(info.name)};
+      stats.add(&col, append_column<T>(*blob, static_cast<std::size_t>(n), relative, col, options));
       if constexpr (std::is_same_v<T, TimeNs>) {
         if ((info.flags & kTime) && !start) start = col.data() + old;
       }
@@ -548,7 +585,8 @@ void decode_table_rows(Table& table, TableId id, ByteCursor& in, std::uint32_t r
                              old + static_cast<std::size_t>(n),
                              b.tracks(),
                              b.strings().size(),
-                             static_cast<std::uint32_t>(b.all_counter_series().size())};
+                             static_cast<std::uint32_t>(b.all_counter_series().size()),
+                             stats};
     check_rows(checker, table);
   } catch (...) {
     ci = 0;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <numeric>
+#include <type_traits>
 #include <string>
 
+#include "trace/detail/fresh_memory.h"
 #include "trace/detail/time_columns.h"
 #include "trace/kernel_category.h"
 
@@ -380,28 +382,38 @@ namespace {
 class CorrelationMap {
  public:
   explicit CorrelationMap(const ApiCallTable& api, std::uint64_t* duplicates) {
+    // Branch-free, so that it vectorizes: 0 (no id) counts as no minimum.
     std::uint32_t lo = 0xffffffffu, hi = 0;
     std::size_t with_id = 0;
-    for (std::uint32_t c : api.correlation)
-      if (c != 0) {
-        lo = std::min(lo, c);
-        hi = std::max(hi, c);
-        ++with_id;
-      }
+    for (std::uint32_t c : api.correlation) {
+      lo = std::min(lo, c - 1);
+      hi = std::max(hi, c);
+      with_id += c != 0;
+    }
     if (with_id == 0) return;
+    lo += 1;
     const std::uint64_t range = std::uint64_t{hi} - lo + 1;
     if (range <= 4 * with_id + 1024) {
       base_ = lo;
+      detail::prepare_column(dense_, range);
       dense_.assign(range, kNoRow);
-      for (std::size_t i = 0; i < api.size(); ++i) {
-        const std::uint32_t c = api.correlation[i];
+      // The slots are far out of cache: fetch them a few rows ahead.
+      RowIndex* const slots = dense_.data();
+      const std::uint32_t* const corr = api.correlation.data();
+      const std::size_t n = api.size();
+      constexpr std::size_t kAhead = 16;
+      std::uint64_t dup = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i + kAhead < n && corr[i + kAhead] - lo < range) __builtin_prefetch(slots + (corr[i + kAhead] - lo));
+        const std::uint32_t c = corr[i];
         if (c == 0) continue;
-        RowIndex& slot = dense_[c - lo];
+        RowIndex& slot = slots[c - lo];
         if (slot == kNoRow)
           slot = static_cast<RowIndex>(i);
         else
-          ++*duplicates;
+          ++dup;
       }
+      *duplicates += dup;
     } else {
       sparse_.reserve(with_id);
       for (std::size_t i = 0; i < api.size(); ++i)
@@ -420,11 +432,112 @@ class CorrelationMap {
     return it != sparse_.end() && it->first == c ? it->second : kNoRow;
   }
 
+  // The dense table as raw values, for hot loops: a loop that stores bytes
+  // (which may alias anything) would otherwise reload the vector's pointer
+  // on every row. Empty (size 0) when the map is sparse.
+  struct Dense {
+    const RowIndex* slots;
+    std::uint32_t base;
+    std::size_t size;
+    RowIndex find(std::uint32_t c) const { return c != 0 && c - base < size ? slots[c - base] : kNoRow; }
+    void prefetch(std::uint32_t c) const {
+      if (c - base < size) __builtin_prefetch(slots + (c - base));
+    }
+  };
+  Dense dense() const { return {dense_.data(), base_, dense_.size()}; }
+
  private:
   std::uint32_t base_ = 0;
   std::vector<RowIndex> dense_;
   std::vector<std::pair<std::uint32_t, RowIndex>> sparse_;
 };
+
+// Per-track index of one table, its time bounds and (ranges) the nesting
+// depth, in one pass over rows that are expected in (track, start, longer
+// first) order — the order sort_order gives. It checks that order in the same
+// pass and returns false as soon as a row breaks it (the caller sorts the
+// table and runs it again): a file written from a frozen trace is in order,
+// and a separate check would be a second pass over ~20 bytes a row.
+//
+// Range depth: rows are sorted by start, longer first, so giving each range
+// the lowest lane that is free when it starts puts a child one below its
+// parent (and spreads overlapping, non-nested start/end ranges over as few
+// lanes as possible). Time bounds: a track's first row has its earliest
+// start, and the running maximum of ends is its latest end.
+struct Bounds {
+  bool any = false;
+  TimeNs lo = 0, hi = 0;
+  void add(TimeNs a, TimeNs b) {
+    lo = any ? std::min(lo, a) : a;
+    hi = any ? std::max(hi, b) : b;
+    any = true;
+  }
+  void add(const Bounds& o) {
+    if (o.any) add(o.lo, o.hi);
+  }
+};
+
+// Trace::TrackIndex's columns (the struct is private to Trace).
+struct TrackIndexColumns {
+  std::vector<RowIndex>& begin;
+  std::vector<TimeNs>& max_duration;
+  std::vector<std::uint8_t>& ends_sorted;
+};
+
+bool index_sorted_rows(const std::vector<TrackId>& track, const std::vector<TimeNs>& start,
+                       const std::vector<TimeNs>& end, std::size_t groups, TrackIndexColumns ix,
+                       std::uint16_t* depth, std::vector<TimeNs>& lane_end, Bounds& bounds) {
+  const std::size_t n = track.size();
+  ix.begin.assign(groups + 1, 0);
+  ix.max_duration.assign(groups, 0);
+  ix.ends_sorted.assign(groups, 1);
+  std::size_t next_group = 0;  // groups below this one have their begin set
+  std::size_t i = 0;
+  while (i < n) {
+    const TrackId g = track[i];
+    if (g >= groups) throw std::logic_error("freeze: track id out of range after validation");
+    if (g < next_group) return false;  // a track that came before
+    for (; next_group <= g; ++next_group) ix.begin[next_group] = static_cast<RowIndex>(i);
+    const std::size_t first = i;
+    TimeNs prev_end = std::numeric_limits<TimeNs>::min();
+    TimeNs max_duration = 0;
+    bool ends_sorted = true, in_order = true;
+    if (depth) {
+      lane_end.clear();
+      for (; i < n && track[i] == g; ++i) {
+        if (i > first) in_order &= start[i] > start[i - 1] || (start[i] == start[i - 1] && end[i] <= end[i - 1]);
+        max_duration = std::max(max_duration, end[i] - start[i]);
+        ends_sorted &= end[i] >= prev_end;
+        prev_end = std::max(prev_end, end[i]);
+        std::size_t lane = 0;
+        while (lane < lane_end.size() && lane_end[lane] > start[i]) ++lane;
+        if (lane == lane_end.size())
+          lane_end.push_back(end[i]);
+        else
+          lane_end[lane] = end[i];
+        depth[i] = static_cast<std::uint16_t>(std::min<std::size_t>(lane, 0xffff));
+      }
+    } else {
+      // The first row has no predecessor to compare with: taken out of the
+      // loop, whose body is then branch-free (the order check is a flag read
+      // once per track).
+      max_duration = std::max<TimeNs>(0, end[i] - start[i]);
+      prev_end = end[i];
+      for (++i; i < n && track[i] == g; ++i) {
+        in_order &= start[i] > start[i - 1] || (start[i] == start[i - 1] && end[i] <= end[i - 1]);
+        max_duration = std::max(max_duration, end[i] - start[i]);
+        ends_sorted &= end[i] >= prev_end;
+        prev_end = std::max(prev_end, end[i]);
+      }
+    }
+    if (!in_order) return false;
+    ix.max_duration[g] = max_duration;
+    ix.ends_sorted[g] = ends_sorted ? 1 : 0;
+    bounds.add(start[first], prev_end);
+  }
+  for (; next_group <= groups; ++next_group) ix.begin[next_group] = static_cast<RowIndex>(n);
+  return true;
+}
 
 }  // namespace
 
@@ -490,32 +603,62 @@ Trace TraceBuilder::freeze(Rows rows) {
     }
   }
 
-  sort_table(tb.kernels, ntracks);
-  sort_table(tb.memcpys, ntracks);
-  sort_table(tb.memsets, ntracks);
-  sort_table(tb.api_calls, ntracks);
-  sort_table(tb.ranges, ntracks);
-  sort_table(tb.syncs, ntracks);
-  sort_table(tb.overheads, ntracks);
-  sort_counters(tb.counters, t.counter_series_.size());
-
-  // Kernel categories, classified once per distinct name.
+  // Per-track indexes, range depth and time bounds; sorts a table only if
+  // the index pass finds its rows out of order (and indexes it again).
   {
-    std::vector<std::uint8_t> by_name(t.strings_.size(), 0xff);
-    tb.kernels.category.resize(tb.kernels.size());
-    for (std::size_t i = 0; i < tb.kernels.size(); ++i) {
-      std::uint8_t& c = by_name[tb.kernels.name[i]];
-      if (c == 0xff) c = static_cast<std::uint8_t>(classify_kernel(t.strings_.get(tb.kernels.name[i])));
-      tb.kernels.category[i] = c;
+    std::vector<TimeNs> lane_end;
+    detail::prepare_column(tb.ranges.depth, tb.ranges.size());
+    tb.ranges.depth.assign(tb.ranges.size(), 0);
+    Bounds all;
+    for (int ti = 0; ti < kTableCount; ++ti) {
+      const auto table = static_cast<TableId>(ti);
+      const bool counters = table == TableId::counters;
+      const std::size_t groups = counters ? t.counter_series_.size() : ntracks;
+      std::uint16_t* depth = table == TableId::ranges ? tb.ranges.depth.data() : nullptr;
+      const detail::TimeColumns tc = detail::time_columns(tb, table);
+      const TrackIndexColumns index{t.index_[ti].begin, t.index_[ti].max_duration, t.index_[ti].ends_sorted};
+      Bounds bounds;
+      if (!index_sorted_rows(*tc.track, *tc.start, *tc.end, groups, index, depth, lane_end, bounds)) {
+        tb.for_each_table([&](TableId which, auto& rows) {
+          if (which != table) return;
+          if constexpr (requires { rows.track; })
+            sort_table(rows, ntracks);
+          else
+            sort_counters(rows, groups);
+        });
+        bounds = Bounds{};
+        if (!index_sorted_rows(*tc.track, *tc.start, *tc.end, groups, index, depth, lane_end, bounds))
+          throw std::logic_error("freeze: rows out of order after sorting");
+      }
+      all.add(bounds);
+      // GPU ops come first in the table order: the GPU bounds are the bounds
+      // once they are done.
+      if (table == TableId::memsets) {
+        static_assert(static_cast<int>(TableId::kernels) < static_cast<int>(TableId::memsets) &&
+                      static_cast<int>(TableId::memcpys) < static_cast<int>(TableId::memsets));
+        if (all.any) {
+          t.gpu_begin_time_ = all.lo;
+          t.gpu_end_time_ = all.hi;
+        }
+      }
+    }
+    if (all.any) {
+      t.begin_time_ = all.lo;
+      t.end_time_ = all.hi;
     }
   }
 
-  // Correlation links, both ways.
+  // Correlation links, both ways, and (in the same pass over the kernels)
+  // kernel categories, classified once per distinct name. The derived
+  // columns are appended row by row into mapped memory: an assign() first
+  // would be one more pass over ~50 MB per 10M kernels.
   {
     std::uint64_t duplicates = 0;
     const CorrelationMap map(tb.api_calls, &duplicates);
     if (duplicates) t.meta_.set_stat("trace.duplicate_api_correlations", duplicates);
     auto& api = tb.api_calls;
+    detail::prepare_column(api.op_table, api.size());
+    detail::prepare_column(api.op_row, api.size());
     api.op_table.assign(api.size(), static_cast<std::uint8_t>(OpTable::none));
     api.op_row.assign(api.size(), kNoRow);
     // The start of an API row's primary op (the earliest of its ops).
@@ -527,23 +670,82 @@ Trace TraceBuilder::freeze(Rows rows) {
         default: return tb.memsets.start[row];
       }
     };
+    std::vector<std::uint8_t> category_of(t.strings_.size(), 0xff);  // by name id
+    // Hot loop: raw pointers in locals (byte stores may alias any memory, so
+    // the compiler would reload every vector's pointer after each), ids looked
+    // up in the dense map when there is one, a prefetch 16 rows ahead (the
+    // map is ~4 bytes per API call, far out of cache), and the derived
+    // columns appended a block at a time (one write per value, no push_back).
+    const CorrelationMap::Dense dense = map.dense();
+    std::uint8_t* const op_table = api.op_table.data();
+    RowIndex* const op_row = api.op_row.data();
     auto link = [&](OpTable which, auto& table) {
-      table.api.assign(table.size(), kNoRow);
-      for (std::size_t i = 0; i < table.size(); ++i) {
-        const RowIndex a = map.find(table.correlation[i]);
-        table.api[i] = a;
-        if (a == kNoRow) continue;
-        const OpRef op{which, static_cast<RowIndex>(i)};
-        if (api.op_table[a] == static_cast<std::uint8_t>(OpTable::none)) {
-          api.op_table[a] = static_cast<std::uint8_t>(which);
-          api.op_row[a] = op.row;
-        } else if (table.start[i] < primary_start(a)) {
-          t.extra_ops_.push_back({a, OpRef{static_cast<OpTable>(api.op_table[a]), api.op_row[a]}});
-          api.op_table[a] = static_cast<std::uint8_t>(which);
-          api.op_row[a] = op.row;
-        } else {
-          t.extra_ops_.push_back({a, op});
+      constexpr bool kernels = std::is_same_v<std::remove_cvref_t<decltype(table)>, KernelTable>;
+      const std::size_t n = table.size();
+      table.api.clear();
+      detail::prepare_column(table.api, n);
+      if constexpr (kernels) {
+        table.category.clear();
+        detail::prepare_column(table.category, n);
+      }
+      // Locals, not the closure's references: those would be reloaded after
+      // every byte store too.
+      const CorrelationMap::Dense d = dense;
+      std::uint8_t* const ops = op_table;
+      RowIndex* const rows = op_row;
+      const std::uint32_t* const corr = table.correlation.data();
+      const TimeNs* const start = table.start.data();
+      [[maybe_unused]] const StringId* name = nullptr;
+      if constexpr (kernels) name = table.name.data();
+      std::uint8_t* const category_by_name = category_of.data();
+      const auto which_u8 = static_cast<std::uint8_t>(which);
+      // Prefetch the map's slot 32 rows ahead, and 16 rows ahead (that slot
+      // has arrived by then) the API row's op_table/op_row entries.
+      constexpr std::size_t kBlock = 1024, kAhead = 16;
+      RowIndex api_of[kBlock];
+      [[maybe_unused]] std::uint8_t category[kBlock];
+      for (std::size_t i0 = 0; i0 < n; i0 += kBlock) {
+        const std::size_t k = std::min(kBlock, n - i0);
+        for (std::size_t j = 0; j < k; ++j) {
+          const std::size_t i = i0 + j;
+          if constexpr (kernels) {
+            std::uint8_t c = category_by_name[name[i]];
+            if (c == 0xff) {
+              c = static_cast<std::uint8_t>(classify_kernel(t.strings_.get(name[i])));
+              category_by_name[name[i]] = c;
+            }
+            category[j] = c;
+          }
+          RowIndex a;
+          if (d.size) {
+            if (i + 2 * kAhead < n) d.prefetch(corr[i + 2 * kAhead]);
+            if (i + kAhead < n) {
+              const RowIndex ahead = d.find(corr[i + kAhead]);
+              if (ahead != kNoRow) {
+                __builtin_prefetch(ops + ahead);
+                __builtin_prefetch(rows + ahead);
+              }
+            }
+            a = d.find(corr[i]);
+          } else {
+            a = map.find(corr[i]);
+          }
+          api_of[j] = a;
+          if (a == kNoRow) continue;
+          const auto row = static_cast<RowIndex>(i);
+          if (ops[a] == static_cast<std::uint8_t>(OpTable::none)) {
+            ops[a] = which_u8;
+            rows[a] = row;
+          } else if (start[i] < primary_start(a)) {
+            t.extra_ops_.push_back({a, OpRef{static_cast<OpTable>(ops[a]), rows[a]}});
+            ops[a] = which_u8;
+            rows[a] = row;
+          } else {
+            t.extra_ops_.push_back({a, OpRef{which, row}});
+          }
         }
+        table.api.insert(table.api.end(), api_of, api_of + k);
+        if constexpr (kernels) table.category.insert(table.category.end(), category, category + k);
       }
     };
     link(OpTable::kernel, tb.kernels);
@@ -554,75 +756,6 @@ Trace TraceBuilder::freeze(Rows rows) {
     t.extra_ops_.shrink_to_fit();
   }
 
-  // Per-track indexes, range depth and the time bounds, in one pass over each
-  // table. Range depth: rows are sorted by start, longer first, so giving each
-  // range the lowest lane that is free when it starts puts a child one below
-  // its parent (and spreads overlapping, non-nested start/end ranges over as
-  // few lanes as possible). Time bounds: a track's first row has its earliest
-  // start, and the running maximum of ends is its latest end.
-  std::vector<TimeNs> lane_end;
-  tb.ranges.depth.assign(tb.ranges.size(), 0);
-  bool any = false;
-  TimeNs lo = 0, hi = 0;
-  for (int ti = 0; ti < kTableCount; ++ti) {
-    const auto table = static_cast<TableId>(ti);
-    const detail::TimeColumns tc = detail::time_columns(tb, table);
-    const std::size_t groups = table == TableId::counters ? t.counter_series_.size() : ntracks;
-    Trace::TrackIndex& ix = t.index_[ti];
-    ix.begin.assign(groups + 1, 0);
-    ix.max_duration.assign(groups, 0);
-    ix.ends_sorted.assign(groups, 1);
-    const auto& track = *tc.track;
-    const auto& start = *tc.start;
-    const auto& end = *tc.end;
-    for (TrackId x : track) ++ix.begin[x + 1];
-    std::partial_sum(ix.begin.begin(), ix.begin.end(), ix.begin.begin());
-    for (std::size_t g = 0; g < groups; ++g) {
-      const RowIndex first = ix.begin[g], last = ix.begin[g + 1];
-      if (first == last) continue;
-      TimeNs prev_end = std::numeric_limits<TimeNs>::min();
-      TimeNs max_duration = 0;
-      bool ends_sorted = true;
-      if (table == TableId::ranges) {
-        lane_end.clear();
-        for (RowIndex i = first; i < last; ++i) {
-          max_duration = std::max(max_duration, end[i] - start[i]);
-          ends_sorted &= end[i] >= prev_end;
-          prev_end = std::max(prev_end, end[i]);
-          std::size_t lane = 0;
-          while (lane < lane_end.size() && lane_end[lane] > start[i]) ++lane;
-          if (lane == lane_end.size()) lane_end.push_back(end[i]);
-          else lane_end[lane] = end[i];
-          tb.ranges.depth[i] = static_cast<std::uint16_t>(std::min<std::size_t>(lane, 0xffff));
-        }
-      } else {
-        for (RowIndex i = first; i < last; ++i) {
-          max_duration = std::max(max_duration, end[i] - start[i]);
-          ends_sorted &= end[i] >= prev_end;
-          prev_end = std::max(prev_end, end[i]);
-        }
-      }
-      ix.max_duration[g] = max_duration;
-      ix.ends_sorted[g] = ends_sorted ? 1 : 0;
-      lo = any ? std::min(lo, start[first]) : start[first];
-      hi = any ? std::max(hi, prev_end) : prev_end;
-      any = true;
-    }
-    // GPU ops come first in the table order: the GPU bounds are the bounds
-    // once they are done.
-    if (table == TableId::memsets) {
-      static_assert(static_cast<int>(TableId::kernels) < static_cast<int>(TableId::memsets) &&
-                    static_cast<int>(TableId::memcpys) < static_cast<int>(TableId::memsets));
-      if (any) {
-        t.gpu_begin_time_ = lo;
-        t.gpu_end_time_ = hi;
-      }
-    }
-  }
-  if (any) {
-    t.begin_time_ = lo;
-    t.end_time_ = hi;
-  }
   return t;
 }
 

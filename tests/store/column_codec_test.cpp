@@ -2,6 +2,7 @@
 // chosen is the smallest either transform allows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -183,6 +184,114 @@ TEST(ColumnCodec, ParseRejectsTruncatedAndBadHeaders) {
   bytes[1 + 1 + 2] = 9;  // mode byte after name, class, size
   ByteCursor in(bytes.data(), bytes.size());
   EXPECT_THROW(parse_column(in, v.size()), FormatError);
+}
+
+// The decoder's fast paths against its general path and brute force: the
+// narrow path (small unsigned columns whose frame of reference proves every
+// value fits) and the general one give the same values and the same min/max,
+// decode_column and append_column agree, and chunks longer than a decode
+// block carry a delta column's running value across blocks.
+template <class T>
+void fast_paths_agree() {
+  std::mt19937_64 rng(sizeof(T) * 7 + 3);
+  std::vector<std::uint64_t> scratch;
+  for (std::size_t n : {std::size_t{1}, kDecodeBlock - 1, kDecodeBlock, kDecodeBlock + 1, std::size_t{5000}}) {
+    for (int shape = 0; shape < 7; ++shape) {
+      SCOPED_TRACE("n " + std::to_string(n) + " shape " + std::to_string(shape));
+      const std::vector<T> v = make_values<T>(rng, shape, n);
+      ByteWriter out;
+      encode_column<T>("col", v.data(), n, nullptr, false, out, scratch);
+      ByteCursor in(out.data(), out.size());
+      const ColumnBlob blob = parse_column(in, n);
+      std::vector<T> fast(n), general(n);
+      const DecodeStats a = decode_column<T>(blob, n, nullptr, fast.data(), {.stats = true, .narrow = true});
+      const DecodeStats b = decode_column<T>(blob, n, nullptr, general.data(), {.stats = true, .narrow = false});
+      EXPECT_EQ(fast, v);
+      EXPECT_EQ(general, v);
+      if constexpr (std::is_unsigned_v<T>) {
+        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+        EXPECT_EQ(a.min, std::uint64_t{*lo});
+        EXPECT_EQ(a.max, std::uint64_t{*hi});
+        EXPECT_EQ(b.min, std::uint64_t{*lo});
+        EXPECT_EQ(b.max, std::uint64_t{*hi});
+      }
+      // Appended after rows already there, as the reader does chunk by chunk.
+      std::vector<T> col(3, T{1});
+      col.reserve(3 + n);
+      append_column<T>(blob, n, nullptr, col);
+      ASSERT_EQ(col.size(), 3 + n);
+      EXPECT_TRUE(std::equal(v.begin(), v.end(), col.begin() + 3));
+      EXPECT_EQ(col[0], T{1});
+    }
+  }
+}
+
+TEST(ColumnCodec, FastPathsAgreeU8) { fast_paths_agree<std::uint8_t>(); }
+TEST(ColumnCodec, FastPathsAgreeU16) { fast_paths_agree<std::uint16_t>(); }
+TEST(ColumnCodec, FastPathsAgreeU32) { fast_paths_agree<std::uint32_t>(); }
+TEST(ColumnCodec, FastPathsAgreeU64) { fast_paths_agree<std::uint64_t>(); }
+TEST(ColumnCodec, FastPathsAgreeI32) { fast_paths_agree<std::int32_t>(); }
+TEST(ColumnCodec, FastPathsAgreeI64) { fast_paths_agree<std::int64_t>(); }
+
+// A u16 column stored with a base that a 2-byte width would push past 65535
+// must take the checked path: in range values decode, one over is refused.
+TEST(ColumnCodec, NarrowPathOnlyWhenTheHeaderProvesTheValuesFit) {
+  std::vector<std::uint64_t> scratch;
+  const std::vector<std::uint32_t> near = {65000, 65535, 65100};  // base 65000, width 1 (offsets < 256)
+  ByteWriter out;
+  encode_column<std::uint32_t>("x", near.data(), near.size(), nullptr, false, out, scratch);
+  ByteCursor in(out.data(), out.size());
+  const ColumnBlob blob = parse_column(in, near.size());
+  std::vector<std::uint16_t> v(3);
+  const DecodeStats st = decode_column<std::uint16_t>(blob, 3, nullptr, v.data());
+  EXPECT_EQ(v, (std::vector<std::uint16_t>{65000, 65535, 65100}));
+  EXPECT_EQ(st.max, 65535u);
+  const std::vector<std::uint32_t> over = {65000, 65536};
+  ByteWriter o2;
+  encode_column<std::uint32_t>("x", over.data(), over.size(), nullptr, false, o2, scratch);
+  ByteCursor in2(o2.data(), o2.size());
+  const ColumnBlob b2 = parse_column(in2, over.size());
+  EXPECT_THROW(decode_column<std::uint16_t>(b2, 2, nullptr, v.data()), FormatError);
+}
+
+// The relative (end) decoder reports an end before its start, including when
+// the 64-bit sum wraps (an end of INT64_MIN + 5 after a start near INT64_MAX
+// is stored as a small positive offset).
+TEST(ColumnCodec, RelativeColumnReportsEndsBeforeStarts) {
+  std::vector<std::uint64_t> scratch;
+  constexpr TimeNs kMax = std::numeric_limits<TimeNs>::max(), kMin = std::numeric_limits<TimeNs>::min();
+  struct Case {
+    std::vector<TimeNs> start, end;
+    bool before;
+  };
+  const std::vector<Case> cases = {
+      {{10, 20, 30}, {15, 20, 31}, false},
+      {{10, 20, 30}, {15, 19, 31}, true},
+      {{kMax - 5, kMax - 5}, {kMax, kMin + 5}, true},
+      {{kMin, kMin + 1}, {kMax, kMin + 1}, false},
+      {{0, 0}, {kMin, 0}, true},
+  };
+  for (const Case& c : cases) {
+    for (std::size_t copies : {std::size_t{1}, std::size_t{700}}) {  // 700 * 3 rows span several blocks
+      std::vector<TimeNs> start, end;
+      for (std::size_t k = 0; k < copies; ++k) {
+        start.insert(start.end(), c.start.begin(), c.start.end());
+        end.insert(end.end(), c.end.begin(), c.end.end());
+      }
+      const std::size_t n = start.size();
+      ByteWriter out;
+      encode_column<TimeNs>("start", start.data(), n, nullptr, true, out, scratch);
+      encode_column<TimeNs>("end", end.data(), n, start.data(), false, out, scratch);
+      ByteCursor in(out.data(), out.size());
+      const ColumnBlob s = parse_column(in, n), e = parse_column(in, n);
+      std::vector<TimeNs> s2(n), e2(n);
+      decode_column<TimeNs>(s, n, nullptr, s2.data());
+      const DecodeStats st = decode_column<TimeNs>(e, n, s2.data(), e2.data());
+      EXPECT_EQ(e2, end);
+      EXPECT_TRUE(st.relative_checked);
+      EXPECT_EQ(st.before_relative, c.before) << "case with " << c.start.size() << " rows, copies " << copies;
+    }
+  }
 }
 
 }  // namespace

@@ -65,12 +65,26 @@ inline void expect_traces_equal(const Trace& a, const Trace& b) {
   });
   EXPECT_EQ(a.begin_time(), b.begin_time());
   EXPECT_EQ(a.end_time(), b.end_time());
+  EXPECT_EQ(a.gpu_begin_time(), b.gpu_begin_time());
+  EXPECT_EQ(a.gpu_end_time(), b.gpu_end_time());
+  // rows_overlapping reads the per-track index (longest event, whether ends
+  // are sorted): windows at a few points of each track's span compare it.
+  auto windows = [](TimeNs lo, TimeNs hi) {
+    const TimeNs step = hi / 4 - lo / 4;  // no overflow even for extreme spans
+    std::vector<std::pair<TimeNs, TimeNs>> w;
+    for (int i = 0; i < 4; ++i) w.emplace_back(lo + i * step, lo + i * step + step / 2);
+    return w;
+  };
   for (TrackId t = 0; t < a.tracks().size(); ++t)
     for (int ti = 0; ti < kTableCount; ++ti) {
       const auto table = static_cast<TableId>(ti);
       if (table == TableId::counters) continue;
       EXPECT_EQ(a.rows_of(table, t).begin, b.rows_of(table, t).begin);
       EXPECT_EQ(a.rows_of(table, t).end, b.rows_of(table, t).end);
+      for (const auto& [t0, t1] : windows(a.begin_time(), a.end_time())) {
+        EXPECT_EQ(a.rows_overlapping(table, t, t0, t1).begin, b.rows_overlapping(table, t, t0, t1).begin);
+        EXPECT_EQ(a.rows_overlapping(table, t, t0, t1).end, b.rows_overlapping(table, t, t0, t1).end);
+      }
     }
 }
 

@@ -40,13 +40,37 @@ template <class T>
 void encode_column(std::string_view name, const T* values, std::size_t n, const TimeNs* relative_to, bool min_width_one,
                    ByteWriter& out, std::vector<std::uint64_t>& scratch);
 
+// What decoding saw, for the reader's row checks (so that they need no second
+// pass over the rows).
+struct DecodeStats {
+  std::uint64_t min = ~std::uint64_t{0}, max = 0;  // with DecodeOptions::stats, unsigned columns; min > max: none
+  bool relative_checked = false;  // decoded relative to `relative_to`: before_relative is meaningful
+  bool before_relative = false;   // some value < its relative_to (an end before its start)
+  std::uint64_t bad = 0;          // internal: bits of values that do not fit T
+};
+
+struct DecodeOptions {
+  bool stats = true;   // gather min/max (unsigned columns)
+  bool narrow = true;  // allow the narrow fast path (tests turn it off to compare both paths)
+};
+
+// Rows are decoded in blocks of this many (a block of int64 fits L1 twice).
+inline constexpr std::size_t kDecodeBlock = 1024;
+
 // Parses the next column of a chunk of `n` rows. Throws FormatError.
 ColumnBlob parse_column(ByteCursor& in, std::size_t n);
 
 // Decodes `blob` into out[0..n). Throws FormatError if the column's type
 // class differs from T's or a value does not fit T.
 template <class T>
-void decode_column(const ColumnBlob& blob, std::size_t n, const TimeNs* relative_to, T* out);
+DecodeStats decode_column(const ColumnBlob& blob, std::size_t n, const TimeNs* relative_to, T* out,
+                          const DecodeOptions& options = {});
+
+// The same, appended to `col` (its capacity reserved by the caller) without
+// zero-filling it first. On a throw some rows may have been appended.
+template <class T>
+DecodeStats append_column(const ColumnBlob& blob, std::size_t n, const TimeNs* relative_to, std::vector<T>& col,
+                          const DecodeOptions& options = {});
 
 template <class T>
 constexpr ValueClass value_class_of() {

@@ -12,17 +12,18 @@
 #include "store/detail/bytes.h"
 #include "store/detail/format.h"
 #include "trace/builder.h"
+#include "trace/detail/fresh_memory.h"
 #include "trace/trace.h"
 
 namespace gpuscope::store_detail {
 
 // [SECTION] Memory
 
-// Asks the kernel to back [data, data + bytes) with transparent huge pages
-// (when the range is big enough to hold some). A load touches every byte of
-// its columns once; with 4 KiB pages that is one page fault per 4 KiB, which on
-// virtual machines can cost more than decoding the data.
-void advise_huge_pages(void* data, std::size_t bytes);
+// Fresh-memory hints (trace/detail/fresh_memory.h): huge pages for the big
+// columns a load reserves, and populate() for the rows of a chunk before they
+// are decoded into it.
+using gpuscope::detail::advise_huge_pages;
+using gpuscope::detail::populate;
 
 template <class T>
 void reserve_column(std::vector<T>& col, std::size_t n) {

@@ -1,0 +1,141 @@
+// The reader's per-chunk row checks: decoding gathers each id column's min/max
+// and whether an end came before its start, and a check walks the rows only
+// when those cannot clear the chunk. Both ways must accept exactly the chunks
+// TraceBuilder::freeze accepts and name the same first bad row.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+
+#include "store/detail/sections.h"
+
+namespace gpuscope::store_detail {
+namespace {
+
+// Tracks 0 and 2 on the GPU, 1 on the CPU; strings "", "a", "b".
+TraceBuilder make_builder() {
+  TraceBuilder b;
+  b.add_track(Track{TrackKind::gpu, 0, 1, 0, 0, ""});
+  b.add_track(Track{TrackKind::cpu, 0, 0, 10, 11, ""});
+  b.add_track(Track{TrackKind::gpu, 0, 2, 0, 0, ""});
+  b.intern("a");
+  b.intern("b");
+  return b;
+}
+
+// n kernels on GPU tracks 0 and 2, valid; `edit` then breaks some.
+KernelTable kernels(std::size_t n) {
+  KernelTable k;
+  for (std::size_t i = 0; i < n; ++i) {
+    k.start.push_back(1000 + static_cast<TimeNs>(i) * 10);
+    k.end.push_back(k.start.back() + 5);
+    k.track.push_back(i % 3 == 0 ? 2 : 0);
+    k.correlation.push_back(static_cast<std::uint32_t>(i + 1));
+    k.name.push_back(1 + static_cast<StringId>(i % 2));
+    k.grid_x.push_back(1);
+    k.grid_y.push_back(1);
+    k.grid_z.push_back(1);
+    k.block_x.push_back(32);
+    k.block_y.push_back(1);
+    k.block_z.push_back(1);
+    k.registers.push_back(8);
+    k.static_smem.push_back(0);
+    k.dynamic_smem.push_back(0);
+  }
+  return k;
+}
+
+// Encodes `k` as one chunk and decodes it into a builder; returns the error
+// ("" if accepted). The builder is left as it was when the chunk is refused.
+std::string decode_kernels(const KernelTable& k) {
+  TraceTables tables;
+  tables.kernels = k;
+  ByteWriter out;
+  ColumnScratch scratch;
+  encode_rows(tables, TableId::kernels, 0, k.size(), out, scratch);
+  TraceBuilder b = make_builder();
+  RowDecodeContext ctx;
+  try {
+    decode_rows(TableId::kernels, ByteCursor(out.data(), out.size()), static_cast<std::uint32_t>(k.size()), b, ctx);
+  } catch (const FormatError& e) {
+    EXPECT_EQ(b.tables().kernels.size(), 0u) << "a refused chunk is rolled back";
+    return e.what();
+  }
+  EXPECT_EQ(b.tables().kernels.start, k.start);
+  EXPECT_EQ(b.tables().kernels.end, k.end);
+  EXPECT_EQ(b.tables().kernels.track, k.track);
+  EXPECT_EQ(b.tables().kernels.name, k.name);
+  return "";
+}
+
+TEST(GscopeRowChecks, ValidChunksPassIncludingMixedTrackKindsInTheIdRange) {
+  // Tracks 0 and 2 are GPU tracks but 1 (between them) is not: min/max cannot
+  // clear the chunk, the row walk does.
+  for (std::size_t n : {1, 3, 1500, 5000}) EXPECT_EQ(decode_kernels(kernels(n)), "") << n;
+  KernelTable one_track = kernels(2000);
+  for (TrackId& t : one_track.track) t = 2;
+  EXPECT_EQ(decode_kernels(one_track), "");
+}
+
+TEST(GscopeRowChecks, BadRowsAreNamedWhereverTheyAre) {
+  for (std::size_t bad : {std::size_t{0}, std::size_t{1023}, std::size_t{1024}, std::size_t{2999}}) {
+    SCOPED_TRACE("bad row " + std::to_string(bad));
+    KernelTable k = kernels(3000);
+    k.track[bad] = 3;
+    EXPECT_EQ(decode_kernels(k), "kernels row " + std::to_string(bad) + " of the chunk: track id 3 out of range");
+    k = kernels(3000);
+    k.track[bad] = 1;
+    EXPECT_EQ(decode_kernels(k), "kernels row " + std::to_string(bad) + " of the chunk: on a CPU track, expected a GPU track");
+    k = kernels(3000);
+    k.name[bad] = 3;
+    EXPECT_EQ(decode_kernels(k), "kernels row " + std::to_string(bad) + " of the chunk: name string id out of range");
+    k = kernels(3000);
+    k.end[bad] = k.start[bad] - 1;
+    EXPECT_EQ(decode_kernels(k), "kernels row " + std::to_string(bad) + " of the chunk: ends before it starts");
+  }
+}
+
+TEST(GscopeRowChecks, EndBeforeStartAcrossTheInt64Wrap) {
+  KernelTable k = kernels(4);
+  k.start[2] = std::numeric_limits<TimeNs>::max() - 5;
+  k.end[2] = std::numeric_limits<TimeNs>::min() + 5;  // end - start wraps to +11
+  EXPECT_EQ(decode_kernels(k), "kernels row 2 of the chunk: ends before it starts");
+  k.end[2] = std::numeric_limits<TimeNs>::max();
+  EXPECT_EQ(decode_kernels(k), "");
+}
+
+TEST(GscopeRowChecks, SparseColumnsAndEnumsAreCheckedToo) {
+  KernelTable k = kernels(1200);
+  k.mangled.assign(1200, 0);
+  k.mangled[700] = 2;
+  EXPECT_EQ(decode_kernels(k), "");
+  k.mangled[1100] = 9;
+  EXPECT_EQ(decode_kernels(k), "kernels row 1100 of the chunk: mangled string id out of range");
+
+  // An API call's domain is an enum: one past the last value is refused.
+  TraceTables tables;
+  ApiCallTable& a = tables.api_calls;
+  for (std::size_t i = 0; i < 1500; ++i) {
+    a.start.push_back(static_cast<TimeNs>(i));
+    a.end.push_back(static_cast<TimeNs>(i) + 1);
+    a.track.push_back(1);
+    a.correlation.push_back(static_cast<std::uint32_t>(i + 1));
+    a.name.push_back(1);
+    a.domain.push_back(static_cast<std::uint8_t>(ApiDomain::other));
+  }
+  a.domain[1400] = static_cast<std::uint8_t>(ApiDomain::other) + 1;
+  ByteWriter out;
+  ColumnScratch scratch;
+  encode_rows(tables, TableId::api_calls, 0, a.size(), out, scratch);
+  TraceBuilder b = make_builder();
+  RowDecodeContext ctx;
+  try {
+    decode_rows(TableId::api_calls, ByteCursor(out.data(), out.size()), 1500, b, ctx);
+    ADD_FAILURE() << "accepted an out-of-range domain";
+  } catch (const FormatError& e) {
+    EXPECT_EQ(std::string(e.what()), "api_calls row 1400 of the chunk: domain value out of range");
+  }
+}
+
+}  // namespace
+}  // namespace gpuscope::store_detail
