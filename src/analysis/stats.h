@@ -53,11 +53,23 @@ class BracketMedian {
     stats_.total += v;
     stats_.min = v < stats_.min ? v : stats_.min;
     stats_.max = v > stats_.max ? v : stats_.max;
+    place(v);
+  }
+  // add() in two halves, for a caller that keeps count/total/min/max of a
+  // run of values itself (in registers) and hands them over at its end.
+  void place(TimeNs v) {
     if (v < lo_) ++below_;
     else if (v > hi_) ++above_;
     else if (!keep_) ++inside_;
     else if (kept_.size() < kKeep) kept_.push_back(v);
     else overflow_ = true;
+  }
+  void add_totals(std::uint64_t count, TimeNs total, TimeNs min, TimeNs max) {
+    if (count == 0) return;
+    stats_.count += count;
+    stats_.total += total;
+    stats_.min = min < stats_.min ? min : stats_.min;
+    stats_.max = max > stats_.max ? max : stats_.max;
   }
   // count/total/min/max/mean, and the median when it returns true.
   bool finish();

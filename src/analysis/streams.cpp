@@ -110,6 +110,13 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
     bool first = true, any = false, in_order = true;
     TimeNs busy_until = 0;
     QueueDepth queue;
+    // Launch totals of this stream in locals, handed to totals.launch after it.
+    std::uint64_t launched = 0, short_kernels = 0, runtime_outliers = 0, delay_outliers = 0;
+    TimeNs sum[3] = {0, 0, 0};
+    TimeNs lo[3] = {std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::max(),
+                    std::numeric_limits<TimeNs>::max()};
+    TimeNs hi[3] = {std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::min(),
+                    std::numeric_limits<TimeNs>::min()};
     for_each_op_in_order(t, tr, [&](TimeNs start, TimeNs end, RowIndex api) {
       any = true;
       if (!first && start > busy_until) {
@@ -123,14 +130,22 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
       if (api == kNoRow) return;
       const TimeNs call_start = a.start[api], call_end = a.end[api];
       in_order = in_order && queue.add(start, call_start);
-      const TimeNs cpu = call_end - call_start, gpu = end - start, delay = start - call_end;
-      launch[OpTotals::kCpu].add(cpu);
-      launch[OpTotals::kGpu].add(gpu);
-      launch[OpTotals::kDelay].add(delay);
-      totals.short_kernels += gpu < cpu;
-      totals.runtime_outliers += cpu > 50'000;
-      totals.launch_delay_outliers += delay > 100'000;
+      const TimeNs v[3] = {call_end - call_start, end - start, start - call_end};  // kCpu, kGpu, kDelay
+      ++launched;
+      for (int q = 0; q < 3; ++q) {
+        sum[q] += v[q];
+        lo[q] = std::min(lo[q], v[q]);
+        hi[q] = std::max(hi[q], v[q]);
+        launch[q].place(v[q]);
+      }
+      short_kernels += v[OpTotals::kGpu] < v[OpTotals::kCpu];
+      runtime_outliers += v[OpTotals::kCpu] > 50'000;
+      delay_outliers += v[OpTotals::kDelay] > 100'000;
     });
+    for (int q = 0; q < 3; ++q) launch[q].add_totals(launched, sum[q], lo[q], hi[q]);
+    totals.short_kernels += short_kernels;
+    totals.runtime_outliers += runtime_outliers;
+    totals.launch_delay_outliers += delay_outliers;
     if (any) p->idle.push_back(row);
     p->launches.max_queue_depth =
         std::max(p->launches.max_queue_depth, in_order ? queue.max_depth() : general_queue_depth(t, tr));
