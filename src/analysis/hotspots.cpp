@@ -119,20 +119,28 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
     }
     cat_begin[kKernelCategoryCount] = pos;
   }
-  TimeNs gpu_time = 0, shortest = 0, longest = 0;
-  bool any = false;
-  for (const Acc& a : acc) {
+  // Per category: count, total, min and max from the per-name totals (the
+  // median comes from the durations below).
+  std::array<DurationStats, kKernelCategoryCount> by_category{};
+  TimeNs gpu_time = 0;
+  for (std::uint32_t id = 0; id < ids.size(); ++id) {
+    const Acc& a = acc[id];
     if (a.count == 0) continue;
-    shortest = any ? std::min(shortest, a.min) : a.min;
-    longest = any ? std::max(longest, a.max) : a.max;
-    any = true;
+    DurationStats& cs = by_category[static_cast<int>(ids.category(id))];
+    cs.min = cs.count ? std::min(cs.min, a.min) : a.min;
+    cs.max = cs.count ? std::max(cs.max, a.max) : a.max;
+    cs.count += a.count;
+    cs.total += a.total;
     gpu_time += a.total;
   }
   p->kernel_time_ns = gpu_time;
+  bool fits_32_bits = true;
+  for (const DurationStats& cs : by_category)
+    if (cs.count) fits_32_bits = fits_32_bits && cs.min >= 0 && cs.max <= TimeNs{std::numeric_limits<std::uint32_t>::max()};
 
   // Durations grouped by name, as 32-bit values when they all fit (kernels
   // shorter than 4.29 s: half the memory, and fresh memory is most of the cost).
-  std::vector<TimeNs> medians(ids.size()), category_medians(kKernelCategoryCount);
+  std::vector<TimeNs> medians(ids.size());
   auto select_medians = [&](auto tag) {
     using T = decltype(tag);
     ScratchArray<T> durations(cat_begin[kKernelCategoryCount]);
@@ -149,21 +157,17 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
     }
     // Per-name selects are done: a category's block may now be reordered.
     for (int c = 0; c < kKernelCategoryCount; ++c) {
-      const std::size_t n = cat_begin[c + 1] - cat_begin[c];
-      if (n == 0) continue;
-      T lo = std::numeric_limits<T>::max(), hi = std::numeric_limits<T>::min();
-      for (std::uint32_t id = 0; id < ids.size(); ++id)
-        if (acc[id].count && static_cast<int>(ids.category(id)) == c)
-          lo = std::min(lo, static_cast<T>(acc[id].min)), hi = std::max(hi, static_cast<T>(acc[id].max));
-      category_medians[c] = static_cast<TimeNs>(select_kth(durations.span(cat_begin[c], n), (n - 1) / 2, lo, hi));
+      DurationStats& cs = by_category[c];
+      if (cs.count == 0) continue;
+      cs.median = static_cast<TimeNs>(select_kth(durations.span(cat_begin[c], cs.count), (cs.count - 1) / 2,
+                                                 static_cast<T>(cs.min), static_cast<T>(cs.max)));
     }
   };
-  if (shortest >= 0 && longest <= TimeNs{std::numeric_limits<std::uint32_t>::max()}) select_medians(std::uint32_t{});
+  if (fits_32_bits) select_medians(std::uint32_t{});
   else select_medians(TimeNs{});
 
   std::vector<Hotspot> hot;
   hot.reserve(ids.size());
-  std::array<DurationStats, kKernelCategoryCount> by_category{};
   for (std::uint32_t id = 0; id < ids.size(); ++id) {
     const Acc& a = acc[id];
     if (a.count == 0) continue;
@@ -178,18 +182,12 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
     h.stats.median = medians[id];
     h.share = ratio(a.total, gpu_time);
     h.tensor_cores = is_tensor_core_kernel(h.name);
-    DurationStats& cs = by_category[static_cast<int>(h.category)];
-    cs.min = cs.count ? std::min(cs.min, a.min) : a.min;
-    cs.max = cs.count ? std::max(cs.max, a.max) : a.max;
-    cs.count += a.count;
-    cs.total += a.total;
     hot.push_back(std::move(h));
   }
   for (int c = 0; c < kKernelCategoryCount; ++c) {
     DurationStats& cs = by_category[c];
     if (cs.count == 0) continue;
     cs.mean = cs.total / static_cast<TimeNs>(cs.count);
-    cs.median = category_medians[c];
     CategoryTime ct;
     ct.category = static_cast<KernelCategory>(c);
     ct.stats = cs;
