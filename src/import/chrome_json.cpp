@@ -264,22 +264,30 @@ class Importer {
   void run_one_thread(detail::JsonStream& stream, JsonBatch* batch) {
     for (; batch; batch = stream.next()) {
       Release release{stream, batch};
-      check_cancel();
-      grow_columns(*batch, stream.file_bytes());
-      std::exception_ptr found;
-      try {
-        for (const JsonSegment& seg : batch->segments) {
-          if (seg.kind == JsonSegment::Kind::events)
-            parse_events(*batch, seg);
-          else
-            parse_top_value(*batch, seg);
-        }
-      } catch (const InputError&) {
-        found = std::current_exception();
-      }
-      if (found || batch->error) throw_first(*batch, found);
-      report_progress(*batch, stream);
+      parse_whole_batch(*batch, stream);
     }
+  }
+
+  // Parses and maps every item of `batch` into this (whole) importer; throws
+  // the first error in file order (its own, or the producer's that ended it).
+  void parse_whole_batch(JsonBatch& batch, const detail::JsonStream& stream) {
+    check_cancel();
+    // With two threads, the worker faults in the column memory grown here
+    // (most of it is filled by later batches).
+    grow_columns(batch, stream.file_bytes(), nullptr, two_threads_ ? &untouched_ : nullptr);
+    std::exception_ptr found;
+    try {
+      for (const JsonSegment& seg : batch.segments) {
+        if (seg.kind == JsonSegment::Kind::events)
+          parse_events(batch, seg);
+        else
+          parse_top_value(batch, seg);
+      }
+    } catch (const InputError&) {
+      found = std::current_exception();
+    }
+    if (found || batch.error) throw_first(batch, found);
+    report_progress(batch, stream);
   }
 
   // Throws the first in file order of `found` (an error met while parsing
@@ -298,108 +306,133 @@ class Importer {
 
   // ---- the batch loop: two threads -------------------------------------------------------------
   //
-  // Batches alternate between a worker thread and the calling thread, each
-  // with a local Importer (Role::local) that fills its own rows, strings and
-  // tracks; the calling thread then merges both batches, in file order, into
-  // this importer: rows are appended column by column with their string and
-  // track ids renumbered, and each deferred event is mapped here, at its place
-  // among the rows. Strings and tracks are interned in the order the events
-  // use them, so the trace is the one run_one_thread() makes (tests compare
-  // them). Errors surface in file order: a batch's error is rethrown when the
-  // merge reaches it, after the deferred events before it.
+  // Odd batches (1st, 3rd, …) are parsed by the calling thread straight into
+  // this importer; even ones by a worker thread, each into one of two local
+  // Importers (Role::local) that fill their own rows, strings and tracks. The
+  // calling thread merges a worker batch after the batch before it, in file
+  // order: rows are appended column by column with their string and track ids
+  // renumbered, and each deferred event is mapped here, at its place among the
+  // rows. Strings and tracks are interned in the order the events use them, so
+  // the trace is the one run_one_thread() makes (tests compare them).
+  //
+  // The worker has its next batch queued before the calling thread merges its
+  // current one (two local importers), so neither thread waits for the other
+  // while both have work: the calling thread parses one batch and merges one
+  // per two, the worker parses one per two, and the producer (reading,
+  // splitting) takes the rest of the second core. Errors surface in file
+  // order: a worker batch's error is rethrown when the merge reaches it, a
+  // stream error once every batch handed over before it has been taken.
 
   class Worker {
    public:
-    explicit Worker(Importer& parser) : parser_(parser), thread_([this] { loop(); }) {}
+    Worker() : thread_([this] { loop(); }) {}
     ~Worker() {
       {
         std::lock_guard lock(mutex_);
         stop_ = true;
+        jobs_.clear();  // not started: dropped (the running one finishes)
       }
       cv_.notify_all();
       thread_.join();
     }
-    // Parse `b`; first fault in `prefault` (columns the merge will fill).
-    void post(JsonBatch* b, std::vector<detail::MemoryRange> prefault) {
+    // Queues `b` for `parser`, first faulting in `prefault` (columns the merge
+    // will fill); returns the job's number for wait().
+    std::uint64_t post(Importer& parser, JsonBatch* b, std::vector<detail::MemoryRange> prefault) {
+      std::uint64_t seq;
       {
         std::lock_guard lock(mutex_);
-        job_ = b;
-        prefault_ = std::move(prefault);
-        done_ = false;
+        seq = ++posted_;
+        jobs_.push_back(Job{&parser, b, std::move(prefault)});
       }
       cv_.notify_all();
+      return seq;
     }
-    void wait() {
+    void wait(std::uint64_t seq) {
       std::unique_lock lock(mutex_);
-      cv_.wait(lock, [&] { return done_; });
+      cv_.wait(lock, [&] { return done_ >= seq; });
     }
 
    private:
+    struct Job {
+      Importer* parser;
+      JsonBatch* batch;
+      std::vector<detail::MemoryRange> prefault;
+    };
     void loop() {
       for (;;) {
-        JsonBatch* b = nullptr;
-        std::vector<detail::MemoryRange> prefault;
+        Job job;
         {
           std::unique_lock lock(mutex_);
-          cv_.wait(lock, [&] { return job_ || stop_; });
+          cv_.wait(lock, [&] { return !jobs_.empty() || stop_; });
           if (stop_) return;
-          b = job_;
-          job_ = nullptr;
-          prefault.swap(prefault_);
+          job = std::move(jobs_.front());
+          jobs_.pop_front();
         }
-        for (const detail::MemoryRange& r : prefault) detail::prefault_pages(r);
-        parser_.parse_local_batch(*b);
+        for (const detail::MemoryRange& r : job.prefault) detail::prefault_pages(r);
+        job.parser->parse_local_batch(*job.batch);
         {
           std::lock_guard lock(mutex_);
-          done_ = true;
+          ++done_;
         }
         cv_.notify_all();
       }
     }
-    Importer& parser_;
     std::mutex mutex_;
     std::condition_variable cv_;
-    JsonBatch* job_ = nullptr;
-    std::vector<detail::MemoryRange> prefault_;
-    bool done_ = true, stop_ = false;
+    std::deque<Job> jobs_;
+    std::uint64_t posted_ = 0, done_ = 0;
+    bool stop_ = false;
     std::thread thread_;  // last: started once the rest is ready
   };
 
   void run_two_threads(detail::JsonStream& stream, JsonBatch* first) {
-    Importer mine(path_, options_, Role::local), theirs(path_, options_, Role::local);
-    mine.gzip_ = theirs.gzip_ = gzip_;
-    Worker worker(theirs);  // declared after the parsers and inside the stream's life: joined first
-    JsonBatch* next = first;
-    while (next) {
-      Release a{stream, next};
-      check_cancel();
-      // The worker also faults in the column memory the merges grew (the
-      // calling thread, which fills it, has the most work).
-      worker.post(a.b, std::exchange(untouched_, {}));
-      struct WaitFor {  // on any exit, the worker is done with `a` before it is released
-        Worker& w;
-        ~WaitFor() { w.wait(); }
-      } wait_for{worker};
-      // An error of the stream (in text after `a`) comes after any in `a`.
-      JsonBatch* second = nullptr;
-      std::exception_ptr stream_error;
-      if (!a.b->last) {
-        try {
-          second = stream.next();
-        } catch (...) {
-          stream_error = std::current_exception();
-        }
+    Importer slot0(path_, options_, Role::local), slot1(path_, options_, Role::local);
+    Importer* slots[2] = {&slot0, &slot1};
+    slot0.gzip_ = slot1.gzip_ = gzip_;
+    two_threads_ = true;
+    // Batches held: released after their parse (ours) or merge (the worker's).
+    // Declared before the worker, so that on an exception the worker is
+    // joined before any batch it may still read goes back to the pool.
+    Release mine{stream, first}, next_mine{stream, nullptr};
+    Release theirs{stream, nullptr}, next_theirs{stream, nullptr};
+    bool more = !first->last;
+    std::exception_ptr stream_error;  // comes after every batch handed over before it
+    auto fetch = [&]() -> JsonBatch* {
+      if (!more) return nullptr;
+      JsonBatch* b = nullptr;
+      try {
+        b = stream.next();
+      } catch (...) {
+        stream_error = std::current_exception();
       }
-      Release b{stream, second};
-      if (b.b) mine.parse_local_batch(*b.b);
-      worker.wait();
-      merge_local(theirs, *a.b, stream);
-      if (stream_error) std::rethrow_exception(stream_error);
-      if (b.b) merge_local(mine, *b.b, stream);
-      next = b.b && !b.b->last ? stream.next() : nullptr;
+      if (!b || b->last) more = false;
+      return b;
+    };
+    Worker worker;
+    int slot = 0;
+    std::uint64_t theirs_job = 0;
+    theirs.b = fetch();
+    if (theirs.b) theirs_job = worker.post(*slots[slot], theirs.b, {});
+    while (mine.b) {
+      parse_whole_batch(*mine.b, stream);
+      stream.release(std::exchange(mine.b, nullptr));
+      if (!theirs.b) break;
+      // Queue the worker's next batch before merging its current one.
+      next_mine.b = fetch();
+      next_theirs.b = next_mine.b ? fetch() : nullptr;
+      std::uint64_t next_job = 0;
+      if (next_theirs.b) next_job = worker.post(*slots[slot ^ 1], next_theirs.b, std::exchange(untouched_, {}));
+      worker.wait(theirs_job);
+      merge_local(*slots[slot], *theirs.b, stream);
+      stream.release(std::exchange(theirs.b, nullptr));
+      mine.b = std::exchange(next_mine.b, nullptr);
+      theirs.b = std::exchange(next_theirs.b, nullptr);
+      theirs_job = next_job;
+      slot ^= 1;
     }
-    absorb(mine);
-    absorb(theirs);
+    if (stream_error) std::rethrow_exception(stream_error);
+    absorb(slot0);
+    absorb(slot1);
   }
 
   // Role::local: parses every segment of a batch; an error is kept for the merge.
@@ -454,7 +487,7 @@ class Importer {
   // Merges what local parser `l` made of batch `b` (then releases nothing:
   // the caller does), in file order; rethrows its error at its place.
   void merge_local(Importer& l, JsonBatch& b, const detail::JsonStream& stream) {
-    grow_columns(b, stream.file_bytes(), &l);
+    grow_columns(b, stream.file_bytes(), &l, &untouched_);
     std::exception_ptr found;
     try {
       merge_local_rows(l, b);
@@ -576,7 +609,8 @@ class Importer {
   // compression ratio so far times the file size), plus 10%, and never more
   // than one row per 32 bytes of text (no event is shorter), so that an
   // unrepresentative start cannot reserve much. import_memory.h says why.
-  void grow_columns(const JsonBatch& b, std::uint64_t file_bytes, Importer* incoming = nullptr) {
+  void grow_columns(const JsonBatch& b, std::uint64_t file_bytes, Importer* incoming = nullptr,
+                    std::vector<detail::MemoryRange>* untouched = nullptr) {
     const std::uint64_t json_done = b.stream_offset;  // the rows so far come from this much text
     double json_total = 0;
     if (json_done > 0 && b.file_done > 0 && file_bytes >= b.file_done)
@@ -596,7 +630,7 @@ class Importer {
       const double estimate =
           json_done ? std::min(1.1 * json_total / static_cast<double>(json_done) * static_cast<double>(n), json_total / 32)
                     : 0;
-      detail::grow_table(table, headroom, static_cast<std::size_t>(estimate), incoming ? &untouched_ : nullptr);
+      detail::grow_table(table, headroom, static_cast<std::size_t>(estimate), untouched);
     });
   }
 
@@ -1601,6 +1635,7 @@ class Importer {
   std::array<std::uint64_t, static_cast<int>(Skip::count_)> skips_{};
   std::array<std::size_t, kTableCount> rows_before_batch_{};
   std::vector<detail::MemoryRange> untouched_;  // grown column memory not yet faulted in (two threads)
+  bool two_threads_ = false;
 
   // Role::local: what the whole importer still has to take from this batch.
   std::vector<Deferred> deferred_;

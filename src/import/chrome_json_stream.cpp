@@ -668,7 +668,10 @@ class Splitter {
 // [SECTION] Producer thread and buffer pool -----------------------------------------------
 
 struct JsonStream::Impl {
-  static constexpr int kPoolSize = 4;  // one filling, two parsing (two parse threads), one queued
+  // The two-thread importer holds up to three (the worker's batch until it is
+  // merged, and the next two it fetched); one is being filled; two more let
+  // the producer keep ahead.
+  static constexpr int kPoolSize = 6;
 
   std::string path;
   LoadProgress progress;
