@@ -30,6 +30,7 @@
 #include <utility>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -306,22 +307,26 @@ class Importer {
 
   // ---- the batch loop: two threads -------------------------------------------------------------
   //
-  // Odd batches (1st, 3rd, …) are parsed by the calling thread straight into
-  // this importer; even ones by a worker thread, each into one of two local
-  // Importers (Role::local) that fill their own rows, strings and tracks. The
-  // calling thread merges a worker batch after the batch before it, in file
-  // order: rows are appended column by column with their string and track ids
-  // renumbered, and each deferred event is mapped here, at its place among the
-  // rows. Strings and tracks are interned in the order the events use them, so
-  // the trace is the one run_one_thread() makes (tests compare them).
+  // A worker thread parses batches into local Importers (Role::local) that
+  // fill their own rows, strings and tracks and defer what depends on other
+  // batches (metadata, B/E, counters, string ids, top-level values). The
+  // calling thread takes everything else, in file order: it merges parsed
+  // batches (rows appended column by column with their string and track ids
+  // renumbered; each deferred event mapped here, at its place among the
+  // rows), and parses batches itself: straight into this importer when every
+  // batch before it has been merged, else into a local importer of its own.
+  // Strings and tracks are interned in the order the events use them, so the
+  // trace is the one run_one_thread() makes (tests compare them).
   //
-  // The worker has its next batch queued before the calling thread merges its
-  // current one (two local importers), so neither thread waits for the other
-  // while both have work: the calling thread parses one batch and merges one
-  // per two, the worker parses one per two, and the producer (reading,
-  // splitting) takes the rest of the second core. Errors surface in file
-  // order: a worker batch's error is rethrown when the merge reaches it, a
-  // stream error once every batch handed over before it has been taken.
+  // Neither thread waits while there is work: the worker always has its next
+  // batch queued, and the calling thread, when the batch it must merge next is
+  // not parsed yet, parses a later one rather than waiting. So the split
+  // between them follows their speed (the worker shares its core with the
+  // producer, and on a loaded machine either may be preempted).
+  //
+  // Errors surface in file order: a local parser's error when the merge
+  // reaches its batch, a stream error once every batch handed over before it
+  // has been taken.
 
   class Worker {
    public:
@@ -336,7 +341,7 @@ class Importer {
       thread_.join();
     }
     // Queues `b` for `parser`, first faulting in `prefault` (columns the merge
-    // will fill); returns the job's number for wait().
+    // will fill); returns the job's number for done() and wait().
     std::uint64_t post(Importer& parser, JsonBatch* b, std::vector<detail::MemoryRange> prefault) {
       std::uint64_t seq;
       {
@@ -346,6 +351,14 @@ class Importer {
       }
       cv_.notify_all();
       return seq;
+    }
+    bool done(std::uint64_t seq) {
+      std::lock_guard lock(mutex_);
+      return done_ >= seq;
+    }
+    bool has_queued() {  // a job not started yet
+      std::lock_guard lock(mutex_);
+      return !jobs_.empty();
     }
     void wait(std::uint64_t seq) {
       std::unique_lock lock(mutex_);
@@ -385,16 +398,36 @@ class Importer {
     std::thread thread_;  // last: started once the rest is ready
   };
 
+  // Batches parsed (or being parsed) into local importers, in file order,
+  // waiting for their merge; gives their buffers back when destroyed.
+  struct Pending {
+    struct Item {
+      JsonBatch* batch;
+      Importer* parser;
+      std::uint64_t job;  // the worker's job number; 0: parsed by the calling thread
+    };
+    detail::JsonStream& stream;
+    std::deque<Item> items;
+    ~Pending() {
+      for (const Item& i : items) stream.release(i.batch);
+    }
+  };
+
+  static constexpr std::size_t kLocalParsers = 4;  // batches parsed ahead of the merge, at most
+
   void run_two_threads(detail::JsonStream& stream, JsonBatch* first) {
-    Importer slot0(path_, options_, Role::local), slot1(path_, options_, Role::local);
-    Importer* slots[2] = {&slot0, &slot1};
-    slot0.gzip_ = slot1.gzip_ = gzip_;
+    std::vector<std::unique_ptr<Importer>> locals;
+    std::vector<Importer*> free_locals;
+    for (std::size_t i = 0; i < kLocalParsers; ++i) {
+      locals.push_back(std::make_unique<Importer>(path_, options_, Role::local));
+      locals.back()->gzip_ = gzip_;
+      free_locals.push_back(locals.back().get());
+    }
     two_threads_ = true;
-    // Batches held: released after their parse (ours) or merge (the worker's).
+    Release direct{stream, first};  // the batch to parse straight into this importer
     // Declared before the worker, so that on an exception the worker is
     // joined before any batch it may still read goes back to the pool.
-    Release mine{stream, first}, next_mine{stream, nullptr};
-    Release theirs{stream, nullptr}, next_theirs{stream, nullptr};
+    Pending pending{stream, {}};
     bool more = !first->last;
     std::exception_ptr stream_error;  // comes after every batch handed over before it
     auto fetch = [&]() -> JsonBatch* {
@@ -409,30 +442,54 @@ class Importer {
       return b;
     };
     Worker worker;
-    int slot = 0;
-    std::uint64_t theirs_job = 0;
-    theirs.b = fetch();
-    if (theirs.b) theirs_job = worker.post(*slots[slot], theirs.b, {});
-    while (mine.b) {
-      parse_whole_batch(*mine.b, stream);
-      stream.release(std::exchange(mine.b, nullptr));
-      if (!theirs.b) break;
-      // Queue the worker's next batch before merging its current one.
-      next_mine.b = fetch();
-      next_theirs.b = next_mine.b ? fetch() : nullptr;
-      std::uint64_t next_job = 0;
-      if (next_theirs.b) next_job = worker.post(*slots[slot ^ 1], next_theirs.b, std::exchange(untouched_, {}));
-      worker.wait(theirs_job);
-      merge_local(*slots[slot], *theirs.b, stream);
-      stream.release(std::exchange(theirs.b, nullptr));
-      mine.b = std::exchange(next_mine.b, nullptr);
-      theirs.b = std::exchange(next_theirs.b, nullptr);
-      theirs_job = next_job;
-      slot ^= 1;
+    // Gives the worker the next batch, unless it has one queued already.
+    auto feed_worker = [&] {
+      if (!more || free_locals.empty() || worker.has_queued()) return false;
+      JsonBatch* b = fetch();
+      if (!b) return false;
+      Importer* l = free_locals.back();
+      free_locals.pop_back();
+      const std::uint64_t job = worker.post(*l, b, std::exchange(untouched_, {}));
+      pending.items.push_back(Pending::Item{b, l, job});
+      return true;
+    };
+    for (;;) {
+      if (direct.b) {  // every batch before it is merged
+        feed_worker();
+        parse_whole_batch(*direct.b, stream);
+        stream.release(std::exchange(direct.b, nullptr));
+        continue;
+      }
+      if (pending.items.empty()) {
+        direct.b = fetch();
+        if (!direct.b) break;
+        continue;
+      }
+      const Pending::Item front = pending.items.front();
+      if (front.job == 0 || worker.done(front.job)) {
+        pending.items.pop_front();
+        Release release{stream, front.batch};
+        merge_local(*front.parser, *front.batch, stream);
+        free_locals.push_back(front.parser);
+        continue;
+      }
+      // The next batch to merge is still being parsed: queue the worker's next
+      // one, or parse a later batch here rather than wait.
+      if (feed_worker()) continue;
+      if (more && !free_locals.empty()) {
+        if (JsonBatch* b = fetch()) {
+          Importer* l = free_locals.back();
+          free_locals.pop_back();
+          pending.items.push_back(Pending::Item{b, l, 0});
+          l->parse_local_batch(*b);
+          continue;
+        }
+        continue;  // the stream ended or failed: merge what is pending
+      }
+      worker.wait(front.job);
     }
     if (stream_error) std::rethrow_exception(stream_error);
-    absorb(slot0);
-    absorb(slot1);
+    for (const auto& l : locals) absorb(*l);
   }
 
   // Role::local: parses every segment of a batch; an error is kept for the merge.

@@ -668,10 +668,10 @@ class Splitter {
 // [SECTION] Producer thread and buffer pool -----------------------------------------------
 
 struct JsonStream::Impl {
-  // The two-thread importer holds up to three (the worker's batch until it is
-  // merged, and the next two it fetched); one is being filled; two more let
-  // the producer keep ahead.
-  static constexpr int kPoolSize = 6;
+  // The two-thread importer holds up to five (four parsed ahead of their
+  // merge, one being parsed straight into the trace); one is being filled;
+  // two more let the producer keep ahead.
+  static constexpr int kPoolSize = 8;
 
   std::string path;
   LoadProgress progress;
