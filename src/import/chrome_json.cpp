@@ -1030,41 +1030,48 @@ class Importer {
   };
 
   // Kineto categories of both schemas (2021: Kernel, Memcpy, Memset, Runtime, Operator, …).
+  // Exact spelling first (an inlined compare: what Kineto writes, once per
+  // event), then ignoring case.
+  template <std::size_t N>
+  [[gnu::always_inline]] static bool is_cat(std::string_view cat, const char (&lit)[N]) {
+    return std::memcmp(cat.data(), lit, N - 1) == 0 || iequals(cat, std::string_view(lit, N - 1));
+  }
+
   Cat classify(std::string_view cat) {
     switch (cat.size()) {
       case 6:
-        if (iequals(cat, "kernel")) return Cat::kernel;
-        if (iequals(cat, "memcpy")) return Cat::memcpy;
-        if (iequals(cat, "memset")) return Cat::memset;
-        if (iequals(cat, "driver")) return Cat::driver;
-        if (iequals(cat, "cpu_op")) return Cat::cpu_op;
-        if (iequals(cat, "python")) return Cat::python_function;
+        if (is_cat(cat, "kernel")) return Cat::kernel;
+        if (is_cat(cat, "memcpy")) return Cat::memcpy;
+        if (is_cat(cat, "memset")) return Cat::memset;
+        if (is_cat(cat, "driver")) return Cat::driver;
+        if (is_cat(cat, "cpu_op")) return Cat::cpu_op;
+        if (is_cat(cat, "python")) return Cat::python_function;
         break;
       case 7:
-        if (iequals(cat, "runtime")) return Cat::runtime;
+        if (is_cat(cat, "runtime")) return Cat::runtime;
         break;
       case 8:
-        if (iequals(cat, "operator")) return Cat::cpu_op;
+        if (is_cat(cat, "operator")) return Cat::cpu_op;
         break;
       case 9:
-        if (iequals(cat, "cuda_sync")) return Cat::sync;
+        if (is_cat(cat, "cuda_sync")) return Cat::sync;
         break;
       case 10:
-        if (iequals(cat, "gpu_memcpy")) return Cat::memcpy;
-        if (iequals(cat, "gpu_memset")) return Cat::memset;
+        if (is_cat(cat, "gpu_memcpy")) return Cat::memcpy;
+        if (is_cat(cat, "gpu_memset")) return Cat::memset;
         break;
       case 11:
-        if (iequals(cat, "cuda_driver")) return Cat::driver;
+        if (is_cat(cat, "cuda_driver")) return Cat::driver;
         break;
       case 12:
-        if (iequals(cat, "cuda_runtime")) return Cat::runtime;
+        if (is_cat(cat, "cuda_runtime")) return Cat::runtime;
         break;
       case 15:
-        if (iequals(cat, "user_annotation")) return Cat::user_annotation;
-        if (iequals(cat, "python_function")) return Cat::python_function;
+        if (is_cat(cat, "user_annotation")) return Cat::user_annotation;
+        if (is_cat(cat, "python_function")) return Cat::python_function;
         break;
       case 19:
-        if (iequals(cat, "gpu_user_annotation")) return Cat::gpu_annotation;
+        if (is_cat(cat, "gpu_user_annotation")) return Cat::gpu_annotation;
         break;
       default: break;
     }
