@@ -118,14 +118,14 @@ class JsonWalker {
     if (*p_ == '0') {
       ++p_;
     } else if (*p_ >= '1' && *p_ <= '9') {
-      p_ += count_digits(p_);
+      while (is_digit(*p_)) ++p_;
     } else {
       throw JsonSyntaxError{p_, "invalid number"};
     }
     if (*p_ == '.') {
       ++p_;
       if (!is_digit(*p_)) throw JsonSyntaxError{p_, "invalid number: digits must follow '.'"};
-      p_ += count_digits(p_);
+      while (is_digit(*p_)) ++p_;
     }
     if (*p_ == 'e' || *p_ == 'E') {
       ++p_;
@@ -153,8 +153,8 @@ class JsonWalker {
     q += negative;
     const char* digits = q;
     std::uint64_t v = 0;
-    const int n = read_digits(q, &v);
-    q += n;
+    while (is_digit(*q) && q - digits < 19) v = v * 10 + static_cast<unsigned>(*q++ - '0');
+    const std::ptrdiff_t n = q - digits;
     if (n == 0 || n > 18 || (n > 1 && *digits == '0') || !ends_number(*q)) return false;
     *out = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
     p_ = q;
@@ -166,16 +166,16 @@ class JsonWalker {
   [[gnu::always_inline]] bool try_us_to_ns(std::int64_t* ns, bool* sub_us) {
     const char* q = p_;
     std::uint64_t whole = 0;
-    const int n = read_digits(q, &whole);
-    q += n;
+    while (is_digit(*q) && q - p_ < 17) whole = whole * 10 + static_cast<unsigned>(*q++ - '0');
+    const std::ptrdiff_t n = q - p_;
     // whole * 1000 + 999 must fit in int64; 16 digits may not.
     if (n == 0 || n > 16 || (n > 1 && *p_ == '0') || whole > 9223372036854774ull) return false;
     std::uint64_t frac = 0;
     if (*q == '.') {
-      ++q;
-      const int k = read_digits(q, &frac);
-      q += k;
+      const char* f = ++q;
+      while (is_digit(*q) && q - f < 4) frac = frac * 10 + static_cast<unsigned>(*q++ - '0');
       static constexpr std::uint64_t kScale[4] = {0, 100, 10, 1};
+      const std::ptrdiff_t k = q - f;
       if (k == 0 || k > 3) return false;
       frac *= kScale[k];
     }
@@ -240,64 +240,6 @@ class JsonWalker {
 
  private:
   static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-  // Digit runs 8 bytes at a time (SWAR). The loads may read up to 7 bytes
-  // past the run: it ends inside the item, which the padding follows.
-  //
-  // Nonzero bytes of the result mark the bytes of `x` that are not ASCII
-  // digits ('0'..'9': high nibble 3 both before and after adding 6). A carry
-  // out of a byte (only from bytes >= 0xFA, themselves not digits) only
-  // reaches later bytes, after the first non-digit.
-  static std::uint64_t non_digits(std::uint64_t x) {
-    constexpr std::uint64_t kHigh = 0xF0F0F0F0F0F0F0F0ull, kThree = 0x3030303030303030ull;
-    return ((x & kHigh) ^ kThree) | (((x + 0x0606060606060606ull) & kHigh) ^ kThree);
-  }
-  static std::uint64_t load8(const char* p) {
-    std::uint64_t x;
-    std::memcpy(&x, p, 8);
-    return x;  // little-endian: p[0] in the low byte
-  }
-  // Digits that start at p: how many (counted up to 24; more read as 24).
-  [[gnu::always_inline]] static int count_digits(const char* p) {
-    int n = 0;
-    for (int chunk = 0; chunk < 3; ++chunk) {
-      const std::uint64_t nd = non_digits(load8(p + n));
-      if (nd) return n + (__builtin_ctzll(nd) >> 3);
-      n += 8;
-    }
-    while (is_digit(p[n])) ++n;
-    return n;
-  }
-  // Like count_digits, and the value of those digits into *value when there
-  // are at most 19 of them (otherwise unspecified; callers reject more than
-  // 18). Counts up to 24 only: the callers reject anything above 18.
-  [[gnu::always_inline]] static int read_digits(const char* p, std::uint64_t* value) {
-    static constexpr std::uint64_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
-    std::uint64_t v = 0;
-    int n = 0;
-    for (int chunk = 0; chunk < 3; ++chunk) {
-      const std::uint64_t x = load8(p + n);
-      const std::uint64_t nd = non_digits(x);
-      const int k = nd ? __builtin_ctzll(nd) >> 3 : 8;
-      if (k == 0) break;
-      // The k digits moved to the top bytes (zeros, i.e. leading '0's, below):
-      // the eight-digit conversion then gives their value.
-      const std::uint64_t d = (x - 0x3030303030303030ull) << (8 * (8 - k));
-      v = v * kPow10[k] + eight_digits(d);
-      n += k;
-      if (k < 8) break;
-    }
-    *value = v;
-    return n;
-  }
-  // Value of 8 decimal digits (byte values 0-9), the first in the low byte.
-  static std::uint64_t eight_digits(std::uint64_t d) {
-    d = (d * 10) + (d >> 8);  // pairs: 10 * d[i] + d[i+1] in every other byte
-    d = (((d & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-         (((d >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
-        32;
-    return d & 0xFFFFFFFFull;
-  }
   // Whether c may follow a complete number: number() rejects digits, '.',
   // letters (an exponent, or garbage) after one.
   static bool ends_number(char c) {
