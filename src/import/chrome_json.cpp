@@ -413,7 +413,9 @@ class Importer {
     }
   };
 
-  static constexpr std::size_t kLocalParsers = 4;  // batches parsed ahead of the merge, at most
+  // Batches parsed ahead of their merge, at most (JsonStream's pool must hold
+  // more than this: see kPoolSize).
+  static constexpr std::size_t kLocalParsers = 3;
 
   void run_two_threads(detail::JsonStream& stream, JsonBatch* first) {
     std::vector<std::unique_ptr<Importer>> locals;

@@ -675,10 +675,11 @@ class Splitter {
 // [SECTION] Producer thread and buffer pool -----------------------------------------------
 
 struct JsonStream::Impl {
-  // The two-thread importer holds up to five (four parsed ahead of their
-  // merge, one being parsed straight into the trace); one is being filled;
-  // two more let the producer keep ahead.
-  static constexpr int kPoolSize = 8;
+  // The two-thread importer holds up to three (parsed ahead of their merge,
+  // or one of them and the one being parsed straight into the trace), which
+  // leaves the producer one to fill and two to queue. Fewer than four would
+  // deadlock it.
+  static constexpr int kPoolSize = 6;
 
   std::string path;
   LoadProgress progress;
