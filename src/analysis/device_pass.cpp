@@ -42,6 +42,19 @@ enum OpClass : std::uint8_t {
   kHtaCompute = 128, // … that HTA counts as compute
 };
 
+// A kernel's class bits by category: communication or compute, optimizer.
+struct ClassOfCategory {
+  std::uint8_t of[256];
+  constexpr ClassOfCategory() : of{} {
+    for (unsigned c = 0; c < 256; ++c) {
+      const auto cat = static_cast<KernelCategory>(c);
+      of[c] = static_cast<std::uint8_t>((cat == KernelCategory::communication ? kComm : kCompute) |
+                                        (cat == KernelCategory::optimizer ? kOptimizer : 0));
+    }
+  }
+};
+constexpr ClassOfCategory kClassOfCategory{};
+
 // The rows of one table on one track, in start order.
 struct Run {
   const TimeNs* start;
@@ -299,13 +312,27 @@ struct Sweep {
   }
   // The conditions the evidence follows: exposed communication, a copy with
   // no kernel alongside, optimizer kernels running alone.
-  static unsigned mask_of(unsigned k) {
+  static constexpr unsigned mask_rule(unsigned k) {
     return unsigned{(k & kCommBusy) && !(k & kComputeBusy)} | unsigned{(k & kCopyBusy) && !(k & kKernels)} << 1 |
            unsigned{(k & kOptimizerBusy) && !(k & kOtherThanOptimizer)} << 2;
   }
   // Priority order so a step's parts add up: compute, then communication, then copies.
+  static constexpr unsigned field_rule(unsigned k) { return (k & kComputeBusy) ? 0 : (k & kCommBusy) ? 1 : 2; }
+  // Both as tables over the keys: one load per event instead of the tests.
+  struct KeyTables {
+    std::uint8_t mask[kKeys], field[kKeys];
+    constexpr KeyTables() : mask{}, field{} {
+      for (unsigned k = 0; k < kKeys; ++k) mask[k] = static_cast<std::uint8_t>(mask_rule(k)), field[k] = static_cast<std::uint8_t>(field_rule(k));
+    }
+  };
+  static const KeyTables& key_tables() {
+    static constexpr KeyTables tables;
+    return tables;
+  }
+  static unsigned mask_of(unsigned k) { return key_tables().mask[k]; }
   static TimeNs Step::*field_of(unsigned k) {
-    return (k & kComputeBusy) ? &Step::compute_ns : (k & kCommBusy) ? &Step::communication_ns : &Step::memcpy_ns;
+    static constexpr TimeNs Step::*kFields[3] = {&Step::compute_ns, &Step::communication_ns, &Step::memcpy_ns};
+    return kFields[key_tables().field[k]];
   }
   std::array<TimeNs, kKeys> time_in_{};  // time spent in each state key
 
@@ -354,13 +381,12 @@ struct Sweep {
     if (r.table == kKernel) {
       const KernelTable& k = t.kernels();
       const auto cat = static_cast<KernelCategory>(r.category[i]);
-      cls |= cat == KernelCategory::communication ? kComm : kCompute;
-      if (cat == KernelCategory::optimizer) cls |= kOptimizer;
+      cls |= kClassOfCategory.of[r.category[i]];
       const StringId name = r.name[i];
       if (hta && hta_compute(name)) cls |= kHtaCompute;
       const TimeNs dur = end - at;
       d.kernel_time_ns += dur;
-      ev.ops_by_category[static_cast<int>(cat)].add(rt.shift({at, end}), dur);
+      ev.ops_by_category[static_cast<int>(cat)].add(dur, [&] { return rt.shift({at, end}); });
       OpTotals::Name& nm = names[name];
       nm.category = r.category[i];
       nm.min = std::min(nm.min, dur);
@@ -372,7 +398,7 @@ struct Sweep {
             double(std::uint64_t{k.grid_x[i]} * std::uint64_t{k.grid_y[i]} * std::uint64_t{k.grid_z[i]});
         sm_weighted += double(dur) * std::min(blocks * inv_sms, 1.0);
       }
-      if (cat == KernelCategory::optimizer) ++ev.optimizer_kernels;
+      ev.optimizer_kernels += cat == KernelCategory::optimizer;
     }
     return cls;
   }
