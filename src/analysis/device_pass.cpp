@@ -14,6 +14,7 @@
 // order, so a device is a merge of a few sorted runs (one per track and
 // table), and the ops in flight at any time are few.
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 
@@ -40,6 +41,19 @@ enum OpClass : std::uint8_t {
   kHta = 64,         // an op HTA counts (its ProfilerStep filter; syncs with a stream)
   kHtaCompute = 128, // … that HTA counts as compute
 };
+
+// A kernel's class bits by category: communication or compute, optimizer.
+struct ClassOfCategory {
+  std::uint8_t of[256];
+  constexpr ClassOfCategory() : of{} {
+    for (unsigned c = 0; c < 256; ++c) {
+      const auto cat = static_cast<KernelCategory>(c);
+      of[c] = static_cast<std::uint8_t>((cat == KernelCategory::communication ? kComm : kCompute) |
+                                        (cat == KernelCategory::optimizer ? kOptimizer : 0));
+    }
+  }
+};
+constexpr ClassOfCategory kClassOfCategory{};
 
 // The rows of one table on one track, in start order.
 struct Run {
@@ -220,6 +234,7 @@ struct Sweep {
   Spans exposed_comm, copy_alone, optimizer_alone;
   double sm_weighted = 0;
   std::uint32_t sms = 0;
+  double inv_sms = 0;
   OpTotals& totals;
   std::vector<OpTotals::Name>& names;
 
@@ -240,18 +255,6 @@ struct Sweep {
       --j;
     }
     flying[j] = {end, cls};
-  }
-
-  // Launch statistics: one launched op in BracketMedian::kStride is sampled
-  // here (the stream passes see them all).
-  void launched(RowIndex api, TimeNs start, TimeNs end) {
-    if (--totals.countdown != 0) return;
-    totals.countdown = BracketMedian::kStride;
-    const ApiCallTable& a = t.api_calls();
-    const TimeNs call_end = a.end[api];
-    totals.launch[OpTotals::kCpu].sample(call_end - a.start[api]);
-    totals.launch[OpTotals::kGpu].sample(end - start);
-    totals.launch[OpTotals::kDelay].sample(start - call_end);
   }
 
   void add_runs(const std::vector<TrackId>& tracks) {
@@ -291,35 +294,74 @@ struct Sweep {
                     static_cast<RowIndex>(found.size())});
   }
 
-  // The time between two events, with the ops in flight unchanged.
-  void segment(TimeNs a, TimeNs b) {
-    const TimeNs dt = b - a;
-    if (n.hta()) hta_busy += dt;
-    if (n.hta_compute()) hta_compute_ns += dt;
-    if (!n.any()) return;  // idle: accounted when the gap closes
-    d.busy_ns += dt;
-    if (n.kernels()) {
-      d.kernel_busy_ns += dt;
-      kernel_total_ += dt * n.kernels();
-      if (n.kernels() >= 2) multi_ += dt;
+  // What the time between two events adds up to depends on the ops in
+  // flight only through a few yes/no facts: the state key below. The sweep
+  // adds each stretch of time to its key's total (and to the step it falls
+  // in), and add_up() turns the totals into the summary once, at the end:
+  // a few instructions per event instead of a dozen tests.
+  enum KeyBit : unsigned {
+    kHtaBusy = 1, kHtaComputeBusy = 2, kAny = 4, kKernels = 8, kTwoKernels = 16, kComputeBusy = 32,
+    kCommBusy = 64, kCopyBusy = 128, kOptimizerBusy = 256, kOtherThanOptimizer = 512,
+  };
+  static constexpr unsigned kKeys = 1024;
+  static unsigned key_of(const Counts& c) {
+    return unsigned{c.hta() != 0} | unsigned{c.hta_compute() != 0} << 1 | unsigned{c.any()} << 2 |
+           unsigned{c.kernels() >= 1} << 3 | unsigned{c.kernels() >= 2} << 4 | unsigned{c.compute() != 0} << 5 |
+           unsigned{c.comm() != 0} << 6 | unsigned{c.copies() != 0} << 7 | unsigned{c.optimizer() != 0} << 8 |
+           unsigned{c.kernels() > c.optimizer()} << 9;
+  }
+  // The conditions the evidence follows: exposed communication, a copy with
+  // no kernel alongside, optimizer kernels running alone.
+  static constexpr unsigned mask_rule(unsigned k) {
+    return unsigned{(k & kCommBusy) && !(k & kComputeBusy)} | unsigned{(k & kCopyBusy) && !(k & kKernels)} << 1 |
+           unsigned{(k & kOptimizerBusy) && !(k & kOtherThanOptimizer)} << 2;
+  }
+  // Priority order so a step's parts add up: compute, then communication, then copies.
+  static constexpr unsigned field_rule(unsigned k) { return (k & kComputeBusy) ? 0 : (k & kCommBusy) ? 1 : 2; }
+  // Both as tables over the keys: one load per event instead of the tests.
+  struct KeyTables {
+    std::uint8_t mask[kKeys], field[kKeys];
+    constexpr KeyTables() : mask{}, field{} {
+      for (unsigned k = 0; k < kKeys; ++k) mask[k] = static_cast<std::uint8_t>(mask_rule(k)), field[k] = static_cast<std::uint8_t>(field_rule(k));
     }
-    if (n.compute()) d.compute_ns += dt;
-    if (n.comm()) {
-      d.communication_ns += dt;
-      if (n.compute()) comm_with_compute_ += dt;
-      else d.exposed_communication_ns += dt;
+  };
+  static const KeyTables& key_tables() {
+    static constexpr KeyTables tables;
+    return tables;
+  }
+  static unsigned mask_of(unsigned k) { return key_tables().mask[k]; }
+  static TimeNs Step::*field_of(unsigned k) {
+    static constexpr TimeNs Step::*kFields[3] = {&Step::compute_ns, &Step::communication_ns, &Step::memcpy_ns};
+    return kFields[key_tables().field[k]];
+  }
+  std::array<TimeNs, kKeys> time_in_{};  // time spent in each state key
+
+  void add_up() {
+    for (unsigned k = 0; k < kKeys; ++k) {
+      const TimeNs dt = time_in_[k];
+      if (dt == 0) continue;
+      if (k & kHtaBusy) hta_busy += dt;
+      if (k & kHtaComputeBusy) hta_compute_ns += dt;
+      if (!(k & kAny)) continue;  // idle: accounted when the gap closed
+      d.busy_ns += dt;
+      if (k & kKernels) d.kernel_busy_ns += dt;
+      if (k & kTwoKernels) multi_ += dt;
+      if (k & kComputeBusy) d.compute_ns += dt;
+      if (k & kCommBusy) {
+        d.communication_ns += dt;
+        if (k & kComputeBusy) comm_with_compute_ += dt;
+        else d.exposed_communication_ns += dt;
+      }
+      if (k & kCopyBusy) {
+        d.memcpy_ns += dt;
+        if (k & kKernels) copy_with_kernels_ += dt;
+        else d.memcpy_exposed_ns += dt;
+      }
+      if (k & kOptimizerBusy) {
+        ev.optimizer_ns += dt;
+        if (k & kOtherThanOptimizer) ev.optimizer_overlapped_ns += dt;
+      }
     }
-    if (n.copies()) {
-      d.memcpy_ns += dt;
-      if (n.kernels()) copy_with_kernels_ += dt;
-      else d.memcpy_exposed_ns += dt;
-    }
-    if (n.optimizer()) {
-      ev.optimizer_ns += dt;
-      if (n.kernels() > n.optimizer()) ev.optimizer_overlapped_ns += dt;
-    }
-    // Priority order so the parts add up: compute, then communication, then copies.
-    steps.add(a, b, n.compute() ? &Step::compute_ns : n.comm() ? &Step::communication_ns : &Step::memcpy_ns);
   }
 
   void note_hta(TimeNs a, TimeNs b) {
@@ -327,11 +369,42 @@ struct Sweep {
     hta_last = std::max(hta_last, b);
   }
 
+  // The op's own share of the sweep (launch sample, HTA's filter, per-name
+  // totals, category evidence) and its class for the in-flight counts.
+  [[gnu::always_inline]] std::uint8_t account(const Run& r, RowIndex i, TimeNs at, TimeNs end, RowIndex api) {
+    std::uint8_t cls = r.table;
+    const bool hta = hta_filter.keep(r.correlation[i], api);
+    if (hta) {
+      cls |= kHta;
+      note_hta(at, end);
+    }
+    if (r.table == kKernel) {
+      const KernelTable& k = t.kernels();
+      const auto cat = static_cast<KernelCategory>(r.category[i]);
+      cls |= kClassOfCategory.of[r.category[i]];
+      const StringId name = r.name[i];
+      if (hta && hta_compute(name)) cls |= kHtaCompute;
+      const TimeNs dur = end - at;
+      d.kernel_time_ns += dur;
+      ev.ops_by_category[static_cast<int>(cat)].add(dur, [&] { return rt.shift({at, end}); });
+      OpTotals::Name& nm = names[name];
+      nm.category = r.category[i];
+      nm.min = std::min(nm.min, dur);
+      nm.max = std::max(nm.max, dur);
+      nm.total += dur;
+      ++nm.count;
+      if (sms) {
+        const double blocks =
+            double(std::uint64_t{k.grid_x[i]} * std::uint64_t{k.grid_y[i]} * std::uint64_t{k.grid_z[i]});
+        sm_weighted += double(dur) * std::min(blocks * inv_sms, 1.0);
+      }
+      ev.optimizer_kernels += cat == KernelCategory::optimizer;
+    }
+    return cls;
+  }
+
   unsigned state_mask = 0;
-  void states(TimeNs at) {
-    const unsigned mask = unsigned{n.comm() && !n.compute()} | unsigned{n.copies() && !n.kernels()} << 1 |
-                          unsigned{n.optimizer() && n.kernels() == n.optimizer()} << 2;
-    if (mask == state_mask) return;  // the usual case: nothing to record
+  void set_states(unsigned mask, TimeNs at) {
     state_mask = mask;
     exposed_comm.set(mask & 1, at);
     copy_alone.set(mask & 2, at);
@@ -378,8 +451,7 @@ struct Sweep {
 
   void run() {
     constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
-    const KernelTable& k = t.kernels();
-    const double inv_sms = sms ? 1.0 / double(sms) : 0.0;
+    inv_sms = sms ? 1.0 / double(sms) : 0.0;
     TimeNs now = 0, first = 0, busy_until = 0;
     bool started = false;
     // Input wait before this GPU's first op counts too: a GPU that has not
@@ -423,13 +495,18 @@ struct Sweep {
       find_next_start();
     };
     find_next_start();
+    unsigned key = key_of(n);  // of the ops in flight now
     // Moves the sweep to `at`: everything that happens at `now` has happened,
     // so the conditions the evidence follows are evaluated once per instant,
-    // not per event.
+    // not per event; the time in between goes to the state key's total.
     auto move_to = [&](TimeNs at) {
       if (at > now) {
-        states(now);
-        if (started) segment(now, at);
+        const unsigned mask = mask_of(key);
+        if (mask != state_mask) set_states(mask, now);
+        if (started) {
+          time_in_[key] += at - now;
+          if (key & kAny) steps.add(now, at, field_of(key));
+        }
         now = at;
       }
     };
@@ -438,80 +515,96 @@ struct Sweep {
       while (!flying.empty() && flying.back().end <= next_start) {
         move_to(flying.back().end);
         n.remove(flying.back().cls);
+        key = key_of(n);
         flying.pop_back();
       }
       if (s < 0) break;
       const TimeNs at = next_start;
       move_to(at);
-
       Run& r = runs[s];
-      const RowIndex i = r.row++;
-      heads[s] = r.row < r.last ? r.start[r.row] : kNever;
-      advanced(s);
-      const TimeNs end = r.end[i];
+
       if (r.table == 0) {  // a sync, for HTA only
-        note_hta(at, end);
+        const RowIndex i = r.row++;
+        heads[s] = r.row < r.last ? r.start[r.row] : kNever;
+        advanced(s);
+        note_hta(at, r.end[i]);
         n.add(kHta);
-        fly(end, kHta);
+        key = key_of(n);
+        fly(r.end[i], kHta);
         continue;
       }
-      const RowIndex api = r.api[i];
-      if (!started) {
-        started = true;
-        first = at;
-      } else if (!n.any() && at > busy_until) {
-        // Which launch ended the gap: the earliest-launched op starting now
-        // (this one, and any other starting at the same instant).
-        bool linked = api != kNoRow;
-        TimeNs launch = linked ? t.api_calls().start[api] : 0;
-        // Runs with more ops starting at `at` are first in `order`.
-        for (int oj = 0; oj < nruns && heads[order[oj]] == at; ++oj) {
-          const Run& q = runs[order[oj]];
-          if (!q.api) continue;
-          for (RowIndex j = q.row; j < q.last && q.start[j] == at; ++j)
-            if (q.api[j] != kNoRow) {
-              const TimeNs l = t.api_calls().start[q.api[j]];
-              if (!linked || l < launch) launch = l, linked = true;
-            }
-        }
-        close_gap(busy_until, at, linked, launch);
-      }
-      if (api != kNoRow) launched(api, at, end);
 
-      std::uint8_t cls = r.table;
-      const bool hta = hta_filter.keep(r.correlation[i], api);
-      if (hta) {
-        cls |= kHta;
-        note_hta(at, end);
-      }
-      if (r.table == kKernel) {
-        const auto cat = static_cast<KernelCategory>(r.category[i]);
-        cls |= cat == KernelCategory::communication ? kComm : kCompute;
-        if (cat == KernelCategory::optimizer) cls |= kOptimizer;
-        const StringId name = r.name[i];
-        if (hta && hta_compute(name)) cls |= kHtaCompute;
-        const TimeNs dur = end - at;
-        d.kernel_time_ns += dur;
-        ev.ops_by_category[static_cast<int>(cat)].add(rt.shift({at, end}), dur);
-        OpTotals::Name& nm = names[name];
-        nm.category = r.category[i];
-        nm.min = std::min(nm.min, dur);
-        nm.max = std::max(nm.max, dur);
-        nm.total += dur;
-        ++nm.count;
-        if (sms) {
-          const double blocks =
-              double(std::uint64_t{k.grid_x[i]} * std::uint64_t{k.grid_y[i]} * std::uint64_t{k.grid_z[i]});
-          sm_weighted += double(dur) * std::min(blocks * inv_sms, 1.0);
+      // A stretch of run s: its ops one after the other, for as long as
+      // nothing else happens on the device (no other run starts, no op in
+      // flight ends). The ops in flight stay `base` throughout, apart from
+      // the run's own current op, so the order of events is known without
+      // the merge: most of a stream's ops are taken here, a few instructions
+      // each. Event for event what a merge of every start and end would do.
+      const Counts base = n;
+      const unsigned base_key = key;
+      TimeNs limit = flying.empty() ? kNever : flying.back().end;
+      if (nruns > 1) limit = std::min(limit, heads[order[1]]);  // s is order[0]
+      std::uint8_t last_cls = 0;  // a cache of the key with one op of class last_cls in flight
+      unsigned last_key = 0;
+      RowIndex j = r.row;
+      TimeNs a = at;
+      for (;;) {
+        const TimeNs e = r.end[j];
+        const RowIndex api = r.api[j];
+        if (!started) {
+          started = true;
+          first = a;
+        } else if (!(base_key & kAny) && a > busy_until) {
+          // Which launch ended the gap: the earliest-launched op starting at
+          // `a` (this one, the next of its run, and other runs' at the
+          // stretch's first instant).
+          bool linked = api != kNoRow;
+          TimeNs launch = linked ? t.api_calls().start[api] : 0;
+          auto consider = [&](const Run& q, RowIndex from) {
+            for (RowIndex x = from; x < q.last && q.start[x] == a; ++x)
+              if (q.api[x] != kNoRow) {
+                const TimeNs l = t.api_calls().start[q.api[x]];
+                if (!linked || l < launch) launch = l, linked = true;
+              }
+          };
+          consider(r, j + 1);
+          for (int oj = 1; oj < nruns && heads[order[oj]] == a; ++oj)
+            if (runs[order[oj]].api) consider(runs[order[oj]], runs[order[oj]].row);
+          close_gap(busy_until, a, linked, launch);
         }
-        if (cat == KernelCategory::optimizer) ++ev.optimizer_kernels;
+        const std::uint8_t cls = account(r, j, a, e, api);
+        busy_until = std::max(busy_until, e);
+        if (cls != last_cls) {
+          Counts with = base;
+          with.add(cls);
+          last_cls = cls;
+          last_key = key_of(with);
+        }
+        ++j;
+        const TimeNs next = j < r.last ? r.start[j] : kNever;
+        if (e >= limit || next < e) {  // something else happens first: the op stays in flight
+          n.add(cls);
+          key = last_key;
+          fly(e, cls);
+          break;
+        }
+        key = last_key;
+        move_to(e);  // the op ends
+        key = base_key;
+        if (next >= limit) break;
+        a = next;
+        move_to(a);  // the next one starts
       }
-      n.add(cls);
-      fly(end, cls);
-      busy_until = std::max(busy_until, end);
+      r.row = j;
+      heads[s] = j < r.last ? r.start[j] : kNever;
+      advanced(s);
     }
-    states(now);
+    {
+      const unsigned mask = mask_of(key);
+      if (mask != state_mask) set_states(mask, now);
+    }
     if (!started) return;
+    add_up();
     exposed_comm.flush();
     copy_alone.flush();
     optimizer_alone.flush();
@@ -522,7 +615,8 @@ struct Sweep {
     d.idle_ns = d.span_ns - d.busy_ns;
     d.utilization = ratio(d.busy_ns, d.span_ns);
     d.kernel_concurrency = ratio(multi_, d.kernel_busy_ns);
-    d.mean_kernels_in_flight = ratio(kernel_total_, d.kernel_busy_ns);
+    // Kernels in flight integrated over time: the sum of kernel durations.
+    d.mean_kernels_in_flight = ratio(d.kernel_time_ns, d.kernel_busy_ns);
     d.communication_compute_overlap = ratio(comm_with_compute_, d.communication_ns);
     d.memcpy_compute_overlap = ratio(copy_with_kernels_, d.memcpy_ns);
     if (sms && d.kernel_time_ns > 0) d.sm_efficiency = sm_weighted / double(d.kernel_time_ns);
@@ -531,10 +625,35 @@ struct Sweep {
   }
 
  private:
-  TimeNs kernel_total_ = 0, multi_ = 0, comm_with_compute_ = 0, copy_with_kernels_ = 0;
+  TimeNs multi_ = 0, comm_with_compute_ = 0, copy_with_kernels_ = 0;
 };
 
 // [SECTION] Helpers ------------------------------------------------------------------------------------
+
+// Launch statistics: one op in BracketMedian::kStride of the device's
+// streams, taken by row (the stream passes then see every op against the
+// range this sample brackets).
+void sample_launches(const Trace& t, const std::vector<TrackId>& tracks, OpTotals& totals) {
+  const ApiCallTable& a = t.api_calls();
+  auto rows = [&](TableId table, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
+                  const std::vector<RowIndex>& api, TrackId tr) {
+    const RowRange r = t.rows_of(table, tr);
+    RowIndex i = r.begin + totals.countdown - 1;  // the countdown carries over from the previous rows
+    for (; i < r.end; i += BracketMedian::kStride) {
+      if (api[i] == kNoRow) continue;
+      const TimeNs call_end = a.end[api[i]];
+      totals.launch[OpTotals::kCpu].sample(call_end - a.start[api[i]]);
+      totals.launch[OpTotals::kGpu].sample(end[i] - start[i]);
+      totals.launch[OpTotals::kDelay].sample(start[i] - call_end);
+    }
+    totals.countdown = i - r.end + 1;
+  };
+  for (TrackId tr : tracks) {
+    rows(TableId::kernels, t.kernels().start, t.kernels().end, t.kernels().api, tr);
+    rows(TableId::memcpys, t.memcpys().start, t.memcpys().end, t.memcpys().api, tr);
+    rows(TableId::memsets, t.memsets().start, t.memsets().end, t.memsets().api, tr);
+  }
+}
 
 // Union of the trace's data-loading CPU ranges.
 IntervalSet input_ranges(const Trace& t) {
@@ -610,6 +729,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     for (Step& s : steps)
       if (s.device == device) mine.push_back(&s);
 
+    sample_launches(t, tracks, *totals);
     Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *totals, *names);
     sweep.sms = d.sm_count;
     sweep.sync_ends = sync_ends(t, device);

@@ -145,19 +145,34 @@ bool BracketMedian::finish() {
   }
   stats_.mean = stats_.total / static_cast<TimeNs>(stats_.count);
   const std::uint64_t k = (stats_.count - 1) / 2;
-  const std::uint64_t inside = keep_ ? kept_.size() : inside_;
+  const std::uint64_t inside = keep_ ? kept_n_ : stats_.count - below_ - above_;
   const bool found = !overflow_ && k >= below_ && k < below_ + inside;
   if (found) {
     if (!keep_) {
       stats_.median = lo_;
     } else {
       const auto kk = static_cast<std::ptrdiff_t>(k - below_);
-      std::nth_element(kept_.begin(), kept_.begin() + kk, kept_.end());
+      const auto end = kept_.begin() + static_cast<std::ptrdiff_t>(kept_n_);
+      std::nth_element(kept_.begin(), kept_.begin() + kk, end);
       stats_.median = kept_[static_cast<std::size_t>(kk)];
     }
   }
   std::vector<TimeNs>().swap(kept_);
+  kept_n_ = 0;
   return found;
+}
+
+// Room for more values inside: the slots double up to kKeep (+1, the slot
+// place() writes before it knows whether the value is inside). Past kKeep
+// values inside, the median is left to the caller (overflow_).
+void BracketMedian::grow_kept() {
+  if (kept_.size() < kKeep + 1) reserve_kept(std::max<std::size_t>(2 * kept_.size(), 4096));
+  else overflow_ = true;
+}
+
+void BracketMedian::reserve_kept(std::size_t slots) {
+  slots = std::min(slots, kKeep + 1);
+  if (kept_.size() < slots) kept_.resize(std::max(slots, std::min(2 * kept_.size(), kKeep + 1)));
 }
 
 // [SECTION] StreamingStats

@@ -57,13 +57,90 @@ class BracketMedian {
   }
   // add() in two halves, for a caller that keeps count/total/min/max of a
   // run of values itself (in registers) and hands them over at its end.
+  // Which side of the bracket a value falls on is as good as random: counted
+  // without a branch (a mispredicted one costs more than the rest of place()).
   void place(TimeNs v) {
-    if (v < lo_) ++below_;
-    else if (v > hi_) ++above_;
-    else if (!keep_) ++inside_;
-    else if (kept_.size() < kKeep) kept_.push_back(v);
-    else overflow_ = true;
+    Placer p(*this);
+    p.place(v);
+    p.done();
   }
+  // place() for a long run of values: the bracket and the counts in a local
+  // object (registers) for the run, handed back by done().
+  class Placer {
+   public:
+    explicit Placer(BracketMedian& m)
+        : m_(&m), lo_(m.lo_), width_(static_cast<std::uint64_t>(m.hi_) - static_cast<std::uint64_t>(m.lo_)),
+          keep_(m.keep_), buf_(m.kept_.data()), n_(m.kept_n_), first_n_(m.kept_n_), cap_(m.kept_.size()) {}
+    // Which side of the bracket a value falls on is as good as random, and
+    // with many equal values (quantized clocks, a steady launch pattern) a
+    // good part of them falls inside too: so no branch on either. The value
+    // is written to the next free slot every time; the slot is taken only
+    // when it is inside. Values above are the rest (done()).
+    void place(TimeNs v) {
+      ++count_;
+      below_ += v < lo_;
+      if (!keep_) {  // one value inside: counted, not kept
+        inside_ += inside(v);
+        return;
+      }
+      if (n_ == cap_) [[unlikely]] grow();
+      buf_[n_] = v;
+      n_ += inside(v);
+    }
+    // place() for n values, with the room for them made first.
+    void place(const TimeNs* v, std::size_t n) {
+      if (keep_ && n_ + n >= cap_) {
+        if (n_ + n >= kKeep + 1) {  // the room may run out: value by value
+          for (std::size_t i = 0; i < n; ++i) place(v[i]);
+          return;
+        }
+        m_->reserve_kept(n_ + n + 1);
+        buf_ = m_->kept_.data(), cap_ = m_->kept_.size();
+      }
+      std::uint64_t below = 0, in = 0;
+      std::size_t k = n_;
+      if (keep_) {
+        for (std::size_t i = 0; i < n; ++i) {
+          below += v[i] < lo_;
+          buf_[k] = v[i];
+          k += inside(v[i]);
+        }
+      } else {
+        for (std::size_t i = 0; i < n; ++i) {
+          below += v[i] < lo_;
+          in += inside(v[i]);
+        }
+      }
+      below_ += below;
+      inside_ += in;
+      count_ += n;
+      n_ = k;
+    }
+    void done() {
+      const std::uint64_t in = keep_ ? n_ - first_n_ : inside_;
+      m_->below_ += below_;
+      m_->above_ += count_ - below_ - in;
+      m_->kept_n_ = n_;
+      first_n_ = n_;
+      below_ = inside_ = count_ = 0;
+    }
+
+   private:
+    bool inside(TimeNs v) const { return static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(lo_) <= width_; }
+    void grow() {
+      m_->grow_kept();  // past kKeep values: overflow_, and n_ stays at the spare slot
+      buf_ = m_->kept_.data();
+      cap_ = m_->kept_.size();
+      if (n_ >= cap_) n_ = first_n_ = cap_ - 1;
+    }
+    BracketMedian* m_;
+    TimeNs lo_;
+    std::uint64_t width_;  // hi - lo: "inside" is one unsigned comparison
+    bool keep_;
+    TimeNs* buf_;
+    std::size_t n_, first_n_, cap_;
+    std::uint64_t below_ = 0, inside_ = 0, count_ = 0;
+  };
   void add_totals(std::uint64_t count, TimeNs total, TimeNs min, TimeNs max) {
     if (count == 0) return;
     stats_.count += count;
@@ -76,10 +153,13 @@ class BracketMedian {
   const DurationStats& stats() const { return stats_; }
 
  private:
-  std::vector<TimeNs> sample_, kept_;
+  void grow_kept();
+  void reserve_kept(std::size_t slots);
+  std::vector<TimeNs> sample_, kept_;  // kept_: the first kept_n_ are the values inside, then free slots
+  std::size_t kept_n_ = 0;
   TimeNs lo_ = 0, hi_ = -1;
   bool keep_ = true, overflow_ = false;
-  std::uint64_t below_ = 0, above_ = 0, inside_ = 0;
+  std::uint64_t below_ = 0, above_ = 0;
   DurationStats stats_{0, 0, std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::min(), 0, 0};
 };
 

@@ -63,12 +63,21 @@ std::vector<CpuStep> cpu_steps(const Trace& t, StepSource* source) {
   const RangeTable& r = t.ranges();
   std::vector<CpuStep> profiler, named;
   std::map<TrackId, std::size_t> named_per_track;
+  // What each range name is, decided once per name (a big trace has 10^5
+  // ranges and few names): 0 not decided, 1 neither, 2 ProfilerStep#N, 3 a step name.
+  std::vector<std::uint8_t> kind(t.strings().size(), 0);
   for (std::size_t i = 0; i < r.size(); ++i) {
     if (t.tracks()[r.track[i]].kind != TrackKind::cpu || r.kind_at(i) == RangeKind::mark) continue;
+    std::uint8_t& k = kind[r.name[i]];
+    if (k == 0) {
+      const std::string_view n = t.str(r.name[i]);
+      k = is_profiler_step(n) ? 2 : is_step_name(n) ? 3 : 1;
+    }
+    if (k == 1) continue;
     const std::string_view name = t.str(r.name[i]);
-    if (is_profiler_step(name)) {
+    if (k == 2) {
       profiler.push_back({{r.start[i], r.end[i]}, r.track[i], std::string(name), trailing_number(name, 0)});
-    } else if (is_step_name(name)) {
+    } else {
       named.push_back({{r.start[i], r.end[i]}, r.track[i], std::string(name), -1});
       ++named_per_track[r.track[i]];
     }
@@ -114,39 +123,59 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
   std::vector<std::pair<std::uint32_t, Extent>> found;  // few devices: a flat list
   const RowRange rows = t.rows_overlapping(TableId::api_calls, s.track, s.range.start, s.range.end);
   const ApiCallTable& a = t.api_calls();
-  std::uint32_t last_device = kNoDevice;
-  Extent* last = nullptr;
-  auto add = [&](TrackId track, TimeNs end) {
-    const std::uint32_t dev = device_of[track];
+  // Calls launch to one device at a time, for long stretches: its extent and
+  // how far it reaches are kept in locals while that lasts.
+  std::uint32_t dev = kNoDevice;
+  TimeNs reach = 0;
+  std::uint64_t ops = 0;
+  auto flush = [&] {
     if (dev == kNoDevice) return;
-    if (dev != last_device || !last) {
-      last = nullptr;
-      for (auto& [d, e] : found)
-        if (d == dev) last = &e;
-      if (!last) last = &found.emplace_back(dev, Extent{}).second;
-      last_device = dev;
+    Extent* e = nullptr;
+    for (auto& [d, x] : found)
+      if (d == dev) e = &x;
+    if (!e) e = &found.emplace_back(dev, Extent{}).second;
+    e->end = std::max(e->end, reach);
+    e->ops += ops;
+  };
+  auto add = [&](TrackId track, TimeNs end) {
+    const std::uint32_t d = device_of[track];
+    if (d == kNoDevice) return;
+    if (d != dev) {
+      flush();
+      dev = d, reach = end, ops = 0;
     }
-    last->end = std::max(last->end, end);
-    ++last->ops;
+    reach = std::max(reach, end);
+    ++ops;
   };
   const KernelTable& k = t.kernels();
+  const MemcpyTable& m = t.memcpys();
+  const MemsetTable& z = t.memsets();
   auto visit = [&](OpRef op) {
-    TrackId track;
-    TimeNs end;
     switch (op.table) {
-      case OpTable::kernel: track = k.track[op.row], end = k.end[op.row]; break;
-      case OpTable::memcpy: track = t.memcpys().track[op.row], end = t.memcpys().end[op.row]; break;
-      case OpTable::memset: track = t.memsets().track[op.row], end = t.memsets().end[op.row]; break;
-      default: return;
+      case OpTable::kernel: add(k.track[op.row], k.end[op.row]); break;
+      case OpTable::memcpy: add(m.track[op.row], m.end[op.row]); break;
+      case OpTable::memset: add(z.track[op.row], z.end[op.row]); break;
+      default: break;
     }
-    add(track, end);
   };
-  const bool extras = t.has_extra_ops();
-  for (RowIndex i = rows.begin; i < rows.end; ++i) {
-    if (a.start[i] < s.range.start || a.start[i] >= s.range.end) continue;
-    if (extras) t.for_each_op_of(i, visit);
-    else visit(OpRef{static_cast<OpTable>(a.op_table[i]), a.op_row[i]});
+  const TimeNs from = s.range.start, to = s.range.end;
+  if (t.has_extra_ops()) {
+    for (RowIndex i = rows.begin; i < rows.end; ++i)
+      if (a.start[i] >= from && a.start[i] < to) t.for_each_op_of(i, visit);
+  } else {
+    const TimeNs* start = a.start.data();
+    const auto* table = a.op_table.data();
+    const RowIndex* row = a.op_row.data();
+    for (RowIndex i = rows.begin; i < rows.end; ++i) {
+      if (start[i] < from || start[i] >= to) continue;
+      const RowIndex op = row[i];
+      const auto kind = static_cast<OpTable>(table[i]);
+      if (kind == OpTable::kernel) add(k.track[op], k.end[op]);  // tests, not a jump table: kernels are most calls
+      else if (kind == OpTable::memcpy) add(m.track[op], m.end[op]);
+      else if (kind == OpTable::memset) add(z.track[op], z.end[op]);
+    }
   }
+  flush();
   return {found.begin(), found.end()};
 }
 

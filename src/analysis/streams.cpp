@@ -7,6 +7,7 @@
 // [SECTION] Entry point
 #include <algorithm>
 #include <limits>
+#include <memory>
 
 #include "analysis/detail/context.h"
 
@@ -42,8 +43,22 @@ void for_each_op_in_order(const Trace& t, TrackId track, F&& f) {
       if (!c[i].rows.empty() && (best < 0 || c[i].start[c[i].rows.begin] < c[best].start[c[best].rows.begin]))
         best = i;
     if (best < 0) return;
-    const RowIndex r = c[best].rows.begin++;
-    f(c[best].start[r], c[best].end[r], c[best].api[r]);
+    // The earliest next start of the other tables: `best` goes on until it,
+    // and through it on a tie if `best` is the lower table (the choice the
+    // scan above makes).
+    TimeNs limit = std::numeric_limits<TimeNs>::max();
+    int limit_table = 3;
+    for (int i = 0; i < 3; ++i) {
+      if (i == best || c[i].rows.empty()) continue;
+      const TimeNs h = c[i].start[c[i].rows.begin];
+      if (h < limit) limit = h, limit_table = i;
+    }
+    Cur& b = c[best];
+    do {
+      const RowIndex r = b.rows.begin++;
+      f(b.start[r], b.end[r], b.api[r]);
+    } while (!b.rows.empty() &&
+             (b.start[b.rows.begin] < limit || (b.start[b.rows.begin] == limit && best < limit_table)));
   }
 }
 
@@ -97,59 +112,104 @@ std::uint32_t general_queue_depth(const Trace& t, TrackId track) {
 // Per stream, ops in start order: idle by cause, HTA's queue depth, and the
 // launch statistics' full scan (OpTotals::launch, bracketed by the device
 // passes' sample).
+// The launch statistics' values (CPU launch time, GPU time, launch delay),
+// gathered in chunks and then added up quantity by quantity: a loop per
+// quantity keeps its bracket and totals in registers, which one loop over
+// all three could not.
+class LaunchValues {
+ public:
+  explicit LaunchValues(OpTotals& totals)
+      : totals_(totals), values_(std::make_unique<Chunk>()) {}
+  void add(TimeNs cpu, TimeNs gpu, TimeNs delay) {
+    Chunk& c = *values_;
+    c.v[0][n_] = cpu, c.v[1][n_] = gpu, c.v[2][n_] = delay;
+    if (++n_ == kChunk) flush();
+  }
+  void flush() {
+    for (int q = 0; q < 3; ++q) add_up(q, values_->v[q], n_);
+    n_ = 0;
+  }
+
+ private:
+  static constexpr std::size_t kChunk = 2048;
+  struct Chunk {
+    TimeNs v[3][kChunk];
+  };
+  void add_up(int q, const TimeNs* v, std::size_t n) {
+    if (n == 0) return;
+    BracketMedian::Placer place(totals_.launch[q]);
+    TimeNs sum = 0, lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
+    std::uint64_t outliers = 0;
+    const TimeNs outlier = q == OpTotals::kCpu ? 50'000 : q == OpTotals::kDelay ? 100'000 : std::numeric_limits<TimeNs>::max();
+    for (std::size_t i = 0; i < n; ++i) {
+      sum += v[i];
+      lo = std::min(lo, v[i]);
+      hi = std::max(hi, v[i]);
+      outliers += v[i] > outlier;
+    }
+    place.place(v, n);
+    place.done();
+    totals_.launch[q].add_totals(n, sum, lo, hi);
+    if (q == OpTotals::kCpu) totals_.runtime_outliers += outliers;
+    if (q == OpTotals::kDelay) totals_.launch_delay_outliers += outliers;
+  }
+  OpTotals& totals_;
+  std::unique_ptr<Chunk> values_;
+  std::size_t n_ = 0;
+};
+
+// Per stream, ops in start order: idle by cause, HTA's queue depth, and the
+// launch statistics' full scan (OpTotals::launch, bracketed by the device
+// passes' sample).
 void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p) {
   const Trace& t = *rt.trace;
-  const ApiCallTable& a = t.api_calls();
-  auto& launch = totals.launch;
+  const TimeNs* call_starts = t.api_calls().start.data();
+  const TimeNs* call_ends = t.api_calls().end.data();
+  const TimeNs short_gap = opt.consecutive_kernel_delay_ns;
+  LaunchValues values(totals);
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (!on_device(t, tr, opt.device)) continue;
-    IdleByCause row;
-    row.rank = rt.rank;
-    row.device = t.tracks()[tr].device;
-    row.stream = t.tracks()[tr].stream;
     bool first = true, any = false, in_order = true;
-    TimeNs busy_until = 0;
+    TimeNs busy_until = 0, host_wait = 0, kernel_wait = 0, other = 0;
     QueueDepth queue;
-    // Launch totals of this stream in locals, handed to totals.launch after it.
-    std::uint64_t launched = 0, short_kernels = 0, runtime_outliers = 0, delay_outliers = 0;
-    TimeNs sum[3] = {0, 0, 0};
-    TimeNs lo[3] = {std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::max(),
-                    std::numeric_limits<TimeNs>::max()};
-    TimeNs hi[3] = {std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::min(),
-                    std::numeric_limits<TimeNs>::min()};
+    std::uint64_t short_kernels = 0;
     for_each_op_in_order(t, tr, [&](TimeNs start, TimeNs end, RowIndex api) {
       any = true;
-      if (!first && start > busy_until) {
-        const TimeNs gap = start - busy_until;
-        if (api != kNoRow && a.start[api] > busy_until) row.host_wait_ns += gap;
-        else if (gap < opt.consecutive_kernel_delay_ns) row.kernel_wait_ns += gap;
-        else row.other_ns += gap;
+      const bool linked = api != kNoRow;
+      const TimeNs call_start = linked ? call_starts[api] : 0, call_end = linked ? call_ends[api] : 0;
+      if (!first) {
+        // Whether there is a gap, and its cause, are as good as random from
+        // one op to the next: added up without branches (a gap of 0 adds 0).
+        const TimeNs gap = start > busy_until ? start - busy_until : 0;
+        const bool host = linked && call_start > busy_until;
+        const TimeNs not_host = host ? 0 : gap;
+        const bool is_short = not_host < short_gap;
+        host_wait += host ? gap : 0;
+        kernel_wait += is_short ? not_host : 0;
+        other += is_short ? 0 : not_host;
       }
       busy_until = first ? end : std::max(busy_until, end);
       first = false;
-      if (api == kNoRow) return;
-      const TimeNs call_start = a.start[api], call_end = a.end[api];
+      if (!linked) return;
       in_order = in_order && queue.add(start, call_start);
-      const TimeNs v[3] = {call_end - call_start, end - start, start - call_end};  // kCpu, kGpu, kDelay
-      ++launched;
-      for (int q = 0; q < 3; ++q) {
-        sum[q] += v[q];
-        lo[q] = std::min(lo[q], v[q]);
-        hi[q] = std::max(hi[q], v[q]);
-        launch[q].place(v[q]);
-      }
-      short_kernels += v[OpTotals::kGpu] < v[OpTotals::kCpu];
-      runtime_outliers += v[OpTotals::kCpu] > 50'000;
-      delay_outliers += v[OpTotals::kDelay] > 100'000;
+      short_kernels += end - start < call_end - call_start;
+      values.add(call_end - call_start, end - start, start - call_end);
     });
-    for (int q = 0; q < 3; ++q) launch[q].add_totals(launched, sum[q], lo[q], hi[q]);
     totals.short_kernels += short_kernels;
-    totals.runtime_outliers += runtime_outliers;
-    totals.launch_delay_outliers += delay_outliers;
-    if (any) p->idle.push_back(row);
+    if (any) {
+      IdleByCause row;
+      row.rank = rt.rank;
+      row.device = t.tracks()[tr].device;
+      row.stream = t.tracks()[tr].stream;
+      row.host_wait_ns = host_wait;
+      row.kernel_wait_ns = kernel_wait;
+      row.other_ns = other;
+      p->idle.push_back(row);
+    }
     p->launches.max_queue_depth =
         std::max(p->launches.max_queue_depth, in_order ? queue.max_depth() : general_queue_depth(t, tr));
   }
+  values.flush();
 }
 
 // [SECTION] Host synchronizations -----------------------------------------------------------

@@ -273,6 +273,74 @@ TEST(Stats, BracketMedianIsExactOrSaysItMissed) {
   }
 }
 
+// The stream passes hand BracketMedian their values through a Placer, in
+// runs (LaunchValues' chunks): the same answer as add() one by one, for spread
+// values, one repeated value (counted, not kept), many equal values in the
+// bracket (the branch-free keep), and more inside than it may keep
+// (finish() says so either way).
+TEST(Stats, BracketMedianPlacerRunsMatchOneByOne) {
+  std::mt19937_64 rng(13);
+  std::vector<std::pair<const char*, std::vector<TimeNs>>> inputs;
+  {
+    std::vector<TimeNs> v(300'000);
+    for (TimeNs& x : v) x = static_cast<TimeNs>(rng() % 1'000'000) - 1'000;
+    inputs.push_back({"spread", v});
+  }
+  inputs.push_back({"one value", std::vector<TimeNs>(200'000, 4'200)});
+  {
+    std::vector<TimeNs> v(300'000);  // 40% at the median, the rest on both sides
+    for (TimeNs& x : v) x = rng() % 10 < 4 ? 2'000 : static_cast<TimeNs>(rng() % 4'000);
+    inputs.push_back({"equal values", v});
+  }
+  {
+    // A crowded bracket: a sample of 2,100 spread values brackets a range
+    // that more than kKeep values fall in (as in the test above).
+    std::vector<TimeNs> v(BracketMedian::kKeep + 300'000);
+    for (TimeNs& x : v) x = 1'050 + static_cast<TimeNs>(rng() % 3);
+    inputs.push_back({"crowded", v});
+  }
+  for (const auto& [what, v] : inputs) {
+    const bool crowded = std::string_view(what) == "crowded";
+    auto sampled = [&] {
+      BracketMedian m;
+      if (crowded) {
+        for (int i = 0; i < 2'100; ++i) m.sample(i);
+      } else {
+        for (std::size_t i = 0; i < v.size(); i += BracketMedian::kStride) m.sample(v[i]);
+      }
+      m.bracket();
+      return m;
+    };
+    BracketMedian one = sampled();
+    for (TimeNs x : v) one.add(x);
+    const bool one_ok = one.finish();
+    for (std::size_t run : {std::size_t{1}, std::size_t{7}, std::size_t{2'048}, v.size()}) {
+      BracketMedian m = sampled();
+      BracketMedian::Placer place(m);
+      TimeNs total = 0, lo = v[0], hi = v[0];
+      for (std::size_t i = 0; i < v.size(); i += run) {
+        const std::size_t n = std::min(run, v.size() - i);
+        if (i % (3 * run) == 0) place.place(v[i]), place.place(v.data() + i + 1, n - 1);  // both entry points
+        else place.place(v.data() + i, n);
+        if (i % (5 * run) == 0) place.done();  // handed over now and then, as per stream
+      }
+      place.done();
+      for (TimeNs x : v) total += x, lo = std::min(lo, x), hi = std::max(hi, x);
+      m.add_totals(v.size(), total, lo, hi);
+      EXPECT_EQ(m.finish(), one_ok) << what << " run " << run;
+      EXPECT_EQ(m.stats().count, one.stats().count) << what << " run " << run;
+      if (one_ok) {
+        EXPECT_EQ(m.stats().median, one.stats().median) << what << " run " << run;
+      }
+    }
+    if (crowded) {
+      EXPECT_FALSE(one_ok);
+    } else {
+      EXPECT_TRUE(one_ok) << what;
+    }
+  }
+}
+
 // StreamingStats against sorting: the same count/total/min/max/mean/median as
 // summarize(), over several quantities at once, including inputs whose median
 // bucket holds more than kKeep values (narrowed by further scans) and extremes.

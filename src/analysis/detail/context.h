@@ -43,6 +43,14 @@ class TopRanges {
     if (keep_ == 0 || (items_.size() == keep_ && weight <= items_.front().first)) return;
     push(r, weight);
   }
+  // add() for a range that costs something to make: made only if kept.
+  template <class MakeRange>
+  void add(TimeNs weight, MakeRange&& make) {
+    total_ += weight;
+    ++count_;
+    if (keep_ == 0 || (items_.size() == keep_ && weight <= items_.front().first)) return;
+    push(make(), weight);
+  }
   void merge(const TopRanges& o) {
     for (const auto& [w, r] : o.items_) push(r, w);
     total_ += o.total_;
