@@ -95,6 +95,15 @@ class Counts {
   std::uint32_t hta() const { return lo(3); }
   std::uint32_t hta_compute() const { return hi(3); }
   bool any() const { return lo(0) != 0 || w_[2] != 0; }  // kernels, copies or fills
+  // The sweep's state key (Sweep::KeyBit), straight from the packed words.
+  unsigned key() const {
+    const std::uint64_t w0 = w_[0], w1 = w_[1], w2 = w_[2], w3 = w_[3];
+    const auto nz = [](std::uint64_t x) { return unsigned{x != 0}; };
+    const std::uint32_t kernels = static_cast<std::uint32_t>(w0), optimizer = static_cast<std::uint32_t>(w1 >> 32);
+    return nz(w3 & 0xffffffffu) | nz(w3 >> 32) << 1 | nz(kernels | w2) << 2 | nz(kernels) << 3 |
+           unsigned{kernels >= 2} << 4 | nz(w0 >> 32) << 5 | nz(w1 & 0xffffffffu) << 6 | nz(w2 & 0xffffffffu) << 7 |
+           nz(optimizer) << 8 | unsigned{kernels > optimizer} << 9;
+  }
 
  private:
   struct Table {
@@ -304,12 +313,7 @@ struct Sweep {
     kCommBusy = 64, kCopyBusy = 128, kOptimizerBusy = 256, kOtherThanOptimizer = 512,
   };
   static constexpr unsigned kKeys = 1024;
-  static unsigned key_of(const Counts& c) {
-    return unsigned{c.hta() != 0} | unsigned{c.hta_compute() != 0} << 1 | unsigned{c.any()} << 2 |
-           unsigned{c.kernels() >= 1} << 3 | unsigned{c.kernels() >= 2} << 4 | unsigned{c.compute() != 0} << 5 |
-           unsigned{c.comm() != 0} << 6 | unsigned{c.copies() != 0} << 7 | unsigned{c.optimizer() != 0} << 8 |
-           unsigned{c.kernels() > c.optimizer()} << 9;
-  }
+  static unsigned key_of(const Counts& c) { return c.key(); }
   // The conditions the evidence follows: exposed communication, a copy with
   // no kernel alongside, optimizer kernels running alone.
   static constexpr unsigned mask_rule(unsigned k) {
@@ -567,9 +571,10 @@ struct Sweep {
                 if (!linked || l < launch) launch = l, linked = true;
               }
           };
-          consider(r, j + 1);
-          for (int oj = 1; oj < nruns && heads[order[oj]] == a; ++oj)
-            if (runs[order[oj]].api) consider(runs[order[oj]], runs[order[oj]].row);
+          if (j + 1 < r.last && r.start[j + 1] == a) consider(r, j + 1);
+          if (a == at)  // later ops of the stretch start before any other run's
+            for (int oj = 1; oj < nruns && heads[order[oj]] == a; ++oj)
+              if (runs[order[oj]].api) consider(runs[order[oj]], runs[order[oj]].row);
           close_gap(busy_until, a, linked, launch);
         }
         const std::uint8_t cls = account(r, j, a, e, api);
