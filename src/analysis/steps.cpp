@@ -55,7 +55,7 @@ std::int32_t trailing_number(std::string_view name, std::int32_t fallback) {
 struct CpuStep {
   TimeRange range;
   TrackId track;
-  std::string name;
+  StringId name;  // a string per step only once it is a Step
   std::int32_t index;
 };
 
@@ -76,9 +76,9 @@ std::vector<CpuStep> cpu_steps(const Trace& t, StepSource* source) {
     if (k == 1) continue;
     const std::string_view name = t.str(r.name[i]);
     if (k == 2) {
-      profiler.push_back({{r.start[i], r.end[i]}, r.track[i], std::string(name), trailing_number(name, 0)});
+      profiler.push_back({{r.start[i], r.end[i]}, r.track[i], r.name[i], trailing_number(name, 0)});
     } else {
-      named.push_back({{r.start[i], r.end[i]}, r.track[i], std::string(name), -1});
+      named.push_back({{r.start[i], r.end[i]}, r.track[i], r.name[i], -1});
       ++named_per_track[r.track[i]];
     }
   }
@@ -276,7 +276,7 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
     for (const auto& [dev, e] : launched) {
       if (!tracks.count(dev)) continue;
       Step st;
-      st.name = cs.name;
+      st.name = t.str(cs.name);
       st.index = cs.index;
       st.device = dev;
       st.rank = rt.rank;
@@ -302,9 +302,12 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
   }
   // Per device in time order; no overlap between consecutive steps; numbered
   // in order where the source gave no number.
-  std::stable_sort(found.begin(), found.end(), [](const Step& a, const Step& b) {
+  // Usually in that order already (one launching thread per device): then no
+  // sort, and no copy of every step into its buffer.
+  const auto before = [](const Step& a, const Step& b) {
     return a.device != b.device ? a.device < b.device : a.range.start < b.range.start;
-  });
+  };
+  if (!std::is_sorted(found.begin(), found.end(), before)) std::stable_sort(found.begin(), found.end(), before);
   std::map<std::uint32_t, std::int32_t> next_index;
   for (std::size_t i = 0; i < found.size(); ++i) {
     Step& st = found[i];
