@@ -30,6 +30,7 @@
 #include <utility>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -264,22 +265,30 @@ class Importer {
   void run_one_thread(detail::JsonStream& stream, JsonBatch* batch) {
     for (; batch; batch = stream.next()) {
       Release release{stream, batch};
-      check_cancel();
-      grow_columns(*batch, stream.file_bytes());
-      std::exception_ptr found;
-      try {
-        for (const JsonSegment& seg : batch->segments) {
-          if (seg.kind == JsonSegment::Kind::events)
-            parse_events(*batch, seg);
-          else
-            parse_top_value(*batch, seg);
-        }
-      } catch (const InputError&) {
-        found = std::current_exception();
-      }
-      if (found || batch->error) throw_first(*batch, found);
-      report_progress(*batch, stream);
+      parse_whole_batch(*batch, stream);
     }
+  }
+
+  // Parses and maps every item of `batch` into this (whole) importer; throws
+  // the first error in file order (its own, or the producer's that ended it).
+  void parse_whole_batch(JsonBatch& batch, const detail::JsonStream& stream) {
+    check_cancel();
+    // With two threads, the worker faults in the column memory grown here
+    // (most of it is filled by later batches).
+    grow_columns(batch, stream.file_bytes(), nullptr, two_threads_ ? &untouched_ : nullptr);
+    std::exception_ptr found;
+    try {
+      for (const JsonSegment& seg : batch.segments) {
+        if (seg.kind == JsonSegment::Kind::events)
+          parse_events(batch, seg);
+        else
+          parse_top_value(batch, seg);
+      }
+    } catch (const InputError&) {
+      found = std::current_exception();
+    }
+    if (found || batch.error) throw_first(batch, found);
+    report_progress(batch, stream);
   }
 
   // Throws the first in file order of `found` (an error met while parsing
@@ -298,108 +307,191 @@ class Importer {
 
   // ---- the batch loop: two threads -------------------------------------------------------------
   //
-  // Batches alternate between a worker thread and the calling thread, each
-  // with a local Importer (Role::local) that fills its own rows, strings and
-  // tracks; the calling thread then merges both batches, in file order, into
-  // this importer: rows are appended column by column with their string and
-  // track ids renumbered, and each deferred event is mapped here, at its place
-  // among the rows. Strings and tracks are interned in the order the events
-  // use them, so the trace is the one run_one_thread() makes (tests compare
-  // them). Errors surface in file order: a batch's error is rethrown when the
-  // merge reaches it, after the deferred events before it.
+  // A worker thread parses batches into local Importers (Role::local) that
+  // fill their own rows, strings and tracks and defer what depends on other
+  // batches (metadata, B/E, counters, string ids, top-level values). The
+  // calling thread takes everything else, in file order: it merges parsed
+  // batches (rows appended column by column with their string and track ids
+  // renumbered; each deferred event mapped here, at its place among the
+  // rows), and parses batches itself: straight into this importer when every
+  // batch before it has been merged, else into a local importer of its own.
+  // Strings and tracks are interned in the order the events use them, so the
+  // trace is the one run_one_thread() makes (tests compare them).
+  //
+  // Neither thread waits while there is work: the worker always has its next
+  // batch queued, and the calling thread, when the batch it must merge next is
+  // not parsed yet, parses a later one rather than waiting. So the split
+  // between them follows their speed (the worker shares its core with the
+  // producer, and on a loaded machine either may be preempted).
+  //
+  // Errors surface in file order: a local parser's error when the merge
+  // reaches its batch, a stream error once every batch handed over before it
+  // has been taken.
 
   class Worker {
    public:
-    explicit Worker(Importer& parser) : parser_(parser), thread_([this] { loop(); }) {}
+    Worker() : thread_([this] { loop(); }) {}
     ~Worker() {
       {
         std::lock_guard lock(mutex_);
         stop_ = true;
+        jobs_.clear();  // not started: dropped (the running one finishes)
       }
       cv_.notify_all();
       thread_.join();
     }
-    // Parse `b`; first fault in `prefault` (columns the merge will fill).
-    void post(JsonBatch* b, std::vector<detail::MemoryRange> prefault) {
+    // Queues `b` for `parser`, first faulting in `prefault` (columns the merge
+    // will fill); returns the job's number for done() and wait().
+    std::uint64_t post(Importer& parser, JsonBatch* b, std::vector<detail::MemoryRange> prefault) {
+      std::uint64_t seq;
       {
         std::lock_guard lock(mutex_);
-        job_ = b;
-        prefault_ = std::move(prefault);
-        done_ = false;
+        seq = ++posted_;
+        jobs_.push_back(Job{&parser, b, std::move(prefault)});
       }
       cv_.notify_all();
+      return seq;
     }
-    void wait() {
+    bool done(std::uint64_t seq) {
+      std::lock_guard lock(mutex_);
+      return done_ >= seq;
+    }
+    bool has_queued() {  // a job not started yet
+      std::lock_guard lock(mutex_);
+      return !jobs_.empty();
+    }
+    void wait(std::uint64_t seq) {
       std::unique_lock lock(mutex_);
-      cv_.wait(lock, [&] { return done_; });
+      cv_.wait(lock, [&] { return done_ >= seq; });
     }
 
    private:
+    struct Job {
+      Importer* parser;
+      JsonBatch* batch;
+      std::vector<detail::MemoryRange> prefault;
+    };
     void loop() {
       for (;;) {
-        JsonBatch* b = nullptr;
-        std::vector<detail::MemoryRange> prefault;
+        Job job;
         {
           std::unique_lock lock(mutex_);
-          cv_.wait(lock, [&] { return job_ || stop_; });
+          cv_.wait(lock, [&] { return !jobs_.empty() || stop_; });
           if (stop_) return;
-          b = job_;
-          job_ = nullptr;
-          prefault.swap(prefault_);
+          job = std::move(jobs_.front());
+          jobs_.pop_front();
         }
-        for (const detail::MemoryRange& r : prefault) detail::prefault_pages(r);
-        parser_.parse_local_batch(*b);
+        for (const detail::MemoryRange& r : job.prefault) detail::prefault_pages(r);
+        job.parser->parse_local_batch(*job.batch);
         {
           std::lock_guard lock(mutex_);
-          done_ = true;
+          ++done_;
         }
         cv_.notify_all();
       }
     }
-    Importer& parser_;
     std::mutex mutex_;
     std::condition_variable cv_;
-    JsonBatch* job_ = nullptr;
-    std::vector<detail::MemoryRange> prefault_;
-    bool done_ = true, stop_ = false;
+    std::deque<Job> jobs_;
+    std::uint64_t posted_ = 0, done_ = 0;
+    bool stop_ = false;
     std::thread thread_;  // last: started once the rest is ready
   };
 
-  void run_two_threads(detail::JsonStream& stream, JsonBatch* first) {
-    Importer mine(path_, options_, Role::local), theirs(path_, options_, Role::local);
-    mine.gzip_ = theirs.gzip_ = gzip_;
-    Worker worker(theirs);  // declared after the parsers and inside the stream's life: joined first
-    JsonBatch* next = first;
-    while (next) {
-      Release a{stream, next};
-      check_cancel();
-      // The worker also faults in the column memory the merges grew (the
-      // calling thread, which fills it, has the most work).
-      worker.post(a.b, std::exchange(untouched_, {}));
-      struct WaitFor {  // on any exit, the worker is done with `a` before it is released
-        Worker& w;
-        ~WaitFor() { w.wait(); }
-      } wait_for{worker};
-      // An error of the stream (in text after `a`) comes after any in `a`.
-      JsonBatch* second = nullptr;
-      std::exception_ptr stream_error;
-      if (!a.b->last) {
-        try {
-          second = stream.next();
-        } catch (...) {
-          stream_error = std::current_exception();
-        }
-      }
-      Release b{stream, second};
-      if (b.b) mine.parse_local_batch(*b.b);
-      worker.wait();
-      merge_local(theirs, *a.b, stream);
-      if (stream_error) std::rethrow_exception(stream_error);
-      if (b.b) merge_local(mine, *b.b, stream);
-      next = b.b && !b.b->last ? stream.next() : nullptr;
+  // Batches parsed (or being parsed) into local importers, in file order,
+  // waiting for their merge; gives their buffers back when destroyed.
+  struct Pending {
+    struct Item {
+      JsonBatch* batch;
+      Importer* parser;
+      std::uint64_t job;  // the worker's job number; 0: parsed by the calling thread
+    };
+    detail::JsonStream& stream;
+    std::deque<Item> items;
+    ~Pending() {
+      for (const Item& i : items) stream.release(i.batch);
     }
-    absorb(mine);
-    absorb(theirs);
+  };
+
+  // Batches parsed ahead of their merge, at most (JsonStream's pool must hold
+  // more than this: see kPoolSize).
+  static constexpr std::size_t kLocalParsers = 3;
+
+  void run_two_threads(detail::JsonStream& stream, JsonBatch* first) {
+    std::vector<std::unique_ptr<Importer>> locals;
+    std::vector<Importer*> free_locals;
+    for (std::size_t i = 0; i < kLocalParsers; ++i) {
+      locals.push_back(std::make_unique<Importer>(path_, options_, Role::local));
+      locals.back()->gzip_ = gzip_;
+      free_locals.push_back(locals.back().get());
+    }
+    two_threads_ = true;
+    Release direct{stream, first};  // the batch to parse straight into this importer
+    // Declared before the worker, so that on an exception the worker is
+    // joined before any batch it may still read goes back to the pool.
+    Pending pending{stream, {}};
+    bool more = !first->last;
+    std::exception_ptr stream_error;  // comes after every batch handed over before it
+    auto fetch = [&]() -> JsonBatch* {
+      if (!more) return nullptr;
+      JsonBatch* b = nullptr;
+      try {
+        b = stream.next();
+      } catch (...) {
+        stream_error = std::current_exception();
+      }
+      if (!b || b->last) more = false;
+      return b;
+    };
+    Worker worker;
+    // Gives the worker the next batch, unless it has one queued already.
+    auto feed_worker = [&] {
+      if (!more || free_locals.empty() || worker.has_queued()) return false;
+      JsonBatch* b = fetch();
+      if (!b) return false;
+      Importer* l = free_locals.back();
+      free_locals.pop_back();
+      const std::uint64_t job = worker.post(*l, b, std::exchange(untouched_, {}));
+      pending.items.push_back(Pending::Item{b, l, job});
+      return true;
+    };
+    for (;;) {
+      if (direct.b) {  // every batch before it is merged
+        feed_worker();
+        parse_whole_batch(*direct.b, stream);
+        stream.release(std::exchange(direct.b, nullptr));
+        continue;
+      }
+      if (pending.items.empty()) {
+        direct.b = fetch();
+        if (!direct.b) break;
+        continue;
+      }
+      const Pending::Item front = pending.items.front();
+      if (front.job == 0 || worker.done(front.job)) {
+        pending.items.pop_front();
+        Release release{stream, front.batch};
+        merge_local(*front.parser, *front.batch, stream);
+        free_locals.push_back(front.parser);
+        continue;
+      }
+      // The next batch to merge is still being parsed: queue the worker's next
+      // one, or parse a later batch here rather than wait.
+      if (feed_worker()) continue;
+      if (more && !free_locals.empty()) {
+        if (JsonBatch* b = fetch()) {
+          Importer* l = free_locals.back();
+          free_locals.pop_back();
+          pending.items.push_back(Pending::Item{b, l, 0});
+          l->parse_local_batch(*b);
+          continue;
+        }
+        continue;  // the stream ended or failed: merge what is pending
+      }
+      worker.wait(front.job);
+    }
+    if (stream_error) std::rethrow_exception(stream_error);
+    for (const auto& l : locals) absorb(*l);
   }
 
   // Role::local: parses every segment of a batch; an error is kept for the merge.
@@ -454,7 +546,7 @@ class Importer {
   // Merges what local parser `l` made of batch `b` (then releases nothing:
   // the caller does), in file order; rethrows its error at its place.
   void merge_local(Importer& l, JsonBatch& b, const detail::JsonStream& stream) {
-    grow_columns(b, stream.file_bytes(), &l);
+    grow_columns(b, stream.file_bytes(), &l, &untouched_);
     std::exception_ptr found;
     try {
       merge_local_rows(l, b);
@@ -576,7 +668,8 @@ class Importer {
   // compression ratio so far times the file size), plus 10%, and never more
   // than one row per 32 bytes of text (no event is shorter), so that an
   // unrepresentative start cannot reserve much. import_memory.h says why.
-  void grow_columns(const JsonBatch& b, std::uint64_t file_bytes, Importer* incoming = nullptr) {
+  void grow_columns(const JsonBatch& b, std::uint64_t file_bytes, Importer* incoming = nullptr,
+                    std::vector<detail::MemoryRange>* untouched = nullptr) {
     const std::uint64_t json_done = b.stream_offset;  // the rows so far come from this much text
     double json_total = 0;
     if (json_done > 0 && b.file_done > 0 && file_bytes >= b.file_done)
@@ -596,7 +689,7 @@ class Importer {
       const double estimate =
           json_done ? std::min(1.1 * json_total / static_cast<double>(json_done) * static_cast<double>(n), json_total / 32)
                     : 0;
-      detail::grow_table(table, headroom, static_cast<std::size_t>(estimate), incoming ? &untouched_ : nullptr);
+      detail::grow_table(table, headroom, static_cast<std::size_t>(estimate), untouched);
     });
   }
 
@@ -939,41 +1032,48 @@ class Importer {
   };
 
   // Kineto categories of both schemas (2021: Kernel, Memcpy, Memset, Runtime, Operator, …).
+  // Exact spelling first (an inlined compare: what Kineto writes, once per
+  // event), then ignoring case.
+  template <std::size_t N>
+  [[gnu::always_inline]] static bool is_cat(std::string_view cat, const char (&lit)[N]) {
+    return std::memcmp(cat.data(), lit, N - 1) == 0 || iequals(cat, std::string_view(lit, N - 1));
+  }
+
   Cat classify(std::string_view cat) {
     switch (cat.size()) {
       case 6:
-        if (iequals(cat, "kernel")) return Cat::kernel;
-        if (iequals(cat, "memcpy")) return Cat::memcpy;
-        if (iequals(cat, "memset")) return Cat::memset;
-        if (iequals(cat, "driver")) return Cat::driver;
-        if (iequals(cat, "cpu_op")) return Cat::cpu_op;
-        if (iequals(cat, "python")) return Cat::python_function;
+        if (is_cat(cat, "kernel")) return Cat::kernel;
+        if (is_cat(cat, "memcpy")) return Cat::memcpy;
+        if (is_cat(cat, "memset")) return Cat::memset;
+        if (is_cat(cat, "driver")) return Cat::driver;
+        if (is_cat(cat, "cpu_op")) return Cat::cpu_op;
+        if (is_cat(cat, "python")) return Cat::python_function;
         break;
       case 7:
-        if (iequals(cat, "runtime")) return Cat::runtime;
+        if (is_cat(cat, "runtime")) return Cat::runtime;
         break;
       case 8:
-        if (iequals(cat, "operator")) return Cat::cpu_op;
+        if (is_cat(cat, "operator")) return Cat::cpu_op;
         break;
       case 9:
-        if (iequals(cat, "cuda_sync")) return Cat::sync;
+        if (is_cat(cat, "cuda_sync")) return Cat::sync;
         break;
       case 10:
-        if (iequals(cat, "gpu_memcpy")) return Cat::memcpy;
-        if (iequals(cat, "gpu_memset")) return Cat::memset;
+        if (is_cat(cat, "gpu_memcpy")) return Cat::memcpy;
+        if (is_cat(cat, "gpu_memset")) return Cat::memset;
         break;
       case 11:
-        if (iequals(cat, "cuda_driver")) return Cat::driver;
+        if (is_cat(cat, "cuda_driver")) return Cat::driver;
         break;
       case 12:
-        if (iequals(cat, "cuda_runtime")) return Cat::runtime;
+        if (is_cat(cat, "cuda_runtime")) return Cat::runtime;
         break;
       case 15:
-        if (iequals(cat, "user_annotation")) return Cat::user_annotation;
-        if (iequals(cat, "python_function")) return Cat::python_function;
+        if (is_cat(cat, "user_annotation")) return Cat::user_annotation;
+        if (is_cat(cat, "python_function")) return Cat::python_function;
         break;
       case 19:
-        if (iequals(cat, "gpu_user_annotation")) return Cat::gpu_annotation;
+        if (is_cat(cat, "gpu_user_annotation")) return Cat::gpu_annotation;
         break;
       default: break;
     }
@@ -1601,6 +1701,7 @@ class Importer {
   std::array<std::uint64_t, static_cast<int>(Skip::count_)> skips_{};
   std::array<std::size_t, kTableCount> rows_before_batch_{};
   std::vector<detail::MemoryRange> untouched_;  // grown column memory not yet faulted in (two threads)
+  bool two_threads_ = false;
 
   // Role::local: what the whole importer still has to take from this batch.
   std::vector<Deferred> deferred_;

@@ -499,7 +499,12 @@ class Splitter {
     const char* d = b.data.get();
     const std::size_t avail = std::min<std::size_t>(64, end - pos);
     const std::uint64_t valid = avail == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << avail) - 1;
-    std::uint64_t quote = 0, backslash = 0, open = 0, close = 0;
+    // Per 16 bytes: one mask of quotes and one of brackets ('[' | 0x20 == '{'
+    // and ']' | 0x20 == '}': two compares find all four; which one it is is
+    // read from the text for the few there are); backslashes are only looked
+    // for, in all 64 bytes at once (a block with one is scanned byte by byte).
+    std::uint64_t quote = 0, brackets = 0;
+    __m128i backslashes = _mm_setzero_si128();
     const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), lower20 = _mm_set1_epi8(0x20);
     const __m128i brace_open = _mm_set1_epi8('{'), brace_close = _mm_set1_epi8('}');
     for (int k = 0; k < 4; ++k) {
@@ -507,13 +512,15 @@ class Splitter {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + pos + 16 * k));
       const __m128i folded = _mm_or_si128(v, lower20);
       const int sh = 16 * k;
-      quote |= std::uint64_t(static_cast<std::uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)))) << sh;
-      backslash |= std::uint64_t(static_cast<std::uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, bs)))) << sh;
-      open |= std::uint64_t(static_cast<std::uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, brace_open)))) << sh;
-      close |= std::uint64_t(static_cast<std::uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, brace_close))))
-               << sh;
+      backslashes = _mm_or_si128(backslashes, _mm_cmpeq_epi8(v, bs));
+      quote |= std::uint64_t(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)))) << sh;
+      brackets |= std::uint64_t(static_cast<unsigned>(_mm_movemask_epi8(
+                      _mm_or_si128(_mm_cmpeq_epi8(folded, brace_open), _mm_cmpeq_epi8(folded, brace_close)))))
+                  << sh;
     }
-    if (backslash & valid) return -1;
+    // Past `end` (the last block of a buffer) a stale backslash only sends the
+    // block down the exact byte-by-byte path.
+    if (_mm_movemask_epi8(backslashes)) return -1;
     quote &= valid;
     // inside[i] = parity of the quotes at or before i (flipped if a string is open).
     std::uint64_t inside = quote;
@@ -524,7 +531,7 @@ class Splitter {
     inside ^= inside << 16;
     inside ^= inside << 32;
     if (in_string_) inside = ~inside;
-    std::uint64_t brackets = (open | close) & valid & ~inside;
+    brackets &= valid & ~inside;
     while (brackets) {
       const std::size_t at = pos + static_cast<std::size_t>(__builtin_ctzll(brackets));
       brackets &= brackets - 1;
@@ -668,7 +675,11 @@ class Splitter {
 // [SECTION] Producer thread and buffer pool -----------------------------------------------
 
 struct JsonStream::Impl {
-  static constexpr int kPoolSize = 4;  // one filling, two parsing (two parse threads), one queued
+  // The two-thread importer holds up to three (parsed ahead of their merge,
+  // or one of them and the one being parsed straight into the trace), which
+  // leaves the producer one to fill and two to queue. Fewer than four would
+  // deadlock it.
+  static constexpr int kPoolSize = 6;
 
   std::string path;
   LoadProgress progress;

@@ -90,6 +90,16 @@ const char* kKernelNames[] = {
 };
 const char* kOps[] = {"aten::conv2d", "aten::add_", "aten::batch_norm", "aten::addmm", "aten::pad", "nccl:all_reduce"};
 
+// Ops on the profiled thread follow each other (each cpu_op, with the
+// cudaLaunchKernel inside it, ends before the next starts) and each
+// ProfilerStep spans its ops, as on a real thread. (Until 2026-11-30 ops
+// lasted 45 µs but started every ~1.2 µs, and each ProfilerStep lasted 2 s
+// while steps were ~8 ms apart: hundreds of ranges overlapped on one thread,
+// which no profiler writes, and TraceBuilder::freeze()'s depth assignment
+// took ~0.03 s of the import there.)
+constexpr std::uint64_t kOpGapNs = 20000;  // from one cpu_op's start to the next one's (plus up to 444 ns)
+constexpr std::uint64_t kOpNs = 18123;     // a cpu_op's duration; its cudaLaunchKernel: +10.123 µs, 7.412 µs long
+
 // Writes a Kineto-like trace of about `target_bytes` of JSON to `path`; returns its size.
 std::uint64_t write_kineto_like(const std::string& path, std::uint64_t target_bytes) {
   std::ofstream f(path, std::ios::binary);
@@ -109,22 +119,29 @@ std::uint64_t write_kineto_like(const std::string& path, std::uint64_t target_by
     first = false;
   };
   for (std::uint64_t step = 0; written + out.size() < target_bytes; ++step) {
+    // The step's range ends after its last op (a dry run of the op loop's clock).
+    std::uint64_t last_op = t;
+    for (int op = 0; op < 400; ++op) last_op += kOpGapNs + static_cast<std::uint64_t>(op % 13) * 37;
     sep();
     out += "  {\n    \"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#" + std::to_string(step) +
            "\", \"pid\": 1102, \"tid\": 1102,\n    \"ts\": ";
     append_us(out, t);
-    out += ", \"dur\": 2000000.000,\n    \"args\": {\n      \"External id\": " + std::to_string(ext++) +
+    out += ", \"dur\": ";
+    append_us(out, last_op + kOpNs + 1000 - t);
+    out += ",\n    \"args\": {\n      \"External id\": " + std::to_string(ext++) +
            ", \"Record function id\": 0, \"Ev Idx\": 0\n    }\n  }";
     for (int op = 0; op < 400 && written + out.size() < target_bytes; ++op) {
       const int k = (op * 7 + static_cast<int>(step)) % 6;
       const bool copy = op % 20 == 19;
-      t += 1000 + static_cast<std::uint64_t>(op % 13) * 37;
+      t += kOpGapNs + static_cast<std::uint64_t>(op % 13) * 37;
       sep();
       out += "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"";
       out += kOps[k];
       out += "\", \"pid\": 1102, \"tid\": 1102,\n    \"ts\": ";
       append_us(out, t);
-      out += ", \"dur\": 45.123,\n    \"args\": {\n      \"External id\": " + std::to_string(ext) +
+      out += ", \"dur\": ";
+      append_us(out, kOpNs);
+      out += ",\n    \"args\": {\n      \"External id\": " + std::to_string(ext) +
              ", \"Record function id\": 0, \"Sequence number\": " + std::to_string(ext * 3) +
              ", \"Fwd thread id\": 0, \"Ev Idx\": " + std::to_string(op) + "\n    }\n  }";
       ++corr;
@@ -179,7 +196,7 @@ std::uint64_t write_kineto_like(const std::string& path, std::uint64_t target_by
         out.clear();
       }
     }
-    t = std::max(t, gpu) + 2000;
+    t = std::max(t + kOpGapNs, gpu) + 2000;  // after the step's last op has ended
   }
   out += "\n  ],\n  \"traceName\": \"bench\", \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": "
          "1000000000000000000\n}\n";

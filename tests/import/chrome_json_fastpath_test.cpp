@@ -101,8 +101,56 @@ TEST(ChromeJsonFastPath, NumbersEdgeCases) {
                          "9223372036854774.999", "9223372036854775.807", "9223372036854775", "12345678901234567",
                          "1712195495505583", "0.1", "0.12", "0.123", "0.1234", ".5", "5a", "5x", "a"};
   for (const char* t : texts)
-    for (char after : {',', '}', ']', ' ', '\n', '"', ':', '.', 'e', 'E', 'x', '5', '-', '+', '\0'})
+    for (char after : {',', '}', ']', ' ', '\n', '"', ':', '.', 'e', 'E', 'x', '5', '-', '+', '\0', '/', '\x7f',
+                       '\x80', '\xfa', '\xff'})
       check_number_text(t, after);
+}
+
+// number()'s token (its digit runs are read 8 bytes at a time) against a
+// byte-by-byte reading of the grammar, for digit runs of every length around
+// the 8-byte steps and every kind of byte after them.
+TEST(ChromeJsonFastPath, NumberTokenEndsWhereTheGrammarSays) {
+  auto reference_end = [](const std::string& s) -> std::size_t {  // s holds a valid number, then other bytes
+    std::size_t i = 0;
+    if (s[i] == '-') ++i;
+    if (s[i] == '0')
+      ++i;
+    else
+      while (s[i] >= '0' && s[i] <= '9') ++i;
+    if (s[i] == '.') {
+      ++i;
+      while (s[i] >= '0' && s[i] <= '9') ++i;
+    }
+    return i;
+  };
+  std::mt19937_64 rng(7);
+  const char afters[] = {',', '}', ' ', '/', ':', '\0', '\x7f', '\x80', '\xfa', '\xff', '"'};
+  for (int int_digits = 1; int_digits <= 30; ++int_digits)
+    for (int frac_digits = -1; frac_digits <= 26; ++frac_digits)
+      for (char after : afters) {
+        std::string text(1, static_cast<char>('1' + rng() % 9));
+        for (int i = 1; i < int_digits; ++i) text += static_cast<char>('0' + rng() % 10);
+        if (frac_digits >= 0) {
+          text += '.';
+          for (int i = 0; i < std::max(frac_digits, 1); ++i) text += static_cast<char>('0' + rng() % 10);
+        }
+        const std::string with_after = text + after;
+        const std::vector<char> buf = padded(with_after, ' ');
+        JsonWalker w(buf.data());
+        try {
+          const std::string_view tok = w.number();
+          EXPECT_EQ(tok.size(), reference_end(with_after + std::string(64, ' '))) << text << " then " << int(after);
+          EXPECT_EQ(tok, text);
+        } catch (const JsonSyntaxError&) {
+          ADD_FAILURE() << "rejected " << text << " then " << int(after);
+        }
+        std::int64_t v = 0;
+        JsonWalker f(buf.data());
+        if (frac_digits < 0 && int_digits <= 18) {  // the fast integer reader must take it, with its value
+          ASSERT_TRUE(f.try_small_int(&v)) << text;
+          EXPECT_EQ(std::to_string(v), text);
+        }
+      }
 }
 
 TEST(ChromeJsonFastPath, NumbersRandom) {
