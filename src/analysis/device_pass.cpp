@@ -718,6 +718,14 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
   const HtaOpFilter hta_filter(t);
   HtaComputeNames hta_compute(t);
   const bool hta_rounds = has_sub_us_timestamps(t);
+  {
+    std::size_t ops = 0;
+    for (const auto& [device, tracks] : by_device)
+      for (TrackId tr : tracks)
+        ops += t.rows_of(TableId::kernels, tr).size() + t.rows_of(TableId::memcpys, tr).size() +
+               t.rows_of(TableId::memsets, tr).size();
+    for (auto& q : totals->launch) q.reserve_sample(ops / BracketMedian::kStride + by_device.size() + 1);
+  }
 
   for (const auto& [device, tracks] : by_device) {
     DeviceSummary d;

@@ -1,5 +1,7 @@
 #include "analysis/stats.h"
 
+#include "trace/detail/fresh_memory.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -116,6 +118,12 @@ DurationStats merge_approx(const DurationStats& a, const DurationStats& b) {
 }
 
 // [SECTION] BracketMedian
+
+void BracketMedian::reserve_sample(std::size_t n) {
+  const std::size_t had = sample_.size();
+  sample_.reserve(had + n);
+  detail::populate(sample_.data() + had, n * sizeof(TimeNs));
+}
 
 void BracketMedian::bracket() {
   const std::size_t m = sample_.size();

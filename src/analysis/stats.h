@@ -47,6 +47,9 @@ class BracketMedian {
   static constexpr std::size_t kKeep = std::size_t{1} << 20;
 
   void sample(TimeNs v) { sample_.push_back(v); }
+  // Room for n more samples, mapped at once (the sample of a 10^7-op trace
+  // is a few MB: page by page, its faults would cost more than taking it).
+  void reserve_sample(std::size_t n);
   void bracket();
   void add(TimeNs v) {
     ++stats_.count;

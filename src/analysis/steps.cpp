@@ -18,6 +18,7 @@
 #include <string>
 
 #include "analysis/detail/context.h"
+#include "trace/detail/fresh_memory.h"
 
 namespace gpuscope::detail {
 
@@ -66,6 +67,9 @@ std::vector<CpuStep> cpu_steps(const Trace& t, StepSource* source) {
   // What each range name is, decided once per name (a big trace has 10^5
   // ranges and few names): 0 not decided, 1 neither, 2 ProfilerStep#N, 3 a step name.
   std::vector<std::uint8_t> kind(t.strings().size(), 0);
+  // Room for every range up front: only what is used is ever touched, and
+  // growing by doubling would touch (and copy) twice as much fresh memory.
+  profiler.reserve(r.size());
   for (std::size_t i = 0; i < r.size(); ++i) {
     if (t.tracks()[r.track[i]].kind != TrackKind::cpu || r.kind_at(i) == RangeKind::mark) continue;
     std::uint8_t& k = kind[r.name[i]];
@@ -266,6 +270,10 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
   const std::vector<std::uint32_t> device_of = device_of_tracks(t, opt.device);
   const std::vector<CpuStep> cpu = cpu_steps(t, &source);
   found.reserve(cpu.size() * tracks.size());
+  // Most steps launch to one device: map the memory of that many at once
+  // (a page fault apiece costs as much as filling the page here).
+  detail::advise_huge_pages(found.data(), found.capacity() * sizeof(Step));
+  detail::populate(found.data(), cpu.size() * sizeof(Step));
   for (const CpuStep& cs : cpu) {
     auto launched = launched_in(t, cs, device_of);
     if (launched.empty()) {
