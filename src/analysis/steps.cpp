@@ -18,6 +18,7 @@
 #include <string>
 
 #include "analysis/detail/context.h"
+#include "analysis/detail/search.h"
 #include "trace/detail/fresh_memory.h"
 
 namespace gpuscope::detail {
@@ -123,9 +124,16 @@ std::vector<std::uint32_t> device_of_tracks(const Trace& t, std::uint32_t device
 // visits every API call of every step (10^7 of them in a big trace): the
 // per-call work is a few array reads.
 std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
-                                            const std::vector<std::uint32_t>& device_of) {
+                                            const std::vector<std::uint32_t>& device_of, RowIndex* cursor) {
   std::vector<std::pair<std::uint32_t, Extent>> found;  // few devices: a flat list
-  const RowRange rows = t.rows_overlapping(TableId::api_calls, s.track, s.range.start, s.range.end);
+  // The thread's calls that start within the step (those are all the loop
+  // below looks at).
+  const RowRange all = t.rows_of(TableId::api_calls, s.track);
+  const TimeNs* starts = t.api_calls().start.data();
+  RowRange rows;
+  rows.begin = detail::first_at_or_after(starts, all.begin, all.end, *cursor, s.range.start);
+  rows.end = std::max(rows.begin, detail::first_at_or_after(starts, all.begin, all.end, rows.begin, s.range.end));
+  *cursor = rows.end;
   const ApiCallTable& a = t.api_calls();
   // Calls launch to one device at a time, for long stretches: its extent and
   // how far it reaches are kept in locals while that lasts.
@@ -274,8 +282,9 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
   // (a page fault apiece costs as much as filling the page here).
   detail::advise_huge_pages(found.data(), found.capacity() * sizeof(Step));
   detail::populate(found.data(), cpu.size() * sizeof(Step));
+  RowIndex cursor = 0;  // where the previous step's calls ended
   for (const CpuStep& cs : cpu) {
-    auto launched = launched_in(t, cs, device_of);
+    auto launched = launched_in(t, cs, device_of, &cursor);
     if (launched.empty()) {
       // The step's own thread launched nothing: every device busy during it.
       for (const auto& [dev, trs] : tracks)

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <random>
 
+#include "analysis/detail/search.h"
 #include "analysis/stats.h"
 
 namespace gpuscope::intervals {
@@ -208,6 +209,27 @@ TEST(Stats, SelectKthNarrowsSkewedAndExtremeInputs) {
       EXPECT_EQ(select_kth(a, k), sorted[k]) << "n=" << v.size() << " k=" << k;
       auto b = v;
       EXPECT_EQ(select_kth(b, k, sorted.front(), sorted.back()), sorted[k]) << "n=" << v.size() << " k=" << k;
+    }
+  }
+}
+
+// Galloping from a hint finds what lower_bound finds, from every hint, on
+// sorted columns with runs of equal values, and on empty and one-row ranges.
+TEST(Search, FirstAtOrAfterMatchesLowerBoundFromAnyHint) {
+  std::mt19937_64 rng(14);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<TimeNs> v(rng() % 300);
+    TimeNs x = 0;
+    for (TimeNs& e : v) e = x += static_cast<TimeNs>(rng() % 4);  // sorted, with repeats
+    const auto n = static_cast<RowIndex>(v.size());
+    const RowIndex lo = n ? static_cast<RowIndex>(rng() % (n + 1)) : 0;
+    const RowIndex hi = lo + (n - lo ? static_cast<RowIndex>(rng() % (n - lo + 1)) : 0);
+    for (int q = 0; q < 50; ++q) {
+      const TimeNs want_at = static_cast<TimeNs>(rng() % (v.empty() ? 3 : static_cast<std::uint64_t>(v.back()) + 3)) - 1;
+      const RowIndex hint = static_cast<RowIndex>(rng() % (n + 5));
+      const auto expect = static_cast<RowIndex>(std::lower_bound(v.begin() + lo, v.begin() + hi, want_at) - v.begin());
+      ASSERT_EQ(detail::first_at_or_after(v.data(), lo, hi, hint, want_at), expect)
+          << "n=" << n << " lo=" << lo << " hi=" << hi << " hint=" << hint << " x=" << want_at;
     }
   }
 }
