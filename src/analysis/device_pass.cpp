@@ -215,6 +215,9 @@ class StepAccount {
   TimeNs cur_start_ = 0, cur_end_ = -1;  // steps_[i_]'s range once a piece has been placed
 };
 
+// 128-bit sums: a duration (< 2^63 ns) times a count of SMs cannot overflow them.
+__extension__ typedef unsigned __int128 Wide;
+
 // [SECTION] The sweep --------------------------------------------------------------------------------
 
 struct Sweep {
@@ -241,9 +244,8 @@ struct Sweep {
   TimeNs hta_first = std::numeric_limits<TimeNs>::max(), hta_last = std::numeric_limits<TimeNs>::min();
   bool hta_any() const { return hta_first <= hta_last; }
   Spans exposed_comm, copy_alone, optimizer_alone;
-  double sm_weighted = 0;
+  Wide sm_time = 0;  // sum of duration x min(blocks, SMs)
   std::uint32_t sms = 0;
-  double inv_sms = 0;
   OpTotals& totals;
   std::vector<OpTotals::Name>& names;
 
@@ -397,11 +399,10 @@ struct Sweep {
       nm.max = std::max(nm.max, dur);
       nm.total += dur;
       ++nm.count;
-      if (sms) {
-        const double blocks =
-            double(std::uint64_t{k.grid_x[i]} * std::uint64_t{k.grid_y[i]} * std::uint64_t{k.grid_z[i]});
-        sm_weighted += double(dur) * std::min(blocks * inv_sms, 1.0);
-      }
+      // Duration times the SMs the grid can occupy (at most all of them), in
+      // integers: exact, and no conversion or floating-point chain per kernel.
+      const std::uint64_t blocks = std::uint64_t{k.grid_x[i]} * std::uint64_t{k.grid_y[i]} * std::uint64_t{k.grid_z[i]};
+      sm_time += static_cast<Wide>(static_cast<std::uint64_t>(dur)) * std::min<std::uint64_t>(blocks, sms);
       ev.optimizer_kernels += cat == KernelCategory::optimizer;
     }
     return cls;
@@ -455,7 +456,6 @@ struct Sweep {
 
   void run() {
     constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
-    inv_sms = sms ? 1.0 / double(sms) : 0.0;
     TimeNs now = 0, first = 0, busy_until = 0;
     bool started = false;
     // Input wait before this GPU's first op counts too: a GPU that has not
@@ -624,7 +624,7 @@ struct Sweep {
     d.mean_kernels_in_flight = ratio(d.kernel_time_ns, d.kernel_busy_ns);
     d.communication_compute_overlap = ratio(comm_with_compute_, d.communication_ns);
     d.memcpy_compute_overlap = ratio(copy_with_kernels_, d.memcpy_ns);
-    if (sms && d.kernel_time_ns > 0) d.sm_efficiency = sm_weighted / double(d.kernel_time_ns);
+    if (sms && d.kernel_time_ns > 0) d.sm_efficiency = static_cast<double>(sm_time) / double(sms) / double(d.kernel_time_ns);
     if (t.end_time() > last) idle_input(last, t.end_time());
     steps.finish();
   }
