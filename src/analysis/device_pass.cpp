@@ -244,7 +244,6 @@ struct Sweep {
   TimeNs hta_first = std::numeric_limits<TimeNs>::max(), hta_last = std::numeric_limits<TimeNs>::min();
   bool hta_any() const { return hta_first <= hta_last; }
   Spans exposed_comm, copy_alone, optimizer_alone;
-  Wide sm_time = 0;  // sum of duration x min(blocks, SMs)
   std::uint32_t sms = 0;
   OpTotals& totals;
   std::vector<OpTotals::Name>& names;
@@ -377,7 +376,16 @@ struct Sweep {
 
   // The op's own share of the sweep (launch sample, HTA's filter, per-name
   // totals, category evidence) and its class for the in-flight counts.
-  [[gnu::always_inline]] std::uint8_t account(const Run& r, RowIndex i, TimeNs at, TimeNs end, RowIndex api) {
+  // Sums over every op, kept by run() in locals (registers) and added to the
+  // summary at its end: added to in memory, each kernel's add would wait for
+  // the previous one's store.
+  struct OpSums {
+    TimeNs kernel_time = 0;
+    Wide sm_time = 0;
+    std::uint64_t optimizer_kernels = 0;
+  };
+  [[gnu::always_inline]] std::uint8_t account(const Run& r, RowIndex i, TimeNs at, TimeNs end, RowIndex api,
+                                              OpSums& sums) {
     std::uint8_t cls = r.table;
     const bool hta = hta_filter.keep(r.correlation[i], api);
     if (hta) {
@@ -391,8 +399,8 @@ struct Sweep {
       const StringId name = r.name[i];
       if (hta && hta_compute(name)) cls |= kHtaCompute;
       const TimeNs dur = end - at;
-      d.kernel_time_ns += dur;
-      ev.ops_by_category[static_cast<int>(cat)].add(dur, [&] { return rt.shift({at, end}); });
+      sums.kernel_time += dur;
+      ev.ops_by_category[static_cast<int>(cat)].offer(dur, [&] { return rt.shift({at, end}); });
       OpTotals::Name& nm = names[name];
       nm.category = r.category[i];
       nm.min = std::min(nm.min, dur);
@@ -402,8 +410,8 @@ struct Sweep {
       // Duration times the SMs the grid can occupy (at most all of them), in
       // integers: exact, and no conversion or floating-point chain per kernel.
       const std::uint64_t blocks = std::uint64_t{k.grid_x[i]} * std::uint64_t{k.grid_y[i]} * std::uint64_t{k.grid_z[i]};
-      sm_time += static_cast<Wide>(static_cast<std::uint64_t>(dur)) * std::min<std::uint64_t>(blocks, sms);
-      ev.optimizer_kernels += cat == KernelCategory::optimizer;
+      sums.sm_time += static_cast<Wide>(static_cast<std::uint64_t>(dur)) * std::min<std::uint64_t>(blocks, sms);
+      sums.optimizer_kernels += cat == KernelCategory::optimizer;
     }
     return cls;
   }
@@ -458,6 +466,7 @@ struct Sweep {
     constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
     TimeNs now = 0, first = 0, busy_until = 0;
     bool started = false;
+    OpSums sums;  // the sum of duration x min(blocks, SMs) behind sm_efficiency among them
     // Input wait before this GPU's first op counts too: a GPU that has not
     // started because the first batch is still loading waits for input.
     {
@@ -577,7 +586,7 @@ struct Sweep {
               if (runs[order[oj]].api) consider(runs[order[oj]], runs[order[oj]].row);
           close_gap(busy_until, a, linked, launch);
         }
-        const std::uint8_t cls = account(r, j, a, e, api);
+        const std::uint8_t cls = account(r, j, a, e, api, sums);
         busy_until = std::max(busy_until, e);
         if (cls != last_cls) {
           Counts with = base;
@@ -608,6 +617,8 @@ struct Sweep {
       const unsigned mask = mask_of(key);
       if (mask != state_mask) set_states(mask, now);
     }
+    d.kernel_time_ns += sums.kernel_time;
+    ev.optimizer_kernels += sums.optimizer_kernels;
     if (!started) return;
     add_up();
     exposed_comm.flush();
@@ -624,7 +635,8 @@ struct Sweep {
     d.mean_kernels_in_flight = ratio(d.kernel_time_ns, d.kernel_busy_ns);
     d.communication_compute_overlap = ratio(comm_with_compute_, d.communication_ns);
     d.memcpy_compute_overlap = ratio(copy_with_kernels_, d.memcpy_ns);
-    if (sms && d.kernel_time_ns > 0) d.sm_efficiency = static_cast<double>(sm_time) / double(sms) / double(d.kernel_time_ns);
+    if (sms && d.kernel_time_ns > 0)
+      d.sm_efficiency = static_cast<double>(sums.sm_time) / double(sms) / double(d.kernel_time_ns);
     if (t.end_time() > last) idle_input(last, t.end_time());
     steps.finish();
   }

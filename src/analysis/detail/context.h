@@ -47,11 +47,11 @@ class TopRanges {
     if (weight <= bar_) return;
     push(r, weight);
   }
-  // add() for a range that costs something to make: made only if kept.
+  // A range to keep if it is heavy enough, without counting it in total()
+  // and count() (for callers that only want the ranges); the range, which
+  // costs something to make, is made only if kept.
   template <class MakeRange>
-  void add(TimeNs weight, MakeRange&& make) {
-    total_ += weight;
-    ++count_;
+  void offer(TimeNs weight, MakeRange&& make) {
     if (weight <= bar_) return;
     push(make(), weight);
   }
@@ -110,7 +110,7 @@ struct Evidence {
                          &pageable, &sync_memcpy, &optimizer})
       t->set_keep(keep);
   }
-  std::array<TopRanges, kKernelCategoryCount> ops_by_category;  // longest single ops
+  std::array<TopRanges, kKernelCategoryCount> ops_by_category;  // longest single ops (ranges only: offer())
   TopRanges idle_gaps;       // device gaps >= thresholds.idle_gap_ns
   TopRanges exposed_comm;    // pieces of communication nothing hides
   TopRanges memcpy_exposed;  // copies with no kernel alongside
