@@ -509,6 +509,12 @@ struct Sweep {
     };
     find_next_start();
     unsigned key = key_of(n);  // of the ops in flight now
+    struct KeyCache {
+      std::uint64_t tag = 0;  // stretch << 8 | class (stretch 0 is never used; 2^56 stretches never wrap)
+      unsigned key = 0;
+    };
+    std::array<KeyCache, 16> key_cache{};
+    std::uint64_t stretch = 0;
     // Moves the sweep to `at`: everything that happens at `now` has happened,
     // so the conditions the evidence follows are evaluated once per instant,
     // not per event; the time in between goes to the state key's total.
@@ -557,8 +563,7 @@ struct Sweep {
       const unsigned base_key = key;
       TimeNs limit = flying.empty() ? kNever : flying.back().end;
       if (nruns > 1) limit = std::min(limit, heads[order[1]]);  // s is order[0]
-      std::uint8_t last_cls = 0;  // a cache of the key with one op of class last_cls in flight
-      unsigned last_key = 0;
+      ++stretch;  // invalidates key_cache: the keys below are for this base
       RowIndex j = r.row;
       TimeNs a = at;
       for (;;) {
@@ -588,12 +593,16 @@ struct Sweep {
         }
         const std::uint8_t cls = account(r, j, a, e, api, sums);
         busy_until = std::max(busy_until, e);
-        if (cls != last_cls) {
+        // The key with this op in flight, cached by class: a stream's ops
+        // come in a few classes, often alternating (so not just the last one).
+        const std::uint64_t tag = stretch << 8 | cls;
+        KeyCache& slot = key_cache[(cls ^ cls >> 4) & 15];
+        if (slot.tag != tag) [[unlikely]] {
           Counts with = base;
           with.add(cls);
-          last_cls = cls;
-          last_key = key_of(with);
+          slot = {tag, key_of(with)};
         }
+        const unsigned last_key = slot.key;
         ++j;
         const TimeNs next = j < r.last ? r.start[j] : kNever;
         if (e >= limit || next < e) {  // something else happens first: the op stays in flight
