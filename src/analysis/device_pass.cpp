@@ -95,6 +95,15 @@ class Counts {
   std::uint32_t hta() const { return lo(3); }
   std::uint32_t hta_compute() const { return hi(3); }
   bool any() const { return lo(0) != 0 || w_[2] != 0; }  // kernels, copies or fills
+  // The sweep's state key (Sweep::KeyBit), straight from the packed words.
+  unsigned key() const {
+    const std::uint64_t w0 = w_[0], w1 = w_[1], w2 = w_[2], w3 = w_[3];
+    const auto nz = [](std::uint64_t x) { return unsigned{x != 0}; };
+    const std::uint32_t kernels = static_cast<std::uint32_t>(w0), optimizer = static_cast<std::uint32_t>(w1 >> 32);
+    return nz(w3 & 0xffffffffu) | nz(w3 >> 32) << 1 | nz(kernels | w2) << 2 | nz(kernels) << 3 |
+           unsigned{kernels >= 2} << 4 | nz(w0 >> 32) << 5 | nz(w1 & 0xffffffffu) << 6 | nz(w2 & 0xffffffffu) << 7 |
+           nz(optimizer) << 8 | unsigned{kernels > optimizer} << 9;
+  }
 
  private:
   struct Table {
@@ -206,6 +215,9 @@ class StepAccount {
   TimeNs cur_start_ = 0, cur_end_ = -1;  // steps_[i_]'s range once a piece has been placed
 };
 
+// 128-bit sums: a duration (< 2^63 ns) times a count of SMs cannot overflow them.
+__extension__ typedef unsigned __int128 Wide;
+
 // [SECTION] The sweep --------------------------------------------------------------------------------
 
 struct Sweep {
@@ -232,9 +244,7 @@ struct Sweep {
   TimeNs hta_first = std::numeric_limits<TimeNs>::max(), hta_last = std::numeric_limits<TimeNs>::min();
   bool hta_any() const { return hta_first <= hta_last; }
   Spans exposed_comm, copy_alone, optimizer_alone;
-  double sm_weighted = 0;
   std::uint32_t sms = 0;
-  double inv_sms = 0;
   OpTotals& totals;
   std::vector<OpTotals::Name>& names;
 
@@ -304,12 +314,7 @@ struct Sweep {
     kCommBusy = 64, kCopyBusy = 128, kOptimizerBusy = 256, kOtherThanOptimizer = 512,
   };
   static constexpr unsigned kKeys = 1024;
-  static unsigned key_of(const Counts& c) {
-    return unsigned{c.hta() != 0} | unsigned{c.hta_compute() != 0} << 1 | unsigned{c.any()} << 2 |
-           unsigned{c.kernels() >= 1} << 3 | unsigned{c.kernels() >= 2} << 4 | unsigned{c.compute() != 0} << 5 |
-           unsigned{c.comm() != 0} << 6 | unsigned{c.copies() != 0} << 7 | unsigned{c.optimizer() != 0} << 8 |
-           unsigned{c.kernels() > c.optimizer()} << 9;
-  }
+  static unsigned key_of(const Counts& c) { return c.key(); }
   // The conditions the evidence follows: exposed communication, a copy with
   // no kernel alongside, optimizer kernels running alone.
   static constexpr unsigned mask_rule(unsigned k) {
@@ -371,7 +376,16 @@ struct Sweep {
 
   // The op's own share of the sweep (launch sample, HTA's filter, per-name
   // totals, category evidence) and its class for the in-flight counts.
-  [[gnu::always_inline]] std::uint8_t account(const Run& r, RowIndex i, TimeNs at, TimeNs end, RowIndex api) {
+  // Sums over every op, kept by run() in locals (registers) and added to the
+  // summary at its end: added to in memory, each kernel's add would wait for
+  // the previous one's store.
+  struct OpSums {
+    TimeNs kernel_time = 0;
+    Wide sm_time = 0;
+    std::uint64_t optimizer_kernels = 0;
+  };
+  [[gnu::always_inline]] std::uint8_t account(const Run& r, RowIndex i, TimeNs at, TimeNs end, RowIndex api,
+                                              OpSums& sums) {
     std::uint8_t cls = r.table;
     const bool hta = hta_filter.keep(r.correlation[i], api);
     if (hta) {
@@ -385,20 +399,19 @@ struct Sweep {
       const StringId name = r.name[i];
       if (hta && hta_compute(name)) cls |= kHtaCompute;
       const TimeNs dur = end - at;
-      d.kernel_time_ns += dur;
-      ev.ops_by_category[static_cast<int>(cat)].add(dur, [&] { return rt.shift({at, end}); });
+      sums.kernel_time += dur;
+      ev.ops_by_category[static_cast<int>(cat)].offer(dur, [&] { return rt.shift({at, end}); });
       OpTotals::Name& nm = names[name];
       nm.category = r.category[i];
       nm.min = std::min(nm.min, dur);
       nm.max = std::max(nm.max, dur);
       nm.total += dur;
       ++nm.count;
-      if (sms) {
-        const double blocks =
-            double(std::uint64_t{k.grid_x[i]} * std::uint64_t{k.grid_y[i]} * std::uint64_t{k.grid_z[i]});
-        sm_weighted += double(dur) * std::min(blocks * inv_sms, 1.0);
-      }
-      ev.optimizer_kernels += cat == KernelCategory::optimizer;
+      // Duration times the SMs the grid can occupy (at most all of them), in
+      // integers: exact, and no conversion or floating-point chain per kernel.
+      const std::uint64_t blocks = std::uint64_t{k.grid_x[i]} * std::uint64_t{k.grid_y[i]} * std::uint64_t{k.grid_z[i]};
+      sums.sm_time += static_cast<Wide>(static_cast<std::uint64_t>(dur)) * std::min<std::uint64_t>(blocks, sms);
+      sums.optimizer_kernels += cat == KernelCategory::optimizer;
     }
     return cls;
   }
@@ -451,9 +464,9 @@ struct Sweep {
 
   void run() {
     constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
-    inv_sms = sms ? 1.0 / double(sms) : 0.0;
     TimeNs now = 0, first = 0, busy_until = 0;
     bool started = false;
+    OpSums sums;  // the sum of duration x min(blocks, SMs) behind sm_efficiency among them
     // Input wait before this GPU's first op counts too: a GPU that has not
     // started because the first batch is still loading waits for input.
     {
@@ -496,6 +509,12 @@ struct Sweep {
     };
     find_next_start();
     unsigned key = key_of(n);  // of the ops in flight now
+    struct KeyCache {
+      std::uint64_t tag = 0;  // stretch << 8 | class (stretch 0 is never used; 2^56 stretches never wrap)
+      unsigned key = 0;
+    };
+    std::array<KeyCache, 16> key_cache{};
+    std::uint64_t stretch = 0;
     // Moves the sweep to `at`: everything that happens at `now` has happened,
     // so the conditions the evidence follows are evaluated once per instant,
     // not per event; the time in between goes to the state key's total.
@@ -544,8 +563,7 @@ struct Sweep {
       const unsigned base_key = key;
       TimeNs limit = flying.empty() ? kNever : flying.back().end;
       if (nruns > 1) limit = std::min(limit, heads[order[1]]);  // s is order[0]
-      std::uint8_t last_cls = 0;  // a cache of the key with one op of class last_cls in flight
-      unsigned last_key = 0;
+      ++stretch;  // invalidates key_cache: the keys below are for this base
       RowIndex j = r.row;
       TimeNs a = at;
       for (;;) {
@@ -567,19 +585,24 @@ struct Sweep {
                 if (!linked || l < launch) launch = l, linked = true;
               }
           };
-          consider(r, j + 1);
-          for (int oj = 1; oj < nruns && heads[order[oj]] == a; ++oj)
-            if (runs[order[oj]].api) consider(runs[order[oj]], runs[order[oj]].row);
+          if (j + 1 < r.last && r.start[j + 1] == a) consider(r, j + 1);
+          if (a == at)  // later ops of the stretch start before any other run's
+            for (int oj = 1; oj < nruns && heads[order[oj]] == a; ++oj)
+              if (runs[order[oj]].api) consider(runs[order[oj]], runs[order[oj]].row);
           close_gap(busy_until, a, linked, launch);
         }
-        const std::uint8_t cls = account(r, j, a, e, api);
+        const std::uint8_t cls = account(r, j, a, e, api, sums);
         busy_until = std::max(busy_until, e);
-        if (cls != last_cls) {
+        // The key with this op in flight, cached by class: a stream's ops
+        // come in a few classes, often alternating (so not just the last one).
+        const std::uint64_t tag = stretch << 8 | cls;
+        KeyCache& slot = key_cache[(cls ^ cls >> 4) & 15];
+        if (slot.tag != tag) [[unlikely]] {
           Counts with = base;
           with.add(cls);
-          last_cls = cls;
-          last_key = key_of(with);
+          slot = {tag, key_of(with)};
         }
+        const unsigned last_key = slot.key;
         ++j;
         const TimeNs next = j < r.last ? r.start[j] : kNever;
         if (e >= limit || next < e) {  // something else happens first: the op stays in flight
@@ -603,6 +626,8 @@ struct Sweep {
       const unsigned mask = mask_of(key);
       if (mask != state_mask) set_states(mask, now);
     }
+    d.kernel_time_ns += sums.kernel_time;
+    ev.optimizer_kernels += sums.optimizer_kernels;
     if (!started) return;
     add_up();
     exposed_comm.flush();
@@ -619,7 +644,8 @@ struct Sweep {
     d.mean_kernels_in_flight = ratio(d.kernel_time_ns, d.kernel_busy_ns);
     d.communication_compute_overlap = ratio(comm_with_compute_, d.communication_ns);
     d.memcpy_compute_overlap = ratio(copy_with_kernels_, d.memcpy_ns);
-    if (sms && d.kernel_time_ns > 0) d.sm_efficiency = sm_weighted / double(d.kernel_time_ns);
+    if (sms && d.kernel_time_ns > 0)
+      d.sm_efficiency = static_cast<double>(sums.sm_time) / double(sms) / double(d.kernel_time_ns);
     if (t.end_time() > last) idle_input(last, t.end_time());
     steps.finish();
   }
@@ -713,6 +739,14 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
   const HtaOpFilter hta_filter(t);
   HtaComputeNames hta_compute(t);
   const bool hta_rounds = has_sub_us_timestamps(t);
+  {
+    std::size_t ops = 0;
+    for (const auto& [device, tracks] : by_device)
+      for (TrackId tr : tracks)
+        ops += t.rows_of(TableId::kernels, tr).size() + t.rows_of(TableId::memcpys, tr).size() +
+               t.rows_of(TableId::memsets, tr).size();
+    for (auto& q : totals->launch) q.reserve_sample(ops / BracketMedian::kStride + by_device.size() + 1);
+  }
 
   for (const auto& [device, tracks] : by_device) {
     DeviceSummary d;

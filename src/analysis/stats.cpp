@@ -1,5 +1,7 @@
 #include "analysis/stats.h"
 
+#include "trace/detail/fresh_memory.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -117,6 +119,12 @@ DurationStats merge_approx(const DurationStats& a, const DurationStats& b) {
 
 // [SECTION] BracketMedian
 
+void BracketMedian::reserve_sample(std::size_t n) {
+  const std::size_t had = sample_.size();
+  sample_.reserve(had + n);
+  detail::populate(sample_.data() + had, n * sizeof(TimeNs));
+}
+
 void BracketMedian::bracket() {
   const std::size_t m = sample_.size();
   if (m < 2048) {  // a small job: keep every value (under 2048 * kStride of them, or the sampling was sparse)
@@ -135,6 +143,10 @@ void BracketMedian::bracket() {
     hi_ = sample_[b];
   }
   keep_ = lo_ < hi_;  // one value: count it, no need to keep it
+  // A narrow bracket (durations in ns cluster tightly around their median,
+  // and clocks are often quantized): a count per value instead of the values.
+  if (keep_ && static_cast<std::uint64_t>(hi_) - static_cast<std::uint64_t>(lo_) < kHistogram)
+    hist_.assign(static_cast<std::uint64_t>(hi_) - static_cast<std::uint64_t>(lo_) + 1, 0);
   std::vector<TimeNs>().swap(sample_);
 }
 
@@ -145,11 +157,16 @@ bool BracketMedian::finish() {
   }
   stats_.mean = stats_.total / static_cast<TimeNs>(stats_.count);
   const std::uint64_t k = (stats_.count - 1) / 2;
-  const std::uint64_t inside = keep_ ? kept_n_ : stats_.count - below_ - above_;
+  const std::uint64_t inside = stats_.count - below_ - above_;
   const bool found = !overflow_ && k >= below_ && k < below_ + inside;
   if (found) {
     if (!keep_) {
       stats_.median = lo_;
+    } else if (!hist_.empty()) {
+      std::uint64_t before = below_;
+      std::size_t i = 0;
+      while (before + hist_[i] <= k) before += hist_[i++];
+      stats_.median = static_cast<TimeNs>(static_cast<std::uint64_t>(lo_) + i);
     } else {
       const auto kk = static_cast<std::ptrdiff_t>(k - below_);
       const auto end = kept_.begin() + static_cast<std::ptrdiff_t>(kept_n_);
@@ -158,6 +175,7 @@ bool BracketMedian::finish() {
     }
   }
   std::vector<TimeNs>().swap(kept_);
+  std::vector<std::uint32_t>().swap(hist_);
   kept_n_ = 0;
   return found;
 }

@@ -47,6 +47,9 @@ class BracketMedian {
   static constexpr std::size_t kKeep = std::size_t{1} << 20;
 
   void sample(TimeNs v) { sample_.push_back(v); }
+  // Room for n more samples, mapped at once (the sample of a 10^7-op trace
+  // is a few MB: page by page, its faults would cost more than taking it).
+  void reserve_sample(std::size_t n);
   void bracket();
   void add(TimeNs v) {
     ++stats_.count;
@@ -70,26 +73,30 @@ class BracketMedian {
    public:
     explicit Placer(BracketMedian& m)
         : m_(&m), lo_(m.lo_), width_(static_cast<std::uint64_t>(m.hi_) - static_cast<std::uint64_t>(m.lo_)),
-          keep_(m.keep_), buf_(m.kept_.data()), n_(m.kept_n_), first_n_(m.kept_n_), cap_(m.kept_.size()) {}
+          hist_(m.hist_.empty() ? nullptr : m.hist_.data()), keep_(m.keep_), buf_(m.kept_.data()), n_(m.kept_n_),
+          first_n_(m.kept_n_), cap_(m.kept_.size()) {}
     // Which side of the bracket a value falls on is as good as random, and
     // with many equal values (quantized clocks, a steady launch pattern) a
-    // good part of them falls inside too: so no branch on either. The value
-    // is written to the next free slot every time; the slot is taken only
-    // when it is inside. Values above are the rest (done()).
+    // good part of them falls inside too: so no branch on either. Inside a
+    // narrow bracket a value is counted in its slot of a histogram; inside a
+    // wide one it is written to the next free slot every time, and the slot
+    // taken only when it is inside. Values above are the rest (done()).
     void place(TimeNs v) {
       ++count_;
       below_ += v < lo_;
-      if (!keep_) {  // one value inside: counted, not kept
-        inside_ += inside(v);
-        return;
+      const bool in = inside(v);
+      inside_ += in;
+      if (hist_) {
+        hist_[in ? static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(lo_) : 0] += in;
+      } else if (keep_) {
+        if (n_ == cap_) [[unlikely]] grow();
+        buf_[n_] = v;
+        n_ += in;
       }
-      if (n_ == cap_) [[unlikely]] grow();
-      buf_[n_] = v;
-      n_ += inside(v);
     }
     // place() for n values, with the room for them made first.
     void place(const TimeNs* v, std::size_t n) {
-      if (keep_ && n_ + n >= cap_) {
+      if (!hist_ && keep_ && n_ + n >= cap_) {
         if (n_ + n >= kKeep + 1) {  // the room may run out: value by value
           for (std::size_t i = 0; i < n; ++i) place(v[i]);
           return;
@@ -98,13 +105,22 @@ class BracketMedian {
         buf_ = m_->kept_.data(), cap_ = m_->kept_.size();
       }
       std::uint64_t below = 0, in = 0;
-      std::size_t k = n_;
-      if (keep_) {
+      if (hist_) {
+        for (std::size_t i = 0; i < n; ++i) {
+          below += v[i] < lo_;
+          const bool inside_i = inside(v[i]);
+          in += inside_i;
+          hist_[inside_i ? static_cast<std::uint64_t>(v[i]) - static_cast<std::uint64_t>(lo_) : 0] += inside_i;
+        }
+      } else if (keep_) {
+        std::size_t k = n_;
         for (std::size_t i = 0; i < n; ++i) {
           below += v[i] < lo_;
           buf_[k] = v[i];
           k += inside(v[i]);
         }
+        in = k - n_;
+        n_ = k;
       } else {
         for (std::size_t i = 0; i < n; ++i) {
           below += v[i] < lo_;
@@ -114,12 +130,10 @@ class BracketMedian {
       below_ += below;
       inside_ += in;
       count_ += n;
-      n_ = k;
     }
     void done() {
-      const std::uint64_t in = keep_ ? n_ - first_n_ : inside_;
       m_->below_ += below_;
-      m_->above_ += count_ - below_ - in;
+      m_->above_ += count_ - below_ - inside_;
       m_->kept_n_ = n_;
       first_n_ = n_;
       below_ = inside_ = count_ = 0;
@@ -136,6 +150,7 @@ class BracketMedian {
     BracketMedian* m_;
     TimeNs lo_;
     std::uint64_t width_;  // hi - lo: "inside" is one unsigned comparison
+    std::uint32_t* hist_;  // a count per value in [lo, hi], for a narrow bracket
     bool keep_;
     TimeNs* buf_;
     std::size_t n_, first_n_, cap_;
@@ -155,7 +170,9 @@ class BracketMedian {
  private:
   void grow_kept();
   void reserve_kept(std::size_t slots);
+  static constexpr std::uint64_t kHistogram = std::uint64_t{1} << 15;  // the widest bracket counted per value
   std::vector<TimeNs> sample_, kept_;  // kept_: the first kept_n_ are the values inside, then free slots
+  std::vector<std::uint32_t> hist_;    // or, for a bracket narrower than kHistogram values, a count per value
   std::size_t kept_n_ = 0;
   TimeNs lo_ = 0, hi_ = -1;
   bool keep_ = true, overflow_ = false;

@@ -18,6 +18,8 @@
 #include <string>
 
 #include "analysis/detail/context.h"
+#include "analysis/detail/search.h"
+#include "trace/detail/fresh_memory.h"
 
 namespace gpuscope::detail {
 
@@ -55,7 +57,7 @@ std::int32_t trailing_number(std::string_view name, std::int32_t fallback) {
 struct CpuStep {
   TimeRange range;
   TrackId track;
-  std::string name;
+  StringId name;  // a string per step only once it is a Step
   std::int32_t index;
 };
 
@@ -66,6 +68,9 @@ std::vector<CpuStep> cpu_steps(const Trace& t, StepSource* source) {
   // What each range name is, decided once per name (a big trace has 10^5
   // ranges and few names): 0 not decided, 1 neither, 2 ProfilerStep#N, 3 a step name.
   std::vector<std::uint8_t> kind(t.strings().size(), 0);
+  // Room for every range up front: only what is used is ever touched, and
+  // growing by doubling would touch (and copy) twice as much fresh memory.
+  profiler.reserve(r.size());
   for (std::size_t i = 0; i < r.size(); ++i) {
     if (t.tracks()[r.track[i]].kind != TrackKind::cpu || r.kind_at(i) == RangeKind::mark) continue;
     std::uint8_t& k = kind[r.name[i]];
@@ -76,9 +81,9 @@ std::vector<CpuStep> cpu_steps(const Trace& t, StepSource* source) {
     if (k == 1) continue;
     const std::string_view name = t.str(r.name[i]);
     if (k == 2) {
-      profiler.push_back({{r.start[i], r.end[i]}, r.track[i], std::string(name), trailing_number(name, 0)});
+      profiler.push_back({{r.start[i], r.end[i]}, r.track[i], r.name[i], trailing_number(name, 0)});
     } else {
-      named.push_back({{r.start[i], r.end[i]}, r.track[i], std::string(name), -1});
+      named.push_back({{r.start[i], r.end[i]}, r.track[i], r.name[i], -1});
       ++named_per_track[r.track[i]];
     }
   }
@@ -119,9 +124,16 @@ std::vector<std::uint32_t> device_of_tracks(const Trace& t, std::uint32_t device
 // visits every API call of every step (10^7 of them in a big trace): the
 // per-call work is a few array reads.
 std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
-                                            const std::vector<std::uint32_t>& device_of) {
+                                            const std::vector<std::uint32_t>& device_of, RowIndex* cursor) {
   std::vector<std::pair<std::uint32_t, Extent>> found;  // few devices: a flat list
-  const RowRange rows = t.rows_overlapping(TableId::api_calls, s.track, s.range.start, s.range.end);
+  // The thread's calls that start within the step (those are all the loop
+  // below looks at).
+  const RowRange all = t.rows_of(TableId::api_calls, s.track);
+  const TimeNs* starts = t.api_calls().start.data();
+  RowRange rows;
+  rows.begin = detail::first_at_or_after(starts, all.begin, all.end, *cursor, s.range.start);
+  rows.end = std::max(rows.begin, detail::first_at_or_after(starts, all.begin, all.end, rows.begin, s.range.end));
+  *cursor = rows.end;
   const ApiCallTable& a = t.api_calls();
   // Calls launch to one device at a time, for long stretches: its extent and
   // how far it reaches are kept in locals while that lasts.
@@ -266,8 +278,13 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
   const std::vector<std::uint32_t> device_of = device_of_tracks(t, opt.device);
   const std::vector<CpuStep> cpu = cpu_steps(t, &source);
   found.reserve(cpu.size() * tracks.size());
+  // Most steps launch to one device: map the memory of that many at once
+  // (a page fault apiece costs as much as filling the page here).
+  detail::advise_huge_pages(found.data(), found.capacity() * sizeof(Step));
+  detail::populate(found.data(), cpu.size() * sizeof(Step));
+  RowIndex cursor = 0;  // where the previous step's calls ended
   for (const CpuStep& cs : cpu) {
-    auto launched = launched_in(t, cs, device_of);
+    auto launched = launched_in(t, cs, device_of, &cursor);
     if (launched.empty()) {
       // The step's own thread launched nothing: every device busy during it.
       for (const auto& [dev, trs] : tracks)
@@ -276,7 +293,7 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
     for (const auto& [dev, e] : launched) {
       if (!tracks.count(dev)) continue;
       Step st;
-      st.name = cs.name;
+      st.name = t.str(cs.name);
       st.index = cs.index;
       st.device = dev;
       st.rank = rt.rank;
@@ -302,9 +319,12 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
   }
   // Per device in time order; no overlap between consecutive steps; numbered
   // in order where the source gave no number.
-  std::stable_sort(found.begin(), found.end(), [](const Step& a, const Step& b) {
+  // Usually in that order already (one launching thread per device): then no
+  // sort, and no copy of every step into its buffer.
+  const auto before = [](const Step& a, const Step& b) {
     return a.device != b.device ? a.device < b.device : a.range.start < b.range.start;
-  });
+  };
+  if (!std::is_sorted(found.begin(), found.end(), before)) std::stable_sort(found.begin(), found.end(), before);
   std::map<std::uint32_t, std::int32_t> next_index;
   for (std::size_t i = 0; i < found.size(); ++i) {
     Step& st = found[i];

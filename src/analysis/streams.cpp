@@ -75,13 +75,20 @@ class QueueDepth {
     if (launch < previous_) return false;
     previous_ = launch;
     pending_.push_back(start);
-    while (head_ < pending_.size() && pending_[head_] <= launch) ++head_;  // started by this launch
-    best_ = std::max<std::uint64_t>(best_, pending_.size() - head_);
-    if (head_ == pending_.size()) {
-      pending_.clear(), head_ = 0;
-    } else if (head_ > 4096 && head_ * 2 > pending_.size()) {  // keep the FIFO as long as the queue
-      pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(head_));
-      head_ = 0;
+    // The queue is at most pending_.size() - head_ long: only when that could
+    // beat the longest so far are the ops started by now taken off (launches
+    // only grow, so taking them off later takes off as many or more). How
+    // many ops each launch saw start is as good as random; this way the loop
+    // runs (and mispredicts its end) once in a while, not at every op.
+    if (pending_.size() - head_ > best_) {
+      while (head_ < pending_.size() && pending_[head_] <= launch) ++head_;  // started by this launch
+      best_ = std::max<std::uint64_t>(best_, pending_.size() - head_);
+      if (head_ == pending_.size()) {
+        pending_.clear(), head_ = 0;
+      } else if (head_ > 4096 && head_ * 2 > pending_.size()) {  // keep the FIFO as long as the queue
+        pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(head_));
+        head_ = 0;
+      }
     }
     return true;
   }

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <random>
 
+#include "analysis/detail/search.h"
 #include "analysis/stats.h"
 
 namespace gpuscope::intervals {
@@ -212,6 +213,27 @@ TEST(Stats, SelectKthNarrowsSkewedAndExtremeInputs) {
   }
 }
 
+// Galloping from a hint finds what lower_bound finds, from every hint, on
+// sorted columns with runs of equal values, and on empty and one-row ranges.
+TEST(Search, FirstAtOrAfterMatchesLowerBoundFromAnyHint) {
+  std::mt19937_64 rng(14);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<TimeNs> v(rng() % 300);
+    TimeNs x = 0;
+    for (TimeNs& e : v) e = x += static_cast<TimeNs>(rng() % 4);  // sorted, with repeats
+    const auto n = static_cast<RowIndex>(v.size());
+    const RowIndex lo = n ? static_cast<RowIndex>(rng() % (n + 1)) : 0;
+    const RowIndex hi = lo + (n - lo ? static_cast<RowIndex>(rng() % (n - lo + 1)) : 0);
+    for (int q = 0; q < 50; ++q) {
+      const TimeNs want_at = static_cast<TimeNs>(rng() % (v.empty() ? 3 : static_cast<std::uint64_t>(v.back()) + 3)) - 1;
+      const RowIndex hint = static_cast<RowIndex>(rng() % (n + 5));
+      const auto expect = static_cast<RowIndex>(std::lower_bound(v.begin() + lo, v.begin() + hi, want_at) - v.begin());
+      ASSERT_EQ(detail::first_at_or_after(v.data(), lo, hi, hint, want_at), expect)
+          << "n=" << n << " lo=" << lo << " hi=" << hi << " hint=" << hint << " x=" << want_at;
+    }
+  }
+}
+
 // BracketMedian against sorting: a sample of one value in kStride brackets the
 // median, the second scan keeps only what falls inside. Spread values, a
 // single repeated value (counted, not kept), a small input (kept whole), a
@@ -259,25 +281,32 @@ TEST(Stats, BracketMedianIsExactOrSaysItMissed) {
     EXPECT_EQ(got.count, v.size());  // the rest is still exact
     EXPECT_EQ(got.max, 1'000'000);
   }
-  {
-    // A sample of 2,100 spread values brackets a range that 2.1M values fall in.
-    std::vector<TimeNs> v;
-    for (int i = 0; i < 2'100; ++i) v.push_back(i);
-    std::vector<TimeNs> all = v;
-    for (int i = 0; i < 2'100'000; ++i) all.push_back(1'050);
+  // A sample of 2,100 spread values brackets a range that 2.1M values fall
+  // in: more than kKeep to keep when the bracket is wide (finish() says it
+  // missed); counted per value, and exact, when it is narrow.
+  for (const TimeNs spacing : {TimeNs{100'000}, TimeNs{1}}) {
+    std::vector<TimeNs> all;
     BracketMedian m;
-    for (TimeNs x : v) m.sample(x);
+    for (int i = 0; i < 2'100; ++i) m.sample(i * spacing), all.push_back(i * spacing);
     m.bracket();
-    for (TimeNs x : all) m.add(x + (x == 1'050 ? static_cast<TimeNs>(rng() % 3) : 0));
-    EXPECT_FALSE(m.finish());
+    for (int i = 0; i < 2'100'000; ++i) all.push_back(1'050 * spacing + static_cast<TimeNs>(rng() % 3));
+    for (TimeNs x : all) m.add(x);
+    if (spacing > 1) {
+      EXPECT_FALSE(m.finish());
+    } else {
+      ASSERT_TRUE(m.finish());
+      std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>((all.size() - 1) / 2), all.end());
+      EXPECT_EQ(m.stats().median, all[(all.size() - 1) / 2]);
+    }
   }
 }
 
 // The stream passes hand BracketMedian their values through a Placer, in
 // runs (LaunchValues' chunks): the same answer as add() one by one, for spread
-// values, one repeated value (counted, not kept), many equal values in the
-// bracket (the branch-free keep), and more inside than it may keep
-// (finish() says so either way).
+// values (a narrow bracket: counted per value), one repeated value (counted),
+// many equal values in the bracket, values spread wider than the histogram
+// (kept, branch-free), and more inside than it may keep (finish() says so
+// either way).
 TEST(Stats, BracketMedianPlacerRunsMatchOneByOne) {
   std::mt19937_64 rng(13);
   std::vector<std::pair<const char*, std::vector<TimeNs>>> inputs;
@@ -293,10 +322,15 @@ TEST(Stats, BracketMedianPlacerRunsMatchOneByOne) {
     inputs.push_back({"equal values", v});
   }
   {
-    // A crowded bracket: a sample of 2,100 spread values brackets a range
-    // that more than kKeep values fall in (as in the test above).
+    std::vector<TimeNs> v(300'000);  // spread wider than the histogram: values kept
+    for (TimeNs& x : v) x = static_cast<TimeNs>(rng() % 1'000'000'000);
+    inputs.push_back({"wide", v});
+  }
+  {
+    // A crowded bracket: a sample of 2,100 spread values brackets a wide
+    // range that more than kKeep values fall in (as in the test above).
     std::vector<TimeNs> v(BracketMedian::kKeep + 300'000);
-    for (TimeNs& x : v) x = 1'050 + static_cast<TimeNs>(rng() % 3);
+    for (TimeNs& x : v) x = 105'000'000 + static_cast<TimeNs>(rng() % 3);
     inputs.push_back({"crowded", v});
   }
   for (const auto& [what, v] : inputs) {
@@ -304,7 +338,7 @@ TEST(Stats, BracketMedianPlacerRunsMatchOneByOne) {
     auto sampled = [&] {
       BracketMedian m;
       if (crowded) {
-        for (int i = 0; i < 2'100; ++i) m.sample(i);
+        for (int i = 0; i < 2'100; ++i) m.sample(i * TimeNs{100'000});
       } else {
         for (std::size_t i = 0; i < v.size(); i += BracketMedian::kStride) m.sample(v[i]);
       }

@@ -228,16 +228,24 @@ TEST(Metrics, QueueDepthMatchesItsDefinition) {
     }
     return best;
   };
-  for (int variant = 0; variant < 4; ++variant) {
+  for (int variant = 0; variant < 5; ++variant) {
     std::mt19937_64 rng(100 + variant);
     TraceFactory f;
     std::vector<TimeNs> launches, starts;
     TimeNs launch = 0, gpu = 0;
-    const int n = variant == 2 ? 12000 : 3000;
+    const int n = variant == 2 || variant == 4 ? 12000 : 3000;
     for (int i = 0; i < n; ++i) {
       launch += 1'000 + static_cast<TimeNs>(rng() % 2'000);
-      // Variant 2: the GPU is far behind (a deep queue), then catches up.
-      const TimeNs run = variant == 2 && i < 9000 ? 20'000 : 300 + static_cast<TimeNs>(rng() % 4'000);
+      // Variants 2 and 4: the GPU is far behind (a deep queue), then catches up.
+      const TimeNs run = (variant == 2 || variant == 4) && i < 9000 ? 20'000 : 300 + static_cast<TimeNs>(rng() % 4'000);
+      // Variant 4: now and then an op without a launching call (it never
+      // waits in the queue), first while the queue is deep.
+      if (variant == 4 && i % 997 == 500) {
+        gpu = std::max(gpu, launch + 5'000 + 100);
+        f.kernel(0, 7, "k", gpu, gpu + run, TraceFactory::kNoLaunch);
+        gpu += run;
+        continue;
+      }
       gpu = std::max(gpu, launch + 5'000 + 100);
       TimeNs api = launch;
       // Variant 1: every third call from another thread, a little late or early.

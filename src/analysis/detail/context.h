@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,21 +35,24 @@ struct RankedTrace {
 // The heaviest few time ranges of some kind, for the viewer to jump to.
 class TopRanges {
  public:
-  explicit TopRanges(std::size_t keep = 10) : keep_(keep) {}
-  void set_keep(std::size_t k) { keep_ = k; }
+  explicit TopRanges(std::size_t keep = 10) : keep_(keep) { update_bar(); }
+  void set_keep(std::size_t k) {
+    keep_ = k;
+    update_bar();
+  }
   void add(TimeRange r, TimeNs weight) {
     total_ += weight;
     ++count_;
     // Most ops are lighter than the lightest kept one: decided here, inline.
-    if (keep_ == 0 || (items_.size() == keep_ && weight <= items_.front().first)) return;
+    if (weight <= bar_) return;
     push(r, weight);
   }
-  // add() for a range that costs something to make: made only if kept.
+  // A range to keep if it is heavy enough, without counting it in total()
+  // and count() (for callers that only want the ranges); the range, which
+  // costs something to make, is made only if kept.
   template <class MakeRange>
-  void add(TimeNs weight, MakeRange&& make) {
-    total_ += weight;
-    ++count_;
-    if (keep_ == 0 || (items_.size() == keep_ && weight <= items_.front().first)) return;
+  void offer(TimeNs weight, MakeRange&& make) {
+    if (weight <= bar_) return;
     push(make(), weight);
   }
   void merge(const TopRanges& o) {
@@ -81,8 +85,18 @@ class TopRanges {
       items_.back() = {w, r};
       std::push_heap(items_.begin(), items_.end(), lighter);
     }
+    update_bar();
+  }
+  // What a weight must exceed to be kept: anything while there is room (but
+  // INT64_MIN, never a duration), else the lightest kept one's; nothing with
+  // keep_ 0.
+  void update_bar() {
+    bar_ = keep_ == 0                ? std::numeric_limits<TimeNs>::max()
+           : items_.size() < keep_ ? std::numeric_limits<TimeNs>::min()
+                                   : items_.front().first;
   }
   std::size_t keep_;
+  TimeNs bar_ = 0;
   std::vector<Item> items_;
   TimeNs total_ = 0;
   std::uint64_t count_ = 0;
@@ -96,7 +110,7 @@ struct Evidence {
                          &pageable, &sync_memcpy, &optimizer})
       t->set_keep(keep);
   }
-  std::array<TopRanges, kKernelCategoryCount> ops_by_category;  // longest single ops
+  std::array<TopRanges, kKernelCategoryCount> ops_by_category;  // longest single ops (ranges only: offer())
   TopRanges idle_gaps;       // device gaps >= thresholds.idle_gap_ns
   TopRanges exposed_comm;    // pieces of communication nothing hides
   TopRanges memcpy_exposed;  // copies with no kernel alongside
