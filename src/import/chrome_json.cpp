@@ -318,11 +318,13 @@ class Importer {
   // Strings and tracks are interned in the order the events use them, so the
   // trace is the one run_one_thread() makes (tests compare them).
   //
-  // Neither thread waits while there is work: the worker always has its next
-  // batch queued, and the calling thread, when the batch it must merge next is
-  // not parsed yet, parses a later one rather than waiting. So the split
-  // between them follows their speed (the worker shares its core with the
-  // producer, and on a loaded machine either may be preempted).
+  // Neither thread waits while there is work: the worker gets its next batch
+  // queued as soon as the producer has one, and the calling thread, when the
+  // batch it must merge next is not parsed yet, parses a later one (if one is
+  // ready) rather than wait. So the split between them follows their speed
+  // (the worker shares its core with the producer, and on a loaded machine
+  // either may be preempted); when the producer is the slower (gzip), neither
+  // takes a batch ahead of the other by waiting for it.
   //
   // Errors surface in file order: a local parser's error when the merge
   // reaches its batch, a stream error once every batch handed over before it
@@ -432,11 +434,17 @@ class Importer {
     Pending pending{stream, {}};
     bool more = !first->last;
     std::exception_ptr stream_error;  // comes after every batch handed over before it
-    auto fetch = [&]() -> JsonBatch* {
+    // The next batch (nullptr at the end, or after a stream error, kept for
+    // later); with `wait` false, also nullptr when none is ready yet.
+    auto fetch = [&](bool wait) -> JsonBatch* {
       if (!more) return nullptr;
       JsonBatch* b = nullptr;
       try {
-        b = stream.next();
+        if (!wait) {
+          if (!stream.try_next(&b)) return nullptr;
+        } else {
+          b = stream.next();
+        }
       } catch (...) {
         stream_error = std::current_exception();
       }
@@ -444,10 +452,11 @@ class Importer {
       return b;
     };
     Worker worker;
-    // Gives the worker the next batch, unless it has one queued already.
+    // Gives the worker the next batch if the producer has one ready, unless
+    // the worker has one queued already.
     auto feed_worker = [&] {
       if (!more || free_locals.empty() || worker.has_queued()) return false;
-      JsonBatch* b = fetch();
+      JsonBatch* b = fetch(false);
       if (!b) return false;
       Importer* l = free_locals.back();
       free_locals.pop_back();
@@ -463,7 +472,7 @@ class Importer {
         continue;
       }
       if (pending.items.empty()) {
-        direct.b = fetch();
+        direct.b = fetch(true);
         if (!direct.b) break;
         continue;
       }
@@ -476,17 +485,18 @@ class Importer {
         continue;
       }
       // The next batch to merge is still being parsed: queue the worker's next
-      // one, or parse a later batch here rather than wait.
+      // one, or parse a later one here rather than wait, if the producer has
+      // one ready (when it is the slower, waiting for it here would leave the
+      // worker without work and the merge waiting).
       if (feed_worker()) continue;
       if (more && !free_locals.empty()) {
-        if (JsonBatch* b = fetch()) {
+        if (JsonBatch* b = fetch(false)) {
           Importer* l = free_locals.back();
           free_locals.pop_back();
           pending.items.push_back(Pending::Item{b, l, 0});
           l->parse_local_batch(*b);
           continue;
         }
-        continue;  // the stream ended or failed: merge what is pending
       }
       worker.wait(front.job);
     }

@@ -936,6 +936,15 @@ JsonBatch* JsonStream::next() {
   return nullptr;
 }
 
+bool JsonStream::try_next(JsonBatch** out) {
+  {
+    std::lock_guard lock(impl_->mutex);
+    if (impl_->full.empty() && !impl_->producer_done && !impl_->error) return false;
+  }
+  *out = next();  // does not wait now: only this thread takes batches
+  return true;
+}
+
 void JsonStream::release(JsonBatch* batch) {
   {
     std::lock_guard lock(impl_->mutex);

@@ -88,6 +88,9 @@ class JsonStream {
   // errors come in file order). Each batch must be given back with release()
   // before the producer can reuse it.
   JsonBatch* next();
+  // next() without waiting: false when the producer has nothing to hand over
+  // yet; else true, with *out as next() would return it (or its exception).
+  bool try_next(JsonBatch** out);
   void release(JsonBatch* batch);
   // Asks the producer to stop (it fails with "cancelled"); for shutting a
   // pipeline down early. Thread-safe.

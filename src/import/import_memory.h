@@ -7,7 +7,7 @@
 // first written at ~0.3 GB/s, slower than the parse. A 2 MiB transparent huge
 // page costs about as much as one small page, i.e. ~25-50x less per byte.
 //
-// Text buffers: the stream's three 4 MiB batch buffers are 2 MiB-aligned and
+// Text buffers: the stream's 4 MiB batch buffers (up to six) are 2 MiB-aligned and
 // advised for huge pages (3 faults each instead of 1024).
 //
 // Columns: the importer appends rows to TraceBuilder's std::vector columns one
