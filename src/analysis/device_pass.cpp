@@ -245,16 +245,15 @@ struct Sweep {
   bool hta_any() const { return hta_first <= hta_last; }
   Spans exposed_comm, copy_alone, optimizer_alone;
   std::uint32_t sms = 0;
-  OpTotals& totals;
   std::vector<OpTotals::Name>& names;
 
   Sweep(const RankedTrace& r, const AnalysisOptions& o, DeviceSummary& ds, Evidence& e, Profile& prof,
         std::vector<Step*> device_steps, const IntervalSet& inputs, const HtaOpFilter& filter,
-        HtaComputeNames& compute_names, OpTotals& op_totals, std::vector<OpTotals::Name>& by_name)
+        HtaComputeNames& compute_names, std::vector<OpTotals::Name>& by_name)
       : rt(r), t(*r.trace), opt(o), d(ds), ev(e), p(prof), steps(std::move(device_steps)), input(inputs),
         input_set(inputs), hta_filter(filter), hta_compute(compute_names), exposed_comm(&e.exposed_comm, r),
         copy_alone(&e.memcpy_exposed, r), optimizer_alone(&e.optimizer, r, o.consecutive_kernel_delay_ns),
-        totals(op_totals), names(by_name) {}
+        names(by_name) {}
 
   // `flying` is kept sorted by end, latest first: the next op to end is the last.
   void fly(TimeNs end, std::uint8_t cls) {
@@ -374,16 +373,16 @@ struct Sweep {
     hta_last = std::max(hta_last, b);
   }
 
-  // The op's own share of the sweep (launch sample, HTA's filter, per-name
-  // totals, category evidence) and its class for the in-flight counts.
-  // Sums over every op, kept by run() in locals (registers) and added to the
-  // summary at its end: added to in memory, each kernel's add would wait for
-  // the previous one's store.
+  // Sums over every op, kept by run() in a local (registers) and added to
+  // the summary at its end: added to in memory, each kernel's add would wait
+  // for the previous one's store.
   struct OpSums {
     TimeNs kernel_time = 0;
     Wide sm_time = 0;
     std::uint64_t optimizer_kernels = 0;
   };
+  // The op's own share of the sweep (HTA's filter, per-name totals, category
+  // evidence, SM time) and its class for the in-flight counts.
   [[gnu::always_inline]] std::uint8_t account(const Run& r, RowIndex i, TimeNs at, TimeNs end, RowIndex api,
                                               OpSums& sums) {
     std::uint8_t cls = r.table;
@@ -466,7 +465,7 @@ struct Sweep {
     constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
     TimeNs now = 0, first = 0, busy_until = 0;
     bool started = false;
-    OpSums sums;  // the sum of duration x min(blocks, SMs) behind sm_efficiency among them
+    OpSums sums;
     // Input wait before this GPU's first op counts too: a GPU that has not
     // started because the first batch is still loading waits for input.
     {
@@ -664,7 +663,8 @@ void sample_launches(const Trace& t, const std::vector<TrackId>& tracks, OpTotal
   auto rows = [&](TableId table, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
                   const std::vector<RowIndex>& api, TrackId tr) {
     const RowRange r = t.rows_of(table, tr);
-    RowIndex i = r.begin + totals.countdown - 1;  // the countdown carries over from the previous rows
+    // The countdown carries over from the previous rows (64-bit: no wrap at the end of a 32-bit row range).
+    std::uint64_t i = std::uint64_t{r.begin} + totals.countdown - 1;
     for (; i < r.end; i += BracketMedian::kStride) {
       if (api[i] == kNoRow) continue;
       const TimeNs call_end = a.end[api[i]];
@@ -672,7 +672,7 @@ void sample_launches(const Trace& t, const std::vector<TrackId>& tracks, OpTotal
       totals.launch[OpTotals::kGpu].sample(end[i] - start[i]);
       totals.launch[OpTotals::kDelay].sample(start[i] - call_end);
     }
-    totals.countdown = i - r.end + 1;
+    totals.countdown = static_cast<std::uint32_t>(i - r.end + 1);
   };
   for (TrackId tr : tracks) {
     rows(TableId::kernels, t.kernels().start, t.kernels().end, t.kernels().api, tr);
@@ -764,7 +764,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
       if (s.device == device) mine.push_back(&s);
 
     sample_launches(t, tracks, *totals);
-    Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *totals, *names);
+    Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *names);
     sweep.sms = d.sm_count;
     sweep.sync_ends = sync_ends(t, device);
     sweep.add_runs(tracks);

@@ -36,8 +36,10 @@ DurationStats merge_approx(const DurationStats& a, const DurationStats& b);
 // picks which), the second gives add() every value. In between, bracket()
 // picks from the sample a value range that holds the median with near
 // certainty (the sample's quantiles 0.5 -/+ 2/sqrt(sample size)), so the
-// second scan only counts the values outside it and keeps the few inside;
-// finish() selects the median among those. When the sample misled (a pattern
+// second scan only counts the values outside it and keeps the few inside (or,
+// when the range spans fewer than kHistogram values, counts each value inside:
+// durations cluster, and clocks are often quantized, so that is the usual
+// case); finish() selects the median among those. When the sample misled (a pattern
 // in the data aliased with the sampling) or the range held more than kKeep
 // values, finish() says so and the median is left to the caller
 // (StreamingStats over more scans): exact either way.
@@ -74,7 +76,7 @@ class BracketMedian {
     explicit Placer(BracketMedian& m)
         : m_(&m), lo_(m.lo_), width_(static_cast<std::uint64_t>(m.hi_) - static_cast<std::uint64_t>(m.lo_)),
           hist_(m.hist_.empty() ? nullptr : m.hist_.data()), keep_(m.keep_), buf_(m.kept_.data()), n_(m.kept_n_),
-          first_n_(m.kept_n_), cap_(m.kept_.size()) {}
+          cap_(m.kept_.size()) {}
     // Which side of the bracket a value falls on is as good as random, and
     // with many equal values (quantized clocks, a steady launch pattern) a
     // good part of them falls inside too: so no branch on either. Inside a
@@ -135,7 +137,6 @@ class BracketMedian {
       m_->below_ += below_;
       m_->above_ += count_ - below_ - inside_;
       m_->kept_n_ = n_;
-      first_n_ = n_;
       below_ = inside_ = count_ = 0;
     }
 
@@ -145,7 +146,7 @@ class BracketMedian {
       m_->grow_kept();  // past kKeep values: overflow_, and n_ stays at the spare slot
       buf_ = m_->kept_.data();
       cap_ = m_->kept_.size();
-      if (n_ >= cap_) n_ = first_n_ = cap_ - 1;
+      if (n_ >= cap_) n_ = cap_ - 1;
     }
     BracketMedian* m_;
     TimeNs lo_;
@@ -153,7 +154,7 @@ class BracketMedian {
     std::uint32_t* hist_;  // a count per value in [lo, hi], for a narrow bracket
     bool keep_;
     TimeNs* buf_;
-    std::size_t n_, first_n_, cap_;
+    std::size_t n_, cap_;
     std::uint64_t below_ = 0, inside_ = 0, count_ = 0;
   };
   void add_totals(std::uint64_t count, TimeNs total, TimeNs min, TimeNs max) {
@@ -172,7 +173,8 @@ class BracketMedian {
   void reserve_kept(std::size_t slots);
   static constexpr std::uint64_t kHistogram = std::uint64_t{1} << 15;  // the widest bracket counted per value
   std::vector<TimeNs> sample_, kept_;  // kept_: the first kept_n_ are the values inside, then free slots
-  std::vector<std::uint32_t> hist_;    // or, for a bracket narrower than kHistogram values, a count per value
+  std::vector<std::uint32_t> hist_;    // or, for a bracket narrower than kHistogram values, a count per
+                                       // value (32 bits: 2^32 equal values would need > 100 GB of trace)
   std::size_t kept_n_ = 0;
   TimeNs lo_ = 0, hi_ = -1;
   bool keep_ = true, overflow_ = false;

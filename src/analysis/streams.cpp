@@ -116,9 +116,6 @@ std::uint32_t general_queue_depth(const Trace& t, TrackId track) {
   return static_cast<std::uint32_t>(best);
 }
 
-// Per stream, ops in start order: idle by cause, HTA's queue depth, and the
-// launch statistics' full scan (OpTotals::launch, bracketed by the device
-// passes' sample).
 // The launch statistics' values (CPU launch time, GPU time, launch delay),
 // gathered in chunks and then added up quantity by quantity: a loop per
 // quantity keeps its bracket and totals in registers, which one loop over
