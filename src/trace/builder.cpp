@@ -1,6 +1,7 @@
 #include "trace/builder.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <type_traits>
 #include <string>
@@ -505,6 +506,41 @@ struct TrackIndexColumns {
   std::vector<std::uint8_t>& ends_sorted;
 };
 
+// First-fit lanes for many overlapping rows (index_sorted_rows): the busy
+// lanes by the time they end, the free ones by number; rows come in start
+// order, so a lane that has ended stays free until it is given out again.
+struct LaneHeaps {
+  bool active = false;
+  std::vector<std::pair<TimeNs, std::size_t>> busy;  // min-heap on (end, lane)
+  std::vector<std::size_t> free;                     // min-heap on lane
+  std::size_t lanes = 0;
+  void start(const std::vector<TimeNs>& lane_end) {
+    active = true;
+    lanes = lane_end.size();
+    for (std::size_t l = 0; l < lanes; ++l) busy.push_back({lane_end[l], l});
+    std::make_heap(busy.begin(), busy.end(), std::greater<>());
+  }
+  std::size_t place(TimeNs start, TimeNs end) {
+    while (!busy.empty() && busy.front().first <= start) {
+      std::pop_heap(busy.begin(), busy.end(), std::greater<>());
+      free.push_back(busy.back().second);
+      std::push_heap(free.begin(), free.end(), std::greater<>());
+      busy.pop_back();
+    }
+    std::size_t lane = lanes;
+    if (!free.empty()) {
+      std::pop_heap(free.begin(), free.end(), std::greater<>());
+      lane = free.back();
+      free.pop_back();
+    } else {
+      ++lanes;
+    }
+    busy.push_back({end, lane});
+    std::push_heap(busy.begin(), busy.end(), std::greater<>());
+    return lane;
+  }
+};
+
 bool index_sorted_rows(const std::vector<TrackId>& track, const std::vector<TimeNs>& start,
                        const std::vector<TimeNs>& end, std::size_t groups, TrackIndexColumns ix,
                        std::uint16_t* depth, std::vector<TimeNs>& lane_end, Bounds& bounds) {
@@ -524,18 +560,31 @@ bool index_sorted_rows(const std::vector<TrackId>& track, const std::vector<Time
     TimeNs max_duration = 0;
     bool ends_sorted = true, in_order = true;
     if (depth) {
+      // Depth: the lowest lane free at the row's start (first fit). A linear
+      // scan of the lanes while there are few (nesting depth); past
+      // kManyLanes (rows that overlap by the thousand: untrusted input can do
+      // that) two heaps, so that a track costs O(rows log lanes), not
+      // O(rows x lanes). Both give the same lanes.
+      constexpr std::size_t kManyLanes = 32;
       lane_end.clear();
+      LaneHeaps heaps;
       for (; i < n && track[i] == g; ++i) {
         if (i > first) in_order &= start[i] > start[i - 1] || (start[i] == start[i - 1] && end[i] <= end[i - 1]);
         max_duration = std::max(max_duration, end[i] - start[i]);
         ends_sorted &= end[i] >= prev_end;
         prev_end = std::max(prev_end, end[i]);
-        std::size_t lane = 0;
-        while (lane < lane_end.size() && lane_end[lane] > start[i]) ++lane;
-        if (lane == lane_end.size())
-          lane_end.push_back(end[i]);
-        else
-          lane_end[lane] = end[i];
+        std::size_t lane;
+        if (!heaps.active) [[likely]] {
+          lane = 0;
+          while (lane < lane_end.size() && lane_end[lane] > start[i]) ++lane;
+          if (lane == lane_end.size())
+            lane_end.push_back(end[i]);
+          else
+            lane_end[lane] = end[i];
+          if (lane_end.size() > kManyLanes) heaps.start(lane_end);
+        } else {
+          lane = heaps.place(start[i], end[i]);
+        }
         depth[i] = static_cast<std::uint16_t>(std::min<std::size_t>(lane, 0xffff));
       }
     } else {

@@ -154,6 +154,46 @@ TEST(TraceBuilder, RangesGetNestingDepth) {
   EXPECT_EQ(got, (std::vector<std::pair<TimeNs, int>>{{0, 0}, {10, 1}, {12, 2}, {20, 1}, {50, 1}, {100, 0}}));
 }
 
+// Depth is the lowest lane free at a range's start (first fit), also when
+// ranges overlap by the hundred (the builder then keeps its lanes in heaps
+// instead of scanning them: untrusted input must not make freeze() quadratic)
+// and when a track goes from few lanes to many and back.
+TEST(TraceBuilder, NestingDepthIsFirstFitAtAnyOverlap) {
+  for (int round = 0; round < 6; ++round) {
+    std::mt19937_64 rng(40 + round);
+    TraceBuilder b;
+    const TrackId cpu = b.cpu_track(1, 1), other = b.cpu_track(1, 2);
+    const int n = round < 3 ? 4'000 : 30'000;
+    const TimeNs spread = round % 3 == 0 ? 1'000'000 : round % 3 == 1 ? 20'000 : 2'000;  // light to heavy overlap
+    for (int i = 0; i < n; ++i) {
+      RangeRow r;
+      r.track = i % 7 == 0 ? other : cpu;
+      r.start = static_cast<TimeNs>(rng() % static_cast<std::uint64_t>(spread * 10));
+      r.end = r.start + static_cast<TimeNs>(rng() % static_cast<std::uint64_t>(spread));
+      r.kind = RangeKind::push_pop;
+      b.add_range(r);
+    }
+    const Trace t = b.freeze();
+    const auto& r = t.ranges();
+    std::size_t most = 0;
+    for (TrackId tr : {TrackId{0}, TrackId{1}}) {
+      const RowRange rows = t.rows_of(TableId::ranges, tr);
+      std::vector<TimeNs> lane_end;  // brute force: scan every lane
+      for (RowIndex i = rows.begin; i < rows.end; ++i) {
+        std::size_t lane = 0;
+        while (lane < lane_end.size() && lane_end[lane] > r.start[i]) ++lane;
+        if (lane == lane_end.size()) lane_end.push_back(r.end[i]);
+        else lane_end[lane] = r.end[i];
+        ASSERT_EQ(r.depth[i], std::min<std::size_t>(lane, 0xffff)) << "round " << round << " row " << i;
+      }
+      most = std::max(most, lane_end.size());
+    }
+    if (round % 3 == 2) {
+      EXPECT_GT(most, 100u) << "round " << round;  // the heaps were used
+    }
+  }
+}
+
 TEST(TraceBuilder, SyncsFindTheirThreadThroughCorrelation) {
   TraceBuilder b;
   const TrackId cpu = b.cpu_track(5, 9);
