@@ -167,8 +167,12 @@ void apply_order(Table& table, const std::vector<RowIndex>& perm) {
   table.for_each_column([&](ColumnInfo info, auto& col) {
     if (info.flags & kDerived) return;
     if (col.empty()) return;  // sparse and all default
-    std::remove_reference_t<decltype(col)> out(col.size());
-    for (std::size_t i = 0; i < perm.size(); ++i) out[i] = col[perm[i]];
+    // A fresh column, mapped on huge pages before it is filled (the sorted
+    // columns are what analysis reads: on 4 KiB pages, TLB misses cost it
+    // ~30%; and one fault per 2 MiB instead of per 4 KiB here).
+    std::remove_reference_t<decltype(col)> out;
+    detail::prepare_column(out, col.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) out.push_back(col[perm[i]]);
     col.swap(out);
   });
 }
