@@ -517,7 +517,7 @@ struct Sweep {
     // Moves the sweep to `at`: everything that happens at `now` has happened,
     // so the conditions the evidence follows are evaluated once per instant,
     // not per event; the time in between goes to the state key's total.
-    auto move_to = [&](TimeNs at) {
+    auto move_to = [&](TimeNs at) __attribute__((always_inline)) {
       if (at > now) {
         const unsigned mask = mask_of(key);
         if (mask != state_mask) set_states(mask, now);
