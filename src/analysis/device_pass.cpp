@@ -208,6 +208,17 @@ class StepAccount {
   void finish() {
     for (Step* s : steps_) s->idle_ns = s->range.duration() - s->compute_ns - s->communication_ns - s->memcpy_ns;
   }
+  // The range of the step the last piece fell in (empty before the first):
+  // pieces inside it may be summed by the caller and handed over with
+  // deposit() (compute, communication, copies) before the next add().
+  void window(TimeNs* lo, TimeNs* hi) const { *lo = cur_start_, *hi = cur_end_; }
+  void deposit(const TimeNs (&time)[3]) {
+    if (i_ >= steps_.size()) return;  // nothing was inside a window (see window())
+    Step* s = steps_[i_];
+    s->compute_ns += time[0];
+    s->communication_ns += time[1];
+    s->memcpy_ns += time[2];
+  }
 
  private:
   std::vector<Step*> steps_;
@@ -334,6 +345,7 @@ struct Sweep {
     return tables;
   }
   static unsigned mask_of(unsigned k) { return key_tables().mask[k]; }
+  static unsigned field_index(unsigned k) { return key_tables().field[k]; }  // 0 compute, 1 communication, 2 copies
   static TimeNs Step::*field_of(unsigned k) {
     static constexpr TimeNs Step::*kFields[3] = {&Step::compute_ns, &Step::communication_ns, &Step::memcpy_ns};
     return kFields[key_tables().field[k]];
@@ -517,16 +529,40 @@ struct Sweep {
     // Moves the sweep to `at`: everything that happens at `now` has happened,
     // so the conditions the evidence follows are evaluated once per instant,
     // not per event; the time in between goes to the state key's total.
+    // The current step's share of busy time, in locals while pieces fall in
+    // its window (added to the step in memory, each piece would wait for the
+    // previous one's store); handed over before anything else adds to steps.
+    TimeNs step_lo = 0, step_hi = -1, step_time[3] = {0, 0, 0};
+    auto settle_steps = [&] {
+      if (step_time[0] | step_time[1] | step_time[2]) {
+        steps.deposit(step_time);
+        step_time[0] = step_time[1] = step_time[2] = 0;
+      }
+    };
     auto move_to = [&](TimeNs at) __attribute__((always_inline)) {
       if (at > now) {
         const unsigned mask = mask_of(key);
         if (mask != state_mask) set_states(mask, now);
         if (started) {
           time_in_[key] += at - now;
-          if (key & kAny) steps.add(now, at, field_of(key));
+          if (key & kAny) {
+            if (now >= step_lo && at <= step_hi) {
+              step_time[field_index(key)] += at - now;
+            } else {
+              settle_steps();
+              steps.add(now, at, field_of(key));
+              steps.window(&step_lo, &step_hi);
+            }
+          }
         }
         now = at;
       }
+    };
+    // close_gap() adds idle pieces to the steps (and may move on to a later one).
+    auto gap_closed = [&](TimeNs g0, TimeNs g1, bool linked, TimeNs launch) {
+      settle_steps();
+      close_gap(g0, g1, linked, launch);
+      steps.window(&step_lo, &step_hi);
     };
     for (;;) {
       // Ends before starts at the same instant: touching ops do not overlap.
@@ -588,7 +624,7 @@ struct Sweep {
           if (a == at)  // later ops of the stretch start before any other run's
             for (int oj = 1; oj < nruns && heads[order[oj]] == a; ++oj)
               if (runs[order[oj]].api) consider(runs[order[oj]], runs[order[oj]].row);
-          close_gap(busy_until, a, linked, launch);
+          gap_closed(busy_until, a, linked, launch);
         }
         const std::uint8_t cls = account(r, j, a, e, api, sums);
         busy_until = std::max(busy_until, e);
@@ -625,6 +661,7 @@ struct Sweep {
       const unsigned mask = mask_of(key);
       if (mask != state_mask) set_states(mask, now);
     }
+    settle_steps();
     d.kernel_time_ns += sums.kernel_time;
     ev.optimizer_kernels += sums.optimizer_kernels;
     if (!started) return;
