@@ -36,24 +36,12 @@
 #include <sys/mman.h>
 #endif
 
+#include "trace/detail/fresh_memory.h"
 #include "trace/tables.h"
 
 namespace gpuscope::detail {
 
-inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
-
-// Asks for transparent huge pages on the 2 MiB-aligned part of [p, p + bytes).
-// Advice only: failure (no THP, old kernel) changes nothing but speed.
-inline void advise_huge_pages(const void* p, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p);
-  const std::uintptr_t first = (begin + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
-  const std::uintptr_t last = (begin + bytes) & ~(kHugePageBytes - 1);
-  if (last > first) (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-#else
-  (void)p, (void)bytes;
-#endif
-}
+// kHugePageBytes, advise_huge_pages() and regrow() are trace/detail/fresh_memory.h's.
 
 struct FreeDeleter {
   void operator()(char* p) const { std::free(p); }
@@ -69,7 +57,7 @@ inline TextBuffer alloc_text_buffer(std::size_t bytes) {
   const std::size_t size = (bytes + align - 1) & ~(align - 1);  // aligned_alloc wants a multiple
   char* p = static_cast<char*>(std::aligned_alloc(align, size));
   if (!p) throw std::bad_alloc();
-  if (huge) advise_huge_pages(p, size);
+  if (huge) advise_huge_pages(p, size, kHugePageBytes);  // aligned: one huge page is worth it
   return TextBuffer(p);
 }
 
@@ -91,11 +79,7 @@ void grow_column(std::vector<T>& col, std::size_t headroom, std::size_t target,
                  std::vector<MemoryRange>* untouched = nullptr) {
   if (col.capacity() - col.size() >= headroom) return;
   const std::size_t cap = std::max({target, col.size() + headroom, col.capacity() + col.capacity() / 2});
-  std::vector<T> fresh;
-  fresh.reserve(cap);
-  if (cap * sizeof(T) >= 2 * kHugePageBytes) advise_huge_pages(fresh.data(), cap * sizeof(T));
-  fresh.insert(fresh.end(), col.begin(), col.end());
-  col.swap(fresh);
+  regrow(col, cap);
   if (untouched) untouched->push_back(MemoryRange{col.data() + col.size(), (col.capacity() - col.size()) * sizeof(T)});
 }
 

@@ -251,22 +251,17 @@ std::uint32_t TraceBuilder::counter_series(std::string_view name, std::uint32_t 
 }
 
 // Row columns of a big table grow in one step for all columns, into fresh
-// buffers advised for transparent huge pages before the rows are copied in:
+// buffers advised for transparent huge pages before the rows are copied in
+// (detail::regrow):
 // analysis reads ~10 columns of 10^7 rows at once plus scattered API calls,
 // and on 4 KiB pages the TLB misses alone made it ~30% slower than on the
 // same trace read back from a .gscope (whose columns are huge-page backed).
-// Small tables (under 2 MiB a column) are left to std::vector.
+// Columns under two huge pages get no advice (it would cover other data).
 template <class Table>
 [[gnu::noinline]] void grow_rows(Table& table, std::size_t rows) {
   table.for_each_column([&](ColumnInfo info, auto& col) {
     if (info.flags & (kSparse | kDerived)) return;
-    using T = typename std::decay_t<decltype(col)>::value_type;
-    if (col.capacity() >= rows) return;
-    std::decay_t<decltype(col)> fresh;
-    fresh.reserve(rows);
-    detail::advise_huge_pages(fresh.data(), rows * sizeof(T));
-    fresh.insert(fresh.end(), col.begin(), col.end());
-    col.swap(fresh);
+    if (col.capacity() < rows) detail::regrow(col, rows);
   });
 }
 

@@ -18,20 +18,35 @@
 
 namespace gpuscope::detail {
 
+inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+
 // Asks for transparent huge pages for the whole 2 MiB pages inside
-// [data, data + bytes). Small ranges are left alone: they share pages with
-// other allocations.
-inline void advise_huge_pages(void* data, std::size_t bytes) {
+// [data, data + bytes). Ranges under `at_least` bytes are left alone: by
+// default under two huge pages, which share their pages with other
+// allocations (a caller that aligned its buffer passes kHugePageBytes).
+inline void advise_huge_pages(const void* data, std::size_t bytes, std::size_t at_least = 2 * kHugePageBytes) {
 #ifdef MADV_HUGEPAGE
-  constexpr std::uintptr_t kHuge = 2u << 20;
-  if (bytes < 2 * kHuge) return;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (bytes < at_least) return;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHugePageBytes - 1);
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 #else
   (void)data;
   (void)bytes;
+  (void)at_least;
 #endif
+}
+
+// Moves `v` into a fresh buffer of `capacity` elements (>= its size), advised
+// for huge pages before the elements are copied in, so that the copy itself
+// faults huge pages (std::vector's own growth would fault 4 KiB ones).
+template <class T>
+void regrow(std::vector<T>& v, std::size_t capacity) {
+  std::vector<T> fresh;
+  fresh.reserve(capacity);
+  advise_huge_pages(fresh.data(), capacity * sizeof(T));
+  fresh.insert(fresh.end(), v.begin(), v.end());
+  v.swap(fresh);
 }
 
 // Maps the pages of [data, data + bytes) (rounded out to whole 4 KiB pages,
