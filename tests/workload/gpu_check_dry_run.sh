@@ -23,9 +23,9 @@ bad() { echo "FAIL: $*"; failures=$((failures + 1)); }
 need() {  # FILE FIXED-STRING
   grep -qF -- "$2" "$root/$1" || bad "$1 no longer prints: $2"
 }
-need workloads/resnet/trainer.cpp 'print("summary: preset=%s gpus=%d batch=%d steps=%d img/s per GPU=%.0f total=%.0f step ms=%.3f "'
+need workloads/resnet/trainer.cpp '"summary: preset=%s gpus=%d batch=%d steps=%d img/s per GPU=%.0f total=%.0f step ms=%.3f "'
 need workloads/resnet/trainer.cpp '"model TFLOP/s per GPU=%.2f loss %.4f -> %.4f\n"'
-need workloads/resnet/trainer.cpp 'print("memory: GPU arena'
+need workloads/resnet/trainer.cpp '"memory: GPU arena'
 need workloads/resnet/trainer.cpp 'print("verify: %s (worst gradient'
 need workloads/resnet/trainer.cpp 'ok ? "PASS" : "FAIL"'
 need workloads/resnet/trainer.cpp 'print("gradients bit-identical across %d rank%s after every step: yes'
