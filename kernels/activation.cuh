@@ -83,8 +83,8 @@ void relu_backward(DType t, const void* dy, const void* y, void* dx, std::int64_
 void residual_add(DType t, const void* a, const void* b, void* out, std::int64_t n, cudaStream_t stream) {
   require_arg(aligned16(a) && aligned16(b) && aligned16(out), "residual_add: pointers must be 16-byte aligned");
   GS_DISPATCH(t, T, {
-    residual_add_kernel<T><<<pack_grid(n, t), kThreads, 0, stream>>>(static_cast<const T*>(a),
-                                                                      static_cast<const T*>(b), static_cast<T*>(out), n);
+    residual_add_kernel<T><<<pack_grid(n, t), kThreads, 0, stream>>>(static_cast<const T*>(a), static_cast<const T*>(b),
+                                                                     static_cast<T*>(out), n);
   });
   check_launch("residual_add");
 }

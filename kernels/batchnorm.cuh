@@ -28,7 +28,7 @@ namespace gpuscope::kernels {
 
 // ---- geometry of the reductions ----------------------------------------------
 constexpr int kNaiveThreads = 1024;       // one block per channel
-constexpr int kNhwcRowsPerChunk = 256;   // block (32 channels x 8 row lanes), 32 rows per thread
+constexpr int kNhwcRowsPerChunk = 256;    // block (32 channels x 8 row lanes), 32 rows per thread
 constexpr int kNchwElemsPerChunk = 4096;  // block 256 along h*w, 16 elements per thread
 
 static int bn_chunks(Shape s, Layout l) {
@@ -292,8 +292,8 @@ __global__ void bn_backward_finalize_kernel(const double* __restrict__ part, int
 template <class T>
 __global__ void bn_backward_apply_kernel(const T* __restrict__ dy, const T* __restrict__ relu_y,
                                          const T* __restrict__ x, const float* __restrict__ ka,
-                                         const float* __restrict__ kb, const float* __restrict__ kc,
-                                         T* __restrict__ dx, T* __restrict__ g_out, Shape s, Layout l) {
+                                         const float* __restrict__ kb, const float* __restrict__ kc, T* __restrict__ dx,
+                                         T* __restrict__ g_out, Shape s, Layout l) {
   constexpr int P = Pack<T>::kSize;
   const std::int64_t n = s.count(), packs = n / P;
   const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
@@ -339,8 +339,8 @@ void bn_forward_stats(BnReduction r, const DeviceTensor& x, const float* gamma, 
         bn_forward_stats_nchw_kernel<T><<<dim3(s.c, chunks), kThreads, 0, stream>>>(in, s, partials);
     }
     check_launch("bn_forward_stats");
-    bn_forward_finalize_kernel<T><<<s.c, kThreads, 0, stream>>>(partials, chunks, in, s, x.layout, gamma, beta, mean,
-                                                                  invstd, a, b);
+    bn_forward_finalize_kernel<T>
+        <<<s.c, kThreads, 0, stream>>>(partials, chunks, in, s, x.layout, gamma, beta, mean, invstd, a, b);
   });
   check_launch("bn_forward_finalize");
 }
@@ -359,8 +359,8 @@ void bn_forward_apply(const DeviceTensor& x, const float* a, const float* b, con
 }
 
 void bn_backward_reduce(BnReduction r, const DeviceTensor& dy, const void* relu_y, const DeviceTensor& x,
-                        const float* mean, const float* invstd, const float* gamma, DType gt, void* dgamma,
-                        void* dbeta, float* ka, float* kb, float* kc, double* partials, cudaStream_t stream) {
+                        const float* mean, const float* invstd, const float* gamma, DType gt, void* dgamma, void* dbeta,
+                        float* ka, float* kb, float* kc, double* partials, cudaStream_t stream) {
   require_arg(dy.shape == x.shape && dy.dtype == x.dtype && dy.layout == x.layout, "bn_backward_reduce: shapes");
   const Shape s = x.shape;
   int chunks = 1;
@@ -374,17 +374,16 @@ void bn_backward_reduce(BnReduction r, const DeviceTensor& dy, const void* relu_
       chunks = bn_chunks(s, x.layout);
       require_arg(chunks <= 65535, "bn_backward_reduce: batch too large");
       if (x.layout == Layout::nhwc)
-        bn_backward_reduce_nhwc_kernel<T><<<dim3((s.c + 31) / 32, chunks), dim3(32, 8), 0, stream>>>(g, mask, in, mean,
-                                                                                                    s, partials);
+        bn_backward_reduce_nhwc_kernel<T>
+            <<<dim3((s.c + 31) / 32, chunks), dim3(32, 8), 0, stream>>>(g, mask, in, mean, s, partials);
       else
         bn_backward_reduce_nchw_kernel<T><<<dim3(s.c, chunks), kThreads, 0, stream>>>(g, mask, in, mean, s, partials);
     }
   });
   check_launch("bn_backward_reduce");
   GS_DISPATCH(gt, GT, {
-    bn_backward_finalize_kernel<GT><<<s.c, kThreads, 0, stream>>>(partials, chunks, s, mean, invstd, gamma,
-                                                                   static_cast<GT*>(dgamma), static_cast<GT*>(dbeta),
-                                                                   ka, kb, kc);
+    bn_backward_finalize_kernel<GT><<<s.c, kThreads, 0, stream>>>(
+        partials, chunks, s, mean, invstd, gamma, static_cast<GT*>(dgamma), static_cast<GT*>(dbeta), ka, kb, kc);
   });
   check_launch("bn_backward_finalize");
 }

@@ -70,8 +70,8 @@ __global__ void elementwise_add_kernel(const T* a, const T* b, T* out, std::int6
 
 void broadcast_channel(const float* v, const DeviceTensor& out, cudaStream_t stream) {
   GS_DISPATCH(out.dtype, T, {
-    broadcast_channel_kernel<T><<<grid_for(out.shape.count()), kThreads, 0, stream>>>(v, static_cast<T*>(out.data),
-                                                                                      out.shape, out.layout);
+    broadcast_channel_kernel<T>
+        <<<grid_for(out.shape.count()), kThreads, 0, stream>>>(v, static_cast<T*>(out.data), out.shape, out.layout);
   });
   check_launch("broadcast_channel");
 }

@@ -24,15 +24,15 @@ inline void require_arg(bool ok, const char* what) {
 }
 
 // Runs BODY with T bound to the C++ type of a DType.
-#define GS_DISPATCH(dtype, T, ...)            \
-  do {                                        \
-    if ((dtype) == DType::f32) {              \
-      using T = float;                        \
-      __VA_ARGS__;                            \
-    } else {                                  \
-      using T = __nv_bfloat16;                \
-      __VA_ARGS__;                            \
-    }                                         \
+#define GS_DISPATCH(dtype, T, ...) \
+  do {                             \
+    if ((dtype) == DType::f32) {   \
+      using T = float;             \
+      __VA_ARGS__;                 \
+    } else {                       \
+      using T = __nv_bfloat16;     \
+      __VA_ARGS__;                 \
+    }                              \
   } while (0)
 
 __device__ __forceinline__ float to_f32(float v) { return v; }
@@ -40,9 +40,13 @@ __device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162flo
 template <class T>
 __device__ __forceinline__ T from_f32(float v);
 template <>
-__device__ __forceinline__ float from_f32<float>(float v) { return v; }
+__device__ __forceinline__ float from_f32<float>(float v) {
+  return v;
+}
 template <>
-__device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+__device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
 
 // 16 bytes of T: 4 floats or 8 bf16 values, loaded and stored as one uint4.
 template <class T>

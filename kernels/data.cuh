@@ -41,15 +41,17 @@ __global__ void augment_crop_flip_kernel(const std::uint8_t* __restrict__ record
       c = static_cast<int>((i / s.hw()) % s.c), n = static_cast<int>(i / (std::int64_t{s.hw()} * s.c));
     } else {
       c = static_cast<int>(i % s.c), x = static_cast<int>((i / s.c) % s.w);
-      y = static_cast<int>((i / (std::int64_t{s.c} * s.w)) % s.h), n = static_cast<int>(i / (std::int64_t{s.c} * s.hw()));
+      y = static_cast<int>((i / (std::int64_t{s.c} * s.w)) % s.h),
+      n = static_cast<int>(i / (std::int64_t{s.c} * s.hw()));
     }
-    const std::uint32_t rec =
-        dataset_size ? sample_index(seed, step, rank, static_cast<std::uint32_t>(n), dataset_size) : static_cast<std::uint32_t>(n);
+    const std::uint32_t rec = dataset_size ? sample_index(seed, step, rank, static_cast<std::uint32_t>(n), dataset_size)
+                                           : static_cast<std::uint32_t>(n);
     const std::uint8_t* r = records + static_cast<std::int64_t>(rec) * kRecordBytes;
     float v = 0.0f;
     if (c < kImageChannels) {
       const AugmentChoice a = augment_choice(seed, step, rank, static_cast<std::uint32_t>(n));
-      v = normalize_pixel(r[1 + (c * kImageSize + augment_source_row(a, y)) * kImageSize + augment_source_col(a, x)], c);
+      v = normalize_pixel(r[1 + (c * kImageSize + augment_source_row(a, y)) * kImageSize + augment_source_col(a, x)],
+                          c);
     }
     images[i] = from_f32<T>(v);
     if (c == 0 && y == 0 && x == 0) labels[n] = r[0];

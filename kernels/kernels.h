@@ -68,8 +68,8 @@ void bn_forward_apply(const DeviceTensor& x, const float* a, const float* b, con
 // Writes dgamma, dbeta (gradient dtype gt) and ka, kb, kc (fp32 [C]) such
 // that dx = ka * g + kb * x + kc.
 void bn_backward_reduce(BnReduction r, const DeviceTensor& dy, const void* relu_y, const DeviceTensor& x,
-                        const float* mean, const float* invstd, const float* gamma, DType gt, void* dgamma,
-                        void* dbeta, float* ka, float* kb, float* kc, double* partials, cudaStream_t stream);
+                        const float* mean, const float* invstd, const float* gamma, DType gt, void* dgamma, void* dbeta,
+                        float* ka, float* kb, float* kc, double* partials, cudaStream_t stream);
 // dx = ka * g + kb * x + kc; also writes g to g_out when g_out is non-null
 // (the residual branch's gradient).
 void bn_backward_apply(const DeviceTensor& dy, const void* relu_y, const DeviceTensor& x, const float* ka,
@@ -96,8 +96,8 @@ struct SgdHyper {
 // w -= lr * (v = mu * v + g + wd * w) over n elements; grads of dtype gt; if
 // shadow is non-null, also writes bf16(w) there (the copy bf16 layers read).
 // flat selects the vectorised kernel for one launch over a whole bucket.
-void sgd_momentum(float* w, float* v, DType gt, const void* g, void* shadow_bf16, std::int64_t n, SgdHyper h,
-                  bool flat, cudaStream_t stream);
+void sgd_momentum(float* w, float* v, DType gt, const void* g, void* shadow_bf16, std::int64_t n, SgdHyper h, bool flat,
+                  cudaStream_t stream);
 void cast_f32_to_bf16(const float* x, void* y, std::int64_t n, cudaStream_t stream);
 
 // ---- data (data.cuh) ------------------------------------------------------------------

@@ -96,9 +96,11 @@ void pad_backward(const DeviceTensor& dxp, const DeviceTensor& dx, Padding2d p, 
     const auto* in = static_cast<const T*>(dxp.data);
     auto* out = static_cast<T*>(dx.data);
     if (dx.layout == Layout::nchw)
-      pad_nchw_backward_kernel<T><<<grid_for(dx.shape.count()), kThreads, 0, stream>>>(in, out, dx.shape, p, accumulate);
+      pad_nchw_backward_kernel<T>
+          <<<grid_for(dx.shape.count()), kThreads, 0, stream>>>(in, out, dx.shape, p, accumulate);
     else
-      pad_nhwc_backward_kernel<T><<<grid_for(dx.shape.count()), kThreads, 0, stream>>>(in, out, dx.shape, p, accumulate);
+      pad_nhwc_backward_kernel<T>
+          <<<grid_for(dx.shape.count()), kThreads, 0, stream>>>(in, out, dx.shape, p, accumulate);
   });
   check_launch("pad_backward");
 }

@@ -74,8 +74,8 @@ __global__ void cast_f32_to_bf16_kernel(const float* __restrict__ x, __nv_bfloat
 
 // ---- kernel launchers ------------------------------------------------------------
 
-void sgd_momentum(float* w, float* v, DType gt, const void* g, void* shadow_bf16, std::int64_t n, SgdHyper h,
-                  bool flat, cudaStream_t stream) {
+void sgd_momentum(float* w, float* v, DType gt, const void* g, void* shadow_bf16, std::int64_t n, SgdHyper h, bool flat,
+                  cudaStream_t stream) {
   if (n <= 0) return;
   auto* shadow = static_cast<__nv_bfloat16*>(shadow_bf16);
   GS_DISPATCH(gt, GT, {

@@ -63,16 +63,16 @@ void softmax_xent(const float* logits, const float* bias, const int* labels, int
                   void* dlogits, float* loss, int* correct, cudaStream_t stream) {
   require_arg(rows > 0 && classes > 1, "softmax_xent: shape");
   GS_DISPATCH(dt, T, {
-    softmax_xent_kernel<T><<<1, kThreads, 0, stream>>>(logits, bias, labels, rows, classes, static_cast<T*>(dlogits),
-                                                       loss, correct);
+    softmax_xent_kernel<T>
+        <<<1, kThreads, 0, stream>>>(logits, bias, labels, rows, classes, static_cast<T*>(dlogits), loss, correct);
   });
   check_launch("softmax_xent");
 }
 
 void column_sums(DType t, const void* m, int rows, int cols, void* out, cudaStream_t stream) {
   GS_DISPATCH(t, T, {
-    fc_bias_grad_reduce_kernel<T><<<cols, kThreads, 0, stream>>>(static_cast<const T*>(m), rows, cols,
-                                                                  static_cast<T*>(out));
+    fc_bias_grad_reduce_kernel<T>
+        <<<cols, kThreads, 0, stream>>>(static_cast<const T*>(m), rows, cols, static_cast<T*>(out));
   });
   check_launch("column_sums");
 }

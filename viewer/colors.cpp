@@ -8,32 +8,51 @@ ImU32 category_color(KernelCategory c) {
   // Problem categories (padding, broadcast, transpose) in warm colours that
   // stand out; the compute a job should spend its time in, in cool ones.
   switch (c) {
-    case KernelCategory::padding: return IM_COL32(230, 60, 60, 255);
-    case KernelCategory::broadcast: return IM_COL32(240, 140, 40, 255);
-    case KernelCategory::transpose: return IM_COL32(220, 190, 50, 255);
-    case KernelCategory::convolution: return IM_COL32(60, 120, 220, 255);
-    case KernelCategory::gemm: return IM_COL32(90, 90, 230, 255);
-    case KernelCategory::normalization: return IM_COL32(200, 90, 200, 255);
-    case KernelCategory::elementwise: return IM_COL32(70, 180, 170, 255);
-    case KernelCategory::reduction: return IM_COL32(150, 200, 80, 255);
-    case KernelCategory::pooling: return IM_COL32(110, 170, 230, 255);
-    case KernelCategory::softmax_loss: return IM_COL32(250, 120, 170, 255);
-    case KernelCategory::optimizer: return IM_COL32(160, 110, 80, 255);
-    case KernelCategory::communication: return IM_COL32(40, 170, 90, 255);
-    case KernelCategory::memory: return IM_COL32(150, 150, 150, 255);
+    case KernelCategory::padding:
+      return IM_COL32(230, 60, 60, 255);
+    case KernelCategory::broadcast:
+      return IM_COL32(240, 140, 40, 255);
+    case KernelCategory::transpose:
+      return IM_COL32(220, 190, 50, 255);
+    case KernelCategory::convolution:
+      return IM_COL32(60, 120, 220, 255);
+    case KernelCategory::gemm:
+      return IM_COL32(90, 90, 230, 255);
+    case KernelCategory::normalization:
+      return IM_COL32(200, 90, 200, 255);
+    case KernelCategory::elementwise:
+      return IM_COL32(70, 180, 170, 255);
+    case KernelCategory::reduction:
+      return IM_COL32(150, 200, 80, 255);
+    case KernelCategory::pooling:
+      return IM_COL32(110, 170, 230, 255);
+    case KernelCategory::softmax_loss:
+      return IM_COL32(250, 120, 170, 255);
+    case KernelCategory::optimizer:
+      return IM_COL32(160, 110, 80, 255);
+    case KernelCategory::communication:
+      return IM_COL32(40, 170, 90, 255);
+    case KernelCategory::memory:
+      return IM_COL32(150, 150, 150, 255);
     case KernelCategory::other:
-    case KernelCategory::count_: break;
+    case KernelCategory::count_:
+      break;
   }
   return IM_COL32(120, 130, 150, 255);
 }
 
 ImU32 copy_color(CopyKind k) {
   switch (k) {
-    case CopyKind::htod: return IM_COL32(200, 80, 150, 255);
-    case CopyKind::dtoh: return IM_COL32(150, 80, 200, 255);
-    case CopyKind::dtod: return IM_COL32(170, 140, 200, 255);
-    case CopyKind::ptop: return IM_COL32(60, 200, 200, 255);
-    default: break;
+    case CopyKind::htod:
+      return IM_COL32(200, 80, 150, 255);
+    case CopyKind::dtoh:
+      return IM_COL32(150, 80, 200, 255);
+    case CopyKind::dtod:
+      return IM_COL32(170, 140, 200, 255);
+    case CopyKind::ptop:
+      return IM_COL32(60, 200, 200, 255);
+    default:
+      break;
   }
   return IM_COL32(180, 120, 180, 255);
 }
@@ -50,10 +69,10 @@ ImU32 overhead_color() { return IM_COL32(100, 100, 100, 255); }
 
 ImU32 palette_color(std::uint32_t key) {
   static constexpr ImU32 kPalette[] = {
-      IM_COL32(78, 121, 167, 255),  IM_COL32(242, 142, 43, 255), IM_COL32(225, 87, 89, 255),
-      IM_COL32(118, 183, 178, 255), IM_COL32(89, 161, 79, 255),  IM_COL32(237, 201, 72, 255),
+      IM_COL32(78, 121, 167, 255),  IM_COL32(242, 142, 43, 255),  IM_COL32(225, 87, 89, 255),
+      IM_COL32(118, 183, 178, 255), IM_COL32(89, 161, 79, 255),   IM_COL32(237, 201, 72, 255),
       IM_COL32(176, 122, 161, 255), IM_COL32(255, 157, 167, 255), IM_COL32(156, 117, 95, 255),
-      IM_COL32(186, 176, 172, 255), IM_COL32(95, 160, 200, 255), IM_COL32(140, 200, 120, 255),
+      IM_COL32(186, 176, 172, 255), IM_COL32(95, 160, 200, 255),  IM_COL32(140, 200, 120, 255),
   };
   std::uint32_t h = key * 2654435761u;  // Knuth's multiplicative hash spreads nearby ids
   h ^= h >> 16;

@@ -154,10 +154,10 @@ void DeviceActivity::sample_buckets(TimeNs view_start, double ns_per_px, std::sp
   }
 }
 
-bool DeviceActivity::sample_exact(const Trace& trace, TimeNs view_start, double ns_per_px,
-                                  std::span<LaneSample> out, std::size_t limit) const {
-  const auto view_end = static_cast<TimeNs>(std::ceil(static_cast<double>(view_start) +
-                                                      ns_per_px * static_cast<double>(out.size())));
+bool DeviceActivity::sample_exact(const Trace& trace, TimeNs view_start, double ns_per_px, std::span<LaneSample> out,
+                                  std::size_t limit) const {
+  const auto view_end =
+      static_cast<TimeNs>(std::ceil(static_cast<double>(view_start) + ns_per_px * static_cast<double>(out.size())));
   std::vector<Source> sources;
   std::size_t visible = 0;
   for (TrackId t : tracks_) {

@@ -36,10 +36,14 @@ void Document::set_analysis_error(std::string e) {
 
 std::string_view source_label(TraceSource s) {
   switch (s) {
-    case TraceSource::cupti: return "captured";
-    case TraceSource::chrome_json: return "imported";
-    case TraceSource::synthetic: return "synthetic";
-    case TraceSource::unknown: break;
+    case TraceSource::cupti:
+      return "captured";
+    case TraceSource::chrome_json:
+      return "imported";
+    case TraceSource::synthetic:
+      return "synthetic";
+    case TraceSource::unknown:
+      break;
   }
   return "unknown source";
 }

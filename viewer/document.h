@@ -70,9 +70,9 @@ class Loader {
   Loader(const Loader&) = delete;
   Loader& operator=(const Loader&) = delete;
 
-  void start(std::string path);                        // open_trace(path)
-  void start(std::string label, Source source);        // any producer of a Trace
-  void cancel();                                       // stops and joins; state -> idle
+  void start(std::string path);                  // open_trace(path)
+  void start(std::string label, Source source);  // any producer of a Trace
+  void cancel();                                 // stops and joins; state -> idle
 
   State state() const { return state_.load(); }
   // Bytes read and total (0 if unknown) of stage 1; `phase` says what runs now.

@@ -33,15 +33,10 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   const Trace& t = doc->trace();
   j["source"] = std::string(doc->source_label());
   j["source_kind"] = std::string(to_string(t.meta().source));
-  j["trace"] = {{"begin_ns", t.begin_time()},
-                {"end_ns", t.end_time()},
-                {"kernels", t.kernels().size()},
-                {"memcpys", t.memcpys().size()},
-                {"memsets", t.memsets().size()},
-                {"api_calls", t.api_calls().size()},
-                {"ranges", t.ranges().size()},
-                {"tracks", t.tracks().size()},
-                {"devices", doc->index().activity().size()}};
+  j["trace"] = {
+      {"begin_ns", t.begin_time()},    {"end_ns", t.end_time()},        {"kernels", t.kernels().size()},
+      {"memcpys", t.memcpys().size()}, {"memsets", t.memsets().size()}, {"api_calls", t.api_calls().size()},
+      {"ranges", t.ranges().size()},   {"tracks", t.tracks().size()},   {"devices", doc->index().activity().size()}};
   j["visible_range"] = {{"start_ns", st.view_start},
                         {"end_ns", st.view_end},
                         {"start_offset_ns", st.view_start - t.begin_time()},

@@ -14,10 +14,10 @@ struct ImDrawData;
 namespace gpuscope::viewer {
 
 struct FrameReportContext {
-  std::string file;          // what was opened (path or "synthetic:N")
+  std::string file;           // what was opened (path or "synthetic:N")
   int width = 0, height = 0;  // framebuffer size
-  int frames = 0;            // frames rendered after loading
-  std::string error;         // the load error or another reason for exit 2, empty if none
+  int frames = 0;             // frames rendered after loading
+  std::string error;          // the load error or another reason for exit 2, empty if none
 };
 
 nlohmann::json frame_report(const View& view, const ImDrawData* draw_data, const FrameReportContext& ctx);

@@ -21,8 +21,8 @@
 namespace gpuscope::viewer {
 
 struct LodItem {
-  RowIndex first = 0;   // first row of the item
-  RowIndex last = 0;    // one past its last row
+  RowIndex first = 0;  // first row of the item
+  RowIndex last = 0;   // one past its last row
   TimeNs start = 0, end = 0;
   std::uint32_t count() const { return last - first; }
   bool merged() const { return last - first > 1; }

@@ -64,9 +64,10 @@ void fail(int code, const std::string& message) {
 
 Options parse_command_line(int argc, char** argv) {
   Options o;
-  CLI::App app{"gpuscope-view — the gpuscope desktop viewer: timeline, hotspots, findings and summary of a GPU trace\n"
-               "(.gscope, or Chrome/Kineto JSON, plain or .gz). With --screenshot it renders a few frames to a PNG\n"
-               "plus OUT.json describing what was drawn, and exits (use xvfb-run on a machine without a display)."};
+  CLI::App app{
+      "gpuscope-view — the gpuscope desktop viewer: timeline, hotspots, findings and summary of a GPU trace\n"
+      "(.gscope, or Chrome/Kineto JSON, plain or .gz). With --screenshot it renders a few frames to a PNG\n"
+      "plus OUT.json describing what was drawn, and exits (use xvfb-run on a machine without a display)."};
   std::string size, view, zoom;
   app.add_option("files", o.files, "trace to open; a second one is opened for comparison")->expected(0, 2);
   app.add_option("--screenshot", o.screenshot, "headless: render, write OUT.png and OUT.json, exit");
@@ -94,8 +95,10 @@ Options parse_command_line(int argc, char** argv) {
     if (!gv::parse_zoom(zoom, &o.zoom_start, &o.zoom_end, &error)) fail(kExitInput, "--zoom: " + error);
     o.zoom_set = true;
   }
-  if (o.synthetic > 0 && !o.files.empty()) fail(kExitInput, "--synthetic replaces the trace file: give one or the other");
-  if (!o.screenshot.empty() && o.files.empty() && o.synthetic == 0) fail(kExitInput, "--screenshot needs a trace to open");
+  if (o.synthetic > 0 && !o.files.empty())
+    fail(kExitInput, "--synthetic replaces the trace file: give one or the other");
+  if (!o.screenshot.empty() && o.files.empty() && o.synthetic == 0)
+    fail(kExitInput, "--screenshot needs a trace to open");
   return o;
 }
 
@@ -119,7 +122,7 @@ GLFWwindow* create_window(int width, int height, bool visible) {
   if (!glfwInit()) {
     fail(kExitDisplay, std::string("cannot open a window: ") +
                            ((!display || !*display) && (!wayland || !*wayland) ? "no display (DISPLAY is not set)"
-                                                                              : "GLFW could not initialise") +
+                                                                               : "GLFW could not initialise") +
                            ". For headless screenshots run it under xvfb-run, e.g.\n"
                            "  xvfb-run -a -s \"-screen 0 1280x800x24\" gpuscope-view TRACE --screenshot out.png");
   }

@@ -11,10 +11,14 @@ namespace {
 
 const std::vector<StringId>* name_column(const Trace& t, TableId table) {
   switch (table) {
-    case TableId::kernels: return &t.kernels().name;
-    case TableId::api_calls: return &t.api_calls().name;
-    case TableId::ranges: return &t.ranges().name;
-    default: return nullptr;
+    case TableId::kernels:
+      return &t.kernels().name;
+    case TableId::api_calls:
+      return &t.api_calls().name;
+    case TableId::ranges:
+      return &t.ranges().name;
+    default:
+      return nullptr;
   }
 }
 
@@ -22,10 +26,14 @@ const std::vector<StringId>* name_column(const Trace& t, TableId table) {
 
 int MatchSet::slot(TableId t) {
   switch (t) {
-    case TableId::kernels: return 0;
-    case TableId::api_calls: return 1;
-    case TableId::ranges: return 2;
-    default: return -1;
+    case TableId::kernels:
+      return 0;
+    case TableId::api_calls:
+      return 1;
+    case TableId::ranges:
+      return 2;
+    default:
+      return -1;
   }
 }
 
@@ -91,9 +99,7 @@ std::optional<MatchRef> MatchSet::next(const Trace& trace, std::optional<MatchRe
   return after(trace, key_of(trace, current));
 }
 
-std::optional<MatchRef> MatchSet::first_from(const Trace& trace, TimeNs t) const {
-  return after(trace, Key{t, -1, 0});
-}
+std::optional<MatchRef> MatchSet::first_from(const Trace& trace, TimeNs t) const { return after(trace, Key{t, -1, 0}); }
 
 std::optional<MatchRef> MatchSet::after(const Trace& trace, std::optional<Key> cur) const {
   std::optional<Key> best;

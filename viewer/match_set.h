@@ -52,8 +52,8 @@ class MatchSet {
 
  private:
   struct List {
-    std::vector<RowIndex> rows;       // sorted by row (= by track, then start)
-    std::vector<std::uint32_t> begin; // per track: first index in rows; tracks + 1 entries
+    std::vector<RowIndex> rows;        // sorted by row (= by track, then start)
+    std::vector<std::uint32_t> begin;  // per track: first index in rows; tracks + 1 entries
   };
   static int slot(TableId t);
   struct Key {

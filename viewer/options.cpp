@@ -38,10 +38,14 @@ bool parse_duration(std::string_view s, TimeNs* out, std::string* error) {
   }
   const std::string_view unit = s.substr(static_cast<std::size_t>(p - s.data()));
   std::uint64_t scale = 0;
-  if (unit.empty() || unit == "ns") scale = 1;
-  else if (unit == "us") scale = 1'000;
-  else if (unit == "ms") scale = 1'000'000;
-  else if (unit == "s") scale = 1'000'000'000;
+  if (unit.empty() || unit == "ns")
+    scale = 1;
+  else if (unit == "us")
+    scale = 1'000;
+  else if (unit == "ms")
+    scale = 1'000'000;
+  else if (unit == "s")
+    scale = 1'000'000'000;
   if (scale == 0) {
     *error = cat("'", s, "': unknown unit '", unit, "' (use ns, us, ms or s)");
     return false;

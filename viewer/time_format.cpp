@@ -32,8 +32,8 @@ std::string fixed_point(std::int64_t value, std::int64_t scale, int decimals, co
   if (decimals == 0)
     std::snprintf(buf, sizeof buf, "%s%" PRIu64 " %s", negative ? "-" : "", int_part, unit);
   else
-    std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%0*" PRIu64 " %s", negative ? "-" : "", int_part, decimals,
-                  frac_part, unit);
+    std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%0*" PRIu64 " %s", negative ? "-" : "", int_part, decimals, frac_part,
+                  unit);
   return buf;
 }
 

@@ -24,8 +24,7 @@ namespace {
 constexpr std::uint16_t kMaxRangeRows = 32;  // deeper NVTX nesting shares the last row
 
 // A segment over rows [r.begin, r.end) of a table, used in place.
-LaneSegment contiguous(TableId table, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
-                       RowRange r) {
+LaneSegment contiguous(TableId table, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end, RowRange r) {
   LaneSegment s;
   s.table = table;
   s.start = start.data();
@@ -215,8 +214,8 @@ TimelineIndex TimelineIndex::build(const Trace& trace) {
       devices.push_back(g.device);
     }
   ix.activity_.resize(devices.size());
-  const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                                           static_cast<unsigned>(devices.size())));
+  const unsigned workers =
+      std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(devices.size())));
   {
     std::vector<std::jthread> pool;
     for (unsigned w = 0; w < workers; ++w)

@@ -51,11 +51,11 @@ struct TrackInfo {
 
 struct TrackGroup {
   TrackKind kind = TrackKind::gpu;
-  std::uint32_t device = kNoDevice;  // GPU groups
-  std::uint32_t pid = 0;             // CPU groups
-  std::string label;                 // "GPU 0 · NVIDIA H100 80GB HBM3", "Process 1234 · python (rank 0)"
-  int activity = -1;                 // index into TimelineIndex::activity, -1 if none
-  std::vector<std::uint32_t> tracks; // indexes into TimelineIndex::tracks
+  std::uint32_t device = kNoDevice;   // GPU groups
+  std::uint32_t pid = 0;              // CPU groups
+  std::string label;                  // "GPU 0 · NVIDIA H100 80GB HBM3", "Process 1234 · python (rank 0)"
+  int activity = -1;                  // index into TimelineIndex::activity, -1 if none
+  std::vector<std::uint32_t> tracks;  // indexes into TimelineIndex::tracks
 };
 
 class TimelineIndex {

@@ -26,11 +26,16 @@ namespace gpuscope::viewer {
 
 std::string_view to_string(Panel p) {
   switch (p) {
-    case Panel::timeline: return "timeline";
-    case Panel::hotspots: return "hotspots";
-    case Panel::findings: return "findings";
-    case Panel::summary: return "summary";
-    case Panel::compare: return "compare";
+    case Panel::timeline:
+      return "timeline";
+    case Panel::hotspots:
+      return "hotspots";
+    case Panel::findings:
+      return "findings";
+    case Panel::summary:
+      return "summary";
+    case Panel::compare:
+      return "compare";
   }
   return "timeline";
 }
@@ -274,7 +279,8 @@ void View::draw_toolbar() {
                          : src == TraceSource::chrome_json ? ImVec4(0.2f, 0.45f, 0.8f, 1)
                                                            : ImVec4(0.4f, 0.4f, 0.4f, 1);
     std::string badge(doc_->source_label());
-    std::transform(badge.begin(), badge.end(), badge.begin(), [](char c) { return static_cast<char>(std::toupper(c)); });
+    std::transform(badge.begin(), badge.end(), badge.begin(),
+                   [](char c) { return static_cast<char>(std::toupper(c)); });
     ImGui::PushStyleColor(ImGuiCol_Button, color);
     ImGui::PushStyleColor(ImGuiCol_ButtonHovered, color);
     ImGui::PushStyleColor(ImGuiCol_ButtonActive, color);
@@ -289,8 +295,8 @@ void View::draw_toolbar() {
     ImGui::SameLine();
     const Trace& t = doc_->trace();
     ImGui::Text("%s  ·  %zu GPU%s  ·  %zu kernels  ·  %s", std::filesystem::path(doc_->path()).filename().c_str(),
-                doc_->index().activity().size(), doc_->index().activity().size() == 1 ? "" : "s",
-                t.kernels().size(), format_duration(t.end_time() - t.begin_time()).c_str());
+                doc_->index().activity().size(), doc_->index().activity().size() == 1 ? "" : "s", t.kernels().size(),
+                format_duration(t.end_time() - t.begin_time()).c_str());
     ImGui::SameLine();
     draw_search_bar();
   } else {
@@ -399,11 +405,21 @@ void View::draw_bottom_panel(float height) {
         if (!panel_requested_) panel_ = tab.panel;
         ImGui::BeginChild("panel");
         switch (tab.panel) {
-          case Panel::timeline: draw_details(); break;
-          case Panel::hotspots: draw_hotspots(); break;
-          case Panel::findings: draw_findings(); break;
-          case Panel::summary: draw_summary(); break;
-          case Panel::compare: draw_compare(); break;
+          case Panel::timeline:
+            draw_details();
+            break;
+          case Panel::hotspots:
+            draw_hotspots();
+            break;
+          case Panel::findings:
+            draw_findings();
+            break;
+          case Panel::summary:
+            draw_summary();
+            break;
+          case Panel::compare:
+            draw_compare();
+            break;
         }
         ImGui::EndChild();
         ImGui::EndTabItem();

@@ -51,9 +51,9 @@ struct TrackStats {
   std::string group, label;
   TrackId track = 0;
   float y = 0, height = 0;  // screen position of the track's rows this frame
-  bool visible = false;    // on screen vertically
+  bool visible = false;     // on screen vertically
   bool collapsed = false;
-  std::uint32_t rows = 0;  // rows drawn
+  std::uint32_t rows = 0;           // rows drawn
   std::uint64_t drawn = 0;          // events drawn one by one
   std::uint64_t merged_blocks = 0;  // folded blocks
   std::uint64_t merged_events = 0;  // events inside them
@@ -92,8 +92,8 @@ struct FrameStats {
   // device, stream, grid, ..., launched by, nvtx (outermost first)).
   std::vector<std::pair<std::string, std::string>> details;
   std::string source_badge;  // "CAPTURED", "IMPORTED", "SYNTHETIC" as drawn in the toolbar
-  std::string tooltip;  // name of the event whose hover tooltip was shown, if any
-  std::string message;  // the error or status shown instead of a trace, if any
+  std::string tooltip;       // name of the event whose hover tooltip was shown, if any
+  std::string message;       // the error or status shown instead of a trace, if any
 };
 
 class View {
@@ -104,11 +104,11 @@ class View {
   View& operator=(const View&) = delete;
 
   // [SECTION] Opening traces
-  void open(std::string path);                              // loads on a worker thread
-  void open_with(std::string label, Loader::Source source); // any Trace producer (synthetic, tests)
+  void open(std::string path);                               // loads on a worker thread
+  void open_with(std::string label, Loader::Source source);  // any Trace producer (synthetic, tests)
   void open_compare(std::string path);
   void open_compare_with(std::string label, Loader::Source source);
-  void set_document(std::shared_ptr<Document> doc);         // an already loaded trace (tests)
+  void set_document(std::shared_ptr<Document> doc);  // an already loaded trace (tests)
   void on_files_dropped(const std::vector<std::string>& paths);
 
   // [SECTION] Frames
@@ -161,7 +161,7 @@ class View {
   void draw_error(const std::string& message);
   void draw_bottom_panel(float height);
   void handle_global_keys();
-  std::string_view short_label(StringId name);  // cached short_name()
+  std::string_view short_label(StringId name);   // cached short_name()
   static ClickTarget target(std::string label);  // centre of the last item, for stats_
   // view_timeline.cpp
   void draw_timeline(float height);
@@ -228,9 +228,9 @@ class View {
     std::uint32_t count;
   };
   std::optional<FoldedBlock> hovered_block_;
-  std::vector<LaneSample> lane_buf_;   // reused every frame
-  std::vector<float> track_y_;         // per TrackInfo: screen y of its first row this frame, NaN if hidden
-  bool click_pending_ = false;         // left button went down on the tracks area
+  std::vector<LaneSample> lane_buf_;  // reused every frame
+  std::vector<float> track_y_;        // per TrackInfo: screen y of its first row this frame, NaN if hidden
+  bool click_pending_ = false;        // left button went down on the tracks area
   float click_x_ = 0, click_y_ = 0;
 
   // Selection, highlights, search
@@ -246,7 +246,7 @@ class View {
   std::string evidence_label_;
   std::vector<std::uint32_t> hotspot_order_;  // sorted view of Profile::hotspots
   const Profile* hotspot_order_for_ = nullptr;
-  std::string highlighted_kernel_;           // the hotspot row clicked last
+  std::string highlighted_kernel_;  // the hotspot row clicked last
 
   // Frame bookkeeping
   FrameStats stats_;

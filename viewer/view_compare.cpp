@@ -34,7 +34,8 @@ void View::draw_compare() {
     return;
   }
   if (!compare_doc_) {
-    if (!compare_error_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "Could not open: %s", compare_error_.c_str());
+    if (!compare_error_.empty())
+      ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "Could not open: %s", compare_error_.c_str());
     ImGui::TextDisabled("Compare this trace (A) with another one (B): category times and step time side by side.");
     if (ImGui::Button("Open a trace to compare...")) {
       browser_for_compare_ = true;
@@ -43,7 +44,8 @@ void View::draw_compare() {
     return;
   }
   const auto pa = doc_->profile(), pb = compare_doc_->profile();
-  ImGui::Text("A: %s (%s)", std::filesystem::path(doc_->path()).filename().c_str(), std::string(doc_->source_label()).c_str());
+  ImGui::Text("A: %s (%s)", std::filesystem::path(doc_->path()).filename().c_str(),
+              std::string(doc_->source_label()).c_str());
   ImGui::SameLine(0, 30);
   ImGui::Text("B: %s (%s)", std::filesystem::path(compare_doc_->path()).filename().c_str(),
               std::string(compare_doc_->source_label()).c_str());
@@ -93,8 +95,8 @@ void View::draw_compare() {
     return std::max(time_of(ca[ux]), time_of(cb[ux])) > std::max(time_of(ca[uy]), time_of(cb[uy]));
   });
   const int cols = steps ? 8 : 6;
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_BordersInnerV |
-                                ImGuiTableFlags_ScrollY;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY;
   if (ImGui::BeginTable("compare", cols, flags)) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("category");

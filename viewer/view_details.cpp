@@ -48,14 +48,22 @@ std::string View::event_name(TableId table, RowIndex row) const {
   const Trace& tr = doc_->trace();
   const TraceTables& t = tr.tables();
   switch (table) {
-    case TableId::kernels: return std::string(tr.str(t.kernels.name[row]));
-    case TableId::memcpys: return cat("Memcpy ", to_string(t.memcpys.kind_at(row)));
-    case TableId::memsets: return "Memset";
-    case TableId::api_calls: return std::string(tr.str(t.api_calls.name[row]));
-    case TableId::ranges: return std::string(tr.str(t.ranges.name[row]));
-    case TableId::syncs: return cat("Synchronize (", to_string(t.syncs.type_at(row)), ")");
-    case TableId::overheads: return cat("Profiler overhead: ", tr.str(t.overheads.kind[row]));
-    default: return {};
+    case TableId::kernels:
+      return std::string(tr.str(t.kernels.name[row]));
+    case TableId::memcpys:
+      return cat("Memcpy ", to_string(t.memcpys.kind_at(row)));
+    case TableId::memsets:
+      return "Memset";
+    case TableId::api_calls:
+      return std::string(tr.str(t.api_calls.name[row]));
+    case TableId::ranges:
+      return std::string(tr.str(t.ranges.name[row]));
+    case TableId::syncs:
+      return cat("Synchronize (", to_string(t.syncs.type_at(row)), ")");
+    case TableId::overheads:
+      return cat("Profiler overhead: ", tr.str(t.overheads.kind[row]));
+    default:
+      return {};
   }
 }
 
@@ -67,7 +75,8 @@ std::vector<RowIndex> View::nvtx_stack(TrackId track, TimeNs t) const {
     if (r.kind != RowKind::ranges) continue;
     for (const LaneSegment& seg : r.segments) {
       // Ranges of one depth do not overlap: the candidate is the last one starting at or before t.
-      const RowIndex p = static_cast<RowIndex>(std::upper_bound(seg.start + seg.begin, seg.start + seg.stop, t) - seg.start);
+      const RowIndex p =
+          static_cast<RowIndex>(std::upper_bound(seg.start + seg.begin, seg.start + seg.stop, t) - seg.start);
       if (p == seg.begin) continue;
       if (seg.end[p - 1] >= t) out.push_back(seg.row(p - 1));
     }
@@ -138,8 +147,8 @@ void View::draw_details() {
         std::snprintf(buf, sizeof buf, "(%u, %u, %u)", k.block_x[r], k.block_y[r], k.block_z[r]);
         row("block", buf);
         row("registers / thread", std::to_string(k.registers[r]));
-        row("shared memory", format_bytes(k.static_smem[r]) + " static + " + format_bytes(k.dynamic_smem[r]) +
-                                 " dynamic");
+        row("shared memory",
+            format_bytes(k.static_smem[r]) + " static + " + format_bytes(k.dynamic_smem[r]) + " dynamic");
         if (k.graph_id_at(r))
           row("CUDA graph", std::to_string(k.graph_id_at(r)) + ", node " + std::to_string(k.graph_node_id_at(r)));
         row("correlation", std::to_string(k.correlation[r]));
@@ -188,7 +197,8 @@ void View::draw_details() {
         if (s.event[r] != kNoId) row("event", std::to_string(s.event[r]));
         break;
       }
-      default: break;
+      default:
+        break;
     }
     ImGui::EndTable();
   }
@@ -229,8 +239,7 @@ void View::draw_details() {
       ImGui::PushID(shown);
       const std::string label =
           ot == TableId::kernels ? std::string(short_label(t.kernels.name[op.row])) : event_name(ot, op.row);
-      if (ImGui::SmallButton(label.c_str()))
-        select(Selection{ot, op.row});
+      if (ImGui::SmallButton(label.c_str())) select(Selection{ot, op.row});
       ImGui::PopID();
     });
     if (shown > 8) ImGui::TextDisabled("... and %d more", shown - 8);
@@ -275,13 +284,15 @@ void View::tooltip_for(TableId table, RowIndex row) {
   ImGui::TextDisabled("%s", format_duration(d).c_str());
   if (table == TableId::kernels) {
     ImGui::SameLine();
-    ImGui::TextDisabled("· %s · grid %u×%u×%u · block %u×%u×%u", std::string(to_string(t.kernels.category_at(row))).c_str(),
-                        t.kernels.grid_x[row], t.kernels.grid_y[row], t.kernels.grid_z[row], t.kernels.block_x[row],
-                        t.kernels.block_y[row], t.kernels.block_z[row]);
+    ImGui::TextDisabled("· %s · grid %u×%u×%u · block %u×%u×%u",
+                        std::string(to_string(t.kernels.category_at(row))).c_str(), t.kernels.grid_x[row],
+                        t.kernels.grid_y[row], t.kernels.grid_z[row], t.kernels.block_x[row], t.kernels.block_y[row],
+                        t.kernels.block_z[row]);
   } else if (table == TableId::memcpys && d > 0) {
     ImGui::SameLine();
-    ImGui::TextDisabled("· %s · %s", format_bytes(t.memcpys.bytes[row]).c_str(),
-                        format_bandwidth(static_cast<double>(t.memcpys.bytes[row]) * 1e9 / static_cast<double>(d)).c_str());
+    ImGui::TextDisabled(
+        "· %s · %s", format_bytes(t.memcpys.bytes[row]).c_str(),
+        format_bandwidth(static_cast<double>(t.memcpys.bytes[row]) * 1e9 / static_cast<double>(d)).c_str());
   }
   ImGui::EndTooltip();
 }

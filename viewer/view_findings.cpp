@@ -13,9 +13,12 @@ namespace gpuscope::viewer {
 namespace {
 ImVec4 severity_color(Severity s) {
   switch (s) {
-    case Severity::critical: return ImVec4(0.95f, 0.3f, 0.3f, 1);
-    case Severity::warning: return ImVec4(0.95f, 0.65f, 0.2f, 1);
-    case Severity::info: break;
+    case Severity::critical:
+      return ImVec4(0.95f, 0.3f, 0.3f, 1);
+    case Severity::warning:
+      return ImVec4(0.95f, 0.65f, 0.2f, 1);
+    case Severity::info:
+      break;
   }
   return ImVec4(0.5f, 0.7f, 0.95f, 1);
 }
@@ -45,7 +48,9 @@ void View::draw_findings() {
     std::transform(sev.begin(), sev.end(), sev.begin(), [](char c) { return static_cast<char>(std::toupper(c)); });
     ImGui::TextColored(severity_color(f.severity), "%-8s", sev.c_str());
     ImGui::SameLine();
-    const bool open = ImGui::TreeNodeEx("##finding", ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_OpenOnArrow | (i < 3 ? ImGuiTreeNodeFlags_DefaultOpen : 0),
+    const bool open = ImGui::TreeNodeEx("##finding",
+                                        ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_OpenOnArrow |
+                                            (i < 3 ? ImGuiTreeNodeFlags_DefaultOpen : 0),
                                         "%s", f.title.c_str());
     stats_.finding_targets.push_back(target(f.id));
     if (ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen()) {
@@ -77,14 +82,16 @@ void View::draw_findings() {
                           f.device == kNoDevice ? "all GPUs" : ("GPU " + std::to_string(f.device)).c_str(), "metric",
                           f.metric, f.threshold, format_duration(f.saving_ns).c_str());
       if (!f.evidence.empty()) ImGui::Text("Evidence: %s", f.evidence.c_str());
-      if (!f.recommendation.empty()) ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1), "Do: %s", f.recommendation.c_str());
+      if (!f.recommendation.empty())
+        ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1), "Do: %s", f.recommendation.c_str());
       if (!f.kernels.empty()) {
         std::string ks;
         for (std::size_t k = 0; k < f.kernels.size() && k < 4; ++k) ks += (k ? ", " : "") + short_name(f.kernels[k]);
         if (f.kernels.size() > 4) ks += ", ...";
         ImGui::TextDisabled("kernels: %s", ks.c_str());
       }
-      if (!f.ranges.empty()) ImGui::TextDisabled("%zu time range%s on the timeline", f.ranges.size(), f.ranges.size() == 1 ? "" : "s");
+      if (!f.ranges.empty())
+        ImGui::TextDisabled("%zu time range%s on the timeline", f.ranges.size(), f.ranges.size() == 1 ? "" : "s");
       ImGui::PopTextWrapPos();
       ImGui::TreePop();
     }

@@ -52,8 +52,8 @@ void share_bar(double share, ImU32 color) {
   const float w = 60, h = ImGui::GetTextLineHeight();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + w, p.y + h - 2), IM_COL32(60, 60, 70, 255));
-  dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + w * static_cast<float>(std::clamp(share, 0.0, 1.0)), p.y + h - 2),
-                    color);
+  dl->AddRectFilled(ImVec2(p.x, p.y + 2),
+                    ImVec2(p.x + w * static_cast<float>(std::clamp(share, 0.0, 1.0)), p.y + h - 2), color);
   ImGui::Dummy(ImVec2(w, h));
   ImGui::SameLine();
   ImGui::Text("%5.1f%%", share * 100);
@@ -78,7 +78,8 @@ void View::draw_hotspots() {
   ImGui::Text("Per kernel (%zu)  —  click: highlight on the timeline, click again: next instance",
               profile->hotspots.size());
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+                                ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_SizingFixedFit;
   if (ImGui::BeginTable("hotspots", 8, flags)) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort);
@@ -109,12 +110,18 @@ void View::draw_hotspots() {
         const ImGuiTableColumnSortSpecs& sp = specs->Specs[0];
         auto key = [&](const Hotspot& h) -> double {
           switch (sp.ColumnIndex) {
-            case 3: return h.share;
-            case 4: return static_cast<double>(h.stats.count);
-            case 5: return static_cast<double>(h.stats.mean);
-            case 6: return static_cast<double>(h.stats.median);
-            case 7: return static_cast<double>(h.stats.max);
-            default: return static_cast<double>(h.stats.total);
+            case 3:
+              return h.share;
+            case 4:
+              return static_cast<double>(h.stats.count);
+            case 5:
+              return static_cast<double>(h.stats.mean);
+            case 6:
+              return static_cast<double>(h.stats.median);
+            case 7:
+              return static_cast<double>(h.stats.max);
+            default:
+              return static_cast<double>(h.stats.total);
           }
         };
         const bool asc = sp.SortDirection == ImGuiSortDirection_Ascending;
@@ -171,7 +178,8 @@ void View::draw_hotspots() {
   // [SECTION] Per-category table -------------------------------------------------------------
   ImGui::BeginChild("per_category", ImVec2(0, 0));
   ImGui::TextUnformatted("Per category");
-  if (ImGui::BeginTable("categories", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY)) {
+  if (ImGui::BeginTable("categories", 4,
+                        ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY)) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("category", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("total");

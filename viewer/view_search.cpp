@@ -46,8 +46,7 @@ void View::draw_search_bar() {
     if (matches_.empty()) {
       ImGui::TextDisabled("no match");
     } else if (match_cursor_) {
-      ImGui::Text("%llu of %llu",
-                  static_cast<unsigned long long>(matches_.ordinal(doc_->trace(), *match_cursor_) + 1),
+      ImGui::Text("%llu of %llu", static_cast<unsigned long long>(matches_.ordinal(doc_->trace(), *match_cursor_) + 1),
                   static_cast<unsigned long long>(matches_.size()));
     } else {
       ImGui::Text("%llu matches", static_cast<unsigned long long>(matches_.size()));

@@ -28,8 +28,8 @@ void percent_bar(double share, ImU32 color, float w = 90) {
   const float h = ImGui::GetTextLineHeight();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + w, p.y + h - 2), IM_COL32(55, 55, 65, 255));
-  dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + w * static_cast<float>(std::clamp(share, 0.0, 1.0)), p.y + h - 2),
-                    color);
+  dl->AddRectFilled(ImVec2(p.x, p.y + 2),
+                    ImVec2(p.x + w * static_cast<float>(std::clamp(share, 0.0, 1.0)), p.y + h - 2), color);
   ImGui::Dummy(ImVec2(w, h));
   ImGui::SameLine();
   ImGui::Text("%5.1f%%", share * 100);
@@ -73,8 +73,8 @@ void View::draw_summary() {
   }
   const Profile& p = *profile;
   const TraceMeta& meta = doc_->trace().meta();
-  ImGui::Text("Source: %s (%s)%s%s", std::string(doc_->source_label()).c_str(), std::string(to_string(p.source)).c_str(),
-              p.producer.empty() ? "" : " · producer: ", p.producer.c_str());
+  ImGui::Text("Source: %s (%s)%s%s", std::string(doc_->source_label()).c_str(),
+              std::string(to_string(p.source)).c_str(), p.producer.empty() ? "" : " · producer: ", p.producer.c_str());
   if (meta.rank >= 0) {
     ImGui::SameLine();
     ImGui::Text(" · rank %d of %d", meta.rank, meta.world_size);
@@ -126,9 +126,10 @@ void View::draw_summary() {
       const float dw = static_cast<float>(c.share) * w;
       dl->AddRectFilled(ImVec2(x, pos.y), ImVec2(x + dw, pos.y + 16), category_color(c.category));
       if (dw > 60)
-        dl->AddText(ImVec2(x + 3, pos.y + 1), text_color_on(category_color(c.category)),
-                    (std::string(to_string(c.category)) + " " + std::to_string(static_cast<int>(c.share * 100 + 0.5)) + "%")
-                        .c_str());
+        dl->AddText(
+            ImVec2(x + 3, pos.y + 1), text_color_on(category_color(c.category)),
+            (std::string(to_string(c.category)) + " " + std::to_string(static_cast<int>(c.share * 100 + 0.5)) + "%")
+                .c_str());
       x += dw;
     }
     ImGui::Dummy(ImVec2(w, 18));
@@ -140,9 +141,9 @@ void View::draw_summary() {
   if (st.steps.empty()) {
     ImGui::TextDisabled("No steps found (no NVTX / ProfilerStep ranges and no repeating pattern).");
   } else {
-    ImGui::Text("%zu steps (%s): mean %s · median %s · max %s", st.steps.size(), std::string(to_string(st.source)).c_str(),
-                format_duration(st.step_time.mean).c_str(), format_duration(st.step_time.median).c_str(),
-                format_duration(st.step_time.max).c_str());
+    ImGui::Text("%zu steps (%s): mean %s · median %s · max %s", st.steps.size(),
+                std::string(to_string(st.source)).c_str(), format_duration(st.step_time.mean).c_str(),
+                format_duration(st.step_time.median).c_str(), format_duration(st.step_time.max).c_str());
     TimeNs compute = 0, comm = 0, memcpy = 0, idle = 0;
     for (const Step& s : st.steps) {
       compute += s.compute_ns;
@@ -157,8 +158,10 @@ void View::draw_summary() {
     legend_item("idle", kIdleColor);
     ImGui::NewLine();
     ImGui::Text("all steps: compute %.0f%% · communication %.0f%% · memcpy %.0f%% · idle %.0f%%",
-                total > 0 ? 100 * static_cast<double>(compute) / total : 0, total > 0 ? 100 * static_cast<double>(comm) / total : 0,
-                total > 0 ? 100 * static_cast<double>(memcpy) / total : 0, total > 0 ? 100 * static_cast<double>(idle) / total : 0);
+                total > 0 ? 100 * static_cast<double>(compute) / total : 0,
+                total > 0 ? 100 * static_cast<double>(comm) / total : 0,
+                total > 0 ? 100 * static_cast<double>(memcpy) / total : 0,
+                total > 0 ? 100 * static_cast<double>(idle) / total : 0);
     // One stacked bar per step (at most 200, evenly sampled), length ∝ step time.
     TimeNs longest = 1;
     for (const Step& s : st.steps) longest = std::max(longest, s.range.duration());
@@ -178,10 +181,10 @@ void View::draw_summary() {
                    {static_cast<double>(s.idle_ns), kIdleColor}},
                   static_cast<double>(s.compute_ns + s.communication_ns + s.memcpy_ns + s.idle_ns), len, bar_h);
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s: %s\ncompute %s\ncommunication %s\nmemcpy %s\nidle %s\nclick: zoom to the step", s.name.c_str(),
-                          format_duration(s.range.duration()).c_str(), format_duration(s.compute_ns).c_str(),
-                          format_duration(s.communication_ns).c_str(), format_duration(s.memcpy_ns).c_str(),
-                          format_duration(s.idle_ns).c_str());
+        ImGui::SetTooltip("%s: %s\ncompute %s\ncommunication %s\nmemcpy %s\nidle %s\nclick: zoom to the step",
+                          s.name.c_str(), format_duration(s.range.duration()).c_str(),
+                          format_duration(s.compute_ns).c_str(), format_duration(s.communication_ns).c_str(),
+                          format_duration(s.memcpy_ns).c_str(), format_duration(s.idle_ns).c_str());
       if (ImGui::IsItemClicked()) zoom_to(s.range.start, s.range.end);
       if (bar_h < 10) ImGui::SetCursorPosY(ImGui::GetCursorPosY() - ImGui::GetStyle().ItemSpacing.y + 1);
     }
@@ -191,9 +194,10 @@ void View::draw_summary() {
   ImGui::Spacing();
   const LaunchStats& l = p.launches;
   if (l.launches > 0)
-    ImGui::Text("Launches: %llu · CPU launch mean %s · launch delay median %s · %.0f%% of kernels shorter than their launch",
-                static_cast<unsigned long long>(l.launches), format_duration(l.cpu_launch.mean).c_str(),
-                format_duration(l.launch_delay.median).c_str(), l.short_kernel_share * 100);
+    ImGui::Text(
+        "Launches: %llu · CPU launch mean %s · launch delay median %s · %.0f%% of kernels shorter than their launch",
+        static_cast<unsigned long long>(l.launches), format_duration(l.cpu_launch.mean).c_str(),
+        format_duration(l.launch_delay.median).c_str(), l.short_kernel_share * 100);
   if (!meta.stats.empty()) {
     ImGui::TextUnformatted("Source statistics (events the source could not keep are counted here):");
     for (const auto& [k, v] : meta.stats) ImGui::BulletText("%s: %llu", k.c_str(), static_cast<unsigned long long>(v));

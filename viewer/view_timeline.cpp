@@ -148,7 +148,8 @@ void View::timeline_input(float x0, float width, float top, float bottom) {
 
 void View::draw_timeline(float height) {
   stats_.panels.push_back("timeline");
-  ImGui::BeginChild("timeline", ImVec2(0, height), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  ImGui::BeginChild("timeline", ImVec2(0, height), false,
+                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   draw_legend();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float total_w = ImGui::GetContentRegionAvail().x;
@@ -217,7 +218,8 @@ void View::draw_timeline(float height) {
       }
     }
     y += kGroupH;
-    if (g.activity >= 0) y += draw_activity_lanes(dl, ix.activity()[static_cast<std::size_t>(g.activity)], x0, y, width);
+    if (g.activity >= 0)
+      y += draw_activity_lanes(dl, ix.activity()[static_cast<std::size_t>(g.activity)], x0, y, width);
     for (std::uint32_t ti : g.tracks) {
       const TrackInfo& info = ix.tracks()[ti];
       TrackStats ts;
@@ -304,7 +306,8 @@ void View::draw_ruler(ImDrawList* dl, float x0, float y0, float width) {
     const float x = x0 + static_cast<float>(static_cast<double>(t - view_start_) * ppn);
     if (x < x0 || x > x0 + width) continue;
     const bool major = (t - ticks.first) % ticks.step_ns == 0;
-    dl->AddLine(ImVec2(x, y0 + kRulerH - (major ? 10.0f : 4.0f)), ImVec2(x, y0 + kRulerH), IM_COL32(180, 180, 180, 255));
+    dl->AddLine(ImVec2(x, y0 + kRulerH - (major ? 10.0f : 4.0f)), ImVec2(x, y0 + kRulerH),
+                IM_COL32(180, 180, 180, 255));
     if (major) {
       const std::string label = format_offset(t - origin, ticks.step_ns);
       dl->AddText(ImVec2(x + 3, y0 + 2), IM_COL32(210, 210, 210, 255), label.c_str());
@@ -331,7 +334,8 @@ void View::draw_legend() {
     first = false;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float s = ImGui::GetTextLineHeight();
-    dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + s - 4, p.y + s - 2), category_color(static_cast<KernelCategory>(c)));
+    dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + s - 4, p.y + s - 2),
+                      category_color(static_cast<KernelCategory>(c)));
     ImGui::Dummy(ImVec2(s - 2, s));
     ImGui::SameLine(0, 2);
     ImGui::TextUnformatted(std::string(to_string(static_cast<KernelCategory>(c))).c_str());
@@ -380,17 +384,18 @@ float View::draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x
   };
   draw_runs([&](const LaneSample& s) { return static_cast<int>(std::lround(s.busy * lane_h)); }, lane_bottom_1,
             kUtilizationColor);
-  draw_runs([&](const LaneSample& s) { return static_cast<int>(std::lround(std::min(s.in_flight, 1.0f) / scale * lane_h)); },
-            lane_bottom_2, kInFlightColor);
+  draw_runs(
+      [&](const LaneSample& s) { return static_cast<int>(std::lround(std::min(s.in_flight, 1.0f) / scale * lane_h)); },
+      lane_bottom_2, kInFlightColor);
   draw_runs(
       [&](const LaneSample& s) {
         return s.in_flight > 1 ? static_cast<int>(std::lround(s.in_flight / scale * lane_h)) : 0;
       },
       lane_bottom_2, kConcurrentColor);
   // Redraw the single-kernel part over the green so the two read as one stacked bar.
-  draw_runs([&](const LaneSample& s) {
-    return s.in_flight > 1 ? static_cast<int>(std::lround(1.0f / scale * lane_h)) : 0;
-  }, lane_bottom_2, kInFlightColor);
+  draw_runs(
+      [&](const LaneSample& s) { return s.in_flight > 1 ? static_cast<int>(std::lround(1.0f / scale * lane_h)) : 0; },
+      lane_bottom_2, kInFlightColor);
   std::snprintf(in_flight_label, sizeof in_flight_label, "  kernels in flight (0-%.0f)", static_cast<double>(scale));
   dl->AddText(ImVec2(label_x, y + kLaneH + 5), IM_COL32(170, 170, 170, 255), in_flight_label);
 
@@ -409,17 +414,23 @@ float View::draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x
 ImU32 View::event_color(TableId table, RowIndex row) const {
   const TraceTables& t = doc_->trace().tables();
   switch (table) {
-    case TableId::kernels: return category_color(t.kernels.category_at(row));
-    case TableId::memcpys: return copy_color(t.memcpys.kind_at(row));
-    case TableId::memsets: return memset_color();
+    case TableId::kernels:
+      return category_color(t.kernels.category_at(row));
+    case TableId::memcpys:
+      return copy_color(t.memcpys.kind_at(row));
+    case TableId::memsets:
+      return memset_color();
     case TableId::api_calls:
-      return api_color(t.api_calls.domain_at(row), t.api_calls.op_table[row] != static_cast<std::uint8_t>(OpTable::none));
+      return api_color(t.api_calls.domain_at(row),
+                       t.api_calls.op_table[row] != static_cast<std::uint8_t>(OpTable::none));
     case TableId::ranges: {
       const std::uint32_t c = t.ranges.color_at(row);
       return c ? argb_to_imgui(c) : palette_color(t.ranges.name[row]);
     }
-    case TableId::syncs: return sync_color();
-    default: return overhead_color();
+    case TableId::syncs:
+      return sync_color();
+    default:
+      return overhead_color();
   }
 }
 
@@ -427,7 +438,8 @@ std::string_view View::event_label(TableId table, RowIndex row) {
   const Trace& tr = doc_->trace();
   const TraceTables& t = tr.tables();
   switch (table) {
-    case TableId::kernels: return short_label(t.kernels.name[row]);
+    case TableId::kernels:
+      return short_label(t.kernels.name[row]);
     case TableId::memcpys: {
       static const std::string labels[] = {"Memcpy",      "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
                                            "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
@@ -435,12 +447,18 @@ std::string_view View::event_label(TableId table, RowIndex row) {
       const auto k = static_cast<std::size_t>(t.memcpys.kind[row]);
       return k < std::size(labels) ? std::string_view(labels[k]) : std::string_view(labels[0]);
     }
-    case TableId::memsets: return "Memset";
-    case TableId::api_calls: return tr.str(t.api_calls.name[row]);
-    case TableId::ranges: return tr.str(t.ranges.name[row]);
-    case TableId::syncs: return "sync";
-    case TableId::overheads: return tr.str(t.overheads.kind[row]);
-    default: return {};
+    case TableId::memsets:
+      return "Memset";
+    case TableId::api_calls:
+      return tr.str(t.api_calls.name[row]);
+    case TableId::ranges:
+      return tr.str(t.ranges.name[row]);
+    case TableId::syncs:
+      return "sync";
+    case TableId::overheads:
+      return tr.str(t.overheads.kind[row]);
+    default:
+      return {};
   }
 }
 
@@ -489,8 +507,7 @@ void View::draw_row(ImDrawList* dl, const TrackRow& row, float x0, float y, floa
             const RowIndex r = seg.row(it.first + s * n / samples);
             w[kt.category[r]] += kt.end[r] - kt.start[r] + 1;
           }
-          color = category_color(
-              static_cast<KernelCategory>(std::max_element(w.begin(), w.end()) - w.begin()));
+          color = category_color(static_cast<KernelCategory>(std::max_element(w.begin(), w.end()) - w.begin()));
         } else {
           color = event_color(seg.table, seg.row(it.first));
         }
@@ -552,7 +569,8 @@ void View::draw_matches(ImDrawList* dl, const TrackInfo& info, float x0, float y
         bool here = true;
         if (seg.rows) {
           const TimeNs s = start[r];
-          const RowIndex p = static_cast<RowIndex>(std::lower_bound(seg.start + seg.begin, seg.start + seg.stop, s) - seg.start);
+          const RowIndex p =
+              static_cast<RowIndex>(std::lower_bound(seg.start + seg.begin, seg.start + seg.stop, s) - seg.start);
           here = false;
           for (RowIndex q = p; q < seg.stop && seg.start[q] == s; ++q)
             if (seg.rows[q] == r) here = true;
@@ -595,7 +613,8 @@ bool View::row_position(TableId table, RowIndex row, float* y) const {
         }
         continue;
       }
-      const RowIndex p = static_cast<RowIndex>(std::lower_bound(seg.start + seg.begin, seg.start + seg.stop, s) - seg.start);
+      const RowIndex p =
+          static_cast<RowIndex>(std::lower_bound(seg.start + seg.begin, seg.start + seg.stop, s) - seg.start);
       for (RowIndex q = p; q < seg.stop && seg.start[q] == s; ++q)
         if (seg.rows[q] == row) {
           *y = track_y_[ti] + 1 + static_cast<float>(ri - a) * (kRowH + kRowGap);

@@ -9,9 +9,9 @@
 namespace gpuscope::kernels::ref {
 
 struct ConvGeometry {
-  Shape in;           // n, c, h, w of the (unpadded) input
-  int out_c = 0;      // filters
-  int k = 1;          // square kernel
+  Shape in;       // n, c, h, w of the (unpadded) input
+  int out_c = 0;  // filters
+  int k = 1;      // square kernel
   int stride = 1;
   Padding2d pad;
   Shape out() const {
@@ -53,8 +53,9 @@ void for_each_tap_run(const ConvGeometry& g, F&& f) {
 
 template <class S>
 Vec<S> conv_forward(std::span<const S> x, std::span<const S> w, const ConvGeometry& g) {
-  require(static_cast<std::int64_t>(x.size()) == g.in.count() && static_cast<std::int64_t>(w.size()) == g.weight_count(),
-          "conv_forward: size");
+  require(
+      static_cast<std::int64_t>(x.size()) == g.in.count() && static_cast<std::int64_t>(w.size()) == g.weight_count(),
+      "conv_forward: size");
   Vec<double> acc(g.out().count(), 0.0);
   detail::for_each_tap_run(g, [&](std::int64_t xi, std::int64_t yi, std::int64_t wi, int len, int stride) {
     const double wv = w[wi];

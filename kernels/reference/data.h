@@ -43,7 +43,8 @@ void augment(std::span<const std::uint8_t> records, std::span<const std::uint32_
     for (int c = 0; c < kImageChannels; ++c)
       for (int y = 0; y < kImageSize; ++y)
         for (int x = 0; x < kImageSize; ++x) {
-          const std::uint8_t v = r[1 + (c * kImageSize + augment_source_row(a, y)) * kImageSize + augment_source_col(a, x)];
+          const std::uint8_t v =
+              r[1 + (c * kImageSize + augment_source_row(a, y)) * kImageSize + augment_source_col(a, x)];
           images[offset(s, args.layout, i, c, y, x)] = static_cast<S>(normalize_pixel(v, c));
         }
   }

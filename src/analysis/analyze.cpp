@@ -70,8 +70,7 @@ std::string align_clocks(std::vector<RankedTrace>& traces) {
   for (const RankedTrace& rt : traces) ends.push_back(communication_ends(*rt.trace));
   std::size_t matched = ends[0].size();
   for (const auto& e : ends) matched = std::min(matched, e.size());
-  if (matched == 0)
-    return "different or unknown hosts and no collectives to align on: clocks taken as recorded";
+  if (matched == 0) return "different or unknown hosts and no collectives to align on: clocks taken as recorded";
   TimeNs largest = 0;
   for (std::size_t r = 1; r < traces.size(); ++r) {
     std::vector<TimeNs> diffs(matched);
@@ -161,8 +160,10 @@ void add_stats(const TraceMeta& meta, Profile* p) {
   for (const auto& stat : meta.stats) {
     auto it = std::find_if(p->trace_stats.begin(), p->trace_stats.end(),
                            [&](const auto& kv) { return kv.first == stat.first; });
-    if (it == p->trace_stats.end()) p->trace_stats.push_back(stat);
-    else it->second += stat.second;
+    if (it == p->trace_stats.end())
+      p->trace_stats.push_back(stat);
+    else
+      it->second += stat.second;
   }
 }
 
@@ -210,8 +211,10 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
     for (TemporalBreakdown& tb : hta) p.temporal_breakdown.push_back(tb);
     rank_rows(rt, devices, steps, &p);
     for (DeviceSummary& d : devices) p.devices.push_back(std::move(d));
-    if (p.steps.steps.empty()) p.steps.steps = std::move(steps);
-    else std::move(steps.begin(), steps.end(), std::back_inserter(p.steps.steps));
+    if (p.steps.steps.empty())
+      p.steps.steps = std::move(steps);
+    else
+      std::move(steps.begin(), steps.end(), std::back_inserter(p.steps.steps));
     add_stats(t.meta(), &p);
     if (t.end_time() > t.begin_time() || t.kernels().size()) {
       const TimeRange w = rt.shift({t.begin_time(), t.end_time()});

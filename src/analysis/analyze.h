@@ -17,31 +17,31 @@ namespace gpuscope {
 // Thresholds of the findings (docs/findings.md says where each comes from).
 // Shares are fractions in [0, 1].
 struct FindingThresholds {
-  double padding_share = 0.05;            // of GPU time; critical at 3x
+  double padding_share = 0.05;  // of GPU time; critical at 3x
   double broadcast_share = 0.05;
   double transpose_share = 0.05;
-  double normalization_share = 0.15;      // or >= half the convolution time with >= 5% share
-  double low_utilization = 0.50;          // TensorBoard: GPU util < 50%; critical below 0.30
-  double low_concurrency = 0.05;          // nvvp "Low Kernel Concurrency"
-  double low_memcpy_overlap = 0.50;       // of memcpy time overlapped with kernels
-  double memcpy_min_share = 0.01;         // ... only when copies take >= 1% of the span
-  TimeNs idle_gap_ns = 1'000'000;         // nsys gpu_gaps uses 500 ms; training steps are ms-scale
-  double idle_gaps_share = 0.05;          // of the span in such gaps
-  double launch_short_kernel_share = 0.50;  // HTA: GPU time < CPU launch time
-  double launch_host_wait_share = 0.10;   // small host-wait gaps, of the span
-  double host_sync_share = 0.02;          // GPU idle after syncs, of the span
-  double pageable_min_share = 0.001;      // pageable copy time, of the span
+  double normalization_share = 0.15;             // or >= half the convolution time with >= 5% share
+  double low_utilization = 0.50;                 // TensorBoard: GPU util < 50%; critical below 0.30
+  double low_concurrency = 0.05;                 // nvvp "Low Kernel Concurrency"
+  double low_memcpy_overlap = 0.50;              // of memcpy time overlapped with kernels
+  double memcpy_min_share = 0.01;                // ... only when copies take >= 1% of the span
+  TimeNs idle_gap_ns = 1'000'000;                // nsys gpu_gaps uses 500 ms; training steps are ms-scale
+  double idle_gaps_share = 0.05;                 // of the span in such gaps
+  double launch_short_kernel_share = 0.50;       // HTA: GPU time < CPU launch time
+  double launch_host_wait_share = 0.10;          // small host-wait gaps, of the span
+  double host_sync_share = 0.02;                 // GPU idle after syncs, of the span
+  double pageable_min_share = 0.001;             // pageable copy time, of the span
   TimeNs sync_memcpy_htod_exempt_bytes = 65536;  // nsys cuda_memcpy_sync: H2D <= 64 KB excluded
   double sync_memcpy_share = 0.001;
-  double input_moderate = 0.05;           // xprof: input >= 5% of step "moderately", >= 20% "highly"
+  double input_moderate = 0.05;  // xprof: input >= 5% of step "moderately", >= 20% "highly"
   double input_high = 0.20;
-  double exposed_comm_moderate = 0.03;    // xprof collectives: >= 3% moderate, >= 15% high
+  double exposed_comm_moderate = 0.03;  // xprof collectives: >= 3% moderate, >= 15% high
   double exposed_comm_high = 0.15;
-  double straggler_spread = 0.10;         // slowest compute vs median, relative
-  double weight_update_share = 0.03;      // optimizer time, of GPU time
-  double weight_update_overlap = 0.10;    // optimizer time overlapped with other kernels
+  double straggler_spread = 0.10;            // slowest compute vs median, relative
+  double weight_update_share = 0.03;         // optimizer time, of GPU time
+  double weight_update_overlap = 0.10;       // optimizer time overlapped with other kernels
   double tensor_core_eligible_share = 0.10;  // conv + GEMM share of GPU time
-  double tensor_core_min_share = 0.05;    // tensor-core share of conv + GEMM time
+  double tensor_core_min_share = 0.05;       // tensor-core share of conv + GEMM time
 };
 
 struct AnalysisOptions {

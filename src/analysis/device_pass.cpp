@@ -33,13 +33,13 @@ using namespace intervals;
 
 enum OpClass : std::uint8_t {
   kKernel = 1,
-  kCompute = 2,      // a non-communication kernel
-  kComm = 4,         // a communication kernel
-  kOptimizer = 8,    // an optimizer kernel (also kCompute)
-  kCopy = 16,        // memcpy
-  kFill = 32,        // memset
-  kHta = 64,         // an op HTA counts (its ProfilerStep filter; syncs with a stream)
-  kHtaCompute = 128, // … that HTA counts as compute
+  kCompute = 2,       // a non-communication kernel
+  kComm = 4,          // a communication kernel
+  kOptimizer = 8,     // an optimizer kernel (also kCompute)
+  kCopy = 16,         // memcpy
+  kFill = 32,         // memset
+  kHta = 64,          // an op HTA counts (its ProfilerStep filter; syncs with a stream)
+  kHtaCompute = 128,  // … that HTA counts as compute
 };
 
 // A kernel's class bits by category: communication or compute, optimizer.
@@ -62,8 +62,8 @@ struct Run {
   const RowIndex* api;           // null for syncs
   const std::uint8_t* category;  // kernels only
   const std::uint32_t* correlation;
-  const StringId* name;          // kernels only
-  std::uint8_t table;            // kKernel, kCopy, kFill, or 0 for host syncs (seen by HTA only)
+  const StringId* name;  // kernels only
+  std::uint8_t table;    // kKernel, kCopy, kFill, or 0 for host syncs (seen by HTA only)
   RowIndex row, last;
 };
 
@@ -261,9 +261,20 @@ struct Sweep {
   Sweep(const RankedTrace& r, const AnalysisOptions& o, DeviceSummary& ds, Evidence& e, Profile& prof,
         std::vector<Step*> device_steps, const IntervalSet& inputs, const HtaOpFilter& filter,
         HtaComputeNames& compute_names, std::vector<OpTotals::Name>& by_name)
-      : rt(r), t(*r.trace), opt(o), d(ds), ev(e), p(prof), steps(std::move(device_steps)), input(inputs),
-        input_set(inputs), hta_filter(filter), hta_compute(compute_names), exposed_comm(&e.exposed_comm, r),
-        copy_alone(&e.memcpy_exposed, r), optimizer_alone(&e.optimizer, r, o.consecutive_kernel_delay_ns),
+      : rt(r),
+        t(*r.trace),
+        opt(o),
+        d(ds),
+        ev(e),
+        p(prof),
+        steps(std::move(device_steps)),
+        input(inputs),
+        input_set(inputs),
+        hta_filter(filter),
+        hta_compute(compute_names),
+        exposed_comm(&e.exposed_comm, r),
+        copy_alone(&e.memcpy_exposed, r),
+        optimizer_alone(&e.optimizer, r, o.consecutive_kernel_delay_ns),
         names(by_name) {}
 
   // `flying` is kept sorted by end, latest first: the next op to end is the last.
@@ -320,8 +331,16 @@ struct Sweep {
   // in), and add_up() turns the totals into the summary once, at the end:
   // a few instructions per event instead of a dozen tests.
   enum KeyBit : unsigned {
-    kHtaBusy = 1, kHtaComputeBusy = 2, kAny = 4, kKernels = 8, kTwoKernels = 16, kComputeBusy = 32,
-    kCommBusy = 64, kCopyBusy = 128, kOptimizerBusy = 256, kOtherThanOptimizer = 512,
+    kHtaBusy = 1,
+    kHtaComputeBusy = 2,
+    kAny = 4,
+    kKernels = 8,
+    kTwoKernels = 16,
+    kComputeBusy = 32,
+    kCommBusy = 64,
+    kCopyBusy = 128,
+    kOptimizerBusy = 256,
+    kOtherThanOptimizer = 512,
   };
   static constexpr unsigned kKeys = 1024;
   static unsigned key_of(const Counts& c) { return c.key(); }
@@ -337,7 +356,8 @@ struct Sweep {
   struct KeyTables {
     std::uint8_t mask[kKeys], field[kKeys];
     constexpr KeyTables() : mask{}, field{} {
-      for (unsigned k = 0; k < kKeys; ++k) mask[k] = static_cast<std::uint8_t>(mask_rule(k)), field[k] = static_cast<std::uint8_t>(field_rule(k));
+      for (unsigned k = 0; k < kKeys; ++k)
+        mask[k] = static_cast<std::uint8_t>(mask_rule(k)), field[k] = static_cast<std::uint8_t>(field_rule(k));
     }
   };
   static const KeyTables& key_tables() {
@@ -365,13 +385,17 @@ struct Sweep {
       if (k & kComputeBusy) d.compute_ns += dt;
       if (k & kCommBusy) {
         d.communication_ns += dt;
-        if (k & kComputeBusy) comm_with_compute_ += dt;
-        else d.exposed_communication_ns += dt;
+        if (k & kComputeBusy)
+          comm_with_compute_ += dt;
+        else
+          d.exposed_communication_ns += dt;
       }
       if (k & kCopyBusy) {
         d.memcpy_ns += dt;
-        if (k & kKernels) copy_with_kernels_ += dt;
-        else d.memcpy_exposed_ns += dt;
+        if (k & kKernels)
+          copy_with_kernels_ += dt;
+        else
+          d.memcpy_exposed_ns += dt;
       }
       if (k & kOptimizerBusy) {
         ev.optimizer_ns += dt;
@@ -490,7 +514,8 @@ struct Sweep {
     // The next start of each run, kNever once it is exhausted: the loop
     // below reads these few values instead of chasing each run's columns.
     std::vector<TimeNs> heads(runs.size());
-    for (std::size_t i = 0; i < runs.size(); ++i) heads[i] = runs[i].row < runs[i].last ? runs[i].start[runs[i].row] : kNever;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      heads[i] = runs[i].row < runs[i].last ? runs[i].start[runs[i].row] : kNever;
     const int nruns = static_cast<int>(runs.size());
     // The runs ordered by their next start (ties: lower index first, the
     // order a linear scan would pick); after a start only that run moves.
@@ -809,10 +834,11 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     if (d.kernels + d.memcpys + d.memsets == 0) continue;
     // HTA's breakdown of this device: from the sweep, except on sub-µs traces,
     // where HTA's rounding needs the reference emulation.
-    if (hta_rounds) hta->push_back(hta_temporal_breakdown(t, device));
+    if (hta_rounds)
+      hta->push_back(hta_temporal_breakdown(t, device));
     else if (sweep.hta_any())
-      hta->push_back(make_temporal_breakdown(0, device, sweep.hta_last - sweep.hta_first, sweep.hta_busy,
-                                             sweep.hta_compute_ns));
+      hta->push_back(
+          make_temporal_breakdown(0, device, sweep.hta_last - sweep.hta_first, sweep.hta_busy, sweep.hta_compute_ns));
     if (!hta->empty()) hta->back().rank = rt.rank;
     summaries->push_back(std::move(d));
   }

@@ -12,18 +12,23 @@ namespace gpuscope {
 
 std::string_view to_string(FindingChange c) {
   switch (c) {
-    case FindingChange::resolved: return "resolved";
-    case FindingChange::appeared: return "new";
-    case FindingChange::better: return "better";
-    case FindingChange::worse: return "worse";
-    case FindingChange::unchanged: break;
+    case FindingChange::resolved:
+      return "resolved";
+    case FindingChange::appeared:
+      return "new";
+    case FindingChange::better:
+      return "better";
+    case FindingChange::worse:
+      return "worse";
+    case FindingChange::unchanged:
+      break;
   }
   return "unchanged";
 }
 
 bool parse_finding_change(std::string_view s, FindingChange* out) {
-  for (FindingChange c : {FindingChange::resolved, FindingChange::appeared, FindingChange::better,
-                          FindingChange::worse, FindingChange::unchanged})
+  for (FindingChange c : {FindingChange::resolved, FindingChange::appeared, FindingChange::better, FindingChange::worse,
+                          FindingChange::unchanged})
     if (to_string(c) == s) return *out = c, true;
   return false;
 }
@@ -203,7 +208,8 @@ ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size
                             std::string(to_string(x.before_severity)) + " -> " +
                             std::string(to_string(x.after_severity)) + ")");
         break;
-      case FindingChange::unchanged: break;
+      case FindingChange::unchanged:
+        break;
     }
   }
   if (!d.categories.empty() && d.categories.front().after_ns != d.categories.front().before_ns) {

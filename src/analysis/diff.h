@@ -45,7 +45,7 @@ struct ProfileDiff {
   // Per-step figures when both sides have steps (runs of different lengths
   // compare fairly), totals otherwise.
   bool per_step = false;
-  std::uint64_t before_steps = 0, after_steps = 0;        // steps per GPU
+  std::uint64_t before_steps = 0, after_steps = 0;       // steps per GPU
   TimeNs before_step_ns = 0, after_step_ns = 0;          // mean step time (0 without steps)
   TimeNs before_kernel_ns = 0, after_kernel_ns = 0;      // kernel time (per step or total)
   double before_utilization = 0, after_utilization = 0;  // mean over GPUs

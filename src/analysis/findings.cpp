@@ -180,8 +180,9 @@ void time_rules(Builder& b) {
   const TimeNs conv_ns = b.t.category[static_cast<int>(KernelCategory::convolution)];
   const bool vs_conv = conv_ns > 0 && norm_ns * 2 >= conv_ns && norm >= 0.05;
   if (norm > 0 && (norm >= th.normalization_share || vs_conv)) {
-    Finding& f = b.add("slow-normalization", norm >= 2 * th.normalization_share ? Severity::critical : Severity::warning,
-                       norm, th.normalization_share, b.t.per_device(norm_ns) / 2);
+    Finding& f =
+        b.add("slow-normalization", norm >= 2 * th.normalization_share ? Severity::critical : Severity::warning, norm,
+              th.normalization_share, b.t.per_device(norm_ns) / 2);
     f.title = pct1(norm) + " of kernel time (" + dur(norm_ns) + ") is in normalization kernels" +
               (conv_ns > 0 ? ", " + fmt("%.2f", double(norm_ns) / double(conv_ns)) + "x the convolution time" : "");
     f.evidence = "Top kernels: " + top_kernels_text(b.p, KernelCategory::normalization) + ". Share " + pct1(norm) +
@@ -217,10 +218,11 @@ void time_rules(Builder& b) {
     f.title = "Tensor cores idle: " + pct(tc_share) + " of the " + dur(eligible) +
               " of convolution and GEMM time runs on tensor cores (" + capable->name + ", compute capability " +
               std::to_string(capable->compute_major) + "." + std::to_string(capable->compute_minor) + ")";
-    f.evidence = "Convolutions and GEMMs take " + pct1(eligible_share) + " of kernel time; tensor-core kernels (names "
-                 "with hmma/884/1688/16816/xmma/gmma/tensorop/nvjet) take " + pct1(tc_share) + " of it, vs a " +
-                 pct1(th.tensor_core_min_share) + " threshold. Top: " +
-                 top_kernels_text(b.p, KernelCategory::convolution, 2) + ".";
+    f.evidence = "Convolutions and GEMMs take " + pct1(eligible_share) +
+                 " of kernel time; tensor-core kernels (names "
+                 "with hmma/884/1688/16816/xmma/gmma/tensorop/nvjet) take " +
+                 pct1(tc_share) + " of it, vs a " + pct1(th.tensor_core_min_share) +
+                 " threshold. Top: " + top_kernels_text(b.p, KernelCategory::convolution, 2) + ".";
     f.recommendation =
         "Train in mixed precision: torch.autocast with bf16/fp16 (or TF32 on Ampere and newer: "
         "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32), tf.keras.mixed_precision; use NHWC "
@@ -273,8 +275,10 @@ void idle_rules(Builder& b) {
     f.title = count(b.ev.idle_gaps.count()) + " GPU idle gaps of at least " + dur(th.idle_gap_ns) + " total " +
               dur(t.per_device(b.ev.idle_gaps.total())) + " (" + pct1(gap_share) + " of the run)";
     f.evidence = "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) +
-                 "; gaps >= " + dur(th.idle_gap_ns) + " (nsys flags 500 ms; training steps are millisecond-scale) "
-                 "take " + pct1(gap_share) + " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold.";
+                 "; gaps >= " + dur(th.idle_gap_ns) +
+                 " (nsys flags 500 ms; training steps are millisecond-scale) "
+                 "take " +
+                 pct1(gap_share) + " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold.";
     f.recommendation =
         "Look at what the host does in these gaps (the viewer jumps to them): data loading, synchronizations, "
         "logging, checkpointing, Python overhead. Move that work off the critical path: asynchronous data loading and "
@@ -290,8 +294,9 @@ void idle_rules(Builder& b) {
     if (share >= th.input_moderate) {
       Finding& f = b.add("input-bound", share >= th.input_high ? Severity::critical : Severity::warning, share,
                          th.input_moderate, t.per_device(b.ev.input_wait.total()));
-      f.title = std::string(share >= th.input_high ? "Highly" : "Moderately") + " input-bound: the GPU waits for input " +
-                pct1(share) + " of " + (by_step ? "step time" : "the run") + " (" + dur(t.per_device(input)) +
+      f.title = std::string(share >= th.input_high ? "Highly" : "Moderately") +
+                " input-bound: the GPU waits for input " + pct1(share) + " of " + (by_step ? "step time" : "the run") +
+                " (" + dur(t.per_device(input)) +
                 (by_step ? " over " + std::to_string(b.p.steps.steps.size()) + " steps" : std::string()) + ")";
       f.evidence = "GPU idle while data-loading ranges run on the host: " + dur(b.ev.input_wait.total()) +
                    "; xprof's anchors: >= " + pct(th.input_moderate) + " moderately, >= " + pct(th.input_high) +
@@ -321,7 +326,8 @@ void idle_rules(Builder& b) {
                  pct(l.short_kernel_share) + " vs " + pct(th.launch_short_kernel_share) + " (HTA's short-kernel rule).";
     f.recommendation =
         "Launch less: capture the step in a CUDA graph (torch.cuda.CUDAGraph, torch.compile(mode='reduce-overhead'), "
-        "cudaStreamBeginCapture), fuse small elementwise kernels (torch.compile, fused optimizers), and give each kernel "
+        "cudaStreamBeginCapture), fuse small elementwise kernels (torch.compile, fused optimizers), and give each "
+        "kernel "
         "more work with a larger batch. Bundled workload: --graphs on.";
     f.ranges = b.ev.launch_gaps.ranges();
   }
@@ -336,8 +342,8 @@ void idle_rules(Builder& b) {
               " (" + pct1(sync_share) + " of the run)";
     f.evidence = count(s.device_syncs) + " device, " + count(s.stream_syncs) + " stream and " + count(s.event_syncs) +
                  " event synchronizations held the host " + dur(s.total_ns) +
-                 "; after they returned the GPU had nothing queued until the host launched again (" +
-                 pct1(sync_share) + " vs a " + pct1(th.host_sync_share) + " threshold).";
+                 "; after they returned the GPU had nothing queued until the host launched again (" + pct1(sync_share) +
+                 " vs a " + pct1(th.host_sync_share) + " threshold).";
     f.recommendation =
         "Keep the host ahead of the GPU: avoid .item(), .cpu(), print(loss) and torch.cuda.synchronize() inside the "
         "step (accumulate metrics on the GPU, read them every N steps), and order streams with events "
@@ -376,8 +382,10 @@ void overlap_rules(Builder& b) {
                    (dev->sm_count ? "kernels fill " + pct(dev->sm_efficiency) + " of the " +
                                         std::to_string(dev->sm_count) + " SMs on average (duration-weighted)"
                                   : "utilization " + pct(dev->utilization)) +
-                   "; exposed communication " + dur(dev->exposed_communication_ns) + ", copies with no kernel "
-                   "alongside " + dur(dev->memcpy_exposed_ns) + ".";
+                   "; exposed communication " + dur(dev->exposed_communication_ns) +
+                   ", copies with no kernel "
+                   "alongside " +
+                   dur(dev->memcpy_exposed_ns) + ".";
       f.recommendation =
           "Run independent work concurrently: the gradient all-reduce on its own stream overlapping the backward "
           "pass, input copies on a copy stream, the weight update of one bucket while the next is reduced; small "
@@ -409,15 +417,16 @@ void overlap_rules(Builder& b) {
   if (t.comm > 0) {
     const double share = ratio(t.exposed_comm, t.span);
     if (share >= th.exposed_comm_moderate) {
-      Finding& f = b.add("exposed-communication", share >= th.exposed_comm_high ? Severity::critical : Severity::warning,
-                         share, th.exposed_comm_moderate, t.per_device(t.exposed_comm));
+      Finding& f =
+          b.add("exposed-communication", share >= th.exposed_comm_high ? Severity::critical : Severity::warning, share,
+                th.exposed_comm_moderate, t.per_device(t.exposed_comm));
       const double overlapped = ratio(t.comm - t.exposed_comm, t.comm);
       f.title = "Communication is exposed " + pct1(share) + " of the run (" + dur(t.per_device(t.exposed_comm)) +
                 "): only " + pct(overlapped) + " of communication time overlaps compute";
       f.evidence = "Communication kernels run " + dur(t.comm) + " (summed over GPUs), " + dur(t.exposed_comm) +
                    " of it with no compute kernel alongside: " + pct1(share) + " of the run vs xprof's anchors (" +
-                   pct(th.exposed_comm_moderate) + " moderate, " + pct(th.exposed_comm_high) + " high). Top: " +
-                   top_kernels_text(b.p, KernelCategory::communication, 2) + ".";
+                   pct(th.exposed_comm_moderate) + " moderate, " + pct(th.exposed_comm_high) +
+                   " high). Top: " + top_kernels_text(b.p, KernelCategory::communication, 2) + ".";
       f.recommendation =
           "Overlap the gradient all-reduce with the backward pass: bucket gradients and launch each bucket's "
           "all-reduce on a communication stream as soon as its gradients are ready (PyTorch DDP does this; tune "
@@ -442,8 +451,8 @@ void overlap_rules(Builder& b) {
               pct(opt_overlap) + " of it overlapped";
     f.evidence = "Optimizer kernels take " + dur(b.ev.optimizer_ns) + " (" + pct1(opt_share) + " of kernel time vs a " +
                  pct(th.weight_update_share) + " threshold); other kernels or communication run alongside for " +
-                 pct1(opt_overlap) + " of it (threshold " + pct(th.weight_update_overlap) + "). Top: " +
-                 top_kernels_text(b.p, KernelCategory::optimizer, 2) + ".";
+                 pct1(opt_overlap) + " of it (threshold " + pct(th.weight_update_overlap) +
+                 "). Top: " + top_kernels_text(b.p, KernelCategory::optimizer, 2) + ".";
     f.recommendation =
         "Use a fused multi-tensor optimizer (one kernel for all parameters: torch.optim.SGD/Adam(foreach=True or "
         "fused=True), apex FusedSGD/FusedAdam) and overlap the update with communication and the next forward: update "
@@ -456,8 +465,8 @@ void overlap_rules(Builder& b) {
   // Stragglers: the rank (or GPU) the others wait for.
   if (b.p.ranks.size() >= 2 && b.p.skew.slowest_rank >= 0) {
     std::vector<TimeNs> work;
-    const bool by_step = std::all_of(b.p.ranks.begin(), b.p.ranks.end(),
-                                     [](const RankSummary& r) { return r.compute_per_step_ns > 0; });
+    const bool by_step =
+        std::all_of(b.p.ranks.begin(), b.p.ranks.end(), [](const RankSummary& r) { return r.compute_per_step_ns > 0; });
     const RankSummary* slow = nullptr;
     for (const RankSummary& r : b.p.ranks) {
       work.push_back(by_step ? r.compute_per_step_ns : r.compute_ns);
@@ -478,13 +487,13 @@ void overlap_rules(Builder& b) {
       f.device = slow->device;
       bool one_rank = true;
       for (const RankSummary& r : b.p.ranks) one_rank = one_rank && r.rank == slow->rank;
-      const std::string who = one_rank ? "GPU " + std::to_string(slow->device)
-                                       : "Rank " + std::to_string(slow->rank) + " (GPU " + std::to_string(slow->device) + ")";
-      f.title = who + " is a straggler: " + pct(excess) + " more compute " + (by_step ? "per step " : "") + "than the median (" +
-                dur(slowest) + " vs " + dur(median) + ")";
-      f.evidence = "Compute " + std::string(by_step ? "per step " : "") + "across " +
-                   std::to_string(b.p.ranks.size()) + " ranks/GPUs: spread " + pct(b.p.skew.compute_spread) +
-                   "; the others spend " + dur(others_exposed) +
+      const std::string who =
+          one_rank ? "GPU " + std::to_string(slow->device)
+                   : "Rank " + std::to_string(slow->rank) + " (GPU " + std::to_string(slow->device) + ")";
+      f.title = who + " is a straggler: " + pct(excess) + " more compute " + (by_step ? "per step " : "") +
+                "than the median (" + dur(slowest) + " vs " + dur(median) + ")";
+      f.evidence = "Compute " + std::string(by_step ? "per step " : "") + "across " + std::to_string(b.p.ranks.size()) +
+                   " ranks/GPUs: spread " + pct(b.p.skew.compute_spread) + "; the others spend " + dur(others_exposed) +
                    " in communication nothing hides, much of it waiting for the slowest. Threshold: " +
                    pct(th.straggler_spread) + " above the median.";
       f.recommendation =
@@ -508,9 +517,10 @@ void copy_rules(Builder& b) {
     const double gbps = m.pageable_ns ? double(m.pageable_bytes) / double(m.pageable_ns) : 0;  // bytes/ns = GB/s
     f.title = count(m.pageable) + " copies (" + bytes(m.pageable_bytes) + ", " + dur(m.pageable_ns) +
               ") use pageable host memory, at " + fmt("%.1f", gbps) + " GB/s";
-    f.evidence = "Copies with a pageable host side are staged through a driver buffer and cannot overlap the host "
-                 "(nsys rule cuda_memcpy_async); they take " + pct1(pageable_share) + " of the run vs a " +
-                 pct1(th.pageable_min_share) + " threshold.";
+    f.evidence =
+        "Copies with a pageable host side are staged through a driver buffer and cannot overlap the host "
+        "(nsys rule cuda_memcpy_async); they take " +
+        pct1(pageable_share) + " of the run vs a " + pct1(th.pageable_min_share) + " threshold.";
     f.recommendation =
         "Use pinned host memory for transfers: cudaHostAlloc/cudaMallocHost, DataLoader(pin_memory=True) with "
         ".to(device, non_blocking=True). Estimated saving: half the copy time (pinned copies run at full bus "
@@ -521,11 +531,13 @@ void copy_rules(Builder& b) {
   if (m.synchronous > 0 && sync_share >= th.sync_memcpy_share) {
     Finding& f = b.add("sync-memcpy", sync_share >= 0.05 ? Severity::warning : Severity::info, sync_share,
                        th.sync_memcpy_share, t.per_device(m.synchronous_ns));
-    f.title = count(m.synchronous) + " blocking copy calls (cudaMemcpy and the like) hold the host " +
-              dur(m.synchronous_ns);
-    f.evidence = "Synchronous copies block the calling thread until the copy finishes (nsys rule cuda_memcpy_sync; "
-                 "host-to-device copies <= " + bytes(std::uint64_t(th.sync_memcpy_htod_exempt_bytes)) +
-                 " excluded); " + pct1(sync_share) + " of the run vs a " + pct1(th.sync_memcpy_share) + " threshold.";
+    f.title =
+        count(m.synchronous) + " blocking copy calls (cudaMemcpy and the like) hold the host " + dur(m.synchronous_ns);
+    f.evidence =
+        "Synchronous copies block the calling thread until the copy finishes (nsys rule cuda_memcpy_sync; "
+        "host-to-device copies <= " +
+        bytes(std::uint64_t(th.sync_memcpy_htod_exempt_bytes)) + " excluded); " + pct1(sync_share) +
+        " of the run vs a " + pct1(th.sync_memcpy_share) + " threshold.";
     f.recommendation =
         "Use cudaMemcpyAsync on a stream with pinned memory and wait only where the data is needed (an event), so "
         "the host keeps launching work meanwhile.";

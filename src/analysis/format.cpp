@@ -69,11 +69,16 @@ std::string short_kernel_name(std::string_view name, std::size_t width) {
   int angle = 0, paren = 0;
   for (std::size_t i = 0; i < core.size(); ++i) {
     const char c = core[i];
-    if (c == '<') ++angle;
-    else if (c == '>') angle = std::max(0, angle - 1);
-    else if (angle == 0 && c == '(' && !core.substr(i).starts_with("(anonymous namespace)")) ++paren;
-    else if (angle == 0 && c == ')' && paren > 0) --paren;
-    else if (angle == 0 && paren == 0) out.push_back(c);
+    if (c == '<')
+      ++angle;
+    else if (c == '>')
+      angle = std::max(0, angle - 1);
+    else if (angle == 0 && c == '(' && !core.substr(i).starts_with("(anonymous namespace)"))
+      ++paren;
+    else if (angle == 0 && c == ')' && paren > 0)
+      --paren;
+    else if (angle == 0 && paren == 0)
+      out.push_back(c);
   }
   if (out.empty()) out = std::string(core.substr(0, width));
   if (out.size() > width) out = out.substr(0, width > 3 ? width - 3 : 0) + "...";

@@ -6,18 +6,18 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "trace/types.h"
 
 namespace gpuscope::format {
 
-std::string duration(TimeNs ns);         // "850 ns", "12.3 µs", "45.6 ms", "1.23 s"
-std::string percent(double share);       // 0.2144 -> "21%", 0.0123 -> "1.2%", 0 -> "0%"
-std::string percent1(double share);      // always one decimal: "21.4%"
-std::string count(std::uint64_t n);      // 1234567 -> "1,234,567"
-std::string bytes(std::uint64_t b);      // "1.5 KB", "110.3 MB", "2.00 GB"
+std::string duration(TimeNs ns);     // "850 ns", "12.3 µs", "45.6 ms", "1.23 s"
+std::string percent(double share);   // 0.2144 -> "21%", 0.0123 -> "1.2%", 0 -> "0%"
+std::string percent1(double share);  // always one decimal: "21.4%"
+std::string count(std::uint64_t n);  // 1234567 -> "1,234,567"
+std::string bytes(std::uint64_t b);  // "1.5 KB", "110.3 MB", "2.00 GB"
 std::string fixed(double v, int decimals);
 // A kernel name short enough for a table: Eigen evaluators become "Eigen
 // TensorPaddingOp"; template and parameter lists go; at most `width` chars.

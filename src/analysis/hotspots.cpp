@@ -136,7 +136,8 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
   p->kernel_time_ns = gpu_time;
   bool fits_32_bits = true;
   for (const DurationStats& cs : by_category)
-    if (cs.count) fits_32_bits = fits_32_bits && cs.min >= 0 && cs.max <= TimeNs{std::numeric_limits<std::uint32_t>::max()};
+    if (cs.count)
+      fits_32_bits = fits_32_bits && cs.min >= 0 && cs.max <= TimeNs{std::numeric_limits<std::uint32_t>::max()};
 
   // Durations grouped by name, as 32-bit values when they all fit (kernels
   // shorter than 4.29 s: half the memory, and fresh memory is most of the cost).
@@ -163,8 +164,10 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
                                                  static_cast<T>(cs.min), static_cast<T>(cs.max)));
     }
   };
-  if (fits_32_bits) select_medians(std::uint32_t{});
-  else select_medians(TimeNs{});
+  if (fits_32_bits)
+    select_medians(std::uint32_t{});
+  else
+    select_medians(TimeNs{});
 
   std::vector<Hotspot> hot;
   hot.reserve(ids.size());

@@ -153,8 +153,10 @@ Merged merge_pandas(const std::vector<Iv>& sorted, bool compute_only) {
   for (const Iv& iv : sorted) {
     if (compute_only && !iv.compute) continue;
     if (!open || iv.start > cummax) {
-      if (open) m.length += group_end - group_start;
-      else m.first_start = iv.start;
+      if (open)
+        m.length += group_end - group_start;
+      else
+        m.first_start = iv.start;
       group_start = iv.start;
       group_end = iv.end;
       cummax = open ? std::max(cummax, iv.end) : iv.end;
@@ -258,9 +260,8 @@ std::vector<IdleByCause> hta_idle_breakdown(const Trace& t, double consecutive_k
     const TimeRange r = grid.op(s, e);
     ops.push_back({track, r.start, r.end, api == kNoRow ? kNone : grid.point(t.api_calls().start[api])});
   });
-  std::stable_sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) {
-    return a.track != b.track ? a.track < b.track : a.start < b.start;
-  });
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const Op& a, const Op& b) { return a.track != b.track ? a.track < b.track : a.start < b.start; });
   const double delay_ns = consecutive_kernel_delay_us * 1000.0;
   std::vector<IdleByCause> out;
   for (std::size_t i = 0; i < ops.size();) {
@@ -272,9 +273,12 @@ std::vector<IdleByCause> hta_idle_breakdown(const Trace& t, double consecutive_k
     for (++j; j < ops.size() && ops[j].track == ops[i].track; ++j) {
       const TimeNs prev_end = ops[j - 1].end;
       const TimeNs gap = ops[j].start - prev_end;
-      if (ops[j].runtime != kNone && ops[j].runtime > prev_end) row.host_wait_ns += gap;
-      else if (static_cast<double>(gap) < delay_ns) row.kernel_wait_ns += gap;
-      else row.other_ns += gap;
+      if (ops[j].runtime != kNone && ops[j].runtime > prev_end)
+        row.host_wait_ns += gap;
+      else if (static_cast<double>(gap) < delay_ns)
+        row.kernel_wait_ns += gap;
+      else
+        row.other_ns += gap;
     }
     out.push_back(row);
     i = j;
@@ -292,7 +296,8 @@ double hta_comm_comp_overlap(const Trace& t) {
     const std::string_view name = t.str(k.name[i]);
     const TimeRange r = grid.op(k.start[i], k.end[i]);
     if (r.end <= r.start) continue;
-    if (name.starts_with("nccl") || name.find("ncclKernel") != std::string_view::npos) comm.push_back(r);
+    if (name.starts_with("nccl") || name.find("ncclKernel") != std::string_view::npos)
+      comm.push_back(r);
     else if (name.find("Memcpy") == std::string_view::npos && name.find("Memset") == std::string_view::npos)
       comp.push_back(r);
   }
@@ -300,8 +305,10 @@ double hta_comm_comp_overlap(const Trace& t) {
     std::sort(v.begin(), v.end(), [](const TimeRange& a, const TimeRange& b) { return a.start < b.start; });
     std::vector<TimeRange> out;
     for (const TimeRange& r : v) {
-      if (!out.empty() && r.start <= out.back().end) out.back().end = std::max(out.back().end, r.end);
-      else out.push_back(r);
+      if (!out.empty() && r.start <= out.back().end)
+        out.back().end = std::max(out.back().end, r.end);
+      else
+        out.push_back(r);
     }
     return out;
   };
@@ -313,8 +320,10 @@ double hta_comm_comp_overlap(const Trace& t) {
   while (i < cm.size() && j < cp.size()) {
     const TimeNs s = std::max(cm[i].start, cp[j].start), e = std::min(cm[i].end, cp[j].end);
     if (s < e) both += e - s;
-    if (cm[i].end < cp[j].end) ++i;
-    else ++j;
+    if (cm[i].end < cp[j].end)
+      ++i;
+    else
+      ++j;
   }
   return static_cast<double>(both) / static_cast<double>(comm_len);
 }

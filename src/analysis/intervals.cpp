@@ -40,8 +40,10 @@ IntervalSet intersect(const IntervalSet& a, const IntervalSet& b) {
     const TimeNs s = std::max(a[i].start, b[j].start);
     const TimeNs e = std::min(a[i].end, b[j].end);
     if (s < e) out.push_back({s, e});  // disjoint inputs give disjoint, non-touching pieces
-    if (a[i].end < b[j].end) ++i;
-    else ++j;
+    if (a[i].end < b[j].end)
+      ++i;
+    else
+      ++j;
   }
   return out;
 }
@@ -81,8 +83,8 @@ IntervalSet unite_all(std::vector<IntervalSet> sets) {
 IntervalSet gaps_within(const IntervalSet& set, TimeRange window) {
   IntervalSet out;
   TimeNs cursor = window.start;
-  auto it = std::lower_bound(set.begin(), set.end(), window.start,
-                             [](const TimeRange& r, TimeNs t) { return r.end <= t; });
+  auto it =
+      std::lower_bound(set.begin(), set.end(), window.start, [](const TimeRange& r, TimeNs t) { return r.end <= t; });
   for (; it != set.end() && it->start < window.end; ++it) {
     if (it->start > cursor) out.push_back({cursor, it->start});
     cursor = std::max(cursor, it->end);
@@ -104,16 +106,18 @@ TimeNs intersection_length(const IntervalSet& a, const IntervalSet& b) {
     const TimeNs s = std::max(a[i].start, b[j].start);
     const TimeNs e = std::min(a[i].end, b[j].end);
     if (s < e) total += e - s;
-    if (a[i].end < b[j].end) ++i;
-    else ++j;
+    if (a[i].end < b[j].end)
+      ++i;
+    else
+      ++j;
   }
   return total;
 }
 
 TimeNs length_within(const IntervalSet& set, TimeRange window) {
   TimeNs total = 0;
-  auto it = std::lower_bound(set.begin(), set.end(), window.start,
-                             [](const TimeRange& r, TimeNs t) { return r.end <= t; });
+  auto it =
+      std::lower_bound(set.begin(), set.end(), window.start, [](const TimeRange& r, TimeNs t) { return r.end <= t; });
   for (; it != set.end() && it->start < window.end; ++it)
     total += std::min(it->end, window.end) - std::max(it->start, window.start);
   return total;
@@ -131,10 +135,10 @@ TimeNs LengthIndex::length_within(TimeRange window) const {
   const std::size_t lo = static_cast<std::size_t>(
       std::lower_bound(s.begin(), s.end(), window.start, [](const TimeRange& r, TimeNs t) { return r.end <= t; }) -
       s.begin());
-  const std::size_t hi = static_cast<std::size_t>(
-      std::lower_bound(s.begin() + static_cast<std::ptrdiff_t>(lo), s.end(), window.end,
-                       [](const TimeRange& r, TimeNs t) { return r.start < t; }) -
-      s.begin());
+  const std::size_t hi =
+      static_cast<std::size_t>(std::lower_bound(s.begin() + static_cast<std::ptrdiff_t>(lo), s.end(), window.end,
+                                                [](const TimeRange& r, TimeNs t) { return r.start < t; }) -
+                               s.begin());
   if (lo >= hi) return 0;
   TimeNs total = prefix_[hi] - prefix_[lo];
   total -= std::max<TimeNs>(0, window.start - s[lo].start);  // clip the first range

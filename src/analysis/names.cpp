@@ -16,9 +16,19 @@ namespace {
 // for TF32, xmma), Hopper (gmma, wgmma, sm90 xmma, nvjet), CUTLASS tensorop.
 // Lower-case; matched case-insensitively.
 constexpr std::string_view kTensorCoreFragments[] = {
-    "hmma",  "imma",  "gmma",     "wgmma",    "tensorop", "tensor_op", "xmma",     "h884",   "h1688", "s884",
-    "s1688", "i8816", "i16832",   "16816",    "1688gemm", "884gemm",   "nvjet",    "bf16s1688", "tf32",
-    "sm90_", "sm80_xmma", "cutlass_80_tensorop", "ampere_fp16", "ampere_bf16", "turing_fp16",
+    "hmma",        "imma",
+    "gmma",        "wgmma",
+    "tensorop",    "tensor_op",
+    "xmma",        "h884",
+    "h1688",       "s884",
+    "s1688",       "i8816",
+    "i16832",      "16816",
+    "1688gemm",    "884gemm",
+    "nvjet",       "bf16s1688",
+    "tf32",        "sm90_",
+    "sm80_xmma",   "cutlass_80_tensorop",
+    "ampere_fp16", "ampere_bf16",
+    "turing_fp16",
 };
 
 }  // namespace
@@ -31,19 +41,26 @@ bool is_tensor_core_kernel(std::string_view name) {
 
 std::string_view to_string(Severity s) {
   switch (s) {
-    case Severity::info: return "info";
-    case Severity::warning: return "warning";
-    case Severity::critical: return "critical";
+    case Severity::info:
+      return "info";
+    case Severity::warning:
+      return "warning";
+    case Severity::critical:
+      return "critical";
   }
   return "info";
 }
 
 std::string_view to_string(StepSource s) {
   switch (s) {
-    case StepSource::nvtx: return "nvtx";
-    case StepSource::profiler_step: return "profiler_step";
-    case StepSource::pattern: return "pattern";
-    case StepSource::none: break;
+    case StepSource::nvtx:
+      return "nvtx";
+    case StepSource::profiler_step:
+      return "profiler_step";
+    case StepSource::pattern:
+      return "pattern";
+    case StepSource::none:
+      break;
   }
   return "none";
 }
@@ -64,17 +81,16 @@ namespace detail {
 
 bool contains_nocase(std::string_view haystack, std::string_view lower_needle) {
   if (lower_needle.size() > haystack.size()) return false;
-  return std::search(haystack.begin(), haystack.end(), lower_needle.begin(), lower_needle.end(), [](char h, char n) {
-           return std::tolower(static_cast<unsigned char>(h)) == n;
-         }) != haystack.end();
+  return std::search(haystack.begin(), haystack.end(), lower_needle.begin(), lower_needle.end(),
+                     [](char h, char n) { return std::tolower(static_cast<unsigned char>(h)) == n; }) != haystack.end();
 }
 
 bool is_input_range_name(std::string_view name) {
   // PyTorch: "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
   // TensorFlow: "IteratorGetNext"; NVTX ranges of hand-written loops.
-  for (std::string_view f : {"dataloader", "data_loader", "data loader", "data_load", "data load", "load_batch",
-                             "load batch", "next_batch", "next batch", "iteratorgetnext", "input_pipeline",
-                             "input pipeline", "data_wait", "wait_for_data"})
+  for (std::string_view f :
+       {"dataloader", "data_loader", "data loader", "data_load", "data load", "load_batch", "load batch", "next_batch",
+        "next batch", "iteratorgetnext", "input_pipeline", "input pipeline", "data_wait", "wait_for_data"})
     if (contains_nocase(name, f)) return true;
   std::string lower;
   for (char c : name) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));

@@ -54,30 +54,30 @@ struct DeviceSummary {
   std::string name;
   std::int32_t compute_major = 0, compute_minor = 0;  // 0 when the source did not say
   std::uint32_t sm_count = 0;
-  std::int32_t rank = -1;            // distributed rank of the process that drove it, -1 unknown
-  TimeRange window;                  // first GPU op start .. last GPU op end on this device
-  TimeNs span_ns = 0;                // window.duration()
-  TimeNs busy_ns = 0;                // |union of all GPU ops (kernels, memcpys, memsets)|
-  double utilization = 0;            // busy_ns / span_ns
-  TimeNs kernel_busy_ns = 0;         // |union of kernels|
-  double kernel_concurrency = 0;     // time with >= 2 kernels in flight / kernel_busy_ns
-  double mean_kernels_in_flight = 0; // sum of kernel durations / kernel_busy_ns
-  TimeNs memcpy_ns = 0;              // |union of memcpys|
-  double memcpy_compute_overlap = 0; // |memcpy ∩ kernels| / memcpy_ns
-  TimeNs communication_ns = 0;       // |union of communication kernels|
+  std::int32_t rank = -1;                    // distributed rank of the process that drove it, -1 unknown
+  TimeRange window;                          // first GPU op start .. last GPU op end on this device
+  TimeNs span_ns = 0;                        // window.duration()
+  TimeNs busy_ns = 0;                        // |union of all GPU ops (kernels, memcpys, memsets)|
+  double utilization = 0;                    // busy_ns / span_ns
+  TimeNs kernel_busy_ns = 0;                 // |union of kernels|
+  double kernel_concurrency = 0;             // time with >= 2 kernels in flight / kernel_busy_ns
+  double mean_kernels_in_flight = 0;         // sum of kernel durations / kernel_busy_ns
+  TimeNs memcpy_ns = 0;                      // |union of memcpys|
+  double memcpy_compute_overlap = 0;         // |memcpy ∩ kernels| / memcpy_ns
+  TimeNs communication_ns = 0;               // |union of communication kernels|
   double communication_compute_overlap = 0;  // |comm ∩ non-comm kernels| / communication_ns
-  TimeNs idle_ns = 0;                // span_ns - busy_ns
-  TimeNs compute_ns = 0;             // |union of non-communication kernels|
-  TimeNs exposed_communication_ns = 0;  // |communication \ compute|: communication nothing hides
-  TimeNs memcpy_exposed_ns = 0;      // |memcpys \ kernels|
-  TimeNs kernel_time_ns = 0;         // sum of kernel durations (not a union)
+  TimeNs idle_ns = 0;                        // span_ns - busy_ns
+  TimeNs compute_ns = 0;                     // |union of non-communication kernels|
+  TimeNs exposed_communication_ns = 0;       // |communication \ compute|: communication nothing hides
+  TimeNs memcpy_exposed_ns = 0;              // |memcpys \ kernels|
+  TimeNs kernel_time_ns = 0;                 // sum of kernel durations (not a union)
   // The device's idle gaps (between ops of the union) by the cause of the op
   // that ends each gap: HTA's rules applied to the device instead of a stream.
   TimeNs idle_host_wait_ns = 0, idle_kernel_wait_ns = 0, idle_other_ns = 0;
   std::uint64_t kernels = 0, memcpys = 0, memsets = 0;
-  std::uint32_t streams = 0;         // streams with at least one GPU op
-  double sm_efficiency = 0;          // duration-weighted min(blocks / SMs, 1); 0 if SM count unknown
-  double achieved_tflops = 0;        // when the source knows FLOPs (bundled workload), else 0
+  std::uint32_t streams = 0;   // streams with at least one GPU op
+  double sm_efficiency = 0;    // duration-weighted min(blocks / SMs, 1); 0 if SM count unknown
+  double achieved_tflops = 0;  // when the source knows FLOPs (bundled workload), else 0
 };
 
 // [SECTION] Categories and hotspots ----------------------------------------------------------
@@ -87,17 +87,17 @@ struct DeviceSummary {
 // category `memory` holds copy kernels (concatenation, dtype casts).
 struct CategoryTime {
   KernelCategory category = KernelCategory::other;
-  TimeNs time_ns = 0;   // sum of kernel durations in this category
-  double share = 0;     // time_ns / Profile::kernel_time_ns
+  TimeNs time_ns = 0;  // sum of kernel durations in this category
+  double share = 0;    // time_ns / Profile::kernel_time_ns
   std::uint64_t count = 0;
   DurationStats stats;  // of the kernel durations (stats.total == time_ns)
 };
 
 struct Hotspot {
-  std::string name;     // demangled kernel name
+  std::string name;  // demangled kernel name
   KernelCategory category = KernelCategory::other;
   DurationStats stats;
-  double share = 0;     // stats.total / Profile::kernel_time_ns
+  double share = 0;                  // stats.total / Profile::kernel_time_ns
   std::uint32_t device = kNoDevice;  // kNoDevice when aggregated over devices
   bool tensor_cores = false;         // the name marks a tensor-core kernel (hmma, 16816, wgmma, …)
 };
@@ -108,7 +108,7 @@ enum class StepSource : std::uint8_t { none, nvtx, profiler_step, pattern };
 
 struct Step {
   std::int32_t index = 0;
-  std::string name;          // "ProfilerStep#12", NVTX "step 3", or "step 3" (pattern)
+  std::string name;  // "ProfilerStep#12", NVTX "step 3", or "step 3" (pattern)
   TimeRange range;
   // Breakdown of the step's wall time on its device, priority-ordered so the
   // parts add up to the step time: compute (non-communication kernels), then
@@ -125,7 +125,7 @@ struct Step {
 struct StepSummary {
   StepSource source = StepSource::none;
   std::vector<Step> steps;
-  DurationStats step_time;   // over steps
+  DurationStats step_time;  // over steps
   // Sums over all steps, so shares can be quoted for the whole run.
   TimeNs total_ns = 0, compute_ns = 0, communication_ns = 0, memcpy_ns = 0, idle_ns = 0, input_wait_ns = 0;
 };
@@ -146,13 +146,13 @@ struct IdleByCause {
 };
 
 struct LaunchStats {
-  std::uint64_t launches = 0;          // API calls linked to a GPU op
-  DurationStats cpu_launch;            // duration of the launching API calls
-  DurationStats gpu_duration;          // duration of the ops they launched
-  DurationStats launch_delay;          // op start - launching call end
-  std::uint64_t short_kernels = 0;     // GPU time < CPU launch time
-  double short_kernel_share = 0;       // short_kernels / launches
-  std::uint32_t max_queue_depth = 0;   // most ops launched and not yet started, on any stream
+  std::uint64_t launches = 0;               // API calls linked to a GPU op
+  DurationStats cpu_launch;                 // duration of the launching API calls
+  DurationStats gpu_duration;               // duration of the ops they launched
+  DurationStats launch_delay;               // op start - launching call end
+  std::uint64_t short_kernels = 0;          // GPU time < CPU launch time
+  double short_kernel_share = 0;            // short_kernels / launches
+  std::uint32_t max_queue_depth = 0;        // most ops launched and not yet started, on any stream
   std::uint64_t runtime_outliers = 0;       // launching calls longer than 50 µs (HTA's outlier rule)
   std::uint64_t launch_delay_outliers = 0;  // launch delays longer than 100 µs (HTA's outlier rule)
 };
@@ -163,32 +163,32 @@ struct LaunchStats {
 struct RankSummary {
   std::int32_t rank = -1;
   std::string source_file;
-  TimeNs clock_offset_ns = 0;          // added to this rank's times to align it with rank 0
+  TimeNs clock_offset_ns = 0;  // added to this rank's times to align it with rank 0
   TimeNs step_time_mean = 0;
   TimeNs communication_ns = 0;
   double utilization = 0;
   std::uint32_t device = kNoDevice;
-  TimeNs compute_ns = 0;               // |union of non-communication kernels|
+  TimeNs compute_ns = 0;  // |union of non-communication kernels|
   TimeNs exposed_communication_ns = 0;
-  TimeNs compute_per_step_ns = 0;      // compute_ns / steps (0 without steps)
+  TimeNs compute_per_step_ns = 0;  // compute_ns / steps (0 without steps)
 };
 
 // How far devices/ranks are from each other (0 = identical). Spreads are
 // (max - min) / mean over devices with GPU work.
 struct Skew {
-  std::uint32_t participants = 0;    // devices (or ranks) compared
-  double busy_spread = 0;            // of busy_ns
-  double compute_spread = 0;         // of compute_ns
-  double step_time_spread = 0;       // of mean step time
-  std::int32_t slowest_rank = -1;    // most compute (the one others wait for)
+  std::uint32_t participants = 0;  // devices (or ranks) compared
+  double busy_spread = 0;          // of busy_ns
+  double compute_spread = 0;       // of compute_ns
+  double step_time_spread = 0;     // of mean step time
+  std::int32_t slowest_rank = -1;  // most compute (the one others wait for)
   std::uint32_t slowest_device = kNoDevice;
 };
 
 // [SECTION] Synchronization and copies -------------------------------------------------
 
 struct SyncStats {
-  std::uint64_t count = 0;           // host-side synchronizations (device/stream/event syncs)
-  TimeNs total_ns = 0;               // time hosts spent blocked in them
+  std::uint64_t count = 0;  // host-side synchronizations (device/stream/event syncs)
+  TimeNs total_ns = 0;      // time hosts spent blocked in them
   std::uint64_t device_syncs = 0, stream_syncs = 0, event_syncs = 0;
   // GPU idle right after syncs: from each sync's end to the next op on its
   // device, when that device was idle then (the queue had drained).
@@ -198,14 +198,14 @@ struct SyncStats {
 struct MemcpyStats {
   std::uint64_t count = 0;
   std::uint64_t bytes = 0;
-  TimeNs time_ns = 0;                      // sum of copy durations
+  TimeNs time_ns = 0;                                     // sum of copy durations
   std::uint64_t htod = 0, dtoh = 0, dtod = 0, other = 0;  // counts by direction
-  std::uint64_t pageable = 0;              // copies with a pageable host side
+  std::uint64_t pageable = 0;                             // copies with a pageable host side
   TimeNs pageable_ns = 0;
   std::uint64_t pageable_bytes = 0;
-  std::uint64_t synchronous = 0;           // launched by a blocking call (cudaMemcpy, not …Async)
-  TimeNs synchronous_ns = 0;               // duration of those blocking calls
-  std::uint64_t memsets = 0;               // fills (memset rows)
+  std::uint64_t synchronous = 0;  // launched by a blocking call (cudaMemcpy, not …Async)
+  TimeNs synchronous_ns = 0;      // duration of those blocking calls
+  std::uint64_t memsets = 0;      // fills (memset rows)
   TimeNs memset_ns = 0;
 };
 
@@ -227,7 +227,7 @@ struct TemporalBreakdown {
 enum class Severity : std::uint8_t { info = 0, warning = 1, critical = 2 };
 
 struct Finding {
-  std::string id;              // stable rule id: "padding-hotspot", "low-concurrency", …
+  std::string id;  // stable rule id: "padding-hotspot", "low-concurrency", …
   Severity severity = Severity::info;
   std::string title;           // one line with the numbers
   std::string evidence;        // which kernels / metric vs threshold, in words
@@ -237,7 +237,7 @@ struct Finding {
   double threshold = 0;        // … and the threshold it crossed
   std::uint32_t device = kNoDevice;
   std::vector<TimeRange> ranges;     // where to look (the viewer zooms here)
-  std::vector<std::string> kernels; // kernel names involved, most expensive first
+  std::vector<std::string> kernels;  // kernel names involved, most expensive first
 };
 
 // [SECTION] Profile ---------------------------------------------------------------------------
@@ -247,22 +247,22 @@ struct Profile {
 
   TraceSource source = TraceSource::unknown;
   std::string producer;
-  std::vector<std::string> files;            // the analysed files (one per rank for jobs)
-  std::string clock_alignment;               // how ranks were put on one clock (jobs), else empty
-  TimeRange window;                          // whole trace
+  std::vector<std::string> files;  // the analysed files (one per rank for jobs)
+  std::string clock_alignment;     // how ranks were put on one clock (jobs), else empty
+  TimeRange window;                // whole trace
   std::vector<DeviceSummary> devices;
-  std::vector<CategoryTime> categories;      // every category with time > 0, largest first
-  std::vector<Hotspot> hotspots;             // per kernel name, largest total first
+  std::vector<CategoryTime> categories;  // every category with time > 0, largest first
+  std::vector<Hotspot> hotspots;         // per kernel name, largest total first
   StepSummary steps;
   std::vector<IdleByCause> idle;
   LaunchStats launches;
   std::vector<TemporalBreakdown> temporal_breakdown;  // one per rank
-  std::vector<RankSummary> ranks;            // per rank (and device); one row for a one-GPU trace
+  std::vector<RankSummary> ranks;                     // per rank (and device); one row for a one-GPU trace
   Skew skew;
   SyncStats syncs;
   MemcpyStats memcpys;
-  TimeNs kernel_time_ns = 0;                 // sum of all kernel durations (the share denominator)
-  std::vector<Finding> findings;             // largest saving first
+  TimeNs kernel_time_ns = 0;      // sum of all kernel durations (the share denominator)
+  std::vector<Finding> findings;  // largest saving first
   std::vector<std::pair<std::string, std::uint64_t>> trace_stats;  // copied from TraceMeta::stats
 };
 

@@ -184,8 +184,10 @@ bool BracketMedian::finish() {
 // place() writes before it knows whether the value is inside). Past kKeep
 // values inside, the median is left to the caller (overflow_).
 void BracketMedian::grow_kept() {
-  if (kept_.size() < kKeep + 1) reserve_kept(std::max<std::size_t>(2 * kept_.size(), 4096));
-  else overflow_ = true;
+  if (kept_.size() < kKeep + 1)
+    reserve_kept(std::max<std::size_t>(2 * kept_.size(), 4096));
+  else
+    overflow_ = true;
 }
 
 void BracketMedian::reserve_kept(std::size_t slots) {

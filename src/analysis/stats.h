@@ -45,7 +45,7 @@ DurationStats merge_approx(const DurationStats& a, const DurationStats& b);
 // (StreamingStats over more scans): exact either way.
 class BracketMedian {
  public:
-  static constexpr std::uint32_t kStride = 61;   // a prime: unlikely to alias with a period of the data
+  static constexpr std::uint32_t kStride = 61;  // a prime: unlikely to alias with a period of the data
   static constexpr std::size_t kKeep = std::size_t{1} << 20;
 
   void sample(TimeNs v) { sample_.push_back(v); }
@@ -74,8 +74,13 @@ class BracketMedian {
   class Placer {
    public:
     explicit Placer(BracketMedian& m)
-        : m_(&m), lo_(m.lo_), width_(static_cast<std::uint64_t>(m.hi_) - static_cast<std::uint64_t>(m.lo_)),
-          hist_(m.hist_.empty() ? nullptr : m.hist_.data()), keep_(m.keep_), buf_(m.kept_.data()), n_(m.kept_n_),
+        : m_(&m),
+          lo_(m.lo_),
+          width_(static_cast<std::uint64_t>(m.hi_) - static_cast<std::uint64_t>(m.lo_)),
+          hist_(m.hist_.empty() ? nullptr : m.hist_.data()),
+          keep_(m.keep_),
+          buf_(m.kept_.data()),
+          n_(m.kept_n_),
           cap_(m.kept_.size()) {}
     // Which side of the bracket a value falls on is as good as random, and
     // with many equal values (quantized clocks, a steady launch pattern) a
@@ -91,7 +96,8 @@ class BracketMedian {
       if (hist_) {
         hist_[in ? static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(lo_) : 0] += in;
       } else if (keep_) {
-        if (n_ == cap_) [[unlikely]] grow();
+        if (n_ == cap_) [[unlikely]]
+          grow();
         buf_[n_] = v;
         n_ += in;
       }
@@ -203,8 +209,10 @@ class StreamingStats {
       return;
     }
     if (x.resolved || v < x.lo || v > x.hi) return;
-    if (x.collecting) x.kept.push_back(v);
-    else ++x.count[(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(x.lo)) >> x.shift];
+    if (x.collecting)
+      x.kept.push_back(v);
+    else
+      ++x.count[(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(x.lo)) >> x.shift];
   }
   void end_pass();
   bool done() const;
@@ -232,11 +240,11 @@ class StreamingStats {
   struct Quantity {
     DurationStats stats;
     bool resolved = false;
-    bool collecting = false;   // this scan keeps the values in [lo, hi]
-    int level = 0;             // 0: log-linear buckets; then linear ones of 2^shift over [lo, hi]
+    bool collecting = false;  // this scan keeps the values in [lo, hi]
+    int level = 0;            // 0: log-linear buckets; then linear ones of 2^shift over [lo, hi]
     int shift = 0;
     TimeNs lo = 0, hi = 0;
-    std::size_t k = 0;         // rank of the median among the values in [lo, hi]
+    std::size_t k = 0;  // rank of the median among the values in [lo, hi]
     std::vector<std::uint32_t> count;
     std::vector<TimeNs> kept;
     // min/max start at the far ends (end_pass() zeroes them for no values).

@@ -33,8 +33,8 @@ bool is_profiler_step(std::string_view name) { return name.starts_with("Profiler
 bool is_step_name(std::string_view name) {
   std::string s;
   for (char c : name) s.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  for (std::string_view prefix : {"train_step", "training_step", "train step", "training step", "step",
-                                  "iteration", "iter"}) {
+  for (std::string_view prefix :
+       {"train_step", "training_step", "train step", "training step", "step", "iteration", "iter"}) {
     if (!std::string_view(s).starts_with(prefix)) continue;
     const std::string_view rest = std::string_view(s).substr(prefix.size());
     if (rest.empty()) return true;
@@ -164,10 +164,17 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
   const MemsetTable& z = t.memsets();
   auto visit = [&](OpRef op) {
     switch (op.table) {
-      case OpTable::kernel: add(k.track[op.row], k.end[op.row]); break;
-      case OpTable::memcpy: add(m.track[op.row], m.end[op.row]); break;
-      case OpTable::memset: add(z.track[op.row], z.end[op.row]); break;
-      default: break;
+      case OpTable::kernel:
+        add(k.track[op.row], k.end[op.row]);
+        break;
+      case OpTable::memcpy:
+        add(m.track[op.row], m.end[op.row]);
+        break;
+      case OpTable::memset:
+        add(z.track[op.row], z.end[op.row]);
+        break;
+      default:
+        break;
     }
   };
   const TimeNs from = s.range.start, to = s.range.end;
@@ -182,9 +189,12 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
       if (start[i] < from || start[i] >= to) continue;
       const RowIndex op = row[i];
       const auto kind = static_cast<OpTable>(table[i]);
-      if (kind == OpTable::kernel) add(k.track[op], k.end[op]);  // tests, not a jump table: kernels are most calls
-      else if (kind == OpTable::memcpy) add(m.track[op], m.end[op]);
-      else if (kind == OpTable::memset) add(z.track[op], z.end[op]);
+      if (kind == OpTable::kernel)
+        add(k.track[op], k.end[op]);  // tests, not a jump table: kernels are most calls
+      else if (kind == OpTable::memcpy)
+        add(m.track[op], m.end[op]);
+      else if (kind == OpTable::memset)
+        add(z.track[op], z.end[op]);
     }
   }
   flush();

@@ -27,9 +27,10 @@ void for_each_op_in_order(const Trace& t, TrackId track, F&& f) {
     const RowIndex* api;
     RowRange rows;
   };
-  Cur c[3] = {{t.kernels().start.data(), t.kernels().end.data(), t.kernels().api.data(), t.rows_of(TableId::kernels, track)},
-              {t.memcpys().start.data(), t.memcpys().end.data(), t.memcpys().api.data(), t.rows_of(TableId::memcpys, track)},
-              {t.memsets().start.data(), t.memsets().end.data(), t.memsets().api.data(), t.rows_of(TableId::memsets, track)}};
+  Cur c[3] = {
+      {t.kernels().start.data(), t.kernels().end.data(), t.kernels().api.data(), t.rows_of(TableId::kernels, track)},
+      {t.memcpys().start.data(), t.memcpys().end.data(), t.memcpys().api.data(), t.rows_of(TableId::memcpys, track)},
+      {t.memsets().start.data(), t.memsets().end.data(), t.memsets().api.data(), t.rows_of(TableId::memsets, track)}};
   // One table only (most streams): no merge.
   for (int i = 0; i < 3; ++i) {
     if (c[(i + 1) % 3].rows.empty() && c[(i + 2) % 3].rows.empty()) {
@@ -40,8 +41,7 @@ void for_each_op_in_order(const Trace& t, TrackId track, F&& f) {
   for (;;) {
     int best = -1;
     for (int i = 0; i < 3; ++i)
-      if (!c[i].rows.empty() && (best < 0 || c[i].start[c[i].rows.begin] < c[best].start[c[best].rows.begin]))
-        best = i;
+      if (!c[i].rows.empty() && (best < 0 || c[i].start[c[i].rows.begin] < c[best].start[c[best].rows.begin])) best = i;
     if (best < 0) return;
     // The earliest next start of the other tables: `best` goes on until it,
     // and through it on a tie if `best` is the lower table (the choice the
@@ -122,8 +122,7 @@ std::uint32_t general_queue_depth(const Trace& t, TrackId track) {
 // all three could not.
 class LaunchValues {
  public:
-  explicit LaunchValues(OpTotals& totals)
-      : totals_(totals), values_(std::make_unique<Chunk>()) {}
+  explicit LaunchValues(OpTotals& totals) : totals_(totals), values_(std::make_unique<Chunk>()) {}
   void add(TimeNs cpu, TimeNs gpu, TimeNs delay) {
     Chunk& c = *values_;
     c.v[0][n_] = cpu, c.v[1][n_] = gpu, c.v[2][n_] = delay;
@@ -144,7 +143,9 @@ class LaunchValues {
     BracketMedian::Placer place(totals_.launch[q]);
     TimeNs sum = 0, lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
     std::uint64_t outliers = 0;
-    const TimeNs outlier = q == OpTotals::kCpu ? 50'000 : q == OpTotals::kDelay ? 100'000 : std::numeric_limits<TimeNs>::max();
+    const TimeNs outlier = q == OpTotals::kCpu     ? 50'000
+                           : q == OpTotals::kDelay ? 100'000
+                                                   : std::numeric_limits<TimeNs>::max();
     for (std::size_t i = 0; i < n; ++i) {
       sum += v[i];
       lo = std::min(lo, v[i]);
@@ -219,8 +220,7 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
 // [SECTION] Host synchronizations -----------------------------------------------------------
 
 bool is_sync_api(std::string_view name) {
-  return name.find("Synchronize") != std::string_view::npos &&
-         (name.starts_with("cuda") || name.starts_with("cu"));
+  return name.find("Synchronize") != std::string_view::npos && (name.starts_with("cuda") || name.starts_with("cu"));
 }
 
 void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p) {
@@ -235,10 +235,17 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p) {
       ++out.count;
       out.total_ns += y.end[i] - y.start[i];
       switch (y.type_at(i)) {
-        case SyncType::context: ++out.device_syncs; break;
-        case SyncType::stream: ++out.stream_syncs; break;
-        case SyncType::event: ++out.event_syncs; break;
-        default: break;
+        case SyncType::context:
+          ++out.device_syncs;
+          break;
+        case SyncType::stream:
+          ++out.stream_syncs;
+          break;
+        case SyncType::event:
+          ++out.event_syncs;
+          break;
+        default:
+          break;
       }
     }
     return;
@@ -250,7 +257,7 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p) {
     std::int8_t& k = kind[a.name[i]];
     if (k < 0) {
       const std::string_view n = t.str(a.name[i]);
-      k = !is_sync_api(n) ? 0
+      k = !is_sync_api(n)                                                                           ? 0
           : (n.find("Device") != std::string_view::npos || n.find("Ctx") != std::string_view::npos) ? 1
           : n.find("Stream") != std::string_view::npos                                              ? 2
                                                                                                     : 3;
@@ -258,9 +265,12 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p) {
     if (k == 0) continue;
     ++out.count;
     out.total_ns += a.end[i] - a.start[i];
-    if (k == 1) ++out.device_syncs;
-    else if (k == 2) ++out.stream_syncs;
-    else ++out.event_syncs;
+    if (k == 1)
+      ++out.device_syncs;
+    else if (k == 2)
+      ++out.stream_syncs;
+    else
+      ++out.event_syncs;
   }
 }
 
@@ -278,10 +288,18 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     out.bytes += m.bytes[i];
     out.time_ns += dur;
     switch (kind) {
-      case CopyKind::htod: ++out.htod; break;
-      case CopyKind::dtoh: ++out.dtoh; break;
-      case CopyKind::dtod: ++out.dtod; break;
-      default: ++out.other; break;
+      case CopyKind::htod:
+        ++out.htod;
+        break;
+      case CopyKind::dtoh:
+        ++out.dtoh;
+        break;
+      case CopyKind::dtod:
+        ++out.dtod;
+        break;
+      default:
+        ++out.other;
+        break;
     }
     if (m.src_kind_at(i) == MemoryKind::pageable || m.dst_kind_at(i) == MemoryKind::pageable) {
       ++out.pageable;
@@ -295,8 +313,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     if (api == kNoRow) continue;
     const std::string_view call = t.str(t.api_calls().name[api]);
     if (call.find("emcpy") == std::string_view::npos || call.find("Async") != std::string_view::npos) continue;
-    if (kind == CopyKind::htod && m.bytes[i] <= std::uint64_t(opt.thresholds.sync_memcpy_htod_exempt_bytes))
-      continue;
+    if (kind == CopyKind::htod && m.bytes[i] <= std::uint64_t(opt.thresholds.sync_memcpy_htod_exempt_bytes)) continue;
     ++out.synchronous;
     const TimeRange call_range{t.api_calls().start[api], t.api_calls().end[api]};
     out.synchronous_ns += call_range.duration();

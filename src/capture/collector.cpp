@@ -6,8 +6,8 @@
 
 namespace gpuscope::capture {
 
-Collector::Collector(BufferPool& pool, std::unique_ptr<ChunkSink> sink,
-                     const std::function<void(TraceBuilder&)>& setup, CollectorOptions options)
+Collector::Collector(BufferPool& pool, std::unique_ptr<ChunkSink> sink, const std::function<void(TraceBuilder&)>& setup,
+                     CollectorOptions options)
     : pool_(pool), sink_(std::move(sink)), opt_(options), decoder_(builder_, options.decoder) {
   if (sink_) path_ = sink_->path();
   if (setup) setup(builder_);

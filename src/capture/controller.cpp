@@ -225,9 +225,12 @@ void setup_trace(TraceBuilder& b, const Controller& c) {
 
 std::string waiting_for(const Controller& c) {
   switch (c.range.kind) {
-    case CaptureRange::Kind::cuda_profiler_api: return "cudaProfilerStart()";
-    case CaptureRange::Kind::nvtx: return "an NVTX range named '" + c.range.nvtx_name + "'";
-    case CaptureRange::Kind::whole_run: break;
+    case CaptureRange::Kind::cuda_profiler_api:
+      return "cudaProfilerStart()";
+    case CaptureRange::Kind::nvtx:
+      return "an NVTX range named '" + c.range.nvtx_name + "'";
+    case CaptureRange::Kind::whole_run:
+      break;
   }
   return std::to_string(c.options.delay_s) + " s of delay";
 }
@@ -282,7 +285,8 @@ Summary start_locked(Controller& c, const Options& o) {
   co.flush_interval = std::chrono::milliseconds(o.flush_ms);
   co.decoder.pid = static_cast<std::uint32_t>(::getpid());
   co.decoder.thread_names_from_proc = true;
-  c.collector = std::make_unique<Collector>(*c.pool, std::move(sink), [&c](TraceBuilder& b) { setup_trace(b, c); }, co);
+  c.collector = std::make_unique<Collector>(
+      *c.pool, std::move(sink), [&c](TraceBuilder& b) { setup_trace(b, c); }, co);
   c.collector->set_tick(&tick);
   c.collector->set_before_finish([] { cupti::flush(true); });
   c.collector->set_on_chunk([&c, path](const CollectorStats& st) { report(c, "recording", summary_of(st, path)); });
@@ -513,9 +517,7 @@ void start_injected() noexcept {
 extern "C" {
 int cuptiNvtxInitialize2(const void* get_export_table);  // exported by libcupti; not in its headers
 
-static int gpuscope_nvtx_initialize(const void* get_export_table) {
-  return cuptiNvtxInitialize2(get_export_table);
-}
+static int gpuscope_nvtx_initialize(const void* get_export_table) { return cuptiNvtxInitialize2(get_export_table); }
 
 __attribute__((visibility("default"))) int (*InitializeInjectionNvtx2_fnptr)(const void*) = &gpuscope_nvtx_initialize;
 }

@@ -69,21 +69,36 @@ constexpr CUpti_CallbackId kNoisyRuntimeCalls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000,
 };
 constexpr CUpti_CallbackId kNoisyDriverCalls[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,       CUPTI_DRIVER_TRACE_CBID_cuCtxSetCurrent,
-    CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,        CUPTI_DRIVER_TRACE_CBID_cuCtxPushCurrent,
-    CUPTI_DRIVER_TRACE_CBID_cuCtxPopCurrent,       CUPTI_DRIVER_TRACE_CBID_cuCtxGetId,
-    CUPTI_DRIVER_TRACE_CBID_cuCtxGetFlags,         CUPTI_DRIVER_TRACE_CBID_cuCtxGetStreamPriorityRange,
-    CUPTI_DRIVER_TRACE_CBID_cuDeviceGet,           CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,
-    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount,      CUPTI_DRIVER_TRACE_CBID_cuDeviceGetName,
-    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState, CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion,
-    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,      CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuGetExportTable,      CUPTI_DRIVER_TRACE_CBID_cuGetErrorName,
-    CUPTI_DRIVER_TRACE_CBID_cuGetErrorString,      CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
-    CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes, CUPTI_DRIVER_TRACE_CBID_cuStreamIsCapturing,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo, CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3, CUPTI_DRIVER_TRACE_CBID_cuEventQuery,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,         CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute,
-    CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction,   CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSetCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxPushCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxPopCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetId,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetFlags,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetStreamPriorityRange,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGet,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetName,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState,
+    CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGetExportTable,
+    CUPTI_DRIVER_TRACE_CBID_cuGetErrorName,
+    CUPTI_DRIVER_TRACE_CBID_cuGetErrorString,
+    CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamIsCapturing,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3,
+    CUPTI_DRIVER_TRACE_CBID_cuEventQuery,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernel,
     CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunction,
 };
 
@@ -106,7 +121,8 @@ void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::si
   *max_records = 0;
 }
 
-void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) noexcept {
+void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t,
+                               std::size_t valid) noexcept {
   State& s = state();
   BufferPool* pool = s.pool.load(std::memory_order_acquire);
   if (!pool) return;
@@ -206,7 +222,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     const void* p = nv->functionParams;
     if (!p) return;
     switch (cbid) {
-      case CUPTI_CBID_NVTX_nvtxRangePushA: on_nvtx_push(static_cast<const nvtxRangePushA_params*>(p)->message); break;
+      case CUPTI_CBID_NVTX_nvtxRangePushA:
+        on_nvtx_push(static_cast<const nvtxRangePushA_params*>(p)->message);
+        break;
       case CUPTI_CBID_NVTX_nvtxRangePushEx:
         on_nvtx_push(nvtx_message(static_cast<const nvtxRangePushEx_params*>(p)->eventAttrib));
         break;
@@ -214,7 +232,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
         on_nvtx_push(nvtx_message(static_cast<const nvtxDomainRangePushEx_params*>(p)->core.eventAttrib));
         break;
       case CUPTI_CBID_NVTX_nvtxRangePop:
-      case CUPTI_CBID_NVTX_nvtxDomainRangePop: on_nvtx_pop(); break;
+      case CUPTI_CBID_NVTX_nvtxDomainRangePop:
+        on_nvtx_pop();
+        break;
       case CUPTI_CBID_NVTX_nvtxRangeStartA:
         on_nvtx_start(static_cast<const nvtxRangeStartA_params*>(p)->message, nv->functionReturnValue);
         break;
@@ -226,11 +246,14 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
         on_nvtx_start(nvtx_message(static_cast<const nvtxDomainRangeStartEx_params*>(p)->core.eventAttrib),
                       nv->functionReturnValue);
         break;
-      case CUPTI_CBID_NVTX_nvtxRangeEnd: on_nvtx_end(static_cast<const nvtxRangeEnd_params*>(p)->id); break;
+      case CUPTI_CBID_NVTX_nvtxRangeEnd:
+        on_nvtx_end(static_cast<const nvtxRangeEnd_params*>(p)->id);
+        break;
       case CUPTI_CBID_NVTX_nvtxDomainRangeEnd:
         on_nvtx_end(static_cast<const nvtxDomainRangeEnd_params*>(p)->core.id);
         break;
-      default: break;
+      default:
+        break;
     }
   }
 }
@@ -330,21 +353,36 @@ namespace {
 // CUPTI's enum names, for messages about the kinds activity_kinds() asks for.
 std::string activity_kind_name(std::uint32_t kind) {
   switch (kind) {
-    case CUPTI_ACTIVITY_KIND_DEVICE: return "DEVICE";
-    case CUPTI_ACTIVITY_KIND_CONTEXT: return "CONTEXT";
-    case CUPTI_ACTIVITY_KIND_STREAM: return "STREAM";
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: return "OVERHEAD";
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return "CONCURRENT_KERNEL";
-    case CUPTI_ACTIVITY_KIND_MEMCPY: return "MEMCPY";
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: return "MEMCPY2";
-    case CUPTI_ACTIVITY_KIND_MEMSET: return "MEMSET";
-    case CUPTI_ACTIVITY_KIND_RUNTIME: return "RUNTIME";
-    case CUPTI_ACTIVITY_KIND_DRIVER: return "DRIVER";
-    case CUPTI_ACTIVITY_KIND_MARKER: return "MARKER";
-    case CUPTI_ACTIVITY_KIND_MARKER_DATA: return "MARKER_DATA";
-    case CUPTI_ACTIVITY_KIND_NAME: return "NAME";
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return "SYNCHRONIZATION";
-    default: return std::to_string(kind);
+    case CUPTI_ACTIVITY_KIND_DEVICE:
+      return "DEVICE";
+    case CUPTI_ACTIVITY_KIND_CONTEXT:
+      return "CONTEXT";
+    case CUPTI_ACTIVITY_KIND_STREAM:
+      return "STREAM";
+    case CUPTI_ACTIVITY_KIND_OVERHEAD:
+      return "OVERHEAD";
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      return "CONCURRENT_KERNEL";
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      return "MEMCPY";
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+      return "MEMCPY2";
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      return "MEMSET";
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+      return "RUNTIME";
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+      return "DRIVER";
+    case CUPTI_ACTIVITY_KIND_MARKER:
+      return "MARKER";
+    case CUPTI_ACTIVITY_KIND_MARKER_DATA:
+      return "MARKER_DATA";
+    case CUPTI_ACTIVITY_KIND_NAME:
+      return "NAME";
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      return "SYNCHRONIZATION";
+    default:
+      return std::to_string(kind);
   }
 }
 }  // namespace
@@ -486,7 +524,8 @@ std::string explain_failure(const std::string& step, int result, const std::stri
     case CUPTI_ERROR_NOT_COMPATIBLE:
       if (needs_driver_check) *needs_driver_check = true;
       return "CUPTI could not start (" + step + ": " + code + ")";
-    default: return step + " failed: " + code;
+    default:
+      return step + " failed: " + code;
   }
 }
 

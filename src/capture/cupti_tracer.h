@@ -65,8 +65,8 @@ void disable() noexcept;
 // Never from a CUPTI callback.
 void flush(bool forced) noexcept;
 
-std::int64_t timestamp() noexcept;  // CUPTI's clock (CLOCK_REALTIME ns), 0 if unavailable
-std::string version() noexcept;     // "CUPTI 130001"
+std::int64_t timestamp() noexcept;    // CUPTI's clock (CLOCK_REALTIME ns), 0 if unavailable
+std::string version() noexcept;       // "CUPTI 130001"
 std::string result_name(int result);  // "CUPTI_ERROR_UNKNOWN"
 
 // The sentence subscribe()/enable() report for a CUPTI failure at `step`.

@@ -13,8 +13,8 @@
 
 extern "C" {
 
-int cuptiNvtxInitialize2(const void* get_export_table);       // exported by libcupti; not in its headers
-int cuptiNvtxExtensionInitialize(void* module_info);            // likewise (NVTX payload extensions)
+int cuptiNvtxInitialize2(const void* get_export_table);  // exported by libcupti; not in its headers
+int cuptiNvtxExtensionInitialize(void* module_info);     // likewise (NVTX payload extensions)
 
 __attribute__((visibility("default"))) int InitializeInjection(void) {
   gpuscope::capture::start_injected();  // noexcept

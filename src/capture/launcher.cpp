@@ -42,7 +42,7 @@ class ForwardSignals {
   ForwardSignals& operator=(const ForwardSignals&) = delete;
 
  private:
-  struct sigaction previous_[std::size(kForwarded)] {};
+  struct sigaction previous_[std::size(kForwarded)]{};
 };
 
 }  // namespace

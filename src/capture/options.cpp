@@ -84,8 +84,9 @@ std::optional<unsigned> parse_trace_list(std::string_view list, std::string* err
       }
     if (!known) {
       if (error)
-        *error = item.empty() ? "empty item in trace list '" + std::string(list) + "'"
-                              : "unknown trace kind '" + std::string(item) + "' (expected kernel, memcpy, api, nvtx, sync)";
+        *error = item.empty()
+                     ? "empty item in trace list '" + std::string(list) + "'"
+                     : "unknown trace kind '" + std::string(item) + "' (expected kernel, memcpy, api, nvtx, sync)";
       return std::nullopt;
     }
     if (comma == std::string_view::npos) break;
@@ -117,8 +118,7 @@ std::optional<CaptureRange> parse_capture_range(std::string_view text, std::stri
     r.nvtx_name = std::string(text.substr(5));
     return r;
   }
-  if (error)
-    *error = "unknown capture range '" + std::string(text) + "' (expected cuda-profiler-api or nvtx:NAME)";
+  if (error) *error = "unknown capture range '" + std::string(text) + "' (expected cuda-profiler-api or nvtx:NAME)";
   return std::nullopt;
 }
 
@@ -164,19 +164,25 @@ Options from_environment(std::string* warnings) {
   if (const char* v = env(kEnvOutput)) o.output = v;
   if (const char* v = env(kEnvTrace)) {
     std::string error;
-    if (auto t = parse_trace_list(v, &error)) o.trace = *t;
-    else warn(kEnvTrace, v, error);
+    if (auto t = parse_trace_list(v, &error))
+      o.trace = *t;
+    else
+      warn(kEnvTrace, v, error);
   }
   if (const char* v = env(kEnvRange)) {
     std::string error;
-    if (parse_capture_range(v, &error)) o.capture_range = v;
-    else warn(kEnvRange, v, error);
+    if (parse_capture_range(v, &error))
+      o.capture_range = v;
+    else
+      warn(kEnvRange, v, error);
   }
   auto seconds = [&](const char* name, double* out) {
     if (const char* v = env(name)) {
       double x = 0;
-      if (parse_number(v, &x) && std::isfinite(x) && x >= 0) *out = x;
-      else warn(name, v, "not a number of seconds");
+      if (parse_number(v, &x) && std::isfinite(x) && x >= 0)
+        *out = x;
+      else
+        warn(name, v, "not a number of seconds");
     }
   };
   seconds(kEnvDelay, &o.delay_s);
@@ -184,8 +190,10 @@ Options from_environment(std::string* warnings) {
   auto integer = [&](const char* name, auto* out) {
     if (const char* v = env(name)) {
       std::remove_pointer_t<decltype(out)> x = 0;
-      if (parse_number(v, &x)) *out = x;
-      else warn(name, v, "not a whole number");
+      if (parse_number(v, &x))
+        *out = x;
+      else
+        warn(name, v, "not a whole number");
     }
   };
   integer(kEnvBufferKb, &o.buffer_kb);
@@ -229,12 +237,25 @@ std::string expand_output_pattern(std::string_view pattern, std::uint32_t pid, s
       continue;
     }
     switch (pattern[i + 1]) {
-      case 'p': out += std::to_string(pid); break;
-      case 'h': out += host; break;
-      case 'r': out += std::to_string(rank < 0 ? 0 : rank); break;
-      case 'n': out += std::to_string(counter); break;
-      case '%': out += '%'; break;
-      default: out += pattern[i]; out += pattern[i + 1]; break;
+      case 'p':
+        out += std::to_string(pid);
+        break;
+      case 'h':
+        out += host;
+        break;
+      case 'r':
+        out += std::to_string(rank < 0 ? 0 : rank);
+        break;
+      case 'n':
+        out += std::to_string(counter);
+        break;
+      case '%':
+        out += '%';
+        break;
+      default:
+        out += pattern[i];
+        out += pattern[i + 1];
+        break;
     }
     ++i;
   }

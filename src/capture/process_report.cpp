@@ -80,12 +80,18 @@ std::vector<ProcessReport> read_process_reports(const std::string& dir) {
       const std::size_t eq = line.find('=');
       if (eq == std::string::npos) continue;
       const std::string key = line.substr(0, eq), value = line.substr(eq + 1);
-      if (key == "pid") r.pid = static_cast<std::uint32_t>(to_u64(value));
-      else if (key == "state") r.state = value;
-      else if (key == "ok") r.summary.ok = value == "1";
-      else if (key == "command") r.command = value;
-      else if (key == "output") r.summary.output = value;
-      else if (key == "message") r.summary.message = value;
+      if (key == "pid")
+        r.pid = static_cast<std::uint32_t>(to_u64(value));
+      else if (key == "state")
+        r.state = value;
+      else if (key == "ok")
+        r.summary.ok = value == "1";
+      else if (key == "command")
+        r.command = value;
+      else if (key == "output")
+        r.summary.output = value;
+      else if (key == "message")
+        r.summary.message = value;
       else
         for_each_count(r.summary, [&](const char* k, std::uint64_t& v) {
           if (key == k) v = to_u64(value);

@@ -40,47 +40,82 @@ const T& as(const void* record) {
 // Size of the records we know, to find a buffer's true end; 0 = unknown.
 std::size_t record_size(std::uint32_t kind) {
   switch (kind) {
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
-    case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: return sizeof(CUpti_ActivityMemcpyPtoP4);
-    case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      return sizeof(CUpti_ActivityKernel10);
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      return sizeof(CUpti_ActivityMemcpy6);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+      return sizeof(CUpti_ActivityMemcpyPtoP4);
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      return sizeof(CUpti_ActivityMemset4);
     case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
-    case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
-    case CUPTI_ACTIVITY_KIND_MARKER_DATA: return sizeof(CUpti_ActivityMarkerData2);
-    case CUPTI_ACTIVITY_KIND_NAME: return sizeof(CUpti_ActivityName);
-    case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
-    case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
-    case CUPTI_ACTIVITY_KIND_STREAM: return sizeof(CUpti_ActivityStream);
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
-    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return sizeof(CUpti_ActivityExternalCorrelation);
-    default: return 0;
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+      return sizeof(CUpti_ActivityAPI);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      return sizeof(CUpti_ActivitySynchronization2);
+    case CUPTI_ACTIVITY_KIND_MARKER:
+      return sizeof(CUpti_ActivityMarker2);
+    case CUPTI_ACTIVITY_KIND_MARKER_DATA:
+      return sizeof(CUpti_ActivityMarkerData2);
+    case CUPTI_ACTIVITY_KIND_NAME:
+      return sizeof(CUpti_ActivityName);
+    case CUPTI_ACTIVITY_KIND_DEVICE:
+      return sizeof(CUpti_ActivityDevice5);
+    case CUPTI_ACTIVITY_KIND_CONTEXT:
+      return sizeof(CUpti_ActivityContext3);
+    case CUPTI_ACTIVITY_KIND_STREAM:
+      return sizeof(CUpti_ActivityStream);
+    case CUPTI_ACTIVITY_KIND_OVERHEAD:
+      return sizeof(CUpti_ActivityOverhead3);
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+      return sizeof(CUpti_ActivityExternalCorrelation);
+    default:
+      return 0;
   }
 }
 
 std::string kind_name(std::uint32_t kind) {
   switch (kind) {
-    case CUPTI_ACTIVITY_KIND_KERNEL: return "kernel_serialized";
-    case CUPTI_ACTIVITY_KIND_MARKER: return "nvtx_sync_marker";
-    case CUPTI_ACTIVITY_KIND_NAME: return "name_of_other_object";
-    case CUPTI_ACTIVITY_KIND_CDP_KERNEL: return "cdp_kernel";
-    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return "external_correlation";
-    case CUPTI_ACTIVITY_KIND_CUDA_EVENT: return "cuda_event";
-    case CUPTI_ACTIVITY_KIND_MEMORY2: return "memory2";
-    case CUPTI_ACTIVITY_KIND_MEMORY_POOL: return "memory_pool";
-    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: return "graph_trace";
-    case CUPTI_ACTIVITY_KIND_JIT: return "jit";
-    case CUPTI_ACTIVITY_KIND_DEVICE_ATTRIBUTE: return "device_attribute";
-    case CUPTI_ACTIVITY_KIND_ENVIRONMENT: return "environment";
-    case CUPTI_ACTIVITY_KIND_PREEMPTION: return "preemption";
-    case CUPTI_ACTIVITY_KIND_FUNCTION: return "function";
-    case CUPTI_ACTIVITY_KIND_MODULE: return "module";
-    case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER: return "unified_memory_counter";
-    case CUPTI_ACTIVITY_KIND_NVLINK: return "nvlink";
-    case CUPTI_ACTIVITY_KIND_PCIE: return "pcie";
-    case CUPTI_ACTIVITY_KIND_OPENMP: return "openmp";
-    default: return "kind_" + std::to_string(kind);
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+      return "kernel_serialized";
+    case CUPTI_ACTIVITY_KIND_MARKER:
+      return "nvtx_sync_marker";
+    case CUPTI_ACTIVITY_KIND_NAME:
+      return "name_of_other_object";
+    case CUPTI_ACTIVITY_KIND_CDP_KERNEL:
+      return "cdp_kernel";
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+      return "external_correlation";
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+      return "cuda_event";
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+      return "memory2";
+    case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+      return "memory_pool";
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+      return "graph_trace";
+    case CUPTI_ACTIVITY_KIND_JIT:
+      return "jit";
+    case CUPTI_ACTIVITY_KIND_DEVICE_ATTRIBUTE:
+      return "device_attribute";
+    case CUPTI_ACTIVITY_KIND_ENVIRONMENT:
+      return "environment";
+    case CUPTI_ACTIVITY_KIND_PREEMPTION:
+      return "preemption";
+    case CUPTI_ACTIVITY_KIND_FUNCTION:
+      return "function";
+    case CUPTI_ACTIVITY_KIND_MODULE:
+      return "module";
+    case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER:
+      return "unified_memory_counter";
+    case CUPTI_ACTIVITY_KIND_NVLINK:
+      return "nvlink";
+    case CUPTI_ACTIVITY_KIND_PCIE:
+      return "pcie";
+    case CUPTI_ACTIVITY_KIND_OPENMP:
+      return "openmp";
+    default:
+      return "kind_" + std::to_string(kind);
   }
 }
 
@@ -96,26 +131,41 @@ MemoryKind memory_kind(unsigned k) {
 
 SyncType sync_type(std::uint32_t t) {
   switch (t) {
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return SyncType::event;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return SyncType::stream_wait_event;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return SyncType::stream;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return SyncType::context;
-    default: return SyncType::unknown;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
+      return SyncType::event;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
+      return SyncType::stream_wait_event;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
+      return SyncType::stream;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
+      return SyncType::context;
+    default:
+      return SyncType::unknown;
   }
 }
 
 std::string_view overhead_kind_name(std::uint32_t k) {
   switch (k) {
-    case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER: return "driver_compiler";
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH: return "cupti_buffer_flush";
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION: return "cupti_instrumentation";
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE: return "cupti_resource";
-    case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING: return "runtime_module_loading";
-    case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING: return "lazy_function_loading";
-    case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL: return "command_buffer_full";
-    case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST: return "activity_buffer_request";
-    case CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT: return "uvm_activity_init";
-    default: return "unknown";
+    case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER:
+      return "driver_compiler";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH:
+      return "cupti_buffer_flush";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION:
+      return "cupti_instrumentation";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE:
+      return "cupti_resource";
+    case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING:
+      return "runtime_module_loading";
+    case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING:
+      return "lazy_function_loading";
+    case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL:
+      return "command_buffer_full";
+    case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST:
+      return "activity_buffer_request";
+    case CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT:
+      return "uvm_activity_init";
+    default:
+      return "unknown";
   }
 }
 
@@ -167,21 +217,51 @@ std::size_t RecordDecoder::decode(const std::uint8_t* buffer, std::size_t valid_
     end_known = size != 0;
     known_end = offset + size;
     switch (kind) {
-      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: on_kernel(record); break;
-      case CUPTI_ACTIVITY_KIND_MEMCPY: on_memcpy(record); break;
-      case CUPTI_ACTIVITY_KIND_MEMCPY2: on_memcpy_p2p(record); break;
-      case CUPTI_ACTIVITY_KIND_MEMSET: on_memset(record); break;
-      case CUPTI_ACTIVITY_KIND_RUNTIME: on_api(record, false); break;
-      case CUPTI_ACTIVITY_KIND_DRIVER: on_api(record, true); break;
-      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: on_sync(record); break;
-      case CUPTI_ACTIVITY_KIND_MARKER: on_marker(record); break;
-      case CUPTI_ACTIVITY_KIND_MARKER_DATA: on_marker_data(record); break;
-      case CUPTI_ACTIVITY_KIND_NAME: on_name(record); break;
-      case CUPTI_ACTIVITY_KIND_DEVICE: on_device(record); break;
-      case CUPTI_ACTIVITY_KIND_CONTEXT: on_context(record); break;
-      case CUPTI_ACTIVITY_KIND_STREAM: on_stream(record); break;
-      case CUPTI_ACTIVITY_KIND_OVERHEAD: on_overhead(record); break;
-      default: skip(kind); break;
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        on_kernel(record);
+        break;
+      case CUPTI_ACTIVITY_KIND_MEMCPY:
+        on_memcpy(record);
+        break;
+      case CUPTI_ACTIVITY_KIND_MEMCPY2:
+        on_memcpy_p2p(record);
+        break;
+      case CUPTI_ACTIVITY_KIND_MEMSET:
+        on_memset(record);
+        break;
+      case CUPTI_ACTIVITY_KIND_RUNTIME:
+        on_api(record, false);
+        break;
+      case CUPTI_ACTIVITY_KIND_DRIVER:
+        on_api(record, true);
+        break;
+      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+        on_sync(record);
+        break;
+      case CUPTI_ACTIVITY_KIND_MARKER:
+        on_marker(record);
+        break;
+      case CUPTI_ACTIVITY_KIND_MARKER_DATA:
+        on_marker_data(record);
+        break;
+      case CUPTI_ACTIVITY_KIND_NAME:
+        on_name(record);
+        break;
+      case CUPTI_ACTIVITY_KIND_DEVICE:
+        on_device(record);
+        break;
+      case CUPTI_ACTIVITY_KIND_CONTEXT:
+        on_context(record);
+        break;
+      case CUPTI_ACTIVITY_KIND_STREAM:
+        on_stream(record);
+        break;
+      case CUPTI_ACTIVITY_KIND_OVERHEAD:
+        on_overhead(record);
+        break;
+      default:
+        skip(kind);
+        break;
     }
   }
   counts_.records += walked;
@@ -352,7 +432,7 @@ void RecordDecoder::on_overhead(const void* record) {
   // Overhead on a thread goes on that thread; anything else (device,
   // context, process) on the process's "CUPTI" row (tid 0).
   r.track = o.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? cpu_track(o.objectId.pt.processId, o.objectId.pt.threadId)
-                                                          : cpu_track(opt_.pid, 0);
+                                                         : cpu_track(opt_.pid, 0);
   r.kind = b_.intern(overhead_kind_name(o.overheadKind));
   b_.add_overhead(r);
   ++counts_.overheads;
@@ -429,8 +509,10 @@ void RecordDecoder::on_marker_data(const void* record) {
   const auto& d = as<CUpti_ActivityMarkerData2>(record);
   MarkerData data;
   if (d.flags & CUPTI_ACTIVITY_FLAG_MARKER_COLOR_ARGB) data.color = d.color;
-  if (d.payloadKind == CUPTI_METRIC_VALUE_KIND_INT64) data.payload = d.payload.metricValueInt64;
-  else if (d.payloadKind == CUPTI_METRIC_VALUE_KIND_UINT64) data.payload = static_cast<std::int64_t>(d.payload.metricValueUint64);
+  if (d.payloadKind == CUPTI_METRIC_VALUE_KIND_INT64)
+    data.payload = d.payload.metricValueInt64;
+  else if (d.payloadKind == CUPTI_METRIC_VALUE_KIND_UINT64)
+    data.payload = static_cast<std::int64_t>(d.payload.metricValueUint64);
   if (auto it = open_markers_.find(d.id); it != open_markers_.end()) {
     it->second.color = data.color;
     it->second.payload = data.payload;
@@ -477,7 +559,9 @@ void RecordDecoder::on_name(const void* record) {
     case CUPTI_ACTIVITY_OBJECT_DEVICE:
       b_.meta().set_property("device." + std::to_string(n.objectId.dcs.deviceId) + ".nvtx_name", n.name);
       break;
-    default: skip(CUPTI_ACTIVITY_KIND_NAME); break;
+    default:
+      skip(CUPTI_ACTIVITY_KIND_NAME);
+      break;
   }
 }
 
@@ -533,7 +617,8 @@ TrackId RecordDecoder::gpu_track(std::uint32_t device, std::uint32_t stream) {
   t.stream = stream;
   t.pid = opt_.pid;
   t.name = "stream " + std::to_string(stream);
-  if (null_streams_.count(key)) t.name += " (default)";
+  if (null_streams_.count(key))
+    t.name += " (default)";
   else if (const auto p = stream_priority_.find(key); p != stream_priority_.end())
     t.name += " (priority " + std::to_string(p->second) + ")";
   const TrackId id = b_.add_track(t);
@@ -548,8 +633,10 @@ TrackId RecordDecoder::cpu_track(std::uint32_t pid, std::uint32_t tid) {
   t.kind = TrackKind::cpu;
   t.pid = pid;
   t.tid = tid;
-  if (tid == 0) t.name = "CUPTI";
-  else if (opt_.thread_names_from_proc && pid == opt_.pid) t.name = thread_name_from_proc(pid, tid);
+  if (tid == 0)
+    t.name = "CUPTI";
+  else if (opt_.thread_names_from_proc && pid == opt_.pid)
+    t.name = thread_name_from_proc(pid, tid);
   const TrackId id = b_.add_track(t);
   cpu_tracks_.emplace(key, id);
   return id;
@@ -574,7 +661,8 @@ StringId RecordDecoder::api_name(bool driver, std::uint32_t cbid) {
   std::vector<StringId>& cache = driver ? driver_names_ : runtime_names_;
   if (cbid < kMaxCallbackId && cbid < cache.size() && cache[cbid] != kEmptyString) return cache[cbid];
   const char* name = nullptr;
-  const CUptiResult r = cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name);
+  const CUptiResult r =
+      cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name);
   const StringId id = r == CUPTI_SUCCESS && name && *name
                           ? b_.intern(strip_version(name))
                           : b_.intern((driver ? "cuda_driver_cbid_" : "cuda_runtime_cbid_") + std::to_string(cbid));

@@ -36,7 +36,7 @@
 namespace gpuscope::capture {
 
 struct DecoderOptions {
-  std::uint32_t pid = 0;          // this process; owner of GPU tracks and of records without a thread
+  std::uint32_t pid = 0;                // this process; owner of GPU tracks and of records without a thread
   bool thread_names_from_proc = false;  // name CPU tracks of `pid` from /proc/<pid>/task/<tid>/comm
 };
 
@@ -105,10 +105,10 @@ class RecordDecoder {
   DecodeCounts counts_;
 
   std::unordered_map<std::uint64_t, TrackId> gpu_tracks_, cpu_tracks_;
-  std::unordered_map<StringId, StringId> demangled_;  // mangled -> display name
-  std::vector<StringId> runtime_names_, driver_names_;  // by callback id, 0 = not looked up yet
+  std::unordered_map<StringId, StringId> demangled_;                 // mangled -> display name
+  std::vector<StringId> runtime_names_, driver_names_;               // by callback id, 0 = not looked up yet
   std::unordered_map<std::uint32_t, std::uint32_t> context_device_;  // CUPTI context id -> device
-  std::unordered_map<std::uint64_t, std::uint32_t> null_streams_;    // (device, stream) that are a context's NULL stream
+  std::unordered_map<std::uint64_t, std::uint32_t> null_streams_;  // (device, stream) that are a context's NULL stream
   std::unordered_map<std::uint64_t, std::int32_t> stream_priority_;  // (device, stream) -> priority, if not 0
   std::unordered_map<std::uint32_t, PendingMarker> open_markers_;    // NVTX id -> started range / mark
   std::unordered_map<std::uint32_t, MarkerData> early_data_;         // MARKER_DATA seen before its MARKER

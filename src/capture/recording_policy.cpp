@@ -8,8 +8,7 @@ RecordingPolicy::Clock::duration seconds(double s) {
 }
 }  // namespace
 
-RecordingPolicy::RecordingPolicy(CaptureRange::Kind kind, double delay_s, double duration_s,
-                                 Clock::time_point started)
+RecordingPolicy::RecordingPolicy(CaptureRange::Kind kind, double delay_s, double duration_s, Clock::time_point started)
     : kind_(kind), delay_(seconds(delay_s)), duration_(seconds(duration_s)), started_(started) {}
 
 // Also notices a duration that ran out while no range was open: recording

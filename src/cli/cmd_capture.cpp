@@ -59,8 +59,9 @@ std::string find_inject_library() {
 #ifdef GPUSCOPE_INJECT_LIBRARY
   if (fs::exists(GPUSCOPE_INJECT_LIBRARY, ec)) return GPUSCOPE_INJECT_LIBRARY;
 #endif
-  throw Error("capture: libgpuscope_inject.so not found next to gpuscope (../lib/) nor where it was built; "
-              "set GPUSCOPE_INJECT_LIBRARY");
+  throw Error(
+      "capture: libgpuscope_inject.so not found next to gpuscope (../lib/) nor where it was built; "
+      "set GPUSCOPE_INJECT_LIBRARY");
 }
 
 // A private directory the injected processes report into.
@@ -96,10 +97,14 @@ std::string with_commas(std::uint64_t v) {
 
 std::string human_bytes(std::uint64_t b) {
   char buf[32];
-  if (b >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(b) / (1ull << 30));
-  else if (b >= (1ull << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(b) / (1ull << 20));
-  else if (b >= 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / 1024);
-  else std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
+  if (b >= (1ull << 30))
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(b) / (1ull << 30));
+  else if (b >= (1ull << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(b) / (1ull << 20));
+  else if (b >= 1024)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / 1024);
+  else
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
   return buf;
 }
 
@@ -126,7 +131,8 @@ void print_report(const capture::ProcessReport& r) {
                static_cast<double>(s.overhead_ns) / 1e6, human_bytes(s.pool_peak_bytes).c_str());
   if (r.state == "waiting" || (r.state == "finished" && s.message.find("never began") != std::string::npos))
     std::fprintf(stderr, "gpuscope:     %s\n", s.message.c_str());
-  if (!s.ok && !s.message.empty() && r.state != "waiting") std::fprintf(stderr, "gpuscope:     %s\n", s.message.c_str());
+  if (!s.ok && !s.message.empty() && r.state != "waiting")
+    std::fprintf(stderr, "gpuscope:     %s\n", s.message.c_str());
 }
 
 int run_capture(const CaptureArgs& a) {
@@ -228,8 +234,9 @@ void add_capture(CLI::App& app, Context& ctx) {
     ctx.exit_code = run_capture(*args);
 #else
     (void)ctx;
-    throw Error("capture: this gpuscope was built without CUDA support (configure on a machine with the CUDA toolkit, "
-                "-DGPUSCOPE_CUDA=ON)");
+    throw Error(
+        "capture: this gpuscope was built without CUDA support (configure on a machine with the CUDA toolkit, "
+        "-DGPUSCOPE_CUDA=ON)");
 #endif
   });
 }

@@ -99,8 +99,7 @@ void add(CLI::App& app, Context&) {
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--steps", args->steps, "Steps listed (default: 12 in text, all in JSON)")
       ->check(CLI::Range(0, 100000000));
-  cmd->add_option("--device", args->device, "Analyse only this GPU (CUDA device ordinal)")
-      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--device", args->device, "Analyse only this GPU (CUDA device ordinal)")->check(CLI::Range(0, 65535));
   cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output");
   cmd->callback([args] { run(*args); });
 }

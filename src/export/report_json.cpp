@@ -28,8 +28,8 @@ using Json = nlohmann::ordered_json;
 Json device_or_null(std::uint32_t device) { return device == kNoDevice ? Json(nullptr) : Json(device); }
 
 Json stats_json(const DurationStats& s) {
-  return Json{{"count", s.count}, {"total_ns", s.total}, {"min_ns", s.min},      {"max_ns", s.max},
-              {"mean_ns", s.mean}, {"median_ns", s.median}};
+  return Json{{"count", s.count}, {"total_ns", s.total}, {"min_ns", s.min},
+              {"max_ns", s.max},  {"mean_ns", s.mean},   {"median_ns", s.median}};
 }
 
 Json range_json(const TimeRange& r) { return Json{{"start_ns", r.start}, {"end_ns", r.end}}; }
@@ -127,9 +127,12 @@ class Reader {
   std::int64_t i64(const Json& obj, const char* key, const std::string& path) const {
     const Json& v = member(obj, key, path);
     std::int64_t x = 0;
-    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::uint64_t(kLimit)) x = v.get<std::int64_t>();
-    else if (v.is_number_integer() && !v.is_number_unsigned()) x = v.get<std::int64_t>();
-    else fail(join(path, key), "expected an integer");
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::uint64_t(kLimit))
+      x = v.get<std::int64_t>();
+    else if (v.is_number_integer() && !v.is_number_unsigned())
+      x = v.get<std::int64_t>();
+    else
+      fail(join(path, key), "expected an integer");
     if (x > kLimit || x < -kLimit) fail(join(path, key), "out of range");
     return x;
   }
@@ -208,12 +211,16 @@ void check_depth(std::string_view text, const Reader& r) {
   bool in_string = false, escape = false;
   for (char c : text) {
     if (in_string) {
-      if (escape) escape = false;
-      else if (c == '\\') escape = true;
-      else if (c == '"') in_string = false;
+      if (escape)
+        escape = false;
+      else if (c == '\\')
+        escape = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
+    if (c == '"')
+      in_string = true;
     else if (c == '[' || c == '{') {
       if (++depth > 32) r.fail("", "nested more than 32 levels deep: not a gpuscope report");
     } else if (c == ']' || c == '}') {
@@ -274,15 +281,10 @@ std::string report_json(const Profile& p, const ReportJsonOptions& o) {
   }
   j["steps"] = std::move(steps);
   const StepSummary& ss = p.steps;
-  j["step_summary"] = Json{{"source", to_string(ss.source)},
-                           {"count", ss.steps.size()},
-                           {"step_time", stats_json(ss.step_time)},
-                           {"total_ns", ss.total_ns},
-                           {"compute_ns", ss.compute_ns},
-                           {"communication_ns", ss.communication_ns},
-                           {"memcpy_ns", ss.memcpy_ns},
-                           {"idle_ns", ss.idle_ns},
-                           {"input_wait_ns", ss.input_wait_ns}};
+  j["step_summary"] =
+      Json{{"source", to_string(ss.source)}, {"count", ss.steps.size()},    {"step_time", stats_json(ss.step_time)},
+           {"total_ns", ss.total_ns},        {"compute_ns", ss.compute_ns}, {"communication_ns", ss.communication_ns},
+           {"memcpy_ns", ss.memcpy_ns},      {"idle_ns", ss.idle_ns},       {"input_wait_ns", ss.input_wait_ns}};
 
   Json idle = Json::array();
   for (const IdleByCause& i : p.idle)
@@ -621,7 +623,8 @@ Profile parse_report_json(std::string_view text, const std::string& file) {
     f.threshold = r.f64(x, "threshold", at);
     f.device = r.device(x, "device", at);
     const Json& ranges = r.array(x, "ranges", at);
-    for (std::size_t k = 0; k < ranges.size(); ++k) f.ranges.push_back(r.range(ranges[k], Reader::at(at + ".ranges", k)));
+    for (std::size_t k = 0; k < ranges.size(); ++k)
+      f.ranges.push_back(r.range(ranges[k], Reader::at(at + ".ranges", k)));
     const Json& kernels = r.array(x, "kernels", at);
     for (std::size_t k = 0; k < kernels.size(); ++k) {
       if (!kernels[k].is_string()) r.fail(Reader::at(at + ".kernels", k), "expected a string");
@@ -632,7 +635,8 @@ Profile parse_report_json(std::string_view text, const std::string& file) {
 
   const Json& stats = r.member(j, "trace_stats", "");
   if (!stats.is_object()) r.fail("trace_stats", "expected an object");
-  for (const auto& item : stats.items()) p.trace_stats.emplace_back(item.key(), r.u64(stats, item.key().c_str(), "trace_stats"));
+  for (const auto& item : stats.items())
+    p.trace_stats.emplace_back(item.key(), r.u64(stats, item.key().c_str(), "trace_stats"));
   return p;
 }
 
@@ -674,12 +678,12 @@ std::string diff_json(const ProfileDiff& d, bool pretty) {
       if (!present) return Json(nullptr);
       return Json{{"severity", to_string(s)}, {"metric", metric}, {"saving_ns", saving}, {"title", title}};
     };
-    findings.push_back(Json{
-        {"id", f.id},
-        {"change", to_string(f.change)},
-        {"threshold", f.threshold},
-        {"before", side(f.in_before, f.before_severity, f.before_metric, f.before_saving_ns, f.before_title)},
-        {"after", side(f.in_after, f.after_severity, f.after_metric, f.after_saving_ns, f.after_title)}});
+    findings.push_back(
+        Json{{"id", f.id},
+             {"change", to_string(f.change)},
+             {"threshold", f.threshold},
+             {"before", side(f.in_before, f.before_severity, f.before_metric, f.before_saving_ns, f.before_title)},
+             {"after", side(f.in_after, f.after_severity, f.after_metric, f.after_saving_ns, f.after_title)}});
   }
   j["findings"] = std::move(findings);
   j["summary"] = d.summary;

@@ -13,9 +13,9 @@
 namespace gpuscope {
 
 struct ReportJsonOptions {
-  std::size_t top = 0;          // hotspots written; 0 = all
-  std::size_t max_steps = 0;    // steps written; 0 = all
-  bool pretty = true;           // indented (2 spaces) or one line
+  std::size_t top = 0;        // hotspots written; 0 = all
+  std::size_t max_steps = 0;  // steps written; 0 = all
+  bool pretty = true;         // indented (2 spaces) or one line
 };
 
 std::string report_json(const Profile& p, const ReportJsonOptions& options = {});

@@ -89,10 +89,14 @@ std::string wrap(std::string_view text, std::size_t width, const std::string& fi
 
 std::string source_words(TraceSource s) {
   switch (s) {
-    case TraceSource::cupti: return "captured with gpuscope (CUPTI)";
-    case TraceSource::chrome_json: return "imported Chrome/Kineto JSON";
-    case TraceSource::synthetic: return "SYNTHETIC trace (generated, not measured)";
-    case TraceSource::unknown: break;
+    case TraceSource::cupti:
+      return "captured with gpuscope (CUPTI)";
+    case TraceSource::chrome_json:
+      return "imported Chrome/Kineto JSON";
+    case TraceSource::synthetic:
+      return "SYNTHETIC trace (generated, not measured)";
+    case TraceSource::unknown:
+      break;
   }
   return "source unknown or mixed";
 }
@@ -175,9 +179,10 @@ std::vector<Answer> answers(const Profile& p) {
     if (first_of(p, {"input-bound"})) {
       yes(q, {"input-bound"});
     } else if (st.total_ns > 0) {
-      out.push_back({q, "no", "the GPU waits for input " + percent1(double(st.input_wait_ns) / double(st.total_ns)) +
-                                  " of step time and is idle " + percent1(double(st.idle_ns) / double(st.total_ns)) +
-                                  " of it in all"});
+      out.push_back({q, "no",
+                     "the GPU waits for input " + percent1(double(st.input_wait_ns) / double(st.total_ns)) +
+                         " of step time and is idle " + percent1(double(st.idle_ns) / double(st.total_ns)) +
+                         " of it in all"});
     } else {
       out.push_back({q, "no", "the GPUs are idle " + percent1(1.0 - util) + " of their span"});
     }
@@ -185,21 +190,27 @@ std::vector<Answer> answers(const Profile& p) {
   // Communication.
   {
     std::string q = "overlap all-reduce with backward?";
-    if (first_of(p, {"exposed-communication"})) yes(q, {"exposed-communication"});
-    else if (comm == 0) out.push_back({q, "n/a", "no communication kernels in this trace"});
+    if (first_of(p, {"exposed-communication"}))
+      yes(q, {"exposed-communication"});
+    else if (comm == 0)
+      out.push_back({q, "n/a", "no communication kernels in this trace"});
     else
-      out.push_back({q, "no", "communication with no compute alongside is " +
-                                  percent1(span ? double(exposed) / double(span) : 0.0) +
-                                  " of the GPUs' time (" + percent1(1.0 - double(exposed) / double(comm)) +
-                                  " of communication already runs under compute)"});
+      out.push_back({q, "no",
+                     "communication with no compute alongside is " +
+                         percent1(span ? double(exposed) / double(span) : 0.0) + " of the GPUs' time (" +
+                         percent1(1.0 - double(exposed) / double(comm)) +
+                         " of communication already runs under compute)"});
   }
   // Weight update.
   {
     std::string q = "overlap the weight update?";
     const double opt = category_share(p, {KernelCategory::optimizer});
-    if (first_of(p, {"serialized-weight-update"})) yes(q, {"serialized-weight-update"});
-    else if (opt == 0) out.push_back({q, "n/a", "no optimizer kernels recognised in this trace"});
-    else out.push_back({q, "no", "optimizer kernels are " + percent1(opt) + " of kernel time; too little to matter"});
+    if (first_of(p, {"serialized-weight-update"}))
+      yes(q, {"serialized-weight-update"});
+    else if (opt == 0)
+      out.push_back({q, "n/a", "no optimizer kernels recognised in this trace"});
+    else
+      out.push_back({q, "no", "optimizer kernels are " + percent1(opt) + " of kernel time; too little to matter"});
   }
   // Streams.
   {
@@ -207,14 +218,14 @@ std::vector<Answer> answers(const Profile& p) {
     if (first_of(p, {"low-concurrency"})) {
       yes(q, {"low-concurrency"});
     } else if (util >= 0.9) {
-      out.push_back({q, "no", "the GPUs are busy " + percent1(util) + " of their span (kernel concurrency " +
-                                  percent1(conc) +
-                                  "): there is no idle time for another stream to fill; make the kernels shorter "
-                                  "instead"});
+      out.push_back({q, "no",
+                     "the GPUs are busy " + percent1(util) + " of their span (kernel concurrency " + percent1(conc) +
+                         "): there is no idle time for another stream to fill; make the kernels shorter "
+                         "instead"});
     } else {
-      out.push_back({q, "no", "kernel concurrency is " + percent1(conc) + " and the idle time (" +
-                                  percent1(1.0 - util) +
-                                  " of the span) has other causes: see the findings on idle time"});
+      out.push_back({q, "no",
+                     "kernel concurrency is " + percent1(conc) + " and the idle time (" + percent1(1.0 - util) +
+                         " of the span) has other causes: see the findings on idle time"});
     }
   }
   // Layout and format kernels.
@@ -222,51 +233,59 @@ std::vector<Answer> answers(const Profile& p) {
     std::string q = "a different data layout?";
     if (first_of(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"})) {
       std::string parts;
-      for (const auto& [cat, word] : {std::pair{KernelCategory::padding, "padding"},
-                                      std::pair{KernelCategory::broadcast, "broadcast"},
-                                      std::pair{KernelCategory::transpose, "transposes"}}) {
+      for (const auto& [cat, word] :
+           {std::pair{KernelCategory::padding, "padding"}, std::pair{KernelCategory::broadcast, "broadcast"},
+            std::pair{KernelCategory::transpose, "transposes"}}) {
         const double s = category_share(p, {cat});
         if (s >= 0.005) parts += (parts.empty() ? "" : " + ") + percent1(s) + " " + word;
       }
-      out.push_back({q, "YES", parts + " of kernel time is layout overhead a fused or symmetric layout removes (" +
-                                   finding_refs(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"}) +
-                                   ")"});
+      out.push_back({q, "YES",
+                     parts + " of kernel time is layout overhead a fused or symmetric layout removes (" +
+                         finding_refs(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"}) + ")"});
     } else {
-      out.push_back({q, "no", "padding, broadcast and transpose kernels take " +
-                                  percent1(category_share(p, {KernelCategory::padding, KernelCategory::broadcast,
-                                                              KernelCategory::transpose})) +
-                                  " of kernel time"});
+      out.push_back({q, "no",
+                     "padding, broadcast and transpose kernels take " +
+                         percent1(category_share(
+                             p, {KernelCategory::padding, KernelCategory::broadcast, KernelCategory::transpose})) +
+                         " of kernel time"});
     }
   }
   // Precision.
   {
     std::string q = "mixed precision (tensor cores)?";
     const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm});
-    if (first_of(p, {"no-tensor-cores"})) yes(q, {"no-tensor-cores"});
-    else if (mm == 0) out.push_back({q, "n/a", "no convolution or GEMM kernels in this trace"});
+    if (first_of(p, {"no-tensor-cores"}))
+      yes(q, {"no-tensor-cores"});
+    else if (mm == 0)
+      out.push_back({q, "n/a", "no convolution or GEMM kernels in this trace"});
     else {
       TimeNs tc = 0, all = 0;
       for (const Hotspot& h : p.hotspots)
         if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm)
           all += h.stats.total, tc += h.tensor_cores ? h.stats.total : 0;
-      out.push_back({q, "no", all ? percent1(double(tc) / double(all)) +
-                                        " of the listed convolution and GEMM time already runs on tensor cores"
-                                  : "no tensor-core rule crossed its threshold"});
+      out.push_back({q, "no",
+                     all ? percent1(double(tc) / double(all)) +
+                               " of the listed convolution and GEMM time already runs on tensor cores"
+                         : "no tensor-core rule crossed its threshold"});
     }
   }
   // Launch overhead.
   {
     std::string q = "fewer launches (CUDA graphs)?";
-    if (first_of(p, {"launch-bound", "host-sync"})) yes(q, {"launch-bound", "host-sync"});
+    if (first_of(p, {"launch-bound", "host-sync"}))
+      yes(q, {"launch-bound", "host-sync"});
     else if (p.launches.launches)
-      out.push_back({q, "no", "median launch delay " + duration(p.launches.launch_delay.median) +
-                                  ": the host keeps the GPU queue filled"});
+      out.push_back({q, "no",
+                     "median launch delay " + duration(p.launches.launch_delay.median) +
+                         ": the host keeps the GPU queue filled"});
   }
   // Ranks.
   if (p.ranks.size() > 1) {
     std::string q = "rebalance the GPUs?";
-    if (first_of(p, {"straggler"})) yes(q, {"straggler"});
-    else out.push_back({q, "no", "compute spread across GPUs is " + percent1(p.skew.compute_spread)});
+    if (first_of(p, {"straggler"}))
+      yes(q, {"straggler"});
+    else
+      out.push_back({q, "no", "compute spread across GPUs is " + percent1(p.skew.compute_spread)});
   }
   return out;
 }
@@ -344,12 +363,12 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   }
   const DurationStats& t = s.step_time;
   out += "Steps: " + count(s.steps.size()) + " from " + std::string(to_string(s.source)) + " · mean " +
-         duration(t.mean) + ", median " + duration(t.median) + ", min " + duration(t.min) + ", max " +
-         duration(t.max) + "\n";
+         duration(t.mean) + ", median " + duration(t.median) + ", min " + duration(t.min) + ", max " + duration(t.max) +
+         "\n";
   if (s.total_ns > 0)
     out += "  Of all step time: compute " + percent1(double(s.compute_ns) / double(s.total_ns)) +
-           ", exposed communication " + percent1(double(s.communication_ns) / double(s.total_ns)) +
-           ", copies alone " + percent1(double(s.memcpy_ns) / double(s.total_ns)) + ", GPU idle " +
+           ", exposed communication " + percent1(double(s.communication_ns) / double(s.total_ns)) + ", copies alone " +
+           percent1(double(s.memcpy_ns) / double(s.total_ns)) + ", GPU idle " +
            percent1(double(s.idle_ns) / double(s.total_ns)) + " (waiting for input " +
            percent1(double(s.input_wait_ns) / double(s.total_ns)) + ")\n";
   Table tb;
@@ -404,8 +423,9 @@ void host_side(const Profile& p, std::string& out) {
   if (l.launches)
     out += "Launches: " + count(l.launches) + " · CPU launch call median " + duration(l.cpu_launch.median) +
            " · GPU op median " + duration(l.gpu_duration.median) + " · launch delay median " +
-           duration(l.launch_delay.median) + " (max " + duration(l.launch_delay.max) + ") · ops shorter than their launch " +
-           percent(l.short_kernel_share) + " · deepest queue " + count(l.max_queue_depth) + "\n";
+           duration(l.launch_delay.median) + " (max " + duration(l.launch_delay.max) +
+           ") · ops shorter than their launch " + percent(l.short_kernel_share) + " · deepest queue " +
+           count(l.max_queue_depth) + "\n";
   const MemcpyStats& m = p.memcpys;
   if (m.count)
     out += "Copies: " + count(m.count) + " (" + bytes(m.bytes) + ", " + duration(m.time_ns) + "): " + count(m.htod) +
@@ -436,7 +456,8 @@ void ranks(const Profile& p, std::string& out) {
   out += "Ranks and GPUs (skew: compute spread " + percent(p.skew.compute_spread) + ", busy spread " +
          percent(p.skew.busy_spread) + ")\n";
   Table t;
-  t.rows.push_back({"rank", "GPU", "util", "compute", "compute/step", "comm", "exposed comm", "step", "clock shift", "file"});
+  t.rows.push_back(
+      {"rank", "GPU", "util", "compute", "compute/step", "comm", "exposed comm", "step", "clock shift", "file"});
   t.right = {true, true, true, true, true, true, true, true, true, false};
   for (const RankSummary& r : p.ranks)
     t.rows.push_back({std::to_string(r.rank), r.device == kNoDevice ? "-" : std::to_string(r.device),
@@ -489,7 +510,9 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
   Table t;
   t.rows.push_back({"", "before", "after", "change"});
   t.right = {false, true, true, true};
-  auto delta = [](double a, double b) { return a == 0 ? std::string("-") : (b >= a ? "+" : "") + percent1((b - a) / a); };
+  auto delta = [](double a, double b) {
+    return a == 0 ? std::string("-") : (b >= a ? "+" : "") + percent1((b - a) / a);
+  };
   if (d.before_step_ns || d.after_step_ns)
     t.rows.push_back({"step time", duration(d.before_step_ns), duration(d.after_step_ns),
                       delta(double(d.before_step_ns), double(d.after_step_ns))});

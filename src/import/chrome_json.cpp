@@ -23,22 +23,22 @@
 #include <array>
 #include <charconv>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <exception>
-#include <mutex>
-#include <thread>
-#include <utility>
-#include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "import/chrome_json_stream.h"
-#include "import/import_memory.h"
 #include "import/chrome_json_text.h"
 #include "import/chrome_json_walker.h"
+#include "import/import_memory.h"
 #include "trace/builder.h"
 
 namespace gpuscope {
@@ -132,25 +132,34 @@ class InternCache {
 
 // Reasons an event is not kept, counted in meta.stats as "import.skipped.<reason>".
 enum class Skip : std::uint8_t {
-  flow,             // s/t/f flow events: links already carried by args.correlation
+  flow,  // s/t/f flow events: links already carried by args.correlation
   missing_ph,
   missing_ts,
-  invalid_ts,       // ts not a number (or numeric string), or out of range
-  missing_dur,      // X event without dur
+  invalid_ts,   // ts not a number (or numeric string), or out of range
+  missing_dur,  // X event without dur
   invalid_dur,
   negative_dur,
   gpu_op_without_device,
   gpu_op_without_stream,
-  unmatched_end,    // E without a B on its thread
-  unclosed_begin,   // B never closed
-  metadata,         // M events other than process_name / process_labels / thread_name
+  unmatched_end,   // E without a B on its thread
+  unclosed_begin,  // B never closed
+  metadata,        // M events other than process_name / process_labels / thread_name
   counter_without_values,
   count_
 };
-constexpr std::array<std::string_view, static_cast<int>(Skip::count_)> kSkipNames = {
-    "flow", "missing_ph", "missing_ts", "invalid_ts", "missing_dur", "invalid_dur", "negative_dur",
-    "gpu_op_without_device", "gpu_op_without_stream", "unmatched_end", "unclosed_begin", "metadata",
-    "counter_without_values"};
+constexpr std::array<std::string_view, static_cast<int>(Skip::count_)> kSkipNames = {"flow",
+                                                                                     "missing_ph",
+                                                                                     "missing_ts",
+                                                                                     "invalid_ts",
+                                                                                     "missing_dur",
+                                                                                     "invalid_dur",
+                                                                                     "negative_dur",
+                                                                                     "gpu_op_without_device",
+                                                                                     "gpu_op_without_stream",
+                                                                                     "unmatched_end",
+                                                                                     "unclosed_begin",
+                                                                                     "metadata",
+                                                                                     "counter_without_values"};
 
 // [SECTION] One event's fields -------------------------------------------------------------------
 
@@ -225,7 +234,7 @@ class Importer {
     JsonBatch* first = stream.next();
     // Two parsing threads when there is more than one batch and more than one
     // core (a one-batch file is not worth a thread).
-    const int threads = options_.parse_threads > 0 ? options_.parse_threads
+    const int threads = options_.parse_threads > 0                 ? options_.parse_threads
                         : std::thread::hardware_concurrency() >= 2 ? 2
                                                                    : 1;
     if (first && !first->last && threads >= 2)
@@ -521,14 +530,15 @@ class Importer {
   // An event or top-level value left to the whole importer, with how far the
   // local rows, strings and tracks had got when it came.
   struct Deferred {
-    const char* event;          // start of the event's text, or null for a top-level value
+    const char* event;  // start of the event's text, or null for a top-level value
     const JsonSegment* segment;
     std::array<std::size_t, kTableCount> rows;
     std::uint32_t strings, tracks;
   };
 
   void defer(const char* event_start, const JsonSegment* segment = nullptr) {
-    Deferred d{event_start, segment, {}, builder_.strings().size(), static_cast<std::uint32_t>(builder_.tracks().size())};
+    Deferred d{
+        event_start, segment, {}, builder_.strings().size(), static_cast<std::uint32_t>(builder_.tracks().size())};
     builder_.tables().for_each_table([&](TableId id, const auto& t) { d.rows[static_cast<int>(id)] = t.size(); });
     deferred_.push_back(d);
   }
@@ -644,7 +654,8 @@ class Importer {
         }
       }
       const std::size_t at = col.size();
-      col.insert(col.end(), src.begin() + static_cast<std::ptrdiff_t>(begin), src.begin() + static_cast<std::ptrdiff_t>(end));
+      col.insert(col.end(), src.begin() + static_cast<std::ptrdiff_t>(begin),
+                 src.begin() + static_cast<std::ptrdiff_t>(end));
       if constexpr (std::is_same_v<typename Col::value_type, std::uint32_t>) {
         if (info.name == "track") {
           for (std::size_t i = at; i < col.size(); ++i)
@@ -697,8 +708,9 @@ class Importer {
       if (added == 0) return;
       const std::size_t headroom = incoming ? added : std::max<std::size_t>(2 * added, 1024);
       const double estimate =
-          json_done ? std::min(1.1 * json_total / static_cast<double>(json_done) * static_cast<double>(n), json_total / 32)
-                    : 0;
+          json_done
+              ? std::min(1.1 * json_total / static_cast<double>(json_done) * static_cast<double>(n), json_total / 32)
+              : 0;
       detail::grow_table(table, headroom, static_cast<std::size_t>(estimate), untouched);
     });
   }
@@ -930,7 +942,8 @@ class Importer {
             return;
           }
           break;
-        default: break;
+        default:
+          break;
       }
       if (collect_numbers && w.at_number()) {
         const std::string_view tok = w.number();
@@ -938,8 +951,8 @@ class Importer {
         const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), d);
         if (ec == std::errc() && end == tok.data() + tok.size()) {
           // Keys with escapes were unescaped into key_scratch_: keep a copy.
-          const std::string_view k = key.data() == key_scratch_.data() ? std::string_view(counter_keys_.emplace_back(key))
-                                                                        : key;
+          const std::string_view k =
+              key.data() == key_scratch_.data() ? std::string_view(counter_keys_.emplace_back(key)) : key;
           a.numbers.emplace_back(RawString{k, false, true}, d);
         }
         return;
@@ -999,7 +1012,8 @@ class Importer {
             return;
           }
           break;
-        default: break;
+        default:
+          break;
       }
       w.skip_value();
     });
@@ -1038,7 +1052,17 @@ class Importer {
   // ---- mapping one event ----------------------------------------------------------------------
 
   enum class Cat : std::uint8_t {
-    kernel, memcpy, memset, runtime, driver, sync, gpu_annotation, cpu_op, user_annotation, python_function, other
+    kernel,
+    memcpy,
+    memset,
+    runtime,
+    driver,
+    sync,
+    gpu_annotation,
+    cpu_op,
+    user_annotation,
+    python_function,
+    other
   };
 
   // Kineto categories of both schemas (2021: Kernel, Memcpy, Memset, Runtime, Operator, …).
@@ -1085,7 +1109,8 @@ class Importer {
       case 19:
         if (is_cat(cat, "gpu_user_annotation")) return Cat::gpu_annotation;
         break;
-      default: break;
+      default:
+        break;
     }
     return Cat::other;
   }
@@ -1167,14 +1192,16 @@ class Importer {
 
   StringId domain_of(Cat c, const RawString& cat, const JsonBatch& b) {
     switch (c) {
-      case Cat::cpu_op: return domain_ids_[0] ? domain_ids_[0] : (domain_ids_[0] = cache_.get("cpu_op"));
+      case Cat::cpu_op:
+        return domain_ids_[0] ? domain_ids_[0] : (domain_ids_[0] = cache_.get("cpu_op"));
       case Cat::user_annotation:
         return domain_ids_[1] ? domain_ids_[1] : (domain_ids_[1] = cache_.get("user_annotation"));
       case Cat::python_function:
         return domain_ids_[2] ? domain_ids_[2] : (domain_ids_[2] = cache_.get("python_function"));
       case Cat::gpu_annotation:
         return domain_ids_[3] ? domain_ids_[3] : (domain_ids_[3] = cache_.get("gpu_user_annotation"));
-      default: return intern(cat, b);
+      default:
+        return intern(cat, b);
     }
   }
 
@@ -1199,13 +1226,19 @@ class Importer {
     if (!ev.ts_ok) return skip(Skip::invalid_ts);
     note_time(ev.ts);
     switch (ph) {
-      case 'X': return add_complete(ev, b);
-      case 'B': return add_begin(ev, b);
-      case 'E': return add_end(ev, b);
+      case 'X':
+        return add_complete(ev, b);
+      case 'B':
+        return add_begin(ev, b);
+      case 'E':
+        return add_end(ev, b);
       case 'i':
-      case 'I': return add_instant(ev, b);
-      case 'C': return add_counter(ev, b);
-      default: return;
+      case 'I':
+        return add_instant(ev, b);
+      case 'C':
+        return add_counter(ev, b);
+      default:
+        return;
     }
   }
 
@@ -1569,7 +1602,8 @@ class Importer {
     for_each_member(w, b, [&](std::string_view key) {
       std::int64_t n = 0;
       if (is_key(key, "rank")) {
-        if (read_int(w, &n)) builder_.meta().rank = static_cast<std::int32_t>(std::clamp<std::int64_t>(n, -1, 0x7fffffff));
+        if (read_int(w, &n))
+          builder_.meta().rank = static_cast<std::int32_t>(std::clamp<std::int64_t>(n, -1, 0x7fffffff));
       } else if (is_key(key, "world_size")) {
         if (read_int(w, &n))
           builder_.meta().world_size = static_cast<std::int32_t>(std::clamp<std::int64_t>(n, 0, 0x7fffffff));
@@ -1652,8 +1686,7 @@ class Importer {
         if (listed.id == id) d = listed;
       builder_.add_device(d);
     }
-    if (!listed_devices_.empty())
-      meta.set_property("chrome.devices_listed", std::to_string(listed_devices_.size()));
+    if (!listed_devices_.empty()) meta.set_property("chrome.devices_listed", std::to_string(listed_devices_.size()));
 
     // Meta.
     meta.producer = kineto_ ? (schema_2021_ ? "PyTorch Profiler (Kineto), 2021 schema" : "PyTorch Profiler (Kineto)")
@@ -1667,8 +1700,8 @@ class Importer {
     // A plausible epoch (after 2001) is the recording's wall-clock start.
     constexpr std::int64_t kEpoch2001Ns = 1'000'000'000'000'000'000;
     if (min_time_ != std::numeric_limits<std::int64_t>::max()) {
-      std::int64_t first = profiler_span_start_ != std::numeric_limits<TimeNs>::max() ? profiler_span_start_
-                                                                                       : min_time_;
+      std::int64_t first =
+          profiler_span_start_ != std::numeric_limits<TimeNs>::max() ? profiler_span_start_ : min_time_;
       if (origin_ns_ != 0) first = first > std::numeric_limits<TimeNs>::max() - origin_ns_ ? first : first + origin_ns_;
       if (first >= kEpoch2001Ns) meta.start_time_ns = first;
     }
@@ -1717,8 +1750,8 @@ class Importer {
   std::vector<Deferred> deferred_;
   std::exception_ptr error_;
   std::array<std::size_t, kTableCount> merged_rows_{};  // rows of this batch merged so far
-  std::vector<StringId> global_string_;  // local string id -> the whole importer's
-  std::vector<TrackId> global_track_;    // local track id -> the whole importer's
+  std::vector<StringId> global_string_;                 // local string id -> the whole importer's
+  std::vector<TrackId> global_track_;                   // local track id -> the whole importer's
   std::map<std::string, std::uint64_t> dynamic_skips_;
   std::uint64_t sort_index_metadata_ = 0;
 

@@ -218,13 +218,26 @@ class GzipSource final : public Source {
   [[noreturn]] void fail_corrupt(int rc) {
     const char* what = "invalid compressed data";
     switch (rc) {
-      case ISAL_INVALID_BLOCK: what = "invalid deflate block"; break;
-      case ISAL_INVALID_SYMBOL: what = "invalid deflate symbol"; break;
-      case ISAL_INVALID_LOOKBACK: what = "invalid back-reference distance"; break;
-      case ISAL_INVALID_WRAPPER: what = "invalid gzip header"; break;
-      case ISAL_UNSUPPORTED_METHOD: what = "unsupported compression method"; break;
-      case ISAL_INCORRECT_CHECKSUM: what = "gzip checksum mismatch"; break;
-      default: break;
+      case ISAL_INVALID_BLOCK:
+        what = "invalid deflate block";
+        break;
+      case ISAL_INVALID_SYMBOL:
+        what = "invalid deflate symbol";
+        break;
+      case ISAL_INVALID_LOOKBACK:
+        what = "invalid back-reference distance";
+        break;
+      case ISAL_INVALID_WRAPPER:
+        what = "invalid gzip header";
+        break;
+      case ISAL_UNSUPPORTED_METHOD:
+        what = "unsupported compression method";
+        break;
+      case ISAL_INCORRECT_CHECKSUM:
+        what = "gzip checksum mismatch";
+        break;
+      default:
+        break;
     }
     throw InputError(f_.path(), std::string("corrupt gzip data: ") + what + " (offset in the compressed file)",
                      file_done());
@@ -394,12 +407,13 @@ class Splitter {
     }
     if (in_item_) {
       const char* what = role_ == ItemRole::event ? "an event" : role_ == ItemRole::key ? "a key" : "a value";
-      fail_at(offset(b, item_start_),
-              std::string("truncated: the file ends inside ") + what + " that starts here");
+      fail_at(offset(b, item_start_), std::string("truncated: the file ends inside ") + what + " that starts here");
     }
     switch (state_) {
-      case State::done: return;
-      case State::start: fail_at(offset(b, end), saw_any_ ? "no JSON value" : "empty file: no JSON value");
+      case State::done:
+        return;
+      case State::start:
+        fail_at(offset(b, end), saw_any_ ? "no JSON value" : "empty file: no JSON value");
       case State::events_first:
       case State::events_next:
       case State::events_comma_or_end:
@@ -408,7 +422,8 @@ class Splitter {
           return;
         }
         fail_at(offset(b, end), "truncated: the file ends inside the \"traceEvents\" array");
-      default: fail_at(offset(b, end), "truncated: the file ends inside the top-level object");
+      default:
+        fail_at(offset(b, end), "truncated: the file ends inside the top-level object");
     }
   }
 
@@ -541,8 +556,7 @@ class Splitter {
           fail(b, at, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
         stack_.push_back(c == '{' ? '}' : ']');
       } else {
-        if (stack_.back() != c)
-          fail(b, at, std::string("mismatched '") + c + "': expected '" + stack_.back() + "'");
+        if (stack_.back() != c) fail(b, at, std::string("mismatched '") + c + "': expected '" + stack_.back() + "'");
         stack_.pop_back();
         if (stack_.empty()) {
           pos = at + 1;
@@ -598,8 +612,7 @@ class Splitter {
         stack_.push_back(c == '{' ? '}' : ']');
         ++pos;
       } else {
-        if (stack_.back() != c)
-          fail(b, pos, std::string("mismatched '") + c + "': expected '" + stack_.back() + "'");
+        if (stack_.back() != c) fail(b, pos, std::string("mismatched '") + c + "': expected '" + stack_.back() + "'");
         stack_.pop_back();
         ++pos;
         if (stack_.empty()) return true;
@@ -728,7 +741,8 @@ struct JsonStream::Impl {
   }
 
   bool cancelled() const {
-    return stop.load(std::memory_order_relaxed) || (progress.cancel && progress.cancel->load(std::memory_order_relaxed));
+    return stop.load(std::memory_order_relaxed) ||
+           (progress.cancel && progress.cancel->load(std::memory_order_relaxed));
   }
 
   JsonBatch* acquire() {

@@ -26,7 +26,7 @@
 
 namespace gpuscope::detail {
 
-inline constexpr std::size_t kJsonPadding = 64;                // simdjson's SIMDJSON_PADDING
+inline constexpr std::size_t kJsonPadding = 64;                     // simdjson's SIMDJSON_PADDING
 inline constexpr std::size_t kMaxItemBytes = std::size_t{1} << 30;  // one event or top-level value
 inline constexpr int kMaxJsonDepth = 256;
 
@@ -67,11 +67,11 @@ struct JsonBatch {
 
 struct JsonStreamInfo {
   bool gzip = false;
-  bool root_is_array = false;      // bare-array form
-  bool unterminated_array = false; // bare array that ends without ']' (allowed by the format)
-  bool saw_trace_events = false;   // object form had a "traceEvents" key
+  bool root_is_array = false;       // bare-array form
+  bool unterminated_array = false;  // bare array that ends without ']' (allowed by the format)
+  bool saw_trace_events = false;    // object form had a "traceEvents" key
   std::uint64_t file_bytes = 0;
-  std::uint64_t json_bytes = 0;    // bytes of JSON text (decompressed size for gzip)
+  std::uint64_t json_bytes = 0;  // bytes of JSON text (decompressed size for gzip)
 };
 
 class JsonStream {

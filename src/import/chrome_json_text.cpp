@@ -203,22 +203,38 @@ bool json_unescape(std::string_view raw, std::string* out) {
     const char e = raw[i + 1];
     i += 2;
     switch (e) {
-      case '"': out->push_back('"'); break;
-      case '\\': out->push_back('\\'); break;
-      case '/': out->push_back('/'); break;
-      case 'b': out->push_back('\b'); break;
-      case 'f': out->push_back('\f'); break;
-      case 'n': out->push_back('\n'); break;
-      case 'r': out->push_back('\r'); break;
-      case 't': out->push_back('\t'); break;
+      case '"':
+        out->push_back('"');
+        break;
+      case '\\':
+        out->push_back('\\');
+        break;
+      case '/':
+        out->push_back('/');
+        break;
+      case 'b':
+        out->push_back('\b');
+        break;
+      case 'f':
+        out->push_back('\f');
+        break;
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
       case 'u': {
         std::uint32_t cp = 0;
         if (!read_hex4(raw, i, &cp)) return false;
         i += 4;
         if (cp >= 0xD800 && cp <= 0xDBFF) {  // high surrogate: a low one must follow
           std::uint32_t lo = 0;
-          if (i + 6 > raw.size() || raw[i] != '\\' || raw[i + 1] != 'u' || !read_hex4(raw, i + 2, &lo) ||
-              lo < 0xDC00 || lo > 0xDFFF)
+          if (i + 6 > raw.size() || raw[i] != '\\' || raw[i + 1] != 'u' || !read_hex4(raw, i + 2, &lo) || lo < 0xDC00 ||
+              lo > 0xDFFF)
             return false;
           i += 6;
           cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
@@ -228,7 +244,8 @@ bool json_unescape(std::string_view raw, std::string* out) {
         append_utf8(cp, out);
         break;
       }
-      default: return false;
+      default:
+        return false;
     }
   }
   return true;

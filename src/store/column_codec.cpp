@@ -142,8 +142,8 @@ void read_planes(const std::uint8_t* planes, std::size_t n, std::size_t i0, std:
 // own width (16 or more values per SSE2 instruction instead of 2) with no
 // per-value range check.
 template <int W, bool Stats, class T>
-void read_planes_narrow(const std::uint8_t* planes, std::size_t n, std::size_t i0, std::size_t k,
-                        std::uint64_t base, std::uint64_t&, const TimeNs*, T* out, DecodeStats& st) {
+void read_planes_narrow(const std::uint8_t* planes, std::size_t n, std::size_t i0, std::size_t k, std::uint64_t base,
+                        std::uint64_t&, const TimeNs*, T* out, DecodeStats& st) {
   static_assert(std::is_unsigned_v<T> && sizeof(T) <= 4 && W <= static_cast<int>(sizeof(T)));
   const auto b = static_cast<T>(base);
   [[maybe_unused]] T lo = std::numeric_limits<T>::max(), hi = 0;
@@ -200,8 +200,8 @@ using std::size_t;
 
 // One decoder per (width, transform, type), chosen once per column.
 template <class T>
-using PlaneReader = void (*)(const std::uint8_t*, size_t, size_t, size_t, std::uint64_t, std::uint64_t&,
-                             const TimeNs*, T*, DecodeStats&);
+using PlaneReader = void (*)(const std::uint8_t*, size_t, size_t, size_t, std::uint64_t, std::uint64_t&, const TimeNs*,
+                             T*, DecodeStats&);
 
 template <bool Delta, bool Relative, bool Stats, class T>
 PlaneReader<T> plane_reader(int width) {
@@ -398,12 +398,11 @@ DecodeStats append_column(const ColumnBlob& blob, std::size_t n, const TimeNs* r
       [&](size_t, size_t k) { col.insert(col.end(), buf, buf + k); });
 }
 
-#define GPUSCOPE_COLUMN_TYPE(T)                                                                             \
-  template void encode_column<T>(std::string_view, const T*, std::size_t, const TimeNs*, bool, ByteWriter&, \
-                                 std::vector<std::uint64_t>&);                                              \
-  template DecodeStats decode_column<T>(const ColumnBlob&, std::size_t, const TimeNs*, T*,                \
-                                        const DecodeOptions&);                                              \
-  template DecodeStats append_column<T>(const ColumnBlob&, std::size_t, const TimeNs*, std::vector<T>&,     \
+#define GPUSCOPE_COLUMN_TYPE(T)                                                                                   \
+  template void encode_column<T>(std::string_view, const T*, std::size_t, const TimeNs*, bool, ByteWriter&,       \
+                                 std::vector<std::uint64_t>&);                                                    \
+  template DecodeStats decode_column<T>(const ColumnBlob&, std::size_t, const TimeNs*, T*, const DecodeOptions&); \
+  template DecodeStats append_column<T>(const ColumnBlob&, std::size_t, const TimeNs*, std::vector<T>&,           \
                                         const DecodeOptions&);
 GPUSCOPE_COLUMN_TYPE(std::uint8_t)
 GPUSCOPE_COLUMN_TYPE(std::uint16_t)

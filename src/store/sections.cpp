@@ -396,8 +396,8 @@ struct ChunkStats {
 // Columns whose values RowChecker checks against a limit (ids, enums): the
 // only ones whose decoding gathers min/max.
 bool checked_column(std::string_view name) {
-  for (std::string_view c : {"track", "name", "mangled", "kind", "src_kind", "dst_kind", "mem_kind", "domain",
-                             "type", "series"})
+  for (std::string_view c :
+       {"track", "name", "mangled", "kind", "src_kind", "dst_kind", "mem_kind", "domain", "type", "series"})
     if (name == c) return true;
   return false;
 }

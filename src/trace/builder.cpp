@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 
 #include "trace/detail/fresh_memory.h"
 #include "trace/detail/time_columns.h"
@@ -62,8 +62,8 @@ void check_tracks(std::string_view table, const std::vector<TrackId>& track, con
     if (allow_resolve && id == TraceBuilder::kResolveThroughCorrelation) continue;
     if (id >= tracks.size()) fail(table, i, "track id " + std::to_string(id) + " out of range");
     if (required_kind >= 0 && static_cast<int>(tracks[id].kind) != required_kind)
-      fail(table, i, required_kind == 0 ? "is on a CPU track, expected a GPU track"
-                                        : "is on a GPU track, expected a CPU track");
+      fail(table, i,
+           required_kind == 0 ? "is on a CPU track, expected a GPU track" : "is on a GPU track, expected a CPU track");
   }
 }
 
@@ -268,7 +268,8 @@ template <class Table>
 // Room for one more row: doubling, as std::vector would, but see grow_rows.
 template <class Table>
 void make_room(Table& table, const auto& first_column) {
-  if (first_column.size() < first_column.capacity()) [[likely]] return;
+  if (first_column.size() < first_column.capacity()) [[likely]]
+    return;
   grow_rows(table, std::max<std::size_t>(4096, 2 * first_column.capacity()));
 }
 
@@ -380,9 +381,8 @@ void TraceBuilder::add_overhead(const OverheadRow& r) {
 }
 
 void TraceBuilder::clear_rows() {
-  trace_.t_.for_each_table([](TableId, auto& table) {
-    table.for_each_column([](ColumnInfo, auto& col) { col.clear(); });
-  });
+  trace_.t_.for_each_table(
+      [](TableId, auto& table) { table.for_each_column([](ColumnInfo, auto& col) { col.clear(); }); });
 }
 
 std::size_t TraceBuilder::row_count() const {
@@ -541,8 +541,8 @@ struct LaneHeaps {
 };
 
 bool index_sorted_rows(const std::vector<TrackId>& track, const std::vector<TimeNs>& start,
-                       const std::vector<TimeNs>& end, std::size_t groups, TrackIndexColumns ix,
-                       std::uint16_t* depth, std::vector<TimeNs>& lane_end, Bounds& bounds) {
+                       const std::vector<TimeNs>& end, std::size_t groups, TrackIndexColumns ix, std::uint16_t* depth,
+                       std::vector<TimeNs>& lane_end, Bounds& bounds) {
   const std::size_t n = track.size();
   ix.begin.assign(groups + 1, 0);
   ix.max_duration.assign(groups, 0);
@@ -734,9 +734,12 @@ Trace TraceBuilder::freeze(Rows rows) {
     auto primary_start = [&](RowIndex a) {
       const RowIndex row = api.op_row[a];
       switch (static_cast<OpTable>(api.op_table[a])) {
-        case OpTable::kernel: return tb.kernels.start[row];
-        case OpTable::memcpy: return tb.memcpys.start[row];
-        default: return tb.memsets.start[row];
+        case OpTable::kernel:
+          return tb.kernels.start[row];
+        case OpTable::memcpy:
+          return tb.memcpys.start[row];
+        default:
+          return tb.memsets.start[row];
       }
     };
     std::vector<std::uint8_t> category_of(t.strings_.size(), 0xff);  // by name id

@@ -55,8 +55,7 @@ class TraceBuilder {
   const std::vector<Device>& devices() const { return trace_.devices_; }
   const std::vector<Process>& processes() const { return trace_.processes_; }
 
-  std::uint32_t counter_series(std::string_view name, std::uint32_t device = kNoDevice,
-                               std::string_view unit = {});
+  std::uint32_t counter_series(std::string_view name, std::uint32_t device = kNoDevice, std::string_view unit = {});
   const std::vector<CounterSeries>& all_counter_series() const { return trace_.counter_series_; }
 
   TraceMeta& meta() { return trace_.meta_; }

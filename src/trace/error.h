@@ -13,7 +13,9 @@ class InputError : public std::runtime_error {
  public:
   static constexpr std::uint64_t kNoOffset = ~std::uint64_t{0};
   InputError(std::string file, std::string reason, std::uint64_t offset = kNoOffset)
-      : std::runtime_error(format(file, reason, offset)), file_(std::move(file)), reason_(std::move(reason)),
+      : std::runtime_error(format(file, reason, offset)),
+        file_(std::move(file)),
+        reason_(std::move(reason)),
         offset_(offset) {}
   const std::string& file() const { return file_; }
   const std::string& reason() const { return reason_; }

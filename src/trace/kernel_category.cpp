@@ -84,7 +84,7 @@ constexpr CategoryRule kRules[] = {
     {K::normalization, "rmsnorm"},
     {K::normalization, "rms_norm"},
     {K::normalization, "welford"},
-    {K::normalization, "rowwisemoments"},   // ATen group/layer norm statistics
+    {K::normalization, "rowwisemoments"},  // ATen group/layer norm statistics
     {K::normalization, "gammabetabackward"},
     {K::normalization, "computefusedparams"},
 
@@ -100,8 +100,8 @@ constexpr CategoryRule kRules[] = {
     {K::convolution, "winograd"},
     {K::convolution, "im2col"},
     {K::convolution, "col2im"},
-    {K::convolution, "fft2d_"},        // cuDNN's FFT convolution algorithms
-    {K::convolution, "cask_cudnn"},    // cuDNN's convolution set-up kernels (computeOffsetsKernel)
+    {K::convolution, "fft2d_"},      // cuDNN's FFT convolution algorithms
+    {K::convolution, "cask_cudnn"},  // cuDNN's convolution set-up kernels (computeOffsetsKernel)
 
     // Quantization and dtype packing are elementwise, before "gemm" catches fbgemm_gpu's.
     {K::elementwise, "quantize"},
@@ -163,11 +163,11 @@ constexpr CategoryRule kRules[] = {
     {K::elementwise, "mul_kernel"},
     {K::elementwise, "scalepackedtensor"},  // cuDNN's tensor scaling
     {K::elementwise, "upsample"},
-    {K::elementwise, "bias"},               // bias adds that are not broadcasts (broadcast_bias_kernel is caught above)
+    {K::elementwise, "bias"},  // bias adds that are not broadcasts (broadcast_bias_kernel is caught above)
     {K::elementwise, "scale_kernel"},
-    {K::elementwise, "scal_kernel"},        // cuBLAS scal
-    {K::elementwise, "augment"},            // data augmentation on the GPU (crop, flip)
-    {K::elementwise, "cast"},               // dtype casts (after "broadcast" above)
+    {K::elementwise, "scal_kernel"},  // cuBLAS scal
+    {K::elementwise, "augment"},      // data augmentation on the GPU (crop, flip)
+    {K::elementwise, "cast"},         // dtype casts (after "broadcast" above)
 };
 
 bool contains_ci(std::string_view haystack, std::string_view lower_needle) {
@@ -184,8 +184,10 @@ std::string_view without_parameters(std::string_view name) {
   if (name.empty() || name.back() != ')') return name;
   int depth = 0;
   for (std::size_t i = name.size(); i-- > 0;) {
-    if (name[i] == ')') ++depth;
-    else if (name[i] == '(' && --depth == 0) return i > 0 ? name.substr(0, i) : name;
+    if (name[i] == ')')
+      ++depth;
+    else if (name[i] == '(' && --depth == 0)
+      return i > 0 ? name.substr(0, i) : name;
   }
   return name;
 }

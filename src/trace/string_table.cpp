@@ -89,8 +89,7 @@ void StringTable::reserve(std::size_t strings, std::size_t bytes) {
 }
 
 std::size_t StringTable::memory_bytes() const {
-  return arena_.capacity() + offsets_.capacity() * sizeof(std::uint64_t) +
-         buckets_.capacity() * sizeof(StringId);
+  return arena_.capacity() + offsets_.capacity() * sizeof(std::uint64_t) + buckets_.capacity() * sizeof(StringId);
 }
 
 }  // namespace gpuscope

@@ -52,16 +52,16 @@ inline T sparse_at(const std::vector<T>& column, std::size_t row) {
 
 struct KernelRow {
   TimeNs start = 0, end = 0;
-  TrackId track = 0;            // a GPU track (device, stream)
+  TrackId track = 0;              // a GPU track (device, stream)
   std::uint32_t correlation = 0;  // 0 = none
-  StringId name = 0;            // demangled (display) name
-  StringId mangled = 0;         // mangled name if known and different from `name`
+  StringId name = 0;              // demangled (display) name
+  StringId mangled = 0;           // mangled name if known and different from `name`
   std::uint32_t grid_x = 0, grid_y = 0, grid_z = 0;
   std::uint32_t block_x = 0, block_y = 0, block_z = 0;
-  std::uint16_t registers = 0;  // per thread
+  std::uint16_t registers = 0;                      // per thread
   std::uint32_t static_smem = 0, dynamic_smem = 0;  // bytes per block
-  std::uint32_t graph_id = 0;       // CUDA graph, 0 = not launched from a graph
-  std::uint64_t graph_node_id = 0;  // node within that graph
+  std::uint32_t graph_id = 0;                       // CUDA graph, 0 = not launched from a graph
+  std::uint64_t graph_node_id = 0;                  // node within that graph
 };
 
 struct MemcpyRow {
@@ -92,18 +92,18 @@ struct ApiCallRow {
   std::uint32_t correlation = 0;
   StringId name = 0;  // e.g. "cudaLaunchKernel"
   ApiDomain domain = ApiDomain::runtime;
-  std::uint32_t cbid = 0;    // CUPTI callback id, 0 if unknown
-  std::int32_t status = 0;   // return code (0 = success)
+  std::uint32_t cbid = 0;   // CUPTI callback id, 0 if unknown
+  std::int32_t status = 0;  // return code (0 = success)
 };
 
 struct RangeRow {
   TimeNs start = 0, end = 0;  // end == start for marks
   TrackId track = 0;          // CPU track normally; GPU track for GPU-side annotations
   StringId name = 0;
-  StringId domain = 0;        // NVTX domain or the source category ("cpu_op", "user_annotation", …)
+  StringId domain = 0;  // NVTX domain or the source category ("cpu_op", "user_annotation", …)
   RangeKind kind = RangeKind::push_pop;
-  std::uint32_t color = 0;    // ARGB, 0 = none
-  std::int64_t payload = 0;   // NVTX payload when integral, 0 = none
+  std::uint32_t color = 0;        // ARGB, 0 = none
+  std::int64_t payload = 0;       // NVTX payload when integral, 0 = none
   std::uint32_t correlation = 0;  // correlation of a GPU-side annotation or external id, 0 = none
 };
 
@@ -113,7 +113,7 @@ inline constexpr std::uint32_t kNoId = 0xffffffffu;  // "not applicable" for str
 // records; Kineto's "cuda_sync" events, which it draws on GPU tracks).
 struct SyncRow {
   TimeNs start = 0, end = 0;
-  TrackId track = 0;  // CPU track of the waiting thread (see TraceBuilder::kResolveThroughCorrelation)
+  TrackId track = 0;              // CPU track of the waiting thread (see TraceBuilder::kResolveThroughCorrelation)
   std::uint32_t correlation = 0;  // of the API call that waited (cudaStreamSynchronize, …)
   SyncType type = SyncType::unknown;
   std::uint32_t device = kNoDevice;
@@ -146,8 +146,8 @@ struct KernelTable {
   std::vector<std::uint16_t> block_x, block_y, block_z;
   std::vector<std::uint16_t> registers;
   std::vector<std::uint32_t> static_smem, dynamic_smem;
-  std::vector<std::uint32_t> graph_id;        // sparse
-  std::vector<std::uint64_t> graph_node_id;   // sparse
+  std::vector<std::uint32_t> graph_id;       // sparse
+  std::vector<std::uint64_t> graph_node_id;  // sparse
   // derived
   std::vector<std::uint8_t> category;  // KernelCategory
   std::vector<RowIndex> api;           // launching API call, kNoRow if none
@@ -159,9 +159,13 @@ struct KernelTable {
   std::uint64_t graph_node_id_at(std::size_t i) const { return sparse_at(graph_node_id, i); }
 
   template <class F>
-  void for_each_column(F&& f) { columns(*this, f); }
+  void for_each_column(F&& f) {
+    columns(*this, f);
+  }
   template <class F>
-  void for_each_column(F&& f) const { columns(*this, f); }
+  void for_each_column(F&& f) const {
+    columns(*this, f);
+  }
   template <class Self, class F>
   static void columns(Self& s, F&& f) {
     f(ColumnInfo{"start", kStored | kTime}, s.start);
@@ -202,9 +206,13 @@ struct MemcpyTable {
   MemoryKind dst_kind_at(std::size_t i) const { return static_cast<MemoryKind>(dst_kind[i]); }
 
   template <class F>
-  void for_each_column(F&& f) { columns(*this, f); }
+  void for_each_column(F&& f) {
+    columns(*this, f);
+  }
   template <class F>
-  void for_each_column(F&& f) const { columns(*this, f); }
+  void for_each_column(F&& f) const {
+    columns(*this, f);
+  }
   template <class Self, class F>
   static void columns(Self& s, F&& f) {
     f(ColumnInfo{"start", kStored | kTime}, s.start);
@@ -235,9 +243,13 @@ struct MemsetTable {
   std::size_t size() const { return start.size(); }
 
   template <class F>
-  void for_each_column(F&& f) { columns(*this, f); }
+  void for_each_column(F&& f) {
+    columns(*this, f);
+  }
   template <class F>
-  void for_each_column(F&& f) const { columns(*this, f); }
+  void for_each_column(F&& f) const {
+    columns(*this, f);
+  }
   template <class Self, class F>
   static void columns(Self& s, F&& f) {
     f(ColumnInfo{"start", kStored | kTime}, s.start);
@@ -272,9 +284,13 @@ struct ApiCallTable {
   std::uint32_t cbid_at(std::size_t i) const { return sparse_at(cbid, i); }
 
   template <class F>
-  void for_each_column(F&& f) { columns(*this, f); }
+  void for_each_column(F&& f) {
+    columns(*this, f);
+  }
   template <class F>
-  void for_each_column(F&& f) const { columns(*this, f); }
+  void for_each_column(F&& f) const {
+    columns(*this, f);
+  }
   template <class Self, class F>
   static void columns(Self& s, F&& f) {
     f(ColumnInfo{"start", kStored | kTime}, s.start);
@@ -295,11 +311,11 @@ struct RangeTable {
   std::vector<TrackId> track;
   std::vector<StringId> name;
   std::vector<StringId> domain;
-  std::vector<std::uint8_t> kind;           // RangeKind
-  std::vector<std::uint32_t> color;         // sparse
-  std::vector<std::int64_t> payload;        // sparse
-  std::vector<std::uint32_t> correlation;   // sparse
-  std::vector<std::uint16_t> depth;         // derived: nesting depth on its track, 0 = outermost
+  std::vector<std::uint8_t> kind;          // RangeKind
+  std::vector<std::uint32_t> color;        // sparse
+  std::vector<std::int64_t> payload;       // sparse
+  std::vector<std::uint32_t> correlation;  // sparse
+  std::vector<std::uint16_t> depth;        // derived: nesting depth on its track, 0 = outermost
 
   std::size_t size() const { return start.size(); }
   RangeKind kind_at(std::size_t i) const { return static_cast<RangeKind>(kind[i]); }
@@ -308,9 +324,13 @@ struct RangeTable {
   std::uint32_t correlation_at(std::size_t i) const { return sparse_at(correlation, i); }
 
   template <class F>
-  void for_each_column(F&& f) { columns(*this, f); }
+  void for_each_column(F&& f) {
+    columns(*this, f);
+  }
   template <class F>
-  void for_each_column(F&& f) const { columns(*this, f); }
+  void for_each_column(F&& f) const {
+    columns(*this, f);
+  }
   template <class Self, class F>
   static void columns(Self& s, F&& f) {
     f(ColumnInfo{"start", kStored | kTime}, s.start);
@@ -330,7 +350,7 @@ struct SyncTable {
   std::vector<TimeNs> start, end;
   std::vector<TrackId> track;
   std::vector<std::uint32_t> correlation;
-  std::vector<std::uint8_t> type;  // SyncType
+  std::vector<std::uint8_t> type;     // SyncType
   std::vector<std::uint32_t> device;  // kNoDevice if unknown
   std::vector<std::uint32_t> stream;  // kNoId if n/a
   std::vector<std::uint32_t> event;   // kNoId if n/a
@@ -339,9 +359,13 @@ struct SyncTable {
   SyncType type_at(std::size_t i) const { return static_cast<SyncType>(type[i]); }
 
   template <class F>
-  void for_each_column(F&& f) { columns(*this, f); }
+  void for_each_column(F&& f) {
+    columns(*this, f);
+  }
   template <class F>
-  void for_each_column(F&& f) const { columns(*this, f); }
+  void for_each_column(F&& f) const {
+    columns(*this, f);
+  }
   template <class Self, class F>
   static void columns(Self& s, F&& f) {
     f(ColumnInfo{"start", kStored | kTime}, s.start);
@@ -365,9 +389,13 @@ struct CounterTable {
   std::size_t size() const { return time.size(); }
 
   template <class F>
-  void for_each_column(F&& f) { columns(*this, f); }
+  void for_each_column(F&& f) {
+    columns(*this, f);
+  }
   template <class F>
-  void for_each_column(F&& f) const { columns(*this, f); }
+  void for_each_column(F&& f) const {
+    columns(*this, f);
+  }
   template <class Self, class F>
   static void columns(Self& s, F&& f) {
     f(ColumnInfo{"time", kStored | kTime}, s.time);
@@ -384,9 +412,13 @@ struct OverheadTable {
   std::size_t size() const { return start.size(); }
 
   template <class F>
-  void for_each_column(F&& f) { columns(*this, f); }
+  void for_each_column(F&& f) {
+    columns(*this, f);
+  }
   template <class F>
-  void for_each_column(F&& f) const { columns(*this, f); }
+  void for_each_column(F&& f) const {
+    columns(*this, f);
+  }
   template <class Self, class F>
   static void columns(Self& s, F&& f) {
     f(ColumnInfo{"start", kStored | kTime}, s.start);

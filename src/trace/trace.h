@@ -46,7 +46,7 @@ struct Device {
 
 struct Process {
   std::uint32_t pid = 0;
-  std::string name;  // executable or command line
+  std::string name;        // executable or command line
   std::int32_t rank = -1;  // distributed rank, -1 if unknown
 
   friend bool operator==(const Process&, const Process&) = default;
@@ -65,9 +65,9 @@ struct Track {
 };
 
 struct CounterSeries {
-  std::string name;                 // "sm_active", "power_w", …
+  std::string name;                  // "sm_active", "power_w", …
   std::uint32_t device = kNoDevice;  // GPU the series belongs to, or kNoDevice
-  std::string unit;                 // "%", "W", "B/s", …
+  std::string unit;                  // "%", "W", "B/s", …
 
   friend bool operator==(const CounterSeries&, const CounterSeries&) = default;
 };
@@ -80,7 +80,7 @@ struct CounterSeries {
 // here, so `gpuscope info` can say what is missing.
 struct TraceMeta {
   TraceSource source = TraceSource::unknown;
-  std::string producer;      // "gpuscope 0.1 capture", "PyTorch Profiler", …
+  std::string producer;  // "gpuscope 0.1 capture", "PyTorch Profiler", …
   std::string host;
   std::string command_line;
   TimeNs start_time_ns = 0;  // wall-clock (epoch) ns of the start of recording, 0 if unknown
@@ -138,9 +138,13 @@ struct TraceTables {
 
   // Calls f(TableId, Table&) for each table.
   template <class F>
-  void for_each_table(F&& f) { tables(*this, f); }
+  void for_each_table(F&& f) {
+    tables(*this, f);
+  }
   template <class F>
-  void for_each_table(F&& f) const { tables(*this, f); }
+  void for_each_table(F&& f) const {
+    tables(*this, f);
+  }
   template <class Self, class F>
   static void tables(Self& s, F&& f) {
     f(TableId::kernels, s.kernels);
@@ -234,7 +238,7 @@ class Trace {
   // track_begin_[table][track] and end at track_begin_[table][track + 1].
   struct TrackIndex {
     std::vector<RowIndex> begin;
-    std::vector<TimeNs> max_duration;  // longest event on each track
+    std::vector<TimeNs> max_duration;       // longest event on each track
     std::vector<std::uint8_t> ends_sorted;  // 1 if ends are non-decreasing on the track
   };
 

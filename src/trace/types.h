@@ -39,7 +39,7 @@ enum class TrackKind : std::uint8_t {
 enum class KernelCategory : std::uint8_t {
   padding = 0,
   broadcast,
-  transpose,      // transpose / layout conversion
+  transpose,  // transpose / layout conversion
   convolution,
   gemm,
   normalization,
@@ -49,9 +49,9 @@ enum class KernelCategory : std::uint8_t {
   softmax_loss,
   optimizer,
   communication,
-  memory,         // memcpy / memset (as kernels or as copy-engine work)
+  memory,  // memcpy / memset (as kernels or as copy-engine work)
   other,
-  count_          // number of categories; not a category
+  count_  // number of categories; not a category
 };
 inline constexpr int kKernelCategoryCount = static_cast<int>(KernelCategory::count_);
 std::string_view to_string(KernelCategory c);
@@ -93,18 +93,18 @@ std::string_view to_string(ApiDomain d);
 // What a host-side synchronization waited on (CUPTI's synchronization kinds).
 enum class SyncType : std::uint8_t {
   unknown = 0,
-  event = 1,          // cudaEventSynchronize
+  event = 1,  // cudaEventSynchronize
   stream_wait_event = 2,
-  stream = 3,         // cudaStreamSynchronize
-  context = 4,        // cudaDeviceSynchronize / context sync
+  stream = 3,   // cudaStreamSynchronize
+  context = 4,  // cudaDeviceSynchronize / context sync
 };
 std::string_view to_string(SyncType t);
 
 enum class RangeKind : std::uint8_t {
-  push_pop = 0,     // NVTX push/pop (properly nested on a thread)
-  start_end = 1,    // NVTX start/end (may cross threads, may overlap)
-  mark = 2,         // instantaneous (start == end)
-  annotation = 3,   // imported CPU-side span (cpu_op, user_annotation, python_function, …)
+  push_pop = 0,    // NVTX push/pop (properly nested on a thread)
+  start_end = 1,   // NVTX start/end (may cross threads, may overlap)
+  mark = 2,        // instantaneous (start == end)
+  annotation = 3,  // imported CPU-side span (cpu_op, user_annotation, python_function, …)
 };
 std::string_view to_string(RangeKind k);
 

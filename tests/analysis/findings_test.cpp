@@ -30,8 +30,8 @@ struct K {
 // `steps` iterations on `device`: the kernels of each step back to back on
 // their streams (1 µs apart), each launched 100 µs ahead (a full queue), an
 // NVTX range "step i" around each. `host_gap` of nothing between steps.
-void add_steps(TraceFactory& f, int steps, const std::vector<K>& kernels, TimeNs host_gap = 0,
-               std::uint32_t device = 0, TimeNs start = 1 * ms) {
+void add_steps(TraceFactory& f, int steps, const std::vector<K>& kernels, TimeNs host_gap = 0, std::uint32_t device = 0,
+               TimeNs start = 1 * ms) {
   TimeNs t = start;
   for (int s = 0; s < steps; ++s) {
     const TimeNs step_start = t;
@@ -62,9 +62,10 @@ std::string describe(const Profile& p) {
   return s;
 }
 
-const std::vector<K> kCleanStep = {
-    {names::kConvTensorCore, 500 * us}, {names::kRelu, 100 * us}, {names::kBatchNorm, 50 * us},
-    {names::kGemmTensorCore, 200 * us}};
+const std::vector<K> kCleanStep = {{names::kConvTensorCore, 500 * us},
+                                   {names::kRelu, 100 * us},
+                                   {names::kBatchNorm, 50 * us},
+                                   {names::kGemmTensorCore, 200 * us}};
 
 TEST(Findings, CleanTracesHaveNone) {
   {
@@ -87,8 +88,8 @@ TEST(Findings, CleanTracesHaveNone) {
         f.kernel(dev, 7, names::kConvTensorCore, t, t + 800 * us, t - 100 * us);
         f.kernel(dev, 13, names::kAllReduce, t + 300 * us, t + 700 * us, t - 90 * us);
         f.kernel(dev, 14, names::kSgd, t + 400 * us, t + 450 * us, t - 80 * us);
-        f.memcpy(dev, 15, CopyKind::htod, MemoryKind::pinned, MemoryKind::device, 1 << 20, t + 100 * us,
-                 t + 200 * us, "cudaMemcpyAsync", t - 70 * us);
+        f.memcpy(dev, 15, CopyKind::htod, MemoryKind::pinned, MemoryKind::device, 1 << 20, t + 100 * us, t + 200 * us,
+                 "cudaMemcpyAsync", t - 70 * us);
         t += 801 * us;
         f.range("step " + std::to_string(s), s0 - 100 * us, t, 1 + dev);
       }
@@ -124,16 +125,22 @@ TEST(Findings, PaddingAndBroadcastTimeGiveExactlyThoseFindingsWithThoseShares) {
   EXPECT_FALSE(pad->recommendation.empty());
   EXPECT_NE(pad->evidence.find("Eigen TensorPaddingOp"), std::string::npos) << pad->evidence;
   for (const CategoryTime& c : p.categories) {
-    if (c.category == KernelCategory::padding) { EXPECT_DOUBLE_EQ(c.share, 0.21); }
-    if (c.category == KernelCategory::broadcast) { EXPECT_DOUBLE_EQ(c.share, 0.20); }
+    if (c.category == KernelCategory::padding) {
+      EXPECT_DOUBLE_EQ(c.share, 0.21);
+    }
+    if (c.category == KernelCategory::broadcast) {
+      EXPECT_DOUBLE_EQ(c.share, 0.20);
+    }
   }
 }
 
 TEST(Findings, OneStreamWithoutOverlapHasZeroConcurrency) {
   TraceFactory f;
   // Small kernels (8 blocks on 80 SMs) one after the other on one stream.
-  add_steps(f, 10, {{names::kConvTensorCore, 300 * us, 7, 8}, {names::kRelu, 100 * us, 7, 8},
-                    {names::kGemmTensorCore, 200 * us, 7, 8}});
+  add_steps(f, 10,
+            {{names::kConvTensorCore, 300 * us, 7, 8},
+             {names::kRelu, 100 * us, 7, 8},
+             {names::kGemmTensorCore, 200 * us, 7, 8}});
   const Trace t = f.build();
   const Profile p = analyze(t);
   EXPECT_EQ(p.devices[0].kernel_concurrency, 0.0);
@@ -203,7 +210,7 @@ TEST(Findings, SynchronizingEveryStepDrainsTheQueue) {
   TimeNs t = 1 * ms;
   for (int s = 0; s < 10; ++s) {
     f.kernel(0, 7, names::kConvTensorCore, t, t + 800 * us, t - 50 * us);
-    f.sync(SyncType::context, 0, kNoId, t - 40 * us, t + 800 * us);  // .item()
+    f.sync(SyncType::context, 0, kNoId, t - 40 * us, t + 800 * us);            // .item()
     f.kernel(0, 7, names::kRelu, t + 1000 * us, t + 1100 * us, t + 990 * us);  // 200 µs of host work first
     t += 1101 * us;
   }
@@ -251,8 +258,8 @@ TEST(Findings, PageableAndBlockingCopies) {
   TraceFactory f;
   TimeNs t = 1 * ms;
   for (int s = 0; s < 5; ++s) {
-    f.memcpy(0, 7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, 20 << 20, t, t + 2 * ms,
-             "cudaMemcpyAsync", t - 10 * us);
+    f.memcpy(0, 7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, 20 << 20, t, t + 2 * ms, "cudaMemcpyAsync",
+             t - 10 * us);
     f.kernel(0, 7, names::kConvTensorCore, t + 2 * ms + 1 * us, t + 10 * ms, t);
     f.memcpy(0, 7, CopyKind::dtoh, MemoryKind::device, MemoryKind::pageable, 4 << 20, t + 10 * ms, t + 11 * ms,
              "cudaMemcpy", t + 20 * us, 11 * ms - 20 * us);
@@ -337,7 +344,8 @@ TEST(Findings, StragglerAcrossRanksWithAlignedClocks) {
   EXPECT_NE(s->title.find("Rank 1"), std::string::npos) << s->title;
   // Aligned: the steps of both ranks end at the same job time.
   TimeNs end0 = 0, end1 = 0;
-  for (const Step& st : p.steps.steps) (st.rank == 0 ? end0 : end1) = std::max(st.rank == 0 ? end0 : end1, st.range.end);
+  for (const Step& st : p.steps.steps)
+    (st.rank == 0 ? end0 : end1) = std::max(st.rank == 0 ? end0 : end1, st.range.end);
   EXPECT_EQ(end0, end1);
   EXPECT_EQ(p.files, (std::vector<std::string>{"rank0.gscope", "rank1.gscope"}));
 }

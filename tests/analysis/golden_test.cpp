@@ -118,7 +118,8 @@ TEST_P(EveryTrace, IdleBreakdownMatchesHtaPerStream) {
   // analyses rank [0] only, and that file is rank 1 (distributedInfo), so HTA
   // returned no rows. Our rows for it come from the same code that matches
   // rank 0 here; they are checked for consistency in ImportsAndAnalyses.
-  if (!ref.contains("idle_breakdown")) GTEST_SKIP() << "HTA computed no idle breakdown for this rank (it analyses rank 0 only by default)";
+  if (!ref.contains("idle_breakdown"))
+    GTEST_SKIP() << "HTA computed no idle breakdown for this rank (it analyses rank 0 only by default)";
   const std::vector<IdleByCause> rows = hta_idle_breakdown(load(GetParam()));
   std::map<std::pair<std::uint32_t, std::string>, double> want;
   for (const json& r : ref["idle_breakdown"])

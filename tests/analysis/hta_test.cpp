@@ -36,8 +36,8 @@ TEST(Hta, TemporalBreakdownOfAnIntegerMicrosecondTrace) {
 TEST(Hta, StreamSyncsCountAsNonComputeGpuOps) {
   TraceFactory f;
   f.kernel(0, 7, "conv", 0, 10'000);
-  f.sync(SyncType::stream, 0, 7, 10'000, 20'000);       // Kineto's "Stream Sync" has a stream
-  f.sync(SyncType::event, 0, kNoId, 20'000, 90'000);    // "Event Sync": stream -1, dropped
+  f.sync(SyncType::stream, 0, 7, 10'000, 20'000);     // Kineto's "Stream Sync" has a stream
+  f.sync(SyncType::event, 0, kNoId, 20'000, 90'000);  // "Event Sync": stream -1, dropped
   const Trace t = f.build();
   const TemporalBreakdown b = hta_temporal_breakdown(t);
   EXPECT_EQ(b.span_ns, 20'000);
@@ -49,9 +49,9 @@ TEST(Hta, ProfilerStepFilterDropsTheLastIteration) {
   for (int s = 0; s < 3; ++s)
     f.range("ProfilerStep#" + std::to_string(s), s * 100'000, s * 100'000 + 90'000, 1, RangeKind::annotation,
             "user_annotation");
-  f.kernel(0, 7, "a", 10'000, 20'000, 5'000);          // launched in step 0: kept
-  f.kernel(0, 7, "b", 150'000, 160'000, 140'000);      // step 1: kept
-  f.kernel(0, 7, "c", 210'000, 290'000, 205'000);      // launched in the last step: dropped
+  f.kernel(0, 7, "a", 10'000, 20'000, 5'000);                      // launched in step 0: kept
+  f.kernel(0, 7, "b", 150'000, 160'000, 140'000);                  // step 1: kept
+  f.kernel(0, 7, "c", 210'000, 290'000, 205'000);                  // launched in the last step: dropped
   f.kernel(0, 7, "d", 295'000, 300'000, TraceFactory::kNoLaunch);  // no correlation (0): kept
   const Trace t = f.build();
   const TemporalBreakdown b = hta_temporal_breakdown(t);

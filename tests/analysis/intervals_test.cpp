@@ -48,7 +48,9 @@ std::vector<bool> covered(const std::vector<TimeRange>& ranges) {
 void expect_canonical(const IntervalSet& s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     EXPECT_LT(s[i].start, s[i].end);
-    if (i) { EXPECT_LT(s[i - 1].end, s[i].start); }
+    if (i) {
+      EXPECT_LT(s[i - 1].end, s[i].start);
+    }
   }
 }
 
@@ -163,7 +165,7 @@ TEST(Stats, SelectKthMatchesSortingForSmallAndLargeInputs) {
   for (std::size_t n : {1u, 2u, 3u, 10u, 4095u, 4096u, 5000u, 100000u}) {
     std::vector<TimeNs> v(n);
     for (TimeNs& x : v) x = static_cast<TimeNs>(rng() % 1'000'000'000) - 300'000'000;  // negative values too
-    if (n > 10) v[n / 2] = v[0];                                                           // duplicates
+    if (n > 10) v[n / 2] = v[0];                                                       // duplicates
     auto sorted = v;
     std::sort(sorted.begin(), sorted.end());
     for (std::size_t k : {std::size_t{0}, (n - 1) / 2, n - 1}) {
@@ -191,7 +193,7 @@ TEST(Stats, SelectKthNarrowsSkewedAndExtremeInputs) {
   }
   {
     std::vector<TimeNs> v(60000);
-    for (TimeNs& x : v) x = 1'000 + static_cast<TimeNs>(rng() % 50);  // a narrow band…
+    for (TimeNs& x : v) x = 1'000 + static_cast<TimeNs>(rng() % 50);                           // a narrow band…
     for (int i = 0; i < 5; ++i) v[rng() % v.size()] = std::numeric_limits<TimeNs>::max() - i;  // …and outliers
     v[7] = -5;
     inputs.push_back(v);
@@ -204,7 +206,8 @@ TEST(Stats, SelectKthNarrowsSkewedAndExtremeInputs) {
   for (const auto& v : inputs) {
     auto sorted = v;
     std::sort(sorted.begin(), sorted.end());
-    for (std::size_t k : {std::size_t{0}, std::size_t{1}, v.size() / 3, (v.size() - 1) / 2, v.size() - 2, v.size() - 1}) {
+    for (std::size_t k :
+         {std::size_t{0}, std::size_t{1}, v.size() / 3, (v.size() - 1) / 2, v.size() - 2, v.size() - 1}) {
       auto a = v;
       EXPECT_EQ(select_kth(a, k), sorted[k]) << "n=" << v.size() << " k=" << k;
       auto b = v;
@@ -225,7 +228,8 @@ TEST(Search, FirstAtOrAfterMatchesLowerBoundFromAnyHint) {
     const RowIndex lo = n ? static_cast<RowIndex>(rng() % (n + 1)) : 0;
     const RowIndex hi = lo + (n - lo ? static_cast<RowIndex>(rng() % (n - lo + 1)) : 0);
     for (int q = 0; q < 50; ++q) {
-      const TimeNs want_at = static_cast<TimeNs>(rng() % (v.empty() ? 3 : static_cast<std::uint64_t>(v.back()) + 3)) - 1;
+      const TimeNs want_at =
+          static_cast<TimeNs>(rng() % (v.empty() ? 3 : static_cast<std::uint64_t>(v.back()) + 3)) - 1;
       const RowIndex hint = static_cast<RowIndex>(rng() % (n + 5));
       const auto expect = static_cast<RowIndex>(std::lower_bound(v.begin() + lo, v.begin() + hi, want_at) - v.begin());
       ASSERT_EQ(detail::first_at_or_after(v.data(), lo, hi, hint, want_at), expect)
@@ -275,7 +279,8 @@ TEST(Stats, BracketMedianIsExactOrSaysItMissed) {
     // Every kStride-th value is large, the rest small: the sample sees only
     // large ones, the bracket misses the median.
     std::vector<TimeNs> v(300'000);
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = i % BracketMedian::kStride == 0 ? 1'000'000 : 50 + static_cast<TimeNs>(i % 7);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      v[i] = i % BracketMedian::kStride == 0 ? 1'000'000 : 50 + static_cast<TimeNs>(i % 7);
     DurationStats got;
     EXPECT_FALSE(run(v, BracketMedian::kStride, &got));
     EXPECT_EQ(got.count, v.size());  // the rest is still exact
@@ -354,8 +359,10 @@ TEST(Stats, BracketMedianPlacerRunsMatchOneByOne) {
       TimeNs total = 0, lo = v[0], hi = v[0];
       for (std::size_t i = 0; i < v.size(); i += run) {
         const std::size_t n = std::min(run, v.size() - i);
-        if (i % (3 * run) == 0) place.place(v[i]), place.place(v.data() + i + 1, n - 1);  // both entry points
-        else place.place(v.data() + i, n);
+        if (i % (3 * run) == 0)
+          place.place(v[i]), place.place(v.data() + i + 1, n - 1);  // both entry points
+        else
+          place.place(v.data() + i, n);
         if (i % (5 * run) == 0) place.done();  // handed over now and then, as per stream
       }
       place.done();

@@ -1,10 +1,10 @@
 // Every metric of analyze() on small traces whose numbers are worked out by
 // hand in the comments.
+#include <gtest/gtest.h>
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <random>
-#include <algorithm>
-#include <gtest/gtest.h>
 
 #include "analysis/analyze.h"
 #include "analysis/stats.h"
@@ -80,8 +80,12 @@ TEST(Metrics, CategoriesAndHotspotsShareTheKernelTime) {
   ASSERT_EQ(p.hotspots.size(), 3u);
   EXPECT_EQ(p.hotspots.back().name, names::kAllReduce);
   for (const Hotspot& h : p.hotspots) {
-    if (h.name == names::kConvTensorCore) { EXPECT_TRUE(h.tensor_cores); }
-    if (h.name == names::kRelu) { EXPECT_FALSE(h.tensor_cores); }
+    if (h.name == names::kConvTensorCore) {
+      EXPECT_TRUE(h.tensor_cores);
+    }
+    if (h.name == names::kRelu) {
+      EXPECT_FALSE(h.tensor_cores);
+    }
   }
   EXPECT_EQ(p.memcpys.time_ns, 100);
 }
@@ -120,7 +124,8 @@ TEST(Metrics, HotspotAndCategoryMediansMatchSortingAtScale) {
     for (int i = 0; i < 15000; ++i) {
       const char* name = names[rng() % 3];
       TimeNs d = 1'000 + static_cast<TimeNs>(rng() % (i % 2 ? 100'000 : 3'000));
-      if (long_kernel && i % 5 == 0) d = (TimeNs{1} << 32) + static_cast<TimeNs>(rng() % 1'000);  // would wrap in 32 bits
+      if (long_kernel && i % 5 == 0)
+        d = (TimeNs{1} << 32) + static_cast<TimeNs>(rng() % 1'000);  // would wrap in 32 bits
       f.kernel(0, 7, name, t, t + d);
       by_name[name].push_back(d);
       t += d + 10;
@@ -154,7 +159,8 @@ TEST(Metrics, HotspotAndCategoryMediansMatchSortingAtScale) {
 
 TEST(Metrics, IdleByCauseFollowsHtaRulesPerStream) {
   TraceFactory f;
-  // stream 7: a [0,100); b [200,300) launched at 50 (< 100: not host wait) -> gap 100 >= 30 µs? no: 100 ns < 30 µs -> kernel wait
+  // stream 7: a [0,100); b [200,300) launched at 50 (< 100: not host wait) -> gap 100 >= 30 µs? no: 100 ns < 30 µs ->
+  // kernel wait
   //           c [400,500) launched at 350 (> 300): host wait 100
   //           d [100'000, 100'100) launched at 450 (< 500) -> gap 99'500 >= 30 µs: other
   f.kernel(0, 7, "k", 0, 100, -20, 5);
@@ -223,7 +229,8 @@ TEST(Metrics, QueueDepthMatchesItsDefinition) {
     std::sort(starts.begin(), starts.end());
     std::uint64_t best = 0;
     for (std::size_t k = 0; k < launches.size(); ++k) {
-      const auto started = static_cast<std::uint64_t>(std::upper_bound(starts.begin(), starts.end(), launches[k]) - starts.begin());
+      const auto started =
+          static_cast<std::uint64_t>(std::upper_bound(starts.begin(), starts.end(), launches[k]) - starts.begin());
       best = std::max<std::uint64_t>(best, k + 1 > started ? k + 1 - started : 0);
     }
     return best;
@@ -251,8 +258,10 @@ TEST(Metrics, QueueDepthMatchesItsDefinition) {
       // Variant 1: every third call from another thread, a little late or early.
       if (variant == 1 && i % 3 == 0) api = launch - 1'500 + static_cast<TimeNs>(rng() % 3'000);
       const std::uint32_t tid = variant == 1 && i % 3 == 0 ? 2 : 1;
-      if (variant == 3 && i % 4 == 0) f.memset(0, 7, gpu, gpu + run, api);
-      else f.kernel(0, 7, "k", gpu, gpu + run, api, 5'000, 1000, tid);
+      if (variant == 3 && i % 4 == 0)
+        f.memset(0, 7, gpu, gpu + run, api);
+      else
+        f.kernel(0, 7, "k", gpu, gpu + run, api, 5'000, 1000, tid);
       launches.push_back(api);
       starts.push_back(gpu);
       gpu += run;

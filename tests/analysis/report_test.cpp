@@ -2,12 +2,12 @@
 // its round trip, its reader on malformed input; the text report and diff.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-#include <vector>
 #include <algorithm>
-#include <sstream>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "analysis/analyze.h"
 #include "analysis/diff.h"
@@ -110,8 +110,10 @@ std::vector<std::string> documented_keys(const std::string& doc, const std::stri
   // Only the backticks that name keys: skip those inside parentheses (values, examples).
   int depth = 0;
   for (std::size_t i = 0; i < para.size(); ++i) {
-    if (para[i] == '(') ++depth;
-    else if (para[i] == ')') --depth;
+    if (para[i] == '(')
+      ++depth;
+    else if (para[i] == ')')
+      --depth;
     else if (para[i] == '`' && depth == 0) {
       const auto close = para.find('`', i + 1);
       out.push_back(para.substr(i + 1, close - i - 1));
@@ -145,12 +147,19 @@ TEST(ReportJson, KeysAreExactlyTheDocumentedOnes) {
   const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(report_json(sample_profile()));
   for (auto it = ordered.begin(); it != ordered.end(); ++it) written.push_back(it.key());
   EXPECT_EQ(written, top);
-  const std::pair<const char*, json> kinds[] = {
-      {"device", j["devices"][0]},       {"category", j["categories"][0]}, {"hotspot", j["hotspots"][0]},
-      {"step", j["steps"][0]},           {"step_summary", j["step_summary"]}, {"idle", j["idle"][0]},
-      {"launches", j["launches"]},       {"temporal", j["temporal_breakdown"][0]}, {"rank", j["ranks"][0]},
-      {"skew", j["skew"]},               {"syncs", j["syncs"]},            {"memcpys", j["memcpys"]},
-      {"finding", j["findings"][0]}};
+  const std::pair<const char*, json> kinds[] = {{"device", j["devices"][0]},
+                                                {"category", j["categories"][0]},
+                                                {"hotspot", j["hotspots"][0]},
+                                                {"step", j["steps"][0]},
+                                                {"step_summary", j["step_summary"]},
+                                                {"idle", j["idle"][0]},
+                                                {"launches", j["launches"]},
+                                                {"temporal", j["temporal_breakdown"][0]},
+                                                {"rank", j["ranks"][0]},
+                                                {"skew", j["skew"]},
+                                                {"syncs", j["syncs"]},
+                                                {"memcpys", j["memcpys"]},
+                                                {"finding", j["findings"][0]}};
   for (const auto& [kind, object] : kinds) {
     const std::vector<std::string> want = documented_keys(doc, kind);
     ASSERT_FALSE(want.empty()) << kind;
@@ -247,8 +256,8 @@ TEST(ReportText, AnswersTheUsualQuestionsYesOrNoWithTheReason) {
   TimeNs t = 1'000'000;
   for (int s = 0; s < 10; ++s) {
     const TimeNs s0 = t;
-    for (auto [name, d] : {std::pair{names::kConvTensorCore, 590 * us}, {names::kPad, 210 * us},
-                           {names::kBroadcast, 200 * us}}) {
+    for (auto [name, d] :
+         {std::pair{names::kConvTensorCore, 590 * us}, {names::kPad, 210 * us}, {names::kBroadcast, 200 * us}}) {
       f.kernel(0, 7, name, t, t + d, t - 100 * us);
       t += d + 1 * us;
     }
@@ -286,7 +295,7 @@ TEST(Diff, FixingThePaddingResolvesItsFinding) {
   EXPECT_TRUE(resolved);
   ASSERT_FALSE(d.categories.empty());
   EXPECT_EQ(d.categories.front().category, KernelCategory::padding);  // the largest change
-  EXPECT_EQ(d.categories.front().before_ns, 210 * us);                  // per step and GPU
+  EXPECT_EQ(d.categories.front().before_ns, 210 * us);                // per step and GPU
   EXPECT_EQ(d.categories.front().after_ns, 5 * us);
   bool said = false;
   for (const std::string& s : d.summary) said = said || s.starts_with("Resolved padding-hotspot");

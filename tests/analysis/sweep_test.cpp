@@ -28,8 +28,8 @@ struct Op {
 };
 
 struct Figures {
-  TimeNs busy = 0, kernel_busy = 0, multi = 0, compute = 0, comm = 0, exposed_comm = 0, copy = 0,
-         copy_exposed = 0, kernel_time = 0;
+  TimeNs busy = 0, kernel_busy = 0, multi = 0, compute = 0, comm = 0, exposed_comm = 0, copy = 0, copy_exposed = 0,
+         kernel_time = 0;
 };
 
 Figures brute_force(const std::vector<Op>& ops) {
@@ -48,10 +48,17 @@ Figures brute_force(const std::vector<Op>& ops) {
       ++any;
       switch (o.kind) {
         case Kind::compute:
-        case Kind::optimizer: ++kernels, ++compute; break;
-        case Kind::comm: ++kernels, ++comm; break;
-        case Kind::copy: ++copies; break;
-        case Kind::fill: break;
+        case Kind::optimizer:
+          ++kernels, ++compute;
+          break;
+        case Kind::comm:
+          ++kernels, ++comm;
+          break;
+        case Kind::copy:
+          ++copies;
+          break;
+        case Kind::fill:
+          break;
       }
     }
     if (any) f.busy += dt;
@@ -80,19 +87,27 @@ TEST(Sweep, DeviceFiguresMatchBruteForceOnRandomStreams) {
       for (int i = 0; i < n; ++i) {
         const int g = pick(6);
         t += g == 0 ? 0 : g < 3 ? 1'000 * pick(5) : 20'000 * (1 + pick(3));  // back to back, short or long gaps
-        if (pick(12) == 0) t -= 2'000;                                          // overlaps its predecessor
+        if (pick(12) == 0) t -= 2'000;                                       // overlaps its predecessor
         const int d = pick(8);
         const TimeNs dur = d == 0 ? 0 : d < 6 ? 1'000 * (1 + pick(8)) : 50'000;
         const Kind kind = static_cast<Kind>(pick(10) < 6 ? 0 : pick(5));
         const TimeNs start = std::max<TimeNs>(t, 1'000'000), end = start + dur;
         switch (kind) {
-          case Kind::compute: f.kernel(0, s, names::kRelu, start, end); break;
-          case Kind::comm: f.kernel(0, s, names::kAllReduce, start, end); break;
-          case Kind::optimizer: f.kernel(0, s, names::kSgd, start, end); break;
+          case Kind::compute:
+            f.kernel(0, s, names::kRelu, start, end);
+            break;
+          case Kind::comm:
+            f.kernel(0, s, names::kAllReduce, start, end);
+            break;
+          case Kind::optimizer:
+            f.kernel(0, s, names::kSgd, start, end);
+            break;
           case Kind::copy:
             f.memcpy(0, s, CopyKind::htod, MemoryKind::pinned, MemoryKind::device, 4096, start, end);
             break;
-          case Kind::fill: f.memset(0, s, start, end); break;
+          case Kind::fill:
+            f.memset(0, s, start, end);
+            break;
         }
         ops.push_back({start, end, kind});
         t = std::max(t, end);

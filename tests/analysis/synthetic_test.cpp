@@ -114,7 +114,9 @@ TEST(SyntheticJobs, PaddingShareIsExactPerGpuFilter) {
   const Profile p = analyze(t, a);
   ASSERT_EQ(p.devices.size(), 1u);
   for (const CategoryTime& c : p.categories) {
-    if (c.category == KernelCategory::padding) { EXPECT_NEAR(c.share, o.padding_share, 1e-6); }
+    if (c.category == KernelCategory::padding) {
+      EXPECT_NEAR(c.share, o.padding_share, 1e-6);
+    }
   }
 }
 

@@ -164,7 +164,8 @@ inline constexpr const char* kRelu =
     "const::{lambda(float)#1}, at::detail::Array<char*, 2>)";
 inline constexpr const char* kBatchNorm =
     "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1, true>(cudnnTensorStruct, float const*, "
-    "cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, float, float)";
+    "cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, float, "
+    "float)";
 inline constexpr const char* kAllReduce = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
 inline constexpr const char* kSgd = "sgd_momentum_kernel(float*, float*, float const*, float, float, int)";
 inline constexpr const char* kGemmTensorCore = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_kernel";

@@ -3,12 +3,12 @@
 // in <= 0.5 s, memory <= 2x the loaded trace. Numbers: docs/PERFORMANCE.md.
 #include <benchmark/benchmark.h>
 
-#include <cstdio>
-#include <map>
-#include <memory>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cstdio>
+#include <map>
+#include <memory>
 
 #include "analysis/analyze.h"
 #include "import/synthetic.h"
@@ -90,8 +90,13 @@ void BM_Analyze(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(t.kernels().size()));
 }
 // {kernels, report pathologies}.
-BENCHMARK(BM_Analyze)->Args({1'000'000, 0})->Args({1'000'000, 1})->Args({10'000'000, 0})->Args({10'000'000, 1})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Analyze)
+    ->Args({1'000'000, 0})
+    ->Args({1'000'000, 1})
+    ->Args({10'000'000, 0})
+    ->Args({10'000'000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -154,16 +154,16 @@ std::uint64_t write_kineto_like(const std::string& path, std::uint64_t target_by
       out += ", \"dur\": 7.412,\n    \"args\": {\n      \"External id\": " + std::to_string(ext) +
              ", \"cbid\": 211, \"correlation\": " + std::to_string(corr) + "\n    }\n  }";
       sep();
-      out += "  {\n    \"ph\": \"s\", \"id\": " + std::to_string(corr) +
-             ", \"pid\": 1102, \"tid\": 1102, \"ts\": ";
+      out += "  {\n    \"ph\": \"s\", \"id\": " + std::to_string(corr) + ", \"pid\": 1102, \"tid\": 1102, \"ts\": ";
       append_us(out, launch);
       out += ",\n    \"cat\": \"ac2g\", \"name\": \"ac2g\"\n  }";
       gpu = std::max(gpu, launch + 5000);
       const std::uint64_t dur = 3000 + static_cast<std::uint64_t>((op * 131) % 9000);
       sep();
       if (copy) {
-        out += "  {\n    \"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\", "
-               "\"pid\": 0, \"tid\": 7,\n    \"ts\": ";
+        out +=
+            "  {\n    \"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\", "
+            "\"pid\": 0, \"tid\": 7,\n    \"ts\": ";
         append_us(out, gpu);
         out += ", \"dur\": ";
         append_us(out, dur);
@@ -198,8 +198,9 @@ std::uint64_t write_kineto_like(const std::string& path, std::uint64_t target_by
     }
     t = std::max(t + kOpGapNs, gpu) + 2000;  // after the step's last op has ended
   }
-  out += "\n  ],\n  \"traceName\": \"bench\", \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": "
-         "1000000000000000000\n}\n";
+  out +=
+      "\n  ],\n  \"traceName\": \"bench\", \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": "
+      "1000000000000000000\n}\n";
   f.write(out.data(), static_cast<std::streamsize>(out.size()));
   written += out.size();
   return written;

@@ -136,12 +136,12 @@ void BM_Frame(benchmark::State& state) {
 }
 BENCHMARK(BM_Frame)
     ->ArgName("window_ns")
-    ->Arg(0)               // whole trace
-    ->Arg(1'000'000'000)   // 1 s
-    ->Arg(100'000'000)     // 100 ms
-    ->Arg(10'000'000)      // 10 ms: a step or two
-    ->Arg(1'000'000)       // 1 ms
-    ->Arg(100'000)         // 100 µs: single kernels
+    ->Arg(0)              // whole trace
+    ->Arg(1'000'000'000)  // 1 s
+    ->Arg(100'000'000)    // 100 ms
+    ->Arg(10'000'000)     // 10 ms: a step or two
+    ->Arg(1'000'000)      // 1 ms
+    ->Arg(100'000)        // 100 µs: single kernels
     ->Unit(benchmark::kMillisecond);
 
 // "Every frame, at any zoom": one frame at each of ~24 zoom levels (the

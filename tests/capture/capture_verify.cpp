@@ -18,10 +18,14 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--expect" && i + 1 < argc) {
       const std::string e = argv[++i];
-      if (e == "full") expect = Expect::full;
-      else if (e == "range-graph") expect = Expect::range_graph;
-      else if (e == "range-copies") expect = Expect::range_copies;
-      else file = nullptr, i = argc;
+      if (e == "full")
+        expect = Expect::full;
+      else if (e == "range-graph")
+        expect = Expect::range_graph;
+      else if (e == "range-copies")
+        expect = Expect::range_copies;
+      else
+        file = nullptr, i = argc;
     } else if (a == "--no-nccl") {
       nccl = false;
     } else {

@@ -13,10 +13,10 @@
 // cudaProfilerStart/Stop range), graph (a 3-kernel CUDA graph launched 5
 // times), nccl (all-reduces on one GPU; skipped when built without NCCL).
 #include <cuda_profiler_api.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -32,14 +32,13 @@
 
 namespace w = gpuscope::capture::workload;
 
-#define CHECK_CUDA(call)                                                                            \
-  do {                                                                                              \
-    const cudaError_t e_ = (call);                                                                  \
-    if (e_ != cudaSuccess) {                                                                        \
-      std::fprintf(stderr, "capture_workload: %s: %s (%s:%d)\n", #call, cudaGetErrorString(e_), __FILE__, \
-                   __LINE__);                                                                       \
-      std::exit(1);                                                                                 \
-    }                                                                                               \
+#define CHECK_CUDA(call)                                                                                             \
+  do {                                                                                                               \
+    const cudaError_t e_ = (call);                                                                                   \
+    if (e_ != cudaSuccess) {                                                                                         \
+      std::fprintf(stderr, "capture_workload: %s: %s (%s:%d)\n", #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(1);                                                                                                  \
+    }                                                                                                                \
   } while (0)
 
 // ---- CUDA kernels
@@ -152,8 +151,10 @@ int main(int argc, char** argv) {
   const char* in_process = nullptr;
   bool fork_child = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--in-process") == 0 && i + 1 < argc) in_process = argv[++i];
-    else if (std::strcmp(argv[i], "--fork") == 0) fork_child = true;
+    if (std::strcmp(argv[i], "--in-process") == 0 && i + 1 < argc)
+      in_process = argv[++i];
+    else if (std::strcmp(argv[i], "--fork") == 0)
+      fork_child = true;
     else {
       std::fprintf(stderr, "usage: capture_workload [--in-process OUT.gscope] [--fork]\n");
       return 2;

@@ -96,10 +96,10 @@ TEST_F(CaptureCli, ACudaProgramWithoutAGpuRunsToItsOwnEndAndGpuscopeSaysWhy) {
 }
 
 TEST_F(CaptureCli, SetsUpTheInjectionEnvironment) {
-  const Outcome r = run({"capture", "--trace", "kernel,api", "-o", "sub/run-%p.gscope", "--delay", "1.5", "--",
-                     "/bin/sh", "-c",
-                     "echo \"$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH|$GPUSCOPE_CAPTURE_TRACE|"
-                     "$GPUSCOPE_CAPTURE_OUTPUT|$GPUSCOPE_CAPTURE_DELAY|$GPUSCOPE_CAPTURE_REPORT_DIR\""});
+  const Outcome r =
+      run({"capture", "--trace", "kernel,api", "-o", "sub/run-%p.gscope", "--delay", "1.5", "--", "/bin/sh", "-c",
+           "echo \"$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH|$GPUSCOPE_CAPTURE_TRACE|"
+           "$GPUSCOPE_CAPTURE_OUTPUT|$GPUSCOPE_CAPTURE_DELAY|$GPUSCOPE_CAPTURE_REPORT_DIR\""});
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> f;
   std::stringstream ss(r.out.substr(0, r.out.find('\n')));
@@ -114,7 +114,8 @@ TEST_F(CaptureCli, SetsUpTheInjectionEnvironment) {
   EXPECT_FALSE(f[5].empty());
   EXPECT_FALSE(fs::exists(f[5]));  // the private report directory is cleaned up
 
-  const Outcome nvtx = run({"capture", "--capture-range", "nvtx:step", "--", "/bin/sh", "-c", "echo $NVTX_INJECTION64_PATH"});
+  const Outcome nvtx =
+      run({"capture", "--capture-range", "nvtx:step", "--", "/bin/sh", "-c", "echo $NVTX_INJECTION64_PATH"});
   EXPECT_NE(nvtx.out.find("libgpuscope_inject.so"), std::string::npos);
 }
 
@@ -140,7 +141,8 @@ TEST_F(CaptureCli, PrintsWhatEachCudaProcessCapturedAndWhere) {
            std::string("gpuscope: 3 CUDA processes:"),
            "gpuscope:   pid 101 (python train.py) -> " + here + "/out.gscope (1 B)",
            std::string("kernels 12,345, memcpys 6, memsets 1, API calls 12,400, NVTX ranges 3, syncs 2"),
-           std::string("dropped records 0, invalid timestamps 5, profiler overhead 1.500 ms, buffer memory peak 8.0 MiB"),
+           std::string(
+               "dropped records 0, invalid timestamps 5, profiler overhead 1.500 ms, buffer memory peak 8.0 MiB"),
            std::string("pid 102 (helper): nothing captured: CUPTI is already in use by another profiler (nsys)"),
            "pid 103 (worker) -> " + here + "/died.gscope (missing)  [process ended before finishing",
        })
@@ -194,7 +196,8 @@ TEST_F(CaptureCli, CommandsThatCannotRunAndBadFlags) {
   EXPECT_EQ(r.status, 2);
   r = run({"capture", "--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* flag : {"--output", "--trace", "--capture-range", "--delay", "--duration", "--buffer-kb", "--pool-mb"})
+  for (const char* flag :
+       {"--output", "--trace", "--capture-range", "--delay", "--duration", "--buffer-kb", "--pool-mb"})
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }
 

@@ -60,7 +60,8 @@ TEST(Collector, DecodesCompletedBuffersIntoChunks) {
     RecordBuffer r;
     for (std::uint32_t i = 0; i < 10; ++i) {
       const std::uint32_t corr = round * 10 + i + 1;
-      r.add(api_record(false, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, corr * 100, corr * 100 + 5, kPid, 9, corr));
+      r.add(api_record(false, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, corr * 100, corr * 100 + 5, kPid, 9,
+                       corr));
       r.add(kernel_record(corr * 100 + 10, corr * 100 + 50, 0, 7, corr, "_Z4stepv"));
     }
     std::uint8_t* b = s.pool.acquire();
@@ -208,7 +209,7 @@ TEST(CollectorConcurrency, CuptiCallbacksFromManyThreads) {
   ASSERT_EQ(tr.kernels().size(), expected);
   std::set<std::uint32_t> correlations(tr.kernels().correlation.begin(), tr.kernels().correlation.end());
   EXPECT_EQ(correlations.size(), expected);  // none lost, none twice
-  EXPECT_LE(s.pool.peak_in_use(), 8u);      // bounded by the pool, however long it runs
+  EXPECT_LE(s.pool.peak_in_use(), 8u);       // bounded by the pool, however long it runs
   EXPECT_EQ(s.pool.in_use(), 0u);
 }
 

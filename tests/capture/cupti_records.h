@@ -136,8 +136,8 @@ inline CUpti_ActivityMarkerData2 marker_data_record(std::uint32_t id, std::uint3
 }
 
 inline CUpti_ActivitySynchronization2 sync_record(CUpti_ActivitySynchronizationType type, std::uint64_t start,
-                                                  std::uint64_t end, std::uint32_t correlation,
-                                                  std::uint32_t context, std::uint32_t stream, std::uint32_t event) {
+                                                  std::uint64_t end, std::uint32_t correlation, std::uint32_t context,
+                                                  std::uint32_t stream, std::uint32_t event) {
   CUpti_ActivitySynchronization2 s;
   std::memset(&s, 0, sizeof s);
   s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
@@ -161,8 +161,8 @@ inline CUpti_ActivityContext3 context_record(std::uint32_t context, std::uint32_
   return c;
 }
 
-inline CUpti_ActivityOverhead3 overhead_record(CUpti_ActivityOverheadKind kind, std::uint64_t start,
-                                               std::uint64_t end, std::uint32_t pid, std::uint32_t tid) {
+inline CUpti_ActivityOverhead3 overhead_record(CUpti_ActivityOverheadKind kind, std::uint64_t start, std::uint64_t end,
+                                               std::uint32_t pid, std::uint32_t tid) {
   CUpti_ActivityOverhead3 o;
   std::memset(&o, 0, sizeof o);
   o.kind = CUPTI_ACTIVITY_KIND_OVERHEAD;

@@ -30,8 +30,10 @@ int main(int argc, char** argv) {
   using Clock = std::chrono::steady_clock;
   long long launches = 200000;
   double seconds = 0;
-  if (argc == 3 && std::strcmp(argv[1], "--seconds") == 0) seconds = std::atof(argv[2]);
-  else if (argc == 2) launches = std::atoll(argv[1]);
+  if (argc == 3 && std::strcmp(argv[1], "--seconds") == 0)
+    seconds = std::atof(argv[2]);
+  else if (argc == 2)
+    launches = std::atoll(argv[1]);
   if (launches <= 0 || seconds < 0) {
     std::fprintf(stderr, "usage: launch_bench [N | --seconds S]\n");
     return 2;

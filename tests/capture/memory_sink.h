@@ -65,8 +65,10 @@ class MemorySink final : public ChunkSink {
       const Column& s = *static_cast<Column*>(src_cols[i++]);
       if ((info.flags & kDerived) || (s.empty() && col.empty())) return;
       if (col.empty()) col.resize(out_rows);  // a sparse column gets its first value: back-fill
-      if (s.empty()) col.resize(out_rows + src_rows);
-      else col.insert(col.end(), s.begin(), s.end());
+      if (s.empty())
+        col.resize(out_rows + src_rows);
+      else
+        col.insert(col.end(), s.begin(), s.end());
     });
   }
 

@@ -138,8 +138,8 @@ TEST(RecordDecoder, CorrelationLinksLaunchesToWorkBothWays) {
 
 TEST(RecordDecoder, MemcpyKindsPageablePinnedPeerAndMemset) {
   RecordBuffer buf;
-  buf.add(memcpy_record(100, 200, 0, 7, 1, 1 << 20, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE,
-                        CUPTI_ACTIVITY_MEMORY_KIND_DEVICE));
+  buf.add(memcpy_record(100, 200, 0, 7, 1, 1 << 20, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+                        CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE));
   buf.add(memcpy_record(300, 350, 0, 7, 2, 1 << 20, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
                         CUPTI_ACTIVITY_MEMORY_KIND_DEVICE));
   CUpti_ActivityMemcpyPtoP4 p2p;
@@ -209,11 +209,12 @@ TEST(RecordDecoder, SyncGetsTheThreadOfItsApiCallEvenFromAnotherBuffer) {
         ++resolved;
         break;
       case SyncType::context:
-        EXPECT_EQ(tr.name, "unknown thread");  // correlation 99 has no API call
+        EXPECT_EQ(tr.name, "unknown thread");       // correlation 99 has no API call
         EXPECT_EQ(t.syncs().device[i], kNoDevice);  // context 2 was never described
         ++unknown;
         break;
-      default: ADD_FAILURE() << "unexpected sync type";
+      default:
+        ADD_FAILURE() << "unexpected sync type";
     }
   }
   EXPECT_EQ(resolved, 2);
@@ -298,7 +299,7 @@ TEST(RecordDecoder, NvtxRangesAcrossBuffersThreadsAndStop) {
 
 TEST(RecordDecoder, InvalidTimestampsAreCountedNotAdded) {
   RecordBuffer buf;
-  buf.add(kernel_record(0, 0, 0, 7, 1, "_Z8overflowv"));    // device buffer overflow
+  buf.add(kernel_record(0, 0, 0, 7, 1, "_Z8overflowv"));        // device buffer overflow
   buf.add(kernel_record(5000, 4000, 0, 7, 2, "_Z8backwardv"));  // ends before it starts
   buf.add(kernel_record(100, 0, 0, 7, 3, "_Z10incompletev"));   // forced flush of an unfinished record
   buf.add(kernel_record(100, 200, 0, 7, 4, "_Z2okv"));
@@ -442,7 +443,8 @@ TEST(RecordDecoder, CudaGraphNodesKeepTheirIdsAndOneLaunchLinksThemAll) {
 TEST(RecordDecoder, DecodingIsAPureFunctionOfTheBytes) {
   RecordBuffer buf;
   for (std::uint32_t i = 0; i < 500; ++i) {
-    buf.add(api_record(false, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 10 * i + 1, 10 * i + 5, kPid, 1 + i % 3, i + 1));
+    buf.add(api_record(false, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 10 * i + 1, 10 * i + 5, kPid, 1 + i % 3,
+                       i + 1));
     buf.add(kernel_record(10 * i + 6, 10 * i + 9, i % 2, 7 + i % 4, i + 1, i % 2 ? "_Z1av" : "_Z1bv"));
   }
   const Trace a = decode_all({&buf});

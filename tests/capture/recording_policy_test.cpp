@@ -45,7 +45,7 @@ TEST(RecordingPolicy, DelayThenDuration) {
 
 TEST(RecordingPolicy, ProfilerApiRangesRecordOnlyInside) {
   RecordingPolicy p(CaptureRange::Kind::cuda_profiler_api, 0, 0, t0);
-  EXPECT_EQ(p.on_tick(t0), Action::none);  // waits for cudaProfilerStart
+  EXPECT_EQ(p.on_tick(t0), Action::none);       // waits for cudaProfilerStart
   EXPECT_EQ(p.on_range_end(t0), Action::none);  // a stop without a start changes nothing
   EXPECT_EQ(apply(p, p.on_range_begin(t0 + milliseconds(10)), t0 + milliseconds(10)), Action::begin);
   EXPECT_EQ(p.on_tick(t0 + milliseconds(20)), Action::none);

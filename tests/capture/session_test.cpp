@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <vector>
 #include <filesystem>
+#include <vector>
 
 #include <cupti.h>
 
@@ -133,15 +133,18 @@ TEST(CuptiActivityKinds, ConcurrentKernelNeverKernelAndMarkerBeforeItsData) {
 TEST(CuptiActivityKinds, NoisyCallsAreTrimmedLaunchesAndCopiesAreNot) {
   const auto runtime = cupti::trimmed_callbacks(false);
   const auto driver = cupti::trimmed_callbacks(true);
-  auto in = [](const std::vector<std::uint32_t>& v, std::uint32_t id) { return std::find(v.begin(), v.end(), id) != v.end(); };
+  auto in = [](const std::vector<std::uint32_t>& v, std::uint32_t id) {
+    return std::find(v.begin(), v.end(), id) != v.end();
+  };
   EXPECT_TRUE(in(runtime, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020));
   EXPECT_TRUE(in(runtime, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020));
   EXPECT_TRUE(in(runtime, CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020));
   EXPECT_TRUE(in(driver, CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent));
   EXPECT_TRUE(in(driver, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2));
-  for (std::uint32_t kept : {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
-                             CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
-                             CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020})
+  for (std::uint32_t kept :
+       {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020})
     EXPECT_FALSE(in(runtime, kept)) << kept;
   for (std::uint32_t kept : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
                              CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize})
@@ -151,8 +154,10 @@ TEST(CuptiActivityKinds, NoisyCallsAreTrimmedLaunchesAndCopiesAreNot) {
 TEST(DriverProbe, DescribesWhatItFound) {
   const DriverProbe p = probe_cuda_driver();
   const std::string d = describe(p);
-  if (p.result == DriverProbe::Result::devices) EXPECT_NE(d.find("CUDA device(s)"), std::string::npos);
-  else EXPECT_EQ(d.rfind("no CUDA device", 0), 0u) << d;
+  if (p.result == DriverProbe::Result::devices)
+    EXPECT_NE(d.find("CUDA device(s)"), std::string::npos);
+  else
+    EXPECT_EQ(d.rfind("no CUDA device", 0), 0u) << d;
 }
 
 // A child forked (without exec) from a captured process must be inert:

@@ -41,9 +41,12 @@ inline std::vector<Check> check_workload(const Trace& t, Expect expect, bool wit
   std::vector<RowIndex> spin, graph_nodes, nccl_like;
   for (RowIndex i = 0; i < k.size(); ++i) {
     const std::string_view name = t.str(k.name[i]);
-    if (contains(name, "spin_kernel")) spin.push_back(i);
-    else if (contains(name, "graph_node_kernel")) graph_nodes.push_back(i);
-    else if (contains(name, "nccl") || contains(name, "Nccl") || contains(name, "oneRank")) nccl_like.push_back(i);
+    if (contains(name, "spin_kernel"))
+      spin.push_back(i);
+    else if (contains(name, "graph_node_kernel"))
+      graph_nodes.push_back(i);
+    else if (contains(name, "nccl") || contains(name, "Nccl") || contains(name, "oneRank"))
+      nccl_like.push_back(i);
   }
   int pageable = 0, pinned_h2d = 0, pinned_d2h = 0;
   for (RowIndex i = 0; i < m.size(); ++i) {
@@ -71,14 +74,16 @@ inline std::vector<Check> check_workload(const Trace& t, Expect expect, bool wit
         std::to_string(pinned_h2d) + " H2D + " + std::to_string(pinned_d2h) + " D2H through pinned memory, " +
             std::to_string(want_pinned) + " each made");
   check("memsets", big_memsets == (copies_on ? kMemsets : 0), std::to_string(big_memsets) + " seen");
-  if (expect == Expect::range_copies) check("no kernels outside the range", k.size() == 0, std::to_string(k.size()) + " kernels");
+  if (expect == Expect::range_copies)
+    check("no kernels outside the range", k.size() == 0, std::to_string(k.size()) + " kernels");
 
   // ---- two streams running at once
   if (full) {
     TimeNs best = 0;
     for (RowIndex a : spin)
       for (RowIndex b : spin)
-        if (k.track[a] != k.track[b]) best = std::max(best, std::min(k.end[a], k.end[b]) - std::max(k.start[a], k.start[b]));
+        if (k.track[a] != k.track[b])
+          best = std::max(best, std::min(k.end[a], k.end[b]) - std::max(k.start[a], k.start[b]));
     std::set<TrackId> tracks;
     for (RowIndex a : spin) tracks.insert(k.track[a]);
     check("two streams overlap", tracks.size() == 2 && best >= kSpinNs / 2,
@@ -98,7 +103,8 @@ inline std::vector<Check> check_workload(const Trace& t, Expect expect, bool wit
         std::to_string(unlinked) + " of " + std::to_string(ops) + " GPU operations without a launching API call");
   if (!graph_nodes.empty()) {
     const RowIndex api = t.launching_api(OpRef{OpTable::kernel, graph_nodes[0]});
-    check("graph kernels come from cudaGraphLaunch", api != kNoRow && contains(t.str(t.api_calls().name[api]), "GraphLaunch"),
+    check("graph kernels come from cudaGraphLaunch",
+          api != kNoRow && contains(t.str(t.api_calls().name[api]), "GraphLaunch"),
           api == kNoRow ? "no launching call" : std::string(t.str(t.api_calls().name[api])));
   }
 
@@ -185,7 +191,8 @@ inline std::vector<Check> check_workload(const Trace& t, Expect expect, bool wit
   bool device_ok = !t.devices().empty();
   for (const Device& d : t.devices()) device_ok = device_ok && !d.name.empty() && d.sm_count > 0;
   check("device described", device_ok,
-        t.devices().empty() ? "no device record" : t.devices()[0].name + ", " + std::to_string(t.devices()[0].sm_count) + " SMs");
+        t.devices().empty() ? "no device record"
+                            : t.devices()[0].name + ", " + std::to_string(t.devices()[0].sm_count) + " SMs");
   check("no dropped records", t.meta().stat(stat_key::kDroppedRecords) == 0,
         std::to_string(t.meta().stat(stat_key::kDroppedRecords)) + " dropped");
   check("no invalid timestamps", t.meta().stat(stat_key::kInvalidTimestamps) == 0,

@@ -374,7 +374,9 @@ TEST(ChromeJson, StringPidsGetStableIdsAndNames) {
 
 TEST(ChromeJson, EscapesUnicodeAndKeyOrder) {
   // args before ph, escaped strings, a BOM, keys in any order, unknown keys of every type.
-  const Trace t = import_text("\xEF\xBB\xBF" R"J({"traceEvents": [
+  const Trace t = import_text(
+      "\xEF\xBB\xBF"
+      R"J({"traceEvents": [
     {"args": {"correlation": 5, "device": 1, "stream": 3}, "dur": 2, "ts": 1, "tid": 3, "pid": 1, "name": "k\u00e9rnel \"q\" \ud83d\ude00", "cat": "kernel", "ph": "X",
      "extra": [true, false, null, {"a": [1, -2.5e-3]}], "n\u0061me2": "x"}
   ], "other": {"nested": [1, 2, {"deep": "value"}]}, "flag": true})J");
@@ -575,7 +577,8 @@ TEST(ChromeJson, ProgressAndCancel) {
 TEST(ChromeJsonMalformed, TruncatedAnywhere) {
   // Every proper prefix of an object-form trace is an error with an offset
   // inside the prefix, whatever the buffer size.
-  const std::string text = R"J({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k\"x", "pid": 0, "tid": 7, "ts": 1.5, "dur": 2, "args": {"grid": [1, 2, 3], "device": 0, "stream": 7}}, {"ph": "i", "name": "m", "pid": 1, "tid": 1, "ts": 3}], "baseTimeNanoseconds": 5})J";
+  const std::string text =
+      R"J({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k\"x", "pid": 0, "tid": 7, "ts": 1.5, "dur": 2, "args": {"grid": [1, 2, 3], "device": 0, "stream": 7}}, {"ph": "i", "name": "m", "pid": 1, "tid": 1, "ts": 3}], "baseTimeNanoseconds": 5})J";
   import_text(text);  // the whole text is fine
   for (std::size_t n = 0; n < text.size(); ++n) {
     for (std::size_t bytes : {0u, 16u, 29u}) {
@@ -633,7 +636,8 @@ TEST(ChromeJsonMalformed, DeepNesting) {
   const InputError e = import_error(deep);
   EXPECT_NE(e.reason().find("nested deeper"), std::string::npos) << e.what();
   // Deep but within the limit is fine.
-  std::string ok = R"J({"traceEvents": [{"ph": "X", "name": "n", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"a": )J";
+  std::string ok =
+      R"J({"traceEvents": [{"ph": "X", "name": "n", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"a": )J";
   for (int i = 0; i < 200; ++i) ok += "[";
   for (int i = 0; i < 200; ++i) ok += "]";
   ok += "}}]}";

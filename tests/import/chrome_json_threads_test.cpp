@@ -39,7 +39,8 @@ Trace import(const std::string& path, int threads, std::size_t buffer_bytes) {
 // Every table column, string, track, device, process, series and meta field.
 void expect_same_trace(const Trace& a, const Trace& b, const std::string& what) {
   ASSERT_EQ(a.strings().size(), b.strings().size()) << what;
-  for (StringId i = 0; i < a.strings().size(); ++i) ASSERT_EQ(a.strings().get(i), b.strings().get(i)) << what << " string " << i;
+  for (StringId i = 0; i < a.strings().size(); ++i)
+    ASSERT_EQ(a.strings().get(i), b.strings().get(i)) << what << " string " << i;
   std::vector<std::string> a_cols, b_cols;
   auto digest = [](const Trace& t, std::vector<std::string>& out) {
     t.tables().for_each_table([&](TableId id, const auto& table) {
@@ -69,7 +70,8 @@ void expect_same_trace(const Trace& a, const Trace& b, const std::string& what) 
 // so that batch boundaries fall between all of them.
 std::string mixed_trace(int events, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::string out = "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU\"}],\n\"traceEvents\": [\n";
+  std::string out =
+      "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU\"}],\n\"traceEvents\": [\n";
   std::int64_t t = 1000;
   const char* names[] = {"aten::conv2d", "aten::add_", "void k<float>(int)", "cudaLaunchKernel", "n\\u00e9", "a\\\"b"};
   for (int i = 0; i < events; ++i) {
@@ -84,38 +86,44 @@ std::string mixed_trace(int events, std::uint64_t seed) {
       case 1:
       case 2:
         out += "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + name + "\", \"pid\": 0, \"tid\": " + tid +
-               ", \"ts\": " + ts + ", \"dur\": 3, \"args\": {\"device\": 0, \"stream\": " + std::to_string(7 + rng() % 2) +
+               ", \"ts\": " + ts +
+               ", \"dur\": 3, \"args\": {\"device\": 0, \"stream\": " + std::to_string(7 + rng() % 2) +
                ", \"correlation\": " + std::to_string(i) + ", \"grid\": [4, 1, 1], \"block\": [64, 1, 1]" +
                (rng() % 4 ? "" : ", \"registers per thread\": 32") + "}}";
         break;
       case 3:
       case 4:
         out += "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"" + name + "\", \"pid\": " + pid +
-               ", \"tid\": " + tid + ", \"ts\": " + ts + ", \"dur\": 2, \"args\": {\"correlation\": " +
-               std::to_string(i) + (rng() % 3 ? "" : ", \"cbid\": 211") + "}}";
+               ", \"tid\": " + tid + ", \"ts\": " + ts +
+               ", \"dur\": 2, \"args\": {\"correlation\": " + std::to_string(i) + (rng() % 3 ? "" : ", \"cbid\": 211") +
+               "}}";
         break;
       case 5:
       case 6:
-        out += "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" + name + "\", \"pid\": " + pid + ", \"tid\": " + tid +
-               ", \"ts\": " + ts + ", \"dur\": 10, \"args\": {\"External id\": " + std::to_string(i % 7) + "}}";
+        out += "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" + name + "\", \"pid\": " + pid +
+               ", \"tid\": " + tid + ", \"ts\": " + ts +
+               ", \"dur\": 10, \"args\": {\"External id\": " + std::to_string(i % 7) + "}}";
         break;
       case 7:
-        out += "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\", \"pid\": 0, "
-               "\"tid\": 7, \"ts\": " + ts + ", \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7, \"bytes\": 64}}";
+        out +=
+            "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\", \"pid\": 0, "
+            "\"tid\": 7, \"ts\": " +
+            ts + ", \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7, \"bytes\": 64}}";
         break;
       case 8:
         out += "{\"ph\": \"s\", \"id\": " + std::to_string(i) + ", \"pid\": 100, \"tid\": 200, \"ts\": " + ts +
                ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}";
         break;
       case 9:
-        out += "{\"ph\": \"B\", \"name\": \"" + name + "\", \"pid\": " + pid + ", \"tid\": " + tid + ", \"ts\": " + ts + "}";
+        out += "{\"ph\": \"B\", \"name\": \"" + name + "\", \"pid\": " + pid + ", \"tid\": " + tid + ", \"ts\": " + ts +
+               "}";
         break;
       case 10:
         out += "{\"ph\": \"E\", \"pid\": " + pid + ", \"tid\": " + tid + ", \"ts\": " + ts + "}";
         break;
       case 11:
-        out += "{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 100, \"ts\": " + ts + ", \"args\": {\"used\": " +
-               std::to_string(rng() % 100) + ", \"fr\\u0065e\": 1.5}}";
+        out += "{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 100, \"ts\": " + ts +
+               ", \"args\": {\"used\": " + std::to_string(rng() % 100) + ", \"fr\\u0065e\": 1.5}}";
         break;
       case 12:
         out += "{\"ph\": \"i\", \"name\": \"" + name + "\", \"pid\": 100, \"tid\": 200, \"ts\": " + ts + "}";

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -140,7 +140,8 @@ TEST_F(CmdImport, OpenTraceDetectsByContent) {
   EXPECT_EQ(detect_trace_file(gzp), TraceFileKind::chrome_json_gz);
   EXPECT_EQ(open_trace(gzp).kernels().size(), 1u);
 
-  const std::string array = write("array.json", "\n  [{\"ph\": \"i\", \"name\": \"m\", \"pid\": 1, \"tid\": 1, \"ts\": 1}]");
+  const std::string array =
+      write("array.json", "\n  [{\"ph\": \"i\", \"name\": \"m\", \"pid\": 1, \"tid\": 1, \"ts\": 1}]");
   EXPECT_EQ(detect_trace_file(array), TraceFileKind::chrome_json);
 
   const Trace t = import_chrome_json(json);

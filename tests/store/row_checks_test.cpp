@@ -85,7 +85,8 @@ TEST(GscopeRowChecks, BadRowsAreNamedWhereverTheyAre) {
     EXPECT_EQ(decode_kernels(k), "kernels row " + std::to_string(bad) + " of the chunk: track id 3 out of range");
     k = kernels(3000);
     k.track[bad] = 1;
-    EXPECT_EQ(decode_kernels(k), "kernels row " + std::to_string(bad) + " of the chunk: on a CPU track, expected a GPU track");
+    EXPECT_EQ(decode_kernels(k),
+              "kernels row " + std::to_string(bad) + " of the chunk: on a CPU track, expected a GPU track");
     k = kernels(3000);
     k.name[bad] = 3;
     EXPECT_EQ(decode_kernels(k), "kernels row " + std::to_string(bad) + " of the chunk: name string id out of range");

@@ -110,9 +110,14 @@ TEST(TraceBuilder, LinksCorrelationBothWaysIncludingGraphLaunches) {
   std::vector<TimeNs> op_starts;
   t.for_each_op_of(graph, [&](OpRef op) {
     switch (op.table) {
-      case OpTable::kernel: op_starts.push_back(t.kernels().start[op.row]); break;
-      case OpTable::memset: op_starts.push_back(t.memsets().start[op.row]); break;
-      default: ADD_FAILURE() << "unexpected op table";
+      case OpTable::kernel:
+        op_starts.push_back(t.kernels().start[op.row]);
+        break;
+      case OpTable::memset:
+        op_starts.push_back(t.memsets().start[op.row]);
+        break;
+      default:
+        ADD_FAILURE() << "unexpected op table";
     }
   });
   ASSERT_EQ(op_starts.size(), 3u);
@@ -140,12 +145,12 @@ TEST(TraceBuilder, RangesGetNestingDepth) {
     r.kind = s == e ? RangeKind::mark : RangeKind::push_pop;
     b.add_range(r);
   };
-  range(10, 20);   // child of step
-  range(0, 100);   // step
-  range(12, 15);   // grandchild
-  range(20, 30);   // second child, starts when the first ends
-  range(50, 50);   // mark inside step
-  range(100, 110); // next step
+  range(10, 20);    // child of step
+  range(0, 100);    // step
+  range(12, 15);    // grandchild
+  range(20, 30);    // second child, starts when the first ends
+  range(50, 50);    // mark inside step
+  range(100, 110);  // next step
   Trace t = b.freeze();
   const auto& r = t.ranges();
   ASSERT_EQ(r.size(), 6u);
@@ -182,8 +187,10 @@ TEST(TraceBuilder, NestingDepthIsFirstFitAtAnyOverlap) {
       for (RowIndex i = rows.begin; i < rows.end; ++i) {
         std::size_t lane = 0;
         while (lane < lane_end.size() && lane_end[lane] > r.start[i]) ++lane;
-        if (lane == lane_end.size()) lane_end.push_back(r.end[i]);
-        else lane_end[lane] = r.end[i];
+        if (lane == lane_end.size())
+          lane_end.push_back(r.end[i]);
+        else
+          lane_end[lane] = r.end[i];
         ASSERT_EQ(r.depth[i], std::min<std::size_t>(lane, 0xffff)) << "round " << round << " row " << i;
       }
       most = std::max(most, lane_end.size());
@@ -314,8 +321,8 @@ TEST(TraceBuilder, RowsOverlappingMatchesBruteForce) {
         for (RowIndex i = all.begin; i < all.end; ++i) {
           const bool overlaps = s[i] <= t1 && e[i] >= t0;
           if (overlaps) {
-            EXPECT_TRUE(i >= got.begin && i < got.end) << "missed row " << i << " [" << s[i] << "," << e[i]
-                                                       << "] window [" << t0 << "," << t1 << "]";
+            EXPECT_TRUE(i >= got.begin && i < got.end)
+                << "missed row " << i << " [" << s[i] << "," << e[i] << "] window [" << t0 << "," << t1 << "]";
           }
           if (i >= got.begin && i < got.end) {
             EXPECT_LE(s[i], t1);

@@ -35,9 +35,9 @@ TEST(StringTable, InternDeduplicatesAndSurvivesGrowth) {
 
 TEST(StringTable, AppendRawRestoresIdsAndRejectsBadLengths) {
   StringTable t;
-  EXPECT_FALSE(t.append_raw("abc", {1, 1}));     // lengths sum to 2, bytes are 3
-  EXPECT_FALSE(t.append_raw("abc", {2, 5}));     // overflow
-  EXPECT_EQ(t.size(), 1u);                        // unchanged
+  EXPECT_FALSE(t.append_raw("abc", {1, 1}));  // lengths sum to 2, bytes are 3
+  EXPECT_FALSE(t.append_raw("abc", {2, 5}));  // overflow
+  EXPECT_EQ(t.size(), 1u);                    // unchanged
   ASSERT_TRUE(t.append_raw("abcdef", {1, 2, 3}));
   EXPECT_EQ(t.get(1), "a");
   EXPECT_EQ(t.get(2), "bc");

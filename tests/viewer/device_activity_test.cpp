@@ -136,7 +136,8 @@ TEST(DeviceActivity, BucketColumnsSumToTheWindowWithinTwoBuckets) {
     }
     double busy = 0, kern = 0;
     brute(ops, static_cast<double>(v0), static_cast<double>(v0) + npp * static_cast<double>(cols), &busy, &kern);
-    const double tol = 2.0 * static_cast<double>(a.bucket_ns()) * 3 + 1e-3 * busy;  // 3 streams: kernel ns per bucket ≤ 3× its width
+    const double tol =
+        2.0 * static_cast<double>(a.bucket_ns()) * 3 + 1e-3 * busy;  // 3 streams: kernel ns per bucket ≤ 3× its width
     EXPECT_NEAR(sum_busy, busy, tol);
     EXPECT_NEAR(sum_kern, kern, tol);
   }

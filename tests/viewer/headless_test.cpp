@@ -54,15 +54,17 @@ class Headless : public ::testing::Test {
   static std::string quote(const std::string& s) {
     std::string q(1, '\'');
     for (char c : s) {
-      if (c == '\'') q.append("'\\''");
-      else q.push_back(c);
+      if (c == '\'')
+        q.append("'\\''");
+      else
+        q.push_back(c);
     }
     q.push_back('\'');
     return q;
   }
   // Runs `prefix program args…` with stderr captured; xvfb = run under xvfb-run.
   Result run(const std::string& program, const std::vector<std::string>& args, bool xvfb = true,
-          const std::string& env_prefix = "") {
+             const std::string& env_prefix = "") {
     std::string cmd = env_prefix;
     if (xvfb) cmd += std::string(GPUSCOPE_XVFB_RUN) + " -a -s '-screen 0 1280x800x24' ";
     cmd += quote(program);
@@ -225,8 +227,9 @@ TEST_F(Headless, SelectZoomsToTheKernelAndDrawsItsLaunch) {
   const RowIndex k = j["selection"]["row"];
   std::map<std::string, std::string> details;
   for (const auto& kv : j["selection"]["details"]) details[kv[0].get<std::string>()] = kv[1].get<std::string>();
-  EXPECT_EQ(details["grid"], cat("(", std::to_string(t.kernels().grid_x[k]), ", ", std::to_string(t.kernels().grid_y[k]),
-                                 ", ", std::to_string(t.kernels().grid_z[k]), ")"));
+  EXPECT_EQ(details["grid"],
+            cat("(", std::to_string(t.kernels().grid_x[k]), ", ", std::to_string(t.kernels().grid_y[k]), ", ",
+                std::to_string(t.kernels().grid_z[k]), ")"));
   EXPECT_EQ(details["registers / thread"], std::to_string(t.kernels().registers[k]));
   EXPECT_TRUE(details.contains("shared memory"));
   EXPECT_TRUE(details.contains("stream"));
@@ -287,8 +290,8 @@ TEST_F(Headless, OpensAGscopeFile) {
 // the screen, every event accounted for.
 TEST_F(Headless, LargeSyntheticTraceZoomedOutFoldsIntoBoundedBlocks) {
   const std::uint64_t n = 1'000'000;
-  const Result r = view({"--synthetic", std::to_string(n), "--screenshot", (dir_ / "out.png").string(), "--size",
-                      "1280x1400"});
+  const Result r =
+      view({"--synthetic", std::to_string(n), "--screenshot", (dir_ / "out.png").string(), "--size", "1280x1400"});
   ASSERT_EQ(r.status, 0) << r.err;
   const json j = read_json(dir_ / "out.json");
   EXPECT_EQ(j["source"], "synthetic");
@@ -315,7 +318,7 @@ TEST_F(Headless, LargeSyntheticTraceZoomedInDrawsKernelsOneByOne) {
   // 40 µs in the middle of the run: every op there is at least 3 px wide?
   const TimeNs from = (t.end_time() - t.begin_time()) / 2, to = from + 40'000;
   const Result r = view({"--synthetic", std::to_string(n), "--screenshot", (dir_ / "in.png").string(), "--zoom",
-                      cat(std::to_string(from), ":", std::to_string(to))});
+                         cat(std::to_string(from), ":", std::to_string(to))});
   ASSERT_EQ(r.status, 0) << r.err;
   const json j = read_json(dir_ / "in.json");
   const double ns_per_px = 40'000.0 / j["timeline_width_px"].get<double>();
@@ -324,7 +327,8 @@ TEST_F(Headless, LargeSyntheticTraceZoomedInDrawsKernelsOneByOne) {
   for (const auto& tr : j["tracks"]) {
     if (!tr["visible"].get<bool>() || t.tracks()[tr["track"].get<TrackId>()].kind != TrackKind::gpu) continue;
     const RowRange rr = t.rows_overlapping(TableId::kernels, tr["track"], a, b);
-    for (RowIndex k = rr.begin; k < rr.end; ++k) shortest = std::min(shortest, t.kernels().end[k] - t.kernels().start[k]);
+    for (RowIndex k = rr.begin; k < rr.end; ++k)
+      shortest = std::min(shortest, t.kernels().end[k] - t.kernels().start[k]);
   }
   const std::uint64_t drawn = sum_over_gpu_tracks(t, j, "drawn");
   EXPECT_GT(drawn, 0u);
@@ -376,13 +380,13 @@ TEST_F(Headless, CorruptFileShowsTheErrorAndExitsWithTwo) {
 
 TEST_F(Headless, NoDisplayIsAClearMessage) {
   const Result r = run(GPUSCOPE_VIEW_BIN, {(kTraces / "hta-triton.json.gz").string()}, /*xvfb=*/false,
-                    "env -u DISPLAY -u WAYLAND_DISPLAY ");
+                       "env -u DISPLAY -u WAYLAND_DISPLAY ");
   EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.err.find("no display"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("xvfb-run"), std::string::npos) << r.err;
-  const Result s = run(GPUSCOPE_VIEW_BIN, {(kTraces / "hta-triton.json.gz").string(), "--screenshot",
-                                        (dir_ / "x.png").string()},
-                    false, "env -u DISPLAY -u WAYLAND_DISPLAY ");
+  const Result s =
+      run(GPUSCOPE_VIEW_BIN, {(kTraces / "hta-triton.json.gz").string(), "--screenshot", (dir_ / "x.png").string()},
+          false, "env -u DISPLAY -u WAYLAND_DISPLAY ");
   EXPECT_EQ(s.status, 3);
   EXPECT_FALSE(fs::exists(dir_ / "x.png"));
 }
@@ -395,8 +399,7 @@ TEST_F(Headless, BadFlagsAndUnwritableOutputExitWithTwo) {
         std::vector<std::string>{file, "--screenshot", png, "--view", "flamegraph"},
         std::vector<std::string>{file, "--screenshot", png, "--zoom", "5ms:1ms"},
         std::vector<std::string>{file, "--screenshot", png, "--frames", "0"},
-        std::vector<std::string>{"--screenshot", png},
-        std::vector<std::string>{file, "--no-such-flag"}}) {
+        std::vector<std::string>{"--screenshot", png}, std::vector<std::string>{file, "--no-such-flag"}}) {
     const Result r = run(GPUSCOPE_VIEW_BIN, args, /*xvfb=*/false);
     EXPECT_EQ(r.status, 2) << args.back();
     EXPECT_NE(r.err.find("gpuscope-view: error: "), std::string::npos) << r.err;
@@ -410,7 +413,8 @@ TEST_F(Headless, BadFlagsAndUnwritableOutputExitWithTwo) {
 
 TEST_F(Headless, GpuscopeViewRunsTheViewer) {
   const std::string file = (kTraces / "hta-triton.json.gz").string();
-  const Result r = run(GPUSCOPE_CLI_BIN, {"view", file, "--screenshot", (dir_ / "v.png").string(), "--view", "summary"});
+  const Result r =
+      run(GPUSCOPE_CLI_BIN, {"view", file, "--screenshot", (dir_ / "v.png").string(), "--view", "summary"});
   ASSERT_EQ(r.status, 0) << r.err;
   const json j = read_json(dir_ / "v.json");
   EXPECT_EQ(j["view"], "summary");

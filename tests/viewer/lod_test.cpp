@@ -84,7 +84,8 @@ TEST(Lod, MatchesTheReferenceScanOnRandomLanes) {
     const RowIndex hi = lo + static_cast<RowIndex>(rng() % (n - lo + 1));
     const TimeNs min_ns = 1 + static_cast<TimeNs>(rng() % 2000);
     std::vector<LodItem> got;
-    for_each_lod_item(l.start.data(), l.end.data(), lo, hi, true, min_ns, [&](const LodItem& it) { got.push_back(it); });
+    for_each_lod_item(l.start.data(), l.end.data(), lo, hi, true, min_ns,
+                      [&](const LodItem& it) { got.push_back(it); });
     const std::vector<LodItem> want = reference(l.start, l.end, lo, hi, min_ns);
     ASSERT_EQ(got.size(), want.size()) << "iter " << iter;
     for (std::size_t k = 0; k < got.size(); ++k) {

@@ -17,7 +17,7 @@ namespace gpuscope::viewer::testing {
 struct TestTraceOptions {
   std::uint64_t kernels = 10'000;  // total over all GPUs
   std::uint32_t gpus = 2;
-  std::uint32_t streams = 3;        // per GPU
+  std::uint32_t streams = 3;  // per GPU
   std::uint32_t kernels_per_step = 100;
   bool ranges = true;
   std::uint32_t seed = 1;
@@ -26,11 +26,27 @@ struct TestTraceOptions {
 
 inline const std::vector<std::string>& test_kernel_names() {
   static const std::vector<std::string> names = {
-      "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 4, 1, int>, 16>, Eigen::TensorPaddingOp<Eigen::array<Eigen::IndexPair<int>, 4ul> const, Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, int>, 16> const> const> const, Eigen::GpuDevice>, int>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 4, 1, int>, 16>, Eigen::TensorPaddingOp<Eigen::array<Eigen::IndexPair<int>, 4ul> const, Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, int>, 16> const> const> const, Eigen::GpuDevice>, int)",
-      "void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, true>(int, int, int, float const*, int, float*, float const*, kernel_conv_params, unsigned long long, int, float, float, int, float const*, float const*, bool, int, int)",
+      "void "
+      "Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<"
+      "float, 4, 1, int>, 16>, Eigen::TensorPaddingOp<Eigen::array<Eigen::IndexPair<int>, 4ul> const, "
+      "Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, int>, 16> const> const> const, Eigen::GpuDevice>, "
+      "int>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 4, 1, int>, 16>, "
+      "Eigen::TensorPaddingOp<Eigen::array<Eigen::IndexPair<int>, 4ul> const, Eigen::TensorMap<Eigen::Tensor<float "
+      "const, 4, 1, int>, 16> const> const> const, Eigen::GpuDevice>, int)",
+      "void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, true>(int, int, int, float "
+      "const*, int, float*, float const*, kernel_conv_params, unsigned long long, int, float, float, int, float "
+      "const*, float const*, bool, int, int)",
       "volta_sgemm_128x64_nn",
-      "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>(cudnnTensorStruct, float const*, cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, float, float)",
-      "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>)",
+      "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>(cudnnTensorStruct, float const*, "
+      "cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, float, "
+      "float)",
+      "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+      "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
+      "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() "
+      "const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::(anonymous "
+      "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
+      "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() "
+      "const::{lambda(float)#1}, at::detail::Array<char*, 2>)",
       "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)",
       "void broadcast_bias_kernel<float>(float*, float const*, int, int)",
   };

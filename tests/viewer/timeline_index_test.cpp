@@ -29,8 +29,8 @@ TEST(TimelineIndex, OneGroupPerGpuThenPerProcessWithActivityLanes) {
   // Every GPU op and CPU event is in exactly one lane.
   std::uint64_t events = 0;
   for (const TrackInfo& info : ix.tracks()) events += info.events;
-  EXPECT_EQ(events, t.kernels().size() + t.memcpys().size() + t.api_calls().size() + t.ranges().size() +
-                        t.syncs().size());
+  EXPECT_EQ(events,
+            t.kernels().size() + t.memcpys().size() + t.api_calls().size() + t.ranges().size() + t.syncs().size());
 }
 
 TEST(TimelineIndex, LanesAreSortedAndRangeLanesFollowNestingDepth) {
@@ -84,7 +84,8 @@ TEST(TimelineIndex, VisibleFindsExactlyTheOverlappingEvents) {
 TEST(ShortName, DropsReturnTypeTemplateArgumentsAndParameters) {
   EXPECT_EQ(short_name("void at::native::foo<float, 4>(int, float*)"), "at::native::foo");
   EXPECT_EQ(short_name("volta_sgemm_128x64_nn"), "volta_sgemm_128x64_nn");
-  EXPECT_EQ(short_name("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"), "ncclKernel_AllReduce_RING_LL_Sum_float");
+  EXPECT_EQ(short_name("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"),
+            "ncclKernel_AllReduce_RING_LL_Sum_float");
   EXPECT_EQ(short_name("void at::native::(anonymous namespace)::kernel<int>(int)"),
             "at::native::(anonymous namespace)::kernel");
   EXPECT_EQ(short_name("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD");

@@ -15,8 +15,8 @@
 
 #include <unistd.h>
 
-#include "trace/detail/time_columns.h"
 #include "store/gscope.h"
+#include "trace/detail/time_columns.h"
 #include "trace/error.h"
 #include "viewer/test_trace.h"
 #include "viewer/view.h"
@@ -147,7 +147,8 @@ TEST_F(ViewTest, ZoomedOutLargeTraceFoldsIntoBoundedBlocks) {
   std::uint64_t blocks = 0, merged = 0;
   const std::uint64_t drawn = drawn_on_gpu(v, &blocks, &merged);
   std::uint64_t gpu_tracks = 0;
-  for (const TrackStats& ts : v.stats().tracks) gpu_tracks += ts.visible && v.document()->trace().tracks()[ts.track].kind == TrackKind::gpu;
+  for (const TrackStats& ts : v.stats().tracks)
+    gpu_tracks += ts.visible && v.document()->trace().tracks()[ts.track].kind == TrackKind::gpu;
   EXPECT_EQ(gpu_tracks, 8u);
   // Every visible event is accounted for, one by one or inside a block…
   EXPECT_EQ(drawn + merged, visible_gpu_events(v));
@@ -266,9 +267,9 @@ TEST_F(ViewTest, ClickSelectsAKernelShowsItsLaunchAndDrawsTheFlowArrow) {
   v.zoom_to(t.api_calls().start[api] - 2'000, ke + 2'000);
   frame(v);
   const FrameStats& s = v.stats();
-  const float x = s.timeline_x0 + static_cast<float>(static_cast<double>((ks + ke) / 2 - v.view_start()) /
-                                                      static_cast<double>(v.view_end() - v.view_start()) *
-                                                      s.timeline_width_px);
+  const float x =
+      s.timeline_x0 + static_cast<float>(static_cast<double>((ks + ke) / 2 - v.view_start()) /
+                                         static_cast<double>(v.view_end() - v.view_start()) * s.timeline_width_px);
   ASSERT_EQ(t.tracks()[s.tracks[0].track].kind, TrackKind::gpu);
   const float y = s.tracks[0].y + 8;
   ImGuiIO& io = ImGui::GetIO();
@@ -476,7 +477,8 @@ TEST_F(ViewTest, DetailsShowEveryFieldOfTheSelection) {
   EXPECT_EQ(field("grid"), "(128, 1, 1)");
   EXPECT_EQ(field("block"), "(256, 1, 1)");
   EXPECT_EQ(field("registers / thread"), "32");
-  EXPECT_NE(field("shared memory").find("4.00 KiB static + 16.0 KiB dynamic"), std::string::npos) << field("shared memory");
+  EXPECT_NE(field("shared memory").find("4.00 KiB static + 16.0 KiB dynamic"), std::string::npos)
+      << field("shared memory");
   EXPECT_NE(field("device").find("Test GPU"), std::string::npos);
   EXPECT_EQ(field("stream").rfind("<missing", 0), std::string::npos);
   EXPECT_EQ(field("launched by"), "cudaLaunchKernel");
@@ -498,8 +500,9 @@ TEST_F(ViewTest, DetailsShowEveryFieldOfTheSelection) {
 }
 
 TEST_F(ViewTest, TheSourceIsVisibleInEveryPanel) {
-  for (const auto& [source, badge] : {std::pair{TraceSource::cupti, "CAPTURED"}, std::pair{TraceSource::chrome_json, "IMPORTED"},
-                                      std::pair{TraceSource::synthetic, "SYNTHETIC"}}) {
+  for (const auto& [source, badge] :
+       {std::pair{TraceSource::cupti, "CAPTURED"}, std::pair{TraceSource::chrome_json, "IMPORTED"},
+        std::pair{TraceSource::synthetic, "SYNTHETIC"}}) {
     testing::TestTraceOptions o;
     o.kernels = 1'000;
     o.source = source;
@@ -730,9 +733,8 @@ class OpenFilesTest : public ViewTest {
  protected:
   void SetUp() override {
     ViewTest::SetUp();
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gpuscope-view-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("gpuscope-view-test-" + std::to_string(::getpid()) + "-" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "sub");
     testing::TestTraceOptions o;

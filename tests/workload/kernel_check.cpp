@@ -135,8 +135,8 @@ void expect(const std::string& name, const V& got, const V& want, Tol tol) {
   if (got.size() != want.size()) bad = std::max<std::size_t>(bad, 1);
   if (bad) {
     ++g_failures;
-    std::printf("FAIL %-52s %zu of %zu elements off; first [%zu] got %.7g want %.7g\n", name.c_str(), bad,
-                want.size(), first_bad, first_bad < got.size() ? got[first_bad] : NAN, want[first_bad]);
+    std::printf("FAIL %-52s %zu of %zu elements off; first [%zu] got %.7g want %.7g\n", name.c_str(), bad, want.size(),
+                first_bad, first_bad < got.size() ? got[first_bad] : NAN, want[first_bad]);
   } else {
     std::printf("ok   %-52s %zu elements, max abs error %.3g\n", name.c_str(), want.size(), worst);
   }
@@ -273,10 +273,10 @@ void check_batchnorm() {
             dy.poison();
             bn_forward_apply(DeviceTensor{dx.get(), t, l, s}, a.as<float>(), b.as<float>(),
                              with_res ? dres.get() : nullptr, relu, DeviceTensor{dy.get(), t, l, s}, nullptr);
-            const V want = ref::bn_forward_apply<float>(x, s, l, ra, rb, with_res ? std::span<const float>(res)
-                                                                                  : std::span<const float>(), relu);
-            expect(tag(mode == 0 ? "bn_forward_apply" : (mode == 1 ? "bn_forward_apply +residual"
-                                                                   : "bn_forward_apply +residual +relu"),
+            const V want = ref::bn_forward_apply<float>(
+                x, s, l, ra, rb, with_res ? std::span<const float>(res) : std::span<const float>(), relu);
+            expect(tag(mode == 0 ? "bn_forward_apply"
+                                 : (mode == 1 ? "bn_forward_apply +residual" : "bn_forward_apply +residual +relu"),
                        t, l),
                    download(dy, s.count(), t), round_out(want, t), pointwise(t));
           }
@@ -289,13 +289,13 @@ void check_batchnorm() {
           upload(invstd, st.invstd, DType::f32);
           for (BnReduction rb2 : {BnReduction::naive, BnReduction::parallel})
             for (bool mask : {false, true}) {
-              const std::string v2 = std::string(rb2 == BnReduction::naive ? " naive" : " parallel") +
-                                     (mask ? " +relu" : "");
+              const std::string v2 =
+                  std::string(rb2 == BnReduction::naive ? " naive" : " parallel") + (mask ? " +relu" : "");
               Buf dgam(s.c * dtype_size(t)), dbet(s.c * dtype_size(t)), ka(s.c * 4), kb(s.c * 4), kc(s.c * 4);
               bn_backward_reduce(rb2, DeviceTensor{dgy.get(), t, l, s}, mask ? dyy.get() : nullptr,
-                                 DeviceTensor{dx.get(), t, l, s}, mean.as<float>(), invstd.as<float>(),
-                                 dg.as<float>(), t, dgam.get(), dbet.get(), ka.as<float>(), kb.as<float>(),
-                                 kc.as<float>(), part.as<double>(), nullptr);
+                                 DeviceTensor{dx.get(), t, l, s}, mean.as<float>(), invstd.as<float>(), dg.as<float>(),
+                                 t, dgam.get(), dbet.get(), ka.as<float>(), kb.as<float>(), kc.as<float>(),
+                                 part.as<double>(), nullptr);
               const auto want = ref::bn_backward<float>(g, y, x, s, l, st, gamma, mask);
               ref::Vec<double> sg, sgx;
               ref::bn_backward_sums<float>(want.g, x, s, l, sg, sgx);
@@ -359,10 +359,10 @@ void check_softmax_xent() {
         check_cuda(cudaMemcpy(dlab.get(), labels.data(), rows * 4, cudaMemcpyHostToDevice), "labels");
         softmax_xent(dl.as<float>(), with_bias ? dbias.as<float>() : nullptr, dlab.as<int>(), rows, k, t, dd.get(),
                      loss.as<float>(), correct.as<int>(), nullptr);
-        const auto want = ref::softmax_xent<float>(logits, with_bias ? std::span<const float>(bias)
-                                                                     : std::span<const float>(), labels, k);
-        const std::string name = std::string("softmax_xent") + (with_bias ? " +bias" : "") + (t == DType::f32 ? " f32" : " bf16") +
-                                 " rows=" + std::to_string(rows);
+        const auto want = ref::softmax_xent<float>(
+            logits, with_bias ? std::span<const float>(bias) : std::span<const float>(), labels, k);
+        const std::string name = std::string("softmax_xent") + (with_bias ? " +bias" : "") +
+                                 (t == DType::f32 ? " f32" : " bf16") + " rows=" + std::to_string(rows);
         expect(name + " loss", download(loss, 1, DType::f32), V{static_cast<float>(want.loss)}, Tol{1e-5, 1e-5});
         int got_correct = -1;
         check_cuda(cudaMemcpy(&got_correct, correct.get(), 4, cudaMemcpyDeviceToHost), "correct");
@@ -393,8 +393,8 @@ void check_sgd() {
                                  (gt == DType::f32 ? " grads f32" : " grads bf16") + " n=" + std::to_string(n);
         expect(name + " weights", download(dw, n, DType::f32), rw, Tol{1e-6, 1e-5});
         expect(name + " momentum", download(dv, n, DType::f32), rv, Tol{1e-6, 1e-5});
-        expect(name + " bf16 shadow", download(shadow, n, DType::bf16), round_out(download(dw, n, DType::f32), DType::bf16),
-               kExact);
+        expect(name + " bf16 shadow", download(shadow, n, DType::bf16),
+               round_out(download(dw, n, DType::f32), DType::bf16), kExact);
       }
   const V x = random(999);
   Buf dx = device(x, DType::f32), dy(999 * 2);
@@ -426,8 +426,8 @@ void check_data() {
         args.channels = l == Layout::nhwc ? 8 : 3;
         const Shape s{args.batch, args.channels, kImageSize, kImageSize};
         Buf img(s.count() * dtype_size(t)), lab(args.batch * 4);
-        augment(recs.as<std::uint8_t>(), resident ? count : 0, seed, args.step, args.rank, DeviceTensor{img.get(), t, l, s},
-                lab.as<int>(), nullptr);
+        augment(recs.as<std::uint8_t>(), resident ? count : 0, seed, args.step, args.rank,
+                DeviceTensor{img.get(), t, l, s}, lab.as<int>(), nullptr);
         std::vector<std::uint32_t> idx;
         if (resident)
           for (int i = 0; i < args.batch; ++i) idx.push_back(sample_index(seed, args.step, args.rank, i, count));

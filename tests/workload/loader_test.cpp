@@ -15,7 +15,9 @@ namespace {
 
 using kernels::kRecordBytes;
 
-SlotMemory heap_memory() { return SlotMemory{[](std::size_t n) { return std::malloc(n); }, [](void* p) { std::free(p); }}; }
+SlotMemory heap_memory() {
+  return SlotMemory{[](std::size_t n) { return std::malloc(n); }, [](void* p) { std::free(p); }};
+}
 
 TEST(Shuffle, IsABijectionForAnySize) {
   for (std::uint64_t n : {1ull, 2ull, 3ull, 7ull, 64ull, 1000ull, 50000ull}) {

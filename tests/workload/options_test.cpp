@@ -61,11 +61,26 @@ TEST(Options, FlagsOverrideThePresetInAnyOrder) {
 }
 
 TEST(Options, EverySwitchParses) {
-  const Options o = parse({"--layout", "nchw", "--padding", "explicit", "--bias", "broadcast", "--bn", "naive",
-                           "--update", "sync", "--allreduce", "end", "--data", "cifar:/tmp/c10", "--precision",
-                           "tf32", "--graphs", "off", "--gpus", "4", "--batch", "64", "--steps", "10", "--warmup",
-                           "2", "--log-every", "5", "--lr", "0.1", "--momentum", "0.8", "--weight-decay", "0",
-                           "--seed", "9", "--profile", "out.gscope", "--verify", "--check-sync"});
+  const Options o = parse({"--layout",       "nchw",
+                           "--padding",      "explicit",
+                           "--bias",         "broadcast",
+                           "--bn",           "naive",
+                           "--update",       "sync",
+                           "--allreduce",    "end",
+                           "--data",         "cifar:/tmp/c10",
+                           "--precision",    "tf32",
+                           "--graphs",       "off",
+                           "--gpus",         "4",
+                           "--batch",        "64",
+                           "--steps",        "10",
+                           "--warmup",       "2",
+                           "--log-every",    "5",
+                           "--lr",           "0.1",
+                           "--momentum",     "0.8",
+                           "--weight-decay", "0",
+                           "--seed",         "9",
+                           "--profile",      "out.gscope",
+                           "--verify",       "--check-sync"});
   EXPECT_EQ(o.layout, Layout::nchw);
   EXPECT_EQ(o.data, DataMode::cifar);
   EXPECT_EQ(o.cifar_dir, "/tmp/c10");
@@ -92,9 +107,10 @@ TEST(Options, Help) {
   EXPECT_TRUE(parse({"-h"}).help);
   // The usage text names every flag the parser accepts.
   const std::string u = usage();
-  for (const char* f : {"--preset", "--layout", "--padding", "--bias", "--bn", "--update", "--allreduce", "--data",
-                        "--precision", "--graphs", "--gpus", "--batch", "--steps", "--warmup", "--log-every", "--lr",
-                        "--momentum", "--weight-decay", "--seed", "--profile", "--make-cifar", "--verify", "--check-sync", "--help"})
+  for (const char* f : {"--preset",    "--layout",  "--padding",    "--bias",   "--bn",         "--update",
+                        "--allreduce", "--data",    "--precision",  "--graphs", "--gpus",       "--batch",
+                        "--steps",     "--warmup",  "--log-every",  "--lr",     "--momentum",   "--weight-decay",
+                        "--seed",      "--profile", "--make-cifar", "--verify", "--check-sync", "--help"})
     EXPECT_NE(u.find(f), std::string::npos) << f;
 }
 

@@ -165,8 +165,8 @@ void check_bn_backward(Layout l, bool relu, bool residual) {
   const V y = forward();
   const auto st = ref::bn_stats<double>(x, s, l);
   const auto bb = ref::bn_backward<double>(w, y, x, s, l, st, gamma, relu);
-  const std::string tag = std::string(l == Layout::nchw ? "nchw" : "nhwc") + (relu ? "+relu" : "") +
-                          (residual ? "+residual" : "");
+  const std::string tag =
+      std::string(l == Layout::nchw ? "nchw" : "nhwc") + (relu ? "+relu" : "") + (residual ? "+residual" : "");
   expect_gradient(x, loss, bb.dx, 1e-6, ("dx " + tag).c_str());
   expect_gradient(gamma, loss, bb.dgamma, 1e-6, ("dgamma " + tag).c_str());
   expect_gradient(beta, loss, bb.dbeta, 1e-6, ("dbeta " + tag).c_str());

@@ -155,7 +155,8 @@ TEST(ReferenceNet, TrainingOnTheSyntheticDatasetLowersTheLoss) {
                       std::vector<int>& labels) {
     std::vector<std::uint32_t> idx(batch);
     for (int i = 0; i < batch; ++i)
-      idx[i] = kernels::sample_index(seed, step, 0, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(data.count));
+      idx[i] =
+          kernels::sample_index(seed, step, 0, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(data.count));
     kernels::ref::AugmentArgs args;
     args.seed = seed, args.step = step, args.batch = batch;
     kernels::ref::augment<float>(data.records, idx, args, images, labels);

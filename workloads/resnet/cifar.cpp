@@ -133,7 +133,8 @@ void write_cifar_dir(const std::string& dir, std::uint32_t seed, std::size_t rec
   const auto n = static_cast<std::uint32_t>(records_per_file);
   for (int f = 0; f < 6; ++f) {
     const std::string name = f < 5 ? "data_batch_" + std::to_string(f + 1) + ".bin" : "test_batch.bin";
-    write_file_atomically((fs::path(dir) / name).string(), synthetic_records(seed, static_cast<std::uint32_t>(f) * n, n));
+    write_file_atomically((fs::path(dir) / name).string(),
+                          synthetic_records(seed, static_cast<std::uint32_t>(f) * n, n));
   }
 }
 

@@ -13,9 +13,7 @@ cudnnTensorFormat_t cudnn_format(Layout l) { return l == Layout::nchw ? CUDNN_TE
 
 // fp32 must not silently use TF32 tensor cores (that is what --precision tf32
 // is for); tf32 and bf16 want tensor cores.
-cudnnMathType_t requested_math(Precision p) {
-  return p == Precision::fp32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
-}
+cudnnMathType_t requested_math(Precision p) { return p == Precision::fp32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH; }
 
 constexpr int kMaxAlgos = 16;
 
@@ -68,7 +66,8 @@ void ConvPlan::choose_algorithms(cudnnHandle_t h, void* x, void* w, void* y, voi
   int n = 0;
   {
     cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgos];
-    CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, x_, x, w_, w, fwd_, y_, y, kMaxAlgos, &n, perf, ws, ws_bytes));
+    CUDNN_CHECK(
+        cudnnFindConvolutionForwardAlgorithmEx(h, x_, x, w_, w, fwd_, y_, y, kMaxAlgos, &n, perf, ws, ws_bytes));
     const auto* p = pick(perf, n, ws_bytes, fma_only);
     if (!p) throw GpuError("cuDNN found no usable forward convolution algorithm");
     fwd_algo_ = p->algo;
@@ -87,8 +86,8 @@ void ConvPlan::choose_algorithms(cudnnHandle_t h, void* x, void* w, void* y, voi
   }
   {
     cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
-    CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, x_, x, y_, y, bwd_filter_, w_, dw, kMaxAlgos, &n,
-                                                              perf, ws, ws_bytes));
+    CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, x_, x, y_, y, bwd_filter_, w_, dw, kMaxAlgos, &n, perf,
+                                                              ws, ws_bytes));
     const auto* p = pick(perf, n, ws_bytes, fma_only);
     if (!p) throw GpuError("cuDNN found no usable backward-filter convolution algorithm");
     filter_algo_ = p->algo;
@@ -99,8 +98,8 @@ void ConvPlan::choose_algorithms(cudnnHandle_t h, void* x, void* w, void* y, voi
 
 std::string ConvPlan::describe() const {
   return "fwd " + std::to_string(static_cast<int>(fwd_algo_)) + ", bwd-data " +
-         std::to_string(static_cast<int>(data_algo_)) + ", bwd-filter " + std::to_string(static_cast<int>(filter_algo_)) +
-         ", workspace " + std::to_string(ws_bytes_ >> 10) + " KiB";
+         std::to_string(static_cast<int>(data_algo_)) + ", bwd-filter " +
+         std::to_string(static_cast<int>(filter_algo_)) + ", workspace " + std::to_string(ws_bytes_ >> 10) + " KiB";
 }
 
 void ConvPlan::forward(cudnnHandle_t h, const void* x, const void* w, void* y, void* ws) const {
@@ -111,7 +110,8 @@ void ConvPlan::forward(cudnnHandle_t h, const void* x, const void* w, void* y, v
 void ConvPlan::backward_data(cudnnHandle_t h, const void* dy, const void* w, void* dx, bool accumulate,
                              void* ws) const {
   const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
-  CUDNN_CHECK(cudnnConvolutionBackwardData(h, &one, w_, w, y_, dy, bwd_data_, data_algo_, ws, ws_bytes_, &beta, x_, dx));
+  CUDNN_CHECK(
+      cudnnConvolutionBackwardData(h, &one, w_, w, y_, dy, bwd_data_, data_algo_, ws, ws_bytes_, &beta, x_, dx));
 }
 
 void ConvPlan::backward_filter(cudnnHandle_t h, const void* x, const void* dy, void* dw, void* ws) const {

@@ -14,7 +14,7 @@
 namespace gpuscope::resnet {
 
 struct ConvShape {
-  int n = 0, in_c = 0, in_h = 0, in_w = 0;  // the tensor cuDNN reads (already padded if explicit)
+  int n = 0, in_c = 0, in_h = 0, in_w = 0;    // the tensor cuDNN reads (already padded if explicit)
   int out_c = 0, k = 3, stride = 1, pad = 0;  // pad applied by cuDNN
 };
 

@@ -24,25 +24,29 @@ class GpuError : public std::runtime_error {
 [[noreturn]] void throw_gpu_error(const char* lib, const char* expr, const std::string& what, const char* file,
                                   int line);
 
-#define CUDA_CHECK(expr)                                                                             \
-  do {                                                                                               \
-    const cudaError_t gs_status_ = (expr);                                                                   \
-    if (gs_status_ != cudaSuccess) ::gpuscope::resnet::throw_gpu_error("CUDA", #expr, cudaGetErrorString(gs_status_), __FILE__, __LINE__); \
+#define CUDA_CHECK(expr)                                                                                      \
+  do {                                                                                                        \
+    const cudaError_t gs_status_ = (expr);                                                                    \
+    if (gs_status_ != cudaSuccess)                                                                            \
+      ::gpuscope::resnet::throw_gpu_error("CUDA", #expr, cudaGetErrorString(gs_status_), __FILE__, __LINE__); \
   } while (0)
-#define CUDNN_CHECK(expr)                                                                             \
-  do {                                                                                                \
-    const cudnnStatus_t gs_status_ = (expr);                                                                  \
-    if (gs_status_ != CUDNN_STATUS_SUCCESS) ::gpuscope::resnet::throw_gpu_error("cuDNN", #expr, cudnnGetErrorString(gs_status_), __FILE__, __LINE__); \
+#define CUDNN_CHECK(expr)                                                                                       \
+  do {                                                                                                          \
+    const cudnnStatus_t gs_status_ = (expr);                                                                    \
+    if (gs_status_ != CUDNN_STATUS_SUCCESS)                                                                     \
+      ::gpuscope::resnet::throw_gpu_error("cuDNN", #expr, cudnnGetErrorString(gs_status_), __FILE__, __LINE__); \
   } while (0)
-#define CUBLAS_CHECK(expr)                                                                             \
-  do {                                                                                                 \
-    const cublasStatus_t gs_status_ = (expr);                                                                  \
-    if (gs_status_ != CUBLAS_STATUS_SUCCESS) ::gpuscope::resnet::throw_gpu_error("cuBLAS", #expr, cublasGetStatusString(gs_status_), __FILE__, __LINE__); \
+#define CUBLAS_CHECK(expr)                                                                                         \
+  do {                                                                                                             \
+    const cublasStatus_t gs_status_ = (expr);                                                                      \
+    if (gs_status_ != CUBLAS_STATUS_SUCCESS)                                                                       \
+      ::gpuscope::resnet::throw_gpu_error("cuBLAS", #expr, cublasGetStatusString(gs_status_), __FILE__, __LINE__); \
   } while (0)
-#define NCCL_CHECK(expr)                                                                             \
-  do {                                                                                               \
-    const ncclResult_t gs_status_ = (expr);                                                                  \
-    if (gs_status_ != ncclSuccess) ::gpuscope::resnet::throw_gpu_error("NCCL", #expr, ncclGetErrorString(gs_status_), __FILE__, __LINE__); \
+#define NCCL_CHECK(expr)                                                                                      \
+  do {                                                                                                        \
+    const ncclResult_t gs_status_ = (expr);                                                                   \
+    if (gs_status_ != ncclSuccess)                                                                            \
+      ::gpuscope::resnet::throw_gpu_error("NCCL", #expr, ncclGetErrorString(gs_status_), __FILE__, __LINE__); \
   } while (0)
 
 // Visible GPUs, or -1 with a reason (no driver, no device, CUDA_VISIBLE_DEVICES…).

@@ -40,7 +40,10 @@ std::uint64_t Shuffle::operator()(std::uint64_t i, std::uint32_t key) const {
 
 // ---- HostLoader ---------------------------------------------------------------
 HostLoader::HostLoader(const CifarDataset& data, Config cfg, SlotMemory mem)
-    : data_(data), cfg_(cfg), mem_(std::move(mem)), shuffle_(data.count),
+    : data_(data),
+      cfg_(cfg),
+      mem_(std::move(mem)),
+      shuffle_(data.count),
       slot_bytes_(static_cast<std::size_t>(cfg.batch) * kRecordBytes) {
   if (cfg.batch < 1 || cfg.slots < 2 || cfg.threads < 1 || cfg.world < 1 || cfg.rank < 0 || cfg.rank >= cfg.world)
     throw std::invalid_argument("HostLoader: bad configuration");

@@ -74,7 +74,7 @@ class HostLoader {
   Shuffle shuffle_;
   std::size_t slot_bytes_;
   std::vector<std::uint8_t*> slot_data_;
-  std::vector<std::int64_t> slot_ready_;  // step whose data the slot holds, or -1
+  std::vector<std::int64_t> slot_ready_;     // step whose data the slot holds, or -1
   std::vector<std::int64_t> slot_free_for_;  // first step allowed to fill the slot
   std::mutex mu_;
   std::condition_variable cv_;

@@ -115,8 +115,9 @@ int main(int argc, char** argv) {
   }
 #if !defined(GPUSCOPE_HAVE_CAPTURE)
   if (!opt.profile_path.empty())
-    return usage_error("--profile: the capture library is not available in this build (it needs gpuscope_capture; "
-                       "use `gpuscope capture -- resnet-train …` instead)");
+    return usage_error(
+        "--profile: the capture library is not available in this build (it needs gpuscope_capture; "
+        "use `gpuscope capture -- resnet-train …` instead)");
 #endif
 
   std::optional<gpuscope::resnet::CifarDataset> dataset;

@@ -53,7 +53,8 @@ class Builder {
 }  // namespace
 
 NetSpec build_net(const NetConfig& cfg) {
-  if (cfg.image < 16 || cfg.image % 8 != 0) throw std::invalid_argument("net: image size must be a multiple of 8, >= 16");
+  if (cfg.image < 16 || cfg.image % 8 != 0)
+    throw std::invalid_argument("net: image size must be a multiple of 8, >= 16");
   if (cfg.in_channels < 1 || cfg.classes < 2 || cfg.batch < 1 || cfg.blocks_per_stage < 1)
     throw std::invalid_argument("net: bad configuration");
   NetSpec net;
@@ -109,9 +110,7 @@ NetSpec build_net(const NetConfig& cfg) {
 }
 
 double NetSpec::forward_flops_per_image() const {
-  auto conv_flops = [](const ConvSpec& c) {
-    return 2.0 * c.out_hw * c.out_hw * c.out_c * c.in_c * c.k * c.k;
-  };
+  auto conv_flops = [](const ConvSpec& c) { return 2.0 * c.out_hw * c.out_hw * c.out_c * c.in_c * c.k * c.k; };
   double f = conv_flops(stem);
   for (const BlockSpec& b : blocks) {
     f += conv_flops(b.conv1) + conv_flops(b.conv2);
@@ -139,7 +138,8 @@ std::vector<float> init_params(const NetSpec& net, std::uint32_t seed) {
           const int c = static_cast<int>((i / (pt.r * pt.s)) % pt.c);
           if (c >= real_c) continue;  // padded input channels stay zero
           const auto ui = static_cast<std::uint32_t>(i);
-          const double z = std::sqrt(-2.0 * std::log(uniform(tid, ui, 1))) * std::cos(6.283185307179586 * uniform(tid, ui, 2));
+          const double z =
+              std::sqrt(-2.0 * std::log(uniform(tid, ui, 1))) * std::cos(6.283185307179586 * uniform(tid, ui, 2));
           out[i] = static_cast<float>(z * std_dev);
         }
         break;

@@ -32,10 +32,10 @@ using kernels::Layout;
 struct NetConfig {
   int widths[4] = {16, 32, 64, 128};
   int blocks_per_stage = 2;
-  int image = 32;        // input height = width
-  int in_channels = 3;   // stored input channels; channels >= 3 are zero (tensor-core padding)
+  int image = 32;       // input height = width
+  int in_channels = 3;  // stored input channels; channels >= 3 are zero (tensor-core padding)
   int classes = 10;
-  int batch = 128;       // per GPU
+  int batch = 128;  // per GPU
 };
 
 enum class ParamKind : std::uint8_t { conv_weight, bn_gamma, bn_beta, fc_weight, fc_bias };
@@ -70,7 +70,7 @@ struct BlockSpec {
 };
 
 struct Bucket {
-  std::int64_t begin = 0, end = 0;  // flat range
+  std::int64_t begin = 0, end = 0;      // flat range
   int first_param = 0, last_param = 0;  // inclusive param indices
 };
 
@@ -81,9 +81,9 @@ struct NetSpec {
   std::vector<BlockSpec> blocks;
   int fc_in = 0, fc_weight = -1, fc_bias = -1;
   std::vector<ParamTensor> params;
-  std::int64_t flat_size = 0;         // elements, including alignment gaps
-  std::int64_t parameter_count = 0;   // real parameters
-  std::vector<Bucket> buckets;        // one per stage; stem joins stage 1, the classifier stage 4
+  std::int64_t flat_size = 0;        // elements, including alignment gaps
+  std::int64_t parameter_count = 0;  // real parameters
+  std::vector<Bucket> buckets;       // one per stage; stem joins stage 1, the classifier stage 4
 
   // 2 x multiply-adds of convolutions and classifier for one image's forward
   // pass; a training step costs about 3x this.

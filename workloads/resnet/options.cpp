@@ -103,10 +103,10 @@ float parse_float(std::string_view flag, std::string_view value, float lo, float
 }
 
 // Flags that take a value, and flags that do not.
-const std::string_view kValueFlags[] = {"--preset", "--layout", "--padding", "--bias", "--bn", "--update",
-                                        "--allreduce", "--data", "--precision", "--graphs", "--gpus", "--batch",
-                                        "--steps", "--warmup", "--log-every", "--lr", "--momentum",
-                                        "--weight-decay", "--seed", "--profile", "--make-cifar"};
+const std::string_view kValueFlags[] = {
+    "--preset",    "--layout",    "--padding",  "--bias",         "--bn",    "--update",  "--allreduce",
+    "--data",      "--precision", "--graphs",   "--gpus",         "--batch", "--steps",   "--warmup",
+    "--log-every", "--lr",        "--momentum", "--weight-decay", "--seed",  "--profile", "--make-cifar"};
 const std::string_view kBoolFlags[] = {"--verify", "--check-sync", "--help", "-h"};
 
 bool is_one_of(std::string_view f, std::span<const std::string_view> list) {
@@ -154,13 +154,16 @@ Options parse_options(std::span<const char* const> args) {
 
   for (const auto& [flag, v] : given) {
     const std::string_view f = flag;
-    if (f == "--layout") o.layout = pick<Layout>(f, v, {{"nhwc", Layout::nhwc}, {"nchw", Layout::nchw}});
+    if (f == "--layout")
+      o.layout = pick<Layout>(f, v, {{"nhwc", Layout::nhwc}, {"nchw", Layout::nchw}});
     else if (f == "--padding")
       o.padding = pick<PaddingMode>(f, v, {{"explicit", PaddingMode::explicit_pad}, {"fused", PaddingMode::fused}});
-    else if (f == "--bias") o.bias = pick<BiasMode>(f, v, {{"broadcast", BiasMode::broadcast}, {"fused", BiasMode::fused}});
+    else if (f == "--bias")
+      o.bias = pick<BiasMode>(f, v, {{"broadcast", BiasMode::broadcast}, {"fused", BiasMode::fused}});
     else if (f == "--bn")
       o.bn = pick<BnMode>(f, v, {{"naive", BnMode::naive}, {"transpose", BnMode::transpose}, {"fused", BnMode::fused}});
-    else if (f == "--update") o.update = pick<UpdateMode>(f, v, {{"sync", UpdateMode::sync}, {"overlap", UpdateMode::overlap}});
+    else if (f == "--update")
+      o.update = pick<UpdateMode>(f, v, {{"sync", UpdateMode::sync}, {"overlap", UpdateMode::overlap}});
     else if (f == "--allreduce")
       o.allreduce = pick<AllReduceMode>(f, v, {{"end", AllReduceMode::end}, {"bucketed", AllReduceMode::bucketed}});
     else if (f == "--data") {
@@ -176,25 +179,38 @@ Options parse_options(std::span<const char* const> args) {
         throw OptionError("--data: expected synthetic, host or cifar:DIR, got '" + v + "'");
       }
     } else if (f == "--precision")
-      o.precision = pick<Precision>(f, v, {{"fp32", Precision::fp32}, {"tf32", Precision::tf32}, {"bf16", Precision::bf16}});
-    else if (f == "--graphs") o.graphs = pick<bool>(f, v, {{"on", true}, {"off", false}});
-    else if (f == "--gpus") o.gpus = parse_int(f, v, 1, 1024);
-    else if (f == "--batch") o.batch = parse_int(f, v, 2, 4096);
-    else if (f == "--steps") o.steps = parse_int(f, v, 1, 100000000);
-    else if (f == "--warmup") o.warmup = parse_int(f, v, 0, 100000000);
-    else if (f == "--log-every") o.log_every = parse_int(f, v, 1, 100000000);
-    else if (f == "--lr") o.lr = parse_float(f, v, 0.0f, 10.0f);
-    else if (f == "--momentum") o.momentum = parse_float(f, v, 0.0f, 0.999f);
-    else if (f == "--weight-decay") o.weight_decay = parse_float(f, v, 0.0f, 1.0f);
-    else if (f == "--seed") o.seed = static_cast<std::uint32_t>(parse_int(f, v, 0, 2147483647));
+      o.precision =
+          pick<Precision>(f, v, {{"fp32", Precision::fp32}, {"tf32", Precision::tf32}, {"bf16", Precision::bf16}});
+    else if (f == "--graphs")
+      o.graphs = pick<bool>(f, v, {{"on", true}, {"off", false}});
+    else if (f == "--gpus")
+      o.gpus = parse_int(f, v, 1, 1024);
+    else if (f == "--batch")
+      o.batch = parse_int(f, v, 2, 4096);
+    else if (f == "--steps")
+      o.steps = parse_int(f, v, 1, 100000000);
+    else if (f == "--warmup")
+      o.warmup = parse_int(f, v, 0, 100000000);
+    else if (f == "--log-every")
+      o.log_every = parse_int(f, v, 1, 100000000);
+    else if (f == "--lr")
+      o.lr = parse_float(f, v, 0.0f, 10.0f);
+    else if (f == "--momentum")
+      o.momentum = parse_float(f, v, 0.0f, 0.999f);
+    else if (f == "--weight-decay")
+      o.weight_decay = parse_float(f, v, 0.0f, 1.0f);
+    else if (f == "--seed")
+      o.seed = static_cast<std::uint32_t>(parse_int(f, v, 0, 2147483647));
     else if (f == "--profile") {
       if (v.empty()) throw OptionError("--profile: needs an output file name");
       o.profile_path = v;
     } else if (f == "--make-cifar") {
       if (v.empty()) throw OptionError("--make-cifar: needs a directory");
       o.make_cifar_dir = v;
-    } else if (f == "--verify") o.verify = true;
-    else if (f == "--check-sync") o.check_sync = true;
+    } else if (f == "--verify")
+      o.verify = true;
+    else if (f == "--check-sync")
+      o.check_sync = true;
   }
 
   if (o.bn == BnMode::transpose && o.layout != Layout::nchw)

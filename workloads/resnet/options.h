@@ -18,12 +18,12 @@ namespace gpuscope::resnet {
 
 using kernels::Layout;
 
-enum class PaddingMode : std::uint8_t { explicit_pad, fused };   // separate pad kernel vs. cuDNN pads
-enum class BiasMode : std::uint8_t { broadcast, fused };         // broadcast + elementwise vs. one fused kernel
-enum class BnMode : std::uint8_t { naive, transpose, fused };    // batch-norm statistics / fusion variant
-enum class UpdateMode : std::uint8_t { sync, overlap };          // optimizer after everything vs. per bucket, side stream
-enum class AllReduceMode : std::uint8_t { end, bucketed };       // per tensor after backward vs. per stage, comm stream
-enum class DataMode : std::uint8_t { synthetic, host, cifar };   // GPU-resident vs. CPU loader (generated / files)
+enum class PaddingMode : std::uint8_t { explicit_pad, fused };  // separate pad kernel vs. cuDNN pads
+enum class BiasMode : std::uint8_t { broadcast, fused };        // broadcast + elementwise vs. one fused kernel
+enum class BnMode : std::uint8_t { naive, transpose, fused };   // batch-norm statistics / fusion variant
+enum class UpdateMode : std::uint8_t { sync, overlap };     // optimizer after everything vs. per bucket, side stream
+enum class AllReduceMode : std::uint8_t { end, bucketed };  // per tensor after backward vs. per stage, comm stream
+enum class DataMode : std::uint8_t { synthetic, host, cifar };  // GPU-resident vs. CPU loader (generated / files)
 enum class Precision : std::uint8_t { fp32, tf32, bf16 };
 
 std::string_view to_string(Layout v);
@@ -60,10 +60,10 @@ struct Options {
   std::uint32_t seed = 1;
   // actions
   std::string preset = "tuned";
-  std::string profile_path;     // --profile OUT.gscope
-  std::string make_cifar_dir;   // --make-cifar DIR: write the dataset, then exit
-  bool verify = false;          // --verify: one step against the CPU reference
-  bool check_sync = false;      // --check-sync: gradients bit-identical across ranks after every step
+  std::string profile_path;    // --profile OUT.gscope
+  std::string make_cifar_dir;  // --make-cifar DIR: write the dataset, then exit
+  bool verify = false;         // --verify: one step against the CPU reference
+  bool check_sync = false;     // --check-sync: gradients bit-identical across ranks after every step
   bool help = false;
 
   // One line naming every switch, printed at start so logs say what ran.

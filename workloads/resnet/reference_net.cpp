@@ -43,7 +43,7 @@ template <class S>
 struct Unit {
   std::vector<S> conv_out;  // BN input
   ref::BnStats<S> stats;
-  std::vector<S> out;       // after BN (+ residual) (+ ReLU)
+  std::vector<S> out;  // after BN (+ residual) (+ ReLU)
 };
 
 template <class S>
@@ -128,8 +128,8 @@ ReferenceStep<S> reference_forward_backward(const NetSpec& spec, std::span<const
   step.correct = xent.correct;
   step.grads.assign(spec.flat_size, S(0));
   std::vector<S> dpooled, dw, db;
-  ref::linear_backward<S>(xent.dlogits, pooled, net.param(spec.fc_weight), batch, spec.fc_in, spec.cfg.classes,
-                          dpooled, dw, db);
+  ref::linear_backward<S>(xent.dlogits, pooled, net.param(spec.fc_weight), batch, spec.fc_in, spec.cfg.classes, dpooled,
+                          dw, db);
   auto put = [&](int index, const std::vector<S>& v) {
     const ParamTensor& p = spec.params[index];
     for (std::int64_t i = 0; i < p.count; ++i) step.grads[p.offset + i] += v[i];

@@ -32,9 +32,9 @@ double reference_loss(const NetSpec& net, std::span<const S> params, std::span<c
                       std::span<const int> labels);
 
 extern template ReferenceStep<float> reference_forward_backward<float>(const NetSpec&, std::span<const float>,
-                                                                        std::span<const float>, std::span<const int>);
+                                                                       std::span<const float>, std::span<const int>);
 extern template ReferenceStep<double> reference_forward_backward<double>(const NetSpec&, std::span<const double>,
-                                                                          std::span<const double>, std::span<const int>);
+                                                                         std::span<const double>, std::span<const int>);
 extern template double reference_loss<float>(const NetSpec&, std::span<const float>, std::span<const float>,
                                              std::span<const int>);
 extern template double reference_loss<double>(const NetSpec&, std::span<const double>, std::span<const double>,

@@ -84,10 +84,10 @@ struct Unit {
 
 struct Block {
   const BlockSpec* spec = nullptr;
-  Unit u1, u2, up;   // up: projection shortcut (if any)
-  DeviceTensor g;    // gradient after u2's ReLU mask = gradient of the shortcut
-  DeviceTensor dh;   // gradient of u1's output
-  DeviceTensor dx;   // gradient of the block's input
+  Unit u1, u2, up;  // up: projection shortcut (if any)
+  DeviceTensor g;   // gradient after u2's ReLU mask = gradient of the shortcut
+  DeviceTensor dh;  // gradient of u1's output
+  DeviceTensor dx;  // gradient of the block's input
 };
 
 std::uint64_t fnv1a(const void* data, std::size_t bytes) {
@@ -213,8 +213,12 @@ class Trainer {
 // ---- [SECTION] setup --------------------------------------------------------------
 
 Trainer::Trainer(const Options& opt, const RankContext& ctx)
-    : opt_(opt), ctx_(ctx), dt_(opt.precision == Precision::bf16 ? DType::bf16 : DType::f32), layout_(opt.layout),
-      fused_act_(opt.bn == BnMode::fused && opt.bias == BiasMode::fused), bf16_(opt.precision == Precision::bf16) {
+    : opt_(opt),
+      ctx_(ctx),
+      dt_(opt.precision == Precision::bf16 ? DType::bf16 : DType::f32),
+      layout_(opt.layout),
+      fused_act_(opt.bn == BnMode::fused && opt.bias == BiasMode::fused),
+      bf16_(opt.precision == Precision::bf16) {
   NetConfig cfg;
   cfg.batch = opt.batch;
   // Tensor-core NHWC kernels want the channel count a multiple of 8: the
@@ -359,8 +363,7 @@ void Trainer::setup() {
   CUBLAS_CHECK(cublasSetWorkspace(cublas_.get(), cublas_ws_, kCublasWorkspace));
   if (opt_.precision == Precision::tf32) CUBLAS_CHECK(cublasSetMathMode(cublas_.get(), CUBLAS_TF32_TENSOR_OP_MATH));
 
-  if (opt_.data == DataMode::synthetic)
-    kernels::synthetic_dataset(dataset_, opt_.seed, 0, kSyntheticImages, main_);
+  if (opt_.data == DataMode::synthetic) kernels::synthetic_dataset(dataset_, opt_.seed, 0, kSyntheticImages, main_);
   CUDA_CHECK(cudaStreamSynchronize(main_));
 }
 
@@ -604,8 +607,7 @@ void Trainer::forward() {
   kernels::avgpool_forward(*x, pooled_, main_);
   const float one = 1.0f, zero = 0.0f;
   const cudaDataType_t t = bf16_ ? CUDA_R_16BF : CUDA_R_32F;
-  const cublasComputeType_t ct =
-      opt_.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const cublasComputeType_t ct = opt_.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   CUBLAS_CHECK(cublasGemmEx(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, k, n, c, &one, weight(net_.fc_weight), t, c,
                             pooled_, t, c, &zero, logits_, CUDA_R_32F, k, ct, CUBLAS_GEMM_DEFAULT));
   const float* bias = param32(net_.fc_bias);
@@ -622,8 +624,7 @@ void Trainer::backward() {
   const int n = opt_.batch, c = net_.fc_in, k = net_.cfg.classes;
   const float one = 1.0f, zero = 0.0f;
   const cudaDataType_t t = bf16_ ? CUDA_R_16BF : CUDA_R_32F;
-  const cublasComputeType_t ct =
-      opt_.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const cublasComputeType_t ct = opt_.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   kernels::column_sums(dt_, dlogits_, n, k, grad(net_.fc_bias), main_);
   // dW^T [c x k] = pooled^T [c x n] * dlogits [n x k]
   CUBLAS_CHECK(cublasGemmEx(cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_T, c, k, n, &one, pooled_, t, c, dlogits_, t, k,
@@ -917,11 +918,14 @@ int Trainer::train() {
   const double per_gpu = static_cast<double>(opt_.steps) * opt_.batch / timed_seconds;
   std::size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  print("memory: GPU arena %.1f MiB (activations %.1f, cuDNN workspace %.1f), device in use %.1f MiB; host RSS %.1f MiB\n",
-        arena_.total_bytes() / 1048576.0, activation_bytes_ / 1048576.0, workspace_bytes_ / 1048576.0,
-        (total_b - free_b) / 1048576.0, host_rss_mib());
-  if (loader_) print("input pipeline: %lld of %lld batches were not ready when needed\n",
-                     static_cast<long long>(loader_->stalls()), static_cast<long long>(total));
+  print(
+      "memory: GPU arena %.1f MiB (activations %.1f, cuDNN workspace %.1f), device in use %.1f MiB; host RSS %.1f "
+      "MiB\n",
+      arena_.total_bytes() / 1048576.0, activation_bytes_ / 1048576.0, workspace_bytes_ / 1048576.0,
+      (total_b - free_b) / 1048576.0, host_rss_mib());
+  if (loader_)
+    print("input pipeline: %lld of %lld batches were not ready when needed\n",
+          static_cast<long long>(loader_->stalls()), static_cast<long long>(total));
   print("ranks in sync: %s\n", in_sync ? "yes" : "NO");
   if (opt_.check_sync) {
     if (sync_mismatch_step < 0)
@@ -931,10 +935,11 @@ int Trainer::train() {
       print("gradients bit-identical across %d ranks after every step: NO (first difference after step %lld)\n",
             ctx_.world, static_cast<long long>(sync_mismatch_step));
   }
-  print("summary: preset=%s gpus=%d batch=%d steps=%d img/s per GPU=%.0f total=%.0f step ms=%.3f "
-        "model TFLOP/s per GPU=%.2f loss %.4f -> %.4f\n",
-        opt_.preset.c_str(), ctx_.world, opt_.batch, opt_.steps, per_gpu, per_gpu * ctx_.world,
-        1e3 * timed_seconds / opt_.steps, per_gpu * per_image_flops / 1e12, first_loss, last_loss);
+  print(
+      "summary: preset=%s gpus=%d batch=%d steps=%d img/s per GPU=%.0f total=%.0f step ms=%.3f "
+      "model TFLOP/s per GPU=%.2f loss %.4f -> %.4f\n",
+      opt_.preset.c_str(), ctx_.world, opt_.batch, opt_.steps, per_gpu, per_gpu * ctx_.world,
+      1e3 * timed_seconds / opt_.steps, per_gpu * per_image_flops / 1e12, first_loss, last_loss);
   if (!std::isfinite(last_loss)) {
     print("resnet-train: error: the loss is not finite\n");
     return 1;

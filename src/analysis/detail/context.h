@@ -69,7 +69,7 @@ class TopRanges {
     for (const auto& item : v) out.push_back(item.second);
     return out;
   }
-  TimeNs total() const { return total_; }        // of every range added, kept or not
+  TimeNs total() const { return total_; }  // of every range added, kept or not
   std::uint64_t count() const { return count_; }
 
  private:
@@ -91,7 +91,7 @@ class TopRanges {
   // INT64_MIN, never a duration), else the lightest kept one's; nothing with
   // keep_ 0.
   void update_bar() {
-    bar_ = keep_ == 0                ? std::numeric_limits<TimeNs>::max()
+    bar_ = keep_ == 0              ? std::numeric_limits<TimeNs>::max()
            : items_.size() < keep_ ? std::numeric_limits<TimeNs>::min()
                                    : items_.front().first;
   }
@@ -106,22 +106,22 @@ class TopRanges {
 struct Evidence {
   explicit Evidence(std::size_t keep = 10) {
     for (auto& t : ops_by_category) t.set_keep(keep);
-    for (TopRanges* t : {&idle_gaps, &exposed_comm, &memcpy_exposed, &launch_gaps, &input_wait, &sync_idle,
-                         &pageable, &sync_memcpy, &optimizer})
+    for (TopRanges* t : {&idle_gaps, &exposed_comm, &memcpy_exposed, &launch_gaps, &input_wait, &sync_idle, &pageable,
+                         &sync_memcpy, &optimizer})
       t->set_keep(keep);
   }
   std::array<TopRanges, kKernelCategoryCount> ops_by_category;  // longest single ops (ranges only: offer())
-  TopRanges idle_gaps;       // device gaps >= thresholds.idle_gap_ns
-  TopRanges exposed_comm;    // pieces of communication nothing hides
-  TopRanges memcpy_exposed;  // copies with no kernel alongside
-  TopRanges launch_gaps;     // host-wait gaps shorter than idle_gap_ns (launch latency)
-  TopRanges input_wait;      // GPU idle while the host loads data
-  TopRanges sync_idle;       // GPU idle right after a host synchronization
-  TopRanges pageable;        // copies with a pageable host side
-  TopRanges sync_memcpy;     // blocking copy calls (their API call's range)
-  TopRanges optimizer;       // optimizer kernels running alone
-  bool has_input_ranges = false;  // some trace has data-loader ranges
-  TimeNs optimizer_ns = 0;          // |union of optimizer kernels|
+  TopRanges idle_gaps;                                          // device gaps >= thresholds.idle_gap_ns
+  TopRanges exposed_comm;                                       // pieces of communication nothing hides
+  TopRanges memcpy_exposed;                                     // copies with no kernel alongside
+  TopRanges launch_gaps;               // host-wait gaps shorter than idle_gap_ns (launch latency)
+  TopRanges input_wait;                // GPU idle while the host loads data
+  TopRanges sync_idle;                 // GPU idle right after a host synchronization
+  TopRanges pageable;                  // copies with a pageable host side
+  TopRanges sync_memcpy;               // blocking copy calls (their API call's range)
+  TopRanges optimizer;                 // optimizer kernels running alone
+  bool has_input_ranges = false;       // some trace has data-loader ranges
+  TimeNs optimizer_ns = 0;             // |union of optimizer kernels|
   TimeNs optimizer_overlapped_ns = 0;  // … overlapped with other kernels or communication
   std::uint64_t optimizer_kernels = 0;
   std::uint64_t steps_with_optimizer = 0;

@@ -17,15 +17,23 @@ struct TimeColumns {
 
 inline TimeColumns time_columns(const TraceTables& t, TableId table) {
   switch (table) {
-    case TableId::kernels: return {&t.kernels.start, &t.kernels.end, &t.kernels.track};
-    case TableId::memcpys: return {&t.memcpys.start, &t.memcpys.end, &t.memcpys.track};
-    case TableId::memsets: return {&t.memsets.start, &t.memsets.end, &t.memsets.track};
-    case TableId::api_calls: return {&t.api_calls.start, &t.api_calls.end, &t.api_calls.track};
-    case TableId::ranges: return {&t.ranges.start, &t.ranges.end, &t.ranges.track};
-    case TableId::syncs: return {&t.syncs.start, &t.syncs.end, &t.syncs.track};
-    case TableId::counters: return {&t.counters.time, &t.counters.time, &t.counters.series};
+    case TableId::kernels:
+      return {&t.kernels.start, &t.kernels.end, &t.kernels.track};
+    case TableId::memcpys:
+      return {&t.memcpys.start, &t.memcpys.end, &t.memcpys.track};
+    case TableId::memsets:
+      return {&t.memsets.start, &t.memsets.end, &t.memsets.track};
+    case TableId::api_calls:
+      return {&t.api_calls.start, &t.api_calls.end, &t.api_calls.track};
+    case TableId::ranges:
+      return {&t.ranges.start, &t.ranges.end, &t.ranges.track};
+    case TableId::syncs:
+      return {&t.syncs.start, &t.syncs.end, &t.syncs.track};
+    case TableId::counters:
+      return {&t.counters.time, &t.counters.time, &t.counters.series};
     case TableId::overheads:
-    case TableId::count_: break;
+    case TableId::count_:
+      break;
   }
   return {&t.overheads.start, &t.overheads.end, &t.overheads.track};
 }

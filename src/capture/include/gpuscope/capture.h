@@ -41,8 +41,8 @@ struct Options {
   // "" records from start() to stop(); "cuda-profiler-api" only between
   // cudaProfilerStart/Stop; "nvtx:NAME" only inside NVTX ranges named NAME.
   std::string capture_range;
-  double delay_s = 0;     // begin recording this many seconds after start()
-  double duration_s = 0;  // end recording this many seconds after it began (0: until stop())
+  double delay_s = 0;            // begin recording this many seconds after start()
+  double duration_s = 0;         // end recording this many seconds after it began (0: until stop())
   std::size_t buffer_kb = 4096;  // one CUPTI activity buffer
   std::size_t pool_mb = 256;     // all buffers together: capture memory never exceeds this
   unsigned flush_ms = 1000;      // how often recorded events are written to the file
