@@ -8,9 +8,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
 
 bash scripts/setup.sh
-if [ ! -d ../shared/traces ]; then
-  echo "test.sh: note: ../shared/traces (real traces for golden tests) is missing; those tests will report as failed" >&2
-fi
+bash scripts/check_format.sh
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$BUILD_DIR" -j "$JOBS"
 cd "$BUILD_DIR"
