@@ -236,43 +236,4 @@ std::size_t TimelineIndex::memory_bytes() const {
   return n;
 }
 
-std::string short_name(std::string_view name) {
-  std::string top;  // the name with every bracketed part removed
-  top.reserve(name.size());
-  int depth = 0;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    if (depth == 0 && c == '(' && name.substr(i).starts_with("(anonymous namespace)")) {
-      top += "(anonymous namespace)";
-      i += std::string_view("(anonymous namespace)").size() - 1;
-      continue;
-    }
-    if (c == '<' || c == '(' || c == '[' || c == '{') {
-      // "operator<" / "operator()" are names, not brackets.
-      if (depth == 0 && std::string_view(top).ends_with("operator")) {
-        top += c;
-        continue;
-      }
-      ++depth;
-      continue;
-    }
-    if ((c == '>' && i > 0 && name[i - 1] == '-')) {  // "->" is an arrow, not a bracket
-      if (depth == 0) top += c;
-      continue;
-    }
-    if (c == '>' || c == ')' || c == ']' || c == '}') {
-      if (depth > 0) --depth;
-      continue;
-    }
-    if (depth == 0) top += c;
-  }
-  // Kernels return void: drop that, and any space the brackets left behind.
-  while (!top.empty() && top.back() == ' ') top.pop_back();
-  std::string_view out = top;
-  if (out.starts_with("void ")) out.remove_prefix(5);
-  while (!out.empty() && out.front() == ' ') out.remove_prefix(1);
-  if (out.empty() || out == "::") return std::string(name);
-  return std::string(out);
-}
-
 }  // namespace gpuscope::viewer

@@ -84,9 +84,4 @@ class TimelineIndex {
   std::vector<Gathered> gathered_;  // never resized after build: segments point into it
 };
 
-// Short display form of a kernel name: no "void", template arguments or
-// parameter list ("void at::native::foo<float, 4>(int)" -> "at::native::foo").
-// Falls back to the full name when stripping leaves nothing.
-std::string short_name(std::string_view name);
-
 }  // namespace gpuscope::viewer

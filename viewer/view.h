@@ -72,6 +72,14 @@ struct ClickTarget {
   float x = 0, y = 0;
 };
 
+// A row of the per-kernel hotspot table as drawn: what a user reads there.
+struct HotspotRow {
+  std::string name;      // as shown ("Eigen TensorPaddingOp #1")
+  std::string kernel;    // the full demangled name
+  std::string category;  // "padding"
+  std::string share;     // as shown ("10.7%")
+};
+
 struct FrameStats {
   TimeNs view_start = 0, view_end = 0;
   float timeline_x0 = 0, timeline_width_px = 0;  // screen x of view_start, and the width of the time axis
@@ -88,6 +96,7 @@ struct FrameStats {
   // kernel names, in the table's current order), category rows, finding
   // titles (finding ids), legend entries (category names).
   std::vector<ClickTarget> hotspot_headers, hotspot_targets, category_targets, finding_targets, legend_targets;
+  std::vector<HotspotRow> hotspot_list;  // the per-kernel rows drawn, in the table's order
   // The details panel's fields in order (name, mangled, start, duration,
   // device, stream, grid, ..., launched by, nvtx (outermost first)).
   std::vector<std::pair<std::string, std::string>> details;
@@ -161,7 +170,7 @@ class View {
   void draw_error(const std::string& message);
   void draw_bottom_panel(float height);
   void handle_global_keys();
-  std::string_view short_label(StringId name);   // cached short_name()
+  std::string_view short_label(StringId name);   // cached format::short_kernel_name()
   static ClickTarget target(std::string label);  // centre of the last item, for stats_
   // view_timeline.cpp
   void draw_timeline(float height);
@@ -186,6 +195,9 @@ class View {
   std::vector<RowIndex> nvtx_stack(TrackId track, TimeNs t) const;
   // view_hotspots.cpp
   void draw_hotspots();
+  void draw_kernel_table(const Profile& profile);
+  void draw_category_table(const Profile& profile);
+  void sort_hotspots(const Profile& profile, ImGuiTableSortSpecs* specs);
   void highlight_kernel(std::string_view name);
   void highlight_category(KernelCategory c);
   // view_findings.cpp
@@ -245,6 +257,7 @@ class View {
   std::vector<TimeRange> evidence_;  // of the finding clicked last
   std::string evidence_label_;
   std::vector<std::uint32_t> hotspot_order_;  // sorted view of Profile::hotspots
+  std::vector<std::string> hotspot_names_;    // short names of Profile::hotspots, numbered where they collide
   const Profile* hotspot_order_for_ = nullptr;
   std::string highlighted_kernel_;  // the hotspot row clicked last
 

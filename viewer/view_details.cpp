@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cinttypes>
 
+#include "analysis/format.h"
 #include "trace/detail/time_columns.h"
 #include "viewer/colors.h"
 #include "viewer/text.h"
@@ -29,16 +30,6 @@ void table_row(const char* key, const std::string& value) {
   ImGui::TextDisabled("%s", key);
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(value.c_str());
-}
-std::string num(std::uint64_t v) {
-  // 12,345,678: thousands separators for counts and bytes.
-  const std::string digits = std::to_string(v);
-  std::string s;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
-    s += digits[i];
-  }
-  return s;
 }
 }  // namespace
 
@@ -92,7 +83,7 @@ void View::draw_details() {
     ImGui::TextDisabled("Click an event on the timeline to see its details (hover for a summary).");
     if (!matches_label_.empty())
       ImGui::Text("Highlighted: %s — %s matches; Enter / Shift+Enter or the arrows above step through them.",
-                  matches_label_.c_str(), num(matches_.size()).c_str());
+                  matches_label_.c_str(), format::count(matches_.size()).c_str());
     return;
   }
   stats_.panels.push_back("selection");
@@ -128,7 +119,7 @@ void View::draw_details() {
   ImGui::BeginGroup();
   if (ImGui::BeginTable("event", 2, flags, ImVec2(ImGui::GetContentRegionAvail().x * 0.5f, 0))) {
     row("start", cat("+", format_timestamp(start - origin), " from the trace start"));
-    row("duration", format_duration(end - start));
+    row("duration", format::duration(end - start));
     if (trk.kind == TrackKind::gpu) {
       std::string dev = std::to_string(trk.device);
       if (const Device* d = tr.device(trk.device); d && !d->name.empty()) dev += " · " + d->name;
@@ -148,7 +139,7 @@ void View::draw_details() {
         row("block", buf);
         row("registers / thread", std::to_string(k.registers[r]));
         row("shared memory",
-            format_bytes(k.static_smem[r]) + " static + " + format_bytes(k.dynamic_smem[r]) + " dynamic");
+            format::bytes(k.static_smem[r]) + " static + " + format::bytes(k.dynamic_smem[r]) + " dynamic");
         if (k.graph_id_at(r))
           row("CUDA graph", std::to_string(k.graph_id_at(r)) + ", node " + std::to_string(k.graph_node_id_at(r)));
         row("correlation", std::to_string(k.correlation[r]));
@@ -158,18 +149,18 @@ void View::draw_details() {
         const MemcpyTable& m = t.memcpys;
         row("kind", std::string(to_string(m.kind_at(r))) + " (" + std::string(to_string(m.src_kind_at(r))) + " -> " +
                         std::string(to_string(m.dst_kind_at(r))) + ")");
-        row("bytes", num(m.bytes[r]) + " (" + format_bytes(m.bytes[r]) + ")");
+        row("bytes", format::count(m.bytes[r]) + " (" + format::bytes(m.bytes[r]) + ")");
         row("bandwidth",
-            end > start ? format_bandwidth(static_cast<double>(m.bytes[r]) * 1e9 / static_cast<double>(end - start))
+            end > start ? format::bandwidth(static_cast<double>(m.bytes[r]) * 1e9 / static_cast<double>(end - start))
                         : "n/a");
         row("correlation", std::to_string(m.correlation[r]));
         break;
       }
       case TableId::memsets: {
         const MemsetTable& m = t.memsets;
-        row("bytes", num(m.bytes[r]) + " (" + format_bytes(m.bytes[r]) + ")");
+        row("bytes", format::count(m.bytes[r]) + " (" + format::bytes(m.bytes[r]) + ")");
         row("bandwidth",
-            end > start ? format_bandwidth(static_cast<double>(m.bytes[r]) * 1e9 / static_cast<double>(end - start))
+            end > start ? format::bandwidth(static_cast<double>(m.bytes[r]) * 1e9 / static_cast<double>(end - start))
                         : "n/a");
         row("memory", std::string(to_string(static_cast<MemoryKind>(m.mem_kind[r]))));
         break;
@@ -219,7 +210,7 @@ void View::draw_details() {
       ImGui::Text("Launched by %s", std::string(tr.str(t.api_calls.name[api])).c_str());
       // Launch delay: from the call's start to the GPU start (the GPU may start before the call returns).
       ImGui::TextDisabled("  thread %u/%u · the call took %s · the GPU started %s after it began%s", at.pid, at.tid,
-                          format_duration(ae - as).c_str(), format_duration(start - as).c_str(),
+                          format::duration(ae - as).c_str(), format::duration(start - as).c_str(),
                           start < ae ? ", before it returned" : "");
       if (ImGui::SmallButton("select the launch")) select(Selection{TableId::api_calls, api});
       stack_track = t.api_calls.track[api];
@@ -256,7 +247,7 @@ void View::draw_details() {
       ImGui::Indent(static_cast<float>(i) * 10);
       if (ImGui::SmallButton(std::string(tr.str(t.ranges.name[g])).c_str())) select(Selection{TableId::ranges, g});
       ImGui::SameLine();
-      ImGui::TextDisabled("%s", format_duration(t.ranges.end[g] - t.ranges.start[g]).c_str());
+      ImGui::TextDisabled("%s", format::duration(t.ranges.end[g] - t.ranges.start[g]).c_str());
       ImGui::Unindent(static_cast<float>(i) * 10);
       ImGui::PopID();
     }
@@ -281,7 +272,7 @@ void View::tooltip_for(TableId table, RowIndex row) {
   stats_.tooltip = event_name(table, row);
   ImGui::TextUnformatted(stats_.tooltip.c_str());
   ImGui::PopTextWrapPos();
-  ImGui::TextDisabled("%s", format_duration(d).c_str());
+  ImGui::TextDisabled("%s", format::duration(d).c_str());
   if (table == TableId::kernels) {
     ImGui::SameLine();
     ImGui::TextDisabled("· %s · grid %u×%u×%u · block %u×%u×%u",
@@ -291,8 +282,8 @@ void View::tooltip_for(TableId table, RowIndex row) {
   } else if (table == TableId::memcpys && d > 0) {
     ImGui::SameLine();
     ImGui::TextDisabled(
-        "· %s · %s", format_bytes(t.memcpys.bytes[row]).c_str(),
-        format_bandwidth(static_cast<double>(t.memcpys.bytes[row]) * 1e9 / static_cast<double>(d)).c_str());
+        "· %s · %s", format::bytes(t.memcpys.bytes[row]).c_str(),
+        format::bandwidth(static_cast<double>(t.memcpys.bytes[row]) * 1e9 / static_cast<double>(d)).c_str());
   }
   ImGui::EndTooltip();
 }

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/format.h"
 #include "trace/detail/time_columns.h"
 #include "viewer/colors.h"
 #include "viewer/lod.h"
@@ -273,7 +274,7 @@ void View::draw_timeline(float height) {
     else if (hovered_block_)
       ImGui::SetTooltip("%u events folded (each < %.0f px at this zoom)\n%s span\nclick to zoom in",
                         hovered_block_->count, kMinVisiblePx,
-                        format_duration(hovered_block_->end - hovered_block_->start).c_str());
+                        format::duration(hovered_block_->end - hovered_block_->start).c_str());
   }
   if (click_pending_ && ImGui::IsMouseReleased(0)) {
     click_pending_ = false;
@@ -298,7 +299,7 @@ void View::draw_ruler(ImDrawList* dl, float x0, float y0, float width) {
   const double ppn = px_per_ns(width);
   dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + width, y0 + kRulerH), IM_COL32(35, 38, 46, 255));
   dl->AddText(ImVec2(x0 - kLabelWidth + 8, y0 + 4), IM_COL32(150, 150, 150, 255),
-              cat("+", format_duration(ticks.step_ns), " / tick").c_str());
+              cat("+", format::duration(ticks.step_ns), " / tick").c_str());
   // Minor ticks: 5 per major step (or 2 when the step is 2·10^k, 5 when 5·10^k).
   const TimeNs minor = ticks.step_ns >= 5 ? ticks.step_ns / 5 : ticks.step_ns;
   const TimeNs first_minor = ticks.first - ((ticks.first - view_start()) / minor + 1) * minor;
@@ -403,8 +404,8 @@ float View::draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x
   if (ImGui::IsWindowHovered() && io.MousePos.x >= x0 && io.MousePos.x < x0 + width && io.MousePos.y >= y &&
       io.MousePos.y < lane_bottom_2 && !dragging_) {
     const LaneSample& s = lane_buf_[std::min(columns - 1, static_cast<std::size_t>(io.MousePos.x - x0))];
-    ImGui::SetTooltip("GPU %u at this pixel:\nbusy %.0f%%\n%.2f kernels in flight (mean)", a.device(),
-                      static_cast<double>(s.busy) * 100, static_cast<double>(s.in_flight));
+    ImGui::SetTooltip("GPU %u at this pixel:\nbusy %s\n%s kernels in flight (mean)", a.device(),
+                      format::percent(s.busy).c_str(), format::fixed(s.in_flight, 2).c_str());
   }
   return h;
 }
