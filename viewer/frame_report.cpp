@@ -2,6 +2,8 @@
 
 #include <imgui.h>
 
+#include <cstdio>
+
 #include "trace/detail/time_columns.h"
 
 namespace gpuscope::viewer {
@@ -22,6 +24,17 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["indices"] = dd ? dd->TotalIdxCount : 0;
   j["draw_lists"] = dd ? dd->CmdListsCount : 0;
   j["last_frame_ms"] = view.last_frame_ms();
+  {
+    json ascii = json::array();
+    for (ImWchar c : ctx.font.ascii) {
+      char code[16];
+      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(c));
+      ascii.push_back(code);
+    }
+    j["font"] = {{"file", ctx.font.fallback() ? json(nullptr) : json(ctx.font.file)},
+                 {"message", ctx.font.message},
+                 {"ascii_stand_ins", std::move(ascii)}};
+  }
 
   const Document* doc = view.document();
   if (!doc) {
@@ -69,6 +82,16 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
                {"findings", st.finding_rows},
                {"summary_devices", st.summary_devices},
                {"compare", st.compare_rows}};
+  // The hotspot rows as a user reads them (only those on screen).
+  json hotspots = json::array();
+  for (const HotspotRow& h : st.hotspot_list)
+    hotspots.push_back({{"name", h.name},
+                        {"kernel", h.kernel},
+                        {"category", h.category},
+                        {"total", h.total},
+                        {"share", h.share},
+                        {"count", h.count}});
+  j["hotspot_rows"] = std::move(hotspots);
 
   const Selection& sel = view.selection();
   if (sel.valid()) {

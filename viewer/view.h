@@ -77,7 +77,9 @@ struct HotspotRow {
   std::string name;      // as shown ("Eigen TensorPaddingOp #1")
   std::string kernel;    // the full demangled name
   std::string category;  // "padding"
+  std::string total;     // as shown ("130.2 ms")
   std::string share;     // as shown ("10.7%")
+  std::string count;     // as shown ("480")
 };
 
 struct FrameStats {

@@ -158,14 +158,14 @@ void View::draw_kernel_table(const Profile& profile) {
       const std::uint32_t index = hotspot_order_[static_cast<std::size_t>(i)];
       const Hotspot& h = hs[index];
       const std::string& label = hotspot_names_[index];
-      const std::string share = format::percent1(h.share);
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::PushID(i);
       if (ImGui::Selectable(label.c_str(), highlighted_kernel_ == h.name, ImGuiSelectableFlags_SpanAllColumns))
         highlight_kernel(h.name);
       stats_.hotspot_targets.push_back(target(h.name));
-      stats_.hotspot_list.push_back({label, h.name, std::string(to_string(h.category)), share});
+      stats_.hotspot_list.push_back({label, h.name, std::string(to_string(h.category)), format::duration(h.stats.total),
+                                     format::percent1(h.share), format::count(h.stats.count)});
       if (ImGui::IsItemHovered() && label != h.name) {
         ImGui::BeginTooltip();
         ImGui::PushTextWrapPos(600);
