@@ -332,6 +332,30 @@ TEST_F(Headless, HotspotsNameTheEigenOpsAsTheReportDoes) {
   EXPECT_NE(by_name["Eigen TensorPaddingOp #1"]["total"].get<std::string>().find(" ms"), std::string::npos);
 }
 
+// Zoomed out, each compute stream of the report-shaped sample is one folded
+// block: labelled with what it counts, coloured by the exact category mix.
+TEST_F(Headless, ZoomedOutTheReportShapedSampleShowsPaddingAndBroadcast) {
+  const Result r = view({kReportSample.string(), "--screenshot", (dir_ / "t.png").string(), "--size", "1280x1400"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "t.json");
+  EXPECT_TRUE(has(j["folded_labels"], "3,780 kernels")) << j["folded_labels"];
+  const Profile p = analyze(read_gscope(kReportSample.string()));
+  std::map<std::string, json> by;
+  double px = 0;
+  for (const auto& c : j["kernels_by_category"]) {
+    by[c["category"].get<std::string>()] = c;
+    px += c["px"].get<double>();
+  }
+  for (const CategoryTime& c : p.categories) {
+    const std::string name(to_string(c.category));
+    ASSERT_TRUE(by.contains(name)) << name;
+    EXPECT_EQ(by[name]["single_ns"].get<TimeNs>() + by[name]["folded_ns"].get<TimeNs>(), c.time_ns) << name;
+  }
+  EXPECT_NEAR(by["padding"]["px"].get<double>() / px, 0.214, 0.04);
+  EXPECT_NEAR(by["broadcast"]["px"].get<double>() / px, 0.20, 0.04);
+  EXPECT_NEAR(by["convolution"]["px"].get<double>() / px, 0.426, 0.04);
+}
+
 // Without the font file: a one-line note naming it, ASCII stand-ins, a normal exit.
 TEST_F(Headless, AMissingFontFallsBackToAsciiWithANote) {
   const fs::path font = dir_ / "no-such-font.ttf";
