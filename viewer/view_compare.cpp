@@ -59,9 +59,11 @@ void View::draw_compare() {
     ImGui::TextDisabled("analysing...");
     return;
   }
-  const Profile& a = *pa;
-  const Profile& b = *pb;
+  draw_compare_totals(*pa, *pb);
+  draw_compare_categories(*pa, *pb);
+}
 
+void View::draw_compare_totals(const Profile& a, const Profile& b) {
   // Step time.
   const bool steps = !a.steps.steps.empty() && !b.steps.steps.empty();
   if (steps) {
@@ -83,8 +85,11 @@ void View::draw_compare() {
   };
   ImGui::Text("GPU utilization (mean over devices): A %s · B %s", format::percent1(mean_util(a)).c_str(),
               format::percent1(mean_util(b)).c_str());
+}
 
+void View::draw_compare_categories(const Profile& a, const Profile& b) {
   // Categories side by side.
+  const bool steps = !a.steps.steps.empty() && !b.steps.steps.empty();
   std::array<const CategoryTime*, kKernelCategoryCount> ca{}, cb{};
   for (const CategoryTime& c : a.categories) ca[static_cast<std::size_t>(c.category)] = &c;
   for (const CategoryTime& c : b.categories) cb[static_cast<std::size_t>(c.category)] = &c;

@@ -82,8 +82,16 @@ void View::draw_summary() {
   }
   ImGui::Text("Window %s · %zu device%s", format::duration(p.window.duration()).c_str(), p.devices.size(),
               p.devices.size() == 1 ? "" : "s");
+  draw_summary_devices(p);
+  ImGui::Spacing();
+  draw_summary_categories(p);
+  ImGui::Spacing();
+  draw_summary_steps(p.steps);
+  ImGui::Spacing();
+  draw_summary_launches(p, meta);
+}
 
-  // Per device.
+void View::draw_summary_devices(const Profile& p) {
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_BordersInnerV;
   if (ImGui::BeginTable("devices", 9, flags)) {
     for (const char* h : {"GPU", "span", "busy", "utilization", "concurrency", "in flight", "memcpy overlap",
@@ -114,9 +122,10 @@ void View::draw_summary() {
     stats_.summary_devices = p.devices.size();
     ImGui::EndTable();
   }
+}
 
+void View::draw_summary_categories(const Profile& p) {
   // Time by category: one stacked bar.
-  ImGui::Spacing();
   ImGui::TextUnformatted("GPU kernel time by category");
   {
     const float w = std::min(ImGui::GetContentRegionAvail().x - 20, 900.0f);
@@ -133,10 +142,9 @@ void View::draw_summary() {
     }
     ImGui::Dummy(ImVec2(w, 18));
   }
+}
 
-  // Steps.
-  ImGui::Spacing();
-  const StepSummary& st = p.steps;
+void View::draw_summary_steps(const StepSummary& st) {
   if (st.steps.empty()) {
     ImGui::TextDisabled("No steps found (no NVTX / ProfilerStep ranges and no repeating pattern).");
   } else {
@@ -186,9 +194,10 @@ void View::draw_summary() {
       if (bar_h < 10) ImGui::SetCursorPosY(ImGui::GetCursorPosY() - ImGui::GetStyle().ItemSpacing.y + 1);
     }
   }
+}
 
+void View::draw_summary_launches(const Profile& p, const TraceMeta& meta) {
   // Launches and what the source lost.
-  ImGui::Spacing();
   const LaunchStats& l = p.launches;
   if (l.launches > 0)
     ImGui::Text("Launches: %s · CPU launch mean %s · launch delay median %s · %s of kernels shorter than their launch",
