@@ -1,4 +1,4 @@
-// The viewer's frame cost on a 10M-kernel synthetic trace (issue 6 targets:
+// The viewer's frame cost on a 10M-kernel synthetic trace (targets:
 // first frame <= 2 s after the file is read; every frame <= 8 ms of CPU and
 // <= 300k vertices at any zoom). Frames are built with ImGui's null backend —
 // NewFrame, View::draw, Render — which is all the CPU work of a real frame
