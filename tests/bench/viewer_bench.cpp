@@ -31,8 +31,8 @@ std::uint64_t kernels_wanted() {
   return env ? std::strtoull(env, nullptr, 10) : 10'000'000;
 }
 
-// CPU time of this thread: the shared 2-core machine makes wall time mostly
-// a measure of the other engineers' load.
+// CPU time of this thread: on a shared or loaded machine wall time mostly
+// measures the other load.
 double thread_cpu_s() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
