@@ -231,6 +231,88 @@ __extension__ typedef unsigned __int128 Wide;
 
 // [SECTION] The sweep --------------------------------------------------------------------------------
 
+// The state key of a stretch's ops in flight with one more op of class
+// `cls`, cached per class: a stream's ops come in a few classes, often
+// alternating (so not just the last one). A new stretch (a new base of ops
+// in flight) invalidates the cache by its tag.
+class StretchKeys {
+ public:
+  void new_stretch(const Counts& base) {
+    ++stretch_;
+    base_ = base;
+  }
+  [[gnu::always_inline]] unsigned with(std::uint8_t cls) {
+    const std::uint64_t tag = stretch_ << 8 | cls;
+    Slot& slot = slots_[(cls ^ cls >> 4) & 15];
+    if (slot.tag != tag) [[unlikely]] {
+      Counts c = base_;
+      c.add(cls);
+      slot = {tag, c.key()};
+    }
+    return slot.key;
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t tag = 0;  // stretch << 8 | class (stretch 0 is never used; 2^56 stretches never wrap)
+    unsigned key = 0;
+  };
+  std::array<Slot, 16> slots_{};
+  std::uint64_t stretch_ = 0;
+  Counts base_;
+};
+
+// The runs of a device ordered by their next start (ties: lower index first,
+// the order a linear scan would pick). The sweep reads these few values
+// instead of chasing each run's columns; after a start only that run moves.
+class RunOrder {
+ public:
+  static constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
+
+  explicit RunOrder(const std::vector<Run>& runs) : heads_(runs.size()), order_(runs.size()) {
+    nruns_ = static_cast<int>(runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      heads_[i] = runs[i].row < runs[i].last ? runs[i].start[runs[i].row] : kNever;
+    for (int i = 0; i < nruns_; ++i) order_[i] = i;
+    std::sort(order_.begin(), order_.end(), [&](int a, int b) { return before(a, b); });
+    find_next();
+  }
+  int size() const { return nruns_; }
+  int next() const { return s_; }              // the run with the next start, -1 when none is left
+  TimeNs next_start() const { return next_; }  // its start, kNever when none is left
+  TimeNs second_start() const { return nruns_ > 1 ? heads_[order_[1]] : kNever; }  // the next start of any other run
+  // The run at place k (0: next()), and its next start.
+  int at(int k) const { return order_[k]; }
+  TimeNs head_at(int k) const { return heads_[order_[k]]; }
+  // Run `run` (== next()) moved on to its row `row`: sift it back into place.
+  [[gnu::always_inline]] void advanced(int run, const Run& r) {
+    heads_[run] = r.row < r.last ? r.start[r.row] : kNever;
+    int j = 0;
+    while (j + 1 < nruns_ && before(order_[j + 1], run)) {
+      order_[j] = order_[j + 1];
+      ++j;
+    }
+    order_[j] = run;
+    find_next();
+  }
+
+ private:
+  bool before(int a, int b) const { return heads_[a] < heads_[b] || (heads_[a] == heads_[b] && a < b); }
+  void find_next() {
+    if (nruns_ == 0 || heads_[order_[0]] == kNever) {
+      s_ = -1;
+      next_ = kNever;
+    } else {
+      s_ = order_[0];
+      next_ = heads_[s_];
+    }
+  }
+  std::vector<TimeNs> heads_;
+  std::vector<int> order_;
+  int nruns_ = 0, s_ = -1;
+  TimeNs next_ = kNever;
+};
+
 struct Sweep {
   const RankedTrace& rt;
   const Trace& t;
@@ -497,63 +579,72 @@ struct Sweep {
     idle_input(g0, g1);
   }
 
+  // Input wait before this GPU's first op counts too: a GPU that has not
+  // started because the first batch is still loading waits for input.
+  // False when the device has no op at all.
+  bool wait_before_first_op() {
+    TimeNs head = RunOrder::kNever;
+    for (const Run& r : runs)
+      if (r.table) head = std::min(head, r.start[r.row]);
+    if (head == RunOrder::kNever) return false;
+    if (t.begin_time() < head) idle_input(t.begin_time(), head);
+    return true;
+  }
+
+  // Which launch ended the gap before `a`: the earliest-launched op starting
+  // at `a` (op j of run r, the next of its run, and, when a is the stretch's
+  // first instant `at`, other runs' ops starting then). Sets `linked` false
+  // when none of them has a launching call.
+  TimeNs launch_ending_gap(const Run& r, RowIndex j, TimeNs a, TimeNs at, const RunOrder& order, bool& linked) const {
+    const RowIndex api = r.api[j];
+    linked = api != kNoRow;
+    TimeNs launch = linked ? t.api_calls().start[api] : 0;
+    auto consider = [&](const Run& q, RowIndex from) {
+      for (RowIndex x = from; x < q.last && q.start[x] == a; ++x)
+        if (q.api[x] != kNoRow) {
+          const TimeNs l = t.api_calls().start[q.api[x]];
+          if (!linked || l < launch) launch = l, linked = true;
+        }
+    };
+    if (j + 1 < r.last && r.start[j + 1] == a) consider(r, j + 1);
+    if (a == at)  // later ops of the stretch start before any other run's
+      for (int oj = 1; oj < order.size() && order.head_at(oj) == a; ++oj)
+        if (runs[order.at(oj)].api) consider(runs[order.at(oj)], runs[order.at(oj)].row);
+    return launch;
+  }
+
+  // The device's figures once the sweep has passed its last op at `last`.
+  void finish(TimeNs first, TimeNs last, const OpSums& sums) {
+    add_up();
+    exposed_comm.flush();
+    copy_alone.flush();
+    optimizer_alone.flush();
+    d.window = rt.shift({first, last});
+    d.span_ns = last - first;
+    d.idle_ns = d.span_ns - d.busy_ns;
+    d.utilization = ratio(d.busy_ns, d.span_ns);
+    d.kernel_concurrency = ratio(multi_, d.kernel_busy_ns);
+    // Kernels in flight integrated over time: the sum of kernel durations.
+    d.mean_kernels_in_flight = ratio(d.kernel_time_ns, d.kernel_busy_ns);
+    d.communication_compute_overlap = ratio(comm_with_compute_, d.communication_ns);
+    d.memcpy_compute_overlap = ratio(copy_with_kernels_, d.memcpy_ns);
+    if (sms && d.kernel_time_ns > 0)
+      d.sm_efficiency = static_cast<double>(sums.sm_time) / double(sms) / double(d.kernel_time_ns);
+    if (t.end_time() > last) idle_input(last, t.end_time());
+    steps.finish();
+  }
+
+  // The sweep: every start and end of the device's ops in time order. Most
+  // ops are taken in stretches of one run (below); the merge of runs and the
+  // ops in flight handles the rest.
   void run() {
-    constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
+    if (!wait_before_first_op()) return;
     TimeNs now = 0, first = 0, busy_until = 0;
     bool started = false;
     OpSums sums;
-    // Input wait before this GPU's first op counts too: a GPU that has not
-    // started because the first batch is still loading waits for input.
-    {
-      TimeNs head = kNever;
-      for (const Run& r : runs)
-        if (r.table) head = std::min(head, r.start[r.row]);
-      if (head == kNever) return;
-      if (t.begin_time() < head) idle_input(t.begin_time(), head);
-    }
-    // The next start of each run, kNever once it is exhausted: the loop
-    // below reads these few values instead of chasing each run's columns.
-    std::vector<TimeNs> heads(runs.size());
-    for (std::size_t i = 0; i < runs.size(); ++i)
-      heads[i] = runs[i].row < runs[i].last ? runs[i].start[runs[i].row] : kNever;
-    const int nruns = static_cast<int>(runs.size());
-    // The runs ordered by their next start (ties: lower index first, the
-    // order a linear scan would pick); after a start only that run moves.
-    auto before = [&](int a, int b) { return heads[a] < heads[b] || (heads[a] == heads[b] && a < b); };
-    std::vector<int> order(runs.size());
-    for (int i = 0; i < nruns; ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), before);
-    int s = -1;  // the run with the next start (-1: none left)
-    TimeNs next_start = kNever;
-    auto find_next_start = [&] {
-      if (nruns == 0 || heads[order[0]] == kNever) {
-        s = -1;
-        next_start = kNever;
-      } else {
-        s = order[0];
-        next_start = heads[s];
-      }
-    };
-    auto advanced = [&](int run) {  // run == order[0] has a new head: sift it back
-      int j = 0;
-      while (j + 1 < nruns && before(order[j + 1], run)) {
-        order[j] = order[j + 1];
-        ++j;
-      }
-      order[j] = run;
-      find_next_start();
-    };
-    find_next_start();
+    RunOrder order(runs);
     unsigned key = key_of(n);  // of the ops in flight now
-    struct KeyCache {
-      std::uint64_t tag = 0;  // stretch << 8 | class (stretch 0 is never used; 2^56 stretches never wrap)
-      unsigned key = 0;
-    };
-    std::array<KeyCache, 16> key_cache{};
-    std::uint64_t stretch = 0;
-    // Moves the sweep to `at`: everything that happens at `now` has happened,
-    // so the conditions the evidence follows are evaluated once per instant,
-    // not per event; the time in between goes to the state key's total.
+    StretchKeys stretch_keys;
     // The current step's share of busy time, in locals while pieces fall in
     // its window (added to the step in memory, each piece would wait for the
     // previous one's store); handed over before anything else adds to steps.
@@ -564,6 +655,9 @@ struct Sweep {
         step_time[0] = step_time[1] = step_time[2] = 0;
       }
     };
+    // Moves the sweep to `at`: everything that happens at `now` has happened,
+    // so the conditions the evidence follows are evaluated once per instant,
+    // not per event; the time in between goes to the state key's total.
     auto move_to = [&](TimeNs at) __attribute__((always_inline)) {
       if (at > now) {
         const unsigned mask = mask_of(key);
@@ -583,29 +677,23 @@ struct Sweep {
         now = at;
       }
     };
-    // close_gap() adds idle pieces to the steps (and may move on to a later one).
-    auto gap_closed = [&](TimeNs g0, TimeNs g1, bool linked, TimeNs launch) {
-      settle_steps();
-      close_gap(g0, g1, linked, launch);
-      steps.window(&step_lo, &step_hi);
-    };
     for (;;) {
       // Ends before starts at the same instant: touching ops do not overlap.
-      while (!flying.empty() && flying.back().end <= next_start) {
+      while (!flying.empty() && flying.back().end <= order.next_start()) {
         move_to(flying.back().end);
         n.remove(flying.back().cls);
         key = key_of(n);
         flying.pop_back();
       }
+      const int s = order.next();
       if (s < 0) break;
-      const TimeNs at = next_start;
+      const TimeNs at = order.next_start();
       move_to(at);
       Run& r = runs[s];
 
       if (r.table == 0) {  // a sync, for HTA only
         const RowIndex i = r.row++;
-        heads[s] = r.row < r.last ? r.start[r.row] : kNever;
-        advanced(s);
+        order.advanced(s, r);
         note_hta(at, r.end[i]);
         n.add(kHta);
         key = key_of(n);
@@ -621,50 +709,27 @@ struct Sweep {
       // each. Event for event what a merge of every start and end would do.
       const Counts base = n;
       const unsigned base_key = key;
-      TimeNs limit = flying.empty() ? kNever : flying.back().end;
-      if (nruns > 1) limit = std::min(limit, heads[order[1]]);  // s is order[0]
-      ++stretch;  // invalidates key_cache: the keys below are for this base
+      const TimeNs limit = std::min(flying.empty() ? RunOrder::kNever : flying.back().end, order.second_start());
+      stretch_keys.new_stretch(base);
       RowIndex j = r.row;
       TimeNs a = at;
       for (;;) {
         const TimeNs e = r.end[j];
-        const RowIndex api = r.api[j];
         if (!started) {
           started = true;
           first = a;
         } else if (!(base_key & kAny) && a > busy_until) {
-          // Which launch ended the gap: the earliest-launched op starting at
-          // `a` (this one, the next of its run, and other runs' at the
-          // stretch's first instant).
-          bool linked = api != kNoRow;
-          TimeNs launch = linked ? t.api_calls().start[api] : 0;
-          auto consider = [&](const Run& q, RowIndex from) {
-            for (RowIndex x = from; x < q.last && q.start[x] == a; ++x)
-              if (q.api[x] != kNoRow) {
-                const TimeNs l = t.api_calls().start[q.api[x]];
-                if (!linked || l < launch) launch = l, linked = true;
-              }
-          };
-          if (j + 1 < r.last && r.start[j + 1] == a) consider(r, j + 1);
-          if (a == at)  // later ops of the stretch start before any other run's
-            for (int oj = 1; oj < nruns && heads[order[oj]] == a; ++oj)
-              if (runs[order[oj]].api) consider(runs[order[oj]], runs[order[oj]].row);
-          gap_closed(busy_until, a, linked, launch);
+          bool linked = false;
+          const TimeNs launch = launch_ending_gap(r, j, a, at, order, linked);
+          settle_steps();  // close_gap() adds idle pieces to the steps (and may move on to a later one)
+          close_gap(busy_until, a, linked, launch);
+          steps.window(&step_lo, &step_hi);
         }
-        const std::uint8_t cls = account(r, j, a, e, api, sums);
+        const std::uint8_t cls = account(r, j, a, e, r.api[j], sums);
         busy_until = std::max(busy_until, e);
-        // The key with this op in flight, cached by class: a stream's ops
-        // come in a few classes, often alternating (so not just the last one).
-        const std::uint64_t tag = stretch << 8 | cls;
-        KeyCache& slot = key_cache[(cls ^ cls >> 4) & 15];
-        if (slot.tag != tag) [[unlikely]] {
-          Counts with = base;
-          with.add(cls);
-          slot = {tag, key_of(with)};
-        }
-        const unsigned last_key = slot.key;
+        const unsigned last_key = stretch_keys.with(cls);
         ++j;
-        const TimeNs next = j < r.last ? r.start[j] : kNever;
+        const TimeNs next = j < r.last ? r.start[j] : RunOrder::kNever;
         if (e >= limit || next < e) {  // something else happens first: the op stays in flight
           n.add(cls);
           key = last_key;
@@ -679,8 +744,7 @@ struct Sweep {
         move_to(a);  // the next one starts
       }
       r.row = j;
-      heads[s] = j < r.last ? r.start[j] : kNever;
-      advanced(s);
+      order.advanced(s, r);
     }
     {
       const unsigned mask = mask_of(key);
@@ -689,26 +753,7 @@ struct Sweep {
     settle_steps();
     d.kernel_time_ns += sums.kernel_time;
     ev.optimizer_kernels += sums.optimizer_kernels;
-    if (!started) return;
-    add_up();
-    exposed_comm.flush();
-    copy_alone.flush();
-    optimizer_alone.flush();
-
-    const TimeNs last = now;
-    d.window = rt.shift({first, last});
-    d.span_ns = last - first;
-    d.idle_ns = d.span_ns - d.busy_ns;
-    d.utilization = ratio(d.busy_ns, d.span_ns);
-    d.kernel_concurrency = ratio(multi_, d.kernel_busy_ns);
-    // Kernels in flight integrated over time: the sum of kernel durations.
-    d.mean_kernels_in_flight = ratio(d.kernel_time_ns, d.kernel_busy_ns);
-    d.communication_compute_overlap = ratio(comm_with_compute_, d.communication_ns);
-    d.memcpy_compute_overlap = ratio(copy_with_kernels_, d.memcpy_ns);
-    if (sms && d.kernel_time_ns > 0)
-      d.sm_efficiency = static_cast<double>(sums.sm_time) / double(sms) / double(d.kernel_time_ns);
-    if (t.end_time() > last) idle_input(last, t.end_time());
-    steps.finish();
+    if (started) finish(first, now, sums);
   }
 
  private:

@@ -83,22 +83,23 @@ void for_each_op(const std::vector<RankedTrace>& traces, const AnalysisOptions& 
 
 // [SECTION] Categories and hotspots ---------------------------------------------------------------
 
-void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
-                  Profile* p) {
-  NameIds ids;
-  std::vector<std::vector<std::uint32_t>> kernel_ids(traces.size());
-  name_ids(traces, totals, ids, kernel_ids);
-  struct Acc {
-    std::uint64_t count = 0;
-    TimeNs total = 0, min = 0, max = 0;
-  };
-  std::vector<Acc> acc(ids.size());
+namespace {
+
+// Per-name totals of every trace of the job, by job-wide name id.
+struct NameAcc {
+  std::uint64_t count = 0;
+  TimeNs total = 0, min = 0, max = 0;
+};
+
+std::vector<NameAcc> accumulate_names(const std::vector<RankedTrace>& traces, const OpTotals& totals,
+                                      const std::vector<std::vector<std::uint32_t>>& kernel_ids, std::size_t n_ids) {
+  std::vector<NameAcc> acc(n_ids);
   for (std::size_t ti = 0; ti < traces.size(); ++ti) {
     const std::vector<OpTotals::Name>& names = totals.by_name[ti];
     for (StringId s = 0; s < names.size(); ++s) {
       const OpTotals::Name& n = names[s];
       if (!n.count) continue;
-      Acc& a = acc[kernel_ids[ti][s]];
+      NameAcc& a = acc[kernel_ids[ti][s]];
       if (a.count == 0) a.min = n.min, a.max = n.max;
       a.min = std::min(a.min, n.min);
       a.max = std::max(a.max, n.max);
@@ -106,73 +107,82 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
       a.count += n.count;
     }
   }
+  return acc;
+}
 
-  // Lay out durations grouped by name, names grouped by category.
-  std::vector<std::size_t> offset(ids.size() + 1, 0);
-  std::array<std::size_t, kKernelCategoryCount + 1> cat_begin{};
-  {
-    std::size_t pos = 0;
-    for (int c = 0; c < kKernelCategoryCount; ++c) {
-      cat_begin[c] = pos;
-      for (std::uint32_t id = 0; id < ids.size(); ++id)
-        if (static_cast<int>(ids.category(id)) == c) offset[id] = pos, pos += acc[id].count;
-    }
-    cat_begin[kKernelCategoryCount] = pos;
+// Where each name's durations go in one array: grouped by name, names
+// grouped by category (so a category's durations are one block too).
+struct DurationLayout {
+  std::vector<std::size_t> offset;                                // by name id; [n] = total
+  std::array<std::size_t, kKernelCategoryCount + 1> cat_begin{};  // by category; [count] = total
+};
+
+DurationLayout lay_out(const NameIds& ids, const std::vector<NameAcc>& acc) {
+  DurationLayout l;
+  l.offset.assign(ids.size() + 1, 0);
+  std::size_t pos = 0;
+  for (int c = 0; c < kKernelCategoryCount; ++c) {
+    l.cat_begin[c] = pos;
+    for (std::uint32_t id = 0; id < ids.size(); ++id)
+      if (static_cast<int>(ids.category(id)) == c) l.offset[id] = pos, pos += acc[id].count;
   }
-  // Per category: count, total, min and max from the per-name totals (the
-  // median comes from the durations below).
+  l.cat_begin[kKernelCategoryCount] = pos;
+  return l;
+}
+
+// Per category: count, total, min and max from the per-name totals (the
+// median comes from the durations).
+std::array<DurationStats, kKernelCategoryCount> category_totals(const NameIds& ids, const std::vector<NameAcc>& acc) {
   std::array<DurationStats, kKernelCategoryCount> by_category{};
-  TimeNs gpu_time = 0;
   for (std::uint32_t id = 0; id < ids.size(); ++id) {
-    const Acc& a = acc[id];
+    const NameAcc& a = acc[id];
     if (a.count == 0) continue;
     DurationStats& cs = by_category[static_cast<int>(ids.category(id))];
     cs.min = cs.count ? std::min(cs.min, a.min) : a.min;
     cs.max = cs.count ? std::max(cs.max, a.max) : a.max;
     cs.count += a.count;
     cs.total += a.total;
-    gpu_time += a.total;
   }
-  p->kernel_time_ns = gpu_time;
-  bool fits_32_bits = true;
-  for (const DurationStats& cs : by_category)
-    if (cs.count)
-      fits_32_bits = fits_32_bits && cs.min >= 0 && cs.max <= TimeNs{std::numeric_limits<std::uint32_t>::max()};
+  return by_category;
+}
 
-  // Durations grouped by name, as 32-bit values when they all fit (kernels
-  // shorter than 4.29 s: half the memory, and fresh memory is most of the cost).
+// Exact medians per name (returned) and per category (into by_category),
+// from every duration laid out in one array of T (32-bit when every kernel is
+// shorter than 4.29 s: half the memory, and fresh memory is most of the cost).
+template <class T>
+std::vector<TimeNs> select_medians(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt,
+                                   const std::vector<std::vector<std::uint32_t>>& kernel_ids, const NameIds& ids,
+                                   const std::vector<NameAcc>& acc, const DurationLayout& layout,
+                                   std::array<DurationStats, kKernelCategoryCount>& by_category) {
   std::vector<TimeNs> medians(ids.size());
-  auto select_medians = [&](auto tag) {
-    using T = decltype(tag);
-    ScratchArray<T> durations(cat_begin[kKernelCategoryCount]);
-    {
-      std::vector<std::size_t> fill(offset.begin(), offset.end() - 1);
-      for_each_op(traces, opt, kernel_ids,
-                  [&](std::uint32_t id, TimeNs dur) { durations[fill[id]++] = static_cast<T>(dur); });
-    }
-    for (std::uint32_t id = 0; id < ids.size(); ++id) {
-      const Acc& a = acc[id];
-      if (a.count)
-        medians[id] = static_cast<TimeNs>(select_kth(durations.span(offset[id], a.count), (a.count - 1) / 2,
-                                                     static_cast<T>(a.min), static_cast<T>(a.max)));
-    }
-    // Per-name selects are done: a category's block may now be reordered.
-    for (int c = 0; c < kKernelCategoryCount; ++c) {
-      DurationStats& cs = by_category[c];
-      if (cs.count == 0) continue;
-      cs.median = static_cast<TimeNs>(select_kth(durations.span(cat_begin[c], cs.count), (cs.count - 1) / 2,
-                                                 static_cast<T>(cs.min), static_cast<T>(cs.max)));
-    }
-  };
-  if (fits_32_bits)
-    select_medians(std::uint32_t{});
-  else
-    select_medians(TimeNs{});
+  ScratchArray<T> durations(layout.cat_begin[kKernelCategoryCount]);
+  {
+    std::vector<std::size_t> fill(layout.offset.begin(), layout.offset.end() - 1);
+    for_each_op(traces, opt, kernel_ids,
+                [&](std::uint32_t id, TimeNs dur) { durations[fill[id]++] = static_cast<T>(dur); });
+  }
+  for (std::uint32_t id = 0; id < ids.size(); ++id) {
+    const NameAcc& a = acc[id];
+    if (a.count)
+      medians[id] = static_cast<TimeNs>(select_kth(durations.span(layout.offset[id], a.count), (a.count - 1) / 2,
+                                                   static_cast<T>(a.min), static_cast<T>(a.max)));
+  }
+  // Per-name selects are done: a category's block may now be reordered.
+  for (int c = 0; c < kKernelCategoryCount; ++c) {
+    DurationStats& cs = by_category[c];
+    if (cs.count == 0) continue;
+    cs.median = static_cast<TimeNs>(select_kth(durations.span(layout.cat_begin[c], cs.count), (cs.count - 1) / 2,
+                                               static_cast<T>(cs.min), static_cast<T>(cs.max)));
+  }
+  return medians;
+}
 
+std::vector<Hotspot> hotspot_rows(const NameIds& ids, const std::vector<NameAcc>& acc,
+                                  const std::vector<TimeNs>& medians, TimeNs gpu_time, std::size_t max_rows) {
   std::vector<Hotspot> hot;
   hot.reserve(ids.size());
   for (std::uint32_t id = 0; id < ids.size(); ++id) {
-    const Acc& a = acc[id];
+    const NameAcc& a = acc[id];
     if (a.count == 0) continue;
     Hotspot h;
     h.name = std::string(ids.name(id));
@@ -187,6 +197,15 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
     h.tensor_cores = is_tensor_core_kernel(h.name);
     hot.push_back(std::move(h));
   }
+  std::stable_sort(hot.begin(), hot.end(), [](const Hotspot& a, const Hotspot& b) {
+    return a.stats.total != b.stats.total ? a.stats.total > b.stats.total : a.name < b.name;
+  });
+  if (max_rows && hot.size() > max_rows) hot.resize(max_rows);
+  return hot;
+}
+
+std::vector<CategoryTime> category_rows(std::array<DurationStats, kKernelCategoryCount>& by_category, TimeNs gpu_time) {
+  std::vector<CategoryTime> rows;
   for (int c = 0; c < kKernelCategoryCount; ++c) {
     DurationStats& cs = by_category[c];
     if (cs.count == 0) continue;
@@ -197,15 +216,36 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
     ct.time_ns = cs.total;
     ct.count = cs.count;
     ct.share = ratio(ct.time_ns, gpu_time);
-    p->categories.push_back(ct);
+    rows.push_back(ct);
   }
-  std::stable_sort(p->categories.begin(), p->categories.end(),
+  std::stable_sort(rows.begin(), rows.end(),
                    [](const CategoryTime& a, const CategoryTime& b) { return a.time_ns > b.time_ns; });
-  std::stable_sort(hot.begin(), hot.end(), [](const Hotspot& a, const Hotspot& b) {
-    return a.stats.total != b.stats.total ? a.stats.total > b.stats.total : a.name < b.name;
-  });
-  if (opt.max_hotspots && hot.size() > opt.max_hotspots) hot.resize(opt.max_hotspots);
-  p->hotspots = std::move(hot);
+  return rows;
+}
+
+}  // namespace
+
+void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
+                  Profile* p) {
+  NameIds ids;
+  std::vector<std::vector<std::uint32_t>> kernel_ids(traces.size());
+  name_ids(traces, totals, ids, kernel_ids);
+  const std::vector<NameAcc> acc = accumulate_names(traces, totals, kernel_ids, ids.size());
+  const DurationLayout layout = lay_out(ids, acc);
+  std::array<DurationStats, kKernelCategoryCount> by_category = category_totals(ids, acc);
+  TimeNs gpu_time = 0;
+  bool fits_32_bits = true;
+  for (const DurationStats& cs : by_category) {
+    gpu_time += cs.total;
+    if (cs.count)
+      fits_32_bits = fits_32_bits && cs.min >= 0 && cs.max <= TimeNs{std::numeric_limits<std::uint32_t>::max()};
+  }
+  p->kernel_time_ns = gpu_time;
+  const std::vector<TimeNs> medians =
+      fits_32_bits ? select_medians<std::uint32_t>(traces, opt, kernel_ids, ids, acc, layout, by_category)
+                   : select_medians<TimeNs>(traces, opt, kernel_ids, ids, acc, layout, by_category);
+  p->hotspots = hotspot_rows(ids, acc, medians, gpu_time, opt.max_hotspots);
+  for (CategoryTime& ct : category_rows(by_category, gpu_time)) p->categories.push_back(ct);
 }
 
 // [SECTION] Launch statistics -----------------------------------------------------------------

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "analysis/detail/hta_rules.h"
+#include "analysis/intervals.h"
 
 namespace gpuscope {
 
@@ -301,30 +302,10 @@ double hta_comm_comp_overlap(const Trace& t) {
     else if (name.find("Memcpy") == std::string_view::npos && name.find("Memset") == std::string_view::npos)
       comp.push_back(r);
   }
-  auto unite = [](std::vector<TimeRange> v) {
-    std::sort(v.begin(), v.end(), [](const TimeRange& a, const TimeRange& b) { return a.start < b.start; });
-    std::vector<TimeRange> out;
-    for (const TimeRange& r : v) {
-      if (!out.empty() && r.start <= out.back().end)
-        out.back().end = std::max(out.back().end, r.end);
-      else
-        out.push_back(r);
-    }
-    return out;
-  };
-  const auto cm = unite(std::move(comm)), cp = unite(std::move(comp));
-  TimeNs comm_len = 0, both = 0;
-  for (const TimeRange& r : cm) comm_len += r.end - r.start;
+  const intervals::IntervalSet cm = intervals::union_of(std::move(comm)), cp = intervals::union_of(std::move(comp));
+  const TimeNs comm_len = intervals::length(cm);
   if (comm_len <= 0) return -1;
-  std::size_t i = 0, j = 0;
-  while (i < cm.size() && j < cp.size()) {
-    const TimeNs s = std::max(cm[i].start, cp[j].start), e = std::min(cm[i].end, cp[j].end);
-    if (s < e) both += e - s;
-    if (cm[i].end < cp[j].end)
-      ++i;
-    else
-      ++j;
-  }
+  const TimeNs both = intervals::intersection_length(cm, cp);
   return static_cast<double>(both) / static_cast<double>(comm_len);
 }
 

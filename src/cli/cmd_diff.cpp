@@ -16,6 +16,7 @@
 #include "export/report_json.h"
 #include "export/report_text.h"
 #include "import/open_trace.h"
+#include "trace/files.h"
 
 namespace gpuscope::cli {
 
@@ -62,6 +63,11 @@ Profile load_side(const std::string& path, const AnalysisOptions& o, bool device
 }
 
 void run(const DiffArgs& a) {
+  if (!a.output.empty()) {
+    std::vector<std::string> inputs = expand_trace_inputs({a.before});
+    for (std::string& f : expand_trace_inputs({a.after})) inputs.push_back(std::move(f));
+    files::refuse_output_among_inputs(a.output, inputs);
+  }
   AnalysisOptions o;
   if (a.device >= 0) o.device = static_cast<std::uint32_t>(a.device);
   const Profile before = load_side(a.before, o, a.device >= 0);

@@ -9,6 +9,7 @@
 #include "export/chrome_trace.h"
 #include "export/sqlite_export.h"
 #include "import/open_trace.h"
+#include "trace/files.h"
 
 namespace gpuscope::cli {
 namespace {
@@ -24,6 +25,7 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 }
 
 void run(const ExportArgs& a) {
+  files::refuse_output_among_inputs(a.out, std::vector<std::string>{a.input});
   const bool gz = ends_with(a.out, ".gz"), json = ends_with(a.out, ".json");
   const bool sqlite = ends_with(a.out, ".sqlite") || ends_with(a.out, ".sqlite3") || ends_with(a.out, ".db");
   std::string format = a.format;

@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "import/chrome_json.h"
 #include "store/gscope.h"
+#include "trace/files.h"
 
 namespace gpuscope::cli {
 namespace {
@@ -20,9 +21,7 @@ struct ImportArgs {
 };
 
 void run(const ImportArgs& args) {
-  std::error_code ec;
-  if (std::filesystem::exists(args.output, ec) && std::filesystem::equivalent(args.input, args.output, ec))
-    throw Error(args.output + ": is the input file; choose another output name");
+  files::refuse_output_among_inputs(args.output, std::vector<std::string>{args.input});
   const auto t0 = std::chrono::steady_clock::now();
   Trace trace;
   try {

@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "import/open_trace.h"
 #include "store/gscope.h"
+#include "trace/files.h"
 
 namespace gpuscope::cli {
 namespace {
@@ -123,11 +124,17 @@ struct Loaded {
 
 Loaded load(const std::string& path) {
   Loaded l;
-  l.kind = detect_trace_file(path);
+  const std::string file = files::seekable_path(path);  // a pipe is read once, into memory
+  l.kind = detect_trace_file(file);
   std::error_code ec;
-  l.file_bytes = std::filesystem::file_size(path, ec);
+  l.file_bytes = std::filesystem::file_size(file, ec);
   if (l.kind == TraceFileKind::gscope) {
-    l.trace = read_gscope(path, &l.report);
+    try {
+      l.trace = read_gscope(file, &l.report);
+    } catch (const InputError& e) {
+      if (file == path) throw;
+      throw InputError(path, e.reason(), e.offset());
+    }
     l.has_report = true;
   } else {
     l.trace = open_trace(path);

@@ -20,6 +20,7 @@
 #include "export/report_json.h"
 #include "export/report_text.h"
 #include "import/open_trace.h"
+#include "trace/files.h"
 
 namespace gpuscope::cli {
 
@@ -45,6 +46,7 @@ struct ReportArgs {
 
 void run(const ReportArgs& a) {
   const std::vector<std::string> files = expand_trace_inputs(a.inputs);
+  if (!a.output.empty()) files::refuse_output_among_inputs(a.output, files);
   std::vector<Trace> traces;
   traces.reserve(files.size());
   for (const std::string& f : files) traces.push_back(open_trace(f));
@@ -147,21 +149,12 @@ void write_output(const std::string& path, const std::string& text) {
 }
 
 void write_output_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) throw Error(path + ": cannot write: " + std::strerror(errno));
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    const int err = errno;
-    if (std::fclose(f) != 0 || !ok) {
-      std::remove(tmp.c_str());
-      throw Error(path + ": cannot write: " + std::strerror(ok ? errno : err));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot write: " + std::strerror(err));
+  try {
+    files::OutputFile out(path);
+    out.write(text.data(), text.size());
+    out.commit();
+  } catch (const InputError& e) {
+    throw Error(e.what());
   }
 }
 

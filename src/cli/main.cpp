@@ -9,6 +9,7 @@
 
 #include "cli/command.h"
 #include "cli/version.h"
+#include "trace/files.h"
 
 namespace gpuscope::cli {
 namespace {
@@ -24,6 +25,8 @@ CommandRegistration::CommandRegistration(int order, AddCommand add) { registry()
 
 int main(int argc, char** argv) {
   using namespace gpuscope::cli;
+  // A command killed by SIGTERM, SIGHUP, SIGINT or SIGPIPE leaves no temporary file behind.
+  gpuscope::files::remove_temporaries_on_signals();
   CLI::App app{"gpuscope " GPUSCOPE_VERSION_STRING
                " — find out why GPU training is slow: capture (CUPTI), analyse, report, view."};
   app.set_version_flag("--version", "gpuscope " GPUSCOPE_VERSION_STRING);

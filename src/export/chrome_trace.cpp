@@ -5,7 +5,7 @@
 // [SECTION] Tracks: pid, tid and names
 // [SECTION] Events
 // [SECTION] The document
-// [SECTION] Files: atomic, optionally gzip
+// [SECTION] Files: complete or absent, optionally gzip
 //
 // Speed comes from three things: every string is escaped once (a per-StringId
 // cache), each track's `"pid":…,"tid":…` fragment is built once, and numbers
@@ -29,6 +29,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "trace/files.h"
 
 namespace gpuscope {
 
@@ -798,33 +800,25 @@ void Exporter::run(ChromeExportStats& stats) {
   stats.json_bytes = out_.bytes();
 }
 
-// [SECTION] Files: atomic, optionally gzip -----------------------------------------------------
+// [SECTION] Files: complete or absent, optionally gzip -----------------------------------------------------
 
-// Writes to `<path>.tmp.<pid>` and renames on commit(); the destructor removes
-// the temporary file of an uncommitted (failed) export.
-class AtomicFile {
+// An OutputFile (complete or absent, never half-written), optionally through
+// gzip.
+class CompressedOutput {
  public:
-  AtomicFile(std::string path, const ChromeExportOptions& o) : path_(std::move(path)), o_(o) {
-    tmp_ = path_ + ".tmp." + std::to_string(::getpid());
-    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) fail("cannot create");
+  CompressedOutput(std::string path, const ChromeExportOptions& o) : file_(std::move(path)), o_(o) {
     if (o_.gzip) {
       const int level = std::clamp(o_.gzip_level, 1, 9);
-      if (deflateInit2(&zs_, level, Z_DEFLATED, 15 + 16 /* gzip wrapper */, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-        ::close(fd_);
-        ::unlink(tmp_.c_str());
-        throw InputError(path_, "cannot start gzip compression");
-      }
+      if (deflateInit2(&zs_, level, Z_DEFLATED, 15 + 16 /* gzip wrapper */, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw InputError(file_.path(), "cannot start gzip compression");
       zinit_ = true;
       zbuf_.resize(1u << 18);
     }
   }
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-  ~AtomicFile() {
+  CompressedOutput(const CompressedOutput&) = delete;
+  CompressedOutput& operator=(const CompressedOutput&) = delete;
+  ~CompressedOutput() {
     if (zinit_) deflateEnd(&zs_);
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(tmp_.c_str());
   }
 
   void write(std::string_view s) {
@@ -836,45 +830,29 @@ class AtomicFile {
 
   void commit() {
     if (o_.gzip) deflate_until(Z_FINISH);
-    if (o_.sync && ::fdatasync(fd_) != 0) fail("cannot write");
-    if (::close(fd_) != 0) {
-      fd_ = -1;
-      fail("cannot write");
-    }
-    fd_ = -1;
-    if (::rename(tmp_.c_str(), path_.c_str()) != 0) fail("cannot rename the finished file into place");
-    committed_ = true;
+    file_.commit(o_.sync);
   }
 
   std::uint64_t bytes() const { return bytes_; }
 
  private:
-  [[noreturn]] void fail(const char* what) { throw InputError(path_, std::string(what) + ": " + std::strerror(errno)); }
   void write_all(const char* p, std::size_t n) {
-    while (n > 0) {
-      const ssize_t w = ::write(fd_, p, n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) fail("cannot write");
-      p += w;
-      n -= static_cast<std::size_t>(w);
-      bytes_ += static_cast<std::uint64_t>(w);
-    }
+    file_.write(p, n);
+    bytes_ += n;
   }
   void deflate_until(int flush) {
     for (;;) {
       zs_.next_out = reinterpret_cast<Bytef*>(zbuf_.data());
       zs_.avail_out = static_cast<uInt>(zbuf_.size());
       const int rc = deflate(&zs_, flush);
-      if (rc == Z_STREAM_ERROR) throw InputError(path_, "gzip compression failed");
+      if (rc == Z_STREAM_ERROR) throw InputError(file_.path(), "gzip compression failed");
       write_all(zbuf_.data(), zbuf_.size() - zs_.avail_out);
       if (flush == Z_FINISH ? rc == Z_STREAM_END : (zs_.avail_in == 0 && zs_.avail_out != 0)) return;
     }
   }
 
-  std::string path_, tmp_;
+  files::OutputFile file_;
   const ChromeExportOptions& o_;
-  int fd_ = -1;
-  bool committed_ = false;
   z_stream zs_{};
   bool zinit_ = false;
   std::vector<char> zbuf_;
@@ -892,7 +870,7 @@ ChromeExportStats write_chrome_trace(const Trace& trace, const ChromeSink& sink,
 
 ChromeExportStats write_chrome_trace_file(const Trace& trace, const std::string& path,
                                           const ChromeExportOptions& options) {
-  AtomicFile file(path, options);
+  CompressedOutput file(path, options);
   const ChromeSink sink = [&](std::string_view s) { file.write(s); };
   ChromeExportStats stats = write_chrome_trace(trace, sink, options);
   file.commit();

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -158,135 +159,135 @@ double category_share(const Profile& p, std::initializer_list<KernelCategory> ca
   return s;
 }
 
-std::vector<Answer> answers(const Profile& p) {
-  std::vector<Answer> out;
+// What the answers read of the devices, summed over all of them.
+struct JobTotals {
   TimeNs span = 0, busy = 0, comm = 0, exposed = 0;
-  double conc = 0;
-  for (const DeviceSummary& d : p.devices) {
-    span += d.span_ns, busy += d.busy_ns, comm += d.communication_ns, exposed += d.exposed_communication_ns;
-    conc = std::max(conc, d.kernel_concurrency);
-  }
-  const double util = span ? double(busy) / double(span) : 0.0;
-  const StepSummary& st = p.steps;
-  auto yes = [&](std::string q, std::initializer_list<std::string_view> ids) {
-    const Finding* f = first_of(p, ids);
-    out.push_back({std::move(q), "YES", f->title + " (" + finding_refs(p, ids) + ")"});
-  };
+  double concurrency = 0;  // the highest of any device
+  double utilization = 0;
 
-  // Input pipeline.
-  {
-    std::string q = "more data-loader workers?";
-    if (first_of(p, {"input-bound"})) {
-      yes(q, {"input-bound"});
-    } else if (st.total_ns > 0) {
-      out.push_back({q, "no",
-                     "the GPU waits for input " + percent1(double(st.input_wait_ns) / double(st.total_ns)) +
-                         " of step time and is idle " + percent1(double(st.idle_ns) / double(st.total_ns)) +
-                         " of it in all"});
-    } else {
-      out.push_back({q, "no", "the GPUs are idle " + percent1(1.0 - util) + " of their span"});
+  explicit JobTotals(const Profile& p) {
+    for (const DeviceSummary& d : p.devices) {
+      span += d.span_ns, busy += d.busy_ns, comm += d.communication_ns, exposed += d.exposed_communication_ns;
+      concurrency = std::max(concurrency, d.kernel_concurrency);
     }
+    utilization = span ? double(busy) / double(span) : 0.0;
   }
-  // Communication.
-  {
-    std::string q = "overlap all-reduce with backward?";
-    if (first_of(p, {"exposed-communication"}))
-      yes(q, {"exposed-communication"});
-    else if (comm == 0)
-      out.push_back({q, "n/a", "no communication kernels in this trace"});
-    else
-      out.push_back({q, "no",
-                     "communication with no compute alongside is " +
-                         percent1(span ? double(exposed) / double(span) : 0.0) + " of the GPUs' time (" +
-                         percent1(1.0 - double(exposed) / double(comm)) +
-                         " of communication already runs under compute)"});
+};
+
+// "YES" with the first of the findings that answer it.
+Answer yes(const Profile& p, std::string question, std::initializer_list<std::string_view> ids) {
+  const Finding* f = first_of(p, ids);
+  return {std::move(question), "YES", f->title + " (" + finding_refs(p, ids) + ")"};
+}
+
+// [SECTION] One function per question ----------------------------------------------------------
+
+std::optional<Answer> answer_input(const Profile& p, const JobTotals& j) {
+  std::string q = "more data-loader workers?";
+  if (first_of(p, {"input-bound"})) return yes(p, q, {"input-bound"});
+  const StepSummary& st = p.steps;
+  if (st.total_ns > 0)
+    return Answer{q, "no",
+                  "the GPU waits for input " + percent1(double(st.input_wait_ns) / double(st.total_ns)) +
+                      " of step time and is idle " + percent1(double(st.idle_ns) / double(st.total_ns)) +
+                      " of it in all"};
+  return Answer{q, "no", "the GPUs are idle " + percent1(1.0 - j.utilization) + " of their span"};
+}
+
+std::optional<Answer> answer_communication(const Profile& p, const JobTotals& j) {
+  std::string q = "overlap all-reduce with backward?";
+  if (first_of(p, {"exposed-communication"})) return yes(p, q, {"exposed-communication"});
+  if (j.comm == 0) return Answer{q, "n/a", "no communication kernels in this trace"};
+  return Answer{q, "no",
+                "communication with no compute alongside is " +
+                    percent1(j.span ? double(j.exposed) / double(j.span) : 0.0) + " of the GPUs' time (" +
+                    percent1(1.0 - double(j.exposed) / double(j.comm)) +
+                    " of communication already runs under compute)"};
+}
+
+std::optional<Answer> answer_weight_update(const Profile& p, const JobTotals&) {
+  std::string q = "overlap the weight update?";
+  const double opt = category_share(p, {KernelCategory::optimizer});
+  if (first_of(p, {"serialized-weight-update"})) return yes(p, q, {"serialized-weight-update"});
+  if (opt == 0) return Answer{q, "n/a", "no optimizer kernels recognised in this trace"};
+  return Answer{q, "no", "optimizer kernels are " + percent1(opt) + " of kernel time; too little to matter"};
+}
+
+std::optional<Answer> answer_streams(const Profile& p, const JobTotals& j) {
+  std::string q = "more streams?";
+  if (first_of(p, {"low-concurrency"})) return yes(p, q, {"low-concurrency"});
+  if (j.utilization >= 0.9)
+    return Answer{q, "no",
+                  "the GPUs are busy " + percent1(j.utilization) + " of their span (kernel concurrency " +
+                      percent1(j.concurrency) +
+                      "): there is no idle time for another stream to fill; make the kernels shorter instead"};
+  return Answer{q, "no",
+                "kernel concurrency is " + percent1(j.concurrency) + " and the idle time (" +
+                    percent1(1.0 - j.utilization) + " of the span) has other causes: see the findings on idle time"};
+}
+
+std::optional<Answer> answer_layout(const Profile& p, const JobTotals&) {
+  std::string q = "a different data layout?";
+  if (!first_of(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"}))
+    return Answer{q, "no",
+                  "padding, broadcast and transpose kernels take " +
+                      percent1(category_share(
+                          p, {KernelCategory::padding, KernelCategory::broadcast, KernelCategory::transpose})) +
+                      " of kernel time"};
+  std::string parts;
+  for (const auto& [cat, word] :
+       {std::pair{KernelCategory::padding, "padding"}, std::pair{KernelCategory::broadcast, "broadcast"},
+        std::pair{KernelCategory::transpose, "transposes"}}) {
+    const double s = category_share(p, {cat});
+    if (s >= 0.005) parts += (parts.empty() ? "" : " + ") + percent1(s) + " " + word;
   }
-  // Weight update.
-  {
-    std::string q = "overlap the weight update?";
-    const double opt = category_share(p, {KernelCategory::optimizer});
-    if (first_of(p, {"serialized-weight-update"}))
-      yes(q, {"serialized-weight-update"});
-    else if (opt == 0)
-      out.push_back({q, "n/a", "no optimizer kernels recognised in this trace"});
-    else
-      out.push_back({q, "no", "optimizer kernels are " + percent1(opt) + " of kernel time; too little to matter"});
-  }
-  // Streams.
-  {
-    std::string q = "more streams?";
-    if (first_of(p, {"low-concurrency"})) {
-      yes(q, {"low-concurrency"});
-    } else if (util >= 0.9) {
-      out.push_back({q, "no",
-                     "the GPUs are busy " + percent1(util) + " of their span (kernel concurrency " + percent1(conc) +
-                         "): there is no idle time for another stream to fill; make the kernels shorter "
-                         "instead"});
-    } else {
-      out.push_back({q, "no",
-                     "kernel concurrency is " + percent1(conc) + " and the idle time (" + percent1(1.0 - util) +
-                         " of the span) has other causes: see the findings on idle time"});
-    }
-  }
-  // Layout and format kernels.
-  {
-    std::string q = "a different data layout?";
-    if (first_of(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"})) {
-      std::string parts;
-      for (const auto& [cat, word] :
-           {std::pair{KernelCategory::padding, "padding"}, std::pair{KernelCategory::broadcast, "broadcast"},
-            std::pair{KernelCategory::transpose, "transposes"}}) {
-        const double s = category_share(p, {cat});
-        if (s >= 0.005) parts += (parts.empty() ? "" : " + ") + percent1(s) + " " + word;
-      }
-      out.push_back({q, "YES",
-                     parts + " of kernel time is layout overhead a fused or symmetric layout removes (" +
-                         finding_refs(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"}) + ")"});
-    } else {
-      out.push_back({q, "no",
-                     "padding, broadcast and transpose kernels take " +
-                         percent1(category_share(
-                             p, {KernelCategory::padding, KernelCategory::broadcast, KernelCategory::transpose})) +
-                         " of kernel time"});
-    }
-  }
-  // Precision.
-  {
-    std::string q = "mixed precision (tensor cores)?";
-    const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm});
-    if (first_of(p, {"no-tensor-cores"}))
-      yes(q, {"no-tensor-cores"});
-    else if (mm == 0)
-      out.push_back({q, "n/a", "no convolution or GEMM kernels in this trace"});
-    else {
-      TimeNs tc = 0, all = 0;
-      for (const Hotspot& h : p.hotspots)
-        if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm)
-          all += h.stats.total, tc += h.tensor_cores ? h.stats.total : 0;
-      out.push_back({q, "no",
-                     all ? percent1(double(tc) / double(all)) +
-                               " of the listed convolution and GEMM time already runs on tensor cores"
-                         : "no tensor-core rule crossed its threshold"});
-    }
-  }
-  // Launch overhead.
-  {
-    std::string q = "fewer launches (CUDA graphs)?";
-    if (first_of(p, {"launch-bound", "host-sync"}))
-      yes(q, {"launch-bound", "host-sync"});
-    else if (p.launches.launches)
-      out.push_back({q, "no",
-                     "median launch delay " + duration(p.launches.launch_delay.median) +
-                         ": the host keeps the GPU queue filled"});
-  }
-  // Ranks.
-  if (p.ranks.size() > 1) {
-    std::string q = "rebalance the GPUs?";
-    if (first_of(p, {"straggler"}))
-      yes(q, {"straggler"});
-    else
-      out.push_back({q, "no", "compute spread across GPUs is " + percent1(p.skew.compute_spread)});
-  }
+  return Answer{q, "YES",
+                parts + " of kernel time is layout overhead a fused or symmetric layout removes (" +
+                    finding_refs(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"}) + ")"};
+}
+
+std::optional<Answer> answer_precision(const Profile& p, const JobTotals&) {
+  std::string q = "mixed precision (tensor cores)?";
+  const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm});
+  if (first_of(p, {"no-tensor-cores"})) return yes(p, q, {"no-tensor-cores"});
+  if (mm == 0) return Answer{q, "n/a", "no convolution or GEMM kernels in this trace"};
+  TimeNs tc = 0, all = 0;
+  for (const Hotspot& h : p.hotspots)
+    if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm)
+      all += h.stats.total, tc += h.tensor_cores ? h.stats.total : 0;
+  return Answer{
+      q, "no",
+      all ? percent1(double(tc) / double(all)) + " of the listed convolution and GEMM time already runs on tensor cores"
+          : "no tensor-core rule crossed its threshold"};
+}
+
+std::optional<Answer> answer_launches(const Profile& p, const JobTotals&) {
+  std::string q = "fewer launches (CUDA graphs)?";
+  if (first_of(p, {"launch-bound", "host-sync"})) return yes(p, q, {"launch-bound", "host-sync"});
+  if (!p.launches.launches) return std::nullopt;
+  return Answer{
+      q, "no",
+      "median launch delay " + duration(p.launches.launch_delay.median) + ": the host keeps the GPU queue filled"};
+}
+
+std::optional<Answer> answer_ranks(const Profile& p, const JobTotals&) {
+  if (p.ranks.size() <= 1) return std::nullopt;
+  std::string q = "rebalance the GPUs?";
+  if (first_of(p, {"straggler"})) return yes(p, q, {"straggler"});
+  return Answer{q, "no", "compute spread across GPUs is " + percent1(p.skew.compute_spread)};
+}
+
+// The questions, in the order the report asks them.
+constexpr std::optional<Answer> (*kQuestions[])(const Profile&, const JobTotals&) = {
+    answer_input,  answer_communication, answer_weight_update, answer_streams,
+    answer_layout, answer_precision,     answer_launches,      answer_ranks,
+};
+
+std::vector<Answer> answers(const Profile& p) {
+  const JobTotals totals(p);
+  std::vector<Answer> out;
+  for (auto* question : kQuestions)
+    if (std::optional<Answer> a = question(p, totals)) out.push_back(std::move(*a));
   return out;
 }
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "analysis/format.h"
+#include "trace/files.h"
 
 namespace gpuscope {
 
@@ -490,17 +491,9 @@ class Writer {
 // [SECTION] Entry point -------------------------------------------------------------------------
 
 SqliteExportStats write_sqlite_trace(const Trace& trace, const std::string& path, const SqliteExportOptions& options) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  std::error_code ec;
-  std::filesystem::remove(tmp, ec);  // a stale one from a killed run with this pid
-  struct Cleanup {
-    const std::string& file;
-    bool keep = false;
-    ~Cleanup() {
-      if (!keep) ::unlink(file.c_str());
-    }
-  } cleanup{tmp};
-
+  files::OutputFile out(path, files::OutputFile::Kind::named);  // SQLite opens the file by its name
+  out.close_fd();
+  const std::string& tmp = out.temp_path();
   SqliteExportStats stats;
   {
     Db db(tmp, path);
@@ -516,10 +509,9 @@ SqliteExportStats write_sqlite_trace(const Trace& trace, const std::string& path
     if (fd >= 0) ::close(fd);
     if (!ok) throw InputError(path, std::string("cannot write: ") + std::strerror(e));
   }
+  std::error_code ec;
   stats.file_bytes = std::filesystem::file_size(tmp, ec);
-  if (::rename(tmp.c_str(), path.c_str()) != 0)
-    throw InputError(path, std::string("cannot rename the finished file into place: ") + std::strerror(errno));
-  cleanup.keep = true;
+  out.commit();
   return stats;
 }
 

@@ -1259,117 +1259,135 @@ class Importer {
     if (ev.cat.present && cat != Cat::other && ev.cat.raw.size() && ev.cat.raw[0] >= 'A' && ev.cat.raw[0] <= 'Z')
       schema_2021_ = true;
     if (cat != Cat::other && cat != Cat::python_function) kineto_ = true;
-    const Args& a = ev.args;
     switch (cat) {
-      case Cat::kernel: {
-        KernelRow r;
-        if (!gpu_track(ev, b, &r.track)) return;
-        r.start = start;
-        r.end = end;
-        r.correlation = correlation(a);
-        r.name = intern(ev.name, b);
-        if (a.present & kArgGrid) std::tie(r.grid_x, r.grid_y, r.grid_z) = std::tie(a.grid[0], a.grid[1], a.grid[2]);
-        if (a.present & kArgBlock)
-          std::tie(r.block_x, r.block_y, r.block_z) = std::tie(a.block[0], a.block[1], a.block[2]);
-        if (a.present & kArgRegisters)
-          r.registers = static_cast<std::uint16_t>(std::clamp<std::int64_t>(a.registers, 0, 0xffff));
-        // Kineto's "shared memory" is static + dynamic per block; the split is not in the file.
-        if (a.present & kArgSmem) r.static_smem = as_u32(a.smem);
-        builder_.add_kernel(r);
-        return;
-      }
-      case Cat::memcpy: {
-        MemcpyRow r;
-        if (!gpu_track(ev, b, &r.track)) return;
-        r.start = start;
-        r.end = end;
-        r.correlation = correlation(a);
-        if (a.present & kArgBytes) r.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(a.bytes, 0));
-        parse_memcpy_name(unescape(ev.name, b), &r.kind, &r.src_kind, &r.dst_kind);
-        builder_.add_memcpy(r);
-        return;
-      }
-      case Cat::memset: {
-        MemsetRow r;
-        if (!gpu_track(ev, b, &r.track)) return;
-        r.start = start;
-        r.end = end;
-        r.correlation = correlation(a);
-        if (a.present & kArgBytes) r.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(a.bytes, 0));
-        r.mem_kind = memory_kind_in_parens(unescape(ev.name, b));
-        builder_.add_memset(r);
-        return;
-      }
+      case Cat::kernel:
+        return kernel_event(ev, b, start, end);
+      case Cat::memcpy:
+        return memcpy_event(ev, b, start, end);
+      case Cat::memset:
+        return memset_event(ev, b, start, end);
       case Cat::runtime:
-      case Cat::driver: {
-        ApiCallRow r;
-        r.track = cpu_track(ev, b);
-        r.start = start;
-        r.end = end;
-        r.correlation = correlation(a);
-        r.name = intern(ev.name, b);
-        r.domain = cat == Cat::runtime ? ApiDomain::runtime : ApiDomain::driver;
-        if (a.present & kArgCbid) r.cbid = as_u32(a.cbid);
-        builder_.add_api_call(r);
-        return;
-      }
-      case Cat::sync: {
-        // Kineto draws cuda_sync on the GPU track; the model keeps syncs on the
-        // waiting thread, found through the correlation of the API call.
-        SyncRow r;
-        r.start = start;
-        r.end = end;
-        r.track = TraceBuilder::kResolveThroughCorrelation;
-        r.correlation = correlation(a);
-        if (a.present & kArgDevice)
-          r.device = as_u32(a.device);
-        else if (ev.pid.kind == IdValue::Kind::number && ev.pid.number >= 0)
-          r.device = static_cast<std::uint32_t>(ev.pid.number);
-        if (r.device != kNoDevice &&
-            std::find(sync_devices_.begin(), sync_devices_.end(), r.device) == sync_devices_.end())
-          sync_devices_.push_back(r.device);
-        if ((a.present & kArgStream) && a.stream >= 0) r.stream = static_cast<std::uint32_t>(a.stream);
-        if ((a.present & kArgWaitEvent) && a.wait_event >= 0) r.event = static_cast<std::uint32_t>(a.wait_event);
-        const std::string_view kind = a.sync_kind.present ? unescape(a.sync_kind, b) : unescape(ev.name, b);
-        if (iequals(kind, "Stream Sync"))
-          r.type = SyncType::stream;
-        else if (iequals(kind, "Event Sync"))
-          r.type = SyncType::event;
-        else if (iequals(kind, "Context Sync"))
-          r.type = SyncType::context;
-        else if (iequals(kind, "Stream Wait Event"))
-          r.type = SyncType::stream_wait_event;
-        builder_.add_sync(r);
-        return;
-      }
-      case Cat::gpu_annotation: {
-        RangeRow r;
-        if (!gpu_track(ev, b, &r.track)) return;
-        r.start = start;
-        r.end = end;
-        r.name = intern(ev.name, b);
-        r.domain = domain_of(cat, ev.cat, b);
-        r.kind = RangeKind::annotation;
-        r.correlation = external_id(a);
-        builder_.add_range(r);
-        return;
-      }
-      default: {
-        RangeRow r;
-        r.track = cpu_track(ev, b);
-        r.start = start;
-        r.end = end;
-        r.name = intern(ev.name, b);
-        r.domain = domain_of(cat, ev.cat, b);
-        r.kind = RangeKind::annotation;
-        r.correlation = external_id(a);
-        if (cat == Cat::other && ev.cat.present && iequals(unescape(ev.cat, b), "Trace") &&
-            starts_with_ci(unescape(ev.name, b), "PyTorch Profiler"))
-          profiler_span_start_ = std::min(profiler_span_start_, start);
-        builder_.add_range(r);
-        return;
-      }
+      case Cat::driver:
+        return api_event(ev, b, start, end, cat);
+      case Cat::sync:
+        return sync_event(ev, b, start, end);
+      case Cat::gpu_annotation:
+        return gpu_range_event(ev, b, start, end, cat);
+      default:
+        return cpu_range_event(ev, b, start, end, cat);
     }
+  }
+
+  void kernel_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end) {
+    const Args& a = ev.args;
+    KernelRow r;
+    if (!gpu_track(ev, b, &r.track)) return;
+    r.start = start;
+    r.end = end;
+    r.correlation = correlation(a);
+    r.name = intern(ev.name, b);
+    if (a.present & kArgGrid) std::tie(r.grid_x, r.grid_y, r.grid_z) = std::tie(a.grid[0], a.grid[1], a.grid[2]);
+    if (a.present & kArgBlock) std::tie(r.block_x, r.block_y, r.block_z) = std::tie(a.block[0], a.block[1], a.block[2]);
+    if (a.present & kArgRegisters)
+      r.registers = static_cast<std::uint16_t>(std::clamp<std::int64_t>(a.registers, 0, 0xffff));
+    // Kineto's "shared memory" is static + dynamic per block; the split is not in the file.
+    if (a.present & kArgSmem) r.static_smem = as_u32(a.smem);
+    builder_.add_kernel(r);
+  }
+
+  void memcpy_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end) {
+    const Args& a = ev.args;
+    MemcpyRow r;
+    if (!gpu_track(ev, b, &r.track)) return;
+    r.start = start;
+    r.end = end;
+    r.correlation = correlation(a);
+    if (a.present & kArgBytes) r.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(a.bytes, 0));
+    parse_memcpy_name(unescape(ev.name, b), &r.kind, &r.src_kind, &r.dst_kind);
+    builder_.add_memcpy(r);
+  }
+
+  void memset_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end) {
+    const Args& a = ev.args;
+    MemsetRow r;
+    if (!gpu_track(ev, b, &r.track)) return;
+    r.start = start;
+    r.end = end;
+    r.correlation = correlation(a);
+    if (a.present & kArgBytes) r.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(a.bytes, 0));
+    r.mem_kind = memory_kind_in_parens(unescape(ev.name, b));
+    builder_.add_memset(r);
+  }
+
+  void api_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat) {
+    const Args& a = ev.args;
+    ApiCallRow r;
+    r.track = cpu_track(ev, b);
+    r.start = start;
+    r.end = end;
+    r.correlation = correlation(a);
+    r.name = intern(ev.name, b);
+    r.domain = cat == Cat::runtime ? ApiDomain::runtime : ApiDomain::driver;
+    if (a.present & kArgCbid) r.cbid = as_u32(a.cbid);
+    builder_.add_api_call(r);
+  }
+
+  void sync_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end) {
+    const Args& a = ev.args;
+    // Kineto draws cuda_sync on the GPU track; the model keeps syncs on the
+    // waiting thread, found through the correlation of the API call.
+    SyncRow r;
+    r.start = start;
+    r.end = end;
+    r.track = TraceBuilder::kResolveThroughCorrelation;
+    r.correlation = correlation(a);
+    if (a.present & kArgDevice)
+      r.device = as_u32(a.device);
+    else if (ev.pid.kind == IdValue::Kind::number && ev.pid.number >= 0)
+      r.device = static_cast<std::uint32_t>(ev.pid.number);
+    if (r.device != kNoDevice && std::find(sync_devices_.begin(), sync_devices_.end(), r.device) == sync_devices_.end())
+      sync_devices_.push_back(r.device);
+    if ((a.present & kArgStream) && a.stream >= 0) r.stream = static_cast<std::uint32_t>(a.stream);
+    if ((a.present & kArgWaitEvent) && a.wait_event >= 0) r.event = static_cast<std::uint32_t>(a.wait_event);
+    const std::string_view kind = a.sync_kind.present ? unescape(a.sync_kind, b) : unescape(ev.name, b);
+    if (iequals(kind, "Stream Sync"))
+      r.type = SyncType::stream;
+    else if (iequals(kind, "Event Sync"))
+      r.type = SyncType::event;
+    else if (iequals(kind, "Context Sync"))
+      r.type = SyncType::context;
+    else if (iequals(kind, "Stream Wait Event"))
+      r.type = SyncType::stream_wait_event;
+    builder_.add_sync(r);
+  }
+
+  void gpu_range_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat) {
+    const Args& a = ev.args;
+    RangeRow r;
+    if (!gpu_track(ev, b, &r.track)) return;
+    r.start = start;
+    r.end = end;
+    r.name = intern(ev.name, b);
+    r.domain = domain_of(cat, ev.cat, b);
+    r.kind = RangeKind::annotation;
+    r.correlation = external_id(a);
+    builder_.add_range(r);
+  }
+
+  void cpu_range_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat) {
+    const Args& a = ev.args;
+    RangeRow r;
+    r.track = cpu_track(ev, b);
+    r.start = start;
+    r.end = end;
+    r.name = intern(ev.name, b);
+    r.domain = domain_of(cat, ev.cat, b);
+    r.kind = RangeKind::annotation;
+    r.correlation = external_id(a);
+    if (cat == Cat::other && ev.cat.present && iequals(unescape(ev.cat, b), "Trace") &&
+        starts_with_ci(unescape(ev.name, b), "PyTorch Profiler"))
+      profiler_span_start_ = std::min(profiler_span_start_, start);
+    builder_.add_range(r);
   }
 
   struct OpenBegin {

@@ -1,6 +1,4 @@
 // open_trace: any trace file gpuscope reads, chosen by its first bytes.
-// (The import engineer wrote a first version so every command could read JSON
-// before this one landed; this keeps its behaviour.)
 //
 // Names lie (a .json that is gzip, a .gscope renamed .trace), contents do not:
 // .gscope files start with their magic, gzip with 1f 8b, JSON with '{' or '['
@@ -18,6 +16,7 @@
 
 #include "import/chrome_json.h"
 #include "store/gscope.h"
+#include "trace/files.h"
 
 namespace gpuscope {
 
@@ -73,24 +72,31 @@ TraceFileKind classify(const Head& h) {
 
 }  // namespace
 
-TraceFileKind detect_trace_file(const std::string& path) { return classify(read_head(path)); }
+TraceFileKind detect_trace_file(const std::string& path) { return classify(read_head(files::seekable_path(path))); }
 
 Trace open_trace(const std::string& path, const LoadProgress& progress) {
-  const Head head = read_head(path);
-  switch (classify(head)) {
-    case TraceFileKind::gscope:
-      return read_gscope(path, nullptr, progress);
-    case TraceFileKind::chrome_json:
-    case TraceFileKind::chrome_json_gz: {
-      ChromeImportOptions options;
-      options.progress = progress;
-      return import_chrome_json(path, options);  // it reads gzip or plain itself
+  // A pipe or FIFO is read once into memory; errors still name what the user gave.
+  const std::string file = files::seekable_path(path);
+  try {
+    const Head head = read_head(file);
+    switch (classify(head)) {
+      case TraceFileKind::gscope:
+        return read_gscope(file, nullptr, progress);
+      case TraceFileKind::chrome_json:
+      case TraceFileKind::chrome_json_gz: {
+        ChromeImportOptions options;
+        options.progress = progress;
+        return import_chrome_json(file, options);  // it reads gzip or plain itself
+      }
+      case TraceFileKind::unknown:
+        break;
     }
-    case TraceFileKind::unknown:
-      break;
+    if (head.size == 0) throw InputError(file, "empty file (not a trace)");
+    throw InputError(file, "not a trace file gpuscope reads (expected .gscope, Chrome trace JSON or .json.gz)");
+  } catch (const InputError& e) {
+    if (file == path) throw;
+    throw InputError(path, e.reason(), e.offset());
   }
-  if (head.size == 0) throw InputError(path, "empty file (not a trace)");
-  throw InputError(path, "not a trace file gpuscope reads (expected .gscope, Chrome trace JSON or .json.gz)");
 }
 
 }  // namespace gpuscope

@@ -264,25 +264,138 @@ struct Program {
 
 constexpr TimeNs us(double v) { return static_cast<TimeNs>(v * 1000.0); }
 
-Program build_program(const SyntheticOptions& o, std::uint32_t layers, std::uint32_t fillers) {
-  Program p;
-  p.layers = layers;
-  const std::uint32_t cs = o.compute_streams;
-  p.copy_stream = cs;
-  p.comm_stream = cs + 1;
-  p.streams = cs + 2;
-  p.buckets = o.gpus > 1 ? std::min(o.allreduce_buckets, layers) : 0;
-  const bool pad = o.padding_share > 0, bcast = o.broadcast_share > 0, transp = o.transpose_share > 0;
-  std::vector<Op>& ops = p.ops;
+// One step's program, phase by phase, in the order the host issues it.
+class ProgramBuilder {
+ public:
+  ProgramBuilder(const SyntheticOptions& o, std::uint32_t layers) : o_(o), layers_(layers) {
+    p_.layers = layers;
+    cs_ = o.compute_streams;
+    p_.copy_stream = cs_;
+    p_.comm_stream = cs_ + 1;
+    p_.streams = cs_ + 2;
+    p_.buckets = o.gpus > 1 ? std::min(o.allreduce_buckets, layers) : 0;
+    pad_ = o.padding_share > 0;
+    bcast_ = o.broadcast_share > 0;
+    transp_ = o.transpose_share > 0;
+  }
 
-  auto range = [&](OpKind kind, const char* name = nullptr) {
+  Program build(std::uint32_t fillers) {
+    range(OpKind::push);  // "step N"
+    input();
+    forward(fillers);
+    backward();
+    all_reduce();
+    optimizer();
+    p_.sync_index = p_.ops.size();
+    if (o_.sync_every_step) {
+      Op s;
+      s.kind = OpKind::sync;
+      p_.ops.push_back(s);
+    }
+    range(OpKind::pop);  // step
+    p_.comm_op.assign(p_.buckets, 0);
+    for (std::size_t i = 0; i < p_.ops.size(); ++i) {
+      const Op& op = p_.ops[i];
+      if (op.kind == OpKind::kernel || op.kind == OpKind::comm) ++p_.kernels;
+      if (op.kind == OpKind::comm) p_.comm_op[op.bucket] = i;
+    }
+    return std::move(p_);
+  }
+
+ private:
+  // The batch: copied at the start of the step, or (prefetching) the next
+  // step's batch copied while this one computes; then the gradient buffers
+  // are zeroed.
+  void input() {
+    Op c;
+    c.kind = o_.prefetch_input ? OpKind::prefetch_copy : OpKind::input_copy;
+    c.stream = static_cast<std::uint8_t>(p_.copy_stream);
+    p_.ops.push_back(c);
+    Op m;
+    m.kind = OpKind::memset;
+    p_.ops.push_back(m);
+  }
+
+  void forward(std::uint32_t fillers) {
+    const double bn = o_.normalization_slowdown;
+    range(OpKind::push, "forward");
+    for (std::uint32_t l = 0; l < layers_; ++l) {
+      const std::uint32_t s = stage(l);
+      if (padded(l)) kernel(kname::kPadForward, kEigenShape, us(18 * mem(l)), 0, kPadding);
+      kernel(l == 0 ? kname::kConvFirst : kname::kFprop[s], kConvShape, us(l == 0 ? 60 : 110), 0, kNotPlanted,
+             l == 0 ? Wait::input : Wait::nothing);
+      if (bcast_) kernel(kname::kBroadcast, kEigenShape, us(20 * mem(l)), 0, kBroadcast);
+      if (transp_) kernel(kname::kToNhwc, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
+      kernel(kname::kBnForward, kBnShape, us(40 * mem(l) * bn));
+      if (transp_) kernel(kname::kToNchw, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
+      kernel(kname::kRelu, kEigenShape, us(22 * mem(l)));
+      if (l % 2 == 1) kernel(kname::kResidualAdd, kEigenShape, us(24 * mem(l)));
+    }
+    for (std::uint32_t i = 0; i < fillers; ++i) kernel(kname::kScale, kEigenShape, us(10));
+    kernel(kname::kPoolForward, kPoolShape, us(8));
+    kernel(kname::kGemmForward, kGemmShape, us(6));
+    kernel(kname::kSoftmaxForward, kSoftmaxShape, us(4));
+    range(OpKind::pop);
+  }
+
+  // Weight gradients run on the other compute streams when there are some,
+  // each waiting for the output gradient it needs from stream 0.
+  void backward() {
+    const double bn = o_.normalization_slowdown;
+    range(OpKind::push, "backward");
+    kernel(kname::kSoftmaxBackward, kSoftmaxShape, us(4));
+    kernel(kname::kGemmBackwardData, kGemmShape, us(7));
+    kernel(kname::kGemmBackwardWeight, kGemmShape, us(7)).feeds_bucket = 0;
+    kernel(kname::kPoolBackward, kPoolShape, us(10));
+    for (std::uint32_t l = layers_; l-- > 0;) {
+      const std::uint32_t s = stage(l);
+      kernel(kname::kReluGrad, kEigenShape, us(26 * mem(l)));
+      if (transp_) kernel(kname::kToNhwc, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
+      kernel(kname::kBnBackward, kBnShape, us(70 * mem(l) * bn));
+      if (transp_) kernel(kname::kToNchw, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
+      const auto wstream = static_cast<std::uint8_t>(cs_ == 1 ? 0 : 1 + l % (cs_ - 1));
+      kernel(kname::kWgrad[s], kConvShape, us(140), wstream, kNotPlanted, wstream ? Wait::main_stream : Wait::nothing)
+          .feeds_bucket = bucket_of(l);
+      if (l > 0) kernel(kname::kDgrad[s], kConvShape, us(120));  // the input image needs no gradient
+      if (padded(l)) kernel(kname::kPadBackward, kEigenShape, us(18 * mem(l)), 0, kPadding);
+      // A bucket is complete once its lowest layer has its weight gradient; the
+      // last bucket (layer 0) is reduced in the "all-reduce" range below.
+      const bool closes = p_.buckets && l > 0 && bucket_of(l - 1) != bucket_of(l);
+      if (closes && o_.overlap_communication) comm(static_cast<std::uint32_t>(bucket_of(l)), Wait::bucket);
+    }
+    range(OpKind::pop);
+  }
+
+  void all_reduce() {
+    if (!p_.buckets) return;
+    range(OpKind::push, "all-reduce");
+    for (std::uint32_t b = o_.overlap_communication ? p_.buckets - 1 : 0; b < p_.buckets; ++b)
+      comm(b, o_.overlap_communication ? Wait::bucket : Wait::all_compute);
+    range(OpKind::pop);
+  }
+
+  // Bucket by bucket: each layer waits for its own bucket (overlapped weight
+  // update) or for the whole all-reduce.
+  void optimizer() {
+    range(OpKind::push, "optimizer");
+    p_.first_deferred = p_.ops.size();
+    for (std::uint32_t b = 0; b < std::max<std::uint32_t>(p_.buckets, 1); ++b)
+      for (std::uint32_t l = layers_; l-- > 0;) {
+        if (bucket_of(l) != static_cast<std::int16_t>(b)) continue;
+        const Wait w = (o_.overlap_weight_update || !p_.buckets) ? Wait::bucket : Wait::all_buckets;
+        kernel(kname::kSgd, kSgdShape, us(3 + 2 * stage(l)), 0, kNotPlanted, w).bucket = static_cast<std::int16_t>(b);
+      }
+    range(OpKind::pop);
+  }
+
+  void range(OpKind kind, const char* name = nullptr) {
     Op op;
     op.kind = kind;
     op.name = name;
-    ops.push_back(op);
-  };
-  auto kernel = [&](const char* name, const LaunchShape& shape, TimeNs ns, std::uint8_t stream = 0,
-                    Planted planted = kNotPlanted, Wait wait = Wait::nothing) -> Op& {
+    p_.ops.push_back(op);
+  }
+  Op& kernel(const char* name, const LaunchShape& shape, TimeNs ns, std::uint8_t stream = 0,
+             Planted planted = kNotPlanted, Wait wait = Wait::nothing) {
     Op op;
     op.planted = planted;
     op.wait = wait;
@@ -291,121 +404,38 @@ Program build_program(const SyntheticOptions& o, std::uint32_t layers, std::uint
     op.shape = &shape;
     op.base_ns = ns;
     op.compute = true;
-    ops.push_back(op);
-    return ops.back();
-  };
-  auto comm = [&](std::uint32_t bucket, Wait wait) {
+    p_.ops.push_back(op);
+    return p_.ops.back();
+  }
+  void comm(std::uint32_t bucket, Wait wait) {
     Op c;
     c.kind = OpKind::comm;
-    c.stream = static_cast<std::uint8_t>(p.comm_stream);
+    c.stream = static_cast<std::uint8_t>(p_.comm_stream);
     c.bucket = static_cast<std::int16_t>(bucket);
     c.wait = wait;
     c.name = kname::kAllReduce;
     c.shape = &kNcclShape;
-    ops.push_back(c);
-  };
+    p_.ops.push_back(c);
+  }
   // CIFAR ResNets have three stages (16, 32, 64 filters at 32x32, 16x16, 8x8):
   // convolutions cost about the same in each, memory-bound kernels halve.
-  auto stage = [&](std::uint32_t l) { return std::min<std::uint32_t>(2, l * 3 / layers); };
-  auto mem = [&](std::uint32_t l) { return 1.0 / static_cast<double>(1u << stage(l)); };
+  std::uint32_t stage(std::uint32_t l) const { return std::min<std::uint32_t>(2, l * 3 / layers_); }
+  double mem(std::uint32_t l) const { return 1.0 / static_cast<double>(1u << stage(l)); }
   // Buckets fill from the last layer backwards, as DDP's do.
-  auto bucket_of = [&](std::uint32_t l) {
-    return p.buckets ? static_cast<std::int16_t>(std::uint64_t{layers - 1 - l} * p.buckets / layers) : std::int16_t{0};
-  };
-  auto padded = [&](std::uint32_t l) { return pad && l % 3 == 0; };  // the down-sampling convolutions
-  const double bn = o.normalization_slowdown;
-
-  range(OpKind::push);  // "step N"
-  {
-    // The batch: copied at the start of the step, or (prefetching) the next
-    // step's batch copied while this one computes.
-    Op c;
-    c.kind = o.prefetch_input ? OpKind::prefetch_copy : OpKind::input_copy;
-    c.stream = static_cast<std::uint8_t>(p.copy_stream);
-    ops.push_back(c);
-    Op m;
-    m.kind = OpKind::memset;  // zero the gradient buffers
-    ops.push_back(m);
+  std::int16_t bucket_of(std::uint32_t l) const {
+    return p_.buckets ? static_cast<std::int16_t>(std::uint64_t{layers_ - 1 - l} * p_.buckets / layers_)
+                      : std::int16_t{0};
   }
+  bool padded(std::uint32_t l) const { return pad_ && l % 3 == 0; }  // the down-sampling convolutions
 
-  range(OpKind::push, "forward");
-  for (std::uint32_t l = 0; l < layers; ++l) {
-    const std::uint32_t s = stage(l);
-    if (padded(l)) kernel(kname::kPadForward, kEigenShape, us(18 * mem(l)), 0, kPadding);
-    kernel(l == 0 ? kname::kConvFirst : kname::kFprop[s], kConvShape, us(l == 0 ? 60 : 110), 0, kNotPlanted,
-           l == 0 ? Wait::input : Wait::nothing);
-    if (bcast) kernel(kname::kBroadcast, kEigenShape, us(20 * mem(l)), 0, kBroadcast);
-    if (transp) kernel(kname::kToNhwc, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
-    kernel(kname::kBnForward, kBnShape, us(40 * mem(l) * bn));
-    if (transp) kernel(kname::kToNchw, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
-    kernel(kname::kRelu, kEigenShape, us(22 * mem(l)));
-    if (l % 2 == 1) kernel(kname::kResidualAdd, kEigenShape, us(24 * mem(l)));
-  }
-  for (std::uint32_t i = 0; i < fillers; ++i) kernel(kname::kScale, kEigenShape, us(10));
-  kernel(kname::kPoolForward, kPoolShape, us(8));
-  kernel(kname::kGemmForward, kGemmShape, us(6));
-  kernel(kname::kSoftmaxForward, kSoftmaxShape, us(4));
-  range(OpKind::pop);
+  const SyntheticOptions& o_;
+  std::uint32_t layers_ = 0, cs_ = 0;
+  bool pad_ = false, bcast_ = false, transp_ = false;
+  Program p_;
+};
 
-  // Backward. Weight gradients run on the other compute streams when there
-  // are some, each waiting for the output gradient it needs from stream 0.
-  range(OpKind::push, "backward");
-  kernel(kname::kSoftmaxBackward, kSoftmaxShape, us(4));
-  kernel(kname::kGemmBackwardData, kGemmShape, us(7));
-  kernel(kname::kGemmBackwardWeight, kGemmShape, us(7)).feeds_bucket = 0;
-  kernel(kname::kPoolBackward, kPoolShape, us(10));
-  for (std::uint32_t l = layers; l-- > 0;) {
-    const std::uint32_t s = stage(l);
-    kernel(kname::kReluGrad, kEigenShape, us(26 * mem(l)));
-    if (transp) kernel(kname::kToNhwc, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
-    kernel(kname::kBnBackward, kBnShape, us(70 * mem(l) * bn));
-    if (transp) kernel(kname::kToNchw, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
-    const auto wstream = static_cast<std::uint8_t>(cs == 1 ? 0 : 1 + l % (cs - 1));
-    kernel(kname::kWgrad[s], kConvShape, us(140), wstream, kNotPlanted, wstream ? Wait::main_stream : Wait::nothing)
-        .feeds_bucket = bucket_of(l);
-    if (l > 0) kernel(kname::kDgrad[s], kConvShape, us(120));  // the input image needs no gradient
-    if (padded(l)) kernel(kname::kPadBackward, kEigenShape, us(18 * mem(l)), 0, kPadding);
-    // A bucket is complete once its lowest layer has its weight gradient; the
-    // last bucket (layer 0) is reduced in the "all-reduce" range below.
-    const bool closes = p.buckets && l > 0 && bucket_of(l - 1) != bucket_of(l);
-    if (closes && o.overlap_communication) comm(static_cast<std::uint32_t>(bucket_of(l)), Wait::bucket);
-  }
-  range(OpKind::pop);
-
-  if (p.buckets) {
-    range(OpKind::push, "all-reduce");
-    for (std::uint32_t b = o.overlap_communication ? p.buckets - 1 : 0; b < p.buckets; ++b)
-      comm(b, o.overlap_communication ? Wait::bucket : Wait::all_compute);
-    range(OpKind::pop);
-  }
-
-  // Optimizer, bucket by bucket: each layer waits for its own bucket
-  // (overlapped weight update) or for the whole all-reduce.
-  range(OpKind::push, "optimizer");
-  p.first_deferred = ops.size();
-  for (std::uint32_t b = 0; b < std::max<std::uint32_t>(p.buckets, 1); ++b)
-    for (std::uint32_t l = layers; l-- > 0;) {
-      if (bucket_of(l) != static_cast<std::int16_t>(b)) continue;
-      const Wait w = (o.overlap_weight_update || !p.buckets) ? Wait::bucket : Wait::all_buckets;
-      kernel(kname::kSgd, kSgdShape, us(3 + 2 * stage(l)), 0, kNotPlanted, w).bucket = static_cast<std::int16_t>(b);
-    }
-  range(OpKind::pop);
-
-  p.sync_index = ops.size();
-  if (o.sync_every_step) {
-    Op s;
-    s.kind = OpKind::sync;
-    ops.push_back(s);
-  }
-  range(OpKind::pop);  // step
-
-  p.comm_op.assign(p.buckets, 0);
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const Op& op = ops[i];
-    if (op.kind == OpKind::kernel || op.kind == OpKind::comm) ++p.kernels;
-    if (op.kind == OpKind::comm) p.comm_op[op.bucket] = i;
-  }
-  return p;
+Program build_program(const SyntheticOptions& o, std::uint32_t layers, std::uint32_t fillers) {
+  return ProgramBuilder(o, layers).build(fillers);
 }
 
 // [SECTION] Validation and sizing ---------------------------------------------------------------

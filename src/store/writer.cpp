@@ -20,6 +20,7 @@
 
 #include "store/detail/format.h"
 #include "store/detail/section_writer.h"
+#include "trace/files.h"
 
 #ifndef GPUSCOPE_VERSION_STRING
 #define GPUSCOPE_VERSION_STRING "unknown"
@@ -266,26 +267,21 @@ using namespace store_detail;
 // [SECTION] write_gscope ------------------------------------------------------------------------
 
 void write_gscope(const Trace& trace, const std::string& path, const GscopeWriteOptions& options) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw InputError(path, std::string("cannot create a temporary file next to it: ") + std::strerror(errno));
-  try {
-    SectionWriter w(fd, path, options);
-    w.write_header();
-    WrittenState state;
-    write_trace_parts(w, state,
-                      TraceParts{trace.strings(), trace.tracks(), trace.devices(), trace.processes(),
-                                 trace.counter_series(), trace.meta(), trace.tables()},
-                      options.rows_per_chunk);
-    w.write_footer();
-    if (options.sync) w.sync();
-    w.close();
-    if (::rename(tmp.c_str(), path.c_str()) != 0)
-      throw InputError(path, std::string("cannot rename the temporary file into place: ") + std::strerror(errno));
-  } catch (...) {
-    ::unlink(tmp.c_str());
-    throw;
-  }
+  files::OutputFile out(path);
+  // The section writer closes its own descriptor; the file's stays open for commit().
+  const int fd = ::fcntl(out.fd(), F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) throw InputError(path, std::string("cannot write: ") + std::strerror(errno));
+  SectionWriter w(fd, path, options);
+  w.write_header();
+  WrittenState state;
+  write_trace_parts(w, state,
+                    TraceParts{trace.strings(), trace.tracks(), trace.devices(), trace.processes(),
+                               trace.counter_series(), trace.meta(), trace.tables()},
+                    options.rows_per_chunk);
+  w.write_footer();
+  if (options.sync) w.sync();
+  w.close();
+  out.commit();
 }
 
 // [SECTION] GscopeAppender ------------------------------------------------------------------------

@@ -610,6 +610,220 @@ bool index_sorted_rows(const std::vector<TrackId>& track, const std::vector<Time
 
 }  // namespace
 
+// Syncs whose thread is known only through their API call.
+void TraceBuilder::resolve_sync_threads(Trace& t) {
+  TraceTables& tb = t.t_;
+  bool any = false;
+  for (TrackId id : tb.syncs.track) any |= id == kResolveThroughCorrelation;
+  if (any) {
+    std::uint64_t dup = 0;
+    const CorrelationMap map(tb.api_calls, &dup);
+    TrackId unknown = kNoRow;
+    for (std::size_t i = 0; i < tb.syncs.size(); ++i) {
+      if (tb.syncs.track[i] != kResolveThroughCorrelation) continue;
+      const RowIndex api = map.find(tb.syncs.correlation[i]);
+      if (api != kNoRow) {
+        tb.syncs.track[i] = tb.api_calls.track[api];
+      } else {
+        if (unknown == kNoRow) {
+          unknown = static_cast<TrackId>(t.tracks_.size());
+          t.tracks_.push_back(Track{TrackKind::cpu, 0, 0, 0, 0, "unknown thread"});
+        }
+        tb.syncs.track[i] = unknown;
+      }
+    }
+  }
+}
+
+// Tracks into display order: GPU (device, stream), then CPU (pid, tid).
+void TraceBuilder::order_tracks(Trace& t) {
+  TraceTables& tb = t.t_;
+  const std::size_t ntracks = t.tracks_.size();
+  std::vector<TrackId> order(ntracks);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](TrackId a, TrackId b) {
+    const Track& x = t.tracks_[a];
+    const Track& y = t.tracks_[b];
+    if (x.kind != y.kind) return x.kind < y.kind;
+    if (x.kind == TrackKind::gpu) return std::tie(x.device, x.stream) < std::tie(y.device, y.stream);
+    return std::tie(x.pid, x.tid) < std::tie(y.pid, y.tid);
+  });
+  bool identity = true;
+  for (std::size_t i = 0; i < ntracks; ++i) identity &= order[i] == i;
+  if (!identity) {
+    std::vector<TrackId> remap(ntracks);
+    std::vector<Track> sorted(ntracks);
+    for (std::size_t i = 0; i < ntracks; ++i) {
+      remap[order[i]] = static_cast<TrackId>(i);
+      sorted[i] = std::move(t.tracks_[order[i]]);
+    }
+    t.tracks_.swap(sorted);
+    tb.for_each_table([&](TableId, auto& table) {
+      if constexpr (requires { table.track; })
+        for (TrackId& x : table.track) x = remap[x];
+    });
+  }
+}
+
+// Per-track indexes, range depth and time bounds; sorts a table only if
+// the index pass finds its rows out of order (and indexes it again).
+void TraceBuilder::index_tables(Trace& t) {
+  TraceTables& tb = t.t_;
+  const std::size_t ntracks = t.tracks_.size();
+  std::vector<TimeNs> lane_end;
+  detail::prepare_column(tb.ranges.depth, tb.ranges.size());
+  tb.ranges.depth.assign(tb.ranges.size(), 0);
+  Bounds all;
+  for (int ti = 0; ti < kTableCount; ++ti) {
+    const auto table = static_cast<TableId>(ti);
+    const bool counters = table == TableId::counters;
+    const std::size_t groups = counters ? t.counter_series_.size() : ntracks;
+    std::uint16_t* depth = table == TableId::ranges ? tb.ranges.depth.data() : nullptr;
+    const detail::TimeColumns tc = detail::time_columns(tb, table);
+    const TrackIndexColumns index{t.index_[ti].begin, t.index_[ti].max_duration, t.index_[ti].ends_sorted};
+    Bounds bounds;
+    if (!index_sorted_rows(*tc.track, *tc.start, *tc.end, groups, index, depth, lane_end, bounds)) {
+      tb.for_each_table([&](TableId which, auto& rows) {
+        if (which != table) return;
+        if constexpr (requires { rows.track; })
+          sort_table(rows, ntracks);
+        else
+          sort_counters(rows, groups);
+      });
+      bounds = Bounds{};
+      if (!index_sorted_rows(*tc.track, *tc.start, *tc.end, groups, index, depth, lane_end, bounds))
+        throw std::logic_error("freeze: rows out of order after sorting");
+    }
+    all.add(bounds);
+    // GPU ops come first in the table order: the GPU bounds are the bounds
+    // once they are done.
+    if (table == TableId::memsets) {
+      static_assert(static_cast<int>(TableId::kernels) < static_cast<int>(TableId::memsets) &&
+                    static_cast<int>(TableId::memcpys) < static_cast<int>(TableId::memsets));
+      if (all.any) {
+        t.gpu_begin_time_ = all.lo;
+        t.gpu_end_time_ = all.hi;
+      }
+    }
+  }
+  if (all.any) {
+    t.begin_time_ = all.lo;
+    t.end_time_ = all.hi;
+  }
+}
+
+// Correlation links, both ways, and (in the same pass over the kernels)
+// kernel categories, classified once per distinct name. The derived
+// columns are appended row by row into mapped memory: an assign() first
+// would be one more pass over ~50 MB per 10M kernels.
+void TraceBuilder::link_ops(Trace& t) {
+  TraceTables& tb = t.t_;
+  std::uint64_t duplicates = 0;
+  const CorrelationMap map(tb.api_calls, &duplicates);
+  if (duplicates) t.meta_.set_stat("trace.duplicate_api_correlations", duplicates);
+  auto& api = tb.api_calls;
+  detail::prepare_column(api.op_table, api.size());
+  detail::prepare_column(api.op_row, api.size());
+  api.op_table.assign(api.size(), static_cast<std::uint8_t>(OpTable::none));
+  api.op_row.assign(api.size(), kNoRow);
+  // The start of an API row's primary op (the earliest of its ops).
+  auto primary_start = [&](RowIndex a) {
+    const RowIndex row = api.op_row[a];
+    switch (static_cast<OpTable>(api.op_table[a])) {
+      case OpTable::kernel:
+        return tb.kernels.start[row];
+      case OpTable::memcpy:
+        return tb.memcpys.start[row];
+      default:
+        return tb.memsets.start[row];
+    }
+  };
+  std::vector<std::uint8_t> category_of(t.strings_.size(), 0xff);  // by name id
+  // Hot loop: raw pointers in locals (byte stores may alias any memory, so
+  // the compiler would reload every vector's pointer after each), ids looked
+  // up in the dense map when there is one, a prefetch 16 rows ahead (the
+  // map is ~4 bytes per API call, far out of cache), and the derived
+  // columns appended a block at a time (one write per value, no push_back).
+  const CorrelationMap::Dense dense = map.dense();
+  std::uint8_t* const op_table = api.op_table.data();
+  RowIndex* const op_row = api.op_row.data();
+  auto link = [&](OpTable which, auto& table) {
+    constexpr bool kernels = std::is_same_v<std::remove_cvref_t<decltype(table)>, KernelTable>;
+    const std::size_t n = table.size();
+    table.api.clear();
+    detail::prepare_column(table.api, n);
+    if constexpr (kernels) {
+      table.category.clear();
+      detail::prepare_column(table.category, n);
+    }
+    // Locals, not the closure's references: those would be reloaded after
+    // every byte store too.
+    const CorrelationMap::Dense d = dense;
+    std::uint8_t* const ops = op_table;
+    RowIndex* const rows = op_row;
+    const std::uint32_t* const corr = table.correlation.data();
+    const TimeNs* const start = table.start.data();
+    [[maybe_unused]] const StringId* name = nullptr;
+    if constexpr (kernels) name = table.name.data();
+    std::uint8_t* const category_by_name = category_of.data();
+    const auto which_u8 = static_cast<std::uint8_t>(which);
+    // Prefetch the map's slot 32 rows ahead, and 16 rows ahead (that slot
+    // has arrived by then) the API row's op_table/op_row entries.
+    constexpr std::size_t kBlock = 1024, kAhead = 16;
+    RowIndex api_of[kBlock];
+    [[maybe_unused]] std::uint8_t category[kBlock];
+    for (std::size_t i0 = 0; i0 < n; i0 += kBlock) {
+      const std::size_t k = std::min(kBlock, n - i0);
+      for (std::size_t j = 0; j < k; ++j) {
+        const std::size_t i = i0 + j;
+        if constexpr (kernels) {
+          std::uint8_t c = category_by_name[name[i]];
+          if (c == 0xff) {
+            c = static_cast<std::uint8_t>(classify_kernel(t.strings_.get(name[i])));
+            category_by_name[name[i]] = c;
+          }
+          category[j] = c;
+        }
+        RowIndex a;
+        if (d.size) {
+          if (i + 2 * kAhead < n) d.prefetch(corr[i + 2 * kAhead]);
+          if (i + kAhead < n) {
+            const RowIndex ahead = d.find(corr[i + kAhead]);
+            if (ahead != kNoRow) {
+              __builtin_prefetch(ops + ahead);
+              __builtin_prefetch(rows + ahead);
+            }
+          }
+          a = d.find(corr[i]);
+        } else {
+          a = map.find(corr[i]);
+        }
+        api_of[j] = a;
+        if (a == kNoRow) continue;
+        const auto row = static_cast<RowIndex>(i);
+        if (ops[a] == static_cast<std::uint8_t>(OpTable::none)) {
+          ops[a] = which_u8;
+          rows[a] = row;
+        } else if (start[i] < primary_start(a)) {
+          t.extra_ops_.push_back({a, OpRef{static_cast<OpTable>(ops[a]), rows[a]}});
+          ops[a] = which_u8;
+          rows[a] = row;
+        } else {
+          t.extra_ops_.push_back({a, OpRef{which, row}});
+        }
+      }
+      table.api.insert(table.api.end(), api_of, api_of + k);
+      if constexpr (kernels) table.category.insert(table.category.end(), category, category + k);
+    }
+  };
+  link(OpTable::kernel, tb.kernels);
+  link(OpTable::memcpy, tb.memcpys);
+  link(OpTable::memset, tb.memsets);
+  std::stable_sort(t.extra_ops_.begin(), t.extra_ops_.end(),
+                   [](const Trace::ExtraOp& a, const Trace::ExtraOp& b) { return a.api_row < b.api_row; });
+  t.extra_ops_.shrink_to_fit();
+}
+
 Trace TraceBuilder::freeze(Rows rows) {
   Trace t = std::move(trace_);
   trace_ = Trace();
@@ -619,214 +833,10 @@ Trace TraceBuilder::freeze(Rows rows) {
 
   validate(t, tb, rows == Rows::checked);
 
-  // Syncs whose thread is known only through their API call.
-  {
-    bool any = false;
-    for (TrackId id : tb.syncs.track) any |= id == kResolveThroughCorrelation;
-    if (any) {
-      std::uint64_t dup = 0;
-      const CorrelationMap map(tb.api_calls, &dup);
-      TrackId unknown = kNoRow;
-      for (std::size_t i = 0; i < tb.syncs.size(); ++i) {
-        if (tb.syncs.track[i] != kResolveThroughCorrelation) continue;
-        const RowIndex api = map.find(tb.syncs.correlation[i]);
-        if (api != kNoRow) {
-          tb.syncs.track[i] = tb.api_calls.track[api];
-        } else {
-          if (unknown == kNoRow) {
-            unknown = static_cast<TrackId>(t.tracks_.size());
-            t.tracks_.push_back(Track{TrackKind::cpu, 0, 0, 0, 0, "unknown thread"});
-          }
-          tb.syncs.track[i] = unknown;
-        }
-      }
-    }
-  }
-
-  // Tracks into display order: GPU (device, stream), then CPU (pid, tid).
-  const std::size_t ntracks = t.tracks_.size();
-  {
-    std::vector<TrackId> order(ntracks);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](TrackId a, TrackId b) {
-      const Track& x = t.tracks_[a];
-      const Track& y = t.tracks_[b];
-      if (x.kind != y.kind) return x.kind < y.kind;
-      if (x.kind == TrackKind::gpu) return std::tie(x.device, x.stream) < std::tie(y.device, y.stream);
-      return std::tie(x.pid, x.tid) < std::tie(y.pid, y.tid);
-    });
-    bool identity = true;
-    for (std::size_t i = 0; i < ntracks; ++i) identity &= order[i] == i;
-    if (!identity) {
-      std::vector<TrackId> remap(ntracks);
-      std::vector<Track> sorted(ntracks);
-      for (std::size_t i = 0; i < ntracks; ++i) {
-        remap[order[i]] = static_cast<TrackId>(i);
-        sorted[i] = std::move(t.tracks_[order[i]]);
-      }
-      t.tracks_.swap(sorted);
-      tb.for_each_table([&](TableId, auto& table) {
-        if constexpr (requires { table.track; })
-          for (TrackId& x : table.track) x = remap[x];
-      });
-    }
-  }
-
-  // Per-track indexes, range depth and time bounds; sorts a table only if
-  // the index pass finds its rows out of order (and indexes it again).
-  {
-    std::vector<TimeNs> lane_end;
-    detail::prepare_column(tb.ranges.depth, tb.ranges.size());
-    tb.ranges.depth.assign(tb.ranges.size(), 0);
-    Bounds all;
-    for (int ti = 0; ti < kTableCount; ++ti) {
-      const auto table = static_cast<TableId>(ti);
-      const bool counters = table == TableId::counters;
-      const std::size_t groups = counters ? t.counter_series_.size() : ntracks;
-      std::uint16_t* depth = table == TableId::ranges ? tb.ranges.depth.data() : nullptr;
-      const detail::TimeColumns tc = detail::time_columns(tb, table);
-      const TrackIndexColumns index{t.index_[ti].begin, t.index_[ti].max_duration, t.index_[ti].ends_sorted};
-      Bounds bounds;
-      if (!index_sorted_rows(*tc.track, *tc.start, *tc.end, groups, index, depth, lane_end, bounds)) {
-        tb.for_each_table([&](TableId which, auto& rows) {
-          if (which != table) return;
-          if constexpr (requires { rows.track; })
-            sort_table(rows, ntracks);
-          else
-            sort_counters(rows, groups);
-        });
-        bounds = Bounds{};
-        if (!index_sorted_rows(*tc.track, *tc.start, *tc.end, groups, index, depth, lane_end, bounds))
-          throw std::logic_error("freeze: rows out of order after sorting");
-      }
-      all.add(bounds);
-      // GPU ops come first in the table order: the GPU bounds are the bounds
-      // once they are done.
-      if (table == TableId::memsets) {
-        static_assert(static_cast<int>(TableId::kernels) < static_cast<int>(TableId::memsets) &&
-                      static_cast<int>(TableId::memcpys) < static_cast<int>(TableId::memsets));
-        if (all.any) {
-          t.gpu_begin_time_ = all.lo;
-          t.gpu_end_time_ = all.hi;
-        }
-      }
-    }
-    if (all.any) {
-      t.begin_time_ = all.lo;
-      t.end_time_ = all.hi;
-    }
-  }
-
-  // Correlation links, both ways, and (in the same pass over the kernels)
-  // kernel categories, classified once per distinct name. The derived
-  // columns are appended row by row into mapped memory: an assign() first
-  // would be one more pass over ~50 MB per 10M kernels.
-  {
-    std::uint64_t duplicates = 0;
-    const CorrelationMap map(tb.api_calls, &duplicates);
-    if (duplicates) t.meta_.set_stat("trace.duplicate_api_correlations", duplicates);
-    auto& api = tb.api_calls;
-    detail::prepare_column(api.op_table, api.size());
-    detail::prepare_column(api.op_row, api.size());
-    api.op_table.assign(api.size(), static_cast<std::uint8_t>(OpTable::none));
-    api.op_row.assign(api.size(), kNoRow);
-    // The start of an API row's primary op (the earliest of its ops).
-    auto primary_start = [&](RowIndex a) {
-      const RowIndex row = api.op_row[a];
-      switch (static_cast<OpTable>(api.op_table[a])) {
-        case OpTable::kernel:
-          return tb.kernels.start[row];
-        case OpTable::memcpy:
-          return tb.memcpys.start[row];
-        default:
-          return tb.memsets.start[row];
-      }
-    };
-    std::vector<std::uint8_t> category_of(t.strings_.size(), 0xff);  // by name id
-    // Hot loop: raw pointers in locals (byte stores may alias any memory, so
-    // the compiler would reload every vector's pointer after each), ids looked
-    // up in the dense map when there is one, a prefetch 16 rows ahead (the
-    // map is ~4 bytes per API call, far out of cache), and the derived
-    // columns appended a block at a time (one write per value, no push_back).
-    const CorrelationMap::Dense dense = map.dense();
-    std::uint8_t* const op_table = api.op_table.data();
-    RowIndex* const op_row = api.op_row.data();
-    auto link = [&](OpTable which, auto& table) {
-      constexpr bool kernels = std::is_same_v<std::remove_cvref_t<decltype(table)>, KernelTable>;
-      const std::size_t n = table.size();
-      table.api.clear();
-      detail::prepare_column(table.api, n);
-      if constexpr (kernels) {
-        table.category.clear();
-        detail::prepare_column(table.category, n);
-      }
-      // Locals, not the closure's references: those would be reloaded after
-      // every byte store too.
-      const CorrelationMap::Dense d = dense;
-      std::uint8_t* const ops = op_table;
-      RowIndex* const rows = op_row;
-      const std::uint32_t* const corr = table.correlation.data();
-      const TimeNs* const start = table.start.data();
-      [[maybe_unused]] const StringId* name = nullptr;
-      if constexpr (kernels) name = table.name.data();
-      std::uint8_t* const category_by_name = category_of.data();
-      const auto which_u8 = static_cast<std::uint8_t>(which);
-      // Prefetch the map's slot 32 rows ahead, and 16 rows ahead (that slot
-      // has arrived by then) the API row's op_table/op_row entries.
-      constexpr std::size_t kBlock = 1024, kAhead = 16;
-      RowIndex api_of[kBlock];
-      [[maybe_unused]] std::uint8_t category[kBlock];
-      for (std::size_t i0 = 0; i0 < n; i0 += kBlock) {
-        const std::size_t k = std::min(kBlock, n - i0);
-        for (std::size_t j = 0; j < k; ++j) {
-          const std::size_t i = i0 + j;
-          if constexpr (kernels) {
-            std::uint8_t c = category_by_name[name[i]];
-            if (c == 0xff) {
-              c = static_cast<std::uint8_t>(classify_kernel(t.strings_.get(name[i])));
-              category_by_name[name[i]] = c;
-            }
-            category[j] = c;
-          }
-          RowIndex a;
-          if (d.size) {
-            if (i + 2 * kAhead < n) d.prefetch(corr[i + 2 * kAhead]);
-            if (i + kAhead < n) {
-              const RowIndex ahead = d.find(corr[i + kAhead]);
-              if (ahead != kNoRow) {
-                __builtin_prefetch(ops + ahead);
-                __builtin_prefetch(rows + ahead);
-              }
-            }
-            a = d.find(corr[i]);
-          } else {
-            a = map.find(corr[i]);
-          }
-          api_of[j] = a;
-          if (a == kNoRow) continue;
-          const auto row = static_cast<RowIndex>(i);
-          if (ops[a] == static_cast<std::uint8_t>(OpTable::none)) {
-            ops[a] = which_u8;
-            rows[a] = row;
-          } else if (start[i] < primary_start(a)) {
-            t.extra_ops_.push_back({a, OpRef{static_cast<OpTable>(ops[a]), rows[a]}});
-            ops[a] = which_u8;
-            rows[a] = row;
-          } else {
-            t.extra_ops_.push_back({a, OpRef{which, row}});
-          }
-        }
-        table.api.insert(table.api.end(), api_of, api_of + k);
-        if constexpr (kernels) table.category.insert(table.category.end(), category, category + k);
-      }
-    };
-    link(OpTable::kernel, tb.kernels);
-    link(OpTable::memcpy, tb.memcpys);
-    link(OpTable::memset, tb.memsets);
-    std::stable_sort(t.extra_ops_.begin(), t.extra_ops_.end(),
-                     [](const Trace::ExtraOp& a, const Trace::ExtraOp& b) { return a.api_row < b.api_row; });
-    t.extra_ops_.shrink_to_fit();
-  }
+  resolve_sync_threads(t);
+  order_tracks(t);
+  index_tables(t);
+  link_ops(t);
 
   return t;
 }

@@ -97,6 +97,12 @@ class TraceBuilder {
   Trace freeze(Rows rows = Rows::unchecked);
 
  private:
+  // freeze()'s phases, in order.
+  static void resolve_sync_threads(Trace& t);  // syncs known only by their API call get its thread
+  static void order_tracks(Trace& t);          // tracks into display order, track ids renumbered
+  static void index_tables(Trace& t);          // per-track indexes, range depth, time bounds (sorts if needed)
+  static void link_ops(Trace& t);              // correlation links both ways, kernel categories
+
   Trace trace_;
   std::unordered_map<std::uint64_t, TrackId> gpu_tracks_, cpu_tracks_;
 };

@@ -1,5 +1,5 @@
 // Analysis speed: analyze() on synthetic data-parallel jobs of 1M and 10M
-// kernels (all metrics and findings, one core). Target (issue 3): 10M kernels
+// kernels (all metrics and findings, one core). Target: 10M kernels
 // in <= 0.5 s, memory <= 2x the loaded trace. Numbers: docs/PERFORMANCE.md.
 #include <benchmark/benchmark.h>
 

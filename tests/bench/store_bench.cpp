@@ -1,6 +1,6 @@
 // .gscope benchmarks on the official synthetic trace (make_synthetic_trace,
 // what `gpuscope synth` writes): write speed, file size, read speed, memory
-// after load. Targets (issue 2), per kernel event of a 10M-kernel trace:
+// after load. Targets, per kernel event of a 10M-kernel trace:
 // file <= 12 bytes, read >= 15M/s, write >= 10M/s, memory after load <= 100 bytes.
 //
 //   build/bench/bench_store                       # 10M kernels, files in /tmp

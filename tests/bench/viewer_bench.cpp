@@ -1,4 +1,4 @@
-// The viewer's frame cost on a 10M-kernel synthetic trace (issue 6 targets:
+// The viewer's frame cost on a 10M-kernel synthetic trace (targets:
 // first frame <= 2 s after the file is read; every frame <= 8 ms of CPU and
 // <= 300k vertices at any zoom). Frames are built with ImGui's null backend —
 // NewFrame, View::draw, Render — which is all the CPU work of a real frame
@@ -31,8 +31,8 @@ std::uint64_t kernels_wanted() {
   return env ? std::strtoull(env, nullptr, 10) : 10'000'000;
 }
 
-// CPU time of this thread: the shared 2-core machine makes wall time mostly
-// a measure of the other engineers' load.
+// CPU time of this thread: on a shared or loaded machine wall time mostly
+// measures the other load.
 double thread_cpu_s() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);

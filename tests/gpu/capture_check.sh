@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# GPU check of gpuscope's CUPTI capture (issue 4), in one call on the GPU
+# GPU check of gpuscope's CUPTI capture, in one call on the GPU
 # machine, from the repository root:
 #
 #   here:        bash tests/gpu/capture_deps.sh            (once: build dependencies)
-#   device tool: run(command="bash tests/gpu/capture_check.sh", carry=["build-gpu-deps"], timeout_s=600)
+#   GPU machine: run(command="bash tests/gpu/capture_check.sh", carry=["build-gpu-deps"], timeout_s=600)
 #
 # It builds (viewer off) and then:
 #  1. runs the capture unit tests with a GPU present;
@@ -21,7 +21,7 @@
 #     peak RSS after 60 s close to that after 15 s); resnet-train --preset tuned
 #     with and without capture if it was built (target <= 3% step time).
 # Output: tests/gpu/results/capture-<UTC time>.log (everything) and .md (the
-# table with date, GPU, driver), also copied to $OUT when the device tool sets it.
+# table with date, GPU, driver), also copied to $OUT when $OUT is set (the GPU machine's output folder).
 # Exit status 0 when every check that ran passed.
 # Knobs: CAPTURE_CHECK_BUDGET_S (default 540: optional parts are skipped when
 # time runs short), CAPTURE_CHECK_SKIP_RESNET=1, CAPTURE_CHECK_JOBS,

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# GPU check of the bundled workload (resnet-train, issue 5), for a session that
-# has the GPU machine (one H200, no internet; cuDNN/NCCL possibly only in
+# GPU check of the bundled workload (resnet-train), for a machine with
+# a GPU (the project's GPU machine: one H200, no internet; cuDNN/NCCL possibly only in
 # Python's site-packages). One call, under 10 minutes:
 #
 #   here (Debian, apt):  bash tests/gpu/capture_deps.sh      # once: the build's .debs into build-gpu-deps/
-#   device tool:         run(command="bash tests/gpu/workload_check.sh", carry=["build-gpu-deps"], timeout_s=600)
+#   GPU machine:         run(command="bash tests/gpu/workload_check.sh", carry=["build-gpu-deps"], timeout_s=600)
 #
 #  1. build (viewer and benchmarks off): resnet-train, workload_kernel_check,
 #     gpuscope; if the whole project cannot configure, a standalone build of
@@ -28,7 +28,7 @@
 # Sections run in that order against a time budget (WORKLOAD_CHECK_BUDGET
 # seconds, default 560); what does not fit is reported as skipped, never
 # silently dropped. Writes RESULTS/workload-<UTC stamp>.log (everything) and
-# .md (the table, with date, GPU and driver); with $OUT set (the device tool)
+# .md (the table, with date, GPU and driver); with $OUT set (the GPU machine's output folder)
 # copies them, the per-step logs and the captures there. Exit status 0 when
 # every check that ran passed.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the shape of a captured resnet-train profile against issue 5.
+"""Checks the shape of a captured resnet-train profile against the workload's targets (docs/workload.md).
 
   workload_profile_shape.py report seed|tuned REPORT.json   # `gpuscope report --json` output
   workload_profile_shape.py chrome seed|tuned TRACE.json    # `gpuscope export --format chrome` output

@@ -1,0 +1,241 @@
+#include "trace/files.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "trace/error.h"
+
+namespace gpuscope::files {
+
+namespace {
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+// [SECTION] Named temporaries the signal handlers remove -------------------------------------------
+//
+// A fixed table, so the handler touches no heap and calls only unlink(): a
+// slot is claimed (state 1), filled, published (2); the handler unlinks
+// published slots.
+constexpr int kSlots = 32;
+constexpr std::size_t kPathMax = 4096;
+struct Slot {
+  std::atomic<int> state{0};  // 0 free, 1 being written, 2 published
+  char path[kPathMax];
+};
+Slot g_slots[kSlots];
+
+int register_temporary(const std::string& path) {
+  if (path.size() >= kPathMax) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    int expected = 0;
+    if (!g_slots[i].state.compare_exchange_strong(expected, 1)) continue;
+    std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
+    g_slots[i].state.store(2, std::memory_order_release);
+    return i;
+  }
+  return -1;  // more than kSlots at once: the destructor still removes it
+}
+
+void unregister_temporary(int slot) {
+  if (slot >= 0) g_slots[slot].state.store(0, std::memory_order_release);
+}
+
+extern "C" void remove_temporaries_and_reraise(int sig) {
+  for (Slot& s : g_slots)
+    if (s.state.load(std::memory_order_acquire) == 2) ::unlink(s.path);
+  std::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+// "<dir>/<name>.tmp.<pid>" left by processes that no longer run (a SIGKILL).
+void remove_stale_temporaries(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string prefix = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp.";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view name(e->d_name);
+    if (!name.starts_with(prefix)) continue;
+    const std::string_view digits = name.substr(prefix.size());
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string_view::npos)
+      continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(std::string(digits)));
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to judge)
+    ::unlinkat(::dirfd(d), e->d_name, 0);
+  }
+  ::closedir(d);
+}
+
+std::string directory_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+// [SECTION] Inputs and outputs ---------------------------------------------------------------------
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {
+  }, sb{};
+  if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+void refuse_output_among_inputs(const std::string& output, std::span<const std::string> inputs) {
+  for (const std::string& in : inputs)
+    if (same_file(output, in))
+      throw InputError(output, in == output ? "is also an input of this command; refusing to overwrite it"
+                                            : "is the same file as the input " + in + "; refusing to overwrite it");
+}
+
+OutputFile::OutputFile(std::string path, Kind kind) : path_(std::move(path)) {
+  remove_stale_temporaries(path_);
+#ifdef O_TMPFILE
+  if (kind == Kind::any) fd_ = ::open(directory_of(path_).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+#endif
+  if (fd_ < 0) {
+    temp_ = path_ + ".tmp." + std::to_string(::getpid());
+    slot_ = register_temporary(temp_);
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+      const int err = errno;
+      unregister_temporary(slot_);
+      slot_ = -1;
+      temp_.clear();
+      throw InputError(path_, "cannot create: " + errno_text(err));
+    }
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+  unregister_temporary(slot_);
+}
+
+void OutputFile::fail(const std::string& what, int err) { throw InputError(path_, what + ": " + errno_text(err)); }
+
+void OutputFile::write(const void* data, std::size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t w = ::write(fd_, p, size);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) fail("cannot write", errno);
+    p += w;
+    size -= static_cast<std::size_t>(w);
+  }
+}
+
+void OutputFile::close_fd() {
+  if (fd_ >= 0 && ::close(fd_) != 0) {
+    fd_ = -1;
+    fail("cannot write", errno);
+  }
+  fd_ = -1;
+}
+
+void OutputFile::commit(bool sync) {
+  if (fd_ >= 0) {
+    if (sync && ::fdatasync(fd_) != 0) fail("cannot write", errno);
+    if (temp_.empty()) {
+      // Unnamed: give it a unique name beside the output (linkat through
+      // /proc, which needs no privilege), then rename that over the output.
+      temp_ = path_ + ".tmp." + std::to_string(::getpid());
+      slot_ = register_temporary(temp_);
+      const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
+      ::unlink(temp_.c_str());
+      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, temp_.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+        const int err = errno;
+        temp_.clear();
+        fail("cannot put the finished file into place", err);
+      }
+    }
+    close_fd();
+  }
+  if (::rename(temp_.c_str(), path_.c_str()) != 0) fail("cannot put the finished file into place", errno);
+  committed_ = true;
+  unregister_temporary(slot_);
+  slot_ = -1;
+}
+
+void remove_temporaries_on_signals() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGTERM, SIGHUP, SIGINT, SIGPIPE}) {
+      struct sigaction sa {};
+      sa.sa_handler = remove_temporaries_and_reraise;
+      sigemptyset(&sa.sa_mask);
+      sa.sa_flags = SA_RESETHAND;
+      ::sigaction(sig, &sa, nullptr);
+    }
+  });
+}
+
+std::string seekable_path(const std::string& path, int wait_s) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return path;  // the reader's open() says why
+  if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) return path;
+  // A stream can be read once: a second look (detection, then reading) gets
+  // the copy made by the first.
+  static std::mutex mutex;
+  static std::map<std::string, std::string> spooled;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = spooled.find(path); it != spooled.end()) return it->second;
+  const int in = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (in < 0) throw InputError(path, "cannot open: " + errno_text(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } close_in{in};
+  // A FIFO with no writer yet: wait for data (or its end) a bounded time.
+  pollfd pfd{in, POLLIN, 0};
+  int ready;
+  do ready = ::poll(&pfd, 1, wait_s * 1000);
+  while (ready < 0 && errno == EINTR);
+  if (ready == 0)
+    throw InputError(path,
+                     "nothing arrived from this pipe in " + std::to_string(wait_s) + " s (is anything writing to it?)");
+  ::fcntl(in, F_SETFL, ::fcntl(in, F_GETFL) & ~O_NONBLOCK);
+  const int mem = ::memfd_create("gpuscope-input", MFD_CLOEXEC);
+  if (mem < 0) throw InputError(path, "cannot buffer the stream: " + errno_text(errno));
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    const ssize_t r = ::read(in, buf.data(), buf.size());
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      const int err = errno;
+      ::close(mem);
+      throw InputError(path, "cannot read: " + errno_text(err));
+    }
+    if (r == 0) break;
+    for (ssize_t done = 0; done < r;) {
+      const ssize_t w = ::write(mem, buf.data() + done, static_cast<std::size_t>(r - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) {
+        const int err = errno;
+        ::close(mem);
+        throw InputError(path, "cannot buffer the stream: " + errno_text(err));
+      }
+      done += w;
+    }
+  }
+  // Open until the process ends, like stdin.
+  return spooled[path] = "/proc/self/fd/" + std::to_string(mem);
+}
+
+}  // namespace gpuscope::files

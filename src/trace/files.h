@@ -1,0 +1,76 @@
+// Files in and out, with the rules every reader and writer of gpuscope keeps:
+//
+//  * An output never replaces one of the command's inputs (the same file by
+//    device and inode, whatever the path or link that names it).
+//  * An output appears complete or not at all: it is written to a temporary
+//    first and moved into place by commit(). The temporary is unnamed where
+//    the filesystem allows (O_TMPFILE: the kernel drops it whatever kills the
+//    process, SIGKILL included); otherwise it is "<path>.tmp.<pid>", removed
+//    by the destructor, by the signal handlers of remove_temporaries_on_signals(),
+//    and, after a SIGKILL, by the next OutputFile for the same path (leftovers
+//    of dead processes only).
+//  * An input that is a pipe, FIFO or character device (a process substitution
+//    such as <(zcat t.json.gz), /dev/stdin) is read to its end once into an
+//    anonymous memory file, so the readers can seek in it like in a file.
+#pragma once
+
+#include <span>
+#include <string>
+
+namespace gpuscope::files {
+
+// Whether two paths name the same existing file (device and inode, links
+// followed). False when either does not exist.
+bool same_file(const std::string& a, const std::string& b);
+
+// Throws InputError naming `output` when it is the same file as one of
+// `inputs`; nothing is touched.
+void refuse_output_among_inputs(const std::string& output, std::span<const std::string> inputs);
+
+class OutputFile {
+ public:
+  enum class Kind {
+    any,    // unnamed where possible; write through fd()
+    named,  // always "<path>.tmp.<pid>": for writers that open the file by name (SQLite, image writers)
+  };
+  // Creates the temporary in `path`'s directory. Throws InputError naming
+  // `path` when it cannot.
+  explicit OutputFile(std::string path, Kind kind = Kind::any);
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  ~OutputFile();  // an uncommitted temporary is removed
+
+  int fd() const { return fd_; }                          // open for writing (-1 after close_fd())
+  const std::string& temp_path() const { return temp_; }  // empty while the temporary is unnamed
+  const std::string& path() const { return path_; }
+
+  // Writes all of `size` bytes at the current offset. Throws InputError.
+  void write(const void* data, std::size_t size);
+  // Closes fd() (for writers that reopen temp_path() themselves).
+  void close_fd();
+  // Flushes to disk (fdatasync when `sync`) and moves the file into place,
+  // replacing what was there. Throws InputError; the temporary is then gone.
+  void commit(bool sync = false);
+
+ private:
+  [[noreturn]] void fail(const std::string& what, int err);
+  std::string path_, temp_;
+  int fd_ = -1;
+  int slot_ = -1;  // in the signal handlers' list of named temporaries
+  bool committed_ = false;
+};
+
+// SIGTERM, SIGHUP, SIGINT and SIGPIPE remove the named temporaries of every
+// OutputFile still open, then end the process with the signal's own status.
+// For programs (the CLI, the viewer), never for a library loaded into someone
+// else's process.
+void remove_temporaries_on_signals();
+
+// A path the readers can open and seek: `path` itself for a regular file;
+// for a pipe, FIFO, socket or character device, its whole content read once
+// into an anonymous memory file ("/proc/self/fd/N", kept open until exit).
+// Waits at most `wait_s` seconds for the first byte of a FIFO nobody writes
+// to. Throws InputError naming `path`.
+std::string seekable_path(const std::string& path, int wait_s = 10);
+
+}  // namespace gpuscope::files

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The one-way arrows of docs/architecture.md, checked: every `#include "dir/…"`
+# in src/<module>/ and viewer/ must name a module that <module> may include.
+#   layering.sh SOURCE_DIR
+set -euo pipefail
+root=${1:?usage: layering.sh SOURCE_DIR}
+cd "$root"
+
+declare -A allowed=(
+  [trace]="trace"
+  [store]="trace store"
+  [import]="trace store import"
+  [capture]="trace store capture gpuscope"
+  [analysis]="trace analysis"
+  [export]="trace analysis export"
+  [python]="trace store import analysis export python"
+  [cli]="trace store import capture analysis export cli gpuscope"
+  [viewer]="trace store import analysis export viewer"
+)
+
+failures=0
+check_dir() {  # MODULE DIR
+  local module=$1 dir=$2 file line target
+  [ -d "$dir" ] || return 0
+  while IFS=: read -r file line target; do
+    if [[ " ${allowed[$module]} " != *" $target "* ]]; then
+      echo "FAIL: $file:$line: $module/ includes $target/ (allowed: ${allowed[$module]})"
+      failures=$((failures + 1))
+    fi
+  done < <(grep -rnoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[a-z_]+/' "$dir" \
+             --include='*.h' --include='*.cpp' --include='*.cu' --include='*.cuh' |
+           sed -E 's/^([^:]+):([0-9]+):.*"([a-z_]+)\/$/\1:\2:\3/')
+}
+
+for module in "${!allowed[@]}"; do
+  [ "$module" = viewer ] && continue
+  [ -d "src/$module" ] || { [ "$module" = python ] && continue; echo "FAIL: src/$module is missing"; failures=$((failures + 1)); continue; }
+  check_dir "$module" "src/$module"
+done
+check_dir viewer viewer
+for dir in src/*/; do
+  m=$(basename "$dir")
+  [ -n "${allowed[$m]+x}" ] || { echo "FAIL: src/$m has no row in the layering table (tests/house/layering.sh, docs/architecture.md)"; failures=$((failures + 1)); }
+done
+
+if ((failures)); then echo "layering: $failures include(s) against the arrows"; exit 1; fi
+echo "layering: every include follows the arrows"

@@ -1,0 +1,178 @@
+// files.h: outputs never replace an input, appear complete or not at all,
+// leave no temporary behind (destructor, signals, a dead process's leftovers),
+// and streams are read once into something seekable.
+#include "trace/files.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "trace/error.h"
+
+namespace gpuscope::files {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Files : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gpuscope-files-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  static std::string read(const std::string& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  }
+  static void write(const std::string& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+  std::size_t entries() const {
+    return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
+  }
+  fs::path dir_;
+};
+
+TEST_F(Files, SameFileByInodeThroughLinksAndOtherPaths) {
+  write(path("a"), "x");
+  write(path("b"), "x");
+  fs::create_symlink(path("a"), path("link"));
+  fs::create_hard_link(path("a"), path("hard"));
+  EXPECT_TRUE(same_file(path("a"), path("link")));
+  EXPECT_TRUE(same_file(path("a"), path("hard")));
+  EXPECT_TRUE(same_file(path("a"), dir_.string() + "/./a"));
+  EXPECT_FALSE(same_file(path("a"), path("b")));
+  EXPECT_FALSE(same_file(path("a"), path("missing")));
+}
+
+TEST_F(Files, AnOutputThatIsAnInputIsRefusedAndUntouched) {
+  write(path("t.gscope"), "trace");
+  fs::create_symlink(path("t.gscope"), path("l.gscope"));
+  const std::vector<std::string> inputs{path("other"), path("t.gscope")};
+  for (const std::string& out :
+       {path("t.gscope"), path("l.gscope"), dir_.string() + "/../" + dir_.filename().string() + "/t.gscope"}) {
+    try {
+      refuse_output_among_inputs(out, inputs);
+      ADD_FAILURE() << out << " was not refused";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.file(), out);
+      EXPECT_NE(e.reason().find("refusing to overwrite"), std::string::npos) << e.reason();
+    }
+  }
+  EXPECT_NO_THROW(refuse_output_among_inputs(path("new.json"), inputs));
+  EXPECT_EQ(read(path("t.gscope")), "trace");
+}
+
+TEST_F(Files, CommitReplacesTheOutputAtOnceAndAnUncommittedFileLeavesNothing) {
+  write(path("out"), "old");
+  for (auto kind : {OutputFile::Kind::any, OutputFile::Kind::named}) {
+    {
+      OutputFile f(path("out"), kind);
+      f.write("new", 3);
+      EXPECT_EQ(read(path("out")), "old");  // not before commit
+      f.commit();
+    }
+    EXPECT_EQ(read(path("out")), "new");
+    EXPECT_EQ(entries(), 1u);
+    {
+      OutputFile f(path("out"), kind);
+      f.write("half", 4);
+    }  // destroyed without commit: an error on the way
+    EXPECT_EQ(read(path("out")), "new");
+    EXPECT_EQ(entries(), 1u);
+    write(path("out"), "old");
+  }
+}
+
+TEST_F(Files, ANamedTemporaryCanBeWrittenByName) {
+  OutputFile f(path("db.sqlite"), OutputFile::Kind::named);
+  ASSERT_FALSE(f.temp_path().empty());
+  f.close_fd();
+  write(f.temp_path(), "by name");
+  f.commit();
+  EXPECT_EQ(read(path("db.sqlite")), "by name");
+  EXPECT_EQ(entries(), 1u);
+}
+
+TEST_F(Files, LeftoversOfDeadProcessesGoWithTheNextOutput) {
+  // A child that dies holding a named temporary: SIGKILL cannot be caught.
+  const pid_t child = ::fork();
+  if (child == 0) {
+    OutputFile f(path("x.sqlite"), OutputFile::Kind::named);
+    f.write("partial", 7);
+    ::kill(::getpid(), SIGKILL);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_TRUE(fs::exists(path("x.sqlite.tmp." + std::to_string(child))));
+  write(path("x.sqlite.tmp.1"), "pid 1 is alive: not ours to remove");
+  {
+    OutputFile f(path("x.sqlite"));
+    f.write("ok", 2);
+    f.commit();
+  }
+  EXPECT_FALSE(fs::exists(path("x.sqlite.tmp." + std::to_string(child))));
+  EXPECT_TRUE(fs::exists(path("x.sqlite.tmp.1")));
+  EXPECT_EQ(read(path("x.sqlite")), "ok");
+}
+
+TEST_F(Files, ACaughtSignalRemovesNamedTemporariesAndEndsWithTheSignal) {
+  for (int sig : {SIGTERM, SIGHUP, SIGINT, SIGPIPE}) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      remove_temporaries_on_signals();
+      OutputFile f(path("y.sqlite"), OutputFile::Kind::named);
+      f.write("partial", 7);
+      ::raise(sig);
+      ::_exit(0);  // not reached
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status)) << sig;
+    EXPECT_EQ(WTERMSIG(status), sig);
+    EXPECT_EQ(entries(), 0u) << "signal " << sig << " left a temporary";
+  }
+}
+
+TEST_F(Files, AFifoIsReadOnceIntoSomethingSeekable) {
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  std::thread writer([&] {
+    std::ofstream f(path("fifo"), std::ios::binary);
+    f << std::string(3 << 20, 'z') << "end";
+  });
+  const std::string p = seekable_path(path("fifo"));
+  writer.join();
+  EXPECT_NE(p, path("fifo"));
+  EXPECT_EQ(seekable_path(path("fifo")), p);  // a second look gets the same copy
+  const std::string all = read(p);
+  EXPECT_EQ(all.size(), (3u << 20) + 3);
+  EXPECT_EQ(all.substr(all.size() - 3), "end");
+  write(path("plain"), "x");
+  EXPECT_EQ(seekable_path(path("plain")), path("plain"));
+}
+
+TEST_F(Files, AFifoNobodyWritesToFailsInsteadOfHanging) {
+  ASSERT_EQ(::mkfifo(path("silent").c_str(), 0600), 0);
+  try {
+    seekable_path(path("silent"), 1);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), path("silent"));
+    EXPECT_NE(e.reason().find("nothing arrived"), std::string::npos) << e.reason();
+  }
+}
+
+}  // namespace
+}  // namespace gpuscope::files
