@@ -19,6 +19,7 @@ std::span<const UiGlyph> ui_glyphs() {
       {0x2014, '-'},  // —: a pause in a sentence
       {0x2026, '.'},  // …: ImGui's ellipsis for clipped text
       {0x2192, '>'},  // →: "per step A → B"
+      {0x2265, '>'},  // ≥: thresholds in findings ("critical at ≥ 15 %")
   };
   return kGlyphs;
 }
