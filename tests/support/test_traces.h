@@ -1,23 +1,114 @@
-// Trace generators for the store tests and benchmarks.
+// Traces built in code for the tests and benchmarks (library gpuscope_test_support).
 //
-//  random_trace(seed, options): every table, every stored column, random
-//    values including the extremes of each type, sparse columns present or
-//    absent, unicode strings — for property-style round trips.
-//  training_like_trace(kernels, seed): resembles a data-parallel training
-//    step: a repeating kernel sequence per step on a few streams, one launch
-//    API call per kernel with correlation, NVTX step ranges, H2D copies.
+//  TraceFactory: hand-written traces, a few lines per event — kernels with
+//    their launching API calls (correlation set), copies, fills, CPU ranges
+//    and syncs. Times in ns.
+//  every_table_trace(): one of everything (every table, sparse columns,
+//    awkward strings, NaN counters), for the exporters.
+//  random_trace(seed, options): every table and stored column with random
+//    values, the extremes of each type, sparse columns present or absent,
+//    unicode strings — for property-style round trips.
+//  training_trace(options): a data-parallel training job in miniature —
+//    kernels of several categories on a few streams per GPU, each launched by
+//    a cudaLaunchKernel on one CPU thread per GPU, step ranges with forward /
+//    backward halves, a host sync at the end of every step, H2D copies.
+//
+// Every generator is deterministic for its arguments.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trace/builder.h"
 
 namespace gpuscope::testing {
+
+// [SECTION] Hand-written traces -----------------------------------------------------------
+
+class TraceFactory {
+ public:
+  static constexpr std::uint32_t kPid = 100;
+  static constexpr TimeNs kAuto = INT64_MIN;          // the launch starts 10 µs before the op
+  static constexpr TimeNs kNoLaunch = INT64_MIN + 1;  // no launching call
+
+  explicit TraceFactory(std::int32_t rank = -1);
+
+  void device(std::uint32_t id, std::uint32_t sms = 80, std::int32_t major = 8, std::string name = "Test GPU");
+  // A kernel [start, end) on (device, stream), launched by a cudaLaunchKernel
+  // call [api_start, api_start + api_dur) on thread `tid`.
+  void kernel(std::uint32_t device, std::uint32_t stream, std::string_view name, TimeNs start, TimeNs end,
+              TimeNs api_start = kAuto, TimeNs api_dur = 5'000, std::uint32_t blocks = 1000, std::uint32_t tid = 1);
+  void memcpy(std::uint32_t device, std::uint32_t stream, CopyKind kind, MemoryKind src, MemoryKind dst,
+              std::uint64_t bytes, TimeNs start, TimeNs end, std::string_view api = "cudaMemcpyAsync",
+              TimeNs api_start = kAuto, TimeNs api_dur = 5'000, std::uint32_t tid = 1);
+  void memset(std::uint32_t device, std::uint32_t stream, TimeNs start, TimeNs end, TimeNs api_start = kAuto);
+  void range(std::string_view name, TimeNs start, TimeNs end, std::uint32_t tid = 1,
+             RangeKind kind = RangeKind::push_pop, std::string_view domain = "nvtx");
+  // A host synchronization: the API call and its sync record.
+  void sync(SyncType type, std::uint32_t device, std::uint32_t stream, TimeNs start, TimeNs end, std::uint32_t tid = 1);
+  // A runtime API call; returns its correlation id.
+  std::uint32_t api(std::string_view name, TimeNs start, TimeNs end, std::uint32_t tid = 1);
+
+  TraceMeta& meta() { return b_.meta(); }
+  TraceBuilder& builder() { return b_; }
+  Trace build() { return b_.freeze(); }
+
+ private:
+  std::uint32_t launch(std::string_view name, TimeNs op_start, TimeNs api_start, TimeNs api_dur, std::uint32_t tid);
+
+  TraceBuilder b_;
+  std::uint32_t next_ = 1;
+};
+
+// Kernel names as real libraries write them.
+namespace names {
+inline constexpr const char* kPad =
+    "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 4, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorPaddingOp<Eigen::array<Eigen::IndexPair<int>, "
+    "4ul> const, Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, int>, 16, Eigen::MakePointer> const> const> const, "
+    "Eigen::GpuDevice>, int>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 4, 1, "
+    "int>, 16, Eigen::MakePointer>, Eigen::TensorPaddingOp<Eigen::array<Eigen::IndexPair<int>, 4ul> const, "
+    "Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, int>, 16, Eigen::MakePointer> const> const> const, "
+    "Eigen::GpuDevice>, int)";
+inline constexpr const char* kBroadcast =
+    "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 4, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorBroadcastingOp<Eigen::array<int, 4ul> const, "
+    "Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, int>, 16, Eigen::MakePointer> const> const> const, "
+    "Eigen::GpuDevice>, int>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 4, 1, "
+    "int>, 16, Eigen::MakePointer>, Eigen::TensorBroadcastingOp<Eigen::array<int, 4ul> const, Eigen::TensorMap<"
+    "Eigen::Tensor<float const, 4, 1, int>, 16, Eigen::MakePointer> const> const> const, Eigen::GpuDevice>, int)";
+inline constexpr const char* kConvTensorCore =
+    "sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x16_stage4_warpsize2x2x1_g1_"
+    "tensor16x8x8_kernel";
+inline constexpr const char* kConvFp32 = "volta_scudnn_128x64_relu_interior_nn_v1";
+inline constexpr const char* kRelu =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar("
+    "at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() "
+    "const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, "
+    "at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
+    "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() "
+    "const::{lambda(float)#1}, at::detail::Array<char*, 2>)";
+inline constexpr const char* kBatchNorm =
+    "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1, true>(cudnnTensorStruct, float const*, "
+    "cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, float, "
+    "float)";
+inline constexpr const char* kAllReduce = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+inline constexpr const char* kSgd = "sgd_momentum_kernel(float*, float*, float const*, float, float, int)";
+inline constexpr const char* kGemmTensorCore = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_kernel";
+}  // namespace names
+
+// [SECTION] One of everything -------------------------------------------------------------
+
+inline constexpr TimeNs kT0 = 1'700'000'000'123'456'789;  // an epoch time with sub-µs digits
+
+// Every table, with awkward strings; its earliest event is at kT0 - 1'500.
+Trace every_table_trace();
+
+// [SECTION] Random traces -----------------------------------------------------------------
 
 struct RandomTraceOptions {
   std::size_t max_rows = 300;  // per table
@@ -25,6 +116,9 @@ struct RandomTraceOptions {
   bool extreme_values = true;  // include min/max values of each column type
 };
 
+Trace random_trace(std::uint64_t seed, const RandomTraceOptions& o = {});
+
+// The random numbers behind random_trace, for tests that build their own.
 class Rng {
  public:
   explicit Rng(std::uint64_t seed) : gen_(seed) {}
@@ -44,305 +138,26 @@ class Rng {
   std::mt19937_64 gen_;
 };
 
-inline std::string random_string(Rng& rng) {
-  static const char* const pieces[] = {
-      "void", "kernel", "<float>", "::", "cudnn", "_Z3fooPf",       " ",
-      "é",    "日本",   "🚀",       "\t", "Ω",     "sm80_xmma_gemm", "(anonymous namespace)",
-      "",     "\"q\"",  "\\"};
-  std::string s;
-  const auto n = rng.below(6);
-  for (std::uint64_t i = 0; i < n; ++i) s += pieces[rng.below(std::size(pieces))];
-  s += std::to_string(rng.below(1000));
-  return s;
-}
+// [SECTION] A training job ----------------------------------------------------------------
 
-// A time in [lo, hi) and an end at or after it, without overflow.
-inline void random_interval(Rng& rng, bool extreme, TimeNs& start, TimeNs& end) {
-  if (extreme && rng.chance(0.05)) {
-    start = rng.chance(0.5) ? std::numeric_limits<TimeNs>::min() : std::numeric_limits<TimeNs>::max() - 10;
-    end = start + static_cast<TimeNs>(rng.below(10));
-    return;
-  }
-  start = 1'700'000'000'000'000'000 + static_cast<TimeNs>(rng.below(1'000'000'000));
-  end = start + static_cast<TimeNs>(rng.below(5'000'000));
-}
-
-inline Trace random_trace(std::uint64_t seed, const RandomTraceOptions& o = {}) {
-  Rng rng(seed);
-  TraceBuilder b;
-  std::vector<StringId> strings{0};
-  const auto nstrings = 1 + rng.below(40);
-  for (std::uint64_t i = 0; i < nstrings; ++i) strings.push_back(b.intern(random_string(rng)));
-  auto str = [&] { return strings[rng.below(strings.size())]; };
-
-  std::vector<TrackId> gpu, cpu;
-  const auto ngpu = 1 + rng.below(6), ncpu = 1 + rng.below(4);
-  for (std::uint64_t i = 0; i < ngpu; ++i) {
-    gpu.push_back(b.gpu_track(static_cast<std::uint32_t>(rng.below(4)), rng.any<std::uint32_t>()));
-    if (rng.chance(0.5)) b.set_track_name(gpu.back(), random_string(rng));
-  }
-  for (std::uint64_t i = 0; i < ncpu; ++i) {
-    cpu.push_back(b.cpu_track(rng.any<std::uint32_t>(), rng.any<std::uint32_t>()));
-    if (rng.chance(0.5)) b.set_track_name(cpu.back(), random_string(rng));
-  }
-  auto gpu_track = [&] { return gpu[rng.below(gpu.size())]; };
-  auto cpu_track = [&] { return cpu[rng.below(cpu.size())]; };
-  auto any_track = [&] { return rng.chance(0.5) ? gpu_track() : cpu_track(); };
-
-  for (std::uint64_t i = 0, n = rng.below(4); i < n; ++i) {
-    Device d;
-    d.id = static_cast<std::uint32_t>(i);
-    d.name = random_string(rng);
-    d.uuid = "GPU-" + std::to_string(rng.u64());
-    d.compute_major = rng.any<std::int32_t>();
-    d.compute_minor = rng.any<std::int32_t>();
-    d.sm_count = rng.any<std::uint32_t>();
-    d.memory_bytes = rng.any<std::uint64_t>();
-    d.core_clock_khz = rng.any<std::uint32_t>();
-    d.warp_size = 32;
-    d.peak_fp32_flops = 1e13 * static_cast<double>(rng.below(100));
-    d.peak_memory_bandwidth = -0.0;
-    b.add_device(d);
-  }
-  for (std::uint64_t i = 0, n = rng.below(3); i < n; ++i)
-    b.add_process(Process{rng.any<std::uint32_t>(), random_string(rng), rng.any<std::int32_t>()});
-  std::vector<std::uint32_t> series;
-  for (std::uint64_t i = 0, n = rng.below(4); i < n; ++i)
-    series.push_back(b.counter_series("series" + std::to_string(i) + random_string(rng),
-                                      rng.chance(0.5) ? kNoDevice : static_cast<std::uint32_t>(rng.below(4)),
-                                      rng.chance(0.5) ? "%" : ""));
-
-  TraceMeta& m = b.meta();
-  m.source = static_cast<TraceSource>(rng.below(4));
-  m.producer = random_string(rng);
-  m.host = "host-é";
-  m.command_line = random_string(rng);
-  m.start_time_ns = rng.any<std::int64_t>();
-  m.rank = rng.any<std::int32_t>();
-  m.world_size = rng.any<std::int32_t>();
-  for (std::uint64_t i = 0, n = rng.below(4); i < n; ++i) m.set_stat("test.stat" + std::to_string(i), rng.u64());
-  for (std::uint64_t i = 0, n = rng.below(3); i < n; ++i)
-    m.set_property("prop" + std::to_string(i), random_string(rng));
-
-  const bool sp = o.sparse_columns;
-  const bool ex = o.extreme_values;
-  auto sparse = [&]<class T>(T value) { return sp && rng.chance(0.3) ? value : T{}; };
-  // Each sparse column is used in some traces only (so both "present" and
-  // "absent" occur across seeds).
-  const bool use_sparse = sp && rng.chance(0.7);
-  std::uint32_t corr = static_cast<std::uint32_t>(rng.below(1000));
-  auto next_corr = [&] { return rng.chance(0.1) ? 0u : (corr += 1 + static_cast<std::uint32_t>(rng.below(3))); };
-
-  auto rows = [&] { return rng.below(o.max_rows + 1); };
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    KernelRow k;
-    random_interval(rng, ex, k.start, k.end);
-    k.track = gpu_track();
-    k.correlation = next_corr();
-    k.name = str();
-    k.mangled = use_sparse ? sparse(str()) : 0;
-    k.grid_x = rng.any<std::uint32_t>();
-    k.grid_y = static_cast<std::uint32_t>(rng.below(65536));
-    k.grid_z = static_cast<std::uint32_t>(rng.below(4));
-    k.block_x = static_cast<std::uint32_t>(rng.below(1025));
-    k.block_y = static_cast<std::uint32_t>(rng.below(3));
-    k.block_z = 1;
-    k.registers = rng.any<std::uint16_t>();
-    k.static_smem = rng.any<std::uint32_t>();
-    k.dynamic_smem = rng.any<std::uint32_t>();
-    k.graph_id = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
-    k.graph_node_id = use_sparse ? sparse(rng.any<std::uint64_t>()) : 0;
-    b.add_kernel(k);
-  }
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    MemcpyRow r;
-    random_interval(rng, ex, r.start, r.end);
-    r.track = gpu_track();
-    r.correlation = next_corr();
-    r.bytes = rng.any<std::uint64_t>();
-    r.kind = static_cast<CopyKind>(rng.below(11));
-    r.src_kind = static_cast<MemoryKind>(rng.below(8));
-    r.dst_kind = static_cast<MemoryKind>(rng.below(8));
-    r.graph_id = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
-    r.graph_node_id = use_sparse ? sparse(rng.any<std::uint64_t>()) : 0;
-    b.add_memcpy(r);
-  }
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    MemsetRow r;
-    random_interval(rng, ex, r.start, r.end);
-    r.track = gpu_track();
-    r.correlation = next_corr();
-    r.bytes = rng.any<std::uint64_t>();
-    r.value = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
-    r.mem_kind = static_cast<MemoryKind>(rng.below(8));
-    b.add_memset(r);
-  }
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    ApiCallRow r;
-    random_interval(rng, ex, r.start, r.end);
-    r.track = cpu_track();
-    r.correlation = rng.chance(0.5) ? static_cast<std::uint32_t>(rng.below(corr + 1)) : 0;
-    r.name = str();
-    r.domain = static_cast<ApiDomain>(rng.below(3));
-    r.cbid = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
-    r.status = use_sparse ? sparse(rng.any<std::int32_t>()) : 0;
-    b.add_api_call(r);
-  }
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    RangeRow r;
-    random_interval(rng, ex, r.start, r.end);
-    r.track = any_track();
-    r.name = str();
-    r.domain = str();
-    r.kind = static_cast<RangeKind>(rng.below(4));
-    r.color = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
-    r.payload = use_sparse ? sparse(rng.any<std::int64_t>()) : 0;
-    r.correlation = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
-    b.add_range(r);
-  }
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    SyncRow r;
-    random_interval(rng, ex, r.start, r.end);
-    r.track = rng.chance(0.2) ? TraceBuilder::kResolveThroughCorrelation : cpu_track();
-    r.correlation = static_cast<std::uint32_t>(rng.below(corr + 1));
-    r.type = static_cast<SyncType>(rng.below(5));
-    r.device = rng.chance(0.3) ? kNoDevice : static_cast<std::uint32_t>(rng.below(4));
-    r.stream = rng.chance(0.3) ? kNoId : rng.any<std::uint32_t>();
-    r.event = rng.chance(0.3) ? kNoId : rng.any<std::uint32_t>();
-    b.add_sync(r);
-  }
-  if (!series.empty())
-    for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-      CounterRow r;
-      TimeNs unused;
-      random_interval(rng, ex, r.time, unused);
-      r.series = series[rng.below(series.size())];
-      const auto v = rng.below(5);
-      r.value = v == 0 ? -1.5e300 : v == 1 ? 0.1 * static_cast<double>(rng.below(1000)) : v == 2 ? -0.0 : 42.0;
-      b.add_counter(r);
-    }
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    OverheadRow r;
-    random_interval(rng, ex, r.start, r.end);
-    r.track = cpu_track();
-    r.kind = str();
-    b.add_overhead(r);
-  }
-  return b.freeze();
-}
-
-// [SECTION] A training-like trace -------------------------------------------------------------
-
-struct TrainingLikeOptions {
-  std::size_t kernels = 100'000;
-  std::uint32_t gpus = 1;
-  std::uint32_t kernels_per_step = 400;
+struct TrainingTraceOptions {
+  std::uint64_t kernels = 10'000;  // total over all GPUs
+  std::uint32_t gpus = 2;
+  std::uint32_t streams = 3;  // per GPU: 7, 8, …
+  std::uint32_t kernels_per_step = 100;
+  bool ranges = true;  // step ranges (payload = step index) with forward / backward halves
   std::uint64_t seed = 1;
+  TraceSource source = TraceSource::synthetic;
+  TimeNs start = 1'000'000;  // the first launch (an epoch time tests the store's large timestamps)
 };
 
-// Fills `b` (so tests can stream it through an appender too).
-inline void add_training_like(TraceBuilder& b, const TrainingLikeOptions& o) {
-  Rng rng(o.seed);
-  const std::uint32_t streams[] = {7, 13, 21};
-  std::vector<StringId> names;
-  const char* const kinds[] = {"void cudnn::conv2d_fprop_kernel<float, 128, 6>(float const*, float*)",
-                               "void Eigen::internal::EigenMetaKernel<Eigen::TensorPaddingOp<float>>(int)",
-                               "void Eigen::internal::EigenMetaKernel<Eigen::TensorBroadcastingOp<float>>(int)",
-                               "void batch_norm_forward_kernel<float>(float const*, float*, int)",
-                               "void relu_kernel<float>(float*, int)",
-                               "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8",
-                               "void adam_update_kernel<float>(float*, float const*, int)",
-                               "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"};
-  for (int v = 0; v < 3; ++v)
-    for (const char* k : kinds) names.push_back(b.intern(std::string(k) + (v ? "_v" + std::to_string(v) : "")));
-  const StringId launch = b.intern("cudaLaunchKernel");
-  const StringId memcpy_name = b.intern("cudaMemcpyAsync");
-  const StringId step_name = b.intern("ProfilerStep");
-  const StringId nvtx = b.intern("nvtx");
+// The kernel names the job's kernels take (each one occurs in any job of a few
+// hundred kernels); "volta_sgemm_128x64_nn" also carries a mangled name and
+// dynamic shared memory.
+const std::vector<std::string>& training_kernel_names();
 
-  // The step's kernel sequence (repeats every step) and each kernel's typical duration.
-  std::vector<std::uint32_t> sequence(o.kernels_per_step);
-  std::vector<std::uint32_t> duration(o.kernels_per_step);
-  for (std::uint32_t i = 0; i < o.kernels_per_step; ++i) {
-    sequence[i] = static_cast<std::uint32_t>(rng.below(names.size()));
-    duration[i] = 2'000 + static_cast<std::uint32_t>(rng.below(200'000));
-  }
-  for (std::uint32_t g = 0; g < o.gpus; ++g) {
-    Device d;
-    d.id = g;
-    d.name = "NVIDIA H200";
-    d.sm_count = 132;
-    d.compute_major = 9;
-    b.add_device(d);
-  }
-  b.add_process(Process{4242, "python train.py", 0});
-  b.meta().source = TraceSource::synthetic;
-  b.meta().producer = "store test generator";
-
-  std::uint32_t corr = 1;
-  const std::size_t per_gpu = o.kernels / o.gpus;
-  b.reserve_kernels(o.kernels);
-  b.reserve_api_calls(o.kernels + o.kernels / o.kernels_per_step + 1);
-  for (std::uint32_t g = 0; g < o.gpus; ++g) {
-    const TrackId cpu = b.cpu_track(4242, 100 + g);
-    TrackId gpu_tracks[3];
-    for (int s = 0; s < 3; ++s) gpu_tracks[s] = b.gpu_track(g, streams[s]);
-    TimeNs cpu_t = 1'700'000'000'000'000'000 + g * 1000;
-    TimeNs gpu_free[3] = {cpu_t, cpu_t, cpu_t};
-    std::size_t done = 0;
-    while (done < per_gpu) {
-      const TimeNs step_start = cpu_t;
-      // An H2D copy of the batch.
-      {
-        ApiCallRow a{cpu_t, cpu_t + 3'000, cpu, corr, memcpy_name, ApiDomain::runtime, 41, 0};
-        b.add_api_call(a);
-        MemcpyRow m;
-        m.start = std::max(cpu_t + 2'000, gpu_free[0]);
-        m.end = m.start + 90'000 + static_cast<TimeNs>(rng.below(2'000));
-        m.track = gpu_tracks[0];
-        m.correlation = corr++;
-        m.bytes = 128 * 3 * 32 * 32 * 4;
-        m.kind = CopyKind::htod;
-        m.src_kind = MemoryKind::pinned;
-        m.dst_kind = MemoryKind::device;
-        b.add_memcpy(m);
-        gpu_free[0] = m.end;
-        cpu_t += 4'000;
-      }
-      for (std::uint32_t i = 0; i < o.kernels_per_step && done < per_gpu; ++i, ++done) {
-        const TimeNs api_dur = 2'500 + static_cast<TimeNs>(rng.below(1'500));
-        b.add_api_call(ApiCallRow{cpu_t, cpu_t + api_dur, cpu, corr, launch, ApiDomain::runtime, 211, 0});
-        const int s = sequence[i] % 8 == 7 ? 2 : (i % 5 == 4 ? 1 : 0);
-        KernelRow k;
-        k.start = std::max(cpu_t + api_dur, gpu_free[s]) + static_cast<TimeNs>(rng.below(800));
-        k.end = k.start + duration[i] + static_cast<TimeNs>(rng.below(duration[i] / 50 + 1));
-        k.track = gpu_tracks[s];
-        k.correlation = corr++;
-        k.name = names[sequence[i]];
-        k.grid_x = 80 + sequence[i] * 8;
-        k.grid_y = 1;
-        k.grid_z = 1;
-        k.block_x = 256;
-        k.block_y = 1;
-        k.block_z = 1;
-        k.registers = static_cast<std::uint16_t>(32 + sequence[i]);
-        k.static_smem = sequence[i] % 3 ? 0 : 4096;
-        k.dynamic_smem = sequence[i] % 4 ? 0 : 49152;
-        b.add_kernel(k);
-        gpu_free[s] = k.end;
-        cpu_t += api_dur + 1'000 + static_cast<TimeNs>(rng.below(500));
-      }
-      const TimeNs step_end = std::max({cpu_t, gpu_free[0], gpu_free[1], gpu_free[2]});
-      b.add_range(RangeRow{step_start, step_end, cpu, step_name, nvtx, RangeKind::push_pop, 0, 0, 0});
-      cpu_t = step_end + 5'000;
-    }
-  }
-}
-
-inline Trace training_like_trace(const TrainingLikeOptions& o) {
-  TraceBuilder b;
-  add_training_like(b, o);
-  return b.freeze();
-}
+// Fills `b` (so a test can stream it through an appender too).
+void add_training_trace(TraceBuilder& b, const TrainingTraceOptions& o);
+Trace training_trace(const TrainingTraceOptions& o);
 
 }  // namespace gpuscope::testing
