@@ -121,8 +121,14 @@ std::uint32_t TraceFactory::launch(std::string_view name, TimeNs op_start, TimeN
 
 // [SECTION] One of everything -------------------------------------------------------------
 
-Trace every_table_trace() {
-  TraceBuilder b;
+namespace {
+
+struct EveryTableTracks {
+  TrackId s7, s9, cpu, other_cpu;
+};
+
+// Meta, the device, the process and the tracks.
+EveryTableTracks add_every_table_header(TraceBuilder& b) {
   TraceMeta& m = b.meta();
   m.source = TraceSource::cupti;
   m.producer = "test";
@@ -141,10 +147,15 @@ Trace every_table_trace() {
   b.add_device(d);
   b.add_process(Process{1234, "python3", 3});
 
-  const TrackId s7 = b.gpu_track(0, 7), s9 = b.gpu_track(0, 9), cpu = b.cpu_track(1234, 1240);
-  const TrackId other_cpu = b.cpu_track(1234, 1241);
-  b.set_track_name(s7, "stream 7 (compute)");
+  EveryTableTracks t{b.gpu_track(0, 7), b.gpu_track(0, 9), b.cpu_track(1234, 1240), b.cpu_track(1234, 1241)};
+  b.set_track_name(t.s7, "stream 7 (compute)");
+  return t;
+}
 
+// API calls and what they launched: kernels (a graph launch, a lost call, a
+// zero-length one), a copy and a fill.
+void add_every_table_gpu_ops(TraceBuilder& b, const EveryTableTracks& t) {
+  const TrackId s7 = t.s7, s9 = t.s9, cpu = t.cpu;
   auto api = [&](TimeNs s, TimeNs e, std::uint32_t corr, std::string_view name, ApiDomain dom = ApiDomain::runtime,
                  std::int32_t status = 0) {
     b.add_api_call(ApiCallRow{kT0 + s, kT0 + e, cpu, corr, b.intern(name), dom, 211, status});
@@ -214,7 +225,11 @@ Trace every_table_trace() {
   z.bytes = 4096;
   z.mem_kind = MemoryKind::device;
   b.add_memset(z);
+}
 
+// Ranges of every kind, syncs, counters (NaN, infinity) and an overhead row.
+void add_every_table_host_side(TraceBuilder& b, const EveryTableTracks& t) {
+  const TrackId s7 = t.s7, cpu = t.cpu, other_cpu = t.other_cpu;
   RangeRow r;
   r.start = kT0 - 1'500;  // the earliest event: sets the base
   r.end = kT0 + 200'000;
@@ -278,6 +293,15 @@ Trace every_table_trace() {
   b.add_counter(CounterRow{kT0 + 3'000, power, std::numeric_limits<double>::infinity()});
   b.add_counter(CounterRow{kT0 + 4'000, host, 1e9});
   b.add_overhead(OverheadRow{kT0 + 150'000, kT0 + 151'000, cpu, b.intern("buffer_flush")});
+}
+
+}  // namespace
+
+Trace every_table_trace() {
+  TraceBuilder b;
+  const EveryTableTracks t = add_every_table_header(b);
+  add_every_table_gpu_ops(b, t);
+  add_every_table_host_side(b, t);
   return b.freeze();
 }
 
@@ -308,171 +332,202 @@ void random_interval(Rng& rng, bool extreme, TimeNs& start, TimeNs& end) {
   end = start + static_cast<TimeNs>(rng.below(5'000'000));
 }
 
-}  // namespace
+// random_trace's state and its phases (the draws happen in this order).
+class RandomTraceGen {
+ public:
+  RandomTraceGen(std::uint64_t seed, const RandomTraceOptions& options) : rng(seed), o(options) {}
 
-Trace random_trace(std::uint64_t seed, const RandomTraceOptions& o) {
-  Rng rng(seed);
+  Trace run() {
+    add_strings_and_tracks();
+    add_devices_processes_and_meta();
+    // Each sparse column is used in some traces only (so both "present" and
+    // "absent" occur across seeds).
+    use_sparse = o.sparse_columns && rng.chance(0.7);
+    corr = static_cast<std::uint32_t>(rng.below(1000));
+    add_gpu_rows();
+    add_host_rows();
+    return b.freeze();
+  }
+
+ private:
+  StringId str() { return strings[rng.below(strings.size())]; }
+  TrackId gpu_track() { return gpu[rng.below(gpu.size())]; }
+  TrackId cpu_track() { return cpu[rng.below(cpu.size())]; }
+  TrackId any_track() { return rng.chance(0.5) ? gpu_track() : cpu_track(); }
+  template <class T>
+  T sparse(T value) {
+    return o.sparse_columns && rng.chance(0.3) ? value : T{};
+  }
+  std::uint32_t next_corr() { return rng.chance(0.1) ? 0u : (corr += 1 + static_cast<std::uint32_t>(rng.below(3))); }
+  std::uint64_t rows() { return rng.below(o.max_rows + 1); }
+
+  void add_strings_and_tracks() {
+    const auto nstrings = 1 + rng.below(40);
+    for (std::uint64_t i = 0; i < nstrings; ++i) strings.push_back(b.intern(random_string(rng)));
+    const auto ngpu = 1 + rng.below(6), ncpu = 1 + rng.below(4);
+    for (std::uint64_t i = 0; i < ngpu; ++i) {
+      gpu.push_back(b.gpu_track(static_cast<std::uint32_t>(rng.below(4)), rng.any<std::uint32_t>()));
+      if (rng.chance(0.5)) b.set_track_name(gpu.back(), random_string(rng));
+    }
+    for (std::uint64_t i = 0; i < ncpu; ++i) {
+      cpu.push_back(b.cpu_track(rng.any<std::uint32_t>(), rng.any<std::uint32_t>()));
+      if (rng.chance(0.5)) b.set_track_name(cpu.back(), random_string(rng));
+    }
+  }
+
+  void add_devices_processes_and_meta() {
+    for (std::uint64_t i = 0, n = rng.below(4); i < n; ++i) {
+      Device d;
+      d.id = static_cast<std::uint32_t>(i);
+      d.name = random_string(rng);
+      d.uuid = "GPU-" + std::to_string(rng.u64());
+      d.compute_major = rng.any<std::int32_t>();
+      d.compute_minor = rng.any<std::int32_t>();
+      d.sm_count = rng.any<std::uint32_t>();
+      d.memory_bytes = rng.any<std::uint64_t>();
+      d.core_clock_khz = rng.any<std::uint32_t>();
+      d.warp_size = 32;
+      d.peak_fp32_flops = 1e13 * static_cast<double>(rng.below(100));
+      d.peak_memory_bandwidth = -0.0;
+      b.add_device(d);
+    }
+    for (std::uint64_t i = 0, n = rng.below(3); i < n; ++i)
+      b.add_process(Process{rng.any<std::uint32_t>(), random_string(rng), rng.any<std::int32_t>()});
+    for (std::uint64_t i = 0, n = rng.below(4); i < n; ++i)
+      series.push_back(b.counter_series("series" + std::to_string(i) + random_string(rng),
+                                        rng.chance(0.5) ? kNoDevice : static_cast<std::uint32_t>(rng.below(4)),
+                                        rng.chance(0.5) ? "%" : ""));
+
+    TraceMeta& m = b.meta();
+    m.source = static_cast<TraceSource>(rng.below(4));
+    m.producer = random_string(rng);
+    m.host = "host-é";
+    m.command_line = random_string(rng);
+    m.start_time_ns = rng.any<std::int64_t>();
+    m.rank = rng.any<std::int32_t>();
+    m.world_size = rng.any<std::int32_t>();
+    for (std::uint64_t i = 0, n = rng.below(4); i < n; ++i) m.set_stat("test.stat" + std::to_string(i), rng.u64());
+    for (std::uint64_t i = 0, n = rng.below(3); i < n; ++i)
+      m.set_property("prop" + std::to_string(i), random_string(rng));
+  }
+
+  // Kernels, memcpys, memsets.
+  void add_gpu_rows() {
+    const bool ex = o.extreme_values;
+    for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
+      KernelRow k;
+      random_interval(rng, ex, k.start, k.end);
+      k.track = gpu_track();
+      k.correlation = next_corr();
+      k.name = str();
+      k.mangled = use_sparse ? sparse(str()) : 0;
+      k.grid_x = rng.any<std::uint32_t>();
+      k.grid_y = static_cast<std::uint32_t>(rng.below(65536));
+      k.grid_z = static_cast<std::uint32_t>(rng.below(4));
+      k.block_x = static_cast<std::uint32_t>(rng.below(1025));
+      k.block_y = static_cast<std::uint32_t>(rng.below(3));
+      k.block_z = 1;
+      k.registers = rng.any<std::uint16_t>();
+      k.static_smem = rng.any<std::uint32_t>();
+      k.dynamic_smem = rng.any<std::uint32_t>();
+      k.graph_id = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
+      k.graph_node_id = use_sparse ? sparse(rng.any<std::uint64_t>()) : 0;
+      b.add_kernel(k);
+    }
+    for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
+      MemcpyRow r;
+      random_interval(rng, ex, r.start, r.end);
+      r.track = gpu_track();
+      r.correlation = next_corr();
+      r.bytes = rng.any<std::uint64_t>();
+      r.kind = static_cast<CopyKind>(rng.below(11));
+      r.src_kind = static_cast<MemoryKind>(rng.below(8));
+      r.dst_kind = static_cast<MemoryKind>(rng.below(8));
+      r.graph_id = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
+      r.graph_node_id = use_sparse ? sparse(rng.any<std::uint64_t>()) : 0;
+      b.add_memcpy(r);
+    }
+    for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
+      MemsetRow r;
+      random_interval(rng, ex, r.start, r.end);
+      r.track = gpu_track();
+      r.correlation = next_corr();
+      r.bytes = rng.any<std::uint64_t>();
+      r.value = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
+      r.mem_kind = static_cast<MemoryKind>(rng.below(8));
+      b.add_memset(r);
+    }
+  }
+
+  // API calls, ranges, syncs, counters, overheads.
+  void add_host_rows() {
+    const bool ex = o.extreme_values;
+    for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
+      ApiCallRow r;
+      random_interval(rng, ex, r.start, r.end);
+      r.track = cpu_track();
+      r.correlation = rng.chance(0.5) ? static_cast<std::uint32_t>(rng.below(corr + 1)) : 0;
+      r.name = str();
+      r.domain = static_cast<ApiDomain>(rng.below(3));
+      r.cbid = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
+      r.status = use_sparse ? sparse(rng.any<std::int32_t>()) : 0;
+      b.add_api_call(r);
+    }
+    for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
+      RangeRow r;
+      random_interval(rng, ex, r.start, r.end);
+      r.track = any_track();
+      r.name = str();
+      r.domain = str();
+      r.kind = static_cast<RangeKind>(rng.below(4));
+      r.color = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
+      r.payload = use_sparse ? sparse(rng.any<std::int64_t>()) : 0;
+      r.correlation = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
+      b.add_range(r);
+    }
+    for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
+      SyncRow r;
+      random_interval(rng, ex, r.start, r.end);
+      r.track = rng.chance(0.2) ? TraceBuilder::kResolveThroughCorrelation : cpu_track();
+      r.correlation = static_cast<std::uint32_t>(rng.below(corr + 1));
+      r.type = static_cast<SyncType>(rng.below(5));
+      r.device = rng.chance(0.3) ? kNoDevice : static_cast<std::uint32_t>(rng.below(4));
+      r.stream = rng.chance(0.3) ? kNoId : rng.any<std::uint32_t>();
+      r.event = rng.chance(0.3) ? kNoId : rng.any<std::uint32_t>();
+      b.add_sync(r);
+    }
+    if (!series.empty())
+      for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
+        CounterRow r;
+        TimeNs unused;
+        random_interval(rng, ex, r.time, unused);
+        r.series = series[rng.below(series.size())];
+        const auto v = rng.below(5);
+        r.value = v == 0 ? -1.5e300 : v == 1 ? 0.1 * static_cast<double>(rng.below(1000)) : v == 2 ? -0.0 : 42.0;
+        b.add_counter(r);
+      }
+    for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
+      OverheadRow r;
+      random_interval(rng, ex, r.start, r.end);
+      r.track = cpu_track();
+      r.kind = str();
+      b.add_overhead(r);
+    }
+  }
+
+  Rng rng;
+  RandomTraceOptions o;
   TraceBuilder b;
   std::vector<StringId> strings{0};
-  const auto nstrings = 1 + rng.below(40);
-  for (std::uint64_t i = 0; i < nstrings; ++i) strings.push_back(b.intern(random_string(rng)));
-  auto str = [&] { return strings[rng.below(strings.size())]; };
-
   std::vector<TrackId> gpu, cpu;
-  const auto ngpu = 1 + rng.below(6), ncpu = 1 + rng.below(4);
-  for (std::uint64_t i = 0; i < ngpu; ++i) {
-    gpu.push_back(b.gpu_track(static_cast<std::uint32_t>(rng.below(4)), rng.any<std::uint32_t>()));
-    if (rng.chance(0.5)) b.set_track_name(gpu.back(), random_string(rng));
-  }
-  for (std::uint64_t i = 0; i < ncpu; ++i) {
-    cpu.push_back(b.cpu_track(rng.any<std::uint32_t>(), rng.any<std::uint32_t>()));
-    if (rng.chance(0.5)) b.set_track_name(cpu.back(), random_string(rng));
-  }
-  auto gpu_track = [&] { return gpu[rng.below(gpu.size())]; };
-  auto cpu_track = [&] { return cpu[rng.below(cpu.size())]; };
-  auto any_track = [&] { return rng.chance(0.5) ? gpu_track() : cpu_track(); };
-
-  for (std::uint64_t i = 0, n = rng.below(4); i < n; ++i) {
-    Device d;
-    d.id = static_cast<std::uint32_t>(i);
-    d.name = random_string(rng);
-    d.uuid = "GPU-" + std::to_string(rng.u64());
-    d.compute_major = rng.any<std::int32_t>();
-    d.compute_minor = rng.any<std::int32_t>();
-    d.sm_count = rng.any<std::uint32_t>();
-    d.memory_bytes = rng.any<std::uint64_t>();
-    d.core_clock_khz = rng.any<std::uint32_t>();
-    d.warp_size = 32;
-    d.peak_fp32_flops = 1e13 * static_cast<double>(rng.below(100));
-    d.peak_memory_bandwidth = -0.0;
-    b.add_device(d);
-  }
-  for (std::uint64_t i = 0, n = rng.below(3); i < n; ++i)
-    b.add_process(Process{rng.any<std::uint32_t>(), random_string(rng), rng.any<std::int32_t>()});
   std::vector<std::uint32_t> series;
-  for (std::uint64_t i = 0, n = rng.below(4); i < n; ++i)
-    series.push_back(b.counter_series("series" + std::to_string(i) + random_string(rng),
-                                      rng.chance(0.5) ? kNoDevice : static_cast<std::uint32_t>(rng.below(4)),
-                                      rng.chance(0.5) ? "%" : ""));
+  bool use_sparse = false;
+  std::uint32_t corr = 0;
+};
 
-  TraceMeta& m = b.meta();
-  m.source = static_cast<TraceSource>(rng.below(4));
-  m.producer = random_string(rng);
-  m.host = "host-é";
-  m.command_line = random_string(rng);
-  m.start_time_ns = rng.any<std::int64_t>();
-  m.rank = rng.any<std::int32_t>();
-  m.world_size = rng.any<std::int32_t>();
-  for (std::uint64_t i = 0, n = rng.below(4); i < n; ++i) m.set_stat("test.stat" + std::to_string(i), rng.u64());
-  for (std::uint64_t i = 0, n = rng.below(3); i < n; ++i)
-    m.set_property("prop" + std::to_string(i), random_string(rng));
+}  // namespace
 
-  const bool sp = o.sparse_columns;
-  const bool ex = o.extreme_values;
-  auto sparse = [&]<class T>(T value) { return sp && rng.chance(0.3) ? value : T{}; };
-  // Each sparse column is used in some traces only (so both "present" and
-  // "absent" occur across seeds).
-  const bool use_sparse = sp && rng.chance(0.7);
-  std::uint32_t corr = static_cast<std::uint32_t>(rng.below(1000));
-  auto next_corr = [&] { return rng.chance(0.1) ? 0u : (corr += 1 + static_cast<std::uint32_t>(rng.below(3))); };
-
-  auto rows = [&] { return rng.below(o.max_rows + 1); };
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    KernelRow k;
-    random_interval(rng, ex, k.start, k.end);
-    k.track = gpu_track();
-    k.correlation = next_corr();
-    k.name = str();
-    k.mangled = use_sparse ? sparse(str()) : 0;
-    k.grid_x = rng.any<std::uint32_t>();
-    k.grid_y = static_cast<std::uint32_t>(rng.below(65536));
-    k.grid_z = static_cast<std::uint32_t>(rng.below(4));
-    k.block_x = static_cast<std::uint32_t>(rng.below(1025));
-    k.block_y = static_cast<std::uint32_t>(rng.below(3));
-    k.block_z = 1;
-    k.registers = rng.any<std::uint16_t>();
-    k.static_smem = rng.any<std::uint32_t>();
-    k.dynamic_smem = rng.any<std::uint32_t>();
-    k.graph_id = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
-    k.graph_node_id = use_sparse ? sparse(rng.any<std::uint64_t>()) : 0;
-    b.add_kernel(k);
-  }
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    MemcpyRow r;
-    random_interval(rng, ex, r.start, r.end);
-    r.track = gpu_track();
-    r.correlation = next_corr();
-    r.bytes = rng.any<std::uint64_t>();
-    r.kind = static_cast<CopyKind>(rng.below(11));
-    r.src_kind = static_cast<MemoryKind>(rng.below(8));
-    r.dst_kind = static_cast<MemoryKind>(rng.below(8));
-    r.graph_id = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
-    r.graph_node_id = use_sparse ? sparse(rng.any<std::uint64_t>()) : 0;
-    b.add_memcpy(r);
-  }
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    MemsetRow r;
-    random_interval(rng, ex, r.start, r.end);
-    r.track = gpu_track();
-    r.correlation = next_corr();
-    r.bytes = rng.any<std::uint64_t>();
-    r.value = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
-    r.mem_kind = static_cast<MemoryKind>(rng.below(8));
-    b.add_memset(r);
-  }
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    ApiCallRow r;
-    random_interval(rng, ex, r.start, r.end);
-    r.track = cpu_track();
-    r.correlation = rng.chance(0.5) ? static_cast<std::uint32_t>(rng.below(corr + 1)) : 0;
-    r.name = str();
-    r.domain = static_cast<ApiDomain>(rng.below(3));
-    r.cbid = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
-    r.status = use_sparse ? sparse(rng.any<std::int32_t>()) : 0;
-    b.add_api_call(r);
-  }
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    RangeRow r;
-    random_interval(rng, ex, r.start, r.end);
-    r.track = any_track();
-    r.name = str();
-    r.domain = str();
-    r.kind = static_cast<RangeKind>(rng.below(4));
-    r.color = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
-    r.payload = use_sparse ? sparse(rng.any<std::int64_t>()) : 0;
-    r.correlation = use_sparse ? sparse(rng.any<std::uint32_t>()) : 0;
-    b.add_range(r);
-  }
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    SyncRow r;
-    random_interval(rng, ex, r.start, r.end);
-    r.track = rng.chance(0.2) ? TraceBuilder::kResolveThroughCorrelation : cpu_track();
-    r.correlation = static_cast<std::uint32_t>(rng.below(corr + 1));
-    r.type = static_cast<SyncType>(rng.below(5));
-    r.device = rng.chance(0.3) ? kNoDevice : static_cast<std::uint32_t>(rng.below(4));
-    r.stream = rng.chance(0.3) ? kNoId : rng.any<std::uint32_t>();
-    r.event = rng.chance(0.3) ? kNoId : rng.any<std::uint32_t>();
-    b.add_sync(r);
-  }
-  if (!series.empty())
-    for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-      CounterRow r;
-      TimeNs unused;
-      random_interval(rng, ex, r.time, unused);
-      r.series = series[rng.below(series.size())];
-      const auto v = rng.below(5);
-      r.value = v == 0 ? -1.5e300 : v == 1 ? 0.1 * static_cast<double>(rng.below(1000)) : v == 2 ? -0.0 : 42.0;
-      b.add_counter(r);
-    }
-  for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
-    OverheadRow r;
-    random_interval(rng, ex, r.start, r.end);
-    r.track = cpu_track();
-    r.kind = str();
-    b.add_overhead(r);
-  }
-  return b.freeze();
-}
+Trace random_trace(std::uint64_t seed, const RandomTraceOptions& o) { return RandomTraceGen(seed, o).run(); }
 
 // [SECTION] A training job ----------------------------------------------------------------
 
@@ -505,138 +560,182 @@ const std::vector<std::string>& training_kernel_names() {
   return names;
 }
 
-void add_training_trace(TraceBuilder& b, const TrainingTraceOptions& o) {
-  b.meta().source = o.source;
-  b.meta().producer = "gpuscope tests";
-  std::mt19937_64 rng(o.seed);
-  std::vector<StringId> names;
-  for (const std::string& n : training_kernel_names()) names.push_back(b.intern(n));
-  const StringId launch = b.intern("cudaLaunchKernel"), memcpy_call = b.intern("cudaMemcpyAsync");
-  const StringId step_name = b.intern("step"), fwd = b.intern("forward"), bwd = b.intern("backward");
-  const StringId sync_call = b.intern("cudaDeviceSynchronize");
-  // The sgemm kernels carry a mangled name and dynamic shared memory (as CUPTI records them).
-  const StringId sgemm_mangled = b.intern("_Z21volta_sgemm_128x64_nnPKfS0_Pfiii");
-  b.reserve_kernels(o.kernels);
-  b.reserve_api_calls(o.kernels);
-  std::uint32_t correlation = 1;
-  for (std::uint32_t g = 0; g < o.gpus; ++g) {
+namespace {
+
+// add_training_trace's state: the strings, random numbers and correlation ids
+// shared by every GPU, and the clock and streams of the GPU being filled.
+class TrainingJobGen {
+ public:
+  TrainingJobGen(TraceBuilder& b, const TrainingTraceOptions& o) : b_(b), o_(o), rng_(o.seed) {
+    b_.meta().source = o_.source;
+    b_.meta().producer = "gpuscope tests";
+    for (const std::string& n : training_kernel_names()) names_.push_back(b_.intern(n));
+    launch_ = b_.intern("cudaLaunchKernel");
+    memcpy_call_ = b_.intern("cudaMemcpyAsync");
+    step_name_ = b_.intern("step");
+    fwd_ = b_.intern("forward");
+    bwd_ = b_.intern("backward");
+    sync_call_ = b_.intern("cudaDeviceSynchronize");
+    // The sgemm kernels carry a mangled name and dynamic shared memory (as CUPTI records them).
+    sgemm_mangled_ = b_.intern("_Z21volta_sgemm_128x64_nnPKfS0_Pfiii");
+    b_.reserve_kernels(o_.kernels);
+    b_.reserve_api_calls(o_.kernels);
+  }
+
+  // GPU g's device, process, tracks and its share of the kernels.
+  void add_gpu(std::uint32_t g) {
     Device d;
     d.id = g;
     d.name = "Test GPU " + std::to_string(g);
     d.sm_count = 132;
-    b.add_device(d);
+    b_.add_device(d);
     Process p;
     p.pid = 1000 + g;
     p.name = "train.py";
     p.rank = static_cast<std::int32_t>(g);
-    b.add_process(p);
-    const TrackId cpu = b.cpu_track(1000 + g, 2000 + g);
-    b.set_track_name(cpu, "MainThread");
-    std::vector<TrackId> streams;
-    std::vector<TimeNs> stream_free(o.streams, o.start);
-    for (std::uint32_t s = 0; s < o.streams; ++s) streams.push_back(b.gpu_track(g, 7 + s));
-    const std::uint64_t n = o.kernels / o.gpus + (g < o.kernels % o.gpus ? 1 : 0);
-    TimeNs cpu_t = o.start;
-    TimeNs step_start = cpu_t;
-    std::uint64_t step_index = 0;
+    b_.add_process(p);
+    cpu_ = b_.cpu_track(1000 + g, 2000 + g);
+    b_.set_track_name(cpu_, "MainThread");
+    streams_.clear();
+    stream_free_.assign(o_.streams, o_.start);
+    for (std::uint32_t s = 0; s < o_.streams; ++s) streams_.push_back(b_.gpu_track(g, 7 + s));
+    const std::uint64_t n = o_.kernels / o_.gpus + (g < o_.kernels % o_.gpus ? 1 : 0);
+    cpu_t_ = o_.start;
+    step_start_ = cpu_t_;
+    step_index_ = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
-      const std::uint32_t s = static_cast<std::uint32_t>(rng() % o.streams);
-      const std::size_t ki = static_cast<std::size_t>(rng() % names.size());
-      ApiCallRow a;
-      a.track = cpu;
-      a.start = cpu_t;
-      a.end = cpu_t + 2'000 + static_cast<TimeNs>(rng() % 3'000);
-      a.correlation = correlation;
-      a.name = launch;
-      b.add_api_call(a);
-      KernelRow k;
-      k.track = streams[s];
-      k.start = std::max(a.end + 3'000, stream_free[s] + static_cast<TimeNs>(rng() % 2'000));
-      k.end = k.start + 1'000 + static_cast<TimeNs>(rng() % 20'000);
-      k.correlation = correlation++;
-      k.name = names[ki];
-      k.grid_x = 128;
-      k.grid_y = 1;
-      k.grid_z = 1;
-      k.block_x = 256;
-      k.block_y = 1;
-      k.block_z = 1;
-      k.registers = 32;
-      k.static_smem = 4096;
-      if (ki == 2) {
-        k.mangled = sgemm_mangled;
-        k.dynamic_smem = 16384;
-      }
-      b.add_kernel(k);
-      stream_free[s] = k.end;
-      cpu_t = a.end + 500 + static_cast<TimeNs>(rng() % 1'000);
-      if (i % 997 == 5) {  // an occasional H2D copy on stream 0, launched too
-        ApiCallRow c = a;
-        c.start = cpu_t;
-        c.end = cpu_t + 4'000;
-        c.correlation = correlation;
-        c.name = memcpy_call;
-        b.add_api_call(c);
-        MemcpyRow m;
-        m.track = streams[0];
-        m.start = std::max(c.end + 2'000, stream_free[0]);
-        m.end = m.start + 50'000;
-        m.correlation = correlation++;
-        m.bytes = 64ull << 20;
-        m.kind = CopyKind::htod;
-        m.src_kind = MemoryKind::pinned;
-        m.dst_kind = MemoryKind::device;
-        b.add_memcpy(m);
-        stream_free[0] = m.end;
-        cpu_t = c.end + 500;
-      }
-      if ((i + 1) % o.kernels_per_step == 0 || i + 1 == n) {
-        // End of a step: the host waits for the GPU (so launches never run
-        // far ahead of the kernels, as in a real training loop).
-        TimeNs gpu_done = 0;
-        for (TimeNs f : stream_free) gpu_done = std::max(gpu_done, f);
-        ApiCallRow w;
-        w.track = cpu;
-        w.start = cpu_t;
-        w.end = std::max(cpu_t + 1'000, gpu_done + 2'000);
-        w.correlation = correlation;
-        w.name = sync_call;
-        b.add_api_call(w);
-        SyncRow y;
-        y.track = cpu;
-        y.start = w.start + 200;
-        y.end = w.end - 200;
-        y.correlation = correlation++;
-        y.type = SyncType::context;
-        y.device = g;
-        b.add_sync(y);
-        cpu_t = w.end + 500;
-      }
-      if (o.ranges && ((i + 1) % o.kernels_per_step == 0 || i + 1 == n)) {
-        // step (depth 0) with forward / backward halves (depth 1).
-        const TimeNs mid = step_start + (cpu_t - step_start) / 2;
-        RangeRow r;
-        r.track = cpu;
-        r.kind = RangeKind::push_pop;
-        r.start = step_start;
-        r.end = cpu_t;
-        r.name = step_name;
-        r.payload = static_cast<std::int64_t>(step_index++);
-        b.add_range(r);
-        r.payload = 0;
-        r.start = step_start;
-        r.end = mid;
-        r.name = fwd;
-        b.add_range(r);
-        r.start = mid;
-        r.end = cpu_t;
-        r.name = bwd;
-        b.add_range(r);
-        cpu_t += 1'000;
-        step_start = cpu_t;
+      launch_kernel();
+      if (i % 997 == 5) copy_to_device();  // an occasional H2D copy on stream 0, launched too
+      if ((i + 1) % o_.kernels_per_step == 0 || i + 1 == n) {
+        wait_for_gpu(g);
+        if (o_.ranges) step_ranges();
       }
     }
   }
+
+ private:
+  // A cudaLaunchKernel and its kernel on a random stream.
+  void launch_kernel() {
+    const std::uint32_t s = static_cast<std::uint32_t>(rng_() % o_.streams);
+    const std::size_t ki = static_cast<std::size_t>(rng_() % names_.size());
+    ApiCallRow a;
+    a.track = cpu_;
+    a.start = cpu_t_;
+    a.end = cpu_t_ + 2'000 + static_cast<TimeNs>(rng_() % 3'000);
+    a.correlation = correlation_;
+    a.name = launch_;
+    b_.add_api_call(a);
+    KernelRow k;
+    k.track = streams_[s];
+    k.start = std::max(a.end + 3'000, stream_free_[s] + static_cast<TimeNs>(rng_() % 2'000));
+    k.end = k.start + 1'000 + static_cast<TimeNs>(rng_() % 20'000);
+    k.correlation = correlation_++;
+    k.name = names_[ki];
+    k.grid_x = 128;
+    k.grid_y = 1;
+    k.grid_z = 1;
+    k.block_x = 256;
+    k.block_y = 1;
+    k.block_z = 1;
+    k.registers = 32;
+    k.static_smem = 4096;
+    if (ki == 2) {
+      k.mangled = sgemm_mangled_;
+      k.dynamic_smem = 16384;
+    }
+    b_.add_kernel(k);
+    stream_free_[s] = k.end;
+    cpu_t_ = a.end + 500 + static_cast<TimeNs>(rng_() % 1'000);
+  }
+
+  // A cudaMemcpyAsync and its 64 MiB pinned-to-device copy on stream 0.
+  void copy_to_device() {
+    ApiCallRow c;
+    c.track = cpu_;
+    c.start = cpu_t_;
+    c.end = cpu_t_ + 4'000;
+    c.correlation = correlation_;
+    c.name = memcpy_call_;
+    b_.add_api_call(c);
+    MemcpyRow m;
+    m.track = streams_[0];
+    m.start = std::max(c.end + 2'000, stream_free_[0]);
+    m.end = m.start + 50'000;
+    m.correlation = correlation_++;
+    m.bytes = 64ull << 20;
+    m.kind = CopyKind::htod;
+    m.src_kind = MemoryKind::pinned;
+    m.dst_kind = MemoryKind::device;
+    b_.add_memcpy(m);
+    stream_free_[0] = m.end;
+    cpu_t_ = c.end + 500;
+  }
+
+  // End of a step: the host waits for the GPU (so launches never run far
+  // ahead of the kernels, as in a real training loop).
+  void wait_for_gpu(std::uint32_t g) {
+    TimeNs gpu_done = 0;
+    for (TimeNs f : stream_free_) gpu_done = std::max(gpu_done, f);
+    ApiCallRow w;
+    w.track = cpu_;
+    w.start = cpu_t_;
+    w.end = std::max(cpu_t_ + 1'000, gpu_done + 2'000);
+    w.correlation = correlation_;
+    w.name = sync_call_;
+    b_.add_api_call(w);
+    SyncRow y;
+    y.track = cpu_;
+    y.start = w.start + 200;
+    y.end = w.end - 200;
+    y.correlation = correlation_++;
+    y.type = SyncType::context;
+    y.device = g;
+    b_.add_sync(y);
+    cpu_t_ = w.end + 500;
+  }
+
+  // The step that just ended (depth 0) with forward / backward halves (depth 1).
+  void step_ranges() {
+    const TimeNs mid = step_start_ + (cpu_t_ - step_start_) / 2;
+    RangeRow r;
+    r.track = cpu_;
+    r.kind = RangeKind::push_pop;
+    r.start = step_start_;
+    r.end = cpu_t_;
+    r.name = step_name_;
+    r.payload = static_cast<std::int64_t>(step_index_++);
+    b_.add_range(r);
+    r.payload = 0;
+    r.start = step_start_;
+    r.end = mid;
+    r.name = fwd_;
+    b_.add_range(r);
+    r.start = mid;
+    r.end = cpu_t_;
+    r.name = bwd_;
+    b_.add_range(r);
+    cpu_t_ += 1'000;
+    step_start_ = cpu_t_;
+  }
+
+  TraceBuilder& b_;
+  const TrainingTraceOptions& o_;
+  std::mt19937_64 rng_;
+  std::vector<StringId> names_;
+  StringId launch_ = 0, memcpy_call_ = 0, step_name_ = 0, fwd_ = 0, bwd_ = 0, sync_call_ = 0, sgemm_mangled_ = 0;
+  std::uint32_t correlation_ = 1;
+  TrackId cpu_ = 0;
+  std::vector<TrackId> streams_;
+  std::vector<TimeNs> stream_free_;
+  TimeNs cpu_t_ = 0, step_start_ = 0;
+  std::uint64_t step_index_ = 0;
+};
+
+}  // namespace
+
+void add_training_trace(TraceBuilder& b, const TrainingTraceOptions& o) {
+  TrainingJobGen gen(b, o);
+  for (std::uint32_t g = 0; g < o.gpus; ++g) gen.add_gpu(g);
 }
 
 Trace training_trace(const TrainingTraceOptions& o) {
