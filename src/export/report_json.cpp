@@ -397,7 +397,8 @@ Profile parse_report_json(std::string_view text, const std::string& file) {
   Profile p;
   if (const Json* v = r.optional(j, "source"); v && v->is_string()) {
     const std::string s = v->get<std::string>();
-    for (TraceSource t : {TraceSource::cupti, TraceSource::chrome_json, TraceSource::synthetic})
+    for (TraceSource t :
+         {TraceSource::cupti, TraceSource::chrome_json, TraceSource::synthetic, TraceSource::nsys_sqlite})
       if (to_string(t) == s) p.source = t;
   }
   p.producer = r.str(j, "producer", "");
