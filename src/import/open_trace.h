@@ -1,5 +1,7 @@
 // Opens any trace file gpuscope understands, chosen by content (not by name):
-// .gscope (magic bytes), Chrome/Kineto JSON, gzip-compressed JSON.
+// .gscope (magic bytes), Chrome/Kineto JSON, gzip-compressed JSON, and SQLite
+// databases in Nsight Systems' schema (`nsys export --type sqlite`, or
+// gpuscope's own SQLite export).
 #pragma once
 
 #include <string>
@@ -10,7 +12,7 @@
 
 namespace gpuscope {
 
-enum class TraceFileKind { gscope, chrome_json, chrome_json_gz, unknown };
+enum class TraceFileKind { gscope, chrome_json, chrome_json_gz, nsys_sqlite, unknown };
 
 // Looks at the first bytes. Throws InputError if the file cannot be opened.
 TraceFileKind detect_trace_file(const std::string& path);
