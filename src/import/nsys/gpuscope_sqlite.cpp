@@ -188,6 +188,7 @@ class GpuscopeReader {
             tr.name = v[6].as_text();
             const TrackId id = b_.add_track(tr);
             if (tr.kind == TrackKind::cpu && !v[5].null()) threads_.emplace(v[5].as_int(), id);
+            if (tr.kind == TrackKind::gpu) gpu_tracks_.emplace((std::uint64_t{tr.device} << 32) | tr.stream, id);
           });
       return;
     }
@@ -195,7 +196,9 @@ class GpuscopeReader {
     // as the rows use them.
     if (const TableDef* t = db_.table("GPUSCOPE_STREAMS"))
       in_.reader(*t, {"deviceId", "streamId", "name"}).for_each([&](const SqlValue* v) {
-        b_.set_track_name(b_.gpu_track(id32(v[0]), id32(v[1])), v[2].as_text());
+        const TrackId id = b_.gpu_track(id32(v[0]), id32(v[1]));
+        b_.set_track_name(id, v[2].as_text());
+        gpu_tracks_.emplace(gpu_key(v[0], v[1]), id);
       });
     if (const TableDef* t = db_.table("ThreadNames"))
       in_.reader(*t, {"nameId", "globalTid"}).for_each([&](const SqlValue* v) {
@@ -224,34 +227,94 @@ class GpuscopeReader {
 
   // [SECTION] GPU activity -------------------------------------------------------------------------------
 
+  // The kernel table in parts on several threads (row_parts.h). A part
+  // resolves tracks and strings from what is known before it starts (the
+  // GPUSCOPE_TRACKS rows, the trace's own string ids); anything else waits
+  // in `Pending` for the calling thread.
+  struct Pending {
+    std::vector<std::pair<std::size_t, std::uint64_t>> tracks;         // (row in the part, GPU key or globalTid)
+    std::vector<std::pair<std::size_t, std::int64_t>> names, mangled;  // (row in the part, file string id)
+    Counts skipped;
+  };
+  StringId known_string(std::int64_t id, std::size_t row, std::vector<std::pair<std::size_t, std::int64_t>>& later) {
+    if (id >= 0 && id < identity_) return static_cast<StringId>(id);
+    later.emplace_back(row, id);
+    return 0;
+  }
+  static std::uint64_t gpu_key(const SqlValue& device, const SqlValue& stream) {
+    return (std::uint64_t{id32(device)} << 32) | id32(stream);
+  }
+
   void kernels() {
     const TableDef* t = db_.table("CUPTI_ACTIVITY_KIND_KERNEL");
     if (!t) return;
-    b_.reserve_kernels(db_.row_count(*t));
-    in_.reader(*t, {"start", "end", "deviceId", "streamId", "correlationId", "demangledName", "mangledName", "gridX",
-                    "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread", "staticSharedMemory",
-                    "dynamicSharedMemory", "graphId", "graphNodeId"})
-        .for_each([&](const SqlValue* v) {
-          KernelRow k;
-          if (!interval(v[0], v[1], 0, "kernel", skipped_, &k.start, &k.end)) return;
-          k.track = gpu_track(v[2], v[3]);
-          k.correlation = id32(v[4]);
-          k.name = string(v[5].as_int());
-          k.mangled = v[6].null() ? 0 : string(v[6].as_int());
-          k.grid_x = clamp32(v[7]);
-          k.grid_y = clamp32(v[8]);
-          k.grid_z = clamp32(v[9]);
-          k.block_x = clamp32(v[10]);
-          k.block_y = clamp32(v[11]);
-          k.block_z = clamp32(v[12]);
-          k.registers = clamp16(v[13]);
-          k.static_smem = clamp32(v[14]);
-          k.dynamic_smem = clamp32(v[15]);
-          k.graph_id = graph_id(v[16]);
-          k.graph_node_id = u64(v[17]);
-          b_.add_kernel(k);
-        });
+    TableReader reader =
+        in_.reader(*t, {"start", "end", "deviceId", "streamId", "correlationId", "demangledName", "mangledName",
+                        "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread",
+                        "staticSharedMemory", "dynamicSharedMemory", "graphId", "graphNodeId"});
+    const std::size_t n = reader.split(in_.threads());
+    std::vector<KernelTable> rows(n);
+    std::vector<Pending> pending(n);
+    std::uint64_t total = 0;
+    for (std::size_t p = 0; p < n; ++p) total += reader.rows(p);
+    run_parts(n, in_.threads(), [&](std::size_t p) {
+      reserve_rows(rows[p], p == 0 ? total : reader.rows(p));  // part 0 becomes the table
+      KernelAppender out(rows[p]);
+      Pending& later = pending[p];
+      std::uint64_t last_key = ~std::uint64_t{0};
+      TrackId last_track = 0;
+      reader.for_each(p, [&](const SqlValue* v) {
+        KernelRow k;
+        if (!interval(v[0], v[1], 0, "kernel", later.skipped, &k.start, &k.end)) return;
+        const std::uint64_t key = gpu_key(v[2], v[3]);
+        if (key != last_key) {
+          const auto it = gpu_tracks_.find(key);
+          last_track = it != gpu_tracks_.end() ? it->second : kNoRow;
+          last_key = key;
+        }
+        k.track = last_track;
+        if (last_track == kNoRow) later.tracks.emplace_back(out.rows(), key);
+        k.correlation = id32(v[4]);
+        k.name = known_string(v[5].as_int(), out.rows(), later.names);
+        k.mangled = v[6].null() ? 0 : known_string(v[6].as_int(), out.rows(), later.mangled);
+        k.grid_x = clamp32(v[7]);
+        k.grid_y = clamp32(v[8]);
+        k.grid_z = clamp32(v[9]);
+        k.block_x = clamp32(v[10]);
+        k.block_y = clamp32(v[11]);
+        k.block_z = clamp32(v[12]);
+        k.registers = clamp16(v[13]);
+        k.static_smem = clamp32(v[14]);
+        k.dynamic_smem = clamp32(v[15]);
+        k.graph_id = graph_id(v[16]);
+        k.graph_node_id = u64(v[17]);
+        out.add(k);
+      });
+      out.flush();
+    });
+    KernelTable& table = b_.tables().kernels;
+    for (std::size_t p = 0, base = 0; p < n; ++p) {
+      const std::size_t part_rows = rows[p].size();
+      if (p == 0)
+        table = std::move(rows[0]);
+      else
+        append_rows(table, rows[p]);
+      for (const auto& [row, key] : pending[p].tracks)
+        table.track[base + row] = b_.gpu_track(static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key));
+      for (const auto& [row, id] : pending[p].names) table.name[base + row] = string(id);
+      for (const auto& [row, id] : pending[p].mangled) {
+        const StringId m = string(id);
+        if (m == table.name[base + row]) continue;  // stored as 0, as TraceBuilder::add_kernel does
+        if (table.mangled.empty()) table.mangled.resize(table.size());
+        table.mangled[base + row] = m;
+      }
+      merge(pending[p].skipped);
+      rows[p] = KernelTable{};
+      base += part_rows;
+    }
   }
+
+  void merge(const Counts& c) { c.add_to(skipped_); }
 
   static CopyKind copy_kind(const SqlValue& v) {
     const std::int64_t x = v.as_int();
@@ -299,29 +362,80 @@ class GpuscopeReader {
 
   // [SECTION] CPU activity: API calls, syncs, ranges, overheads -------------------------------------------
 
+  // The three API call tables, each in parts, all parts on several threads.
   void api_calls() {
-    std::uint64_t rows = 0;
-    const TableDef* runtime = db_.table("CUPTI_ACTIVITY_KIND_RUNTIME");
-    const TableDef* driver = db_.table("CUPTI_ACTIVITY_KIND_DRIVER");
-    const TableDef* other = db_.table("GPUSCOPE_OTHER_API_CALLS");
-    for (const TableDef* t : {runtime, driver, other})
-      if (t) rows += db_.row_count(*t);
-    b_.reserve_api_calls(rows);
-    for (const TableDef* t : {runtime, driver, other}) {
-      if (!t) continue;
-      const ApiDomain domain = t == driver ? ApiDomain::driver : t == other ? ApiDomain::other : ApiDomain::runtime;
-      in_.reader(*t, {"start", "end", "globalTid", "correlationId", "nameId", "returnValue", "cbid"})
-          .for_each([&](const SqlValue* v) {
-            ApiCallRow a;
-            if (!interval(v[0], v[1], 0, "api_call", skipped_, &a.start, &a.end)) return;
-            a.track = cpu_track(v[2]);
-            a.correlation = id32(v[3]);
-            a.name = string(v[4].as_int());
-            a.domain = domain;
-            a.status = static_cast<std::int32_t>(v[5].as_int());
-            a.cbid = id32(v[6]);
-            b_.add_api_call(a);
-          });
+    struct Source {
+      const TableDef* table;
+      ApiDomain domain;
+    };
+    std::vector<Source> sources;
+    for (const auto& [name, domain] : {std::pair{"CUPTI_ACTIVITY_KIND_RUNTIME", ApiDomain::runtime},
+                                       std::pair{"CUPTI_ACTIVITY_KIND_DRIVER", ApiDomain::driver},
+                                       std::pair{"GPUSCOPE_OTHER_API_CALLS", ApiDomain::other}})
+      if (const TableDef* t = db_.table(name)) sources.push_back(Source{t, domain});
+    std::vector<TableReader> readers;
+    struct Job {
+      std::size_t source, part;
+    };
+    std::vector<Job> jobs;
+    std::uint64_t total = 0;
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+      readers.push_back(in_.reader(*sources[s].table,
+                                   {"start", "end", "globalTid", "correlationId", "nameId", "returnValue", "cbid"}));
+      const std::size_t n = readers.back().split(in_.threads());
+      for (std::size_t p = 0; p < n; ++p) {
+        jobs.push_back(Job{s, p});
+        total += readers.back().rows(p);
+      }
+    }
+    std::vector<ApiCallTable> rows(jobs.size());
+    std::vector<Pending> pending(jobs.size());
+    run_parts(jobs.size(), in_.threads(), [&](std::size_t j) {
+      TableReader& reader = readers[jobs[j].source];
+      reserve_rows(rows[j], j == 0 ? total : reader.rows(jobs[j].part));
+      ApiCallAppender out(rows[j]);
+      Pending& later = pending[j];
+      const ApiDomain domain = sources[jobs[j].source].domain;
+      std::int64_t last_tid = 0;
+      TrackId last_track = kNoRow;
+      bool have_last = false;
+      reader.for_each(jobs[j].part, [&](const SqlValue* v) {
+        ApiCallRow a;
+        if (!interval(v[0], v[1], 0, "api_call", later.skipped, &a.start, &a.end)) return;
+        const std::int64_t g = v[2].as_int();
+        if (!have_last || g != last_tid) {
+          const auto it = threads_.find(g);
+          last_track = it != threads_.end() ? it->second : kNoRow;
+          last_tid = g;
+          have_last = true;
+        }
+        a.track = last_track;
+        if (last_track == kNoRow) later.tracks.emplace_back(out.rows(), static_cast<std::uint64_t>(g));
+        a.correlation = id32(v[3]);
+        a.name = known_string(v[4].as_int(), out.rows(), later.names);
+        a.domain = domain;
+        a.status = static_cast<std::int32_t>(v[5].as_int());
+        a.cbid = id32(v[6]);
+        out.add(a);
+      });
+      out.flush();
+    });
+    ApiCallTable& table = b_.tables().api_calls;
+    for (std::size_t j = 0, base = 0; j < jobs.size(); ++j) {
+      const std::size_t part_rows = rows[j].size();
+      if (j == 0)
+        table = std::move(rows[0]);
+      else
+        append_rows(table, rows[j]);
+      for (const auto& [row, g] : pending[j].tracks) {
+        SqlValue gtid;
+        gtid.set_int(static_cast<std::int64_t>(g));
+        table.track[base + row] = cpu_track(gtid);
+      }
+      for (const auto& [row, id] : pending[j].names) table.name[base + row] = string(id);
+      merge(pending[j].skipped);
+      rows[j] = ApiCallTable{};
+      base += part_rows;
     }
   }
 
@@ -431,7 +545,8 @@ class GpuscopeReader {
   StringId identity_ = 0;  // file ids below this are the trace's ids
   std::vector<std::string> texts_;
   std::vector<bool> present_;
-  std::unordered_map<std::int64_t, TrackId> threads_;  // globalTid -> track, from GPUSCOPE_TRACKS
+  std::unordered_map<std::int64_t, TrackId> threads_;      // globalTid -> track, from GPUSCOPE_TRACKS
+  std::unordered_map<std::uint64_t, TrackId> gpu_tracks_;  // (device << 32 | stream) -> track, known before the rows
   std::int64_t last_tid_ = 0;
   TrackId last_cpu_ = kNoRow, last_gpu_ = kNoRow;
   std::uint64_t last_gpu_key_ = 0;

@@ -228,7 +228,7 @@ class NsysReader {
   void kernels() {
     const TableDef* t = table("CUPTI_ACTIVITY_KIND_KERNEL");
     if (!t) return;
-    b_.reserve_kernels(db_.row_count(*t));
+    b_.reserve_kernels(in_.rows(*t));
     in_.reader(*t, {"start",
                     "end",
                     "deviceId",
@@ -323,7 +323,7 @@ class NsysReader {
   void cuda_events() {
     const TableDef* t = table("CUPTI_ACTIVITY_KIND_CUDA_EVENT");
     if (!t) return;
-    if (!t->has("start")) return skipped_.add("import.skipped.cuda_event_without_time", db_.row_count(*t));
+    if (!t->has("start")) return skipped_.add("import.skipped.cuda_event_without_time", in_.rows(*t));
     const StringId domain = b_.intern("cuda_event");
     in_.reader(*t, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "eventId"})
         .for_each([&](const SqlValue* v) {
@@ -349,7 +349,7 @@ class NsysReader {
   void api_calls() {
     const TableDef* runtime = table("CUPTI_ACTIVITY_KIND_RUNTIME");
     const TableDef* driver = table("CUPTI_ACTIVITY_KIND_DRIVER");
-    b_.reserve_api_calls((runtime ? db_.row_count(*runtime) : 0) + (driver ? db_.row_count(*driver) : 0));
+    b_.reserve_api_calls((runtime ? in_.rows(*runtime) : 0) + (driver ? in_.rows(*driver) : 0));
     for (const TableDef* t : {runtime, driver}) {
       if (!t) continue;
       const bool in_driver_table = t == driver;
@@ -828,7 +828,7 @@ class NsysReader {
           name.rfind("meta_data_", 0) == 0)
         continue;
       if (std::find(std::begin(kDescriptive), std::end(kDescriptive), name) != std::end(kDescriptive)) continue;
-      skipped_.add("import.skipped.table." + t.name, db_.row_count(t));
+      skipped_.add("import.skipped.table." + t.name, in_.rows(t));
     }
   }
 

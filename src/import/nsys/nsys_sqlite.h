@@ -39,6 +39,10 @@ struct NsysImportOptions {
   // format allows (~5-20x faster than SQLite's row API); false: through
   // SQLite only. The trace is the same either way (tests compare them).
   bool direct_read = true;
+  // Threads that read the big tables (kernels, API calls) when reading
+  // directly: 0 = automatic (the machine's cores, at most 4), 1 = the calling
+  // thread only. The trace is the same either way (tests compare them).
+  unsigned threads = 0;
 };
 
 // Whether `bytes` start with SQLite's file header ("SQLite format 3\0").

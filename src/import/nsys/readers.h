@@ -2,13 +2,16 @@
 // one for Nsight Systems' exports, one for gpuscope's own SQLite export.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "import/nsys/nsys_sqlite.h"
+#include "import/nsys/row_parts.h"
 #include "import/nsys/sqlite_db.h"
 #include "import/nsys/sqlite_pages.h"
 #include "import/nsys/sqlite_table.h"
@@ -23,6 +26,15 @@ struct Input {
 
   TableReader reader(const TableDef& t, std::vector<std::string_view> columns) const {
     return TableReader(db, pages, t, std::move(columns));
+  }
+  // Rows of a table: from its pages' headers where it can be read directly
+  // (SQLite's count(*) reads every page through its cache).
+  std::uint64_t rows(const TableDef& t) const {
+    return pages && t.plain ? pages->count(static_cast<std::uint32_t>(t.root_page), t.name) : db.row_count(t);
+  }
+  unsigned threads() const {
+    if (options.threads) return options.threads;
+    return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
   }
 };
 
@@ -50,6 +62,9 @@ class Counts {
   void write_to(TraceMeta& m) const {
     for (const auto& [k, v] : counts_) m.add_stat(k, v);
   }
+  void add_to(Counts& other) const {
+    for (const auto& [k, v] : counts_) other.add(k, v);
+  }
 
  private:
   std::vector<std::pair<std::string, std::uint64_t>> counts_;
@@ -70,21 +85,22 @@ inline std::uint64_t clamp64(const SqlValue& v) {
   return x <= 0 ? 0 : static_cast<std::uint64_t>(x);
 }
 
+// Counts why a row's interval was refused (the slow path of interval()).
+[[gnu::noinline, gnu::cold]] inline void refuse_interval(const SqlValue& s, const SqlValue& e, bool overflow,
+                                                         std::string_view what, Counts& skipped) {
+  const char* reason = s.null() || e.null() ? "_without_time" : overflow ? "_invalid_time" : "_negative_duration";
+  skipped.add("import.skipped." + std::string(what) + reason);
+}
+
 // start/end of a row shifted by `offset` ns. False (the row is skipped, and
 // counted under "import.skipped.<what>_<reason>") when either is NULL, the
 // sum overflows, or it ends before it starts.
 inline bool interval(const SqlValue& s, const SqlValue& e, TimeNs offset, std::string_view what, Counts& skipped,
                      TimeNs* start, TimeNs* end) {
-  if (s.null() || e.null()) {
-    skipped.add("import.skipped." + std::string(what) + "_without_time");
-    return false;
-  }
-  if (__builtin_add_overflow(s.as_int(), offset, start) || __builtin_add_overflow(e.as_int(), offset, end)) {
-    skipped.add("import.skipped." + std::string(what) + "_invalid_time");
-    return false;
-  }
-  if (*end < *start) {
-    skipped.add("import.skipped." + std::string(what) + "_negative_duration");
+  const bool overflow =
+      __builtin_add_overflow(s.as_int(), offset, start) | __builtin_add_overflow(e.as_int(), offset, end);
+  if (s.null() || e.null() || overflow || *end < *start) [[unlikely]] {
+    refuse_interval(s, e, overflow, what, skipped);
     return false;
   }
   return true;

@@ -6,17 +6,11 @@
 namespace gpuscope::nsys {
 
 std::int64_t SqlValue::real_as_int() const {
-  if (type != Type::real || std::isnan(d)) return 0;
+  if (type_ != Type::real || std::isnan(u_.d)) return 0;
   // 2^63 is exactly representable; anything at or above it does not fit.
-  if (d >= 9223372036854775808.0) return std::numeric_limits<std::int64_t>::max();
-  if (d <= -9223372036854775808.0) return std::numeric_limits<std::int64_t>::min();
-  return static_cast<std::int64_t>(d);
-}
-
-double SqlValue::as_real() const {
-  if (type == Type::real) return d;
-  if (type == Type::integer) return static_cast<double>(i);
-  return 0;
+  if (u_.d >= 9223372036854775808.0) return std::numeric_limits<std::int64_t>::max();
+  if (u_.d <= -9223372036854775808.0) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(u_.d);
 }
 
 std::string lower(std::string_view s) {
@@ -214,23 +208,20 @@ SqlValue Statement::value(int column) const {
   SqlValue v;
   switch (sqlite3_column_type(st_, column)) {
     case SQLITE_INTEGER:
-      v.type = SqlValue::Type::integer;
-      v.i = sqlite3_column_int64(st_, column);
+      v.set_int(sqlite3_column_int64(st_, column));
       break;
     case SQLITE_FLOAT:
-      v.type = SqlValue::Type::real;
-      v.d = sqlite3_column_double(st_, column);
+      v.set_real(sqlite3_column_double(st_, column));
       break;
     case SQLITE_TEXT: {
-      v.type = SqlValue::Type::text;
       const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st_, column));
-      v.s = std::string_view(p ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(st_, column)));
+      v.set_bytes(SqlValue::Type::text, p ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(st_, column)));
       break;
     }
     case SQLITE_BLOB: {
-      v.type = SqlValue::Type::blob;
       const auto* p = static_cast<const char*>(sqlite3_column_blob(st_, column));
-      v.s = std::string_view(p ? p : "", p ? static_cast<std::size_t>(sqlite3_column_bytes(st_, column)) : 0);
+      v.set_bytes(SqlValue::Type::blob, p ? p : "",
+                  p ? static_cast<std::size_t>(sqlite3_column_bytes(st_, column)) : 0);
       break;
     }
     default:

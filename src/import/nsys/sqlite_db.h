@@ -24,24 +24,48 @@ namespace gpuscope::nsys {
 // A value as the database stores it (its storage class). Both table readers
 // produce these, and every conversion below is the same for both, so that
 // the direct page reader and SQLite's own give identical rows.
-struct SqlValue {
+class SqlValue {
+ public:
   enum class Type : std::uint8_t { null, integer, real, text, blob };
-  Type type = Type::null;
-  std::int64_t i = 0;
-  double d = 0;
-  std::string_view s;  // text or blob bytes (valid until the reader moves on)
 
-  bool null() const { return type == Type::null; }
-  bool number() const { return type == Type::integer || type == Type::real; }
+  Type type() const { return type_; }
+  bool null() const { return type_ == Type::null; }
   // Integers as stored; reals truncated toward zero (NaN -> 0, clamped to
   // int64); text, blobs and NULL -> 0.
-  std::int64_t as_int() const { return type == Type::integer ? i : real_as_int(); }
-  double as_real() const;  // integers converted; text, blobs and NULL -> 0
+  std::int64_t as_int() const { return type_ == Type::integer ? u_.i : real_as_int(); }
+  double as_real() const {  // integers converted; text, blobs and NULL -> 0
+    return type_ == Type::real ? u_.d : type_ == Type::integer ? static_cast<double>(u_.i) : 0;
+  }
   // Text as stored; anything else -> "" (numbers are not formatted).
-  std::string_view as_text() const { return type == Type::text ? s : std::string_view(); }
+  std::string_view as_text() const { return type_ == Type::text ? std::string_view(u_.p, n_) : std::string_view(); }
+
+  void set_null() { type_ = Type::null; }
+  void set_int(std::int64_t i) {
+    type_ = Type::integer;
+    u_.i = i;
+  }
+  void set_real(double d) {
+    type_ = Type::real;
+    u_.d = d;
+  }
+  // Text or blob bytes, valid until the reader moves on (at most 4 GiB: records are smaller).
+  void set_bytes(Type t, const char* p, std::size_t n) {
+    type_ = t;
+    u_.p = p;
+    n_ = static_cast<std::uint32_t>(n);
+  }
 
  private:
   std::int64_t real_as_int() const;
+
+  // 16 bytes: a row of 20 values fits in five cache lines.
+  union {
+    std::int64_t i;
+    double d;
+    const char* p;
+  } u_{0};
+  std::uint32_t n_ = 0;
+  Type type_ = Type::null;
 };
 
 struct ColumnDef {

@@ -55,12 +55,59 @@ std::unique_ptr<PageFile> PageFile::open(const Database& db, const LoadProgress&
   if (m == MAP_FAILED) return nullptr;
   ::madvise(m, f->map_bytes_, MADV_SEQUENTIAL);
   f->base_ = static_cast<const std::uint8_t*>(m);
-  f->seen_.assign(f->pages_ / 8 + 1, 0);
   return f;
 }
 
 PageFile::~PageFile() {
   if (base_) ::munmap(const_cast<std::uint8_t*>(base_), map_bytes_);
+}
+
+std::uint64_t PageFile::count(std::uint32_t root, std::string_view table) {
+  std::uint64_t rows = 0;
+  ScanState state;
+  state.seen.assign(pages_ / 8 + 1, 0);
+  walk(root, table, state, [&](std::uint32_t, const std::uint8_t*, std::uint32_t cells) { rows += cells; });
+  return rows;
+}
+
+std::vector<PageFile::Part> PageFile::split(std::uint32_t root, std::string_view table, std::size_t parts) {
+  // The subtrees a few levels down (at most 3), until there are plenty of them.
+  std::vector<std::uint32_t> frontier{root};
+  for (int level = 0; level < 3 && parts > 1 && frontier.size() < 16 * parts; ++level) {
+    std::vector<std::uint32_t> next;
+    for (std::uint32_t n : frontier) {
+      if (n < 2 || n > pages_) corrupt(table, n, "page out of range");
+      const std::uint8_t* p = page(n);
+      if (p[0] != 0x05) return {Part{{root}, count(root, table)}};  // a leaf this high: a small tree
+      const std::uint32_t cells = be16(p + 3);
+      if (12 + 2 * cells > usable_) corrupt(table, n, "more cells than fit in a page");
+      for (std::uint32_t i = 0; i < cells; ++i) {
+        const std::uint32_t cell = be16(p + 12 + 2 * i);
+        if (cell < 12 + 2 * cells || cell + 4 > usable_) corrupt(table, n, "cell offset out of range");
+        next.push_back(be32(p + cell));
+      }
+      next.push_back(be32(p + 8));
+    }
+    frontier.swap(next);
+  }
+  // Rows under each (one walk over every leaf header), then runs of about
+  // total / parts rows each.
+  ScanState state;
+  state.seen.assign(pages_ / 8 + 1, 0);
+  std::vector<std::uint64_t> rows(frontier.size(), 0);
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < frontier.size(); ++i) {
+    walk(frontier[i], table, state, [&](std::uint32_t, const std::uint8_t*, std::uint32_t cells) { rows[i] += cells; });
+    total += rows[i];
+  }
+  std::vector<Part> out(1);
+  for (std::size_t i = 0; i < frontier.size(); ++i) {
+    if (out.back().rows > 0 && out.size() < parts && (out.back().rows + rows[i] / 2) * parts > total * out.size())
+      out.emplace_back();
+    out.back().roots.push_back(frontier[i]);
+    out.back().rows += rows[i];
+  }
+  return out;
 }
 
 void PageFile::corrupt(std::string_view table, std::uint32_t page, std::string_view what) const {
@@ -73,22 +120,9 @@ void PageFile::progress(std::uint64_t pages_done) {
   if (progress_.on_progress) progress_.on_progress(pages_done * page_size_, map_bytes_);
 }
 
-std::string_view PageFile::payload(std::uint32_t page_no, const std::uint8_t* p, std::uint32_t cell,
-                                   std::int64_t* rowid, std::string_view table) {
-  const std::uint8_t* c = p + cell;
-  std::size_t room = usable_ - cell;
-  std::uint64_t size = 0, key = 0;
-  const std::size_t a = varint(c, room, &size);
-  const std::size_t b = a ? varint(c + a, room - a, &key) : 0;
-  if (!b) corrupt(table, page_no, "cell runs past the page");
-  *rowid = static_cast<std::int64_t>(key);
-  c += a + b;
-  room -= a + b;
+std::string_view PageFile::spilled(ScanState& state, std::uint32_t page_no, const std::uint8_t* c, std::size_t room,
+                                   std::uint64_t size, std::string_view table) {
   const std::uint32_t max_local = usable_ - 35;
-  if (size <= max_local) {
-    if (size > room) corrupt(table, page_no, "cell runs past the page");
-    return std::string_view(reinterpret_cast<const char*>(c), size);
-  }
   // Spilled: the first bytes here, the rest on a chain of overflow pages
   // (each: 4-byte next page number, then usable - 4 bytes of payload).
   const std::uint64_t min_local = (std::uint64_t{usable_ - 12} * 32 / 255) - 23;
@@ -96,22 +130,24 @@ std::string_view PageFile::payload(std::uint32_t page_no, const std::uint8_t* p,
   const std::uint64_t local = k <= max_local ? k : min_local;
   if (local + 4 > room) corrupt(table, page_no, "cell runs past the page");
   if (size > std::uint64_t{pages_} * usable_) corrupt(table, page_no, "record larger than the file");
-  scratch_.assign(reinterpret_cast<const char*>(c), local);
+  std::string& scratch = state.scratch;
+  std::vector<std::uint8_t>& seen = state.seen;
+  scratch.assign(reinterpret_cast<const char*>(c), local);
   std::uint32_t next = be32(c + local);
   std::uint64_t left = size - local;
   while (left > 0) {
     if (next < 2 || next > pages_) corrupt(table, page_no, "overflow page out of range");
     // Each overflow page belongs to one record: seeing one twice means a
     // loop (and bounds the work by the file's size).
-    if (seen_[next >> 3] & (1u << (next & 7))) corrupt(table, page_no, "overflow page reached twice");
-    seen_[next >> 3] |= static_cast<std::uint8_t>(1u << (next & 7));
+    if (seen[next >> 3] & (1u << (next & 7))) corrupt(table, page_no, "overflow page reached twice");
+    seen[next >> 3] |= static_cast<std::uint8_t>(1u << (next & 7));
     const std::uint8_t* o = page(next);
     const std::uint64_t n = std::min<std::uint64_t>(left, usable_ - 4);
-    scratch_.append(reinterpret_cast<const char*>(o + 4), n);
+    scratch.append(reinterpret_cast<const char*>(o + 4), n);
     left -= n;
     next = be32(o);
   }
-  return scratch_;
+  return scratch;
 }
 
 // [SECTION] Records ------------------------------------------------------------------------------
@@ -127,19 +163,43 @@ RecordDecoder::RecordDecoder(const std::vector<int>& positions, const std::vecto
       wants_.push_back(Want{positions[k], slot});
   }
   std::sort(wants_.begin(), wants_.end(), [](const Want& a, const Want& b) { return a.position < b.position; });
+  if (!wants_.empty()) slot_of_.assign(static_cast<std::size_t>(wants_.back().position) + 1, -1);
+  for (const Want& w : wants_) {
+    if (slot_of_[static_cast<std::size_t>(w.position)] >= 0) {
+      slot_of_.clear();
+      break;
+    }
+    slot_of_[static_cast<std::size_t>(w.position)] = w.slot;
+  }
 }
 
 namespace {
 
-// Bytes of a value by serial type, for the one-byte types (0..127); 0xff = reserved.
+// Bytes of a value by serial type, for the one-byte types (0..127). The
+// reserved types 10 and 11 get a length no record has, so that the check of
+// the end offset against the record's size refuses them too.
+constexpr std::uint64_t kReserved = std::uint64_t{1} << 40;
 struct SerialLengths {
-  std::uint8_t len[128];
+  std::uint64_t len[128];
   constexpr SerialLengths() : len{} {
-    constexpr std::uint8_t fixed[12] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0xff, 0xff};
-    for (int t = 0; t < 128; ++t) len[t] = t < 12 ? fixed[t] : static_cast<std::uint8_t>((t - 12) / 2);
+    constexpr std::uint64_t fixed[12] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0, kReserved, kReserved};
+    for (int t = 0; t < 128; ++t) len[t] = t < 12 ? fixed[t] : static_cast<std::uint64_t>((t - 12) / 2);
   }
 };
 constexpr SerialLengths kSerial;
+
+// Whether the first `n` bytes at p are all below 0x80 (one-byte varints).
+inline bool one_byte_types(const std::uint8_t* p, int n) {
+  std::uint64_t high = 0;
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    high |= w;
+  }
+  for (; i < n; ++i) high |= p[i];
+  return (high & 0x8080808080808080ull) == 0;
+}
 
 inline std::uint64_t load_be64(const std::uint8_t* p) {
   std::uint64_t x;
@@ -149,62 +209,51 @@ inline std::uint64_t load_be64(const std::uint8_t* p) {
 
 // The value of serial type `type` whose `len` bytes start at p.
 inline void decode_value(std::uint64_t type, const std::uint8_t* p, std::uint64_t len, SqlValue& v) {
-  using T = SqlValue::Type;
   switch (type) {
     case 0:
-      v.type = T::null;
+      v.set_null();
       return;
     case 1:
-      v.type = T::integer;
-      v.i = static_cast<std::int8_t>(p[0]);
+      v.set_int(static_cast<std::int8_t>(p[0]));
       return;
     case 2:
-      v.type = T::integer;
-      v.i = static_cast<std::int16_t>((p[0] << 8) | p[1]);
+      v.set_int(static_cast<std::int16_t>((p[0] << 8) | p[1]));
       return;
     case 3:
-      v.type = T::integer;
-      v.i = static_cast<std::int32_t>((std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
-                                      (std::uint32_t{p[2]} << 8)) >>
-            8;
+      v.set_int(static_cast<std::int32_t>((std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
+                                          (std::uint32_t{p[2]} << 8)) >>
+                8);
       return;
     case 4:
-      v.type = T::integer;
-      v.i = static_cast<std::int32_t>(be32(p));
+      v.set_int(static_cast<std::int32_t>(be32(p)));
       return;
     case 5:
-      v.type = T::integer;
-      v.i = static_cast<std::int64_t>((std::uint64_t{be16(p)} << 48) | (std::uint64_t{be32(p + 2)} << 16)) >> 16;
+      v.set_int(static_cast<std::int64_t>((std::uint64_t{be16(p)} << 48) | (std::uint64_t{be32(p + 2)} << 16)) >> 16);
       return;
     case 6:
-      v.type = T::integer;
-      v.i = static_cast<std::int64_t>(load_be64(p));
+      v.set_int(static_cast<std::int64_t>(load_be64(p)));
       return;
     case 7: {
-      v.type = T::real;
       const std::uint64_t x = load_be64(p);
-      std::memcpy(&v.d, &x, sizeof v.d);
+      double d;
+      std::memcpy(&d, &x, sizeof d);
+      v.set_real(d);
       return;
     }
     case 8:
     case 9:
-      v.type = T::integer;
-      v.i = type == 9;
+      v.set_int(type == 9);
       return;
     default:
-      v.type = type & 1 ? T::text : T::blob;
-      v.s = std::string_view(reinterpret_cast<const char*>(p), len);
+      v.set_bytes(type & 1 ? SqlValue::Type::text : SqlValue::Type::blob, reinterpret_cast<const char*>(p), len);
   }
 }
 
 }  // namespace
 
 bool RecordDecoder::decode(std::int64_t rowid, std::string_view rec, SqlValue* out) const {
-  for (int s : always_null_) out[s].type = SqlValue::Type::null;
-  for (int s : rowid_slots_) {
-    out[s].type = SqlValue::Type::integer;
-    out[s].i = rowid;
-  }
+  for (int s : always_null_) out[s].set_null();
+  for (int s : rowid_slots_) out[s].set_int(rowid);
   if (wants_.empty()) return true;
   const auto* r = reinterpret_cast<const std::uint8_t*>(rec.data());
   const std::size_t n = rec.size();
@@ -220,6 +269,23 @@ bool RecordDecoder::decode(std::int64_t rowid, std::string_view rec, SqlValue* o
   const std::uint8_t* const header_end = r + header_size;
   std::uint64_t off = header_size;
   int have = 0;
+  if (!slot_of_.empty() && header_end - h >= columns && one_byte_types(h, columns)) {
+    // The usual record: every serial type one byte (ints, short texts), so
+    // one pass decodes the values wanted as it finds them.
+    for (int c = 0; c < columns; ++c) {
+      const std::uint8_t t = h[c];
+      const std::uint64_t len = kSerial.len[t];
+      if (const int slot = slot_of_[static_cast<std::size_t>(c)]; slot >= 0) {
+        if (len > n - off) return false;  // also the reserved types 10 and 11
+        if (t - 1u < 6u && off + 8 <= n)  // an integer, with 8 bytes readable: one load and a shift
+          out[slot].set_int(static_cast<std::int64_t>(load_be64(r + off)) >> (64 - 8 * len));
+        else
+          decode_value(t, r + off, len, out[slot]);
+      }
+      off += len;
+    }
+    return off <= n;
+  }
   for (; have < columns && h < header_end; ++have) {
     std::uint64_t t = *h, len;
     if (t < 0x80) {
@@ -231,7 +297,7 @@ bool RecordDecoder::decode(std::int64_t rowid, std::string_view rec, SqlValue* o
       h += kk;
       len = t < 128 ? kSerial.len[t] : (t - 12) / 2;
     }
-    if (len == 0xff && t < 128) return false;  // reserved serial types 10 and 11
+    if (len == kReserved) return false;  // serial types 10 and 11
     type[have] = t;
     offset[have] = off;
     off += len;
@@ -242,15 +308,14 @@ bool RecordDecoder::decode(std::int64_t rowid, std::string_view rec, SqlValue* o
   for (const Want& w : wants_) {
     SqlValue& v = out[w.slot];
     if (w.position >= have) {  // a shorter record (columns added later): NULL
-      v.type = SqlValue::Type::null;
+      v.set_null();
       continue;
     }
     const std::uint64_t t = type[w.position];
     const std::uint64_t at = offset[w.position];
     const std::uint64_t len = offset[w.position + 1] - at;
     if (t - 1 < 6 && at + 8 <= n) {  // an integer, with 8 bytes readable: one load and a shift
-      v.type = SqlValue::Type::integer;
-      v.i = static_cast<std::int64_t>(load_be64(r + at)) >> (64 - 8 * len);
+      v.set_int(static_cast<std::int64_t>(load_be64(r + at)) >> (64 - 8 * len));
     } else {
       decode_value(t, r + at, len, v);
     }

@@ -31,23 +31,52 @@ class TableReader {
   }
 
   bool direct() const { return pages_ != nullptr; }
+
   bool has(std::size_t k) const { return present_[k]; }
 
   // Calls on_row(const SqlValue* values) for every row; values[k] is the k-th
   // column asked for. Throws InputError for corrupt or unreadable data.
   template <class OnRow>
   void for_each(OnRow&& on_row) {
+    if (pages_)
+      scan_direct({static_cast<std::uint32_t>(table_.root_page)}, on_row);
+    else
+      scan_sqlite(on_row);
+  }
+
+  // The table as up to `parts` parts of about equal size that can be read on
+  // different threads (one part through SQLite): their count.
+  std::size_t split(std::size_t parts) {
+    if (pages_)
+      parts_ = pages_->split(static_cast<std::uint32_t>(table_.root_page), table_.name, parts);
+    else
+      parts_ = {PageFile::Part{}};
+    return parts_.size();
+  }
+  std::uint64_t rows(std::size_t part) const { return parts_[part].rows; }  // 0 through SQLite (not counted)
+  // for_each() over one part of split(), in key order.
+  template <class OnRow>
+  void for_each(std::size_t part, OnRow&& on_row) {
+    if (pages_)
+      scan_direct(parts_[part].roots, on_row);
+    else
+      scan_sqlite(on_row);
+  }
+
+ private:
+  template <class OnRow>
+  void scan_direct(const std::vector<std::uint32_t>& roots, OnRow& on_row) {
     std::vector<SqlValue> values(names_.size());
-    if (pages_) {
-      const RecordDecoder decoder(positions_, rowid_alias_);
-      pages_->scan(static_cast<std::uint32_t>(table_.root_page), table_.name,
-                   [&](std::int64_t rowid, std::string_view record) {
-                     if (!decoder.decode(rowid, record, values.data())) return false;
-                     on_row(static_cast<const SqlValue*>(values.data()));
-                     return true;
-                   });
-      return;
-    }
+    const RecordDecoder decoder(positions_, rowid_alias_);
+    pages_->scan(roots, table_.name, [&](std::int64_t rowid, std::string_view record) {
+      if (!decoder.decode(rowid, record, values.data())) return false;
+      on_row(static_cast<const SqlValue*>(values.data()));
+      return true;
+    });
+  }
+  template <class OnRow>
+  void scan_sqlite(OnRow& on_row) {
+    std::vector<SqlValue> values(names_.size());
     std::string sql = "SELECT ";
     for (std::size_t k = 0; k < names_.size(); ++k) {
       if (k) sql += ", ";
@@ -63,13 +92,13 @@ class TableReader {
     }
   }
 
- private:
   const Database& db_;
   const TableDef& table_;
   std::vector<std::string> names_;
   std::vector<int> positions_;
   std::vector<bool> rowid_alias_, present_;
   PageFile* pages_ = nullptr;
+  std::vector<PageFile::Part> parts_;
 };
 
 }  // namespace gpuscope::nsys
