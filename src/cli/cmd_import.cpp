@@ -30,7 +30,8 @@ void run(const ImportArgs& args) {
   Trace trace;
   bool sqlite = false;
   try {
-    sqlite = detect_trace_file(args.input) == TraceFileKind::nsys_sqlite;
+    const TraceFileKind kind = detect_trace_file(args.input);
+    sqlite = kind == TraceFileKind::nsys_sqlite || (kind == TraceFileKind::unknown && named_like_sqlite(args.input));
     trace = sqlite ? import_nsys_sqlite(args.input) : import_chrome_json(args.input);
   } catch (const InputError& e) {
     throw Error(e.what());

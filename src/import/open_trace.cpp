@@ -61,14 +61,6 @@ Head read_head(const std::string& path) {
   return h;
 }
 
-bool named_like_a_database(const std::string& path) {
-  for (const char* ext : {".sqlite", ".sqlite3", ".db"}) {
-    const std::size_t n = std::strlen(ext);
-    if (path.size() > n && path.compare(path.size() - n, n, ext) == 0) return true;
-  }
-  return false;
-}
-
 TraceFileKind classify(const Head& h) {
   const std::uint8_t* p = h.bytes;
   const std::size_t n = h.size;
@@ -87,6 +79,14 @@ TraceFileKind classify(const Head& h) {
 }  // namespace
 
 TraceFileKind detect_trace_file(const std::string& path) { return classify(read_head(path)); }
+
+bool named_like_sqlite(const std::string& path) {
+  for (const char* ext : {".sqlite", ".sqlite3", ".db"}) {
+    const std::size_t n = std::strlen(ext);
+    if (path.size() > n && path.compare(path.size() - n, n, ext) == 0) return true;
+  }
+  return false;
+}
 
 Trace open_trace(const std::string& path, const LoadProgress& progress) {
   const Head head = read_head(path);
@@ -108,7 +108,7 @@ Trace open_trace(const std::string& path, const LoadProgress& progress) {
       break;
   }
   if (head.size == 0) throw InputError(path, "empty file (not a trace)");
-  if (named_like_a_database(path)) return import_nsys_sqlite(path);  // throws: says what is wrong with it
+  if (named_like_sqlite(path)) return import_nsys_sqlite(path);  // throws: says what is wrong with it
   throw InputError(path,
                    "not a trace file gpuscope reads (expected .gscope, Chrome trace JSON, .json.gz or an Nsight "
                    "Systems SQLite export)");

@@ -17,6 +17,11 @@ enum class TraceFileKind { gscope, chrome_json, chrome_json_gz, nsys_sqlite, unk
 // Looks at the first bytes. Throws InputError if the file cannot be opened.
 TraceFileKind detect_trace_file(const std::string& path);
 
+// Whether the name ends in .sqlite, .sqlite3 or .db: a file of unknown
+// contents named so is handed to the SQLite importer, whose error says what is
+// wrong with it (an encrypted database has no readable header).
+bool named_like_sqlite(const std::string& path);
+
 // Throws InputError (file, offset, reason) for unreadable or unknown files.
 Trace open_trace(const std::string& path, const LoadProgress& progress = {});
 

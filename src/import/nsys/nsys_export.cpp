@@ -156,9 +156,31 @@ class NsysReader {
     return api_names_[id] = s ? b_.intern(without_version(*s)) : 0;
   }
 
-  // Memory kinds by the file's ENUM_CUDA_MEM_KIND names when it has one.
+  // Memory kinds and sync types by the file's ENUM_CUDA_MEM_KIND and
+  // ENUM_CUPTI_SYNC_TYPE names when it has them (the 2022 schema has no ENUM
+  // tables; its numbers are those below).
   void enums() {
     for (std::size_t i = 0; i < 8; ++i) memory_kinds_[i] = kNsysMemoryKinds[i];
+    for (int i = 0; i <= static_cast<int>(SyncType::context); ++i) sync_types_[i] = static_cast<SyncType>(i);
+    if (const TableDef* t = table("ENUM_CUPTI_SYNC_TYPE"))
+      in_.reader(*t, {"id", "name"}).for_each([&](const SqlValue* v) {
+        const std::int64_t id = v[0].as_int();
+        const std::string_view name = v[1].as_text();
+        if (id < 0 || id > static_cast<std::int64_t>(SyncType::context)) return;
+        auto ends = [&](std::string_view s) {
+          return name.size() >= s.size() && name.substr(name.size() - s.size()) == s;
+        };
+        if (ends("STREAM_WAIT_EVENT"))
+          sync_types_[id] = SyncType::stream_wait_event;
+        else if (ends("EVENT_SYNCHRONIZE"))
+          sync_types_[id] = SyncType::event;
+        else if (ends("STREAM_SYNCHRONIZE"))
+          sync_types_[id] = SyncType::stream;
+        else if (ends("CONTEXT_SYNCHRONIZE"))
+          sync_types_[id] = SyncType::context;
+        else if (ends("UNKNOWN"))
+          sync_types_[id] = SyncType::unknown;
+      });
     const TableDef* t = table("ENUM_CUDA_MEM_KIND");
     if (!t) return;
     static const std::pair<std::string_view, MemoryKind> kByName[] = {{"PAGEABLE", MemoryKind::pageable},
@@ -318,25 +340,27 @@ class NsysReader {
           });
   }
 
-  // cudaEventRecord on a stream. Exports that time it become marks on the
-  // GPU track; the 2022 schema has no time for them (counted).
+  // cudaEventRecord on a stream. Exports that time it (`timestamp`, the
+  // device-side completion, in later schemas; 0 when not collected) become
+  // marks on the GPU track; the 2022 schema has no time for them (counted).
   void cuda_events() {
     const TableDef* t = table("CUPTI_ACTIVITY_KIND_CUDA_EVENT");
     if (!t) return;
-    if (!t->has("start")) return skipped_.add("import.skipped.cuda_event_without_time", in_.rows(*t));
+    const char* time = t->has("timestamp") ? "timestamp" : "start";
+    if (!t->has(time)) return skipped_.add("import.skipped.cuda_event_without_time", in_.rows(*t));
     const StringId domain = b_.intern("cuda_event");
-    in_.reader(*t, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "eventId"})
+    in_.reader(*t, {time, "deviceId", "streamId", "correlationId", "globalPid", "eventId"})
         .for_each([&](const SqlValue* v) {
           RangeRow r;
-          if (!interval(v[0], v[1].null() ? v[0] : v[1], offset_, "cuda_event", skipped_, &r.start, &r.end)) return;
-          if (!gpu_track(v, 2, 3, 5, "cuda_event", &r.track)) return;
+          if (v[0].null() || v[0].as_int() == 0) return skipped_.add("import.skipped.cuda_event_without_time");
+          if (!interval(v[0], v[0], offset_, "cuda_event", skipped_, &r.start, &r.end)) return;
+          if (!gpu_track(v, 1, 2, 4, "cuda_event", &r.track)) return;
           r.kind = RangeKind::mark;
-          r.end = r.start;
-          r.name = b_.intern("cudaEventRecord (event " + std::to_string(id32(v[6])) + ")");
+          r.name = b_.intern("cudaEventRecord (event " + std::to_string(id32(v[5])) + ")");
           r.domain = domain;
-          r.correlation = id32(v[4]);
+          r.correlation = id32(v[3]);
           b_.add_range(r);
-          range_pids_.push_back(v[5].null() ? 0 : pid_of(v[5].as_int()));
+          range_pids_.push_back(v[4].null() ? 0 : pid_of(v[4].as_int()));
         });
   }
 
@@ -392,8 +416,8 @@ class NsysReader {
           y.event = v[7].null() ? kNoId : id32(v[7]);
           y.correlation = id32(v[4]);
           const std::int64_t type = v[6].as_int();
-          y.type = type >= 0 && type <= static_cast<std::int64_t>(SyncType::context) ? static_cast<SyncType>(type)
-                                                                                     : SyncType::unknown;
+          y.type =
+              type >= 0 && type <= static_cast<std::int64_t>(SyncType::context) ? sync_types_[type] : SyncType::unknown;
           // An event synchronization names its event. nsys 2024.5 exports
           // cudaDeviceSynchronize as type 1 (event) with no event and no
           // stream: what it waited on is what the row names.
@@ -635,11 +659,20 @@ class NsysReader {
             .for_each([&](const SqlValue* v) {
               suffix[{id32(v[0]), id32(v[1])}] = " (default)";
             });
+    // Streams named with nvtxNameCudaStream.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> named;
+    if (const TableDef* t = table("TARGET_INFO_NVTX_CUDA_STREAM"))
+      in_.reader(*t, {"processId", "streamId", "name"}).for_each([&](const SqlValue* v) {
+        named[{id32(v[0]), id32(v[1])}] = v[2].as_text();
+      });
     for (TrackId id = 0; id < b_.tracks().size(); ++id) {
       const Track& tr = b_.tracks()[id];
       if (tr.kind != TrackKind::gpu) continue;
       const auto it = suffix.find({tr.pid, tr.stream});
-      b_.set_track_name(id, "stream " + std::to_string(tr.stream) + (it != suffix.end() ? it->second : ""));
+      std::string name = "stream " + std::to_string(tr.stream) + (it != suffix.end() ? it->second : "");
+      if (const auto n = named.find({tr.pid, tr.stream}); n != named.end() && !n->second.empty())
+        name = n->second + " (" + name + ")";
+      b_.set_track_name(id, name);
     }
   }
 
@@ -658,7 +691,7 @@ class NsysReader {
       while (j < s.size() && s[j] >= '0' && s[j] <= '9') ++j;
       std::int64_t rank = 0;
       if (j > i && parse_i64(s.substr(i, j - i), &rank) && rank < (1 << 30)) {
-        ranks_.emplace(b_.tracks()[r.track].pid, RankFound{static_cast<std::int32_t>(rank), "NCCL NVTX payload"});
+        nccl_ranks_.emplace(b_.tracks()[r.track].pid, RankFound{static_cast<std::int32_t>(rank), "NCCL NVTX payload"});
         return;
       }
     }
@@ -670,6 +703,15 @@ class NsysReader {
   };
 
   void ranks() {
+    // Later schemas list the MPI communicators a rank took part in, with its rank.
+    std::int32_t world = 0;
+    if (const TableDef* t = table("MPI_COMMUNICATORS"); t && b_.processes().size() == 1)
+      in_.reader(*t, {"rank", "size"}).for_each([&](const SqlValue* v) {
+        const std::int64_t rank = v[0].as_int(), size = v[1].as_int();
+        if (v[0].null() || rank < 0 || rank >= (1 << 30)) return;
+        ranks_.emplace(b_.processes().front().pid, RankFound{static_cast<std::int32_t>(rank), "MPI_COMMUNICATORS"});
+        if (size > world && size < (1 << 30)) world = static_cast<std::int32_t>(size);
+      });
     // nsys' MPI tracing names each rank's main thread "MPI Rank N".
     for (const auto& [key, name] : thread_names_by_key_) {
       std::int64_t rank = 0;
@@ -678,8 +720,11 @@ class NsysReader {
         ranks_.emplace(static_cast<std::uint32_t>(key >> 32),
                        RankFound{static_cast<std::int32_t>(rank), "thread name \"" + name + "\""});
     }
-    std::int32_t world = 0;
-    const RankFound env = launch_environment(&world);
+    // A NCCL communicator's rank (perhaps of a subgroup) after those.
+    for (const auto& [pid, found] : nccl_ranks_) ranks_.emplace(pid, found);
+    std::int32_t env_world = 0;
+    const RankFound env = launch_environment(&env_world);
+    if (world == 0) world = env_world;
     const RankFound file = file_name_rank();
     std::set<std::int32_t> seen;
     std::string from;
@@ -855,6 +900,7 @@ class NsysReader {
   std::vector<StringId> names_;
   std::unordered_map<std::int64_t, StringId> api_names_;
   MemoryKind memory_kinds_[8];
+  SyncType sync_types_[5];
   std::unordered_map<std::uint64_t, TrackId> gpu_tracks_;
   std::uint64_t last_gpu_key_ = 0;
   std::int64_t last_tid_ = 0;
@@ -866,7 +912,7 @@ class NsysReader {
   std::set<std::uint32_t> api_pids_;
   std::map<std::int64_t, std::string> nvtx_thread_names_;
   std::map<std::uint64_t, std::string> thread_names_by_key_;
-  std::map<std::uint32_t, RankFound> ranks_;
+  std::map<std::uint32_t, RankFound> ranks_, nccl_ranks_;
 };
 
 }  // namespace
