@@ -258,7 +258,7 @@ class GpuscopeReader {
     std::uint64_t total = 0;
     for (std::size_t p = 0; p < n; ++p) total += reader.rows(p);
     run_parts(n, in_.threads(), [&](std::size_t p) {
-      reserve_rows(rows[p], p == 0 ? total : reader.rows(p));  // part 0 becomes the table
+      reserve_rows(rows[p], rows_bound(p == 0 ? total : reader.rows(p), db_.file_bytes()));  // part 0 becomes the table
       KernelAppender out(rows[p]);
       Pending& later = pending[p];
       std::uint64_t last_key = ~std::uint64_t{0};
@@ -392,7 +392,7 @@ class GpuscopeReader {
     std::vector<Pending> pending(jobs.size());
     run_parts(jobs.size(), in_.threads(), [&](std::size_t j) {
       TableReader& reader = readers[jobs[j].source];
-      reserve_rows(rows[j], j == 0 ? total : reader.rows(jobs[j].part));
+      reserve_rows(rows[j], rows_bound(j == 0 ? total : reader.rows(jobs[j].part), db_.file_bytes()));
       ApiCallAppender out(rows[j]);
       Pending& later = pending[j];
       const ApiDomain domain = sources[jobs[j].source].domain;

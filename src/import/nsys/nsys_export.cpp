@@ -250,7 +250,7 @@ class NsysReader {
   void kernels() {
     const TableDef* t = table("CUPTI_ACTIVITY_KIND_KERNEL");
     if (!t) return;
-    b_.reserve_kernels(in_.rows(*t));
+    b_.reserve_kernels(rows_bound(in_.rows(*t), db_.file_bytes()));
     in_.reader(*t, {"start",
                     "end",
                     "deviceId",
@@ -373,7 +373,8 @@ class NsysReader {
   void api_calls() {
     const TableDef* runtime = table("CUPTI_ACTIVITY_KIND_RUNTIME");
     const TableDef* driver = table("CUPTI_ACTIVITY_KIND_DRIVER");
-    b_.reserve_api_calls((runtime ? in_.rows(*runtime) : 0) + (driver ? in_.rows(*driver) : 0));
+    b_.reserve_api_calls(
+        rows_bound((runtime ? in_.rows(*runtime) : 0) + (driver ? in_.rows(*driver) : 0), db_.file_bytes()));
     for (const TableDef* t : {runtime, driver}) {
       if (!t) continue;
       const bool in_driver_table = t == driver;

@@ -95,10 +95,11 @@ inline std::uint64_t clamp64(const SqlValue& v) {
 // start/end of a row shifted by `offset` ns. False (the row is skipped, and
 // counted under "import.skipped.<what>_<reason>") when either is NULL, the
 // sum overflows, or it ends before it starts.
-inline bool interval(const SqlValue& s, const SqlValue& e, TimeNs offset, std::string_view what, Counts& skipped,
-                     TimeNs* start, TimeNs* end) {
-  const bool overflow =
-      __builtin_add_overflow(s.as_int(), offset, start) | __builtin_add_overflow(e.as_int(), offset, end);
+[[gnu::always_inline]] inline bool interval(const SqlValue& s, const SqlValue& e, TimeNs offset, std::string_view what,
+                                            Counts& skipped, TimeNs* start, TimeNs* end) {
+  const bool start_overflows = __builtin_add_overflow(s.as_int(), offset, start);
+  const bool end_overflows = __builtin_add_overflow(e.as_int(), offset, end);
+  const bool overflow = start_overflows || end_overflows;
   if (s.null() || e.null() || overflow || *end < *start) [[unlikely]] {
     refuse_interval(s, e, overflow, what, skipped);
     return false;

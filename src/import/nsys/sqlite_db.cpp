@@ -129,6 +129,8 @@ void Database::read_schema() {
     utf8_ = enc.step() && lower(enc.text(0)) == "utf-8";
     Statement pages(*this, "PRAGMA page_count", "reading the schema");
     page_count_ = pages.step() ? pages.int64(0) : 0;
+    Statement size(*this, "PRAGMA page_size", "reading the schema");
+    page_size_ = size.step() ? static_cast<std::uint64_t>(std::max<std::int64_t>(0, size.int64(0))) : 0;
     Statement journal(*this, "PRAGMA journal_mode", "reading the schema");
     rollback_journal_ = journal.step() && lower(journal.text(0)) != "wal";
   }

@@ -107,6 +107,7 @@ class Database {
   const std::vector<TableDef>& tables() const { return tables_; }
 
   std::int64_t page_count() const { return page_count_; }
+  std::uint64_t file_bytes() const { return static_cast<std::uint64_t>(page_count_) * page_size_; }
   bool utf8() const { return utf8_; }
   bool rollback_journal() const { return rollback_journal_; }  // not WAL: the main file is the whole database
 
@@ -126,6 +127,7 @@ class Database {
   std::vector<TableDef> tables_;
   std::unordered_map<std::string, std::size_t> by_name_;  // lower-case name -> index
   std::int64_t page_count_ = 0;
+  std::uint64_t page_size_ = 0;
   bool utf8_ = true, rollback_journal_ = true;
   LoadProgress progress_;
 };
