@@ -276,15 +276,16 @@ bool RecordDecoder::decode(std::int64_t rowid, std::string_view rec, SqlValue* o
       const std::uint8_t t = h[c];
       const std::uint64_t len = kSerial.len[t];
       if (const int slot = slot_of_[static_cast<std::size_t>(c)]; slot >= 0) {
-        if (len > n - off) return false;  // also the reserved types 10 and 11
-        if (t - 1u < 6u && off + 8 <= n)  // an integer, with 8 bytes readable: one load and a shift
+        if (t - 1u < 6u && off + 8 <= n) {  // an integer, with 8 bytes readable: one load and a shift
           out[slot].set_int(static_cast<std::int64_t>(load_be64(r + off)) >> (64 - 8 * len));
-        else
+        } else {
+          if (len > n - off) return false;  // also the reserved types 10 and 11
           decode_value(t, r + off, len, out[slot]);
+        }
       }
       off += len;
     }
-    return off <= n;
+    return off <= n;  // (an integer read above lies inside: offsets only grow)
   }
   for (; have < columns && h < header_end; ++have) {
     std::uint64_t t = *h, len;
