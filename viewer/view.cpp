@@ -129,6 +129,16 @@ bool View::busy() const {
   return busy(loader_) || busy(compare_loader_);
 }
 
+std::shared_ptr<const Profile> View::panel_profile(const char* panel) {
+  stats_.panels.push_back(panel);
+  if (!doc_) return nullptr;
+  std::shared_ptr<const Profile> profile = doc_->profile();
+  if (!profile)
+    ImGui::TextDisabled(doc_->analysis_failed() ? "analysis failed: %s" : "analysing...",
+                        doc_->analysis_error().c_str());
+  return profile;
+}
+
 std::string View::load_error() const {
   return loader_.state() == Loader::State::failed ? loader_.error() : std::string();
 }

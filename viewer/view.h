@@ -230,6 +230,9 @@ class View {
   void tooltip_for(TableId table, RowIndex row);
   std::string event_name(TableId table, RowIndex row) const;
   std::vector<RowIndex> nvtx_stack(TrackId track, TimeNs t) const;
+  // A panel that shows analysis results: records that it was drawn and returns
+  // the profile, or draws "analysing..." / the analysis error and returns null.
+  std::shared_ptr<const Profile> panel_profile(const char* panel);
   // view_hotspots.cpp
   void draw_hotspots();
   void draw_kernel_table(const Profile& profile);
