@@ -15,6 +15,7 @@
 #include "analysis/analyze.h"
 #include "analysis/hta.h"
 #include "import/chrome_json.h"
+#include "support/findings.h"
 #include "support/real_traces.h"
 
 namespace gpuscope {
@@ -136,12 +137,6 @@ TEST_P(EveryTrace, CommunicationOverlapMatchesHta) {
 INSTANTIATE_TEST_SUITE_P(RealTraces, EveryTrace, ::testing::ValuesIn(testing::real_trace_files()),
                          testing::TraceFileName());
 
-const Finding* find(const Profile& p, std::string_view id) {
-  for (const Finding& f : p.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
 TEST(ResNet50DataLoader, ZeroWorkersIsInputBoundFourWorkersMuchLess) {
   const Profile w0 = analyze(load("kineto-resnet50-v100-workers0.json.gz"));
   const Profile w4 = analyze(load("kineto-resnet50-v100-workers4.json.gz"));
@@ -150,7 +145,7 @@ TEST(ResNet50DataLoader, ZeroWorkersIsInputBoundFourWorkersMuchLess) {
   EXPECT_EQ(w0.steps.steps.size(), 6u);
 
   // workers0: highly input-bound, and the GPU's idle time is host wait.
-  const Finding* in0 = find(w0, "input-bound");
+  const Finding* in0 = testing::find_finding(w0, "input-bound");
   ASSERT_TRUE(in0);
   EXPECT_EQ(in0->severity, Severity::critical);
   EXPECT_GE(in0->metric, 0.20);
@@ -159,7 +154,7 @@ TEST(ResNet50DataLoader, ZeroWorkersIsInputBoundFourWorkersMuchLess) {
   EXPECT_GT(d0.idle_host_wait_ns, d0.idle_kernel_wait_ns + d0.idle_other_ns);
 
   // workers4: at most moderately input-bound, with a fraction of workers0's input wait.
-  const Finding* in4 = find(w4, "input-bound");
+  const Finding* in4 = testing::find_finding(w4, "input-bound");
   const double m4 = in4 ? in4->metric : 0.0;
   EXPECT_LT(m4, 0.20);
   EXPECT_LT(m4, in0->metric / 4);
