@@ -28,6 +28,7 @@ def small(synth):
 
 def test_every_table_has_the_rows_info_counts(small):
     t = gpuscope.open(small)
+    assert gpuscope.open(os.fsencode(small)).path == small  # str, bytes and PathLike paths
     for name in TABLES:
         frame = getattr(t, name)
         assert isinstance(frame, pd.DataFrame)

@@ -175,7 +175,7 @@ def _enum_categorical(values, names):
 
 def open(path) -> Trace:  # noqa: A001 (the module's verb, as in gpuscope.open)
     """Opens any trace file gpuscope reads, chosen by its content; raises TraceError when it cannot."""
-    return Trace(_core._open(_os.fspath(path)))
+    return Trace(_core._open(_os.fsdecode(_os.fspath(path))))
 
 
 # ---- Reports and diffs -----------------------------------------------------------------------------
