@@ -19,6 +19,7 @@ std::string_view source_kind(TraceSource s) {
     case TraceSource::cupti:
       return "captured";
     case TraceSource::chrome_json:
+    case TraceSource::nsys_sqlite:
       return "imported";
     case TraceSource::unknown:
       break;
@@ -36,6 +37,8 @@ std::string_view trace_format_name(TraceFileKind k) {
       return "chrome-json";
     case TraceFileKind::chrome_json_gz:
       return "chrome-json-gz";
+    case TraceFileKind::nsys_sqlite:
+      return "nsys-sqlite";
     case TraceFileKind::unknown:
       break;
   }

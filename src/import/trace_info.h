@@ -27,7 +27,7 @@ struct TraceFile {
 // InputError naming `path`.
 TraceFile open_trace_file(const std::string& path, const LoadProgress& progress = {});
 
-// "gscope", "chrome-json", "chrome-json-gz" or "unknown".
+// "gscope", "chrome-json", "chrome-json-gz", "nsys-sqlite" or "unknown".
 std::string_view trace_format_name(TraceFileKind kind);
 
 // The gpuscope.info/1 document of `file`, opened from `path`, indented by

@@ -31,7 +31,7 @@ __all__ = ["open", "report", "diff", "capture", "Trace", "TraceError", "CaptureE
 built_with_capture = bool(_core._capture_built)
 
 _ENUM_NAMES = {name: list(values) for name, values in _core._enum_names().items()}
-_TRACE_SUFFIXES = (".gscope", ".json", ".json.gz")
+_TRACE_SUFFIXES = (".gscope", ".json", ".json.gz", ".sqlite")
 
 
 class CaptureError(RuntimeError):
@@ -200,7 +200,7 @@ def _expand(path):
         and not _is_saved_report(_os.path.join(path, n))
     )
     if not found:
-        raise TraceError(f"{path}: no trace files (.gscope, .json, .json.gz) in this directory")
+        raise TraceError(f"{path}: no trace files (.gscope, .json, .json.gz, .sqlite) in this directory")
     return found
 
 
