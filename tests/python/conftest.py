@@ -1,5 +1,7 @@
-"""Fixtures of the Python module's tests: where the real traces are, and synthetic traces made by `gpuscope synth`."""
+"""Fixtures of the Python module's tests: the real traces of tests/data/traces, and synthetic traces made by
+`gpuscope synth`."""
 import os
+import re
 import subprocess
 
 import pytest
@@ -12,12 +14,44 @@ def _env(name):
     return value
 
 
+_REAL_TRACES_H = os.path.join(os.path.dirname(__file__), os.pardir, "support", "real_traces.h")
+
+
+def _listed(function):
+    """The file names a list function of tests/support/real_traces.h returns: one list for the C++ and Python tests."""
+    with open(_REAL_TRACES_H, encoding="utf-8") as f:
+        text = f.read()
+    body = re.search(function + r"\(\) \{(.*?)\n\}", text, re.S)
+    assert body, f"{_REAL_TRACES_H}: no {function}()"
+    names = re.findall(r'"([^"]+)"', body.group(1))
+    assert names, f"{_REAL_TRACES_H}: {function}() lists no files"
+    return names
+
+
 @pytest.fixture(scope="session")
-def traces_dir():
-    """The real traces (GPUSCOPE_TRACES_DIR, from CMake)."""
-    d = _env("GPUSCOPE_TRACES_DIR")
-    assert os.path.isdir(d), f"GPUSCOPE_TRACES_DIR={d} is not a directory"
-    return d
+def real_trace():
+    """real_trace(name) -> the path of tests/data/traces/name (GPUSCOPE_TRACES_DIR); a missing file fails the test."""
+    root = _env("GPUSCOPE_TRACES_DIR")
+
+    def path(name):
+        p = os.path.join(root, name)
+        if not os.path.isfile(p):
+            pytest.fail(f"missing test data: {p} (see tests/data/traces/README.md)")
+        return p
+
+    return path
+
+
+@pytest.fixture(scope="session")
+def real_trace_files(real_trace):
+    """Every Chrome/Kineto JSON trace of tests/data/traces (the list of tests/support/real_traces.h)."""
+    return [real_trace(n) for n in _listed("real_trace_files")]
+
+
+@pytest.fixture(scope="session")
+def real_nsys_files(real_trace):
+    """The Nsight Systems SQLite exports of tests/data/traces/nsys."""
+    return [real_trace(n) for n in _listed("real_nsys_files")]
 
 
 @pytest.fixture(scope="session")

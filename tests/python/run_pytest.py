@@ -1,4 +1,4 @@
-"""Runs pytest on the given test files; exit 77 (ctest: skipped) when pytest, numpy or pandas is missing."""
+"""Runs pytest on the given test files. A missing pytest, numpy or pandas fails the test, naming the package."""
 import sys
 
 try:
@@ -6,8 +6,8 @@ try:
     import pandas  # noqa: F401
     import pytest
 except ImportError as e:
-    print(f"skipped: {sys.executable} cannot import {e.name} (scripts/setup.sh installs python3-numpy, "
-          "python3-pandas and python3-pytest)")
-    sys.exit(77)
+    print(f"{sys.executable} cannot import {e.name}: scripts/setup.sh installs python3-numpy, python3-pandas and "
+          "python3-pytest")
+    sys.exit(1)
 
 sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", *sys.argv[1:]]))

@@ -1,6 +1,5 @@
 """gpuscope.report and gpuscope.diff: the same documents as `gpuscope report --json` and `gpuscope diff --json`."""
 import json
-import os
 
 import pytest
 
@@ -11,8 +10,8 @@ def cli_json(cli, *args):
     return json.loads(cli(*args).stdout)
 
 
-def test_report_of_a_trace_is_the_cli_report(traces_dir, cli):
-    path = os.path.join(traces_dir, "kineto-resnet50-v100-workers0.json.gz")
+def test_report_of_a_trace_is_the_cli_report(real_trace, cli):
+    path = real_trace("kineto-resnet50-v100-workers0.json.gz")
     expected = cli_json(cli, "report", "--json", path)
     assert gpuscope.report(gpuscope.open(path)) == expected
     assert gpuscope.report(path) == expected
@@ -20,8 +19,15 @@ def test_report_of_a_trace_is_the_cli_report(traces_dir, cli):
     assert any(f["id"] == "input-bound" for f in expected["findings"])
 
 
-def test_report_of_several_ranks_is_one_job(traces_dir, cli):
-    ranks = [os.path.join(traces_dir, f"hta-sampled-rank{i}.json.gz") for i in (0, 1)]
+def test_report_of_nsys_exports_is_the_cli_report(real_nsys_files, cli):
+    for path in real_nsys_files:
+        expected = cli_json(cli, "report", "--json", path)
+        assert gpuscope.report(path) == expected, path
+        assert expected["kernel_time_ns"] > 0 and expected["hotspots"], path
+
+
+def test_report_of_several_ranks_is_one_job(real_trace, cli):
+    ranks = [real_trace(f"hta-sampled-rank{i}.json.gz") for i in (0, 1)]
     expected = cli_json(cli, "report", "--json", *ranks)
     r = gpuscope.report([gpuscope.open(ranks[0]), ranks[1]])
     assert r == expected

@@ -2,6 +2,7 @@
 import gc
 import json
 import os
+import sqlite3
 
 import numpy as np
 import pandas as pd
@@ -10,12 +11,6 @@ import pytest
 import gpuscope
 
 TABLES = ["kernels", "memcpys", "memsets", "api_calls", "ranges", "syncs", "counters", "overheads"]
-
-
-def real_traces(traces_dir):
-    names = sorted(n for n in os.listdir(traces_dir) if n.endswith((".json", ".json.gz")) and n != "hta-reference.json")
-    assert len(names) >= 10, f"expected the real traces in {traces_dir}, found {names}"
-    return [os.path.join(traces_dir, n) for n in names]
 
 
 @pytest.fixture(scope="module")
@@ -142,8 +137,9 @@ def test_info_is_what_the_cli_says(small, cli):
     assert t.info["source_kind"] == "synthetic"
 
 
-def test_real_traces_open_like_the_cli_says(traces_dir, cli):
-    for path in real_traces(traces_dir):
+def test_real_traces_open_like_the_cli_says(real_trace_files, real_nsys_files, cli):
+    assert len(real_trace_files) >= 10 and len(real_nsys_files) >= 2
+    for path in real_trace_files + real_nsys_files:
         t = gpuscope.open(path)
         info = json.loads(cli("info", "--json", path).stdout)
         # Everything but memory_bytes, which depends on how the parse threads grew their columns.
@@ -158,21 +154,35 @@ def test_real_traces_open_like_the_cli_says(traces_dir, cli):
             assert set(k["device"].unique()) <= set(t.devices["id"]) | set(t.tracks["device"]), path
 
 
-def test_a_trace_without_counters_has_the_columns_but_no_rows(traces_dir):
-    t = gpuscope.open(os.path.join(traces_dir, "hta-triton.json.gz"))
+def test_a_trace_without_counters_has_the_columns_but_no_rows(real_trace):
+    t = gpuscope.open(real_trace("hta-triton.json.gz"))
     assert len(t.counter_series) == 0 and list(t.counter_series.columns) == ["name", "device", "unit"]
     assert len(t.counters) == 0 and list(t.counters.columns) == ["time", "series", "value"]
     assert len(t.kernels) == 1 and "triton" in t.kernels["name"][0]
 
 
-def test_kineto_trace_values(traces_dir):
-    t = gpuscope.open(os.path.join(traces_dir, "kineto-resnet50-v100-workers0.json.gz"))
+def test_kineto_trace_values(real_trace):
+    t = gpuscope.open(real_trace("kineto-resnet50-v100-workers0.json.gz"))
     k = t.kernels
     assert len(k) == 8772
     assert (k["category"] == "convolution").sum() > 0
     assert t.devices["name"].str.contains("V100").any()
     profiler_steps = t.ranges[t.ranges["name"].str.startswith("ProfilerStep#")]
     assert len(profiler_steps) > 0
+
+
+def test_nsys_export_values(real_trace):
+    t = gpuscope.open(real_trace("nsys/nsys2022-saxpy-mpi-openacc.sqlite"))
+    assert t.info["format"] == "nsys-sqlite" and t.info["source"] == "nsys-sqlite"
+    k = t.kernels
+    assert len(k) == 5 and (k["name"] == "saxpy(double *, double *, double *, double, int)").all()
+    assert (k["grid_x"] == 2).all() and (k["block_x"] == 512).all() and (k["registers"] == 26).all()
+    assert t.memcpys["kind"].value_counts()[["HtoD", "DtoH"]].tolist() == [10, 5]
+    assert (t.ranges["kind"] == "push_pop").all() and len(t.ranges) == 22
+    launched = t.api_calls.loc[k["api"].to_numpy()]
+    assert (launched["op_table"] == "kernel").all() and (launched["correlation"].to_numpy() == k["correlation"]).all()
+    assert t.devices["name"].tolist() == ["NVIDIA A100-SXM4-40GB"] and t.devices["sm_count"].tolist() == [108]
+    assert t.info["stats"]["import.skipped.table.SCHED_EVENTS"] > 0  # what gpuscope has no place for is counted
 
 
 # ---- errors --------------------------------------------------------------------------------------------
@@ -195,7 +205,12 @@ def test_unreadable_traces_raise_trace_error_with_the_cli_message(tmp_path, cli,
     bad_json.write_text('{"traceEvents": [{"ph": "X", "ts": 1,, }]}')
     cut = tmp_path / "cut.gscope"
     cut.write_bytes(open(small, "rb").read()[:20])
-    for path in [tmp_path / "missing.gscope", garbage, empty, bad_json, cut, tmp_path]:
+    other_db = tmp_path / "other.sqlite"  # SQLite, but not an Nsight Systems export
+    with sqlite3.connect(other_db) as db:
+        db.execute("CREATE TABLE notes (text TEXT)")
+    broken_db = tmp_path / "broken.sqlite"
+    broken_db.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    for path in [tmp_path / "missing.gscope", garbage, empty, bad_json, cut, other_db, broken_db, tmp_path]:
         with pytest.raises(gpuscope.TraceError) as e:
             gpuscope.open(path)
         assert str(e.value) == cli_error(cli, path), path
