@@ -1,7 +1,7 @@
 """gpuscope for Python: GPU traces as pandas DataFrames, reports and diffs as dicts.
 
     import gpuscope
-    t = gpuscope.open("run.gscope")        # any format gpuscope reads (.gscope, Kineto JSON, .json.gz, ...)
+    t = gpuscope.open("run.gscope")        # any format gpuscope reads (.gscope, Kineto JSON, .json.gz, nsys .sqlite)
     k = t.kernels                          # a pandas DataFrame, one row per kernel
     k.groupby("category").apply(lambda g: (g.end - g.start).sum())
     r = gpuscope.report(t)                 # the gpuscope.report/1 dict (`gpuscope report --json`)
