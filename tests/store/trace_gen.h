@@ -228,6 +228,17 @@ inline Trace random_trace(std::uint64_t seed, const RandomTraceOptions& o = {}) 
     r.kind = str();
     b.add_overhead(r);
   }
+  // Last, so the rows above stay what they were before memory events existed.
+  if (!series.empty())
+    for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
+      MemoryEventRow r;
+      TimeNs unused;
+      random_interval(rng, ex, r.time, unused);
+      r.series = series[rng.below(series.size())];
+      r.bytes = rng.any<std::int64_t>();
+      r.address = rng.chance(0.3) ? 0 : rng.u64();
+      b.add_memory_event(r);
+    }
   return b.freeze();
 }
 
