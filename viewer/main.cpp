@@ -70,7 +70,8 @@ Options parse_command_line(int argc, char** argv) {
   Options o;
   CLI::App app{
       "gpuscope-view — the gpuscope desktop viewer: timeline, hotspots, findings and summary of a GPU trace\n"
-      "(.gscope, or Chrome/Kineto JSON, plain or .gz). With --screenshot it renders a few frames to a PNG\n"
+      "(.gscope, Chrome/Kineto JSON, plain or .gz, or an Nsight Systems SQLite export). With --screenshot it\n"
+      "renders a few frames to a PNG\n"
       "plus OUT.json describing what was drawn, and exits (use xvfb-run on a machine without a display)."};
   std::string size, view, zoom;
   app.add_option("files", o.files, "trace to open; a second one is opened for comparison")->expected(0, 2);
