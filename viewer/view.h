@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "viewer/counter_lanes.h"
 #include "viewer/document.h"
 #include "viewer/file_browser.h"
 #include "viewer/lod.h"
@@ -59,6 +60,20 @@ struct TrackStats {
   std::uint64_t drawn = 0;          // events drawn one by one
   std::uint64_t merged_blocks = 0;  // folded blocks
   std::uint64_t merged_events = 0;  // events inside them
+};
+
+// A counter lane as drawn: its series, where, and its peak.
+struct CounterLaneStats {
+  std::string group;                 // the GPU group it sits under, or "Counters"
+  std::string label, series, unit;   // "memory allocated", "memory.allocated", "B"
+  std::uint32_t device = kNoDevice;  // its GPU, kNoDevice for the others
+  float y = 0, height = 0;
+  bool visible = false;
+  std::uint64_t columns = 0;  // pixel columns sampled (0 when off screen)
+  double peak = 0;            // over the whole trace: the lane's scale
+  TimeNs peak_time = 0;
+  std::string peak_text;     // as written on the lane ("peak 3.00 GiB")
+  bool peak_marked = false;  // the peak's time is in view and marked
 };
 
 struct GroupStats {
@@ -96,10 +111,12 @@ struct FrameStats {
   std::array<double, kKernelCategoryCount> kernel_px{};
   std::vector<std::string> folded_labels;  // the first 64 labels written on folded blocks ("3,780 kernels")
   std::uint64_t lane_columns = 0;          // activity-lane columns sampled
-  std::uint64_t match_markers = 0;         // highlighted matches drawn
-  bool flow_arrow = false;                 // launch -> GPU op arrow drawn
-  std::uint64_t evidence_bands = 0;        // time ranges of the clicked finding drawn
-  std::vector<std::string> panels;         // what this frame showed
+  std::vector<CounterLaneStats> counter_lanes;
+  std::vector<std::string> step_sparklines;  // summary: steps drawn with a memory sparkline
+  std::uint64_t match_markers = 0;           // highlighted matches drawn
+  bool flow_arrow = false;                   // launch -> GPU op arrow drawn
+  std::uint64_t evidence_bands = 0;          // time ranges of the clicked finding drawn
+  std::vector<std::string> panels;           // what this frame showed
   std::uint64_t hotspot_rows = 0, category_rows = 0, finding_rows = 0, summary_devices = 0, compare_rows = 0;
   // Clickable things on screen: hotspot column headers, hotspot rows (full
   // kernel names, in the table's current order), category rows, finding
@@ -203,6 +220,14 @@ class View {
   void draw_ruler(ImDrawList* dl, float x0, float y0, float width);
   void draw_legend();
   float draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x0, float y, float width);
+  // view_counters.cpp
+  const std::vector<CounterLane>& lanes_of(std::uint32_t device);
+  // Lanes of `device`'s series (kNoDevice: those of no GPU) from y down; their height.
+  float draw_counter_lanes(ImDrawList* dl, std::uint32_t device, const std::string& group, float label_x, float x0,
+                           float y, float width);
+  void draw_counter_lane(ImDrawList* dl, const CounterLane& lane, float label_x, float x0, float y, float width,
+                         CounterLaneStats& ls);
+  void draw_step_sparkline(const Step& s, float width, float height);
   void draw_track(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width, TrackStats& ts);
   void draw_row(ImDrawList* dl, const TrackRow& row, float x0, float y, float width, TrackStats& ts);
   void draw_folded(ImDrawList* dl, const LaneSegment& seg, const LodItem& it, float xa, float xb, const RowSpan& span,
@@ -282,9 +307,12 @@ class View {
   float timeline_width_ = 1000;  // of the last frame, for key zoom/pan around the centre
   std::optional<MatchRef> hovered_;
   std::optional<FoldedBlock> hovered_block_;
-  std::vector<LaneSample> lane_buf_;  // reused every frame
-  std::vector<float> track_y_;        // per TrackInfo: screen y of its first row this frame, NaN if hidden
-  bool click_pending_ = false;        // left button went down on the tracks area
+  std::vector<LaneSample> lane_buf_;                                           // reused every frame
+  std::unordered_map<std::uint32_t, std::vector<CounterLane>> counter_lanes_;  // by device, for counter_lanes_for_
+  const Document* counter_lanes_for_ = nullptr;
+  std::vector<CounterColumn> counter_buf_;  // reused every frame
+  std::vector<float> track_y_;              // per TrackInfo: screen y of its first row this frame, NaN if hidden
+  bool click_pending_ = false;              // left button went down on the tracks area
   float click_x_ = 0, click_y_ = 0;
 
   // Selection, highlights, search

@@ -185,6 +185,7 @@ void View::draw_summary_steps(const StepSummary& st) {
                           format::duration(s.compute_ns).c_str(), format::duration(s.communication_ns).c_str(),
                           format::duration(s.memcpy_ns).c_str(), format::duration(s.idle_ns).c_str());
       if (ImGui::IsItemClicked()) zoom_to(s.range.start, s.range.end);
+      if (bar_h >= 10) draw_step_sparkline(s, 120, bar_h + 4);
       if (bar_h < 10) ImGui::SetCursorPosY(ImGui::GetCursorPosY() - ImGui::GetStyle().ItemSpacing.y + 1);
     }
   }

@@ -236,6 +236,8 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
     y += kGroupH;
     if (g.activity >= 0)
       y += draw_activity_lanes(dl, ix.activity()[static_cast<std::size_t>(g.activity)], x0, y, width);
+    if (g.kind == TrackKind::gpu && !collapsed)
+      y += draw_counter_lanes(dl, g.device, g.label, x0 - kLabelWidth + 8, x0, y, width);
     for (std::uint32_t ti : g.tracks) {
       const TrackInfo& info = ix.tracks()[ti];
       TrackStats ts;
@@ -274,6 +276,16 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
       stats_.merged_events += ts.merged_events;
       stats_.tracks.push_back(std::move(ts));
     }
+  }
+  // Series of no GPU (host memory, Chrome counters of a process): under a header of their own.
+  if (!lanes_of(kNoDevice).empty()) {
+    static const std::string kCounters = "Counters";
+    if (y + kGroupH >= top && y <= bottom) {
+      dl->AddRectFilled(ImVec2(left, y), ImVec2(x0 + width, y + kGroupH - 1), IM_COL32(45, 50, 62, 255));
+      dl->AddText(ImVec2(left + 16, y + 3), IM_COL32(230, 230, 230, 255), kCounters.c_str());
+    }
+    y += kGroupH;
+    y += draw_counter_lanes(dl, kNoDevice, kCounters, x0 - kLabelWidth + 8, x0, y, width);
   }
   return y;
 }

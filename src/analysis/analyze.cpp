@@ -205,6 +205,7 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
     std::vector<DeviceSummary> devices;
     std::vector<TemporalBreakdown> hta;
     detail::device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[ti]);
+    detail::memory_pass(rt, opt, devices, steps, &ev);
     for (Step& s : steps) s.range = rt.shift(s.range);
     // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
     // several GPUs gets one row per GPU (HTA would merge them; see metrics.md).

@@ -43,6 +43,11 @@ struct FindingThresholds {
   double weight_update_overlap = 0.10;       // optimizer time overlapped with other kernels
   double tensor_core_eligible_share = 0.10;  // conv + GEMM share of GPU time
   double tensor_core_min_share = 0.05;       // tensor-core share of conv + GEMM time
+  double memory_headroom_share = 0.50;       // peak allocated below this share of GPU memory: room for more
+  double memory_usable_share = 0.90;         // … of which a larger batch may fill this share (fragmentation)
+  double memory_pressure_share = 0.90;       // peak reserved (or allocated) at this share: close to capacity
+  double reserved_over_allocated = 1.5;      // churn: peak reserved at least this times peak allocated …
+  double allocator_calls_per_step = 1.0;     // … or direct cudaMalloc/cudaFree calls per step (100 without steps)
 };
 
 struct AnalysisOptions {

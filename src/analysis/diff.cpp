@@ -79,7 +79,22 @@ struct Scale {
   double before = 1, after = 1;
 };
 
-// Step counts and times, kernel time, utilization, concurrency, idle share.
+// The largest of the GPUs' peaks; nothing when no GPU's is known.
+std::optional<std::uint64_t> largest(const Profile& p, std::optional<std::uint64_t> DeviceSummary::*peak) {
+  std::optional<std::uint64_t> out;
+  for (const DeviceSummary& g : p.devices)
+    if (const auto& v = g.*peak) out = std::max(out.value_or(0), *v);
+  return out;
+}
+
+void compare_memory(const Profile& before, const Profile& after, ProfileDiff& d) {
+  d.before_peak_allocated = largest(before, &DeviceSummary::peak_allocated_bytes);
+  d.after_peak_allocated = largest(after, &DeviceSummary::peak_allocated_bytes);
+  d.before_peak_reserved = largest(before, &DeviceSummary::peak_reserved_bytes);
+  d.after_peak_reserved = largest(after, &DeviceSummary::peak_reserved_bytes);
+}
+
+// Step counts and times, kernel time, utilization, concurrency, idle share, memory peaks.
 Scale compare_headline(const Profile& before, const Profile& after, ProfileDiff& d) {
   if (!before.files.empty()) d.before_label = before.files.front();
   if (!after.files.empty()) d.after_label = after.files.front();
@@ -110,6 +125,7 @@ Scale compare_headline(const Profile& before, const Profile& after, ProfileDiff&
   };
   d.before_idle_share = idle(before);
   d.after_idle_share = idle(after);
+  compare_memory(before, after, d);
   return scale;
 }
 
@@ -209,6 +225,17 @@ void summarize(ProfileDiff& d) {
   d.summary.push_back("GPU utilization " + percent1(d.before_utilization) + " -> " + percent1(d.after_utilization) +
                       ", kernel time" + (d.per_step ? " per step " : " ") + duration(d.before_kernel_ns) + " -> " +
                       duration(d.after_kernel_ns));
+  if (d.before_peak_allocated && d.after_peak_allocated && *d.before_peak_allocated != *d.after_peak_allocated)
+    d.summary.push_back("Peak memory allocated " + bytes(*d.before_peak_allocated) + " -> " +
+                        bytes(*d.after_peak_allocated) +
+                        change(double(*d.before_peak_allocated), double(*d.after_peak_allocated)) +
+                        (d.before_peak_reserved && d.after_peak_reserved
+                             ? ", reserved " + bytes(*d.before_peak_reserved) + " -> " + bytes(*d.after_peak_reserved)
+                             : ""));
+  else if (d.before_peak_allocated.has_value() != d.after_peak_allocated.has_value())
+    d.summary.push_back("Peak memory allocated known on one side only: " +
+                        (d.before_peak_allocated ? bytes(*d.before_peak_allocated) : std::string("?")) + " -> " +
+                        (d.after_peak_allocated ? bytes(*d.after_peak_allocated) : std::string("?")));
   for (const FindingDelta& x : d.findings) {
     switch (x.change) {
       case FindingChange::resolved:

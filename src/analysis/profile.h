@@ -24,6 +24,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -78,6 +79,10 @@ struct DeviceSummary {
   std::uint32_t streams = 0;   // streams with at least one GPU op
   double sm_efficiency = 0;    // duration-weighted min(blocks / SMs, 1); 0 if SM count unknown
   double achieved_tflops = 0;  // when the source knows FLOPs (bundled workload), else 0
+  // Memory (docs/metrics.md, "Memory"); nullopt where the trace does not say.
+  std::optional<std::uint64_t> memory_bytes;          // the GPU's memory
+  std::optional<std::uint64_t> peak_allocated_bytes;  // most bytes in live allocations at once
+  std::optional<std::uint64_t> peak_reserved_bytes;   // most bytes the allocator held from the GPU
 };
 
 // [SECTION] Categories and hotspots ----------------------------------------------------------
@@ -120,6 +125,10 @@ struct Step {
   // ranges on the CPU), and part of the rest ended by a host-wait.
   TimeNs input_wait_ns = 0;
   TimeNs host_wait_ns = 0;
+  // Most bytes in live allocations on its device during the step; nullopt
+  // where the trace does not say. The least during the step (min_…) tells
+  // what stays allocated across steps (weights, optimizer state).
+  std::optional<std::uint64_t> peak_allocated_bytes, min_allocated_bytes;
 };
 
 struct StepSummary {

@@ -102,6 +102,11 @@ struct Record<DeviceSummary> {
                                "duration-weighted min(blocks / SMs, 1); 0 when the SM count is unknown"),
       field<&D::achieved_tflops>("achieved_tflops", "TFLOP/s",
                                  "when the trace knows kernels' FLOPs (the bundled workload), else 0"),
+      maybe<&D::memory_bytes>("memory_bytes", "bytes", "the GPU's memory; null: the trace does not say"),
+      maybe<&D::peak_allocated_bytes>("peak_allocated_bytes", "bytes",
+                                      "most bytes in live allocations at once; null: the trace does not say"),
+      maybe<&D::peak_reserved_bytes>("peak_reserved_bytes", "bytes",
+                                     "most bytes the allocator held from the GPU; null: the trace does not say"),
   };
 };
 
@@ -160,6 +165,10 @@ struct Record<Step> {
       field<&S::idle_ns>("idle_ns", "ns", "else idle"),
       field<&S::input_wait_ns>("input_wait_ns", "ns", "part of idle_ns while the host loaded input"),
       field<&S::host_wait_ns>("host_wait_ns", "ns", "part of the rest of idle_ns ended by a host wait"),
+      maybe<&S::peak_allocated_bytes>("peak_allocated_bytes", "bytes",
+                                      "most bytes in live allocations on its GPU during the step; null: not known"),
+      maybe<&S::min_allocated_bytes>("min_allocated_bytes", "bytes",
+                                     "the least during the step (what stays allocated across steps); null: not known"),
   };
 };
 

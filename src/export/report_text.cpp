@@ -358,6 +358,28 @@ void devices(const Profile& p, std::string& out) {
   out += t.render("  ") + "\n";
 }
 
+// Each GPU's memory peaks against its memory, where the trace says (PyTorch's
+// allocator events, CUPTI's memory activity).
+void memory(const Profile& p, std::string& out) {
+  bool any = false;
+  for (const DeviceSummary& d : p.devices) any = any || d.peak_allocated_bytes || d.peak_reserved_bytes;
+  if (!any) return;
+  out += "Memory (peaks over the trace)\n";
+  Table t;
+  t.rows.push_back({"GPU", "peak allocated", "peak reserved", "GPU memory", "allocated / memory"});
+  t.right = {true, true, true, true, true};
+  auto b = [](const std::optional<std::uint64_t>& v) { return v ? bytes(*v) : std::string("-"); };
+  for (const DeviceSummary& d : p.devices) {
+    std::string id = std::to_string(d.id);
+    if (p.ranks.size() > 1 && d.rank >= 0) id = "r" + std::to_string(d.rank) + ":" + id;
+    const std::string share = d.peak_allocated_bytes && d.memory_bytes && *d.memory_bytes
+                                  ? percent1(double(*d.peak_allocated_bytes) / double(*d.memory_bytes))
+                                  : "-";
+    t.rows.push_back({id, b(d.peak_allocated_bytes), b(d.peak_reserved_bytes), b(d.memory_bytes), share});
+  }
+  out += t.render("  ") + "\n";
+}
+
 void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const StepSummary& s = p.steps;
   if (s.steps.empty()) {
@@ -375,13 +397,17 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
            percent1(double(s.idle_ns) / double(s.total_ns)) + " (waiting for input " +
            percent1(double(s.input_wait_ns) / double(s.total_ns)) + ")\n";
   Table tb;
+  bool memory = false;
+  for (const Step& st : s.steps) memory = memory || st.peak_allocated_bytes;
   tb.rows.push_back({"step", "GPU", "time", "compute", "comm", "copy", "idle", "input wait"});
   tb.right = {false, true, true, true, true, true, true, true};
+  if (memory) tb.rows.back().push_back("peak memory"), tb.right.push_back(true);
   for (std::size_t i = 0; i < s.steps.size() && i < o.max_steps; ++i) {
     const Step& st = s.steps[i];
     tb.rows.push_back({st.name, st.device == kNoDevice ? "-" : std::to_string(st.device), duration(st.range.duration()),
                        duration(st.compute_ns), duration(st.communication_ns), duration(st.memcpy_ns),
                        duration(st.idle_ns), duration(st.input_wait_ns)});
+    if (memory) tb.rows.back().push_back(st.peak_allocated_bytes ? bytes(*st.peak_allocated_bytes) : "-");
   }
   out += tb.render("  ");
   if (s.steps.size() > o.max_steps) out += "  … " + count(s.steps.size() - o.max_steps) + " more (--json lists all)\n";
@@ -489,6 +515,7 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
   answers_section(p, o, out);
   findings(p, o, out);
   devices(p, out);
+  memory(p, out);
   steps(p, o, out);
   categories(p, out);
   hotspots(p, o, out);
@@ -524,6 +551,13 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
   t.rows.push_back({"GPU utilization", percent1(d.before_utilization), percent1(d.after_utilization), ""});
   t.rows.push_back({"kernel concurrency", percent1(d.before_concurrency), percent1(d.after_concurrency), ""});
   t.rows.push_back({"HTA idle share", percent1(d.before_idle_share), percent1(d.after_idle_share), ""});
+  auto memory_row = [&](const char* what, const std::optional<std::uint64_t>& a,
+                        const std::optional<std::uint64_t>& b) {
+    if (!a && !b) return;
+    t.rows.push_back({what, a ? bytes(*a) : "-", b ? bytes(*b) : "-", a && b ? delta(double(*a), double(*b)) : "-"});
+  };
+  memory_row("peak memory allocated", d.before_peak_allocated, d.after_peak_allocated);
+  memory_row("peak memory reserved", d.before_peak_reserved, d.after_peak_reserved);
   out += t.render("  ") + "\n";
 
   Table c;

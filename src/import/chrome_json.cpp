@@ -145,6 +145,8 @@ enum class Skip : std::uint8_t {
   unclosed_begin,  // B never closed
   metadata,        // M events other than process_name / process_labels / thread_name
   counter_without_values,
+  memory_without_bytes,    // a [memory] event without "Bytes"
+  memory_on_other_device,  // a [memory] event of a device type other than CPU or CUDA
   count_
 };
 constexpr std::array<std::string_view, static_cast<int>(Skip::count_)> kSkipNames = {"flow",
@@ -159,7 +161,9 @@ constexpr std::array<std::string_view, static_cast<int>(Skip::count_)> kSkipName
                                                                                      "unmatched_end",
                                                                                      "unclosed_begin",
                                                                                      "metadata",
-                                                                                     "counter_without_values"};
+                                                                                     "counter_without_values",
+                                                                                     "memory_without_bytes",
+                                                                                     "memory_on_other_device"};
 
 // [SECTION] One event's fields -------------------------------------------------------------------
 
@@ -182,12 +186,20 @@ enum ArgBit : std::uint32_t {
   kArgRegisters = 1u << 8,
   kArgSmem = 1u << 9,
   kArgWaitEvent = 1u << 10,
+  // Kineto's [memory] events
+  kArgMemBytes = 1u << 11,
+  kArgAddr = 1u << 12,
+  kArgMemDevice = 1u << 13,
+  kArgMemDeviceType = 1u << 14,
+  kArgTotalAllocated = 1u << 15,
+  kArgTotalReserved = 1u << 16,
 };
 
 struct Args {
   std::uint32_t present = 0;
   std::int64_t device = 0, stream = 0, correlation = 0, external = 0, cbid = 0, bytes = 0;
   std::int64_t registers = 0, smem = 0, wait_event = 0;
+  std::int64_t mem_bytes = 0, addr = 0, mem_device = 0, mem_device_type = 0, total_allocated = 0, total_reserved = 0;
   std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   RawString name, labels, sync_kind;
   std::vector<std::pair<RawString, double>> numbers;  // C events: every numeric arg
@@ -549,6 +561,7 @@ class Importer {
     const char ph = ev.ph.raw.size() == 1 ? ev.ph.raw[0] : '\0';
     if (ph == 's' || ph == 't' || ph == 'f') return false;
     if (ph == 'M' || ph == 'B' || ph == 'E' || ph == 'C') return true;  // state kept across events
+    if ((ph == 'i' || ph == 'I') && is_memory_event(ev)) return true;   // series, as for counters
     // X, i / I and skipped phases: local unless an id must be made up.
     return !resolves_without_pseudo_id(ev.pid) || !resolves_without_pseudo_id(ev.tid);
   }
@@ -882,6 +895,10 @@ class Importer {
             a.name = read_string(w);
             return;
           }
+          if (is_key(key, "Addr")) {
+            if (read_int(w, &a.addr)) a.present |= kArgAddr;
+            return;
+          }
           break;
         case 5:
           if (is_key(key, "block")) {
@@ -891,6 +908,10 @@ class Importer {
           }
           if (is_key(key, "bytes")) {
             if (read_int(w, &a.bytes)) a.present |= kArgBytes;
+            return;
+          }
+          if (is_key(key, "Bytes")) {
+            if (read_int(w, &a.mem_bytes)) a.present |= kArgMemBytes;
             return;
           }
           break;
@@ -908,6 +929,12 @@ class Importer {
             return;
           }
           break;
+        case 9:
+          if (is_key(key, "Device Id")) {
+            if (read_int(w, &a.mem_device)) a.present |= kArgMemDevice;
+            return;
+          }
+          break;
         case 11:
           if (is_key(key, "correlation")) {
             if (read_int(w, &a.correlation)) a.present |= kArgCorrelation;
@@ -915,6 +942,10 @@ class Importer {
           }
           if (is_key(key, "External id") || is_key(key, "external id")) {
             if (read_int(w, &a.external)) a.present |= kArgExternal;
+            return;
+          }
+          if (is_key(key, "Device Type")) {
+            if (read_int(w, &a.mem_device_type)) a.present |= kArgMemDeviceType;
             return;
           }
           break;
@@ -927,6 +958,16 @@ class Importer {
         case 14:
           if (is_key(key, "cuda_sync_kind")) {
             a.sync_kind = read_string(w);
+            return;
+          }
+          if (is_key(key, "Total Reserved")) {
+            if (read_int(w, &a.total_reserved)) a.present |= kArgTotalReserved;
+            return;
+          }
+          break;
+        case 15:
+          if (is_key(key, "Total Allocated")) {
+            if (read_int(w, &a.total_allocated)) a.present |= kArgTotalAllocated;
             return;
           }
           break;
@@ -1421,7 +1462,11 @@ class Importer {
     builder_.add_range(r);
   }
 
+  // Kineto's allocator events: {"ph":"i","name":"[memory]","args":{"Device Type":1,"Device Id":0,"Bytes":512,…}}.
+  static bool is_memory_event(const Event& ev) { return !ev.name.escaped && ev.name.raw == "[memory]"; }
+
   void add_instant(Event& ev, const JsonBatch& b) {
+    if (is_memory_event(ev)) return add_memory_event(ev);
     RangeRow r;
     r.track = cpu_track(ev, b);
     r.start = r.end = ev.ts;
@@ -1431,6 +1476,76 @@ class Importer {
     r.kind = RangeKind::mark;
     r.correlation = external_id(ev.args);
     builder_.add_range(r);
+  }
+
+  enum class MemorySeries : std::uint8_t { allocated, since_start, reserved };
+
+  std::uint32_t memory_series(std::uint32_t device, MemorySeries which) {
+    const std::uint64_t key = (std::uint64_t{device} << 2) | static_cast<std::uint64_t>(which);
+    auto it = memory_series_.find(key);
+    if (it != memory_series_.end()) return it->second;
+    const std::string_view name = which == MemorySeries::allocated     ? series_name::kMemoryAllocated
+                                  : which == MemorySeries::since_start ? series_name::kMemoryAllocatedSinceStart
+                                                                       : series_name::kMemoryReserved;
+    const std::uint32_t id = builder_.counter_series(name, device, "B");
+    memory_series_.emplace(key, id);
+    if (which == MemorySeries::since_start) since_start_series_.push_back(id);
+    if (device != kNoDevice &&
+        std::find(memory_devices_.begin(), memory_devices_.end(), device) == memory_devices_.end())
+      memory_devices_.push_back(device);
+    return id;
+  }
+
+  // A [memory] event: one row of memory_events on the device's allocated
+  // series; with "Total Allocated" / "Total Reserved" (current Kineto) also a
+  // sample of the allocated and reserved series. Without the totals (2021
+  // schema) the event belongs to the "since start" series, whose samples
+  // finish() adds up from the changes. Device Type 0 is the host (c10's CPU),
+  // 1 a GPU (CUDA, also ROCm's).
+  void add_memory_event(const Event& ev) {
+    const Args& a = ev.args;
+    if (!(a.present & kArgMemBytes)) return skip(Skip::memory_without_bytes);
+    std::uint32_t device = kNoDevice;
+    const bool has_id = (a.present & kArgMemDevice) && a.mem_device >= 0 && a.mem_device <= 0xffffffffLL;
+    if (a.present & kArgMemDeviceType) {
+      if (a.mem_device_type == 1) {
+        if (!has_id) return skip(Skip::memory_on_other_device);
+        device = static_cast<std::uint32_t>(a.mem_device);
+      } else if (a.mem_device_type != 0) {
+        return skip(Skip::memory_on_other_device);
+      }
+    } else if (has_id) {
+      device = static_cast<std::uint32_t>(a.mem_device);
+    }
+    const bool absolute = a.present & kArgTotalAllocated;
+    const std::uint32_t series = memory_series(device, absolute ? MemorySeries::allocated : MemorySeries::since_start);
+    MemoryEventRow r;
+    r.time = ev.ts;
+    r.series = series;
+    r.bytes = a.mem_bytes;
+    if ((a.present & kArgAddr) && a.addr > 0) r.address = static_cast<std::uint64_t>(a.addr);
+    builder_.add_memory_event(r);
+    if (absolute) builder_.add_counter(CounterRow{ev.ts, series, static_cast<double>(a.total_allocated)});
+    if ((a.present & kArgTotalReserved) && device != kNoDevice)
+      builder_.add_counter(
+          CounterRow{ev.ts, memory_series(device, MemorySeries::reserved), static_cast<double>(a.total_reserved)});
+  }
+
+  // The samples of each "since start" series: its changes added up in time
+  // order (file order among equal times), from 0 before the first.
+  void add_since_start_samples() {
+    const MemoryEventTable& m = builder_.tables().memory_events;
+    for (std::uint32_t series : since_start_series_) {
+      std::vector<RowIndex> rows;
+      for (std::size_t i = 0; i < m.size(); ++i)
+        if (m.series[i] == series) rows.push_back(static_cast<RowIndex>(i));
+      std::stable_sort(rows.begin(), rows.end(), [&](RowIndex x, RowIndex y) { return m.time[x] < m.time[y]; });
+      std::int64_t level = 0;
+      for (RowIndex i : rows) {
+        level += m.bytes[i];
+        builder_.add_counter(CounterRow{m.time[i], series, static_cast<double>(level)});
+      }
+    }
   }
 
   // Each numeric arg of a C event is one series, "<name>.<arg>" ("<name> <id>.<arg>" with an id).
@@ -1649,6 +1764,7 @@ class Importer {
 
     // Times: the model's clock is absolute ns; ts was relative to baseTimeNanoseconds.
     if (origin_ns_ != 0) shift_times(origin_ns_);
+    add_since_start_samples();
 
     // Track names from thread_name metadata (trailing blanks trimmed).
     for (TrackId id = 0; id < builder_.tracks().size(); ++id) {
@@ -1694,6 +1810,7 @@ class Importer {
 
     // Devices: those the events use, described by deviceProperties when listed.
     std::vector<std::uint32_t> used_devices_ = sync_devices_;
+    used_devices_.insert(used_devices_.end(), memory_devices_.begin(), memory_devices_.end());
     for (const Track& t : builder_.tracks())
       if (t.kind == TrackKind::gpu) used_devices_.push_back(t.device);
     std::sort(used_devices_.begin(), used_devices_.end());
@@ -1782,6 +1899,8 @@ class Importer {
   std::unordered_map<std::uint64_t, std::string> thread_names_;
   std::unordered_map<TrackId, std::vector<OpenBegin>> open_;
   std::unordered_map<std::string, std::uint32_t> series_;
+  std::unordered_map<std::uint64_t, std::uint32_t> memory_series_;  // (device, MemorySeries) -> series id
+  std::vector<std::uint32_t> since_start_series_, memory_devices_;
   std::array<StringId, 4> domain_ids_{};
   std::vector<std::uint32_t> sync_devices_;
   std::vector<Device> listed_devices_;

@@ -502,6 +502,11 @@ void check_rows(const RowChecker& c, const CounterTable& t) {
   for (std::size_t i = c.begin; i < c.end; ++i)
     if (t.series[i] >= c.series) bad_row(c.table, i - c.begin, "series id out of range");
 }
+void check_rows(const RowChecker& c, const MemoryEventTable& t) {
+  if (c.below(t.series, c.series)) return;
+  for (std::size_t i = c.begin; i < c.end; ++i)
+    if (t.series[i] >= c.series) bad_row(c.table, i - c.begin, "series id out of range");
+}
 void check_rows(const RowChecker& c, const OverheadTable& t) {
   c.intervals(t.start, t.end);
   c.track_ids(t.track, 1);

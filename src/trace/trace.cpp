@@ -167,6 +167,8 @@ std::string_view to_string(TableId t) {
       return "counters";
     case TableId::overheads:
       return "overheads";
+    case TableId::memory_events:
+      return "memory_events";
     case TableId::count_:
       break;
   }
@@ -234,6 +236,8 @@ std::size_t TraceTables::rows(TableId t) const {
       return counters.size();
     case TableId::overheads:
       return overheads.size();
+    case TableId::memory_events:
+      return memory_events.size();
     case TableId::count_:
       break;
   }
@@ -279,6 +283,12 @@ RowRange Trace::rows_overlapping(TableId table, TrackId track, TimeNs t0, TimeNs
     lo = static_cast<RowIndex>(std::lower_bound(start + all.begin, start + hi, from) - start);
   }
   return {lo, std::max(lo, hi)};
+}
+
+std::uint32_t Trace::find_counter_series(std::string_view name, std::uint32_t device) const {
+  for (std::size_t i = 0; i < counter_series_.size(); ++i)
+    if (counter_series_[i].device == device && counter_series_[i].name == name) return static_cast<std::uint32_t>(i);
+  return kNoSeries;
 }
 
 RowIndex Trace::launching_api(OpRef op) const {

@@ -59,6 +59,8 @@ Profile full_profile() {
   d.span_ns = 7'800;
   d.utilization = 0.625;
   d.kernels = 12;
+  d.memory_bytes = 150'000'000'000;
+  d.peak_allocated_bytes = 0;  // known to be 0: written as 0, not null
   p.devices = {d};
   CategoryTime c;
   c.category = KernelCategory::padding;
@@ -86,6 +88,7 @@ Profile full_profile() {
     s.idle_ns = 500;
     s.device = i == 0 ? kNoDevice : 1;
     s.rank = 1;
+    if (i == 2) s.peak_allocated_bytes = 7'000'000'000, s.min_allocated_bytes = 1'000'000'000;
     p.steps.steps.push_back(s);
   }
   p.steps.source = StepSource::nvtx;
@@ -327,6 +330,26 @@ TEST(ReportFields, ReaderNamesThePathOfWhatIsWrong) {
   j = good;
   j["hotspots"][0]["tensor_cores"] = 1;
   expect_input_error(j, "\"hotspots[0].tensor_cores\": expected true or false");
+  j = good;
+  j["devices"][0]["peak_reserved_bytes"] = -5;
+  expect_input_error(j, "\"devices[0].peak_reserved_bytes\": expected a non-negative integer");
+}
+
+// Memory a trace does not state is null, never 0; what it states round-trips.
+TEST(ReportFields, UnknownMemoryIsNull) {
+  const Profile p = full_profile();
+  const ordered_json j = ordered_json::parse(report_json(p));
+  EXPECT_EQ(j["devices"][0]["memory_bytes"], 150'000'000'000u);
+  EXPECT_EQ(j["devices"][0]["peak_allocated_bytes"], 0u);
+  EXPECT_TRUE(j["devices"][0]["peak_reserved_bytes"].is_null());
+  EXPECT_TRUE(j["steps"][0]["peak_allocated_bytes"].is_null());
+  EXPECT_EQ(j["steps"][2]["peak_allocated_bytes"], 7'000'000'000u);
+  EXPECT_EQ(j["steps"][2]["min_allocated_bytes"], 1'000'000'000u);
+  const Profile back = parse_report_json(j.dump(), "saved.json");
+  EXPECT_EQ(back.devices[0].peak_allocated_bytes, std::optional<std::uint64_t>(0));
+  EXPECT_FALSE(back.devices[0].peak_reserved_bytes);
+  EXPECT_EQ(back.steps.steps[2].peak_allocated_bytes, std::optional<std::uint64_t>(7'000'000'000));
+  EXPECT_FALSE(back.steps.steps[1].peak_allocated_bytes);
 }
 
 TEST(ReportFields, ReaderToleratesWhatOlderOrNewerWritersDo) {
@@ -341,6 +364,12 @@ TEST(ReportFields, ReaderToleratesWhatOlderOrNewerWritersDo) {
   j["devices"][0]["dram_bandwidth"] = 0.5;  // keys a newer writer adds
   j["memory"] = ordered_json::object();
   EXPECT_EQ(report_json(parse_report_json(j.dump(), "new.json")), report_json(full_profile()));
+  j = good;
+  for (const char* key : {"memory_bytes", "peak_allocated_bytes", "peak_reserved_bytes"})
+    j["devices"][0].erase(key);  // reports from before memory: unknown, not 0
+  const Profile old = parse_report_json(j.dump(), "old.json");
+  EXPECT_FALSE(old.devices[0].memory_bytes);
+  EXPECT_FALSE(old.devices[0].peak_allocated_bytes);
   j = good;
   j["steps"][0]["duration_ns"] = -1;  // derived keys are recomputed, not read
   EXPECT_EQ(report_json(parse_report_json(j.dump(), "edited.json")), report_json(full_profile()));

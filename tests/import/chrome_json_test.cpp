@@ -253,6 +253,77 @@ TEST(ChromeJson, Kineto2021Schema) {
   EXPECT_EQ(t.meta().stat("import.skipped.flow"), 1u);
 }
 
+// Current Kineto: each [memory] event is a memory event with its address,
+// and "Total Allocated" / "Total Reserved" become samples of the device's
+// series; CPU allocations go to the host's series (no device).
+TEST(ChromeJson, KinetoMemoryEventsWithTotals) {
+  const Trace t = import_text(
+      R"J({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "H100", "totalGlobalMem": 85000000000}],
+  "traceEvents": [
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 9, "tid": 9, "ts": 10.5,
+     "args": {"Total Reserved": 4194304, "Total Allocated": 1536, "Bytes": 512, "Addr": 140000000000000, "Device Id": 0, "Device Type": 1, "Ev Idx": 3}},
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 9, "tid": 9, "ts": 11,
+     "args": {"Total Reserved": 0, "Total Allocated": 64, "Bytes": 64, "Addr": 77, "Device Id": -1, "Device Type": 0}},
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 9, "tid": 9, "ts": 12,
+     "args": {"Total Reserved": 6291456, "Total Allocated": 1024, "Bytes": -512, "Addr": 140000000000000, "Device Id": 0, "Device Type": 1}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 9, "tid": 9, "ts": 13, "args": {"Device Type": 13, "Device Id": 0, "Bytes": 8}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 9, "tid": 9, "ts": 14, "args": {"Device Type": 1, "Device Id": 0}},
+    {"ph": "i", "s": "t", "name": "[memory] ", "pid": 9, "tid": 9, "ts": 15},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 7, "ts": 10, "dur": 5, "args": {"device": 1, "stream": 7}}
+  ]})J");
+  const std::uint32_t alloc = t.find_counter_series(series_name::kMemoryAllocated, 0);
+  const std::uint32_t reserved = t.find_counter_series(series_name::kMemoryReserved, 0);
+  const std::uint32_t host = t.find_counter_series(series_name::kMemoryAllocated, kNoDevice);
+  ASSERT_NE(alloc, kNoSeries);
+  ASSERT_NE(reserved, kNoSeries);
+  ASSERT_NE(host, kNoSeries);
+  EXPECT_EQ(t.find_counter_series(series_name::kMemoryReserved, kNoDevice), kNoSeries);  // the host has no reserve
+  EXPECT_EQ(t.counter_series()[alloc].unit, "B");
+  const MemoryEventTable& m = t.memory_events();
+  const RowRange gpu = t.rows_of(TableId::memory_events, alloc);
+  ASSERT_EQ(gpu.size(), 2u);
+  EXPECT_EQ(m.time[gpu.begin], 10500);
+  EXPECT_EQ(m.bytes[gpu.begin], 512);
+  EXPECT_EQ(m.bytes[gpu.begin + 1], -512);
+  EXPECT_EQ(m.address_at(gpu.begin), 140000000000000u);
+  EXPECT_EQ(t.rows_of(TableId::memory_events, host).size(), 1u);
+  const RowRange a = t.rows_of(TableId::counters, alloc), r = t.rows_of(TableId::counters, reserved);
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(t.counters().value[a.begin], 1536);
+  EXPECT_EQ(t.counters().value[a.begin + 1], 1024);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(t.counters().value[r.begin + 1], 6291456);
+  EXPECT_EQ(t.meta().stat("import.skipped.memory_on_other_device"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.memory_without_bytes"), 1u);
+  // Not marks any more; a name that only looks alike still is one.
+  EXPECT_EQ(find_range(t, "[memory]"), kNoRow);
+  EXPECT_NE(find_range(t, "[memory] "), kNoRow);
+  // The device the memory is on is described, as the devices kernels run on are.
+  ASSERT_NE(t.device(0), nullptr);
+  EXPECT_EQ(t.device(0)->memory_bytes, 85000000000u);
+  EXPECT_NE(t.device(1), nullptr);
+}
+
+// The 2021 schema has only the changes: the "since start" series adds them
+// up in time order, from 0 before the first event.
+TEST(ChromeJson, Kineto2021MemoryEventsAddUpFromTheStart) {
+  const Trace t = import_text(R"J({"schemaVersion": 1, "traceEvents": [
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 5, "tid": 5, "ts": 30, "args": {"Device Type": 1, "Device Id": 0, "Bytes": -100}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 5, "tid": 5, "ts": 10, "args": {"Device Type": 1, "Device Id": 0, "Bytes": 300}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 5, "tid": 5, "ts": 20, "args": {"Device Type": 1, "Device Id": 0, "Bytes": 50}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 5, "tid": 5, "ts": 20, "args": {"Device Type": 0, "Device Id": -1, "Bytes": 4}}
+  ]})J");
+  EXPECT_EQ(t.find_counter_series(series_name::kMemoryAllocated, 0), kNoSeries);
+  const std::uint32_t s = t.find_counter_series(series_name::kMemoryAllocatedSinceStart, 0);
+  ASSERT_NE(s, kNoSeries);
+  const RowRange r = t.rows_of(TableId::counters, s);
+  ASSERT_EQ(r.size(), 3u);
+  std::vector<double> values(t.counters().value.begin() + r.begin, t.counters().value.begin() + r.end);
+  EXPECT_EQ(values, (std::vector<double>{300, 350, 250}));
+  EXPECT_EQ(t.rows_of(TableId::memory_events, s).size(), 3u);
+  EXPECT_NE(t.find_counter_series(series_name::kMemoryAllocatedSinceStart, kNoDevice), kNoSeries);
+}
+
 // [SECTION] Generic Chrome JSON ------------------------------------------------------------------
 
 TEST(ChromeJson, GenericObjectForm) {

@@ -170,6 +170,28 @@ TEST_F(Headless, EveryRealTraceOpensInTheTimeline) {
   EXPECT_TRUE(no_temporaries(dir_));
 }
 
+// PyTorch's allocator events drawn as lanes under the GPU: the JSON says
+// which lanes, their peak (the trace's largest "Total Allocated" / "Total
+// Reserved") and that the peak is marked with the whole trace in view.
+TEST_F(Headless, MemoryLanesShowThePeaksOfTheTrace) {
+  const std::string file = testing::real_trace("tracelens-bert-small-h100.json.gz");
+  const fs::path png = dir_ / "bert.png";
+  const Result r = view({file, "--screenshot", png.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "bert.json");
+  std::map<std::string, json> lanes;
+  for (const auto& l : j["counter_lanes"])
+    if (l["device"] == 0) lanes[l["series"].get<std::string>()] = l;
+  ASSERT_TRUE(lanes.count("memory.allocated")) << j["counter_lanes"].dump();
+  ASSERT_TRUE(lanes.count("memory.reserved"));
+  EXPECT_EQ(lanes["memory.allocated"]["peak"].get<double>(), 101305344.0);
+  EXPECT_EQ(lanes["memory.reserved"]["peak"].get<double>(), 121634816.0);
+  EXPECT_EQ(lanes["memory.allocated"]["peak_text"], "peak 96.6 MiB");
+  EXPECT_TRUE(lanes["memory.allocated"]["visible"].get<bool>());
+  EXPECT_TRUE(lanes["memory.allocated"]["peak_marked"].get<bool>());
+  EXPECT_GT(lanes["memory.allocated"]["columns"].get<std::uint64_t>(), 0u);
+}
+
 TEST_F(Headless, HotspotsFindingsAndSummaryShowTheAnalysis) {
   const std::string file = testing::real_trace("kineto-resnet50-v100-workers0.json.gz");
   const Trace t = import_chrome_json(file);

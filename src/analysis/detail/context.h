@@ -107,7 +107,7 @@ struct Evidence {
   explicit Evidence(std::size_t keep = 10) {
     for (auto& t : ops_by_category) t.set_keep(keep);
     for (TopRanges* t : {&idle_gaps, &exposed_comm, &memcpy_exposed, &launch_gaps, &input_wait, &sync_idle, &pageable,
-                         &sync_memcpy, &optimizer})
+                         &sync_memcpy, &optimizer, &allocator})
       t->set_keep(keep);
   }
   std::array<TopRanges, kKernelCategoryCount> ops_by_category;  // longest single ops (ranges only: offer())
@@ -125,6 +125,12 @@ struct Evidence {
   TimeNs optimizer_overlapped_ns = 0;  // … overlapped with other kernels or communication
   std::uint64_t optimizer_kernels = 0;
   std::uint64_t steps_with_optimizer = 0;
+  // Calls that allocate or free device memory directly (cudaMalloc, cudaFree,
+  // cuMemAlloc, cuMemFree and their variants; not the stream-ordered
+  // …Async ones); a caching allocator makes few.
+  std::uint64_t allocator_calls = 0;
+  TimeNs allocator_call_ns = 0;  // time hosts spent in them
+  TopRanges allocator;           // those calls
 };
 
 // What the device sweep gathers op by op for the job-wide passes (hotspots,
@@ -169,6 +175,12 @@ void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& to
 void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
                   Profile* p);
 void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, OpTotals& totals, Profile* p);
+
+// memory.cpp: memory peaks per device (`devices`, this trace's) and per step
+// (`steps`, in the trace's own clock), from the memory series; allocator
+// calls into `ev`.
+void memory_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<DeviceSummary>& devices,
+                 std::vector<Step>& steps, Evidence* ev);
 
 // findings.cpp
 std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);

@@ -20,6 +20,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -367,6 +368,34 @@ struct GpuKind {
   };
 };
 
+// A count that may be unknown (std::optional<std::uint64_t>): null when
+// unknown, never 0; a missing key (a report from before the field) reads as
+// unknown.
+template <auto... Path>
+struct OptionalKind {
+  template <class T>
+  struct For {
+    static_assert(std::is_same_v<typename Member<Path...>::template Value<T>, std::optional<std::uint64_t>>);
+    static std::string type_() { return "int or null"; }
+    static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions&) {
+      const std::optional<std::uint64_t>& v = Member<Path...>::of(x);
+      to[key] = v ? Json(*v) : Json(nullptr);
+    }
+    static void read_(T& x, const char* key, const Json& from, const std::string& path, const Reader& r) {
+      const Json* v = r.optional(from, key);
+      if (v && !v->is_null())
+        Member<Path...>::of(x) = r.u64(from, key, path);
+      else
+        Member<Path...>::of(x).reset();
+    }
+    static constexpr auto type = &type_;
+    static constexpr auto write = &write_;
+    static constexpr ReadFn<T> read = &read_;
+    static constexpr auto rows = &value_row<std::uint64_t, T>;
+    static constexpr NestedFn nested = nullptr;
+  };
+};
+
 // A list of which the writer keeps the first `options.*Limit` (0 = all).
 template <auto Limit, auto... Path>
 struct ListKind {
@@ -468,6 +497,10 @@ constexpr Spec<ValueKind<Path...>> field(const char* key, std::string_view unit,
 template <auto... Path>
 constexpr Spec<GpuKind<Path...>> gpu(const char* key, std::string_view meaning) {
   return {key, "", meaning};
+}
+template <auto... Path>
+constexpr Spec<OptionalKind<Path...>> maybe(const char* key, std::string_view unit, std::string_view meaning) {
+  return {key, unit, meaning};
 }
 template <auto Limit, auto... Path>
 constexpr Spec<ListKind<Limit, Path...>> limited(const char* key, std::string_view meaning) {
