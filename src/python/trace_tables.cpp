@@ -122,6 +122,7 @@ std::vector<std::pair<const char*, std::uint32_t Track::*>> track_columns(TableI
     case TableId::overheads:
       return {{"pid", &Track::pid}, {"tid", &Track::tid}};
     case TableId::counters:
+    case TableId::memory_events:
     case TableId::count_:
       break;
   }

@@ -10,7 +10,7 @@ import pytest
 
 import gpuscope
 
-TABLES = ["kernels", "memcpys", "memsets", "api_calls", "ranges", "syncs", "counters", "overheads"]
+TABLES = ["kernels", "memcpys", "memsets", "api_calls", "ranges", "syncs", "counters", "memory_events", "overheads"]
 
 
 @pytest.fixture(scope="module")
@@ -152,6 +152,16 @@ def test_real_traces_open_like_the_cli_says(real_trace_files, real_nsys_files, c
             assert k["name"].isna().sum() == 0
             assert (k["end"] >= k["start"]).all(), path
             assert set(k["device"].unique()) <= set(t.devices["id"]) | set(t.tracks["device"]), path
+
+
+def test_memory_events_of_a_real_trace(real_trace):
+    # PyTorch's [memory] events: one row each, allocations positive, frees negative.
+    t = gpuscope.open(real_trace("kineto-resnet50-v100-workers0.json.gz"))
+    m = t.memory_events
+    assert len(m) == 12838 == t.info["tables"]["memory_events"]
+    assert list(m.columns[:3]) == ["time", "series", "bytes"]
+    assert (m["bytes"] > 0).any() and (m["bytes"] < 0).any()
+    assert set(m["series"]) <= set(t.counter_series.index)
 
 
 def test_a_trace_without_counters_has_the_columns_but_no_rows(real_trace):

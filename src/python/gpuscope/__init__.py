@@ -45,7 +45,8 @@ class Trace:
     """An opened trace: its tables as pandas DataFrames, built on first use and kept.
 
     Tables (one row per event, in the trace's order: by track, then start):
-    kernels, memcpys, memsets, api_calls, ranges, syncs, counters, overheads.
+    kernels, memcpys, memsets, api_calls, ranges, syncs, counters, memory_events,
+    overheads.
     Descriptions: devices, processes, tracks (index = the track id the tables'
     `track` column holds), counter_series. `info` is what `gpuscope info --json`
     says about the file.
@@ -71,7 +72,8 @@ class Trace:
     # -- the event tables
 
     def table(self, name: str) -> _pd.DataFrame:
-        """The table `name` (kernels, memcpys, memsets, api_calls, ranges, syncs, counters, overheads)."""
+        """The table `name` (kernels, memcpys, memsets, api_calls, ranges, syncs, counters, memory_events,
+        overheads)."""
         frame = self._frames.get(name)
         if frame is None:
             frame = self._frames[name] = self._build(name)
@@ -87,6 +89,8 @@ class Trace:
                       "domain, kind, color, payload, depth")
     syncs = property(lambda self: self.table("syncs"), doc="Host synchronizations: type, device, stream, event")
     counters = property(lambda self: self.table("counters"), doc="Counter samples: time, series, value")
+    memory_events = property(lambda self: self.table("memory_events"), doc="Allocations (+bytes) and frees (-bytes): "
+                             "time, series (index into counter_series), bytes, address")
     overheads = property(lambda self: self.table("overheads"), doc="The profiler's own time: kind")
 
     def _build(self, name):
