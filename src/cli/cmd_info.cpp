@@ -1,6 +1,7 @@
-// gpuscope info: what is in a trace file — where it came from (always said:
-// synthetic, captured or imported), devices, processes, rows per table and per
-// track, time span, counters, and every loss or skip the trace recorded.
+// gpuscope info: what is in a trace file — first what storage lost (a file
+// cut short or damaged), then where it came from (always said: synthetic,
+// captured or imported), devices, processes, rows per table and per track,
+// time span, counters, and every loss or skip the trace recorded.
 #include <ctime>
 #include <filesystem>
 #include <memory>
@@ -8,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analyze.h"
 #include "cli/command.h"
+#include "export/report_json.h"
 #include "import/open_trace.h"
 #include "store/gscope.h"
 #include "trace/files.h"
@@ -150,6 +153,7 @@ nlohmann::ordered_json to_json(const std::string& path, const Loaded& l) {
   j["file"] = path;
   j["format"] = format_name(l.kind);
   j["file_bytes"] = l.file_bytes;
+  j["trace_quality"] = nlohmann::ordered_json::parse(file_quality_json(file_quality(t, path)));
   if (l.has_report) {
     j["gscope"] = {{"format_version", l.report.format_version},
                    {"writer", l.report.writer},
@@ -229,6 +233,8 @@ void print_text(const std::string& path, const Loaded& l, bool all_tracks) {
   const Trace& t = l.trace;
   const TraceMeta& m = t.meta();
   auto line = [](const char* key, const std::string& value) { std::printf("  %-12s %s\n", key, value.c_str()); };
+  const FileQuality quality = file_quality(t, path);
+  if (quality.damage.any()) std::printf("%s\n", damage_headline(quality.damage, quality.devices).c_str());
   std::printf("%s\n", path.c_str());
   std::string format = l.kind == TraceFileKind::gscope        ? ".gscope"
                        : l.kind == TraceFileKind::chrome_json ? "Chrome trace JSON"
@@ -238,8 +244,13 @@ void print_text(const std::string& path, const Loaded& l, bool all_tracks) {
               (l.report.complete ? "complete" : "INCOMPLETE");
   }
   line("format", format + ", " + bytes_text(l.file_bytes));
-  if (l.has_report)
-    for (const std::string& p : l.report.problems) line("problem", p);
+  if (quality.damage.any()) {
+    line("rows lost", rows_lost_text(quality.damage));
+    for (const std::string& p : quality.damage.problems) line("problem", p);
+    if (!quality.devices.without_data().empty())
+      line("no data", "GPU " + device_list_text(quality.devices.without_data()) + " (of " +
+                          device_list_text(quality.devices.declared) + " in the trace)");
+  }
   line("source", std::string(source_text(m.source)));
   if (!m.producer.empty()) line("producer", m.producer);
   if (!m.host.empty()) line("host", m.host);
