@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "analysis/format.h"
 #include "viewer/time_format.h"
 
 namespace gpuscope::viewer {
@@ -113,7 +114,7 @@ std::optional<std::string> FileBrowser::draw() {
     }
     if (!e.is_dir) {
       ImGui::SameLine(ImGui::GetWindowWidth() - 110);
-      ImGui::TextDisabled("%s", format_bytes(e.size).c_str());
+      ImGui::TextDisabled("%s", format::bytes(e.size).c_str());
     }
     ImGui::PopID();
   }

@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "viewer/fonts.h"
 #include "viewer/frame_report.h"
 #include "viewer/options.h"
 #include "viewer/view.h"
@@ -55,6 +56,7 @@ struct Options {
   bool find_regex = false;
   int frames = 3;
   std::uint64_t synthetic = 0;
+  std::string font = gv::kDefaultFontFile;
 };
 
 void fail(int code, const std::string& message) {
@@ -79,6 +81,7 @@ Options parse_command_line(int argc, char** argv) {
   app.add_flag("--regex", o.find_regex, "--find is a regular expression");
   app.add_option("--frames", o.frames, "headless: frames to render after loading (default 3)")
       ->check(CLI::Range(1, 1000));
+  app.add_option("--font", o.font, "TrueType font of the UI (default: DejaVu Sans, Debian's fonts-dejavu-core)");
   app.add_option("--synthetic", o.synthetic,
                  "open a synthetic trace of N kernels generated in memory instead of a file (demos, stress tests)");
   try {
@@ -140,14 +143,17 @@ GLFWwindow* create_window(int width, int height, bool visible) {
   return w;
 }
 
-void init_imgui(GLFWwindow* w) {
+gv::FontStatus init_imgui(GLFWwindow* w, const Options& o) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // nothing persisted between sessions
   ImGui::StyleColorsDark();
+  const gv::FontStatus font = gv::load_ui_font(io, o.font);
+  if (font.fallback()) std::fprintf(stderr, "gpuscope-view: note: %s\n", font.message.c_str());
   ImGui_ImplGlfw_InitForOpenGL(w, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
+  return font;
 }
 
 void render_frame(gv::View& view, int fb_w, int fb_h) {
@@ -247,7 +253,7 @@ std::string apply_view_options(gv::View& view, const Options& o) {
 
 int run_headless(const Options& o) {
   GLFWwindow* w = create_window(o.width, o.height, /*visible=*/false);
-  init_imgui(w);
+  const gv::FontStatus font = init_imgui(w, o);
   Fbo fbo;
   if (!fbo.create(o.width, o.height)) fail(kExitDisplay, "cannot create an offscreen framebuffer");
   ImGuiIO& io = ImGui::GetIO();
@@ -296,6 +302,7 @@ int run_headless(const Options& o) {
   ctx.height = o.height;
   ctx.frames = o.frames;
   ctx.error = error;
+  ctx.font = font;
   const std::string json_path = gv::json_path_for(o.screenshot);
   const std::string json_text = gv::frame_report(view, ImGui::GetDrawData(), ctx).dump(2) + "\n";
   const bool json_ok = write_atomically(json_path, [&](const std::string& tmp) {
@@ -319,7 +326,7 @@ int run_headless(const Options& o) {
 
 int run_interactive(const Options& o) {
   GLFWwindow* w = create_window(o.width, o.height, /*visible=*/true);
-  init_imgui(w);
+  init_imgui(w, o);
   glfwSetDropCallback(w, on_drop);
   gv::View view;
   bool options_applied = o.files.empty() && o.synthetic == 0;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "analysis/format.h"
 #include "cli/command.h"
 #include "import/chrome_json.h"
 #include "store/gscope.h"
@@ -41,10 +42,10 @@ void run(const ImportArgs& args) {
   }
   if (args.quiet) return;
   const TraceMeta& m = trace.meta();
-  const double mb = static_cast<double>(m.stat("import.json_bytes")) / 1e6;
+  const std::uint64_t json_bytes = m.stat("import.json_bytes");
   std::printf("%s -> %s\n", args.input.c_str(), args.output.c_str());
-  std::printf("  %s; %.1f MB of JSON in %.2f s (%.0f MB/s)\n", m.producer.c_str(), mb, import_s,
-              import_s > 0 ? mb / import_s : 0.0);
+  std::printf("  %s; %s of JSON in %.2f s (%s)\n", m.producer.c_str(), format::bytes(json_bytes).c_str(), import_s,
+              format::bandwidth(import_s > 0 ? static_cast<double>(json_bytes) / import_s : 0.0).c_str());
   std::printf("  %zu kernels, %zu memcpys, %zu memsets, %zu API calls, %zu ranges, %zu syncs, %zu counter samples\n",
               trace.kernels().size(), trace.memcpys().size(), trace.memsets().size(), trace.api_calls().size(),
               trace.ranges().size(), trace.syncs().size(), trace.counters().size());

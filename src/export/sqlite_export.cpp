@@ -26,28 +26,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/format.h"
 #include "trace/files.h"
 
 namespace gpuscope {
-
-std::string_view kernel_short_name(std::string_view name) {
-  static constexpr std::string_view kAnon = "(anonymous namespace)";
-  std::size_t end = 0;
-  while (end < name.size()) {
-    if (name.compare(end, kAnon.size(), kAnon) == 0) {
-      end += kAnon.size();
-      continue;
-    }
-    if (name[end] == '<' || name[end] == '(') break;
-    ++end;
-  }
-  std::string_view qualified = name.substr(0, end);
-  if (const std::size_t space = qualified.rfind(' '); space != std::string_view::npos)
-    qualified = qualified.substr(space + 1);  // drop the return type ("void ")
-  if (const std::size_t colons = qualified.rfind("::"); colons != std::string_view::npos)
-    qualified = qualified.substr(colons + 2);
-  return qualified.empty() ? name : qualified;
-}
 
 namespace {
 
@@ -224,9 +206,9 @@ class Writer {
   }
   // Interned short names go after the trace's own strings.
   std::int64_t short_name_id(StringId full) {
-    const std::string_view s = kernel_short_name(t_.str(full));
-    if (s.size() == t_.str(full).size()) return full;
-    auto [it, fresh] = short_ids_.try_emplace(std::string(s), 0);
+    std::string s = format::nsys_short_name(t_.str(full));
+    if (s == t_.str(full)) return full;
+    auto [it, fresh] = short_ids_.try_emplace(std::move(s), 0);
     if (fresh) {
       it->second = next_string_id_++;
       Insert ins(db_, "INSERT INTO StringIds VALUES (?, ?)");

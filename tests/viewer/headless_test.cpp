@@ -12,11 +12,13 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "analysis/analyze.h"
+#include "analysis/format.h"
 #include "import/chrome_json.h"
 #include "import/synthetic.h"
 #include "store/gscope.h"
@@ -281,6 +283,93 @@ TEST_F(Headless, OpensAGscopeFile) {
   EXPECT_EQ(j["trace"]["devices"], 2);
   EXPECT_EQ(j["rows"]["summary_devices"], 2);
   EXPECT_EQ(j["analysis"], "done");
+}
+
+// [SECTION] What a user reads ---------------------------------------------------------------
+
+const fs::path kReportSample = fs::path(GPUSCOPE_SOURCE_DIR) / "assets/sample-report-job.gscope";
+
+// The report-shaped sample (assets/): the hotspot table names Eigen's
+// padding and broadcast kernels as the report does, as distinct rows, with
+// the report's numbers; the UI font is DejaVu Sans with no stand-ins.
+TEST_F(Headless, HotspotsNameTheEigenOpsAsTheReportDoes) {
+  const Result r = view(
+      {kReportSample.string(), "--screenshot", (dir_ / "h.png").string(), "--view", "hotspots", "--size", "1400x1000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "h.json");
+  EXPECT_FALSE(j["font"]["file"].is_null()) << j["font"];
+  EXPECT_TRUE(j["font"]["ascii_stand_ins"].empty());
+
+  const Profile p = analyze(read_gscope(kReportSample.string()));
+  std::vector<std::string_view> names;
+  for (const Hotspot& h : p.hotspots) names.push_back(h.name);
+  const std::vector<std::string> shown = format::short_kernel_names(names, format::kTableNameWidth);
+  const json& rows = j["hotspot_rows"];
+  ASSERT_GE(rows.size(), 10u);  // what fits on screen, in the table's order: by total time
+  std::set<std::string> distinct;
+  std::map<std::string, json> by_name;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Hotspot& h = p.hotspots[i];
+    EXPECT_EQ(rows[i]["kernel"], h.name);
+    EXPECT_EQ(rows[i]["name"], shown[i]);
+    EXPECT_EQ(rows[i]["category"], std::string(to_string(h.category)));
+    EXPECT_EQ(rows[i]["share"], format::percent1(h.share));
+    EXPECT_EQ(rows[i]["total"], format::duration(h.stats.total));
+    EXPECT_EQ(rows[i]["count"], format::count(h.stats.count));
+    EXPECT_EQ(rows[i]["name"].get<std::string>().find("EigenMetaKernel"), std::string::npos) << rows[i];
+    distinct.insert(rows[i]["name"].get<std::string>());
+    by_name[rows[i]["name"].get<std::string>()] = rows[i];
+  }
+  EXPECT_EQ(distinct.size(), rows.size()) << "two rows read the same";
+  ASSERT_TRUE(by_name.contains("Eigen TensorBroadcastingOp")) << rows;
+  EXPECT_EQ(by_name["Eigen TensorBroadcastingOp"]["category"], "broadcast");
+  EXPECT_EQ(by_name["Eigen TensorBroadcastingOp"]["share"], "20.0%");
+  ASSERT_TRUE(by_name.contains("Eigen TensorPaddingOp #1")) << rows;
+  ASSERT_TRUE(by_name.contains("Eigen TensorPaddingOp #2")) << rows;
+  EXPECT_EQ(by_name["Eigen TensorPaddingOp #1"]["category"], "padding");
+  EXPECT_EQ(by_name["Eigen TensorPaddingOp #2"]["category"], "padding");
+  EXPECT_NE(by_name["Eigen TensorPaddingOp #1"]["kernel"], by_name["Eigen TensorPaddingOp #2"]["kernel"]);
+  EXPECT_NE(by_name["Eigen TensorPaddingOp #1"]["total"].get<std::string>().find(" ms"), std::string::npos);
+}
+
+// Zoomed out, each compute stream of the report-shaped sample is one folded
+// block: labelled with what it counts, coloured by the exact category mix.
+TEST_F(Headless, ZoomedOutTheReportShapedSampleShowsPaddingAndBroadcast) {
+  const Result r = view({kReportSample.string(), "--screenshot", (dir_ / "t.png").string(), "--size", "1280x1400"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "t.json");
+  EXPECT_TRUE(has(j["folded_labels"], "3,780 kernels")) << j["folded_labels"];
+  const Profile p = analyze(read_gscope(kReportSample.string()));
+  std::map<std::string, json> by;
+  double px = 0;
+  for (const auto& c : j["kernels_by_category"]) {
+    by[c["category"].get<std::string>()] = c;
+    px += c["px"].get<double>();
+  }
+  for (const CategoryTime& c : p.categories) {
+    const std::string name(to_string(c.category));
+    ASSERT_TRUE(by.contains(name)) << name;
+    EXPECT_EQ(by[name]["single_ns"].get<TimeNs>() + by[name]["folded_ns"].get<TimeNs>(), c.time_ns) << name;
+  }
+  EXPECT_NEAR(by["padding"]["px"].get<double>() / px, 0.214, 0.04);
+  EXPECT_NEAR(by["broadcast"]["px"].get<double>() / px, 0.20, 0.04);
+  EXPECT_NEAR(by["convolution"]["px"].get<double>() / px, 0.426, 0.04);
+}
+
+// Without the font file: a one-line note naming it, ASCII stand-ins, a normal exit.
+TEST_F(Headless, AMissingFontFallsBackToAsciiWithANote) {
+  const fs::path font = dir_ / "no-such-font.ttf";
+  const Result r = view({kReportSample.string(), "--screenshot", (dir_ / "f.png").string(), "--view", "hotspots",
+                         "--font", font.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("gpuscope-view: note: " + font.string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fonts-dejavu-core"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  const json j = read_json(dir_ / "f.json");
+  EXPECT_TRUE(j["font"]["file"].is_null());
+  EXPECT_TRUE(has(j["font"]["ascii_stand_ins"], "U+2192")) << j["font"];
+  EXPECT_TRUE(has(j["font"]["ascii_stand_ins"], "U+0394")) << j["font"];
+  EXPECT_GT(j["hotspot_rows"].size(), 0u);
 }
 
 // [SECTION] Scale ----------------------------------------------------------------------------

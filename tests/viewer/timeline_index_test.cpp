@@ -81,17 +81,5 @@ TEST(TimelineIndex, VisibleFindsExactlyTheOverlappingEvents) {
   }
 }
 
-TEST(ShortName, DropsReturnTypeTemplateArgumentsAndParameters) {
-  EXPECT_EQ(short_name("void at::native::foo<float, 4>(int, float*)"), "at::native::foo");
-  EXPECT_EQ(short_name("volta_sgemm_128x64_nn"), "volta_sgemm_128x64_nn");
-  EXPECT_EQ(short_name("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"),
-            "ncclKernel_AllReduce_RING_LL_Sum_float");
-  EXPECT_EQ(short_name("void at::native::(anonymous namespace)::kernel<int>(int)"),
-            "at::native::(anonymous namespace)::kernel");
-  EXPECT_EQ(short_name("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD");
-  EXPECT_EQ(short_name(""), "");
-  EXPECT_EQ(short_name("<lambda>"), "<lambda>");  // nothing left: the full name
-}
-
 }  // namespace
 }  // namespace gpuscope::viewer
