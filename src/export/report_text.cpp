@@ -112,10 +112,11 @@ constexpr std::size_t kProblemsShown = 5;
 
 void storage_damage(const Profile& p, std::string& out) {
   const bool several = p.trace_quality.files.size() > 1;
-  bool any = false;
+  bool any = false, lost = false;
   for (const FileQuality& q : p.trace_quality.files) {
     if (!q.damage.any()) continue;
     any = true;
+    lost = lost || q.damage.truncated || q.damage.rows_lost() || q.damage.bytes_lost;
     std::string headline = damage_headline(q.damage, q.devices);
     if (several && !q.file.empty()) headline.insert(headline.find(':'), " " + q.file);
     out += headline + "\n";
@@ -127,7 +128,8 @@ void storage_damage(const Profile& p, std::string& out) {
       out +=
           "  … and " + count(q.damage.problems.size() - kProblemsShown) + " more problems (gpuscope info lists them)\n";
   }
-  if (any) out += "The numbers below cover only what survived.\n\n";
+  if (lost) out += "The numbers below cover only what survived.\n";
+  if (any) out += "\n";
 }
 
 // "4 GPUs", or "1 GPU with data (4 in the trace)" when a damaged file left some without any.

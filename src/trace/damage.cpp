@@ -149,13 +149,17 @@ std::string rows_lost_text(const FileDamage& d) {
 
 std::string damage_headline(const FileDamage& d, const DeviceCoverage& devices) {
   if (!d.any()) return {};
-  std::string s = "INCOMPLETE file: ";
+  const std::string parts =
+      thousands(d.damaged_sections) + (d.damaged_sections == 1 ? " damaged part" : " damaged parts");
+  std::string s;
   if (d.truncated) {
-    s += "truncated at byte " + thousands(d.file_bytes);
+    s = "INCOMPLETE file: truncated at byte " + thousands(d.file_bytes);
+  } else if (d.rows_lost() == 0 && d.bytes_lost == 0) {
+    // A damaged index or trailer: every section was still read.
+    s = "DAMAGED file, nothing lost: " + parts + " after byte " + thousands(d.intact_bytes);
   } else {
-    s += "damaged after byte " + thousands(d.intact_bytes) + " (" + thousands(d.damaged_sections) +
-         (d.damaged_sections == 1 ? " damaged part" : " damaged parts") + ", " + thousands(d.bytes_lost) +
-         " bytes not loaded)";
+    s = "INCOMPLETE file: damaged after byte " + thousands(d.intact_bytes) + " (" + parts + ", " +
+        thousands(d.bytes_lost) + " bytes not loaded)";
   }
   if (const std::string k = kernels_text(d.tables[static_cast<int>(TableId::kernels)], d.truncated); !k.empty())
     s += "; " + k;

@@ -64,7 +64,9 @@ DeviceCoverage device_coverage(const Trace& trace);
 
 // The one line that says what storage lost, first wherever a user looks:
 // "INCOMPLETE file: truncated at byte 1,234,567; about 48 % of the kernels
-// survive; GPUs 1–3 have no data". Empty when nothing was lost.
+// survive (…); GPUs 1–3 have no data", "INCOMPLETE file: damaged after byte
+// …", or "DAMAGED file, nothing lost: …" (a damaged index). Empty when the
+// file was intact.
 std::string damage_headline(const FileDamage& damage, const DeviceCoverage& devices);
 
 // Rows lost, table by table: "65,536 kernels, at least 1,024 api_calls,
