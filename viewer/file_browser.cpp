@@ -18,7 +18,7 @@ bool FileBrowser::looks_like_trace(const std::string& name) {
   auto ends = [&](std::string_view suffix) {
     return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  return ends(".gscope") || ends(".json") || ends(".json.gz") || ends(".gz");
+  return ends(".gscope") || ends(".json") || ends(".json.gz") || ends(".gz") || ends(".sqlite");
 }
 
 std::vector<FileBrowser::Entry> FileBrowser::list(const std::string& dir, bool all_files, std::string* error) {

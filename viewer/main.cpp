@@ -33,6 +33,8 @@
 #include "viewer/view.h"
 
 #include "import/synthetic.h"
+#include "trace/error.h"
+#include "trace/files.h"
 
 namespace gv = gpuscope::viewer;
 
@@ -68,7 +70,8 @@ Options parse_command_line(int argc, char** argv) {
   Options o;
   CLI::App app{
       "gpuscope-view — the gpuscope desktop viewer: timeline, hotspots, findings and summary of a GPU trace\n"
-      "(.gscope, or Chrome/Kineto JSON, plain or .gz). With --screenshot it renders a few frames to a PNG\n"
+      "(.gscope, Chrome/Kineto JSON, plain or .gz, or an Nsight Systems SQLite export). With --screenshot it\n"
+      "renders a few frames to a PNG\n"
       "plus OUT.json describing what was drawn, and exits (use xvfb-run on a machine without a display)."};
   std::string size, view, zoom;
   app.add_option("files", o.files, "trace to open; a second one is opened for comparison")->expected(0, 2);
@@ -102,6 +105,14 @@ Options parse_command_line(int argc, char** argv) {
     fail(kExitInput, "--synthetic replaces the trace file: give one or the other");
   if (!o.screenshot.empty() && o.files.empty() && o.synthetic == 0)
     fail(kExitInput, "--screenshot needs a trace to open");
+  if (!o.screenshot.empty()) {
+    try {
+      gpuscope::files::refuse_output_among_inputs(o.screenshot, o.files);
+      gpuscope::files::refuse_output_among_inputs(gv::json_path_for(o.screenshot), o.files);
+    } catch (const gpuscope::InputError& e) {
+      fail(kExitInput, e.what());
+    }
+  }
   return o;
 }
 
@@ -202,19 +213,18 @@ struct Fbo {
 
 // Writes `data` to `path` through a temporary name and a rename, so a failed
 // run never leaves a half-written file under the real name.
+// Writes `path` through a named temporary (the writers open files by name):
+// complete or absent, never half-written, nothing left behind.
 bool write_atomically(const std::string& path, const std::function<bool(const std::string&)>& write) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  if (!write(tmp)) {
-    std::remove(tmp.c_str());
+  try {
+    gpuscope::files::OutputFile out(path, gpuscope::files::OutputFile::Kind::named);
+    out.close_fd();
+    if (!write(out.temp_path())) return false;
+    out.commit();
+    return true;
+  } catch (const gpuscope::InputError&) {
     return false;
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
 }
 
 void open_source(gv::View& view, const Options& o) {
@@ -373,6 +383,7 @@ int run_interactive(const Options& o) {
 // [SECTION] main -----------------------------------------------------------------------------
 
 int main(int argc, char** argv) {
+  gpuscope::files::remove_temporaries_on_signals();
   const Options o = parse_command_line(argc, argv);
   return o.screenshot.empty() ? run_interactive(o) : run_headless(o);
 }

@@ -336,7 +336,7 @@ void View::draw_welcome() {
   ImGui::Indent(40);
   ImGui::TextUnformatted("gpuscope-view: timeline, hotspots and findings of a GPU trace.");
   ImGui::Spacing();
-  ImGui::TextUnformatted("Open a .gscope capture or a Chrome/Kineto JSON trace (.json, .json.gz):");
+  ImGui::TextUnformatted("Open a trace: .gscope, Chrome/Kineto JSON (.json, .json.gz) or Nsight Systems .sqlite:");
   ImGui::BulletText("drop the file on this window,");
   ImGui::BulletText("or use File > Open (Ctrl+O),");
   ImGui::BulletText("or start it as: gpuscope-view FILE");

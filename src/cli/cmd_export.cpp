@@ -68,7 +68,8 @@ void add(CLI::App& app, Context&) {
   auto args = std::make_shared<ExportArgs>();
   CLI::App* cmd = app.add_subcommand(
       "export",
-      "Convert a trace (.gscope, Chrome JSON or .json.gz) to Chrome Trace Event JSON in PyTorch profiler (Kineto) "
+      "Convert a trace (.gscope, Chrome JSON, .json.gz or Nsight Systems .sqlite) to Chrome Trace Event JSON in "
+      "PyTorch profiler (Kineto) "
       "conventions, for Perfetto, chrome://tracing and HTA, or to an SQLite database with Nsight Systems' table names. "
       "Timestamps keep every nanosecond.");
   cmd->add_option("FILE", args->input, "Trace to convert")->required();

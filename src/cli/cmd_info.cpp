@@ -58,6 +58,8 @@ std::string_view source_text(TraceSource s) {
       return "captured (recorded live by gpuscope through CUPTI)";
     case TraceSource::chrome_json:
       return "imported (from Chrome trace JSON)";
+    case TraceSource::nsys_sqlite:
+      return "imported (from an Nsight Systems SQLite export)";
     case TraceSource::unknown:
       break;
   }
@@ -71,6 +73,7 @@ std::string_view source_kind(TraceSource s) {
     case TraceSource::cupti:
       return "captured";
     case TraceSource::chrome_json:
+    case TraceSource::nsys_sqlite:
       return "imported";
     case TraceSource::unknown:
       break;
@@ -86,6 +89,8 @@ std::string_view format_name(TraceFileKind k) {
       return "chrome-json";
     case TraceFileKind::chrome_json_gz:
       return "chrome-json-gz";
+    case TraceFileKind::nsys_sqlite:
+      return "nsys-sqlite";
     case TraceFileKind::unknown:
       break;
   }
@@ -220,6 +225,7 @@ void print_text(const std::string& path, const Loaded& l, bool all_tracks) {
   std::printf("%s\n", path.c_str());
   std::string format = l.kind == TraceFileKind::gscope        ? ".gscope"
                        : l.kind == TraceFileKind::chrome_json ? "Chrome trace JSON"
+                       : l.kind == TraceFileKind::nsys_sqlite ? "SQLite, Nsight Systems schema"
                                                               : "Chrome trace JSON, gzip";
   if (l.has_report) {
     format += " v" + std::to_string(l.report.format_version) + ", written by " + l.report.writer + ", " +
@@ -317,7 +323,8 @@ void add(CLI::App& app, Context&) {
       "info",
       "Describe a trace: its source (synthetic, captured or imported), producer, host, command line, devices, rows "
       "per table and per track, time span, counters, and every record lost or skipped.");
-  cmd->add_option("FILE", args->file, "Trace file (.gscope, Chrome JSON or .json.gz)")->required();
+  cmd->add_option("FILE", args->file, "Trace file (.gscope, Chrome JSON, .json.gz or Nsight Systems .sqlite)")
+      ->required();
   cmd->add_flag("--json", args->json, "Print JSON (schema gpuscope.info/1) instead of text");
   cmd->add_flag("--all-tracks", args->all_tracks, "List every track (text lists the first 64)");
   cmd->callback([args] { run(*args); });

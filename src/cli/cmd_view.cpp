@@ -63,8 +63,9 @@ void add(CLI::App& app, Context&) {
   auto args = std::make_shared<ViewArgs>();
   CLI::App* cmd = app.add_subcommand(
       "view", "Open traces in the desktop viewer (gpuscope-view): timeline, hotspots, findings, summary, compare");
-  cmd->add_option("files", args->files,
-                  "trace to open (.gscope, Chrome/Kineto .json or .json.gz); a second one to compare")
+  cmd->add_option(
+         "files", args->files,
+         "trace to open (.gscope, Chrome/Kineto .json or .json.gz, Nsight Systems .sqlite); a second one to compare")
       ->required()
       ->expected(1, 2);
   cmd->add_option("--screenshot", args->screenshot, "headless: render, write OUT.png and OUT.json, exit");

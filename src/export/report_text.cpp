@@ -96,6 +96,8 @@ std::string source_words(TraceSource s) {
       return "imported Chrome/Kineto JSON";
     case TraceSource::synthetic:
       return "SYNTHETIC trace (generated, not measured)";
+    case TraceSource::nsys_sqlite:
+      return "imported Nsight Systems SQLite export";
     case TraceSource::unknown:
       break;
   }

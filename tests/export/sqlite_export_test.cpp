@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "export/sample_trace.h"
 #include "import/synthetic.h"
+#include "support/test_traces.h"
 
 namespace gpuscope {
 namespace {

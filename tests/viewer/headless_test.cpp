@@ -22,6 +22,7 @@
 #include "import/chrome_json.h"
 #include "import/synthetic.h"
 #include "store/gscope.h"
+#include "support/real_traces.h"
 #include "trace/trace.h"
 #include "viewer/match_set.h"
 #include "viewer/text.h"
@@ -33,7 +34,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr std::uint64_t kMaxVertices = 300'000;
-const fs::path kTraces = GPUSCOPE_TRACES_DIR;
 
 struct Result {
   int status = -1;
@@ -142,12 +142,8 @@ class Headless : public ::testing::Test {
 // [SECTION] Real traces --------------------------------------------------------------------
 
 TEST_F(Headless, EveryRealTraceOpensInTheTimeline) {
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(kTraces))
-    if (e.path().string().ends_with(".json.gz")) files.push_back(e.path());
-  ASSERT_GE(files.size(), 10u) << "the shared traces are missing from " << kTraces;
-  std::sort(files.begin(), files.end());
-  for (const fs::path& file : files) {
+  for (const std::string& name : testing::real_trace_files()) {
+    const fs::path file = testing::real_trace(name);
     SCOPED_TRACE(file.filename().string());
     const fs::path png = dir_ / (file.stem().string() + ".png");
     const Result r = view({file.string(), "--screenshot", png.string()});
@@ -175,7 +171,7 @@ TEST_F(Headless, EveryRealTraceOpensInTheTimeline) {
 }
 
 TEST_F(Headless, HotspotsFindingsAndSummaryShowTheAnalysis) {
-  const std::string file = (kTraces / "kineto-resnet50-v100-workers0.json.gz").string();
+  const std::string file = testing::real_trace("kineto-resnet50-v100-workers0.json.gz");
   const Trace t = import_chrome_json(file);
   const Profile p = analyze(t);
   for (const char* v : {"hotspots", "findings", "summary"}) {
@@ -203,7 +199,7 @@ TEST_F(Headless, HotspotsFindingsAndSummaryShowTheAnalysis) {
 }
 
 TEST_F(Headless, SelectZoomsToTheKernelAndDrawsItsLaunch) {
-  const std::string file = (kTraces / "hta-alexnet.json.gz").string();
+  const std::string file = testing::real_trace("hta-alexnet.json.gz");
   const fs::path png = dir_ / "select.png";
   const Result r = view({file, "--screenshot", png.string(), "--select", "max_pool_forward_nchw"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -244,7 +240,7 @@ TEST_F(Headless, SelectZoomsToTheKernelAndDrawsItsLaunch) {
 }
 
 TEST_F(Headless, ZoomAndFindAreHonoured) {
-  const std::string file = (kTraces / "kineto-resnet50-v100-workers4.json.gz").string();
+  const std::string file = testing::real_trace("kineto-resnet50-v100-workers4.json.gz");
   const Result r = view({file, "--screenshot", (dir_ / "z.png").string(), "--zoom", "100ms:250ms", "--find", "sgemm"});
   ASSERT_EQ(r.status, 0) << r.err;
   const json j = read_json(dir_ / "z.json");
@@ -258,8 +254,8 @@ TEST_F(Headless, ZoomAndFindAreHonoured) {
 }
 
 TEST_F(Headless, CompareTwoTraces) {
-  const std::string a = (kTraces / "kineto-resnet50-v100-workers0.json.gz").string();
-  const std::string b = (kTraces / "kineto-resnet50-v100-workers4.json.gz").string();
+  const std::string a = testing::real_trace("kineto-resnet50-v100-workers0.json.gz");
+  const std::string b = testing::real_trace("kineto-resnet50-v100-workers4.json.gz");
   const Result r = view({a, b, "--screenshot", (dir_ / "c.png").string(), "--view", "compare"});
   ASSERT_EQ(r.status, 0) << r.err;
   const json j = read_json(dir_ / "c.json");
@@ -455,7 +451,7 @@ TEST_F(Headless, CorruptFileShowsTheErrorAndExitsWithTwo) {
   EXPECT_EQ(view({garbage.string(), "--screenshot", (dir_ / "g.png").string()}).status, 2);
   const fs::path half = dir_ / "half.json.gz";
   {
-    const fs::path src = kTraces / "hta-ns-resolution-v100.json.gz";
+    const fs::path src = fs::path(testing::real_trace("hta-ns-resolution-v100.json.gz"));
     std::ifstream in(src, std::ios::binary);
     std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
     std::ofstream out(half, std::ios::binary);
@@ -468,20 +464,20 @@ TEST_F(Headless, CorruptFileShowsTheErrorAndExitsWithTwo) {
 }
 
 TEST_F(Headless, NoDisplayIsAClearMessage) {
-  const Result r = run(GPUSCOPE_VIEW_BIN, {(kTraces / "hta-triton.json.gz").string()}, /*xvfb=*/false,
+  const Result r = run(GPUSCOPE_VIEW_BIN, {testing::real_trace("hta-triton.json.gz")}, /*xvfb=*/false,
                        "env -u DISPLAY -u WAYLAND_DISPLAY ");
   EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.err.find("no display"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("xvfb-run"), std::string::npos) << r.err;
   const Result s =
-      run(GPUSCOPE_VIEW_BIN, {(kTraces / "hta-triton.json.gz").string(), "--screenshot", (dir_ / "x.png").string()},
+      run(GPUSCOPE_VIEW_BIN, {testing::real_trace("hta-triton.json.gz"), "--screenshot", (dir_ / "x.png").string()},
           false, "env -u DISPLAY -u WAYLAND_DISPLAY ");
   EXPECT_EQ(s.status, 3);
   EXPECT_FALSE(fs::exists(dir_ / "x.png"));
 }
 
 TEST_F(Headless, BadFlagsAndUnwritableOutputExitWithTwo) {
-  const std::string file = (kTraces / "hta-triton.json.gz").string();
+  const std::string file = testing::real_trace("hta-triton.json.gz");
   const std::string png = (dir_ / "o.png").string();
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{file, "--screenshot", png, "--size", "10x10"},
@@ -501,7 +497,7 @@ TEST_F(Headless, BadFlagsAndUnwritableOutputExitWithTwo) {
 }
 
 TEST_F(Headless, GpuscopeViewRunsTheViewer) {
-  const std::string file = (kTraces / "hta-triton.json.gz").string();
+  const std::string file = testing::real_trace("hta-triton.json.gz");
   const Result r =
       run(GPUSCOPE_CLI_BIN, {"view", file, "--screenshot", (dir_ / "v.png").string(), "--view", "summary"});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "store/gscope.h"
+#include "support/test_traces.h"
 #include "trace/detail/time_columns.h"
 #include "trace/error.h"
-#include "viewer/test_trace.h"
 #include "viewer/view.h"
 
 namespace gpuscope::viewer {
@@ -72,8 +72,8 @@ class ViewTest : public ::testing::Test {
     return nullptr;
   }
 
-  static std::shared_ptr<Document> doc(const testing::TestTraceOptions& o, bool with_profile = true) {
-    auto d = std::make_shared<Document>("test.gscope", testing::make_test_trace(o));
+  static std::shared_ptr<Document> doc(const testing::TrainingTraceOptions& o, bool with_profile = true) {
+    auto d = std::make_shared<Document>("test.gscope", testing::training_trace(o));
     if (with_profile) d->set_profile(std::make_shared<const Profile>(compute_profile(d->trace())));
     return d;
   }
@@ -115,7 +115,7 @@ TEST_F(ViewTest, WelcomeScreenWithoutATrace) {
 }
 
 TEST_F(ViewTest, DrawsEveryTrackOfASmallTrace) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 10'000;
   View v;
   v.set_document(doc(o));
@@ -135,7 +135,7 @@ TEST_F(ViewTest, DrawsEveryTrackOfASmallTrace) {
 }
 
 TEST_F(ViewTest, ZoomedOutLargeTraceFoldsIntoBoundedBlocks) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 1'000'000;
   o.gpus = 2;
   o.streams = 4;
@@ -242,7 +242,7 @@ TEST_F(ViewTest, FoldedBlocksShowTheExactCategoryMixOfTheReportShapedSample) {
 }
 
 TEST_F(ViewTest, ZoomedInDrawsEachKernelAlone) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 200'000;
   o.gpus = 1;
   o.streams = 3;
@@ -261,7 +261,7 @@ TEST_F(ViewTest, ZoomedInDrawsEachKernelAlone) {
 }
 
 TEST_F(ViewTest, WheelZoomKeepsTheTimeUnderTheMouse) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -283,7 +283,7 @@ TEST_F(ViewTest, WheelZoomKeepsTheTimeUnderTheMouse) {
 }
 
 TEST_F(ViewTest, DragPansAndKeysZoomAndPan) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -335,7 +335,7 @@ TEST_F(ViewTest, DragPansAndKeysZoomAndPan) {
 }
 
 TEST_F(ViewTest, ClickSelectsAKernelShowsItsLaunchAndDrawsTheFlowArrow) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   o.gpus = 1;
   o.streams = 1;
@@ -373,7 +373,7 @@ TEST_F(ViewTest, ClickSelectsAKernelShowsItsLaunchAndDrawsTheFlowArrow) {
 }
 
 TEST_F(ViewTest, SelectKernelByNameAndFocus) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -396,7 +396,7 @@ TEST_F(ViewTest, SelectKernelByNameAndFocus) {
 }
 
 TEST_F(ViewTest, SearchCountsAndStepsThroughMatches) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -417,14 +417,14 @@ TEST_F(ViewTest, SearchCountsAndStepsThroughMatches) {
 }
 
 TEST_F(ViewTest, PanelsShowTheProfile) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
   v.show(Panel::hotspots);
   frames(v, 2);
   EXPECT_TRUE(has_panel(v, "hotspots"));
-  EXPECT_EQ(v.stats().hotspot_rows, testing::test_kernel_names().size());
+  EXPECT_EQ(v.stats().hotspot_rows, testing::training_kernel_names().size());
   EXPECT_GT(v.stats().category_rows, 0u);
   v.show(Panel::summary);
   frames(v, 2);
@@ -437,7 +437,7 @@ TEST_F(ViewTest, PanelsShowTheProfile) {
 }
 
 TEST_F(ViewTest, ClickingAGroupHeaderCollapsesIt) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -457,7 +457,7 @@ TEST_F(ViewTest, ClickingAGroupHeaderCollapsesIt) {
 }
 
 TEST_F(ViewTest, ClickingATrackNameCollapsesItsRows) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 2'000;
   o.gpus = 1;
   View v;
@@ -500,9 +500,9 @@ TEST_F(ViewTest, ProgressWhileLoadingThenTheTraceThenIdle) {
   v.open_with("slow.gscope", [&](const LoadProgress& p) {
     p.on_progress(10, 100);
     while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    testing::TestTraceOptions o;
+    testing::TrainingTraceOptions o;
     o.kernels = 1000;
-    return testing::make_test_trace(o);
+    return testing::training_trace(o);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   frame(v);
@@ -524,15 +524,15 @@ TEST_F(ViewTest, ProgressWhileLoadingThenTheTraceThenIdle) {
 }
 
 TEST_F(ViewTest, CompareShowsCategoriesSideBySide) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 3'000;
   View v;
   v.set_document(doc(o));
   v.open_compare_with("b.gscope", [](const LoadProgress&) {
-    testing::TestTraceOptions ob;
+    testing::TrainingTraceOptions ob;
     ob.kernels = 4'000;
     ob.seed = 2;
-    return testing::make_test_trace(ob);
+    return testing::training_trace(ob);
   });
   for (int i = 0; i < 400 && v.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   frames(v, 3);
@@ -542,7 +542,7 @@ TEST_F(ViewTest, CompareShowsCategoriesSideBySide) {
 }
 
 TEST_F(ViewTest, DetailsShowEveryFieldOfTheSelection) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 3'000;
   View v;
   v.set_document(doc(o));
@@ -586,7 +586,7 @@ TEST_F(ViewTest, TheSourceIsVisibleInEveryPanel) {
   for (const auto& [source, badge] :
        {std::pair{TraceSource::cupti, "CAPTURED"}, std::pair{TraceSource::chrome_json, "IMPORTED"},
         std::pair{TraceSource::synthetic, "SYNTHETIC"}}) {
-    testing::TestTraceOptions o;
+    testing::TrainingTraceOptions o;
     o.kernels = 1'000;
     o.source = source;
     View v;
@@ -602,7 +602,7 @@ TEST_F(ViewTest, TheSourceIsVisibleInEveryPanel) {
 // [SECTION] Interaction with the panels ---------------------------------------------------
 
 TEST_F(ViewTest, HotspotClickHighlightsInstancesAndStepsThroughThem) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -643,7 +643,7 @@ TEST_F(ViewTest, HotspotClickHighlightsInstancesAndStepsThroughThem) {
 }
 
 TEST_F(ViewTest, HotspotHeadersSortTheTable) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -677,7 +677,7 @@ TEST_F(ViewTest, HotspotHeadersSortTheTable) {
 }
 
 TEST_F(ViewTest, CategoryRowAndLegendHighlightTheCategory) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -706,7 +706,7 @@ TEST_F(ViewTest, CategoryRowAndLegendHighlightTheCategory) {
 }
 
 TEST_F(ViewTest, FindingClickZoomsToItsEvidence) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   ImGui::GetIO().DisplaySize = ImVec2(1280, 1400);
@@ -744,7 +744,7 @@ TEST_F(ViewTest, FindingClickZoomsToItsEvidence) {
 }
 
 TEST_F(ViewTest, HoveringAKernelShowsItsTooltip) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 2'000;
   o.gpus = 1;
   o.streams = 1;
@@ -766,7 +766,7 @@ TEST_F(ViewTest, HoveringAKernelShowsItsTooltip) {
 }
 
 TEST_F(ViewTest, FindBoxCtrlFTypeThenEnterAndShiftEnterStep) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 3'000;
   View v;
   v.set_document(doc(o));
@@ -820,12 +820,12 @@ class OpenFilesTest : public ViewTest {
                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "sub");
-    testing::TestTraceOptions o;
+    testing::TrainingTraceOptions o;
     o.kernels = 1'000;
-    write_gscope(testing::make_test_trace(o), (dir_ / "a.gscope").string());
+    write_gscope(testing::training_trace(o), (dir_ / "a.gscope").string());
     o.kernels = 2'000;
     o.seed = 7;
-    write_gscope(testing::make_test_trace(o), (dir_ / "sub" / "b.gscope").string());
+    write_gscope(testing::training_trace(o), (dir_ / "sub" / "b.gscope").string());
   }
   void TearDown() override {
     std::filesystem::remove_all(dir_);
