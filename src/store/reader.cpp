@@ -414,8 +414,13 @@ class Reader {
       if (!footer_seen_) {
         ++rep.corrupt_sections;
         note_problem(pos);
-        rep.problems.push_back("footer at byte " + std::to_string(pos) +
-                               ": trailer missing or damaged; the sections before it were loaded");
+        // Fewer bytes than a whole trailer after the footer: the file was cut there.
+        const bool cut = src_.size() - (pos + kSectionHeaderBytes + h.stored) < kTrailerBytes;
+        truncated_ = truncated_ || cut;
+        rep.problems.push_back("footer at byte " + std::to_string(pos) + ": trailer " +
+                               (cut ? "cut short (the file ends at byte " + std::to_string(src_.size()) + ")"
+                                    : std::string("missing or damaged")) +
+                               "; the sections before it were loaded");
       }
       footer_seen_ = true;
       return false;
