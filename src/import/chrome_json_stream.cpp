@@ -418,9 +418,9 @@ class Splitter {
   // text stopped (the importer decides whether anything usable remains).
   void finish(JsonBatch& b, std::size_t end) {
     eof_ = true;
-    if (in_item_ && item_scalar_) {  // a scalar item ends at the end of the text
-      complete_item(b, end);
-    }
+    // An item still open here was cut, a scalar too: the document's closing
+    // bracket must follow any item, so a number at the very end of the text
+    // may have lost digits ("5" of "512") and is not taken.
     if (in_item_) {
       const std::string what = role_ == ItemRole::event ? "an event"
                                : role_ == ItemRole::key ? "a top-level key"
@@ -449,7 +449,7 @@ class Splitter {
 
   // The offset in b.data of the end of the complete items (the start of an
   // item the text ends inside, else `end`): what finish() keeps.
-  std::size_t complete_end(std::size_t end) const { return in_item_ && !item_scalar_ ? item_start_ : end; }
+  std::size_t complete_end(std::size_t end) const { return in_item_ ? item_start_ : end; }
 
   // First byte that must be kept for the next buffer (an unfinished item), or end.
   std::size_t carry_start(std::size_t end) const { return in_item_ ? item_start_ : end; }
