@@ -121,6 +121,7 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["view"] = std::string(to_string(view.panel()));
   j["error"] = ctx.error.empty() ? json(nullptr) : json(ctx.error);
   j["message"] = st.message;
+  j["damage"] = st.damage.empty() ? json(nullptr) : json(st.damage);
   j["panels"] = st.panels;
   j["vertices"] = dd ? dd->TotalVtxCount : 0;
   j["indices"] = dd ? dd->TotalIdxCount : 0;

@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "trace/damage.h"
 #include "viewer/counter_lanes.h"
 #include "viewer/document.h"
 #include "viewer/file_browser.h"
@@ -129,6 +130,7 @@ struct FrameStats {
   std::string source_badge;  // "CAPTURED", "IMPORTED", "SYNTHETIC" as drawn in the toolbar
   std::string tooltip;       // name of the event whose hover tooltip was shown, if any
   std::string message;       // the error or status shown instead of a trace, if any
+  std::string damage;        // the storage-damage banner drawn above the timeline ("INCOMPLETE file: …"), if any
 };
 
 class View {
@@ -194,6 +196,7 @@ class View {
   void draw_welcome();
   void draw_loading(const Loader& loader, const char* what);
   void draw_error(const std::string& message);
+  void draw_damage_banner();
   void draw_bottom_panel(float height);
   void handle_global_keys();
   std::string_view short_label(StringId name);   // cached format::short_kernel_name()
@@ -289,6 +292,8 @@ class View {
   std::shared_ptr<Document> doc_, compare_doc_;
   std::string compare_error_;
   std::unordered_map<StringId, std::string> short_names_;
+  DeviceCoverage coverage_;      // GPUs of the open trace declared and with data
+  std::string damage_headline_;  // what storage lost of the open file; empty when intact
   FileBrowser browser_;
   bool browser_for_compare_ = false;
 

@@ -77,6 +77,10 @@ struct JobInput {
 // A single input gives the same Profile as analyze().
 Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& options = {});
 
+// What one trace's file lost in storage and which GPUs have data (the
+// Profile's trace_quality entry for it), without analysing anything else.
+FileQuality file_quality(const Trace& trace, const std::string& file);
+
 // A finding rule as docs/findings.md lists it. finding_rules() gives every
 // rule in the order the rules run (and the doc lists them).
 struct FindingRule {

@@ -212,8 +212,8 @@ void compare_findings(const Profile& before, const Profile& after, ProfileDiff& 
   });
 }
 
-// What to say first: the step time, then the findings that moved, then
-// where kernel time moved most.
+// What to say first (after storage damage): the step time, then the
+// findings that moved, then where kernel time moved most.
 void summarize(ProfileDiff& d) {
   using namespace format;
   auto change = [](double from, double to) {
@@ -263,6 +263,15 @@ void summarize(ProfileDiff& d) {
   }
 }
 
+// Storage damage on either side comes before anything compared: those
+// numbers cover only what survived.
+void state_damage(const Profile& p, const char* side, ProfileDiff& d) {
+  for (const FileQuality& q : p.trace_quality.files)
+    if (q.damage.any())
+      d.summary.push_back(std::string(side) + (q.file.empty() ? "" : " (" + q.file + ")") + ": " +
+                          damage_headline(q.damage, q.devices) + "; its numbers cover only what survived");
+}
+
 }  // namespace
 
 ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size_t top_kernels) {
@@ -271,6 +280,8 @@ ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size
   compare_categories(before, after, scale, d);
   compare_kernels(before, after, scale, top_kernels, d);
   compare_findings(before, after, d);
+  state_damage(before, "Before", d);
+  state_damage(after, "After", d);
   summarize(d);
   return d;
 }

@@ -728,6 +728,9 @@ void dropped_records(Builder& b) {
   std::string keys;
   for (const auto& [key, value] : b.p.trace_stats) {
     if (value == 0) continue;
+    // Rows lost in storage (store.*: a cut or damaged file) were recorded;
+    // the report states them apart, first (Profile::trace_quality).
+    if (key.starts_with("store.")) continue;
     if (key.find("dropped") == std::string::npos && key.find("lost") == std::string::npos) continue;
     lost += value;
     if (!keys.empty()) keys += ", ";

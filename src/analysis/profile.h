@@ -8,6 +8,7 @@
 // [SECTION] Synchronization and copies
 // [SECTION] HTA-compatible temporal breakdown
 // [SECTION] Findings
+// [SECTION] Trace quality (storage damage, apart from recording drops)
 // [SECTION] Profile
 //
 // analysis/ fills it (analyze.h); report, JSON, diff and the viewer read it.
@@ -30,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "trace/damage.h"
 #include "trace/types.h"
 
 namespace gpuscope {
@@ -249,6 +251,23 @@ struct Finding {
   std::vector<std::string> kernels;  // kernel names involved, most expensive first
 };
 
+// [SECTION] Trace quality -------------------------------------------------------------------
+
+// What one analysed file lost in storage (cut short or damaged: its
+// TraceMeta::damage) and which of its GPUs have data, kept apart from the
+// records the recorder dropped. docs/metrics.md, "Trace quality".
+struct FileQuality {
+  std::string file;  // the analysed file ("" when analysed from memory)
+  FileDamage damage;
+  DeviceCoverage devices;
+  std::uint64_t dropped_records = 0;  // recording drops (capture.dropped_records): never reached the file
+};
+
+struct TraceQuality {
+  std::vector<FileQuality> files;  // one per analysed trace, in order
+  bool complete() const;           // no file lost anything in storage
+};
+
 // [SECTION] Profile ---------------------------------------------------------------------------
 
 struct Profile {
@@ -273,6 +292,7 @@ struct Profile {
   TimeNs kernel_time_ns = 0;      // sum of all kernel durations (the share denominator)
   std::vector<Finding> findings;  // largest saving first
   std::vector<std::pair<std::string, std::uint64_t>> trace_stats;  // copied from TraceMeta::stats
+  TraceQuality trace_quality;  // storage damage per file, said first by every output
 };
 
 std::string_view to_string(Severity s);

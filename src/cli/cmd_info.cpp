@@ -1,13 +1,16 @@
-// gpuscope info: what is in a trace file — where it came from (always said:
-// synthetic, captured or imported), devices, processes, rows per table and per
-// track, time span, counters, and every loss or skip the trace recorded.
+// gpuscope info: what is in a trace file — first what storage lost (a file
+// cut short or damaged), then where it came from (always said: synthetic,
+// captured or imported), devices, processes, rows per table and per track,
+// time span, counters, and every loss or skip the trace recorded.
 #include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "analysis/analyze.h"
 #include "analysis/format.h"
 #include "cli/command.h"
+#include "export/report_json.h"
 #include "import/trace_info.h"
 
 namespace gpuscope::cli {
@@ -70,6 +73,8 @@ void print_text(const std::string& path, const TraceFile& l, bool all_tracks) {
   const Trace& t = l.trace;
   const TraceMeta& m = t.meta();
   auto line = [](const char* key, const std::string& value) { std::printf("  %-12s %s\n", key, value.c_str()); };
+  const FileQuality quality = file_quality(t, path);
+  if (quality.damage.any()) std::printf("%s\n", damage_headline(quality.damage, quality.devices).c_str());
   std::printf("%s\n", path.c_str());
   std::string format = l.kind == TraceFileKind::gscope        ? ".gscope"
                        : l.kind == TraceFileKind::chrome_json ? "Chrome trace JSON"
@@ -80,8 +85,13 @@ void print_text(const std::string& path, const TraceFile& l, bool all_tracks) {
               (l.gscope.complete ? "complete" : "INCOMPLETE");
   }
   line("format", format + ", " + format::bytes(l.file_bytes));
-  if (l.has_gscope_report)
-    for (const std::string& p : l.gscope.problems) line("problem", p);
+  if (quality.damage.any()) {
+    line("rows lost", rows_lost_text(quality.damage));
+    for (const std::string& p : quality.damage.problems) line("problem", p);
+    if (!quality.devices.without_data().empty())
+      line("no data", "GPU " + device_list_text(quality.devices.without_data()) + " (of " +
+                          device_list_text(quality.devices.declared) + " in the trace)");
+  }
   line("source", std::string(source_text(m.source)));
   if (!m.producer.empty()) line("producer", m.producer);
   if (!m.host.empty()) line("host", m.host);
@@ -155,7 +165,7 @@ void print_text(const std::string& path, const TraceFile& l, bool all_tracks) {
 void run(const InfoArgs& a) {
   const TraceFile l = open_trace_file(a.file);
   if (a.json)
-    std::printf("%s\n", trace_info_json(a.file, l).c_str());
+    std::printf("%s\n", trace_info_json(a.file, l, 2, file_quality_json(file_quality(l.trace, a.file))).c_str());
   else
     print_text(a.file, l, a.all_tracks);
 }

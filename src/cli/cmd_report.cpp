@@ -30,6 +30,8 @@ void write_output_atomically(const std::string& path, const std::string& text);
 // To `path` (atomically), or to stdout when `path` is empty.
 void write_output(const std::string& path, const std::string& text);
 bool is_saved_report(const std::string& path);
+// One line on stderr when `trace`'s file lost something in storage (cut short, damaged).
+void warn_if_damaged(const std::string& file, const Trace& trace);
 
 namespace {
 
@@ -112,6 +114,13 @@ const CommandRegistration registration(50, add);
 }  // namespace
 
 // [SECTION] Shared helpers ---------------------------------------------------------------------------
+
+void warn_if_damaged(const std::string& file, const Trace& trace) {
+  const FileDamage& d = trace.meta().damage;
+  if (!d.any()) return;
+  std::fprintf(stderr, "gpuscope: warning: %s: %s (gpuscope info says what was lost)\n", file.c_str(),
+               damage_headline(d, device_coverage(trace)).c_str());
+}
 
 bool is_saved_report(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

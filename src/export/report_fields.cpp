@@ -12,6 +12,7 @@
 // [SECTION] Idle time, launches, ranks
 // [SECTION] Synchronization and copies
 // [SECTION] Findings
+// [SECTION] Trace quality
 // [SECTION] The top level
 // [SECTION] Entry points
 //
@@ -346,6 +347,135 @@ struct Record<Finding> {
   };
 };
 
+// [SECTION] Trace quality -------------------------------------------------------------------
+
+// One table's rows in a file's damage, as the report lists them.
+struct TableLossRow {
+  std::string table;
+  std::uint64_t loaded = 0, lost = 0;
+  LossCount count = LossCount::exact;
+};
+
+template <>
+struct Record<TableLossRow> {
+  using L = TableLossRow;
+  static constexpr std::string_view name = "table_loss";
+  static constexpr std::string_view meaning = "The rows of one table of a damaged file.";
+  static constexpr Field<L> fields[] = {
+      field<&L::table>("table", "",
+                       "`kernels`, `memcpys`, `memsets`, `api_calls`, `ranges`, `syncs`, `counters` or "
+                       "`overheads`"),
+      field<&L::loaded>("loaded", "", "rows read"),
+      field<&L::lost>("lost", "", "rows lost, as `count` says"),
+      field<&L::count>("count", "",
+                       "how well `lost` is known: from the file's index or declared totals, a lower bound (more may "
+                       "have followed the cut), or an estimate (a damaged section header's count)"),
+  };
+};
+
+// FileDamage::tables as a list of the tables that lost rows (or may have).
+struct TableLossesKind {
+  template <class T>
+  struct For {
+    static std::string type_() { return "[table_loss]"; }
+    static void write_(const T& q, const char* key, Json& to, const ReportJsonOptions& o) {
+      Json items = Json::array();
+      for (int i = 0; i < kTableCount; ++i) {
+        const TableLoss& t = q.damage.tables[i];
+        if (t.lost == 0 && t.count == LossCount::exact) continue;
+        items.push_back(
+            to_json(TableLossRow{std::string(to_string(static_cast<TableId>(i))), t.loaded, t.lost, t.count}, o));
+      }
+      to[key] = std::move(items);
+    }
+    static void read_(T& q, const char* key, const Json& from, const std::string& path, const Reader& r) {
+      std::vector<TableLossRow> rows;
+      read_value(rows, from, key, path, r);
+      for (std::size_t n = 0; n < rows.size(); ++n) {
+        int i = 0;
+        while (i < kTableCount && to_string(static_cast<TableId>(i)) != rows[n].table) ++i;
+        if (i == kTableCount) continue;  // a table of a later version
+        q.damage.tables[i] = TableLoss{rows[n].loaded, rows[n].lost, rows[n].count};
+      }
+    }
+    static void rows_(SchemaDoc& doc, const Field<T>& f) { add_row(doc, f.key, f.type(), f.unit, f.meaning); }
+    static constexpr auto type = &type_;
+    static constexpr auto write = &write_;
+    static constexpr ReadFn<T> read = &read_;
+    static constexpr auto rows = &rows_;
+    static constexpr NestedFn nested = &describe_record<TableLossRow>;
+  };
+};
+
+inline bool file_complete(const FileQuality& q) { return !q.damage.any(); }
+inline std::string file_headline(const FileQuality& q) { return damage_headline(q.damage, q.devices); }
+
+template <>
+struct Record<FileQuality> {
+  using Q = FileQuality;
+  using D = FileDamage;
+  static constexpr std::string_view name = "file_quality";
+  static constexpr std::string_view meaning =
+      "What one analysed file lost in storage (cut short or damaged), apart from what the recorder dropped "
+      "(docs/metrics.md, \"Trace quality\").";
+  static constexpr Field<Q> fields[] = {
+      field<&Q::file>("file", "", "the file; empty when analysed from memory"),
+      derived<&file_complete>("complete", "", "nothing was lost in storage"),
+      derived<&file_headline>("headline", "",
+                              "the line every output states first (\"INCOMPLETE file: truncated at byte …\"); "
+                              "empty when complete"),
+      field<&Q::damage, &D::truncated>("truncated", "",
+                                       "the file ends before its data did (cut short, or its writer stopped)"),
+      field<&Q::damage, &D::file_bytes>("file_bytes", "bytes", "size of the file as read (compressed, for gzip)"),
+      field<&Q::damage, &D::intact_bytes>("intact_bytes", "bytes", "its first bytes, read without a problem"),
+      field<&Q::damage, &D::bytes_lost>("bytes_lost", "bytes", "bytes of the file not loaded"),
+      field<&Q::damage, &D::damaged_sections>("damaged_sections", "",
+                                              "damaged parts skipped or stopped at (sections, the index)"),
+      Spec<TableLossesKind>{"rows_lost", "", "the tables that lost rows, or may have"},
+      field<&Q::devices, &DeviceCoverage::declared>("devices_declared", "",
+                                                    "GPUs the trace describes or has tracks on"),
+      field<&Q::devices, &DeviceCoverage::with_data>("devices_with_data", "",
+                                                     "those with at least one kernel, copy or fill"),
+      field<&Q::dropped_records>("dropped_records", "",
+                                 "records the recorder dropped (CUPTI buffers full): they never reached the file, and "
+                                 "are not storage damage"),
+      field<&Q::damage, &D::problems>("problems", "", "one line per problem, in file order"),
+  };
+};
+
+inline bool quality_complete(const TraceQuality& q) { return q.complete(); }
+inline bool quality_truncated(const TraceQuality& q) {
+  for (const FileQuality& f : q.files)
+    if (f.damage.truncated) return true;
+  return false;
+}
+inline std::uint64_t quality_bytes_lost(const TraceQuality& q) {
+  std::uint64_t n = 0;
+  for (const FileQuality& f : q.files) n += f.damage.bytes_lost;
+  return n;
+}
+inline std::uint64_t quality_rows_lost(const TraceQuality& q) {
+  std::uint64_t n = 0;
+  for (const FileQuality& f : q.files) n += f.damage.rows_lost();
+  return n;
+}
+
+template <>
+struct Record<TraceQuality> {
+  using Q = TraceQuality;
+  static constexpr std::string_view name = "trace_quality";
+  static constexpr std::string_view meaning =
+      "Storage damage of the analysed files, said first by every output; recording drops stay in `trace_stats` and "
+      "the `dropped-records` finding.";
+  static constexpr Field<Q> fields[] = {
+      derived<&quality_complete>("complete", "", "no file lost anything in storage"),
+      derived<&quality_truncated>("truncated", "", "some file is truncated"),
+      derived<&quality_bytes_lost>("bytes_lost", "bytes", "Σ bytes not loaded, over files"),
+      derived<&quality_rows_lost>("rows_lost", "", "Σ rows lost, over files and tables (some may be lower bounds)"),
+      field<&Q::files>("files", "", "one per analysed file, in order"),
+  };
+};
+
 // [SECTION] The top level ---------------------------------------------------------------------
 
 std::string string_type() { return "string"; }
@@ -381,6 +511,8 @@ struct Record<Profile> {
       lenient<&P::source>("source", "what recorded the traces (`unknown`: mixed, or a name this reader does not know)"),
       field<&P::producer>("producer", "", "what recorded the first trace (\"PyTorch Profiler (Kineto)\", …)"),
       field<&P::files>("files", "", "the analysed files, one per rank for jobs"),
+      optional<&P::trace_quality>("trace_quality",
+                                  "what the files lost in storage (cut short or damaged), and which GPUs have data"),
       field<&P::clock_alignment>("clock_alignment", "", "how ranks were put on one clock; empty for one file"),
       field<&P::window>("window", "", "first to last event of all traces"),
       field<&P::kernel_time_ns>("kernel_time_ns", "ns", "Σ kernel durations (the denominator of `share`s)"),
@@ -443,6 +575,10 @@ Profile read_report(const Json& document, const Reader& r) {
 }  // namespace gpuscope::detail
 
 namespace gpuscope {
+
+std::string file_quality_json(const FileQuality& q) {
+  return detail::write_record(q, ReportJsonOptions{}).dump(-1, ' ', false, detail::Json::error_handler_t::replace);
+}
 
 std::string report_schema_markdown() {
   detail::SchemaDoc doc;

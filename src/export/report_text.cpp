@@ -108,13 +108,52 @@ std::string at_offset(TimeNs t, TimeNs origin) { return "+" + duration(t - origi
 
 // [SECTION] Report sections ----------------------------------------------------------------------
 
+// Storage damage comes before anything else: every number after it covers
+// only what survived. Recording drops are the dropped-records finding.
+constexpr std::size_t kProblemsShown = 5;
+
+void storage_damage(const Profile& p, std::string& out) {
+  const bool several = p.trace_quality.files.size() > 1;
+  bool any = false, lost = false;
+  for (const FileQuality& q : p.trace_quality.files) {
+    if (!q.damage.any()) continue;
+    any = true;
+    lost = lost || q.damage.truncated || q.damage.rows_lost() || q.damage.bytes_lost;
+    std::string headline = damage_headline(q.damage, q.devices);
+    if (several && !q.file.empty()) headline.insert(headline.find(':'), " " + q.file);
+    out += headline + "\n";
+    if (!several && !q.file.empty()) out += "  file       " + q.file + "\n";
+    out += "  rows lost  " + rows_lost_text(q.damage) + "\n";
+    for (std::size_t i = 0; i < q.damage.problems.size() && i < kProblemsShown; ++i)
+      out += "  problem    " + q.damage.problems[i] + "\n";
+    if (q.damage.problems.size() > kProblemsShown)
+      out +=
+          "  … and " + count(q.damage.problems.size() - kProblemsShown) + " more problems (gpuscope info lists them)\n";
+  }
+  if (lost) out += "The numbers below cover only what survived.\n";
+  if (any) out += "\n";
+}
+
+// "4 GPUs", or "1 GPU with data (4 in the trace)" when a damaged file left some without any.
+std::string gpu_count(const Profile& p) {
+  std::string s = std::to_string(p.devices.size()) + (p.devices.size() == 1 ? " GPU" : " GPUs");
+  std::size_t declared = 0;
+  bool note = false;
+  for (const FileQuality& q : p.trace_quality.files) {
+    declared += q.devices.declared.size();
+    note = note || (q.damage.any() && q.devices.declared.size() > q.devices.with_data.size());
+  }
+  if (note) s += " with data (" + std::to_string(declared) + " in the trace)";
+  return s;
+}
+
 void header(const Profile& p, std::string& out) {
   std::string files;
   for (const std::string& f : p.files) files += (files.empty() ? "" : ", ") + f;
   out += "gpuscope report" + (files.empty() ? std::string() : ": " + files) + "\n";
   std::string line = "Source: " + source_words(p.source);
   if (!p.producer.empty()) line += " (" + p.producer + ")";
-  line += " · " + std::to_string(p.devices.size()) + (p.devices.size() == 1 ? " GPU" : " GPUs");
+  line += " · " + gpu_count(p);
   if (!p.steps.steps.empty())
     line += " · " + count(p.steps.steps.size()) + " steps (" + std::string(to_string(p.steps.source)) + ")";
   line += " · " + duration(p.window.duration()) + " recorded";
@@ -511,6 +550,7 @@ void trace_stats(const Profile& p, std::string& out) {
 
 std::string report_text(const Profile& p, const ReportTextOptions& o) {
   std::string out;
+  storage_damage(p, out);
   header(p, out);
   answers_section(p, o, out);
   findings(p, o, out);

@@ -1754,6 +1754,7 @@ class Importer {
   // [SECTION] Importer: finishing -------------------------------------------------------------
 
   void finish() {
+    if (info_.cut_short) note_cut();
     if (!info_.root_is_array && !info_.saw_trace_events)
       throw InputError(path_, "not a Chrome trace: the top-level object has no \"traceEvents\" array");
     TraceMeta& meta = builder_.meta();
@@ -1845,6 +1846,36 @@ class Importer {
       if (skips_[i]) meta.set_stat("import.skipped." + std::string(kSkipNames[i]), skips_[i]);
     for (const auto& [reason, n] : dynamic_skips_) meta.set_stat("import.skipped." + reason, n);
     if (sort_index_metadata_) meta.set_stat("import.ignored.sort_index_metadata", sort_index_metadata_);
+  }
+
+  // The text ended early (a file cut short): the events before the cut are
+  // kept and meta().damage says where it stopped; with none, nothing usable
+  // remains and the import fails.
+  void note_cut() {
+    std::string what = info_.gzip_cut.empty()
+                           ? "the JSON text ends early, at byte " + std::to_string(info_.cut_text_end) +
+                                 " (the end of the file), " + info_.cut_where
+                           : info_.gzip_cut + "; the JSON text in it ends at byte " +
+                                 std::to_string(info_.cut_text_end) + ", " + info_.cut_where;
+    std::uint64_t rows = 0;
+    builder_.tables().for_each_table([&](TableId, const auto& t) { rows += t.size(); });
+    if (rows == 0)
+      throw InputError(path_, "truncated: " + what + "; no event could be recovered", info_.cut_complete_end);
+    // Cut after the events array (or only the end of the gzip stream missing): every event is there.
+    const bool all_there = info_.cut_events_complete;
+    FileDamage& d = builder_.meta().damage;
+    d.truncated = true;
+    d.file_bytes = info_.file_bytes;
+    // For gzip, where in the compressed bytes the last complete event ends is
+    // not known: the whole file was read, and its end is missing.
+    d.intact_bytes = info_.gzip ? info_.file_bytes : info_.cut_complete_end;
+    d.bytes_lost = info_.gzip ? 0 : info_.file_bytes - std::min(info_.file_bytes, info_.cut_complete_end);
+    d.problems.push_back(what + (all_there ? "; every event was loaded" : "; the events before it were loaded"));
+    builder_.tables().for_each_table([&](TableId id, const auto& t) {
+      TableLoss& loss = d.tables[static_cast<int>(id)];
+      loss.loaded = t.size();
+      loss.count = all_there ? LossCount::exact : LossCount::at_least;  // how much followed the cut is unknown
+    });
   }
 
   void shift_times(std::int64_t delta) {

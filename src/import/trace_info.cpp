@@ -65,7 +65,8 @@ TraceFile open_trace_file(const std::string& path, const LoadProgress& progress)
   return l;
 }
 
-std::string trace_info_json(const std::string& path, const TraceFile& l, int indent) {
+std::string trace_info_json(const std::string& path, const TraceFile& l, int indent,
+                            const std::string& trace_quality_json) {
   const Trace& t = l.trace;
   const TraceMeta& m = t.meta();
   nlohmann::ordered_json j;
@@ -73,6 +74,7 @@ std::string trace_info_json(const std::string& path, const TraceFile& l, int ind
   j["file"] = path;
   j["format"] = trace_format_name(l.kind);
   j["file_bytes"] = l.file_bytes;
+  if (!trace_quality_json.empty()) j["trace_quality"] = nlohmann::ordered_json::parse(trace_quality_json);
   if (l.has_gscope_report) {
     j["gscope"] = {{"format_version", l.gscope.format_version},
                    {"writer", l.gscope.writer},

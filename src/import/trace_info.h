@@ -31,7 +31,11 @@ TraceFile open_trace_file(const std::string& path, const LoadProgress& progress 
 std::string_view trace_format_name(TraceFileKind kind);
 
 // The gpuscope.info/1 document of `file`, opened from `path`, indented by
-// `indent` spaces (-1: one line).
-std::string trace_info_json(const std::string& path, const TraceFile& file, int indent = 2);
+// `indent` spaces (-1: one line). `trace_quality_json`, when given, is the
+// file's storage damage as the report writes it (export/report_json.h's
+// file_quality_json; analysis is a layer above this one), placed after
+// file_bytes.
+std::string trace_info_json(const std::string& path, const TraceFile& file, int indent = 2,
+                            const std::string& trace_quality_json = {});
 
 }  // namespace gpuscope

@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/analyze.h"
+#include "export/report_json.h"
 #include "python/bindings.h"
 #include "trace/kernel_category.h"
 
@@ -265,7 +267,10 @@ void bind_trace(py::module_& m) {
       .def("processes", &processes)
       .def("tracks", &tracks)
       .def("counter_series", &counter_series)
-      .def("info_json", [](const PyTrace& pt) { return trace_info_json(pt.path, pt.file, -1); })
+      .def("info_json",
+           [](const PyTrace& pt) {
+             return trace_info_json(pt.path, pt.file, -1, file_quality_json(file_quality(pt.file.trace, pt.path)));
+           })
       .def_property_readonly("memory_bytes", [](const PyTrace& pt) { return pt.trace().memory_bytes(); });
   m.def("_open", &open, py::arg("path"), "Opens any trace file gpuscope reads (chosen by content)");
   m.def("_enum_names", &enum_names, "The names of each enumeration's values, by value");

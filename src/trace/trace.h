@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "trace/damage.h"
 #include "trace/string_table.h"
 #include "trace/tables.h"
 #include "trace/types.h"
@@ -105,6 +106,9 @@ struct TraceMeta {
   std::int32_t rank = -1, world_size = 0;
   std::vector<std::pair<std::string, std::uint64_t>> stats;
   std::vector<std::pair<std::string, std::string>> properties;
+  // What storage lost (a cut or damaged file), apart from recording drops in
+  // `stats`: filled by the file's reader, kept when the trace is saved.
+  FileDamage damage;
 
   std::uint64_t stat(std::string_view key) const;
   void add_stat(std::string_view key, std::uint64_t delta);
@@ -122,21 +126,6 @@ inline constexpr std::string_view kInvalidTimestamps = "capture.invalid_timestam
 }  // namespace stat_key
 
 // [SECTION] Trace -------------------------------------------------------------------------------
-
-enum class TableId : std::uint8_t {
-  kernels = 0,
-  memcpys,
-  memsets,
-  api_calls,
-  ranges,
-  syncs,
-  counters,  // tracks are counter series for this table
-  overheads,
-  memory_events,  // tracks are counter series, as for counters
-  count_
-};
-inline constexpr int kTableCount = static_cast<int>(TableId::count_);
-std::string_view to_string(TableId t);
 
 struct RowRange {
   RowIndex begin = 0, end = 0;

@@ -124,6 +124,20 @@ Profile full_profile() {
   g.device = 1;
   p.findings = {f, g};
   p.trace_stats = {{"capture.dropped_records", 0}, {"import.skipped.bad_event", 2}};
+  FileQuality q;
+  q.file = "rank1.json";
+  q.damage.truncated = true;
+  q.damage.file_bytes = 4'096;
+  q.damage.intact_bytes = 3'000;
+  q.damage.bytes_lost = 1'096;
+  q.damage.damaged_sections = 1;
+  q.damage.tables[static_cast<int>(TableId::kernels)] = {12, 4, LossCount::exact};
+  q.damage.tables[static_cast<int>(TableId::ranges)] = {3, 1, LossCount::at_least};
+  q.damage.problems = {"section 9 (kernels) at byte 3000: truncated: 2000 payload bytes declared, 1056 present"};
+  q.devices.declared = {0, 1};
+  q.devices.with_data = {1};
+  q.dropped_records = 5;
+  p.trace_quality.files = {q};
   return p;
 }
 
@@ -261,6 +275,11 @@ TEST(ReportFields, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.findings[0].severity, Severity::critical);
   EXPECT_EQ(back.findings[1].ranges, p.findings[1].ranges);
   EXPECT_EQ(back.trace_stats, p.trace_stats);
+  ASSERT_EQ(back.trace_quality.files.size(), 1u);
+  EXPECT_EQ(back.trace_quality.files[0].damage, p.trace_quality.files[0].damage);
+  EXPECT_EQ(back.trace_quality.files[0].devices.declared, p.trace_quality.files[0].devices.declared);
+  EXPECT_EQ(back.trace_quality.files[0].devices.with_data, p.trace_quality.files[0].devices.with_data);
+  EXPECT_EQ(back.trace_quality.files[0].dropped_records, 5u);
 }
 
 TEST(ReportFields, ListsKeepTheRequestedNumberAndTheSummaryCountsAll) {

@@ -81,6 +81,14 @@ class Reader {
     if (v > 0xffffffffu) fail(join(path, key), "out of range");
     return static_cast<std::uint32_t>(v);
   }
+  // An element of a list of ints (GPU ordinals), at `path`.
+  std::uint32_t u32_item(const Json& v, const std::string& path) const {
+    if (!v.is_number_integer()) fail(path, "expected an integer");
+    if (v.is_number_unsigned() ? v.get<std::uint64_t>() > 0xffffffffu
+                               : v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 0xffffffffLL)
+      fail(path, "out of range");
+    return static_cast<std::uint32_t>(v.get<std::int64_t>());
+  }
   std::int32_t i32(const Json& obj, const char* key, const std::string& path) const {
     const std::int64_t v = i64(obj, key, path);
     if (v < INT32_MIN || v > INT32_MAX) fail(join(path, key), "out of range");
@@ -195,6 +203,8 @@ template <>
 inline constexpr int kEnumSize<StepSource> = static_cast<int>(StepSource::pattern) + 1;
 template <>
 inline constexpr int kEnumSize<TraceSource> = static_cast<int>(TraceSource::nsys_sqlite) + 1;
+template <>
+inline constexpr int kEnumSize<LossCount> = static_cast<int>(LossCount::estimate) + 1;
 
 template <class E>
 bool parse_enum(std::string_view s, E* out) {
@@ -254,8 +264,10 @@ void read_value(V& out, const Json& in, const char* key, const std::string& path
       E item{};
       if constexpr (IsRecord<E>) {
         read_record(item, items[i], Reader::at(list, i), r);
+      } else if constexpr (std::is_same_v<E, std::uint32_t>) {
+        item = r.u32_item(items[i], Reader::at(list, i));
       } else {
-        static_assert(std::is_same_v<E, std::string>, "lists hold records or strings");
+        static_assert(std::is_same_v<E, std::string>, "lists hold records, strings or ints");
         if (!items[i].is_string()) r.fail(Reader::at(list, i), "expected a string");
         item = items[i].template get<std::string>();
       }
@@ -431,6 +443,18 @@ struct LenientKind {
   };
 };
 
+// A record that older documents may lack (added within /1): read when present.
+template <auto... Path>
+struct OptionalKind {
+  template <class T>
+  struct For : ValueKind<Path...>::template For<T> {
+    static void read_(T& x, const char* key, const Json& from, const std::string& path, const Reader& r) {
+      if (r.optional(from, key)) read_value(Member<Path...>::of(x), from, key, path, r);
+    }
+    static constexpr ReadFn<T> read = &read_;
+  };
+};
+
 // A value computed from others when writing (a step's duration); not read
 // back (the reader has what it is computed from).
 template <auto Compute>
@@ -508,6 +532,10 @@ constexpr Spec<ListKind<Limit, Path...>> limited(const char* key, std::string_vi
 }
 template <auto... Path>
 constexpr Spec<LenientKind<Path...>> lenient(const char* key, std::string_view meaning) {
+  return {key, "", meaning};
+}
+template <auto... Path>
+constexpr Spec<OptionalKind<Path...>> optional(const char* key, std::string_view meaning) {
   return {key, "", meaning};
 }
 template <auto Compute>
