@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "analysis/detail/context.h"
+#include "analysis/detail/search.h"
 #include "analysis/graph/graph.h"
 #include "analysis/graph/replay.h"
 #include "trace/detail/fresh_memory.h"
@@ -35,15 +36,40 @@ TimeNs quantile(std::vector<TimeNs>& v, double q, TimeNs fallback) {
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
+// Room for n values on huge pages, filled by push_back (a 10M-kernel trace's
+// graph is ~1 GB: faulted 4 KiB at a time, that alone would take seconds).
+template <class T>
+void reserve_huge(std::vector<T>& v, std::size_t n) {
+  v.reserve(n);
+  detail::advise_huge_pages(v.data(), n * sizeof(T));
+}
+
+// n values, each `value`, in fresh memory mapped at once.
+template <class T>
+void fill_huge(std::vector<T>& v, std::size_t n, T value) {
+  detail::prepare_column(v, n);
+  v.assign(n, value);
+}
+
+// The last index m in [begin, end) with v[m] <= x, searching from `*hint`
+// (kept for the next query; queries whose x grows cost O(1) each), kNoNode if none.
+NodeId last_at_or_before(const TimeNs* v, NodeId begin, NodeId end, NodeId* hint, TimeNs x) {
+  const RowIndex i = detail::first_at_or_after(v, begin, end, *hint, x == INT64_MAX ? x : x + 1);
+  *hint = i;
+  return i == begin ? kNoNode : i - 1;
+}
+
 struct Builder {
   const Trace& t;
   const GraphOptions& o;
   Graph& g;
 
   std::vector<NodeId> api_node;            // API row -> the outermost call node containing it
-  std::vector<NodeId> launch_of;           // GPU node -> its launch call node
+  NodeId gpu_nodes = 0;                    // GPU ops are nodes [0, gpu_nodes) (their chains come first)
+  std::vector<NodeId> launch_of;           // GPU node -> its launch call node (GPU nodes only)
   std::vector<std::uint32_t> track_chain;  // track -> chain index (kNoTrack: none)
-  std::vector<TimeNs> launched_at;         // GPU node -> its launch call's start (running max per chain)
+  // Search positions in other chains, for queries in time order along one chain.
+  std::vector<NodeId> hint;
   std::vector<std::pair<NodeId, std::uint32_t>> group_of;  // comm node -> group, sorted by node
   // CPU node -> the GPU ops it waits for (syncs, blocking copies), sorted by node.
   struct Wait {
@@ -80,10 +106,11 @@ struct Builder {
   NodeId last_launched_before(const Chain& c, TimeNs t) const;
   NodeId node_starting_at(const Chain& c, TimeNs at) const;
   CpuPoint cpu_point(const Chain& c, TimeNs at) const;
-  NodeId inferred_source(NodeId n, const Chain& c, TimeNs explained) const;
-  NodeId handover_source(const Chain& own, TimeNs after, TimeNs at) const;
+  NodeId inferred_source(NodeId n, const Chain& c, TimeNs explained);
+  NodeId handover_source(const Chain& own, TimeNs after, TimeNs at);
   TimeNs input_before(NodeId n) const { return g.input_of(n); }
-  void gpu_edges(NodeId n, const Chain& c);
+  void gpu_edges(NodeId n, const Chain& c, const DeviceLatency& typ, std::size_t* group_cursor,
+                 std::size_t* bucket_cursor);
   void cpu_edges(NodeId n, const Chain& c, std::size_t* wait_cursor);
   void flush_counts();
 };
@@ -164,27 +191,28 @@ void Builder::cpu_chain(TrackId track) {
 
 void Builder::chains() {
   track_chain.assign(t.tracks().size(), kNoTrack);
-  api_node.assign(t.api_calls().size(), kNoNode);
+  fill_huge(api_node, t.api_calls().size(), kNoNode);
   const std::size_t n = t.kernels().size() + t.memcpys().size() + t.memsets().size() + t.api_calls().size();
-  for (auto* v : {&g.obs_start, &g.obs_end}) detail::prepare_column(*v, 0), v->reserve(n);
-  g.kind.reserve(n);
-  g.category.reserve(n);
-  g.row.reserve(n);
+  reserve_huge(g.obs_start, n);
+  reserve_huge(g.obs_end, n);
+  reserve_huge(g.kind, n);
+  reserve_huge(g.category, n);
+  reserve_huge(g.row, n);
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr)
     if (t.tracks()[tr].kind == TrackKind::gpu) gpu_chain(tr);
+  gpu_nodes = static_cast<NodeId>(g.size());
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr)
     if (t.tracks()[tr].kind == TrackKind::cpu) cpu_chain(tr);
+  hint.assign(g.chains.size(), 0);
 }
 
 // [SECTION] Launches and typical latencies -------------------------------------------------------
 
 void Builder::launches() {
-  launch_of.assign(g.size(), kNoNode);
-  launched_at.assign(g.size(), 0);
+  fill_huge(launch_of, gpu_nodes, kNoNode);
   std::uint64_t without = 0, linked = 0;
   for (const Chain& c : g.chains) {
     if (!c.gpu) continue;
-    TimeNs running = INT64_MIN;
     for (NodeId n = c.begin; n < c.end; ++n) {
       RowIndex api = kNoRow;
       switch (g.kind[n]) {
@@ -206,10 +234,6 @@ void Builder::launches() {
         ++linked;
         if (g.kind[call] == NodeKind::call) g.kind[call] = NodeKind::launch;
       }
-      // Ops run in the order they were launched: the launch time of the ops of
-      // a stream never decreases (without a launch, the op's own start stands in).
-      running = std::max(running, call == kNoNode ? g.obs_start[n] : g.obs_start[call]);
-      launched_at[n] = running;
     }
   }
   if (without) g.add_stat("graph.ops_without_launch", without);
@@ -260,10 +284,19 @@ const DeviceLatency& Builder::latency_of(std::uint32_t device) const {
 // [SECTION] Host synchronisations and blocking copies ----------------------------------------------
 
 // The last op of the chain launched before `at` (kNoNode if none).
+// Ops of a stream run in the order they were launched, so their launch times
+// do not decrease along the chain (an op without a launch counts at its start).
 NodeId Builder::last_launched_before(const Chain& c, TimeNs at) const {
-  const TimeNs* v = launched_at.data();
-  const TimeNs* it = std::lower_bound(v + c.begin, v + c.end, at);
-  return it == v + c.begin ? kNoNode : static_cast<NodeId>(it - v - 1);
+  NodeId lo = c.begin, hi = c.end;  // the first op launched at or after `at` is in [lo, hi]
+  while (lo < hi) {
+    const NodeId mid = lo + (hi - lo) / 2;
+    const NodeId call = launch_of[mid];
+    if ((call == kNoNode ? g.obs_start[mid] : g.obs_start[call]) < at)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo == c.begin ? kNoNode : lo - 1;
 }
 
 void Builder::syncs() {
@@ -455,15 +488,15 @@ void Builder::collectives() {
 // The op on another stream of n's device that ended last no later than n
 // started, if it ended within the window and after `explained`, and was
 // launched before n (kNoNode if none).
-NodeId Builder::inferred_source(NodeId n, const Chain& own, TimeNs explained) const {
+NodeId Builder::inferred_source(NodeId n, const Chain& own, TimeNs explained) {
   const TimeNs s = g.obs_start[n];
   NodeId best = kNoNode;
-  for (const Chain& c : g.chains) {
+  const TimeNs* e = g.obs_end.data();
+  for (std::size_t ci = 0; ci < g.chains.size(); ++ci) {
+    const Chain& c = g.chains[ci];
     if (!c.gpu || c.device != own.device || &c == &own) continue;
-    const TimeNs* e = g.obs_end.data();
-    const TimeNs* it = std::upper_bound(e + c.begin, e + c.end, s);
-    if (it == e + c.begin) continue;
-    const auto m = static_cast<NodeId>(it - e - 1);
+    const NodeId m = last_at_or_before(e, c.begin, c.end, &hint[ci], s);
+    if (m == kNoNode) continue;
     if (e[m] <= explained || s - e[m] > o.infer_window_ns) continue;
     if (launch_of[n] != kNoNode && launch_of[m] != kNoNode && g.obs_start[launch_of[m]] > g.obs_start[launch_of[n]])
       continue;  // launched after n: n cannot have waited for it
@@ -472,8 +505,8 @@ NodeId Builder::inferred_source(NodeId n, const Chain& own, TimeNs explained) co
   return best;
 }
 
-void Builder::gpu_edges(NodeId n, const Chain& c) {
-  const DeviceLatency& typ = latency_of(c.device);
+void Builder::gpu_edges(NodeId n, const Chain& c, const DeviceLatency& typ, std::size_t* group_cursor,
+                        std::size_t* bucket_cursor) {
   const TimeNs s = g.obs_start[n];
   const NodeId call = launch_of[n];
   // Candidate constraints on the start: (source time, typical latency).
@@ -491,8 +524,10 @@ void Builder::gpu_edges(NodeId n, const Chain& c) {
   if (s - explained > o.unexplained_min_ns || explained == INT64_MIN) from = inferred_source(n, c, explained);
   // An optimizer op also waits for its bucket's all-reduce, seen or not.
   NodeId bucket = kNoNode;
-  auto b = std::lower_bound(bucket_of.begin(), bucket_of.end(), std::pair<NodeId, NodeId>{n, 0});
-  if (b != bucket_of.end() && b->first == n && g.obs_end[b->second] <= s + o.tolerance_ns) bucket = b->second;
+  std::size_t& bc = *bucket_cursor;
+  while (bc < bucket_of.size() && bucket_of[bc].first < n) ++bc;
+  if (bc < bucket_of.size() && bucket_of[bc].first == n && g.obs_end[bucket_of[bc].second] <= s + o.tolerance_ns)
+    bucket = bucket_of[bc].second;
   if (from != kNoNode && bucket != kNoNode && g.category[from] == g.category[bucket]) bucket = kNoNode;
   if (bucket != kNoNode && from == kNoNode && s - explained > o.unexplained_min_ns && g.obs_end[bucket] > explained)
     from = bucket, bucket = kNoNode;  // it is what held the op
@@ -525,7 +560,9 @@ void Builder::gpu_edges(NodeId n, const Chain& c) {
     ++counts.buckets;
   }
   TimeNs dur = g.obs_end[n] - s;
-  auto grp = std::lower_bound(group_of.begin(), group_of.end(), std::pair<NodeId, std::uint32_t>{n, 0});
+  std::size_t& gc = *group_cursor;
+  while (gc < group_of.size() && group_of[gc].first < n) ++gc;
+  const auto grp = group_of.begin() + static_cast<std::ptrdiff_t>(gc);
   if (grp != group_of.end() && grp->first == n) {
     const Group& gr = g.groups[grp->second];
     TimeNs last = INT64_MIN;
@@ -539,14 +576,14 @@ void Builder::gpu_edges(NodeId n, const Chain& c) {
 // A CPU call: after the previous call on its thread; a sync or blocking call
 // also ends no earlier than what it waited for (plus its return latency).
 // The call on another thread of c's process that ended last within (after, at], if at most the window before `at`.
-NodeId Builder::handover_source(const Chain& own, TimeNs after, TimeNs at) const {
+NodeId Builder::handover_source(const Chain& own, TimeNs after, TimeNs at) {
   NodeId best = kNoNode;
-  for (const Chain& c : g.chains) {
+  const TimeNs* e = g.obs_end.data();
+  for (std::size_t ci = 0; ci < g.chains.size(); ++ci) {
+    const Chain& c = g.chains[ci];
     if (c.gpu || &c == &own || c.pid != own.pid) continue;
-    const TimeNs* e = g.obs_end.data();
-    const TimeNs* it = std::upper_bound(e + c.begin, e + c.end, at);
-    if (it == e + c.begin) continue;
-    const auto m = static_cast<NodeId>(it - e - 1);
+    const NodeId m = last_at_or_before(e, c.begin, c.end, &hint[ci], at);
+    if (m == kNoNode) continue;
     if (e[m] <= after || at - e[m] > o.handover_window_ns) continue;
     if (best == kNoNode || e[m] > e[best]) best = m;
   }
@@ -593,15 +630,18 @@ void Builder::cpu_edges(NodeId n, const Chain& c, std::size_t* wait_cursor) {
 
 void Builder::edges() {
   const std::size_t n = g.size();
-  for (auto* v : {&g.dur, &g.lat}) detail::prepare_column(*v, n);
-  g.in_begin.reserve(n + 1);
-  detail::prepare_column(g.in, n);
-  std::size_t wait_cursor = 0;
+  reserve_huge(g.dur, n);
+  reserve_huge(g.lat, n);
+  reserve_huge(g.in_begin, n + 1);
+  reserve_huge(g.in, gpu_nodes + gpu_nodes / 4 + waits.size() + (n - gpu_nodes) / 16 + 1024);
+  std::size_t wait_cursor = 0, group_cursor = 0, bucket_cursor = 0;
   for (const Chain& c : g.chains) {
+    const DeviceLatency& typ = latency_of(c.device);
+    for (std::size_t k = 0; k < hint.size(); ++k) hint[k] = g.chains[k].begin;
     for (NodeId i = c.begin; i < c.end; ++i) {
       g.in_begin.push_back(static_cast<std::uint32_t>(g.in.size()));
       if (c.gpu)
-        gpu_edges(i, c);
+        gpu_edges(i, c, typ, &group_cursor, &bucket_cursor);
       else
         cpu_edges(i, c, &wait_cursor);
     }
@@ -700,17 +740,14 @@ void Builder::steps() {
   std::vector<Step> found;
   std::vector<detail::StepOrigin> origins;
   g.step_source = detail::find_steps(rt, AnalysisOptions{}, &found, &origins);
-  // Ops each call launched (call node -> GPU nodes), for the steps' ends.
-  std::vector<std::uint32_t> first(g.size() + 1, 0);
-  for (NodeId n = 0; n < g.size(); ++n)
-    if (launch_of[n] != kNoNode) ++first[launch_of[n] + 1];
-  for (std::size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
-  std::vector<NodeId> launched(first.back());
-  {
-    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
-    for (NodeId n = 0; n < g.size(); ++n)
-      if (launch_of[n] != kNoNode) launched[fill[launch_of[n]]++] = n;
-  }
+  // CPU steps that end with their launches, per (thread chain, device), in time order.
+  std::vector<std::vector<std::uint32_t>> by_thread(g.chains.size() * std::max<std::size_t>(1, g.latencies.size()));
+  auto device_index = [&](std::uint32_t device) {
+    for (std::size_t i = 0; i < g.latencies.size(); ++i)
+      if (g.latencies[i].device == device) return i;
+    return std::size_t{0};
+  };
+  std::vector<TimeRange> cpu_range;  // per graph step: its CPU range
   for (std::size_t i = 0; i < found.size(); ++i) {
     const Step& st = found[i];
     const detail::StepOrigin& from = origins[i];
@@ -719,45 +756,71 @@ void Builder::steps() {
     gs.name = st.name;
     gs.device = st.device;
     gs.pattern = from.pattern;
-    gs.ops_begin = static_cast<std::uint32_t>(g.step_ops.size());
     const std::uint32_t ci = from.track < track_chain.size() ? track_chain[from.track] : kNoTrack;
     if (ci == kNoTrack) {
       if (from.pattern) continue;
       // A range on a thread that made no calls: nothing moves it.
       gs.start.offset = from.range.start;
       gs.end.offset = from.range.end;
-      gs.ops_end = gs.ops_begin;
-      g.steps.push_back(std::move(gs));
-      continue;
-    }
-    const Chain& c = g.chains[ci];
-    if (from.pattern) {
+    } else if (from.pattern) {
+      const Chain& c = g.chains[ci];
       gs.start_node = node_starting_at(c, from.range.start);
       if (gs.start_node == kNoNode) continue;
       if (!from.last) {
         gs.end_node = node_starting_at(c, from.range.end);
         if (gs.end_node == kNoNode) continue;
-      } else {
-        for (NodeId n = gs.start_node; n < c.end && g.obs_start[n] < from.range.end; ++n)
-          if (g.kind[n] == NodeKind::kernel && g.obs_end[n] <= from.range.end) g.step_ops.push_back(n);
       }
     } else {
-      gs.start = cpu_point(c, from.range.start);
-      gs.end = cpu_point(c, from.range.end);
-      if (from.own_launches) {
-        const TimeNs* s = g.obs_start.data();
-        const auto b = static_cast<NodeId>(std::lower_bound(s + c.begin, s + c.end, from.range.start) - s);
-        for (NodeId n = b; n < c.end && g.obs_start[n] < from.range.end; ++n)
-          for (std::uint32_t j = first[n]; j < first[n + 1]; ++j) {
-            const NodeId op = launched[j];
-            if (g.chains[g.chain_of(op)].device == st.device) g.step_ops.push_back(op);
-          }
-      }
+      gs.start = cpu_point(g.chains[ci], from.range.start);
+      gs.end = cpu_point(g.chains[ci], from.range.end);
+      if (from.own_launches)
+        by_thread[ci * std::max<std::size_t>(1, g.latencies.size()) + device_index(st.device)].push_back(
+            static_cast<std::uint32_t>(g.steps.size()));
     }
-    gs.ops_end = static_cast<std::uint32_t>(g.step_ops.size());
+    cpu_range.push_back(from.range);
     g.steps.push_back(std::move(gs));
   }
   if (g.steps.size() < found.size()) g.add_stat("graph.steps_without_anchor", found.size() - g.steps.size());
+  // Each op belongs to the step whose range holds its launch call's start, on
+  // that call's thread and for the op's device. Ops of a stream come in launch
+  // order, so one cursor per thread finds them in one pass (counted, then placed).
+  std::vector<std::uint32_t> count(g.steps.size() + 1, 0);
+  auto place = [&](auto&& emit) {
+    std::vector<std::size_t> cursor(g.chains.size());
+    for (const Chain& c : g.chains) {
+      if (!c.gpu) continue;
+      std::fill(cursor.begin(), cursor.end(), 0);
+      const std::size_t dev = device_index(c.device) + 0;
+      for (NodeId n = c.begin; n < c.end; ++n) {
+        const NodeId call = launch_of[n];
+        if (call == kNoNode) continue;
+        const std::uint32_t thread = g.chain_of(call);
+        const auto& list = by_thread[thread * std::max<std::size_t>(1, g.latencies.size()) + dev];
+        std::size_t& k = cursor[thread];
+        const TimeNs at = g.obs_start[call];
+        while (k < list.size() && cpu_range[list[k]].end <= at) ++k;
+        if (k < list.size() && cpu_range[list[k]].start <= at) emit(list[k], n);
+      }
+    }
+  };
+  place([&](std::uint32_t step, NodeId) { ++count[step + 1]; });
+  // The last pattern step ends with its kernels.
+  for (std::size_t i = 0; i < g.steps.size(); ++i)
+    if (g.steps[i].pattern && g.steps[i].end_node == kNoNode) {
+      const Chain& c = g.chains[g.chain_of(g.steps[i].start_node)];
+      for (NodeId n = g.steps[i].start_node; n < c.end && g.obs_start[n] < cpu_range[i].end; ++n)
+        if (g.kind[n] == NodeKind::kernel && g.obs_end[n] <= cpu_range[i].end) ++count[i + 1];
+    }
+  for (std::size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
+  for (std::size_t i = 0; i < g.steps.size(); ++i) g.steps[i].ops_begin = g.steps[i].ops_end = count[i];
+  fill_huge(g.step_ops, count.back(), kNoNode);
+  place([&](std::uint32_t step, NodeId n) { g.step_ops[g.steps[step].ops_end++] = n; });
+  for (std::size_t i = 0; i < g.steps.size(); ++i)
+    if (g.steps[i].pattern && g.steps[i].end_node == kNoNode) {
+      const Chain& c = g.chains[g.chain_of(g.steps[i].start_node)];
+      for (NodeId n = g.steps[i].start_node; n < c.end && g.obs_start[n] < cpu_range[i].end; ++n)
+        if (g.kind[n] == NodeKind::kernel && g.obs_end[n] <= cpu_range[i].end) g.step_ops[g.steps[i].ops_end++] = n;
+    }
 }
 
 // Data-parallel training updates a weight only once its gradient is reduced:
