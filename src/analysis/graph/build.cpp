@@ -591,8 +591,13 @@ NodeId Builder::handover_source(const Chain& own, TimeNs after, TimeNs at) {
 }
 
 void Builder::cpu_edges(NodeId n, const Chain& c, std::size_t* wait_cursor) {
+  // A thread's first call may have been started by another thread, too.
   const TimeNs gap = n == c.begin ? 0 : g.obs_start[n] - g.obs_end[n - 1];
-  const NodeId woken = gap >= o.handover_min_ns ? handover_source(c, g.obs_end[n - 1], g.obs_start[n]) : kNoNode;
+  NodeId woken = kNoNode;
+  if (n == c.begin)
+    woken = handover_source(c, INT64_MIN, g.obs_start[n]);
+  else if (gap >= o.handover_min_ns)
+    woken = handover_source(c, g.obs_end[n - 1], g.obs_start[n]);
   if (woken != kNoNode) {
     // Woken by the other thread: what is left of the gap is its own data loading, if any.
     g.lat.push_back(std::min(gap, input_before(n)));

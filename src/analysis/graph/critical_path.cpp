@@ -41,9 +41,14 @@ class Walker {
     std::reverse(out_->begin(), out_->end());
   }
 
+  // Records [a, b) at n, clipped to what is not on the path yet: an edge
+  // whose latency is slightly negative (clocks that disagree) can step back
+  // to a point a little later than the one it left.
   void segment(NodeId n, TimeNs a, TimeNs b, PathKind k, TimeNs stop) {
     a = std::max(a, stop);
+    b = std::min(b, frontier_);
     if (b > a) out_->push_back({n, a, b, k});
+    frontier_ = std::min(frontier_, std::max(a, stop));
   }
 
  private:
@@ -122,21 +127,46 @@ class Walker {
   void gap(NodeId n, TimeNs a, TimeNs b, bool gpu, TimeNs stop) {
     if (gpu) return segment(n, a, b, g_.path_kind(n), stop);
     const TimeNs input = std::min(g_.input_of(n), std::max<TimeNs>(0, b - a));
+    segment(n, b - input, b, PathKind::input_wait, stop);  // later piece first: the walk goes back in time
     segment(n, a, b - input, PathKind::cpu_other, stop);
-    segment(n, b - input, b, PathKind::input_wait, stop);
   }
 
   const Graph& g_;
   const Timeline& tl_;
   std::vector<PathSegment>* out_;
   std::uint32_t chain_ = 0;
+  TimeNs frontier_ = INT64_MAX;  // the earliest time the path covers so far
 };
 
 // [SECTION] Paths ------------------------------------------------------------------------------------
 
 }  // namespace
 
+namespace {
+
+std::vector<PathSegment> walk_step(const Graph& g, const Timeline& tl, const std::vector<TimeRange>& steps,
+                                   std::size_t i);
+
+}  // namespace
+
+// The walk back ends where something started on its own (a thread's first
+// call, an op whose launch the trace does not have); the time from the step's
+// start to there was the host's, before anything the trace recorded.
 std::vector<PathSegment> step_path(const Graph& g, const Timeline& tl, const std::vector<TimeRange>& steps,
+                                   std::size_t i) {
+  std::vector<PathSegment> path = walk_step(g, tl, steps, i);
+  const TimeRange r = steps[i];
+  const TimeNs first = path.empty() ? r.end : path.front().start;
+  if (first > r.start) {
+    const NodeId at = path.empty() ? kNoNode : path.front().node;
+    path.insert(path.begin(), PathSegment{at, r.start, first, PathKind::cpu_other});
+  }
+  return path;
+}
+
+namespace {
+
+std::vector<PathSegment> walk_step(const Graph& g, const Timeline& tl, const std::vector<TimeRange>& steps,
                                    std::size_t i) {
   std::vector<PathSegment> out;
   const GraphStep& st = g.steps[i];
@@ -177,6 +207,8 @@ std::vector<PathSegment> step_path(const Graph& g, const Timeline& tl, const std
   return out;
 }
 
+}  // namespace
+
 std::vector<PathSegment> trace_path(const Graph& g, const Timeline& tl) {
   std::vector<PathSegment> out;
   if (g.size() == 0) return out;
@@ -203,7 +235,7 @@ PathSummary summarize_paths(const Trace& trace, const Graph& g, const Timeline& 
       const TimeNs d = seg.end - seg.start;
       s.length += d;
       s.by_kind[static_cast<int>(seg.kind)] += d;
-      if (!is_gpu(g.kind[seg.node]) ||
+      if (seg.node == kNoNode || !is_gpu(g.kind[seg.node]) ||
           (seg.kind != PathKind::gpu_compute && seg.kind != PathKind::communication && seg.kind != PathKind::copy))
         continue;
       const std::uint8_t cat = g.category[seg.node];
