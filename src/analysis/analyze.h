@@ -7,6 +7,7 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/profile.h"
@@ -70,6 +71,15 @@ struct JobInput {
 // stragglers, ranks aligned on one clock (Profile::clock_alignment says how).
 // A single input gives the same Profile as analyze().
 Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& options = {});
+
+// A finding rule as docs/findings.md lists it. finding_rules() gives every
+// rule in the order the rules run (and the doc lists them).
+struct FindingRule {
+  std::string_view id;        // the Finding::id it produces
+  std::string_view summary;   // what it tests, in a few words
+  std::string_view severity;  // when it is critical, warning or info (for the default thresholds)
+};
+std::span<const FindingRule> finding_rules();
 
 // True if a kernel name marks tensor-core math (HMMA/IMMA/GMMA, cuDNN/cuBLAS
 // tile names such as h884, s1688, 16816, cutlass tensorop, Hopper sm90 xmma

@@ -1,5 +1,6 @@
 // diff_profiles(): before/after, normalised per step when both runs have
-// steps, with the findings matched by id.
+// steps, with the findings matched by id. Phases: the headline numbers, the
+// categories, the kernels, the findings, then the summary lines.
 #include "analysis/diff.h"
 
 #include <algorithm>
@@ -72,11 +73,14 @@ FindingChange direction(const Finding& a, const Finding& b) {
 
 std::string metric_text(double v) { return format::percent1(v); }
 
-}  // namespace
+// What one side's times are divided by: its steps per GPU when comparing
+// per step (else 1), times its GPUs (kernel time is summed over GPUs).
+struct Scale {
+  double before = 1, after = 1;
+};
 
-ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size_t top_kernels) {
-  using namespace format;
-  ProfileDiff d;
+// Step counts and times, kernel time, utilization, concurrency, idle share.
+Scale compare_headline(const Profile& before, const Profile& after, ProfileDiff& d) {
   if (!before.files.empty()) d.before_label = before.files.front();
   if (!after.files.empty()) d.after_label = after.files.front();
   Side a = side_of(before), b = side_of(after);
@@ -92,8 +96,9 @@ ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size
   // Kernel time is summed over GPUs: per GPU and per step.
   const double gpus_a = std::max<double>(1, static_cast<double>(before.devices.size()));
   const double gpus_b = std::max<double>(1, static_cast<double>(after.devices.size()));
-  d.before_kernel_ns = per(before.kernel_time_ns, a.divisor * gpus_a);
-  d.after_kernel_ns = per(after.kernel_time_ns, b.divisor * gpus_b);
+  const Scale scale{a.divisor * gpus_a, b.divisor * gpus_b};
+  d.before_kernel_ns = per(before.kernel_time_ns, scale.before);
+  d.after_kernel_ns = per(after.kernel_time_ns, scale.after);
   d.before_utilization = mean_of(before, &DeviceSummary::utilization);
   d.after_utilization = mean_of(after, &DeviceSummary::utilization);
   d.before_concurrency = mean_of(before, &DeviceSummary::kernel_concurrency);
@@ -105,40 +110,46 @@ ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size
   };
   d.before_idle_share = idle(before);
   d.after_idle_share = idle(after);
+  return scale;
+}
 
-  // Categories.
+// Kernel time per category, largest change first.
+void compare_categories(const Profile& before, const Profile& after, Scale scale, ProfileDiff& d) {
   std::map<KernelCategory, CategoryDelta> cats;
   for (const CategoryTime& c : before.categories) {
     CategoryDelta& x = cats[c.category];
     x.category = c.category;
-    x.before_ns = per(c.time_ns, a.divisor * gpus_a);
+    x.before_ns = per(c.time_ns, scale.before);
     x.before_share = c.share;
   }
   for (const CategoryTime& c : after.categories) {
     CategoryDelta& x = cats[c.category];
     x.category = c.category;
-    x.after_ns = per(c.time_ns, b.divisor * gpus_b);
+    x.after_ns = per(c.time_ns, scale.after);
     x.after_share = c.share;
   }
   for (const auto& [cat, x] : cats) d.categories.push_back(x);
   std::stable_sort(d.categories.begin(), d.categories.end(), [](const CategoryDelta& x, const CategoryDelta& y) {
     return std::abs(x.after_ns - x.before_ns) > std::abs(y.after_ns - y.before_ns);
   });
+}
 
-  // Kernels.
+// Kernel time per kernel name, largest change first, the first top_kernels.
+void compare_kernels(const Profile& before, const Profile& after, Scale scale, std::size_t top_kernels,
+                     ProfileDiff& d) {
   std::map<std::string, KernelDelta> ks;
   for (const Hotspot& h : before.hotspots) {
     KernelDelta& x = ks[h.name];
     x.name = h.name;
     x.category = h.category;
-    x.before_ns = per(h.stats.total, a.divisor * gpus_a);
+    x.before_ns = per(h.stats.total, scale.before);
     x.before_count = h.stats.count;
   }
   for (const Hotspot& h : after.hotspots) {
     KernelDelta& x = ks[h.name];
     x.name = h.name;
     x.category = h.category;
-    x.after_ns = per(h.stats.total, b.divisor * gpus_b);
+    x.after_ns = per(h.stats.total, scale.after);
     x.after_count = h.stats.count;
   }
   for (auto& [name, x] : ks) d.kernels.push_back(std::move(x));
@@ -146,8 +157,11 @@ ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size
     return std::abs(x.after_ns - x.before_ns) > std::abs(y.after_ns - y.before_ns);
   });
   if (d.kernels.size() > top_kernels) d.kernels.resize(top_kernels);
+}
 
-  // Findings by id.
+// Findings matched by id: resolved, appeared, worse, better, unchanged; the
+// largest saving first within each.
+void compare_findings(const Profile& before, const Profile& after, ProfileDiff& d) {
   std::map<std::string, FindingDelta> fs;
   std::map<std::string, const Finding*> fa, fb;
   for (const Finding& f : before.findings) fa.emplace(f.id, &f);
@@ -180,9 +194,12 @@ ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size
     if (rank(x.change) != rank(y.change)) return rank(x.change) < rank(y.change);
     return std::max(x.before_saving_ns, x.after_saving_ns) > std::max(y.before_saving_ns, y.after_saving_ns);
   });
+}
 
-  // What to say first: the step time, then the findings that moved, then
-  // where kernel time moved most.
+// What to say first: the step time, then the findings that moved, then
+// where kernel time moved most.
+void summarize(ProfileDiff& d) {
+  using namespace format;
   auto change = [](double from, double to) {
     return from == 0 ? std::string() : " (" + std::string(to >= from ? "+" : "") + percent1((to - from) / from) + ")";
   };
@@ -217,6 +234,17 @@ ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size
     d.summary.push_back("Largest kernel-time change: " + std::string(to_string(c.category)) + " " +
                         duration(c.before_ns) + " -> " + duration(c.after_ns) + (d.per_step ? " per step" : ""));
   }
+}
+
+}  // namespace
+
+ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size_t top_kernels) {
+  ProfileDiff d;
+  const Scale scale = compare_headline(before, after, d);
+  compare_categories(before, after, scale, d);
+  compare_kernels(before, after, scale, top_kernels, d);
+  compare_findings(before, after, d);
+  summarize(d);
   return d;
 }
 

@@ -1,13 +1,19 @@
 // The findings: each rule tests one metric against its threshold and, when it
 // fires, says what it saw (with the numbers), where (time ranges, kernels)
-// and what to change. docs/findings.md documents every rule.
+// and what to change. One function per rule id; kRules (at the end) is the
+// registry: id, function, what it tests, severity policy, in the order the
+// rules run. docs/findings.md lists the same rules in the same order (tested).
 //
 // [SECTION] Formatting and shared quantities
 // [SECTION] Where the GPU time goes (padding, broadcast, transposes, normalization, tensor cores)
 // [SECTION] Why the GPU is idle (utilization, gaps, input, launches, syncs)
 // [SECTION] Overlap (concurrency, copies, communication, weight update, stragglers)
 // [SECTION] Copies and data quality
-// [SECTION] Entry point
+// [SECTION] The registry and the entry point
+//
+// A new rule: its function here (b.add() names the finding after the rule
+// that runs), its row in kRules, its row in docs/findings.md, its threshold
+// in FindingThresholds.
 //
 // saving_ns estimates the wall-clock time a fix would save over the traced
 // window. Devices run in parallel, so a saving measured as time summed over
@@ -15,7 +21,9 @@
 // overlap (an idle gap can be both "input-bound" and "low utilization"): they
 // order findings, they do not add up.
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <span>
 #include <string>
 
 #include "analysis/detail/context.h"
@@ -114,10 +122,11 @@ struct Builder {
   const AnalysisOptions& opt;
   const Totals& t;
   std::vector<Finding>* out;
+  std::string_view rule;  // the id of the rule running, which every finding it adds carries
 
-  Finding& add(std::string id, Severity sev, double metric, double threshold, TimeNs saving) {
+  Finding& add(Severity sev, double metric, double threshold, TimeNs saving) {
     Finding f;
-    f.id = std::move(id);
+    f.id = std::string(rule);
     f.severity = sev;
     f.metric = metric;
     f.threshold = threshold;
@@ -129,12 +138,12 @@ struct Builder {
 
 // [SECTION] Where the GPU time goes --------------------------------------------------------------
 
-void category_hotspot(Builder& b, KernelCategory cat, const char* id, double threshold, const char* what,
-                      const char* why, const char* fix, double saving_fraction) {
+void category_hotspot(Builder& b, KernelCategory cat, double threshold, const char* what, const char* why,
+                      const char* fix, double saving_fraction) {
   const double share = b.t.share_of_gpu(cat);
   if (share < threshold || share == 0) return;
   const TimeNs time = b.t.category[static_cast<int>(cat)];
-  Finding& f = b.add(id, share >= 3 * threshold ? Severity::critical : Severity::warning, share, threshold,
+  Finding& f = b.add(share >= 3 * threshold ? Severity::critical : Severity::warning, share, threshold,
                      static_cast<TimeNs>(static_cast<double>(b.t.per_device(time)) * saving_fraction));
   f.title = pct1(share) + " of kernel time (" + dur(time) + ") is in " + what + " (" +
             count(b.t.category_count[static_cast<int>(cat)]) + " launches)";
@@ -145,10 +154,10 @@ void category_hotspot(Builder& b, KernelCategory cat, const char* id, double thr
   f.ranges = b.ev.ops_by_category[static_cast<int>(cat)].ranges();
 }
 
-void time_rules(Builder& b) {
+void padding_hotspot(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   category_hotspot(
-      b, KernelCategory::padding, "padding-hotspot", th.padding_share, "padding kernels",
+      b, KernelCategory::padding, th.padding_share, "padding kernels",
       "An explicit pad copies the whole activation tensor before the convolution instead of padding inside it; "
       "TensorFlow inserts one whenever a SAME convolution needs odd total padding (a 3x3 stride-2 convolution on an "
       "even-sized input), forward and backward, and tf.pad in shortcut branches adds more.",
@@ -156,8 +165,12 @@ void time_rules(Builder& b) {
       "sizes for which SAME padding is even), or cuDNN's graph API, which takes asymmetric pre/post padding; pad "
       "channels once in the input pipeline instead of in every shortcut. Bundled workload: --padding fused.",
       1.0);
+}
+
+void broadcast_hotspot(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
   category_hotspot(
-      b, KernelCategory::broadcast, "broadcast-hotspot", th.broadcast_share, "broadcast kernels",
+      b, KernelCategory::broadcast, th.broadcast_share, "broadcast kernels",
       "Bias adds and batch-norm scale/shift done as a separate broadcast kernel followed by an elementwise kernel "
       "read and write the activation tensor twice more than needed.",
       "Fuse the broadcast into its producer or consumer: bias (+activation) in the convolution's epilogue "
@@ -165,24 +178,30 @@ void time_rules(Builder& b) {
       "cuDNN batch norm) instead of mean/variance/scale ops, and elementwise kernels that broadcast on the fly instead "
       "of materialising the broadcast tensor. Bundled workload: --bias fused.",
       1.0);
+}
+
+void layout_transpose(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
   category_hotspot(
-      b, KernelCategory::transpose, "layout-transpose", th.transpose_share, "layout transposes",
+      b, KernelCategory::transpose, th.transpose_share, "layout transposes",
       "Converting activations between NCHW and NHWC around individual layers costs a full read and write of the "
       "tensor each time.",
       "Keep one layout end to end: NHWC (channels_last in PyTorch, data_format='channels_last' in TensorFlow) suits "
       "tensor-core convolutions and batch norm; convert once at the input, not around each layer. Bundled workload: "
       "--layout nhwc.",
       1.0);
+}
 
-  // Normalization: slow when it is a large share of kernel time, or large next to the convolutions it follows.
+// Normalization: slow when it is a large share of kernel time, or large next to the convolutions it follows.
+void slow_normalization(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
   const double norm = b.t.share_of_gpu(KernelCategory::normalization);
   const TimeNs norm_ns = b.t.category[static_cast<int>(KernelCategory::normalization)];
   const TimeNs conv_ns = b.t.category[static_cast<int>(KernelCategory::convolution)];
   const bool vs_conv = conv_ns > 0 && norm_ns * 2 >= conv_ns && norm >= 0.05;
   if (norm > 0 && (norm >= th.normalization_share || vs_conv)) {
-    Finding& f =
-        b.add("slow-normalization", norm >= 2 * th.normalization_share ? Severity::critical : Severity::warning, norm,
-              th.normalization_share, b.t.per_device(norm_ns) / 2);
+    Finding& f = b.add(norm >= 2 * th.normalization_share ? Severity::critical : Severity::warning, norm,
+                       th.normalization_share, b.t.per_device(norm_ns) / 2);
     f.title = pct1(norm) + " of kernel time (" + dur(norm_ns) + ") is in normalization kernels" +
               (conv_ns > 0 ? ", " + fmt("%.2f", double(norm_ns) / double(conv_ns)) + "x the convolution time" : "");
     f.evidence = "Top kernels: " + top_kernels_text(b.p, KernelCategory::normalization) + ". Share " + pct1(norm) +
@@ -196,15 +215,16 @@ void time_rules(Builder& b) {
     f.kernels = kernels_of(b.p, KernelCategory::normalization);
     f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::normalization)].ranges();
   }
+}
 
-  // Tensor cores: GPUs of compute capability >= 7 have them; the convolutions
-  // and GEMMs either use them (their names say so) or not.
+// Tensor cores: GPUs of compute capability >= 7 have them; the convolutions
+// and GEMMs either use them (their names say so) or not.
+void no_tensor_cores(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const TimeNs conv_ns = b.t.category[static_cast<int>(KernelCategory::convolution)];
   const DeviceSummary* capable = nullptr;
-  bool all_known = !b.p.devices.empty();
-  for (const DeviceSummary& d : b.p.devices) {
+  for (const DeviceSummary& d : b.p.devices)
     if (d.compute_major >= 7 && !capable) capable = &d;
-    all_known = all_known && d.compute_major > 0;
-  }
   const TimeNs eligible = conv_ns + b.t.category[static_cast<int>(KernelCategory::gemm)];
   TimeNs tc = 0;
   for (const Hotspot& h : b.p.hotspots)
@@ -213,8 +233,7 @@ void time_rules(Builder& b) {
   const double eligible_share = ratio(eligible, b.t.gpu_time);
   const double tc_share = ratio(tc, eligible);
   if (capable && eligible_share >= th.tensor_core_eligible_share && tc_share < th.tensor_core_min_share) {
-    Finding& f = b.add("no-tensor-cores", Severity::warning, tc_share, th.tensor_core_min_share,
-                       b.t.per_device(eligible - tc) / 2);
+    Finding& f = b.add(Severity::warning, tc_share, th.tensor_core_min_share, b.t.per_device(eligible - tc) / 2);
     f.title = "Tensor cores idle: " + pct(tc_share) + " of the " + dur(eligible) +
               " of convolution and GEMM time runs on tensor cores (" + capable->name + ", compute capability " +
               std::to_string(capable->compute_major) + "." + std::to_string(capable->compute_minor) + ")";
@@ -237,16 +256,18 @@ void time_rules(Builder& b) {
 
 // [SECTION] Why the GPU is idle ------------------------------------------------------------------
 
-void idle_rules(Builder& b) {
+// The idle rules need a span to be idle in.
+bool has_span(const Totals& t) { return t.devices > 0 && t.span > 0; }
+
+void low_utilization(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
-  if (t.devices == 0 || t.span == 0) return;
+  if (!has_span(t)) return;
   const double util = ratio(t.busy, t.span);
-
   if (util < th.low_utilization) {
     const TimeNs explained = b.ev.input_wait.total() + b.ev.sync_idle.total() + b.ev.launch_gaps.total();
-    Finding& f = b.add("low-utilization", util < 0.6 * th.low_utilization ? Severity::critical : Severity::warning,
-                       util, th.low_utilization, t.per_device(std::max<TimeNs>(0, t.idle - explained)));
+    Finding& f = b.add(util < 0.6 * th.low_utilization ? Severity::critical : Severity::warning, util,
+                       th.low_utilization, t.per_device(std::max<TimeNs>(0, t.idle - explained)));
     std::string range = t.devices > 1 ? " (" + pct(t.min_util) + "–" + pct(t.max_util) + " across " +
                                             std::to_string(t.devices) + " GPUs)"
                                       : "";
@@ -266,11 +287,16 @@ void idle_rules(Builder& b) {
                "see the overlap findings; put independent work on separate streams.";
     f.ranges = b.ev.idle_gaps.ranges();
   }
+}
 
+void gpu_idle_gaps(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  if (!has_span(t)) return;
   const double gap_share = ratio(b.ev.idle_gaps.total(), t.span);
   if (b.ev.idle_gaps.count() > 0 && gap_share >= th.idle_gaps_share) {
-    Finding& f = b.add("gpu-idle-gaps", gap_share >= 0.25 ? Severity::critical : Severity::warning, gap_share,
-                       th.idle_gaps_share, t.per_device(b.ev.idle_gaps.total()));
+    Finding& f = b.add(gap_share >= 0.25 ? Severity::critical : Severity::warning, gap_share, th.idle_gaps_share,
+                       t.per_device(b.ev.idle_gaps.total()));
     const std::vector<TimeRange> r = b.ev.idle_gaps.ranges();
     f.title = count(b.ev.idle_gaps.count()) + " GPU idle gaps of at least " + dur(th.idle_gap_ns) + " total " +
               dur(t.per_device(b.ev.idle_gaps.total())) + " (" + pct1(gap_share) + " of the run)";
@@ -285,15 +311,20 @@ void idle_rules(Builder& b) {
         "checkpointing, metrics read every N steps instead of every step.";
     f.ranges = r;
   }
+}
 
-  // Input: GPU idle while the host runs data-loading ranges.
+// Input: GPU idle while the host runs data-loading ranges.
+void input_bound(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  if (!has_span(t)) return;
   if (b.ev.has_input_ranges && b.ev.input_wait.total() > 0) {
     const bool by_step = b.p.steps.total_ns > 0;
     const TimeNs input = by_step ? b.p.steps.input_wait_ns : b.ev.input_wait.total();
     const double share = by_step ? ratio(input, b.p.steps.total_ns) : ratio(input, t.span);
     if (share >= th.input_moderate) {
-      Finding& f = b.add("input-bound", share >= th.input_high ? Severity::critical : Severity::warning, share,
-                         th.input_moderate, t.per_device(b.ev.input_wait.total()));
+      Finding& f = b.add(share >= th.input_high ? Severity::critical : Severity::warning, share, th.input_moderate,
+                         t.per_device(b.ev.input_wait.total()));
       f.title = std::string(share >= th.input_high ? "Highly" : "Moderately") +
                 " input-bound: the GPU waits for input " + pct1(share) + " of " + (by_step ? "step time" : "the run") +
                 " (" + dur(t.per_device(input)) +
@@ -309,13 +340,18 @@ void idle_rules(Builder& b) {
       f.ranges = b.ev.input_wait.ranges();
     }
   }
+}
 
-  // Launch-bound: many short host-wait gaps and kernels shorter than their launch call.
+// Launch-bound: many short host-wait gaps and kernels shorter than their launch call.
+void launch_bound(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  if (!has_span(t)) return;
   const double launch_share = ratio(b.ev.launch_gaps.total(), t.span);
   const LaunchStats& l = b.p.launches;
   if (l.launches > 0 && launch_share >= th.launch_host_wait_share &&
       l.short_kernel_share >= th.launch_short_kernel_share) {
-    Finding& f = b.add("launch-bound", launch_share >= 0.25 ? Severity::critical : Severity::warning, launch_share,
+    Finding& f = b.add(launch_share >= 0.25 ? Severity::critical : Severity::warning, launch_share,
                        th.launch_host_wait_share, t.per_device(b.ev.launch_gaps.total()));
     f.title = "Launch-bound: " + pct(l.short_kernel_share) + " of GPU ops run shorter than their launch call (median " +
               dur(l.gpu_duration.median) + " on the GPU vs " + dur(l.cpu_launch.median) +
@@ -331,13 +367,18 @@ void idle_rules(Builder& b) {
         "more work with a larger batch. Bundled workload: --graphs on.";
     f.ranges = b.ev.launch_gaps.ranges();
   }
+}
 
-  // Host synchronizations that drain the GPU's queue.
+// Host synchronizations that drain the GPU's queue.
+void host_sync(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  if (!has_span(t)) return;
   const double sync_share = ratio(b.p.syncs.gpu_idle_after_ns, t.span);
   if (b.p.syncs.count > 0 && sync_share >= th.host_sync_share) {
     const SyncStats& s = b.p.syncs;
-    Finding& f = b.add("host-sync", sync_share >= 0.10 ? Severity::critical : Severity::warning, sync_share,
-                       th.host_sync_share, t.per_device(s.gpu_idle_after_ns));
+    Finding& f = b.add(sync_share >= 0.10 ? Severity::critical : Severity::warning, sync_share, th.host_sync_share,
+                       t.per_device(s.gpu_idle_after_ns));
     f.title = count(s.count) + " host synchronizations leave the GPU idle " + dur(t.per_device(s.gpu_idle_after_ns)) +
               " (" + pct1(sync_share) + " of the run)";
     f.evidence = count(s.device_syncs) + " device, " + count(s.stream_syncs) + " stream and " + count(s.event_syncs) +
@@ -354,53 +395,53 @@ void idle_rules(Builder& b) {
 
 // [SECTION] Overlap --------------------------------------------------------------------------
 
-void overlap_rules(Builder& b) {
+// Concurrency: kernels never overlap although they leave SMs (or the whole GPU) unused.
+void low_concurrency(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
-
-  // Concurrency: kernels never overlap although they leave SMs (or the whole GPU) unused.
-  {
-    double worst = 1;
-    const DeviceSummary* dev = nullptr;
-    TimeNs unused = 0;
-    for (const DeviceSummary& d : b.p.devices) {
-      if (d.kernels == 0) continue;
-      const bool room = d.sm_count ? d.sm_efficiency < 0.8 : d.utilization < 0.8;
-      if (d.kernel_concurrency < th.low_concurrency && room) {
-        if (!dev || d.kernel_concurrency < worst) worst = d.kernel_concurrency, dev = &d;
-        if (d.sm_count) unused += static_cast<TimeNs>(static_cast<double>(d.kernel_busy_ns) * (1 - d.sm_efficiency));
-      }
-    }
-    if (dev) {
-      Finding& f = b.add("low-concurrency", Severity::warning, worst, th.low_concurrency, t.per_device(unused));
-      f.device = t.devices > 1 ? kNoDevice : dev->id;
-      f.title = "Kernel concurrency is " + pct1(worst) + ": kernels almost never run side by side (" +
-                std::to_string(dev->streams) + " stream" + (dev->streams == 1 ? "" : "s") + " on GPU " +
-                std::to_string(dev->id) + ")";
-      f.evidence = "Time with >= 2 kernels in flight is " + pct1(worst) + " of kernel time vs a " +
-                   pct1(th.low_concurrency) + " threshold (nvvp's Low Kernel Concurrency); " +
-                   (dev->sm_count ? "kernels fill " + pct(dev->sm_efficiency) + " of the " +
-                                        std::to_string(dev->sm_count) + " SMs on average (duration-weighted)"
-                                  : "utilization " + pct(dev->utilization)) +
-                   "; exposed communication " + dur(dev->exposed_communication_ns) +
-                   ", copies with no kernel "
-                   "alongside " +
-                   dur(dev->memcpy_exposed_ns) + ".";
-      f.recommendation =
-          "Run independent work concurrently: the gradient all-reduce on its own stream overlapping the backward "
-          "pass, input copies on a copy stream, the weight update of one bucket while the next is reduced; small "
-          "kernels that leave SMs idle can run side by side on separate streams (or be fused / captured in a CUDA "
-          "graph). Estimated saving: the SM capacity the kernels leave unused.";
+  double worst = 1;
+  const DeviceSummary* dev = nullptr;
+  TimeNs unused = 0;
+  for (const DeviceSummary& d : b.p.devices) {
+    if (d.kernels == 0) continue;
+    const bool room = d.sm_count ? d.sm_efficiency < 0.8 : d.utilization < 0.8;
+    if (d.kernel_concurrency < th.low_concurrency && room) {
+      if (!dev || d.kernel_concurrency < worst) worst = d.kernel_concurrency, dev = &d;
+      if (d.sm_count) unused += static_cast<TimeNs>(static_cast<double>(d.kernel_busy_ns) * (1 - d.sm_efficiency));
     }
   }
+  if (dev) {
+    Finding& f = b.add(Severity::warning, worst, th.low_concurrency, t.per_device(unused));
+    f.device = t.devices > 1 ? kNoDevice : dev->id;
+    f.title = "Kernel concurrency is " + pct1(worst) + ": kernels almost never run side by side (" +
+              std::to_string(dev->streams) + " stream" + (dev->streams == 1 ? "" : "s") + " on GPU " +
+              std::to_string(dev->id) + ")";
+    f.evidence = "Time with >= 2 kernels in flight is " + pct1(worst) + " of kernel time vs a " +
+                 pct1(th.low_concurrency) + " threshold (nvvp's Low Kernel Concurrency); " +
+                 (dev->sm_count ? "kernels fill " + pct(dev->sm_efficiency) + " of the " +
+                                      std::to_string(dev->sm_count) + " SMs on average (duration-weighted)"
+                                : "utilization " + pct(dev->utilization)) +
+                 "; exposed communication " + dur(dev->exposed_communication_ns) +
+                 ", copies with no kernel "
+                 "alongside " +
+                 dur(dev->memcpy_exposed_ns) + ".";
+    f.recommendation =
+        "Run independent work concurrently: the gradient all-reduce on its own stream overlapping the backward "
+        "pass, input copies on a copy stream, the weight update of one bucket while the next is reduced; small "
+        "kernels that leave SMs idle can run side by side on separate streams (or be fused / captured in a CUDA "
+        "graph). Estimated saving: the SM capacity the kernels leave unused.";
+  }
+}
 
-  // Copies that nothing overlaps.
+// Copies that nothing overlaps.
+void low_memcpy_overlap(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
   if (t.memcpy > 0) {
     const double overlap = ratio(t.memcpy - t.memcpy_exposed, t.memcpy);
     const double copy_share = ratio(t.memcpy, t.span);
     if (copy_share >= th.memcpy_min_share && overlap < th.low_memcpy_overlap) {
-      Finding& f = b.add("low-memcpy-overlap", Severity::warning, overlap, th.low_memcpy_overlap,
-                         t.per_device(t.memcpy_exposed));
+      Finding& f = b.add(Severity::warning, overlap, th.low_memcpy_overlap, t.per_device(t.memcpy_exposed));
       f.title = "Only " + pct1(overlap) + " of copy time overlaps kernels: " + dur(t.per_device(t.memcpy_exposed)) +
                 " of copies run with the GPU otherwise idle";
       f.evidence = "Copies take " + pct1(copy_share) + " of the run (" + dur(t.memcpy) + "); " + pct1(overlap) +
@@ -412,14 +453,17 @@ void overlap_rules(Builder& b) {
       f.ranges = b.ev.memcpy_exposed.ranges();
     }
   }
+}
 
-  // Communication nothing hides.
+// Communication nothing hides.
+void exposed_communication(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
   if (t.comm > 0) {
     const double share = ratio(t.exposed_comm, t.span);
     if (share >= th.exposed_comm_moderate) {
-      Finding& f =
-          b.add("exposed-communication", share >= th.exposed_comm_high ? Severity::critical : Severity::warning, share,
-                th.exposed_comm_moderate, t.per_device(t.exposed_comm));
+      Finding& f = b.add(share >= th.exposed_comm_high ? Severity::critical : Severity::warning, share,
+                         th.exposed_comm_moderate, t.per_device(t.exposed_comm));
       const double overlapped = ratio(t.comm - t.exposed_comm, t.comm);
       f.title = "Communication is exposed " + pct1(share) + " of the run (" + dur(t.per_device(t.exposed_comm)) +
                 "): only " + pct(overlapped) + " of communication time overlaps compute";
@@ -436,14 +480,18 @@ void overlap_rules(Builder& b) {
       f.ranges = b.ev.exposed_comm.ranges();
     }
   }
+}
 
-  // The weight update alone at the end of the step.
+// The weight update alone at the end of the step.
+void serialized_weight_update(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
   const double opt_share = b.t.share_of_gpu(KernelCategory::optimizer);
   const double opt_overlap = ratio(b.ev.optimizer_overlapped_ns, b.ev.optimizer_ns);
   if (b.ev.optimizer_ns > 0 && opt_share >= th.weight_update_share && opt_overlap < th.weight_update_overlap) {
     const TimeNs lone = b.ev.optimizer_ns - b.ev.optimizer_overlapped_ns;
-    Finding& f = b.add("serialized-weight-update", opt_share >= 0.10 ? Severity::critical : Severity::warning,
-                       opt_overlap, th.weight_update_overlap, t.per_device(lone));
+    Finding& f = b.add(opt_share >= 0.10 ? Severity::critical : Severity::warning, opt_overlap,
+                       th.weight_update_overlap, t.per_device(lone));
     const std::size_t steps = b.p.steps.steps.size();
     f.title = "The weight update runs alone: " + pct1(opt_share) + " of kernel time in " +
               count(b.ev.optimizer_kernels) + " optimizer kernels" +
@@ -461,8 +509,11 @@ void overlap_rules(Builder& b) {
     f.kernels = kernels_of(b.p, KernelCategory::optimizer);
     f.ranges = b.ev.optimizer.ranges();
   }
+}
 
-  // Stragglers: the rank (or GPU) the others wait for.
+// Stragglers: the rank (or GPU) the others wait for.
+void straggler(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
   if (b.p.ranks.size() >= 2 && b.p.skew.slowest_rank >= 0) {
     std::vector<TimeNs> work;
     const bool by_step =
@@ -482,8 +533,8 @@ void overlap_rules(Builder& b) {
         if (&r != slow) others_exposed += r.exposed_communication_ns;
       const TimeNs per = slowest - median;
       const std::size_t steps = by_step ? b.p.steps.steps.size() / b.p.ranks.size() : 1;
-      Finding& f = b.add("straggler", excess >= 0.25 ? Severity::critical : Severity::warning, excess,
-                         th.straggler_spread, per * static_cast<TimeNs>(std::max<std::size_t>(1, steps)));
+      Finding& f = b.add(excess >= 0.25 ? Severity::critical : Severity::warning, excess, th.straggler_spread,
+                         per * static_cast<TimeNs>(std::max<std::size_t>(1, steps)));
       f.device = slow->device;
       bool one_rank = true;
       for (const RankSummary& r : b.p.ranks) one_rank = one_rank && r.rank == slow->rank;
@@ -506,13 +557,13 @@ void overlap_rules(Builder& b) {
 
 // [SECTION] Copies and data quality -----------------------------------------------------------
 
-void copy_rules(Builder& b) {
+void pageable_memcpy(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const MemcpyStats& m = b.p.memcpys;
   const Totals& t = b.t;
   const double pageable_share = ratio(m.pageable_ns, t.span);
   if (m.pageable > 0 && pageable_share >= th.pageable_min_share) {
-    Finding& f = b.add("pageable-memcpy", pageable_share >= 0.05 ? Severity::warning : Severity::info, pageable_share,
+    Finding& f = b.add(pageable_share >= 0.05 ? Severity::warning : Severity::info, pageable_share,
                        th.pageable_min_share, t.per_device(m.pageable_ns) / 2);
     const double gbps = m.pageable_ns ? double(m.pageable_bytes) / double(m.pageable_ns) : 0;  // bytes/ns = GB/s
     f.title = count(m.pageable) + " copies (" + bytes(m.pageable_bytes) + ", " + dur(m.pageable_ns) +
@@ -527,10 +578,16 @@ void copy_rules(Builder& b) {
         "bandwidth and overlap).";
     f.ranges = b.ev.pageable.ranges();
   }
+}
+
+void sync_memcpy(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const MemcpyStats& m = b.p.memcpys;
+  const Totals& t = b.t;
   const double sync_share = ratio(m.synchronous_ns, t.span);
   if (m.synchronous > 0 && sync_share >= th.sync_memcpy_share) {
-    Finding& f = b.add("sync-memcpy", sync_share >= 0.05 ? Severity::warning : Severity::info, sync_share,
-                       th.sync_memcpy_share, t.per_device(m.synchronous_ns));
+    Finding& f = b.add(sync_share >= 0.05 ? Severity::warning : Severity::info, sync_share, th.sync_memcpy_share,
+                       t.per_device(m.synchronous_ns));
     f.title =
         count(m.synchronous) + " blocking copy calls (cudaMemcpy and the like) hold the host " + dur(m.synchronous_ns);
     f.evidence =
@@ -545,7 +602,7 @@ void copy_rules(Builder& b) {
   }
 }
 
-void data_quality(Builder& b) {
+void dropped_records(Builder& b) {
   std::uint64_t lost = 0;
   std::string keys;
   for (const auto& [key, value] : b.p.trace_stats) {
@@ -559,7 +616,7 @@ void data_quality(Builder& b) {
   std::uint64_t ops = 0;
   for (const DeviceSummary& d : b.p.devices) ops += d.kernels + d.memcpys + d.memsets;
   const double share = ops + lost ? double(lost) / double(ops + lost) : 1.0;
-  Finding& f = b.add("dropped-records", share >= 0.01 ? Severity::critical : Severity::warning, share, 0, 0);
+  Finding& f = b.add(share >= 0.01 ? Severity::critical : Severity::warning, share, 0, 0);
   f.title = count(lost) + " records were lost while recording: the numbers in this report undercount";
   f.evidence = "Trace statistics: " + keys + " (about " + pct1(share) + " of the GPU ops).";
   f.recommendation =
@@ -567,19 +624,60 @@ void data_quality(Builder& b) {
       "treat the findings above as lower bounds meanwhile.";
 }
 
-}  // namespace
+// [SECTION] The registry and the entry point ----------------------------------------------
 
-// [SECTION] Entry point ------------------------------------------------------------------------
+struct RuleEntry {
+  FindingRule rule;
+  void (*run)(Builder& b);
+};
+
+// Every rule, in the order it runs: findings of one rule stay together in this
+// order until analyze() sorts them by saving. `severity` is the policy as
+// docs/findings.md states it, for the defaults of FindingThresholds.
+constexpr RuleEntry kRules[] = {
+    {{"padding-hotspot", "share of kernel time in padding kernels", "critical at ≥ 15 %"}, padding_hotspot},
+    {{"broadcast-hotspot", "share of kernel time in broadcast kernels", "critical at ≥ 15 %"}, broadcast_hotspot},
+    {{"layout-transpose", "share of kernel time in layout transposes", "critical at ≥ 15 %"}, layout_transpose},
+    {{"slow-normalization", "share of kernel time in normalization kernels, also against the convolutions",
+      "critical at ≥ 30 %"},
+     slow_normalization},
+    {{"no-tensor-cores", "share of convolution and GEMM time on tensor cores, on GPUs that have them", "warning"},
+     no_tensor_cores},
+    {{"low-utilization", "busy / span over all GPUs", "critical below 30 %"}, low_utilization},
+    {{"gpu-idle-gaps", "idle gaps of at least 1 ms, their share of the run", "critical at ≥ 25 %"}, gpu_idle_gaps},
+    {{"input-bound", "GPU idle while the host loads data, share of step time", "critical when highly"}, input_bound},
+    {{"launch-bound", "short idle gaps waiting for launches, and ops shorter than their launch call",
+      "critical at ≥ 25 %"},
+     launch_bound},
+    {{"host-sync", "GPU idle after host synchronizations drained its queue", "critical at ≥ 10 %"}, host_sync},
+    {{"low-concurrency", "kernels never side by side on a GPU they leave room on", "warning"}, low_concurrency},
+    {{"low-memcpy-overlap", "copy time overlapped by kernels", "warning"}, low_memcpy_overlap},
+    {{"exposed-communication", "communication with no compute alongside, share of the run", "critical when high"},
+     exposed_communication},
+    {{"serialized-weight-update", "optimizer kernels running alone", "critical at ≥ 10 % of kernel time"},
+     serialized_weight_update},
+    {{"straggler", "the GPU or rank with the most compute against the median", "critical at ≥ 25 %"}, straggler},
+    {{"pageable-memcpy", "copies with a pageable host side", "warning at ≥ 5 %, else info"}, pageable_memcpy},
+    {{"sync-memcpy", "copies launched by a blocking call", "warning at ≥ 5 %, else info"}, sync_memcpy},
+    {{"dropped-records", "records the recorder lost", "critical if ≥ 1 % of the GPU ops"}, dropped_records},
+};
+
+constexpr auto kRuleList = [] {
+  std::array<FindingRule, std::size(kRules)> rules{};
+  for (std::size_t i = 0; i < rules.size(); ++i) rules[i] = kRules[i].rule;
+  return rules;
+}();
+
+}  // namespace
 
 std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt) {
   std::vector<Finding> out;
   const Totals totals(p);
-  Builder b{p, ev, opt, totals, &out};
-  time_rules(b);
-  idle_rules(b);
-  overlap_rules(b);
-  copy_rules(b);
-  data_quality(b);
+  Builder b{p, ev, opt, totals, &out, {}};
+  for (const RuleEntry& r : kRules) {
+    b.rule = r.rule.id;
+    r.run(b);
+  }
   if (p.devices.size() == 1)
     for (Finding& f : out)
       if (f.device == kNoDevice) f.device = p.devices.front().id;
@@ -587,3 +685,9 @@ std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const A
 }
 
 }  // namespace gpuscope::detail
+
+namespace gpuscope {
+
+std::span<const FindingRule> finding_rules() { return detail::kRuleList; }
+
+}  // namespace gpuscope

@@ -28,6 +28,11 @@ Profile parse_report_json(std::string_view text, const std::string& file);
 // True if `head` (the first bytes of a file) starts a gpuscope report.
 bool looks_like_report_json(std::string_view head);
 
+// docs/report-schema.md's key tables (one per JSON object, one row per key,
+// in the order written), generated from the table the writer and the reader
+// walk (report_fields.cpp).
+std::string report_schema_markdown();
+
 std::string diff_json(const ProfileDiff& d, bool pretty = true);
 
 }  // namespace gpuscope

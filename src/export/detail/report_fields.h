@@ -1,0 +1,529 @@
+// Internal to export/: the machinery that lets the report's fields be
+// described once (report_fields.cpp) and walked three ways.
+//
+// [SECTION] Reading untrusted documents
+// [SECTION] Fields and records
+// [SECTION] Values by C++ type
+// [SECTION] Kinds of field
+// [SECTION] Walking a record: write, read, document
+//
+// Every struct of the Profile that the report writes as a JSON object has a
+// Record<T> with one Field per key, in the order written. A row is made by a
+// kind (field<&T::member>, gpu<…>, derived<…>, …) that knows how the value is
+// written, how it is read back from an untrusted document (every miss names
+// the key's path) and how docs/report-schema.md shows it; the writer, the
+// reader and the doc's key tables all walk the same rows.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "analysis/profile.h"
+#include "export/report_json.h"
+#include "trace/error.h"
+
+namespace gpuscope::detail {
+
+using Json = nlohmann::ordered_json;
+
+// [SECTION] Reading untrusted documents -------------------------------------------------------
+
+// Typed access to an untrusted document: every miss names the key's path.
+class Reader {
+ public:
+  explicit Reader(const std::string& file) : file_(file) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw InputError(file_, (path.empty() ? std::string("the document") : "\"" + path + "\"") + ": " + what);
+  }
+  const Json& member(const Json& obj, const char* key, const std::string& path) const {
+    if (!obj.is_object()) fail(path, "expected an object");
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(join(path, key), "missing");
+    return *it;
+  }
+  const Json* optional(const Json& obj, const char* key) const {
+    if (!obj.is_object()) return nullptr;
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+  // Integers stay within ±2^62 so that differences and sums of two of them
+  // (diff, the text report) cannot overflow; no real trace comes close.
+  static constexpr std::int64_t kLimit = std::int64_t{1} << 62;
+  std::int64_t i64(const Json& obj, const char* key, const std::string& path) const {
+    const Json& v = member(obj, key, path);
+    std::int64_t x = 0;
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::uint64_t(kLimit))
+      x = v.get<std::int64_t>();
+    else if (v.is_number_integer() && !v.is_number_unsigned())
+      x = v.get<std::int64_t>();
+    else
+      fail(join(path, key), "expected an integer");
+    if (x > kLimit || x < -kLimit) fail(join(path, key), "out of range");
+    return x;
+  }
+  std::uint64_t u64(const Json& obj, const char* key, const std::string& path) const {
+    const std::int64_t x = i64(obj, key, path);
+    if (x < 0) fail(join(path, key), "expected a non-negative integer");
+    return static_cast<std::uint64_t>(x);
+  }
+  std::uint32_t u32(const Json& obj, const char* key, const std::string& path) const {
+    const std::uint64_t v = u64(obj, key, path);
+    if (v > 0xffffffffu) fail(join(path, key), "out of range");
+    return static_cast<std::uint32_t>(v);
+  }
+  std::int32_t i32(const Json& obj, const char* key, const std::string& path) const {
+    const std::int64_t v = i64(obj, key, path);
+    if (v < INT32_MIN || v > INT32_MAX) fail(join(path, key), "out of range");
+    return static_cast<std::int32_t>(v);
+  }
+  double f64(const Json& obj, const char* key, const std::string& path) const {
+    const Json& v = member(obj, key, path);
+    if (!v.is_number()) fail(join(path, key), "expected a number");
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x > 1e15 || x < -1e15) fail(join(path, key), "out of range");
+    return x;
+  }
+  bool boolean(const Json& obj, const char* key, const std::string& path) const {
+    const Json& v = member(obj, key, path);
+    if (!v.is_boolean()) fail(join(path, key), "expected true or false");
+    return v.get<bool>();
+  }
+  std::string str(const Json& obj, const char* key, const std::string& path) const {
+    const Json& v = member(obj, key, path);
+    if (!v.is_string()) fail(join(path, key), "expected a string");
+    return v.get<std::string>();
+  }
+  std::uint32_t device(const Json& obj, const char* key, const std::string& path) const {
+    const Json& v = member(obj, key, path);
+    return v.is_null() ? kNoDevice : u32(obj, key, path);
+  }
+  const Json& array(const Json& obj, const char* key, const std::string& path) const {
+    const Json& v = member(obj, key, path);
+    if (!v.is_array()) fail(join(path, key), "expected an array");
+    return v;
+  }
+  static std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+  static std::string at(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+ private:
+  const std::string& file_;
+};
+
+// [SECTION] Fields and records ----------------------------------------------------------------
+
+// Specialised in report_fields.cpp for every struct written as a JSON object:
+//   static constexpr std::string_view name, meaning;  // the doc's heading and intro
+//   static constexpr Field<T> fields[] = {…};           // one row per key, in the order written
+//   static void check(const T&, const std::string& path, const Reader&);  // optional, after reading
+template <class T>
+struct Record;
+
+template <class T>
+concept IsRecord = requires {
+  Record<T>::fields;
+};
+
+// The doc's key tables, built by walking the records (describe_record).
+struct SchemaDoc {
+  std::vector<std::string_view> done;  // records already documented
+  std::string text;
+};
+
+template <class T>
+using ReadFn = void (*)(T& to, const char* key, const Json& from, const std::string& path, const Reader& r);
+using NestedFn = void (*)(SchemaDoc& doc);
+
+template <class T>
+struct Field {
+  const char* key;  // nullptr: the keys of a nested record, written inline in this object
+  std::string_view unit, meaning;
+  std::string (*type)();  // the doc's type column
+  void (*write)(const T& from, const char* key, Json& to, const ReportJsonOptions& options);
+  ReadFn<T> read;                                // null: written only (derived from other keys)
+  void (*rows)(SchemaDoc& doc, const Field& f);  // the doc's row(s) for this field
+  NestedFn nested;                               // documents the record this field holds, if any
+};
+
+// A row before it knows which record's table it sits in: converts to
+// Field<T> there, so a row names only the key, the member and the doc.
+// Kind::For<T> supplies the five pointers.
+template <class Kind>
+struct Spec {
+  const char* key;
+  std::string_view unit, meaning;
+  template <class T>
+  constexpr operator Field<T>() const {
+    using K = typename Kind::template For<T>;
+    return Field<T>{key, unit, meaning, K::type, K::write, K::read, K::rows, K::nested};
+  }
+};
+
+// The member at the end of a path of member pointers (&Step::range, &TimeRange::start).
+template <auto... Path>
+struct Member {
+  template <class T>
+  static auto& of(T& x) {
+    return (x.*....*Path);
+  }
+  template <class T>
+  using Value = std::remove_cvref_t<decltype(of(std::declval<T&>()))>;
+};
+
+// [SECTION] Values by C++ type ----------------------------------------------------------------
+
+// How many values each enum the report writes has (0 .. n-1, named by
+// to_string): for reading names back and for the doc.
+template <class E>
+constexpr int kEnumSize = 0;
+template <>
+inline constexpr int kEnumSize<KernelCategory> = kKernelCategoryCount;
+template <>
+inline constexpr int kEnumSize<Severity> = static_cast<int>(Severity::critical) + 1;
+template <>
+inline constexpr int kEnumSize<StepSource> = static_cast<int>(StepSource::pattern) + 1;
+template <>
+inline constexpr int kEnumSize<TraceSource> = static_cast<int>(TraceSource::synthetic) + 1;
+
+template <class E>
+bool parse_enum(std::string_view s, E* out) {
+  static_assert(kEnumSize<E> > 0, "an enum the report writes needs its kEnumSize");
+  for (int i = 0; i < kEnumSize<E>; ++i)
+    if (to_string(static_cast<E>(i)) == s) return *out = static_cast<E>(i), true;
+  return false;
+}
+
+// The enum's values as the doc lists them: `a`, `b`, `c`.
+template <class E>
+std::string enum_values() {
+  std::string s;
+  for (int i = 0; i < kEnumSize<E>; ++i) s += (i ? ", `" : "`") + std::string(to_string(static_cast<E>(i))) + "`";
+  return s;
+}
+
+template <class T>
+struct ListOf : std::false_type {};
+template <class E>
+struct ListOf<std::vector<E>> : std::true_type {
+  using Element = E;
+};
+
+template <IsRecord T>
+Json write_record(const T& x, const ReportJsonOptions& options);
+template <IsRecord T>
+void read_record(T& x, const Json& in, const std::string& path, const Reader& r);
+template <IsRecord T>
+void describe_record(SchemaDoc& doc);
+
+template <class V>
+Json to_json(const V& v, const ReportJsonOptions& options) {
+  if constexpr (IsRecord<V>) {
+    return write_record(v, options);
+  } else if constexpr (ListOf<V>::value) {
+    Json items = Json::array();
+    for (const auto& item : v) items.push_back(to_json(item, options));
+    return items;
+  } else if constexpr (std::is_enum_v<V>) {
+    return Json(to_string(v));
+  } else {
+    return Json(v);
+  }
+}
+
+// The value at `key` of the object `in` (itself at `path`).
+template <class V>
+void read_value(V& out, const Json& in, const char* key, const std::string& path, const Reader& r) {
+  if constexpr (IsRecord<V>) {
+    read_record(out, r.member(in, key, path), Reader::join(path, key), r);
+  } else if constexpr (ListOf<V>::value) {
+    using E = typename ListOf<V>::Element;
+    const Json& items = r.array(in, key, path);
+    const std::string list = Reader::join(path, key);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      E item{};
+      if constexpr (IsRecord<E>) {
+        read_record(item, items[i], Reader::at(list, i), r);
+      } else {
+        static_assert(std::is_same_v<E, std::string>, "lists hold records or strings");
+        if (!items[i].is_string()) r.fail(Reader::at(list, i), "expected a string");
+        item = items[i].template get<std::string>();
+      }
+      out.push_back(std::move(item));
+    }
+  } else if constexpr (std::is_enum_v<V>) {
+    const std::string s = r.str(in, key, path);
+    if (!parse_enum(s, &out)) r.fail(Reader::join(path, key), "unknown value \"" + s + "\"");
+  } else if constexpr (std::is_same_v<V, std::string>) {
+    out = r.str(in, key, path);
+  } else if constexpr (std::is_same_v<V, bool>) {
+    out = r.boolean(in, key, path);
+  } else if constexpr (std::is_same_v<V, double>) {
+    out = r.f64(in, key, path);
+  } else if constexpr (std::is_same_v<V, std::int64_t>) {
+    out = r.i64(in, key, path);
+  } else if constexpr (std::is_same_v<V, std::uint64_t>) {
+    out = r.u64(in, key, path);
+  } else if constexpr (std::is_same_v<V, std::uint32_t>) {
+    out = r.u32(in, key, path);
+  } else {
+    static_assert(std::is_same_v<V, std::int32_t>, "a value type the report does not know");
+    out = r.i32(in, key, path);
+  }
+}
+
+template <class V>
+std::string type_name() {
+  if constexpr (IsRecord<V>) {
+    return std::string(Record<V>::name);
+  } else if constexpr (ListOf<V>::value) {
+    return "[" + type_name<typename ListOf<V>::Element>() + "]";
+  } else if constexpr (std::is_same_v<V, std::string> || std::is_enum_v<V>) {
+    return "string";
+  } else if constexpr (std::is_same_v<V, bool>) {
+    return "bool";
+  } else if constexpr (std::is_floating_point_v<V>) {
+    return "number";
+  } else {
+    static_assert(std::is_integral_v<V>, "a value type the report does not know");
+    return "int";
+  }
+}
+
+template <class V>
+constexpr NestedFn nested_of() {
+  if constexpr (IsRecord<V>)
+    return &describe_record<V>;
+  else if constexpr (ListOf<V>::value)
+    return nested_of<typename ListOf<V>::Element>();
+  else
+    return nullptr;
+}
+
+// One row of a key table (report_fields.cpp formats it).
+void add_row(SchemaDoc& doc, std::string_view key, const std::string& type, std::string_view unit,
+             std::string_view meaning);
+
+// A field's row; an enum's meaning ends with its values.
+template <class V, class T>
+void value_row(SchemaDoc& doc, const Field<T>& f) {
+  if constexpr (std::is_enum_v<V>)
+    add_row(doc, f.key, f.type(), f.unit, std::string(f.meaning) + (f.meaning.empty() ? "" : ": ") + enum_values<V>());
+  else
+    add_row(doc, f.key, f.type(), f.unit, f.meaning);
+}
+
+// [SECTION] Kinds of field ----------------------------------------------------------------------
+
+// A member written and read by its C++ type: integers, numbers, strings,
+// bools, enums (by name), records (objects), lists of records or strings.
+template <auto... Path>
+struct ValueKind {
+  template <class T>
+  struct For {
+    using V = typename Member<Path...>::template Value<T>;
+    static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions& o) {
+      to[key] = to_json(Member<Path...>::of(x), o);
+    }
+    static void read_(T& x, const char* key, const Json& from, const std::string& path, const Reader& r) {
+      read_value(Member<Path...>::of(x), from, key, path, r);
+    }
+    static constexpr auto type = &type_name<V>;
+    static constexpr auto write = &write_;
+    static constexpr ReadFn<T> read = &read_;
+    static constexpr auto rows = &value_row<V, T>;
+    static constexpr NestedFn nested = nested_of<V>();
+  };
+};
+
+// A GPU ordinal, null where the value is "no particular GPU" (kNoDevice).
+template <auto... Path>
+struct GpuKind {
+  template <class T>
+  struct For {
+    static_assert(std::is_same_v<typename Member<Path...>::template Value<T>, std::uint32_t>);
+    static std::string type_() { return "int or null"; }
+    static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions&) {
+      const std::uint32_t d = Member<Path...>::of(x);
+      to[key] = d == kNoDevice ? Json(nullptr) : Json(d);
+    }
+    static void read_(T& x, const char* key, const Json& from, const std::string& path, const Reader& r) {
+      Member<Path...>::of(x) = r.device(from, key, path);
+    }
+    static constexpr auto type = &type_;
+    static constexpr auto write = &write_;
+    static constexpr ReadFn<T> read = &read_;
+    static constexpr auto rows = &value_row<std::uint32_t, T>;
+    static constexpr NestedFn nested = nullptr;
+  };
+};
+
+// A list of which the writer keeps the first `options.*Limit` (0 = all).
+template <auto Limit, auto... Path>
+struct ListKind {
+  template <class T>
+  struct For : ValueKind<Path...>::template For<T> {
+    static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions& o) {
+      Json items = Json::array();
+      for (const auto& item : Member<Path...>::of(x)) {
+        if (o.*Limit && items.size() >= o.*Limit) break;
+        items.push_back(to_json(item, o));
+      }
+      to[key] = std::move(items);
+    }
+    static constexpr auto write = &write_;
+  };
+};
+
+// An enum whose missing, mistyped or unknown value reads as its first
+// value ("unknown") instead of failing.
+template <auto... Path>
+struct LenientKind {
+  template <class T>
+  struct For : ValueKind<Path...>::template For<T> {
+    using V = typename Member<Path...>::template Value<T>;
+    static_assert(std::is_enum_v<V>);
+    static void read_(T& x, const char* key, const Json& from, const std::string&, const Reader& r) {
+      if (const Json* v = r.optional(from, key); v && v->is_string()) {
+        V parsed{};
+        if (parse_enum(v->template get<std::string>(), &parsed)) Member<Path...>::of(x) = parsed;
+      }
+    }
+    static constexpr ReadFn<T> read = &read_;
+  };
+};
+
+// A value computed from others when writing (a step's duration); not read
+// back (the reader has what it is computed from).
+template <auto Compute>
+struct DerivedKind {
+  template <class T>
+  struct For {
+    using V = std::remove_cvref_t<decltype(Compute(std::declval<const T&>()))>;
+    static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions& o) {
+      to[key] = to_json(Compute(x), o);
+    }
+    static constexpr auto type = &type_name<V>;
+    static constexpr auto write = &write_;
+    static constexpr ReadFn<T> read = nullptr;
+    static constexpr auto rows = &value_row<V, T>;
+    static constexpr NestedFn nested = nullptr;
+  };
+};
+
+// A nested record's keys written into this object (a step's start_ns and
+// end_ns), read at this object's path, the record's check included.
+template <auto... Path>
+struct InlineKind {
+  template <class T>
+  struct For {
+    using V = typename Member<Path...>::template Value<T>;
+    static_assert(IsRecord<V>);
+    static std::string type_() { return {}; }
+    static void write_(const T& x, const char*, Json& to, const ReportJsonOptions& o) {
+      for (const Field<V>& f : Record<V>::fields) f.write(Member<Path...>::of(x), f.key, to, o);
+    }
+    static void read_(T& x, const char*, const Json& from, const std::string& path, const Reader& r) {
+      read_record(Member<Path...>::of(x), from, path, r);
+    }
+    static void rows_(SchemaDoc& doc, const Field<T>&) {
+      for (const Field<V>& f : Record<V>::fields) f.rows(doc, f);
+    }
+    static constexpr auto type = &type_;
+    static constexpr auto write = &write_;
+    static constexpr ReadFn<T> read = &read_;
+    static constexpr auto rows = &rows_;
+    static constexpr NestedFn nested = nullptr;
+  };
+};
+
+// A key with its own type name, writer and reader (the schema, the trace statistics).
+template <std::string (*Type)(), auto Write, auto Read>
+struct CustomKind {
+  template <class T>
+  struct For {
+    static void rows_(SchemaDoc& doc, const Field<T>& f) { add_row(doc, f.key, f.type(), f.unit, f.meaning); }
+    static constexpr auto type = Type;
+    static constexpr auto write = Write;
+    static constexpr ReadFn<T> read = Read;
+    static constexpr auto rows = &rows_;
+    static constexpr NestedFn nested = nullptr;
+  };
+};
+
+// The rows of a table: field<&T::member> for most; the others say what is special.
+template <auto... Path>
+constexpr Spec<ValueKind<Path...>> field(const char* key, std::string_view unit, std::string_view meaning) {
+  return {key, unit, meaning};
+}
+template <auto... Path>
+constexpr Spec<GpuKind<Path...>> gpu(const char* key, std::string_view meaning) {
+  return {key, "", meaning};
+}
+template <auto Limit, auto... Path>
+constexpr Spec<ListKind<Limit, Path...>> limited(const char* key, std::string_view meaning) {
+  return {key, "", meaning};
+}
+template <auto... Path>
+constexpr Spec<LenientKind<Path...>> lenient(const char* key, std::string_view meaning) {
+  return {key, "", meaning};
+}
+template <auto Compute>
+constexpr Spec<DerivedKind<Compute>> derived(const char* key, std::string_view unit, std::string_view meaning) {
+  return {key, unit, meaning};
+}
+template <auto... Path>
+constexpr Spec<InlineKind<Path...>> inlined() {
+  return {nullptr, "", ""};
+}
+template <std::string (*Type)(), auto Write, auto Read>
+constexpr Spec<CustomKind<Type, Write, Read>> custom(const char* key, std::string_view unit, std::string_view meaning) {
+  return {key, unit, meaning};
+}
+
+// [SECTION] Walking a record: write, read, document -----------------------------------------
+
+template <IsRecord T>
+Json write_record(const T& x, const ReportJsonOptions& options) {
+  Json j = Json::object();
+  for (const Field<T>& f : Record<T>::fields) f.write(x, f.key, j, options);
+  return j;
+}
+
+template <IsRecord T>
+void read_record(T& x, const Json& in, const std::string& path, const Reader& r) {
+  for (const Field<T>& f : Record<T>::fields)
+    if (f.read) f.read(x, f.key, in, path, r);
+  if constexpr (requires { Record<T>::check(x, path, r); }) Record<T>::check(x, path, r);
+}
+
+// Starts a record's key table (report_fields.cpp formats it).
+void begin_table(SchemaDoc& doc, std::string_view name, std::string_view meaning);
+
+// The record's key table, then those of the records it holds that are not
+// documented yet (depth first, in the order of their keys).
+template <IsRecord T>
+void describe_record(SchemaDoc& doc) {
+  for (std::string_view done : doc.done)
+    if (done == Record<T>::name) return;
+  doc.done.push_back(Record<T>::name);
+  begin_table(doc, Record<T>::name, Record<T>::meaning);
+  for (const Field<T>& f : Record<T>::fields) f.rows(doc, f);
+  for (const Field<T>& f : Record<T>::fields)
+    if (f.nested) f.nested(doc);
+}
+
+// The whole document (report_fields.cpp instantiates the walks for it).
+Json write_report(const Profile& p, const ReportJsonOptions& options);
+Profile read_report(const Json& document, const Reader& r);
+
+}  // namespace gpuscope::detail

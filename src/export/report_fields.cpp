@@ -1,0 +1,444 @@
+// The fields of gpuscope.report/1, described once: one table per JSON
+// object, one row per key, in the order written. report_json() writes these
+// rows, parse_report_json() reads them back, and docs/report-schema.md's key
+// tables are generated from them (report_schema_markdown(); a test fails
+// when the doc differs, `cmake --build build --target update-docs` rewrites
+// it).
+//
+// [SECTION] Time ranges and duration statistics
+// [SECTION] Per device
+// [SECTION] Categories and hotspots
+// [SECTION] Steps
+// [SECTION] Idle time, launches, ranks
+// [SECTION] Synchronization and copies
+// [SECTION] Findings
+// [SECTION] The top level
+// [SECTION] Entry points
+//
+// A new number: compute it (src/analysis), then add its row here: key (the
+// Profile's field name, `_ns` for times), member, unit, meaning (the formula
+// lives in docs/metrics.md). Keys are only ever added within /1; renaming or
+// removing one means /2.
+#include <string>
+
+#include "export/detail/report_fields.h"
+#include "export/report_json.h"
+
+namespace gpuscope::detail {
+
+// [SECTION] Time ranges and duration statistics -------------------------------------------
+
+template <>
+struct Record<TimeRange> {
+  static constexpr std::string_view name = "range";
+  static constexpr std::string_view meaning = "A time range on the trace's clock.";
+  static constexpr Field<TimeRange> fields[] = {
+      field<&TimeRange::start>("start_ns", "ns", "start, on the trace's clock"),
+      field<&TimeRange::end>("end_ns", "ns", "end (not before `start_ns`)"),
+  };
+  static void check(const TimeRange& r, const std::string& path, const Reader& reader) {
+    if (r.end < r.start) reader.fail(path, "ends before it starts");
+  }
+};
+
+template <>
+struct Record<DurationStats> {
+  static constexpr std::string_view name = "stats";
+  static constexpr std::string_view meaning = "Summary statistics of a set of durations.";
+  static constexpr Field<DurationStats> fields[] = {
+      field<&DurationStats::count>("count", "", "durations"),
+      field<&DurationStats::total>("total_ns", "ns", "their sum"),
+      field<&DurationStats::min>("min_ns", "ns", "the shortest"),
+      field<&DurationStats::max>("max_ns", "ns", "the longest"),
+      field<&DurationStats::mean>("mean_ns", "ns", "the mean"),
+      field<&DurationStats::median>("median_ns", "ns", "the median"),
+  };
+};
+
+// [SECTION] Per device ------------------------------------------------------------------------
+
+template <>
+struct Record<DeviceSummary> {
+  using D = DeviceSummary;
+  static constexpr std::string_view name = "device";
+  static constexpr std::string_view meaning =
+      "One per GPU (per rank and GPU in jobs). Formulas: docs/metrics.md, \"Per GPU\".";
+  static constexpr Field<D> fields[] = {
+      field<&D::id>("id", "", "CUDA ordinal"),
+      field<&D::name>("name", "", "device name; empty when the trace does not say"),
+      field<&D::rank>("rank", "", "distributed rank of the process that drove it; -1: unknown"),
+      field<&D::compute_major>("compute_major", "", "compute capability, major; 0 when unknown"),
+      field<&D::compute_minor>("compute_minor", "", "compute capability, minor; 0 when unknown"),
+      field<&D::sm_count>("sm_count", "", "streaming multiprocessors; 0 when unknown"),
+      field<&D::window>("window", "", "first GPU op start to last GPU op end on this GPU"),
+      field<&D::span_ns>("span_ns", "ns", "length of `window`"),
+      field<&D::busy_ns>("busy_ns", "ns", "|union of all GPU ops (kernels, memcpys, memsets)|"),
+      field<&D::utilization>("utilization", "fraction", "busy_ns / span_ns"),
+      field<&D::kernel_busy_ns>("kernel_busy_ns", "ns", "|union of kernels|"),
+      field<&D::kernel_concurrency>("kernel_concurrency", "fraction",
+                                    "time with ≥ 2 kernels in flight / kernel_busy_ns"),
+      field<&D::mean_kernels_in_flight>("mean_kernels_in_flight", "kernels",
+                                        "Σ kernel durations / kernel_busy_ns (≥ 0; 1 = one at a time)"),
+      field<&D::memcpy_ns>("memcpy_ns", "ns", "|union of memcpys|"),
+      field<&D::memcpy_compute_overlap>("memcpy_compute_overlap", "fraction", "|memcpys ∩ kernels| / memcpy_ns"),
+      field<&D::communication_ns>("communication_ns", "ns", "|union of communication kernels|"),
+      field<&D::communication_compute_overlap>("communication_compute_overlap", "fraction",
+                                               "|communication ∩ other kernels| / communication_ns"),
+      field<&D::compute_ns>("compute_ns", "ns", "|union of non-communication kernels|"),
+      field<&D::exposed_communication_ns>("exposed_communication_ns", "ns",
+                                          "|communication \\ compute|: communication nothing hides"),
+      field<&D::memcpy_exposed_ns>("memcpy_exposed_ns", "ns", "|memcpys \\ kernels|"),
+      field<&D::kernel_time_ns>("kernel_time_ns", "ns", "Σ kernel durations (not a union)"),
+      field<&D::idle_ns>("idle_ns", "ns", "span_ns − busy_ns"),
+      field<&D::idle_host_wait_ns>("idle_host_wait_ns", "ns", "idle gaps ended by an op launched after the gap began"),
+      field<&D::idle_kernel_wait_ns>("idle_kernel_wait_ns", "ns",
+                                     "other idle gaps shorter than the consecutive-kernel delay (30 µs)"),
+      field<&D::idle_other_ns>("idle_other_ns", "ns", "the remaining idle gaps; the three add up to idle_ns"),
+      field<&D::kernels>("kernels", "", "kernels run"),
+      field<&D::memcpys>("memcpys", "", "copies run"),
+      field<&D::memsets>("memsets", "", "fills run"),
+      field<&D::streams>("streams", "", "streams with at least one GPU op"),
+      field<&D::sm_efficiency>("sm_efficiency", "fraction",
+                               "duration-weighted min(blocks / SMs, 1); 0 when the SM count is unknown"),
+      field<&D::achieved_tflops>("achieved_tflops", "TFLOP/s",
+                                 "when the trace knows kernels' FLOPs (the bundled workload), else 0"),
+  };
+};
+
+// [SECTION] Categories and hotspots -----------------------------------------------------------
+
+template <>
+struct Record<CategoryTime> {
+  using C = CategoryTime;
+  static constexpr std::string_view name = "category";
+  static constexpr std::string_view meaning = "Kernel time of one kernel category (docs/metrics.md).";
+  static constexpr Field<C> fields[] = {
+      field<&C::category>("name", "", "the category"),
+      field<&C::time_ns>("time_ns", "ns", "Σ durations of its kernels"),
+      field<&C::share>("share", "fraction", "time_ns / the top level's kernel_time_ns"),
+      field<&C::count>("count", "", "its kernels"),
+      field<&C::stats>("stats", "", "of its kernels' durations (`total_ns` = time_ns)"),
+  };
+};
+
+template <>
+struct Record<Hotspot> {
+  using H = Hotspot;
+  static constexpr std::string_view name = "hotspot";
+  static constexpr std::string_view meaning = "The kernels of one name.";
+  static constexpr Field<H> fields[] = {
+      field<&H::name>("name", "", "demangled kernel name"),
+      field<&H::category>("category", "", "its kernel category"),
+      field<&H::share>("share", "fraction", "stats.total_ns / the top level's kernel_time_ns"),
+      gpu<&H::device>("device", "the GPU; null: aggregated over all GPUs"),
+      field<&H::tensor_cores>("tensor_cores", "", "the name marks a tensor-core kernel (hmma, 16816, wgmma, …)"),
+      field<&H::stats>("stats", "", "of the kernels' durations"),
+  };
+};
+
+// [SECTION] Steps -------------------------------------------------------------------------------
+
+inline TimeNs step_duration(const Step& s) { return s.range.duration(); }
+inline std::size_t step_count(const StepSummary& s) { return s.steps.size(); }
+
+template <>
+struct Record<Step> {
+  using S = Step;
+  static constexpr std::string_view name = "step";
+  static constexpr std::string_view meaning =
+      "One training step on one GPU; compute_ns, communication_ns, memcpy_ns and idle_ns add up to duration_ns.";
+  static constexpr Field<S> fields[] = {
+      field<&S::index>("index", "", "step number"),
+      field<&S::name>("name", "", "\"ProfilerStep#12\", NVTX \"step 3\", or \"step 3\" (found from the pattern)"),
+      gpu<&S::device>("device", "the GPU it ran on; null: not known"),
+      field<&S::rank>("rank", "", "distributed rank; -1: unknown"),
+      inlined<&S::range>(),
+      derived<&step_duration>("duration_ns", "ns", "end_ns − start_ns"),
+      field<&S::compute_ns>("compute_ns", "ns", "non-communication kernels running"),
+      field<&S::communication_ns>("communication_ns", "ns", "else communication kernels running"),
+      field<&S::memcpy_ns>("memcpy_ns", "ns", "else copies or fills running"),
+      field<&S::idle_ns>("idle_ns", "ns", "else idle"),
+      field<&S::input_wait_ns>("input_wait_ns", "ns", "part of idle_ns while the host loaded input"),
+      field<&S::host_wait_ns>("host_wait_ns", "ns", "part of the rest of idle_ns ended by a host wait"),
+  };
+};
+
+template <>
+struct Record<StepSummary> {
+  using S = StepSummary;
+  static constexpr std::string_view name = "step_summary";
+  static constexpr std::string_view meaning = "The steps together; the times are sums over all steps.";
+  static constexpr Field<S> fields[] = {
+      field<&S::source>("source", "", "where the steps came from"),
+      derived<&step_count>("count", "", "steps (all of them, also when `--steps` lists fewer)"),
+      field<&S::step_time>("step_time", "", "of the step durations"),
+      field<&S::total_ns>("total_ns", "ns", "Σ step durations"),
+      field<&S::compute_ns>("compute_ns", "ns", "Σ compute_ns"),
+      field<&S::communication_ns>("communication_ns", "ns", "Σ communication_ns"),
+      field<&S::memcpy_ns>("memcpy_ns", "ns", "Σ memcpy_ns"),
+      field<&S::idle_ns>("idle_ns", "ns", "Σ idle_ns"),
+      field<&S::input_wait_ns>("input_wait_ns", "ns", "Σ input_wait_ns"),
+  };
+};
+
+// [SECTION] Idle time, launches, ranks ----------------------------------------------------
+
+template <>
+struct Record<IdleByCause> {
+  using I = IdleByCause;
+  static constexpr std::string_view name = "idle";
+  static constexpr std::string_view meaning =
+      "Idle gaps between consecutive ops of one stream, by cause (HTA's rules, docs/metrics.md).";
+  static constexpr Field<I> fields[] = {
+      field<&I::rank>("rank", "", "distributed rank; -1: unknown"),
+      field<&I::device>("device", "", "CUDA ordinal"),
+      field<&I::stream>("stream", "", "stream id"),
+      field<&I::host_wait_ns>("host_wait_ns", "ns", "the next op's launch call started after the previous op ended"),
+      field<&I::kernel_wait_ns>("kernel_wait_ns", "ns", "else gaps shorter than the consecutive-kernel delay"),
+      field<&I::other_ns>("other_ns", "ns", "the rest"),
+  };
+};
+
+template <>
+struct Record<LaunchStats> {
+  using L = LaunchStats;
+  static constexpr std::string_view name = "launches";
+  static constexpr std::string_view meaning = "API calls that launched GPU ops, and the ops they launched.";
+  static constexpr Field<L> fields[] = {
+      field<&L::launches>("launches", "", "API calls linked to a GPU op"),
+      field<&L::cpu_launch>("cpu_launch", "", "of the launching calls' durations"),
+      field<&L::gpu_duration>("gpu_duration", "", "of the launched ops' durations"),
+      field<&L::launch_delay>("launch_delay", "", "of op start − launching call end (may be negative)"),
+      field<&L::short_kernels>("short_kernels", "", "ops shorter on the GPU than their launch call on the CPU"),
+      field<&L::short_kernel_share>("short_kernel_share", "fraction", "short_kernels / launches"),
+      field<&L::max_queue_depth>("max_queue_depth", "", "most ops launched and not yet started, on any stream"),
+      field<&L::runtime_outliers>("runtime_outliers", "", "launching calls longer than 50 µs (HTA's outlier rule)"),
+      field<&L::launch_delay_outliers>("launch_delay_outliers", "",
+                                       "launch delays longer than 100 µs (HTA's outlier rule)"),
+  };
+};
+
+template <>
+struct Record<TemporalBreakdown> {
+  using B = TemporalBreakdown;
+  static constexpr std::string_view name = "temporal";
+  static constexpr std::string_view meaning =
+      "HTA's temporal breakdown of one rank (of one rank and GPU when a trace holds several GPUs), computed as HTA "
+      "does.";
+  static constexpr Field<B> fields[] = {
+      field<&B::rank>("rank", "", "distributed rank"),
+      gpu<&B::device>("device", "the GPU; null: all GPUs of the rank"),
+      field<&B::span_ns>("span_ns", "ns", "HTA's span"),
+      field<&B::idle_ns>("idle_ns", "ns", "HTA's idle time"),
+      field<&B::compute_ns>("compute_ns", "ns", "HTA's compute time"),
+      field<&B::non_compute_ns>("non_compute_ns", "ns", "HTA's non-compute time"),
+      field<&B::idle_share>("idle_share", "fraction", "idle_ns / span_ns"),
+      field<&B::compute_share>("compute_share", "fraction", "compute_ns / span_ns"),
+      field<&B::non_compute_share>("non_compute_share", "fraction", "non_compute_ns / span_ns"),
+  };
+};
+
+template <>
+struct Record<RankSummary> {
+  using R = RankSummary;
+  static constexpr std::string_view name = "rank";
+  static constexpr std::string_view meaning = "One rank (one file) of a job, per GPU when a process drove several.";
+  static constexpr Field<R> fields[] = {
+      field<&R::rank>("rank", "", "distributed rank"),
+      gpu<&R::device>("device", "the GPU; null: all GPUs of the rank"),
+      field<&R::source_file>("source_file", "", "the trace file"),
+      field<&R::clock_offset_ns>("clock_offset_ns", "ns", "added to this rank's times to align it with rank 0"),
+      field<&R::step_time_mean>("step_time_mean_ns", "ns", "mean step time"),
+      field<&R::communication_ns>("communication_ns", "ns", "|union of communication kernels|"),
+      field<&R::utilization>("utilization", "fraction", "busy / span"),
+      field<&R::compute_ns>("compute_ns", "ns", "|union of non-communication kernels|"),
+      field<&R::exposed_communication_ns>("exposed_communication_ns", "ns", "communication nothing hides"),
+      field<&R::compute_per_step_ns>("compute_per_step_ns", "ns", "compute_ns / steps; 0 without steps"),
+  };
+};
+
+template <>
+struct Record<Skew> {
+  using K = Skew;
+  static constexpr std::string_view name = "skew";
+  static constexpr std::string_view meaning =
+      "How far GPUs or ranks are from each other; spreads are (max − min) / mean over GPUs with work, 0 = "
+      "identical.";
+  static constexpr Field<K> fields[] = {
+      field<&K::participants>("participants", "", "GPUs (or ranks) compared"),
+      field<&K::busy_spread>("busy_spread", "ratio", "of busy time"),
+      field<&K::compute_spread>("compute_spread", "ratio", "of compute time"),
+      field<&K::step_time_spread>("step_time_spread", "ratio", "of mean step time"),
+      field<&K::slowest_rank>("slowest_rank", "", "the rank with the most compute (the others wait for it); -1: none"),
+      gpu<&K::slowest_device>("slowest_device", "its GPU; null: none"),
+  };
+};
+
+// [SECTION] Synchronization and copies --------------------------------------------------------
+
+template <>
+struct Record<SyncStats> {
+  using Y = SyncStats;
+  static constexpr std::string_view name = "syncs";
+  static constexpr std::string_view meaning = "Host-side synchronizations (device, stream and event syncs).";
+  static constexpr Field<Y> fields[] = {
+      field<&Y::count>("count", "", "synchronizations"),
+      field<&Y::total_ns>("total_ns", "ns", "time hosts spent blocked in them"),
+      field<&Y::device_syncs>("device_syncs", "", "device synchronizations"),
+      field<&Y::stream_syncs>("stream_syncs", "", "stream synchronizations"),
+      field<&Y::event_syncs>("event_syncs", "", "event synchronizations"),
+      field<&Y::gpu_idle_after_ns>("gpu_idle_after_ns", "ns",
+                                   "GPU idle from a sync's end to its GPU's next op, when the queue had drained"),
+  };
+};
+
+template <>
+struct Record<MemcpyStats> {
+  using M = MemcpyStats;
+  static constexpr std::string_view name = "memcpys";
+  static constexpr std::string_view meaning = "Copies and fills done by the copy engines.";
+  static constexpr Field<M> fields[] = {
+      field<&M::count>("count", "", "copies"),
+      field<&M::bytes>("bytes", "bytes", "bytes copied"),
+      field<&M::time_ns>("time_ns", "ns", "Σ copy durations"),
+      field<&M::htod>("htod", "", "host-to-device copies"),
+      field<&M::dtoh>("dtoh", "", "device-to-host copies"),
+      field<&M::dtod>("dtod", "", "device-to-device copies"),
+      field<&M::other>("other", "", "other copies (peer, array, unknown)"),
+      field<&M::pageable>("pageable", "", "copies with a pageable host side"),
+      field<&M::pageable_ns>("pageable_ns", "ns", "their time"),
+      field<&M::pageable_bytes>("pageable_bytes", "bytes", "their bytes"),
+      field<&M::synchronous>("synchronous", "", "copies launched by a blocking call (cudaMemcpy, not …Async)"),
+      field<&M::synchronous_ns>("synchronous_ns", "ns", "duration of those blocking calls"),
+      field<&M::memsets>("memsets", "", "fills"),
+      field<&M::memset_ns>("memset_ns", "ns", "Σ fill durations"),
+  };
+};
+
+// [SECTION] Findings --------------------------------------------------------------------------
+
+template <>
+struct Record<Finding> {
+  using F = Finding;
+  static constexpr std::string_view name = "finding";
+  static constexpr std::string_view meaning = "What a rule of docs/findings.md found.";
+  static constexpr Field<F> fields[] = {
+      field<&F::id>("id", "", "the rule id (docs/findings.md)"),
+      field<&F::severity>("severity", "", "how much it matters"),
+      field<&F::title>("title", "", "one line with the numbers"),
+      field<&F::evidence>("evidence", "", "which kernels, the metric against its threshold, in words"),
+      field<&F::recommendation>("recommendation", "", "what to change"),
+      field<&F::saving_ns>("saving_ns", "ns", "estimated wall-clock time a fix would save over the trace"),
+      field<&F::metric>("metric", "", "the value the rule tested …"),
+      field<&F::threshold>("threshold", "", "… and the threshold it crossed"),
+      gpu<&F::device>("device", "the GPU it is about; null: all GPUs"),
+      field<&F::ranges>("ranges", "", "where to look (the viewer zooms there), longest first"),
+      field<&F::kernels>("kernels", "", "kernels involved, most expensive first"),
+  };
+};
+
+// [SECTION] The top level ---------------------------------------------------------------------
+
+std::string string_type() { return "string"; }
+std::string counters_type() { return "{string: int}"; }
+
+void write_schema(const Profile&, const char* key, Json& to, const ReportJsonOptions&) { to[key] = Profile::kSchema; }
+void read_schema(Profile&, const char* key, const Json& from, const std::string& path, const Reader& r) {
+  const std::string schema = r.str(from, key, path);
+  if (schema != Profile::kSchema)
+    r.fail(Reader::join(path, key),
+           "\"" + schema + "\" is not " + Profile::kSchema + " (made by another gpuscope version?)");
+}
+
+void write_trace_stats(const Profile& p, const char* key, Json& to, const ReportJsonOptions&) {
+  Json stats = Json::object();
+  for (const auto& [name, value] : p.trace_stats) stats[name] = value;
+  to[key] = std::move(stats);
+}
+void read_trace_stats(Profile& p, const char* key, const Json& from, const std::string& path, const Reader& r) {
+  const Json& stats = r.member(from, key, path);
+  const std::string at = Reader::join(path, key);
+  if (!stats.is_object()) r.fail(at, "expected an object");
+  for (const auto& item : stats.items()) p.trace_stats.emplace_back(item.key(), r.u64(stats, item.key().c_str(), at));
+}
+
+template <>
+struct Record<Profile> {
+  using P = Profile;
+  static constexpr std::string_view name = "";  // the document itself
+  static constexpr std::string_view meaning = "Top level, in this order:";
+  static constexpr Field<P> fields[] = {
+      custom<&string_type, &write_schema, &read_schema>("schema", "", "`\"gpuscope.report/1\"` (always the first key)"),
+      lenient<&P::source>("source", "what recorded the traces (`unknown`: mixed, or a name this reader does not know)"),
+      field<&P::producer>("producer", "", "what recorded the first trace (\"PyTorch Profiler (Kineto)\", …)"),
+      field<&P::files>("files", "", "the analysed files, one per rank for jobs"),
+      field<&P::clock_alignment>("clock_alignment", "", "how ranks were put on one clock; empty for one file"),
+      field<&P::window>("window", "", "first to last event of all traces"),
+      field<&P::kernel_time_ns>("kernel_time_ns", "ns", "Σ kernel durations (the denominator of `share`s)"),
+      field<&P::devices>("devices", "", "one per GPU (per rank and GPU in jobs)"),
+      field<&P::categories>("categories", "", "kernel categories with time, largest first"),
+      limited<&ReportJsonOptions::top, &P::hotspots>("hotspots",
+                                                     "kernels by name, largest total first (all, or `--top`)"),
+      limited<&ReportJsonOptions::max_steps, &P::steps, &StepSummary::steps>("steps",
+                                                                             "every step (or the first `--steps`)"),
+      field<&P::steps>("step_summary", "", "the steps together"),
+      field<&P::idle>("idle", "", "idle time by cause, per stream"),
+      field<&P::launches>("launches", "", "launch statistics"),
+      field<&P::temporal_breakdown>("temporal_breakdown", "", "HTA's breakdown, one per rank (and GPU)"),
+      field<&P::ranks>("ranks", "", "one per rank and GPU"),
+      field<&P::skew>("skew", "", "spreads across ranks and GPUs"),
+      field<&P::syncs>("syncs", "", "host synchronizations"),
+      field<&P::memcpys>("memcpys", "", "copies and fills"),
+      field<&P::findings>("findings", "", "largest `saving_ns` first"),
+      custom<&counters_type, &write_trace_stats, &read_trace_stats>(
+          "trace_stats", "",
+          "the traces' statistics (`capture.dropped_records`, `import.skipped.<reason>`, …), summed over files"),
+  };
+};
+
+// [SECTION] Entry points ------------------------------------------------------------------------
+
+namespace {
+
+std::string escaped(std::string_view cell) {
+  std::string s;
+  for (char c : cell) {
+    if (c == '|') s += '\\';
+    s += c;
+  }
+  return s;
+}
+
+}  // namespace
+
+void begin_table(SchemaDoc& doc, std::string_view name, std::string_view meaning) {
+  if (!doc.text.empty()) doc.text += "\n";
+  if (!name.empty()) doc.text += "### `" + std::string(name) + "`\n\n";
+  doc.text += std::string(meaning) + "\n\n| key | type | unit | meaning |\n|---|---|---|---|\n";
+}
+
+void add_row(SchemaDoc& doc, std::string_view key, const std::string& type, std::string_view unit,
+             std::string_view meaning) {
+  doc.text +=
+      "| `" + std::string(key) + "` | " + escaped(type) + " | " + escaped(unit) + " | " + escaped(meaning) + " |\n";
+}
+
+Json write_report(const Profile& p, const ReportJsonOptions& options) { return write_record(p, options); }
+
+Profile read_report(const Json& document, const Reader& r) {
+  Profile p;
+  read_record(p, document, "", r);
+  return p;
+}
+
+}  // namespace gpuscope::detail
+
+namespace gpuscope {
+
+std::string report_schema_markdown() {
+  detail::SchemaDoc doc;
+  detail::describe_record<Profile>(doc);
+  return doc.text + "\n";  // a blank line ends the last table
+}
+
+}  // namespace gpuscope

@@ -1,0 +1,350 @@
+// The report's field table (src/export/report_fields.cpp) against what it
+// drives: docs/report-schema.md's key tables (generated from it, row for
+// row), the JSON the writer makes (every object has exactly its documented
+// keys, in order, of the documented types) and the reader (round trip, the
+// path of what is wrong).
+//
+// GPUSCOPE_UPDATE_DOCS=1 (`cmake --build build --target update-docs`) makes
+// the doc test rewrite the doc's generated part instead of failing.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/profile.h"
+#include "export/report_json.h"
+#include "trace/error.h"
+
+namespace gpuscope {
+namespace {
+
+using nlohmann::ordered_json;
+
+const std::string kDocPath = std::string(GPUSCOPE_SOURCE_DIR) + "/docs/report-schema.md";
+constexpr std::string_view kBegin = "<!-- BEGIN report fields -->\n";
+constexpr std::string_view kEnd = "<!-- END report fields -->\n";
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A Profile with every list non-empty, every optional GPU both set and
+// unset, and values that differ from their defaults.
+Profile full_profile() {
+  Profile p;
+  p.source = TraceSource::chrome_json;
+  p.producer = "PyTorch Profiler (Kineto)";
+  p.files = {"rank0.json", "rank1.json"};
+  p.clock_alignment = "aligned on the first all-reduce";
+  p.window = {1'000, 9'000};
+  p.kernel_time_ns = 5'000;
+  DeviceSummary d;
+  d.id = 1;
+  d.name = "H200";
+  d.compute_major = 9;
+  d.rank = 1;
+  d.window = {1'100, 8'900};
+  d.span_ns = 7'800;
+  d.utilization = 0.625;
+  d.kernels = 12;
+  p.devices = {d};
+  CategoryTime c;
+  c.category = KernelCategory::padding;
+  c.time_ns = 2'000;
+  c.share = 0.4;
+  c.count = 3;
+  c.stats = {3, 2'000, 500, 800, 666, 700};
+  p.categories = {c};
+  Hotspot h;
+  h.name = "Eigen::TensorPaddingOp";
+  h.category = KernelCategory::padding;
+  h.stats = c.stats;
+  h.share = 0.4;
+  h.tensor_cores = true;
+  Hotspot h2 = h;
+  h2.name = "void pad_kernel<float>";
+  h2.device = 1;
+  p.hotspots = {h, h2};
+  for (int i = 0; i < 3; ++i) {
+    Step s;
+    s.index = i;
+    s.name = "step " + std::to_string(i);
+    s.range = {1'000 + i * 2'000, 2'500 + i * 2'000};
+    s.compute_ns = 1'000;
+    s.idle_ns = 500;
+    s.device = i == 0 ? kNoDevice : 1;
+    s.rank = 1;
+    p.steps.steps.push_back(s);
+  }
+  p.steps.source = StepSource::nvtx;
+  p.steps.step_time = {3, 4'500, 1'500, 1'500, 1'500, 1'500};
+  p.steps.total_ns = 4'500;
+  p.idle = {{1, 1, 7, 100, 20, 3}};
+  p.launches.launches = 12;
+  p.launches.launch_delay = {12, -50, -10, 30, -4, -2};
+  p.launches.short_kernel_share = 0.25;
+  p.temporal_breakdown = {{1, kNoDevice, 7'800, 1'000, 6'000, 800, 0.128, 0.769, 0.103}};
+  RankSummary r;
+  r.rank = 1;
+  r.source_file = "rank1.json";
+  r.clock_offset_ns = -250;
+  r.device = 1;
+  p.ranks = {r};
+  p.skew = {2, 0.1, 0.2, 0.3, 1, 1};
+  p.syncs.count = 4;
+  p.memcpys.bytes = 1 << 20;
+  Finding f;
+  f.id = "padding-hotspot";
+  f.severity = Severity::critical;
+  f.title = "40.0% of kernel time is in padding kernels";
+  f.evidence = "Top kernels: …";
+  f.recommendation = "Let the convolution do the padding.";
+  f.saving_ns = 2'000;
+  f.metric = 0.4;
+  f.threshold = 0.05;
+  f.ranges = {{1'200, 1'900}, {3'200, 3'800}};
+  f.kernels = {h.name, h2.name};
+  Finding g = f;
+  g.id = "low-utilization";
+  g.device = 1;
+  p.findings = {f, g};
+  p.trace_stats = {{"capture.dropped_records", 0}, {"import.skipped.bad_event", 2}};
+  return p;
+}
+
+// [SECTION] The doc follows the table ---------------------------------------------------
+
+TEST(ReportSchemaDoc, KeyTablesAreTheFieldTable) {
+  const std::string doc = read_file(kDocPath);
+  ASSERT_FALSE(doc.empty()) << kDocPath;
+  const auto begin = doc.find(kBegin), end = doc.find(kEnd);
+  ASSERT_NE(begin, std::string::npos) << kDocPath << " lacks the line " << kBegin;
+  ASSERT_NE(end, std::string::npos) << kDocPath << " lacks the line " << kEnd;
+  ASSERT_LT(begin, end);
+  const std::size_t from = begin + kBegin.size();
+  const std::string documented = doc.substr(from, end - from), generated = report_schema_markdown();
+  if (documented == generated) return;
+  if (std::getenv("GPUSCOPE_UPDATE_DOCS")) {
+    const std::string tmp = kDocPath + ".tmp." + std::to_string(::getpid());
+    {
+      std::ofstream out(tmp, std::ios::binary);
+      out << doc.substr(0, from) << generated << doc.substr(end);
+      ASSERT_TRUE(out.good()) << tmp;
+    }
+    std::filesystem::rename(tmp, kDocPath);
+    std::cout << "rewrote the key tables of " << kDocPath << "\n";
+    return;
+  }
+  ADD_FAILURE() << kDocPath
+                << ": the key tables differ from src/export/report_fields.cpp; run `cmake --build build --target "
+                   "update-docs` (or set GPUSCOPE_UPDATE_DOCS=1 for this test). Expected:\n"
+                << generated;
+}
+
+// [SECTION] The writer makes what the doc says -------------------------------------------------
+
+struct Row {
+  std::string key, type;
+};
+
+// The doc's key tables: "" for the top level, else the name of each `### ` heading.
+std::map<std::string, std::vector<Row>> documented_tables() {
+  const std::string doc = read_file(kDocPath);
+  std::map<std::string, std::vector<Row>> tables;
+  const auto begin = doc.find(kBegin), end = doc.find(kEnd);
+  if (begin == std::string::npos || end == std::string::npos) return tables;
+  std::istringstream in(doc.substr(begin, end - begin));
+  std::string line, current;
+  while (std::getline(in, line)) {
+    if (line.starts_with("### `")) current = line.substr(5, line.find('`', 5) - 5);
+    if (!line.starts_with("| `")) continue;
+    // | `key` | type | unit | meaning |
+    const auto key_end = line.find('`', 3);
+    const auto type_begin = line.find("| ", key_end) + 2;
+    const auto type_end = line.find(" |", type_begin);
+    tables[current].push_back({line.substr(3, key_end - 3), line.substr(type_begin, type_end - type_begin)});
+  }
+  return tables;
+}
+
+// Checks a written document against the doc's tables, descending into the
+// objects they name; remembers which tables it used.
+struct DocChecker {
+  std::map<std::string, std::vector<Row>> tables = documented_tables();
+  std::set<std::string> used;
+
+  void object(const ordered_json& o, const std::string& table, const std::string& path) {
+    ASSERT_TRUE(o.is_object()) << path;
+    const auto it = tables.find(table);
+    ASSERT_NE(it, tables.end()) << "no key table for `" << table << "` (" << path << ")";
+    used.insert(table);
+    std::vector<std::string> written, documented;
+    for (auto i = o.begin(); i != o.end(); ++i) written.push_back(i.key());
+    for (const Row& row : it->second) documented.push_back(row.key);
+    ASSERT_EQ(written, documented) << path << " (table `" << table << "`)";
+    for (const Row& row : it->second) value(o[row.key], row.type, path + "." + row.key);
+  }
+
+  void value(const ordered_json& v, const std::string& type, const std::string& path) {
+    if (type == "int") {
+      EXPECT_TRUE(v.is_number_integer()) << path;
+    } else if (type == "number") {
+      EXPECT_TRUE(v.is_number()) << path;
+    } else if (type == "string") {
+      EXPECT_TRUE(v.is_string()) << path;
+    } else if (type == "bool") {
+      EXPECT_TRUE(v.is_boolean()) << path;
+    } else if (type == "int or null") {
+      EXPECT_TRUE(v.is_number_integer() || v.is_null()) << path;
+    } else if (type == "{string: int}") {
+      ASSERT_TRUE(v.is_object()) << path;
+      for (const auto& item : v.items()) EXPECT_TRUE(item.value().is_number_integer()) << path << "." << item.key();
+    } else if (type.starts_with("[") && type.ends_with("]")) {
+      ASSERT_TRUE(v.is_array()) << path;
+      ASSERT_FALSE(v.empty()) << path << ": the sample should fill every list";
+      for (std::size_t i = 0; i < v.size(); ++i)
+        value(v[i], type.substr(1, type.size() - 2), path + "[" + std::to_string(i) + "]");
+    } else {
+      object(v, type, path);
+    }
+  }
+};
+
+TEST(ReportFields, EveryObjectHasExactlyItsDocumentedKeysInOrder) {
+  DocChecker check;
+  ASSERT_TRUE(check.tables.count("")) << "no top-level table in " << kDocPath;
+  const ordered_json j = ordered_json::parse(report_json(full_profile()));
+  check.object(j, "", "report");
+  EXPECT_EQ(j["schema"], "gpuscope.report/1");
+  for (const auto& [name, rows] : check.tables) EXPECT_TRUE(check.used.count(name)) << "table `" << name << "` unused";
+}
+
+TEST(ReportFields, EveryTableHasUniqueKeys) {
+  for (const auto& [name, rows] : documented_tables())
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      for (std::size_t k = i + 1; k < rows.size(); ++k) EXPECT_NE(rows[i].key, rows[k].key) << "table `" << name << "`";
+}
+
+// [SECTION] The reader reads back what the writer wrote -------------------------------------
+
+TEST(ReportFields, RoundTripKeepsEveryField) {
+  const Profile p = full_profile();
+  const std::string text = report_json(p);
+  const Profile back = parse_report_json(text, "saved.json");
+  EXPECT_EQ(report_json(back), text);
+  ReportJsonOptions compact;
+  compact.pretty = false;
+  EXPECT_EQ(report_json(parse_report_json(report_json(p, compact), "compact.json"), compact), report_json(p, compact));
+  // Values the text alone would not show lost: null GPUs, negative delays, enums.
+  EXPECT_EQ(back.hotspots[0].device, kNoDevice);
+  EXPECT_EQ(back.hotspots[1].device, 1u);
+  EXPECT_EQ(back.steps.steps[0].device, kNoDevice);
+  EXPECT_EQ(back.steps.steps[2].range, p.steps.steps[2].range);
+  EXPECT_EQ(back.launches.launch_delay.total, -50);
+  EXPECT_EQ(back.source, TraceSource::chrome_json);
+  EXPECT_EQ(back.steps.source, StepSource::nvtx);
+  EXPECT_EQ(back.findings[0].severity, Severity::critical);
+  EXPECT_EQ(back.findings[1].ranges, p.findings[1].ranges);
+  EXPECT_EQ(back.trace_stats, p.trace_stats);
+}
+
+TEST(ReportFields, ListsKeepTheRequestedNumberAndTheSummaryCountsAll) {
+  ReportJsonOptions o;
+  o.top = 1;
+  o.max_steps = 2;
+  const ordered_json j = ordered_json::parse(report_json(full_profile(), o));
+  EXPECT_EQ(j["hotspots"].size(), 1u);
+  EXPECT_EQ(j["steps"].size(), 2u);
+  EXPECT_EQ(j["step_summary"]["count"], 3);
+  EXPECT_EQ(j["steps"][1]["duration_ns"], 1'500);
+  EXPECT_EQ(j["steps"][0]["device"], nullptr);
+  EXPECT_EQ(j["categories"][0]["name"], "padding");
+}
+
+void expect_input_error(const ordered_json& document, const std::string& what) {
+  try {
+    parse_report_json(document.dump(), "bad.json");
+    ADD_FAILURE() << "accepted; wanted: " << what;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "bad.json");
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReportFields, ReaderNamesThePathOfWhatIsWrong) {
+  const ordered_json good = ordered_json::parse(report_json(full_profile()));
+  ordered_json j = good;
+  j["hotspots"][1]["stats"].erase("median_ns");
+  expect_input_error(j, "\"hotspots[1].stats.median_ns\": missing");
+  j = good;
+  j["steps"][2]["end_ns"] = 0;
+  expect_input_error(j, "\"steps[2]\": ends before it starts");
+  j = good;
+  j["steps"][0]["start_ns"] = "early";
+  expect_input_error(j, "\"steps[0].start_ns\": expected an integer");
+  j = good;
+  j["files"][1] = 7;
+  expect_input_error(j, "\"files[1]\": expected a string");
+  j = good;
+  j["findings"][1]["kernels"][0] = nullptr;
+  expect_input_error(j, "\"findings[1].kernels[0]\": expected a string");
+  j = good;
+  j["trace_stats"] = ordered_json::array();
+  expect_input_error(j, "\"trace_stats\": expected an object");
+  j = good;
+  j["trace_stats"]["import.skipped.bad_event"] = -2;
+  expect_input_error(j, "\"trace_stats.import.skipped.bad_event\": expected a non-negative integer");
+  j = good;
+  j["hotspots"][0]["device"] = "GPU 0";
+  expect_input_error(j, "\"hotspots[0].device\": expected an integer");
+  j = good;
+  j["idle"][0]["device"] = nullptr;  // a stream is always on some GPU
+  expect_input_error(j, "\"idle[0].device\": expected an integer");
+  j = good;
+  j["devices"][0]["window"] = 3;
+  expect_input_error(j, "\"devices[0].window\": expected an object");
+  j = good;
+  j["findings"][0]["severity"] = "dire";
+  expect_input_error(j, "\"findings[0].severity\": unknown value \"dire\"");
+  j = good;
+  j["launches"]["max_queue_depth"] = std::int64_t{1} << 40;
+  expect_input_error(j, "\"launches.max_queue_depth\": out of range");
+  j = good;
+  j["skew"]["busy_spread"] = true;
+  expect_input_error(j, "\"skew.busy_spread\": expected a number");
+  j = good;
+  j["hotspots"][0]["tensor_cores"] = 1;
+  expect_input_error(j, "\"hotspots[0].tensor_cores\": expected true or false");
+}
+
+TEST(ReportFields, ReaderToleratesWhatOlderOrNewerWritersDo) {
+  const ordered_json good = ordered_json::parse(report_json(full_profile()));
+  ordered_json j = good;
+  j.erase("source");  // older reports had no source
+  EXPECT_EQ(parse_report_json(j.dump(), "old.json").source, TraceSource::unknown);
+  j = good;
+  j["source"] = "a future profiler";
+  EXPECT_EQ(parse_report_json(j.dump(), "new.json").source, TraceSource::unknown);
+  j = good;
+  j["devices"][0]["dram_bandwidth"] = 0.5;  // keys a newer writer adds
+  j["memory"] = ordered_json::object();
+  EXPECT_EQ(report_json(parse_report_json(j.dump(), "new.json")), report_json(full_profile()));
+  j = good;
+  j["steps"][0]["duration_ns"] = -1;  // derived keys are recomputed, not read
+  EXPECT_EQ(report_json(parse_report_json(j.dump(), "edited.json")), report_json(full_profile()));
+}
+
+}  // namespace
+}  // namespace gpuscope
