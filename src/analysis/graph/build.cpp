@@ -87,6 +87,13 @@ struct Builder {
 
   Builder(const Trace& trace, const GraphOptions& options, Graph& graph) : t(trace), o(options), g(graph) {}
 
+  // A table's rows on a track: all of them, or those overlapping the window.
+  bool windowed() const { return o.window.end > o.window.start; }
+  bool in_window(TimeNs at) const { return !windowed() || (at >= o.window.start && at <= o.window.end); }
+  RowRange rows(TableId table, TrackId track) const {
+    return windowed() ? t.rows_overlapping(table, track, o.window.start, o.window.end) : t.rows_of(table, track);
+  }
+
   void chains();
   void launches();
   void latencies();
@@ -132,8 +139,7 @@ void Builder::gpu_chain(TrackId track) {
   const KernelTable& k = t.kernels();
   const MemcpyTable& m = t.memcpys();
   const MemsetTable& z = t.memsets();
-  RowRange rk = t.rows_of(TableId::kernels, track), rm = t.rows_of(TableId::memcpys, track),
-           rz = t.rows_of(TableId::memsets, track);
+  RowRange rk = rows(TableId::kernels, track), rm = rows(TableId::memcpys, track), rz = rows(TableId::memsets, track);
   if (rk.empty() && rm.empty() && rz.empty()) return;
   Chain c;
   c.begin = static_cast<NodeId>(g.size());
@@ -165,7 +171,7 @@ void Builder::gpu_chain(TrackId track) {
 // a runtime call) are part of it, and so are the ops they launch.
 void Builder::cpu_chain(TrackId track) {
   const ApiCallTable& a = t.api_calls();
-  const RowRange r = t.rows_of(TableId::api_calls, track);
+  const RowRange r = rows(TableId::api_calls, track);
   if (r.empty()) return;
   Chain c;
   c.begin = static_cast<NodeId>(g.size());
@@ -341,6 +347,7 @@ void Builder::syncs() {
   };
 
   for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!in_window(s.start[i])) continue;
     const SyncType type = s.type_at(i);
     if (type == SyncType::stream_wait_event) continue;  // GPU-side: seen as the waiting stream's inferred edge
     const std::uint32_t ci = s.track[i] < track_chain.size() ? track_chain[s.track[i]] : kNoTrack;
@@ -680,8 +687,8 @@ void Builder::input() {
   for (const Chain& c : g.chains) {
     if (c.gpu) continue;
     std::vector<TimeRange> spans;  // merged input ranges of the thread
-    const RowRange rows = t.rows_of(TableId::ranges, c.track);
-    for (RowIndex i = rows.begin; i < rows.end; ++i) {
+    const RowRange on_thread = rows(TableId::ranges, c.track);
+    for (RowIndex i = on_thread.begin; i < on_thread.end; ++i) {
       if (r.kind_at(i) == RangeKind::mark) continue;
       std::uint8_t& k = is_input[r.name[i]];
       if (k == 2) k = detail::is_input_range_name(t.str(r.name[i])) ? 1 : 0;
@@ -753,9 +760,14 @@ void Builder::steps() {
     return std::size_t{0};
   };
   std::vector<TimeRange> cpu_range;  // per graph step: its CPU range
+  std::size_t outside = 0;
   for (std::size_t i = 0; i < found.size(); ++i) {
     const Step& st = found[i];
     const detail::StepOrigin& from = origins[i];
+    if (windowed() && (st.range.start < o.window.start || st.range.end > o.window.end)) {
+      ++outside;  // not all of it in the window
+      continue;
+    }
     GraphStep gs;
     gs.index = st.index;
     gs.name = st.name;
@@ -785,7 +797,8 @@ void Builder::steps() {
     cpu_range.push_back(from.range);
     g.steps.push_back(std::move(gs));
   }
-  if (g.steps.size() < found.size()) g.add_stat("graph.steps_without_anchor", found.size() - g.steps.size());
+  if (g.steps.size() + outside < found.size())
+    g.add_stat("graph.steps_without_anchor", found.size() - outside - g.steps.size());
   // Each op belongs to the step whose range holds its launch call's start, on
   // that call's thread and for the op's device. Ops of a stream come in launch
   // order, so one cursor per thread finds them in one pass (counted, then placed).

@@ -535,6 +535,35 @@ Change make_change(ChangeKind kind) {
   return c;
 }
 
+std::vector<Change> parse_changes(std::string_view spec) {
+  std::vector<std::string_view> words;
+  for (std::size_t at = 0; at < spec.size();) {
+    const std::size_t end = std::min(spec.find(' ', at), spec.size());
+    if (end > at) words.push_back(spec.substr(at, end - at));
+    at = end + 1;
+  }
+  std::vector<Change> out;
+  const std::pair<std::string_view, ChangeKind> flags[] = {{"--overlap-allreduce", ChangeKind::overlap_allreduce},
+                                                           {"--overlap-update", ChangeKind::overlap_update},
+                                                           {"--no-input-wait", ChangeKind::no_input_wait},
+                                                           {"--no-host-sync", ChangeKind::no_host_sync},
+                                                           {"--cuda-graphs", ChangeKind::cuda_graphs},
+                                                           {"--balance-ranks", ChangeKind::balance_ranks}};
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string_view w = words[i];
+    if ((w == "--remove" || w == "--scale") && i + 1 < words.size()) {
+      out.push_back(w == "--remove" ? parse_remove(words[i + 1]) : parse_scale(words[i + 1]));
+      ++i;
+      continue;
+    }
+    bool known = false;
+    for (const auto& [flag, kind] : flags)
+      if (w == flag) out.push_back(make_change(kind)), known = true;
+    if (!known) throw ChangeError(std::string(w) + ": not a change");
+  }
+  return out;
+}
+
 Graph apply_changes(const Graph& base, const Trace& trace, std::span<const Change> changes,
                     std::vector<ChangeResult>* results) {
   Graph g = base;

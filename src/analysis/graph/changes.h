@@ -48,6 +48,8 @@ class ChangeError : public std::runtime_error {
 Change parse_remove(std::string_view arg);
 Change parse_scale(std::string_view arg);
 Change make_change(ChangeKind kind);  // the changes without an argument
+// Changes written as on the command line: "--remove padding --scale gemm=0.5 --no-input-wait".
+std::vector<Change> parse_changes(std::string_view spec);
 // The category names --remove and --scale accept, comma-separated.
 std::string category_names();
 

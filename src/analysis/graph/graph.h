@@ -218,6 +218,9 @@ struct GraphOptions {
   // handing work to another, as PyTorch's main thread and autograd thread do).
   TimeNs handover_min_ns = 1'000'000;
   TimeNs handover_window_ns = 2'000'000;
+  // Only what overlaps this time range (empty: the whole trace): ops, calls
+  // and ranges that overlap it, steps that lie inside it.
+  TimeRange window;
   // Dependencies the trace's timestamps violate by at most this much are kept
   // (with a negative latency); beyond it they are dropped and counted.
   TimeNs tolerance_ns = 5'000;
