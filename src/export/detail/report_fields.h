@@ -194,6 +194,8 @@ template <>
 inline constexpr int kEnumSize<StepSource> = static_cast<int>(StepSource::pattern) + 1;
 template <>
 inline constexpr int kEnumSize<TraceSource> = static_cast<int>(TraceSource::synthetic) + 1;
+template <>
+inline constexpr int kEnumSize<SavingSource> = static_cast<int>(SavingSource::simulated) + 1;
 
 template <class E>
 bool parse_enum(std::string_view s, E* out) {
@@ -402,6 +404,20 @@ struct LenientKind {
   };
 };
 
+// A value read only when present: keys added within /1 that reports saved by
+// an earlier gpuscope lack (then the member keeps its default). Present, it
+// is checked like any other.
+template <auto... Path>
+struct OptionalKind {
+  template <class T>
+  struct For : ValueKind<Path...>::template For<T> {
+    static void read_(T& x, const char* key, const Json& from, const std::string& path, const Reader& r) {
+      if (r.optional(from, key)) read_value(Member<Path...>::of(x), from, key, path, r);
+    }
+    static constexpr ReadFn<T> read = &read_;
+  };
+};
+
 // A value computed from others when writing (a step's duration); not read
 // back (the reader has what it is computed from).
 template <auto Compute>
@@ -476,6 +492,10 @@ constexpr Spec<ListKind<Limit, Path...>> limited(const char* key, std::string_vi
 template <auto... Path>
 constexpr Spec<LenientKind<Path...>> lenient(const char* key, std::string_view meaning) {
   return {key, "", meaning};
+}
+template <auto... Path>
+constexpr Spec<OptionalKind<Path...>> optional(const char* key, std::string_view unit, std::string_view meaning) {
+  return {key, unit, meaning};
 }
 template <auto Compute>
 constexpr Spec<DerivedKind<Compute>> derived(const char* key, std::string_view unit, std::string_view meaning) {
