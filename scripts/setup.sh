@@ -8,7 +8,7 @@ packages=(
   libzstd-dev libdeflate-dev libisal-dev zlib1g-dev libxxhash-dev
   libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
-  libimgui-dev libglfw3-dev libstb-dev libgl-dev
+  libimgui-dev libglfw3-dev libstb-dev libgl-dev fonts-dejavu-core
   xvfb xauth libgl1-mesa-dri mesa-utils
   libopenmpi-dev openmpi-bin
   python3

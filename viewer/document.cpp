@@ -40,6 +40,8 @@ std::string_view source_label(TraceSource s) {
       return "captured";
     case TraceSource::chrome_json:
       return "imported";
+    case TraceSource::nsys_sqlite:
+      return "imported (nsys)";
     case TraceSource::synthetic:
       return "synthetic";
     case TraceSource::unknown:

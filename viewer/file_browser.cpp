@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "analysis/format.h"
 #include "viewer/time_format.h"
 
 namespace gpuscope::viewer {
@@ -17,7 +18,7 @@ bool FileBrowser::looks_like_trace(const std::string& name) {
   auto ends = [&](std::string_view suffix) {
     return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  return ends(".gscope") || ends(".json") || ends(".json.gz") || ends(".gz");
+  return ends(".gscope") || ends(".json") || ends(".json.gz") || ends(".gz") || ends(".sqlite");
 }
 
 std::vector<FileBrowser::Entry> FileBrowser::list(const std::string& dir, bool all_files, std::string* error) {
@@ -113,7 +114,7 @@ std::optional<std::string> FileBrowser::draw() {
     }
     if (!e.is_dir) {
       ImGui::SameLine(ImGui::GetWindowWidth() - 110);
-      ImGui::TextDisabled("%s", format_bytes(e.size).c_str());
+      ImGui::TextDisabled("%s", format::bytes(e.size).c_str());
     }
     ImGui::PopID();
   }

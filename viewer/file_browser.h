@@ -1,5 +1,5 @@
 // A small in-app file browser (a modal window): folders first, then trace
-// files (.gscope, .json, .json.gz — or every file when asked); double-click a
+// files (.gscope, .json, .json.gz, .sqlite — or every file when asked); double-click a
 // folder to enter it, a file to open it, or type a path.
 #pragma once
 

@@ -2,12 +2,97 @@
 
 #include <imgui.h>
 
+#include <cstdio>
+
 #include "trace/detail/time_columns.h"
 
 namespace gpuscope::viewer {
 
+namespace {
+
+using nlohmann::json;
+
+json font_json(const FontStatus& font) {
+  json ascii = json::array();
+  for (ImWchar c : font.ascii) {
+    char code[16];
+    std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(c));
+    ascii.push_back(code);
+  }
+  return {{"file", font.fallback() ? json(nullptr) : json(font.file)},
+          {"message", font.message},
+          {"ascii_stand_ins", std::move(ascii)}};
+}
+
+json tracks_json(const FrameStats& st) {
+  json tracks = json::array();
+  for (const TrackStats& ts : st.tracks)
+    tracks.push_back({{"group", ts.group},
+                      {"label", ts.label},
+                      {"track", ts.track},
+                      {"visible", ts.visible},
+                      {"collapsed", ts.collapsed},
+                      {"rows", ts.rows},
+                      {"y", ts.y},
+                      {"height", ts.height},
+                      {"drawn", ts.drawn},
+                      {"merged_blocks", ts.merged_blocks},
+                      {"merged_events", ts.merged_events}});
+  return tracks;
+}
+
+// Kernels in view per category: what the colours stand for.
+json kernels_by_category_json(const FrameStats& st) {
+  json by_category = json::array();
+  for (int c = 0; c < kKernelCategoryCount; ++c) {
+    const auto i = static_cast<std::size_t>(c);
+    if (st.kernel_ns_single[i] == 0 && st.kernel_ns_folded[i] == 0 && st.kernel_px[i] == 0) continue;
+    by_category.push_back({{"category", std::string(to_string(static_cast<KernelCategory>(c)))},
+                           {"single_ns", st.kernel_ns_single[i]},
+                           {"folded_ns", st.kernel_ns_folded[i]},
+                           {"px", st.kernel_px[i]}});
+  }
+  return by_category;
+}
+
+// The hotspot rows as a user reads them (only those on screen).
+json hotspots_json(const FrameStats& st) {
+  json hotspots = json::array();
+  for (const HotspotRow& h : st.hotspot_list)
+    hotspots.push_back({{"name", h.name},
+                        {"kernel", h.kernel},
+                        {"category", h.category},
+                        {"total", h.total},
+                        {"share", h.share},
+                        {"count", h.count}});
+  return hotspots;
+}
+
+json selection_json(const View& view, const Trace& t) {
+  const Selection& sel = view.selection();
+  if (!sel.valid()) return nullptr;
+  const auto tc = detail::time_columns(t.tables(), sel.table);
+  json s = {{"table", std::string(to_string(sel.table))},
+            {"row", sel.row},
+            {"start_ns", (*tc.start)[sel.row]},
+            {"end_ns", (*tc.end)[sel.row]},
+            {"track", (*tc.track)[sel.row]}};
+  if (sel.table == TableId::kernels) {
+    s["name"] = std::string(t.str(t.kernels().name[sel.row]));
+    s["category"] = std::string(to_string(t.kernels().category_at(sel.row)));
+    const RowIndex api = t.launching_api(OpRef{OpTable::kernel, sel.row});
+    s["launching_api"] = api == kNoRow ? json(nullptr) : json(std::string(t.str(t.api_calls().name[api])));
+  }
+  // The details panel's fields as drawn (empty when another tab was showing).
+  json d = json::array();
+  for (const auto& [key, value] : view.stats().details) d.push_back(json::array({key, value}));
+  s["details"] = std::move(d);
+  return s;
+}
+
+}  // namespace
+
 nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameReportContext& ctx) {
-  using nlohmann::json;
   const FrameStats& st = view.stats();
   json j;
   j["schema"] = "gpuscope.view-frame/1";
@@ -22,6 +107,7 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["indices"] = dd ? dd->TotalIdxCount : 0;
   j["draw_lists"] = dd ? dd->CmdListsCount : 0;
   j["last_frame_ms"] = view.last_frame_ms();
+  j["font"] = font_json(ctx.font);
 
   const Document* doc = view.document();
   if (!doc) {
@@ -43,23 +129,12 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
                         {"end_offset_ns", st.view_end - t.begin_time()},
                         {"duration_ns", st.view_end - st.view_start}};
   j["timeline_width_px"] = st.timeline_width_px;
-  json tracks = json::array();
-  for (const TrackStats& ts : st.tracks)
-    tracks.push_back({{"group", ts.group},
-                      {"label", ts.label},
-                      {"track", ts.track},
-                      {"visible", ts.visible},
-                      {"collapsed", ts.collapsed},
-                      {"rows", ts.rows},
-                      {"y", ts.y},
-                      {"height", ts.height},
-                      {"drawn", ts.drawn},
-                      {"merged_blocks", ts.merged_blocks},
-                      {"merged_events", ts.merged_events}});
-  j["tracks"] = std::move(tracks);
+  j["tracks"] = tracks_json(st);
   j["drawn_items"] = st.drawn;
   j["merged_blocks"] = st.merged_blocks;
   j["merged_events"] = st.merged_events;
+  j["kernels_by_category"] = kernels_by_category_json(st);
+  j["folded_labels"] = st.folded_labels;
   j["lane_columns"] = st.lane_columns;
   j["match_markers"] = st.match_markers;
   j["flow_arrow"] = st.flow_arrow;
@@ -69,29 +144,9 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
                {"findings", st.finding_rows},
                {"summary_devices", st.summary_devices},
                {"compare", st.compare_rows}};
+  j["hotspot_rows"] = hotspots_json(st);
 
-  const Selection& sel = view.selection();
-  if (sel.valid()) {
-    const auto tc = detail::time_columns(t.tables(), sel.table);
-    json s = {{"table", std::string(to_string(sel.table))},
-              {"row", sel.row},
-              {"start_ns", (*tc.start)[sel.row]},
-              {"end_ns", (*tc.end)[sel.row]},
-              {"track", (*tc.track)[sel.row]}};
-    if (sel.table == TableId::kernels) {
-      s["name"] = std::string(t.str(t.kernels().name[sel.row]));
-      s["category"] = std::string(to_string(t.kernels().category_at(sel.row)));
-      const RowIndex api = t.launching_api(OpRef{OpTable::kernel, sel.row});
-      s["launching_api"] = api == kNoRow ? json(nullptr) : json(std::string(t.str(t.api_calls().name[api])));
-    }
-    // The details panel's fields as drawn (empty when another tab was showing).
-    json d = json::array();
-    for (const auto& [key, value] : st.details) d.push_back(json::array({key, value}));
-    s["details"] = std::move(d);
-    j["selection"] = std::move(s);
-  } else {
-    j["selection"] = nullptr;
-  }
+  j["selection"] = selection_json(view, t);
   j["highlight"] = {{"label", view.matches_label()}, {"matches", view.matches().size()}};
   const auto profile = doc->profile();
   j["analysis"] = profile ? "done" : doc->analysis_failed() ? "failed" : "pending";

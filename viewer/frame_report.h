@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "viewer/fonts.h"
 #include "viewer/view.h"
 
 struct ImDrawData;
@@ -18,6 +19,7 @@ struct FrameReportContext {
   int width = 0, height = 0;  // framebuffer size
   int frames = 0;             // frames rendered after loading
   std::string error;          // the load error or another reason for exit 2, empty if none
+  FontStatus font;            // the UI font as loaded
 };
 
 nlohmann::json frame_report(const View& view, const ImDrawData* draw_data, const FrameReportContext& ctx);

@@ -27,11 +27,14 @@
 #include <thread>
 #include <vector>
 
+#include "viewer/fonts.h"
 #include "viewer/frame_report.h"
 #include "viewer/options.h"
 #include "viewer/view.h"
 
 #include "import/synthetic.h"
+#include "trace/error.h"
+#include "trace/files.h"
 
 namespace gv = gpuscope::viewer;
 
@@ -55,6 +58,7 @@ struct Options {
   bool find_regex = false;
   int frames = 3;
   std::uint64_t synthetic = 0;
+  std::string font = gv::kDefaultFontFile;
 };
 
 void fail(int code, const std::string& message) {
@@ -66,7 +70,8 @@ Options parse_command_line(int argc, char** argv) {
   Options o;
   CLI::App app{
       "gpuscope-view — the gpuscope desktop viewer: timeline, hotspots, findings and summary of a GPU trace\n"
-      "(.gscope, or Chrome/Kineto JSON, plain or .gz). With --screenshot it renders a few frames to a PNG\n"
+      "(.gscope, Chrome/Kineto JSON, plain or .gz, or an Nsight Systems SQLite export). With --screenshot it\n"
+      "renders a few frames to a PNG\n"
       "plus OUT.json describing what was drawn, and exits (use xvfb-run on a machine without a display)."};
   std::string size, view, zoom;
   app.add_option("files", o.files, "trace to open; a second one is opened for comparison")->expected(0, 2);
@@ -79,6 +84,7 @@ Options parse_command_line(int argc, char** argv) {
   app.add_flag("--regex", o.find_regex, "--find is a regular expression");
   app.add_option("--frames", o.frames, "headless: frames to render after loading (default 3)")
       ->check(CLI::Range(1, 1000));
+  app.add_option("--font", o.font, "TrueType font of the UI (default: DejaVu Sans, Debian's fonts-dejavu-core)");
   app.add_option("--synthetic", o.synthetic,
                  "open a synthetic trace of N kernels generated in memory instead of a file (demos, stress tests)");
   try {
@@ -99,6 +105,14 @@ Options parse_command_line(int argc, char** argv) {
     fail(kExitInput, "--synthetic replaces the trace file: give one or the other");
   if (!o.screenshot.empty() && o.files.empty() && o.synthetic == 0)
     fail(kExitInput, "--screenshot needs a trace to open");
+  if (!o.screenshot.empty()) {
+    try {
+      gpuscope::files::refuse_output_among_inputs(o.screenshot, o.files);
+      gpuscope::files::refuse_output_among_inputs(gv::json_path_for(o.screenshot), o.files);
+    } catch (const gpuscope::InputError& e) {
+      fail(kExitInput, e.what());
+    }
+  }
   return o;
 }
 
@@ -140,14 +154,17 @@ GLFWwindow* create_window(int width, int height, bool visible) {
   return w;
 }
 
-void init_imgui(GLFWwindow* w) {
+gv::FontStatus init_imgui(GLFWwindow* w, const Options& o) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // nothing persisted between sessions
   ImGui::StyleColorsDark();
+  const gv::FontStatus font = gv::load_ui_font(io, o.font);
+  if (font.fallback()) std::fprintf(stderr, "gpuscope-view: note: %s\n", font.message.c_str());
   ImGui_ImplGlfw_InitForOpenGL(w, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
+  return font;
 }
 
 void render_frame(gv::View& view, int fb_w, int fb_h) {
@@ -196,19 +213,18 @@ struct Fbo {
 
 // Writes `data` to `path` through a temporary name and a rename, so a failed
 // run never leaves a half-written file under the real name.
+// Writes `path` through a named temporary (the writers open files by name):
+// complete or absent, never half-written, nothing left behind.
 bool write_atomically(const std::string& path, const std::function<bool(const std::string&)>& write) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  if (!write(tmp)) {
-    std::remove(tmp.c_str());
+  try {
+    gpuscope::files::OutputFile out(path, gpuscope::files::OutputFile::Kind::named);
+    out.close_fd();
+    if (!write(out.temp_path())) return false;
+    out.commit();
+    return true;
+  } catch (const gpuscope::InputError&) {
     return false;
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
 }
 
 void open_source(gv::View& view, const Options& o) {
@@ -247,7 +263,7 @@ std::string apply_view_options(gv::View& view, const Options& o) {
 
 int run_headless(const Options& o) {
   GLFWwindow* w = create_window(o.width, o.height, /*visible=*/false);
-  init_imgui(w);
+  const gv::FontStatus font = init_imgui(w, o);
   Fbo fbo;
   if (!fbo.create(o.width, o.height)) fail(kExitDisplay, "cannot create an offscreen framebuffer");
   ImGuiIO& io = ImGui::GetIO();
@@ -296,6 +312,7 @@ int run_headless(const Options& o) {
   ctx.height = o.height;
   ctx.frames = o.frames;
   ctx.error = error;
+  ctx.font = font;
   const std::string json_path = gv::json_path_for(o.screenshot);
   const std::string json_text = gv::frame_report(view, ImGui::GetDrawData(), ctx).dump(2) + "\n";
   const bool json_ok = write_atomically(json_path, [&](const std::string& tmp) {
@@ -319,7 +336,7 @@ int run_headless(const Options& o) {
 
 int run_interactive(const Options& o) {
   GLFWwindow* w = create_window(o.width, o.height, /*visible=*/true);
-  init_imgui(w);
+  init_imgui(w, o);
   glfwSetDropCallback(w, on_drop);
   gv::View view;
   bool options_applied = o.files.empty() && o.synthetic == 0;
@@ -366,6 +383,7 @@ int run_interactive(const Options& o) {
 // [SECTION] main -----------------------------------------------------------------------------
 
 int main(int argc, char** argv) {
+  gpuscope::files::remove_temporaries_on_signals();
   const Options o = parse_command_line(argc, argv);
   return o.screenshot.empty() ? run_interactive(o) : run_headless(o);
 }

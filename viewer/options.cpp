@@ -33,21 +33,21 @@ bool parse_duration(std::string_view s, TimeNs* out, std::string* error) {
   std::uint64_t v = 0;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p == s.data()) {
-    *error = cat("'", s, "' is not a time (an integer with an optional unit ns, us, ms or s)");
+    *error = cat("'", s, "' is not a time (an integer with an optional unit ns, µs (or us), ms or s)");
     return false;
   }
   const std::string_view unit = s.substr(static_cast<std::size_t>(p - s.data()));
   std::uint64_t scale = 0;
   if (unit.empty() || unit == "ns")
     scale = 1;
-  else if (unit == "us")
+  else if (unit == "us" || unit == "µs")
     scale = 1'000;
   else if (unit == "ms")
     scale = 1'000'000;
   else if (unit == "s")
     scale = 1'000'000'000;
   if (scale == 0) {
-    *error = cat("'", s, "': unknown unit '", unit, "' (use ns, us, ms or s)");
+    *error = cat("'", s, "': unknown unit '", unit, "' (use ns, µs (or us), ms or s)");
     return false;
   }
   constexpr std::uint64_t kMax = 1'000'000'000'000'000ull;  // 10^15 ns ≈ 11.6 days

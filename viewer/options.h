@@ -14,7 +14,7 @@ namespace gpuscope::viewer {
 // "1280x800" (also "1280X800"); each side 64..16384 pixels.
 bool parse_size(std::string_view s, int* width, int* height, std::string* error);
 
-// A duration: an integer with an optional unit — ns (default), us, ms, s —
+// A duration: an integer with an optional unit — ns (default), µs (or us), ms, s —
 // "1500", "250us", "2ms", "1s". Non-negative; at most 10^15 ns.
 bool parse_duration(std::string_view s, TimeNs* out, std::string* error);
 

@@ -41,43 +41,16 @@ struct Unit {
   std::int64_t scale;
   const char* name;
 };
-constexpr Unit kUnits[] = {{1, "ns"}, {1'000, "us"}, {1'000'000, "ms"}, {1'000'000'000, "s"}};
+constexpr Unit kUnits[] = {{1, "ns"}, {1'000, "µs"}, {1'000'000, "ms"}, {1'000'000'000, "s"}};
 
 }  // namespace
-
-std::string format_duration(TimeNs ns) {
-  const std::uint64_t mag = ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
-  if (mag < 1'000) return fixed_point(ns, 1, 0, "ns");
-  if (mag >= 120ull * 1'000'000'000) {  // minutes: "2 min 05 s"
-    const std::uint64_t s = (mag + 500'000'000) / 1'000'000'000;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%s%" PRIu64 " min %02" PRIu64 " s", ns < 0 ? "-" : "", s / 60, s % 60);
-    return buf;
-  }
-  // Pick the largest unit with an integer part >= 1, then 3 significant digits.
-  int u = 3;
-  while (u > 0 && mag < static_cast<std::uint64_t>(kUnits[u].scale)) --u;
-  const std::uint64_t int_part = mag / static_cast<std::uint64_t>(kUnits[u].scale);
-  int decimals = int_part >= 100 ? 0 : int_part >= 10 ? 1 : 2;
-  std::string s = fixed_point(ns, kUnits[u].scale, decimals, kUnits[u].name);
-  // Rounding may add a digit ("9.999 us" -> "10.00 us"): one decimal fewer keeps 3 digits…
-  auto int_digits = [](const std::string& text) {
-    std::size_t b = text[0] == '-' ? 1 : 0, e = b;
-    while (e < text.size() && text[e] >= '0' && text[e] <= '9') ++e;
-    return static_cast<int>(e - b);
-  };
-  if (decimals > 0 && int_digits(s) + decimals > 3) s = fixed_point(ns, kUnits[u].scale, --decimals, kUnits[u].name);
-  // …and "1000 us" is printed in the next unit.
-  if (u < 3 && int_digits(s) > 3) s = fixed_point(ns, kUnits[u + 1].scale, 2, kUnits[u + 1].name);
-  return s;
-}
 
 std::string format_offset(TimeNs offset_ns, TimeNs step_ns) {
   if (step_ns <= 0) step_ns = 1;
   const std::uint64_t mag =
       offset_ns < 0 ? 0 - static_cast<std::uint64_t>(offset_ns) : static_cast<std::uint64_t>(offset_ns);
   // The offset's own unit, but never one so large that the step would need
-  // more than 3 decimals: deep zoom into a long trace prints "1000000.5 us".
+  // more than 3 decimals: deep zoom into a long trace prints "1000000.5 µs".
   int u = 3;
   while (u > 0 && (mag < static_cast<std::uint64_t>(kUnits[u].scale) || kUnits[u].scale > 1000 * step_ns)) --u;
   if (mag == 0)  // the origin: in the step's unit ("0 ms" beside "1 ms")
@@ -93,38 +66,6 @@ std::string format_offset(TimeNs offset_ns, TimeNs step_ns) {
 }
 
 std::string format_timestamp(TimeNs offset_ns) { return fixed_point(offset_ns, 1'000'000'000, 9, "s"); }
-
-std::string format_bandwidth(double bytes_per_second) {
-  char buf[64];
-  if (!(bytes_per_second > 0) || !std::isfinite(bytes_per_second)) return "n/a";
-  const char* unit = "B/s";
-  double v = bytes_per_second;
-  const char* units[] = {"kB/s", "MB/s", "GB/s", "TB/s"};
-  for (const char* next : units) {
-    if (v < 1000) break;
-    v /= 1000;
-    unit = next;
-  }
-  std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, unit);
-  return buf;
-}
-
-std::string format_bytes(std::uint64_t bytes) {
-  char buf[64];
-  if (bytes < 1024) {
-    std::snprintf(buf, sizeof buf, "%" PRIu64 " B", bytes);
-    return buf;
-  }
-  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = -1;
-  while (v >= 1024 && u < 3) {
-    v /= 1024;
-    ++u;
-  }
-  std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, units[u]);
-  return buf;
-}
 
 RulerTicks ruler_ticks(TimeNs origin, TimeNs view_start, TimeNs view_end, double width_px, double min_px) {
   RulerTicks r;

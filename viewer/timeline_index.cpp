@@ -92,17 +92,16 @@ std::string track_label(const Track& t) {
 
 TimelineIndex TimelineIndex::build(const Trace& trace) {
   TimelineIndex ix;
+  ix.add_tracks(trace, ix.gather_lanes(trace));
+  ix.add_groups(trace);
+  ix.build_lanes(trace);
+  return ix;
+}
+
+std::vector<std::vector<TimelineIndex::PendingLane>> TimelineIndex::gather_lanes(const Trace& trace) {
   const auto& tracks = trace.tracks();
   const TraceTables& tb = trace.tables();
-
-  // Pass 1: the row lists of every gathered lane, per track.
-  struct Pending {
-    RowKind kind;
-    std::uint16_t depth;
-    TableId table;
-    std::uint32_t gathered;
-  };
-  std::vector<std::vector<Pending>> pending(tracks.size());
+  std::vector<std::vector<PendingLane>> pending(tracks.size());
   auto gather = [&](TrackId t, RowKind kind, std::uint16_t depth, TableId table, std::vector<RowIndex> rows) {
     if (rows.empty()) return;
     Gathered g;
@@ -114,8 +113,8 @@ TimelineIndex TimelineIndex::build(const Trace& trace) {
       g.start.push_back((*tc.start)[r]);
       g.end.push_back((*tc.end)[r]);
     }
-    pending[t].push_back({kind, depth, table, static_cast<std::uint32_t>(ix.gathered_.size())});
-    ix.gathered_.push_back(std::move(g));
+    pending[t].push_back({kind, depth, table, static_cast<std::uint32_t>(gathered_.size())});
+    gathered_.push_back(std::move(g));
   };
   for (TrackId t = 0; t < tracks.size(); ++t) {
     // Ranges by nesting depth (GPU tracks carry GPU-side annotations).
@@ -142,16 +141,20 @@ TimelineIndex TimelineIndex::build(const Trace& trace) {
       lanes_of(TableId::overheads, RowKind::overheads, tb.overheads.start, tb.overheads.end, 1);
     }
   }
+  return pending;
+}
 
-  // Pass 2: tracks and their rows (the gathered storage no longer moves).
-  ix.by_track_.assign(tracks.size(), kNone);
+void TimelineIndex::add_tracks(const Trace& trace, const std::vector<std::vector<PendingLane>>& pending) {
+  const auto& tracks = trace.tracks();
+  const TraceTables& tb = trace.tables();
+  by_track_.assign(tracks.size(), kNone);
   for (TrackId t = 0; t < tracks.size(); ++t) {
     TrackInfo info;
     info.track = t;
     info.label = track_label(tracks[t]);
-    for (const Pending& p : pending[t]) {
+    for (const PendingLane& p : pending[t]) {
       if (p.kind != RowKind::ranges) continue;
-      const Gathered& g = ix.gathered_[p.gathered];
+      const Gathered& g = gathered_[p.gathered];
       LaneSegment s = contiguous(p.table, g.start, g.end, RowRange{0, static_cast<RowIndex>(g.rows.size())});
       s.rows = g.rows.data();
       info.rows.push_back({RowKind::ranges, p.depth, {s}});
@@ -171,9 +174,9 @@ TimelineIndex TimelineIndex::build(const Trace& trace) {
       // A GPU track always shows its ops row, even if empty (it has annotations only).
       info.rows.push_back(std::move(ops));
     } else {
-      for (const Pending& p : pending[t]) {
+      for (const PendingLane& p : pending[t]) {
         if (p.kind == RowKind::ranges) continue;
-        const Gathered& g = ix.gathered_[p.gathered];
+        const Gathered& g = gathered_[p.gathered];
         LaneSegment s = contiguous(p.table, g.start, g.end, RowRange{0, static_cast<RowIndex>(g.rows.size())});
         s.rows = g.rows.data();
         info.rows.push_back({p.kind, p.depth, {s}});
@@ -181,16 +184,19 @@ TimelineIndex TimelineIndex::build(const Trace& trace) {
       }
     }
     if (info.rows.empty()) continue;  // a CPU track with nothing to draw
-    ix.by_track_[t] = static_cast<std::uint32_t>(ix.tracks_.size());
-    ix.tracks_.push_back(std::move(info));
+    by_track_[t] = static_cast<std::uint32_t>(tracks_.size());
+    tracks_.push_back(std::move(info));
   }
+}
 
+void TimelineIndex::add_groups(const Trace& trace) {
+  const auto& tracks = trace.tracks();
   // Groups in track order: GPUs by device, then processes by pid.
-  for (const TrackInfo& info : ix.tracks_) {
+  for (const TrackInfo& info : tracks_) {
     const Track& tr = tracks[info.track];
     const bool gpu = tr.kind == TrackKind::gpu;
-    const bool same = !ix.groups_.empty() && ix.groups_.back().kind == tr.kind &&
-                      (gpu ? ix.groups_.back().device == tr.device : ix.groups_.back().pid == tr.pid);
+    const bool same = !groups_.empty() && groups_.back().kind == tr.kind &&
+                      (gpu ? groups_.back().device == tr.device : groups_.back().pid == tr.pid);
     if (!same) {
       TrackGroup g;
       g.kind = tr.kind;
@@ -201,19 +207,24 @@ TimelineIndex TimelineIndex::build(const Trace& trace) {
         g.pid = tr.pid;
         g.label = cpu_group_label(trace, tr.pid);
       }
-      ix.groups_.push_back(std::move(g));
+      groups_.push_back(std::move(g));
     }
-    ix.groups_.back().tracks.push_back(ix.by_track_[info.track]);
+    groups_.back().tracks.push_back(by_track_[info.track]);
   }
+}
 
+void TimelineIndex::build_lanes(const Trace& trace) {
+  const TraceTables& tb = trace.tables();
   // Activity lanes, one GPU per thread (independent, read-only on the trace).
   std::vector<std::uint32_t> devices;
-  for (TrackGroup& g : ix.groups_)
+  for (TrackGroup& g : groups_)
     if (g.kind == TrackKind::gpu) {
       g.activity = static_cast<int>(devices.size());
       devices.push_back(g.device);
     }
-  ix.activity_.resize(devices.size());
+  activity_.resize(devices.size());
+  std::jthread kernel_time(
+      [&] { kernel_time_ = CategoryTimeIndex::build(tb.kernels.start, tb.kernels.end, tb.kernels.category); });
   const unsigned workers =
       std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(devices.size())));
   {
@@ -221,10 +232,9 @@ TimelineIndex TimelineIndex::build(const Trace& trace) {
     for (unsigned w = 0; w < workers; ++w)
       pool.emplace_back([&, w] {
         for (std::size_t d = w; d < devices.size(); d += workers)
-          ix.activity_[d] = DeviceActivity::build(trace, devices[d]);
+          activity_[d] = DeviceActivity::build(trace, devices[d]);
       });
   }
-  return ix;
 }
 
 std::size_t TimelineIndex::memory_bytes() const {
@@ -232,47 +242,9 @@ std::size_t TimelineIndex::memory_bytes() const {
   for (const Gathered& g : gathered_)
     n += g.rows.capacity() * sizeof(RowIndex) + (g.start.capacity() + g.end.capacity()) * sizeof(TimeNs);
   for (const DeviceActivity& a : activity_) n += a.memory_bytes();
+  n += kernel_time_.memory_bytes();
   for (const TrackInfo& t : tracks_) n += sizeof(TrackInfo) + t.rows.capacity() * sizeof(TrackRow);
   return n;
-}
-
-std::string short_name(std::string_view name) {
-  std::string top;  // the name with every bracketed part removed
-  top.reserve(name.size());
-  int depth = 0;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    if (depth == 0 && c == '(' && name.substr(i).starts_with("(anonymous namespace)")) {
-      top += "(anonymous namespace)";
-      i += std::string_view("(anonymous namespace)").size() - 1;
-      continue;
-    }
-    if (c == '<' || c == '(' || c == '[' || c == '{') {
-      // "operator<" / "operator()" are names, not brackets.
-      if (depth == 0 && std::string_view(top).ends_with("operator")) {
-        top += c;
-        continue;
-      }
-      ++depth;
-      continue;
-    }
-    if ((c == '>' && i > 0 && name[i - 1] == '-')) {  // "->" is an arrow, not a bracket
-      if (depth == 0) top += c;
-      continue;
-    }
-    if (c == '>' || c == ')' || c == ']' || c == '}') {
-      if (depth > 0) --depth;
-      continue;
-    }
-    if (depth == 0) top += c;
-  }
-  // Kernels return void: drop that, and any space the brackets left behind.
-  while (!top.empty() && top.back() == ' ') top.pop_back();
-  std::string_view out = top;
-  if (out.starts_with("void ")) out.remove_prefix(5);
-  while (!out.empty() && out.front() == ' ') out.remove_prefix(1);
-  if (out.empty() || out == "::") return std::string(name);
-  return std::string(out);
 }
 
 }  // namespace gpuscope::viewer

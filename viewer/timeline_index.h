@@ -1,7 +1,8 @@
 // What the timeline needs beyond the Trace, computed once after loading:
 // the display groups (one per GPU, one per CPU process), each track's rows
 // (lanes of events that never overlap, so a binary search finds the visible
-// ones), and each GPU's precomputed activity lanes.
+// ones), each GPU's precomputed activity lanes, and per-category kernel time
+// prefix sums (the colours of folded blocks).
 //
 // A lane is a sorted run of events of one table. Contiguous rows of a table
 // (a stream's kernels) are used in place; lanes that pick rows out of a table
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "trace/trace.h"
+#include "viewer/category_time.h"
 #include "viewer/device_activity.h"
 
 namespace gpuscope::viewer {
@@ -65,6 +67,8 @@ class TimelineIndex {
   const std::vector<TrackGroup>& groups() const { return groups_; }
   const std::vector<TrackInfo>& tracks() const { return tracks_; }
   const std::vector<DeviceActivity>& activity() const { return activity_; }
+  // Kernel time per category over any rows of the kernel table (folded blocks).
+  const CategoryTimeIndex& kernel_time() const { return kernel_time_; }
   // The TrackInfo of a trace track, or nullptr.
   const TrackInfo* track_info(TrackId t) const {
     return t < by_track_.size() && by_track_[t] != kNone ? &tracks_[by_track_[t]] : nullptr;
@@ -73,6 +77,21 @@ class TimelineIndex {
 
  private:
   static constexpr std::uint32_t kNone = 0xffffffffu;
+  struct PendingLane {  // a gathered lane waiting for its track
+    RowKind kind;
+    std::uint16_t depth;
+    TableId table;
+    std::uint32_t gathered;  // index into gathered_
+  };
+  // The phases of build(): the row lists of gathered lanes (NVTX depths,
+  // nested API calls) per track; the tracks and their rows (the gathered
+  // storage no longer moves); the groups; the activity lanes and the
+  // per-category kernel time, on worker threads.
+  std::vector<std::vector<PendingLane>> gather_lanes(const Trace& trace);
+  void add_tracks(const Trace& trace, const std::vector<std::vector<PendingLane>>& pending);
+  void add_groups(const Trace& trace);
+  void build_lanes(const Trace& trace);
+
   struct Gathered {  // storage of a lane that picks rows out of its table
     std::vector<RowIndex> rows;
     std::vector<TimeNs> start, end;
@@ -81,12 +100,8 @@ class TimelineIndex {
   std::vector<TrackInfo> tracks_;
   std::vector<std::uint32_t> by_track_;
   std::vector<DeviceActivity> activity_;
+  CategoryTimeIndex kernel_time_;
   std::vector<Gathered> gathered_;  // never resized after build: segments point into it
 };
-
-// Short display form of a kernel name: no "void", template arguments or
-// parameter list ("void at::native::foo<float, 4>(int)" -> "at::native::foo").
-// Falls back to the full name when stripping leaves nothing.
-std::string short_name(std::string_view name);
 
 }  // namespace gpuscope::viewer

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "analysis/format.h"
 #include "viewer/colors.h"
 #include "viewer/time_format.h"
 
@@ -134,7 +135,8 @@ std::string View::load_error() const {
 
 std::string_view View::short_label(StringId name) {
   auto it = short_names_.find(name);
-  if (it == short_names_.end()) it = short_names_.emplace(name, short_name(doc_->trace().str(name))).first;
+  if (it == short_names_.end())
+    it = short_names_.emplace(name, format::short_kernel_name(doc_->trace().str(name))).first;
   return it->second;
 }
 
@@ -294,9 +296,9 @@ void View::draw_toolbar() {
     }
     ImGui::SameLine();
     const Trace& t = doc_->trace();
-    ImGui::Text("%s  ·  %zu GPU%s  ·  %zu kernels  ·  %s", std::filesystem::path(doc_->path()).filename().c_str(),
-                doc_->index().activity().size(), doc_->index().activity().size() == 1 ? "" : "s", t.kernels().size(),
-                format_duration(t.end_time() - t.begin_time()).c_str());
+    ImGui::Text("%s  ·  %zu GPU%s  ·  %s kernels  ·  %s", std::filesystem::path(doc_->path()).filename().c_str(),
+                doc_->index().activity().size(), doc_->index().activity().size() == 1 ? "" : "s",
+                format::count(t.kernels().size()).c_str(), format::duration(t.end_time() - t.begin_time()).c_str());
     ImGui::SameLine();
     draw_search_bar();
   } else {
@@ -310,7 +312,7 @@ void View::draw_status_bar() {
     const TimeNs origin = doc_->trace().begin_time();
     const double npp = view_span_ / std::max(1.0f, timeline_width_);
     ImGui::Text("view %s .. %s (%s)  ·  %.3g ns/px", format_offset(view_start() - origin, 1000).c_str(),
-                format_offset(view_end() - origin, 1000).c_str(), format_duration(view_end() - view_start()).c_str(),
+                format_offset(view_end() - origin, 1000).c_str(), format::duration(view_end() - view_start()).c_str(),
                 npp);
     ImGui::SameLine();
     if (loader_.analysing()) {
@@ -334,7 +336,7 @@ void View::draw_welcome() {
   ImGui::Indent(40);
   ImGui::TextUnformatted("gpuscope-view: timeline, hotspots and findings of a GPU trace.");
   ImGui::Spacing();
-  ImGui::TextUnformatted("Open a .gscope capture or a Chrome/Kineto JSON trace (.json, .json.gz):");
+  ImGui::TextUnformatted("Open a trace: .gscope, Chrome/Kineto JSON (.json, .json.gz) or Nsight Systems .sqlite:");
   ImGui::BulletText("drop the file on this window,");
   ImGui::BulletText("or use File > Open (Ctrl+O),");
   ImGui::BulletText("or start it as: gpuscope-view FILE");
@@ -354,9 +356,9 @@ void View::draw_loading(const Loader& loader, const char* what) {
   const std::uint64_t done = loader.bytes_done(), total = loader.bytes_total();
   char overlay[96];
   if (total > 0)
-    std::snprintf(overlay, sizeof overlay, "%s / %s", format_bytes(done).c_str(), format_bytes(total).c_str());
+    std::snprintf(overlay, sizeof overlay, "%s / %s", format::bytes(done).c_str(), format::bytes(total).c_str());
   else
-    std::snprintf(overlay, sizeof overlay, "%s", format_bytes(done).c_str());
+    std::snprintf(overlay, sizeof overlay, "%s", format::bytes(done).c_str());
   ImGui::ProgressBar(total > 0 ? static_cast<float>(loader.fraction()) : -1.0f * static_cast<float>(ImGui::GetTime()),
                      ImVec2(std::min(600.0f, ImGui::GetContentRegionAvail().x - 40), 0), overlay);
   ImGui::TextDisabled("%s...", loader.phase().c_str());

@@ -19,6 +19,7 @@
 // assert on ImDrawData and on stats().
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -29,6 +30,7 @@
 
 #include "viewer/document.h"
 #include "viewer/file_browser.h"
+#include "viewer/lod.h"
 #include "viewer/match_set.h"
 
 #include <imgui.h>
@@ -72,22 +74,38 @@ struct ClickTarget {
   float x = 0, y = 0;
 };
 
+// A row of the per-kernel hotspot table as drawn: what a user reads there.
+struct HotspotRow {
+  std::string name;      // as shown ("Eigen TensorPaddingOp #1")
+  std::string kernel;    // the full demangled name
+  std::string category;  // "padding"
+  std::string total;     // as shown ("130.2 ms")
+  std::string share;     // as shown ("10.7%")
+  std::string count;     // as shown ("480")
+};
+
 struct FrameStats {
   TimeNs view_start = 0, view_end = 0;
   float timeline_x0 = 0, timeline_width_px = 0;  // screen x of view_start, and the width of the time axis
   std::vector<GroupStats> groups;
   std::vector<TrackStats> tracks;
   std::uint64_t drawn = 0, merged_blocks = 0, merged_events = 0;
-  std::uint64_t lane_columns = 0;    // activity-lane columns sampled
-  std::uint64_t match_markers = 0;   // highlighted matches drawn
-  bool flow_arrow = false;           // launch -> GPU op arrow drawn
-  std::uint64_t evidence_bands = 0;  // time ranges of the clicked finding drawn
-  std::vector<std::string> panels;   // what this frame showed
+  // Kernels in view by category: time drawn one by one and inside folded
+  // blocks, and the pixels of each category's colour (events and bands).
+  CategoryTimes kernel_ns_single{}, kernel_ns_folded{};
+  std::array<double, kKernelCategoryCount> kernel_px{};
+  std::vector<std::string> folded_labels;  // the first 64 labels written on folded blocks ("3,780 kernels")
+  std::uint64_t lane_columns = 0;          // activity-lane columns sampled
+  std::uint64_t match_markers = 0;         // highlighted matches drawn
+  bool flow_arrow = false;                 // launch -> GPU op arrow drawn
+  std::uint64_t evidence_bands = 0;        // time ranges of the clicked finding drawn
+  std::vector<std::string> panels;         // what this frame showed
   std::uint64_t hotspot_rows = 0, category_rows = 0, finding_rows = 0, summary_devices = 0, compare_rows = 0;
   // Clickable things on screen: hotspot column headers, hotspot rows (full
   // kernel names, in the table's current order), category rows, finding
   // titles (finding ids), legend entries (category names).
   std::vector<ClickTarget> hotspot_headers, hotspot_targets, category_targets, finding_targets, legend_targets;
+  std::vector<HotspotRow> hotspot_list;  // the per-kernel rows drawn, in the table's order
   // The details panel's fields in order (name, mangled, start, duration,
   // device, stream, grid, ..., launched by, nvtx (outermost first)).
   std::vector<std::pair<std::string, std::string>> details;
@@ -161,16 +179,38 @@ class View {
   void draw_error(const std::string& message);
   void draw_bottom_panel(float height);
   void handle_global_keys();
-  std::string_view short_label(StringId name);   // cached short_name()
+  std::string_view short_label(StringId name);   // cached format::short_kernel_name()
   static ClickTarget target(std::string label);  // centre of the last item, for stats_
   // view_timeline.cpp
+  struct FoldedBlock {
+    TimeNs start, end;
+    std::uint32_t count;
+    TableId table;
+    const LaneSegment* segment;
+    RowIndex first, last;  // positions in the segment
+  };
+  struct RowSpan {  // where a row is drawn this frame
+    float left, right, y;
+    float mouse_x;   // -inf unless the mouse is over the row
+    float digit_px;  // width of a digit: labels narrower than two are not tried
+    float char_px;   // width of an "m": how many characters of an event's name fit
+  };
   void draw_timeline(float height);
+  void draw_evidence_bands(ImDrawList* dl, float x0, float width, float top, float bottom);
+  float draw_groups(ImDrawList* dl, float left, float x0, float width, float y, float top, float bottom);
+  void timeline_hover_and_click(float x0);
   void timeline_input(float x0, float width, float top, float bottom);
   void draw_ruler(ImDrawList* dl, float x0, float y0, float width);
   void draw_legend();
   float draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x0, float y, float width);
   void draw_track(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width, TrackStats& ts);
   void draw_row(ImDrawList* dl, const TrackRow& row, float x0, float y, float width, TrackStats& ts);
+  void draw_folded(ImDrawList* dl, const LaneSegment& seg, const LodItem& it, float xa, float xb, const RowSpan& span,
+                   TrackStats& ts);
+  void draw_single(ImDrawList* dl, const LaneSegment& seg, RowIndex r, float xa, float xb, const RowSpan& span,
+                   TrackStats& ts);
+  void folded_tooltip(const FoldedBlock& b);
+  CategoryTimes folded_kernel_time(const LaneSegment& seg, RowIndex first, RowIndex last) const;
   void draw_matches(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width);
   void draw_flow(ImDrawList* dl, float x0, float width);
   bool row_position(TableId table, RowIndex row, float* y) const;  // screen y of the row holding an event
@@ -181,23 +221,38 @@ class View {
   double px_per_ns(float width) const { return static_cast<double>(width) / view_span_; }
   // view_details.cpp
   void draw_details();
+  void draw_details_name(TableId table, RowIndex r);
+  void draw_details_fields(TableId table, RowIndex r);
+  void draw_details_of_kind(TableId table, RowIndex r);
+  void draw_details_context(TableId table, RowIndex r);  // the launch, or what a call launched; the NVTX stack
+  void draw_nvtx_stack(TrackId track, TimeNs t, bool own);
+  void detail_row(const char* key, const std::string& value);
   void tooltip_for(TableId table, RowIndex row);
   std::string event_name(TableId table, RowIndex row) const;
   std::vector<RowIndex> nvtx_stack(TrackId track, TimeNs t) const;
   // view_hotspots.cpp
   void draw_hotspots();
+  void draw_kernel_table(const Profile& profile);
+  void draw_category_table(const Profile& profile);
+  void sort_hotspots(const Profile& profile, ImGuiTableSortSpecs* specs);
   void highlight_kernel(std::string_view name);
   void highlight_category(KernelCategory c);
   // view_findings.cpp
   void draw_findings();
   // view_summary.cpp
   void draw_summary();
+  void draw_summary_devices(const Profile& p);
+  void draw_summary_categories(const Profile& p);
+  void draw_summary_steps(const StepSummary& steps);
+  void draw_summary_launches(const Profile& p, const TraceMeta& meta);
   // view_search.cpp
   void draw_search_bar();
   void run_search();
   void step_match(bool forward);
   // view_compare.cpp
   void draw_compare();
+  void draw_compare_totals(const Profile& a, const Profile& b);  // step time and utilization, A and B
+  void draw_compare_categories(const Profile& a, const Profile& b);
 
   friend class ViewTestAccess;
 
@@ -223,10 +278,6 @@ class View {
   float drag_last_x_ = 0, drag_last_y_ = 0;
   float timeline_width_ = 1000;  // of the last frame, for key zoom/pan around the centre
   std::optional<MatchRef> hovered_;
-  struct FoldedBlock {
-    TimeNs start, end;
-    std::uint32_t count;
-  };
   std::optional<FoldedBlock> hovered_block_;
   std::vector<LaneSample> lane_buf_;  // reused every frame
   std::vector<float> track_y_;        // per TrackInfo: screen y of its first row this frame, NaN if hidden
@@ -245,6 +296,7 @@ class View {
   std::vector<TimeRange> evidence_;  // of the finding clicked last
   std::string evidence_label_;
   std::vector<std::uint32_t> hotspot_order_;  // sorted view of Profile::hotspots
+  std::vector<std::string> hotspot_names_;    // short names of Profile::hotspots, numbered where they collide
   const Profile* hotspot_order_for_ = nullptr;
   std::string highlighted_kernel_;  // the hotspot row clicked last
 

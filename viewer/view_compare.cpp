@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "analysis/format.h"
 #include "viewer/colors.h"
 #include "viewer/text.h"
 #include "viewer/time_format.h"
@@ -19,7 +20,6 @@
 namespace gpuscope::viewer {
 
 namespace {
-std::string signed_duration(TimeNs d) { return cat(d > 0 ? "+" : d < 0 ? "-" : "", format_duration(d < 0 ? -d : d)); }
 ImVec4 delta_color(double d) {
   // Less time is better.
   return d < 0 ? ImVec4(0.5f, 0.9f, 0.5f, 1) : d > 0 ? ImVec4(1, 0.55f, 0.45f, 1) : ImVec4(0.8f, 0.8f, 0.8f, 1);
@@ -59,17 +59,20 @@ void View::draw_compare() {
     ImGui::TextDisabled("analysing...");
     return;
   }
-  const Profile& a = *pa;
-  const Profile& b = *pb;
+  draw_compare_totals(*pa, *pb);
+  draw_compare_categories(*pa, *pb);
+}
 
+void View::draw_compare_totals(const Profile& a, const Profile& b) {
   // Step time.
   const bool steps = !a.steps.steps.empty() && !b.steps.steps.empty();
   if (steps) {
     const TimeNs sa = a.steps.step_time.mean, sb = b.steps.step_time.mean;
-    ImGui::Text("Step time (mean): A %s · B %s · ", format_duration(sa).c_str(), format_duration(sb).c_str());
+    ImGui::Text("Step time (mean): A %s · B %s · ", format::duration(sa).c_str(), format::duration(sb).c_str());
     ImGui::SameLine(0, 0);
-    ImGui::TextColored(delta_color(static_cast<double>(sb - sa)), "%s (%+.1f%%)", signed_duration(sb - sa).c_str(),
-                       sa > 0 ? 100.0 * static_cast<double>(sb - sa) / static_cast<double>(sa) : 0.0);
+    ImGui::TextColored(
+        delta_color(static_cast<double>(sb - sa)), "%s (%s)", format::signed_duration(sb - sa).c_str(),
+        format::signed_percent1(sa > 0 ? static_cast<double>(sb - sa) / static_cast<double>(sa) : 0.0).c_str());
   } else {
     ImGui::TextDisabled("Step time: %s", a.steps.steps.empty() && b.steps.steps.empty() ? "neither trace has steps"
                                          : a.steps.steps.empty()                        ? "A has no steps"
@@ -80,9 +83,13 @@ void View::draw_compare() {
     for (const DeviceSummary& d : p.devices) u += d.utilization;
     return p.devices.empty() ? 0.0 : u / static_cast<double>(p.devices.size());
   };
-  ImGui::Text("GPU utilization (mean over devices): A %.1f%% · B %.1f%%", 100 * mean_util(a), 100 * mean_util(b));
+  ImGui::Text("GPU utilization (mean over devices): A %s · B %s", format::percent1(mean_util(a)).c_str(),
+              format::percent1(mean_util(b)).c_str());
+}
 
+void View::draw_compare_categories(const Profile& a, const Profile& b) {
   // Categories side by side.
+  const bool steps = !a.steps.steps.empty() && !b.steps.steps.empty();
   std::array<const CategoryTime*, kKernelCategoryCount> ca{}, cb{};
   for (const CategoryTime& c : a.categories) ca[static_cast<std::size_t>(c.category)] = &c;
   for (const CategoryTime& c : b.categories) cb[static_cast<std::size_t>(c.category)] = &c;
@@ -120,22 +127,23 @@ void View::draw_compare() {
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(category_color(static_cast<KernelCategory>(c))), "%s",
                          std::string(to_string(static_cast<KernelCategory>(c))).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_duration(time_of(x)).c_str());
+      ImGui::TextUnformatted(format::duration(time_of(x)).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%5.1f%%", x ? x->share * 100 : 0.0);
+      ImGui::TextUnformatted(format::percent1(x ? x->share : 0.0).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_duration(time_of(y)).c_str());
+      ImGui::TextUnformatted(format::duration(time_of(y)).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%5.1f%%", y ? y->share * 100 : 0.0);
+      ImGui::TextUnformatted(format::percent1(y ? y->share : 0.0).c_str());
       ImGui::TableNextColumn();
-      const double dshare = ((y ? y->share : 0.0) - (x ? x->share : 0.0)) * 100;
-      ImGui::TextColored(delta_color(dshare), "%+.1f pts", dshare);
+      const double dshare = (y ? y->share : 0.0) - (x ? x->share : 0.0);
+      ImGui::TextColored(delta_color(dshare), "%s", format::points(dshare).c_str());
       if (steps) {
         const TimeNs psa = time_of(x) / steps_a, psb = time_of(y) / steps_b;
         ImGui::TableNextColumn();
-        ImGui::Text("%s → %s", format_duration(psa).c_str(), format_duration(psb).c_str());
+        ImGui::Text("%s → %s", format::duration(psa).c_str(), format::duration(psb).c_str());
         ImGui::TableNextColumn();
-        ImGui::TextColored(delta_color(static_cast<double>(psb - psa)), "%s", signed_duration(psb - psa).c_str());
+        ImGui::TextColored(delta_color(static_cast<double>(psb - psa)), "%s",
+                           format::signed_duration(psb - psa).c_str());
       }
     }
     stats_.compare_rows = order.size();

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cinttypes>
 
+#include "analysis/format.h"
 #include "trace/detail/time_columns.h"
 #include "viewer/colors.h"
 #include "viewer/text.h"
@@ -29,16 +30,6 @@ void table_row(const char* key, const std::string& value) {
   ImGui::TextDisabled("%s", key);
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(value.c_str());
-}
-std::string num(std::uint64_t v) {
-  // 12,345,678: thousands separators for counts and bytes.
-  const std::string digits = std::to_string(v);
-  std::string s;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
-    s += digits[i];
-  }
-  return s;
 }
 }  // namespace
 
@@ -92,121 +83,143 @@ void View::draw_details() {
     ImGui::TextDisabled("Click an event on the timeline to see its details (hover for a summary).");
     if (!matches_label_.empty())
       ImGui::Text("Highlighted: %s — %s matches; Enter / Shift+Enter or the arrows above step through them.",
-                  matches_label_.c_str(), num(matches_.size()).c_str());
+                  matches_label_.c_str(), format::count(matches_.size()).c_str());
     return;
   }
   stats_.panels.push_back("selection");
-  const Trace& tr = doc_->trace();
-  const TraceTables& t = tr.tables();
-  const RowIndex r = selection_.row;
   const TableId table = selection_.table;
-  const auto& tc = detail::time_columns(t, table);
-  const TimeNs start = (*tc.start)[r], end = (*tc.end)[r];
-  const TrackId track = (*tc.track)[r];
-  const Track& trk = tr.tracks()[track];
-  const TimeNs origin = tr.begin_time();
-  // Every field shown is also noted in stats_.details (the headless JSON and the tests read it).
-  auto row = [this](const char* key, const std::string& value) {
-    table_row(key, value);
-    stats_.details.emplace_back(key, value);
-  };
+  const RowIndex r = selection_.row;
+  draw_details_name(table, r);
+  // Left half: the event's fields; right half: its launch and NVTX stack.
+  ImGui::BeginGroup();
+  if (ImGui::BeginTable("event", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg,
+                        ImVec2(ImGui::GetContentRegionAvail().x * 0.5f, 0))) {
+    draw_details_fields(table, r);
+    ImGui::EndTable();
+  }
+  ImGui::EndGroup();
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  draw_details_context(table, r);
+  ImGui::EndGroup();
+}
 
+void View::detail_row(const char* key, const std::string& value) {
+  // Every field shown is also noted in stats_.details (the headless JSON and the tests read it).
+  table_row(key, value);
+  stats_.details.emplace_back(key, value);
+}
+
+void View::draw_details_name(TableId table, RowIndex r) {
+  const Trace& tr = doc_->trace();
   const std::string name = event_name(table, r);
   stats_.details.emplace_back("name", name);
   ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x);
   ImGui::TextUnformatted(name.c_str());
   ImGui::PopTextWrapPos();
-  if (table == TableId::kernels && t.kernels.mangled_at(r) != kEmptyString) {
-    const std::string mangled(tr.str(t.kernels.mangled_at(r)));
+  if (table == TableId::kernels && tr.kernels().mangled_at(r) != kEmptyString) {
+    const std::string mangled(tr.str(tr.kernels().mangled_at(r)));
     stats_.details.emplace_back("mangled", mangled);
     ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x);
     ImGui::TextDisabled("mangled: %s", mangled.c_str());
     ImGui::PopTextWrapPos();
   }
+}
 
-  const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
-  ImGui::BeginGroup();
-  if (ImGui::BeginTable("event", 2, flags, ImVec2(ImGui::GetContentRegionAvail().x * 0.5f, 0))) {
-    row("start", cat("+", format_timestamp(start - origin), " from the trace start"));
-    row("duration", format_duration(end - start));
-    if (trk.kind == TrackKind::gpu) {
-      std::string dev = std::to_string(trk.device);
-      if (const Device* d = tr.device(trk.device); d && !d->name.empty()) dev += " · " + d->name;
-      row("device", dev);
-      row("stream", std::to_string(trk.stream));
-    } else {
-      row("thread", cat("pid ", std::to_string(trk.pid), ", tid ", std::to_string(trk.tid)));
-    }
-    switch (table) {
-      case TableId::kernels: {
-        const KernelTable& k = t.kernels;
-        row("category", std::string(to_string(k.category_at(r))));
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "(%u, %u, %u)", k.grid_x[r], k.grid_y[r], k.grid_z[r]);
-        row("grid", buf);
-        std::snprintf(buf, sizeof buf, "(%u, %u, %u)", k.block_x[r], k.block_y[r], k.block_z[r]);
-        row("block", buf);
-        row("registers / thread", std::to_string(k.registers[r]));
-        row("shared memory",
-            format_bytes(k.static_smem[r]) + " static + " + format_bytes(k.dynamic_smem[r]) + " dynamic");
-        if (k.graph_id_at(r))
-          row("CUDA graph", std::to_string(k.graph_id_at(r)) + ", node " + std::to_string(k.graph_node_id_at(r)));
-        row("correlation", std::to_string(k.correlation[r]));
-        break;
-      }
-      case TableId::memcpys: {
-        const MemcpyTable& m = t.memcpys;
-        row("kind", std::string(to_string(m.kind_at(r))) + " (" + std::string(to_string(m.src_kind_at(r))) + " -> " +
-                        std::string(to_string(m.dst_kind_at(r))) + ")");
-        row("bytes", num(m.bytes[r]) + " (" + format_bytes(m.bytes[r]) + ")");
-        row("bandwidth",
-            end > start ? format_bandwidth(static_cast<double>(m.bytes[r]) * 1e9 / static_cast<double>(end - start))
-                        : "n/a");
-        row("correlation", std::to_string(m.correlation[r]));
-        break;
-      }
-      case TableId::memsets: {
-        const MemsetTable& m = t.memsets;
-        row("bytes", num(m.bytes[r]) + " (" + format_bytes(m.bytes[r]) + ")");
-        row("bandwidth",
-            end > start ? format_bandwidth(static_cast<double>(m.bytes[r]) * 1e9 / static_cast<double>(end - start))
-                        : "n/a");
-        row("memory", std::string(to_string(static_cast<MemoryKind>(m.mem_kind[r]))));
-        break;
-      }
-      case TableId::api_calls: {
-        const ApiCallTable& a = t.api_calls;
-        row("domain", std::string(to_string(a.domain_at(r))));
-        row("correlation", std::to_string(a.correlation[r]));
-        if (a.cbid_at(r)) row("callback id", std::to_string(a.cbid_at(r)));
-        row("status", std::to_string(a.status_at(r)));
-        break;
-      }
-      case TableId::ranges: {
-        const RangeTable& g = t.ranges;
-        row("kind", std::string(to_string(g.kind_at(r))));
-        if (g.domain[r]) row("domain", std::string(tr.str(g.domain[r])));
-        row("depth", std::to_string(g.depth[r]));
-        if (g.payload_at(r)) row("payload", std::to_string(g.payload_at(r)));
-        break;
-      }
-      case TableId::syncs: {
-        const SyncTable& s = t.syncs;
-        row("type", std::string(to_string(s.type_at(r))));
-        if (s.stream[r] != kNoId) row("stream waited on", std::to_string(s.stream[r]));
-        if (s.event[r] != kNoId) row("event", std::to_string(s.event[r]));
-        break;
-      }
-      default:
-        break;
-    }
-    ImGui::EndTable();
+void View::draw_details_fields(TableId table, RowIndex r) {
+  const Trace& tr = doc_->trace();
+  const auto& tc = detail::time_columns(tr.tables(), table);
+  const TimeNs start = (*tc.start)[r], end = (*tc.end)[r];
+  const Track& trk = tr.tracks()[(*tc.track)[r]];
+  detail_row("start", cat("+", format_timestamp(start - tr.begin_time()), " from the trace start"));
+  detail_row("duration", format::duration(end - start));
+  if (trk.kind == TrackKind::gpu) {
+    std::string dev = std::to_string(trk.device);
+    if (const Device* d = tr.device(trk.device); d && !d->name.empty()) dev += " · " + d->name;
+    detail_row("device", dev);
+    detail_row("stream", std::to_string(trk.stream));
+  } else {
+    detail_row("thread", cat("pid ", std::to_string(trk.pid), ", tid ", std::to_string(trk.tid)));
   }
-  ImGui::EndGroup();
-  ImGui::SameLine();
+  draw_details_of_kind(table, r);
+}
 
-  // Right half: the launch (or what this call launched) and the NVTX stack.
-  ImGui::BeginGroup();
+void View::draw_details_of_kind(TableId table, RowIndex r) {
+  const Trace& tr = doc_->trace();
+  const TraceTables& t = tr.tables();
+  const auto& tc = detail::time_columns(t, table);
+  const TimeNs duration = (*tc.end)[r] - (*tc.start)[r];
+  auto bandwidth = [&](std::uint64_t bytes) {
+    return format::bandwidth(duration > 0 ? static_cast<double>(bytes) * 1e9 / static_cast<double>(duration) : 0);
+  };
+  switch (table) {
+    case TableId::kernels: {
+      const KernelTable& k = t.kernels;
+      detail_row("category", std::string(to_string(k.category_at(r))));
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "(%u, %u, %u)", k.grid_x[r], k.grid_y[r], k.grid_z[r]);
+      detail_row("grid", buf);
+      std::snprintf(buf, sizeof buf, "(%u, %u, %u)", k.block_x[r], k.block_y[r], k.block_z[r]);
+      detail_row("block", buf);
+      detail_row("registers / thread", std::to_string(k.registers[r]));
+      detail_row("shared memory",
+                 format::bytes(k.static_smem[r]) + " static + " + format::bytes(k.dynamic_smem[r]) + " dynamic");
+      if (k.graph_id_at(r))
+        detail_row("CUDA graph", std::to_string(k.graph_id_at(r)) + ", node " + std::to_string(k.graph_node_id_at(r)));
+      detail_row("correlation", std::to_string(k.correlation[r]));
+      break;
+    }
+    case TableId::memcpys: {
+      const MemcpyTable& m = t.memcpys;
+      detail_row("kind", std::string(to_string(m.kind_at(r))) + " (" + std::string(to_string(m.src_kind_at(r))) +
+                             " -> " + std::string(to_string(m.dst_kind_at(r))) + ")");
+      detail_row("bytes", format::count(m.bytes[r]) + " (" + format::bytes(m.bytes[r]) + ")");
+      detail_row("bandwidth", bandwidth(m.bytes[r]));
+      detail_row("correlation", std::to_string(m.correlation[r]));
+      break;
+    }
+    case TableId::memsets: {
+      const MemsetTable& m = t.memsets;
+      detail_row("bytes", format::count(m.bytes[r]) + " (" + format::bytes(m.bytes[r]) + ")");
+      detail_row("bandwidth", bandwidth(m.bytes[r]));
+      detail_row("memory", std::string(to_string(static_cast<MemoryKind>(m.mem_kind[r]))));
+      break;
+    }
+    case TableId::api_calls: {
+      const ApiCallTable& a = t.api_calls;
+      detail_row("domain", std::string(to_string(a.domain_at(r))));
+      detail_row("correlation", std::to_string(a.correlation[r]));
+      if (a.cbid_at(r)) detail_row("callback id", std::to_string(a.cbid_at(r)));
+      detail_row("status", std::to_string(a.status_at(r)));
+      break;
+    }
+    case TableId::ranges: {
+      const RangeTable& g = t.ranges;
+      detail_row("kind", std::string(to_string(g.kind_at(r))));
+      if (g.domain[r]) detail_row("domain", std::string(tr.str(g.domain[r])));
+      detail_row("depth", std::to_string(g.depth[r]));
+      if (g.payload_at(r)) detail_row("payload", std::to_string(g.payload_at(r)));
+      break;
+    }
+    case TableId::syncs: {
+      const SyncTable& s = t.syncs;
+      detail_row("type", std::string(to_string(s.type_at(r))));
+      if (s.stream[r] != kNoId) detail_row("stream waited on", std::to_string(s.stream[r]));
+      if (s.event[r] != kNoId) detail_row("event", std::to_string(s.event[r]));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void View::draw_details_context(TableId table, RowIndex r) {
+  const Trace& tr = doc_->trace();
+  const TraceTables& t = tr.tables();
+  const auto& tc = detail::time_columns(t, table);
+  const TimeNs start = (*tc.start)[r];
+  const TrackId track = (*tc.track)[r];
+  // The NVTX stack of a GPU op is the one around its launch, on the launching thread.
   TrackId stack_track = track;
   TimeNs stack_time = start;
   if (table == TableId::kernels || table == TableId::memcpys || table == TableId::memsets) {
@@ -219,7 +232,7 @@ void View::draw_details() {
       ImGui::Text("Launched by %s", std::string(tr.str(t.api_calls.name[api])).c_str());
       // Launch delay: from the call's start to the GPU start (the GPU may start before the call returns).
       ImGui::TextDisabled("  thread %u/%u · the call took %s · the GPU started %s after it began%s", at.pid, at.tid,
-                          format_duration(ae - as).c_str(), format_duration(start - as).c_str(),
+                          format::duration(ae - as).c_str(), format::duration(start - as).c_str(),
                           start < ae ? ", before it returned" : "");
       if (ImGui::SmallButton("select the launch")) select(Selection{TableId::api_calls, api});
       stack_track = t.api_calls.track[api];
@@ -244,24 +257,28 @@ void View::draw_details() {
     });
     if (shown > 8) ImGui::TextDisabled("... and %d more", shown - 8);
   }
-  const std::vector<RowIndex> stack = nvtx_stack(stack_track, stack_time);
-  if (!stack.empty()) {
-    stats_.panels.push_back("nvtx_stack");
-    ImGui::Spacing();
-    ImGui::TextUnformatted(stack_track == track ? "Enclosing ranges:" : "Ranges around the launch:");
-    for (std::size_t i = 0; i < stack.size(); ++i) {
-      const RowIndex g = stack[i];
-      stats_.details.emplace_back("nvtx", tr.str(t.ranges.name[g]));
-      ImGui::PushID(static_cast<int>(i) + 1000);
-      ImGui::Indent(static_cast<float>(i) * 10);
-      if (ImGui::SmallButton(std::string(tr.str(t.ranges.name[g])).c_str())) select(Selection{TableId::ranges, g});
-      ImGui::SameLine();
-      ImGui::TextDisabled("%s", format_duration(t.ranges.end[g] - t.ranges.start[g]).c_str());
-      ImGui::Unindent(static_cast<float>(i) * 10);
-      ImGui::PopID();
-    }
+  draw_nvtx_stack(stack_track, stack_time, stack_track == track);
+}
+
+void View::draw_nvtx_stack(TrackId track, TimeNs t, bool own) {
+  const std::vector<RowIndex> stack = nvtx_stack(track, t);
+  if (stack.empty()) return;
+  const RangeTable& ranges = doc_->trace().ranges();
+  stats_.panels.push_back("nvtx_stack");
+  ImGui::Spacing();
+  ImGui::TextUnformatted(own ? "Enclosing ranges:" : "Ranges around the launch:");
+  for (std::size_t i = 0; i < stack.size(); ++i) {
+    const RowIndex g = stack[i];
+    const std::string name(doc_->trace().str(ranges.name[g]));
+    stats_.details.emplace_back("nvtx", name);
+    ImGui::PushID(static_cast<int>(i) + 1000);
+    ImGui::Indent(static_cast<float>(i) * 10);
+    if (ImGui::SmallButton(name.c_str())) select(Selection{TableId::ranges, g});
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", format::duration(ranges.end[g] - ranges.start[g]).c_str());
+    ImGui::Unindent(static_cast<float>(i) * 10);
+    ImGui::PopID();
   }
-  ImGui::EndGroup();
 }
 
 void View::select(Selection s) {
@@ -281,7 +298,7 @@ void View::tooltip_for(TableId table, RowIndex row) {
   stats_.tooltip = event_name(table, row);
   ImGui::TextUnformatted(stats_.tooltip.c_str());
   ImGui::PopTextWrapPos();
-  ImGui::TextDisabled("%s", format_duration(d).c_str());
+  ImGui::TextDisabled("%s", format::duration(d).c_str());
   if (table == TableId::kernels) {
     ImGui::SameLine();
     ImGui::TextDisabled("· %s · grid %u×%u×%u · block %u×%u×%u",
@@ -291,8 +308,8 @@ void View::tooltip_for(TableId table, RowIndex row) {
   } else if (table == TableId::memcpys && d > 0) {
     ImGui::SameLine();
     ImGui::TextDisabled(
-        "· %s · %s", format_bytes(t.memcpys.bytes[row]).c_str(),
-        format_bandwidth(static_cast<double>(t.memcpys.bytes[row]) * 1e9 / static_cast<double>(d)).c_str());
+        "· %s · %s", format::bytes(t.memcpys.bytes[row]).c_str(),
+        format::bandwidth(static_cast<double>(t.memcpys.bytes[row]) * 1e9 / static_cast<double>(d)).c_str());
   }
   ImGui::EndTooltip();
 }

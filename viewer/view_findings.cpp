@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "analysis/format.h"
 #include "viewer/time_format.h"
 #include "viewer/view.h"
 
@@ -80,13 +81,15 @@ void View::draw_findings() {
       ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x);
       ImGui::TextDisabled("rule %s · %s %s %.3g (threshold %.3g) · estimated saving %s", f.id.c_str(),
                           f.device == kNoDevice ? "all GPUs" : ("GPU " + std::to_string(f.device)).c_str(), "metric",
-                          f.metric, f.threshold, format_duration(f.saving_ns).c_str());
+                          f.metric, f.threshold, format::duration(f.saving_ns).c_str());
       if (!f.evidence.empty()) ImGui::Text("Evidence: %s", f.evidence.c_str());
       if (!f.recommendation.empty())
         ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1), "Do: %s", f.recommendation.c_str());
       if (!f.kernels.empty()) {
+        const std::vector<std::string_view> names(f.kernels.begin(), f.kernels.end());
+        const std::vector<std::string> shown = format::short_kernel_names(names);
         std::string ks;
-        for (std::size_t k = 0; k < f.kernels.size() && k < 4; ++k) ks += (k ? ", " : "") + short_name(f.kernels[k]);
+        for (std::size_t k = 0; k < shown.size() && k < 4; ++k) ks += (k ? ", " : "") + shown[k];
         if (f.kernels.size() > 4) ks += ", ...";
         ImGui::TextDisabled("kernels: %s", ks.c_str());
       }

@@ -2,13 +2,14 @@
 // highlights the kernel's instances on the timeline and steps through them.
 //
 // [SECTION] Highlighting
-// [SECTION] Per-kernel table
+// [SECTION] Per-kernel table (draw_hotspots lays out both tables)
 // [SECTION] Per-category table
 #include <imgui.h>
 
 #include <algorithm>
 #include <numeric>
 
+#include "analysis/format.h"
 #include "trace/detail/time_columns.h"
 #include "viewer/colors.h"
 #include "viewer/time_format.h"
@@ -56,7 +57,7 @@ void share_bar(double share, ImU32 color) {
                     ImVec2(p.x + w * static_cast<float>(std::clamp(share, 0.0, 1.0)), p.y + h - 2), color);
   ImGui::Dummy(ImVec2(w, h));
   ImGui::SameLine();
-  ImGui::Text("%5.1f%%", share * 100);
+  ImGui::TextUnformatted(format::percent1(share).c_str());
 }
 
 }  // namespace
@@ -72,145 +73,164 @@ void View::draw_hotspots() {
   }
   const float width = ImGui::GetContentRegionAvail().x;
   const float cat_w = std::min(360.0f, width * 0.32f);
-
-  // Per kernel, left.
   ImGui::BeginChild("per_kernel", ImVec2(width - cat_w - 8, 0));
-  ImGui::Text("Per kernel (%zu)  —  click: highlight on the timeline, click again: next instance",
-              profile->hotspots.size());
+  draw_kernel_table(*profile);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("per_category", ImVec2(0, 0));
+  draw_category_table(*profile);
+  ImGui::EndChild();
+}
+
+void View::sort_hotspots(const Profile& profile, ImGuiTableSortSpecs* specs) {
+  const auto& hs = profile.hotspots;
+  if (hotspot_order_for_ == &profile && hotspot_order_.size() == hs.size() && !(specs && specs->SpecsDirty)) return;
+  if (hotspot_order_for_ != &profile || hotspot_names_.size() != hs.size()) {
+    // Short names numbered over the Profile's order (by total time), as the
+    // report numbers them: a row keeps its name whatever the sort.
+    std::vector<std::string_view> names;
+    names.reserve(hs.size());
+    for (const Hotspot& h : hs) names.push_back(h.name);
+    hotspot_names_ = format::short_kernel_names(names, format::kTableNameWidth);
+  }
+  hotspot_order_.resize(hs.size());
+  std::iota(hotspot_order_.begin(), hotspot_order_.end(), 0u);
+  if (specs && specs->SpecsCount > 0) {
+    const ImGuiTableColumnSortSpecs& sp = specs->Specs[0];
+    auto key = [&](const Hotspot& h) -> double {
+      switch (sp.ColumnIndex) {
+        case 3:
+          return h.share;
+        case 4:
+          return static_cast<double>(h.stats.count);
+        case 5:
+          return static_cast<double>(h.stats.mean);
+        case 6:
+          return static_cast<double>(h.stats.median);
+        case 7:
+          return static_cast<double>(h.stats.max);
+        default:
+          return static_cast<double>(h.stats.total);
+      }
+    };
+    const bool asc = sp.SortDirection == ImGuiSortDirection_Ascending;
+    std::stable_sort(hotspot_order_.begin(), hotspot_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return asc ? key(hs[a]) < key(hs[b]) : key(hs[a]) > key(hs[b]);
+    });
+    specs->SpecsDirty = false;
+  }
+  hotspot_order_for_ = &profile;
+}
+
+void View::draw_kernel_table(const Profile& profile) {
+  ImGui::Text("Per kernel (%s)  —  click: highlight on the timeline, click again: next instance",
+              format::count(profile.hotspots.size()).c_str());
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_SizingFixedFit;
-  if (ImGui::BeginTable("hotspots", 8, flags)) {
-    ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort);
-    ImGui::TableSetupColumn("category", ImGuiTableColumnFlags_NoSort);
-    ImGui::TableSetupColumn("total", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending);
-    ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_PreferSortDescending);
-    ImGui::TableSetupColumn("count", ImGuiTableColumnFlags_PreferSortDescending);
-    ImGui::TableSetupColumn("mean", ImGuiTableColumnFlags_PreferSortDescending);
-    ImGui::TableSetupColumn("median", ImGuiTableColumnFlags_PreferSortDescending);
-    ImGui::TableSetupColumn("max", ImGuiTableColumnFlags_PreferSortDescending);
-    // TableHeadersRow by hand, to note where each header is (the tests click them).
-    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-    for (int c = 0; c < 8; ++c) {
-      if (!ImGui::TableSetColumnIndex(c)) continue;
-      const char* name = ImGui::TableGetColumnName(c);
-      ImGui::PushID(c);
-      ImGui::TableHeader(name);
-      ImGui::PopID();
-      stats_.hotspot_headers.push_back(target(name));
-    }
-
-    const auto& hs = profile->hotspots;
-    ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
-    if (hotspot_order_for_ != profile.get() || hotspot_order_.size() != hs.size() || (specs && specs->SpecsDirty)) {
-      hotspot_order_.resize(hs.size());
-      std::iota(hotspot_order_.begin(), hotspot_order_.end(), 0u);
-      if (specs && specs->SpecsCount > 0) {
-        const ImGuiTableColumnSortSpecs& sp = specs->Specs[0];
-        auto key = [&](const Hotspot& h) -> double {
-          switch (sp.ColumnIndex) {
-            case 3:
-              return h.share;
-            case 4:
-              return static_cast<double>(h.stats.count);
-            case 5:
-              return static_cast<double>(h.stats.mean);
-            case 6:
-              return static_cast<double>(h.stats.median);
-            case 7:
-              return static_cast<double>(h.stats.max);
-            default:
-              return static_cast<double>(h.stats.total);
-          }
-        };
-        const bool asc = sp.SortDirection == ImGuiSortDirection_Ascending;
-        std::stable_sort(hotspot_order_.begin(), hotspot_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
-          return asc ? key(hs[a]) < key(hs[b]) : key(hs[a]) > key(hs[b]);
-        });
-        specs->SpecsDirty = false;
-      }
-      hotspot_order_for_ = profile.get();
-    }
-    ImGuiListClipper clipper;
-    clipper.Begin(static_cast<int>(hotspot_order_.size()));
-    while (clipper.Step()) {
-      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-        const Hotspot& h = hs[hotspot_order_[static_cast<std::size_t>(i)]];
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::PushID(i);
-        const std::string label = short_name(h.name);
-        if (ImGui::Selectable(label.c_str(), highlighted_kernel_ == h.name, ImGuiSelectableFlags_SpanAllColumns))
-          highlight_kernel(h.name);
-        stats_.hotspot_targets.push_back(target(h.name));
-        if (ImGui::IsItemHovered() && label != h.name) {
-          ImGui::BeginTooltip();
-          ImGui::PushTextWrapPos(600);
-          ImGui::TextUnformatted(h.name.c_str());
-          ImGui::PopTextWrapPos();
-          ImGui::EndTooltip();
-        }
-        ImGui::PopID();
-        ImGui::TableNextColumn();
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(category_color(h.category)), "%s",
-                           std::string(to_string(h.category)).c_str());
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(format_duration(h.stats.total).c_str());
-        ImGui::TableNextColumn();
-        share_bar(h.share, category_color(h.category));
-        ImGui::TableNextColumn();
-        ImGui::Text("%llu", static_cast<unsigned long long>(h.stats.count));
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(format_duration(h.stats.mean).c_str());
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(format_duration(h.stats.median).c_str());
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(format_duration(h.stats.max).c_str());
-      }
-    }
-    stats_.hotspot_rows = hs.size();
-    ImGui::EndTable();
+  if (!ImGui::BeginTable("hotspots", 8, flags)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort);
+  ImGui::TableSetupColumn("category", ImGuiTableColumnFlags_NoSort);
+  ImGui::TableSetupColumn("total", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending);
+  ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_PreferSortDescending);
+  ImGui::TableSetupColumn("count", ImGuiTableColumnFlags_PreferSortDescending);
+  ImGui::TableSetupColumn("mean", ImGuiTableColumnFlags_PreferSortDescending);
+  ImGui::TableSetupColumn("median", ImGuiTableColumnFlags_PreferSortDescending);
+  ImGui::TableSetupColumn("max", ImGuiTableColumnFlags_PreferSortDescending);
+  // TableHeadersRow by hand, to note where each header is (the tests click them).
+  ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+  for (int c = 0; c < 8; ++c) {
+    if (!ImGui::TableSetColumnIndex(c)) continue;
+    const char* name = ImGui::TableGetColumnName(c);
+    ImGui::PushID(c);
+    ImGui::TableHeader(name);
+    ImGui::PopID();
+    stats_.hotspot_headers.push_back(target(name));
   }
-  ImGui::EndChild();
-  ImGui::SameLine();
+  sort_hotspots(profile, ImGui::TableGetSortSpecs());
 
-  // [SECTION] Per-category table -------------------------------------------------------------
-  ImGui::BeginChild("per_category", ImVec2(0, 0));
-  ImGui::TextUnformatted("Per category");
-  if (ImGui::BeginTable("categories", 4,
-                        ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY)) {
-    ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("category", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("total");
-    ImGui::TableSetupColumn("share");
-    ImGui::TableSetupColumn("count");
-    ImGui::TableHeadersRow();
-    for (const CategoryTime& c : profile->categories) {
+  const auto& hs = profile.hotspots;
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(hotspot_order_.size()));
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const std::uint32_t index = hotspot_order_[static_cast<std::size_t>(i)];
+      const Hotspot& h = hs[index];
+      const std::string& label = hotspot_names_[index];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::PushID(static_cast<int>(c.category));
-      const ImVec2 p = ImGui::GetCursorScreenPos();
-      const float s = ImGui::GetTextLineHeight();
-      ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + s - 4, p.y + s - 2),
-                                                category_color(c.category));
-      ImGui::Dummy(ImVec2(s - 2, s));
-      ImGui::SameLine();
-      if (ImGui::Selectable(std::string(to_string(c.category)).c_str(), false, ImGuiSelectableFlags_SpanAllColumns))
-        highlight_category(c.category);
-      stats_.category_targets.push_back(target(std::string(to_string(c.category))));
+      ImGui::PushID(i);
+      if (ImGui::Selectable(label.c_str(), highlighted_kernel_ == h.name, ImGuiSelectableFlags_SpanAllColumns))
+        highlight_kernel(h.name);
+      stats_.hotspot_targets.push_back(target(h.name));
+      stats_.hotspot_list.push_back({label, h.name, std::string(to_string(h.category)), format::duration(h.stats.total),
+                                     format::percent1(h.share), format::count(h.stats.count)});
+      if (ImGui::IsItemHovered() && label != h.name) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(600);
+        ImGui::TextUnformatted(h.name.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+      }
       ImGui::PopID();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_duration(c.time_ns).c_str());
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(category_color(h.category)), "%s",
+                         std::string(to_string(h.category)).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%5.1f%%", c.share * 100);
+      ImGui::TextUnformatted(format::duration(h.stats.total).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%llu", static_cast<unsigned long long>(c.count));
+      share_bar(h.share, category_color(h.category));
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format::count(h.stats.count).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format::duration(h.stats.mean).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format::duration(h.stats.median).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format::duration(h.stats.max).c_str());
     }
-    stats_.category_rows = profile->categories.size();
-    ImGui::EndTable();
   }
-  ImGui::EndChild();
+  stats_.hotspot_rows = hs.size();
+  ImGui::EndTable();
+}
+
+// [SECTION] Per-category table ---------------------------------------------------------------
+
+void View::draw_category_table(const Profile& profile) {
+  ImGui::TextUnformatted("Per category");
+  if (!ImGui::BeginTable("categories", 4,
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY))
+    return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("category", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("total");
+  ImGui::TableSetupColumn("share");
+  ImGui::TableSetupColumn("count");
+  ImGui::TableHeadersRow();
+  for (const CategoryTime& c : profile.categories) {
+    const std::string name(to_string(c.category));
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::PushID(static_cast<int>(c.category));
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float s = ImGui::GetTextLineHeight();
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + s - 4, p.y + s - 2),
+                                              category_color(c.category));
+    ImGui::Dummy(ImVec2(s - 2, s));
+    ImGui::SameLine();
+    if (ImGui::Selectable(name.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) highlight_category(c.category);
+    stats_.category_targets.push_back(target(name));
+    ImGui::PopID();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format::duration(c.time_ns).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format::percent1(c.share).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format::count(c.count).c_str());
+  }
+  stats_.category_rows = profile.categories.size();
+  ImGui::EndTable();
 }
 
 }  // namespace gpuscope::viewer

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "analysis/format.h"
 #include "trace/detail/time_columns.h"
 #include "viewer/view.h"
 
@@ -46,10 +47,10 @@ void View::draw_search_bar() {
     if (matches_.empty()) {
       ImGui::TextDisabled("no match");
     } else if (match_cursor_) {
-      ImGui::Text("%llu of %llu", static_cast<unsigned long long>(matches_.ordinal(doc_->trace(), *match_cursor_) + 1),
-                  static_cast<unsigned long long>(matches_.size()));
+      ImGui::Text("%s of %s", format::count(matches_.ordinal(doc_->trace(), *match_cursor_) + 1).c_str(),
+                  format::count(matches_.size()).c_str());
     } else {
-      ImGui::Text("%llu matches", static_cast<unsigned long long>(matches_.size()));
+      ImGui::Text("%s matches", format::count(matches_.size()).c_str());
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", matches_label_.c_str());
     ImGui::SameLine();

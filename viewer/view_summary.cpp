@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "analysis/format.h"
 #include "viewer/colors.h"
 #include "viewer/time_format.h"
 #include "viewer/view.h"
@@ -32,7 +33,7 @@ void percent_bar(double share, ImU32 color, float w = 90) {
                     ImVec2(p.x + w * static_cast<float>(std::clamp(share, 0.0, 1.0)), p.y + h - 2), color);
   ImGui::Dummy(ImVec2(w, h));
   ImGui::SameLine();
-  ImGui::Text("%5.1f%%", share * 100);
+  ImGui::TextUnformatted(format::percent1(share).c_str());
 }
 
 // One stacked horizontal bar of parts (value, colour), scaled to `w` pixels for `total`.
@@ -79,10 +80,18 @@ void View::draw_summary() {
     ImGui::SameLine();
     ImGui::Text(" · rank %d of %d", meta.rank, meta.world_size);
   }
-  ImGui::Text("Window %s · %zu device%s", format_duration(p.window.duration()).c_str(), p.devices.size(),
+  ImGui::Text("Window %s · %zu device%s", format::duration(p.window.duration()).c_str(), p.devices.size(),
               p.devices.size() == 1 ? "" : "s");
+  draw_summary_devices(p);
+  ImGui::Spacing();
+  draw_summary_categories(p);
+  ImGui::Spacing();
+  draw_summary_steps(p.steps);
+  ImGui::Spacing();
+  draw_summary_launches(p, meta);
+}
 
-  // Per device.
+void View::draw_summary_devices(const Profile& p) {
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_BordersInnerV;
   if (ImGui::BeginTable("devices", 9, flags)) {
     for (const char* h : {"GPU", "span", "busy", "utilization", "concurrency", "in flight", "memcpy overlap",
@@ -94,28 +103,29 @@ void View::draw_summary() {
       ImGui::TableNextColumn();
       ImGui::Text("%u %s", d.id, d.name.c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_duration(d.span_ns).c_str());
+      ImGui::TextUnformatted(format::duration(d.span_ns).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_duration(d.busy_ns).c_str());
+      ImGui::TextUnformatted(format::duration(d.busy_ns).c_str());
       ImGui::TableNextColumn();
       percent_bar(d.utilization, kUtilizationColor);
       ImGui::TableNextColumn();
       percent_bar(d.kernel_concurrency, kConcurrentColor);
       ImGui::TableNextColumn();
-      ImGui::Text("%.2f", d.mean_kernels_in_flight);
+      ImGui::TextUnformatted(format::fixed(d.mean_kernels_in_flight, 2).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%5.1f%%", d.memcpy_compute_overlap * 100);
+      ImGui::TextUnformatted(format::percent1(d.memcpy_compute_overlap).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%5.1f%%", d.communication_compute_overlap * 100);
+      ImGui::TextUnformatted(format::percent1(d.communication_compute_overlap).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%llu", static_cast<unsigned long long>(d.kernels));
+      ImGui::TextUnformatted(format::count(d.kernels).c_str());
     }
     stats_.summary_devices = p.devices.size();
     ImGui::EndTable();
   }
+}
 
+void View::draw_summary_categories(const Profile& p) {
   // Time by category: one stacked bar.
-  ImGui::Spacing();
   ImGui::TextUnformatted("GPU kernel time by category");
   {
     const float w = std::min(ImGui::GetContentRegionAvail().x - 20, 900.0f);
@@ -126,24 +136,21 @@ void View::draw_summary() {
       const float dw = static_cast<float>(c.share) * w;
       dl->AddRectFilled(ImVec2(x, pos.y), ImVec2(x + dw, pos.y + 16), category_color(c.category));
       if (dw > 60)
-        dl->AddText(
-            ImVec2(x + 3, pos.y + 1), text_color_on(category_color(c.category)),
-            (std::string(to_string(c.category)) + " " + std::to_string(static_cast<int>(c.share * 100 + 0.5)) + "%")
-                .c_str());
+        dl->AddText(ImVec2(x + 3, pos.y + 1), text_color_on(category_color(c.category)),
+                    (std::string(to_string(c.category)) + " " + format::percent(c.share)).c_str());
       x += dw;
     }
     ImGui::Dummy(ImVec2(w, 18));
   }
+}
 
-  // Steps.
-  ImGui::Spacing();
-  const StepSummary& st = p.steps;
+void View::draw_summary_steps(const StepSummary& st) {
   if (st.steps.empty()) {
     ImGui::TextDisabled("No steps found (no NVTX / ProfilerStep ranges and no repeating pattern).");
   } else {
-    ImGui::Text("%zu steps (%s): mean %s · median %s · max %s", st.steps.size(),
-                std::string(to_string(st.source)).c_str(), format_duration(st.step_time.mean).c_str(),
-                format_duration(st.step_time.median).c_str(), format_duration(st.step_time.max).c_str());
+    ImGui::Text("%s steps (%s): mean %s · median %s · max %s", format::count(st.steps.size()).c_str(),
+                std::string(to_string(st.source)).c_str(), format::duration(st.step_time.mean).c_str(),
+                format::duration(st.step_time.median).c_str(), format::duration(st.step_time.max).c_str());
     TimeNs compute = 0, comm = 0, memcpy = 0, idle = 0;
     for (const Step& s : st.steps) {
       compute += s.compute_ns;
@@ -157,11 +164,9 @@ void View::draw_summary() {
     legend_item("memcpy", kMemcpyColor);
     legend_item("idle", kIdleColor);
     ImGui::NewLine();
-    ImGui::Text("all steps: compute %.0f%% · communication %.0f%% · memcpy %.0f%% · idle %.0f%%",
-                total > 0 ? 100 * static_cast<double>(compute) / total : 0,
-                total > 0 ? 100 * static_cast<double>(comm) / total : 0,
-                total > 0 ? 100 * static_cast<double>(memcpy) / total : 0,
-                total > 0 ? 100 * static_cast<double>(idle) / total : 0);
+    auto share = [&](TimeNs part) { return format::percent1(total > 0 ? static_cast<double>(part) / total : 0); };
+    ImGui::Text("all steps: compute %s · communication %s · memcpy %s · idle %s", share(compute).c_str(),
+                share(comm).c_str(), share(memcpy).c_str(), share(idle).c_str());
     // One stacked bar per step (at most 200, evenly sampled), length ∝ step time.
     TimeNs longest = 1;
     for (const Step& s : st.steps) longest = std::max(longest, s.range.duration());
@@ -182,25 +187,25 @@ void View::draw_summary() {
                   static_cast<double>(s.compute_ns + s.communication_ns + s.memcpy_ns + s.idle_ns), len, bar_h);
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s: %s\ncompute %s\ncommunication %s\nmemcpy %s\nidle %s\nclick: zoom to the step",
-                          s.name.c_str(), format_duration(s.range.duration()).c_str(),
-                          format_duration(s.compute_ns).c_str(), format_duration(s.communication_ns).c_str(),
-                          format_duration(s.memcpy_ns).c_str(), format_duration(s.idle_ns).c_str());
+                          s.name.c_str(), format::duration(s.range.duration()).c_str(),
+                          format::duration(s.compute_ns).c_str(), format::duration(s.communication_ns).c_str(),
+                          format::duration(s.memcpy_ns).c_str(), format::duration(s.idle_ns).c_str());
       if (ImGui::IsItemClicked()) zoom_to(s.range.start, s.range.end);
       if (bar_h < 10) ImGui::SetCursorPosY(ImGui::GetCursorPosY() - ImGui::GetStyle().ItemSpacing.y + 1);
     }
   }
+}
 
+void View::draw_summary_launches(const Profile& p, const TraceMeta& meta) {
   // Launches and what the source lost.
-  ImGui::Spacing();
   const LaunchStats& l = p.launches;
   if (l.launches > 0)
-    ImGui::Text(
-        "Launches: %llu · CPU launch mean %s · launch delay median %s · %.0f%% of kernels shorter than their launch",
-        static_cast<unsigned long long>(l.launches), format_duration(l.cpu_launch.mean).c_str(),
-        format_duration(l.launch_delay.median).c_str(), l.short_kernel_share * 100);
+    ImGui::Text("Launches: %s · CPU launch mean %s · launch delay median %s · %s of kernels shorter than their launch",
+                format::count(l.launches).c_str(), format::duration(l.cpu_launch.mean).c_str(),
+                format::duration(l.launch_delay.median).c_str(), format::percent(l.short_kernel_share).c_str());
   if (!meta.stats.empty()) {
     ImGui::TextUnformatted("Source statistics (events the source could not keep are counted here):");
-    for (const auto& [k, v] : meta.stats) ImGui::BulletText("%s: %llu", k.c_str(), static_cast<unsigned long long>(v));
+    for (const auto& [k, v] : meta.stats) ImGui::BulletText("%s: %s", k.c_str(), format::count(v).c_str());
   }
 }
 

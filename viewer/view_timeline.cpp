@@ -19,6 +19,7 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/format.h"
 #include "trace/detail/time_columns.h"
 #include "viewer/colors.h"
 #include "viewer/lod.h"
@@ -167,8 +168,8 @@ void View::draw_timeline(float height) {
 
   ImGui::BeginChild("tracks", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse);
   const ImVec2 win_pos = ImGui::GetWindowPos();
-  const float win_h = ImGui::GetWindowHeight();
-  timeline_input(x0, width, win_pos.y, win_pos.y + win_h);
+  const float top = win_pos.y, bottom = win_pos.y + ImGui::GetWindowHeight();
+  timeline_input(x0, width, top, bottom);
   stats_.view_start = view_start();
   stats_.view_end = view_end();
 
@@ -180,37 +181,52 @@ void View::draw_timeline(float height) {
     dl->VtxBuffer.reserve(kReserveVertices);
     dl->IdxBuffer.reserve(kReserveVertices / 2 * 3);
   }
-  const ImGuiIO& io = ImGui::GetIO();
-  const bool window_hovered = ImGui::IsWindowHovered();
   hovered_.reset();
   hovered_block_.reset();
+  track_y_.assign(doc_->index().tracks().size(), std::numeric_limits<float>::quiet_NaN());
 
-  const TimelineIndex& ix = doc_->index();
-  track_y_.assign(ix.tracks().size(), std::numeric_limits<float>::quiet_NaN());
-  const float top_clip = win_pos.y, bottom_clip = win_pos.y + win_h;
+  draw_evidence_bands(dl, x0, width, top, bottom);
   const float y_start = ImGui::GetCursorScreenPos().y;
-  float y = y_start;
+  const float y_end = draw_groups(dl, origin.x, x0, width, y_start, top, bottom);
+  draw_flow(dl, x0, width);
+  // Mouse time cursor.
+  const ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsWindowHovered() && io.MousePos.x >= x0 && io.MousePos.x <= x0 + width)
+    dl->AddLine(ImVec2(io.MousePos.x, top), ImVec2(io.MousePos.x, bottom), IM_COL32(255, 255, 255, 40));
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, y_start));
+  ImGui::Dummy(ImVec2(total_w - scrollbar, std::max(1.0f, y_end - y_start)));
 
+  timeline_hover_and_click(x0);
+  ImGui::EndChild();
+  ImGui::EndChild();
+}
+
+void View::draw_evidence_bands(ImDrawList* dl, float x0, float width, float top, float bottom) {
   // Evidence of the finding clicked last: bands behind everything.
+  const double ppn = px_per_ns(width);
   for (const TimeRange& r : evidence_) {
-    const double ppn = px_per_ns(width);
     const float a = x0 + static_cast<float>(static_cast<double>(r.start - view_start_) * ppn);
     const float b = x0 + static_cast<float>(static_cast<double>(r.end - view_start_) * ppn);
     if (b < x0 || a > x0 + width) continue;
-    dl->AddRectFilled(ImVec2(std::max(a, x0), top_clip), ImVec2(std::min(std::max(b, a + 2), x0 + width), bottom_clip),
+    dl->AddRectFilled(ImVec2(std::max(a, x0), top), ImVec2(std::min(std::max(b, a + 2), x0 + width), bottom),
                       kEvidenceColor);
     ++stats_.evidence_bands;
   }
+}
 
+float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float y, float top, float bottom) {
+  const TimelineIndex& ix = doc_->index();
+  const ImGuiIO& io = ImGui::GetIO();
+  const bool window_hovered = ImGui::IsWindowHovered();
   for (std::size_t gi = 0; gi < ix.groups().size(); ++gi) {
     const TrackGroup& g = ix.groups()[gi];
     const bool collapsed = group_collapsed_[gi] != 0;
     stats_.groups.push_back({g.label, y, collapsed});
     // Group header: the whole width; a click toggles collapse.
-    if (y + kGroupH >= top_clip && y <= bottom_clip) {
-      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(x0 + width, y + kGroupH - 1), IM_COL32(45, 50, 62, 255));
-      dl->AddText(ImVec2(origin.x + 4, y + 3), IM_COL32(230, 230, 230, 255), collapsed ? "+" : "-");
-      dl->AddText(ImVec2(origin.x + 16, y + 3), IM_COL32(230, 230, 230, 255), g.label.c_str());
+    if (y + kGroupH >= top && y <= bottom) {
+      dl->AddRectFilled(ImVec2(left, y), ImVec2(x0 + width, y + kGroupH - 1), IM_COL32(45, 50, 62, 255));
+      dl->AddText(ImVec2(left + 4, y + 3), IM_COL32(230, 230, 230, 255), collapsed ? "+" : "-");
+      dl->AddText(ImVec2(left + 16, y + 3), IM_COL32(230, 230, 230, 255), g.label.c_str());
       if (window_hovered && io.MousePos.y >= y && io.MousePos.y < y + kGroupH && io.MousePos.x < x0 &&
           ImGui::IsMouseClicked(0)) {
         group_collapsed_[gi] = collapsed ? 0 : 1;
@@ -235,13 +251,13 @@ void View::draw_timeline(float height) {
       track_y_[ti] = y;
       ts.y = y + 1;
       ts.height = h;
-      if (y + h >= top_clip && y <= bottom_clip) {
+      if (y + h >= top && y <= bottom) {
         ts.visible = true;
         // Track label on the left; a click toggles collapse.
         const bool many = info.rows.size() > 1;
         const std::string label = cat(many ? (track_collapsed_[ti] ? "+ " : "- ") : "  ", info.label);
-        dl->PushClipRect(ImVec2(origin.x, y), ImVec2(x0 - 4, y + h), true);
-        dl->AddText(ImVec2(origin.x + 8, y + 2), IM_COL32(200, 200, 200, 255), label.c_str());
+        dl->PushClipRect(ImVec2(left, y), ImVec2(x0 - 4, y + h), true);
+        dl->AddText(ImVec2(left + 8, y + 2), IM_COL32(200, 200, 200, 255), label.c_str());
         dl->PopClipRect();
         if (many && window_hovered && io.MousePos.y >= y && io.MousePos.y < y + h && io.MousePos.x < x0 &&
             ImGui::IsMouseClicked(0)) {
@@ -251,7 +267,7 @@ void View::draw_timeline(float height) {
         draw_track(dl, info, x0, y, width, ts);
         if (!matches_.empty()) draw_matches(dl, info, x0, y, width);
       }
-      dl->AddLine(ImVec2(origin.x, y + h - 1), ImVec2(x0 + width, y + h - 1), IM_COL32(255, 255, 255, 18));
+      dl->AddLine(ImVec2(left, y + h - 1), ImVec2(x0 + width, y + h - 1), IM_COL32(255, 255, 255, 18));
       y += h;
       stats_.drawn += ts.drawn;
       stats_.merged_blocks += ts.merged_blocks;
@@ -259,21 +275,17 @@ void View::draw_timeline(float height) {
       stats_.tracks.push_back(std::move(ts));
     }
   }
-  draw_flow(dl, x0, width);
-  // Mouse time cursor.
-  if (window_hovered && io.MousePos.x >= x0 && io.MousePos.x <= x0 + width)
-    dl->AddLine(ImVec2(io.MousePos.x, top_clip), ImVec2(io.MousePos.x, bottom_clip), IM_COL32(255, 255, 255, 40));
-  ImGui::SetCursorScreenPos(ImVec2(origin.x, y_start));
-  ImGui::Dummy(ImVec2(total_w - scrollbar, std::max(1.0f, y - y_start)));
+  return y;
+}
 
+void View::timeline_hover_and_click(float x0) {
   // Tooltips and clicks, now that this frame knows what is under the mouse.
-  if (!dragging_ && window_hovered) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!dragging_ && ImGui::IsWindowHovered()) {
     if (hovered_)
       tooltip_for(hovered_->table, hovered_->row);
     else if (hovered_block_)
-      ImGui::SetTooltip("%u events folded (each < %.0f px at this zoom)\n%s span\nclick to zoom in",
-                        hovered_block_->count, kMinVisiblePx,
-                        format_duration(hovered_block_->end - hovered_block_->start).c_str());
+      folded_tooltip(*hovered_block_);
   }
   if (click_pending_ && ImGui::IsMouseReleased(0)) {
     click_pending_ = false;
@@ -286,8 +298,6 @@ void View::draw_timeline(float height) {
       selection_ = {};
     }
   }
-  ImGui::EndChild();
-  ImGui::EndChild();
 }
 
 // [SECTION] Ruler and legend -----------------------------------------------------------------
@@ -298,7 +308,7 @@ void View::draw_ruler(ImDrawList* dl, float x0, float y0, float width) {
   const double ppn = px_per_ns(width);
   dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + width, y0 + kRulerH), IM_COL32(35, 38, 46, 255));
   dl->AddText(ImVec2(x0 - kLabelWidth + 8, y0 + 4), IM_COL32(150, 150, 150, 255),
-              cat("+", format_duration(ticks.step_ns), " / tick").c_str());
+              cat("+", format::duration(ticks.step_ns), " / tick").c_str());
   // Minor ticks: 5 per major step (or 2 when the step is 2·10^k, 5 when 5·10^k).
   const TimeNs minor = ticks.step_ns >= 5 ? ticks.step_ns / 5 : ticks.step_ns;
   const TimeNs first_minor = ticks.first - ((ticks.first - view_start()) / minor + 1) * minor;
@@ -403,8 +413,8 @@ float View::draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x
   if (ImGui::IsWindowHovered() && io.MousePos.x >= x0 && io.MousePos.x < x0 + width && io.MousePos.y >= y &&
       io.MousePos.y < lane_bottom_2 && !dragging_) {
     const LaneSample& s = lane_buf_[std::min(columns - 1, static_cast<std::size_t>(io.MousePos.x - x0))];
-    ImGui::SetTooltip("GPU %u at this pixel:\nbusy %.0f%%\n%.2f kernels in flight (mean)", a.device(),
-                      static_cast<double>(s.busy) * 100, static_cast<double>(s.in_flight));
+    ImGui::SetTooltip("GPU %u at this pixel:\nbusy %s\n%s kernels in flight (mean)", a.device(),
+                      format::percent(s.busy).c_str(), format::fixed(s.in_flight, 2).c_str());
   }
   return h;
 }
@@ -475,71 +485,173 @@ void View::draw_track(ImDrawList* dl, const TrackInfo& info, float x0, float y, 
 }
 
 void View::draw_row(ImDrawList* dl, const TrackRow& row, float x0, float y, float width, TrackStats& ts) {
-  const Trace& trace = doc_->trace();
-  const KernelTable& kt = trace.kernels();
   const double ppn = px_per_ns(width);
   const TimeNs t0 = view_start(), t1 = view_end();
   const auto min_ns = static_cast<TimeNs>(std::ceil(kMinVisiblePx / ppn));
   const ImGuiIO& io = ImGui::GetIO();
   const bool row_hovered = ImGui::IsWindowHovered() && io.MousePos.y >= y && io.MousePos.y < y + kRowH &&
                            io.MousePos.x >= x0 && io.MousePos.x < x0 + width;
-  const float char_w = ImGui::CalcTextSize("m").x;
-  const float right = x0 + width;
+  const RowSpan span{x0,
+                     x0 + width,
+                     y,
+                     row_hovered ? io.MousePos.x : -std::numeric_limits<float>::infinity(),
+                     ImGui::CalcTextSize("0").x,
+                     ImGui::CalcTextSize("m").x};
   auto to_x = [&](TimeNs t) {
     return x0 + static_cast<float>(std::clamp(static_cast<double>(t - view_start_) * ppn, -2.0, width + 2.0));
   };
-
   for (const LaneSegment& seg : row.segments) {
     RowIndex lo, hi;
     seg.visible(t0, t1, &lo, &hi);
     for_each_lod_item(seg.start, seg.end, lo, hi, seg.ends_sorted, min_ns, [&](const LodItem& it) {
-      const float xa = to_x(it.start);
-      float xb = to_x(it.end);
-      if (it.merged()) {
-        xb = std::max(xb, xa + kMinVisiblePx);
-        // Colour of a folded block: the category holding most of the time
-        // among a few evenly spaced samples — honest enough at this zoom.
-        ImU32 color;
-        if (seg.table == TableId::kernels) {
-          std::array<TimeNs, kKernelCategoryCount> w{};
-          const RowIndex n = it.count(), samples = std::min<RowIndex>(n, 8);
-          for (RowIndex s = 0; s < samples; ++s) {
-            const RowIndex r = seg.row(it.first + s * n / samples);
-            w[kt.category[r]] += kt.end[r] - kt.start[r] + 1;
-          }
-          color = category_color(static_cast<KernelCategory>(std::max_element(w.begin(), w.end()) - w.begin()));
-        } else {
-          color = event_color(seg.table, seg.row(it.first));
-        }
-        dl->AddRectFilled(ImVec2(xa, y), ImVec2(xb, y + kRowH), scale_brightness(color, 0.62f));
-        if (xb - xa > 40) {
-          char buf[24];
-          std::snprintf(buf, sizeof buf, "%u", it.count());
-          dl->AddText(ImVec2(std::max(xa, x0) + 3, y + 1), IM_COL32(235, 235, 235, 200), buf);
-        }
-        ++ts.merged_blocks;
-        ts.merged_events += it.count();
-        if (row_hovered && io.MousePos.x >= xa && io.MousePos.x < xb)
-          hovered_block_ = FoldedBlock{it.start, it.end, it.count()};
-        return;
-      }
-      const RowIndex r = seg.row(it.first);
-      xb = std::max(xb, xa + 1);
-      const ImU32 color = event_color(seg.table, r);
-      const bool selected = selection_.valid() && selection_.table == seg.table && selection_.row == r;
-      dl->AddRectFilled(ImVec2(xa, y), ImVec2(xb, y + kRowH), color);
-      if (selected) dl->AddRect(ImVec2(xa - 1, y - 1), ImVec2(xb + 1, y + kRowH + 1), kSelectionColor, 0, 0, 2);
-      // A label when there is room for a few characters.
-      const float vis_a = std::max(xa, x0) + 3, vis_b = std::min(xb, right) - 2;
-      if (vis_b - vis_a > 3 * char_w) {
-        const std::string_view label = event_label(seg.table, r);
-        const std::size_t fit = std::min(label.size(), static_cast<std::size_t>((vis_b - vis_a) / char_w));
-        dl->AddText(ImVec2(vis_a, y + 1), text_color_on(color), label.data(), label.data() + fit);
-      }
-      ++ts.drawn;
-      if (row_hovered && io.MousePos.x >= xa - 1 && io.MousePos.x < xb + 1) hovered_ = MatchRef{seg.table, r};
+      if (it.merged())
+        draw_folded(dl, seg, it, to_x(it.start), to_x(it.end), span, ts);
+      else
+        draw_single(dl, seg, seg.row(it.first), to_x(it.start), to_x(it.end), span, ts);
     });
   }
+}
+
+namespace {
+
+// What a folded block of a table counts: "3,780 kernels".
+const char* folded_noun(TableId t) {
+  switch (t) {
+    case TableId::kernels:
+      return "kernels";
+    case TableId::memcpys:
+      return "copies";
+    case TableId::memsets:
+      return "memsets";
+    case TableId::api_calls:
+      return "calls";
+    case TableId::ranges:
+      return "ranges";
+    case TableId::syncs:
+      return "syncs";
+    default:
+      return "events";
+  }
+}
+
+// Visible width of [xa, xb) inside the row.
+float visible_px(float xa, float xb, float left, float right) {
+  return std::max(0.0f, std::min(xb, right) - std::max(xa, left));
+}
+
+}  // namespace
+
+CategoryTimes View::folded_kernel_time(const LaneSegment& seg, RowIndex first, RowIndex last) const {
+  if (!seg.rows) return doc_->index().kernel_time().sum(first, last);
+  // Kernel lanes are used in place; a gathered one would be summed row by row.
+  const KernelTable& kt = doc_->trace().kernels();
+  CategoryTimes t{};
+  for (RowIndex p = first; p < last; ++p) t[kt.category[seg.row(p)]] += seg.end[p] - seg.start[p];
+  return t;
+}
+
+void View::draw_folded(ImDrawList* dl, const LaneSegment& seg, const LodItem& it, float xa, float xb,
+                       const RowSpan& span, TrackStats& ts) {
+  xb = std::max(xb, xa + kMinVisiblePx);
+  const float w = visible_px(xa, xb, span.left, span.right);
+  if (seg.table == TableId::kernels) {
+    // The exact category mix of every kernel folded here, as stacked bands
+    // in legend order (padding on top), heights in proportion to time: a
+    // stream that is 21% padding shows a fifth of red at any zoom.
+    const CategoryTimes mix = folded_kernel_time(seg, it.first, it.last);
+    TimeNs total = 0;
+    for (TimeNs v : mix) total += v;
+    TimeNs acc = 0;
+    float band_top = span.y;
+    for (int c = 0; c < kKernelCategoryCount; ++c) {
+      const TimeNs v = mix[static_cast<std::size_t>(c)];
+      stats_.kernel_ns_folded[static_cast<std::size_t>(c)] += v;
+      if (v == 0) continue;
+      acc += v;
+      const float band_bottom =
+          span.y + std::round(kRowH * static_cast<float>(static_cast<double>(acc) / static_cast<double>(total)));
+      if (band_bottom <= band_top) continue;
+      dl->AddRectFilled(ImVec2(xa, band_top), ImVec2(xb, band_bottom),
+                        scale_brightness(category_color(static_cast<KernelCategory>(c)), 0.8f));
+      stats_.kernel_px[static_cast<std::size_t>(c)] += w * (band_bottom - band_top);
+      band_top = band_bottom;
+    }
+    if (total == 0) {  // only zero-length kernels: the first one's colour
+      const KernelCategory c = doc_->trace().kernels().category_at(seg.row(it.first));
+      dl->AddRectFilled(ImVec2(xa, span.y), ImVec2(xb, span.y + kRowH), scale_brightness(category_color(c), 0.8f));
+      stats_.kernel_px[static_cast<std::size_t>(c)] += w * kRowH;
+    }
+  } else {
+    dl->AddRectFilled(ImVec2(xa, span.y), ImVec2(xb, span.y + kRowH),
+                      scale_brightness(event_color(seg.table, seg.row(it.first)), 0.62f));
+  }
+  // What the block stands for: "3,780 kernels", or the number alone when that is all that fits.
+  const float room = std::min(xb, span.right) - std::max(xa, span.left) - 6;
+  const std::string n = room >= 2 * span.digit_px ? format::count(it.count()) : std::string();
+  const std::string label = n.empty() ? n : cat(n, " ", folded_noun(seg.table));
+  const std::string& shown = ImGui::CalcTextSize(label.c_str()).x <= room ? label : n;
+  if (!shown.empty() && ImGui::CalcTextSize(shown.c_str()).x <= room) {
+    const ImVec2 at(std::max(xa, span.left) + 3, span.y + 1);
+    dl->AddText(ImVec2(at.x + 1, at.y + 1), IM_COL32(0, 0, 0, 170), shown.c_str());  // legible on any band
+    dl->AddText(at, IM_COL32(240, 240, 240, 255), shown.c_str());
+    if (stats_.folded_labels.size() < 64) stats_.folded_labels.push_back(shown);
+  }
+  ++ts.merged_blocks;
+  ts.merged_events += it.count();
+  if (span.mouse_x >= xa && span.mouse_x < xb)
+    hovered_block_ = FoldedBlock{it.start, it.end, it.count(), seg.table, &seg, it.first, it.last};
+}
+
+void View::draw_single(ImDrawList* dl, const LaneSegment& seg, RowIndex r, float xa, float xb, const RowSpan& span,
+                       TrackStats& ts) {
+  xb = std::max(xb, xa + 1);
+  const ImU32 color = event_color(seg.table, r);
+  const bool selected = selection_.valid() && selection_.table == seg.table && selection_.row == r;
+  dl->AddRectFilled(ImVec2(xa, span.y), ImVec2(xb, span.y + kRowH), color);
+  if (selected) dl->AddRect(ImVec2(xa - 1, span.y - 1), ImVec2(xb + 1, span.y + kRowH + 1), kSelectionColor, 0, 0, 2);
+  if (seg.table == TableId::kernels) {
+    const KernelTable& kt = doc_->trace().kernels();
+    const auto c = static_cast<std::size_t>(kt.category[r]);
+    stats_.kernel_ns_single[c] += kt.end[r] - kt.start[r];
+    stats_.kernel_px[c] += visible_px(xa, xb, span.left, span.right) * kRowH;
+  }
+  // A label when there is room for a few characters.
+  const float char_w = span.char_px;
+  const float vis_a = std::max(xa, span.left) + 3, vis_b = std::min(xb, span.right) - 2;
+  if (vis_b - vis_a > 3 * char_w) {
+    const std::string_view label = event_label(seg.table, r);
+    const std::size_t fit = std::min(label.size(), static_cast<std::size_t>((vis_b - vis_a) / char_w));
+    dl->AddText(ImVec2(vis_a, span.y + 1), text_color_on(color), label.data(), label.data() + fit);
+  }
+  ++ts.drawn;
+  if (span.mouse_x >= xa - 1 && span.mouse_x < xb + 1) hovered_ = MatchRef{seg.table, r};
+}
+
+void View::folded_tooltip(const FoldedBlock& b) {
+  ImGui::BeginTooltip();
+  ImGui::Text("%s %s folded (each < %.0f px at this zoom)", format::count(b.count).c_str(), folded_noun(b.table),
+              kMinVisiblePx);
+  ImGui::TextDisabled("%s span · click to zoom in", format::duration(b.end - b.start).c_str());
+  if (b.table == TableId::kernels && b.segment) {
+    // The mix, largest first: the bands' numbers.
+    const CategoryTimes mix = folded_kernel_time(*b.segment, b.first, b.last);
+    TimeNs total = 0;
+    for (TimeNs v : mix) total += v;
+    std::vector<int> order;
+    for (int c = 0; c < kKernelCategoryCount; ++c)
+      if (mix[static_cast<std::size_t>(c)] > 0) order.push_back(c);
+    std::sort(order.begin(), order.end(),
+              [&](int x, int y) { return mix[static_cast<std::size_t>(x)] > mix[static_cast<std::size_t>(y)]; });
+    for (int c : order) {
+      const TimeNs v = mix[static_cast<std::size_t>(c)];
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(category_color(static_cast<KernelCategory>(c))), "%s",
+                         std::string(to_string(static_cast<KernelCategory>(c))).c_str());
+      ImGui::SameLine(130);
+      ImGui::Text("%s  %s", format::percent1(static_cast<double>(v) / static_cast<double>(total)).c_str(),
+                  format::duration(v).c_str());
+    }
+  }
+  ImGui::EndTooltip();
 }
 
 // [SECTION] Highlights and flows -------------------------------------------------------------

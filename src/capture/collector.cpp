@@ -44,8 +44,7 @@ void Collector::run() {
     if (tick_) tick_();
     drain();
     const auto now = std::chrono::steady_clock::now();
-    if (chunk_requested_.exchange(false, std::memory_order_relaxed) || now - last_chunk >= opt_.flush_interval ||
-        builder_.row_count() >= opt_.max_chunk_rows) {
+    if (now - last_chunk >= opt_.flush_interval || builder_.row_count() >= opt_.max_chunk_rows) {
       write_chunk();
       last_chunk = now;
     } else {

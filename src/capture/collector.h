@@ -68,8 +68,6 @@ class Collector {
   void set_on_chunk(std::function<void(const CollectorStats&)> f) { on_chunk_ = std::move(f); }
 
   void start();
-  // Asks for a chunk at the next poll. Async-signal-safe (an atomic store).
-  void request_chunk() noexcept { chunk_requested_.store(true, std::memory_order_relaxed); }
   std::uint64_t chunks_written() const noexcept { return chunks_.load(std::memory_order_acquire); }
   // Drains, ends open ranges at `end_time`, writes the last chunk, finishes
   // the sink and joins the thread. Idempotent.
@@ -101,7 +99,7 @@ class Collector {
   std::thread thread_;
   std::mutex wake_mutex_;
   std::condition_variable wake_;
-  std::atomic<bool> stop_requested_{false}, chunk_requested_{false}, finished_{false};
+  std::atomic<bool> stop_requested_{false}, finished_{false};
   std::atomic<std::uint64_t> chunks_{0};
   std::atomic<std::int64_t> end_time_{0};
   std::uint64_t declined_base_ = 0;

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "analysis/format.h"
 #include "capture/driver_probe.h"
 #include "capture/launcher.h"
 #include "capture/options.h"
@@ -85,29 +86,6 @@ class ReportDir {
   std::string path_;
 };
 
-std::string with_commas(std::uint64_t v) {
-  const std::string digits = std::to_string(v);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-std::string human_bytes(std::uint64_t b) {
-  char buf[32];
-  if (b >= (1ull << 30))
-    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(b) / (1ull << 30));
-  else if (b >= (1ull << 20))
-    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(b) / (1ull << 20));
-  else if (b >= 1024)
-    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / 1024);
-  else
-    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
-  return buf;
-}
-
 void print_report(const capture::ProcessReport& r) {
   const capture::Summary& s = r.summary;
   std::string who = "pid " + std::to_string(r.pid);
@@ -119,16 +97,16 @@ void print_report(const capture::ProcessReport& r) {
   std::error_code ec;
   const auto size = fs::file_size(s.output, ec);
   std::fprintf(stderr, "gpuscope:   %s -> %s (%s)%s\n", who.c_str(), s.output.c_str(),
-               ec ? "missing" : human_bytes(size).c_str(),
+               ec ? "missing" : format::bytes(size).c_str(),
                r.state == "finished" ? "" : "  [process ended before finishing: the file holds what was flushed]");
   std::fprintf(stderr, "gpuscope:     kernels %s, memcpys %s, memsets %s, API calls %s, NVTX ranges %s, syncs %s\n",
-               with_commas(s.kernels).c_str(), with_commas(s.memcpys).c_str(), with_commas(s.memsets).c_str(),
-               with_commas(s.api_calls).c_str(), with_commas(s.ranges).c_str(), with_commas(s.syncs).c_str());
+               format::count(s.kernels).c_str(), format::count(s.memcpys).c_str(), format::count(s.memsets).c_str(),
+               format::count(s.api_calls).c_str(), format::count(s.ranges).c_str(), format::count(s.syncs).c_str());
   std::fprintf(stderr,
                "gpuscope:     dropped records %s, invalid timestamps %s, profiler overhead %.3f ms, "
                "buffer memory peak %s\n",
-               with_commas(s.dropped_records).c_str(), with_commas(s.invalid_timestamps).c_str(),
-               static_cast<double>(s.overhead_ns) / 1e6, human_bytes(s.pool_peak_bytes).c_str());
+               format::count(s.dropped_records).c_str(), format::count(s.invalid_timestamps).c_str(),
+               static_cast<double>(s.overhead_ns) / 1e6, format::bytes(s.pool_peak_bytes).c_str());
   if (r.state == "waiting" || (r.state == "finished" && s.message.find("never began") != std::string::npos))
     std::fprintf(stderr, "gpuscope:     %s\n", s.message.c_str());
   if (!s.ok && !s.message.empty() && r.state != "waiting")

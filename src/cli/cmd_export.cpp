@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "analysis/format.h"
 #include "cli/command.h"
 #include "export/chrome_trace.h"
 #include "export/sqlite_export.h"
@@ -43,8 +44,8 @@ void run(const ExportArgs& a) {
   const std::string source(to_string(trace.meta().source));
   if (format == "sqlite") {
     const SqliteExportStats s = write_sqlite_trace(trace, a.out);
-    std::printf("wrote %s: %llu rows, %.1f MB SQLite (source: %s)\n", a.out.c_str(),
-                static_cast<unsigned long long>(s.rows), static_cast<double>(s.file_bytes) / 1e6, source.c_str());
+    std::printf("wrote %s: %s rows, %s SQLite (source: %s)\n", a.out.c_str(), format::count(s.rows).c_str(),
+                format::bytes(s.file_bytes).c_str(), source.c_str());
     return;
   }
   ChromeExportOptions o;
@@ -52,9 +53,8 @@ void run(const ExportArgs& a) {
   o.gzip_level = a.gzip_level;
   o.flows = !a.no_flows;
   const ChromeExportStats s = write_chrome_trace_file(trace, a.out, o);
-  std::printf("wrote %s: %llu events, %.1f MB%s (source: %s)\n", a.out.c_str(),
-              static_cast<unsigned long long>(s.events), static_cast<double>(s.file_bytes) / 1e6, o.gzip ? " gzip" : "",
-              source.c_str());
+  std::printf("wrote %s: %s events, %s%s (source: %s)\n", a.out.c_str(), format::count(s.events).c_str(),
+              format::bytes(s.file_bytes).c_str(), o.gzip ? " gzip" : "", source.c_str());
   if (s.skipped_non_finite_counters)
     std::printf("note: %llu counter samples were NaN or infinite and were left out (JSON cannot hold them)\n",
                 static_cast<unsigned long long>(s.skipped_non_finite_counters));
@@ -64,7 +64,8 @@ void add(CLI::App& app, Context&) {
   auto args = std::make_shared<ExportArgs>();
   CLI::App* cmd = app.add_subcommand(
       "export",
-      "Convert a trace (.gscope, Chrome JSON or .json.gz) to Chrome Trace Event JSON in PyTorch profiler (Kineto) "
+      "Convert a trace (.gscope, Chrome JSON, .json.gz or Nsight Systems .sqlite) to Chrome Trace Event JSON in "
+      "PyTorch profiler (Kineto) "
       "conventions, for Perfetto, chrome://tracing and HTA, or to an SQLite database with Nsight Systems' table names. "
       "Timestamps keep every nanosecond.");
   cmd->add_option("FILE", args->input, "Trace to convert")->required();

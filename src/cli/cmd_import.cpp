@@ -1,14 +1,18 @@
-// gpuscope import IN.json[.gz] -o OUT.gscope: converts a Chrome / PyTorch
-// profiler (Kineto) trace into gpuscope's native file. (Every other command
-// also opens such JSON directly; importing once makes later loads ~10× faster.)
+// gpuscope import IN -o OUT.gscope: converts a Chrome / PyTorch profiler
+// (Kineto) trace, or an Nsight Systems SQLite export, into gpuscope's native
+// file. (Every other command also opens those directly; importing once makes
+// later loads faster.)
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
 
+#include "analysis/format.h"
 #include "cli/command.h"
 #include "import/chrome_json.h"
+#include "import/nsys/nsys_sqlite.h"
+#include "import/open_trace.h"
 #include "store/gscope.h"
 #include "trace/files.h"
 
@@ -24,8 +28,11 @@ void run(const ImportArgs& args) {
   files::refuse_output_among_inputs(args.output, std::vector<std::string>{args.input});
   const auto t0 = std::chrono::steady_clock::now();
   Trace trace;
+  bool sqlite = false;
   try {
-    trace = import_chrome_json(args.input);
+    const TraceFileKind kind = detect_trace_file(args.input);
+    sqlite = kind == TraceFileKind::nsys_sqlite || (kind == TraceFileKind::unknown && named_like_sqlite(args.input));
+    trace = sqlite ? import_nsys_sqlite(args.input) : import_chrome_json(args.input);
   } catch (const InputError& e) {
     throw Error(e.what());
   }
@@ -37,28 +44,40 @@ void run(const ImportArgs& args) {
   }
   if (args.quiet) return;
   const TraceMeta& m = trace.meta();
-  const double mb = static_cast<double>(m.stat("import.json_bytes")) / 1e6;
   std::printf("%s -> %s\n", args.input.c_str(), args.output.c_str());
-  std::printf("  %s; %.1f MB of JSON in %.2f s (%.0f MB/s)\n", m.producer.c_str(), mb, import_s,
-              import_s > 0 ? mb / import_s : 0.0);
+  if (sqlite) {
+    std::error_code size_ec;
+    const std::uint64_t file_bytes = std::filesystem::file_size(args.input, size_ec);
+    std::printf("  %s; %s of SQLite in %.2f s\n", m.producer.c_str(), format::bytes(size_ec ? 0 : file_bytes).c_str(),
+                import_s);
+  } else {
+    const std::uint64_t json_bytes = m.stat("import.json_bytes");
+    std::printf("  %s; %s of JSON in %.2f s (%s)\n", m.producer.c_str(), format::bytes(json_bytes).c_str(), import_s,
+                format::bandwidth(import_s > 0 ? static_cast<double>(json_bytes) / import_s : 0.0).c_str());
+  }
   std::printf("  %zu kernels, %zu memcpys, %zu memsets, %zu API calls, %zu ranges, %zu syncs, %zu counter samples\n",
               trace.kernels().size(), trace.memcpys().size(), trace.memsets().size(), trace.api_calls().size(),
               trace.ranges().size(), trace.syncs().size(), trace.counters().size());
   for (const auto& [key, value] : m.stats)
     if (key.rfind("import.skipped.", 0) == 0)
       std::printf("  skipped %s: %llu\n", key.c_str() + 15, static_cast<unsigned long long>(value));
+  if (const std::string_view warning = m.property("import.warning"); !warning.empty())
+    std::printf("  warning: %.*s\n", static_cast<int>(warning.size()), warning.data());
 }
 
 void add(CLI::App& app, Context&) {
   auto args = std::make_shared<ImportArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "import", "Convert a Chrome trace / PyTorch profiler (Kineto) JSON file, plain or .gz, into a .gscope file");
-  cmd->add_option("input", args->input, "trace JSON (.json or .json.gz)")->required();
+      "import",
+      "Convert a Chrome trace / PyTorch profiler (Kineto) JSON file, plain or .gz, or an Nsight Systems SQLite export "
+      "(nsys export --type sqlite), into a .gscope file");
+  cmd->add_option("input", args->input, "trace JSON (.json or .json.gz) or Nsight Systems export (.sqlite)")
+      ->required();
   cmd->add_option("-o,--output", args->output, "the .gscope file to write (written atomically)")->required();
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
   cmd->footer(
       "Events gpuscope cannot use are counted by reason (shown here and by `gpuscope info`), never dropped silently.\n"
-      "Mapping of Kineto categories to gpuscope tables: docs/import.md.");
+      "Mapping of Kineto categories and of Nsight Systems tables to gpuscope tables: docs/import.md.");
   cmd->callback([args] { run(*args); });
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/format.h"
 #include "cli/command.h"
 #include "import/open_trace.h"
 #include "store/gscope.h"
@@ -25,25 +26,6 @@ struct InfoArgs {
 constexpr std::size_t kTracksShown = 64;
 
 // [SECTION] Formatting helpers
-
-std::string thousands(std::uint64_t v) {
-  std::string digits = std::to_string(v), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
-
-std::string bytes_text(std::uint64_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(b);
-  int u = 0;
-  while (v >= 1024 && u < 4) v /= 1024, ++u;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-  return buf;
-}
 
 // ns as seconds with nine decimals, by integer arithmetic.
 std::string seconds_text(std::int64_t ns) {
@@ -73,6 +55,8 @@ std::string_view source_text(TraceSource s) {
       return "captured (recorded live by gpuscope through CUPTI)";
     case TraceSource::chrome_json:
       return "imported (from Chrome trace JSON)";
+    case TraceSource::nsys_sqlite:
+      return "imported (from an Nsight Systems SQLite export)";
     case TraceSource::unknown:
       break;
   }
@@ -86,6 +70,7 @@ std::string_view source_kind(TraceSource s) {
     case TraceSource::cupti:
       return "captured";
     case TraceSource::chrome_json:
+    case TraceSource::nsys_sqlite:
       return "imported";
     case TraceSource::unknown:
       break;
@@ -101,6 +86,8 @@ std::string_view format_name(TraceFileKind k) {
       return "chrome-json";
     case TraceFileKind::chrome_json_gz:
       return "chrome-json-gz";
+    case TraceFileKind::nsys_sqlite:
+      return "nsys-sqlite";
     case TraceFileKind::unknown:
       break;
   }
@@ -232,12 +219,13 @@ void print_text(const std::string& path, const Loaded& l, bool all_tracks) {
   std::printf("%s\n", path.c_str());
   std::string format = l.kind == TraceFileKind::gscope        ? ".gscope"
                        : l.kind == TraceFileKind::chrome_json ? "Chrome trace JSON"
+                       : l.kind == TraceFileKind::nsys_sqlite ? "SQLite, Nsight Systems schema"
                                                               : "Chrome trace JSON, gzip";
   if (l.has_report) {
     format += " v" + std::to_string(l.report.format_version) + ", written by " + l.report.writer + ", " +
               (l.report.complete ? "complete" : "INCOMPLETE");
   }
-  line("format", format + ", " + bytes_text(l.file_bytes));
+  line("format", format + ", " + format::bytes(l.file_bytes));
   if (l.has_report)
     for (const std::string& p : l.report.problems) line("problem", p);
   line("source", std::string(source_text(m.source)));
@@ -255,7 +243,7 @@ void print_text(const std::string& path, const Loaded& l, bool all_tracks) {
     std::string s = "GPU " + std::to_string(d.id) + "  " + (d.name.empty() ? "(unnamed)" : d.name);
     if (d.compute_major) s += ", sm_" + std::to_string(d.compute_major) + std::to_string(d.compute_minor);
     if (d.sm_count) s += ", " + std::to_string(d.sm_count) + " SMs";
-    if (d.memory_bytes) s += ", " + bytes_text(d.memory_bytes);
+    if (d.memory_bytes) s += ", " + format::bytes(d.memory_bytes);
     if (!d.uuid.empty()) s += ", " + d.uuid;
     std::printf("  %s\n", s.c_str());
   }
@@ -267,10 +255,10 @@ void print_text(const std::string& path, const Loaded& l, bool all_tracks) {
   std::printf("tables\n");
   for (int i = 0; i < kTableCount; ++i) {
     const auto table = static_cast<TableId>(i);
-    std::printf("  %-12s %15s\n", std::string(to_string(table)).c_str(), thousands(t.tables().rows(table)).c_str());
+    std::printf("  %-12s %15s\n", std::string(to_string(table)).c_str(), format::count(t.tables().rows(table)).c_str());
   }
-  std::printf("  %-12s %15s  (%s)\n", "strings", thousands(t.strings().size()).c_str(),
-              bytes_text(t.strings().arena_bytes()).c_str());
+  std::printf("  %-12s %15s  (%s)\n", "strings", format::count(t.strings().size()).c_str(),
+              format::bytes(t.strings().arena_bytes()).c_str());
 
   std::size_t gpu = 0;
   for (const Track& tr : t.tracks()) gpu += tr.kind == TrackKind::gpu;
@@ -283,7 +271,7 @@ void print_text(const std::string& path, const Loaded& l, bool all_tracks) {
       const auto table = static_cast<TableId>(i);
       if (table == TableId::counters) continue;
       if (const RowIndex n = t.rows_of(table, id).size())
-        counts += "  " + std::string(to_string(table)) + " " + thousands(n);
+        counts += "  " + std::string(to_string(table)) + " " + format::count(n);
     }
     std::printf("  %-24s %-32s%s\n", track_label(tr).c_str(), tr.name.empty() ? "-" : ("\"" + tr.name + "\"").c_str(),
                 counts.c_str());
@@ -296,18 +284,18 @@ void print_text(const std::string& path, const Loaded& l, bool all_tracks) {
     const CounterSeries& cs = t.counter_series()[s];
     std::printf("  %s%s%s: %s samples\n", cs.name.c_str(), cs.unit.empty() ? "" : (" [" + cs.unit + "]").c_str(),
                 cs.device == kNoDevice ? "" : (" on GPU " + std::to_string(cs.device)).c_str(),
-                thousands(t.rows_of(TableId::counters, s).size()).c_str());
+                format::count(t.rows_of(TableId::counters, s).size()).c_str());
   }
 
   // Losses and skips: dropped records, import skips by reason, store losses.
   std::printf("stats (records lost or skipped, and other counts)\n");
   if (m.stats.empty()) std::printf("  none: nothing was lost or skipped\n");
-  for (const auto& [k, v] : m.stats) std::printf("  %-40s %15s\n", k.c_str(), thousands(v).c_str());
+  for (const auto& [k, v] : m.stats) std::printf("  %-40s %15s\n", k.c_str(), format::count(v).c_str());
   if (!m.properties.empty()) {
     std::printf("properties\n");
     for (const auto& [k, v] : m.properties) std::printf("  %-40s %s\n", k.c_str(), v.c_str());
   }
-  std::printf("memory         %s after load\n", bytes_text(t.memory_bytes()).c_str());
+  std::printf("memory         %s after load\n", format::bytes(t.memory_bytes()).c_str());
 }
 
 void run(const InfoArgs& a) {
@@ -324,7 +312,8 @@ void add(CLI::App& app, Context&) {
       "info",
       "Describe a trace: its source (synthetic, captured or imported), producer, host, command line, devices, rows "
       "per table and per track, time span, counters, and every record lost or skipped.");
-  cmd->add_option("FILE", args->file, "Trace file (.gscope, Chrome JSON or .json.gz)")->required();
+  cmd->add_option("FILE", args->file, "Trace file (.gscope, Chrome JSON, .json.gz or Nsight Systems .sqlite)")
+      ->required();
   cmd->add_flag("--json", args->json, "Print JSON (schema gpuscope.info/1) instead of text");
   cmd->add_flag("--all-tracks", args->all_tracks, "List every track (text lists the first 64)");
   cmd->callback([args] { run(*args); });

@@ -101,7 +101,8 @@ void add(CLI::App& app, Context&) {
       "utilization, kernel concurrency, copy/communication overlap, steps and their breakdown, time by kernel "
       "category, top kernels, launches, syncs, HTA's temporal breakdown. Several files (one per rank, or a "
       "directory of them) are analysed as one job: per-rank rows, skew, stragglers, ranks aligned on one clock.");
-  cmd->add_option("FILE", args->inputs, "Traces (.gscope, Chrome/Kineto .json or .json.gz) or directories of them")
+  cmd->add_option("FILE", args->inputs,
+                  "Traces (.gscope, Chrome/Kineto .json or .json.gz, Nsight Systems .sqlite) or directories of them")
       ->required();
   cmd->add_flag("--json", args->json, "Print the report as JSON (schema gpuscope.report/1, docs/report-schema.md)");
   cmd->add_option("--top", args->top, "Kernels listed (default: 10 in text, all in JSON)")
@@ -140,11 +141,12 @@ std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inp
     for (const auto& e : fs::directory_iterator(in, ec)) {
       const std::string name = e.path().filename().string();
       if (!e.is_regular_file(ec)) continue;
-      const bool trace = name.ends_with(".gscope") || name.ends_with(".json") || name.ends_with(".json.gz");
+      const bool trace = name.ends_with(".gscope") || name.ends_with(".json") || name.ends_with(".json.gz") ||
+                         name.ends_with(".sqlite");
       if (trace && !is_saved_report(e.path().string())) found.push_back(e.path().string());
     }
     if (ec) throw Error(in + ": cannot list the directory: " + ec.message());
-    if (found.empty()) throw Error(in + ": no trace files (.gscope, .json, .json.gz) in this directory");
+    if (found.empty()) throw Error(in + ": no trace files (.gscope, .json, .json.gz, .sqlite) in this directory");
     std::sort(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());
   }

@@ -18,7 +18,7 @@ namespace {
 
 struct ViewArgs {
   std::vector<std::string> files;
-  std::string screenshot, size, view, zoom, select, find;
+  std::string screenshot, size, view, zoom, select, find, font;
   bool regex = false;
   int frames = 0;
 };
@@ -51,6 +51,7 @@ void run(const ViewArgs& a) {
   flag("--find", a.find);
   if (a.regex) args.emplace_back("--regex");
   if (a.frames > 0) flag("--frames", std::to_string(a.frames));
+  flag("--font", a.font);
   std::vector<char*> argv;
   for (std::string& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -62,8 +63,9 @@ void add(CLI::App& app, Context&) {
   auto args = std::make_shared<ViewArgs>();
   CLI::App* cmd = app.add_subcommand(
       "view", "Open traces in the desktop viewer (gpuscope-view): timeline, hotspots, findings, summary, compare");
-  cmd->add_option("files", args->files,
-                  "trace to open (.gscope, Chrome/Kineto .json or .json.gz); a second one to compare")
+  cmd->add_option(
+         "files", args->files,
+         "trace to open (.gscope, Chrome/Kineto .json or .json.gz, Nsight Systems .sqlite); a second one to compare")
       ->required()
       ->expected(1, 2);
   cmd->add_option("--screenshot", args->screenshot, "headless: render, write OUT.png and OUT.json, exit");
@@ -74,6 +76,7 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("--find", args->find, "search names for this text and highlight the matches");
   cmd->add_flag("--regex", args->regex, "--find is a regular expression");
   cmd->add_option("--frames", args->frames, "headless: frames to render after loading (default 3)");
+  cmd->add_option("--font", args->font, "TrueType font of the UI (default: DejaVu Sans, Debian's fonts-dejavu-core)");
   cmd->callback([args] { run(*args); });
 }
 

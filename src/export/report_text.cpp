@@ -96,6 +96,8 @@ std::string source_words(TraceSource s) {
       return "imported Chrome/Kineto JSON";
     case TraceSource::synthetic:
       return "SYNTHETIC trace (generated, not measured)";
+    case TraceSource::nsys_sqlite:
+      return "imported Nsight Systems SQLite export";
     case TraceSource::unknown:
       break;
   }
@@ -482,7 +484,7 @@ void hotspots(const Profile& p, const ReportTextOptions& o, std::string& out) {
   t.right = {true, true, true, true, true, true, true, false, false};
   std::vector<std::string_view> names;
   for (std::size_t i = 0; i < p.hotspots.size() && i < o.top; ++i) names.push_back(p.hotspots[i].name);
-  const std::vector<std::string> shown = short_kernel_names(names, 70);
+  const std::vector<std::string> shown = short_kernel_names(names, kTableNameWidth);
   for (std::size_t i = 0; i < names.size(); ++i) {
     const Hotspot& h = p.hotspots[i];
     t.rows.push_back({std::to_string(i + 1), percent1(h.share), duration(h.stats.total), count(h.stats.count),
@@ -612,7 +614,7 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
   k.right = {true, true, true, true, true, false};
   std::vector<std::string_view> names;
   for (std::size_t i = 0; i < d.kernels.size() && i < o.top; ++i) names.push_back(d.kernels[i].name);
-  const std::vector<std::string> shown = short_kernel_names(names, 70);
+  const std::vector<std::string> shown = short_kernel_names(names, kTableNameWidth);
   for (std::size_t i = 0; i < names.size(); ++i) {
     const KernelDelta& x = d.kernels[i];
     k.rows.push_back({duration(x.before_ns), duration(x.after_ns), duration(x.after_ns - x.before_ns),

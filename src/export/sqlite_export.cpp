@@ -11,7 +11,10 @@
 // usual durability machinery of SQLite is not needed. Process and thread ids
 // are serialized as Nsight Systems does (globalPid = pid << 24, globalTid =
 // globalPid | tid), so its idioms (`globalTid >> 24 & 0xFFFFFF` for the pid)
-// keep working.
+// keep working; a thread whose tid does not fit in 24 bits (or whose value
+// another thread already has) gets a value from 2^62 up instead, and
+// GPUSCOPE_TRACKS lists every track with its exact ids, so that the file
+// reads back as the trace (src/import/nsys/gpuscope_sqlite.cpp).
 #include "export/sqlite_export.h"
 
 #include <fcntl.h>
@@ -26,28 +29,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/format.h"
 #include "trace/files.h"
 
 namespace gpuscope {
-
-std::string_view kernel_short_name(std::string_view name) {
-  static constexpr std::string_view kAnon = "(anonymous namespace)";
-  std::size_t end = 0;
-  while (end < name.size()) {
-    if (name.compare(end, kAnon.size(), kAnon) == 0) {
-      end += kAnon.size();
-      continue;
-    }
-    if (name[end] == '<' || name[end] == '(') break;
-    ++end;
-  }
-  std::string_view qualified = name.substr(0, end);
-  if (const std::size_t space = qualified.rfind(' '); space != std::string_view::npos)
-    qualified = qualified.substr(space + 1);  // drop the return type ("void ")
-  if (const std::size_t colons = qualified.rfind("::"); colons != std::string_view::npos)
-    qualified = qualified.substr(colons + 2);
-  return qualified.empty() ? name : qualified;
-}
 
 namespace {
 
@@ -149,6 +134,8 @@ CREATE TABLE TARGET_INFO_GPU (id INTEGER NOT NULL, name TEXT NOT NULL, uuid TEXT
 CREATE TABLE PROCESSES (globalPid INTEGER NOT NULL, pid INTEGER NOT NULL, name TEXT NOT NULL, rank INTEGER NOT NULL);
 CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER NOT NULL, globalTid INTEGER NOT NULL);
 CREATE TABLE GPUSCOPE_STREAMS (deviceId INTEGER NOT NULL, streamId INTEGER NOT NULL, name TEXT NOT NULL);
+CREATE TABLE GPUSCOPE_TRACKS (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, deviceId INTEGER, streamId INTEGER,
+  pid INTEGER NOT NULL, tid INTEGER, globalTid INTEGER, name TEXT NOT NULL);
 CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
   contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER NOT NULL, globalPid INTEGER NOT NULL,
   demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER, gridX INTEGER NOT NULL,
@@ -166,6 +153,8 @@ CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NO
   correlationId INTEGER NOT NULL, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, cbid INTEGER NOT NULL);
 CREATE TABLE CUPTI_ACTIVITY_KIND_DRIVER (start INTEGER NOT NULL, end INTEGER NOT NULL, globalTid INTEGER NOT NULL,
   correlationId INTEGER NOT NULL, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, cbid INTEGER NOT NULL);
+CREATE TABLE GPUSCOPE_OTHER_API_CALLS (start INTEGER NOT NULL, end INTEGER NOT NULL, globalTid INTEGER NOT NULL,
+  correlationId INTEGER NOT NULL, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, cbid INTEGER NOT NULL);
 CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,
   contextId INTEGER NOT NULL, streamId INTEGER, correlationId INTEGER NOT NULL, globalPid INTEGER NOT NULL,
   globalTid INTEGER NOT NULL, syncType INTEGER NOT NULL, eventId INTEGER);
@@ -173,12 +162,13 @@ CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER
   category INTEGER, color INTEGER, text TEXT, globalTid INTEGER NOT NULL, endGlobalTid INTEGER, textId INTEGER,
   domainId INTEGER, int64Value INTEGER);
 CREATE TABLE GPUSCOPE_ANNOTATIONS (start INTEGER NOT NULL, end INTEGER NOT NULL, nameId INTEGER NOT NULL,
-  categoryId INTEGER NOT NULL, globalTid INTEGER, deviceId INTEGER, streamId INTEGER, correlationId INTEGER);
+  categoryId INTEGER NOT NULL, globalTid INTEGER, deviceId INTEGER, streamId INTEGER, correlationId INTEGER,
+  kind INTEGER NOT NULL, color INTEGER, int64Value INTEGER);
 CREATE TABLE PROFILER_OVERHEAD (start INTEGER NOT NULL, end INTEGER NOT NULL, globalTid INTEGER NOT NULL,
   nameId INTEGER NOT NULL);
 CREATE TABLE GPUSCOPE_COUNTER_SERIES (id INTEGER PRIMARY KEY, name TEXT NOT NULL, deviceId INTEGER,
   unit TEXT NOT NULL);
-CREATE TABLE GPUSCOPE_COUNTERS (seriesId INTEGER NOT NULL, timestamp INTEGER NOT NULL, value REAL);
+CREATE TABLE GPUSCOPE_COUNTERS (seriesId INTEGER NOT NULL, timestamp INTEGER NOT NULL, value);
 CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
 CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
 CREATE TABLE ENUM_CUPTI_SYNC_TYPE (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
@@ -196,6 +186,7 @@ class Writer {
   Writer(const Trace& t, Db& db) : t_(t), db_(db) {}
 
   std::uint64_t run() {
+    thread_ids();
     db_.exec(kSchema);
     enums();
     meta();
@@ -218,15 +209,26 @@ class Writer {
     if (api != kNoRow) return global_pid(t_.tracks()[t_.api_calls().track[api]].pid);
     return global_pid(t_.tracks()[track].pid);
   }
-  std::int64_t tid_of(TrackId track) const {
-    const Track& tr = t_.tracks()[track];
-    return global_tid(tr.pid, tr.tid);
+  std::int64_t tid_of(TrackId track) const { return thread_ids_[track]; }
+  // globalTid of every CPU track: nsys' (pid << 24 | tid) where that is
+  // unique, else a value of its own from 2^62 up (GPUSCOPE_TRACKS maps it back).
+  void thread_ids() {
+    constexpr std::int64_t kOwnValues = std::int64_t{1} << 62;
+    std::unordered_map<std::int64_t, TrackId> taken;
+    thread_ids_.assign(t_.tracks().size(), 0);
+    std::int64_t next_own = kOwnValues;
+    for (TrackId id = 0; id < t_.tracks().size(); ++id) {
+      const Track& tr = t_.tracks()[id];
+      if (tr.kind != TrackKind::cpu) continue;
+      const std::int64_t g = global_tid(tr.pid, tr.tid);
+      thread_ids_[id] = tr.tid <= 0xffffff && taken.try_emplace(g, id).second ? g : next_own++;
+    }
   }
   // Interned short names go after the trace's own strings.
   std::int64_t short_name_id(StringId full) {
-    const std::string_view s = kernel_short_name(t_.str(full));
-    if (s.size() == t_.str(full).size()) return full;
-    auto [it, fresh] = short_ids_.try_emplace(std::string(s), 0);
+    std::string s = format::nsys_short_name(t_.str(full));
+    if (s == t_.str(full)) return full;
+    auto [it, fresh] = short_ids_.try_emplace(std::move(s), 0);
     if (fresh) {
       it->second = next_string_id_++;
       Insert ins(db_, "INSERT INTO StringIds VALUES (?, ?)");
@@ -284,6 +286,7 @@ class Writer {
     kv("start_time_ns", std::to_string(m.start_time_ns));
     kv("rank", std::to_string(m.rank));
     kv("world_size", std::to_string(m.world_size));
+    kv("string_count", std::to_string(t_.strings().size()));
     kv("time_unit", "ns");
     for (const auto& [k, v] : m.stats) kv("stat." + k, std::to_string(v));
     for (const auto& [k, v] : m.properties) kv("property." + k, v);
@@ -319,8 +322,17 @@ class Writer {
     Insert thread(db_, "INSERT INTO ThreadNames VALUES (?, ?, ?)");
     Insert stream(db_, "INSERT INTO GPUSCOPE_STREAMS VALUES (?, ?, ?)");
     Insert name(db_, "INSERT INTO StringIds VALUES (?, ?)");
+    Insert track(db_, "INSERT INTO GPUSCOPE_TRACKS VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     for (TrackId id = 0; id < t_.tracks().size(); ++id) {
       const Track& tr = t_.tracks()[id];
+      track << std::int64_t{id};
+      if (tr.kind == TrackKind::gpu)
+        (track << std::string_view("gpu") << std::int64_t{tr.device} << std::int64_t{tr.stream} << std::int64_t{tr.pid})
+            .null()
+            .null();
+      else
+        (track << std::string_view("cpu")).null().null() << std::int64_t{tr.pid} << std::int64_t{tr.tid} << tid_of(id);
+      (track << std::string_view(tr.name)).insert(rows_);
       if (tr.kind == TrackKind::gpu) {
         (stream << std::int64_t{tr.device} << std::int64_t{tr.stream} << std::string_view(tr.name)).insert(rows_);
         continue;
@@ -331,7 +343,7 @@ class Writer {
         sid = next_string_id_++;
         (name << std::int64_t{sid} << std::string_view(tr.name)).insert(rows_);
       }
-      (thread << std::int64_t{sid} << std::int64_t{0} << global_tid(tr.pid, tr.tid)).insert(rows_);
+      (thread << std::int64_t{sid} << std::int64_t{0} << tid_of(id)).insert(rows_);
     }
   }
 
@@ -390,8 +402,9 @@ class Writer {
     const ApiCallTable& a = t_.api_calls();
     Insert runtime(db_, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,?,?,?,?,?)");
     Insert driver(db_, "INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER VALUES (?,?,?,?,?,?,?)");
+    Insert other(db_, "INSERT INTO GPUSCOPE_OTHER_API_CALLS VALUES (?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < a.size(); ++i) {
-      Insert& ins = a.domain_at(i) == ApiDomain::driver ? driver : runtime;
+      Insert& ins = a.domain_at(i) == ApiDomain::driver ? driver : a.domain_at(i) == ApiDomain::other ? other : runtime;
       (ins << a.start[i] << a.end[i] << tid_of(a.track[i]) << std::int64_t{a.correlation[i]} << std::int64_t{a.name[i]}
            << std::int64_t{a.status_at(i)} << std::int64_t{a.cbid_at(i)})
           .insert(rows_);
@@ -413,8 +426,7 @@ class Writer {
         ins.null();
       else
         ins << std::int64_t{s.stream[i]};
-      ins << std::int64_t{s.correlation[i]} << global_pid(tr.pid) << global_tid(tr.pid, tr.tid)
-          << std::int64_t{s.type[i]};
+      ins << std::int64_t{s.correlation[i]} << global_pid(tr.pid) << tid_of(s.track[i]) << std::int64_t{s.type[i]};
       if (s.event[i] == kNoId)
         ins.null();
       else
@@ -423,23 +435,34 @@ class Writer {
     }
   }
 
-  // NVTX ranges and marks go to NVTX_EVENTS; imported annotations and GPU-side
-  // ranges, which Nsight Systems has no table for, to GPUSCOPE_ANNOTATIONS.
+  // NVTX ranges and marks go to NVTX_EVENTS; what that table cannot hold
+  // (imported annotations, GPU-side ranges, ranges with a correlation, marks
+  // with a duration) to GPUSCOPE_ANNOTATIONS.
   void ranges() {
     const RangeTable& r = t_.ranges();
     Insert nvtx(db_, "INSERT INTO NVTX_EVENTS VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
-    Insert ann(db_, "INSERT INTO GPUSCOPE_ANNOTATIONS VALUES (?,?,?,?,?,?,?,?)");
+    Insert ann(db_, "INSERT INTO GPUSCOPE_ANNOTATIONS VALUES (?,?,?,?,?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < r.size(); ++i) {
       const Track& tr = t_.tracks()[r.track[i]];
       const RangeKind kind = r.kind_at(i);
-      if (tr.kind == TrackKind::gpu || kind == RangeKind::annotation) {
+      if (tr.kind == TrackKind::gpu || kind == RangeKind::annotation || r.correlation_at(i) != 0 ||
+          (kind == RangeKind::mark && r.end[i] != r.start[i])) {
         ann << r.start[i] << r.end[i] << std::int64_t{r.name[i]} << std::int64_t{r.domain[i]};
         if (tr.kind == TrackKind::gpu)
           ann.null() << std::int64_t{tr.device} << std::int64_t{tr.stream};
         else
-          (ann << global_tid(tr.pid, tr.tid)).null().null();
+          (ann << tid_of(r.track[i])).null().null();
         if (const std::uint32_t corr = r.correlation_at(i))
           ann << std::int64_t{corr};
+        else
+          ann.null();
+        ann << std::int64_t{r.kind[i]};
+        if (const std::uint32_t color = r.color_at(i))
+          ann << std::int64_t{color};
+        else
+          ann.null();
+        if (const std::int64_t payload = r.payload_at(i))
+          ann << payload;
         else
           ann.null();
         ann.insert(rows_);
@@ -459,7 +482,7 @@ class Writer {
         nvtx << std::int64_t{color};
       else
         nvtx.null();
-      nvtx << t_.str(r.name[i]) << global_tid(tr.pid, tr.tid);
+      nvtx << t_.str(r.name[i]) << tid_of(r.track[i]);
       nvtx.null();  // endGlobalTid
       nvtx << std::int64_t{r.name[i]};
       if (r.domain[i])
@@ -502,6 +525,7 @@ class Writer {
   std::uint64_t rows_ = 0;
   std::int64_t next_string_id_ = 0;
   std::unordered_map<std::string, std::int64_t> short_ids_;
+  std::vector<std::int64_t> thread_ids_;  // globalTid by track (CPU tracks)
 };
 
 }  // namespace

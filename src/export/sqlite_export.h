@@ -5,7 +5,8 @@
 // ThreadNames, PROCESSES, ENUM_* tables; plus GPUSCOPE_META (source, stats,
 // properties), GPUSCOPE_ANNOTATIONS (imported CPU/GPU annotations) and
 // GPUSCOPE_COUNTER_SERIES / GPUSCOPE_COUNTERS. Times are int64 ns on the
-// trace's clock. Full column list: docs/sqlite-export.md.
+// trace's clock. Full column list: docs/sqlite-export.md. Kernels' shortName
+// is format::nsys_short_name (analysis/format.h).
 #pragma once
 
 #include <cstdint>
@@ -31,10 +32,5 @@ struct SqliteExportStats {
 // untouched and the temporary file removed.
 SqliteExportStats write_sqlite_trace(const Trace& trace, const std::string& path,
                                      const SqliteExportOptions& options = {});
-
-// Nsight Systems' "shortName" of a kernel: the unqualified function name
-// without return type, template arguments or parameters
-// ("void cudnn::bn_fw_tr<float>(int)" -> "bn_fw_tr"). Exposed for tests.
-std::string_view kernel_short_name(std::string_view demangled);
 
 }  // namespace gpuscope

@@ -1278,13 +1278,24 @@ class Importer {
     }
   }
 
+  // What every GPU op row takes from its event: the track (false when the
+  // event names none: counted and skipped), time and correlation; and the
+  // bytes of a copy or memset.
+  template <class Row>
+  bool gpu_op(Row& r, const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end) {
+    if (!gpu_track(ev, b, &r.track)) return false;
+    r.start = start;
+    r.end = end;
+    r.correlation = correlation(ev.args);
+    if constexpr (requires { r.bytes; })
+      if (ev.args.present & kArgBytes) r.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(ev.args.bytes, 0));
+    return true;
+  }
+
   void kernel_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end) {
     const Args& a = ev.args;
     KernelRow r;
-    if (!gpu_track(ev, b, &r.track)) return;
-    r.start = start;
-    r.end = end;
-    r.correlation = correlation(a);
+    if (!gpu_op(r, ev, b, start, end)) return;
     r.name = intern(ev.name, b);
     if (a.present & kArgGrid) std::tie(r.grid_x, r.grid_y, r.grid_z) = std::tie(a.grid[0], a.grid[1], a.grid[2]);
     if (a.present & kArgBlock) std::tie(r.block_x, r.block_y, r.block_z) = std::tie(a.block[0], a.block[1], a.block[2]);
@@ -1296,25 +1307,15 @@ class Importer {
   }
 
   void memcpy_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end) {
-    const Args& a = ev.args;
     MemcpyRow r;
-    if (!gpu_track(ev, b, &r.track)) return;
-    r.start = start;
-    r.end = end;
-    r.correlation = correlation(a);
-    if (a.present & kArgBytes) r.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(a.bytes, 0));
+    if (!gpu_op(r, ev, b, start, end)) return;
     parse_memcpy_name(unescape(ev.name, b), &r.kind, &r.src_kind, &r.dst_kind);
     builder_.add_memcpy(r);
   }
 
   void memset_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end) {
-    const Args& a = ev.args;
     MemsetRow r;
-    if (!gpu_track(ev, b, &r.track)) return;
-    r.start = start;
-    r.end = end;
-    r.correlation = correlation(a);
-    if (a.present & kArgBytes) r.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(a.bytes, 0));
+    if (!gpu_op(r, ev, b, start, end)) return;
     r.mem_kind = memory_kind_in_parens(unescape(ev.name, b));
     builder_.add_memset(r);
   }

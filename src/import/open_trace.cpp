@@ -2,7 +2,10 @@
 //
 // Names lie (a .json that is gzip, a .gscope renamed .trace), contents do not:
 // .gscope files start with their magic, gzip with 1f 8b, JSON with '{' or '['
-// after optional whitespace and a UTF-8 BOM.
+// after optional whitespace and a UTF-8 BOM, SQLite with "SQLite format 3\0".
+// Only an unknown file named like a database (.sqlite, .sqlite3, .db) goes to
+// the SQLite importer anyway, whose error says why it is not one (an
+// encrypted database has no readable header).
 #include "import/open_trace.h"
 
 #include <fcntl.h>
@@ -15,6 +18,7 @@
 #include <string>
 
 #include "import/chrome_json.h"
+#include "import/nsys/nsys_sqlite.h"
 #include "store/gscope.h"
 #include "trace/files.h"
 
@@ -63,6 +67,7 @@ TraceFileKind classify(const Head& h) {
   // reader, whose error says exactly what is wrong with it.
   if (n >= 4 && p[0] == 0x89 && p[1] == 'G' && p[2] == 'S' && p[3] == 'C') return TraceFileKind::gscope;
   if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) return TraceFileKind::chrome_json_gz;
+  if (is_sqlite_header(p, n)) return TraceFileKind::nsys_sqlite;
   std::size_t i = 0;
   if (n >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) i = 3;  // UTF-8 BOM
   while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n')) ++i;
@@ -73,6 +78,14 @@ TraceFileKind classify(const Head& h) {
 }  // namespace
 
 TraceFileKind detect_trace_file(const std::string& path) { return classify(read_head(files::seekable_path(path))); }
+
+bool named_like_sqlite(const std::string& path) {
+  for (const char* ext : {".sqlite", ".sqlite3", ".db"}) {
+    const std::size_t n = std::strlen(ext);
+    if (path.size() > n && path.compare(path.size() - n, n, ext) == 0) return true;
+  }
+  return false;
+}
 
 Trace open_trace(const std::string& path, const LoadProgress& progress) {
   // A pipe or FIFO is read once into memory; errors still name what the user gave.
@@ -88,11 +101,19 @@ Trace open_trace(const std::string& path, const LoadProgress& progress) {
         options.progress = progress;
         return import_chrome_json(file, options);  // it reads gzip or plain itself
       }
+      case TraceFileKind::nsys_sqlite: {
+        NsysImportOptions options;
+        options.progress = progress;
+        return import_nsys_sqlite(file, options);
+      }
       case TraceFileKind::unknown:
         break;
     }
     if (head.size == 0) throw InputError(file, "empty file (not a trace)");
-    throw InputError(file, "not a trace file gpuscope reads (expected .gscope, Chrome trace JSON or .json.gz)");
+    if (named_like_sqlite(path)) return import_nsys_sqlite(file);  // throws: says what is wrong with it
+    throw InputError(file,
+                     "not a trace file gpuscope reads (expected .gscope, Chrome trace JSON, .json.gz or an Nsight "
+                     "Systems SQLite export)");
   } catch (const InputError& e) {
     if (file == path) throw;
     throw InputError(path, e.reason(), e.offset());

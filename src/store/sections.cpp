@@ -290,8 +290,8 @@ void decode_meta(ByteCursor in, TraceBuilder& b) {
   TraceMeta m;
   const std::uint8_t source = r.u8();
   // A source added by a later version reads as "unknown" rather than failing.
-  m.source = source <= static_cast<std::uint8_t>(TraceSource::synthetic) ? static_cast<TraceSource>(source)
-                                                                         : TraceSource::unknown;
+  m.source = source <= static_cast<std::uint8_t>(TraceSource::nsys_sqlite) ? static_cast<TraceSource>(source)
+                                                                           : TraceSource::unknown;
   m.producer = r.str();
   m.host = r.str();
   m.command_line = r.str();

@@ -14,6 +14,8 @@ std::string_view to_string(TraceSource s) {
       return "chrome-json";
     case TraceSource::synthetic:
       return "synthetic";
+    case TraceSource::nsys_sqlite:
+      return "nsys-sqlite";
     case TraceSource::unknown:
       break;
   }

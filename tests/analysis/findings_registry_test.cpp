@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "analysis/analyze.h"
-#include "trace_factory.h"
+#include "support/test_traces.h"
 
 namespace gpuscope {
 namespace {

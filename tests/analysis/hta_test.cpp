@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "trace_factory.h"
+#include "support/test_traces.h"
 
 namespace gpuscope {
 namespace {

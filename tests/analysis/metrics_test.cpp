@@ -8,7 +8,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/stats.h"
-#include "trace_factory.h"
+#include "support/test_traces.h"
 
 namespace gpuscope {
 namespace {

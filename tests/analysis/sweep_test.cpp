@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/analyze.h"
-#include "trace_factory.h"
+#include "support/test_traces.h"
 
 namespace gpuscope {
 namespace {

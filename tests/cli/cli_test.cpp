@@ -12,6 +12,7 @@
 
 #include "cli/run.h"
 #include "export/chrome_check.h"
+#include "support/real_traces.h"
 
 namespace gpuscope {
 namespace {
@@ -249,12 +250,9 @@ TEST_F(Cli, ExportOverAnExistingFileReplacesItWhole) {
 
 // [SECTION] Real traces (Chrome JSON through open_trace)
 
-TEST_F(Cli, RealTracesOpenOrSayWhy) {
-  const fs::path traces = GPUSCOPE_TRACES_DIR;
-  if (!fs::exists(traces)) GTEST_SKIP() << "no real traces at " << traces;
-  const std::string trace = (traces / "hta-alexnet.json.gz").string();
+TEST_F(Cli, ARealTraceOpensInInfoAndExport) {
+  const std::string trace = testing::real_trace("hta-alexnet.json.gz");
   const RunResult info = run({"info", trace});
-  if (info.err.find("not built yet") != std::string::npos) GTEST_SKIP() << "Chrome JSON import not built yet";
   ASSERT_EQ(info.status, 0) << info.err;
   EXPECT_NE(info.out.find("imported"), std::string::npos);
   const RunResult ex = run({"export", trace, "-o", "alexnet.json"});

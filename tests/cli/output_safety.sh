@@ -9,10 +9,11 @@
 #     temporary; after a SIGKILL the next export to that name removes it;
 #  3. a FIFO as input is read as a stream, and one nobody writes to is an
 #     error, not a hang.
-#   output_safety.sh GPUSCOPE WORKDIR
+#   output_safety.sh GPUSCOPE WORKDIR [GPUSCOPE_VIEW]
 set -uo pipefail
-gs=${1:?usage: output_safety.sh GPUSCOPE WORKDIR}
+gs=${1:?usage: output_safety.sh GPUSCOPE WORKDIR [GPUSCOPE_VIEW]}
 work=${2:?}
+view=${3:-}
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 failures=0
 bad() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -40,6 +41,14 @@ for o in t.gscope ./sub/../t.gscope "$PWD/t.gscope" link.gscope; do
   refused "diff -o $o (before)" diff t.gscope u.gscope -o "$o"
   refused "diff -o $o (after)" diff u.gscope t.gscope -o "$o"
 done
+if [ -n "$view" ]; then  # refused before any window opens: no display needed
+  for o in t.gscope link.gscope; do
+    out=$("$view" t.gscope --screenshot "$o" 2>&1)
+    rc=$?
+    [ $rc -eq 2 ] || bad "gpuscope-view --screenshot $o: exit $rc, want 2 ($out)"
+    case $out in *"refusing to overwrite"*) ;; *) bad "gpuscope-view --screenshot $o: unclear: $out" ;; esac
+  done
+fi
 for o in t.json ./sub/../t.json link.json; do
   refused "import -o $o" import t.json -o "$o"
 done

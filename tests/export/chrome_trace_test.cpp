@@ -19,9 +19,10 @@
 #include <vector>
 
 #include "export/chrome_check.h"
-#include "export/sample_trace.h"
 #include "import/open_trace.h"
 #include "import/synthetic.h"
+#include "support/real_traces.h"
+#include "support/test_traces.h"
 #include "trace/builder.h"
 
 namespace gpuscope {
@@ -416,51 +417,40 @@ std::vector<Row> ranges(const Trace& t) {
 }
 
 // Every real trace, imported and exported: the invariants hold and every
-// kernel keeps its exact start and end. Runs once the importer is on main.
-TEST(ChromeExportGolden, RealTracesExportExactly) {
-  const fs::path dir = GPUSCOPE_TRACES_DIR;
-  if (!fs::exists(dir)) GTEST_SKIP() << "no real traces at " << dir;
-  int done = 0;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() < 8 || name.substr(name.size() - 8) != ".json.gz") continue;
-    SCOPED_TRACE(name);
-    Trace t;
-    try {
-      t = open_trace(entry.path().string());
-    } catch (const InputError& e) {
-      if (e.reason().find("not built yet") != std::string::npos) GTEST_SKIP() << "Chrome JSON import not built yet";
-      throw;
-    }
-    const auto p = check_chrome_json(chrome_trace_json(t));
-    std::multimap<std::uint32_t, std::pair<TimeNs, TimeNs>> kernels;
-    for (std::size_t i = 0; i < t.kernels().size(); ++i)
-      kernels.insert({t.kernels().correlation[i], {t.kernels().start[i], t.kernels().end[i]}});
-    std::size_t seen = 0;
-    for (const auto& e : p.events) {
-      if (e.value("cat", "") != "kernel") continue;
-      ++seen;
-      const std::pair<TimeNs, TimeNs> got{p.base + to_ns(e.at("ts")), p.base + to_ns(e.at("ts")) + to_ns(e.at("dur"))};
-      const auto range = kernels.equal_range(e.at("args").at("correlation"));
-      bool found = false;
-      for (auto it = range.first; it != range.second && !found; ++it) found = it->second == got;
-      EXPECT_TRUE(found) << e.dump();
-    }
-    EXPECT_EQ(seen, t.kernels().size());
+// kernel keeps its exact start and end.
+class ChromeExportRealTrace : public ::testing::TestWithParam<std::string> {};
 
-    // Round trip: our export, imported again, has the same events to the ns.
-    const fs::path again = fs::temp_directory_path() / ("gpuscope-roundtrip-" + std::to_string(::getpid()) + ".json");
-    write_chrome_trace_file(t, again.string());
-    const Trace back = open_trace(again.string());
-    fs::remove(again);
-    EXPECT_EQ(gpu_ops(back), gpu_ops(t));
-    EXPECT_EQ(api_calls(back), api_calls(t));
-    EXPECT_EQ(ranges(back), ranges(t));
-    EXPECT_EQ(back.devices().size(), t.devices().size());
-    ++done;
+TEST_P(ChromeExportRealTrace, ExportsExactly) {
+  const Trace t = open_trace(testing::real_trace(GetParam()));
+  const auto p = check_chrome_json(chrome_trace_json(t));
+  std::multimap<std::uint32_t, std::pair<TimeNs, TimeNs>> kernels;
+  for (std::size_t i = 0; i < t.kernels().size(); ++i)
+    kernels.insert({t.kernels().correlation[i], {t.kernels().start[i], t.kernels().end[i]}});
+  std::size_t seen = 0;
+  for (const auto& e : p.events) {
+    if (e.value("cat", "") != "kernel") continue;
+    ++seen;
+    const std::pair<TimeNs, TimeNs> got{p.base + to_ns(e.at("ts")), p.base + to_ns(e.at("ts")) + to_ns(e.at("dur"))};
+    const auto range = kernels.equal_range(e.at("args").at("correlation"));
+    bool found = false;
+    for (auto it = range.first; it != range.second && !found; ++it) found = it->second == got;
+    EXPECT_TRUE(found) << e.dump();
   }
-  EXPECT_GT(done, 0);
+  EXPECT_EQ(seen, t.kernels().size());
+
+  // Round trip: our export, imported again, has the same events to the ns.
+  const fs::path again = fs::temp_directory_path() / ("gpuscope-roundtrip-" + std::to_string(::getpid()) + ".json");
+  write_chrome_trace_file(t, again.string());
+  const Trace back = open_trace(again.string());
+  fs::remove(again);
+  EXPECT_EQ(gpu_ops(back), gpu_ops(t));
+  EXPECT_EQ(api_calls(back), api_calls(t));
+  EXPECT_EQ(ranges(back), ranges(t));
+  EXPECT_EQ(back.devices().size(), t.devices().size());
 }
+
+INSTANTIATE_TEST_SUITE_P(RealTraces, ChromeExportRealTrace, ::testing::ValuesIn(testing::real_trace_files()),
+                         testing::TraceFileName());
 
 }  // namespace
 }  // namespace gpuscope

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "export/sample_trace.h"
 #include "import/synthetic.h"
+#include "support/test_traces.h"
 
 namespace gpuscope {
 namespace {
@@ -62,22 +62,6 @@ class SqliteExport : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;
 };
-
-TEST(KernelShortName, IsTheUnqualifiedFunctionName) {
-  EXPECT_EQ(kernel_short_name("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, int>(cudnnTensorStruct, float*)"),
-            "bn_fw_tr_1C11_kernel_NCHW");
-  EXPECT_EQ(kernel_short_name("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"),
-            "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
-  EXPECT_EQ(kernel_short_name("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<X>(Y)"),
-            "multi_tensor_apply_kernel");
-  EXPECT_EQ(kernel_short_name("void (anonymous namespace)::softmax_warp_forward<float>(float*)"),
-            "softmax_warp_forward");
-  EXPECT_EQ(kernel_short_name("sm90_xmma_gemm_f32f32_cublas"), "sm90_xmma_gemm_f32f32_cublas");
-  EXPECT_EQ(kernel_short_name("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<A>, int>(B, int)"),
-            "EigenMetaKernel");
-  EXPECT_EQ(kernel_short_name(""), "");
-  EXPECT_EQ(kernel_short_name("<weird>"), "<weird>");
-}
 
 TEST_F(SqliteExport, EveryTableIsQueryableAndExact) {
   const Trace t = testing::every_table_trace();

@@ -1,5 +1,5 @@
 // Golden tests of the Chrome/Kineto JSON importer on every real trace in
-// ../shared/traces. The expected numbers were computed independently by
+// tests/data/traces. The expected numbers were computed independently by
 // tests/import/golden_counts.py (Python's json module, numbers as Decimal so
 // timestamps stay exact); its docstring says how each one is obtained.
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "import/chrome_json.h"
+#include "support/real_traces.h"
 
 namespace gpuscope {
 namespace {
@@ -28,7 +29,7 @@ struct Golden {
   int sub_us;
 };
 
-// Output of: python3 tests/import/golden_counts.py ../shared/traces
+// Output of: python3 tests/import/golden_counts.py tests/data/traces
 const std::vector<Golden> kGolden = {
     {"hta-alexnet.json.gz", 79, 16, 3, 361, 41, 370, 500, 0, 98, 98, 10692000LL, 1695835573023613000LL, {0}, 0, 0, 0},
     {"hta-event-sync-multistream.json.gz",
@@ -171,14 +172,16 @@ const std::vector<Golden> kGolden = {
      1},
 };
 
-std::string trace_path(const char* file) { return std::string(GPUSCOPE_TRACES_DIR) + "/" + file; }
+// A row prints as its file (gtest shows the parameter of a failing test).
+void PrintTo(const Golden& g, std::ostream* os) { *os << g.file; }
+
+std::string trace_path(const char* file) { return testing::real_trace(file); }
 
 class GoldenTrace : public ::testing::TestWithParam<Golden> {};
 
 TEST_P(GoldenTrace, MatchesIndependentCounts) {
   const Golden& g = GetParam();
   const std::string path = trace_path(g.file);
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "trace not found: " << path;
   const Trace t = import_chrome_json(path);
 
   EXPECT_EQ(t.meta().source, TraceSource::chrome_json);
@@ -261,31 +264,21 @@ TEST_P(GoldenTrace, MatchesIndependentCounts) {
   EXPECT_TRUE(named_process);
 }
 
-INSTANTIATE_TEST_SUITE_P(SharedTraces, GoldenTrace, ::testing::ValuesIn(kGolden), [](const auto& info) {
-  std::string name = info.param.file;
-  name = name.substr(0, name.find('.'));
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
-});
+INSTANTIATE_TEST_SUITE_P(RealTraces, GoldenTrace, ::testing::ValuesIn(kGolden),
+                         [](const auto& info) { return testing::trace_test_name(info.param.file); });
 
-// Every trace file in the folder is covered by the table above.
+// The table above has one row for each real trace, and only those.
 TEST(GoldenTrace, TableCoversEveryTrace) {
-  if (!std::filesystem::exists(GPUSCOPE_TRACES_DIR)) GTEST_SKIP() << "no traces folder";
   std::set<std::string> listed;
-  for (const Golden& g : kGolden) listed.insert(g.file);
-  for (const auto& entry : std::filesystem::directory_iterator(GPUSCOPE_TRACES_DIR)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() > 8 && name.substr(name.size() - 8) == ".json.gz") {
-      EXPECT_TRUE(listed.count(name)) << name;
-    }
-  }
+  for (const Golden& g : kGolden) EXPECT_TRUE(listed.insert(g.file).second) << "listed twice: " << g.file;
+  const std::set<std::string> want(testing::real_trace_files().begin(), testing::real_trace_files().end());
+  EXPECT_EQ(listed, want);
 }
 
 // The sub-µs trace keeps nanoseconds that a double of the epoch would lose:
 // "ts": 1712195495505582.988 with "dur": 4.928 is the first kernel in the file.
 TEST(GoldenTrace, SubMicrosecondTimestampsAreExact) {
   const std::string path = trace_path("hta-ns-resolution-v100.json.gz");
-  if (!std::filesystem::exists(path)) GTEST_SKIP();
   const Trace t = import_chrome_json(path);
   bool found = false;
   for (std::size_t i = 0; i < t.kernels().size(); ++i) {
@@ -306,7 +299,6 @@ TEST(GoldenTrace, SubMicrosecondTimestampsAreExact) {
 // baseTimeNanoseconds: ts is relative to it; the model's clock is absolute.
 TEST(GoldenTrace, BaseTimeNanosecondsIsTheOrigin) {
   const std::string path = trace_path("hta-triton.json.gz");
-  if (!std::filesystem::exists(path)) GTEST_SKIP();
   const Trace t = import_chrome_json(path);
   EXPECT_EQ(t.meta().property("chrome.ts_origin_ns"), "1727743122000000000");
   ASSERT_EQ(t.kernels().size(), 1u);
@@ -323,7 +315,6 @@ TEST(GoldenTrace, BaseTimeNanosecondsIsTheOrigin) {
 // The 2021 schema: cat "Kernel"/"Memcpy", tid "stream 7", memcpy kinds from names.
 TEST(GoldenTrace, Schema2021) {
   const std::string path = trace_path("kineto-resnet50-v100-workers0.json.gz");
-  if (!std::filesystem::exists(path)) GTEST_SKIP();
   const Trace t = import_chrome_json(path);
   EXPECT_EQ(t.meta().producer, "PyTorch Profiler (Kineto), 2021 schema");
   std::set<std::uint32_t> streams;
@@ -353,7 +344,6 @@ TEST(GoldenTrace, Schema2021) {
 // cuda_sync events become syncs on the waiting thread, typed from their name.
 TEST(GoldenTrace, CudaSyncEvents) {
   const std::string path = trace_path("hta-alexnet.json.gz");
-  if (!std::filesystem::exists(path)) GTEST_SKIP();
   const Trace t = import_chrome_json(path);
   std::size_t by_type[5] = {};
   for (std::size_t i = 0; i < t.syncs().size(); ++i) {
@@ -370,7 +360,6 @@ TEST(GoldenTrace, CudaSyncEvents) {
 
 TEST(GoldenTrace, EventSyncKeepsTheEventAndNoStream) {
   const std::string path = trace_path("hta-event-sync-multistream.json.gz");
-  if (!std::filesystem::exists(path)) GTEST_SKIP();
   const Trace t = import_chrome_json(path);
   std::size_t event_syncs = 0;
   for (std::size_t i = 0; i < t.syncs().size(); ++i) {

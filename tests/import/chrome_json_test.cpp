@@ -15,6 +15,7 @@
 
 #include "import/chrome_json.h"
 #include "import/chrome_json_text.h"
+#include "support/real_traces.h"
 
 namespace gpuscope {
 namespace {
@@ -518,8 +519,7 @@ TEST(ChromeJson, TinyBuffersGiveTheSameTrace) {
 }
 
 TEST(ChromeJson, TinyBuffersOnARealTrace) {
-  const std::string path = std::string(GPUSCOPE_TRACES_DIR) + "/hta-event-sync-multistream.json.gz";
-  if (!std::filesystem::exists(path)) GTEST_SKIP();
+  const std::string path = testing::real_trace("hta-event-sync-multistream.json.gz");
   const Trace ref = import_chrome_json(path);
   for (std::size_t bytes : {16u, 333u, 4096u}) {
     ChromeImportOptions options;

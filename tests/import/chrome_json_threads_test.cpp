@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "import/chrome_json.h"
+#include "support/real_traces.h"
 
 namespace gpuscope {
 namespace {
@@ -158,20 +159,17 @@ TEST(ChromeJsonThreads, MixedTraceSameAsOneThreadAtEveryBufferSize) {
   }
 }
 
-TEST(ChromeJsonThreads, RealTracesSameAsOneThread) {
-  const std::filesystem::path dir(GPUSCOPE_TRACES_DIR);
-  if (!std::filesystem::exists(dir)) GTEST_SKIP();
-  int files = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    const std::string p = e.path().string();
-    if (p.size() < 8 || p.substr(p.size() - 8) != ".json.gz") continue;
-    const Trace one = import(p, 1, 0);
-    // 1 MiB buffers: every file has several batches, so both threads parse.
-    expect_same_trace(one, import(p, 2, 1u << 20), p);
-    ++files;
-  }
-  EXPECT_GT(files, 5);
+class ChromeJsonThreadsOnRealTrace : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ChromeJsonThreadsOnRealTrace, SameAsOneThread) {
+  const std::string p = testing::real_trace(GetParam());
+  const Trace one = import(p, 1, 0);
+  // 1 MiB buffers: every file has several batches, so both threads parse.
+  expect_same_trace(one, import(p, 2, 1u << 20), p);
 }
+
+INSTANTIATE_TEST_SUITE_P(RealTraces, ChromeJsonThreadsOnRealTrace, ::testing::ValuesIn(testing::real_trace_files()),
+                         testing::TraceFileName());
 
 // The error of importing `path`, or nullopt.
 std::optional<std::string> error_of(const std::string& path, int threads, std::size_t bytes) {

@@ -16,6 +16,7 @@
 #include "import/chrome_json.h"
 #include "import/open_trace.h"
 #include "store/gscope.h"
+#include "support/real_traces.h"
 
 namespace gpuscope {
 namespace {
@@ -49,7 +50,7 @@ CmdResult run(const std::string& args) {
 class CmdImport : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(kBinary)) GTEST_SKIP() << "gpuscope binary not built: " << kBinary;
+    ASSERT_TRUE(fs::exists(kBinary)) << "gpuscope binary not built: " << kBinary;
     dir_ = fs::temp_directory_path() / ("gpuscope_cmd_import_files_" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
@@ -88,8 +89,7 @@ TEST_F(CmdImport, WritesAGscopeThatReadsBack) {
 }
 
 TEST_F(CmdImport, RealGzipTrace) {
-  const std::string in = std::string(GPUSCOPE_TRACES_DIR) + "/hta-sampled-rank1.json.gz";
-  if (!fs::exists(in)) GTEST_SKIP();
+  const std::string in = testing::real_trace("hta-sampled-rank1.json.gz");
   const CmdResult r = run("import " + in + " -o " + path("r1.gscope"));
   ASSERT_EQ(r.status, 0) << r.err;
   const Trace a = read_gscope(path("r1.gscope"));

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Independent reference numbers for tests/import/chrome_json_golden_test.cpp.
 
-Reads every ../shared/traces/*.json.gz with Python's json module (numbers as
+Reads every tests/data/traces/*.json.gz with Python's json module (numbers as
 decimal.Decimal, so microsecond timestamps stay exact) and prints, per file,
 the numbers the golden test asserts. Run it again and paste its output into the
 test's table if the traces change:
 
-    python3 tests/import/golden_counts.py ../shared/traces
+    python3 tests/import/golden_counts.py tests/data/traces
 
 How each number is obtained (categories compared case-insensitively, so the
 2021 schema's "Kernel"/"Runtime"/... count like "kernel"/"cuda_runtime"/...):
@@ -37,7 +37,7 @@ import sys
 
 
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../shared/traces")
+    folder = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../data/traces")
     for path in sorted(glob.glob(os.path.join(folder, "*.json.gz"))):
         doc = json.loads(gzip.open(path).read(), parse_float=decimal.Decimal, parse_int=decimal.Decimal)
         events = doc["traceEvents"] if isinstance(doc, dict) else doc

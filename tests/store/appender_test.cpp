@@ -8,7 +8,7 @@
 #include "store/gscope.h"
 #include "store/test_files.h"
 #include "store/trace_equal.h"
-#include "store/trace_gen.h"
+#include "support/test_traces.h"
 
 namespace gpuscope {
 namespace {
@@ -106,10 +106,11 @@ TEST(GscopeAppender, ChunksReadBackAsOneTrace) {
 TEST(GscopeAppender, UnfinishedFileReadsAsAPrefix) {
   TempDir dir;
   const std::string path = dir.file("unfinished.gscope");
-  testing::TrainingLikeOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5000;
+  o.start = 1'700'000'000'000'000'000;
   TraceBuilder all;
-  testing::add_training_like(all, o);
+  testing::add_training_trace(all, o);
   const std::size_t kernels = all.tables().kernels.size();
   {
     auto app = GscopeAppender::open(path);

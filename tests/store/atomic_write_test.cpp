@@ -8,7 +8,7 @@
 
 #include "store/gscope.h"
 #include "store/test_files.h"
-#include "store/trace_gen.h"
+#include "support/test_traces.h"
 
 namespace gpuscope {
 namespace {
@@ -56,9 +56,9 @@ TEST(GscopeAtomicWrite, FailedWriteKeepsTheOldFile) {
   TempDir dir;
   const std::string path = dir.file("keep.gscope");
   testing::write_bytes(path, {'o', 'l', 'd'});
-  testing::TrainingLikeOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 200'000;
-  const Trace big = testing::training_like_trace(o);
+  const Trace big = testing::training_trace(o);
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {

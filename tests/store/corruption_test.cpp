@@ -13,7 +13,7 @@
 #include "store/detail/reader.h"
 #include "store/gscope.h"
 #include "store/test_files.h"
-#include "store/trace_gen.h"
+#include "support/test_traces.h"
 
 namespace gpuscope {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "store/gscope.h"
 #include "store/test_files.h"
-#include "store/trace_gen.h"
+#include "support/test_traces.h"
 
 namespace gpuscope {
 namespace {
@@ -27,10 +27,12 @@ void write_seeds(const std::string& dir) {
   write_gscope(testing::random_trace(23, small), dir + "/random-raw-2.gscope", raw);
   TraceBuilder empty;
   write_gscope(empty.freeze(), dir + "/empty.gscope", raw);
-  testing::TrainingLikeOptions t;
+  testing::TrainingTraceOptions t;
   t.kernels = 150;
   t.kernels_per_step = 50;
-  write_gscope(testing::training_like_trace(t), dir + "/training-zstd.gscope", zstd);
+  t.gpus = 1;
+  t.start = 1'700'000'000'000'000'000;
+  write_gscope(testing::training_trace(t), dir + "/training-zstd.gscope", zstd);
   {
     // A live capture that never finished: no footer, unsorted rows, a sync to resolve.
     auto app = GscopeAppender::open(dir + "/appender-unfinished.gscope", raw);

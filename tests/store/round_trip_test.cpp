@@ -10,7 +10,7 @@
 #include "store/gscope.h"
 #include "store/test_files.h"
 #include "store/trace_equal.h"
-#include "store/trace_gen.h"
+#include "support/test_traces.h"
 
 namespace gpuscope {
 namespace {
@@ -85,10 +85,12 @@ TEST(GscopeRoundTrip, SparseColumnsPresentInSomeChunksOnly) {
 
 TEST(GscopeRoundTrip, TrainingLikeTraceMultiChunkAndCompact) {
   TempDir dir;
-  testing::TrainingLikeOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 200'000;
   o.gpus = 2;
-  const Trace t = testing::training_like_trace(o);
+  o.kernels_per_step = 400;
+  o.start = 1'700'000'000'000'000'000;  // epoch nanoseconds, as captures write them
+  const Trace t = testing::training_trace(o);
   GscopeWriteOptions w;
   w.sync = false;
   const std::string path = dir.file("train.gscope");

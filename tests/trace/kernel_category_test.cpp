@@ -1,7 +1,13 @@
+// The kernel category table (src/trace/kernel_category.cpp) on the names the
+// diagnosis depends on: Eigen's evaluators, cuDNN/cuBLAS/CUTLASS/Hopper, NCCL,
+// ATen, Triton. Every kernel name of the real traces is checked against
+// tests/trace/data/kernel_categories.tsv in kernel_category_golden_test.cpp;
+// the bundled workload's kernels in tests/workload/kernel_names_test.cpp.
 #include "trace/kernel_category.h"
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <ostream>
 
 #include "trace/demangle.h"
@@ -11,13 +17,17 @@ namespace gpuscope {
 inline void PrintTo(KernelCategory c, std::ostream* os) { *os << to_string(c); }
 namespace {
 
+using K = KernelCategory;
+
 struct Case {
   const char* name;
   KernelCategory expected;
 };
 
-// A first set of names; tests/analysis checks every kernel name of the real
-// traces in ../shared/traces against the table.
+void check(std::initializer_list<Case> cases) {
+  for (const Case& c : cases) EXPECT_EQ(classify_kernel(c.name), c.expected) << c.name;
+}
+
 TEST(KernelCategory, ClassifiesTheReportsKernels) {
   const Case cases[] = {
       {"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<"
@@ -59,6 +69,75 @@ TEST(KernelCategory, ClassifiesTheReportsKernels) {
       {"mystery_kernel", KernelCategory::other},
   };
   for (const Case& c : cases) EXPECT_EQ(classify_kernel(c.name), c.expected) << c.name;
+}
+
+TEST(KernelCategory, LibrariesAndFrameworks) {
+  check({
+      // Eigen (TensorFlow): only the template arguments tell the op.
+      {"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+       "Tensor<float, 4, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorPaddingOp<Eigen::array<Eigen::IndexPair<int>, "
+       "4ul> const, Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, int>, 16, Eigen::MakePointer> const> const> "
+       "const, Eigen::GpuDevice>, int>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<"
+       "float, 4, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorPaddingOp<Eigen::array<Eigen::IndexPair<int>, 4ul> "
+       "const, Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, int>, 16, Eigen::MakePointer> const> const> const, "
+       "Eigen::GpuDevice>, int)",
+       K::padding},
+      {"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+       "Tensor<float, 2, 1, int>, 16>, Eigen::TensorBroadcastingOp<Eigen::array<int, 2ul> const, Eigen::TensorMap<"
+       "Eigen::Tensor<float const, 2, 1, int>, 16> const> const> const, Eigen::GpuDevice>, int>(Eigen::"
+       "TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 2, 1, int>, 16>, Eigen::"
+       "TensorBroadcastingOp<Eigen::array<int, 2ul> const, Eigen::TensorMap<Eigen::Tensor<float const, 2, 1, int>, "
+       "16> const> const> const, Eigen::GpuDevice>, int)",
+       K::broadcast},
+      {"void tensorflow::functor::PadInputCustomKernelNHWC<float, 4>(int, float const*, tensorflow::functor::"
+       "Dimension<4>, float*, tensorflow::functor::Dimension<4>, tensorflow::functor::Dimension<2>, float)",
+       K::padding},
+      {"void tensorflow::functor::SwapDimension1And2InTensor3UsingTiles<unsigned int, 256, 32, 32, false>(unsigned "
+       "int const*, tensorflow::functor::Dimension<3>, unsigned int*)",
+       K::transpose},
+      // cuDNN, cuBLAS, CUTLASS, Hopper.
+      {"volta_scudnn_128x64_relu_interior_nn_v1", K::convolution},
+      {"void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>(int, int, int, float const*, int, float "
+       "const*, int, float*, kernel_grad_params, unsigned long long, int, unsigned long long, int, float, int, int, "
+       "int)",
+       K::convolution},
+      {"sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64_warpgroupsize1x1x1_"
+       "execute_segment_k_off_kernel__5x_cudnn",
+       K::convolution},
+      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__"
+       "5x_cublas",
+       K::gemm},
+      {"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x64_32x6_nt_align1>(cutlass_80_tensorop_s1688gemm_"
+       "128x64_32x6_nt_align1::Params)",
+       K::gemm},
+      {"ampere_sgemm_128x64_nn", K::gemm},
+      {"nvjet_tst_128x64_64x8_1x1_v_bz_coopB_NNT", K::gemm},
+      // A parameter type must not decide: this is cuBLAS's scal, not a transpose.
+      {"void scal_kernel<float, float, 1, false, 6, 5, 5, 3>(cublasTransposeParams<float>, float const*, float*, "
+       "float const*)",
+       K::elementwise},
+      // NCCL, old and new names.
+      {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", K::communication},
+      {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", K::communication},
+      {"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", K::communication},
+      // PyTorch ATen.
+      {"void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
+       "TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, "
+       "std::plus<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous "
+       "namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float)",
+       K::optimizer},
+      {"void at::native::(anonymous namespace)::RowwiseMomentsCUDAKernel<float, float>(long, float, float const*, "
+       "float*, float*)",
+       K::normalization},
+  });
+}
+
+TEST(KernelCategory, ParameterListsAreIgnoredButAnonymousNamespacesKept) {
+  EXPECT_EQ(classify_kernel("f(conv_params)"), K::other);
+  EXPECT_EQ(classify_kernel("my_conv_kernel(int)"), K::convolution);
+  EXPECT_EQ(classify_kernel("(anonymous namespace)::max_pool_forward(int)"), K::pooling);
+  EXPECT_EQ(classify_kernel(""), K::other);
+  EXPECT_EQ(classify_kernel(")))((("), K::other);
 }
 
 TEST(KernelCategory, EveryCategoryHasANameThatParsesBack) {

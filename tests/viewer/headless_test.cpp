@@ -12,14 +12,17 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "analysis/analyze.h"
+#include "analysis/format.h"
 #include "import/chrome_json.h"
 #include "import/synthetic.h"
 #include "store/gscope.h"
+#include "support/real_traces.h"
 #include "trace/trace.h"
 #include "viewer/match_set.h"
 #include "viewer/text.h"
@@ -31,7 +34,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr std::uint64_t kMaxVertices = 300'000;
-const fs::path kTraces = GPUSCOPE_TRACES_DIR;
 
 struct Result {
   int status = -1;
@@ -140,12 +142,8 @@ class Headless : public ::testing::Test {
 // [SECTION] Real traces --------------------------------------------------------------------
 
 TEST_F(Headless, EveryRealTraceOpensInTheTimeline) {
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(kTraces))
-    if (e.path().string().ends_with(".json.gz")) files.push_back(e.path());
-  ASSERT_GE(files.size(), 10u) << "the shared traces are missing from " << kTraces;
-  std::sort(files.begin(), files.end());
-  for (const fs::path& file : files) {
+  for (const std::string& name : testing::real_trace_files()) {
+    const fs::path file = testing::real_trace(name);
     SCOPED_TRACE(file.filename().string());
     const fs::path png = dir_ / (file.stem().string() + ".png");
     const Result r = view({file.string(), "--screenshot", png.string()});
@@ -173,7 +171,7 @@ TEST_F(Headless, EveryRealTraceOpensInTheTimeline) {
 }
 
 TEST_F(Headless, HotspotsFindingsAndSummaryShowTheAnalysis) {
-  const std::string file = (kTraces / "kineto-resnet50-v100-workers0.json.gz").string();
+  const std::string file = testing::real_trace("kineto-resnet50-v100-workers0.json.gz");
   const Trace t = import_chrome_json(file);
   const Profile p = analyze(t);
   for (const char* v : {"hotspots", "findings", "summary"}) {
@@ -201,7 +199,7 @@ TEST_F(Headless, HotspotsFindingsAndSummaryShowTheAnalysis) {
 }
 
 TEST_F(Headless, SelectZoomsToTheKernelAndDrawsItsLaunch) {
-  const std::string file = (kTraces / "hta-alexnet.json.gz").string();
+  const std::string file = testing::real_trace("hta-alexnet.json.gz");
   const fs::path png = dir_ / "select.png";
   const Result r = view({file, "--screenshot", png.string(), "--select", "max_pool_forward_nchw"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -242,7 +240,7 @@ TEST_F(Headless, SelectZoomsToTheKernelAndDrawsItsLaunch) {
 }
 
 TEST_F(Headless, ZoomAndFindAreHonoured) {
-  const std::string file = (kTraces / "kineto-resnet50-v100-workers4.json.gz").string();
+  const std::string file = testing::real_trace("kineto-resnet50-v100-workers4.json.gz");
   const Result r = view({file, "--screenshot", (dir_ / "z.png").string(), "--zoom", "100ms:250ms", "--find", "sgemm"});
   ASSERT_EQ(r.status, 0) << r.err;
   const json j = read_json(dir_ / "z.json");
@@ -256,8 +254,8 @@ TEST_F(Headless, ZoomAndFindAreHonoured) {
 }
 
 TEST_F(Headless, CompareTwoTraces) {
-  const std::string a = (kTraces / "kineto-resnet50-v100-workers0.json.gz").string();
-  const std::string b = (kTraces / "kineto-resnet50-v100-workers4.json.gz").string();
+  const std::string a = testing::real_trace("kineto-resnet50-v100-workers0.json.gz");
+  const std::string b = testing::real_trace("kineto-resnet50-v100-workers4.json.gz");
   const Result r = view({a, b, "--screenshot", (dir_ / "c.png").string(), "--view", "compare"});
   ASSERT_EQ(r.status, 0) << r.err;
   const json j = read_json(dir_ / "c.json");
@@ -281,6 +279,93 @@ TEST_F(Headless, OpensAGscopeFile) {
   EXPECT_EQ(j["trace"]["devices"], 2);
   EXPECT_EQ(j["rows"]["summary_devices"], 2);
   EXPECT_EQ(j["analysis"], "done");
+}
+
+// [SECTION] What a user reads ---------------------------------------------------------------
+
+const fs::path kReportSample = fs::path(GPUSCOPE_SOURCE_DIR) / "assets/sample-report-job.gscope";
+
+// The report-shaped sample (assets/): the hotspot table names Eigen's
+// padding and broadcast kernels as the report does, as distinct rows, with
+// the report's numbers; the UI font is DejaVu Sans with no stand-ins.
+TEST_F(Headless, HotspotsNameTheEigenOpsAsTheReportDoes) {
+  const Result r = view(
+      {kReportSample.string(), "--screenshot", (dir_ / "h.png").string(), "--view", "hotspots", "--size", "1400x1000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "h.json");
+  EXPECT_FALSE(j["font"]["file"].is_null()) << j["font"];
+  EXPECT_TRUE(j["font"]["ascii_stand_ins"].empty());
+
+  const Profile p = analyze(read_gscope(kReportSample.string()));
+  std::vector<std::string_view> names;
+  for (const Hotspot& h : p.hotspots) names.push_back(h.name);
+  const std::vector<std::string> shown = format::short_kernel_names(names, format::kTableNameWidth);
+  const json& rows = j["hotspot_rows"];
+  ASSERT_GE(rows.size(), 10u);  // what fits on screen, in the table's order: by total time
+  std::set<std::string> distinct;
+  std::map<std::string, json> by_name;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Hotspot& h = p.hotspots[i];
+    EXPECT_EQ(rows[i]["kernel"], h.name);
+    EXPECT_EQ(rows[i]["name"], shown[i]);
+    EXPECT_EQ(rows[i]["category"], std::string(to_string(h.category)));
+    EXPECT_EQ(rows[i]["share"], format::percent1(h.share));
+    EXPECT_EQ(rows[i]["total"], format::duration(h.stats.total));
+    EXPECT_EQ(rows[i]["count"], format::count(h.stats.count));
+    EXPECT_EQ(rows[i]["name"].get<std::string>().find("EigenMetaKernel"), std::string::npos) << rows[i];
+    distinct.insert(rows[i]["name"].get<std::string>());
+    by_name[rows[i]["name"].get<std::string>()] = rows[i];
+  }
+  EXPECT_EQ(distinct.size(), rows.size()) << "two rows read the same";
+  ASSERT_TRUE(by_name.contains("Eigen TensorBroadcastingOp")) << rows;
+  EXPECT_EQ(by_name["Eigen TensorBroadcastingOp"]["category"], "broadcast");
+  EXPECT_EQ(by_name["Eigen TensorBroadcastingOp"]["share"], "20.0%");
+  ASSERT_TRUE(by_name.contains("Eigen TensorPaddingOp #1")) << rows;
+  ASSERT_TRUE(by_name.contains("Eigen TensorPaddingOp #2")) << rows;
+  EXPECT_EQ(by_name["Eigen TensorPaddingOp #1"]["category"], "padding");
+  EXPECT_EQ(by_name["Eigen TensorPaddingOp #2"]["category"], "padding");
+  EXPECT_NE(by_name["Eigen TensorPaddingOp #1"]["kernel"], by_name["Eigen TensorPaddingOp #2"]["kernel"]);
+  EXPECT_NE(by_name["Eigen TensorPaddingOp #1"]["total"].get<std::string>().find(" ms"), std::string::npos);
+}
+
+// Zoomed out, each compute stream of the report-shaped sample is one folded
+// block: labelled with what it counts, coloured by the exact category mix.
+TEST_F(Headless, ZoomedOutTheReportShapedSampleShowsPaddingAndBroadcast) {
+  const Result r = view({kReportSample.string(), "--screenshot", (dir_ / "t.png").string(), "--size", "1280x1400"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "t.json");
+  EXPECT_TRUE(has(j["folded_labels"], "3,780 kernels")) << j["folded_labels"];
+  const Profile p = analyze(read_gscope(kReportSample.string()));
+  std::map<std::string, json> by;
+  double px = 0;
+  for (const auto& c : j["kernels_by_category"]) {
+    by[c["category"].get<std::string>()] = c;
+    px += c["px"].get<double>();
+  }
+  for (const CategoryTime& c : p.categories) {
+    const std::string name(to_string(c.category));
+    ASSERT_TRUE(by.contains(name)) << name;
+    EXPECT_EQ(by[name]["single_ns"].get<TimeNs>() + by[name]["folded_ns"].get<TimeNs>(), c.time_ns) << name;
+  }
+  EXPECT_NEAR(by["padding"]["px"].get<double>() / px, 0.214, 0.04);
+  EXPECT_NEAR(by["broadcast"]["px"].get<double>() / px, 0.20, 0.04);
+  EXPECT_NEAR(by["convolution"]["px"].get<double>() / px, 0.426, 0.04);
+}
+
+// Without the font file: a one-line note naming it, ASCII stand-ins, a normal exit.
+TEST_F(Headless, AMissingFontFallsBackToAsciiWithANote) {
+  const fs::path font = dir_ / "no-such-font.ttf";
+  const Result r = view({kReportSample.string(), "--screenshot", (dir_ / "f.png").string(), "--view", "hotspots",
+                         "--font", font.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("gpuscope-view: note: " + font.string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fonts-dejavu-core"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  const json j = read_json(dir_ / "f.json");
+  EXPECT_TRUE(j["font"]["file"].is_null());
+  EXPECT_TRUE(has(j["font"]["ascii_stand_ins"], "U+2192")) << j["font"];
+  EXPECT_TRUE(has(j["font"]["ascii_stand_ins"], "U+0394")) << j["font"];
+  EXPECT_GT(j["hotspot_rows"].size(), 0u);
 }
 
 // [SECTION] Scale ----------------------------------------------------------------------------
@@ -366,7 +451,7 @@ TEST_F(Headless, CorruptFileShowsTheErrorAndExitsWithTwo) {
   EXPECT_EQ(view({garbage.string(), "--screenshot", (dir_ / "g.png").string()}).status, 2);
   const fs::path half = dir_ / "half.json.gz";
   {
-    const fs::path src = kTraces / "hta-ns-resolution-v100.json.gz";
+    const fs::path src = fs::path(testing::real_trace("hta-ns-resolution-v100.json.gz"));
     std::ifstream in(src, std::ios::binary);
     std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
     std::ofstream out(half, std::ios::binary);
@@ -379,20 +464,20 @@ TEST_F(Headless, CorruptFileShowsTheErrorAndExitsWithTwo) {
 }
 
 TEST_F(Headless, NoDisplayIsAClearMessage) {
-  const Result r = run(GPUSCOPE_VIEW_BIN, {(kTraces / "hta-triton.json.gz").string()}, /*xvfb=*/false,
+  const Result r = run(GPUSCOPE_VIEW_BIN, {testing::real_trace("hta-triton.json.gz")}, /*xvfb=*/false,
                        "env -u DISPLAY -u WAYLAND_DISPLAY ");
   EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.err.find("no display"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("xvfb-run"), std::string::npos) << r.err;
   const Result s =
-      run(GPUSCOPE_VIEW_BIN, {(kTraces / "hta-triton.json.gz").string(), "--screenshot", (dir_ / "x.png").string()},
+      run(GPUSCOPE_VIEW_BIN, {testing::real_trace("hta-triton.json.gz"), "--screenshot", (dir_ / "x.png").string()},
           false, "env -u DISPLAY -u WAYLAND_DISPLAY ");
   EXPECT_EQ(s.status, 3);
   EXPECT_FALSE(fs::exists(dir_ / "x.png"));
 }
 
 TEST_F(Headless, BadFlagsAndUnwritableOutputExitWithTwo) {
-  const std::string file = (kTraces / "hta-triton.json.gz").string();
+  const std::string file = testing::real_trace("hta-triton.json.gz");
   const std::string png = (dir_ / "o.png").string();
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{file, "--screenshot", png, "--size", "10x10"},
@@ -412,7 +497,7 @@ TEST_F(Headless, BadFlagsAndUnwritableOutputExitWithTwo) {
 }
 
 TEST_F(Headless, GpuscopeViewRunsTheViewer) {
-  const std::string file = (kTraces / "hta-triton.json.gz").string();
+  const std::string file = testing::real_trace("hta-triton.json.gz");
   const Result r =
       run(GPUSCOPE_CLI_BIN, {"view", file, "--screenshot", (dir_ / "v.png").string(), "--view", "summary"});
   ASSERT_EQ(r.status, 0) << r.err;

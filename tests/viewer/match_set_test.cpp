@@ -6,8 +6,8 @@
 #include <regex>
 #include <tuple>
 
+#include "support/test_traces.h"
 #include "trace/detail/time_columns.h"
-#include "viewer/test_trace.h"
 
 namespace gpuscope::viewer {
 namespace {
@@ -31,9 +31,9 @@ std::vector<MatchRef> all_in_order(const Trace& t, const std::vector<std::uint8_
 }
 
 TEST(MatchSet, NextPrevAndOrdinalWalkAllMatchesInTimeOrder) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 3000;
-  const Trace t = testing::make_test_trace(o);
+  const Trace t = testing::training_trace(o);
   for (const char* text : {"gemm", "step", "ward", "cudaLaunch", "zzz-none"}) {
     const auto ids = match_names(t.strings(), text, false);
     const MatchSet m = MatchSet::by_names(t, ids);
@@ -58,9 +58,9 @@ TEST(MatchSet, NextPrevAndOrdinalWalkAllMatchesInTimeOrder) {
 }
 
 TEST(MatchSet, FirstFromAndPerTrackLists) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 2000;
-  const Trace t = testing::make_test_trace(o);
+  const Trace t = testing::training_trace(o);
   const MatchSet m = MatchSet::by_category(t, KernelCategory::gemm);
   ASSERT_FALSE(m.empty());
   EXPECT_EQ(m.count(TableId::kernels), m.size());

@@ -25,6 +25,8 @@ TEST(ViewerOptions, DurationAndZoom) {
   EXPECT_EQ(v, 1500);
   EXPECT_TRUE(parse_duration("250us", &v, &e));
   EXPECT_EQ(v, 250'000);
+  EXPECT_TRUE(parse_duration("250µs", &v, &e));  // as the viewer writes it
+  EXPECT_EQ(v, 250'000);
   EXPECT_TRUE(parse_duration("2ms", &v, &e));
   EXPECT_EQ(v, 2'000'000);
   EXPECT_TRUE(parse_duration("3s", &v, &e));

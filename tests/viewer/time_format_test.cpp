@@ -1,3 +1,5 @@
+// The timeline's own labels: ruler offsets, exact timestamps, tick steps
+// (durations, sizes and bandwidth: tests/analysis/format_test.cpp).
 #include "viewer/time_format.h"
 
 #include <gtest/gtest.h>
@@ -7,42 +9,18 @@
 namespace gpuscope::viewer {
 namespace {
 
-TEST(FormatDuration, PicksAUnitAndThreeSignificantDigits) {
-  EXPECT_EQ(format_duration(0), "0 ns");
-  EXPECT_EQ(format_duration(950), "950 ns");
-  EXPECT_EQ(format_duration(1'250), "1.25 us");
-  EXPECT_EQ(format_duration(830'000), "830 us");
-  EXPECT_EQ(format_duration(12'500'000), "12.5 ms");
-  EXPECT_EQ(format_duration(3'200'000'000), "3.20 s");
-  EXPECT_EQ(format_duration(125'000'000'000), "2 min 05 s");
-  EXPECT_EQ(format_duration(-1'500), "-1.50 us");
-}
-
-TEST(FormatDuration, RoundingNeverPrintsAThousandOfAUnit) {
-  EXPECT_EQ(format_duration(999'999), "1.00 ms");
-  EXPECT_EQ(format_duration(999'499), "999 us");
-  EXPECT_EQ(format_duration(9'999), "10.0 us");
-}
-
 TEST(FormatOffset, ShowsJustEnoughDecimalsForTheStep) {
   EXPECT_EQ(format_offset(1'500'000, 500'000), "1.5 ms");
   EXPECT_EQ(format_offset(2'000'000'000, 1'000'000'000), "2 s");
   EXPECT_EQ(format_offset(0, 200), "0 ns");
   EXPECT_EQ(format_offset(1'234'000, 1'000), "1.234 ms");
   // A step finer than the unit's thousandths moves to the next smaller unit.
-  EXPECT_EQ(format_offset(1'000'000'500, 100), "1000000.5 us");
+  EXPECT_EQ(format_offset(1'000'000'500, 100), "1000000.5 µs");
 }
 
 TEST(FormatTimestamp, IsExactToTheNanosecond) {
   EXPECT_EQ(format_timestamp(42'226'422'001), "42.226422001 s");
   EXPECT_EQ(format_timestamp(-5), "-0.000000005 s");
-}
-
-TEST(FormatBytesAndBandwidth, UseReadableUnits) {
-  EXPECT_EQ(format_bytes(512), "512 B");
-  EXPECT_EQ(format_bytes(4ull << 20), "4.00 MiB");
-  EXPECT_EQ(format_bandwidth(12.3e9), "12.3 GB/s");
-  EXPECT_EQ(format_bandwidth(0), "n/a");
 }
 
 // Property: the step is the smallest 1/2/5·10^k whose on-screen spacing is at

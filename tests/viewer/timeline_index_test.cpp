@@ -2,17 +2,17 @@
 
 #include <gtest/gtest.h>
 
-#include "viewer/test_trace.h"
+#include "support/test_traces.h"
 
 namespace gpuscope::viewer {
 namespace {
 
 TEST(TimelineIndex, OneGroupPerGpuThenPerProcessWithActivityLanes) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 3000;
   o.gpus = 2;
   o.streams = 3;
-  const Trace t = testing::make_test_trace(o);
+  const Trace t = testing::training_trace(o);
   const TimelineIndex ix = TimelineIndex::build(t);
   ASSERT_EQ(ix.groups().size(), 4u);
   EXPECT_EQ(ix.groups()[0].kind, TrackKind::gpu);
@@ -34,10 +34,10 @@ TEST(TimelineIndex, OneGroupPerGpuThenPerProcessWithActivityLanes) {
 }
 
 TEST(TimelineIndex, LanesAreSortedAndRangeLanesFollowNestingDepth) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 2000;
   o.gpus = 1;
-  const Trace t = testing::make_test_trace(o);
+  const Trace t = testing::training_trace(o);
   const TimelineIndex ix = TimelineIndex::build(t);
   bool saw_ranges = false, saw_api = false;
   for (const TrackInfo& info : ix.tracks())
@@ -64,11 +64,11 @@ TEST(TimelineIndex, LanesAreSortedAndRangeLanesFollowNestingDepth) {
 }
 
 TEST(TimelineIndex, VisibleFindsExactlyTheOverlappingEvents) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5000;
   o.gpus = 1;
   o.streams = 2;
-  const Trace t = testing::make_test_trace(o);
+  const Trace t = testing::training_trace(o);
   const TimelineIndex ix = TimelineIndex::build(t);
   const LaneSegment& seg = ix.tracks()[0].rows.back().segments[0];
   ASSERT_EQ(seg.table, TableId::kernels);
@@ -79,18 +79,6 @@ TEST(TimelineIndex, VisibleFindsExactlyTheOverlappingEvents) {
     const bool overlaps = seg.end[p] >= t0 && seg.start[p] <= t1;
     ASSERT_EQ(overlaps, p >= lo && p < hi) << p;
   }
-}
-
-TEST(ShortName, DropsReturnTypeTemplateArgumentsAndParameters) {
-  EXPECT_EQ(short_name("void at::native::foo<float, 4>(int, float*)"), "at::native::foo");
-  EXPECT_EQ(short_name("volta_sgemm_128x64_nn"), "volta_sgemm_128x64_nn");
-  EXPECT_EQ(short_name("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"),
-            "ncclKernel_AllReduce_RING_LL_Sum_float");
-  EXPECT_EQ(short_name("void at::native::(anonymous namespace)::kernel<int>(int)"),
-            "at::native::(anonymous namespace)::kernel");
-  EXPECT_EQ(short_name("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD");
-  EXPECT_EQ(short_name(""), "");
-  EXPECT_EQ(short_name("<lambda>"), "<lambda>");  // nothing left: the full name
 }
 
 }  // namespace

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "store/gscope.h"
+#include "support/test_traces.h"
 #include "trace/detail/time_columns.h"
 #include "trace/error.h"
-#include "viewer/test_trace.h"
 #include "viewer/view.h"
 
 namespace gpuscope::viewer {
@@ -72,8 +72,8 @@ class ViewTest : public ::testing::Test {
     return nullptr;
   }
 
-  static std::shared_ptr<Document> doc(const testing::TestTraceOptions& o, bool with_profile = true) {
-    auto d = std::make_shared<Document>("test.gscope", testing::make_test_trace(o));
+  static std::shared_ptr<Document> doc(const testing::TrainingTraceOptions& o, bool with_profile = true) {
+    auto d = std::make_shared<Document>("test.gscope", testing::training_trace(o));
     if (with_profile) d->set_profile(std::make_shared<const Profile>(compute_profile(d->trace())));
     return d;
   }
@@ -115,7 +115,7 @@ TEST_F(ViewTest, WelcomeScreenWithoutATrace) {
 }
 
 TEST_F(ViewTest, DrawsEveryTrackOfASmallTrace) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 10'000;
   View v;
   v.set_document(doc(o));
@@ -135,7 +135,7 @@ TEST_F(ViewTest, DrawsEveryTrackOfASmallTrace) {
 }
 
 TEST_F(ViewTest, ZoomedOutLargeTraceFoldsIntoBoundedBlocks) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 1'000'000;
   o.gpus = 2;
   o.streams = 4;
@@ -158,8 +158,91 @@ TEST_F(ViewTest, ZoomedOutLargeTraceFoldsIntoBoundedBlocks) {
   EXPECT_LE(static_cast<std::uint64_t>(dd->TotalVtxCount), kMaxVertices);
 }
 
+// The report-shaped sample (assets/: 21.4% padding, 20% broadcast, one
+// compute stream per GPU): at every zoom, from the whole run down to a
+// fraction of a step, the kernels in view are accounted for per category
+// exactly (one by one or inside folded blocks), and padding and broadcast
+// show as colour; zoomed out, each stream is one block whose bands match the
+// time shares and whose label says what it counts.
+TEST_F(ViewTest, FoldedBlocksShowTheExactCategoryMixOfTheReportShapedSample) {
+  auto d = std::make_shared<Document>(
+      "sample-report-job.gscope", read_gscope(std::string(GPUSCOPE_SOURCE_DIR) + "/assets/sample-report-job.gscope"));
+  const Profile p = compute_profile(d->trace());
+  d->set_profile(std::make_shared<const Profile>(p));
+  View v;
+  v.set_document(d);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 2000);  // every track on screen
+  const Trace& t = v.document()->trace();
+  const KernelTable& k = t.kernels();
+  std::array<double, kKernelCategoryCount> profile_share{};
+  for (const CategoryTime& c : p.categories) profile_share[static_cast<std::size_t>(c.category)] = c.share;
+  const auto padding = static_cast<std::size_t>(KernelCategory::padding);
+  const auto broadcast = static_cast<std::size_t>(KernelCategory::broadcast);
+  const auto convolution = static_cast<std::size_t>(KernelCategory::convolution);
+  ASSERT_NEAR(profile_share[padding], 0.214, 0.002);
+  ASSERT_NEAR(profile_share[broadcast], 0.20, 0.002);
+
+  const TimeNs span = t.end_time() - t.begin_time();
+  int level = 0;
+  for (TimeNs window = span; window >= 1'000'000; window /= 2, ++level) {
+    SCOPED_TRACE("window " + std::to_string(window) + " ns");
+    const TimeNs from = t.begin_time() + (span - window) / 3;
+    if (level == 0)
+      v.zoom_to_all();
+    else
+      v.zoom_to(from, from + window);
+    frames(v, 2);
+    const FrameStats& st = v.stats();
+    // Brute force: the kernels overlapping the view on the tracks drawn.
+    CategoryTimes want{};
+    std::size_t gpu_tracks = 0;
+    for (const TrackStats& ts : st.tracks) {
+      if (t.tracks()[ts.track].kind != TrackKind::gpu) continue;
+      ASSERT_TRUE(ts.visible) << ts.label;
+      ++gpu_tracks;
+      const RowRange rr = t.rows_overlapping(TableId::kernels, ts.track, v.view_start(), v.view_end());
+      for (RowIndex r = rr.begin; r < rr.end; ++r) want[k.category[r]] += k.end[r] - k.start[r];
+    }
+    EXPECT_EQ(gpu_tracks, 12u);
+    double px = 0;
+    for (int c = 0; c < kKernelCategoryCount; ++c) {
+      const auto i = static_cast<std::size_t>(c);
+      EXPECT_EQ(st.kernel_ns_single[i] + st.kernel_ns_folded[i], want[i]) << to_string(static_cast<KernelCategory>(c));
+      px += st.kernel_px[i];
+    }
+    // Padding and broadcast are colour on screen whenever they are a visible
+    // share of the time in view — always, in any window of a step or more.
+    TimeNs in_view = 0;
+    for (TimeNs x : want) in_view += x;
+    for (std::size_t c : {padding, broadcast}) {
+      const double share = static_cast<double>(want[c]) / static_cast<double>(std::max<TimeNs>(1, in_view));
+      if (window >= p.steps.step_time.max) {
+        EXPECT_GT(share, 0.05) << to_string(static_cast<KernelCategory>(c));
+      }
+      if (share > 0.05) {
+        EXPECT_GT(st.kernel_px[c], 0) << "no " << to_string(static_cast<KernelCategory>(c)) << " colour";
+      }
+    }
+    if (level == 0) {
+      // The whole run: every kernel, most of them folded; the colours in
+      // proportion to the time (bands are whole pixels of a 17-px row).
+      for (const CategoryTime& c : p.categories)
+        EXPECT_EQ(st.kernel_ns_single[static_cast<std::size_t>(c.category)] +
+                      st.kernel_ns_folded[static_cast<std::size_t>(c.category)],
+                  c.time_ns);
+      EXPECT_GT(st.merged_blocks, 0u);
+      for (std::size_t c : {padding, broadcast, convolution})
+        EXPECT_NEAR(st.kernel_px[c] / px, profile_share[c], 0.04) << to_string(static_cast<KernelCategory>(c));
+      EXPECT_GT(st.kernel_px[convolution], st.kernel_px[padding]);  // not one red block
+      EXPECT_NE(std::find(st.folded_labels.begin(), st.folded_labels.end(), "3,780 kernels"), st.folded_labels.end())
+          << (st.folded_labels.empty() ? "no label" : st.folded_labels.front());
+    }
+  }
+  EXPECT_GE(level, 8);
+}
+
 TEST_F(ViewTest, ZoomedInDrawsEachKernelAlone) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 200'000;
   o.gpus = 1;
   o.streams = 3;
@@ -178,7 +261,7 @@ TEST_F(ViewTest, ZoomedInDrawsEachKernelAlone) {
 }
 
 TEST_F(ViewTest, WheelZoomKeepsTheTimeUnderTheMouse) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -200,7 +283,7 @@ TEST_F(ViewTest, WheelZoomKeepsTheTimeUnderTheMouse) {
 }
 
 TEST_F(ViewTest, DragPansAndKeysZoomAndPan) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -252,7 +335,7 @@ TEST_F(ViewTest, DragPansAndKeysZoomAndPan) {
 }
 
 TEST_F(ViewTest, ClickSelectsAKernelShowsItsLaunchAndDrawsTheFlowArrow) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   o.gpus = 1;
   o.streams = 1;
@@ -290,7 +373,7 @@ TEST_F(ViewTest, ClickSelectsAKernelShowsItsLaunchAndDrawsTheFlowArrow) {
 }
 
 TEST_F(ViewTest, SelectKernelByNameAndFocus) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -313,7 +396,7 @@ TEST_F(ViewTest, SelectKernelByNameAndFocus) {
 }
 
 TEST_F(ViewTest, SearchCountsAndStepsThroughMatches) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -334,14 +417,14 @@ TEST_F(ViewTest, SearchCountsAndStepsThroughMatches) {
 }
 
 TEST_F(ViewTest, PanelsShowTheProfile) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
   v.show(Panel::hotspots);
   frames(v, 2);
   EXPECT_TRUE(has_panel(v, "hotspots"));
-  EXPECT_EQ(v.stats().hotspot_rows, testing::test_kernel_names().size());
+  EXPECT_EQ(v.stats().hotspot_rows, testing::training_kernel_names().size());
   EXPECT_GT(v.stats().category_rows, 0u);
   v.show(Panel::summary);
   frames(v, 2);
@@ -354,7 +437,7 @@ TEST_F(ViewTest, PanelsShowTheProfile) {
 }
 
 TEST_F(ViewTest, ClickingAGroupHeaderCollapsesIt) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -374,7 +457,7 @@ TEST_F(ViewTest, ClickingAGroupHeaderCollapsesIt) {
 }
 
 TEST_F(ViewTest, ClickingATrackNameCollapsesItsRows) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 2'000;
   o.gpus = 1;
   View v;
@@ -417,9 +500,9 @@ TEST_F(ViewTest, ProgressWhileLoadingThenTheTraceThenIdle) {
   v.open_with("slow.gscope", [&](const LoadProgress& p) {
     p.on_progress(10, 100);
     while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    testing::TestTraceOptions o;
+    testing::TrainingTraceOptions o;
     o.kernels = 1000;
-    return testing::make_test_trace(o);
+    return testing::training_trace(o);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   frame(v);
@@ -441,15 +524,15 @@ TEST_F(ViewTest, ProgressWhileLoadingThenTheTraceThenIdle) {
 }
 
 TEST_F(ViewTest, CompareShowsCategoriesSideBySide) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 3'000;
   View v;
   v.set_document(doc(o));
   v.open_compare_with("b.gscope", [](const LoadProgress&) {
-    testing::TestTraceOptions ob;
+    testing::TrainingTraceOptions ob;
     ob.kernels = 4'000;
     ob.seed = 2;
-    return testing::make_test_trace(ob);
+    return testing::training_trace(ob);
   });
   for (int i = 0; i < 400 && v.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   frames(v, 3);
@@ -459,7 +542,7 @@ TEST_F(ViewTest, CompareShowsCategoriesSideBySide) {
 }
 
 TEST_F(ViewTest, DetailsShowEveryFieldOfTheSelection) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 3'000;
   View v;
   v.set_document(doc(o));
@@ -477,7 +560,7 @@ TEST_F(ViewTest, DetailsShowEveryFieldOfTheSelection) {
   EXPECT_EQ(field("grid"), "(128, 1, 1)");
   EXPECT_EQ(field("block"), "(256, 1, 1)");
   EXPECT_EQ(field("registers / thread"), "32");
-  EXPECT_NE(field("shared memory").find("4.00 KiB static + 16.0 KiB dynamic"), std::string::npos)
+  EXPECT_NE(field("shared memory").find("4.0 KiB static + 16.0 KiB dynamic"), std::string::npos)
       << field("shared memory");
   EXPECT_NE(field("device").find("Test GPU"), std::string::npos);
   EXPECT_EQ(field("stream").rfind("<missing", 0), std::string::npos);
@@ -503,7 +586,7 @@ TEST_F(ViewTest, TheSourceIsVisibleInEveryPanel) {
   for (const auto& [source, badge] :
        {std::pair{TraceSource::cupti, "CAPTURED"}, std::pair{TraceSource::chrome_json, "IMPORTED"},
         std::pair{TraceSource::synthetic, "SYNTHETIC"}}) {
-    testing::TestTraceOptions o;
+    testing::TrainingTraceOptions o;
     o.kernels = 1'000;
     o.source = source;
     View v;
@@ -519,7 +602,7 @@ TEST_F(ViewTest, TheSourceIsVisibleInEveryPanel) {
 // [SECTION] Interaction with the panels ---------------------------------------------------
 
 TEST_F(ViewTest, HotspotClickHighlightsInstancesAndStepsThroughThem) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -560,7 +643,7 @@ TEST_F(ViewTest, HotspotClickHighlightsInstancesAndStepsThroughThem) {
 }
 
 TEST_F(ViewTest, HotspotHeadersSortTheTable) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -594,7 +677,7 @@ TEST_F(ViewTest, HotspotHeadersSortTheTable) {
 }
 
 TEST_F(ViewTest, CategoryRowAndLegendHighlightTheCategory) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   v.set_document(doc(o));
@@ -623,7 +706,7 @@ TEST_F(ViewTest, CategoryRowAndLegendHighlightTheCategory) {
 }
 
 TEST_F(ViewTest, FindingClickZoomsToItsEvidence) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 5'000;
   View v;
   ImGui::GetIO().DisplaySize = ImVec2(1280, 1400);
@@ -661,7 +744,7 @@ TEST_F(ViewTest, FindingClickZoomsToItsEvidence) {
 }
 
 TEST_F(ViewTest, HoveringAKernelShowsItsTooltip) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 2'000;
   o.gpus = 1;
   o.streams = 1;
@@ -683,7 +766,7 @@ TEST_F(ViewTest, HoveringAKernelShowsItsTooltip) {
 }
 
 TEST_F(ViewTest, FindBoxCtrlFTypeThenEnterAndShiftEnterStep) {
-  testing::TestTraceOptions o;
+  testing::TrainingTraceOptions o;
   o.kernels = 3'000;
   View v;
   v.set_document(doc(o));
@@ -737,12 +820,12 @@ class OpenFilesTest : public ViewTest {
                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "sub");
-    testing::TestTraceOptions o;
+    testing::TrainingTraceOptions o;
     o.kernels = 1'000;
-    write_gscope(testing::make_test_trace(o), (dir_ / "a.gscope").string());
+    write_gscope(testing::training_trace(o), (dir_ / "a.gscope").string());
     o.kernels = 2'000;
     o.seed = 7;
-    write_gscope(testing::make_test_trace(o), (dir_ / "sub" / "b.gscope").string());
+    write_gscope(testing::training_trace(o), (dir_ / "sub" / "b.gscope").string());
   }
   void TearDown() override {
     std::filesystem::remove_all(dir_);

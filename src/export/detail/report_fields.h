@@ -193,7 +193,7 @@ inline constexpr int kEnumSize<Severity> = static_cast<int>(Severity::critical) 
 template <>
 inline constexpr int kEnumSize<StepSource> = static_cast<int>(StepSource::pattern) + 1;
 template <>
-inline constexpr int kEnumSize<TraceSource> = static_cast<int>(TraceSource::synthetic) + 1;
+inline constexpr int kEnumSize<TraceSource> = static_cast<int>(TraceSource::nsys_sqlite) + 1;
 template <>
 inline constexpr int kEnumSize<SavingSource> = static_cast<int>(SavingSource::simulated) + 1;
 

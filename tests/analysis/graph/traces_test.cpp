@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -14,22 +13,17 @@
 #include "analysis/graph/whatif.h"
 #include "import/open_trace.h"
 #include "import/synthetic.h"
+#include "support/real_traces.h"
 
 namespace gpuscope::graph {
 namespace {
 
-namespace fs = std::filesystem;
-const fs::path kTraces = GPUSCOPE_TRACES_DIR;
+using testing::real_trace;
 
+// Every real trace: the Chrome/Kineto JSON ones and the Nsight Systems exports.
 std::vector<std::string> trace_files() {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(kTraces, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.ends_with(".json.gz") || name.ends_with(".gscope")) out.push_back(name);
-  }
-  std::sort(out.begin(), out.end());
-  if (out.empty()) out.push_back("(none)");
+  std::vector<std::string> out = testing::real_trace_files();
+  for (const std::string& f : testing::real_nsys_files()) out.push_back(f);
   return out;
 }
 
@@ -65,25 +59,17 @@ void check_replay(const Trace& t, const std::string& what) {
 class EveryRealTrace : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryRealTrace, ReplayReproducesIt) {
-  if (GetParam() == "(none)") GTEST_SKIP() << "no traces in " << kTraces;
-  const Trace t = open_trace((kTraces / GetParam()).string());
+  const Trace t = open_trace(real_trace(GetParam()));
   check_replay(t, GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(TestData, EveryRealTrace, ::testing::ValuesIn(trace_files()),
-                         [](const ::testing::TestParamInfo<std::string>& i) {
-                           std::string s;
-                           for (char c : i.param) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(TestData, EveryRealTrace, ::testing::ValuesIn(trace_files()), testing::TraceFileName());
 
 // Only the DataLoader's workers changed between these two runs: no input wait
 // in the first must predict the second's median step within 10%.
 TEST(RealPair, NoInputWaitOnZeroWorkersPredictsFourWorkers) {
-  const fs::path w0 = kTraces / "kineto-resnet50-v100-workers0.json.gz";
-  const fs::path w4 = kTraces / "kineto-resnet50-v100-workers4.json.gz";
-  if (!fs::exists(w0) || !fs::exists(w4)) GTEST_SKIP() << "no ResNet-50 traces in " << kTraces;
-  const Trace before = open_trace(w0.string()), after = open_trace(w4.string());
+  const Trace before = open_trace(real_trace("kineto-resnet50-v100-workers0.json.gz"));
+  const Trace after = open_trace(real_trace("kineto-resnet50-v100-workers4.json.gz"));
   const std::vector<Change> changes{make_change(ChangeKind::no_input_wait)};
   const WhatIf w = what_if(before, changes);
   const TimeNs measured_after = analyze(after).steps.step_time.median;

@@ -14,8 +14,8 @@
 #include "analysis/diff.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
+#include "support/test_traces.h"
 #include "trace/error.h"
-#include "trace_factory.h"
 
 namespace gpuscope {
 namespace {

@@ -12,14 +12,17 @@
 #include <sstream>
 #include <string>
 
+#include "support/real_traces.h"
+
+namespace gpuscope {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kTraces = GPUSCOPE_TRACES_DIR;
 const std::string kBinary = std::string(GPUSCOPE_BINARY_DIR) + "/bin/gpuscope";
-const std::string kWorkers0 = (kTraces / "kineto-resnet50-v100-workers0.json.gz").string();
-const std::string kWorkers4 = (kTraces / "kineto-resnet50-v100-workers4.json.gz").string();
+// The ResNet-50 traces with 0 and 4 DataLoader workers (a missing one fails the test, naming it).
+std::string workers0() { return testing::real_trace("kineto-resnet50-v100-workers0.json.gz"); }
+std::string workers4() { return testing::real_trace("kineto-resnet50-v100-workers4.json.gz"); }
 
 struct Result {
   int status = -1;
@@ -33,10 +36,10 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-class Cli : public ::testing::Test {
+class ReportCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(kBinary)) GTEST_SKIP() << "no " << kBinary;
+    ASSERT_TRUE(fs::exists(kBinary)) << "gpuscope binary not built: " << kBinary;
     dir_ = fs::temp_directory_path() / ("gpuscope-cli-test-" + std::to_string(::getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
@@ -55,7 +58,6 @@ class Cli : public ::testing::Test {
     r.err = slurp(err);
     return r;
   }
-  bool traces() const { return fs::exists(kWorkers0) && fs::exists(kWorkers4); }
   fs::path dir_;
 };
 
@@ -66,9 +68,8 @@ void expect_one_line_error(const Result& r, const std::string& mentions) {
   EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
 }
 
-TEST_F(Cli, ReportOfTheInputBoundTraceLeadsWithInputBound) {
-  if (!traces()) GTEST_SKIP();
-  const Result r = run("report " + kWorkers0);
+TEST_F(ReportCli, ReportOfTheInputBoundTraceLeadsWithInputBound) {
+  const Result r = run("report " + workers0());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("1. [critical] Highly input-bound"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("num_workers"), std::string::npos);
@@ -77,15 +78,14 @@ TEST_F(Cli, ReportOfTheInputBoundTraceLeadsWithInputBound) {
   const auto yes = r.out.find("more data-loader workers?");
   ASSERT_NE(yes, std::string::npos) << r.out;
   EXPECT_EQ(r.out.substr(r.out.find_first_not_of(' ', yes + 25), 3), "YES") << r.out;
-  const Result w4 = run("report " + kWorkers4);
+  const Result w4 = run("report " + workers4());
   const auto no = w4.out.find("more data-loader workers?");
   ASSERT_NE(no, std::string::npos) << w4.out;
   EXPECT_EQ(w4.out.substr(w4.out.find_first_not_of(' ', no + 25), 3), "no ") << w4.out;
 }
 
-TEST_F(Cli, JsonReportParsesAndHonoursTopAndDevice) {
-  if (!traces()) GTEST_SKIP();
-  const Result r = run("report --json --top 3 --device 0 " + kWorkers0);
+TEST_F(ReportCli, JsonReportParsesAndHonoursTopAndDevice) {
+  const Result r = run("report --json --top 3 --device 0 " + workers0());
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "gpuscope.report/1");
@@ -93,13 +93,13 @@ TEST_F(Cli, JsonReportParsesAndHonoursTopAndDevice) {
   EXPECT_EQ(j["devices"].size(), 1u);
 }
 
-TEST_F(Cli, ErrorsAreOneLineAndNameTheFile) {
+TEST_F(ReportCli, ErrorsAreOneLineAndNameTheFile) {
   expect_one_line_error(run("report " + (dir_ / "missing.gscope").string()), "missing.gscope");
   {
     std::ofstream(dir_ / "junk.json") << "{\"traceEvents\": [ {\"ph\": \"X\", ";
     expect_one_line_error(run("report " + (dir_ / "junk.json").string()), "junk.json");
   }
-  if (traces()) expect_one_line_error(run("report --device 9 " + kWorkers0), "no GPU 9");
+  expect_one_line_error(run("report --device 9 " + workers0()), "no GPU 9");
   // Usage errors: exit 2 and say what is wrong (main.cpp formats them).
   for (const char* bad : {"report --top -1 x", "diff onlyone"}) {
     const Result r = run(bad);
@@ -107,18 +107,17 @@ TEST_F(Cli, ErrorsAreOneLineAndNameTheFile) {
     EXPECT_FALSE(r.err.empty()) << bad;
   }
   std::ofstream(dir_ / "cut.json") << "{\"schema\": \"gpuscope.report/1\", \"devices\": [";
-  if (traces()) expect_one_line_error(run("diff " + (dir_ / "cut.json").string() + " " + kWorkers4), "cut.json");
+  expect_one_line_error(run("diff " + (dir_ / "cut.json").string() + " " + workers4()), "cut.json");
 }
 
-TEST_F(Cli, OutputFilesAreWholeOrAbsent) {
-  if (!traces()) GTEST_SKIP();
+TEST_F(ReportCli, OutputFilesAreWholeOrAbsent) {
   const fs::path out = dir_ / "report.txt";
-  ASSERT_EQ(run("report -o " + out.string() + " " + kWorkers4).status, 0);
+  ASSERT_EQ(run("report -o " + out.string() + " " + workers4()).status, 0);
   EXPECT_NE(slurp(out).find("gpuscope report"), std::string::npos);
   for (const auto& e : fs::directory_iterator(dir_))
     EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
   const fs::path nowhere = dir_ / "no-such-dir" / "r.txt";
-  expect_one_line_error(run("report -o " + nowhere.string() + " " + kWorkers4), "r.txt");
+  expect_one_line_error(run("report -o " + nowhere.string() + " " + workers4()), "r.txt");
   EXPECT_FALSE(fs::exists(nowhere));
   // A bad input never leaves a file behind either.
   const fs::path not_written = dir_ / "never.txt";
@@ -126,16 +125,15 @@ TEST_F(Cli, OutputFilesAreWholeOrAbsent) {
   EXPECT_FALSE(fs::exists(not_written));
 }
 
-TEST_F(Cli, DiffOfZeroAndFourWorkersSaysTheInputBoundIsGone) {
-  if (!traces()) GTEST_SKIP();
-  const Result r = run("diff " + kWorkers0 + " " + kWorkers4);
+TEST_F(ReportCli, DiffOfZeroAndFourWorkersSaysTheInputBoundIsGone) {
+  const Result r = run("diff " + workers0() + " " + workers4());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("Resolved input-bound"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Step time"), std::string::npos);
   // The same from a saved report, as JSON.
   const fs::path saved = dir_ / "before.json";
-  ASSERT_EQ(run("report --json -o " + saved.string() + " " + kWorkers0).status, 0);
-  const Result j = run("diff --json " + saved.string() + " " + kWorkers4);
+  ASSERT_EQ(run("report --json -o " + saved.string() + " " + workers0()).status, 0);
+  const Result j = run("diff --json " + saved.string() + " " + workers4());
   ASSERT_EQ(j.status, 0) << j.err;
   const nlohmann::json d = nlohmann::json::parse(j.out);
   EXPECT_EQ(d["schema"], "gpuscope.diff/1");
@@ -144,9 +142,9 @@ TEST_F(Cli, DiffOfZeroAndFourWorkersSaysTheInputBoundIsGone) {
   EXPECT_TRUE(resolved) << j.out;
 }
 
-TEST_F(Cli, ADirectoryOfRanksIsOneJob) {
-  const fs::path r0 = kTraces / "hta-sampled-rank0.json.gz", r1 = kTraces / "hta-sampled-rank1.json.gz";
-  if (!fs::exists(r0) || !fs::exists(r1)) GTEST_SKIP();
+TEST_F(ReportCli, ADirectoryOfRanksIsOneJob) {
+  const fs::path r0 = testing::real_trace("hta-sampled-rank0.json.gz");
+  const fs::path r1 = testing::real_trace("hta-sampled-rank1.json.gz");
   const fs::path job = dir_ / "job";
   fs::create_directories(job);
   fs::create_symlink(r0, job / "rank0.json.gz");
@@ -160,7 +158,7 @@ TEST_F(Cli, ADirectoryOfRanksIsOneJob) {
   expect_one_line_error(run("report " + empty.string()), "no trace files");
 }
 
-TEST_F(Cli, HelpIsTrue) {
+TEST_F(ReportCli, HelpIsTrue) {
   for (const char* cmd : {"report --help", "diff --help"}) {
     const Result r = run(cmd);
     EXPECT_EQ(r.status, 0) << cmd;
@@ -170,3 +168,4 @@ TEST_F(Cli, HelpIsTrue) {
 }
 
 }  // namespace
+}  // namespace gpuscope

@@ -11,14 +11,16 @@
 #include <sstream>
 #include <string>
 
+#include "support/real_traces.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kTraces = GPUSCOPE_TRACES_DIR;
 const std::string kBinary = std::string(GPUSCOPE_BINARY_DIR) + "/bin/gpuscope";
-const std::string kWorkers0 = (kTraces / "kineto-resnet50-v100-workers0.json.gz").string();
-const std::string kNoSteps = (kTraces / "hta-alexnet.json.gz").string();
+// A missing trace fails the test that needs it, naming the file.
+std::string workers0() { return gpuscope::testing::real_trace("kineto-resnet50-v100-workers0.json.gz"); }
+std::string no_steps() { return gpuscope::testing::real_trace("hta-alexnet.json.gz"); }
 
 struct Result {
   int status = -1;
@@ -35,7 +37,6 @@ std::string slurp(const fs::path& p) {
 class WhatIfCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(kBinary)) GTEST_SKIP() << "no " << kBinary;
     dir_ = fs::temp_directory_path() / ("gpuscope-whatif-test-" + std::to_string(::getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
@@ -130,11 +131,10 @@ TEST_F(WhatIfCli, BadChangesExitTwoNamingTheChange) {
 }
 
 TEST_F(WhatIfCli, WithoutStepsTheWholeTraceIsPredicted) {
-  if (!fs::exists(kNoSteps)) GTEST_SKIP() << "no " << kNoSteps;
-  Result r = run("whatif " + kNoSteps + " --scale convolution=0.5");
+  Result r = run("whatif " + no_steps() + " --scale convolution=0.5");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("no steps: the whole trace is predicted"), std::string::npos) << r.out;
-  r = run("whatif " + kNoSteps + " --json");
+  r = run("whatif " + no_steps() + " --json");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["scope"], "trace");
@@ -158,8 +158,7 @@ TEST_F(WhatIfCli, WithoutCorrelationsItSaysStreamOrderOnly) {
 }
 
 TEST_F(WhatIfCli, ResNetWithoutInputWait) {
-  if (!fs::exists(kWorkers0)) GTEST_SKIP() << "no " << kWorkers0;
-  const Result r = run("whatif " + kWorkers0 + " --no-input-wait --json");
+  const Result r = run("whatif " + workers0() + " --no-input-wait --json");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["step_source"], "profiler_step");

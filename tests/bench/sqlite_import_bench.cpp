@@ -1,0 +1,71 @@
+// Import speed of SQLite in Nsight Systems' schema (target: >= 5M kernels/s
+// on the 10M-kernel trace; docs/PERFORMANCE.md, "Import: Nsight Systems
+// SQLite"). The trace is gpuscope synth's default job exported with
+// gpuscope's own SQLite writer (10M kernels, ~10.2M API calls, ~1.1 GB), read
+// back end to end: open, schema, every table, freeze.
+//   build/bench/bench_sqlite_import --benchmark_filter=Direct/10000000
+//   (…/Sqlite/…: SQLite's row API only, no direct page reading, for comparison; slow)
+// The file is written once per size to $TMPDIR (default /tmp) and deleted at exit.
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "export/sqlite_export.h"
+#include "import/nsys/nsys_sqlite.h"
+#include "import/synthetic.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Files {
+  std::map<std::int64_t, std::string> by_size;
+  ~Files() {
+    for (const auto& [n, p] : by_size) fs::remove(p);
+  }
+};
+
+const std::string& exported(std::int64_t kernels) {
+  static Files files;
+  auto& p = files.by_size[kernels];
+  if (p.empty()) {
+    gpuscope::SyntheticOptions o;
+    o.kernels = static_cast<std::uint64_t>(kernels);
+    p = (fs::temp_directory_path() /
+         ("gpuscope-bench-" + std::to_string(::getpid()) + "-" + std::to_string(kernels) + ".sqlite"))
+            .string();
+    gpuscope::write_sqlite_trace(gpuscope::make_synthetic_trace(o), p, gpuscope::SqliteExportOptions{.sync = false});
+  }
+  return p;
+}
+
+void import(benchmark::State& state, bool direct) {
+  const std::string& file = exported(state.range(0));
+  gpuscope::NsysImportOptions o;
+  o.direct_read = direct;
+  std::size_t kernels = 0, rows = 0;
+  for (auto _ : state) {
+    const gpuscope::Trace t = gpuscope::import_nsys_sqlite(file, o);
+    kernels = t.kernels().size();
+    rows = 0;
+    for (int i = 0; i < gpuscope::kTableCount; ++i) rows += t.tables().rows(static_cast<gpuscope::TableId>(i));
+    benchmark::DoNotOptimize(t.kernels().size());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kernels));
+  state.counters["kernels"] = static_cast<double>(kernels);
+  state.counters["rows"] = static_cast<double>(rows);
+  state.counters["file_MB"] = static_cast<double>(fs::file_size(file)) / 1e6;
+}
+
+void BM_ImportDirect(benchmark::State& state) { import(state, true); }
+void BM_ImportSqlite(benchmark::State& state) { import(state, false); }
+
+BENCHMARK(BM_ImportDirect)->Arg(1'000'000)->Arg(10'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ImportSqlite)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+
+}  // namespace
+BENCHMARK_MAIN();
