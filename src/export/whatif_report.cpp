@@ -36,6 +36,9 @@ std::string source_words(const WhatIfHeader& h) {
     case TraceSource::synthetic:
       s = "SYNTHETIC trace (generated, not measured)";
       break;
+    case TraceSource::nsys_sqlite:
+      s = "imported Nsight Systems SQLite export";
+      break;
     case TraceSource::unknown:
       s = "source unknown";
       break;
@@ -128,12 +131,16 @@ std::string whatif_text(const WhatIf& w, const WhatIfHeader& h) {
   out += "\n";
   const auto& e = w.graph.edges;
   auto edge = [&](graph::EdgeType t) { return e[static_cast<int>(t)]; };
-  out += "Graph: " + format::count(w.graph.gpu_ops) + " GPU ops on " + format::count(w.graph.streams) + " streams, " +
-         format::count(w.graph.cpu_calls) + " CPU calls on " + format::count(w.graph.threads) + " threads; " +
-         format::count(edge(graph::EdgeType::launch)) + " launches, " +
-         format::count(edge(graph::EdgeType::sync) + edge(graph::EdgeType::blocking_copy)) + " host waits, " +
-         format::count(edge(graph::EdgeType::inferred)) + " waits between streams inferred from timing, " +
-         format::count(edge(graph::EdgeType::collective)) + " collective members\n";
+  auto many = [](std::uint64_t n, const char* one, const char* more) {
+    return format::count(n) + (n == 1 ? one : more);
+  };
+  out += "Graph: " + format::count(w.graph.gpu_ops) + " GPU ops on " +
+         many(w.graph.streams, " stream, ", " streams, ") + format::count(w.graph.cpu_calls) + " CPU calls on " +
+         many(w.graph.threads, " thread; ", " threads; ") + format::count(edge(graph::EdgeType::launch)) +
+         " launches, " + format::count(edge(graph::EdgeType::sync) + edge(graph::EdgeType::blocking_copy)) +
+         " host waits, " + format::count(edge(graph::EdgeType::inferred)) +
+         " waits between streams inferred from timing, " + format::count(edge(graph::EdgeType::collective)) +
+         " collective members\n";
   if (w.graph.stream_order_only)
     out +=
         "  No op could be linked to its launch (no correlations): stream-order replay only — each GPU stream "
