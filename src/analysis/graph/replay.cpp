@@ -51,21 +51,24 @@ class Scheduler {
         const std::uint32_t c = runnable_.back();
         runnable_.pop_back();
         queued_[c] = 0;
-        advance(c);
-        wake(waiters_[c]);
+        // Only a chain that moved can have released anyone (two chains that
+        // wait for each other would otherwise wake each other forever).
+        if (advance(c)) wake(waiters_[c]);
       }
       // Nothing can run: done, or a cycle. Let the first stuck chain go on
       // without the source it waits for.
-      std::uint32_t stuck = kNone;
-      for (std::uint32_t c = 0; c < g_.chains.size() && stuck == kNone; ++c)
-        if (cursor_[c] < g_.chains[c].end) stuck = c;
-      if (stuck == kNone) return forced;
+      // Chains before scan_ have ended (and stay ended): the scan is linear
+      // over the whole run, however many times a cycle is broken.
+      while (scan_ < g_.chains.size() && cursor_[scan_] >= g_.chains[scan_].end) ++scan_;
+      if (scan_ == g_.chains.size()) return forced + self_cycles_;
+      const std::uint32_t stuck = scan_;
       ++forced;
       force_ = true;
       advance(stuck);
       force_ = false;
       wake(waiters_[stuck]);
-      for (auto& w : group_waiters_) wake(w);
+      for (std::uint32_t gr : groups_waited_) wake(group_waiters_[gr]);
+      groups_waited_.clear();
     }
   }
 
@@ -83,7 +86,14 @@ class Scheduler {
     const std::uint8_t need = (e.flags & kFromStart) ? kStarted : kEnded;
     if (state_[e.src] < need) {
       if (force_) return false;
-      waiters_[g_.chain_of(e.src)].push_back(chain);
+      const std::uint32_t from = g_.chain_of(e.src);
+      if (from == chain) {
+        // A later node of the node's own chain (a change can make one): it
+        // cannot come first, so the edge is a cycle and goes.
+        ++self_cycles_;
+        return false;
+      }
+      waiters_[from].push_back(chain);
       blocked_ = true;
       return false;
     }
@@ -91,8 +101,9 @@ class Scheduler {
     return true;
   }
 
-  // Runs chain c as far as it can go.
-  void advance(std::uint32_t c) {
+  // Runs chain c as far as it can go; true if it started or ended a node.
+  bool advance(std::uint32_t c) {
+    bool moved = false;
     const Chain& ch = g_.chains[c];
     const Edge* edges = g_.in.data();
     for (NodeId n = cursor_[c]; n < ch.end; n = ++cursor_[c]) {
@@ -106,7 +117,7 @@ class Scheduler {
           if (e.flags & (kToEnd | kDisabled)) continue;
           TimeNs at = 0;
           if (!source_time(c, e, &at)) {
-            if (blocked_) return;
+            if (blocked_) return moved;
             continue;
           }
           t = std::max(t, at);
@@ -114,6 +125,7 @@ class Scheduler {
         }
         tl_.start[n] = held ? t : g_.obs_start[n];
         state_[n] = kStarted;
+        moved = true;
         if (order_) order_->push_back(2 * n);
         for (std::uint32_t i = e0; i < e1; ++i)
           if (edges[i].type == EdgeType::collective && !(edges[i].flags & kDisabled)) arrive(edges[i].src, n);
@@ -125,24 +137,27 @@ class Scheduler {
         if (e.type == EdgeType::collective) {
           if (group_arrived_[e.src] < g_.groups[e.src].count) {
             if (force_) continue;
+            if (group_waiters_[e.src].empty()) groups_waited_.push_back(e.src);
             group_waiters_[e.src].push_back(c);
-            return;
+            return moved;
           }
           t = std::max(t, group_max_[e.src] + e.lat);
           continue;
         }
         TimeNs at = 0;
         if (!source_time(c, e, &at)) {
-          if (blocked_) return;
+          if (blocked_) return moved;
           continue;
         }
         t = std::max(t, at);
       }
       tl_.end[n] = t;
       state_[n] = kEnded;
+      moved = true;
       if (order_) order_->push_back(2 * n + 1);
       force_ = false;  // a forced chain goes past one node only
     }
+    return moved;
   }
 
   void arrive(std::uint32_t group, NodeId n) {
@@ -161,6 +176,9 @@ class Scheduler {
   std::vector<TimeNs> group_max_;
   std::vector<std::uint32_t> group_arrived_;
   std::vector<std::vector<std::uint32_t>> group_waiters_;
+  std::vector<std::uint32_t> groups_waited_;  // groups whose waiters a forced step wakes
+  std::uint32_t scan_ = 0;                    // the first chain that may not have ended
+  std::uint64_t self_cycles_ = 0;             // edges from a later node of the same chain, ignored
   bool blocked_ = false, force_ = false;
 };
 
