@@ -186,7 +186,7 @@ std::string predictions(const Profile& p, std::initializer_list<std::string_view
       if (f.id != id || f.saving_source != SavingSource::simulated || f.predicted_step_ns <= 0) continue;
       if (std::find(seen.begin(), seen.end(), f.fix) != seen.end()) continue;
       seen.push_back(f.fix);
-      out += "; " + f.fix + " predicts a step of " + duration(f.predicted_step_ns) + " (now " +
+      out += "; " + f.fix + " predicts a median step of " + duration(f.predicted_step_ns) + " (now " +
              duration(p.simulation.replayed_step_ns) + ")";
     }
   return out;
@@ -325,7 +325,7 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
     const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 4) + "  ";
     char x[32];
     std::snprintf(x, sizeof x, "%.2fx", sim.together.speedup);
-    out += wrap(sim.together.change + " predicts a step of " + duration(sim.together.step_ns) + " (now " +
+    out += wrap(sim.together.change + " predicts a median step of " + duration(sim.together.step_ns) + " (now " +
                     duration(sim.replayed_step_ns) + ", " + x + "); the dependency graph's replay of " + sim.scope +
                     ", replay error " + percent1(sim.replay_error) + " (docs/whatif.md)",
                 std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
@@ -338,7 +338,7 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
 // "simulated saving 12.3 ms (…)" or "estimated saving 12.3 ms (rule of thumb…)".
 std::string saving_words(const Profile& p, const Finding& f) {
   if (f.saving_source == SavingSource::simulated)
-    return "simulated saving " + duration(f.saving_ns) + " (" + f.fix + ": step " +
+    return "simulated saving " + duration(f.saving_ns) + " (" + f.fix + ": median step " +
            duration(p.simulation.replayed_step_ns) + " -> " + duration(f.predicted_step_ns) + ", replay error " +
            percent1(p.simulation.replay_error) + ")";
   if (p.simulation.status.empty()) return "estimated saving " + duration(f.saving_ns);
