@@ -24,8 +24,8 @@ class TinyTrace {
   // call [call, call + call_dur) µs on thread `tid`; call < 0: no launch known.
   void kernel(std::string_view name, std::uint32_t device, std::uint32_t stream, double start, double end,
               double call = -1, double call_dur = 2, std::uint32_t tid = 1) {
-    f_.kernel(device, stream, name, us(start), us(end), call >= 0 ? us(call) : TraceFactory::kNoLaunch, us(call_dur),
-              1, tid);
+    f_.kernel(device, stream, name, us(start), us(end), call >= 0 ? us(call) : TraceFactory::kNoLaunch, us(call_dur), 1,
+              tid);
   }
 
   // A 1 MiB pinned H2D copy launched by cudaMemcpyAsync (or a blocking cudaMemcpy).
