@@ -73,8 +73,6 @@ class Scheduler {
   }
 
  private:
-  static constexpr std::uint32_t kNone = 0xffffffffu;
-
   void wake(std::vector<std::uint32_t>& list) {
     for (std::uint32_t c : list)
       if (!queued_[c]) queued_[c] = 1, runnable_.push_back(c);
