@@ -160,6 +160,8 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["step_sparklines"] = st.step_sparklines;
   j["match_markers"] = st.match_markers;
   j["flow_arrow"] = st.flow_arrow;
+  j["critical_path_events"] = st.critical_path_events;
+  j["critical_path_status"] = st.critical_path_status;
   j["evidence_bands"] = st.evidence_bands;
   j["rows"] = {{"hotspots", st.hotspot_rows},
                {"categories", st.category_rows},

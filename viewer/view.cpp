@@ -319,6 +319,12 @@ void View::draw_toolbar() {
                 gpu_text.c_str(), format::count(t.kernels().size()).c_str(),
                 format::duration(t.end_time() - t.begin_time()).c_str());
     ImGui::SameLine();
+    ImGui::Checkbox("critical path", &show_critical_path_);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "Underline the ops and calls that decided each visible step's length\n"
+          "(the dependency graph's replay; docs/whatif.md)");
+    ImGui::SameLine();
     draw_search_bar();
   } else {
     ImGui::TextDisabled("gpuscope-view");

@@ -116,8 +116,12 @@ struct FrameStats {
   std::vector<std::string> step_sparklines;  // summary: steps drawn with a memory sparkline
   std::uint64_t match_markers = 0;           // highlighted matches drawn
   bool flow_arrow = false;                   // launch -> GPU op arrow drawn
-  std::uint64_t evidence_bands = 0;          // time ranges of the clicked finding drawn
-  std::vector<std::string> panels;           // what this frame showed
+  // The critical path (the toolbar's toggle): events of it underlined this
+  // frame, and why there is none when the toggle is on ("computing", …).
+  std::uint64_t critical_path_events = 0;
+  std::string critical_path_status;
+  std::uint64_t evidence_bands = 0;  // time ranges of the clicked finding drawn
+  std::vector<std::string> panels;   // what this frame showed
   std::uint64_t hotspot_rows = 0, category_rows = 0, finding_rows = 0, summary_devices = 0, compare_rows = 0;
   // Clickable things on screen: hotspot column headers, hotspot rows (full
   // kernel names, in the table's current order), category rows, finding
@@ -172,6 +176,9 @@ class View {
   // Zooms so the selection (and the API call that launched it) is in view.
   void focus_selection();
   const Selection& selection() const { return selection_; }
+  // Draw the critical path of the visible steps (the toolbar's toggle).
+  void set_show_critical_path(bool on) { show_critical_path_ = on; }
+  bool show_critical_path() const { return show_critical_path_; }
   void set_search(std::string_view text, bool regex);
   const MatchSet& matches() const { return matches_; }
   const std::string& matches_label() const { return matches_label_; }
@@ -241,6 +248,7 @@ class View {
   CategoryTimes folded_kernel_time(const LaneSegment& seg, RowIndex first, RowIndex last) const;
   void draw_matches(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width);
   void draw_flow(ImDrawList* dl, float x0, float width);
+  void draw_critical_path(ImDrawList* dl, float x0, float width);
   bool row_position(TableId table, RowIndex row, float* y) const;  // screen y of the row holding an event
   ImU32 event_color(TableId table, RowIndex row) const;
   std::string_view event_label(TableId table, RowIndex row);
@@ -253,6 +261,7 @@ class View {
   void draw_details_fields(TableId table, RowIndex r);
   void draw_details_of_kind(TableId table, RowIndex r);
   void draw_details_context(TableId table, RowIndex r);  // the launch, or what a call launched; the NVTX stack
+  void draw_details_path(TableId table, RowIndex r);     // on the critical path or not, and its slack
   void draw_nvtx_stack(TrackId track, TimeNs t, bool own);
   void detail_row(const char* key, const std::string& value);
   void tooltip_for(TableId table, RowIndex row);
@@ -335,6 +344,7 @@ class View {
   std::vector<std::string> hotspot_names_;    // short names of Profile::hotspots, numbered where they collide
   const Profile* hotspot_order_for_ = nullptr;
   std::string highlighted_kernel_;  // the hotspot row clicked last
+  bool show_critical_path_ = false;
 
   // Frame bookkeeping
   FrameStats stats_;

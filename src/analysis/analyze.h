@@ -87,6 +87,9 @@ struct FindingRule {
   std::string_view id;        // the Finding::id it produces
   std::string_view summary;   // what it tests, in a few words
   std::string_view severity;  // when it is critical, warning or info (for the default thresholds)
+  // The fix as `gpuscope whatif` changes (docs/whatif.md), whose simulated
+  // saving replaces the rule of thumb; empty where the graph cannot express it.
+  std::string_view fix;
 };
 std::span<const FindingRule> finding_rules();
 

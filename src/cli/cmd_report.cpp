@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/analyze.h"
+#include "analysis/graph/savings.h"
 #include "cli/command.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
@@ -44,6 +45,7 @@ struct ReportArgs {
   int top = -1;  // -1: 10 for text, all for JSON
   int steps = -1;
   long long device = -1;
+  bool no_simulation = false;
 };
 
 void run(const ReportArgs& a) {
@@ -69,7 +71,12 @@ void run(const ReportArgs& a) {
                   " (GPUs with activity: " + (have.empty() ? "none" : have) + ")");
     }
   }
-  const Profile p = analyze_job(job, o);
+  Profile p = analyze_job(job, o);
+  if (!a.no_simulation) {
+    graph::SimulationOptions so;
+    so.device = o.device;
+    graph::simulate_findings(job, &p, so);
+  }
 
   std::string text;
   if (a.json) {
@@ -105,6 +112,8 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("--steps", args->steps, "Steps listed (default: 12 in text, all in JSON)")
       ->check(CLI::Range(0, 100000000));
   cmd->add_option("--device", args->device, "Analyse only this GPU (CUDA device ordinal)")->check(CLI::Range(0, 65535));
+  cmd->add_flag("--no-simulation", args->no_simulation,
+                "Keep the findings' rule-of-thumb savings: do not replay the dependency graph (docs/whatif.md)");
   cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output");
   cmd->callback([args] { run(*args); });
 }

@@ -344,6 +344,90 @@ struct Record<Finding> {
       gpu<&F::device>("device", "the GPU it is about; null: all GPUs"),
       field<&F::ranges>("ranges", "", "where to look (the viewer zooms there), longest first"),
       field<&F::kernels>("kernels", "", "kernels involved, most expensive first"),
+      optional<&F::saving_source>("saving_source", "",
+                                  "how `saving_ns` was estimated: by replaying the dependency graph with the fix "
+                                  "applied (docs/whatif.md), or by the rule's rule of thumb (docs/findings.md)"),
+      optional<&F::fix>("fix", "", "the fix as `gpuscope whatif` changes; empty where the graph cannot express it"),
+      optional<&F::predicted_step_ns>("predicted_step_ns", "ns",
+                                      "median step after the fix, simulated; 0 when not simulated"),
+  };
+};
+
+// [SECTION] Critical path and simulated fixes ------------------------------------------------
+
+template <>
+struct Record<PathCategory> {
+  static constexpr std::string_view name = "path_category";
+  static constexpr std::string_view meaning = "GPU time on the critical path of one kernel category.";
+  static constexpr Field<PathCategory> fields[] = {
+      field<&PathCategory::category>("category", "", "the category"),
+      field<&PathCategory::ns>("ns", "ns", "its time on the paths"),
+  };
+};
+
+template <>
+struct Record<PathOp> {
+  static constexpr std::string_view name = "path_op";
+  static constexpr std::string_view meaning = "GPU ops of one name on the critical path.";
+  static constexpr Field<PathOp> fields[] = {
+      field<&PathOp::name>("name", "", "kernel name (\"Memcpy HtoD\", \"Memset\" for copies)"),
+      field<&PathOp::category>("category", "", "its category"),
+      field<&PathOp::ns>("ns", "ns", "their time on the paths"),
+      field<&PathOp::count>("count", "", "ops of that name on the paths"),
+  };
+};
+
+template <>
+struct Record<CriticalPath> {
+  using C = CriticalPath;
+  static constexpr std::string_view name = "critical_path";
+  static constexpr std::string_view meaning =
+      "What decided the steps' length: their critical paths on the replayed dependency graph, summed over the "
+      "steps simulated (`simulation.scope`), by kind and kernel category (docs/whatif.md). All zero when not "
+      "simulated.";
+  static constexpr Field<C> fields[] = {
+      field<&C::steps>("steps", "", "steps whose paths are summed (0: one path over the whole trace)"),
+      field<&C::length_ns>("length_ns", "ns", "Σ of the paths' lengths (= Σ of those steps' times)"),
+      field<&C::gpu_compute_ns>("gpu_compute_ns", "ns", "kernels other than communication, with their gaps"),
+      field<&C::communication_ns>("communication_ns", "ns", "communication kernels"),
+      field<&C::copy_ns>("copy_ns", "ns", "memcpys and memsets"),
+      field<&C::cpu_launch_ns>("cpu_launch_ns", "ns", "launch calls and the latency to their ops' start"),
+      field<&C::cpu_other_ns>("cpu_other_ns", "ns", "CPU time between calls, other API calls"),
+      field<&C::input_wait_ns>("input_wait_ns", "ns", "CPU time in data-loading ranges"),
+      field<&C::sync_wait_ns>("sync_wait_ns", "ns",
+                              "host synchronisations, from the op they waited for to their return"),
+      field<&C::categories>("categories", "", "the GPU time by category, largest first"),
+      field<&C::ops>("ops", "", "the ops with the most time on the paths, most first"),
+  };
+};
+
+template <>
+struct Record<Prediction> {
+  static constexpr std::string_view name = "prediction";
+  static constexpr std::string_view meaning = "A fix's predicted step time.";
+  static constexpr Field<Prediction> fields[] = {
+      field<&Prediction::change>("change", "", "the `gpuscope whatif` change(s)"),
+      field<&Prediction::step_ns>("step_ns", "ns", "median step predicted (the span without steps)"),
+      field<&Prediction::speedup>("speedup", "ratio", "replayed / predicted step"),
+  };
+};
+
+template <>
+struct Record<Simulation> {
+  using S = Simulation;
+  static constexpr std::string_view name = "simulation";
+  static constexpr std::string_view meaning =
+      "The replay of the dependency graph that the simulated savings come from (docs/whatif.md).";
+  static constexpr Field<S> fields[] = {
+      field<&S::status>("status", "", "`simulated`; empty when not run; otherwise why not"),
+      field<&S::scope>("scope", "", "what was replayed (\"all 6 steps\", \"32 steps in the middle of …\")"),
+      field<&S::steps>("steps", "", "steps simulated (0: the whole trace, which has none)"),
+      field<&S::replayed_step_ns>("replayed_step_ns", "ns", "median step replayed"),
+      field<&S::replay_error>("replay_error", "fraction",
+                              "median per-step relative error of the replay (of the span without steps)"),
+      field<&S::replay_error_worst>("replay_error_worst", "fraction", "the worst step's"),
+      field<&S::predictions>("predictions", "", "each finding's fix alone"),
+      field<&S::together>("together", "", "all of them together"),
   };
 };
 
@@ -511,7 +595,7 @@ struct Record<Profile> {
       lenient<&P::source>("source", "what recorded the traces (`unknown`: mixed, or a name this reader does not know)"),
       field<&P::producer>("producer", "", "what recorded the first trace (\"PyTorch Profiler (Kineto)\", …)"),
       field<&P::files>("files", "", "the analysed files, one per rank for jobs"),
-      optional<&P::trace_quality>("trace_quality",
+      optional<&P::trace_quality>("trace_quality", "",
                                   "what the files lost in storage (cut short or damaged), and which GPUs have data"),
       field<&P::clock_alignment>("clock_alignment", "", "how ranks were put on one clock; empty for one file"),
       field<&P::window>("window", "", "first to last event of all traces"),
@@ -531,6 +615,8 @@ struct Record<Profile> {
       field<&P::syncs>("syncs", "", "host synchronizations"),
       field<&P::memcpys>("memcpys", "", "copies and fills"),
       field<&P::findings>("findings", "", "largest `saving_ns` first"),
+      optional<&P::critical_path>("critical_path", "", "the steps' critical path"),
+      optional<&P::simulation>("simulation", "", "the replay behind the simulated savings"),
       custom<&counters_type, &write_trace_stats, &read_trace_stats>(
           "trace_stats", "",
           "the traces' statistics (`capture.dropped_records`, `import.skipped.<reason>`, …), summed over files"),

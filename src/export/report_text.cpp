@@ -215,10 +215,26 @@ struct JobTotals {
   }
 };
 
+// "; predicted step 12.3 ms (now 15.4 ms)" for each finding with these ids
+// whose fix was simulated.
+std::string predictions(const Profile& p, std::initializer_list<std::string_view> ids) {
+  std::string out;
+  std::vector<std::string> seen;
+  for (const Finding& f : p.findings)
+    for (std::string_view id : ids) {
+      if (f.id != id || f.saving_source != SavingSource::simulated || f.predicted_step_ns <= 0) continue;
+      if (std::find(seen.begin(), seen.end(), f.fix) != seen.end()) continue;
+      seen.push_back(f.fix);
+      out += "; " + f.fix + " predicts a median step of " + duration(f.predicted_step_ns) + " (now " +
+             duration(p.simulation.replayed_step_ns) + ")";
+    }
+  return out;
+}
+
 // "YES" with the first of the findings that answer it.
 Answer yes(const Profile& p, std::string question, std::initializer_list<std::string_view> ids) {
   const Finding* f = first_of(p, ids);
-  return {std::move(question), "YES", f->title + " (" + finding_refs(p, ids) + ")"};
+  return {std::move(question), "YES", f->title + " (" + finding_refs(p, ids) + ")" + predictions(p, ids)};
 }
 
 // [SECTION] One function per question ----------------------------------------------------------
@@ -284,7 +300,8 @@ std::optional<Answer> answer_layout(const Profile& p, const JobTotals&) {
   }
   return Answer{q, "YES",
                 parts + " of kernel time is layout overhead a fused or symmetric layout removes (" +
-                    finding_refs(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"}) + ")"};
+                    finding_refs(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"}) + ")" +
+                    predictions(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"})};
 }
 
 std::optional<Answer> answer_precision(const Profile& p, const JobTotals&) {
@@ -342,7 +359,31 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
     const std::string first = "  " + pad(a.question, qw) + "  " + pad(a.verdict, 4) + "  ";
     out += wrap(a.reason, std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
   }
+  const Simulation& sim = p.simulation;
+  if (sim.status == "simulated" && !sim.together.change.empty()) {
+    const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 4) + "  ";
+    char x[32];
+    std::snprintf(x, sizeof x, "%.2fx", sim.together.speedup);
+    out += wrap(sim.together.change + " predicts a median step of " + duration(sim.together.step_ns) + " (now " +
+                    duration(sim.replayed_step_ns) + ", " + x + "); the dependency graph's replay of " + sim.scope +
+                    ", replay error " + percent1(sim.replay_error) + " (docs/whatif.md)",
+                std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
+  } else if (!sim.status.empty() && sim.status != "simulated") {
+    out += "  (savings are rules of thumb: " + sim.status + ")\n";
+  }
   out += "\n";
+}
+
+// "simulated saving 12.3 ms (…)" or "estimated saving 12.3 ms (rule of thumb…)".
+std::string saving_words(const Profile& p, const Finding& f) {
+  if (f.saving_source == SavingSource::simulated)
+    return "simulated saving " + duration(f.saving_ns) + " (" + f.fix + ": median step " +
+           duration(p.simulation.replayed_step_ns) + " -> " + duration(f.predicted_step_ns) + ", replay error " +
+           percent1(p.simulation.replay_error) + ")";
+  if (p.simulation.status.empty()) return "estimated saving " + duration(f.saving_ns);
+  return "estimated saving " + duration(f.saving_ns) +
+         (f.fix.empty() ? " (rule of thumb: the dependency graph cannot express this fix)"
+                        : " (rule of thumb: " + f.fix + " changed nothing in the steps replayed)");
 }
 
 void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
@@ -357,9 +398,9 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
     out += wrap("[" + std::string(to_string(f.severity)) + "] " + f.title, o.width, "  " + num,
                 std::string(2 + num.size(), ' '));
     const std::string ind(5, ' ');
-    std::string meta = f.id + " · estimated saving " + duration(f.saving_ns);
+    std::string meta = f.id + " · " + saving_words(p, f);
     if (f.device != kNoDevice && p.devices.size() > 1) meta += " · GPU " + std::to_string(f.device);
-    out += ind + meta + "\n";
+    out += wrap(meta, o.width, ind, ind + "  ");
     out += wrap(f.evidence, o.width, ind + "why: ", ind + "     ");
     out += wrap(f.recommendation, o.width, ind + "fix: ", ind + "     ");
     if (!f.ranges.empty()) {
@@ -450,6 +491,39 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   }
   out += tb.render("  ");
   if (s.steps.size() > o.max_steps) out += "  … " + count(s.steps.size() - o.max_steps) + " more (--json lists all)\n";
+  out += "\n";
+}
+
+// The steps' critical path on the replayed dependency graph.
+void critical_path(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  const CriticalPath& c = p.critical_path;
+  if (c.length_ns <= 0) return;
+  out += "Critical path (what decided the step time: " + p.simulation.scope + " replayed, docs/whatif.md)\n";
+  const auto share = [&](TimeNs ns) { return percent1(double(ns) / double(c.length_ns)); };
+  std::string kinds;
+  for (const auto& [ns, label] :
+       {std::pair{c.gpu_compute_ns, "GPU compute"}, std::pair{c.communication_ns, "communication"},
+        std::pair{c.copy_ns, "copies"}, std::pair{c.cpu_launch_ns, "CPU launch overhead"},
+        std::pair{c.cpu_other_ns, "other CPU time"}, std::pair{c.input_wait_ns, "input wait"},
+        std::pair{c.sync_wait_ns, "sync wait"}})
+    if (ns > 0) kinds += (kinds.empty() ? "" : ", ") + std::string(label) + " " + share(ns);
+  out += wrap(kinds, o.width, "  by kind: ", "           ");
+  std::string cats;
+  for (const PathCategory& pc : c.categories)
+    cats += (cats.empty() ? "" : ", ") + std::string(to_string(pc.category)) + " " + share(pc.ns);
+  if (!cats.empty()) out += wrap(cats, o.width, "  by category: ", "               ");
+  if (!c.ops.empty()) {
+    Table t;
+    t.rows.push_back({"on the path", "share", "ops", "category", "kernel"});
+    t.right = {true, true, true, false, false};
+    std::vector<std::string_view> names;
+    for (const PathOp& op : c.ops) names.push_back(op.name);
+    const std::vector<std::string> shown = short_kernel_names(names, 70);
+    for (std::size_t i = 0; i < c.ops.size(); ++i)
+      t.rows.push_back({duration(c.ops[i].ns), share(c.ops[i].ns), count(c.ops[i].count),
+                        std::string(to_string(c.ops[i].category)), shown[i]});
+    out += t.render("  ");
+  }
   out += "\n";
 }
 
@@ -557,6 +631,7 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
   devices(p, out);
   memory(p, out);
   steps(p, o, out);
+  critical_path(p, o, out);
   categories(p, out);
   hotspots(p, o, out);
   host_side(p, out);

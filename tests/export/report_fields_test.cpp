@@ -118,6 +118,9 @@ Profile full_profile() {
   f.metric = 0.4;
   f.threshold = 0.05;
   f.ranges = {{1'200, 1'900}, {3'200, 3'800}};
+  f.saving_source = SavingSource::simulated;
+  f.fix = "--remove padding";
+  f.predicted_step_ns = 2'500;
   f.kernels = {h.name, h2.name};
   Finding g = f;
   g.id = "low-utilization";
@@ -138,6 +141,20 @@ Profile full_profile() {
   q.devices.with_data = {1};
   q.dropped_records = 5;
   p.trace_quality.files = {q};
+  p.critical_path.steps = 2;
+  p.critical_path.length_ns = 6'000;
+  p.critical_path.gpu_compute_ns = 4'000;
+  p.critical_path.input_wait_ns = 2'000;
+  p.critical_path.categories = {{KernelCategory::convolution, 4'000}};
+  p.critical_path.ops = {{"conv", KernelCategory::convolution, 4'000, 2}};
+  p.simulation.status = "simulated";
+  p.simulation.scope = "all 2 steps";
+  p.simulation.steps = 2;
+  p.simulation.replayed_step_ns = 3'000;
+  p.simulation.replay_error = 0.01;
+  p.simulation.replay_error_worst = 0.02;
+  p.simulation.predictions = {{"--no-input-wait", 2'000, 1.5}};
+  p.simulation.together = {"--no-input-wait", 2'000, 1.5};
   return p;
 }
 

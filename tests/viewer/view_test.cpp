@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "analysis/format.h"
 #include "store/gscope.h"
 #include "support/test_traces.h"
 #include "trace/detail/time_columns.h"
@@ -539,6 +540,77 @@ TEST_F(ViewTest, CompareShowsCategoriesSideBySide) {
   EXPECT_TRUE(has_panel(v, "compare"));
   ASSERT_NE(v.compare_document(), nullptr);
   EXPECT_GT(v.stats().compare_rows, 0u);
+}
+
+// The critical-path toggle underlines the path of the visible steps; the
+// details say whether the selection is on it and its slack (0 on it).
+TEST_F(ViewTest, CriticalPathToggleDrawsThePathAndDetailsGiveSlack) {
+  testing::TrainingTraceOptions o;
+  o.kernels = 3'000;
+  View v;
+  std::shared_ptr<Document> d = doc(o);
+  const PathOverlay overlay = compute_path_overlay(d->trace());
+  ASSERT_TRUE(overlay.ready()) << overlay.status;
+  ASSERT_FALSE(overlay.segments.empty());
+  d->set_path_overlay(std::make_shared<const PathOverlay>(overlay));
+  v.set_document(d);
+  frame(v);
+  EXPECT_EQ(v.stats().critical_path_events, 0u);  // off by default
+  EXPECT_EQ(v.stats().critical_path_status, "");
+  v.set_show_critical_path(true);
+  frames(v, 2);
+  EXPECT_GT(v.stats().critical_path_events, 0u);
+  EXPECT_EQ(v.stats().critical_path_status.rfind("on each of ", 0), 0u) << v.stats().critical_path_status;
+  auto field = [&](std::string_view key) -> std::string {
+    for (const auto& [k, value] : v.stats().details)
+      if (k == key) return value;
+    return "<missing " + std::string(key) + ">";
+  };
+  // Every event drawn is on a path; the one that ends the trace has no slack.
+  EXPECT_LE(v.stats().critical_path_events, overlay.segments.size());
+  TimeNs least = -1;
+  for (const PathOverlay::Segment& s : overlay.segments) {
+    const TimeNs sl = overlay.slack_of(s.table, s.row);
+    if (sl >= 0 && (least < 0 || sl < least)) least = sl;
+  }
+  EXPECT_EQ(least, 0);
+  // A kernel on a step's path, and one off every path with slack.
+  const PathOverlay::Segment* on = nullptr;
+  for (const PathOverlay::Segment& s : overlay.segments)
+    if (s.table == TableId::kernels && s.step >= 0) on = on ? on : &s;
+  ASSERT_NE(on, nullptr);
+  v.select(Selection{TableId::kernels, on->row});
+  frames(v, 2);
+  EXPECT_EQ(field("critical path"), "yes, of step " + std::to_string(overlay.step_index[on->step]));
+  EXPECT_EQ(field("slack").rfind(format::duration(overlay.slack_of(TableId::kernels, on->row)) + " (", 0), 0u)
+      << field("slack");
+  RowIndex off = kNoRow;
+  for (RowIndex r = 0; r < d->trace().kernels().size() && off == kNoRow; ++r)
+    if (overlay.path_of(TableId::kernels, r) == PathOverlay::kOffPath && overlay.slack_of(TableId::kernels, r) > 0)
+      off = r;
+  ASSERT_NE(off, kNoRow);
+  v.select(Selection{TableId::kernels, off});
+  frames(v, 2);
+  EXPECT_EQ(field("critical path"), "no");
+  EXPECT_EQ(field("slack").rfind(format::duration(overlay.slack_of(TableId::kernels, off)) + " (", 0), 0u)
+      << field("slack");
+}
+
+// A trace too big for the viewer's graph: no path, and the toggle says why.
+TEST_F(ViewTest, CriticalPathOfATraceTooBigSaysWhy) {
+  testing::TrainingTraceOptions o;
+  o.kernels = 3'000;
+  std::shared_ptr<Document> d = doc(o);
+  const PathOverlay overlay = compute_path_overlay(d->trace(), 100);
+  EXPECT_FALSE(overlay.ready());
+  EXPECT_NE(overlay.status.find("GPU ops"), std::string::npos) << overlay.status;
+  d->set_path_overlay(std::make_shared<const PathOverlay>(overlay));
+  View v;
+  v.set_document(d);
+  v.set_show_critical_path(true);
+  frames(v, 2);
+  EXPECT_EQ(v.stats().critical_path_events, 0u);
+  EXPECT_EQ(v.stats().critical_path_status, overlay.status);
 }
 
 TEST_F(ViewTest, DetailsShowEveryFieldOfTheSelection) {

@@ -155,9 +155,25 @@ struct OpTotals {
 
 // [SECTION] Passes (one .cpp each)
 
+// Where a step of find_steps() came from, so that the same rule can be
+// applied to other timings of the same trace (the dependency graph's replay):
+// a CPU range on a thread, ended by the GPU work its calls launched to the
+// step's device (or, when that thread launched nothing, by the range itself);
+// or, for steps found from the kernel pattern, the kernels that begin it and
+// the next one on the device's busiest stream.
+struct StepOrigin {
+  bool pattern = false;
+  TrackId track = 0;         // the CPU range's thread, or (pattern) the GPU stream of the anchors
+  TimeRange range;           // the CPU range, or (pattern) the anchors' starts, before any clipping
+  bool own_launches = true;  // CPU: the step ends with the ops its thread launched (false: with the range)
+  bool last = false;         // pattern: the last step, ended by the end of its kernels, not by a next anchor
+};
+
 // steps.cpp: the steps of one trace (ranges, names, devices; in the trace's
-// own clock, no breakdown yet), non-overlapping per device.
-StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps);
+// own clock, no breakdown yet), non-overlapping per device. With `origins`,
+// also where each step came from (origins[i] for (*steps)[i] of the steps added).
+StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
+                      std::vector<StepOrigin>* origins = nullptr);
 
 // device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the
 // breakdown of `steps`, GPU idle after host synchronizations, and evidence;

@@ -205,6 +205,7 @@ template <>
 inline constexpr int kEnumSize<TraceSource> = static_cast<int>(TraceSource::nsys_sqlite) + 1;
 template <>
 inline constexpr int kEnumSize<LossCount> = static_cast<int>(LossCount::estimate) + 1;
+inline constexpr int kEnumSize<SavingSource> = static_cast<int>(SavingSource::simulated) + 1;
 
 template <class E>
 bool parse_enum(std::string_view s, E* out) {
@@ -443,7 +444,9 @@ struct LenientKind {
   };
 };
 
-// A record that older documents may lack (added within /1): read when present.
+// A value read only when present: keys added within /1 that reports saved by
+// an earlier gpuscope lack (then the member keeps its default). Present, it
+// is checked like any other.
 template <auto... Path>
 struct OptionalKind {
   template <class T>
@@ -535,8 +538,8 @@ constexpr Spec<LenientKind<Path...>> lenient(const char* key, std::string_view m
   return {key, "", meaning};
 }
 template <auto... Path>
-constexpr Spec<OptionalKind<Path...>> optional(const char* key, std::string_view meaning) {
-  return {key, "", meaning};
+constexpr Spec<OptionalKind<Path...>> optional(const char* key, std::string_view unit, std::string_view meaning) {
+  return {key, unit, meaning};
 }
 template <auto Compute>
 constexpr Spec<DerivedKind<Compute>> derived(const char* key, std::string_view unit, std::string_view meaning) {
