@@ -205,6 +205,7 @@ template <>
 inline constexpr int kEnumSize<TraceSource> = static_cast<int>(TraceSource::nsys_sqlite) + 1;
 template <>
 inline constexpr int kEnumSize<LossCount> = static_cast<int>(LossCount::estimate) + 1;
+template <>
 inline constexpr int kEnumSize<SavingSource> = static_cast<int>(SavingSource::simulated) + 1;
 
 template <class E>
@@ -385,7 +386,7 @@ struct GpuKind {
 // unknown, never 0; a missing key (a report from before the field) reads as
 // unknown.
 template <auto... Path>
-struct OptionalKind {
+struct MaybeKind {
   template <class T>
   struct For {
     static_assert(std::is_same_v<typename Member<Path...>::template Value<T>, std::optional<std::uint64_t>>);
@@ -526,7 +527,7 @@ constexpr Spec<GpuKind<Path...>> gpu(const char* key, std::string_view meaning) 
   return {key, "", meaning};
 }
 template <auto... Path>
-constexpr Spec<OptionalKind<Path...>> maybe(const char* key, std::string_view unit, std::string_view meaning) {
+constexpr Spec<MaybeKind<Path...>> maybe(const char* key, std::string_view unit, std::string_view meaning) {
   return {key, unit, meaning};
 }
 template <auto Limit, auto... Path>
