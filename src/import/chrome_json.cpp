@@ -1766,6 +1766,7 @@ class Importer {
     // Times: the model's clock is absolute ns; ts was relative to baseTimeNanoseconds.
     if (origin_ns_ != 0) shift_times(origin_ns_);
     add_since_start_samples();
+    if (info_.cut_short) note_rows_after_cut();
 
     // Track names from thread_name metadata (trailing blanks trimmed).
     for (TrackId id = 0; id < builder_.tracks().size(); ++id) {
@@ -1871,6 +1872,13 @@ class Importer {
     d.intact_bytes = info_.gzip ? info_.file_bytes : info_.cut_complete_end;
     d.bytes_lost = info_.gzip ? 0 : info_.file_bytes - std::min(info_.file_bytes, info_.cut_complete_end);
     d.problems.push_back(what + (all_there ? "; every event was loaded" : "; the events before it were loaded"));
+  }
+
+  // After a cut: the rows each table holds, once every row is made (the
+  // memory series' samples are added up at the end).
+  void note_rows_after_cut() {
+    const bool all_there = info_.cut_events_complete;
+    FileDamage& d = builder_.meta().damage;
     builder_.tables().for_each_table([&](TableId id, const auto& t) {
       TableLoss& loss = d.tables[static_cast<int>(id)];
       loss.loaded = t.size();
