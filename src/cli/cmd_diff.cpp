@@ -12,6 +12,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/diff.h"
+#include "analysis/graph/savings.h"
 #include "cli/command.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
@@ -50,7 +51,7 @@ Profile load_profile(const std::string& path, const AnalysisOptions& o, bool dev
   for (const std::string& f : files) traces.push_back(open_trace(f));
   std::vector<JobInput> job;
   for (std::size_t i = 0; i < files.size(); ++i) job.push_back({&traces[i], files[i]});
-  Profile p = analyze_job(job, o);
+  Profile p = graph::analyze_and_simulate(job, o);  // the savings `report` gives
   p.files = {path};
   return p;
 }

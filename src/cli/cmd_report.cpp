@@ -71,12 +71,7 @@ void run(const ReportArgs& a) {
                   " (GPUs with activity: " + (have.empty() ? "none" : have) + ")");
     }
   }
-  Profile p = analyze_job(job, o);
-  if (!a.no_simulation) {
-    graph::SimulationOptions so;
-    so.device = o.device;
-    graph::simulate_findings(job, &p, so);
-  }
+  const Profile p = graph::analyze_and_simulate(job, o, !a.no_simulation);
 
   std::string text;
   if (a.json) {

@@ -10,6 +10,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/diff.h"
+#include "analysis/graph/savings.h"
 #include "export/report_json.h"
 #include "import/open_trace.h"
 #include "python/bindings.h"
@@ -54,7 +55,7 @@ AnalysisOptions options_of(long long device) {
 std::string report(const py::list& items, long long device, std::size_t top, std::size_t steps) {
   Job job = job_of(items);
   py::gil_scoped_release unlocked;
-  const Profile p = analyze_job(job.inputs, options_of(device));
+  const Profile p = graph::analyze_and_simulate(job.inputs, options_of(device));
   ReportJsonOptions o;
   o.top = top;
   o.max_steps = steps;
@@ -67,7 +68,7 @@ Profile profile_of(const py::list& items, const std::string& report_text, const 
   if (!items.empty() || report_text.empty()) {
     Job job = job_of(items);
     py::gil_scoped_release unlocked;
-    Profile p = analyze_job(job.inputs, options_of(device));
+    Profile p = graph::analyze_and_simulate(job.inputs, options_of(device));
     if (job.inputs.size() > 1 && !label.empty()) p.files = {label};
     return p;
   }

@@ -353,4 +353,14 @@ void simulate_findings(std::span<const JobInput> inputs, Profile* p, const Simul
                    [](const Finding& a, const Finding& b) { return a.saving_ns > b.saving_ns; });
 }
 
+Profile analyze_and_simulate(std::span<const JobInput> inputs, const AnalysisOptions& options, bool simulate) {
+  Profile p = analyze_job(inputs, options);
+  if (simulate) {
+    SimulationOptions so;
+    so.device = options.device;
+    simulate_findings(inputs, &p, so);
+  }
+  return p;
+}
+
 }  // namespace gpuscope::graph

@@ -32,4 +32,9 @@ struct SimulationOptions {
 // analysed from, in the same order.
 void simulate_findings(std::span<const JobInput> inputs, Profile* p, const SimulationOptions& options = {});
 
+// A job's profile as `gpuscope report` and `gpuscope diff` give it (the CLI
+// and the Python module alike): analyze_job(), then, unless `simulate` is
+// false, simulate_findings() on the same GPU.
+Profile analyze_and_simulate(std::span<const JobInput> inputs, const AnalysisOptions& options, bool simulate = true);
+
 }  // namespace gpuscope::graph
