@@ -618,19 +618,20 @@ void larger_batch_fits(Builder& b) {
             ": a batch " + (factor > 100 ? std::string("over 100") : "about " + factor_text(factor)) +
             "× larger would fit";
   f.evidence =
-      "Peak allocated " + bytes(m.peak) + (m.from_steps ? " during the steps" : " over the trace") + " against " +
-      pct(th.memory_headroom_share) + " of the GPU's memory. " +
+      "Peak allocated " + bytes(m.peak) + (m.from_steps ? " during the steps" : " over the trace") + ", under the " +
+      pct(th.memory_headroom_share) + " of the GPU's memory below which room for a larger batch is looked for. " +
       (m.from_steps ? "At least " + bytes(m.persistent) +
                           " stays allocated through every step (weights, optimizer state); the other " +
                           bytes(m.peak - m.persistent) + " is taken to grow with the batch"
                     : "Without steps, all of it is taken to grow with the batch") +
-      ", to fill " + pct(th.memory_usable_share) +
-      " of the memory (the rest left for fragmentation): " + factor_text(factor) + "× the batch." +
+      ", to fill " + pct(th.memory_usable_share) + " of the memory (the rest left for fragmentation): " +
+      (factor > 100 ? std::string("over 100") : factor_text(factor)) + "× the batch." +
       (m.d->peak_reserved_bytes ? " The allocator held at most " + bytes(*m.d->peak_reserved_bytes) + "." : "");
   f.recommendation =
       "Raise the batch size per GPU (scale the learning rate with it, or keep the global batch and use fewer GPUs or "
       "fewer gradient-accumulation steps): more work per launch and per step makes launch and synchronization "
-      "overhead a smaller share. Memory grows about linearly with the batch; try the estimate's half first.";
+      "overhead a smaller share. Memory grows about linearly with the batch: raise it in steps (2×, then 4×), measure "
+      "samples per second at each, and keep the size where it stops rising, below the estimate.";
 }
 
 void memory_pressure(Builder& b) {

@@ -374,12 +374,13 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
   out += "\n";
 }
 
-// "simulated saving 12.3 ms (…)" or "estimated saving 12.3 ms (rule of thumb…)".
+// "simulated saving 12.3 ms (…)", "estimated saving 12.3 ms (rule of thumb…)", or no saving at all.
 std::string saving_words(const Profile& p, const Finding& f) {
   if (f.saving_source == SavingSource::simulated)
     return "simulated saving " + duration(f.saving_ns) + " (" + f.fix + ": median step " +
            duration(p.simulation.replayed_step_ns) + " -> " + duration(f.predicted_step_ns) + ", replay error " +
            percent1(p.simulation.replay_error) + ")";
+  if (f.saving_ns == 0) return "no time saving estimated";  // an advisory rule (docs/findings.md)
   if (p.simulation.status.empty()) return "estimated saving " + duration(f.saving_ns);
   return "estimated saving " + duration(f.saving_ns) +
          (f.fix.empty() ? " (rule of thumb: the dependency graph cannot express this fix)"
