@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
 
 namespace gpuscope::nsys {
@@ -237,7 +238,10 @@ inline void decode_value(std::uint64_t type, const std::uint8_t* p, std::uint64_
       const std::uint64_t x = load_be64(p);
       double d;
       std::memcpy(&d, &x, sizeof d);
-      v.set_real(d);
+      if (std::isnan(d))  // a NaN reads as NULL, as SQLite reads it
+        v.set_null();
+      else
+        v.set_real(d);
       return;
     }
     case 8:
