@@ -81,7 +81,9 @@ void read_planes(const std::uint8_t* planes, std::size_t n, std::size_t i0, std:
     // from_mapped(base + stored + mapped(rel)) cancel: end = rel + base + stored.
     // "end < rel" as a signed compare, written with the subtraction's sign and
     // overflow bits (d = end - rel) so that the loop vectorizes without
-    // 64-bit compare instructions.
+    // 64-bit compare instructions; d's own sign bit also flags an end 2^63 or
+    // more after rel (a duration no TimeNs holds). Either sends the reader to
+    // its row-by-row check.
     std::uint64_t before = 0;
     [[maybe_unused]] std::uint64_t a = acc;
     for (std::size_t j = 0; j < k; ++j) {
@@ -93,7 +95,7 @@ void read_planes(const std::uint8_t* planes, std::size_t n, std::size_t i0, std:
       const auto r = static_cast<std::uint64_t>(rel[j]);
       const std::uint64_t e = r + d;
       out[j] = static_cast<T>(e);
-      before |= d ^ ((e ^ r) & (d ^ e));
+      before |= d | ((e ^ r) & (d ^ e));  // (sign ^ overflow) | sign == sign | overflow
     }
     if constexpr (Delta) acc = a;
     if (before >> 63) st.before_relative = true;

@@ -490,8 +490,10 @@ struct RowChecker {
 
   void intervals(const std::vector<TimeNs>& start, const std::vector<TimeNs>& stop) const {
     if (const DecodeStats* st = stats.find(&stop); st && st->relative_checked && !st->before_relative) return;
-    for (std::size_t i = begin; i < end; ++i)
+    for (std::size_t i = begin; i < end; ++i) {
       if (stop[i] < start[i]) bad_row(table, i - begin, "ends before it starts");
+      if (!valid_duration(start[i], stop[i])) bad_row(table, i - begin, "lasts 2^63 ns or more");
+    }
   }
   void track_ids(const std::vector<TrackId>& track, int kind, bool allow_resolve = false) const {
     if (const DecodeStats* st = stats.find(&track); st && !allow_resolve) {

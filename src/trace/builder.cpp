@@ -51,8 +51,10 @@ void check_column_lengths(const Table& t, TableId id) {
 }
 
 void check_intervals(std::string_view table, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end) {
-  for (std::size_t i = 0; i < start.size(); ++i)
+  for (std::size_t i = 0; i < start.size(); ++i) {
     if (end[i] < start[i]) fail(table, i, "ends before it starts");
+    if (!valid_duration(start[i], end[i])) fail(table, i, "lasts 2^63 ns or more");
+  }
 }
 
 void check_tracks(std::string_view table, const std::vector<TrackId>& track, const std::vector<Track>& tracks,

@@ -279,7 +279,8 @@ RowRange Trace::rows_overlapping(TableId table, TrackId track, TimeNs t0, TimeNs
   } else {
     // Events on this track nest or overlap: any row ending at or after t0
     // starts at or after t0 - (the longest event on the track).
-    const TimeNs from = t0 - ix.max_duration[track];
+    TimeNs from;
+    if (__builtin_sub_overflow(t0, ix.max_duration[track], &from)) from = std::numeric_limits<TimeNs>::min();
     lo = static_cast<RowIndex>(std::lower_bound(start + all.begin, start + hi, from) - start);
   }
   return {lo, std::max(lo, hi)};

@@ -16,6 +16,13 @@ using TrackId = std::uint32_t;   // index into Trace::tracks()
 using RowIndex = std::uint32_t;  // row of a table
 
 inline constexpr RowIndex kNoRow = std::numeric_limits<RowIndex>::max();
+
+// Whether end - start is a duration a TimeNs holds (0 <= end - start < 2^63):
+// every interval of a trace is, so `end - start` never overflows.
+constexpr bool valid_duration(TimeNs start, TimeNs end) {
+  return end >= start && static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(start) <=
+                             static_cast<std::uint64_t>(std::numeric_limits<TimeNs>::max());
+}
 inline constexpr StringId kEmptyString = 0;
 inline constexpr std::uint32_t kNoDevice = std::numeric_limits<std::uint32_t>::max();
 

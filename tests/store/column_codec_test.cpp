@@ -268,7 +268,8 @@ TEST(ColumnCodec, RelativeColumnReportsEndsBeforeStarts) {
       {{10, 20, 30}, {15, 20, 31}, false},
       {{10, 20, 30}, {15, 19, 31}, true},
       {{kMax - 5, kMax - 5}, {kMax, kMin + 5}, true},
-      {{kMin, kMin + 1}, {kMax, kMin + 1}, false},
+      {{kMin, kMin + 1}, {kMax, kMin + 1}, true},  // kMin .. kMax: longer than any TimeNs duration
+      {{kMin, kMin + 1}, {-1, kMin + 1}, false},   // the longest duration a TimeNs holds
       {{0, 0}, {kMin, 0}, true},
   };
   for (const Case& c : cases) {

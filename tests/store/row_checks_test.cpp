@@ -103,6 +103,9 @@ TEST(GscopeRowChecks, EndBeforeStartAcrossTheInt64Wrap) {
   EXPECT_EQ(decode_kernels(k), "kernels row 2 of the chunk: ends before it starts");
   k.end[2] = std::numeric_limits<TimeNs>::max();
   EXPECT_EQ(decode_kernels(k), "");
+  // Longer than a TimeNs can hold: end - start would overflow.
+  k.start[2] = std::numeric_limits<TimeNs>::min() + 1;
+  EXPECT_EQ(decode_kernels(k), "kernels row 2 of the chunk: lasts 2^63 ns or more");
 }
 
 TEST(GscopeRowChecks, SparseColumnsAndEnumsAreCheckedToo) {

@@ -260,6 +260,17 @@ TEST(TraceBuilder, RejectsBrokenRowsWithAMessage) {
   {
     TraceBuilder b;
     const TrackId g = b.gpu_track(0, 1);
+    b.add_kernel(kernel(g, std::numeric_limits<TimeNs>::min() + 2, std::numeric_limits<TimeNs>::max() - 2));
+    try {
+      b.freeze();
+      FAIL();
+    } catch (const TraceError& e) {
+      EXPECT_NE(std::string(e.what()).find("lasts 2^63 ns or more"), std::string::npos) << e.what();
+    }
+  }
+  {
+    TraceBuilder b;
+    const TrackId g = b.gpu_track(0, 1);
     b.add_api_call(api(g, 0, 1, 0));  // API call on a GPU track
     EXPECT_THROW(b.freeze(), TraceError);
   }
@@ -360,6 +371,26 @@ TEST(TraceBuilder, RowsOverlappingMatchesBruteForce) {
       check(TableId::ranges, 1, t.ranges().start, t.ranges().end);
     }
   }
+}
+
+// A window starting near the earliest time on a track of nested ranges: the
+// search start (window start minus the longest range) saturates instead of
+// wrapping around to the latest time, so every row is still found.
+TEST(TraceBuilder, RowsOverlappingAtTheEarliestTimes) {
+  constexpr TimeNs kMin = std::numeric_limits<TimeNs>::min();
+  TraceBuilder b;
+  const TrackId c = b.cpu_track(1, 1);
+  for (const auto& [s, e] : {std::pair<TimeNs, TimeNs>{kMin + 10, kMin + 1000}, {kMin + 20, kMin + 30}}) {
+    RangeRow r;
+    r.track = c;
+    r.start = s;
+    r.end = e;
+    b.add_range(r);
+  }
+  const Trace t = b.freeze();
+  const RowRange got = t.rows_overlapping(TableId::ranges, 0, kMin + 5, std::numeric_limits<TimeNs>::max());
+  EXPECT_EQ(got.begin, 0u);
+  EXPECT_EQ(got.end, 2u);
 }
 
 TEST(TraceMeta, StatsAndProperties) {

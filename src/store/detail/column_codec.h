@@ -45,7 +45,7 @@ void encode_column(std::string_view name, const T* values, std::size_t n, const 
 struct DecodeStats {
   std::uint64_t min = ~std::uint64_t{0}, max = 0;  // with DecodeOptions::stats, unsigned columns; min > max: none
   bool relative_checked = false;                   // decoded relative to `relative_to`: before_relative is meaningful
-  bool before_relative = false;                    // some value < its relative_to (an end before its start)
+  bool before_relative = false;                    // some value < its relative_to, or 2^63 or more above it
   std::uint64_t bad = 0;                           // internal: bits of values that do not fit T
 };
 
