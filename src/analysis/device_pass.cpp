@@ -567,15 +567,18 @@ struct Sweep {
     // The first host synchronization that returned during the gap: the GPU had
     // drained its queue and waited for the host from then on (input wait aside).
     while (next_sync < sync_ends.size() && sync_ends[next_sync] < g0) ++next_sync;
+    TimeNs explained = 0;
     if (next_sync < sync_ends.size() && sync_ends[next_sync] < g1) {
       const TimeNs from = sync_ends[next_sync];
       const TimeNs blamed = (g1 - from) - length_within(input_set, {from, g1});
       if (blamed > 0) {
         p.syncs.gpu_idle_after_ns += blamed;
         ev.sync_idle.add(rt.shift({from, g1}), blamed);
+        explained += blamed;
       }
       while (next_sync < sync_ends.size() && sync_ends[next_sync] < g1) ++next_sync;
     }
+    if (gap >= big) ev.idle_gaps_explained_ns += explained + length_within(input_set, {g0, g1});
     idle_input(g0, g1);
   }
 

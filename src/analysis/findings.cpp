@@ -297,8 +297,12 @@ void gpu_idle_gaps(Builder& b) {
   if (!has_span(t)) return;
   const double gap_share = ratio(b.ev.idle_gaps.total(), t.span);
   if (b.ev.idle_gaps.count() > 0 && gap_share >= th.idle_gaps_share) {
+    // Gap time that input wait or a host synchronization explains is the
+    // saving of the input-bound and host-sync findings (their fixes remove
+    // it): counted there, not twice.
+    const TimeNs explained = std::min(b.ev.idle_gaps_explained_ns, b.ev.idle_gaps.total());
     Finding& f = b.add(gap_share >= 0.25 ? Severity::critical : Severity::warning, gap_share, th.idle_gaps_share,
-                       t.per_device(b.ev.idle_gaps.total()));
+                       t.per_device(b.ev.idle_gaps.total() - explained));
     const std::vector<TimeRange> r = b.ev.idle_gaps.ranges();
     f.title = count(b.ev.idle_gaps.count()) + " GPU idle gaps of at least " + dur(th.idle_gap_ns) + " total " +
               dur(t.per_device(b.ev.idle_gaps.total())) + " (" + pct1(gap_share) + " of the run)";
@@ -307,10 +311,15 @@ void gpu_idle_gaps(Builder& b) {
                  " (nsys flags 500 ms; training steps are millisecond-scale) "
                  "take " +
                  pct1(gap_share) + " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold.";
+    if (explained > 0)
+      f.evidence += " Of the gaps, " + dur(t.per_device(explained)) +
+                    " is input wait or GPU idle after host synchronizations: the saving of the input-bound and "
+                    "host-sync findings, not counted in this one's.";
     f.recommendation =
         "Look at what the host does in these gaps (the viewer jumps to them): data loading, synchronizations, "
         "logging, checkpointing, Python overhead. Move that work off the critical path: asynchronous data loading and "
-        "checkpointing, metrics read every N steps instead of every step.";
+        "checkpointing, metrics read every N steps instead of every step. Estimated saving: the gaps' time "
+        "that input wait and host synchronizations do not explain.";
     f.ranges = r;
   }
 }

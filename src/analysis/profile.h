@@ -258,6 +258,9 @@ struct Finding {
   SavingSource saving_source = SavingSource::rule_of_thumb;
   std::string fix;               // the fix as a `gpuscope whatif` change ("--remove padding"); empty: none
   TimeNs predicted_step_ns = 0;  // median step after the fix, simulated (0: not simulated)
+  // Why the saving is not the plain one: the fix was not simulated (its
+  // changed graph has a cycle), or it was and saves nothing. Empty otherwise.
+  std::string saving_note;
 };
 
 // [SECTION] Critical path and simulated fixes ----------------------------------------------
@@ -299,7 +302,8 @@ struct Simulation {
   double replay_error = 0;              // median per-step relative error (span error without steps)
   double replay_error_worst = 0;        // worst step
   std::vector<Prediction> predictions;  // each fix of a finding alone
-  Prediction together;                  // all of them together
+  Prediction together;                  // the fixes that save time, together
+  std::string together_note;            // why `together` is empty though some fix saves time
 };
 
 // [SECTION] Trace quality -------------------------------------------------------------------

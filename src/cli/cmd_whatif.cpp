@@ -5,7 +5,6 @@
 // replay error, which says how far to trust the rest) and as changed, the
 // speedup, and the critical path with its breakdown. docs/whatif.md.
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -31,8 +30,8 @@ struct WhatIfArgs {
   std::size_t top = 10;
 };
 
-// The changes in a fixed order (the order of --help), whatever order the
-// flags came in: removals and scalings first, then the scheduling changes.
+// The changes in their fixed order (graph::order_changes), whatever order
+// the flags came in.
 std::vector<graph::Change> changes_of(const WhatIfArgs& a) {
   std::vector<graph::Change> out;
   for (const std::string& r : a.remove) out.push_back(graph::parse_remove(r));
@@ -46,6 +45,7 @@ std::vector<graph::Change> changes_of(const WhatIfArgs& a) {
                                       {a.overlap_update, K::overlap_update}};
   for (const auto& [on, kind] : flags)
     if (on) out.push_back(graph::make_change(kind));
+  graph::order_changes(out);
   return out;
 }
 
@@ -69,14 +69,7 @@ void run(const WhatIfArgs& a) {
   } catch (const graph::ChangeError& e) {
     throw Error(a.input + ": " + e.what());
   }
-  WhatIfHeader h;
-  h.file = a.input;
-  h.source = trace.meta().source;
-  h.producer = trace.meta().producer;
-  std::set<std::uint32_t> gpus;
-  for (const Track& t : trace.tracks())
-    if (t.kind == TrackKind::gpu) gpus.insert(t.device);
-  h.gpus = gpus.size();
+  const WhatIfHeader h = whatif_header(trace, a.input);
   write_output(a.output, a.json ? whatif_json(w, h) : whatif_text(w, h));
 }
 

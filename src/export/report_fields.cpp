@@ -350,6 +350,10 @@ struct Record<Finding> {
       optional<&F::fix>("fix", "", "the fix as `gpuscope whatif` changes; empty where the graph cannot express it"),
       optional<&F::predicted_step_ns>("predicted_step_ns", "ns",
                                       "median step after the fix, simulated; 0 when not simulated"),
+      optional<&F::saving_note>("saving_note", "",
+                                "why the saving is not the plain estimate: the fix's changed graph has a dependency "
+                                "cycle (not simulated, the rule of thumb stays), or the simulated fix saves nothing "
+                                "(`saving_ns` 0); empty otherwise"),
   };
 };
 
@@ -427,7 +431,8 @@ struct Record<Simulation> {
                               "median per-step relative error of the replay (of the span without steps)"),
       field<&S::replay_error_worst>("replay_error_worst", "fraction", "the worst step's"),
       field<&S::predictions>("predictions", "", "each finding's fix alone"),
-      field<&S::together>("together", "", "all of them together"),
+      field<&S::together>("together", "", "the fixes with a simulated saving, together"),
+      optional<&S::together_note>("together_note", "", "why `together` is empty though a fix saves time"),
   };
 };
 

@@ -368,6 +368,9 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
                     duration(sim.replayed_step_ns) + ", " + x + "); the dependency graph's replay of " + sim.scope +
                     ", replay error " + percent1(sim.replay_error) + " (docs/whatif.md)",
                 std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
+  } else if (!sim.together_note.empty()) {
+    const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 4) + "  ";
+    out += wrap(sim.together_note, std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
   } else if (!sim.status.empty() && sim.status != "simulated") {
     out += "  (savings are rules of thumb: " + sim.status + ")\n";
   }
@@ -375,11 +378,16 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
 }
 
 // "simulated saving 12.3 ms (…)", "estimated saving 12.3 ms (rule of thumb…)", or no saving at all.
+// A simulated fix that saves nothing says so instead of a saving.
 std::string saving_words(const Profile& p, const Finding& f) {
+  const std::string steps = "median step " + duration(p.simulation.replayed_step_ns) + " -> " +
+                            duration(f.predicted_step_ns) + ", replay error " + percent1(p.simulation.replay_error);
+  if (f.saving_source == SavingSource::simulated && !f.saving_note.empty())
+    return "simulated, " + f.saving_note + " (" + f.fix + ": " + steps + ")";
   if (f.saving_source == SavingSource::simulated)
-    return "simulated saving " + duration(f.saving_ns) + " (" + f.fix + ": median step " +
-           duration(p.simulation.replayed_step_ns) + " -> " + duration(f.predicted_step_ns) + ", replay error " +
-           percent1(p.simulation.replay_error) + ")";
+    return "simulated saving " + duration(f.saving_ns) + " (" + f.fix + ": " + steps + ")";
+  if (!f.saving_note.empty())
+    return "estimated saving " + duration(f.saving_ns) + " (rule of thumb; " + f.saving_note + ")";
   if (f.saving_ns == 0) return "no time saving estimated";  // an advisory rule (docs/findings.md)
   if (p.simulation.status.empty()) return "estimated saving " + duration(f.saving_ns);
   return "estimated saving " + duration(f.saving_ns) +

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <set>
 
 #include "analysis/format.h"
 
@@ -122,6 +123,18 @@ Json time_json(const graph::StepTime& t) {
 
 }  // namespace
 
+WhatIfHeader whatif_header(const Trace& trace, const std::string& file) {
+  WhatIfHeader h;
+  h.file = file;
+  h.source = trace.meta().source;
+  h.producer = trace.meta().producer;
+  std::set<std::uint32_t> gpus;
+  for (const Track& t : trace.tracks())
+    if (t.kind == TrackKind::gpu) gpus.insert(t.device);
+  h.gpus = gpus.size();
+  return h;
+}
+
 std::string whatif_text(const WhatIf& w, const WhatIfHeader& h) {
   std::string out = "gpuscope whatif: " + h.file + "\n";
   const bool steps = w.measured.steps > 0;
@@ -164,7 +177,10 @@ std::string whatif_text(const WhatIf& w, const WhatIfHeader& h) {
     char sp[64];
     std::snprintf(sp, sizeof sp, "%.2fx speedup", w.speedup);
     const double err = steps ? w.replay_error.step_median : w.replay_error.span;
-    out += row("predicted", w.predicted, std::string(sp) + " (replay error " + pct(err) + ")");
+    if (w.simulated)
+      out += row("predicted", w.predicted, std::string(sp) + " (replay error " + pct(err) + ")");
+    else
+      out += "  predicted  NOT SIMULATED: " + w.not_simulated + "\n";
     out += "\nChanges\n";
     for (const graph::ChangeResult& c : w.changes) {
       out += "  " + c.text + ": " + format::count(c.matched) + " " + c.what;
@@ -172,9 +188,17 @@ std::string whatif_text(const WhatIf& w, const WhatIfHeader& h) {
       if (!c.note.empty()) out += "; " + c.note;
       out += "\n";
     }
+    for (const graph::ChangeAlone& a : w.each) {
+      char sp[64];
+      std::snprintf(sp, sizeof sp, "%.2fx", a.speedup);
+      out += "  alone, " + a.text + ": " +
+             (a.simulated ? "median step " + format::duration(a.predicted.median) + " (" + sp + ")"
+                          : std::string("not simulated (it makes dependency cycles in the graph)")) +
+             "\n";
+    }
   }
   path_text(w.replayed_path, "replayed", out);
-  if (!w.changes.empty()) path_text(w.predicted_path, "predicted", out);
+  if (!w.changes.empty() && w.simulated) path_text(w.predicted_path, "predicted", out);
   return out;
 }
 
@@ -191,10 +215,21 @@ std::string whatif_json(const WhatIf& w, const WhatIfHeader& h) {
   Json predicted = time_json(w.predicted);
   predicted["speedup"] = w.speedup;
   predicted["replay_error"] = replayed["error"];
+  predicted["simulated"] = w.simulated;
+  predicted["cycles"] = w.predicted_cycles;
+  predicted["not_simulated"] = w.not_simulated;
   Json changes = Json::array();
   for (const graph::ChangeResult& c : w.changes)
     changes.push_back(
         {{"change", c.text}, {"matched", c.matched}, {"what", c.what}, {"matched_ns", c.matched_ns}, {"note", c.note}});
+  Json each = Json::array();
+  for (const graph::ChangeAlone& a : w.each) {
+    Json one = time_json(a.predicted);
+    one["change"] = a.text;
+    one["speedup"] = a.speedup;
+    one["simulated"] = a.simulated;
+    each.push_back(std::move(one));
+  }
   Json out{{"schema", kWhatIfSchema},
            {"file", h.file},
            {"source", std::string(to_string(h.source))},
@@ -216,6 +251,7 @@ std::string whatif_json(const WhatIf& w, const WhatIfHeader& h) {
            {"replayed", replayed},
            {"predicted", predicted},
            {"changes", changes},
+           {"each_change", each},
            {"critical_path", path_json(w.changes.empty() ? w.replayed_path : w.predicted_path)},
            {"replayed_critical_path", path_json(w.replayed_path)}};
   return out.dump(2) + "\n";

@@ -15,6 +15,9 @@ struct WhatIfHeader {
   std::size_t gpus = 0;
 };
 
+// The header of a trace opened from `file`.
+WhatIfHeader whatif_header(const Trace& trace, const std::string& file);
+
 inline constexpr const char* kWhatIfSchema = "gpuscope.whatif/1";
 
 std::string whatif_text(const graph::WhatIf& w, const WhatIfHeader& header);

@@ -1,6 +1,7 @@
-// gpuscope.report and gpuscope.diff: the analysis of opened traces or files,
-// returned as the JSON documents the CLI writes (gpuscope.report/1,
-// gpuscope.diff/1); the Python side parses them into dicts.
+// gpuscope.report, gpuscope.diff and gpuscope.whatif: the analysis of opened
+// traces or files, returned as the JSON documents the CLI writes
+// (gpuscope.report/1, gpuscope.diff/1, gpuscope.whatif/1); the Python side
+// parses them into dicts.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -11,7 +12,9 @@
 #include "analysis/analyze.h"
 #include "analysis/diff.h"
 #include "analysis/graph/savings.h"
+#include "analysis/graph/whatif.h"
 #include "export/report_json.h"
+#include "export/whatif_report.h"
 #include "import/open_trace.h"
 #include "python/bindings.h"
 
@@ -86,6 +89,35 @@ std::string diff(const py::list& a_items, const std::string& a_report, const std
   return diff_json(diff_profiles(before, after, top), false);
 }
 
+// `gpuscope whatif FILE --remove R… --scale S… FLAGS… --json` of one trace
+// (a _Trace or a path). A change that cannot be (unknown category, bad
+// factor) or matches nothing raises ValueError with the CLI's message.
+std::string whatif(const py::object& item, const std::vector<std::string>& remove,
+                   const std::vector<std::string>& scale, const std::vector<std::string>& flags, std::size_t top) {
+  py::list items;
+  items.append(item);
+  Job job = job_of(items);
+  const std::string& file = job.inputs.front().file;
+  py::gil_scoped_release unlocked;
+  std::vector<graph::Change> changes;
+  try {
+    for (const std::string& r : remove) changes.push_back(graph::parse_remove(r));
+    for (const std::string& sc : scale) changes.push_back(graph::parse_scale(sc));
+    for (const std::string& f : flags) {
+      const std::vector<graph::Change> one = graph::parse_changes(f);
+      changes.insert(changes.end(), one.begin(), one.end());
+    }
+    graph::order_changes(changes);
+    graph::WhatIfOptions o;
+    o.top_ops = top;
+    const Trace& trace = *job.inputs.front().trace;
+    const graph::WhatIf w = graph::what_if(trace, changes, o);
+    return whatif_json(w, whatif_header(trace, file));
+  } catch (const graph::ChangeError& e) {
+    throw py::value_error(file + ": " + e.what());  // raised once the call holds the GIL again
+  }
+}
+
 }  // namespace
 
 void bind_analysis(py::module_& m) {
@@ -94,6 +126,8 @@ void bind_analysis(py::module_& m) {
   m.def("_diff", &diff, py::arg("a_items"), py::arg("a_report"), py::arg("a_label"), py::arg("b_items"),
         py::arg("b_report"), py::arg("b_label"), py::arg("top") = 15, py::arg("device") = -1,
         "gpuscope.diff/1 JSON of two sides, each traces or a saved report's text");
+  m.def("_whatif", &whatif, py::arg("item"), py::arg("remove"), py::arg("scale"), py::arg("flags"), py::arg("top") = 10,
+        "gpuscope.whatif/1 JSON of one trace (a _Trace or a path) with the changes applied");
   m.def(
       "_looks_like_report", [](const py::bytes& head) { return looks_like_report_json(std::string(head)); },
       py::arg("head"), "Whether the first bytes of a file start a gpuscope.report/1 document");

@@ -90,10 +90,33 @@ TEST_F(WhatIfCli, TextShowsMeasuredReplayedAndPredicted) {
   const std::string before = synth("before.gscope", "--no-overlap");
   const Result r = run("whatif " + before + " --overlap-allreduce --scale convolution=0.5");
   ASSERT_EQ(r.status, 0) << r.err;
-  for (const char* part : {"measured", "replayed", "predicted", "replay error", "speedup",
-                           "--overlap-allreduce:", "--scale convolution=0.5:", "Critical path (replayed)",
-                           "Critical path (predicted)", "SYNTHETIC"})
+  for (const char* part :
+       {"measured", "replayed", "predicted", "replay error", "speedup",
+        "--overlap-allreduce:", "--scale convolution=0.5:", "Critical path (replayed)", "Critical path (predicted)",
+        "SYNTHETIC", "alone, --scale convolution=0.5: median step", "alone, --overlap-allreduce: median step"})
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+  EXPECT_EQ(r.out.find("NOT SIMULATED"), std::string::npos) << r.out;
+}
+
+// HTA's rank 0: overlapping the all-reduce makes dependency cycles; the
+// output says the changed timeline is no prediction, in text and JSON.
+TEST_F(WhatIfCli, AChangeThatMakesACycleIsNotSimulated) {
+  const std::string rank0 = gpuscope::testing::real_trace("hta-sampled-rank0.json.gz");
+  const Result r = run("whatif " + rank0 + " --overlap-allreduce");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("predicted  NOT SIMULATED: the changes make "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dependency cycle"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("speedup"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Critical path (predicted)"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(run("whatif " + rank0 + " --overlap-allreduce --json").out);
+  EXPECT_FALSE(j["predicted"]["simulated"].get<bool>());
+  EXPECT_GT(j["predicted"]["cycles"].get<long long>(), 0);
+  EXPECT_NE(j["predicted"]["not_simulated"].get<std::string>().find("dependency cycle"), std::string::npos);
+  EXPECT_EQ(j["graph"]["cycles_broken"], 0);
+  const auto ok = nlohmann::json::parse(run("whatif " + workers0() + " --no-input-wait --json").out);
+  EXPECT_TRUE(ok["predicted"]["simulated"].get<bool>());
+  EXPECT_EQ(ok["predicted"]["not_simulated"], "");
+  EXPECT_TRUE(ok["each_change"].empty());
 }
 
 TEST_F(WhatIfCli, WritesToAFile) {

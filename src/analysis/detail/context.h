@@ -112,8 +112,11 @@ struct Evidence {
   }
   std::array<TopRanges, kKernelCategoryCount> ops_by_category;  // longest single ops (ranges only: offer())
   TopRanges idle_gaps;                                          // device gaps >= thresholds.idle_gap_ns
-  TopRanges exposed_comm;                                       // pieces of communication nothing hides
-  TopRanges memcpy_exposed;                                     // copies with no kernel alongside
+  // The part of those gaps that input wait or the idle after a host
+  // synchronization explains (what the input-bound and host-sync findings save).
+  TimeNs idle_gaps_explained_ns = 0;
+  TopRanges exposed_comm;              // pieces of communication nothing hides
+  TopRanges memcpy_exposed;            // copies with no kernel alongside
   TopRanges launch_gaps;               // host-wait gaps shorter than idle_gap_ns (launch latency)
   TopRanges input_wait;                // GPU idle while the host loads data
   TopRanges sync_idle;                 // GPU idle right after a host synchronization

@@ -535,6 +535,15 @@ Change make_change(ChangeKind kind) {
   return c;
 }
 
+void order_changes(std::vector<Change>& changes) {
+  constexpr ChangeKind order[] = {
+      ChangeKind::remove,      ChangeKind::scale,         ChangeKind::no_input_wait,     ChangeKind::no_host_sync,
+      ChangeKind::cuda_graphs, ChangeKind::balance_ranks, ChangeKind::overlap_allreduce, ChangeKind::overlap_update};
+  const auto rank = [&](ChangeKind k) { return std::find(std::begin(order), std::end(order), k) - std::begin(order); };
+  std::stable_sort(changes.begin(), changes.end(),
+                   [&](const Change& a, const Change& b) { return rank(a.kind) < rank(b.kind); });
+}
+
 std::vector<Change> parse_changes(std::string_view spec) {
   std::vector<std::string_view> words;
   for (std::size_t at = 0; at < spec.size();) {

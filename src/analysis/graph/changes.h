@@ -50,6 +50,11 @@ Change parse_scale(std::string_view arg);
 Change make_change(ChangeKind kind);  // the changes without an argument
 // Changes written as on the command line: "--remove padding --scale gemm=0.5 --no-input-wait".
 std::vector<Change> parse_changes(std::string_view spec);
+// Puts changes in the order they are applied, whatever order they were
+// written in (stable): removals and scalings first, then --no-input-wait,
+// --no-host-sync, --cuda-graphs, --balance-ranks, --overlap-allreduce,
+// --overlap-update (docs/whatif.md).
+void order_changes(std::vector<Change>& changes);
 // The category names --remove and --scale accept, comma-separated.
 std::string category_names();
 

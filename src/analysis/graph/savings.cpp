@@ -80,18 +80,32 @@ struct Fix {
   std::vector<Change> changes;
 };
 
-// What one trace contributes.
+// A replay of a changed graph that had to break dependency cycles the base
+// replay did not (an op waiting for one that waits for it): its timeline is
+// not a prediction.
+struct Predicted {
+  bool applied = false;       // the changes matched something here
+  std::uint64_t cycles = 0;   // cycles the change made
+  double saving = 0;          // wall-clock saving over the trace
+  std::vector<TimeNs> steps;  // the counted steps' predicted durations (or the span)
+};
+
+// What one trace contributes, and what predicting more of it needs.
 struct TraceResult {
   bool ran = false;
   std::size_t steps = 0;         // replayed steps that count
   std::vector<TimeNs> replayed;  // their durations (or the span)
   TimelineError error;
-  std::vector<bool> applied;                   // per fix: it matched something here
-  std::vector<double> saving;                  // per fix: wall-clock saving over the trace
-  std::vector<std::vector<TimeNs>> predicted;  // per fix: the counted steps' predicted durations
-  bool together_applied = false;
-  double together_saving = 0;
-  std::vector<TimeNs> together;
+  std::vector<Predicted> fixes;  // per fix
+  Predicted together;
+  // For the prediction of every fix together, made once each fix is known to
+  // be simulated in every trace of the job.
+  const Trace* trace = nullptr;
+  Graph g;
+  std::vector<std::size_t> counted;
+  bool whole = false;
+  double scale = 1;
+  std::uint64_t base_cycles = 0;
 };
 
 class PathTally {
@@ -165,84 +179,65 @@ TimeNs sum(const std::vector<TimeNs>& v) {
   return s;
 }
 
+// Applies `changes` to the trace's graph and replays it.
+Predicted predict(const Trace& t, const TraceResult& r, std::span<const Change> changes) {
+  Predicted out;
+  try {
+    const Graph changed = apply_changes(r.g, t, changes, nullptr);
+    ReplayInfo info;
+    const Timeline p = replay(changed, &info);
+    out.cycles = info.cycles_broken > r.base_cycles ? info.cycles_broken - r.base_cycles : 0;
+    out.steps = r.whole ? std::vector<TimeNs>{span(p).duration()} : durations(step_ranges(changed, p), r.counted);
+    out.saving = static_cast<double>(sum(r.replayed) - sum(out.steps)) * r.scale;
+    out.applied = true;
+  } catch (const ChangeError&) {
+    out.applied = false;  // nothing to fix in the steps replayed here
+  }
+  return out;
+}
+
 TraceResult run_trace(const Trace& t, const Plan& plan, const std::vector<Fix>& fixes, std::uint32_t device,
                       PathTally& tally) {
   TraceResult r;
+  r.trace = &t;
   GraphOptions go;
   go.window = plan.window;
-  const Graph g = build_graph(t, go);
-  const Timeline tl = replay(g);
+  r.g = build_graph(t, go);
+  const Graph& g = r.g;
+  ReplayInfo info;
+  const Timeline tl = replay(g, &info);
+  r.base_cycles = info.cycles_broken;
   const std::vector<TimeRange> measured = measured_steps(g), replayed = step_ranges(g, tl);
   // The steps that count: inside the replayed range, so every one had a warm-up step before it.
-  std::vector<std::size_t> counted;
   std::vector<std::uint32_t> devices;
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const bool inside = plan.replayed.end <= plan.replayed.start ||
                         (measured[i].start >= plan.replayed.start && measured[i].end <= plan.replayed.end);
     if (!inside || (device != kNoDevice && g.steps[i].device != device)) continue;
-    counted.push_back(i);
+    r.counted.push_back(i);
     if (std::find(devices.begin(), devices.end(), g.steps[i].device) == devices.end())
       devices.push_back(g.steps[i].device);
   }
-  const bool whole = plan.trace_steps == 0;
-  if (!whole && counted.empty()) return r;
+  r.whole = plan.trace_steps == 0;
+  if (!r.whole && r.counted.empty()) return r;
   r.ran = true;
-  r.steps = counted.size();
+  r.steps = r.counted.size();
   // Per-step savings become wall-clock time over the whole trace.
-  const double scale = whole ? 1.0
-                             : static_cast<double>(plan.trace_steps) / static_cast<double>(counted.size()) /
-                                   static_cast<double>(std::max<std::size_t>(1, devices.size()));
+  r.scale = r.whole ? 1.0
+                    : static_cast<double>(plan.trace_steps) / static_cast<double>(r.counted.size()) /
+                          static_cast<double>(std::max<std::size_t>(1, devices.size()));
   std::vector<TimeRange> m, rp;
-  for (std::size_t i : counted) m.push_back(measured[i]), rp.push_back(replayed[i]);
+  for (std::size_t i : r.counted) m.push_back(measured[i]), rp.push_back(replayed[i]);
   r.error = compare(rp, m, span(tl), measured_span(g));
-  if (whole) {
+  if (r.whole) {
     r.error.step_median = r.error.step_worst = r.error.span;
     r.replayed = {span(tl).duration()};
     tally.add(t, g, trace_path(g, tl));
   } else {
-    r.replayed = durations(replayed, counted);
-    for (std::size_t i : counted) tally.add(t, g, step_path(g, tl, replayed, i));
+    r.replayed = durations(replayed, r.counted);
+    for (std::size_t i : r.counted) tally.add(t, g, step_path(g, tl, replayed, i));
   }
-  const TimeNs base = sum(r.replayed);
-  auto predict = [&](std::span<const Change> changes, bool* applied, double* saving, std::vector<TimeNs>* out) {
-    try {
-      const Graph changed = apply_changes(g, t, changes, nullptr);
-      const Timeline p = replay(changed);
-      *out = whole ? std::vector<TimeNs>{span(p).duration()} : durations(step_ranges(changed, p), counted);
-      *saving = static_cast<double>(base - sum(*out)) * scale;
-      *applied = true;
-    } catch (const ChangeError&) {
-      *applied = false;  // nothing to fix in the steps replayed here
-    }
-  };
-  r.applied.assign(fixes.size(), false);
-  r.saving.assign(fixes.size(), 0);
-  r.predicted.resize(fixes.size());
-  std::vector<Change> all;
-  for (std::size_t k = 0; k < fixes.size(); ++k) {
-    bool applied = false;
-    predict(fixes[k].changes, &applied, &r.saving[k], &r.predicted[k]);
-    r.applied[k] = applied;
-    if (applied) all.insert(all.end(), fixes[k].changes.begin(), fixes[k].changes.end());
-  }
-  if (!all.empty()) {
-    // The changes in their fixed order (as gpuscope whatif applies them).
-    std::stable_sort(all.begin(), all.end(), [](const Change& a, const Change& b) {
-      auto rank = [](ChangeKind k) {
-        constexpr ChangeKind order[] = {ChangeKind::remove,
-                                        ChangeKind::scale,
-                                        ChangeKind::no_input_wait,
-                                        ChangeKind::no_host_sync,
-                                        ChangeKind::cuda_graphs,
-                                        ChangeKind::balance_ranks,
-                                        ChangeKind::overlap_allreduce,
-                                        ChangeKind::overlap_update};
-        return std::find(std::begin(order), std::end(order), k) - std::begin(order);
-      };
-      return rank(a.kind) < rank(b.kind);
-    });
-    predict(all, &r.together_applied, &r.together_saving, &r.together);
-  }
+  for (const Fix& f : fixes) r.fixes.push_back(predict(t, r, f.changes));
   return r;
 }
 
@@ -267,6 +262,69 @@ std::string scope_words(const std::vector<Plan>& plans, std::size_t replayed_ste
     return "all " + std::to_string(replayed_steps) + " steps";
   }
   return std::to_string(replayed_steps) + " steps of " + std::to_string(plans.size()) + " traces";
+}
+
+// One fix over the job's traces.
+struct FixOutcome {
+  bool applied = false;  // in some trace
+  std::uint64_t cycles = 0;
+  double saving = 0;  // summed over the traces
+  TimeNs step = 0;    // median predicted step (a trace it changes nothing in keeps its steps)
+};
+
+FixOutcome outcome(const std::vector<TraceResult>& results, std::size_t k) {
+  FixOutcome x;
+  std::vector<TimeNs> predicted;
+  for (const TraceResult& r : results) {
+    if (!r.ran) continue;
+    const Predicted& f = r.fixes[k];
+    const std::vector<TimeNs>& steps = f.applied ? f.steps : r.replayed;
+    predicted.insert(predicted.end(), steps.begin(), steps.end());
+    x.saving += f.applied ? f.saving : 0;
+    x.cycles += f.applied ? f.cycles : 0;
+    x.applied = x.applied || f.applied;
+  }
+  x.step = median(std::move(predicted));
+  return x;
+}
+
+std::string cycle_words(const std::string& changes, std::uint64_t cycles) {
+  return changes + " makes " + format::count(cycles) + (cycles == 1 ? " dependency cycle" : " dependency cycles") +
+         " in the graph (an op would wait for one that waits for it), which the replay cannot order";
+}
+
+template <class Fn>
+void set_findings(Profile* p, const std::string& fix, Fn&& fn) {
+  for (Finding& f : p->findings)
+    if (f.fix == fix) fn(f);
+}
+
+// Every fix that was simulated with a saving, together, in every trace it applies to.
+void together(std::vector<TraceResult>& results, const std::vector<Fix>& fixes, const std::vector<bool>& helps,
+              Simulation* s) {
+  std::string text;
+  for (std::size_t k = 0; k < fixes.size(); ++k)
+    if (helps[k]) text += (text.empty() ? "" : " ") + fixes[k].spec;
+  if (text.empty()) return;
+  std::vector<TimeNs> steps;
+  std::uint64_t cycles = 0;
+  for (TraceResult& r : results) {
+    if (!r.ran) continue;
+    std::vector<Change> all;
+    for (std::size_t k = 0; k < fixes.size(); ++k)
+      if (helps[k] && r.fixes[k].applied) all.insert(all.end(), fixes[k].changes.begin(), fixes[k].changes.end());
+    order_changes(all);
+    const Predicted x = all.empty() ? Predicted{} : predict(*r.trace, r, all);
+    const std::vector<TimeNs>& mine = x.applied ? x.steps : r.replayed;
+    steps.insert(steps.end(), mine.begin(), mine.end());
+    cycles += x.cycles;
+  }
+  if (cycles > 0) {
+    s->together_note = "not simulated: " + cycle_words(text, cycles);
+    return;
+  }
+  const TimeNs step = median(std::move(steps));
+  s->together = {text, step, speedup(s->replayed_step_ns, step)};
 }
 
 }  // namespace
@@ -318,39 +376,34 @@ void simulate_findings(std::span<const JobInput> inputs, Profile* p, const Simul
   p->critical_path.steps = s.steps;
   s.replayed_step_ns = median(replayed);
   // Each fix alone, then the findings it belongs to.
+  std::vector<bool> helps(fixes.size(), false);  // simulated, with a saving: part of "together"
   for (std::size_t k = 0; k < fixes.size(); ++k) {
-    std::vector<TimeNs> predicted;
-    double saving = 0;
-    bool any = false;
-    for (const TraceResult& r : results) {
-      if (!r.ran) continue;
-      // A trace the fix finds nothing to change in keeps its steps.
-      const std::vector<TimeNs>& steps = r.applied[k] ? r.predicted[k] : r.replayed;
-      predicted.insert(predicted.end(), steps.begin(), steps.end());
-      saving += r.applied[k] ? r.saving[k] : 0;
-      any = any || r.applied[k];
+    const FixOutcome x = outcome(results, k);
+    if (!x.applied) continue;
+    if (x.cycles > 0) {
+      set_findings(p, fixes[k].spec,
+                   [&](Finding& f) { f.saving_note = "not simulated: " + cycle_words(fixes[k].spec, x.cycles); });
+      continue;
     }
-    if (!any) continue;
-    const TimeNs step = median(predicted);
-    s.predictions.push_back({fixes[k].spec, step, speedup(s.replayed_step_ns, step)});
-    for (Finding& f : p->findings) {
-      if (f.fix != fixes[k].spec) continue;
-      f.saving_ns = std::max<TimeNs>(0, static_cast<TimeNs>(saving / static_cast<double>(ran)));
+    s.predictions.push_back({fixes[k].spec, x.step, speedup(s.replayed_step_ns, x.step)});
+    const double per_trace = x.saving / static_cast<double>(ran);
+    helps[k] = per_trace >= 1;
+    set_findings(p, fixes[k].spec, [&](Finding& f) {
       f.saving_source = SavingSource::simulated;
-      f.predicted_step_ns = step;
-    }
+      f.predicted_step_ns = x.step;
+      f.saving_ns = helps[k] ? static_cast<TimeNs>(per_trace) : 0;
+      if (!helps[k])
+        f.saving_note = per_trace <= -1 ? "no saving: with the fix the replay takes " +
+                                              format::duration(static_cast<TimeNs>(-per_trace)) + " longer"
+                                        : "no saving: with the fix the replay takes as long";
+    });
   }
-  std::vector<TimeNs> together;
-  std::string changes;
-  for (const TraceResult& r : results) {
-    if (!r.ran) continue;
-    const std::vector<TimeNs>& steps = r.together_applied ? r.together : r.replayed;
-    together.insert(together.end(), steps.begin(), steps.end());
-  }
-  for (const Prediction& pr : s.predictions) changes += (changes.empty() ? "" : " ") + pr.change;
-  if (!changes.empty()) s.together = {changes, median(together), speedup(s.replayed_step_ns, median(together))};
-  std::stable_sort(p->findings.begin(), p->findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.saving_ns > b.saving_ns; });
+  together(results, fixes, helps, &s);
+  // Largest saving first; at equal savings, a simulated one before a rule of thumb.
+  std::stable_sort(p->findings.begin(), p->findings.end(), [](const Finding& a, const Finding& b) {
+    if (a.saving_ns != b.saving_ns) return a.saving_ns > b.saving_ns;
+    return a.saving_source == SavingSource::simulated && b.saving_source != SavingSource::simulated;
+  });
 }
 
 Profile analyze_and_simulate(std::span<const JobInput> inputs, const AnalysisOptions& options, bool simulate) {

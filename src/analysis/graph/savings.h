@@ -28,8 +28,10 @@ struct SimulationOptions {
 };
 
 // Fills p->critical_path and p->simulation, and the simulated savings of the
-// findings (then ordered by saving again). `inputs` are the traces `p` was
-// analysed from, in the same order.
+// findings (then ordered by saving again, a simulated one first at equal
+// savings). A fix whose changed graph has a dependency cycle keeps its rule
+// of thumb; one that saves nothing gets 0; Finding::saving_note says which.
+// `inputs` are the traces `p` was analysed from, in the same order.
 void simulate_findings(std::span<const JobInput> inputs, Profile* p, const SimulationOptions& options = {});
 
 // A job's profile as `gpuscope report` and `gpuscope diff` give it (the CLI

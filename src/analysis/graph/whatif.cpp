@@ -1,7 +1,17 @@
 // what_if(): measured, replayed and changed timelines of one trace.
 #include "analysis/graph/whatif.h"
 
+#include <string>
+
 namespace gpuscope::graph {
+
+namespace {
+
+double speedup_of(const StepTime& replayed, const StepTime& predicted) {
+  return predicted.median > 0 ? static_cast<double>(replayed.median) / static_cast<double>(predicted.median) : 1.0;
+}
+
+}  // namespace
 
 GraphSummary summarize_graph(const Graph& g) {
   GraphSummary s;
@@ -41,13 +51,31 @@ WhatIf what_if(const Trace& trace, const Graph& g, std::span<const Change> chang
   const Graph changed = apply_changes(g, trace, changes, &w.changes);
   ReplayInfo changed_info;
   const Timeline predicted = replay(changed, &changed_info);
-  w.graph.cycles_broken += changed_info.cycles_broken;
+  if (changed_info.cycles_broken > info.cycles_broken) {
+    w.predicted_cycles = changed_info.cycles_broken - info.cycles_broken;
+    w.simulated = false;
+    w.not_simulated = "the changes make " + std::to_string(w.predicted_cycles) +
+                      (w.predicted_cycles == 1 ? " dependency cycle" : " dependency cycles") +
+                      " in the graph (an op would wait for one that waits for it), which the replay cannot order: "
+                      "the changed timeline is not a prediction";
+  }
   const std::vector<TimeRange> predicted_steps = step_ranges(changed, predicted);
   w.predicted = step_time(predicted_steps, span(predicted));
   w.prediction_change = compare(predicted_steps, replayed_steps, span(predicted), span(replayed));
   w.predicted_path = summarize_paths(trace, changed, predicted, options.top_ops);
-  w.speedup =
-      w.predicted.median > 0 ? static_cast<double>(w.replayed.median) / static_cast<double>(w.predicted.median) : 1.0;
+  w.speedup = speedup_of(w.replayed, w.predicted);
+  if (changes.size() > 1)
+    for (const Change& c : changes) {
+      ChangeAlone a;
+      a.text = c.text;
+      const Graph one = apply_changes(g, trace, std::span<const Change>(&c, 1), nullptr);
+      ReplayInfo one_info;
+      const Timeline tl = replay(one, &one_info);
+      a.predicted = step_time(one, tl);
+      a.speedup = speedup_of(w.replayed, a.predicted);
+      a.simulated = one_info.cycles_broken <= info.cycles_broken;
+      w.each.push_back(std::move(a));
+    }
   return w;
 }
 

@@ -33,6 +33,14 @@ struct GraphSummary {
 };
 GraphSummary summarize_graph(const Graph& g);
 
+// One change of several, applied alone.
+struct ChangeAlone {
+  std::string text;  // as written
+  StepTime predicted;
+  double speedup = 1;
+  bool simulated = true;  // false: the change alone makes dependency cycles
+};
+
 struct WhatIf {
   GraphSummary graph;
   StepTime measured, replayed, predicted;
@@ -42,6 +50,14 @@ struct WhatIf {
   PathSummary replayed_path, predicted_path;
   // replayed / predicted median step time (whole span without steps); 1 without changes.
   double speedup = 1;
+  // False when the changed graph has dependency cycles the measured one does
+  // not (an op waiting for one that waits for it): the replay had to break
+  // them, so `predicted` is no prediction; `not_simulated` says why.
+  bool simulated = true;
+  std::uint64_t predicted_cycles = 0;  // cycles the changes made
+  std::string not_simulated;
+  // With more than one change: each alone (empty otherwise: `predicted` is the one change's).
+  std::vector<ChangeAlone> each;
 };
 
 // Builds the graph, replays it, applies `changes` and replays again. Throws

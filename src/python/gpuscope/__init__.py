@@ -6,6 +6,7 @@
     k.groupby("category").apply(lambda g: (g.end - g.start).sum())
     r = gpuscope.report(t)                 # the gpuscope.report/1 dict (`gpuscope report --json`)
     d = gpuscope.diff("before.gscope", t)  # the gpuscope.diff/1 dict (`gpuscope diff --json`)
+    w = gpuscope.whatif(t, remove=["padding"], scale={"normalization": 0.5})  # `gpuscope whatif --json`
 
 Times are int64 nanoseconds on the trace's clock. Numeric columns are views of
 the trace's own memory (read-only; the trace stays alive as long as any of
@@ -25,7 +26,7 @@ from . import _gpuscope as _core
 from ._gpuscope import TraceError
 
 __version__ = _core.__version__
-__all__ = ["open", "report", "diff", "capture", "Trace", "TraceError", "CaptureError", "built_with_capture"]
+__all__ = ["open", "report", "diff", "whatif", "capture", "Trace", "TraceError", "CaptureError", "built_with_capture"]
 
 #: Whether this build has the CUPTI capture (a CUDA build); without it, capture() raises CaptureError.
 built_with_capture = bool(_core._capture_built)
@@ -255,6 +256,50 @@ def diff(before, after, *, top=15, device=None) -> dict:
     """
     a, b = _side(before), _side(after)
     return _json.loads(_core._diff(*a, *b, int(top), _device(device)))
+
+
+_WHATIF_FLAGS = ("no_input_wait", "no_host_sync", "cuda_graphs", "balance_ranks", "overlap_allreduce", "overlap_update")
+
+
+def _scale_args(scale):
+    """{"normalization": 0.5} or ["normalization=0.5", ("/bn_fw/", 0.5)] -> ["normalization=0.5", ...]."""
+    if scale is None:
+        return []
+    if isinstance(scale, dict):
+        scale = list(scale.items())
+    elif isinstance(scale, str):
+        scale = [scale]
+    out = []
+    for item in scale:
+        if isinstance(item, str):
+            out.append(item)
+        else:
+            what, factor = item
+            out.append(f"{what}={float(factor)!r}")
+    return out
+
+
+def whatif(trace, *, remove=(), scale=None, no_input_wait=False, no_host_sync=False, cuda_graphs=False,
+           balance_ranks=False, overlap_allreduce=False, overlap_update=False, top=10) -> dict:
+    """The gpuscope.whatif/1 dict (`gpuscope whatif --json`) of one trace (a Trace or a path) with changes applied.
+
+    remove: categories or "/REGEX/" (a str or a list); scale: {category or "/REGEX/": factor} (or "CATEGORY=F"
+    strings); the flags as in `gpuscope whatif --help`. Measured, replayed (with its error) and predicted step
+    time, whether the prediction was simulated, what each change matched and each change alone, the critical
+    path. A change that cannot be applied raises ValueError with the CLI's message.
+    """
+    if isinstance(trace, Trace):
+        item = trace._core
+    elif isinstance(trace, (str, bytes, _os.PathLike)):
+        item = _os.fsdecode(_os.fspath(trace))
+    else:
+        raise TypeError(f"expected one gpuscope.Trace or a path, not {type(trace).__name__}")
+    if isinstance(remove, str):
+        remove = [remove]
+    given = {"no_input_wait": no_input_wait, "no_host_sync": no_host_sync, "cuda_graphs": cuda_graphs,
+             "balance_ranks": balance_ranks, "overlap_allreduce": overlap_allreduce, "overlap_update": overlap_update}
+    flags = ["--" + name.replace("_", "-") for name in _WHATIF_FLAGS if given[name]]
+    return _json.loads(_core._whatif(item, [str(r) for r in remove], _scale_args(scale), flags, int(top)))
 
 
 # ---- Capture ---------------------------------------------------------------------------------------

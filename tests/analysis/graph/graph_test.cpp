@@ -10,6 +10,7 @@
 #include "analysis/graph/graph.h"
 #include "analysis/graph/replay.h"
 #include "analysis/graph/tiny_trace.h"
+#include "analysis/graph/whatif.h"
 
 namespace gpuscope::graph {
 namespace {
@@ -237,6 +238,33 @@ TEST(Graph, BadChangesAreRefusedWithTheValidChoices) {
 
 // Steps from NVTX ranges: measured the way analysis measures them, and the
 // critical path of each adds up to its length.
+// A change that makes an op wait for one that waits for it: the replay has
+// to break the cycle, and the what-if says its timeline is no prediction.
+TEST(Graph, AChangeThatMakesACycleIsNotAPrediction) {
+  const Trace t = testing::cyclic_allreduce_trace();
+  const Graph g = build_graph(t);
+  EXPECT_EQ(g.stat("graph.inferred_waits"),
+            4u);  // each step: the all-reduce waited for conv_wgrad_a, conv_wgrad_b for it
+  replay_exactly(g);
+  const std::vector<Change> overlap{make_change(ChangeKind::overlap_allreduce)};
+  const WhatIf w = what_if(t, g, overlap);
+  EXPECT_FALSE(w.simulated);
+  EXPECT_GT(w.predicted_cycles, 0u);
+  EXPECT_NE(w.not_simulated.find("dependency cycle"), std::string::npos) << w.not_simulated;
+  EXPECT_EQ(w.graph.cycles_broken, 0u);  // the measured graph has none
+  // A change without a cycle is a prediction; each change alone is said too.
+  const std::vector<Change> both{parse_scale("/wgrad_a/=0.5"), make_change(ChangeKind::overlap_allreduce)};
+  const WhatIf s = what_if(t, g, std::vector<Change>{both[0]});
+  EXPECT_TRUE(s.simulated) << s.not_simulated;
+  EXPECT_LT(s.predicted.median, s.replayed.median);
+  const WhatIf b = what_if(t, g, both);
+  EXPECT_FALSE(b.simulated);
+  ASSERT_EQ(b.each.size(), 2u);
+  EXPECT_TRUE(b.each[0].simulated);
+  EXPECT_EQ(b.each[0].predicted.median, s.predicted.median);
+  EXPECT_FALSE(b.each[1].simulated);
+}
+
 TEST(Graph, StepsAndTheirCriticalPaths) {
   TinyTrace b;
   b.call("cudaGetDevice", 0, 1);

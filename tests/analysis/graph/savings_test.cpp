@@ -11,6 +11,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/graph/savings.h"
+#include "analysis/graph/tiny_trace.h"
 #include "import/open_trace.h"
 #include "import/synthetic.h"
 #include "support/real_traces.h"
@@ -109,6 +110,44 @@ TEST(SimulatedSavings, FindingsWithoutAFixKeepTheirRuleOfThumb) {
   const Finding* input = find(p, "input-bound");
   ASSERT_NE(input, nullptr);
   EXPECT_EQ(input->saving_source, SavingSource::simulated);
+}
+
+// A fix whose changed graph has a dependency cycle is not simulated: its
+// finding keeps the rule of thumb and says why, and it is in no prediction.
+void expect_not_simulated_for_a_cycle(const Profile& p, const std::string& what) {
+  ASSERT_EQ(p.simulation.status, "simulated") << what;
+  const Finding* f = find(p, "exposed-communication");
+  ASSERT_NE(f, nullptr) << what;
+  EXPECT_EQ(f->saving_source, SavingSource::rule_of_thumb) << what;
+  EXPECT_GT(f->saving_ns, 0) << what;
+  EXPECT_EQ(f->predicted_step_ns, 0) << what;
+  EXPECT_EQ(f->saving_note.rfind("not simulated: --overlap-allreduce makes ", 0), 0u) << f->saving_note;
+  EXPECT_NE(f->saving_note.find("dependency cycle"), std::string::npos) << f->saving_note;
+  for (const Prediction& pr : p.simulation.predictions) EXPECT_NE(pr.change, "--overlap-allreduce") << what;
+  EXPECT_EQ(p.simulation.together.change.find("--overlap-allreduce"), std::string::npos) << what;
+}
+
+TEST(SimulatedSavings, AFixWhoseGraphHasACycleKeepsItsRuleOfThumb) {
+  expect_not_simulated_for_a_cycle(simulated(testing::cyclic_allreduce_trace()), "synthetic");
+  // HTA's rank 0: overlapping the all-reduce "predicted" 607 -> 635 ms through cycles.
+  const Trace t = open_trace(testing::real_trace("hta-sampled-rank0.json.gz"));
+  expect_not_simulated_for_a_cycle(simulated(t), "hta-sampled-rank0");
+}
+
+// A simulated fix that saves nothing (HTA's rank 1: overlapping its all-reduce
+// changes no step) is shown as no saving, never as a negative one.
+TEST(SimulatedSavings, AFixThatSavesNothingSaysSo) {
+  const Trace t = open_trace(testing::real_trace("hta-sampled-rank1.json.gz"));
+  const Profile p = simulated(t);
+  const Finding* f = find(p, "exposed-communication");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->saving_source, SavingSource::simulated);
+  EXPECT_EQ(f->saving_ns, 0);
+  EXPECT_EQ(f->saving_note.rfind("no saving: ", 0), 0u) << f->saving_note;
+  EXPECT_GT(f->predicted_step_ns, 0);
+  // It is not part of "together": only fixes that save time are.
+  EXPECT_EQ(p.simulation.together.change.find("--overlap-allreduce"), std::string::npos);
+  for (std::size_t i = 1; i < p.findings.size(); ++i) EXPECT_GE(p.findings[i - 1].saving_ns, p.findings[i].saving_ns);
 }
 
 // More steps than the window: the steps in the middle are replayed, and the

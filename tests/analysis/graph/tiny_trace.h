@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "support/test_traces.h"
@@ -55,5 +56,23 @@ class TinyTrace {
  private:
   TraceFactory f_;
 };
+
+// Two steps of one GPU whose second weight-gradient kernel waited for the
+// all-reduce (it starts right after it on the compute stream): overlapping
+// the all-reduce with the gradients (--overlap-allreduce) makes the
+// all-reduce wait for that kernel, which waits for it, a cycle.
+inline Trace cyclic_allreduce_trace() {
+  TinyTrace b;
+  for (int s = 0; s < 2; ++s) {
+    const double t0 = 100 + 1000.0 * s;
+    b.range("step " + std::to_string(s), t0, t0 + 50);
+    for (int i = 0; i < 10; ++i)  // back to back: the stream's typical gap is 1 µs
+      b.kernel("relu", 0, 7, t0 + 10 + 10 * i, t0 + 19 + 10 * i, t0 + 1 + 2 * i);
+    b.kernel("conv_wgrad_a", 0, 7, t0 + 110, t0 + 200, t0 + 22);
+    b.kernel(names::kAllReduce, 0, 8, t0 + 200, t0 + 400, t0 + 24);
+    b.kernel("conv_wgrad_b", 0, 7, t0 + 400, t0 + 600, t0 + 26);
+  }
+  return b.freeze();
+}
 
 }  // namespace gpuscope::testing

@@ -80,14 +80,23 @@ TEST(RealPair, NoInputWaitOnZeroWorkersPredictsFourWorkers) {
 
 // Overlapping the all-reduce of an HTA rank makes chains that wait for each
 // other: the replay breaks those cycles (and counts them) instead of
-// spinning, and the prediction comes back.
-TEST(RealTrace, ReplayOfAChangeWithCyclesEnds) {
-  const Trace t = open_trace(real_trace("hta-sampled-rank0.json.gz"));
+// spinning, and says the changed timeline (607 -> 635 ms, slower) is no
+// prediction. The other rank's changed graph has no cycle.
+TEST(RealTrace, ReplayOfAChangeWithCyclesEndsAndIsNoPrediction) {
   const std::vector<Change> changes{make_change(ChangeKind::overlap_allreduce)};
+  const Trace t = open_trace(real_trace("hta-sampled-rank0.json.gz"));
   const WhatIf w = what_if(t, changes);
   EXPECT_GT(w.predicted.median, 0);
   EXPECT_EQ(w.predicted.steps, w.replayed.steps);
   EXPECT_LE(w.replay_error.step_median, 0.02);
+  EXPECT_EQ(w.graph.cycles_broken, 0u);
+  EXPECT_GT(w.predicted_cycles, 0u);
+  EXPECT_FALSE(w.simulated);
+  EXPECT_NE(w.not_simulated.find("dependency cycle"), std::string::npos) << w.not_simulated;
+  const Trace t1 = open_trace(real_trace("hta-sampled-rank1.json.gz"));
+  const WhatIf w1 = what_if(t1, changes);
+  EXPECT_TRUE(w1.simulated) << w1.not_simulated;
+  EXPECT_EQ(w1.predicted_cycles, 0u);
 }
 
 // Synthetic jobs: the replay reproduces each.
