@@ -1,7 +1,7 @@
-// analyze() and analyze_job(): run the passes over each trace of a job, pool
-// what must be pooled, then state the findings.
+// analyze() and analyze_trace(): run the passes over a trace, then state the
+// findings. A job of several traces is analysed one trace at a time
+// (job.cpp), from the same per-trace function.
 //
-// [SECTION] Ranks and clocks
 // [SECTION] Per-rank rows and skew
 // [SECTION] Entry points
 #include "analysis/analyze.h"
@@ -14,73 +14,15 @@
 
 #include "analysis/detail/context.h"
 #include "analysis/hta.h"
+#include "analysis/job.h"
 #include "analysis/stats.h"
+#include "trace/error.h"
 
 namespace gpuscope {
 
 namespace {
 
 using detail::RankedTrace;
-
-// [SECTION] Ranks and clocks ----------------------------------------------------------------
-
-// The traces' own ranks when every one has a distinct one, else their order.
-void assign_ranks(std::vector<RankedTrace>& traces) {
-  std::set<std::int32_t> seen;
-  bool usable = true;
-  for (const RankedTrace& rt : traces) {
-    const std::int32_t r = rt.trace->meta().rank;
-    if (r < 0 || !seen.insert(r).second) usable = false;
-  }
-  for (std::size_t i = 0; i < traces.size(); ++i) {
-    const std::int32_t own = traces[i].trace->meta().rank;
-    traces[i].rank = usable ? own : (traces.size() == 1 ? std::max(0, own) : static_cast<std::int32_t>(i));
-  }
-}
-
-std::vector<TimeNs> communication_ends(const Trace& t) {
-  std::vector<TimeNs> ends;
-  const KernelTable& k = t.kernels();
-  for (std::size_t i = 0; i < k.size(); ++i)
-    if (k.category_at(i) == KernelCategory::communication) ends.push_back(k.end[i]);
-  std::sort(ends.begin(), ends.end());
-  return ends;
-}
-
-std::string format_ms(TimeNs ns) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f ms", static_cast<double>(ns) / 1e6);
-  return buf;
-}
-
-// Puts every rank on the clock of the first one and says how.
-//  * One host: one clock (CUPTI and Kineto both use the host's real-time clock).
-//  * Otherwise, collectives end together on every rank: the k-th communication
-//    kernel of each rank is matched with rank 0's, and the median difference
-//    of their ends is the rank's shift.
-//  * Otherwise the clocks are taken as they are, and the report says so.
-std::string align_clocks(std::vector<RankedTrace>& traces) {
-  if (traces.size() < 2) return {};
-  const std::string& host = traces[0].trace->meta().host;
-  bool one_host = !host.empty();
-  for (const RankedTrace& rt : traces) one_host = one_host && rt.trace->meta().host == host;
-  if (one_host) return "all ranks ran on host " + host + ": one clock, no shift";
-
-  std::vector<std::vector<TimeNs>> ends;
-  for (const RankedTrace& rt : traces) ends.push_back(communication_ends(*rt.trace));
-  std::size_t matched = ends[0].size();
-  for (const auto& e : ends) matched = std::min(matched, e.size());
-  if (matched == 0) return "different or unknown hosts and no collectives to align on: clocks taken as recorded";
-  TimeNs largest = 0;
-  for (std::size_t r = 1; r < traces.size(); ++r) {
-    std::vector<TimeNs> diffs(matched);
-    for (std::size_t k = 0; k < matched; ++k) diffs[k] = ends[0][k] - ends[r][k];
-    traces[r].offset = select_kth(diffs, (matched - 1) / 2);
-    largest = std::max(largest, traces[r].offset < 0 ? -traces[r].offset : traces[r].offset);
-  }
-  return "aligned on the ends of " + std::to_string(matched) +
-         " collectives matched in order (median shift per rank; largest shift " + format_ms(largest) + ")";
-}
 
 // [SECTION] Per-rank rows and skew --------------------------------------------------------------
 
@@ -115,6 +57,10 @@ double spread(const std::vector<double>& v) {
   const double mean = sum / static_cast<double>(v.size());
   return mean > 0 ? (hi - lo) / mean : 0;
 }
+
+}  // namespace
+
+namespace detail {
 
 void compute_skew(Profile* p) {
   Skew& s = p->skew;
@@ -167,7 +113,7 @@ void add_stats(const TraceMeta& meta, Profile* p) {
   }
 }
 
-}  // namespace
+}  // namespace detail
 
 FileQuality file_quality(const Trace& t, const std::string& file) {
   FileQuality q;
@@ -184,71 +130,79 @@ bool TraceQuality::complete() const {
 
 // [SECTION] Entry points ----------------------------------------------------------------------------
 
-Profile analyze(const Trace& trace, const AnalysisOptions& options) {
-  const JobInput input{&trace, {}};
-  return analyze_job(std::span<const JobInput>(&input, 1), options);
-}
+namespace detail {
 
-Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt) {
+Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* evidence) {
   Profile p;
-  std::vector<RankedTrace> traces;
-  for (const JobInput& in : inputs)
-    if (in.trace) traces.push_back({in.trace, in.file, 0, 0});
-  if (traces.empty()) return p;
-  assign_ranks(traces);
-  p.clock_alignment = align_clocks(traces);
+  const std::vector<RankedTrace> traces{rt};
+  p.source = rt.trace->meta().source;
+  p.producer = rt.trace->meta().producer;
+  if (!rt.file.empty()) p.files.push_back(rt.file);
 
-  p.source = traces[0].trace->meta().source;
-  p.producer = traces[0].trace->meta().producer;
-  for (const RankedTrace& rt : traces) {
-    if (rt.trace->meta().source != p.source) p.source = TraceSource::unknown;
-    if (!rt.file.empty()) p.files.push_back(rt.file);
-  }
-
-  detail::Evidence ev(opt.max_ranges_per_finding);
-  detail::OpTotals totals;
+  Evidence& ev = *evidence;
+  OpTotals totals;
   totals.by_name.resize(traces.size());
   bool any_window = false;
   for (std::size_t ti = 0; ti < traces.size(); ++ti) {
-    const RankedTrace& rt = traces[ti];
-    const Trace& t = *rt.trace;
+    const Trace& t = *traces[ti].trace;
     std::vector<Step> steps;
-    const StepSource source = detail::find_steps(rt, opt, &steps);
+    const StepSource source = find_steps(rt, opt, &steps);
     if (p.steps.source == StepSource::none) p.steps.source = source;
     std::vector<DeviceSummary> devices;
     std::vector<TemporalBreakdown> hta;
-    detail::device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[ti]);
-    detail::memory_pass(rt, opt, devices, steps, &ev);
+    device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[ti]);
+    memory_pass(rt, opt, devices, steps, &ev);
     for (Step& s : steps) s.range = rt.shift(s.range);
     // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
     // several GPUs gets one row per GPU (HTA would merge them; see metrics.md).
     for (TemporalBreakdown& tb : hta) p.temporal_breakdown.push_back(tb);
     rank_rows(rt, devices, steps, &p);
     for (DeviceSummary& d : devices) p.devices.push_back(std::move(d));
-    if (p.steps.steps.empty())
-      p.steps.steps = std::move(steps);
-    else
-      std::move(steps.begin(), steps.end(), std::back_inserter(p.steps.steps));
+    p.steps.steps = std::move(steps);
     add_stats(t.meta(), &p);
     p.trace_quality.files.push_back(file_quality(t, rt.file));
     if (t.end_time() > t.begin_time() || t.kernels().size()) {
       const TimeRange w = rt.shift({t.begin_time(), t.end_time()});
       if (!any_window) p.window = w, any_window = true;
-      p.window.start = std::min(p.window.start, w.start);
-      p.window.end = std::max(p.window.end, w.end);
     }
   }
-  // The stream passes come after every device pass: their scan of the launch
-  // statistics needs the range the whole job's sample brackets.
+  // The stream pass comes after the device pass: its scan of the launch
+  // statistics needs the range the device pass's sample brackets.
   for (auto& m : totals.launch) m.bracket();
-  for (const RankedTrace& rt : traces) detail::stream_pass(rt, opt, totals, &p, &ev);
-  detail::hotspot_pass(traces, opt, totals, &p);
-  detail::launch_pass(traces, opt, totals, &p);
+  stream_pass(rt, opt, totals, &p, &ev);
+  hotspot_pass(traces, opt, totals, &p);
+  launch_pass(traces, opt, totals, &p);
   summarize_steps(&p);
   compute_skew(&p);
-  p.findings = detail::find_problems(p, ev, opt);
+  p.findings = find_problems(p, ev, opt);
   std::stable_sort(p.findings.begin(), p.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.saving_ns > b.saving_ns; });
+  return p;
+}
+
+}  // namespace detail
+
+Profile analyze(const Trace& trace, const AnalysisOptions& options) {
+  const JobInput input{&trace, {}};
+  return analyze_job(std::span<const JobInput>(&input, 1), options);
+}
+
+Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt) {
+  std::vector<const JobInput*> given;
+  for (const JobInput& in : inputs)
+    if (in.trace) given.push_back(&in);
+  if (given.empty()) return {};
+  if (given.size() == 1) {
+    const RankedTrace rt{given[0]->trace, given[0]->file, std::max(0, given[0]->trace->meta().rank), 0};
+    detail::Evidence ev(opt.max_ranges_per_finding);
+    return detail::analyze_trace(rt, opt, &ev);
+  }
+  std::vector<RankDigest> digests;
+  for (const JobInput* in : given) digests.push_back(digest_rank(*in->trace, in->file, opt));
+  JobCheck check = check_job(digests);
+  if (!check.refused.empty()) throw InputError(given[0]->file + " …", check.refused);
+  Profile p = analyze_digests(std::move(digests), opt);
+  p.left_out = std::move(check.left_out);
   return p;
 }
 

@@ -39,6 +39,8 @@ struct FindingThresholds {
   double exposed_comm_moderate = 0.03;  // xprof collectives: >= 3% moderate, >= 15% high
   double exposed_comm_high = 0.15;
   double straggler_spread = 0.10;            // slowest compute vs median, relative
+  double straggler_wait_share = 0.02;        // wait a rank caused, of the others' time (jobs with matched collectives)
+  double straggler_wait_critical = 0.10;     // … critical from this share
   double weight_update_share = 0.03;         // optimizer time, of GPU time
   double weight_update_overlap = 0.10;       // optimizer time overlapped with other kernels
   double tensor_core_eligible_share = 0.10;  // conv + GEMM share of GPU time

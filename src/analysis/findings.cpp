@@ -522,48 +522,73 @@ void serialized_weight_update(Builder& b) {
   }
 }
 
-// Stragglers: the rank (or GPU) the others wait for.
+// Stragglers: the rank (or GPU) the others wait for. In a job whose
+// collectives were matched across ranks, the rank whose late arrivals made
+// the others wait longest; else the one with the most compute.
 void straggler(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
-  if (b.p.ranks.size() >= 2 && b.p.skew.slowest_rank >= 0) {
-    std::vector<TimeNs> work;
-    const bool by_step =
-        std::all_of(b.p.ranks.begin(), b.p.ranks.end(), [](const RankSummary& r) { return r.compute_per_step_ns > 0; });
-    const RankSummary* slow = nullptr;
-    for (const RankSummary& r : b.p.ranks) {
-      work.push_back(by_step ? r.compute_per_step_ns : r.compute_ns);
-      if (r.rank == b.p.skew.slowest_rank && r.device == b.p.skew.slowest_device) slow = &r;
-    }
-    std::sort(work.begin(), work.end());
-    const TimeNs median = work[(work.size() - 1) / 2];
-    const TimeNs slowest = slow ? (by_step ? slow->compute_per_step_ns : slow->compute_ns) : 0;
-    const double excess = ratio(slowest - median, median);
-    if (slow && excess >= th.straggler_spread) {
-      TimeNs others_exposed = 0;
-      for (const RankSummary& r : b.p.ranks)
-        if (&r != slow) others_exposed += r.exposed_communication_ns;
-      const TimeNs per = slowest - median;
-      const std::size_t steps = by_step ? b.p.steps.steps.size() / b.p.ranks.size() : 1;
-      Finding& f = b.add(excess >= 0.25 ? Severity::critical : Severity::warning, excess, th.straggler_spread,
-                         per * static_cast<TimeNs>(std::max<std::size_t>(1, steps)));
-      f.device = slow->device;
-      bool one_rank = true;
-      for (const RankSummary& r : b.p.ranks) one_rank = one_rank && r.rank == slow->rank;
-      const std::string who =
-          one_rank ? "GPU " + std::to_string(slow->device)
-                   : "Rank " + std::to_string(slow->rank) + " (GPU " + std::to_string(slow->device) + ")";
-      f.title = who + " is a straggler: " + pct(excess) + " more compute " + (by_step ? "per step " : "") +
-                "than the median (" + dur(slowest) + " vs " + dur(median) + ")";
-      f.evidence = "Compute " + std::string(by_step ? "per step " : "") + "across " + std::to_string(b.p.ranks.size()) +
-                   " ranks/GPUs: spread " + pct(b.p.skew.compute_spread) + "; the others spend " + dur(others_exposed) +
-                   " in communication nothing hides, much of it waiting for the slowest. Threshold: " +
-                   pct(th.straggler_spread) + " above the median.";
-      f.recommendation =
-          "Balance the work across ranks: check the data each rank gets (uneven batch or sequence lengths), "
-          "clock/thermal throttling or a slower GPU or link on that rank, and other processes on its host; with "
-          "imbalance that cannot be removed, overlap communication so the others' wait is hidden.";
-    }
+  if (b.p.ranks.size() < 2 || b.p.skew.slowest_rank < 0) return;
+  const bool by_wait = !b.p.stragglers.empty() && b.p.stragglers.front().wait_caused_ns > 0;
+  const std::int32_t who_rank = by_wait ? b.p.stragglers.front().rank : b.p.skew.slowest_rank;
+  std::vector<TimeNs> work;
+  const bool by_step =
+      std::all_of(b.p.ranks.begin(), b.p.ranks.end(), [](const RankSummary& r) { return r.compute_per_step_ns > 0; });
+  const RankSummary* slow = nullptr;
+  for (const RankSummary& r : b.p.ranks) {
+    work.push_back(by_step ? r.compute_per_step_ns : r.compute_ns);
+    const bool match = by_wait ? r.rank == who_rank : r.rank == who_rank && r.device == b.p.skew.slowest_device;
+    if (match && !slow) slow = &r;
   }
+  if (!slow) return;
+  std::sort(work.begin(), work.end());
+  const TimeNs median = work[(work.size() - 1) / 2];
+  const TimeNs slowest = by_step ? slow->compute_per_step_ns : slow->compute_ns;
+  const double excess = ratio(slowest - median, median);
+  // The others' time spent waiting for it, of their time.
+  const std::size_t others = b.p.stragglers.size() > 1 ? b.p.stragglers.size() - 1 : 1;
+  const TimeNs caused = by_wait ? b.p.stragglers.front().wait_caused_ns : 0;
+  const double wait_share = ratio(caused, b.p.window.duration() * static_cast<TimeNs>(others));
+  const bool by_compute = excess >= th.straggler_spread;
+  if (!by_compute && !(by_wait && wait_share >= th.straggler_wait_share)) return;
+  TimeNs others_exposed = 0;
+  for (const RankSummary& r : b.p.ranks)
+    if (r.rank != slow->rank) others_exposed += r.exposed_communication_ns;
+  const std::size_t steps = by_step ? b.p.steps.steps.size() / b.p.ranks.size() : 1;
+  const TimeNs saving = by_wait ? caused / static_cast<TimeNs>(others)
+                                : (slowest - median) * static_cast<TimeNs>(std::max<std::size_t>(1, steps));
+  const bool critical = excess >= 0.25 || (by_wait && wait_share >= th.straggler_wait_critical);
+  Finding& f = b.add(critical ? Severity::critical : Severity::warning, by_compute ? excess : wait_share,
+                     by_compute ? th.straggler_spread : th.straggler_wait_share, saving);
+  f.device = slow->device;
+  bool one_rank = true;
+  for (const RankSummary& r : b.p.ranks) one_rank = one_rank && r.rank == slow->rank;
+  const std::string who = one_rank
+                              ? "GPU " + std::to_string(slow->device)
+                              : "Rank " + std::to_string(slow->rank) + " (GPU " + std::to_string(slow->device) + ")";
+  const std::string compute_words = pct(excess) + " more compute " + (by_step ? "per step " : "") +
+                                    "than the median (" + dur(slowest) + " vs " + dur(median) + ")";
+  if (by_wait) {
+    const Straggler& st = b.p.stragglers.front();
+    f.title = who + " is a straggler: last to arrive at " + count(st.last_arrivals) + " of " +
+              count(b.p.collectives.size()) + " collectives, the others waited " + dur(caused) + " for it";
+    f.evidence = "Arrivals at the " + count(b.p.collectives.size()) + " collectives matched across " +
+                 std::to_string(b.p.stragglers.size()) + " ranks: the others spent " + pct(wait_share) +
+                 " of their time waiting for this rank; the critical rank of " + count(st.critical_steps) + " of " +
+                 count(b.p.job_steps.size()) + " steps; " + compute_words +
+                 ". Thresholds: " + pct(th.straggler_wait_share) + " of the others' time, or " +
+                 pct(th.straggler_spread) + " more compute than the median.";
+  } else {
+    f.title = who + " is a straggler: " + compute_words;
+    f.evidence =
+        "Compute " + std::string(by_step ? "per step " : "") + "across " + std::to_string(b.p.ranks.size()) +
+        " ranks/GPUs: spread " + pct(b.p.skew.compute_spread) + "; the others spend " + dur(others_exposed) +
+        " in communication nothing hides, much of it waiting for the slowest. Threshold: " + pct(th.straggler_spread) +
+        " above the median.";
+  }
+  f.recommendation =
+      "Balance the work across ranks: check the data each rank gets (uneven batch or sequence lengths), "
+      "clock/thermal throttling or a slower GPU or link on that rank, and other processes on its host; with "
+      "imbalance that cannot be removed, overlap communication so the others' wait is hidden.";
 }
 
 // [SECTION] Memory ------------------------------------------------------------------------------
@@ -799,7 +824,10 @@ constexpr RuleEntry kRules[] = {
     {{"serialized-weight-update", "optimizer kernels running alone", "critical at ≥ 10 % of kernel time",
       "--overlap-update"},
      serialized_weight_update},
-    {{"straggler", "the GPU or rank with the most compute against the median", "critical at ≥ 25 %", "--balance-ranks"},
+    {{"straggler",
+      "the rank whose late arrivals at the matched collectives made the others wait longest (else the GPU or rank "
+      "with the most compute), against the median",
+      "critical at ≥ 25 % more compute or ≥ 10 % of the others' time", "--balance-ranks"},
      straggler},
     {{"larger-batch-fits", "peak allocated memory per step against the GPU's memory", "info", ""}, larger_batch_fits},
     {{"memory-pressure", "peak reserved memory near the GPU's memory, with fragmentation or direct cudaMalloc/cudaFree",

@@ -183,6 +183,48 @@ struct RankSummary {
   TimeNs compute_ns = 0;  // |union of non-communication kernels|
   TimeNs exposed_communication_ns = 0;
   TimeNs compute_per_step_ns = 0;  // compute_ns / steps (0 without steps)
+  // Across ranks (jobs whose collectives could be matched; else 0).
+  TimeNs clock_residual_ns = 0;     // median |shift of one collective − clock_offset_ns|
+  TimeNs waited_ns = 0;             // Σ over collectives of (last arrival − this rank's arrival)
+  TimeNs wait_caused_ns = 0;        // Σ of the others' wait at the collectives it arrived at last
+  std::uint64_t last_arrivals = 0;  // collectives it arrived at last
+};
+
+// One collective instance of a job: the i-th collective of every rank, its
+// parts matched across ranks (docs/scale.md). Times on the job clock.
+struct CollectiveInstance {
+  std::uint32_t index = 0;      // its place in each rank's sequence of collectives
+  std::string kind;             // all_reduce, all_gather, reduce_scatter, … (from the kernel name)
+  std::int32_t step = -1;       // the reference rank's step it lies in; -1: none
+  TimeRange range;              // first arrival .. last end over the ranks
+  TimeNs first_arrival_ns = 0;  // = range.start
+  TimeNs last_arrival_ns = 0;   // when the last rank started its part
+  std::int32_t last_rank = -1;  // the last rank to arrive
+  TimeNs wait_ns = 0;           // Σ over the other ranks of (last arrival − their arrival)
+  std::uint64_t bytes = 0;      // 0: the traces do not say
+};
+
+// A rank of a job by the wait it caused (Profile::stragglers, most first).
+struct Straggler {
+  std::int32_t rank = -1;
+  std::string source_file;
+  TimeNs wait_caused_ns = 0;         // Σ of the others' wait at the collectives it arrived at last
+  std::uint64_t last_arrivals = 0;   // collectives it arrived at last
+  std::uint64_t critical_steps = 0;  // steps in which it caused the most wait
+  TimeNs waited_ns = 0;              // its own wait for the others
+};
+
+// Per step of a job (the reference rank's steps): who made the others wait most.
+struct JobStep {
+  std::int32_t index = 0;           // the step's index
+  std::int32_t critical_rank = -1;  // the rank that caused the most wait in it; -1: no wait
+  TimeNs wait_ns = 0;               // the others' wait in its collectives
+};
+
+// A file of a job that was not analysed, and why.
+struct LeftOut {
+  std::string file;
+  std::string problem;
 };
 
 // How far devices/ranks are from each other (0 = identical). Spreads are
@@ -342,6 +384,13 @@ struct Profile {
   std::vector<TemporalBreakdown> temporal_breakdown;  // one per rank
   std::vector<RankSummary> ranks;                     // per rank (and device); one row for a one-GPU trace
   Skew skew;
+  // Jobs (several files): collective instances matched across ranks, the
+  // ranks by the wait they caused, the critical rank of each step, and the
+  // files left out of the analysis (empty for one file).
+  std::vector<CollectiveInstance> collectives;
+  std::vector<Straggler> stragglers;
+  std::vector<JobStep> job_steps;
+  std::vector<LeftOut> left_out;
   SyncStats syncs;
   MemcpyStats memcpys;
   TimeNs kernel_time_ns = 0;      // sum of all kernel durations (the share denominator)

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 
 namespace gpuscope {
@@ -262,6 +263,110 @@ bool StreamingStats::done() const {
   for (const Quantity& x : q_)
     if (!x.resolved) return false;
   return !first_;
+}
+
+// [SECTION] DurationSketch
+
+TimeNs DurationSketch::bucket(TimeNs v) {
+  const std::uint64_t m = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+  const int width = std::bit_width(m);
+  const int shift = width > 11 ? width - 11 : 0;  // keep the top 11 bits: 1/1024 of the magnitude
+  const std::uint64_t floor = (m >> shift) << shift;
+  return v < 0 ? -static_cast<TimeNs>(floor) : static_cast<TimeNs>(floor);
+}
+
+DurationSketch DurationSketch::of(std::span<TimeNs> values, std::size_t exact_cap) {
+  DurationSketch s;
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  s.count_ = values.size();
+  s.min_ = values.front();
+  s.max_ = values.back();
+  for (TimeNs v : values) {
+    s.total_ += v;
+    if (!s.items_.empty() && s.items_.back().first == v)
+      ++s.items_.back().second;
+    else
+      s.items_.push_back({v, 1});
+  }
+  if (s.items_.size() > exact_cap) s.to_buckets();
+  return s;
+}
+
+void DurationSketch::to_buckets() {
+  std::vector<std::pair<TimeNs, std::uint64_t>> b;
+  for (const auto& [v, n] : items_) {
+    const TimeNs k = exact_ ? bucket(v) : v;
+    if (!b.empty() && b.back().first == k)
+      b.back().second += n;
+    else
+      b.push_back({k, n});
+  }
+  // Negative values' floors run toward zero: equal floors may not be adjacent.
+  std::sort(b.begin(), b.end());
+  items_.clear();
+  for (const auto& item : b) {
+    if (!items_.empty() && items_.back().first == item.first)
+      items_.back().second += item.second;
+    else
+      items_.push_back(item);
+  }
+  exact_ = false;
+}
+
+void DurationSketch::merge(const DurationSketch& o, std::size_t exact_cap) {
+  if (o.count_ == 0) return;
+  if (count_ == 0) {
+    *this = o;
+    return;
+  }
+  DurationSketch other = o;
+  if (exact_ != other.exact_) {
+    if (exact_) to_buckets();
+    if (other.exact_) other.to_buckets();
+  }
+  std::vector<std::pair<TimeNs, std::uint64_t>> merged;
+  merged.reserve(items_.size() + other.items_.size());
+  std::merge(items_.begin(), items_.end(), other.items_.begin(), other.items_.end(), std::back_inserter(merged),
+             [](const auto& a, const auto& b) { return a.first < b.first; });
+  items_.clear();
+  for (const auto& item : merged) {
+    if (!items_.empty() && items_.back().first == item.first)
+      items_.back().second += item.second;
+    else
+      items_.push_back(item);
+  }
+  count_ += o.count_;
+  total_ += o.total_;
+  min_ = std::min(min_, o.min_);
+  max_ = std::max(max_, o.max_);
+  if (exact_ && items_.size() > exact_cap) to_buckets();
+}
+
+DurationStats DurationSketch::stats() const {
+  DurationStats s;
+  if (count_ == 0) return s;
+  s.count = count_;
+  s.total = total_;
+  s.min = min_;
+  s.max = max_;
+  s.mean = total_ / static_cast<TimeNs>(count_);
+  const std::uint64_t k = (count_ - 1) / 2;  // the lower middle value, as summarize()
+  std::uint64_t seen = 0;
+  for (const auto& [v, n] : items_) {
+    seen += n;
+    if (seen <= k) continue;
+    if (exact_) {
+      s.median = v;
+    } else {
+      const std::uint64_t m = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+      const int width = std::bit_width(m);
+      const TimeNs half = width > 11 ? (TimeNs{1} << (width - 11)) / 2 : 0;
+      s.median = std::clamp(v < 0 ? v - half : v + half, min_, max_);
+    }
+    break;
+  }
+  return s;
 }
 
 }  // namespace gpuscope

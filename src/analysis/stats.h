@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "analysis/profile.h"
@@ -257,6 +258,31 @@ class StreamingStats {
   };
   std::vector<Quantity> q_;
   bool first_ = true;
+};
+
+// Durations of one quantity in a form that merges across the ranks of a job
+// (each rank's trace is analysed alone and freed): exact (value, count) pairs
+// while there are at most kExact distinct values, else log-linear buckets of
+// 1/1024 of their magnitude. The median of merged sketches is exact while
+// every part stayed exact (quantized clocks, repeated kernels: the usual
+// case), else within 0.1 % (the bucket's middle, kept within min..max).
+class DurationSketch {
+ public:
+  static constexpr std::size_t kExact = 1024;
+  // Builds from raw values (reordered); exact up to `exact_cap` distinct values.
+  static DurationSketch of(std::span<TimeNs> values, std::size_t exact_cap = kExact);
+  void merge(const DurationSketch& o, std::size_t exact_cap = kExact);
+  DurationStats stats() const;
+  bool exact() const { return exact_; }
+  std::uint64_t count() const { return count_; }
+
+ private:
+  static TimeNs bucket(TimeNs v);
+  void to_buckets();
+  std::vector<std::pair<TimeNs, std::uint64_t>> items_;  // sorted by value (or bucket floor)
+  bool exact_ = true;
+  std::uint64_t count_ = 0;
+  TimeNs total_ = 0, min_ = 0, max_ = 0;
 };
 
 }  // namespace gpuscope

@@ -25,7 +25,7 @@ namespace gpuscope::cli {
 
 std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inputs);
 void write_output(const std::string& path, const std::string& text);
-Profile load_profile(const std::string& path, const AnalysisOptions& o, bool device_given);
+Profile load_profile(const std::string& path, const AnalysisOptions& o, bool device_given, unsigned jobs);
 
 namespace {
 
@@ -92,8 +92,8 @@ void run(const CheckArgs& a, const CLI::App& cmd, Context& ctx) {
   }
   AnalysisOptions o;
   if (a.device >= 0) o.device = static_cast<std::uint32_t>(a.device);
-  const Profile baseline = load_profile(a.baseline, o, a.device >= 0);
-  const Profile candidate = load_profile(a.candidate, o, a.device >= 0);
+  const Profile baseline = load_profile(a.baseline, o, a.device >= 0, 0);
+  const Profile candidate = load_profile(a.candidate, o, a.device >= 0, 0);
   const CheckReport r = check_profiles(baseline, candidate, limits);
 
   // A step limit asked for explicitly must be checkable: a gate that skips

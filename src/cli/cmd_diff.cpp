@@ -14,6 +14,7 @@
 #include "analysis/diff.h"
 #include "analysis/graph/savings.h"
 #include "cli/command.h"
+#include "cli/job.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
 #include "import/open_trace.h"
@@ -30,7 +31,7 @@ constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{1} << 30;
 
 // One side of a comparison (shared with cmd_check.cpp): a trace, a directory
 // of traces analysed as one job, or a report saved with `report --json`.
-Profile load_profile(const std::string& path, const AnalysisOptions& o, bool device_given) {
+Profile load_profile(const std::string& path, const AnalysisOptions& o, bool device_given, unsigned jobs) {
   if (is_saved_report(path)) {
     if (device_given) throw Error(path + ": --device applies to traces; this is a saved report");
     std::ifstream in(path, std::ios::binary);
@@ -46,12 +47,10 @@ Profile load_profile(const std::string& path, const AnalysisOptions& o, bool dev
     return p;
   }
   const std::vector<std::string> files = expand_trace_inputs({path});
-  std::vector<Trace> traces;
-  traces.reserve(files.size());
-  for (const std::string& f : files) traces.push_back(open_trace(f));
-  std::vector<JobInput> job;
-  for (std::size_t i = 0; i < files.size(); ++i) job.push_back({&traces[i], files[i]});
-  Profile p = graph::analyze_and_simulate(job, o);  // the savings `report` gives
+  JobOptions jo;
+  jo.analysis = o;
+  jo.jobs = jobs;
+  Profile p = analyze_files(files, jo);  // the savings `report` gives
   p.files = {path};
   return p;
 }
@@ -63,6 +62,7 @@ struct DiffArgs {
   bool json = false;
   int top = 15;
   long long device = -1;
+  unsigned jobs = 0;
 };
 
 void run(const DiffArgs& a) {
@@ -73,8 +73,8 @@ void run(const DiffArgs& a) {
   }
   AnalysisOptions o;
   if (a.device >= 0) o.device = static_cast<std::uint32_t>(a.device);
-  const Profile before = load_profile(a.before, o, a.device >= 0);
-  const Profile after = load_profile(a.after, o, a.device >= 0);
+  const Profile before = load_profile(a.before, o, a.device >= 0, a.jobs);
+  const Profile after = load_profile(a.after, o, a.device >= 0, a.jobs);
   const ProfileDiff d = diff_profiles(before, after, static_cast<std::size_t>(a.top));
   ReportTextOptions to;
   to.top = static_cast<std::size_t>(a.top);
@@ -94,6 +94,8 @@ void add(CLI::App& app, Context&) {
   cmd->add_flag("--json", args->json, "Print the comparison as JSON (schema gpuscope.diff/1, docs/report-schema.md)");
   cmd->add_option("--top", args->top, "Kernels listed (default 15)")->check(CLI::Range(0, 1000000));
   cmd->add_option("--device", args->device, "Compare only this GPU (traces only)")->check(CLI::Range(0, 65535));
+  cmd->add_option("-j,--jobs", args->jobs, "Files of a job analysed at once (default: every core)")
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output");
   cmd->callback([args] { run(*args); });
 }

@@ -1,8 +1,9 @@
-// gpuscope report FILE|DIR… [--json] [--top N] [--device D] [--steps N] [-o OUT]
+// gpuscope report FILE|DIR… [--json] [--top N] [--device D] [--steps N] [-j N] [-o OUT]
 //
 // Analyses one trace, or several (one per rank or process) as one job, and
 // prints findings with their evidence and fixes, per-GPU numbers, steps, time
-// by category and top kernels — or the same as gpuscope.report/1 JSON.
+// by category and top kernels — or the same as gpuscope.report/1 JSON. A job
+// is analysed one file at a time (cli/job.h), N files at once.
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,6 +19,7 @@
 #include "analysis/analyze.h"
 #include "analysis/graph/savings.h"
 #include "cli/command.h"
+#include "cli/job.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
 #include "import/open_trace.h"
@@ -46,32 +48,17 @@ struct ReportArgs {
   int steps = -1;
   long long device = -1;
   bool no_simulation = false;
+  unsigned jobs = 0;
 };
 
 void run(const ReportArgs& a) {
   const std::vector<std::string> files = expand_trace_inputs(a.inputs);
   if (!a.output.empty()) files::refuse_output_among_inputs(a.output, files);
-  std::vector<Trace> traces;
-  traces.reserve(files.size());
-  for (const std::string& f : files) traces.push_back(open_trace(f));
-  std::vector<JobInput> job;
-  for (std::size_t i = 0; i < files.size(); ++i) job.push_back({&traces[i], files[i]});
-
-  AnalysisOptions o;
-  if (a.device >= 0) {
-    o.device = static_cast<std::uint32_t>(a.device);
-    std::set<std::uint32_t> seen;
-    for (const Trace& t : traces)
-      for (const Track& tr : t.tracks())
-        if (tr.kind == TrackKind::gpu) seen.insert(tr.device);
-    if (!seen.count(o.device)) {
-      std::string have;
-      for (std::uint32_t d : seen) have += (have.empty() ? "" : ", ") + std::to_string(d);
-      throw Error(files.front() + (files.size() > 1 ? " …" : "") + ": no GPU " + std::to_string(a.device) +
-                  " (GPUs with activity: " + (have.empty() ? "none" : have) + ")");
-    }
-  }
-  const Profile p = graph::analyze_and_simulate(job, o, !a.no_simulation);
+  JobOptions o;
+  if (a.device >= 0) o.analysis.device = static_cast<std::uint32_t>(a.device), o.device_given = true;
+  o.simulate = !a.no_simulation;
+  o.jobs = a.jobs;
+  const Profile p = analyze_files(files, o);
 
   std::string text;
   if (a.json) {
@@ -97,7 +84,8 @@ void add(CLI::App& app, Context&) {
       "findings ordered by estimated saving (what is slow, the numbers, what to change), per-GPU "
       "utilization, kernel concurrency, copy/communication overlap, steps and their breakdown, time by kernel "
       "category, top kernels, launches, syncs, HTA's temporal breakdown. Several files (one per rank, or a "
-      "directory of them) are analysed as one job: per-rank rows, skew, stragglers, ranks aligned on one clock.");
+      "directory of them) are analysed as one job, one file at a time: per-rank rows, clocks aligned on matched "
+      "collectives, each collective's last arrival, stragglers by the wait they caused, files left out and why.");
   cmd->add_option("FILE", args->inputs,
                   "Traces (.gscope, Chrome/Kineto .json or .json.gz, Nsight Systems .sqlite) or directories of them")
       ->required();
@@ -109,6 +97,9 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("--device", args->device, "Analyse only this GPU (CUDA device ordinal)")->check(CLI::Range(0, 65535));
   cmd->add_flag("--no-simulation", args->no_simulation,
                 "Keep the findings' rule-of-thumb savings: do not replay the dependency graph (docs/whatif.md)");
+  cmd->add_option("-j,--jobs", args->jobs,
+                  "Files of a job analysed at once (default: every core); the output is the same whatever N")
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output");
   cmd->callback([args] { run(*args); });
 }

@@ -1,13 +1,17 @@
 // gpuscope synth: write a synthetic trace (import/synthetic.h) for tests and
 // benchmarks. Every trace it writes says it is synthetic.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "analysis/parallel.h"
 #include "cli/command.h"
 #include "export/chrome_trace.h"
 #include "import/synthetic.h"
+#include "import/synthetic_job.h"
 #include "store/gscope.h"
 
 namespace gpuscope::cli {
@@ -20,13 +24,65 @@ struct SynthArgs {
   SyntheticOptions o;  // knobs, applied over the preset when given
   double input_wait_us = 0;
   bool no_overlap = false, sync_update = false, no_prefetch = false, no_sync = false;
+  // A job of many ranks (--ranks): one file per rank in the output folder.
+  std::uint32_t ranks = 0;
+  std::int32_t slow_rank = -1;
+  double slowdown = 1.3;
+  double clock_offset_s = 2.0;
+  unsigned jobs = 0;
 };
 
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// --ranks N: a job, one .gscope per rank in the folder a.out.
+void run_job(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
+  auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
+  SyntheticJobOptions o;
+  o.ranks = a.ranks;
+  o.kernels = a.kernels;
+  o.seed = a.o.seed;
+  if (given("--kernels-per-step")) o.kernels_per_step = a.o.kernels_per_step;
+  if (given("--buckets")) o.buckets = a.o.allreduce_buckets;
+  if (given("--jitter")) o.jitter = a.o.jitter;
+  o.slow_rank = a.slow_rank;
+  o.slowdown = a.slowdown;
+  o.max_clock_offset_ns = static_cast<TimeNs>(a.clock_offset_s * 1e9);
+  o.command_line = ctx.command_line;
+  std::unique_ptr<SyntheticJob> job;
+  try {
+    job = std::make_unique<SyntheticJob>(o);
+  } catch (const std::invalid_argument& e) {
+    throw Error(e.what());
+  }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a.out, ec) && !fs::is_directory(a.out, ec))
+    throw Error(a.out + ": --ranks writes a folder of rank files, and this is a file");
+  if (fs::is_directory(a.out, ec) && !fs::is_empty(a.out, ec))
+    throw Error(a.out + ": not empty (--ranks writes a new job's files into an empty or new folder)");
+  fs::create_directories(a.out, ec);
+  if (ec) throw Error(a.out + ": cannot create the folder: " + ec.message());
+  const std::size_t width = std::max<std::size_t>(5, std::to_string(o.ranks - 1).size());
+  parallel_for(o.ranks, a.jobs, [&](std::size_t r) {
+    std::string name = std::to_string(r);
+    name.insert(0, width - name.size(), '0');
+    write_gscope(job->rank_trace(static_cast<std::uint32_t>(r)),
+                 (fs::path(a.out) / ("rank-" + name + ".gscope")).string());
+  });
+  std::printf(
+      "wrote %s: synthetic job (not a measurement), %u ranks of %llu kernels (%llu steps), clocks off by up to %g s, "
+      "slow rank %d, seed %llu\n",
+      a.out.c_str(), o.ranks, static_cast<unsigned long long>(job->steps() * o.kernels_per_step),
+      static_cast<unsigned long long>(job->steps()), a.clock_offset_s, o.slow_rank,
+      static_cast<unsigned long long>(o.seed));
+}
+
 void run(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
+  if (a.ranks > 0) return run_job(a, cmd, ctx);
+  for (const char* job_only : {"--slow-rank", "--slowdown", "--clock-offset"})
+    if (cmd.get_option(job_only)->count() > 0) throw Error(std::string(job_only) + " needs --ranks");
   SyntheticOptions o = a.preset == "report" ? SyntheticOptions::report_pathologies() : SyntheticOptions{};
   auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
   o.kernels = a.kernels;
@@ -86,7 +142,8 @@ void add(CLI::App& app, Context& ctx) {
       "synth",
       "Write a synthetic trace of a data-parallel CNN training job (deterministic, any size) for tests and "
       "benchmarks. It is marked synthetic wherever it is shown: it is not a measurement.");
-  cmd->add_option("-o,--output", args->out, "Output: OUT.gscope, OUT.json or OUT.json.gz")->required();
+  cmd->add_option("-o,--output", args->out, "Output: OUT.gscope, OUT.json or OUT.json.gz (with --ranks: a folder)")
+      ->required();
   cmd->add_option("--kernels", args->kernels, "Kernels in the whole trace, over all GPUs (exactly)")
       ->required()
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1'000'000'000}));
@@ -114,6 +171,16 @@ void add(CLI::App& app, Context& ctx) {
   cmd->add_option("--straggler", args->o.straggler_gpu, "This GPU computes slower (the others wait in NCCL)");
   cmd->add_option("--straggler-slowdown", args->o.straggler_slowdown, "How much slower the straggler is (default 1.3)");
   cmd->add_option("--jitter", args->o.jitter, "Relative noise on durations, 0..0.5 (default 0.05)");
+  cmd->add_option("--ranks", args->ranks,
+                  "Write a job of N ranks instead: one trace per rank, each on its own clock, into the folder -o "
+                  "(--kernels per rank; docs/scale.md)")
+      ->check(CLI::Range(2u, 1'000'000u));
+  cmd->add_option("--slow-rank", args->slow_rank, "With --ranks: this rank computes slower");
+  cmd->add_option("--slowdown", args->slowdown, "With --ranks: how much slower the slow rank is (default 1.3)");
+  cmd->add_option("--clock-offset", args->clock_offset_s,
+                  "With --ranks: each rank's clock is off by up to this many seconds (default 2)");
+  cmd->add_option("-j,--jobs", args->jobs, "With --ranks: rank files written at once (default: every core)")
+      ->check(CLI::Range(1, 4096));
   cmd->callback([args, cmd, &ctx] { run(*args, *cmd, ctx); });
 }
 

@@ -264,6 +264,71 @@ struct Record<RankSummary> {
       field<&R::compute_ns>("compute_ns", "ns", "|union of non-communication kernels|"),
       field<&R::exposed_communication_ns>("exposed_communication_ns", "ns", "communication nothing hides"),
       field<&R::compute_per_step_ns>("compute_per_step_ns", "ns", "compute_ns / steps; 0 without steps"),
+      optional<&R::clock_residual_ns>("clock_residual_ns", "ns",
+                                      "median distance of one collective's shift from `clock_offset_ns`"),
+      optional<&R::waited_ns>("waited_ns", "ns", "Σ over the matched collectives of (last arrival − its arrival)"),
+      optional<&R::wait_caused_ns>("wait_caused_ns", "ns",
+                                   "Σ of the others' wait at the collectives it arrived at last"),
+      optional<&R::last_arrivals>("last_arrivals", "", "matched collectives it arrived at last"),
+  };
+};
+
+template <>
+struct Record<CollectiveInstance> {
+  using C = CollectiveInstance;
+  static constexpr std::string_view name = "collective";
+  static constexpr std::string_view meaning =
+      "One collective instance of a job: the i-th collective of every rank, matched across ranks (docs/scale.md); "
+      "job clock.";
+  static constexpr Field<C> fields[] = {
+      field<&C::index>("index", "", "its place in each rank's sequence of collectives"),
+      field<&C::kind>("kind", "",
+                      "all_reduce, all_gather, reduce_scatter, broadcast, reduce, send_recv, "
+                      "all_to_all or collective (from the kernel name)"),
+      field<&C::step>("step", "", "the reference rank's step it lies in; -1: none"),
+      field<&C::range>("range", "", "first arrival .. last end over the ranks"),
+      field<&C::last_arrival_ns>("last_arrival_ns", "ns", "when the last rank started its part"),
+      field<&C::last_rank>("last_rank", "", "the last rank to arrive"),
+      field<&C::wait_ns>("wait_ns", "ns", "Σ over the other ranks of (last arrival − their arrival)"),
+      field<&C::bytes>("bytes", "bytes", "0: the traces do not say"),
+  };
+};
+
+template <>
+struct Record<Straggler> {
+  using S = Straggler;
+  static constexpr std::string_view name = "straggler";
+  static constexpr std::string_view meaning = "A rank of a job by the wait it caused at the matched collectives.";
+  static constexpr Field<S> fields[] = {
+      field<&S::rank>("rank", "", "the rank"),
+      field<&S::source_file>("source_file", "", "its trace file"),
+      field<&S::wait_caused_ns>("wait_caused_ns", "ns", "Σ of the others' wait at the collectives it arrived at last"),
+      field<&S::last_arrivals>("last_arrivals", "", "collectives it arrived at last"),
+      field<&S::critical_steps>("critical_steps", "", "steps in which it caused the most wait"),
+      field<&S::waited_ns>("waited_ns", "ns", "its own wait for the others"),
+  };
+};
+
+template <>
+struct Record<JobStep> {
+  using J = JobStep;
+  static constexpr std::string_view name = "job_step";
+  static constexpr std::string_view meaning = "A step of a job (the reference rank's steps) and its critical rank.";
+  static constexpr Field<J> fields[] = {
+      field<&J::index>("index", "", "the step's index"),
+      field<&J::critical_rank>("critical_rank", "", "the rank that caused the most wait in it; -1: no wait"),
+      field<&J::wait_ns>("wait_ns", "ns", "the others' wait in its collectives"),
+  };
+};
+
+template <>
+struct Record<LeftOut> {
+  using L = LeftOut;
+  static constexpr std::string_view name = "left_out";
+  static constexpr std::string_view meaning = "A file of a job that was not analysed, or ranks no file gives.";
+  static constexpr Field<L> fields[] = {
+      field<&L::file>("file", "", "the file; empty: ranks of the job with no file"),
+      field<&L::problem>("problem", "", "what is wrong"),
   };
 };
 
@@ -617,6 +682,10 @@ struct Record<Profile> {
       field<&P::temporal_breakdown>("temporal_breakdown", "", "HTA's breakdown, one per rank (and GPU)"),
       field<&P::ranks>("ranks", "", "one per rank and GPU"),
       field<&P::skew>("skew", "", "spreads across ranks and GPUs"),
+      optional<&P::collectives>("collectives", "", "jobs: collective instances matched across ranks, in order"),
+      optional<&P::stragglers>("stragglers", "", "jobs: every rank by the wait it caused, most first"),
+      optional<&P::job_steps>("job_steps", "", "jobs: each step's critical rank"),
+      optional<&P::left_out>("left_out", "", "jobs: files not analysed and ranks with no file, and why"),
       field<&P::syncs>("syncs", "", "host synchronizations"),
       field<&P::memcpys>("memcpys", "", "copies and fills"),
       field<&P::findings>("findings", "", "largest `saving_ns` first"),

@@ -159,6 +159,8 @@ void header(const Profile& p, std::string& out) {
   line += " · " + duration(p.window.duration()) + " recorded";
   out += line + "\n";
   if (!p.clock_alignment.empty()) out += "Clocks: " + p.clock_alignment + "\n";
+  for (const LeftOut& l : p.left_out)
+    out += "Left out: " + (l.file.empty() ? l.problem : l.file + ": " + l.problem) + "\n";
   for (const Finding& f : p.findings)
     if (f.id == "dropped-records") out += "WARNING: " + f.title + "\n";
   out += "\n";
@@ -618,6 +620,32 @@ void ranks(const Profile& p, std::string& out) {
   out += t.render("  ") + "\n";
 }
 
+// The ranks by the wait they caused at the matched collectives.
+constexpr std::size_t kStragglersShown = 8;
+
+void stragglers(const Profile& p, std::string& out) {
+  if (p.stragglers.empty()) return;
+  TimeNs wait = 0;
+  for (const CollectiveInstance& c : p.collectives) wait += c.wait_ns;
+  out += "Stragglers (" + count(p.collectives.size()) + " collectives matched across " +
+         std::to_string(p.stragglers.size()) + " ranks; the others waited " + duration(wait) + " in all)\n";
+  Table t;
+  t.rows.push_back({"rank", "wait caused", "last at", "critical steps", "waited", "clock residual", "file"});
+  t.right = {true, true, true, true, true, true, false};
+  for (std::size_t i = 0; i < p.stragglers.size() && i < kStragglersShown; ++i) {
+    const Straggler& s = p.stragglers[i];
+    TimeNs residual = 0;
+    for (const RankSummary& r : p.ranks)
+      if (r.rank == s.rank) residual = r.clock_residual_ns;
+    t.rows.push_back({std::to_string(s.rank), duration(s.wait_caused_ns), count(s.last_arrivals),
+                      count(s.critical_steps), duration(s.waited_ns), duration(residual), s.source_file});
+  }
+  out += t.render("  ");
+  if (p.stragglers.size() > kStragglersShown)
+    out += "  … and " + count(p.stragglers.size() - kStragglersShown) + " more ranks (--json lists them all)\n";
+  out += "\n";
+}
+
 void trace_stats(const Profile& p, std::string& out) {
   bool any = false;
   for (const auto& [key, value] : p.trace_stats) {
@@ -646,6 +674,7 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
   host_side(p, out);
   hta(p, out);
   ranks(p, out);
+  stragglers(p, out);
   trace_stats(p, out);
   while (out.size() > 1 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
   return out;

@@ -69,6 +69,10 @@ class TopRanges {
     for (const auto& item : v) out.push_back(item.second);
     return out;
   }
+  // Moves every kept range by `by` (a rank's clock offset).
+  void shift(TimeNs by) {
+    for (auto& item : items_) item.second = {item.second.start + by, item.second.end + by};
+  }
   TimeNs total() const { return total_; }  // of every range added, kept or not
   std::uint64_t count() const { return count_; }
 
@@ -134,7 +138,55 @@ struct Evidence {
   std::uint64_t allocator_calls = 0;
   TimeNs allocator_call_ns = 0;  // time hosts spent in them
   TopRanges allocator;           // those calls
+
+  // Calls f on every TopRanges of `e`, in one fixed order.
+  template <class Self, class F>
+  static void each_ranges(Self& e, F&& f) {
+    for (auto& t : e.ops_by_category) f(t);
+    f(e.idle_gaps), f(e.exposed_comm), f(e.memcpy_exposed), f(e.launch_gaps), f(e.input_wait), f(e.sync_idle);
+    f(e.pageable), f(e.sync_memcpy), f(e.optimizer), f(e.allocator);
+  }
+  void shift(TimeNs by) {
+    each_ranges(*this, [&](TopRanges& t) { t.shift(by); });
+  }
+  // Adds another trace's evidence (on the same clock).
+  void merge(const Evidence& o) {
+    std::vector<const TopRanges*> theirs;
+    each_ranges(o, [&](const TopRanges& t) { theirs.push_back(&t); });
+    std::size_t i = 0;
+    each_ranges(*this, [&](TopRanges& t) { t.merge(*theirs[i++]); });
+    has_input_ranges = has_input_ranges || o.has_input_ranges;
+    optimizer_ns += o.optimizer_ns;
+    optimizer_overlapped_ns += o.optimizer_overlapped_ns;
+    optimizer_kernels += o.optimizer_kernels;
+    steps_with_optimizer += o.steps_with_optimizer;
+    allocator_calls += o.allocator_calls;
+    allocator_call_ns += o.allocator_call_ns;
+  }
 };
+
+// What a rank's digest keeps beyond its Profile (job.h): the findings'
+// evidence (own clock) and the durations as mergeable sketches.
+struct RankParts {
+  Evidence evidence;
+  struct Name {
+    std::string name;
+    KernelCategory category = KernelCategory::other;
+    DurationSketch durations;
+  };
+  std::vector<Name> names;               // kernels on the analysed GPUs, by name (sorted)
+  std::array<DurationSketch, 3> launch;  // CPU launch time, GPU time, launch delay (OpTotals' order)
+};
+
+// analyze.cpp: the Profile's sums over steps, its skew, and the traces'
+// statistics added to it (for one trace or a job's digests).
+void summarize_steps(Profile* p);
+void compute_skew(Profile* p);
+void add_stats(const TraceMeta& meta, Profile* p);
+
+// analyze.cpp: one trace's Profile (rank and clock offset as `rt` says),
+// with the evidence its findings came from.
+Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* evidence);
 
 // What the device sweep gathers op by op for the job-wide passes (hotspots,
 // launch statistics), so that those do not scan every op again: one pass

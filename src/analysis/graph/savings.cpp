@@ -24,6 +24,7 @@
 #include "analysis/graph/critical_path.h"
 #include "analysis/graph/graph.h"
 #include "analysis/graph/replay.h"
+#include "analysis/parallel.h"
 #include "trace/kernel_category.h"
 
 namespace gpuscope::graph {
@@ -108,62 +109,93 @@ struct TraceResult {
   std::uint64_t base_cycles = 0;
 };
 
+// The critical path's totals of one trace (or, merged, of a job).
 class PathTally {
  public:
-  explicit PathTally(CriticalPath* out) : out_(out) {}
   void add(const Trace& t, const Graph& g, const std::vector<PathSegment>& path) {
     std::vector<NodeId> seen;
     for (const PathSegment& s : path) {
       const TimeNs d = s.end - s.start;
-      out_->length_ns += d;
-      kind(s.kind) += d;
+      acc_.length_ns += d;
+      kind(acc_, s.kind) += d;
       if (s.node == kNoNode || !is_gpu(g.kind[s.node])) continue;
       if (s.kind != PathKind::gpu_compute && s.kind != PathKind::communication && s.kind != PathKind::copy) continue;
       const std::uint8_t cat = g.category[s.node] < kKernelCategoryCount
                                    ? g.category[s.node]
                                    : static_cast<std::uint8_t>(KernelCategory::other);
       by_category_[cat] += d;
-      PathOp& op = ops_[node_name(t, g, s.node)];
+      auto [it, added] = ops_.try_emplace(node_name(t, g, s.node));
+      if (added) order_.push_back(it->first);
+      PathOp& op = it->second;
       op.category = static_cast<KernelCategory>(cat);
       op.ns += d;
       if (std::find(seen.begin(), seen.end(), s.node) == seen.end()) ++op.count, seen.push_back(s.node);
     }
   }
-  void finish(std::size_t top) {
-    for (const auto& [cat, ns] : by_category_) out_->categories.push_back({static_cast<KernelCategory>(cat), ns});
-    std::sort(out_->categories.begin(), out_->categories.end(),
-              [](const PathCategory& a, const PathCategory& b) { return a.ns > b.ns; });
-    for (auto& [name, op] : ops_) {
-      op.name = name;
-      out_->ops.push_back(op);
+  // Adds the totals of the path kinds only (what a job that stops early has summed).
+  void add_kinds_to(CriticalPath* out) const {
+    out->length_ns += acc_.length_ns;
+    out->gpu_compute_ns += acc_.gpu_compute_ns;
+    out->communication_ns += acc_.communication_ns;
+    out->copy_ns += acc_.copy_ns;
+    out->cpu_launch_ns += acc_.cpu_launch_ns;
+    out->cpu_other_ns += acc_.cpu_other_ns;
+    out->input_wait_ns += acc_.input_wait_ns;
+    out->sync_wait_ns += acc_.sync_wait_ns;
+  }
+  // Another trace's tally after this one's.
+  void merge(const PathTally& o) {
+    CriticalPath sum = acc_;
+    o.add_kinds_to(&sum);
+    acc_ = sum;
+    for (const auto& [cat, ns] : o.by_category_) by_category_[cat] += ns;
+    for (const std::string& name : o.order_) {
+      const PathOp& theirs = o.ops_.at(name);
+      auto [it, added] = ops_.try_emplace(name);
+      if (added) order_.push_back(name);
+      it->second.category = theirs.category;
+      it->second.ns += theirs.ns;
+      it->second.count += theirs.count;
     }
-    std::sort(out_->ops.begin(), out_->ops.end(),
+  }
+  void finish(std::size_t top, CriticalPath* out) const {
+    add_kinds_to(out);
+    for (const auto& [cat, ns] : by_category_) out->categories.push_back({static_cast<KernelCategory>(cat), ns});
+    std::sort(out->categories.begin(), out->categories.end(),
+              [](const PathCategory& a, const PathCategory& b) { return a.ns > b.ns; });
+    for (const auto& [name, op] : ops_) {
+      PathOp row = op;
+      row.name = name;
+      out->ops.push_back(row);
+    }
+    std::sort(out->ops.begin(), out->ops.end(),
               [](const PathOp& a, const PathOp& b) { return a.ns != b.ns ? a.ns > b.ns : a.name < b.name; });
-    if (out_->ops.size() > top) out_->ops.resize(top);
+    if (out->ops.size() > top) out->ops.resize(top);
   }
 
  private:
-  TimeNs& kind(PathKind k) {
+  static TimeNs& kind(CriticalPath& c, PathKind k) {
     switch (k) {
       case PathKind::gpu_compute:
-        return out_->gpu_compute_ns;
+        return c.gpu_compute_ns;
       case PathKind::communication:
-        return out_->communication_ns;
+        return c.communication_ns;
       case PathKind::copy:
-        return out_->copy_ns;
+        return c.copy_ns;
       case PathKind::cpu_launch:
-        return out_->cpu_launch_ns;
+        return c.cpu_launch_ns;
       case PathKind::input_wait:
-        return out_->input_wait_ns;
+        return c.input_wait_ns;
       case PathKind::sync_wait:
-        return out_->sync_wait_ns;
+        return c.sync_wait_ns;
       default:
-        return out_->cpu_other_ns;
+        return c.cpu_other_ns;
     }
   }
-  CriticalPath* out_;
+  CriticalPath acc_;
   std::map<std::uint8_t, TimeNs> by_category_;
   std::unordered_map<std::string, PathOp> ops_;
+  std::vector<std::string> order_;  // names in the order first seen
 };
 
 // The counted steps' durations on a timeline, and their sum.
@@ -332,7 +364,16 @@ void together(std::vector<TraceResult>& results, const std::vector<Fix>& fixes, 
 // [SECTION] Entry point ------------------------------------------------------------------------
 
 void simulate_findings(std::span<const JobInput> inputs, Profile* p, const SimulationOptions& o) {
-  if (p->devices.empty() || inputs.empty()) return;
+  std::vector<const Trace*> traces;
+  for (const JobInput& in : inputs)
+    if (in.trace) traces.push_back(in.trace);
+  simulate_findings_each(
+      traces.size(), [&](std::size_t i, const std::function<void(const Trace&)>& f) { f(*traces[i]); }, p, o, 1);
+}
+
+void simulate_findings_each(std::size_t n, const TraceVisitor& visit, Profile* p, const SimulationOptions& o,
+                            unsigned jobs) {
+  if (p->devices.empty() || n == 0) return;
   // The distinct fixes of the findings, in the findings' order.
   std::vector<Fix> fixes;
   for (Finding& f : p->findings) {
@@ -342,20 +383,25 @@ void simulate_findings(std::span<const JobInput> inputs, Profile* p, const Simul
     if (std::none_of(fixes.begin(), fixes.end(), [&](const Fix& x) { return x.spec == f.fix; }))
       fixes.push_back({f.fix, parse_changes(f.fix)});
   }
-  std::vector<Plan> plans;
-  std::vector<TraceResult> results;
-  PathTally tally(&p->critical_path);
-  for (const JobInput& in : inputs) {
-    if (!in.trace) continue;
-    Plan plan = plan_for(*in.trace, o);
-    if (!plan.run) {
-      p->simulation.status = "not simulated: " + plan.why_not;
-      return;
-    }
-    results.push_back(run_trace(*in.trace, plan, fixes, o.device, tally));
-    plans.push_back(plan);
+  // Each trace alone (in parallel), then together in their order.
+  std::vector<Plan> plans(n);
+  std::vector<TraceResult> results(n);
+  std::vector<PathTally> tallies(n);
+  parallel_for(n, jobs, [&](std::size_t i) {
+    visit(i, [&](const Trace& t) {
+      plans[i] = plan_for(t, o);
+      if (plans[i].run) results[i] = run_trace(t, plans[i], fixes, o.device, tallies[i]);
+    });
+  });
+  for (std::size_t i = 0; i < n; ++i) {
+    if (plans[i].run) continue;
+    p->simulation.status = "not simulated: " + plans[i].why_not;
+    for (std::size_t j = 0; j < i; ++j) tallies[j].add_kinds_to(&p->critical_path);
+    return;
   }
-  tally.finish(o.top_ops);
+  PathTally tally;
+  for (const PathTally& t : tallies) tally.merge(t);
+  tally.finish(o.top_ops, &p->critical_path);
   Simulation& s = p->simulation;
   std::vector<TimeNs> replayed;
   std::size_t ran = 0;

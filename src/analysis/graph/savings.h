@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <span>
 
 #include "analysis/analyze.h"
@@ -33,6 +34,13 @@ struct SimulationOptions {
 // of thumb; one that saves nothing gets 0; Finding::saving_note says which.
 // `inputs` are the traces `p` was analysed from, in the same order.
 void simulate_findings(std::span<const JobInput> inputs, Profile* p, const SimulationOptions& options = {});
+
+// The same for traces loaded one at a time: visit(i, f) calls f with the
+// i-th trace of the job (loaded for the call, freed after); `jobs` traces
+// at once. The result does not depend on `jobs`.
+using TraceVisitor = std::function<void(std::size_t, const std::function<void(const Trace&)>&)>;
+void simulate_findings_each(std::size_t n, const TraceVisitor& visit, Profile* p, const SimulationOptions& options,
+                            unsigned jobs);
 
 // A job's profile as `gpuscope report` and `gpuscope diff` give it (the CLI
 // and the Python module alike): analyze_job(), then, unless `simulate` is

@@ -1,0 +1,28 @@
+// A job of many trace files, analysed one file at a time (analysis/job.h):
+// shared by report and diff.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "analysis/profile.h"
+
+namespace gpuscope::cli {
+
+struct JobOptions {
+  AnalysisOptions analysis;
+  bool device_given = false;  // analysis.device was asked for: some file must have that GPU
+  bool simulate = true;
+  unsigned jobs = 0;  // files analysed at once; 0: every core
+};
+
+// One file: the trace's profile as analyze_and_simulate() gives it. Several:
+// each file opened, digested and freed (`jobs` at a time), the files that
+// cannot be analysed left out (Profile::left_out says why), files of
+// different runs refused, then the job's profile from the digests and the
+// simulation over the files again, one at a time. Throws cli::Error when
+// nothing can be analysed.
+Profile analyze_files(const std::vector<std::string>& files, const JobOptions& options);
+
+}  // namespace gpuscope::cli

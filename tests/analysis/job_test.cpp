@@ -1,0 +1,183 @@
+// Jobs analysed one rank at a time (analysis/job.h): the planted slow rank is
+// named first by the wait it caused, clocks off by seconds align within
+// 10 µs, duration sketches merge to the pooled medians, and a job's files
+// that disagree are named.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/job.h"
+#include "analysis/stats.h"
+#include "import/open_trace.h"
+#include "import/synthetic_job.h"
+#include "support/real_traces.h"
+
+namespace gpuscope {
+namespace {
+
+constexpr TimeNs kUs = 1'000;
+
+Profile analyze_synthetic(const SyntheticJob& job, const AnalysisOptions& o = {}) {
+  std::vector<RankDigest> digests;
+  for (std::uint32_t r = 0; r < job.ranks(); ++r) {
+    const Trace t = job.rank_trace(r);  // freed at the end of each iteration
+    digests.push_back(digest_rank(t, "rank-" + std::to_string(r) + ".gscope", o));
+  }
+  return analyze_digests(std::move(digests), o);
+}
+
+TEST(Job, PlantedSlowRankIsNamedFirstInTwentySeededJobs) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937_64 rng(seed);
+    SyntheticJobOptions o;
+    o.ranks = 4 + static_cast<std::uint32_t>(rng() % 9);  // 4..12
+    o.kernels = 1'000;
+    o.kernels_per_step = 50;
+    o.slow_rank = static_cast<std::int32_t>(rng() % o.ranks);
+    o.slowdown = 1.1;
+    o.jitter = 0.05;
+    o.max_clock_offset_ns = 3'000'000'000;
+    o.seed = seed;
+    const SyntheticJob job(o);
+    const Profile p = analyze_synthetic(job);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(o.ranks) + " ranks, slow rank " +
+                 std::to_string(o.slow_rank));
+    ASSERT_EQ(p.stragglers.size(), o.ranks);
+    EXPECT_EQ(p.stragglers.front().rank, o.slow_rank);
+    EXPECT_EQ(p.collectives.size(), job.steps() * o.buckets);
+    const auto it =
+        std::find_if(p.findings.begin(), p.findings.end(), [](const Finding& f) { return f.id == "straggler"; });
+    ASSERT_NE(it, p.findings.end());
+    EXPECT_NE(it->title.find("Rank " + std::to_string(o.slow_rank) + " "), std::string::npos) << it->title;
+    // Alignment: rank r's shift puts its clock on rank 0's.
+    for (const RankSummary& r : p.ranks) {
+      const TimeNs truth = job.clock_offset(0) - job.clock_offset(static_cast<std::uint32_t>(r.rank));
+      EXPECT_LE(std::llabs(r.clock_offset_ns - truth), 10 * kUs) << "rank " << r.rank;
+      EXPECT_LE(r.clock_residual_ns, 10 * kUs) << "rank " << r.rank;
+    }
+    // Each step's critical rank is the slow one, and it waited least.
+    for (const JobStep& s : p.job_steps) EXPECT_EQ(s.critical_rank, o.slow_rank) << "step " << s.index;
+    for (const Straggler& s : p.stragglers) {
+      if (s.rank != o.slow_rank) {
+        EXPECT_GT(s.waited_ns, p.stragglers.front().waited_ns);
+      }
+    }
+  }
+}
+
+TEST(Job, LastArrivalAndWaitOfEachCollective) {
+  SyntheticJobOptions o;
+  o.ranks = 3;
+  o.kernels = 100;
+  o.slow_rank = 2;
+  o.slowdown = 1.5;
+  o.jitter = 0;
+  const SyntheticJob job(o);
+  const Profile p = analyze_synthetic(job);
+  ASSERT_FALSE(p.collectives.empty());
+  for (const CollectiveInstance& c : p.collectives) {
+    EXPECT_EQ(c.last_rank, 2);
+    EXPECT_EQ(c.kind, "all_reduce");
+    EXPECT_GT(c.wait_ns, 0);
+    EXPECT_GE(c.step, 0);
+  }
+  // Without noise the two fast ranks wait equally: the total is twice one's wait.
+  TimeNs caused = 0, waited = 0;
+  for (const Straggler& s : p.stragglers)
+    (s.rank == 2 ? caused : waited) += s.rank == 2 ? s.wait_caused_ns : s.waited_ns;
+  EXPECT_EQ(caused, waited);
+}
+
+TEST(Job, SketchMediansAreExactWhileFewValuesAndClose) {
+  std::mt19937_64 rng(7);
+  std::vector<TimeNs> all, a, b;
+  for (int i = 0; i < 3000; ++i) {
+    const TimeNs v = 1000 * static_cast<TimeNs>(rng() % 500);  // quantized: few distinct values
+    (i % 3 ? a : b).push_back(v);
+    all.push_back(v);
+  }
+  DurationSketch s = DurationSketch::of(a);
+  s.merge(DurationSketch::of(b));
+  EXPECT_TRUE(s.exact());
+  const DurationStats want = summarize(all);
+  EXPECT_EQ(s.stats().median, want.median);
+  EXPECT_EQ(s.stats().count, want.count);
+  EXPECT_EQ(s.stats().total, want.total);
+  // Many distinct values: within 0.1 %.
+  std::vector<TimeNs> wide, wide_all;
+  for (int i = 0; i < 20000; ++i) wide.push_back(1'000'000 + static_cast<TimeNs>(rng() % 1'000'000));
+  wide_all = wide;
+  const DurationSketch w = DurationSketch::of(wide);
+  EXPECT_FALSE(w.exact());
+  const TimeNs exact = summarize(wide_all).median;
+  EXPECT_LE(std::llabs(w.stats().median - exact), exact / 1000);
+}
+
+// The two real ranks: the job's pooled medians are the exact medians of both
+// traces' durations together (as when the job was analysed all at once).
+TEST(Job, RealTwoRankJobKeepsExactPooledMedians) {
+  const Trace a = open_trace(testing::real_trace("hta-sampled-rank0.json.gz"));
+  const Trace b = open_trace(testing::real_trace("hta-sampled-rank1.json.gz"));
+  const JobInput in[] = {{&a, "rank0"}, {&b, "rank1"}};
+  const Profile p = analyze_job(in);
+  ASSERT_EQ(p.ranks.size(), 2u);
+  ASSERT_FALSE(p.hotspots.empty());
+  for (std::size_t h = 0; h < std::min<std::size_t>(p.hotspots.size(), 10); ++h) {
+    std::vector<TimeNs> d;
+    for (const Trace* t : {&a, &b})
+      for (std::size_t i = 0; i < t->kernels().size(); ++i)
+        if (t->str(t->kernels().name[i]) == p.hotspots[h].name)
+          d.push_back(t->kernels().end[i] - t->kernels().start[i]);
+    const DurationStats want = summarize(d);
+    EXPECT_EQ(p.hotspots[h].stats.median, want.median) << p.hotspots[h].name;
+    EXPECT_EQ(p.hotspots[h].stats.count, want.count) << p.hotspots[h].name;
+  }
+}
+
+TEST(Job, FilesOfDifferentRunsAreRefusedNamingThem) {
+  SyntheticJobOptions o;
+  o.ranks = 2;
+  o.kernels = 100;
+  o.command_line = "train --run a";
+  const SyntheticJob run_a(o);
+  o.command_line = "train --run b";
+  const SyntheticJob run_b(o);
+  std::vector<RankDigest> d;
+  d.push_back(digest_rank(run_a.rank_trace(0), "a0"));
+  d.push_back(digest_rank(run_a.rank_trace(1), "a1"));
+  d.push_back(digest_rank(run_b.rank_trace(0), "b0"));
+  const JobCheck c = check_job(d);
+  EXPECT_NE(c.refused.find("2 different runs"), std::string::npos) << c.refused;
+  EXPECT_NE(c.refused.find("a0, a1"), std::string::npos) << c.refused;
+  EXPECT_NE(c.refused.find("b0"), std::string::npos) << c.refused;
+}
+
+TEST(Job, DuplicateAndMissingRanksAreLeftOutAndSaid) {
+  SyntheticJobOptions o;
+  o.ranks = 5;
+  o.kernels = 100;
+  const SyntheticJob job(o);
+  std::vector<RankDigest> d;
+  d.push_back(digest_rank(job.rank_trace(0), "r0"));
+  d.push_back(digest_rank(job.rank_trace(1), "r1"));
+  d.push_back(digest_rank(job.rank_trace(1), "r1-again"));
+  d.push_back(digest_rank(job.rank_trace(4), "r4"));
+  const JobCheck c = check_job(d);
+  EXPECT_TRUE(c.refused.empty()) << c.refused;
+  ASSERT_EQ(d.size(), 3u);
+  ASSERT_EQ(c.left_out.size(), 2u);
+  EXPECT_EQ(c.left_out[0].file, "r1-again");
+  EXPECT_NE(c.left_out[0].problem.find("rank 1 again (also r1)"), std::string::npos) << c.left_out[0].problem;
+  EXPECT_EQ(c.left_out[1].file, "");
+  EXPECT_NE(c.left_out[1].problem.find("2 of the job's 5 ranks have no file (ranks 2–3)"), std::string::npos)
+      << c.left_out[1].problem;
+  const Profile p = analyze_digests(std::move(d));
+  EXPECT_EQ(p.stragglers.size(), 3u);
+}
+
+}  // namespace
+}  // namespace gpuscope
