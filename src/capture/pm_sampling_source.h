@@ -41,7 +41,7 @@ class PmSamplingSource final : public SampleSource {
   const std::vector<SampleSeries>& series() const override { return series_; }
   bool read(std::int64_t now_ns, std::vector<Sample>* out) override;
   // Times the hardware buffer overflowed (samples lost in between).
-  std::uint64_t overflows() const { return overflows_; }
+  std::uint64_t overflows() const override { return overflows_; }
 
  private:
   struct State;

@@ -46,6 +46,8 @@ class SampleSource {
   // counted by the source, not fatal; false stops sampling (message() says why).
   virtual bool read(std::int64_t now_ns, std::vector<Sample>* out) = 0;
   virtual std::string message() const { return {}; }
+  // Times the source itself lost samples (a hardware buffer that overflowed).
+  virtual std::uint64_t overflows() const { return 0; }
 };
 
 // A bounded FIFO of samples shared by the sampling thread and the consumer.
