@@ -85,6 +85,15 @@ void Collector::drain() {
     ++local_.buffers_decoded;
   }
   local_.dropped_records += pool_.take_dropped();
+  if (add_rows_ && !local_.write_failed) {
+    try {
+      add_rows_(builder_);
+    } catch (const std::exception& e) {
+      // The other source stops; the activity records go on.
+      add_rows_ = nullptr;
+      builder_.meta().set_property("capture.samples.error", e.what());
+    }
+  }
   // Allocate here, on our thread, never on the threads CUPTI asks for buffers on.
   pool_.reserve(opt_.free_buffers_target);
 }

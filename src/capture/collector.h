@@ -64,6 +64,9 @@ class Collector {
   void set_tick(std::function<void()> tick) { tick_ = std::move(tick); }
   // Called on the consumer thread once the loop ends, before the final drain.
   void set_before_finish(std::function<void()> f) { before_finish_ = std::move(f); }
+  // Called on the consumer thread after every drain, to add rows of other
+  // sources (device sampling) to the builder.
+  void set_add_rows(std::function<void(TraceBuilder&)> f) { add_rows_ = std::move(f); }
   // Called on the consumer thread after every chunk written (summary files).
   void set_on_chunk(std::function<void(const CollectorStats&)> f) { on_chunk_ = std::move(f); }
 
@@ -95,6 +98,7 @@ class Collector {
   RecordDecoder decoder_;
   std::function<void()> tick_, before_finish_;
   std::function<void(const CollectorStats&)> on_chunk_;
+  std::function<void(TraceBuilder&)> add_rows_;
 
   std::thread thread_;
   std::mutex wake_mutex_;

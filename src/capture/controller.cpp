@@ -23,7 +23,9 @@
 #include "capture/buffer_pool.h"
 #include "capture/collector.h"
 #include "capture/cupti_tracer.h"
+#include "capture/device_sampling.h"
 #include "capture/driver_probe.h"
+#include "capture/nvml_source.h"
 #include "capture/options.h"
 #include "capture/process_report.h"
 #include "capture/recording_policy.h"
@@ -47,6 +49,11 @@ struct Controller {
   // may hold pool buffers, and its callbacks may run at any time.
   std::unique_ptr<BufferPool> pool;
   std::unique_ptr<Collector> collector;  // the running session's
+  // Device sampling (NVML, PM sampling): opened, drained and stopped on the
+  // consumer thread only.
+  std::unique_ptr<SamplerClock> sampling_clock = system_sampler_clock();
+  std::unique_ptr<DeviceSampling> sampling;
+  bool sampling_opened = false, sampling_final = false;
   bool active = false;
   bool injected = false;
   bool exit_hooks_installed = false;
@@ -223,6 +230,25 @@ void setup_trace(TraceBuilder& b, const Controller& c) {
   b.add_process(p);
 }
 
+// On the consumer thread after each drain. Injected, the library is loaded
+// inside cuInit: sampling opens once the first device record shows CUDA is
+// up; in-process it opens at once. A capture that ends before then says so.
+void add_device_samples(Controller& c, TraceBuilder& b) {
+  if (!c.sampling_opened && (!c.injected || !b.devices().empty())) {
+    c.sampling_opened = true;
+    const DriverProbe probe = probe_cuda_driver();
+    c.sampling = open_device_sampling(c.options, static_cast<std::size_t>(probe.device_count), *c.sampling_clock,
+                                      kNvmlLibrary, describe(probe));
+    c.sampling->start();
+  }
+  if (c.sampling) {
+    c.sampling->drain(b);
+  } else if (c.sampling_final) {
+    b.meta().set_property(kMetaNvml, "off: no CUDA device was used while capturing");
+    b.meta().set_property(kMetaGpuMetrics, "off: no CUDA device was used while capturing");
+  }
+}
+
 std::string waiting_for(const Controller& c) {
   switch (c.range.kind) {
     case CaptureRange::Kind::cuda_profiler_api:
@@ -288,7 +314,14 @@ Summary start_locked(Controller& c, const Options& o) {
   c.collector = std::make_unique<Collector>(
       *c.pool, std::move(sink), [&c](TraceBuilder& b) { setup_trace(b, c); }, co);
   c.collector->set_tick(&tick);
-  c.collector->set_before_finish([] { cupti::flush(true); });
+  c.sampling.reset();
+  c.sampling_opened = c.sampling_final = false;
+  c.collector->set_before_finish([&c] {
+    cupti::flush(true);
+    c.sampling_final = true;
+    if (c.sampling) c.sampling->stop();  // the final drain takes what they read
+  });
+  c.collector->set_add_rows([&c](TraceBuilder& b) { add_device_samples(c, b); });
   c.collector->set_on_chunk([&c, path](const CollectorStats& st) { report(c, "recording", summary_of(st, path)); });
   {
     std::lock_guard lock(c.record_mutex);
@@ -350,6 +383,7 @@ Summary stop_locked(Controller& c, bool at_exit) {
   if (!at_exit) {
     cupti::unsubscribe();
     c.collector.reset();  // joined; the C callbacks never touch it
+    c.sampling.reset();
     c.pool->trim();
   } else {
     (void)c.collector.release();  // another thread may still run in it; the process is ending anyway

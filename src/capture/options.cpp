@@ -1,5 +1,7 @@
 #include "capture/options.h"
 
+#include "capture/metric_selection.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -135,6 +137,10 @@ std::string validate(const Options& o) {
   if (o.pool_mb * 1024 < o.buffer_kb * 2 || o.pool_mb > 64 * 1024)
     return "the buffer pool must hold at least two buffers and at most 64 GiB";
   if (o.flush_ms < 10 || o.flush_ms > 3'600'000) return "flush interval must be between 10 ms and 1 hour";
+  if (!parse_metric_list(o.gpu_metrics, &error)) return "gpu metrics: " + error;
+  if (o.gpu_metrics_hz < kMinGpuMetricsHz || o.gpu_metrics_hz > kMaxGpuMetricsHz)
+    return "the gpu metrics rate must be between " + std::to_string(kMinGpuMetricsHz) + " and " +
+           std::to_string(kMaxGpuMetricsHz) + " samples per second";
   return {};
 }
 
@@ -151,6 +157,8 @@ std::map<std::string, std::string> to_environment(const Options& o) {
   if (o.buffer_kb != d.buffer_kb) e[kEnvBufferKb] = std::to_string(o.buffer_kb);
   if (o.pool_mb != d.pool_mb) e[kEnvPoolMb] = std::to_string(o.pool_mb);
   if (o.flush_ms != d.flush_ms) e[kEnvFlushMs] = std::to_string(o.flush_ms);
+  if (o.gpu_metrics != d.gpu_metrics) e[kEnvGpuMetrics] = o.gpu_metrics;
+  if (o.gpu_metrics_hz != d.gpu_metrics_hz) e[kEnvGpuMetricsHz] = std::to_string(o.gpu_metrics_hz);
   return e;
 }
 
@@ -199,6 +207,14 @@ Options from_environment(std::string* warnings) {
   integer(kEnvBufferKb, &o.buffer_kb);
   integer(kEnvPoolMb, &o.pool_mb);
   integer(kEnvFlushMs, &o.flush_ms);
+  integer(kEnvGpuMetricsHz, &o.gpu_metrics_hz);
+  if (const char* v = env(kEnvGpuMetrics)) {
+    std::string error;
+    if (parse_metric_list(v, &error))
+      o.gpu_metrics = v;
+    else
+      warn(kEnvGpuMetrics, v, error);
+  }
   const std::string problem = validate(o);
   if (!problem.empty()) {
     warn("options", "", problem + "; using defaults");

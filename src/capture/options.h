@@ -5,7 +5,7 @@
 // `gpuscope capture` and libgpuscope_inject.so talk only through these
 // variables (documented in docs/capture.md):
 //   GPUSCOPE_CAPTURE_OUTPUT, _TRACE, _RANGE, _DELAY, _DURATION, _BUFFER_KB,
-//   _POOL_MB, _FLUSH_MS   the Options fields
+//   _POOL_MB, _FLUSH_MS, _GPU_METRICS, _GPU_METRICS_HZ   the Options fields
 //   GPUSCOPE_CAPTURE_REPORT_DIR  where each process of a `gpuscope capture` run
 //                                writes its summary and claims its output name
 #pragma once
@@ -28,7 +28,13 @@ inline constexpr const char* kEnvDuration = "GPUSCOPE_CAPTURE_DURATION";
 inline constexpr const char* kEnvBufferKb = "GPUSCOPE_CAPTURE_BUFFER_KB";
 inline constexpr const char* kEnvPoolMb = "GPUSCOPE_CAPTURE_POOL_MB";
 inline constexpr const char* kEnvFlushMs = "GPUSCOPE_CAPTURE_FLUSH_MS";
+inline constexpr const char* kEnvGpuMetrics = "GPUSCOPE_CAPTURE_GPU_METRICS";
+inline constexpr const char* kEnvGpuMetricsHz = "GPUSCOPE_CAPTURE_GPU_METRICS_HZ";
 inline constexpr const char* kEnvReportDir = "GPUSCOPE_CAPTURE_REPORT_DIR";
+
+// The rates PM sampling may run at (samples per second and device).
+inline constexpr unsigned kMinGpuMetricsHz = 10;
+inline constexpr unsigned kMaxGpuMetricsHz = 200000;
 
 // "kernel,memcpy,api,nvtx,sync" <-> TraceFlags bits. Parsing returns nullopt and
 // sets *error for an unknown or empty item.

@@ -1,4 +1,5 @@
-// gpuscope capture [-o OUT] [--trace LIST] [--capture-range R] [--delay S] [--duration S] -- CMD ARGS…
+// gpuscope capture [-o OUT] [--trace LIST] [--capture-range R] [--delay S] [--duration S]
+//                  [--gpu-metrics LIST] [--gpu-metrics-hz N] -- CMD ARGS…
 //
 // Runs CMD with libgpuscope_inject.so injected (CUDA_INJECTION64_PATH, and
 // NVTX_INJECTION64_PATH for NVTX), passes on the signals gpuscope receives,
@@ -24,6 +25,7 @@
 #include "analysis/format.h"
 #include "capture/driver_probe.h"
 #include "capture/launcher.h"
+#include "capture/metric_selection.h"
 #include "capture/options.h"
 #include "capture/process_report.h"
 #endif
@@ -37,10 +39,17 @@ struct CaptureArgs {
   std::string range;
   double delay_s = 0, duration_s = 0;
   std::size_t buffer_kb = 4096, pool_mb = 256;
+  std::string gpu_metrics = "default";
+  unsigned gpu_metrics_hz = 10000;
   std::vector<std::string> command;
 };
 
+// The rates PM sampling may run at (capture/options.h checks them again).
+constexpr unsigned kMinGpuMetricsHz = 10, kMaxGpuMetricsHz = 200000;
+
 #if GPUSCOPE_HAVE_CAPTURE
+
+static_assert(kMinGpuMetricsHz == capture::kMinGpuMetricsHz && kMaxGpuMetricsHz == capture::kMaxGpuMetricsHz);
 
 namespace fs = std::filesystem;
 
@@ -125,6 +134,9 @@ int run_capture(const CaptureArgs& a) {
   o.duration_s = a.duration_s;
   o.buffer_kb = a.buffer_kb;
   o.pool_mb = a.pool_mb;
+  if (!capture::parse_metric_list(a.gpu_metrics, &error)) throw Error("capture: --gpu-metrics: " + error);
+  o.gpu_metrics = a.gpu_metrics;
+  o.gpu_metrics_hz = a.gpu_metrics_hz;
   if (const std::string problem = capture::validate(o); !problem.empty()) throw Error("capture: " + problem);
   if (a.command.empty()) throw Error("capture: no command given (gpuscope capture [options] -- CMD ARGS...)");
   // The program may change directory: a relative output is relative to here.
@@ -200,6 +212,13 @@ void add_capture(CLI::App& app, Context& ctx) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--buffer-kb", args->buffer_kb, "Size of one CUPTI activity buffer in KiB")->capture_default_str();
   cmd->add_option("--pool-mb", args->pool_mb, "Most memory all activity buffers may use, in MiB (per process)")
+      ->capture_default_str();
+  cmd->add_option("--gpu-metrics", args->gpu_metrics,
+                  "Hardware counters sampled on each GPU (CUPTI PM sampling): default (SM active, occupancy, issue, "
+                  "tensor pipe, DRAM, PCIe, NVLink), none, or metric names and 'default', comma-separated")
+      ->capture_default_str();
+  cmd->add_option("--gpu-metrics-hz", args->gpu_metrics_hz, "Hardware counter samples per second and GPU")
+      ->check(CLI::Range(kMinGpuMetricsHz, kMaxGpuMetricsHz))
       ->capture_default_str();
   cmd->add_option("command", args->command, "The program to run and its arguments (after --)")->required();
   cmd->positionals_at_end();  // everything from the program name on belongs to the program

@@ -117,6 +117,11 @@ TEST_F(CaptureCli, SetsUpTheInjectionEnvironment) {
   const Outcome nvtx =
       run({"capture", "--capture-range", "nvtx:step", "--", "/bin/sh", "-c", "echo $NVTX_INJECTION64_PATH"});
   EXPECT_NE(nvtx.out.find("libgpuscope_inject.so"), std::string::npos);
+
+  const Outcome metrics = run({"capture", "--gpu-metrics", "none", "--gpu-metrics-hz", "500", "--", "/bin/sh", "-c",
+                               "echo \"$GPUSCOPE_CAPTURE_GPU_METRICS|$GPUSCOPE_CAPTURE_GPU_METRICS_HZ\""});
+  ASSERT_EQ(metrics.status, 0) << metrics.err;
+  EXPECT_EQ(metrics.out.substr(0, metrics.out.find('\n')), "none|500");
 }
 
 // The end-of-run summary, from the reports the injected library writes into
@@ -192,12 +197,19 @@ TEST_F(CaptureCli, CommandsThatCannotRunAndBadFlags) {
   EXPECT_NE(r.err.find("capture range"), std::string::npos) << r.err;
   r = run({"capture", "--delay", "-1", "--", "true"});
   EXPECT_EQ(r.status, 2);
+  r = run({"capture", "--gpu-metrics", "sm__x;y", "--", "true"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("gpuscope: error: capture: --gpu-metrics: 'sm__x;y' is not a metric name"), std::string::npos)
+      << r.err;
+  r = run({"capture", "--gpu-metrics-hz", "5", "--", "true"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--gpu-metrics-hz"), std::string::npos) << r.err;
   r = run({"capture"});
   EXPECT_EQ(r.status, 2);
   r = run({"capture", "--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* flag :
-       {"--output", "--trace", "--capture-range", "--delay", "--duration", "--buffer-kb", "--pool-mb"})
+  for (const char* flag : {"--output", "--trace", "--capture-range", "--delay", "--duration", "--buffer-kb",
+                           "--pool-mb", "--gpu-metrics", "--gpu-metrics-hz"})
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }
 

@@ -63,6 +63,16 @@ TEST(CaptureOptions, ValidateNamesTheProblem) {
   o = Options{};
   o.pool_mb = 4;  // one 4 MiB buffer is not a pool
   EXPECT_NE(validate(o).find("pool"), std::string::npos);
+  o = Options{};
+  o.gpu_metrics = "sm__cycles_active.avg,,dram__bytes.sum";
+  EXPECT_NE(validate(o).find("gpu metrics: empty item"), std::string::npos) << validate(o);
+  o = Options{};
+  o.gpu_metrics_hz = 5;
+  EXPECT_NE(validate(o).find("gpu metrics rate"), std::string::npos);
+  o.gpu_metrics_hz = 200001;
+  EXPECT_NE(validate(o).find("gpu metrics rate"), std::string::npos);
+  o.gpu_metrics_hz = 200000;
+  EXPECT_EQ(validate(o), "");
 }
 
 class ScopedEnv {
@@ -97,6 +107,8 @@ TEST(CaptureOptions, EnvironmentRoundTrip) {
   o.buffer_kb = 8192;
   o.pool_mb = 128;
   o.flush_ms = 250;
+  o.gpu_metrics = "default,pcie__read_bytes.sum";
+  o.gpu_metrics_hz = 2000;
   const auto env = to_environment(o);
   ScopedEnv scoped(env);
   std::string warnings;
@@ -110,10 +122,17 @@ TEST(CaptureOptions, EnvironmentRoundTrip) {
   EXPECT_EQ(back.buffer_kb, 8192u);
   EXPECT_EQ(back.pool_mb, 128u);
   EXPECT_EQ(back.flush_ms, 250u);
+  EXPECT_EQ(back.gpu_metrics, o.gpu_metrics);
+  EXPECT_EQ(back.gpu_metrics_hz, 2000u);
+  EXPECT_EQ(to_environment(Options{}).count(kEnvGpuMetrics), 0u);  // defaults are not passed on
 }
 
 TEST(CaptureOptions, MalformedEnvironmentIsIgnoredWithAWarning) {
-  ScopedEnv scoped{{kEnvTrace, "kernel,bogus"}, {kEnvDelay, "soon"}, {kEnvBufferKb, "12x"}};
+  ScopedEnv scoped{{kEnvTrace, "kernel,bogus"},
+                   {kEnvDelay, "soon"},
+                   {kEnvBufferKb, "12x"},
+                   {kEnvGpuMetrics, "a b"},
+                   {kEnvGpuMetricsHz, "fast"}};
   std::string warnings;
   const Options o = from_environment(&warnings);
   EXPECT_EQ(o.trace, kAllTraces);
@@ -122,6 +141,10 @@ TEST(CaptureOptions, MalformedEnvironmentIsIgnoredWithAWarning) {
   EXPECT_NE(warnings.find(kEnvTrace), std::string::npos);
   EXPECT_NE(warnings.find(kEnvDelay), std::string::npos);
   EXPECT_NE(warnings.find(kEnvBufferKb), std::string::npos);
+  EXPECT_EQ(o.gpu_metrics, "default");
+  EXPECT_EQ(o.gpu_metrics_hz, 10000u);
+  EXPECT_NE(warnings.find(kEnvGpuMetrics), std::string::npos);
+  EXPECT_NE(warnings.find(kEnvGpuMetricsHz), std::string::npos);
 }
 
 TEST(CaptureOptions, RankComesFromTheLaunchersVariables) {

@@ -46,6 +46,11 @@ struct Options {
   std::size_t buffer_kb = 4096;  // one CUPTI activity buffer
   std::size_t pool_mb = 256;     // all buffers together: capture memory never exceeds this
   unsigned flush_ms = 1000;      // how often recorded events are written to the file
+  // Hardware counters sampled per device (CUPTI PM sampling): "default" (SM
+  // active, occupancy, issue, tensor pipe, DRAM, PCIe, NVLink as the chip has
+  // them), "none", or a comma-separated list of metric names and "default".
+  std::string gpu_metrics = "default";
+  unsigned gpu_metrics_hz = 10000;  // samples per second and device, 10 to 200000
 };
 
 // What a capture did. Counts are events kept in the file.
