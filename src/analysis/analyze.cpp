@@ -229,6 +229,7 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
   for (const RankedTrace& rt : traces) detail::stream_pass(rt, opt, totals, &p, &ev);
   detail::hotspot_pass(traces, opt, totals, &p);
   detail::launch_pass(traces, opt, totals, &p);
+  detail::op_pass(traces, &p);
   summarize_steps(&p);
   compute_skew(&p);
   p.findings = detail::find_problems(p, ev, opt);

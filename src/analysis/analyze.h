@@ -43,6 +43,9 @@ struct FindingThresholds {
   double weight_update_overlap = 0.10;       // optimizer time overlapped with other kernels
   double tensor_core_eligible_share = 0.10;  // conv + GEMM share of GPU time
   double tensor_core_min_share = 0.05;       // tensor-core share of conv + GEMM time
+  double op_min_share = 0.02;                // an op (per shape) worth a finding: its GPU time / kernel time
+  double roofline_min_fraction = 0.3;        // ops reaching less of their roofline than this
+  double launch_overhead_min_share = 0.01;   // launch time beyond the op's GPU time, of kernel time
 };
 
 struct AnalysisOptions {

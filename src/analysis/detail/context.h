@@ -168,6 +168,9 @@ void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& to
 // from the totals the device passes gathered (plus the scans exact medians need).
 void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
                   Profile* p);
+// The op table (ops.cpp): Profile::ops, op_names, op_summary, devices' achieved_tflops.
+void op_pass(const std::vector<RankedTrace>& traces, Profile* p);
+
 void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, OpTotals& totals, Profile* p);
 
 // findings.cpp
