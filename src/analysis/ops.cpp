@@ -198,7 +198,8 @@ void group_trace(const Trace& t, OpSummary& s, Merged& merged, std::vector<std::
     if (key.dims) ++s.with_shapes;
     add_call(g, c, rg, r);
   }
-  s.overlapping += t.meta().stat("trace.ops.overlapping");
+  for (RowIndex r = 0; r < rg.size(); ++r)
+    if (rg.parent[r] != kNoRow && rg.end[r] > rg.end[rg.parent[r]]) ++s.overlapping;
   const std::optional<DevicePeaks> peaks = trace_peaks(t);
   for (auto& [key, g] : groups) {
     OpRow row = std::move(g.row);

@@ -833,8 +833,8 @@ void TraceBuilder::link_ops(Trace& t) {
 // The launching op of every API call: one sweep per CPU thread over its API
 // calls and its op ranges, both in start order, with the ops open at the
 // call on a stack (the innermost on top). The same sweep gives each op its
-// parent. Ranges that overlap without nesting are counted
-// ("trace.ops.overlapping"); the later one is taken as the inner one.
+// parent. Of ranges that overlap without nesting the later one is taken as
+// the inner one (the op table counts them: OpSummary::overlapping).
 // Then kernels whose name misleads take the category of their launching op
 // (classify_by_op), classified once per (op name, category).
 void TraceBuilder::attribute_ops(Trace& t) {
@@ -848,7 +848,6 @@ void TraceBuilder::attribute_ops(Trace& t) {
   tb.kernels.category_rule.clear();
   if (rg.size() == 0) return;
 
-  std::uint64_t overlapping = 0;
   std::vector<RowIndex> open;
   for (TrackId track = 0; track < t.tracks_.size(); ++track) {
     if (t.tracks_[track].kind != TrackKind::cpu) continue;
@@ -862,10 +861,7 @@ void TraceBuilder::attribute_ops(Trace& t) {
       // top is inside it.
       while (!open.empty() && rg.end[open.back()] <= rg.start[r] && rg.start[open.back()] < rg.start[r])
         open.pop_back();
-      if (!open.empty()) {
-        if (rg.end[r] > rg.end[open.back()]) ++overlapping;
-        rg.parent[r] = open.back();
-      }
+      if (!open.empty()) rg.parent[r] = open.back();
       open.push_back(r);
     };
     RowIndex next = ranges.begin;
@@ -877,7 +873,6 @@ void TraceBuilder::attribute_ops(Trace& t) {
     }
     while (next < ranges.end) push(next++);
   }
-  if (overlapping) t.meta_.set_stat("trace.ops.overlapping", overlapping);
 
   KernelTable& k = tb.kernels;
   std::vector<std::uint8_t> by_op;  // (op name id * categories + category) -> category, 0xff = not yet

@@ -52,7 +52,6 @@ TEST(Attribution, InnermostOpOwnsTheKernel) {
   EXPECT_EQ(t.parent_op(outer), kNoRow);
   EXPECT_EQ(t.launching_op({OpTable::kernel, in_outer}), outer);
   EXPECT_EQ(t.launching_op({OpTable::kernel, outside}), kNoRow);
-  EXPECT_EQ(t.meta().stat("trace.ops.overlapping"), 1u);
 }
 
 TEST(Attribution, GemmKernelOfAConvolutionIsConvolution) {
