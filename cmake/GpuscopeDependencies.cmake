@@ -6,8 +6,9 @@
 #   gpuscope::xxhash gpuscope::simdjson
 #   nlohmann_json::nlohmann_json CLI11::CLI11 GTest::gtest_main benchmark::benchmark
 #   gpuscope::imgui glfw (viewer) ; CUDA::cudart CUDA::cupti … (CUDA parts)
+#   pybind11_add_module, Python3_EXECUTABLE (Python module)
 #
-# Sets GPUSCOPE_HAVE_CUDA and GPUSCOPE_HAVE_VIEWER.
+# Sets GPUSCOPE_HAVE_CUDA, GPUSCOPE_HAVE_VIEWER and GPUSCOPE_HAVE_PYTHON.
 
 find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)
@@ -72,5 +73,35 @@ if(NOT GPUSCOPE_VIEWER STREQUAL "OFF")
     set(GPUSCOPE_HAVE_VIEWER ON)
   elseif(GPUSCOPE_VIEWER STREQUAL "ON")
     message(FATAL_ERROR "GPUSCOPE_VIEWER=ON but imgui/glfw3/OpenGL were not all found")
+  endif()
+endif()
+
+# ---- Python module (Python's headers, pybind11 from Debian) ---------------------
+set(GPUSCOPE_HAVE_PYTHON OFF)
+if(NOT GPUSCOPE_PYTHON STREQUAL "OFF")
+  # The interpreter the module is built for and tested with: unless
+  # Python3_EXECUTABLE names one, the first python3 on PATH that has numpy and
+  # pandas (Debian's /usr/bin/python3, when a pyenv or conda python3 without
+  # them comes first), else the first python3.
+  if(NOT Python3_EXECUTABLE)
+    function(_gpuscope_python_has_pandas result candidate)
+      execute_process(COMMAND ${candidate} -c "import numpy, pandas" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+      if(NOT rc EQUAL 0)
+        set(${result} FALSE PARENT_SCOPE)
+      endif()
+    endfunction()
+    find_program(GPUSCOPE_PYTHON_WITH_PANDAS NAMES python3 VALIDATOR _gpuscope_python_has_pandas)
+    if(GPUSCOPE_PYTHON_WITH_PANDAS)
+      set(Python3_EXECUTABLE ${GPUSCOPE_PYTHON_WITH_PANDAS})
+    endif()
+  endif()
+  find_package(Python3 3.8 QUIET COMPONENTS Interpreter Development.Module)
+  if(Python3_FOUND)
+    find_package(pybind11 2.6 CONFIG QUIET)
+  endif()
+  if(Python3_FOUND AND pybind11_FOUND)
+    set(GPUSCOPE_HAVE_PYTHON ON)
+  elseif(GPUSCOPE_PYTHON STREQUAL "ON")
+    message(FATAL_ERROR "GPUSCOPE_PYTHON=ON but Python's headers (python3-dev) or pybind11 (pybind11-dev) were not found")
   endif()
 endif()

@@ -33,5 +33,6 @@ inline constexpr ImU32 kSelectionColor = IM_COL32(255, 255, 255, 255);
 inline constexpr ImU32 kHighlightColor = IM_COL32(255, 214, 0, 255);
 inline constexpr ImU32 kEvidenceColor = IM_COL32(255, 80, 80, 40);
 inline constexpr ImU32 kFlowColor = IM_COL32(255, 170, 40, 255);
+inline constexpr ImU32 kCriticalPathColor = IM_COL32(255, 60, 140, 255);
 
 }  // namespace gpuscope::viewer

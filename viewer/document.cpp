@@ -26,6 +26,16 @@ void Document::set_profile(std::shared_ptr<const Profile> p) {
   profile_ = std::move(p);
 }
 
+std::shared_ptr<const PathOverlay> Document::path_overlay() const {
+  std::lock_guard lock(profile_mutex_);
+  return path_overlay_;
+}
+
+void Document::set_path_overlay(std::shared_ptr<const PathOverlay> p) {
+  std::lock_guard lock(profile_mutex_);
+  path_overlay_ = std::move(p);
+}
+
 void Document::set_analysis_error(std::string e) {
   {
     std::lock_guard lock(profile_mutex_);
@@ -151,6 +161,15 @@ void Loader::run(Source source) {
   } catch (const std::exception& e) {
     doc->set_analysis_error(e.what());
   }
+  if (cancel_) return;
+  // Then the critical path; a failure leaves the rest usable and says why.
+  PathOverlay path;
+  try {
+    path = compute_path_overlay(doc->trace());
+  } catch (const std::exception& e) {
+    path.status = std::string("the dependency graph failed: ") + e.what();
+  }
+  doc->set_path_overlay(std::make_shared<const PathOverlay>(std::move(path)));
   analysing_ = false;
   set_phase("done");
 }

@@ -6,9 +6,10 @@
 //      the TimelineIndex -> the document is published and drawn;
 //   2. compute the Profile (hotspots, findings, summary) -> attached to the
 //      published document when done; the panels that need it say "analysing"
-//      until then.
-// A published Document is immutable except for that one hand-over of the
-// Profile, which goes through a mutex.
+//      until then; then the critical path (critical_path.h), attached the
+//      same way.
+// A published Document is immutable except for those two hand-overs, which
+// go through a mutex.
 #pragma once
 
 #include <atomic>
@@ -21,6 +22,7 @@
 #include "analysis/profile.h"
 #include "trace/load_progress.h"
 #include "trace/trace.h"
+#include "viewer/critical_path.h"
 #include "viewer/timeline_index.h"
 
 namespace gpuscope::viewer {
@@ -39,6 +41,9 @@ class Document {
   bool analysis_failed() const { return analysis_failed_.load(); }
   const std::string& analysis_error() const { return analysis_error_; }
   void set_analysis_error(std::string e);
+  // The critical path and slack, or nullptr while they are being computed.
+  std::shared_ptr<const PathOverlay> path_overlay() const;
+  void set_path_overlay(std::shared_ptr<const PathOverlay> p);
 
   // "captured" / "imported" / "synthetic" / "unknown": what the UI shows.
   std::string_view source_label() const;
@@ -49,6 +54,7 @@ class Document {
   TimelineIndex index_;
   mutable std::mutex profile_mutex_;
   std::shared_ptr<const Profile> profile_;
+  std::shared_ptr<const PathOverlay> path_overlay_;
   std::atomic<bool> analysis_failed_{false};
   std::string analysis_error_;
 };

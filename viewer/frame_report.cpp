@@ -41,6 +41,25 @@ json tracks_json(const FrameStats& st) {
   return tracks;
 }
 
+json counter_lanes_json(const FrameStats& st) {
+  json lanes = json::array();
+  for (const CounterLaneStats& l : st.counter_lanes)
+    lanes.push_back({{"group", l.group},
+                     {"label", l.label},
+                     {"series", l.series},
+                     {"unit", l.unit},
+                     {"device", l.device == kNoDevice ? json(nullptr) : json(l.device)},
+                     {"y", l.y},
+                     {"height", l.height},
+                     {"visible", l.visible},
+                     {"columns", l.columns},
+                     {"peak", l.peak},
+                     {"peak_time_ns", l.peak_time},
+                     {"peak_text", l.peak_text},
+                     {"peak_marked", l.peak_marked}});
+  return lanes;
+}
+
 // Kernels in view per category: what the colours stand for.
 json kernels_by_category_json(const FrameStats& st) {
   json by_category = json::array();
@@ -102,6 +121,7 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["view"] = std::string(to_string(view.panel()));
   j["error"] = ctx.error.empty() ? json(nullptr) : json(ctx.error);
   j["message"] = st.message;
+  j["damage"] = st.damage.empty() ? json(nullptr) : json(st.damage);
   j["panels"] = st.panels;
   j["vertices"] = dd ? dd->TotalVtxCount : 0;
   j["indices"] = dd ? dd->TotalIdxCount : 0;
@@ -136,8 +156,12 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["kernels_by_category"] = kernels_by_category_json(st);
   j["folded_labels"] = st.folded_labels;
   j["lane_columns"] = st.lane_columns;
+  j["counter_lanes"] = counter_lanes_json(st);
+  j["step_sparklines"] = st.step_sparklines;
   j["match_markers"] = st.match_markers;
   j["flow_arrow"] = st.flow_arrow;
+  j["critical_path_events"] = st.critical_path_events;
+  j["critical_path_status"] = st.critical_path_status;
   j["evidence_bands"] = st.evidence_bands;
   j["rows"] = {{"hotspots", st.hotspot_rows},
                {"categories", st.category_rows},

@@ -1,6 +1,6 @@
 // Level of detail for one timeline lane: which events to draw one by one and
-// which runs to fold into a single block (Tracy's technique, see
-// ../shared/research/viewer-and-formats.md).
+// which runs to fold into a single block (Tracy's technique; docs/viewer.md
+// describes what a folded block shows).
 //
 // A lane is a sequence of events sorted by start. At a zoom where `min_ns`
 // nanoseconds make up the minimum visible size (3 px), an event at least that

@@ -56,6 +56,7 @@ struct Options {
   gpuscope::TimeNs zoom_start = 0, zoom_end = 0;
   std::string select, find;
   bool find_regex = false;
+  bool critical_path = false;
   int frames = 3;
   std::uint64_t synthetic = 0;
   std::string font = gv::kDefaultFontFile;
@@ -82,6 +83,8 @@ Options parse_command_line(int argc, char** argv) {
   app.add_option("--select", o.select, "select the first instance of this kernel (in the --zoom range if given)");
   app.add_option("--find", o.find, "search names for this text and highlight the matches");
   app.add_flag("--regex", o.find_regex, "--find is a regular expression");
+  app.add_flag("--critical-path", o.critical_path,
+               "draw the critical path of the visible steps (the toolbar's toggle; docs/whatif.md)");
   app.add_option("--frames", o.frames, "headless: frames to render after loading (default 3)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--font", o.font, "TrueType font of the UI (default: DejaVu Sans, Debian's fonts-dejavu-core)");
@@ -252,6 +255,7 @@ std::string apply_view_options(gv::View& view, const Options& o) {
     view.zoom_to(origin + o.zoom_start, origin + o.zoom_end);
   }
   if (!o.find.empty()) view.set_search(o.find, o.find_regex);
+  view.set_show_critical_path(o.critical_path);
   if (!o.select.empty()) {
     if (!view.select_kernel(o.select))
       error = "no kernel named '" + o.select + "' in " + view.document()->path();

@@ -96,6 +96,8 @@ void View::on_files_dropped(const std::vector<std::string>& paths) {
 void View::adopt(std::shared_ptr<Document> doc) {
   doc_ = std::move(doc);
   short_names_.clear();
+  coverage_ = doc_ ? device_coverage(doc_->trace()) : DeviceCoverage{};
+  damage_headline_ = doc_ ? damage_headline(doc_->trace().meta().damage, coverage_) : std::string();
   selection_ = {};
   matches_ = {};
   matches_label_.clear();
@@ -127,6 +129,16 @@ void View::poll_loaders() {
 bool View::busy() const {
   auto busy = [](const Loader& l) { return l.state() == Loader::State::loading || l.analysing(); };
   return busy(loader_) || busy(compare_loader_);
+}
+
+std::shared_ptr<const Profile> View::panel_profile(const char* panel) {
+  stats_.panels.push_back(panel);
+  if (!doc_) return nullptr;
+  std::shared_ptr<const Profile> profile = doc_->profile();
+  if (!profile)
+    ImGui::TextDisabled(doc_->analysis_failed() ? "analysis failed: %s" : "analysing...",
+                        doc_->analysis_error().c_str());
+  return profile;
 }
 
 std::string View::load_error() const {
@@ -189,6 +201,7 @@ void View::draw() {
   draw_menu_bar();
   draw_toolbar();
   stats_.panels.push_back("toolbar");
+  if (doc_ && !damage_headline_.empty()) draw_damage_banner();
 
   const float status_h = ImGui::GetFrameHeightWithSpacing();
   const float avail = ImGui::GetContentRegionAvail().y - status_h;
@@ -296,9 +309,21 @@ void View::draw_toolbar() {
     }
     ImGui::SameLine();
     const Trace& t = doc_->trace();
-    ImGui::Text("%s  ·  %zu GPU%s  ·  %s kernels  ·  %s", std::filesystem::path(doc_->path()).filename().c_str(),
-                doc_->index().activity().size(), doc_->index().activity().size() == 1 ? "" : "s",
-                format::count(t.kernels().size()).c_str(), format::duration(t.end_time() - t.begin_time()).c_str());
+    // "4 GPUs", or "1 of 4 GPUs with data" when some GPU of the trace has none (a damaged file).
+    const std::size_t gpus = doc_->index().activity().size(), declared = coverage_.declared.size();
+    const std::string gpu_text =
+        declared > coverage_.with_data.size()
+            ? format::count(coverage_.with_data.size()) + " of " + format::count(declared) + " GPUs with data"
+            : format::count(gpus) + (gpus == 1 ? " GPU" : " GPUs");
+    ImGui::Text("%s  ·  %s  ·  %s kernels  ·  %s", std::filesystem::path(doc_->path()).filename().c_str(),
+                gpu_text.c_str(), format::count(t.kernels().size()).c_str(),
+                format::duration(t.end_time() - t.begin_time()).c_str());
+    ImGui::SameLine();
+    ImGui::Checkbox("critical path", &show_critical_path_);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "Underline the ops and calls that decided each visible step's length\n"
+          "(the dependency graph's replay; docs/whatif.md)");
     ImGui::SameLine();
     draw_search_bar();
   } else {
@@ -329,6 +354,28 @@ void View::draw_status_bar() {
 }
 
 // [SECTION] Welcome, loading, error screens --------------------------------------------------
+
+// What storage lost of the open file, above the timeline in every panel;
+// the hover lists the problems and the rows lost (gpuscope info says the same).
+void View::draw_damage_banner() {
+  stats_.panels.push_back("damage_banner");
+  stats_.damage = damage_headline_;
+  const ImVec4 amber(0.55f, 0.32f, 0.02f, 1);
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, amber);
+  ImGui::BeginChild("damage", ImVec2(0, ImGui::GetFrameHeightWithSpacing()), false, ImGuiWindowFlags_NoScrollbar);
+  ImGui::SetCursorPosX(ImGui::GetCursorPosX() + 6);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(damage_headline_.c_str());
+  if (ImGui::IsItemHovered()) {
+    const FileDamage& d = doc_->trace().meta().damage;
+    std::string tip = "rows lost: " + rows_lost_text(d);
+    for (const std::string& p : d.problems) tip += "\n" + p;
+    tip += "\nThe timeline, hotspots and findings cover only what survived.";
+    ImGui::SetTooltip("%s", tip.c_str());
+  }
+  ImGui::EndChild();
+  ImGui::PopStyleColor();
+}
 
 void View::draw_welcome() {
   stats_.panels.push_back("welcome");

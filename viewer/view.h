@@ -28,6 +28,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "trace/damage.h"
+#include "viewer/counter_lanes.h"
 #include "viewer/document.h"
 #include "viewer/file_browser.h"
 #include "viewer/lod.h"
@@ -59,6 +61,20 @@ struct TrackStats {
   std::uint64_t drawn = 0;          // events drawn one by one
   std::uint64_t merged_blocks = 0;  // folded blocks
   std::uint64_t merged_events = 0;  // events inside them
+};
+
+// A counter lane as drawn: its series, where, and its peak.
+struct CounterLaneStats {
+  std::string group;                 // the GPU group it sits under, or "Counters"
+  std::string label, series, unit;   // "memory allocated", "memory.allocated", "B"
+  std::uint32_t device = kNoDevice;  // its GPU, kNoDevice for the others
+  float y = 0, height = 0;
+  bool visible = false;
+  std::uint64_t columns = 0;  // pixel columns sampled (0 when off screen)
+  double peak = 0;            // over the whole trace: the lane's scale
+  TimeNs peak_time = 0;
+  std::string peak_text;     // as written on the lane ("peak 3.00 GiB")
+  bool peak_marked = false;  // the peak's time is in view and marked
 };
 
 struct GroupStats {
@@ -96,10 +112,16 @@ struct FrameStats {
   std::array<double, kKernelCategoryCount> kernel_px{};
   std::vector<std::string> folded_labels;  // the first 64 labels written on folded blocks ("3,780 kernels")
   std::uint64_t lane_columns = 0;          // activity-lane columns sampled
-  std::uint64_t match_markers = 0;         // highlighted matches drawn
-  bool flow_arrow = false;                 // launch -> GPU op arrow drawn
-  std::uint64_t evidence_bands = 0;        // time ranges of the clicked finding drawn
-  std::vector<std::string> panels;         // what this frame showed
+  std::vector<CounterLaneStats> counter_lanes;
+  std::vector<std::string> step_sparklines;  // summary: steps drawn with a memory sparkline
+  std::uint64_t match_markers = 0;           // highlighted matches drawn
+  bool flow_arrow = false;                   // launch -> GPU op arrow drawn
+  // The critical path (the toolbar's toggle): events of it underlined this
+  // frame, and why there is none when the toggle is on ("computing", …).
+  std::uint64_t critical_path_events = 0;
+  std::string critical_path_status;
+  std::uint64_t evidence_bands = 0;  // time ranges of the clicked finding drawn
+  std::vector<std::string> panels;   // what this frame showed
   std::uint64_t hotspot_rows = 0, category_rows = 0, finding_rows = 0, summary_devices = 0, compare_rows = 0;
   // Clickable things on screen: hotspot column headers, hotspot rows (full
   // kernel names, in the table's current order), category rows, finding
@@ -112,6 +134,7 @@ struct FrameStats {
   std::string source_badge;  // "CAPTURED", "IMPORTED", "SYNTHETIC" as drawn in the toolbar
   std::string tooltip;       // name of the event whose hover tooltip was shown, if any
   std::string message;       // the error or status shown instead of a trace, if any
+  std::string damage;        // the storage-damage banner drawn above the timeline ("INCOMPLETE file: …"), if any
 };
 
 class View {
@@ -153,6 +176,9 @@ class View {
   // Zooms so the selection (and the API call that launched it) is in view.
   void focus_selection();
   const Selection& selection() const { return selection_; }
+  // Draw the critical path of the visible steps (the toolbar's toggle).
+  void set_show_critical_path(bool on) { show_critical_path_ = on; }
+  bool show_critical_path() const { return show_critical_path_; }
   void set_search(std::string_view text, bool regex);
   const MatchSet& matches() const { return matches_; }
   const std::string& matches_label() const { return matches_label_; }
@@ -177,6 +203,7 @@ class View {
   void draw_welcome();
   void draw_loading(const Loader& loader, const char* what);
   void draw_error(const std::string& message);
+  void draw_damage_banner();
   void draw_bottom_panel(float height);
   void handle_global_keys();
   std::string_view short_label(StringId name);   // cached format::short_kernel_name()
@@ -203,6 +230,14 @@ class View {
   void draw_ruler(ImDrawList* dl, float x0, float y0, float width);
   void draw_legend();
   float draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x0, float y, float width);
+  // view_counters.cpp
+  const std::vector<CounterLane>& lanes_of(std::uint32_t device);
+  // Lanes of `device`'s series (kNoDevice: those of no GPU) from y down; their height.
+  float draw_counter_lanes(ImDrawList* dl, std::uint32_t device, const std::string& group, float label_x, float x0,
+                           float y, float width);
+  void draw_counter_lane(ImDrawList* dl, const CounterLane& lane, float label_x, float x0, float y, float width,
+                         CounterLaneStats& ls);
+  void draw_step_sparkline(const Step& s, float width, float height);
   void draw_track(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width, TrackStats& ts);
   void draw_row(ImDrawList* dl, const TrackRow& row, float x0, float y, float width, TrackStats& ts);
   void draw_folded(ImDrawList* dl, const LaneSegment& seg, const LodItem& it, float xa, float xb, const RowSpan& span,
@@ -213,6 +248,7 @@ class View {
   CategoryTimes folded_kernel_time(const LaneSegment& seg, RowIndex first, RowIndex last) const;
   void draw_matches(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width);
   void draw_flow(ImDrawList* dl, float x0, float width);
+  void draw_critical_path(ImDrawList* dl, float x0, float width);
   bool row_position(TableId table, RowIndex row, float* y) const;  // screen y of the row holding an event
   ImU32 event_color(TableId table, RowIndex row) const;
   std::string_view event_label(TableId table, RowIndex row);
@@ -225,11 +261,15 @@ class View {
   void draw_details_fields(TableId table, RowIndex r);
   void draw_details_of_kind(TableId table, RowIndex r);
   void draw_details_context(TableId table, RowIndex r);  // the launch, or what a call launched; the NVTX stack
+  void draw_details_path(TableId table, RowIndex r);     // on the critical path or not, and its slack
   void draw_nvtx_stack(TrackId track, TimeNs t, bool own);
   void detail_row(const char* key, const std::string& value);
   void tooltip_for(TableId table, RowIndex row);
   std::string event_name(TableId table, RowIndex row) const;
   std::vector<RowIndex> nvtx_stack(TrackId track, TimeNs t) const;
+  // A panel that shows analysis results: records that it was drawn and returns
+  // the profile, or draws "analysing..." / the analysis error and returns null.
+  std::shared_ptr<const Profile> panel_profile(const char* panel);
   // view_hotspots.cpp
   void draw_hotspots();
   void draw_kernel_table(const Profile& profile);
@@ -261,6 +301,8 @@ class View {
   std::shared_ptr<Document> doc_, compare_doc_;
   std::string compare_error_;
   std::unordered_map<StringId, std::string> short_names_;
+  DeviceCoverage coverage_;      // GPUs of the open trace declared and with data
+  std::string damage_headline_;  // what storage lost of the open file; empty when intact
   FileBrowser browser_;
   bool browser_for_compare_ = false;
 
@@ -279,9 +321,12 @@ class View {
   float timeline_width_ = 1000;  // of the last frame, for key zoom/pan around the centre
   std::optional<MatchRef> hovered_;
   std::optional<FoldedBlock> hovered_block_;
-  std::vector<LaneSample> lane_buf_;  // reused every frame
-  std::vector<float> track_y_;        // per TrackInfo: screen y of its first row this frame, NaN if hidden
-  bool click_pending_ = false;        // left button went down on the tracks area
+  std::vector<LaneSample> lane_buf_;                                           // reused every frame
+  std::unordered_map<std::uint32_t, std::vector<CounterLane>> counter_lanes_;  // by device, for counter_lanes_for_
+  const Document* counter_lanes_for_ = nullptr;
+  std::vector<CounterColumn> counter_buf_;  // reused every frame
+  std::vector<float> track_y_;              // per TrackInfo: screen y of its first row this frame, NaN if hidden
+  bool click_pending_ = false;              // left button went down on the tracks area
   float click_x_ = 0, click_y_ = 0;
 
   // Selection, highlights, search
@@ -299,6 +344,7 @@ class View {
   std::vector<std::string> hotspot_names_;    // short names of Profile::hotspots, numbered where they collide
   const Profile* hotspot_order_for_ = nullptr;
   std::string highlighted_kernel_;  // the hotspot row clicked last
+  bool show_critical_path_ = false;
 
   // Frame bookkeeping
   FrameStats stats_;

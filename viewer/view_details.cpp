@@ -95,6 +95,7 @@ void View::draw_details() {
   if (ImGui::BeginTable("event", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg,
                         ImVec2(ImGui::GetContentRegionAvail().x * 0.5f, 0))) {
     draw_details_fields(table, r);
+    draw_details_path(table, r);
     ImGui::EndTable();
   }
   ImGui::EndGroup();
@@ -142,6 +143,36 @@ void View::draw_details_fields(TableId table, RowIndex r) {
     detail_row("thread", cat("pid ", std::to_string(trk.pid), ", tid ", std::to_string(trk.tid)));
   }
   draw_details_of_kind(table, r);
+}
+
+// Whether the event is on its step's critical path, and how much later it
+// could have started without the end of the trace moving.
+void View::draw_details_path(TableId table, RowIndex r) {
+  if (table == TableId::ranges) return;
+  const std::shared_ptr<const PathOverlay> path = doc_->path_overlay();
+  if (!path) {
+    detail_row("critical path", "computing");
+    return;
+  }
+  if (!path->ready()) {
+    detail_row("critical path", "none: " + path->status);
+    return;
+  }
+  const TimeNs slack = path->slack_of(table, r);
+  if (slack < 0) {
+    detail_row("critical path", "not in the dependency graph (a nested call)");
+    return;
+  }
+  const std::int32_t step = path->path_of(table, r);
+  std::string on;
+  if (step == PathOverlay::kOffPath)
+    on = "no";
+  else if (step < 0)
+    on = "yes (the whole trace's)";
+  else
+    on = "yes, of step " + std::to_string(path->step_index[static_cast<std::size_t>(step)]);
+  detail_row("critical path", on);
+  detail_row("slack", format::duration(slack) + " (how much later it could start with the trace ending no later)");
 }
 
 void View::draw_details_of_kind(TableId table, RowIndex r) {

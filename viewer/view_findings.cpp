@@ -26,14 +26,8 @@ ImVec4 severity_color(Severity s) {
 }  // namespace
 
 void View::draw_findings() {
-  stats_.panels.push_back("findings");
-  if (!doc_) return;
-  const std::shared_ptr<const Profile> profile = doc_->profile();
-  if (!profile) {
-    ImGui::TextDisabled(doc_->analysis_failed() ? "analysis failed: %s" : "analysing...",
-                        doc_->analysis_error().c_str());
-    return;
-  }
+  const std::shared_ptr<const Profile> profile = panel_profile("findings");
+  if (!profile) return;
   stats_.finding_rows = profile->findings.size();
   if (profile->findings.empty()) {
     ImGui::TextDisabled("No findings: no rule crossed its threshold on this trace.");

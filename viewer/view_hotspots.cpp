@@ -63,14 +63,8 @@ void share_bar(double share, ImU32 color) {
 }  // namespace
 
 void View::draw_hotspots() {
-  stats_.panels.push_back("hotspots");
-  if (!doc_) return;
-  const std::shared_ptr<const Profile> profile = doc_->profile();
-  if (!profile) {
-    ImGui::TextDisabled(doc_->analysis_failed() ? "analysis failed: %s" : "analysing...",
-                        doc_->analysis_error().c_str());
-    return;
-  }
+  const std::shared_ptr<const Profile> profile = panel_profile("hotspots");
+  if (!profile) return;
   const float width = ImGui::GetContentRegionAvail().x;
   const float cat_w = std::min(360.0f, width * 0.32f);
   ImGui::BeginChild("per_kernel", ImVec2(width - cat_w - 8, 0));

@@ -64,14 +64,8 @@ void legend_item(const char* label, ImU32 color) {
 // [SECTION] Summary panel --------------------------------------------------------------------
 
 void View::draw_summary() {
-  stats_.panels.push_back("summary");
-  if (!doc_) return;
-  const std::shared_ptr<const Profile> profile = doc_->profile();
-  if (!profile) {
-    ImGui::TextDisabled(doc_->analysis_failed() ? "analysis failed: %s" : "analysing...",
-                        doc_->analysis_error().c_str());
-    return;
-  }
+  const std::shared_ptr<const Profile> profile = panel_profile("summary");
+  if (!profile) return;
   const Profile& p = *profile;
   const TraceMeta& meta = doc_->trace().meta();
   ImGui::Text("Source: %s (%s)%s%s", std::string(doc_->source_label()).c_str(),
@@ -191,6 +185,7 @@ void View::draw_summary_steps(const StepSummary& st) {
                           format::duration(s.compute_ns).c_str(), format::duration(s.communication_ns).c_str(),
                           format::duration(s.memcpy_ns).c_str(), format::duration(s.idle_ns).c_str());
       if (ImGui::IsItemClicked()) zoom_to(s.range.start, s.range.end);
+      if (bar_h >= 10) draw_step_sparkline(s, 120, bar_h + 4);
       if (bar_h < 10) ImGui::SetCursorPosY(ImGui::GetCursorPosY() - ImGui::GetStyle().ItemSpacing.y + 1);
     }
   }

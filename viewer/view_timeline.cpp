@@ -189,6 +189,7 @@ void View::draw_timeline(float height) {
   const float y_start = ImGui::GetCursorScreenPos().y;
   const float y_end = draw_groups(dl, origin.x, x0, width, y_start, top, bottom);
   draw_flow(dl, x0, width);
+  if (show_critical_path_) draw_critical_path(dl, x0, width);
   // Mouse time cursor.
   const ImGuiIO& io = ImGui::GetIO();
   if (ImGui::IsWindowHovered() && io.MousePos.x >= x0 && io.MousePos.x <= x0 + width)
@@ -236,6 +237,8 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
     y += kGroupH;
     if (g.activity >= 0)
       y += draw_activity_lanes(dl, ix.activity()[static_cast<std::size_t>(g.activity)], x0, y, width);
+    if (g.kind == TrackKind::gpu && !collapsed)
+      y += draw_counter_lanes(dl, g.device, g.label, x0 - kLabelWidth + 8, x0, y, width);
     for (std::uint32_t ti : g.tracks) {
       const TrackInfo& info = ix.tracks()[ti];
       TrackStats ts;
@@ -274,6 +277,16 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
       stats_.merged_events += ts.merged_events;
       stats_.tracks.push_back(std::move(ts));
     }
+  }
+  // Series of no GPU (host memory, Chrome counters of a process): under a header of their own.
+  if (!lanes_of(kNoDevice).empty()) {
+    static const std::string kCounters = "Counters";
+    if (y + kGroupH >= top && y <= bottom) {
+      dl->AddRectFilled(ImVec2(left, y), ImVec2(x0 + width, y + kGroupH - 1), IM_COL32(45, 50, 62, 255));
+      dl->AddText(ImVec2(left + 16, y + 3), IM_COL32(230, 230, 230, 255), kCounters.c_str());
+    }
+    y += kGroupH;
+    y += draw_counter_lanes(dl, kNoDevice, kCounters, x0 - kLabelWidth + 8, x0, y, width);
   }
   return y;
 }
@@ -770,6 +783,53 @@ void View::draw_flow(ImDrawList* dl, float x0, float width) {
     const float dir = yb > ya ? -1.0f : 1.0f;
     dl->AddTriangleFilled(p1, ImVec2(p1.x - 5, p1.y + 8 * dir), ImVec2(p1.x + 5, p1.y + 8 * dir), kFlowColor);
     stats_.flow_arrow = true;
+  }
+}
+
+// The critical path of the visible steps: each event on it underlined, and
+// consecutive events of one step's path joined by a line.
+void View::draw_critical_path(ImDrawList* dl, float x0, float width) {
+  const std::shared_ptr<const PathOverlay> path = doc_->path_overlay();
+  if (!path) {
+    stats_.critical_path_status = "computing";
+    return;
+  }
+  if (!path->ready()) {
+    stats_.critical_path_status = path->status;
+    return;
+  }
+  stats_.critical_path_status = "on " + path->scope;
+  const double ppn = px_per_ns(width);
+  const auto [a, b] = path->visible(view_start(), view_end());
+  // At most this many events a frame, the longest kept by drawing in order and
+  // skipping those that would land on the pixel already drawn on their row.
+  constexpr std::size_t kMaxEvents = 20'000;
+  bool have_prev = false;
+  ImVec2 prev_end;
+  std::int32_t prev_step = 0;
+  float last_x = -1e9f, last_y = -1e9f;
+  for (std::size_t i = a; i < b && stats_.critical_path_events < kMaxEvents; ++i) {
+    const PathOverlay::Segment& s = path->segments[i];
+    if (s.end < view_start() || s.start > view_end()) continue;
+    float y = 0;
+    if (!row_position(s.table, s.row, &y)) {
+      have_prev = false;
+      continue;
+    }
+    const float xa = x0 + static_cast<float>(static_cast<double>(s.start - view_start_) * ppn);
+    const float xb = std::max(xa + 2, x0 + static_cast<float>(static_cast<double>(s.end - view_start_) * ppn));
+    const float ya = y + kRowH - 3;
+    const ImVec2 p0(std::clamp(xa, x0, x0 + width), ya), p1(std::clamp(xb, x0, x0 + width), ya + 3);
+    if (have_prev && prev_step == s.step) dl->AddLine(prev_end, ImVec2(p0.x, ya + 1.5f), kCriticalPathColor, 1.0f);
+    if (!(ya == last_y && p1.x <= last_x + 1)) {
+      dl->AddRectFilled(p0, p1, kCriticalPathColor);
+      last_x = p1.x;
+      last_y = ya;
+    }
+    ++stats_.critical_path_events;
+    prev_end = ImVec2(p1.x, ya + 1.5f);
+    prev_step = s.step;
+    have_prev = true;
   }
 }
 

@@ -169,6 +169,19 @@ void add_stats(const TraceMeta& meta, Profile* p) {
 
 }  // namespace
 
+FileQuality file_quality(const Trace& t, const std::string& file) {
+  FileQuality q;
+  q.file = file;
+  q.damage = t.meta().damage;
+  q.devices = device_coverage(t);
+  q.dropped_records = t.meta().stat(stat_key::kDroppedRecords);
+  return q;
+}
+
+bool TraceQuality::complete() const {
+  return std::none_of(files.begin(), files.end(), [](const FileQuality& f) { return f.damage.any(); });
+}
+
 // [SECTION] Entry points ----------------------------------------------------------------------------
 
 Profile analyze(const Trace& trace, const AnalysisOptions& options) {
@@ -205,6 +218,7 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
     std::vector<DeviceSummary> devices;
     std::vector<TemporalBreakdown> hta;
     detail::device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[ti]);
+    detail::memory_pass(rt, opt, devices, steps, &ev);
     for (Step& s : steps) s.range = rt.shift(s.range);
     // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
     // several GPUs gets one row per GPU (HTA would merge them; see metrics.md).
@@ -216,6 +230,7 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
     else
       std::move(steps.begin(), steps.end(), std::back_inserter(p.steps.steps));
     add_stats(t.meta(), &p);
+    p.trace_quality.files.push_back(file_quality(t, rt.file));
     if (t.end_time() > t.begin_time() || t.kernels().size()) {
       const TimeRange w = rt.shift({t.begin_time(), t.end_time()});
       if (!any_window) p.window = w, any_window = true;

@@ -46,6 +46,11 @@ struct FindingThresholds {
   double op_min_share = 0.02;                // an op (per shape) worth a finding: its GPU time / kernel time
   double roofline_min_fraction = 0.3;        // ops reaching less of their roofline than this
   double launch_overhead_min_share = 0.01;   // launch time beyond the op's GPU time, of kernel time
+  double memory_headroom_share = 0.50;       // peak allocated below this share of GPU memory: room for more
+  double memory_usable_share = 0.90;         // … of which a larger batch may fill this share (fragmentation)
+  double memory_pressure_share = 0.90;       // peak reserved (or allocated) at this share: close to capacity
+  double reserved_over_allocated = 1.5;      // churn: peak reserved at least this times peak allocated …
+  double allocator_calls_per_step = 1.0;     // … or direct cudaMalloc/cudaFree calls per step (100 without steps)
 };
 
 struct AnalysisOptions {
@@ -75,12 +80,19 @@ struct JobInput {
 // A single input gives the same Profile as analyze().
 Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& options = {});
 
+// What one trace's file lost in storage and which GPUs have data (the
+// Profile's trace_quality entry for it), without analysing anything else.
+FileQuality file_quality(const Trace& trace, const std::string& file);
+
 // A finding rule as docs/findings.md lists it. finding_rules() gives every
 // rule in the order the rules run (and the doc lists them).
 struct FindingRule {
   std::string_view id;        // the Finding::id it produces
   std::string_view summary;   // what it tests, in a few words
   std::string_view severity;  // when it is critical, warning or info (for the default thresholds)
+  // The fix as `gpuscope whatif` changes (docs/whatif.md), whose simulated
+  // saving replaces the rule of thumb; empty where the graph cannot express it.
+  std::string_view fix;
 };
 std::span<const FindingRule> finding_rules();
 

@@ -80,7 +80,22 @@ struct Scale {
   double before = 1, after = 1;
 };
 
-// Step counts and times, kernel time, utilization, concurrency, idle share.
+// The largest of the GPUs' peaks; nothing when no GPU's is known.
+std::optional<std::uint64_t> largest(const Profile& p, std::optional<std::uint64_t> DeviceSummary::*peak) {
+  std::optional<std::uint64_t> out;
+  for (const DeviceSummary& g : p.devices)
+    if (const auto& v = g.*peak) out = std::max(out.value_or(0), *v);
+  return out;
+}
+
+void compare_memory(const Profile& before, const Profile& after, ProfileDiff& d) {
+  d.before_peak_allocated = largest(before, &DeviceSummary::peak_allocated_bytes);
+  d.after_peak_allocated = largest(after, &DeviceSummary::peak_allocated_bytes);
+  d.before_peak_reserved = largest(before, &DeviceSummary::peak_reserved_bytes);
+  d.after_peak_reserved = largest(after, &DeviceSummary::peak_reserved_bytes);
+}
+
+// Step counts and times, kernel time, utilization, concurrency, idle share, memory peaks.
 Scale compare_headline(const Profile& before, const Profile& after, ProfileDiff& d) {
   if (!before.files.empty()) d.before_label = before.files.front();
   if (!after.files.empty()) d.after_label = after.files.front();
@@ -111,6 +126,7 @@ Scale compare_headline(const Profile& before, const Profile& after, ProfileDiff&
   };
   d.before_idle_share = idle(before);
   d.after_idle_share = idle(after);
+  compare_memory(before, after, d);
   return scale;
 }
 
@@ -220,8 +236,8 @@ void compare_findings(const Profile& before, const Profile& after, ProfileDiff& 
   });
 }
 
-// What to say first: the step time, then the findings that moved, then
-// where kernel time moved most.
+// What to say first (after storage damage): the step time, then the
+// findings that moved, then where kernel time moved most.
 void summarize(ProfileDiff& d) {
   using namespace format;
   auto change = [](double from, double to) {
@@ -233,6 +249,17 @@ void summarize(ProfileDiff& d) {
   d.summary.push_back("GPU utilization " + percent1(d.before_utilization) + " -> " + percent1(d.after_utilization) +
                       ", kernel time" + (d.per_step ? " per step " : " ") + duration(d.before_kernel_ns) + " -> " +
                       duration(d.after_kernel_ns));
+  if (d.before_peak_allocated && d.after_peak_allocated && *d.before_peak_allocated != *d.after_peak_allocated)
+    d.summary.push_back("Peak memory allocated " + bytes(*d.before_peak_allocated) + " -> " +
+                        bytes(*d.after_peak_allocated) +
+                        change(double(*d.before_peak_allocated), double(*d.after_peak_allocated)) +
+                        (d.before_peak_reserved && d.after_peak_reserved
+                             ? ", reserved " + bytes(*d.before_peak_reserved) + " -> " + bytes(*d.after_peak_reserved)
+                             : ""));
+  else if (d.before_peak_allocated.has_value() != d.after_peak_allocated.has_value())
+    d.summary.push_back("Peak memory allocated known on one side only: " +
+                        (d.before_peak_allocated ? bytes(*d.before_peak_allocated) : std::string("?")) + " -> " +
+                        (d.after_peak_allocated ? bytes(*d.after_peak_allocated) : std::string("?")));
   for (const FindingDelta& x : d.findings) {
     switch (x.change) {
       case FindingChange::resolved:
@@ -260,6 +287,15 @@ void summarize(ProfileDiff& d) {
   }
 }
 
+// Storage damage on either side comes before anything compared: those
+// numbers cover only what survived.
+void state_damage(const Profile& p, const char* side, ProfileDiff& d) {
+  for (const FileQuality& q : p.trace_quality.files)
+    if (q.damage.any())
+      d.summary.push_back(std::string(side) + (q.file.empty() ? "" : " (" + q.file + ")") + ": " +
+                          damage_headline(q.damage, q.devices) + "; its numbers cover only what survived");
+}
+
 }  // namespace
 
 ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size_t top_kernels) {
@@ -269,6 +305,8 @@ ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size
   compare_kernels(before, after, scale, top_kernels, d);
   compare_ops(before, after, scale, top_kernels, d);
   compare_findings(before, after, d);
+  state_damage(before, "Before", d);
+  state_damage(after, "After", d);
   summarize(d);
   return d;
 }

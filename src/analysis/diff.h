@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,11 +59,14 @@ struct ProfileDiff {
   double before_utilization = 0, after_utilization = 0;  // mean over GPUs
   double before_concurrency = 0, after_concurrency = 0;  // mean over GPUs
   double before_idle_share = 0, after_idle_share = 0;    // HTA idle share, mean over rows
-  std::vector<CategoryDelta> categories;                 // largest change first
-  std::vector<KernelDelta> kernels;                      // largest change first, at most top_kernels
-  std::vector<OpDelta> ops;                              // largest change first, at most top_kernels
-  std::vector<FindingDelta> findings;                    // resolved, appeared, worse, better, unchanged
-  std::vector<std::string> summary;                      // one-line statements, most important first
+  // Memory: the largest peak over GPUs; nullopt where a side's trace does not say.
+  std::optional<std::uint64_t> before_peak_allocated, after_peak_allocated;
+  std::optional<std::uint64_t> before_peak_reserved, after_peak_reserved;
+  std::vector<CategoryDelta> categories;  // largest change first
+  std::vector<KernelDelta> kernels;       // largest change first, at most top_kernels
+  std::vector<OpDelta> ops;               // largest change first, at most top_kernels
+  std::vector<FindingDelta> findings;     // resolved, appeared, worse, better, unchanged
+  std::vector<std::string> summary;       // one-line statements, most important first
 };
 
 ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size_t top_kernels = 15);

@@ -65,6 +65,8 @@ std::string_view to_string(StepSource s) {
   return "none";
 }
 
+std::string_view to_string(SavingSource s) { return s == SavingSource::simulated ? "simulated" : "rule_of_thumb"; }
+
 bool parse_severity(std::string_view s, Severity* out) {
   for (Severity v : {Severity::info, Severity::warning, Severity::critical})
     if (to_string(v) == s) return *out = v, true;

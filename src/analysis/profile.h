@@ -8,6 +8,8 @@
 // [SECTION] Synchronization and copies
 // [SECTION] HTA-compatible temporal breakdown
 // [SECTION] Findings
+// [SECTION] Trace quality (storage damage, apart from recording drops)
+// [SECTION] Critical path and simulated fixes
 // [SECTION] Profile
 //
 // analysis/ fills it (analyze.h); report, JSON, diff and the viewer read it.
@@ -30,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "trace/damage.h"
 #include "trace/types.h"
 
 namespace gpuscope {
@@ -81,6 +84,10 @@ struct DeviceSummary {
   // Σ FLOPs of the ops with a known cost / Σ their GPU time; null when no op's FLOPs are known
   std::optional<double> achieved_tflops;
   std::string peaks_source;  // where the roofline's peaks came from (a datasheet), empty when unknown
+  // Memory (docs/metrics.md, "Memory"); nullopt where the trace does not say.
+  std::optional<std::uint64_t> memory_bytes;          // the GPU's memory
+  std::optional<std::uint64_t> peak_allocated_bytes;  // most bytes in live allocations at once
+  std::optional<std::uint64_t> peak_reserved_bytes;   // most bytes the allocator held from the GPU
 };
 
 // [SECTION] Categories and hotspots ----------------------------------------------------------
@@ -123,6 +130,10 @@ struct Step {
   // ranges on the CPU), and part of the rest ended by a host-wait.
   TimeNs input_wait_ns = 0;
   TimeNs host_wait_ns = 0;
+  // Most bytes in live allocations on its device during the step; nullopt
+  // where the trace does not say. The least during the step (min_…) tells
+  // what stays allocated across steps (weights, optimizer state).
+  std::optional<std::uint64_t> peak_allocated_bytes, min_allocated_bytes;
 };
 
 struct StepSummary {
@@ -275,6 +286,11 @@ struct OpSummary {
 
 enum class Severity : std::uint8_t { info = 0, warning = 1, critical = 2 };
 
+// How a finding's saving was estimated: the rule's rule of thumb
+// (docs/findings.md), or by replaying the trace's dependency graph with the
+// fix applied (docs/whatif.md).
+enum class SavingSource : std::uint8_t { rule_of_thumb = 0, simulated = 1 };
+
 struct Finding {
   std::string id;  // stable rule id: "padding-hotspot", "low-concurrency", …
   Severity severity = Severity::info;
@@ -287,6 +303,68 @@ struct Finding {
   std::uint32_t device = kNoDevice;
   std::vector<TimeRange> ranges;     // where to look (the viewer zooms here)
   std::vector<std::string> kernels;  // kernel names involved, most expensive first
+  SavingSource saving_source = SavingSource::rule_of_thumb;
+  std::string fix;               // the fix as a `gpuscope whatif` change ("--remove padding"); empty: none
+  TimeNs predicted_step_ns = 0;  // median step after the fix, simulated (0: not simulated)
+};
+
+// [SECTION] Critical path and simulated fixes ----------------------------------------------
+
+// The critical path of the steps (docs/whatif.md): what decided their length,
+// summed over the steps simulated, split by kind and by kernel category.
+struct PathCategory {
+  KernelCategory category = KernelCategory::other;
+  TimeNs ns = 0;
+};
+struct PathOp {
+  std::string name;
+  KernelCategory category = KernelCategory::other;
+  TimeNs ns = 0;            // its time on the paths
+  std::uint64_t count = 0;  // ops of that name on them
+};
+struct CriticalPath {
+  std::uint64_t steps = 0;  // steps whose paths are summed (0: one path over the whole trace)
+  TimeNs length_ns = 0;     // Σ of the paths' lengths
+  TimeNs gpu_compute_ns = 0, communication_ns = 0, copy_ns = 0, cpu_launch_ns = 0, cpu_other_ns = 0, input_wait_ns = 0,
+         sync_wait_ns = 0;
+  std::vector<PathCategory> categories;  // GPU time on the paths by category, largest first
+  std::vector<PathOp> ops;               // GPU ops with the most time on the paths, most first
+};
+
+// A fix's predicted step time.
+struct Prediction {
+  std::string change;  // the `gpuscope whatif` change(s): "--remove padding"
+  TimeNs step_ns = 0;  // median step predicted (the span without steps)
+  double speedup = 0;  // replayed / predicted step
+};
+
+// What the replay of the dependency graph covered and predicted.
+struct Simulation {
+  std::string status;                   // empty: not run; "simulated"; otherwise why it was not
+  std::string scope;                    // what was replayed ("all 6 steps", "32 steps in the middle of 61352", …)
+  std::uint64_t steps = 0;              // steps simulated (0: the whole trace, without steps)
+  TimeNs replayed_step_ns = 0;          // median step replayed
+  double replay_error = 0;              // median per-step relative error (span error without steps)
+  double replay_error_worst = 0;        // worst step
+  std::vector<Prediction> predictions;  // each fix of a finding alone
+  Prediction together;                  // all of them together
+};
+
+// [SECTION] Trace quality -------------------------------------------------------------------
+
+// What one analysed file lost in storage (cut short or damaged: its
+// TraceMeta::damage) and which of its GPUs have data, kept apart from the
+// records the recorder dropped. docs/metrics.md, "Trace quality".
+struct FileQuality {
+  std::string file;  // the analysed file ("" when analysed from memory)
+  FileDamage damage;
+  DeviceCoverage devices;
+  std::uint64_t dropped_records = 0;  // recording drops (capture.dropped_records): never reached the file
+};
+
+struct TraceQuality {
+  std::vector<FileQuality> files;  // one per analysed trace, in order
+  bool complete() const;           // no file lost anything in storage
 };
 
 // [SECTION] Profile ---------------------------------------------------------------------------
@@ -316,10 +394,15 @@ struct Profile {
   TimeNs kernel_time_ns = 0;      // sum of all kernel durations (the share denominator)
   std::vector<Finding> findings;  // largest saving first
   std::vector<std::pair<std::string, std::uint64_t>> trace_stats;  // copied from TraceMeta::stats
+  TraceQuality trace_quality;  // storage damage per file, said first by every output
+  // Filled by the dependency graph's pass (analysis/graph/savings.h), not by analyze().
+  CriticalPath critical_path;
+  Simulation simulation;
 };
 
 std::string_view to_string(Severity s);
 std::string_view to_string(StepSource s);
+std::string_view to_string(SavingSource s);
 // Inverse of to_string; false if unknown.
 bool parse_severity(std::string_view s, Severity* out);
 bool parse_step_source(std::string_view s, StepSource* out);

@@ -208,7 +208,8 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
 // occurrence. Among the names with at least 3 such evenly spaced occurrences,
 // the most common occurrence count is the number of iterations; the name of
 // that count seen earliest marks where each iteration starts.
-std::vector<TimeRange> pattern_steps(const Trace& t, const std::vector<TrackId>& tracks) {
+std::vector<TimeRange> pattern_steps(const Trace& t, const std::vector<TrackId>& tracks, TrackId* main_track,
+                                     bool* last_complete) {
   TrackId main = 0;
   RowIndex most = 0;
   for (TrackId tr : tracks) {
@@ -216,6 +217,8 @@ std::vector<TimeRange> pattern_steps(const Trace& t, const std::vector<TrackId>&
     if (r.size() > most) most = r.size(), main = tr;
   }
   if (most < 6) return {};
+  *main_track = main;
+  *last_complete = false;
   const RowRange rows = t.rows_of(TableId::kernels, main);
   const KernelTable& k = t.kernels();
   struct Seen {
@@ -261,6 +264,7 @@ std::vector<TimeRange> pattern_steps(const Trace& t, const std::vector<TrackId>&
   if (at.back() + period <= rows.end) {
     const RowIndex last = at.back() + period - 1;
     out.push_back({k.start[at.back()], *std::max_element(k.end.begin() + at.back(), k.end.begin() + last + 1)});
+    *last_complete = true;
   }
   return out;
 }
@@ -276,7 +280,8 @@ bool device_busy_during(const Trace& t, const std::vector<TrackId>& tracks, Time
 
 }  // namespace
 
-StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps) {
+StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
+                      std::vector<StepOrigin>* origins) {
   const Trace& t = *rt.trace;
   std::map<std::uint32_t, std::vector<TrackId>> tracks;
   for (TrackId i = 0; i < t.tracks().size(); ++i)
@@ -292,9 +297,11 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
   // (a page fault apiece costs as much as filling the page here).
   detail::advise_huge_pages(found.data(), found.capacity() * sizeof(Step));
   detail::populate(found.data(), cpu.size() * sizeof(Step));
-  RowIndex cursor = 0;  // where the previous step's calls ended
+  std::vector<StepOrigin> from;  // filled only when the caller asks
+  RowIndex cursor = 0;           // where the previous step's calls ended
   for (const CpuStep& cs : cpu) {
     auto launched = launched_in(t, cs, device_of, &cursor);
+    const bool own = !launched.empty();
     if (launched.empty()) {
       // The step's own thread launched nothing: every device busy during it.
       for (const auto& [dev, trs] : tracks)
@@ -309,13 +316,18 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
       st.rank = rt.rank;
       st.range = {cs.range.start, std::max(cs.range.end, e.end)};
       found.push_back(std::move(st));
+      if (origins) from.push_back({false, cs.track, cs.range, own, false});
     }
   }
   if (found.empty()) {
     source = StepSource::none;
+    from.clear();
     for (const auto& [dev, trs] : tracks) {
       std::int32_t n = 0;
-      for (const TimeRange& r : pattern_steps(t, trs)) {
+      TrackId main = 0;
+      bool last_complete = false;
+      const std::vector<TimeRange> ranges = pattern_steps(t, trs, &main, &last_complete);
+      for (const TimeRange& r : ranges) {
         Step st;
         st.index = n;
         st.name = "step " + std::to_string(n++);
@@ -323,6 +335,8 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
         st.rank = rt.rank;
         st.range = r;
         found.push_back(std::move(st));
+        if (origins)
+          from.push_back({true, main, r, true, last_complete && static_cast<std::size_t>(n) == ranges.size()});
       }
       if (n) source = StepSource::pattern;
     }
@@ -334,7 +348,23 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
   const auto before = [](const Step& a, const Step& b) {
     return a.device != b.device ? a.device < b.device : a.range.start < b.range.start;
   };
-  if (!std::is_sorted(found.begin(), found.end(), before)) std::stable_sort(found.begin(), found.end(), before);
+  if (!std::is_sorted(found.begin(), found.end(), before)) {
+    if (origins) {  // the origins follow their steps
+      std::vector<std::size_t> order(found.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return before(found[a], found[b]); });
+      std::vector<Step> sorted_steps;
+      std::vector<StepOrigin> sorted_from;
+      sorted_steps.reserve(found.size());
+      sorted_from.reserve(found.size());
+      for (std::size_t i : order) sorted_steps.push_back(std::move(found[i])), sorted_from.push_back(from[i]);
+      found = std::move(sorted_steps);
+      from = std::move(sorted_from);
+    } else {
+      std::stable_sort(found.begin(), found.end(), before);
+    }
+  }
   std::map<std::uint32_t, std::int32_t> next_index;
   for (std::size_t i = 0; i < found.size(); ++i) {
     Step& st = found[i];
@@ -346,6 +376,7 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
   }
   // Hand the steps over without copying them into a vector that grows as it
   // goes: a 10M-kernel trace has ~250k of them, and fresh memory is costly.
+  if (origins) origins->insert(origins->end(), from.begin(), from.end());
   if (steps->empty()) {
     *steps = std::move(found);
   } else {

@@ -381,6 +381,10 @@ std::string activity_kind_name(std::uint32_t kind) {
       return "NAME";
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
       return "SYNCHRONIZATION";
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+      return "MEMORY2";
+    case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+      return "MEMORY_POOL";
     default:
       return std::to_string(kind);
   }
@@ -400,6 +404,9 @@ std::vector<ActivityKindPlan> activity_kinds(unsigned trace) {
     wants.push_back({CUPTI_ACTIVITY_KIND_MEMCPY, true, false});
     wants.push_back({CUPTI_ACTIVITY_KIND_MEMCPY2, false, false});
     wants.push_back({CUPTI_ACTIVITY_KIND_MEMSET, false, false});
+    // Allocations, releases and stream-ordered pools: the memory series.
+    wants.push_back({CUPTI_ACTIVITY_KIND_MEMORY2, false, false});
+    wants.push_back({CUPTI_ACTIVITY_KIND_MEMORY_POOL, false, false});
   }
   if (trace & kApi) {
     wants.push_back({CUPTI_ACTIVITY_KIND_RUNTIME, true, false});

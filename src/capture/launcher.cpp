@@ -1,6 +1,7 @@
 #include "capture/launcher.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,9 @@ void forward(int sig, siginfo_t* info, void*) {
   if (child > 0 && info && info->si_code <= 0) ::kill(child, sig);
 }
 
+// Forwards the signals a user sends to gpuscope to the program it runs. They
+// stay blocked from before fork until the child's pid is known, so one that
+// arrives in between is delivered (and forwarded) then, never dropped.
 class ForwardSignals {
  public:
   ForwardSignals() {
@@ -32,17 +36,44 @@ class ForwardSignals {
     sa.sa_sigaction = &forward;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
+    sigset_t forwarded;
+    sigemptyset(&forwarded);
+    for (int sig : kForwarded) sigaddset(&forwarded, sig);
+    ::pthread_sigmask(SIG_BLOCK, &forwarded, &mask_);
     for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &sa, &previous_[i]);
   }
   ~ForwardSignals() {
     for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &previous_[i], nullptr);
     g_child.store(0);
+    ::pthread_sigmask(SIG_SETMASK, &mask_, nullptr);
   }
   ForwardSignals(const ForwardSignals&) = delete;
   ForwardSignals& operator=(const ForwardSignals&) = delete;
 
+  // In the parent, once the child's pid is stored: signals flow (and are forwarded).
+  void child_started(pid_t child) {
+    g_child.store(child);
+    ::pthread_sigmask(SIG_SETMASK, &mask_, nullptr);
+  }
+
+  // In the child, before exec (async-signal-safe calls only): the dispositions
+  // exec would give (a caught signal is reset to its default, an ignored one
+  // stays ignored), then the mask the program should start with.
+  void in_child() const {
+    for (std::size_t i = 0; i < std::size(kForwarded); ++i) {
+      struct sigaction sa = previous_[i];
+      if (sa.sa_handler != SIG_IGN) {
+        sa = {};
+        sa.sa_handler = SIG_DFL;
+      }
+      ::sigaction(kForwarded[i], &sa, nullptr);
+    }
+    ::pthread_sigmask(SIG_SETMASK, &mask_, nullptr);
+  }
+
  private:
   struct sigaction previous_[std::size(kForwarded)]{};
+  sigset_t mask_{};
 };
 
 }  // namespace
@@ -89,13 +120,13 @@ LaunchResult run_program(const std::vector<std::string>& argv, const std::map<st
   }
   if (pid == 0) {
     ::close(status_pipe[0]);
-    // Caught signals return to their defaults at exec; nothing else to undo.
+    forwarding.in_child();
     ::execvpe(args[0], args.data(), envp.data());
     const int err = errno;
     [[maybe_unused]] ssize_t n = ::write(status_pipe[1], &err, sizeof err);
     ::_exit(127);
   }
-  g_child.store(pid);
+  forwarding.child_started(pid);
   ::close(status_pipe[1]);
   int exec_errno = 0;
   ssize_t n;

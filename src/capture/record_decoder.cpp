@@ -69,6 +69,10 @@ std::size_t record_size(std::uint32_t kind) {
       return sizeof(CUpti_ActivityOverhead3);
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
       return sizeof(CUpti_ActivityExternalCorrelation);
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+      return sizeof(CUpti_ActivityMemory4);
+    case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+      return sizeof(CUpti_ActivityMemoryPool3);
     default:
       return 0;
   }
@@ -88,7 +92,7 @@ std::string kind_name(std::uint32_t kind) {
       return "external_correlation";
     case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
       return "cuda_event";
-    case CUPTI_ACTIVITY_KIND_MEMORY2:
+    case CUPTI_ACTIVITY_KIND_MEMORY2:  // only records of an operation type this decoder does not know
       return "memory2";
     case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
       return "memory_pool";
@@ -258,6 +262,12 @@ std::size_t RecordDecoder::decode(const std::uint8_t* buffer, std::size_t valid_
         break;
       case CUPTI_ACTIVITY_KIND_OVERHEAD:
         on_overhead(record);
+        break;
+      case CUPTI_ACTIVITY_KIND_MEMORY2:
+        on_memory(record);
+        break;
+      case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+        on_memory_pool(record);
         break;
       default:
         skip(kind);
@@ -696,12 +706,78 @@ void RecordDecoder::finish(std::int64_t end_time) {
   early_data_.clear();
 }
 
+// [SECTION] Memory: allocations, releases, pools ------------------------------------------------
+
+std::uint32_t RecordDecoder::memory_series(std::string_view name, std::uint32_t device) {
+  const std::uint64_t key = pack(device, name == series_name::kMemoryReserved ? 1 : 0);
+  auto it = memory_series_.find(key);
+  if (it == memory_series_.end()) it = memory_series_.emplace(key, b_.counter_series(name, device, "B")).first;
+  return it->second;
+}
+
+void RecordDecoder::sample_reserved(std::uint32_t device, TimeNs time) {
+  const DeviceMemory& m = memory_[device];
+  std::uint64_t pools = 0;
+  for (const auto& [address, size] : m.pools) pools += size;
+  b_.add_counter(
+      CounterRow{time, memory_series(series_name::kMemoryReserved, device),
+                 static_cast<double>(pools) + static_cast<double>(std::max<std::int64_t>(0, m.outside_pools))});
+}
+
+void RecordDecoder::on_memory(const void* record) {
+  const auto& m = as<CUpti_ActivityMemory4>(record);
+  const bool alloc = m.memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+  if (!alloc && m.memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) return skip(m.kind);
+  if (m.timestamp == 0 || m.timestamp > kMaxTime || m.bytes > kMaxTime) {
+    ++counts_.invalid_timestamps;
+    return;
+  }
+  const bool host =
+      m.memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED || m.memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+  const std::uint32_t device = host ? kNoDevice : m.deviceId;
+  const auto time = static_cast<TimeNs>(m.timestamp);
+  const std::int64_t bytes = alloc ? static_cast<std::int64_t>(m.bytes) : -static_cast<std::int64_t>(m.bytes);
+  const std::uint32_t series = memory_series(series_name::kMemoryAllocated, device);
+  b_.add_memory_event(MemoryEventRow{time, series, bytes, m.address});
+  ++counts_.memory_events;
+  DeviceMemory& level = memory_[device];
+  level.allocated += bytes;
+  b_.add_counter(CounterRow{time, series, static_cast<double>(level.allocated)});
+  // Allocations from a stream-ordered pool are inside the pool's size already.
+  if (!host && m.memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID) {
+    level.outside_pools += bytes;
+    sample_reserved(device, time);
+  }
+}
+
+void RecordDecoder::on_memory_pool(const void* record) {
+  const auto& p = as<CUpti_ActivityMemoryPool3>(record);
+  if (p.timestamp == 0 || p.timestamp > kMaxTime) {
+    ++counts_.invalid_timestamps;
+    return;
+  }
+  DeviceMemory& m = memory_[p.deviceId];
+  switch (p.memoryPoolOperationType) {
+    case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED:
+    case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED:
+      m.pools[p.address] = p.size;
+      break;
+    case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED:
+      m.pools.erase(p.address);
+      break;
+    default:
+      return skip(p.kind);
+  }
+  sample_reserved(p.deviceId, static_cast<TimeNs>(p.timestamp));
+}
+
 void RecordDecoder::write_stats(TraceMeta& meta) const {
   meta.set_stat(stat_key::kInvalidTimestamps, counts_.invalid_timestamps);
   meta.set_stat("capture.records", counts_.records);
   meta.set_stat("capture.api.runtime", runtime_calls_);
   meta.set_stat("capture.api.driver", driver_calls_);
   meta.set_stat("capture.overhead_ns", counts_.overhead_ns);
+  if (counts_.memory_events) meta.set_stat("capture.memory_events", counts_.memory_events);
   if (device_launched_kernels_) meta.set_stat("capture.kernels.device_launched", device_launched_kernels_);
   for (const auto& [kind, n] : skipped_kinds_) meta.set_stat("capture.skipped." + kind_name(kind), n);
   if (undecodable_buffers_) meta.set_stat("capture.undecodable_buffers", undecodable_buffers_);

@@ -19,6 +19,13 @@
 //   NAME                               track names (threads, streams)
 //   DEVICE (Device5), CONTEXT (Context3), STREAM   devices, stream naming
 //   OVERHEAD (Overhead3)               overheads (CUPTI's own time)
+//   MEMORY2 (Memory4)                  memory_events (allocations > 0, releases < 0, address)
+//                                      on the device's memory.allocated series, whose level
+//                                      (each change added in the order CUPTI delivers them)
+//                                      is sampled at every event; pinned and pageable host
+//                                      memory on the host's series (no device)
+//   MEMORY_POOL (MemoryPool3)          memory.reserved samples: the device's stream-ordered
+//                                      pools' sizes plus its allocations outside pools
 // Anything else is counted under "capture.skipped.<kind>" in the meta stats.
 // GPU records whose timestamps are missing (start == end == 0 when CUPTI's
 // device buffers overflowed) or inconsistent are counted under
@@ -28,6 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -43,6 +51,7 @@ struct DecoderOptions {
 // Events decoded so far, by kind (what the summary prints).
 struct DecodeCounts {
   std::uint64_t kernels = 0, memcpys = 0, memsets = 0, api_calls = 0, ranges = 0, syncs = 0, overheads = 0;
+  std::uint64_t memory_events = 0;
   std::uint64_t invalid_timestamps = 0;
   std::uint64_t overhead_ns = 0;
   std::uint64_t records = 0;  // every record walked, kept or not
@@ -91,6 +100,10 @@ class RecordDecoder {
   void on_context(const void* record);
   void on_stream(const void* record);
   void on_overhead(const void* record);
+  void on_memory(const void* record);
+  void on_memory_pool(const void* record);
+  std::uint32_t memory_series(std::string_view name, std::uint32_t device);
+  void sample_reserved(std::uint32_t device, TimeNs time);
   void flush_marks();
 
   TrackId gpu_track(std::uint32_t device, std::uint32_t stream);
@@ -113,6 +126,15 @@ class RecordDecoder {
   std::unordered_map<std::uint32_t, PendingMarker> open_markers_;    // NVTX id -> started range / mark
   std::unordered_map<std::uint32_t, MarkerData> early_data_;         // MARKER_DATA seen before its MARKER
   std::vector<std::uint32_t> pending_marks_;
+
+  // Memory levels by device (kNoDevice: the host), as the records so far add up.
+  struct DeviceMemory {
+    std::int64_t allocated = 0;                              // live allocations
+    std::int64_t outside_pools = 0;                          // … of them not from a stream-ordered pool
+    std::unordered_map<std::uint64_t, std::uint64_t> pools;  // pool address -> size
+  };
+  std::unordered_map<std::uint32_t, DeviceMemory> memory_;
+  std::unordered_map<std::uint64_t, std::uint32_t> memory_series_;  // (device, name hash) -> series id
 
   // Statistics beyond the counts.
   std::unordered_map<std::uint32_t, std::uint64_t> skipped_kinds_;

@@ -12,6 +12,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/diff.h"
+#include "analysis/graph/savings.h"
 #include "cli/command.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
@@ -25,18 +26,11 @@ std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inp
 void write_output(const std::string& path, const std::string& text);
 bool is_saved_report(const std::string& path);
 
-namespace {
-
-struct DiffArgs {
-  std::string before, after, output;
-  bool json = false;
-  int top = 15;
-  long long device = -1;
-};
-
 constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{1} << 30;
 
-Profile load_side(const std::string& path, const AnalysisOptions& o, bool device_given) {
+// One side of a comparison (shared with cmd_check.cpp): a trace, a directory
+// of traces analysed as one job, or a report saved with `report --json`.
+Profile load_profile(const std::string& path, const AnalysisOptions& o, bool device_given) {
   if (is_saved_report(path)) {
     if (device_given) throw Error(path + ": --device applies to traces; this is a saved report");
     std::ifstream in(path, std::ios::binary);
@@ -57,10 +51,19 @@ Profile load_side(const std::string& path, const AnalysisOptions& o, bool device
   for (const std::string& f : files) traces.push_back(open_trace(f));
   std::vector<JobInput> job;
   for (std::size_t i = 0; i < files.size(); ++i) job.push_back({&traces[i], files[i]});
-  Profile p = analyze_job(job, o);
+  Profile p = graph::analyze_and_simulate(job, o);  // the savings `report` gives
   p.files = {path};
   return p;
 }
+
+namespace {
+
+struct DiffArgs {
+  std::string before, after, output;
+  bool json = false;
+  int top = 15;
+  long long device = -1;
+};
 
 void run(const DiffArgs& a) {
   if (!a.output.empty()) {
@@ -70,8 +73,8 @@ void run(const DiffArgs& a) {
   }
   AnalysisOptions o;
   if (a.device >= 0) o.device = static_cast<std::uint32_t>(a.device);
-  const Profile before = load_side(a.before, o, a.device >= 0);
-  const Profile after = load_side(a.after, o, a.device >= 0);
+  const Profile before = load_profile(a.before, o, a.device >= 0);
+  const Profile after = load_profile(a.after, o, a.device >= 0);
   const ProfileDiff d = diff_profiles(before, after, static_cast<std::size_t>(a.top));
   ReportTextOptions to;
   to.top = static_cast<std::size_t>(a.top);

@@ -13,6 +13,9 @@
 #include "trace/files.h"
 
 namespace gpuscope::cli {
+
+void warn_if_damaged(const std::string& file, const Trace& trace);  // cmd_report.cpp
+
 namespace {
 
 struct ExportArgs {
@@ -41,6 +44,7 @@ void run(const ExportArgs& a) {
   }
 
   const Trace trace = open_trace(a.input);
+  warn_if_damaged(a.input, trace);
   const std::string source(to_string(trace.meta().source));
   if (format == "sqlite") {
     const SqliteExportStats s = write_sqlite_trace(trace, a.out);

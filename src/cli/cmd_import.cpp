@@ -17,6 +17,9 @@
 #include "trace/files.h"
 
 namespace gpuscope::cli {
+
+void warn_if_damaged(const std::string& file, const Trace& trace);  // cmd_report.cpp
+
 namespace {
 
 struct ImportArgs {
@@ -37,6 +40,7 @@ void run(const ImportArgs& args) {
     throw Error(e.what());
   }
   const double import_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  warn_if_damaged(args.input, trace);
   try {
     write_gscope(trace, args.output);
   } catch (const InputError& e) {

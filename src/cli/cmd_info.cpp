@@ -1,18 +1,17 @@
-// gpuscope info: what is in a trace file — where it came from (always said:
-// synthetic, captured or imported), devices, processes, rows per table and per
-// track, time span, counters, and every loss or skip the trace recorded.
+// gpuscope info: what is in a trace file — first what storage lost (a file
+// cut short or damaged), then where it came from (always said: synthetic,
+// captured or imported), devices, processes, rows per table and per track,
+// time span, counters, and every loss or skip the trace recorded.
 #include <ctime>
-#include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "analysis/analyze.h"
 #include "analysis/format.h"
 #include "cli/command.h"
-#include "import/open_trace.h"
-#include "store/gscope.h"
-#include "trace/files.h"
+#include "export/report_json.h"
+#include "import/trace_info.h"
 
 namespace gpuscope::cli {
 namespace {
@@ -63,37 +62,6 @@ std::string_view source_text(TraceSource s) {
   return "unknown";
 }
 
-std::string_view source_kind(TraceSource s) {
-  switch (s) {
-    case TraceSource::synthetic:
-      return "synthetic";
-    case TraceSource::cupti:
-      return "captured";
-    case TraceSource::chrome_json:
-    case TraceSource::nsys_sqlite:
-      return "imported";
-    case TraceSource::unknown:
-      break;
-  }
-  return "unknown";
-}
-
-std::string_view format_name(TraceFileKind k) {
-  switch (k) {
-    case TraceFileKind::gscope:
-      return "gscope";
-    case TraceFileKind::chrome_json:
-      return "chrome-json";
-    case TraceFileKind::chrome_json_gz:
-      return "chrome-json-gz";
-    case TraceFileKind::nsys_sqlite:
-      return "nsys-sqlite";
-    case TraceFileKind::unknown:
-      break;
-  }
-  return "unknown";
-}
-
 std::string track_label(const Track& t) {
   if (t.kind == TrackKind::gpu) return "GPU " + std::to_string(t.device) + " stream " + std::to_string(t.stream);
   return "pid " + std::to_string(t.pid) + " tid " + std::to_string(t.tid);
@@ -101,133 +69,29 @@ std::string track_label(const Track& t) {
 
 // [SECTION] What info says
 
-struct Loaded {
-  Trace trace;
-  TraceFileKind kind = TraceFileKind::unknown;
-  std::uint64_t file_bytes = 0;
-  bool has_report = false;
-  GscopeReadReport report;
-};
-
-Loaded load(const std::string& path) {
-  Loaded l;
-  const std::string file = files::seekable_path(path);  // a pipe is read once, into memory
-  l.kind = detect_trace_file(file);
-  std::error_code ec;
-  l.file_bytes = std::filesystem::file_size(file, ec);
-  if (l.kind == TraceFileKind::gscope) {
-    try {
-      l.trace = read_gscope(file, &l.report);
-    } catch (const InputError& e) {
-      if (file == path) throw;
-      throw InputError(path, e.reason(), e.offset());
-    }
-    l.has_report = true;
-  } else {
-    l.trace = open_trace(path);
-  }
-  return l;
-}
-
-nlohmann::ordered_json to_json(const std::string& path, const Loaded& l) {
-  const Trace& t = l.trace;
-  const TraceMeta& m = t.meta();
-  nlohmann::ordered_json j;
-  j["schema"] = "gpuscope.info/1";
-  j["file"] = path;
-  j["format"] = format_name(l.kind);
-  j["file_bytes"] = l.file_bytes;
-  if (l.has_report) {
-    j["gscope"] = {{"format_version", l.report.format_version},
-                   {"writer", l.report.writer},
-                   {"complete", l.report.complete},
-                   {"bytes_lost", l.report.bytes_lost},
-                   {"corrupt_sections", l.report.corrupt_sections},
-                   {"rows_lost", l.report.rows_lost},
-                   {"problems", l.report.problems}};
-  }
-  j["source"] = to_string(m.source);
-  j["source_kind"] = source_kind(m.source);
-  j["producer"] = m.producer;
-  j["host"] = m.host;
-  j["command_line"] = m.command_line;
-  j["start_time_ns"] = m.start_time_ns;
-  j["rank"] = m.rank;
-  j["world_size"] = m.world_size;
-  j["time"] = {{"begin_ns", t.begin_time()},
-               {"end_ns", t.end_time()},
-               {"span_ns", t.end_time() - t.begin_time()},
-               {"gpu_begin_ns", t.gpu_begin_time()},
-               {"gpu_end_ns", t.gpu_end_time()}};
-  auto& devices = j["devices"] = nlohmann::ordered_json::array();
-  for (const Device& d : t.devices())
-    devices.push_back({{"id", d.id},
-                       {"name", d.name},
-                       {"uuid", d.uuid},
-                       {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)},
-                       {"sm_count", d.sm_count},
-                       {"memory_bytes", d.memory_bytes},
-                       {"core_clock_khz", d.core_clock_khz},
-                       {"memory_clock_khz", d.memory_clock_khz}});
-  auto& processes = j["processes"] = nlohmann::ordered_json::array();
-  for (const Process& p : t.processes()) processes.push_back({{"pid", p.pid}, {"name", p.name}, {"rank", p.rank}});
-  auto& tables = j["tables"] = nlohmann::ordered_json::object();
-  for (int i = 0; i < kTableCount; ++i)
-    tables[std::string(to_string(static_cast<TableId>(i)))] = t.tables().rows(static_cast<TableId>(i));
-  j["strings"] = {{"count", t.strings().size()}, {"bytes", t.strings().arena_bytes()}};
-  auto& tracks = j["tracks"] = nlohmann::ordered_json::array();
-  for (TrackId id = 0; id < t.tracks().size(); ++id) {
-    const Track& tr = t.tracks()[id];
-    nlohmann::ordered_json row;
-    row["kind"] = tr.kind == TrackKind::gpu ? "gpu" : "cpu";
-    if (tr.kind == TrackKind::gpu) {
-      row["device"] = tr.device;
-      row["stream"] = tr.stream;
-    } else {
-      row["pid"] = tr.pid;
-      row["tid"] = tr.tid;
-    }
-    row["name"] = tr.name;
-    auto& rows = row["rows"] = nlohmann::ordered_json::object();
-    for (int i = 0; i < kTableCount; ++i) {
-      const auto table = static_cast<TableId>(i);
-      if (table == TableId::counters) continue;  // counters are per series, not per track
-      if (const RowIndex n = t.rows_of(table, id).size()) rows[std::string(to_string(table))] = n;
-    }
-    tracks.push_back(std::move(row));
-  }
-  auto& series = j["counter_series"] = nlohmann::ordered_json::array();
-  for (std::uint32_t s = 0; s < t.counter_series().size(); ++s) {
-    const CounterSeries& cs = t.counter_series()[s];
-    series.push_back({{"name", cs.name},
-                      {"unit", cs.unit},
-                      {"device", cs.device == kNoDevice ? nlohmann::ordered_json() : nlohmann::ordered_json(cs.device)},
-                      {"samples", t.rows_of(TableId::counters, s).size()}});
-  }
-  auto& stats = j["stats"] = nlohmann::ordered_json::object();
-  for (const auto& [k, v] : m.stats) stats[k] = v;
-  auto& props = j["properties"] = nlohmann::ordered_json::object();
-  for (const auto& [k, v] : m.properties) props[k] = v;
-  j["memory_bytes"] = t.memory_bytes();
-  return j;
-}
-
-void print_text(const std::string& path, const Loaded& l, bool all_tracks) {
+void print_text(const std::string& path, const TraceFile& l, bool all_tracks) {
   const Trace& t = l.trace;
   const TraceMeta& m = t.meta();
   auto line = [](const char* key, const std::string& value) { std::printf("  %-12s %s\n", key, value.c_str()); };
+  const FileQuality quality = file_quality(t, path);
+  if (quality.damage.any()) std::printf("%s\n", damage_headline(quality.damage, quality.devices).c_str());
   std::printf("%s\n", path.c_str());
   std::string format = l.kind == TraceFileKind::gscope        ? ".gscope"
                        : l.kind == TraceFileKind::chrome_json ? "Chrome trace JSON"
                        : l.kind == TraceFileKind::nsys_sqlite ? "SQLite, Nsight Systems schema"
                                                               : "Chrome trace JSON, gzip";
-  if (l.has_report) {
-    format += " v" + std::to_string(l.report.format_version) + ", written by " + l.report.writer + ", " +
-              (l.report.complete ? "complete" : "INCOMPLETE");
+  if (l.has_gscope_report) {
+    format += " v" + std::to_string(l.gscope.format_version) + ", written by " + l.gscope.writer + ", " +
+              (l.gscope.complete ? "complete" : "INCOMPLETE");
   }
   line("format", format + ", " + format::bytes(l.file_bytes));
-  if (l.has_report)
-    for (const std::string& p : l.report.problems) line("problem", p);
+  if (quality.damage.any()) {
+    line("rows lost", rows_lost_text(quality.damage));
+    for (const std::string& p : quality.damage.problems) line("problem", p);
+    if (!quality.devices.without_data().empty())
+      line("no data", "GPU " + device_list_text(quality.devices.without_data()) + " (of " +
+                          device_list_text(quality.devices.declared) + " in the trace)");
+  }
   line("source", std::string(source_text(m.source)));
   if (!m.producer.empty()) line("producer", m.producer);
   if (!m.host.empty()) line("host", m.host);
@@ -299,9 +163,9 @@ void print_text(const std::string& path, const Loaded& l, bool all_tracks) {
 }
 
 void run(const InfoArgs& a) {
-  const Loaded l = load(a.file);
+  const TraceFile l = open_trace_file(a.file);
   if (a.json)
-    std::printf("%s\n", to_json(a.file, l).dump(2).c_str());
+    std::printf("%s\n", trace_info_json(a.file, l, 2, file_quality_json(file_quality(l.trace, a.file))).c_str());
   else
     print_text(a.file, l, a.all_tracks);
 }

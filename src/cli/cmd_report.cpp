@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/analyze.h"
+#include "analysis/graph/savings.h"
 #include "cli/command.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
@@ -30,6 +31,8 @@ void write_output_atomically(const std::string& path, const std::string& text);
 // To `path` (atomically), or to stdout when `path` is empty.
 void write_output(const std::string& path, const std::string& text);
 bool is_saved_report(const std::string& path);
+// One line on stderr when `trace`'s file lost something in storage (cut short, damaged).
+void warn_if_damaged(const std::string& file, const Trace& trace);
 
 namespace {
 
@@ -42,6 +45,7 @@ struct ReportArgs {
   int top = -1;  // -1: 10 for text, all for JSON
   int steps = -1;
   long long device = -1;
+  bool no_simulation = false;
 };
 
 void run(const ReportArgs& a) {
@@ -67,7 +71,7 @@ void run(const ReportArgs& a) {
                   " (GPUs with activity: " + (have.empty() ? "none" : have) + ")");
     }
   }
-  const Profile p = analyze_job(job, o);
+  const Profile p = graph::analyze_and_simulate(job, o, !a.no_simulation);
 
   std::string text;
   if (a.json) {
@@ -103,6 +107,8 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("--steps", args->steps, "Steps listed (default: 12 in text, all in JSON)")
       ->check(CLI::Range(0, 100000000));
   cmd->add_option("--device", args->device, "Analyse only this GPU (CUDA device ordinal)")->check(CLI::Range(0, 65535));
+  cmd->add_flag("--no-simulation", args->no_simulation,
+                "Keep the findings' rule-of-thumb savings: do not replay the dependency graph (docs/whatif.md)");
   cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output");
   cmd->callback([args] { run(*args); });
 }
@@ -112,6 +118,13 @@ const CommandRegistration registration(50, add);
 }  // namespace
 
 // [SECTION] Shared helpers ---------------------------------------------------------------------------
+
+void warn_if_damaged(const std::string& file, const Trace& trace) {
+  const FileDamage& d = trace.meta().damage;
+  if (!d.any()) return;
+  std::fprintf(stderr, "gpuscope: warning: %s: %s (gpuscope info says what was lost)\n", file.c_str(),
+               damage_headline(d, device_coverage(trace)).c_str());
+}
 
 bool is_saved_report(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

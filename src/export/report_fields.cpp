@@ -12,6 +12,7 @@
 // [SECTION] Idle time, launches, ranks
 // [SECTION] Synchronization and copies
 // [SECTION] Findings
+// [SECTION] Trace quality
 // [SECTION] The top level
 // [SECTION] Entry points
 //
@@ -105,6 +106,11 @@ struct Record<DeviceSummary> {
                                  "Σ their GPU time; null when unknown (docs/ops.md)"),
       field<&D::peaks_source>("peaks_source", "",
                               "where the roofline's peak rates came from; empty when the GPU model is unknown"),
+      maybe<&D::memory_bytes>("memory_bytes", "bytes", "the GPU's memory; null: the trace does not say"),
+      maybe<&D::peak_allocated_bytes>("peak_allocated_bytes", "bytes",
+                                      "most bytes in live allocations at once; null: the trace does not say"),
+      maybe<&D::peak_reserved_bytes>("peak_reserved_bytes", "bytes",
+                                     "most bytes the allocator held from the GPU; null: the trace does not say"),
   };
 };
 
@@ -233,6 +239,10 @@ struct Record<Step> {
       field<&S::idle_ns>("idle_ns", "ns", "else idle"),
       field<&S::input_wait_ns>("input_wait_ns", "ns", "part of idle_ns while the host loaded input"),
       field<&S::host_wait_ns>("host_wait_ns", "ns", "part of the rest of idle_ns ended by a host wait"),
+      maybe<&S::peak_allocated_bytes>("peak_allocated_bytes", "bytes",
+                                      "most bytes in live allocations on its GPU during the step; null: not known"),
+      maybe<&S::min_allocated_bytes>("min_allocated_bytes", "bytes",
+                                     "the least during the step (what stays allocated across steps); null: not known"),
   };
 };
 
@@ -407,6 +417,219 @@ struct Record<Finding> {
       gpu<&F::device>("device", "the GPU it is about; null: all GPUs"),
       field<&F::ranges>("ranges", "", "where to look (the viewer zooms there), longest first"),
       field<&F::kernels>("kernels", "", "kernels involved, most expensive first"),
+      optional<&F::saving_source>("saving_source", "",
+                                  "how `saving_ns` was estimated: by replaying the dependency graph with the fix "
+                                  "applied (docs/whatif.md), or by the rule's rule of thumb (docs/findings.md)"),
+      optional<&F::fix>("fix", "", "the fix as `gpuscope whatif` changes; empty where the graph cannot express it"),
+      optional<&F::predicted_step_ns>("predicted_step_ns", "ns",
+                                      "median step after the fix, simulated; 0 when not simulated"),
+  };
+};
+
+// [SECTION] Critical path and simulated fixes ------------------------------------------------
+
+template <>
+struct Record<PathCategory> {
+  static constexpr std::string_view name = "path_category";
+  static constexpr std::string_view meaning = "GPU time on the critical path of one kernel category.";
+  static constexpr Field<PathCategory> fields[] = {
+      field<&PathCategory::category>("category", "", "the category"),
+      field<&PathCategory::ns>("ns", "ns", "its time on the paths"),
+  };
+};
+
+template <>
+struct Record<PathOp> {
+  static constexpr std::string_view name = "path_op";
+  static constexpr std::string_view meaning = "GPU ops of one name on the critical path.";
+  static constexpr Field<PathOp> fields[] = {
+      field<&PathOp::name>("name", "", "kernel name (\"Memcpy HtoD\", \"Memset\" for copies)"),
+      field<&PathOp::category>("category", "", "its category"),
+      field<&PathOp::ns>("ns", "ns", "their time on the paths"),
+      field<&PathOp::count>("count", "", "ops of that name on the paths"),
+  };
+};
+
+template <>
+struct Record<CriticalPath> {
+  using C = CriticalPath;
+  static constexpr std::string_view name = "critical_path";
+  static constexpr std::string_view meaning =
+      "What decided the steps' length: their critical paths on the replayed dependency graph, summed over the "
+      "steps simulated (`simulation.scope`), by kind and kernel category (docs/whatif.md). All zero when not "
+      "simulated.";
+  static constexpr Field<C> fields[] = {
+      field<&C::steps>("steps", "", "steps whose paths are summed (0: one path over the whole trace)"),
+      field<&C::length_ns>("length_ns", "ns", "Σ of the paths' lengths (= Σ of those steps' times)"),
+      field<&C::gpu_compute_ns>("gpu_compute_ns", "ns", "kernels other than communication, with their gaps"),
+      field<&C::communication_ns>("communication_ns", "ns", "communication kernels"),
+      field<&C::copy_ns>("copy_ns", "ns", "memcpys and memsets"),
+      field<&C::cpu_launch_ns>("cpu_launch_ns", "ns", "launch calls and the latency to their ops' start"),
+      field<&C::cpu_other_ns>("cpu_other_ns", "ns", "CPU time between calls, other API calls"),
+      field<&C::input_wait_ns>("input_wait_ns", "ns", "CPU time in data-loading ranges"),
+      field<&C::sync_wait_ns>("sync_wait_ns", "ns",
+                              "host synchronisations, from the op they waited for to their return"),
+      field<&C::categories>("categories", "", "the GPU time by category, largest first"),
+      field<&C::ops>("ops", "", "the ops with the most time on the paths, most first"),
+  };
+};
+
+template <>
+struct Record<Prediction> {
+  static constexpr std::string_view name = "prediction";
+  static constexpr std::string_view meaning = "A fix's predicted step time.";
+  static constexpr Field<Prediction> fields[] = {
+      field<&Prediction::change>("change", "", "the `gpuscope whatif` change(s)"),
+      field<&Prediction::step_ns>("step_ns", "ns", "median step predicted (the span without steps)"),
+      field<&Prediction::speedup>("speedup", "ratio", "replayed / predicted step"),
+  };
+};
+
+template <>
+struct Record<Simulation> {
+  using S = Simulation;
+  static constexpr std::string_view name = "simulation";
+  static constexpr std::string_view meaning =
+      "The replay of the dependency graph that the simulated savings come from (docs/whatif.md).";
+  static constexpr Field<S> fields[] = {
+      field<&S::status>("status", "", "`simulated`; empty when not run; otherwise why not"),
+      field<&S::scope>("scope", "", "what was replayed (\"all 6 steps\", \"32 steps in the middle of …\")"),
+      field<&S::steps>("steps", "", "steps simulated (0: the whole trace, which has none)"),
+      field<&S::replayed_step_ns>("replayed_step_ns", "ns", "median step replayed"),
+      field<&S::replay_error>("replay_error", "fraction",
+                              "median per-step relative error of the replay (of the span without steps)"),
+      field<&S::replay_error_worst>("replay_error_worst", "fraction", "the worst step's"),
+      field<&S::predictions>("predictions", "", "each finding's fix alone"),
+      field<&S::together>("together", "", "all of them together"),
+  };
+};
+
+// [SECTION] Trace quality -------------------------------------------------------------------
+
+// One table's rows in a file's damage, as the report lists them.
+struct TableLossRow {
+  std::string table;
+  std::uint64_t loaded = 0, lost = 0;
+  LossCount count = LossCount::exact;
+};
+
+template <>
+struct Record<TableLossRow> {
+  using L = TableLossRow;
+  static constexpr std::string_view name = "table_loss";
+  static constexpr std::string_view meaning = "The rows of one table of a damaged file.";
+  static constexpr Field<L> fields[] = {
+      field<&L::table>("table", "",
+                       "`kernels`, `memcpys`, `memsets`, `api_calls`, `ranges`, `syncs`, `counters` or "
+                       "`overheads`"),
+      field<&L::loaded>("loaded", "", "rows read"),
+      field<&L::lost>("lost", "", "rows lost, as `count` says"),
+      field<&L::count>("count", "",
+                       "how well `lost` is known: from the file's index or declared totals, a lower bound (more may "
+                       "have followed the cut), or an estimate (a damaged section header's count)"),
+  };
+};
+
+// FileDamage::tables as a list of the tables that lost rows (or may have).
+struct TableLossesKind {
+  template <class T>
+  struct For {
+    static std::string type_() { return "[table_loss]"; }
+    static void write_(const T& q, const char* key, Json& to, const ReportJsonOptions& o) {
+      Json items = Json::array();
+      for (int i = 0; i < kTableCount; ++i) {
+        const TableLoss& t = q.damage.tables[i];
+        if (t.lost == 0 && t.count == LossCount::exact) continue;
+        items.push_back(
+            to_json(TableLossRow{std::string(to_string(static_cast<TableId>(i))), t.loaded, t.lost, t.count}, o));
+      }
+      to[key] = std::move(items);
+    }
+    static void read_(T& q, const char* key, const Json& from, const std::string& path, const Reader& r) {
+      std::vector<TableLossRow> rows;
+      read_value(rows, from, key, path, r);
+      for (std::size_t n = 0; n < rows.size(); ++n) {
+        int i = 0;
+        while (i < kTableCount && to_string(static_cast<TableId>(i)) != rows[n].table) ++i;
+        if (i == kTableCount) continue;  // a table of a later version
+        q.damage.tables[i] = TableLoss{rows[n].loaded, rows[n].lost, rows[n].count};
+      }
+    }
+    static void rows_(SchemaDoc& doc, const Field<T>& f) { add_row(doc, f.key, f.type(), f.unit, f.meaning); }
+    static constexpr auto type = &type_;
+    static constexpr auto write = &write_;
+    static constexpr ReadFn<T> read = &read_;
+    static constexpr auto rows = &rows_;
+    static constexpr NestedFn nested = &describe_record<TableLossRow>;
+  };
+};
+
+inline bool file_complete(const FileQuality& q) { return !q.damage.any(); }
+inline std::string file_headline(const FileQuality& q) { return damage_headline(q.damage, q.devices); }
+
+template <>
+struct Record<FileQuality> {
+  using Q = FileQuality;
+  using D = FileDamage;
+  static constexpr std::string_view name = "file_quality";
+  static constexpr std::string_view meaning =
+      "What one analysed file lost in storage (cut short or damaged), apart from what the recorder dropped "
+      "(docs/metrics.md, \"Trace quality\").";
+  static constexpr Field<Q> fields[] = {
+      field<&Q::file>("file", "", "the file; empty when analysed from memory"),
+      derived<&file_complete>("complete", "", "nothing was lost in storage"),
+      derived<&file_headline>("headline", "",
+                              "the line every output states first (\"INCOMPLETE file: truncated at byte …\"); "
+                              "empty when complete"),
+      field<&Q::damage, &D::truncated>("truncated", "",
+                                       "the file ends before its data did (cut short, or its writer stopped)"),
+      field<&Q::damage, &D::file_bytes>("file_bytes", "bytes", "size of the file as read (compressed, for gzip)"),
+      field<&Q::damage, &D::intact_bytes>("intact_bytes", "bytes", "its first bytes, read without a problem"),
+      field<&Q::damage, &D::bytes_lost>("bytes_lost", "bytes", "bytes of the file not loaded"),
+      field<&Q::damage, &D::damaged_sections>("damaged_sections", "",
+                                              "damaged parts skipped or stopped at (sections, the index)"),
+      Spec<TableLossesKind>{"rows_lost", "", "the tables that lost rows, or may have"},
+      field<&Q::devices, &DeviceCoverage::declared>("devices_declared", "",
+                                                    "GPUs the trace describes or has tracks on"),
+      field<&Q::devices, &DeviceCoverage::with_data>("devices_with_data", "",
+                                                     "those with at least one kernel, copy or fill"),
+      field<&Q::dropped_records>("dropped_records", "",
+                                 "records the recorder dropped (CUPTI buffers full): they never reached the file, and "
+                                 "are not storage damage"),
+      field<&Q::damage, &D::problems>("problems", "", "one line per problem, in file order"),
+  };
+};
+
+inline bool quality_complete(const TraceQuality& q) { return q.complete(); }
+inline bool quality_truncated(const TraceQuality& q) {
+  for (const FileQuality& f : q.files)
+    if (f.damage.truncated) return true;
+  return false;
+}
+inline std::uint64_t quality_bytes_lost(const TraceQuality& q) {
+  std::uint64_t n = 0;
+  for (const FileQuality& f : q.files) n += f.damage.bytes_lost;
+  return n;
+}
+inline std::uint64_t quality_rows_lost(const TraceQuality& q) {
+  std::uint64_t n = 0;
+  for (const FileQuality& f : q.files) n += f.damage.rows_lost();
+  return n;
+}
+
+template <>
+struct Record<TraceQuality> {
+  using Q = TraceQuality;
+  static constexpr std::string_view name = "trace_quality";
+  static constexpr std::string_view meaning =
+      "Storage damage of the analysed files, said first by every output; recording drops stay in `trace_stats` and "
+      "the `dropped-records` finding.";
+  static constexpr Field<Q> fields[] = {
+      derived<&quality_complete>("complete", "", "no file lost anything in storage"),
+      derived<&quality_truncated>("truncated", "", "some file is truncated"),
+      derived<&quality_bytes_lost>("bytes_lost", "bytes", "Σ bytes not loaded, over files"),
+      derived<&quality_rows_lost>("rows_lost", "", "Σ rows lost, over files and tables (some may be lower bounds)"),
+      field<&Q::files>("files", "", "one per analysed file, in order"),
   };
 };
 
@@ -445,6 +668,8 @@ struct Record<Profile> {
       lenient<&P::source>("source", "what recorded the traces (`unknown`: mixed, or a name this reader does not know)"),
       field<&P::producer>("producer", "", "what recorded the first trace (\"PyTorch Profiler (Kineto)\", …)"),
       field<&P::files>("files", "", "the analysed files, one per rank for jobs"),
+      optional<&P::trace_quality>("trace_quality", "",
+                                  "what the files lost in storage (cut short or damaged), and which GPUs have data"),
       field<&P::clock_alignment>("clock_alignment", "", "how ranks were put on one clock; empty for one file"),
       field<&P::window>("window", "", "first to last event of all traces"),
       field<&P::kernel_time_ns>("kernel_time_ns", "ns", "Σ kernel durations (the denominator of `share`s)"),
@@ -468,6 +693,8 @@ struct Record<Profile> {
       field<&P::syncs>("syncs", "", "host synchronizations"),
       field<&P::memcpys>("memcpys", "", "copies and fills"),
       field<&P::findings>("findings", "", "largest `saving_ns` first"),
+      optional<&P::critical_path>("critical_path", "", "the steps' critical path"),
+      optional<&P::simulation>("simulation", "", "the replay behind the simulated savings"),
       custom<&counters_type, &write_trace_stats, &read_trace_stats>(
           "trace_stats", "",
           "the traces' statistics (`capture.dropped_records`, `import.skipped.<reason>`, …), summed over files"),
@@ -512,6 +739,10 @@ Profile read_report(const Json& document, const Reader& r) {
 }  // namespace gpuscope::detail
 
 namespace gpuscope {
+
+std::string file_quality_json(const FileQuality& q) {
+  return detail::write_record(q, ReportJsonOptions{}).dump(-1, ' ', false, detail::Json::error_handler_t::replace);
+}
 
 std::string report_schema_markdown() {
   detail::SchemaDoc doc;

@@ -98,6 +98,9 @@ std::string diff_json(const ProfileDiff& d, bool pretty) {
   j["utilization"] = pair(d.before_utilization, d.after_utilization);
   j["kernel_concurrency"] = pair(d.before_concurrency, d.after_concurrency);
   j["idle_share"] = pair(d.before_idle_share, d.after_idle_share);
+  auto bytes = [](const std::optional<std::uint64_t>& v) { return v ? Json(*v) : Json(nullptr); };
+  j["peak_allocated_bytes"] = pair(bytes(d.before_peak_allocated), bytes(d.after_peak_allocated));
+  j["peak_reserved_bytes"] = pair(bytes(d.before_peak_reserved), bytes(d.after_peak_reserved));
   Json cats = Json::array();
   for (const CategoryDelta& c : d.categories)
     cats.push_back(Json{{"name", to_string(c.category)},

@@ -25,6 +25,10 @@ std::string report_json(const Profile& p, const ReportJsonOptions& options = {})
 // malformed JSON throws InputError naming `file`.
 Profile parse_report_json(std::string_view text, const std::string& file);
 
+// One file's storage damage as the report writes it (an element of
+// `trace_quality.files`), on one line; `gpuscope info --json` shows the same.
+std::string file_quality_json(const FileQuality& q);
+
 // True if `head` (the first bytes of a file) starts a gpuscope report.
 bool looks_like_report_json(std::string_view head);
 

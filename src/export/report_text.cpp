@@ -108,13 +108,52 @@ std::string at_offset(TimeNs t, TimeNs origin) { return "+" + duration(t - origi
 
 // [SECTION] Report sections ----------------------------------------------------------------------
 
+// Storage damage comes before anything else: every number after it covers
+// only what survived. Recording drops are the dropped-records finding.
+constexpr std::size_t kProblemsShown = 5;
+
+void storage_damage(const Profile& p, std::string& out) {
+  const bool several = p.trace_quality.files.size() > 1;
+  bool any = false, lost = false;
+  for (const FileQuality& q : p.trace_quality.files) {
+    if (!q.damage.any()) continue;
+    any = true;
+    lost = lost || q.damage.truncated || q.damage.rows_lost() || q.damage.bytes_lost;
+    std::string headline = damage_headline(q.damage, q.devices);
+    if (several && !q.file.empty()) headline.insert(headline.find(':'), " " + q.file);
+    out += headline + "\n";
+    if (!several && !q.file.empty()) out += "  file       " + q.file + "\n";
+    out += "  rows lost  " + rows_lost_text(q.damage) + "\n";
+    for (std::size_t i = 0; i < q.damage.problems.size() && i < kProblemsShown; ++i)
+      out += "  problem    " + q.damage.problems[i] + "\n";
+    if (q.damage.problems.size() > kProblemsShown)
+      out +=
+          "  … and " + count(q.damage.problems.size() - kProblemsShown) + " more problems (gpuscope info lists them)\n";
+  }
+  if (lost) out += "The numbers below cover only what survived.\n";
+  if (any) out += "\n";
+}
+
+// "4 GPUs", or "1 GPU with data (4 in the trace)" when a damaged file left some without any.
+std::string gpu_count(const Profile& p) {
+  std::string s = std::to_string(p.devices.size()) + (p.devices.size() == 1 ? " GPU" : " GPUs");
+  std::size_t declared = 0;
+  bool note = false;
+  for (const FileQuality& q : p.trace_quality.files) {
+    declared += q.devices.declared.size();
+    note = note || (q.damage.any() && q.devices.declared.size() > q.devices.with_data.size());
+  }
+  if (note) s += " with data (" + std::to_string(declared) + " in the trace)";
+  return s;
+}
+
 void header(const Profile& p, std::string& out) {
   std::string files;
   for (const std::string& f : p.files) files += (files.empty() ? "" : ", ") + f;
   out += "gpuscope report" + (files.empty() ? std::string() : ": " + files) + "\n";
   std::string line = "Source: " + source_words(p.source);
   if (!p.producer.empty()) line += " (" + p.producer + ")";
-  line += " · " + std::to_string(p.devices.size()) + (p.devices.size() == 1 ? " GPU" : " GPUs");
+  line += " · " + gpu_count(p);
   if (!p.steps.steps.empty())
     line += " · " + count(p.steps.steps.size()) + " steps (" + std::string(to_string(p.steps.source)) + ")";
   line += " · " + duration(p.window.duration()) + " recorded";
@@ -176,10 +215,26 @@ struct JobTotals {
   }
 };
 
+// "; predicted step 12.3 ms (now 15.4 ms)" for each finding with these ids
+// whose fix was simulated.
+std::string predictions(const Profile& p, std::initializer_list<std::string_view> ids) {
+  std::string out;
+  std::vector<std::string> seen;
+  for (const Finding& f : p.findings)
+    for (std::string_view id : ids) {
+      if (f.id != id || f.saving_source != SavingSource::simulated || f.predicted_step_ns <= 0) continue;
+      if (std::find(seen.begin(), seen.end(), f.fix) != seen.end()) continue;
+      seen.push_back(f.fix);
+      out += "; " + f.fix + " predicts a median step of " + duration(f.predicted_step_ns) + " (now " +
+             duration(p.simulation.replayed_step_ns) + ")";
+    }
+  return out;
+}
+
 // "YES" with the first of the findings that answer it.
 Answer yes(const Profile& p, std::string question, std::initializer_list<std::string_view> ids) {
   const Finding* f = first_of(p, ids);
-  return {std::move(question), "YES", f->title + " (" + finding_refs(p, ids) + ")"};
+  return {std::move(question), "YES", f->title + " (" + finding_refs(p, ids) + ")" + predictions(p, ids)};
 }
 
 // [SECTION] One function per question ----------------------------------------------------------
@@ -245,7 +300,8 @@ std::optional<Answer> answer_layout(const Profile& p, const JobTotals&) {
   }
   return Answer{q, "YES",
                 parts + " of kernel time is layout overhead a fused or symmetric layout removes (" +
-                    finding_refs(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"}) + ")"};
+                    finding_refs(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"}) + ")" +
+                    predictions(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"})};
 }
 
 std::optional<Answer> answer_precision(const Profile& p, const JobTotals&) {
@@ -303,7 +359,31 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
     const std::string first = "  " + pad(a.question, qw) + "  " + pad(a.verdict, 4) + "  ";
     out += wrap(a.reason, std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
   }
+  const Simulation& sim = p.simulation;
+  if (sim.status == "simulated" && !sim.together.change.empty()) {
+    const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 4) + "  ";
+    char x[32];
+    std::snprintf(x, sizeof x, "%.2fx", sim.together.speedup);
+    out += wrap(sim.together.change + " predicts a median step of " + duration(sim.together.step_ns) + " (now " +
+                    duration(sim.replayed_step_ns) + ", " + x + "); the dependency graph's replay of " + sim.scope +
+                    ", replay error " + percent1(sim.replay_error) + " (docs/whatif.md)",
+                std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
+  } else if (!sim.status.empty() && sim.status != "simulated") {
+    out += "  (savings are rules of thumb: " + sim.status + ")\n";
+  }
   out += "\n";
+}
+
+// "simulated saving 12.3 ms (…)" or "estimated saving 12.3 ms (rule of thumb…)".
+std::string saving_words(const Profile& p, const Finding& f) {
+  if (f.saving_source == SavingSource::simulated)
+    return "simulated saving " + duration(f.saving_ns) + " (" + f.fix + ": median step " +
+           duration(p.simulation.replayed_step_ns) + " -> " + duration(f.predicted_step_ns) + ", replay error " +
+           percent1(p.simulation.replay_error) + ")";
+  if (p.simulation.status.empty()) return "estimated saving " + duration(f.saving_ns);
+  return "estimated saving " + duration(f.saving_ns) +
+         (f.fix.empty() ? " (rule of thumb: the dependency graph cannot express this fix)"
+                        : " (rule of thumb: " + f.fix + " changed nothing in the steps replayed)");
 }
 
 void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
@@ -318,9 +398,9 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
     out += wrap("[" + std::string(to_string(f.severity)) + "] " + f.title, o.width, "  " + num,
                 std::string(2 + num.size(), ' '));
     const std::string ind(5, ' ');
-    std::string meta = f.id + " · estimated saving " + duration(f.saving_ns);
+    std::string meta = f.id + " · " + saving_words(p, f);
     if (f.device != kNoDevice && p.devices.size() > 1) meta += " · GPU " + std::to_string(f.device);
-    out += ind + meta + "\n";
+    out += wrap(meta, o.width, ind, ind + "  ");
     out += wrap(f.evidence, o.width, ind + "why: ", ind + "     ");
     out += wrap(f.recommendation, o.width, ind + "fix: ", ind + "     ");
     if (!f.ranges.empty()) {
@@ -358,6 +438,28 @@ void devices(const Profile& p, std::string& out) {
   out += t.render("  ") + "\n";
 }
 
+// Each GPU's memory peaks against its memory, where the trace says (PyTorch's
+// allocator events, CUPTI's memory activity).
+void memory(const Profile& p, std::string& out) {
+  bool any = false;
+  for (const DeviceSummary& d : p.devices) any = any || d.peak_allocated_bytes || d.peak_reserved_bytes;
+  if (!any) return;
+  out += "Memory (peaks over the trace)\n";
+  Table t;
+  t.rows.push_back({"GPU", "peak allocated", "peak reserved", "GPU memory", "allocated / memory"});
+  t.right = {true, true, true, true, true};
+  auto b = [](const std::optional<std::uint64_t>& v) { return v ? bytes(*v) : std::string("-"); };
+  for (const DeviceSummary& d : p.devices) {
+    std::string id = std::to_string(d.id);
+    if (p.ranks.size() > 1 && d.rank >= 0) id = "r" + std::to_string(d.rank) + ":" + id;
+    const std::string share = d.peak_allocated_bytes && d.memory_bytes && *d.memory_bytes
+                                  ? percent1(double(*d.peak_allocated_bytes) / double(*d.memory_bytes))
+                                  : "-";
+    t.rows.push_back({id, b(d.peak_allocated_bytes), b(d.peak_reserved_bytes), b(d.memory_bytes), share});
+  }
+  out += t.render("  ") + "\n";
+}
+
 void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const StepSummary& s = p.steps;
   if (s.steps.empty()) {
@@ -375,16 +477,53 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
            percent1(double(s.idle_ns) / double(s.total_ns)) + " (waiting for input " +
            percent1(double(s.input_wait_ns) / double(s.total_ns)) + ")\n";
   Table tb;
+  bool memory = false;
+  for (const Step& st : s.steps) memory = memory || st.peak_allocated_bytes;
   tb.rows.push_back({"step", "GPU", "time", "compute", "comm", "copy", "idle", "input wait"});
   tb.right = {false, true, true, true, true, true, true, true};
+  if (memory) tb.rows.back().push_back("peak memory"), tb.right.push_back(true);
   for (std::size_t i = 0; i < s.steps.size() && i < o.max_steps; ++i) {
     const Step& st = s.steps[i];
     tb.rows.push_back({st.name, st.device == kNoDevice ? "-" : std::to_string(st.device), duration(st.range.duration()),
                        duration(st.compute_ns), duration(st.communication_ns), duration(st.memcpy_ns),
                        duration(st.idle_ns), duration(st.input_wait_ns)});
+    if (memory) tb.rows.back().push_back(st.peak_allocated_bytes ? bytes(*st.peak_allocated_bytes) : "-");
   }
   out += tb.render("  ");
   if (s.steps.size() > o.max_steps) out += "  … " + count(s.steps.size() - o.max_steps) + " more (--json lists all)\n";
+  out += "\n";
+}
+
+// The steps' critical path on the replayed dependency graph.
+void critical_path(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  const CriticalPath& c = p.critical_path;
+  if (c.length_ns <= 0) return;
+  out += "Critical path (what decided the step time: " + p.simulation.scope + " replayed, docs/whatif.md)\n";
+  const auto share = [&](TimeNs ns) { return percent1(double(ns) / double(c.length_ns)); };
+  std::string kinds;
+  for (const auto& [ns, label] :
+       {std::pair{c.gpu_compute_ns, "GPU compute"}, std::pair{c.communication_ns, "communication"},
+        std::pair{c.copy_ns, "copies"}, std::pair{c.cpu_launch_ns, "CPU launch overhead"},
+        std::pair{c.cpu_other_ns, "other CPU time"}, std::pair{c.input_wait_ns, "input wait"},
+        std::pair{c.sync_wait_ns, "sync wait"}})
+    if (ns > 0) kinds += (kinds.empty() ? "" : ", ") + std::string(label) + " " + share(ns);
+  out += wrap(kinds, o.width, "  by kind: ", "           ");
+  std::string cats;
+  for (const PathCategory& pc : c.categories)
+    cats += (cats.empty() ? "" : ", ") + std::string(to_string(pc.category)) + " " + share(pc.ns);
+  if (!cats.empty()) out += wrap(cats, o.width, "  by category: ", "               ");
+  if (!c.ops.empty()) {
+    Table t;
+    t.rows.push_back({"on the path", "share", "ops", "category", "kernel"});
+    t.right = {true, true, true, false, false};
+    std::vector<std::string_view> names;
+    for (const PathOp& op : c.ops) names.push_back(op.name);
+    const std::vector<std::string> shown = short_kernel_names(names, 70);
+    for (std::size_t i = 0; i < c.ops.size(); ++i)
+      t.rows.push_back({duration(c.ops[i].ns), share(c.ops[i].ns), count(c.ops[i].count),
+                        std::string(to_string(c.ops[i].category)), shown[i]});
+    out += t.render("  ");
+  }
   out += "\n";
 }
 
@@ -545,11 +684,14 @@ void trace_stats(const Profile& p, std::string& out) {
 
 std::string report_text(const Profile& p, const ReportTextOptions& o) {
   std::string out;
+  storage_damage(p, out);
   header(p, out);
   answers_section(p, o, out);
   findings(p, o, out);
   devices(p, out);
+  memory(p, out);
   steps(p, o, out);
+  critical_path(p, o, out);
   categories(p, out);
   hotspots(p, o, out);
   op_table(p, o, out);
@@ -585,6 +727,13 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
   t.rows.push_back({"GPU utilization", percent1(d.before_utilization), percent1(d.after_utilization), ""});
   t.rows.push_back({"kernel concurrency", percent1(d.before_concurrency), percent1(d.after_concurrency), ""});
   t.rows.push_back({"HTA idle share", percent1(d.before_idle_share), percent1(d.after_idle_share), ""});
+  auto memory_row = [&](const char* what, const std::optional<std::uint64_t>& a,
+                        const std::optional<std::uint64_t>& b) {
+    if (!a && !b) return;
+    t.rows.push_back({what, a ? bytes(*a) : "-", b ? bytes(*b) : "-", a && b ? delta(double(*a), double(*b)) : "-"});
+  };
+  memory_row("peak memory allocated", d.before_peak_allocated, d.after_peak_allocated);
+  memory_row("peak memory reserved", d.before_peak_reserved, d.after_peak_reserved);
   out += t.render("  ") + "\n";
 
   Table c;

@@ -169,6 +169,8 @@ CREATE TABLE PROFILER_OVERHEAD (start INTEGER NOT NULL, end INTEGER NOT NULL, gl
 CREATE TABLE GPUSCOPE_COUNTER_SERIES (id INTEGER PRIMARY KEY, name TEXT NOT NULL, deviceId INTEGER,
   unit TEXT NOT NULL);
 CREATE TABLE GPUSCOPE_COUNTERS (seriesId INTEGER NOT NULL, timestamp INTEGER NOT NULL, value);
+CREATE TABLE GPUSCOPE_MEMORY_EVENTS (seriesId INTEGER NOT NULL, timestamp INTEGER NOT NULL, bytes INTEGER NOT NULL,
+  address INTEGER);
 CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
 CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
 CREATE TABLE ENUM_CUPTI_SYNC_TYPE (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
@@ -511,6 +513,17 @@ class Writer {
     Insert ins(db_, "INSERT INTO GPUSCOPE_COUNTERS VALUES (?, ?, ?)");
     for (std::size_t i = 0; i < c.size(); ++i)
       (ins << std::int64_t{c.series[i]} << c.time[i] << c.value[i]).insert(rows_);
+    // Memory events: address NULL when unknown, else its 64 bits as a signed integer.
+    const MemoryEventTable& m = t_.memory_events();
+    Insert mem(db_, "INSERT INTO GPUSCOPE_MEMORY_EVENTS VALUES (?, ?, ?, ?)");
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      mem << std::int64_t{m.series[i]} << m.time[i] << m.bytes[i];
+      if (const std::uint64_t a = m.address_at(i))
+        mem << static_cast<std::int64_t>(a);
+      else
+        mem.null();
+      mem.insert(rows_);
+    }
   }
 
   void overheads() {

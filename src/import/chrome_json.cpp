@@ -145,6 +145,8 @@ enum class Skip : std::uint8_t {
   unclosed_begin,  // B never closed
   metadata,        // M events other than process_name / process_labels / thread_name
   counter_without_values,
+  memory_without_bytes,    // a [memory] event without "Bytes"
+  memory_on_other_device,  // a [memory] event of a device type other than CPU or CUDA
   count_
 };
 constexpr std::array<std::string_view, static_cast<int>(Skip::count_)> kSkipNames = {"flow",
@@ -159,7 +161,9 @@ constexpr std::array<std::string_view, static_cast<int>(Skip::count_)> kSkipName
                                                                                      "unmatched_end",
                                                                                      "unclosed_begin",
                                                                                      "metadata",
-                                                                                     "counter_without_values"};
+                                                                                     "counter_without_values",
+                                                                                     "memory_without_bytes",
+                                                                                     "memory_on_other_device"};
 
 // [SECTION] One event's fields -------------------------------------------------------------------
 
@@ -182,12 +186,20 @@ enum ArgBit : std::uint32_t {
   kArgRegisters = 1u << 8,
   kArgSmem = 1u << 9,
   kArgWaitEvent = 1u << 10,
+  // Kineto's [memory] events
+  kArgMemBytes = 1u << 11,
+  kArgAddr = 1u << 12,
+  kArgMemDevice = 1u << 13,
+  kArgMemDeviceType = 1u << 14,
+  kArgTotalAllocated = 1u << 15,
+  kArgTotalReserved = 1u << 16,
 };
 
 struct Args {
   std::uint32_t present = 0;
   std::int64_t device = 0, stream = 0, correlation = 0, external = 0, cbid = 0, bytes = 0;
   std::int64_t registers = 0, smem = 0, wait_event = 0;
+  std::int64_t mem_bytes = 0, addr = 0, mem_device = 0, mem_device_type = 0, total_allocated = 0, total_reserved = 0;
   std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   RawString name, labels, sync_kind;
   // PyTorch's record_shapes arguments, as raw JSON text of the batch.
@@ -552,6 +564,7 @@ class Importer {
     const char ph = ev.ph.raw.size() == 1 ? ev.ph.raw[0] : '\0';
     if (ph == 's' || ph == 't' || ph == 'f') return false;
     if (ph == 'M' || ph == 'B' || ph == 'E' || ph == 'C') return true;  // state kept across events
+    if ((ph == 'i' || ph == 'I') && is_memory_event(ev)) return true;   // series, as for counters
     // X, i / I and skipped phases: local unless an id must be made up.
     return !resolves_without_pseudo_id(ev.pid) || !resolves_without_pseudo_id(ev.tid);
   }
@@ -916,6 +929,10 @@ class Importer {
             a.name = read_string(w);
             return;
           }
+          if (is_key(key, "Addr")) {
+            if (read_int(w, &a.addr)) a.present |= kArgAddr;
+            return;
+          }
           break;
         case 5:
           if (is_key(key, "block")) {
@@ -925,6 +942,10 @@ class Importer {
           }
           if (is_key(key, "bytes")) {
             if (read_int(w, &a.bytes)) a.present |= kArgBytes;
+            return;
+          }
+          if (is_key(key, "Bytes")) {
+            if (read_int(w, &a.mem_bytes)) a.present |= kArgMemBytes;
             return;
           }
           break;
@@ -942,6 +963,12 @@ class Importer {
             return;
           }
           break;
+        case 9:
+          if (is_key(key, "Device Id")) {
+            if (read_int(w, &a.mem_device)) a.present |= kArgMemDevice;
+            return;
+          }
+          break;
         case 10:
           if (is_key(key, "Input Dims")) {
             a.input_dims = raw_value(w);
@@ -949,12 +976,6 @@ class Importer {
           }
           if (is_key(key, "Input type")) {
             a.input_types = raw_value(w);
-            return;
-          }
-          break;
-        case 15:
-          if (is_key(key, "Concrete Inputs")) {
-            a.concrete_inputs = raw_value(w);
             return;
           }
           break;
@@ -967,6 +988,10 @@ class Importer {
             if (read_int(w, &a.external)) a.present |= kArgExternal;
             return;
           }
+          if (is_key(key, "Device Type")) {
+            if (read_int(w, &a.mem_device_type)) a.present |= kArgMemDeviceType;
+            return;
+          }
           break;
         case 13:
           if (is_key(key, "shared memory")) {
@@ -977,6 +1002,20 @@ class Importer {
         case 14:
           if (is_key(key, "cuda_sync_kind")) {
             a.sync_kind = read_string(w);
+            return;
+          }
+          if (is_key(key, "Total Reserved")) {
+            if (read_int(w, &a.total_reserved)) a.present |= kArgTotalReserved;
+            return;
+          }
+          break;
+        case 15:
+          if (is_key(key, "Total Allocated")) {
+            if (read_int(w, &a.total_allocated)) a.present |= kArgTotalAllocated;
+            return;
+          }
+          if (is_key(key, "Concrete Inputs")) {
+            a.concrete_inputs = raw_value(w);
             return;
           }
           break;
@@ -1474,7 +1513,11 @@ class Importer {
     builder_.add_range(r);
   }
 
+  // Kineto's allocator events: {"ph":"i","name":"[memory]","args":{"Device Type":1,"Device Id":0,"Bytes":512,…}}.
+  static bool is_memory_event(const Event& ev) { return !ev.name.escaped && ev.name.raw == "[memory]"; }
+
   void add_instant(Event& ev, const JsonBatch& b) {
+    if (is_memory_event(ev)) return add_memory_event(ev);
     RangeRow r;
     r.track = cpu_track(ev, b);
     r.start = r.end = ev.ts;
@@ -1484,6 +1527,76 @@ class Importer {
     r.kind = RangeKind::mark;
     r.correlation = external_id(ev.args);
     builder_.add_range(r);
+  }
+
+  enum class MemorySeries : std::uint8_t { allocated, since_start, reserved };
+
+  std::uint32_t memory_series(std::uint32_t device, MemorySeries which) {
+    const std::uint64_t key = (std::uint64_t{device} << 2) | static_cast<std::uint64_t>(which);
+    auto it = memory_series_.find(key);
+    if (it != memory_series_.end()) return it->second;
+    const std::string_view name = which == MemorySeries::allocated     ? series_name::kMemoryAllocated
+                                  : which == MemorySeries::since_start ? series_name::kMemoryAllocatedSinceStart
+                                                                       : series_name::kMemoryReserved;
+    const std::uint32_t id = builder_.counter_series(name, device, "B");
+    memory_series_.emplace(key, id);
+    if (which == MemorySeries::since_start) since_start_series_.push_back(id);
+    if (device != kNoDevice &&
+        std::find(memory_devices_.begin(), memory_devices_.end(), device) == memory_devices_.end())
+      memory_devices_.push_back(device);
+    return id;
+  }
+
+  // A [memory] event: one row of memory_events on the device's allocated
+  // series; with "Total Allocated" / "Total Reserved" (current Kineto) also a
+  // sample of the allocated and reserved series. Without the totals (2021
+  // schema) the event belongs to the "since start" series, whose samples
+  // finish() adds up from the changes. Device Type 0 is the host (c10's CPU),
+  // 1 a GPU (CUDA, also ROCm's).
+  void add_memory_event(const Event& ev) {
+    const Args& a = ev.args;
+    if (!(a.present & kArgMemBytes)) return skip(Skip::memory_without_bytes);
+    std::uint32_t device = kNoDevice;
+    const bool has_id = (a.present & kArgMemDevice) && a.mem_device >= 0 && a.mem_device <= 0xffffffffLL;
+    if (a.present & kArgMemDeviceType) {
+      if (a.mem_device_type == 1) {
+        if (!has_id) return skip(Skip::memory_on_other_device);
+        device = static_cast<std::uint32_t>(a.mem_device);
+      } else if (a.mem_device_type != 0) {
+        return skip(Skip::memory_on_other_device);
+      }
+    } else if (has_id) {
+      device = static_cast<std::uint32_t>(a.mem_device);
+    }
+    const bool absolute = a.present & kArgTotalAllocated;
+    const std::uint32_t series = memory_series(device, absolute ? MemorySeries::allocated : MemorySeries::since_start);
+    MemoryEventRow r;
+    r.time = ev.ts;
+    r.series = series;
+    r.bytes = a.mem_bytes;
+    if ((a.present & kArgAddr) && a.addr > 0) r.address = static_cast<std::uint64_t>(a.addr);
+    builder_.add_memory_event(r);
+    if (absolute) builder_.add_counter(CounterRow{ev.ts, series, static_cast<double>(a.total_allocated)});
+    if ((a.present & kArgTotalReserved) && device != kNoDevice)
+      builder_.add_counter(
+          CounterRow{ev.ts, memory_series(device, MemorySeries::reserved), static_cast<double>(a.total_reserved)});
+  }
+
+  // The samples of each "since start" series: its changes added up in time
+  // order (file order among equal times), from 0 before the first.
+  void add_since_start_samples() {
+    const MemoryEventTable& m = builder_.tables().memory_events;
+    for (std::uint32_t series : since_start_series_) {
+      std::vector<RowIndex> rows;
+      for (std::size_t i = 0; i < m.size(); ++i)
+        if (m.series[i] == series) rows.push_back(static_cast<RowIndex>(i));
+      std::stable_sort(rows.begin(), rows.end(), [&](RowIndex x, RowIndex y) { return m.time[x] < m.time[y]; });
+      std::int64_t level = 0;
+      for (RowIndex i : rows) {
+        level += m.bytes[i];
+        builder_.add_counter(CounterRow{m.time[i], series, static_cast<double>(level)});
+      }
+    }
   }
 
   // Each numeric arg of a C event is one series, "<name>.<arg>" ("<name> <id>.<arg>" with an id).
@@ -1692,6 +1805,7 @@ class Importer {
   // [SECTION] Importer: finishing -------------------------------------------------------------
 
   void finish() {
+    if (info_.cut_short) note_cut();
     if (!info_.root_is_array && !info_.saw_trace_events)
       throw InputError(path_, "not a Chrome trace: the top-level object has no \"traceEvents\" array");
     TraceMeta& meta = builder_.meta();
@@ -1702,6 +1816,8 @@ class Importer {
 
     // Times: the model's clock is absolute ns; ts was relative to baseTimeNanoseconds.
     if (origin_ns_ != 0) shift_times(origin_ns_);
+    add_since_start_samples();
+    if (info_.cut_short) note_rows_after_cut();
 
     // Track names from thread_name metadata (trailing blanks trimmed).
     for (TrackId id = 0; id < builder_.tracks().size(); ++id) {
@@ -1747,6 +1863,7 @@ class Importer {
 
     // Devices: those the events use, described by deviceProperties when listed.
     std::vector<std::uint32_t> used_devices_ = sync_devices_;
+    used_devices_.insert(used_devices_.end(), memory_devices_.begin(), memory_devices_.end());
     for (const Track& t : builder_.tracks())
       if (t.kind == TrackKind::gpu) used_devices_.push_back(t.device);
     std::sort(used_devices_.begin(), used_devices_.end());
@@ -1781,6 +1898,43 @@ class Importer {
       if (skips_[i]) meta.set_stat("import.skipped." + std::string(kSkipNames[i]), skips_[i]);
     for (const auto& [reason, n] : dynamic_skips_) meta.set_stat("import.skipped." + reason, n);
     if (sort_index_metadata_) meta.set_stat("import.ignored.sort_index_metadata", sort_index_metadata_);
+  }
+
+  // The text ended early (a file cut short): the events before the cut are
+  // kept and meta().damage says where it stopped; with none, nothing usable
+  // remains and the import fails.
+  void note_cut() {
+    std::string what = info_.gzip_cut.empty()
+                           ? "the JSON text ends early, at byte " + std::to_string(info_.cut_text_end) +
+                                 " (the end of the file), " + info_.cut_where
+                           : info_.gzip_cut + "; the JSON text in it ends at byte " +
+                                 std::to_string(info_.cut_text_end) + ", " + info_.cut_where;
+    std::uint64_t rows = 0;
+    builder_.tables().for_each_table([&](TableId, const auto& t) { rows += t.size(); });
+    if (rows == 0)
+      throw InputError(path_, "truncated: " + what + "; no event could be recovered", info_.cut_complete_end);
+    // Cut after the events array (or only the end of the gzip stream missing): every event is there.
+    const bool all_there = info_.cut_events_complete;
+    FileDamage& d = builder_.meta().damage;
+    d.truncated = true;
+    d.file_bytes = info_.file_bytes;
+    // For gzip, where in the compressed bytes the last complete event ends is
+    // not known: the whole file was read, and its end is missing.
+    d.intact_bytes = info_.gzip ? info_.file_bytes : info_.cut_complete_end;
+    d.bytes_lost = info_.gzip ? 0 : info_.file_bytes - std::min(info_.file_bytes, info_.cut_complete_end);
+    d.problems.push_back(what + (all_there ? "; every event was loaded" : "; the events before it were loaded"));
+  }
+
+  // After a cut: the rows each table holds, once every row is made (the
+  // memory series' samples are added up at the end).
+  void note_rows_after_cut() {
+    const bool all_there = info_.cut_events_complete;
+    FileDamage& d = builder_.meta().damage;
+    builder_.tables().for_each_table([&](TableId id, const auto& t) {
+      TableLoss& loss = d.tables[static_cast<int>(id)];
+      loss.loaded = t.size();
+      loss.count = all_there ? LossCount::exact : LossCount::at_least;  // how much followed the cut is unknown
+    });
   }
 
   void shift_times(std::int64_t delta) {
@@ -1835,6 +1989,8 @@ class Importer {
   std::unordered_map<std::uint64_t, std::string> thread_names_;
   std::unordered_map<TrackId, std::vector<OpenBegin>> open_;
   std::unordered_map<std::string, std::uint32_t> series_;
+  std::unordered_map<std::uint64_t, std::uint32_t> memory_series_;  // (device, MemorySeries) -> series id
+  std::vector<std::uint32_t> since_start_series_, memory_devices_;
   std::array<StringId, 4> domain_ids_{};
   std::vector<std::uint32_t> sync_devices_;
   std::vector<Device> listed_devices_;

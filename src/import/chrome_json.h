@@ -60,7 +60,11 @@ struct ChromeImportOptions {
 };
 
 // Throws InputError (file, byte offset, reason) for malformed JSON, a file
-// that is not a Chrome trace, corrupt or truncated gzip, or a read error.
+// that is not a Chrome trace, corrupt gzip, or a read error. A file cut short
+// (a gzip stream or a JSON text that ends early, inside an event or the
+// events array) yields the events complete before the cut, with
+// meta().damage saying where the text stopped; only when no event remains
+// does it throw ("truncated: …; no event could be recovered").
 // Byte offsets of JSON errors count bytes of JSON text (decompressed, for .gz).
 Trace import_chrome_json(const std::string& path, const ChromeImportOptions& options = {});
 

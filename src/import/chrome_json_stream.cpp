@@ -88,6 +88,9 @@ class Source {
   // Fills up to n bytes of JSON text; returns 0 only at the end.
   virtual std::size_t read(char* dst, std::size_t n) = 0;
   virtual std::uint64_t file_done() const = 0;
+  // After read() returned 0: why the text ended early, if it did (a gzip
+  // stream without its end), else empty.
+  virtual std::string cut_short() const { return {}; }
 };
 
 class PlainSource final : public Source {
@@ -157,12 +160,21 @@ class GzipSource final : public Source {
         member_done_ = true;
         continue;
       }
-      if (state_->avail_in == 0 && input_eof_ && state_->avail_out > 0)
-        throw InputError(f_.path(), "truncated gzip stream: the compressed data ends before the end of the stream",
-                         f_.position());
+      if (state_->avail_in == 0 && input_eof_ && state_->avail_out > 0) {
+        // The file ends inside the stream (a copy cut short): the text so far
+        // is kept, and the splitter says where in it the complete items end.
+        cut_ = "the gzip stream ends early, at byte " + std::to_string(f_.position()) +
+               " of the file (its end-of-stream marker is missing)";
+        finished_ = true;
+        return;
+      }
     }
   }
 
+ public:
+  std::string cut_short() const override { return cut_; }
+
+ private:
   static constexpr std::size_t kInputBytes = 1u << 20;
 
   void start_member() {
@@ -249,6 +261,7 @@ class GzipSource final : public Source {
   std::unique_ptr<inflate_state> state_;
   bool input_eof_ = false, member_done_ = false, finished_ = false;
   std::exception_ptr pending_;
+  std::string cut_;
 };
 
 // [SECTION] Splitter ----------------------------------------------------------------------------
@@ -399,15 +412,22 @@ class Splitter {
     }
   }
 
-  // Called at the end of the text, after the last scan().
+  // Called at the end of the text, after the last scan(). A text that ends
+  // early (a file cut short) is not an error here: the items before the cut
+  // are complete and handed over, and info() says where and inside what the
+  // text stopped (the importer decides whether anything usable remains).
   void finish(JsonBatch& b, std::size_t end) {
     eof_ = true;
-    if (in_item_ && item_scalar_) {  // a scalar item ends at the end of the text
-      complete_item(b, end);
-    }
+    // An item still open here was cut, a scalar too: the document's closing
+    // bracket must follow any item, so a number at the very end of the text
+    // may have lost digits ("5" of "512") and is not taken.
     if (in_item_) {
-      const char* what = role_ == ItemRole::event ? "an event" : role_ == ItemRole::key ? "a key" : "a value";
-      fail_at(offset(b, item_start_), std::string("truncated: the file ends inside ") + what + " that starts here");
+      const std::string what = role_ == ItemRole::event ? "an event"
+                               : role_ == ItemRole::key ? "a top-level key"
+                                                        : "the top-level value \"" + key_ + "\"";
+      return cut(offset(b, end), offset(b, item_start_),
+                 "inside " + what + " that starts at byte " + std::to_string(offset(b, item_start_)),
+                 role_ != ItemRole::event && info_.saw_trace_events);
     }
     switch (state_) {
       case State::done:
@@ -421,11 +441,15 @@ class Splitter {
           info_.unterminated_array = true;
           return;
         }
-        fail_at(offset(b, end), "truncated: the file ends inside the \"traceEvents\" array");
+        return cut(offset(b, end), offset(b, end), "inside the \"traceEvents\" array, after a complete event", false);
       default:
-        fail_at(offset(b, end), "truncated: the file ends inside the top-level object");
+        return cut(offset(b, end), offset(b, end), "inside the top-level object", info_.saw_trace_events);
     }
   }
+
+  // The offset in b.data of the end of the complete items (the start of an
+  // item the text ends inside, else `end`): what finish() keeps.
+  std::size_t complete_end(std::size_t end) const { return in_item_ ? item_start_ : end; }
 
   // First byte that must be kept for the next buffer (an unfinished item), or end.
   std::size_t carry_start(std::size_t end) const { return in_item_ ? item_start_ : end; }
@@ -437,6 +461,7 @@ class Splitter {
   }
 
   void note_bytes() { saw_any_ = true; }
+  bool started() const { return state_ != State::start; }
   const JsonStreamInfo& info() const { return info_; }
   JsonStreamInfo& info() { return info_; }
 
@@ -660,6 +685,14 @@ class Splitter {
 
   std::uint64_t offset(const JsonBatch& b, std::size_t pos) const { return b.stream_offset + (pos - 1); }
 
+  void cut(std::uint64_t text_end, std::uint64_t complete_end, const std::string& where, bool events_complete) {
+    info_.cut_short = true;
+    info_.cut_events_complete = events_complete;
+    info_.cut_text_end = text_end;
+    info_.cut_complete_end = complete_end;
+    info_.cut_where = where;
+  }
+
   [[noreturn]] void fail(const JsonBatch& b, std::size_t pos, const std::string& what) const {
     fail_at(offset(b, pos), what);
   }
@@ -842,13 +875,24 @@ struct JsonStream::Impl {
       json_bytes += got;
       splitter.scan(*cur, pos, cur->size);
       if (got == 0) {
-        validate_utf8(cur, cur->size);
+        // Text cut inside an item (a character may be cut too) is checked up to that item.
+        validate_utf8(cur, splitter.complete_end(cur->size));
+        if (const std::string cut = source->cut_short(); !cut.empty() && !splitter.started())
+          throw InputError(path, "truncated gzip stream: " + cut + ", before any JSON text", file.size());
         splitter.finish(*cur, cur->size);
         cur->last = true;
         info = splitter.info();
         info.gzip = gzip;
         info.file_bytes = file.size();
         info.json_bytes = json_bytes;
+        info.gzip_cut = source->cut_short();
+        if (!info.gzip_cut.empty() && !info.cut_short) {
+          // Every item is complete: the stream lost only its end (the checksum).
+          info.cut_short = true;
+          info.cut_text_end = info.cut_complete_end = json_bytes;
+          info.cut_where = "after the end of the JSON document";
+          info.cut_events_complete = true;
+        }
         hand_over(cur);
         return;
       }

@@ -72,6 +72,14 @@ struct JsonStreamInfo {
   bool saw_trace_events = false;    // object form had a "traceEvents" key
   std::uint64_t file_bytes = 0;
   std::uint64_t json_bytes = 0;  // bytes of JSON text (decompressed size for gzip)
+  // The text ended early (a file cut short): the items before the cut were
+  // handed over; the rest is lost.
+  bool cut_short = false;
+  std::uint64_t cut_text_end = 0;      // where the text ends (offset in the JSON text)
+  std::uint64_t cut_complete_end = 0;  // where its last complete item ends
+  std::string cut_where;               // "inside an event that starts at byte 123", …
+  bool cut_events_complete = false;    // the cut came after the events array: every event is there
+  std::string gzip_cut;                // for gzip: where the compressed stream ends early, else empty
 };
 
 class JsonStream {

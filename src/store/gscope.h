@@ -29,7 +29,7 @@ struct GscopeReadReport {
   std::uint64_t bytes_lost = 0;        // bytes of sections that were not loaded (damaged, truncated, or after either)
   std::uint64_t sections_read = 0;     // sections loaded
   std::uint64_t corrupt_sections = 0;  // sections skipped or stopped at because they were damaged
-  std::uint64_t rows_lost = 0;         // rows known to be lost (from section headers / the footer index)
+  std::uint64_t rows_lost = 0;         // rows lost (the trace's meta().damage says per table, and how well known)
   std::vector<std::string> problems;   // one line each: "section 12 (kernels) at byte 4096: checksum mismatch; …"
 };
 
@@ -38,11 +38,15 @@ bool is_gscope_file(const std::string& path);
 
 // Reads a whole file. Throws InputError (file, offset, reason) when nothing
 // usable can be read: empty file, wrong magic (a JSON or gzip file says so),
-// newer format version (both versions named), corrupt header, or a cancelled
-// load. A truncated or partly corrupt file yields what is intact, with the
-// loss described in `report` and in the trace's meta stats: "store.unfinished"
-// (no footer: the writer never finished), "store.truncated_bytes" (bytes not
-// loaded), "store.corrupt_sections", "store.lost_rows.<table>",
+// newer format version (both versions named), corrupt header, a damaged or
+// truncated file of which not one row could be read ("nothing could be
+// recovered: " + the first problem), or a cancelled load. A truncated or
+// partly corrupt file yields what is intact, with the loss described in the
+// trace's meta().damage (truncated or not, bytes and rows lost per table —
+// exact, a lower bound or an estimate —, one line per problem), in `report`,
+// and in the meta stats: "store.unfinished" (no footer: the writer never
+// finished), "store.truncated_bytes" (bytes not loaded),
+// "store.corrupt_sections", "store.lost_rows.<table>",
 // "store.unknown_sections" / "store.unknown_columns" (skipped, from a newer writer).
 Trace read_gscope(const std::string& path, GscopeReadReport* report = nullptr, const LoadProgress& progress = {});
 

@@ -2,21 +2,28 @@
 //
 // [SECTION] Byte sources (a file read with pread, or memory)
 // [SECTION] Headers
-// [SECTION] The reader: header, footer index, sections in order, freeze
+// [SECTION] The reader: header, footer index
+// [SECTION] The sections, in file order
+// [SECTION] What was lost, and the trace
 // [SECTION] Public entry points
 //
 // Policy for damage (docs/format.md, "Reading damaged files"): a section whose
 // header is intact but whose payload is not (checksum, decompression, decoding,
 // an id out of range) is skipped if nothing later can depend on it (row chunks,
-// devices, processes, meta, unknown tags); a damaged strings, tracks or counter
-// series section, a damaged header, or the end of a truncated file stops the
-// load there. Everything loaded before is kept; what was lost is reported.
+// devices, processes, meta, contents, unknown tags); a damaged strings, tracks
+// or counter series section, or the end of a truncated file stops the load
+// there. A damaged section header is stepped over: to the next index entry, or
+// without an index to the next intact header. Everything loaded is kept; what
+// was lost is counted (exactly from the index or the contents section, else
+// from the headers of what was not loaded) into TraceMeta::damage, and a file
+// of which no row could be read is refused.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -140,6 +147,8 @@ std::string tag_name(std::uint16_t tag) {
       return "counter series";
     case kTagMeta:
       return "meta";
+    case kTagContents:
+      return "contents";
     case kTagFooter:
       return "footer";
     default:
@@ -162,7 +171,7 @@ std::string describe_foreign(const std::uint8_t* p, std::size_t n) {
   return "not a .gscope file: wrong magic bytes";
 }
 
-// [SECTION] The reader ----------------------------------------------------------------------------
+// [SECTION] The reader: header, footer index ----------------------------------------------------
 
 class Reader {
  public:
@@ -224,6 +233,7 @@ class Reader {
     footer_seen_ = true;
     auto damaged = [&](const std::string& why) {
       ++rep.corrupt_sections;
+      note_problem(at < size ? at : size - kTrailerBytes);
       rep.problems.push_back("footer index" + (at < size ? " at byte " + std::to_string(at) : std::string()) + ": " +
                              why + "; sections read in order instead");
     };
@@ -307,6 +317,8 @@ class Reader {
         return decode_counter_series(in, builder_);
       case kTagMeta:
         return decode_meta(in, builder_);
+      case kTagContents:
+        return read_contents(in);
       default:
         break;
     }
@@ -314,126 +326,321 @@ class Reader {
     ++unknown_sections_;  // a section kind from a later version: not needed to read this one
   }
 
+  // What the file declares it holds (written first): without an index, how
+  // big to make each column, and afterwards what a cut cost.
+  void read_contents(const ByteCursor& in) {
+    contents_ = decode_contents(in);
+    have_contents_ = true;
+    if (have_index_) return;
+    for (int t = 0; t < kTableCount; ++t)
+      ctx_.reserve_rows[t] = std::min<std::uint64_t>(contents_.table_rows[t], (src_.size() << 6) + (1u << 20));
+  }
+
+  // [SECTION] The sections, in file order ----------------------------------------------------
+
+  // Where the walk over the sections is.
+  struct Walk {
+    std::size_t next_entry = 0;  // with an index: its next entry
+    std::uint64_t pos = 0;
+    std::uint64_t section_no = 0;
+  };
+
+  void problem(GscopeReadReport& rep, const Walk& w, std::uint64_t at, std::uint16_t tag, bool tag_known,
+               const std::string& what) {
+    note_problem(at);
+    rep.problems.push_back("section " + std::to_string(w.section_no) +
+                           (tag_known ? " (" + tag_name(tag) + ")" : std::string()) + " at byte " + std::to_string(at) +
+                           ": " + what);
+  }
+  void note_problem(std::uint64_t at) { first_problem_ = std::min(first_problem_, at); }
+  void lose_rows(std::uint16_t tag, std::uint64_t items) {
+    if (is_row_tag(tag)) lost_rows_[tag - kTagRowsBase] += items;
+  }
+
   void read_sections(GscopeReadReport& rep) {
     const std::uint64_t size = src_.size();
     if (!have_index_) data_end_ = size;
-    std::size_t next_entry = 0;
-    std::uint64_t pos = header_end_;
-    std::uint64_t section_no = 0;
-    auto problem = [&](std::uint64_t at, std::uint16_t tag, bool tag_known, const std::string& what) {
-      rep.problems.push_back("section " + std::to_string(section_no) +
-                             (tag_known ? " (" + tag_name(tag) + ")" : std::string()) + " at byte " +
-                             std::to_string(at) + ": " + what);
-    };
-    auto lose_rows = [&](std::uint16_t tag, std::uint64_t items) {
-      if (!is_row_tag(tag)) return;
-      lost_rows_[tag - kTagRowsBase] += items;
-      rep.rows_lost += items;
-    };
-    // Stops at `pos`: counts everything from there to the end of the data as lost.
-    auto stop = [&](std::uint64_t from) {
-      rep.bytes_lost += data_end_ > from ? data_end_ - from : 0;
-      if (have_index_)
-        for (std::size_t i = next_entry; i < index_.size(); ++i) lose_rows(index_[i].tag, index_[i].items);
-    };
-
-    for (;; ++section_no) {
+    Walk w{0, header_end_, 0};
+    for (;; ++w.section_no) {
       if (progress_.cancel && progress_.cancel->load(std::memory_order_relaxed)) throw InputError(name_, "cancelled");
-      if (progress_.on_progress) progress_.on_progress(pos, size);
-
+      if (progress_.on_progress) progress_.on_progress(w.pos, size);
       std::uint16_t expected_tag = 0;
       std::uint32_t expected_items = 0;
       if (have_index_) {
-        if (next_entry == index_.size()) break;
-        pos = index_[next_entry].offset;
-        expected_tag = index_[next_entry].tag;
-        expected_items = index_[next_entry].items;
-        ++next_entry;
-      } else if (pos == size) {
-        rep.problems.push_back("no footer: the writer did not finish (killed?); loaded the " +
-                               std::to_string(section_no) + " complete sections before byte " + std::to_string(pos));
+        if (w.next_entry == index_.size()) break;
+        w.pos = index_[w.next_entry].offset;
+        expected_tag = index_[w.next_entry].tag;
+        expected_items = index_[w.next_entry].items;
+        ++w.next_entry;
+      } else if (w.pos == size) {
+        // Every section is intact, but the writer never wrote its footer: it
+        // was stopped (killed), or the file was cut where a section ended.
+        note_problem(size);
+        truncated_ = rest_unknown_ = true;
+        rep.problems.push_back("no footer: the writer did not finish (killed?) or the file was cut there; loaded the " +
+                               std::to_string(w.section_no) + " complete sections before byte " + std::to_string(size));
         break;
       }
-
-      if (pos > data_end_ || data_end_ - pos < kSectionHeaderBytes) {
-        problem(pos, 0, false, "truncated section header; the file ends here");
-        stop(pos);
-        break;
-      }
-      SectionHeader h;
-      std::string why = parse_section_header(src_.read(pos, kSectionHeaderBytes), h);
-      if (why.empty() && have_index_ && (h.tag != expected_tag || h.items != expected_items))
-        why = "section header disagrees with the footer index";
-      if (!why.empty()) {
-        ++rep.corrupt_sections;
-        if (have_index_ && skippable(expected_tag)) {
-          // The index says where the next section starts.
-          const std::uint64_t end = next_entry < index_.size() ? index_[next_entry].offset : data_end_;
-          problem(pos, expected_tag, true, why + "; skipped");
-          rep.bytes_lost += end - pos;
-          lose_rows(expected_tag, expected_items);
-          continue;
-        }
-        problem(pos, expected_tag, have_index_, why + "; nothing after it was loaded");
-        if (have_index_) lose_rows(expected_tag, expected_items);
-        stop(pos);
-        break;
-      }
-      if (h.stored > data_end_ - pos - kSectionHeaderBytes) {
-        problem(pos, h.tag, true,
-                "truncated: " + std::to_string(h.stored) + " payload bytes declared, " +
-                    std::to_string(data_end_ - pos - kSectionHeaderBytes) + " present");
-        lose_rows(h.tag, h.items);
-        stop(pos);
-        break;
-      }
-      if (h.tag == kTagFooter && !have_index_) {
-        // A footer the trailer did not lead to (damaged trailer, or bytes after it).
-        if (!footer_seen_) {
-          ++rep.corrupt_sections;
-          rep.problems.push_back("footer at byte " + std::to_string(pos) +
-                                 ": trailer missing or damaged; the sections before it were loaded");
-        }
-        footer_seen_ = true;
-        break;
-      }
-      const std::uint64_t end = pos + kSectionHeaderBytes + h.stored;
-      try {
-        apply(h.tag, h.items, load_payload(pos, h));
-        ++rep.sections_read;
-      } catch (const FormatError& e) {
-        ++rep.corrupt_sections;
-        if (skippable(h.tag)) {
-          problem(pos, h.tag, true,
-                  std::string(e.what()) + (is_row_tag(h.tag) ? "; " + std::to_string(h.items) + " rows skipped"
-                                                             : std::string("; skipped")));
-          rep.bytes_lost += end - pos;
-          lose_rows(h.tag, h.items);
-        } else {
-          problem(pos, h.tag, true, std::string(e.what()) + "; nothing after it was loaded");
-          stop(pos);
-          break;
-        }
-      }
-      pos = end;
+      if (!read_section(rep, w, expected_tag, expected_items)) break;
     }
     if (progress_.on_progress) progress_.on_progress(size, size);
+  }
+
+  // Reads the section at w.pos and moves w.pos past it; false when the load stops there.
+  bool read_section(GscopeReadReport& rep, Walk& w, std::uint16_t expected_tag, std::uint32_t expected_items) {
+    const std::uint64_t pos = w.pos;
+    if (pos > data_end_ || data_end_ - pos < kSectionHeaderBytes) {
+      problem(rep, w, pos, 0, false, "truncated section header; the file ends here");
+      truncated_ = true;
+      stop(rep, w, pos, data_end_);
+      return false;
+    }
+    SectionHeader h;
+    std::string why = parse_section_header(src_.read(pos, kSectionHeaderBytes), h);
+    if (why.empty() && have_index_ && (h.tag != expected_tag || h.items != expected_items))
+      why = "section header disagrees with the footer index";
+    if (!why.empty()) return step_over_damaged_header(rep, w, why, expected_tag, expected_items);
+    if (h.stored > data_end_ - pos - kSectionHeaderBytes) {
+      problem(rep, w, pos, h.tag, true,
+              "truncated: " + std::to_string(h.stored) + " payload bytes declared, " +
+                  std::to_string(data_end_ - pos - kSectionHeaderBytes) + " present");
+      truncated_ = !have_index_;
+      lose_rows(h.tag, h.items);
+      stop(rep, w, pos, data_end_);
+      return false;
+    }
+    if (h.tag == kTagFooter && !have_index_) {
+      // A footer the trailer did not lead to (damaged trailer, or bytes after it).
+      if (!footer_seen_) {
+        ++rep.corrupt_sections;
+        note_problem(pos);
+        // Fewer bytes than a whole trailer after the footer: the file was cut there.
+        const bool cut = src_.size() - (pos + kSectionHeaderBytes + h.stored) < kTrailerBytes;
+        truncated_ = truncated_ || cut;
+        rep.problems.push_back("footer at byte " + std::to_string(pos) + ": trailer " +
+                               (cut ? "cut short (the file ends at byte " + std::to_string(src_.size()) + ")"
+                                    : std::string("missing or damaged")) +
+                               "; the sections before it were loaded");
+      }
+      footer_seen_ = true;
+      return false;
+    }
+    const std::uint64_t end = pos + kSectionHeaderBytes + h.stored;
+    try {
+      apply(h.tag, h.items, load_payload(pos, h));
+      ++rep.sections_read;
+    } catch (const FormatError& e) {
+      ++rep.corrupt_sections;
+      if (!skippable(h.tag)) {
+        problem(rep, w, pos, h.tag, true, std::string(e.what()) + "; nothing after it was loaded");
+        stop(rep, w, pos, end);
+        return false;
+      }
+      problem(rep, w, pos, h.tag, true,
+              std::string(e.what()) +
+                  (is_row_tag(h.tag) ? "; " + std::to_string(h.items) + " rows skipped" : std::string("; skipped")));
+      rep.bytes_lost += end - pos;
+      lose_rows(h.tag, h.items);
+    }
+    w.pos = end;
+    return true;
+  }
+
+  // A section header that cannot be trusted (its length, so where the next
+  // section starts, is unknown). With an index the next entry says where;
+  // without one the reader looks for the next intact header (marker and
+  // header check). What the damaged section defined, if strings, tracks or
+  // counter series, is then missing: rows that refer to it fail their id
+  // checks and are counted lost, and a later section of the same kind stops
+  // the load (its first id no longer follows on).
+  bool step_over_damaged_header(GscopeReadReport& rep, Walk& w, const std::string& why, std::uint16_t expected_tag,
+                                std::uint32_t expected_items) {
+    const std::uint64_t pos = w.pos;
+    ++rep.corrupt_sections;
+    if (have_index_) {
+      if (skippable(expected_tag)) {
+        const std::uint64_t end = w.next_entry < index_.size() ? index_[w.next_entry].offset : data_end_;
+        problem(rep, w, pos, expected_tag, true, why + "; skipped");
+        rep.bytes_lost += end - pos;
+        lose_rows(expected_tag, expected_items);
+        return true;
+      }
+      problem(rep, w, pos, expected_tag, true, why + "; nothing after it was loaded");
+      lose_rows(expected_tag, expected_items);
+      stop(rep, w, pos, data_end_);
+      return false;
+    }
+    estimate_damaged_section(pos);
+    const std::uint64_t next = find_section(pos + 1);
+    if (next >= data_end_) {
+      problem(rep, w, pos, 0, false, why + "; no intact section follows, nothing after it was loaded");
+      rep.bytes_lost += data_end_ - pos;
+      rest_unknown_ = true;
+      return false;
+    }
+    problem(rep, w, pos, 0, false,
+            why + "; " + std::to_string(next - pos) + " bytes skipped, to the next intact section at byte " +
+                std::to_string(next));
+    rep.bytes_lost += next - pos;
+    w.pos = next;
+    return true;
+  }
+
+  // The rows a damaged section header claims, if its fields look like a row
+  // chunk's: an estimate (its check failed, so they may be wrong). Otherwise
+  // what it held is unknown.
+  void estimate_damaged_section(std::uint64_t at) {
+    const std::uint8_t* h = src_.read(at, kSectionHeaderBytes);
+    const auto tag = static_cast<std::uint16_t>(load_le(h + kSecTag, 2));
+    const auto items = static_cast<std::uint32_t>(load_le(h + kSecItems, 4));
+    if (is_row_tag(tag) && items <= kMaxWriterRowsPerChunk) {
+      lost_rows_[tag - kTagRowsBase] += items;
+      estimated_[tag - kTagRowsBase] = true;
+    } else if (tag > kTagContents && !is_row_tag(tag)) {
+      rest_unknown_ = true;  // not even its kind is known
+    }
+  }
+
+  // The offset of the next intact section header at or after `from`, or
+  // data_end_ if there is none.
+  std::uint64_t find_section(std::uint64_t from) {
+    constexpr std::size_t kBlock = 1u << 20;
+    while (from < data_end_ && data_end_ - from >= kSectionHeaderBytes) {
+      const std::size_t n =
+          static_cast<std::size_t>(std::min<std::uint64_t>(kBlock + kSectionHeaderBytes, data_end_ - from));
+      const std::uint8_t* p = src_.read(from, n);
+      for (std::size_t i = 0; i + kSectionHeaderBytes <= n; ++i) {
+        const void* hit = ::memmem(p + i, n - i, kSectionSync.data(), kSectionSync.size());
+        if (!hit) break;
+        i = static_cast<std::size_t>(static_cast<const std::uint8_t*>(hit) - p);
+        if (i + kSectionHeaderBytes > n) break;
+        SectionHeader h;
+        const std::uint64_t at = from + i;
+        if (parse_section_header(p + i, h).empty() && h.stored <= data_end_ - at - kSectionHeaderBytes) return at;
+      }
+      if (n < kBlock + kSectionHeaderBytes) break;
+      from += kBlock;  // the next block overlaps this one by a header's length
+    }
+    return data_end_;
+  }
+
+  // The load stops at `from`: everything from there to the end of the data is
+  // lost. With an index, its entries say which rows; without one, the headers
+  // of the sections after `after` (the end of the section stopped at, when its
+  // header was intact) still say how many rows they held.
+  void stop(GscopeReadReport& rep, const Walk& w, std::uint64_t from, std::uint64_t after) {
+    rep.bytes_lost += data_end_ > from ? data_end_ - from : 0;
+    if (have_index_) {
+      for (std::size_t i = w.next_entry; i < index_.size(); ++i) lose_rows(index_[i].tag, index_[i].items);
+      return;
+    }
+    count_rest(after);
+  }
+
+  // Adds up the rows of the intact section headers from `pos` to the end of
+  // the data (not their payloads: nothing there is loaded).
+  void count_rest(std::uint64_t pos) {
+    for (;;) {
+      if (pos >= data_end_ || data_end_ - pos < kSectionHeaderBytes) {
+        rest_unknown_ = true;  // the file ends without a footer: more may have followed
+        return;
+      }
+      SectionHeader h;
+      if (!parse_section_header(src_.read(pos, kSectionHeaderBytes), h).empty()) {
+        estimate_damaged_section(pos);
+        pos = find_section(pos + 1);
+        continue;
+      }
+      if (h.stored > data_end_ - pos - kSectionHeaderBytes) {
+        lose_rows(h.tag, h.items);
+        rest_unknown_ = true;
+        return;
+      }
+      if (h.tag == kTagFooter) return;
+      lose_rows(h.tag, h.items);
+      pos += kSectionHeaderBytes + h.stored;
+    }
+  }
+
+  // [SECTION] What was lost, and the trace ------------------------------------------------------
+
+  // This read's losses, table by table: exact with an index, or when the
+  // contents section (the totals a file declares first) covers what was
+  // loaded; else counted from section headers (a lower bound when the file
+  // ends without saying what followed, an estimate when a damaged header's
+  // count is in it).
+  FileDamage damage_found(const GscopeReadReport& rep) {
+    FileDamage d;
+    d.truncated = truncated_;
+    d.file_bytes = rep.file_bytes;
+    d.intact_bytes = std::min(first_problem_, rep.file_bytes);
+    d.bytes_lost = rep.bytes_lost;
+    d.damaged_sections = rep.corrupt_sections;
+    d.problems = rep.problems;
+    bool declared = have_contents_ && !have_index_;
+    builder_.tables().for_each_table([&](TableId id, const auto& t) {
+      declared = declared && contents_.table_rows[static_cast<int>(id)] >= t.size();
+    });
+    builder_.tables().for_each_table([&](TableId id, const auto& t) {
+      const int i = static_cast<int>(id);
+      TableLoss& loss = d.tables[i];
+      loss.loaded = t.size();
+      if (declared) {
+        loss.lost = contents_.table_rows[i] - t.size();
+      } else {
+        loss.lost = lost_rows_[i];
+        if (!have_index_)
+          loss.count = estimated_[i] ? LossCount::estimate : rest_unknown_ ? LossCount::at_least : LossCount::exact;
+      }
+    });
+    return d;
   }
 
   Trace finish(GscopeReadReport& rep) {
     rep.complete = have_index_ && rep.problems.empty();
     TraceMeta& meta = builder_.meta();
+    FileDamage damage = damage_found(rep);
+    rep.rows_lost = damage.rows_lost();
+    refuse_if_nothing_recovered(damage);
     // freeze() recomputes this from the rows; keeping the saved value would double it.
     std::erase_if(meta.stats, [](const auto& kv) { return kv.first == "trace.duplicate_api_correlations"; });
     if (!footer_seen_) meta.add_stat("store.unfinished", 1);
     if (rep.bytes_lost) meta.add_stat("store.truncated_bytes", rep.bytes_lost);
     if (rep.corrupt_sections) meta.add_stat("store.corrupt_sections", rep.corrupt_sections);
     for (int t = 0; t < kTableCount; ++t)
-      if (lost_rows_[t])
-        meta.add_stat("store.lost_rows." + std::string(to_string(static_cast<TableId>(t))), lost_rows_[t]);
+      if (damage.tables[t].lost)
+        meta.add_stat("store.lost_rows." + std::string(to_string(static_cast<TableId>(t))), damage.tables[t].lost);
     if (unknown_sections_) meta.add_stat("store.unknown_sections", unknown_sections_);
     if (ctx_.unknown_columns) meta.add_stat("store.unknown_columns", ctx_.unknown_columns);
+    // What an earlier file lost (saved in the meta) stays said; this file's own losses come with it.
+    if (damage.any()) {
+      if (meta.damage.any()) damage.add_earlier(meta.damage);
+      meta.damage = std::move(damage);
+    } else if (meta.damage.any()) {
+      for (int t = 0; t < kTableCount; ++t) meta.damage.tables[t].loaded = damage.tables[t].loaded;
+    }
+    shrink_and_reserve();
+    try {
+      return builder_.freeze(TraceBuilder::Rows::checked);  // decode_rows checked each chunk
+    } catch (const TraceError& e) {
+      throw InputError(name_, std::string("inconsistent trace: ") + e.what());
+    }
+  }
 
+  // A damaged file of which not one row could be read is refused, not shown
+  // as an empty trace: the first problem says where and why.
+  void refuse_if_nothing_recovered(const FileDamage& d) const {
+    if (!d.any()) return;
+    bool maybe_lost = false;
+    for (const TableLoss& t : d.tables) {
+      if (t.loaded) return;
+      maybe_lost = maybe_lost || t.lost || t.count != LossCount::exact;
+    }
+    if (!maybe_lost) return;  // the file held no rows: nothing was lost
+    throw InputError(name_, "nothing could be recovered: " + d.problems.front(), d.intact_bytes);
+  }
+
+  void shrink_and_reserve() {
     // Columns grown geometrically (no index, or lost chunks) give back the slack.
     builder_.tables().for_each_table([](TableId, auto& table) {
       table.for_each_column([](ColumnInfo, auto& col) {
@@ -448,11 +655,6 @@ class Reader {
         if (info.flags & kDerived) reserve_column(col, n);
       });
     });
-    try {
-      return builder_.freeze(TraceBuilder::Rows::checked);  // decode_rows checked each chunk
-    } catch (const TraceError& e) {
-      throw InputError(name_, std::string("inconsistent trace: ") + e.what());
-    }
   }
 
   struct DctxFree {
@@ -467,6 +669,12 @@ class Reader {
   RowDecodeContext ctx_;
   std::uint64_t header_end_ = 0, data_end_ = 0;
   bool have_index_ = false, footer_seen_ = false;
+  bool have_contents_ = false;
+  Contents contents_;
+  bool truncated_ = false;     // the data ends inside a section, or without a footer
+  bool rest_unknown_ = false;  // without an index: what followed a stop is not (fully) known
+  bool estimated_[kTableCount] = {};
+  std::uint64_t first_problem_ = ~std::uint64_t{0};
   std::vector<IndexEntry> index_;
   std::unique_ptr<ZSTD_DCtx, DctxFree> dctx_;
   std::unique_ptr<std::uint8_t[]> raw_;

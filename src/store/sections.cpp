@@ -48,6 +48,47 @@ void expect_end(const ByteCursor& in, const char* what) {
   if (!in.done()) throw FormatError(std::string(what) + ": trailing bytes");
 }
 
+// What an earlier file lost, after the meta record's other fields (docs/format.md, "meta").
+void encode_damage(const FileDamage& d, ByteWriter& w) {
+  w.u8(d.truncated ? 1 : 0);
+  w.varint(d.file_bytes);
+  w.varint(d.intact_bytes);
+  w.varint(d.bytes_lost);
+  w.varint(d.damaged_sections);
+  w.varint(kTableCount);
+  for (const TableLoss& t : d.tables) {
+    w.varint(t.loaded);
+    w.varint(t.lost);
+    w.u8(static_cast<std::uint8_t>(t.count));
+  }
+  w.varint(d.problems.size());
+  for (const std::string& p : d.problems) w.str(p);
+}
+
+FileDamage decode_damage(ByteCursor& r) {
+  FileDamage d;
+  d.truncated = (r.u8() & 1) != 0;
+  d.file_bytes = r.varint();
+  d.intact_bytes = r.varint();
+  d.bytes_lost = r.varint();
+  d.damaged_sections = r.varint();
+  const std::uint64_t tables = read_count(r, "damage table");
+  for (std::uint64_t t = 0; t < tables; ++t) {
+    TableLoss loss;
+    loss.loaded = r.varint();
+    loss.lost = r.varint();
+    const std::uint8_t count = r.u8();
+    // A kind of count from a later version says at least that it is not exact.
+    loss.count =
+        count <= static_cast<std::uint8_t>(LossCount::estimate) ? static_cast<LossCount>(count) : LossCount::estimate;
+    if (t < static_cast<std::uint64_t>(kTableCount)) d.tables[t] = loss;
+  }
+  const std::uint64_t nproblems = read_count(r, "problem");
+  d.problems.reserve(nproblems);
+  for (std::uint64_t i = 0; i < nproblems; ++i) d.problems.emplace_back(r.str());
+  return d;
+}
+
 }  // namespace
 
 // [SECTION] Strings, tracks, devices, processes, counter series, meta -------------------------
@@ -281,6 +322,7 @@ void encode_meta(const TraceMeta& m, ByteWriter& out) {
       w.str(k);
       w.str(v);
     }
+    if (m.damage.any()) encode_damage(m.damage, w);
   });
 }
 
@@ -310,7 +352,32 @@ void decode_meta(ByteCursor in, TraceBuilder& b) {
     std::string key(r.str());
     m.properties.emplace_back(std::move(key), std::string(r.str()));
   }
+  if (!r.done()) m.damage = decode_damage(r);
   b.meta() = std::move(m);
+}
+
+// [SECTION] Contents ----------------------------------------------------------------------------
+
+void encode_contents(const Contents& c, ByteWriter& out) {
+  out.varint(kTableCount);
+  for (std::uint64_t rows : c.table_rows) out.varint(rows);
+  out.varint(c.strings);
+  out.varint(c.tracks);
+  out.varint(c.counter_series);
+}
+
+Contents decode_contents(ByteCursor in) {
+  Contents c;
+  const std::uint64_t tables = read_count(in, "table");
+  for (std::uint64_t t = 0; t < tables; ++t) {
+    const std::uint64_t rows = in.varint();
+    if (t < static_cast<std::uint64_t>(kTableCount)) c.table_rows[t] = rows;
+  }
+  c.strings = in.varint();
+  c.tracks = in.varint();
+  c.counter_series = in.varint();
+  expect_end(in, "contents");
+  return c;
 }
 
 // [SECTION] Row chunks: encoding ----------------------------------------------------------------
@@ -498,6 +565,11 @@ void check_rows(const RowChecker& c, const SyncTable& t) {
   c.at_most(t.type, static_cast<unsigned>(SyncType::context), "type");
 }
 void check_rows(const RowChecker& c, const CounterTable& t) {
+  if (c.below(t.series, c.series)) return;
+  for (std::size_t i = c.begin; i < c.end; ++i)
+    if (t.series[i] >= c.series) bad_row(c.table, i - c.begin, "series id out of range");
+}
+void check_rows(const RowChecker& c, const MemoryEventTable& t) {
   if (c.below(t.series, c.series)) return;
   for (std::size_t i = c.begin; i < c.end; ++i)
     if (t.series[i] >= c.series) bad_row(c.table, i - c.begin, "series id out of range");

@@ -273,6 +273,17 @@ void write_gscope(const Trace& trace, const std::string& path, const GscopeWrite
   if (fd < 0) throw InputError(path, std::string("cannot write: ") + std::strerror(errno));
   SectionWriter w(fd, path, options);
   w.write_header();
+  {
+    // What the file will hold, first: a copy cut short still says how much it had.
+    Contents contents;
+    for (int t = 0; t < kTableCount; ++t) contents.table_rows[t] = trace.tables().rows(static_cast<TableId>(t));
+    contents.strings = trace.strings().size();
+    contents.tracks = trace.tracks().size();
+    contents.counter_series = trace.counter_series().size();
+    ByteWriter payload;
+    encode_contents(contents, payload);
+    w.write_section(kTagContents, 0, payload);
+  }
   WrittenState state;
   write_trace_parts(w, state,
                     TraceParts{trace.strings(), trace.tracks(), trace.devices(), trace.processes(),

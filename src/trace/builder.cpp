@@ -124,6 +124,8 @@ void validate(const Trace& t, const TraceTables& tb, bool rows_checked) {
 
   for (std::size_t i = 0; i < tb.counters.size(); ++i)
     if (tb.counters.series[i] >= t.counter_series().size()) fail("counters", i, "series id out of range");
+  for (std::size_t i = 0; i < tb.memory_events.size(); ++i)
+    if (tb.memory_events.series[i] >= t.counter_series().size()) fail("memory_events", i, "series id out of range");
 
   check_intervals("overheads", tb.overheads.start, tb.overheads.end);
   check_tracks("overheads", tb.overheads.track, tracks, 1);
@@ -185,7 +187,9 @@ void sort_table(Table& table, std::size_t ntracks) {
   apply_order(table, sort_order(table.track, table.start, table.end, ntracks));
 }
 
-void sort_counters(CounterTable& c, std::size_t nseries) {
+// Counters and memory events: by (series, time), arrival order kept for equal times.
+template <class Table>
+void sort_by_series(Table& c, std::size_t nseries) {
   apply_order(c, sort_order(c.series, c.time, c.time, nseries));
 }
 
@@ -376,6 +380,15 @@ void TraceBuilder::add_counter(const CounterRow& r) {
   c.time.push_back(r.time);
   c.series.push_back(r.series);
   c.value.push_back(r.value);
+}
+
+void TraceBuilder::add_memory_event(const MemoryEventRow& r) {
+  MemoryEventTable& m = trace_.t_.memory_events;
+  const std::size_t n = m.size();
+  m.time.push_back(r.time);
+  m.series.push_back(r.series);
+  m.bytes.push_back(r.bytes);
+  push_sparse(m.address, n, r.address);
 }
 
 void TraceBuilder::add_overhead(const OverheadRow& r) {
@@ -682,8 +695,8 @@ void TraceBuilder::index_tables(Trace& t) {
   Bounds all;
   for (int ti = 0; ti < kTableCount; ++ti) {
     const auto table = static_cast<TableId>(ti);
-    const bool counters = table == TableId::counters;
-    const std::size_t groups = counters ? t.counter_series_.size() : ntracks;
+    const bool by_series = table == TableId::counters || table == TableId::memory_events;
+    const std::size_t groups = by_series ? t.counter_series_.size() : ntracks;
     std::uint16_t* depth = table == TableId::ranges ? tb.ranges.depth.data() : nullptr;
     const detail::TimeColumns tc = detail::time_columns(tb, table);
     const TrackIndexColumns index{t.index_[ti].begin, t.index_[ti].max_duration, t.index_[ti].ends_sorted};
@@ -694,7 +707,7 @@ void TraceBuilder::index_tables(Trace& t) {
         if constexpr (requires { rows.track; })
           sort_table(rows, ntracks);
         else
-          sort_counters(rows, groups);
+          sort_by_series(rows, groups);
       });
       bounds = Bounds{};
       if (!index_sorted_rows(*tc.track, *tc.start, *tc.end, groups, index, depth, lane_end, bounds))

@@ -68,6 +68,7 @@ class TraceBuilder {
   void add_range(const RangeRow& r);
   void add_sync(const SyncRow& r);
   void add_counter(const CounterRow& r);
+  void add_memory_event(const MemoryEventRow& r);
   void add_overhead(const OverheadRow& r);
 
   // A sync row whose waiting thread is not known yet (CUPTI synchronization

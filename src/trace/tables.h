@@ -130,6 +130,17 @@ struct CounterRow {
   double value = 0;
 };
 
+// An allocation or a free (Kineto's `[memory]` events, CUPTI's memory
+// activity). `series` is the counter series whose value the event changed —
+// the device's (or the host's) allocated bytes —, so the events of one device
+// are the rows of its series (Trace::rows_of(TableId::memory_events, series)).
+struct MemoryEventRow {
+  TimeNs time = 0;
+  std::uint32_t series = 0;   // index into Trace::counter_series()
+  std::int64_t bytes = 0;     // > 0 allocated, < 0 freed
+  std::uint64_t address = 0;  // 0 = unknown
+};
+
 struct OverheadRow {
   TimeNs start = 0, end = 0;
   TrackId track = 0;  // CPU track the overhead happened on
@@ -426,6 +437,33 @@ struct CounterTable {
     f(ColumnInfo{"time", kStored | kTime}, s.time);
     f(ColumnInfo{"series", kStored}, s.series);
     f(ColumnInfo{"value", kStored}, s.value);
+  }
+};
+
+// Memory events are sorted by (series, time), as counters are.
+struct MemoryEventTable {
+  std::vector<TimeNs> time;
+  std::vector<std::uint32_t> series;
+  std::vector<std::int64_t> bytes;
+  std::vector<std::uint64_t> address;  // sparse
+
+  std::size_t size() const { return time.size(); }
+  std::uint64_t address_at(std::size_t i) const { return sparse_at(address, i); }
+
+  template <class F>
+  void for_each_column(F&& f) {
+    columns(*this, f);
+  }
+  template <class F>
+  void for_each_column(F&& f) const {
+    columns(*this, f);
+  }
+  template <class Self, class F>
+  static void columns(Self& s, F&& f) {
+    f(ColumnInfo{"time", kStored | kTime}, s.time);
+    f(ColumnInfo{"series", kStored}, s.series);
+    f(ColumnInfo{"bytes", kStored}, s.bytes);
+    f(ColumnInfo{"address", kStored | kSparse}, s.address);
   }
 };
 

@@ -171,6 +171,8 @@ std::string_view to_string(TableId t) {
       return "counters";
     case TableId::overheads:
       return "overheads";
+    case TableId::memory_events:
+      return "memory_events";
     case TableId::count_:
       break;
   }
@@ -238,6 +240,8 @@ std::size_t TraceTables::rows(TableId t) const {
       return counters.size();
     case TableId::overheads:
       return overheads.size();
+    case TableId::memory_events:
+      return memory_events.size();
     case TableId::count_:
       break;
   }
@@ -298,6 +302,12 @@ bool Trace::is_op_range(RowIndex r) const {
       break;
   }
   return false;
+}
+
+std::uint32_t Trace::find_counter_series(std::string_view name, std::uint32_t device) const {
+  for (std::size_t i = 0; i < counter_series_.size(); ++i)
+    if (counter_series_[i].device == device && counter_series_[i].name == name) return static_cast<std::uint32_t>(i);
+  return kNoSeries;
 }
 
 RowIndex Trace::launching_api(OpRef op) const {

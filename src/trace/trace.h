@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "trace/damage.h"
 #include "trace/string_table.h"
 #include "trace/tables.h"
 #include "trace/types.h"
@@ -64,13 +65,31 @@ struct Track {
   friend bool operator==(const Track&, const Track&) = default;
 };
 
+inline constexpr std::uint32_t kNoSeries = 0xffffffffu;
+
+// A series of samples over time. Memory series (see series_name below) hold
+// bytes as a step function: each sample is the value from its time on.
 struct CounterSeries {
-  std::string name;                  // "sm_active", "power_w", …
+  std::string name;                  // "memory.allocated", "power", …
   std::uint32_t device = kNoDevice;  // GPU the series belongs to, or kNoDevice
   std::string unit;                  // "%", "W", "B/s", …
 
   friend bool operator==(const CounterSeries&, const CounterSeries&) = default;
 };
+
+// Names of the series every source writes the same way (docs/metrics.md, "Memory").
+namespace series_name {
+// Bytes in live allocations on the device (device = kNoDevice: on the host),
+// as the source counted them (PyTorch: "Total Allocated" of its caching
+// allocator; CUPTI: allocations made through CUDA while capturing).
+inline constexpr std::string_view kMemoryAllocated = "memory.allocated";
+// Bytes allocated minus bytes freed since the trace began: where the source
+// gave only the changes (Kineto's 2021 schema), so the level is unknown.
+inline constexpr std::string_view kMemoryAllocatedSinceStart = "memory.allocated_since_start";
+// Bytes the allocator holds from the device (PyTorch: "Total Reserved";
+// CUPTI: stream-ordered pools' sizes plus allocations outside pools).
+inline constexpr std::string_view kMemoryReserved = "memory.reserved";
+}  // namespace series_name
 
 // [SECTION] Metadata ------------------------------------------------------------------------
 
@@ -87,6 +106,9 @@ struct TraceMeta {
   std::int32_t rank = -1, world_size = 0;
   std::vector<std::pair<std::string, std::uint64_t>> stats;
   std::vector<std::pair<std::string, std::string>> properties;
+  // What storage lost (a cut or damaged file), apart from recording drops in
+  // `stats`: filled by the file's reader, kept when the trace is saved.
+  FileDamage damage;
 
   std::uint64_t stat(std::string_view key) const;
   void add_stat(std::string_view key, std::uint64_t delta);
@@ -105,20 +127,6 @@ inline constexpr std::string_view kInvalidTimestamps = "capture.invalid_timestam
 
 // [SECTION] Trace -------------------------------------------------------------------------------
 
-enum class TableId : std::uint8_t {
-  kernels = 0,
-  memcpys,
-  memsets,
-  api_calls,
-  ranges,
-  syncs,
-  counters,  // tracks are counter series for this table
-  overheads,
-  count_
-};
-inline constexpr int kTableCount = static_cast<int>(TableId::count_);
-std::string_view to_string(TableId t);
-
 struct RowRange {
   RowIndex begin = 0, end = 0;
   RowIndex size() const { return end - begin; }
@@ -135,6 +143,7 @@ struct TraceTables {
   SyncTable syncs;
   CounterTable counters;
   OverheadTable overheads;
+  MemoryEventTable memory_events;
 
   // Calls f(TableId, Table&) for each table.
   template <class F>
@@ -155,6 +164,7 @@ struct TraceTables {
     f(TableId::syncs, s.syncs);
     f(TableId::counters, s.counters);
     f(TableId::overheads, s.overheads);
+    f(TableId::memory_events, s.memory_events);
   }
   std::size_t rows(TableId t) const;
 };
@@ -194,9 +204,13 @@ class Trace {
   const SyncTable& syncs() const { return t_.syncs; }
   const CounterTable& counters() const { return t_.counters; }
   const OverheadTable& overheads() const { return t_.overheads; }
+  const MemoryEventTable& memory_events() const { return t_.memory_events; }
   const TraceTables& tables() const { return t_; }
 
-  // Rows of `table` on `track` (for TableId::counters: on counter series `track`).
+  // The counter series (name, device), or kNoSeries.
+  std::uint32_t find_counter_series(std::string_view name, std::uint32_t device) const;
+
+  // Rows of `table` on `track` (for TableId::counters and memory_events: on counter series `track`).
   RowRange rows_of(TableId table, TrackId track) const;
   // Rows of `table` on `track` that overlap [t0, t1] (an event touching the
   // window counts). Binary search: O(log n) plus the rows returned.

@@ -29,6 +29,22 @@ enum class TraceSource : std::uint8_t {
 };
 std::string_view to_string(TraceSource s);
 
+// The tables of a trace (trace.h), in the order every loop over them uses.
+enum class TableId : std::uint8_t {
+  kernels = 0,
+  memcpys,
+  memsets,
+  api_calls,
+  ranges,
+  syncs,
+  counters,  // tracks are counter series for this table
+  overheads,
+  memory_events,  // tracks are counter series, as for counters
+  count_
+};
+inline constexpr int kTableCount = static_cast<int>(TableId::count_);
+std::string_view to_string(TableId t);
+
 enum class TrackKind : std::uint8_t {
   gpu = 0,  // (device, stream)
   cpu = 1,  // (pid, tid)

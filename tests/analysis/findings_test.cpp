@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/analyze.h"
+#include "support/findings.h"
 #include "support/test_traces.h"
 
 namespace gpuscope {
@@ -44,24 +45,6 @@ void add_steps(TraceFactory& f, int steps, const std::vector<K>& kernels, TimeNs
   }
 }
 
-std::set<std::string> ids(const Profile& p) {
-  std::set<std::string> out;
-  for (const Finding& f : p.findings) out.insert(f.id);
-  return out;
-}
-
-const Finding* find(const Profile& p, std::string_view id) {
-  for (const Finding& f : p.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
-std::string describe(const Profile& p) {
-  std::string s;
-  for (const Finding& f : p.findings) s += "\n  " + f.id + ": " + f.title;
-  return s;
-}
-
 const std::vector<K> kCleanStep = {{names::kConvTensorCore, 500 * us},
                                    {names::kRelu, 100 * us},
                                    {names::kBatchNorm, 50 * us},
@@ -73,7 +56,7 @@ TEST(Findings, CleanTracesHaveNone) {
     add_steps(f, 10, kCleanStep);
     const Trace t = f.build();
     const Profile p = analyze(t);
-    EXPECT_TRUE(p.findings.empty()) << describe(p);
+    EXPECT_TRUE(p.findings.empty()) << testing::describe_findings(p);
     EXPECT_GT(p.devices[0].utilization, 0.99);
   }
   {
@@ -96,7 +79,7 @@ TEST(Findings, CleanTracesHaveNone) {
     }
     const Trace t = f.build();
     const Profile p = analyze(t);
-    EXPECT_TRUE(p.findings.empty()) << describe(p);
+    EXPECT_TRUE(p.findings.empty()) << testing::describe_findings(p);
   }
 }
 
@@ -105,9 +88,10 @@ TEST(Findings, PaddingAndBroadcastTimeGiveExactlyThoseFindingsWithThoseShares) {
   add_steps(f, 10, {{names::kConvTensorCore, 590 * us}, {names::kPad, 210 * us}, {names::kBroadcast, 200 * us}});
   const Trace t = f.build();
   const Profile p = analyze(t);
-  EXPECT_EQ(ids(p), (std::set<std::string>{"padding-hotspot", "broadcast-hotspot"})) << describe(p);
-  const Finding* pad = find(p, "padding-hotspot");
-  const Finding* bc = find(p, "broadcast-hotspot");
+  EXPECT_EQ(testing::finding_ids(p), (std::set<std::string>{"padding-hotspot", "broadcast-hotspot"}))
+      << testing::describe_findings(p);
+  const Finding* pad = testing::find_finding(p, "padding-hotspot");
+  const Finding* bc = testing::find_finding(p, "broadcast-hotspot");
   ASSERT_TRUE(pad && bc);
   EXPECT_DOUBLE_EQ(pad->metric, 0.21);
   EXPECT_DOUBLE_EQ(bc->metric, 0.20);
@@ -146,8 +130,8 @@ TEST(Findings, OneStreamWithoutOverlapHasZeroConcurrency) {
   EXPECT_EQ(p.devices[0].kernel_concurrency, 0.0);
   EXPECT_DOUBLE_EQ(p.devices[0].mean_kernels_in_flight, 1.0);
   EXPECT_EQ(p.devices[0].streams, 1u);
-  const Finding* c = find(p, "low-concurrency");
-  ASSERT_TRUE(c) << describe(p);
+  const Finding* c = testing::find_finding(p, "low-concurrency");
+  ASSERT_TRUE(c) << testing::describe_findings(p);
   EXPECT_EQ(c->metric, 0.0);
   EXPECT_NE(c->title.find("0.0%"), std::string::npos) << c->title;
   EXPECT_GT(c->saving_ns, 0);
@@ -158,8 +142,8 @@ TEST(Findings, AllReduceAfterBackwardWithIdleComputeIsExposed) {
   add_steps(f, 10, {{names::kConvTensorCore, 600 * us}, {names::kAllReduce, 300 * us, 13}});
   const Trace t = f.build();
   const Profile p = analyze(t);
-  const Finding* e = find(p, "exposed-communication");
-  ASSERT_TRUE(e) << describe(p);
+  const Finding* e = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
   EXPECT_NEAR(e->metric, 300.0 / 902, 0.005);
   EXPECT_EQ(e->severity, Severity::critical);
   EXPECT_EQ(e->saving_ns, 10 * 300 * us);
@@ -181,8 +165,8 @@ TEST(Findings, GpuWaitingForTheDataLoaderIsInputBound) {
   }
   const Trace tr = f.build();
   const Profile p = analyze(tr);
-  const Finding* in = find(p, "input-bound");
-  ASSERT_TRUE(in) << describe(p);
+  const Finding* in = testing::find_finding(p, "input-bound");
+  ASSERT_TRUE(in) << testing::describe_findings(p);
   EXPECT_EQ(in->severity, Severity::critical);
   EXPECT_NEAR(in->metric, 400.0 / 1021, 0.001);
   EXPECT_NE(in->title.find("Highly input-bound"), std::string::npos) << in->title;
@@ -199,8 +183,8 @@ TEST(Findings, TinyKernelsLaunchedOneByOneAreLaunchBound) {
   }
   const Trace t = f.build();
   const Profile p = analyze(t);
-  const Finding* l = find(p, "launch-bound");
-  ASSERT_TRUE(l) << describe(p);
+  const Finding* l = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(l) << testing::describe_findings(p);
   EXPECT_DOUBLE_EQ(p.launches.short_kernel_share, 1.0);
   EXPECT_GT(l->metric, 0.5);
 }
@@ -216,8 +200,8 @@ TEST(Findings, SynchronizingEveryStepDrainsTheQueue) {
   }
   const Trace tr = f.build();
   const Profile p = analyze(tr);
-  const Finding* h = find(p, "host-sync");
-  ASSERT_TRUE(h) << describe(p);
+  const Finding* h = testing::find_finding(p, "host-sync");
+  ASSERT_TRUE(h) << testing::describe_findings(p);
   EXPECT_EQ(p.syncs.gpu_idle_after_ns, 10 * 200 * us);
   EXPECT_EQ(h->saving_ns, 10 * 200 * us);
 }
@@ -229,8 +213,8 @@ TEST(Findings, OptimizerKernelsAloneAtTheEndOfTheStep) {
   add_steps(f, 5, step);
   const Trace t = f.build();
   const Profile p = analyze(t);
-  const Finding* w = find(p, "serialized-weight-update");
-  ASSERT_TRUE(w) << describe(p);
+  const Finding* w = testing::find_finding(p, "serialized-weight-update");
+  ASSERT_TRUE(w) << testing::describe_findings(p);
   EXPECT_EQ(w->metric, 0.0);  // nothing runs alongside
   EXPECT_NE(w->title.find("40 per step"), std::string::npos) << w->title;
 }
@@ -241,8 +225,8 @@ TEST(Findings, Fp32ConvolutionsOnTensorCoreHardware) {
   add_steps(f, 5, {{names::kConvFp32, 800 * us}, {names::kRelu, 100 * us}});
   const Trace t = f.build();
   const Profile p = analyze(t);
-  const Finding* tc = find(p, "no-tensor-cores");
-  ASSERT_TRUE(tc) << describe(p);
+  const Finding* tc = testing::find_finding(p, "no-tensor-cores");
+  ASSERT_TRUE(tc) << testing::describe_findings(p);
   EXPECT_EQ(tc->metric, 0.0);
   EXPECT_EQ(tc->saving_ns, 5 * 400 * us);
   EXPECT_NE(tc->title.find("Tesla V100"), std::string::npos);
@@ -251,7 +235,7 @@ TEST(Findings, Fp32ConvolutionsOnTensorCoreHardware) {
   old.device(0, 80, 6, "Tesla P100");  // no tensor cores: nothing to say
   add_steps(old, 5, {{names::kConvFp32, 800 * us}, {names::kRelu, 100 * us}});
   const Trace t2 = old.build();
-  EXPECT_FALSE(find(analyze(t2), "no-tensor-cores"));
+  EXPECT_FALSE(testing::find_finding(analyze(t2), "no-tensor-cores"));
 }
 
 TEST(Findings, PageableAndBlockingCopies) {
@@ -267,9 +251,9 @@ TEST(Findings, PageableAndBlockingCopies) {
   }
   const Trace tr = f.build();
   const Profile p = analyze(tr);
-  EXPECT_TRUE(find(p, "pageable-memcpy")) << describe(p);
-  EXPECT_TRUE(find(p, "sync-memcpy")) << describe(p);
-  EXPECT_TRUE(find(p, "low-memcpy-overlap")) << describe(p);
+  EXPECT_TRUE(testing::find_finding(p, "pageable-memcpy")) << testing::describe_findings(p);
+  EXPECT_TRUE(testing::find_finding(p, "sync-memcpy")) << testing::describe_findings(p);
+  EXPECT_TRUE(testing::find_finding(p, "low-memcpy-overlap")) << testing::describe_findings(p);
   EXPECT_EQ(p.memcpys.pageable, 10u);
 }
 
@@ -278,11 +262,11 @@ TEST(Findings, LongHostGapsBetweenSteps) {
   add_steps(f, 10, kCleanStep, 3 * ms);
   const Trace t = f.build();
   const Profile p = analyze(t);
-  const Finding* g = find(p, "gpu-idle-gaps");
-  ASSERT_TRUE(g) << describe(p);
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
   EXPECT_EQ(g->ranges.size(), 9u);  // the gap after the last step is outside the GPU's window
   EXPECT_EQ(g->ranges[0].duration(), 3 * ms + 1 * us);
-  EXPECT_TRUE(find(p, "low-utilization"));
+  EXPECT_TRUE(testing::find_finding(p, "low-utilization"));
 }
 
 TEST(Findings, NormalizationAndTransposeHotspots) {
@@ -295,8 +279,9 @@ TEST(Findings, NormalizationAndTransposeHotspots) {
               100 * us}});
   const Trace t = f.build();
   const Profile p = analyze(t);
-  EXPECT_EQ(ids(p), (std::set<std::string>{"slow-normalization", "layout-transpose"})) << describe(p);
-  EXPECT_DOUBLE_EQ(find(p, "slow-normalization")->metric, 0.375);
+  EXPECT_EQ(testing::finding_ids(p), (std::set<std::string>{"slow-normalization", "layout-transpose"}))
+      << testing::describe_findings(p);
+  EXPECT_DOUBLE_EQ(testing::find_finding(p, "slow-normalization")->metric, 0.375);
 }
 
 TEST(Findings, DroppedRecordsAreReported) {
@@ -305,8 +290,8 @@ TEST(Findings, DroppedRecordsAreReported) {
   f.meta().set_stat(stat_key::kDroppedRecords, 500);
   const Trace t = f.build();
   const Profile p = analyze(t);
-  const Finding* d = find(p, "dropped-records");
-  ASSERT_TRUE(d) << describe(p);
+  const Finding* d = testing::find_finding(p, "dropped-records");
+  ASSERT_TRUE(d) << testing::describe_findings(p);
   EXPECT_EQ(d->saving_ns, 0);
   EXPECT_NE(d->title.find("500 records"), std::string::npos);
   EXPECT_EQ(d->severity, Severity::critical);  // 500 of 512 ops
@@ -338,8 +323,8 @@ TEST(Findings, StragglerAcrossRanksWithAlignedClocks) {
   EXPECT_NE(p.clock_alignment.find("aligned on the ends of 6 collectives"), std::string::npos) << p.clock_alignment;
   EXPECT_EQ(p.temporal_breakdown.size(), 2u);
   EXPECT_EQ(p.skew.slowest_rank, 1);
-  const Finding* s = find(p, "straggler");
-  ASSERT_TRUE(s) << describe(p);
+  const Finding* s = testing::find_finding(p, "straggler");
+  ASSERT_TRUE(s) << testing::describe_findings(p);
   EXPECT_NEAR(s->metric, 0.3, 0.01);
   EXPECT_NE(s->title.find("Rank 1"), std::string::npos) << s->title;
   // Aligned: the steps of both ranks end at the same job time.
@@ -358,7 +343,7 @@ TEST(Findings, SeverityAndSavingOrderTheList) {
   ASSERT_GE(p.findings.size(), 2u);
   for (std::size_t i = 1; i < p.findings.size(); ++i) EXPECT_GE(p.findings[i - 1].saving_ns, p.findings[i].saving_ns);
   EXPECT_EQ(p.findings[0].id, "broadcast-hotspot");
-  EXPECT_EQ(find(p, "padding-hotspot")->severity, Severity::warning);  // 6% < 3 x 5%
+  EXPECT_EQ(testing::find_finding(p, "padding-hotspot")->severity, Severity::warning);  // 6% < 3 x 5%
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "analysis/analyze.h"
 #include "analysis/hta.h"
 #include "import/chrome_json.h"
+#include "support/findings.h"
 #include "support/real_traces.h"
 
 namespace gpuscope {
@@ -136,12 +137,6 @@ TEST_P(EveryTrace, CommunicationOverlapMatchesHta) {
 INSTANTIATE_TEST_SUITE_P(RealTraces, EveryTrace, ::testing::ValuesIn(testing::real_trace_files()),
                          testing::TraceFileName());
 
-const Finding* find(const Profile& p, std::string_view id) {
-  for (const Finding& f : p.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
 TEST(ResNet50DataLoader, ZeroWorkersIsInputBoundFourWorkersMuchLess) {
   const Profile w0 = analyze(load("kineto-resnet50-v100-workers0.json.gz"));
   const Profile w4 = analyze(load("kineto-resnet50-v100-workers4.json.gz"));
@@ -150,7 +145,7 @@ TEST(ResNet50DataLoader, ZeroWorkersIsInputBoundFourWorkersMuchLess) {
   EXPECT_EQ(w0.steps.steps.size(), 6u);
 
   // workers0: highly input-bound, and the GPU's idle time is host wait.
-  const Finding* in0 = find(w0, "input-bound");
+  const Finding* in0 = testing::find_finding(w0, "input-bound");
   ASSERT_TRUE(in0);
   EXPECT_EQ(in0->severity, Severity::critical);
   EXPECT_GE(in0->metric, 0.20);
@@ -159,12 +154,49 @@ TEST(ResNet50DataLoader, ZeroWorkersIsInputBoundFourWorkersMuchLess) {
   EXPECT_GT(d0.idle_host_wait_ns, d0.idle_kernel_wait_ns + d0.idle_other_ns);
 
   // workers4: at most moderately input-bound, with a fraction of workers0's input wait.
-  const Finding* in4 = find(w4, "input-bound");
+  const Finding* in4 = testing::find_finding(w4, "input-bound");
   const double m4 = in4 ? in4->metric : 0.0;
   EXPECT_LT(m4, 0.20);
   EXPECT_LT(m4, in0->metric / 4);
   EXPECT_LT(w4.steps.input_wait_ns * 4, w0.steps.input_wait_ns);
   EXPECT_LT(w4.steps.step_time.mean, w0.steps.step_time.mean);
+}
+
+// PyTorch's allocator events: TraceLens' BERT trace has "Total Allocated" /
+// "Total Reserved" (peaks by tests/import/golden_counts.py's reading of the
+// JSON), the ResNet-50 traces only the changes (2021 schema), so their peaks
+// are unknown rather than 0.
+TEST(RealTraceMemory, PeaksWhereTheTraceHasThem) {
+  const Profile bert = analyze(load("tracelens-bert-small-h100.json.gz"));
+  ASSERT_EQ(bert.devices.size(), 1u);
+  const DeviceSummary& d = bert.devices[0];
+  ASSERT_TRUE(d.memory_bytes && d.peak_allocated_bytes && d.peak_reserved_bytes);
+  EXPECT_EQ(*d.memory_bytes, 85018279936u);
+  EXPECT_EQ(*d.peak_allocated_bytes, 101305344u);
+  EXPECT_EQ(*d.peak_reserved_bytes, 121634816u);
+  std::size_t with_peak = 0;
+  for (const Step& s : bert.steps.steps) {
+    if (s.device != 0) continue;
+    ASSERT_TRUE(s.peak_allocated_bytes) << s.name;
+    EXPECT_LE(*s.peak_allocated_bytes, *d.peak_allocated_bytes);
+    EXPECT_LE(*s.min_allocated_bytes, *s.peak_allocated_bytes);
+    ++with_peak;
+  }
+  EXPECT_GT(with_peak, 0u);
+  const Finding* fits = testing::find_finding(bert, "larger-batch-fits");
+  ASSERT_TRUE(fits);
+  EXPECT_LT(fits->metric, 0.002);
+  EXPECT_NE(fits->title.find("96.6 MiB of 79.18 GiB"), std::string::npos) << fits->title;
+  EXPECT_NE(fits->title.find("over 100× larger"), std::string::npos) << fits->title;
+  EXPECT_FALSE(testing::find_finding(bert, "memory-pressure"));
+
+  const Profile resnet = analyze(load("kineto-resnet50-v100-workers0.json.gz"));
+  ASSERT_FALSE(resnet.devices.empty());
+  EXPECT_TRUE(resnet.devices[0].memory_bytes);
+  EXPECT_FALSE(resnet.devices[0].peak_allocated_bytes);
+  EXPECT_FALSE(resnet.devices[0].peak_reserved_bytes);
+  for (const Step& s : resnet.steps.steps) EXPECT_FALSE(s.peak_allocated_bytes);
+  EXPECT_FALSE(testing::find_finding(resnet, "larger-batch-fits"));
 }
 
 }  // namespace

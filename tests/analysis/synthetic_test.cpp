@@ -9,27 +9,10 @@
 
 #include "analysis/analyze.h"
 #include "import/synthetic.h"
+#include "support/findings.h"
 
 namespace gpuscope {
 namespace {
-
-std::set<std::string> ids(const Profile& p) {
-  std::set<std::string> out;
-  for (const Finding& f : p.findings) out.insert(f.id);
-  return out;
-}
-
-const Finding* find(const Profile& p, std::string_view id) {
-  for (const Finding& f : p.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
-std::string describe(const Profile& p) {
-  std::string s;
-  for (const Finding& f : p.findings) s += "\n  " + f.id + ": " + f.title;
-  return s;
-}
 
 TEST(SyntheticJobs, TheReportsJobHasExactlyItsPaddingAndBroadcastFindings) {
   SyntheticOptions o = SyntheticOptions::report_pathologies();
@@ -37,9 +20,10 @@ TEST(SyntheticJobs, TheReportsJobHasExactlyItsPaddingAndBroadcastFindings) {
   o.jitter = 0;  // shares exact to the ns
   const Trace t = make_synthetic_trace(o);
   const Profile p = analyze(t);
-  EXPECT_EQ(ids(p), (std::set<std::string>{"padding-hotspot", "broadcast-hotspot"})) << describe(p);
-  const Finding* pad = find(p, "padding-hotspot");
-  const Finding* bc = find(p, "broadcast-hotspot");
+  EXPECT_EQ(testing::finding_ids(p), (std::set<std::string>{"padding-hotspot", "broadcast-hotspot"}))
+      << testing::describe_findings(p);
+  const Finding* pad = testing::find_finding(p, "padding-hotspot");
+  const Finding* bc = testing::find_finding(p, "broadcast-hotspot");
   ASSERT_TRUE(pad && bc);
   EXPECT_NEAR(pad->metric, o.padding_share, 1e-6);
   EXPECT_NEAR(bc->metric, o.broadcast_share, 1e-6);
@@ -62,14 +46,14 @@ TEST(SyntheticJobs, TheReportsJobWithNoiseStaysInStep) {
   ASSERT_GT(p.steps.steps.size(), 1000u);
   EXPECT_LT(p.steps.step_time.max, p.steps.step_time.median * 12 / 10) << p.steps.step_time.max;
   const std::set<std::string> allowed{"padding-hotspot", "broadcast-hotspot", "exposed-communication"};
-  for (const Finding& f : p.findings) EXPECT_TRUE(allowed.count(f.id)) << describe(p);
-  const Finding* pad = find(p, "padding-hotspot");
-  const Finding* bc = find(p, "broadcast-hotspot");
-  ASSERT_TRUE(pad && bc) << describe(p);
+  for (const Finding& f : p.findings) EXPECT_TRUE(allowed.count(f.id)) << testing::describe_findings(p);
+  const Finding* pad = testing::find_finding(p, "padding-hotspot");
+  const Finding* bc = testing::find_finding(p, "broadcast-hotspot");
+  ASSERT_TRUE(pad && bc) << testing::describe_findings(p);
   EXPECT_NEAR(pad->metric, o.padding_share, 0.002);
   EXPECT_NEAR(bc->metric, o.broadcast_share, 0.002);
   EXPECT_EQ(p.findings[0].id, "padding-hotspot");
-  const Finding* comm = find(p, "exposed-communication");
+  const Finding* comm = testing::find_finding(p, "exposed-communication");
   if (comm) {
     EXPECT_LT(comm->metric, 0.06);
   }
@@ -80,7 +64,7 @@ TEST(SyntheticJobs, TheDefaultJobIsClean) {
   o.kernels = 100'000;
   const Trace t = make_synthetic_trace(o);
   const Profile p = analyze(t);
-  EXPECT_TRUE(p.findings.empty()) << describe(p);
+  EXPECT_TRUE(p.findings.empty()) << testing::describe_findings(p);
   EXPECT_EQ(p.devices.size(), 4u);
   EXPECT_EQ(p.steps.source, StepSource::nvtx);
   EXPECT_FALSE(p.steps.steps.empty());
@@ -94,14 +78,15 @@ TEST(SyntheticJobs, ASlowGpuIsTheStraggler) {
   o.straggler_slowdown = 1.3;
   const Trace t = make_synthetic_trace(o);
   const Profile p = analyze(t);
-  const Finding* s = find(p, "straggler");
-  ASSERT_TRUE(s) << describe(p);
+  const Finding* s = testing::find_finding(p, "straggler");
+  ASSERT_TRUE(s) << testing::describe_findings(p);
   EXPECT_EQ(s->device, 2u);
   EXPECT_NE(s->title.find("GPU 2 is a straggler"), std::string::npos) << s->title;
   EXPECT_GT(s->metric, 0.2);
   EXPECT_LT(s->metric, 0.35);
   EXPECT_EQ(p.skew.slowest_device, 2u);
-  EXPECT_TRUE(find(p, "exposed-communication")) << describe(p);  // the others wait inside NCCL
+  EXPECT_TRUE(testing::find_finding(p, "exposed-communication"))
+      << testing::describe_findings(p);  // the others wait inside NCCL
 }
 
 TEST(SyntheticJobs, PaddingShareIsExactPerGpuFilter) {

@@ -175,4 +175,43 @@ inline CUpti_ActivityOverhead3 overhead_record(CUpti_ActivityOverheadKind kind, 
   return o;
 }
 
+// An allocation (bytes > 0) or a release (bytes < 0) as CUPTI's MEMORY2
+// activity reports it; `pool` != 0: from that stream-ordered pool.
+inline CUpti_ActivityMemory4 memory_record(std::uint64_t timestamp, std::uint32_t device, std::int64_t bytes,
+                                           std::uint64_t address, CUpti_ActivityMemoryKind kind,
+                                           std::uint64_t pool = 0) {
+  CUpti_ActivityMemory4 m;
+  std::memset(&m, 0, sizeof m);
+  m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+  m.memoryOperationType =
+      bytes >= 0 ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+  m.memoryKind = kind;
+  m.address = address;
+  m.bytes = static_cast<std::uint64_t>(bytes >= 0 ? bytes : -bytes);
+  m.timestamp = timestamp;
+  m.deviceId = device;
+  m.contextId = 1;
+  m.processId = 4242;
+  if (pool) {
+    m.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+    m.memoryPoolConfig.address = pool;
+  }
+  return m;
+}
+
+inline CUpti_ActivityMemoryPool3 memory_pool_record(std::uint64_t timestamp, std::uint32_t device,
+                                                    CUpti_ActivityMemoryPoolOperationType op, std::uint64_t address,
+                                                    std::uint64_t size) {
+  CUpti_ActivityMemoryPool3 p;
+  std::memset(&p, 0, sizeof p);
+  p.kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL;
+  p.memoryPoolOperationType = op;
+  p.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+  p.deviceId = device;
+  p.address = address;
+  p.size = size;
+  p.timestamp = timestamp;
+  return p;
+}
+
 }  // namespace gpuscope::capture::testing

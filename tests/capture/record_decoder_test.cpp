@@ -38,6 +38,8 @@ TEST(RecordDecoder, StructSizesAreCupti13s) {
   EXPECT_EQ(sizeof(CUpti_ActivityMarkerData2), 40u);
   EXPECT_EQ(sizeof(CUpti_ActivitySynchronization2), 56u);
   EXPECT_EQ(sizeof(CUpti_ActivityOverhead3), 56u);
+  EXPECT_EQ(sizeof(CUpti_ActivityMemory4), 128u);
+  EXPECT_EQ(sizeof(CUpti_ActivityMemoryPool3), 80u);
 }
 
 TEST(RecordDecoder, KernelFieldsNamesAndGraphIds) {
@@ -457,6 +459,62 @@ TEST(RecordDecoder, DecodingIsAPureFunctionOfTheBytes) {
   EXPECT_EQ(a.kernels().size(), 500u);
   EXPECT_EQ(a.api_calls().size(), 500u);
   for (RowIndex k = 0; k < a.kernels().size(); ++k) EXPECT_NE(a.launching_api(OpRef{OpTable::kernel, k}), kNoRow);
+}
+
+// Allocations and releases: memory events with their addresses on the
+// device's allocated series, whose level is sampled at each; host memory on
+// the host's series; pools and allocations outside them make the reserved
+// series; a record of an unknown operation is counted, not kept.
+TEST(RecordDecoder, MemoryActivityBecomesTheMemorySeries) {
+  constexpr std::int64_t MiB = 1 << 20;
+  RecordBuffer buf;
+  buf.add(memory_record(100, 0, 8 * MiB, 0x7f0000000000, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE));  // cudaMalloc
+  buf.add(memory_pool_record(150, 0, CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED, 0xabc, 32 * MiB));
+  buf.add(memory_record(200, 0, 4 * MiB, 0x7f0000800000, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0xabc));  // pool
+  buf.add(memory_record(250, 1, 2 * MiB, 0x7e0000000000, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE));
+  buf.add(memory_record(300, 0, 64, 0x1000, CUPTI_ACTIVITY_MEMORY_KIND_PINNED));                // cudaMallocHost
+  buf.add(memory_record(400, 0, -8 * MiB, 0x7f0000000000, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE));  // cudaFree
+  buf.add(memory_pool_record(500, 0, CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED, 0xabc, 16 * MiB));
+  auto odd = memory_record(600, 0, 1, 0x2000, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+  odd.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_INVALID;
+  buf.add(odd);
+  buf.add(memory_record(0, 0, 1, 0x3000, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE));  // no timestamp
+  const Trace t = decode_all({&buf});
+
+  const std::uint32_t alloc0 = t.find_counter_series(series_name::kMemoryAllocated, 0);
+  const std::uint32_t reserved0 = t.find_counter_series(series_name::kMemoryReserved, 0);
+  const std::uint32_t alloc1 = t.find_counter_series(series_name::kMemoryAllocated, 1);
+  const std::uint32_t host = t.find_counter_series(series_name::kMemoryAllocated, kNoDevice);
+  ASSERT_NE(alloc0, kNoSeries);
+  ASSERT_NE(reserved0, kNoSeries);
+  ASSERT_NE(alloc1, kNoSeries);
+  ASSERT_NE(host, kNoSeries);
+  EXPECT_EQ(t.counter_series()[alloc0].unit, "B");
+  EXPECT_EQ(t.find_counter_series(series_name::kMemoryReserved, kNoDevice), kNoSeries);
+
+  const MemoryEventTable& m = t.memory_events();
+  const RowRange e0 = t.rows_of(TableId::memory_events, alloc0);
+  ASSERT_EQ(e0.size(), 3u);
+  EXPECT_EQ(std::vector<std::int64_t>(m.bytes.begin() + e0.begin, m.bytes.begin() + e0.end),
+            (std::vector<std::int64_t>{8 * MiB, 4 * MiB, -8 * MiB}));
+  EXPECT_EQ(m.address_at(e0.begin), 0x7f0000000000u);
+  EXPECT_EQ(m.time[e0.begin + 2], 400);
+  EXPECT_EQ(t.rows_of(TableId::memory_events, alloc1).size(), 1u);
+  EXPECT_EQ(t.rows_of(TableId::memory_events, host).size(), 1u);
+
+  auto values = [&](std::uint32_t series) {
+    const RowRange r = t.rows_of(TableId::counters, series);
+    return std::vector<double>(t.counters().value.begin() + r.begin, t.counters().value.begin() + r.end);
+  };
+  EXPECT_EQ(values(alloc0), (std::vector<double>{8.0 * MiB, 12.0 * MiB, 4.0 * MiB}));
+  // Reserved: 8 outside pools; + the 32 MiB pool; the pool allocation is inside it; 0 outside + 32; trimmed to 16.
+  EXPECT_EQ(values(reserved0), (std::vector<double>{8.0 * MiB, 40.0 * MiB, 32.0 * MiB, 16.0 * MiB}));
+  EXPECT_EQ(values(host), (std::vector<double>{64}));
+  EXPECT_EQ(t.meta().stat("capture.memory_events"), 5u);
+  EXPECT_EQ(t.meta().stat("capture.skipped.memory2"), 1u);
+  EXPECT_EQ(t.meta().stat("capture.invalid_timestamps"), 1u);
+  EXPECT_EQ(t.meta().stat("capture.undecodable_buffers"), 0u);
+  EXPECT_EQ(t.meta().stat("capture.truncated_bytes"), 0u);
 }
 
 }  // namespace

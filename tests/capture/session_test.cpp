@@ -109,6 +109,7 @@ TEST(CuptiActivityKinds, ConcurrentKernelNeverKernelAndMarkerBeforeItsData) {
     EXPECT_FALSE(has(k, CUPTI_ACTIVITY_KIND_KERNEL)) << trace;  // it serializes the GPU
     EXPECT_EQ(has(k, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), (trace & kKernel) != 0) << trace;
     EXPECT_EQ(has(k, CUPTI_ACTIVITY_KIND_MEMCPY) && has(k, CUPTI_ACTIVITY_KIND_MEMSET), (trace & kMemcpy) != 0);
+    EXPECT_EQ(has(k, CUPTI_ACTIVITY_KIND_MEMORY2) && has(k, CUPTI_ACTIVITY_KIND_MEMORY_POOL), (trace & kMemcpy) != 0);
     EXPECT_EQ(has(k, CUPTI_ACTIVITY_KIND_RUNTIME) && has(k, CUPTI_ACTIVITY_KIND_DRIVER), (trace & kApi) != 0);
     EXPECT_EQ(has(k, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION), (trace & kSync) != 0);
     EXPECT_EQ(has(k, CUPTI_ACTIVITY_KIND_MARKER), (trace & kNvtx) != 0);

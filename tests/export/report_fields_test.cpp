@@ -59,6 +59,8 @@ Profile full_profile() {
   d.span_ns = 7'800;
   d.utilization = 0.625;
   d.kernels = 12;
+  d.memory_bytes = 150'000'000'000;
+  d.peak_allocated_bytes = 0;  // known to be 0: written as 0, not null
   p.devices = {d};
   CategoryTime c;
   c.category = KernelCategory::padding;
@@ -120,6 +122,7 @@ Profile full_profile() {
     s.idle_ns = 500;
     s.device = i == 0 ? kNoDevice : 1;
     s.rank = 1;
+    if (i == 2) s.peak_allocated_bytes = 7'000'000'000, s.min_allocated_bytes = 1'000'000'000;
     p.steps.steps.push_back(s);
   }
   p.steps.source = StepSource::nvtx;
@@ -149,12 +152,43 @@ Profile full_profile() {
   f.metric = 0.4;
   f.threshold = 0.05;
   f.ranges = {{1'200, 1'900}, {3'200, 3'800}};
+  f.saving_source = SavingSource::simulated;
+  f.fix = "--remove padding";
+  f.predicted_step_ns = 2'500;
   f.kernels = {h.name, h2.name};
   Finding g = f;
   g.id = "low-utilization";
   g.device = 1;
   p.findings = {f, g};
   p.trace_stats = {{"capture.dropped_records", 0}, {"import.skipped.bad_event", 2}};
+  FileQuality q;
+  q.file = "rank1.json";
+  q.damage.truncated = true;
+  q.damage.file_bytes = 4'096;
+  q.damage.intact_bytes = 3'000;
+  q.damage.bytes_lost = 1'096;
+  q.damage.damaged_sections = 1;
+  q.damage.tables[static_cast<int>(TableId::kernels)] = {12, 4, LossCount::exact};
+  q.damage.tables[static_cast<int>(TableId::ranges)] = {3, 1, LossCount::at_least};
+  q.damage.problems = {"section 9 (kernels) at byte 3000: truncated: 2000 payload bytes declared, 1056 present"};
+  q.devices.declared = {0, 1};
+  q.devices.with_data = {1};
+  q.dropped_records = 5;
+  p.trace_quality.files = {q};
+  p.critical_path.steps = 2;
+  p.critical_path.length_ns = 6'000;
+  p.critical_path.gpu_compute_ns = 4'000;
+  p.critical_path.input_wait_ns = 2'000;
+  p.critical_path.categories = {{KernelCategory::convolution, 4'000}};
+  p.critical_path.ops = {{"conv", KernelCategory::convolution, 4'000, 2}};
+  p.simulation.status = "simulated";
+  p.simulation.scope = "all 2 steps";
+  p.simulation.steps = 2;
+  p.simulation.replayed_step_ns = 3'000;
+  p.simulation.replay_error = 0.01;
+  p.simulation.replay_error_worst = 0.02;
+  p.simulation.predictions = {{"--no-input-wait", 2'000, 1.5}};
+  p.simulation.together = {"--no-input-wait", 2'000, 1.5};
   return p;
 }
 
@@ -294,6 +328,11 @@ TEST(ReportFields, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.findings[0].severity, Severity::critical);
   EXPECT_EQ(back.findings[1].ranges, p.findings[1].ranges);
   EXPECT_EQ(back.trace_stats, p.trace_stats);
+  ASSERT_EQ(back.trace_quality.files.size(), 1u);
+  EXPECT_EQ(back.trace_quality.files[0].damage, p.trace_quality.files[0].damage);
+  EXPECT_EQ(back.trace_quality.files[0].devices.declared, p.trace_quality.files[0].devices.declared);
+  EXPECT_EQ(back.trace_quality.files[0].devices.with_data, p.trace_quality.files[0].devices.with_data);
+  EXPECT_EQ(back.trace_quality.files[0].dropped_records, 5u);
   // Unknown roofline figures read back as unknown, known ones as written.
   EXPECT_FALSE(back.ops[1].flops);
   EXPECT_FALSE(back.ops[1].achieved_tflops);
@@ -369,6 +408,26 @@ TEST(ReportFields, ReaderNamesThePathOfWhatIsWrong) {
   j = good;
   j["hotspots"][0]["tensor_cores"] = 1;
   expect_input_error(j, "\"hotspots[0].tensor_cores\": expected true or false");
+  j = good;
+  j["devices"][0]["peak_reserved_bytes"] = -5;
+  expect_input_error(j, "\"devices[0].peak_reserved_bytes\": expected a non-negative integer");
+}
+
+// Memory a trace does not state is null, never 0; what it states round-trips.
+TEST(ReportFields, UnknownMemoryIsNull) {
+  const Profile p = full_profile();
+  const ordered_json j = ordered_json::parse(report_json(p));
+  EXPECT_EQ(j["devices"][0]["memory_bytes"], 150'000'000'000u);
+  EXPECT_EQ(j["devices"][0]["peak_allocated_bytes"], 0u);
+  EXPECT_TRUE(j["devices"][0]["peak_reserved_bytes"].is_null());
+  EXPECT_TRUE(j["steps"][0]["peak_allocated_bytes"].is_null());
+  EXPECT_EQ(j["steps"][2]["peak_allocated_bytes"], 7'000'000'000u);
+  EXPECT_EQ(j["steps"][2]["min_allocated_bytes"], 1'000'000'000u);
+  const Profile back = parse_report_json(j.dump(), "saved.json");
+  EXPECT_EQ(back.devices[0].peak_allocated_bytes, std::optional<std::uint64_t>(0));
+  EXPECT_FALSE(back.devices[0].peak_reserved_bytes);
+  EXPECT_EQ(back.steps.steps[2].peak_allocated_bytes, std::optional<std::uint64_t>(7'000'000'000));
+  EXPECT_FALSE(back.steps.steps[1].peak_allocated_bytes);
 }
 
 TEST(ReportFields, ReaderToleratesWhatOlderOrNewerWritersDo) {
@@ -383,6 +442,12 @@ TEST(ReportFields, ReaderToleratesWhatOlderOrNewerWritersDo) {
   j["devices"][0]["dram_bandwidth"] = 0.5;  // keys a newer writer adds
   j["memory"] = ordered_json::object();
   EXPECT_EQ(report_json(parse_report_json(j.dump(), "new.json")), report_json(full_profile()));
+  j = good;
+  for (const char* key : {"memory_bytes", "peak_allocated_bytes", "peak_reserved_bytes"})
+    j["devices"][0].erase(key);  // reports from before memory: unknown, not 0
+  const Profile old = parse_report_json(j.dump(), "old.json");
+  EXPECT_FALSE(old.devices[0].memory_bytes);
+  EXPECT_FALSE(old.devices[0].peak_allocated_bytes);
   j = good;
   j["steps"][0]["duration_ns"] = -1;  // derived keys are recomputed, not read
   EXPECT_EQ(report_json(parse_report_json(j.dump(), "edited.json")), report_json(full_profile()));

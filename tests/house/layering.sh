@@ -13,7 +13,7 @@ declare -A allowed=(
   [capture]="trace store capture gpuscope"
   [analysis]="trace analysis"
   [export]="trace analysis export"
-  [python]="trace store import analysis export python"
+  [python]="trace store import analysis export python gpuscope"
   [cli]="trace store import capture analysis export cli gpuscope"
   [viewer]="trace store import analysis export viewer"
 )

@@ -253,6 +253,77 @@ TEST(ChromeJson, Kineto2021Schema) {
   EXPECT_EQ(t.meta().stat("import.skipped.flow"), 1u);
 }
 
+// Current Kineto: each [memory] event is a memory event with its address,
+// and "Total Allocated" / "Total Reserved" become samples of the device's
+// series; CPU allocations go to the host's series (no device).
+TEST(ChromeJson, KinetoMemoryEventsWithTotals) {
+  const Trace t = import_text(
+      R"J({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "H100", "totalGlobalMem": 85000000000}],
+  "traceEvents": [
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 9, "tid": 9, "ts": 10.5,
+     "args": {"Total Reserved": 4194304, "Total Allocated": 1536, "Bytes": 512, "Addr": 140000000000000, "Device Id": 0, "Device Type": 1, "Ev Idx": 3}},
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 9, "tid": 9, "ts": 11,
+     "args": {"Total Reserved": 0, "Total Allocated": 64, "Bytes": 64, "Addr": 77, "Device Id": -1, "Device Type": 0}},
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 9, "tid": 9, "ts": 12,
+     "args": {"Total Reserved": 6291456, "Total Allocated": 1024, "Bytes": -512, "Addr": 140000000000000, "Device Id": 0, "Device Type": 1}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 9, "tid": 9, "ts": 13, "args": {"Device Type": 13, "Device Id": 0, "Bytes": 8}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 9, "tid": 9, "ts": 14, "args": {"Device Type": 1, "Device Id": 0}},
+    {"ph": "i", "s": "t", "name": "[memory] ", "pid": 9, "tid": 9, "ts": 15},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 7, "ts": 10, "dur": 5, "args": {"device": 1, "stream": 7}}
+  ]})J");
+  const std::uint32_t alloc = t.find_counter_series(series_name::kMemoryAllocated, 0);
+  const std::uint32_t reserved = t.find_counter_series(series_name::kMemoryReserved, 0);
+  const std::uint32_t host = t.find_counter_series(series_name::kMemoryAllocated, kNoDevice);
+  ASSERT_NE(alloc, kNoSeries);
+  ASSERT_NE(reserved, kNoSeries);
+  ASSERT_NE(host, kNoSeries);
+  EXPECT_EQ(t.find_counter_series(series_name::kMemoryReserved, kNoDevice), kNoSeries);  // the host has no reserve
+  EXPECT_EQ(t.counter_series()[alloc].unit, "B");
+  const MemoryEventTable& m = t.memory_events();
+  const RowRange gpu = t.rows_of(TableId::memory_events, alloc);
+  ASSERT_EQ(gpu.size(), 2u);
+  EXPECT_EQ(m.time[gpu.begin], 10500);
+  EXPECT_EQ(m.bytes[gpu.begin], 512);
+  EXPECT_EQ(m.bytes[gpu.begin + 1], -512);
+  EXPECT_EQ(m.address_at(gpu.begin), 140000000000000u);
+  EXPECT_EQ(t.rows_of(TableId::memory_events, host).size(), 1u);
+  const RowRange a = t.rows_of(TableId::counters, alloc), r = t.rows_of(TableId::counters, reserved);
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(t.counters().value[a.begin], 1536);
+  EXPECT_EQ(t.counters().value[a.begin + 1], 1024);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(t.counters().value[r.begin + 1], 6291456);
+  EXPECT_EQ(t.meta().stat("import.skipped.memory_on_other_device"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.memory_without_bytes"), 1u);
+  // Not marks any more; a name that only looks alike still is one.
+  EXPECT_EQ(find_range(t, "[memory]"), kNoRow);
+  EXPECT_NE(find_range(t, "[memory] "), kNoRow);
+  // The device the memory is on is described, as the devices kernels run on are.
+  ASSERT_NE(t.device(0), nullptr);
+  EXPECT_EQ(t.device(0)->memory_bytes, 85000000000u);
+  EXPECT_NE(t.device(1), nullptr);
+}
+
+// The 2021 schema has only the changes: the "since start" series adds them
+// up in time order, from 0 before the first event.
+TEST(ChromeJson, Kineto2021MemoryEventsAddUpFromTheStart) {
+  const Trace t = import_text(R"J({"schemaVersion": 1, "traceEvents": [
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 5, "tid": 5, "ts": 30, "args": {"Device Type": 1, "Device Id": 0, "Bytes": -100}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 5, "tid": 5, "ts": 10, "args": {"Device Type": 1, "Device Id": 0, "Bytes": 300}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 5, "tid": 5, "ts": 20, "args": {"Device Type": 1, "Device Id": 0, "Bytes": 50}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 5, "tid": 5, "ts": 20, "args": {"Device Type": 0, "Device Id": -1, "Bytes": 4}}
+  ]})J");
+  EXPECT_EQ(t.find_counter_series(series_name::kMemoryAllocated, 0), kNoSeries);
+  const std::uint32_t s = t.find_counter_series(series_name::kMemoryAllocatedSinceStart, 0);
+  ASSERT_NE(s, kNoSeries);
+  const RowRange r = t.rows_of(TableId::counters, s);
+  ASSERT_EQ(r.size(), 3u);
+  std::vector<double> values(t.counters().value.begin() + r.begin, t.counters().value.begin() + r.end);
+  EXPECT_EQ(values, (std::vector<double>{300, 350, 250}));
+  EXPECT_EQ(t.rows_of(TableId::memory_events, s).size(), 3u);
+  EXPECT_NE(t.find_counter_series(series_name::kMemoryAllocatedSinceStart, kNoDevice), kNoSeries);
+}
+
 // [SECTION] Generic Chrome JSON ------------------------------------------------------------------
 
 TEST(ChromeJson, GenericObjectForm) {
@@ -574,17 +645,39 @@ TEST(ChromeJson, ProgressAndCancel) {
 
 // [SECTION] Malformed input ---------------------------------------------------------------------------
 
-TEST(ChromeJsonMalformed, TruncatedAnywhere) {
-  // Every proper prefix of an object-form trace is an error with an offset
-  // inside the prefix, whatever the buffer size.
+TEST(ChromeJsonMalformed, CutAnywhereKeepsTheCompleteEvents) {
+  // Every proper prefix of an object-form trace (a file cut short) either
+  // loads the events complete before the cut and says where the text
+  // stopped, or — when no event is complete — is an error with an offset
+  // inside the prefix; the same whatever the buffer size.
   const std::string text =
       R"J({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k\"x", "pid": 0, "tid": 7, "ts": 1.5, "dur": 2, "args": {"grid": [1, 2, 3], "device": 0, "stream": 7}}, {"ph": "i", "name": "m", "pid": 1, "tid": 1, "ts": 3}], "baseTimeNanoseconds": 5})J";
-  import_text(text);  // the whole text is fine
+  const std::size_t kernel_end = text.find("}}, ") + 2, mark_end = text.find("}], ") + 1;
+  const Trace whole = import_text(text);
+  EXPECT_FALSE(whole.meta().damage.any());
   for (std::size_t n = 0; n < text.size(); ++n) {
     for (std::size_t bytes : {0u, 16u, 29u}) {
-      const InputError e = import_error(text.substr(0, n), bytes);
-      EXPECT_LE(e.offset(), n) << n << ": " << e.what();
-      EXPECT_FALSE(e.reason().empty());
+      SCOPED_TRACE("cut at " + std::to_string(n) + ", buffers of " + std::to_string(bytes));
+      if (n < kernel_end) {
+        const InputError e = import_error(text.substr(0, n), bytes);
+        EXPECT_LE(e.offset(), n) << e.what();
+        EXPECT_FALSE(e.reason().empty());
+        continue;
+      }
+      const Trace t = import_text(text.substr(0, n), bytes);
+      EXPECT_EQ(t.kernels().size(), 1u);
+      EXPECT_EQ(t.ranges().size(), n >= mark_end ? 1u : 0u);
+      const FileDamage& d = t.meta().damage;
+      EXPECT_TRUE(d.truncated);
+      ASSERT_EQ(d.problems.size(), 1u);
+      EXPECT_NE(d.problems[0].find("ends early, at byte " + std::to_string(n)), std::string::npos) << d.problems[0];
+      EXPECT_EQ(d.file_bytes, n);
+      EXPECT_LE(d.intact_bytes, n);
+      // Cut after the events array, every event is there; before, how many followed is unknown.
+      EXPECT_EQ(d.tables[0].count, n > mark_end ? LossCount::exact : LossCount::at_least) << d.problems[0];
+      // A number cut at the end of the text is not taken for the whole number.
+      EXPECT_EQ(t.kernels().start[0], 1500);
+      if (::testing::Test::HasFailure()) return;
     }
   }
 }
@@ -658,13 +751,38 @@ TEST(ChromeJsonMalformed, HugeNumbersAreCountedNotKept) {
   EXPECT_EQ(t.ranges().size(), 2u);
 }
 
-TEST(ChromeJsonMalformed, GzipTruncatedOrCorrupt) {
+TEST(ChromeJsonMalformed, GzipCutShortOrCorrupt) {
   const std::string gz = gzip(kKineto);
-  for (std::size_t n : {std::size_t{3}, std::size_t{10}, gz.size() / 3, gz.size() / 2, gz.size() - 9, gz.size() - 1}) {
-    const InputError e = import_error(gz.substr(0, n), 0, "trunc.json.gz");
-    EXPECT_TRUE(e.reason().find("gzip") != std::string::npos || e.reason().find("truncated") != std::string::npos)
-        << n << ": " << e.what();
+  // A stream cut short: the events decoded before the cut load, said as
+  // truncated; with none it is an error that says the stream was cut.
+  std::size_t last_rows = 0;
+  for (std::size_t n = 3; n < gz.size(); n += (n < 40 || n + 12 > gz.size()) ? 1 : 7) {
+    SCOPED_TRACE("cut at " + std::to_string(n));
+    const std::string path = write_file("trunc.json.gz", gz.substr(0, n));
+    Trace t;
+    try {
+      t = import_chrome_json(path);
+    } catch (const InputError& e) {
+      EXPECT_NE(e.reason().find("truncated"), std::string::npos) << e.what();
+      EXPECT_EQ(last_rows, 0u) << "an error after a shorter cut had loaded: " << e.what();
+      continue;
+    }
+    std::size_t rows = 0;
+    for (int i = 0; i < kTableCount; ++i) rows += t.tables().rows(static_cast<TableId>(i));
+    EXPECT_GE(rows, last_rows);
+    last_rows = rows;
+    const FileDamage& d = t.meta().damage;
+    EXPECT_TRUE(d.truncated);
+    ASSERT_FALSE(d.problems.empty());
+    EXPECT_NE(d.problems[0].find("the gzip stream ends early, at byte " + std::to_string(n)), std::string::npos)
+        << d.problems[0];
   }
+  EXPECT_GT(last_rows, 0u);
+  // Only the gzip trailer (checksum and size) missing: every event is there.
+  const Trace tail = import_chrome_json(write_file("tail.json.gz", gz.substr(0, gz.size() - 4)));
+  EXPECT_EQ(tail.kernels().size(), import_text(kKineto).kernels().size());
+  EXPECT_NE(tail.meta().damage.problems.at(0).find("every event was loaded"), std::string::npos);
+  EXPECT_EQ(tail.meta().damage.tables[0].count, LossCount::exact);
   for (std::size_t at : {std::size_t{3}, std::size_t{12}, gz.size() / 2, gz.size() - 6}) {
     std::string bad = gz;
     bad[at] = static_cast<char>(bad[at] ^ 0x5A);

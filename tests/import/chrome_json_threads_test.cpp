@@ -127,7 +127,18 @@ std::string mixed_trace(int events, std::uint64_t seed) {
                ", \"args\": {\"used\": " + std::to_string(rng() % 100) + ", \"fr\\u0065e\": 1.5}}";
         break;
       case 12:
-        out += "{\"ph\": \"i\", \"name\": \"" + name + "\", \"pid\": 100, \"tid\": 200, \"ts\": " + ts + "}";
+        if (rng() % 2) {
+          out += "{\"ph\": \"i\", \"name\": \"" + name + "\", \"pid\": 100, \"tid\": 200, \"ts\": " + ts + "}";
+        } else {  // allocator events: with totals, or (2021 schema) only the change
+          const bool totals = rng() % 2;
+          out += "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 100, \"tid\": 200, \"ts\": " + ts +
+                 ", \"args\": {\"Device Type\": 1, \"Device Id\": " + std::to_string(rng() % 2) +
+                 ", \"Bytes\": " + std::to_string(static_cast<int>(rng() % 2000) - 1000) +
+                 ", \"Addr\": " + std::to_string(rng() % 100000) +
+                 (totals ? ", \"Total Allocated\": " + std::to_string(rng() % 100000) + ", \"Total Reserved\": 99999"
+                         : "") +
+                 "}}";
+        }
         break;
       case 13:
         out += "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": " + pid + ", \"tid\": " + tid +
@@ -153,6 +164,7 @@ TEST(ChromeJsonThreads, MixedTraceSameAsOneThreadAtEveryBufferSize) {
   EXPECT_GT(ref.kernels().size(), 300u);
   EXPECT_GT(ref.ranges().size(), 300u);
   EXPECT_GT(ref.counters().size(), 100u);
+  EXPECT_GT(ref.memory_events().size(), 50u);
   for (std::size_t bytes : {std::size_t{64}, std::size_t{301}, std::size_t{4096}, std::size_t{65536}}) {
     expect_same_trace(ref, import(path, 2, bytes), "two threads, buffer " + std::to_string(bytes));
     expect_same_trace(ref, import(path, 1, bytes), "one thread, buffer " + std::to_string(bytes));

@@ -15,7 +15,9 @@ How each number is obtained (categories compared case-insensitively, so the
   memsets   X events with cat "gpu_memset" or "memset"
   api_calls X events with cat "cuda_runtime", "runtime", "cuda_driver" or "driver"
   syncs     X events with cat "cuda_sync"
-  ranges    every other X event, plus every i/I event (marks)
+  ranges    every other X event, plus every i/I event (marks) but [memory]
+  memory    i/I events named "[memory]" with "Bytes" (allocations and frees)
+            of the host (Device Type 0) or a GPU (Device Type 1)
   flows     s/t/f events (dropped: their link is args.correlation)
   steps     X events whose name starts with "ProfilerStep#" (CPU and GPU side)
   linked    kernels+memcpys+memsets whose args.correlation equals the
@@ -43,7 +45,7 @@ def main():
         events = doc["traceEvents"] if isinstance(doc, dict) else doc
         base = int(doc.get("baseTimeNanoseconds", 0)) if isinstance(doc, dict) else 0
         dist = doc.get("distributedInfo", {}) if isinstance(doc, dict) else {}
-        n = dict(kernels=0, memcpys=0, memsets=0, api_calls=0, syncs=0, ranges=0, flows=0, steps=0)
+        n = dict(kernels=0, memcpys=0, memsets=0, api_calls=0, syncs=0, ranges=0, flows=0, steps=0, memory=0)
         api_corr, flow_starts, ops = set(), set(), []
         kernel_ns, first_ns, devices, sub_us = 0, None, set(), 0
         for e in events:
@@ -57,7 +59,10 @@ def main():
                     flow_starts.add(int(e["id"]))
                 continue
             if ph in ("i", "I"):
-                n["ranges"] += 1
+                if e.get("name") != "[memory]":
+                    n["ranges"] += 1
+                elif "Bytes" in e.get("args", {}) and e["args"].get("Device Type", 0) in (0, 1):
+                    n["memory"] += 1
                 continue
             if ph != "X":
                 continue
@@ -88,11 +93,11 @@ def main():
             ops.append(int(args.get("correlation", 0)))
         linked = sum(1 for c in ops if c and c in api_corr)
         ac2g = sum(1 for c in ops if c and c in api_corr and c in flow_starts)
-        print('{"%s", %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %dLL, %dLL, {%s}, %d, %d, %d},' % (
+        print('{"%s", %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %dLL, %dLL, {%s}, %d, %d, %d, %d},' % (
             os.path.basename(path), n["kernels"], n["memcpys"], n["memsets"], n["api_calls"], n["syncs"],
             n["ranges"], n["flows"], n["steps"], linked, ac2g, kernel_ns, first_ns or 0,
             ", ".join(str(d) for d in sorted(devices)), int(dist.get("rank", -1)), int(dist.get("world_size", 0)),
-            sub_us))
+            sub_us, n["memory"]))
 
 
 if __name__ == "__main__":

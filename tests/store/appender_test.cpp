@@ -132,10 +132,14 @@ TEST(GscopeAppender, OnlyAHeader) {
   TempDir dir;
   const std::string path = dir.file("header.gscope");
   { auto app = GscopeAppender::open(path); }
-  GscopeReadReport rep;
-  const Trace t = read_gscope(path, &rep);
-  EXPECT_EQ(t.kernels().size(), 0u);
-  EXPECT_FALSE(rep.complete);
+  // Unfinished and without a row: nothing to show, so it is refused, saying why.
+  try {
+    read_gscope(path);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_NE(e.reason().find("nothing could be recovered: no footer"), std::string::npos) << e.what();
+  }
 }
 
 TEST(GscopeAppender, OpenFailureNamesThePath) {

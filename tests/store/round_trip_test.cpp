@@ -225,3 +225,53 @@ TEST(GscopeForwardCompatibility, UnknownSectionsAndColumnsAreSkippedAndCounted) 
 
 }  // namespace
 }  // namespace gpuscope
+
+// [SECTION] Backward compatibility: files written before a table existed.
+
+namespace gpuscope {
+namespace {
+
+// The fuzz seeds were written before the memory_events table existed (their
+// footers list 8 tables): they read complete, with no memory events and
+// nothing counted as unknown.
+TEST(GscopeBackwardCompatibility, FilesWithoutMemoryEventsReadComplete) {
+  const std::string seed = std::string(GPUSCOPE_FUZZ_CORPUS_DIR) + "/training-zstd.gscope";
+  GscopeReadReport rep;
+  const Trace t = read_gscope(seed, &rep);
+  EXPECT_TRUE(rep.complete);
+  EXPECT_TRUE(rep.problems.empty());
+  EXPECT_GT(t.kernels().size(), 0u);
+  EXPECT_EQ(t.memory_events().size(), 0u);
+  EXPECT_EQ(t.meta().stat("store.unknown_sections"), 0u);
+}
+
+// Memory events keep their series, signed sizes and sparse addresses, in
+// chunks where some have addresses and some none.
+TEST(GscopeRoundTrip, MemoryEventsAndTheirSeries) {
+  testing::TempDir dir;
+  TraceBuilder b;
+  const std::uint32_t gpu = b.counter_series(series_name::kMemoryAllocated, 0, "B");
+  const std::uint32_t host = b.counter_series(series_name::kMemoryAllocated, kNoDevice, "B");
+  std::int64_t level = 0;
+  for (int i = 0; i < 40; ++i) {
+    const std::int64_t bytes = i % 3 == 2 ? -(std::int64_t{1} << 20) : std::int64_t{1} << 21;
+    level += bytes;
+    const std::uint64_t address = i < 10 ? 0 : 0x7f0000000000ull + static_cast<std::uint64_t>(i) * 4096;
+    b.add_memory_event(MemoryEventRow{1000 + i * 10, i % 5 ? gpu : host, bytes, address});
+    b.add_counter(CounterRow{1000 + i * 10, gpu, static_cast<double>(level)});
+  }
+  const Trace t = b.freeze();
+  GscopeWriteOptions w;
+  w.rows_per_chunk = 7;
+  w.sync = false;
+  const Trace back = round_trip(t, dir.file("m.gscope"), w);
+  testing::expect_traces_equal(t, back);
+  ASSERT_EQ(back.memory_events().size(), 40u);
+  EXPECT_EQ(back.rows_of(TableId::memory_events, gpu).size(), 32u);
+  EXPECT_EQ(back.rows_of(TableId::memory_events, host).size(), 8u);
+  EXPECT_EQ(back.memory_events().address_at(back.rows_of(TableId::memory_events, gpu).begin), 0u);
+  EXPECT_EQ(back.find_counter_series(series_name::kMemoryAllocated, kNoDevice), host);
+}
+
+}  // namespace
+}  // namespace gpuscope

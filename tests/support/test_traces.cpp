@@ -346,6 +346,7 @@ class RandomTraceGen {
     corr = static_cast<std::uint32_t>(rng.below(1000));
     add_gpu_rows();
     add_host_rows();
+    add_memory_events();
     return b.freeze();
   }
 
@@ -512,6 +513,21 @@ class RandomTraceGen {
       r.track = cpu_track();
       r.kind = str();
       b.add_overhead(r);
+    }
+  }
+
+  // Last, so the rows above stay what they were before memory events existed.
+  void add_memory_events() {
+    if (series.empty()) return;
+    const bool ex = o.extreme_values;
+    for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
+      MemoryEventRow r;
+      TimeNs unused;
+      random_interval(rng, ex, r.time, unused);
+      r.series = series[rng.below(series.size())];
+      r.bytes = rng.any<std::int64_t>();
+      r.address = rng.chance(0.3) ? 0 : rng.u64();
+      b.add_memory_event(r);
     }
   }
 

@@ -278,6 +278,33 @@ TEST(TraceBuilder, RejectsBrokenRowsWithAMessage) {
   }
 }
 
+TEST(TraceBuilder, MemoryEventsAreSortedBySeriesThenTime) {
+  TraceBuilder b;
+  const std::uint32_t s0 = b.counter_series(series_name::kMemoryAllocated, 0, "B");
+  const std::uint32_t s1 = b.counter_series(series_name::kMemoryAllocated, 1, "B");
+  b.add_memory_event(MemoryEventRow{300, s1, 64, 0xa0});
+  b.add_memory_event(MemoryEventRow{200, s0, 32, 0});
+  b.add_memory_event(MemoryEventRow{100, s1, -16, 0xb0});
+  b.add_memory_event(MemoryEventRow{100, s0, 8, 0});
+  const Trace t = b.freeze();
+  const MemoryEventTable& m = t.memory_events();
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m.time, (std::vector<TimeNs>{100, 200, 100, 300}));
+  EXPECT_EQ(m.bytes, (std::vector<std::int64_t>{8, 32, -16, 64}));
+  EXPECT_EQ(m.address_at(2), 0xb0u);
+  EXPECT_EQ(m.address_at(0), 0u);
+  EXPECT_EQ(t.rows_of(TableId::memory_events, s1).begin, 2u);
+  EXPECT_EQ(t.rows_of(TableId::memory_events, s1).end, 4u);
+  EXPECT_EQ(t.find_counter_series(series_name::kMemoryAllocated, 1), s1);
+  EXPECT_EQ(t.find_counter_series(series_name::kMemoryReserved, 1), kNoSeries);
+  EXPECT_EQ(t.begin_time(), 100);
+  EXPECT_EQ(t.end_time(), 300);
+
+  TraceBuilder bad;
+  bad.add_memory_event(MemoryEventRow{1, 7, 1, 0});  // no such series
+  EXPECT_THROW(bad.freeze(), TraceError);
+}
+
 TEST(TraceBuilder, FreezeLeavesTheBuilderReusable) {
   TraceBuilder b;
   b.add_kernel(kernel(b.gpu_track(0, 1), 0, 1, 0, b.intern("a")));

@@ -23,6 +23,7 @@
 #include "import/synthetic.h"
 #include "store/gscope.h"
 #include "support/real_traces.h"
+#include "trace/damage.h"
 #include "trace/trace.h"
 #include "viewer/match_set.h"
 #include "viewer/text.h"
@@ -168,6 +169,28 @@ TEST_F(Headless, EveryRealTraceOpensInTheTimeline) {
     EXPECT_EQ(j["analysis"], "done");
   }
   EXPECT_TRUE(no_temporaries(dir_));
+}
+
+// PyTorch's allocator events drawn as lanes under the GPU: the JSON says
+// which lanes, their peak (the trace's largest "Total Allocated" / "Total
+// Reserved") and that the peak is marked with the whole trace in view.
+TEST_F(Headless, MemoryLanesShowThePeaksOfTheTrace) {
+  const std::string file = testing::real_trace("tracelens-bert-small-h100.json.gz");
+  const fs::path png = dir_ / "bert.png";
+  const Result r = view({file, "--screenshot", png.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "bert.json");
+  std::map<std::string, json> lanes;
+  for (const auto& l : j["counter_lanes"])
+    if (l["device"] == 0) lanes[l["series"].get<std::string>()] = l;
+  ASSERT_TRUE(lanes.count("memory.allocated")) << j["counter_lanes"].dump();
+  ASSERT_TRUE(lanes.count("memory.reserved"));
+  EXPECT_EQ(lanes["memory.allocated"]["peak"].get<double>(), 101305344.0);
+  EXPECT_EQ(lanes["memory.reserved"]["peak"].get<double>(), 121634816.0);
+  EXPECT_EQ(lanes["memory.allocated"]["peak_text"], "peak 96.6 MiB");
+  EXPECT_TRUE(lanes["memory.allocated"]["visible"].get<bool>());
+  EXPECT_TRUE(lanes["memory.allocated"]["peak_marked"].get<bool>());
+  EXPECT_GT(lanes["memory.allocated"]["columns"].get<std::uint64_t>(), 0u);
 }
 
 TEST_F(Headless, HotspotsFindingsAndSummaryShowTheAnalysis) {
@@ -457,10 +480,70 @@ TEST_F(Headless, CorruptFileShowsTheErrorAndExitsWithTwo) {
     std::ofstream out(half, std::ios::binary);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
   }
+  // Cut in half, the gzip stream still holds complete events: they open, under the banner that says so.
   const Result h = view({half.string(), "--screenshot", (dir_ / "h.png").string()});
-  EXPECT_EQ(h.status, 2) << h.err;
-  EXPECT_NE(h.err.find(half.string()), std::string::npos) << h.err;
+  EXPECT_EQ(h.status, 0) << h.err;
+  const json hj = read_json(dir_ / "h.json");
+  ASSERT_TRUE(hj["damage"].is_string()) << hj.dump();
+  EXPECT_EQ(hj["damage"].get<std::string>().rfind("INCOMPLETE file: truncated at byte ", 0), 0u) << hj["damage"];
+  EXPECT_TRUE(has(hj["panels"], "damage_banner"));
   EXPECT_EQ(view({(dir_ / "missing.json").string(), "--screenshot", (dir_ / "m.png").string()}).status, 2);
+}
+
+// A .gscope cut inside its first sections holds nothing to show: the window
+// says which file, where and what is missing, and the run exits with 2.
+TEST_F(Headless, NothingRecoverableShowsWhereAndExitsWithTwo) {
+  SyntheticOptions so;
+  so.kernels = 2'000;
+  const fs::path whole = dir_ / "whole.gscope", cut = dir_ / "cut.gscope";
+  write_gscope(make_synthetic_trace(so), whole.string());
+  fs::copy_file(whole, cut);
+  fs::resize_file(cut, 200);  // the header, the contents and the start of the strings
+  const Result r = view({cut.string(), "--screenshot", (dir_ / "c.png").string()});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(cut.string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing could be recovered"), std::string::npos) << r.err;
+  expect_png(dir_ / "c.png", 1280, 800);
+  const json j = read_json(dir_ / "c.json");
+  EXPECT_TRUE(has(j["panels"], "error"));
+  const std::string message = j["message"];
+  EXPECT_NE(message.find(cut.string()), std::string::npos) << message;
+  EXPECT_NE(message.find("at byte"), std::string::npos) << message;
+  EXPECT_NE(message.find("truncated"), std::string::npos) << message;
+  EXPECT_TRUE(j["damage"].is_null());
+}
+
+// A .gscope of 4 GPUs cut short: what survived opens, and the banner says
+// it was cut, where, and which GPUs lost everything — not "1 GPU".
+TEST_F(Headless, PartlyRecoverableOpensUnderADamageBanner) {
+  SyntheticOptions so;
+  so.kernels = 300'000;  // several kernel chunks, stored GPU by GPU
+  so.gpus = 4;
+  const fs::path whole = dir_ / "whole.gscope", cut = dir_ / "cut.gscope";
+  write_gscope(make_synthetic_trace(so), whole.string());
+  fs::copy_file(whole, cut);
+  const std::uint64_t size = fs::file_size(whole) / 5;
+  fs::resize_file(cut, size);
+  const Trace part = read_gscope(cut.string());
+  const std::vector<std::uint32_t> empty = device_coverage(part).without_data();
+  ASSERT_FALSE(empty.empty());
+  const Result r = view({cut.string(), "--screenshot", (dir_ / "p.png").string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "p.json");
+  EXPECT_TRUE(has(j["panels"], "damage_banner"));
+  EXPECT_TRUE(has(j["panels"], "timeline"));
+  ASSERT_TRUE(j["damage"].is_string());
+  const std::string banner = j["damage"];
+  EXPECT_EQ(banner, damage_headline(part.meta().damage, device_coverage(part)));
+  EXPECT_NE(banner.find("truncated at byte " + format::count(size)), std::string::npos) << banner;
+  EXPECT_NE(banner.find(" have no data"), std::string::npos) << banner;
+  EXPECT_EQ(j["trace"]["kernels"], part.kernels().size());
+
+  // An intact file has no banner.
+  ASSERT_EQ(view({whole.string(), "--screenshot", (dir_ / "w.png").string()}).status, 0);
+  const json w = read_json(dir_ / "w.json");
+  EXPECT_TRUE(w["damage"].is_null());
+  EXPECT_FALSE(has(w["panels"], "damage_banner"));
 }
 
 TEST_F(Headless, NoDisplayIsAClearMessage) {

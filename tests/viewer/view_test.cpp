@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "analysis/format.h"
 #include "store/gscope.h"
 #include "support/test_traces.h"
 #include "trace/detail/time_columns.h"
@@ -541,6 +542,77 @@ TEST_F(ViewTest, CompareShowsCategoriesSideBySide) {
   EXPECT_GT(v.stats().compare_rows, 0u);
 }
 
+// The critical-path toggle underlines the path of the visible steps; the
+// details say whether the selection is on it and its slack (0 on it).
+TEST_F(ViewTest, CriticalPathToggleDrawsThePathAndDetailsGiveSlack) {
+  testing::TrainingTraceOptions o;
+  o.kernels = 3'000;
+  View v;
+  std::shared_ptr<Document> d = doc(o);
+  const PathOverlay overlay = compute_path_overlay(d->trace());
+  ASSERT_TRUE(overlay.ready()) << overlay.status;
+  ASSERT_FALSE(overlay.segments.empty());
+  d->set_path_overlay(std::make_shared<const PathOverlay>(overlay));
+  v.set_document(d);
+  frame(v);
+  EXPECT_EQ(v.stats().critical_path_events, 0u);  // off by default
+  EXPECT_EQ(v.stats().critical_path_status, "");
+  v.set_show_critical_path(true);
+  frames(v, 2);
+  EXPECT_GT(v.stats().critical_path_events, 0u);
+  EXPECT_EQ(v.stats().critical_path_status.rfind("on each of ", 0), 0u) << v.stats().critical_path_status;
+  auto field = [&](std::string_view key) -> std::string {
+    for (const auto& [k, value] : v.stats().details)
+      if (k == key) return value;
+    return "<missing " + std::string(key) + ">";
+  };
+  // Every event drawn is on a path; the one that ends the trace has no slack.
+  EXPECT_LE(v.stats().critical_path_events, overlay.segments.size());
+  TimeNs least = -1;
+  for (const PathOverlay::Segment& s : overlay.segments) {
+    const TimeNs sl = overlay.slack_of(s.table, s.row);
+    if (sl >= 0 && (least < 0 || sl < least)) least = sl;
+  }
+  EXPECT_EQ(least, 0);
+  // A kernel on a step's path, and one off every path with slack.
+  const PathOverlay::Segment* on = nullptr;
+  for (const PathOverlay::Segment& s : overlay.segments)
+    if (s.table == TableId::kernels && s.step >= 0) on = on ? on : &s;
+  ASSERT_NE(on, nullptr);
+  v.select(Selection{TableId::kernels, on->row});
+  frames(v, 2);
+  EXPECT_EQ(field("critical path"), "yes, of step " + std::to_string(overlay.step_index[on->step]));
+  EXPECT_EQ(field("slack").rfind(format::duration(overlay.slack_of(TableId::kernels, on->row)) + " (", 0), 0u)
+      << field("slack");
+  RowIndex off = kNoRow;
+  for (RowIndex r = 0; r < d->trace().kernels().size() && off == kNoRow; ++r)
+    if (overlay.path_of(TableId::kernels, r) == PathOverlay::kOffPath && overlay.slack_of(TableId::kernels, r) > 0)
+      off = r;
+  ASSERT_NE(off, kNoRow);
+  v.select(Selection{TableId::kernels, off});
+  frames(v, 2);
+  EXPECT_EQ(field("critical path"), "no");
+  EXPECT_EQ(field("slack").rfind(format::duration(overlay.slack_of(TableId::kernels, off)) + " (", 0), 0u)
+      << field("slack");
+}
+
+// A trace too big for the viewer's graph: no path, and the toggle says why.
+TEST_F(ViewTest, CriticalPathOfATraceTooBigSaysWhy) {
+  testing::TrainingTraceOptions o;
+  o.kernels = 3'000;
+  std::shared_ptr<Document> d = doc(o);
+  const PathOverlay overlay = compute_path_overlay(d->trace(), 100);
+  EXPECT_FALSE(overlay.ready());
+  EXPECT_NE(overlay.status.find("GPU ops"), std::string::npos) << overlay.status;
+  d->set_path_overlay(std::make_shared<const PathOverlay>(overlay));
+  View v;
+  v.set_document(d);
+  v.set_show_critical_path(true);
+  frames(v, 2);
+  EXPECT_EQ(v.stats().critical_path_events, 0u);
+  EXPECT_EQ(v.stats().critical_path_status, overlay.status);
+}
+
 TEST_F(ViewTest, DetailsShowEveryFieldOfTheSelection) {
   testing::TrainingTraceOptions o;
   o.kernels = 3'000;
@@ -763,6 +835,78 @@ TEST_F(ViewTest, HoveringAKernelShowsItsTooltip) {
   ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   frame(v);
   EXPECT_TRUE(v.stats().tooltip.empty());
+}
+
+// Counter lanes: memory and power under their GPU, a host series under
+// "Counters"; each scaled to its peak, the peak marked when in view, the
+// level under the mouse in a tooltip; the summary draws a memory sparkline
+// per step.
+TEST_F(ViewTest, CounterLanesUnderEachGpuWithTheirPeak) {
+  testing::TraceFactory f;
+  f.device(0);
+  TraceBuilder& b = f.builder();
+  const std::uint32_t mem = b.counter_series(series_name::kMemoryAllocated, 0, "B");
+  const std::uint32_t power = b.counter_series("power", 0, "W");
+  const std::uint32_t rss = b.counter_series("rss", kNoDevice, "");
+  constexpr TimeNs ms = 1'000'000;
+  for (int s = 0; s < 4; ++s) {
+    const TimeNs t0 = 1 * ms + s * 10 * ms;
+    f.kernel(0, 7, "gemm", t0 + ms / 10, t0 + 9 * ms, t0);
+    f.range("step " + std::to_string(s), t0, t0 + 10 * ms);
+    b.add_counter(CounterRow{t0 + 2 * ms, mem, double(std::int64_t{1} << 30)});
+    b.add_counter(CounterRow{t0 + 5 * ms, mem, double(std::int64_t{s == 2 ? 5 : 3} << 30)});  // the peak: step 2
+    b.add_counter(CounterRow{t0 + 8 * ms, mem, double(std::int64_t{1} << 30)});
+    b.add_counter(CounterRow{t0 + 3 * ms, power, 250.0 + s});
+  }
+  b.add_counter(CounterRow{2 * ms, rss, 1e9});
+  auto d = std::make_shared<Document>("memory.gscope", f.build());
+  d->set_profile(std::make_shared<const Profile>(compute_profile(d->trace())));
+  View v;
+  v.set_document(d);
+  frames(v, 2);
+  auto lane = [&](std::string_view series) -> const CounterLaneStats* {
+    for (const CounterLaneStats& l : v.stats().counter_lanes)
+      if (l.series == series) return &l;
+    return nullptr;
+  };
+  ASSERT_EQ(v.stats().counter_lanes.size(), 3u);
+  EXPECT_EQ(v.stats().counter_lanes[0].series, "memory.allocated");  // memory first
+  const CounterLaneStats* m = lane("memory.allocated");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->device, 0u);
+  EXPECT_EQ(m->label, "memory allocated");
+  EXPECT_TRUE(m->visible);
+  EXPECT_GT(m->columns, 0u);
+  EXPECT_DOUBLE_EQ(m->peak, double(5ll << 30));
+  EXPECT_EQ(m->peak_time, 1 * ms + 20 * ms + 5 * ms);
+  EXPECT_EQ(m->peak_text, "peak 5.00 GiB");
+  EXPECT_TRUE(m->peak_marked);
+  ASSERT_TRUE(lane("power"));
+  EXPECT_EQ(lane("power")->peak_text, "peak 253 W");
+  ASSERT_TRUE(lane("rss"));
+  EXPECT_EQ(lane("rss")->group, "Counters");
+  EXPECT_EQ(lane("rss")->device, kNoDevice);
+  EXPECT_GT(lane("rss")->y, m->y);  // after the GPU groups
+
+  // Hover the memory lane in step 0's middle: its level there.
+  const float x = v.stats().timeline_x0 +
+                  static_cast<float>(double(6 * ms - v.view_start()) / double(v.view_end() - v.view_start())) *
+                      v.stats().timeline_width_px;
+  ImGui::GetIO().MousePos = ImVec2(x, m->y + 12);
+  frames(v, 2);
+  EXPECT_EQ(v.stats().tooltip, "memory.allocated");
+  ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+
+  // Zoomed to step 0: the peak (in step 2) is out of view, still the scale.
+  v.zoom_to(1 * ms, 11 * ms);
+  frames(v, 2);
+  ASSERT_TRUE(lane("memory.allocated"));
+  EXPECT_FALSE(lane("memory.allocated")->peak_marked);
+  EXPECT_DOUBLE_EQ(lane("memory.allocated")->peak, double(5ll << 30));
+
+  v.show(Panel::summary);
+  frames(v, 2);
+  EXPECT_EQ(v.stats().step_sparklines, (std::vector<std::string>{"step 0", "step 1", "step 2", "step 3"}));
 }
 
 TEST_F(ViewTest, FindBoxCtrlFTypeThenEnterAndShiftEnterStep) {

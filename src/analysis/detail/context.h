@@ -107,7 +107,7 @@ struct Evidence {
   explicit Evidence(std::size_t keep = 10) {
     for (auto& t : ops_by_category) t.set_keep(keep);
     for (TopRanges* t : {&idle_gaps, &exposed_comm, &memcpy_exposed, &launch_gaps, &input_wait, &sync_idle, &pageable,
-                         &sync_memcpy, &optimizer})
+                         &sync_memcpy, &optimizer, &allocator})
       t->set_keep(keep);
   }
   std::array<TopRanges, kKernelCategoryCount> ops_by_category;  // longest single ops (ranges only: offer())
@@ -125,6 +125,12 @@ struct Evidence {
   TimeNs optimizer_overlapped_ns = 0;  // … overlapped with other kernels or communication
   std::uint64_t optimizer_kernels = 0;
   std::uint64_t steps_with_optimizer = 0;
+  // Calls that allocate or free device memory directly (cudaMalloc, cudaFree,
+  // cuMemAlloc, cuMemFree and their variants; not the stream-ordered
+  // …Async ones); a caching allocator makes few.
+  std::uint64_t allocator_calls = 0;
+  TimeNs allocator_call_ns = 0;  // time hosts spent in them
+  TopRanges allocator;           // those calls
 };
 
 // What the device sweep gathers op by op for the job-wide passes (hotspots,
@@ -149,9 +155,25 @@ struct OpTotals {
 
 // [SECTION] Passes (one .cpp each)
 
+// Where a step of find_steps() came from, so that the same rule can be
+// applied to other timings of the same trace (the dependency graph's replay):
+// a CPU range on a thread, ended by the GPU work its calls launched to the
+// step's device (or, when that thread launched nothing, by the range itself);
+// or, for steps found from the kernel pattern, the kernels that begin it and
+// the next one on the device's busiest stream.
+struct StepOrigin {
+  bool pattern = false;
+  TrackId track = 0;         // the CPU range's thread, or (pattern) the GPU stream of the anchors
+  TimeRange range;           // the CPU range, or (pattern) the anchors' starts, before any clipping
+  bool own_launches = true;  // CPU: the step ends with the ops its thread launched (false: with the range)
+  bool last = false;         // pattern: the last step, ended by the end of its kernels, not by a next anchor
+};
+
 // steps.cpp: the steps of one trace (ranges, names, devices; in the trace's
-// own clock, no breakdown yet), non-overlapping per device.
-StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps);
+// own clock, no breakdown yet), non-overlapping per device. With `origins`,
+// also where each step came from (origins[i] for (*steps)[i] of the steps added).
+StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
+                      std::vector<StepOrigin>* origins = nullptr);
 
 // device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the
 // breakdown of `steps`, GPU idle after host synchronizations, and evidence;
@@ -172,6 +194,12 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
 void op_pass(const std::vector<RankedTrace>& traces, Profile* p);
 
 void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, OpTotals& totals, Profile* p);
+
+// memory.cpp: memory peaks per device (`devices`, this trace's) and per step
+// (`steps`, in the trace's own clock), from the memory series; allocator
+// calls into `ev`.
+void memory_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<DeviceSummary>& devices,
+                 std::vector<Step>& steps, Evidence* ev);
 
 // findings.cpp
 std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);

@@ -81,6 +81,14 @@ class Reader {
     if (v > 0xffffffffu) fail(join(path, key), "out of range");
     return static_cast<std::uint32_t>(v);
   }
+  // An element of a list of ints (GPU ordinals), at `path`.
+  std::uint32_t u32_item(const Json& v, const std::string& path) const {
+    if (!v.is_number_integer()) fail(path, "expected an integer");
+    if (v.is_number_unsigned() ? v.get<std::uint64_t>() > 0xffffffffu
+                               : v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 0xffffffffLL)
+      fail(path, "out of range");
+    return static_cast<std::uint32_t>(v.get<std::int64_t>());
+  }
   std::int32_t i32(const Json& obj, const char* key, const std::string& path) const {
     const std::int64_t v = i64(obj, key, path);
     if (v < INT32_MIN || v > INT32_MAX) fail(join(path, key), "out of range");
@@ -195,6 +203,10 @@ template <>
 inline constexpr int kEnumSize<StepSource> = static_cast<int>(StepSource::pattern) + 1;
 template <>
 inline constexpr int kEnumSize<TraceSource> = static_cast<int>(TraceSource::nsys_sqlite) + 1;
+template <>
+inline constexpr int kEnumSize<LossCount> = static_cast<int>(LossCount::estimate) + 1;
+template <>
+inline constexpr int kEnumSize<SavingSource> = static_cast<int>(SavingSource::simulated) + 1;
 
 template <class E>
 bool parse_enum(std::string_view s, E* out) {
@@ -271,8 +283,10 @@ void read_value(V& out, const Json& in, const char* key, const std::string& path
       E item{};
       if constexpr (IsRecord<E>) {
         read_record(item, items[i], Reader::at(list, i), r);
+      } else if constexpr (std::is_same_v<E, std::uint32_t>) {
+        item = r.u32_item(items[i], Reader::at(list, i));
       } else {
-        static_assert(std::is_same_v<E, std::string>, "lists hold records or strings");
+        static_assert(std::is_same_v<E, std::string>, "lists hold records, strings or ints");
         if (!items[i].is_string()) r.fail(Reader::at(list, i), "expected a string");
         item = items[i].template get<std::string>();
       }
@@ -387,6 +401,34 @@ struct GpuKind {
   };
 };
 
+// A count that may be unknown (std::optional<std::uint64_t>): null when
+// unknown, never 0; a missing key (a report from before the field) reads as
+// unknown.
+template <auto... Path>
+struct MaybeKind {
+  template <class T>
+  struct For {
+    static_assert(std::is_same_v<typename Member<Path...>::template Value<T>, std::optional<std::uint64_t>>);
+    static std::string type_() { return "int or null"; }
+    static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions&) {
+      const std::optional<std::uint64_t>& v = Member<Path...>::of(x);
+      to[key] = v ? Json(*v) : Json(nullptr);
+    }
+    static void read_(T& x, const char* key, const Json& from, const std::string& path, const Reader& r) {
+      const Json* v = r.optional(from, key);
+      if (v && !v->is_null())
+        Member<Path...>::of(x) = r.u64(from, key, path);
+      else
+        Member<Path...>::of(x).reset();
+    }
+    static constexpr auto type = &type_;
+    static constexpr auto write = &write_;
+    static constexpr ReadFn<T> read = &read_;
+    static constexpr auto rows = &value_row<std::uint64_t, T>;
+    static constexpr NestedFn nested = nullptr;
+  };
+};
+
 // A list of which the writer keeps the first `options.*Limit` (0 = all).
 template <auto Limit, auto... Path>
 struct ListKind {
@@ -417,6 +459,20 @@ struct LenientKind {
         V parsed{};
         if (parse_enum(v->template get<std::string>(), &parsed)) Member<Path...>::of(x) = parsed;
       }
+    }
+    static constexpr ReadFn<T> read = &read_;
+  };
+};
+
+// A value read only when present: keys added within /1 that reports saved by
+// an earlier gpuscope lack (then the member keeps its default). Present, it
+// is checked like any other.
+template <auto... Path>
+struct OptionalKind {
+  template <class T>
+  struct For : ValueKind<Path...>::template For<T> {
+    static void read_(T& x, const char* key, const Json& from, const std::string& path, const Reader& r) {
+      if (r.optional(from, key)) read_value(Member<Path...>::of(x), from, key, path, r);
     }
     static constexpr ReadFn<T> read = &read_;
   };
@@ -489,6 +545,10 @@ template <auto... Path>
 constexpr Spec<GpuKind<Path...>> gpu(const char* key, std::string_view meaning) {
   return {key, "", meaning};
 }
+template <auto... Path>
+constexpr Spec<MaybeKind<Path...>> maybe(const char* key, std::string_view unit, std::string_view meaning) {
+  return {key, unit, meaning};
+}
 template <auto Limit, auto... Path>
 constexpr Spec<ListKind<Limit, Path...>> limited(const char* key, std::string_view meaning) {
   return {key, "", meaning};
@@ -496,6 +556,10 @@ constexpr Spec<ListKind<Limit, Path...>> limited(const char* key, std::string_vi
 template <auto... Path>
 constexpr Spec<LenientKind<Path...>> lenient(const char* key, std::string_view meaning) {
   return {key, "", meaning};
+}
+template <auto... Path>
+constexpr Spec<OptionalKind<Path...>> optional(const char* key, std::string_view unit, std::string_view meaning) {
+  return {key, unit, meaning};
 }
 template <auto Compute>
 constexpr Spec<DerivedKind<Compute>> derived(const char* key, std::string_view unit, std::string_view meaning) {

@@ -535,6 +535,20 @@ class GpuscopeReader {
       b_.add_counter(CounterRow{v[1].as_int(), it->second,
                                 v[2].null() ? std::numeric_limits<double>::quiet_NaN() : v[2].as_real()});
     });
+    memory_events(series);
+  }
+
+  // Allocations and frees; address NULL = unknown (exports written before the table have none).
+  void memory_events(const std::unordered_map<std::int64_t, std::uint32_t>& series) {
+    const TableDef* t = db_.table("GPUSCOPE_MEMORY_EVENTS");
+    if (!t) return;
+    in_.reader(*t, {"seriesId", "timestamp", "bytes", "address"}).for_each([&](const SqlValue* v) {
+      const auto it = series.find(v[0].as_int());
+      if (it == series.end() || v[1].null() || v[2].null())
+        return skipped_.add("import.skipped.memory_event_without_series_time_or_bytes");
+      b_.add_memory_event(MemoryEventRow{v[1].as_int(), it->second, v[2].as_int(),
+                                         v[3].null() ? 0 : static_cast<std::uint64_t>(v[3].as_int())});
+    });
   }
 
   const Input& in_;

@@ -284,8 +284,9 @@ bool RecordDecoder::decode(std::int64_t rowid, std::string_view rec, SqlValue* o
         }
       }
       off += len;
+      if (off > n) return false;  // keeps off <= n, so n - off above never wraps
     }
-    return off <= n;  // (an integer read above lies inside: offsets only grow)
+    return true;
   }
   for (; have < columns && h < header_end; ++have) {
     std::uint64_t t = *h, len;
@@ -298,11 +299,10 @@ bool RecordDecoder::decode(std::int64_t rowid, std::string_view rec, SqlValue* o
       h += kk;
       len = t < 128 ? kSerial.len[t] : (t - 12) / 2;
     }
-    if (len == kReserved) return false;  // serial types 10 and 11
+    if (len > n - off) return false;  // past the record (also serial types 10 and 11); off never wraps
     type[have] = t;
     offset[have] = off;
     off += len;
-    if (off > n) return false;
   }
   offset[have] = off;
   // Pass 2: the values wanted.

@@ -44,6 +44,7 @@ enum SectionTag : std::uint16_t {
   kTagProcesses = 4,
   kTagCounterSeries = 5,
   kTagMeta = 6,
+  kTagContents = 7,
   kTagRowsBase = 0x10,  // 0x10 kernels … 0x17 overheads
   kTagFooter = 0x7f,
 };

@@ -55,6 +55,15 @@ void decode_counter_series(ByteCursor in, TraceBuilder& b);
 void encode_meta(const TraceMeta& meta, ByteWriter& out);
 void decode_meta(ByteCursor in, TraceBuilder& b);
 
+// What a whole file holds, written first by write_gscope, so that a file cut
+// short still says how much it had (the footer says the same at the end).
+struct Contents {
+  std::uint64_t table_rows[kTableCount] = {};
+  std::uint64_t strings = 0, tracks = 0, counter_series = 0;
+};
+void encode_contents(const Contents& contents, ByteWriter& out);
+Contents decode_contents(ByteCursor in);
+
 // [SECTION] Row chunks
 
 // Reused by the writer's column encoder (one value per row of a chunk).

@@ -1,6 +1,6 @@
 // The start and end columns of any table, so that generic code (search,
-// sorting, spans) can treat every table alike. Counters are points: both
-// columns are the `time` column.
+// sorting, spans) can treat every table alike. Counters and memory events are
+// points: both columns are the `time` column.
 #pragma once
 
 #include <vector>
@@ -12,7 +12,7 @@ namespace gpuscope::detail {
 struct TimeColumns {
   const std::vector<TimeNs>* start;
   const std::vector<TimeNs>* end;
-  const std::vector<TrackId>* track;  // counters: the series column
+  const std::vector<TrackId>* track;  // counters, memory events: the series column
 };
 
 inline TimeColumns time_columns(const TraceTables& t, TableId table) {
@@ -31,6 +31,8 @@ inline TimeColumns time_columns(const TraceTables& t, TableId table) {
       return {&t.syncs.start, &t.syncs.end, &t.syncs.track};
     case TableId::counters:
       return {&t.counters.time, &t.counters.time, &t.counters.series};
+    case TableId::memory_events:
+      return {&t.memory_events.time, &t.memory_events.time, &t.memory_events.series};
     case TableId::overheads:
     case TableId::count_:
       break;

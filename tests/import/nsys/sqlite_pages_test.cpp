@@ -6,8 +6,12 @@
 // DEFAULT on a column added later, UTF-16) go through SQLite.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -170,6 +174,51 @@ TEST_F(SqlitePages, Utf16DatabaseIsReadThroughSqlite) {
   const auto rows = read_all(r, 1);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0][0].text, "日本");
+}
+
+// A record placed at the very end of a readable page, with an unreadable
+// page after it: any read past the record's end faults, in any build.
+class GuardedRecord {
+ public:
+  explicit GuardedRecord(std::string_view bytes) {
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    map_ = static_cast<char*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (map_ == MAP_FAILED) throw std::runtime_error("mmap failed");
+    size_ = 2 * page;
+    mprotect(map_ + page, page, PROT_NONE);
+    char* at = map_ + page - bytes.size();
+    std::memcpy(at, bytes.data(), bytes.size());
+    view_ = std::string_view(at, bytes.size());
+  }
+  GuardedRecord(const GuardedRecord&) = delete;
+  GuardedRecord& operator=(const GuardedRecord&) = delete;
+  ~GuardedRecord() { munmap(map_, size_); }
+  std::string_view view() const { return view_; }
+
+ private:
+  char* map_ = nullptr;
+  std::size_t size_ = 0;
+  std::string_view view_;
+};
+
+// Records whose header promises more bytes than the record holds are refused
+// without reading past their end: a long value in a column before the one
+// wanted (one-byte serial types, the fast path), and a serial type whose
+// length is beyond any record (a nine-byte varint, the general path).
+TEST(RecordDecoder, RefusesValuesPastTheRecord) {
+  const RecordDecoder decoder({1}, {false});
+  SqlValue out[1];
+  // Header of 3 bytes: its size, a 57-byte text (type 127), an int8 (type 1);
+  // then one byte of data where 58 are due.
+  const GuardedRecord short_record(std::string_view("\x03\x7f\x01\x05", 4));
+  EXPECT_FALSE(decoder.decode(1, short_record.view(), out));
+  // Header of 11 bytes: its size, serial type 2^57 + 12 as a varint, an int8.
+  const GuardedRecord huge(std::string_view("\x0b\x81\x80\x80\x80\x80\x80\x80\x80\x0c\x01\x05", 12));
+  EXPECT_FALSE(decoder.decode(1, huge.view(), out));
+  // The same shape, well formed, decodes: an empty text, then 5.
+  const GuardedRecord good(std::string_view("\x03\x0d\x01\x05", 4));
+  ASSERT_TRUE(decoder.decode(1, good.view(), out));
+  EXPECT_EQ(out[0].as_int(), 5);
 }
 
 }  // namespace

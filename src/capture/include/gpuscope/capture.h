@@ -26,7 +26,7 @@ namespace gpuscope::capture {
 // What to record; combine with |.
 enum TraceFlags : unsigned {
   kKernel = 1u << 0,  // kernels (concurrent-kernel tracing: the GPU is never serialized)
-  kMemcpy = 1u << 1,  // memcpys (with pageable/pinned memory kinds) and memsets
+  kMemcpy = 1u << 1,  // memcpys (with pageable/pinned memory kinds), memsets, allocations and memory pools
   kApi = 1u << 2,     // CUDA runtime and driver calls; they link each launch to its GPU work
   kNvtx = 1u << 3,    // NVTX ranges, marks and names
   kSync = 1u << 4,    // host threads waiting for the GPU (stream/event/device synchronization)

@@ -1,0 +1,161 @@
+// check_profiles(): the CI gate's checks, each from the diff of the two runs.
+// Phases: the baseline's step noise, the step-time check, the share checks,
+// the finding checks.
+#include "analysis/check.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/format.h"
+
+namespace gpuscope {
+
+std::string_view to_string(CheckOutcome o) {
+  switch (o) {
+    case CheckOutcome::passed:
+      return "passed";
+    case CheckOutcome::failed:
+      return "failed";
+    case CheckOutcome::skipped:
+      break;
+  }
+  return "skipped";
+}
+
+bool CheckReport::passed() const { return count(CheckOutcome::failed) == 0; }
+
+std::size_t CheckReport::count(CheckOutcome o) const {
+  return static_cast<std::size_t>(
+      std::count_if(checks.begin(), checks.end(), [o](const CheckResult& c) { return c.outcome == o; }));
+}
+
+const CheckResult* CheckReport::find(std::string_view name) const {
+  for (const CheckResult& c : checks)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+StepNoise step_noise(const Profile& p) {
+  StepNoise n;
+  const std::vector<Step>& steps = p.steps.steps;
+  n.steps = steps.size();
+  if (steps.empty()) return n;
+  double sum = 0;
+  for (const Step& s : steps) sum += static_cast<double>(s.range.duration());
+  const double mean = sum / static_cast<double>(steps.size());
+  double squares = 0;
+  for (const Step& s : steps) {
+    const double d = static_cast<double>(s.range.duration()) - mean;
+    squares += d * d;
+  }
+  const double stddev = steps.size() > 1 ? std::sqrt(squares / static_cast<double>(steps.size() - 1)) : 0.0;
+  n.mean_ns = static_cast<TimeNs>(std::llround(mean));
+  n.stddev_ns = static_cast<TimeNs>(std::llround(stddev));
+  n.spread = mean > 0 ? stddev / mean : 0.0;
+  return n;
+}
+
+namespace {
+
+// Shares and changes as people read them: "+7.4%", "-0.3%".
+std::string with_sign(double v, std::string text) {
+  if (v >= 0) text.insert(text.begin(), '+');
+  return text;
+}
+std::string signed_percent(double share) { return with_sign(share, format::percent1(share)); }
+std::string signed_points(double share) { return with_sign(share, format::fixed(share * 100, 1)) + " points"; }
+
+// Shares compare to 1e-9: the diff's shares are ratios of integers, and a
+// limit of 0 points must pass an unchanged share.
+constexpr double kShareEpsilon = 1e-9;
+
+CheckResult step_time_check(const CheckReport& r) {
+  const ProfileDiff& d = r.diff;
+  CheckResult c;
+  c.name = "step-time";
+  c.threshold = r.step_threshold;
+  if (d.before_step_ns <= 0 || d.after_step_ns <= 0) {
+    c.outcome = CheckOutcome::skipped;
+    c.message = std::string("no steps in ") +
+                (d.before_step_ns <= 0 && d.after_step_ns <= 0 ? "either run"
+                 : d.before_step_ns <= 0                       ? "the baseline"
+                                                               : "the candidate") +
+                " (steps come from ProfilerStep#N or NVTX step ranges, or the repeating kernel pattern)";
+    return c;
+  }
+  c.value = static_cast<double>(d.after_step_ns - d.before_step_ns) / static_cast<double>(d.before_step_ns);
+  const bool over = c.value > c.threshold;
+  c.outcome = over ? CheckOutcome::failed : CheckOutcome::passed;
+  std::string noise = "baseline step-to-step spread " + format::percent1(r.baseline_noise.spread);
+  if (r.baseline_noise.steps < 2) noise = "spread unknown: the baseline lists fewer than 2 steps";
+  c.message = "mean step time " + format::duration(d.before_step_ns) + " -> " + format::duration(d.after_step_ns) +
+              " (" + signed_percent(c.value) + "), " + (over ? "above" : "within") + " the threshold of " +
+              format::percent1(c.threshold) + " (limit " + format::percent1(r.step_limit) + ", " + noise + ")";
+  return c;
+}
+
+CheckResult share_check(const ProfileDiff& d, KernelCategory category, double limit) {
+  CheckResult c;
+  c.name = "share:" + std::string(to_string(category));
+  c.threshold = limit;
+  double before = 0, after = 0;
+  for (const CategoryDelta& x : d.categories)
+    if (x.category == category) before = x.before_share, after = x.after_share;
+  c.value = after - before;
+  const bool over = c.value > limit + kShareEpsilon;
+  c.outcome = over ? CheckOutcome::failed : CheckOutcome::passed;
+  c.message = std::string(to_string(category)) + " " + format::percent1(before) + " -> " + format::percent1(after) +
+              " of kernel time (" + signed_points(c.value) + "), " + (over ? "above" : "within") + " the limit of " +
+              signed_points(limit);
+  return c;
+}
+
+// new-critical: critical in the candidate, absent or less severe in the
+// baseline. new-finding: absent from the baseline, any severity.
+CheckResult finding_check(const ProfileDiff& d, bool critical_only) {
+  CheckResult c;
+  c.name = critical_only ? "new-critical" : "new-finding";
+  std::string listed;
+  for (const FindingDelta& f : d.findings) {
+    const bool counts = critical_only ? f.in_after && f.after_severity == Severity::critical &&
+                                            (!f.in_before || f.before_severity != Severity::critical)
+                                      : f.change == FindingChange::appeared;
+    if (!counts) continue;
+    c.findings.push_back(f.id);
+    listed += (listed.empty() ? "" : "; ") + f.id + ": " + f.after_title;
+  }
+  c.value = static_cast<double>(c.findings.size());
+  c.outcome = c.findings.empty() ? CheckOutcome::passed : CheckOutcome::failed;
+  const char* what = critical_only ? "critical finding" : "finding";
+  if (c.findings.empty()) {
+    const auto n = std::count_if(d.findings.begin(), d.findings.end(), [&](const FindingDelta& f) {
+      return f.in_after && (!critical_only || f.after_severity == Severity::critical);
+    });
+    const std::string plural = std::string(what) + (n == 1 ? "" : "s");
+    c.message = std::string("no new ") + what + ": the candidate has " +
+                (n == 0 ? std::string("none")
+                        : std::to_string(n) + " " + plural + ", " + (n == 1 ? "it is" : "all") +
+                              (critical_only ? " critical" : "") + " in the baseline too");
+  } else {
+    c.message = std::to_string(c.findings.size()) + " new " + what + (c.findings.size() > 1 ? "s" : "") + ": " + listed;
+  }
+  return c;
+}
+
+}  // namespace
+
+CheckReport check_profiles(const Profile& baseline, const Profile& candidate, const CheckLimits& limits) {
+  CheckReport r;
+  r.diff = diff_profiles(baseline, candidate);
+  r.baseline_noise = step_noise(baseline);
+  r.step_limit = std::max(0.0, limits.max_step_regression);
+  r.step_threshold = std::max(r.step_limit, r.baseline_noise.spread);
+  if (limits.max_step_regression >= 0) r.checks.push_back(step_time_check(r));
+  for (const auto& [category, limit] : limits.max_share_increase)
+    r.checks.push_back(share_check(r.diff, category, limit));
+  if (limits.fail_on_new_critical) r.checks.push_back(finding_check(r.diff, true));
+  if (limits.fail_on_new_finding) r.checks.push_back(finding_check(r.diff, false));
+  return r;
+}
+
+}  // namespace gpuscope

@@ -1,0 +1,118 @@
+// Graph's small helpers: stats, chain lookup, what a node's time is, names.
+#include <algorithm>
+
+#include "analysis/graph/graph.h"
+
+namespace gpuscope::graph {
+
+std::string_view to_string(PathKind k) {
+  switch (k) {
+    case PathKind::gpu_compute:
+      return "gpu_compute";
+    case PathKind::communication:
+      return "communication";
+    case PathKind::copy:
+      return "copy";
+    case PathKind::cpu_launch:
+      return "cpu_launch";
+    case PathKind::cpu_other:
+      return "cpu_other";
+    case PathKind::input_wait:
+      return "input_wait";
+    case PathKind::sync_wait:
+      return "sync_wait";
+    case PathKind::count_:
+      break;
+  }
+  return "cpu_other";
+}
+
+std::string_view to_string(EdgeType t) {
+  switch (t) {
+    case EdgeType::launch:
+      return "launch";
+    case EdgeType::sync:
+      return "sync";
+    case EdgeType::blocking_copy:
+      return "blocking_copy";
+    case EdgeType::inferred:
+      return "inferred";
+    case EdgeType::collective:
+      return "collective";
+    case EdgeType::join:
+      return "join";
+    case EdgeType::gradient:
+      return "gradient";
+    case EdgeType::bucket:
+      return "bucket";
+    case EdgeType::count_:
+      break;
+  }
+  return "launch";
+}
+
+std::uint64_t Graph::stat(std::string_view key) const {
+  for (const auto& [k, v] : stats)
+    if (k == key) return v;
+  return 0;
+}
+
+void Graph::add_stat(std::string_view key, std::uint64_t n) {
+  for (auto& [k, v] : stats)
+    if (k == key) {
+      v += n;
+      return;
+    }
+  stats.emplace_back(std::string(key), n);
+}
+
+std::uint32_t Graph::chain_of(NodeId n) const {
+  auto it = std::upper_bound(chains.begin(), chains.end(), n, [](NodeId x, const Chain& c) { return x < c.begin; });
+  return static_cast<std::uint32_t>(it - chains.begin()) - 1;
+}
+
+PathKind Graph::path_kind(NodeId n) const {
+  switch (kind[n]) {
+    case NodeKind::kernel:
+      return category[n] == static_cast<std::uint8_t>(KernelCategory::communication) ? PathKind::communication
+                                                                                     : PathKind::gpu_compute;
+    case NodeKind::memcpy:
+    case NodeKind::memset:
+      return PathKind::copy;
+    case NodeKind::launch:
+      return PathKind::cpu_launch;
+    case NodeKind::sync:
+      return PathKind::sync_wait;
+    case NodeKind::call:
+      return std::binary_search(input_calls.begin(), input_calls.end(), n) ? PathKind::input_wait : PathKind::cpu_other;
+  }
+  return PathKind::cpu_other;
+}
+
+TimeNs Graph::input_of(NodeId n) const {
+  auto it = std::lower_bound(input.begin(), input.end(), std::pair<NodeId, TimeNs>{n, INT64_MIN});
+  return it != input.end() && it->first == n ? it->second : 0;
+}
+
+std::size_t Graph::memory_bytes() const {
+  auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  return bytes(kind) + bytes(category) + bytes(row) + bytes(obs_start) + bytes(obs_end) + bytes(dur) + bytes(lat) +
+         bytes(in_begin) + bytes(in) + bytes(chains) + bytes(groups) + bytes(group_members) + bytes(input) +
+         bytes(input_calls) + bytes(steps) + bytes(step_ops);
+}
+
+std::string node_name(const Trace& trace, const Graph& g, NodeId n) {
+  const RowIndex r = g.row[n];
+  switch (g.kind[n]) {
+    case NodeKind::kernel:
+      return r < trace.kernels().size() ? std::string(trace.str(trace.kernels().name[r])) : "kernel";
+    case NodeKind::memcpy:
+      return r < trace.memcpys().size() ? "Memcpy " + std::string(to_string(trace.memcpys().kind_at(r))) : "Memcpy";
+    case NodeKind::memset:
+      return "Memset";
+    default:
+      return r < trace.api_calls().size() ? std::string(trace.str(trace.api_calls().name[r])) : "call";
+  }
+}
+
+}  // namespace gpuscope::graph

@@ -1,0 +1,41 @@
+// What a trace file is and holds, as `gpuscope info --json` says it (schema
+// gpuscope.info/1, docs/cli.md): the CLI and the Python module's Trace.info
+// both print this one description.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "import/open_trace.h"
+#include "store/gscope.h"
+#include "trace/load_progress.h"
+#include "trace/trace.h"
+
+namespace gpuscope {
+
+// A trace together with what its file said about itself.
+struct TraceFile {
+  Trace trace;
+  TraceFileKind kind = TraceFileKind::unknown;
+  std::uint64_t file_bytes = 0;
+  bool has_gscope_report = false;  // .gscope files: the reader's report below
+  GscopeReadReport gscope;
+};
+
+// Opens `path` like open_trace() (any format, chosen by content; a pipe is
+// read once into memory), keeping the .gscope reader's report. Throws
+// InputError naming `path`.
+TraceFile open_trace_file(const std::string& path, const LoadProgress& progress = {});
+
+// "gscope", "chrome-json", "chrome-json-gz", "nsys-sqlite" or "unknown".
+std::string_view trace_format_name(TraceFileKind kind);
+
+// The gpuscope.info/1 document of `file`, opened from `path`, indented by
+// `indent` spaces (-1: one line). `trace_quality_json`, when given, is the
+// file's storage damage as the report writes it (export/report_json.h's
+// file_quality_json; analysis is a layer above this one), placed after
+// file_bytes.
+std::string trace_info_json(const std::string& path, const TraceFile& file, int indent = 2,
+                            const std::string& trace_quality_json = {});
+
+}  // namespace gpuscope

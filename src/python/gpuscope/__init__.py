@@ -1,0 +1,300 @@
+"""gpuscope for Python: GPU traces as pandas DataFrames, reports and diffs as dicts.
+
+    import gpuscope
+    t = gpuscope.open("run.gscope")        # any format gpuscope reads (.gscope, Kineto JSON, .json.gz, nsys .sqlite)
+    k = t.kernels                          # a pandas DataFrame, one row per kernel
+    k.groupby("category").apply(lambda g: (g.end - g.start).sum())
+    r = gpuscope.report(t)                 # the gpuscope.report/1 dict (`gpuscope report --json`)
+    d = gpuscope.diff("before.gscope", t)  # the gpuscope.diff/1 dict (`gpuscope diff --json`)
+
+Times are int64 nanoseconds on the trace's clock. Numeric columns are views of
+the trace's own memory (read-only; the trace stays alive as long as any of
+them); names are categoricals whose codes are the trace's string ids. The
+guide: docs/python.md.
+"""
+
+from __future__ import annotations
+
+import json as _json
+import os as _os
+
+import numpy as _np
+import pandas as _pd
+
+from . import _gpuscope as _core
+from ._gpuscope import TraceError
+
+__version__ = _core.__version__
+__all__ = ["open", "report", "diff", "capture", "Trace", "TraceError", "CaptureError", "built_with_capture"]
+
+#: Whether this build has the CUPTI capture (a CUDA build); without it, capture() raises CaptureError.
+built_with_capture = bool(_core._capture_built)
+
+_ENUM_NAMES = {name: list(values) for name, values in _core._enum_names().items()}
+_TRACE_SUFFIXES = (".gscope", ".json", ".json.gz", ".sqlite")
+
+
+class CaptureError(RuntimeError):
+    """A capture that could not start or finish; str() says why (no GPU, no driver, CUPTI in use, ...)."""
+
+
+# ---- Trace -----------------------------------------------------------------------------------------
+
+
+class Trace:
+    """An opened trace: its tables as pandas DataFrames, built on first use and kept.
+
+    Tables (one row per event, in the trace's order: by track, then start):
+    kernels, memcpys, memsets, api_calls, ranges, syncs, counters, memory_events,
+    overheads.
+    Descriptions: devices, processes, tracks (index = the track id the tables'
+    `track` column holds), counter_series. `info` is what `gpuscope info --json`
+    says about the file.
+    """
+
+    __slots__ = ("_core", "_frames", "_strings", "_info")
+
+    def __init__(self, core):
+        self._core = core
+        self._frames = {}
+        self._strings = None
+        self._info = None
+
+    @property
+    def path(self) -> str:
+        """The file the trace was opened from."""
+        return self._core.path
+
+    def __repr__(self):
+        rows = ", ".join(f"{t} {self._core.rows(t):,}" for t in ("kernels", "memcpys", "api_calls") if self._core.rows(t))
+        return f"<gpuscope.Trace {self.path!r}: {rows or 'no GPU work'}>"
+
+    # -- the event tables
+
+    def table(self, name: str) -> _pd.DataFrame:
+        """The table `name` (kernels, memcpys, memsets, api_calls, ranges, syncs, counters, memory_events,
+        overheads)."""
+        frame = self._frames.get(name)
+        if frame is None:
+            frame = self._frames[name] = self._build(name)
+        return frame
+
+    kernels = property(lambda self: self.table("kernels"), doc="Kernels: start, end, track, device, stream, "
+                       "correlation, name, mangled, grid, block, registers, shared memory, graph ids, category, api")
+    memcpys = property(lambda self: self.table("memcpys"), doc="Copies: bytes, kind (htod, dtoh, ...), src/dst memory")
+    memsets = property(lambda self: self.table("memsets"), doc="Memsets: bytes, value, memory kind")
+    api_calls = property(lambda self: self.table("api_calls"), doc="CUDA runtime/driver calls: name, domain, cbid, "
+                         "status, and the GPU op they launched (op_table, op_row)")
+    ranges = property(lambda self: self.table("ranges"), doc="NVTX ranges and marks, imported annotations: name, "
+                      "domain, kind, color, payload, depth")
+    syncs = property(lambda self: self.table("syncs"), doc="Host synchronizations: type, device, stream, event")
+    counters = property(lambda self: self.table("counters"), doc="Counter samples: time, series, value")
+    memory_events = property(lambda self: self.table("memory_events"), doc="Allocations (+bytes) and frees (-bytes): "
+                             "time, series (index into counter_series), bytes, address")
+    overheads = property(lambda self: self.table("overheads"), doc="The profiler's own time: kind")
+
+    def _build(self, name):
+        columns = {}
+        for column, array, role in self._core.columns(name):
+            if role == "string":
+                columns[column] = self._string_categorical(array)
+            elif role.startswith("enum:"):
+                columns[column] = _enum_categorical(array, _ENUM_NAMES[role[5:]])
+            else:
+                columns[column] = array
+        # copy=False: pandas keeps each array as its own block, a view of the trace's memory.
+        return _pd.DataFrame(columns, copy=False)
+
+    @property
+    def strings(self) -> _pd.Index:
+        """The string table: the categories of every name column (position = string id)."""
+        return self._string_dtype()[0].categories
+
+    def _string_dtype(self):
+        if self._strings is None:
+            categories = _pd.Index(self._core.strings(), dtype=object)
+            if categories.is_unique:
+                self._strings = (_pd.CategoricalDtype(categories), None)
+            else:
+                # Two ids with one text (possible only in a hand-made file, or after invalid
+                # UTF-8 was replaced): codes go through a map to the unique texts.
+                remap, uniques = _pd.factorize(categories)
+                self._strings = (_pd.CategoricalDtype(uniques), remap)
+        return self._strings
+
+    def _string_categorical(self, ids):
+        dtype, remap = self._string_dtype()
+        return _pd.Categorical.from_codes(ids if remap is None else remap[ids], dtype=dtype)
+
+    # -- descriptions
+
+    @property
+    def devices(self) -> _pd.DataFrame:
+        """GPUs: id, name, uuid, compute capability, SMs, memory, clocks, limits, peaks (0 = unknown)."""
+        return self._described("devices")
+
+    @property
+    def processes(self) -> _pd.DataFrame:
+        """Processes: pid, name, rank (-1 = unknown)."""
+        return self._described("processes")
+
+    @property
+    def tracks(self) -> _pd.DataFrame:
+        """Tracks (index = track id): kind (gpu: device, stream; cpu: pid, tid) and display name."""
+        return self._described("tracks")
+
+    @property
+    def counter_series(self) -> _pd.DataFrame:
+        """Counter series (index = the counters table's `series`): name, device, unit."""
+        return self._described("counter_series")
+
+    def _described(self, name):
+        frame = self._frames.get(name)
+        if frame is None:
+            frame = _pd.DataFrame(getattr(self._core, name)())
+            if name == "tracks":
+                frame["kind"] = _pd.Categorical(frame["kind"], categories=_ENUM_NAMES["track_kind"])
+                frame.index.name = "track"
+            self._frames[name] = frame
+        return frame
+
+    @property
+    def info(self) -> dict:
+        """What `gpuscope info --json` says (schema gpuscope.info/1): format, source, devices, rows, stats, ..."""
+        if self._info is None:
+            self._info = _json.loads(self._core.info_json())
+        return self._info
+
+    @property
+    def memory_bytes(self) -> int:
+        """Heap bytes the C++ trace holds."""
+        return self._core.memory_bytes
+
+
+def _enum_categorical(values, names):
+    if len(values) and int(values.max()) >= len(names):  # a value this build does not know
+        names = names + [f"invalid({i})" for i in range(len(names), int(values.max()) + 1)]
+    return _pd.Categorical.from_codes(values, categories=names)
+
+
+def open(path) -> Trace:  # noqa: A001 (the module's verb, as in gpuscope.open)
+    """Opens any trace file gpuscope reads, chosen by its content; raises TraceError when it cannot."""
+    return Trace(_core._open(_os.fsdecode(_os.fspath(path))))
+
+
+# ---- Reports and diffs -----------------------------------------------------------------------------
+
+
+def _is_saved_report(path):
+    try:
+        with _os.fdopen(_os.open(path, _os.O_RDONLY), "rb") as f:
+            return _core._looks_like_report(f.read(512))
+    except OSError:
+        return False
+
+
+def _expand(path):
+    """A trace file, or the trace files of a directory (sorted; saved reports left out), as `gpuscope report` does."""
+    if not _os.path.isdir(path):
+        return [path]
+    found = sorted(
+        _os.path.join(path, n)
+        for n in _os.listdir(path)
+        if n.endswith(_TRACE_SUFFIXES) and _os.path.isfile(_os.path.join(path, n))
+        and not _is_saved_report(_os.path.join(path, n))
+    )
+    if not found:
+        raise TraceError(f"{path}: no trace files (.gscope, .json, .json.gz, .sqlite) in this directory")
+    return found
+
+
+def _items(x):
+    """Trace objects and paths -> what the C++ side takes (_Trace objects and str paths)."""
+    if isinstance(x, Trace):
+        return [x._core]
+    if isinstance(x, (str, bytes, _os.PathLike)):
+        return _expand(_os.fsdecode(_os.fspath(x)))
+    if isinstance(x, (list, tuple)):
+        return [item for part in x for item in _items(part)]
+    raise TypeError(f"expected a gpuscope.Trace, a path or a list of them, not {type(x).__name__}")
+
+
+def _device(device):
+    return -1 if device is None else int(device)
+
+
+def report(trace_or_paths, *, device=None, top=0, steps=0) -> dict:
+    """The gpuscope.report/1 dict (`gpuscope report --json`) of a Trace, a path, or a list of them (one job).
+
+    device: analyse only this GPU; top / steps: hotspots / steps listed (0 = all).
+    """
+    return _json.loads(_core._report(_items(trace_or_paths), _device(device), int(top), int(steps)))
+
+
+def _side(x):
+    """One side of a diff: (items, saved report text, label)."""
+    if isinstance(x, dict):  # a report dict, as report() returns
+        files = x.get("files") or ["report"]
+        return [], _json.dumps(x), str(files[0])
+    if isinstance(x, (str, bytes, _os.PathLike)):
+        path = _os.fsdecode(_os.fspath(x))
+        if _os.path.isfile(path) and _is_saved_report(path):
+            with _os.fdopen(_os.open(path, _os.O_RDONLY), "rb") as f:
+                return [], f.read().decode("utf-8", "replace"), path
+        return _items(path), "", path
+    if isinstance(x, Trace):
+        return [x._core], "", x.path
+    return _items(x), "", ""
+
+
+def diff(before, after, *, top=15, device=None) -> dict:
+    """The gpuscope.diff/1 dict (`gpuscope diff --json`): before/after step time, categories, kernels, findings.
+
+    Each side is a Trace, a path (trace, directory of traces, or a report saved with `gpuscope report --json`),
+    a list of them, or a dict report() returned.
+    """
+    a, b = _side(before), _side(after)
+    return _json.loads(_core._diff(*a, *b, int(top), _device(device)))
+
+
+# ---- Capture ---------------------------------------------------------------------------------------
+
+
+class capture:  # noqa: N801 (used as `with gpuscope.capture(...)`, like open())
+    """Records what this process's GPUs do into a .gscope file (CUPTI), for the `with` block.
+
+        with gpuscope.capture("train.gscope") as c:
+            train_one_epoch()
+        t = c.open()               # the trace; c.summary has the counts
+
+    output takes %p (pid), %h (host), %r (rank), %n (first unused number). trace: a subset of
+    ["kernel", "memcpy", "api", "nvtx", "sync"] (default all). capture_range: "" (the whole block),
+    "cuda-profiler-api" or "nvtx:NAME". Raises CaptureError when the capture cannot start (no GPU, no
+    driver, CUPTI used by another profiler, a build without CUDA); the block then does not run.
+    """
+
+    def __init__(self, output="gpuscope-%p.gscope", *, trace=None, capture_range="", delay_s=0.0, duration_s=0.0,
+                 buffer_kb=4096, pool_mb=256, flush_ms=1000):
+        self._options = (_os.fsdecode(_os.fspath(output)), list(trace or []), capture_range, float(delay_s),
+                         float(duration_s), int(buffer_kb), int(pool_mb), int(flush_ms))
+        self.output = None  #: the file written (after the start)
+        self.summary = None  #: counts after the block: kernels, memcpys, ..., dropped_records, bytes_written
+
+    def __enter__(self):
+        started = _core._capture_start(*self._options)
+        if not started["ok"]:
+            raise CaptureError(started["message"])
+        self.output = started["output"]
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.summary = _core._capture_stop()
+        if exc_type is None and not self.summary["ok"]:
+            raise CaptureError(self.summary["message"])
+        return False
+
+    def open(self) -> Trace:
+        """The captured trace (after the block)."""
+        if self.output is None:
+            raise CaptureError("nothing was captured")
+        return open(self.output)

@@ -1,0 +1,286 @@
+// The dependency graph and its replay on hand-built traces: what each edge
+// holds, that the replay gives back the trace, and that each change moves
+// what it should move (and nothing else).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analysis/graph/changes.h"
+#include "analysis/graph/critical_path.h"
+#include "analysis/graph/graph.h"
+#include "analysis/graph/replay.h"
+#include "analysis/graph/tiny_trace.h"
+
+namespace gpuscope::graph {
+namespace {
+
+using testing::TinyTrace;
+constexpr TimeNs us(double v) { return static_cast<TimeNs>(v * 1000.0); }
+
+NodeId node_named(const Trace& t, const Graph& g, const std::string& name) {
+  for (NodeId n = 0; n < g.size(); ++n)
+    if (node_name(t, g, n) == name) return n;
+  ADD_FAILURE() << "no node " << name;
+  return 0;
+}
+
+// Replays the graph and checks every node lands where the trace has it.
+Timeline replay_exactly(const Graph& g) {
+  ReplayInfo info;
+  Timeline tl = replay(g, &info);
+  EXPECT_EQ(info.cycles_broken, 0u);
+  for (NodeId n = 0; n < g.size(); ++n) {
+    EXPECT_EQ(tl.start[n], g.obs_start[n]) << "node " << n;
+    EXPECT_EQ(tl.end[n], g.obs_end[n]) << "node " << n;
+  }
+  return tl;
+}
+
+Timeline changed(const Trace& t, const Graph& g, std::vector<Change> changes, Graph* out = nullptr) {
+  std::vector<ChangeResult> results;
+  Graph c = apply_changes(g, t, changes, &results);
+  Timeline tl = replay(c);
+  if (out) *out = std::move(c);
+  return tl;
+}
+
+// Three kernels back to back on one stream, launched long before they run:
+// the GPU is the bottleneck, each kernel follows the previous one.
+TEST(Graph, RemovingAnOpPullsTheGpuBoundOnesAfterItForward) {
+  TinyTrace b;
+  b.kernel("k1", 0, 7, 10, 110, 0);
+  b.kernel("k2", 0, 7, 111, 211, 3);
+  b.kernel("k3", 0, 7, 213, 313, 6);
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  EXPECT_FALSE(g.stream_order_only);
+  replay_exactly(g);
+  const Timeline p = changed(t, g, {parse_remove("/k2/")});
+  const NodeId k1 = node_named(t, g, "k1"), k3 = node_named(t, g, "k3");
+  // k3 keeps its own gap (2 µs after its predecessor), now after k1.
+  EXPECT_EQ(p.start[k3], p.end[k1] + us(2));
+  EXPECT_EQ(p.end[k3] - p.start[k3], us(100));
+}
+
+// Kernels that wait for their launches: removing one does not move the next,
+// which still waits for its own launch; making the first one long does.
+TEST(Graph, LaunchBoundOpsWaitForTheirLaunch) {
+  TinyTrace b;
+  b.kernel("k1", 0, 7, 7, 17, 0, 5);
+  b.kernel("k2", 0, 7, 107, 117, 100, 5);
+  b.kernel("k3", 0, 7, 207, 217, 200, 5);
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  replay_exactly(g);
+  const NodeId k2 = node_named(t, g, "k2"), k3 = node_named(t, g, "k3");
+  const Timeline removed = changed(t, g, {parse_remove("/k2/")});
+  EXPECT_EQ(removed.start[k3], us(207 - 5));                        // only as much earlier as k2's launch call took
+  const Timeline slower = changed(t, g, {parse_scale("/k1/=20")});  // k1 now ends at 207 µs
+  EXPECT_GT(slower.start[k2], us(207));
+  EXPECT_LT(slower.start[k2], us(207) + us(5));  // right after k1, with a back-to-back gap
+}
+
+// An op on another stream that starts the moment one on this stream ends
+// waited for it (an event the trace does not show): it moves with it.
+TEST(Graph, WaitsBetweenStreamsAreInferredFromTiming) {
+  TinyTrace b;
+  b.kernel("producer", 0, 7, 10, 110, 0);
+  b.kernel("consumer", 0, 8, 110, 150, 2);
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  EXPECT_EQ(g.stat("graph.inferred_waits"), 1u);
+  replay_exactly(g);
+  const Timeline p = changed(t, g, {parse_scale("/producer/=0.5")});
+  EXPECT_EQ(p.start[node_named(t, g, "consumer")], us(60));
+}
+
+// A host sync ends when the op it waits for does (plus its return latency),
+// and the calls after it follow.
+TEST(Graph, HostSyncWaitsForTheStreamItSynchronises) {
+  TinyTrace b;
+  b.kernel("long", 0, 7, 10, 1010, 0);
+  b.stream_sync(0, 7, 5, 1013);
+  b.kernel("next", 0, 7, 1030, 1040, 1020);
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  replay_exactly(g);
+  const NodeId sync = node_named(t, g, "cudaStreamSynchronize");
+  EXPECT_EQ(g.kind[sync], NodeKind::sync);
+  const Timeline p = changed(t, g, {parse_scale("/long/=0.5")});
+  EXPECT_EQ(p.end[sync], us(510) + us(3));
+  EXPECT_EQ(p.start[node_named(t, g, "next")], us(510) + us(3) + us(7) + us(10));
+  // Without the sync's wait, the CPU goes on at once.
+  Graph c;
+  const Timeline free = changed(t, g, {make_change(ChangeKind::no_host_sync)}, &c);
+  EXPECT_LT(free.end[sync], us(20));
+}
+
+// The k-th communication kernel of each device is one collective: all end
+// when the last one has started plus the transfer time.
+TEST(Graph, CollectivesEndWhenTheLastDeviceArrives) {
+  TinyTrace b;
+  b.kernel("compute", 0, 7, 10, 110, 0, 2, 1);
+  b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0, 22, 110, 250, 3, 2, 1);
+  b.kernel("compute", 1, 7, 10, 210, 0, 2, 2);  // device 1 is twice as slow
+  b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1, 22, 210, 250, 3, 2, 2);
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  ASSERT_EQ(g.groups.size(), 1u);
+  replay_exactly(g);
+  const Timeline p = changed(t, g, {make_change(ChangeKind::balance_ranks)});
+  // Median compute (the lower of two) is 100 µs: both reach the all-reduce at 110 µs.
+  for (NodeId m : g.group_members) EXPECT_EQ(p.end[m], us(150));
+}
+
+TEST(Graph, WithoutCorrelationsOnlyStreamOrderIsLeft) {
+  TinyTrace b;
+  b.kernel("a", 0, 7, 10, 20);
+  b.kernel("b", 0, 7, 25, 40);
+  b.call("cudaLaunchKernel", 0, 2);
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  EXPECT_TRUE(g.stream_order_only);
+  EXPECT_EQ(g.stat("graph.ops_without_launch"), 2u);
+  replay_exactly(g);
+  const Timeline p = changed(t, g, {parse_remove("/^a$/")});
+  EXPECT_EQ(p.start[node_named(t, g, "b")], us(15));  // b keeps the gap before it
+}
+
+// PyTorch's main thread hands backward to the autograd thread and waits for
+// it: the other thread resumes right after, and moves with it.
+TEST(Graph, ThreadHandoversAreInferredFromTiming) {
+  TinyTrace b;
+  b.call("cudaGetDevice", 0, 1, 2);  // the autograd thread exists from the start
+  b.kernel("forward", 0, 7, 3010, 3020, 3000, 5, 1);
+  b.kernel("backward", 0, 7, 3110, 3120, 3100, 5, 2);  // 3.1 ms idle, then 95 µs after thread 1's call
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  EXPECT_EQ(g.stat("graph.thread_handovers"), 1u);
+  replay_exactly(g);
+  // Data loading on thread 1 before its launch: removing it moves thread 2 too.
+  TinyTrace b2;
+  b2.call("cudaGetDevice", 0, 1, 2);
+  b2.call("cudaGetDevice", 3000, 3001, 1);
+  b2.range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 3010, 5990, 1);
+  b2.kernel("forward", 0, 7, 6010, 6020, 6000, 5, 1);
+  b2.kernel("backward", 0, 7, 6110, 6120, 6100, 5, 2);
+  const Trace t2 = b2.freeze();
+  const Graph g2 = build_graph(t2);
+  replay_exactly(g2);
+  const Timeline p = changed(t2, g2, {make_change(ChangeKind::no_input_wait)});
+  EXPECT_LT(p.start[node_named(t2, g2, "backward")], us(3200));
+}
+
+TEST(Graph, InputCopiesStopHoldingComputeWithoutInputWait) {
+  TinyTrace b;
+  b.copy(0, 21, 10, 140, 0, 3);
+  b.kernel("conv", 0, 7, 140, 240, 5);  // waited for the copy on the copy stream
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  replay_exactly(g);
+  const Timeline p = changed(t, g, {make_change(ChangeKind::no_input_wait)});
+  EXPECT_LT(p.start[node_named(t, g, "conv")], us(20));
+}
+
+TEST(Graph, CudaGraphsMakeLaunchesCheap) {
+  TinyTrace b;
+  for (int i = 0; i < 10; ++i) b.kernel("small", 0, 7, 20 * i + 12, 20 * i + 14, 20 * i, 10);
+  b.range("step 1", 0, 200);
+  b.range("step 2", 200, 201);
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  replay_exactly(g);
+  Graph c;
+  const Timeline p = changed(t, g, {make_change(ChangeKind::cuda_graphs)}, &c);
+  EXPECT_LT(span(p).duration(), span(observed(g)).duration() / 3);
+}
+
+TEST(Graph, ChangesThatMatchNothingAreErrors) {
+  TinyTrace b;
+  b.kernel("k", 0, 7, 10, 20, 0);
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  auto fails = [&](const Change& c, const std::string& part) {
+    try {
+      apply_changes(g, t, std::vector<Change>{c}, nullptr);
+      ADD_FAILURE() << c.text << " did not fail";
+    } catch (const ChangeError& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  fails(parse_remove("padding"), "--remove padding: matches no op");
+  fails(parse_remove("/nothing/"), "--remove /nothing/");
+  fails(make_change(ChangeKind::no_input_wait), "--no-input-wait");
+  fails(make_change(ChangeKind::overlap_allreduce), "--overlap-allreduce");
+  fails(make_change(ChangeKind::overlap_update), "--overlap-update");
+  fails(make_change(ChangeKind::balance_ranks), "--balance-ranks");
+  fails(make_change(ChangeKind::no_host_sync), "--no-host-sync");
+}
+
+TEST(Graph, BadChangesAreRefusedWithTheValidChoices) {
+  try {
+    parse_remove("paddding");
+    ADD_FAILURE();
+  } catch (const ChangeError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("unknown category 'paddding'"), std::string::npos) << m;
+    EXPECT_NE(m.find("padding, broadcast, transpose"), std::string::npos) << m;
+  }
+  EXPECT_THROW(parse_scale("normalization"), ChangeError);
+  EXPECT_THROW(parse_scale("normalization=-1"), ChangeError);
+  EXPECT_THROW(parse_scale("normalization=x"), ChangeError);
+  EXPECT_THROW(parse_remove("/(/"), ChangeError);
+  EXPECT_THROW(parse_remove("//"), ChangeError);
+  EXPECT_EQ(parse_scale("normalization=0.5").factor, 0.5);
+  EXPECT_EQ(parse_scale("/bn_fw/=2").pattern, "bn_fw");
+}
+
+// Steps from NVTX ranges: measured the way analysis measures them, and the
+// critical path of each adds up to its length.
+TEST(Graph, StepsAndTheirCriticalPaths) {
+  TinyTrace b;
+  b.call("cudaGetDevice", 0, 1);
+  for (int s = 0; s < 3; ++s) {
+    const double t0 = 100 + 1000.0 * s;
+    b.range("step " + std::to_string(s), t0, t0 + 50);
+    b.kernel("conv", 0, 7, t0 + 10, t0 + 400, t0 + 1);
+    b.kernel("bn", 0, 7, t0 + 401, t0 + 600, t0 + 4);
+    b.stream_sync(0, 7, t0 + 8, t0 + 603);
+  }
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  ASSERT_EQ(g.steps.size(), 3u);
+  const Timeline tl = replay_exactly(g);
+  const std::vector<TimeRange> steps = step_ranges(g, tl);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_EQ(steps[i].duration(), us(600));  // from the range's start to its last op's end
+    TimeNs sum = 0, gpu = 0;
+    for (const PathSegment& seg : step_path(g, tl, steps, i)) {
+      sum += seg.end - seg.start;
+      if (seg.kind == PathKind::gpu_compute) gpu += seg.end - seg.start;
+    }
+    EXPECT_EQ(sum, steps[i].duration());
+    EXPECT_EQ(gpu, us(590));  // both kernels and the gap between them
+  }
+  const PathSummary s = summarize_paths(t, g, tl);
+  EXPECT_EQ(s.steps, 3u);
+  ASSERT_FALSE(s.top.empty());
+  EXPECT_EQ(s.top[0].name, "conv");
+  EXPECT_EQ(s.top[0].count, 3u);
+}
+
+TEST(Graph, SlackIsZeroOnTheCriticalPathAndPositiveOffIt) {
+  TinyTrace b;
+  b.kernel("long", 0, 7, 10, 1010, 0);
+  b.kernel("short", 0, 8, 10, 110, 2);
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  std::vector<std::uint32_t> order;
+  const Timeline tl = replay(g, nullptr, &order);
+  const std::vector<TimeNs> s = slack(g, tl, order);
+  EXPECT_EQ(s[node_named(t, g, "long")], 0);
+  EXPECT_EQ(s[node_named(t, g, "short")], us(900));
+}
+
+}  // namespace
+}  // namespace gpuscope::graph

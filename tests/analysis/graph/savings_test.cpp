@@ -1,0 +1,159 @@
+// The report's simulated savings (analysis/graph/savings.h): each finding
+// whose rule names a fix gets the replayed saving of that fix and its
+// predicted step; the others keep their rule of thumb; the critical path
+// adds up; long traces are simulated on a window of steps in the middle, and
+// a trace without steps as a whole.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "analysis/graph/savings.h"
+#include "import/open_trace.h"
+#include "import/synthetic.h"
+#include "support/real_traces.h"
+
+namespace gpuscope::graph {
+namespace {
+
+Profile simulated(const Trace& t, const SimulationOptions& o = {}) {
+  const JobInput in{&t, "trace"};
+  Profile p = analyze_job(std::span<const JobInput>(&in, 1));
+  simulate_findings(std::span<const JobInput>(&in, 1), &p, o);
+  return p;
+}
+
+const Finding* find(const Profile& p, std::string_view id) {
+  for (const Finding& f : p.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+double relative(TimeNs a, TimeNs b) { return std::fabs(static_cast<double>(a - b)) / static_cast<double>(b); }
+
+TEST(SimulatedSavings, PaddingFixPredictsTheRunWithoutPadding) {
+  SyntheticOptions before;
+  before.kernels = 20000;
+  before.padding_share = 0.2;
+  SyntheticOptions after;
+  after.kernels = 20000;
+  const Trace tb = make_synthetic_trace(before), ta = make_synthetic_trace(after);
+  const Profile p = simulated(tb);
+  ASSERT_EQ(p.simulation.status, "simulated");
+  EXPECT_LE(p.simulation.replay_error, 0.02);
+  const Finding* f = find(p, "padding-hotspot");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->saving_source, SavingSource::simulated);
+  EXPECT_EQ(f->fix, "--remove padding");
+  EXPECT_LT(f->predicted_step_ns, p.simulation.replayed_step_ns);
+  EXPECT_GT(f->saving_ns, 0);
+  EXPECT_LE(relative(f->predicted_step_ns, analyze(ta).steps.step_time.median), 0.03);
+  // The prediction is listed under "what would help", alone and together.
+  bool listed = false;
+  for (const Prediction& pr : p.simulation.predictions)
+    if (pr.change == "--remove padding") listed = pr.step_ns == f->predicted_step_ns && pr.speedup > 1.0;
+  EXPECT_TRUE(listed);
+  EXPECT_NE(p.simulation.together.change.find("--remove padding"), std::string::npos);
+  EXPECT_LE(p.simulation.together.step_ns, f->predicted_step_ns);
+  // Findings stay ordered by saving.
+  for (std::size_t i = 1; i < p.findings.size(); ++i) EXPECT_GE(p.findings[i - 1].saving_ns, p.findings[i].saving_ns);
+}
+
+TEST(SimulatedSavings, CriticalPathAddsUpToTheStepsReplayed) {
+  SyntheticOptions o;
+  o.kernels = 20000;
+  o.overlap_communication = false;
+  const Profile p = simulated(make_synthetic_trace(o));
+  const CriticalPath& c = p.critical_path;
+  ASSERT_GT(c.steps, 0u);
+  EXPECT_EQ(c.steps, p.simulation.steps);
+  const TimeNs kinds = c.gpu_compute_ns + c.communication_ns + c.copy_ns + c.cpu_launch_ns + c.cpu_other_ns +
+                       c.input_wait_ns + c.sync_wait_ns;
+  EXPECT_EQ(kinds, c.length_ns);
+  EXPECT_GT(c.communication_ns, 0);  // the all-reduce after backward is on the path
+  TimeNs gpu = 0;
+  for (const PathCategory& pc : c.categories) gpu += pc.ns;
+  EXPECT_EQ(gpu, c.gpu_compute_ns + c.communication_ns + c.copy_ns);
+  ASSERT_FALSE(c.ops.empty());
+  for (std::size_t i = 1; i < c.ops.size(); ++i) EXPECT_GE(c.ops[i - 1].ns, c.ops[i].ns);
+  const Finding* f = find(p, "exposed-communication");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->saving_source, SavingSource::simulated);
+}
+
+// A rule whose fix the graph cannot express keeps its rule of thumb.
+// ResNet-50 with 0 workers: idle gaps and copy findings beside input-bound.
+TEST(SimulatedSavings, FindingsWithoutAFixKeepTheirRuleOfThumb) {
+  const Trace t = open_trace(testing::real_trace("kineto-resnet50-v100-workers0.json.gz"));
+  const JobInput in{&t, "trace"};
+  const Profile plain = analyze_job(std::span<const JobInput>(&in, 1));
+  const Profile p = simulated(t);
+  ASSERT_EQ(p.simulation.status, "simulated");
+  std::size_t without_fix = 0;
+  for (const Finding& f : p.findings) {
+    bool has_fix = false;
+    for (const FindingRule& r : finding_rules())
+      if (r.id == f.id) has_fix = !r.fix.empty();
+    if (has_fix) continue;
+    ++without_fix;
+    EXPECT_EQ(f.saving_source, SavingSource::rule_of_thumb) << f.id;
+    EXPECT_TRUE(f.fix.empty()) << f.id;
+    for (const Finding& g : plain.findings) {
+      if (g.id != f.id) continue;
+      EXPECT_EQ(g.saving_ns, f.saving_ns) << f.id;
+    }
+  }
+  EXPECT_GT(without_fix, 0u);
+  const Finding* input = find(p, "input-bound");
+  ASSERT_NE(input, nullptr);
+  EXPECT_EQ(input->saving_source, SavingSource::simulated);
+}
+
+// More steps than the window: the steps in the middle are replayed, and the
+// saving is scaled to all of them.
+TEST(SimulatedSavings, LongTracesAreSimulatedOnAWindowOfSteps) {
+  SyntheticOptions o;
+  o.kernels = 20000;
+  o.padding_share = 0.2;
+  const Trace t = make_synthetic_trace(o);
+  SimulationOptions so;
+  so.window_steps = 4;
+  const Profile whole = simulated(t), window = simulated(t, so);
+  ASSERT_EQ(window.simulation.status, "simulated");
+  EXPECT_NE(window.simulation.scope.find("in the middle"), std::string::npos) << window.simulation.scope;
+  EXPECT_LT(window.simulation.steps, whole.simulation.steps);
+  const Finding *a = find(whole, "padding-hotspot"), *b = find(window, "padding-hotspot");
+  ASSERT_TRUE(a && b);
+  EXPECT_LE(relative(b->saving_ns, a->saving_ns), 0.05);
+  EXPECT_LE(relative(b->predicted_step_ns, a->predicted_step_ns), 0.02);
+}
+
+// A trace without steps is simulated whole, and says so.
+TEST(SimulatedSavings, ATraceWithoutStepsIsSimulatedWhole) {
+  const Trace t = open_trace(testing::real_trace("hta-alexnet.json.gz"));
+  const Profile p = simulated(t);
+  ASSERT_EQ(p.simulation.status, "simulated");
+  EXPECT_EQ(p.simulation.scope, "the whole trace (no steps)");
+  EXPECT_EQ(p.simulation.steps, 0u);
+  EXPECT_EQ(p.critical_path.steps, 0u);
+  EXPECT_GT(p.critical_path.length_ns, 0);
+  EXPECT_LE(p.simulation.replay_error, 0.02);
+}
+
+// Too many ops to replay: not simulated, every saving a rule of thumb.
+TEST(SimulatedSavings, TooBigToReplayKeepsRulesOfThumbAndSaysWhy) {
+  SyntheticOptions o;
+  o.kernels = 20000;
+  o.padding_share = 0.2;
+  SimulationOptions so;
+  so.max_ops = 100;
+  const Profile p = simulated(make_synthetic_trace(o), so);
+  EXPECT_EQ(p.simulation.status.rfind("not simulated: ", 0), 0u) << p.simulation.status;
+  for (const Finding& f : p.findings) EXPECT_EQ(f.saving_source, SavingSource::rule_of_thumb) << f.id;
+  EXPECT_EQ(p.critical_path.length_ns, 0);
+}
+
+}  // namespace
+}  // namespace gpuscope::graph

@@ -1,0 +1,87 @@
+"""gpuscope.report and gpuscope.diff: the same documents as `gpuscope report --json` and `gpuscope diff --json`."""
+import json
+
+import pytest
+
+import gpuscope
+
+
+def cli_json(cli, *args):
+    return json.loads(cli(*args).stdout)
+
+
+def test_report_of_a_trace_is_the_cli_report(real_trace, cli):
+    path = real_trace("kineto-resnet50-v100-workers0.json.gz")
+    expected = cli_json(cli, "report", "--json", path)
+    assert gpuscope.report(gpuscope.open(path)) == expected
+    assert gpuscope.report(path) == expected
+    assert expected["schema"] == "gpuscope.report/1"
+    assert any(f["id"] == "input-bound" for f in expected["findings"])
+
+
+def test_report_of_nsys_exports_is_the_cli_report(real_nsys_files, cli):
+    for path in real_nsys_files:
+        expected = cli_json(cli, "report", "--json", path)
+        assert gpuscope.report(path) == expected, path
+        assert expected["kernel_time_ns"] > 0 and expected["hotspots"], path
+
+
+def test_report_of_several_ranks_is_one_job(real_trace, cli):
+    ranks = [real_trace(f"hta-sampled-rank{i}.json.gz") for i in (0, 1)]
+    expected = cli_json(cli, "report", "--json", *ranks)
+    r = gpuscope.report([gpuscope.open(ranks[0]), ranks[1]])
+    assert r == expected
+    assert len(r["files"]) == 2
+    assert {x["rank"] for x in r["ranks"]} == {0, 1}
+
+
+def test_report_options(synth, cli):
+    path = synth("two-gpus.gscope", "--kernels", "20000", "--gpus", "2")
+    assert gpuscope.report(path, device=1, top=3, steps=2) == cli_json(
+        cli, "report", "--json", "--device", "1", "--top", "3", "--steps", "2", path)
+    r = gpuscope.report(path, device=1)
+    assert [d["id"] for d in r["devices"]] == [1]
+
+
+def test_report_of_a_directory_reads_its_traces(synth, tmp_path, cli):
+    a = synth("dir-a.gscope", "--kernels", "5000", "--gpus", "1")
+    job = tmp_path / "job"
+    job.mkdir()
+    for i in range(2):
+        (job / f"rank{i}.gscope").write_bytes(open(a, "rb").read())
+    (job / "notes.txt").write_text("not a trace")
+    assert gpuscope.report(job) == cli_json(cli, "report", "--json", job)
+
+
+def test_diff_is_the_cli_diff(synth, cli, tmp_path):
+    before = synth("before.gscope", "--kernels", "20000", "--gpus", "2", "--padding-share", "0.2")
+    after = synth("after.gscope", "--kernels", "20000", "--gpus", "2")
+    expected = cli_json(cli, "diff", "--json", before, after)
+    d = gpuscope.diff(before, gpuscope.open(after))
+    assert d == expected
+    assert d["schema"] == "gpuscope.diff/1"
+    assert any(f["id"] == "padding-hotspot" and f["change"] == "resolved" for f in d["findings"])
+    # A saved report, or the dict report() returned, as a side.
+    saved = tmp_path / "before-report.json"
+    saved.write_text(cli("report", "--json", before).stdout)
+    assert gpuscope.diff(saved, after) == cli_json(cli, "diff", "--json", saved, after)
+    from_dict = gpuscope.diff(gpuscope.report(before), after)
+    assert from_dict["findings"] == expected["findings"]
+    assert from_dict["step_time_ns"] == expected["step_time_ns"]
+    assert gpuscope.diff(before, after, top=2)["kernels"] == cli_json(cli, "diff", "--json", "--top", "2", before,
+                                                                       after)["kernels"]
+
+
+def test_bad_inputs_raise(tmp_path):
+    with pytest.raises(gpuscope.TraceError, match="missing.gscope: cannot open"):
+        gpuscope.report(tmp_path / "missing.gscope")
+    bad = tmp_path / "bad-report.json"
+    bad.write_text('{"schema": "gpuscope.report/1", "devices": 3}')
+    with pytest.raises(gpuscope.TraceError, match="bad-report.json"):
+        gpuscope.diff(bad, bad)
+    with pytest.raises(gpuscope.TraceError, match="no trace files"):
+        gpuscope.report(tmp_path)
+    with pytest.raises(TypeError):
+        gpuscope.report(42)
+    with pytest.raises(ValueError):
+        gpuscope.report([])
