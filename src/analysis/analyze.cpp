@@ -169,6 +169,8 @@ void add_stats(const TraceMeta& meta, Profile* p) {
 
 }  // namespace
 
+OpSummary op_summary(const Trace& t) { return detail::trace_op_summary(t); }
+
 FileQuality file_quality(const Trace& t, const std::string& file) {
   FileQuality q;
   q.file = file;

@@ -84,6 +84,13 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
 // Profile's trace_quality entry for it), without analysing anything else.
 FileQuality file_quality(const Trace& trace, const std::string& file);
 
+// How the trace's GPU ops attribute to framework ops (the report's
+// op_summary for this trace alone): op calls, GPU ops with and without a
+// launching op (no correlation id, a correlation id no launch call has, a
+// launch outside every op), shapes recorded and unreadable, op ranges
+// overlapping without nesting. `gpuscope info` shows it.
+OpSummary op_summary(const Trace& trace);
+
 // A finding rule as docs/findings.md lists it. finding_rules() gives every
 // rule in the order the rules run (and the doc lists them).
 struct FindingRule {

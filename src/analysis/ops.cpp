@@ -39,6 +39,7 @@ void add_gpu_ops(const Trace& t, const Table& table, CallTimes& c, OpSummary& s,
     const RowIndex r = a == kNoRow ? kNoRow : api.op_range[a];
     ++s.gpu_ops;
     if (r == kNoRow) {
+      if (a == kNoRow) ++(table.correlation[i] == 0 ? s.no_correlation : s.unmatched_correlation);
       ++s.unattributed;
       s.unattributed_ns += d;
       *no_op_ns += d;
@@ -362,6 +363,14 @@ void top_kernels(const std::vector<RankedTrace>& traces, std::vector<OpRow>& row
 }  // namespace
 
 // [SECTION] The pass ----------------------------------------------------------------------------
+
+OpSummary trace_op_summary(const Trace& t) {
+  OpSummary s;
+  Merged merged;
+  group_trace(t, s, merged, nullptr);
+  s.shapes_recorded = s.with_shapes > 0;
+  return s;
+}
 
 void op_pass(const std::vector<RankedTrace>& traces, Profile* p) {
   OpSummary& s = p->op_summary;

@@ -276,10 +276,12 @@ struct OpSummary {
   std::uint64_t attributed = 0;    // … with a launching op
   std::uint64_t unattributed = 0;  // … without: "(no op)"
   TimeNs unattributed_ns = 0;
-  std::uint64_t with_shapes = 0;       // op calls with recorded input shapes
-  std::uint64_t malformed_shapes = 0;  // … whose shapes could not be read (no cost is given for them)
-  std::uint64_t overlapping = 0;       // op ranges overlapping another without nesting
-  bool shapes_recorded = false;        // any op had input shapes (PyTorch: record_shapes=True)
+  std::uint64_t no_correlation = 0;         // … of which carry no correlation id
+  std::uint64_t unmatched_correlation = 0;  // … of which name a correlation id no launch call has
+  std::uint64_t with_shapes = 0;            // op calls with recorded input shapes
+  std::uint64_t malformed_shapes = 0;       // … whose shapes could not be read (no cost is given for them)
+  std::uint64_t overlapping = 0;            // op ranges overlapping another without nesting
+  bool shapes_recorded = false;             // any op had input shapes (PyTorch: record_shapes=True)
 };
 
 // [SECTION] Findings ----------------------------------------------------------------------------

@@ -207,6 +207,9 @@ struct Record<OpSummary> {
       field<&S::attributed>("attributed", "", "… with a launching op"),
       field<&S::unattributed>("unattributed", "", "… without one (the `(no op)` row)"),
       field<&S::unattributed_ns>("unattributed_ns", "ns", "Σ their durations"),
+      field<&S::no_correlation>("no_correlation", "", "… of which carry no correlation id"),
+      field<&S::unmatched_correlation>("unmatched_correlation", "",
+                                       "… of which name a correlation id that no launch call has"),
       field<&S::with_shapes>("with_shapes", "", "op calls with recorded input shapes"),
       field<&S::malformed_shapes>("malformed_shapes", "", "… whose shapes could not be read (no cost given)"),
       field<&S::overlapping>("overlapping", "", "op ranges overlapping another without nesting"),
@@ -742,6 +745,10 @@ namespace gpuscope {
 
 std::string file_quality_json(const FileQuality& q) {
   return detail::write_record(q, ReportJsonOptions{}).dump(-1, ' ', false, detail::Json::error_handler_t::replace);
+}
+
+std::string op_summary_json(const OpSummary& s) {
+  return detail::write_record(s, ReportJsonOptions{}).dump(-1, ' ', false, detail::Json::error_handler_t::replace);
 }
 
 std::string report_schema_markdown() {

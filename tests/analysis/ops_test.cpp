@@ -172,5 +172,37 @@ TEST(OpTable, MalformedShapesAreCountedAndGiveNoCost) {
   EXPECT_EQ(p.op_summary.malformed_shapes, 1u);
 }
 
+// GPU ops without a launching op, counted by why: no correlation id, a
+// correlation id no launch call has, a launch outside every op.
+TEST(OpTable, GpuOpsWithoutAnOpAreCountedByWhy) {
+  TraceFactory f;
+  f.device(0);
+  f.range("aten::relu", 0, 100'000, 1, RangeKind::annotation, "cpu_op");
+  f.kernel(0, 7, "relu_kernel", 200'000, 210'000, 10'000);                          // attributed
+  f.kernel(0, 7, "elementwise_kernel", 300'000, 310'000, 150'000);                  // launched outside every op
+  f.kernel(0, 7, "elementwise_kernel", 400'000, 410'000, TraceFactory::kNoLaunch);  // no correlation id
+  KernelRow k;
+  k.start = 500'000;
+  k.end = 520'000;
+  k.track = f.builder().gpu_track(0, 7);
+  k.name = f.builder().intern("elementwise_kernel");
+  k.correlation = 999'999;  // no launch call has it
+  f.builder().add_kernel(k);
+  const Trace t = f.build();
+  const OpSummary s = op_summary(t);
+  EXPECT_EQ(s.op_calls, 1u);
+  EXPECT_EQ(s.gpu_ops, 4u);
+  EXPECT_EQ(s.attributed, 1u);
+  EXPECT_EQ(s.unattributed, 3u);
+  EXPECT_EQ(s.unattributed_ns, 40'000);
+  EXPECT_EQ(s.no_correlation, 1u);
+  EXPECT_EQ(s.unmatched_correlation, 1u);
+  // The report's summary of one trace says the same.
+  const OpSummary r = analyze(t).op_summary;
+  EXPECT_EQ(r.unattributed, s.unattributed);
+  EXPECT_EQ(r.no_correlation, s.no_correlation);
+  EXPECT_EQ(r.unmatched_correlation, s.unmatched_correlation);
+}
+
 }  // namespace
 }  // namespace gpuscope

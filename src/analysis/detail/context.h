@@ -192,6 +192,8 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
                   Profile* p);
 // The op table (ops.cpp): Profile::ops, op_names, op_summary, devices' achieved_tflops.
 void op_pass(const std::vector<RankedTrace>& traces, Profile* p);
+// The op summary of one trace alone (gpuscope::op_summary).
+OpSummary trace_op_summary(const Trace& t);
 
 void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, OpTotals& totals, Profile* p);
 
