@@ -187,6 +187,7 @@ void View::draw_details_of_kind(TableId table, RowIndex r) {
     case TableId::kernels: {
       const KernelTable& k = t.kernels;
       detail_row("category", std::string(to_string(k.category_at(r))));
+      detail_row("category by", std::string(to_string(k.category_rule_at(r))));
       char buf[96];
       std::snprintf(buf, sizeof buf, "(%u, %u, %u)", k.grid_x[r], k.grid_y[r], k.grid_z[r]);
       detail_row("grid", buf);
@@ -266,6 +267,23 @@ void View::draw_details_context(TableId table, RowIndex r) {
                           format::duration(ae - as).c_str(), format::duration(start - as).c_str(),
                           start < ae ? ", before it returned" : "");
       if (ImGui::SmallButton("select the launch")) select(Selection{TableId::api_calls, api});
+      // The framework op that launched it, and the ops around that one.
+      const RowIndex op = t.api_calls.op_range[api];
+      if (op != kNoRow) {
+        std::string path;
+        for (RowIndex p = tr.parent_op(op); p != kNoRow; p = tr.parent_op(p))
+          path = std::string(tr.str(t.ranges.name[p])) + (path.empty() ? "" : " > ") + path;
+        stats_.details.emplace_back("op", tr.str(t.ranges.name[op]));
+        if (!path.empty()) stats_.details.emplace_back("call path", path);
+        ImGui::Text("Op %s", std::string(tr.str(t.ranges.name[op])).c_str());
+        if (t.ranges.input_dims_at(op) != kEmptyString)
+          ImGui::TextDisabled("  inputs %s", std::string(tr.str(t.ranges.input_dims_at(op))).c_str());
+        if (!path.empty()) ImGui::TextDisabled("  in %s", path.c_str());
+        if (ImGui::SmallButton("select the op")) select(Selection{TableId::ranges, op});
+      } else {
+        stats_.details.emplace_back("op", "(no op)");
+        ImGui::TextDisabled("Op: (no op) - launched outside every framework op or NVTX range");
+      }
       stack_track = t.api_calls.track[api];
       stack_time = as;
     } else {

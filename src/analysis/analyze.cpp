@@ -115,6 +115,8 @@ void add_stats(const TraceMeta& meta, Profile* p) {
 
 }  // namespace detail
 
+OpSummary op_summary(const Trace& t) { return detail::trace_op_summary(t); }
+
 FileQuality file_quality(const Trace& t, const std::string& file) {
   FileQuality q;
   q.file = file;
@@ -172,6 +174,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   stream_pass(rt, opt, totals, &p, &ev);
   hotspot_pass(traces, opt, totals, &p);
   launch_pass(traces, opt, totals, &p);
+  op_pass(traces, &p);
   summarize_steps(&p);
   compute_skew(&p);
   p.findings = find_problems(p, ev, opt);

@@ -45,6 +45,9 @@ struct FindingThresholds {
   double weight_update_overlap = 0.10;       // optimizer time overlapped with other kernels
   double tensor_core_eligible_share = 0.10;  // conv + GEMM share of GPU time
   double tensor_core_min_share = 0.05;       // tensor-core share of conv + GEMM time
+  double op_min_share = 0.02;                // an op (per shape) worth a finding: its GPU time / kernel time
+  double roofline_min_fraction = 0.3;        // ops reaching less of their roofline than this
+  double launch_overhead_min_share = 0.01;   // launch time beyond the op's GPU time, of kernel time
   double memory_headroom_share = 0.50;       // peak allocated below this share of GPU memory: room for more
   double memory_usable_share = 0.90;         // … of which a larger batch may fill this share (fragmentation)
   double memory_pressure_share = 0.90;       // peak reserved (or allocated) at this share: close to capacity
@@ -82,6 +85,13 @@ Profile analyze_job(std::span<const JobInput> inputs, const AnalysisOptions& opt
 // What one trace's file lost in storage and which GPUs have data (the
 // Profile's trace_quality entry for it), without analysing anything else.
 FileQuality file_quality(const Trace& trace, const std::string& file);
+
+// How the trace's GPU ops attribute to framework ops (the report's
+// op_summary for this trace alone): op calls, GPU ops with and without a
+// launching op (no correlation id, a correlation id no launch call has, a
+// launch outside every op), shapes recorded and unreadable, op ranges
+// overlapping without nesting. `gpuscope info` shows it.
+OpSummary op_summary(const Trace& trace);
 
 // A finding rule as docs/findings.md lists it. finding_rules() gives every
 // rule in the order the rules run (and the doc lists them).

@@ -518,7 +518,7 @@ struct Sweep {
       const TimeNs dur = end - at;
       sums.kernel_time += dur;
       ev.ops_by_category[static_cast<int>(cat)].offer(dur, [&] { return rt.shift({at, end}); });
-      OpTotals::Name& nm = names[name];
+      OpTotals::Name& nm = names[k.category_rule.empty() ? name : name + k.category_rule[i] * t.strings().size()];
       nm.category = r.category[i];
       nm.min = std::min(nm.min, dur);
       nm.max = std::max(nm.max, dur);
@@ -840,7 +840,10 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
                  OpTotals* totals, std::vector<OpTotals::Name>* names) {
   const Trace& t = *rt.trace;
-  names->assign(t.strings().size(), {0, 0, std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::min(), 0});
+  // Per name; names whose kernels the launching op placed in another category
+  // have a second slot (name + strings), so a name's two categories stay apart.
+  const std::size_t slots = t.strings().size() * (t.kernels().category_rule.empty() ? 1 : 2);
+  names->assign(slots, {0, 0, std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::min(), 0});
   std::map<std::uint32_t, std::vector<TrackId>> by_device;
   for (TrackId i = 0; i < t.tracks().size(); ++i)
     if (on_device(t, i, opt.device)) by_device[t.tracks()[i].device].push_back(i);

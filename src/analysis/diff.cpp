@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "analysis/format.h"
 
@@ -175,6 +176,29 @@ void compare_kernels(const Profile& before, const Profile& after, Scale scale, s
   if (d.kernels.size() > top_kernels) d.kernels.resize(top_kernels);
 }
 
+// GPU time per framework op (name × shapes × types), largest change first.
+void compare_ops(const Profile& before, const Profile& after, Scale scale, std::size_t top, ProfileDiff& d) {
+  std::map<std::tuple<std::string, std::string, std::string>, OpDelta> os;
+  auto key = [](const OpRow& r) { return std::make_tuple(r.name, r.shapes, r.dtypes); };
+  for (const OpRow& r : before.ops) {
+    OpDelta& x = os[key(r)];
+    x.name = r.name, x.shapes = r.shapes, x.dtypes = r.dtypes;
+    x.before_ns = per(r.gpu_total_ns, scale.before);
+    x.before_calls = r.calls;
+  }
+  for (const OpRow& r : after.ops) {
+    OpDelta& x = os[key(r)];
+    x.name = r.name, x.shapes = r.shapes, x.dtypes = r.dtypes;
+    x.after_ns = per(r.gpu_total_ns, scale.after);
+    x.after_calls = r.calls;
+  }
+  for (auto& [k, x] : os) d.ops.push_back(std::move(x));
+  std::stable_sort(d.ops.begin(), d.ops.end(), [](const OpDelta& x, const OpDelta& y) {
+    return std::abs(x.after_ns - x.before_ns) > std::abs(y.after_ns - y.before_ns);
+  });
+  if (d.ops.size() > top) d.ops.resize(top);
+}
+
 // Findings matched by id: resolved, appeared, worse, better, unchanged; the
 // largest saving first within each.
 void compare_findings(const Profile& before, const Profile& after, ProfileDiff& d) {
@@ -279,6 +303,7 @@ ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size
   const Scale scale = compare_headline(before, after, d);
   compare_categories(before, after, scale, d);
   compare_kernels(before, after, scale, top_kernels, d);
+  compare_ops(before, after, scale, top_kernels, d);
   compare_findings(before, after, d);
   state_damage(before, "Before", d);
   state_damage(after, "After", d);

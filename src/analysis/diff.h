@@ -25,6 +25,13 @@ struct KernelDelta {
   std::uint64_t before_count = 0, after_count = 0;
 };
 
+// GPU time (with the ops inside) of one framework op, matched by name and input shapes and types.
+struct OpDelta {
+  std::string name, shapes, dtypes;
+  TimeNs before_ns = 0, after_ns = 0;  // per step when ProfileDiff::per_step, else totals
+  std::uint64_t before_calls = 0, after_calls = 0;
+};
+
 enum class FindingChange : std::uint8_t { resolved, appeared, better, worse, unchanged };
 std::string_view to_string(FindingChange c);
 bool parse_finding_change(std::string_view s, FindingChange* out);
@@ -57,6 +64,7 @@ struct ProfileDiff {
   std::optional<std::uint64_t> before_peak_reserved, after_peak_reserved;
   std::vector<CategoryDelta> categories;  // largest change first
   std::vector<KernelDelta> kernels;       // largest change first, at most top_kernels
+  std::vector<OpDelta> ops;               // largest change first, at most top_kernels
   std::vector<FindingDelta> findings;     // resolved, appeared, worse, better, unchanged
   std::vector<std::string> summary;       // one-line statements, most important first
 };

@@ -10,6 +10,7 @@
 // [SECTION] Overlap (concurrency, copies, communication, weight update, stragglers)
 // [SECTION] Memory (batch size, pressure)
 // [SECTION] Copies and data quality
+// [SECTION] Framework ops (roofline, launch overhead)
 // [SECTION] The registry and the entry point
 //
 // A new rule: its function here (b.add() names the finding after the rule
@@ -783,6 +784,87 @@ void dropped_records(Builder& b) {
       "treat the findings above as lower bounds meanwhile.";
 }
 
+// [SECTION] Framework ops (roofline, launch overhead) -----------------------------------------
+
+std::string op_words(const OpRow& r) {
+  std::string shapes = r.shapes;
+  if (shapes.size() > 60) shapes = shapes.substr(0, 57) + "...";
+  return r.name + (shapes.empty() ? "" : " " + shapes) + (r.math.empty() ? "" : " (" + r.math + ")");
+}
+
+// The rows of ops that launched kernels themselves (not the ops around them,
+// which would count the same time twice), heaviest first.
+template <class F>
+void for_each_launching_op(const Profile& p, F&& f) {
+  for (const OpRow& r : p.ops)
+    if (r.gpu_self_ns > 0 && r.calls > 0) f(r);
+}
+
+// Matrix products, convolutions and attention far below their roofline; GEMMs
+// with a dimension not a multiple of 8 named as such (tensor cores need it).
+void op_below_roofline(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  int shown = 0;
+  for_each_launching_op(b.p, [&](const OpRow& r) {
+    if (shown == 5 || !r.roofline_fraction || *r.roofline_fraction >= th.roofline_min_fraction) return;
+    if (r.family != "gemm" && r.family != "convolution" && r.family != "attention") return;
+    const double share = ratio(r.gpu_self_ns, b.t.gpu_time);
+    if (share < th.op_min_share) return;
+    ++shown;
+    // Reaching the threshold would save this much; never more than the op's time.
+    const double frac = *r.roofline_fraction;
+    const TimeNs saving = static_cast<TimeNs>(static_cast<double>(b.t.per_device(r.gpu_self_ns)) *
+                                              std::clamp(1 - frac / th.roofline_min_fraction, 0.0, 1.0));
+    Finding& f = b.add(share >= 0.1 ? Severity::critical : Severity::warning, frac, th.roofline_min_fraction, saving);
+    f.title = op_words(r) + " reaches " + pct1(frac) + " of its roofline (" + fmt("%.1f", *r.achieved_tflops) +
+              " TFLOP/s, " + dur(r.gpu_self_ns) + ", " + pct1(share) + " of kernel time)";
+    std::string why;
+    if (r.family == "gemm" && !r.aligned8)
+      why = " Its dimensions (" + r.dims + ") are not all multiples of 8: tensor cores cannot run it at full rate.";
+    bool recent = false;
+    for (const DeviceSummary& d : b.p.devices) recent = recent || d.compute_major >= 8;
+    if (r.math == "fp32" && recent) why += " It computes in fp32 on a GPU where TF32 or bf16 run many times faster.";
+    if (r.family == "gemm" && r.calls >= 100 && r.intensity && *r.intensity < 50)
+      why += " It is small (" + fmt("%.0f", *r.intensity) + " FLOP/B) and called " + count(r.calls) +
+             " times: batched into one product it would run nearer the roofline.";
+    f.evidence = "Roofline fraction " + pct1(frac) + " vs threshold " + pct1(th.roofline_min_fraction) + " (" +
+                 r.bound + "-bound at " + fmt("%.1f", r.intensity.value_or(0)) + " FLOP/B, " + r.math + ", " +
+                 count(r.calls) + " calls; " + r.dims + ")." + why;
+    f.recommendation =
+        "Pad the dimensions to multiples of 8 (16 for fp8), batch small products (torch.bmm, grouped GEMMs), use "
+        "bf16/fp16 autocast or TF32 (torch.backends.cuda.matmul.allow_tf32) for fp32 math. Estimated saving: the time "
+        "above what reaching " +
+        pct(th.roofline_min_fraction) + " of the roofline would take, at most the op's time.";
+    for (const OpKernel& k : r.top_kernels) f.kernels.push_back(k.name);
+  });
+}
+
+// Ops whose launch calls take longer than the GPU work they launch: the GPU
+// waits for the CPU. Saving: the launch time beyond the GPU time, at most the op's time.
+void op_launch_overhead(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  int shown = 0;
+  for_each_launching_op(b.p, [&](const OpRow& r) {
+    if (shown == 5 || r.launch_ns <= r.gpu_self_ns) return;
+    const TimeNs excess = r.launch_ns - r.gpu_self_ns;
+    const double share = ratio(excess, b.t.gpu_time);
+    if (share < th.launch_overhead_min_share) return;
+    ++shown;
+    Finding& f =
+        b.add(Severity::warning, share, th.launch_overhead_min_share, std::min(b.t.per_device(excess), r.cpu_total_ns));
+    f.title = op_words(r) + ": launching takes " + dur(r.launch_ns) + ", its GPU work " + dur(r.gpu_self_ns) + " (" +
+              count(r.calls) + " calls)";
+    f.evidence = "Launch time beyond GPU time " + dur(excess) + " = " + pct1(share) + " of kernel time vs threshold " +
+                 pct1(th.launch_overhead_min_share) + "; " + fmt("%.1f", double(r.kernels) / double(r.calls)) +
+                 " kernels per call" + ".";
+    f.recommendation =
+        "Fuse the op's small kernels (torch.compile), capture the step in a CUDA graph "
+        "(torch.cuda.graphs / torch.compile mode=\"reduce-overhead\"), or make each call do more work (larger "
+        "batches).";
+    for (const OpKernel& k : r.top_kernels) f.kernels.push_back(k.name);
+  });
+}
+
 // [SECTION] The registry and the entry point ----------------------------------------------
 
 struct RuleEntry {
@@ -836,6 +918,9 @@ constexpr RuleEntry kRules[] = {
     {{"pageable-memcpy", "copies with a pageable host side", "warning at ≥ 5 %, else info"}, pageable_memcpy},
     {{"sync-memcpy", "copies launched by a blocking call", "warning at ≥ 5 %, else info"}, sync_memcpy},
     {{"dropped-records", "records the recorder lost", "critical if ≥ 1 % of the GPU ops"}, dropped_records},
+    {{"op-below-roofline", "matrix, convolution and attention ops far below their roofline", "critical at ≥ 10 %"},
+     op_below_roofline},
+    {{"op-launch-overhead", "ops whose launch calls take longer than their GPU work", "warning"}, op_launch_overhead},
 };
 
 constexpr auto kRuleList = [] {

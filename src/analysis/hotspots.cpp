@@ -26,8 +26,10 @@ namespace {
 // One id per distinct kernel name over all traces, with its category.
 class NameIds {
  public:
-  std::uint32_t of(std::string_view name, KernelCategory cat) {
-    auto [it, added] = ids_.emplace(name, static_cast<std::uint32_t>(names_.size()));
+  // by_op: the kernels of this name that their launching op placed in `cat`
+  // (a name can have kernels of two categories: two rows).
+  std::uint32_t of(std::string_view name, KernelCategory cat, bool by_op = false) {
+    auto [it, added] = (by_op ? by_op_ids_ : ids_).emplace(name, static_cast<std::uint32_t>(names_.size()));
     if (added) {
       names_.push_back(name);
       cats_.push_back(cat);
@@ -39,7 +41,7 @@ class NameIds {
   KernelCategory category(std::uint32_t id) const { return cats_[id]; }
 
  private:
-  std::unordered_map<std::string_view, std::uint32_t> ids_;
+  std::unordered_map<std::string_view, std::uint32_t> ids_, by_op_ids_;
   std::vector<std::string_view> names_;
   std::vector<KernelCategory> cats_;
 };
@@ -55,8 +57,11 @@ void name_ids(const std::vector<RankedTrace>& traces, const OpTotals& totals, Na
     const std::vector<OpTotals::Name>& names = totals.by_name[ti];
     std::vector<std::uint32_t>& by_string = kernel_ids[ti];
     by_string.assign(names.size(), kUnset);
-    for (StringId s = 0; s < names.size(); ++s)
-      if (names[s].count) by_string[s] = ids.of(t.str(s), static_cast<KernelCategory>(names[s].category));
+    const std::size_t nstr = t.strings().size();
+    for (std::size_t s = 0; s < names.size(); ++s)
+      if (names[s].count)
+        by_string[s] =
+            ids.of(t.str(static_cast<StringId>(s % nstr)), static_cast<KernelCategory>(names[s].category), s >= nstr);
   }
 }
 
@@ -74,6 +79,12 @@ void for_each_op(const std::vector<RankedTrace>& traces, const AnalysisOptions& 
       const TimeNs* start = k.start.data();
       const TimeNs* end = k.end.data();
       const StringId* name = k.name.data();
+      if (!k.category_rule.empty()) {  // names split by what placed their kernels (name_ids)
+        const std::uint8_t* rule = k.category_rule.data();
+        const std::size_t nstr = t.strings().size();
+        for (RowIndex i = r.begin; i < r.end; ++i) f(by_string[name[i] + rule[i] * nstr], end[i] - start[i]);
+        continue;
+      }
       for (RowIndex i = r.begin; i < r.end; ++i) f(by_string[name[i]], end[i] - start[i]);
     }
   }

@@ -79,9 +79,11 @@ struct DeviceSummary {
   // that ends each gap: HTA's rules applied to the device instead of a stream.
   TimeNs idle_host_wait_ns = 0, idle_kernel_wait_ns = 0, idle_other_ns = 0;
   std::uint64_t kernels = 0, memcpys = 0, memsets = 0;
-  std::uint32_t streams = 0;   // streams with at least one GPU op
-  double sm_efficiency = 0;    // duration-weighted min(blocks / SMs, 1); 0 if SM count unknown
-  double achieved_tflops = 0;  // when the source knows FLOPs (bundled workload), else 0
+  std::uint32_t streams = 0;  // streams with at least one GPU op
+  double sm_efficiency = 0;   // duration-weighted min(blocks / SMs, 1); 0 if SM count unknown
+  // Σ FLOPs of the ops with a known cost / Σ their GPU time; null when no op's FLOPs are known
+  std::optional<double> achieved_tflops;
+  std::string peaks_source;  // where the roofline's peaks came from (a datasheet), empty when unknown
   // Memory (docs/metrics.md, "Memory"); nullopt where the trace does not say.
   std::optional<std::uint64_t> memory_bytes;          // the GPU's memory
   std::optional<std::uint64_t> peak_allocated_bytes;  // most bytes in live allocations at once
@@ -276,6 +278,54 @@ struct TemporalBreakdown {
   double idle_share = 0, compute_share = 0, non_compute_share = 0;
 };
 
+// [SECTION] Framework ops -----------------------------------------------------------------------
+
+// A kernel under an op (launched by it or by an op inside it).
+struct OpKernel {
+  std::string name;
+  KernelCategory category = KernelCategory::other;
+  std::uint64_t count = 0;
+  TimeNs time_ns = 0;
+};
+
+// One row of the op table: the calls of one framework op (PyTorch cpu_op,
+// user annotation, NVTX range), per name or per name × recorded input shapes
+// and types. "(no op)" holds the GPU work launched outside every op.
+struct OpRow {
+  std::string name;
+  std::string shapes;  // recorded input shapes as JSON text ("[[2048,768],[768,768]]"); empty: not recorded
+  std::string dtypes;  // recorded input types as JSON text; empty: not recorded
+  std::string path;    // the enclosing ops of its first call, outermost first, " > " between
+  std::uint64_t calls = 0;
+  TimeNs cpu_self_ns = 0, cpu_total_ns = 0;  // range time without / with the ops inside it
+  TimeNs gpu_self_ns = 0, gpu_total_ns = 0;  // GPU ops it launched itself / with the ops inside it
+  std::uint64_t kernels = 0;                 // GPU ops it launched itself
+  std::uint64_t kernels_total = 0;           // … with the ops inside it
+  TimeNs launch_ns = 0;                      // Σ its own launch calls' durations
+  std::string family;                        // "gemm", "convolution", …; empty: no cost formula
+  std::optional<double> flops, bytes;        // Σ over calls; null when unknown
+  std::optional<double> achieved_tflops, achieved_tbps, intensity, roofline_fraction;
+  std::string bound;                  // "compute" | "memory"; empty when unknown
+  std::string math;                   // the precision the roofline used: fp32, bf16, …
+  std::string dims;                   // the formula's dimensions of its first call ("M=… N=… K=…")
+  bool aligned8 = true;               // GEMMs: M, N, K all multiples of 8
+  std::vector<OpKernel> top_kernels;  // its kernels with the ops inside it, most time first (top rows only)
+};
+
+struct OpSummary {
+  std::uint64_t op_calls = 0;      // op ranges
+  std::uint64_t gpu_ops = 0;       // kernels, memcpys, memsets
+  std::uint64_t attributed = 0;    // … with a launching op
+  std::uint64_t unattributed = 0;  // … without: "(no op)"
+  TimeNs unattributed_ns = 0;
+  std::uint64_t no_correlation = 0;         // … of which carry no correlation id
+  std::uint64_t unmatched_correlation = 0;  // … of which name a correlation id no launch call has
+  std::uint64_t with_shapes = 0;            // op calls with recorded input shapes
+  std::uint64_t malformed_shapes = 0;       // … whose shapes could not be read (no cost is given for them)
+  std::uint64_t overlapping = 0;            // op ranges overlapping another without nesting
+  bool shapes_recorded = false;             // any op had input shapes (PyTorch: record_shapes=True)
+};
+
 // [SECTION] Findings ----------------------------------------------------------------------------
 
 enum class Severity : std::uint8_t { info = 0, warning = 1, critical = 2 };
@@ -378,6 +428,9 @@ struct Profile {
   std::vector<DeviceSummary> devices;
   std::vector<CategoryTime> categories;  // every category with time > 0, largest first
   std::vector<Hotspot> hotspots;         // per kernel name, largest total first
+  std::vector<OpRow> op_names;           // framework ops per name, largest gpu_total_ns first
+  std::vector<OpRow> ops;                // per name × input shapes and types, largest gpu_total_ns first
+  OpSummary op_summary;
   StepSummary steps;
   std::vector<IdleByCause> idle;
   LaunchStats launches;

@@ -69,6 +69,37 @@ std::string track_label(const Track& t) {
 
 // [SECTION] What info says
 
+// How the GPU ops attribute to framework ops, and what in the op ranges
+// could not be used: GPU ops without a launching op by why, shapes that do
+// not parse, op ranges that overlap without nesting.
+void print_ops(const OpSummary& s) {
+  using format::count;
+  std::printf("framework ops\n");
+  if (s.op_calls == 0) {
+    std::printf("  none: no cpu_op, user annotation or NVTX range on a CPU thread (every GPU op is \"(no op)\")\n");
+    return;
+  }
+  std::printf("  %-24s %15s\n", "op calls", count(s.op_calls).c_str());
+  std::printf("  %-24s %15s of %s GPU ops\n", "with a launching op", count(s.attributed).c_str(),
+              count(s.gpu_ops).c_str());
+  std::printf("  %-24s %15s (%s)\n", "without one: (no op)", count(s.unattributed).c_str(),
+              format::duration(s.unattributed_ns).c_str());
+  if (s.no_correlation) std::printf("    %-22s %15s\n", "no correlation id", count(s.no_correlation).c_str());
+  if (s.unmatched_correlation)
+    std::printf("    %-22s %15s (no launch call has it)\n", "unmatched correlation",
+                count(s.unmatched_correlation).c_str());
+  if (const std::uint64_t outside = s.unattributed - s.no_correlation - s.unmatched_correlation)
+    std::printf("    %-22s %15s\n", "launched outside ops", count(outside).c_str());
+  std::printf("  %-24s %15s%s\n", "calls with shapes", count(s.with_shapes).c_str(),
+              s.shapes_recorded ? "" : " (profile with record_shapes=True for FLOPs)");
+  if (s.malformed_shapes)
+    std::printf("  %-24s %15s (no FLOPs or bytes given for them)\n", "unreadable shapes",
+                count(s.malformed_shapes).c_str());
+  if (s.overlapping)
+    std::printf("  %-24s %15s (ranges overlapping another without nesting)\n", "overlapping ops",
+                count(s.overlapping).c_str());
+}
+
 void print_text(const std::string& path, const TraceFile& l, bool all_tracks) {
   const Trace& t = l.trace;
   const TraceMeta& m = t.meta();
@@ -124,6 +155,8 @@ void print_text(const std::string& path, const TraceFile& l, bool all_tracks) {
   std::printf("  %-12s %15s  (%s)\n", "strings", format::count(t.strings().size()).c_str(),
               format::bytes(t.strings().arena_bytes()).c_str());
 
+  print_ops(op_summary(t));
+
   std::size_t gpu = 0;
   for (const Track& tr : t.tracks()) gpu += tr.kind == TrackKind::gpu;
   std::printf("tracks (%zu GPU streams, %zu CPU threads)\n", gpu, t.tracks().size() - gpu);
@@ -165,7 +198,9 @@ void print_text(const std::string& path, const TraceFile& l, bool all_tracks) {
 void run(const InfoArgs& a) {
   const TraceFile l = open_trace_file(a.file);
   if (a.json)
-    std::printf("%s\n", trace_info_json(a.file, l, 2, file_quality_json(file_quality(l.trace, a.file))).c_str());
+    std::printf("%s\n", trace_info_json(a.file, l, 2, file_quality_json(file_quality(l.trace, a.file)),
+                                        op_summary_json(op_summary(l.trace)))
+                            .c_str());
   else
     print_text(a.file, l, a.all_tracks);
 }

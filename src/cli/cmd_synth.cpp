@@ -23,7 +23,7 @@ struct SynthArgs {
   std::uint64_t kernels = 0;
   SyntheticOptions o;  // knobs, applied over the preset when given
   double input_wait_us = 0;
-  bool no_overlap = false, sync_update = false, no_prefetch = false, no_sync = false;
+  bool no_overlap = false, sync_update = false, no_prefetch = false, no_sync = false, ops = false;
   // A job of many ranks (--ranks): one file per rank in the output folder.
   std::uint32_t ranks = 0;
   std::int32_t slow_rank = -1;
@@ -104,6 +104,7 @@ void run(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   if (a.sync_update) o.overlap_weight_update = false;
   if (a.no_prefetch) o.prefetch_input = false;
   if (a.no_sync) o.sync_every_step = false;
+  if (a.ops) o.framework_ops = true;
   o.command_line = ctx.command_line;
   if (o.straggler_gpu >= 0 && !given("--straggler-slowdown") && o.straggler_slowdown == 1) o.straggler_slowdown = 1.3;
 
@@ -163,6 +164,9 @@ void add(CLI::App& app, Context& ctx) {
   cmd->add_flag("--sync-update", args->sync_update, "Weight update waits for the whole all-reduce");
   cmd->add_flag("--no-prefetch", args->no_prefetch, "Copy each batch at the start of its step");
   cmd->add_flag("--no-sync", args->no_sync, "No cudaStreamSynchronize at the end of each step");
+  cmd->add_flag("--ops", args->ops,
+                "A PyTorch cpu_op range (aten::conv2d, aten::addmm, ...) with recorded input shapes around every "
+                "launch, as record_shapes=True gives: an op table with FLOPs and roofline figures");
   cmd->add_option("--padding-share", args->o.padding_share, "Share of kernel time in explicit padding kernels");
   cmd->add_option("--broadcast-share", args->o.broadcast_share, "Share of kernel time in broadcast kernels");
   cmd->add_option("--transpose-share", args->o.transpose_share, "Share of kernel time in layout transposes");

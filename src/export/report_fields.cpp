@@ -102,7 +102,10 @@ struct Record<DeviceSummary> {
       field<&D::sm_efficiency>("sm_efficiency", "fraction",
                                "duration-weighted min(blocks / SMs, 1); 0 when the SM count is unknown"),
       field<&D::achieved_tflops>("achieved_tflops", "TFLOP/s",
-                                 "when the trace knows kernels' FLOPs (the bundled workload), else 0"),
+                                 "Σ FLOPs of the matrix, convolution and attention ops whose shapes were recorded / "
+                                 "Σ their GPU time; null when unknown (docs/ops.md)"),
+      field<&D::peaks_source>("peaks_source", "",
+                              "where the roofline's peak rates came from; empty when the GPU model is unknown"),
       maybe<&D::memory_bytes>("memory_bytes", "bytes", "the GPU's memory; null: the trace does not say"),
       maybe<&D::peak_allocated_bytes>("peak_allocated_bytes", "bytes",
                                       "most bytes in live allocations at once; null: the trace does not say"),
@@ -139,6 +142,79 @@ struct Record<Hotspot> {
       gpu<&H::device>("device", "the GPU; null: aggregated over all GPUs"),
       field<&H::tensor_cores>("tensor_cores", "", "the name marks a tensor-core kernel (hmma, 16816, wgmma, …)"),
       field<&H::stats>("stats", "", "of the kernels' durations"),
+  };
+};
+
+// [SECTION] Framework ops -------------------------------------------------------------------------
+
+template <>
+struct Record<OpKernel> {
+  using K = OpKernel;
+  static constexpr std::string_view name = "op_kernel";
+  static constexpr std::string_view meaning = "The kernels of one name under an op.";
+  static constexpr Field<K> fields[] = {
+      field<&K::name>("name", "", "demangled kernel name"),
+      field<&K::category>("category", "", "its kernel category"),
+      field<&K::count>("count", "", "kernels"),
+      field<&K::time_ns>("time_ns", "ns", "Σ their durations"),
+  };
+};
+
+template <>
+struct Record<OpRow> {
+  using O = OpRow;
+  static constexpr std::string_view name = "op";
+  static constexpr std::string_view meaning =
+      "The calls of one framework op, per name or per name × input shapes and types (docs/ops.md).";
+  static constexpr Field<O> fields[] = {
+      field<&O::name>("name", "", "op name (`aten::addmm`, an NVTX range); `(no op)`: GPU work launched outside ops"),
+      field<&O::shapes>("shapes", "", "recorded input shapes, JSON text; empty: not recorded, or the per-name row"),
+      field<&O::dtypes>("dtype", "", "recorded input types, JSON text; empty: not recorded"),
+      field<&O::path>("path", "", "the ops around its first call, outermost first, ` > ` between"),
+      field<&O::calls>("calls", "", "calls"),
+      field<&O::cpu_self_ns>("cpu_self_ns", "ns", "Σ call durations minus the ops inside them"),
+      field<&O::cpu_total_ns>("cpu_total_ns", "ns", "Σ call durations"),
+      field<&O::gpu_self_ns>("gpu_self_ns", "ns", "Σ durations of the GPU ops it launched itself"),
+      field<&O::gpu_total_ns>("gpu_total_ns", "ns", "… with those of the ops inside it"),
+      field<&O::kernels>("kernels", "", "GPU ops (kernels, copies, fills) it launched itself"),
+      field<&O::kernels_total>("kernels_total", "", "… with those of the ops inside it"),
+      field<&O::launch_ns>("launch_ns", "ns", "Σ durations of its own launch calls"),
+      field<&O::family>("family", "", "cost formula used (gemm, convolution, attention, …); empty: none"),
+      field<&O::flops>("flops", "FLOP", "Σ over calls, from the shapes; null when unknown"),
+      field<&O::bytes>("bytes", "B", "Σ bytes read and written, from the shapes and types; null when unknown"),
+      field<&O::achieved_tflops>("achieved_tflops", "TFLOP/s", "flops / gpu_total_ns; null when unknown"),
+      field<&O::achieved_tbps>("achieved_tbps", "TB/s", "bytes / gpu_total_ns; null when unknown"),
+      field<&O::intensity>("intensity", "FLOP/B", "flops / bytes; null when unknown"),
+      field<&O::roofline_fraction>("roofline_fraction", "fraction",
+                                   "achieved / min(peak FLOP/s, intensity × bandwidth) (memory-bound ops "
+                                   "without FLOPs: achieved_tbps / bandwidth); null when unknown"),
+      field<&O::bound>("bound", "", "`compute` or `memory` by the roofline; empty when unknown"),
+      field<&O::math>("math", "", "the precision whose peak the roofline used (fp32, bf16, …)"),
+      field<&O::dims>("dims", "", "the formula's dimensions (`M=… N=… K=… batch=…`)"),
+      field<&O::aligned8>("aligned8", "", "GEMMs: M, N and K all multiples of 8"),
+      field<&O::top_kernels>("top_kernels", "", "its kernels, most time first (the heaviest rows only)"),
+  };
+};
+
+template <>
+struct Record<OpSummary> {
+  using S = OpSummary;
+  static constexpr std::string_view name = "op_summary";
+  static constexpr std::string_view meaning = "How many GPU ops have a launching op, and what the shapes allow.";
+  static constexpr Field<S> fields[] = {
+      field<&S::op_calls>("op_calls", "", "op ranges (calls)"),
+      field<&S::gpu_ops>("gpu_ops", "", "kernels, copies and fills"),
+      field<&S::attributed>("attributed", "", "… with a launching op"),
+      field<&S::unattributed>("unattributed", "", "… without one (the `(no op)` row)"),
+      field<&S::unattributed_ns>("unattributed_ns", "ns", "Σ their durations"),
+      field<&S::no_correlation>("no_correlation", "", "… of which carry no correlation id"),
+      field<&S::unmatched_correlation>("unmatched_correlation", "",
+                                       "… of which name a correlation id that no launch call has"),
+      field<&S::with_shapes>("with_shapes", "", "op calls with recorded input shapes"),
+      field<&S::malformed_shapes>("malformed_shapes", "", "… whose shapes could not be read (no cost given)"),
+      field<&S::overlapping>("overlapping", "", "op ranges overlapping another without nesting"),
+      field<&S::shapes_recorded>("shapes_recorded", "",
+                                 "any op had input shapes; false: record with record_shapes=True for FLOPs"),
   };
 };
 
@@ -674,6 +750,11 @@ struct Record<Profile> {
       field<&P::categories>("categories", "", "kernel categories with time, largest first"),
       limited<&ReportJsonOptions::top, &P::hotspots>("hotspots",
                                                      "kernels by name, largest total first (all, or `--top`)"),
+      limited<&ReportJsonOptions::top, &P::op_names>("op_names",
+                                                     "framework ops by name, most GPU time first (all, or `--top`)"),
+      limited<&ReportJsonOptions::top, &P::ops>(
+          "ops", "framework ops by name × input shapes and types, most GPU time first (all, or `--top`)"),
+      field<&P::op_summary>("op_summary", "", "attribution of GPU ops to framework ops"),
       limited<&ReportJsonOptions::max_steps, &P::steps, &StepSummary::steps>("steps",
                                                                              "every step (or the first `--steps`)"),
       field<&P::steps>("step_summary", "", "the steps together"),
@@ -738,6 +819,10 @@ namespace gpuscope {
 
 std::string file_quality_json(const FileQuality& q) {
   return detail::write_record(q, ReportJsonOptions{}).dump(-1, ' ', false, detail::Json::error_handler_t::replace);
+}
+
+std::string op_summary_json(const OpSummary& s) {
+  return detail::write_record(s, ReportJsonOptions{}).dump(-1, ' ', false, detail::Json::error_handler_t::replace);
 }
 
 std::string report_schema_markdown() {

@@ -118,6 +118,16 @@ std::string diff_json(const ProfileDiff& d, bool pretty) {
                            {"before_count", k.before_count},
                            {"after_count", k.after_count}});
   j["kernels"] = std::move(kernels);
+  Json ops = Json::array();
+  for (const OpDelta& o : d.ops)
+    ops.push_back(Json{{"name", o.name},
+                       {"shapes", o.shapes},
+                       {"dtype", o.dtypes},
+                       {"before_ns", o.before_ns},
+                       {"after_ns", o.after_ns},
+                       {"before_calls", o.before_calls},
+                       {"after_calls", o.after_calls}});
+  j["ops"] = std::move(ops);
   Json findings = Json::array();
   for (const FindingDelta& f : d.findings) {
     auto side = [](bool present, Severity s, double metric, TimeNs saving, const std::string& title) {

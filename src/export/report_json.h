@@ -29,6 +29,10 @@ Profile parse_report_json(std::string_view text, const std::string& file);
 // `trace_quality.files`), on one line; `gpuscope info --json` shows the same.
 std::string file_quality_json(const FileQuality& q);
 
+// The op attribution counts as the report writes them (`op_summary`), on one
+// line; `gpuscope info --json` shows them as `ops`.
+std::string op_summary_json(const OpSummary& s);
+
 // True if `head` (the first bytes of a file) starts a gpuscope report.
 bool looks_like_report_json(std::string_view head);
 

@@ -571,6 +571,66 @@ void hotspots(const Profile& p, const ReportTextOptions& o, std::string& out) {
   out += "  (* tensor-core kernel)\n\n";
 }
 
+// The op table: the heaviest ops by GPU time (with their ops inside), each
+// with the kernels under it; then, where shapes were recorded, the heaviest
+// (op, shapes) rows with their roofline figures.
+std::string optional_fixed(const std::optional<double>& v, int decimals) { return v ? fixed(*v, decimals) : "-"; }
+
+void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  if (p.op_names.empty()) return;
+  const OpSummary& s = p.op_summary;
+  out += "Top " + std::to_string(std::min(o.top, p.op_names.size())) + " framework ops of " + count(p.op_names.size()) +
+         " (by GPU time with the ops inside; " + count(s.attributed) + " of " + count(s.gpu_ops) +
+         " GPU ops have a launching op)\n";
+  Table t;
+  t.rows.push_back(
+      {"#", "GPU total", "GPU self", "CPU total", "CPU self", "calls", "kernels/call", "launch/call", "TFLOP/s", "op"});
+  t.right = {true, true, true, true, true, true, true, true, true, false};
+  std::vector<std::size_t> rows_of;
+  for (std::size_t i = 0; i < p.op_names.size() && i < o.top; ++i) {
+    const OpRow& r = p.op_names[i];
+    const double calls = r.calls ? double(r.calls) : 1;
+    t.rows.push_back({std::to_string(i + 1), duration(r.gpu_total_ns), duration(r.gpu_self_ns),
+                      r.calls ? duration(r.cpu_total_ns) : "-", r.calls ? duration(r.cpu_self_ns) : "-",
+                      r.calls ? count(r.calls) : "-", r.calls ? fixed(double(r.kernels_total) / calls, 1) : "-",
+                      r.calls ? duration(static_cast<TimeNs>(double(r.launch_ns) / calls)) : "-",
+                      optional_fixed(r.achieved_tflops, 1), r.name});
+    rows_of.push_back(i);
+    std::vector<std::string_view> names;
+    for (const OpKernel& k : r.top_kernels) names.push_back(k.name);
+    const std::vector<std::string> shown = short_kernel_names(names, kTableNameWidth);
+    for (std::size_t k = 0; k < names.size() && k < 3; ++k)
+      t.rows.push_back({"", duration(r.top_kernels[k].time_ns), "", "", "", count(r.top_kernels[k].count), "", "", "",
+                        "  └ " + std::string(to_string(r.top_kernels[k].category)) + ": " + shown[k]});
+  }
+  out += t.render("  ");
+  if (!s.shapes_recorded)
+    out += "  No input shapes recorded: profile with record_shapes=True for FLOPs and roofline figures.\n";
+  if (s.malformed_shapes) out += "  " + count(s.malformed_shapes) + " op calls had shapes that could not be read.\n";
+  out += "\n";
+  if (!s.shapes_recorded) return;
+  Table r;
+  r.rows.push_back({"#", "GPU total", "calls", "TFLOP/s", "TB/s", "FLOP/B", "bound", "roofline", "op", "shapes"});
+  r.right = {true, true, true, true, true, true, false, true, false, false};
+  std::size_t shown = 0;
+  for (const OpRow& row : p.ops) {
+    if (shown == o.top) break;
+    if (row.family.empty() || row.gpu_total_ns == 0) continue;
+    ++shown;
+    std::string shapes = row.shapes.empty() ? "?" : row.shapes;
+    if (columns(shapes) > 48) shapes = shapes.substr(0, 47) + "…";
+    r.rows.push_back(
+        {std::to_string(shown), duration(row.gpu_total_ns), count(row.calls), optional_fixed(row.achieved_tflops, 1),
+         optional_fixed(row.achieved_tbps, 2), optional_fixed(row.intensity, 0), row.bound.empty() ? "-" : row.bound,
+         row.roofline_fraction ? percent1(*row.roofline_fraction) : "-", row.name + " " + row.math, shapes});
+  }
+  if (shown == 0) return;
+  out += "Roofline of the heaviest ops with a cost formula (per shape)\n";
+  out += r.render("  ");
+  if (!p.devices.empty() && !p.devices[0].peaks_source.empty()) out += "  Peaks: " + p.devices[0].peaks_source + ".\n";
+  out += "\n";
+}
+
 void host_side(const Profile& p, std::string& out) {
   const LaunchStats& l = p.launches;
   if (l.launches)
@@ -671,6 +731,7 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
   critical_path(p, o, out);
   categories(p, out);
   hotspots(p, o, out);
+  op_table(p, o, out);
   host_side(p, out);
   hta(p, out);
   ranks(p, out);
@@ -733,6 +794,20 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
                       count(x.before_count), count(x.after_count), shown[i]});
   }
   if (k.rows.size() > 1) out += "Kernels that changed most\n" + k.render("  ") + "\n";
+
+  Table ops;
+  ops.rows.push_back({"before", "after", "change", "calls before", "calls after", "op"});
+  ops.right = {true, true, true, true, true, false};
+  for (std::size_t i = 0; i < d.ops.size() && i < o.top; ++i) {
+    const OpDelta& x = d.ops[i];
+    if (x.after_ns == x.before_ns) continue;
+    std::string shapes = x.shapes;
+    if (columns(shapes) > 48) shapes = shapes.substr(0, 47) + "…";
+    ops.rows.push_back({duration(x.before_ns), duration(x.after_ns), duration(x.after_ns - x.before_ns),
+                        count(x.before_calls), count(x.after_calls), x.name + (shapes.empty() ? "" : " " + shapes)});
+  }
+  if (ops.rows.size() > 1)
+    out += "Framework ops that changed most (GPU time with the ops inside)\n" + ops.render("  ") + "\n";
 
   if (!d.findings.empty()) {
     out += "Findings\n";

@@ -202,6 +202,8 @@ struct Args {
   std::int64_t mem_bytes = 0, addr = 0, mem_device = 0, mem_device_type = 0, total_allocated = 0, total_reserved = 0;
   std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   RawString name, labels, sync_kind;
+  // PyTorch's record_shapes arguments, as raw JSON text of the batch.
+  std::string_view input_dims, input_types, concrete_inputs;
   std::vector<std::pair<RawString, double>> numbers;  // C events: every numeric arg
 };
 
@@ -219,6 +221,7 @@ struct Event {
     ts = dur = 0;
     args.present = 0;
     args.name = args.labels = args.sync_kind = RawString{};
+    args.input_dims = args.input_types = args.concrete_inputs = {};
     args.numbers.clear();
   }
 };
@@ -673,7 +676,8 @@ class Importer {
         if (info.name == "track") {
           for (std::size_t i = at; i < col.size(); ++i)
             if (col[i] != TraceBuilder::kResolveThroughCorrelation) col[i] = l.global_track_[col[i]];
-        } else if (info.name == "name" || info.name == "domain" || info.name == "mangled") {
+        } else if (info.name == "name" || info.name == "domain" || info.name == "mangled" ||
+                   info.name == "input_dims" || info.name == "input_types" || info.name == "concrete_inputs") {
           for (std::size_t i = at; i < col.size(); ++i) col[i] = l.global_string_[col[i]];
         }
       }
@@ -876,6 +880,36 @@ class Importer {
     }
   }
 
+  // The JSON text of the value at the walker, skipped.
+  static std::string_view raw_value(Walker& w) {
+    const char* begin = w.pos();
+    w.skip_value();
+    return std::string_view(begin, static_cast<std::size_t>(w.pos() - begin));
+  }
+
+  // JSON text without the whitespace outside strings, interned.
+  StringId intern_json(std::string_view text) {
+    if (text.empty()) return kEmptyString;
+    json_scratch_.clear();
+    bool in_string = false, escaped = false;
+    for (char c : text) {
+      if (in_string) {
+        json_scratch_.push_back(c);
+        if (escaped)
+          escaped = false;
+        else if (c == '\\')
+          escaped = true;
+        else if (c == '"')
+          in_string = false;
+        continue;
+      }
+      if (c == ' ' || c == '\n' || c == '\t' || c == '\r') continue;
+      if (c == '"') in_string = true;
+      json_scratch_.push_back(c);
+    }
+    return cache_.get(json_scratch_);
+  }
+
   void read_args(Walker& w, const JsonBatch& b, Event& ev, bool collect_numbers) {
     if (w.peek() != '{') return w.skip_value();
     Args& a = ev.args;
@@ -935,6 +969,16 @@ class Importer {
             return;
           }
           break;
+        case 10:
+          if (is_key(key, "Input Dims")) {
+            a.input_dims = raw_value(w);
+            return;
+          }
+          if (is_key(key, "Input type")) {
+            a.input_types = raw_value(w);
+            return;
+          }
+          break;
         case 11:
           if (is_key(key, "correlation")) {
             if (read_int(w, &a.correlation)) a.present |= kArgCorrelation;
@@ -968,6 +1012,10 @@ class Importer {
         case 15:
           if (is_key(key, "Total Allocated")) {
             if (read_int(w, &a.total_allocated)) a.present |= kArgTotalAllocated;
+            return;
+          }
+          if (is_key(key, "Concrete Inputs")) {
+            a.concrete_inputs = raw_value(w);
             return;
           }
           break;
@@ -1426,6 +1474,9 @@ class Importer {
     r.domain = domain_of(cat, ev.cat, b);
     r.kind = RangeKind::annotation;
     r.correlation = external_id(a);
+    r.input_dims = intern_json(a.input_dims);
+    r.input_types = intern_json(a.input_types);
+    r.concrete_inputs = intern_json(a.concrete_inputs);
     if (cat == Cat::other && ev.cat.present && iequals(unescape(ev.cat, b), "Trace") &&
         starts_with_ci(unescape(ev.name, b), "PyTorch Profiler"))
       profiler_span_start_ = std::min(profiler_span_start_, start);
@@ -1911,7 +1962,7 @@ class Importer {
   TraceBuilder builder_;
   InternCache cache_;
   Event ev_;
-  std::string scratch_, key_scratch_;
+  std::string scratch_, key_scratch_, json_scratch_;
   std::deque<std::string> counter_keys_;  // escaped counter arg names of the current event
   bool gzip_ = false;
   detail::JsonStreamInfo info_;

@@ -247,8 +247,16 @@ struct Op {
   std::int16_t feeds_bucket = -1;  // a weight-gradient kernel: the bucket its output belongs to
   const char* name = nullptr;      // kernel or range name (nullptr: "step N")
   const LaunchShape* shape = nullptr;
-  TimeNs base_ns = 0;    // duration before noise, slowdowns and planting
-  bool compute = false;  // a compute kernel: slowed down on the straggler
+  TimeNs base_ns = 0;      // duration before noise, slowdowns and planting
+  bool compute = false;    // a compute kernel: slowed down on the straggler
+  std::int32_t aten = -1;  // SyntheticOptions::framework_ops: the op around its launch (Program::aten), -1: none
+};
+
+// A PyTorch op as the profiler records it with record_shapes=True: the cpu_op
+// range around one launch, with its inputs' shapes, types and scalar values
+// as JSON texts.
+struct AtenOp {
+  std::string name, dims, types, concrete;
 };
 
 struct Program {
@@ -257,6 +265,7 @@ struct Program {
   std::uint32_t layers = 0;
   std::uint32_t buckets = 0;  // 0 when there is no all-reduce (one GPU)
   std::uint32_t copy_stream = 0, comm_stream = 0, streams = 0;
+  std::vector<AtenOp> aten;          // the framework ops (empty without SyntheticOptions::framework_ops)
   std::vector<std::size_t> comm_op;  // op index of each bucket's all-reduce
   std::size_t first_deferred = 0;    // first op scheduled in phase C (the optimizer)
   std::size_t sync_index = 0;        // the sync op (or where it would be)
@@ -310,9 +319,12 @@ class ProgramBuilder {
     Op c;
     c.kind = o_.prefetch_input ? OpKind::prefetch_copy : OpKind::input_copy;
     c.stream = static_cast<std::uint8_t>(p_.copy_stream);
+    c.aten = aten("aten::copy_", list({t4(kBatch, 3, 32, 32), t4(kBatch, 3, 32, 32), "[]"}),
+                  "[\"float\", \"float\", \"Bool\"]", "[\"\", \"\", \"True\"]");
     p_.ops.push_back(c);
     Op m;
     m.kind = OpKind::memset;
+    m.aten = aten("aten::zero_", list({dims({static_cast<std::int64_t>(kGradientBytes / 4)})}), "[\"float\"]");
     p_.ops.push_back(m);
   }
 
@@ -321,20 +333,43 @@ class ProgramBuilder {
     range(OpKind::push, "forward");
     for (std::uint32_t l = 0; l < layers_; ++l) {
       const std::uint32_t s = stage(l);
-      if (padded(l)) kernel(kname::kPadForward, kEigenShape, us(18 * mem(l)), 0, kPadding);
+      const Layer y = layer(l);
+      if (padded(l))
+        kernel(kname::kPadForward, kEigenShape, us(18 * mem(l)), 0, kPadding).aten =
+            aten("aten::constant_pad_nd", list({y.input, "[]"}), kFloatList, "[\"\", \"[1, 1, 1, 1]\"]");
       kernel(l == 0 ? kname::kConvFirst : kname::kFprop[s], kConvShape, us(l == 0 ? 60 : 110), 0, kNotPlanted,
-             l == 0 ? Wait::input : Wait::nothing);
-      if (bcast_) kernel(kname::kBroadcast, kEigenShape, us(20 * mem(l)), 0, kBroadcast);
-      if (transp_) kernel(kname::kToNhwc, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
-      kernel(kname::kBnForward, kBnShape, us(40 * mem(l) * bn));
-      if (transp_) kernel(kname::kToNchw, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
-      kernel(kname::kRelu, kEigenShape, us(22 * mem(l)));
-      if (l % 2 == 1) kernel(kname::kResidualAdd, kEigenShape, us(24 * mem(l)));
+             l == 0 ? Wait::input : Wait::nothing)
+          .aten = aten("aten::conv2d", list({y.input, y.weight, "[]", "[]", "[]", "[]", "[]"}),
+                       "[\"float\", \"float\", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Int\"]",
+                       y.conv_concrete);
+      if (bcast_)
+        kernel(kname::kBroadcast, kEigenShape, us(20 * mem(l)), 0, kBroadcast).aten =
+            aten("aten::add", list({y.output, dims({y.k, 1, 1}), "[]"}), "[\"float\", \"float\", \"Scalar\"]",
+                 "[\"\", \"\", \"1\"]");
+      if (transp_) kernel(kname::kToNhwc, kTransposeShape, us(20 * mem(l)), 0, kTranspose).aten = transpose(y);
+      kernel(kname::kBnForward, kBnShape, us(40 * mem(l) * bn)).aten =
+          aten("aten::batch_norm", list({y.output, y.channels, y.channels, y.channels, y.channels}),
+               "[\"float\", \"float\", \"float\", \"float\", \"float\"]");
+      if (transp_) kernel(kname::kToNchw, kTransposeShape, us(20 * mem(l)), 0, kTranspose).aten = transpose(y);
+      kernel(kname::kRelu, kEigenShape, us(22 * mem(l))).aten = aten("aten::relu_", list({y.output}), kFloatList);
+      if (l % 2 == 1)
+        kernel(kname::kResidualAdd, kEigenShape, us(24 * mem(l))).aten =
+            aten("aten::add_", list({y.output, y.output, "[]"}), "[\"float\", \"float\", \"Scalar\"]",
+                 "[\"\", \"\", \"1\"]");
     }
-    for (std::uint32_t i = 0; i < fillers; ++i) kernel(kname::kScale, kEigenShape, us(10));
-    kernel(kname::kPoolForward, kPoolShape, us(8));
-    kernel(kname::kGemmForward, kGemmShape, us(6));
-    kernel(kname::kSoftmaxForward, kSoftmaxShape, us(4));
+    const std::string features = dims({kBatch, kFeatures});
+    for (std::uint32_t i = 0; i < fillers; ++i)
+      kernel(kname::kScale, kEigenShape, us(10)).aten =
+          aten("aten::mul_", list({t4(kBatch, kFeatures, 8, 8), "[]"}), "[\"float\", \"Scalar\"]", "[\"\", \"0.5\"]");
+    kernel(kname::kPoolForward, kPoolShape, us(8)).aten =
+        aten("aten::adaptive_avg_pool2d", list({t4(kBatch, kFeatures, 8, 8), "[]"}), "[\"float\", \"ScalarList\"]",
+             "[\"\", \"[1, 1]\"]");
+    kernel(kname::kGemmForward, kGemmShape, us(6)).aten =
+        aten("aten::addmm", list({dims({kClasses}), features, dims({kFeatures, kClasses}), "[]", "[]"}),
+             "[\"float\", \"float\", \"float\", \"Scalar\", \"Scalar\"]", "[\"\", \"\", \"\", \"1\", \"1\"]");
+    kernel(kname::kSoftmaxForward, kSoftmaxShape, us(4)).aten =
+        aten("aten::_log_softmax", list({logits(), "[]", "[]"}), "[\"float\", \"Int\", \"Bool\"]",
+             "[\"\", \"1\", \"False\"]");
     range(OpKind::pop);
   }
 
@@ -343,21 +378,41 @@ class ProgramBuilder {
   void backward() {
     const double bn = o_.normalization_slowdown;
     range(OpKind::push, "backward");
-    kernel(kname::kSoftmaxBackward, kSoftmaxShape, us(4));
-    kernel(kname::kGemmBackwardData, kGemmShape, us(7));
-    kernel(kname::kGemmBackwardWeight, kGemmShape, us(7)).feeds_bucket = 0;
-    kernel(kname::kPoolBackward, kPoolShape, us(10));
+    const std::string features = dims({kBatch, kFeatures});
+    const std::string classes = dims({kClasses, kBatch});
+    kernel(kname::kSoftmaxBackward, kSoftmaxShape, us(4)).aten =
+        aten("aten::_log_softmax_backward_data", list({logits(), logits(), "[]", "[]"}),
+             "[\"float\", \"float\", \"Int\", \"Int\"]", "[\"\", \"\", \"1\", \"6\"]");
+    kernel(kname::kGemmBackwardData, kGemmShape, us(7)).aten =
+        aten("aten::mm", list({logits(), dims({kClasses, kFeatures})}), "[\"float\", \"float\"]");
+    Op& classifier_grad = kernel(kname::kGemmBackwardWeight, kGemmShape, us(7));
+    classifier_grad.feeds_bucket = 0;
+    classifier_grad.aten = aten("aten::mm", list({classes, features}), "[\"float\", \"float\"]");
+    kernel(kname::kPoolBackward, kPoolShape, us(10)).aten =
+        aten("aten::adaptive_avg_pool2d_backward", list({t4(kBatch, kFeatures, 1, 1), t4(kBatch, kFeatures, 8, 8)}),
+             "[\"float\", \"float\"]");
     for (std::uint32_t l = layers_; l-- > 0;) {
       const std::uint32_t s = stage(l);
-      kernel(kname::kReluGrad, kEigenShape, us(26 * mem(l)));
-      if (transp_) kernel(kname::kToNhwc, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
-      kernel(kname::kBnBackward, kBnShape, us(70 * mem(l) * bn));
-      if (transp_) kernel(kname::kToNchw, kTransposeShape, us(20 * mem(l)), 0, kTranspose);
+      const Layer y = layer(l);
+      kernel(kname::kReluGrad, kEigenShape, us(26 * mem(l))).aten =
+          aten("aten::threshold_backward", list({y.output, y.output, "[]"}), "[\"float\", \"float\", \"Scalar\"]",
+               "[\"\", \"\", \"0\"]");
+      if (transp_) kernel(kname::kToNhwc, kTransposeShape, us(20 * mem(l)), 0, kTranspose).aten = transpose(y);
+      kernel(kname::kBnBackward, kBnShape, us(70 * mem(l) * bn)).aten =
+          aten("aten::native_batch_norm_backward",
+               list({y.output, y.output, y.channels, y.channels, y.channels, y.channels, y.channels}),
+               "[\"float\", \"float\", \"float\", \"float\", \"float\", \"float\", \"float\"]");
+      if (transp_) kernel(kname::kToNchw, kTransposeShape, us(20 * mem(l)), 0, kTranspose).aten = transpose(y);
       const auto wstream = static_cast<std::uint8_t>(cs_ == 1 ? 0 : 1 + l % (cs_ - 1));
-      kernel(kname::kWgrad[s], kConvShape, us(140), wstream, kNotPlanted, wstream ? Wait::main_stream : Wait::nothing)
-          .feeds_bucket = bucket_of(l);
-      if (l > 0) kernel(kname::kDgrad[s], kConvShape, us(120));  // the input image needs no gradient
-      if (padded(l)) kernel(kname::kPadBackward, kEigenShape, us(18 * mem(l)), 0, kPadding);
+      Op& wgrad = kernel(kname::kWgrad[s], kConvShape, us(140), wstream, kNotPlanted,
+                         wstream ? Wait::main_stream : Wait::nothing);
+      wgrad.feeds_bucket = bucket_of(l);
+      wgrad.aten = conv_backward(y, "[False, True, False]");
+      if (l > 0)  // the input image needs no gradient
+        kernel(kname::kDgrad[s], kConvShape, us(120)).aten = conv_backward(y, "[True, False, False]");
+      if (padded(l))
+        kernel(kname::kPadBackward, kEigenShape, us(18 * mem(l)), 0, kPadding).aten =
+            aten("aten::slice_backward", list({y.input}), kFloatList);
       // A bucket is complete once its lowest layer has its weight gradient; the
       // last bucket (layer 0) is reduced in the "all-reduce" range below.
       const bool closes = p_.buckets && l > 0 && bucket_of(l - 1) != bucket_of(l);
@@ -383,7 +438,10 @@ class ProgramBuilder {
       for (std::uint32_t l = layers_; l-- > 0;) {
         if (bucket_of(l) != static_cast<std::int16_t>(b)) continue;
         const Wait w = (o_.overlap_weight_update || !p_.buckets) ? Wait::bucket : Wait::all_buckets;
-        kernel(kname::kSgd, kSgdShape, us(3 + 2 * stage(l)), 0, kNotPlanted, w).bucket = static_cast<std::int16_t>(b);
+        Op& sgd = kernel(kname::kSgd, kSgdShape, us(3 + 2 * stage(l)), 0, kNotPlanted, w);
+        sgd.bucket = static_cast<std::int16_t>(b);
+        sgd.aten = aten("aten::add_", list({layer(l).weight, layer(l).weight, "[]"}),
+                        "[\"float\", \"float\", \"Scalar\"]", "[\"\", \"\", \"-0.1\"]");
       }
     range(OpKind::pop);
   }
@@ -415,7 +473,80 @@ class ProgramBuilder {
     c.wait = wait;
     c.name = kname::kAllReduce;
     c.shape = &kNcclShape;
+    const auto elements = static_cast<std::int64_t>(kGradientBytes / 4 / std::max<std::uint32_t>(p_.buckets, 1));
+    c.aten = aten("nccl:all_reduce", list({dims({elements})}), kFloatList);
     p_.ops.push_back(c);
+  }
+
+  // [SECTION] Framework ops (SyntheticOptions::framework_ops)
+
+  static constexpr std::int64_t kBatch = 128, kFeatures = 64, kClasses = 10;
+  static constexpr const char* kFloatList = "[\"float\"]";
+
+  // One conv layer's tensors as shape texts: CIFAR ResNet stages of 16, 32, 64
+  // channels at 32x32, 16x16, 8x8; a layer that starts a stage has stride 2.
+  struct Layer {
+    std::int64_t k = 0;
+    std::string input, weight, output, channels;
+    std::string conv_concrete;      // conv2d's scalar inputs: stride, padding, dilation, groups
+    std::string backward_concrete;  // convolution_backward's, up to the output mask
+  };
+  Layer layer(std::uint32_t l) const {
+    const std::uint32_t s = stage(l), before = l == 0 ? 0 : stage(l - 1);
+    const std::int64_t c = l == 0 ? 3 : 16 << before, h = 32 >> before, k = 16 << s, ho = 32 >> s;
+    Layer y;
+    y.k = k;
+    y.input = t4(kBatch, c, h, h);
+    y.weight = t4(k, c, 3, 3);
+    y.output = t4(kBatch, k, ho, ho);
+    y.channels = dims({k});
+    const std::string stride = l > 0 && before != s ? "[2, 2]" : "[1, 1]";
+    y.conv_concrete = "[\"\", \"\", \"\", \"";
+    y.conv_concrete += stride;
+    y.conv_concrete += "\", \"[1, 1]\", \"[1, 1]\", \"1\"]";
+    y.backward_concrete = "[\"\", \"\", \"\", \"[0]\", \"";
+    y.backward_concrete += stride;
+    y.backward_concrete += "\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\", \"";
+    return y;
+  }
+  // "[a, b, …]": a shape.
+  static std::string dims(std::initializer_list<std::int64_t> v) {
+    std::string s = "[";
+    for (const std::int64_t x : v) {
+      if (s.size() > 1) s += ", ";
+      s += std::to_string(x);
+    }
+    s += ']';
+    return s;
+  }
+  static std::string t4(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t d) { return dims({a, b, c, d}); }
+  static std::string list(std::initializer_list<std::string> items) {
+    std::string s = "[";
+    for (const std::string& i : items) {
+      if (s.size() > 1) s += ", ";
+      s += i;
+    }
+    s += ']';
+    return s;
+  }
+  static std::string logits() { return dims({kBatch, kClasses}); }
+  std::int32_t transpose(const Layer& y) {
+    return aten("aten::contiguous", list({y.output, "[]"}), "[\"float\", \"\"]");
+  }
+  // convolution_backward(grad_output, input, weight, bias_sizes, stride,
+  // padding, dilation, transposed, output_padding, groups, output_mask).
+  std::int32_t conv_backward(const Layer& y, const char* mask) {
+    return aten("aten::convolution_backward",
+                list({y.output, y.input, y.weight, "[]", "[]", "[]", "[]", "[]", "[]", "[]", "[]"}),
+                "[\"float\", \"float\", \"float\", \"SymIntList\", \"ScalarList\", \"ScalarList\", "
+                "\"ScalarList\", \"Bool\", \"ScalarList\", \"Int\", \"BoolList\"]",
+                y.backward_concrete + mask + "\"]");
+  }
+  // The op's index in Program::aten, or -1 without framework ops.
+  std::int32_t aten(const char* name, std::string dims, std::string types, std::string concrete = {}) {
+    if (!o_.framework_ops) return -1;
+    p_.aten.push_back(AtenOp{name, std::move(dims), std::move(types), std::move(concrete)});
+    return static_cast<std::int32_t>(p_.aten.size() - 1);
   }
   // CIFAR ResNets have three stages (16, 32, 64 filters at 32x32, 16x16, 8x8):
   // convolutions cost about the same in each, memory-bound kernels halve.
@@ -554,6 +685,11 @@ class Simulator {
   std::uint32_t next_correlation_ = 1;
   StringId launch_name_ = 0, memcpy_name_ = 0, memset_name_ = 0, sync_name_ = 0;
   std::vector<StringId> op_name_;  // interned name of each op that has one
+  struct AtenIds {
+    StringId name = 0, dims = 0, types = 0, concrete = 0;
+  };
+  std::vector<AtenIds> aten_;  // Program::aten interned
+  StringId cpu_op_ = 0;
   // Where the next row of each track goes. Rows are written straight into
   // their final, sorted place (freeze() then finds every table in order and
   // copies nothing): tracks are created in display order and each track's
@@ -607,6 +743,13 @@ void Simulator::set_up() {
   op_name_.assign(p_.ops.size(), 0);
   for (std::size_t i = 0; i < p_.ops.size(); ++i)
     if (p_.ops[i].name) op_name_[i] = b_.intern(p_.ops[i].name);
+  if (o_.framework_ops) {
+    m.set_property("synthetic.framework_ops", "true");
+    cpu_op_ = b_.intern("cpu_op");
+    for (const AtenOp& a : p_.aten)
+      aten_.push_back({b_.intern(a.name), b_.intern(a.dims), b_.intern(a.types),
+                       a.concrete.empty() ? StringId{0} : b_.intern(a.concrete)});
+  }
 
   const std::uint64_t per_gpu = o_.kernels / o_.gpus, extra = o_.kernels % o_.gpus;
   gpus_.resize(o_.gpus);
@@ -716,6 +859,7 @@ void Simulator::place_rows() {
         if (op.kind == OpKind::sync) ++syncs[g.cpu_track], ++api[g.cpu_track];
         if (!active[i]) continue;
         ++api[g.cpu_track];
+        ranges[g.cpu_track] += op.aten >= 0;
         const TrackId t = g.stream_track[op.stream];
         switch (op.kind) {
           case OpKind::kernel:
@@ -761,7 +905,11 @@ void Simulator::place_rows() {
   const std::size_t napi = starts(api, next_.api);
   size_table(tb.api_calls, napi);
   tb.api_calls.cbid.resize(napi);  // sparse, but every call has one here
-  size_table(tb.ranges, starts(ranges, next_.range));
+  const std::size_t nranges = starts(ranges, next_.range);
+  size_table(tb.ranges, nranges);
+  if (o_.framework_ops)
+    for (auto* col : {&tb.ranges.input_dims, &tb.ranges.input_types, &tb.ranges.concrete_inputs})
+      col->assign(nranges, 0);
   size_table(tb.syncs, starts(syncs, next_.sync));
   size_table(tb.counters, starts(counters, next_.counter));
 }
@@ -1010,6 +1158,20 @@ void Simulator::emit(Gpu& g, StringId step_name) {
         break;
     }
     if (!g.active[i]) continue;
+    if (op.aten >= 0) {  // the framework op around the launch call
+      const AtenIds& a = aten_[static_cast<std::size_t>(op.aten)];
+      RangeTable& rt = tb.ranges;
+      const RowIndex r = next_.range[g.cpu_track]++;
+      rt.start[r] = g.api_start[i];
+      rt.end[r] = g.api_end[i];
+      rt.track[r] = g.cpu_track;
+      rt.name[r] = a.name;
+      rt.domain[r] = cpu_op_;
+      rt.kind[r] = static_cast<std::uint8_t>(RangeKind::annotation);
+      rt.input_dims[r] = a.dims;
+      rt.input_types[r] = a.types;
+      rt.concrete_inputs[r] = a.concrete;
+    }
     const TrackId track = g.stream_track[op.stream];
     if (op.kind == OpKind::kernel || op.kind == OpKind::comm) {
       const std::uint32_t corr = api_row(i, launch_name_, 211);

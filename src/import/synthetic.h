@@ -15,6 +15,7 @@
 //   optimizer: one SGD-momentum kernel per layer, after its bucket's all-reduce (overlapped weight
 //             update) or after all of them
 //   cudaStreamSynchronize at the end of the step (host-side sync row)
+//   with framework_ops: a cpu_op range with recorded input shapes around each launch
 // Kernel names are cuDNN / Eigen / cuBLAS / NCCL / PyTorch-like, so the
 // category table classifies them. Every GPU op has a launching API call with a
 // unique correlation id. Durations are nanoseconds of simulated time: streams
@@ -54,6 +55,10 @@ struct SyntheticOptions {
   bool overlap_weight_update = true;    // update a layer as soon as its bucket is reduced
   bool prefetch_input = true;           // copy the next batch during this step's forward
   bool sync_every_step = true;          // host waits for the GPU at the end of each step
+  // A PyTorch cpu_op range around every launch (aten::conv2d, aten::addmm,
+  // aten::convolution_backward, …) with its input shapes, types and scalar
+  // inputs recorded, as record_shapes=True gives them: an op table with FLOPs.
+  bool framework_ops = false;
 
   // Planted problems. Shares are of total kernel time; their sum must stay below 0.9.
   double padding_share = 0;           // explicit padding kernels (Eigen TensorPaddingOp), fwd and bwd

@@ -66,7 +66,7 @@ TraceFile open_trace_file(const std::string& path, const LoadProgress& progress)
 }
 
 std::string trace_info_json(const std::string& path, const TraceFile& l, int indent,
-                            const std::string& trace_quality_json) {
+                            const std::string& trace_quality_json, const std::string& ops_json) {
   const Trace& t = l.trace;
   const TraceMeta& m = t.meta();
   nlohmann::ordered_json j;
@@ -113,6 +113,7 @@ std::string trace_info_json(const std::string& path, const TraceFile& l, int ind
   for (int i = 0; i < kTableCount; ++i)
     tables[std::string(to_string(static_cast<TableId>(i)))] = t.tables().rows(static_cast<TableId>(i));
   j["strings"] = {{"count", t.strings().size()}, {"bytes", t.strings().arena_bytes()}};
+  if (!ops_json.empty()) j["ops"] = nlohmann::ordered_json::parse(ops_json);
   auto& tracks = j["tracks"] = nlohmann::ordered_json::array();
   for (TrackId id = 0; id < t.tracks().size(); ++id) {
     const Track& tr = t.tracks()[id];

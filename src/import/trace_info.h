@@ -34,8 +34,9 @@ std::string_view trace_format_name(TraceFileKind kind);
 // `indent` spaces (-1: one line). `trace_quality_json`, when given, is the
 // file's storage damage as the report writes it (export/report_json.h's
 // file_quality_json; analysis is a layer above this one), placed after
-// file_bytes.
+// file_bytes. `ops_json`, when given, is the trace's op attribution
+// (export/report_json.h's op_summary_json), placed after the tables.
 std::string trace_info_json(const std::string& path, const TraceFile& file, int indent = 2,
-                            const std::string& trace_quality_json = {});
+                            const std::string& trace_quality_json = {}, const std::string& ops_json = {});
 
 }  // namespace gpuscope

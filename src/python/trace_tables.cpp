@@ -269,7 +269,8 @@ void bind_trace(py::module_& m) {
       .def("counter_series", &counter_series)
       .def("info_json",
            [](const PyTrace& pt) {
-             return trace_info_json(pt.path, pt.file, -1, file_quality_json(file_quality(pt.file.trace, pt.path)));
+             return trace_info_json(pt.path, pt.file, -1, file_quality_json(file_quality(pt.file.trace, pt.path)),
+                                    op_summary_json(op_summary(pt.file.trace)));
            })
       .def_property_readonly("memory_bytes", [](const PyTrace& pt) { return pt.trace().memory_bytes(); });
   m.def("_open", &open, py::arg("path"), "Opens any trace file gpuscope reads (chosen by content)");

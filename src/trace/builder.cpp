@@ -115,6 +115,9 @@ void validate(const Trace& t, const TraceTables& tb, bool rows_checked) {
   check_tracks("ranges", tb.ranges.track, tracks, -1);
   check_strings("ranges", "name", tb.ranges.name, nstr);
   check_strings("ranges", "domain", tb.ranges.domain, nstr);
+  check_strings("ranges", "input_dims", tb.ranges.input_dims, nstr);
+  check_strings("ranges", "input_types", tb.ranges.input_types, nstr);
+  check_strings("ranges", "concrete_inputs", tb.ranges.concrete_inputs, nstr);
   check_enum("ranges", "kind", tb.ranges.kind, static_cast<unsigned>(RangeKind::annotation));
 
   check_intervals("syncs", tb.syncs.start, tb.syncs.end);
@@ -357,6 +360,9 @@ void TraceBuilder::add_range(const RangeRow& r) {
   push_sparse(g.color, n, r.color);
   push_sparse(g.payload, n, r.payload);
   push_sparse(g.correlation, n, r.correlation);
+  push_sparse(g.input_dims, n, r.input_dims);
+  push_sparse(g.input_types, n, r.input_types);
+  push_sparse(g.concrete_inputs, n, r.concrete_inputs);
 }
 
 void TraceBuilder::add_sync(const SyncRow& r) {
@@ -839,6 +845,68 @@ void TraceBuilder::link_ops(Trace& t) {
   t.extra_ops_.shrink_to_fit();
 }
 
+// The launching op of every API call: one sweep per CPU thread over its API
+// calls and its op ranges, both in start order, with the ops open at the
+// call on a stack (the innermost on top). The same sweep gives each op its
+// parent. Of ranges that overlap without nesting the later one is taken as
+// the inner one (the op table counts them: OpSummary::overlapping).
+// Then kernels whose name misleads take the category of their launching op
+// (classify_by_op), classified once per (op name, category).
+void TraceBuilder::attribute_ops(Trace& t) {
+  TraceTables& tb = t.t_;
+  RangeTable& rg = tb.ranges;
+  ApiCallTable& api = tb.api_calls;
+  t.cpu_op_domain_ = t.strings_.find("cpu_op");
+  t.user_annotation_domain_ = t.strings_.find("user_annotation");
+  rg.parent.assign(rg.size(), kNoRow);
+  api.op_range.assign(api.size(), kNoRow);
+  tb.kernels.category_rule.clear();
+  if (rg.size() == 0) return;
+
+  std::vector<RowIndex> open;
+  for (TrackId track = 0; track < t.tracks_.size(); ++track) {
+    if (t.tracks_[track].kind != TrackKind::cpu) continue;
+    const RowRange ranges = t.rows_of(TableId::ranges, track);
+    if (ranges.empty()) continue;
+    const RowRange calls = t.rows_of(TableId::api_calls, track);
+    open.clear();
+    auto push = [&](RowIndex r) {
+      if (!t.is_op_range(r)) return;
+      // Ranges are in start order, longer first: one that starts with the
+      // top is inside it.
+      while (!open.empty() && rg.end[open.back()] <= rg.start[r] && rg.start[open.back()] < rg.start[r])
+        open.pop_back();
+      if (!open.empty()) rg.parent[r] = open.back();
+      open.push_back(r);
+    };
+    RowIndex next = ranges.begin;
+    for (RowIndex a = calls.begin; a < calls.end; ++a) {
+      const TimeNs s = api.start[a];
+      while (next < ranges.end && rg.start[next] <= s) push(next++);
+      while (!open.empty() && rg.end[open.back()] < s) open.pop_back();
+      if (!open.empty()) api.op_range[a] = open.back();
+    }
+    while (next < ranges.end) push(next++);
+  }
+
+  KernelTable& k = tb.kernels;
+  std::vector<std::uint8_t> by_op;  // (op name id * categories + category) -> category, 0xff = not yet
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    const RowIndex a = k.api[i];
+    if (a == kNoRow) continue;
+    const RowIndex r = api.op_range[a];
+    if (r == kNoRow) continue;
+    const std::size_t key = std::size_t{rg.name[r]} * kKernelCategoryCount + k.category[i];
+    if (by_op.empty()) by_op.assign(std::size_t{t.strings_.size()} * kKernelCategoryCount, 0xff);
+    std::uint8_t& c = by_op[key];
+    if (c == 0xff) c = static_cast<std::uint8_t>(classify_by_op(t.strings_.get(rg.name[r]), k.category_at(i)));
+    if (c == k.category[i]) continue;
+    if (k.category_rule.empty()) k.category_rule.assign(k.size(), 0);
+    k.category[i] = c;
+    k.category_rule[i] = static_cast<std::uint8_t>(CategoryRuleKind::launching_op);
+  }
+}
+
 Trace TraceBuilder::freeze(Rows rows) {
   Trace t = std::move(trace_);
   trace_ = Trace();
@@ -852,6 +920,7 @@ Trace TraceBuilder::freeze(Rows rows) {
   order_tracks(t);
   index_tables(t);
   link_ops(t);
+  attribute_ops(t);
 
   return t;
 }

@@ -103,6 +103,8 @@ class TraceBuilder {
   static void order_tracks(Trace& t);          // tracks into display order, track ids renumbered
   static void index_tables(Trace& t);          // per-track indexes, range depth, time bounds (sorts if needed)
   static void link_ops(Trace& t);              // correlation links both ways, kernel categories
+  static void attribute_ops(Trace& t);         // launching framework op of each API call, op nesting,
+                                               // categories by launching op
 
   Trace trace_;
   std::unordered_map<std::uint64_t, TrackId> gpu_tracks_, cpu_tracks_;

@@ -214,4 +214,9 @@ bool parse_category(std::string_view s, KernelCategory* out) {
   return false;
 }
 
+KernelCategory classify_by_op(std::string_view op_name, KernelCategory by_name) {
+  if (by_name == KernelCategory::gemm && contains_ci(op_name, "conv")) return KernelCategory::convolution;
+  return by_name;
+}
+
 }  // namespace gpuscope

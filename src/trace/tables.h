@@ -105,6 +105,9 @@ struct RangeRow {
   std::uint32_t color = 0;        // ARGB, 0 = none
   std::int64_t payload = 0;       // NVTX payload when integral, 0 = none
   std::uint32_t correlation = 0;  // correlation of a GPU-side annotation or external id, 0 = none
+  // What a framework op was called with, as the source recorded it (PyTorch's
+  // "Input Dims", "Input type", "Concrete Inputs": compact JSON text), 0 = not recorded.
+  StringId input_dims = 0, input_types = 0, concrete_inputs = 0;
 };
 
 inline constexpr std::uint32_t kNoId = 0xffffffffu;  // "not applicable" for stream/event ids
@@ -160,11 +163,15 @@ struct KernelTable {
   std::vector<std::uint32_t> graph_id;       // sparse
   std::vector<std::uint64_t> graph_node_id;  // sparse
   // derived
-  std::vector<std::uint8_t> category;  // KernelCategory
-  std::vector<RowIndex> api;           // launching API call, kNoRow if none
+  std::vector<std::uint8_t> category;       // KernelCategory
+  std::vector<std::uint8_t> category_rule;  // CategoryRuleKind: what placed the kernel in its category
+  std::vector<RowIndex> api;                // launching API call, kNoRow if none
 
   std::size_t size() const { return start.size(); }
   KernelCategory category_at(std::size_t i) const { return static_cast<KernelCategory>(category[i]); }
+  CategoryRuleKind category_rule_at(std::size_t i) const {
+    return static_cast<CategoryRuleKind>(sparse_at(category_rule, i));
+  }
   StringId mangled_at(std::size_t i) const { return sparse_at(mangled, i); }
   std::uint32_t graph_id_at(std::size_t i) const { return sparse_at(graph_id, i); }
   std::uint64_t graph_node_id_at(std::size_t i) const { return sparse_at(graph_node_id, i); }
@@ -197,6 +204,7 @@ struct KernelTable {
     f(ColumnInfo{"graph_id", kStored | kSparse}, s.graph_id);
     f(ColumnInfo{"graph_node_id", kStored | kSparse}, s.graph_node_id);
     f(ColumnInfo{"category", kDerived}, s.category);
+    f(ColumnInfo{"category_rule", kDerived | kSparse}, s.category_rule);
     f(ColumnInfo{"api", kDerived}, s.api);
   }
 };
@@ -288,6 +296,9 @@ struct ApiCallTable {
   // as a cudaGraphLaunch does; Trace::ops_of gives them all)
   std::vector<std::uint8_t> op_table;  // OpTable
   std::vector<RowIndex> op_row;
+  // derived: the innermost framework op (a range, see Trace::is_op_range) on
+  // the call's thread that encloses its start, kNoRow if none
+  std::vector<RowIndex> op_range;
 
   std::size_t size() const { return start.size(); }
   ApiDomain domain_at(std::size_t i) const { return static_cast<ApiDomain>(domain[i]); }
@@ -314,6 +325,7 @@ struct ApiCallTable {
     f(ColumnInfo{"status", kStored | kSparse}, s.status);
     f(ColumnInfo{"op_table", kDerived}, s.op_table);
     f(ColumnInfo{"op_row", kDerived}, s.op_row);
+    f(ColumnInfo{"op_range", kDerived}, s.op_range);
   }
 };
 
@@ -326,13 +338,22 @@ struct RangeTable {
   std::vector<std::uint32_t> color;        // sparse
   std::vector<std::int64_t> payload;       // sparse
   std::vector<std::uint32_t> correlation;  // sparse
+  std::vector<StringId> input_dims;        // sparse: JSON text of the op's input shapes
+  std::vector<StringId> input_types;       // sparse: JSON text of the op's input dtypes
+  std::vector<StringId> concrete_inputs;   // sparse: JSON text of the op's scalar inputs
   std::vector<std::uint16_t> depth;        // derived: nesting depth on its track, 0 = outermost
+  // derived: the enclosing op range on the same track (kNoRow at the top, and
+  // for rows that are not ops; see Trace::is_op_range)
+  std::vector<RowIndex> parent;
 
   std::size_t size() const { return start.size(); }
   RangeKind kind_at(std::size_t i) const { return static_cast<RangeKind>(kind[i]); }
   std::uint32_t color_at(std::size_t i) const { return sparse_at(color, i); }
   std::int64_t payload_at(std::size_t i) const { return sparse_at(payload, i); }
   std::uint32_t correlation_at(std::size_t i) const { return sparse_at(correlation, i); }
+  StringId input_dims_at(std::size_t i) const { return sparse_at(input_dims, i); }
+  StringId input_types_at(std::size_t i) const { return sparse_at(input_types, i); }
+  StringId concrete_inputs_at(std::size_t i) const { return sparse_at(concrete_inputs, i); }
 
   template <class F>
   void for_each_column(F&& f) {
@@ -353,7 +374,11 @@ struct RangeTable {
     f(ColumnInfo{"color", kStored | kSparse}, s.color);
     f(ColumnInfo{"payload", kStored | kSparse}, s.payload);
     f(ColumnInfo{"correlation", kStored | kSparse}, s.correlation);
+    f(ColumnInfo{"input_dims", kStored | kSparse}, s.input_dims);
+    f(ColumnInfo{"input_types", kStored | kSparse}, s.input_types);
+    f(ColumnInfo{"concrete_inputs", kStored | kSparse}, s.concrete_inputs);
     f(ColumnInfo{"depth", kDerived}, s.depth);
+    f(ColumnInfo{"parent", kDerived}, s.parent);
   }
 };
 

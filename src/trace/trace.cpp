@@ -22,6 +22,10 @@ std::string_view to_string(TraceSource s) {
   return "unknown";
 }
 
+std::string_view to_string(CategoryRuleKind k) {
+  return k == CategoryRuleKind::launching_op ? "launching op" : "kernel name";
+}
+
 std::string_view to_string(KernelCategory c) {
   switch (c) {
     case KernelCategory::padding:
@@ -284,6 +288,21 @@ RowRange Trace::rows_overlapping(TableId table, TrackId track, TimeNs t0, TimeNs
     lo = static_cast<RowIndex>(std::lower_bound(start + all.begin, start + hi, from) - start);
   }
   return {lo, std::max(lo, hi)};
+}
+
+bool Trace::is_op_range(RowIndex r) const {
+  const RangeTable& g = t_.ranges;
+  if (tracks_[g.track[r]].kind != TrackKind::cpu) return false;
+  switch (g.kind_at(r)) {
+    case RangeKind::push_pop:
+    case RangeKind::start_end:
+      return true;
+    case RangeKind::annotation:
+      return g.domain[r] == cpu_op_domain_ || g.domain[r] == user_annotation_domain_;
+    case RangeKind::mark:
+      break;
+  }
+  return false;
 }
 
 std::uint32_t Trace::find_counter_series(std::string_view name, std::uint32_t device) const {

@@ -229,6 +229,19 @@ class Trace {
     for (; it != extra_ops_.end() && it->api_row == api_row; ++it) f(it->op);
   }
 
+  // Framework ops. An op is a range on a CPU track that a framework or the
+  // user opened around work: PyTorch's cpu_op and user_annotation spans,
+  // NVTX push/pop and start/end ranges. The op that launched a GPU op is the
+  // innermost op on the launching thread that encloses the launch call's
+  // start (kNoRow: no correlation, or launched outside every op).
+  bool is_op_range(RowIndex range_row) const;
+  RowIndex launching_op(OpRef op) const {
+    const RowIndex api = launching_api(op);
+    return api == kNoRow ? kNoRow : t_.api_calls.op_range[api];
+  }
+  // The op's enclosing op on its thread (kNoRow at the top).
+  RowIndex parent_op(RowIndex range_row) const { return t_.ranges.parent[range_row]; }
+
   // Whether some API call launched more than one op (graph launches): when
   // not, an API call's ops are just api_calls().op_table/op_row.
   bool has_extra_ops() const { return !extra_ops_.empty(); }
@@ -264,7 +277,9 @@ class Trace {
   std::vector<CounterSeries> counter_series_;
   TraceTables t_;
   TrackIndex index_[kTableCount];
-  std::vector<ExtraOp> extra_ops_;  // sorted by api_row
+  std::vector<ExtraOp> extra_ops_;                                               // sorted by api_row
+  StringId cpu_op_domain_ = kNoOpDomain, user_annotation_domain_ = kNoOpDomain;  // 'cpu_op', 'user_annotation'
+  static constexpr StringId kNoOpDomain = 0xffffffffu;
   TimeNs begin_time_ = 0, end_time_ = 0, gpu_begin_time_ = 0, gpu_end_time_ = 0;
 };
 

@@ -80,6 +80,15 @@ enum class KernelCategory : std::uint8_t {
 inline constexpr int kKernelCategoryCount = static_cast<int>(KernelCategory::count_);
 std::string_view to_string(KernelCategory c);
 
+// What placed a kernel in its category: the pattern table over its name, or
+// the framework op that launched it where the name misleads (a cuBLAS GEMM
+// that cuDNN runs for a convolution is convolution work).
+enum class CategoryRuleKind : std::uint8_t {
+  kernel_name = 0,
+  launching_op = 1,
+};
+std::string_view to_string(CategoryRuleKind k);
+
 enum class CopyKind : std::uint8_t {
   unknown = 0,
   htod = 1,

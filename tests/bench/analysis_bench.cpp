@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "analysis/analyze.h"
 #include "import/synthetic.h"
@@ -17,13 +18,18 @@ namespace {
 
 using namespace gpuscope;
 
+// {kernels, report pathologies, framework ops with shapes}.
+using Key = std::tuple<std::int64_t, bool, bool>;
+
 // One trace per size, built once (building 10M kernels takes seconds).
-const Trace& trace_of(std::int64_t kernels, bool report) {
-  static std::map<std::pair<std::int64_t, bool>, std::unique_ptr<Trace>> cache;
-  auto& slot = cache[{kernels, report}];
+const Trace& trace_of(const Key& key) {
+  static std::map<Key, std::unique_ptr<Trace>> cache;
+  auto& slot = cache[key];
   if (!slot) {
+    const auto [kernels, report, ops] = key;
     SyntheticOptions o = report ? SyntheticOptions::report_pathologies() : SyntheticOptions{};
     o.kernels = static_cast<std::uint64_t>(kernels);
+    o.framework_ops = ops;
     slot = std::make_unique<Trace>(make_synthetic_trace(o));
   }
   return *slot;
@@ -63,9 +69,9 @@ double analysis_peak_mb(const Trace& t) {
 // every repetition paid ~0.1-0.25 s of that. The timed runs are the steady
 // state; a fresh process's first analysis also maps its scratch memory
 // (PERFORMANCE.md gives both).
-double peak_then_warm(const Trace& t, std::int64_t kernels, bool report) {
-  static std::map<std::pair<std::int64_t, bool>, double> peaks;
-  auto [it, added] = peaks.emplace(std::pair{kernels, report}, 0.0);
+double peak_then_warm(const Trace& t, const Key& key) {
+  static std::map<Key, double> peaks;
+  auto [it, added] = peaks.emplace(key, 0.0);
   if (added) {
     it->second = analysis_peak_mb(t);
     Profile warm = analyze(t);
@@ -75,8 +81,9 @@ double peak_then_warm(const Trace& t, std::int64_t kernels, bool report) {
 }
 
 void BM_Analyze(benchmark::State& state) {
-  const Trace& t = trace_of(state.range(0), state.range(1) != 0);
-  const double peak_mb = peak_then_warm(t, state.range(0), state.range(1) != 0);
+  const Key key{state.range(0), state.range(1) != 0, state.range(2) != 0};
+  const Trace& t = trace_of(key);
+  const double peak_mb = peak_then_warm(t, key);
   std::size_t findings = 0;
   for (auto _ : state) {
     Profile p = analyze(t);
@@ -89,12 +96,16 @@ void BM_Analyze(benchmark::State& state) {
   state.counters["findings"] = static_cast<double>(findings);
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(t.kernels().size()));
 }
-// {kernels, report pathologies}.
+// {kernels, report pathologies, framework ops with shapes (a cpu_op range
+// with recorded inputs around every launch: attribution, the op table and
+// its FLOP formulas at work)}.
 BENCHMARK(BM_Analyze)
-    ->Args({1'000'000, 0})
-    ->Args({1'000'000, 1})
-    ->Args({10'000'000, 0})
-    ->Args({10'000'000, 1})
+    ->Args({1'000'000, 0, 0})
+    ->Args({1'000'000, 1, 0})
+    ->Args({1'000'000, 0, 1})
+    ->Args({10'000'000, 0, 0})
+    ->Args({10'000'000, 1, 0})
+    ->Args({10'000'000, 0, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

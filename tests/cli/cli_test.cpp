@@ -248,6 +248,63 @@ TEST_F(Cli, ExportOverAnExistingFileReplacesItWhole) {
   EXPECT_EQ(slurp(dir_ / "out.json"), "old contents");
 }
 
+// What the op ranges could not give: shapes that do not parse, ops that
+// overlap without nesting, GPU ops without a launching op (a correlation id
+// no launch call has, none at all, a launch outside every op), in text and JSON.
+TEST_F(Cli, InfoCountsWhatTheOpRangesCouldNotGive) {
+  std::ofstream(dir_ / "ops.json") << R"({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 100,
+   "args": {"Input Dims": [[64, 64], [64, 64]], "Input type": ["float", "float"]}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 200, "dur": 100,
+   "args": {"Input Dims": [[64, "x"]]}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::a", "pid": 1, "tid": 1, "ts": 400, "dur": 100},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::b", "pid": 1, "tid": 1, "ts": 450, "dur": 100},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+   "args": {"correlation": 1}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 600, "dur": 5,
+   "args": {"correlation": 2}},
+  {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 20, "dur": 10,
+   "args": {"device": 0, "stream": 7, "correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 40, "dur": 10,
+   "args": {"device": 0, "stream": 7, "correlation": 77}},
+  {"ph": "X", "cat": "kernel", "name": "k3", "pid": 0, "tid": 7, "ts": 60, "dur": 10,
+   "args": {"device": 0, "stream": 7}},
+  {"ph": "X", "cat": "kernel", "name": "k4", "pid": 0, "tid": 7, "ts": 620, "dur": 10,
+   "args": {"device": 0, "stream": 7, "correlation": 2}}
+]})";
+  const RunResult text = run({"info", "ops.json"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  // Each label's line gives the count after it.
+  auto after = [&](const std::string& label) {
+    const std::size_t at = text.out.find("  " + label + " ");
+    if (at == std::string::npos) return std::string("(no line: " + label + ")");
+    std::size_t from = text.out.find_first_not_of(' ', at + 2 + label.size());
+    return text.out.substr(from, text.out.find('\n', from) - from);
+  };
+  EXPECT_EQ(after("op calls"), "4") << text.out;
+  EXPECT_EQ(after("with a launching op"), "1 of 4 GPU ops");
+  EXPECT_EQ(after("no correlation id"), "1");
+  EXPECT_EQ(after("unmatched correlation"), "1 (no launch call has it)");
+  EXPECT_EQ(after("launched outside ops"), "1");
+  EXPECT_EQ(after("calls with shapes"), "2");
+  EXPECT_EQ(after("unreadable shapes"), "1 (no FLOPs or bytes given for them)");
+  EXPECT_EQ(after("overlapping ops"), "1 (ranges overlapping another without nesting)");
+
+  const RunResult js = run({"info", "--json", "ops.json"});
+  ASSERT_EQ(js.status, 0) << js.err;
+  const auto ops = nlohmann::json::parse(js.out).at("ops");
+  EXPECT_EQ(ops.at("op_calls"), 4);
+  EXPECT_EQ(ops.at("gpu_ops"), 4);
+  EXPECT_EQ(ops.at("attributed"), 1);
+  EXPECT_EQ(ops.at("unattributed"), 3);
+  EXPECT_EQ(ops.at("no_correlation"), 1);
+  EXPECT_EQ(ops.at("unmatched_correlation"), 1);
+  EXPECT_EQ(ops.at("with_shapes"), 2);
+  EXPECT_EQ(ops.at("malformed_shapes"), 1);
+  EXPECT_EQ(ops.at("overlapping"), 1);
+  EXPECT_EQ(ops.at("shapes_recorded"), true);
+}
+
 // [SECTION] Real traces (Chrome JSON through open_trace)
 
 TEST_F(Cli, ARealTraceOpensInInfoAndExport) {

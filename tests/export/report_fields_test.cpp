@@ -79,6 +79,40 @@ Profile full_profile() {
   h2.name = "void pad_kernel<float>";
   h2.device = 1;
   p.hotspots = {h, h2};
+  // One op with every roofline figure known, one with none (null, not 0).
+  OpRow op;
+  op.name = "aten::mm";
+  op.shapes = "[[64,128],[128,32]]";
+  op.dtypes = R"(["float","float"])";
+  op.path = "ProfilerStep#1 > aten::matmul";
+  op.calls = 2;
+  op.cpu_self_ns = 300;
+  op.cpu_total_ns = 400;
+  op.gpu_self_ns = op.gpu_total_ns = 1'000;
+  op.kernels = op.kernels_total = 2;
+  op.launch_ns = 50;
+  op.family = "gemm";
+  op.flops = 1048576;
+  op.bytes = 114688;
+  op.achieved_tflops = 1.048576;
+  op.achieved_tbps = 0.114688;
+  op.intensity = 9.142857;
+  op.roofline_fraction = 0.25;
+  op.bound = "memory";
+  op.math = "fp32";
+  op.dims = "M=64 N=32 K=128 batch=1";
+  op.top_kernels = {{"volta_sgemm_128x64_nn", KernelCategory::gemm, 2, 1'000}};
+  OpRow none;
+  none.name = "(no op)";
+  none.gpu_self_ns = none.gpu_total_ns = 10;
+  none.kernels = none.kernels_total = 1;
+  none.top_kernels = op.top_kernels;
+  p.ops = {op, none};
+  p.op_names = p.ops;
+  p.op_names[0].shapes = p.op_names[0].dtypes = "";
+  p.op_summary = {3, 3, 2, 1, 10, 3, 0, 0, true};
+  p.devices[0].achieved_tflops = 1.048576;
+  p.devices[0].peaks_source = "NVIDIA H200 Tensor Core GPU datasheet (SXM, dense) (H200 SXM)";
   for (int i = 0; i < 3; ++i) {
     Step s;
     s.index = i;
@@ -256,6 +290,8 @@ struct DocChecker {
       EXPECT_TRUE(v.is_boolean()) << path;
     } else if (type == "int or null") {
       EXPECT_TRUE(v.is_number_integer() || v.is_null()) << path;
+    } else if (type == "number or null") {
+      EXPECT_TRUE(v.is_number() || v.is_null()) << path;
     } else if (type == "{string: int}") {
       ASSERT_TRUE(v.is_object()) << path;
       for (const auto& item : v.items()) EXPECT_TRUE(item.value().is_number_integer()) << path << "." << item.key();
@@ -311,6 +347,12 @@ TEST(ReportFields, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.trace_quality.files[0].devices.declared, p.trace_quality.files[0].devices.declared);
   EXPECT_EQ(back.trace_quality.files[0].devices.with_data, p.trace_quality.files[0].devices.with_data);
   EXPECT_EQ(back.trace_quality.files[0].dropped_records, 5u);
+  // Unknown roofline figures read back as unknown, known ones as written.
+  EXPECT_FALSE(back.ops[1].flops);
+  EXPECT_FALSE(back.ops[1].achieved_tflops);
+  ASSERT_TRUE(back.ops[0].flops);
+  EXPECT_DOUBLE_EQ(*back.ops[0].flops, 1048576);
+  ASSERT_TRUE(back.devices[0].achieved_tflops);
 }
 
 TEST(ReportFields, ListsKeepTheRequestedNumberAndTheSummaryCountsAll) {

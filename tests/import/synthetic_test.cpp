@@ -358,6 +358,42 @@ TEST(Synthetic, CountersArePresent) {
   }
 }
 
+// framework_ops: every kernel, copy and fill is launched inside a cpu_op
+// range with recorded shapes and types, directly under the NVTX phase ranges;
+// the GPU ops and their times are those of the trace without ops.
+TEST(Synthetic, FrameworkOpsWrapEveryLaunchWithShapes) {
+  SyntheticOptions o = small(6000, 2);
+  o.framework_ops = true;
+  const Trace t = make_synthetic_trace(o);
+  const Trace plain = make_synthetic_trace(small(6000, 2));
+  EXPECT_EQ(t.kernels().start, plain.kernels().start);
+  EXPECT_EQ(t.kernels().end, plain.kernels().end);
+  EXPECT_EQ(t.meta().property("synthetic.framework_ops"), "true");
+  std::set<std::string> names;
+  for (RowIndex i = 0; i < t.kernels().size(); ++i) {
+    const RowIndex op = t.launching_op({OpTable::kernel, i});
+    ASSERT_NE(op, kNoRow) << i;
+    const RangeTable& g = t.ranges();
+    EXPECT_NE(g.input_dims_at(op), 0u);
+    EXPECT_NE(g.input_types_at(op), 0u);
+    EXPECT_EQ(g.kind_at(op), RangeKind::annotation);
+    EXPECT_EQ(t.str(g.domain[op]), "cpu_op");
+    ASSERT_NE(t.parent_op(op), kNoRow);  // forward, backward, all-reduce or optimizer
+    names.insert(std::string(t.str(g.name[op])));
+  }
+  for (RowIndex i = 0; i < t.memcpys().size(); ++i) EXPECT_NE(t.launching_op({OpTable::memcpy, i}), kNoRow);
+  for (const char* n : {"aten::conv2d", "aten::convolution_backward", "aten::addmm", "aten::mm", "aten::batch_norm",
+                        "aten::relu_", "nccl:all_reduce", "aten::add_"})
+    EXPECT_TRUE(names.contains(n)) << n;
+  // The first convolution: a CIFAR batch of 128 RGB images, 16 filters of 3x3.
+  for (RowIndex r = 0; r < t.ranges().size(); ++r)
+    if (t.str(t.ranges().name[r]) == "aten::conv2d") {
+      EXPECT_EQ(t.str(t.ranges().input_dims_at(r)), "[[128, 3, 32, 32], [16, 3, 3, 3], [], [], [], [], []]");
+      EXPECT_EQ(t.str(t.ranges().concrete_inputs_at(r)), R"(["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "1"])");
+      break;
+    }
+}
+
 TEST(Synthetic, RefusesBadOptions) {
   auto bad = [](auto change) {
     SyntheticOptions o = small(100, 2);

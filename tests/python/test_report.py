@@ -72,6 +72,33 @@ def test_diff_is_the_cli_diff(synth, cli, tmp_path):
                                                                        after)["kernels"]
 
 
+def test_ops_is_the_report_op_table(synth):
+    path = synth("ops.gscope", "--kernels", "20000", "--gpus", "1", "--ops")
+    r = gpuscope.report(path)
+    by_shapes = gpuscope.ops(path)
+    assert len(by_shapes) == len(r["ops"]) > 0
+    assert list(by_shapes["name"]) == [row["name"] for row in r["ops"]]
+    assert list(by_shapes["gpu_total_ns"]) == [row["gpu_total_ns"] for row in r["ops"]]
+    by_name = gpuscope.ops(gpuscope.open(path), by="name")
+    assert list(by_name["name"]) == [row["name"] for row in r["op_names"]]
+    # Every synthetic kernel is launched inside an op; convolutions have known FLOPs.
+    assert "(no op)" not in set(by_name["name"])
+    conv = by_shapes[by_shapes["name"] == "aten::conv2d"]
+    assert len(conv) > 0 and (conv["flops"] > 0).all()
+    # Unknown figures are NaN, not 0: an op without a cost formula.
+    pool = by_shapes[by_shapes["name"] == "aten::adaptive_avg_pool2d"]
+    assert len(pool) > 0 and pool["flops"].isna().all()
+    with pytest.raises(ValueError):
+        gpuscope.ops(path, by="kernel")
+
+
+def test_ops_without_recorded_shapes_are_the_nvtx_ranges_without_flops(synth):
+    path = synth("no-ops.gscope", "--kernels", "5000", "--gpus", "1")
+    o = gpuscope.ops(path, by="name")
+    assert {"forward", "backward", "optimizer"} <= set(o["name"])
+    assert o["flops"].isna().all()
+
+
 def test_bad_inputs_raise(tmp_path):
     with pytest.raises(gpuscope.TraceError, match="missing.gscope: cannot open"):
         gpuscope.report(tmp_path / "missing.gscope")

@@ -245,6 +245,11 @@ void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& to
 // from the totals the device passes gathered (plus the scans exact medians need).
 void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
                   Profile* p);
+// The op table (ops.cpp): Profile::ops, op_names, op_summary, devices' achieved_tflops.
+void op_pass(const std::vector<RankedTrace>& traces, Profile* p);
+// The op summary of one trace alone (gpuscope::op_summary).
+OpSummary trace_op_summary(const Trace& t);
+
 void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, OpTotals& totals, Profile* p);
 
 // memory.cpp: memory peaks per device (`devices`, this trace's) and per step

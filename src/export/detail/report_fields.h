@@ -239,8 +239,17 @@ template <IsRecord T>
 void describe_record(SchemaDoc& doc);
 
 template <class V>
+struct OptionalOf : std::false_type {};
+template <class E>
+struct OptionalOf<std::optional<E>> : std::true_type {
+  using Element = E;
+};
+
+template <class V>
 Json to_json(const V& v, const ReportJsonOptions& options) {
-  if constexpr (IsRecord<V>) {
+  if constexpr (OptionalOf<V>::value) {
+    return v ? to_json(*v, options) : Json(nullptr);
+  } else if constexpr (IsRecord<V>) {
     return write_record(v, options);
   } else if constexpr (ListOf<V>::value) {
     Json items = Json::array();
@@ -256,7 +265,15 @@ Json to_json(const V& v, const ReportJsonOptions& options) {
 // The value at `key` of the object `in` (itself at `path`).
 template <class V>
 void read_value(V& out, const Json& in, const char* key, const std::string& path, const Reader& r) {
-  if constexpr (IsRecord<V>) {
+  if constexpr (OptionalOf<V>::value) {
+    if (r.member(in, key, path).is_null()) {
+      out.reset();
+    } else {
+      typename OptionalOf<V>::Element value{};
+      read_value(value, in, key, path, r);
+      out = value;
+    }
+  } else if constexpr (IsRecord<V>) {
     read_record(out, r.member(in, key, path), Reader::join(path, key), r);
   } else if constexpr (ListOf<V>::value) {
     using E = typename ListOf<V>::Element;
@@ -298,7 +315,9 @@ void read_value(V& out, const Json& in, const char* key, const std::string& path
 
 template <class V>
 std::string type_name() {
-  if constexpr (IsRecord<V>) {
+  if constexpr (OptionalOf<V>::value) {
+    return type_name<typename OptionalOf<V>::Element>() + " or null";
+  } else if constexpr (IsRecord<V>) {
     return std::string(Record<V>::name);
   } else if constexpr (ListOf<V>::value) {
     return "[" + type_name<typename ListOf<V>::Element>() + "]";

@@ -5,6 +5,7 @@
     k = t.kernels                          # a pandas DataFrame, one row per kernel
     k.groupby("category").apply(lambda g: (g.end - g.start).sum())
     r = gpuscope.report(t)                 # the gpuscope.report/1 dict (`gpuscope report --json`)
+    o = gpuscope.ops(t)                    # the op table (per op and input shapes) as a DataFrame
     d = gpuscope.diff("before.gscope", t)  # the gpuscope.diff/1 dict (`gpuscope diff --json`)
     w = gpuscope.whatif(t, remove=["padding"], scale={"normalization": 0.5})  # `gpuscope whatif --json`
 
@@ -26,7 +27,7 @@ from . import _gpuscope as _core
 from ._gpuscope import TraceError
 
 __version__ = _core.__version__
-__all__ = ["open", "report", "diff", "whatif", "capture", "Trace", "TraceError", "CaptureError", "built_with_capture"]
+__all__ = ["open", "report", "ops", "diff", "whatif", "capture", "Trace", "TraceError", "CaptureError", "built_with_capture"]
 
 #: Whether this build has the CUPTI capture (a CUDA build); without it, capture() raises CaptureError.
 built_with_capture = bool(_core._capture_built)
@@ -230,6 +231,25 @@ def report(trace_or_paths, *, device=None, top=0, steps=0) -> dict:
     device: analyse only this GPU; top / steps: hotspots / steps listed (0 = all).
     """
     return _json.loads(_core._report(_items(trace_or_paths), _device(device), int(top), int(steps)))
+
+
+def ops(trace_or_paths, *, by="shapes", device=None) -> _pd.DataFrame:
+    """The framework-op table of a Trace, a path, or a list of them (one job), as a DataFrame.
+
+    One row per op name and recorded input shapes and types (by="shapes": the report's `ops`) or per op name
+    (by="name": its `op_names`), the heaviest GPU total first, "(no op)" holding the GPU work launched outside every
+    op; the columns are the report's keys (docs/report-schema.md). Figures the trace cannot give (FLOPs without
+    recorded shapes, roofline figures on an unknown GPU) are NaN, never 0. No framework ops: no rows.
+    """
+    if by not in ("shapes", "name"):
+        raise ValueError(f'by must be "shapes" or "name", not {by!r}')
+    r = report(trace_or_paths, device=device)
+    rows = r.get("ops" if by == "shapes" else "op_names") or []
+    frame = _pd.DataFrame(rows)
+    for column in ("flops", "bytes", "achieved_tflops", "achieved_tbps", "intensity", "roofline_fraction"):
+        if column in frame:
+            frame[column] = frame[column].astype("float64")  # null (unknown) as NaN
+    return frame
 
 
 def _side(x):

@@ -1,0 +1,208 @@
+// Attribution of GPU ops to the framework ops that launched them, categories
+// by launching op, and the op table, on hand-written traces.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "analysis/analyze.h"
+#include "support/test_traces.h"
+#include "trace/kernel_category.h"
+
+namespace gpuscope {
+namespace {
+
+using testing::TraceFactory;
+
+constexpr std::string_view kSgemm = "volta_sgemm_128x64_nn";
+
+// outer (NVTX) ⊃ aten::cudnn_convolution (cpu_op) ⊃ launch of a cuBLAS-named GEMM;
+// a second GEMM launched in `outer` only; a kernel launched outside every op;
+// two ranges that overlap without nesting.
+Trace attribution_trace() {
+  TraceFactory f;
+  f.device(0);
+  f.range("outer", 0, 1'000'000);
+  f.range("aten::cudnn_convolution", 100'000, 400'000, 1, RangeKind::annotation, "cpu_op");
+  f.kernel(0, 7, kSgemm, 250'000, 300'000, 200'000);
+  f.kernel(0, 7, kSgemm, 600'000, 700'000, 500'000);
+  f.kernel(0, 7, "elementwise_kernel", 2'100'000, 2'200'000, 2'000'000);
+  f.range("a", 3'000'000, 3'500'000, 1, RangeKind::annotation, "user_annotation");
+  f.range("b", 3'200'000, 3'800'000, 1, RangeKind::annotation, "user_annotation");
+  f.range("python", 0, 5'000'000, 1, RangeKind::annotation, "python_function");  // not an op
+  return f.build();
+}
+
+RowIndex kernel_launched_at(const Trace& t, TimeNs api_start) {
+  for (RowIndex i = 0; i < t.kernels().size(); ++i)
+    if (t.api_calls().start[t.kernels().api[i]] == api_start) return i;
+  return kNoRow;
+}
+
+TEST(Attribution, InnermostOpOwnsTheKernel) {
+  const Trace t = attribution_trace();
+  const RowIndex in_conv = kernel_launched_at(t, 200'000), in_outer = kernel_launched_at(t, 500'000),
+                 outside = kernel_launched_at(t, 2'000'000);
+  ASSERT_NE(in_conv, kNoRow);
+  const RowIndex conv = t.launching_op({OpTable::kernel, in_conv});
+  ASSERT_NE(conv, kNoRow);
+  EXPECT_EQ(t.str(t.ranges().name[conv]), "aten::cudnn_convolution");
+  const RowIndex outer = t.parent_op(conv);
+  ASSERT_NE(outer, kNoRow);
+  EXPECT_EQ(t.str(t.ranges().name[outer]), "outer");  // python_function is not an op
+  EXPECT_EQ(t.parent_op(outer), kNoRow);
+  EXPECT_EQ(t.launching_op({OpTable::kernel, in_outer}), outer);
+  EXPECT_EQ(t.launching_op({OpTable::kernel, outside}), kNoRow);
+}
+
+TEST(Attribution, GemmKernelOfAConvolutionIsConvolution) {
+  const Trace t = attribution_trace();
+  const RowIndex in_conv = kernel_launched_at(t, 200'000), in_outer = kernel_launched_at(t, 500'000);
+  EXPECT_EQ(t.kernels().category_at(in_conv), KernelCategory::convolution);
+  EXPECT_EQ(t.kernels().category_rule_at(in_conv), CategoryRuleKind::launching_op);
+  EXPECT_EQ(t.kernels().category_at(in_outer), KernelCategory::gemm);
+  EXPECT_EQ(t.kernels().category_rule_at(in_outer), CategoryRuleKind::kernel_name);
+  EXPECT_EQ(classify_by_op("aten::convolution_backward", KernelCategory::gemm), KernelCategory::convolution);
+  EXPECT_EQ(classify_by_op("aten::addmm", KernelCategory::gemm), KernelCategory::gemm);
+  EXPECT_EQ(classify_by_op("aten::cudnn_convolution", KernelCategory::elementwise), KernelCategory::elementwise);
+}
+
+const OpRow* row(const std::vector<OpRow>& rows, std::string_view name) {
+  auto it = std::find_if(rows.begin(), rows.end(), [&](const OpRow& r) { return r.name == name; });
+  return it == rows.end() ? nullptr : &*it;
+}
+
+TEST(OpTable, SelfAndTotalTimesAndTheUnattributedRow) {
+  const Trace t = attribution_trace();
+  const Profile p = analyze(t);
+  const OpRow* outer = row(p.op_names, "outer");
+  const OpRow* conv = row(p.op_names, "aten::cudnn_convolution");
+  const OpRow* none = row(p.op_names, "(no op)");
+  ASSERT_TRUE(outer && conv && none);
+  EXPECT_EQ(conv->calls, 1u);
+  EXPECT_EQ(conv->gpu_self_ns, 50'000);
+  EXPECT_EQ(conv->gpu_total_ns, 50'000);
+  EXPECT_EQ(conv->cpu_total_ns, 300'000);
+  EXPECT_EQ(conv->cpu_self_ns, 300'000);
+  EXPECT_EQ(conv->launch_ns, 5'000);
+  EXPECT_EQ(outer->gpu_self_ns, 100'000);
+  EXPECT_EQ(outer->gpu_total_ns, 150'000);
+  EXPECT_EQ(outer->kernels, 1u);
+  EXPECT_EQ(outer->kernels_total, 2u);
+  EXPECT_EQ(outer->cpu_self_ns, 700'000);
+  EXPECT_EQ(conv->path, "outer");
+  EXPECT_EQ(none->gpu_total_ns, 100'000);
+  EXPECT_EQ(p.op_summary.gpu_ops, 3u);
+  EXPECT_EQ(p.op_summary.attributed, 2u);
+  EXPECT_EQ(p.op_summary.unattributed, 1u);
+  EXPECT_EQ(p.op_summary.overlapping, 1u);
+  EXPECT_FALSE(p.op_summary.shapes_recorded);
+  // The heaviest first; its kernels listed under it.
+  EXPECT_EQ(p.op_names.front().name, "outer");
+  ASSERT_FALSE(outer->top_kernels.empty());
+  EXPECT_EQ(outer->top_kernels.front().name, kSgemm);
+  EXPECT_EQ(outer->top_kernels.front().count, 2u);
+  // Nothing known about FLOPs: null, never 0.
+  EXPECT_FALSE(conv->flops);
+  EXPECT_FALSE(conv->achieved_tflops);
+  for (const DeviceSummary& d : p.devices) EXPECT_FALSE(d.achieved_tflops);
+  // Categories follow the launching op.
+  TimeNs conv_time = 0;
+  for (const CategoryTime& c : p.categories)
+    if (c.category == KernelCategory::convolution) conv_time = c.time_ns;
+  EXPECT_EQ(conv_time, 50'000);
+}
+
+TEST(OpTable, NoOpsNoTable) {
+  TraceFactory f;
+  f.device(0);
+  f.kernel(0, 7, kSgemm, 250'000, 300'000);
+  const Profile p = analyze(f.build());
+  EXPECT_TRUE(p.ops.empty());
+  EXPECT_EQ(p.op_summary.unattributed, 1u);
+}
+
+TEST(OpTable, ShapesGiveFlopsAndRoofline) {
+  TraceFactory f;
+  f.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
+  RangeRow r;
+  r.start = 100'000;
+  r.end = 400'000;
+  r.track = f.builder().cpu_track(TraceFactory::kPid, 1);
+  r.name = f.builder().intern("aten::mm");
+  r.domain = f.builder().intern("cpu_op");
+  r.kind = RangeKind::annotation;
+  r.input_dims = f.builder().intern("[[4096,4096],[4096,4096]]");
+  r.input_types = f.builder().intern(R"(["c10::BFloat16","c10::BFloat16"])");
+  f.builder().add_range(r);
+  f.kernel(0, 7, "sm90_xmma_gemm_bf16bf16_bf16f32", 1'000'000, 1'500'000, 200'000);
+  const Profile p = analyze(f.build());
+  const OpRow* mm = row(p.ops, "aten::mm");
+  ASSERT_TRUE(mm);
+  EXPECT_EQ(mm->shapes, "[[4096,4096],[4096,4096]]");
+  ASSERT_TRUE(mm->flops && mm->achieved_tflops && mm->roofline_fraction && mm->intensity);
+  const double flops = 2.0 * 4096 * 4096 * 4096;
+  EXPECT_DOUBLE_EQ(*mm->flops, flops);
+  EXPECT_NEAR(*mm->achieved_tflops, flops / 500e-6 / 1e12, 1e-9);
+  EXPECT_EQ(mm->bound, "compute");
+  EXPECT_NEAR(*mm->roofline_fraction, *mm->achieved_tflops / 989.4, 1e-9);
+  EXPECT_TRUE(p.op_summary.shapes_recorded);
+  ASSERT_FALSE(p.devices.empty());
+  ASSERT_TRUE(p.devices[0].achieved_tflops);
+  EXPECT_NEAR(*p.devices[0].achieved_tflops, *mm->achieved_tflops, 1e-9);
+  EXPECT_NE(p.devices[0].peaks_source.find("H100"), std::string::npos);
+}
+
+TEST(OpTable, MalformedShapesAreCountedAndGiveNoCost) {
+  TraceFactory f;
+  f.device(0);
+  RangeRow r;
+  r.start = 100'000;
+  r.end = 400'000;
+  r.track = f.builder().cpu_track(TraceFactory::kPid, 1);
+  r.name = f.builder().intern("aten::mm");
+  r.domain = f.builder().intern("cpu_op");
+  r.kind = RangeKind::annotation;
+  r.input_dims = f.builder().intern("[[4096,4096],[4096");
+  f.builder().add_range(r);
+  f.kernel(0, 7, "gemm", 1'000'000, 1'500'000, 200'000);
+  const Profile p = analyze(f.build());
+  const OpRow* mm = row(p.ops, "aten::mm");
+  ASSERT_TRUE(mm);
+  EXPECT_FALSE(mm->flops);
+  EXPECT_EQ(p.op_summary.malformed_shapes, 1u);
+}
+
+// GPU ops without a launching op, counted by why: no correlation id, a
+// correlation id no launch call has, a launch outside every op.
+TEST(OpTable, GpuOpsWithoutAnOpAreCountedByWhy) {
+  TraceFactory f;
+  f.device(0);
+  f.range("aten::relu", 0, 100'000, 1, RangeKind::annotation, "cpu_op");
+  f.kernel(0, 7, "relu_kernel", 200'000, 210'000, 10'000);                          // attributed
+  f.kernel(0, 7, "elementwise_kernel", 300'000, 310'000, 150'000);                  // launched outside every op
+  f.kernel(0, 7, "elementwise_kernel", 400'000, 410'000, TraceFactory::kNoLaunch);  // no correlation id
+  KernelRow k;
+  k.start = 500'000;
+  k.end = 520'000;
+  k.track = f.builder().gpu_track(0, 7);
+  k.name = f.builder().intern("elementwise_kernel");
+  k.correlation = 999'999;  // no launch call has it
+  f.builder().add_kernel(k);
+  const Trace t = f.build();
+  const OpSummary s = op_summary(t);
+  EXPECT_EQ(s.op_calls, 1u);
+  EXPECT_EQ(s.gpu_ops, 4u);
+  EXPECT_EQ(s.attributed, 1u);
+  EXPECT_EQ(s.unattributed, 3u);
+  EXPECT_EQ(s.unattributed_ns, 40'000);
+  EXPECT_EQ(s.no_correlation, 1u);
+  EXPECT_EQ(s.unmatched_correlation, 1u);
+  // The report's summary of one trace says the same.
+  const OpSummary r = analyze(t).op_summary;
+  EXPECT_EQ(r.unattributed, s.unattributed);
+  EXPECT_EQ(r.no_correlation, s.no_correlation);
+  EXPECT_EQ(r.unmatched_correlation, s.unmatched_correlation);
+}
+
+}  // namespace
+}  // namespace gpuscope
