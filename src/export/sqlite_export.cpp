@@ -172,6 +172,10 @@ CREATE TABLE GPUSCOPE_COUNTER_SERIES (id INTEGER PRIMARY KEY, name TEXT NOT NULL
 CREATE TABLE GPUSCOPE_COUNTERS (seriesId INTEGER NOT NULL, timestamp INTEGER NOT NULL, value);
 CREATE TABLE GPUSCOPE_MEMORY_EVENTS (seriesId INTEGER NOT NULL, timestamp INTEGER NOT NULL, bytes INTEGER NOT NULL,
   address INTEGER);
+CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INTEGER NOT NULL, typeName TEXT NOT NULL, metricId INTEGER NOT NULL,
+  metricName TEXT NOT NULL);
+CREATE TABLE GPU_METRICS (timestamp INTEGER NOT NULL, typeId INTEGER NOT NULL, metricId INTEGER NOT NULL,
+  value INTEGER NOT NULL);
 CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
 CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
 CREATE TABLE ENUM_CUPTI_SYNC_TYPE (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
@@ -201,6 +205,7 @@ class Writer {
     syncs();
     ranges();
     counters();
+    gpu_metrics();
     overheads();
     return rows_;
   }
@@ -532,6 +537,40 @@ class Writer {
         mem.null();
       mem.insert(rows_);
     }
+  }
+
+  // Hardware-metric series (hw.*, nvml.* of a device) again in nsys' own
+  // tables, as `nsys profile --gpu-metrics-devices` leaves them: one metric
+  // id per "name [unit]", one typeId per GPU (its id in the low byte, where
+  // nsys' recipes read it). NaN samples stay in GPUSCOPE_COUNTERS only (the
+  // column is NOT NULL).
+  void gpu_metrics() {
+    std::unordered_map<std::string, std::int64_t> metric_ids;
+    std::vector<std::int64_t> metric_of(t_.counter_series().size(), -1);
+    Insert info(db_, "INSERT INTO TARGET_INFO_GPU_METRICS VALUES (?, ?, ?, ?)");
+    for (std::size_t s = 0; s < t_.counter_series().size(); ++s) {
+      const CounterSeries& cs = t_.counter_series()[s];
+      if (!series_name::is_hardware_metric(cs)) continue;
+      const std::string name = series_name::nsys_metric_name(cs);
+      const auto [it, fresh] = metric_ids.try_emplace(name, static_cast<std::int64_t>(metric_ids.size()));
+      metric_of[s] = it->second;
+      (info << std::int64_t{cs.device} << std::string_view(gpu_type_name(cs.device)) << it->second
+            << std::string_view(name))
+          .insert(rows_);
+    }
+    if (metric_ids.empty()) return;
+    const CounterTable& c = t_.counters();
+    Insert ins(db_, "INSERT INTO GPU_METRICS VALUES (?, ?, ?, ?)");
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const std::uint32_t s = c.series[i];
+      if (metric_of[s] < 0 || std::isnan(c.value[i])) continue;
+      (ins << c.time[i] << std::int64_t{t_.counter_series()[s].device} << metric_of[s] << c.value[i]).insert(rows_);
+    }
+  }
+  std::string gpu_type_name(std::uint32_t device) const {
+    for (const Device& d : t_.devices())
+      if (d.id == device && !d.name.empty()) return d.name;
+    return "GPU " + std::to_string(device);
   }
 
   void overheads() {

@@ -89,6 +89,29 @@ inline constexpr std::string_view kMemoryAllocatedSinceStart = "memory.allocated
 // Bytes the allocator holds from the device (PyTorch: "Total Reserved";
 // CUPTI: stream-ordered pools' sizes plus allocations outside pools).
 inline constexpr std::string_view kMemoryReserved = "memory.reserved";
+
+// What a GPU's hardware measured (docs/metrics.md, "Hardware metrics"):
+// "hw.*" from CUPTI PM sampling, "nvml.*" from NVML, each of one device.
+inline constexpr std::string_view kHardwarePrefix = "hw.";
+inline constexpr std::string_view kNvmlPrefix = "nvml.";
+inline bool is_hardware_metric(const CounterSeries& s) {
+  return s.device != kNoDevice && (s.name.starts_with(kHardwarePrefix) || s.name.starts_with(kNvmlPrefix));
+}
+
+// A metric's name as Nsight Systems writes it in TARGET_INFO_GPU_METRICS,
+// the unit in brackets at the end ("SM Active [Throughput %]"), and back.
+inline std::string nsys_metric_name(const CounterSeries& s) {
+  if (s.unit.empty()) return s.name;
+  std::string out;  // appended, not `a + b`: GCC 12 warns falsely (-Wrestrict) on that when inlined
+  out.reserve(s.name.size() + s.unit.size() + 3);
+  out.append(s.name).append(" [").append(s.unit).push_back(']');
+  return out;
+}
+inline std::pair<std::string_view, std::string_view> split_nsys_metric_name(std::string_view metric) {
+  const std::size_t open = metric.rfind(" [");
+  if (metric.size() < 4 || metric.back() != ']' || open == std::string_view::npos || open == 0) return {metric, {}};
+  return {metric.substr(0, open), metric.substr(open + 2, metric.size() - open - 3)};
+}
 }  // namespace series_name
 
 // [SECTION] Metadata ------------------------------------------------------------------------

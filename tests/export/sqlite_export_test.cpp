@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -159,6 +160,69 @@ TEST_F(SqliteExport, EveryTableIsQueryableAndExact) {
   EXPECT_EQ(q.one("SELECT name FROM PROCESSES WHERE pid = 1234"), "python3");
   EXPECT_EQ(q.one("SELECT count(*) FROM PROFILER_OVERHEAD"), "1");
   EXPECT_EQ(q.one("SELECT name FROM GPUSCOPE_STREAMS WHERE streamId = 7"), "stream 7 (compute)");
+}
+
+// Hardware-metric series also go into nsys' own GPU metric tables, with the
+// columns nsys writes; other series stay in GPUSCOPE_COUNTERS alone.
+TEST_F(SqliteExport, HardwareMetricsInNsysGpuMetricTables) {
+  const Trace t = testing::hardware_metrics_trace();
+  const fs::path file = dir_ / "hw.sqlite";
+  write_sqlite_trace(t, file.string(), SqliteExportOptions{.sync = false});
+  Query q(file);
+  auto columns = [&](const std::string& table) {
+    std::string s;
+    for (const auto& r : q.rows("SELECT name, type, \"notnull\" FROM pragma_table_info('" + table + "')"))
+      s += r[0] + " " + r[1] + (r[2] == "1" ? " NOT NULL" : "") + ", ";
+    return s;
+  };
+  EXPECT_EQ(columns("TARGET_INFO_GPU_METRICS"),
+            "typeId INTEGER NOT NULL, typeName TEXT NOT NULL, metricId INTEGER NOT NULL, metricName TEXT NOT NULL, ");
+  EXPECT_EQ(columns("GPU_METRICS"),
+            "timestamp INTEGER NOT NULL, typeId INTEGER NOT NULL, metricId INTEGER NOT NULL, value INTEGER NOT NULL, ");
+
+  // Six metrics on each of two GPUs; the same metric has the same id on both.
+  EXPECT_EQ(q.one("SELECT count(*) FROM TARGET_INFO_GPU_METRICS"), "12");
+  EXPECT_EQ(q.one("SELECT count(DISTINCT metricId) FROM TARGET_INFO_GPU_METRICS"), "6");
+  EXPECT_EQ(q.one("SELECT group_concat(DISTINCT typeId) FROM TARGET_INFO_GPU_METRICS"), "0,1");
+  EXPECT_EQ(q.one("SELECT DISTINCT typeName FROM TARGET_INFO_GPU_METRICS"), "NVIDIA H200");
+  EXPECT_EQ(q.one("SELECT count(*) FROM TARGET_INFO_GPU_METRICS WHERE metricName = 'hw.sm_active [%]'"), "2");
+  EXPECT_EQ(q.one("SELECT count(*) FROM TARGET_INFO_GPU_METRICS WHERE metricName = 'hw.dram_read [B/s]'"), "2");
+  EXPECT_EQ(q.one("SELECT count(*) FROM TARGET_INFO_GPU_METRICS WHERE metricName = 'nvml.throttle_reasons'"), "2");
+  EXPECT_EQ(q.one("SELECT count(*) FROM TARGET_INFO_GPU_METRICS WHERE metricName LIKE 'power%'"), "0");
+
+  // Every finite sample of those series, exact; the NaN stays in GPUSCOPE_COUNTERS only.
+  EXPECT_EQ(q.one("SELECT count(*) FROM GPU_METRICS"), "60");
+  EXPECT_EQ(q.one("SELECT count(*) FROM GPUSCOPE_COUNTERS"), "62");
+  const CounterTable& c = t.counters();
+  std::size_t checked = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const CounterSeries& cs = t.counter_series()[c.series[i]];
+    if (!series_name::is_hardware_metric(cs) || std::isnan(c.value[i])) continue;
+    const auto r = q.rows(
+        "SELECT g.value FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING (typeId, metricId) "
+        "WHERE g.timestamp = " +
+        std::to_string(c.time[i]) + " AND g.typeId = " + std::to_string(cs.device) + " AND m.metricName = '" +
+        series_name::nsys_metric_name(cs) + "'");
+    ASSERT_EQ(r.size(), 1u) << cs.name << " at " << c.time[i];
+    EXPECT_EQ(std::stod(r[0][0]), c.value[i]) << cs.name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 60u);
+  // Integral values are stored as integers, as nsys stores them; fractions stay REAL.
+  EXPECT_EQ(q.one("SELECT typeof(value) FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING (typeId, metricId) "
+                  "WHERE m.metricName = 'nvml.sm_clock [MHz]' AND g.typeId = 0 LIMIT 1"),
+            "integer");
+  EXPECT_EQ(q.one("SELECT typeof(value) FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING (typeId, metricId) "
+                  "WHERE m.metricName = 'nvml.power [W]' AND g.typeId = 0 LIMIT 1"),
+            "real");
+}
+
+TEST_F(SqliteExport, NoHardwareMetricsLeaveTheGpuMetricTablesEmpty) {
+  const fs::path file = dir_ / "e.sqlite";
+  write_sqlite_trace(testing::every_table_trace(), file.string(), SqliteExportOptions{.sync = false});
+  Query q(file);
+  EXPECT_EQ(q.one("SELECT count(*) FROM TARGET_INFO_GPU_METRICS"), "0");
+  EXPECT_EQ(q.one("SELECT count(*) FROM GPU_METRICS"), "0");
 }
 
 TEST_F(SqliteExport, SyntheticTraceKeepsEveryRowAndSaysSynthetic) {

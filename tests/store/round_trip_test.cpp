@@ -273,5 +273,22 @@ TEST(GscopeRoundTrip, MemoryEventsAndTheirSeries) {
   EXPECT_EQ(back.find_counter_series(series_name::kMemoryAllocated, kNoDevice), host);
 }
 
+// Hardware-metric series (hw.*, nvml.*): names, units, devices and every
+// sample (the NaN too) come back as written, over several chunks.
+TEST(GscopeRoundTrip, HardwareMetricSeries) {
+  testing::TempDir dir;
+  const Trace t = testing::hardware_metrics_trace();
+  GscopeWriteOptions w;
+  w.rows_per_chunk = 7;
+  w.sync = false;
+  const Trace back = round_trip(t, dir.file("hw.gscope"), w);
+  testing::expect_traces_equal(t, back);
+  ASSERT_EQ(back.counter_series(), t.counter_series());
+  const std::uint32_t s = back.find_counter_series("hw.dram_read", 1);
+  ASSERT_NE(s, kNoSeries);
+  EXPECT_EQ(back.counter_series()[s].unit, "B/s");
+  EXPECT_EQ(back.rows_of(TableId::counters, s).size(), 5u);
+}
+
 }  // namespace
 }  // namespace gpuscope

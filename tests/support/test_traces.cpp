@@ -305,6 +305,40 @@ Trace every_table_trace() {
   return b.freeze();
 }
 
+Trace hardware_metrics_trace() {
+  TraceBuilder b;
+  b.meta().source = TraceSource::cupti;
+  for (std::uint32_t d = 0; d < 2; ++d) {
+    Device dev;
+    dev.id = d;
+    dev.name = "NVIDIA H200";
+    dev.uuid = "GPU-" + std::to_string(d);
+    dev.sm_count = 132;
+    b.add_device(dev);
+  }
+  struct Metric {
+    const char* name;
+    const char* unit;
+    double base, step;
+  };
+  static constexpr Metric kMetrics[] = {{"hw.sm_active", "%", 12.5, 3.25},
+                                        {"hw.tensor_active", "%", 0, 0},
+                                        {"hw.dram_read", "B/s", 1.5e12, 1.0e9 + 0.5},
+                                        {"nvml.power", "W", 301.25, -0.125},
+                                        {"nvml.sm_clock", "MHz", 1980, 0},
+                                        {"nvml.throttle_reasons", "", 4, 0}};
+  for (std::uint32_t d = 0; d < 2; ++d)
+    for (const Metric& m : kMetrics) {
+      const std::uint32_t s = b.counter_series(m.name, d, m.unit);
+      for (int i = 0; i < 5; ++i) b.add_counter(CounterRow{kT0 + i * 100'000 + d, s, m.base + d + i * m.step});
+    }
+  const std::uint32_t other = b.counter_series("power", kNoDevice, "W");
+  b.add_counter(CounterRow{kT0, other, 250.0});
+  b.add_counter(
+      CounterRow{kT0 + 1, b.counter_series("hw.sm_active", 0, "%"), std::numeric_limits<double>::quiet_NaN()});
+  return b.freeze();
+}
+
 // [SECTION] Random traces -----------------------------------------------------------------
 
 namespace {

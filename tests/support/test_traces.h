@@ -108,6 +108,11 @@ inline constexpr TimeNs kT0 = 1'700'000'000'123'456'789;  // an epoch time with 
 // Every table, with awkward strings; its earliest event is at kT0 - 1'500.
 Trace every_table_trace();
 
+// Hardware-metric series as capture writes them (hw.* and nvml.*, units set)
+// on two GPUs, beside a series of no device that is not one: fractional,
+// integral, large (B/s) and zero values, and a NaN. Its samples start at kT0.
+Trace hardware_metrics_trace();
+
 // [SECTION] Random traces -----------------------------------------------------------------
 
 struct RandomTraceOptions {

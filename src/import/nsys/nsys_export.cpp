@@ -82,6 +82,7 @@ class NsysReader {
     overheads();
     separate_processes();
     devices();
+    gpu_metrics();
     names();
     ranks();
     metadata();
@@ -576,15 +577,18 @@ class NsysReader {
             d.id = v[17].null() ? id32(v[0]) : id32(v[17]);
             gpus[v[0].as_int()] = d;
             by_ordinal.emplace(d.id, v[0].as_int());
+            gpu_ordinals_[v[0].as_int()] = d.id;
             ++listed;
           });
     std::map<std::uint32_t, Device> described;  // by the activity's deviceId
+    std::set<std::int64_t> cuda_mapped;         // GPUs TARGET_INFO_CUDA_DEVICE gave an ordinal
     if (const TableDef* t = table("TARGET_INFO_CUDA_DEVICE"); t && t->has("cudaId")) {
       in_.reader(*t, {"cudaId", "gpuId", "name", "uuid", "numMultiprocessors", "computeMajor", "computeMinor",
                       "totalGlobalMem"})
           .for_each([&](const SqlValue* v) {
             const std::uint32_t ordinal = id32(v[0]);
             if (described.count(ordinal)) return;  // another process's view of its device `ordinal`
+            if (!v[1].null() && cuda_mapped.insert(v[1].as_int()).second) gpu_ordinals_[v[1].as_int()] = ordinal;
             const auto g = gpus.find(v[1].as_int());
             Device d = g != gpus.end() ? g->second : Device{};
             d.id = ordinal;
@@ -609,6 +613,46 @@ class NsysReader {
       b_.add_device(dev);
     }
     if (listed) b_.meta().set_property("nsys.devices_listed", std::to_string(listed));
+  }
+
+  // GPU metrics (nsys profile --gpu-metrics-devices): TARGET_INFO_GPU_METRICS
+  // names each (typeId, metricId), GPU_METRICS holds the samples. typeId's
+  // low byte is the GPU (TARGET_INFO_GPU.id; the model's device is the CUDA
+  // ordinal TARGET_INFO_CUDA_DEVICE or cuDevice gives it); one counter series
+  // per metric and GPU, the unit from the name's brackets
+  // ("SM Active [Throughput %]": "SM Active", "Throughput %").
+  void gpu_metrics() {
+    const TableDef* t = table("GPU_METRICS");
+    if (!t) return;
+    std::map<std::pair<std::int64_t, std::int64_t>, std::string> names;
+    if (const TableDef* info = table("TARGET_INFO_GPU_METRICS"))
+      in_.reader(*info, {"typeId", "metricId", "metricName"}).for_each([&](const SqlValue* v) {
+        if (!v[0].null() && !v[1].null()) names[{v[0].as_int(), v[1].as_int()}] = v[2].as_text();
+      });
+    std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> series;
+    in_.reader(*t, {"timestamp", "typeId", "metricId", "value"}).for_each([&](const SqlValue* v) {
+      TimeNs time = 0;
+      if (v[0].null() || v[1].null() || v[2].null() || v[3].null() ||
+          __builtin_add_overflow(v[0].as_int(), offset_, &time))
+        return skipped_.add("import.skipped.gpu_metric_incomplete");
+      const std::pair<std::int64_t, std::int64_t> key{v[1].as_int(), v[2].as_int()};
+      auto it = series.find(key);
+      if (it == series.end()) it = series.emplace(key, metric_series(key, names)).first;
+      b_.add_counter(CounterRow{time, it->second, v[3].as_real()});
+    });
+  }
+  std::uint32_t metric_series(std::pair<std::int64_t, std::int64_t> key,
+                              const std::map<std::pair<std::int64_t, std::int64_t>, std::string>& names) {
+    const std::int64_t gpu = key.first & 0xff;
+    const auto ordinal = gpu_ordinals_.find(gpu);
+    const std::uint32_t device = ordinal != gpu_ordinals_.end() ? ordinal->second : static_cast<std::uint32_t>(gpu);
+    const auto name = names.find(key);
+    if (name == names.end()) {
+      skipped_.add("import.gpu_metrics_without_name");
+      return b_.counter_series("gpu metric " + std::to_string(key.second), device);
+    }
+    const auto [metric, unit] = series_name::split_nsys_metric_name(name->second);
+    return b_.counter_series(metric, device, unit);
   }
 
   // [SECTION] Names: processes, threads, streams ------------------------------------------------------------
@@ -910,6 +954,7 @@ class NsysReader {
     std::vector<std::uint32_t> kernels, memcpys, memsets, syncs;
   } op_pids_;
   std::vector<std::uint32_t> range_pids_;
+  std::map<std::int64_t, std::uint32_t> gpu_ordinals_;  // TARGET_INFO_GPU.id -> model device
   std::set<std::uint32_t> api_pids_;
   std::map<std::int64_t, std::string> nvtx_thread_names_;
   std::map<std::uint64_t, std::string> thread_names_by_key_;

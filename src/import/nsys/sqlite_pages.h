@@ -167,7 +167,8 @@ class RecordDecoder {
 template <class OnRow>
 void PageFile::scan(const std::vector<std::uint32_t>& roots, std::string_view table, OnRow&& on_row) {
   ScanState state;
-  state.seen.assign(pages_ / 8 + 1, 0);
+  state.seen =
+      std::vector<std::uint8_t>(std::size_t{pages_} / 8 + 1);  // zeroed (assign() draws a false -Wnonnull from GCC 12)
   for (std::uint32_t root : roots)
     walk(root, table, state, [&](std::uint32_t page_no, const std::uint8_t* p, std::uint32_t cells) {
       for (std::uint32_t i = 0; i < cells; ++i) {

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <cmath>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "export/sqlite_export.h"
 #include "import/chrome_json.h"
@@ -40,6 +43,52 @@ class GpuscopeSqlite : public testing::NsysTest {
 };
 
 TEST_F(GpuscopeSqlite, EveryTableRoundTrips) { round_trip(testing::every_table_trace()); }
+
+TEST_F(GpuscopeSqlite, HardwareMetricSeriesRoundTrip) { round_trip(testing::hardware_metrics_trace()); }
+
+// The GPU metric tables alone, as an nsys export has them (gpuscope's own
+// tables dropped, so the file reads as nsys'): every hardware series comes
+// back with its name, unit, device and exact samples (NaN aside: the table
+// has no place for it); the series of no device is not among them.
+TEST_F(GpuscopeSqlite, GpuMetricTablesReadAsAnNsysExport) {
+  const Trace t = testing::hardware_metrics_trace();
+  const std::string file = path("nsys-shaped.sqlite");
+  write_sqlite_trace(t, file, SqliteExportOptions{.sync = false});
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  std::string drop;
+  for (const char* table :
+       {"GPUSCOPE_META", "GPUSCOPE_STREAMS", "GPUSCOPE_TRACKS", "GPUSCOPE_OTHER_API_CALLS", "GPUSCOPE_ANNOTATIONS",
+        "GPUSCOPE_COUNTER_SERIES", "GPUSCOPE_COUNTERS", "GPUSCOPE_MEMORY_EVENTS", "ENUM_GPUSCOPE_KERNEL_CATEGORY"})
+    drop += std::string("DROP TABLE ") + table + ";";
+  ASSERT_EQ(sqlite3_exec(db, drop.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto check = [&](const Trace& back) {
+    EXPECT_EQ(back.meta().source, TraceSource::nsys_sqlite);
+    std::size_t series = 0;
+    for (std::uint32_t s = 0; s < t.counter_series().size(); ++s) {
+      const CounterSeries& cs = t.counter_series()[s];
+      const std::uint32_t b = back.find_counter_series(cs.name, cs.device);
+      if (!series_name::is_hardware_metric(cs)) {
+        EXPECT_EQ(b, kNoSeries) << cs.name;
+        continue;
+      }
+      ASSERT_NE(b, kNoSeries) << cs.name << " of GPU " << cs.device;
+      EXPECT_EQ(back.counter_series()[b], cs);
+      std::vector<std::pair<TimeNs, double>> want, got;
+      for (RowIndex i = t.rows_of(TableId::counters, s).begin; i < t.rows_of(TableId::counters, s).end; ++i)
+        if (!std::isnan(t.counters().value[i])) want.emplace_back(t.counters().time[i], t.counters().value[i]);
+      for (RowIndex i = back.rows_of(TableId::counters, b).begin; i < back.rows_of(TableId::counters, b).end; ++i)
+        got.emplace_back(back.counters().time[i], back.counters().value[i]);
+      EXPECT_EQ(got, want) << cs.name;
+      ++series;
+    }
+    EXPECT_EQ(series, 12u);
+    EXPECT_EQ(back.counter_series().size(), 12u);
+  };
+  check(import_nsys_sqlite(file));
+  check(testing::import_slow(file));
+}
 
 // Random traces: every stored column, sparse columns present and absent, ids
 // and sizes up to their types' maxima, tids that do not fit nsys' 24 bits.

@@ -418,3 +418,54 @@ INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (100);
 
 }  // namespace
 }  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+// GPU metrics as `nsys profile --gpu-metrics-devices` exports them: metric
+// names (unit in brackets) per typeId in TARGET_INFO_GPU_METRICS, samples in
+// GPU_METRICS (integer values, times from the session start). typeId's low
+// byte is the GPU: TARGET_INFO_GPU id 3 is CUDA device 1.
+TEST_F(NsysSchema, GpuMetricsBecomeCounterSeriesPerMetricAndGpu) {
+  const std::string file = make_db("metrics.sqlite", kStrings + R"sql(
+CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
+INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1000000, '', '');
+CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, totalMemory INTEGER,
+  smCount INTEGER, uuid TEXT, cuDevice INTEGER);
+INSERT INTO TARGET_INFO_GPU VALUES (1, 0, 'NVIDIA A', 100, 132, 'uuid-a', 0), (1, 3, 'NVIDIA B', 100, 132, 'uuid-b', 1);
+CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INTEGER NOT NULL, sourceId INTEGER NOT NULL, typeName TEXT NOT NULL,
+  metricId INTEGER NOT NULL, metricName TEXT NOT NULL);
+INSERT INTO TARGET_INFO_GPU_METRICS VALUES (65792, 0, 'GH100', 0, 'SM Active [Throughput %]'),
+  (65792, 0, 'GH100', 1, 'DRAM Read Bandwidth [Throughput %]'), (65792, 0, 'GH100', 2, 'Unitless'),
+  (65795, 0, 'GH100', 0, 'SM Active [Throughput %]');
+CREATE TABLE GPU_METRICS (rawTimestamp INTEGER NOT NULL, timestamp INTEGER, typeId INTEGER NOT NULL,
+  metricId INTEGER NOT NULL, value INTEGER NOT NULL);
+INSERT INTO GPU_METRICS VALUES (10, 100, 65792, 0, 40), (20, 200, 65792, 0, 55), (10, 100, 65792, 1, 7),
+  (10, 100, 65792, 2, 3), (15, 150, 65795, 0, 90), (30, 300, 65792, 9, 1), (40, NULL, 65792, 0, 1);
+)sql");
+  const Trace t = import_both(file);
+  auto samples = [&](std::string_view name, std::uint32_t device) {
+    std::vector<std::pair<TimeNs, double>> v;
+    const std::uint32_t s = t.find_counter_series(name, device);
+    if (s == kNoSeries) return v;
+    const RowRange r = t.rows_of(TableId::counters, s);
+    for (RowIndex i = r.begin; i < r.end; ++i) v.emplace_back(t.counters().time[i], t.counters().value[i]);
+    return v;
+  };
+  using V = std::vector<std::pair<TimeNs, double>>;
+  EXPECT_EQ(samples("SM Active", 0), (V{{1000100, 40}, {1000200, 55}}));
+  EXPECT_EQ(samples("SM Active", 1), (V{{1000150, 90}}));
+  EXPECT_EQ(samples("DRAM Read Bandwidth", 0), (V{{1000100, 7}}));
+  EXPECT_EQ(samples("Unitless", 0), (V{{1000100, 3}}));
+  EXPECT_EQ(samples("gpu metric 9", 0), (V{{1000300, 1}}));  // a metric id without a name
+  const CounterSeries& sm = t.counter_series()[t.find_counter_series("SM Active", 0)];
+  EXPECT_EQ(sm.unit, "Throughput %");
+  EXPECT_EQ(t.counter_series()[t.find_counter_series("Unitless", 0)].unit, "");
+  EXPECT_EQ(t.counter_series().size(), 5u);
+  EXPECT_EQ(t.meta().stat("import.skipped.gpu_metric_incomplete"), 1u);
+  EXPECT_EQ(t.meta().stat("import.gpu_metrics_without_name"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.table.GPU_METRICS"), 0u);
+}
+
+}  // namespace
+}  // namespace gpuscope
