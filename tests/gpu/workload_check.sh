@@ -24,6 +24,9 @@
 #     2 GPUs when there are 2 (one GPU: NCCL refuses two ranks on one device, so
 #     only the one-rank path runs), and under mpirun when built with MPI
 #  9. throughput of each single switch flipped from seed (as time allows)
+# 10. what-if: `gpuscope whatif` on the seed capture predicts each switch's
+#     speedup (--remove padding for --padding fused, ...), against the speedup
+#     measured in 9; a table of both and the error (the goal: within 10 %)
 #
 # Sections run in that order against a time budget (WORKLOAD_CHECK_BUDGET
 # seconds, default 560); what does not fit is reported as skipped, never
@@ -229,7 +232,7 @@ done
 
 # ---- 5. throughput -------------------------------------------------------------------------------
 section "throughput (1 GPU, batch 128)"
-declare -A ips
+declare -A ips step_ms
 : > "$tmp/rows.md"
 run_config() {  # NAME FLAGS…
   local name=$1
@@ -249,6 +252,7 @@ run_config() {  # NAME FLAGS…
   ips[$name]=$(echo "$s" | grep -o "img/s per GPU=[0-9]*" | cut -d= -f2)
   local ms tf
   ms=$(echo "$s" | grep -o "step ms=[0-9.]*" | cut -d= -f2)
+  step_ms[$name]=$ms
   tf=$(echo "$s" | grep -o "TFLOP/s per GPU=[0-9.]*" | cut -d= -f2)
   printf '| %-28s | %9s | %8s | %7s |\n' "$name" "${ips[$name]}" "$ms" "$tf" >> "$tmp/rows.md"
   [ "$name" = "tuned" ] && echo "$out" | grep "^memory:" > "$tmp/tuned-memory.txt"
@@ -372,6 +376,72 @@ for flip in "--layout nhwc" "--padding fused" "--bias fused" "--bn transpose" "-
   run_config "seed $flip" --preset seed $flip
 done
 
+# ---- 10. what-if predictions against the single switches ---------------------------------------
+section "what-if: predictions from the seed capture against the single switches"
+# Each switch and the whatif change that models it (docs/whatif.md). The
+# prediction is a speedup of the captured seed steps; the measurement, the
+# throughput runs' ms/step of seed over the switch's (no capture running).
+declare -A whatif_of=(
+  ["--padding fused"]="--remove padding"
+  ["--bias fused"]="--remove broadcast"
+  ["--bn fused"]="--scale normalization=0.5"
+  ["--update overlap"]="--overlap-update"
+  ["--allreduce bucketed"]="--overlap-allreduce"
+  ["--data synthetic"]="--no-input-wait"
+  ["--graphs on"]="--cuda-graphs"
+  ["--precision tf32"]="--scale convolution=0.5 --scale gemm=0.5"
+)
+: > "$tmp/whatif.md"
+whatif_line="what-if against the switches: not run"
+if [ -x "$gs" ] && [ -s "$tmp/seed.gscope" ] && [ -n "${step_ms[seed]:-}" ]; then
+  n=0
+  within=0
+  for flip in "--padding fused" "--bias fused" "--bn fused" "--update overlap" "--allreduce bucketed" \
+              "--data synthetic" "--graphs on" "--precision tf32"; do
+    measured=${step_ms["seed $flip"]:-}
+    if [ -z "$measured" ]; then
+      echo "$flip: no measured step time (section 9 did not run it)"
+      continue
+    fi
+    enough 10 "whatif $flip" || break
+    # shellcheck disable=SC2086  # the change is several words on purpose
+    if ! timeout "$(cap 60)" "$gs" whatif --json "$tmp/seed.gscope" ${whatif_of[$flip]} > "$tmp/whatif.json" \
+         2> "$tmp/whatif.err"; then
+      echo "$flip: gpuscope whatif ${whatif_of[$flip]} failed: $(head -1 "$tmp/whatif.err")"
+      printf '| %-20s | %-40s | %9s | %9s | %7s | %s |\n' "$flip" "${whatif_of[$flip]}" "-" "-" "-" \
+        "whatif failed: $(head -1 "$tmp/whatif.err")" >> "$tmp/whatif.md"
+      continue
+    fi
+    row=$(python3 - "$tmp/whatif.json" "${step_ms[seed]}" "$measured" << 'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+seed, flip = float(sys.argv[2]), float(sys.argv[3])
+pred = w["predicted"]
+measured = seed / flip if flip > 0 else 0
+simulated = pred.get("simulated", True)
+speedup = pred.get("speedup") or 0
+err = speedup / measured - 1 if measured > 0 and simulated else None
+note = "" if simulated else "not simulated: " + pred.get("not_simulated", "")
+print("%.3f %.3f %s %s" % (speedup, measured, "n/a" if err is None else "%+.1f%%" % (100 * err),
+                           ("ok" if err is not None and abs(err) <= 0.10 else "off") + ("|" + note if note else "")))
+PY
+)
+    read -r predicted measured_speedup err verdict <<< "$row"
+    note=${verdict#*|}
+    [ "$note" = "$verdict" ] && note=""
+    verdict=${verdict%%|*}
+    n=$((n + 1))
+    [ "$verdict" = "ok" ] && within=$((within + 1))
+    echo "$flip: predicted ${predicted}x, measured ${measured_speedup}x, error $err $note"
+    printf '| %-20s | %-40s | %8sx | %8sx | %7s | %s |\n' "$flip" "${whatif_of[$flip]}" "$predicted" \
+      "$measured_speedup" "$err" "$note" >> "$tmp/whatif.md"
+  done
+  whatif_line="what-if against the switches: $within of $n predictions within 10 % of the measured speedup"
+else
+  skip "what-if predictions (needs gpuscope, the seed capture and the seed throughput run)"
+fi
+echo "$whatif_line"
+
 # ---- table -------------------------------------------------------------------------------------
 section "results"
 peak_bf16=989  # H100/H200 SXM dense BF16 TFLOP/s (tensor cores); fp32 non-tensor: 67
@@ -400,6 +470,14 @@ tuned_tf=$(grep "^| tuned " "$tmp/rows.md" | awk -F'|' '{gsub(/ /, "", $5); prin
   echo "${shape_line[seed]}"
   echo "${shape_line[tuned]}"
   echo "$sync_line"
+  echo
+  echo "$whatif_line"
+  if [ -s "$tmp/whatif.md" ]; then
+    echo
+    echo "| switch               | gpuscope whatif change                   | predicted | measured  | error   | note |"
+    echo "|----------------------|------------------------------------------|-----------|-----------|---------|------|"
+    cat "$tmp/whatif.md"
+  fi
   for n in "${notes[@]}"; do echo "note: $n"; done
   echo
   if ((${#skipped[@]})); then echo "skipped: ${skipped[*]}"; fi
