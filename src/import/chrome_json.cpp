@@ -1891,7 +1891,8 @@ class Importer {
     if (min_time_ != std::numeric_limits<std::int64_t>::max()) {
       std::int64_t first =
           profiler_span_start_ != std::numeric_limits<TimeNs>::max() ? profiler_span_start_ : min_time_;
-      if (origin_ns_ != 0) first = first > std::numeric_limits<TimeNs>::max() - origin_ns_ ? first : first + origin_ns_;
+      TimeNs shifted = 0;  // with the origin added, unless that overflows (a fuzzed origin can be anything)
+      if (origin_ns_ != 0 && !__builtin_add_overflow(first, origin_ns_, &shifted)) first = shifted;
       if (first >= kEpoch2001Ns) meta.start_time_ns = first;
     }
     for (int i = 0; i < static_cast<int>(Skip::count_); ++i)
