@@ -245,6 +245,32 @@ class GpuscopeReader {
     return (std::uint64_t{id32(device)} << 32) | id32(stream);
   }
 
+  // Where each part's rows go in the table: part p's from base[p], room for
+  // rows(p) of them (the table read in parts: its counts are its pages'; read
+  // through SQLite: one part, counted by SQLite).
+  struct Layout {
+    std::vector<std::size_t> base, capacity;
+    std::size_t rows = 0;
+  };
+  Layout layout(const std::vector<std::uint64_t>& part_rows, std::string_view table) const {
+    Layout l;
+    std::uint64_t total = 0;
+    for (std::uint64_t r : part_rows) total += r;
+    if (!rows_fit(total, db_.file_bytes()))
+      throw InputError(db_.path(), "corrupt SQLite database: table " + std::string(table) + " claims " +
+                                       std::to_string(total) + " rows in a file of " +
+                                       std::to_string(db_.file_bytes()) + " bytes");
+    for (std::uint64_t r : part_rows) {
+      l.base.push_back(l.rows);
+      l.capacity.push_back(static_cast<std::size_t>(r));
+      l.rows += static_cast<std::size_t>(r);
+    }
+    return l;
+  }
+  [[noreturn]] void changed(std::string_view table) const {
+    throw InputError(db_.path(), "table " + std::string(table) + " holds more rows than its pages counted");
+  }
+
   void kernels() {
     const TableDef* t = db_.table("CUPTI_ACTIVITY_KIND_KERNEL");
     if (!t) return;
@@ -253,13 +279,17 @@ class GpuscopeReader {
                         "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread",
                         "staticSharedMemory", "dynamicSharedMemory", "graphId", "graphNodeId"});
     const std::size_t n = reader.split(in_.threads());
-    std::vector<KernelTable> rows(n);
+    std::vector<std::uint64_t> counts(n);
+    for (std::size_t p = 0; p < n; ++p) counts[p] = reader.direct() ? reader.rows(p) : in_.rows(*t);
+    const Layout at = layout(counts, t->name);
+    KernelTable& table = b_.tables().kernels;
+    table = KernelTable{};
+    size_columns(table, at.rows, in_.threads());
+    std::vector<KernelWriter> out;
+    for (std::size_t p = 0; p < n; ++p) out.emplace_back(table, at.base[p], at.capacity[p]);
     std::vector<Pending> pending(n);
-    std::uint64_t total = 0;
-    for (std::size_t p = 0; p < n; ++p) total += reader.rows(p);
     run_parts(n, in_.threads(), [&](std::size_t p) {
-      reserve_rows(rows[p], rows_bound(p == 0 ? total : reader.rows(p), db_.file_bytes()));  // part 0 becomes the table
-      KernelAppender out(rows[p]);
+      KernelWriter& w = out[p];
       Pending& later = pending[p];
       std::uint64_t last_key = ~std::uint64_t{0};
       TrackId last_track = 0;
@@ -273,10 +303,10 @@ class GpuscopeReader {
           last_key = key;
         }
         k.track = last_track;
-        if (last_track == kNoRow) later.tracks.emplace_back(out.rows(), key);
+        if (last_track == kNoRow) later.tracks.emplace_back(w.rows(), key);
         k.correlation = id32(v[4]);
-        k.name = known_string(v[5].as_int(), out.rows(), later.names);
-        k.mangled = v[6].null() ? 0 : known_string(v[6].as_int(), out.rows(), later.mangled);
+        k.name = known_string(v[5].as_int(), w.rows(), later.names);
+        k.mangled = v[6].null() ? 0 : known_string(v[6].as_int(), w.rows(), later.mangled);
         k.grid_x = clamp32(v[7]);
         k.grid_y = clamp32(v[8]);
         k.grid_z = clamp32(v[9]);
@@ -288,17 +318,19 @@ class GpuscopeReader {
         k.dynamic_smem = clamp32(v[15]);
         k.graph_id = graph_id(v[16]);
         k.graph_node_id = u64(v[17]);
-        out.add(k);
+        if (!w.add(k)) changed(t->name);
       });
-      out.flush();
     });
-    KernelTable& table = b_.tables().kernels;
-    for (std::size_t p = 0, base = 0; p < n; ++p) {
-      const std::size_t part_rows = rows[p].size();
-      if (p == 0)
-        table = std::move(rows[0]);
-      else
-        append_rows(table, rows[p]);
+    std::vector<std::size_t> written(n);
+    for (std::size_t p = 0; p < n; ++p) written[p] = out[p].rows();
+    close_gaps(table, at.base, written);
+    merge_sparse(
+        table.mangled, written, [&](std::size_t p) -> const auto& { return out[p].mangled.values; });
+    merge_sparse(
+        table.graph_id, written, [&](std::size_t p) -> const auto& { return out[p].graph_id.values; });
+    merge_sparse(
+        table.graph_node_id, written, [&](std::size_t p) -> const auto& { return out[p].graph_node_id.values; });
+    for (std::size_t p = 0, base = 0; p < n; base += written[p], ++p) {
       for (const auto& [row, key] : pending[p].tracks)
         table.track[base + row] = b_.gpu_track(static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key));
       for (const auto& [row, id] : pending[p].names) table.name[base + row] = string(id);
@@ -309,8 +341,6 @@ class GpuscopeReader {
         table.mangled[base + row] = m;
       }
       merge(pending[p].skipped);
-      rows[p] = KernelTable{};
-      base += part_rows;
     }
   }
 
@@ -378,22 +408,27 @@ class GpuscopeReader {
       std::size_t source, part;
     };
     std::vector<Job> jobs;
-    std::uint64_t total = 0;
     for (std::size_t s = 0; s < sources.size(); ++s) {
       readers.push_back(in_.reader(*sources[s].table,
                                    {"start", "end", "globalTid", "correlationId", "nameId", "returnValue", "cbid"}));
       const std::size_t n = readers.back().split(in_.threads());
-      for (std::size_t p = 0; p < n; ++p) {
-        jobs.push_back(Job{s, p});
-        total += readers.back().rows(p);
-      }
+      for (std::size_t p = 0; p < n; ++p) jobs.push_back(Job{s, p});
     }
-    std::vector<ApiCallTable> rows(jobs.size());
+    std::vector<std::uint64_t> counts(jobs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      const TableReader& reader = readers[jobs[j].source];
+      counts[j] = reader.direct() ? reader.rows(jobs[j].part) : in_.rows(*sources[jobs[j].source].table);
+    }
+    const Layout at = layout(counts, "CUPTI_ACTIVITY_KIND_RUNTIME (with _DRIVER)");
+    ApiCallTable& table = b_.tables().api_calls;
+    table = ApiCallTable{};
+    size_columns(table, at.rows, in_.threads());
+    std::vector<ApiCallWriter> out;
+    for (std::size_t j = 0; j < jobs.size(); ++j) out.emplace_back(table, at.base[j], at.capacity[j]);
     std::vector<Pending> pending(jobs.size());
     run_parts(jobs.size(), in_.threads(), [&](std::size_t j) {
       TableReader& reader = readers[jobs[j].source];
-      reserve_rows(rows[j], rows_bound(j == 0 ? total : reader.rows(jobs[j].part), db_.file_bytes()));
-      ApiCallAppender out(rows[j]);
+      ApiCallWriter& w = out[j];
       Pending& later = pending[j];
       const ApiDomain domain = sources[jobs[j].source].domain;
       std::int64_t last_tid = 0;
@@ -410,23 +445,23 @@ class GpuscopeReader {
           have_last = true;
         }
         a.track = last_track;
-        if (last_track == kNoRow) later.tracks.emplace_back(out.rows(), static_cast<std::uint64_t>(g));
+        if (last_track == kNoRow) later.tracks.emplace_back(w.rows(), static_cast<std::uint64_t>(g));
         a.correlation = id32(v[3]);
-        a.name = known_string(v[4].as_int(), out.rows(), later.names);
+        a.name = known_string(v[4].as_int(), w.rows(), later.names);
         a.domain = domain;
         a.status = static_cast<std::int32_t>(v[5].as_int());
         a.cbid = id32(v[6]);
-        out.add(a);
+        if (!w.add(a)) changed(sources[jobs[j].source].table->name);
       });
-      out.flush();
     });
-    ApiCallTable& table = b_.tables().api_calls;
-    for (std::size_t j = 0, base = 0; j < jobs.size(); ++j) {
-      const std::size_t part_rows = rows[j].size();
-      if (j == 0)
-        table = std::move(rows[0]);
-      else
-        append_rows(table, rows[j]);
+    std::vector<std::size_t> written(jobs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j) written[j] = out[j].rows();
+    close_gaps(table, at.base, written);
+    merge_sparse(
+        table.cbid, written, [&](std::size_t j) -> const auto& { return out[j].cbid.values; });
+    merge_sparse(
+        table.status, written, [&](std::size_t j) -> const auto& { return out[j].status.values; });
+    for (std::size_t j = 0, base = 0; j < jobs.size(); base += written[j], ++j) {
       for (const auto& [row, g] : pending[j].tracks) {
         SqlValue gtid;
         gtid.set_int(static_cast<std::int64_t>(g));
@@ -434,8 +469,6 @@ class GpuscopeReader {
       }
       for (const auto& [row, id] : pending[j].names) table.name[base + row] = string(id);
       merge(pending[j].skipped);
-      rows[j] = ApiCallTable{};
-      base += part_rows;
     }
   }
 

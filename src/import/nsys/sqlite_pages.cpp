@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <exception>
+#include <thread>
 
 namespace gpuscope::nsys {
 
@@ -92,15 +94,42 @@ std::vector<PageFile::Part> PageFile::split(std::uint32_t root, std::string_view
     frontier.swap(next);
   }
   // Rows under each (one walk over every leaf header), then runs of about
-  // total / parts rows each.
-  ScanState state;
-  state.seen.assign(pages_ / 8 + 1, 0);
+  // total / parts rows each. The walk touches every page of the table, so
+  // it runs on `parts` threads, each over a run of subtrees with pages
+  // marked of its own; a page two runs reach is corrupt, as in one walk.
   std::vector<std::uint64_t> rows(frontier.size(), 0);
-  std::uint64_t total = 0;
-  for (std::size_t i = 0; i < frontier.size(); ++i) {
-    walk(frontier[i], table, state, [&](std::uint32_t, const std::uint8_t*, std::uint32_t cells) { rows[i] += cells; });
-    total += rows[i];
+  const std::size_t workers = std::clamp<std::size_t>(parts, 1, frontier.size());
+  std::vector<ScanState> states(workers);
+  std::vector<std::exception_ptr> errors(workers);
+  auto count_run = [&](std::size_t w) {
+    try {
+      ScanState& state = states[w];
+      state.seen.assign(pages_ / 8 + 1, 0);
+      for (std::size_t i = frontier.size() * w / workers; i < frontier.size() * (w + 1) / workers; ++i)
+        walk(frontier[i], table, state,
+             [&](std::uint32_t, const std::uint8_t*, std::uint32_t cells) { rows[i] += cells; });
+    } catch (...) {
+      errors[w] = std::current_exception();
+    }
+  };
+  {
+    std::vector<std::thread> pool;
+    for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(count_run, w);
+    count_run(0);
+    for (std::thread& t : pool) t.join();
   }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (std::size_t w = 1; w < workers; ++w)
+    for (std::size_t b = 0; b < states[0].seen.size(); ++b) {
+      if (const std::uint8_t both = states[0].seen[b] & states[w].seen[b]) {
+        const auto n = static_cast<std::uint32_t>(b * 8 + static_cast<std::size_t>(__builtin_ctz(both)));
+        corrupt(table, n, "page " + std::to_string(n) + " reached twice");
+      }
+      states[0].seen[b] |= states[w].seen[b];
+    }
+  std::uint64_t total = 0;
+  for (std::uint64_t r : rows) total += r;
   std::vector<Part> out(1);
   for (std::size_t i = 0; i < frontier.size(); ++i) {
     if (out.back().rows > 0 && out.size() < parts && (out.back().rows + rows[i] / 2) * parts > total * out.size())

@@ -166,5 +166,40 @@ TEST_F(GpuscopeSqlite, OlderExportWithoutTrackTable) {
     EXPECT_EQ(back.str(back.kernels().name[i]), t.str(t.kernels().name[i]));
 }
 
+// The big tables read in parts, each written in place: rows a part skips
+// (the gaps closed afterwards), sparse values in one part only, and rowids
+// with holes, read the same on 1 to 4 threads as through SQLite alone.
+TEST_F(GpuscopeSqlite, TablesReadInPartsAgreeWithSqlite) {
+  SyntheticOptions o;
+  o.kernels = 40'000;
+  const Trace t = make_synthetic_trace(o);
+  const std::string file = path("parts.sqlite");
+  write_sqlite_trace(t, file, SqliteExportOptions{.sync = false});
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET \"end\" = start - 1 WHERE rowid % 997 = 3;"
+                         "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET graphId = 7, graphNodeId = rowid "
+                         "  WHERE rowid BETWEEN 31000 AND 31100;"
+                         "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid BETWEEN 12000 AND 12500;"
+                         "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET \"end\" = start - 5 WHERE rowid % 1009 = 5;"
+                         "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET returnValue = 2 WHERE rowid BETWEEN 30000 AND 30010;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  const Trace slow = testing::import_slow(file);
+  ASSERT_LT(slow.kernels().size(), t.kernels().size() - 500);
+  ASSERT_FALSE(slow.kernels().graph_id.empty());
+  ASSERT_FALSE(slow.api_calls().status.empty());
+  EXPECT_GT(slow.meta().stat("import.skipped.kernel_negative_duration"), 30u);
+  EXPECT_GT(slow.meta().stat("import.skipped.api_call_negative_duration"), 30u);
+  for (unsigned threads = 1; threads <= 4; ++threads) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    NsysImportOptions opt;
+    opt.threads = threads;
+    testing::expect_traces_equal(slow, import_nsys_sqlite(file, opt));
+  }
+}
+
 }  // namespace
 }  // namespace gpuscope

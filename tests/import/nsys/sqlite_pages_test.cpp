@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -141,6 +142,49 @@ TEST_F(SqlitePages, DeepTreeAndCounts) {
   const Database db(file, {});
   const auto pages = PageFile::open(db, {});
   EXPECT_EQ(pages->count(static_cast<std::uint32_t>(db.table("k")->root_page), "k"), 60000u);
+}
+
+// A child page two interior cells point to is refused when the table is
+// split, whether its two copies fall in one run of subtrees or in two that
+// are counted on different threads.
+TEST_F(SqlitePages, PageReachedTwiceIsRefusedWhenSplitting) {
+  std::string sql = "CREATE TABLE k (start INTEGER, end INTEGER); BEGIN;";
+  for (int i = 0; i < 60000; ++i)
+    sql += "INSERT INTO k VALUES (" + std::to_string(i) + ", " + std::to_string(i + 7) + ");";
+  sql += "COMMIT;";
+  const std::string file = make_db("twice.sqlite", sql, 512);
+  std::uint32_t root = 0;
+  {
+    const Database db(file, {});
+    root = static_cast<std::uint32_t>(db.table("k")->root_page);
+  }
+  // The root's right-most child becomes its first cell's child: the two
+  // copies are the first and the last subtrees, in different runs.
+  FILE* f = std::fopen(file.c_str(), "r+b");
+  ASSERT_NE(f, nullptr);
+  std::uint8_t page[512];
+  ASSERT_EQ(std::fseek(f, static_cast<long>(root - 1) * 512, SEEK_SET), 0);
+  ASSERT_EQ(std::fread(page, 1, sizeof page, f), sizeof page);
+  ASSERT_EQ(page[0], 0x05);  // an interior table page
+  ASSERT_GE((page[3] << 8) | page[4], 2);
+  const int cell0 = (page[12] << 8) | page[13];
+  std::memcpy(page + 8, page + cell0, 4);
+  ASSERT_EQ(std::fseek(f, static_cast<long>(root - 1) * 512, SEEK_SET), 0);
+  ASSERT_EQ(std::fwrite(page, 1, sizeof page, f), sizeof page);
+  std::fclose(f);
+  const Database db(file, {});
+  const auto pages = PageFile::open(db, {});
+  ASSERT_NE(pages, nullptr);
+  for (std::size_t parts : {1, 2, 4}) {
+    SCOPED_TRACE(std::to_string(parts) + " parts");
+    try {
+      pages->split(root, "k", parts);
+      ADD_FAILURE() << "not refused";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("reached twice"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("table k"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST_F(SqlitePages, TablesReadThroughSqlite) {
