@@ -95,10 +95,16 @@ struct Group {
   StringId concrete = 0;
 };
 
+// PyTorch's profiler step ranges, ProfilerStep#1, #2, …, are one op, named
+// as PyTorch's own op table names it (key_averages: "ProfilerStep*"), not a
+// row per step.
+constexpr std::string_view kProfilerStep = "ProfilerStep*";
+std::string_view op_name(std::string_view name) { return name.starts_with("ProfilerStep#") ? kProfilerStep : name; }
+
 std::string call_path(const Trace& t, RowIndex r) {
   std::vector<std::string_view> names;
   for (RowIndex p = t.parent_op(r); p != kNoRow && names.size() < 64; p = t.parent_op(p))
-    names.push_back(t.str(t.ranges().name[p]));
+    names.push_back(op_name(t.str(t.ranges().name[p])));
   std::string path;
   for (auto it = names.rbegin(); it != names.rend(); ++it) {
     if (!path.empty()) path += " > ";
@@ -187,10 +193,18 @@ void group_trace(const Trace& t, OpSummary& s, Merged& merged, std::vector<std::
   const CallTimes c = call_times(t, s, &no_op_ns, &no_op_count);
   const RangeTable& rg = t.ranges();
   std::unordered_map<GroupKey, Group, GroupKeyHash> groups;
+  StringId first_step_name = StringTable::kNoString;  // every ProfilerStep#N groups under the first one's id
+  std::vector<std::uint8_t> profiler_step(t.strings().size(), 2);  // by name id: 2 not known yet, 1 yes, 0 no
   for (RowIndex r = 0; r < rg.size(); ++r) {
     if (!t.is_op_range(r)) continue;
     ++s.op_calls;
-    const GroupKey key{rg.name[r], rg.input_dims_at(r), rg.input_types_at(r)};
+    StringId name = rg.name[r];
+    if (profiler_step[name] == 2) profiler_step[name] = op_name(t.str(name)) == kProfilerStep ? 1 : 0;
+    if (profiler_step[name]) {
+      if (first_step_name == StringTable::kNoString) first_step_name = name;
+      name = first_step_name;
+    }
+    const GroupKey key{name, rg.input_dims_at(r), rg.input_types_at(r)};
     Group& g = groups[key];
     if (g.first == kNoRow) {
       g.first = r;
@@ -204,7 +218,7 @@ void group_trace(const Trace& t, OpSummary& s, Merged& merged, std::vector<std::
   const std::optional<DevicePeaks> peaks = trace_peaks(t);
   for (auto& [key, g] : groups) {
     OpRow row = std::move(g.row);
-    row.name = std::string(t.str(key.name));
+    row.name = std::string(op_name(t.str(key.name)));
     row.shapes = std::string(t.str(key.dims));
     row.dtypes = std::string(t.str(key.types));
     row.path = call_path(t, g.first);

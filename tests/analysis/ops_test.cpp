@@ -112,6 +112,30 @@ TEST(OpTable, SelfAndTotalTimesAndTheUnattributedRow) {
   EXPECT_EQ(conv_time, 50'000);
 }
 
+// PyTorch's step ranges are one row, "ProfilerStep*" as PyTorch's own op
+// table names it, with a call per step; the ops inside them name it so in
+// their path.
+TEST(OpTable, ProfilerStepsAreOneRow) {
+  TraceFactory f;
+  f.device(0);
+  for (int s = 0; s < 3; ++s) {
+    const TimeNs at = s * 1'000'000;
+    f.range("ProfilerStep#" + std::to_string(s + 10), at, at + 900'000, 1, RangeKind::annotation, "user_annotation");
+    f.range("aten::relu", at + 100'000, at + 200'000, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, "elementwise_kernel", at + 300'000, at + 350'000, at + 150'000);
+  }
+  const Profile p = analyze(f.build());
+  const OpRow* step = row(p.op_names, "ProfilerStep*");
+  ASSERT_NE(step, nullptr);
+  EXPECT_EQ(step->calls, 3u);
+  EXPECT_EQ(step->gpu_total_ns, 150'000);
+  const OpRow* relu = row(p.op_names, "aten::relu");
+  ASSERT_NE(relu, nullptr);
+  EXPECT_EQ(relu->path, "ProfilerStep*");
+  for (const OpRow& r : p.op_names) EXPECT_FALSE(r.name.starts_with("ProfilerStep#")) << r.name;
+  EXPECT_EQ(p.op_names.size(), 2u);  // ProfilerStep*, aten::relu; every kernel has an op
+}
+
 TEST(OpTable, NoOpsNoTable) {
   TraceFactory f;
   f.device(0);
