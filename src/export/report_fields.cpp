@@ -807,6 +807,69 @@ void add_row(SchemaDoc& doc, std::string_view key, const std::string& type, std:
 
 Json write_report(const Profile& p, const ReportJsonOptions& options) { return write_record(p, options); }
 
+namespace {
+
+// nlohmann's dump of `v` as it would print at `depth` inside a document
+// (pretty: each of its own lines indented by depth levels more).
+void dump_at(const Json& v, int depth, bool pretty, std::string& out) {
+  const std::string text = v.dump(pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace);
+  if (!pretty || depth == 0) {
+    out += text;
+    return;
+  }
+  const std::string indent(static_cast<std::size_t>(2 * depth), ' ');
+  std::size_t from = 0;
+  for (std::size_t nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1) {
+    out.append(text, from, nl + 1 - from);  // a JSON text holds raw newlines only between its tokens
+    out += indent;
+  }
+  out.append(text, from, std::string::npos);
+}
+
+struct ListWriter {
+  std::string* out;
+  bool pretty;
+  std::size_t items = 0;
+  static void take(void* context, Json&& item) {
+    auto& w = *static_cast<ListWriter*>(context);
+    *w.out += w.items++ ? (w.pretty ? ",\n    " : ",") : (w.pretty ? "\n    " : "");
+    dump_at(item, 2, w.pretty, *w.out);
+  }
+};
+
+}  // namespace
+
+std::string write_report_text(const Profile& p, const ReportJsonOptions& options) {
+  const bool pretty = options.pretty;
+  std::string out = "{";
+  std::size_t keys = 0;
+  auto key = [&](const std::string& k) {
+    out += keys++ ? (pretty ? ",\n  " : ",") : (pretty ? "\n  " : "");
+    dump_at(Json(k), 0, pretty, out);
+    out += pretty ? ": " : ":";
+  };
+  for (const Field<Profile>& f : Record<Profile>::fields) {
+    if (f.items) {
+      key(f.key);
+      out += '[';
+      ListWriter w{&out, pretty};
+      f.items(p, options, ItemSink{&w, &ListWriter::take});
+      if (w.items && pretty) out += "\n  ";
+      out += ']';
+      continue;
+    }
+    Json part = Json::object();
+    f.write(p, f.key, part, options);
+    for (const auto& [k, v] : part.items()) {
+      key(k);
+      dump_at(v, 1, pretty, out);
+    }
+  }
+  if (keys && pretty) out += '\n';
+  out += '}';
+  return out;
+}
+
 Profile read_report(const Json& document, const Reader& r) {
   Profile p;
   read_record(p, document, "", r);

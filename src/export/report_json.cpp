@@ -62,9 +62,7 @@ Json parse_document(std::string_view text, const std::string& file) {
 
 }  // namespace
 
-std::string report_json(const Profile& p, const ReportJsonOptions& o) {
-  return detail::write_report(p, o).dump(o.pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace) + "\n";
-}
+std::string report_json(const Profile& p, const ReportJsonOptions& o) { return detail::write_report_text(p, o) + "\n"; }
 
 bool looks_like_report_json(std::string_view head) {
   const std::size_t brace = head.find_first_not_of(" \t\r\n");

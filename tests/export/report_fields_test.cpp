@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "analysis/profile.h"
+#include "export/detail/report_fields.h"
 #include "export/report_json.h"
 #include "trace/error.h"
 
@@ -353,6 +354,27 @@ TEST(ReportFields, RoundTripKeepsEveryField) {
   ASSERT_TRUE(back.ops[0].flops);
   EXPECT_DOUBLE_EQ(*back.ops[0].flops, 1048576);
   ASSERT_TRUE(back.devices[0].achieved_tflops);
+}
+
+// report_json() writes the document key by key and its lists an item at a
+// time (detail::write_report_text): the bytes are the whole tree's dump, one
+// line or indented, with lists cut short, empty, and strings that are not
+// valid UTF-8.
+TEST(ReportFields, StreamedTextIsTheTreesDump) {
+  Profile odd = full_profile();
+  odd.findings[0].title = "bad \xff byte, \"quoted\", tab\t, newline\n, é";
+  odd.collectives.clear();
+  for (const Profile& p : {full_profile(), odd, Profile{}})
+    for (bool pretty : {true, false})
+      for (std::size_t limit : {std::size_t{0}, std::size_t{1}}) {
+        ReportJsonOptions o;
+        o.pretty = pretty;
+        o.top = o.max_steps = limit;
+        const std::string tree =
+            detail::write_report(p, o).dump(pretty ? 2 : -1, ' ', false, nlohmann::json::error_handler_t::replace);
+        EXPECT_EQ(detail::write_report_text(p, o), tree) << "pretty " << pretty << ", limit " << limit;
+        EXPECT_EQ(report_json(p, o), tree + "\n");
+      }
 }
 
 TEST(ReportFields, ListsKeepTheRequestedNumberAndTheSummaryCountsAll) {

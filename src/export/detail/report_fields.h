@@ -153,12 +153,24 @@ template <class T>
 using ReadFn = void (*)(T& to, const char* key, const Json& from, const std::string& path, const Reader& r);
 using NestedFn = void (*)(SchemaDoc& doc);
 
+// Hands a list's items to a writer one at a time (ItemsFn).
+struct ItemSink {
+  void* context;
+  void (*take)(void* context, Json&& item);
+};
+template <class T>
+using ItemsFn = void (*)(const T& from, const ReportJsonOptions& options, const ItemSink& sink);
+
 template <class T>
 struct Field {
   const char* key;  // nullptr: the keys of a nested record, written inline in this object
   std::string_view unit, meaning;
   std::string (*type)();  // the doc's type column
   void (*write)(const T& from, const char* key, Json& to, const ReportJsonOptions& options);
+  // A list always written under its key: its items one at a time, as write()
+  // would put them in the array (write_report_text streams them); null for
+  // every other field.
+  ItemsFn<T> items;
   ReadFn<T> read;                                // null: written only (derived from other keys)
   void (*rows)(SchemaDoc& doc, const Field& f);  // the doc's row(s) for this field
   NestedFn nested;                               // documents the record this field holds, if any
@@ -167,6 +179,14 @@ struct Field {
 // A row before it knows which record's table it sits in: converts to
 // Field<T> there, so a row names only the key, the member and the doc.
 // Kind::For<T> supplies the five pointers.
+template <class K, class T>
+constexpr ItemsFn<T> items_of() {
+  if constexpr (requires { K::items; })
+    return K::items;
+  else
+    return nullptr;
+}
+
 template <class Kind>
 struct Spec {
   const char* key;
@@ -174,7 +194,7 @@ struct Spec {
   template <class T>
   constexpr operator Field<T>() const {
     using K = typename Kind::template For<T>;
-    return Field<T>{key, unit, meaning, K::type, K::write, K::read, K::rows, K::nested};
+    return Field<T>{key, unit, meaning, K::type, K::write, items_of<K, T>(), K::read, K::rows, K::nested};
   }
 };
 
@@ -368,11 +388,16 @@ struct ValueKind {
     static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions& o) {
       to[key] = to_json(Member<Path...>::of(x), o);
     }
+    static void items_(const T& x, const ReportJsonOptions& o, const ItemSink& sink) {
+      if constexpr (ListOf<V>::value)
+        for (const auto& item : Member<Path...>::of(x)) sink.take(sink.context, to_json(item, o));
+    }
     static void read_(T& x, const char* key, const Json& from, const std::string& path, const Reader& r) {
       read_value(Member<Path...>::of(x), from, key, path, r);
     }
     static constexpr auto type = &type_name<V>;
     static constexpr auto write = &write_;
+    static constexpr ItemsFn<T> items = ListOf<V>::value ? &items_ : nullptr;
     static constexpr ReadFn<T> read = &read_;
     static constexpr auto rows = &value_row<V, T>;
     static constexpr NestedFn nested = nested_of<V>();
@@ -442,7 +467,15 @@ struct ListKind {
       }
       to[key] = std::move(items);
     }
+    static void items_(const T& x, const ReportJsonOptions& o, const ItemSink& sink) {
+      std::size_t n = 0;
+      for (const auto& item : Member<Path...>::of(x)) {
+        if (o.*Limit && n++ >= o.*Limit) break;
+        sink.take(sink.context, to_json(item, o));
+      }
+    }
     static constexpr auto write = &write_;
+    static constexpr ItemsFn<T> items = &items_;
   };
 };
 
@@ -608,6 +641,11 @@ void describe_record(SchemaDoc& doc) {
 
 // The whole document (report_fields.cpp instantiates the walks for it).
 Json write_report(const Profile& p, const ReportJsonOptions& options);
+// The same document as write_report(p).dump() gives (indent 2 when
+// options.pretty, else one line), written as text key by key, the items of
+// its lists one at a time: the whole tree is never built (for a job of 1,024
+// ranks it would be ~1 KB per step of every rank).
+std::string write_report_text(const Profile& p, const ReportJsonOptions& options);
 Profile read_report(const Json& document, const Reader& r);
 
 }  // namespace gpuscope::detail
