@@ -627,6 +627,14 @@ TEST_F(Headless, OpsTabShowsTheOpTableAndSelectsAnOpsKernels) {
   ASSERT_NE(op, kNoRow);
   EXPECT_EQ(t.str(t.ranges().name[op]), "aten::addmm");
 
+  // The same through `gpuscope view`, which passes the flags on.
+  const Result cli = run(GPUSCOPE_CLI_BIN, {"view", file, "--screenshot", (dir_ / "cli.png").string(), "--view", "ops",
+                                            "--ops-by-shapes", "--select-op", "aten::addmm"});
+  ASSERT_EQ(cli.status, 0) << cli.err;
+  const json c = read_json(dir_ / "cli.json");
+  EXPECT_TRUE(c["ops_by_shapes"].get<bool>());
+  EXPECT_EQ(c["selected_op"], "aten::addmm");
+
   const Result bad = view({file, "--screenshot", (dir_ / "none.png").string(), "--select-op", "aten::nothing"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("no framework op named 'aten::nothing'"), std::string::npos) << bad.err;
