@@ -1185,6 +1185,26 @@ TEST_F(OpsTabTest, ClickingAnOpHighlightsItsKernelsAndStepsThroughThem) {
   EXPECT_EQ(t.str(t.kernels().name[v.selection().row]), k.label);
 }
 
+// The Details tab of a kernel names the op that launched it and the ops around that one.
+TEST_F(OpsTabTest, DetailsOfTheSelectedKernelNameItsOpAndCallPath) {
+  testing::TrainingTraceOptions o;
+  o.kernels = 2'000;
+  View v;
+  v.set_document(doc(o));
+  frames(v, 2);
+  ASSERT_TRUE(v.select_op("backward"));
+  v.show(Panel::timeline);
+  frames(v, 3);
+  const auto& d = v.stats().details;
+  auto field = [&](std::string_view key) -> std::string {
+    for (const auto& [k, val] : d)
+      if (k == key) return val;
+    return "(missing)";
+  };
+  EXPECT_EQ(field("op"), "backward");
+  EXPECT_EQ(field("call path"), "step");
+}
+
 TEST_F(OpsTabTest, PerShapesToggleAndFilter) {
   testing::TrainingTraceOptions o;
   o.kernels = 5'000;
