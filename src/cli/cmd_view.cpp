@@ -19,7 +19,7 @@ namespace {
 struct ViewArgs {
   std::vector<std::string> files;
   std::string screenshot, size, view, zoom, select, select_op, find, font;
-  bool regex = false, ops_by_shapes = false;
+  bool regex = false, ops_by_shapes = false, critical_path = false;
   int frames = 0;
 };
 
@@ -52,6 +52,7 @@ void run(const ViewArgs& a) {
   if (a.ops_by_shapes) args.emplace_back("--ops-by-shapes");
   flag("--find", a.find);
   if (a.regex) args.emplace_back("--regex");
+  if (a.critical_path) args.emplace_back("--critical-path");
   if (a.frames > 0) flag("--frames", std::to_string(a.frames));
   flag("--font", a.font);
   std::vector<char*> argv;
@@ -80,6 +81,8 @@ void add(CLI::App& app, Context&) {
   cmd->add_flag("--ops-by-shapes", args->ops_by_shapes, "the Ops tab per op name × input shapes");
   cmd->add_option("--find", args->find, "search names for this text and highlight the matches");
   cmd->add_flag("--regex", args->regex, "--find is a regular expression");
+  cmd->add_flag("--critical-path", args->critical_path,
+                "draw the critical path of the visible steps (the toolbar's toggle; docs/whatif.md)");
   cmd->add_option("--frames", args->frames, "headless: frames to render after loading (default 3)");
   cmd->add_option("--font", args->font, "TrueType font of the UI (default: DejaVu Sans, Debian's fonts-dejavu-core)");
   cmd->callback([args] { run(*args); });

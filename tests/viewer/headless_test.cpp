@@ -664,6 +664,10 @@ TEST_F(Headless, GpuscopeViewRunsTheViewer) {
   const json j = read_json(dir_ / "v.json");
   EXPECT_EQ(j["view"], "summary");
   EXPECT_EQ(j["file"], file);
+  // The toolbar's critical-path toggle, passed on.
+  const Result c = run(GPUSCOPE_CLI_BIN, {"view", file, "--screenshot", (dir_ / "c.png").string(), "--critical-path"});
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_NE(read_json(dir_ / "c.json")["critical_path_status"], "");
 }
 
 }  // namespace
