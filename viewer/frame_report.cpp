@@ -87,6 +87,17 @@ json hotspots_json(const FrameStats& st) {
   return hotspots;
 }
 
+// The op rows on screen as drawn: {column header: cell} in the table's order.
+json ops_json(const FrameStats& st) {
+  json rows = json::array();
+  for (const std::vector<std::string>& cells : st.op_list) {
+    json row = json::object();
+    for (std::size_t c = 0; c < cells.size() && c < st.op_columns.size(); ++c) row[st.op_columns[c]] = cells[c];
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 json selection_json(const View& view, const Trace& t) {
   const Selection& sel = view.selection();
   if (!sel.valid()) return nullptr;
@@ -163,12 +174,14 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["critical_path_events"] = st.critical_path_events;
   j["critical_path_status"] = st.critical_path_status;
   j["evidence_bands"] = st.evidence_bands;
-  j["rows"] = {{"hotspots", st.hotspot_rows},
-               {"categories", st.category_rows},
-               {"findings", st.finding_rows},
-               {"summary_devices", st.summary_devices},
-               {"compare", st.compare_rows}};
+  j["rows"] = {{"hotspots", st.hotspot_rows}, {"categories", st.category_rows},        {"ops", st.op_rows},
+               {"findings", st.finding_rows}, {"summary_devices", st.summary_devices}, {"compare", st.compare_rows}};
   j["hotspot_rows"] = hotspots_json(st);
+  j["op_rows"] = ops_json(st);
+  j["op_columns"] = st.op_columns;
+  j["ops_by_shapes"] = view.ops_by_shapes();
+  j["ops_message"] = st.ops_message;
+  j["selected_op"] = st.selected_op.empty() ? json(nullptr) : json(st.selected_op);
 
   j["selection"] = selection_json(view, t);
   j["highlight"] = {{"label", view.matches_label()}, {"matches", view.matches().size()}};

@@ -54,8 +54,9 @@ struct Options {
   gv::Panel view = gv::Panel::timeline;
   bool zoom_set = false;
   gpuscope::TimeNs zoom_start = 0, zoom_end = 0;
-  std::string select, find;
+  std::string select, find, select_op;
   bool find_regex = false;
+  bool ops_by_shapes = false;
   bool critical_path = false;
   int frames = 3;
   std::uint64_t synthetic = 0;
@@ -70,7 +71,8 @@ void fail(int code, const std::string& message) {
 Options parse_command_line(int argc, char** argv) {
   Options o;
   CLI::App app{
-      "gpuscope-view — the gpuscope desktop viewer: timeline, hotspots, findings and summary of a GPU trace\n"
+      "gpuscope-view — the gpuscope desktop viewer: timeline, hotspots, framework ops, findings and summary of a\n"
+      "GPU trace "
       "(.gscope, Chrome/Kineto JSON, plain or .gz, or an Nsight Systems SQLite export). With --screenshot it\n"
       "renders a few frames to a PNG\n"
       "plus OUT.json describing what was drawn, and exits (use xvfb-run on a machine without a display)."};
@@ -78,9 +80,12 @@ Options parse_command_line(int argc, char** argv) {
   app.add_option("files", o.files, "trace to open; a second one is opened for comparison")->expected(0, 2);
   app.add_option("--screenshot", o.screenshot, "headless: render, write OUT.png and OUT.json, exit");
   app.add_option("--size", size, "window / image size WIDTHxHEIGHT (default 1280x800)");
-  app.add_option("--view", view, "panel to show: timeline, hotspots, findings, summary or compare");
+  app.add_option("--view", view, "panel to show: timeline, hotspots, ops, findings, summary or compare");
   app.add_option("--zoom", zoom, "visible range START:END from the trace start, in ns or with a unit (0:5ms)");
   app.add_option("--select", o.select, "select the first instance of this kernel (in the --zoom range if given)");
+  app.add_option("--select-op", o.select_op,
+                 "highlight the kernels of this framework op (exact name) and select the first (the Ops tab's click)");
+  app.add_flag("--ops-by-shapes", o.ops_by_shapes, "the Ops tab per op name × input shapes (default: per name)");
   app.add_option("--find", o.find, "search names for this text and highlight the matches");
   app.add_flag("--regex", o.find_regex, "--find is a regular expression");
   app.add_flag("--critical-path", o.critical_path,
@@ -99,7 +104,7 @@ Options parse_command_line(int argc, char** argv) {
   std::string error;
   if (!size.empty() && !gv::parse_size(size, &o.width, &o.height, &error)) fail(kExitInput, "--size: " + error);
   if (!view.empty() && !gv::parse_panel(view, &o.view))
-    fail(kExitInput, "--view: unknown panel '" + view + "' (timeline, hotspots, findings, summary, compare)");
+    fail(kExitInput, "--view: unknown panel '" + view + "' (timeline, hotspots, ops, findings, summary, compare)");
   if (!zoom.empty()) {
     if (!gv::parse_zoom(zoom, &o.zoom_start, &o.zoom_end, &error)) fail(kExitInput, "--zoom: " + error);
     o.zoom_set = true;
@@ -244,7 +249,7 @@ void open_source(gv::View& view, const Options& o) {
   if (o.files.size() > 1) view.open_compare(o.files[1]);
 }
 
-// Applies --view/--zoom/--select/--find once the trace is loaded. Returns an
+// Applies --view/--zoom/--select/--select-op/--find once the trace is loaded. Returns an
 // error for exit status 2 (e.g. no such kernel), empty if all went well.
 std::string apply_view_options(gv::View& view, const Options& o) {
   if (!view.document()) return {};
@@ -256,6 +261,13 @@ std::string apply_view_options(gv::View& view, const Options& o) {
   }
   if (!o.find.empty()) view.set_search(o.find, o.find_regex);
   view.set_show_critical_path(o.critical_path);
+  view.set_ops_by_shapes(o.ops_by_shapes);
+  if (!o.select_op.empty()) {
+    if (!view.select_op(o.select_op))
+      error = "no framework op named '" + o.select_op + "' in " + view.document()->path();
+    else if (!o.zoom_set && view.selection().valid())
+      view.focus_selection();
+  }
   if (!o.select.empty()) {
     if (!view.select_kernel(o.select))
       error = "no kernel named '" + o.select + "' in " + view.document()->path();

@@ -76,6 +76,19 @@ MatchSet MatchSet::by_category(const Trace& trace, KernelCategory category) {
   return m;
 }
 
+MatchSet MatchSet::of_kernel_rows(const Trace& trace, std::vector<RowIndex> rows) {
+  MatchSet m;
+  const std::size_t ntracks = trace.tracks().size();
+  const KernelTable& k = trace.kernels();
+  List& l = m.lists_[0];
+  l.begin.assign(ntracks + 1, 0);
+  l.rows = std::move(rows);
+  for (RowIndex i : l.rows) ++l.begin[k.track[i] + 1];
+  for (std::size_t t = 0; t < ntracks; ++t) l.begin[t + 1] += l.begin[t];
+  m.total_ = l.rows.size();
+  return m;
+}
+
 std::uint64_t MatchSet::count(TableId table) const {
   const int s = slot(table);
   return s < 0 ? 0 : lists_[s].rows.size();

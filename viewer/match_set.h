@@ -33,6 +33,8 @@ class MatchSet {
   static MatchSet by_names(const Trace& trace, const std::vector<std::uint8_t>& name_matches,
                            bool kernels_only = false);
   static MatchSet by_category(const Trace& trace, KernelCategory category);
+  // The kernels of these rows (ascending): an op's kernels, for instance.
+  static MatchSet of_kernel_rows(const Trace& trace, std::vector<RowIndex> rows);
 
   bool empty() const { return total_ == 0; }
   std::uint64_t size() const { return total_; }

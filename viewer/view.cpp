@@ -31,6 +31,8 @@ std::string_view to_string(Panel p) {
       return "timeline";
     case Panel::hotspots:
       return "hotspots";
+    case Panel::ops:
+      return "ops";
     case Panel::findings:
       return "findings";
     case Panel::summary:
@@ -42,7 +44,7 @@ std::string_view to_string(Panel p) {
 }
 
 bool parse_panel(std::string_view s, Panel* out) {
-  for (Panel p : {Panel::timeline, Panel::hotspots, Panel::findings, Panel::summary, Panel::compare})
+  for (Panel p : kPanels)
     if (s == to_string(p)) {
       *out = p;
       return true;
@@ -104,6 +106,9 @@ void View::adopt(std::shared_ptr<Document> doc) {
   match_cursor_.reset();
   evidence_.clear();
   evidence_label_.clear();
+  selected_op_for_ = nullptr;
+  selected_op_kernels_.clear();
+  op_order_for_ = nullptr;
   hovered_.reset();
   scroll_y_ = 0;
   if (!doc_) return;
@@ -260,7 +265,7 @@ void View::draw_menu_bar() {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
-    for (Panel p : {Panel::timeline, Panel::hotspots, Panel::findings, Panel::summary, Panel::compare})
+    for (Panel p : kPanels)
       if (ImGui::MenuItem(std::string(to_string(p)).c_str(), nullptr, panel_ == p)) show(p);
     ImGui::Separator();
     if (ImGui::MenuItem("Zoom to whole trace", "Home", false, doc_ != nullptr)) zoom_to_all();
@@ -443,11 +448,8 @@ void View::draw_bottom_panel(float height) {
       Panel panel;
       const char* label;
     };
-    const Tab tabs[] = {{Panel::timeline, "Details"},
-                        {Panel::hotspots, "Hotspots"},
-                        {Panel::findings, "Findings"},
-                        {Panel::summary, "Summary"},
-                        {Panel::compare, "Compare"}};
+    const Tab tabs[] = {{Panel::timeline, "Details"},  {Panel::hotspots, "Hotspots"}, {Panel::ops, "Ops"},
+                        {Panel::findings, "Findings"}, {Panel::summary, "Summary"},   {Panel::compare, "Compare"}};
     for (const Tab& tab : tabs) {
       const ImGuiTabItemFlags flags = panel_requested_ && panel_ == tab.panel ? ImGuiTabItemFlags_SetSelected : 0;
       if (ImGui::BeginTabItem(tab.label, nullptr, flags)) {
@@ -459,6 +461,9 @@ void View::draw_bottom_panel(float height) {
             break;
           case Panel::hotspots:
             draw_hotspots();
+            break;
+          case Panel::ops:
+            draw_ops();
             break;
           case Panel::findings:
             draw_findings();

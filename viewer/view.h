@@ -9,6 +9,7 @@
 //   view_timeline.cpp   tracks, ruler, activity lanes, LOD drawing, zoom/pan, flows
 //   view_details.cpp    the selected event, its launch and NVTX stack; tooltips
 //   view_hotspots.cpp   per-kernel and per-category tables
+//   view_ops.cpp        framework ops (per name or name × shapes) and their kernels
 //   view_findings.cpp   the diagnosis list
 //   view_summary.cpp    per-device numbers, steps and small charts
 //   view_search.cpp     find by name, next/previous, highlighted matches
@@ -34,12 +35,15 @@
 #include "viewer/file_browser.h"
 #include "viewer/lod.h"
 #include "viewer/match_set.h"
+#include "viewer/op_table.h"
 
 #include <imgui.h>
 
 namespace gpuscope::viewer {
 
-enum class Panel : std::uint8_t { timeline, hotspots, findings, summary, compare };
+enum class Panel : std::uint8_t { timeline, hotspots, ops, findings, summary, compare };
+inline constexpr Panel kPanels[] = {Panel::timeline, Panel::hotspots, Panel::ops,
+                                    Panel::findings, Panel::summary,  Panel::compare};
 std::string_view to_string(Panel p);
 bool parse_panel(std::string_view s, Panel* out);
 
@@ -128,6 +132,18 @@ struct FrameStats {
   // titles (finding ids), legend entries (category names).
   std::vector<ClickTarget> hotspot_headers, hotspot_targets, category_targets, finding_targets, legend_targets;
   std::vector<HotspotRow> hotspot_list;  // the per-kernel rows drawn, in the table's order
+  // The Ops tab: rows after the filter, the column headers (and where they
+  // are), each row drawn (cells as written, in column order), the rows'
+  // name cells (label: the op name, "name shapes" per shapes), the selected
+  // op's kernels, the "per shapes" toggle; or the message of a trace without ops.
+  std::uint64_t op_rows = 0;
+  std::vector<std::string> op_columns;
+  std::vector<ClickTarget> op_headers, op_targets, op_kernel_targets;
+  ClickTarget op_mode_target;
+  std::vector<std::vector<std::string>> op_list;
+  std::string selected_op;        // the op the side panel describes
+  bool op_order_rebuilt = false;  // the table's order was recomputed this frame (sort, filter, mode or profile changed)
+  std::string ops_message;
   // The details panel's fields in order (name, mangled, start, duration,
   // device, stream, grid, ..., launched by, nvtx (outermost first)).
   std::vector<std::pair<std::string, std::string>> details;
@@ -180,6 +196,11 @@ class View {
   void set_show_critical_path(bool on) { show_critical_path_ = on; }
   bool show_critical_path() const { return show_critical_path_; }
   void set_search(std::string_view text, bool regex);
+  // The Ops tab: per name × shapes (true) or per name; selecting an op (the
+  // first row of that name) highlights its kernels and selects the first. False if none.
+  void set_ops_by_shapes(bool on) { op_by_shapes_ = on; }
+  bool ops_by_shapes() const { return op_by_shapes_; }
+  bool select_op(std::string_view name);
   const MatchSet& matches() const { return matches_; }
   const std::string& matches_label() const { return matches_label_; }
   double last_frame_ms() const { return last_frame_ms_; }
@@ -277,6 +298,13 @@ class View {
   void sort_hotspots(const Profile& profile, ImGuiTableSortSpecs* specs);
   void highlight_kernel(std::string_view name);
   void highlight_category(KernelCategory c);
+  // view_ops.cpp
+  void draw_ops();
+  void draw_op_table(const Profile& profile);
+  void draw_selected_op(const Profile& profile);
+  void sort_ops(const Profile& profile, ImGuiTableSortSpecs* specs);
+  void highlight_op(const Profile& profile, std::uint32_t index);  // index into the mode's rows
+  bool op_selected(const Profile& profile, std::uint32_t index) const;
   // view_findings.cpp
   void draw_findings();
   // view_summary.cpp
@@ -344,6 +372,22 @@ class View {
   std::vector<std::string> hotspot_names_;    // short names of Profile::hotspots, numbered where they collide
   const Profile* hotspot_order_for_ = nullptr;
   std::string highlighted_kernel_;  // the hotspot row clicked last
+  // Ops tab: the sorted, filtered view of Profile::op_names or ::ops,
+  // recomputed only when the sort, the filter, the mode or the profile changes.
+  bool op_by_shapes_ = false;
+  char op_filter_[128] = {};
+  OpColumn op_sort_column_ = OpColumn::gpu_total;
+  bool op_sort_ascending_ = false;
+  std::vector<std::uint32_t> op_order_;
+  const Profile* op_order_for_ = nullptr;
+  std::string op_order_filter_;
+  bool op_order_by_shapes_ = false;
+  const Profile* selected_op_for_ = nullptr;  // the op row clicked last: its profile, index and mode
+  std::uint32_t selected_op_ = 0;
+  bool selected_op_by_shapes_ = false;
+  std::uint64_t selected_op_kernel_count_ = 0;
+  std::vector<OpRowKernel> selected_op_kernels_;        // its heaviest kernels
+  std::vector<std::string> selected_op_kernel_labels_;  // … as the hotspot table names them
   bool show_critical_path_ = false;
 
   // Frame bookkeeping

@@ -18,8 +18,8 @@ namespace {
 
 struct ViewArgs {
   std::vector<std::string> files;
-  std::string screenshot, size, view, zoom, select, find, font;
-  bool regex = false;
+  std::string screenshot, size, view, zoom, select, select_op, find, font;
+  bool regex = false, ops_by_shapes = false, critical_path = false;
   int frames = 0;
 };
 
@@ -48,8 +48,11 @@ void run(const ViewArgs& a) {
   flag("--view", a.view);
   flag("--zoom", a.zoom);
   flag("--select", a.select);
+  flag("--select-op", a.select_op);
+  if (a.ops_by_shapes) args.emplace_back("--ops-by-shapes");
   flag("--find", a.find);
   if (a.regex) args.emplace_back("--regex");
+  if (a.critical_path) args.emplace_back("--critical-path");
   if (a.frames > 0) flag("--frames", std::to_string(a.frames));
   flag("--font", a.font);
   std::vector<char*> argv;
@@ -62,7 +65,7 @@ void run(const ViewArgs& a) {
 void add(CLI::App& app, Context&) {
   auto args = std::make_shared<ViewArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "view", "Open traces in the desktop viewer (gpuscope-view): timeline, hotspots, findings, summary, compare");
+      "view", "Open traces in the desktop viewer (gpuscope-view): timeline, hotspots, ops, findings, summary, compare");
   cmd->add_option(
          "files", args->files,
          "trace to open (.gscope, Chrome/Kineto .json or .json.gz, Nsight Systems .sqlite); a second one to compare")
@@ -70,11 +73,16 @@ void add(CLI::App& app, Context&) {
       ->expected(1, 2);
   cmd->add_option("--screenshot", args->screenshot, "headless: render, write OUT.png and OUT.json, exit");
   cmd->add_option("--size", args->size, "window / image size WIDTHxHEIGHT (default 1280x800)");
-  cmd->add_option("--view", args->view, "panel to show: timeline, hotspots, findings, summary or compare");
+  cmd->add_option("--view", args->view, "panel to show: timeline, hotspots, ops, findings, summary or compare");
   cmd->add_option("--zoom", args->zoom, "visible range START:END from the trace start, in ns or with a unit (0:5ms)");
   cmd->add_option("--select", args->select, "select the first instance of this kernel");
+  cmd->add_option("--select-op", args->select_op,
+                  "highlight the kernels of this framework op (exact name) and select the first");
+  cmd->add_flag("--ops-by-shapes", args->ops_by_shapes, "the Ops tab per op name × input shapes");
   cmd->add_option("--find", args->find, "search names for this text and highlight the matches");
   cmd->add_flag("--regex", args->regex, "--find is a regular expression");
+  cmd->add_flag("--critical-path", args->critical_path,
+                "draw the critical path of the visible steps (the toolbar's toggle; docs/whatif.md)");
   cmd->add_option("--frames", args->frames, "headless: frames to render after loading (default 3)");
   cmd->add_option("--font", args->font, "TrueType font of the UI (default: DejaVu Sans, Debian's fonts-dejavu-core)");
   cmd->callback([args] { run(*args); });

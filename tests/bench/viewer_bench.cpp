@@ -207,9 +207,34 @@ void BM_PanelFrame(benchmark::State& state) {
 }
 BENCHMARK(BM_PanelFrame)
     ->Arg(static_cast<int>(gv::Panel::hotspots))
+    ->Arg(static_cast<int>(gv::Panel::ops))
     ->Arg(static_cast<int>(gv::Panel::findings))
     ->Arg(static_cast<int>(gv::Panel::summary))
     ->Unit(benchmark::kMillisecond);
+
+// Clicking the heaviest framework op: its kernels found (one pass over the
+// ranges and one over the kernels), highlighted, the first selected.
+void BM_SelectOp(benchmark::State& state) {
+  ensure_profile();
+  ImGuiNull imgui;
+  gv::View v;
+  v.set_document(document());
+  v.show(gv::Panel::ops);
+  imgui.frame(v);
+  const auto& ops = document()->profile()->op_names;
+  if (ops.empty()) {
+    state.SkipWithError("the synthetic trace has no framework ops");
+    return;
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    // The two heaviest in turn: each a fresh click, not a step to the op's next kernel.
+    v.select_op(ops[i++ % std::min<std::size_t>(2, ops.size())].name);
+    benchmark::DoNotOptimize(v.matches().size());
+  }
+  state.counters["kernels"] = static_cast<double>(v.matches().size());
+}
+BENCHMARK(BM_SelectOp)->Unit(benchmark::kMillisecond)->Iterations(4);
 
 // Searching every name and building the match lists (on a keystroke).
 void BM_Search(benchmark::State& state) {

@@ -19,7 +19,10 @@
 #     torch.compile): `tuned vs eager: N.NNx`, `tuned vs compile: N.NNx`
 #  7. captures of --preset seed and --preset tuned (20 timed steps each) judged
 #     by workload_profile_shape.py: seed has padding + broadcast >= 30% and no
-#     concurrency, tuned has neither; the captures become assets/workload-*.gscope
+#     concurrency, tuned has neither; the captures become assets/workload-*.gscope;
+#     the seed capture's op table has a row per layer range, forward and
+#     backward (tests/gpu/workload_layers.txt; tuned runs as a CUDA graph, whose
+#     replays carry no layer ranges)
 #  8. gradients bit-identical across ranks after every step (--check-sync) with
 #     2 GPUs when there are 2 (one GPU: NCCL refuses two ranks on one device, so
 #     only the one-rank path runs), and under mpirun when built with MPI
@@ -292,6 +295,7 @@ capture() {  # PRESET FILE
        --log-every 20 >> "$tmp/capture-$1.log" 2>&1
 }
 declare -A shape_line
+ops_line="capture ops (seed): not run"
 for preset in seed tuned; do
   shape_line[$preset]="capture report ($preset): not run"
   enough 40 "capture of $preset" || continue
@@ -301,6 +305,11 @@ for preset in seed tuned; do
     if [ -x "$gs" ] && "$gs" report --json -o "$tmp/$preset-report.json" "$file" 2> "$tmp/report-$preset.err"; then
       shape_line[$preset]=$(python3 tests/gpu/workload_profile_shape.py report "$preset" "$tmp/$preset-report.json")
       "$gs" report "$file" 2>&1 | head -40
+      if [ "$preset" = seed ]; then
+        ops_line=$(python3 tests/gpu/workload_profile_shape.py ops seed "$tmp/seed-report.json")
+        echo "$ops_line"
+        echo "$ops_line" | grep -q "OK$" || fail "seed capture's op table (layer ranges)"
+      fi
     elif [ -x "$gs" ] && "$gs" export --format chrome -o "$tmp/$preset.json" "$file" 2>> "$tmp/report-$preset.err"; then
       shape_line[$preset]=$(python3 tests/gpu/workload_profile_shape.py chrome "$preset" "$tmp/$preset.json")
     else
@@ -469,6 +478,7 @@ tuned_tf=$(grep "^| tuned " "$tmp/rows.md" | awk -F'|' '{gsub(/ /, "", $5); prin
   echo "training: seed ${train_line[seed]}; tuned ${train_line[tuned]}"
   echo "${shape_line[seed]}"
   echo "${shape_line[tuned]}"
+  echo "$ops_line"
   echo "$sync_line"
   echo
   echo "$whatif_line"

@@ -3,6 +3,7 @@
 
   workload_profile_shape.py report seed|tuned REPORT.json   # `gpuscope report --json` output
   workload_profile_shape.py chrome seed|tuned TRACE.json    # `gpuscope export --format chrome` output
+  workload_profile_shape.py ops seed REPORT.json            # the op table of `gpuscope report --json`
 
 seed  (the report's pathologies are there): padding + broadcast >= 30% of
       kernel time, both among the top 4 categories, kernel concurrency ~ 0
@@ -10,6 +11,12 @@ seed  (the report's pathologies are there): padding + broadcast >= 30% of
 tuned (and gone): padding + broadcast < 5% of kernel time, kernel concurrency
       > 0.01 on some GPU (the overlapped update and the communication stream
       run beside the backward pass).
+
+ops   (eager captures: --preset seed; under --graphs on the layers' ranges
+      exist only while the graph is captured): every layer range the trainer
+      opens (tests/gpu/workload_layers.txt, forward and backward) is a row of
+      the report's ops[] with at least one call, and at most 5% of GPU time
+      is launched outside every op ("(no op)").
 
 The report form reads gpuscope's own classification (schema gpuscope.report/1:
 "categories": [{"name", "share"}], "devices": [{"id", "kernel_concurrency"}]).
@@ -24,12 +31,15 @@ TARGET MISSED (naming what missed); exit status 0 when OK, 1 when missed,
 """
 import gzip
 import json
+import os
 import sys
 
 SEED_MIN_SHARE = 0.30
 SEED_MAX_CONCURRENCY = 0.05
 TUNED_MAX_SHARE = 0.05
 TUNED_MIN_CONCURRENCY = 0.01
+MAX_NO_OP_SHARE = 0.05
+LAYERS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "workload_layers.txt")
 
 
 def load(path):
@@ -115,7 +125,45 @@ def judge(preset, share, top, conc):
     return pb, missed
 
 
+def layers():
+    with open(LAYERS_FILE) as f:
+        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
+
+
+def judge_ops(preset, path):
+    """The op view of a capture: one row per layer range, little GPU time without an op."""
+    try:
+        r = load(path)
+        if r.get("schema") != "gpuscope.report/1":
+            raise ValueError(f"not a gpuscope.report/1 document (schema {r.get('schema')!r})")
+        rows = r.get("op_names") or r.get("ops") or []
+        expected = layers()
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"capture ops ({preset}): {path}: unreadable: {e} -> TARGET MISSED")
+        return 2
+    calls = {}
+    for row in rows:
+        calls[row["name"]] = calls.get(row["name"], 0) + row.get("calls", 0)
+    missing = [n for n in expected if calls.get(n, 0) < 1]
+    total = sum(row.get("gpu_self_ns", 0) for row in rows) or 1
+    # No op rows at all: the analysis found no op, so all GPU time is without one.
+    no_op = sum(row.get("gpu_self_ns", 0) for row in rows if row["name"] == "(no op)") / total if rows else 1.0
+    missed = []
+    if missing:
+        missed.append(f"{len(missing)} layer ranges not in ops[]: " + ", ".join(missing[:5]))
+    if no_op > MAX_NO_OP_SHARE:
+        missed.append(f"(no op) {100 * no_op:.1f}% of GPU time > {100 * MAX_NO_OP_SHARE:.0f}%")
+    heaviest = sorted((row for row in rows if row["name"] in set(expected)), key=lambda row: -row.get("gpu_total_ns", 0))
+    top = ", ".join(row["name"] for row in heaviest[:3]) or "none"
+    verdict = "OK" if not missed else "TARGET MISSED (" + "; ".join(missed) + ")"
+    print(f"capture ops ({preset}): {len(expected) - len(missing)} of {len(expected)} layer ranges are op rows, "
+          f"(no op) {100 * no_op:.1f}% of GPU time; heaviest layers: {top} -> {verdict}")
+    return 0 if not missed else 1
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "ops" and argv[2] in ("seed", "tuned"):
+        return judge_ops(argv[2], argv[3])
     if len(argv) != 4 or argv[1] not in ("report", "chrome") or argv[2] not in ("seed", "tuned"):
         print(__doc__)
         return 2

@@ -579,6 +579,83 @@ TEST_F(Headless, BadFlagsAndUnwritableOutputExitWithTwo) {
   EXPECT_NE(r.err.find("/nonexistent-dir/o.png"), std::string::npos) << r.err;
 }
 
+// The Ops tab on a real PyTorch trace recorded with shapes: the rows per
+// name × shapes in the analysis' order, with its numbers as the report writes
+// them; --select-op highlights the op's kernels (as many as the analysis
+// counts under it) and selects the first, launched inside that op.
+TEST_F(Headless, OpsTabShowsTheOpTableAndSelectsAnOpsKernels) {
+  const std::string file = testing::real_trace("tracelens-bert-small-h100.json.gz");
+  const Trace t = import_chrome_json(file);
+  const Profile p = analyze(t);
+  ASSERT_FALSE(p.ops.empty());
+  const Result r = view(
+      {file, "--screenshot", (dir_ / "ops.png").string(), "--view", "ops", "--ops-by-shapes", "--size", "1600x1000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  expect_png(dir_ / "ops.png", 1600, 1000);
+  const json j = read_json(dir_ / "ops.json");
+  EXPECT_TRUE(has(j["panels"], "ops"));
+  EXPECT_TRUE(j["ops_by_shapes"].get<bool>());
+  EXPECT_EQ(j["rows"]["ops"], p.ops.size());
+  EXPECT_EQ(j["ops_message"], "");
+  const json& rows = j["op_rows"];
+  ASSERT_GE(rows.size(), 10u);  // what fits on screen, most GPU time first
+  bool some_rate = false;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const OpRow& o = p.ops[i];
+    EXPECT_EQ(rows[i]["op"], o.name);
+    EXPECT_EQ(rows[i]["GPU total"], format::duration(o.gpu_total_ns));
+    EXPECT_EQ(rows[i]["TFLOP/s"], o.achieved_tflops ? format::fixed(*o.achieved_tflops, 1) : "–") << o.name;
+    EXPECT_EQ(rows[i]["roofline"], o.roofline_fraction ? format::percent1(*o.roofline_fraction) : "–") << o.name;
+    some_rate = some_rate || o.achieved_tflops.has_value();
+  }
+  EXPECT_TRUE(some_rate) << "the trace recorded shapes: some GEMM has a rate";
+
+  const Result s =
+      view({file, "--screenshot", (dir_ / "op.png").string(), "--view", "ops", "--select-op", "aten::addmm"});
+  ASSERT_EQ(s.status, 0) << s.err;
+  const json k = read_json(dir_ / "op.json");
+  EXPECT_EQ(k["selected_op"], "aten::addmm");
+  EXPECT_EQ(k["highlight"]["label"], "op: aten::addmm");
+  std::uint64_t kernels_under = 0;
+  for (const OpRow& o : p.op_names)
+    if (o.name == "aten::addmm") kernels_under = o.kernels_total;
+  EXPECT_GT(kernels_under, 0u);
+  EXPECT_EQ(k["highlight"]["matches"], kernels_under);
+  ASSERT_TRUE(k["selection"].is_object());
+  const RowIndex row = k["selection"]["row"];
+  const RowIndex op = t.launching_op(OpRef{OpTable::kernel, row});
+  ASSERT_NE(op, kNoRow);
+  EXPECT_EQ(t.str(t.ranges().name[op]), "aten::addmm");
+
+  // The same through `gpuscope view`, which passes the flags on.
+  const Result cli = run(GPUSCOPE_CLI_BIN, {"view", file, "--screenshot", (dir_ / "cli.png").string(), "--view", "ops",
+                                            "--ops-by-shapes", "--select-op", "aten::addmm"});
+  ASSERT_EQ(cli.status, 0) << cli.err;
+  const json c = read_json(dir_ / "cli.json");
+  EXPECT_TRUE(c["ops_by_shapes"].get<bool>());
+  EXPECT_EQ(c["selected_op"], "aten::addmm");
+
+  const Result bad = view({file, "--screenshot", (dir_ / "none.png").string(), "--select-op", "aten::nothing"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("no framework op named 'aten::nothing'"), std::string::npos) << bad.err;
+}
+
+// A trace without framework ops: the tab says so, and what would give them.
+TEST_F(Headless, OpsTabOfATraceWithoutOpsSaysWhatWouldGiveThem) {
+  const fs::path file = dir_ / "kernels-only.json";
+  std::ofstream(file) << R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7,)"
+                      << R"( "ts": 10, "dur": 5, "args": {"device": 0, "stream": 7}}]})";
+  const Result r = view({file.string(), "--screenshot", (dir_ / "o.png").string(), "--view", "ops"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "o.json");
+  EXPECT_TRUE(has(j["panels"], "ops"));
+  EXPECT_EQ(j["rows"]["ops"], 0);
+  const std::string m = j["ops_message"];
+  EXPECT_TRUE(m.starts_with("no framework ops in this trace: ")) << m;
+  EXPECT_NE(m.find("record_shapes=True"), std::string::npos) << m;
+  EXPECT_NE(m.find("NVTX"), std::string::npos) << m;
+}
+
 TEST_F(Headless, GpuscopeViewRunsTheViewer) {
   const std::string file = testing::real_trace("hta-triton.json.gz");
   const Result r =
@@ -587,6 +664,10 @@ TEST_F(Headless, GpuscopeViewRunsTheViewer) {
   const json j = read_json(dir_ / "v.json");
   EXPECT_EQ(j["view"], "summary");
   EXPECT_EQ(j["file"], file);
+  // The toolbar's critical-path toggle, passed on.
+  const Result c = run(GPUSCOPE_CLI_BIN, {"view", file, "--screenshot", (dir_ / "c.png").string(), "--critical-path"});
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_NE(read_json(dir_ / "c.json")["critical_path_status"], "");
 }
 
 }  // namespace

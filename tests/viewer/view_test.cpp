@@ -1057,5 +1057,187 @@ TEST_F(OpenFilesTest, CtrlOBrowsesToAFileAndOpensIt) {
   EXPECT_EQ(v.document()->trace().kernels().size(), 2'000u);
 }
 
+// [SECTION] Ops tab ------------------------------------------------------------------------
+
+class OpsTabTest : public ViewTest {
+ protected:
+  static const OpRow& row_named(const std::vector<OpRow>& rows, std::string_view name) {
+    for (const OpRow& r : rows)
+      if (r.name == name) return r;
+    ADD_FAILURE() << "no op row " << name;
+    return rows.front();
+  }
+};
+
+TEST_F(OpsTabTest, ListsTheProfilesOpsAndSortsByItsHeaders) {
+  testing::TrainingTraceOptions o;
+  o.kernels = 5'000;
+  View v;
+  v.set_document(doc(o));
+  v.show(Panel::ops);
+  frames(v, 4);
+  const Profile& p = *v.document()->profile();
+  ASSERT_FALSE(p.op_names.empty());
+  EXPECT_TRUE(has_panel(v, "ops"));
+  EXPECT_EQ(v.stats().op_rows, p.op_names.size());
+  ASSERT_EQ(v.stats().op_targets.size(), p.op_names.size());
+  for (std::size_t i = 0; i < p.op_names.size(); ++i)  // the default: GPU total, largest first
+    EXPECT_EQ(v.stats().op_targets[i].label, p.op_names[i].name);
+  // Cells as written; no shapes were recorded: the roofline columns read "–", never 0.
+  const std::vector<std::string>& cols = v.stats().op_columns;
+  const auto col = [&](const char* name) {
+    return static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin());
+  };
+  ASSERT_LT(col("TFLOP/s"), cols.size());
+  ASSERT_EQ(v.stats().op_list.size(), p.op_names.size());
+  for (std::size_t i = 0; i < p.op_names.size(); ++i) {
+    const std::vector<std::string>& cells = v.stats().op_list[i];
+    EXPECT_EQ(cells[col("op")], p.op_names[i].name);
+    EXPECT_EQ(cells[col("GPU total")], format::duration(p.op_names[i].gpu_total_ns));
+    EXPECT_EQ(cells[col("TFLOP/s")], "–");
+    EXPECT_EQ(cells[col("roofline")], "–");
+    EXPECT_EQ(cells[col("bound")], "–");
+  }
+
+  const ClickTarget* header = find_target(v.stats().op_headers, "CPU self");
+  ASSERT_NE(header, nullptr);
+  const ClickTarget h = *header;
+  auto cpu_self = [&] {
+    std::vector<TimeNs> out;
+    for (const ClickTarget& t : v.stats().op_targets) out.push_back(row_named(p.op_names, t.label).cpu_self_ns);
+    return out;
+  };
+  click(v, h);
+  frame(v);
+  std::vector<TimeNs> c = cpu_self();
+  EXPECT_TRUE(std::is_sorted(c.rbegin(), c.rend())) << "CPU self, descending";
+  EXPECT_NE(c.front(), c.back());
+  click(v, h);
+  frame(v);
+  c = cpu_self();
+  EXPECT_TRUE(std::is_sorted(c.begin(), c.end())) << "CPU self, ascending";
+}
+
+TEST_F(OpsTabTest, TheOrderIsNotRebuiltEveryFrame) {
+  testing::TrainingTraceOptions o;
+  o.kernels = 1'000'000;
+  View v;
+  v.set_document(doc(o));
+  v.show(Panel::ops);
+  frame(v);
+  frame(v);
+  for (int i = 0; i < 5; ++i) {
+    frame(v);
+    EXPECT_FALSE(v.stats().op_order_rebuilt) << "frame " << i;
+    EXPECT_GT(v.stats().op_rows, 0u);
+  }
+  v.set_ops_by_shapes(true);  // a new mode: one rebuild, then none
+  frame(v);
+  EXPECT_TRUE(v.stats().op_order_rebuilt);
+  frame(v);
+  EXPECT_FALSE(v.stats().op_order_rebuilt);
+}
+
+TEST_F(OpsTabTest, ClickingAnOpHighlightsItsKernelsAndStepsThroughThem) {
+  testing::TrainingTraceOptions o;
+  o.kernels = 5'000;
+  View v;
+  v.set_document(doc(o));
+  v.show(Panel::ops);
+  frames(v, 3);
+  const Trace& t = v.document()->trace();
+  const Profile& p = *v.document()->profile();
+  const ClickTarget* target = find_target(v.stats().op_targets, "forward");
+  ASSERT_NE(target, nullptr);
+  click(v, *target);
+  EXPECT_EQ(v.matches_label(), "op: forward");
+  const MatchSet expected = op_kernels(t, row_named(p.op_names, "forward"), false);
+  ASSERT_GE(expected.size(), 2u);
+  EXPECT_EQ(v.matches().size(), expected.size());
+  ASSERT_TRUE(v.selection().valid());
+  ASSERT_EQ(v.selection().table, TableId::kernels);
+  const RowIndex first = v.selection().row;
+  // The selected kernel was launched inside a "forward" range, and is in view.
+  const RowIndex op = t.launching_op(OpRef{OpTable::kernel, first});
+  ASSERT_NE(op, kNoRow);
+  EXPECT_EQ(t.str(t.ranges().name[op]), "forward");
+  EXPECT_LE(v.view_start(), t.kernels().start[first]);
+  EXPECT_GE(v.view_end(), t.kernels().end[first]);
+  frame(v);
+  EXPECT_GT(v.stats().match_markers, 0u);
+  EXPECT_EQ(v.stats().selected_op, "forward");
+  ASSERT_FALSE(v.stats().op_kernel_targets.empty());
+
+  // Again: the next kernel of the op.
+  const ClickTarget* again = find_target(v.stats().op_targets, "forward");
+  ASSERT_NE(again, nullptr);
+  click(v, *again);
+  ASSERT_TRUE(v.selection().valid());
+  EXPECT_NE(v.selection().row, first);
+  EXPECT_EQ(t.str(t.ranges().name[t.launching_op(OpRef{OpTable::kernel, v.selection().row})]), "forward");
+
+  // One of its kernels, as a hotspot row: every instance of that kernel.
+  frame(v);
+  const ClickTarget k = v.stats().op_kernel_targets.front();
+  click(v, k);
+  EXPECT_EQ(v.matches_label(), "kernel: " + k.label);
+  ASSERT_TRUE(v.selection().valid());
+  EXPECT_EQ(t.str(t.kernels().name[v.selection().row]), k.label);
+}
+
+// The Details tab of a kernel names the op that launched it and the ops around that one.
+TEST_F(OpsTabTest, DetailsOfTheSelectedKernelNameItsOpAndCallPath) {
+  testing::TrainingTraceOptions o;
+  o.kernels = 2'000;
+  View v;
+  v.set_document(doc(o));
+  frames(v, 2);
+  ASSERT_TRUE(v.select_op("backward"));
+  v.show(Panel::timeline);
+  frames(v, 3);
+  const auto& d = v.stats().details;
+  auto field = [&](std::string_view key) -> std::string {
+    for (const auto& [k, val] : d)
+      if (k == key) return val;
+    return "(missing)";
+  };
+  EXPECT_EQ(field("op"), "backward");
+  EXPECT_EQ(field("call path"), "step");
+}
+
+TEST_F(OpsTabTest, PerShapesToggleAndFilter) {
+  testing::TrainingTraceOptions o;
+  o.kernels = 5'000;
+  View v;
+  v.set_document(doc(o));
+  v.show(Panel::ops);
+  frames(v, 3);
+  const Profile& p = *v.document()->profile();
+  EXPECT_FALSE(v.ops_by_shapes());
+  click(v, v.stats().op_mode_target);
+  frame(v);
+  EXPECT_TRUE(v.ops_by_shapes());
+  EXPECT_EQ(v.stats().op_rows, p.ops.size());
+  EXPECT_NE(std::find(v.stats().op_columns.begin(), v.stats().op_columns.end(), "shapes"), v.stats().op_columns.end());
+  EXPECT_TRUE(v.select_op("backward"));
+  EXPECT_EQ(v.matches_label(), "op: backward");
+  EXPECT_FALSE(v.select_op("no such op"));
+}
+
+TEST_F(OpsTabTest, ATraceWithoutOpsSaysSoAndWhatWouldGiveThem) {
+  testing::TrainingTraceOptions o;
+  o.kernels = 2'000;
+  o.ranges = false;
+  View v;
+  v.set_document(doc(o));
+  v.show(Panel::ops);
+  frames(v, 2);
+  EXPECT_TRUE(has_panel(v, "ops"));
+  EXPECT_EQ(v.stats().op_rows, 0u);
+  EXPECT_TRUE(v.stats().ops_message.starts_with("no framework ops in this trace: ")) << v.stats().ops_message;
+  EXPECT_NE(v.stats().ops_message.find("NVTX"), std::string::npos);
+  EXPECT_FALSE(v.select_op("forward"));
+}
+
 }  // namespace
 }  // namespace gpuscope::viewer

@@ -127,6 +127,7 @@ else
   expect_line "^training: seed loss 2\.3026 -> 0\.9000 \(exit 0\); tuned loss 2\.3026 -> 0\.9000 \(exit 0\)$"
   expect_line "^capture report \(seed, report\): padding\+broadcast 40\.0% .* -> OK$"
   expect_line "^capture report \(tuned, report\): padding\+broadcast 0\.0% .* -> OK$"
+  expect_line "^capture ops \(seed\): 101 of 101 layer ranges are op rows, \(no op\) 0\.0% of GPU time; .* -> OK$"
   expect_line "^gradients across ranks: NOT CHECKED, one GPU"
   expect_line "^all checks that ran passed$"
   grep -q "^skipped" "$table" && bad "dry run with a full budget skipped something: $(grep '^skipped' "$table")"

@@ -49,11 +49,18 @@ done
 # The report line names the shares: seed's padding + broadcast is 40%.
 python3 "$helper" report seed "$work/seed-report.json" | grep -q "padding+broadcast 40.0% .*concurrency 0.000 -> OK$" ||
   { echo "FAIL: seed report line: $(python3 "$helper" report seed "$work/seed-report.json")"; failures=$((failures + 1)); }
+# The op table: the seed-shaped trace opens every layer range and launches
+# inside them; the tuned-shaped one (a graph replay) has none.
+expect 0 ops seed "$work/seed-report.json"
+expect 1 ops seed "$work/tuned-report.json"
+python3 "$helper" ops seed "$work/seed-report.json" | grep -q "101 of 101 layer ranges are op rows, (no op) 0.0% of GPU time" ||
+  { echo "FAIL: seed ops line: $(python3 "$helper" ops seed "$work/seed-report.json")"; failures=$((failures + 1)); }
 echo '{"schema": "something/else"}' > "$work/other.json"
 expect 2 report seed "$work/other.json"
 expect 2 report seed "$work/missing.json"
 expect 2 chrome seed "$work/other.json"
 expect 2 report fastest "$work/seed-report.json"
+expect 2 ops seed "$work/other.json"
 
 rm -rf "$work"
 echo "profile_shape_test: $failures failure(s)"

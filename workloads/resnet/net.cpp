@@ -31,6 +31,7 @@ class Builder {
 
   ConvSpec conv(const std::string& name, int in_c, int out_c, int k, int stride, int in_hw, int bucket) {
     ConvSpec c;
+    c.name = name;
     c.in_c = in_c, c.out_c = out_c, c.k = k, c.stride = stride, c.pad = k / 2;
     c.in_hw = in_hw;
     c.out_hw = (in_hw + 2 * c.pad - k) / stride + 1;
@@ -40,6 +41,7 @@ class Builder {
 
   BnSpec bn(const std::string& name, int c, int hw, int bucket) {
     BnSpec b;
+    b.name = name;
     b.c = c, b.hw = hw;
     b.gamma = add(name + ".gamma", ParamKind::bn_gamma, c, 1, 1, 1, bucket);
     b.beta = add(name + ".beta", ParamKind::bn_beta, c, 1, 1, 1, bucket);
@@ -70,6 +72,7 @@ NetSpec build_net(const NetConfig& cfg) {
       const int stride = (stage > 0 && i == 0) ? 2 : 1;
       const int out_c = cfg.widths[stage];
       BlockSpec blk;
+      blk.name = name;
       blk.stage = stage;
       blk.conv1 = b.conv(name + ".conv1", in_c, out_c, 3, stride, hw, stage);
       const int out_hw = blk.conv1.out_hw;
@@ -107,6 +110,31 @@ NetSpec build_net(const NetConfig& cfg) {
   for (int bk = 0; bk < 4; ++bk) net.buckets[bk].end = bk + 1 < 4 ? net.buckets[bk + 1].begin : net.flat_size;
   net.buckets[0].begin = 0;
   return net;
+}
+
+std::string backward_range_name(const std::string& layer) { return layer + kBackwardSuffix; }
+
+std::string tensor_range_name(const std::string& what, const ParamTensor& p) { return what + "." + p.name; }
+
+std::string bucket_range_name(const std::string& what, int bucket) {
+  return what + ".stage" + std::to_string(bucket + 1);
+}
+
+std::vector<std::string> layer_range_names(const NetSpec& net) {
+  std::vector<std::string> forward{net.stem.name, net.stem_bn.name};
+  for (const BlockSpec& b : net.blocks) {
+    forward.push_back(b.name);
+    for (const std::string* n : {&b.conv1.name, &b.bn1.name, &b.conv2.name, &b.bn2.name}) forward.push_back(*n);
+    if (b.projection) {
+      forward.push_back(b.proj.name);
+      forward.push_back(b.bn_proj.name);
+    }
+  }
+  for (const char* n : {"avgpool", "fc", "loss"}) forward.emplace_back(n);
+  std::vector<std::string> names = forward;
+  for (const std::string& n : forward)
+    if (n != "loss") names.push_back(backward_range_name(n));
+  return names;
 }
 
 double NetSpec::forward_flops_per_image() const {

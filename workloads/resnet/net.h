@@ -50,17 +50,20 @@ struct ParamTensor {
 };
 
 struct ConvSpec {
+  std::string name;  // its layer ("stage2.block0.conv1"): the NVTX range around it, its weight's prefix
   int in_c = 0, out_c = 0, k = 3, stride = 1, pad = 1;
   int in_hw = 0, out_hw = 0;
   int weight = -1;  // index into NetSpec::params
 };
 
 struct BnSpec {
+  std::string name;  // "stage2.block0.bn1"
   int c = 0, hw = 0;
   int gamma = -1, beta = -1;
 };
 
 struct BlockSpec {
+  std::string name;  // "stage2.block0"
   int stage = 0;
   ConvSpec conv1, conv2;
   BnSpec bn1, bn2;
@@ -91,6 +94,24 @@ struct NetSpec {
 };
 
 NetSpec build_net(const NetConfig& cfg);
+
+// ---- NVTX ranges of the layers ------------------------------------------------------
+// The trainer marks every layer with an NVTX range named after it, so a
+// capture's op table (docs/ops.md) has one row per layer. Forward, inside
+// `forward`: "stem.conv", "stem.bn", each block ("stage1.block0") around its
+// "….conv1", "….bn1", "….conv2", "….bn2" ("….proj", "….bn_proj" in projection
+// blocks), then "avgpool", "fc", "loss". Backward, inside `backward`: the
+// same names with ".backward" (the loss kernel writes its gradient in the
+// forward pass: no "loss.backward"). The optimizer's and all-reduce's loops
+// get one range per tensor or bucket inside theirs (optimizer_range_name).
+inline constexpr const char* kBackwardSuffix = ".backward";
+std::string backward_range_name(const std::string& layer);
+// "optimizer.stage1.block0.conv1.weight" (a tensor) or "optimizer.stage1"
+// (a bucket), and "all-reduce.…" alike: `what` is "optimizer" or "all-reduce".
+std::string tensor_range_name(const std::string& what, const ParamTensor& p);
+std::string bucket_range_name(const std::string& what, int bucket);
+// Every layer range of a training step, forward then backward, each once.
+std::vector<std::string> layer_range_names(const NetSpec& net);
 
 // Deterministic initial parameters in the canonical layout (conv KCRS):
 // He-normal convolutions, batch norm gamma 1 / beta 0, PyTorch's uniform

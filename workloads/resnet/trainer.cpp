@@ -67,12 +67,14 @@ struct Conv {
   DeviceTensor padded;       // explicit: padded copy of the input, kept for backward-filter
   DeviceTensor padded_grad;  // explicit: gradient of the padded copy
   bool need_data_grad = true;
+  std::string backward_range;  // "<layer>.backward" (NVTX; made once, not per step)
 };
 
 struct Bn {
   const BnSpec* spec = nullptr;
   float *mean = nullptr, *invstd = nullptr, *a = nullptr, *b = nullptr;
   float *ka = nullptr, *kb = nullptr, *kc = nullptr;
+  std::string backward_range;
 };
 
 // conv -> BN (+ residual) (+ ReLU)
@@ -88,6 +90,7 @@ struct Block {
   DeviceTensor g;   // gradient after u2's ReLU mask = gradient of the shortcut
   DeviceTensor dh;  // gradient of u1's output
   DeviceTensor dx;  // gradient of the block's input
+  std::string backward_range;
 };
 
 std::uint64_t fnv1a(const void* data, std::size_t bytes) {
@@ -208,6 +211,9 @@ class Trainer {
   std::vector<unsigned char> grad_bytes_;  // --check-sync: this rank's all-reduced gradients
   std::size_t activation_bytes_ = 0, workspace_bytes_ = 0;
   std::int64_t prefetched_ = -1;
+  // NVTX range names of the per-tensor and per-bucket loops (net.h), made once.
+  std::vector<std::string> optimizer_tensor_ranges_, allreduce_tensor_ranges_;
+  std::vector<std::string> optimizer_bucket_ranges_, allreduce_bucket_ranges_;
 };
 
 // ---- [SECTION] setup --------------------------------------------------------------
@@ -258,6 +264,7 @@ DeviceTensor Trainer::tensor(Shape s) {
 void Trainer::plan_unit(Unit& u, const ConvSpec& c, const BnSpec& b, bool need_data_grad) {
   const int n = opt_.batch;
   u.conv.spec = &c;
+  u.conv.backward_range = backward_range_name(c.name);
   u.conv.need_data_grad = need_data_grad;
   u.conv.explicit_pad = opt_.padding == PaddingMode::explicit_pad && c.pad > 0;
   u.conv.pad = Padding2d{c.pad, c.pad, c.pad, c.pad};
@@ -286,6 +293,7 @@ void Trainer::plan_unit(Unit& u, const ConvSpec& c, const BnSpec& b, bool need_d
   }
   activation_bytes_ += 3 * out.count() * dtype_size(dt_);
   u.bn.spec = &b;
+  u.bn.backward_range = backward_range_name(b.name);
   for (float** p : {&u.bn.mean, &u.bn.invstd, &u.bn.a, &u.bn.b, &u.bn.ka, &u.bn.kb, &u.bn.kc})
     arena_.request(*p, static_cast<std::size_t>(b.c));
 }
@@ -311,6 +319,7 @@ void Trainer::setup() {
     Block& b = blocks_[i];
     const BlockSpec& s = net_.blocks[i];
     b.spec = &s;
+    b.backward_range = backward_range_name(s.name);
     plan_unit(b.u1, s.conv1, s.bn1, true);
     plan_unit(b.u2, s.conv2, s.bn2, true);
     if (s.projection) plan_unit(b.up, s.proj, s.bn_proj, true);
@@ -325,6 +334,14 @@ void Trainer::setup() {
     partials = std::max(partials, kernels::bn_partials_bytes(out, Layout::nhwc));
   }
   partials = std::max(partials, kernels::bn_partials_bytes(stem_.conv_out.shape, Layout::nhwc));
+  for (const ParamTensor& p : net_.params) {
+    optimizer_tensor_ranges_.push_back(tensor_range_name("optimizer", p));
+    allreduce_tensor_ranges_.push_back(tensor_range_name("all-reduce", p));
+  }
+  for (int bk = 0; bk < static_cast<int>(net_.buckets.size()); ++bk) {
+    optimizer_bucket_ranges_.push_back(bucket_range_name("optimizer", bk));
+    allreduce_bucket_ranges_.push_back(bucket_range_name("all-reduce", bk));
+  }
   d_last_ = tensor(blocks_.back().u2.out.shape);
   arena_.request_bytes(d_last_.data, d_last_.shape.count() * es);
 
@@ -476,6 +493,7 @@ void Trainer::data_phase(std::int64_t step) {
 //               kernels; fused: one kernel (with residual + ReLU if --bn fused)
 
 void Trainer::bn_forward(Bn& bn, const DeviceTensor& x, const DeviceTensor& y, const void* residual, bool relu) {
+  NvtxRange range(bn.spec->name.c_str());  // its transposes, broadcasts, residual add and ReLU included
   const Shape s = x.shape;
   const bool transpose = opt_.bn == BnMode::transpose;
   DeviceTensor src = x, dst = y;
@@ -510,6 +528,7 @@ void Trainer::bn_forward(Bn& bn, const DeviceTensor& x, const DeviceTensor& y, c
 // ReLU-masked gradient there (the shortcut's gradient).
 void Trainer::bn_backward(Bn& bn, const DeviceTensor& dy, const void* relu_y, const DeviceTensor& x,
                           const DeviceTensor& dx, void* g_out) {
+  NvtxRange range(bn.backward_range.c_str());
   const Shape s = x.shape;
   DeviceTensor g = dy;
   const void* mask = relu_y;
@@ -550,6 +569,7 @@ void Trainer::bn_backward(Bn& bn, const DeviceTensor& dy, const void* relu_y, co
 // ---- [SECTION] forward / backward ----------------------------------------------------
 
 void Trainer::conv_forward(Conv& c, const DeviceTensor& x, const DeviceTensor& y) {
+  NvtxRange range(c.spec->name.c_str());  // with its explicit padding copy, if any
   const void* in = x.data;
   if (c.explicit_pad) {
     kernels::pad_forward(x, c.padded, c.pad, main_);
@@ -562,6 +582,7 @@ void Trainer::conv_forward(Conv& c, const DeviceTensor& x, const DeviceTensor& y
 // accumulate) unless dx is null.
 void Trainer::conv_backward(Conv& c, const DeviceTensor& x, const DeviceTensor& dy, const DeviceTensor* dx,
                             bool accumulate) {
+  NvtxRange range(c.backward_range.c_str());
   c.plan.backward_filter(cudnn_.get(), c.explicit_pad ? c.padded.data : x.data, dy.data, grad(c.spec->weight),
                          cudnn_ws_);
   if (!dx) return;
@@ -589,6 +610,7 @@ void Trainer::forward() {
   const DeviceTensor* x = &stem_.out;
   for (Block& b : blocks_) {
     if (b.spec->stage > 0 && b.spec->projection) wait_stage_update(b.spec->stage);
+    NvtxRange block_range(b.spec->name.c_str());
     conv_forward(b.u1.conv, *x, b.u1.conv_out);
     bn_forward(b.u1.bn, b.u1.conv_out, b.u1.out, nullptr, true);
     const void* shortcut = x->data;
@@ -604,18 +626,26 @@ void Trainer::forward() {
   // Classifier: pooled [n x c] times W^T [c x classes] (row-major), by cuBLAS
   // in column-major terms logits^T = W^T' * pooled^T.
   const int n = opt_.batch, c = net_.fc_in, k = net_.cfg.classes;
-  kernels::avgpool_forward(*x, pooled_, main_);
+  {
+    NvtxRange range_pool("avgpool");
+    kernels::avgpool_forward(*x, pooled_, main_);
+  }
   const float one = 1.0f, zero = 0.0f;
   const cudaDataType_t t = bf16_ ? CUDA_R_16BF : CUDA_R_32F;
   const cublasComputeType_t ct = opt_.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  CUBLAS_CHECK(cublasGemmEx(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, k, n, c, &one, weight(net_.fc_weight), t, c,
-                            pooled_, t, c, &zero, logits_, CUDA_R_32F, k, ct, CUBLAS_GEMM_DEFAULT));
   const float* bias = param32(net_.fc_bias);
-  if (opt_.bias == BiasMode::broadcast) {
-    kernels::broadcast_bias(bias, bias_full_, n, k, main_);
-    kernels::elementwise_add(DType::f32, logits_, bias_full_, logits_, std::int64_t{n} * k, main_);
-    bias = nullptr;
+  {
+    NvtxRange range_fc("fc");
+    CUBLAS_CHECK(cublasGemmEx(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, k, n, c, &one, weight(net_.fc_weight), t, c,
+                              pooled_, t, c, &zero, logits_, CUDA_R_32F, k, ct, CUBLAS_GEMM_DEFAULT));
+    if (opt_.bias == BiasMode::broadcast) {
+      kernels::broadcast_bias(bias, bias_full_, n, k, main_);
+      kernels::elementwise_add(DType::f32, logits_, bias_full_, logits_, std::int64_t{n} * k, main_);
+      bias = nullptr;
+    }
   }
+  // The loss kernel also writes the logits' gradient: there is no loss.backward.
+  NvtxRange range_loss("loss");
   kernels::softmax_xent(logits_, bias, labels_, n, k, dt_, dlogits_, loss_, correct_, main_);
 }
 
@@ -625,35 +655,44 @@ void Trainer::backward() {
   const float one = 1.0f, zero = 0.0f;
   const cudaDataType_t t = bf16_ ? CUDA_R_16BF : CUDA_R_32F;
   const cublasComputeType_t ct = opt_.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  kernels::column_sums(dt_, dlogits_, n, k, grad(net_.fc_bias), main_);
-  // dW^T [c x k] = pooled^T [c x n] * dlogits [n x k]
-  CUBLAS_CHECK(cublasGemmEx(cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_T, c, k, n, &one, pooled_, t, c, dlogits_, t, k,
-                            &zero, grad(net_.fc_weight), t, c, ct, CUBLAS_GEMM_DEFAULT));
-  // dpooled^T [c x n] = W^T [c x k] * dlogits^T [k x n]
-  CUBLAS_CHECK(cublasGemmEx(cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, c, n, k, &one, weight(net_.fc_weight), t, c,
-                            dlogits_, t, k, &zero, d_pooled_, t, c, ct, CUBLAS_GEMM_DEFAULT));
-  kernels::avgpool_backward(d_pooled_, d_last_, main_);
+  {
+    NvtxRange range_fc("fc.backward");
+    kernels::column_sums(dt_, dlogits_, n, k, grad(net_.fc_bias), main_);
+    // dW^T [c x k] = pooled^T [c x n] * dlogits [n x k]
+    CUBLAS_CHECK(cublasGemmEx(cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_T, c, k, n, &one, pooled_, t, c, dlogits_, t, k,
+                              &zero, grad(net_.fc_weight), t, c, ct, CUBLAS_GEMM_DEFAULT));
+    // dpooled^T [c x n] = W^T [c x k] * dlogits^T [k x n]
+    CUBLAS_CHECK(cublasGemmEx(cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, c, n, k, &one, weight(net_.fc_weight), t, c,
+                              dlogits_, t, k, &zero, d_pooled_, t, c, ct, CUBLAS_GEMM_DEFAULT));
+  }
+  {
+    NvtxRange range_pool("avgpool.backward");
+    kernels::avgpool_backward(d_pooled_, d_last_, main_);
+  }
 
   for (std::size_t i = blocks_.size(); i-- > 0;) {
     Block& b = blocks_[i];
     const DeviceTensor& in = i == 0 ? stem_.out : blocks_[i - 1].u2.out;
     const DeviceTensor& dy = i + 1 < blocks_.size() ? blocks_[i + 1].dx : d_last_;
     const bool identity = !b.spec->projection;
-    // u2: y = relu(bn2(c2) + shortcut). g (the masked gradient) is also the
-    // shortcut's gradient: for an identity shortcut, fused kernels write it
-    // straight into dx and conv1's data gradient is added on top.
-    void* g_out = (identity && fused_act_) ? b.dx.data : b.g.data;
-    bn_backward(b.u2.bn, dy, b.u2.out.data, b.u2.conv_out, b.u2.d_conv_out, g_out);
-    conv_backward(b.u2.conv, b.u1.out, b.u2.d_conv_out, &b.dh, false);
-    bn_backward(b.u1.bn, b.dh, b.u1.out.data, b.u1.conv_out, b.u1.d_conv_out, nullptr);
-    if (identity) {
-      conv_backward(b.u1.conv, in, b.u1.d_conv_out, &b.dx, fused_act_);
-      if (!fused_act_) kernels::residual_add(dt_, b.dx.data, b.g.data, b.dx.data, b.dx.shape.count(), main_);
-    } else {
-      const DeviceTensor g{b.g.data, dt_, layout_, b.u2.conv_out.shape};
-      bn_backward(b.up.bn, g, nullptr, b.up.conv_out, b.up.d_conv_out, nullptr);
-      conv_backward(b.up.conv, in, b.up.d_conv_out, &b.dx, false);
-      conv_backward(b.u1.conv, in, b.u1.d_conv_out, &b.dx, true);
+    {
+      NvtxRange block_range(b.backward_range.c_str());
+      // u2: y = relu(bn2(c2) + shortcut). g (the masked gradient) is also the
+      // shortcut's gradient: for an identity shortcut, fused kernels write it
+      // straight into dx and conv1's data gradient is added on top.
+      void* g_out = (identity && fused_act_) ? b.dx.data : b.g.data;
+      bn_backward(b.u2.bn, dy, b.u2.out.data, b.u2.conv_out, b.u2.d_conv_out, g_out);
+      conv_backward(b.u2.conv, b.u1.out, b.u2.d_conv_out, &b.dh, false);
+      bn_backward(b.u1.bn, b.dh, b.u1.out.data, b.u1.conv_out, b.u1.d_conv_out, nullptr);
+      if (identity) {
+        conv_backward(b.u1.conv, in, b.u1.d_conv_out, &b.dx, fused_act_);
+        if (!fused_act_) kernels::residual_add(dt_, b.dx.data, b.g.data, b.dx.data, b.dx.shape.count(), main_);
+      } else {
+        const DeviceTensor g{b.g.data, dt_, layout_, b.u2.conv_out.shape};
+        bn_backward(b.up.bn, g, nullptr, b.up.conv_out, b.up.d_conv_out, nullptr);
+        conv_backward(b.up.conv, in, b.up.d_conv_out, &b.dx, false);
+        conv_backward(b.u1.conv, in, b.u1.d_conv_out, &b.dx, true);
+      }
     }
     // The first block of a stage closes that stage's gradients (the
     // classifier's belong to the last stage's bucket).
@@ -682,6 +721,7 @@ void Trainer::bucket_ready(int bucket) {
   void* data = static_cast<char*>(grads_) + u.begin * es;
   {
     NvtxRange range("all-reduce");
+    NvtxRange bucket_range(allreduce_bucket_ranges_[bucket].c_str());
     CUDA_CHECK(cudaEventRecord(*grads_ready_[bucket], main_));
     CUDA_CHECK(cudaStreamWaitEvent(comm_, *grads_ready_[bucket], 0));
     NCCL_CHECK(ncclAllReduce(data, data, static_cast<std::size_t>(u.end - u.begin), bf16_ ? ncclBfloat16 : ncclFloat32,
@@ -690,6 +730,7 @@ void Trainer::bucket_ready(int bucket) {
   }
   if (opt_.update == UpdateMode::overlap) {
     NvtxRange range("optimizer");
+    NvtxRange bucket_range(optimizer_bucket_ranges_[bucket].c_str());
     CUDA_CHECK(cudaStreamWaitEvent(update_, *reduced_[bucket], 0));
     sgd_bucket(bucket, update_);
     CUDA_CHECK(cudaEventRecord(*updated_[bucket], update_));
@@ -705,7 +746,9 @@ void Trainer::finish_step() {
     if (!capturing_) CUDA_CHECK(cudaDeviceSynchronize());
     {
       NvtxRange range("all-reduce");
-      for (const ParamTensor& p : net_.params) {
+      for (std::size_t i = 0; i < net_.params.size(); ++i) {
+        const ParamTensor& p = net_.params[i];
+        NvtxRange tensor_range(allreduce_tensor_ranges_[i].c_str());
         void* data = static_cast<char*>(grads_) + p.offset * es;
         NCCL_CHECK(ncclAllReduce(data, data, static_cast<std::size_t>(p.count), bf16_ ? ncclBfloat16 : ncclFloat32,
                                  ncclAvg, ctx_.comm, main_));
@@ -716,6 +759,7 @@ void Trainer::finish_step() {
     if (opt_.update == UpdateMode::overlap)
       for (int s = 3; s >= 0; --s) {
         NvtxRange range("optimizer");
+        NvtxRange bucket_range(optimizer_bucket_ranges_[s].c_str());
         CUDA_CHECK(cudaStreamWaitEvent(update_, *reduced_[s], 0));
         sgd_bucket(s, update_);
         CUDA_CHECK(cudaEventRecord(*updated_[s], update_));
@@ -727,10 +771,13 @@ void Trainer::finish_step() {
     NvtxRange range("optimizer");
     // One launch per tensor, as a framework's per-variable optimizer does.
     const kernels::SgdHyper h{opt_.lr, opt_.momentum, opt_.weight_decay};
-    for (const ParamTensor& p : net_.params)
+    for (std::size_t i = 0; i < net_.params.size(); ++i) {
+      const ParamTensor& p = net_.params[i];
+      NvtxRange tensor_range(optimizer_tensor_ranges_[i].c_str());
       kernels::sgd_momentum(params32_ + p.offset, momentum_ + p.offset, dt_, static_cast<char*>(grads_) + p.offset * es,
                             bf16_ ? static_cast<std::uint16_t*>(shadow_) + p.offset : nullptr, p.count, h, false,
                             main_);
+    }
   } else if (capturing_) {
     // A capture must end with every forked stream joined back.
     for (int s = 0; s < 4; ++s) CUDA_CHECK(cudaStreamWaitEvent(main_, *updated_[s], 0));
