@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Job analysis at scale (docs/scale.md, docs/PERFORMANCE.md): writes a
 # synthetic job of RANKS x KERNELS (default 1,024 x 20,000) with
-# `gpuscope synth --ranks`, then times `gpuscope report --json` on it with
-# each -j given, printing wall time and peak RSS (GNU time) per run and
-# checking that every run printed the same bytes.
+# `gpuscope synth --ranks`, then times `gpuscope report` (text) and
+# `gpuscope report --json` on it with each -j given, printing wall time and
+# peak RSS (GNU time) per run and checking that every run of a kind printed
+# the same bytes.
 #
 #   bash tests/bench/job_report.sh build/bin/gpuscope [RANKS] [KERNELS] [JOBS...]
 set -euo pipefail
@@ -21,12 +22,22 @@ start=$(date +%s.%N)
   -o "$work/job" >/dev/null
 echo "synth: ${ranks} ranks x ${kernels} kernels in $(echo "$(date +%s.%N) - $start" | bc) s ($(du -sh "$work/job" | cut -f1))"
 
+first_text=""
+for j in "${jobs[@]}"; do
+  /usr/bin/time -f "%e %M" -o "$work/time" "$gpuscope" report -j "$j" "$work/job" >"$work/out-$j.txt"
+  read -r wall rss_kb <"$work/time"
+  echo "report (text) -j $j: ${wall} s, peak RSS $((rss_kb / 1024)) MiB"
+  if [ -z "$first_text" ]; then first_text="$work/out-$j.txt"; elif ! cmp -s "$first_text" "$work/out-$j.txt"; then
+    echo "FAIL: -j $j printed another text report than the first run" >&2
+    exit 1
+  fi
+done
 first=""
 for j in "${jobs[@]}"; do
   for sim in "" "--no-simulation"; do
     /usr/bin/time -f "%e %M" -o "$work/time" "$gpuscope" report --json -j "$j" $sim "$work/job" >"$work/out-$j$sim.json"
     read -r wall rss_kb <"$work/time"
-    echo "report -j $j ${sim:-(with simulation)}: ${wall} s, peak RSS $((rss_kb / 1024)) MiB"
+    echo "report --json -j $j ${sim:-(with simulation)}: ${wall} s, peak RSS $((rss_kb / 1024)) MiB"
     if [ -z "$sim" ]; then
       if [ -z "$first" ]; then first="$work/out-$j.json"; elif ! cmp -s "$first" "$work/out-$j.json"; then
         echo "FAIL: -j $j printed other bytes than the first run" >&2

@@ -69,7 +69,12 @@ class Headless : public ::testing::Test {
   Result run(const std::string& program, const std::vector<std::string>& args, bool xvfb = true,
              const std::string& env_prefix = "") {
     std::string cmd = env_prefix;
-    if (xvfb) cmd += std::string(GPUSCOPE_XVFB_RUN) + " -a -s '-screen 0 1280x800x24' ";
+    // The X authority file in the test's own folder: xvfb-run then makes no
+    // temporary folder of its own, whose removal failed now and then when
+    // several ran at once (xvfb-run's exit status 5 instead of the viewer's).
+    if (xvfb)
+      cmd += std::string(GPUSCOPE_XVFB_RUN) + " -a -f " + quote((dir_ / "Xauthority").string()) +
+             " -s '-screen 0 1280x800x24' ";
     cmd += quote(program);
     for (const std::string& a : args) {
       cmd += ' ';
