@@ -177,7 +177,9 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   op_pass(traces, &p);
   summarize_steps(&p);
   compute_skew(&p);
+  p.workload = recognise_workload(*rt.trace);
   p.findings = find_problems(p, ev, opt);
+  fit_to_workload(p.workload, p.findings);
   std::stable_sort(p.findings.begin(), p.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.saving_ns > b.saving_ns; });
   return p;

@@ -543,7 +543,11 @@ Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& 
   detail::summarize_steps(&p);
   detail::compute_skew(&p);
   cross_rank(m, matched, &p);
+  std::vector<const WorkloadKind*> kinds;
+  for (const Member& x : m) kinds.push_back(&x.d->profile.workload);
+  p.workload = detail::pool_workloads(kinds);
   p.findings = detail::find_problems(p, ev, opt);
+  detail::fit_to_workload(p.workload, p.findings);
   std::stable_sort(p.findings.begin(), p.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.saving_ns > b.saving_ns; });
   return p;

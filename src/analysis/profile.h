@@ -415,6 +415,21 @@ struct TraceQuality {
   bool complete() const;           // no file lost anything in storage
 };
 
+// [SECTION] What the traced program is ------------------------------------------------------
+
+// What the analysis recognised the traced program to be, each with the
+// evidence (analysis/workload.cpp): the findings ask only the questions that
+// apply to it, and the report says what it recognised.
+struct WorkloadKind {
+  std::string phase = "unknown";  // "training", "inference" or "unknown" (too little to tell)
+  std::string phase_evidence;
+  std::string execution = "eager";  // "eager", "compiled" (Triton, torch.compile) or "cuda graphs" (replays)
+  std::string execution_evidence;
+  std::uint64_t graph_kernels = 0;  // kernels replayed from CUDA graphs
+  std::uint32_t ranks = 1;          // processes of the job (world size, or the job's files)
+  bool bundled = false;             // a trace of gpuscope's bundled workload (resnet-train)
+};
+
 // [SECTION] Profile ---------------------------------------------------------------------------
 
 struct Profile {
@@ -423,8 +438,9 @@ struct Profile {
   TraceSource source = TraceSource::unknown;
   std::string producer;
   std::vector<std::string> files;  // the analysed files (one per rank for jobs)
-  std::string clock_alignment;     // how ranks were put on one clock (jobs), else empty
-  TimeRange window;                // whole trace
+  WorkloadKind workload;
+  std::string clock_alignment;  // how ranks were put on one clock (jobs), else empty
+  TimeRange window;             // whole trace
   std::vector<DeviceSummary> devices;
   std::vector<CategoryTime> categories;  // every category with time > 0, largest first
   std::vector<Hotspot> hotspots;         // per kernel name, largest total first

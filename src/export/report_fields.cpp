@@ -218,6 +218,24 @@ struct Record<OpSummary> {
   };
 };
 
+template <>
+struct Record<WorkloadKind> {
+  using W = WorkloadKind;
+  static constexpr std::string_view name = "workload";
+  static constexpr std::string_view meaning =
+      "What the analysis recognised the traced program to be, with the evidence; the findings' advice fits it.";
+  static constexpr Field<W> fields[] = {
+      field<&W::phase>("phase", "", "`training`, `inference` or `unknown` (too little to tell)"),
+      field<&W::phase_evidence>("phase_evidence", "", "the ops and kernels that told"),
+      field<&W::execution>("execution", "", "`eager`, `compiled` (Triton, torch.compile) or `cuda graphs` (replays)"),
+      field<&W::execution_evidence>("execution_evidence", "", "graph ids, graph launches, Triton kernels, regions"),
+      field<&W::graph_kernels>("graph_kernels", "", "kernels replayed from CUDA graphs"),
+      field<&W::ranks>("ranks", "", "processes of the job (world size, or the job's files)"),
+      field<&W::bundled>("bundled", "",
+                         "a trace of gpuscope's bundled workload (resnet-train): only then do fixes name its switches"),
+  };
+};
+
 // [SECTION] Steps -------------------------------------------------------------------------------
 
 inline TimeNs step_duration(const Step& s) { return s.range.duration(); }
@@ -741,6 +759,7 @@ struct Record<Profile> {
       lenient<&P::source>("source", "what recorded the traces (`unknown`: mixed, or a name this reader does not know)"),
       field<&P::producer>("producer", "", "what recorded the first trace (\"PyTorch Profiler (Kineto)\", …)"),
       field<&P::files>("files", "", "the analysed files, one per rank for jobs"),
+      optional<&P::workload>("workload", "", "what the traced program is: training or inference, eager or not, ranks"),
       optional<&P::trace_quality>("trace_quality", "",
                                   "what the files lost in storage (cut short or damaged), and which GPUs have data"),
       field<&P::clock_alignment>("clock_alignment", "", "how ranks were put on one clock; empty for one file"),

@@ -158,6 +158,10 @@ void header(const Profile& p, std::string& out) {
     line += " · " + count(p.steps.steps.size()) + " steps (" + std::string(to_string(p.steps.source)) + ")";
   line += " · " + duration(p.window.duration()) + " recorded";
   out += line + "\n";
+  const WorkloadKind& w = p.workload;
+  out += "Workload: " + w.phase + ", " + w.execution + ", " + count(w.ranks) + (w.ranks == 1 ? " rank" : " ranks") +
+         (w.bundled ? ", gpuscope's bundled workload" : "") + " (" + w.phase_evidence + "; " + w.execution_evidence +
+         ")\n";
   if (!p.clock_alignment.empty()) out += "Clocks: " + p.clock_alignment + "\n";
   for (const LeftOut& l : p.left_out)
     out += "Left out: " + (l.file.empty() ? l.problem : l.file + ": " + l.problem) + "\n";
@@ -254,7 +258,8 @@ std::optional<Answer> answer_input(const Profile& p, const JobTotals& j) {
 }
 
 std::optional<Answer> answer_communication(const Profile& p, const JobTotals& j) {
-  std::string q = "overlap all-reduce with backward?";
+  std::string q =
+      p.workload.phase == "inference" ? "overlap communication with compute?" : "overlap all-reduce with backward?";
   if (first_of(p, {"exposed-communication"})) return yes(p, q, {"exposed-communication"});
   if (j.comm == 0) return Answer{q, "n/a", "no communication kernels in this trace"};
   return Answer{q, "no",
@@ -268,8 +273,14 @@ std::optional<Answer> answer_weight_update(const Profile& p, const JobTotals&) {
   std::string q = "overlap the weight update?";
   const double opt = category_share(p, {KernelCategory::optimizer});
   if (first_of(p, {"serialized-weight-update"})) return yes(p, q, {"serialized-weight-update"});
+  if (p.workload.phase == "inference") return Answer{q, "n/a", "an inference run: no weight update"};
   if (opt == 0) return Answer{q, "n/a", "no optimizer kernels recognised in this trace"};
-  return Answer{q, "no", "optimizer kernels are " + percent1(opt) + " of kernel time; too little to matter"};
+  if (opt < 0.05)
+    return Answer{q, "no", "optimizer kernels are " + percent1(opt) + " of kernel time; too little to matter"};
+  return Answer{q, "no",
+                "optimizer kernels are " + percent1(opt) +
+                    " of kernel time, but not enough of it runs with nothing else on the GPU to cross the rule's "
+                    "threshold"};
 }
 
 std::optional<Answer> answer_streams(const Profile& p, const JobTotals& j) {
@@ -325,6 +336,10 @@ std::optional<Answer> answer_launches(const Profile& p, const JobTotals&) {
   std::string q = "fewer launches (CUDA graphs)?";
   if (first_of(p, {"launch-bound", "host-sync"})) return yes(p, q, {"launch-bound", "host-sync"});
   if (!p.launches.launches) return std::nullopt;
+  if (p.workload.execution == "cuda graphs")
+    return Answer{q, "no",
+                  "the run already replays CUDA graphs (" + count(p.workload.graph_kernels) +
+                      " kernels from graphs); median launch delay " + duration(p.launches.launch_delay.median)};
   return Answer{
       q, "no",
       "median launch delay " + duration(p.launches.launch_delay.median) + ": the host keeps the GPU queue filled"};

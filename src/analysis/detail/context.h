@@ -261,6 +261,13 @@ void memory_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
 // findings.cpp
 std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);
 
+// workload.cpp: what the traced program is (from its ops' and kernels'
+// names, its graph ids and its metadata), a job's from its ranks', and the
+// findings' advice fitted to it.
+WorkloadKind recognise_workload(const Trace& t);
+WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks);
+void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings);
+
 // [SECTION] Small shared helpers
 
 inline bool on_device(const Trace& t, TrackId track, std::uint32_t device_filter) {
