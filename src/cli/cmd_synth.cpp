@@ -46,6 +46,7 @@ void run_job(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   if (given("--kernels-per-step")) o.kernels_per_step = a.o.kernels_per_step;
   if (given("--buckets")) o.buckets = a.o.allreduce_buckets;
   if (given("--jitter")) o.jitter = a.o.jitter;
+  o.framework_ops = a.ops;
   o.slow_rank = a.slow_rank;
   o.slowdown = a.slowdown;
   o.max_clock_offset_ns = static_cast<TimeNs>(a.clock_offset_s * 1e9);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analyze.h"
 #include "analysis/job.h"
 #include "analysis/stats.h"
 #include "import/open_trace.h"
@@ -177,6 +178,85 @@ TEST(Job, DuplicateAndMissingRanksAreLeftOutAndSaid) {
       << c.left_out[1].problem;
   const Profile p = analyze_digests(std::move(d));
   EXPECT_EQ(p.stragglers.size(), 3u);
+}
+
+// The job's op table is its ranks' tables pooled: every row's calls, times,
+// kernels and FLOPs are the sums over the ranks, the rates are recomputed
+// from the sums, the roofline fraction is the ranks' weighted by their GPU
+// time, and the top rows' kernels are the ranks' kernels summed.
+TEST(Job, OpTableIsTheSumOfTheRanksTables) {
+  SyntheticJobOptions o;
+  o.ranks = 4;
+  o.kernels = 2'000;
+  o.framework_ops = true;
+  o.slow_rank = 2;
+  const SyntheticJob job(o);
+  std::vector<Profile> alone;
+  std::vector<RankDigest> digests;
+  for (std::uint32_t r = 0; r < job.ranks(); ++r) {
+    const Trace t = job.rank_trace(r);
+    alone.push_back(analyze(t));
+    digests.push_back(digest_rank(t, "rank-" + std::to_string(r) + ".gscope"));
+  }
+  const Profile p = analyze_digests(std::move(digests));
+  ASSERT_FALSE(p.ops.empty());
+  ASSERT_EQ(p.ops.size(), alone[0].ops.size());  // every rank runs the same ops
+  EXPECT_EQ(p.op_summary.op_calls, 4 * alone[0].op_summary.op_calls);
+  EXPECT_EQ(p.op_summary.attributed, 4 * alone[0].op_summary.attributed);
+  EXPECT_TRUE(p.op_summary.shapes_recorded);
+  auto find = [](const std::vector<OpRow>& rows, const OpRow& like) -> const OpRow* {
+    for (const OpRow& r : rows)
+      if (r.name == like.name && r.shapes == like.shapes && r.dtypes == like.dtypes) return &r;
+    return nullptr;
+  };
+  for (std::size_t i = 0; i < p.ops.size(); ++i) {
+    const OpRow& row = p.ops[i];
+    if (i > 0) {
+      EXPECT_GE(p.ops[i - 1].gpu_total_ns, row.gpu_total_ns);  // heaviest first
+    }
+    std::uint64_t calls = 0, kernels = 0;
+    TimeNs gpu = 0, cpu = 0, launch = 0;
+    double flops = 0, weighted = 0;
+    for (const Profile& a : alone) {
+      const OpRow* r = find(a.ops, row);
+      ASSERT_TRUE(r) << row.name;
+      calls += r->calls, kernels += r->kernels_total, gpu += r->gpu_total_ns, cpu += r->cpu_total_ns;
+      launch += r->launch_ns;
+      flops += r->flops.value_or(0);
+      weighted += r->roofline_fraction.value_or(0) * static_cast<double>(r->gpu_total_ns);
+    }
+    EXPECT_EQ(row.calls, 4 * find(alone[0].ops, row)->calls) << row.name;
+    EXPECT_EQ(row.calls, calls) << row.name;
+    EXPECT_EQ(row.kernels_total, kernels) << row.name;
+    EXPECT_EQ(row.gpu_total_ns, gpu) << row.name;
+    EXPECT_EQ(row.cpu_total_ns, cpu) << row.name;
+    EXPECT_EQ(row.launch_ns, launch) << row.name;
+    if (!row.flops) continue;
+    EXPECT_NEAR(*row.flops, flops, 1e-9 * flops) << row.name;
+    ASSERT_TRUE(row.achieved_tflops);
+    EXPECT_NEAR(*row.achieved_tflops, flops / (static_cast<double>(gpu) * 1e-9) / 1e12, 1e-9) << row.name;
+    ASSERT_TRUE(row.roofline_fraction) << row.name;
+    EXPECT_NEAR(*row.roofline_fraction, weighted / static_cast<double>(gpu), 1e-9) << row.name;
+    EXPECT_EQ(row.bound, find(alone[0].ops, row)->bound);
+  }
+  // The four aten ops, each one kernel a call: all of their kernels are listed.
+  for (const char* name : {"aten::conv2d", "aten::mm", "aten::cudnn_batch_norm", "aten::add"}) {
+    auto it = std::find_if(p.op_names.begin(), p.op_names.end(), [&](const OpRow& r) { return r.name == name; });
+    ASSERT_NE(it, p.op_names.end()) << name;
+    ASSERT_EQ(it->top_kernels.size(), 1u) << name;
+    EXPECT_EQ(it->top_kernels[0].count, it->calls) << name;
+    EXPECT_EQ(it->top_kernels[0].time_ns, it->gpu_total_ns) << name;
+  }
+  // Each step's row: the step of every rank, with every rank's kernels (not
+  // only those of the ranks where it was among the heaviest rows).
+  for (std::size_t i = 0; i < 20 && i < p.op_names.size(); ++i) {
+    const OpRow& r = p.op_names[i];
+    if (!r.name.starts_with("ProfilerStep#")) continue;
+    EXPECT_EQ(r.calls, 4u);
+    std::uint64_t listed = 0;
+    for (const OpKernel& k : r.top_kernels) listed += k.count;
+    EXPECT_TRUE(r.top_kernels.empty() || listed == r.kernels_total) << r.name;
+  }
 }
 
 }  // namespace

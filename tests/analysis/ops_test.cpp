@@ -204,5 +204,45 @@ TEST(OpTable, GpuOpsWithoutAnOpAreCountedByWhy) {
   EXPECT_EQ(r.unmatched_correlation, s.unmatched_correlation);
 }
 
+// One launch call that started several GPU ops (a CUDA graph launch): every
+// op is the launching op's, once, and its kernels are listed under it.
+TEST(OpTable, EveryOpOfAGraphLaunchBelongsToItsOp) {
+  TraceFactory f;
+  f.device(0);
+  f.range("step", 0, 1'000'000);
+  f.range("aten::graph_replay", 100'000, 300'000, 1, RangeKind::annotation, "cpu_op");
+  const std::uint32_t corr = f.api("cudaGraphLaunch", 150'000, 160'000);
+  for (int i = 0; i < 3; ++i) {
+    KernelRow k;
+    k.start = 400'000 + i * 100'000;
+    k.end = k.start + 50'000;
+    k.track = f.builder().gpu_track(0, 7);
+    k.name = f.builder().intern(i == 2 ? "other_kernel" : "graph_kernel");
+    k.correlation = corr;
+    f.builder().add_kernel(k);
+  }
+  f.kernel(0, 7, "step_kernel", 800'000, 810'000, 700'000);  // launched in "step" only
+  const Trace t = f.build();
+  ASSERT_TRUE(t.has_extra_ops());
+  const Profile p = analyze(t);
+  const OpRow* replay = row(p.op_names, "aten::graph_replay");
+  const OpRow* step = row(p.op_names, "step");
+  ASSERT_TRUE(replay && step);
+  EXPECT_EQ(replay->kernels, 3u);
+  EXPECT_EQ(replay->gpu_self_ns, 150'000);
+  EXPECT_EQ(replay->launch_ns, 10'000);
+  EXPECT_EQ(step->kernels, 1u);
+  EXPECT_EQ(step->kernels_total, 4u);
+  EXPECT_EQ(step->gpu_total_ns, 160'000);
+  EXPECT_EQ(step->cpu_self_ns, 800'000);
+  EXPECT_EQ(p.op_summary.attributed, 4u);
+  ASSERT_EQ(replay->top_kernels.size(), 2u);
+  EXPECT_EQ(replay->top_kernels[0].name, "graph_kernel");
+  EXPECT_EQ(replay->top_kernels[0].count, 2u);
+  EXPECT_EQ(replay->top_kernels[0].time_ns, 100'000);
+  ASSERT_EQ(step->top_kernels.size(), 3u);
+  EXPECT_EQ(step->top_kernels[0].count, 2u);
+}
+
 }  // namespace
 }  // namespace gpuscope
