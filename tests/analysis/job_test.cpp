@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "analysis/analyze.h"
@@ -137,6 +139,45 @@ TEST(Job, RealTwoRankJobKeepsExactPooledMedians) {
     EXPECT_EQ(p.hotspots[h].stats.median, want.median) << p.hotspots[h].name;
     EXPECT_EQ(p.hotspots[h].stats.count, want.count) << p.hotspots[h].name;
   }
+}
+
+// The two real ranks: every row of the job's op table (1,111 rows of name ×
+// shapes × types) is the sum of the two ranks' rows, each analysed alone,
+// and every row of either rank is in it.
+TEST(Job, RealTwoRankJobOpTableIsTheSumOfItsRanks) {
+  const Trace a = open_trace(testing::real_trace("hta-sampled-rank0.json.gz"));
+  const Trace b = open_trace(testing::real_trace("hta-sampled-rank1.json.gz"));
+  const JobInput in[] = {{&a, "rank0"}, {&b, "rank1"}};
+  const Profile p = analyze_job(in);
+  const Profile ra = analyze(a), rb = analyze(b);
+  ASSERT_FALSE(ra.ops.empty());
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, OpRow> want;
+  for (const Profile* r : {&ra, &rb})
+    for (const OpRow& row : r->ops) {
+      OpRow& w = want[Key{row.name, row.shapes, row.dtypes}];
+      w.calls += row.calls, w.gpu_total_ns += row.gpu_total_ns, w.gpu_self_ns += row.gpu_self_ns;
+      w.cpu_total_ns += row.cpu_total_ns, w.cpu_self_ns += row.cpu_self_ns, w.kernels_total += row.kernels_total;
+      w.launch_ns += row.launch_ns;
+    }
+  ASSERT_EQ(p.ops.size(), want.size());
+  for (const OpRow& row : p.ops) {
+    const auto it = want.find(Key{row.name, row.shapes, row.dtypes});
+    ASSERT_NE(it, want.end()) << row.name;
+    EXPECT_EQ(row.calls, it->second.calls) << row.name;
+    EXPECT_EQ(row.gpu_total_ns, it->second.gpu_total_ns) << row.name;
+    EXPECT_EQ(row.gpu_self_ns, it->second.gpu_self_ns) << row.name;
+    EXPECT_EQ(row.cpu_total_ns, it->second.cpu_total_ns) << row.name;
+    EXPECT_EQ(row.cpu_self_ns, it->second.cpu_self_ns) << row.name;
+    EXPECT_EQ(row.kernels_total, it->second.kernels_total) << row.name;
+    EXPECT_EQ(row.launch_ns, it->second.launch_ns) << row.name;
+  }
+  EXPECT_EQ(p.op_summary.op_calls, ra.op_summary.op_calls + rb.op_summary.op_calls);
+  EXPECT_EQ(p.op_summary.gpu_ops, ra.op_summary.gpu_ops + rb.op_summary.gpu_ops);
+  EXPECT_EQ(p.op_summary.with_shapes, ra.op_summary.with_shapes + rb.op_summary.with_shapes);
+  // Per name too, heaviest first.
+  for (std::size_t i = 1; i < p.op_names.size(); ++i)
+    EXPECT_GE(p.op_names[i - 1].gpu_total_ns, p.op_names[i].gpu_total_ns);
 }
 
 TEST(Job, FilesOfDifferentRunsAreRefusedNamingThem) {
