@@ -134,7 +134,8 @@ bool TraceQuality::complete() const {
 
 namespace detail {
 
-Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* evidence) {
+Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* evidence,
+                      const OpKernelLimits& op_kernels) {
   Profile p;
   const std::vector<RankedTrace> traces{rt};
   p.source = rt.trace->meta().source;
@@ -174,7 +175,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   stream_pass(rt, opt, totals, &p, &ev);
   hotspot_pass(traces, opt, totals, &p);
   launch_pass(traces, opt, totals, &p);
-  op_pass(traces, &p);
+  op_pass(*rt.trace, &p, op_kernels);
   summarize_steps(&p);
   compute_skew(&p);
   p.workload = recognise_workload(*rt.trace);

@@ -139,7 +139,7 @@ RankDigest digest_rank(const Trace& t, const std::string& file, const AnalysisOp
   auto parts = std::make_shared<RankParts>();
   parts->evidence = detail::Evidence(opt.max_ranges_per_finding);
   const RankedTrace rt{&t, file, std::max(0, d.own_rank), 0};
-  d.profile = detail::analyze_trace(rt, opt, &parts->evidence);
+  d.profile = detail::analyze_trace(rt, opt, &parts->evidence, detail::kDigestOpKernels);
   // The job's hotspots and categories come from the sketches.
   d.profile.hotspots.clear();
   d.profile.hotspots.shrink_to_fit();
@@ -540,6 +540,9 @@ Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& 
     ev.merge(theirs);
   }
   pool_durations(m, opt, &p);
+  std::vector<const Profile*> rank_profiles;
+  for (const Member& x : m) rank_profiles.push_back(&x.d->profile);
+  detail::pool_op_tables(rank_profiles, detail::kDigestOpKernels, &p);
   detail::summarize_steps(&p);
   detail::compute_skew(&p);
   cross_rank(m, matched, &p);

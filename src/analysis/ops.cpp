@@ -1,16 +1,29 @@
 // The op table: GPU time per framework op, per name and per name × shapes,
 // with FLOPs, bytes and roofline figures (docs/ops.md).
 //
-// [SECTION] Per op call
 // [SECTION] Groups
-// [SECTION] Roofline
+// [SECTION] Per op call
+// [SECTION] Rows and roofline
+// [SECTION] The kernels under the top rows
+// [SECTION] Pooling a job's tables
 // [SECTION] The pass
+//
+// A thread's op ranges come in start order with every parent before its
+// children, and its launch calls in start order, as attribution took them
+// (TraceBuilder::attribute_ops). So the table is one sweep per thread over
+// both with the open ops on a stack — each range's group (name × shapes ×
+// types) looked up once, each GPU op added to the op on top, a range's totals
+// handed to its parent as it closes — and one pass over the kernels for the
+// top rows' kernels. No per-range sums; strings are read once per group,
+// never per call. A job's table pools its ranks' tables (pool_op_tables).
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <tuple>
 #include <unordered_map>
 
 #include "analysis/detail/context.h"
+#include "analysis/detail/scratch.h"
 #include "analysis/roofline.h"
 
 namespace gpuscope::detail {
@@ -18,81 +31,64 @@ namespace gpuscope::detail {
 namespace {
 
 constexpr std::string_view kNoOp = "(no op)";
-constexpr std::size_t kTopKernelRows = 20, kKernelsPerRow = 5;
-
-// [SECTION] Per op call -----------------------------------------------------------------------
-
-// Per range row: GPU time of what it launched itself and with its children,
-// its children's CPU time, its own launch calls.
-struct CallTimes {
-  std::vector<TimeNs> gpu_self, gpu_total, child_cpu, launch;
-  std::vector<std::uint32_t> kernels, kernels_total;
-};
-
-template <class Table>
-void add_gpu_ops(const Trace& t, const Table& table, CallTimes& c, OpSummary& s, TimeNs* no_op_ns,
-                 std::uint64_t* no_op_count) {
-  const auto& api = t.api_calls();
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    const TimeNs d = table.end[i] - table.start[i];
-    const RowIndex a = table.api[i];
-    const RowIndex r = a == kNoRow ? kNoRow : api.op_range[a];
-    ++s.gpu_ops;
-    if (r == kNoRow) {
-      if (a == kNoRow) ++(table.correlation[i] == 0 ? s.no_correlation : s.unmatched_correlation);
-      ++s.unattributed;
-      s.unattributed_ns += d;
-      *no_op_ns += d;
-      ++*no_op_count;
-      continue;
-    }
-    ++s.attributed;
-    c.gpu_self[r] += d;
-    ++c.kernels[r];
-  }
-}
-
-CallTimes call_times(const Trace& t, OpSummary& s, TimeNs* no_op_ns, std::uint64_t* no_op_count) {
-  const RangeTable& g = t.ranges();
-  const std::size_t n = g.size();
-  CallTimes c{std::vector<TimeNs>(n, 0),        {}, std::vector<TimeNs>(n, 0), std::vector<TimeNs>(n, 0),
-              std::vector<std::uint32_t>(n, 0), {}};
-  add_gpu_ops(t, t.kernels(), c, s, no_op_ns, no_op_count);
-  add_gpu_ops(t, t.memcpys(), c, s, no_op_ns, no_op_count);
-  add_gpu_ops(t, t.memsets(), c, s, no_op_ns, no_op_count);
-  const ApiCallTable& api = t.api_calls();
-  for (std::size_t a = 0; a < api.size(); ++a)
-    if (api.op_range[a] != kNoRow && api.op_table[a] != static_cast<std::uint8_t>(OpTable::none))
-      c.launch[api.op_range[a]] += api.end[a] - api.start[a];
-  c.gpu_total = c.gpu_self;
-  c.kernels_total = c.kernels;
-  // A parent precedes its children (rows are in start order on a track).
-  for (std::size_t i = n; i-- > 0;) {
-    const RowIndex p = g.parent[i];
-    if (p == kNoRow) continue;
-    c.gpu_total[p] += c.gpu_total[i];
-    c.kernels_total[p] += c.kernels_total[i];
-    c.child_cpu[p] += g.end[i] - g.start[i];
-  }
-  return c;
-}
+constexpr std::uint32_t kNone = 0xffffffffu;
 
 // [SECTION] Groups ------------------------------------------------------------------------------
 
 struct GroupKey {
-  StringId name, dims, types;
+  StringId name = 0, dims = 0, types = 0;
   friend bool operator==(const GroupKey&, const GroupKey&) = default;
 };
-struct GroupKeyHash {
-  std::size_t operator()(const GroupKey& k) const {
-    return (std::size_t{k.name} * 0x9E3779B97F4A7C15ull) ^ (std::size_t{k.dims} * 0xC2B2AE3D27D4EB4Full) ^ k.types;
+
+// GroupKey -> dense group index: open addressing over a power-of-two table
+// (a trace has hundreds to thousands of groups: the table stays in cache),
+// behind the last group of each op name (most names are called with one or
+// a few shapes, in runs).
+class GroupIndex {
+ public:
+  explicit GroupIndex(std::size_t strings) : slots_(64, kNone), last_of_name_(strings, kNone) {}
+  std::uint32_t find_or_add(const GroupKey& k) {
+    std::uint32_t& last = last_of_name_[k.name];
+    if (last != kNone && keys_[last] == k) return last;
+    std::size_t at = hash(k) & (slots_.size() - 1);
+    for (;; at = (at + 1) & (slots_.size() - 1)) {
+      const std::uint32_t g = slots_[at];
+      if (g == kNone) break;
+      if (keys_[g] == k) return last = g;
+    }
+    const auto g = static_cast<std::uint32_t>(keys_.size());
+    keys_.push_back(k);
+    slots_[at] = g;
+    if (keys_.size() * 2 > slots_.size()) grow();
+    return last = g;
   }
+  const std::vector<GroupKey>& keys() const { return keys_; }
+
+ private:
+  static std::size_t hash(const GroupKey& k) {
+    const std::uint64_t h = (std::uint64_t{k.name} * 0x9E3779B97F4A7C15ull) ^
+                            (std::uint64_t{k.dims} * 0xC2B2AE3D27D4EB4Full) ^ (std::uint64_t{k.types} * 0x165667B1ull);
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+  void grow() {
+    std::vector<std::uint32_t> bigger(slots_.size() * 2, kNone);
+    for (std::uint32_t g = 0; g < keys_.size(); ++g) {
+      std::size_t at = hash(keys_[g]) & (bigger.size() - 1);
+      while (bigger[at] != kNone) at = (at + 1) & (bigger.size() - 1);
+      bigger[at] = g;
+    }
+    slots_ = std::move(bigger);
+  }
+  std::vector<std::uint32_t> slots_;
+  std::vector<GroupKey> keys_;
+  std::vector<std::uint32_t> last_of_name_;  // per StringId
 };
 
-struct Group {
-  OpRow row;
+// The sums of one group's calls.
+struct GroupSums {
+  std::uint64_t calls = 0, kernels = 0, kernels_total = 0;
+  TimeNs cpu_total = 0, cpu_self = 0, gpu_self = 0, gpu_total = 0, launch = 0;
   RowIndex first = kNoRow;  // its first call
-  StringId concrete = 0;
 };
 
 // PyTorch's profiler step ranges, ProfilerStep#1, #2, …, are one op, named
@@ -100,6 +96,163 @@ struct Group {
 // row per step.
 constexpr std::string_view kProfilerStep = "ProfilerStep*";
 std::string_view op_name(std::string_view name) { return name.starts_with("ProfilerStep#") ? kProfilerStep : name; }
+
+// [SECTION] Per op call -----------------------------------------------------------------------
+
+// Calls range(row) and call(row) for every range and API call of each track
+// in the order attribution took them (TraceBuilder::attribute_ops): the
+// ranges that start at or before a call first; done() after each track.
+template <class Range, class Call, class Done>
+void in_launch_order(const Trace& t, Range&& range, Call&& call, Done&& done) {
+  const TimeNs* const range_start = t.ranges().start.data();
+  const TimeNs* const call_start = t.api_calls().start.data();
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    const RowRange ranges = t.rows_of(TableId::ranges, tr), calls = t.rows_of(TableId::api_calls, tr);
+    RowIndex next = ranges.begin;
+    for (RowIndex a = calls.begin; a < calls.end; ++a) {
+      for (const TimeNs s = call_start[a]; next < ranges.end && range_start[next] <= s; ++next) range(next);
+      call(a);
+    }
+    for (; next < ranges.end; ++next) range(next);
+    done();
+  }
+}
+
+// Each GPU op an API call launched (most launch one).
+template <class F>
+void each_op_of(const Trace& t, RowIndex a, F&& f) {
+  if (!t.has_extra_ops()) {
+    f(OpRef{static_cast<OpTable>(t.api_calls().op_table[a]), t.api_calls().op_row[a]});
+    return;
+  }
+  t.for_each_op_of(a, f);
+}
+
+TimeNs duration(const Trace& t, OpRef op) {
+  switch (op.table) {
+    case OpTable::kernel:
+      return t.kernels().end[op.row] - t.kernels().start[op.row];
+    case OpTable::memcpy:
+      return t.memcpys().end[op.row] - t.memcpys().start[op.row];
+    case OpTable::memset:
+      return t.memsets().end[op.row] - t.memsets().start[op.row];
+    case OpTable::none:
+      break;
+  }
+  return 0;
+}
+
+struct Calls {
+  GroupIndex index;
+  std::vector<GroupSums> groups;
+  ScratchArray<std::uint32_t> group_of;  // per range row: its group, kNone if it is not an op
+  TimeNs no_op_ns = 0;
+  std::uint64_t no_op_count = 0;
+  std::vector<std::uint8_t> profiler_step;  // by name id: 2 not known yet, 1 a ProfilerStep#N, 0 not
+  StringId first_step_name = StringTable::kNoString;
+  explicit Calls(const Trace& t)
+      : index(t.strings().size()), group_of(t.ranges().size()), profiler_step(t.strings().size(), 2) {}
+};
+
+// Every op range into its group, and every GPU op into the op that launched
+// it, in one sweep per thread: the open ops are a stack that is always the
+// chain of the innermost one's parents (a range's parent and a call's
+// launching op are on it), and a range's totals — CPU time of the ranges
+// directly inside, GPU time and ops with the ranges inside — are complete
+// when it leaves the stack, which hands them to its parent below. No
+// per-range sums are kept.
+void op_calls(const Trace& t, OpSummary& s, Calls& c) {
+  const RangeTable& rg = t.ranges();
+  const ApiCallTable& api = t.api_calls();
+  auto unattributed = [&](TimeNs d) {
+    ++s.unattributed;
+    s.unattributed_ns += d;
+    c.no_op_ns += d;
+    ++c.no_op_count;
+  };
+  // GPU ops without a launch call.
+  auto unlaunched = [&](const auto& table) {
+    s.gpu_ops += table.size();
+    for (std::size_t i = 0; i < table.size(); ++i)
+      if (table.api[i] == kNoRow) {
+        ++(table.correlation[i] == 0 ? s.no_correlation : s.unmatched_correlation);
+        unattributed(table.end[i] - table.start[i]);
+      }
+  };
+  unlaunched(t.kernels());
+  unlaunched(t.memcpys());
+  unlaunched(t.memsets());
+
+  struct Open {
+    RowIndex row;
+    std::uint32_t group;
+    TimeNs duration;
+    TimeNs children = 0, gpu = 0;  // CPU time of the ranges directly inside; GPU time with them
+    std::uint64_t ops = 0;
+  };
+  std::vector<Open> open;
+  auto close = [&] {
+    const Open o = open.back();
+    open.pop_back();
+    GroupSums& g = c.groups[o.group];
+    g.cpu_self += std::max<TimeNs>(0, o.duration - o.children);
+    g.gpu_total += o.gpu;
+    g.kernels_total += o.ops;
+    if (!open.empty()) open.back().gpu += o.gpu, open.back().ops += o.ops;
+  };
+  auto range = [&](RowIndex r) {
+    if (!t.is_op_range(r)) {
+      c.group_of[r] = kNone;
+      return;
+    }
+    const RowIndex p = rg.parent[r];
+    while (!open.empty() && open.back().row != p) close();
+    const TimeNs d = rg.end[r] - rg.start[r];
+    if (!open.empty()) open.back().children += d;
+    if (p != kNoRow && rg.end[r] > rg.end[p]) ++s.overlapping;
+    ++s.op_calls;
+    StringId name = rg.name[r];
+    if (std::uint8_t& step = c.profiler_step[name]; step == 2) step = op_name(t.str(name)) == kProfilerStep ? 1 : 0;
+    if (c.profiler_step[name]) {  // every ProfilerStep#N groups under the first one's id
+      if (c.first_step_name == StringTable::kNoString) c.first_step_name = name;
+      name = c.first_step_name;
+    }
+    const GroupKey key{name, rg.input_dims_at(r), rg.input_types_at(r)};
+    if (key.dims) ++s.with_shapes;
+    const std::uint32_t g = c.index.find_or_add(key);
+    if (g == c.groups.size()) c.groups.emplace_back().first = r;  // tracks in row order: its first call
+    ++c.groups[g].calls;
+    c.groups[g].cpu_total += d;
+    c.group_of[r] = g;
+    open.push_back({r, g, d});
+  };
+  auto call = [&](RowIndex a) {
+    if (api.op_table[a] == static_cast<std::uint8_t>(OpTable::none)) return;
+    const RowIndex r = api.op_range[a];
+    if (r == kNoRow) {
+      each_op_of(t, a, [&](OpRef op) { unattributed(duration(t, op)); });
+      return;
+    }
+    while (!open.empty() && open.back().row != r) close();
+    if (open.empty()) return;  // not reached: the launching op is open
+    Open& top = open.back();
+    GroupSums& g = c.groups[top.group];
+    g.launch += api.end[a] - api.start[a];
+    each_op_of(t, a, [&](OpRef op) {
+      const TimeNs d = duration(t, op);
+      ++s.attributed;
+      top.gpu += d;
+      ++top.ops;
+      g.gpu_self += d;
+      ++g.kernels;
+    });
+  };
+  in_launch_order(t, range, call, [&] {
+    while (!open.empty()) close();
+  });
+}
+
+// [SECTION] Rows and roofline -------------------------------------------------------------------
 
 std::string call_path(const Trace& t, RowIndex r) {
   std::vector<std::string_view> names;
@@ -111,19 +264,6 @@ std::string call_path(const Trace& t, RowIndex r) {
     path += *it;
   }
   return path;
-}
-
-void add_call(Group& g, const CallTimes& c, const RangeTable& rg, RowIndex r) {
-  OpRow& row = g.row;
-  ++row.calls;
-  const TimeNs d = rg.end[r] - rg.start[r];
-  row.cpu_total_ns += d;
-  row.cpu_self_ns += std::max<TimeNs>(0, d - c.child_cpu[r]);
-  row.gpu_self_ns += c.gpu_self[r];
-  row.gpu_total_ns += c.gpu_total[r];
-  row.kernels += c.kernels[r];
-  row.kernels_total += c.kernels_total[r];
-  row.launch_ns += c.launch[r];
 }
 
 void add_row(OpRow& into, const OpRow& from) {
@@ -138,7 +278,14 @@ void add_row(OpRow& into, const OpRow& from) {
   if (into.path.empty()) into.path = from.path;
 }
 
-// [SECTION] Roofline ----------------------------------------------------------------------------
+// Achieved rates and intensity from a row's sums.
+void rates(OpRow& row) {
+  row.achieved_tflops.reset(), row.achieved_tbps.reset(), row.intensity.reset();
+  const double seconds = static_cast<double>(row.gpu_total_ns) * 1e-9;
+  if (seconds > 0 && row.flops) row.achieved_tflops = *row.flops / seconds / 1e12;
+  if (seconds > 0 && row.bytes) row.achieved_tbps = *row.bytes / seconds / 1e12;
+  if (row.flops && row.bytes && *row.bytes > 0) row.intensity = *row.flops / *row.bytes;
+}
 
 // Known cost of a row's calls (the same shapes each call) and its rates.
 void roofline(OpRow& row, const OpCost& cost, const std::optional<DevicePeaks>& peaks) {
@@ -150,10 +297,7 @@ void roofline(OpRow& row, const OpCost& cost, const std::optional<DevicePeaks>& 
   if (cost.flops) row.flops = *cost.flops * calls;
   if (cost.bytes) row.bytes = *cost.bytes * calls;
   if (row.gpu_total_ns <= 0) return;
-  const double seconds = static_cast<double>(row.gpu_total_ns) * 1e-9;
-  if (row.flops) row.achieved_tflops = *row.flops / seconds / 1e12;
-  if (row.bytes) row.achieved_tbps = *row.bytes / seconds / 1e12;
-  if (row.flops && row.bytes && *row.bytes > 0) row.intensity = *row.flops / *row.bytes;
+  rates(row);
   if (!peaks) return;
   const double peak_flops = peaks->flops(cost.math), peak_bw = peaks->memory_bandwidth;
   if (row.intensity && peak_flops > 0 && peak_bw > 0) {
@@ -184,67 +328,51 @@ std::optional<DevicePeaks> trace_peaks(const Trace& t) {
   return std::nullopt;
 }
 
-using Merged = std::map<std::tuple<std::string, std::string, std::string>, OpRow>;
-
-// Every op call of one trace into groups by (name, shapes, types), then into `merged`.
-void group_trace(const Trace& t, OpSummary& s, Merged& merged, std::vector<std::pair<OpRow*, RowIndex>>* firsts) {
-  TimeNs no_op_ns = 0;
-  std::uint64_t no_op_count = 0;
-  const CallTimes c = call_times(t, s, &no_op_ns, &no_op_count);
-  const RangeTable& rg = t.ranges();
-  std::unordered_map<GroupKey, Group, GroupKeyHash> groups;
-  StringId first_step_name = StringTable::kNoString;  // every ProfilerStep#N groups under the first one's id
-  std::vector<std::uint8_t> profiler_step(t.strings().size(), 2);  // by name id: 2 not known yet, 1 yes, 0 no
-  for (RowIndex r = 0; r < rg.size(); ++r) {
-    if (!t.is_op_range(r)) continue;
-    ++s.op_calls;
-    StringId name = rg.name[r];
-    if (profiler_step[name] == 2) profiler_step[name] = op_name(t.str(name)) == kProfilerStep ? 1 : 0;
-    if (profiler_step[name]) {
-      if (first_step_name == StringTable::kNoString) first_step_name = name;
-      name = first_step_name;
-    }
-    const GroupKey key{name, rg.input_dims_at(r), rg.input_types_at(r)};
-    Group& g = groups[key];
-    if (g.first == kNoRow) {
-      g.first = r;
-      g.concrete = rg.concrete_inputs_at(r);
-    }
-    if (key.dims) ++s.with_shapes;
-    add_call(g, c, rg, r);
-  }
-  for (RowIndex r = 0; r < rg.size(); ++r)
-    if (rg.parent[r] != kNoRow && rg.end[r] > rg.end[rg.parent[r]]) ++s.overlapping;
+// One row per group (its strings read and its shapes parsed once), and the
+// "(no op)" row. Unsorted; rows[g] is group g's.
+std::vector<OpRow> group_rows(const Trace& t, const Calls& c, OpSummary& s) {
   const std::optional<DevicePeaks> peaks = trace_peaks(t);
-  for (auto& [key, g] : groups) {
-    OpRow row = std::move(g.row);
+  const RangeTable& rg = t.ranges();
+  std::vector<OpRow> rows(c.groups.size());
+  for (std::size_t g = 0; g < c.groups.size(); ++g) {
+    const GroupKey& key = c.index.keys()[g];
+    const GroupSums& gs = c.groups[g];
+    OpRow& row = rows[g];
+    row.calls = gs.calls;
+    row.cpu_total_ns = gs.cpu_total;
+    row.cpu_self_ns = gs.cpu_self;
+    row.gpu_self_ns = gs.gpu_self;
+    row.gpu_total_ns = gs.gpu_total;
+    row.kernels = gs.kernels;
+    row.kernels_total = gs.kernels_total;
+    row.launch_ns = gs.launch;
     row.name = std::string(op_name(t.str(key.name)));
     row.shapes = std::string(t.str(key.dims));
     row.dtypes = std::string(t.str(key.types));
-    row.path = call_path(t, g.first);
+    row.path = call_path(t, gs.first);
+    const StringId concrete = rg.concrete_inputs_at(gs.first);
     OpInputs in;
-    if (key.dims || key.types || g.concrete) {
-      if (!parse_op_inputs(row.shapes, row.dtypes, t.str(g.concrete), &in)) {
+    if (key.dims || key.types || concrete) {
+      if (!parse_op_inputs(row.shapes, row.dtypes, t.str(concrete), &in)) {
         s.malformed_shapes += row.calls;
         in = {};
       }
     }
     if (op_family(row.name) != OpFamily::none) roofline(row, op_cost(row.name, in), peaks);
-    auto [it, fresh] = merged.try_emplace({row.name, row.shapes, row.dtypes}, row);
-    if (!fresh) {
-      add_row(it->second, row);
-      if (row.flops) it->second.flops = it->second.flops.value_or(0) + *row.flops;
+  }
+  if (c.no_op_count) {
+    auto none = std::find_if(rows.begin(), rows.end(),
+                             [](const OpRow& r) { return r.name == kNoOp && r.shapes.empty() && r.dtypes.empty(); });
+    if (none == rows.end()) {
+      none = rows.emplace(rows.end());
+      none->name = std::string(kNoOp);
     }
-    if (fresh && firsts) firsts->push_back({&it->second, g.first});
+    none->kernels += c.no_op_count;
+    none->kernels_total += c.no_op_count;
+    none->gpu_self_ns += c.no_op_ns;
+    none->gpu_total_ns += c.no_op_ns;
   }
-  if (no_op_count) {
-    OpRow& none = merged[{std::string(kNoOp), "", ""}];
-    none.name = std::string(kNoOp);
-    none.kernels += no_op_count;
-    none.kernels_total += no_op_count;
-    none.gpu_self_ns += no_op_ns;
-    none.gpu_total_ns += no_op_ns;
-  }
+  return rows;
 }
 
 bool heavier(const OpRow& a, const OpRow& b) {
@@ -280,127 +408,324 @@ std::vector<OpRow> by_name(const std::vector<OpRow>& rows) {
   for (auto& [name, n] : names) {
     if (!all_flops[name]) n.flops.reset();
     if (!all_bytes[name]) n.bytes.reset();
-    const double seconds = static_cast<double>(n.gpu_total_ns) * 1e-9;
-    if (seconds > 0 && n.flops) n.achieved_tflops = *n.flops / seconds / 1e12;
-    if (seconds > 0 && n.bytes) n.achieved_tbps = *n.bytes / seconds / 1e12;
-    if (n.flops && n.bytes && *n.bytes > 0) n.intensity = *n.flops / *n.bytes;
+    rates(n);
     out.push_back(std::move(n));
   }
   std::sort(out.begin(), out.end(), heavier);
   return out;
 }
 
-// The kernels under the heaviest rows (launched by a call of the row's op or
-// by an op inside one): one pass over the kernels of each trace, walking up
-// each kernel's chain of ops, into a dense table (top rows × distinct kernel
-// names) — no hashing per kernel.
-void top_kernels(const std::vector<RankedTrace>& traces, std::vector<OpRow>& rows, bool by_name) {
-  const std::size_t top = std::min(kTopKernelRows, rows.size());
-  if (top == 0) return;
-  std::map<std::tuple<std::string, std::string, std::string>, std::uint32_t> index;
-  for (std::size_t i = 0; i < top; ++i)
-    index[{rows[i].name, rows[i].shapes, rows[i].dtypes}] = static_cast<std::uint32_t>(i);
-  constexpr std::uint32_t kNotTop = 0xffffffffu;
-  const auto no_op = index.find({std::string(kNoOp), "", ""});
-  const std::uint32_t no_op_row = no_op == index.end() ? kNotTop : no_op->second;
-  std::vector<std::map<std::string, OpKernel>> acc(top);
-  for (const RankedTrace& rt : traces) {
-    const Trace& t = *rt.trace;
-    const RangeTable& rg = t.ranges();
-    const KernelTable& k = t.kernels();
-    // Each op range's top row (kNotTop if none), each group looked up once.
-    std::vector<std::uint32_t> row_of(rg.size(), kNotTop);
-    std::unordered_map<GroupKey, std::uint32_t, GroupKeyHash> by_key;
-    for (RowIndex r = 0; r < rg.size(); ++r) {
-      if (!t.is_op_range(r)) continue;
-      const GroupKey key{rg.name[r], rg.input_dims_at(r), rg.input_types_at(r)};
-      auto [it, fresh] = by_key.try_emplace(key, kNotTop);
-      if (fresh) {
-        auto found = index.find({std::string(t.str(key.name)), by_name ? "" : std::string(t.str(key.dims)),
-                                 by_name ? "" : std::string(t.str(key.types))});
-        if (found != index.end()) it->second = found->second;
-      }
-      row_of[r] = it->second;
-    }
+// [SECTION] The kernels under the top rows ------------------------------------------------------
+
+// The kernels under the heaviest rows of both tables (launched by a call of
+// the row's op or by an op inside one). The top rows of both tables are
+// "slots" (at most 64 bits); the slots above an op range form a set, the same
+// for most ranges, so each range gets a small set id in one forward pass
+// (parents first) and each kernel adds to a dense (set × kernel name) table:
+// no walk up the chain and no hashing per kernel. Each set's sums then go to
+// its slots.
+class TopKernels {
+ public:
+  TopKernels(const Trace& t, Calls& c, Profile* p, std::size_t rows, std::size_t kernels)
+      : t_(t), c_(c), p_(p), rows_(rows), kernels_(kernels) {}
+
+  void run() {
+    const KernelTable& k = t_.kernels();
     // Dense ids of the kernel names.
-    std::vector<std::uint32_t> name_id(t.strings().size(), kNotTop);
-    std::vector<StringId> names;
+    name_id_.assign(t_.strings().size(), kNone);
     for (RowIndex i = 0; i < k.size(); ++i)
-      if (name_id[k.name[i]] == kNotTop) {
-        name_id[k.name[i]] = static_cast<std::uint32_t>(names.size());
-        names.push_back(k.name[i]);
+      if (name_id_[k.name[i]] == kNone) {
+        name_id_[k.name[i]] = static_cast<std::uint32_t>(names_.size());
+        names_.push_back(k.name[i]);
       }
-    if (names.empty() || top * names.size() > (std::size_t{1} << 24)) continue;
-    std::vector<std::uint64_t> count(top * names.size(), 0);
-    std::vector<TimeNs> time(top * names.size(), 0);
-    std::vector<std::uint8_t> category(top * names.size(), 0);  // of the first such kernel
-    const ApiCallTable& api = t.api_calls();
-    std::uint32_t seen[64];
+    if (names_.empty()) return;
+    // A table's top rows take part unless rows × names would be too large.
+    const auto top = [&](const std::vector<OpRow>& rows) {
+      const std::size_t n = std::min(rows_, rows.size());
+      return n * names_.size() > (std::size_t{1} << 24) ? 0 : n;
+    };
+    top_names_ = top(p_->op_names);
+    top_ops_ = top(p_->ops);
+    if (top_names_ + top_ops_ == 0) return;
+    const std::uint64_t no_op_bits = slot_bits();
+    sets_.push_back(0);  // set 0: no slot
+    const std::uint32_t no_op_set = no_op_bits ? intern(no_op_bits) : 0;
+    dense_ = sets_.size() * names_.size() <= (std::size_t{1} << 21);
+    cells_.resize(dense_ ? sets_.size() * names_.size() : 0);
+    // Each op range's group becomes the set of slots of it and its parents
+    // (parents come first), then each kernel adds to its launching op's set.
+    const RangeTable& rg = t_.ranges();
+    for (RowIndex r = 0; r < rg.size(); ++r) {
+      std::uint32_t& g = c_.group_of[r];
+      if (g == kNone) continue;
+      const RowIndex p = rg.parent[r];
+      g = next_set(p == kNoRow ? 0 : c_.group_of[p], g);
+    }
+    const RowIndex* const op_range = t_.api_calls().op_range.data();
     for (RowIndex i = 0; i < k.size(); ++i) {
       const RowIndex a = k.api[i];
-      RowIndex r = a == kNoRow ? kNoRow : api.op_range[a];
-      std::size_t n = 0;
-      if (r == kNoRow && no_op_row != kNotTop) seen[n++] = no_op_row;
-      for (; r != kNoRow && n < 64; r = rg.parent[r]) {
-        const std::uint32_t row = row_of[r];
-        if (row != kNotTop && std::find(seen, seen + n, row) == seen + n) seen[n++] = row;
-      }
-      const std::size_t id = name_id[k.name[i]];
-      const TimeNs d = k.end[i] - k.start[i];
-      for (std::size_t j = 0; j < n; ++j) {
-        const std::size_t at = seen[j] * names.size() + id;
-        if (count[at]++ == 0) category[at] = k.category[i];
-        time[at] += d;
-      }
+      const RowIndex r = a == kNoRow ? kNoRow : op_range[a];
+      const std::uint32_t set = r == kNoRow ? no_op_set : c_.group_of[r];
+      if (set) add(set, i);
     }
-    for (std::size_t row = 0; row < top; ++row)
-      for (std::size_t id = 0; id < names.size(); ++id) {
-        const std::size_t at = row * names.size() + id;
-        if (!count[at]) continue;
-        OpKernel& ok = acc[row][std::string(t.str(names[id]))];
-        if (ok.count == 0) ok.category = static_cast<KernelCategory>(category[at]);
-        ok.count += count[at];
-        ok.time_ns += time[at];
-      }
+    spread();
   }
-  for (std::size_t i = 0; i < top; ++i) {
-    for (auto& [name, ok] : acc[i]) {
-      ok.name = name;
-      rows[i].top_kernels.push_back(ok);
+
+ private:
+  struct Cell {
+    std::uint64_t count = 0;
+    TimeNs time = 0;
+    RowIndex first = 0;  // its first kernel (lowest row), whose category the row shows
+    std::uint8_t category = 0;
+  };
+
+  void add(std::uint32_t set, RowIndex i) {
+    const KernelTable& k = t_.kernels();
+    const std::uint32_t name = name_id_[k.name[i]];
+    Cell& cell = dense_ ? cells_[set * names_.size() + name] : sparse_[(std::uint64_t{set} << 32) | name];
+    if (cell.count++ == 0 || i < cell.first) cell.first = i, cell.category = k.category[i];
+    cell.time += k.end[i] - k.start[i];
+  }
+
+  // Per group, the slot bits of its rows; returns the "(no op)" rows' bits.
+  std::uint64_t slot_bits() {
+    std::map<std::tuple<std::string_view, std::string_view, std::string_view>, std::uint64_t> bits_of;
+    for (std::size_t i = 0; i < top_names_; ++i) bits_of[{p_->op_names[i].name, "", ""}] |= std::uint64_t{1} << i;
+    for (std::size_t i = 0; i < top_ops_; ++i) {
+      const OpRow& r = p_->ops[i];
+      bits_of[{r.name, r.shapes, r.dtypes}] |= std::uint64_t{1} << (top_names_ + i);
     }
-    std::sort(rows[i].top_kernels.begin(), rows[i].top_kernels.end(),
-              [](const OpKernel& a, const OpKernel& b) { return a.time_ns > b.time_ns; });
-    if (rows[i].top_kernels.size() > kKernelsPerRow) rows[i].top_kernels.resize(kKernelsPerRow);
+    const std::uint64_t name_mask = (std::uint64_t{1} << top_names_) - 1;
+    auto bits = [&](std::string_view name, std::string_view shapes, std::string_view types) {
+      std::uint64_t b = 0;
+      if (auto it = bits_of.find({name, "", ""}); it != bits_of.end()) b |= it->second & name_mask;
+      if (auto it = bits_of.find({name, shapes, types}); it != bits_of.end()) b |= it->second & ~name_mask;
+      return b;
+    };
+    group_bits_.resize(c_.groups.size());
+    with_slots_.assign(c_.groups.size(), kNone);
+    for (std::size_t g = 0; g < c_.groups.size(); ++g) {
+      const GroupKey& key = c_.index.keys()[g];
+      group_bits_[g] = bits(t_.str(key.name), t_.str(key.dims), t_.str(key.types));
+      if (group_bits_[g]) with_slots_[g] = n_with_++;
+    }
+    return bits(kNoOp, "", "");
   }
+
+  std::uint32_t intern(std::uint64_t bits) {
+    auto [it, fresh] = set_of_.try_emplace(bits, static_cast<std::uint32_t>(sets_.size()));
+    if (fresh) sets_.push_back(bits);
+    return it->second;
+  }
+
+  // The set of an op range of group g inside ops whose set is `above`;
+  // transitions memoized in a dense (set × groups with slots) table.
+  std::uint32_t next_set(std::uint32_t above, std::uint32_t g) {
+    const std::uint32_t w = with_slots_[g];
+    if (w == kNone) return above;
+    const std::size_t at = std::size_t{above} * n_with_ + w;
+    if (at >= next_.size()) next_.resize(sets_.size() * n_with_, kNone);
+    if (next_[at] == kNone) {
+      const std::uint32_t set = intern(sets_[above] | group_bits_[g]);
+      if (dense_ && sets_.size() * names_.size() > cells_.size()) {
+        if (sets_.size() * names_.size() <= (std::size_t{1} << 21))
+          cells_.resize(sets_.size() * names_.size());
+        else
+          to_sparse();
+      }
+      next_[at] = set;
+    }
+    return next_[at];
+  }
+
+  void to_sparse() {
+    for (std::size_t at = 0; at < cells_.size(); ++at)
+      if (cells_[at].count) sparse_[((at / names_.size()) << 32) | (at % names_.size())] = cells_[at];
+    std::vector<Cell>().swap(cells_);
+    dense_ = false;
+  }
+
+  // Each set's cells to its slots' rows.
+  void spread() {
+    std::vector<std::map<std::string, std::pair<OpKernel, RowIndex>>> acc(top_names_ + top_ops_);
+    auto to_slots = [&](std::uint64_t set, std::uint64_t name, const Cell& cell) {
+      for (std::uint64_t bits = sets_[set]; bits; bits &= bits - 1) {
+        auto& [ok, first] = acc[static_cast<std::size_t>(std::countr_zero(bits))][std::string(t_.str(names_[name]))];
+        if (ok.count == 0 || cell.first < first) {
+          ok.category = static_cast<KernelCategory>(cell.category);
+          first = cell.first;
+        }
+        ok.count += cell.count;
+        ok.time_ns += cell.time;
+      }
+    };
+    if (dense_) {
+      for (std::size_t at = 0; at < cells_.size(); ++at)
+        if (cells_[at].count) to_slots(at / names_.size(), at % names_.size(), cells_[at]);
+    } else {
+      for (const auto& [key, cell] : sparse_) to_slots(key >> 32, key & 0xffffffffu, cell);
+    }
+    for (std::size_t slot = 0; slot < acc.size(); ++slot) {
+      OpRow& row = slot < top_names_ ? p_->op_names[slot] : p_->ops[slot - top_names_];
+      for (auto& [name, entry] : acc[slot]) {
+        entry.first.name = name;
+        row.top_kernels.push_back(entry.first);
+      }
+      std::sort(row.top_kernels.begin(), row.top_kernels.end(),
+                [](const OpKernel& a, const OpKernel& b) { return a.time_ns > b.time_ns; });
+      if (row.top_kernels.size() > kernels_) row.top_kernels.resize(kernels_);
+    }
+  }
+
+  const Trace& t_;
+  Calls& c_;
+  Profile* p_;
+  std::size_t rows_, kernels_;
+  std::vector<std::uint32_t> name_id_;
+  std::vector<StringId> names_;
+  std::size_t top_names_ = 0, top_ops_ = 0;
+  std::vector<std::uint64_t> group_bits_;
+  std::vector<std::uint32_t> with_slots_;  // per group: its index among the groups with slots, or kNone
+  std::uint32_t n_with_ = 0;
+  std::vector<std::uint32_t> next_;
+  std::vector<std::uint64_t> sets_;  // set id -> slot bits
+  std::unordered_map<std::uint64_t, std::uint32_t> set_of_;
+  bool dense_ = true;
+  std::vector<Cell> cells_;
+  std::unordered_map<std::uint64_t, Cell> sparse_;
+};
+
+// [SECTION] Pooling a job's tables --------------------------------------------------------------
+
+// The kernels of the same row on several ranks, summed by name: most time
+// first (then by name), the top few. Empty when some rank's row was not
+// among the rows whose kernels it kept (its kernels there are not known).
+struct Part {
+  const OpRow* row;
+  bool kernels_kept;  // the row was among its rank's top rows (it has its kernels)
+};
+void merge_kernels(OpRow& into, const std::vector<Part>& from, std::size_t keep) {
+  into.top_kernels.clear();
+  std::map<std::string, OpKernel> by_name;
+  for (const Part& part : from) {
+    if (!part.kernels_kept) return;
+    for (const OpKernel& k : part.row->top_kernels) {
+      auto [it, fresh] = by_name.try_emplace(k.name, k);
+      if (!fresh) it->second.count += k.count, it->second.time_ns += k.time_ns;
+    }
+  }
+  for (auto& [name, k] : by_name) into.top_kernels.push_back(std::move(k));
+  std::stable_sort(into.top_kernels.begin(), into.top_kernels.end(),
+                   [](const OpKernel& a, const OpKernel& b) { return a.time_ns > b.time_ns; });
+  if (into.top_kernels.size() > keep) into.top_kernels.resize(keep);
 }
 
 }  // namespace
+
+void pool_op_tables(const std::vector<const Profile*>& ranks, const OpKernelLimits& kept, Profile* job) {
+  OpSummary& s = job->op_summary;
+  bool any_op = false;
+  for (const Profile* r : ranks) {
+    const OpSummary& o = r->op_summary;
+    s.op_calls += o.op_calls, s.gpu_ops += o.gpu_ops, s.attributed += o.attributed;
+    s.unattributed += o.unattributed, s.unattributed_ns += o.unattributed_ns;
+    s.no_correlation += o.no_correlation, s.unmatched_correlation += o.unmatched_correlation;
+    s.with_shapes += o.with_shapes, s.malformed_shapes += o.malformed_shapes, s.overlapping += o.overlapping;
+    any_op = any_op || !r->ops.empty();
+  }
+  s.shapes_recorded = s.with_shapes > 0;
+  if (!any_op) return;
+  // Per (name, shapes, types): the sums over the ranks; FLOPs and bytes known
+  // only if known on every rank with the row. The roofline fraction is the
+  // ranks' fractions weighted by their GPU time (= the pooled achieved rate
+  // over the roofline at the row's intensity, each rank against its own GPU's
+  // peaks), known only if known on every rank with GPU time in the row.
+  struct Pooled {
+    OpRow row;
+    std::vector<Part> parts;
+    bool flops = true, bytes = true, fraction = true, one_bound = true;
+    double weighted_fraction = 0;
+    TimeNs fraction_time = 0;
+  };
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, Pooled> pooled;
+  for (const Profile* r : ranks)
+    for (std::size_t i = 0; i < r->ops.size(); ++i) {
+      const OpRow& row = r->ops[i];
+      auto [it, fresh] = pooled.try_emplace(Key{row.name, row.shapes, row.dtypes});
+      Pooled& x = it->second;
+      if (fresh) {
+        x.row = row;
+        x.row.top_kernels.clear();
+      } else {
+        add_row(x.row, row);
+        if (x.row.flops && row.flops) *x.row.flops += *row.flops;
+        if (x.row.bytes && row.bytes) *x.row.bytes += *row.bytes;
+        if (row.bound != x.row.bound) x.one_bound = false;
+      }
+      x.flops = x.flops && row.flops.has_value();
+      x.bytes = x.bytes && row.bytes.has_value();
+      if (row.gpu_total_ns > 0) {
+        if (row.roofline_fraction) {
+          x.weighted_fraction += *row.roofline_fraction * static_cast<double>(row.gpu_total_ns);
+          x.fraction_time += row.gpu_total_ns;
+        } else {
+          x.fraction = false;
+        }
+      }
+      x.parts.push_back({&row, i < kept.rows});
+    }
+  std::map<Key, std::vector<Part>> op_parts, name_parts;
+  for (auto& [key, x] : pooled) {
+    OpRow& row = x.row;
+    if (!x.flops) row.flops.reset();
+    if (!x.bytes) row.bytes.reset();
+    rates(row);
+    if (row.gpu_total_ns <= 0) row.intensity.reset();  // as one trace's rows: no rates without GPU time
+    row.roofline_fraction.reset();
+    if (x.fraction && x.fraction_time > 0)
+      row.roofline_fraction = x.weighted_fraction / static_cast<double>(x.fraction_time);
+    if (!x.one_bound) row.bound.clear();
+    op_parts[key] = std::move(x.parts);
+    job->ops.push_back(std::move(row));
+  }
+  std::sort(job->ops.begin(), job->ops.end(), heavier);
+  job->op_names = by_name(job->ops);
+  // The top rows' kernels: each rank's kernels of the same row, merged.
+  for (const Profile* r : ranks)
+    for (std::size_t i = 0; i < r->op_names.size(); ++i)
+      name_parts[Key{r->op_names[i].name, "", ""}].push_back({&r->op_names[i], i < kept.rows});
+  const OpKernelLimits shown;
+  for (std::size_t i = 0; i < job->ops.size() && i < shown.rows; ++i) {
+    OpRow& row = job->ops[i];
+    merge_kernels(row, op_parts[Key{row.name, row.shapes, row.dtypes}], shown.kernels);
+  }
+  for (std::size_t i = 0; i < job->op_names.size() && i < shown.rows; ++i)
+    merge_kernels(job->op_names[i], name_parts[Key{job->op_names[i].name, "", ""}], shown.kernels);
+}
 
 // [SECTION] The pass ----------------------------------------------------------------------------
 
 OpSummary trace_op_summary(const Trace& t) {
   OpSummary s;
-  Merged merged;
-  group_trace(t, s, merged, nullptr);
+  Calls c(t);
+  op_calls(t, s, c);
+  group_rows(t, c, s);
   s.shapes_recorded = s.with_shapes > 0;
   return s;
 }
 
-void op_pass(const std::vector<RankedTrace>& traces, Profile* p) {
+void op_pass(const Trace& t, Profile* p, const OpKernelLimits& limits) {
   OpSummary& s = p->op_summary;
-  Merged merged;
-  bool any_op = false;
-  for (const RankedTrace& rt : traces) {
-    group_trace(*rt.trace, s, merged, nullptr);
-    any_op = any_op || s.op_calls > 0;
-  }
+  Calls c(t);
+  op_calls(t, s, c);
+  std::vector<OpRow> rows = group_rows(t, c, s);
   s.shapes_recorded = s.with_shapes > 0;
-  if (!any_op) return;  // no framework ops: no table (and no "(no op)" row covering everything)
-  for (auto& [key, row] : merged) p->ops.push_back(std::move(row));
+  if (s.op_calls == 0) return;  // no framework ops: no table (and no "(no op)" row covering everything)
+  p->ops = std::move(rows);
   std::sort(p->ops.begin(), p->ops.end(), heavier);
   p->op_names = by_name(p->ops);
-  top_kernels(traces, p->op_names, true);
-  top_kernels(traces, p->ops, false);
+  TopKernels(t, c, p, std::min<std::size_t>(limits.rows, 32), limits.kernels).run();
   // The devices' achieved rate: Σ known FLOPs of the matrix, convolution and
   // attention ops not inside another such op / Σ their GPU time.
   double flops = 0;
@@ -419,11 +744,10 @@ void op_pass(const std::vector<RankedTrace>& traces, Profile* p) {
     flops += *r.flops;
     time += r.gpu_total_ns;
   }
-  if (time > 0 && flops > 0 && traces.size() == 1)
+  if (time > 0 && flops > 0)
     for (DeviceSummary& d : p->devices) d.achieved_tflops = flops / (static_cast<double>(time) * 1e-9) / 1e12;
-  if (!traces.empty())
-    if (const auto peaks = trace_peaks(*traces[0].trace))
-      for (DeviceSummary& d : p->devices) d.peaks_source = peaks->source + " (" + peaks->model + ")";
+  if (const auto peaks = trace_peaks(t))
+    for (DeviceSummary& d : p->devices) d.peaks_source = peaks->source + " (" + peaks->model + ")";
 }
 
 }  // namespace gpuscope::detail

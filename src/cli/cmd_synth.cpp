@@ -46,6 +46,7 @@ void run_job(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   if (given("--kernels-per-step")) o.kernels_per_step = a.o.kernels_per_step;
   if (given("--buckets")) o.buckets = a.o.allreduce_buckets;
   if (given("--jitter")) o.jitter = a.o.jitter;
+  o.framework_ops = a.ops;
   o.slow_rank = a.slow_rank;
   o.slowdown = a.slowdown;
   o.max_clock_offset_ns = static_cast<TimeNs>(a.clock_offset_s * 1e9);
@@ -166,7 +167,8 @@ void add(CLI::App& app, Context& ctx) {
   cmd->add_flag("--no-sync", args->no_sync, "No cudaStreamSynchronize at the end of each step");
   cmd->add_flag("--ops", args->ops,
                 "A PyTorch cpu_op range (aten::conv2d, aten::addmm, ...) with recorded input shapes around every "
-                "launch, as record_shapes=True gives: an op table with FLOPs and roofline figures");
+                "launch, as record_shapes=True gives: an op table with FLOPs and roofline figures (with --ranks: "
+                "aten::conv2d, aten::mm, aten::cudnn_batch_norm, aten::add around each compute kernel)");
   cmd->add_option("--padding-share", args->o.padding_share, "Share of kernel time in explicit padding kernels");
   cmd->add_option("--broadcast-share", args->o.broadcast_share, "Share of kernel time in broadcast kernels");
   cmd->add_option("--transpose-share", args->o.transpose_share, "Share of kernel time in layout transposes");

@@ -187,7 +187,8 @@ struct Record<OpRow> {
       field<&O::intensity>("intensity", "FLOP/B", "flops / bytes; null when unknown"),
       field<&O::roofline_fraction>("roofline_fraction", "fraction",
                                    "achieved / min(peak FLOP/s, intensity × bandwidth) (memory-bound ops "
-                                   "without FLOPs: achieved_tbps / bandwidth); null when unknown"),
+                                   "without FLOPs: achieved_tbps / bandwidth; a job's rows: the ranks' fractions "
+                                   "weighted by their GPU time); null when unknown"),
       field<&O::bound>("bound", "", "`compute` or `memory` by the roofline; empty when unknown"),
       field<&O::math>("math", "", "the precision whose peak the roofline used (fp32, bf16, …)"),
       field<&O::dims>("dims", "", "the formula's dimensions (`M=… N=… K=… batch=…`)"),

@@ -38,6 +38,27 @@ constexpr std::array<Kind, 4> kCompute = {{
 }};
 constexpr const char* kAllReduce = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
 
+// With framework ops: the op that launches each compute kind, as PyTorch's
+// profiler records it with record_shapes=True (input dims, types, scalar inputs).
+struct AtenCall {
+  const char* name;
+  const char* dims;
+  const char* types;
+  const char* concrete;
+};
+constexpr std::array<AtenCall, kCompute.size()> kAten = {{
+    {"aten::conv2d", "[[32, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], []]",
+     "[\"float\", \"float\", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Int\"]",
+     "[\"\", \"\", \"\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"1\"]"},
+    {"aten::mm", "[[2048, 2048], [2048, 4096]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", ""},
+    {"aten::cudnn_batch_norm", "[[32, 64, 56, 56], [64], [64], [64], [64], [], [], []]",
+     "[\"float\", \"float\", \"float\", \"float\", \"float\", \"Scalar\", \"Scalar\", \"Scalar\"]", ""},
+    {"aten::add", "[[16, 64, 56, 56], [16, 64, 56, 56], []]", "[\"float\", \"float\", \"Scalar\"]",
+     "[\"\", \"\", \"1\"]"},
+}};
+constexpr TimeNs kOpBefore = 1'800, kOpAfter = 200;          // an op range ends this long before its kernel starts
+constexpr TimeNs kLaunchBefore = 1'500, kLaunchAfter = 500;  // its launch call, inside it
+
 std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -127,6 +148,11 @@ Trace SyntheticJob::rank_trace(std::uint32_t rank) const {
   d.id = 0;
   d.name = "Synthetic GPU (not a measurement)";
   d.sm_count = 132;
+  if (o_.framework_ops) {  // an H100 SXM's rates, for the roofline
+    d.peak_fp32_flops = 67e12;
+    d.peak_tensor_flops = 494e12;
+    d.peak_memory_bandwidth = 3.35e12;
+  }
   b.add_device(d);
   Process pr;
   pr.pid = 1000 + rank;
@@ -137,6 +163,14 @@ Trace SyntheticJob::rank_trace(std::uint32_t rank) const {
   std::array<StringId, kCompute.size()> names;
   for (std::size_t i = 0; i < kCompute.size(); ++i) names[i] = b.intern(kCompute[i].name);
   const StringId allreduce = b.intern(kAllReduce), cpu_op = b.intern("cpu_op");
+  struct AtenIds {
+    StringId name, dims, types, concrete;
+  };
+  std::array<AtenIds, kAten.size()> aten{};
+  for (std::size_t i = 0; i < kAten.size() && o_.framework_ops; ++i)
+    aten[i] = {b.intern(kAten[i].name), b.intern(kAten[i].dims), b.intern(kAten[i].types), b.intern(kAten[i].concrete)};
+  const StringId launch = o_.framework_ops ? b.intern("cudaLaunchKernel") : 0;
+  std::uint32_t correlation = 0;
   b.reserve_kernels(steps_ * o_.kernels_per_step);
   std::vector<KernelRow> comm_rows;
   for (std::uint64_t s = 0; s < steps_; ++s) {
@@ -150,6 +184,26 @@ Trace SyntheticJob::rank_trace(std::uint32_t rank) const {
         row.track = compute;
         row.name = names[kernel % kCompute.size()];
         row.grid_x = 264, row.grid_y = row.grid_z = 1, row.block_x = 256, row.block_y = row.block_z = 1;
+        if (o_.framework_ops) {
+          const AtenIds& op = aten[kernel % kAten.size()];
+          RangeRow range;
+          range.start = row.start - kOpBefore;
+          range.end = row.start - kOpAfter;
+          range.track = host;
+          range.name = op.name;
+          range.domain = cpu_op;
+          range.kind = RangeKind::annotation;
+          range.input_dims = op.dims, range.input_types = op.types, range.concrete_inputs = op.concrete;
+          b.add_range(range);
+          ApiCallRow call;
+          call.start = row.start - kLaunchBefore;
+          call.end = row.start - kLaunchAfter;
+          call.track = host;
+          call.correlation = row.correlation = ++correlation;
+          call.name = launch;
+          call.cbid = 211;
+          b.add_api_call(call);
+        }
         b.add_kernel(row);
         at = row.end - off + kKernelGap;
       }
@@ -165,6 +219,9 @@ Trace SyntheticJob::rank_trace(std::uint32_t rank) const {
     RangeRow step;
     step.start = begin_[s * o_.buckets] + off - 10 * kUs;
     step.end = end_[s * o_.buckets + o_.buckets - 1] + off + 2 * kUs;
+    // With ops inside, steps must not overlap (each op's step is its parent):
+    // the next step's compute starts kAfterCollective after this one's end.
+    if (o_.framework_ops) step.start += 10 * kUs - kOpBefore - 100, step.end -= 2 * kUs - 100;
     step.track = host;
     step.name = b.intern("ProfilerStep#" + std::to_string(s));
     step.domain = cpu_op;

@@ -9,7 +9,9 @@
 // a microsecond, when the last rank has arrived plus the transfer time; the
 // next bucket's compute starts after it. Durations carry noise; a slow rank
 // computes `slowdown` times longer. Every rank's clock reads true time plus
-// its own offset (up to `max_clock_offset_ns` either way).
+// its own offset (up to `max_clock_offset_ns` either way). With
+// `framework_ops`, each compute kernel has a launch call inside a framework
+// op with recorded shapes, and each step is a ProfilerStep range around them.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,11 @@ struct SyntheticJobOptions {
   TimeNs max_clock_offset_ns = 2'000'000'000;  // each rank's clock is off by up to this, either way
   std::uint64_t seed = 1;
   std::string command_line;  // recorded in every rank's trace (the same: one run)
+  // A launch call and a PyTorch cpu_op range with recorded input shapes
+  // around every compute kernel (aten::conv2d, aten::mm, aten::cudnn_batch_norm,
+  // aten::add), and the GPU's peak rates: an op table with FLOPs and roofline
+  // figures on every rank.
+  bool framework_ops = false;
 };
 
 class SyntheticJob {

@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "analysis/analyze.h"
 #include "analysis/job.h"
 #include "analysis/stats.h"
 #include "import/open_trace.h"
@@ -138,6 +141,45 @@ TEST(Job, RealTwoRankJobKeepsExactPooledMedians) {
   }
 }
 
+// The two real ranks: every row of the job's op table (1,111 rows of name ×
+// shapes × types) is the sum of the two ranks' rows, each analysed alone,
+// and every row of either rank is in it.
+TEST(Job, RealTwoRankJobOpTableIsTheSumOfItsRanks) {
+  const Trace a = open_trace(testing::real_trace("hta-sampled-rank0.json.gz"));
+  const Trace b = open_trace(testing::real_trace("hta-sampled-rank1.json.gz"));
+  const JobInput in[] = {{&a, "rank0"}, {&b, "rank1"}};
+  const Profile p = analyze_job(in);
+  const Profile ra = analyze(a), rb = analyze(b);
+  ASSERT_FALSE(ra.ops.empty());
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, OpRow> want;
+  for (const Profile* r : {&ra, &rb})
+    for (const OpRow& row : r->ops) {
+      OpRow& w = want[Key{row.name, row.shapes, row.dtypes}];
+      w.calls += row.calls, w.gpu_total_ns += row.gpu_total_ns, w.gpu_self_ns += row.gpu_self_ns;
+      w.cpu_total_ns += row.cpu_total_ns, w.cpu_self_ns += row.cpu_self_ns, w.kernels_total += row.kernels_total;
+      w.launch_ns += row.launch_ns;
+    }
+  ASSERT_EQ(p.ops.size(), want.size());
+  for (const OpRow& row : p.ops) {
+    const auto it = want.find(Key{row.name, row.shapes, row.dtypes});
+    ASSERT_NE(it, want.end()) << row.name;
+    EXPECT_EQ(row.calls, it->second.calls) << row.name;
+    EXPECT_EQ(row.gpu_total_ns, it->second.gpu_total_ns) << row.name;
+    EXPECT_EQ(row.gpu_self_ns, it->second.gpu_self_ns) << row.name;
+    EXPECT_EQ(row.cpu_total_ns, it->second.cpu_total_ns) << row.name;
+    EXPECT_EQ(row.cpu_self_ns, it->second.cpu_self_ns) << row.name;
+    EXPECT_EQ(row.kernels_total, it->second.kernels_total) << row.name;
+    EXPECT_EQ(row.launch_ns, it->second.launch_ns) << row.name;
+  }
+  EXPECT_EQ(p.op_summary.op_calls, ra.op_summary.op_calls + rb.op_summary.op_calls);
+  EXPECT_EQ(p.op_summary.gpu_ops, ra.op_summary.gpu_ops + rb.op_summary.gpu_ops);
+  EXPECT_EQ(p.op_summary.with_shapes, ra.op_summary.with_shapes + rb.op_summary.with_shapes);
+  // Per name too, heaviest first.
+  for (std::size_t i = 1; i < p.op_names.size(); ++i)
+    EXPECT_GE(p.op_names[i - 1].gpu_total_ns, p.op_names[i].gpu_total_ns);
+}
+
 TEST(Job, FilesOfDifferentRunsAreRefusedNamingThem) {
   SyntheticJobOptions o;
   o.ranks = 2;
@@ -177,6 +219,85 @@ TEST(Job, DuplicateAndMissingRanksAreLeftOutAndSaid) {
       << c.left_out[1].problem;
   const Profile p = analyze_digests(std::move(d));
   EXPECT_EQ(p.stragglers.size(), 3u);
+}
+
+// The job's op table is its ranks' tables pooled: every row's calls, times,
+// kernels and FLOPs are the sums over the ranks, the rates are recomputed
+// from the sums, the roofline fraction is the ranks' weighted by their GPU
+// time, and the top rows' kernels are the ranks' kernels summed.
+TEST(Job, OpTableIsTheSumOfTheRanksTables) {
+  SyntheticJobOptions o;
+  o.ranks = 4;
+  o.kernels = 2'000;
+  o.framework_ops = true;
+  o.slow_rank = 2;
+  const SyntheticJob job(o);
+  std::vector<Profile> alone;
+  std::vector<RankDigest> digests;
+  for (std::uint32_t r = 0; r < job.ranks(); ++r) {
+    const Trace t = job.rank_trace(r);
+    alone.push_back(analyze(t));
+    digests.push_back(digest_rank(t, "rank-" + std::to_string(r) + ".gscope"));
+  }
+  const Profile p = analyze_digests(std::move(digests));
+  ASSERT_FALSE(p.ops.empty());
+  ASSERT_EQ(p.ops.size(), alone[0].ops.size());  // every rank runs the same ops
+  EXPECT_EQ(p.op_summary.op_calls, 4 * alone[0].op_summary.op_calls);
+  EXPECT_EQ(p.op_summary.attributed, 4 * alone[0].op_summary.attributed);
+  EXPECT_TRUE(p.op_summary.shapes_recorded);
+  auto find = [](const std::vector<OpRow>& rows, const OpRow& like) -> const OpRow* {
+    for (const OpRow& r : rows)
+      if (r.name == like.name && r.shapes == like.shapes && r.dtypes == like.dtypes) return &r;
+    return nullptr;
+  };
+  for (std::size_t i = 0; i < p.ops.size(); ++i) {
+    const OpRow& row = p.ops[i];
+    if (i > 0) {
+      EXPECT_GE(p.ops[i - 1].gpu_total_ns, row.gpu_total_ns);  // heaviest first
+    }
+    std::uint64_t calls = 0, kernels = 0;
+    TimeNs gpu = 0, cpu = 0, launch = 0;
+    double flops = 0, weighted = 0;
+    for (const Profile& a : alone) {
+      const OpRow* r = find(a.ops, row);
+      ASSERT_TRUE(r) << row.name;
+      calls += r->calls, kernels += r->kernels_total, gpu += r->gpu_total_ns, cpu += r->cpu_total_ns;
+      launch += r->launch_ns;
+      flops += r->flops.value_or(0);
+      weighted += r->roofline_fraction.value_or(0) * static_cast<double>(r->gpu_total_ns);
+    }
+    EXPECT_EQ(row.calls, 4 * find(alone[0].ops, row)->calls) << row.name;
+    EXPECT_EQ(row.calls, calls) << row.name;
+    EXPECT_EQ(row.kernels_total, kernels) << row.name;
+    EXPECT_EQ(row.gpu_total_ns, gpu) << row.name;
+    EXPECT_EQ(row.cpu_total_ns, cpu) << row.name;
+    EXPECT_EQ(row.launch_ns, launch) << row.name;
+    if (!row.flops) continue;
+    EXPECT_NEAR(*row.flops, flops, 1e-9 * flops) << row.name;
+    ASSERT_TRUE(row.achieved_tflops);
+    EXPECT_NEAR(*row.achieved_tflops, flops / (static_cast<double>(gpu) * 1e-9) / 1e12, 1e-9) << row.name;
+    ASSERT_TRUE(row.roofline_fraction) << row.name;
+    EXPECT_NEAR(*row.roofline_fraction, weighted / static_cast<double>(gpu), 1e-9) << row.name;
+    EXPECT_EQ(row.bound, find(alone[0].ops, row)->bound);
+  }
+  // The four aten ops, each one kernel a call: all of their kernels are listed.
+  for (const char* name : {"aten::conv2d", "aten::mm", "aten::cudnn_batch_norm", "aten::add"}) {
+    auto it = std::find_if(p.op_names.begin(), p.op_names.end(), [&](const OpRow& r) { return r.name == name; });
+    ASSERT_NE(it, p.op_names.end()) << name;
+    ASSERT_EQ(it->top_kernels.size(), 1u) << name;
+    EXPECT_EQ(it->top_kernels[0].count, it->calls) << name;
+    EXPECT_EQ(it->top_kernels[0].time_ns, it->gpu_total_ns) << name;
+  }
+  // Each step's row: the step of every rank, with every rank's kernels (not
+  // only those of the ranks where it was among the heaviest rows).
+  for (std::size_t i = 0; i < 20 && i < p.op_names.size(); ++i) {
+    const OpRow& r = p.op_names[i];
+    if (!r.name.starts_with("ProfilerStep#")) continue;
+    EXPECT_EQ(r.calls, 4u);
+    std::uint64_t listed = 0;
+    for (const OpKernel& k : r.top_kernels) listed += k.count;
+    EXPECT_TRUE(r.top_kernels.empty() || listed == r.kernels_total) << r.name;
+  }
 }
 
 }  // namespace

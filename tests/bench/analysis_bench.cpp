@@ -1,6 +1,7 @@
 // Analysis speed: analyze() on synthetic data-parallel jobs of 1M and 10M
 // kernels (all metrics and findings, one core). Target: 10M kernels
-// in <= 0.5 s, memory <= 2x the loaded trace. Numbers: docs/PERFORMANCE.md.
+// in <= 0.5 s, memory <= 2x the loaded trace; the op table (framework ops
+// with shapes around every launch) adds <= 0.5 s. Numbers: docs/PERFORMANCE.md.
 #include <benchmark/benchmark.h>
 
 #include <sys/resource.h>
@@ -12,6 +13,7 @@
 #include <tuple>
 
 #include "analysis/analyze.h"
+#include "analysis/detail/context.h"
 #include "import/synthetic.h"
 
 namespace {
@@ -108,6 +110,26 @@ BENCHMARK(BM_Analyze)
     ->Args({10'000'000, 0, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// The op table alone (attribution is done at load): the pass over the op
+// ranges and GPU ops, the rows with their FLOP formulas, and the kernels
+// under the top rows, on the trace with a cpu_op with shapes per launch.
+void BM_OpTable(benchmark::State& state) {
+  const Key key{state.range(0), false, true};
+  const Trace& t = trace_of(key);
+  std::size_t rows = 0;
+  for (auto _ : state) {
+    Profile p;
+    detail::op_pass(t, &p);
+    rows = p.ops.size();
+    benchmark::DoNotOptimize(p);
+  }
+  state.counters["kernels"] = static_cast<double>(t.kernels().size());
+  state.counters["op_ranges"] = static_cast<double>(t.ranges().size());
+  state.counters["rows"] = static_cast<double>(rows);
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(t.kernels().size()));
+}
+BENCHMARK(BM_OpTable)->Arg(1'000'000)->Arg(10'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -147,5 +147,43 @@ TEST_F(JobCli, CorruptDuplicateAndMissingFilesAreNamedAndTheRestAnalysed) {
   EXPECT_NE(none.err.find("b.gscope"), std::string::npos) << none.err;
 }
 
+// `synth --ranks N --ops`: the job's op table counts every rank's calls (N ×
+// one rank's, the ranks running the same ops), the text report shows it and
+// its roofline rows, and the bytes do not depend on -j.
+TEST_F(JobCli, OpTableOfAJobCountsEveryRanksCalls) {
+  const fs::path job = dir_ / "ops";
+  const Result w = run("synth --ranks 3 --kernels 1000 --ops --slow-rank 1 -o " + job.string());
+  ASSERT_EQ(w.status, 0) << w.err;
+  const std::string flags = "report --json --no-simulation --top 1000 ";
+  const Result one = run(flags + "-j 1 " + job.string()), two = run(flags + "-j 2 " + job.string());
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_TRUE(one.out == two.out) << "-j 2 gives other bytes than -j 1";
+  const Result rank = run(flags + (job / "rank-00000.gscope").string());
+  ASSERT_EQ(rank.status, 0) << rank.err;
+  const nlohmann::json j = nlohmann::json::parse(one.out), r = nlohmann::json::parse(rank.out);
+  ASSERT_FALSE(r["ops"].empty());
+  ASSERT_EQ(j["ops"].size(), r["ops"].size());
+  std::size_t with_flops = 0;
+  for (const auto& row : r["ops"]) {
+    const auto it = std::find_if(j["ops"].begin(), j["ops"].end(), [&](const nlohmann::json& x) {
+      return x["name"] == row["name"] && x["shapes"] == row["shapes"] && x["dtype"] == row["dtype"];
+    });
+    ASSERT_NE(it, j["ops"].end()) << row["name"];
+    EXPECT_EQ((*it)["calls"].get<std::uint64_t>(), 3 * row["calls"].get<std::uint64_t>()) << row["name"];
+    if (row["flops"].is_null()) continue;
+    ++with_flops;
+    EXPECT_NEAR((*it)["flops"].get<double>(), 3 * row["flops"].get<double>(), 1e-6 * row["flops"].get<double>());
+  }
+  EXPECT_EQ(with_flops, 3u);  // conv2d, mm, add (cudnn_batch_norm: bytes only)
+  EXPECT_EQ(j["op_summary"]["op_calls"].get<std::uint64_t>(), 3 * r["op_summary"]["op_calls"].get<std::uint64_t>());
+  const Result text1 = run("report --no-simulation -j 1 " + job.string()),
+               text2 = run("report --no-simulation -j 2 " + job.string());
+  ASSERT_EQ(text1.status, 0) << text1.err;
+  EXPECT_EQ(text1.out, text2.out);
+  EXPECT_NE(text1.out.find("framework ops of"), std::string::npos) << text1.out;
+  EXPECT_NE(text1.out.find("aten::conv2d"), std::string::npos) << text1.out;
+  EXPECT_NE(text1.out.find("Roofline of the heaviest ops"), std::string::npos) << text1.out;
+}
+
 }  // namespace
 }  // namespace gpuscope

@@ -184,9 +184,18 @@ void summarize_steps(Profile* p);
 void compute_skew(Profile* p);
 void add_stats(const TraceMeta& meta, Profile* p);
 
+// The op table's kernels (ops.cpp): the heaviest `rows` rows of each table
+// (at most 32) get their `kernels` heaviest kernels.
+struct OpKernelLimits {
+  std::size_t rows = 20, kernels = 5;  // what reports show
+};
+// What a rank's digest keeps, so that a job's top rows are the sum of its ranks' rows.
+inline constexpr OpKernelLimits kDigestOpKernels{32, 16};
+
 // analyze.cpp: one trace's Profile (rank and clock offset as `rt` says),
 // with the evidence its findings came from.
-Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* evidence);
+Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* evidence,
+                      const OpKernelLimits& op_kernels = {});
 
 // What the device sweep gathers op by op for the job-wide passes (hotspots,
 // launch statistics), so that those do not scan every op again: one pass
@@ -246,7 +255,12 @@ void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& to
 void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
                   Profile* p);
 // The op table (ops.cpp): Profile::ops, op_names, op_summary, devices' achieved_tflops.
-void op_pass(const std::vector<RankedTrace>& traces, Profile* p);
+void op_pass(const Trace& trace, Profile* p, const OpKernelLimits& limits = {});
+// A job's op table from its ranks' tables (in rank order; their kernels kept
+// as `kept` says): rows of the same name (and shapes and types) summed, rates
+// recomputed, the top rows' kernels merged (none for a row that some rank
+// had outside its kept rows).
+void pool_op_tables(const std::vector<const Profile*>& ranks, const OpKernelLimits& kept, Profile* job);
 // The op summary of one trace alone (gpuscope::op_summary).
 OpSummary trace_op_summary(const Trace& t);
 
