@@ -4,10 +4,12 @@
 #include <optional>
 #include <set>
 
+#include "analysis/digest_codec.h"
 #include "analysis/graph/savings.h"
 #include "analysis/job.h"
 #include "analysis/parallel.h"
 #include "cli/command.h"
+#include "cli/mpi.h"
 #include "import/open_trace.h"
 
 namespace gpuscope::cli {
@@ -38,14 +40,43 @@ Profile analyze_one(const std::string& file, const JobOptions& o) {
   return graph::analyze_and_simulate(std::span<const JobInput>(&in, 1), o.analysis, o.simulate);
 }
 
+// A file's outcome between processes: 'D' and its digest's bytes, or 'E' and why it cannot be analysed.
+void gather_digests(const std::vector<std::string>& files, std::vector<std::optional<RankDigest>>& digests,
+                    std::vector<std::string>& errors) {
+  mpi::gather_items(
+      files.size(),
+      [&](std::size_t i) {
+        std::string bytes = digests[i] ? "D" + encode_digest(*digests[i]) : "E" + errors[i];
+        digests[i].reset();
+        return bytes;
+      },
+      [&](std::size_t i, std::string_view bytes) {
+        try {
+          if (bytes.starts_with("D"))
+            digests[i] = decode_digest(bytes.substr(1));
+          else if (bytes.starts_with("E"))
+            errors[i] = std::string(bytes.substr(1));
+          else
+            throw DigestError("digest: no outcome mark");
+        } catch (const DigestError& e) {
+          throw Error(files[i] + ": its digest from process " + std::to_string(i % mpi::size()) + ": " + e.what());
+        }
+      });
+}
+
 }  // namespace
 
 Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o) {
-  if (files.size() == 1) return analyze_one(files.front(), o);
-  // Each file alone: opened, digested, freed.
+  if (files.size() == 1) return mpi::quiet() ? Profile{} : analyze_one(files.front(), o);
+  // Each file alone: opened, digested, freed; under MPI, each process its
+  // share (file i: process i % P), gathered at process 0 (cli/mpi.h).
   std::vector<std::optional<RankDigest>> digests(files.size());
   std::vector<std::string> errors(files.size());
-  parallel_for(files.size(), o.jobs, [&](std::size_t i) {
+  std::vector<std::size_t> mine;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (i % static_cast<std::size_t>(mpi::size()) == static_cast<std::size_t>(mpi::rank())) mine.push_back(i);
+  parallel_for(mine.size(), o.jobs, [&](std::size_t k) {
+    const std::size_t i = mine[k];
     try {
       const Trace t = open_trace(files[i]);
       digests[i] = digest_rank(t, files[i], o.analysis);
@@ -53,6 +84,8 @@ Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o
       errors[i] = problem_of(files[i], e.what());
     }
   });
+  gather_digests(files, digests, errors);
+  if (mpi::quiet()) return {};
   std::vector<LeftOut> left_out;
   std::vector<RankDigest> good;
   std::set<std::uint32_t> seen;
