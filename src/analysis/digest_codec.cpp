@@ -235,8 +235,14 @@ class Writer {
     } else if constexpr (std::is_enum_v<T>) {
       put(static_cast<std::uint64_t>(v));
     } else if constexpr (std::is_integral_v<T>) {
-      std::uint64_t u = static_cast<std::make_unsigned_t<T>>(v);
-      for (std::size_t i = 0; i < sizeof(T); ++i, u >>= 8) out.push_back(static_cast<char>(u & 0xff));
+      if constexpr (std::endian::native == std::endian::little) {
+        char b[sizeof(T)];
+        std::memcpy(b, &v, sizeof(T));
+        out.append(b, sizeof(T));
+      } else {
+        std::uint64_t u = static_cast<std::make_unsigned_t<T>>(v);
+        for (std::size_t i = 0; i < sizeof(T); ++i, u >>= 8) out.push_back(static_cast<char>(u & 0xff));
+      }
     } else if constexpr (std::is_same_v<T, double>) {
       put(std::bit_cast<std::uint64_t>(v));
     } else {
@@ -305,11 +311,15 @@ class Reader {
       v = static_cast<T>(u);
     } else if constexpr (std::is_integral_v<T>) {
       need(sizeof(T), "an integer");
-      std::uint64_t u = 0;
-      for (std::size_t i = 0; i < sizeof(T); ++i)
-        u |= static_cast<std::uint64_t>(static_cast<unsigned char>(in_[pos_ + i])) << 8 * i;
+      if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(&v, in_.data() + pos_, sizeof(T));
+      } else {
+        std::uint64_t u = 0;
+        for (std::size_t i = 0; i < sizeof(T); ++i)
+          u |= static_cast<std::uint64_t>(static_cast<unsigned char>(in_[pos_ + i])) << 8 * i;
+        v = static_cast<T>(static_cast<std::make_unsigned_t<T>>(u));
+      }
       pos_ += sizeof(T);
-      v = static_cast<T>(static_cast<std::make_unsigned_t<T>>(u));
     } else if constexpr (std::is_same_v<T, double>) {
       std::uint64_t u = 0;
       get(u);
@@ -391,14 +401,18 @@ class Reader {
 // [SECTION] Entry points ------------------------------------------------------------------------
 
 std::string encode_digest(const RankDigest& d) {
-  Writer payload;
-  payload(d);
+  Writer w;
+  w.out.reserve(std::size_t{1} << 20);
+  w.out.append(kMagic, sizeof kMagic);
+  w(kDigestFormatVersion, std::uint64_t{0});
+  const std::size_t head = w.out.size();
   static const detail::RankParts kNoParts;
-  payload(d.parts ? *d.parts : kNoParts);
-  Writer head;
-  head.out.append(kMagic, sizeof kMagic);
-  head(kDigestFormatVersion, static_cast<std::uint64_t>(payload.out.size()));
-  return head.out + payload.out;
+  w(d, d.parts ? *d.parts : kNoParts);
+  // The payload's length, in the place kept for it.
+  Writer length;
+  length(static_cast<std::uint64_t>(w.out.size() - head));
+  w.out.replace(head - length.out.size(), length.out.size(), length.out);
+  return std::move(w.out);
 }
 
 RankDigest decode_digest(std::string_view bytes) {

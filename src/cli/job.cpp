@@ -41,15 +41,10 @@ Profile analyze_one(const std::string& file, const JobOptions& o) {
 }
 
 // A file's outcome between processes: 'D' and its digest's bytes, or 'E' and why it cannot be analysed.
-void gather_digests(const std::vector<std::string>& files, std::vector<std::optional<RankDigest>>& digests,
-                    std::vector<std::string>& errors) {
+void gather_digests(const std::vector<std::string>& files, std::vector<std::string>& outcomes,
+                    std::vector<std::optional<RankDigest>>& digests, std::vector<std::string>& errors) {
   mpi::gather_items(
-      files.size(),
-      [&](std::size_t i) {
-        std::string bytes = digests[i] ? "D" + encode_digest(*digests[i]) : "E" + errors[i];
-        digests[i].reset();
-        return bytes;
-      },
+      files.size(), [&](std::size_t i) { return std::move(outcomes[i]); },
       [&](std::size_t i, std::string_view bytes) {
         try {
           if (bytes.starts_with("D"))
@@ -75,6 +70,10 @@ Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o
   std::vector<std::size_t> mine;
   for (std::size_t i = 0; i < files.size(); ++i)
     if (i % static_cast<std::size_t>(mpi::size()) == static_cast<std::size_t>(mpi::rank())) mine.push_back(i);
+  // A process other than 0 keeps its files' outcomes as the bytes it sends
+  // (made by the thread that digested the file: in parallel, and no digest
+  // is kept beside its bytes).
+  std::vector<std::string> outcomes(mpi::quiet() ? files.size() : 0);
   parallel_for(mine.size(), o.jobs, [&](std::size_t k) {
     const std::size_t i = mine[k];
     try {
@@ -83,8 +82,12 @@ Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o
     } catch (const std::exception& e) {
       errors[i] = problem_of(files[i], e.what());
     }
+    if (!outcomes.empty()) {
+      outcomes[i] = digests[i] ? "D" + encode_digest(*digests[i]) : "E" + errors[i];
+      digests[i].reset();
+    }
   });
-  gather_digests(files, digests, errors);
+  gather_digests(files, outcomes, digests, errors);
   if (mpi::quiet()) return {};
   std::vector<LeftOut> left_out;
   std::vector<RankDigest> good;
