@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <thread>
+#include <vector>
 
 #include "cli/command.h"
 
@@ -76,12 +78,26 @@ bool quiet() { return state().silent || (active() && state().rank != 0); }
 
 namespace {
 
-void wait(MPI_Request* request) {
-  for (int done = 0;;) {
-    MPI_Test(request, &done, MPI_STATUS_IGNORE);
-    if (done) return;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
+// Polls `ready` until it says yes: busily for the first ~50 µs (a message
+// under way completes within a few polls), then sleeping, 10 µs at first and
+// up to 1 ms, so that a long wait costs its node nothing.
+template <class Ready>
+void poll(Ready&& ready) {
+  const auto start = std::chrono::steady_clock::now();
+  auto nap = std::chrono::microseconds(10);
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() - start < std::chrono::microseconds(50)) continue;
+    std::this_thread::sleep_for(nap);
+    nap = std::min(nap * 2, std::chrono::microseconds(1000));
   }
+}
+
+void wait(MPI_Request* request) {
+  poll([&] {
+    int done = 0;
+    MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  });
 }
 
 [[noreturn]] void abort_job(const std::string& what) {
@@ -91,33 +107,50 @@ void wait(MPI_Request* request) {
   std::_Exit(2);
 }
 
-constexpr int kTagLength = 1, kTagBytes = 2;
-constexpr std::size_t kChunk = std::size_t{1} << 30;  // MPI counts are int: a long item goes in pieces
+// An item travels as pieces of up to kChunk bytes (MPI counts are int), the
+// last one shorter (empty when the item is a multiple of kChunk): the
+// receiver learns each piece's size from its probe, so no length goes first.
+constexpr int kTagItem = 1;
+constexpr std::size_t kChunk = std::size_t{1} << 30;
+// Items a process has on their way at once: it goes on to the next while
+// process 0 takes the last, but holds only this many unsent.
+constexpr std::size_t kInFlight = 4;
 
-void send(const std::string& bytes) {
-  std::uint64_t length = bytes.size();
-  MPI_Request r;
-  MPI_Isend(&length, 1, MPI_UINT64_T, 0, kTagLength, MPI_COMM_WORLD, &r);
-  wait(&r);
-  for (std::size_t at = 0; at < bytes.size(); at += kChunk) {
-    const int n = static_cast<int>(std::min(kChunk, bytes.size() - at));
-    MPI_Isend(bytes.data() + at, n, MPI_BYTE, 0, kTagBytes, MPI_COMM_WORLD, &r);
-    wait(&r);
+struct Sending {
+  std::string bytes;
+  std::vector<MPI_Request> pieces;
+};
+
+void start_send(Sending& s) {
+  for (std::size_t at = 0;; at += kChunk) {
+    const std::size_t n = std::min(kChunk, s.bytes.size() - at);
+    s.pieces.emplace_back();
+    MPI_Isend(s.bytes.data() + at, static_cast<int>(n), MPI_BYTE, 0, kTagItem, MPI_COMM_WORLD, &s.pieces.back());
+    if (n < kChunk) return;
   }
 }
 
+void finish_send(Sending& s) {
+  for (MPI_Request& r : s.pieces) wait(&r);
+}
+
 std::string receive(int from) {
-  std::uint64_t length = 0;
-  MPI_Request r;
-  MPI_Irecv(&length, 1, MPI_UINT64_T, from, kTagLength, MPI_COMM_WORLD, &r);
-  wait(&r);
-  std::string bytes(length, '\0');
-  for (std::size_t at = 0; at < bytes.size(); at += kChunk) {
-    const int n = static_cast<int>(std::min<std::size_t>(kChunk, bytes.size() - at));
-    MPI_Irecv(bytes.data() + at, n, MPI_BYTE, from, kTagBytes, MPI_COMM_WORLD, &r);
-    wait(&r);
+  std::string bytes;
+  for (;;) {
+    MPI_Message message;
+    MPI_Status status;
+    poll([&] {
+      int found = 0;
+      MPI_Improbe(from, kTagItem, MPI_COMM_WORLD, &found, &message, &status);
+      return found != 0;
+    });
+    int n = 0;
+    MPI_Get_count(&status, MPI_BYTE, &n);
+    const std::size_t at = bytes.size();
+    bytes.resize(at + static_cast<std::size_t>(n));
+    MPI_Mrecv(bytes.data() + at, n, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    if (static_cast<std::size_t>(n) < kChunk) return bytes;
   }
-  return bytes;
 }
 
 }  // namespace
@@ -140,10 +173,15 @@ void gather_items(std::size_t n, const std::function<std::string(std::size_t)>& 
   if (!active()) return;
   const auto p = static_cast<std::size_t>(state().size), me = static_cast<std::size_t>(state().rank);
   try {
+    std::deque<Sending> sending;
     for (std::size_t i = 0; i < n; ++i) {
       if (me == 0 && i % p != 0) take(i, receive(static_cast<int>(i % p)));
-      if (me != 0 && i % p == me) send(mine(i));
+      if (me == 0 || i % p != me) continue;
+      sending.push_back({mine(i), {}});
+      start_send(sending.back());
+      if (sending.size() > kInFlight) finish_send(sending.front()), sending.pop_front();
     }
+    for (Sending& s : sending) finish_send(s);
   } catch (const std::exception& e) {
     abort_job(e.what());
   }
