@@ -105,3 +105,17 @@ if(NOT GPUSCOPE_PYTHON STREQUAL "OFF")
     message(FATAL_ERROR "GPUSCOPE_PYTHON=ON but Python's headers (python3-dev) or pybind11 (pybind11-dev) were not found")
   endif()
 endif()
+
+# ---- MPI (Open MPI from Debian: libopenmpi-dev, openmpi-bin) ------------------
+# `mpirun -n P gpuscope report DIR`: the processes share a job's files (src/cli/mpi.h).
+# The C API only: Open MPI's C++ bindings need libmpi_cxx.
+set(GPUSCOPE_HAVE_MPI OFF)
+if(NOT GPUSCOPE_MPI STREQUAL "OFF")
+  find_package(MPI QUIET COMPONENTS C)
+  if(MPI_C_FOUND)
+    set(GPUSCOPE_HAVE_MPI ON)
+    find_program(GPUSCOPE_MPIEXEC NAMES ${MPIEXEC_EXECUTABLE} mpiexec mpirun)
+  elseif(GPUSCOPE_MPI STREQUAL "ON")
+    message(FATAL_ERROR "GPUSCOPE_MPI=ON but no MPI was found (libopenmpi-dev)")
+  endif()
+endif()

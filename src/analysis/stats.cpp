@@ -343,6 +343,24 @@ void DurationSketch::merge(const DurationSketch& o, std::size_t exact_cap) {
   if (exact_ && items_.size() > exact_cap) to_buckets();
 }
 
+std::optional<DurationSketch> DurationSketch::from_state(State st) {
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < st.items.size(); ++i) {
+    if (st.items[i].second == 0 || (i > 0 && st.items[i - 1].first >= st.items[i].first)) return std::nullopt;
+    if (st.items[i].second > st.count - n) return std::nullopt;
+    n += st.items[i].second;
+  }
+  if (n != st.count || (st.count > 0 && st.min > st.max)) return std::nullopt;
+  DurationSketch s;
+  s.items_ = std::move(st.items);
+  s.exact_ = st.exact;
+  s.count_ = st.count;
+  s.total_ = st.total;
+  s.min_ = st.min;
+  s.max_ = st.max;
+  return s;
+}
+
 DurationStats DurationSketch::stats() const {
   DurationStats s;
   if (count_ == 0) return s;

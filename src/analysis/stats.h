@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -275,6 +276,18 @@ class DurationSketch {
   DurationStats stats() const;
   bool exact() const { return exact_; }
   std::uint64_t count() const { return count_; }
+
+  // Its whole state, for a digest's binary form (analysis/digest_codec.h).
+  struct State {
+    std::vector<std::pair<TimeNs, std::uint64_t>> items;  // strictly ascending values, counts > 0
+    bool exact = true;
+    std::uint64_t count = 0;
+    TimeNs total = 0, min = 0, max = 0;
+  };
+  State state() const { return {items_, exact_, count_, total_, min_, max_}; }
+  // Nullopt when `s` is not a state some sketch had: items not strictly
+  // ascending, a zero count, counts not adding up to `count`, min > max.
+  static std::optional<DurationSketch> from_state(State s);
 
  private:
   static TimeNs bucket(TimeNs v);

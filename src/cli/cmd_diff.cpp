@@ -15,6 +15,7 @@
 #include "analysis/graph/savings.h"
 #include "cli/command.h"
 #include "cli/job.h"
+#include "cli/mpi.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
 #include "import/open_trace.h"
@@ -66,6 +67,7 @@ struct DiffArgs {
 };
 
 void run(const DiffArgs& a) {
+  mpi::join();  // under mpirun or srun: the processes share each side's files, process 0 prints
   if (!a.output.empty()) {
     std::vector<std::string> inputs = expand_trace_inputs({a.before});
     for (std::string& f : expand_trace_inputs({a.after})) inputs.push_back(std::move(f));
@@ -75,6 +77,7 @@ void run(const DiffArgs& a) {
   if (a.device >= 0) o.device = static_cast<std::uint32_t>(a.device);
   const Profile before = load_profile(a.before, o, a.device >= 0, a.jobs);
   const Profile after = load_profile(a.after, o, a.device >= 0, a.jobs);
+  if (mpi::quiet()) return;
   const ProfileDiff d = diff_profiles(before, after, static_cast<std::size_t>(a.top));
   ReportTextOptions to;
   to.top = static_cast<std::size_t>(a.top);

@@ -20,6 +20,7 @@
 #include "analysis/graph/savings.h"
 #include "cli/command.h"
 #include "cli/job.h"
+#include "cli/mpi.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
 #include "import/open_trace.h"
@@ -52,6 +53,7 @@ struct ReportArgs {
 };
 
 void run(const ReportArgs& a) {
+  mpi::join();  // under mpirun or srun: the processes share the files, process 0 prints
   const std::vector<std::string> files = expand_trace_inputs(a.inputs);
   if (!a.output.empty()) files::refuse_output_among_inputs(a.output, files);
   JobOptions o;
@@ -59,6 +61,7 @@ void run(const ReportArgs& a) {
   o.simulate = !a.no_simulation;
   o.jobs = a.jobs;
   const Profile p = analyze_files(files, o);
+  if (mpi::quiet()) return;
 
   std::string text;
   if (a.json) {
@@ -85,7 +88,9 @@ void add(CLI::App& app, Context&) {
       "utilization, kernel concurrency, copy/communication overlap, steps and their breakdown, time by kernel "
       "category, top kernels, launches, syncs, HTA's temporal breakdown. Several files (one per rank, or a "
       "directory of them) are analysed as one job, one file at a time: per-rank rows, clocks aligned on matched "
-      "collectives, each collective's last arrival, stragglers by the wait they caused, files left out and why.");
+      "collectives, each collective's last arrival, stragglers by the wait they caused, files left out and why. "
+      "Under `mpirun -n P` or `srun` the P processes share the files and process 0 prints the report, the same "
+      "bytes as one process (docs/scale.md).");
   cmd->add_option("FILE", args->inputs,
                   "Traces (.gscope, Chrome/Kineto .json or .json.gz, Nsight Systems .sqlite) or directories of them")
       ->required();

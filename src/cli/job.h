@@ -22,7 +22,9 @@ struct JobOptions {
 // cannot be analysed left out (Profile::left_out says why), files of
 // different runs refused, then the job's profile from the digests and the
 // simulation over the files again, one at a time. Throws cli::Error when
-// nothing can be analysed.
+// nothing can be analysed. Under MPI (cli/mpi.h joined) the processes share
+// the files and gather the digests at process 0, which returns the one
+// process's Profile; the others return an empty one (they print nothing).
 Profile analyze_files(const std::vector<std::string>& files, const JobOptions& options);
 
 }  // namespace gpuscope::cli

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/mpi.h"
 #include "cli/version.h"
 #include "trace/files.h"
 
@@ -61,8 +62,9 @@ int main(int argc, char** argv) {
     // cli::Error and gpuscope::InputError already read "<file>: <problem>".
     std::string message = e.what();
     std::replace(message.begin(), message.end(), '\n', ' ');
-    std::fprintf(stderr, "gpuscope: error: %s\n", message.c_str());
-    return 2;
+    // Under MPI every process fails alike; process 0 says why (cli/mpi.h).
+    if (!mpi::quiet()) std::fprintf(stderr, "gpuscope: error: %s\n", message.c_str());
+    return mpi::finish(2);
   }
-  return ctx.exit_code;
+  return mpi::finish(ctx.exit_code);
 }

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -76,8 +77,25 @@ class TopRanges {
   TimeNs total() const { return total_; }  // of every range added, kept or not
   std::uint64_t count() const { return count_; }
 
- private:
+  // Its whole state, for a digest's binary form (analysis/digest_codec.h):
+  // the kept (weight, range) pairs in their heap order, which decides the
+  // order of equal weights in ranges().
   using Item = std::pair<TimeNs, TimeRange>;
+  std::size_t keep() const { return keep_; }
+  const std::vector<Item>& items() const { return items_; }
+  // Nullopt when `items` is not a heap of at most `keep` items.
+  static std::optional<TopRanges> restore(std::size_t keep, std::vector<Item> items, TimeNs total,
+                                          std::uint64_t count) {
+    if (items.size() > keep || !std::is_heap(items.begin(), items.end(), lighter)) return std::nullopt;
+    TopRanges t(keep);
+    t.items_ = std::move(items);
+    t.total_ = total;
+    t.count_ = count;
+    t.update_bar();
+    return t;
+  }
+
+ private:
   static bool lighter(const Item& a, const Item& b) { return a.first > b.first; }  // min-heap on weight
   [[gnu::noinline]] void push(TimeRange r, TimeNs w) {
     if (keep_ == 0) return;
