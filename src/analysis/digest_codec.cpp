@@ -148,8 +148,11 @@ GPUSCOPE_FIELDS(FileDamage) {
 GPUSCOPE_FIELDS(DeviceCoverage) { io(x.declared, x.with_data); }
 GPUSCOPE_FIELDS(FileQuality) { io(x.file, x.damage, x.devices, x.dropped_records); }
 GPUSCOPE_FIELDS(TraceQuality) { io(x.files); }
+GPUSCOPE_FIELDS(WorkloadKind) {
+  io(x.phase, x.phase_evidence, x.execution, x.execution_evidence, x.graph_kernels, x.ranks, x.bundled);
+}
 GPUSCOPE_FIELDS(Profile) {
-  io(x.source, x.producer, x.files, x.clock_alignment, x.window, x.devices, x.categories, x.hotspots, x.op_names, x.ops,
+  io(x.source, x.producer, x.files, x.workload, x.clock_alignment, x.window, x.devices, x.categories, x.hotspots, x.op_names, x.ops,
      x.op_summary, x.steps, x.idle, x.launches, x.temporal_breakdown, x.ranks, x.skew, x.collectives, x.stragglers,
      x.job_steps, x.left_out, x.syncs, x.memcpys, x.kernel_time_ns, x.findings, x.trace_stats, x.trace_quality,
      x.critical_path, x.simulation);
@@ -207,12 +210,13 @@ GPUSCOPE_LISTED(FileDamage, 280);
 GPUSCOPE_LISTED(DeviceCoverage, 48);
 GPUSCOPE_LISTED(FileQuality, 368);
 GPUSCOPE_LISTED(TraceQuality, 24);
-GPUSCOPE_LISTED(Profile, 1408);
+GPUSCOPE_LISTED(WorkloadKind, 144);
+GPUSCOPE_LISTED(Profile, 1552);
 GPUSCOPE_LISTED(CollectivePart, 32);
 GPUSCOPE_LISTED(detail::Evidence, 1408);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
 GPUSCOPE_LISTED(detail::RankParts, 1624);
-GPUSCOPE_LISTED(RankDigest, 1576);
+GPUSCOPE_LISTED(RankDigest, 1720);
 #undef GPUSCOPE_LISTED
 #endif
 
