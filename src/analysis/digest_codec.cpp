@@ -152,10 +152,10 @@ GPUSCOPE_FIELDS(WorkloadKind) {
   io(x.phase, x.phase_evidence, x.execution, x.execution_evidence, x.graph_kernels, x.ranks, x.bundled);
 }
 GPUSCOPE_FIELDS(Profile) {
-  io(x.source, x.producer, x.files, x.workload, x.clock_alignment, x.window, x.devices, x.categories, x.hotspots, x.op_names, x.ops,
-     x.op_summary, x.steps, x.idle, x.launches, x.temporal_breakdown, x.ranks, x.skew, x.collectives, x.stragglers,
-     x.job_steps, x.left_out, x.syncs, x.memcpys, x.kernel_time_ns, x.findings, x.trace_stats, x.trace_quality,
-     x.critical_path, x.simulation);
+  io(x.source, x.producer, x.files, x.workload, x.clock_alignment, x.window, x.devices, x.categories, x.hotspots,
+     x.op_names, x.ops, x.op_summary, x.steps, x.idle, x.launches, x.temporal_breakdown, x.ranks, x.skew, x.collectives,
+     x.stragglers, x.job_steps, x.left_out, x.syncs, x.memcpys, x.kernel_time_ns, x.findings, x.trace_stats,
+     x.trace_quality, x.critical_path, x.simulation);
 }
 GPUSCOPE_FIELDS(CollectivePart) { io(x.start, x.end, x.bytes, x.kind); }
 GPUSCOPE_FIELDS(detail::Evidence) {

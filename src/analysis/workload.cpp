@@ -160,11 +160,11 @@ WorkloadKind recognise_workload(const Trace& t) {
                        format::count(framework_ops) + ") to call it inference";
   }
 
-  const std::string graphs =
-      w.graph_kernels ? format::count(w.graph_kernels) + " of " + format::count(k.size()) +
-                            " kernels replayed from CUDA graphs (graph ids)" +
-                            (graph_launches ? ", " + format::count(graph_launches) + " graph launches" : "")
-                      : std::string();
+  const std::string graphs = w.graph_kernels
+                                 ? format::count(w.graph_kernels) + " of " + format::count(k.size()) +
+                                       " kernels replayed from CUDA graphs (graph ids)" +
+                                       (graph_launches ? ", " + format::count(graph_launches) + " graph launches" : "")
+                                 : std::string();
   const std::string compiled = join({part(triton, "Triton kernels"), part(compiled_ops, "compiled regions")});
   if (w.graph_kernels * 10 >= k.size() && w.graph_kernels > 0) {
     w.execution = "cuda graphs";
@@ -173,8 +173,8 @@ WorkloadKind recognise_workload(const Trace& t) {
     w.execution = "compiled";
     w.execution_evidence = join({compiled, graphs});
   } else {
-    w.execution_evidence = join({graphs.empty() ? "no kernel replayed from a CUDA graph" : graphs,
-                                 "no Triton kernel or compiled region"});
+    w.execution_evidence =
+        join({graphs.empty() ? "no kernel replayed from a CUDA graph" : graphs, "no Triton kernel or compiled region"});
   }
   return w;
 }

@@ -128,7 +128,7 @@ TEST(Workload, RealTraces) {
     std::uint32_t ranks;
   };
   for (const Expected& e : {
-           Expected{"hta-alexnet.json.gz", "inference", "eager", 1},  // a forward-only benchmark, 79 kernels
+           Expected{"hta-alexnet.json.gz", "inference", "eager", 1},   // a forward-only benchmark, 79 kernels
            Expected{"hta-event-sync.json.gz", "unknown", "eager", 1},  // 4 kernels, no framework ops to tell
            Expected{"hta-event-sync-multistream.json.gz", "unknown", "eager", 1},
            Expected{"hta-ns-resolution-v100.json.gz", "training", "eager", 1},
