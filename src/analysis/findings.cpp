@@ -31,6 +31,7 @@
 
 #include "analysis/detail/context.h"
 #include "analysis/format.h"
+#include "analysis/job.h"
 
 namespace gpuscope::detail {
 
@@ -468,6 +469,69 @@ void low_memcpy_overlap(Builder& b) {
 }
 
 // Communication nothing hides.
+// Communication time by collective kind (from the kernels' names), the
+// dominant kind, and whether its durations are heavy-tailed: the longest
+// instance ≥ 10x the median, a sign that most of the time is spent waiting
+// for a rank that arrives late rather than moving data.
+struct CollectiveMix {
+  std::uint8_t dominant = 0;  // collective_kind()
+  std::string said;           // "65% send/recv, 35% all_reduce"
+  bool heavy_tailed = false;
+  std::string tail;  // the evidence for it
+};
+
+CollectiveMix collective_mix(const Profile& p) {
+  CollectiveMix m;
+  std::array<TimeNs, 16> by_kind{};
+  TimeNs all = 0;
+  for (const Hotspot& h : p.hotspots)
+    if (h.category == KernelCategory::communication) {
+      by_kind[collective_kind(h.name) & 15] += h.stats.total;
+      all += h.stats.total;
+    }
+  if (all <= 0) return m;
+  std::vector<std::uint8_t> kinds;
+  for (std::uint8_t k = 0; k < by_kind.size(); ++k)
+    if (by_kind[k] > 0) kinds.push_back(k);
+  std::stable_sort(kinds.begin(), kinds.end(), [&](std::uint8_t a, std::uint8_t b) { return by_kind[a] > by_kind[b]; });
+  m.dominant = kinds.front();
+  for (std::uint8_t k : kinds)
+    m.said += (m.said.empty() ? "" : ", ") + pct(ratio(by_kind[k], all)) + " " + std::string(collective_kind_name(k));
+  for (const Hotspot& h : p.hotspots)
+    if (h.category == KernelCategory::communication && collective_kind(h.name) == m.dominant && h.stats.count >= 3 &&
+        h.stats.median > 0 && h.stats.max >= 10 * h.stats.median) {
+      m.heavy_tailed = true;
+      m.tail = "the longest " + h.name + " took " + dur(h.stats.max) + ", " +
+               count(static_cast<std::uint64_t>(h.stats.max / h.stats.median)) + "x its median of " +
+               dur(h.stats.median) + " over " + count(h.stats.count) + " calls.";
+      break;
+    }
+  return m;
+}
+
+// The fix for exposed communication of this collective kind.
+std::string communication_fix(std::uint8_t kind) {
+  const std::string_view k = collective_kind_name(kind);
+  if (k == "all_to_all" || k == "send_recv")
+    return "Hide the all-to-all / send-recv: pipeline the input distribution so the next batch's exchange runs under "
+           "this batch's compute (embedding models: TorchRec's pipelined training, or the sparse all-to-all "
+           "overlapped with the dense part), revisit the sharding plan so fewer rows cross ranks, and for pipeline "
+           "parallelism overlap each send/recv with the next micro-batch (interleaved schedules).";
+  if (k == "all_gather" || k == "reduce_scatter")
+    return "Overlap the all-gathers and reduce-scatters with compute: prefetch the next layer's parameters while "
+           "this one computes (FSDP forward_prefetch/backward_prefetch, limit_all_gathers; ZeRO-3 prefetch "
+           "buckets), fuse small gathers into larger ones, and overlap tensor-parallel collectives with the GEMMs "
+           "around them (asynchronous tensor parallelism).";
+  if (k == "broadcast")
+    return "Broadcast less: broadcast parameters once at the start, not every step (PyTorch DDP: "
+           "broadcast_buffers=False when the buffers need no sync each step), and run what stays on a communication "
+           "stream alongside compute.";
+  return "Overlap the gradient all-reduce with the backward pass: bucket gradients and launch each bucket's "
+         "all-reduce on a communication stream as soon as its gradients are ready (PyTorch DDP does this; tune "
+         "bucket_cap_mb, gradient_as_bucket_view=True), not one all-reduce per tensor after the whole backward. Small "
+         "gradients are latency-bound: fewer, larger buckets help. Bundled workload: --allreduce bucketed.";
+}
+
 void exposed_communication(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
@@ -483,11 +547,17 @@ void exposed_communication(Builder& b) {
                    " of it with no compute kernel alongside: " + pct1(share) + " of the run vs xprof's anchors (" +
                    pct(th.exposed_comm_moderate) + " moderate, " + pct(th.exposed_comm_high) +
                    " high). Top: " + top_kernels_text(b.p, KernelCategory::communication, 2) + ".";
-      f.recommendation =
-          "Overlap the gradient all-reduce with the backward pass: bucket gradients and launch each bucket's "
-          "all-reduce on a communication stream as soon as its gradients are ready (PyTorch DDP does this; tune "
-          "bucket_cap_mb), not one all-reduce per tensor after the whole backward. Small gradients are latency-bound: "
-          "fewer, larger buckets help. Bundled workload: --allreduce bucketed.";
+      const CollectiveMix mix = collective_mix(b.p);
+      if (!mix.said.empty()) f.evidence += " By collective: " + mix.said + ".";
+      f.recommendation = communication_fix(mix.dominant);
+      if (mix.heavy_tailed) {
+        f.evidence += " " + mix.tail;
+        f.recommendation =
+            "Most of this is probably waiting for a slower rank, not data moving: " + mix.tail +
+            " Find the rank that arrives last (gpuscope report on every rank's trace names it: straggler) and why "
+            "it is late before overlapping anything. Then: " +
+            f.recommendation;
+      }
       f.kernels = kernels_of(b.p, KernelCategory::communication);
       f.ranges = b.ev.exposed_comm.ranges();
     }

@@ -224,7 +224,8 @@ void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
           "graph launches (the optimizer step, data-dependent parts: torch.compile(mode='reduce-overhead') "
           "captures what it can), fuse the small kernels that stay eager, and give each kernel more work with a "
           "larger batch.";
-    if (w.phase == "inference" && f.id == "exposed-communication")
+    if (w.phase == "inference" && f.id == "exposed-communication" &&
+        r.find("Overlap the gradient all-reduce with the backward pass") != std::string::npos)
       r = "Overlap the collectives with compute: in tensor-parallel inference, overlap each layer's all-reduce or "
           "all-gather with the next GEMMs (asynchronous tensor parallelism, fused GEMM + collective kernels, NCCL "
           "user buffers), or use fewer GPUs per model replica when communication outweighs the compute it spreads.";

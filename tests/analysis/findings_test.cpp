@@ -151,6 +151,39 @@ TEST(Findings, AllReduceAfterBackwardWithIdleComputeIsExposed) {
   EXPECT_EQ(e->kernels.front(), names::kAllReduce);
 }
 
+// The fix follows the collective: all-reduce keeps the DDP advice; gathers
+// get prefetching. A collective whose longest call is >= 10x its median is
+// said to be mostly waiting for a slower rank.
+TEST(Findings, ExposedCommunicationIsAdvisedByCollectiveAndTail) {
+  {
+    TraceFactory f;
+    add_steps(f, 10, {{names::kConvTensorCore, 600 * us}, {names::kAllReduce, 300 * us, 13}});
+    const Profile p = analyze(f.build());
+    const Finding* e = testing::find_finding(p, "exposed-communication");
+    ASSERT_TRUE(e) << testing::describe_findings(p);
+    EXPECT_NE(e->recommendation.find("bucket"), std::string::npos) << e->recommendation;
+    EXPECT_NE(e->evidence.find("100% all_reduce"), std::string::npos) << e->evidence;
+    EXPECT_EQ(e->recommendation.find("slower rank"), std::string::npos) << e->recommendation;
+  }
+  TraceFactory f;
+  f.device(0);
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 10; ++s) {
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 600 * us);
+    const TimeNs wait = s == 4 ? 6 * ms : 300 * us;  // one call waits 20x longer
+    f.kernel(0, 13, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", t + 610 * us,
+             t + 610 * us + wait);
+    t += 610 * us + wait + 20 * us;
+  }
+  const Profile p = analyze(f.build());
+  const Finding* e = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_NE(e->evidence.find("100% all_gather"), std::string::npos) << e->evidence;
+  EXPECT_NE(e->recommendation.find("prefetch"), std::string::npos) << e->recommendation;
+  EXPECT_NE(e->recommendation.find("waiting for a slower rank"), std::string::npos) << e->recommendation;
+  EXPECT_NE(e->evidence.find("20x its median"), std::string::npos) << e->evidence;
+}
+
 TEST(Findings, GpuWaitingForTheDataLoaderIsInputBound) {
   TraceFactory f;
   TimeNs t = 1 * ms;

@@ -94,10 +94,11 @@ Finding finding(std::string id, std::string recommendation) {
 }
 
 TEST(Workload, AdviceFitsTheWorkload) {
-  std::vector<Finding> fs{finding("padding-hotspot", "Pad once. Bundled workload: --padding fused."),
-                          finding("launch-bound", "Capture the step in a CUDA graph."),
-                          finding("serialized-weight-update", "Overlap the update."),
-                          finding("exposed-communication", "Overlap the all-reduce with the backward pass.")};
+  std::vector<Finding> fs{
+      finding("padding-hotspot", "Pad once. Bundled workload: --padding fused."),
+      finding("launch-bound", "Capture the step in a CUDA graph."),
+      finding("serialized-weight-update", "Overlap the update."),
+      finding("exposed-communication", "Overlap the gradient all-reduce with the backward pass: bucket gradients.")};
   WorkloadKind other;
   other.phase = "inference";
   other.execution = "cuda graphs";
