@@ -17,5 +17,16 @@ execute_process(
           -artifact_prefix=${WORK}-artifacts/ ${WORK} ${seed_args}
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
+  # The reproducer also goes into the log, as hex (CI removes its build
+  # folder on exit): `xxd -r -p` turns the lines back into the input.
+  file(GLOB artifacts ${WORK}-artifacts/*)
+  foreach(a IN LISTS artifacts)
+    file(SIZE ${a} bytes)
+    if(bytes LESS_EQUAL 65536)
+      file(READ ${a} hex HEX)
+      string(REGEX REPLACE "(................................................................)" "\\1\n" hex "${hex}")
+      message("reproducer ${a} (${bytes} bytes, hex):\n${hex}")
+    endif()
+  endforeach()
   message(FATAL_ERROR "fuzzer ${FUZZER} failed (${rc}); reproducer in ${WORK}-artifacts/")
 endif()
