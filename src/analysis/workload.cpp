@@ -8,7 +8,6 @@
 // [SECTION] Jobs: the ranks' kinds together
 // [SECTION] Advice that fits
 #include <algorithm>
-#include <cctype>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,30 +19,18 @@ namespace gpuscope::detail {
 
 namespace {
 
-bool contains_nocase_ascii(std::string_view s, std::string_view what) {
-  if (what.size() > s.size()) return false;
-  for (std::size_t i = 0; i + what.size() <= s.size(); ++i) {
-    std::size_t k = 0;
-    while (k < what.size() &&
-           std::tolower(static_cast<unsigned char>(s[i + k])) == std::tolower(static_cast<unsigned char>(what[k])))
-      ++k;
-    if (k == what.size()) return true;
-  }
-  return false;
-}
-
 // An op of the backward pass: PyTorch's autograd nodes (ConvolutionBackward0,
 // "autograd::engine::evaluate_function: AddmmBackward0"), aten's *_backward
 // ops, NVTX ranges named backward (the bundled workload's `backward`,
 // `<layer>.backward`).
 bool backward_op(std::string_view name) {
   return name.find("Backward") != std::string_view::npos || name.find("_backward") != std::string_view::npos ||
-         name.ends_with("backward") || contains_nocase_ascii(name, "backprop");  // TensorFlow: Conv2DBackpropFilter
+         name.ends_with("backward") || contains_nocase(name, "backprop");  // TensorFlow: Conv2DBackpropFilter
 }
 // The weight update: PyTorch's Optimizer.step#SGD.step and zero_grad ranges,
 // NVTX ranges named optimizer.
 bool optimizer_op(std::string_view name) {
-  return name.starts_with("Optimizer.") || contains_nocase_ascii(name, "optimizer") ||
+  return name.starts_with("Optimizer.") || contains_nocase(name, "optimizer") ||
          name.find("ApplyGradientDescent") != std::string_view::npos ||  // TensorFlow's training ops
          name.find("ApplyAdam") != std::string_view::npos || name.find("ApplyMomentum") != std::string_view::npos;
 }
@@ -51,20 +38,19 @@ bool optimizer_op(std::string_view name) {
 // wgrad/dgrad, flash attention's bwd, *_backward_* kernels, the fused and
 // foreach optimizers.
 bool backward_kernel(std::string_view name) {
-  return contains_nocase_ascii(name, "backward") || contains_nocase_ascii(name, "wgrad") ||
-         contains_nocase_ascii(name, "dgrad") || contains_nocase_ascii(name, "_bwd") ||
-         contains_nocase_ascii(name, "bprop") || contains_nocase_ascii(name, "backprop");
+  return contains_nocase(name, "backward") || contains_nocase(name, "wgrad") || contains_nocase(name, "dgrad") ||
+         contains_nocase(name, "_bwd") || contains_nocase(name, "bprop") || contains_nocase(name, "backprop");
 }
 bool optimizer_kernel(std::string_view name) {
   // ("lamb" is not one: every lambda in a template argument would match)
-  return contains_nocase_ascii(name, "adam") || contains_nocase_ascii(name, "sgd_") ||
+  return contains_nocase(name, "adam") || contains_nocase(name, "sgd_") ||
          name.find("multi_tensor_apply") != std::string_view::npos;
 }
 // Serving engines and inference annotations.
 bool inference_op(std::string_view name) {
-  return contains_nocase_ascii(name, "inference_mode") || contains_nocase_ascii(name, "execute_model") ||
-         contains_nocase_ascii(name, "vllm") || contains_nocase_ascii(name, "sglang") ||
-         contains_nocase_ascii(name, "prefill") || contains_nocase_ascii(name, "decode_step");
+  return contains_nocase(name, "inference_mode") || contains_nocase(name, "execute_model") ||
+         contains_nocase(name, "vllm") || contains_nocase(name, "sglang") || contains_nocase(name, "prefill") ||
+         contains_nocase(name, "decode_step");
 }
 bool compiled_op(std::string_view name) {
   return name.find("Torch-Compiled Region") != std::string_view::npos ||
@@ -129,11 +115,13 @@ WorkloadKind recognise_workload(const Trace& t) {
       if (triton_kernel(n)) triton.add(n, kernel_rows[id]);
     }
   }
+  // Graph launches: API calls counted per name, each name tested once.
+  std::vector<std::uint64_t> call_rows(t.strings().size(), 0);
+  for (StringId name : t.api_calls().name) ++call_rows[name];
   std::uint64_t graph_launches = 0;
-  for (std::size_t i = 0; i < t.api_calls().size(); ++i) {
-    const std::string_view n = t.str(t.api_calls().name[i]);
-    if (n.starts_with("cudaGraphLaunch") || n.starts_with("cuGraphLaunch")) ++graph_launches;
-  }
+  for (StringId id = 0; id < call_rows.size(); ++id)
+    if (call_rows[id] && (t.str(id).starts_with("cudaGraphLaunch") || t.str(id).starts_with("cuGraphLaunch")))
+      graph_launches += call_rows[id];
 
   auto part = [](const Examples& e, const char* what) {
     return e.count ? format::count(e.count) + " " + what + " (" + e.said() + ")" : std::string();

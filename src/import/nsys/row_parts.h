@@ -17,7 +17,6 @@
 #include <cstring>
 #include <exception>
 #include <thread>
-#include <type_traits>
 #include <vector>
 
 #include "trace/detail/fresh_memory.h"
