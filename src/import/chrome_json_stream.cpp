@@ -19,6 +19,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -454,9 +455,16 @@ class Splitter {
   // First byte that must be kept for the next buffer (an unfinished item), or end.
   std::size_t carry_start(std::size_t end) const { return in_item_ ? item_start_ : end; }
 
+  // After scan() failed: the offset in b.data of the text that precedes the
+  // error and can be checked for UTF-8 (every byte before a structural error
+  // the splitter found, else the end of the last complete item, a top-level
+  // key included); the producer reports an invalid byte there instead.
+  std::size_t checkable_end() const { return failed_at_ ? failed_at_ : items_end_; }
+
   // The bytes before `delta + 1` were handed over; positions shift down.
   void rebase(std::size_t delta) {
     if (in_item_) item_start_ -= delta;
+    items_end_ = 1;  // every complete item was in the bytes handed over
     run_open_ = false;
   }
 
@@ -648,6 +656,7 @@ class Splitter {
 
   void complete_item(JsonBatch& b, std::size_t end) {
     in_item_ = false;
+    items_end_ = end;
     switch (role_) {
       case ItemRole::key: {
         key_.clear();
@@ -693,7 +702,8 @@ class Splitter {
     info_.cut_where = where;
   }
 
-  [[noreturn]] void fail(const JsonBatch& b, std::size_t pos, const std::string& what) const {
+  [[noreturn]] void fail(const JsonBatch& b, std::size_t pos, const std::string& what) {
+    failed_at_ = pos;
     fail_at(offset(b, pos), what);
   }
   [[noreturn]] void fail_at(std::uint64_t off, const std::string& what) const {
@@ -712,6 +722,8 @@ class Splitter {
   bool in_item_ = false, item_started_ = false, item_scalar_ = false;
   ItemRole role_ = ItemRole::event;
   std::size_t item_start_ = 0;
+  std::size_t items_end_ = 1;  // end of the last complete item in the batch being scanned
+  std::size_t failed_at_ = 0;  // where scan() found a structural error (0: none)
   std::vector<char> stack_;  // closers expected, innermost last
   bool in_string_ = false, escape_ = false;
 };
@@ -857,11 +869,12 @@ struct JsonStream::Impl {
     b->capacity = cap;
   }
 
-  // The batch being filled (for fail()).
+  // The batch being filled and the splitter's state (for fail()).
   JsonBatch* current = nullptr;
+  std::optional<Splitter> splitter;
 
   void produce() {
-    Splitter splitter(path, gzip);
+    Splitter& sp = splitter.emplace(path, gzip);
     JsonBatch* cur = current = acquire();
     cur->stream_offset = 0;
     std::size_t pos = 1;
@@ -870,18 +883,18 @@ struct JsonStream::Impl {
       if (cancelled()) throw InputError(path, "cancelled");
       const std::size_t limit = cur->capacity - kJsonPadding - 1;  // keep room for the padding and a ']'
       const std::size_t got = source->read(cur->data.get() + cur->size, limit - cur->size);
-      if (got) splitter.note_bytes();
+      if (got) sp.note_bytes();
       cur->size += got;
       json_bytes += got;
-      splitter.scan(*cur, pos, cur->size);
+      sp.scan(*cur, pos, cur->size);
       if (got == 0) {
         // Text cut inside an item (a character may be cut too) is checked up to that item.
-        validate_utf8(cur, splitter.complete_end(cur->size));
-        if (const std::string cut = source->cut_short(); !cut.empty() && !splitter.started())
+        validate_utf8(cur, sp.complete_end(cur->size));
+        if (const std::string cut = source->cut_short(); !cut.empty() && !sp.started())
           throw InputError(path, "truncated gzip stream: " + cut + ", before any JSON text", file.size());
-        splitter.finish(*cur, cur->size);
+        sp.finish(*cur, cur->size);
         cur->last = true;
-        info = splitter.info();
+        info = sp.info();
         info.gzip = gzip;
         info.file_bytes = file.size();
         info.json_bytes = json_bytes;
@@ -897,7 +910,7 @@ struct JsonStream::Impl {
         return;
       }
       if (cur->size < limit) continue;  // room left: read more before handing over
-      const std::size_t keep = splitter.carry_start(cur->size);
+      const std::size_t keep = sp.carry_start(cur->size);
       if (keep == 1) {  // one item fills the whole buffer: make it bigger
         if (cur->capacity - kJsonPadding - 2 >= kMaxItemBytes)
           throw InputError(path, "a single JSON item is larger than 1 GiB", cur->stream_offset);
@@ -911,7 +924,7 @@ struct JsonStream::Impl {
       std::memcpy(next->data.get() + 1, cur->data.get() + keep, carry);
       next->size = 1 + carry;
       next->stream_offset = cur->stream_offset + (keep - 1);
-      splitter.rebase(keep - 1);
+      sp.rebase(keep - 1);
       pos -= keep - 1;
       cur->size = keep;
       hand_over(cur);
@@ -922,26 +935,32 @@ struct JsonStream::Impl {
   // The producer failed (`e`): the complete items of the batch being filled
   // are handed over with the error, so that the consumer parses them first and
   // reports an error it finds there (earlier in the text) rather than this
-  // one. Which error a file gets then depends only on the text, not on where
-  // buffers happened to end. An invalid UTF-8 byte among those items becomes
-  // the error, at its offset.
+  // one. An invalid UTF-8 byte before the error becomes the error, at its
+  // offset: one in those items, in a top-level key, or (for a structural
+  // error the splitter found) anywhere before it. Which error a file gets
+  // then depends only on the text, not on where buffers happened to end
+  // (which varies with the consumer's timing: a pooled buffer grown for a
+  // large item is reused at its new size).
   void fail(std::exception_ptr e) {
     JsonBatch* b = std::exchange(current, nullptr);
-    if (b && !b->segments.empty() && !cancelled()) {
+    if (b && !cancelled()) {
       std::size_t end = 1;
       for (const JsonSegment& seg : b->segments) end = std::max(end, seg.end);
       std::uint64_t at = b->stream_offset + (end - 1);
+      const std::size_t check = std::min(std::max(end, splitter ? splitter->checkable_end() : end), b->size);
       const char* p = b->data.get() + 1;
-      if (!simdjson::validate_utf8(p, end - 1)) {
-        const std::size_t q = first_invalid_utf8(reinterpret_cast<const unsigned char*>(p), end - 1);
+      if (!simdjson::validate_utf8(p, check - 1)) {
+        const std::size_t q = first_invalid_utf8(reinterpret_cast<const unsigned char*>(p), check - 1);
         at = b->stream_offset + q;
         e = std::make_exception_ptr(
             InputError(path, gzip ? "invalid UTF-8 (offset in the decompressed JSON)" : "invalid UTF-8", at));
       }
-      b->size = end;
-      b->error = e;
-      b->error_at = at;
-      hand_over(b);
+      if (!b->segments.empty()) {
+        b->size = end;
+        b->error = e;
+        b->error_at = at;
+        hand_over(b);
+      }
     }
     std::lock_guard lock(mutex);
     error = e;

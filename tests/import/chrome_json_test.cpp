@@ -723,6 +723,33 @@ TEST(ChromeJsonMalformed, ClearErrorsWithOffsets) {
   }
 }
 
+// Which error a file gets depends on its text alone: the first in file
+// order, wherever the read buffers happen to end (pooled buffers grown for a
+// large item are reused, so their size varies with the consumer's timing).
+// An invalid byte comes before a structural error after it, whether in a
+// top-level key (an item the parser is not handed) or earlier in the item
+// that holds the structural error.
+TEST(ChromeJsonMalformed, FirstErrorWhateverTheBufferSize) {
+  struct Case {
+    std::string json;
+    std::string reason_part;
+    std::uint64_t offset;
+  };
+  const std::vector<Case> cases = {
+      {"{\"traceEvents\": [{\"ph\": \"X\"}], \"k\xFF\": [1, 2}}", "invalid UTF-8", 33},
+      {"{\"k\xFF\": [1, 2}, \"traceEvents\": []}", "invalid UTF-8", 3},
+      {"{\"a\": 1, \"b\xC3\x28\": 2, \"c\": {]}", "invalid UTF-8", 11},
+      {"{\"traceEvents\": [{\"ph\": \"X\", \"n\xFF\": 1]}", "invalid UTF-8", 31},
+  };
+  for (const Case& c : cases) {
+    for (std::size_t bytes = 16; bytes <= 80; ++bytes) {
+      const InputError e = import_error(c.json, bytes);
+      EXPECT_NE(e.reason().find(c.reason_part), std::string::npos) << bytes << ": " << e.what();
+      EXPECT_EQ(e.offset(), c.offset) << bytes << ": " << e.what();
+    }
+  }
+}
+
 TEST(ChromeJsonMalformed, DeepNesting) {
   std::string deep = R"J({"traceEvents": [{"ph": "X", "args": )J";
   for (int i = 0; i < 10000; ++i) deep += "[";
