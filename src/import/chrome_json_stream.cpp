@@ -724,7 +724,7 @@ class Splitter {
   std::size_t item_start_ = 0;
   std::size_t items_end_ = 1;  // end of the last complete item in the batch being scanned
   std::size_t failed_at_ = 0;  // where scan() found a structural error (0: none)
-  std::vector<char> stack_;  // closers expected, innermost last
+  std::vector<char> stack_;    // closers expected, innermost last
   bool in_string_ = false, escape_ = false;
 };
 
