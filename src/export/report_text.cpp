@@ -464,6 +464,32 @@ void devices(const Profile& p, std::string& out) {
   out += t.render("  ") + "\n";
 }
 
+// What each GPU's hardware measured, where the trace has the series (CUPTI
+// PM sampling, NVML): means over the GPU's window, with their sample counts.
+void hardware(const Profile& p, std::string& out) {
+  bool any = false;
+  for (const DeviceSummary& d : p.devices) any = any || !d.hw.metrics.empty();
+  if (!any) return;
+  out += "Hardware (measured by the GPU's counters, not derived from time; mean over the window)\n";
+  for (const DeviceSummary& d : p.devices) {
+    if (d.hw.metrics.empty()) continue;
+    std::string id = std::to_string(d.id);
+    if (p.ranks.size() > 1 && d.rank >= 0) id = "r" + std::to_string(d.rank) + ":" + id;
+    std::string line;
+    for (const HwMetric& m : d.hw.metrics) {
+      if (m.name.ends_with("throttle_reasons")) continue;  // a bit mask: the clocks-throttled finding reads it
+      const std::string value = m.unit == "%" ? fixed(m.mean, 1) + "%"
+                                : m.unit == "B/s"
+                                    ? bytes(static_cast<std::uint64_t>(std::max(0.0, m.mean))) + "/s"
+                                    : fixed(m.mean, m.mean >= 100 ? 0 : 2) + (m.unit.empty() ? "" : " " + m.unit);
+      line += (line.empty() ? "" : " · ") + m.name + " " + value;
+    }
+    out += "  GPU " + id + ": " + line + " (" + count(d.hw.metrics.front().samples) + " samples of " +
+           d.hw.metrics.front().name + ")\n";
+  }
+  out += "\n";
+}
+
 // Each GPU's memory peaks against its memory, where the trace says (PyTorch's
 // allocator events, CUPTI's memory activity).
 void memory(const Profile& p, std::string& out) {
@@ -673,8 +699,17 @@ void hta(const Profile& p, std::string& out) {
   for (const TemporalBreakdown& t : p.temporal_breakdown) {
     std::string who = "rank " + std::to_string(t.rank);
     if (t.device != kNoDevice) who += " GPU " + std::to_string(t.device);
+    // HTA rounds times to whole µs: a group of ops shorter than its rounding
+    // can end before it starts, and HTA's sum then subtracts it, which can
+    // leave more compute than busy time. The share is shown as 0, and why.
+    const bool negative = t.non_compute_share < 0;
     out += "  " + who + ": idle " + fixed(t.idle_share * 100, 2) + "% · compute " + fixed(t.compute_share * 100, 2) +
-           "% · non-compute " + fixed(t.non_compute_share * 100, 2) + "% (span " + duration(t.span_ns) + ")\n";
+           "% · non-compute " + fixed(std::max(0.0, t.non_compute_share) * 100, 2) + "% (span " + duration(t.span_ns) +
+           ")\n";
+    if (negative)
+      out += "    (HTA's own non-compute figure is " + fixed(t.non_compute_share * 100, 3) +
+             "%: it rounds times to whole µs, and ops shorter than that rounding count against the busy time; "
+             "shown as 0)\n";
   }
   out += "\n";
 }
@@ -741,6 +776,7 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
   answers_section(p, o, out);
   findings(p, o, out);
   devices(p, out);
+  hardware(p, out);
   memory(p, out);
   steps(p, o, out);
   critical_path(p, o, out);
