@@ -464,6 +464,13 @@ void devices(const Profile& p, std::string& out) {
   out += t.render("  ") + "\n";
 }
 
+// A hardware series' value in its unit: "45.5%", "1.20 GiB/s", "1980 MHz".
+std::string hw_value(const std::string& unit, double v) {
+  if (unit == "%") return fixed(v, 1) + "%";
+  if (unit == "B/s") return bytes(static_cast<std::uint64_t>(std::max(0.0, v))) + "/s";
+  return fixed(v, v >= 100 ? 0 : 2) + (unit.empty() ? "" : " " + unit);
+}
+
 // What each GPU's hardware measured, where the trace has the series (CUPTI
 // PM sampling, NVML): means over the GPU's window, with their sample counts.
 void hardware(const Profile& p, std::string& out) {
@@ -478,11 +485,7 @@ void hardware(const Profile& p, std::string& out) {
     std::string line;
     for (const HwMetric& m : d.hw.metrics) {
       if (m.name.ends_with("throttle_reasons")) continue;  // a bit mask: the clocks-throttled finding reads it
-      const std::string value = m.unit == "%" ? fixed(m.mean, 1) + "%"
-                                : m.unit == "B/s"
-                                    ? bytes(static_cast<std::uint64_t>(std::max(0.0, m.mean))) + "/s"
-                                    : fixed(m.mean, m.mean >= 100 ? 0 : 2) + (m.unit.empty() ? "" : " " + m.unit);
-      line += (line.empty() ? "" : " · ") + m.name + " " + value;
+      line += (line.empty() ? "" : " · ") + m.name + " " + hw_value(m.unit, m.mean);
     }
     out += "  GPU " + id + ": " + line + " (" + count(d.hw.metrics.front().samples) + " samples of " +
            d.hw.metrics.front().name + ")\n";
@@ -859,6 +862,14 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
   }
   if (ops.rows.size() > 1)
     out += "Framework ops that changed most (GPU time with the ops inside)\n" + ops.render("  ") + "\n";
+
+  Table hw;
+  hw.rows.push_back({"before", "after", "samples before", "samples after", "series (mean over the GPUs)"});
+  hw.right = {true, true, true, true, false};
+  for (const HwDelta& x : d.hardware)
+    hw.rows.push_back({x.before ? hw_value(x.unit, *x.before) : "-", x.after ? hw_value(x.unit, *x.after) : "-",
+                       count(x.before_samples), count(x.after_samples), x.name});
+  if (hw.rows.size() > 1) out += "Hardware (measured by the GPUs' counters)\n" + hw.render("  ") + "\n";
 
   if (!d.findings.empty()) {
     out += "Findings\n";

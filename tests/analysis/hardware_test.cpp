@@ -5,10 +5,12 @@
 // cases, and no claim from too few samples.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "analysis/analyze.h"
+#include "analysis/diff.h"
 #include "analysis/digest_codec.h"
 #include "analysis/job.h"
 #include "export/report_json.h"
@@ -202,6 +204,47 @@ TEST(Hardware, TheDigestKeepsIt) {
   EXPECT_EQ(b.low_kernels, a.low_kernels);
   EXPECT_EQ(b.busy_samples, a.busy_samples);
   EXPECT_EQ(report_json(back.profile), report_json(d.profile));
+}
+
+}  // namespace
+}  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+TEST(Hardware, DiffShowsEachSeriesBeforeAndAfter) {
+  const Trace low = planted({10, "small_grid_kernel", kPm}, [](const std::string& s, TimeNs) {
+    return s == "hw.sm_active" ? 20.0 : s == "hw.tensor_active" ? 2.0 : 1e11;
+  });
+  const Trace high =
+      planted({10, "small_grid_kernel", {{"hw.sm_active", "%"}}}, [](const std::string&, TimeNs) { return 80.0; });
+  const ProfileDiff d = diff_profiles(analyze(low), analyze(high));
+  ASSERT_EQ(d.hardware.size(), 4u);
+  const HwDelta* sm = nullptr;
+  const HwDelta* tensor = nullptr;
+  for (const HwDelta& h : d.hardware) {
+    if (h.name == "hw.sm_active") sm = &h;
+    if (h.name == "hw.tensor_active") tensor = &h;
+  }
+  ASSERT_TRUE(sm && tensor);
+  ASSERT_TRUE(sm->before && sm->after);
+  EXPECT_NEAR(*sm->before, 20.0, 1e-9);
+  EXPECT_NEAR(*sm->after, 80.0, 1e-9);
+  EXPECT_GT(sm->after_samples, 0u);
+  EXPECT_TRUE(tensor->before);
+  EXPECT_FALSE(tensor->after);  // the after side did not measure it
+  const std::string text = diff_text(d);
+  EXPECT_NE(text.find("Hardware (measured by the GPUs' counters)"), std::string::npos) << text;
+  EXPECT_NE(text.find("20.0%"), std::string::npos) << text;
+  EXPECT_NE(text.find("80.0%"), std::string::npos) << text;
+  const auto j = nlohmann::json::parse(diff_json(d));
+  ASSERT_EQ(j.at("hardware").size(), 4u);
+  for (const auto& h : j.at("hardware")) EXPECT_EQ(h.at("after").is_null(), h.at("name") != "hw.sm_active") << h.dump();
+  // Without hardware series on either side: no rows, no table.
+  const Trace plain = planted({10, "small_grid_kernel", {}}, [](const std::string&, TimeNs) { return 0.0; });
+  const ProfileDiff none = diff_profiles(analyze(plain), analyze(plain));
+  EXPECT_TRUE(none.hardware.empty());
+  EXPECT_EQ(diff_text(none).find("Hardware (measured"), std::string::npos);
 }
 
 }  // namespace
