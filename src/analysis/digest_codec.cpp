@@ -83,9 +83,13 @@ GPUSCOPE_FIELDS(DeviceSummary) {
 }
 GPUSCOPE_FIELDS(CategoryTime) { io(x.category, x.time_ns, x.share, x.count, x.stats); }
 GPUSCOPE_FIELDS(Hotspot) { io(x.name, x.category, x.stats, x.share, x.device, x.tensor_cores); }
+GPUSCOPE_FIELDS(StepHw) {
+  io(x.sm_active, x.sm_occupancy, x.tensor_active, x.dram_bytes_per_s, x.sm_clock_mhz, x.power_w, x.temperature_c,
+     x.throttled);
+}
 GPUSCOPE_FIELDS(Step) {
   io(x.index, x.name, x.range, x.compute_ns, x.communication_ns, x.memcpy_ns, x.idle_ns, x.device, x.rank,
-     x.input_wait_ns, x.host_wait_ns, x.peak_allocated_bytes, x.min_allocated_bytes);
+     x.input_wait_ns, x.host_wait_ns, x.peak_allocated_bytes, x.min_allocated_bytes, x.hw);
 }
 GPUSCOPE_FIELDS(StepSummary) {
   io(x.source, x.steps, x.step_time, x.total_ns, x.compute_ns, x.communication_ns, x.memcpy_ns, x.idle_ns,
@@ -193,7 +197,8 @@ GPUSCOPE_LISTED(DeviceHw, 176);
 GPUSCOPE_LISTED(DeviceSummary, 528);
 GPUSCOPE_LISTED(CategoryTime, 80);
 GPUSCOPE_LISTED(Hotspot, 104);
-GPUSCOPE_LISTED(Step, 144);
+GPUSCOPE_LISTED(StepHw, 120);
+GPUSCOPE_LISTED(Step, 264);
 GPUSCOPE_LISTED(StepSummary, 128);
 GPUSCOPE_LISTED(IdleByCause, 40);
 GPUSCOPE_LISTED(LaunchStats, 192);

@@ -161,6 +161,39 @@ void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, D
   });
   for (std::size_t i = 0; i < low.size() && i < 5; ++i) hw.low_kernels.emplace_back(t.str(low[i].second));
 
+  // Per step: the mean of each series' samples inside it.
+  struct PerStep {
+    const char* series;
+    std::optional<double> StepHw::*member;
+  };
+  const PerStep per_step[] = {{"hw.sm_active", &StepHw::sm_active},
+                              {"hw.sm_occupancy", &StepHw::sm_occupancy},
+                              {"hw.tensor_active", &StepHw::tensor_active},
+                              {"nvml.sm_clock", &StepHw::sm_clock_mhz},
+                              {"nvml.power", &StepHw::power_w},
+                              {"nvml.temperature", &StepHw::temperature_c}};
+  auto mean_in_steps = [&](std::uint32_t series, auto&& store) {
+    if (series == kNoSeries) return;
+    const RowRange rows = t.rows_of(TableId::counters, series);
+    RowIndex i = rows.begin;
+    for (Step* st : steps) {  // in time order, not overlapping
+      while (i < rows.end && c.time[i] < st->range.start) ++i;
+      Sums m;
+      for (RowIndex j = i; j < rows.end && c.time[j] < st->range.end; ++j)
+        if (std::isfinite(c.value[j])) m.add(c.value[j]);
+      if (m.n) store(*st, m.sum / static_cast<double>(m.n));
+    }
+  };
+  for (const PerStep& ps : per_step) {
+    const std::uint32_t series = t.find_counter_series(ps.series, d.id);
+    const bool pct = series != kNoSeries && all[series].unit == "%";
+    mean_in_steps(series, [&](Step& st, double v) { st.hw.*ps.member = pct ? v / 100.0 : v; });
+  }
+  // DRAM: read + write, each series' mean.
+  for (const char* dram : {"hw.dram_read", "hw.dram_write"})
+    mean_in_steps(t.find_counter_series(dram, d.id),
+                  [](Step& st, double v) { st.hw.dram_bytes_per_s = st.hw.dram_bytes_per_s.value_or(0) + v; });
+
   // Clocks: steps with a thermal or power reason among their samples.
   const std::uint32_t throttle = t.find_counter_series("nvml.throttle_reasons", d.id);
   const std::uint32_t clock = t.find_counter_series("nvml.sm_clock", d.id);
@@ -194,9 +227,10 @@ void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, D
     hw.throttled_sm_clock_mhz = clk.mean();
   }
   TimeNs throttled_sum = 0, other_sum = 0;
-  for (const Step* st : steps) {
+  for (Step* st : steps) {
     const auto it = std::lower_bound(throttled_at.begin(), throttled_at.end(), st->range.start);
     const bool hot = it != throttled_at.end() && *it < st->range.end;
+    st->hw.throttled = hot;
     (hot ? throttled_sum : other_sum) += st->range.duration();
     ++(hot ? hw.throttled_steps : hw.other_steps);
   }

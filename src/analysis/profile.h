@@ -156,6 +156,15 @@ struct Hotspot {
 
 enum class StepSource : std::uint8_t { none, nvtx, profiler_step, pattern };
 
+// What the GPU's hardware measured during one step: the means of its
+// samples inside the step (null where the series is absent or has none).
+struct StepHw {
+  std::optional<double> sm_active, sm_occupancy, tensor_active;  // fractions of peak
+  std::optional<double> dram_bytes_per_s;                        // read + write
+  std::optional<double> sm_clock_mhz, power_w, temperature_c;
+  bool throttled = false;  // a thermal or power throttle reason in one of its samples
+};
+
 struct Step {
   std::int32_t index = 0;
   std::string name;  // "ProfilerStep#12", NVTX "step 3", or "step 3" (pattern)
@@ -174,6 +183,7 @@ struct Step {
   // where the trace does not say. The least during the step (min_…) tells
   // what stays allocated across steps (weights, optimizer state).
   std::optional<std::uint64_t> peak_allocated_bytes, min_allocated_bytes;
+  StepHw hw;  // what the hardware measured during it (docs/metrics.md, "Hardware metrics")
 };
 
 struct StepSummary {

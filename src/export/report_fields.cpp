@@ -303,6 +303,25 @@ inline TimeNs step_duration(const Step& s) { return s.range.duration(); }
 inline std::size_t step_count(const StepSummary& s) { return s.steps.size(); }
 
 template <>
+struct Record<StepHw> {
+  using H = StepHw;
+  static constexpr std::string_view name = "step_hw";
+  static constexpr std::string_view meaning =
+      "What the GPU's hardware measured during the step: the means of the samples inside it (null: no samples).";
+  static constexpr Field<H> fields[] = {
+      field<&H::sm_active>("sm_active", "fraction", "SM cycles with a warp resident (hw.sm_active)"),
+      field<&H::sm_occupancy>("sm_occupancy", "fraction", "warps resident against the most (hw.sm_occupancy)"),
+      field<&H::tensor_active>("tensor_active", "fraction", "tensor pipes busy (hw.tensor_active)"),
+      field<&H::dram_bytes_per_s>("dram_bytes_per_s", "B/s", "DRAM read + write (hw.dram_read, hw.dram_write)"),
+      field<&H::sm_clock_mhz>("sm_clock_mhz", "MHz", "SM clock (nvml.sm_clock)"),
+      field<&H::power_w>("power_w", "W", "power draw (nvml.power)"),
+      field<&H::temperature_c>("temperature_c", "°C", "GPU temperature (nvml.temperature)"),
+      field<&H::throttled>("throttled", "",
+                           "a thermal or power throttle reason in one of its nvml.throttle_reasons samples"),
+  };
+};
+
+template <>
 struct Record<Step> {
   using S = Step;
   static constexpr std::string_view name = "step";
@@ -325,6 +344,7 @@ struct Record<Step> {
                                       "most bytes in live allocations on its GPU during the step; null: not known"),
       maybe<&S::min_allocated_bytes>("min_allocated_bytes", "bytes",
                                      "the least during the step (what stays allocated across steps); null: not known"),
+      field<&S::hw>("hw", "", "what the GPU's hardware measured during it"),
   };
 };
 

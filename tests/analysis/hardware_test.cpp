@@ -79,6 +79,13 @@ TEST(Hardware, MeansPerGpuAndSamplesByCategory) {
   EXPECT_NEAR(*gemm.sm_active, 0.9, 1e-9);
   EXPECT_NEAR(*gemm.tensor_active, 0.02, 1e-9);
   EXPECT_NEAR(*gemm.dram_bytes_per_s, 2e11, 1e3);  // read + write
+  for (const Step& st : p.steps.steps) {
+    ASSERT_TRUE(st.hw.sm_active && st.hw.tensor_active && st.hw.dram_bytes_per_s) << st.name;
+    EXPECT_NEAR(*st.hw.sm_active, 0.9, 1e-9);
+    EXPECT_NEAR(*st.hw.dram_bytes_per_s, 2e11, 1e3);
+    EXPECT_FALSE(st.hw.power_w);
+    EXPECT_FALSE(st.hw.throttled);
+  }
   // The text report shows the means, and the JSON keeps them.
   const std::string text = report_text(p);
   EXPECT_NE(text.find("Hardware (measured"), std::string::npos) << text;
@@ -181,6 +188,15 @@ TEST(Hardware, ThrottledStepsSlowerThanTheOthers) {
   EXPECT_NE(f->evidence.find("1400 MHz"), std::string::npos) << f->evidence;
   EXPECT_NE(f->evidence.find("1980 MHz"), std::string::npos) << f->evidence;
   EXPECT_NEAR(static_cast<double>(f->saving_ns), 5.0 * 2 * ms, 0.5 * ms);
+  // Per step: the throttled flag and the mean clock of its samples.
+  ASSERT_EQ(p.steps.steps.size(), 10u);
+  for (const Step& st : p.steps.steps) {
+    const bool hot = st.index >= 5;
+    EXPECT_EQ(st.hw.throttled, hot) << st.name;
+    ASSERT_TRUE(st.hw.sm_clock_mhz) << st.name;
+    EXPECT_NEAR(*st.hw.sm_clock_mhz, hot ? 1400.0 : 1980.0, 1e-9) << st.name;
+    EXPECT_FALSE(st.hw.sm_active) << st.name;  // no such series
+  }
 }
 
 TEST(Hardware, ThrottlingThatCostsNothingOrIdleReasonsGiveNone) {

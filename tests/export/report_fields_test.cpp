@@ -139,6 +139,7 @@ Profile full_profile() {
     s.device = i == 0 ? kNoDevice : 1;
     s.rank = 1;
     if (i == 2) s.peak_allocated_bytes = 7'000'000'000, s.min_allocated_bytes = 1'000'000'000;
+    if (i == 1) s.hw = {0.5, 0.25, 0.125, 1e12, 1980, 450.5, 71, true};
     p.steps.steps.push_back(s);
   }
   p.steps.source = StepSource::nvtx;
