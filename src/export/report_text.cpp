@@ -464,6 +464,37 @@ void devices(const Profile& p, std::string& out) {
   out += t.render("  ") + "\n";
 }
 
+// Each GPU's theoretical occupancy, what limits it, and how much of the GPU
+// its kernels fill: one line per GPU.
+void occupancy(const Profile& p, std::string& out) {
+  bool any = false;
+  for (const DeviceSummary& d : p.devices) any = any || d.kernels > 0;
+  if (!any) return;
+  out += "Occupancy (theoretical, weighted by kernel time)\n";
+  for (const DeviceSummary& d : p.devices) {
+    if (d.kernels == 0) continue;
+    const DeviceOccupancy& o = d.occupancy;
+    std::string id = std::to_string(d.id);
+    if (p.ranks.size() > 1 && d.rank >= 0) id = "r" + std::to_string(d.rank) + ":" + id;
+    std::string line = "  GPU " + id + ": ";
+    if (!o.theoretical) {
+      line += "unknown (limits: " + o.limits + "; " + count(o.unknown_kernels) +
+              " kernels without block size, grid or registers, or without limits)";
+    } else {
+      const double k = double(o.known_ns);
+      line += percent1(*o.theoretical) + " (limits: " + o.limits + "; known for " + percent(o.known_share) +
+              " of kernel time";
+      if (o.unknown_kernels) line += ", " + count(o.unknown_kernels) + " kernels unknown";
+      line += "); limited by block size " + percent(double(o.block_size_ns) / k) + ", blocks per SM " +
+              percent(double(o.blocks_per_sm_ns) / k) + ", registers " + percent(double(o.registers_ns) / k) +
+              ", shared memory " + percent(double(o.shared_memory_ns) / k) + "; GPU fill " +
+              (o.gpu_fill ? percent1(*o.gpu_fill) : std::string("unknown (no SM count)"));
+    }
+    out += line + "\n";
+  }
+  out += "\n";
+}
+
 // Each GPU's memory peaks against its memory, where the trace says (PyTorch's
 // allocator events, CUPTI's memory activity).
 void memory(const Profile& p, std::string& out) {
@@ -741,6 +772,7 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
   answers_section(p, o, out);
   findings(p, o, out);
   devices(p, out);
+  occupancy(p, out);
   memory(p, out);
   steps(p, o, out);
   critical_path(p, o, out);
