@@ -21,6 +21,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/occupancy.h"
+#include "support/findings.h"
 #include "support/test_traces.h"
 
 namespace gpuscope {
@@ -209,6 +210,103 @@ TEST(Occupancy, NoSmCountNoFillAndNoLimitsNothingKnown) {
   EXPECT_EQ(u.unknown_kernels, 1u);
   EXPECT_FALSE(u.theoretical);
   EXPECT_FALSE(u.gpu_fill);
+}
+
+// [SECTION] The low-concurrency finding's gate
+
+// 100 kernels of 50 µs one after the other on stream 7, `gap` apart, each
+// launched `lead` before it starts; 300 blocks of 256 threads, 32 registers
+// on 108 SMs of cc 8.0: more blocks than SMs, but 300 × 256 of 108 × 2048
+// thread slots (34.7 %) at a theoretical occupancy of 100 %.
+testing::TraceFactory chain(TimeNs gap, TimeNs lead, std::uint32_t blocks = 300, std::uint16_t threads = 256,
+                            std::uint16_t registers = 32) {
+  testing::TraceFactory f;
+  f.device(0, 108, 8);
+  for (int i = 0; i < 100; ++i) {
+    const TimeNs start = 1'000'000 + i * (50'000 + gap);
+    shaped_kernel(f, start, start + 50'000, blocks, threads, registers, 0, 7, lead);
+  }
+  return f;
+}
+
+TEST(LowConcurrency, ShortKernelsFillingAThirdOfTheThreadsLeaveRoomThoughTheyHaveMoreBlocksThanSms) {
+  const Profile p = analyze(chain(2'000, 10'000).build());
+  const DeviceSummary& d = p.devices.at(0);
+  EXPECT_DOUBLE_EQ(d.sm_efficiency, 1.0);  // blocks against SMs: no room by that measure
+  ASSERT_TRUE(d.occupancy.gpu_fill);
+  EXPECT_NEAR(*d.occupancy.gpu_fill, 300.0 * 256 / (108.0 * 2048), 1e-12);
+  const ConcurrencyRoom room = concurrency_room(d);
+  EXPECT_EQ(room.measure, "GPU fill");
+  EXPECT_TRUE(room.room);
+  EXPECT_FALSE(room.idle_bound);  // 2 µs gaps, launched ahead: kernel wait
+  EXPECT_FALSE(room.side_work_apart);
+  const Finding* f = testing::find_finding(p, "low-concurrency");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  // Kernel busy 5 ms × (1 − 0.347).
+  EXPECT_NEAR(static_cast<double>(f->saving_ns), 5e6 * (1 - 300.0 * 256 / (108.0 * 2048)), 1e3);
+  EXPECT_NE(f->evidence.find("GPU fill"), std::string::npos) << f->evidence;
+}
+
+TEST(LowConcurrency, NotWhenTheGpuWaitsForTheHostLongerThanItComputes) {
+  // 100 µs gaps, each ended by a kernel launched 10 µs before it: after the previous one ended (host wait 9.9 ms
+  // against 5 ms of kernels). More streams cannot fill time in which nothing is launched yet.
+  const Profile p = analyze(chain(100'000, 10'000).build());
+  const DeviceSummary& d = p.devices.at(0);
+  EXPECT_GT(d.idle_host_wait_ns, d.kernel_busy_ns);
+  const ConcurrencyRoom room = concurrency_room(d);
+  EXPECT_TRUE(room.room);
+  EXPECT_TRUE(room.idle_bound);
+  EXPECT_FALSE(testing::find_finding(p, "low-concurrency")) << testing::describe_findings(p);
+}
+
+TEST(LowConcurrency, NotWhenCopiesAlreadyRunOnTheirOwnStream) {
+  auto with_copies = [](std::uint32_t stream) {
+    testing::TraceFactory f = chain(2'000, 10'000);
+    for (int i = 0; i < 10; ++i) {
+      const TimeNs start = 1'000'000 + i * 520'000;
+      f.memcpy(0, stream, CopyKind::htod, MemoryKind::pinned, MemoryKind::device, 1 << 20, start, start + 20'000);
+    }
+    return analyze(f.build());
+  };
+  const Profile apart = with_copies(9);
+  EXPECT_TRUE(concurrency_room(apart.devices.at(0)).side_work_apart);
+  EXPECT_FALSE(testing::find_finding(apart, "low-concurrency")) << testing::describe_findings(apart);
+  // The same copies on the kernels' stream: they could move to a stream of their own.
+  const Profile shared = with_copies(7);
+  EXPECT_GT(shared.devices.at(0).occupancy.side_work_shared_ns, 0);
+  EXPECT_FALSE(concurrency_room(shared.devices.at(0)).side_work_apart);
+  EXPECT_TRUE(testing::find_finding(shared, "low-concurrency")) << testing::describe_findings(shared);
+}
+
+TEST(LowConcurrency, NotWhenKernelsFillTheGpuToTheirOwnOccupancy) {
+  // 1024 threads, 64 registers: 1 block per SM (50 %); 200 blocks hold every SM's one block: full.
+  const Profile full = analyze(chain(2'000, 10'000, 200, 1024, 64).build());
+  const ConcurrencyRoom room = concurrency_room(full.devices.at(0));
+  EXPECT_DOUBLE_EQ(room.used, 1.0);
+  EXPECT_FALSE(room.room);
+  EXPECT_FALSE(testing::find_finding(full, "low-concurrency"));
+  // 54 blocks hold half of the SMs: room, and the saving is half the kernel time.
+  const Profile half = analyze(chain(2'000, 10'000, 54, 1024, 64).build());
+  const Finding* f = testing::find_finding(half, "low-concurrency");
+  ASSERT_TRUE(f) << testing::describe_findings(half);
+  EXPECT_NEAR(static_cast<double>(f->saving_ns), 5e6 * 0.5, 1e3);
+}
+
+TEST(LowConcurrency, SavingNeverMoreThanTheKernelsCouldOverlap) {
+  // Two kernels of 50 µs with 1 block each: 99.9 % of the GPU unused, but side by side they save at most one.
+  testing::TraceFactory f;
+  f.device(0, 108, 8);
+  shaped_kernel(f, 1'000'000, 1'050'000, 1, 256, 32);
+  shaped_kernel(f, 1'052'000, 1'102'000, 1, 256, 32);
+  const Profile p = analyze(f.build());
+  const Finding* c = testing::find_finding(p, "low-concurrency");
+  ASSERT_TRUE(c) << testing::describe_findings(p);
+  EXPECT_EQ(c->saving_ns, 50'000);
+  // A lone kernel has nothing to run beside.
+  testing::TraceFactory one;
+  one.device(0, 108, 8);
+  shaped_kernel(one, 1'000'000, 1'050'000, 1, 256, 32);
+  EXPECT_FALSE(testing::find_finding(analyze(one.build()), "low-concurrency"));
 }
 
 }  // namespace
