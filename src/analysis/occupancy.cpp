@@ -22,7 +22,7 @@
 
 #include <algorithm>
 #include <limits>
-#include <unordered_map>
+#include <vector>
 
 namespace gpuscope {
 
@@ -160,8 +160,13 @@ DeviceOccupancy device_occupancy(const Trace& t, std::span<const TrackId> tracks
   const OccupancyLimits limits = occupancy_limits(device);
   out.limits = limits.source;
   const KernelTable& k = t.kernels();
-  // Launch shapes repeat: each distinct (threads, registers, shared memory) is computed once.
-  std::unordered_map<std::uint64_t, std::optional<KernelOccupancy>> shapes;
+  // Launch shapes repeat: a direct-mapped cache of (threads, registers,
+  // shared memory) → occupancy, cheaper per kernel than a hash map's lookup.
+  struct Slot {
+    std::uint64_t key = ~std::uint64_t{0};
+    std::optional<KernelOccupancy> occupancy;
+  };
+  std::vector<Slot> shapes(1024);
   double weighted = 0, filled = 0;
   TimeNs kernel_ns = 0;
   const double capacity = limits.sm ? double(sm_count) * double(limits.sm->max_threads_per_sm) : 0;
@@ -170,19 +175,15 @@ DeviceOccupancy device_occupancy(const Trace& t, std::span<const TrackId> tracks
     // Side work on this stream, and whether compute kernels share it.
     bool compute = false;
     TimeNs side = 0;
-    for (RowIndex i = rows.begin; i < rows.end; ++i) {
-      if (k.category_at(i) == KernelCategory::communication)
-        side += k.end[i] - k.start[i];
-      else
-        compute = true;
-    }
     const RowRange copies = t.rows_of(TableId::memcpys, tr);
     for (RowIndex i = copies.begin; i < copies.end; ++i) side += t.memcpys().end[i] - t.memcpys().start[i];
-    out.side_work_ns += side;
-    if (compute) out.side_work_shared_ns += side;
     for (RowIndex i = rows.begin; i < rows.end; ++i) {
       const TimeNs dur = k.end[i] - k.start[i];
       kernel_ns += dur;
+      if (k.category_at(i) == KernelCategory::communication)
+        side += dur;
+      else
+        compute = true;
       const std::uint64_t threads = std::uint64_t{k.block_x[i]} * k.block_y[i] * k.block_z[i];
       const std::uint64_t blocks = std::uint64_t{k.grid_x[i]} * k.grid_y[i] * k.grid_z[i];
       const std::uint64_t smem = std::uint64_t{k.static_smem[i]} + k.dynamic_smem[i];
@@ -190,9 +191,9 @@ DeviceOccupancy device_occupancy(const Trace& t, std::span<const TrackId> tracks
       if (limits.sm && blocks > 0 && threads > 0 && threads <= 0xffff) {
         const std::uint64_t key =
             threads | std::uint64_t{k.registers[i]} << 16 | std::min<std::uint64_t>(smem, 0xffffffffu) << 32;
-        auto [it, fresh] = shapes.try_emplace(key);
-        if (fresh) it->second = kernel_occupancy(*limits.sm, threads, k.registers[i], smem);
-        occ = it->second;
+        Slot& slot = shapes[(key * 0x9E3779B97F4A7C15ull) >> 54];
+        if (slot.key != key) slot = {key, kernel_occupancy(*limits.sm, threads, k.registers[i], smem)};
+        occ = slot.occupancy;
       }
       if (!occ) {
         ++out.unknown_kernels;
@@ -220,6 +221,8 @@ DeviceOccupancy device_occupancy(const Trace& t, std::span<const TrackId> tracks
         filled += double(dur) * resident * double(threads) / capacity;
       }
     }
+    out.side_work_ns += side;
+    if (compute) out.side_work_shared_ns += side;
   }
   out.known_share = kernel_ns > 0 ? double(out.known_ns) / double(kernel_ns) : 0;
   if (out.known_ns > 0) {
