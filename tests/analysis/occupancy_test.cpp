@@ -150,9 +150,9 @@ TEST(Occupancy, LimitsSaySourceTraceFirst) {
 }
 
 // A kernel with its launch shape, launched by a cudaLaunchKernel call that
-// starts `lead` before it (and lasts 5 µs).
+// starts `ahead` of it (and lasts 5 µs).
 void shaped_kernel(testing::TraceFactory& f, TimeNs start, TimeNs end, std::uint32_t blocks, std::uint16_t threads,
-                   std::uint16_t registers, std::uint32_t smem = 0, std::uint32_t stream = 7, TimeNs lead = 10'000) {
+                   std::uint16_t registers, std::uint32_t smem = 0, std::uint32_t stream = 7, TimeNs ahead = 10'000) {
   KernelRow k;
   k.start = start;
   k.end = end;
@@ -164,7 +164,7 @@ void shaped_kernel(testing::TraceFactory& f, TimeNs start, TimeNs end, std::uint
   k.block_y = k.block_z = 1;
   k.registers = registers;
   k.dynamic_smem = smem;
-  k.correlation = f.api("cudaLaunchKernel", start - lead, start - lead + 5'000);
+  k.correlation = f.api("cudaLaunchKernel", start - ahead, start - ahead + 5'000);
   f.builder().add_kernel(k);
 }
 
@@ -215,16 +215,16 @@ TEST(Occupancy, NoSmCountNoFillAndNoLimitsNothingKnown) {
 // [SECTION] The low-concurrency finding's gate
 
 // 100 kernels of 50 µs one after the other on stream 7, `gap` apart, each
-// launched `lead` before it starts; 300 blocks of 256 threads, 32 registers
+// launched `ahead` of its start; 300 blocks of 256 threads, 32 registers
 // on 108 SMs of cc 8.0: more blocks than SMs, but 300 × 256 of 108 × 2048
 // thread slots (34.7 %) at a theoretical occupancy of 100 %.
-testing::TraceFactory chain(TimeNs gap, TimeNs lead, std::uint32_t blocks = 300, std::uint16_t threads = 256,
+testing::TraceFactory chain(TimeNs gap, TimeNs ahead, std::uint32_t blocks = 300, std::uint16_t threads = 256,
                             std::uint16_t registers = 32) {
   testing::TraceFactory f;
   f.device(0, 108, 8);
   for (int i = 0; i < 100; ++i) {
     const TimeNs start = 1'000'000 + i * (50'000 + gap);
-    shaped_kernel(f, start, start + 50'000, blocks, threads, registers, 0, 7, lead);
+    shaped_kernel(f, start, start + 50'000, blocks, threads, registers, 0, 7, ahead);
   }
   return f;
 }
