@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/format.h"
+#include "analysis/occupancy.h"
 
 namespace gpuscope {
 
@@ -291,6 +292,26 @@ std::optional<Answer> answer_streams(const Profile& p, const JobTotals& j) {
                   "the GPUs are busy " + percent1(j.utilization) + " of their span (kernel concurrency " +
                       percent1(j.concurrency) +
                       "): there is no idle time for another stream to fill; make the kernels shorter instead"};
+  // Why not, by the rule's gate on the GPU with the most kernel time.
+  const DeviceSummary* main = nullptr;
+  for (const DeviceSummary& d : p.devices)
+    if (d.kernels && (!main || d.kernel_time_ns > main->kernel_time_ns)) main = &d;
+  if (main && j.concurrency < 0.05) {
+    const ConcurrencyRoom room = concurrency_room(*main);
+    if (room.room && room.idle_bound)
+      return Answer{q, "no",
+                    "GPU " + std::to_string(main->id) + " waits for the host or for dependencies " +
+                        duration(main->idle_host_wait_ns + main->idle_other_ns) + ", longer than its " +
+                        duration(main->kernel_busy_ns) +
+                        " of kernels: nothing is ready to run beside them (see the findings on idle time)"};
+    if (room.room && room.side_work_apart)
+      return Answer{q, "no",
+                    "copies and communication already run on streams of their own on GPU " + std::to_string(main->id)};
+    if (!room.room && main->kernels >= 2)
+      return Answer{q, "no",
+                    "kernels use " + percent(room.used) + " of GPU " + std::to_string(main->id) + " by " +
+                        std::string(room.measure) + ": another kernel would not fit beside them"};
+  }
   return Answer{q, "no",
                 "kernel concurrency is " + percent1(j.concurrency) + " and the idle time (" +
                     percent1(1.0 - j.utilization) + " of the span) has other causes: see the findings on idle time"};
