@@ -9,6 +9,7 @@
 #include <cinttypes>
 
 #include "analysis/format.h"
+#include "analysis/occupancy.h"
 #include "trace/detail/time_columns.h"
 #include "viewer/colors.h"
 #include "viewer/text.h"
@@ -23,6 +24,20 @@ OpTable op_table_of(TableId t) {
 }
 TableId table_of(OpTable t) {
   return t == OpTable::kernel ? TableId::kernels : t == OpTable::memcpy ? TableId::memcpys : TableId::memsets;
+}
+// A kernel's theoretical occupancy, and what limits it, in words (unknown: why).
+std::pair<std::string, std::string> occupancy_rows(const Trace& tr, RowIndex r) {
+  const KernelTable& k = tr.kernels();
+  const OccupancyLimits limits = occupancy_limits(tr.device(tr.tracks()[k.track[r]].device));
+  const std::uint64_t threads = std::uint64_t{k.block_x[r]} * k.block_y[r] * k.block_z[r];
+  if (threads == 0 || k.registers[r] == 0) return {"unknown: the trace gives no block size or registers", "-"};
+  if (!limits.sm) return {"unknown: no limits for this GPU (its compute capability is not in the table)", "-"};
+  const std::optional<KernelOccupancy> o =
+      kernel_occupancy(*limits.sm, threads, k.registers[r], std::uint64_t{k.static_smem[r]} + k.dynamic_smem[r]);
+  if (!o) return {"unknown: the launch does not fit the GPU's limits (" + limits.source + ")", "-"};
+  return {format::percent1(o->occupancy) + " (" + std::to_string(o->blocks_per_sm) + " blocks, " +
+              std::to_string(o->warps_per_sm) + " warps per SM; limits: " + limits.source + ")",
+          std::string(to_string(o->limiter))};
 }
 void table_row(const char* key, const std::string& value) {
   ImGui::TableNextRow();
@@ -196,6 +211,9 @@ void View::draw_details_of_kind(TableId table, RowIndex r) {
       detail_row("registers / thread", std::to_string(k.registers[r]));
       detail_row("shared memory",
                  format::bytes(k.static_smem[r]) + " static + " + format::bytes(k.dynamic_smem[r]) + " dynamic");
+      const auto [occupancy, limiter] = occupancy_rows(tr, r);
+      detail_row("theoretical occupancy", occupancy);
+      detail_row("occupancy limited by", limiter);
       if (k.graph_id_at(r))
         detail_row("CUDA graph", std::to_string(k.graph_id_at(r)) + ", node " + std::to_string(k.graph_node_id_at(r)));
       detail_row("correlation", std::to_string(k.correlation[r]));

@@ -22,6 +22,7 @@
 #include "analysis/detail/hta_rules.h"
 #include "analysis/hta.h"
 #include "analysis/intervals.h"
+#include "analysis/occupancy.h"
 
 namespace gpuscope::detail {
 
@@ -883,6 +884,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     sweep.add_runs(tracks);
     sweep.run();
     if (d.kernels + d.memcpys + d.memsets == 0) continue;
+    d.occupancy = device_occupancy(t, tracks, info, d.sm_count);
     // HTA's breakdown of this device: from the sweep, except on sub-µs traces,
     // where HTA's rounding needs the reference emulation.
     if (hta_rounds)

@@ -79,7 +79,11 @@ GPUSCOPE_FIELDS(DeviceSummary) {
      x.communication_ns, x.communication_compute_overlap, x.idle_ns, x.compute_ns, x.exposed_communication_ns,
      x.memcpy_exposed_ns, x.kernel_time_ns, x.idle_host_wait_ns, x.idle_kernel_wait_ns, x.idle_other_ns, x.kernels,
      x.memcpys, x.memsets, x.streams, x.sm_efficiency, x.achieved_tflops, x.peaks_source, x.memory_bytes,
-     x.peak_allocated_bytes, x.peak_reserved_bytes, x.hw);
+     x.peak_allocated_bytes, x.peak_reserved_bytes, x.hw, x.occupancy);
+}
+GPUSCOPE_FIELDS(DeviceOccupancy) {
+  io(x.limits, x.known_kernels, x.unknown_kernels, x.known_ns, x.known_share, x.theoretical, x.block_size_ns,
+     x.blocks_per_sm_ns, x.registers_ns, x.shared_memory_ns, x.gpu_fill, x.side_work_ns, x.side_work_shared_ns);
 }
 GPUSCOPE_FIELDS(CategoryTime) { io(x.category, x.time_ns, x.share, x.count, x.stats); }
 GPUSCOPE_FIELDS(Hotspot) { io(x.name, x.category, x.stats, x.share, x.device, x.tensor_cores); }
@@ -194,7 +198,8 @@ GPUSCOPE_LISTED(DurationStats, 48);
 GPUSCOPE_LISTED(HwMetric, 96);
 GPUSCOPE_LISTED(HwCategory, 80);
 GPUSCOPE_LISTED(DeviceHw, 176);
-GPUSCOPE_LISTED(DeviceSummary, 528);
+GPUSCOPE_LISTED(DeviceOccupancy, 144);
+GPUSCOPE_LISTED(DeviceSummary, 672);
 GPUSCOPE_LISTED(CategoryTime, 80);
 GPUSCOPE_LISTED(Hotspot, 104);
 GPUSCOPE_LISTED(StepHw, 120);

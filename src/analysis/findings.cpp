@@ -33,6 +33,7 @@
 #include "analysis/detail/context.h"
 #include "analysis/format.h"
 #include "analysis/job.h"
+#include "analysis/occupancy.h"
 
 namespace gpuscope::detail {
 
@@ -513,41 +514,49 @@ void host_sync(Builder& b) {
 
 // [SECTION] Overlap --------------------------------------------------------------------------
 
-// Concurrency: kernels never overlap although they leave SMs (or the whole GPU) unused.
+// Concurrency: kernels never overlap although they leave the GPU room, and
+// something could run beside them (analysis/occupancy.h, concurrency_room:
+// the gate and the saving).
 void low_concurrency(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
   double worst = 1;
   const DeviceSummary* dev = nullptr;
-  TimeNs unused = 0;
+  ConcurrencyRoom worst_room;
+  TimeNs saving = 0;
   for (const DeviceSummary& d : b.p.devices) {
-    if (d.kernels == 0) continue;
-    const bool room = d.sm_count ? d.sm_efficiency < 0.8 : d.utilization < 0.8;
-    if (d.kernel_concurrency < th.low_concurrency && room) {
-      if (!dev || d.kernel_concurrency < worst) worst = d.kernel_concurrency, dev = &d;
-      if (d.sm_count) unused += static_cast<TimeNs>(static_cast<double>(d.kernel_busy_ns) * (1 - d.sm_efficiency));
-    }
+    if (d.kernels == 0 || d.kernel_concurrency >= th.low_concurrency) continue;
+    const ConcurrencyRoom room = concurrency_room(d);
+    if (!room.fires()) continue;
+    if (!dev || d.kernel_concurrency < worst) worst = d.kernel_concurrency, dev = &d, worst_room = room;
+    saving += room.saving_ns;
   }
   if (dev) {
-    Finding& f = b.add(Severity::warning, worst, th.low_concurrency, t.per_device(unused));
+    Finding& f = b.add(Severity::warning, worst, th.low_concurrency, t.per_device(saving));
     f.device = t.devices > 1 ? kNoDevice : dev->id;
     f.title = "Kernel concurrency is " + pct1(worst) + ": kernels almost never run side by side (" +
               std::to_string(dev->streams) + " stream" + (dev->streams == 1 ? "" : "s") + " on GPU " +
               std::to_string(dev->id) + ")";
+    const DeviceOccupancy& o = dev->occupancy;
+    std::string used = "kernels use " + pct(worst_room.used) + " of the GPU by " + std::string(worst_room.measure);
+    if (worst_room.measure == "GPU fill")
+      used += " (they hold " + pct(*o.gpu_fill) + " of its thread slots; their theoretical occupancy allows " +
+              pct(*o.theoretical) + ")";
+    else if (worst_room.measure == "SM efficiency")
+      used += " (blocks against the " + std::to_string(dev->sm_count) + " SMs, duration-weighted)";
     f.evidence = "Time with >= 2 kernels in flight is " + pct1(worst) + " of kernel time vs a " +
-                 pct1(th.low_concurrency) + " threshold (nvvp's Low Kernel Concurrency); " +
-                 (dev->sm_count ? "kernels fill " + pct(dev->sm_efficiency) + " of the " +
-                                      std::to_string(dev->sm_count) + " SMs on average (duration-weighted)"
-                                : "utilization " + pct(dev->utilization)) +
-                 "; exposed communication " + dur(dev->exposed_communication_ns) +
-                 ", copies with no kernel "
-                 "alongside " +
+                 pct1(th.low_concurrency) + " threshold (nvvp's Low Kernel Concurrency); " + used +
+                 ", below 80 %. The GPU waits for the host or for dependencies " +
+                 dur(dev->idle_host_wait_ns + dev->idle_other_ns) + ", less than its " + dur(dev->kernel_busy_ns) +
+                 " of kernel time, so work is queued that could run side by side; exposed communication " +
+                 dur(dev->exposed_communication_ns) + ", copies with no kernel alongside " +
                  dur(dev->memcpy_exposed_ns) + ".";
     f.recommendation =
         "Run independent work concurrently: the gradient all-reduce on its own stream overlapping the backward "
         "pass, input copies on a copy stream, the weight update of one bucket while the next is reduced; small "
-        "kernels that leave SMs idle can run side by side on separate streams (or be fused / captured in a CUDA "
-        "graph). Estimated saving: the SM capacity the kernels leave unused.";
+        "kernels that leave the GPU's thread slots unused can run side by side on separate streams (or be fused / "
+        "captured in a CUDA graph). Estimated saving: the GPU capacity the kernels leave unused during kernel "
+        "time, at most what the kernels could overlap each other.";
   }
 }
 

@@ -92,6 +92,26 @@ struct DeviceHw {
   std::optional<double> sm_clock_max_mhz, throttled_sm_clock_mhz;  // most seen; mean in throttled samples
 };
 
+// Theoretical occupancy of a GPU's kernels, weighted by their time
+// (analysis/occupancy.h; docs/metrics.md, "Occupancy").
+struct DeviceOccupancy {
+  std::string limits = "unknown";     // where the per-SM limits came from: "trace", "table cc 9.0", …, "unknown"
+  std::uint64_t known_kernels = 0;    // kernels with a known occupancy
+  std::uint64_t unknown_kernels = 0;  // … without (no block size or registers in the trace, or no limits)
+  TimeNs known_ns = 0;                // Σ durations of the known ones
+  double known_share = 0;             // known_ns / DeviceSummary::kernel_time_ns
+  std::optional<double> theoretical;  // Σ duration × occupancy / known_ns; null when no kernel's is known
+  // Kernel time (of the known ones) by what limits the resident blocks per SM.
+  TimeNs block_size_ns = 0, blocks_per_sm_ns = 0, registers_ns = 0, shared_memory_ns = 0;
+  // Σ duration × min(blocks, SMs × blocks per SM) × threads per block / (SMs × threads per SM) / known_ns:
+  // the share of the GPU's resident-thread slots the kernels take; null when unknown (no SM count).
+  std::optional<double> gpu_fill;
+  // Work that could run beside the compute kernels: communication kernels
+  // and copies (memcpys), and the part of it on streams that also run compute
+  // kernels (0 with side work: it already has streams of its own).
+  TimeNs side_work_ns = 0, side_work_shared_ns = 0;
+};
+
 struct DeviceSummary {
   std::uint32_t id = 0;
   std::string name;
@@ -128,6 +148,7 @@ struct DeviceSummary {
   std::optional<std::uint64_t> peak_allocated_bytes;  // most bytes in live allocations at once
   std::optional<std::uint64_t> peak_reserved_bytes;   // most bytes the allocator held from the GPU
   DeviceHw hw;                                        // what its hardware measured; empty without such series
+  DeviceOccupancy occupancy;                          // theoretical occupancy and GPU fill of its kernels
 };
 
 // [SECTION] Categories and hotspots ----------------------------------------------------------

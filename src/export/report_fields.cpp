@@ -118,6 +118,39 @@ struct Record<DeviceHw> {
 };
 
 template <>
+struct Record<DeviceOccupancy> {
+  using O = DeviceOccupancy;
+  static constexpr std::string_view name = "occupancy";
+  static constexpr std::string_view meaning =
+      "Theoretical occupancy of a GPU's kernels, weighted by kernel time. Formulas: docs/metrics.md, \"Occupancy\".";
+  static constexpr Field<O> fields[] = {
+      field<&O::limits>("limits", "",
+                        "where the per-SM limits came from: `trace`, `table cc 9.0` (by compute capability), "
+                        "`trace + table cc 9.0`, `unknown` (then no kernel's occupancy is known)"),
+      field<&O::known_kernels>("known_kernels", "", "kernels whose occupancy is known"),
+      field<&O::unknown_kernels>("unknown_kernels", "",
+                                 "kernels without block size, grid or registers in the trace, or with no limits"),
+      field<&O::known_ns>("known_ns", "ns", "Σ durations of the kernels whose occupancy is known"),
+      field<&O::known_share>("known_share", "fraction", "known_ns / the device's kernel_time_ns"),
+      field<&O::theoretical>("theoretical", "fraction",
+                             "Σ duration × theoretical occupancy / known_ns; null when no kernel's is known"),
+      field<&O::block_size_ns>("block_size_ns", "ns",
+                               "kernel time whose resident blocks per SM the warp slots limit (the block size)"),
+      field<&O::blocks_per_sm_ns>("blocks_per_sm_ns", "ns", "… the most resident blocks per SM"),
+      field<&O::registers_ns>("registers_ns", "ns", "… the registers"),
+      field<&O::shared_memory_ns>("shared_memory_ns", "ns", "… the shared memory"),
+      field<&O::gpu_fill>("gpu_fill", "fraction",
+                          "Σ duration × min(blocks, SMs × blocks per SM) × threads per block / (SMs × threads per "
+                          "SM) / known_ns; null when unknown (no SM count)"),
+      field<&O::side_work_ns>("side_work_ns", "ns",
+                              "Σ durations of communication kernels and copies (work that could run beside compute)"),
+      field<&O::side_work_shared_ns>(
+          "side_work_shared_ns", "ns",
+          "… of those on streams that also run compute kernels (0: on streams of their own)"),
+  };
+};
+
+template <>
 struct Record<DeviceSummary> {
   using D = DeviceSummary;
   static constexpr std::string_view name = "device";
@@ -171,6 +204,7 @@ struct Record<DeviceSummary> {
       maybe<&D::peak_reserved_bytes>("peak_reserved_bytes", "bytes",
                                      "most bytes the allocator held from the GPU; null: the trace does not say"),
       field<&D::hw>("hw", "", "what its hardware measured (docs/metrics.md, \"Hardware metrics\")"),
+      optional<&D::occupancy>("occupancy", "", "theoretical occupancy and GPU fill of its kernels"),
   };
 };
 

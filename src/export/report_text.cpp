@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/format.h"
+#include "analysis/occupancy.h"
 
 namespace gpuscope {
 
@@ -291,6 +292,26 @@ std::optional<Answer> answer_streams(const Profile& p, const JobTotals& j) {
                   "the GPUs are busy " + percent1(j.utilization) + " of their span (kernel concurrency " +
                       percent1(j.concurrency) +
                       "): there is no idle time for another stream to fill; make the kernels shorter instead"};
+  // Why not, by the rule's gate on the GPU with the most kernel time.
+  const DeviceSummary* main = nullptr;
+  for (const DeviceSummary& d : p.devices)
+    if (d.kernels && (!main || d.kernel_time_ns > main->kernel_time_ns)) main = &d;
+  if (main && j.concurrency < 0.05) {
+    const ConcurrencyRoom room = concurrency_room(*main);
+    if (room.room && room.idle_bound)
+      return Answer{q, "no",
+                    "GPU " + std::to_string(main->id) + " waits for the host or for dependencies " +
+                        duration(main->idle_host_wait_ns + main->idle_other_ns) + ", longer than its " +
+                        duration(main->kernel_busy_ns) +
+                        " of kernels: nothing is ready to run beside them (see the findings on idle time)"};
+    if (room.room && room.side_work_apart)
+      return Answer{q, "no",
+                    "copies and communication already run on streams of their own on GPU " + std::to_string(main->id)};
+    if (!room.room && main->kernels >= 2)
+      return Answer{q, "no",
+                    "kernels use " + percent(room.used) + " of GPU " + std::to_string(main->id) + " by " +
+                        std::string(room.measure) + ": another kernel would not fit beside them"};
+  }
   return Answer{q, "no",
                 "kernel concurrency is " + percent1(j.concurrency) + " and the idle time (" +
                     percent1(1.0 - j.utilization) + " of the span) has other causes: see the findings on idle time"};
@@ -489,6 +510,37 @@ void hardware(const Profile& p, std::string& out) {
     }
     out += "  GPU " + id + ": " + line + " (" + count(d.hw.metrics.front().samples) + " samples of " +
            d.hw.metrics.front().name + ")\n";
+  }
+  out += "\n";
+}
+
+// Each GPU's theoretical occupancy, what limits it, and how much of the GPU
+// its kernels fill: one line per GPU.
+void occupancy(const Profile& p, std::string& out) {
+  bool any = false;
+  for (const DeviceSummary& d : p.devices) any = any || d.kernels > 0;
+  if (!any) return;
+  out += "Occupancy (theoretical, weighted by kernel time)\n";
+  for (const DeviceSummary& d : p.devices) {
+    if (d.kernels == 0) continue;
+    const DeviceOccupancy& o = d.occupancy;
+    std::string id = std::to_string(d.id);
+    if (p.ranks.size() > 1 && d.rank >= 0) id = "r" + std::to_string(d.rank) + ":" + id;
+    std::string line = "  GPU " + id + ": ";
+    if (!o.theoretical) {
+      line += "unknown (limits: " + o.limits + "; " + count(o.unknown_kernels) +
+              " kernels without block size, grid or registers, or without limits)";
+    } else {
+      const double k = double(o.known_ns);
+      line += percent1(*o.theoretical) + " (limits: " + o.limits + "; known for " + percent(o.known_share) +
+              " of kernel time";
+      if (o.unknown_kernels) line += ", " + count(o.unknown_kernels) + " kernels unknown";
+      line += "); limited by block size " + percent(double(o.block_size_ns) / k) + ", blocks per SM " +
+              percent(double(o.blocks_per_sm_ns) / k) + ", registers " + percent(double(o.registers_ns) / k) +
+              ", shared memory " + percent(double(o.shared_memory_ns) / k) + "; GPU fill " +
+              (o.gpu_fill ? percent1(*o.gpu_fill) : std::string("unknown (no SM count)"));
+    }
+    out += line + "\n";
   }
   out += "\n";
 }
@@ -780,6 +832,7 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
   findings(p, o, out);
   devices(p, out);
   hardware(p, out);
+  occupancy(p, out);
   memory(p, out);
   steps(p, o, out);
   critical_path(p, o, out);

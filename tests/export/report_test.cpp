@@ -187,6 +187,19 @@ std::string verdict(const std::string& text, const std::string& question) {
   return text.substr(i, text.find(' ', i) - i);
 }
 
+// Small kernels (8 blocks on 80 SMs) that never overlap, each launched after
+// the previous one ended: more streams would not help, and the answer says why.
+TEST(ReportText, MoreStreamsIsNoWhenTheGpuWaitsForTheHost) {
+  TraceFactory f;
+  for (int i = 0; i < 100; ++i) {
+    const TimeNs start = 1'000'000 + i * 250 * us;
+    f.kernel(0, 7, names::kRelu, start, start + 50 * us, start - 10 * us, 5'000, 8);
+  }
+  const std::string text = report_text(analyze(f.build()));
+  EXPECT_EQ(verdict(text, "more streams?"), "no") << text;
+  EXPECT_NE(text.find("GPU 0 waits for the host or for dependencies 19.8 ms"), std::string::npos) << text;
+}
+
 TEST(ReportText, AnswersTheUsualQuestionsYesOrNoWithTheReason) {
   // The 2016 report's situation on one GPU: one stream always busy, 21%
   // padding and 20% broadcast: a layout change helps, more streams do not.

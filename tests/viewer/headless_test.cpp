@@ -258,6 +258,11 @@ TEST_F(Headless, SelectZoomsToTheKernelAndDrawsItsLaunch) {
                 std::to_string(t.kernels().grid_z[k]), ")"));
   EXPECT_EQ(details["registers / thread"], std::to_string(t.kernels().registers[k]));
   EXPECT_TRUE(details.contains("shared memory"));
+  // 256 threads, 26 registers, no shared memory on cc 8.0 (the trace's limits; no block slots in it): 26 × 32 = 832
+  // → 1024 registers per warp, 16 warps per bank, 64 warps: 8 blocks by registers and by warp slots.
+  ASSERT_EQ(t.kernels().registers[k], 26);
+  EXPECT_EQ(details["theoretical occupancy"], "100.0% (8 blocks, 64 warps per SM; limits: trace + table cc 8.0)");
+  EXPECT_EQ(details["occupancy limited by"], "block size");
   EXPECT_TRUE(details.contains("stream"));
   EXPECT_TRUE(details.contains("device"));
   EXPECT_EQ(details["launched by"], "cudaLaunchKernel");

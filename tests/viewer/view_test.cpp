@@ -632,6 +632,9 @@ TEST_F(ViewTest, DetailsShowEveryFieldOfTheSelection) {
   EXPECT_EQ(field("grid"), "(128, 1, 1)");
   EXPECT_EQ(field("block"), "(256, 1, 1)");
   EXPECT_EQ(field("registers / thread"), "32");
+  // The synthetic GPU gives no compute capability: no limits, so no occupancy, and the panel says why.
+  EXPECT_NE(field("theoretical occupancy").find("unknown: no limits"), std::string::npos)
+      << field("theoretical occupancy");
   EXPECT_NE(field("shared memory").find("4.0 KiB static + 16.0 KiB dynamic"), std::string::npos)
       << field("shared memory");
   EXPECT_NE(field("device").find("Test GPU"), std::string::npos);

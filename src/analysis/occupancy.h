@@ -1,0 +1,109 @@
+// Theoretical occupancy: how many warps of a kernel an SM can hold at once,
+// as a share of the most it can hold, by the CUDA occupancy calculation
+// (cuda_occupancy.h's cudaOccMaxActiveBlocksPerMultiprocessor, the CUDA
+// Occupancy Calculator): the resident blocks per SM are the fewest that the
+// warp slots, the block slots, the register file and the shared memory
+// allow. Formulas and the table of limits: docs/metrics.md, "Occupancy".
+//
+// The per-SM limits come from the trace's Device where it gives them, the
+// rest (allocation units, reserved shared memory, and any limit the trace
+// leaves out) from a table by compute capability. A kernel whose block size
+// or registers the trace does not give has no occupancy: it is counted as
+// unknown, never guessed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "analysis/profile.h"
+#include "trace/trace.h"
+
+namespace gpuscope {
+
+// What one SM offers, and how it hands it out.
+struct SmLimits {
+  std::uint32_t warp_size = 32;
+  std::uint32_t max_threads_per_sm = 0;  // resident threads (warp slots × warp size)
+  std::uint32_t max_blocks_per_sm = 0;   // resident blocks
+  std::uint32_t max_threads_per_block = 1024;
+  std::uint32_t registers_per_sm = 0;
+  std::uint32_t registers_per_block = 65536;
+  std::uint32_t max_registers_per_thread = 255;
+  std::uint32_t register_unit = 256;                   // registers are given to a warp in multiples of this
+  std::uint32_t register_banks = 4;                    // the register file is split between this many warp schedulers
+  std::uint32_t shared_memory_per_sm = 0;              // bytes blocks may share (the largest carveout)
+  std::uint32_t max_shared_memory_per_block = 0;       // bytes one block may opt into
+  std::uint32_t shared_memory_unit = 128;              // shared memory is given to a block in multiples of this
+  std::uint32_t reserved_shared_memory_per_block = 0;  // bytes the driver keeps per block (1 KiB from cc 8.0)
+};
+
+// The table's limits for a compute capability: 7.0, 7.5, 8.0, 8.6, 8.9, 9.0,
+// 10.0, 12.0; nullopt for any other.
+std::optional<SmLimits> sm_limits_for(std::int32_t major, std::int32_t minor);
+
+// The limits for a GPU: the trace's numbers where it gives them, the rest from
+// the table. `source` says which: "trace" (every per-SM number from the
+// trace, allocation units from the table), "table cc 9.0", "trace + table cc
+// 9.0" (some of each), "unknown" (no table row for its compute capability:
+// then no kernel of it has an occupancy).
+struct OccupancyLimits {
+  std::optional<SmLimits> sm;
+  std::string source = "unknown";
+};
+OccupancyLimits occupancy_limits(const Device* device);
+
+enum class OccupancyLimiter : std::uint8_t { block_size = 0, blocks_per_sm = 1, registers = 2, shared_memory = 3 };
+std::string_view to_string(OccupancyLimiter l);  // "block size", "blocks per SM", "registers", "shared memory"
+
+struct KernelOccupancy {
+  std::uint32_t blocks_per_sm = 0;  // resident blocks per SM
+  std::uint32_t warps_per_sm = 0;   // resident warps per SM
+  double occupancy = 0;             // warps_per_sm / (max_threads_per_sm / warp_size)
+  // What allows no more blocks. On a tie the first of: block size (the warp
+  // slots), blocks per SM, registers, shared memory.
+  OccupancyLimiter limiter = OccupancyLimiter::block_size;
+};
+
+// One kernel's theoretical occupancy: `threads` per block, `registers` per
+// thread, `shared_memory` (static + dynamic) bytes per block. Nullopt when it
+// cannot be known (no threads or no registers given) or when the numbers do
+// not fit the limits (the block could not have run: more threads, registers
+// or shared memory than one block may have).
+std::optional<KernelOccupancy> kernel_occupancy(const SmLimits& sm, std::uint64_t threads, std::uint32_t registers,
+                                                std::uint64_t shared_memory);
+
+// The occupancy figures of one GPU (DeviceSummary::occupancy) from its
+// kernels on `tracks`: one pass over their rows, each distinct launch shape
+// computed once.
+DeviceOccupancy device_occupancy(const Trace& t, std::span<const TrackId> tracks, const Device* device,
+                                 std::uint32_t sm_count);
+
+// [SECTION] Room for concurrency
+
+// Whether kernels side by side could gain on one GPU, and at most how much:
+// the low-concurrency finding's gate (docs/findings.md).
+struct ConcurrencyRoom {
+  // How much of the GPU its kernels use, by the best measure the trace
+  // allows: the GPU fill against what the kernels' theoretical occupancy
+  // allows ("GPU fill"), else SM efficiency (blocks against SMs), else
+  // utilization.
+  double used = 0;
+  std::string_view measure;
+  bool room = false;  // used < 80 %, with two kernels or more
+  // The GPU's idle time is host- or dependency-bound: it waits for the host
+  // (launches, synchronizations, input) or for work queued behind something
+  // else at least as long as it runs kernels, so nothing is ready to run beside them.
+  bool idle_bound = false;
+  // Communication and copies already run on streams of their own.
+  bool side_work_apart = false;
+  bool fires() const { return room && !idle_bound && !side_work_apart; }
+  // Kernel busy time × (1 − used), never more than the kernels could overlap
+  // each other (kernel busy time × (1 − 1 / kernels)).
+  TimeNs saving_ns = 0;
+};
+ConcurrencyRoom concurrency_room(const DeviceSummary& d);
+
+}  // namespace gpuscope
