@@ -53,6 +53,11 @@ struct FindingThresholds {
   double memory_pressure_share = 0.90;       // peak reserved (or allocated) at this share: close to capacity
   double reserved_over_allocated = 1.5;      // churn: peak reserved at least this times peak allocated …
   double allocator_calls_per_step = 1.0;     // … or direct cudaMalloc/cudaFree calls per step (100 without steps)
+
+  // Idle time reported once, and the optimizer's ops.
+  double low_utilization_rest_share = 0.05;  // idle time no other finding counts, of the span
+  double optimizer_kernels_per_step = 100;   // kernels the optimizer's ops launch per step (per-parameter) …
+  double optimizer_fused_share = 0.5;        // … with less than this share of them multi-tensor / fused
 };
 
 struct AnalysisOptions {
