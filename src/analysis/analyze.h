@@ -48,11 +48,20 @@ struct FindingThresholds {
   double op_min_share = 0.02;                // an op (per shape) worth a finding: its GPU time / kernel time
   double roofline_min_fraction = 0.3;        // ops reaching less of their roofline than this
   double launch_overhead_min_share = 0.01;   // launch time beyond the op's GPU time, of kernel time
-  double memory_headroom_share = 0.50;       // peak allocated below this share of GPU memory: room for more
-  double memory_usable_share = 0.90;         // … of which a larger batch may fill this share (fragmentation)
-  double memory_pressure_share = 0.90;       // peak reserved (or allocated) at this share: close to capacity
-  double reserved_over_allocated = 1.5;      // churn: peak reserved at least this times peak allocated …
-  double allocator_calls_per_step = 1.0;     // … or direct cudaMalloc/cudaFree calls per step (100 without steps)
+  std::uint64_t launch_overhead_min_calls = 3;  // … for ops called at least this often (a pattern, not a first call)
+  TimeNs launch_setup_ns = 1'000'000;           // a mean launch call this long does setup work, not launching
+  double memory_headroom_share = 0.50;          // peak allocated below this share of GPU memory: room for more
+  double memory_usable_share = 0.90;            // … of which a larger batch may fill this share (fragmentation)
+  double memory_pressure_share = 0.90;          // peak reserved (or allocated) at this share: close to capacity
+  double reserved_over_allocated = 1.5;         // churn: peak reserved at least this times peak allocated …
+  double allocator_calls_per_step = 1.0;        // … or direct cudaMalloc/cudaFree calls per step (100 without steps)
+  // Hardware metrics (docs/metrics.md, "Hardware metrics"): no claim from fewer samples than this.
+  std::uint64_t hw_min_samples = 20;
+  double hw_low_sm_active = 0.40;      // a busy sample with fewer SMs active than this is "not working"
+  double hw_busy_utilization = 0.50;   // busy-not-working: the GPU busy at least this share of its window …
+  double hw_not_working_share = 0.50;  // … and at least this share of its busy samples low
+  double hw_tensor_idle = 0.05;        // tensor pipes active less than this during convolutions and GEMMs
+  double throttle_slowdown = 0.03;     // throttled steps this much slower than the others (relative)
 
   // Idle time reported once, and the optimizer's ops.
   double low_utilization_rest_share = 0.05;  // idle time no other finding counts, of the span

@@ -4,6 +4,7 @@
 #include "analysis/diff.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -128,6 +129,30 @@ Scale compare_headline(const Profile& before, const Profile& after, ProfileDiff&
   d.after_idle_share = idle(after);
   compare_memory(before, after, d);
   return scale;
+}
+
+// Each hardware series' sample-weighted mean over the GPUs, both sides.
+void compare_hardware(const Profile& before, const Profile& after, ProfileDiff& d) {
+  struct Side {
+    double sum = 0;
+    std::uint64_t samples = 0;
+  };
+  std::map<std::string, std::pair<std::string, std::array<Side, 2>>> by_name;
+  for (int side = 0; side < 2; ++side)
+    for (const DeviceSummary& dev : (side == 0 ? before : after).devices)
+      for (const HwMetric& m : dev.hw.metrics) {
+        if (m.name.ends_with("throttle_reasons")) continue;  // a bit mask, not a level
+        auto& slot = by_name[m.name];
+        slot.first = m.unit;
+        slot.second[side].sum += m.mean * static_cast<double>(m.samples);
+        slot.second[side].samples += m.samples;
+      }
+  for (const auto& [name, v] : by_name) {
+    HwDelta x{name, v.first, std::nullopt, std::nullopt, v.second[0].samples, v.second[1].samples};
+    if (v.second[0].samples) x.before = v.second[0].sum / static_cast<double>(v.second[0].samples);
+    if (v.second[1].samples) x.after = v.second[1].sum / static_cast<double>(v.second[1].samples);
+    d.hardware.push_back(std::move(x));
+  }
 }
 
 // Kernel time per category, largest change first.
@@ -304,6 +329,7 @@ ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size
   compare_categories(before, after, scale, d);
   compare_kernels(before, after, scale, top_kernels, d);
   compare_ops(before, after, scale, top_kernels, d);
+  compare_hardware(before, after, d);
   compare_findings(before, after, d);
   state_damage(before, "Before", d);
   state_damage(after, "After", d);

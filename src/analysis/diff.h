@@ -32,6 +32,14 @@ struct OpDelta {
   std::uint64_t before_calls = 0, after_calls = 0;
 };
 
+// A hardware series' mean over the GPUs that measured it, on each side
+// (nullopt where a side has no such series).
+struct HwDelta {
+  std::string name, unit;  // "hw.sm_active", "%"
+  std::optional<double> before, after;
+  std::uint64_t before_samples = 0, after_samples = 0;
+};
+
 enum class FindingChange : std::uint8_t { resolved, appeared, better, worse, unchanged };
 std::string_view to_string(FindingChange c);
 bool parse_finding_change(std::string_view s, FindingChange* out);
@@ -65,6 +73,7 @@ struct ProfileDiff {
   std::vector<CategoryDelta> categories;  // largest change first
   std::vector<KernelDelta> kernels;       // largest change first, at most top_kernels
   std::vector<OpDelta> ops;               // largest change first, at most top_kernels
+  std::vector<HwDelta> hardware;          // by series name: what the GPUs' counters measured
   std::vector<FindingDelta> findings;     // resolved, appeared, worse, better, unchanged
   std::vector<std::string> summary;       // one-line statements, most important first
 };

@@ -66,13 +66,20 @@ constexpr std::uint64_t enum_max<LossCount>() {
 
 GPUSCOPE_FIELDS(TimeRange) { io(x.start, x.end); }
 GPUSCOPE_FIELDS(DurationStats) { io(x.count, x.total, x.min, x.max, x.mean, x.median); }
+GPUSCOPE_FIELDS(HwMetric) { io(x.name, x.unit, x.samples, x.mean, x.min, x.max); }
+GPUSCOPE_FIELDS(HwCategory) { io(x.category, x.samples, x.sm_active, x.tensor_active, x.sm_issue, x.dram_bytes_per_s); }
+GPUSCOPE_FIELDS(DeviceHw) {
+  io(x.metrics, x.by_category, x.busy_samples, x.low_busy_samples, x.busy_sm_active, x.low_kernels, x.throttle_samples,
+     x.throttle_mask, x.throttled_steps, x.other_steps, x.throttled_step_mean_ns, x.other_step_mean_ns,
+     x.sm_clock_max_mhz, x.throttled_sm_clock_mhz);
+}
 GPUSCOPE_FIELDS(DeviceSummary) {
   io(x.id, x.name, x.compute_major, x.compute_minor, x.sm_count, x.rank, x.window, x.span_ns, x.busy_ns, x.utilization,
      x.kernel_busy_ns, x.kernel_concurrency, x.mean_kernels_in_flight, x.memcpy_ns, x.memcpy_compute_overlap,
      x.communication_ns, x.communication_compute_overlap, x.idle_ns, x.compute_ns, x.exposed_communication_ns,
      x.memcpy_exposed_ns, x.kernel_time_ns, x.idle_host_wait_ns, x.idle_kernel_wait_ns, x.idle_other_ns, x.kernels,
      x.memcpys, x.memsets, x.streams, x.sm_efficiency, x.achieved_tflops, x.peaks_source, x.memory_bytes,
-     x.peak_allocated_bytes, x.peak_reserved_bytes);
+     x.peak_allocated_bytes, x.peak_reserved_bytes, x.hw);
 }
 GPUSCOPE_FIELDS(CategoryTime) { io(x.category, x.time_ns, x.share, x.count, x.stats); }
 GPUSCOPE_FIELDS(Hotspot) { io(x.name, x.category, x.stats, x.share, x.device, x.tensor_cores); }
@@ -184,7 +191,10 @@ GPUSCOPE_FIELDS(RankDigest) {
                 "digest_codec.cpp: " #T " changed: list its new field in fields() and raise kDigestFormatVersion")
 GPUSCOPE_LISTED(TimeRange, 16);
 GPUSCOPE_LISTED(DurationStats, 48);
-GPUSCOPE_LISTED(DeviceSummary, 352);
+GPUSCOPE_LISTED(HwMetric, 96);
+GPUSCOPE_LISTED(HwCategory, 80);
+GPUSCOPE_LISTED(DeviceHw, 176);
+GPUSCOPE_LISTED(DeviceSummary, 528);
 GPUSCOPE_LISTED(CategoryTime, 80);
 GPUSCOPE_LISTED(Hotspot, 104);
 GPUSCOPE_LISTED(Step, 144);

@@ -26,6 +26,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -97,12 +98,16 @@ std::vector<std::string> kernels_of(const Profile& p, KernelCategory c, std::siz
   return out;
 }
 
-std::string top_kernels_text(const Profile& p, KernelCategory c, std::size_t n = 3) {
+// "name 12% of kernel time, 40x, mean 1.2 ms; …" for the heaviest `n`
+// hotspots that `keep` accepts; "none recorded" when there are none (a "Top:"
+// list is never empty).
+template <class Keep>
+std::string top_kernels_where(const Profile& p, Keep keep, std::size_t n) {
   std::vector<const Hotspot*> top;
   std::vector<std::string_view> names;
   for (const Hotspot& h : p.hotspots) {
-    if (h.category != c) continue;
     if (top.size() == n) break;
+    if (!keep(h)) continue;
     top.push_back(&h);
     names.push_back(h.name);
   }
@@ -113,7 +118,20 @@ std::string top_kernels_text(const Profile& p, KernelCategory c, std::size_t n =
     if (!s.empty()) s += "; ";
     s += shown[i] + " " + pct(h.share) + " of kernel time, " + count(h.stats.count) + "x, mean " + dur(h.stats.mean);
   }
-  return s;
+  return s.empty() ? std::string("none recorded") : s;
+}
+
+std::string top_kernels_text(const Profile& p, KernelCategory c, std::size_t n = 3) {
+  return top_kernels_where(
+      p, [c](const Hotspot& h) { return h.category == c; }, n);
+}
+
+// The heaviest convolution and GEMM kernels.
+std::string top_math_kernels_text(const Profile& p, std::size_t n) {
+  return top_kernels_where(
+      p,
+      [](const Hotspot& h) { return h.category == KernelCategory::convolution || h.category == KernelCategory::gemm; },
+      n);
 }
 
 std::string device_words(const Totals& t) {
@@ -223,8 +241,58 @@ void slow_normalization(Builder& b) {
 
 // Tensor cores: GPUs of compute capability >= 7 have them; the convolutions
 // and GEMMs either use them (their names say so) or not.
+// Tensor-pipe activity measured during convolutions and GEMMs (hw.tensor_active
+// samples attributed to those kernels), per GPU with enough samples; nullopt
+// where no GPU measured it. When measured, it decides no-tensor-cores instead
+// of the kernel names.
+struct TensorMeasure {
+  std::uint64_t samples = 0;
+  double active = 0;  // sample-weighted mean
+  const DeviceSummary* device = nullptr;
+};
+std::optional<TensorMeasure> measured_tensor_activity(const Builder& b) {
+  TensorMeasure m;
+  double sum = 0;
+  for (const DeviceSummary& d : b.p.devices)
+    for (const HwCategory& c : d.hw.by_category) {
+      if ((c.category != KernelCategory::convolution && c.category != KernelCategory::gemm) || !c.tensor_active)
+        continue;
+      sum += *c.tensor_active * static_cast<double>(c.samples);
+      m.samples += c.samples;
+      if (!m.device) m.device = &d;
+    }
+  if (m.samples < b.opt.thresholds.hw_min_samples) return std::nullopt;
+  m.active = sum / static_cast<double>(m.samples);
+  return m;
+}
+
 void no_tensor_cores(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
+  if (const std::optional<TensorMeasure> m = measured_tensor_activity(b)) {
+    const TimeNs eligible = b.t.category[static_cast<int>(KernelCategory::convolution)] +
+                            b.t.category[static_cast<int>(KernelCategory::gemm)];
+    const double eligible_share = ratio(eligible, b.t.gpu_time);
+    if (eligible_share < th.tensor_core_eligible_share || m->active >= th.hw_tensor_idle) return;
+    Finding& f = b.add(Severity::warning, m->active, th.hw_tensor_idle, b.t.per_device(eligible) / 2);
+    f.title = "Tensor cores idle under the math: the tensor pipes were active " + pct1(m->active) +
+              " of the time during " + dur(eligible) + " of convolution and GEMM kernels (measured, " +
+              count(m->samples) + " samples)";
+    f.evidence = "Measured by the GPU's counters (hw.tensor_active, CUPTI PM sampling), not read from kernel names: " +
+                 count(m->samples) +
+                 " samples taken while convolution or GEMM kernels ran, mean tensor-pipe activity " + pct1(m->active) +
+                 " vs a " + pct1(th.hw_tensor_idle) + " threshold. Convolutions and GEMMs take " +
+                 pct1(eligible_share) + " of kernel time. Top: " + top_math_kernels_text(b.p, 2) + ".";
+    f.recommendation =
+        "The math runs on the FP32 pipes. Use a tensor-core data type: torch.autocast with bf16/fp16, or TF32 on "
+        "Ampere and newer (torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32); NHWC "
+        "(channels_last) and channel counts that are multiples of 8 so cuDNN and cuBLAS pick tensor-core kernels. "
+        "Estimated saving: half the convolution and GEMM time. Bundled workload: --precision bf16.";
+    for (const Hotspot& h : b.p.hotspots)
+      if ((h.category == KernelCategory::convolution || h.category == KernelCategory::gemm) && f.kernels.size() < 5)
+        f.kernels.push_back(h.name);
+    f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::convolution)].ranges();
+    return;
+  }
   const TimeNs conv_ns = b.t.category[static_cast<int>(KernelCategory::convolution)];
   const DeviceSummary* capable = nullptr;
   for (const DeviceSummary& d : b.p.devices)
@@ -245,7 +313,7 @@ void no_tensor_cores(Builder& b) {
                  " of kernel time; tensor-core kernels (names "
                  "with hmma/884/1688/16816/xmma/gmma/tensorop/nvjet) take " +
                  pct1(tc_share) + " of it, vs a " + pct1(th.tensor_core_min_share) +
-                 " threshold. Top: " + top_kernels_text(b.p, KernelCategory::convolution, 2) + ".";
+                 " threshold. Top: " + top_math_kernels_text(b.p, 2) + ".";
     f.recommendation =
         "Train in mixed precision: torch.autocast with bf16/fp16 (or TF32 on Ampere and newer: "
         "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32), tf.keras.mixed_precision; use NHWC "
@@ -366,6 +434,43 @@ void low_utilization(Builder& b) {
            : "The GPU waits on dependencies rather than on the host (cross-stream events, communication, copies): "
              "see the overlap findings; put independent work on separate streams.";
   f.ranges = b.ev.idle_gaps.ranges();
+}
+
+// Busy but not working: the GPU is busy most of its window, yet its SMs are
+// mostly idle in the samples taken while kernels ran (hw.sm_active). The work
+// is too small for the GPU: the measured version of "low compute utilization".
+void busy_not_working(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  for (const DeviceSummary& d : b.p.devices) {
+    const DeviceHw& hw = d.hw;
+    if (hw.busy_samples < th.hw_min_samples || !hw.busy_sm_active || d.utilization < th.hw_busy_utilization) continue;
+    const double low = ratio(static_cast<double>(hw.low_busy_samples), static_cast<double>(hw.busy_samples));
+    if (low < th.hw_not_working_share) continue;
+    // Upper bound: the busy time the idle SMs leave, were the work spread over them.
+    const TimeNs saving = static_cast<TimeNs>(static_cast<double>(d.busy_ns) * low * (1 - *hw.busy_sm_active) / 2);
+    Finding& f = b.add(low >= 0.8 ? Severity::critical : Severity::warning, low, th.hw_not_working_share, saving);
+    f.device = d.id;
+    f.title = "Busy but not working: GPU " + std::to_string(d.id) + " is busy " + pct(d.utilization) +
+              " of the time, but its SMs were active only " + pct(*hw.busy_sm_active) +
+              " while kernels ran (measured, " + count(hw.busy_samples) + " samples)";
+    std::string kernels;
+    for (const std::string& k :
+         format::short_kernel_names(std::vector<std::string_view>(hw.low_kernels.begin(), hw.low_kernels.end())))
+      kernels += (kernels.empty() ? "" : "; ") + k;
+    f.evidence =
+        "Measured by the GPU's counters (hw.sm_active, CUPTI PM sampling), not derived from when kernels ran: " +
+        count(hw.low_busy_samples) + " of " + count(hw.busy_samples) + " samples taken while a kernel ran (" +
+        pct(low) + ") show fewer than " + pct(th.hw_low_sm_active) + " of SM cycles active, vs a threshold of " +
+        pct(th.hw_not_working_share) + " of the samples. Kernels running during those samples, most first: " +
+        (kernels.empty() ? std::string("none recorded") : kernels) +
+        ". The saving is an upper bound (the idle SMs' share of the busy time, halved).";
+    f.recommendation =
+        "The kernels are too small for the GPU: grids of a few blocks, a small batch per GPU, or chains of tiny "
+        "launches. Give each kernel more work (a larger batch per GPU, fewer GPUs for this model size), fuse the small "
+        "kernels (torch.compile, XLA), run independent small kernels on separate streams, or pick library "
+        "algorithms that split the work across more blocks (split-K GEMMs).";
+    f.kernels = hw.low_kernels;
+  }
 }
 
 void gpu_idle_gaps(Builder& b) {
@@ -1098,6 +1203,50 @@ void sync_memcpy(Builder& b) {
   f.ranges = b.ev.sync_memcpy.ranges();
 }
 
+// Clocks held down for a thermal or power reason (nvml.throttle_reasons)
+// during some steps, and how much longer those steps took.
+void clocks_throttled(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  for (const DeviceSummary& d : b.p.devices) {
+    const DeviceHw& hw = d.hw;
+    if (!hw.throttle_samples || !hw.throttled_steps) continue;
+    const bool compare = hw.other_steps > 0 && hw.other_step_mean_ns > 0;
+    const double slower =
+        compare ? static_cast<double>(hw.throttled_step_mean_ns) / static_cast<double>(hw.other_step_mean_ns) - 1 : 0;
+    if (compare && slower < th.throttle_slowdown) continue;
+    const TimeNs saving = compare ? static_cast<TimeNs>(hw.throttled_steps) *
+                                        std::max<TimeNs>(0, hw.throttled_step_mean_ns - hw.other_step_mean_ns)
+                                  : 0;
+    Finding& f = b.add(Severity::warning, slower, th.throttle_slowdown, saving);
+    f.device = d.id;
+    std::string reasons;
+    const std::pair<std::uint64_t, const char*> names[] = {{0x4, "software power cap"},
+                                                           {0x8, "hardware slowdown"},
+                                                           {0x20, "software thermal slowdown"},
+                                                           {0x40, "hardware thermal slowdown"},
+                                                           {0x80, "power brake"}};
+    for (const auto& [bit, what] : names)
+      if (hw.throttle_mask & bit) reasons += (reasons.empty() ? "" : ", ") + std::string(what);
+    f.title = "Clocks throttled on GPU " + std::to_string(d.id) + " (" + reasons + ") in " + count(hw.throttled_steps) +
+              " of " + count(hw.throttled_steps + hw.other_steps) + " steps" +
+              (compare ? ", which took " + pct1(slower) + " longer than the others" : "");
+    std::string clocks;
+    if (hw.sm_clock_max_mhz && hw.throttled_sm_clock_mhz)
+      clocks = " SM clock " + fmt("%.0f", *hw.throttled_sm_clock_mhz) + " MHz at the throttled samples vs " +
+               fmt("%.0f", *hw.sm_clock_max_mhz) + " MHz at most.";
+    f.evidence = "Measured by NVML (nvml.throttle_reasons): " + count(hw.throttle_samples) +
+                 " samples with a thermal or power reason." + clocks +
+                 (compare ? " Throttled steps: mean " + dur(hw.throttled_step_mean_ns) +
+                                "; the others: " + dur(hw.other_step_mean_ns) + "."
+                          : " Every step was throttled: no unthrottled step to compare with.");
+    f.recommendation =
+        "The card slowed itself down to stay within its power or temperature limit. Check cooling and airflow "
+        "(inlet temperature, fan speed, neighbouring cards), whether the power limit was lowered (nvidia-smi -q -d "
+        "POWER), and whether other work shares the card; a lower-power precision (bf16) or a smaller batch per step "
+        "also reduces the draw.";
+  }
+}
+
 void dropped_records(Builder& b) {
   std::uint64_t lost = 0;
   std::string keys;
@@ -1180,26 +1329,47 @@ void op_below_roofline(Builder& b) {
 
 // Ops whose launch calls take longer than the GPU work they launch: the GPU
 // waits for the CPU. Saving: the launch time beyond the GPU time, at most the op's time.
+// An op called once or twice is not a pattern: its first call carries one-off
+// costs (lazy module loading loads a kernel on its first launch, cuDNN
+// autotuning tries algorithms, the caching allocator grows). And a launch call
+// that takes a millisecond or more on average is doing setup work, not
+// launching: said as such, with the warm-up advice, not fusion.
 void op_launch_overhead(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   int shown = 0;
+  const TimeNs run = b.p.window.duration();
   for_each_launching_op(b.p, [&](const OpRow& r) {
-    if (shown == 5 || r.launch_ns <= r.gpu_self_ns) return;
+    if (shown == 5 || r.launch_ns <= r.gpu_self_ns || r.calls < th.launch_overhead_min_calls) return;
     const TimeNs excess = r.launch_ns - r.gpu_self_ns;
     const double share = ratio(excess, b.t.gpu_time);
     if (share < th.launch_overhead_min_share) return;
     ++shown;
-    Finding& f =
-        b.add(Severity::warning, share, th.launch_overhead_min_share, std::min(b.t.per_device(excess), r.cpu_total_ns));
+    TimeNs saving = std::min(b.t.per_device(excess), r.cpu_total_ns);
+    if (run > 0) saving = std::min(saving, run);
+    Finding& f = b.add(Severity::warning, share, th.launch_overhead_min_share, saving);
+    const TimeNs per_call = r.launch_ns / static_cast<TimeNs>(r.calls);
+    const bool setup = per_call >= th.launch_setup_ns;
     f.title = op_words(r) + ": launching takes " + dur(r.launch_ns) + ", its GPU work " + dur(r.gpu_self_ns) + " (" +
-              count(r.calls) + " calls)";
-    f.evidence = "Launch time beyond GPU time " + dur(excess) + " = " + pct1(share) + " of kernel time vs threshold " +
-                 pct1(th.launch_overhead_min_share) + "; " + fmt("%.1f", double(r.kernels) / double(r.calls)) +
-                 " kernels per call" + ".";
-    f.recommendation =
-        "Fuse the op's small kernels (torch.compile), capture the step in a CUDA graph "
-        "(torch.cuda.graphs / torch.compile mode=\"reduce-overhead\"), or make each call do more work (larger "
-        "batches).";
+              count(r.calls) + " calls" +
+              (setup ? ", " + dur(per_call) + " per launch: setup work, not launching" : "") + ")";
+    f.evidence =
+        "Launch time beyond GPU time " + dur(excess) + " = " + pct1(share) + " of kernel time vs threshold " +
+        pct1(th.launch_overhead_min_share) + "; " + fmt("%.1f", double(r.kernels) / double(r.calls)) +
+        " kernels per call; mean launch call " + dur(per_call) +
+        (setup ? " (a launch takes a few µs: at " + dur(th.launch_setup_ns) + " or more the call does other work first)"
+               : "") +
+        ".";
+    if (setup)
+      f.recommendation =
+          "The launch calls do one-off work: cuDNN autotuning (torch.backends.cudnn.benchmark=True tries "
+          "algorithms on the first call of each input shape), lazy module loading (CUDA_MODULE_LOADING=LAZY loads "
+          "a kernel on its first launch) or allocation. Profile after warm-up steps (torch.profiler.schedule("
+          "wait=1, warmup=1, active=N)) and keep input shapes fixed so that autotuning runs once.";
+    else
+      f.recommendation =
+          "Fuse the op's small kernels (torch.compile), capture the step in a CUDA graph "
+          "(torch.cuda.graphs / torch.compile mode=\"reduce-overhead\"), or make each call do more work (larger "
+          "batches).";
     for (const OpKernel& k : r.top_kernels) f.kernels.push_back(k.name);
   });
 }
@@ -1230,6 +1400,10 @@ constexpr RuleEntry kRules[] = {
     {{"low-utilization", "busy / span over all GPUs, with idle time that no other finding counts",
       "critical below 30 %"},
      low_utilization},
+    {{"busy-not-working",
+      "share of the samples taken while kernels ran with few SMs active (hw.sm_active), on a GPU busy most of the time",
+      "critical at ≥ 80 % of the samples"},
+     busy_not_working},
     {{"gpu-idle-gaps", "idle gaps of at least 1 ms, their share of the run, by what ended them",
       "critical at ≥ 25 % ended by late launches or queued work"},
      gpu_idle_gaps},
@@ -1268,6 +1442,8 @@ constexpr RuleEntry kRules[] = {
     {{"sync-memcpy", "copies that block the host: host time blocked plus the GPU idle after them",
       "warning at ≥ 5 %, else info"},
      sync_memcpy},
+    {{"clocks-throttled", "steps with a thermal or power throttle reason (NVML), slower than the others", "warning"},
+     clocks_throttled},
     {{"dropped-records", "records the recorder lost", "critical if ≥ 1 % of the GPU ops"}, dropped_records},
     {{"op-below-roofline", "matrix, convolution and attention ops far below their roofline", "critical at ≥ 10 %"},
      op_below_roofline},

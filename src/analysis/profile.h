@@ -53,6 +53,45 @@ struct DurationStats {
 
 // [SECTION] Per device --------------------------------------------------------------------------
 
+// What a GPU's hardware measured while the trace ran: the counter series
+// "hw.*" (CUPTI PM sampling) and "nvml.*" (NVML) of the device, over its
+// window (docs/metrics.md, "Hardware metrics"). Measured, not derived from
+// when kernels ran; empty when the trace has no such series.
+struct HwMetric {
+  std::string name;  // the series, "hw.sm_active"
+  std::string unit;  // as the series gives it ("%", "B/s", "MHz", …)
+  std::uint64_t samples = 0;
+  double mean = 0, min = 0, max = 0;
+};
+
+// The samples of hw.sm_active, hw.tensor_active, hw.sm_issue and DRAM
+// throughput taken while kernels of one category ran (each sample goes to the
+// longest kernel in flight at its time): a statistical estimate, with its count.
+struct HwCategory {
+  KernelCategory category = KernelCategory::other;
+  std::uint64_t samples = 0;                                 // hw.sm_active samples that fell in its kernels
+  std::optional<double> sm_active, tensor_active, sm_issue;  // fractions of peak; null: no samples
+  std::optional<double> dram_bytes_per_s;                    // read + write; null: no samples
+};
+
+struct DeviceHw {
+  std::vector<HwMetric> metrics;        // one per series, by name
+  std::vector<HwCategory> by_category;  // categories with samples, most samples first
+  // Busy but not working: hw.sm_active samples taken while a kernel ran, and
+  // those of them below the threshold (FindingThresholds::hw_low_sm_active),
+  // with the kernels most often in flight during those.
+  std::uint64_t busy_samples = 0, low_busy_samples = 0;
+  std::optional<double> busy_sm_active;  // mean over busy_samples
+  std::vector<std::string> low_kernels;  // most low samples first (at most 5)
+  // Clocks: steps with a thermal or power throttle reason in one of their
+  // nvml.throttle_reasons samples, and how long they took against the others.
+  std::uint64_t throttle_samples = 0;  // samples with a thermal or power reason
+  std::uint64_t throttle_mask = 0;     // every reason seen in those (NVML's bits)
+  std::uint32_t throttled_steps = 0, other_steps = 0;
+  TimeNs throttled_step_mean_ns = 0, other_step_mean_ns = 0;
+  std::optional<double> sm_clock_max_mhz, throttled_sm_clock_mhz;  // most seen; mean in throttled samples
+};
+
 struct DeviceSummary {
   std::uint32_t id = 0;
   std::string name;
@@ -88,6 +127,7 @@ struct DeviceSummary {
   std::optional<std::uint64_t> memory_bytes;          // the GPU's memory
   std::optional<std::uint64_t> peak_allocated_bytes;  // most bytes in live allocations at once
   std::optional<std::uint64_t> peak_reserved_bytes;   // most bytes the allocator held from the GPU
+  DeviceHw hw;                                        // what its hardware measured; empty without such series
 };
 
 // [SECTION] Categories and hotspots ----------------------------------------------------------

@@ -59,6 +59,65 @@ struct Record<DurationStats> {
 // [SECTION] Per device ------------------------------------------------------------------------
 
 template <>
+struct Record<HwMetric> {
+  using M = HwMetric;
+  static constexpr std::string_view name = "hw_metric";
+  static constexpr std::string_view meaning =
+      "One hardware series of a GPU over its window, as measured (docs/metrics.md, \"Hardware metrics\").";
+  static constexpr Field<M> fields[] = {
+      field<&M::name>("name", "", "the series: `hw.*` from CUPTI PM sampling, `nvml.*` from NVML"),
+      field<&M::unit>("unit", "", "as the series gives it (`%`, `B/s`, `MHz`, `W`, …)"),
+      field<&M::samples>("samples", "", "samples in the GPU's window"),
+      field<&M::mean>("mean", "unit", "their mean"),
+      field<&M::min>("min", "unit", "the least"),
+      field<&M::max>("max", "unit", "the most"),
+  };
+};
+
+template <>
+struct Record<HwCategory> {
+  using C = HwCategory;
+  static constexpr std::string_view name = "hw_category";
+  static constexpr std::string_view meaning =
+      "The hardware samples taken while kernels of one category ran (each sample to the longest kernel in flight): "
+      "a statistical estimate.";
+  static constexpr Field<C> fields[] = {
+      field<&C::category>("category", "", "the kernel category"),
+      field<&C::samples>("samples", "", "hw.sm_active samples in its kernels"),
+      field<&C::sm_active>("sm_active", "fraction", "mean SMs active; null: no samples"),
+      field<&C::tensor_active>("tensor_active", "fraction", "mean tensor pipes active; null: no samples"),
+      field<&C::sm_issue>("sm_issue", "fraction", "mean instruction issue against peak; null: no samples"),
+      field<&C::dram_bytes_per_s>("dram_bytes_per_s", "B/s", "mean DRAM read + write; null: no samples"),
+  };
+};
+
+template <>
+struct Record<DeviceHw> {
+  using H = DeviceHw;
+  static constexpr std::string_view name = "device_hw";
+  static constexpr std::string_view meaning =
+      "What the GPU's hardware measured (counter series `hw.*`, `nvml.*`); empty lists and zeros without them.";
+  static constexpr Field<H> fields[] = {
+      field<&H::metrics>("metrics", "", "one per series, by name"),
+      field<&H::by_category>("by_category", "", "samples by the category of the kernel running, most samples first"),
+      field<&H::busy_samples>("busy_samples", "", "hw.sm_active samples taken while a kernel ran"),
+      field<&H::low_busy_samples>("low_busy_samples", "", "… of which below the low-SM-activity threshold"),
+      field<&H::busy_sm_active>("busy_sm_active", "fraction", "mean SMs active over busy_samples; null: none"),
+      field<&H::low_kernels>("low_kernels", "", "the kernels most often running during the low samples"),
+      field<&H::throttle_samples>("throttle_samples", "",
+                                  "nvml.throttle_reasons samples with a thermal or power reason"),
+      field<&H::throttle_mask>("throttle_mask", "", "every such reason seen (NVML's clock event reason bits)"),
+      field<&H::throttled_steps>("throttled_steps", "", "steps with such a sample"),
+      field<&H::other_steps>("other_steps", "", "steps without"),
+      field<&H::throttled_step_mean_ns>("throttled_step_mean_ns", "ns", "their mean duration; 0: none"),
+      field<&H::other_step_mean_ns>("other_step_mean_ns", "ns", "the others' mean duration; 0: none"),
+      field<&H::sm_clock_max_mhz>("sm_clock_max_mhz", "MHz", "the highest SM clock sampled; null: no clock series"),
+      field<&H::throttled_sm_clock_mhz>("throttled_sm_clock_mhz", "MHz",
+                                        "mean SM clock at the throttled samples; null: none"),
+  };
+};
+
+template <>
 struct Record<DeviceSummary> {
   using D = DeviceSummary;
   static constexpr std::string_view name = "device";
@@ -111,6 +170,7 @@ struct Record<DeviceSummary> {
                                       "most bytes in live allocations at once; null: the trace does not say"),
       maybe<&D::peak_reserved_bytes>("peak_reserved_bytes", "bytes",
                                      "most bytes the allocator held from the GPU; null: the trace does not say"),
+      field<&D::hw>("hw", "", "what its hardware measured (docs/metrics.md, \"Hardware metrics\")"),
   };
 };
 

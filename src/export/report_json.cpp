@@ -126,6 +126,17 @@ std::string diff_json(const ProfileDiff& d, bool pretty) {
                        {"before_calls", o.before_calls},
                        {"after_calls", o.after_calls}});
   j["ops"] = std::move(ops);
+  Json hardware = Json::array();
+  for (const HwDelta& h : d.hardware) {
+    auto mean = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+    hardware.push_back(Json{{"name", h.name},
+                            {"unit", h.unit},
+                            {"before", mean(h.before)},
+                            {"after", mean(h.after)},
+                            {"before_samples", h.before_samples},
+                            {"after_samples", h.after_samples}});
+  }
+  j["hardware"] = std::move(hardware);
   Json findings = Json::array();
   for (const FindingDelta& f : d.findings) {
     auto side = [](bool present, Severity s, double metric, TimeNs saving, const std::string& title) {

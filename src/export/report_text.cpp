@@ -469,6 +469,35 @@ void devices(const Profile& p, std::string& out) {
   out += t.render("  ") + "\n";
 }
 
+// A hardware series' value in its unit: "45.5%", "1.20 GiB/s", "1980 MHz".
+std::string hw_value(const std::string& unit, double v) {
+  if (unit == "%") return fixed(v, 1) + "%";
+  if (unit == "B/s") return bytes(static_cast<std::uint64_t>(std::max(0.0, v))) + "/s";
+  return fixed(v, v >= 100 ? 0 : 2) + (unit.empty() ? "" : " " + unit);
+}
+
+// What each GPU's hardware measured, where the trace has the series (CUPTI
+// PM sampling, NVML): means over the GPU's window, with their sample counts.
+void hardware(const Profile& p, std::string& out) {
+  bool any = false;
+  for (const DeviceSummary& d : p.devices) any = any || !d.hw.metrics.empty();
+  if (!any) return;
+  out += "Hardware (measured by the GPU's counters, not derived from time; mean over the window)\n";
+  for (const DeviceSummary& d : p.devices) {
+    if (d.hw.metrics.empty()) continue;
+    std::string id = std::to_string(d.id);
+    if (p.ranks.size() > 1 && d.rank >= 0) id = "r" + std::to_string(d.rank) + ":" + id;
+    std::string line;
+    for (const HwMetric& m : d.hw.metrics) {
+      if (m.name.ends_with("throttle_reasons")) continue;  // a bit mask: the clocks-throttled finding reads it
+      line += (line.empty() ? "" : " · ") + m.name + " " + hw_value(m.unit, m.mean);
+    }
+    out += "  GPU " + id + ": " + line + " (" + count(d.hw.metrics.front().samples) + " samples of " +
+           d.hw.metrics.front().name + ")\n";
+  }
+  out += "\n";
+}
+
 // Each GPU's memory peaks against its memory, where the trace says (PyTorch's
 // allocator events, CUPTI's memory activity).
 void memory(const Profile& p, std::string& out) {
@@ -687,8 +716,17 @@ void hta(const Profile& p, std::string& out) {
   for (const TemporalBreakdown& t : p.temporal_breakdown) {
     std::string who = "rank " + std::to_string(t.rank);
     if (t.device != kNoDevice) who += " GPU " + std::to_string(t.device);
+    // HTA rounds times to whole µs: a group of ops shorter than its rounding
+    // can end before it starts, and HTA's sum then subtracts it, which can
+    // leave more compute than busy time. The share is shown as 0, and why.
+    const bool negative = t.non_compute_share < 0;
     out += "  " + who + ": idle " + fixed(t.idle_share * 100, 2) + "% · compute " + fixed(t.compute_share * 100, 2) +
-           "% · non-compute " + fixed(t.non_compute_share * 100, 2) + "% (span " + duration(t.span_ns) + ")\n";
+           "% · non-compute " + fixed(std::max(0.0, t.non_compute_share) * 100, 2) + "% (span " + duration(t.span_ns) +
+           ")\n";
+    if (negative)
+      out += "    (HTA's own non-compute figure is " + fixed(t.non_compute_share * 100, 3) +
+             "%: it rounds times to whole µs, and ops shorter than that rounding count against the busy time; "
+             "shown as 0)\n";
   }
   out += "\n";
 }
@@ -755,6 +793,7 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
   answers_section(p, o, out);
   findings(p, o, out);
   devices(p, out);
+  hardware(p, out);
   memory(p, out);
   steps(p, o, out);
   critical_path(p, o, out);
@@ -837,6 +876,14 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
   }
   if (ops.rows.size() > 1)
     out += "Framework ops that changed most (GPU time with the ops inside)\n" + ops.render("  ") + "\n";
+
+  Table hw;
+  hw.rows.push_back({"before", "after", "samples before", "samples after", "series (mean over the GPUs)"});
+  hw.right = {true, true, true, true, false};
+  for (const HwDelta& x : d.hardware)
+    hw.rows.push_back({x.before ? hw_value(x.unit, *x.before) : "-", x.after ? hw_value(x.unit, *x.after) : "-",
+                       count(x.before_samples), count(x.after_samples), x.name});
+  if (hw.rows.size() > 1) out += "Hardware (measured by the GPUs' counters)\n" + hw.render("  ") + "\n";
 
   if (!d.findings.empty()) {
     out += "Findings\n";

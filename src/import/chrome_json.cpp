@@ -1600,9 +1600,31 @@ class Importer {
   }
 
   // Each numeric arg of a C event is one series, "<name>.<arg>" ("<name> <id>.<arg>" with an id).
+  // A GPU's hardware series as gpuscope's Chrome export writes them ("hw.*",
+  // "nvml.*" on the GPU's process, one arg named after the unit) come back as
+  // they were: that name, unit and device.
   void add_counter(Event& ev, const JsonBatch& b) {
     if (ev.args.numbers.empty()) return skip(Skip::counter_without_values);
     std::string base = to_string(ev.name, b);
+    if (ev.id.kind == IdValue::Kind::none && ev.args.numbers.size() == 1 &&
+        (base.starts_with(series_name::kHardwarePrefix) || base.starts_with(series_name::kNvmlPrefix)) &&
+        ev.pid.kind == IdValue::Kind::number && ev.pid.number >= 0 && ev.pid.number < 0xffffffffLL) {
+      const auto& [key, value] = ev.args.numbers.front();
+      std::string unit = to_string(key, b);
+      if (unit == "value") unit.clear();
+      const auto device = static_cast<std::uint32_t>(ev.pid.number);
+      std::string lookup = base + "\x1f" + std::to_string(device) + "\x1f" + unit;
+      auto it = series_.find(lookup);
+      std::uint32_t id;
+      if (it != series_.end()) {
+        id = it->second;
+      } else {
+        id = builder_.counter_series(base, device, unit);
+        series_.emplace(std::move(lookup), id);
+      }
+      builder_.add_counter(CounterRow{ev.ts, id, value});
+      return;
+    }
     if (ev.id.kind == IdValue::Kind::number)
       base += " " + std::to_string(ev.id.number);
     else if (ev.id.kind == IdValue::Kind::string)

@@ -382,3 +382,59 @@ TEST(Findings, SeverityAndSavingOrderTheList) {
 
 }  // namespace
 }  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+// An op "aten::add" called `calls` times: each call's launch takes `launch`,
+// its kernel `gpu`; a long kernel elsewhere makes the run long enough.
+Profile launch_overhead_trace(int calls, TimeNs launch, TimeNs gpu) {
+  TraceFactory f;
+  f.device(0);
+  TimeNs t = 1 * ms;
+  for (int i = 0; i < calls; ++i) {
+    f.range("aten::add", t, t + launch + 2 * us, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, "vectorized_elementwise_kernel", t + launch + 1 * us, t + launch + 1 * us + gpu, t + 1 * us,
+             launch - 1 * us);
+    t += launch + 10 * us;
+  }
+  f.kernel(0, 7, "volta_sgemm_128x64_nn", t, t + 100 * us);
+  return analyze(f.build());
+}
+
+TEST(OpLaunchOverhead, AnOpWhoseLaunchesOutlastItsKernels) {
+  const Profile p = launch_overhead_trace(20, 40 * us, 2 * us);
+  const Finding* f = testing::find_finding(p, "op-launch-overhead");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_NE(f->title.find("aten::add"), std::string::npos) << f->title;
+  EXPECT_NE(f->title.find("(20 calls)"), std::string::npos) << f->title;
+  EXPECT_NE(f->recommendation.find("CUDA graph"), std::string::npos) << f->recommendation;
+  EXPECT_LE(f->saving_ns, p.window.duration());
+}
+
+TEST(OpLaunchOverhead, OneOrTwoCallsAreNotAPattern) {
+  // A first call's launch carries one-off costs (lazy module loading): not a finding.
+  for (int calls : {1, 2}) {
+    const Profile p = launch_overhead_trace(calls, 40 * us, 2 * us);
+    EXPECT_FALSE(testing::find_finding(p, "op-launch-overhead")) << calls << testing::describe_findings(p);
+  }
+  EXPECT_TRUE(testing::find_finding(launch_overhead_trace(3, 40 * us, 2 * us), "op-launch-overhead"));
+}
+
+TEST(OpLaunchOverhead, MillisecondLaunchesAreSetupWorkAdvisedWarmUp) {
+  const Profile p = launch_overhead_trace(5, 300 * ms, 2 * us);
+  const Finding* f = testing::find_finding(p, "op-launch-overhead");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_NE(f->title.find("per launch: setup work, not launching"), std::string::npos) << f->title;
+  EXPECT_NE(f->recommendation.find("warm-up"), std::string::npos) << f->recommendation;
+  EXPECT_EQ(f->recommendation.find("torch.compile"), std::string::npos) << f->recommendation;
+  EXPECT_LE(f->saving_ns, p.window.duration());
+}
+
+TEST(OpLaunchOverhead, KernelsLongerThanTheirLaunchesGiveNone) {
+  const Profile p = launch_overhead_trace(20, 5 * us, 50 * us);
+  EXPECT_FALSE(testing::find_finding(p, "op-launch-overhead")) << testing::describe_findings(p);
+}
+
+}  // namespace
+}  // namespace gpuscope

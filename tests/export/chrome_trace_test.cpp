@@ -324,6 +324,41 @@ TEST_F(ChromeExportFile, WritesPlainJson) {
   EXPECT_EQ(entries(), 1u) << "no temporary file left behind";
 }
 
+// A GPU's hardware series (hw.* and nvml.*, as the capture writes them) come
+// back from the Chrome export with their name, unit and device.
+TEST_F(ChromeExportFile, HardwareSeriesRoundTripWithTheirDevice) {
+  testing::TraceFactory f;
+  f.device(0);
+  f.device(1);
+  f.kernel(0, 7, "k", 1'000, 50'000);
+  f.kernel(1, 7, "k", 1'000, 50'000);
+  const std::uint32_t sm0 = f.builder().counter_series("hw.sm_active", 0, "%");
+  const std::uint32_t sm1 = f.builder().counter_series("hw.sm_active", 1, "%");
+  const std::uint32_t thr = f.builder().counter_series("nvml.throttle_reasons", 1, "");
+  const std::uint32_t power = f.builder().counter_series("power", 0, "W");
+  for (TimeNs at = 2'000; at < 50'000; at += 10'000) {
+    f.builder().add_counter({at, sm0, 40.5});
+    f.builder().add_counter({at, sm1, 90.0});
+    f.builder().add_counter({at, thr, 64.0});
+    f.builder().add_counter({at, power, 300.0});
+  }
+  const Trace t = f.build();
+  const fs::path out = dir_ / "hw.json";
+  write_chrome_trace_file(t, out.string());
+  const Trace back = open_trace(out.string());
+  std::map<std::tuple<std::string, std::uint32_t, std::string>, std::vector<double>> got;
+  for (std::size_t i = 0; i < back.counters().size(); ++i) {
+    const CounterSeries& cs = back.counter_series()[back.counters().series[i]];
+    got[{cs.name, cs.device, cs.unit}].push_back(back.counters().value[i]);
+  }
+  EXPECT_EQ(got[std::make_tuple(std::string("hw.sm_active"), 0u, std::string("%"))], std::vector<double>(5, 40.5));
+  EXPECT_EQ(got[std::make_tuple(std::string("hw.sm_active"), 1u, std::string("%"))], std::vector<double>(5, 90.0));
+  EXPECT_EQ(got[std::make_tuple(std::string("nvml.throttle_reasons"), 1u, std::string())],
+            std::vector<double>(5, 64.0));
+  // Other series keep the importer's general form: "<name>.<arg>", no device.
+  EXPECT_EQ(got[std::make_tuple(std::string("power.W"), kNoDevice, std::string())], std::vector<double>(5, 300.0));
+}
+
 TEST_F(ChromeExportFile, GzipRoundTrips) {
   SyntheticOptions so;
   so.kernels = 10'000;

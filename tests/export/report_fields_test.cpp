@@ -114,6 +114,21 @@ Profile full_profile() {
   p.op_summary = {3, 3, 2, 1, 10, 3, 0, 0, true};
   p.devices[0].achieved_tflops = 1.048576;
   p.devices[0].peaks_source = "NVIDIA H200 Tensor Core GPU datasheet (SXM, dense) (H200 SXM)";
+  DeviceHw& hw = p.devices[0].hw;
+  hw.metrics = {{"hw.sm_active", "%", 120, 45.5, 3, 98}};
+  hw.by_category = {{KernelCategory::gemm, 80, 0.75, 0.5, 0.25, 1.5e12}};
+  hw.busy_samples = 100;
+  hw.low_busy_samples = 40;
+  hw.busy_sm_active = 0.5;
+  hw.low_kernels = {"small_kernel"};
+  hw.throttle_samples = 4;
+  hw.throttle_mask = 0x40;
+  hw.throttled_steps = 1;
+  hw.other_steps = 2;
+  hw.throttled_step_mean_ns = 1'700;
+  hw.other_step_mean_ns = 1'500;
+  hw.sm_clock_max_mhz = 1980;
+  hw.throttled_sm_clock_mhz = 1400;
   for (int i = 0; i < 3; ++i) {
     Step s;
     s.index = i;

@@ -141,6 +141,20 @@ TEST(ReportJson, RefusesMalformedDocumentsWithAClearError) {
   EXPECT_NO_THROW(parse_report_json(j.dump(), "newer.json"));
 }
 
+TEST(ReportText, ANegativeHtaShareIsShownAsZeroAndExplained) {
+  Profile p = sample_profile();
+  ASSERT_FALSE(p.temporal_breakdown.empty());
+  TemporalBreakdown& t = p.temporal_breakdown.front();
+  t.non_compute_share = -0.0003;
+  const std::string text = report_text(p);
+  EXPECT_EQ(text.find("non-compute -"), std::string::npos) << text;
+  EXPECT_NE(text.find("non-compute 0.00%"), std::string::npos) << text;
+  EXPECT_NE(text.find("HTA's own non-compute figure is -0.030%"), std::string::npos) << text;
+  // A share that is not negative gets no note.
+  t.non_compute_share = 0.1;
+  EXPECT_EQ(report_text(p).find("HTA's own non-compute figure"), std::string::npos);
+}
+
 TEST(ReportText, ShowsFindingsFirstWithTheirNumbers) {
   const Profile p = sample_profile();
   const std::string text = report_text(p);

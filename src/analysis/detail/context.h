@@ -332,6 +332,11 @@ void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& 
 void memory_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<DeviceSummary>& devices,
                  std::vector<Step>& steps, Evidence* ev);
 
+// hardware.cpp: DeviceSummary::hw from the trace's hardware series (steps and
+// windows before the rank's clock shift is applied to the steps).
+void hardware_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<DeviceSummary>& devices,
+                   std::vector<Step>& steps);
+
 // findings.cpp
 std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);
 
