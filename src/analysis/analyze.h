@@ -62,6 +62,11 @@ struct FindingThresholds {
   double hw_not_working_share = 0.50;  // … and at least this share of its busy samples low
   double hw_tensor_idle = 0.05;        // tensor pipes active less than this during convolutions and GEMMs
   double throttle_slowdown = 0.03;     // throttled steps this much slower than the others (relative)
+
+  // Idle time reported once, and the optimizer's ops.
+  double low_utilization_rest_share = 0.05;  // idle time no other finding counts, of the span
+  double optimizer_kernels_per_step = 100;   // kernels the optimizer's ops launch per step (per-parameter) …
+  double optimizer_fused_share = 0.5;        // … with less than this share of them multi-tensor / fused
 };
 
 struct AnalysisOptions {

@@ -64,8 +64,17 @@ struct Run {
   const std::uint8_t* category;  // kernels only
   const std::uint32_t* correlation;
   const StringId* name;  // kernels only
-  std::uint8_t table;    // kKernel, kCopy, kFill, or 0 for host syncs (seen by HTA only)
+  // Kernels only, null when the trace has no optimizer op: per row, bit 1 if
+  // an optimizer op launched it, plus kOptimizer unless it communicates.
+  const std::uint8_t* optimizer_op;
+  std::uint8_t table;  // kKernel, kCopy, kFill, or 0 for host syncs (seen by HTA only)
   RowIndex row, last;
+};
+
+// The end of a host synchronization, or of a copy call that blocks the host.
+struct SyncEnd {
+  TimeNs end;
+  bool copy;
 };
 
 struct Flight {
@@ -324,8 +333,10 @@ struct Sweep {
   StepAccount steps;
   ForwardLength input;
   const IntervalSet& input_set;
-  std::vector<TimeNs> sync_ends;  // host synchronizations that concern this device, sorted
+  std::vector<SyncEnd> sync_ends;  // host synchronizations that concern this device, sorted
   std::size_t next_sync = 0;
+  TimeNs first_step_end = RunOrder::kNever;    // the end of this device's first step (none: kNever)
+  const std::uint8_t* optimizer_op = nullptr;  // Run::optimizer_op
 
   std::vector<Run> runs;
   std::vector<Flight> flying;
@@ -382,13 +393,13 @@ struct Sweep {
       ++d.streams;
       if (!kr.empty())
         runs.push_back({k.start.data(), k.end.data(), k.api.data(), k.category.data(), k.correlation.data(),
-                        k.name.data(), kKernel, kr.begin, kr.end});
+                        k.name.data(), optimizer_op, kKernel, kr.begin, kr.end});
       if (!cr.empty())
-        runs.push_back({m.start.data(), m.end.data(), m.api.data(), nullptr, m.correlation.data(), nullptr, kCopy,
-                        cr.begin, cr.end});
+        runs.push_back({m.start.data(), m.end.data(), m.api.data(), nullptr, m.correlation.data(), nullptr, nullptr,
+                        kCopy, cr.begin, cr.end});
       if (!zr.empty())
-        runs.push_back({z.start.data(), z.end.data(), z.api.data(), nullptr, z.correlation.data(), nullptr, kFill,
-                        zr.begin, zr.end});
+        runs.push_back({z.start.data(), z.end.data(), z.api.data(), nullptr, z.correlation.data(), nullptr, nullptr,
+                        kFill, zr.begin, zr.end});
       d.kernels += kr.size();
       d.memcpys += cr.size();
       d.memsets += zr.size();
@@ -404,7 +415,7 @@ struct Sweep {
     if (found.empty()) return;
     std::sort(found.begin(), found.end());
     for (const auto& [a, b] : found) sync_start.push_back(a), sync_end.push_back(b);
-    runs.push_back({sync_start.data(), sync_end.data(), nullptr, nullptr, nullptr, nullptr, 0, 0,
+    runs.push_back({sync_start.data(), sync_end.data(), nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0,
                     static_cast<RowIndex>(found.size())});
   }
 
@@ -499,6 +510,9 @@ struct Sweep {
     TimeNs kernel_time = 0;
     Wide sm_time = 0;
     std::uint64_t optimizer_kernels = 0;
+    TimeNs optimizer_time = 0;
+    std::uint64_t op_kernels = 0, op_named_kernels = 0;  // launched by an optimizer op, of them named optimizer kernels
+    TimeNs op_time = 0;
   };
   // The op's own share of the sweep (HTA's filter, per-name totals, category
   // evidence, SM time) and its class for the in-flight counts.
@@ -514,9 +528,18 @@ struct Sweep {
       const KernelTable& k = t.kernels();
       const auto cat = static_cast<KernelCategory>(r.category[i]);
       cls |= kClassOfCategory.of[r.category[i]];
+      const TimeNs dur = end - at;
+      if (r.optimizer_op) [[unlikely]] {
+        const std::uint8_t o = r.optimizer_op[i];
+        cls |= o & kOptimizer;
+        if (o) {
+          ++sums.op_kernels;
+          sums.op_named_kernels += cat == KernelCategory::optimizer;
+          sums.op_time += dur;
+        }
+      }
       const StringId name = r.name[i];
       if (hta && hta_compute(name)) cls |= kHtaCompute;
-      const TimeNs dur = end - at;
       sums.kernel_time += dur;
       ev.ops_by_category[static_cast<int>(cat)].offer(dur, [&] { return rt.shift({at, end}); });
       OpTotals::Name& nm = names[k.category_rule.empty() ? name : name + k.category_rule[i] * t.strings().size()];
@@ -529,7 +552,9 @@ struct Sweep {
       // integers: exact, and no conversion or floating-point chain per kernel.
       const std::uint64_t blocks = std::uint64_t{k.grid_x[i]} * std::uint64_t{k.grid_y[i]} * std::uint64_t{k.grid_z[i]};
       sums.sm_time += static_cast<Wide>(static_cast<std::uint64_t>(dur)) * std::min<std::uint64_t>(blocks, sms);
-      sums.optimizer_kernels += cat == KernelCategory::optimizer;
+      const bool optimizer = (cls & kOptimizer) != 0;
+      sums.optimizer_kernels += optimizer;
+      sums.optimizer_time += optimizer ? dur : 0;
     }
     return cls;
   }
@@ -551,8 +576,9 @@ struct Sweep {
   }
 
   // A gap [g0, g1) ends with ops starting at g1; `launch` is the earliest of
-  // their launching calls' starts (`linked` false if none is linked).
-  void close_gap(TimeNs g0, TimeNs g1, bool linked, TimeNs launch) {
+  // their launching calls' starts (`linked` false if none is linked);
+  // `first_call`: the op ending it is the first kernel of its name.
+  void close_gap(TimeNs g0, TimeNs g1, bool linked, TimeNs launch, bool first_call) {
     const TimeNs gap = g1 - g0;
     const TimeNs big = opt.thresholds.idle_gap_ns;
     if (linked && launch > g0) {
@@ -567,19 +593,34 @@ struct Sweep {
     if (gap >= big) ev.idle_gaps.add(rt.shift({g0, g1}), gap);
     // The first host synchronization that returned during the gap: the GPU had
     // drained its queue and waited for the host from then on (input wait aside).
-    while (next_sync < sync_ends.size() && sync_ends[next_sync] < g0) ++next_sync;
+    while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g0) ++next_sync;
     TimeNs explained = 0;
-    if (next_sync < sync_ends.size() && sync_ends[next_sync] < g1) {
-      const TimeNs from = sync_ends[next_sync];
+    if (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) {
+      const TimeNs from = sync_ends[next_sync].end;
       const TimeNs blamed = (g1 - from) - length_within(input_set, {from, g1});
       if (blamed > 0) {
         p.syncs.gpu_idle_after_ns += blamed;
+        if (sync_ends[next_sync].copy) p.syncs.gpu_idle_after_copies_ns += blamed;
         ev.sync_idle.add(rt.shift({from, g1}), blamed);
         explained += blamed;
       }
-      while (next_sync < sync_ends.size() && sync_ends[next_sync] < g1) ++next_sync;
+      while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) ++next_sync;
     }
-    if (gap >= big) ev.idle_gaps_explained_ns += explained + length_within(input_set, {g0, g1});
+    if (gap >= big) {
+      // The gap's parts: after a sync, input wait, and the rest by what ended it.
+      const TimeNs input_part = length_within(input_set, {g0, g1});
+      ev.idle_gaps_explained_ns += explained + input_part;
+      ev.idle_gaps_sync_ns += explained;
+      const TimeNs rest = std::max<TimeNs>(0, gap - explained - input_part);
+      if (first_call && g0 < first_step_end) {
+        ev.idle_gaps_warmup_ns += rest;
+        ++ev.idle_gaps_warmup;
+      } else if (linked && launch > g0) {
+        ev.idle_gaps_launch_ns += rest;
+      } else {
+        ev.idle_gaps_queued_ns += rest;
+      }
+    }
     idle_input(g0, g1);
   }
 
@@ -615,6 +656,13 @@ struct Sweep {
       for (int oj = 1; oj < order.size() && order.head_at(oj) == a; ++oj)
         if (runs[order.at(oj)].api) consider(runs[order.at(oj)], runs[order.at(oj)].row);
     return launch;
+  }
+
+  // Whether op j of run r is the first kernel of its name in the trace.
+  bool first_call(const Run& r, RowIndex j) const {
+    if (r.table != kKernel) return false;
+    const KernelTable& k = t.kernels();
+    return names[k.category_rule.empty() ? r.name[j] : r.name[j] + k.category_rule[j] * t.strings().size()].count == 0;
   }
 
   // The device's figures once the sweep has passed its last op at `last`.
@@ -726,7 +774,7 @@ struct Sweep {
           bool linked = false;
           const TimeNs launch = launch_ending_gap(r, j, a, at, order, linked);
           settle_steps();  // close_gap() adds idle pieces to the steps (and may move on to a later one)
-          close_gap(busy_until, a, linked, launch);
+          close_gap(busy_until, a, linked, launch, first_call(r, j));
           steps.window(&step_lo, &step_hi);
         }
         const std::uint8_t cls = account(r, j, a, e, r.api[j], sums);
@@ -757,6 +805,10 @@ struct Sweep {
     settle_steps();
     d.kernel_time_ns += sums.kernel_time;
     ev.optimizer_kernels += sums.optimizer_kernels;
+    ev.optimizer_kernel_ns += sums.optimizer_time;
+    ev.optimizer_op_kernels += sums.op_kernels;
+    ev.optimizer_op_named_kernels += sums.op_named_kernels;
+    ev.optimizer_op_kernel_ns += sums.op_time;
     if (started) finish(first, now, sums);
   }
 
@@ -812,24 +864,68 @@ bool is_sync_api(std::string_view name) {
 
 // End times of the host synchronizations that concern `device`: sync records
 // for it or for no particular device, else (traces without sync records) the
-// synchronizing API calls.
-std::vector<TimeNs> sync_ends(const Trace& t, std::uint32_t device) {
-  std::vector<TimeNs> out;
+// synchronizing API calls; and the launching calls of its copies that block
+// the host (`blocking`).
+std::vector<SyncEnd> sync_ends(const Trace& t, std::uint32_t device, const std::vector<BlockingCopy>& blocking) {
+  std::vector<SyncEnd> out;
   const SyncTable& y = t.syncs();
   if (y.size()) {
     for (std::size_t i = 0; i < y.size(); ++i)
       if (y.type_at(i) != SyncType::stream_wait_event && (y.device[i] == device || y.device[i] == kNoDevice))
-        out.push_back(y.end[i]);
+        out.push_back({y.end[i], false});
   } else {
     const ApiCallTable& a = t.api_calls();
     std::vector<std::int8_t> is_sync(t.strings().size(), -1);
     for (std::size_t i = 0; i < a.size(); ++i) {
       std::int8_t& s = is_sync[a.name[i]];
       if (s < 0) s = is_sync_api(t.str(a.name[i])) ? 1 : 0;
-      if (s) out.push_back(a.end[i]);
+      if (s) out.push_back({a.end[i], false});
     }
   }
-  std::sort(out.begin(), out.end());
+  for (const BlockingCopy& b : blocking)
+    if (t.tracks()[t.memcpys().track[b.row]].device == device) out.push_back({t.api_calls().end[b.api], true});
+  std::sort(out.begin(), out.end(), [](const SyncEnd& a, const SyncEnd& b) { return a.end < b.end; });
+  return out;
+}
+
+// Per kernel row: 1 | kOptimizer if an optimizer op (PyTorch's
+// "Optimizer.step#…" range, or an op inside one) launched it, 1 if that
+// kernel communicates, else 0; empty when no optimizer op launched any.
+std::vector<std::uint8_t> optimizer_op_kernels(const Trace& t) {
+  const RangeTable& rg = t.ranges();
+  const ApiCallTable& a = t.api_calls();
+  const KernelTable& k = t.kernels();
+  std::vector<std::uint8_t> out;
+  if (rg.size() == 0 || a.op_range.size() != a.size()) return out;
+  std::vector<std::int8_t> named(t.strings().size(), -1);  // per name: an optimizer op's
+  std::vector<std::int8_t> under(rg.size(), -1);           // per range: inside an optimizer op
+  auto inside = [&](RowIndex r) {
+    // Up to the first range decided (or the top), then every range on the way gets the answer.
+    RowIndex x = r;
+    int depth = 0;
+    std::int8_t found = 0;
+    for (; x != kNoRow && depth < 256; x = t.parent_op(x), ++depth) {
+      if (under[x] >= 0) {
+        found = under[x];
+        break;
+      }
+      std::int8_t& n = named[rg.name[x]];
+      if (n < 0) n = t.str(rg.name[x]).starts_with("Optimizer.step#") ? 1 : 0;
+      if (n) {
+        found = 1;
+        break;
+      }
+    }
+    for (RowIndex y = r; y != x && y != kNoRow; y = t.parent_op(y)) under[y] = found;
+    return found == 1;
+  };
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    const RowIndex api = k.api[i];
+    if (api == kNoRow || a.op_range[api] == kNoRow || !inside(a.op_range[api])) continue;
+    if (out.empty()) out.assign(k.size(), 0);
+    out[i] = static_cast<std::uint8_t>(
+        1 | (k.category_at(i) == KernelCategory::communication ? 0 : static_cast<unsigned>(kOptimizer)));
+  }
   return out;
 }
 
@@ -850,6 +946,8 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     if (on_device(t, i, opt.device)) by_device[t.tracks()[i].device].push_back(i);
   const IntervalSet inputs = input_ranges(t);
   if (!inputs.empty()) ev->has_input_ranges = true;
+  const std::vector<BlockingCopy> blocking = blocking_copies(t, opt);
+  const std::vector<std::uint8_t> optimizer_op = optimizer_op_kernels(t);
   const HtaOpFilter hta_filter(t);
   HtaComputeNames hta_compute(t);
   const bool hta_rounds = has_sub_us_timestamps(t);
@@ -874,13 +972,16 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
       d.sm_count = info->sm_count;
     }
     std::vector<Step*> mine;
+    TimeNs first_step_end = RunOrder::kNever;
     for (Step& s : steps)
-      if (s.device == device) mine.push_back(&s);
+      if (s.device == device) mine.push_back(&s), first_step_end = std::min(first_step_end, s.range.end);
 
     sample_launches(t, tracks, *totals);
     Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *names);
     sweep.sms = d.sm_count;
-    sweep.sync_ends = sync_ends(t, device);
+    sweep.sync_ends = sync_ends(t, device, blocking);
+    sweep.first_step_end = first_step_end;
+    sweep.optimizer_op = optimizer_op.empty() ? nullptr : optimizer_op.data();
     sweep.add_runs(tracks);
     sweep.run();
     if (d.kernels + d.memcpys + d.memsets == 0) continue;

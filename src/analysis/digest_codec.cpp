@@ -121,11 +121,13 @@ GPUSCOPE_FIELDS(Skew) {
   io(x.participants, x.busy_spread, x.compute_spread, x.step_time_spread, x.slowest_rank, x.slowest_device);
 }
 GPUSCOPE_FIELDS(SyncStats) {
-  io(x.count, x.total_ns, x.device_syncs, x.stream_syncs, x.event_syncs, x.gpu_idle_after_ns);
+  io(x.count, x.total_ns, x.device_syncs, x.stream_syncs, x.event_syncs, x.gpu_idle_after_ns, x.copies, x.copy_ns,
+     x.gpu_idle_after_copies_ns);
 }
+GPUSCOPE_FIELDS(CopyGroup) { io(x.direction, x.own_stream, x.memory, x.count, x.bytes, x.time_ns, x.blocking); }
 GPUSCOPE_FIELDS(MemcpyStats) {
   io(x.count, x.bytes, x.time_ns, x.htod, x.dtoh, x.dtod, x.other, x.pageable, x.pageable_ns, x.pageable_bytes,
-     x.synchronous, x.synchronous_ns, x.memsets, x.memset_ns);
+     x.synchronous, x.synchronous_ns, x.memsets, x.memset_ns, x.groups);
 }
 GPUSCOPE_FIELDS(TemporalBreakdown) {
   io(x.rank, x.device, x.span_ns, x.idle_ns, x.compute_ns, x.non_compute_ns, x.idle_share, x.compute_share,
@@ -177,7 +179,9 @@ GPUSCOPE_FIELDS(detail::Evidence) {
   io(x.ops_by_category, x.idle_gaps, x.idle_gaps_explained_ns, x.exposed_comm, x.memcpy_exposed, x.launch_gaps,
      x.input_wait, x.sync_idle, x.pageable, x.sync_memcpy, x.optimizer, x.has_input_ranges, x.optimizer_ns,
      x.optimizer_overlapped_ns, x.optimizer_kernels, x.steps_with_optimizer, x.allocator_calls, x.allocator_call_ns,
-     x.allocator);
+     x.allocator, x.idle_gaps_sync_ns, x.idle_gaps_warmup_ns, x.idle_gaps_launch_ns, x.idle_gaps_queued_ns,
+     x.idle_gaps_warmup, x.optimizer_kernel_ns, x.optimizer_op_kernels, x.optimizer_op_named_kernels,
+     x.optimizer_op_kernel_ns);
 }
 GPUSCOPE_FIELDS(detail::RankParts::Name) { io(x.name, x.category, x.durations); }
 GPUSCOPE_FIELDS(detail::RankParts) { io(x.evidence, x.names, x.launch); }
@@ -213,8 +217,9 @@ GPUSCOPE_LISTED(Straggler, 72);
 GPUSCOPE_LISTED(JobStep, 16);
 GPUSCOPE_LISTED(LeftOut, 64);
 GPUSCOPE_LISTED(Skew, 40);
-GPUSCOPE_LISTED(SyncStats, 48);
-GPUSCOPE_LISTED(MemcpyStats, 112);
+GPUSCOPE_LISTED(SyncStats, 72);
+GPUSCOPE_LISTED(CopyGroup, 104);
+GPUSCOPE_LISTED(MemcpyStats, 136);
 GPUSCOPE_LISTED(TemporalBreakdown, 64);
 GPUSCOPE_LISTED(OpKernel, 56);
 GPUSCOPE_LISTED(OpRow, 448);
@@ -231,12 +236,12 @@ GPUSCOPE_LISTED(DeviceCoverage, 48);
 GPUSCOPE_LISTED(FileQuality, 368);
 GPUSCOPE_LISTED(TraceQuality, 24);
 GPUSCOPE_LISTED(WorkloadKind, 144);
-GPUSCOPE_LISTED(Profile, 1552);
+GPUSCOPE_LISTED(Profile, 1600);
 GPUSCOPE_LISTED(CollectivePart, 32);
-GPUSCOPE_LISTED(detail::Evidence, 1408);
+GPUSCOPE_LISTED(detail::Evidence, 1480);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
-GPUSCOPE_LISTED(detail::RankParts, 1624);
-GPUSCOPE_LISTED(RankDigest, 1720);
+GPUSCOPE_LISTED(detail::RankParts, 1696);
+GPUSCOPE_LISTED(RankDigest, 1768);
 #undef GPUSCOPE_LISTED
 #endif
 

@@ -332,34 +332,109 @@ void no_tensor_cores(Builder& b) {
 // The idle rules need a span to be idle in.
 bool has_span(const Totals& t) { return t.devices > 0 && t.span > 0; }
 
+// Whether the idle rules below fire (their conditions, shared with
+// low-utilization, which leaves out the idle time they count).
+bool input_bound_fires(const Builder& b) {
+  if (!has_span(b.t) || !b.ev.has_input_ranges || b.ev.input_wait.total() <= 0) return false;
+  const bool by_step = b.p.steps.total_ns > 0;
+  const double share =
+      by_step ? ratio(b.p.steps.input_wait_ns, b.p.steps.total_ns) : ratio(b.ev.input_wait.total(), b.t.span);
+  return share >= b.opt.thresholds.input_moderate;
+}
+bool launch_bound_fires(const Builder& b) {
+  const LaunchStats& l = b.p.launches;
+  return has_span(b.t) && l.launches > 0 &&
+         ratio(b.ev.launch_gaps.total(), b.t.span) >= b.opt.thresholds.launch_host_wait_share &&
+         l.short_kernel_share >= b.opt.thresholds.launch_short_kernel_share;
+}
+// GPU idle after host synchronizations proper, and after blocking copies.
+TimeNs sync_idle_ns(const Profile& p) { return p.syncs.gpu_idle_after_ns - p.syncs.gpu_idle_after_copies_ns; }
+bool host_sync_fires(const Builder& b) {
+  return has_span(b.t) && b.p.syncs.count > 0 && ratio(sync_idle_ns(b.p), b.t.span) >= b.opt.thresholds.host_sync_share;
+}
+// sync-memcpy rates blocking copies by the host time blocked plus the GPU idle after them.
+double blocking_copy_share(const Builder& b) {
+  return ratio(b.p.memcpys.synchronous_ns + b.p.syncs.gpu_idle_after_copies_ns, b.t.span);
+}
+bool sync_memcpy_fires(const Builder& b) {
+  return has_span(b.t) && b.p.memcpys.synchronous > 0 && blocking_copy_share(b) >= b.opt.thresholds.sync_memcpy_share;
+}
+// The idle gaps' time that gpu-idle-gaps counts itself: what neither input
+// wait nor a host synchronization explains (warm-up, late launches, queued work).
+TimeNs idle_gaps_own_ns(const Evidence& ev) {
+  return std::max<TimeNs>(0, ev.idle_gaps.total() - std::min(ev.idle_gaps_explained_ns, ev.idle_gaps.total()));
+}
+// The gaps take the threshold's share of the run, and not only as input wait
+// or idle after synchronizations (which input-bound, host-sync and
+// sync-memcpy report).
+bool idle_gaps_fire(const Builder& b) {
+  const double th = b.opt.thresholds.idle_gaps_share;
+  return has_span(b.t) && b.ev.idle_gaps.count() > 0 && ratio(b.ev.idle_gaps.total(), b.t.span) >= th &&
+         ratio(idle_gaps_own_ns(b.ev), b.t.span) >= th;
+}
+
+// The idle time (summed over devices) the other idle findings count, each
+// only if it fires, so that no idle time is reported twice.
+struct IdleClaims {
+  TimeNs input = 0, sync = 0, copies = 0, launch = 0, gaps = 0;
+  TimeNs total() const { return input + sync + copies + launch + gaps; }
+};
+IdleClaims idle_claims(const Builder& b) {
+  IdleClaims c;
+  if (input_bound_fires(b)) c.input = b.ev.input_wait.total();
+  if (host_sync_fires(b)) c.sync = sync_idle_ns(b.p);
+  if (sync_memcpy_fires(b)) c.copies = b.p.syncs.gpu_idle_after_copies_ns;
+  if (launch_bound_fires(b)) c.launch = b.ev.launch_gaps.total();
+  if (idle_gaps_fire(b)) c.gaps = idle_gaps_own_ns(b.ev);
+  return c;
+}
+
 void low_utilization(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
   if (!has_span(t)) return;
   const double util = ratio(t.busy, t.span);
-  if (util < th.low_utilization) {
-    const TimeNs explained = b.ev.input_wait.total() + b.ev.sync_idle.total() + b.ev.launch_gaps.total();
-    Finding& f = b.add(util < 0.6 * th.low_utilization ? Severity::critical : Severity::warning, util,
-                       th.low_utilization, t.per_device(std::max<TimeNs>(0, t.idle - explained)));
-    std::string range = t.devices > 1 ? " (" + pct(t.min_util) + "–" + pct(t.max_util) + " across " +
-                                            std::to_string(t.devices) + " GPUs)"
-                                      : "";
-    f.title = "GPU utilization is " + pct1(util) + range + ": " + device_words(t) + " idle " + pct(1 - util) +
-              " of the time (" + dur(t.per_device(t.idle)) + ")";
-    f.evidence = "Busy (any kernel, copy or fill running) " + dur(t.per_device(t.busy)) + " of a " +
-                 dur(t.per_device(t.span)) + " span, vs a " + pct(th.low_utilization) +
-                 " threshold. Idle time by what ended each gap: host wait (the next op was not launched yet) " +
-                 pct(ratio(t.host_wait, t.idle)) + ", kernel wait (gaps < " + dur(b.opt.consecutive_kernel_delay_ns) +
-                 ") " + pct(ratio(t.kernel_wait, t.idle)) + ", other " + pct(ratio(t.other_idle, t.idle)) + ".";
-    const bool host = t.host_wait >= t.other_idle;
-    f.recommendation =
-        host ? "The host does not keep the GPU fed: the CPU launches work later than the GPU could run it. See the "
-               "input-bound, launch-bound and host-sync findings for where the host time goes; a larger batch per "
-               "GPU also gives the GPU more work per launch. Estimated saving: idle time those findings do not explain."
-             : "The GPU waits on dependencies rather than on the host (cross-stream events, communication, copies): "
-               "see the overlap findings; put independent work on separate streams.";
-    f.ranges = b.ev.idle_gaps.ranges();
-  }
+  if (util >= th.low_utilization) return;
+  // The idle time no other finding counts: reported here only when it matters.
+  const IdleClaims c = idle_claims(b);
+  const TimeNs rest = std::max<TimeNs>(0, t.idle - c.total());
+  if (ratio(rest, t.span) < th.low_utilization_rest_share) return;
+  Finding& f = b.add(util < 0.6 * th.low_utilization ? Severity::critical : Severity::warning, util, th.low_utilization,
+                     t.per_device(rest));
+  std::string range =
+      t.devices > 1 ? " (" + pct(t.min_util) + "–" + pct(t.max_util) + " across " + std::to_string(t.devices) + " GPUs)"
+                    : "";
+  f.title = "GPU utilization is " + pct1(util) + range + ": " + device_words(t) + " idle " + pct(1 - util) +
+            " of the time (" + dur(t.per_device(t.idle)) + "), " + dur(t.per_device(rest)) +
+            " of it not counted by another finding";
+  f.evidence = "Busy (any kernel, copy or fill running) " + dur(t.per_device(t.busy)) + " of a " +
+               dur(t.per_device(t.span)) + " span, vs a " + pct(th.low_utilization) +
+               " threshold. Idle time by what ended each gap: host wait (the next op was not launched yet) " +
+               pct(ratio(t.host_wait, t.idle)) + ", kernel wait (gaps < " + dur(b.opt.consecutive_kernel_delay_ns) +
+               ") " + pct(ratio(t.kernel_wait, t.idle)) + ", other " + pct(ratio(t.other_idle, t.idle)) + ".";
+  std::string counted;
+  auto part = [&](TimeNs ns, const char* id) {
+    if (ns <= 0) return;
+    counted += (counted.empty() ? "" : ", ") + std::string(id) + " " + dur(t.per_device(ns));
+  };
+  part(c.gaps, "gpu-idle-gaps");
+  part(c.input, "input-bound");
+  part(c.sync, "host-sync");
+  part(c.copies, "sync-memcpy");
+  part(c.launch, "launch-bound");
+  if (!counted.empty())
+    f.evidence += " Counted by other findings (not here): " + counted + "; the rest, " + dur(t.per_device(rest)) +
+                  " (" + pct1(ratio(rest, t.span)) + " of the run, threshold " + pct1(th.low_utilization_rest_share) +
+                  "), is this finding's.";
+  const bool host = t.host_wait >= t.other_idle;
+  f.recommendation =
+      host ? "The host does not keep the GPU fed: the CPU launches work later than the GPU could run it, in gaps "
+             "shorter than the idle-gap rule's. Profile the host side (py-spy, the trace's CPU ops) for Python "
+             "overhead between launches; a larger batch per GPU also gives the GPU more work per launch. Estimated "
+             "saving: idle time the other findings do not count."
+           : "The GPU waits on dependencies rather than on the host (cross-stream events, communication, copies): "
+             "see the overlap findings; put independent work on separate streams.";
+  f.ranges = b.ev.idle_gaps.ranges();
 }
 
 // Busy but not working: the GPU is busy most of its window, yet its SMs are
@@ -402,34 +477,76 @@ void busy_not_working(Builder& b) {
 void gpu_idle_gaps(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
-  if (!has_span(t)) return;
-  const double gap_share = ratio(b.ev.idle_gaps.total(), t.span);
-  if (b.ev.idle_gaps.count() > 0 && gap_share >= th.idle_gaps_share) {
-    // Gap time that input wait or a host synchronization explains is the
-    // saving of the input-bound and host-sync findings (their fixes remove
-    // it): counted there, not twice.
-    const TimeNs explained = std::min(b.ev.idle_gaps_explained_ns, b.ev.idle_gaps.total());
-    Finding& f = b.add(gap_share >= 0.25 ? Severity::critical : Severity::warning, gap_share, th.idle_gaps_share,
-                       t.per_device(b.ev.idle_gaps.total() - explained));
-    const std::vector<TimeRange> r = b.ev.idle_gaps.ranges();
-    f.title = count(b.ev.idle_gaps.count()) + " GPU idle gaps of at least " + dur(th.idle_gap_ns) + " total " +
-              dur(t.per_device(b.ev.idle_gaps.total())) + " (" + pct1(gap_share) + " of the run)";
-    f.evidence = "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) +
-                 "; gaps >= " + dur(th.idle_gap_ns) +
-                 " (nsys flags 500 ms; training steps are millisecond-scale) "
-                 "take " +
-                 pct1(gap_share) + " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold.";
-    if (explained > 0)
-      f.evidence += " Of the gaps, " + dur(t.per_device(explained)) +
-                    " is input wait or GPU idle after host synchronizations: the saving of the input-bound and "
-                    "host-sync findings, not counted in this one's.";
-    f.recommendation =
-        "Look at what the host does in these gaps (the viewer jumps to them): data loading, synchronizations, "
-        "logging, checkpointing, Python overhead. Move that work off the critical path: asynchronous data loading and "
-        "checkpointing, metrics read every N steps instead of every step. Estimated saving: the gaps' time "
-        "that input wait and host synchronizations do not explain.";
-    f.ranges = r;
+  if (!idle_gaps_fire(b)) return;
+  const Evidence& ev = b.ev;
+  const double gap_share = ratio(ev.idle_gaps.total(), t.span);
+  // The gaps' parts: input wait and the idle after host synchronizations are
+  // the input-bound and host-sync findings' (their fixes remove it); warm-up
+  // is a one-time cost at the start of the capture (no fix of the program
+  // saves it); the rest is this finding's saving.
+  const TimeNs explained = std::min(ev.idle_gaps_explained_ns, ev.idle_gaps.total());
+  const TimeNs sync = std::min(ev.idle_gaps_sync_ns, explained), input = explained - sync;
+  const TimeNs warmup = ev.idle_gaps_warmup_ns, launch = ev.idle_gaps_launch_ns, queued = ev.idle_gaps_queued_ns;
+  const TimeNs saving = launch + queued;
+  // Critical by the gaps a fix of the program removes (warm-up aside).
+  const Severity sev = ratio(saving, t.span) >= 0.25 ? Severity::critical : Severity::warning;
+  Finding& f = b.add(sev, gap_share, th.idle_gaps_share, t.per_device(saving));
+  const std::vector<TimeRange> r = ev.idle_gaps.ranges();
+  // The cause with the most time decides the title's words and the advice.
+  enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput };
+  const std::array<TimeNs, 5> by_cause = {warmup, launch, queued, sync, input};
+  const auto top = static_cast<Cause>(std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
+  static constexpr const char* kWords[] = {
+      "mostly warm-up at the start of the capture", "mostly ended by late host launches",
+      "mostly ended by work already queued (dependencies, event waits)",
+      "mostly after host synchronizations and blocking copies", "mostly waiting for input"};
+  f.title = count(ev.idle_gaps.count()) + " GPU idle gaps of at least " + dur(th.idle_gap_ns) + " total " +
+            dur(t.per_device(ev.idle_gaps.total())) + " (" + pct1(gap_share) + " of the run), " + kWords[top];
+  f.evidence =
+      "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) + "; gaps >= " + dur(th.idle_gap_ns) +
+      " (nsys flags 500 ms; training steps are millisecond-scale) take " + pct1(gap_share) +
+      " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold. By what ended them: warm-up " +
+      dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup) +
+      " gaps ended by the first call of a kernel before the first step ended), a late host launch " +
+      dur(t.per_device(launch)) + ", work already queued " + dur(t.per_device(queued)) +
+      "; GPU idle after host synchronizations or blocking copies " + dur(t.per_device(sync)) + " and input wait " +
+      dur(t.per_device(input)) +
+      " are the host-sync, sync-memcpy and input-bound findings' (not counted here). Communication is never in a gap "
+      "(a gap has no op running), so exposed communication does not overlap it.";
+  std::string advice;
+  switch (top) {
+    case kWarmup:
+      advice =
+          "Most of the idle time is warm-up: first calls that load modules, allocate memory or autotune "
+          "(cudnn.benchmark, cuBLAS heuristics) before the first step. Profile steady-state steps instead: "
+          "torch.profiler.schedule(wait=1, warmup=2, active=3), or run a few iterations before the capture starts. "
+          "No saving is claimed for warm-up.";
+      break;
+    case kLaunch:
+      advice =
+          "The next op was launched late: look at what the host does in these gaps (the viewer jumps to them): "
+          "logging, checkpointing, evaluation, Python overhead. Move that work off the critical path: asynchronous "
+          "checkpointing, metrics read every N steps instead of every step.";
+      break;
+    case kQueued:
+      advice =
+          "The next op was already queued when the gap began: the GPU waited for a dependency (an event from "
+          "another stream or process, a collective's peer, a graph launch). Find what the waiting stream depends "
+          "on and overlap it, or remove the wait (cudaStreamWaitEvent on finer-grained events).";
+      break;
+    case kSync:
+      advice =
+          "The gaps follow host synchronizations and blocking copies: see the host-sync and sync-memcpy findings "
+          "(their fixes remove them).";
+      break;
+    case kInput:
+      advice = "The gaps are input wait: see the input-bound finding (its fix removes them).";
+      break;
   }
+  f.recommendation = advice +
+                     " Estimated saving: the gaps ended by late launches or queued work (not warm-up, input wait "
+                     "or the idle after synchronizations).";
+  f.ranges = r;
 }
 
 // Input: GPU idle while the host runs data-loading ranges.
@@ -493,17 +610,21 @@ void host_sync(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
   if (!has_span(t)) return;
-  const double sync_share = ratio(b.p.syncs.gpu_idle_after_ns, t.span);
-  if (b.p.syncs.count > 0 && sync_share >= th.host_sync_share) {
+  const TimeNs idle = sync_idle_ns(b.p);
+  const double sync_share = ratio(idle, t.span);
+  if (host_sync_fires(b)) {
     const SyncStats& s = b.p.syncs;
     Finding& f = b.add(sync_share >= 0.10 ? Severity::critical : Severity::warning, sync_share, th.host_sync_share,
-                       t.per_device(s.gpu_idle_after_ns));
-    f.title = count(s.count) + " host synchronizations leave the GPU idle " + dur(t.per_device(s.gpu_idle_after_ns)) +
-              " (" + pct1(sync_share) + " of the run)";
+                       t.per_device(idle));
+    f.title = count(s.count) + " host synchronizations leave the GPU idle " + dur(t.per_device(idle)) + " (" +
+              pct1(sync_share) + " of the run)";
     f.evidence = count(s.device_syncs) + " device, " + count(s.stream_syncs) + " stream and " + count(s.event_syncs) +
                  " event synchronizations held the host " + dur(s.total_ns) +
                  "; after they returned the GPU had nothing queued until the host launched again (" + pct1(sync_share) +
                  " vs a " + pct1(th.host_sync_share) + " threshold).";
+    if (s.copies)
+      f.evidence += " Copies that block the host (" + count(s.copies) + ") leave it idle another " +
+                    dur(t.per_device(s.gpu_idle_after_copies_ns)) + ": the sync-memcpy finding's, not counted here.";
     f.recommendation =
         "Keep the host ahead of the GPU: avoid .item(), .cpu(), print(loss) and torch.cuda.synchronize() inside the "
         "step (accumulate metrics on the GPU, read them every N steps), and order streams with events "
@@ -560,26 +681,95 @@ void low_concurrency(Builder& b) {
   }
 }
 
-// Copies that nothing overlaps.
+// Copies by kind (MemcpyStats::groups): host-to-device copies from pinned
+// memory on a stream of their own are done right; the others each have their fix.
+bool copies_done_right(const CopyGroup& g) { return g.direction == "HtoD" && g.memory == "pinned" && g.own_stream; }
+
+std::string copy_kind_words(const CopyGroup& g) {
+  std::string s = g.direction;
+  if (g.memory == "pinned" || g.memory == "pageable")
+    s += (g.direction == "DtoH" ? " to " : " from ") + g.memory + " memory";
+  return s + (g.own_stream ? " on a copy stream" : " on a compute stream");
+}
+
+std::string copy_group_words(const CopyGroup& g) {
+  return copy_kind_words(g) + " (" + count(g.count) + " copies, " + bytes(g.bytes) + ", " + dur(g.time_ns) + ")";
+}
+
+// The group with the most time of those `keep` accepts; null when none.
+template <class Keep>
+const CopyGroup* heaviest_copies(const MemcpyStats& m, Keep&& keep) {
+  const CopyGroup* best = nullptr;
+  for (const CopyGroup& g : m.groups)
+    if (keep(g) && (!best || g.time_ns > best->time_ns)) best = &g;
+  return best;
+}
+
+// What to change for copies of this kind.
+std::string copy_fix(const CopyGroup& g) {
+  if (g.direction == "DtoD" || g.direction == "peer") {
+    if (g.direction == "DtoD" && !g.own_stream)
+      return "These are device-to-device copies on the compute stream: tensors copied by clone(), copy_(), "
+             ".contiguous() or .to(dtype) between kernels. Remove the copies rather than speed them up: keep "
+             "tensors contiguous in the layout the next op wants (or let it take a strided view), use in-place "
+             "ops, and avoid clone() of tensors that are not written to; torch.compile fuses most of them away. "
+             "Pinned memory does not apply.";
+    return "These are device-to-device (or peer) copies: overlap them with compute on a stream of their own, or "
+           "avoid them (peer access or NCCL instead of staged copies, keep data on the GPU that uses it).";
+  }
+  if (g.direction == "DtoH") {
+    std::string s = g.memory == "pageable"
+                        ? "Copy into pinned host memory (a buffer allocated with pin_memory=True, filled by "
+                          ".copy_(src, non_blocking=True)) "
+                        : "Issue the copy asynchronously ";
+    return s +
+           "on a side stream and wait for it with an event only where the host reads it; read results "
+           "(.item(), .cpu(), print(loss)) every N steps rather than every step.";
+  }
+  if (g.direction == "HtoD") {
+    if (g.memory == "pageable")
+      return "Copy from pinned memory, asynchronously: DataLoader(pin_memory=True) and .to(device, "
+             "non_blocking=True) (cudaHostAlloc + cudaMemcpyAsync), on a copy stream that prefetches batch i+1 "
+             "during step i.";
+    if (!g.own_stream)
+      return "The copies are pinned but run on the compute stream, so kernels wait for them: issue them on a "
+             "dedicated copy stream (torch.cuda.Stream, with wait_stream/record_stream before use) that prefetches "
+             "the next batch during the current step.";
+  }
+  return "Copy while computing: cudaMemcpyAsync from pinned memory on a dedicated copy stream, prefetching batch "
+         "i+1 during step i (PyTorch: pin_memory=True and .to(device, non_blocking=True) with a prefetching loader).";
+}
+
+// Copies that nothing overlaps: except those done right (pinned HtoD on their own stream).
 void low_memcpy_overlap(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
-  if (t.memcpy > 0) {
-    const double overlap = ratio(t.memcpy - t.memcpy_exposed, t.memcpy);
-    const double copy_share = ratio(t.memcpy, t.span);
-    if (copy_share >= th.memcpy_min_share && overlap < th.low_memcpy_overlap) {
-      Finding& f = b.add(Severity::warning, overlap, th.low_memcpy_overlap, t.per_device(t.memcpy_exposed));
-      f.title = "Only " + pct1(overlap) + " of copy time overlaps kernels: " + dur(t.per_device(t.memcpy_exposed)) +
-                " of copies run with the GPU otherwise idle";
-      f.evidence = "Copies take " + pct1(copy_share) + " of the run (" + dur(t.memcpy) + "); " + pct1(overlap) +
-                   " of it overlaps kernels vs a " + pct(th.low_memcpy_overlap) +
-                   " threshold (nvvp's Low Memcpy/Compute Overlap).";
-      f.recommendation =
-          "Copy while computing: cudaMemcpyAsync from pinned memory on a dedicated copy stream, prefetching batch "
-          "i+1 during step i (PyTorch: pin_memory=True and .to(device, non_blocking=True) with a prefetching loader).";
-      f.ranges = b.ev.memcpy_exposed.ranges();
-    }
+  const MemcpyStats& m = b.p.memcpys;
+  if (t.memcpy <= 0) return;
+  // The share of copy time in kinds that want a fix (all of it where the kinds are unknown).
+  TimeNs all = 0, to_fix = 0;
+  for (const CopyGroup& g : m.groups) {
+    all += g.time_ns;
+    if (!copies_done_right(g)) to_fix += g.time_ns;
   }
+  const double fix_part = m.groups.empty() ? 1.0 : ratio(to_fix, all);
+  const double overlap = ratio(t.memcpy - t.memcpy_exposed, t.memcpy);
+  const double copy_share = ratio(t.memcpy, t.span) * fix_part;
+  if (copy_share < th.memcpy_min_share || overlap >= th.low_memcpy_overlap) return;
+  const TimeNs exposed = static_cast<TimeNs>(static_cast<double>(t.memcpy_exposed) * fix_part);
+  Finding& f = b.add(Severity::warning, overlap, th.low_memcpy_overlap, t.per_device(exposed));
+  const CopyGroup* top = heaviest_copies(m, [](const CopyGroup& g) { return !copies_done_right(g); });
+  f.title = "Only " + pct1(overlap) + " of copy time overlaps kernels: " + dur(t.per_device(t.memcpy_exposed)) +
+            " of copies run with the GPU otherwise idle" + (top ? ", mostly " + copy_kind_words(*top) : "");
+  f.evidence = "Copies take " + pct1(ratio(t.memcpy, t.span)) + " of the run (" + dur(t.memcpy) + "); " +
+               pct1(overlap) + " of it overlaps kernels vs a " + pct(th.low_memcpy_overlap) +
+               " threshold (nvvp's Low Memcpy/Compute Overlap).";
+  if (top) f.evidence += " Heaviest kind: " + copy_group_words(*top) + ".";
+  if (fix_part < 1.0)
+    f.evidence += " Pinned host-to-device copies on a copy stream (" + pct(1 - fix_part) +
+                  " of copy time) are done right and left out of the saving.";
+  f.recommendation = top ? copy_fix(*top) : copy_fix(CopyGroup{});
+  f.ranges = b.ev.memcpy_exposed.ranges();
 }
 
 // Communication nothing hides.
@@ -678,11 +868,23 @@ void exposed_communication(Builder& b) {
   }
 }
 
-// The weight update alone at the end of the step.
+// The optimizer's framework ops (PyTorch's "Optimizer.step#SGD.step"), the
+// one with the most kernels first; empty when the trace has none.
+std::vector<const OpRow*> optimizer_ops(const Profile& p) {
+  std::vector<const OpRow*> rows;
+  for (const OpRow& r : p.op_names)
+    if (r.name.starts_with("Optimizer.step#") && r.calls > 0) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const OpRow* a, const OpRow* b) { return a->kernels_total > b->kernels_total; });
+  return rows;
+}
+
+// The weight update alone at the end of the step: optimizer kernels by name,
+// and every kernel the optimizer's ops launched.
 void serialized_weight_update(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
-  const double opt_share = b.t.share_of_gpu(KernelCategory::optimizer);
+  const double opt_share = ratio(b.ev.optimizer_kernel_ns, t.gpu_time);
   const double opt_overlap = ratio(b.ev.optimizer_overlapped_ns, b.ev.optimizer_ns);
   if (b.ev.optimizer_ns > 0 && opt_share >= th.weight_update_share && opt_overlap < th.weight_update_overlap) {
     const TimeNs lone = b.ev.optimizer_ns - b.ev.optimizer_overlapped_ns;
@@ -693,18 +895,63 @@ void serialized_weight_update(Builder& b) {
               count(b.ev.optimizer_kernels) + " optimizer kernels" +
               (steps ? " (" + count(b.ev.optimizer_kernels / steps) + " per step)" : std::string()) + ", " +
               pct(opt_overlap) + " of it overlapped";
-    f.evidence = "Optimizer kernels take " + dur(b.ev.optimizer_ns) + " (" + pct1(opt_share) + " of kernel time vs a " +
-                 pct(th.weight_update_share) + " threshold); other kernels or communication run alongside for " +
-                 pct1(opt_overlap) + " of it (threshold " + pct(th.weight_update_overlap) +
-                 "). Top: " + top_kernels_text(b.p, KernelCategory::optimizer, 2) + ".";
+    f.evidence = "Optimizer kernels take " + dur(b.ev.optimizer_kernel_ns) + " (" + pct1(opt_share) +
+                 " of kernel time vs a " + pct(th.weight_update_share) +
+                 " threshold); other kernels or communication run alongside for " + pct1(opt_overlap) +
+                 " of it (threshold " + pct(th.weight_update_overlap) + ").";
+    const std::vector<const OpRow*> ops = optimizer_ops(b.p);
+    if (b.ev.optimizer_op_kernels > 0 && !ops.empty())
+      f.evidence += " Of them " + count(b.ev.optimizer_op_kernels) + " were launched by " + ops.front()->name +
+                    (ops.size() > 1 ? " and the other optimizer ops" : "") + " (" +
+                    count(b.ev.optimizer_op_named_kernels) + " named as optimizer kernels).";
+    const std::string top = top_kernels_text(b.p, KernelCategory::optimizer, 2);
+    if (!top.empty()) f.evidence += " Top: " + top + ".";
     f.recommendation =
         "Use a fused multi-tensor optimizer (one kernel for all parameters: torch.optim.SGD/Adam(foreach=True or "
         "fused=True), apex FusedSGD/FusedAdam) and overlap the update with communication and the next forward: update "
         "each gradient bucket as soon as its all-reduce completes, on a separate stream. Bundled workload: --update "
         "overlapped.";
     f.kernels = kernels_of(b.p, KernelCategory::optimizer);
+    if (f.kernels.empty() && !ops.empty())
+      for (const OpKernel& k : ops.front()->top_kernels) f.kernels.push_back(k.name);
     f.ranges = b.ev.optimizer.ranges();
   }
+}
+
+// A per-parameter (non-foreach) optimizer: its ops launch a few tiny kernels
+// per parameter, each step, where a multi-tensor one launches a handful.
+void unfused_optimizer(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  const Evidence& ev = b.ev;
+  const std::vector<const OpRow*> ops = optimizer_ops(b.p);
+  if (ops.empty() || ev.optimizer_op_kernels == 0) return;
+  const OpRow& r = *ops.front();
+  const double per_step = double(ev.optimizer_op_kernels) / double(r.calls);
+  const double named =
+      ratio(static_cast<TimeNs>(ev.optimizer_op_named_kernels), static_cast<TimeNs>(ev.optimizer_op_kernels));
+  if (per_step < th.optimizer_kernels_per_step || named >= th.optimizer_fused_share) return;
+  // A multi-tensor optimizer does the same GPU work in a few launches: the
+  // host time beyond the GPU work is what the GPU may wait for.
+  const TimeNs excess = std::max<TimeNs>(0, r.cpu_total_ns - ev.optimizer_op_kernel_ns);
+  const TimeNs saving = std::min(t.per_device(excess), t.per_device(t.idle));
+  Finding& f = b.add(per_step >= 10 * th.optimizer_kernels_per_step ? Severity::critical : Severity::warning, per_step,
+                     th.optimizer_kernels_per_step, saving);
+  const TimeNs mean = static_cast<TimeNs>(double(ev.optimizer_op_kernel_ns) / double(ev.optimizer_op_kernels));
+  f.title = r.name + " launches " + fmt("%.0f", per_step) + " kernels per step (" + count(ev.optimizer_op_kernels) +
+            " in " + count(r.calls) + " steps, mean " + dur(mean) +
+            "): a per-parameter optimizer, not a multi-tensor (foreach) or fused one";
+  f.evidence = "Kernels launched inside the optimizer's ops: " + fmt("%.0f", per_step) + " per step vs a " +
+               fmt("%.0f", th.optimizer_kernels_per_step) + " threshold, " + pct(named) +
+               " of them named as optimizer kernels (multi_tensor_apply, fused; threshold " +
+               pct(th.optimizer_fused_share) + "). The host spends " + dur(r.cpu_total_ns) +
+               " in the optimizer step for " + dur(ev.optimizer_op_kernel_ns) + " of GPU work.";
+  f.recommendation =
+      "Update all parameters in a few launches: torch.optim.SGD/Adam/AdamW(..., foreach=True) (multi-tensor) or "
+      "fused=True (one fused kernel, Adam/AdamW/SGD), apex FusedSGD/FusedAdam, or torch.compile the optimizer "
+      "step. Estimated saving: the host time of the optimizer step beyond its GPU work, at most the GPU's idle "
+      "time.";
+  for (const OpKernel& k : r.top_kernels) f.kernels.push_back(k.name);
 }
 
 // Stragglers: the rank (or GPU) the others wait for. In a job whose
@@ -907,40 +1154,62 @@ void pageable_memcpy(Builder& b) {
     Finding& f = b.add(pageable_share >= 0.05 ? Severity::warning : Severity::info, pageable_share,
                        th.pageable_min_share, t.per_device(m.pageable_ns) / 2);
     const double gbps = m.pageable_ns ? double(m.pageable_bytes) / double(m.pageable_ns) : 0;  // bytes/ns = GB/s
+    const CopyGroup* top = heaviest_copies(m, [](const CopyGroup& g) { return g.memory == "pageable"; });
     f.title = count(m.pageable) + " copies (" + bytes(m.pageable_bytes) + ", " + dur(m.pageable_ns) +
-              ") use pageable host memory, at " + fmt("%.1f", gbps) + " GB/s";
+              ") use pageable host memory, at " + fmt("%.1f", gbps) + " GB/s" +
+              (top ? ", mostly " + copy_kind_words(*top) : "");
     f.evidence =
         "Copies with a pageable host side are staged through a driver buffer and cannot overlap the host "
         "(nsys rule cuda_memcpy_async); they take " +
         pct1(pageable_share) + " of the run vs a " + pct1(th.pageable_min_share) + " threshold.";
-    f.recommendation =
-        "Use pinned host memory for transfers: cudaHostAlloc/cudaMallocHost, DataLoader(pin_memory=True) with "
-        ".to(device, non_blocking=True). Estimated saving: half the copy time (pinned copies run at full bus "
-        "bandwidth and overlap).";
+    std::string kinds;
+    for (const CopyGroup& g : m.groups)
+      if (g.memory == "pageable") kinds += (kinds.empty() ? "" : "; ") + copy_group_words(g);
+    if (!kinds.empty()) f.evidence += " By kind: " + kinds + ".";
+    f.recommendation = (top ? copy_fix(*top) : copy_fix(CopyGroup{"HtoD", false, "pageable"})) +
+                       " Estimated saving: half the copy time (pinned copies run at full bus bandwidth and overlap).";
     f.ranges = b.ev.pageable.ranges();
   }
 }
 
+// Copies that block the host, charged as synchronizations: rated by the host
+// time blocked plus the GPU idle that follows, not by the copies' duration.
 void sync_memcpy(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const MemcpyStats& m = b.p.memcpys;
+  const SyncStats& y = b.p.syncs;
   const Totals& t = b.t;
-  const double sync_share = ratio(m.synchronous_ns, t.span);
-  if (m.synchronous > 0 && sync_share >= th.sync_memcpy_share) {
-    Finding& f = b.add(sync_share >= 0.05 ? Severity::warning : Severity::info, sync_share, th.sync_memcpy_share,
-                       t.per_device(m.synchronous_ns));
-    f.title =
-        count(m.synchronous) + " blocking copy calls (cudaMemcpy and the like) hold the host " + dur(m.synchronous_ns);
-    f.evidence =
-        "Synchronous copies block the calling thread until the copy finishes (nsys rule cuda_memcpy_sync; "
-        "host-to-device copies <= " +
-        bytes(std::uint64_t(th.sync_memcpy_htod_exempt_bytes)) + " excluded); " + pct1(sync_share) +
-        " of the run vs a " + pct1(th.sync_memcpy_share) + " threshold.";
-    f.recommendation =
-        "Use cudaMemcpyAsync on a stream with pinned memory and wait only where the data is needed (an event), so "
-        "the host keeps launching work meanwhile.";
-    f.ranges = b.ev.sync_memcpy.ranges();
-  }
+  if (!sync_memcpy_fires(b)) return;
+  const double share = blocking_copy_share(b);
+  Finding& f = b.add(share >= 0.05 ? Severity::warning : Severity::info, share, th.sync_memcpy_share,
+                     t.per_device(y.gpu_idle_after_copies_ns));
+  const CopyGroup* top = nullptr;
+  for (const CopyGroup& g : m.groups)
+    if (g.blocking && (!top || g.blocking > top->blocking)) top = &g;
+  f.title = count(m.synchronous) + " copies block the host " + dur(m.synchronous_ns) + " and leave the GPU idle " +
+            dur(t.per_device(y.gpu_idle_after_copies_ns)) + " after them" +
+            (top ? ", mostly " + copy_kind_words(*top) : "");
+  f.evidence =
+      "A copy blocks the calling thread until the GPU's queue drains and the copy is done when it is launched by a "
+      "blocking call (cudaMemcpy; nsys rule cuda_memcpy_sync), has a pageable host side, or reads a value back "
+      "(.item(), a small .to('cpu'): aten::_local_scalar_dense); host-to-device copies <= " +
+      bytes(std::uint64_t(th.sync_memcpy_htod_exempt_bytes)) +
+      " are staged and excluded. Like a host synchronization it is charged the host time blocked (" +
+      dur(m.synchronous_ns) + ") plus the GPU idle after it returned (" +
+      dur(t.per_device(y.gpu_idle_after_copies_ns)) + "): " + pct1(share) + " of the run vs a " +
+      pct1(th.sync_memcpy_share) + " threshold.";
+  if (top) f.evidence += " Most of them: " + copy_group_words(*top) + ", " + count(top->blocking) + " blocking.";
+  // Small device-to-host copies read values back (.item(), a loss to print).
+  const bool scalar = top && top->direction == "DtoH" && top->bytes <= 65536 * top->count;
+  f.recommendation =
+      (scalar ? std::string("Reading values back (.item(), .cpu(), print(loss)) waits for the GPU: keep metrics on the "
+                            "GPU and read them every N steps, or copy them into pinned memory with "
+                            "non_blocking=True and wait on an event where they are needed.")
+              : "Use cudaMemcpyAsync on a stream with pinned memory and wait only where the data is needed (an event), "
+                "so the host keeps launching work meanwhile. " +
+                    (top ? copy_fix(*top) : std::string())) +
+      " Estimated saving: the GPU idle after the copies.";
+  f.ranges = b.ev.sync_memcpy.ranges();
 }
 
 // Clocks held down for a thermal or power reason (nvml.throttle_reasons)
@@ -1137,12 +1406,16 @@ constexpr RuleEntry kRules[] = {
     {{"no-tensor-cores", "share of convolution and GEMM time on tensor cores, on GPUs that have them", "warning",
       "--scale convolution=0.5 --scale gemm=0.5"},
      no_tensor_cores},
-    {{"low-utilization", "busy / span over all GPUs", "critical below 30 %"}, low_utilization},
+    {{"low-utilization", "busy / span over all GPUs, with idle time that no other finding counts",
+      "critical below 30 %"},
+     low_utilization},
     {{"busy-not-working",
       "share of the samples taken while kernels ran with few SMs active (hw.sm_active), on a GPU busy most of the time",
       "critical at ≥ 80 % of the samples"},
      busy_not_working},
-    {{"gpu-idle-gaps", "idle gaps of at least 1 ms, their share of the run", "critical at ≥ 25 %"}, gpu_idle_gaps},
+    {{"gpu-idle-gaps", "idle gaps of at least 1 ms, their share of the run, by what ended them",
+      "critical at ≥ 25 % ended by late launches or queued work"},
+     gpu_idle_gaps},
     {{"input-bound", "GPU idle while the host loads data, share of step time", "critical when highly",
       "--no-input-wait"},
      input_bound},
@@ -1152,13 +1425,19 @@ constexpr RuleEntry kRules[] = {
     {{"host-sync", "GPU idle after host synchronizations drained its queue", "critical at ≥ 10 %", "--no-host-sync"},
      host_sync},
     {{"low-concurrency", "kernels never side by side on a GPU they leave room on", "warning"}, low_concurrency},
-    {{"low-memcpy-overlap", "copy time overlapped by kernels", "warning"}, low_memcpy_overlap},
+    {{"low-memcpy-overlap", "copy time overlapped by kernels, pinned host-to-device copies on a copy stream aside",
+      "warning"},
+     low_memcpy_overlap},
     {{"exposed-communication", "communication with no compute alongside, share of the run", "critical when high",
       "--overlap-allreduce"},
      exposed_communication},
     {{"serialized-weight-update", "optimizer kernels running alone", "critical at ≥ 10 % of kernel time",
       "--overlap-update"},
      serialized_weight_update},
+    {{"unfused-optimizer",
+      "kernels launched per step by the optimizer's ops (Optimizer.step#…), few of them multi-tensor",
+      "critical at ≥ 1000 per step", ""},
+     unfused_optimizer},
     {{"straggler",
       "the rank whose late arrivals at the matched collectives made the others wait longest (else the GPU or rank "
       "with the most compute), against the median",
@@ -1169,7 +1448,9 @@ constexpr RuleEntry kRules[] = {
       "critical at ≥ 97 %", ""},
      memory_pressure},
     {{"pageable-memcpy", "copies with a pageable host side", "warning at ≥ 5 %, else info"}, pageable_memcpy},
-    {{"sync-memcpy", "copies launched by a blocking call", "warning at ≥ 5 %, else info"}, sync_memcpy},
+    {{"sync-memcpy", "copies that block the host: host time blocked plus the GPU idle after them",
+      "warning at ≥ 5 %, else info"},
+     sync_memcpy},
     {{"clocks-throttled", "steps with a thermal or power throttle reason (NVML), slower than the others", "warning"},
      clocks_throttled},
     {{"dropped-records", "records the recorder lost", "critical if ≥ 1 % of the GPU ops"}, dropped_records},

@@ -342,12 +342,25 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   y.count += r.syncs.count, y.total_ns += r.syncs.total_ns, y.device_syncs += r.syncs.device_syncs;
   y.stream_syncs += r.syncs.stream_syncs, y.event_syncs += r.syncs.event_syncs;
   y.gpu_idle_after_ns += r.syncs.gpu_idle_after_ns;
+  y.copies += r.syncs.copies, y.copy_ns += r.syncs.copy_ns;
+  y.gpu_idle_after_copies_ns += r.syncs.gpu_idle_after_copies_ns;
   MemcpyStats& c = p->memcpys;
   const MemcpyStats& o = r.memcpys;
   c.count += o.count, c.bytes += o.bytes, c.time_ns += o.time_ns, c.htod += o.htod, c.dtoh += o.dtoh;
   c.dtod += o.dtod, c.other += o.other, c.pageable += o.pageable, c.pageable_ns += o.pageable_ns;
   c.pageable_bytes += o.pageable_bytes, c.synchronous += o.synchronous, c.synchronous_ns += o.synchronous_ns;
   c.memsets += o.memsets, c.memset_ns += o.memset_ns;
+  for (const CopyGroup& g : o.groups) {
+    auto it = std::find_if(c.groups.begin(), c.groups.end(), [&](const CopyGroup& h) {
+      return h.direction == g.direction && h.own_stream == g.own_stream && h.memory == g.memory;
+    });
+    if (it == c.groups.end()) {
+      c.groups.push_back(g);
+    } else {
+      it->count += g.count, it->bytes += g.bytes, it->time_ns += g.time_ns, it->blocking += g.blocking;
+    }
+  }
+  detail::sort_copy_groups(c.groups);
   LaunchStats& l = p->launches;
   l.short_kernels += r.launches.short_kernels;
   l.runtime_outliers += r.launches.runtime_outliers;

@@ -318,8 +318,25 @@ struct SyncStats {
   TimeNs total_ns = 0;      // time hosts spent blocked in them
   std::uint64_t device_syncs = 0, stream_syncs = 0, event_syncs = 0;
   // GPU idle right after syncs: from each sync's end to the next op on its
-  // device, when that device was idle then (the queue had drained).
+  // device, when that device was idle then (the queue had drained). Blocking
+  // copies (below) count as syncs here.
   TimeNs gpu_idle_after_ns = 0;
+  // Copies that block the host until the GPU's queue drains, charged as
+  // synchronizations: blocking copy calls, copies to or from pageable host
+  // memory, device-to-host copies of .item() (MemcpyStats::synchronous).
+  std::uint64_t copies = 0;
+  TimeNs copy_ns = 0;                   // time hosts spent blocked in their calls
+  TimeNs gpu_idle_after_copies_ns = 0;  // the part of gpu_idle_after_ns that follows them
+};
+
+// The copies of one kind: direction × the stream they ran on × host memory.
+struct CopyGroup {
+  std::string direction;    // "HtoD", "DtoH", "DtoD", "peer", "other"
+  bool own_stream = false;  // on a stream that runs no kernels; false: on a compute stream
+  std::string memory;       // the host side: "pinned", "pageable"; "device" (no host side), "unknown"
+  std::uint64_t count = 0, bytes = 0;
+  TimeNs time_ns = 0;          // Σ copy durations
+  std::uint64_t blocking = 0;  // … of which blocked the host (as MemcpyStats::synchronous)
 };
 
 struct MemcpyStats {
@@ -330,10 +347,14 @@ struct MemcpyStats {
   std::uint64_t pageable = 0;                             // copies with a pageable host side
   TimeNs pageable_ns = 0;
   std::uint64_t pageable_bytes = 0;
-  std::uint64_t synchronous = 0;  // launched by a blocking call (cudaMemcpy, not …Async)
-  TimeNs synchronous_ns = 0;      // duration of those blocking calls
-  std::uint64_t memsets = 0;      // fills (memset rows)
+  // Copies that block the host: launched by a blocking call (cudaMemcpy, not
+  // …Async; small HtoD exempt), with a pageable host side, or the DtoH copy
+  // of .item() (aten::_local_scalar_dense).
+  std::uint64_t synchronous = 0;
+  TimeNs synchronous_ns = 0;  // duration of their launching calls
+  std::uint64_t memsets = 0;  // fills (memset rows)
   TimeNs memset_ns = 0;
+  std::vector<CopyGroup> groups;  // by direction × stream × host memory, most time first
 };
 
 // [SECTION] HTA-compatible temporal breakdown ------------------------------------------

@@ -4,8 +4,10 @@
 // [SECTION] Idle by cause and queue depth per stream
 // [SECTION] Host synchronizations
 // [SECTION] Copies
+// [SECTION] Blocking copies (shared with the device pass)
 // [SECTION] Entry point
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <memory>
 
@@ -276,10 +278,51 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p) {
 
 // [SECTION] Copies ------------------------------------------------------------------------------
 
+// A group's key: direction (5) × stream (2) × host memory (4).
+constexpr const char* kDirections[] = {"HtoD", "DtoH", "DtoD", "peer", "other"};
+constexpr const char* kMemories[] = {"pinned", "pageable", "device", "unknown"};
+
+int direction_of(CopyKind k) {
+  switch (k) {
+    case CopyKind::htod:
+      return 0;
+    case CopyKind::dtoh:
+      return 1;
+    case CopyKind::dtod:
+      return 2;
+    case CopyKind::ptop:
+      return 3;
+    default:
+      return 4;
+  }
+}
+
+// The host side's memory of a copy (the source of HtoD, the destination of
+// DtoH); "device" for copies with no host side.
+int memory_of(const MemcpyTable& m, std::size_t i) {
+  const CopyKind k = m.kind_at(i);
+  const MemoryKind host = k == CopyKind::htod   ? m.src_kind_at(i)
+                          : k == CopyKind::dtoh ? m.dst_kind_at(i)
+                          : m.src_kind_at(i) == MemoryKind::pageable || m.src_kind_at(i) == MemoryKind::pinned
+                              ? m.src_kind_at(i)
+                              : m.dst_kind_at(i);
+  if (host == MemoryKind::pinned) return 0;
+  if (host == MemoryKind::pageable) return 1;
+  if (k == CopyKind::dtod || k == CopyKind::ptop) return 2;
+  return 3;
+}
+
 void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evidence* ev) {
   const Trace& t = *rt.trace;
   const MemcpyTable& m = t.memcpys();
   MemcpyStats& out = p->memcpys;
+  struct Group {
+    std::uint64_t count = 0, bytes = 0, blocking = 0;
+    TimeNs time = 0;
+  };
+  std::array<Group, 5 * 2 * 4> groups{};
+  std::vector<CopyBlock> blocks(m.size(), CopyBlock::none);
+  for (const BlockingCopy& b : blocking_copies(t, opt)) blocks[b.row] = b.how;
   for (std::size_t i = 0; i < m.size(); ++i) {
     if (!on_device(t, m.track[i], opt.device)) continue;
     const TimeNs dur = m.end[i] - m.start[i];
@@ -307,18 +350,37 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
       out.pageable_bytes += m.bytes[i];
       ev->pageable.add(rt.shift({m.start[i], m.end[i]}), dur);
     }
-    // nsys's cuda_memcpy_sync: a blocking copy call holds the host; small H2D
-    // copies are exempt (the driver stages them and returns at once).
+    const bool own_stream = t.rows_of(TableId::kernels, m.track[i]).empty();
+    Group& g = groups[(direction_of(kind) * 2 + (own_stream ? 1 : 0)) * 4 + memory_of(m, i)];
+    ++g.count;
+    g.bytes += m.bytes[i];
+    g.time += dur;
+    if (blocks[i] == CopyBlock::none) continue;
+    // A copy that blocks the host: charged as a host synchronization.
+    ++g.blocking;
     const RowIndex api = m.api[i];
-    if (api == kNoRow) continue;
-    const std::string_view call = t.str(t.api_calls().name[api]);
-    if (call.find("emcpy") == std::string_view::npos || call.find("Async") != std::string_view::npos) continue;
-    if (kind == CopyKind::htod && m.bytes[i] <= std::uint64_t(opt.thresholds.sync_memcpy_htod_exempt_bytes)) continue;
-    ++out.synchronous;
     const TimeRange call_range{t.api_calls().start[api], t.api_calls().end[api]};
+    ++out.synchronous;
     out.synchronous_ns += call_range.duration();
+    ++p->syncs.copies;
+    p->syncs.copy_ns += call_range.duration();
     ev->sync_memcpy.add(rt.shift(call_range), call_range.duration());
   }
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    const Group& g = groups[k];
+    if (g.count == 0) continue;
+    const std::string direction = kDirections[k / 8], memory = kMemories[k % 4];
+    const bool own = (k / 4) % 2 == 1;
+    auto it = std::find_if(out.groups.begin(), out.groups.end(), [&](const CopyGroup& c) {
+      return c.direction == direction && c.own_stream == own && c.memory == memory;
+    });
+    if (it == out.groups.end()) {
+      out.groups.push_back({direction, own, memory});
+      it = out.groups.end() - 1;
+    }
+    it->count += g.count, it->bytes += g.bytes, it->time_ns += g.time, it->blocking += g.blocking;
+  }
+  sort_copy_groups(out.groups);
   const MemsetTable& z = t.memsets();
   for (std::size_t i = 0; i < z.size(); ++i) {
     if (!on_device(t, z.track[i], opt.device)) continue;
@@ -328,6 +390,58 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
 }
 
 }  // namespace
+
+// [SECTION] Blocking copies ----------------------------------------------------------------------
+
+void sort_copy_groups(std::vector<CopyGroup>& groups) {
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const CopyGroup& a, const CopyGroup& b) { return a.time_ns > b.time_ns; });
+}
+
+std::vector<BlockingCopy> blocking_copies(const Trace& t, const AnalysisOptions& opt) {
+  std::vector<BlockingCopy> out;
+  const MemcpyTable& m = t.memcpys();
+  const ApiCallTable& a = t.api_calls();
+  const RangeTable& rg = t.ranges();
+  // Per string: -1 not decided, 0 no, 1 yes; for call names (a blocking copy
+  // call) and op names (.item()'s ops).
+  std::vector<std::int8_t> blocking_call(t.strings().size(), -1), scalar_op(t.strings().size(), -1);
+  auto in_scalar_op = [&](RowIndex call) {
+    if (a.op_range.size() != a.size()) return false;
+    for (RowIndex r = a.op_range[call], depth = 0; r != kNoRow && depth < 64; r = t.parent_op(r), ++depth) {
+      std::int8_t& s = scalar_op[rg.name[r]];
+      if (s < 0) {
+        const std::string_view n = t.str(rg.name[r]);
+        s = n == "aten::_local_scalar_dense" || n == "aten::item" ? 1 : 0;
+      }
+      if (s) return true;
+    }
+    return false;
+  };
+  const auto exempt = static_cast<std::uint64_t>(opt.thresholds.sync_memcpy_htod_exempt_bytes);
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    const RowIndex api = m.api[i];
+    if (api == kNoRow) continue;
+    const CopyKind kind = m.kind_at(i);
+    // Small host-to-device copies are staged by the driver, which returns at
+    // once (nsys's cuda_memcpy_sync exempts them).
+    if (kind == CopyKind::htod && m.bytes[i] <= exempt) continue;
+    std::int8_t& b = blocking_call[a.name[api]];
+    if (b < 0) {
+      const std::string_view call = t.str(a.name[api]);
+      b = call.find("emcpy") != std::string_view::npos && call.find("Async") == std::string_view::npos ? 1 : 0;
+    }
+    CopyBlock how = CopyBlock::none;
+    if (b)
+      how = CopyBlock::call;
+    else if (m.src_kind_at(i) == MemoryKind::pageable || m.dst_kind_at(i) == MemoryKind::pageable)
+      how = CopyBlock::pageable;
+    else if (kind == CopyKind::dtoh && in_scalar_op(api))
+      how = CopyBlock::scalar;
+    if (how != CopyBlock::none) out.push_back({static_cast<RowIndex>(i), api, how});
+  }
+  return out;
+}
 
 // [SECTION] Entry point ---------------------------------------------------------------------------
 

@@ -200,7 +200,9 @@ void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
   // Inference has no weight update: a rule that took its kernels for one was wrong.
   if (w.phase == "inference")
     findings.erase(std::remove_if(findings.begin(), findings.end(),
-                                  [](const Finding& f) { return f.id == "serialized-weight-update"; }),
+                                  [](const Finding& f) {
+                                    return f.id == "serialized-weight-update" || f.id == "unfused-optimizer";
+                                  }),
                    findings.end());
   for (Finding& f : findings) {
     std::string& r = f.recommendation;

@@ -572,7 +572,30 @@ struct Record<SyncStats> {
       field<&Y::stream_syncs>("stream_syncs", "", "stream synchronizations"),
       field<&Y::event_syncs>("event_syncs", "", "event synchronizations"),
       field<&Y::gpu_idle_after_ns>("gpu_idle_after_ns", "ns",
-                                   "GPU idle from a sync's end to its GPU's next op, when the queue had drained"),
+                                   "GPU idle from a sync's (or blocking copy's) end to its GPU's next op, when the "
+                                   "queue had drained"),
+      optional<&Y::copies>("copies", "",
+                           "copies that block the host (`memcpys.synchronous`), charged as synchronizations"),
+      optional<&Y::copy_ns>("copy_ns", "ns", "time hosts spent blocked in their calls"),
+      optional<&Y::gpu_idle_after_copies_ns>("gpu_idle_after_copies_ns", "ns",
+                                             "the part of `gpu_idle_after_ns` that follows them"),
+  };
+};
+
+template <>
+struct Record<CopyGroup> {
+  using G = CopyGroup;
+  static constexpr std::string_view name = "copy_group";
+  static constexpr std::string_view meaning = "The copies of one direction, stream kind and host memory.";
+  static constexpr Field<G> fields[] = {
+      field<&G::direction>("direction", "", "`HtoD`, `DtoH`, `DtoD`, `peer` or `other`"),
+      field<&G::own_stream>("own_stream", "",
+                            "true: on a stream that runs no kernels (a copy stream); false: on a compute stream"),
+      field<&G::memory>("memory", "", "the host side: `pinned`, `pageable`; `device` for copies with none; `unknown`"),
+      field<&G::count>("count", "", "copies"),
+      field<&G::bytes>("bytes", "bytes", "bytes copied"),
+      field<&G::time_ns>("time_ns", "ns", "Σ copy durations"),
+      field<&G::blocking>("blocking", "", "of them, copies that block the host"),
   };
 };
 
@@ -592,10 +615,14 @@ struct Record<MemcpyStats> {
       field<&M::pageable>("pageable", "", "copies with a pageable host side"),
       field<&M::pageable_ns>("pageable_ns", "ns", "their time"),
       field<&M::pageable_bytes>("pageable_bytes", "bytes", "their bytes"),
-      field<&M::synchronous>("synchronous", "", "copies launched by a blocking call (cudaMemcpy, not …Async)"),
-      field<&M::synchronous_ns>("synchronous_ns", "ns", "duration of those blocking calls"),
+      field<&M::synchronous>("synchronous", "",
+                             "copies that block the host: launched by a blocking call (cudaMemcpy, not …Async), "
+                             "with a pageable host side, or the device-to-host copy of .item(); host-to-device "
+                             "copies ≤ 64 KB exempt"),
+      field<&M::synchronous_ns>("synchronous_ns", "ns", "duration of their launching calls"),
       field<&M::memsets>("memsets", "", "fills"),
       field<&M::memset_ns>("memset_ns", "ns", "Σ fill durations"),
+      optional<&M::groups>("groups", "", "copies by direction × stream × host memory, most time first"),
   };
 };
 

@@ -272,8 +272,13 @@ std::optional<Answer> answer_communication(const Profile& p, const JobTotals& j)
 
 std::optional<Answer> answer_weight_update(const Profile& p, const JobTotals&) {
   std::string q = "overlap the weight update?";
-  const double opt = category_share(p, {KernelCategory::optimizer});
-  if (first_of(p, {"serialized-weight-update"})) return yes(p, q, {"serialized-weight-update"});
+  // Optimizer kernels by name, or (when more) the GPU time of the optimizer's ops (Optimizer.step#…).
+  double opt = category_share(p, {KernelCategory::optimizer});
+  for (const OpRow& r : p.op_names)
+    if (r.name.starts_with("Optimizer.step#") && p.kernel_time_ns > 0)
+      opt = std::max(opt, double(r.gpu_total_ns) / double(p.kernel_time_ns));
+  if (first_of(p, {"serialized-weight-update", "unfused-optimizer"}))
+    return yes(p, q, {"serialized-weight-update", "unfused-optimizer"});
   if (p.workload.phase == "inference") return Answer{q, "n/a", "an inference run: no weight update"};
   if (opt == 0) return Answer{q, "n/a", "no optimizer kernels recognised in this trace"};
   if (opt < 0.05)
@@ -740,11 +745,20 @@ void host_side(const Profile& p, std::string& out) {
     out += "Copies: " + count(m.count) + " (" + bytes(m.bytes) + ", " + duration(m.time_ns) + "): " + count(m.htod) +
            " HtoD, " + count(m.dtoh) + " DtoH, " + count(m.dtod) + " DtoD, " + count(m.other) + " other · " +
            count(m.pageable) + " pageable · " + count(m.synchronous) + " blocking\n";
+  for (std::size_t i = 0; i < m.groups.size() && i < 4; ++i) {
+    const CopyGroup& g = m.groups[i];
+    out += "  " + g.direction + " " + g.memory + (g.own_stream ? " on a copy stream" : " on a compute stream") + ": " +
+           count(g.count) + " (" + bytes(g.bytes) + ", " + duration(g.time_ns) + ")" +
+           (g.blocking ? ", " + count(g.blocking) + " blocking" : std::string()) + "\n";
+  }
   const SyncStats& y = p.syncs;
-  if (y.count)
+  if (y.count || y.copies)
     out += "Host syncs: " + count(y.count) + " (" + count(y.device_syncs) + " device, " + count(y.stream_syncs) +
            " stream, " + count(y.event_syncs) + " event), host blocked " + duration(y.total_ns) +
-           ", GPU idle after them " + duration(y.gpu_idle_after_ns) + "\n";
+           ", GPU idle after them " + duration(y.gpu_idle_after_ns) +
+           (y.copies ? " (" + duration(y.gpu_idle_after_copies_ns) + " after " + count(y.copies) + " blocking copies)"
+                     : std::string()) +
+           "\n";
   if (l.launches || m.count || y.count) out += "\n";
 }
 

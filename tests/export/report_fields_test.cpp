@@ -173,6 +173,9 @@ Profile full_profile() {
   p.left_out = {{"rank2.json", "not a trace"}, {"", "1 of the job's 4 ranks have no file (rank 3)"}};
   p.syncs.count = 4;
   p.memcpys.bytes = 1 << 20;
+  p.memcpys.groups = {{"HtoD", false, "pageable", 2, 1 << 20, 900, 1}};
+  p.syncs.copies = 1;
+  p.syncs.gpu_idle_after_copies_ns = 40;
   Finding f;
   f.id = "padding-hotspot";
   f.severity = Severity::critical;

@@ -156,6 +156,23 @@ struct Evidence {
   std::uint64_t allocator_calls = 0;
   TimeNs allocator_call_ns = 0;  // time hosts spent in them
   TopRanges allocator;           // those calls
+  // The idle gaps (idle_gaps) split so that the parts add up to their total:
+  // the GPU idle after a host synchronization or blocking copy (host-sync's),
+  // input wait (input-bound's: idle_gaps_explained_ns less the sync part),
+  // and the rest by what ended the gap: warm-up (the first call of a kernel
+  // before the first step ends: lazy loading, autotuning, first allocations),
+  // a late host launch, or work already queued (a dependency, an event wait,
+  // a graph replay; also ops with no launching call).
+  TimeNs idle_gaps_sync_ns = 0, idle_gaps_warmup_ns = 0, idle_gaps_launch_ns = 0, idle_gaps_queued_ns = 0;
+  std::uint64_t idle_gaps_warmup = 0;  // gaps ended by warm-up
+  // Kernels counted as the weight update: optimizer kernels by name, and the
+  // kernels launched inside the optimizer's ops (PyTorch's
+  // "Optimizer.step#SGD.step"), communication aside.
+  TimeNs optimizer_kernel_ns = 0;  // Σ their durations
+  // Kernels launched inside the optimizer's ops, of them named optimizer
+  // kernels (foreach/fused: multi_tensor_apply, fused Adam), Σ their durations.
+  std::uint64_t optimizer_op_kernels = 0, optimizer_op_named_kernels = 0;
+  TimeNs optimizer_op_kernel_ns = 0;
 
   // Calls f on every TopRanges of `e`, in one fixed order.
   template <class Self, class F>
@@ -180,6 +197,12 @@ struct Evidence {
     steps_with_optimizer += o.steps_with_optimizer;
     allocator_calls += o.allocator_calls;
     allocator_call_ns += o.allocator_call_ns;
+    idle_gaps_sync_ns += o.idle_gaps_sync_ns, idle_gaps_warmup_ns += o.idle_gaps_warmup_ns;
+    idle_gaps_launch_ns += o.idle_gaps_launch_ns, idle_gaps_queued_ns += o.idle_gaps_queued_ns;
+    idle_gaps_warmup += o.idle_gaps_warmup;
+    optimizer_kernel_ns += o.optimizer_kernel_ns;
+    optimizer_op_kernels += o.optimizer_op_kernels, optimizer_op_named_kernels += o.optimizer_op_named_kernels;
+    optimizer_op_kernel_ns += o.optimizer_op_kernel_ns;
   }
 };
 
@@ -267,6 +290,25 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
 // streams.cpp: idle by cause and queue depth per stream, host synchronization
 // counts, copies; every launched op into totals.launch (bracket() called).
 void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev);
+
+// How a copy blocks the host: its launching call returns only once the GPU's
+// queue has drained (and the copy is done), like a synchronization.
+enum class CopyBlock : std::uint8_t {
+  none,
+  call,      // a blocking copy call (cudaMemcpy, not …Async)
+  pageable,  // a copy to or from pageable host memory
+  scalar,    // the device-to-host copy of .item() (aten::_local_scalar_dense)
+};
+struct BlockingCopy {
+  RowIndex row = kNoRow;  // the memcpy row
+  RowIndex api = kNoRow;  // its launching call
+  CopyBlock how = CopyBlock::none;
+};
+// streams.cpp: the copies of a trace that block the host, in row order
+// (host-to-device copies <= thresholds.sync_memcpy_htod_exempt_bytes are
+// staged by the driver and exempt); copy groups by most time first.
+std::vector<BlockingCopy> blocking_copies(const Trace& t, const AnalysisOptions& opt);
+void sort_copy_groups(std::vector<CopyGroup>& groups);
 
 // hotspots.cpp: categories, hotspots and launch statistics over all traces,
 // from the totals the device passes gathered (plus the scans exact medians need).

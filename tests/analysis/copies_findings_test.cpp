@@ -1,0 +1,340 @@
+// Copies, blocking copies, idle gaps by cause and the optimizer's ops, on
+// synthetic traces with planted problems: each rule fires on its planted
+// case, says which case it found, advises by it, and stays silent on the
+// case done right.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "support/findings.h"
+#include "support/test_traces.h"
+
+namespace gpuscope {
+namespace {
+
+using testing::TraceFactory;
+namespace names = testing::names;
+
+constexpr TimeNs us = 1'000;
+constexpr TimeNs ms = 1'000'000;
+
+bool has(const std::string& text, const char* words) { return text.find(words) != std::string::npos; }
+
+const CopyGroup* group(const Profile& p, const char* direction, bool own_stream, const char* memory) {
+  for (const CopyGroup& g : p.memcpys.groups)
+    if (g.direction == direction && g.own_stream == own_stream && g.memory == memory) return &g;
+  return nullptr;
+}
+
+// [SECTION] Copies by direction, stream and host memory ------------------------------------
+
+TEST(CopyGroups, ByDirectionStreamAndHostMemory) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 4; ++s) {
+    // A pinned input copy on copy stream 20 (no kernels there), a pageable one on compute stream 7.
+    f.memcpy(0, 20, CopyKind::htod, MemoryKind::pinned, MemoryKind::device, 1 << 20, t, t + 100 * us);
+    f.memcpy(0, 7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, 2 << 20, t + 100 * us, t + 300 * us);
+    f.kernel(0, 7, names::kConvTensorCore, t + 300 * us, t + 1300 * us, t);
+    f.memcpy(0, 7, CopyKind::dtod, MemoryKind::device, MemoryKind::device, 4 << 20, t + 1300 * us, t + 1350 * us);
+    f.memcpy(0, 7, CopyKind::ptop, MemoryKind::device, MemoryKind::device, 1 << 10, t + 1350 * us, t + 1360 * us);
+    t += 2 * ms;
+  }
+  const Trace tr = f.build();
+  const Profile p = analyze(tr);
+  ASSERT_EQ(p.memcpys.groups.size(), 4u);
+  const CopyGroup* pinned = group(p, "HtoD", true, "pinned");
+  const CopyGroup* pageable = group(p, "HtoD", false, "pageable");
+  const CopyGroup* dtod = group(p, "DtoD", false, "device");
+  const CopyGroup* peer = group(p, "peer", false, "device");
+  ASSERT_TRUE(pinned && pageable && dtod && peer);
+  EXPECT_EQ(pinned->count, 4u);
+  EXPECT_EQ(pinned->time_ns, 4 * 100 * us);
+  EXPECT_EQ(pinned->bytes, 4u << 20);
+  EXPECT_EQ(pinned->blocking, 0u);
+  EXPECT_EQ(pageable->time_ns, 4 * 200 * us);
+  EXPECT_EQ(pageable->blocking, 4u);  // pageable: the call waits for the queue
+  EXPECT_EQ(dtod->time_ns, 4 * 50 * us);
+  EXPECT_EQ(peer->count, 4u);
+  EXPECT_EQ(p.memcpys.groups.front().direction, "HtoD");  // most time first
+  EXPECT_FALSE(p.memcpys.groups.front().own_stream);
+}
+
+// [SECTION] Advice by the kind of copy -------------------------------------------------------
+
+// Steps of a kernel and a copy with nothing alongside, the copy of the given kind.
+Trace copy_steps(std::uint32_t copy_stream, CopyKind kind, MemoryKind src, MemoryKind dst) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 10; ++s) {
+    f.memcpy(0, copy_stream, kind, src, dst, 8 << 20, t, t + 300 * us, "cudaMemcpyAsync", t - 50 * us);
+    f.kernel(0, 7, names::kConvTensorCore, t + 301 * us, t + 1000 * us, t - 40 * us);
+    f.range("step " + std::to_string(s), t - 60 * us, t + 1000 * us);
+    t += 1001 * us;
+  }
+  return f.build();
+}
+
+TEST(CopyAdvice, DeviceToDeviceCopiesOnTheComputeStreamAreToBeRemoved) {
+  const Trace t = copy_steps(7, CopyKind::dtod, MemoryKind::device, MemoryKind::device);
+  const Profile p = analyze(t);
+  const Finding* o = testing::find_finding(p, "low-memcpy-overlap");
+  ASSERT_TRUE(o) << testing::describe_findings(p);
+  EXPECT_TRUE(has(o->title, "DtoD on a compute stream")) << o->title;
+  EXPECT_TRUE(has(o->recommendation, "Remove the copies")) << o->recommendation;
+  EXPECT_TRUE(has(o->recommendation, "Pinned memory does not apply")) << o->recommendation;
+  EXPECT_FALSE(has(o->recommendation, "pin_memory=True")) << o->recommendation;
+  EXPECT_EQ(o->saving_ns, 10 * 300 * us);
+  EXPECT_FALSE(testing::find_finding(p, "pageable-memcpy"));
+  EXPECT_FALSE(testing::find_finding(p, "sync-memcpy"));  // async device copies do not block the host
+}
+
+TEST(CopyAdvice, PinnedInputCopiesOnTheirOwnStreamAreDoneRight) {
+  const Trace right = copy_steps(20, CopyKind::htod, MemoryKind::pinned, MemoryKind::device);
+  const Profile p = analyze(right);
+  EXPECT_FALSE(testing::find_finding(p, "low-memcpy-overlap")) << testing::describe_findings(p);
+  EXPECT_FALSE(testing::find_finding(p, "pageable-memcpy"));
+  EXPECT_FALSE(testing::find_finding(p, "sync-memcpy"));
+  EXPECT_EQ(p.memcpys.synchronous, 0u);
+
+  // The same copies on the compute stream: kernels wait for them; a copy stream is the fix.
+  const Trace compute = copy_steps(7, CopyKind::htod, MemoryKind::pinned, MemoryKind::device);
+  const Profile q = analyze(compute);
+  const Finding* o = testing::find_finding(q, "low-memcpy-overlap");
+  ASSERT_TRUE(o) << testing::describe_findings(q);
+  EXPECT_TRUE(has(o->title, "HtoD from pinned memory on a compute stream")) << o->title;
+  EXPECT_TRUE(has(o->recommendation, "dedicated copy stream")) << o->recommendation;
+}
+
+TEST(CopyAdvice, PageableCopiesAreAdvisedByDirection) {
+  const Trace in = copy_steps(7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device);
+  const Profile p = analyze(in);
+  const Finding* g = testing::find_finding(p, "pageable-memcpy");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  EXPECT_TRUE(has(g->title, "mostly HtoD from pageable memory")) << g->title;
+  EXPECT_TRUE(has(g->recommendation, "pin_memory=True")) << g->recommendation;
+
+  const Trace out = copy_steps(7, CopyKind::dtoh, MemoryKind::device, MemoryKind::pageable);
+  const Profile q = analyze(out);
+  const Finding* h = testing::find_finding(q, "pageable-memcpy");
+  ASSERT_TRUE(h) << testing::describe_findings(q);
+  EXPECT_TRUE(has(h->title, "mostly DtoH to pageable memory")) << h->title;
+  EXPECT_TRUE(has(h->recommendation, "Copy into pinned host memory")) << h->recommendation;
+  EXPECT_FALSE(has(h->recommendation, "DataLoader")) << h->recommendation;
+}
+
+// [SECTION] Copies that block the host are synchronizations ------------------------------
+
+// Steps of an 800 µs kernel and a device-to-host copy of the result whose
+// call starts with the kernel; the next kernel is launched 300 µs after the
+// call returns. `blocking`: the call lasts until the copy is done (a
+// pageable copy, or .item()); else it returns at once.
+Trace read_back_steps(MemoryKind host, bool blocking, bool in_item) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 10; ++s) {
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 800 * us, t - 20 * us);
+    const TimeNs call_end = blocking ? t + 810 * us : t + 5 * us;
+    if (in_item)
+      f.range("aten::_local_scalar_dense", t - 2 * us, call_end + 1 * us, 1, RangeKind::annotation, "cpu_op");
+    f.memcpy(0, 7, CopyKind::dtoh, MemoryKind::device, host, 4, t + 800 * us, t + 805 * us, "cudaMemcpyAsync", t,
+             call_end - t);
+    const TimeNs next = (blocking ? call_end : t + 805 * us) + 300 * us;
+    f.kernel(0, 7, names::kRelu, next, next + 100 * us, next - 10 * us);
+    t = next + 101 * us;
+  }
+  return f.build();
+}
+
+TEST(BlockingCopies, APageableCopyIsChargedAsAHostSync) {
+  const Trace tr = read_back_steps(MemoryKind::pageable, true, false);
+  const Profile p = analyze(tr);
+  EXPECT_EQ(p.memcpys.synchronous, 10u);
+  EXPECT_EQ(p.memcpys.synchronous_ns, 10 * 810 * us);
+  EXPECT_EQ(p.syncs.copies, 10u);
+  EXPECT_EQ(p.syncs.copy_ns, 10 * 810 * us);
+  EXPECT_EQ(p.syncs.gpu_idle_after_copies_ns, 10 * 300 * us);  // from the call's end to the next kernel
+  EXPECT_EQ(p.syncs.gpu_idle_after_ns, 10 * 300 * us);
+  EXPECT_EQ(p.syncs.count, 0u);
+  const Finding* s = testing::find_finding(p, "sync-memcpy");
+  ASSERT_TRUE(s) << testing::describe_findings(p);
+  // Rated by host time blocked + GPU idle after, not by the copies' 5 µs each.
+  EXPECT_NEAR(s->metric, double(10 * (810 + 300) * us) / double(p.devices[0].span_ns), 1e-9);
+  EXPECT_EQ(s->saving_ns, 10 * 300 * us);
+  EXPECT_TRUE(has(s->title, "DtoH to pageable memory")) << s->title;
+  EXPECT_TRUE(has(s->recommendation, ".item()")) << s->recommendation;  // a small read-back
+  // The idle after the copies is sync-memcpy's: host-sync (no sync calls) stays silent.
+  EXPECT_FALSE(testing::find_finding(p, "host-sync"));
+}
+
+TEST(BlockingCopies, ItemReadsBackAsAHostSync) {
+  const Trace item = read_back_steps(MemoryKind::pinned, true, true);
+  const Profile p = analyze(item);
+  EXPECT_EQ(p.memcpys.synchronous, 10u);
+  EXPECT_EQ(p.syncs.gpu_idle_after_copies_ns, 10 * 300 * us);
+  ASSERT_TRUE(testing::find_finding(p, "sync-memcpy")) << testing::describe_findings(p);
+
+  // The same pinned copy outside .item(), asynchronous: nothing blocks.
+  const Trace async = read_back_steps(MemoryKind::pinned, false, false);
+  const Profile q = analyze(async);
+  EXPECT_EQ(q.memcpys.synchronous, 0u);
+  EXPECT_EQ(q.syncs.copies, 0u);
+  EXPECT_EQ(q.syncs.gpu_idle_after_ns, 0);
+  EXPECT_FALSE(testing::find_finding(q, "sync-memcpy")) << testing::describe_findings(q);
+}
+
+// [SECTION] Idle gaps by what ended them ------------------------------------------------
+
+// `steps` steps of a conv and a GEMM, `gap` between them; each step's first
+// kernel launched `lead` before it starts (measured from its start).
+Trace gap_steps(int steps, TimeNs gap, TimeNs lead) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < steps; ++s) {
+    const TimeNs step_start = t;
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 500 * us, t - lead);
+    f.kernel(0, 7, names::kGemmTensorCore, t + 501 * us, t + 800 * us, t);
+    t += 801 * us;
+    f.range("step " + std::to_string(s), step_start - lead - 10 * us, t);
+    t += gap;
+  }
+  return f.build();
+}
+
+TEST(IdleGaps, LateLaunchesAreNamedAndSaved) {
+  const Trace tr = gap_steps(10, 3 * ms, 100 * us);  // launched 100 µs before the step: after the gap began
+  const Profile p = analyze(tr);
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  EXPECT_TRUE(has(g->title, "late host launches")) << g->title;
+  EXPECT_EQ(g->saving_ns, 9 * (3 * ms + 1 * us));
+  EXPECT_TRUE(has(g->recommendation, "launched late")) << g->recommendation;
+  // The gaps are all the idle time: low-utilization would count it again.
+  EXPECT_FALSE(testing::find_finding(p, "low-utilization")) << testing::describe_findings(p);
+}
+
+TEST(IdleGaps, QueuedWorkIsADependency) {
+  const Trace tr = gap_steps(10, 3 * ms, 3500 * us);  // launched before the gap began: the GPU waited on something else
+  const Profile p = analyze(tr);
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  EXPECT_TRUE(has(g->title, "work already queued")) << g->title;
+  EXPECT_TRUE(has(g->recommendation, "dependency")) << g->recommendation;
+}
+
+TEST(IdleGaps, WarmUpAtTheStartIsNamedAndNotSaved) {
+  TraceFactory f;
+  // Step 0: a fill, then 50 ms of autotuning on the host before the first convolution.
+  f.kernel(0, 7, names::kRelu, 1 * ms, 1 * ms + 10 * us, 1 * ms - 10 * us);
+  TimeNs t = 51 * ms;
+  for (int s = 0; s < 10; ++s) {
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 500 * us, t - 20 * us);
+    f.kernel(0, 7, names::kGemmTensorCore, t + 501 * us, t + 800 * us, t);
+    f.range("step " + std::to_string(s), s == 0 ? 1 * ms - 20 * us : t - 30 * us, t + 800 * us);
+    t += 801 * us;
+  }
+  const Trace tr = f.build();
+  const Profile p = analyze(tr);
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  EXPECT_TRUE(has(g->title, "warm-up")) << g->title;
+  EXPECT_EQ(g->saving_ns, 0);
+  EXPECT_TRUE(has(g->recommendation, "steady-state")) << g->recommendation;
+  EXPECT_FALSE(testing::find_finding(p, "low-utilization")) << testing::describe_findings(p);
+
+  // The same 50 ms gap later (after the first step), before a kernel seen before: not warm-up.
+  TraceFactory later;
+  TimeNs u = 1 * ms;
+  for (int s = 0; s < 10; ++s) {
+    if (s == 5) u += 50 * ms;
+    later.kernel(0, 7, names::kConvTensorCore, u, u + 500 * us, u - 20 * us);
+    later.kernel(0, 7, names::kGemmTensorCore, u + 501 * us, u + 800 * us, u);
+    later.range("step " + std::to_string(s), u - 30 * us, u + 800 * us);
+    u += 801 * us;
+  }
+  const Trace t2 = later.build();
+  const Profile q = analyze(t2);
+  const Finding* h = testing::find_finding(q, "gpu-idle-gaps");
+  ASSERT_TRUE(h) << testing::describe_findings(q);
+  EXPECT_TRUE(has(h->title, "late host launches")) << h->title;
+  EXPECT_GT(h->saving_ns, 50 * ms);
+}
+
+TEST(IdleGaps, GapsAfterSynchronizationsAreHostSyncsAlone) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 10; ++s) {
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 800 * us, t - 50 * us);
+    f.sync(SyncType::context, 0, kNoId, t - 40 * us, t + 800 * us);
+    f.kernel(0, 7, names::kRelu, t + 3 * ms, t + 3100 * us, t + 2990 * us);  // 2.2 ms of host work after the sync
+    t += 3101 * us;
+  }
+  const Trace tr = f.build();
+  const Profile p = analyze(tr);
+  ASSERT_TRUE(testing::find_finding(p, "host-sync")) << testing::describe_findings(p);
+  EXPECT_FALSE(testing::find_finding(p, "gpu-idle-gaps")) << testing::describe_findings(p);
+  EXPECT_FALSE(testing::find_finding(p, "low-utilization")) << testing::describe_findings(p);
+}
+
+// [SECTION] The optimizer by its ops -----------------------------------------------------
+
+// Steps of a convolution and then the weight update inside
+// "Optimizer.step#SGD.step": `kernels` kernels named `name`, 3 µs each,
+// launched one by one (a 10 µs call each).
+Trace optimizer_steps(int kernels, const char* name, bool range = true) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 5; ++s) {
+    const TimeNs step_start = t;
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 800 * us, t - 50 * us);
+    TimeNs host = t + 800 * us;
+    const TimeNs opt_start = host;
+    for (int k = 0; k < kernels; ++k) {
+      f.kernel(0, 7, name, host + 11 * us, host + 14 * us, host, 10 * us);
+      host += 15 * us;
+    }
+    if (range)
+      f.range("Optimizer.step#SGD.step", opt_start - 1 * us, host - 2 * us, 1, RangeKind::annotation,
+              "user_annotation");
+    f.range("step " + std::to_string(s), step_start - 60 * us, host);
+    t = host + 100 * us;
+  }
+  return f.build();
+}
+
+TEST(Optimizer, APerParameterOptimizerIsAFinding) {
+  const Trace tr = optimizer_steps(300, names::kRelu);
+  const Profile p = analyze(tr);
+  const Finding* u = testing::find_finding(p, "unfused-optimizer");
+  ASSERT_TRUE(u) << testing::describe_findings(p);
+  EXPECT_DOUBLE_EQ(u->metric, 300.0);
+  EXPECT_TRUE(has(u->title, "Optimizer.step#SGD.step launches 300 kernels per step")) << u->title;
+  EXPECT_TRUE(has(u->recommendation, "foreach=True")) << u->recommendation;
+  EXPECT_GT(u->saving_ns, 0);
+  // Its kernels are the weight update, running alone, though their names are elementwise.
+  const Finding* w = testing::find_finding(p, "serialized-weight-update");
+  ASSERT_TRUE(w) << testing::describe_findings(p);
+  EXPECT_TRUE(has(w->title, "1,500 optimizer kernels (300 per step)")) << w->title;
+  EXPECT_EQ(w->metric, 0.0);
+}
+
+TEST(Optimizer, MultiTensorOrUnannotatedOptimizersAreNot) {
+  // foreach=True: a few multi-tensor kernels per step.
+  const char* kForeach =
+      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+      "namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::FusedSgdMathFunctor<float, 3> >()";
+  const Profile p = analyze(optimizer_steps(4, kForeach));
+  EXPECT_FALSE(testing::find_finding(p, "unfused-optimizer")) << testing::describe_findings(p);
+  // Many multi-tensor kernels are still not a per-parameter optimizer.
+  const Profile q = analyze(optimizer_steps(300, kForeach));
+  EXPECT_FALSE(testing::find_finding(q, "unfused-optimizer")) << testing::describe_findings(q);
+  // Elementwise kernels outside an optimizer op are not the weight update.
+  const Profile r = analyze(optimizer_steps(300, names::kRelu, false));
+  EXPECT_FALSE(testing::find_finding(r, "unfused-optimizer")) << testing::describe_findings(r);
+  EXPECT_FALSE(testing::find_finding(r, "serialized-weight-update")) << testing::describe_findings(r);
+}
+
+}  // namespace
+}  // namespace gpuscope
