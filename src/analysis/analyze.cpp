@@ -98,6 +98,7 @@ void summarize_steps(Profile* p) {
     s.memcpy_ns += st.memcpy_ns;
     s.idle_ns += st.idle_ns;
     s.input_wait_ns += st.input_wait_ns;
+    s.host_tail_ns += st.host_tail_ns;
   }
   s.step_time = summarize(durations);
 }

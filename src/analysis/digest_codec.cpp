@@ -93,11 +93,11 @@ GPUSCOPE_FIELDS(StepHw) {
 }
 GPUSCOPE_FIELDS(Step) {
   io(x.index, x.name, x.range, x.compute_ns, x.communication_ns, x.memcpy_ns, x.idle_ns, x.device, x.rank,
-     x.input_wait_ns, x.host_wait_ns, x.peak_allocated_bytes, x.min_allocated_bytes, x.hw);
+     x.input_wait_ns, x.host_wait_ns, x.host_tail_ns, x.peak_allocated_bytes, x.min_allocated_bytes, x.hw);
 }
 GPUSCOPE_FIELDS(StepSummary) {
   io(x.source, x.steps, x.step_time, x.total_ns, x.compute_ns, x.communication_ns, x.memcpy_ns, x.idle_ns,
-     x.input_wait_ns);
+     x.input_wait_ns, x.host_tail_ns);
 }
 GPUSCOPE_FIELDS(IdleByCause) { io(x.rank, x.device, x.stream, x.host_wait_ns, x.kernel_wait_ns, x.other_ns); }
 GPUSCOPE_FIELDS(LaunchStats) {
@@ -207,8 +207,8 @@ GPUSCOPE_LISTED(DeviceSummary, 672);
 GPUSCOPE_LISTED(CategoryTime, 80);
 GPUSCOPE_LISTED(Hotspot, 104);
 GPUSCOPE_LISTED(StepHw, 120);
-GPUSCOPE_LISTED(Step, 264);
-GPUSCOPE_LISTED(StepSummary, 128);
+GPUSCOPE_LISTED(Step, 272);
+GPUSCOPE_LISTED(StepSummary, 136);
 GPUSCOPE_LISTED(IdleByCause, 40);
 GPUSCOPE_LISTED(LaunchStats, 192);
 GPUSCOPE_LISTED(RankSummary, 136);
@@ -236,12 +236,12 @@ GPUSCOPE_LISTED(DeviceCoverage, 48);
 GPUSCOPE_LISTED(FileQuality, 368);
 GPUSCOPE_LISTED(TraceQuality, 24);
 GPUSCOPE_LISTED(WorkloadKind, 144);
-GPUSCOPE_LISTED(Profile, 1600);
+GPUSCOPE_LISTED(Profile, 1608);
 GPUSCOPE_LISTED(CollectivePart, 32);
 GPUSCOPE_LISTED(detail::Evidence, 1480);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
 GPUSCOPE_LISTED(detail::RankParts, 1696);
-GPUSCOPE_LISTED(RankDigest, 1768);
+GPUSCOPE_LISTED(RankDigest, 1776);
 #undef GPUSCOPE_LISTED
 #endif
 

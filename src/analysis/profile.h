@@ -200,6 +200,11 @@ struct Step {
   // ranges on the CPU), and part of the rest ended by a host-wait.
   TimeNs input_wait_ns = 0;
   TimeNs host_wait_ns = 0;
+  // CPU time of the step after the last GPU op it launched had ended: the
+  // step's CPU range outlasting its GPU work (logging, metrics, the next
+  // batch's preparation inside the step). Part of the step's time, stated
+  // apart from its GPU breakdown; 0 for steps found from the kernel pattern.
+  TimeNs host_tail_ns = 0;
   // Most bytes in live allocations on its device during the step; nullopt
   // where the trace does not say. The least during the step (min_…) tells
   // what stays allocated across steps (weights, optimizer state).
@@ -213,6 +218,7 @@ struct StepSummary {
   DurationStats step_time;  // over steps
   // Sums over all steps, so shares can be quoted for the whole run.
   TimeNs total_ns = 0, compute_ns = 0, communication_ns = 0, memcpy_ns = 0, idle_ns = 0, input_wait_ns = 0;
+  TimeNs host_tail_ns = 0;
 };
 
 // [SECTION] Idle time, launches, communication -----------------------------------------

@@ -8,8 +8,10 @@
 // A step found on the CPU (a range on the thread that launches the work)
 // becomes, on each device it launched work to, the range from the CPU range's
 // start to the end of the last GPU op it launched — GPU work runs behind the
-// CPU — clipped so consecutive steps of a device never overlap. The device
-// pass fills in their breakdown.
+// CPU — clipped so consecutive steps of a device never overlap. Where the CPU
+// range outlasts the GPU work it launched, the difference is the step's host
+// tail, stated apart (Step::host_tail_ns). The device pass fills in their
+// breakdown.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -315,6 +317,7 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
       st.device = dev;
       st.rank = rt.rank;
       st.range = {cs.range.start, std::max(cs.range.end, e.end)};
+      if (own) st.host_tail_ns = std::max<TimeNs>(0, cs.range.end - std::max(e.end, cs.range.start));
       found.push_back(std::move(st));
       if (origins) from.push_back({false, cs.track, cs.range, own, false});
     }
@@ -371,6 +374,7 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
     if (i > 0 && found[i - 1].device == st.device) {
       st.range.start = std::max(st.range.start, found[i - 1].range.end);
       st.range.end = std::max(st.range.end, st.range.start);
+      st.host_tail_ns = std::min(st.host_tail_ns, st.range.duration());
     }
     if (st.index < 0) st.index = next_index[st.device]++;
   }

@@ -374,6 +374,9 @@ struct Record<Step> {
       field<&S::idle_ns>("idle_ns", "ns", "else idle"),
       field<&S::input_wait_ns>("input_wait_ns", "ns", "part of idle_ns while the host loaded input"),
       field<&S::host_wait_ns>("host_wait_ns", "ns", "part of the rest of idle_ns ended by a host wait"),
+      field<&S::host_tail_ns>("host_tail_ns", "ns",
+                              "CPU time in the step after the last GPU op it launched ended (apart from the GPU "
+                              "breakdown; 0 for pattern steps)"),
       maybe<&S::peak_allocated_bytes>("peak_allocated_bytes", "bytes",
                                       "most bytes in live allocations on its GPU during the step; null: not known"),
       maybe<&S::min_allocated_bytes>("min_allocated_bytes", "bytes",
@@ -397,6 +400,7 @@ struct Record<StepSummary> {
       field<&S::memcpy_ns>("memcpy_ns", "ns", "Σ memcpy_ns"),
       field<&S::idle_ns>("idle_ns", "ns", "Σ idle_ns"),
       field<&S::input_wait_ns>("input_wait_ns", "ns", "Σ input_wait_ns"),
+      field<&S::host_tail_ns>("host_tail_ns", "ns", "Σ host_tail_ns"),
   };
 };
 

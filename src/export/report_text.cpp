@@ -588,17 +588,27 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
            percent1(double(s.memcpy_ns) / double(s.total_ns)) + ", GPU idle " +
            percent1(double(s.idle_ns) / double(s.total_ns)) + " (waiting for input " +
            percent1(double(s.input_wait_ns) / double(s.total_ns)) + ")\n";
+  // The CPU's part of the steps after their GPU work ended, stated apart
+  // from the GPU breakdown above.
+  if (s.total_ns > 0 && s.host_tail_ns > 0)
+    out += "  CPU time after each step's last GPU op: " + duration(s.host_tail_ns) + " in all, " +
+           percent1(double(s.host_tail_ns) / double(s.total_ns)) +
+           " of step time: the GPU had none of the step's work left then, so that time counts in the steps' "
+           "idle unless other work ran; the host work there delays the next step's launches\n";
   Table tb;
   bool memory = false;
   for (const Step& st : s.steps) memory = memory || st.peak_allocated_bytes;
+  const bool tail = s.host_tail_ns > 0;
   tb.rows.push_back({"step", "GPU", "time", "compute", "comm", "copy", "idle", "input wait"});
   tb.right = {false, true, true, true, true, true, true, true};
+  if (tail) tb.rows.back().push_back("CPU tail"), tb.right.push_back(true);
   if (memory) tb.rows.back().push_back("peak memory"), tb.right.push_back(true);
   for (std::size_t i = 0; i < s.steps.size() && i < o.max_steps; ++i) {
     const Step& st = s.steps[i];
     tb.rows.push_back({st.name, st.device == kNoDevice ? "-" : std::to_string(st.device), duration(st.range.duration()),
                        duration(st.compute_ns), duration(st.communication_ns), duration(st.memcpy_ns),
                        duration(st.idle_ns), duration(st.input_wait_ns)});
+    if (tail) tb.rows.back().push_back(duration(st.host_tail_ns));
     if (memory) tb.rows.back().push_back(st.peak_allocated_bytes ? bytes(*st.peak_allocated_bytes) : "-");
   }
   out += tb.render("  ");

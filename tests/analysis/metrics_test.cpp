@@ -292,10 +292,13 @@ TEST(Metrics, StepsFromNvtxRangesWithTheirBreakdown) {
     EXPECT_EQ(st.memcpy_ns, 0);
     EXPECT_EQ(st.idle_ns, 200);
     EXPECT_EQ(st.device, 0u);
+    // The range outlasts the step's last GPU op (ends at +800) by 200 ns of CPU time.
+    EXPECT_EQ(st.host_tail_ns, 200);
   }
   EXPECT_EQ(p.steps.steps[1].index, 1);
   EXPECT_EQ(p.steps.step_time.mean, 1000);
   EXPECT_EQ(p.steps.total_ns, 2000);
+  EXPECT_EQ(p.steps.host_tail_ns, 400);
 }
 
 TEST(Metrics, ProfilerStepsWinOverOtherRanges) {
@@ -312,8 +315,9 @@ TEST(Metrics, ProfilerStepsWinOverOtherRanges) {
   ASSERT_EQ(p.steps.steps.size(), 3u);
   EXPECT_EQ(p.steps.steps[0].name, "ProfilerStep#5");
   EXPECT_EQ(p.steps.steps[0].index, 5);
-  // The step runs until the GPU work it launched ends.
+  // The step runs until the GPU work it launched ends: no CPU time after it.
   EXPECT_EQ(p.steps.steps[0].range, (TimeRange{0, 950}));
+  EXPECT_EQ(p.steps.steps[0].host_tail_ns, 0);
 }
 
 TEST(Metrics, StepsFromTheRepeatingKernelPattern) {
@@ -331,6 +335,7 @@ TEST(Metrics, StepsFromTheRepeatingKernelPattern) {
   // each relu; the last one lacks its final kernel, so 4 complete steps.
   ASSERT_EQ(p.steps.steps.size(), 4u);
   for (const Step& st : p.steps.steps) EXPECT_EQ(st.range.duration(), 140);
+  for (const Step& st : p.steps.steps) EXPECT_EQ(st.host_tail_ns, 0);  // steps of the GPU alone
   EXPECT_EQ(p.steps.steps[0].range.start, 5000 + 3 * 20);
 }
 
