@@ -97,7 +97,7 @@ GPUSCOPE_FIELDS(Step) {
 }
 GPUSCOPE_FIELDS(StepSummary) {
   io(x.source, x.steps, x.step_time, x.total_ns, x.compute_ns, x.communication_ns, x.memcpy_ns, x.idle_ns,
-     x.input_wait_ns, x.host_tail_ns);
+     x.input_wait_ns, x.host_tail_ns, x.not_steps);
 }
 GPUSCOPE_FIELDS(IdleByCause) { io(x.rank, x.device, x.stream, x.host_wait_ns, x.kernel_wait_ns, x.other_ns); }
 GPUSCOPE_FIELDS(LaunchStats) {
@@ -208,7 +208,7 @@ GPUSCOPE_LISTED(CategoryTime, 80);
 GPUSCOPE_LISTED(Hotspot, 104);
 GPUSCOPE_LISTED(StepHw, 120);
 GPUSCOPE_LISTED(Step, 272);
-GPUSCOPE_LISTED(StepSummary, 136);
+GPUSCOPE_LISTED(StepSummary, 168);
 GPUSCOPE_LISTED(IdleByCause, 40);
 GPUSCOPE_LISTED(LaunchStats, 192);
 GPUSCOPE_LISTED(RankSummary, 136);
@@ -236,12 +236,12 @@ GPUSCOPE_LISTED(DeviceCoverage, 48);
 GPUSCOPE_LISTED(FileQuality, 368);
 GPUSCOPE_LISTED(TraceQuality, 24);
 GPUSCOPE_LISTED(WorkloadKind, 144);
-GPUSCOPE_LISTED(Profile, 1608);
+GPUSCOPE_LISTED(Profile, 1640);
 GPUSCOPE_LISTED(CollectivePart, 32);
 GPUSCOPE_LISTED(detail::Evidence, 1480);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
 GPUSCOPE_LISTED(detail::RankParts, 1696);
-GPUSCOPE_LISTED(RankDigest, 1776);
+GPUSCOPE_LISTED(RankDigest, 1808);
 #undef GPUSCOPE_LISTED
 #endif
 

@@ -330,6 +330,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
     p->steps.steps.push_back(std::move(s));
   }
   if (p->steps.source == StepSource::none) p->steps.source = r.steps.source;
+  if (p->steps.not_steps.empty()) p->steps.not_steps = r.steps.not_steps;
   for (IdleByCause i : r.idle) i.rank = x.rank, p->idle.push_back(i);
   for (TemporalBreakdown tb : r.temporal_breakdown) tb.rank = x.rank, p->temporal_breakdown.push_back(tb);
   for (RankSummary row : r.ranks) {

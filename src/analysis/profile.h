@@ -219,6 +219,9 @@ struct StepSummary {
   // Sums over all steps, so shares can be quoted for the whole run.
   TimeNs total_ns = 0, compute_ns = 0, communication_ns = 0, memcpy_ns = 0, idle_ns = 0, input_wait_ns = 0;
   TimeNs host_tail_ns = 0;
+  // Why a repeating kernel pattern was not taken for steps (it repeats inside
+  // one call: a model's layers in one forward pass); empty otherwise.
+  std::string not_steps;
 };
 
 // [SECTION] Idle time, launches, communication -----------------------------------------

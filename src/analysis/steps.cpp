@@ -211,7 +211,7 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
 // the most common occurrence count is the number of iterations; the name of
 // that count seen earliest marks where each iteration starts.
 std::vector<TimeRange> pattern_steps(const Trace& t, const std::vector<TrackId>& tracks, TrackId* main_track,
-                                     bool* last_complete) {
+                                     bool* last_complete, std::vector<RowIndex>* anchors) {
   TrackId main = 0;
   RowIndex most = 0;
   for (TrackId tr : tracks) {
@@ -258,6 +258,7 @@ std::vector<TimeRange> pattern_steps(const Trace& t, const std::vector<TrackId>&
   std::vector<RowIndex> at;
   for (RowIndex i = rows.begin; i < rows.end; ++i)
     if (k.name[i] == anchor) at.push_back(i);
+  *anchors = at;
   std::vector<TimeRange> out;
   for (std::size_t j = 0; j + 1 < at.size(); ++j) out.push_back({k.start[at[j]], k.start[at[j + 1]]});
   // The last iteration is complete if the stream has as many kernels after it
@@ -269,6 +270,46 @@ std::vector<TimeRange> pattern_steps(const Trace& t, const std::vector<TrackId>&
     *last_complete = true;
   }
   return out;
+}
+
+// A model's repeating layers (or an RNN's time steps) repeat the same
+// kernels evenly, like iterations do, but inside one call: one forward pass
+// of a 12-layer model is not 12 steps. The repetition is inside one call when
+// a range on the launching thread encloses the launches of consecutive
+// anchors and is one call by its nature: a framework op (aten::lstm, a
+// cpu_op), a module's forward ("nn.Module: Bert", "Model.forward", NVTX
+// "forward"). A range of another name (a user's "train" around the loop) says
+// nothing.
+bool one_call_by_name(std::string_view name, std::string_view domain) {
+  if (domain == "cpu_op") return true;
+  std::string s;
+  for (char c : name) s.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return s.starts_with("nn.module:") || s.starts_with("aten::") || s.find("forward") != std::string::npos;
+}
+
+// The innermost such call around the anchors' launches; empty when the
+// repetition is not inside one.
+std::string repeats_inside_one_call(const Trace& t, const std::vector<RowIndex>& anchors) {
+  if (anchors.size() < 2) return {};
+  const ApiCallTable& a = t.api_calls();
+  const RangeTable& r = t.ranges();
+  // The launch call of the first and the last anchor: a range enclosing both
+  // encloses every anchor's launch between them (one thread launches them).
+  const RowIndex first = t.launching_api({OpTable::kernel, anchors.front()});
+  const RowIndex last = t.launching_api({OpTable::kernel, anchors.back()});
+  if (first == kNoRow || last == kNoRow || a.track[first] != a.track[last]) return {};
+  const TimeNs from = a.start[first], to = a.start[last];
+  std::string found;
+  TimeNs shortest = 0;
+  const RowRange rows = t.rows_overlapping(TableId::ranges, a.track[first], from, to);
+  for (RowIndex i = rows.begin; i < rows.end; ++i) {
+    if (r.kind_at(i) == RangeKind::mark || r.start[i] > from || r.end[i] < to) continue;
+    if (!one_call_by_name(t.str(r.name[i]), t.str(r.domain[i]))) continue;
+    // The innermost such call names the repetition best.
+    if (found.empty() || r.end[i] - r.start[i] < shortest)
+      found = std::string(t.str(r.name[i])), shortest = r.end[i] - r.start[i];
+  }
+  return found;
 }
 
 // [SECTION] Entry point ---------------------------------------------------------------------------------
@@ -283,7 +324,7 @@ bool device_busy_during(const Trace& t, const std::vector<TrackId>& tracks, Time
 }  // namespace
 
 StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
-                      std::vector<StepOrigin>* origins) {
+                      std::vector<StepOrigin>* origins, std::string* why_none) {
   const Trace& t = *rt.trace;
   std::map<std::uint32_t, std::vector<TrackId>> tracks;
   for (TrackId i = 0; i < t.tracks().size(); ++i)
@@ -329,7 +370,16 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
       std::int32_t n = 0;
       TrackId main = 0;
       bool last_complete = false;
-      const std::vector<TimeRange> ranges = pattern_steps(t, trs, &main, &last_complete);
+      std::vector<RowIndex> anchors;
+      const std::vector<TimeRange> ranges = pattern_steps(t, trs, &main, &last_complete, &anchors);
+      if (!ranges.empty()) {
+        if (const std::string call = repeats_inside_one_call(t, anchors); !call.empty()) {
+          if (why_none && why_none->empty())
+            *why_none = "the kernel pattern repeats " + std::to_string(anchors.size()) + " times inside one call (" +
+                        call + "): layers of one pass, not steps";
+          continue;
+        }
+      }
       for (const TimeRange& r : ranges) {
         Step st;
         st.index = n;

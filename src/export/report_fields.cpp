@@ -401,6 +401,9 @@ struct Record<StepSummary> {
       field<&S::idle_ns>("idle_ns", "ns", "Σ idle_ns"),
       field<&S::input_wait_ns>("input_wait_ns", "ns", "Σ input_wait_ns"),
       field<&S::host_tail_ns>("host_tail_ns", "ns", "Σ host_tail_ns"),
+      field<&S::not_steps>("not_steps", "",
+                           "why a repeating kernel pattern was not taken for steps (it repeats inside one call: "
+                           "a model's layers); empty otherwise"),
   };
 };
 

@@ -575,7 +575,9 @@ void memory(const Profile& p, std::string& out) {
 void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const StepSummary& s = p.steps;
   if (s.steps.empty()) {
-    out += "Steps: none found (no ProfilerStep or NVTX step ranges, no repeating kernel pattern).\n\n";
+    out += s.not_steps.empty()
+               ? "Steps: none found (no ProfilerStep or NVTX step ranges, no repeating kernel pattern).\n\n"
+               : "Steps: none found (no ProfilerStep or NVTX step ranges; " + s.not_steps + ").\n\n";
     return;
   }
   const DurationStats& t = s.step_time;

@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 #include "analysis/analyze.h"
 #include "analysis/stats.h"
@@ -337,6 +338,45 @@ TEST(Metrics, StepsFromTheRepeatingKernelPattern) {
   for (const Step& st : p.steps.steps) EXPECT_EQ(st.range.duration(), 140);
   for (const Step& st : p.steps.steps) EXPECT_EQ(st.host_tail_ns, 0);  // steps of the GPU alone
   EXPECT_EQ(p.steps.steps[0].range.start, 5000 + 3 * 20);
+}
+
+// One forward pass of a 6-layer model: the layers' kernels repeat evenly, like
+// iterations, but inside one call. Kernels of 10 µs every 20 µs, launched
+// 10 µs ahead; `wrapper` (if any) encloses every launch.
+Trace layered_forward(std::string_view wrapper, std::string_view domain = "nvtx",
+                      RangeKind kind = RangeKind::push_pop) {
+  TraceFactory f;
+  const char* layer[] = {"gemm_qkv", "softmax", "gemm_out", "layer_norm"};
+  TimeNs t = 100'000;
+  f.kernel(0, 7, "embedding", t, t + 10'000), t += 20'000;
+  for (int l = 0; l < 6; ++l)
+    for (const char* k : layer) f.kernel(0, 7, k, t, t + 10'000), t += 20'000;
+  f.kernel(0, 7, "pooler", t, t + 10'000), t += 20'000;
+  if (!wrapper.empty()) f.range(wrapper, 50'000, t, 1, kind, domain);
+  return f.build();
+}
+
+TEST(Metrics, RepeatingLayersInsideOneForwardAreNotSteps) {
+  for (const auto& [name, domain, kind] :
+       {std::tuple{"BertModel.forward", "nvtx", RangeKind::push_pop},
+        std::tuple{"nn.Module: BertEncoder", "python_function", RangeKind::annotation},
+        std::tuple{"aten::lstm", "cpu_op", RangeKind::annotation}}) {
+    const Profile p = analyze(layered_forward(name, domain, kind));
+    EXPECT_EQ(p.steps.source, StepSource::none) << name;
+    EXPECT_TRUE(p.steps.steps.empty()) << name;
+    EXPECT_NE(p.steps.not_steps.find("repeats 6 times inside one call"), std::string::npos) << p.steps.not_steps;
+    EXPECT_NE(p.steps.not_steps.find(name), std::string::npos) << p.steps.not_steps;
+  }
+}
+
+TEST(Metrics, RepeatingKernelsUnderALoopRangeAreSteps) {
+  // A user's range around the whole loop, or none: the pattern is the steps.
+  for (std::string_view wrapper : {"train", ""}) {
+    const Profile p = analyze(layered_forward(wrapper));
+    EXPECT_EQ(p.steps.source, StepSource::pattern) << wrapper;
+    EXPECT_EQ(p.steps.steps.size(), 6u) << wrapper;
+    EXPECT_TRUE(p.steps.not_steps.empty()) << p.steps.not_steps;
+  }
 }
 
 TEST(Metrics, DeviceFilterKeepsOneGpu) {

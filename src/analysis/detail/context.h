@@ -277,8 +277,10 @@ struct StepOrigin {
 // steps.cpp: the steps of one trace (ranges, names, devices; in the trace's
 // own clock, no breakdown yet), non-overlapping per device. With `origins`,
 // also where each step came from (origins[i] for (*steps)[i] of the steps added).
+// With `why_none`, why a repeating kernel pattern was not taken for steps
+// (it repeats inside one call: a model's layers), when that is so.
 StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
-                      std::vector<StepOrigin>* origins = nullptr);
+                      std::vector<StepOrigin>* origins = nullptr, std::string* why_none = nullptr);
 
 // device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the
 // breakdown of `steps`, GPU idle after host synchronizations, and evidence;
