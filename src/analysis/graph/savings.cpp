@@ -98,10 +98,12 @@ struct TraceResult {
   std::vector<TimeNs> replayed;  // their durations (or the span)
   TimelineError error;
   std::vector<Predicted> fixes;  // per fix
+  // Every fix that saves time here, together (together_set[k]: fix k is in),
+  // predicted while the trace is at hand: a job's traces are read one at a
+  // time and freed, and the fixes that count for the job are known only once
+  // all are done. When they are other ones, the trace is read again.
+  std::vector<bool> together_set;
   Predicted together;
-  // For the prediction of every fix together, made once each fix is known to
-  // be simulated in every trace of the job.
-  const Trace* trace = nullptr;
   Graph g;
   std::vector<std::size_t> counted;
   bool whole = false;
@@ -228,10 +230,20 @@ Predicted predict(const Trace& t, const TraceResult& r, std::span<const Change> 
   return out;
 }
 
+// The fixes of `set` applied together (none: nothing predicted).
+Predicted predict_together(const Trace& t, const TraceResult& r, const std::vector<Fix>& fixes,
+                           const std::vector<bool>& set) {
+  std::vector<Change> all;
+  for (std::size_t k = 0; k < fixes.size(); ++k)
+    if (set[k]) all.insert(all.end(), fixes[k].changes.begin(), fixes[k].changes.end());
+  if (all.empty()) return {};
+  order_changes(all);
+  return predict(t, r, all);
+}
+
 TraceResult run_trace(const Trace& t, const Plan& plan, const std::vector<Fix>& fixes, std::uint32_t device,
                       PathTally& tally) {
   TraceResult r;
-  r.trace = &t;
   GraphOptions go;
   go.window = plan.window;
   r.g = build_graph(t, go);
@@ -270,6 +282,9 @@ TraceResult run_trace(const Trace& t, const Plan& plan, const std::vector<Fix>& 
     for (std::size_t i : r.counted) tally.add(t, g, step_path(g, tl, replayed, i));
   }
   for (const Fix& f : fixes) r.fixes.push_back(predict(t, r, f.changes));
+  r.together_set.assign(fixes.size(), false);
+  for (std::size_t k = 0; k < fixes.size(); ++k) r.together_set[k] = r.fixes[k].applied && r.fixes[k].saving >= 1;
+  r.together = predict_together(t, r, fixes, r.together_set);
   return r;
 }
 
@@ -333,20 +348,20 @@ void set_findings(Profile* p, const std::string& fix, Fn&& fn) {
 
 // Every fix that was simulated with a saving, together, in every trace it applies to.
 void together(std::vector<TraceResult>& results, const std::vector<Fix>& fixes, const std::vector<bool>& helps,
-              Simulation* s) {
+              const TraceVisitor& visit, Simulation* s) {
   std::string text;
   for (std::size_t k = 0; k < fixes.size(); ++k)
     if (helps[k]) text += (text.empty() ? "" : " ") + fixes[k].spec;
   if (text.empty()) return;
   std::vector<TimeNs> steps;
   std::uint64_t cycles = 0;
-  for (TraceResult& r : results) {
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    TraceResult& r = results[i];
     if (!r.ran) continue;
-    std::vector<Change> all;
-    for (std::size_t k = 0; k < fixes.size(); ++k)
-      if (helps[k] && r.fixes[k].applied) all.insert(all.end(), fixes[k].changes.begin(), fixes[k].changes.end());
-    order_changes(all);
-    const Predicted x = all.empty() ? Predicted{} : predict(*r.trace, r, all);
+    std::vector<bool> set(fixes.size(), false);
+    for (std::size_t k = 0; k < fixes.size(); ++k) set[k] = helps[k] && r.fixes[k].applied;
+    if (set != r.together_set) visit(i, [&](const Trace& t) { r.together = predict_together(t, r, fixes, set); });
+    const Predicted& x = r.together;
     const std::vector<TimeNs>& mine = x.applied ? x.steps : r.replayed;
     steps.insert(steps.end(), mine.begin(), mine.end());
     cycles += x.cycles;
@@ -444,7 +459,7 @@ void simulate_findings_each(std::size_t n, const TraceVisitor& visit, Profile* p
                                         : "no saving: with the fix the replay takes as long";
     });
   }
-  together(results, fixes, helps, &s);
+  together(results, fixes, helps, visit, &s);
   // Largest saving first; at equal savings, a simulated one before a rule of thumb.
   std::stable_sort(p->findings.begin(), p->findings.end(), [](const Finding& a, const Finding& b) {
     if (a.saving_ns != b.saving_ns) return a.saving_ns > b.saving_ns;

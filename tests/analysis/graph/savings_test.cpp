@@ -5,7 +5,9 @@
 // a trace without steps as a whole.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,45 @@ TEST(SimulatedSavings, PaddingFixPredictsTheRunWithoutPadding) {
   EXPECT_LE(p.simulation.together.step_ns, f->predicted_step_ns);
   // Findings stay ordered by saving.
   for (std::size_t i = 1; i < p.findings.size(); ++i) EXPECT_GE(p.findings[i - 1].saving_ns, p.findings[i].saving_ns);
+}
+
+// A job read one trace at a time (each trace made, handed over and freed, as
+// `gpuscope report DIR` does) predicts exactly what the same traces held in
+// memory predict. The ranks differ (padding on one only), so the fixes that
+// count for the job are not one rank's own, and that rank's trace is read
+// again for the prediction of every fix together.
+TEST(SimulatedSavings, AJobReadOneTraceAtATimePredictsAsTheTracesInMemory) {
+  auto options = [](int rank) {
+    SyntheticOptions o;
+    o.kernels = 6000;
+    o.seed = static_cast<std::uint64_t>(rank + 1);
+    o.broadcast_share = 0.15;
+    o.padding_share = rank == 0 ? 0.2 : 0;
+    return o;
+  };
+  const Trace t0 = make_synthetic_trace(options(0)), t1 = make_synthetic_trace(options(1));
+  const JobInput in[] = {{&t0, "rank0"}, {&t1, "rank1"}};
+  Profile held = analyze_job(in);
+  simulate_findings(in, &held, {});
+  Profile streamed = analyze_job(in);
+  std::vector<int> visits(2, 0);
+  simulate_findings_each(
+      2,
+      [&](std::size_t i, const std::function<void(const Trace&)>& f) {
+        ++visits[i];
+        const Trace t = make_synthetic_trace(options(static_cast<int>(i)));
+        f(t);
+      },
+      &streamed, {}, 1);
+  ASSERT_EQ(held.simulation.status, "simulated");
+  EXPECT_EQ(streamed.simulation.status, held.simulation.status);
+  EXPECT_NE(held.simulation.together.change.find("--remove padding"), std::string::npos);
+  EXPECT_EQ(streamed.simulation.together.change, held.simulation.together.change);
+  EXPECT_EQ(streamed.simulation.together.step_ns, held.simulation.together.step_ns);
+  EXPECT_LT(held.simulation.together.step_ns, held.simulation.replayed_step_ns);
+  // One rank's own fixes are not the job's: that trace alone is read again.
+  EXPECT_EQ(std::min(visits[0], visits[1]), 1);
+  EXPECT_EQ(std::max(visits[0], visits[1]), 2);
 }
 
 TEST(SimulatedSavings, CriticalPathAddsUpToTheStepsReplayed) {
