@@ -59,13 +59,15 @@ bool compiled_op(std::string_view name) {
 }
 bool triton_kernel(std::string_view name) { return name.starts_with("triton_") || name.starts_with("triton::"); }
 
-// The first few distinct names a test matched, quoted, for the evidence.
+// The first few distinct names a test matched, quoted, for the evidence;
+// kernels by their short names (a demangled template name runs to hundreds
+// of characters).
 struct Examples {
   std::uint64_t count = 0;  // rows matched
   std::vector<std::string> names;
-  void add(std::string_view name, std::uint64_t rows) {
+  void add(std::string_view name, std::uint64_t rows, bool kernel = false) {
     count += rows;
-    if (names.size() < 2) names.emplace_back(name);
+    if (names.size() < 2) names.push_back(kernel ? format::short_kernel_name(name, 60) : std::string(name));
   }
   std::string said() const {
     std::string s;
@@ -110,9 +112,9 @@ WorkloadKind recognise_workload(const Trace& t) {
     }
     if (kernel_rows[id]) {
       const std::string_view n = t.str(id);
-      if (backward_kernel(n)) backward_kernels.add(n, kernel_rows[id]);
-      if (optimizer_kernel(n)) optimizer_kernels.add(n, kernel_rows[id]);
-      if (triton_kernel(n)) triton.add(n, kernel_rows[id]);
+      if (backward_kernel(n)) backward_kernels.add(n, kernel_rows[id], true);
+      if (optimizer_kernel(n)) optimizer_kernels.add(n, kernel_rows[id], true);
+      if (triton_kernel(n)) triton.add(n, kernel_rows[id], true);
     }
   }
   // Graph launches: API calls counted per name, each name tested once.

@@ -39,6 +39,24 @@ TEST(Workload, BackwardOpsMakeItTraining) {
   EXPECT_FALSE(w.bundled);
 }
 
+TEST(Workload, KernelEvidenceIsQuotedByShortName) {
+  TraceFactory f;
+  f.device(0);
+  eager_ops(f, 120, "aten::addmm", "ampere_sgemm_128x64_nn");
+  eager_ops(f, 3, "aten::mul",
+            "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+            "namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::FusedSgdMathFunctor<float, 3>, "
+            "double, float*>(at::native::(anonymous namespace)::TensorListMetadata<3>, double, float*)",
+            20'000'000);
+  const WorkloadKind w = analyze(f.build()).workload;
+  EXPECT_EQ(w.phase, "training");
+  EXPECT_NE(
+      w.phase_evidence.find("3 optimizer kernels (\"at::native::(anonymous namespace)::multi_tensor_apply_kernel\")"),
+      std::string::npos)
+      << w.phase_evidence;
+  EXPECT_EQ(w.phase_evidence.find("TensorListMetadata"), std::string::npos) << w.phase_evidence;
+}
+
 TEST(Workload, ManyFrameworkOpsWithoutABackwardAreInference) {
   TraceFactory f;
   f.device(0);
