@@ -158,6 +158,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
     memory_pass(rt, opt, devices, steps, &ev);
     hardware_pass(rt, opt, devices, steps);
     for (Step& s : steps) s.range = rt.shift(s.range);
+    steps_outside_gpu(rt, devices, steps, &p.steps);
     // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
     // several GPUs gets one row per GPU (HTA would merge them; see metrics.md).
     for (TemporalBreakdown& tb : hta) p.temporal_breakdown.push_back(tb);

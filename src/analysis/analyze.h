@@ -34,7 +34,8 @@ struct FindingThresholds {
   double pageable_min_share = 0.001;             // pageable copy time, of the span
   TimeNs sync_memcpy_htod_exempt_bytes = 65536;  // nsys cuda_memcpy_sync: H2D <= 64 KB excluded
   double sync_memcpy_share = 0.001;
-  double input_moderate = 0.05;  // xprof: input >= 5% of step "moderately", >= 20% "highly"
+  double step_host_share = 0.20;  // step time outside the GPU's work (before its first op, after its last)
+  double input_moderate = 0.05;   // xprof: input >= 5% of step "moderately", >= 20% "highly"
   double input_high = 0.20;
   double exposed_comm_moderate = 0.03;  // xprof collectives: >= 3% moderate, >= 15% high
   double exposed_comm_high = 0.15;

@@ -95,9 +95,10 @@ GPUSCOPE_FIELDS(Step) {
   io(x.index, x.name, x.range, x.compute_ns, x.communication_ns, x.memcpy_ns, x.idle_ns, x.device, x.rank,
      x.input_wait_ns, x.host_wait_ns, x.host_tail_ns, x.peak_allocated_bytes, x.min_allocated_bytes, x.hw);
 }
+GPUSCOPE_FIELDS(HostRange) { io(x.name, x.ns, x.count); }
 GPUSCOPE_FIELDS(StepSummary) {
   io(x.source, x.steps, x.step_time, x.total_ns, x.compute_ns, x.communication_ns, x.memcpy_ns, x.idle_ns,
-     x.input_wait_ns, x.host_tail_ns, x.not_steps);
+     x.input_wait_ns, x.host_tail_ns, x.not_steps, x.outside_gpu_ns, x.before_gpu_ns, x.outside_ranges);
 }
 GPUSCOPE_FIELDS(IdleByCause) { io(x.rank, x.device, x.stream, x.host_wait_ns, x.kernel_wait_ns, x.other_ns); }
 GPUSCOPE_FIELDS(LaunchStats) {
@@ -208,7 +209,8 @@ GPUSCOPE_LISTED(CategoryTime, 80);
 GPUSCOPE_LISTED(Hotspot, 104);
 GPUSCOPE_LISTED(StepHw, 120);
 GPUSCOPE_LISTED(Step, 272);
-GPUSCOPE_LISTED(StepSummary, 168);
+GPUSCOPE_LISTED(HostRange, 48);
+GPUSCOPE_LISTED(StepSummary, 208);
 GPUSCOPE_LISTED(IdleByCause, 40);
 GPUSCOPE_LISTED(LaunchStats, 192);
 GPUSCOPE_LISTED(RankSummary, 136);
@@ -236,12 +238,12 @@ GPUSCOPE_LISTED(DeviceCoverage, 48);
 GPUSCOPE_LISTED(FileQuality, 368);
 GPUSCOPE_LISTED(TraceQuality, 24);
 GPUSCOPE_LISTED(WorkloadKind, 144);
-GPUSCOPE_LISTED(Profile, 1640);
+GPUSCOPE_LISTED(Profile, 1680);
 GPUSCOPE_LISTED(CollectivePart, 32);
 GPUSCOPE_LISTED(detail::Evidence, 1480);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
 GPUSCOPE_LISTED(detail::RankParts, 1696);
-GPUSCOPE_LISTED(RankDigest, 1808);
+GPUSCOPE_LISTED(RankDigest, 1848);
 #undef GPUSCOPE_LISTED
 #endif
 

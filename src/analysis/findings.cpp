@@ -578,6 +578,75 @@ void input_bound(Builder& b) {
   }
 }
 
+// Step time outside the GPU's work: before its first op or after its last,
+// the GPU has nothing at all, and the span-based figures (utilization, idle
+// gaps) cannot see that time. What input-bound counts (data-loading ranges)
+// is left to it.
+bool preprocessing_name(std::string_view n) {
+  for (std::string_view w : {"preprocess", "read_video", "decode", "image_processing", "tokeniz", "transform",
+                             "collate", "augment", "load_image", "feature_extraction"})
+    if (contains_nocase(n, w)) return true;
+  return false;
+}
+void step_host_time(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const StepSummary& s = b.p.steps;
+  if (!has_span(b.t) || s.total_ns <= 0 || s.outside_gpu_ns <= 0) return;
+  const TimeNs input = input_bound_fires(b) ? std::min(s.input_wait_ns, s.outside_gpu_ns) : 0;
+  const TimeNs own = s.outside_gpu_ns - input;
+  const double share = ratio(own, s.total_ns);
+  if (share < th.step_host_share) return;
+  const bool warmup = s.steps.size() <= 2;
+  const bool compiled = b.p.workload.execution == "compiled";
+  std::string ranges;
+  TimeNs named = 0;
+  bool preprocessing = false;
+  for (const HostRange& h : s.outside_ranges) {
+    ranges +=
+        (ranges.empty() ? "" : "; ") + h.name + " " + dur(h.ns) + (h.count > 1 ? " (" + count(h.count) + "x)" : "");
+    named = std::max(named, h.ns);
+    preprocessing = preprocessing || preprocessing_name(h.name);
+  }
+  // A first call that compiles (a compiled program, few steps, most of the
+  // time before the GPU starts and in no recorded range): the steady state
+  // does not pay it.
+  const bool compiling = warmup && compiled && ratio(named, own) < 0.5 && s.before_gpu_ns >= own / 2;
+  Finding& f = b.add(share >= 0.5 ? Severity::critical : Severity::warning, share, th.step_host_share,
+                     compiling ? 0 : b.t.per_device(own));
+  const TimeNs after = s.outside_gpu_ns - s.before_gpu_ns;
+  f.title = pct1(share) + " of step time (" + dur(b.t.per_device(own)) +
+            ") passes before the GPU's first op or after its last: the host works, the GPU has nothing to do";
+  f.evidence = "Of " + dur(s.total_ns) + " of step time (" + count(s.steps.size()) + " step" +
+               (s.steps.size() == 1 ? "" : "s") + "), " + dur(s.outside_gpu_ns) +
+               " lies outside the GPU's work: " + dur(s.before_gpu_ns) + " before its first op, " + dur(after) +
+               " after its last. The GPU's span, and so its utilization and idle gaps, leave that time out. " +
+               (input > 0 ? dur(input) + " of it is input-bound's (data-loading ranges), not counted here. " : "") +
+               (ranges.empty() ? std::string("No recorded host range lies inside it: the host's work there (Python, "
+                                             "compilation, profiler start-up) was not recorded.")
+                               : "Longest host ranges inside it: " + ranges + ".") +
+               " The saving is an upper bound: the step's host time if none of it held the GPU up.";
+  if (compiling) {
+    f.saving_note = "a first call that compiles (torch.compile): the steady state does not pay it";
+    f.recommendation =
+        "This capture holds torch.compile's first call, which compiles the model (Dynamo and Inductor) before it "
+        "runs: profile the steady state instead — a few untimed iterations first, or torch.profiler.schedule(wait=1, "
+        "warmup=1, active=3) — and judge the GPU by those steps.";
+  } else if (preprocessing) {
+    f.recommendation =
+        "Preprocessing on the host holds the GPU up: prepare the next input while the GPU runs this one (a "
+        "DataLoader with num_workers and prefetch_factor, a preprocessing thread or process, batched requests in a "
+        "serving engine), or move decoding and resizing to the GPU (torchvision.io / NVDEC, NVIDIA DALI).";
+  } else {
+    f.recommendation =
+        std::string(warmup ? "With so few steps this may be warm-up (first-call allocation, autotuning, lazy "
+                             "loading): profile a few steps after warm-up before acting on it. "
+                           : "") +
+        "Otherwise take the host work out of the step's critical path: do it before the step or overlap it with the "
+        "GPU's work of the previous one (prefetch, precompute, asynchronous logging), and profile the host side "
+        "(the trace's CPU ops, py-spy) for what it is.";
+  }
+}
+
 // Launch-bound: many short host-wait gaps and kernels shorter than their launch call.
 void launch_bound(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
@@ -1419,6 +1488,9 @@ constexpr RuleEntry kRules[] = {
     {{"input-bound", "GPU idle while the host loads data, share of step time", "critical when highly",
       "--no-input-wait"},
      input_bound},
+    {{"step-host-time", "step time before the GPU's first op or after its last, share of step time",
+      "critical at ≥ 50 %"},
+     step_host_time},
     {{"launch-bound", "short idle gaps waiting for launches, and ops shorter than their launch call",
       "critical at ≥ 25 %", "--cuda-graphs"},
      launch_bound},

@@ -212,6 +212,14 @@ struct Step {
   StepHw hw;  // what the hardware measured during it (docs/metrics.md, "Hardware metrics")
 };
 
+// Host ranges (framework ops, Python functions, annotations) of one name in
+// some stretch of host time.
+struct HostRange {
+  std::string name;
+  TimeNs ns = 0;            // Σ of their durations
+  std::uint64_t count = 0;  // ranges of that name
+};
+
 struct StepSummary {
   StepSource source = StepSource::none;
   std::vector<Step> steps;
@@ -222,6 +230,12 @@ struct StepSummary {
   // Why a repeating kernel pattern was not taken for steps (it repeats inside
   // one call: a model's layers in one forward pass); empty otherwise.
   std::string not_steps;
+  // Step time outside its GPU's work (before the GPU's first op, after its
+  // last): host time the GPU-span metrics cannot see. before_gpu_ns is the
+  // part before the first op. outside_ranges: the longest host ranges wholly
+  // inside that time, most first (up to 5 names).
+  TimeNs outside_gpu_ns = 0, before_gpu_ns = 0;
+  std::vector<HostRange> outside_ranges;
 };
 
 // [SECTION] Idle time, launches, communication -----------------------------------------

@@ -440,4 +440,53 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
   return source;
 }
 
+void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& devices, const std::vector<Step>& steps,
+                       StepSummary* out) {
+  const Trace& t = *rt.trace;
+  std::vector<TimeRange> outside;  // in the trace's own clock
+  for (const Step& st : steps) {
+    const auto d =
+        std::find_if(devices.begin(), devices.end(), [&](const DeviceSummary& x) { return x.id == st.device; });
+    if (d == devices.end() || d->window.end <= d->window.start) continue;
+    const TimeRange w = d->window;
+    const TimeNs before = std::max<TimeNs>(0, std::min(st.range.end, w.start) - st.range.start);
+    const TimeNs after = std::max<TimeNs>(0, st.range.end - std::max(st.range.start, w.end));
+    out->before_gpu_ns += before;
+    out->outside_gpu_ns += before + after;
+    if (before > 0) outside.push_back({st.range.start - rt.offset, st.range.start + before - rt.offset});
+    if (after > 0) outside.push_back({st.range.end - after - rt.offset, st.range.end - rt.offset});
+  }
+  if (outside.empty()) return;
+  // Host ranges wholly inside those stretches, by name (not the steps' own ranges).
+  std::map<StringId, HostRange> by_name;
+  const RangeTable& r = t.ranges();
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    if (t.tracks()[tr].kind != TrackKind::cpu) continue;
+    for (const TimeRange& o : outside) {
+      const RowRange rows = t.rows_overlapping(TableId::ranges, tr, o.start, o.end);
+      for (RowIndex i = rows.begin; i < rows.end; ++i) {
+        if (r.kind_at(i) == RangeKind::mark || r.start[i] < o.start || r.end[i] > o.end) continue;
+        const std::string_view name = t.str(r.name[i]);
+        if (is_profiler_step(name) || is_step_name(name)) continue;
+        HostRange& h = by_name[r.name[i]];
+        h.ns += r.end[i] - r.start[i];
+        ++h.count;
+      }
+    }
+  }
+  std::vector<HostRange> ranges = out->outside_ranges;
+  for (auto& [id, h] : by_name) {
+    h.name = std::string(t.str(id));
+    const auto same = std::find_if(ranges.begin(), ranges.end(), [&](const HostRange& x) { return x.name == h.name; });
+    if (same != ranges.end())
+      same->ns += h.ns, same->count += h.count;
+    else
+      ranges.push_back(std::move(h));
+  }
+  std::sort(ranges.begin(), ranges.end(),
+            [](const HostRange& a, const HostRange& b) { return a.ns != b.ns ? a.ns > b.ns : a.name < b.name; });
+  if (ranges.size() > 5) ranges.resize(5);
+  out->outside_ranges = std::move(ranges);
+}
+
 }  // namespace gpuscope::detail

@@ -386,6 +386,17 @@ struct Record<Step> {
 };
 
 template <>
+struct Record<HostRange> {
+  static constexpr std::string_view name = "host_range";
+  static constexpr std::string_view meaning = "Host ranges of one name (framework ops, Python functions, annotations).";
+  static constexpr Field<HostRange> fields[] = {
+      field<&HostRange::name>("name", "", "the range's name"),
+      field<&HostRange::ns>("ns", "ns", "Σ of their durations"),
+      field<&HostRange::count>("count", "", "ranges of that name"),
+  };
+};
+
+template <>
 struct Record<StepSummary> {
   using S = StepSummary;
   static constexpr std::string_view name = "step_summary";
@@ -404,6 +415,12 @@ struct Record<StepSummary> {
       field<&S::not_steps>("not_steps", "",
                            "why a repeating kernel pattern was not taken for steps (it repeats inside one call: "
                            "a model's layers); empty otherwise"),
+      field<&S::outside_gpu_ns>("outside_gpu_ns", "ns",
+                                "step time before its GPU's first op or after its last (host time the GPU's span "
+                                "does not see)"),
+      field<&S::before_gpu_ns>("before_gpu_ns", "ns", "the part of outside_gpu_ns before the GPU's first op"),
+      field<&S::outside_ranges>("outside_ranges", "",
+                                "the longest host ranges wholly inside that time, most first (up to 5 names)"),
   };
 };
 

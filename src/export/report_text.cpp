@@ -292,6 +292,13 @@ std::optional<Answer> answer_weight_update(const Profile& p, const JobTotals&) {
 std::optional<Answer> answer_streams(const Profile& p, const JobTotals& j) {
   std::string q = "more streams?";
   if (first_of(p, {"low-concurrency"})) return yes(p, q, {"low-concurrency"});
+  // Busy over its span, but the steps wait outside it: no stream fills that.
+  if (j.utilization >= 0.9 && first_of(p, {"step-host-time"}))
+    return Answer{q, "no",
+                  "the GPUs are busy " + percent1(j.utilization) + " of their span, and " +
+                      percent1(double(p.steps.outside_gpu_ns) / double(p.steps.total_ns)) +
+                      " of step time lies outside it with nothing launched (" + finding_refs(p, {"step-host-time"}) +
+                      "): more streams cannot fill time in which nothing is ready"};
   if (j.utilization >= 0.9)
     return Answer{q, "no",
                   "the GPUs are busy " + percent1(j.utilization) + " of their span (kernel concurrency " +

@@ -206,6 +206,60 @@ TEST(Findings, GpuWaitingForTheDataLoaderIsInputBound) {
   EXPECT_EQ(in->saving_ns, 6 * 400 * us);
 }
 
+// One inference step: the host preprocesses for 6 ms, then the GPU runs 4 ms.
+// The GPU's span is its 4 ms, all busy: only the step shows the wait.
+Trace preprocess_then_compute(std::string_view host_range, std::string_view domain) {
+  TraceFactory f;
+  const TimeNs s0 = 1 * ms;
+  f.range(host_range, s0 + 100 * us, s0 + 6 * ms, 1, RangeKind::annotation, domain);
+  for (int i = 0; i < 4; ++i)
+    f.kernel(0, 7, names::kConvTensorCore, s0 + 6 * ms + i * ms, s0 + 7 * ms + i * ms, s0 + 6 * ms - 50 * us + i * us,
+             1 * us);
+  f.range("ProfilerStep#3", s0, s0 + 10 * ms, 1, RangeKind::annotation, "user_annotation");
+  return f.build();
+}
+
+TEST(Findings, HostPreprocessingBeforeTheGpusFirstOpIsStepHostTime) {
+  const Profile p = analyze(
+      preprocess_then_compute("transformers/pipelines/video_classification.py(129): preprocess", "python_function"));
+  EXPECT_EQ(p.steps.outside_gpu_ns, 6 * ms);
+  EXPECT_EQ(p.steps.before_gpu_ns, 6 * ms);
+  ASSERT_FALSE(p.steps.outside_ranges.empty());
+  EXPECT_NE(p.steps.outside_ranges[0].name.find("preprocess"), std::string::npos);
+  const Finding* f = testing::find_finding(p, "step-host-time");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_EQ(f->severity, Severity::critical);
+  EXPECT_NEAR(f->metric, 0.6, 1e-9);
+  EXPECT_EQ(f->saving_ns, 6 * ms);
+  EXPECT_NE(f->evidence.find("preprocess 5.9 ms"), std::string::npos) << f->evidence;
+  EXPECT_NE(f->recommendation.find("Preprocessing on the host"), std::string::npos) << f->recommendation;
+  // The span-based rules see a GPU busy all its span.
+  EXPECT_FALSE(testing::find_finding(p, "low-utilization"));
+}
+
+TEST(Findings, DataLoadingBeforeTheFirstOpIsInputBoundNotStepHostTime) {
+  const Profile p =
+      analyze(preprocess_then_compute("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "cpu_op"));
+  EXPECT_TRUE(testing::find_finding(p, "input-bound")) << testing::describe_findings(p);
+  EXPECT_FALSE(testing::find_finding(p, "step-host-time")) << testing::describe_findings(p);
+}
+
+TEST(Findings, HostWorkBetweenGpuOpsIsNotStepHostTime) {
+  // Three steps, each 1 ms of host work then 1 ms of GPU work: only the first
+  // step's lead is outside the GPU's span (1 of 6 ms, under the threshold).
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 3; ++s) {
+    f.range("ProfilerStep#" + std::to_string(s), t, t + 2 * ms, 1, RangeKind::annotation, "user_annotation");
+    f.range("my_host_work", t, t + 1 * ms, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, names::kConvTensorCore, t + 1 * ms, t + 2 * ms, t + 1 * ms - 20 * us, 1 * us);
+    t += 2 * ms;
+  }
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.steps.outside_gpu_ns, 1 * ms);
+  EXPECT_FALSE(testing::find_finding(p, "step-host-time")) << testing::describe_findings(p);
+}
+
 TEST(Findings, TinyKernelsLaunchedOneByOneAreLaunchBound) {
   TraceFactory f;
   TimeNs cpu = 1 * ms;

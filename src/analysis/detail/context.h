@@ -282,6 +282,12 @@ struct StepOrigin {
 StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
                       std::vector<StepOrigin>* origins = nullptr, std::string* why_none = nullptr);
 
+// steps.cpp: the steps' time outside their GPU's work (before its first op,
+// after its last; all in the shifted clock) and the longest host ranges
+// wholly inside it, added to `out`.
+void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& devices, const std::vector<Step>& steps,
+                       StepSummary* out);
+
 // device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the
 // breakdown of `steps`, GPU idle after host synchronizations, and evidence;
 // per-name and launch totals into `totals` (this trace's by_name is `names`).
