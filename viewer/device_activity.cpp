@@ -129,9 +129,8 @@ DeviceActivity DeviceActivity::build(const Trace& trace, std::uint32_t device, s
   return a;
 }
 
-double DeviceActivity::at(const std::vector<TimeNs>& prefix, double t) const {
+double DeviceActivity::at(const std::vector<TimeNs>& prefix, double rel) const {
   if (prefix.empty()) return 0;
-  const double rel = t - static_cast<double>(t0_);
   if (rel <= 0) return 0;
   const double pos = rel / static_cast<double>(bucket_ns_);
   const std::size_t nb = prefix.size() - 1;
@@ -142,10 +141,11 @@ double DeviceActivity::at(const std::vector<TimeNs>& prefix, double t) const {
 }
 
 void DeviceActivity::sample_buckets(TimeNs view_start, double ns_per_px, std::span<LaneSample> out) const {
-  double prev_busy = busy_at(static_cast<double>(view_start));
-  double prev_kern = kernel_at(static_cast<double>(view_start));
+  const double base = static_cast<double>(view_start - t0_);
+  double prev_busy = busy_at(base);
+  double prev_kern = kernel_at(base);
   for (std::size_t c = 0; c < out.size(); ++c) {
-    const double t = static_cast<double>(view_start) + static_cast<double>(c + 1) * ns_per_px;
+    const double t = base + static_cast<double>(c + 1) * ns_per_px;
     const double b = busy_at(t), k = kernel_at(t);
     out[c].busy = static_cast<float>(std::clamp((b - prev_busy) / ns_per_px, 0.0, 1.0));
     out[c].in_flight = static_cast<float>(std::max(0.0, (k - prev_kern) / ns_per_px));

@@ -169,5 +169,27 @@ TEST(IntervalUnion, MergesTouchingAndOverlappingIntervals) {
   EXPECT_EQ(out, (std::vector<std::pair<TimeNs, TimeNs>>{{0, 15}, {20, 21}}));
 }
 
+// Epoch-scale timestamps (Kineto and CUPTI record ns since 1970: 1.7e18) are
+// doubles with a 256 ns step. A view 1 ms wide over a half-busy bucket must
+// read the same share in every column, not one jittered by that step.
+TEST(DeviceActivity, EpochScaleTimesSampleEvenlyInsideABucket) {
+  constexpr TimeNs kEpoch = 1'700'000'001'239'343'245;
+  TraceBuilder b;
+  const TrackId t = b.gpu_track(0, 0);
+  for (int i = 0; i < 2000; ++i) {  // 10 µs period, 5 µs busy: half busy everywhere
+    KernelRow k;
+    k.track = t;
+    k.start = kEpoch + i * 10'000;
+    k.end = k.start + 5'000;
+    b.add_kernel(k);
+  }
+  const Trace trace = b.freeze();
+  const DeviceActivity a = DeviceActivity::build(trace, 0, 16);  // 16 buckets: 1.25 ms each
+  ASSERT_GE(a.bucket_ns(), 1'000'000);
+  std::vector<LaneSample> cols(1000);
+  a.sample_buckets(a.begin() + a.bucket_ns() / 8, 700.0, cols);  // 0.7 ms inside one bucket
+  for (const LaneSample& c : cols) EXPECT_NEAR(c.busy, 0.5, 0.01);
+}
+
 }  // namespace
 }  // namespace gpuscope::viewer
