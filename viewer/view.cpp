@@ -370,14 +370,17 @@ void View::draw_toolbar() {
 
 void View::draw_status_bar() {
   ImGui::Separator();
-  if (doc_) {
-    const TimeNs origin = doc_->trace().begin_time();
+  if (doc_ || job_) {
+    const TimeNs origin = content_range().start;
     const double npp = view_span_ / std::max(1.0f, timeline_width_);
     ImGui::Text("view %s .. %s (%s)  ·  %.3g ns/px", format_offset(view_start() - origin, 1000).c_str(),
                 format_offset(view_end() - origin, 1000).c_str(), format::duration(view_end() - view_start()).c_str(),
                 npp);
     ImGui::SameLine();
-    if (loader_.analysing()) {
+    if (!doc_) {
+      ImGui::TextDisabled("  ·  job clock (rank %d's)", job_->ranks.empty() ? 0 : job_->ranks.front().rank);
+      ImGui::SameLine();
+    } else if (loader_.analysing()) {
       ImGui::TextDisabled("  ·  analysing...");
       ImGui::SameLine();
     } else if (doc_->analysis_failed()) {
