@@ -140,7 +140,8 @@ struct JobStats {
   TimeNs instance_wait_ns = 0;
   std::string last_arrival_text;  // "last arrival: rank R, others waited X"
   std::vector<JobPartStats> instance_parts;
-  std::vector<ClickTarget> rank_targets;  // rank headers (label "rank R")
+  std::vector<ClickTarget> rank_targets;  // rank headers (label "rank R"): double-click opens the rank
+  std::vector<ClickTarget> fold_targets;  // their +/- (label "rank R"): click folds its lanes
   std::vector<ClickTarget> part_targets;  // linked parts drawn one by one (label "rank R #i")
 };
 

@@ -112,9 +112,12 @@ bool View::select_instance(std::int64_t index) {
 
 void View::focus_instance() {
   if (!job_ || job_instance_ < 0) return;
-  const TimeRange r = job_->profile.collectives[static_cast<std::size_t>(job_instance_)].range;
-  const TimeNs len = std::max<TimeNs>(r.end - r.start, 1000);
-  zoom_to(r.start - 2 * len, r.end + 2 * len);
+  const CollectiveInstance& c = job_->profile.collectives[static_cast<std::size_t>(job_instance_)];
+  const TimeNs len = std::max<TimeNs>(c.range.end - c.range.start, 1000);
+  zoom_to(c.range.start - 2 * len, c.range.end + 2 * len);
+  // And scroll to the last arrival, with a rank or two above it for context.
+  for (std::size_t r = 0; r < job_->ranks.size(); ++r)
+    if (job_->ranks[r].rank == c.last_rank) job_scroll_to_ = static_cast<std::int64_t>(r >= 2 ? r - 2 : 0);
 }
 
 // [SECTION] Frame ------------------------------------------------------------------------------------
@@ -233,9 +236,11 @@ void View::draw_job_overview(float height) {
     const float hw = bar_h * static_cast<float>(static_cast<double>(w.waited_ns) / static_cast<double>(max_waited));
     if (hc > 0) dl->AddRectFilled(ImVec2(x, mid - hc), ImVec2(x + cell - 1, mid), kCausedColor);
     if (hw > 0) dl->AddRectFilled(ImVec2(x, mid + 1), ImVec2(x + cell - 1, mid + 1 + hw), kWaitedColor);
-    if (cell >= 18) {
-      const std::string label = std::to_string(r.rank);
-      dl->AddText(ImVec2(x + 2, bottom + 1), IM_COL32(190, 190, 190, 255), label.c_str());
+    // Rank numbers under the cells where they fit; the culprit's always.
+    if (cell >= 18 || (i == 0 && w.caused_ns > 0)) {
+      const std::string label = cell >= 18 ? std::to_string(r.rank) : cat("rank ", std::to_string(r.rank));
+      dl->AddText(ImVec2(x + 2, bottom + 1),
+                  i == 0 && w.caused_ns > 0 ? kLastArrivalColor : IM_COL32(190, 190, 190, 255), label.c_str());
     }
     if (i == 0 && w.caused_ns > 0) {
       js.overview_marked = r.rank;
@@ -364,22 +369,22 @@ float View::draw_job_rank(ImDrawList* dl, std::size_t r, float left, float x0, f
   rs.visible = y + h >= top && y <= bottom;
   job_rank_y_[r] = y;
   if (rs.visible) {
-    // The header: click collapses, double-click (or the button) opens the rank in full.
+    // The header: its +/- folds the rank's lanes; a double-click on the rest
+    // (or the button) opens the rank in full.
     ImGui::SetCursorScreenPos(ImVec2(left, y));
     ImGui::PushID(static_cast<int>(r));
     const bool culprit = stats_.job.overview_marked == rank.rank;
     dl->AddRectFilled(ImVec2(left, y), ImVec2(x0 + width, y + kHeaderH - 2), IM_COL32(45, 48, 60, 255));
-    ImGui::InvisibleButton("##rank", ImVec2(x0 + width - left - 60, kHeaderH - 2));
+    if (ImGui::InvisibleButton("##fold", ImVec2(18, kHeaderH - 2))) job_collapsed_[r] = collapsed ? 0 : 1;
+    stats_.job.fold_targets.push_back(target(cat("rank ", std::to_string(rank.rank))));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip(collapsed ? "show its lanes" : "hide its lanes");
+    ImGui::SameLine(0, 0);
+    ImGui::InvisibleButton("##rank", ImVec2(std::max(10.0f, x0 + width - left - 78), kHeaderH - 2));
     stats_.job.rank_targets.push_back(target(cat("rank ", std::to_string(rank.rank))));
-    if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(0))
-      open_rank(r);
-    else if (ImGui::IsItemClicked(0))
-      job_collapsed_[r] = collapsed ? 0 : 1;
+    if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(0)) open_rank(r);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip(
-          "%s\nclock shifted by %s onto the job clock\n%s kernels\nclick: collapse; double-click: open "
-          "this rank in full",
-          rank.file.c_str(), format::duration(rank.offset).c_str(), format::count(rank.kernels).c_str());
+      ImGui::SetTooltip("%s\nclock shifted by %s onto the job clock\n%s kernels\ndouble-click: open this rank in full",
+                        rank.file.c_str(), format::duration(rank.offset).c_str(), format::count(rank.kernels).c_str());
     dl->AddText(ImVec2(left + 6, y + 2), culprit ? kLastArrivalColor : IM_COL32(220, 220, 220, 255),
                 cat(collapsed ? "+ " : "- ", rs.header).c_str());
     ImGui::SameLine();
@@ -549,8 +554,14 @@ void View::draw_job_details(float height) {
     ImGui::TextDisabled("(arrived %s after the first)",
                         format::duration(c.last_arrival_ns - c.first_arrival_ns).c_str());
     if (c.bytes > 0) ImGui::Text("%s", format::bytes(c.bytes).c_str());
+    for (const JobStep& st : job_->profile.job_steps)
+      if (st.index == c.step && st.critical_rank >= 0)
+        ImGui::Text("step %d: rank %d made the others wait most (%s in the step's collectives)", st.index,
+                    st.critical_rank, format::duration(st.wait_ns).c_str());
     for (std::size_t r = 0; r < job_->ranks.size(); ++r)
       if (job_->ranks[r].rank == c.last_rank) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton("show it (F)")) focus_instance();
         ImGui::SameLine();
         if (ImGui::SmallButton("open the last rank")) open_rank(r);
       }

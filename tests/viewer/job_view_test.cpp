@@ -364,6 +364,19 @@ TEST_F(JobViewFrames, ManyRanksDrawOnlyWhatIsVisible) {
   EXPECT_LT(visible, 20u);
   EXPECT_EQ(drawn, 0u);  // every part is narrower than 3 px zoomed out: folded
   EXPECT_LT(static_cast<std::uint64_t>(dd->TotalVtxCount), kMaxVertices);
+  EXPECT_FALSE(js.rank_list.at(37).visible);
+
+  // Focusing an instance scrolls to its last arrival, far below the first screen.
+  ASSERT_TRUE(v.select_instance(3));
+  v.focus_instance();
+  frame(v);
+  frame(v);
+  const JobStats& focused = v.stats().job;
+  EXPECT_TRUE(focused.rank_list.at(37).visible);
+  EXPECT_FALSE(focused.rank_list.at(0).visible);
+  bool last_shown = false;
+  for (const JobPartStats& p : focused.instance_parts) last_shown = last_shown || (p.last && p.visible && p.rank == 37);
+  EXPECT_TRUE(last_shown);
 }
 
 // Double-clicking a rank's header opens its file in the single-trace view;
@@ -375,6 +388,18 @@ TEST_F(JobViewFrames, OpeningARankInFullAndComingBack) {
   frame(v);
   ASSERT_NE(v.job(), nullptr);
   frame(v);
+  // The +/- folds a rank's lanes and unfolds them.
+  const ClickTarget fold = v.stats().job.fold_targets.at(2);
+  EXPECT_EQ(fold.label, "rank 2");
+  EXPECT_EQ(v.stats().job.rank_list.at(2).lanes, 2u);
+  click(v, fold.x, fold.y);
+  frame(v);
+  EXPECT_TRUE(v.stats().job.rank_list.at(2).collapsed);
+  EXPECT_EQ(v.stats().job.rank_list.at(2).lanes, 0u);
+  click(v, fold.x, fold.y);
+  frame(v);
+  EXPECT_FALSE(v.stats().job.rank_list.at(2).collapsed);
+
   const std::vector<ClickTarget> headers = v.stats().job.rank_targets;
   ASSERT_EQ(headers.size(), 3u);
   EXPECT_EQ(headers[1].label, "rank 1");
@@ -393,6 +418,7 @@ TEST_F(JobViewFrames, OpeningARankInFullAndComingBack) {
   EXPECT_EQ(v.document(), nullptr);
   EXPECT_TRUE(v.stats().job.shown);
   EXPECT_EQ(v.view_start(), start);
+  EXPECT_FALSE(v.stats().job.rank_list.at(1).collapsed);  // the double-click opened it, folded nothing
 }
 
 }  // namespace
