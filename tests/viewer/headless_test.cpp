@@ -780,5 +780,57 @@ TEST_F(HeadlessJob, JobFlagsAreCheckedAndGpuscopeViewOpensAJob) {
   EXPECT_EQ(read_json(dir_ / "j.json")["job"]["instance"]["index"], 2);
 }
 
+// The real pair of HTA rank traces (ranks 0 and 1 of a 128-rank job) as a
+// job folder: the view names what `gpuscope report --json` computes for the
+// same folder — the stragglers' order, each rank's clock shift, the missing
+// ranks, and the last arrival of the instance with the most wait.
+TEST_F(HeadlessJob, TheRealRankPairShowsWhatTheReportComputes) {
+  const fs::path job = dir_ / "hta";
+  fs::create_directories(job);
+  for (const char* f : {"hta-sampled-rank0.json.gz", "hta-sampled-rank1.json.gz"})
+    fs::create_symlink(testing::real_trace(f), job / f);
+  const fs::path report_path = dir_ / "report.json";
+  const Result rep =
+      run(GPUSCOPE_CLI_BIN, {"report", job.string(), "--json", "--no-simulation", "-o", report_path.string()}, false);
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  const json report = read_json(report_path);
+  ASSERT_FALSE(report["collectives"].empty());
+  std::size_t worst = 0;
+  for (std::size_t i = 0; i < report["collectives"].size(); ++i)
+    if (report["collectives"][i]["wait_ns"].get<std::int64_t>() >
+        report["collectives"][worst]["wait_ns"].get<std::int64_t>())
+      worst = i;
+
+  const Result r =
+      view({job.string(), "--screenshot", (dir_ / "j.png").string(), "--select-instance", std::to_string(worst)});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json jb = read_json(dir_ / "j.json")["job"];
+  ASSERT_TRUE(jb.is_object());
+  EXPECT_EQ(jb["ranks"], 2);
+  EXPECT_EQ(jb["collectives"], report["collectives"].size());
+  EXPECT_EQ(jb["clock_alignment"], report["clock_alignment"]);
+  ASSERT_EQ(jb["stragglers"].size(), report["stragglers"].size());
+  for (std::size_t i = 0; i < jb["stragglers"].size(); ++i)
+    EXPECT_EQ(jb["stragglers"][i], report["stragglers"][i]["rank"]);
+  EXPECT_EQ(jb["overview_marked"], report["stragglers"][0]["rank"]);
+  for (const json& rank : jb["rank_list"])
+    for (const json& row : report["ranks"])
+      if (row["rank"] == rank["rank"]) {
+        EXPECT_EQ(rank["offset_ns"], row["clock_offset_ns"]);
+      }
+  bool missing_named = false;
+  for (const json& l : jb["left_out"])
+    missing_named = missing_named || l.get<std::string>().find("ranks 2–127") != std::string::npos;
+  EXPECT_TRUE(missing_named) << jb["left_out"].dump();
+  const json& inst = jb["instance"];
+  const json& want = report["collectives"][worst];
+  EXPECT_EQ(inst["last_arrival_rank"], want["last_rank"]);
+  EXPECT_EQ(inst["wait_ns"], want["wait_ns"]);
+  for (const json& p : inst["parts"])
+    if (p["last"].get<bool>()) {
+      EXPECT_EQ(p["start_ns"], want["last_arrival_ns"]);
+    }
+}
+
 }  // namespace
 }  // namespace gpuscope::viewer
