@@ -346,6 +346,7 @@ class View {
   void draw_job_parts(ImDrawList* dl, std::size_t r, std::size_t g, float x0, float width, float y, JobRankStats& rs);
   void draw_job_instance(ImDrawList* dl, float x0, float width, float top, float bottom);
   void draw_job_details(float height);
+  void draw_job_arrivals();
   // view_details.cpp
   void draw_details();
   void draw_details_name(TableId table, RowIndex r);

@@ -516,6 +516,11 @@ void View::draw_job_instance(ImDrawList* dl, float x0, float width, float top, f
       ps.y = ry + kHeaderH + static_cast<float>(p.gpu) * (kUtilH + kPartsH + kGpuGap) + kUtilH;
       ps.visible = ps.y + kPartsH >= top && ps.y <= bottom && ps.x1 >= x0 && ps.x0 <= x0 + width;
       if (ps.visible) {
+        // The part's wait (its start to the last arrival) in the "waited" blue.
+        const float xw = std::min(x_of(c.last_arrival_ns), ps.x1);
+        if (!p.last && xw > ps.x0)
+          dl->AddRectFilled(ImVec2(ps.x0, ps.y + 1), ImVec2(xw, ps.y + kPartsH - 2),
+                            (kWaitedColor & 0x00FFFFFF) | 0xC0000000);
         const ImU32 color = p.last ? kLastArrivalColor : kHighlightColor;
         dl->AddRect(ImVec2(ps.x0 - 1, ps.y), ImVec2(ps.x1 + 1, ps.y + kPartsH - 1), color, 0, 0, p.last ? 3.0f : 2.0f);
         if (p.last) {
@@ -565,8 +570,45 @@ void View::draw_job_details(float height) {
         ImGui::SameLine();
         if (ImGui::SmallButton("open the last rank")) open_rank(r);
       }
+    draw_job_arrivals();
   }
   ImGui::EndChild();
+}
+
+// Every rank's arrival at the selected instance, latest first: who came
+// late and by how much, and how long each of the others waited.
+void View::draw_job_arrivals() {
+  const CollectiveInstance& c = job_->profile.collectives[static_cast<std::size_t>(job_instance_)];
+  std::vector<InstancePart> parts = instance_parts(*job_, static_cast<std::size_t>(job_instance_));
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const InstancePart& a, const InstancePart& b) { return a.range.start > b.range.start; });
+  constexpr ImGuiTableFlags kFlags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV;
+  const float h = ImGui::GetContentRegionAvail().y;
+  if (h < ImGui::GetTextLineHeightWithSpacing() * 2 || !ImGui::BeginTable("arrivals", 4, kFlags, ImVec2(0, h))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("rank");
+  ImGui::TableSetupColumn("arrived after the first");
+  ImGui::TableSetupColumn("waited");
+  ImGui::TableSetupColumn("part");
+  ImGui::TableHeadersRow();
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(parts.size()));
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const InstancePart& p = parts[static_cast<std::size_t>(i)];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      if (p.last) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.35f, 0.3f, 1));
+      ImGui::Text("%d%s", job_->ranks[p.rank].rank, p.last ? " (last)" : "");
+      if (p.last) ImGui::PopStyleColor();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format::duration(p.range.start - c.first_arrival_ns).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format::duration(p.waited_ns).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format::duration(p.range.end - p.range.start).c_str());
+    }
+  ImGui::EndTable();
 }
 
 }  // namespace gpuscope::viewer
