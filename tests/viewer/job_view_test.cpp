@@ -16,6 +16,7 @@
 
 #include "import/synthetic_job.h"
 #include "store/gscope.h"
+#include "support/test_traces.h"
 #include "trace/error.h"
 #include "viewer/job_lanes.h"
 #include "viewer/view.h"
@@ -230,6 +231,25 @@ TEST_F(JobViewTest, BadFilesAreNamedAndTheRestShown) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("train.py"), std::string::npos) << e.what();
   }
+}
+
+// Ranks without any communication kernel: nothing to link, no culprit; the
+// lanes are drawn all the same.
+TEST_F(JobViewTest, RanksWithoutCollectivesHaveNoInstancesAndNoCulprit) {
+  fs::create_directories(dir_ / "plain");
+  for (int r = 0; r < 3; ++r) {
+    testing::TraceFactory f(r);
+    f.device(0);
+    for (TimeNs t = 0; t < 100'000; t += 10'000) f.kernel(0, 7, testing::names::kSgd, t + 1'000, t + 6'000);
+    write_gscope(f.build(), (dir_ / "plain" / ("r" + std::to_string(r) + ".gscope")).string());
+  }
+  const JobData job = load_job(job_files({(dir_ / "plain").string()}));
+  ASSERT_EQ(job.ranks.size(), 3u);
+  EXPECT_TRUE(job.profile.collectives.empty());
+  for (const RankWait& w : rank_waits(job)) EXPECT_EQ(w.caused_ns, 0);
+  EXPECT_EQ(instance_of(job, 0, 0, 0), -1);
+  EXPECT_TRUE(instance_parts(job, 0).empty());
+  for (const JobRank& r : job.ranks) EXPECT_FALSE(r.gpus.empty());
 }
 
 // [SECTION] The view, with ImGui's null backend
