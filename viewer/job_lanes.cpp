@@ -140,8 +140,12 @@ JobData load_job(const std::vector<std::string>& files, unsigned jobs, std::atom
   if (cancel && cancel->load()) return job;
 
   std::vector<RankDigest> good;
-  std::map<std::string, JobRank> lanes;
+  std::map<std::string, JobRank> lanes;  // by file: check_job keeps the digests' files, not their order
   for (std::size_t i = 0; i < files.size(); ++i) {
+    if (digests[i] && lanes.count(files[i])) {
+      job.left_out.push_back({files[i], "given more than once (its first one is kept)"});
+      continue;
+    }
     if (!digests[i]) {
       job.left_out.push_back({files[i], errors[i]});
       continue;
@@ -158,10 +162,7 @@ JobData load_job(const std::vector<std::string>& files, unsigned jobs, std::atom
   const JobCheck check = check_job(good);
   if (!check.refused.empty()) throw InputError(files.front() + " …", check.refused);
   job.left_out.insert(job.left_out.end(), check.left_out.begin(), check.left_out.end());
-  for (const RankDigest& d : good) {
-    auto it = lanes.find(d.file);
-    if (it != lanes.end()) job.ranks.push_back(std::move(it->second));
-  }
+  for (const RankDigest& d : good) job.ranks.push_back(std::move(lanes.at(d.file)));
   job.profile = analyze_digests(std::move(good));
   place_ranks(job.profile, job.ranks);
   bool any = false;

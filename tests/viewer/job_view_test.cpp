@@ -222,6 +222,15 @@ TEST_F(JobViewTest, BadFilesAreNamedAndTheRestShown) {
   std::ofstream(dir_ / "junk" / "b.json") << "";
   EXPECT_THROW(load_job(job_files({(dir_ / "junk").string()})), InputError);
 
+  // One file given twice: read once, the second named.
+  const std::string r0 = (fs::path(d) / "rank-00000.gscope").string(),
+                    r1 = (fs::path(d) / "rank-00001.gscope").string();
+  const JobData twice = load_job({r0, r1, r0});
+  EXPECT_EQ(twice.ranks.size(), 2u);
+  ASSERT_FALSE(twice.left_out.empty());
+  EXPECT_EQ(twice.left_out[0].file, r0);
+  EXPECT_NE(twice.left_out[0].problem.find("more than once"), std::string::npos);
+
   SyntheticJobOptions other = options(3, -1);
   other.command_line = "eval.py";
   const std::string o = write_job("other", other);
