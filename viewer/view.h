@@ -14,6 +14,7 @@
 //   view_summary.cpp    per-device numbers, steps and small charts
 //   view_search.cpp     find by name, next/previous, highlighted matches
 //   view_compare.cpp    a second trace side by side
+//   view_job.cpp        a job of many ranks on one clock (data: job_lanes.h)
 //
 // Nothing here touches OpenGL or GLFW: tests drive it with ImGui's null
 // backend (build the font atlas, set DisplaySize, NewFrame, draw, Render) and
