@@ -77,6 +77,7 @@ void View::adopt_job(std::shared_ptr<const JobData> job) {
   job_collapsed_.assign(job_ ? job_->ranks.size() : 0, 0);
   job_instance_ = -1;
   job_scroll_to_ = -1;
+  job_view_span_ = 0;  // no view of this job kept yet: "< job" shows all of it
   job_hovered_instance_.reset();
   job_hovered_block_.reset();
   scroll_y_ = 0;
