@@ -28,25 +28,6 @@ std::string problem_of(const std::string& file, const std::string& what) {
   return what.starts_with(prefix) ? what.substr(prefix.size()) : what;
 }
 
-// Per GPU device: its communication kernels, by start (then end), as
-// analysis/job.cpp orders the digest's.
-std::map<std::uint32_t, std::vector<CollectivePart>> communication_by_device(const Trace& t) {
-  std::map<std::uint32_t, std::vector<CollectivePart>> by_device;
-  const KernelTable& k = t.kernels();
-  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
-    if (t.tracks()[tr].kind != TrackKind::gpu) continue;
-    const RowRange r = t.rows_of(TableId::kernels, tr);
-    for (RowIndex i = r.begin; i < r.end; ++i)
-      if (k.category_at(i) == KernelCategory::communication)
-        by_device[t.tracks()[tr].device].push_back({k.start[i], k.end[i], 0, collective_kind(t.str(k.name[i]))});
-  }
-  for (auto& [device, parts] : by_device)
-    std::stable_sort(parts.begin(), parts.end(), [](const CollectivePart& a, const CollectivePart& b) {
-      return a.start != b.start ? a.start < b.start : a.end < b.end;
-    });
-  return by_device;
-}
-
 // The job's rank and clock offset of each file, from the job's per-rank rows.
 void place_ranks(const Profile& p, std::vector<JobRank>& ranks) {
   std::map<std::string, std::pair<std::int32_t, TimeNs>> by_file;
@@ -101,8 +82,8 @@ JobRank read_job_rank(const std::string& file, RankDigest* digest) {
   r.host = digest->host;
   r.window = {t.begin_time(), t.end_time()};
   r.kernels = t.kernels().size();
-  std::map<std::uint32_t, std::vector<CollectivePart>> comm = communication_by_device(t);
-  // The digest's collectives are those of the lowest GPU with any (analysis/job.cpp).
+  std::map<std::uint32_t, std::vector<CollectivePart>> comm = communication_parts(t);
+  // The digest's collectives are those of the lowest GPU with any.
   const bool any_linked = !digest->collectives.empty() && !comm.empty();
   const std::uint32_t linked = any_linked ? comm.begin()->first : 0;
   for (std::uint32_t device : digest->gpus) {
@@ -110,10 +91,7 @@ JobRank read_job_rank(const std::string& file, RankDigest* digest) {
     lane.device = device;
     lane.activity = DeviceActivity::build(t, device, kJobLaneBuckets);
     lane.linked = any_linked && linked == device;
-    if (lane.linked)
-      lane.parts = digest->collectives;
-    else if (auto it = comm.find(device); it != comm.end())
-      lane.parts = std::move(it->second);
+    if (auto it = comm.find(device); it != comm.end()) lane.parts = std::move(it->second);
     lane.parts.shrink_to_fit();
     r.gpus.push_back(std::move(lane));
   }
