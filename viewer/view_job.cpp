@@ -183,8 +183,7 @@ void View::draw_job_left_out() {
   const std::vector<LeftOut>& lo = job_->left_out;
   const std::size_t shown = std::min<std::size_t>(lo.size(), 4);
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.72f, 0.2f, 1));
-  ImGui::Text("%s left out of the job (the other ranks are shown):",
-              lo.size() == 1 ? "1 file" : cat(format::count(lo.size()), " files").c_str());
+  ImGui::TextUnformatted("Left out of the job (the other ranks are shown):");
   for (std::size_t i = 0; i < lo.size(); ++i) {
     const std::string line = lo[i].file.empty() ? lo[i].problem : cat(lo[i].file, ": ", lo[i].problem);
     stats_.job.left_out.push_back(line);
