@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <queue>
 
 namespace gpuscope::viewer {
@@ -52,18 +53,38 @@ void merge_by_start(std::vector<Source>& sources, F&& f) {
   }
 }
 
-// Adds the length of [s, e) to the buckets of width `bw` starting at t0.
-void add_to_buckets(std::vector<TimeNs>& buckets, TimeNs t0, TimeNs bw, TimeNs s, TimeNs e) {
+// Times are taken relative to the lanes' start in unsigned arithmetic: a
+// damaged or hostile trace may span more than an int64 holds (t1 - t0 would
+// overflow). The lanes then cover the first kMaxSpan ns; ops beyond are cut.
+constexpr std::uint64_t kMaxSpan = static_cast<std::uint64_t>(std::numeric_limits<TimeNs>::max());
+std::uint64_t after(TimeNs t, TimeNs t0) { return static_cast<std::uint64_t>(t) - static_cast<std::uint64_t>(t0); }
+
+// Adds the length of [s, e) (s >= t0) to the buckets of width `bw` starting at t0.
+void add_to_buckets(std::vector<TimeNs>& buckets, TimeNs t0, std::uint64_t bw, TimeNs s, TimeNs e) {
   if (e <= s) return;
-  const std::size_t b0 = static_cast<std::size_t>((s - t0) / bw);
-  const std::size_t b1 = std::min(static_cast<std::size_t>((e - t0) / bw), buckets.size() - 1);
-  if (b0 >= b1) {
-    buckets[std::min(b0, buckets.size() - 1)] += e - s;
-    return;
-  }
-  buckets[b0] += t0 + static_cast<TimeNs>(b0 + 1) * bw - s;
-  for (std::size_t b = b0 + 1; b < b1; ++b) buckets[b] += bw;
-  buckets[b1] += e - (t0 + static_cast<TimeNs>(b1) * bw);
+  const std::uint64_t cap = static_cast<std::uint64_t>(buckets.size()) * bw;
+  const std::uint64_t rs = after(s, t0), re = std::min(after(e, t0), cap);
+  if (rs >= re) return;
+  const std::size_t b0 = static_cast<std::size_t>(rs / bw);
+  const std::size_t b1 = std::min(static_cast<std::size_t>(re / bw), buckets.size() - 1);
+  auto add = [&](std::size_t b, std::uint64_t ns) {  // saturating: overlapping kernels of a hostile trace
+    const auto room = static_cast<std::uint64_t>(std::numeric_limits<TimeNs>::max() - buckets[b]);
+    buckets[b] += static_cast<TimeNs>(std::min(ns, room));
+  };
+  if (b0 >= b1) return add(std::min(b0, buckets.size() - 1), re - rs);
+  add(b0, (b0 + 1) * bw - rs);
+  for (std::size_t b = b0 + 1; b < b1; ++b) add(b, bw);
+  add(b1, re - b1 * bw);
+}
+
+// Prefix sums that saturate instead of overflowing (kernel time summed over
+// many overlapping kernels of a hostile trace could pass 2^63).
+void prefix_sums(const std::vector<TimeNs>& v, std::vector<TimeNs>& prefix) {
+  prefix.resize(v.size() + 1);
+  prefix[0] = 0;
+  for (std::size_t b = 0; b < v.size(); ++b)
+    prefix[b + 1] =
+        v[b] > std::numeric_limits<TimeNs>::max() - prefix[b] ? std::numeric_limits<TimeNs>::max() : prefix[b] + v[b];
 }
 
 // Adds the coverage of [a, b) (in column units, relative to column 0) to
@@ -102,36 +123,31 @@ DeviceActivity DeviceActivity::build(const Trace& trace, std::uint32_t device, s
     a.ops_ += s.stop - s.begin;
   }
   a.t0_ = t0;
-  a.t1_ = std::max(t1, t0 + 1);
+  const std::uint64_t span = t1 > t0 ? std::min(after(t1, t0), kMaxSpan) : 1;
+  a.t1_ = static_cast<TimeNs>(static_cast<std::uint64_t>(t0) + span);
   // About four ops per bucket: fine enough that the bucket path is used only
   // where a pixel column covers many ops, coarse enough to stay small.
   const std::size_t want = std::clamp<std::size_t>(a.ops_ / 4, 1024, std::max<std::size_t>(max_buckets, 1));
-  const TimeNs span = a.t1_ - a.t0_;
-  a.bucket_ns_ = std::max<TimeNs>(1, (span + static_cast<TimeNs>(want) - 1) / static_cast<TimeNs>(want));
-  const std::size_t nb = static_cast<std::size_t>((span + a.bucket_ns_ - 1) / a.bucket_ns_);
+  const std::uint64_t bw = std::max<std::uint64_t>(1, (span + want - 1) / want);
+  a.bucket_ns_ = static_cast<TimeNs>(bw);
+  const std::size_t nb = static_cast<std::size_t>((span + bw - 1) / bw);
 
   std::vector<TimeNs> busy(nb, 0), kern(nb, 0);
   IntervalUnion u;
-  auto emit = [&](TimeNs s, TimeNs e) { add_to_buckets(busy, a.t0_, a.bucket_ns_, s, e); };
+  auto emit = [&](TimeNs s, TimeNs e) { add_to_buckets(busy, a.t0_, bw, s, e); };
   merge_by_start(sources, [&](TimeNs s, TimeNs e, bool kernel) {
-    if (kernel) add_to_buckets(kern, a.t0_, a.bucket_ns_, s, e);
+    if (kernel) add_to_buckets(kern, a.t0_, bw, s, e);
     u.add(s, e, emit);
   });
   u.finish(emit);
 
-  a.busy_prefix_.resize(nb + 1);
-  a.kernel_prefix_.resize(nb + 1);
-  a.busy_prefix_[0] = a.kernel_prefix_[0] = 0;
-  for (std::size_t b = 0; b < nb; ++b) {
-    a.busy_prefix_[b + 1] = a.busy_prefix_[b] + busy[b];
-    a.kernel_prefix_[b + 1] = a.kernel_prefix_[b] + kern[b];
-  }
+  prefix_sums(busy, a.busy_prefix_);
+  prefix_sums(kern, a.kernel_prefix_);
   return a;
 }
 
-double DeviceActivity::at(const std::vector<TimeNs>& prefix, double t) const {
+double DeviceActivity::at(const std::vector<TimeNs>& prefix, double rel) const {
   if (prefix.empty()) return 0;
-  const double rel = t - static_cast<double>(t0_);
   if (rel <= 0) return 0;
   const double pos = rel / static_cast<double>(bucket_ns_);
   const std::size_t nb = prefix.size() - 1;
@@ -142,10 +158,14 @@ double DeviceActivity::at(const std::vector<TimeNs>& prefix, double t) const {
 }
 
 void DeviceActivity::sample_buckets(TimeNs view_start, double ns_per_px, std::span<LaneSample> out) const {
-  double prev_busy = busy_at(static_cast<double>(view_start));
-  double prev_kern = kernel_at(static_cast<double>(view_start));
+  TimeNs rel = 0;  // exact when it fits (see busy_at), else as near as a double gets
+  const double base = __builtin_sub_overflow(view_start, t0_, &rel)
+                          ? static_cast<double>(view_start) - static_cast<double>(t0_)
+                          : static_cast<double>(rel);
+  double prev_busy = busy_at(base);
+  double prev_kern = kernel_at(base);
   for (std::size_t c = 0; c < out.size(); ++c) {
-    const double t = static_cast<double>(view_start) + static_cast<double>(c + 1) * ns_per_px;
+    const double t = base + static_cast<double>(c + 1) * ns_per_px;
     const double b = busy_at(t), k = kernel_at(t);
     out[c].busy = static_cast<float>(std::clamp((b - prev_busy) / ns_per_px, 0.0, 1.0));
     out[c].in_flight = static_cast<float>(std::max(0.0, (k - prev_kern) / ns_per_px));

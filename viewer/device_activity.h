@@ -61,9 +61,12 @@ class DeviceActivity {
   }
 
  private:
-  double busy_at(double t) const { return at(busy_prefix_, t); }
-  double kernel_at(double t) const { return at(kernel_prefix_, t); }
-  double at(const std::vector<TimeNs>& prefix, double t) const;
+  // `rel`: ns after begin(). Times are made relative in integers first: an
+  // epoch-scale time (1.7e18 ns) is a double with a 256 ns step, which would
+  // make the columns of a µs-wide view jitter by a quarter of their width.
+  double busy_at(double rel) const { return at(busy_prefix_, rel); }
+  double kernel_at(double rel) const { return at(kernel_prefix_, rel); }
+  double at(const std::vector<TimeNs>& prefix, double rel) const;
 
   std::uint32_t device_ = 0;
   std::vector<TrackId> tracks_;

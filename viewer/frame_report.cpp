@@ -120,6 +120,61 @@ json selection_json(const View& view, const Trace& t) {
   return s;
 }
 
+// The job view as drawn; null when no job is open.
+json job_json(const View& view, const FrameStats& st) {
+  const JobData* job = view.job();
+  if (!job) return nullptr;
+  const JobStats& js = st.job;
+  json ranks = json::array();
+  for (const JobRankStats& r : js.rank_list)
+    ranks.push_back({{"rank", r.rank},
+                     {"file", r.file},
+                     {"host", r.host},
+                     {"header", r.header},
+                     {"offset_ns", r.offset_ns},
+                     {"y", r.y},
+                     {"visible", r.visible},
+                     {"collapsed", r.collapsed},
+                     {"gpus", r.gpus},
+                     {"lanes", r.lanes},
+                     {"parts_drawn", r.parts_drawn},
+                     {"parts_folded", r.parts_folded}});
+  json parts = json::array();
+  for (const JobPartStats& p : js.instance_parts)
+    parts.push_back({{"rank", p.rank},
+                     {"x0", p.x0},
+                     {"x1", p.x1},
+                     {"y", p.y},
+                     {"start_ns", p.start_ns},
+                     {"waited_ns", p.waited_ns},
+                     {"visible", p.visible},
+                     {"last", p.last}});
+  json instance = nullptr;
+  if (js.instance >= 0)
+    instance = {{"index", js.instance},
+                {"kind", js.instance_kind},
+                {"last_arrival_rank", js.last_arrival_rank},
+                {"wait_ns", js.instance_wait_ns},
+                {"last_arrival_text", js.last_arrival_text},
+                {"parts", std::move(parts)}};
+  json files = json::array();
+  for (const JobRank& r : job->ranks) files.push_back(r.file);
+  return {{"shown", js.shown},
+          {"ranks", js.ranks},
+          {"gpus", js.gpus},
+          {"files", std::move(files)},
+          {"window", {{"start_ns", job->window.start}, {"end_ns", job->window.end}}},
+          {"collectives", job->profile.collectives.size()},
+          {"clock_alignment", js.clock_alignment},
+          {"rank_list", std::move(ranks)},
+          {"overview_order", js.overview_order},
+          {"overview_marked", js.overview_marked},
+          {"stragglers", js.stragglers},
+          {"left_out", js.left_out},
+          {"instance", std::move(instance)},
+          {"lane_bytes", job_lane_bytes(*job)}};
+}
+
 }  // namespace
 
 nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameReportContext& ctx) {
@@ -139,12 +194,16 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["draw_lists"] = dd ? dd->CmdListsCount : 0;
   j["last_frame_ms"] = view.last_frame_ms();
   j["font"] = font_json(ctx.font);
+  j["job"] = job_json(view, st);
 
   const Document* doc = view.document();
   if (!doc) {
     j["source"] = nullptr;
     j["selection"] = nullptr;
     j["tracks"] = json::array();
+    j["visible_range"] = {{"start_ns", st.view_start}, {"end_ns", st.view_end}};
+    j["timeline_width_px"] = st.timeline_width_px;
+    j["lane_columns"] = st.lane_columns;
     return j;
   }
   const Trace& t = doc->trace();

@@ -60,6 +60,7 @@ struct Options {
   bool critical_path = false;
   int frames = 3;
   std::uint64_t synthetic = 0;
+  long long select_instance = -1;
   std::string font = gv::kDefaultFontFile;
 };
 
@@ -73,11 +74,14 @@ Options parse_command_line(int argc, char** argv) {
   CLI::App app{
       "gpuscope-view — the gpuscope desktop viewer: timeline, hotspots, framework ops, findings and summary of a\n"
       "GPU trace "
-      "(.gscope, Chrome/Kineto JSON, plain or .gz, or an Nsight Systems SQLite export). With --screenshot it\n"
-      "renders a few frames to a PNG\n"
+      "(.gscope, Chrome/Kineto JSON, plain or .gz, or an Nsight Systems SQLite export). A directory, or more than\n"
+      "two files, opens as a job of many ranks: one timeline on the job clock, collectives linked across ranks,\n"
+      "who made the others wait. With --screenshot it renders a few frames to a PNG\n"
       "plus OUT.json describing what was drawn, and exits (use xvfb-run on a machine without a display)."};
   std::string size, view, zoom;
-  app.add_option("files", o.files, "trace to open; a second one is opened for comparison")->expected(0, 2);
+  app.add_option("files", o.files,
+                 "trace to open; a second one is opened for comparison; a directory or more than two files: a job")
+      ->expected(0, 1 << 20);
   app.add_option("--screenshot", o.screenshot, "headless: render, write OUT.png and OUT.json, exit");
   app.add_option("--size", size, "window / image size WIDTHxHEIGHT (default 1280x800)");
   app.add_option("--view", view, "panel to show: timeline, hotspots, ops, findings, summary or compare");
@@ -93,6 +97,10 @@ Options parse_command_line(int argc, char** argv) {
   app.add_option("--frames", o.frames, "headless: frames to render after loading (default 3)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--font", o.font, "TrueType font of the UI (default: DejaVu Sans, Debian's fonts-dejavu-core)");
+  app.add_option("--select-instance", o.select_instance,
+                 "job view: select the N-th collective instance (from 0): its parts linked on every rank, the last "
+                 "arrival marked")
+      ->check(CLI::Range(0LL, 1LL << 40));
   app.add_option("--synthetic", o.synthetic,
                  "open a synthetic trace of N kernels generated in memory instead of a file (demos, stress tests)");
   try {
@@ -111,6 +119,16 @@ Options parse_command_line(int argc, char** argv) {
   }
   if (o.synthetic > 0 && !o.files.empty())
     fail(kExitInput, "--synthetic replaces the trace file: give one or the other");
+  const bool job = gv::is_job_input(o.files);
+  if (o.select_instance >= 0 && !job)
+    fail(kExitInput, "--select-instance needs a job (a directory of rank traces, or more than two files)");
+  const std::pair<const char*, bool> trace_only[] = {
+      {"--select", !o.select.empty()},      {"--select-op", !o.select_op.empty()},
+      {"--find", !o.find.empty()},          {"--critical-path", o.critical_path},
+      {"--ops-by-shapes", o.ops_by_shapes}, {"--view", o.view != gv::Panel::timeline}};
+  if (job)
+    for (const auto& [flag, given] : trace_only)
+      if (given) fail(kExitInput, std::string(flag) + " applies to one trace, not to a job (open a rank alone)");
   if (!o.screenshot.empty() && o.files.empty() && o.synthetic == 0)
     fail(kExitInput, "--screenshot needs a trace to open");
   if (!o.screenshot.empty()) {
@@ -245,13 +263,34 @@ void open_source(gv::View& view, const Options& o) {
     });
     return;
   }
+  if (gv::is_job_input(o.files)) {
+    try {
+      view.open_job(gv::job_files(o.files));
+    } catch (const gpuscope::InputError& e) {
+      fail(kExitInput, e.what());
+    }
+    return;
+  }
   view.open(o.files[0]);
   if (o.files.size() > 1) view.open_compare(o.files[1]);
+}
+
+// The job view's flags: --zoom from the job's start, --select-instance.
+std::string apply_job_options(gv::View& view, const Options& o) {
+  const gv::JobData* job = view.job();
+  if (o.zoom_set) view.zoom_to(job->window.start + o.zoom_start, job->window.start + o.zoom_end);
+  if (o.select_instance < 0) return {};
+  if (!view.select_instance(o.select_instance))
+    return "no collective instance " + std::to_string(o.select_instance) + " in the job (it has " +
+           std::to_string(job->profile.collectives.size()) + ")";
+  if (!o.zoom_set) view.focus_instance();
+  return {};
 }
 
 // Applies --view/--zoom/--select/--select-op/--find once the trace is loaded. Returns an
 // error for exit status 2 (e.g. no such kernel), empty if all went well.
 std::string apply_view_options(gv::View& view, const Options& o) {
+  if (!view.document() && view.job()) return apply_job_options(view, o);
   if (!view.document()) return {};
   std::string error;
   view.show(o.view);
@@ -376,7 +415,7 @@ int run_interactive(const Options& o) {
     glfwGetFramebufferSize(w, &fb_w, &fb_h);
     render_frame(view, fb_w, fb_h);
     glfwSwapBuffers(w);
-    if (!options_applied && view.document()) {
+    if (!options_applied && (view.document() || view.job())) {
       options_applied = true;
       const std::string error = apply_view_options(view, o);
       if (!error.empty()) std::fprintf(stderr, "gpuscope-view: %s\n", error.c_str());

@@ -90,6 +90,16 @@ void View::set_document(std::shared_ptr<Document> doc) {
 
 void View::on_files_dropped(const std::vector<std::string>& paths) {
   if (paths.empty()) return;
+  if (is_job_input(paths)) {
+    try {
+      open_job(job_files(paths));
+    } catch (const std::exception& e) {
+      job_loader_.cancel();
+      adopt_job(nullptr);
+      job_drop_error_ = e.what();
+    }
+    return;
+  }
   // Dropping two files opens the first and compares it with the second.
   open(paths[0]);
   if (paths.size() >= 2) open_compare(paths[1]);
@@ -120,6 +130,7 @@ void View::adopt(std::shared_ptr<Document> doc) {
 }
 
 void View::poll_loaders() {
+  if (job_loader_.state() == JobLoader::State::ready && !job_ && job_loader_.job()) adopt_job(job_loader_.job());
   if (loader_.state() == Loader::State::ready && loader_.document() != doc_ && !doc_) adopt(loader_.document());
   // A Profile that arrived since the last frame changes the panels.
   const Profile* p = doc_ ? doc_->profile().get() : nullptr;
@@ -133,7 +144,7 @@ void View::poll_loaders() {
 
 bool View::busy() const {
   auto busy = [](const Loader& l) { return l.state() == Loader::State::loading || l.analysing(); };
-  return busy(loader_) || busy(compare_loader_);
+  return busy(loader_) || busy(compare_loader_) || job_loader_.state() == JobLoader::State::loading;
 }
 
 std::shared_ptr<const Profile> View::panel_profile(const char* panel) {
@@ -147,7 +158,9 @@ std::shared_ptr<const Profile> View::panel_profile(const char* panel) {
 }
 
 std::string View::load_error() const {
-  return loader_.state() == Loader::State::failed ? loader_.error() : std::string();
+  if (loader_.state() == Loader::State::failed) return loader_.error();
+  if (job_loader_.state() == JobLoader::State::failed) return job_loader_.error();
+  return job_drop_error_;
 }
 
 std::string_view View::short_label(StringId name) {
@@ -210,12 +223,18 @@ void View::draw() {
 
   const float status_h = ImGui::GetFrameHeightWithSpacing();
   const float avail = ImGui::GetContentRegionAvail().y - status_h;
-  if (!doc_) {
+  if (!doc_ && job_ && loader_.state() != Loader::State::loading && loader_.state() != Loader::State::failed) {
+    draw_job(avail);
+  } else if (!doc_) {
     ImGui::BeginChild("main", ImVec2(0, avail), false);
     if (loader_.state() == Loader::State::loading)
       draw_loading(loader_, "Loading");
     else if (loader_.state() == Loader::State::failed)
       draw_error(loader_.error());
+    else if (job_loader_.state() == JobLoader::State::loading)
+      draw_job_loading();
+    else if (!load_error().empty())
+      draw_error(load_error());
     else
       draw_welcome();
     ImGui::EndChild();
@@ -258,9 +277,12 @@ void View::draw_menu_bar() {
       browser_for_compare_ = true;
       browser_.open("Open a trace to compare", std::filesystem::path(doc_->path()).parent_path().string());
     }
-    if (ImGui::MenuItem("Close", nullptr, false, doc_ != nullptr)) {
+    if (ImGui::MenuItem("Close", nullptr, false, doc_ != nullptr || job_ != nullptr)) {
+      // A rank opened from a job closes back to the job; the job closes last.
+      const bool had_doc = doc_ != nullptr;
       loader_.cancel();
       adopt(nullptr);
+      if (!had_doc) adopt_job(nullptr);
     }
     ImGui::EndMenu();
   }
@@ -291,6 +313,16 @@ void View::draw_menu_bar() {
 }
 
 void View::draw_toolbar() {
+  if (job_ && (doc_ || loader_.state() != Loader::State::idle)) {
+    if (ImGui::SmallButton("< job")) back_to_job();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to the job view of all %zu ranks", job_->ranks.size());
+    stats_.panels.push_back("back_to_job");
+    ImGui::SameLine();
+  }
+  if (!doc_ && job_) {
+    draw_job_toolbar();
+    return;
+  }
   if (doc_) {
     // The source of the trace, always in view: a synthetic trace is not a measurement.
     const TraceSource src = doc_->trace().meta().source;
@@ -338,14 +370,17 @@ void View::draw_toolbar() {
 
 void View::draw_status_bar() {
   ImGui::Separator();
-  if (doc_) {
-    const TimeNs origin = doc_->trace().begin_time();
+  if (doc_ || job_) {
+    const TimeNs origin = content_range().start;
     const double npp = view_span_ / std::max(1.0f, timeline_width_);
     ImGui::Text("view %s .. %s (%s)  ·  %.3g ns/px", format_offset(view_start() - origin, 1000).c_str(),
                 format_offset(view_end() - origin, 1000).c_str(), format::duration(view_end() - view_start()).c_str(),
                 npp);
     ImGui::SameLine();
-    if (loader_.analysing()) {
+    if (!doc_) {
+      ImGui::TextDisabled("  ·  job clock (rank %d's)", job_->ranks.empty() ? 0 : job_->ranks.front().rank);
+      ImGui::SameLine();
+    } else if (loader_.analysing()) {
       ImGui::TextDisabled("  ·  analysing...");
       ImGui::SameLine();
     } else if (doc_->analysis_failed()) {
@@ -492,6 +527,12 @@ void View::handle_global_keys() {
   if (io.KeyCtrl && ImGui::IsKeyPressed('O', false)) {
     browser_for_compare_ = false;
     browser_.open("Open a trace", doc_ ? std::filesystem::path(doc_->path()).parent_path().string() : "");
+  }
+  if (!doc_ && job_ && !io.WantTextInput) {  // the job view: Esc clears the instance, Home, F focuses it
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) job_instance_ = -1;
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home), false)) zoom_to_all();
+    if (!io.KeyCtrl && ImGui::IsKeyPressed('F', false)) focus_instance();
+    return;
   }
   if (!doc_ || io.WantTextInput) return;
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {

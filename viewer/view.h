@@ -14,6 +14,7 @@
 //   view_summary.cpp    per-device numbers, steps and small charts
 //   view_search.cpp     find by name, next/previous, highlighted matches
 //   view_compare.cpp    a second trace side by side
+//   view_job.cpp        a job of many ranks on one clock (data: job_lanes.h)
 //
 // Nothing here touches OpenGL or GLFW: tests drive it with ImGui's null
 // backend (build the font atlas, set DisplaySize, NewFrame, draw, Render) and
@@ -33,6 +34,7 @@
 #include "viewer/counter_lanes.h"
 #include "viewer/document.h"
 #include "viewer/file_browser.h"
+#include "viewer/job_lanes.h"
 #include "viewer/lod.h"
 #include "viewer/match_set.h"
 #include "viewer/op_table.h"
@@ -104,6 +106,46 @@ struct HotspotRow {
   std::string count;     // as shown ("480")
 };
 
+// The job view as drawn (docs/viewer.md, "Jobs").
+struct JobRankStats {
+  std::int32_t rank = -1;
+  std::string file, host, header;  // header: "rank 3 · host · file" as written
+  TimeNs offset_ns = 0;            // its clock shift onto the job clock
+  float y = 0;                     // screen y of its header
+  bool visible = false;            // on screen vertically
+  bool collapsed = false;
+  std::uint32_t gpus = 0;
+  std::uint64_t lanes = 0;         // lanes drawn (utilization and collective parts)
+  std::uint64_t parts_drawn = 0;   // collective parts drawn one by one
+  std::uint64_t parts_folded = 0;  // parts inside folded blocks
+};
+struct JobPartStats {  // one rank's part of the selected instance, as drawn
+  std::int32_t rank = -1;
+  float x0 = 0, x1 = 0, y = 0;  // screen position (x clipped to the timeline)
+  TimeNs start_ns = 0, waited_ns = 0;
+  bool visible = false;
+  bool last = false;  // outlined as the last arrival
+};
+struct JobStats {
+  bool shown = false;
+  std::uint32_t ranks = 0, gpus = 0;
+  std::string clock_alignment;
+  std::vector<JobRankStats> rank_list;       // in timeline order
+  std::vector<std::int32_t> overview_order;  // the overview's ranks, as listed (most wait caused first)
+  std::int32_t overview_marked = -1;         // the rank the overview marks as making the others wait most
+  std::vector<std::int32_t> stragglers;      // the stragglers listed beside it
+  std::vector<std::string> left_out;         // "FILE: problem" as named in the window
+  std::int64_t instance = -1;                // the selected collective instance
+  std::string instance_kind;
+  std::int32_t last_arrival_rank = -1;  // marked on the timeline
+  TimeNs instance_wait_ns = 0;
+  std::string last_arrival_text;  // "last arrival: rank R, others waited X"
+  std::vector<JobPartStats> instance_parts;
+  std::vector<ClickTarget> rank_targets;  // rank headers (label "rank R"): double-click opens the rank
+  std::vector<ClickTarget> fold_targets;  // their +/- (label "rank R"): click folds its lanes
+  std::vector<ClickTarget> part_targets;  // linked parts drawn one by one (label "rank R #i")
+};
+
 struct FrameStats {
   TimeNs view_start = 0, view_end = 0;
   float timeline_x0 = 0, timeline_width_px = 0;  // screen x of view_start, and the width of the time axis
@@ -151,6 +193,7 @@ struct FrameStats {
   std::string tooltip;       // name of the event whose hover tooltip was shown, if any
   std::string message;       // the error or status shown instead of a trace, if any
   std::string damage;        // the storage-damage banner drawn above the timeline ("INCOMPLETE file: …"), if any
+  JobStats job;
 };
 
 class View {
@@ -166,6 +209,20 @@ class View {
   void open_compare(std::string path);
   void open_compare_with(std::string label, Loader::Source source);
   void set_document(std::shared_ptr<Document> doc);  // an already loaded trace (tests)
+  // A job of many ranks (docs/viewer.md, "Jobs"): the files read on a worker,
+  // then shown as one timeline on the job clock.
+  void open_job(std::vector<std::string> files);
+  void set_job(std::shared_ptr<const JobData> job);  // an already loaded job (tests)
+  const JobData* job() const { return job_.get(); }
+  // Opens ranks[i]'s file in the single-trace view; back_to_job() returns.
+  void open_rank(std::size_t i);
+  void back_to_job();
+  // Selects collective instance `index` (links its parts on every rank and
+  // marks the last arrival). False if there is none.
+  bool select_instance(std::int64_t index);
+  std::int64_t selected_instance() const { return job_instance_; }
+  // Zooms so the selected instance sits in the middle fifth of the view.
+  void focus_instance();
   void on_files_dropped(const std::vector<std::string>& paths);
 
   // [SECTION] Frames
@@ -276,6 +333,21 @@ class View {
   float track_height(const TrackInfo& info, bool collapsed) const;
   void center_on(TimeNs start, TimeNs end);
   double px_per_ns(float width) const { return static_cast<double>(width) / view_span_; }
+  TimeRange content_range() const;  // what zoom_to_all shows: the trace, or the job on its clock
+  // view_job.cpp
+  void adopt_job(std::shared_ptr<const JobData> job);
+  void draw_job(float height);
+  void draw_job_toolbar();
+  void draw_job_loading();
+  void draw_job_left_out();
+  void draw_job_overview(float height);
+  void draw_job_timeline(float height);
+  float draw_job_rank(ImDrawList* dl, std::size_t r, float left, float x0, float width, float y, float top,
+                      float bottom);
+  void draw_job_parts(ImDrawList* dl, std::size_t r, std::size_t g, float x0, float width, float y, JobRankStats& rs);
+  void draw_job_instance(ImDrawList* dl, float x0, float width, float top, float bottom);
+  void draw_job_details(float height);
+  void draw_job_arrivals();
   // view_details.cpp
   void draw_details();
   void draw_details_name(TableId table, RowIndex r);
@@ -389,6 +461,20 @@ class View {
   std::vector<OpRowKernel> selected_op_kernels_;        // its heaviest kernels
   std::vector<std::string> selected_op_kernel_labels_;  // … as the hotspot table names them
   bool show_critical_path_ = false;
+
+  // Job view
+  JobLoader job_loader_;
+  std::shared_ptr<const JobData> job_;
+  std::vector<RankWait> job_waits_;  // rank_waits(*job_), computed once
+  std::vector<std::uint8_t> job_collapsed_;
+  std::int64_t job_instance_ = -1;
+  std::int64_t job_scroll_to_ = -1;  // a rank to bring into view next frame
+  std::vector<float> job_rank_y_;    // per rank: screen y of its header this frame, for the instance marks
+  std::optional<std::int64_t> job_hovered_instance_;
+  std::optional<TimeRange> job_hovered_block_;
+  std::string job_drop_error_;
+  TimeNs job_view_start_ = 0;  // the job view's range while a rank is open in full
+  double job_view_span_ = 0;   // why the files dropped as a job cannot be opened
 
   // Frame bookkeeping
   FrameStats stats_;

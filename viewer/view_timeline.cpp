@@ -68,12 +68,18 @@ void View::zoom_to(TimeNs start, TimeNs end) {
   redraw_frames_ = std::max(redraw_frames_, 3);
 }
 
+TimeRange View::content_range() const {
+  if (doc_) return {doc_->trace().begin_time(), doc_->trace().end_time()};
+  if (job_) return job_->window;
+  return {};
+}
+
 void View::zoom_to_all() {
-  if (!doc_) return;
-  const Trace& t = doc_->trace();
-  const TimeNs span = std::max<TimeNs>(1, t.end_time() - t.begin_time());
+  if (!doc_ && !job_) return;
+  const TimeRange t = content_range();
+  const TimeNs span = std::max<TimeNs>(1, t.end - t.start);
   const TimeNs pad = std::max<TimeNs>(span / 100, 1);  // a little air at both ends
-  zoom_to(t.begin_time() - pad, t.end_time() + pad);
+  zoom_to(t.start - pad, t.end + pad);
 }
 
 void View::center_on(TimeNs start, TimeNs end) {
@@ -86,8 +92,8 @@ void View::center_on(TimeNs start, TimeNs end) {
 
 void View::timeline_input(float x0, float width, float top, float bottom) {
   const ImGuiIO& io = ImGui::GetIO();
-  const Trace& trace = doc_->trace();
-  const double max_span = std::max(1000.0, 1.5 * static_cast<double>(trace.end_time() - trace.begin_time()));
+  const TimeRange content = content_range();
+  const double max_span = std::max(1000.0, 1.5 * static_cast<double>(content.end - content.start));
   auto zoom_at = [&](double factor, float mouse_x) {
     const double frac = std::clamp((static_cast<double>(mouse_x) - x0) / width, 0.0, 1.0);
     const double t_mouse = static_cast<double>(view_start_) + frac * view_span_;
@@ -140,8 +146,8 @@ void View::timeline_input(float x0, float width, float top, float bottom) {
     if (ImGui::IsKeyDown('D')) view_start_ += static_cast<TimeNs>(view_span_ * 0.8 * dt);
   }
   // Keep some of the trace in view.
-  const TimeNs lo = trace.begin_time() - static_cast<TimeNs>(view_span_ * 0.9);
-  const TimeNs hi = trace.end_time() - static_cast<TimeNs>(view_span_ * 0.1);
+  const TimeNs lo = content.start - static_cast<TimeNs>(view_span_ * 0.9);
+  const TimeNs hi = content.end - static_cast<TimeNs>(view_span_ * 0.1);
   view_start_ = std::clamp(view_start_, std::min(lo, hi), std::max(lo, hi));
 }
 
@@ -316,7 +322,7 @@ void View::timeline_hover_and_click(float x0) {
 // [SECTION] Ruler and legend -----------------------------------------------------------------
 
 void View::draw_ruler(ImDrawList* dl, float x0, float y0, float width) {
-  const TimeNs origin = doc_->trace().begin_time();
+  const TimeNs origin = content_range().start;
   const RulerTicks ticks = ruler_ticks(origin, view_start(), view_end(), width, 110);
   const double ppn = px_per_ns(width);
   dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + width, y0 + kRulerH), IM_COL32(35, 38, 46, 255));

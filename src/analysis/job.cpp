@@ -106,6 +106,14 @@ std::array<DurationSketch, 3> launch_sketches(const Trace& t, const AnalysisOpti
 
 // The communication kernels of the first GPU (lowest ordinal) with any.
 std::vector<CollectivePart> collective_parts(const Trace& t, const AnalysisOptions& opt) {
+  std::map<std::uint32_t, std::vector<CollectivePart>> by_device = communication_parts(t, opt);
+  if (by_device.empty()) return {};
+  return std::move(by_device.begin()->second);
+}
+
+}  // namespace
+
+std::map<std::uint32_t, std::vector<CollectivePart>> communication_parts(const Trace& t, const AnalysisOptions& opt) {
   std::map<std::uint32_t, std::vector<CollectivePart>> by_device;
   const KernelTable& k = t.kernels();
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
@@ -115,15 +123,12 @@ std::vector<CollectivePart> collective_parts(const Trace& t, const AnalysisOptio
       if (k.category_at(i) == KernelCategory::communication)
         by_device[t.tracks()[tr].device].push_back({k.start[i], k.end[i], 0, collective_kind(t.str(k.name[i]))});
   }
-  if (by_device.empty()) return {};
-  std::vector<CollectivePart> parts = std::move(by_device.begin()->second);
-  std::stable_sort(parts.begin(), parts.end(), [](const CollectivePart& a, const CollectivePart& b) {
-    return a.start != b.start ? a.start < b.start : a.end < b.end;
-  });
-  return parts;
+  for (auto& [device, parts] : by_device)
+    std::stable_sort(parts.begin(), parts.end(), [](const CollectivePart& a, const CollectivePart& b) {
+      return a.start != b.start ? a.start < b.start : a.end < b.end;
+    });
+  return by_device;
 }
-
-}  // namespace
 
 RankDigest digest_rank(const Trace& t, const std::string& file, const AnalysisOptions& opt) {
   RankDigest d;

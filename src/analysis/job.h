@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -41,6 +42,12 @@ struct RankDigest {
   std::vector<CollectivePart> collectives;
   std::shared_ptr<const detail::RankParts> parts;
 };
+
+// The communication kernels of each GPU of `trace` (within options.device),
+// each GPU's by start then end: RankDigest::collectives are those of the
+// lowest GPU with any. The viewer's job view draws all of them.
+std::map<std::uint32_t, std::vector<CollectivePart>> communication_parts(const Trace& trace,
+                                                                         const AnalysisOptions& options = {});
 
 // Analyses one rank's trace alone.
 RankDigest digest_rank(const Trace& trace, const std::string& file, const AnalysisOptions& options = {});

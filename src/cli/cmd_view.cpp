@@ -1,4 +1,4 @@
-// gpuscope view FILE [COMPARE_FILE]: opens traces in the desktop viewer by
+// gpuscope view FILE [COMPARE_FILE] | DIR | FILE…: opens traces (or a job of many ranks) in the desktop viewer by
 // running gpuscope-view, which is installed next to the gpuscope binary. The
 // viewer's flags are declared here too, so `gpuscope view --help` tells the
 // truth and a misspelt flag fails here with the usual one-line error.
@@ -18,7 +18,7 @@ namespace {
 
 struct ViewArgs {
   std::vector<std::string> files;
-  std::string screenshot, size, view, zoom, select, select_op, find, font;
+  std::string screenshot, size, view, zoom, select, select_op, find, font, select_instance;
   bool regex = false, ops_by_shapes = false, critical_path = false;
   int frames = 0;
 };
@@ -55,6 +55,7 @@ void run(const ViewArgs& a) {
   if (a.critical_path) args.emplace_back("--critical-path");
   if (a.frames > 0) flag("--frames", std::to_string(a.frames));
   flag("--font", a.font);
+  flag("--select-instance", a.select_instance);
   std::vector<char*> argv;
   for (std::string& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -65,12 +66,15 @@ void run(const ViewArgs& a) {
 void add(CLI::App& app, Context&) {
   auto args = std::make_shared<ViewArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "view", "Open traces in the desktop viewer (gpuscope-view): timeline, hotspots, ops, findings, summary, compare");
+      "view",
+      "Open traces in the desktop viewer (gpuscope-view): timeline, hotspots, ops, findings, summary, compare; a "
+      "directory of rank traces opens as a job (one timeline on the job clock)");
   cmd->add_option(
          "files", args->files,
-         "trace to open (.gscope, Chrome/Kineto .json or .json.gz, Nsight Systems .sqlite); a second one to compare")
+         "trace to open (.gscope, Chrome/Kineto .json or .json.gz, Nsight Systems .sqlite); a second one to compare; "
+         "a directory or more than two files: a job of many ranks on one timeline")
       ->required()
-      ->expected(1, 2);
+      ->expected(1, 1 << 20);
   cmd->add_option("--screenshot", args->screenshot, "headless: render, write OUT.png and OUT.json, exit");
   cmd->add_option("--size", args->size, "window / image size WIDTHxHEIGHT (default 1280x800)");
   cmd->add_option("--view", args->view, "panel to show: timeline, hotspots, ops, findings, summary or compare");
@@ -85,6 +89,9 @@ void add(CLI::App& app, Context&) {
                 "draw the critical path of the visible steps (the toolbar's toggle; docs/whatif.md)");
   cmd->add_option("--frames", args->frames, "headless: frames to render after loading (default 3)");
   cmd->add_option("--font", args->font, "TrueType font of the UI (default: DejaVu Sans, Debian's fonts-dejavu-core)");
+  cmd->add_option("--select-instance", args->select_instance,
+                  "job view: select the N-th collective instance: its parts linked on every rank, the last arrival "
+                  "marked");
   cmd->callback([args] { run(*args); });
 }
 

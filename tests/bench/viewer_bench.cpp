@@ -7,6 +7,7 @@
 //   build/bench/bench_viewer [--benchmark_filter=...]
 //   GPUSCOPE_BENCH_KERNELS=1000000 build/bench/bench_viewer   (a smaller trace)
 //   GPUSCOPE_BENCH_VERBOSE=1 build/bench/bench_viewer --benchmark_filter=ZoomSweep   (every frame's cost)
+//   build/bench/bench_viewer --benchmark_filter=BM_JobFrame   (the job view: 64 ranks of 100k kernels)
 #include <benchmark/benchmark.h>
 #include <imgui.h>
 
@@ -15,10 +16,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <memory>
 #include <vector>
 
+#include <unistd.h>
+
 #include "import/synthetic.h"
+#include "import/synthetic_job.h"
+#include "store/gscope.h"
 #include "viewer/view.h"
 
 namespace gv = gpuscope::viewer;
@@ -250,5 +256,68 @@ void BM_Search(benchmark::State& state) {
 BENCHMARK(BM_Search)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 }  // namespace
+
+// The job view: 64 synthetic ranks of 100k kernels (rank 37 slow), written
+// to a temporary folder once and read with load_job. Frames of the whole job,
+// of 100 ms and 1 ms from its start, and of instance 4000 focused; each
+// iteration pans by a few pixels. CPU time of the frame's thread.
+std::shared_ptr<const gv::JobData> job() {
+  static std::shared_ptr<const gv::JobData> j = [] {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("gpuscope-bench-job-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    gpuscope::SyntheticJobOptions o;
+    o.ranks = 64;
+    o.kernels = 100'000;
+    o.slow_rank = 37;
+    const gpuscope::SyntheticJob synth(o);
+    std::vector<std::string> files;
+    for (std::uint32_t r = 0; r < o.ranks; ++r) {
+      files.push_back((dir / ("rank-" + std::to_string(1000 + r) + ".gscope")).string());
+      gpuscope::write_gscope(synth.rank_trace(r), files.back());
+    }
+    auto loaded = std::make_shared<const gv::JobData>(gv::load_job(files));
+    fs::remove_all(dir);
+    return loaded;
+  }();
+  return j;
+}
+
+void BM_JobFrame(benchmark::State& state) {
+  ImGuiNull imgui;
+  gv::View v;
+  v.set_job(job());
+  const gpuscope::TimeRange w = job()->window;
+  const TimeNs window = state.range(0) == 0 ? w.end - w.start : state.range(0);
+  TimeNs start = w.start;
+  if (state.range(0) < 0) {
+    v.select_instance(4000);
+    v.focus_instance();
+    imgui.frame(v);
+    start = v.view_start();
+  }
+  const TimeNs span = state.range(0) < 0 ? v.view_end() - v.view_start() : window;
+  imgui.frame(v);
+  ImDrawData* dd = nullptr;
+  double cpu = 0;
+  TimeNs shift = 0;
+  for (auto _ : state) {
+    shift += span / 500;
+    v.zoom_to(start + shift % (span / 10 + 1), start + shift % (span / 10 + 1) + span);
+    const double c0 = thread_cpu_s();
+    dd = imgui.frame(v);
+    cpu += thread_cpu_s() - c0;
+  }
+  state.counters["frame_cpu_ms"] = 1e3 * cpu / static_cast<double>(state.iterations());
+  state.counters["vertices"] = dd->TotalVtxCount;
+  state.counters["lane_MB"] = static_cast<double>(gv::job_lane_bytes(*job())) / 1e6;
+}
+BENCHMARK(BM_JobFrame)
+    ->ArgName("window_ns")
+    ->Arg(0)            // the whole job
+    ->Arg(100'000'000)  // 100 ms
+    ->Arg(1'000'000)    // 1 ms
+    ->Arg(-1)           // instance 4000 focused
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 
 #include "trace/builder.h"
@@ -167,6 +168,63 @@ TEST(IntervalUnion, MergesTouchingAndOverlappingIntervals) {
   u.add(20, 21, emit);
   u.finish(emit);
   EXPECT_EQ(out, (std::vector<std::pair<TimeNs, TimeNs>>{{0, 15}, {20, 21}}));
+}
+
+// Epoch-scale timestamps (Kineto and CUPTI record ns since 1970: 1.7e18) are
+// doubles with a 256 ns step. A view 1 ms wide over a half-busy bucket must
+// read the same share in every column, not one jittered by that step.
+TEST(DeviceActivity, EpochScaleTimesSampleEvenlyInsideABucket) {
+  constexpr TimeNs kEpoch = 1'700'000'001'239'343'245;
+  TraceBuilder b;
+  const TrackId t = b.gpu_track(0, 0);
+  for (int i = 0; i < 2000; ++i) {  // 10 µs period, 5 µs busy: half busy everywhere
+    KernelRow k;
+    k.track = t;
+    k.start = kEpoch + i * 10'000;
+    k.end = k.start + 5'000;
+    b.add_kernel(k);
+  }
+  const Trace trace = b.freeze();
+  const DeviceActivity a = DeviceActivity::build(trace, 0, 16);  // 16 buckets: 1.25 ms each
+  ASSERT_GE(a.bucket_ns(), 1'000'000);
+  std::vector<LaneSample> cols(1000);
+  a.sample_buckets(a.begin() + a.bucket_ns() / 8, 700.0, cols);  // 0.7 ms inside one bucket
+  for (const LaneSample& c : cols) EXPECT_NEAR(c.busy, 0.5, 0.01);
+}
+
+// A damaged or hostile trace may hold times at both ends of int64: its span
+// does not fit in one. The lanes are built over what fits, never throw, and
+// read shares in [0, 1].
+TEST(DeviceActivity, TimesAtBothEndsOfInt64BuildBoundedLanes) {
+  constexpr TimeNs kMin = std::numeric_limits<TimeNs>::min(), kMax = std::numeric_limits<TimeNs>::max();
+  TraceBuilder b;
+  const TrackId t0 = b.gpu_track(0, 0), t1 = b.gpu_track(0, 1);
+  auto kernel = [&](TrackId t, TimeNs s, TimeNs e) {
+    KernelRow k;
+    k.track = t;
+    k.start = s;
+    k.end = e;
+    b.add_kernel(k);
+  };
+  kernel(t0, kMin, kMin + 1000);
+  kernel(t0, -5, 5);
+  kernel(t0, kMax - 1000, kMax);
+  kernel(t1, kMin + 10, kMin / 2);  // long ones at both ends
+  kernel(t1, kMax / 2, kMax);
+  const Trace trace = b.freeze();
+  const DeviceActivity a = DeviceActivity::build(trace, 0, 64);
+  EXPECT_GT(a.buckets(), 0u);
+  EXPECT_LE(a.buckets(), 1025u);
+  EXPECT_GE(a.total_busy_ns(), 0);
+  EXPECT_GE(a.total_kernel_ns(), 0);
+  std::vector<LaneSample> cols(200);
+  for (TimeNs start : {kMin, TimeNs{0}, kMax - 1'000'000}) {
+    a.sample_buckets(start, 1e15, cols);
+    for (const LaneSample& c : cols) {
+      EXPECT_GE(c.busy, 0.0f);
+      EXPECT_LE(c.busy, 1.0f);
+    }
+  }
 }
 
 }  // namespace

@@ -680,5 +680,157 @@ TEST_F(Headless, GpuscopeViewRunsTheViewer) {
   EXPECT_NE(read_json(dir_ / "c.json")["critical_path_status"], "");
 }
 
+// [SECTION] Jobs of many ranks
+
+// A synthetic job (gpuscope synth --ranks): every rank on its own clock,
+// rank 5 computing 1.3x slower, so it arrives last at every collective.
+class HeadlessJob : public Headless {
+ protected:
+  std::string synth_job(std::uint32_t ranks, std::int32_t slow, std::uint64_t kernels = 4000) {
+    const std::string out = (dir_ / "job").string();
+    const Result r = run(GPUSCOPE_CLI_BIN,
+                         {"synth", "--ranks", std::to_string(ranks), "--kernels", std::to_string(kernels),
+                          "--slow-rank", std::to_string(slow), "-o", out},
+                         /*xvfb=*/false);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return out;
+  }
+};
+
+TEST_F(HeadlessJob, TheSlowRankIsMarkedAndArrivesLastAtTheSelectedInstance) {
+  const std::string job = synth_job(8, 5);
+  const Result r = view({job, "--screenshot", (dir_ / "j.png").string(), "--select-instance", "10"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  expect_png(dir_ / "j.png", 1280, 800);
+  const json j = read_json(dir_ / "j.json");
+  EXPECT_TRUE(has(j["panels"], "job"));
+  EXPECT_TRUE(has(j["panels"], "job_overview"));
+  const json& jb = j["job"];
+  ASSERT_TRUE(jb.is_object());
+  EXPECT_EQ(jb["ranks"], 8);
+  EXPECT_EQ(jb["rank_list"].size(), 8u);
+  EXPECT_EQ(jb["rank_list"][5]["header"], "rank 5 · synthetic-node-5 · rank-00005.gscope");
+  EXPECT_EQ(jb["overview_marked"], 5);
+  EXPECT_EQ(jb["overview_order"][0], 5);
+  EXPECT_EQ(jb["stragglers"][0], 5);
+  EXPECT_TRUE(jb["left_out"].empty());
+  const json& inst = jb["instance"];
+  ASSERT_TRUE(inst.is_object());
+  EXPECT_EQ(inst["index"], 10);
+  EXPECT_EQ(inst["last_arrival_rank"], 5);
+  EXPECT_NE(inst["last_arrival_text"].get<std::string>().find("last arrival: rank 5, others waited "),
+            std::string::npos);
+  // Aligned clocks: the parts of one instance end together on screen (the
+  // ranks' clocks are off by up to 2 s: unaligned they would be far apart),
+  // and the last arrival starts after every other part.
+  ASSERT_EQ(inst["parts"].size(), 8u);
+  double min_x1 = 1e9, max_x1 = -1e9, last_x0 = 0, others_max_x0 = -1e9;
+  for (const json& p : inst["parts"]) {
+    EXPECT_TRUE(p["visible"].get<bool>()) << p.dump();
+    const double x0 = p["x0"], x1 = p["x1"];
+    min_x1 = std::min(min_x1, x1);
+    max_x1 = std::max(max_x1, x1);
+    EXPECT_EQ(p["last"].get<bool>(), p["rank"] == 5);
+    if (p["rank"] == 5)
+      last_x0 = x0;
+    else
+      others_max_x0 = std::max(others_max_x0, x0);
+  }
+  EXPECT_LT(max_x1 - min_x1, 2.0);
+  EXPECT_GT(last_x0, others_max_x0 + 5);
+}
+
+TEST_F(HeadlessJob, ACorruptFileAmongTheRanksIsNamedAndTheOthersShown) {
+  const std::string job = synth_job(6, 2);
+  const fs::path bad = fs::path(job) / "rank-00003.gscope";
+  fs::resize_file(bad, 100);
+  const Result r = view({job, "--screenshot", (dir_ / "j.png").string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "j.json");
+  EXPECT_TRUE(has(j["panels"], "left_out"));
+  const json& jb = j["job"];
+  EXPECT_EQ(jb["ranks"], 5);
+  bool named = false;
+  for (const json& l : jb["left_out"]) {
+    const std::string line = l;
+    named = named || (line.starts_with(bad.string() + ": ") && line.find("byte") != std::string::npos);
+  }
+  EXPECT_TRUE(named) << jb["left_out"].dump();
+  for (const json& f : jb["files"]) EXPECT_NE(f, bad.string());
+  EXPECT_EQ(jb["overview_marked"], 2);
+}
+
+TEST_F(HeadlessJob, JobFlagsAreCheckedAndGpuscopeViewOpensAJob) {
+  const std::string job = synth_job(3, 1, 1000);
+  const std::string png = (dir_ / "j.png").string();
+  const std::string one = (fs::path(job) / "rank-00000.gscope").string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{one, "--screenshot", png, "--select-instance", "1"},
+        std::vector<std::string>{job, "--screenshot", png, "--find", "nccl"},
+        std::vector<std::string>{job, "--screenshot", png, "--view", "hotspots"}}) {
+    const Result r = run(GPUSCOPE_VIEW_BIN, args, /*xvfb=*/false);
+    EXPECT_EQ(r.status, 2) << args.back();
+    EXPECT_NE(r.err.find("gpuscope-view: error: "), std::string::npos) << r.err;
+  }
+  const Result none = view({job, "--screenshot", png, "--select-instance", "99999"});
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("no collective instance 99999"), std::string::npos) << none.err;
+  const Result cli = run(GPUSCOPE_CLI_BIN, {"view", job, "--screenshot", png, "--select-instance", "2"});
+  ASSERT_EQ(cli.status, 0) << cli.err;
+  EXPECT_EQ(read_json(dir_ / "j.json")["job"]["instance"]["index"], 2);
+}
+
+// The real pair of HTA rank traces (ranks 0 and 1 of a 128-rank job) as a
+// job folder: the view names what `gpuscope report --json` computes for the
+// same folder — the stragglers' order, each rank's clock shift, the missing
+// ranks, and the last arrival of the instance with the most wait.
+TEST_F(HeadlessJob, TheRealRankPairShowsWhatTheReportComputes) {
+  const fs::path job = dir_ / "hta";
+  fs::create_directories(job);
+  for (const char* f : {"hta-sampled-rank0.json.gz", "hta-sampled-rank1.json.gz"})
+    fs::create_symlink(testing::real_trace(f), job / f);
+  const fs::path report_path = dir_ / "report.json";
+  const Result rep =
+      run(GPUSCOPE_CLI_BIN, {"report", job.string(), "--json", "--no-simulation", "-o", report_path.string()}, false);
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  const json report = read_json(report_path);
+  ASSERT_FALSE(report["collectives"].empty());
+  std::size_t worst = 0;
+  for (std::size_t i = 0; i < report["collectives"].size(); ++i)
+    if (report["collectives"][i]["wait_ns"].get<std::int64_t>() >
+        report["collectives"][worst]["wait_ns"].get<std::int64_t>())
+      worst = i;
+
+  const Result r =
+      view({job.string(), "--screenshot", (dir_ / "j.png").string(), "--select-instance", std::to_string(worst)});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json jb = read_json(dir_ / "j.json")["job"];
+  ASSERT_TRUE(jb.is_object());
+  EXPECT_EQ(jb["ranks"], 2);
+  EXPECT_EQ(jb["collectives"], report["collectives"].size());
+  EXPECT_EQ(jb["clock_alignment"], report["clock_alignment"]);
+  ASSERT_EQ(jb["stragglers"].size(), report["stragglers"].size());
+  for (std::size_t i = 0; i < jb["stragglers"].size(); ++i)
+    EXPECT_EQ(jb["stragglers"][i], report["stragglers"][i]["rank"]);
+  EXPECT_EQ(jb["overview_marked"], report["stragglers"][0]["rank"]);
+  for (const json& rank : jb["rank_list"])
+    for (const json& row : report["ranks"])
+      if (row["rank"] == rank["rank"]) {
+        EXPECT_EQ(rank["offset_ns"], row["clock_offset_ns"]);
+      }
+  bool missing_named = false;
+  for (const json& l : jb["left_out"])
+    missing_named = missing_named || l.get<std::string>().find("ranks 2–127") != std::string::npos;
+  EXPECT_TRUE(missing_named) << jb["left_out"].dump();
+  const json& inst = jb["instance"];
+  const json& want = report["collectives"][worst];
+  EXPECT_EQ(inst["last_arrival_rank"], want["last_rank"]);
+  EXPECT_EQ(inst["wait_ns"], want["wait_ns"]);
+  for (const json& p : inst["parts"])
+    if (p["last"].get<bool>()) {
+      EXPECT_EQ(p["start_ns"], want["last_arrival_ns"]);
+    }
+}
+
 }  // namespace
 }  // namespace gpuscope::viewer

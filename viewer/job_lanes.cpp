@@ -1,0 +1,274 @@
+#include "viewer/job_lanes.h"
+
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "analysis/parallel.h"
+#include "import/open_trace.h"
+#include "trace/error.h"
+
+namespace gpuscope::viewer {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_trace_name(const std::string& name) {
+  return name.ends_with(".gscope") || name.ends_with(".json") || name.ends_with(".json.gz") ||
+         name.ends_with(".sqlite");
+}
+
+// "FILE: problem" -> "problem" (open_trace's errors name the file first).
+std::string problem_of(const std::string& file, const std::string& what) {
+  const std::string prefix = file + ": ";
+  return what.starts_with(prefix) ? what.substr(prefix.size()) : what;
+}
+
+// The job's rank and clock offset of each file, from the job's per-rank rows.
+void place_ranks(const Profile& p, std::vector<JobRank>& ranks) {
+  std::map<std::string, std::pair<std::int32_t, TimeNs>> by_file;
+  for (const RankSummary& row : p.ranks) by_file.emplace(row.source_file, std::pair{row.rank, row.clock_offset_ns});
+  for (const Straggler& s : p.stragglers) by_file.emplace(s.source_file, std::pair{s.rank, TimeNs{0}});
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    auto it = by_file.find(ranks[i].file);
+    ranks[i].rank = it != by_file.end() ? it->second.first : static_cast<std::int32_t>(i);
+    ranks[i].offset = it != by_file.end() ? it->second.second : 0;
+  }
+  std::stable_sort(ranks.begin(), ranks.end(), [](const JobRank& a, const JobRank& b) { return a.rank < b.rank; });
+}
+
+}  // namespace
+
+// [SECTION] Files ------------------------------------------------------------------------------
+
+bool is_job_input(const std::vector<std::string>& inputs) {
+  if (inputs.size() > 2) return true;
+  std::error_code ec;
+  for (const std::string& in : inputs)
+    if (fs::is_directory(in, ec)) return true;
+  return false;
+}
+
+std::vector<std::string> job_files(const std::vector<std::string>& inputs) {
+  std::vector<std::string> out;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(in, ec)) {
+      out.push_back(in);  // open_trace says what is wrong with it, if anything
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& e : fs::directory_iterator(in, ec))
+      if (e.is_regular_file(ec) && is_trace_name(e.path().filename().string())) found.push_back(e.path().string());
+    if (ec) throw InputError(in, "cannot list the directory: " + ec.message());
+    if (found.empty()) throw InputError(in, "no trace files (.gscope, .json, .json.gz, .sqlite) in this directory");
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+// [SECTION] Reading ------------------------------------------------------------------------------
+
+JobRank read_job_rank(const std::string& file, RankDigest* digest) {
+  const Trace t = open_trace(file);
+  *digest = digest_rank(t, file);
+  JobRank r;
+  r.file = file;
+  r.host = digest->host;
+  r.window = {t.begin_time(), t.end_time()};
+  r.kernels = t.kernels().size();
+  std::map<std::uint32_t, std::vector<CollectivePart>> comm = communication_parts(t);
+  // The digest's collectives are those of the lowest GPU with any.
+  const bool any_linked = !digest->collectives.empty() && !comm.empty();
+  const std::uint32_t linked = any_linked ? comm.begin()->first : 0;
+  for (std::uint32_t device : digest->gpus) {
+    JobGpuLane lane;
+    lane.device = device;
+    lane.activity = DeviceActivity::build(t, device, kJobLaneBuckets);
+    lane.linked = any_linked && linked == device;
+    if (auto it = comm.find(device); it != comm.end()) lane.parts = std::move(it->second);
+    lane.parts.shrink_to_fit();
+    r.gpus.push_back(std::move(lane));
+  }
+  return r;
+}
+
+JobData load_job(const std::vector<std::string>& files, unsigned jobs, std::atomic<std::uint64_t>* done,
+                 const std::atomic<bool>* cancel) {
+  std::vector<std::optional<RankDigest>> digests(files.size());
+  std::vector<std::optional<JobRank>> ranks(files.size());
+  std::vector<std::string> errors(files.size());
+  parallel_for(files.size(), jobs, [&](std::size_t i) {
+    if (cancel && cancel->load()) return;
+    try {
+      RankDigest d;
+      ranks[i] = read_job_rank(files[i], &d);
+      digests[i] = std::move(d);
+    } catch (const std::exception& e) {
+      errors[i] = problem_of(files[i], e.what());
+    }
+    if (done) ++*done;
+  });
+  JobData job;
+  if (cancel && cancel->load()) return job;
+
+  std::vector<RankDigest> good;
+  std::map<std::string, JobRank> lanes;  // by file: check_job keeps the digests' files, not their order
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (digests[i] && lanes.count(files[i])) {
+      job.left_out.push_back({files[i], "given more than once (its first one is kept)"});
+      continue;
+    }
+    if (!digests[i]) {
+      job.left_out.push_back({files[i], errors[i]});
+      continue;
+    }
+    good.push_back(std::move(*digests[i]));
+    lanes.emplace(files[i], std::move(*ranks[i]));
+  }
+  if (good.empty()) {
+    std::string why;
+    for (const LeftOut& l : job.left_out) why += (why.empty() ? "" : "; ") + l.file + ": " + l.problem;
+    throw InputError(files.front() + " …",
+                     "none of the " + std::to_string(files.size()) + " files can be read (" + why + ")");
+  }
+  const JobCheck check = check_job(good);
+  if (!check.refused.empty()) throw InputError(files.front() + " …", check.refused);
+  job.left_out.insert(job.left_out.end(), check.left_out.begin(), check.left_out.end());
+  for (const RankDigest& d : good) job.ranks.push_back(std::move(lanes.at(d.file)));
+  job.profile = analyze_digests(std::move(good));
+  place_ranks(job.profile, job.ranks);
+  bool any = false;
+  for (const JobRank& r : job.ranks) {
+    if (r.window.end <= r.window.start) continue;
+    const TimeRange w{r.window.start + r.offset, r.window.end + r.offset};
+    job.window = any ? TimeRange{std::min(job.window.start, w.start), std::max(job.window.end, w.end)} : w;
+    any = true;
+  }
+  return job;
+}
+
+// [SECTION] Instances across ranks -------------------------------------------------------------
+
+std::int64_t instance_of(const JobData& job, std::size_t rank, std::size_t gpu, std::size_t part) {
+  if (rank >= job.ranks.size() || gpu >= job.ranks[rank].gpus.size()) return -1;
+  const JobGpuLane& lane = job.ranks[rank].gpus[gpu];
+  if (!lane.linked || part >= lane.parts.size() || part >= job.profile.collectives.size()) return -1;
+  return static_cast<std::int64_t>(part);
+}
+
+std::vector<InstancePart> instance_parts(const JobData& job, std::size_t instance) {
+  std::vector<InstancePart> out;
+  if (instance >= job.profile.collectives.size()) return out;
+  const CollectiveInstance& c = job.profile.collectives[instance];
+  for (std::size_t r = 0; r < job.ranks.size(); ++r) {
+    const JobRank& rank = job.ranks[r];
+    for (std::size_t g = 0; g < rank.gpus.size(); ++g) {
+      const JobGpuLane& lane = rank.gpus[g];
+      if (!lane.linked || instance >= lane.parts.size()) continue;
+      const CollectivePart& p = lane.parts[instance];
+      InstancePart ip;
+      ip.rank = r;
+      ip.gpu = g;
+      ip.range = {p.start + rank.offset, p.end + rank.offset};
+      ip.waited_ns = c.last_arrival_ns - ip.range.start;
+      ip.last = rank.rank == c.last_rank;
+      out.push_back(ip);
+    }
+  }
+  return out;
+}
+
+// [SECTION] Overview -----------------------------------------------------------------------------
+
+std::vector<RankWait> rank_waits(const JobData& job) {
+  std::map<std::int32_t, const Straggler*> by_rank;
+  for (const Straggler& s : job.profile.stragglers) by_rank.emplace(s.rank, &s);
+  std::vector<RankWait> out;
+  for (std::size_t r = 0; r < job.ranks.size(); ++r) {
+    RankWait w;
+    w.rank = r;
+    if (auto it = by_rank.find(job.ranks[r].rank); it != by_rank.end()) {
+      w.caused_ns = it->second->wait_caused_ns;
+      w.waited_ns = it->second->waited_ns;
+      w.last_arrivals = it->second->last_arrivals;
+      w.critical_steps = it->second->critical_steps;
+    }
+    out.push_back(w);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const RankWait& a, const RankWait& b) {
+    if (a.caused_ns != b.caused_ns) return a.caused_ns > b.caused_ns;
+    if (a.waited_ns != b.waited_ns) return a.waited_ns > b.waited_ns;
+    return a.rank < b.rank;
+  });
+  return out;
+}
+
+// [SECTION] Lanes --------------------------------------------------------------------------------
+
+void sample_utilization(const JobRank& rank, const JobGpuLane& lane, TimeNs view_start, double ns_per_px,
+                        std::span<LaneSample> out) {
+  lane.activity.sample_buckets(view_start - rank.offset, ns_per_px, out);
+}
+
+std::size_t job_lane_bytes(const JobData& job) {
+  std::size_t bytes = 0;
+  for (const JobRank& r : job.ranks)
+    for (const JobGpuLane& g : r.gpus) bytes += g.activity.memory_bytes() + g.parts.capacity() * sizeof(CollectivePart);
+  return bytes;
+}
+
+}  // namespace gpuscope::viewer
+
+namespace gpuscope::viewer {
+
+// [SECTION] Loading on a worker ------------------------------------------------------------------
+
+void JobLoader::start(std::vector<std::string> files) {
+  cancel();
+  files_ = files.size();
+  done_ = 0;
+  cancel_ = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_.reset();
+    error_.clear();
+  }
+  state_ = State::loading;
+  worker_ = std::jthread([this, files = std::move(files)] {
+    try {
+      auto job = std::make_shared<JobData>(load_job(files, 0, &done_, &cancel_));
+      if (cancel_.load()) return;
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = std::move(job);
+      state_ = State::ready;
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      error_ = e.what();
+      state_ = State::failed;
+    }
+  });
+}
+
+void JobLoader::cancel() {
+  cancel_ = true;
+  if (worker_.joinable()) worker_.join();
+  state_ = State::idle;
+}
+
+std::shared_ptr<const JobData> JobLoader::job() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return job_;
+}
+
+std::string JobLoader::error() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return error_;
+}
+
+}  // namespace gpuscope::viewer

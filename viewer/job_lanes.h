@@ -1,0 +1,149 @@
+// The job view's data: the traces of many ranks as one timeline, without
+// holding any of them. Each file is opened once on a worker thread, digested
+// (analysis/job.h, as `gpuscope report DIR` does) and reduced to what the
+// lanes draw — per GPU a utilization histogram at a fixed resolution and its
+// communication kernels — then freed. The job's Profile, built from the
+// digests, gives each rank's clock offset, the collective instances with
+// their last arrival, and the stragglers. Nothing here draws: the view
+// (view_job.cpp) and the tests read these functions alike.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "analysis/job.h"
+#include "analysis/profile.h"
+#include "viewer/device_activity.h"
+
+namespace gpuscope::viewer {
+
+// Buckets of a GPU's utilization histogram (16 bytes each): 128 KiB per GPU
+// whatever the trace's size, so 64 ranks of 8 GPUs stay under 70 MB.
+inline constexpr std::size_t kJobLaneBuckets = 1u << 13;
+
+struct JobGpuLane {
+  std::uint32_t device = 0;
+  DeviceActivity activity;            // its histogram (read with sample_buckets: the trace is gone)
+  std::vector<CollectivePart> parts;  // its communication kernels, on the rank's clock, by start
+  // The job analysis matched these parts across ranks: part i is the rank's
+  // part of collective instance i (Profile::collectives[i]). Only the GPU the
+  // digest took its collectives from (the rank's lowest with any).
+  bool linked = false;
+};
+
+struct JobRank {
+  std::string file;
+  std::int32_t rank = -1;  // the job's rank (the traces' own when distinct, else file order)
+  std::string host;
+  TimeNs offset = 0;  // added to its times to put them on the job clock
+  TimeRange window;   // the trace's span, on its own clock
+  std::uint64_t kernels = 0;
+  std::vector<JobGpuLane> gpus;  // GPUs with activity, by device
+};
+
+struct JobData {
+  std::vector<JobRank> ranks;  // by rank
+  Profile profile;             // the job's analysis (analyze_digests)
+  // Files that could not be read, ranks given twice, ranks no file gives:
+  // the same words as `gpuscope report`'s "left out".
+  std::vector<LeftOut> left_out;
+  TimeRange window;  // all ranks, on the job clock
+};
+
+// True when the viewer's inputs mean a job: a directory, or more than two files.
+bool is_job_input(const std::vector<std::string>& inputs);
+// The files of a job: each directory's trace files (.gscope, .json, .json.gz,
+// .sqlite; sorted), the other inputs as given. Throws InputError naming a
+// directory that cannot be listed or holds no trace file.
+std::vector<std::string> job_files(const std::vector<std::string>& inputs);
+
+// Reads one rank: opens the file, digests it and reduces it to its lanes
+// (the trace is freed on return). Throws what open_trace throws.
+JobRank read_job_rank(const std::string& file, RankDigest* digest);
+
+// Reads every file (`jobs` at a time, 0: every core), leaves out the ones
+// that cannot be read (named with why), checks the job (check_job) and
+// analyses the rest. `done` counts the files read; `cancel` stops early
+// (the result is then empty). Throws InputError when no file can be read or
+// when the files are of different runs (check_job's refusal).
+JobData load_job(const std::vector<std::string>& files, unsigned jobs = 0, std::atomic<std::uint64_t>* done = nullptr,
+                 const std::atomic<bool>* cancel = nullptr);
+
+// [SECTION] Instances across ranks
+
+// The collective instance of part `part` of GPU lane `gpu` of ranks[rank];
+// -1 when that lane is not linked or the part was not matched.
+std::int64_t instance_of(const JobData& job, std::size_t rank, std::size_t gpu, std::size_t part);
+
+// One rank's part of an instance, on the job clock.
+struct InstancePart {
+  std::size_t rank = 0;  // index into JobData::ranks
+  std::size_t gpu = 0;   // index into its gpus
+  TimeRange range;
+  TimeNs waited_ns = 0;  // last arrival − its arrival
+  bool last = false;     // it arrived last
+};
+// Every rank's part of instance `instance` (empty if there is no such instance).
+std::vector<InstancePart> instance_parts(const JobData& job, std::size_t instance);
+
+// [SECTION] Overview
+
+// A rank by the wait it made the others suffer and the wait it suffered.
+struct RankWait {
+  std::size_t rank = 0;  // index into JobData::ranks
+  TimeNs caused_ns = 0, waited_ns = 0;
+  std::uint64_t last_arrivals = 0, critical_steps = 0;
+};
+// Every rank, most wait caused first (then most waited, then by rank): the
+// culprit, if any, is the first.
+std::vector<RankWait> rank_waits(const JobData& job);
+
+// [SECTION] Lanes
+
+// Utilization of `lane` (of `rank`) for the columns [view_start + i*ns_per_px, …)
+// of the job clock, from its histogram.
+void sample_utilization(const JobRank& rank, const JobGpuLane& lane, TimeNs view_start, double ns_per_px,
+                        std::span<LaneSample> out);
+
+// Bytes the job's lanes hold (histograms and parts), for the memory budget.
+std::size_t job_lane_bytes(const JobData& job);
+
+// [SECTION] Loading on a worker
+
+// Loads a job on a worker thread (load_job); the UI thread polls it every frame.
+class JobLoader {
+ public:
+  enum class State { idle, loading, ready, failed };
+  JobLoader() = default;
+  ~JobLoader() { cancel(); }
+  JobLoader(const JobLoader&) = delete;
+  JobLoader& operator=(const JobLoader&) = delete;
+
+  void start(std::vector<std::string> files);
+  void cancel();  // stops and joins; state -> idle
+  State state() const { return state_.load(); }
+  std::size_t files() const { return files_; }
+  std::uint64_t files_done() const { return done_.load(); }
+  // After state() == ready.
+  std::shared_ptr<const JobData> job() const;
+  // After state() == failed.
+  std::string error() const;
+
+ private:
+  std::jthread worker_;
+  std::atomic<bool> cancel_{false};
+  std::atomic<State> state_{State::idle};
+  std::atomic<std::uint64_t> done_{0};
+  std::size_t files_ = 0;
+  mutable std::mutex mutex_;  // guards the two below
+  std::shared_ptr<const JobData> job_;
+  std::string error_;
+};
+
+}  // namespace gpuscope::viewer
