@@ -8,6 +8,8 @@
 // in flight at its time (none when the GPU was idle), and every figure built
 // from samples keeps its sample count so that the findings make no claim
 // from too few.
+#include "analysis/hardware.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -310,3 +312,38 @@ void hardware_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vecto
 }
 
 }  // namespace gpuscope::detail
+
+namespace gpuscope {
+
+std::vector<KernelSampleMean> kernel_sample_means(const Trace& t, RowIndex kernel) {
+  std::vector<KernelSampleMean> out;
+  const KernelTable& k = t.kernels();
+  if (kernel >= k.size()) return out;
+  const std::uint32_t device = t.tracks()[k.track[kernel]].device;
+  const TimeNs start = k.start[kernel], end = k.end[kernel];
+  const CounterTable& c = t.counters();
+  const std::vector<CounterSeries>& all = t.counter_series();
+  for (std::uint32_t s = 0; s < all.size(); ++s) {
+    const CounterSeries& cs = all[s];
+    if (cs.device != device || !cs.name.starts_with(series_name::kHardwarePrefix)) continue;
+    const RowRange rows = t.rows_of(TableId::counters, s);
+    KernelSampleMean m{cs.name, cs.unit, 0, 0, 0};
+    if (rows.end - rows.begin >= 2)
+      m.interval_ns = (c.time[rows.end - 1] - c.time[rows.begin]) / static_cast<TimeNs>(rows.end - rows.begin - 1);
+    const auto first = c.time.begin() + rows.begin, last = c.time.begin() + rows.end;
+    double sum = 0;
+    for (auto it = std::lower_bound(first, last, start); it != last && *it <= end; ++it) {
+      const double v = c.value[static_cast<std::size_t>(it - c.time.begin())];
+      if (!std::isfinite(v)) continue;
+      sum += v;
+      ++m.samples;
+    }
+    if (m.samples) m.mean = sum / static_cast<double>(m.samples);
+    out.push_back(std::move(m));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const KernelSampleMean& a, const KernelSampleMean& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace gpuscope

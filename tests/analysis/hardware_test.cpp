@@ -15,6 +15,7 @@
 #include "analysis/analyze.h"
 #include "analysis/diff.h"
 #include "analysis/digest_codec.h"
+#include "analysis/hardware.h"
 #include "analysis/job.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
@@ -354,6 +355,42 @@ TEST(Hardware, ComputeBoundUnknownPeakOrTooFewSamplesGiveNoMemoryBound) {
   EXPECT_FALSE(pu.devices[0].hw.by_category.front().dram_share);
   EXPECT_TRUE(pu.devices[0].hw.by_category.front().dram_bytes_per_s);
   EXPECT_FALSE(testing::find_finding(pu, "memory-bound-kernels"));
+}
+
+// [SECTION] One kernel's samples ----------------------------------------------------------
+
+TEST(Hardware, KernelSampleMeansWhileItRan) {
+  // Each step's kernel runs 9 ms; samples every 100 µs, the value the time in ms.
+  const Trace t = planted({2, "volta_sgemm_128x64_nn", {{"hw.sm_active", "%"}, {"nvml.power", "W"}}},
+                          [](const std::string&, TimeNs at) { return static_cast<double>(at / ms); });
+  ASSERT_EQ(t.kernels().size(), 2u);
+  const std::vector<KernelSampleMean> m = kernel_sample_means(t, 0);
+  ASSERT_EQ(m.size(), 1u);  // hw.* only
+  EXPECT_EQ(m[0].name, "hw.sm_active");
+  EXPECT_EQ(m[0].unit, "%");
+  // Kernel 1.5 .. 10.5 ms: the samples at 1.5, 1.6, … 10.5 ms, both ends included.
+  EXPECT_EQ(m[0].samples, 91u);
+  double sum = 0;
+  for (int i = 0; i <= 90; ++i) sum += static_cast<double>((1 * ms + 500 * us + i * 100 * us) / ms);
+  EXPECT_NEAR(m[0].mean, sum / 91, 1e-9);
+  EXPECT_EQ(m[0].interval_ns, 100 * us);
+  // A kernel shorter than the interval, between two samples: none, and the interval says why.
+  TraceFactory f;
+  f.device(0, 132, 9, "NVIDIA H100");
+  f.kernel(0, 7, "tiny_kernel", 1 * ms + 20 * us, 1 * ms + 70 * us, 1 * ms);
+  f.kernel(1, 7, "other_gpu_kernel", 1 * ms, 2 * ms, 1 * ms);
+  const std::uint32_t sm = f.builder().counter_series("hw.sm_active", 0, "%");
+  for (TimeNs at = 0; at <= 2 * ms; at += 100 * us) f.builder().add_counter({at, sm, 50.0});
+  const Trace short_kernel = f.build();
+  RowIndex tiny = kNoRow, other = kNoRow;
+  for (RowIndex i = 0; i < short_kernel.kernels().size(); ++i)
+    (short_kernel.str(short_kernel.kernels().name[i]) == "tiny_kernel" ? tiny : other) = i;
+  const std::vector<KernelSampleMean> none = kernel_sample_means(short_kernel, tiny);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[0].samples, 0u);
+  EXPECT_EQ(none[0].interval_ns, 100 * us);
+  EXPECT_TRUE(kernel_sample_means(short_kernel, other).empty());  // GPU 1 has no series
+  EXPECT_TRUE(kernel_sample_means(short_kernel, 99).empty());     // no such row
 }
 
 // [SECTION] An Nsight Systems export with GPU metrics -------------------------------------
