@@ -536,6 +536,10 @@ TEST(Hardware, SyntheticElementwiseWorkIsMemoryBound) {
   // FP32 convolutions issue at a high rate: named compute-bound, where a faster kernel pays.
   EXPECT_NE(f->evidence.find("Compute-bound (issue ≥ 50%): convolution"), std::string::npos) << f->evidence;
   EXPECT_NE(f->recommendation.find("compute-bound convolution"), std::string::npos) << f->recommendation;
+  // The text report gives the per-category numbers the finding reads.
+  const std::string text = report_text(p);
+  EXPECT_NE(text.find("by kernel category (of peak; samples): "), std::string::npos) << text;
+  EXPECT_NE(text.find("normalization SMs "), std::string::npos) << text;
   // Without the series: nothing measured, no claim.
   SyntheticOptions plain = synth_hw();
   plain.hardware_metrics = false;
