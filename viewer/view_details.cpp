@@ -9,6 +9,7 @@
 #include <cinttypes>
 
 #include "analysis/format.h"
+#include "analysis/hardware.h"
 #include "analysis/occupancy.h"
 #include "trace/detail/time_columns.h"
 #include "viewer/colors.h"
@@ -45,6 +46,25 @@ void table_row(const char* key, const std::string& value) {
   ImGui::TextDisabled("%s", key);
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(value.c_str());
+}
+// The mean of a hw.* series' samples while a kernel of `duration` ran, with
+// their count, or why there is none.
+std::string sample_mean_text(const KernelSampleMean& m, TimeNs duration) {
+  if (!m.samples)
+    return m.interval_ns > duration
+               ? "not sampled: ran shorter than the interval (" + format::duration(m.interval_ns) + ")"
+               : "no samples while it ran";
+  std::string value;
+  if (m.unit == "%") {
+    value = format::percent1(m.mean / 100.0);
+  } else if (m.unit == "B/s") {
+    value = format::bandwidth(m.mean);
+  } else {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g%s%s", m.mean, m.unit.empty() ? "" : " ", m.unit.c_str());
+    value = buf;
+  }
+  return value + " (mean of " + format::count(m.samples) + (m.samples == 1 ? " sample)" : " samples)");
 }
 }  // namespace
 
@@ -217,6 +237,8 @@ void View::draw_details_of_kind(TableId table, RowIndex r) {
       if (k.graph_id_at(r))
         detail_row("CUDA graph", std::to_string(k.graph_id_at(r)) + ", node " + std::to_string(k.graph_node_id_at(r)));
       detail_row("correlation", std::to_string(k.correlation[r]));
+      for (const KernelSampleMean& m : kernel_sample_means(tr, r))
+        detail_row(m.name.c_str(), sample_mean_text(m, duration));
       break;
     }
     case TableId::memcpys: {

@@ -63,6 +63,11 @@ struct FindingThresholds {
   double hw_not_working_share = 0.50;  // … and at least this share of its busy samples low
   double hw_tensor_idle = 0.05;        // tensor pipes active less than this during convolutions and GEMMs
   double throttle_slowdown = 0.03;     // throttled steps this much slower than the others (relative)
+  // memory-bound-kernels: a category's samples at this share of the peak DRAM bandwidth or more …
+  double hw_memory_bound_dram = 0.60;
+  double hw_memory_bound_issue = 0.30;   // … with instruction issue at most this share of peak: memory-bound
+  double hw_compute_bound_issue = 0.50;  // issue at least this share of peak: compute-bound
+  double hw_memory_bound_share = 0.10;   // memory-bound categories' share of kernel time worth a finding
 
   // Idle time reported once, and the optimizer's ops.
   double low_utilization_rest_share = 0.05;  // idle time no other finding counts, of the span

@@ -67,7 +67,10 @@ constexpr std::uint64_t enum_max<LossCount>() {
 GPUSCOPE_FIELDS(TimeRange) { io(x.start, x.end); }
 GPUSCOPE_FIELDS(DurationStats) { io(x.count, x.total, x.min, x.max, x.mean, x.median); }
 GPUSCOPE_FIELDS(HwMetric) { io(x.name, x.unit, x.samples, x.mean, x.min, x.max); }
-GPUSCOPE_FIELDS(HwCategory) { io(x.category, x.samples, x.sm_active, x.tensor_active, x.sm_issue, x.dram_bytes_per_s); }
+GPUSCOPE_FIELDS(HwCategory) {
+  io(x.category, x.samples, x.sm_active, x.tensor_active, x.sm_issue, x.dram_bytes_per_s, x.dram_share, x.issue_samples,
+     x.dram_samples);
+}
 GPUSCOPE_FIELDS(DeviceHw) {
   io(x.metrics, x.by_category, x.busy_samples, x.low_busy_samples, x.busy_sm_active, x.low_kernels, x.throttle_samples,
      x.throttle_mask, x.throttled_steps, x.other_steps, x.throttled_step_mean_ns, x.other_step_mean_ns,
@@ -201,7 +204,7 @@ GPUSCOPE_FIELDS(RankDigest) {
 GPUSCOPE_LISTED(TimeRange, 16);
 GPUSCOPE_LISTED(DurationStats, 48);
 GPUSCOPE_LISTED(HwMetric, 96);
-GPUSCOPE_LISTED(HwCategory, 80);
+GPUSCOPE_LISTED(HwCategory, 112);
 GPUSCOPE_LISTED(DeviceHw, 176);
 GPUSCOPE_LISTED(DeviceOccupancy, 144);
 GPUSCOPE_LISTED(DeviceSummary, 672);

@@ -8,12 +8,16 @@
 // in flight at its time (none when the GPU was idle), and every figure built
 // from samples keeps its sample count so that the findings make no claim
 // from too few.
+#include "analysis/hardware.h"
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
 #include "analysis/detail/context.h"
+#include "analysis/roofline.h"
 
 namespace gpuscope::detail {
 
@@ -77,8 +81,34 @@ struct Sums {
 };
 
 struct CategorySums {
-  Sums sm_active, tensor_active, sm_issue, dram;
+  Sums sm_active, tensor_active, sm_issue, dram, dram_share;
 };
+
+// DRAM throughput of one sample, in both units where the device's peak
+// bandwidth converts: CUPTI gives B/s, Nsight Systems a percent of the peak.
+struct Dram {
+  double bytes_per_s = std::numeric_limits<double>::quiet_NaN();
+  double share = std::numeric_limits<double>::quiet_NaN();  // fraction of the peak bandwidth
+};
+Dram dram_of(const CounterSeries& s, double v, double peak) {
+  Dram d;
+  if (s.unit == "%") {
+    d.share = v / 100.0;
+    if (peak > 0) d.bytes_per_s = d.share * peak;
+  } else {
+    d.bytes_per_s = v;
+    if (peak > 0) d.share = v / peak;
+  }
+  return d;
+}
+// Adds what is known of `x` to `into`.
+void add_dram(Dram& into, const Dram& x) {
+  auto add = [](double& a, double b) {
+    if (std::isfinite(b)) a = std::isfinite(a) ? a + b : b;
+  };
+  add(into.bytes_per_s, x.bytes_per_s);
+  add(into.share, x.share);
+}
 
 // `steps`: the device's steps, on the trace's clock; `w`: its window, on the trace's clock.
 void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, DeviceSummary& d,
@@ -95,8 +125,16 @@ void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, D
   const InFlight in_flight(t, d.id);
   std::array<CategorySums, kKernelCategoryCount> by_cat{};
   std::unordered_map<StringId, std::uint64_t> low_kernels;
+  // The peak DRAM bandwidth: the trace's device properties, else the datasheet of its model.
+  double peak_bandwidth = 0;
+  for (const Device& dev : t.devices())
+    if (dev.id == d.id) {
+      peak_bandwidth = dev.peak_memory_bandwidth;
+      if (peak_bandwidth <= 0)
+        if (const std::optional<DevicePeaks> p = peaks_for_device(dev.name)) peak_bandwidth = p->memory_bandwidth;
+    }
   // DRAM read and write are separate series: summed per sample time.
-  std::map<TimeNs, std::pair<double, KernelCategory>> dram_at;
+  std::map<TimeNs, std::pair<Dram, KernelCategory>> dram_at;
   Sums busy;
   for (std::uint32_t s : mine) {
     const CounterSeries& cs = all[s];
@@ -132,7 +170,7 @@ void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, D
         cat_sums.sm_issue.add(f);
       } else if (cs.name == "hw.dram_read" || cs.name == "hw.dram_write") {
         auto& slot = dram_at[at];
-        slot.first += v;
+        add_dram(slot.first, dram_of(cs, v, peak_bandwidth));
         slot.second = cat;
       }
     }
@@ -141,13 +179,26 @@ void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, D
       hw.metrics.push_back(std::move(m));
     }
   }
-  for (const auto& [at, v] : dram_at) by_cat[static_cast<int>(v.second)].dram.add(v.first);
+  for (const auto& [at, v] : dram_at) {
+    CategorySums& cs = by_cat[static_cast<int>(v.second)];
+    if (std::isfinite(v.first.bytes_per_s)) cs.dram.add(v.first.bytes_per_s);
+    if (std::isfinite(v.first.share)) cs.dram_share.add(v.first.share);
+  }
   for (int ci = 0; ci < kKernelCategoryCount; ++ci) {
     const CategorySums& cs = by_cat[ci];
-    const std::uint64_t n = std::max({cs.sm_active.n, cs.tensor_active.n, cs.sm_issue.n, cs.dram.n});
+    const std::uint64_t n = std::max({cs.sm_active.n, cs.tensor_active.n, cs.sm_issue.n, cs.dram.n, cs.dram_share.n});
     if (!n) continue;
-    hw.by_category.push_back({static_cast<KernelCategory>(ci), cs.sm_active.n, cs.sm_active.mean(),
-                              cs.tensor_active.mean(), cs.sm_issue.mean(), cs.dram.mean()});
+    HwCategory hc;
+    hc.category = static_cast<KernelCategory>(ci);
+    hc.samples = cs.sm_active.n;
+    hc.sm_active = cs.sm_active.mean();
+    hc.tensor_active = cs.tensor_active.mean();
+    hc.sm_issue = cs.sm_issue.mean();
+    hc.dram_bytes_per_s = cs.dram.mean();
+    hc.dram_share = cs.dram_share.mean();
+    hc.issue_samples = cs.sm_issue.n;
+    hc.dram_samples = std::max(cs.dram.n, cs.dram_share.n);
+    hw.by_category.push_back(hc);
   }
   std::stable_sort(hw.by_category.begin(), hw.by_category.end(),
                    [](const HwCategory& a, const HwCategory& b) { return a.samples > b.samples; });
@@ -189,10 +240,16 @@ void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, D
     const bool pct = series != kNoSeries && all[series].unit == "%";
     mean_in_steps(series, [&](Step& st, double v) { st.hw.*ps.member = pct ? v / 100.0 : v; });
   }
-  // DRAM: read + write, each series' mean.
-  for (const char* dram : {"hw.dram_read", "hw.dram_write"})
-    mean_in_steps(t.find_counter_series(dram, d.id),
-                  [](Step& st, double v) { st.hw.dram_bytes_per_s = st.hw.dram_bytes_per_s.value_or(0) + v; });
+  // DRAM: read + write, each series' mean (in B/s: a percent of the peak
+  // only where the device's peak bandwidth is known).
+  for (const char* dram : {"hw.dram_read", "hw.dram_write"}) {
+    const std::uint32_t series = t.find_counter_series(dram, d.id);
+    if (series == kNoSeries) continue;
+    mean_in_steps(series, [&](Step& st, double v) {
+      const double bytes = dram_of(all[series], v, peak_bandwidth).bytes_per_s;
+      if (std::isfinite(bytes)) st.hw.dram_bytes_per_s = st.hw.dram_bytes_per_s.value_or(0) + bytes;
+    });
+  }
 
   // Clocks: steps with a thermal or power reason among their samples.
   const std::uint32_t throttle = t.find_counter_series("nvml.throttle_reasons", d.id);
@@ -255,3 +312,38 @@ void hardware_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vecto
 }
 
 }  // namespace gpuscope::detail
+
+namespace gpuscope {
+
+std::vector<KernelSampleMean> kernel_sample_means(const Trace& t, RowIndex kernel) {
+  std::vector<KernelSampleMean> out;
+  const KernelTable& k = t.kernels();
+  if (kernel >= k.size()) return out;
+  const std::uint32_t device = t.tracks()[k.track[kernel]].device;
+  const TimeNs start = k.start[kernel], end = k.end[kernel];
+  const CounterTable& c = t.counters();
+  const std::vector<CounterSeries>& all = t.counter_series();
+  for (std::uint32_t s = 0; s < all.size(); ++s) {
+    const CounterSeries& cs = all[s];
+    if (cs.device != device || !cs.name.starts_with(series_name::kHardwarePrefix)) continue;
+    const RowRange rows = t.rows_of(TableId::counters, s);
+    KernelSampleMean m{cs.name, cs.unit, 0, 0, 0};
+    if (rows.end - rows.begin >= 2)
+      m.interval_ns = (c.time[rows.end - 1] - c.time[rows.begin]) / static_cast<TimeNs>(rows.end - rows.begin - 1);
+    const auto first = c.time.begin() + rows.begin, last = c.time.begin() + rows.end;
+    double sum = 0;
+    for (auto it = std::lower_bound(first, last, start); it != last && *it <= end; ++it) {
+      const double v = c.value[static_cast<std::size_t>(it - c.time.begin())];
+      if (!std::isfinite(v)) continue;
+      sum += v;
+      ++m.samples;
+    }
+    if (m.samples) m.mean = sum / static_cast<double>(m.samples);
+    out.push_back(std::move(m));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const KernelSampleMean& a, const KernelSampleMean& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace gpuscope

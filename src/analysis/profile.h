@@ -71,7 +71,12 @@ struct HwCategory {
   KernelCategory category = KernelCategory::other;
   std::uint64_t samples = 0;                                 // hw.sm_active samples that fell in its kernels
   std::optional<double> sm_active, tensor_active, sm_issue;  // fractions of peak; null: no samples
-  std::optional<double> dram_bytes_per_s;                    // read + write; null: no samples
+  std::optional<double> dram_bytes_per_s;                    // read + write; null: no samples (or in % without a peak)
+  // DRAM read + write as a fraction of the device's peak bandwidth: measured
+  // so (Nsight Systems' "[Throughput %]"), or B/s over the device's peak;
+  // null where neither is known.
+  std::optional<double> dram_share;
+  std::uint64_t issue_samples = 0, dram_samples = 0;  // hw.sm_issue samples; DRAM sample times
 };
 
 struct DeviceHw {

@@ -1,6 +1,7 @@
 // gpuscope synth: write a synthetic trace (import/synthetic.h) for tests and
 // benchmarks. Every trace it writes says it is synthetic.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -24,6 +25,8 @@ struct SynthArgs {
   SyntheticOptions o;  // knobs, applied over the preset when given
   double input_wait_us = 0;
   bool no_overlap = false, sync_update = false, no_prefetch = false, no_sync = false, ops = false;
+  bool hw = false, tensor_cores = false;
+  double hw_interval_us = 100;
   // A job of many ranks (--ranks): one file per rank in the output folder.
   std::uint32_t ranks = 0;
   std::int32_t slow_rank = -1;
@@ -39,6 +42,8 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 // --ranks N: a job, one .gscope per rank in the folder a.out.
 void run_job(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
+  for (const char* single : {"--hw", "--hw-interval-us", "--tensor-cores", "--throttle-share"})
+    if (given(single)) throw Error(std::string(single) + " is for a single trace, not with --ranks");
   SyntheticJobOptions o;
   o.ranks = a.ranks;
   o.kernels = a.kernels;
@@ -106,6 +111,12 @@ void run(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   if (a.no_prefetch) o.prefetch_input = false;
   if (a.no_sync) o.sync_every_step = false;
   if (a.ops) o.framework_ops = true;
+  if (a.hw) o.hardware_metrics = true;
+  if (a.tensor_cores) o.tensor_cores = true;
+  if (given("--throttle-share")) o.throttle_share = a.o.throttle_share;
+  if (given("--hw-interval-us")) o.hw_interval_ns = static_cast<std::int64_t>(std::llround(a.hw_interval_us * 1000.0));
+  for (const char* hw_only : {"--tensor-cores", "--hw-interval-us"})
+    if (cmd.get_option(hw_only)->count() > 0 && !a.hw) throw Error(std::string(hw_only) + " needs --hw");
   o.command_line = ctx.command_line;
   if (o.straggler_gpu >= 0 && !given("--straggler-slowdown") && o.straggler_slowdown == 1) o.straggler_slowdown = 1.3;
 
@@ -177,6 +188,14 @@ void add(CLI::App& app, Context& ctx) {
   cmd->add_option("--straggler", args->o.straggler_gpu, "This GPU computes slower (the others wait in NCCL)");
   cmd->add_option("--straggler-slowdown", args->o.straggler_slowdown, "How much slower the straggler is (default 1.3)");
   cmd->add_option("--jitter", args->o.jitter, "Relative noise on durations, 0..0.5 (default 0.05)");
+  cmd->add_flag("--hw", args->hw,
+                "Hardware counter series as a capture records them (hw.* every 100 µs, nvml.* every 1 ms), "
+                "following the kernels that run");
+  cmd->add_option("--hw-interval-us", args->hw_interval_us, "With --hw: µs between hw.* samples (default 100)");
+  cmd->add_flag("--tensor-cores", args->tensor_cores, "With --hw: convolutions and GEMMs keep the tensor pipes busy");
+  cmd->add_option("--throttle-share", args->o.throttle_share,
+                  "The last share of the steps (0..1) runs with clocks throttled (thermal): kernels slower, and with "
+                  "--hw the SM clock and NVML's throttle reasons show it");
   cmd->add_option("--ranks", args->ranks,
                   "Write a job of N ranks instead: one trace per rank, each on its own clock, into the folder -o "
                   "(--kernels per rank; docs/scale.md)")

@@ -87,7 +87,13 @@ struct Record<HwCategory> {
       field<&C::sm_active>("sm_active", "fraction", "mean SMs active; null: no samples"),
       field<&C::tensor_active>("tensor_active", "fraction", "mean tensor pipes active; null: no samples"),
       field<&C::sm_issue>("sm_issue", "fraction", "mean instruction issue against peak; null: no samples"),
-      field<&C::dram_bytes_per_s>("dram_bytes_per_s", "B/s", "mean DRAM read + write; null: no samples"),
+      field<&C::dram_bytes_per_s>("dram_bytes_per_s", "B/s",
+                                  "mean DRAM read + write; null: no samples, or samples in % on a GPU of unknown peak"),
+      field<&C::dram_share>("dram_share", "fraction",
+                            "mean DRAM read + write against the GPU's peak bandwidth; null: no samples, or samples in "
+                            "B/s on a GPU of unknown peak"),
+      field<&C::issue_samples>("issue_samples", "", "hw.sm_issue samples in its kernels"),
+      field<&C::dram_samples>("dram_samples", "", "DRAM sample times in its kernels"),
   };
 };
 

@@ -522,6 +522,24 @@ void hardware(const Profile& p, std::string& out) {
     }
     out += "  GPU " + id + ": " + line + " (" + count(d.hw.metrics.front().samples) + " samples of " +
            d.hw.metrics.front().name + ")\n";
+    // The categories with the most samples: what their kernels keep busy (the memory-bound-kernels finding's numbers).
+    std::string cats;
+    for (std::size_t i = 0; i < d.hw.by_category.size() && i < 4; ++i) {
+      const HwCategory& c = d.hw.by_category[i];
+      std::string v;
+      auto add = [&](const char* what, const std::optional<double>& x) {
+        if (x) v += (v.empty() ? "" : ", ") + std::string(what) + " " + percent(*x);
+      };
+      add("SMs", c.sm_active);
+      add("issue", c.sm_issue);
+      add("tensor", c.tensor_active);
+      add("DRAM", c.dram_share);
+      if (!c.dram_share && c.dram_bytes_per_s)
+        v += (v.empty() ? "" : ", ") + ("DRAM " + hw_value("B/s", *c.dram_bytes_per_s));
+      cats += (cats.empty() ? "" : "; ") + std::string(to_string(c.category)) + " " + v + " (" +
+              count(std::max({c.samples, c.issue_samples, c.dram_samples})) + ")";
+    }
+    if (!cats.empty()) out += "    by kernel category (of peak; samples): " + cats + "\n";
   }
   out += "\n";
 }

@@ -542,16 +542,21 @@ class Writer {
   // Hardware-metric series (hw.*, nvml.* of a device) again in nsys' own
   // tables, as `nsys profile --gpu-metrics-devices` leaves them: one metric
   // id per "name [unit]", one typeId per GPU (its id in the low byte, where
-  // nsys' recipes read it). NaN samples stay in GPUSCOPE_COUNTERS only (the
-  // column is NOT NULL).
+  // nsys' recipes read it). A hw.* series nsys also measures takes nsys'
+  // name and unit (nsys_metric() below), so that nsys' recipes read it and
+  // the importer turns it back into the hw.* series; the others keep
+  // "name [unit]". NaN samples stay in GPUSCOPE_COUNTERS only (the column is
+  // NOT NULL).
   void gpu_metrics() {
     std::unordered_map<std::string, std::int64_t> metric_ids;
     std::vector<std::int64_t> metric_of(t_.counter_series().size(), -1);
+    std::vector<double> scale_of(t_.counter_series().size(), 1.0);
     Insert info(db_, "INSERT INTO TARGET_INFO_GPU_METRICS VALUES (?, ?, ?, ?)");
     for (std::size_t s = 0; s < t_.counter_series().size(); ++s) {
       const CounterSeries& cs = t_.counter_series()[s];
       if (!series_name::is_hardware_metric(cs)) continue;
-      const std::string name = series_name::nsys_metric_name(cs);
+      const auto [name, scale] = nsys_metric(cs);
+      scale_of[s] = scale;
       const auto [it, fresh] = metric_ids.try_emplace(name, static_cast<std::int64_t>(metric_ids.size()));
       metric_of[s] = it->second;
       (info << std::int64_t{cs.device} << std::string_view(gpu_type_name(cs.device)) << it->second
@@ -564,8 +569,22 @@ class Writer {
     for (std::size_t i = 0; i < c.size(); ++i) {
       const std::uint32_t s = c.series[i];
       if (metric_of[s] < 0 || std::isnan(c.value[i])) continue;
-      (ins << c.time[i] << std::int64_t{t_.counter_series()[s].device} << metric_of[s] << c.value[i]).insert(rows_);
+      (ins << c.time[i] << std::int64_t{t_.counter_series()[s].device} << metric_of[s] << c.value[i] * scale_of[s])
+          .insert(rows_);
     }
+  }
+  // nsys' name for a series and the factor from its values to nsys': a "%"
+  // series as it is; DRAM in B/s as a percent of the device's peak
+  // bandwidth, where the trace knows it.
+  std::pair<std::string, double> nsys_metric(const CounterSeries& cs) const {
+    const std::string_view nsys = series_name::nsys_name_of_hardware(cs.name);
+    if (nsys.empty()) return {series_name::nsys_metric_name(cs), 1.0};
+    const std::string name = std::string(nsys) + " [" + std::string(series_name::kNsysPercentUnit) + "]";
+    if (cs.unit == "%") return {name, 1.0};
+    if (cs.unit == "B/s")
+      for (const Device& d : t_.devices())
+        if (d.id == cs.device && d.peak_memory_bandwidth > 0) return {name, 100.0 / d.peak_memory_bandwidth};
+    return {series_name::nsys_metric_name(cs), 1.0};
   }
   std::string gpu_type_name(std::uint32_t device) const {
     for (const Device& d : t_.devices())

@@ -5,6 +5,7 @@
 // [SECTION] The step program
 // [SECTION] Validation and sizing
 // [SECTION] Simulation
+// [SECTION] Hardware series
 // [SECTION] Public entry points
 //
 // One step is a fixed "program": the ops one CPU thread issues, in order, with
@@ -23,10 +24,12 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "trace/builder.h"
 #include "trace/detail/fresh_memory.h"
+#include "trace/kernel_category.h"
 
 namespace gpuscope {
 
@@ -601,6 +604,10 @@ void validate(const SyntheticOptions& o) {
   check(o.host_overhead_ns >= 0 && o.host_overhead_ns <= kMaxHostNs, "host overhead must be in [0, 10 s]");
   check(o.input_wait_ns >= 0 && o.input_wait_ns <= kMaxHostNs, "input wait must be in [0, 10 s]");
   check(o.start_time_ns >= 0 && o.start_time_ns <= (std::int64_t{1} << 62), "start time must be in [0, 2^62]");
+  check(o.hw_interval_ns >= 1'000 && o.hw_interval_ns <= 1'000'000'000,
+        "hardware sample interval must be in [1 µs, 1 s]");
+  check(std::isfinite(o.throttle_share) && o.throttle_share >= 0 && o.throttle_share <= 1,
+        "throttle share must be in [0, 1]");
 }
 
 struct Sizing {
@@ -652,7 +659,17 @@ struct Gpu {
   // bucket's last all-reduce time.
   TimeNs other_kernel_ns = 0;
   std::array<TimeNs, kPlantedKinds> planted_ns{};
+  // SyntheticOptions::throttle_share: steps from this one on run throttled,
+  // from the host time their first step began.
+  std::uint64_t first_throttled_step = UINT64_MAX;
+  TimeNs throttled_from = INT64_MAX;
 };
+
+// The SM clock, unthrottled and held down (a thermal slowdown): kernels take
+// longer by their ratio.
+constexpr double kClockMhz = 1980, kThrottledClockMhz = 1410;
+constexpr std::uint64_t kSwThermalSlowdown = 0x20;  // nvmlClocksEventReasonSwThermalSlowdown
+constexpr std::uint64_t kClocksIdle = 0x1;          // nvmlClocksEventReasonGpuIdle
 
 class Simulator {
  public:
@@ -670,6 +687,7 @@ class Simulator {
   void all_reduce(std::uint64_t step);
   void finish_step(Gpu& g, std::uint64_t step);
   void emit(Gpu& g, StringId step_name);
+  void add_hardware_series();
   TimeNs noisy(Rng& r, TimeNs ns) const {
     if (o_.jitter == 0 || ns == 0) return ns;
     return std::max<TimeNs>(1, std::llround(static_cast<double>(ns) * (1.0 + o_.jitter * r.symmetric())));
@@ -734,6 +752,12 @@ void Simulator::set_up() {
   m.set_property("synthetic.launch_ns", std::to_string(o_.launch_ns));
   m.set_property("synthetic.host_overhead_ns", std::to_string(o_.host_overhead_ns));
   m.set_property("synthetic.jitter", num(o_.jitter));
+  if (o_.hardware_metrics) {
+    m.set_property("synthetic.hardware_metrics", "true");
+    m.set_property("synthetic.hw_interval_ns", std::to_string(o_.hw_interval_ns));
+    m.set_property("synthetic.tensor_cores", flag(o_.tensor_cores));
+  }
+  if (o_.throttle_share > 0) m.set_property("synthetic.throttle_share", num(o_.throttle_share));
 
   b_.add_process(Process{kPid, "synthetic-cnn-train (synthetic)", -1});
   launch_name_ = b_.intern("cudaLaunchKernel");
@@ -759,6 +783,10 @@ void Simulator::set_up() {
     g.rng = Rng(mix(o_.seed, i + 1));
     g.kernels_left = per_gpu + (i < extra ? 1 : 0);
     g.steps = (g.kernels_left + p_.kernels - 1) / p_.kernels;
+    if (o_.throttle_share > 0) {
+      const auto throttled = static_cast<std::uint64_t>(std::llround(static_cast<double>(g.steps) * o_.throttle_share));
+      if (throttled) g.first_throttled_step = g.steps - throttled;
+    }
     g.cpu = o_.start_time_ns;
     g.stream_id.resize(p_.streams);
     g.stream_track.resize(p_.streams);
@@ -954,6 +982,7 @@ void Simulator::plan_step(Gpu& g, std::uint64_t step) {
   // above 1 between GPUs that wait for each other, and step times that swing
   // by 10x.
   const bool straggler = static_cast<std::int32_t>(g.index) == o_.straggler_gpu;
+  const bool throttled = step >= g.first_throttled_step;
   TimeNs others = 0;
   std::array<TimeNs, kPlantedKinds> count{};
   for (std::size_t i = 0; i < g.cutoff; ++i) {
@@ -963,6 +992,7 @@ void Simulator::plan_step(Gpu& g, std::uint64_t step) {
       case OpKind::kernel:
         d = noisy(g.rng, op.base_ns);
         if (straggler && op.compute) d = std::llround(static_cast<double>(d) * o_.straggler_slowdown);
+        if (throttled) d = std::llround(static_cast<double>(d) * (kClockMhz / kThrottledClockMhz));
         break;
       case OpKind::comm:
         d = comm_dur_[op.bucket];
@@ -1009,6 +1039,7 @@ void Simulator::plan_step(Gpu& g, std::uint64_t step) {
   if (!o_.sync_every_step) g.cpu = std::max(g.cpu, g.step_end_history[step % 2]);
   g.cpu += o_.input_wait_ns;  // loading the batch (between steps, as PyTorch's DataLoader does it)
   g.step_start = g.cpu;
+  if (throttled) g.throttled_from = std::min(g.throttled_from, g.step_start);
   g.step_kernel_ns = 0;
   std::fill(g.bucket_ready.begin(), g.bucket_ready.end(), 0);
   std::fill(g.bucket_done.begin(), g.bucket_done.end(), 0);
@@ -1247,7 +1278,123 @@ Trace Simulator::run() {
         emit(g, step_name);
       }
   }
+  if (o_.hardware_metrics) add_hardware_series();
   return b_.freeze();
+}
+
+// [SECTION] Hardware series ---------------------------------------------------------------------
+
+// What the counters read while a kernel of a category runs, as fractions of
+// peak: large convolutions and GEMMs fill the SMs and issue at a high rate
+// (the tensor pipes busy only with tensor cores on, and then fewer
+// instructions issued), elementwise-like kernels stream DRAM and issue
+// little (memory-bound), the planted padding and broadcast kernels are too
+// small to fill the GPU, NCCL's ring kernels use a few SMs.
+struct Load {
+  double sm_active, occupancy, issue, tensor, dram;
+};
+Load load_of(KernelCategory c, bool tensor_cores) {
+  switch (c) {
+    case KernelCategory::convolution:
+    case KernelCategory::gemm:
+      return tensor_cores ? Load{0.93, 0.45, 0.35, 0.70, 0.30} : Load{0.93, 0.45, 0.70, 0.01, 0.30};
+    case KernelCategory::padding:
+    case KernelCategory::broadcast:
+      return {0.20, 0.10, 0.05, 0, 0.10};
+    case KernelCategory::communication:
+      return {0.12, 0.05, 0.04, 0, 0.15};
+    case KernelCategory::transpose:
+    case KernelCategory::normalization:
+    case KernelCategory::elementwise:
+    case KernelCategory::reduction:
+    case KernelCategory::pooling:
+    case KernelCategory::softmax_loss:
+    case KernelCategory::optimizer:
+    case KernelCategory::memory:
+      return {0.88, 0.70, 0.15, 0, 0.80};
+    default:
+      return {0.60, 0.40, 0.30, 0, 0.30};
+  }
+}
+
+// Samples each GPU's hw.* series every hw_interval_ns from its first kernel
+// to its last, from the longest kernel in flight (as the analysis attributes
+// them), with a little noise; nvml.* every tenth sample. Appended series by
+// series in time order, so the counter table stays sorted.
+void Simulator::add_hardware_series() {
+  const KernelTable& k = b_.tables().kernels;
+  std::vector<std::uint32_t> gpu_of_track(b_.tracks().size(), UINT32_MAX);
+  for (const Gpu& g : gpus_)
+    for (TrackId t : g.stream_track) gpu_of_track[t] = g.index;
+  std::vector<std::vector<RowIndex>> rows(gpus_.size());
+  for (RowIndex i = 0; i < k.size(); ++i)
+    if (gpu_of_track[k.track[i]] != UINT32_MAX) rows[gpu_of_track[k.track[i]]].push_back(i);
+  std::unordered_map<StringId, KernelCategory> category;
+  auto category_of = [&](StringId name) {
+    auto it = category.find(name);
+    if (it == category.end()) it = category.emplace(name, classify_kernel(b_.strings().get(name))).first;
+    return it->second;
+  };
+  const TimeNs step = o_.hw_interval_ns;
+  constexpr int kNvmlEvery = 10;
+  for (const Gpu& g : gpus_) {
+    std::vector<RowIndex>& mine = rows[g.index];
+    if (mine.empty()) continue;
+    std::sort(mine.begin(), mine.end(), [&](RowIndex a, RowIndex b) { return k.start[a] < k.start[b]; });
+    std::vector<TimeNs> max_end(mine.size());
+    TimeNs m = INT64_MIN;
+    for (std::size_t j = 0; j < mine.size(); ++j) max_end[j] = m = std::max(m, k.end[mine[j]]);
+    const double peak = b_.devices()[g.index].peak_memory_bandwidth;
+    enum { kSm, kOcc, kIssue, kTensor, kRead, kWrite, kClock, kPower, kTemp, kReasons, kSeries };
+    static constexpr std::pair<const char*, const char*> kNames[kSeries] = {
+        {"hw.sm_active", "%"},      {"hw.sm_occupancy", "%"},     {"hw.sm_issue", "%"},     {"hw.tensor_active", "%"},
+        {"hw.dram_read", "B/s"},    {"hw.dram_write", "B/s"},     {"nvml.sm_clock", "MHz"}, {"nvml.power", "W"},
+        {"nvml.temperature", "°C"}, {"nvml.throttle_reasons", ""}};
+    std::array<std::vector<CounterRow>, kSeries> out;
+    std::array<std::uint32_t, kSeries> id{};
+    for (int s = 0; s < kSeries; ++s) id[s] = b_.counter_series(kNames[s].first, g.index, kNames[s].second);
+    Rng rng(mix(o_.seed, 0x4a4d'0000u + g.index));
+    auto noisy = [&](double v) { return v <= 0 ? 0.0 : std::clamp(v + 0.03 * rng.symmetric(), 0.0, 1.0); };
+    auto pct = [](double f) { return std::round(f * 10000.0) / 100.0; };
+    const TimeNs first = k.start[mine.front()], last = max_end.back();
+    double busy_sum = 0;
+    int n = 0;
+    for (TimeNs at = first - first % step + step; at <= last + step; at += step, ++n) {
+      // The longest kernel in flight at `at`.
+      std::size_t j = static_cast<std::size_t>(
+          std::upper_bound(mine.begin(), mine.end(), at, [&](TimeNs t, RowIndex r) { return t < k.start[r]; }) -
+          mine.begin());
+      RowIndex best = kNoRow;
+      TimeNs best_len = -1;
+      while (j > 0 && max_end[j - 1] > at) {
+        const RowIndex r = mine[--j];
+        if (k.end[r] > at && k.end[r] - k.start[r] > best_len) best = r, best_len = k.end[r] - k.start[r];
+      }
+      const Load l = best == kNoRow ? Load{0, 0, 0, 0, 0.01} : load_of(category_of(k.name[best]), o_.tensor_cores);
+      const double sm = noisy(l.sm_active), dram = noisy(l.dram);
+      out[kSm].push_back({at, id[kSm], pct(sm)});
+      out[kOcc].push_back({at, id[kOcc], pct(noisy(l.occupancy))});
+      out[kIssue].push_back({at, id[kIssue], pct(noisy(l.issue))});
+      out[kTensor].push_back({at, id[kTensor], pct(noisy(l.tensor))});
+      out[kRead].push_back({at, id[kRead], std::round(dram * 0.6 * peak)});
+      out[kWrite].push_back({at, id[kWrite], std::round(dram * 0.4 * peak)});
+      busy_sum += sm;
+      if ((n + 1) % kNvmlEvery) continue;
+      // NVML: the clock, and power and temperature from how busy the SMs were since the last NVML sample.
+      const double busy = busy_sum / kNvmlEvery;
+      busy_sum = 0;
+      const bool hot = at >= g.throttled_from;
+      out[kClock].push_back({at, id[kClock], hot ? kThrottledClockMhz : kClockMhz});
+      out[kPower].push_back({at, id[kPower], std::round((90.0 + 560.0 * busy * (hot ? 0.8 : 1.0)) * 10.0) / 10.0});
+      out[kTemp].push_back({at, id[kTemp], hot ? 88.0 : std::round(55.0 + 15.0 * busy)});
+      out[kReasons].push_back({at, id[kReasons],
+                               static_cast<double>(hot         ? kSwThermalSlowdown
+                                                   : busy == 0 ? kClocksIdle
+                                                               : 0)});
+    }
+    for (const std::vector<CounterRow>& series : out)
+      for (const CounterRow& r : series) b_.add_counter(r);
+  }
 }
 
 }  // namespace

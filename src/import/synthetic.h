@@ -69,6 +69,19 @@ struct SyntheticOptions {
   std::int32_t straggler_gpu = -1;    // this GPU computes slower …
   double straggler_slowdown = 1;      // … by this factor (>= 1); the others wait in NCCL
 
+  // Hardware counters (docs/synthetic.md, "Hardware series"): per GPU, the
+  // hw.* series CUPTI PM sampling gives (SMs active, occupancy, issue, tensor
+  // pipes, DRAM read and write) every hw_interval_ns and NVML's (SM clock,
+  // power, temperature, throttle reasons) every ten of those, their values
+  // following the kernel running at each sample (the longest in flight).
+  bool hardware_metrics = false;
+  std::int64_t hw_interval_ns = 100'000;  // 10 kHz, as `gpuscope capture` samples by default
+  bool tensor_cores = false;              // convolutions and GEMMs keep the tensor pipes busy
+  // The last share of the steps (0..1) runs with the SM clock held down by a
+  // thermal slowdown: kernels take longer by the clock ratio, and (with
+  // hardware_metrics) the clock drops and NVML's throttle reasons say why.
+  double throttle_share = 0;
+
   // Host timing.
   std::int64_t launch_ns = 5'000;         // CPU duration of one launch call
   std::int64_t host_overhead_ns = 3'000;  // framework time between launches

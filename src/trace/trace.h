@@ -112,6 +112,42 @@ inline std::pair<std::string_view, std::string_view> split_nsys_metric_name(std:
   if (metric.size() < 4 || metric.back() != ']' || open == std::string_view::npos || open == 0) return {metric, {}};
   return {metric.substr(0, open), metric.substr(open + 2, metric.size() - open - 3)};
 }
+
+// Nsight Systems' GPU metrics (`nsys profile --gpu-metrics-devices`, the
+// Turing to Blackwell sets) that measure what a hw.* series measures. nsys
+// gives each as a percent of peak ("[Throughput %]"); hw.* series in "%" hold
+// the same 0–100. Its DRAM bandwidths are percent of the peak bandwidth where
+// CUPTI's are B/s. The first row of a hw name is the one the SQLite export
+// writes; the others are other nsys versions' spellings. GR Active, the clock
+// frequencies, PCIe and NVLink throughputs have no hw.* series that measures
+// the same thing and keep nsys' names.
+struct NsysHardwareMetric {
+  std::string_view nsys, hw;
+};
+inline constexpr std::string_view kNsysPercentUnit = "Throughput %";
+inline constexpr NsysHardwareMetric kNsysHardwareMetrics[] = {
+    {"SMs Active", "hw.sm_active"},
+    {"SM Active", "hw.sm_active"},
+    {"SM Issue", "hw.sm_issue"},
+    {"Tensor Active", "hw.tensor_active"},
+    {"Compute Warps in Flight", "hw.sm_occupancy"},
+    {"DRAM Read Bandwidth", "hw.dram_read"},
+    {"DRAM Write Bandwidth", "hw.dram_write"},
+};
+// The hw.* name of an nsys metric (name and unit as split_nsys_metric_name
+// gives them), or empty where it has none.
+inline std::string_view hardware_name_of_nsys(std::string_view metric, std::string_view unit) {
+  if (unit != kNsysPercentUnit) return {};
+  for (const NsysHardwareMetric& m : kNsysHardwareMetrics)
+    if (m.nsys == metric) return m.hw;
+  return {};
+}
+// nsys' name for a hw.* series, or empty where nsys has none.
+inline std::string_view nsys_name_of_hardware(std::string_view hw) {
+  for (const NsysHardwareMetric& m : kNsysHardwareMetrics)
+    if (m.hw == hw) return m.nsys;
+  return {};
+}
 }  // namespace series_name
 
 // [SECTION] Metadata ------------------------------------------------------------------------

@@ -79,6 +79,23 @@ TEST_F(JobCli, SynthWritesOneFilePerRankOnItsOwnClock) {
   EXPECT_EQ(again.status, 2);
   EXPECT_NE(again.err.find("not empty"), std::string::npos) << again.err;
   EXPECT_EQ(run("synth --slow-rank 1 --kernels 100 -o " + (dir_ / "x.gscope").string()).status, 2);
+  // The hardware series are for a single trace: with --ranks, an error naming the flag.
+  const Result hw = run("synth --ranks 2 --kernels 1000 --hw -o " + (dir_ / "hw").string());
+  EXPECT_EQ(hw.status, 2);
+  EXPECT_NE(hw.err.find("--hw is for a single trace"), std::string::npos) << hw.err;
+  const Result tc = run("synth --kernels 100 --tensor-cores -o " + (dir_ / "tc.gscope").string());
+  EXPECT_EQ(tc.status, 2);
+  EXPECT_NE(tc.err.find("--tensor-cores needs --hw"), std::string::npos) << tc.err;
+  // A single trace with them: its hardware series, shown by info.
+  const fs::path one = dir_ / "hw.gscope";
+  const Result made = run("synth --kernels 2000 --gpus 1 --hw --tensor-cores --throttle-share 0.5 -o " + one.string());
+  ASSERT_EQ(made.status, 0) << made.err;
+  const Result shown = run("info " + one.string());
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  EXPECT_NE(shown.out.find("synthetic.throttle_share"), std::string::npos) << shown.out;
+  const Result report = run("report " + one.string());
+  ASSERT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.out.find("clocks-throttled"), std::string::npos) << report.out;
 }
 
 TEST_F(JobCli, ReportIsTheSameWhateverJobsAndNamesTheSlowRank) {

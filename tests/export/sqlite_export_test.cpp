@@ -12,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "import/nsys/nsys_sqlite.h"
 #include "import/synthetic.h"
 #include "support/test_traces.h"
+#include "trace/builder.h"
 
 namespace gpuscope {
 namespace {
@@ -162,6 +164,14 @@ TEST_F(SqliteExport, EveryTableIsQueryableAndExact) {
   EXPECT_EQ(q.one("SELECT name FROM GPUSCOPE_STREAMS WHERE streamId = 7"), "stream 7 (compute)");
 }
 
+// The name a series has in TARGET_INFO_GPU_METRICS when its device's peak
+// bandwidth is unknown: nsys' where nsys measures the same in the same unit.
+std::string exported_metric_name(const CounterSeries& cs) {
+  if (cs.name == "hw.sm_active") return "SMs Active [Throughput %]";
+  if (cs.name == "hw.tensor_active") return "Tensor Active [Throughput %]";
+  return series_name::nsys_metric_name(cs);
+}
+
 // Hardware-metric series also go into nsys' own GPU metric tables, with the
 // columns nsys writes; other series stay in GPUSCOPE_COUNTERS alone.
 TEST_F(SqliteExport, HardwareMetricsInNsysGpuMetricTables) {
@@ -185,7 +195,10 @@ TEST_F(SqliteExport, HardwareMetricsInNsysGpuMetricTables) {
   EXPECT_EQ(q.one("SELECT count(DISTINCT metricId) FROM TARGET_INFO_GPU_METRICS"), "6");
   EXPECT_EQ(q.one("SELECT group_concat(DISTINCT typeId) FROM TARGET_INFO_GPU_METRICS"), "0,1");
   EXPECT_EQ(q.one("SELECT DISTINCT typeName FROM TARGET_INFO_GPU_METRICS"), "NVIDIA H200");
-  EXPECT_EQ(q.one("SELECT count(*) FROM TARGET_INFO_GPU_METRICS WHERE metricName = 'hw.sm_active [%]'"), "2");
+  EXPECT_EQ(q.one("SELECT count(*) FROM TARGET_INFO_GPU_METRICS WHERE metricName = 'SMs Active [Throughput %]'"), "2");
+  EXPECT_EQ(q.one("SELECT count(*) FROM TARGET_INFO_GPU_METRICS WHERE metricName = 'Tensor Active [Throughput %]'"),
+            "2");
+  // DRAM in B/s on a GPU of unknown peak bandwidth: no percent to give, gpuscope's name.
   EXPECT_EQ(q.one("SELECT count(*) FROM TARGET_INFO_GPU_METRICS WHERE metricName = 'hw.dram_read [B/s]'"), "2");
   EXPECT_EQ(q.one("SELECT count(*) FROM TARGET_INFO_GPU_METRICS WHERE metricName = 'nvml.throttle_reasons'"), "2");
   EXPECT_EQ(q.one("SELECT count(*) FROM TARGET_INFO_GPU_METRICS WHERE metricName LIKE 'power%'"), "0");
@@ -202,7 +215,7 @@ TEST_F(SqliteExport, HardwareMetricsInNsysGpuMetricTables) {
         "SELECT g.value FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING (typeId, metricId) "
         "WHERE g.timestamp = " +
         std::to_string(c.time[i]) + " AND g.typeId = " + std::to_string(cs.device) + " AND m.metricName = '" +
-        series_name::nsys_metric_name(cs) + "'");
+        exported_metric_name(cs) + "'");
     ASSERT_EQ(r.size(), 1u) << cs.name << " at " << c.time[i];
     EXPECT_EQ(std::stod(r[0][0]), c.value[i]) << cs.name;
     ++checked;
@@ -215,6 +228,84 @@ TEST_F(SqliteExport, HardwareMetricsInNsysGpuMetricTables) {
   EXPECT_EQ(q.one("SELECT typeof(value) FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING (typeId, metricId) "
                   "WHERE m.metricName = 'nvml.power [W]' AND g.typeId = 0 LIMIT 1"),
             "real");
+}
+
+// Export, then import what nsys' tables hold (the file without gpuscope's
+// own tables reads as an nsys export): hw.* series leave under nsys' names
+// and come back as hw.* series in percent of peak; DRAM in B/s becomes a
+// percent of the device's peak bandwidth; NVML's series keep their names.
+TEST_F(SqliteExport, HardwareMetricsRoundTripThroughNsysTables) {
+  TraceBuilder b;
+  b.meta().source = TraceSource::cupti;
+  Device dev;
+  dev.id = 0;
+  dev.name = "NVIDIA H200";
+  dev.peak_memory_bandwidth = 4.8e12;
+  b.add_device(dev);
+  const TrackId gpu = b.gpu_track(0, 7);
+  const StringId name = b.intern("vectorized_elementwise_kernel");
+  KernelRow k;
+  k.start = testing::kT0;
+  k.end = testing::kT0 + 1'000'000;
+  k.track = gpu;
+  k.name = name;
+  b.add_kernel(k);
+  const std::uint32_t sm = b.counter_series("hw.sm_active", 0, "%");
+  const std::uint32_t issue = b.counter_series("hw.sm_issue", 0, "%");
+  const std::uint32_t read = b.counter_series("hw.dram_read", 0, "B/s");
+  const std::uint32_t clock = b.counter_series("nvml.sm_clock", 0, "MHz");
+  for (int i = 0; i < 4; ++i) {
+    const TimeNs at = testing::kT0 + 100'000 * (i + 1);
+    b.add_counter({at, sm, 80.0 + i});
+    b.add_counter({at, issue, 12.5});
+    b.add_counter({at, read, 2.4e12});
+    b.add_counter({at, clock, 1980});
+  }
+  const Trace t = b.freeze();
+  const fs::path file = dir_ / "round.sqlite";
+  write_sqlite_trace(t, file.string(), SqliteExportOptions{.sync = false});
+  {
+    Query q(file);
+    EXPECT_EQ(q.one("SELECT group_concat(metricName, '|') FROM (SELECT metricName FROM TARGET_INFO_GPU_METRICS "
+                    "ORDER BY metricName)"),
+              "DRAM Read Bandwidth [Throughput %]|SM Issue [Throughput %]|SMs Active [Throughput %]|"
+              "nvml.sm_clock [MHz]");
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  std::string drop;
+  {
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'GPUSCOPE%'",
+                                 -1, &st, nullptr),
+              SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW)
+      drop += "DROP TABLE " + std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))) + ";";
+    sqlite3_finalize(st);
+  }
+  EXPECT_EQ(sqlite3_exec(db, drop.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+
+  const Trace back = import_nsys_sqlite(file.string());
+  EXPECT_EQ(back.meta().source, TraceSource::nsys_sqlite);  // read as an nsys export
+  auto values = [&](std::string_view series) {
+    std::vector<double> v;
+    const std::uint32_t s = back.find_counter_series(series, 0);
+    if (s == kNoSeries) return v;
+    const RowRange r = back.rows_of(TableId::counters, s);
+    for (RowIndex i = r.begin; i < r.end; ++i) v.push_back(back.counters().value[i]);
+    return v;
+  };
+  EXPECT_EQ(values("hw.sm_active"), (std::vector<double>{80, 81, 82, 83}));
+  EXPECT_EQ(values("hw.sm_issue"), (std::vector<double>{12.5, 12.5, 12.5, 12.5}));
+  const std::vector<double> dram = values("hw.dram_read");
+  ASSERT_EQ(dram.size(), 4u);
+  EXPECT_NEAR(dram[0], 50.0, 1e-9);  // 2.4 TB/s of 4.8 TB/s
+  EXPECT_EQ(values("nvml.sm_clock"), (std::vector<double>{1980, 1980, 1980, 1980}));
+  for (const char* hw : {"hw.sm_active", "hw.sm_issue", "hw.dram_read"})
+    EXPECT_EQ(back.counter_series()[back.find_counter_series(hw, 0)].unit, "%") << hw;
+  EXPECT_EQ(back.counter_series()[back.find_counter_series("nvml.sm_clock", 0)].unit, "MHz");
+  EXPECT_EQ(back.meta().property("nsys.gpu_metric.hw.sm_active"), "SMs Active [Throughput %]");
 }
 
 TEST_F(SqliteExport, NoHardwareMetricsLeaveTheGpuMetricTablesEmpty) {

@@ -358,6 +358,97 @@ TEST(Synthetic, CountersArePresent) {
   }
 }
 
+// hardware_metrics: per GPU the hw.* and nvml.* series a capture records,
+// sampled at the interval from the GPU's first kernel to its last, each hw.*
+// sample following the kernel then running; the same for the same seed, and
+// the GPU timeline is that of the trace without them.
+TEST(Synthetic, HardwareSeriesFollowTheKernelsAndTheSeed) {
+  SyntheticOptions o = small(3000, 2);
+  o.padding_share = 0.2;
+  const Trace plain = make_synthetic_trace(o);
+  o.hardware_metrics = true;
+  const Trace a = make_synthetic_trace(o);
+  expect_same(a, make_synthetic_trace(o));
+  EXPECT_EQ(a.kernels().start, plain.kernels().start);
+  EXPECT_EQ(a.kernels().end, plain.kernels().end);
+  EXPECT_EQ(a.meta().property("synthetic.hardware_metrics"), "true");
+  EXPECT_EQ(plain.meta().property("synthetic.hardware_metrics"), "");
+  for (std::uint32_t gpu = 0; gpu < 2; ++gpu) {
+    for (const char* name :
+         {"hw.sm_active", "hw.sm_occupancy", "hw.sm_issue", "hw.tensor_active", "hw.dram_read", "hw.dram_write",
+          "nvml.sm_clock", "nvml.power", "nvml.temperature", "nvml.throttle_reasons"})
+      EXPECT_NE(a.find_counter_series(name, gpu), kNoSeries) << name << " on GPU " << gpu;
+    const std::uint32_t sm = a.find_counter_series("hw.sm_active", gpu);
+    const std::uint32_t clock = a.find_counter_series("nvml.sm_clock", gpu);
+    const RowRange rows = a.rows_of(TableId::counters, sm);
+    const RowRange clocks = a.rows_of(TableId::counters, clock);
+    EXPECT_EQ(clocks.end - clocks.begin, (rows.end - rows.begin) / 10);
+    for (RowIndex i = rows.begin + 1; i < rows.end; ++i)
+      ASSERT_EQ(a.counters().time[i] - a.counters().time[i - 1], o.hw_interval_ns);
+    for (RowIndex i = clocks.begin; i < clocks.end; ++i) EXPECT_EQ(a.counters().value[i], 1980);  // not throttled
+  }
+  // SMs active under each kind of kernel: low under the planted padding, high under convolutions.
+  double pad = 0, conv = 0;
+  int npad = 0, nconv = 0;
+  const KernelTable& k = a.kernels();
+  const std::uint32_t sm = a.find_counter_series("hw.sm_active", 0);
+  const RowRange rows = a.rows_of(TableId::counters, sm);
+  for (RowIndex i = 0; i < k.size(); ++i) {
+    if (a.tracks()[k.track[i]].device != 0) continue;
+    const KernelCategory c = k.category_at(i);
+    if (c != KernelCategory::padding && c != KernelCategory::convolution) continue;
+    for (RowIndex r = rows.begin; r < rows.end; ++r) {
+      const TimeNs at = a.counters().time[r];
+      if (at <= k.start[i] || at >= k.end[i]) continue;
+      (c == KernelCategory::padding ? pad : conv) += a.counters().value[r];
+      ++(c == KernelCategory::padding ? npad : nconv);
+    }
+  }
+  ASSERT_GT(npad, 0);
+  ASSERT_GT(nconv, 0);
+  EXPECT_LT(pad / npad, 40.0);
+  EXPECT_GT(conv / nconv, 80.0);
+  // Another seed, other noise.
+  o.seed = 7;
+  EXPECT_NE(make_synthetic_trace(o).counters().value, a.counters().value);
+}
+
+// throttle_share: the last steps run with the clock held down, slower, and
+// NVML's samples say so from the first of them.
+TEST(Synthetic, ThrottledStepsAreSlowerAndSaySo) {
+  SyntheticOptions o = small(4000, 1);
+  o.jitter = 0;
+  o.throttle_share = 0.5;
+  o.hardware_metrics = true;
+  const Trace t = make_synthetic_trace(o);
+  SyntheticOptions unthrottled = o;
+  unthrottled.throttle_share = 0;
+  const Trace cool = make_synthetic_trace(unthrottled);
+  EXPECT_EQ(t.meta().property("synthetic.throttle_share"), "0.5");
+  // Kernel time grows by the clock ratio on half the steps: (1 + 1980/1410) / 2.
+  auto kernel_ns = [](const Trace& x) {
+    TimeNs sum = 0;
+    for (RowIndex i = 0; i < x.kernels().size(); ++i)
+      if (x.kernels().category_at(i) != KernelCategory::communication) sum += x.kernels().end[i] - x.kernels().start[i];
+    return static_cast<double>(sum);
+  };
+  EXPECT_NEAR(kernel_ns(t) / kernel_ns(cool), (1 + 1980.0 / 1410.0) / 2, 0.03);
+  const std::uint32_t reasons = t.find_counter_series("nvml.throttle_reasons", 0);
+  const std::uint32_t clock = t.find_counter_series("nvml.sm_clock", 0);
+  const RowRange rr = t.rows_of(TableId::counters, reasons), cr = t.rows_of(TableId::counters, clock);
+  ASSERT_EQ(rr.end - rr.begin, cr.end - cr.begin);
+  int hot = 0;
+  for (RowIndex i = 0; i < rr.end - rr.begin; ++i) {
+    const bool thermal = t.counters().value[rr.begin + i] == 0x20;
+    hot += thermal;
+    EXPECT_EQ(t.counters().value[cr.begin + i], thermal ? 1410 : 1980);
+  }
+  EXPECT_GT(hot, 0);
+  EXPECT_LT(hot, static_cast<int>(rr.end - rr.begin));
+  // Once throttled, it stays throttled to the end.
+  EXPECT_EQ(t.counters().value[rr.end - 1], 0x20);
+}
+
 // framework_ops: every kernel, copy and fill is launched inside a cpu_op
 // range with recorded shapes and types, directly under the NVTX phase ranges;
 // the GPU ops and their times are those of the trace without ops.
@@ -412,6 +503,9 @@ TEST(Synthetic, RefusesBadOptions) {
   bad([](SyntheticOptions& o) { o.straggler_slowdown = 0.5; });
   bad([](SyntheticOptions& o) { o.kernels = 2'000'000'000; });
   bad([](SyntheticOptions& o) { o.normalization_slowdown = std::numeric_limits<double>::quiet_NaN(); });
+  bad([](SyntheticOptions& o) { o.hw_interval_ns = 999; });
+  bad([](SyntheticOptions& o) { o.throttle_share = 1.5; });
+  bad([](SyntheticOptions& o) { o.throttle_share = std::numeric_limits<double>::quiet_NaN(); });
 }
 
 }  // namespace

@@ -596,6 +596,44 @@ TEST_F(ViewTest, CriticalPathToggleDrawsThePathAndDetailsGiveSlack) {
       << field("slack");
 }
 
+// The Details tab of a kernel: each hw.* series' mean over the samples taken
+// while it ran, with their count, or why there is none.
+TEST_F(ViewTest, DetailsOfAKernelGiveItsHardwareSamples) {
+  testing::TraceFactory f;
+  f.device(0, 132, 9, "NVIDIA H100");
+  f.kernel(0, 7, "long_kernel", 1'000'000, 2'000'000, 900'000);
+  f.kernel(0, 7, "tiny_kernel", 2'020'000, 2'070'000, 1'900'000);
+  const std::uint32_t sm = f.builder().counter_series("hw.sm_active", 0, "%");
+  const std::uint32_t read = f.builder().counter_series("hw.dram_read", 0, "B/s");
+  for (TimeNs at = 0; at <= 3'000'000; at += 100'000) {
+    f.builder().add_counter({at, sm, at < 1'500'000 ? 40.0 : 60.0});
+    f.builder().add_counter({at, read, 2e12});
+  }
+  auto d = std::make_shared<Document>("hw.gscope", f.build());
+  d->set_profile(std::make_shared<const Profile>(compute_profile(d->trace())));
+  View v;
+  v.set_document(d);
+  frame(v);
+  auto field = [&](std::string_view key) -> std::string {
+    for (const auto& [k, value] : v.stats().details)
+      if (k == key) return value;
+    return "<missing " + std::string(key) + ">";
+  };
+  const Trace& t = d->trace();
+  for (RowIndex r = 0; r < t.kernels().size(); ++r) {
+    v.select(Selection{TableId::kernels, r});
+    frames(v, 2);
+    if (t.str(t.kernels().name[r]) == "long_kernel") {
+      // 1.0 .. 2.0 ms: 11 samples, 5 of 40 % and 6 of 60 %.
+      EXPECT_EQ(field("hw.sm_active"), format::percent1((5 * 0.40 + 6 * 0.60) / 11) + " (mean of 11 samples)");
+      EXPECT_EQ(field("hw.dram_read"), format::bandwidth(2e12) + " (mean of 11 samples)");
+    } else {
+      EXPECT_EQ(field("hw.sm_active"),
+                "not sampled: ran shorter than the interval (" + format::duration(100'000) + ")");
+    }
+  }
+}
+
 // A trace too big for the viewer's graph: no path, and the toggle says why.
 TEST_F(ViewTest, CriticalPathOfATraceTooBigSaysWhy) {
   testing::TrainingTraceOptions o;

@@ -620,7 +620,10 @@ class NsysReader {
   // low byte is the GPU (TARGET_INFO_GPU.id; the model's device is the CUDA
   // ordinal TARGET_INFO_CUDA_DEVICE or cuDevice gives it); one counter series
   // per metric and GPU, the unit from the name's brackets
-  // ("SM Active [Throughput %]": "SM Active", "Throughput %").
+  // ("GR Active [Throughput %]": "GR Active", "Throughput %"), except that
+  // the metrics with a hw.* equivalent take its name
+  // (series_name::kNsysHardwareMetrics: "SMs Active [Throughput %]" is
+  // hw.sm_active in "%").
   void gpu_metrics() {
     const TableDef* t = table("GPU_METRICS");
     if (!t) return;
@@ -652,6 +655,13 @@ class NsysReader {
       return b_.counter_series("gpu metric " + std::to_string(key.second), device);
     }
     const auto [metric, unit] = series_name::split_nsys_metric_name(name->second);
+    // A metric that measures what a hw.* series does becomes that series (the
+    // analysis reads it as it reads a capture's); nsys' own name stays in the
+    // meta properties, "nsys.gpu_metric.hw.sm_active" = "SMs Active [Throughput %]".
+    if (const std::string_view hw = series_name::hardware_name_of_nsys(metric, unit); !hw.empty()) {
+      b_.meta().set_property("nsys.gpu_metric." + std::string(hw), name->second);
+      return b_.counter_series(hw, device, "%");
+    }
     return b_.counter_series(metric, device, unit);
   }
 

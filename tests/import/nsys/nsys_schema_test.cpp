@@ -425,7 +425,9 @@ namespace {
 // GPU metrics as `nsys profile --gpu-metrics-devices` exports them: metric
 // names (unit in brackets) per typeId in TARGET_INFO_GPU_METRICS, samples in
 // GPU_METRICS (integer values, times from the session start). typeId's low
-// byte is the GPU: TARGET_INFO_GPU id 3 is CUDA device 1.
+// byte is the GPU: TARGET_INFO_GPU id 3 is CUDA device 1. Metrics with a
+// hw.* equivalent take its name (nsys' kept in the meta properties); the
+// others keep nsys' name and unit.
 TEST_F(NsysSchema, GpuMetricsBecomeCounterSeriesPerMetricAndGpu) {
   const std::string file = make_db("metrics.sqlite", kStrings + R"sql(
 CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
@@ -437,11 +439,13 @@ CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INTEGER NOT NULL, sourceId INTEGER 
   metricId INTEGER NOT NULL, metricName TEXT NOT NULL);
 INSERT INTO TARGET_INFO_GPU_METRICS VALUES (65792, 0, 'GH100', 0, 'SM Active [Throughput %]'),
   (65792, 0, 'GH100', 1, 'DRAM Read Bandwidth [Throughput %]'), (65792, 0, 'GH100', 2, 'Unitless'),
-  (65795, 0, 'GH100', 0, 'SM Active [Throughput %]');
+  (65795, 0, 'GH100', 0, 'SM Active [Throughput %]'), (65792, 0, 'GH100', 3, 'GR Active [Throughput %]'),
+  (65792, 0, 'GH100', 4, 'SM Issue [Avg]');
 CREATE TABLE GPU_METRICS (rawTimestamp INTEGER NOT NULL, timestamp INTEGER, typeId INTEGER NOT NULL,
   metricId INTEGER NOT NULL, value INTEGER NOT NULL);
 INSERT INTO GPU_METRICS VALUES (10, 100, 65792, 0, 40), (20, 200, 65792, 0, 55), (10, 100, 65792, 1, 7),
-  (10, 100, 65792, 2, 3), (15, 150, 65795, 0, 90), (30, 300, 65792, 9, 1), (40, NULL, 65792, 0, 1);
+  (10, 100, 65792, 2, 3), (15, 150, 65795, 0, 90), (30, 300, 65792, 9, 1), (40, NULL, 65792, 0, 1),
+  (10, 100, 65792, 3, 97), (10, 100, 65792, 4, 2);
 )sql");
   const Trace t = import_both(file);
   auto samples = [&](std::string_view name, std::uint32_t device) {
@@ -453,15 +457,25 @@ INSERT INTO GPU_METRICS VALUES (10, 100, 65792, 0, 40), (20, 200, 65792, 0, 55),
     return v;
   };
   using V = std::vector<std::pair<TimeNs, double>>;
-  EXPECT_EQ(samples("SM Active", 0), (V{{1000100, 40}, {1000200, 55}}));
-  EXPECT_EQ(samples("SM Active", 1), (V{{1000150, 90}}));
-  EXPECT_EQ(samples("DRAM Read Bandwidth", 0), (V{{1000100, 7}}));
+  EXPECT_EQ(samples("hw.sm_active", 0), (V{{1000100, 40}, {1000200, 55}}));
+  EXPECT_EQ(samples("hw.sm_active", 1), (V{{1000150, 90}}));
+  EXPECT_EQ(samples("hw.dram_read", 0), (V{{1000100, 7}}));  // a percent of the peak bandwidth, as nsys gives it
   EXPECT_EQ(samples("Unitless", 0), (V{{1000100, 3}}));
+  EXPECT_EQ(samples("GR Active", 0), (V{{1000100, 97}}));    // no hw.* equivalent: nsys' name
+  EXPECT_EQ(samples("SM Issue", 0), (V{{1000100, 2}}));      // not in percent: not hw.sm_issue
   EXPECT_EQ(samples("gpu metric 9", 0), (V{{1000300, 1}}));  // a metric id without a name
-  const CounterSeries& sm = t.counter_series()[t.find_counter_series("SM Active", 0)];
-  EXPECT_EQ(sm.unit, "Throughput %");
+  EXPECT_EQ(samples("SM Active", 0), V{});
+  for (const char* hw : {"hw.sm_active", "hw.dram_read"}) {
+    const CounterSeries& cs = t.counter_series()[t.find_counter_series(hw, 0)];
+    EXPECT_EQ(cs.unit, "%") << hw;
+    EXPECT_TRUE(series_name::is_hardware_metric(cs)) << hw;
+  }
+  EXPECT_EQ(t.meta().property("nsys.gpu_metric.hw.sm_active"), "SM Active [Throughput %]");
+  EXPECT_EQ(t.meta().property("nsys.gpu_metric.hw.dram_read"), "DRAM Read Bandwidth [Throughput %]");
+  EXPECT_EQ(t.counter_series()[t.find_counter_series("GR Active", 0)].unit, "Throughput %");
+  EXPECT_EQ(t.counter_series()[t.find_counter_series("SM Issue", 0)].unit, "Avg");
   EXPECT_EQ(t.counter_series()[t.find_counter_series("Unitless", 0)].unit, "");
-  EXPECT_EQ(t.counter_series().size(), 5u);
+  EXPECT_EQ(t.counter_series().size(), 7u);
   EXPECT_EQ(t.meta().stat("import.skipped.gpu_metric_incomplete"), 1u);
   EXPECT_EQ(t.meta().stat("import.gpu_metrics_without_name"), 1u);
   EXPECT_EQ(t.meta().stat("import.skipped.table.GPU_METRICS"), 0u);
