@@ -345,17 +345,18 @@ std::optional<Answer> answer_layout(const Profile& p, const JobTotals&) {
 
 std::optional<Answer> answer_precision(const Profile& p, const JobTotals&) {
   std::string q = "mixed precision (tensor cores)?";
-  const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm});
+  const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm, KernelCategory::attention});
   if (first_of(p, {"no-tensor-cores"})) return yes(p, q, {"no-tensor-cores"});
-  if (mm == 0) return Answer{q, "n/a", "no convolution or GEMM kernels in this trace"};
+  if (mm == 0) return Answer{q, "n/a", "no convolution, GEMM or attention kernels in this trace"};
   TimeNs tc = 0, all = 0;
   for (const Hotspot& h : p.hotspots)
-    if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm)
+    if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm ||
+        h.category == KernelCategory::attention)
       all += h.stats.total, tc += h.tensor_cores ? h.stats.total : 0;
-  return Answer{
-      q, "no",
-      all ? percent1(double(tc) / double(all)) + " of the listed convolution and GEMM time already runs on tensor cores"
-          : "no tensor-core rule crossed its threshold"};
+  return Answer{q, "no",
+                all ? percent1(double(tc) / double(all)) +
+                          " of the listed convolution, GEMM and attention time already runs on tensor cores"
+                    : "no tensor-core rule crossed its threshold"};
 }
 
 std::optional<Answer> answer_launches(const Profile& p, const JobTotals&) {

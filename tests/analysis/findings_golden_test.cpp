@@ -45,7 +45,7 @@ const std::map<std::string, std::vector<std::string>>& reviewed() {
         "op-below-roofline", "op-below-roofline", "op-launch-overhead", "op-launch-overhead", "op-launch-overhead",
         "op-launch-overhead", "sync-memcpy"}},
       {"tracelens-timesformer-h100.json.gz",
-       {"larger-batch-fits", "low-memcpy-overlap", "pageable-memcpy", "sync-memcpy"}},
+       {"eager-attention", "larger-batch-fits", "low-memcpy-overlap", "pageable-memcpy", "sync-memcpy"}},
       {"nsys/nsys2022-saxpy-mpi-openacc.sqlite", {"low-memcpy-overlap", "pageable-memcpy", "sync-memcpy"}},
       {"nsys/nsys2024-cloverleaf-a100-mpi.sqlite",
        {"host-sync", "low-memcpy-overlap", "pageable-memcpy", "sync-memcpy"}},
