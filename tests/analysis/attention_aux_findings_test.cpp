@@ -171,6 +171,34 @@ TEST(MemoryBoundAux, ElementwiseAndReductionsAboveTheMathAreNamedWithTheirChains
   EXPECT_FALSE(f->kernels.empty());
 }
 
+TEST(MemoryBoundAux, RotaryEmbeddingChainsAndTensorFlowKernelsGetTheirAdvice) {
+  // Rotary embeddings written out: neg, cat and mul ops around a GEMM.
+  std::vector<K> rope = {{names::kGemmTensorCore, 300 * us, "aten::mm"}};
+  for (int i = 0; i < 10; ++i) {
+    rope.push_back({names::kRelu, 20 * us, "aten::neg"});
+    rope.push_back({kCopy, 20 * us, "aten::cat"});
+    rope.push_back({kScale, 20 * us, "aten::mul"});
+  }
+  Profile p = analyze_steps(5, rope);
+  const Finding* f = testing::find_finding(p, "memory-bound-aux");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_NE(f->evidence.find("neg/cat/mul: rotary embeddings"), std::string::npos) << f->evidence;
+  EXPECT_EQ(f->evidence.find("pow/mean/rsqrt"), std::string::npos) << f->evidence;
+
+  // TensorFlow (Eigen kernels): XLA, not torch.compile. The broadcasts (17 %)
+  // are broadcast-hotspot's; the elementwise kernels alone outweigh the math.
+  std::vector<K> tf = {{names::kConvTensorCore, 300 * us}};
+  for (int i = 0; i < 30; ++i) tf.push_back({names::kBroadcast, 5 * us});
+  for (int i = 0; i < 30; ++i) tf.push_back({names::kRelu, 15 * us});
+  p = analyze_steps(5, tf);
+  EXPECT_TRUE(testing::find_finding(p, "broadcast-hotspot")) << testing::describe_findings(p);
+  f = testing::find_finding(p, "memory-bound-aux");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_DOUBLE_EQ(f->metric, 450.0 / 900.0);  // the broadcast time is not counted twice
+  EXPECT_NE(f->recommendation.find("XLA"), std::string::npos) << f->recommendation;
+  EXPECT_EQ(f->recommendation.find("torch.compile"), std::string::npos) << f->recommendation;
+}
+
 TEST(MemoryBoundAux, OneLargeCategoryFiresEvenBelowTheMath) {
   std::vector<K> step = {{names::kConvTensorCore, 1000 * us}};
   for (int i = 0; i < 20; ++i) step.push_back({names::kRelu, 20 * us});  // 400 µs: 28.6 % of kernel time

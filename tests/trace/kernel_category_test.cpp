@@ -235,6 +235,25 @@ constexpr const char* kEigenRowSum =
     "Eigen::internal::SumReducer<float>, long>(Eigen::internal::SumReducer<float>, Eigen::TensorEvaluator<>, long, "
     "long, float*)";
 
+// Layout changes as TensorFlow runs them: Eigen shufflings and SwapDimension kernels.
+TEST(KernelCategory, EigenShufflingsAndTensorFlowSwapsAreTransposes) {
+  check({
+      {"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+       "Tensor<float, 4, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorShufflingOp<Eigen::array<int, 4ul> const, "
+       "Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, long>, 16, Eigen::MakePointer> const> const> const, "
+       "Eigen::GpuDevice>, long>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, "
+       "4, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorShufflingOp<Eigen::array<int, 4ul> const, Eigen::TensorMap<"
+       "Eigen::Tensor<float const, 4, 1, long>, 16, Eigen::MakePointer> const> const> const, Eigen::GpuDevice>, long)",
+       K::transpose},
+      {"void tensorflow::functor::SwapDimension1And2InTensor3SmallDim<float, 1024, 32, false>(float const*, int, int, "
+       "int, float*)",
+       K::transpose},
+      {"void tensorflow::functor::ShuffleInTensor3Simple<float, 2, 1, 0, false>(int, float const*, "
+       "tensorflow::functor::Dimension<3>, float*)",
+       K::transpose},
+  });
+}
+
 TEST(KernelCategory, PerChannelEigenReductionsAreNormalizationByTheirTemplateArguments) {
   check({
       {kEigenChannelMean, K::normalization},
