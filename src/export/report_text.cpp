@@ -670,7 +670,15 @@ void hotspots(const Profile& p, const ReportTextOptions& o, std::string& out) {
                       std::string(to_string(h.category)) + (h.tensor_cores ? "*" : ""), shown[i]});
   }
   out += t.render("  ");
-  out += "  (* tensor-core kernel)\n\n";
+  out += "  (* tensor-core kernel)\n";
+  // Where a kernel's name did not decide its category, say what did.
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& rule = p.hotspots[i].category_rule;
+    if (rule.starts_with("launching op") || rule.starts_with("template arguments"))
+      out += "  #" + std::to_string(i + 1) + " " + std::string(to_string(p.hotspots[i].category)) + ", placed by " +
+             rule + "\n";
+  }
+  out += "\n";
 }
 
 // The op table: the heaviest ops by GPU time (with their ops inside), each
