@@ -4,6 +4,13 @@
 
 namespace gpuscope::viewer {
 
+namespace {
+// A value past the last category counts as `other` (not as the last category).
+std::size_t column_category(std::uint8_t c) {
+  return c < kKernelCategoryCount ? c : static_cast<std::size_t>(KernelCategory::other);
+}
+}  // namespace
+
 CategoryTimeIndex CategoryTimeIndex::build(std::span<const TimeNs> start, std::span<const TimeNs> end,
                                            std::span<const std::uint8_t> category) {
   CategoryTimeIndex ix;
@@ -12,7 +19,7 @@ CategoryTimeIndex CategoryTimeIndex::build(std::span<const TimeNs> start, std::s
   ix.category_ = category.data();
   ix.rows_ = static_cast<RowIndex>(std::min({start.size(), end.size(), category.size()}));
   std::array<bool, kKernelCategoryCount> present{};
-  for (RowIndex r = 0; r < ix.rows_; ++r) present[std::min<std::size_t>(category[r], kKernelCategoryCount - 1)] = true;
+  for (RowIndex r = 0; r < ix.rows_; ++r) present[column_category(category[r])] = true;
   std::array<std::uint8_t, kKernelCategoryCount> column_of{};
   for (int c = 0; c < kKernelCategoryCount; ++c)
     if (present[static_cast<std::size_t>(c)]) {
@@ -24,15 +31,14 @@ CategoryTimeIndex CategoryTimeIndex::build(std::span<const TimeNs> start, std::s
   std::vector<TimeNs> running(ix.columns_, 0);
   for (std::size_t b = 0; b < blocks; ++b) {
     for (RowIndex r = static_cast<RowIndex>(b * kBlockRows); r < (b + 1) * kBlockRows; ++r)
-      running[column_of[std::min<std::size_t>(category[r], kKernelCategoryCount - 1)]] += end[r] - start[r];
+      running[column_of[column_category(category[r])]] += end[r] - start[r];
     std::copy(running.begin(), running.end(), ix.prefix_.begin() + static_cast<std::ptrdiff_t>((b + 1) * ix.columns_));
   }
   return ix;
 }
 
 void CategoryTimeIndex::scan(RowIndex a, RowIndex b, TimeNs sign, CategoryTimes& out) const {
-  for (RowIndex r = a; r < b; ++r)
-    out[std::min<std::size_t>(category_[r], kKernelCategoryCount - 1)] += sign * (end_[r] - start_[r]);
+  for (RowIndex r = a; r < b; ++r) out[column_category(category_[r])] += sign * (end_[r] - start_[r]);
 }
 
 CategoryTimes CategoryTimeIndex::prefix(RowIndex row) const {

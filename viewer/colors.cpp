@@ -18,6 +18,8 @@ ImU32 category_color(KernelCategory c) {
       return IM_COL32(60, 120, 220, 255);
     case KernelCategory::gemm:
       return IM_COL32(90, 90, 230, 255);
+    case KernelCategory::attention:
+      return IM_COL32(140, 80, 230, 255);
     case KernelCategory::normalization:
       return IM_COL32(200, 90, 200, 255);
     case KernelCategory::elementwise:

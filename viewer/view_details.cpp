@@ -12,6 +12,7 @@
 #include "analysis/hardware.h"
 #include "analysis/occupancy.h"
 #include "trace/detail/time_columns.h"
+#include "trace/kernel_category.h"
 #include "viewer/colors.h"
 #include "viewer/text.h"
 #include "viewer/time_format.h"
@@ -222,7 +223,7 @@ void View::draw_details_of_kind(TableId table, RowIndex r) {
     case TableId::kernels: {
       const KernelTable& k = t.kernels;
       detail_row("category", std::string(to_string(k.category_at(r))));
-      detail_row("category by", std::string(to_string(k.category_rule_at(r))));
+      detail_row("category by", category_rule_text(tr.str(k.name[r]), k.category_at(r)));
       char buf[96];
       std::snprintf(buf, sizeof buf, "(%u, %u, %u)", k.grid_x[r], k.grid_y[r], k.grid_z[r]);
       detail_row("grid", buf);

@@ -156,6 +156,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
     std::vector<TemporalBreakdown> hta;
     device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[ti]);
     memory_pass(rt, opt, devices, steps, &ev);
+    attention_pass(rt, opt, &ev);
     hardware_pass(rt, opt, devices, steps);
     for (Step& s : steps) s.range = rt.shift(s.range);
     steps_outside_gpu(rt, devices, steps, &p.steps);

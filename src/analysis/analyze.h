@@ -44,18 +44,25 @@ struct FindingThresholds {
   double straggler_wait_critical = 0.10;     // … critical from this share
   double weight_update_share = 0.03;         // optimizer time, of GPU time
   double weight_update_overlap = 0.10;       // optimizer time overlapped with other kernels
-  double tensor_core_eligible_share = 0.10;  // conv + GEMM share of GPU time
-  double tensor_core_min_share = 0.05;       // tensor-core share of conv + GEMM time
-  double op_min_share = 0.02;                // an op (per shape) worth a finding: its GPU time / kernel time
-  double roofline_min_fraction = 0.3;        // ops reaching less of their roofline than this
-  double launch_overhead_min_share = 0.01;   // launch time beyond the op's GPU time, of kernel time
-  std::uint64_t launch_overhead_min_calls = 3;  // … for ops called at least this often (a pattern, not a first call)
-  TimeNs launch_setup_ns = 1'000'000;           // a mean launch call this long does setup work, not launching
-  double memory_headroom_share = 0.50;          // peak allocated below this share of GPU memory: room for more
-  double memory_usable_share = 0.90;            // … of which a larger batch may fill this share (fragmentation)
-  double memory_pressure_share = 0.90;          // peak reserved (or allocated) at this share: close to capacity
-  double reserved_over_allocated = 1.5;         // churn: peak reserved at least this times peak allocated …
-  double allocator_calls_per_step = 1.0;        // … or direct cudaMalloc/cudaFree calls per step (100 without steps)
+  double tensor_core_eligible_share = 0.10;  // conv + GEMM + attention share of GPU time
+  double tensor_core_min_share = 0.05;       // tensor-core share of conv + GEMM + attention time
+  double aux_min_share = 0.20;               // memory-bound-aux: elementwise/copy/reduction/layout time, of GPU time,
+                                             // when above the math …
+  double aux_category_share = 0.25;          // … or one such category above this share of GPU time,
+  double aux_min_span_share = 0.05;          // … and that time at least this share of the GPUs' span
+  std::uint64_t aux_min_kernels = 20;        // … in at least this many launches (something to fuse)
+  double eager_attention_share = 0.05;       // GEMM → softmax → GEMM chains, of GPU time …
+  std::uint64_t eager_attention_min_chains = 2;  // … in at least this many chains
+  double op_min_share = 0.02;                    // an op (per shape) worth a finding: its GPU time / kernel time
+  double roofline_min_fraction = 0.3;            // ops reaching less of their roofline than this
+  double launch_overhead_min_share = 0.01;       // launch time beyond the op's GPU time, of kernel time
+  std::uint64_t launch_overhead_min_calls = 3;   // … for ops called at least this often (a pattern, not a first call)
+  TimeNs launch_setup_ns = 1'000'000;            // a mean launch call this long does setup work, not launching
+  double memory_headroom_share = 0.50;           // peak allocated below this share of GPU memory: room for more
+  double memory_usable_share = 0.90;             // … of which a larger batch may fill this share (fragmentation)
+  double memory_pressure_share = 0.90;           // peak reserved (or allocated) at this share: close to capacity
+  double reserved_over_allocated = 1.5;          // churn: peak reserved at least this times peak allocated …
+  double allocator_calls_per_step = 1.0;         // … or direct cudaMalloc/cudaFree calls per step (100 without steps)
   // Hardware metrics (docs/metrics.md, "Hardware metrics"): no claim from fewer samples than this.
   std::uint64_t hw_min_samples = 20;
   double hw_low_sm_active = 0.40;      // a busy sample with fewer SMs active than this is "not working"

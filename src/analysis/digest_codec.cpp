@@ -89,7 +89,7 @@ GPUSCOPE_FIELDS(DeviceOccupancy) {
      x.blocks_per_sm_ns, x.registers_ns, x.shared_memory_ns, x.gpu_fill, x.side_work_ns, x.side_work_shared_ns);
 }
 GPUSCOPE_FIELDS(CategoryTime) { io(x.category, x.time_ns, x.share, x.count, x.stats); }
-GPUSCOPE_FIELDS(Hotspot) { io(x.name, x.category, x.stats, x.share, x.device, x.tensor_cores); }
+GPUSCOPE_FIELDS(Hotspot) { io(x.name, x.category, x.stats, x.share, x.device, x.tensor_cores, x.category_rule); }
 GPUSCOPE_FIELDS(StepHw) {
   io(x.sm_active, x.sm_occupancy, x.tensor_active, x.dram_bytes_per_s, x.sm_clock_mhz, x.power_w, x.temperature_c,
      x.throttled);
@@ -185,7 +185,7 @@ GPUSCOPE_FIELDS(detail::Evidence) {
      x.optimizer_overlapped_ns, x.optimizer_kernels, x.steps_with_optimizer, x.allocator_calls, x.allocator_call_ns,
      x.allocator, x.idle_gaps_sync_ns, x.idle_gaps_warmup_ns, x.idle_gaps_launch_ns, x.idle_gaps_queued_ns,
      x.idle_gaps_warmup, x.optimizer_kernel_ns, x.optimizer_op_kernels, x.optimizer_op_named_kernels,
-     x.optimizer_op_kernel_ns);
+     x.optimizer_op_kernel_ns, x.attention_chains, x.attention_chain_ns, x.attention_chain_gemm_ns);
 }
 GPUSCOPE_FIELDS(detail::RankParts::Name) { io(x.name, x.category, x.durations); }
 GPUSCOPE_FIELDS(detail::RankParts) { io(x.evidence, x.names, x.launch); }
@@ -209,7 +209,7 @@ GPUSCOPE_LISTED(DeviceHw, 176);
 GPUSCOPE_LISTED(DeviceOccupancy, 144);
 GPUSCOPE_LISTED(DeviceSummary, 672);
 GPUSCOPE_LISTED(CategoryTime, 80);
-GPUSCOPE_LISTED(Hotspot, 104);
+GPUSCOPE_LISTED(Hotspot, 136);
 GPUSCOPE_LISTED(StepHw, 120);
 GPUSCOPE_LISTED(Step, 272);
 GPUSCOPE_LISTED(HostRange, 48);
@@ -243,9 +243,9 @@ GPUSCOPE_LISTED(TraceQuality, 24);
 GPUSCOPE_LISTED(WorkloadKind, 144);
 GPUSCOPE_LISTED(Profile, 1680);
 GPUSCOPE_LISTED(CollectivePart, 32);
-GPUSCOPE_LISTED(detail::Evidence, 1480);
+GPUSCOPE_LISTED(detail::Evidence, 1560);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
-GPUSCOPE_LISTED(detail::RankParts, 1696);
+GPUSCOPE_LISTED(detail::RankParts, 1776);
 GPUSCOPE_LISTED(RankDigest, 1848);
 #undef GPUSCOPE_LISTED
 #endif

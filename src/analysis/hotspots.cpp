@@ -16,6 +16,7 @@
 #include "analysis/detail/context.h"
 #include "analysis/detail/scratch.h"
 #include "analysis/stats.h"
+#include "trace/kernel_category.h"
 
 namespace gpuscope::detail {
 
@@ -206,6 +207,7 @@ std::vector<Hotspot> hotspot_rows(const NameIds& ids, const std::vector<NameAcc>
     h.stats.median = medians[id];
     h.share = ratio(a.total, gpu_time);
     h.tensor_cores = is_tensor_core_kernel(h.name);
+    h.category_rule = category_rule_text(h.name, h.category);
     hot.push_back(std::move(h));
   }
   std::stable_sort(hot.begin(), hot.end(), [](const Hotspot& a, const Hotspot& b) {

@@ -19,6 +19,7 @@
 #include "analysis/detail/context.h"
 #include "analysis/format.h"
 #include "analysis/stats.h"
+#include "trace/kernel_category.h"
 
 namespace gpuscope {
 
@@ -438,6 +439,7 @@ void pool_durations(const std::vector<Member>& m, const AnalysisOptions& opt, Pr
     h.stats = pool.d.stats();
     h.share = detail::ratio(h.stats.total, gpu_time);
     h.tensor_cores = is_tensor_core_kernel(h.name);
+    h.category_rule = category_rule_text(h.name, h.category);
     p->hotspots.push_back(std::move(h));
   }
   std::stable_sort(p->hotspots.begin(), p->hotspots.end(), [](const Hotspot& a, const Hotspot& b) {

@@ -13,22 +13,50 @@ namespace {
 
 // Fragments that mark tensor-core math in cuDNN/cuBLAS/CUTLASS kernel names:
 // Volta/Turing HMMA tiles (h884, h1688, s884, i8816), Ampere (16816, s1688
-// for TF32, xmma), Hopper (gmma, wgmma, sm90 xmma, nvjet), CUTLASS tensorop.
+// for TF32, xmma), Hopper (gmma, wgmma, sm90 xmma, nvjet), CUTLASS tensorop,
+// the WMMA API; fused attention that runs only on tensor cores (FlashAttention
+// 1-3 and cuDNN's flash engines take fp16/bf16 only) or whose name gives a
+// half type (memory-efficient fmha_cutlassF_f16/bf16; its f32 variants use the
+// FP32 pipes). Not "mma" alone ("gammabetabackward"), not "sm80_" alone.
 // Lower-case; matched case-insensitively.
 constexpr std::string_view kTensorCoreFragments[] = {
-    "hmma",        "imma",
-    "gmma",        "wgmma",
-    "tensorop",    "tensor_op",
-    "xmma",        "h884",
-    "h1688",       "s884",
-    "s1688",       "i8816",
-    "i16832",      "16816",
-    "1688gemm",    "884gemm",
-    "nvjet",       "bf16s1688",
-    "tf32",        "sm90_",
-    "sm80_xmma",   "cutlass_80_tensorop",
-    "ampere_fp16", "ampere_bf16",
+    "hmma",
+    "imma",
+    "gmma",
+    "wgmma",
+    "tensorop",
+    "tensor_op",
+    "xmma",
+    "h884",
+    "h1688",
+    "s884",
+    "s1688",
+    "i8816",
+    "i16832",
+    "16816",
+    "1688gemm",
+    "884gemm",
+    "nvjet",
+    "bf16s1688",
+    "tf32",
+    "sm90_",
+    "sm80_xmma",
+    "cutlass_80_tensorop",
+    "ampere_fp16",
+    "ampere_bf16",
     "turing_fp16",
+    "wmma",
+    "flash_fwd",
+    "flash_bwd",
+    "flash::",
+    "flashattn",
+    "flash_attn",
+    "_flash_",
+    "fmha_v2",
+    "fmha_cutlassf_f16",
+    "fmha_cutlassf_bf16",
+    "fmha_cutlassb_f16",
+    "fmha_cutlassb_bf16",
 };
 
 }  // namespace

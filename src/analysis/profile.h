@@ -176,6 +176,7 @@ struct Hotspot {
   double share = 0;                  // stats.total / Profile::kernel_time_ns
   std::uint32_t device = kNoDevice;  // kNoDevice when aggregated over devices
   bool tensor_cores = false;         // the name marks a tensor-core kernel (hmma, 16816, wgmma, …)
+  std::string category_rule;         // what placed it in its category ("name: gemm", category_rule_text())
 };
 
 // [SECTION] Steps ---------------------------------------------------------------------------------

@@ -241,6 +241,9 @@ struct Record<Hotspot> {
       field<&H::share>("share", "fraction", "stats.total_ns / the top level's kernel_time_ns"),
       gpu<&H::device>("device", "the GPU; null: aggregated over all GPUs"),
       field<&H::tensor_cores>("tensor_cores", "", "the name marks a tensor-core kernel (hmma, 16816, wgmma, …)"),
+      optional<&H::category_rule>("category_rule", "",
+                                  "what placed it in its category: \"name: <pattern>\", \"template arguments: …\", "
+                                  "\"launching op: …\""),
       field<&H::stats>("stats", "", "of the kernels' durations"),
   };
 };

@@ -352,17 +352,18 @@ std::optional<Answer> answer_layout(const Profile& p, const JobTotals&) {
 
 std::optional<Answer> answer_precision(const Profile& p, const JobTotals&) {
   std::string q = "mixed precision (tensor cores)?";
-  const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm});
+  const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm, KernelCategory::attention});
   if (first_of(p, {"no-tensor-cores"})) return yes(p, q, {"no-tensor-cores"});
-  if (mm == 0) return Answer{q, "n/a", "no convolution or GEMM kernels in this trace"};
+  if (mm == 0) return Answer{q, "n/a", "no convolution, GEMM or attention kernels in this trace"};
   TimeNs tc = 0, all = 0;
   for (const Hotspot& h : p.hotspots)
-    if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm)
+    if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm ||
+        h.category == KernelCategory::attention)
       all += h.stats.total, tc += h.tensor_cores ? h.stats.total : 0;
-  return Answer{
-      q, "no",
-      all ? percent1(double(tc) / double(all)) + " of the listed convolution and GEMM time already runs on tensor cores"
-          : "no tensor-core rule crossed its threshold"};
+  return Answer{q, "no",
+                all ? percent1(double(tc) / double(all)) +
+                          " of the listed convolution, GEMM and attention time already runs on tensor cores"
+                    : "no tensor-core rule crossed its threshold"};
 }
 
 std::optional<Answer> answer_launches(const Profile& p, const JobTotals&) {
@@ -706,7 +707,15 @@ void hotspots(const Profile& p, const ReportTextOptions& o, std::string& out) {
                       std::string(to_string(h.category)) + (h.tensor_cores ? "*" : ""), shown[i]});
   }
   out += t.render("  ");
-  out += "  (* tensor-core kernel)\n\n";
+  out += "  (* tensor-core kernel)\n";
+  // Where a kernel's name did not decide its category, say what did.
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& rule = p.hotspots[i].category_rule;
+    if (rule.starts_with("launching op") || rule.starts_with("template arguments"))
+      out += "  #" + std::to_string(i + 1) + " " + std::string(to_string(p.hotspots[i].category)) + ", placed by " +
+             rule + "\n";
+  }
+  out += "\n";
 }
 
 // The op table: the heaviest ops by GPU time (with their ops inside), each

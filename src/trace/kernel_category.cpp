@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace gpuscope {
 
@@ -88,6 +90,20 @@ constexpr CategoryRule kRules[] = {
     {K::normalization, "gammabetabackward"},
     {K::normalization, "computefusedparams"},
 
+    // Fused attention, before "fprop" (cuDNN's SDPA engines are fprop/bprop
+    // kernels), "cutlass" and "gemm" (FlashAttention and xFormers are CUTLASS
+    // kernels) and "softmax" (their names mention the softmax they fuse).
+    {K::attention, "flash_fwd"},
+    {K::attention, "flash_bwd"},
+    {K::attention, "flashattn"},
+    {K::attention, "flash_attn"},
+    {K::attention, "flash::"},
+    {K::attention, "fmha"},  // xFormers/PyTorch memory-efficient (fmha_cutlassF_*), TensorRT/cuDNN fmha_v2
+    {K::attention, "attention"},
+    {K::attention, "mem_eff"},
+    {K::attention, "sdpa"},
+    {K::attention, "_flash_"},  // cuDNN's flash fprop/bprop engines (cudnn_generated_*_flash_*)
+
     // Convolutions (cuDNN, CUTLASS conv, im2col) before GEMM: cuDNN's
     // implicit-GEMM convolutions carry "gemm" in their names too.
     {K::convolution, "conv"},
@@ -109,11 +125,17 @@ constexpr CategoryRule kRules[] = {
     {K::elementwise, "hfp8"},
     {K::elementwise, "qparam"},
     {K::other, "fbgemm_gpu::"},  // embedding helpers; not GEMMs despite the library's name
-    {K::gemm, "epilogue::"},     // cuBLASLt GEMM epilogues
+    {K::gemm, "epilogue::"},     // cuBLASLt GEMM epilogues (not "epilogue": ATen's SoftMaxForwardEpilogue)
 
     // Matrix multiplies.
+    // Batched and grouped GEMMs (gemmBatched, gemm_batched, strided_batched
+    // and GroupedGemm carry "gemm"; bmm and "grouped" kernels do not), all
+    // before "bias": a GEMM with a bias epilogue is a GEMM.
     {K::gemm, "gemm"},
     {K::gemm, "gemv"},
+    {K::gemm, "bmm"},
+    {K::gemm, "strided_batched"},
+    {K::gemm, "grouped_mm"},
     {K::gemm, "cutlass"},
     {K::gemm, "cublas"},
     {K::gemm, "nvjet"},
@@ -192,15 +214,128 @@ std::string_view without_parameters(std::string_view name) {
   return name;
 }
 
+// [SECTION] Template arguments: Eigen reductions that are per-channel statistics
+
+// The balanced "< … >" argument list that starts at s[open] == '<', split at
+// its top-level commas, each argument trimmed; empty when unbalanced.
+std::vector<std::string_view> template_args(std::string_view s, std::size_t open) {
+  std::vector<std::string_view> args;
+  int depth = 0;
+  std::size_t from = open + 1;
+  auto push = [&](std::size_t to) {
+    std::string_view a = s.substr(from, to - from);
+    while (!a.empty() && a.front() == ' ') a.remove_prefix(1);
+    while (!a.empty() && a.back() == ' ') a.remove_suffix(1);
+    args.push_back(a);
+  };
+  for (std::size_t i = open; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '<' || c == '(') {
+      ++depth;
+    } else if (c == '>' || c == ')') {
+      if (--depth == 0) {
+        push(i);
+        return args;
+      }
+    } else if (c == ',' && depth == 1) {
+      push(i);
+      from = i + 1;
+    }
+  }
+  return {};
+}
+
+// The leading unsigned number of `s` ("3ul" -> 3), or -1.
+int leading_number(std::string_view s) {
+  int n = -1;
+  for (char c : s) {
+    if (c < '0' || c > '9') break;
+    n = (n < 0 ? 0 : n * 10) + (c - '0');
+    if (n > 1000) return -1;
+  }
+  return n;
+}
+
+// Eigen::TensorReductionOp<Reducer, Dims, Expr>: which dimensions it reduces
+// (when the type says: IndexList<type2index<0l>, …>), how many (array<long,
+// 3ul>, DSizes<long, 3>), and the rank of the tensor it reads (the first
+// Tensor<T, rank, …> of Expr).
+struct EigenReduction {
+  std::vector<int> dims;  // empty when the type gives only their number
+  int reduced = -1;
+  int rank = -1;
+};
+
+std::optional<EigenReduction> eigen_reduction(std::string_view core) {
+  constexpr std::string_view kOp = "TensorReductionOp<";
+  const std::size_t at = core.find(kOp);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::vector<std::string_view> args = template_args(core, at + kOp.size() - 1);
+  if (args.size() < 3) return std::nullopt;
+  EigenReduction r;
+  const std::string_view dims = args[1];
+  if (const std::size_t il = dims.find("IndexList<"); il != std::string_view::npos) {
+    for (std::string_view d : template_args(dims, il + std::string_view("IndexList").size())) {
+      const std::size_t t2i = d.find("type2index<");
+      if (t2i == std::string_view::npos) return std::nullopt;  // a dimension known only at run time
+      const int v = leading_number(d.substr(t2i + std::string_view("type2index<").size()));
+      if (v < 0) return std::nullopt;
+      r.dims.push_back(v);
+    }
+    r.reduced = static_cast<int>(r.dims.size());
+  } else if (const std::size_t lt = dims.find('<');
+             lt != std::string_view::npos &&
+             (dims.find("array<") != std::string_view::npos || dims.find("DSizes<") != std::string_view::npos)) {
+    const std::vector<std::string_view> a = template_args(dims, lt);
+    if (a.size() != 2) return std::nullopt;
+    r.reduced = leading_number(a[1]);
+  }
+  if (const std::size_t t = args[2].find("Tensor<"); t != std::string_view::npos) {
+    const std::vector<std::string_view> a = template_args(args[2], t + std::string_view("Tensor").size());
+    if (a.size() >= 2) r.rank = leading_number(a[1]);
+  }
+  return r;
+}
+
+// A reduction over every dimension of a 4-D tensor but one is a per-channel
+// statistic: batch-norm mean and variance computed as generic reductions.
+// {0, 2, 3} is the channel of an NCHW tensor; when the type gives only the
+// number of reduced dimensions the layout is not known.
+std::optional<std::string> per_channel_statistic(std::string_view core) {
+  const std::optional<EigenReduction> r = eigen_reduction(core);
+  if (!r || r->rank != 4 || r->reduced != 3) return std::nullopt;
+  if (r->dims.empty()) return std::string("template arguments: reduction over 3 of the 4 dimensions");
+  if (r->dims == std::vector<int>{0, 2, 3})
+    return std::string("template arguments: reduction over {0,2,3} (per-channel statistics of an NCHW tensor)");
+  if (r->dims == std::vector<int>{0, 1, 2})
+    return std::string("template arguments: reduction over {0,1,2} (per-channel statistics of an NHWC tensor)");
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::span<const CategoryRule> category_rules() { return kRules; }
 
+// The template-argument rule comes first: an Eigen reduction's name holds the
+// ops it reads (TensorBroadcastingOp, TensorCwiseBinaryOp) that the pattern
+// table would take for the kernel's own.
 KernelCategory classify_kernel(std::string_view name) {
   const std::string_view core = without_parameters(name);
+  if (per_channel_statistic(core)) return KernelCategory::normalization;
   for (const CategoryRule& r : kRules)
     if (contains_ci(core, r.pattern)) return r.category;
   return KernelCategory::other;
+}
+
+std::string category_rule_text(std::string_view name, KernelCategory placed) {
+  const std::string_view core = without_parameters(name);
+  std::optional<std::string> stat = per_channel_statistic(core);
+  const KernelCategory by_name = stat ? KernelCategory::normalization : classify_kernel(name);
+  if (placed != by_name) return "launching op: a convolution op (\"conv\" in its name)";
+  if (stat) return *std::move(stat);
+  for (const CategoryRule& r : kRules)
+    if (contains_ci(core, r.pattern)) return "name: " + std::string(r.pattern);
+  return "no rule (other)";
 }
 
 bool parse_category(std::string_view s, KernelCategory* out) {

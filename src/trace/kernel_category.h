@@ -7,9 +7,14 @@
 // demangled name without its parameter list, template arguments included —
 // Eigen's kernels are only recognisable by their template arguments, while a
 // parameter type such as cublasTransposeParams says nothing about the kernel.
+// One rule reads the template arguments themselves: an Eigen
+// TensorReductionOp over 3 of the 4 dimensions of a 4-D tensor ({0, 2, 3}:
+// the channels of NCHW) is a per-channel statistic, batch norm done as
+// generic reductions, and is normalization.
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "trace/types.h"
@@ -25,6 +30,12 @@ struct CategoryRule {
 std::span<const CategoryRule> category_rules();
 
 KernelCategory classify_kernel(std::string_view demangled_name);
+
+// Which rule placed a kernel of this name in `placed`, for people:
+// "name: <pattern>", "template arguments: reduction over {0,2,3} (…)",
+// "launching op: …" (when `placed` is not the name's category: classify_by_op
+// moved it), "no rule (other)".
+std::string category_rule_text(std::string_view demangled_name, KernelCategory placed);
 
 // The category of a kernel given the framework op that launched it, where the
 // op says more than the kernel's name: a GEMM kernel launched by a

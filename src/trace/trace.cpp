@@ -54,6 +54,8 @@ std::string_view to_string(KernelCategory c) {
       return "communication";
     case KernelCategory::memory:
       return "memory";
+    case KernelCategory::attention:
+      return "attention";
     case KernelCategory::other:
     case KernelCategory::count_:
       break;

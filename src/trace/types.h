@@ -58,8 +58,9 @@ enum class TrackKind : std::uint8_t {
 };
 
 // Kernel categories, assigned from demangled names by the pattern table in
-// kernel_category.cpp. Order is part of the file format of nothing (categories
-// are derived at load), but reports print them in this order.
+// kernel_category.cpp. .gscope files do not store them (they are derived at
+// load), but job digests do, by value: a new category is appended after
+// `other` so that the values already written keep their meaning.
 enum class KernelCategory : std::uint8_t {
   padding = 0,
   broadcast,
@@ -75,14 +76,17 @@ enum class KernelCategory : std::uint8_t {
   communication,
   memory,  // memcpy / memset (as kernels or as copy-engine work)
   other,
-  count_  // number of categories; not a category
+  attention,  // fused attention (flash / memory-efficient / cuDNN SDPA kernels)
+  count_      // number of categories; not a category
 };
 inline constexpr int kKernelCategoryCount = static_cast<int>(KernelCategory::count_);
 std::string_view to_string(KernelCategory c);
 
 // What placed a kernel in its category: the pattern table over its name, or
 // the framework op that launched it where the name misleads (a cuBLAS GEMM
-// that cuDNN runs for a convolution is convolution work).
+// that cuDNN runs for a convolution is convolution work). Kernels placed by
+// their template arguments (an Eigen reduction over {0, 2, 3}) are
+// kernel_name: the name alone decides (category_rule_text() says which rule).
 enum class CategoryRuleKind : std::uint8_t {
   kernel_name = 0,
   launching_op = 1,

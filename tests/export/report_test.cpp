@@ -200,6 +200,22 @@ TEST(ReportText, MoreStreamsIsNoWhenTheGpuWaitsForTheHost) {
   EXPECT_NE(text.find("GPU 0 waits for the host or for dependencies 19.8 ms"), std::string::npos) << text;
 }
 
+TEST(ReportText, SaysWhatPlacedAHotspotWhereItsNameDidNot) {
+  TraceFactory f;
+  for (int i = 0; i < 10; ++i) {
+    const TimeNs start = 1'000'000 + i * 1'000 * us;
+    // cuDNN's GEMM kernel of a convolution: the launching op makes it convolution.
+    f.range("aten::cudnn_convolution", start - 20 * us, start - 1 * us, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, "volta_sgemm_128x64_nn", start, start + 500 * us, start - 10 * us);
+    f.kernel(0, 7, names::kRelu, start + 501 * us, start + 600 * us, start - 5 * us);
+  }
+  const std::string text = report_text(analyze(f.build()));
+  EXPECT_NE(text.find("  #1 convolution, placed by launching op: a convolution op (\"conv\" in its name)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("#2 elementwise, placed by"), std::string::npos) << text;  // its name decided
+}
+
 TEST(ReportText, AnswersTheUsualQuestionsYesOrNoWithTheReason) {
   // The 2016 report's situation on one GPU: one stream always busy, 21%
   // padding and 20% broadcast: a layout change helps, more streams do not.

@@ -132,6 +132,161 @@ TEST(KernelCategory, LibrariesAndFrameworks) {
   });
 }
 
+// Fused attention, as FlashAttention 2 (PyTorch's copy), FlashAttention 3,
+// memory-efficient attention and cuDNN's SDPA engines name their kernels;
+// eager attention's softmax stays softmax_loss.
+TEST(KernelCategory, FusedAttentionKernelsAreAttention) {
+  check({
+      {"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
+       "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, "
+       "false, false, false, false, true, false, false>(pytorch_flash::Flash_fwd_params)",
+       K::attention},
+      {"void flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, "
+       "false, cutlass::half_t, Flash_kernel_traits<128, 64, 128, 8, cutlass::half_t> >, true, false, false, false, "
+       "false, false>(Flash_bwd_params)",
+       K::attention},
+      {"void cutlass::device_kernel<flash::FlashAttnFwdSm90<flash::CollectiveMainloopFwdSm90<2, "
+       "cute::tuple<cute::C<1>, "
+       "cute::C<1>, cute::C<1> >, cute::tuple<cute::C<128>, cute::C<128>, cute::C<128> >, 128, cutlass::bfloat16_t> > "
+       ">(flash::FlashAttnFwdSm90<>::Params)",
+       K::attention},
+      {"fmha_cutlassF_f16_aligned_64x128_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::half_t, "
+       "cutlass::arch::Sm80, true, 64, 128, 128, true, true>::Params)",
+       K::attention},
+      {"fmha_cutlassB_f32_aligned_64x64_k65536_sm80(PyTorchMemEffAttention::AttentionBackwardKernel<cutlass::arch::"
+       "Sm80, float, true, false, false, 64, 64, 65536, false>::Params)",
+       K::attention},
+      {"void at::native::(anonymous namespace)::efficient_attention_forward_kernel<float>(float*, float const*)",
+       K::attention},
+      {"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128_4x1x1_kernel0_0", K::attention},
+      // Eager attention's pieces are not.
+      {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float, c10::BFloat16, "
+       "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(c10::BFloat16*, c10::BFloat16 const*, int)",
+       K::softmax_loss},
+      {"void (anonymous namespace)::softmax_warp_forward<c10::BFloat16, c10::BFloat16, float, 3, false, false>("
+       "c10::BFloat16*, c10::BFloat16 const*, int, int, int, bool const*, int, bool)",
+       K::softmax_loss},
+      {"sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64_warpgroupsize1x1x1_"
+       "execute_segment_k_off_kernel__5x_cudnn",
+       K::convolution},
+  });
+}
+
+// Batched, strided-batched and grouped GEMMs and GEMVs are GEMMs, and a GEMM
+// with a bias epilogue stays one ("bias" is an elementwise pattern further down).
+TEST(KernelCategory, BatchedGroupedAndBiasEpilogueGemmsAreGemm) {
+  check({
+      {"void gemmSN_NN_kernel<float, 256, 4, 2, 8, 3, 4, false, cublasGemvTensorStridedBatched<float const>, "
+       "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float> >(cublasGemmSmallNParams<"
+       "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, "
+       "cublasGemvTensorStridedBatched<float>, float>)",
+       K::gemm},
+      {"void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false, "
+       "cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float "
+       "const>, cublasGemvTensorStridedBatched<float>, float> >(cublasGemvParamsEx<int, "
+       "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, "
+       "cublasGemvTensorStridedBatched<float>, float>, float, float)",
+       K::gemm},
+      {"void cutlass::Kernel<cutlass::gemm::kernel::GemmGrouped<cutlass::gemm::threadblock::MmaMultistage<>, "
+       "cutlass::epilogue::threadblock::Epilogue<>, cutlass::gemm::threadblock::GemmBatchedIdentityThreadblockSwizzle, "
+       "cutlass::gemm::kernel::GroupScheduleMode::kDeviceOnly, false> >(cutlass::gemm::kernel::GemmGrouped<>::Params)",
+       K::gemm},
+      {"void at::native::(anonymous namespace)::bmm_out_kernel<float>(float*, float const*, float const*, int)",
+       K::gemm},
+      {"sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32_stage5_warpsize2x2x1_tensor16x8x16_bias_relu_"
+       "kernel",
+       K::gemm},
+      {"void cublasLt::epilogue::impl::globalKernel<8, 32, float, float, float, true, false, false, true>(int, int, "
+       "long, float*, float const*, long)",
+       K::gemm},
+      // A bias add on its own stays elementwise.
+      {"void tensorflow::functor::BiasNCHWKernel<float>(int, float const*, float const*, float*, int, int)",
+       K::elementwise},
+  });
+}
+
+// An Eigen reduction over {0, 2, 3} of a 4-D tensor is per-channel
+// statistics of an NCHW tensor: batch norm's mean and variance done as
+// generic reductions (TensorFlow's tf.nn.moments on NCHW). Other reductions
+// stay reductions.
+constexpr const char* kEigenChannelMean =
+    "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 1, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorReductionOp<Eigen::internal::MeanReducer<float>, "
+    "Eigen::IndexList<Eigen::type2index<0l>, Eigen::type2index<2l>, Eigen::type2index<3l> > const, Eigen::TensorMap<"
+    "Eigen::Tensor<float const, 4, 1, long>, 16, Eigen::MakePointer> const, Eigen::MakePointer> const> const, "
+    "Eigen::GpuDevice>, long>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 1, "
+    "1, long>, 16, Eigen::MakePointer>, Eigen::TensorReductionOp<Eigen::internal::MeanReducer<float>, "
+    "Eigen::IndexList<Eigen::type2index<0l>, Eigen::type2index<2l>, Eigen::type2index<3l> > const, Eigen::TensorMap<"
+    "Eigen::Tensor<float const, 4, 1, long>, 16, Eigen::MakePointer> const, Eigen::MakePointer> const> const, "
+    "Eigen::GpuDevice>, long)";
+constexpr const char* kEigenSquaredDiffSum =
+    "void Eigen::internal::InnerReductionKernel<128, Eigen::TensorEvaluator<Eigen::TensorReductionOp<Eigen::internal::"
+    "SumReducer<float>, Eigen::array<long, 3ul> const, Eigen::TensorCwiseUnaryOp<Eigen::internal::scalar_square_op<"
+    "float const>, Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, long>, 16, Eigen::MakePointer> const> const, "
+    "Eigen::MakePointer> const, Eigen::GpuDevice>, Eigen::internal::SumReducer<float>, long>(Eigen::internal::"
+    "SumReducer<float>, Eigen::TensorEvaluator<Eigen::TensorReductionOp<Eigen::internal::SumReducer<float>, "
+    "Eigen::array<long, 3ul> const, Eigen::TensorCwiseUnaryOp<Eigen::internal::scalar_square_op<float const>, "
+    "Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, long>, 16, Eigen::MakePointer> const> const, "
+    "Eigen::MakePointer> const, Eigen::GpuDevice>, long, long, float*)";
+constexpr const char* kEigenRowSum =
+    "void Eigen::internal::InnerReductionKernel<128, Eigen::TensorEvaluator<Eigen::TensorReductionOp<Eigen::internal::"
+    "SumReducer<float>, Eigen::IndexList<Eigen::type2index<1l> > const, Eigen::TensorMap<Eigen::Tensor<float const, "
+    "2, 1, long>, 16, Eigen::MakePointer> const, Eigen::MakePointer> const, Eigen::GpuDevice>, "
+    "Eigen::internal::SumReducer<float>, long>(Eigen::internal::SumReducer<float>, Eigen::TensorEvaluator<>, long, "
+    "long, float*)";
+
+// Layout changes as TensorFlow runs them: Eigen shufflings and SwapDimension kernels.
+TEST(KernelCategory, EigenShufflingsAndTensorFlowSwapsAreTransposes) {
+  check({
+      {"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+       "Tensor<float, 4, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorShufflingOp<Eigen::array<int, 4ul> const, "
+       "Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, long>, 16, Eigen::MakePointer> const> const> const, "
+       "Eigen::GpuDevice>, long>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, "
+       "4, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorShufflingOp<Eigen::array<int, 4ul> const, Eigen::TensorMap<"
+       "Eigen::Tensor<float const, 4, 1, long>, 16, Eigen::MakePointer> const> const> const, Eigen::GpuDevice>, long)",
+       K::transpose},
+      {"void tensorflow::functor::SwapDimension1And2InTensor3SmallDim<float, 1024, 32, false>(float const*, int, int, "
+       "int, float*)",
+       K::transpose},
+      {"void tensorflow::functor::ShuffleInTensor3Simple<float, 2, 1, 0, false>(int, float const*, "
+       "tensorflow::functor::Dimension<3>, float*)",
+       K::transpose},
+  });
+}
+
+TEST(KernelCategory, PerChannelEigenReductionsAreNormalizationByTheirTemplateArguments) {
+  check({
+      {kEigenChannelMean, K::normalization},
+      {kEigenSquaredDiffSum, K::normalization},
+      {kEigenRowSum, K::reduction},
+      // {0, 1} of a 4-D tensor: a spatial reduction, not per-channel statistics.
+      {"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+       "Tensor<float, 2, 1, long>, 16>, Eigen::TensorReductionOp<Eigen::internal::SumReducer<float>, Eigen::IndexList<"
+       "Eigen::type2index<0l>, Eigen::type2index<1l> > const, Eigen::TensorMap<Eigen::Tensor<float const, 4, 1, long>, "
+       "16> const> const> const, Eigen::GpuDevice>, long>(Eigen::TensorEvaluator<>, long)",
+       K::reduction},
+      // Broken template arguments fall back to the name patterns, never crash.
+      {"void Eigen::internal::InnerReductionKernel<Eigen::TensorReductionOp<Eigen::IndexList<", K::reduction},
+      {"Eigen::TensorReductionOp<a, Eigen::IndexList<Eigen::type2index<99999999999l> >, Eigen::Tensor<f, 4>>",
+       K::reduction},
+  });
+  EXPECT_EQ(category_rule_text(kEigenChannelMean, K::normalization),
+            "template arguments: reduction over {0,2,3} (per-channel statistics of an NCHW tensor)");
+  EXPECT_EQ(category_rule_text(kEigenSquaredDiffSum, K::normalization),
+            "template arguments: reduction over 3 of the 4 dimensions");
+  EXPECT_EQ(category_rule_text(kEigenRowSum, K::reduction), "name: reduce");  // SumReducer
+}
+
+TEST(KernelCategory, TheRuleTextNamesWhatPlacedAKernel) {
+  EXPECT_EQ(category_rule_text("ampere_sgemm_128x64_nn", K::gemm), "name: gemm");
+  EXPECT_EQ(category_rule_text("void pytorch_flash::flash_fwd_kernel<>(Flash_fwd_params)", K::attention),
+            "name: flash_fwd");
+  // A GEMM kernel its convolution op moved: the launching op placed it.
+  EXPECT_EQ(category_rule_text("volta_sgemm_128x64_nn", K::convolution),
+            "launching op: a convolution op (\"conv\" in its name)");
+  EXPECT_EQ(category_rule_text("mystery_kernel", K::other), "no rule (other)");
+}
+
 TEST(KernelCategory, ParameterListsAreIgnoredButAnonymousNamespacesKept) {
   EXPECT_EQ(classify_kernel("f(conv_params)"), K::other);
   EXPECT_EQ(classify_kernel("my_conv_kernel(int)"), K::convolution);

@@ -173,6 +173,11 @@ struct Evidence {
   // kernels (foreach/fused: multi_tensor_apply, fused Adam), Σ their durations.
   std::uint64_t optimizer_op_kernels = 0, optimizer_op_named_kernels = 0;
   TimeNs optimizer_op_kernel_ns = 0;
+  // Attention done eagerly (attention_pass): a softmax kernel with a GEMM
+  // among the few kernels before it and among the few after it on its stream.
+  std::uint64_t attention_chains = 0;
+  TimeNs attention_chain_ns = 0;       // Σ durations of the chains' kernels, GEMM to GEMM
+  TimeNs attention_chain_gemm_ns = 0;  // … of which their GEMMs
 
   // Calls f on every TopRanges of `e`, in one fixed order.
   template <class Self, class F>
@@ -203,6 +208,9 @@ struct Evidence {
     optimizer_kernel_ns += o.optimizer_kernel_ns;
     optimizer_op_kernels += o.optimizer_op_kernels, optimizer_op_named_kernels += o.optimizer_op_named_kernels;
     optimizer_op_kernel_ns += o.optimizer_op_kernel_ns;
+    attention_chains += o.attention_chains;
+    attention_chain_ns += o.attention_chain_ns;
+    attention_chain_gemm_ns += o.attention_chain_gemm_ns;
   }
 };
 
@@ -294,6 +302,10 @@ void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& 
 void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
                  OpTotals* totals, std::vector<OpTotals::Name>* names);
+
+// attention.cpp: eager attention chains (softmax between two GEMMs on a
+// stream) into ev's attention_chain* sums.
+void attention_pass(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* ev);
 
 // streams.cpp: idle by cause and queue depth per stream, host synchronization
 // counts, copies; every launched op into totals.launch (bracket() called).

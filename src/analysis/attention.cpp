@@ -1,0 +1,67 @@
+// Attention done eagerly: the scores matrix Q·K^T written by one GEMM, read
+// and written again by a softmax (and the scale, mask and copies around it),
+// then read by the GEMM with V. A fused kernel (FlashAttention, memory-
+// efficient or cuDNN SDPA) keeps it on chip. On a stream's kernel sequence
+// the eager form is a softmax kernel with a GEMM among the few kernels just
+// before it and among the few just after: the chain, GEMM to GEMM, is what
+// fusing replaces.
+#include <algorithm>
+#include <cctype>
+
+#include "analysis/detail/context.h"
+
+namespace gpuscope::detail {
+
+namespace {
+
+// Kernels allowed between a GEMM and the softmax (scale, mask, dtype copy) and
+// between the softmax and the next GEMM (dropout, copy): ATen's eager
+// attention launches one or two.
+constexpr std::size_t kChainReach = 3;
+
+bool is_attention_softmax(const Trace& t, const KernelTable& k, RowIndex i) {
+  if (k.category_at(i) != KernelCategory::softmax_loss) return false;
+  const std::string_view name = t.str(k.name[i]);
+  // A softmax, not a classifier head's loss around one (cross_entropy, nll_loss, log_softmax).
+  return contains_nocase(name, "softmax") && !contains_nocase(name, "loss") && !contains_nocase(name, "entropy") &&
+         !contains_nocase(name, "logsoftmax") && !contains_nocase(name, "log_softmax");
+}
+
+}  // namespace
+
+void attention_pass(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* ev) {
+  const Trace& t = *rt.trace;
+  const KernelTable& k = t.kernels();
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    if (!on_device(t, tr, opt.device)) continue;
+    const RowRange r = t.rows_of(TableId::kernels, tr);
+    RowIndex counted_to = r.begin;  // kernels before this one are in a chain already
+    for (RowIndex i = r.begin; i < r.end; ++i) {
+      if (!is_attention_softmax(t, k, i)) continue;
+      RowIndex before = kNoRow, after = kNoRow;
+      for (RowIndex j = i; j > r.begin && i - j < kChainReach;) {
+        --j;
+        if (k.category_at(j) == KernelCategory::gemm) {
+          before = j;
+          break;
+        }
+      }
+      for (RowIndex j = i + 1; j < r.end && j - i <= kChainReach; ++j)
+        if (k.category_at(j) == KernelCategory::gemm) {
+          after = j;
+          break;
+        }
+      if (before == kNoRow || after == kNoRow) continue;
+      ++ev->attention_chains;
+      for (RowIndex j = std::max(before, counted_to); j <= after; ++j) {
+        const TimeNs d = k.end[j] - k.start[j];
+        ev->attention_chain_ns += d;
+        if (k.category_at(j) == KernelCategory::gemm) ev->attention_chain_gemm_ns += d;
+      }
+      counted_to = after + 1;
+      i = after;  // the GEMM after may be the one before the next softmax: the loop looks back from there
+    }
+  }
+}
+
+}  // namespace gpuscope::detail
