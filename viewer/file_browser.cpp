@@ -50,8 +50,9 @@ std::vector<FileBrowser::Entry> FileBrowser::list(const std::string& dir, bool a
   return out;
 }
 
-void FileBrowser::open(std::string title, std::string start_dir) {
+void FileBrowser::open(std::string title, std::string start_dir, bool folders) {
   title_ = std::move(title);
+  folders_ = folders;
   std::error_code ec;
   if (start_dir.empty()) start_dir = fs::current_path(ec).string();
   dir_ = fs::absolute(start_dir, ec).lexically_normal().string();
@@ -121,6 +122,13 @@ std::optional<std::string> FileBrowser::draw() {
   ImGui::EndChild();
   if (ImGui::Button("Open", ImVec2(100, 0))) enter(fs::path(path_buf_));
   ImGui::SameLine();
+  if (folders_) {
+    // The folder shown, as a job of many ranks (one trace file per rank).
+    if (ImGui::Button("Open folder as job")) chosen = dir_;
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    drawn_.push_back(Drawn{kOpenFolder, (a.x + b.x) / 2, (a.y + b.y) / 2});
+    ImGui::SameLine();
+  }
   if (ImGui::Button("Cancel", ImVec2(100, 0)) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
     open_ = false;
   }

@@ -1,6 +1,7 @@
 // A small in-app file browser (a modal window): folders first, then trace
 // files (.gscope, .json, .json.gz, .sqlite — or every file when asked); double-click a
-// folder to enter it, a file to open it, or type a path.
+// folder to enter it, a file to open it, or type a path; "Open folder as job"
+// chooses the folder shown (when opened with folders allowed).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,8 @@ namespace gpuscope::viewer {
 
 class FileBrowser {
  public:
-  void open(std::string title, std::string start_dir);
+  // `folders`: the folder shown may be chosen too (a job: one file per rank).
+  void open(std::string title, std::string start_dir, bool folders = false);
   bool is_open() const { return open_; }
   // Draws the modal while open; returns the chosen path in the frame it is chosen.
   std::optional<std::string> draw();
@@ -27,7 +29,8 @@ class FileBrowser {
   static bool looks_like_trace(const std::string& name);
 
   // Where each entry was drawn in the last frame (screen centre; the tests
-  // double-click there) and the folder shown.
+  // double-click there; the folder button as kOpenFolder) and the folder shown.
+  static constexpr const char* kOpenFolder = "[open folder as job]";
   struct Drawn {
     std::string name;
     float x = 0, y = 0;
@@ -38,7 +41,7 @@ class FileBrowser {
  private:
   void refresh();
 
-  bool open_ = false, popup_pending_ = false, all_files_ = false;
+  bool open_ = false, popup_pending_ = false, all_files_ = false, folders_ = false;
   std::string title_, dir_, error_;
   std::vector<Entry> entries_;
   std::vector<Drawn> drawn_;

@@ -253,8 +253,11 @@ void View::draw() {
 
   if (browser_.is_open()) stats_.panels.push_back("file_browser");
   if (auto chosen = browser_.draw()) {
+    std::error_code ec;
     if (browser_for_compare_)
       open_compare(*chosen);
+    else if (std::filesystem::is_directory(*chosen, ec))
+      on_files_dropped({*chosen});  // a folder: its files as a job, as when it is dropped
     else
       open(*chosen);
   }
@@ -271,7 +274,8 @@ void View::draw_menu_bar() {
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open...", "Ctrl+O")) {
       browser_for_compare_ = false;
-      browser_.open("Open a trace", doc_ ? std::filesystem::path(doc_->path()).parent_path().string() : "");
+      browser_.open("Open a trace", doc_ ? std::filesystem::path(doc_->path()).parent_path().string() : "",
+                    /*folders=*/true);
     }
     if (ImGui::MenuItem("Compare with...", nullptr, false, doc_ != nullptr)) {
       browser_for_compare_ = true;
@@ -430,7 +434,7 @@ void View::draw_welcome() {
   ImGui::Spacing();
   if (ImGui::Button("Open a trace...")) {
     browser_for_compare_ = false;
-    browser_.open("Open a trace", "");
+    browser_.open("Open a trace", "", /*folders=*/true);
   }
   ImGui::Unindent(40);
 }
@@ -469,7 +473,7 @@ void View::draw_error(const std::string& message) {
   ImGui::Spacing();
   if (ImGui::Button("Open another trace...")) {
     browser_for_compare_ = false;
-    browser_.open("Open a trace", "");
+    browser_.open("Open a trace", "", /*folders=*/true);
   }
   ImGui::Unindent(40);
 }
@@ -526,7 +530,8 @@ void View::handle_global_keys() {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.KeyCtrl && ImGui::IsKeyPressed('O', false)) {
     browser_for_compare_ = false;
-    browser_.open("Open a trace", doc_ ? std::filesystem::path(doc_->path()).parent_path().string() : "");
+    browser_.open("Open a trace", doc_ ? std::filesystem::path(doc_->path()).parent_path().string() : "",
+                  /*folders=*/true);
   }
   if (!doc_ && job_ && !io.WantTextInput) {  // the job view: Esc clears the instance, Home, F focuses it
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) job_instance_ = -1;

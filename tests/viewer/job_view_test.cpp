@@ -410,6 +410,38 @@ TEST_F(JobViewFrames, ManyRanksDrawOnlyWhatIsVisible) {
 
 // Double-clicking a rank's header opens its file in the single-trace view;
 // "back to the job" returns to the job view where it was.
+TEST_F(JobViewFrames, FileOpenChoosesAFolderAsAJob) {
+  const std::string d = write_job("picked", options(3, 1));
+  View v;
+  v.open((fs::path(d) / "rank-00000.gscope").string());
+  wait_idle(v);
+  frame(v);
+  frame(v);
+  ASSERT_NE(v.document(), nullptr) << v.load_error();
+  ImGuiIO& io = ImGui::GetIO();
+  io.KeyCtrl = true;
+  io.KeysDown['O'] = true;
+  frame(v);
+  io.KeyCtrl = false;
+  io.KeysDown['O'] = false;
+  frame(v);
+  frame(v);
+  ASSERT_TRUE(v.browser().is_open());
+  EXPECT_EQ(v.browser().dir(), d);  // the folder of the open trace
+  const FileBrowser::Drawn* button = nullptr;
+  for (const FileBrowser::Drawn& x : v.browser().drawn())
+    if (x.name == FileBrowser::kOpenFolder) button = &x;
+  ASSERT_NE(button, nullptr);
+  click(v, button->x, button->y);
+  EXPECT_FALSE(v.browser().is_open());
+  wait_idle(v);
+  frame(v);
+  frame(v);
+  ASSERT_NE(v.job(), nullptr);
+  EXPECT_EQ(v.job()->ranks.size(), 3u);
+  EXPECT_TRUE(v.stats().job.shown);
+}
+
 TEST_F(JobViewFrames, OpeningARankInFullAndComingBack) {
   View v;
   v.open_job(job_files({write_job("j", options(3, -1))}));
