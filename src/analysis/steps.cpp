@@ -475,8 +475,9 @@ void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& 
     }
   }
   std::vector<HostRange> ranges = out->outside_ranges;
-  for (auto& [id, h] : by_name) {
-    h.name = std::string(t.str(id));
+  for (auto& entry : by_name) {
+    HostRange& h = entry.second;
+    h.name = std::string(t.str(entry.first));
     const auto same = std::find_if(ranges.begin(), ranges.end(), [&](const HostRange& x) { return x.name == h.name; });
     if (same != ranges.end())
       same->ns += h.ns, same->count += h.count;

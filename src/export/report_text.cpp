@@ -249,6 +249,10 @@ Answer yes(const Profile& p, std::string question, std::initializer_list<std::st
 std::optional<Answer> answer_input(const Profile& p, const JobTotals& j) {
   std::string q = "more data-loader workers?";
   if (first_of(p, {"input-bound"})) return yes(p, q, {"input-bound"});
+  // Host preprocessing before the GPU's first op: workers that prepare the
+  // next input are the answer, though no data-loading range was recorded.
+  if (const Finding* f = first_of(p, {"step-host-time"}); f && f->recommendation.starts_with("Preprocessing"))
+    return yes(p, q, {"step-host-time"});
   const StepSummary& st = p.steps;
   if (st.total_ns > 0)
     return Answer{q, "no",

@@ -24,6 +24,7 @@ using nlohmann::json;
 using testing::TraceFactory;
 namespace names = testing::names;
 constexpr TimeNs us = 1'000;
+constexpr TimeNs ms = 1'000'000;
 
 // A job with something in every section: two ranks with steps, padding,
 // communication, copies, syncs.
@@ -198,6 +199,20 @@ TEST(ReportText, MoreStreamsIsNoWhenTheGpuWaitsForTheHost) {
   const std::string text = report_text(analyze(f.build()));
   EXPECT_EQ(verdict(text, "more streams?"), "no") << text;
   EXPECT_NE(text.find("GPU 0 waits for the host or for dependencies 19.8 ms"), std::string::npos) << text;
+}
+
+// One step: the host preprocesses 6 ms before the GPU's first op, then 4 ms
+// of GPU work. The GPU's span is all busy; the step is not.
+TEST(ReportText, HostPreprocessingBeforeTheGpuAnswersWorkersAndStreams) {
+  TraceFactory f;
+  f.range("video_classification.py(129): preprocess", 100 * us, 6 * ms, 1, RangeKind::annotation, "python_function");
+  for (int i = 0; i < 4; ++i)
+    f.kernel(0, 7, names::kConvTensorCore, 6 * ms + i * ms, 7 * ms + i * ms, 6 * ms - 50 * us + i * us, 1 * us);
+  f.range("ProfilerStep#3", 0, 10 * ms, 1, RangeKind::annotation, "user_annotation");
+  const std::string text = report_text(analyze(f.build()));
+  EXPECT_EQ(verdict(text, "more data-loader workers?"), "YES") << text;
+  EXPECT_EQ(verdict(text, "more streams?"), "no") << text;
+  EXPECT_NE(text.find("lies outside it with nothing launched"), std::string::npos) << text;
 }
 
 TEST(ReportText, SaysWhatPlacedAHotspotWhereItsNameDidNot) {
