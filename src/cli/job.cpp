@@ -1,6 +1,7 @@
 #include "cli/job.h"
 
 #include <algorithm>
+#include <charconv>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -137,6 +138,118 @@ void digest_files(const std::vector<std::string>& files, const JobOptions& o,
   if (failed) std::rethrow_exception(failed);
 }
 
+// Process 0's word to the others, which wait for it: when the report stops
+// before it was said (an error, or nothing to simulate), an empty one.
+class Tell {
+ public:
+  explicit Tell(bool on) : pending_(on) {}
+  Tell(const Tell&) = delete;
+  Tell& operator=(const Tell&) = delete;
+  void operator()(std::string bytes) {
+    if (!pending_) return;
+    pending_ = false;
+    mpi::broadcast(std::move(bytes));
+  }
+  ~Tell() {
+    if (pending_) mpi::broadcast({});
+  }
+
+ private:
+  bool pending_;
+};
+
+// What the others simulate: the file index of each of the job's traces (the
+// files the report kept, in order), a newline, and the plan's bytes.
+std::string encode_work(const std::vector<std::size_t>& traces, const graph::SimulationPlan& plan) {
+  std::string b;
+  for (std::size_t i : traces) b += (b.empty() ? "" : ",") + std::to_string(i);
+  return b + "\n" + graph::encode_plan(plan);
+}
+
+std::vector<std::size_t> decode_traces(std::string_view b, std::size_t files) {
+  std::vector<std::size_t> out;
+  const char* at = b.data();
+  const char* end = b.data() + b.size();
+  while (at < end) {
+    std::size_t i = 0;
+    const auto [next, ec] = std::from_chars(at, end, i);
+    if (ec != std::errc() || i >= files || (next != end && *next != ',') || (!out.empty() && i <= out.back()))
+      throw graph::SimulationCodecError("simulation plan: a bad list of files");
+    out.push_back(i);
+    at = next == end ? end : next + 1;
+  }
+  return out;
+}
+
+// The simulation pass over the job's traces (traces[k]: the index in `files`
+// of trace k): under MPI, each process simulates those of its files (file i:
+// process i % P, as for the digests), and process 0 (with `p`) combines them
+// (graph::SimulationShare); the others pass no `p`.
+void simulate_job(const std::vector<std::string>& files, const std::vector<std::size_t>& traces,
+                  graph::SimulationPlan plan, const JobOptions& o, Profile* p) {
+  const auto procs = static_cast<std::size_t>(mpi::size()), me = static_cast<std::size_t>(mpi::rank());
+  constexpr std::size_t kNone = ~std::size_t{0};  // a file that is no trace of the job
+  std::vector<std::size_t> mine, trace_of(files.size(), kNone);
+  for (std::size_t k = 0; k < traces.size(); ++k) {
+    trace_of[traces[k]] = k;
+    if (traces[k] % procs == me) mine.push_back(k);
+  }
+  graph::SimulationShare share(std::move(plan), traces.size());
+  const graph::TraceVisitor visit = [&](std::size_t k, const std::function<void(const Trace&)>& f) {
+    const Trace t = open_trace(files[traces[k]]);
+    f(t);
+  };
+  auto gather = [&](auto&& encode, auto&& decode) {
+    mpi::gather_items(
+        files.size(), [&](std::size_t i) { return trace_of[i] != kNone ? encode(trace_of[i]) : std::string(); },
+        [&](std::size_t i, std::string_view bytes) {
+          if (trace_of[i] == kNone) return;
+          try {
+            decode(trace_of[i], bytes);
+          } catch (const graph::SimulationCodecError& e) {
+            throw Error(files[i] + ": its simulation from process " + std::to_string(i % procs) + ": " + e.what());
+          }
+        });
+  };
+  share.simulate(mine, visit, o.jobs);
+  gather([&](std::size_t k) { return share.encode(k); },
+         [&](std::size_t k, std::string_view b) { share.decode(k, b); });
+  std::string helps;
+  bool more = false;
+  if (p) {
+    Tell again(mpi::active());
+    more = share.combine(p);
+    if (more) helps = share.helps_bytes();
+    again(helps);
+  } else {
+    helps = mpi::broadcast({});
+    if (!helps.empty()) share.set_helps(helps);
+  }
+  if (!helps.empty()) {
+    // Each process's traces whose fixes together were another set, predicted again.
+    share.retogether(mine, visit, o.jobs);
+    gather([&](std::size_t k) { return share.encode_together(k); },
+           [&](std::size_t k, std::string_view b) {
+             if (share.stale(k)) share.decode_together(k, b);
+           });
+  }
+  if (p && more) share.finish(p);
+}
+
+// A process other than 0: its share of the simulation, when process 0 says so.
+void simulate_share(const std::vector<std::string>& files, const JobOptions& o) {
+  const std::string work = mpi::broadcast({});
+  if (work.empty()) return;
+  try {
+    const std::size_t nl = work.find('\n');
+    if (nl == std::string::npos) throw graph::SimulationCodecError("simulation plan: no list of files");
+    const std::vector<std::size_t> traces = decode_traces(std::string_view(work).substr(0, nl), files.size());
+    simulate_job(files, traces, graph::decode_plan(std::string_view(work).substr(nl + 1)), o, nullptr);
+  } catch (const std::exception& e) {
+    mpi::fail(e.what());
+  }
+}
+
 }  // namespace
 
 Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o) {
@@ -146,9 +259,14 @@ Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o
   std::vector<std::optional<RankDigest>> digests(files.size());
   std::vector<std::string> errors(files.size());
   digest_files(files, o, digests, errors);
-  if (mpi::quiet()) return {};
+  if (mpi::quiet()) {
+    if (mpi::active()) simulate_share(files, o);
+    return {};
+  }
+  Tell tell(mpi::active());  // the others wait for the simulation's plan
   std::vector<LeftOut> left_out;
   std::vector<RankDigest> good;
+  std::vector<std::size_t> traces;  // the file index of each of `good`
   std::set<std::uint32_t> seen;
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (!digests[i]) {
@@ -157,6 +275,7 @@ Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o
     }
     seen.insert(digests[i]->gpus.begin(), digests[i]->gpus.end());
     good.push_back(std::move(*digests[i]));
+    traces.push_back(i);
   }
   if (good.empty()) {
     std::string why;
@@ -176,13 +295,11 @@ Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o
   if (o.simulate) {
     graph::SimulationOptions so;
     so.device = o.analysis.device;
-    graph::simulate_findings_each(
-        kept.size(),
-        [&](std::size_t i, const std::function<void(const Trace&)>& f) {
-          const Trace t = open_trace(kept[i]);
-          f(t);
-        },
-        &p, so, o.jobs);
+    graph::SimulationPlan plan = graph::simulation_plan(kept.size(), &p, so);
+    if (plan.run) {
+      tell(encode_work(traces, plan));
+      simulate_job(files, traces, std::move(plan), o, &p);
+    }
   }
   return p;
 }

@@ -1,6 +1,6 @@
 // cli/mpi.h: joining the processes of an `mpirun … gpuscope report`, and the
-// little they say to each other (items sent to process 0, its exit code
-// sent back).
+// little they say to each other (items sent to process 0, bytes and its
+// exit code sent back).
 //
 // Every wait polls and sleeps instead of blocking in MPI: Open MPI's blocking
 // calls spin a core, and the processes that wait (for process 0 to finish
@@ -187,6 +187,31 @@ void gather_items(std::size_t n, const std::function<std::string(std::size_t)>& 
   }
 }
 
+void fail(const std::string& what) {
+  if (!active()) throw Error(what);
+  abort_job(what);
+}
+
+std::string broadcast(std::string bytes) {
+  if (!active()) return bytes;
+  try {
+    // The length first, then pieces of up to kChunk bytes (MPI counts are int).
+    std::uint64_t n = state().rank == 0 ? bytes.size() : 0;
+    MPI_Request r;
+    MPI_Ibcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &r);
+    wait(&r);
+    if (state().rank != 0) bytes.assign(static_cast<std::size_t>(n), '\0');
+    for (std::size_t at = 0; at < bytes.size(); at += kChunk) {
+      const std::size_t piece = std::min(kChunk, bytes.size() - at);
+      MPI_Ibcast(bytes.data() + at, static_cast<int>(piece), MPI_BYTE, 0, MPI_COMM_WORLD, &r);
+      wait(&r);
+    }
+  } catch (const std::exception& e) {
+    abort_job(e.what());
+  }
+  return bytes;
+}
+
 int finish(int code) {
   State& s = state();
   if (!s.joined) return code;
@@ -212,6 +237,10 @@ void join() {
 
 void gather_items(std::size_t, const std::function<std::string(std::size_t)>&,
                   const std::function<void(std::size_t, std::string_view)>&) {}
+
+std::string broadcast(std::string bytes) { return bytes; }
+
+void fail(const std::string& what) { throw Error(what); }
 
 int finish(int code) { return code; }
 

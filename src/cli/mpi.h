@@ -46,6 +46,16 @@ bool built_with_mpi();
 void gather_items(std::size_t n, const std::function<std::string(std::size_t)>& mine,
                   const std::function<void(std::size_t, std::string_view)>& take);
 
+// Process 0's `bytes`, returned in every process (process 0 gets its own
+// back; the others' `bytes` are not read). Every process of the job must
+// call it, in the same order relative to gather_items(). Errors inside: the
+// job is aborted with exit 2, as for gather_items().
+std::string broadcast(std::string bytes);
+
+// Ends the job with exit 2, naming this process and `what` (cli::Error
+// when not active).
+[[noreturn]] void fail(const std::string& what);
+
 // The exit code every process ends with (process 0's), after which MPI is
 // finalised; `code` unchanged when not active.
 int finish(int code);

@@ -3,7 +3,9 @@
 # byte (docs/scale.md):
 #  1. a synthetic job with a slow rank and clocks off by seconds: the JSON and
 #     the text report of P = 1, 2 and 4 processes are the one process's, with
-#     and without the simulation pass, and so is `diff` of two jobs;
+#     and without the simulation pass (which every process runs on its share
+#     of the traces: the job has a finding whose fix is simulated), and so is
+#     `diff` of two jobs;
 #  2. a job with a corrupt file and a rank given twice: the same report (the
 #     files named the same, in the same place) and the same exit status with
 #     P = 2 as with one process, and a job whose every file is corrupt fails
@@ -35,6 +37,8 @@ same() {  # WHAT FILE_A FILE_B
 "$gs" report job >one.txt 2>/dev/null
 "$gs" report --json --no-simulation job >one-nosim.json 2>/dev/null
 grep -q '"straggler"' one.json || bad "one process: no straggler finding (the test's job is not what it should be)"
+# A finding whose fix is simulated: every process replays its share of the traces.
+grep -q '"saving_source": *"simulated"' one.json || bad "one process: no simulated saving (the test's job is not what it should be)"
 for p in 1 2 4; do
   mpi $p report --json job >p$p.json 2>p$p.err || bad "P=$p: exit $?"
   same "report --json, P=$p" one.json p$p.json

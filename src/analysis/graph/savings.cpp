@@ -1,8 +1,10 @@
 // simulate_findings(): the report's simulated savings, critical path and
 // predicted step times.
 //
+// [SECTION] Bytes (a process's traces' outcomes, sent to process 0)
 // [SECTION] Which steps to replay
 // [SECTION] One trace: replay, path, each fix
+// [SECTION] The parts: plan, share, combine
 // [SECTION] Entry point
 //
 // Per trace of the job: the steps to replay (all, or a window of them in the
@@ -14,6 +16,8 @@
 #include "analysis/graph/savings.h"
 
 #include <algorithm>
+#include <bit>
+#include <exception>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -31,6 +35,62 @@ namespace gpuscope::graph {
 
 namespace {
 
+// [SECTION] Bytes -----------------------------------------------------------------------------
+
+// Little-endian fixed-width numbers and length-prefixed strings and lists;
+// both ends are the same build (the processes of one job), so no version.
+struct Out {
+  std::string b;
+  void u(std::uint64_t v) {
+    for (int k = 0; k < 8; ++k) b.push_back(static_cast<char>((v >> (8 * k)) & 0xff));
+  }
+  void i(std::int64_t v) { u(static_cast<std::uint64_t>(v)); }
+  void d(double v) { u(std::bit_cast<std::uint64_t>(v)); }
+  void s(std::string_view v) {
+    u(v.size());
+    b.append(v);
+  }
+};
+
+struct In {
+  std::string_view b;
+  std::size_t at = 0;
+  const char* what;
+  In(std::string_view bytes, const char* what_) : b(bytes), what(what_) {}
+  [[noreturn]] void fail(const std::string& why) const {
+    throw SimulationCodecError(std::string(what) + ": " + why + " at byte " + std::to_string(at));
+  }
+  std::uint64_t u() {
+    if (b.size() - at < 8) fail("cut short");
+    std::uint64_t v = 0;
+    for (int k = 0; k < 8; ++k) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b[at + k])) << (8 * k);
+    at += 8;
+    return v;
+  }
+  std::int64_t i() { return static_cast<std::int64_t>(u()); }
+  double d() { return std::bit_cast<double>(u()); }
+  bool flag() {
+    const std::uint64_t v = u();
+    if (v > 1) fail("a flag of " + std::to_string(v));
+    return v == 1;
+  }
+  // A count of items of at least `each` bytes that the rest of the bytes can hold.
+  std::size_t count(std::size_t each) {
+    const std::uint64_t n = u();
+    if (n > (b.size() - at) / std::max<std::size_t>(each, 1)) fail("a count of " + std::to_string(n) + " too large");
+    return static_cast<std::size_t>(n);
+  }
+  std::string s() {
+    const std::size_t n = count(1);
+    std::string v(b.substr(at, n));
+    at += n;
+    return v;
+  }
+  void end() const {
+    if (at != b.size()) fail(std::to_string(b.size() - at) + " bytes left over");
+  }
+};
+
 // [SECTION] Which steps to replay ------------------------------------------------------------
 
 struct Plan {
@@ -41,6 +101,19 @@ struct Plan {
   std::size_t trace_steps = 0;  // steps of the whole trace, all GPUs
   std::size_t per_device = 0;   // steps of its first GPU
 };
+
+void write(Out& o, const Plan& p) {
+  o.u(p.run);
+  o.s(p.why_not);
+  o.i(p.window.start), o.i(p.window.end), o.i(p.replayed.start), o.i(p.replayed.end);
+  o.u(p.trace_steps), o.u(p.per_device);
+}
+void read(In& in, Plan& p) {
+  p.run = in.flag();
+  p.why_not = in.s();
+  p.window.start = in.i(), p.window.end = in.i(), p.replayed.start = in.i(), p.replayed.end = in.i();
+  p.trace_steps = in.u(), p.per_device = in.u();
+}
 
 std::size_t gpu_ops(const Trace& t) { return t.kernels().size() + t.memcpys().size() + t.memsets().size(); }
 
@@ -111,6 +184,44 @@ struct TraceResult {
   std::uint64_t base_cycles = 0;
 };
 
+void write(Out& o, const std::vector<TimeNs>& v) {
+  o.u(v.size());
+  for (TimeNs x : v) o.i(x);
+}
+void read(In& in, std::vector<TimeNs>& v) {
+  v.resize(in.count(8));
+  for (TimeNs& x : v) x = in.i();
+}
+void write(Out& o, const Predicted& p) {
+  o.u(p.applied), o.u(p.cycles), o.d(p.saving);
+  write(o, p.steps);
+}
+void read(In& in, Predicted& p) {
+  p.applied = in.flag(), p.cycles = in.u(), p.saving = in.d();
+  read(in, p.steps);
+}
+// What combining needs of a trace's result (not its graph, which stays with the process that built it).
+void write(Out& o, const TraceResult& r) {
+  o.u(r.ran), o.u(r.steps);
+  write(o, r.replayed);
+  o.d(r.error.step_median), o.d(r.error.step_worst), o.d(r.error.span);
+  o.u(r.fixes.size());
+  for (const Predicted& f : r.fixes) write(o, f);
+  o.u(r.together_set.size());
+  for (bool k : r.together_set) o.u(k);
+  write(o, r.together);
+}
+void read(In& in, TraceResult& r) {
+  r.ran = in.flag(), r.steps = in.u();
+  read(in, r.replayed);
+  r.error.step_median = in.d(), r.error.step_worst = in.d(), r.error.span = in.d();
+  r.fixes.resize(in.count(32));
+  for (Predicted& f : r.fixes) read(in, f);
+  r.together_set.resize(in.count(8));
+  for (std::size_t k = 0; k < r.together_set.size(); ++k) r.together_set[k] = in.flag();
+  read(in, r.together);
+}
+
 // The critical path's totals of one trace (or, merged, of a job).
 class PathTally {
  public:
@@ -158,6 +269,41 @@ class PathTally {
       it->second.category = theirs.category;
       it->second.ns += theirs.ns;
       it->second.count += theirs.count;
+    }
+  }
+  void write(Out& o) const {
+    for (TimeNs x : {acc_.length_ns, acc_.gpu_compute_ns, acc_.communication_ns, acc_.copy_ns, acc_.cpu_launch_ns,
+                     acc_.cpu_other_ns, acc_.input_wait_ns, acc_.sync_wait_ns})
+      o.i(x);
+    o.u(by_category_.size());
+    for (const auto& [cat, ns] : by_category_) o.u(cat), o.i(ns);
+    o.u(order_.size());
+    for (const std::string& name : order_) {
+      const PathOp& op = ops_.at(name);
+      o.s(name), o.u(static_cast<std::uint8_t>(op.category)), o.i(op.ns), o.u(op.count);
+    }
+  }
+  void read(In& in) {
+    for (TimeNs* x : {&acc_.length_ns, &acc_.gpu_compute_ns, &acc_.communication_ns, &acc_.copy_ns, &acc_.cpu_launch_ns,
+                      &acc_.cpu_other_ns, &acc_.input_wait_ns, &acc_.sync_wait_ns})
+      *x = in.i();
+    for (std::size_t k = in.count(16); k > 0; --k) {
+      const std::uint64_t cat = in.u();
+      if (cat >= static_cast<std::uint64_t>(kKernelCategoryCount))
+        in.fail("a kernel category of " + std::to_string(cat));
+      by_category_[static_cast<std::uint8_t>(cat)] = in.i();
+    }
+    for (std::size_t k = in.count(32); k > 0; --k) {
+      std::string name = in.s();
+      const std::uint64_t cat = in.u();
+      if (cat >= static_cast<std::uint64_t>(kKernelCategoryCount))
+        in.fail("a kernel category of " + std::to_string(cat));
+      auto [it, added] = ops_.try_emplace(name);
+      if (!added) in.fail("the op " + name + " twice");
+      order_.push_back(std::move(name));
+      it->second.category = static_cast<KernelCategory>(cat);
+      it->second.ns = in.i();
+      it->second.count = in.u();
     }
   }
   void finish(std::size_t top, CriticalPath* out) const {
@@ -346,21 +492,28 @@ void set_findings(Profile* p, const std::string& fix, Fn&& fn) {
     if (f.fix == fix) fn(f);
 }
 
-// Every fix that was simulated with a saving, together, in every trace it applies to.
-void together(std::vector<TraceResult>& results, const std::vector<Fix>& fixes, const std::vector<bool>& helps,
-              const TraceVisitor& visit, Simulation* s) {
+// The fixes of the job's `helps` that apply in trace r; false when r's own "together" was another set.
+bool stale_set(const TraceResult& r, const std::vector<bool>& helps, std::vector<bool>* set) {
+  if (!r.ran || std::none_of(helps.begin(), helps.end(), [](bool h) { return h; })) return false;
+  set->assign(helps.size(), false);
+  for (std::size_t k = 0; k < helps.size(); ++k) (*set)[k] = helps[k] && r.fixes[k].applied;
+  return *set != r.together_set;
+}
+
+// Every fix that was simulated with a saving, together, in every trace it
+// applies to (each trace's "together" predicted for that set already).
+void together(const std::vector<TraceResult>& results, const std::vector<Fix>& fixes, const std::vector<bool>& helps,
+              Simulation* s) {
   std::string text;
   for (std::size_t k = 0; k < fixes.size(); ++k)
     if (helps[k]) text += (text.empty() ? "" : " ") + fixes[k].spec;
   if (text.empty()) return;
   std::vector<TimeNs> steps;
   std::uint64_t cycles = 0;
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    TraceResult& r = results[i];
+  std::vector<bool> set;
+  for (const TraceResult& r : results) {
     if (!r.ran) continue;
-    std::vector<bool> set(fixes.size(), false);
-    for (std::size_t k = 0; k < fixes.size(); ++k) set[k] = helps[k] && r.fixes[k].applied;
-    if (set != r.together_set) visit(i, [&](const Trace& t) { r.together = predict_together(t, r, fixes, set); });
+    if (stale_set(r, helps, &set)) throw std::logic_error("simulation: a trace's fixes together not predicted again");
     const Predicted& x = r.together;
     const std::vector<TimeNs>& mine = x.applied ? x.steps : r.replayed;
     steps.insert(steps.end(), mine.begin(), mine.end());
@@ -376,50 +529,155 @@ void together(std::vector<TraceResult>& results, const std::vector<Fix>& fixes, 
 
 }  // namespace
 
-// [SECTION] Entry point ------------------------------------------------------------------------
+// [SECTION] The parts: plan, share, combine -------------------------------------------------------
 
-void simulate_findings(std::span<const JobInput> inputs, Profile* p, const SimulationOptions& o) {
-  std::vector<const Trace*> traces;
-  for (const JobInput& in : inputs)
-    if (in.trace) traces.push_back(in.trace);
-  simulate_findings_each(
-      traces.size(), [&](std::size_t i, const std::function<void(const Trace&)>& f) { f(*traces[i]); }, p, o, 1);
-}
-
-void simulate_findings_each(std::size_t n, const TraceVisitor& visit, Profile* p, const SimulationOptions& o,
-                            unsigned jobs) {
-  if (p->devices.empty() || n == 0) return;
+SimulationPlan simulation_plan(std::size_t n, Profile* p, const SimulationOptions& o) {
+  SimulationPlan plan;
+  plan.options = o;
+  if (p->devices.empty() || n == 0) return plan;
+  plan.run = true;
   // The distinct fixes of the findings, in the findings' order.
-  std::vector<Fix> fixes;
   for (Finding& f : p->findings) {
     for (const FindingRule& rule : finding_rules())
       if (rule.id == f.id) f.fix = std::string(rule.fix);
     if (f.fix.empty()) continue;
-    if (std::none_of(fixes.begin(), fixes.end(), [&](const Fix& x) { return x.spec == f.fix; }))
-      fixes.push_back({f.fix, parse_changes(f.fix)});
+    if (std::find(plan.fixes.begin(), plan.fixes.end(), f.fix) == plan.fixes.end()) plan.fixes.push_back(f.fix);
   }
-  // Each trace alone (in parallel), then together in their order.
-  std::vector<Plan> plans(n);
-  std::vector<TraceResult> results(n);
-  std::vector<PathTally> tallies(n);
-  parallel_for(n, jobs, [&](std::size_t i) {
-    visit(i, [&](const Trace& t) {
-      plans[i] = plan_for(t, o);
-      if (plans[i].run) results[i] = run_trace(t, plans[i], fixes, o.device, tallies[i]);
-    });
+  return plan;
+}
+
+std::string encode_plan(const SimulationPlan& plan) {
+  Out o;
+  o.u(plan.run);
+  o.u(plan.fixes.size());
+  for (const std::string& f : plan.fixes) o.s(f);
+  const SimulationOptions& x = plan.options;
+  o.u(x.window_steps), o.u(x.max_ops), o.u(x.top_ops), o.u(x.device);
+  return std::move(o.b);
+}
+
+SimulationPlan decode_plan(std::string_view bytes) {
+  In in(bytes, "simulation plan");
+  SimulationPlan plan;
+  plan.run = in.flag();
+  plan.fixes.resize(in.count(8));
+  for (std::string& f : plan.fixes) f = in.s();
+  SimulationOptions& x = plan.options;
+  x.window_steps = in.u(), x.max_ops = in.u(), x.top_ops = in.u();
+  const std::uint64_t device = in.u();
+  if (device > 0xffffffffu) in.fail("a device of " + std::to_string(device));
+  x.device = static_cast<std::uint32_t>(device);
+  in.end();
+  return plan;
+}
+
+struct SimulationShare::Impl {
+  SimulationOptions o;
+  std::vector<Fix> fixes;
+  std::vector<Plan> plans;
+  std::vector<TraceResult> results;
+  std::vector<PathTally> tallies;
+  std::vector<std::exception_ptr> errors;  // per trace: why it could not be simulated
+  std::vector<bool> helps;                 // per fix: simulated, with a saving: part of "together"
+  std::size_t ran = 0;
+
+  void rethrow_first() const {
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
+  }
+  std::string error_bytes(std::size_t i) const {
+    try {
+      std::rethrow_exception(errors[i]);
+    } catch (const std::exception& e) {
+      return std::string("E") + e.what();
+    } catch (...) {
+      return "Esimulation: an unknown error";
+    }
+  }
+  // 'E' and why, or false and the rest to read.
+  bool read_error(std::size_t i, std::string_view bytes) {
+    if (bytes.starts_with("E")) {
+      errors[i] = std::make_exception_ptr(std::runtime_error(std::string(bytes.substr(1))));
+      return true;
+    }
+    if (!bytes.starts_with("R")) throw SimulationCodecError("simulation outcome: no outcome mark");
+    return false;
+  }
+};
+
+SimulationShare::SimulationShare(SimulationPlan plan, std::size_t n) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.o = plan.options;
+  for (const std::string& spec : plan.fixes) m.fixes.push_back({spec, parse_changes(spec)});
+  m.plans.resize(n);
+  m.results.resize(n);
+  m.tallies.resize(n);
+  m.errors.resize(n);
+}
+
+SimulationShare::~SimulationShare() = default;
+
+void SimulationShare::simulate(std::span<const std::size_t> mine, const TraceVisitor& visit, unsigned jobs) {
+  Impl& m = *impl_;
+  parallel_for(mine.size(), jobs, [&](std::size_t k) {
+    const std::size_t i = mine[k];
+    try {
+      visit(i, [&](const Trace& t) {
+        m.plans[i] = plan_for(t, m.o);
+        if (m.plans[i].run) m.results[i] = run_trace(t, m.plans[i], m.fixes, m.o.device, m.tallies[i]);
+      });
+    } catch (...) {
+      m.errors[i] = std::current_exception();
+    }
   });
-  for (std::size_t i = 0; i < n; ++i) {
+}
+
+std::string SimulationShare::encode(std::size_t i) const {
+  const Impl& m = *impl_;
+  if (m.errors[i]) return m.error_bytes(i);
+  Out o;
+  o.b = "R";
+  write(o, m.plans[i]);
+  write(o, m.results[i]);
+  m.tallies[i].write(o);
+  return std::move(o.b);
+}
+
+void SimulationShare::decode(std::size_t i, std::string_view bytes) {
+  Impl& m = *impl_;
+  if (m.read_error(i, bytes)) return;
+  In in(bytes.substr(1), "simulation outcome");
+  Plan plan;
+  TraceResult r;
+  PathTally tally;
+  read(in, plan);
+  read(in, r);
+  if (r.ran && (r.fixes.size() != m.fixes.size() || r.together_set.size() != m.fixes.size()))
+    in.fail("outcomes of " + std::to_string(r.fixes.size()) + " fixes, not " + std::to_string(m.fixes.size()));
+  tally.read(in);
+  in.end();
+  m.plans[i] = std::move(plan), m.results[i] = std::move(r), m.tallies[i] = std::move(tally);
+  m.errors[i] = nullptr;
+}
+
+bool SimulationShare::combine(Profile* p) {
+  Impl& m = *impl_;
+  m.rethrow_first();
+  const std::vector<Plan>& plans = m.plans;
+  const std::vector<TraceResult>& results = m.results;
+  const std::vector<Fix>& fixes = m.fixes;
+  for (std::size_t i = 0; i < plans.size(); ++i) {
     if (plans[i].run) continue;
     p->simulation.status = "not simulated: " + plans[i].why_not;
-    for (std::size_t j = 0; j < i; ++j) tallies[j].add_kinds_to(&p->critical_path);
-    return;
+    for (std::size_t j = 0; j < i; ++j) m.tallies[j].add_kinds_to(&p->critical_path);
+    return false;
   }
   PathTally tally;
-  for (const PathTally& t : tallies) tally.merge(t);
-  tally.finish(o.top_ops, &p->critical_path);
+  for (const PathTally& t : m.tallies) tally.merge(t);
+  tally.finish(m.o.top_ops, &p->critical_path);
   Simulation& s = p->simulation;
   std::vector<TimeNs> replayed;
-  std::size_t ran = 0;
+  std::size_t& ran = m.ran;
   for (const TraceResult& r : results) {
     if (!r.ran) continue;
     ++ran;
@@ -430,14 +688,15 @@ void simulate_findings_each(std::size_t n, const TraceVisitor& visit, Profile* p
   }
   if (ran == 0) {
     s.status = "not simulated: no step lay wholly inside the replayed window";
-    return;
+    return false;
   }
   s.status = "simulated";
   s.scope = scope_words(plans, s.steps);
   p->critical_path.steps = s.steps;
   s.replayed_step_ns = median(replayed);
   // Each fix alone, then the findings it belongs to.
-  std::vector<bool> helps(fixes.size(), false);  // simulated, with a saving: part of "together"
+  std::vector<bool>& helps = m.helps;
+  helps.assign(fixes.size(), false);
   for (std::size_t k = 0; k < fixes.size(); ++k) {
     const FixOutcome x = outcome(results, k);
     if (!x.applied) continue;
@@ -459,12 +718,107 @@ void simulate_findings_each(std::size_t n, const TraceVisitor& visit, Profile* p
                                         : "no saving: with the fix the replay takes as long";
     });
   }
-  together(results, fixes, helps, visit, &s);
+  return true;
+}
+
+std::string SimulationShare::helps_bytes() const {
+  const Impl& m = *impl_;
+  bool any = false;
+  for (std::size_t i = 0; i < m.results.size() && !any; ++i) any = stale(i);
+  if (!any) return {};
+  std::string b;
+  for (bool h : m.helps) b.push_back(h ? '1' : '0');
+  return b;
+}
+
+void SimulationShare::set_helps(std::string_view bytes) {
+  Impl& m = *impl_;
+  if (bytes.size() != m.fixes.size() || bytes.find_first_not_of("01") != std::string_view::npos)
+    throw SimulationCodecError("simulation: the fixes that save time: " + std::to_string(bytes.size()) + " marks for " +
+                               std::to_string(m.fixes.size()) + " fixes");
+  m.helps.assign(m.fixes.size(), false);
+  for (std::size_t k = 0; k < bytes.size(); ++k) m.helps[k] = bytes[k] == '1';
+}
+
+bool SimulationShare::stale(std::size_t i) const {
+  std::vector<bool> set;
+  return stale_set(impl_->results[i], impl_->helps, &set);
+}
+
+void SimulationShare::retogether(std::span<const std::size_t> mine, const TraceVisitor& visit, unsigned jobs) {
+  Impl& m = *impl_;
+  std::vector<std::size_t> todo;
+  for (std::size_t i : mine)
+    if (stale(i)) todo.push_back(i);
+  parallel_for(todo.size(), jobs, [&](std::size_t k) {
+    const std::size_t i = todo[k];
+    TraceResult& r = m.results[i];
+    std::vector<bool> set;
+    stale_set(r, m.helps, &set);
+    try {
+      visit(i, [&](const Trace& t) { r.together = predict_together(t, r, m.fixes, set); });
+      r.together_set = std::move(set);
+    } catch (...) {
+      m.errors[i] = std::current_exception();
+    }
+  });
+}
+
+std::string SimulationShare::encode_together(std::size_t i) const {
+  const Impl& m = *impl_;
+  if (m.errors[i]) return m.error_bytes(i);
+  Out o;
+  o.b = "R";
+  write(o, m.results[i].together);
+  return std::move(o.b);
+}
+
+void SimulationShare::decode_together(std::size_t i, std::string_view bytes) {
+  Impl& m = *impl_;
+  if (m.read_error(i, bytes)) return;
+  In in(bytes.substr(1), "simulation outcome, all fixes together");
+  TraceResult& r = m.results[i];
+  std::vector<bool> set;
+  stale_set(r, m.helps, &set);
+  Predicted x;
+  read(in, x);
+  in.end();
+  r.together = std::move(x);
+  r.together_set = std::move(set);
+}
+
+void SimulationShare::finish(Profile* p) {
+  Impl& m = *impl_;
+  m.rethrow_first();
+  together(m.results, m.fixes, m.helps, &p->simulation);
   // Largest saving first; at equal savings, a simulated one before a rule of thumb.
   std::stable_sort(p->findings.begin(), p->findings.end(), [](const Finding& a, const Finding& b) {
     if (a.saving_ns != b.saving_ns) return a.saving_ns > b.saving_ns;
     return a.saving_source == SavingSource::simulated && b.saving_source != SavingSource::simulated;
   });
+}
+
+// [SECTION] Entry point ------------------------------------------------------------------------
+
+void simulate_findings(std::span<const JobInput> inputs, Profile* p, const SimulationOptions& o) {
+  std::vector<const Trace*> traces;
+  for (const JobInput& in : inputs)
+    if (in.trace) traces.push_back(in.trace);
+  simulate_findings_each(
+      traces.size(), [&](std::size_t i, const std::function<void(const Trace&)>& f) { f(*traces[i]); }, p, o, 1);
+}
+
+void simulate_findings_each(std::size_t n, const TraceVisitor& visit, Profile* p, const SimulationOptions& o,
+                            unsigned jobs) {
+  SimulationPlan plan = simulation_plan(n, p, o);
+  if (!plan.run) return;
+  SimulationShare share(std::move(plan), n);
+  std::vector<std::size_t> all(n);
+  for (std::size_t i = 0; i < n; ++i) all[i] = i;
+  share.simulate(all, visit, jobs);
+  if (!share.combine(p)) return;
+  share.retogether(all, visit, jobs);
+  share.finish(p);
 }
 
 Profile analyze_and_simulate(std::span<const JobInput> inputs, const AnalysisOptions& options, bool simulate) {

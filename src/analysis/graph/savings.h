@@ -8,7 +8,12 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "analysis/analyze.h"
 #include "analysis/profile.h"
@@ -41,6 +46,66 @@ void simulate_findings(std::span<const JobInput> inputs, Profile* p, const Simul
 using TraceVisitor = std::function<void(std::size_t, const std::function<void(const Trace&)>&)>;
 void simulate_findings_each(std::size_t n, const TraceVisitor& visit, Profile* p, const SimulationOptions& options,
                             unsigned jobs);
+
+// The same in parts, for processes that each hold some of a job's traces
+// (cli/job.cpp under MPI; simulate_findings_each() runs the parts in one
+// process):
+//   1. simulation_plan(p): the fixes to simulate, from p's findings (process 0),
+//      sent to every process (encode_plan / decode_plan);
+//   2. SimulationShare::simulate(mine, …) in every process, for its traces;
+//      each trace's outcome goes to process 0 (encode / decode);
+//   3. combine(p) at process 0, which says which fixes count for the job
+//      (helps_bytes(), sent to every process: set_helps());
+//   4. retogether(mine, …): each process predicts again "every fix together"
+//      for those of its traces whose own set of fixes that save time differs
+//      from the job's (stale(i)), and sends them (encode_together /
+//      decode_together) to process 0, which then calls finish(p).
+struct SimulationPlan {
+  bool run = false;                // false: nothing to simulate (a job without GPUs, or without traces)
+  std::vector<std::string> fixes;  // the distinct fixes of the findings, in the findings' order
+  SimulationOptions options;
+};
+// Sets the findings' Finding::fix from the rule registry (when there is something to simulate).
+SimulationPlan simulation_plan(std::size_t n, Profile* p, const SimulationOptions& options);
+
+// Bytes that are not a simulation outcome of this build: says what.
+class SimulationCodecError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+std::string encode_plan(const SimulationPlan& plan);
+SimulationPlan decode_plan(std::string_view bytes);  // throws SimulationCodecError
+
+class SimulationShare {
+ public:
+  SimulationShare(SimulationPlan plan, std::size_t n);
+  ~SimulationShare();
+  SimulationShare(const SimulationShare&) = delete;
+  SimulationShare& operator=(const SimulationShare&) = delete;
+
+  // Simulates traces `mine` (visit(i, f) loads the i-th), `jobs` at once. A
+  // trace that fails to load or replay keeps its exception: encode() sends its
+  // message, combine() throws the first trace's.
+  void simulate(std::span<const std::size_t> mine, const TraceVisitor& visit, unsigned jobs);
+  std::string encode(std::size_t i) const;             // trace i's outcome (simulated here)
+  void decode(std::size_t i, std::string_view bytes);  // throws SimulationCodecError
+
+  // With every trace's outcome here: fills p as far as the fixes alone; false
+  // when the simulation stops there (not simulated, or nothing replayed).
+  bool combine(Profile* p);
+  std::string helps_bytes() const;         // empty when no trace needs retogether()
+  void set_helps(std::string_view bytes);  // throws SimulationCodecError
+  bool stale(std::size_t i) const;
+  void retogether(std::span<const std::size_t> mine, const TraceVisitor& visit, unsigned jobs);
+  std::string encode_together(std::size_t i) const;
+  void decode_together(std::size_t i, std::string_view bytes);  // throws SimulationCodecError
+  // All fixes together, and the findings in order of saving (after combine() said true).
+  void finish(Profile* p);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // A job's profile as `gpuscope report` and `gpuscope diff` give it (the CLI
 // and the Python module alike): analyze_job(), then, unless `simulate` is

@@ -103,6 +103,138 @@ TEST(SimulatedSavings, AJobReadOneTraceAtATimePredictsAsTheTracesInMemory) {
   EXPECT_EQ(std::max(visits[0], visits[1]), 2);
 }
 
+// The job of the test above, split as two processes split it (cli/job.cpp
+// under MPI): each simulates its trace, the bytes go to "process 0", which
+// combines them; the profile is the one process's.
+TEST(SimulationShare, TwoSharesCombinedGiveTheOneProcessProfile) {
+  auto options = [](int rank) {
+    SyntheticOptions o;
+    o.kernels = 6000;
+    o.seed = static_cast<std::uint64_t>(rank + 1);
+    o.broadcast_share = 0.15;
+    o.padding_share = rank == 0 ? 0.2 : 0;
+    return o;
+  };
+  const Trace t0 = make_synthetic_trace(options(0)), t1 = make_synthetic_trace(options(1));
+  const JobInput in[] = {{&t0, "rank0"}, {&t1, "rank1"}};
+  Profile one = analyze_job(in);
+  simulate_findings(in, &one, {});
+  ASSERT_EQ(one.simulation.status, "simulated");
+  ASSERT_FALSE(one.simulation.together.change.empty());
+
+  Profile p = analyze_job(in);
+  const TraceVisitor visit = [&](std::size_t i, const std::function<void(const Trace&)>& f) { f(i == 0 ? t0 : t1); };
+  const SimulationPlan plan = simulation_plan(2, &p, {});
+  ASSERT_TRUE(plan.run);
+  ASSERT_FALSE(plan.fixes.empty());
+  const std::string plan_bytes = encode_plan(plan);
+  const SimulationPlan told = decode_plan(plan_bytes);
+  EXPECT_EQ(told.fixes, plan.fixes);
+  EXPECT_EQ(encode_plan(told), plan_bytes);
+
+  SimulationShare zero(plan, 2), other(told, 2);
+  const std::size_t mine0[] = {0}, mine1[] = {1};
+  zero.simulate(mine0, visit, 1);
+  other.simulate(mine1, visit, 1);
+  const std::string bytes = other.encode(1);
+  zero.decode(1, bytes);
+  // Decoded and encoded again: the same bytes.
+  SimulationShare again(told, 2);
+  again.decode(1, bytes);
+  EXPECT_EQ(again.encode(1), bytes);
+
+  ASSERT_TRUE(zero.combine(&p));
+  const std::string helps = zero.helps_bytes();
+  ASSERT_FALSE(helps.empty());  // one trace's own fixes are not the job's
+  other.set_helps(helps);
+  EXPECT_TRUE(other.stale(1) || zero.stale(0));
+  zero.retogether(mine0, visit, 1);
+  const bool resend = zero.stale(1);
+  other.retogether(mine1, visit, 1);
+  EXPECT_FALSE(other.stale(1));
+  if (resend) zero.decode_together(1, other.encode_together(1));
+  EXPECT_FALSE(zero.stale(1));
+  zero.finish(&p);
+
+  EXPECT_EQ(p.simulation.status, one.simulation.status);
+  EXPECT_EQ(p.simulation.scope, one.simulation.scope);
+  EXPECT_EQ(p.simulation.steps, one.simulation.steps);
+  EXPECT_EQ(p.simulation.replayed_step_ns, one.simulation.replayed_step_ns);
+  EXPECT_EQ(p.simulation.replay_error, one.simulation.replay_error);
+  EXPECT_EQ(p.simulation.together.change, one.simulation.together.change);
+  EXPECT_EQ(p.simulation.together.step_ns, one.simulation.together.step_ns);
+  ASSERT_EQ(p.simulation.predictions.size(), one.simulation.predictions.size());
+  for (std::size_t k = 0; k < p.simulation.predictions.size(); ++k) {
+    EXPECT_EQ(p.simulation.predictions[k].change, one.simulation.predictions[k].change);
+    EXPECT_EQ(p.simulation.predictions[k].step_ns, one.simulation.predictions[k].step_ns);
+  }
+  EXPECT_EQ(p.critical_path.length_ns, one.critical_path.length_ns);
+  EXPECT_EQ(p.critical_path.gpu_compute_ns, one.critical_path.gpu_compute_ns);
+  ASSERT_EQ(p.critical_path.ops.size(), one.critical_path.ops.size());
+  for (std::size_t k = 0; k < p.critical_path.ops.size(); ++k) {
+    EXPECT_EQ(p.critical_path.ops[k].name, one.critical_path.ops[k].name);
+    EXPECT_EQ(p.critical_path.ops[k].ns, one.critical_path.ops[k].ns);
+    EXPECT_EQ(p.critical_path.ops[k].count, one.critical_path.ops[k].count);
+  }
+  ASSERT_EQ(p.findings.size(), one.findings.size());
+  for (std::size_t k = 0; k < p.findings.size(); ++k) {
+    EXPECT_EQ(p.findings[k].id, one.findings[k].id);
+    EXPECT_EQ(p.findings[k].saving_ns, one.findings[k].saving_ns);
+    EXPECT_EQ(p.findings[k].saving_source, one.findings[k].saving_source);
+    EXPECT_EQ(p.findings[k].predicted_step_ns, one.findings[k].predicted_step_ns);
+    EXPECT_EQ(p.findings[k].saving_note, one.findings[k].saving_note);
+  }
+}
+
+TEST(SimulationShare, BadBytesAreRefusedWithWhatIsWrong) {
+  SyntheticOptions o;
+  o.kernels = 3000;
+  o.padding_share = 0.2;
+  const Trace t = make_synthetic_trace(o);
+  const JobInput in{&t, "trace"};
+  Profile p = analyze_job(std::span<const JobInput>(&in, 1));
+  const SimulationPlan plan = simulation_plan(1, &p, {});
+  ASSERT_FALSE(plan.fixes.empty());
+  SimulationShare share(plan, 1);
+  const std::size_t mine[] = {0};
+  share.simulate(
+      mine, [&](std::size_t, const std::function<void(const Trace&)>& f) { f(t); }, 1);
+  const std::string bytes = share.encode(0);
+  SimulationShare target(plan, 1);
+  auto refused = [&](std::string_view b, std::string_view says) {
+    try {
+      target.decode(0, b);
+      ADD_FAILURE() << "accepted " << b.size() << " bytes";
+    } catch (const SimulationCodecError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused(std::string_view(bytes).substr(0, bytes.size() - 3), "cut short");
+  refused(bytes + "x", "left over");
+  refused("Q" + bytes.substr(1), "no outcome mark");
+  refused("", "no outcome mark");
+  // A share planned with fewer fixes refuses the outcomes of more.
+  SimulationPlan fewer = plan;
+  fewer.fixes.pop_back();
+  SimulationShare wrong(fewer, 1);
+  EXPECT_THROW(wrong.decode(0, bytes), SimulationCodecError);
+  EXPECT_THROW(decode_plan(encode_plan(plan).substr(1)), SimulationCodecError);
+  EXPECT_THROW(target.set_helps(std::string(plan.fixes.size() + 1, '1')), SimulationCodecError);
+  EXPECT_THROW(target.set_helps(std::string(plan.fixes.size(), '2')), SimulationCodecError);
+  // A trace that failed elsewhere: combining says why.
+  target.decode(0, "Erank 3: cannot be read");
+  try {
+    target.combine(&p);
+    ADD_FAILURE() << "combined a failed trace";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "rank 3: cannot be read");
+  }
+  // The good bytes still decode.
+  SimulationShare fine(plan, 1);
+  fine.decode(0, bytes);
+  EXPECT_TRUE(fine.combine(&p));
+}
+
 TEST(SimulatedSavings, CriticalPathAddsUpToTheStepsReplayed) {
   SyntheticOptions o;
   o.kernels = 20000;
