@@ -107,7 +107,7 @@ void add(CLI::App& app, Context&) {
   cmd->add_flag("--no-simulation", args->no_simulation,
                 "Keep the findings' rule-of-thumb savings: do not replay the dependency graph (docs/whatif.md)");
   cmd->add_option("-j,--jobs", args->jobs,
-                  "Files of a job analysed at once (default: every core); the output is the same whatever N")
+                  "Files analysed at once, and threads writing --json (default: every core); same output whatever N")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output");
   cmd->callback([args] { run(*args); });
