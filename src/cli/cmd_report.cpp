@@ -13,6 +13,7 @@
 #include <fstream>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inp
 void write_output_atomically(const std::string& path, const std::string& text);
 // To `path` (atomically), or to stdout when `path` is empty.
 void write_output(const std::string& path, const std::string& text);
+// The same for a text in consecutive parts, written one after another.
+void write_output(const std::string& path, std::span<const std::string> parts);
 bool is_saved_report(const std::string& path);
 // One line on stderr when `trace`'s file lost something in storage (cut short, damaged).
 void warn_if_damaged(const std::string& file, const Trace& trace);
@@ -63,19 +66,20 @@ void run(const ReportArgs& a) {
   const Profile p = analyze_files(files, o);
   if (mpi::quiet()) return;
 
-  std::string text;
+  std::vector<std::string> parts;
   if (a.json) {
     ReportJsonOptions jo;
     jo.top = a.top < 0 ? 0 : static_cast<std::size_t>(a.top);
     jo.max_steps = a.steps < 0 ? 0 : static_cast<std::size_t>(a.steps);
-    text = report_json(p, jo);
+    jo.jobs = a.jobs;
+    parts = report_json_parts(p, jo);
   } else {
     ReportTextOptions to;
     to.top = a.top < 0 ? 10 : static_cast<std::size_t>(a.top);
     if (a.steps >= 0) to.max_steps = static_cast<std::size_t>(a.steps);
-    text = report_text(p, to);
+    parts.push_back(report_text(p, to));
   }
-  write_output(a.output, text);
+  write_output(a.output, parts);
 }
 
 void add(CLI::App& app, Context&) {
@@ -103,7 +107,7 @@ void add(CLI::App& app, Context&) {
   cmd->add_flag("--no-simulation", args->no_simulation,
                 "Keep the findings' rule-of-thumb savings: do not replay the dependency graph (docs/whatif.md)");
   cmd->add_option("-j,--jobs", args->jobs,
-                  "Files of a job analysed at once (default: every core); the output is the same whatever N")
+                  "Files analysed at once, and threads writing --json (default: every core); same output whatever N")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output");
   cmd->callback([args] { run(*args); });
@@ -153,20 +157,30 @@ std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inp
   return out;
 }
 
-void write_output(const std::string& path, const std::string& text) {
-  if (!path.empty()) return write_output_atomically(path, text);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-}
+namespace {
 
-void write_output_atomically(const std::string& path, const std::string& text) {
+void write_parts_atomically(const std::string& path, std::span<const std::string> parts) {
   try {
     files::OutputFile out(path);
-    out.write(text.data(), text.size());
+    for (const std::string& part : parts) out.write(part.data(), part.size());
     out.commit();
   } catch (const InputError& e) {
     throw Error(e.what());
   }
+}
+
+}  // namespace
+
+void write_output(const std::string& path, std::span<const std::string> parts) {
+  if (!path.empty()) return write_parts_atomically(path, parts);
+  for (const std::string& part : parts) std::fwrite(part.data(), 1, part.size(), stdout);
+  std::fflush(stdout);
+}
+
+void write_output(const std::string& path, const std::string& text) { write_output(path, std::span(&text, 1)); }
+
+void write_output_atomically(const std::string& path, const std::string& text) {
+  write_parts_atomically(path, std::span(&text, 1));
 }
 
 }  // namespace gpuscope::cli

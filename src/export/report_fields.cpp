@@ -20,8 +20,11 @@
 // Profile's field name, `_ns` for times), member, unit, meaning (the formula
 // lives in docs/metrics.md). Keys are only ever added within /1; renaming or
 // removing one means /2.
+#include <algorithm>
 #include <string>
+#include <vector>
 
+#include "analysis/parallel.h"
 #include "export/detail/report_fields.h"
 #include "export/report_json.h"
 
@@ -1023,7 +1026,7 @@ void dump_at(const Json& v, int depth, bool pretty, std::string& out) {
 struct ListWriter {
   std::string* out;
   bool pretty;
-  std::size_t items = 0;
+  std::size_t items = 0;  // the index in the list of the next item
   static void take(void* context, Json&& item) {
     auto& w = *static_cast<ListWriter*>(context);
     *w.out += w.items++ ? (w.pretty ? ",\n    " : ",") : (w.pretty ? "\n    " : "");
@@ -1031,13 +1034,26 @@ struct ListWriter {
   }
 };
 
+// Items [begin, end) of one list, formatted into parts[part].
+struct ListChunk {
+  const Field<Profile>* field;
+  std::size_t begin, end, part;
+};
+
 }  // namespace
 
-std::string write_report_text(const Profile& p, const ReportJsonOptions& options) {
+// The keys that are not lists, and each list's key and brackets, are written
+// here in order into the current part; each range of a list's items gets a
+// part of its own, left empty until the ranges are formatted, all at once.
+std::vector<std::string> write_report_parts(const Profile& p, const ReportJsonOptions& options,
+                                            std::size_t chunk_items) {
   const bool pretty = options.pretty;
-  std::string out = "{";
+  if (chunk_items == 0) chunk_items = kReportChunkItems;
+  std::vector<std::string> parts(1, "{");
+  std::vector<ListChunk> chunks;
   std::size_t keys = 0;
   auto key = [&](const std::string& k) {
+    std::string& out = parts.back();
     out += keys++ ? (pretty ? ",\n  " : ",") : (pretty ? "\n  " : "");
     dump_at(Json(k), 0, pretty, out);
     out += pretty ? ": " : ":";
@@ -1045,22 +1061,44 @@ std::string write_report_text(const Profile& p, const ReportJsonOptions& options
   for (const Field<Profile>& f : Record<Profile>::fields) {
     if (f.items) {
       key(f.key);
-      out += '[';
-      ListWriter w{&out, pretty};
-      f.items(p, options, ItemSink{&w, &ListWriter::take});
-      if (w.items && pretty) out += "\n  ";
-      out += ']';
+      parts.back() += '[';
+      const std::size_t n = f.count(p, options);
+      for (std::size_t begin = 0; begin < n; begin += chunk_items) {
+        chunks.push_back(ListChunk{&f, begin, std::min(n, begin + chunk_items), parts.size()});
+        parts.emplace_back();
+      }
+      parts.emplace_back();
+      if (n && pretty) parts.back() += "\n  ";
+      parts.back() += ']';
       continue;
     }
     Json part = Json::object();
     f.write(p, f.key, part, options);
     for (const auto& [k, v] : part.items()) {
       key(k);
-      dump_at(v, 1, pretty, out);
+      dump_at(v, 1, pretty, parts.back());
     }
   }
-  if (keys && pretty) out += '\n';
-  out += '}';
+  if (keys && pretty) parts.back() += '\n';
+  parts.back() += '}';
+  parallel_for(chunks.size(), options.jobs, [&](std::size_t i) {
+    const ListChunk& c = chunks[i];
+    ListWriter w{&parts[c.part], pretty, c.begin};
+    c.field->items(p, options, c.begin, c.end, ItemSink{&w, &ListWriter::take});
+  });
+  return parts;
+}
+
+std::string write_report_text(const Profile& p, const ReportJsonOptions& options, std::size_t chunk_items) {
+  std::vector<std::string> parts = write_report_parts(p, options, chunk_items);
+  std::size_t size = 0;
+  for (const std::string& part : parts) size += part.size();
+  std::string out;
+  out.reserve(size + 1);  // report_json() adds a newline
+  for (std::string& part : parts) {
+    out += part;
+    std::string().swap(part);
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "export/detail/report_fields.h"
 #include "trace/error.h"
@@ -63,6 +64,12 @@ Json parse_document(std::string_view text, const std::string& file) {
 }  // namespace
 
 std::string report_json(const Profile& p, const ReportJsonOptions& o) { return detail::write_report_text(p, o) + "\n"; }
+
+std::vector<std::string> report_json_parts(const Profile& p, const ReportJsonOptions& o) {
+  std::vector<std::string> parts = detail::write_report_parts(p, o);
+  parts.back() += '\n';
+  return parts;
+}
 
 bool looks_like_report_json(std::string_view head) {
   const std::size_t brace = head.find_first_not_of(" \t\r\n");

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/diff.h"
 #include "analysis/profile.h"
@@ -16,9 +17,14 @@ struct ReportJsonOptions {
   std::size_t top = 0;        // hotspots written; 0 = all
   std::size_t max_steps = 0;  // steps written; 0 = all
   bool pretty = true;         // indented (2 spaces) or one line
+  unsigned jobs = 1;          // threads formatting the long lists (0 = every core); same bytes whatever
 };
 
 std::string report_json(const Profile& p, const ReportJsonOptions& options = {});
+// The same text as report_json() in consecutive parts, to be written one
+// after another (a job's document is hundreds of MB: joining the parts
+// would hold it twice).
+std::vector<std::string> report_json_parts(const Profile& p, const ReportJsonOptions& options = {});
 
 // Parses a gpuscope.report/1 document. Unknown keys are ignored (newer
 // writers add keys); a missing required key, a wrong type, another schema or

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -120,6 +121,30 @@ TEST_F(JobCli, ReportIsTheSameWhateverJobsAndNamesTheSlowRank) {
   for (const auto& f : j["findings"])
     named = named || (f["id"] == "straggler" && f["title"].get<std::string>().find("Rank 5 ") != std::string::npos);
   EXPECT_TRUE(named) << j["findings"].dump();
+}
+
+// --json formats its long lists (steps: 400 per rank here) in ranges of
+// items on the -j threads: a job whose steps fill several ranges prints the
+// same bytes with any -j, to stdout or to a file.
+TEST_F(JobCli, JsonOfAJobWhoseListsAreSplitIsTheSameWhateverJobs) {
+  const fs::path job = dir_ / "long";
+  const Result w = run("synth --ranks 4 --kernels 20000 --slow-rank 2 --seed 5 -o " + job.string());
+  ASSERT_EQ(w.status, 0) << w.err;
+  const Result one = run("report --json --no-simulation -j 1 " + job.string());
+  ASSERT_EQ(one.status, 0) << one.err;
+  const nlohmann::json j = nlohmann::json::parse(one.out);
+  ASSERT_GT(j["steps"].size(), 3 * 512u) << "too few steps to be split into several ranges";
+  for (const char* n : {"2", "3"}) {
+    const Result other = run(std::string("report --json --no-simulation -j ") + n + " " + job.string());
+    ASSERT_EQ(other.status, 0) << other.err;
+    EXPECT_TRUE(other.out == one.out) << "-j " << n << " gives other bytes than -j 1";
+  }
+  const fs::path saved = dir_ / "long.json";
+  const Result to_file = run("report --json --no-simulation -j 2 -o " + saved.string() + " " + job.string());
+  ASSERT_EQ(to_file.status, 0) << to_file.err;
+  std::ifstream in(saved, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(text == one.out) << "-o gives other bytes than stdout";
 }
 
 TEST_F(JobCli, FilesOfDifferentRunsAreRefusedNamingEach) {

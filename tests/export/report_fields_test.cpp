@@ -398,6 +398,50 @@ TEST(ReportFields, StreamedTextIsTheTreesDump) {
       }
 }
 
+// The lists are formatted in ranges of items, on several threads, each range
+// into its own part: whatever the range size, the number of threads and the
+// limits, the parts in order are the whole tree's dump, and report_json_parts()
+// are report_json() cut up.
+TEST(ReportFields, ListsFormattedInRangesOnSeveralThreadsAreTheTreesDump) {
+  Profile p = full_profile();
+  const std::vector<Step> three = p.steps.steps;
+  for (int copy = 1; copy < 4; ++copy)
+    for (Step s : three) {
+      s.index = static_cast<int>(p.steps.steps.size());
+      s.name = "step " + std::to_string(s.index);
+      p.steps.steps.push_back(s);
+    }
+  ASSERT_EQ(p.steps.steps.size(), 12u);
+  p.hotspots.insert(p.hotspots.end(), p.hotspots.begin(), p.hotspots.end());
+  for (bool pretty : {true, false})
+    for (std::size_t limit : {std::size_t{0}, std::size_t{1}, std::size_t{7}}) {
+      ReportJsonOptions o;
+      o.pretty = pretty;
+      o.top = o.max_steps = limit;
+      const std::string tree =
+          detail::write_report(p, o).dump(pretty ? 2 : -1, ' ', false, nlohmann::json::error_handler_t::replace);
+      for (unsigned jobs : {1u, 2u, 4u}) {
+        o.jobs = jobs;
+        for (std::size_t chunk : {std::size_t{1}, std::size_t{2}, std::size_t{5}, std::size_t{12}, std::size_t{64}}) {
+          const std::vector<std::string> parts = detail::write_report_parts(p, o, chunk);
+          std::string joined;
+          for (const std::string& part : parts) joined += part;
+          EXPECT_EQ(joined, tree) << "pretty " << pretty << ", limit " << limit << ", jobs " << jobs << ", chunk "
+                                  << chunk;
+          EXPECT_EQ(detail::write_report_text(p, o, chunk), tree);
+          // Ranges of one item: a part per item at least (12 steps or `limit` of them).
+          if (chunk == 1) {
+            EXPECT_GE(parts.size(), limit ? limit : 12);
+          }
+        }
+        std::string joined;
+        for (const std::string& part : report_json_parts(p, o)) joined += part;
+        EXPECT_EQ(joined, report_json(p, o));
+        EXPECT_EQ(joined, tree + "\n");
+      }
+    }
+}
+
 TEST(ReportFields, ListsKeepTheRequestedNumberAndTheSummaryCountsAll) {
   ReportJsonOptions o;
   o.top = 1;

@@ -19,6 +19,7 @@
 
 #include <climits>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -153,13 +154,18 @@ template <class T>
 using ReadFn = void (*)(T& to, const char* key, const Json& from, const std::string& path, const Reader& r);
 using NestedFn = void (*)(SchemaDoc& doc);
 
-// Hands a list's items to a writer one at a time (ItemsFn).
+// Hands a list's items [begin, end) to a writer one at a time (ItemsFn);
+// ItemCountFn says how many items the list writes (its limit applied), so
+// that the writer can hand ranges of them to several threads.
 struct ItemSink {
   void* context;
   void (*take)(void* context, Json&& item);
 };
 template <class T>
-using ItemsFn = void (*)(const T& from, const ReportJsonOptions& options, const ItemSink& sink);
+using ItemsFn = void (*)(const T& from, const ReportJsonOptions& options, std::size_t begin, std::size_t end,
+                         const ItemSink& sink);
+template <class T>
+using ItemCountFn = std::size_t (*)(const T& from, const ReportJsonOptions& options);
 
 template <class T>
 struct Field {
@@ -171,6 +177,7 @@ struct Field {
   // would put them in the array (write_report_text streams them); null for
   // every other field.
   ItemsFn<T> items;
+  ItemCountFn<T> count;                          // with items: how many it writes
   ReadFn<T> read;                                // null: written only (derived from other keys)
   void (*rows)(SchemaDoc& doc, const Field& f);  // the doc's row(s) for this field
   NestedFn nested;                               // documents the record this field holds, if any
@@ -186,6 +193,13 @@ constexpr ItemsFn<T> items_of() {
   else
     return nullptr;
 }
+template <class K, class T>
+constexpr ItemCountFn<T> count_of() {
+  if constexpr (requires { K::count; })
+    return K::count;
+  else
+    return nullptr;
+}
 
 template <class Kind>
 struct Spec {
@@ -194,7 +208,8 @@ struct Spec {
   template <class T>
   constexpr operator Field<T>() const {
     using K = typename Kind::template For<T>;
-    return Field<T>{key, unit, meaning, K::type, K::write, items_of<K, T>(), K::read, K::rows, K::nested};
+    return Field<T>{key,     unit,    meaning,  K::type, K::write, items_of<K, T>(), count_of<K, T>(),
+                    K::read, K::rows, K::nested};
   }
 };
 
@@ -388,9 +403,18 @@ struct ValueKind {
     static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions& o) {
       to[key] = to_json(Member<Path...>::of(x), o);
     }
-    static void items_(const T& x, const ReportJsonOptions& o, const ItemSink& sink) {
+    static void items_(const T& x, const ReportJsonOptions& o, std::size_t begin, std::size_t end,
+                       const ItemSink& sink) {
+      if constexpr (ListOf<V>::value) {
+        const V& list = Member<Path...>::of(x);
+        for (std::size_t i = begin; i < end && i < list.size(); ++i) sink.take(sink.context, to_json(list[i], o));
+      }
+    }
+    static std::size_t count_(const T& x, const ReportJsonOptions&) {
       if constexpr (ListOf<V>::value)
-        for (const auto& item : Member<Path...>::of(x)) sink.take(sink.context, to_json(item, o));
+        return Member<Path...>::of(x).size();
+      else
+        return 0;
     }
     static void read_(T& x, const char* key, const Json& from, const std::string& path, const Reader& r) {
       read_value(Member<Path...>::of(x), from, key, path, r);
@@ -398,6 +422,7 @@ struct ValueKind {
     static constexpr auto type = &type_name<V>;
     static constexpr auto write = &write_;
     static constexpr ItemsFn<T> items = ListOf<V>::value ? &items_ : nullptr;
+    static constexpr ItemCountFn<T> count = ListOf<V>::value ? &count_ : nullptr;
     static constexpr ReadFn<T> read = &read_;
     static constexpr auto rows = &value_row<V, T>;
     static constexpr NestedFn nested = nested_of<V>();
@@ -467,15 +492,18 @@ struct ListKind {
       }
       to[key] = std::move(items);
     }
-    static void items_(const T& x, const ReportJsonOptions& o, const ItemSink& sink) {
-      std::size_t n = 0;
-      for (const auto& item : Member<Path...>::of(x)) {
-        if (o.*Limit && n++ >= o.*Limit) break;
-        sink.take(sink.context, to_json(item, o));
-      }
+    static std::size_t count_(const T& x, const ReportJsonOptions& o) {
+      const std::size_t n = Member<Path...>::of(x).size();
+      return o.*Limit && o.*Limit < n ? o.*Limit : n;
+    }
+    static void items_(const T& x, const ReportJsonOptions& o, std::size_t begin, std::size_t end,
+                       const ItemSink& sink) {
+      const auto& list = Member<Path...>::of(x);
+      for (std::size_t i = begin; i < end && i < count_(x, o); ++i) sink.take(sink.context, to_json(list[i], o));
     }
     static constexpr auto write = &write_;
     static constexpr ItemsFn<T> items = &items_;
+    static constexpr ItemCountFn<T> count = &count_;
   };
 };
 
@@ -644,8 +672,15 @@ Json write_report(const Profile& p, const ReportJsonOptions& options);
 // The same document as write_report(p).dump() gives (indent 2 when
 // options.pretty, else one line), written as text key by key, the items of
 // its lists one at a time: the whole tree is never built (for a job of 1,024
-// ranks it would be ~1 KB per step of every rank).
-std::string write_report_text(const Profile& p, const ReportJsonOptions& options);
+// ranks it would be ~1 KB per step of every rank). The lists are cut into
+// ranges of `chunk_items` items, formatted on `options.jobs` threads, each
+// range into its own part; the parts, in order, are the document, the same
+// bytes whatever the number of threads or the size of the ranges.
+inline constexpr std::size_t kReportChunkItems = 512;
+std::vector<std::string> write_report_parts(const Profile& p, const ReportJsonOptions& options,
+                                            std::size_t chunk_items = kReportChunkItems);
+std::string write_report_text(const Profile& p, const ReportJsonOptions& options,
+                              std::size_t chunk_items = kReportChunkItems);
 Profile read_report(const Json& document, const Reader& r);
 
 }  // namespace gpuscope::detail
