@@ -323,20 +323,6 @@ void cross_rank(const std::vector<Member>& m, std::size_t matched, Profile* p) {
 TimeRange shifted(TimeRange r, TimeNs by) { return {r.start + by, r.end + by}; }
 
 // One rank's rows into the job, relabelled with its job rank and moved onto the job clock.
-// The ranks' longest host ranges by name, most first (up to 5 names).
-void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>* into) {
-  for (const HostRange& h : add) {
-    const auto same = std::find_if(into->begin(), into->end(), [&](const HostRange& x) { return x.name == h.name; });
-    if (same != into->end())
-      same->ns += h.ns, same->count += h.count;
-    else
-      into->push_back(h);
-  }
-  std::sort(into->begin(), into->end(),
-            [](const HostRange& a, const HostRange& b) { return a.ns != b.ns ? a.ns > b.ns : a.name < b.name; });
-  if (into->size() > 5) into->resize(5);
-}
-
 void add_rank(const Member& x, Profile* p, bool* any_window) {
   const Profile& r = x.d->profile;
   for (DeviceSummary d : r.devices) {
@@ -353,7 +339,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   if (p->steps.not_steps.empty()) p->steps.not_steps = r.steps.not_steps;
   p->steps.outside_gpu_ns += r.steps.outside_gpu_ns;
   p->steps.before_gpu_ns += r.steps.before_gpu_ns;
-  merge_host_ranges(r.steps.outside_ranges, &p->steps.outside_ranges);
+  detail::merge_host_ranges(r.steps.outside_ranges, &p->steps.outside_ranges);
   for (IdleByCause i : r.idle) i.rank = x.rank, p->idle.push_back(i);
   for (TemporalBreakdown tb : r.temporal_breakdown) tb.rank = x.rank, p->temporal_breakdown.push_back(tb);
   for (RankSummary row : r.ranks) {

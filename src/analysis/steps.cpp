@@ -474,20 +474,25 @@ void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& 
       }
     }
   }
-  std::vector<HostRange> ranges = out->outside_ranges;
+  std::vector<HostRange> found;
   for (auto& entry : by_name) {
-    HostRange& h = entry.second;
-    h.name = std::string(t.str(entry.first));
-    const auto same = std::find_if(ranges.begin(), ranges.end(), [&](const HostRange& x) { return x.name == h.name; });
-    if (same != ranges.end())
+    entry.second.name = std::string(t.str(entry.first));
+    found.push_back(std::move(entry.second));
+  }
+  merge_host_ranges(found, &out->outside_ranges);
+}
+
+void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>* into) {
+  for (const HostRange& h : add) {
+    const auto same = std::find_if(into->begin(), into->end(), [&](const HostRange& x) { return x.name == h.name; });
+    if (same != into->end())
       same->ns += h.ns, same->count += h.count;
     else
-      ranges.push_back(std::move(h));
+      into->push_back(h);
   }
-  std::sort(ranges.begin(), ranges.end(),
+  std::sort(into->begin(), into->end(),
             [](const HostRange& a, const HostRange& b) { return a.ns != b.ns ? a.ns > b.ns : a.name < b.name; });
-  if (ranges.size() > 5) ranges.resize(5);
-  out->outside_ranges = std::move(ranges);
+  if (into->size() > 5) into->resize(5);
 }
 
 }  // namespace gpuscope::detail

@@ -295,6 +295,9 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
 // wholly inside it, added to `out`.
 void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& devices, const std::vector<Step>& steps,
                        StepSummary* out);
+// Adds `add` to `into` by name (times and counts summed), keeping the
+// longest 5 names, most first (a job's ranks, one after another).
+void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>* into);
 
 // device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the
 // breakdown of `steps`, GPU idle after host synchronizations, and evidence;
