@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -100,6 +101,10 @@ class Database {
 
   const std::string& path() const { return path_; }
   sqlite3* handle() const { return db_; }
+  // The connection is opened without SQLite's own mutex (one thread at a
+  // time): a reader that steps statements on a worker thread while others may
+  // do the same holds this for as long as its statement lives.
+  std::mutex& connection_lock() const { return connection_lock_; }
 
   // Tables (type "table", not virtual), by case-insensitive name.
   const TableDef* table(std::string_view name) const;
@@ -130,6 +135,7 @@ class Database {
   std::uint64_t page_size_ = 0;
   bool utf8_ = true, rollback_journal_ = true;
   LoadProgress progress_;
+  mutable std::mutex connection_lock_;
 };
 
 // A prepared statement; values of the current row by column index.

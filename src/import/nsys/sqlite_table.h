@@ -4,6 +4,7 @@
 // where the table allows it, else through SQLite; both give the same values.
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,6 +86,9 @@ class TableReader {
     if (names_.empty()) sql += "NULL";
     sql += " FROM " + quote_identifier(table_.name);
     if (table_.has_rowid) sql += " ORDER BY rowid";
+    // Parts of several tables may be read on different threads (run_parts):
+    // those read through SQLite take turns on the one connection.
+    const std::lock_guard<std::mutex> turn(db_.connection_lock());
     Statement st(db_, sql, "reading " + table_.name);
     while (st.step()) {
       for (std::size_t k = 0; k < names_.size(); ++k) values[k] = st.value(static_cast<int>(k));

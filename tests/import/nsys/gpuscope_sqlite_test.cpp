@@ -201,5 +201,40 @@ TEST_F(GpuscopeSqlite, TablesReadInPartsAgreeWithSqlite) {
   }
 }
 
+// API call tables that only SQLite can read (a column named "oid" makes a
+// table's records other than its columns), several of them: their parts run
+// on different threads and take turns on the one connection, and the trace
+// is the one SQLite alone reads.
+TEST_F(GpuscopeSqlite, SeveralTablesThroughSqliteOnThreads) {
+  SyntheticOptions o;
+  o.kernels = 20'000;
+  const Trace t = make_synthetic_trace(o);
+  const std::string file = path("sqlite-parts.sqlite");
+  write_sqlite_trace(t, file, SqliteExportOptions{.sync = false});
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME "
+                         "  WHERE rowid % 3 = 1;"
+                         "INSERT INTO GPUSCOPE_OTHER_API_CALLS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME "
+                         "  WHERE rowid % 3 = 2;"
+                         "DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE rowid % 3 != 0;"
+                         "ALTER TABLE CUPTI_ACTIVITY_KIND_RUNTIME ADD COLUMN oid INTEGER;"
+                         "ALTER TABLE CUPTI_ACTIVITY_KIND_DRIVER ADD COLUMN oid INTEGER;"
+                         "ALTER TABLE GPUSCOPE_OTHER_API_CALLS ADD COLUMN oid INTEGER;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  const Trace slow = testing::import_slow(file);
+  ASSERT_EQ(slow.api_calls().size(), t.api_calls().size());
+  for (int round = 0; round < 5; ++round)
+    for (unsigned threads = 2; threads <= 4; ++threads) {
+      SCOPED_TRACE(std::to_string(threads) + " threads");
+      NsysImportOptions opt;
+      opt.threads = threads;
+      testing::expect_traces_equal(slow, import_nsys_sqlite(file, opt));
+    }
+}
+
 }  // namespace
 }  // namespace gpuscope
