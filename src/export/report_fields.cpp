@@ -814,6 +814,17 @@ struct TableLossesKind {
       }
       to[key] = std::move(items);
     }
+    static void emit_(const T& q, const char* key, Out& out, const ReportJsonOptions& o) {
+      out.key(key);
+      out.begin_array();
+      for (int i = 0; i < kTableCount; ++i) {
+        const TableLoss& t = q.damage.tables[i];
+        if (t.lost == 0 && t.count == LossCount::exact) continue;
+        out.item();
+        emit_value(TableLossRow{std::string(to_string(static_cast<TableId>(i))), t.loaded, t.lost, t.count}, out, o);
+      }
+      out.end_array();
+    }
     static void read_(T& q, const char* key, const Json& from, const std::string& path, const Reader& r) {
       std::vector<TableLossRow> rows;
       read_value(rows, from, key, path, r);
@@ -827,6 +838,7 @@ struct TableLossesKind {
     static void rows_(SchemaDoc& doc, const Field<T>& f) { add_row(doc, f.key, f.type(), f.unit, f.meaning); }
     static constexpr auto type = &type_;
     static constexpr auto write = &write_;
+    static constexpr EmitFn<T> emit = &emit_;
     static constexpr ReadFn<T> read = &read_;
     static constexpr auto rows = &rows_;
     static constexpr NestedFn nested = &describe_record<TableLossRow>;
@@ -1023,17 +1035,6 @@ void dump_at(const Json& v, int depth, bool pretty, std::string& out) {
   out.append(text, from, std::string::npos);
 }
 
-struct ListWriter {
-  std::string* out;
-  bool pretty;
-  std::size_t items = 0;  // the index in the list of the next item
-  static void take(void* context, Json&& item) {
-    auto& w = *static_cast<ListWriter*>(context);
-    *w.out += w.items++ ? (w.pretty ? ",\n    " : ",") : (w.pretty ? "\n    " : "");
-    dump_at(item, 2, w.pretty, *w.out);
-  }
-};
-
 // Items [begin, end) of one list, formatted into parts[part].
 struct ListChunk {
   const Field<Profile>* field;
@@ -1083,8 +1084,8 @@ std::vector<std::string> write_report_parts(const Profile& p, const ReportJsonOp
   parts.back() += '}';
   parallel_for(chunks.size(), options.jobs, [&](std::size_t i) {
     const ListChunk& c = chunks[i];
-    ListWriter w{&parts[c.part], pretty, c.begin};
-    c.field->items(p, options, c.begin, c.end, ItemSink{&w, &ListWriter::take});
+    Out out = Out::in_array(parts[c.part], pretty, 1, c.begin);
+    c.field->items(p, options, c.begin, c.end, out);
   });
   return parts;
 }

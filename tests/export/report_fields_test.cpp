@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -385,7 +386,19 @@ TEST(ReportFields, StreamedTextIsTheTreesDump) {
   Profile odd = full_profile();
   odd.findings[0].title = "bad \xff byte, \"quoted\", tab\t, newline\n, é";
   odd.collectives.clear();
-  for (const Profile& p : {full_profile(), odd, Profile{}})
+  // Numbers and strings at the edges of the text writer's own formatting
+  // (the lists are written without a tree): not finite, negative zero,
+  // exponents, integers as doubles; DEL, control bytes, a lone backslash.
+  Profile edges = full_profile();
+  const double numbers[] = {std::nan(""), INFINITY, -0.0, 1e-7, 1e300, 123456789.125, 3.0, -2.5e-12, 0.1};
+  edges.hotspots.insert(edges.hotspots.end(), 8, edges.hotspots.front());
+  for (std::size_t i = 0; i < edges.hotspots.size(); ++i) {
+    edges.hotspots[i].share = numbers[i % std::size(numbers)];
+    edges.hotspots[i].name = i % 2 ? "del \x7f, bell \a, back\\slash" : "\x01\x1f";
+  }
+  for (std::size_t i = 0; i < edges.findings.size(); ++i)
+    edges.findings[i].metric = numbers[(i + 3) % std::size(numbers)];
+  for (const Profile& p : {full_profile(), odd, edges, Profile{}})
     for (bool pretty : {true, false})
       for (std::size_t limit : {std::size_t{0}, std::size_t{1}}) {
         ReportJsonOptions o;

@@ -2,6 +2,7 @@
 // described once (report_fields.cpp) and walked three ways.
 //
 // [SECTION] Reading untrusted documents
+// [SECTION] Writing text straight
 // [SECTION] Fields and records
 // [SECTION] Values by C++ type
 // [SECTION] Kinds of field
@@ -10,13 +11,16 @@
 // Every struct of the Profile that the report writes as a JSON object has a
 // Record<T> with one Field per key, in the order written. A row is made by a
 // kind (field<&T::member>, gpu<…>, derived<…>, …) that knows how the value is
-// written, how it is read back from an untrusted document (every miss names
-// the key's path) and how docs/report-schema.md shows it; the writer, the
-// reader and the doc's key tables all walk the same rows.
+// written (into a JSON tree, or as text straight into a string: the same
+// bytes as the tree's dump, without building the tree), how it is read back from an untrusted document (every miss
+// names the key's path) and how docs/report-schema.md shows it; the writer, the reader and the doc's key tables all
+// walk the same rows.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstddef>
@@ -130,6 +134,112 @@ class Reader {
   const std::string& file_;
 };
 
+// [SECTION] Writing text straight ---------------------------------------------------------------
+
+// A JSON text appended to a string as it is written: the bytes nlohmann's
+// dump() gives for the same tree (error_handler_t::replace, no ASCII
+// escaping; indent 2 when pretty, the text starting at `depth` levels of
+// nesting). The report's lists are written this way: building a tree per
+// item and dumping it cost several times more than the text itself.
+class Out {
+ public:
+  // At `depth` (the indent of the value written next), outside any container.
+  Out(std::string& text, bool pretty, int depth) : s_(text), pretty_(pretty), depth_(depth) {}
+  // Inside an array that is at `depth` and already holds `items` items (a
+  // range of a list's items written apart from the others).
+  static Out in_array(std::string& text, bool pretty, int depth, std::size_t items) {
+    Out o(text, pretty, depth + 1);
+    o.first_[0] = items == 0;
+    o.open_ = 1;
+    return o;
+  }
+
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+  // Before each member of an object: the separator, the key and the colon.
+  void key(std::string_view k) {
+    item();
+    string(k);
+    s_ += pretty_ ? ": " : ":";
+  }
+  // Before each item of an array: the separator.
+  void item() {
+    bool& first = first_[open_ - 1];
+    if (!first) s_ += ',';
+    first = false;
+    if (pretty_) newline(depth_);
+  }
+
+  void null() { s_ += "null"; }
+  void boolean(bool b) { s_ += b ? "true" : "false"; }
+  void integer(std::int64_t v) { digits(v); }
+  void unsigned_integer(std::uint64_t v) { digits(v); }
+  void number(double v) {
+    if (!std::isfinite(v)) return null();
+    std::array<char, 64> buf{};  // nlohmann's own buffer and algorithm (Grisu2)
+    const char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), v);
+    s_.append(buf.data(), static_cast<std::size_t>(end - buf.data()));
+  }
+  // Printable ASCII without quotes or backslashes is copied; anything else
+  // (escapes, UTF-8, invalid bytes replaced) is nlohmann's.
+  void string(std::string_view v) {
+    bool plain = true;
+    for (char c : v) plain &= c >= 0x20 && c != '"' && c != '\\' && static_cast<unsigned char>(c) < 0x80;
+    if (!plain) {
+      s_ += Json(v).dump(-1, ' ', false, Json::error_handler_t::replace);
+      return;
+    }
+    s_ += '"';
+    s_.append(v);
+    s_ += '"';
+  }
+  // A value built as a tree (a custom field's), dumped at this depth.
+  void tree(const Json& v) {
+    const std::string text = v.dump(pretty_ ? 2 : -1, ' ', false, Json::error_handler_t::replace);
+    if (!pretty_ || depth_ == 0) {
+      s_ += text;
+      return;
+    }
+    std::size_t from = 0;
+    for (std::size_t nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1) {
+      s_.append(text, from, nl - from);  // raw newlines sit only between a JSON text's tokens
+      newline(depth_);
+    }
+    s_.append(text, from, std::string::npos);
+  }
+
+ private:
+  template <class I>
+  void digits(I v) {
+    std::array<char, 24> buf{};
+    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+    s_.append(buf.data(), static_cast<std::size_t>(r.ptr - buf.data()));
+  }
+  void newline(int depth) {
+    s_ += '\n';
+    s_.append(static_cast<std::size_t>(2 * depth), ' ');
+  }
+  void open(char bracket) {
+    s_ += bracket;
+    first_[open_++] = true;
+    ++depth_;
+  }
+  void close(char bracket) {
+    --depth_;
+    const bool empty = first_[--open_];
+    if (pretty_ && !empty) newline(depth_);
+    s_ += bracket;
+  }
+
+  std::string& s_;
+  bool pretty_;
+  int depth_;                     // indent of the next value, in levels
+  int open_ = 0;                  // containers open
+  std::array<bool, 40> first_{};  // per open container: nothing written in it yet
+};
+
 // [SECTION] Fields and records ----------------------------------------------------------------
 
 // Specialised in report_fields.cpp for every struct written as a JSON object:
@@ -154,16 +264,13 @@ template <class T>
 using ReadFn = void (*)(T& to, const char* key, const Json& from, const std::string& path, const Reader& r);
 using NestedFn = void (*)(SchemaDoc& doc);
 
-// Hands a list's items [begin, end) to a writer one at a time (ItemsFn);
-// ItemCountFn says how many items the list writes (its limit applied), so
-// that the writer can hand ranges of them to several threads.
-struct ItemSink {
-  void* context;
-  void (*take)(void* context, Json&& item);
-};
+// Writes a list's items [begin, end) as text, each after out.item()
+// (ItemsFn); ItemCountFn says how many items the list writes (its limit
+// applied), so that the writer can hand ranges of them to several threads.
 template <class T>
-using ItemsFn = void (*)(const T& from, const ReportJsonOptions& options, std::size_t begin, std::size_t end,
-                         const ItemSink& sink);
+using ItemsFn = void (*)(const T& from, const ReportJsonOptions& options, std::size_t begin, std::size_t end, Out& out);
+template <class T>
+using EmitFn = void (*)(const T& from, const char* key, Out& out, const ReportJsonOptions& options);
 template <class T>
 using ItemCountFn = std::size_t (*)(const T& from, const ReportJsonOptions& options);
 
@@ -173,7 +280,10 @@ struct Field {
   std::string_view unit, meaning;
   std::string (*type)();  // the doc's type column
   void (*write)(const T& from, const char* key, Json& to, const ReportJsonOptions& options);
-  // A list always written under its key: its items one at a time, as write()
+  // The same member(s) as text: each key (out.key()) and its value, the
+  // bytes write() gives once dumped.
+  EmitFn<T> emit;
+  // A list always written under its key: its items one at a time, as emit()
   // would put them in the array (write_report_text streams them); null for
   // every other field.
   ItemsFn<T> items;
@@ -208,7 +318,7 @@ struct Spec {
   template <class T>
   constexpr operator Field<T>() const {
     using K = typename Kind::template For<T>;
-    return Field<T>{key,     unit,    meaning,  K::type, K::write, items_of<K, T>(), count_of<K, T>(),
+    return Field<T>{key,     unit,    meaning,  K::type, K::write, K::emit, items_of<K, T>(), count_of<K, T>(),
                     K::read, K::rows, K::nested};
   }
 };
@@ -294,6 +404,42 @@ Json to_json(const V& v, const ReportJsonOptions& options) {
     return Json(to_string(v));
   } else {
     return Json(v);
+  }
+}
+
+template <IsRecord T>
+void emit_record(const T& x, Out& out, const ReportJsonOptions& options);
+
+// The text of to_json(v, options).dump().
+template <class V>
+void emit_value(const V& v, Out& out, const ReportJsonOptions& options) {
+  if constexpr (OptionalOf<V>::value) {
+    if (v)
+      emit_value(*v, out, options);
+    else
+      out.null();
+  } else if constexpr (IsRecord<V>) {
+    emit_record(v, out, options);
+  } else if constexpr (ListOf<V>::value) {
+    out.begin_array();
+    for (const auto& item : v) {
+      out.item();
+      emit_value(item, out, options);
+    }
+    out.end_array();
+  } else if constexpr (std::is_enum_v<V>) {
+    out.string(std::string_view(to_string(v)));
+  } else if constexpr (std::is_same_v<V, bool>) {
+    out.boolean(v);
+  } else if constexpr (std::is_floating_point_v<V>) {
+    out.number(static_cast<double>(v));
+  } else if constexpr (std::is_integral_v<V> && std::is_signed_v<V>) {
+    out.integer(static_cast<std::int64_t>(v));
+  } else if constexpr (std::is_integral_v<V>) {
+    out.unsigned_integer(static_cast<std::uint64_t>(v));
+  } else {
+    static_assert(std::is_convertible_v<const V&, std::string_view>, "a value type the report does not know");
+    out.string(std::string_view(v));
   }
 }
 
@@ -403,11 +549,17 @@ struct ValueKind {
     static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions& o) {
       to[key] = to_json(Member<Path...>::of(x), o);
     }
-    static void items_(const T& x, const ReportJsonOptions& o, std::size_t begin, std::size_t end,
-                       const ItemSink& sink) {
+    static void emit_(const T& x, const char* key, Out& out, const ReportJsonOptions& o) {
+      out.key(key);
+      emit_value(Member<Path...>::of(x), out, o);
+    }
+    static void items_(const T& x, const ReportJsonOptions& o, std::size_t begin, std::size_t end, Out& out) {
       if constexpr (ListOf<V>::value) {
         const V& list = Member<Path...>::of(x);
-        for (std::size_t i = begin; i < end && i < list.size(); ++i) sink.take(sink.context, to_json(list[i], o));
+        for (std::size_t i = begin; i < end && i < list.size(); ++i) {
+          out.item();
+          emit_value(list[i], out, o);
+        }
       }
     }
     static std::size_t count_(const T& x, const ReportJsonOptions&) {
@@ -421,6 +573,7 @@ struct ValueKind {
     }
     static constexpr auto type = &type_name<V>;
     static constexpr auto write = &write_;
+    static constexpr EmitFn<T> emit = &emit_;
     static constexpr ItemsFn<T> items = ListOf<V>::value ? &items_ : nullptr;
     static constexpr ItemCountFn<T> count = ListOf<V>::value ? &count_ : nullptr;
     static constexpr ReadFn<T> read = &read_;
@@ -440,11 +593,20 @@ struct GpuKind {
       const std::uint32_t d = Member<Path...>::of(x);
       to[key] = d == kNoDevice ? Json(nullptr) : Json(d);
     }
+    static void emit_(const T& x, const char* key, Out& out, const ReportJsonOptions&) {
+      const std::uint32_t d = Member<Path...>::of(x);
+      out.key(key);
+      if (d == kNoDevice)
+        out.null();
+      else
+        out.unsigned_integer(d);
+    }
     static void read_(T& x, const char* key, const Json& from, const std::string& path, const Reader& r) {
       Member<Path...>::of(x) = r.device(from, key, path);
     }
     static constexpr auto type = &type_;
     static constexpr auto write = &write_;
+    static constexpr EmitFn<T> emit = &emit_;
     static constexpr ReadFn<T> read = &read_;
     static constexpr auto rows = &value_row<std::uint32_t, T>;
     static constexpr NestedFn nested = nullptr;
@@ -464,6 +626,14 @@ struct MaybeKind {
       const std::optional<std::uint64_t>& v = Member<Path...>::of(x);
       to[key] = v ? Json(*v) : Json(nullptr);
     }
+    static void emit_(const T& x, const char* key, Out& out, const ReportJsonOptions&) {
+      const std::optional<std::uint64_t>& v = Member<Path...>::of(x);
+      out.key(key);
+      if (v)
+        out.unsigned_integer(*v);
+      else
+        out.null();
+    }
     static void read_(T& x, const char* key, const Json& from, const std::string& path, const Reader& r) {
       const Json* v = r.optional(from, key);
       if (v && !v->is_null())
@@ -473,6 +643,7 @@ struct MaybeKind {
     }
     static constexpr auto type = &type_;
     static constexpr auto write = &write_;
+    static constexpr EmitFn<T> emit = &emit_;
     static constexpr ReadFn<T> read = &read_;
     static constexpr auto rows = &value_row<std::uint64_t, T>;
     static constexpr NestedFn nested = nullptr;
@@ -496,12 +667,21 @@ struct ListKind {
       const std::size_t n = Member<Path...>::of(x).size();
       return o.*Limit && o.*Limit < n ? o.*Limit : n;
     }
-    static void items_(const T& x, const ReportJsonOptions& o, std::size_t begin, std::size_t end,
-                       const ItemSink& sink) {
+    static void items_(const T& x, const ReportJsonOptions& o, std::size_t begin, std::size_t end, Out& out) {
       const auto& list = Member<Path...>::of(x);
-      for (std::size_t i = begin; i < end && i < count_(x, o); ++i) sink.take(sink.context, to_json(list[i], o));
+      for (std::size_t i = begin; i < end && i < count_(x, o); ++i) {
+        out.item();
+        emit_value(list[i], out, o);
+      }
+    }
+    static void emit_(const T& x, const char* key, Out& out, const ReportJsonOptions& o) {
+      out.key(key);
+      out.begin_array();
+      items_(x, o, 0, count_(x, o), out);
+      out.end_array();
     }
     static constexpr auto write = &write_;
+    static constexpr EmitFn<T> emit = &emit_;
     static constexpr ItemsFn<T> items = &items_;
     static constexpr ItemCountFn<T> count = &count_;
   };
@@ -549,8 +729,13 @@ struct DerivedKind {
     static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions& o) {
       to[key] = to_json(Compute(x), o);
     }
+    static void emit_(const T& x, const char* key, Out& out, const ReportJsonOptions& o) {
+      out.key(key);
+      emit_value(Compute(x), out, o);
+    }
     static constexpr auto type = &type_name<V>;
     static constexpr auto write = &write_;
+    static constexpr EmitFn<T> emit = &emit_;
     static constexpr ReadFn<T> read = nullptr;
     static constexpr auto rows = &value_row<V, T>;
     static constexpr NestedFn nested = nullptr;
@@ -569,6 +754,9 @@ struct InlineKind {
     static void write_(const T& x, const char*, Json& to, const ReportJsonOptions& o) {
       for (const Field<V>& f : Record<V>::fields) f.write(Member<Path...>::of(x), f.key, to, o);
     }
+    static void emit_(const T& x, const char*, Out& out, const ReportJsonOptions& o) {
+      for (const Field<V>& f : Record<V>::fields) f.emit(Member<Path...>::of(x), f.key, out, o);
+    }
     static void read_(T& x, const char*, const Json& from, const std::string& path, const Reader& r) {
       read_record(Member<Path...>::of(x), from, path, r);
     }
@@ -577,6 +765,7 @@ struct InlineKind {
     }
     static constexpr auto type = &type_;
     static constexpr auto write = &write_;
+    static constexpr EmitFn<T> emit = &emit_;
     static constexpr ReadFn<T> read = &read_;
     static constexpr auto rows = &rows_;
     static constexpr NestedFn nested = nullptr;
@@ -589,8 +778,17 @@ struct CustomKind {
   template <class T>
   struct For {
     static void rows_(SchemaDoc& doc, const Field<T>& f) { add_row(doc, f.key, f.type(), f.unit, f.meaning); }
+    static void emit_(const T& x, const char* key, Out& out, const ReportJsonOptions& o) {
+      Json part = Json::object();
+      Write(x, key, part, o);
+      for (const auto& [k, v] : part.items()) {
+        out.key(k);
+        out.tree(v);
+      }
+    }
     static constexpr auto type = Type;
     static constexpr auto write = Write;
+    static constexpr EmitFn<T> emit = &emit_;
     static constexpr ReadFn<T> read = Read;
     static constexpr auto rows = &rows_;
     static constexpr NestedFn nested = nullptr;
@@ -642,6 +840,13 @@ Json write_record(const T& x, const ReportJsonOptions& options) {
   Json j = Json::object();
   for (const Field<T>& f : Record<T>::fields) f.write(x, f.key, j, options);
   return j;
+}
+
+template <IsRecord T>
+void emit_record(const T& x, Out& out, const ReportJsonOptions& options) {
+  out.begin_object();
+  for (const Field<T>& f : Record<T>::fields) f.emit(x, f.key, out, options);
+  out.end_object();
 }
 
 template <IsRecord T>
