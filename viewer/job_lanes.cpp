@@ -17,11 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_trace_name(const std::string& name) {
-  return name.ends_with(".gscope") || name.ends_with(".json") || name.ends_with(".json.gz") ||
-         name.ends_with(".sqlite");
-}
-
 // "FILE: problem" -> "problem" (open_trace's errors name the file first).
 std::string problem_of(const std::string& file, const std::string& what) {
   const std::string prefix = file + ": ";
@@ -51,25 +46,6 @@ bool is_job_input(const std::vector<std::string>& inputs) {
   for (const std::string& in : inputs)
     if (fs::is_directory(in, ec)) return true;
   return false;
-}
-
-std::vector<std::string> job_files(const std::vector<std::string>& inputs) {
-  std::vector<std::string> out;
-  for (const std::string& in : inputs) {
-    std::error_code ec;
-    if (!fs::is_directory(in, ec)) {
-      out.push_back(in);  // open_trace says what is wrong with it, if anything
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const auto& e : fs::directory_iterator(in, ec))
-      if (e.is_regular_file(ec) && is_trace_name(e.path().filename().string())) found.push_back(e.path().string());
-    if (ec) throw InputError(in, "cannot list the directory: " + ec.message());
-    if (found.empty()) throw InputError(in, "no trace files (.gscope, .json, .json.gz, .sqlite) in this directory");
-    std::sort(found.begin(), found.end());
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  return out;
 }
 
 // [SECTION] Reading ------------------------------------------------------------------------------

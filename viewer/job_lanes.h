@@ -19,6 +19,7 @@
 
 #include "analysis/job.h"
 #include "analysis/profile.h"
+#include "export/trace_inputs.h"
 #include "viewer/device_activity.h"
 
 namespace gpuscope::viewer {
@@ -58,10 +59,8 @@ struct JobData {
 
 // True when the viewer's inputs mean a job: a directory, or more than two files.
 bool is_job_input(const std::vector<std::string>& inputs);
-// The files of a job: each directory's trace files (.gscope, .json, .json.gz,
-// .sqlite; sorted), the other inputs as given. Throws InputError naming a
-// directory that cannot be listed or holds no trace file.
-std::vector<std::string> job_files(const std::vector<std::string>& inputs);
+// The files of a job are trace_files(inputs) (export/trace_inputs.h), as the
+// CLI's report lists them.
 
 // Reads one rank: opens the file, digests it and reduces it to its lanes
 // (the trace is freed on return). Throws what open_trace throws.

@@ -17,13 +17,13 @@
 #include "analysis/check.h"
 #include "cli/command.h"
 #include "export/check_report.h"
+#include "export/trace_inputs.h"
 #include "trace/error.h"
 #include "trace/files.h"
 #include "trace/kernel_category.h"
 
 namespace gpuscope::cli {
 
-std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inputs);
 void write_output(const std::string& path, const std::string& text);
 Profile load_profile(const std::string& path, const AnalysisOptions& o, bool device_given, unsigned jobs);
 
@@ -82,8 +82,8 @@ CheckLimits limits_of(const CheckArgs& a) {
 void run(const CheckArgs& a, const CLI::App& cmd, Context& ctx) {
   const CheckLimits limits = limits_of(a);
   if (!a.junit.empty()) {
-    std::vector<std::string> inputs = expand_trace_inputs({a.baseline});
-    for (std::string& f : expand_trace_inputs({a.candidate})) inputs.push_back(std::move(f));
+    std::vector<std::string> inputs = trace_files({a.baseline});
+    for (std::string& f : trace_files({a.candidate})) inputs.push_back(std::move(f));
     try {
       files::refuse_output_among_inputs(a.junit, inputs);
     } catch (const InputError& e) {

@@ -18,15 +18,14 @@
 #include "cli/mpi.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
+#include "export/trace_inputs.h"
 #include "import/open_trace.h"
 #include "trace/files.h"
 
 namespace gpuscope::cli {
 
-std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inputs);
 // To `path` (atomically), or to stdout when `path` is empty.
 void write_output(const std::string& path, const std::string& text);
-bool is_saved_report(const std::string& path);
 
 constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{1} << 30;
 
@@ -47,7 +46,7 @@ Profile load_profile(const std::string& path, const AnalysisOptions& o, bool dev
     if (p.files.empty()) p.files.push_back(path);
     return p;
   }
-  const std::vector<std::string> files = expand_trace_inputs({path});
+  const std::vector<std::string> files = trace_files({path});
   JobOptions jo;
   jo.analysis = o;
   jo.jobs = jobs;
@@ -69,8 +68,8 @@ struct DiffArgs {
 void run(const DiffArgs& a) {
   mpi::join();  // under mpirun or srun: the processes share each side's files, process 0 prints
   if (!a.output.empty()) {
-    std::vector<std::string> inputs = expand_trace_inputs({a.before});
-    for (std::string& f : expand_trace_inputs({a.after})) inputs.push_back(std::move(f));
+    std::vector<std::string> inputs = trace_files({a.before});
+    for (std::string& f : trace_files({a.after})) inputs.push_back(std::move(f));
     files::refuse_output_among_inputs(a.output, inputs);
   }
   AnalysisOptions o;

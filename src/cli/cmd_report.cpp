@@ -24,19 +24,18 @@
 #include "cli/mpi.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
+#include "export/trace_inputs.h"
 #include "import/open_trace.h"
 #include "trace/files.h"
 
 namespace gpuscope::cli {
 
 // Shared with cmd_diff.cpp.
-std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inputs);
 void write_output_atomically(const std::string& path, const std::string& text);
 // To `path` (atomically), or to stdout when `path` is empty.
 void write_output(const std::string& path, const std::string& text);
 // The same for a text in consecutive parts, written one after another.
 void write_output(const std::string& path, std::span<const std::string> parts);
-bool is_saved_report(const std::string& path);
 // One line on stderr when `trace`'s file lost something in storage (cut short, damaged).
 void warn_if_damaged(const std::string& file, const Trace& trace);
 
@@ -57,7 +56,7 @@ struct ReportArgs {
 
 void run(const ReportArgs& a) {
   mpi::join();  // under mpirun or srun: the processes share the files, process 0 prints
-  const std::vector<std::string> files = expand_trace_inputs(a.inputs);
+  const std::vector<std::string> files = trace_files(a.inputs);
   if (!a.output.empty()) files::refuse_output_among_inputs(a.output, files);
   JobOptions o;
   if (a.device >= 0) o.analysis.device = static_cast<std::uint32_t>(a.device), o.device_given = true;
@@ -124,37 +123,6 @@ void warn_if_damaged(const std::string& file, const Trace& trace) {
   if (!d.any()) return;
   std::fprintf(stderr, "gpuscope: warning: %s: %s (gpuscope info says what was lost)\n", file.c_str(),
                damage_headline(d, device_coverage(trace)).c_str());
-}
-
-bool is_saved_report(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[512] = {};
-  in.read(head, sizeof head);
-  return looks_like_report_json(std::string_view(head, static_cast<std::size_t>(in.gcount())));
-}
-
-std::vector<std::string> expand_trace_inputs(const std::vector<std::string>& inputs) {
-  std::vector<std::string> out;
-  for (const std::string& in : inputs) {
-    std::error_code ec;
-    if (!fs::is_directory(in, ec)) {
-      out.push_back(in);  // open_trace says what is wrong with it, if anything
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const auto& e : fs::directory_iterator(in, ec)) {
-      const std::string name = e.path().filename().string();
-      if (!e.is_regular_file(ec)) continue;
-      const bool trace = name.ends_with(".gscope") || name.ends_with(".json") || name.ends_with(".json.gz") ||
-                         name.ends_with(".sqlite");
-      if (trace && !is_saved_report(e.path().string())) found.push_back(e.path().string());
-    }
-    if (ec) throw Error(in + ": cannot list the directory: " + ec.message());
-    if (found.empty()) throw Error(in + ": no trace files (.gscope, .json, .json.gz, .sqlite) in this directory");
-    std::sort(found.begin(), found.end());
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  return out;
 }
 
 namespace {

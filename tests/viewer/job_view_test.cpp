@@ -70,14 +70,17 @@ TEST_F(JobViewTest, JobInputsAreADirectoryOrMoreThanTwoFiles) {
   EXPECT_TRUE(is_job_input({"a.gscope", "b.gscope", "c.gscope"}));
   EXPECT_FALSE(is_job_input({"a.gscope", "b.gscope"}));  // two files: compare
   EXPECT_FALSE(is_job_input({"a.gscope"}));
-  const std::vector<std::string> files = job_files({d});
+  // A report saved beside the traces (`report --json -o DIR/report.json`)
+  // is not one of them, as for the CLI.
+  std::ofstream(fs::path(d) / "report.json") << R"({"schema": "gpuscope.report/1", "source": "job"})";
+  const std::vector<std::string> files = trace_files({d});
   ASSERT_EQ(files.size(), 3u);
   EXPECT_TRUE(std::is_sorted(files.begin(), files.end()));
   EXPECT_EQ(fs::path(files[0]).filename(), "rank-00000.gscope");
   fs::create_directories(dir_ / "empty");
   std::ofstream(dir_ / "empty" / "notes.txt") << "not a trace";
   try {
-    job_files({(dir_ / "empty").string()});
+    trace_files({(dir_ / "empty").string()});
     FAIL() << "an empty folder must be refused";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find((dir_ / "empty").string()), std::string::npos) << e.what();
@@ -89,7 +92,7 @@ TEST_F(JobViewTest, JobInputsAreADirectoryOrMoreThanTwoFiles) {
 // generator says rank r's clock reads minus true time, relative to rank 0's.
 TEST_F(JobViewTest, RanksAreShiftedOntoOneClock) {
   const SyntheticJobOptions o = options(6, 4);
-  const JobData job = load_job(job_files({write_job("j", o)}));
+  const JobData job = load_job(trace_files({write_job("j", o)}));
   ASSERT_EQ(job.ranks.size(), 6u);
   const SyntheticJob truth(o);
   for (std::size_t i = 0; i < job.ranks.size(); ++i) {
@@ -115,7 +118,7 @@ TEST_F(JobViewTest, RanksAreShiftedOntoOneClock) {
 // arrived), the slow rank arrives last, and the others' wait is what the
 // job analysis counted.
 TEST_F(JobViewTest, InstancesLinkEveryRanksPartAndMarkTheLastArrival) {
-  const JobData job = load_job(job_files({write_job("j", options(6, 4))}));
+  const JobData job = load_job(trace_files({write_job("j", options(6, 4))}));
   ASSERT_GT(job.profile.collectives.size(), 20u);
   std::size_t slow_last = 0;
   for (std::size_t i = 0; i < job.profile.collectives.size(); ++i) {
@@ -148,7 +151,7 @@ TEST_F(JobViewTest, InstancesLinkEveryRanksPartAndMarkTheLastArrival) {
 }
 
 TEST_F(JobViewTest, TheOverviewPutsTheSlowRankFirstAndNoRankWithoutOne) {
-  const JobData slow = load_job(job_files({write_job("slow", options(8, 5))}));
+  const JobData slow = load_job(trace_files({write_job("slow", options(8, 5))}));
   const std::vector<RankWait> w = rank_waits(slow);
   ASSERT_EQ(w.size(), 8u);
   EXPECT_EQ(slow.ranks[w[0].rank].rank, 5);
@@ -161,7 +164,7 @@ TEST_F(JobViewTest, TheOverviewPutsTheSlowRankFirstAndNoRankWithoutOne) {
   }
   // Without a slow rank the last arrivals are spread by the noise: no rank
   // is last at most of them.
-  const JobData even = load_job(job_files({write_job("even", options(8, -1))}));
+  const JobData even = load_job(trace_files({write_job("even", options(8, -1))}));
   const std::vector<RankWait> e = rank_waits(even);
   ASSERT_EQ(e.size(), 8u);
   EXPECT_LT(e[0].last_arrivals * 2, even.profile.collectives.size());
@@ -171,7 +174,7 @@ TEST_F(JobViewTest, TheOverviewPutsTheSlowRankFirstAndNoRankWithoutOne) {
 // The utilization lane is the rank's histogram read on the job clock: over
 // its whole span it is the device's utilization; outside it, nothing.
 TEST_F(JobViewTest, UtilizationLanesReadTheHistogramOnTheJobClock) {
-  const JobData job = load_job(job_files({write_job("j", options(4, 1))}));
+  const JobData job = load_job(trace_files({write_job("j", options(4, 1))}));
   for (const JobRank& r : job.ranks) {
     const JobGpuLane& lane = r.gpus[0];
     EXPECT_LE(lane.activity.buckets(), kJobLaneBuckets);
@@ -202,7 +205,7 @@ TEST_F(JobViewTest, BadFilesAreNamedAndTheRestShown) {
   const fs::path bad = fs::path(d) / "rank-00003.gscope";
   fs::resize_file(bad, 100);  // cut inside its first sections: nothing to recover
   fs::copy_file(fs::path(d) / "rank-00001.gscope", fs::path(d) / "rank-00001-again.gscope");
-  const JobData job = load_job(job_files({d}));
+  const JobData job = load_job(trace_files({d}));
   ASSERT_EQ(job.ranks.size(), 4u);
   for (const JobRank& r : job.ranks) EXPECT_NE(r.rank, 3);
   bool named_bad = false, named_again = false, named_missing = false;
@@ -220,7 +223,7 @@ TEST_F(JobViewTest, BadFilesAreNamedAndTheRestShown) {
   fs::create_directories(dir_ / "junk");
   std::ofstream(dir_ / "junk" / "a.json") << "{not json";
   std::ofstream(dir_ / "junk" / "b.json") << "";
-  EXPECT_THROW(load_job(job_files({(dir_ / "junk").string()})), InputError);
+  EXPECT_THROW(load_job(trace_files({(dir_ / "junk").string()})), InputError);
 
   // One file given twice: read once, the second named.
   const std::string r0 = (fs::path(d) / "rank-00000.gscope").string(),
@@ -252,7 +255,7 @@ TEST_F(JobViewTest, RanksWithoutCollectivesHaveNoInstancesAndNoCulprit) {
     for (TimeNs t = 0; t < 100'000; t += 10'000) f.kernel(0, 7, testing::names::kSgd, t + 1'000, t + 6'000);
     write_gscope(f.build(), (dir_ / "plain" / ("r" + std::to_string(r) + ".gscope")).string());
   }
-  const JobData job = load_job(job_files({(dir_ / "plain").string()}));
+  const JobData job = load_job(trace_files({(dir_ / "plain").string()}));
   ASSERT_EQ(job.ranks.size(), 3u);
   EXPECT_TRUE(job.profile.collectives.empty());
   for (const RankWait& w : rank_waits(job)) EXPECT_EQ(w.caused_ns, 0);
@@ -306,7 +309,7 @@ class JobViewFrames : public JobViewTest {
 
 TEST_F(JobViewFrames, ClickingAPartLinksItsInstanceAndMarksTheLastArrival) {
   View v;
-  v.open_job(job_files({write_job("j", options(6, 4))}));
+  v.open_job(trace_files({write_job("j", options(6, 4))}));
   wait_idle(v);
   frame(v);
   ASSERT_NE(v.job(), nullptr) << v.load_error();
@@ -372,7 +375,7 @@ TEST_F(JobViewFrames, ManyRanksDrawOnlyWhatIsVisible) {
   SyntheticJobOptions o = options(64, 37);
   o.kernels = 5'000;
   View v;
-  v.open_job(job_files({write_job("j", o)}));
+  v.open_job(trace_files({write_job("j", o)}));
   wait_idle(v);
   frame(v);
   ASSERT_NE(v.job(), nullptr) << v.load_error();
@@ -444,7 +447,7 @@ TEST_F(JobViewFrames, FileOpenChoosesAFolderAsAJob) {
 
 TEST_F(JobViewFrames, OpeningARankInFullAndComingBack) {
   View v;
-  v.open_job(job_files({write_job("j", options(3, -1))}));
+  v.open_job(trace_files({write_job("j", options(3, -1))}));
   wait_idle(v);
   frame(v);
   ASSERT_NE(v.job(), nullptr);
