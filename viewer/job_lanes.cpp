@@ -71,7 +71,24 @@ JobRank read_job_rank(const std::string& file, RankDigest* digest) {
     lane.parts.shrink_to_fit();
     r.gpus.push_back(std::move(lane));
   }
+  link_sibling_lanes(r.gpus);
   return r;
+}
+
+void link_sibling_lanes(std::vector<JobGpuLane>& gpus) {
+  const JobGpuLane* linked = nullptr;
+  for (const JobGpuLane& g : gpus)
+    if (g.linked) linked = &g;
+  if (!linked) return;
+  for (JobGpuLane& g : gpus) {
+    if (g.linked || g.parts.size() != linked->parts.size() || g.parts.empty()) continue;
+    bool same = true;
+    for (std::size_t i = 0; same && i < g.parts.size(); ++i) {
+      const CollectivePart &a = g.parts[i], &b = linked->parts[i];
+      same = a.kind == b.kind && (a.bytes == 0 || b.bytes == 0 || a.bytes == b.bytes);
+    }
+    g.linked = same;
+  }
 }
 
 JobData load_job(const std::vector<std::string>& files, unsigned jobs, std::atomic<std::uint64_t>* done,

@@ -33,10 +33,18 @@ struct JobGpuLane {
   DeviceActivity activity;            // its histogram (read with sample_buckets: the trace is gone)
   std::vector<CollectivePart> parts;  // its communication kernels, on the rank's clock, by start
   // The job analysis matched these parts across ranks: part i is the rank's
-  // part of collective instance i (Profile::collectives[i]). Only the GPU the
-  // digest took its collectives from (the rank's lowest with any).
+  // part of collective instance i (Profile::collectives[i]). The GPU the
+  // digest took its collectives from (the rank's lowest with any), and the
+  // rank's other GPUs whose parts are the same sequence (link_sibling_lanes).
   bool linked = false;
 };
+
+// A process that drives several GPUs calls each collective on all of them,
+// in the same order: a lane whose parts match the linked lane's one for one
+// (as many, the same kind at each place, the same bytes where both know
+// them) is linked too. Lanes that differ anywhere stay unlinked: a guess
+// would link a part to another instance.
+void link_sibling_lanes(std::vector<JobGpuLane>& gpus);
 
 struct JobRank {
   std::string file;

@@ -150,6 +150,40 @@ TEST_F(JobViewTest, InstancesLinkEveryRanksPartAndMarkTheLastArrival) {
   EXPECT_TRUE(instance_parts(job, job.profile.collectives.size()).empty());
 }
 
+// A rank's other GPUs link to the instances when their parts are the linked
+// lane's one for one; one part more, another kind or other bytes, and they
+// stay unlinked. A GPU without communication is left alone.
+TEST(JobLanes, SiblingGpusLinkOnlyWhenTheirPartsMatch) {
+  auto lane = [](std::uint32_t device, bool linked, std::vector<CollectivePart> parts) {
+    JobGpuLane g;
+    g.device = device;
+    g.linked = linked;
+    g.parts = std::move(parts);
+    return g;
+  };
+  const std::vector<CollectivePart> seq = {{100, 200, 4096, 1}, {300, 400, 0, 2}, {500, 600, 64, 1}};
+  std::vector<CollectivePart> more = seq, kind = seq, bytes = seq, unknown = seq;
+  more.push_back({700, 800, 64, 1});
+  kind[1].kind = 3;
+  bytes[0].bytes = 8192;
+  unknown[2].bytes = 0;  // the trace does not say: no contradiction
+  std::vector<JobGpuLane> gpus;
+  gpus.push_back(lane(0, true, seq));
+  gpus.push_back(lane(1, false, seq));
+  gpus.push_back(lane(2, false, more));
+  gpus.push_back(lane(3, false, kind));
+  gpus.push_back(lane(4, false, bytes));
+  gpus.push_back(lane(5, false, unknown));
+  gpus.push_back(lane(6, false, {}));
+  link_sibling_lanes(gpus);
+  const bool expected[] = {true, true, false, false, false, true, false};
+  for (std::size_t i = 0; i < gpus.size(); ++i) EXPECT_EQ(gpus[i].linked, expected[i]) << "GPU " << i;
+  // Nothing linked to begin with (a rank whose digest has no collectives): nothing is.
+  for (JobGpuLane& g : gpus) g.linked = false;
+  link_sibling_lanes(gpus);
+  for (const JobGpuLane& g : gpus) EXPECT_FALSE(g.linked);
+}
+
 TEST_F(JobViewTest, TheOverviewPutsTheSlowRankFirstAndNoRankWithoutOne) {
   const JobData slow = load_job(trace_files({write_job("slow", options(8, 5))}));
   const std::vector<RankWait> w = rank_waits(slow);
