@@ -6,6 +6,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/detail/context.h"
+#include "trace/kernel_category.h"
 
 namespace gpuscope {
 
@@ -110,9 +111,7 @@ bool parse_step_source(std::string_view s, StepSource* out) {
 namespace detail {
 
 bool contains_nocase(std::string_view haystack, std::string_view lower_needle) {
-  if (lower_needle.size() > haystack.size()) return false;
-  return std::search(haystack.begin(), haystack.end(), lower_needle.begin(), lower_needle.end(),
-                     [](char h, char n) { return std::tolower(static_cast<unsigned char>(h)) == n; }) != haystack.end();
+  return gpuscope::contains_nocase(haystack, lower_needle);
 }
 
 bool is_input_range_name(std::string_view name) {

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace gpuscope {
 
@@ -275,10 +277,45 @@ TimeNs DurationSketch::bucket(TimeNs v) {
   return v < 0 ? -static_cast<TimeNs>(floor) : static_cast<TimeNs>(floor);
 }
 
+namespace {
+
+// Sorts durations ascending: a least-significant-digit radix sort of their
+// distance from the smallest, 11 bits a pass, as many passes as the range
+// needs (three for ranges under 8.6 s in ns), for the large lists (a rank's
+// 200,000 kernels: several times faster than a comparison sort).
+void sort_durations(std::span<TimeNs> v) {
+  if (v.size() < 2048) {
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  const auto [lo_it, hi_it] = std::minmax_element(v.begin(), v.end());
+  const TimeNs lo = *lo_it;
+  const std::uint64_t range = static_cast<std::uint64_t>(*hi_it) - static_cast<std::uint64_t>(lo);
+  if (range == 0) return;
+  constexpr int kBits = 11;
+  constexpr std::size_t kBuckets = std::size_t{1} << kBits;
+  const int passes = (std::bit_width(range) + kBits - 1) / kBits;
+  std::vector<std::uint64_t> a(v.size()), b(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) a[i] = static_cast<std::uint64_t>(v[i]) - static_cast<std::uint64_t>(lo);
+  std::vector<std::size_t> count(kBuckets);
+  for (int p = 0; p < passes; ++p) {
+    const int shift = p * kBits;
+    std::fill(count.begin(), count.end(), 0);
+    for (std::uint64_t x : a) ++count[(x >> shift) & (kBuckets - 1)];
+    std::size_t at = 0;
+    for (std::size_t& c : count) at += std::exchange(c, at);
+    for (std::uint64_t x : a) b[count[(x >> shift) & (kBuckets - 1)]++] = x;
+    a.swap(b);
+  }
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<TimeNs>(a[i] + static_cast<std::uint64_t>(lo));
+}
+
+}  // namespace
+
 DurationSketch DurationSketch::of(std::span<TimeNs> values, std::size_t exact_cap) {
   DurationSketch s;
   if (values.empty()) return s;
-  std::sort(values.begin(), values.end());
+  sort_durations(values);
   s.count_ = values.size();
   s.min_ = values.front();
   s.max_ = values.back();

@@ -192,13 +192,6 @@ constexpr CategoryRule kRules[] = {
     {K::elementwise, "cast"},         // dtype casts (after "broadcast" above)
 };
 
-bool contains_ci(std::string_view haystack, std::string_view lower_needle) {
-  if (lower_needle.size() > haystack.size()) return false;
-  auto it = std::search(haystack.begin(), haystack.end(), lower_needle.begin(), lower_needle.end(),
-                        [](char h, char n) { return std::tolower(static_cast<unsigned char>(h)) == n; });
-  return it != haystack.end();
-}
-
 // The name without its parameter list: "f<T>(cublasTransposeParams<float>)"
 // must not read as a transpose. The parameter list is the balanced "( … )"
 // that ends the name; "(anonymous namespace)" inside the name stays.
@@ -323,7 +316,7 @@ KernelCategory classify_kernel(std::string_view name) {
   const std::string_view core = without_parameters(name);
   if (per_channel_statistic(core)) return KernelCategory::normalization;
   for (const CategoryRule& r : kRules)
-    if (contains_ci(core, r.pattern)) return r.category;
+    if (contains_nocase(core, r.pattern)) return r.category;
   return KernelCategory::other;
 }
 
@@ -334,7 +327,7 @@ std::string category_rule_text(std::string_view name, KernelCategory placed) {
   if (placed != by_name) return "launching op: a convolution op (\"conv\" in its name)";
   if (stat) return *std::move(stat);
   for (const CategoryRule& r : kRules)
-    if (contains_ci(core, r.pattern)) return "name: " + std::string(r.pattern);
+    if (contains_nocase(core, r.pattern)) return "name: " + std::string(r.pattern);
   return "no rule (other)";
 }
 
@@ -350,8 +343,23 @@ bool parse_category(std::string_view s, KernelCategory* out) {
 }
 
 KernelCategory classify_by_op(std::string_view op_name, KernelCategory by_name) {
-  if (by_name == KernelCategory::gemm && contains_ci(op_name, "conv")) return KernelCategory::convolution;
+  if (by_name == KernelCategory::gemm && contains_nocase(op_name, "conv")) return KernelCategory::convolution;
   return by_name;
+}
+
+bool contains_nocase(std::string_view haystack, std::string_view lower_needle) {
+  const std::size_t n = lower_needle.size();
+  if (n == 0) return true;
+  if (n > haystack.size()) return false;
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; };
+  const char first = lower_needle[0];
+  for (std::size_t i = 0, last = haystack.size() - n; i <= last; ++i) {
+    if (lower(haystack[i]) != first) continue;
+    std::size_t k = 1;
+    while (k < n && lower(haystack[i + k]) == lower_needle[k]) ++k;
+    if (k == n) return true;
+  }
+  return false;
 }
 
 }  // namespace gpuscope

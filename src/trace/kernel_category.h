@@ -29,6 +29,10 @@ struct CategoryRule {
 // The pattern table, in match order.
 std::span<const CategoryRule> category_rules();
 
+// Whether `haystack` contains `lower_needle` (lower case) ignoring ASCII
+// case: every byte other than A-Z compares as it is, whatever the locale.
+bool contains_nocase(std::string_view haystack, std::string_view lower_needle);
+
 KernelCategory classify_kernel(std::string_view demangled_name);
 
 // Which rule placed a kernel of this name in `placed`, for people:

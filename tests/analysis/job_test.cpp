@@ -120,6 +120,47 @@ TEST(Job, SketchMediansAreExactWhileFewValuesAndClose) {
   EXPECT_LE(std::llabs(w.stats().median - exact), exact / 1000);
 }
 
+// Large lists are sorted by radix: whatever the values (negative, equal,
+// ranges of 2^10 to 2^45, outliers at ±2^62, all equal), the sketch holds each
+// distinct value with its count, ascending, as a comparison sort gives, and
+// the values are left sorted.
+TEST(Job, SketchOfManyValuesIsTheSortedValues) {
+  std::mt19937_64 rng(11);
+  std::vector<std::vector<TimeNs>> cases;
+  for (TimeNs span : {TimeNs{1} << 10, TimeNs{1} << 33, TimeNs{1} << 45}) {
+    std::vector<TimeNs> v;
+    for (int i = 0; i < 50'000; ++i)
+      v.push_back(static_cast<TimeNs>(rng() % static_cast<std::uint64_t>(span)) - span / 2);
+    cases.push_back(v);
+  }
+  std::vector<TimeNs> outliers(30'000, 5'000);
+  outliers[17] = -(TimeNs{1} << 62);
+  outliers[29'000] = TimeNs{1} << 62;
+  for (int i = 0; i < 3000; ++i)
+    outliers[static_cast<std::size_t>(rng() % outliers.size())] = static_cast<TimeNs>(rng() % 100);
+  cases.push_back(outliers);
+  cases.push_back(std::vector<TimeNs>(4096, -3));
+  for (std::vector<TimeNs>& v : cases) {
+    std::vector<TimeNs> want = v;
+    std::sort(want.begin(), want.end());
+    std::vector<std::pair<TimeNs, std::uint64_t>> items;
+    for (TimeNs x : want) {
+      if (!items.empty() && items.back().first == x)
+        ++items.back().second;
+      else
+        items.push_back({x, 1});
+    }
+    const DurationSketch s = DurationSketch::of(v, v.size());
+    EXPECT_EQ(v, want);
+    const DurationSketch::State st = s.state();
+    EXPECT_TRUE(st.exact);
+    EXPECT_EQ(st.items, items);
+    EXPECT_EQ(st.count, want.size());
+    EXPECT_EQ(st.min, want.front());
+    EXPECT_EQ(st.max, want.back());
+  }
+}
+
 // The two real ranks: the job's pooled medians are the exact medians of both
 // traces' durations together (as when the job was analysed all at once).
 TEST(Job, RealTwoRankJobKeepsExactPooledMedians) {

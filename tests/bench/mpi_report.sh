@@ -4,7 +4,9 @@
 # then times `gpuscope report --json -j J` as one process and under
 # `mpirun -n P` for each P given, printing the wall time of the whole run and
 # each process's CPU time and peak RSS (GNU time), and checking that every run
-# printed the one process's bytes.
+# wrote the one process's bytes. The report goes to a file (-o), as on a
+# cluster: mpirun forwards process 0's standard output through a terminal of
+# its own, which costs more than the report for a document of 300 MB.
 #
 #   bash tests/bench/mpi_report.sh build/bin/gpuscope [RANKS] [KERNELS] [J] [P...]
 set -euo pipefail
@@ -25,7 +27,7 @@ echo "job: ${ranks} ranks x ${kernels} kernels ($(du -sh "$work/job" | cut -f1))
 
 now() { date +%s.%N; }
 start=$(now)
-/usr/bin/time -f "%U %S %M" -o "$work/time.one" "$gpuscope" report --json -j "$j" $extra "$work/job" >"$work/one.json"
+/usr/bin/time -f "%U %S %M" -o "$work/time.one" "$gpuscope" report --json -j "$j" $extra "$work/job" -o "$work/one.json"
 one=$(echo "$(now) - $start" | bc)
 read -r user sys rss_kb <"$work/time.one"
 echo "one process: ${one} s wall; cpu ${user}+${sys} s, peak RSS $((rss_kb / 1024)) MiB"
@@ -35,7 +37,7 @@ for p in "${procs[@]}"; do
   start=$(now)
   mpirun --oversubscribe --allow-run-as-root -n "$p" sh -c \
     'exec /usr/bin/time -f "%U %S %M" -o "$0/time.p.${OMPI_COMM_WORLD_RANK}" "$@"' "$work" \
-    "$gpuscope" report --json -j "$j" $extra "$work/job" >"$work/p.json"
+    "$gpuscope" report --json -j "$j" $extra "$work/job" -o "$work/p.json"
   wall=$(echo "$(now) - $start" | bc)
   line="mpirun -n $p: ${wall} s wall ($(echo "scale=2; $one / $wall" | bc)x one process);"
   for ((r = 0; r < p; ++r)); do
