@@ -172,7 +172,7 @@ MatchSet op_kernels(const Trace& t, const OpRow& row, bool by_shapes) {
   if (row.name == kNoOpRow && row.calls == 0) {
     for (RowIndex i = 0; i < k.size(); ++i) {
       const RowIndex a = k.api[i];
-      if (a == kNoRow || api.op_range[a] == kNoRow) rows.push_back(i);
+      if (a == kNoRow || api.op_range_at(a) == kNoRow) rows.push_back(i);
     }
     return MatchSet::of_kernel_rows(t, std::move(rows));
   }
@@ -195,7 +195,7 @@ MatchSet op_kernels(const Trace& t, const OpRow& row, bool by_shapes) {
   for (RowIndex i = 0; i < k.size(); ++i) {
     const RowIndex a = k.api[i];
     if (a == kNoRow) continue;
-    const RowIndex r = api.op_range[a];
+    const RowIndex r = api.op_range_at(a);
     if (r != kNoRow && under[r]) rows.push_back(i);
   }
   return MatchSet::of_kernel_rows(t, std::move(rows));

@@ -309,7 +309,7 @@ void View::draw_details_context(TableId table, RowIndex r) {
                           start < ae ? ", before it returned" : "");
       if (ImGui::SmallButton("select the launch")) select(Selection{TableId::api_calls, api});
       // The framework op that launched it, and the ops around that one.
-      const RowIndex op = t.api_calls.op_range[api];
+      const RowIndex op = t.api_calls.op_range_at(api);
       if (op != kNoRow) {
         std::string path;
         for (RowIndex p = tr.parent_op(op); p != kNoRow; p = tr.parent_op(p))

@@ -6,7 +6,9 @@
 // before it and among the few just after: the chain, GEMM to GEMM, is what
 // fusing replaces.
 #include <algorithm>
-#include <cctype>
+#include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include "analysis/detail/context.h"
 
@@ -19,12 +21,18 @@ namespace {
 // attention launches one or two.
 constexpr std::size_t kChainReach = 3;
 
-bool is_attention_softmax(const Trace& t, const KernelTable& k, RowIndex i) {
-  if (k.category_at(i) != KernelCategory::softmax_loss) return false;
-  const std::string_view name = t.str(k.name[i]);
-  // A softmax, not a classifier head's loss around one (cross_entropy, nll_loss, log_softmax).
+// A softmax, not a classifier head's loss around one (cross_entropy, nll_loss, log_softmax).
+bool is_attention_softmax_name(std::string_view name) {
   return contains_nocase(name, "softmax") && !contains_nocase(name, "loss") && !contains_nocase(name, "entropy") &&
          !contains_nocase(name, "logsoftmax") && !contains_nocase(name, "log_softmax");
+}
+
+// Each name tested once (-1: not yet).
+bool is_attention_softmax(const Trace& t, const KernelTable& k, RowIndex i, std::vector<std::int8_t>& by_name) {
+  if (k.category_at(i) != KernelCategory::softmax_loss) return false;
+  std::int8_t& known = by_name[k.name[i]];
+  if (known < 0) known = is_attention_softmax_name(t.str(k.name[i])) ? 1 : 0;
+  return known == 1;
 }
 
 }  // namespace
@@ -32,12 +40,13 @@ bool is_attention_softmax(const Trace& t, const KernelTable& k, RowIndex i) {
 void attention_pass(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* ev) {
   const Trace& t = *rt.trace;
   const KernelTable& k = t.kernels();
+  std::vector<std::int8_t> softmax_name(t.strings().size(), -1);
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (!on_device(t, tr, opt.device)) continue;
     const RowRange r = t.rows_of(TableId::kernels, tr);
     RowIndex counted_to = r.begin;  // kernels before this one are in a chain already
     for (RowIndex i = r.begin; i < r.end; ++i) {
-      if (!is_attention_softmax(t, k, i)) continue;
+      if (!is_attention_softmax(t, k, i, softmax_name)) continue;
       RowIndex before = kNoRow, after = kNoRow;
       for (RowIndex j = i; j > r.begin && i - j < kChainReach;) {
         --j;

@@ -896,7 +896,7 @@ std::vector<std::uint8_t> optimizer_op_kernels(const Trace& t) {
   const ApiCallTable& a = t.api_calls();
   const KernelTable& k = t.kernels();
   std::vector<std::uint8_t> out;
-  if (rg.size() == 0 || a.op_range.size() != a.size()) return out;
+  if (rg.size() == 0 || a.op_range.empty()) return out;
   std::vector<std::int8_t> named(t.strings().size(), -1);  // per name: an optimizer op's
   std::vector<std::int8_t> under(rg.size(), -1);           // per range: inside an optimizer op
   auto inside = [&](RowIndex r) {
@@ -921,7 +921,7 @@ std::vector<std::uint8_t> optimizer_op_kernels(const Trace& t) {
   };
   for (std::size_t i = 0; i < k.size(); ++i) {
     const RowIndex api = k.api[i];
-    if (api == kNoRow || a.op_range[api] == kNoRow || !inside(a.op_range[api])) continue;
+    if (api == kNoRow || a.op_range_at(api) == kNoRow || !inside(a.op_range_at(api))) continue;
     if (out.empty()) out.assign(k.size(), 0);
     out[i] = static_cast<std::uint8_t>(
         1 | (k.category_at(i) == KernelCategory::communication ? 0 : static_cast<unsigned>(kOptimizer)));

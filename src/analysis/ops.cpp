@@ -228,7 +228,7 @@ void op_calls(const Trace& t, OpSummary& s, Calls& c) {
   };
   auto call = [&](RowIndex a) {
     if (api.op_table[a] == static_cast<std::uint8_t>(OpTable::none)) return;
-    const RowIndex r = api.op_range[a];
+    const RowIndex r = api.op_range_at(a);
     if (r == kNoRow) {
       each_op_of(t, a, [&](OpRef op) { unattributed(duration(t, op)); });
       return;
@@ -461,10 +461,10 @@ class TopKernels {
       const RowIndex p = rg.parent[r];
       g = next_set(p == kNoRow ? 0 : c_.group_of[p], g);
     }
-    const RowIndex* const op_range = t_.api_calls().op_range.data();
+    const std::vector<RowIndex>& op_range = t_.api_calls().op_range;
     for (RowIndex i = 0; i < k.size(); ++i) {
       const RowIndex a = k.api[i];
-      const RowIndex r = a == kNoRow ? kNoRow : op_range[a];
+      const RowIndex r = a == kNoRow || op_range.empty() ? kNoRow : op_range[a];
       const std::uint32_t set = r == kNoRow ? no_op_set : c_.group_of[r];
       if (set) add(set, i);
     }

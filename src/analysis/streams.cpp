@@ -407,8 +407,7 @@ std::vector<BlockingCopy> blocking_copies(const Trace& t, const AnalysisOptions&
   // call) and op names (.item()'s ops).
   std::vector<std::int8_t> blocking_call(t.strings().size(), -1), scalar_op(t.strings().size(), -1);
   auto in_scalar_op = [&](RowIndex call) {
-    if (a.op_range.size() != a.size()) return false;
-    for (RowIndex r = a.op_range[call], depth = 0; r != kNoRow && depth < 64; r = t.parent_op(r), ++depth) {
+    for (RowIndex r = a.op_range_at(call), depth = 0; r != kNoRow && depth < 64; r = t.parent_op(r), ++depth) {
       std::int8_t& s = scalar_op[rg.name[r]];
       if (s < 0) {
         const std::string_view n = t.str(rg.name[r]);

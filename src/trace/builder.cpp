@@ -859,7 +859,7 @@ void TraceBuilder::attribute_ops(Trace& t) {
   t.cpu_op_domain_ = t.strings_.find("cpu_op");
   t.user_annotation_domain_ = t.strings_.find("user_annotation");
   rg.parent.assign(rg.size(), kNoRow);
-  api.op_range.assign(api.size(), kNoRow);
+  api.op_range.clear();  // filled when some call has an op
   tb.kernels.category_rule.clear();
   if (rg.size() == 0) return;
 
@@ -884,7 +884,9 @@ void TraceBuilder::attribute_ops(Trace& t) {
       const TimeNs s = api.start[a];
       while (next < ranges.end && rg.start[next] <= s) push(next++);
       while (!open.empty() && rg.end[open.back()] < s) open.pop_back();
-      if (!open.empty()) api.op_range[a] = open.back();
+      if (open.empty()) continue;
+      if (api.op_range.empty()) api.op_range.assign(api.size(), kNoRow);
+      api.op_range[a] = open.back();
     }
     while (next < ranges.end) push(next++);
   }
@@ -894,7 +896,7 @@ void TraceBuilder::attribute_ops(Trace& t) {
   for (std::size_t i = 0; i < k.size(); ++i) {
     const RowIndex a = k.api[i];
     if (a == kNoRow) continue;
-    const RowIndex r = api.op_range[a];
+    const RowIndex r = api.op_range_at(a);
     if (r == kNoRow) continue;
     const std::size_t key = std::size_t{rg.name[r]} * kKernelCategoryCount + k.category[i];
     if (by_op.empty()) by_op.assign(std::size_t{t.strings_.size()} * kKernelCategoryCount, 0xff);

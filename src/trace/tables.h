@@ -296,13 +296,15 @@ struct ApiCallTable {
   // as a cudaGraphLaunch does; Trace::ops_of gives them all)
   std::vector<std::uint8_t> op_table;  // OpTable
   std::vector<RowIndex> op_row;
-  // derived: the innermost framework op (a range, see Trace::is_op_range) on
-  // the call's thread that encloses its start, kNoRow if none
+  // derived, sparse: the innermost framework op (a range, see
+  // Trace::is_op_range) on the call's thread that encloses its start, kNoRow
+  // if none; empty while no call has one (read with op_range_at)
   std::vector<RowIndex> op_range;
 
   std::size_t size() const { return start.size(); }
   ApiDomain domain_at(std::size_t i) const { return static_cast<ApiDomain>(domain[i]); }
   std::int32_t status_at(std::size_t i) const { return sparse_at(status, i); }
+  RowIndex op_range_at(std::size_t i) const { return op_range.empty() ? kNoRow : op_range[i]; }
   std::uint32_t cbid_at(std::size_t i) const { return sparse_at(cbid, i); }
 
   template <class F>
@@ -325,7 +327,7 @@ struct ApiCallTable {
     f(ColumnInfo{"status", kStored | kSparse}, s.status);
     f(ColumnInfo{"op_table", kDerived}, s.op_table);
     f(ColumnInfo{"op_row", kDerived}, s.op_row);
-    f(ColumnInfo{"op_range", kDerived}, s.op_range);
+    f(ColumnInfo{"op_range", kDerived | kSparse}, s.op_range);
   }
 };
 

@@ -296,7 +296,7 @@ class Trace {
   bool is_op_range(RowIndex range_row) const;
   RowIndex launching_op(OpRef op) const {
     const RowIndex api = launching_api(op);
-    return api == kNoRow ? kNoRow : t_.api_calls.op_range[api];
+    return api == kNoRow ? kNoRow : t_.api_calls.op_range_at(api);
   }
   // The op's enclosing op on its thread (kNoRow at the top).
   RowIndex parent_op(RowIndex range_row) const { return t_.ranges.parent[range_row]; }

@@ -293,7 +293,7 @@ TEST(OpTable, MatchesAPlainReferenceOnRandomTraces) {
     auto gpu = [&](const auto& table) {
       for (std::size_t i = 0; i < table.size(); ++i) {
         const RowIndex a = table.api[i];
-        const RowIndex r = a == kNoRow ? kNoRow : api.op_range[a];
+        const RowIndex r = a == kNoRow ? kNoRow : api.op_range_at(a);
         if (r == kNoRow) continue;
         const TimeNs d = table.end[i] - table.start[i];
         self[r] += d, ++ops[r];
@@ -304,8 +304,8 @@ TEST(OpTable, MatchesAPlainReferenceOnRandomTraces) {
     for (RowIndex r = 0; r < n; ++r)
       if (rg.parent[r] != kNoRow) child[rg.parent[r]] += rg.end[r] - rg.start[r];
     for (RowIndex a = 0; a < api.size(); ++a)
-      if (api.op_range[a] != kNoRow && api.op_table[a] != static_cast<std::uint8_t>(OpTable::none))
-        launch[api.op_range[a]] += api.end[a] - api.start[a];
+      if (api.op_range_at(a) != kNoRow && api.op_table[a] != static_cast<std::uint8_t>(OpTable::none))
+        launch[api.op_range_at(a)] += api.end[a] - api.start[a];
     std::map<std::tuple<std::string, std::string, std::string>, OpRow> want;
     for (RowIndex r = 0; r < n; ++r) {
       if (!t.is_op_range(r)) continue;
