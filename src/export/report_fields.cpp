@@ -814,17 +814,6 @@ struct TableLossesKind {
       }
       to[key] = std::move(items);
     }
-    static void emit_(const T& q, const char* key, Out& out, const ReportJsonOptions& o) {
-      out.key(key);
-      out.begin_array();
-      for (int i = 0; i < kTableCount; ++i) {
-        const TableLoss& t = q.damage.tables[i];
-        if (t.lost == 0 && t.count == LossCount::exact) continue;
-        out.item();
-        emit_value(TableLossRow{std::string(to_string(static_cast<TableId>(i))), t.loaded, t.lost, t.count}, out, o);
-      }
-      out.end_array();
-    }
     static void read_(T& q, const char* key, const Json& from, const std::string& path, const Reader& r) {
       std::vector<TableLossRow> rows;
       read_value(rows, from, key, path, r);
@@ -838,7 +827,6 @@ struct TableLossesKind {
     static void rows_(SchemaDoc& doc, const Field<T>& f) { add_row(doc, f.key, f.type(), f.unit, f.meaning); }
     static constexpr auto type = &type_;
     static constexpr auto write = &write_;
-    static constexpr EmitFn<T> emit = &emit_;
     static constexpr ReadFn<T> read = &read_;
     static constexpr auto rows = &rows_;
     static constexpr NestedFn nested = &describe_record<TableLossRow>;
@@ -1018,23 +1006,6 @@ Json write_report(const Profile& p, const ReportJsonOptions& options) { return w
 
 namespace {
 
-// nlohmann's dump of `v` as it would print at `depth` inside a document
-// (pretty: each of its own lines indented by depth levels more).
-void dump_at(const Json& v, int depth, bool pretty, std::string& out) {
-  const std::string text = v.dump(pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace);
-  if (!pretty || depth == 0) {
-    out += text;
-    return;
-  }
-  const std::string indent(static_cast<std::size_t>(2 * depth), ' ');
-  std::size_t from = 0;
-  for (std::size_t nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1) {
-    out.append(text, from, nl + 1 - from);  // a JSON text holds raw newlines only between its tokens
-    out += indent;
-  }
-  out.append(text, from, std::string::npos);
-}
-
 // Items [begin, end) of one list, formatted into parts[part].
 struct ListChunk {
   const Field<Profile>* field;
@@ -1056,7 +1027,7 @@ std::vector<std::string> write_report_parts(const Profile& p, const ReportJsonOp
   auto key = [&](const std::string& k) {
     std::string& out = parts.back();
     out += keys++ ? (pretty ? ",\n  " : ",") : (pretty ? "\n  " : "");
-    dump_at(Json(k), 0, pretty, out);
+    Out(out, pretty, 0).string(k);
     out += pretty ? ": " : ":";
   };
   for (const Field<Profile>& f : Record<Profile>::fields) {
@@ -1077,7 +1048,7 @@ std::vector<std::string> write_report_parts(const Profile& p, const ReportJsonOp
     f.write(p, f.key, part, options);
     for (const auto& [k, v] : part.items()) {
       key(k);
-      dump_at(v, 1, pretty, parts.back());
+      Out(parts.back(), pretty, 1).tree(v);
     }
   }
   if (keys && pretty) parts.back() += '\n';

@@ -310,6 +310,24 @@ constexpr ItemCountFn<T> count_of() {
   else
     return nullptr;
 }
+// A kind without a text writer of its own (a custom key, a small table)
+// writes its tree and dumps it: the same bytes.
+template <class K, class T>
+void emit_tree(const T& x, const char* key, Out& out, const ReportJsonOptions& o) {
+  Json part = Json::object();
+  K::write(x, key, part, o);
+  for (const auto& [k, v] : part.items()) {
+    out.key(k);
+    out.tree(v);
+  }
+}
+template <class K, class T>
+constexpr EmitFn<T> emit_of() {
+  if constexpr (requires { K::emit; })
+    return K::emit;
+  else
+    return &emit_tree<K, T>;
+}
 
 template <class Kind>
 struct Spec {
@@ -318,7 +336,7 @@ struct Spec {
   template <class T>
   constexpr operator Field<T>() const {
     using K = typename Kind::template For<T>;
-    return Field<T>{key,     unit,    meaning,  K::type, K::write, K::emit, items_of<K, T>(), count_of<K, T>(),
+    return Field<T>{key,     unit,    meaning,  K::type, K::write, emit_of<K, T>(), items_of<K, T>(), count_of<K, T>(),
                     K::read, K::rows, K::nested};
   }
 };
@@ -778,17 +796,8 @@ struct CustomKind {
   template <class T>
   struct For {
     static void rows_(SchemaDoc& doc, const Field<T>& f) { add_row(doc, f.key, f.type(), f.unit, f.meaning); }
-    static void emit_(const T& x, const char* key, Out& out, const ReportJsonOptions& o) {
-      Json part = Json::object();
-      Write(x, key, part, o);
-      for (const auto& [k, v] : part.items()) {
-        out.key(k);
-        out.tree(v);
-      }
-    }
     static constexpr auto type = Type;
     static constexpr auto write = Write;
-    static constexpr EmitFn<T> emit = &emit_;
     static constexpr ReadFn<T> read = Read;
     static constexpr auto rows = &rows_;
     static constexpr NestedFn nested = nullptr;
