@@ -39,7 +39,7 @@ std::uint8_t collective_kind(std::string_view name) {
       {"reducescatter", 3}, {"reduce_scatter", 3}, {"broadcast", 4}, {"alltoall", 7},
       {"all_to_all", 7},    {"sendrecv", 6},       {"send_recv", 6}, {"reduce", 5}};
   for (const auto& [word, kind] : kWords)
-    if (detail::contains_nocase(name, word)) return kind;
+    if (contains_nocase(name, word)) return kind;
   return 0;
 }
 

@@ -6,7 +6,6 @@
 
 #include "analysis/analyze.h"
 #include "analysis/detail/context.h"
-#include "trace/kernel_category.h"
 
 namespace gpuscope {
 
@@ -64,7 +63,7 @@ constexpr std::string_view kTensorCoreFragments[] = {
 
 bool is_tensor_core_kernel(std::string_view name) {
   for (std::string_view f : kTensorCoreFragments)
-    if (detail::contains_nocase(name, f)) return true;
+    if (contains_nocase(name, f)) return true;
   return false;
 }
 
@@ -109,10 +108,6 @@ bool parse_step_source(std::string_view s, StepSource* out) {
 }
 
 namespace detail {
-
-bool contains_nocase(std::string_view haystack, std::string_view lower_needle) {
-  return gpuscope::contains_nocase(haystack, lower_needle);
-}
 
 bool is_input_range_name(std::string_view name) {
   // PyTorch: "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";

@@ -20,6 +20,7 @@
 #include "analysis/analyze.h"
 #include "analysis/profile.h"
 #include "analysis/stats.h"
+#include "trace/kernel_category.h"
 #include "trace/trace.h"
 
 namespace gpuscope::detail {
@@ -377,8 +378,7 @@ inline bool on_device(const Trace& t, TrackId track, std::uint32_t device_filter
   return tr.kind == TrackKind::gpu && (device_filter == kNoDevice || tr.device == device_filter);
 }
 
-// Case-insensitive substring search.
-bool contains_nocase(std::string_view haystack, std::string_view lower_needle);
+// Case-insensitive substring search: gpuscope::contains_nocase (trace/kernel_category.h).
 
 // Whether a CPU range is the host loading input (PyTorch's
 // "enumerate(DataLoader)#…", NVTX "data"/"load batch", …).
