@@ -26,6 +26,19 @@ namespace fs = std::filesystem;
 
 class GpuscopeSqlite : public testing::NsysTest {
  protected:
+  // Exports `t` to `name`, then runs `sql` on the file (an export edited
+  // into what another writer, or an older one, would have written).
+  std::string edited_export(const Trace& t, const std::string& name, const std::string& sql) {
+    const std::string file = path(name);
+    write_sqlite_trace(t, file, SqliteExportOptions{.sync = false});
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "") << "\n" << sql;
+    sqlite3_free(err);
+    sqlite3_close(db);
+    return file;
+  }
   // Exports `t`, reads the file back both ways, and compares with `t`.
   void round_trip(const Trace& t, const std::string& name = "t.sqlite") {
     const std::string file = path(name);
@@ -52,17 +65,12 @@ TEST_F(GpuscopeSqlite, HardwareMetricSeriesRoundTrip) { round_trip(testing::hard
 // has no place for it); the series of no device is not among them.
 TEST_F(GpuscopeSqlite, GpuMetricTablesReadAsAnNsysExport) {
   const Trace t = testing::hardware_metrics_trace();
-  const std::string file = path("nsys-shaped.sqlite");
-  write_sqlite_trace(t, file, SqliteExportOptions{.sync = false});
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
   std::string drop;
   for (const char* table :
        {"GPUSCOPE_META", "GPUSCOPE_STREAMS", "GPUSCOPE_TRACKS", "GPUSCOPE_OTHER_API_CALLS", "GPUSCOPE_ANNOTATIONS",
         "GPUSCOPE_COUNTER_SERIES", "GPUSCOPE_COUNTERS", "GPUSCOPE_MEMORY_EVENTS", "ENUM_GPUSCOPE_KERNEL_CATEGORY"})
     drop += std::string("DROP TABLE ") + table + ";";
-  ASSERT_EQ(sqlite3_exec(db, drop.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
+  const std::string file = edited_export(t, "nsys-shaped.sqlite", drop);
   auto check = [&](const Trace& back) {
     EXPECT_EQ(back.meta().source, TraceSource::nsys_sqlite);
     std::size_t series = 0;
@@ -145,14 +153,8 @@ TEST_F(GpuscopeSqlite, SourceAndMetaSurvive) {
 // existed: tracks come from GPUSCOPE_STREAMS, ThreadNames and the rows.
 TEST_F(GpuscopeSqlite, OlderExportWithoutTrackTable) {
   const Trace t = testing::every_table_trace();
-  const std::string file = path("old.sqlite");
-  write_sqlite_trace(t, file, SqliteExportOptions{.sync = false});
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "DROP TABLE GPUSCOPE_TRACKS; DELETE FROM GPUSCOPE_META WHERE key = 'string_count';",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  const std::string file = edited_export(
+      t, "old.sqlite", "DROP TABLE GPUSCOPE_TRACKS; DELETE FROM GPUSCOPE_META WHERE key = 'string_count';");
   const Trace back = import_nsys_sqlite(file);
   EXPECT_EQ(back.kernels().size(), t.kernels().size());
   EXPECT_EQ(back.api_calls().size(), t.api_calls().size());
@@ -173,20 +175,14 @@ TEST_F(GpuscopeSqlite, TablesReadInPartsAgreeWithSqlite) {
   SyntheticOptions o;
   o.kernels = 40'000;
   const Trace t = make_synthetic_trace(o);
-  const std::string file = path("parts.sqlite");
-  write_sqlite_trace(t, file, SqliteExportOptions{.sync = false});
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET \"end\" = start - 1 WHERE rowid % 997 = 3;"
-                         "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET graphId = 7, graphNodeId = rowid "
-                         "  WHERE rowid BETWEEN 31000 AND 31100;"
-                         "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid BETWEEN 12000 AND 12500;"
-                         "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET \"end\" = start - 5 WHERE rowid % 1009 = 5;"
-                         "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET returnValue = 2 WHERE rowid BETWEEN 30000 AND 30010;",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  const std::string file =
+      edited_export(t, "parts.sqlite",
+                    "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET \"end\" = start - 1 WHERE rowid % 997 = 3;"
+                    "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET graphId = 7, graphNodeId = rowid "
+                    "  WHERE rowid BETWEEN 31000 AND 31100;"
+                    "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid BETWEEN 12000 AND 12500;"
+                    "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET \"end\" = start - 5 WHERE rowid % 1009 = 5;"
+                    "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET returnValue = 2 WHERE rowid BETWEEN 30000 AND 30010;");
   const Trace slow = testing::import_slow(file);
   ASSERT_LT(slow.kernels().size(), t.kernels().size() - 500);
   ASSERT_FALSE(slow.kernels().graph_id.empty());
@@ -209,22 +205,16 @@ TEST_F(GpuscopeSqlite, SeveralTablesThroughSqliteOnThreads) {
   SyntheticOptions o;
   o.kernels = 20'000;
   const Trace t = make_synthetic_trace(o);
-  const std::string file = path("sqlite-parts.sqlite");
-  write_sqlite_trace(t, file, SqliteExportOptions{.sync = false});
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME "
-                         "  WHERE rowid % 3 = 1;"
-                         "INSERT INTO GPUSCOPE_OTHER_API_CALLS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME "
-                         "  WHERE rowid % 3 = 2;"
-                         "DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE rowid % 3 != 0;"
-                         "ALTER TABLE CUPTI_ACTIVITY_KIND_RUNTIME ADD COLUMN oid INTEGER;"
-                         "ALTER TABLE CUPTI_ACTIVITY_KIND_DRIVER ADD COLUMN oid INTEGER;"
-                         "ALTER TABLE GPUSCOPE_OTHER_API_CALLS ADD COLUMN oid INTEGER;",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  const std::string file =
+      edited_export(t, "sqlite-parts.sqlite",
+                    "INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME "
+                    "  WHERE rowid % 3 = 1;"
+                    "INSERT INTO GPUSCOPE_OTHER_API_CALLS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME "
+                    "  WHERE rowid % 3 = 2;"
+                    "DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE rowid % 3 != 0;"
+                    "ALTER TABLE CUPTI_ACTIVITY_KIND_RUNTIME ADD COLUMN oid INTEGER;"
+                    "ALTER TABLE CUPTI_ACTIVITY_KIND_DRIVER ADD COLUMN oid INTEGER;"
+                    "ALTER TABLE GPUSCOPE_OTHER_API_CALLS ADD COLUMN oid INTEGER;");
   const Trace slow = testing::import_slow(file);
   ASSERT_EQ(slow.api_calls().size(), t.api_calls().size());
   for (int round = 0; round < 5; ++round)
