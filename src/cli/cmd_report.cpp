@@ -9,8 +9,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <set>
 #include <span>
@@ -40,8 +38,6 @@ void write_output(const std::string& path, std::span<const std::string> parts);
 void warn_if_damaged(const std::string& file, const Trace& trace);
 
 namespace {
-
-namespace fs = std::filesystem;
 
 struct ReportArgs {
   std::vector<std::string> inputs;
