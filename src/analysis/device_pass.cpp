@@ -69,6 +69,11 @@ struct Run {
   const std::uint8_t* optimizer_op;
   std::uint8_t table;  // kKernel, kCopy, kFill, or 0 for host syncs (seen by HTA only)
   RowIndex row, last;
+  TrackId track = 0;
+  // Summed by the sweep for the occupancy's side work: the time of this
+  // run's communication kernels and copies, and whether it has a compute kernel.
+  TimeNs side = 0;
+  bool compute = false;
 };
 
 // The end of a host synchronization, or of a copy call that blocks the host.
@@ -351,10 +356,11 @@ struct Sweep {
   Spans exposed_comm, copy_alone, optimizer_alone;
   std::uint32_t sms = 0;
   std::vector<OpTotals::Name>& names;
+  OccupancySums occupancy;
 
   Sweep(const RankedTrace& r, const AnalysisOptions& o, DeviceSummary& ds, Evidence& e, Profile& prof,
         std::vector<Step*> device_steps, const IntervalSet& inputs, const HtaOpFilter& filter,
-        HtaComputeNames& compute_names, std::vector<OpTotals::Name>& by_name)
+        HtaComputeNames& compute_names, std::vector<OpTotals::Name>& by_name, const Device* device)
       : rt(r),
         t(*r.trace),
         opt(o),
@@ -369,7 +375,8 @@ struct Sweep {
         exposed_comm(&e.exposed_comm, r),
         copy_alone(&e.memcpy_exposed, r),
         optimizer_alone(&e.optimizer, r, o.consecutive_kernel_delay_ns),
-        names(by_name) {}
+        names(by_name),
+        occupancy(device, ds.sm_count) {}
 
   // `flying` is kept sorted by end, latest first: the next op to end is the last.
   void fly(TimeNs end, std::uint8_t cls) {
@@ -393,13 +400,13 @@ struct Sweep {
       ++d.streams;
       if (!kr.empty())
         runs.push_back({k.start.data(), k.end.data(), k.api.data(), k.category.data(), k.correlation.data(),
-                        k.name.data(), optimizer_op, kKernel, kr.begin, kr.end});
+                        k.name.data(), optimizer_op, kKernel, kr.begin, kr.end, tr});
       if (!cr.empty())
         runs.push_back({m.start.data(), m.end.data(), m.api.data(), nullptr, m.correlation.data(), nullptr, nullptr,
-                        kCopy, cr.begin, cr.end});
+                        kCopy, cr.begin, cr.end, tr});
       if (!zr.empty())
         runs.push_back({z.start.data(), z.end.data(), z.api.data(), nullptr, z.correlation.data(), nullptr, nullptr,
-                        kFill, zr.begin, zr.end});
+                        kFill, zr.begin, zr.end, tr});
       d.kernels += kr.size();
       d.memcpys += cr.size();
       d.memsets += zr.size();
@@ -516,8 +523,7 @@ struct Sweep {
   };
   // The op's own share of the sweep (HTA's filter, per-name totals, category
   // evidence, SM time) and its class for the in-flight counts.
-  [[gnu::always_inline]] std::uint8_t account(const Run& r, RowIndex i, TimeNs at, TimeNs end, RowIndex api,
-                                              OpSums& sums) {
+  [[gnu::always_inline]] std::uint8_t account(Run& r, RowIndex i, TimeNs at, TimeNs end, RowIndex api, OpSums& sums) {
     std::uint8_t cls = r.table;
     const bool hta = hta_filter.keep(r.correlation[i], api);
     if (hta) {
@@ -555,6 +561,13 @@ struct Sweep {
       const bool optimizer = (cls & kOptimizer) != 0;
       sums.optimizer_kernels += optimizer;
       sums.optimizer_time += optimizer ? dur : 0;
+      const bool comm = (cls & kComm) != 0;
+      r.side += comm ? dur : 0;
+      r.compute |= !comm;
+      occupancy.add(std::uint64_t{k.block_x[i]} * k.block_y[i] * k.block_z[i], k.registers[i],
+                    std::uint64_t{k.static_smem[i]} + k.dynamic_smem[i], blocks, dur);
+    } else if (r.table == kCopy) {
+      r.side += end - at;
     }
     return cls;
   }
@@ -898,7 +911,16 @@ std::vector<std::uint8_t> optimizer_op_kernels(const Trace& t) {
   std::vector<std::uint8_t> out;
   if (rg.size() == 0 || a.op_range.empty()) return out;
   std::vector<std::int8_t> named(t.strings().size(), -1);  // per name: an optimizer op's
-  std::vector<std::int8_t> under(rg.size(), -1);           // per range: inside an optimizer op
+  // No optimizer op among the ranges (most traces but PyTorch's): no kernel is
+  // inside one, and the kernels need not be read. Each name is tested once.
+  bool any = false;
+  for (RowIndex r = 0; r < rg.size() && !any; ++r) {
+    std::int8_t& n = named[rg.name[r]];
+    if (n < 0) n = t.str(rg.name[r]).starts_with("Optimizer.step#") ? 1 : 0;
+    any = n == 1;
+  }
+  if (!any) return out;
+  std::vector<std::int8_t> under(rg.size(), -1);  // per range: inside an optimizer op
   auto inside = [&](RowIndex r) {
     // Up to the first range decided (or the top), then every range on the way gets the answer.
     RowIndex x = r;
@@ -977,7 +999,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
       if (s.device == device) mine.push_back(&s), first_step_end = std::min(first_step_end, s.range.end);
 
     sample_launches(t, tracks, *totals);
-    Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *names);
+    Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *names, info);
     sweep.sms = d.sm_count;
     sweep.sync_ends = sync_ends(t, device, blocking);
     sweep.first_step_end = first_step_end;
@@ -985,7 +1007,17 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     sweep.add_runs(tracks);
     sweep.run();
     if (d.kernels + d.memcpys + d.memsets == 0) continue;
-    d.occupancy = device_occupancy(t, tracks, info, d.sm_count);
+    // The side work per stream (a stream's runs are next to each other).
+    for (std::size_t i = 0; i < sweep.runs.size();) {
+      const Run& first = sweep.runs[i];
+      TimeNs side = 0;
+      bool compute = false;
+      for (; i < sweep.runs.size() && sweep.runs[i].table && sweep.runs[i].track == first.track; ++i)
+        side += sweep.runs[i].side, compute = compute || sweep.runs[i].compute;
+      if (!first.table) ++i;  // HTA's syncs
+      sweep.occupancy.add_side_work(side, compute);
+    }
+    d.occupancy = sweep.occupancy.figures(d.kernel_time_ns);
     // HTA's breakdown of this device: from the sweep, except on sub-µs traces,
     // where HTA's rounding needs the reference emulation.
     if (hta_rounds)

@@ -154,22 +154,55 @@ std::optional<KernelOccupancy> kernel_occupancy(const SmLimits& sm, std::uint64_
 
 // [SECTION] One GPU ------------------------------------------------------------------------------------
 
+OccupancySums::OccupancySums(const Device* device, std::uint32_t sm_count) {
+  OccupancyLimits limits = occupancy_limits(device);
+  sm_ = limits.sm;
+  source_ = std::move(limits.source);
+  if (sm_) {
+    shapes_.resize(1024);
+    resident_blocks_ = sm_count;
+    capacity_ = double(sm_count) * double(sm_->max_threads_per_sm);
+  }
+}
+
+void OccupancySums::fill(Slot& slot, std::uint64_t key, std::uint64_t threads, std::uint32_t registers,
+                         std::uint64_t shared_memory) const {
+  slot = {};
+  slot.key = key;
+  if (const std::optional<KernelOccupancy> k = kernel_occupancy(*sm_, threads, registers, shared_memory)) {
+    slot.known = true;
+    slot.blocks_per_sm = k->blocks_per_sm;
+    slot.warps_per_sm = k->warps_per_sm;
+    slot.limiter = static_cast<std::uint8_t>(k->limiter);
+  }
+}
+
+DeviceOccupancy OccupancySums::figures(TimeNs kernel_ns) const {
+  DeviceOccupancy out;
+  out.limits = source_;
+  out.known_kernels = known_;
+  out.unknown_kernels = unknown_;
+  out.known_ns = known_ns_;
+  out.block_size_ns = limited_ns_[static_cast<int>(OccupancyLimiter::block_size)];
+  out.blocks_per_sm_ns = limited_ns_[static_cast<int>(OccupancyLimiter::blocks_per_sm)];
+  out.registers_ns = limited_ns_[static_cast<int>(OccupancyLimiter::registers)];
+  out.shared_memory_ns = limited_ns_[static_cast<int>(OccupancyLimiter::shared_memory)];
+  out.side_work_ns = side_ns_;
+  out.side_work_shared_ns = side_shared_ns_;
+  out.known_share = kernel_ns > 0 ? double(known_ns_) / double(kernel_ns) : 0;
+  if (known_ns_ > 0 && sm_) {
+    const double max_warps = double(sm_->max_threads_per_sm / sm_->warp_size);
+    out.theoretical = static_cast<double>(weighted_) / max_warps / double(known_ns_);
+    if (capacity_ > 0) out.gpu_fill = static_cast<double>(filled_) / capacity_ / double(known_ns_);
+  }
+  return out;
+}
+
 DeviceOccupancy device_occupancy(const Trace& t, std::span<const TrackId> tracks, const Device* device,
                                  std::uint32_t sm_count) {
-  DeviceOccupancy out;
-  const OccupancyLimits limits = occupancy_limits(device);
-  out.limits = limits.source;
+  OccupancySums sums(device, sm_count);
   const KernelTable& k = t.kernels();
-  // Launch shapes repeat: a direct-mapped cache of (threads, registers,
-  // shared memory) → occupancy, cheaper per kernel than a hash map's lookup.
-  struct Slot {
-    std::uint64_t key = ~std::uint64_t{0};
-    std::optional<KernelOccupancy> occupancy;
-  };
-  std::vector<Slot> shapes(1024);
-  double weighted = 0, filled = 0;
   TimeNs kernel_ns = 0;
-  const double capacity = limits.sm ? double(sm_count) * double(limits.sm->max_threads_per_sm) : 0;
   for (TrackId tr : tracks) {
     const RowRange rows = t.rows_of(TableId::kernels, tr);
     // Side work on this stream, and whether compute kernels share it.
@@ -184,52 +217,13 @@ DeviceOccupancy device_occupancy(const Trace& t, std::span<const TrackId> tracks
         side += dur;
       else
         compute = true;
-      const std::uint64_t threads = std::uint64_t{k.block_x[i]} * k.block_y[i] * k.block_z[i];
-      const std::uint64_t blocks = std::uint64_t{k.grid_x[i]} * k.grid_y[i] * k.grid_z[i];
-      const std::uint64_t smem = std::uint64_t{k.static_smem[i]} + k.dynamic_smem[i];
-      std::optional<KernelOccupancy> occ;
-      if (limits.sm && blocks > 0 && threads > 0 && threads <= 0xffff) {
-        const std::uint64_t key =
-            threads | std::uint64_t{k.registers[i]} << 16 | std::min<std::uint64_t>(smem, 0xffffffffu) << 32;
-        Slot& slot = shapes[(key * 0x9E3779B97F4A7C15ull) >> 54];
-        if (slot.key != key) slot = {key, kernel_occupancy(*limits.sm, threads, k.registers[i], smem)};
-        occ = slot.occupancy;
-      }
-      if (!occ) {
-        ++out.unknown_kernels;
-        continue;
-      }
-      ++out.known_kernels;
-      out.known_ns += dur;
-      weighted += double(dur) * occ->occupancy;
-      switch (occ->limiter) {
-        case OccupancyLimiter::block_size:
-          out.block_size_ns += dur;
-          break;
-        case OccupancyLimiter::blocks_per_sm:
-          out.blocks_per_sm_ns += dur;
-          break;
-        case OccupancyLimiter::registers:
-          out.registers_ns += dur;
-          break;
-        case OccupancyLimiter::shared_memory:
-          out.shared_memory_ns += dur;
-          break;
-      }
-      if (capacity > 0) {
-        const double resident = double(std::min<std::uint64_t>(blocks, std::uint64_t{sm_count} * occ->blocks_per_sm));
-        filled += double(dur) * resident * double(threads) / capacity;
-      }
+      sums.add(std::uint64_t{k.block_x[i]} * k.block_y[i] * k.block_z[i], k.registers[i],
+               std::uint64_t{k.static_smem[i]} + k.dynamic_smem[i],
+               std::uint64_t{k.grid_x[i]} * k.grid_y[i] * k.grid_z[i], dur);
     }
-    out.side_work_ns += side;
-    if (compute) out.side_work_shared_ns += side;
+    sums.add_side_work(side, compute);
   }
-  out.known_share = kernel_ns > 0 ? double(out.known_ns) / double(kernel_ns) : 0;
-  if (out.known_ns > 0) {
-    out.theoretical = weighted / double(out.known_ns);
-    if (capacity > 0) out.gpu_fill = filled / double(out.known_ns);
-  }
-  return out;
+  return sums.figures(kernel_ns);
 }
 
 // [SECTION] Room for concurrency ---------------------------------------------------------------------

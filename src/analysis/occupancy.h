@@ -12,11 +12,13 @@
 // unknown, never guessed.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/profile.h"
 #include "trace/trace.h"
@@ -75,9 +77,72 @@ struct KernelOccupancy {
 std::optional<KernelOccupancy> kernel_occupancy(const SmLimits& sm, std::uint64_t threads, std::uint32_t registers,
                                                 std::uint64_t shared_memory);
 
-// The occupancy figures of one GPU (DeviceSummary::occupancy) from its
-// kernels on `tracks`: one pass over their rows, each distinct launch shape
-// computed once.
+// The occupancy figures of one GPU (DeviceSummary::occupancy), summed one
+// kernel at a time in any order: the device sweep adds each kernel as it
+// passes it, device_occupancy() row by row. Every sum is an integer (Σ
+// duration × resident warps, Σ duration × resident blocks × threads), so
+// the figures do not depend on the order. Launch shapes repeat: a
+// direct-mapped cache of (threads, registers, shared memory) → occupancy,
+// cheaper per kernel than a hash map's lookup.
+class OccupancySums {
+ public:
+  OccupancySums(const Device* device, std::uint32_t sm_count);
+  // A kernel of `threads` per block, `registers` per thread, `shared_memory`
+  // bytes per block, `blocks` in its grid, that ran `duration`.
+  void add(std::uint64_t threads, std::uint32_t registers, std::uint64_t shared_memory, std::uint64_t blocks,
+           TimeNs duration) {
+    if (!sm_ || blocks == 0 || threads == 0 || threads > 0xffff) {
+      ++unknown_;
+      return;
+    }
+    const std::uint64_t key =
+        threads | std::uint64_t{registers} << 16 | std::min<std::uint64_t>(shared_memory, 0xffffffffu) << 32;
+    Slot& slot = shapes_[(key * 0x9E3779B97F4A7C15ull) >> 54];
+    if (slot.key != key) [[unlikely]]
+      fill(slot, key, threads, registers, shared_memory);
+    if (!slot.known) {
+      ++unknown_;
+      return;
+    }
+    ++known_;
+    known_ns_ += duration;
+    limited_ns_[slot.limiter] += duration;
+    const auto d = static_cast<Wide>(static_cast<std::uint64_t>(duration));
+    weighted_ += d * slot.warps_per_sm;
+    filled_ += d * std::min<std::uint64_t>(blocks, resident_blocks_ * slot.blocks_per_sm) * threads;
+  }
+  // A stream's side work (communication kernels and copies), and whether
+  // compute kernels share the stream.
+  void add_side_work(TimeNs side, bool shared) {
+    side_ns_ += side;
+    if (shared) side_shared_ns_ += side;
+  }
+  // The figures, with `kernel_ns` the GPU's Σ kernel durations.
+  DeviceOccupancy figures(TimeNs kernel_ns) const;
+
+ private:
+  __extension__ typedef unsigned __int128 Wide;
+  struct Slot {
+    std::uint64_t key = ~std::uint64_t{0};
+    std::uint32_t blocks_per_sm = 0, warps_per_sm = 0;
+    std::uint8_t limiter = 0;  // OccupancyLimiter
+    bool known = false;
+  };
+  void fill(Slot& slot, std::uint64_t key, std::uint64_t threads, std::uint32_t registers,
+            std::uint64_t shared_memory) const;
+  std::optional<SmLimits> sm_;
+  std::string source_;
+  std::uint64_t resident_blocks_ = 0;  // SMs (× a kernel's blocks per SM: the blocks resident at once)
+  double capacity_ = 0;                // SMs × threads per SM; 0 when not known
+  std::vector<Slot> shapes_;
+  std::uint64_t known_ = 0, unknown_ = 0;
+  TimeNs known_ns_ = 0, side_ns_ = 0, side_shared_ns_ = 0;
+  TimeNs limited_ns_[4] = {};  // by OccupancyLimiter
+  Wide weighted_ = 0, filled_ = 0;
+};
+
+// The occupancy figures of one GPU from its kernels on `tracks`, in one pass
+// over their rows (the device sweep sums the same as it goes).
 DeviceOccupancy device_occupancy(const Trace& t, std::span<const TrackId> tracks, const Device* device,
                                  std::uint32_t sm_count);
 

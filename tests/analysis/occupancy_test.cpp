@@ -193,6 +193,61 @@ TEST(Occupancy, DeviceFiguresWeightedByKernelTime) {
   EXPECT_DOUBLE_EQ(*o.gpu_fill, (300'000 * 1.0 + 100'000 * 0.25) / 400'000);
 }
 
+// The device sweep adds each kernel's occupancy as it passes it, in time
+// order across streams; device_occupancy() adds them stream by stream. The
+// sums are integers, so both give the same figures, to the last bit.
+TEST(Occupancy, TheSweepSumsWhatARowByRowPassSums) {
+  testing::TraceFactory f;
+  f.device(0, 108, 8);
+  const std::uint16_t threads[] = {64, 128, 256, 1024, 96};
+  const std::uint16_t registers[] = {16, 32, 40, 64, 0, 255};
+  const std::uint32_t smem[] = {0, 48 * 1024, 1000, 200 * 1024};
+  for (int i = 0; i < 300; ++i) {
+    const TimeNs start = 1'000'000 + i * 7'000 + (i % 3) * 2'000;
+    shaped_kernel(f, start, start + 4'000 + (i * 37 % 17) * 1'000, 1 + (i * 131) % 2'000, threads[i % 5],
+                  registers[i % 6], smem[i % 4], 7 + i % 3);
+  }
+  for (int i = 0; i < 20; ++i) {
+    const TimeNs start = 1'000'000 + i * 100'000;
+    f.kernel(0, 20, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", start, start + 30'000);
+    f.memcpy(0, 7, CopyKind::htod, MemoryKind::pinned, MemoryKind::device, 1 << 20, start + 50'000, start + 60'000);
+    f.memcpy(0, 21, CopyKind::dtoh, MemoryKind::device, MemoryKind::pinned, 1 << 20, start + 70'000, start + 75'000);
+  }
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  ASSERT_EQ(p.devices.size(), 1u);
+  std::vector<TrackId> tracks;
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr)
+    if (!t.rows_of(TableId::kernels, tr).empty() || !t.rows_of(TableId::memcpys, tr).empty()) tracks.push_back(tr);
+  const DeviceOccupancy rows = device_occupancy(t, tracks, t.device(0), 108);
+  const DeviceOccupancy& swept = p.devices[0].occupancy;
+  EXPECT_EQ(swept.limits, rows.limits);
+  EXPECT_EQ(swept.known_kernels, rows.known_kernels);
+  EXPECT_EQ(swept.unknown_kernels, rows.unknown_kernels);
+  EXPECT_EQ(swept.known_ns, rows.known_ns);
+  EXPECT_EQ(swept.known_share, rows.known_share);
+  EXPECT_EQ(swept.theoretical, rows.theoretical);
+  EXPECT_EQ(swept.gpu_fill, rows.gpu_fill);
+  EXPECT_EQ(swept.block_size_ns, rows.block_size_ns);
+  EXPECT_EQ(swept.blocks_per_sm_ns, rows.blocks_per_sm_ns);
+  EXPECT_EQ(swept.registers_ns, rows.registers_ns);
+  EXPECT_EQ(swept.shared_memory_ns, rows.shared_memory_ns);
+  EXPECT_EQ(swept.side_work_ns, rows.side_work_ns);
+  EXPECT_EQ(swept.side_work_shared_ns, rows.side_work_shared_ns);
+  // The trace has every case: known and unknown shapes, each limiter but one,
+  // side work on a compute stream (copies on 7) and apart (NCCL on 20, copies on 21).
+  EXPECT_GT(rows.known_kernels, 0u);
+  EXPECT_GT(rows.unknown_kernels, 0u);
+  EXPECT_GT(rows.block_size_ns, 0);
+  EXPECT_GT(rows.registers_ns, 0);
+  EXPECT_GT(rows.shared_memory_ns, 0);
+  EXPECT_EQ(rows.side_work_ns, 20 * (30'000 + 10'000 + 5'000));
+  EXPECT_EQ(rows.side_work_shared_ns, 20 * 10'000);
+  ASSERT_TRUE(rows.theoretical && rows.gpu_fill);
+  EXPECT_GT(*rows.theoretical, 0.0);
+  EXPECT_LT(*rows.gpu_fill, 1.0);
+}
+
 TEST(Occupancy, NoSmCountNoFillAndNoLimitsNothingKnown) {
   testing::TraceFactory f;
   f.device(0, 0, 8);  // SM count unknown
