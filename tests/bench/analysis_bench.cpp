@@ -6,10 +6,14 @@
 
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#include <array>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <string>
 #include <tuple>
 
 #include "analysis/analyze.h"
@@ -108,6 +112,83 @@ BENCHMARK(BM_Analyze)
     ->Args({10'000'000, 0, 0})
     ->Args({10'000'000, 1, 0})
     ->Args({10'000'000, 0, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Where analyze()'s time goes: the passes of one trace's analysis, in
+// analyze_trace()'s order, each timed with the thread's CPU clock (counters
+// in ms per analysis). The sum is close to BM_Analyze's time; the rest is
+// building the Profile. Keep the sequence in step with analyze_trace().
+double thread_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+void BM_AnalyzePasses(benchmark::State& state) {
+  const Key key{state.range(0), state.range(1) != 0, state.range(2) != 0};
+  const Trace& t = trace_of(key);
+  const AnalysisOptions opt;
+  constexpr const char* kPasses[] = {"steps",   "device",   "memory",   "attention", "hardware", "outside_gpu",
+                                     "streams", "hotspots", "launches", "ops",       "workload", "findings"};
+  constexpr std::size_t kN = std::size(kPasses);
+  std::array<double, kN> total{};
+  for (auto _ : state) {
+    const detail::RankedTrace rt{&t, "", 0, 0};
+    const std::vector<detail::RankedTrace> traces{rt};
+    detail::Evidence ev(opt.max_ranges_per_finding);
+    Profile p;
+    detail::OpTotals totals;
+    totals.by_name.resize(1);
+    std::size_t i = 0;
+    double at = thread_seconds();
+    auto lap = [&] {
+      const double now = thread_seconds();
+      total[i++] += now - at;
+      at = now;
+    };
+    std::vector<Step> steps;
+    detail::find_steps(rt, opt, &steps, nullptr, &p.steps.not_steps);
+    lap();
+    std::vector<DeviceSummary> devices;
+    std::vector<TemporalBreakdown> hta;
+    detail::device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[0]);
+    lap();
+    detail::memory_pass(rt, opt, devices, steps, &ev);
+    lap();
+    detail::attention_pass(rt, opt, &ev);
+    lap();
+    detail::hardware_pass(rt, opt, devices, steps);
+    lap();
+    detail::steps_outside_gpu(rt, devices, steps, &p.steps);
+    lap();
+    for (DeviceSummary& d : devices) p.devices.push_back(std::move(d));
+    p.steps.steps = std::move(steps);
+    for (auto& m : totals.launch) m.bracket();
+    detail::stream_pass(rt, opt, totals, &p, &ev);
+    lap();
+    detail::hotspot_pass(traces, opt, totals, &p);
+    lap();
+    detail::launch_pass(traces, opt, totals, &p);
+    lap();
+    detail::op_pass(t, &p);
+    lap();
+    p.workload = detail::recognise_workload(t);
+    lap();
+    detail::summarize_steps(&p);
+    detail::compute_skew(&p);
+    p.findings = detail::find_problems(p, ev, opt);
+    lap();
+    benchmark::DoNotOptimize(p);
+  }
+  for (std::size_t i = 0; i < kN; ++i)
+    state.counters[std::string(kPasses[i]) + "_ms"] = total[i] * 1e3 / static_cast<double>(state.iterations());
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(t.kernels().size()));
+}
+BENCHMARK(BM_AnalyzePasses)
+    ->Args({1'000'000, 0, 0})
+    ->Args({10'000'000, 0, 0})
+    ->Args({10'000'000, 1, 0})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
