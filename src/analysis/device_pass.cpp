@@ -91,14 +91,28 @@ struct Flight {
 // that adding or removing an op is four adds of a per-class table entry
 // instead of eight tests. A lane never borrows from its neighbour: it never
 // goes below zero, and a device has fewer than 2^32 ops.
+struct CountDeltas {
+  std::uint64_t delta[256][4];
+  constexpr CountDeltas() : delta{} {
+    for (unsigned c = 0; c < 256; ++c) {
+      auto bit = [&](unsigned flag, int shift) { return (c & flag) ? std::uint64_t{1} << shift : 0; };
+      delta[c][0] = bit(kKernel, 0) | bit(kCompute, 32);
+      delta[c][1] = bit(kComm, 0) | bit(kOptimizer, 32);
+      delta[c][2] = bit(kCopy, 0) | bit(kFill, 32);
+      delta[c][3] = bit(kHta, 0) | bit(kHtaCompute, 32);
+    }
+  }
+};
+inline constexpr CountDeltas kCountDeltas{};
+
 class Counts {
  public:
-  void add(std::uint8_t cls) {
-    const auto& d = table().delta[cls];
+  constexpr void add(std::uint8_t cls) {
+    const auto& d = kCountDeltas.delta[cls];
     for (int i = 0; i < 4; ++i) w_[i] += d[i];
   }
-  void remove(std::uint8_t cls) {
-    const auto& d = table().delta[cls];
+  constexpr void remove(std::uint8_t cls) {
+    const auto& d = kCountDeltas.delta[cls];
     for (int i = 0; i < 4; ++i) w_[i] -= d[i];
   }
   std::uint32_t kernels() const { return lo(0); }
@@ -111,7 +125,7 @@ class Counts {
   std::uint32_t hta_compute() const { return hi(3); }
   bool any() const { return lo(0) != 0 || w_[2] != 0; }  // kernels, copies or fills
   // The sweep's state key (Sweep::KeyBit), straight from the packed words.
-  unsigned key() const {
+  constexpr unsigned key() const {
     const std::uint64_t w0 = w_[0], w1 = w_[1], w2 = w_[2], w3 = w_[3];
     const auto nz = [](std::uint64_t x) { return unsigned{x != 0}; };
     const std::uint32_t kernels = static_cast<std::uint32_t>(w0), optimizer = static_cast<std::uint32_t>(w1 >> 32);
@@ -121,26 +135,57 @@ class Counts {
   }
 
  private:
-  struct Table {
-    std::uint64_t delta[256][4];
-    constexpr Table() : delta{} {
-      for (unsigned c = 0; c < 256; ++c) {
-        auto bit = [&](unsigned flag, int shift) { return (c & flag) ? std::uint64_t{1} << shift : 0; };
-        delta[c][0] = bit(kKernel, 0) | bit(kCompute, 32);
-        delta[c][1] = bit(kComm, 0) | bit(kOptimizer, 32);
-        delta[c][2] = bit(kCopy, 0) | bit(kFill, 32);
-        delta[c][3] = bit(kHta, 0) | bit(kHtaCompute, 32);
-      }
-    }
-  };
-  static const Table& table() {
-    static constexpr Table t;
-    return t;
-  }
-  std::uint32_t lo(int i) const { return static_cast<std::uint32_t>(w_[i]); }
-  std::uint32_t hi(int i) const { return static_cast<std::uint32_t>(w_[i] >> 32); }
+  constexpr std::uint32_t lo(int i) const { return static_cast<std::uint32_t>(w_[i]); }
+  constexpr std::uint32_t hi(int i) const { return static_cast<std::uint32_t>(w_[i] >> 32); }
   std::uint64_t w_[4] = {};
 };
+
+// The state key of the ops in flight with one more op of class `cls`, from
+// their key alone (no counts, no cache): each bit of Counts::key() says
+// whether a count is non-zero, which one more op can only set, but for the
+// two that compare counts. Two kernels or more: a kernel added to a base
+// with one. More kernels than optimizer kernels: a kernel that is not an
+// optimizer kernel makes it so (kernels never number fewer than optimizer
+// kernels), an optimizer kernel leaves it as it was.
+constexpr unsigned key_with(unsigned base, std::uint8_t cls) {
+  const unsigned kernel = (cls & kKernel) ? 1u : 0u;
+  return base | ((cls & kHta) ? 1u : 0u) | ((cls & kHtaCompute) ? 2u : 0u) |
+         ((cls & (kKernel | kCopy | kFill)) ? 4u : 0u) | kernel << 3 | (kernel & (base >> 3)) << 4 |
+         ((cls & kCompute) ? 32u : 0u) | ((cls & kComm) ? 64u : 0u) | ((cls & kCopy) ? 128u : 0u) |
+         ((cls & kOptimizer) ? 256u : 0u) | (kernel & ((cls & kOptimizer) ? 0u : 1u)) << 9;
+}
+
+// key_with() is Counts::key() after Counts::add(), for every class an op
+// can have on every base of up to two ops (a class: one table or a sync;
+// compute or communication for a kernel; optimizer only for compute; HTA's
+// compute bit only with HTA's).
+constexpr bool valid_class(unsigned c) {
+  const unsigned table = c & (kKernel | kCopy | kFill);
+  if (table == 0) return c == kHta;
+  if (table != kKernel && table != kCopy && table != kFill) return false;
+  if ((c & kHtaCompute) && !((c & kHta) && table == kKernel)) return false;
+  if (table != kKernel) return (c & (kCompute | kComm | kOptimizer)) == 0;
+  if (((c & kCompute) != 0) == ((c & kComm) != 0)) return false;
+  return !(c & kOptimizer) || (c & kCompute);
+}
+constexpr bool key_with_agrees() {
+  std::uint8_t classes[256] = {};
+  int n = 0;
+  for (unsigned c = 0; c < 256; ++c)
+    if (valid_class(c)) classes[n++] = static_cast<std::uint8_t>(c);
+  for (int a = -1; a < n; ++a)
+    for (int b = -1; b < n; ++b)
+      for (int c = 0; c < n; ++c) {
+        Counts base;
+        if (a >= 0) base.add(classes[a]);
+        if (b >= 0) base.add(classes[b]);
+        Counts with = base;
+        with.add(classes[c]);
+        if (key_with(base.key(), classes[c]) != with.key()) return false;
+      }
+  return n == 14;
+}
+static_assert(key_with_agrees());
 
 // Follows a condition over time and records the ranges where it held.
 class Spans {
@@ -245,37 +290,6 @@ class StepAccount {
 __extension__ typedef unsigned __int128 Wide;
 
 // [SECTION] The sweep --------------------------------------------------------------------------------
-
-// The state key of a stretch's ops in flight with one more op of class
-// `cls`, cached per class: a stream's ops come in a few classes, often
-// alternating (so not just the last one). A new stretch (a new base of ops
-// in flight) invalidates the cache by its tag.
-class StretchKeys {
- public:
-  void new_stretch(const Counts& base) {
-    ++stretch_;
-    base_ = base;
-  }
-  [[gnu::always_inline]] unsigned with(std::uint8_t cls) {
-    const std::uint64_t tag = stretch_ << 8 | cls;
-    Slot& slot = slots_[(cls ^ cls >> 4) & 15];
-    if (slot.tag != tag) [[unlikely]] {
-      Counts c = base_;
-      c.add(cls);
-      slot = {tag, c.key()};
-    }
-    return slot.key;
-  }
-
- private:
-  struct Slot {
-    std::uint64_t tag = 0;  // stretch << 8 | class (stretch 0 is never used; 2^56 stretches never wrap)
-    unsigned key = 0;
-  };
-  std::array<Slot, 16> slots_{};
-  std::uint64_t stretch_ = 0;
-  Counts base_;
-};
 
 // The runs of a device ordered by their next start (ties: lower index first,
 // the order a linear scan would pick). The sweep reads these few values
@@ -709,7 +723,6 @@ struct Sweep {
     OpSums sums;
     RunOrder order(runs);
     unsigned key = key_of(n);  // of the ops in flight now
-    StretchKeys stretch_keys;
     // The current step's share of busy time, in locals while pieces fall in
     // its window (added to the step in memory, each piece would wait for the
     // previous one's store); handed over before anything else adds to steps.
@@ -768,14 +781,13 @@ struct Sweep {
 
       // A stretch of run s: its ops one after the other, for as long as
       // nothing else happens on the device (no other run starts, no op in
-      // flight ends). The ops in flight stay `base` throughout, apart from
-      // the run's own current op, so the order of events is known without
-      // the merge: most of a stream's ops are taken here, a few instructions
-      // each. Event for event what a merge of every start and end would do.
-      const Counts base = n;
+      // flight ends). The ops in flight stay as they are (`base_key`)
+      // throughout, apart from the run's own current op, so the order of
+      // events is known without the merge: most of a stream's ops are taken
+      // here, a few instructions each. Event for event what a merge of every
+      // start and end would do.
       const unsigned base_key = key;
       const TimeNs limit = std::min(flying.empty() ? RunOrder::kNever : flying.back().end, order.second_start());
-      stretch_keys.new_stretch(base);
       RowIndex j = r.row;
       TimeNs a = at;
       for (;;) {
@@ -792,7 +804,7 @@ struct Sweep {
         }
         const std::uint8_t cls = account(r, j, a, e, r.api[j], sums);
         busy_until = std::max(busy_until, e);
-        const unsigned last_key = stretch_keys.with(cls);
+        const unsigned last_key = key_with(base_key, cls);
         ++j;
         const TimeNs next = j < r.last ? r.start[j] : RunOrder::kNever;
         if (e >= limit || next < e) {  // something else happens first: the op stays in flight

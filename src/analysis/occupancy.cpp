@@ -154,46 +154,61 @@ std::optional<KernelOccupancy> kernel_occupancy(const SmLimits& sm, std::uint64_
 
 // [SECTION] One GPU ------------------------------------------------------------------------------------
 
-OccupancySums::OccupancySums(const Device* device, std::uint32_t sm_count) {
+OccupancySums::OccupancySums(const Device* device, std::uint32_t sm_count) : sm_count_(sm_count) {
   OccupancyLimits limits = occupancy_limits(device);
   sm_ = limits.sm;
   source_ = std::move(limits.source);
   if (sm_) {
     shapes_.resize(1024);
-    resident_blocks_ = sm_count;
     capacity_ = double(sm_count) * double(sm_->max_threads_per_sm);
   }
 }
 
+void OccupancySums::Totals::add(const Slot& s) {
+  if (!s.known) {
+    unknown += s.kernels;
+    return;
+  }
+  known += s.kernels;
+  known_ns += s.ns;
+  limited_ns[s.limiter] += s.ns;
+  weighted += static_cast<Wide>(static_cast<std::uint64_t>(s.ns)) * s.warps_per_sm;
+  filled += s.blocks_ns * s.threads;
+}
+
 void OccupancySums::fill(Slot& slot, std::uint64_t key, std::uint64_t threads, std::uint32_t registers,
-                         std::uint64_t shared_memory) const {
+                         std::uint64_t shared_memory) {
+  totals_.add(slot);
   slot = {};
   slot.key = key;
+  slot.threads = threads;
   if (const std::optional<KernelOccupancy> k = kernel_occupancy(*sm_, threads, registers, shared_memory)) {
     slot.known = true;
-    slot.blocks_per_sm = k->blocks_per_sm;
+    slot.resident_blocks = std::uint64_t{sm_count_} * k->blocks_per_sm;
     slot.warps_per_sm = k->warps_per_sm;
     slot.limiter = static_cast<std::uint8_t>(k->limiter);
   }
 }
 
 DeviceOccupancy OccupancySums::figures(TimeNs kernel_ns) const {
+  Totals t = totals_;
+  for (const Slot& s : shapes_) t.add(s);
   DeviceOccupancy out;
   out.limits = source_;
-  out.known_kernels = known_;
-  out.unknown_kernels = unknown_;
-  out.known_ns = known_ns_;
-  out.block_size_ns = limited_ns_[static_cast<int>(OccupancyLimiter::block_size)];
-  out.blocks_per_sm_ns = limited_ns_[static_cast<int>(OccupancyLimiter::blocks_per_sm)];
-  out.registers_ns = limited_ns_[static_cast<int>(OccupancyLimiter::registers)];
-  out.shared_memory_ns = limited_ns_[static_cast<int>(OccupancyLimiter::shared_memory)];
+  out.known_kernels = t.known;
+  out.unknown_kernels = t.unknown;
+  out.known_ns = t.known_ns;
+  out.block_size_ns = t.limited_ns[static_cast<int>(OccupancyLimiter::block_size)];
+  out.blocks_per_sm_ns = t.limited_ns[static_cast<int>(OccupancyLimiter::blocks_per_sm)];
+  out.registers_ns = t.limited_ns[static_cast<int>(OccupancyLimiter::registers)];
+  out.shared_memory_ns = t.limited_ns[static_cast<int>(OccupancyLimiter::shared_memory)];
   out.side_work_ns = side_ns_;
   out.side_work_shared_ns = side_shared_ns_;
-  out.known_share = kernel_ns > 0 ? double(known_ns_) / double(kernel_ns) : 0;
-  if (known_ns_ > 0 && sm_) {
+  out.known_share = kernel_ns > 0 ? double(t.known_ns) / double(kernel_ns) : 0;
+  if (t.known_ns > 0 && sm_) {
     const double max_warps = double(sm_->max_threads_per_sm / sm_->warp_size);
-    out.theoretical = static_cast<double>(weighted_) / max_warps / double(known_ns_);
-    if (capacity_ > 0) out.gpu_fill = static_cast<double>(filled_) / capacity_ / double(known_ns_);
+    out.theoretical = static_cast<double>(t.weighted) / max_warps / double(t.known_ns);
+    if (capacity_ > 0) out.gpu_fill = static_cast<double>(t.filled) / capacity_ / double(t.known_ns);
   }
   return out;
 }

@@ -92,7 +92,7 @@ class OccupancySums {
   void add(std::uint64_t threads, std::uint32_t registers, std::uint64_t shared_memory, std::uint64_t blocks,
            TimeNs duration) {
     if (!sm_ || blocks == 0 || threads == 0 || threads > 0xffff) {
-      ++unknown_;
+      ++totals_.unknown;
       return;
     }
     const std::uint64_t key =
@@ -100,16 +100,10 @@ class OccupancySums {
     Slot& slot = shapes_[(key * 0x9E3779B97F4A7C15ull) >> 54];
     if (slot.key != key) [[unlikely]]
       fill(slot, key, threads, registers, shared_memory);
-    if (!slot.known) {
-      ++unknown_;
-      return;
-    }
-    ++known_;
-    known_ns_ += duration;
-    limited_ns_[slot.limiter] += duration;
-    const auto d = static_cast<Wide>(static_cast<std::uint64_t>(duration));
-    weighted_ += d * slot.warps_per_sm;
-    filled_ += d * std::min<std::uint64_t>(blocks, resident_blocks_ * slot.blocks_per_sm) * threads;
+    // The shape's sums, handed to the GPU's when another shape takes the slot.
+    ++slot.kernels;
+    slot.ns += duration;
+    slot.blocks_ns += static_cast<Wide>(static_cast<std::uint64_t>(duration)) * std::min(blocks, slot.resident_blocks);
   }
   // A stream's side work (communication kernels and copies), and whether
   // compute kernels share the stream.
@@ -124,21 +118,32 @@ class OccupancySums {
   __extension__ typedef unsigned __int128 Wide;
   struct Slot {
     std::uint64_t key = ~std::uint64_t{0};
-    std::uint32_t blocks_per_sm = 0, warps_per_sm = 0;
+    std::uint64_t threads = 0;          // per block
+    std::uint64_t resident_blocks = 0;  // SMs × blocks per SM
+    std::uint32_t warps_per_sm = 0;
     std::uint8_t limiter = 0;  // OccupancyLimiter
     bool known = false;
+    // Since the shape took the slot: its kernels, Σ durations, Σ duration × resident blocks.
+    std::uint64_t kernels = 0;
+    TimeNs ns = 0;
+    Wide blocks_ns = 0;
   };
-  void fill(Slot& slot, std::uint64_t key, std::uint64_t threads, std::uint32_t registers,
-            std::uint64_t shared_memory) const;
+  struct Totals {
+    std::uint64_t known = 0, unknown = 0;
+    TimeNs known_ns = 0;
+    TimeNs limited_ns[4] = {};  // by OccupancyLimiter
+    Wide weighted = 0, filled = 0;
+    void add(const Slot& s);
+  };
+  // Hands the slot's sums to the totals and gives the slot to a new shape.
+  void fill(Slot& slot, std::uint64_t key, std::uint64_t threads, std::uint32_t registers, std::uint64_t shared_memory);
   std::optional<SmLimits> sm_;
   std::string source_;
-  std::uint64_t resident_blocks_ = 0;  // SMs (× a kernel's blocks per SM: the blocks resident at once)
-  double capacity_ = 0;                // SMs × threads per SM; 0 when not known
+  std::uint32_t sm_count_ = 0;
+  double capacity_ = 0;  // SMs × threads per SM; 0 when not known
   std::vector<Slot> shapes_;
-  std::uint64_t known_ = 0, unknown_ = 0;
-  TimeNs known_ns_ = 0, side_ns_ = 0, side_shared_ns_ = 0;
-  TimeNs limited_ns_[4] = {};  // by OccupancyLimiter
-  Wide weighted_ = 0, filled_ = 0;
+  Totals totals_;  // of the shapes that left their slot, and the kernels of no shape
+  TimeNs side_ns_ = 0, side_shared_ns_ = 0;
 };
 
 // The occupancy figures of one GPU from its kernels on `tracks`, in one pass
