@@ -923,6 +923,13 @@ Trace TraceBuilder::freeze(Rows rows) {
   index_tables(t);
   link_ops(t);
   attribute_ops(t);
+  // A column left empty (a sparse one no row needed, a derived one cleared)
+  // gives back the room reserved for it: it would count in memory_bytes().
+  tb.for_each_table([](TableId, auto& table) {
+    table.for_each_column([](ColumnInfo, auto& col) {
+      if (col.empty() && col.capacity()) std::remove_cvref_t<decltype(col)>().swap(col);
+    });
+  });
 
   return t;
 }
