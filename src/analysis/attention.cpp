@@ -40,6 +40,7 @@ bool is_attention_softmax(const Trace& t, const KernelTable& k, RowIndex i, std:
 void attention_pass(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* ev) {
   const Trace& t = *rt.trace;
   const KernelTable& k = t.kernels();
+  if (!any_string(t, is_attention_softmax_name)) return;  // no softmax kernel: no chain to look for
   std::vector<std::int8_t> softmax_name(t.strings().size(), -1);
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (!on_device(t, tr, opt.device)) continue;

@@ -66,6 +66,7 @@ bool is_allocator_call(std::string_view name) {
 void allocator_calls(const RankedTrace& rt, Evidence* ev) {
   const Trace& t = *rt.trace;
   const ApiCallTable& a = t.api_calls();
+  if (!any_string(t, is_allocator_call)) return;
   std::vector<std::int8_t> known;  // per StringId: -1 not yet looked at, 0 no, 1 yes
   for (std::size_t i = 0; i < a.size(); ++i) {
     const StringId name = a.name[i];

@@ -383,34 +383,36 @@ bool heavier(const OpRow& a, const OpRow& b) {
 
 // Per name: the rows of every shape summed; FLOPs and bytes known only if known for every shape.
 std::vector<OpRow> by_name(const std::vector<OpRow>& rows) {
-  std::map<std::string, OpRow> names;
-  std::map<std::string, bool> all_flops, all_bytes;
+  std::vector<OpRow> out;
+  std::vector<std::uint8_t> all_known;  // per row of out: 1 all FLOPs known, 2 all bytes known
+  std::unordered_map<std::string_view, std::size_t> index;
+  index.reserve(rows.size());
   for (const OpRow& r : rows) {
-    auto [it, fresh] = names.try_emplace(r.name);
-    OpRow& n = it->second;
+    auto [it, fresh] = index.try_emplace(r.name, out.size());
     if (fresh) {
+      OpRow& n = out.emplace_back();
       n.name = r.name;
       n.family = r.family;
       n.path = r.path;
-      all_flops[r.name] = all_bytes[r.name] = true;
+      all_known.push_back(3);
     }
+    OpRow& n = out[it->second];
     add_row(n, r);
     if (r.flops)
       n.flops = n.flops.value_or(0) + *r.flops;
     else
-      all_flops[r.name] = false;
+      all_known[it->second] &= 2;
     if (r.bytes)
       n.bytes = n.bytes.value_or(0) + *r.bytes;
     else
-      all_bytes[r.name] = false;
+      all_known[it->second] &= 1;
   }
-  std::vector<OpRow> out;
-  for (auto& [name, n] : names) {
-    if (!all_flops[name]) n.flops.reset();
-    if (!all_bytes[name]) n.bytes.reset();
-    rates(n);
-    out.push_back(std::move(n));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!(all_known[i] & 1)) out[i].flops.reset();
+    if (!(all_known[i] & 2)) out[i].bytes.reset();
+    rates(out[i]);
   }
+  // heavier() orders rows of distinct names totally: the order they were met in does not matter.
   std::sort(out.begin(), out.end(), heavier);
   return out;
 }

@@ -97,10 +97,11 @@ WorkloadKind recognise_workload(const Trace& t) {
       if (rg.kind_at(r) == RangeKind::annotation && rg.domain[r] == cpu_op) ++framework_ops;
     }
   const KernelTable& k = t.kernels();
-  for (std::size_t i = 0; i < k.size(); ++i) {
-    ++kernel_rows[k.name[i]];
-    if (k.graph_id_at(i) != 0) ++w.graph_kernels;
-  }
+  // Kernel rows per name only when some name is one the tests below look for.
+  if (any_string(t, [](std::string_view n) { return backward_kernel(n) || optimizer_kernel(n) || triton_kernel(n); }))
+    for (std::size_t i = 0; i < k.size(); ++i) ++kernel_rows[k.name[i]];
+  if (!k.graph_id.empty())
+    for (std::size_t i = 0; i < k.size(); ++i) w.graph_kernels += k.graph_id[i] != 0;
   Examples backward_ops, optimizer_ops, inference_ops, compiled_ops, backward_kernels, optimizer_kernels, triton;
   for (StringId id = 0; id < op_rows.size(); ++id) {
     if (op_rows[id]) {
@@ -118,12 +119,16 @@ WorkloadKind recognise_workload(const Trace& t) {
     }
   }
   // Graph launches: API calls counted per name, each name tested once.
-  std::vector<std::uint64_t> call_rows(t.strings().size(), 0);
-  for (StringId name : t.api_calls().name) ++call_rows[name];
+  auto graph_launch = [](std::string_view n) {
+    return n.starts_with("cudaGraphLaunch") || n.starts_with("cuGraphLaunch");
+  };
   std::uint64_t graph_launches = 0;
-  for (StringId id = 0; id < call_rows.size(); ++id)
-    if (call_rows[id] && (t.str(id).starts_with("cudaGraphLaunch") || t.str(id).starts_with("cuGraphLaunch")))
-      graph_launches += call_rows[id];
+  if (any_string(t, graph_launch)) {
+    std::vector<std::uint64_t> call_rows(t.strings().size(), 0);
+    for (StringId name : t.api_calls().name) ++call_rows[name];
+    for (StringId id = 0; id < call_rows.size(); ++id)
+      if (call_rows[id] && graph_launch(t.str(id))) graph_launches += call_rows[id];
+  }
 
   auto part = [](const Examples& e, const char* what) {
     return e.count ? format::count(e.count) + " " + what + " (" + e.said() + ")" : std::string();

@@ -384,6 +384,16 @@ inline bool on_device(const Trace& t, TrackId track, std::uint32_t device_filter
 // "enumerate(DataLoader)#…", NVTX "data"/"load batch", …).
 bool is_input_range_name(std::string_view name);
 
+// Whether some string of the trace passes `pred`: a pass that reads every
+// row for the rows of a few names can be skipped when no name is one of
+// them (strings are far fewer than rows).
+template <class Pred>
+bool any_string(const Trace& t, Pred&& pred) {
+  for (StringId id = 0; id < t.strings().size(); ++id)
+    if (pred(t.str(id))) return true;
+  return false;
+}
+
 inline double ratio(TimeNs a, TimeNs b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
 
 }  // namespace gpuscope::detail
