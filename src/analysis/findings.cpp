@@ -1668,6 +1668,9 @@ void for_each_launching_op(const Profile& p, F&& f) {
 void op_below_roofline(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   int shown = 0;
+  std::uint64_t sms = 0;  // the smallest GPU's (a job of one kind of GPU: all the same)
+  for (const DeviceSummary& d : b.p.devices)
+    if (d.sm_count) sms = sms ? std::min<std::uint64_t>(sms, d.sm_count) : d.sm_count;
   for_each_launching_op(b.p, [&](const OpRow& r) {
     if (shown == 5 || !r.roofline_fraction || *r.roofline_fraction >= th.roofline_min_fraction) return;
     if (r.family != "gemm" && r.family != "convolution" && r.family != "attention") return;
@@ -1690,14 +1693,34 @@ void op_below_roofline(Builder& b) {
     if (r.family == "gemm" && r.calls >= 100 && r.intensity && *r.intensity < 50)
       why += " It is small (" + fmt("%.0f", *r.intensity) + " FLOP/B) and called " + count(r.calls) +
              " times: batched into one product it would run nearer the roofline.";
+    // Fewer blocks than SMs: one wave that leaves SMs idle. No kernel choice,
+    // padding or precision reaches the roofline then; more work per launch does.
+    const OpKernel* main = r.top_kernels.empty() ? nullptr : &r.top_kernels.front();
+    const bool too_small = main && main->blocks > 0 && sms > 0 && main->blocks < sms;
+    if (too_small)
+      why += " Its main kernel launches " + count(main->blocks) + " blocks on a GPU of " + count(sms) +
+             " SMs: at most " + pct(double(main->blocks) / double(sms)) +
+             " of the SMs work, the product is too small to fill the GPU.";
     f.evidence = "Roofline fraction " + pct1(frac) + " vs threshold " + pct1(th.roofline_min_fraction) + " (" +
                  r.bound + "-bound at " + fmt("%.1f", r.intensity.value_or(0)) + " FLOP/B, " + r.math + ", " +
                  count(r.calls) + " calls; " + r.dims + ")." + why;
-    f.recommendation =
-        "Pad the dimensions to multiples of 8 (16 for fp8), batch small products (torch.bmm, grouped GEMMs), use "
-        "bf16/fp16 autocast or TF32 (torch.backends.cuda.matmul.allow_tf32) for fp32 math. Estimated saving: the time "
-        "above what reaching " +
-        pct(th.roofline_min_fraction) + " of the roofline would take, at most the op's time.";
+    const std::string saving_words = " Estimated saving: the time above what reaching " +
+                                     pct(th.roofline_min_fraction) +
+                                     " of the roofline would take, at most the op's time.";
+    if (too_small)
+      f.recommendation =
+          "Give each launch more work: a larger batch (or longer sequences), the small products batched into one "
+          "(torch.bmm, grouped GEMMs, one attention call over all heads and sequences), or independent ops run side "
+          "by side (CUDA streams, CUDA graphs)." +
+          std::string(r.family == "gemm" && !r.aligned8
+                          ? " Pad the dimensions to multiples of 8 as well: tensor cores need it."
+                          : " Padding and precision do not help a kernel that leaves SMs idle.") +
+          saving_words;
+    else
+      f.recommendation =
+          "Pad the dimensions to multiples of 8 (16 for fp8), batch small products (torch.bmm, grouped GEMMs), use "
+          "bf16/fp16 autocast or TF32 (torch.backends.cuda.matmul.allow_tf32) for fp32 math." +
+          saving_words;
     for (const OpKernel& k : r.top_kernels) f.kernels.push_back(k.name);
   });
 }

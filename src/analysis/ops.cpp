@@ -569,8 +569,11 @@ class TopKernels {
     }
     for (std::size_t slot = 0; slot < acc.size(); ++slot) {
       OpRow& row = slot < top_names_ ? p_->op_names[slot] : p_->ops[slot - top_names_];
+      const KernelTable& k = t_.kernels();
       for (auto& [name, entry] : acc[slot]) {
         entry.first.name = name;
+        const RowIndex i = entry.second;
+        entry.first.blocks = std::uint64_t{k.grid_x[i]} * k.grid_y[i] * k.grid_z[i];
         row.top_kernels.push_back(entry.first);
       }
       std::sort(row.top_kernels.begin(), row.top_kernels.end(),
@@ -613,7 +616,9 @@ void merge_kernels(OpRow& into, const std::vector<Part>& from, std::size_t keep)
     if (!part.kernels_kept) return;
     for (const OpKernel& k : part.row->top_kernels) {
       auto [it, fresh] = by_name.try_emplace(k.name, k);
-      if (!fresh) it->second.count += k.count, it->second.time_ns += k.time_ns;
+      if (fresh) continue;
+      it->second.count += k.count, it->second.time_ns += k.time_ns;
+      if (!it->second.blocks) it->second.blocks = k.blocks;
     }
   }
   for (auto& [name, k] : by_name) into.top_kernels.push_back(std::move(k));

@@ -407,6 +407,7 @@ struct OpKernel {
   KernelCategory category = KernelCategory::other;
   std::uint64_t count = 0;
   TimeNs time_ns = 0;
+  std::uint64_t blocks = 0;  // in the grid of its first launch under the op; 0 when the trace does not say
 };
 
 // One row of the op table: the calls of one framework op (PyTorch cpu_op,

@@ -263,6 +263,8 @@ struct Record<OpKernel> {
       field<&K::category>("category", "", "its kernel category"),
       field<&K::count>("count", "", "kernels"),
       field<&K::time_ns>("time_ns", "ns", "Σ their durations"),
+      field<&K::blocks>("blocks", "",
+                        "blocks in the grid of its first launch under the op; 0 when the trace does not say"),
   };
 };
 

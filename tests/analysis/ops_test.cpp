@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/analyze.h"
+#include "support/findings.h"
 #include "support/test_traces.h"
 #include "trace/kernel_category.h"
 
@@ -178,6 +179,47 @@ TEST(OpTable, ShapesGiveFlopsAndRoofline) {
   ASSERT_TRUE(p.devices[0].achieved_tflops);
   EXPECT_NEAR(*p.devices[0].achieved_tflops, *mm->achieved_tflops, 1e-9);
   EXPECT_NE(p.devices[0].peaks_source.find("H100"), std::string::npos);
+}
+
+// A small bf16 product on an H100 (132 SMs), its kernel launched with
+// `blocks` blocks: far below its roofline either way.
+Profile small_product(std::uint32_t blocks) {
+  TraceFactory f;
+  f.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
+  RangeRow r;
+  r.start = 100'000;
+  r.end = 400'000;
+  r.track = f.builder().cpu_track(TraceFactory::kPid, 1);
+  r.name = f.builder().intern("aten::mm");
+  r.domain = f.builder().intern("cpu_op");
+  r.kind = RangeKind::annotation;
+  r.input_dims = f.builder().intern("[[128,512],[512,512]]");
+  r.input_types = f.builder().intern(R"(["c10::BFloat16","c10::BFloat16"])");
+  f.builder().add_range(r);
+  f.kernel(0, 7, "sm90_xmma_gemm_bf16bf16_bf16f32", 1'000'000, 1'050'000, 200'000, 5'000, blocks);
+  return analyze(f.build());
+}
+
+// The op's kernels keep the grid of their first launch; an op whose main
+// kernel has fewer blocks than the GPU has SMs is said to be too small to
+// fill it, with advice to give each launch more work instead of padding.
+TEST(OpTable, AProductWithFewerBlocksThanSmsIsTooSmallToFillTheGpu) {
+  const Profile few = small_product(16);
+  const OpRow* mm = row(few.ops, "aten::mm");
+  ASSERT_TRUE(mm);
+  ASSERT_EQ(mm->top_kernels.size(), 1u);
+  EXPECT_EQ(mm->top_kernels[0].blocks, 16u);
+  const Finding* f = testing::find_finding(few, "op-below-roofline");
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->evidence.find("launches 16 blocks on a GPU of 132 SMs: at most 12% of the SMs work"), std::string::npos)
+      << f->evidence;
+  EXPECT_EQ(f->recommendation.rfind("Give each launch more work", 0), 0u) << f->recommendation;
+
+  const Profile many = small_product(1000);
+  const Finding* g = testing::find_finding(many, "op-below-roofline");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->evidence.find("blocks on a GPU"), std::string::npos) << g->evidence;
+  EXPECT_EQ(g->recommendation.rfind("Pad the dimensions", 0), 0u) << g->recommendation;
 }
 
 TEST(OpTable, MalformedShapesAreCountedAndGiveNoCost) {
