@@ -99,6 +99,24 @@ TEST_P(ReviewedFindings, SayNothingImplausible) {
   }
 }
 
+// The bert trace's small products: their launches show why they are far
+// below the roofline (docs/findings.md, "On the real traces").
+TEST(ReviewedFindingsBert, SmallProductsAreSaidToLeaveSmsIdle) {
+  const Profile& p = profile_of("tracelens-bert-small-h100.json.gz");
+  bool attention = false, gemm = false;
+  for (const Finding& f : p.findings) {
+    if (f.id != "op-below-roofline") continue;
+    if (f.title.find("flash_attention") != std::string::npos) {
+      attention = true;
+      EXPECT_NE(f.evidence.find("launches 16 blocks on a GPU of 132 SMs"), std::string::npos) << f.evidence;
+      EXPECT_EQ(f.recommendation.rfind("Give each launch more work", 0), 0u) << f.recommendation;
+    }
+    if (f.evidence.find("launches 80 blocks on a GPU of 132 SMs") != std::string::npos) gemm = true;
+  }
+  EXPECT_TRUE(attention);
+  EXPECT_TRUE(gemm);
+}
+
 INSTANTIATE_TEST_SUITE_P(RealTraces, ReviewedFindings, ::testing::ValuesIn(all_traces()), testing::TraceFileName());
 
 }  // namespace
