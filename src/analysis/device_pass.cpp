@@ -87,10 +87,7 @@ struct Flight {
   std::uint8_t cls;
 };
 
-// Ops in flight by class: eight 32-bit counters packed two to a word, so
-// that adding or removing an op is four adds of a per-class table entry
-// instead of eight tests. A lane never borrows from its neighbour: it never
-// goes below zero, and a device has fewer than 2^32 ops.
+// Per op class, what it adds to each of Counts' four packed words.
 struct CountDeltas {
   std::uint64_t delta[256][4];
   constexpr CountDeltas() : delta{} {
@@ -105,6 +102,10 @@ struct CountDeltas {
 };
 inline constexpr CountDeltas kCountDeltas{};
 
+// Ops in flight by class: eight 32-bit counters packed two to a word, so
+// that adding or removing an op is four adds of a per-class table entry
+// instead of eight tests. A lane never borrows from its neighbour: it never
+// goes below zero, and a device has fewer than 2^32 ops.
 class Counts {
  public:
   constexpr void add(std::uint8_t cls) {
