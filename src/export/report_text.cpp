@@ -383,6 +383,41 @@ std::optional<Answer> answer_launches(const Profile& p, const JobTotals&) {
       "median launch delay " + duration(p.launches.launch_delay.median) + ": the host keeps the GPU queue filled"};
 }
 
+// Asked only when the trace shows work too small for the GPU: measured
+// (busy-not-working), or a product whose main kernel launches fewer blocks
+// than the GPU has SMs (op-below-roofline). Without either, a batch size is
+// not something the trace can judge, and no answer is given.
+bool too_small_op(const Finding& f) {
+  return f.id == "op-below-roofline" && f.recommendation.starts_with("Give each launch more work");
+}
+
+std::optional<Answer> answer_batch(const Profile& p, const JobTotals&) {
+  std::string q = "a larger batch per GPU?";
+  std::string refs, first;
+  int n = 0;
+  for (std::size_t i = 0; i < p.findings.size(); ++i) {
+    const Finding& f = p.findings[i];
+    if (f.id != "busy-not-working" && !too_small_op(f)) continue;
+    refs += (n++ ? ", " : "") + std::to_string(i + 1);
+    if (!first.empty()) continue;
+    first = f.title;
+    // A product: its name (the title up to " reaches ") and what its launch says.
+    const auto name_end = f.title.find(" reaches ");
+    const auto from = f.evidence.find("launches ");
+    const auto to = f.evidence.find(" SMs", from);
+    if (too_small_op(f) && name_end != std::string::npos && from != std::string::npos && to != std::string::npos)
+      first = f.title.substr(0, name_end) + ": its main kernel " + f.evidence.substr(from, to + 4 - from);
+  }
+  if (n == 0) return std::nullopt;
+  std::string reason =
+      "the work is too small for the GPU: " + first + " (" + (n == 1 ? "finding " : "findings ") + refs + ")";
+  if (const Finding* fits = first_of(p, {"larger-batch-fits"}))
+    reason += "; and memory allows it: " + fits->title + " (" + finding_refs(p, {"larger-batch-fits"}) + ")";
+  else if (const Finding* full = first_of(p, {"memory-pressure"}))
+    reason += "; but memory is near capacity: " + full->title + " (" + finding_refs(p, {"memory-pressure"}) + ")";
+  return Answer{q, "YES", reason};
+}
+
 std::optional<Answer> answer_ranks(const Profile& p, const JobTotals&) {
   if (p.ranks.size() <= 1) return std::nullopt;
   std::string q = "rebalance the GPUs?";
@@ -392,8 +427,8 @@ std::optional<Answer> answer_ranks(const Profile& p, const JobTotals&) {
 
 // The questions, in the order the report asks them.
 constexpr std::optional<Answer> (*kQuestions[])(const Profile&, const JobTotals&) = {
-    answer_input,  answer_communication, answer_weight_update, answer_streams,
-    answer_layout, answer_precision,     answer_launches,      answer_ranks,
+    answer_input,     answer_communication, answer_weight_update, answer_streams, answer_layout,
+    answer_precision, answer_launches,      answer_batch,         answer_ranks,
 };
 
 std::vector<Answer> answers(const Profile& p) {

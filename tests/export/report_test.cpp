@@ -215,6 +215,35 @@ TEST(ReportText, HostPreprocessingBeforeTheGpuAnswersWorkersAndStreams) {
   EXPECT_NE(text.find("lies outside it with nothing launched"), std::string::npos) << text;
 }
 
+// A bf16 product on an H100 whose kernel launches 16 blocks on 132 SMs:
+// the report asks whether a larger batch would help, and says yes, with the
+// launch that shows it. A trace with no sign of work too small for the GPU
+// is not asked (a batch size is not something it can judge).
+TEST(ReportText, ALargerBatchIsAskedOnlyWhenTheWorkIsTooSmallForTheGpu) {
+  TraceFactory f;
+  f.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
+  RangeRow r;
+  r.start = 100 * us;
+  r.end = 400 * us;
+  r.track = f.builder().cpu_track(TraceFactory::kPid, 1);
+  r.name = f.builder().intern("aten::mm");
+  r.domain = f.builder().intern("cpu_op");
+  r.kind = RangeKind::annotation;
+  r.input_dims = f.builder().intern("[[128,512],[512,512]]");
+  r.input_types = f.builder().intern(R"(["c10::BFloat16","c10::BFloat16"])");
+  f.builder().add_range(r);
+  f.kernel(0, 7, "sm90_xmma_gemm_bf16bf16_bf16f32", 1 * ms, 1 * ms + 50 * us, 200 * us, 5'000, 16);
+  const std::string text = report_text(analyze(f.build()));
+  EXPECT_EQ(verdict(text, "a larger batch per GPU?"), "YES") << text;
+  // (as wrapped at 100 columns)
+  EXPECT_NE(text.find("[[128,512],[512,512]] (bf16): its main kernel launches 16"), std::string::npos) << text;
+  EXPECT_NE(text.find("blocks on a GPU of 132 SMs (finding 1)"), std::string::npos) << text;
+
+  TraceFactory g;
+  for (int i = 0; i < 10; ++i) g.kernel(0, 7, names::kRelu, i * ms, i * ms + 500 * us, i * ms - 10 * us);
+  EXPECT_EQ(verdict(report_text(analyze(g.build())), "a larger batch per GPU?"), "missing");
+}
+
 TEST(ReportText, SaysWhatPlacedAHotspotWhereItsNameDidNot) {
   TraceFactory f;
   for (int i = 0; i < 10; ++i) {
