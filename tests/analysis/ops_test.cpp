@@ -153,16 +153,7 @@ TEST(OpTable, NoOpsNoTable) {
 TEST(OpTable, ShapesGiveFlopsAndRoofline) {
   TraceFactory f;
   f.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
-  RangeRow r;
-  r.start = 100'000;
-  r.end = 400'000;
-  r.track = f.builder().cpu_track(TraceFactory::kPid, 1);
-  r.name = f.builder().intern("aten::mm");
-  r.domain = f.builder().intern("cpu_op");
-  r.kind = RangeKind::annotation;
-  r.input_dims = f.builder().intern("[[4096,4096],[4096,4096]]");
-  r.input_types = f.builder().intern(R"(["c10::BFloat16","c10::BFloat16"])");
-  f.builder().add_range(r);
+  f.cpu_op("aten::mm", 100'000, 400'000, "[[4096,4096],[4096,4096]]", R"(["c10::BFloat16","c10::BFloat16"])");
   f.kernel(0, 7, "sm90_xmma_gemm_bf16bf16_bf16f32", 1'000'000, 1'500'000, 200'000);
   const Profile p = analyze(f.build());
   const OpRow* mm = row(p.ops, "aten::mm");
@@ -186,16 +177,7 @@ TEST(OpTable, ShapesGiveFlopsAndRoofline) {
 Profile small_product(std::uint32_t blocks) {
   TraceFactory f;
   f.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
-  RangeRow r;
-  r.start = 100'000;
-  r.end = 400'000;
-  r.track = f.builder().cpu_track(TraceFactory::kPid, 1);
-  r.name = f.builder().intern("aten::mm");
-  r.domain = f.builder().intern("cpu_op");
-  r.kind = RangeKind::annotation;
-  r.input_dims = f.builder().intern("[[128,512],[512,512]]");
-  r.input_types = f.builder().intern(R"(["c10::BFloat16","c10::BFloat16"])");
-  f.builder().add_range(r);
+  f.cpu_op("aten::mm", 100'000, 400'000, "[[128,512],[512,512]]", R"(["c10::BFloat16","c10::BFloat16"])");
   f.kernel(0, 7, "sm90_xmma_gemm_bf16bf16_bf16f32", 1'000'000, 1'050'000, 200'000, 5'000, blocks);
   return analyze(f.build());
 }

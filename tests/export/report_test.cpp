@@ -222,16 +222,7 @@ TEST(ReportText, HostPreprocessingBeforeTheGpuAnswersWorkersAndStreams) {
 TEST(ReportText, ALargerBatchIsAskedOnlyWhenTheWorkIsTooSmallForTheGpu) {
   TraceFactory f;
   f.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
-  RangeRow r;
-  r.start = 100 * us;
-  r.end = 400 * us;
-  r.track = f.builder().cpu_track(TraceFactory::kPid, 1);
-  r.name = f.builder().intern("aten::mm");
-  r.domain = f.builder().intern("cpu_op");
-  r.kind = RangeKind::annotation;
-  r.input_dims = f.builder().intern("[[128,512],[512,512]]");
-  r.input_types = f.builder().intern(R"(["c10::BFloat16","c10::BFloat16"])");
-  f.builder().add_range(r);
+  f.cpu_op("aten::mm", 100 * us, 400 * us, "[[128,512],[512,512]]", R"(["c10::BFloat16","c10::BFloat16"])");
   f.kernel(0, 7, "sm90_xmma_gemm_bf16bf16_bf16f32", 1 * ms, 1 * ms + 50 * us, 200 * us, 5'000, 16);
   const std::string text = report_text(analyze(f.build()));
   EXPECT_EQ(verdict(text, "a larger batch per GPU?"), "YES") << text;

@@ -84,6 +84,20 @@ void TraceFactory::range(std::string_view name, TimeNs start, TimeNs end, std::u
   b_.add_range(r);
 }
 
+void TraceFactory::cpu_op(std::string_view name, TimeNs start, TimeNs end, std::string_view dims,
+                          std::string_view types, std::uint32_t tid) {
+  RangeRow r;
+  r.start = start;
+  r.end = end;
+  r.track = b_.cpu_track(kPid, tid);
+  r.name = b_.intern(name);
+  r.domain = b_.intern("cpu_op");
+  r.kind = RangeKind::annotation;
+  r.input_dims = b_.intern(dims);
+  r.input_types = b_.intern(types);
+  b_.add_range(r);
+}
+
 void TraceFactory::sync(SyncType type, std::uint32_t device, std::uint32_t stream, TimeNs start, TimeNs end,
                         std::uint32_t tid) {
   const char* name = type == SyncType::context  ? "cudaDeviceSynchronize"

@@ -48,6 +48,10 @@ class TraceFactory {
   void memset(std::uint32_t device, std::uint32_t stream, TimeNs start, TimeNs end, TimeNs api_start = kAuto);
   void range(std::string_view name, TimeNs start, TimeNs end, std::uint32_t tid = 1,
              RangeKind kind = RangeKind::push_pop, std::string_view domain = "nvtx");
+  // A PyTorch op (a cpu_op range) with its recorded input shapes and types,
+  // as record_shapes=True gives them.
+  void cpu_op(std::string_view name, TimeNs start, TimeNs end, std::string_view dims, std::string_view types,
+              std::uint32_t tid = 1);
   // A host synchronization: the API call and its sync record.
   void sync(SyncType type, std::uint32_t device, std::uint32_t stream, TimeNs start, TimeNs end, std::uint32_t tid = 1);
   // A runtime API call; returns its correlation id.

@@ -161,18 +161,8 @@ TEST(OpKernels, AgreeWithTheAnalysisOpTable) {
 TEST(OpKernels, PerShapesOnlyTheCallsWithThoseShapes) {
   TraceFactory f;
   f.device(0);
-  TraceBuilder& b = f.builder();
   auto op = [&](TimeNs start, const char* dims) {
-    RangeRow r;
-    r.start = start;
-    r.end = start + 50'000;
-    r.track = b.cpu_track(TraceFactory::kPid, 1);
-    r.name = b.intern("aten::mm");
-    r.domain = b.intern("cpu_op");
-    r.kind = RangeKind::annotation;
-    r.input_dims = b.intern(dims);
-    r.input_types = b.intern("[\"float\",\"float\"]");
-    b.add_range(r);
+    f.cpu_op("aten::mm", start, start + 50'000, dims, "[\"float\",\"float\"]");
   };
   op(0, "[[8,8],[8,8]]");
   op(100'000, "[[64,64],[64,64]]");
