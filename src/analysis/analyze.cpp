@@ -1,6 +1,6 @@
 // analyze() and analyze_trace(): run the passes over a trace, then state the
 // findings. A job of several traces is analysed one trace at a time
-// (job.cpp), from the same per-trace function.
+// (job/job.cpp), from the same per-trace function.
 //
 // [SECTION] Per-rank rows and skew
 // [SECTION] Entry points
@@ -13,9 +13,9 @@
 #include <set>
 
 #include "analysis/detail/context.h"
-#include "analysis/hta.h"
-#include "analysis/job.h"
-#include "analysis/stats.h"
+#include "analysis/job/job.h"
+#include "analysis/passes/hta.h"
+#include "analysis/util/stats.h"
 #include "trace/error.h"
 
 namespace gpuscope {

@@ -98,7 +98,7 @@ struct DeviceHw {
 };
 
 // Theoretical occupancy of a GPU's kernels, weighted by their time
-// (analysis/occupancy.h; docs/metrics.md, "Occupancy").
+// (analysis/ops/occupancy.h; docs/metrics.md, "Occupancy").
 struct DeviceOccupancy {
   std::string limits = "unknown";     // where the per-SM limits came from: "trace", "table cc 9.0", …, "unknown"
   std::uint64_t known_kernels = 0;    // kernels with a known occupancy
@@ -540,7 +540,7 @@ struct TraceQuality {
 // [SECTION] What the traced program is ------------------------------------------------------
 
 // What the analysis recognised the traced program to be, each with the
-// evidence (analysis/workload.cpp): the findings ask only the questions that
+// evidence (analysis/passes/workload.cpp): the findings ask only the questions that
 // apply to it, and the report says what it recognised.
 struct WorkloadKind {
   std::string phase = "unknown";  // "training", "inference" or "unknown" (too little to tell)

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/parallel.h"
+#include "analysis/util/parallel.h"
 #include "export/detail/report_fields.h"
 #include "export/report_json.h"
 

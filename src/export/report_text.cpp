@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "analysis/format.h"
-#include "analysis/occupancy.h"
+#include "analysis/ops/occupancy.h"
 
 namespace gpuscope {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <type_traits>
 
-#include "trace/detail/fresh_memory.h"
-#include "trace/detail/time_columns.h"
+#include "trace/fresh_memory.h"
+#include "trace/time_columns.h"
 #include "trace/kernel_category.h"
 
 namespace gpuscope {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "analysis/analyze.h"
-#include "analysis/hta.h"
+#include "analysis/passes/hta.h"
 #include "import/chrome_json.h"
 #include "support/findings.h"
 #include "support/real_traces.h"

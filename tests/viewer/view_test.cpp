@@ -18,7 +18,7 @@
 #include "analysis/format.h"
 #include "store/gscope.h"
 #include "support/test_traces.h"
-#include "trace/detail/time_columns.h"
+#include "trace/time_columns.h"
 #include "trace/error.h"
 #include "viewer/view.h"
 

@@ -28,7 +28,7 @@
 #include "analysis/graph/critical_path.h"
 #include "analysis/graph/graph.h"
 #include "analysis/graph/replay.h"
-#include "analysis/parallel.h"
+#include "analysis/util/parallel.h"
 #include "trace/kernel_category.h"
 
 namespace gpuscope::graph {

@@ -12,7 +12,7 @@
 // sketch could have had. The static_asserts after the lists fail when a type
 // listed here grows (on the layout they were counted on): add the new field
 // to its list, and raise kDigestFormatVersion.
-#include "analysis/digest_codec.h"
+#include "analysis/job/digest_codec.h"
 
 #include <bit>
 #include <concepts>
@@ -20,7 +20,7 @@
 #include <type_traits>
 
 #include "analysis/detail/context.h"
-#include "analysis/stats.h"
+#include "analysis/util/stats.h"
 
 namespace gpuscope {
 

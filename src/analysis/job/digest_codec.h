@@ -1,4 +1,4 @@
-// A rank's digest (analysis/job.h) as bytes, so that the processes of one
+// A rank's digest (analysis/job/job.h) as bytes, so that the processes of one
 // `mpirun … gpuscope report` can each digest their share of a job's files and
 // gather the digests at one of them (docs/scale.md). Everything of a digest
 // travels: its file, rank, host and command line, its whole Profile, its
@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/job.h"
+#include "analysis/job/job.h"
 
 namespace gpuscope {
 

@@ -9,7 +9,7 @@
 // [SECTION] Pooling the ranks' profiles
 // [SECTION] Checking a job's files
 // [SECTION] Entry point
-#include "analysis/job.h"
+#include "analysis/job/job.h"
 
 #include <algorithm>
 #include <array>
@@ -18,7 +18,7 @@
 
 #include "analysis/detail/context.h"
 #include "analysis/format.h"
-#include "analysis/stats.h"
+#include "analysis/util/stats.h"
 #include "trace/kernel_category.h"
 
 namespace gpuscope {

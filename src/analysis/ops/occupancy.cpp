@@ -18,7 +18,7 @@
 // - the block slots allow max blocks per SM.
 // The carveout is taken at its largest (the driver picks the carveout that
 // fits the launch when the program did not ask for one).
-#include "analysis/occupancy.h"
+#include "analysis/ops/occupancy.h"
 
 #include <algorithm>
 #include <limits>

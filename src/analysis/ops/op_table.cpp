@@ -23,8 +23,8 @@
 #include <unordered_map>
 
 #include "analysis/detail/context.h"
-#include "analysis/detail/scratch.h"
-#include "analysis/roofline.h"
+#include "analysis/ops/roofline.h"
+#include "analysis/util/scratch.h"
 
 namespace gpuscope::detail {
 

@@ -4,7 +4,7 @@
 // [SECTION] Shapes and element sizes
 // [SECTION] Families
 // [SECTION] Device peaks
-#include "analysis/roofline.h"
+#include "analysis/ops/roofline.h"
 
 #include <algorithm>
 #include <array>

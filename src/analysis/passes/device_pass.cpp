@@ -19,10 +19,10 @@
 #include <map>
 
 #include "analysis/detail/context.h"
-#include "analysis/detail/hta_rules.h"
-#include "analysis/hta.h"
-#include "analysis/intervals.h"
-#include "analysis/occupancy.h"
+#include "analysis/ops/occupancy.h"
+#include "analysis/passes/hta.h"
+#include "analysis/passes/hta_rules.h"
+#include "analysis/util/intervals.h"
 
 namespace gpuscope::detail {
 

@@ -8,7 +8,7 @@
 // in flight at its time (none when the GPU was idle), and every figure built
 // from samples keeps its sample count so that the findings make no claim
 // from too few.
-#include "analysis/hardware.h"
+#include "analysis/passes/hardware.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +17,7 @@
 #include <unordered_map>
 
 #include "analysis/detail/context.h"
-#include "analysis/roofline.h"
+#include "analysis/ops/roofline.h"
 
 namespace gpuscope::detail {
 

@@ -14,8 +14,8 @@
 #include <unordered_map>
 
 #include "analysis/detail/context.h"
-#include "analysis/detail/scratch.h"
-#include "analysis/stats.h"
+#include "analysis/util/scratch.h"
+#include "analysis/util/stats.h"
 #include "trace/kernel_category.h"
 
 namespace gpuscope::detail {

@@ -9,7 +9,7 @@
 // does, which is simple and exact. The Profile's per-device numbers come from
 // the device sweep (device_pass.cpp) with the same rules and no sort; golden
 // tests check both against HTA's own output.
-#include "analysis/hta.h"
+#include "analysis/passes/hta.h"
 
 #include <algorithm>
 #include <charconv>
@@ -21,8 +21,8 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/detail/hta_rules.h"
-#include "analysis/intervals.h"
+#include "analysis/passes/hta_rules.h"
+#include "analysis/util/intervals.h"
 
 namespace gpuscope {
 

@@ -20,8 +20,8 @@
 #include <string>
 
 #include "analysis/detail/context.h"
-#include "analysis/detail/search.h"
-#include "trace/detail/fresh_memory.h"
+#include "analysis/util/search.h"
+#include "trace/fresh_memory.h"
 
 namespace gpuscope::detail {
 

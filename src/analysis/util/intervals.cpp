@@ -1,4 +1,4 @@
-#include "analysis/intervals.h"
+#include "analysis/util/intervals.h"
 
 #include <algorithm>
 

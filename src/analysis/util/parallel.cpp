@@ -1,4 +1,4 @@
-#include "analysis/parallel.h"
+#include "analysis/util/parallel.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,6 +1,6 @@
-#include "analysis/stats.h"
+#include "analysis/util/stats.h"
 
-#include "trace/detail/fresh_memory.h"
+#include "trace/fresh_memory.h"
 
 #include <algorithm>
 #include <array>

@@ -277,7 +277,7 @@ class DurationSketch {
   bool exact() const { return exact_; }
   std::uint64_t count() const { return count_; }
 
-  // Its whole state, for a digest's binary form (analysis/digest_codec.h).
+  // Its whole state, for a digest's binary form (analysis/job/digest_codec.h).
   struct State {
     std::vector<std::pair<TimeNs, std::uint64_t>> items;  // strictly ascending values, counts > 0
     bool exact = true;

@@ -1,4 +1,4 @@
-// The rule registry (finding_rules(), the table in src/analysis/findings.cpp)
+// The rule registry (finding_rules(), the table in src/analysis/findings/registry.cpp)
 // against docs/findings.md: the doc's rule table lists exactly the
 // registry's rules, in its order, with its severity policy; and the
 // findings analyze() gives carry registered ids.
@@ -59,7 +59,8 @@ TEST(FindingRules, TheDocListsExactlyTheRegisteredRulesInOrder) {
   std::vector<std::string> documented, registered;
   for (const DocRow& r : doc) documented.push_back(r.id);
   for (const FindingRule& r : finding_rules()) registered.push_back(std::string(r.id));
-  EXPECT_EQ(documented, registered) << kDocPath << " must list the rules of src/analysis/findings.cpp's kRules, "
+  EXPECT_EQ(documented, registered) << kDocPath
+                                    << " must list the rules of src/analysis/findings/registry.cpp's kRules, "
                                     << "in the same order";
 }
 

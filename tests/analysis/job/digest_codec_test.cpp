@@ -1,4 +1,4 @@
-// A rank's digest as bytes (analysis/digest_codec.h): the job's report built
+// A rank's digest as bytes (analysis/job/digest_codec.h): the job's report built
 // from decoded digests is byte for byte the one built from the originals (text
 // and JSON), on a synthetic job with a slow rank and clocks off by seconds, on
 // the real two-rank job and on one-rank digests of traces that fill every
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/digest_codec.h"
-#include "analysis/job.h"
+#include "analysis/job/digest_codec.h"
+#include "analysis/job/job.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
 #include "import/open_trace.h"

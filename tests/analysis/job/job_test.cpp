@@ -1,4 +1,4 @@
-// Jobs analysed one rank at a time (analysis/job.h): the planted slow rank is
+// Jobs analysed one rank at a time (analysis/job/job.h): the planted slow rank is
 // named first by the wait it caused, clocks off by seconds align within
 // 10 µs, duration sketches merge to the pooled medians, and a job's files
 // that disagree are named.
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "analysis/analyze.h"
-#include "analysis/job.h"
-#include "analysis/stats.h"
+#include "analysis/job/job.h"
+#include "analysis/util/stats.h"
 #include "import/open_trace.h"
 #include "import/synthetic_job.h"
 #include "support/real_traces.h"

@@ -1,4 +1,4 @@
-// Theoretical occupancy (analysis/occupancy.h) against numbers worked by hand
+// Theoretical occupancy (analysis/ops/occupancy.h) against numbers worked by hand
 // from the CUDA occupancy calculation, and a GPU's time-weighted figures.
 //
 // The hand calculations, cc 8.0 (2048 threads = 64 warps, 32 blocks, 64 Ki
@@ -20,7 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/analyze.h"
-#include "analysis/occupancy.h"
+#include "analysis/ops/occupancy.h"
 #include "support/findings.h"
 #include "support/test_traces.h"
 

@@ -1,6 +1,6 @@
 // FLOP and byte formulas against hand-computed cases, one or more per op
 // family, and the device peak table.
-#include "analysis/roofline.h"
+#include "analysis/ops/roofline.h"
 
 #include <gtest/gtest.h>
 

@@ -14,9 +14,9 @@
 
 #include "analysis/analyze.h"
 #include "analysis/diff.h"
-#include "analysis/digest_codec.h"
-#include "analysis/hardware.h"
-#include "analysis/job.h"
+#include "analysis/job/digest_codec.h"
+#include "analysis/job/job.h"
+#include "analysis/passes/hardware.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
 #include "import/nsys/nsys_sqlite.h"

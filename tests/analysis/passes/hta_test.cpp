@@ -2,7 +2,7 @@
 // sub-µs JSON with its double rounding, pandas-style merging, the per-stream
 // idle rules. The real traces are checked against HTA's own numbers in
 // golden_test.cpp.
-#include "analysis/hta.h"
+#include "analysis/passes/hta.h"
 
 #include <gtest/gtest.h>
 

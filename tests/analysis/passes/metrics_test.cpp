@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "analysis/analyze.h"
-#include "analysis/stats.h"
+#include "analysis/util/stats.h"
 #include "support/test_traces.h"
 
 namespace gpuscope {

@@ -1,6 +1,6 @@
 // Interval arithmetic against a brute-force reference: random ranges on a
 // small integer grid, where every instant [t, t+1) can simply be counted.
-#include "analysis/intervals.h"
+#include "analysis/util/intervals.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <numeric>
 #include <random>
 
-#include "analysis/detail/search.h"
-#include "analysis/stats.h"
+#include "analysis/util/search.h"
+#include "analysis/util/stats.h"
 
 namespace gpuscope::intervals {
 namespace {
