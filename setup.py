@@ -43,11 +43,17 @@ def run(command):
     subprocess.run(command, check=True)
 
 
+def interpreter():
+    """This Python; in a venv, the interpreter it was made from (the same version and headers), which outlives it."""
+    base = getattr(sys, "_base_executable", "")
+    return base if base and os.path.isfile(base) else sys.executable
+
+
 def cmake_build():
     """Configures (when new) and builds the module's targets; returns the built package folder."""
     if not os.path.isfile(os.path.join(BUILD, "CMakeCache.txt")):
         command = ["cmake", "-S", SOURCE, "-B", BUILD, "-DCMAKE_BUILD_TYPE=Release",
-                   f"-DPython3_EXECUTABLE={sys.executable}", "-DGPUSCOPE_PYTHON=ON", "-DGPUSCOPE_BUILD_TESTS=OFF",
+                   f"-DPython3_EXECUTABLE={interpreter()}", "-DGPUSCOPE_PYTHON=ON", "-DGPUSCOPE_BUILD_TESTS=OFF",
                    "-DGPUSCOPE_BUILD_BENCH=OFF", "-DGPUSCOPE_VIEWER=OFF", "-DGPUSCOPE_MPI=OFF", "-DGPUSCOPE_WERROR=OFF"]
         if shutil.which("ninja"):
             command += ["-G", "Ninja"]
