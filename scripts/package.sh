@@ -14,4 +14,4 @@ if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
 fi
 cmake --build "$BUILD_DIR" -j "$JOBS"
 (cd "$BUILD_DIR" && cpack -G "DEB;TGZ")
-echo "package: $(ls "$BUILD_DIR"/packages/gpuscope_*.deb "$BUILD_DIR"/packages/gpuscope-*.tar.gz | tr '\n' ' ')"
+echo "package:" "$BUILD_DIR"/packages/gpuscope_*.deb "$BUILD_DIR"/packages/gpuscope-*.tar.gz

@@ -5,7 +5,7 @@
 # (GPUSCOPE_INJECT_LIBRARY) needs libcupti.so.999, which no folder holds.
 #   capture_without_cupti.sh GPUSCOPE STAND_IN_LIBRARY
 set -euo pipefail
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "$0")/common.sh" capture-without-cupti
 gpuscope=${1:?}
 stand_in=${2:?}

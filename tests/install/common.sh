@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the install tests: `work`, a folder of their own removed on exit,
 # and fail MESSAGE, which says what went wrong and ends the test.
 #   source common.sh NAME      (NAME names the folder and prefixes the failure)

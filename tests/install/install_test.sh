@@ -24,7 +24,7 @@ mode=${1:?usage: install_test.sh prefix|deb|tgz}
 build=${GPUSCOPE_BUILD_DIR:?}
 source=${GPUSCOPE_SOURCE_DIR:?}
 trace=$source/tests/data/traces/hta-triton.json.gz
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "$0")/common.sh" "install-$mode"
 
 # Runs a command as a user would on another machine: a minimal environment

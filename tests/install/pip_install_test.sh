@@ -8,7 +8,7 @@
 # BUILD_DIR is the configured build, reused (GPUSCOPE_BUILD_DIR) so that the
 # test does not compile the module a second time.
 set -euo pipefail
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "$0")/common.sh" pip-install
 python=${1:?}
 source=${2:?}
