@@ -1,11 +1,15 @@
 // gpuscope capture [-o OUT] [--trace LIST] [--capture-range R] [--delay S] [--duration S]
 //                  [--gpu-metrics LIST] [--gpu-metrics-hz N] -- CMD ARGS…
+// gpuscope capture --check-setup
 //
 // Runs CMD with libgpuscope_inject.so injected (CUDA_INJECTION64_PATH, and
 // NVTX_INJECTION64_PATH for NVTX), passes on the signals gpuscope receives,
 // returns CMD's exit status (128 + N if a signal killed it, 127 if it could
 // not be run), and prints on stderr what each CUDA process captured, read from
 // the reports the injected library leaves in a private temporary directory.
+// The injection library is found relative to the executable and loaded once
+// before the program runs, so a missing CUPTI is an error, not an empty run
+// (capture/inject_library.h); --check-setup prints what was found.
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -24,8 +28,9 @@
 
 #include "analysis/format.h"
 #include "capture/driver_probe.h"
+#include "capture/inject_library.h"
 #include "capture/launcher.h"
-#include "capture/metric_selection.h"
+#include "capture/metric_list.h"
 #include "capture/options.h"
 #include "capture/process_report.h"
 #endif
@@ -42,6 +47,7 @@ struct CaptureArgs {
   std::string gpu_metrics = "default";
   unsigned gpu_metrics_hz = 10000;
   std::vector<std::string> command;
+  bool check_setup = false;
 };
 
 // The rates PM sampling may run at (capture/options.h checks them again).
@@ -53,25 +59,34 @@ static_assert(kMinGpuMetricsHz == capture::kMinGpuMetricsHz && kMaxGpuMetricsHz 
 
 namespace fs = std::filesystem;
 
-std::string find_inject_library() {
-  if (const char* v = std::getenv("GPUSCOPE_INJECT_LIBRARY"); v && *v) {
-    if (!fs::exists(v)) throw Error(std::string("GPUSCOPE_INJECT_LIBRARY=") + v + ": no such file");
-    return fs::absolute(v).string();
+// The injection library, loaded once here as CUDA will load it in the
+// program, so that a missing CUPTI is said before the program runs.
+std::string usable_inject_library() {
+  const capture::InjectLibrary lib = capture::find_inject_library();
+  if (lib.path.empty()) throw Error("capture: " + lib.error);
+  const capture::InjectLoad load = capture::load_inject_library(lib.path);
+  if (!load.ok) throw Error("capture: " + capture::describe_load_failure(lib.path, load));
+  return lib.path;
+}
+
+// `gpuscope capture --check-setup`: what a capture would use here, one line each.
+int check_setup() {
+  const capture::InjectLibrary lib = capture::find_inject_library();
+  std::printf("injection library  %s\n",
+              lib.path.empty() ? ("not found: " + lib.error).c_str() : (lib.path + " (" + lib.where + ")").c_str());
+  capture::InjectLoad load;
+  if (!lib.path.empty()) {
+    load = capture::load_inject_library(lib.path);
+    std::printf("CUPTI              %s\n",
+                load.ok ? (load.cupti.empty() ? "loaded" : load.cupti.c_str()) : ("not loaded: " + load.error).c_str());
   }
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (const char* rel : {"../lib/libgpuscope_inject.so", "libgpuscope_inject.so"}) {
-      const fs::path p = exe.parent_path() / rel;
-      if (fs::exists(p, ec)) return fs::weakly_canonical(p, ec).string();
-    }
-  }
-#ifdef GPUSCOPE_INJECT_LIBRARY
-  if (fs::exists(GPUSCOPE_INJECT_LIBRARY, ec)) return GPUSCOPE_INJECT_LIBRARY;
-#endif
-  throw Error(
-      "capture: libgpuscope_inject.so not found next to gpuscope (../lib/) nor where it was built; "
-      "set GPUSCOPE_INJECT_LIBRARY");
+  const capture::DriverProbe probe = capture::probe_cuda_driver();
+  std::printf("CUDA driver        %s\n", capture::describe(probe).c_str());
+  std::fflush(stdout);
+  if (lib.path.empty()) throw Error("capture: " + lib.error);
+  if (!load.ok) throw Error("capture: " + capture::describe_load_failure(lib.path, load));
+  if (probe.result != capture::DriverProbe::Result::devices) throw Error("capture: " + capture::describe(probe));
+  return 0;
 }
 
 // A private directory the injected processes report into.
@@ -141,7 +156,7 @@ int run_capture(const CaptureArgs& a) {
   if (a.command.empty()) throw Error("capture: no command given (gpuscope capture [options] -- CMD ARGS...)");
   // The program may change directory: a relative output is relative to here.
   if (o.output.front() != '/') o.output = (fs::current_path() / o.output).string();
-  const std::string inject = find_inject_library();
+  const std::string inject = usable_inject_library();
 
   ReportDir reports;
   auto env = capture::to_environment(o);
@@ -220,7 +235,10 @@ void add_capture(CLI::App& app, Context& ctx) {
   cmd->add_option("--gpu-metrics-hz", args->gpu_metrics_hz, "Hardware counter samples per second and GPU")
       ->check(CLI::Range(kMinGpuMetricsHz, kMaxGpuMetricsHz))
       ->capture_default_str();
-  cmd->add_option("command", args->command, "The program to run and its arguments (after --)")->required();
+  cmd->add_flag("--check-setup", args->check_setup,
+                "Print what a capture would use here (the injection library, CUPTI, the CUDA driver) and exit: 0 "
+                "when capture can run, 2 when not, saying why");
+  cmd->add_option("command", args->command, "The program to run and its arguments (after --)");
   cmd->positionals_at_end();  // everything from the program name on belongs to the program
   cmd->footer(
       "Returns the program's exit status (128+N if signal N killed it, 127 if it could not be run) and prints\n"
@@ -228,7 +246,7 @@ void add_capture(CLI::App& app, Context& ctx) {
       "Child processes that use CUDA each write their own file. See docs/capture.md.");
   cmd->callback([args, &ctx] {
 #if GPUSCOPE_HAVE_CAPTURE
-    ctx.exit_code = run_capture(*args);
+    ctx.exit_code = args->check_setup ? check_setup() : run_capture(*args);
 #else
     (void)ctx;
     throw Error(

@@ -99,7 +99,7 @@ HAVE_RESNET=0
 if [ -n "${CAPTURE_CHECK_PREBUILT:-}" ]; then
   # Dry run of the script itself (e.g. on a machine without a GPU): use a build that exists.
   B=$CAPTURE_CHECK_PREBUILT
-  for t in bin/gpuscope lib/libgpuscope_inject.so tests/capture_workload tests/capture_smoke tests/launch_bench \
+  for t in bin/gpuscope lib/gpuscope/libgpuscope_inject.so tests/capture_workload tests/capture_smoke tests/launch_bench \
     tests/capture_verify tests/capture_tests; do
     [ -e "$B/$t" ] || { row build "prebuilt in $B" "missing $t" FAIL; exit 1; }
   done
