@@ -318,6 +318,7 @@ void step_host_time(Builder& b) {
                                              "compilation, profiler start-up) was not recorded.")
                                : "Longest host ranges inside it: " + ranges + ".") +
                " The saving is an upper bound: the step's host time if none of it held the GPU up.";
+  f.variant = compiling ? "compiling" : preprocessing ? "preprocessing" : warmup ? "few-steps" : "host-work";
   if (compiling) {
     f.saving_note = "a first call that compiles (torch.compile): the steady state does not pay it";
     f.recommendation =
