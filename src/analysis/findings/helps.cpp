@@ -104,10 +104,10 @@ HelpAnswer yes(const Profile& p, std::string_view id, std::string_view question,
 
 // No, because the replay of the finding's own fix predicts no faster step.
 HelpAnswer no_gain(std::string_view id, std::string_view question, const Finding& f) {
-  HelpAnswer a = answer(id, question, Verdict::no,
-                        f.title + ", but " + (f.fix.empty() ? std::string("its fix") : f.fix) +
-                            " makes no step faster in the replay (" + f.saving_note +
-                            "): the step's time is decided elsewhere");
+  HelpAnswer a =
+      answer(id, question, Verdict::no,
+             f.title + ", but " + (f.fix.empty() ? std::string("its fix") : f.fix) +
+                 " makes no step faster in the replay (" + f.saving_note + "): the step's time is decided elsewhere");
   a.findings.push_back(f.id);
   return a;
 }
@@ -145,8 +145,8 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
                       "input pipeline), so it cannot tell how much of that idle time waits for input");
   return answer(id, kInput, Verdict::no,
                 "the GPU waits for input " +
-                    pct1(st.total_ns > 0 ? double(st.input_wait_ns) / double(st.total_ns) : 0.0) + where +
-                    " (idle " + pct1(idle) + " in all): the rest of the idle time has other causes");
+                    pct1(st.total_ns > 0 ? double(st.input_wait_ns) / double(st.total_ns) : 0.0) + where + " (idle " +
+                    pct1(idle) + " in all): the rest of the idle time has other causes");
 }
 
 std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals& j) {
@@ -177,9 +177,10 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
 
 std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals& j) {
   const std::string_view id = "overlap-weight-update";
-  const std::string_view q = "overlap the weight update with the next forward?";
+  const std::string_view q = "overlap the weight update?";
   if (j.kernels == 0) return std::nullopt;
-  if (p.workload.phase == "inference") return answer(id, q, Verdict::not_applicable, "an inference run: no weight update");
+  if (p.workload.phase == "inference")
+    return answer(id, q, Verdict::not_applicable, "an inference run: no weight update");
   if (const Finding* f = numbered(p, "serialized-weight-update"); gains(f)) return yes(p, id, q, {f});
   if (const Finding* f = numbered(p, "unfused-optimizer"); gains(f)) {
     HelpAnswer a = answer(id, q, Verdict::no,
@@ -247,8 +248,9 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
                         ": another kernel would not fit beside them");
     if (!room.room && room.used <= 0)
       return answer(id, q, Verdict::unknown,
-                    "kernel concurrency is " + pct1(j.concurrency) + ", but the trace lacks the kernels' launch "
-                    "configuration (grid, block, registers) to tell whether another kernel would fit beside them");
+                    "kernel concurrency is " + pct1(j.concurrency) +
+                        ", but the trace lacks the kernels' launch "
+                        "configuration (grid, block, registers) to tell whether another kernel would fit beside them");
   }
   return answer(id, q, Verdict::no,
                 "kernel concurrency is " + pct1(j.concurrency) + " and the idle time (" + pct1(1.0 - j.utilization) +
@@ -275,11 +277,11 @@ std::optional<HelpAnswer> answer_layout(const Profile& p, const JobTotals& j) {
   }
   for (std::string_view rule : {"padding-hotspot", "broadcast-hotspot", "layout-transpose"})
     if (const Finding* f = without_gain(p, rule)) return no_gain(id, q, *f);
-  return answer(id, q, Verdict::no,
-                "padding, broadcast and transpose kernels take " +
-                    pct1(category_share(p, {KernelCategory::padding, KernelCategory::broadcast,
-                                            KernelCategory::transpose})) +
-                    " of kernel time");
+  return answer(
+      id, q, Verdict::no,
+      "padding, broadcast and transpose kernels take " +
+          pct1(category_share(p, {KernelCategory::padding, KernelCategory::broadcast, KernelCategory::transpose})) +
+          " of kernel time");
 }
 
 std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j) {
