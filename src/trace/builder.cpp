@@ -7,8 +7,8 @@
 #include <type_traits>
 
 #include "trace/fresh_memory.h"
-#include "trace/time_columns.h"
 #include "trace/kernel_category.h"
+#include "trace/time_columns.h"
 
 namespace gpuscope {
 

@@ -18,8 +18,8 @@
 #include "analysis/format.h"
 #include "store/gscope.h"
 #include "support/test_traces.h"
-#include "trace/time_columns.h"
 #include "trace/error.h"
+#include "trace/time_columns.h"
 #include "viewer/view.h"
 
 namespace gpuscope::viewer {

@@ -265,6 +265,10 @@ struct OpTotals {
   std::array<BracketMedian, 3> launch;
   std::uint32_t countdown = 1;  // ops until the next sampled one
   std::uint64_t short_kernels = 0, runtime_outliers = 0, launch_delay_outliers = 0;
+  // (launching API call, GPU idle it ended) of each idle gap shorter than
+  // the idle-gap threshold that a late launch ended, in no particular order:
+  // the op table charges them to the op that launched (OpRow::starved_ns).
+  std::vector<std::pair<RowIndex, TimeNs>> late_launches;
 };
 
 // [SECTION] Passes (one .cpp each)
@@ -339,7 +343,8 @@ void sort_copy_groups(std::vector<CopyGroup>& groups);
 void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
                   Profile* p);
 // The op table (ops/op_table.cpp): Profile::ops, op_names, op_summary, devices' achieved_tflops.
-void op_pass(const Trace& trace, Profile* p, const OpKernelLimits& limits = {});
+void op_pass(const Trace& trace, Profile* p, const OpKernelLimits& limits = {},
+             std::vector<std::pair<RowIndex, TimeNs>> late_launches = {});
 // A job's op table from its ranks' tables (in rank order; their kernels kept
 // as `kept` says): rows of the same name (and shapes and types) summed, rates
 // recomputed, the top rows' kernels merged (none for a row that some rank

@@ -69,19 +69,32 @@ std::string copy_fix(const CopyGroup& g) {
   return "Copy while computing: cudaMemcpyAsync from pinned memory on a dedicated copy stream, prefetching batch "
          "i+1 during step i (PyTorch: pin_memory=True and .to(device, non_blocking=True) with a prefetching loader).";
 }
+// Whether pageable-memcpy fires: then the pageable copies' time is its own
+// (pinning them is the fix that also lets them overlap), and
+// low-memcpy-overlap counts only the others.
+bool pageable_fires(const Builder& b) {
+  const MemcpyStats& m = b.p.memcpys;
+  return m.pageable > 0 && ratio(m.pageable_ns, b.t.span) >= b.opt.thresholds.pageable_min_share;
+}
+
 }  // namespace
 
-// Copies that nothing overlaps: except those done right (pinned HtoD on their own stream).
+// Copies that nothing overlaps: except those done right (pinned HtoD on their
+// own stream), and the pageable ones when pageable-memcpy has them.
 void low_memcpy_overlap(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
   const MemcpyStats& m = b.p.memcpys;
   if (t.memcpy <= 0) return;
-  // The share of copy time in kinds that want a fix (all of it where the kinds are unknown).
-  TimeNs all = 0, to_fix = 0;
+  // The share of copy time in kinds that want this fix (all of it where the kinds are unknown).
+  const bool pageable_elsewhere = pageable_fires(b);
+  TimeNs all = 0, to_fix = 0, pageable = 0;
   for (const CopyGroup& g : m.groups) {
     all += g.time_ns;
-    if (!copies_done_right(g)) to_fix += g.time_ns;
+    if (pageable_elsewhere && g.memory == "pageable")
+      pageable += g.time_ns;
+    else if (!copies_done_right(g))
+      to_fix += g.time_ns;
   }
   const double fix_part = m.groups.empty() ? 1.0 : ratio(to_fix, all);
   const double overlap = ratio(t.memcpy - t.memcpy_exposed, t.memcpy);
@@ -89,15 +102,21 @@ void low_memcpy_overlap(Builder& b) {
   if (copy_share < th.memcpy_min_share || overlap >= th.low_memcpy_overlap) return;
   const TimeNs exposed = static_cast<TimeNs>(static_cast<double>(t.memcpy_exposed) * fix_part);
   Finding& f = b.add(Severity::warning, overlap, th.low_memcpy_overlap, t.per_device(exposed));
-  const CopyGroup* top = heaviest_copies(m, [](const CopyGroup& g) { return !copies_done_right(g); });
-  f.title = "Only " + pct1(overlap) + " of copy time overlaps kernels: " + dur(t.per_device(t.memcpy_exposed)) +
-            " of copies run with the GPU otherwise idle" + (top ? ", mostly " + copy_kind_words(*top) : "");
+  f.share = copy_share;
+  const CopyGroup* top = heaviest_copies(
+      m, [&](const CopyGroup& g) { return !copies_done_right(g) && !(pageable_elsewhere && g.memory == "pageable"); });
+  f.title = "Only " + pct1(overlap) + " of copy time overlaps kernels: " + dur(t.per_device(exposed)) + " of " +
+            (pageable > 0 ? "copies other than the pageable ones" : std::string("copies")) +
+            " run with the GPU otherwise idle" + (top ? ", mostly " + copy_kind_words(*top) : "");
   f.evidence = "Copies take " + pct1(ratio(t.memcpy, t.span)) + " of the run (" + dur(t.memcpy) + "); " +
                pct1(overlap) + " of it overlaps kernels vs a " + pct(th.low_memcpy_overlap) +
                " threshold (nvvp's Low Memcpy/Compute Overlap).";
   if (top) f.evidence += " Heaviest kind: " + copy_group_words(*top) + ".";
-  if (fix_part < 1.0)
-    f.evidence += " Pinned host-to-device copies on a copy stream (" + pct(1 - fix_part) +
+  if (pageable > 0)
+    f.evidence += " Pageable copies (" + pct(ratio(pageable, all)) +
+                  " of copy time) are the pageable-memcpy finding's and left out here.";
+  if (all - to_fix - pageable > 0)
+    f.evidence += " Pinned host-to-device copies on a copy stream (" + pct(ratio(all - to_fix - pageable, all)) +
                   " of copy time) are done right and left out of the saving.";
   f.recommendation = top ? copy_fix(*top) : copy_fix(CopyGroup{});
   f.ranges = b.ev.memcpy_exposed.ranges();
@@ -108,9 +127,10 @@ void pageable_memcpy(Builder& b) {
   const MemcpyStats& m = b.p.memcpys;
   const Totals& t = b.t;
   const double pageable_share = ratio(m.pageable_ns, t.span);
-  if (m.pageable > 0 && pageable_share >= th.pageable_min_share) {
+  if (pageable_fires(b)) {
     Finding& f = b.add(pageable_share >= 0.05 ? Severity::warning : Severity::info, pageable_share,
                        th.pageable_min_share, t.per_device(m.pageable_ns) / 2);
+    f.share = pageable_share;
     const double gbps = m.pageable_ns ? double(m.pageable_bytes) / double(m.pageable_ns) : 0;  // bytes/ns = GB/s
     const CopyGroup* top = heaviest_copies(m, [](const CopyGroup& g) { return g.memory == "pageable"; });
     f.title = count(m.pageable) + " copies (" + bytes(m.pageable_bytes) + ", " + dur(m.pageable_ns) +

@@ -71,6 +71,10 @@ void op_below_roofline(Builder& b) {
     const std::string saving_words = " Estimated saving: the time above what reaching " +
                                      pct(th.roofline_min_fraction) +
                                      " of the roofline would take, at most the op's time.";
+    if (too_small) {
+      f.variant = "too-small-grid";
+      f.title += "; its main kernel launches " + count(main->blocks) + " blocks on a GPU of " + count(sms) + " SMs";
+    }
     if (too_small)
       f.recommendation =
           "Give each launch more work: a larger batch (or longer sequences), the small products batched into one "
@@ -89,51 +93,87 @@ void op_below_roofline(Builder& b) {
   });
 }
 
-// Ops whose launch calls take longer than the GPU work they launch: the GPU
-// waits for the CPU. Saving: the launch time beyond the GPU time, at most the op's time.
-// An op called once or twice is not a pattern: its first call carries one-off
-// costs (lazy module loading loads a kernel on its first launch, cuDNN
-// autotuning tries algorithms, the caching allocator grows). And a launch call
-// that takes a millisecond or more on average is doing setup work, not
-// launching: said as such, with the warm-up advice, not fusion.
+// Ops whose kernel launch calls take longer than the GPU work they start,
+// where the GPU sat idle waiting for those launches. The time of an op's
+// launch calls is a cost only where its late launches ended GPU idle time
+// (OpRow::starved_ns): on a GPU kept busy, slow launches cost nothing.
+// Calls that launched copies or fills are left out (they wait for the GPU or
+// for host memory: sync-memcpy and pageable-memcpy have them). One finding
+// per cause, the ops ranked inside it:
+//  - "launch": launch overhead (a few µs per launch, more than the kernel
+//    runs): fusion, CUDA graphs, more work per launch;
+//  - "setup": launch calls of a millisecond or more each do one-off work
+//    (lazy module loading, cuDNN autotuning, allocation): profile after
+//    warm-up, no fusion advice.
 void op_launch_overhead(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
-  int shown = 0;
   const TimeNs run = b.p.window.duration();
+  struct Charged {
+    const OpRow* row;
+    TimeNs launch, excess, credited;
+  };
+  std::vector<Charged> by_cause[2];  // 0: launch, 1: setup
   for_each_launching_op(b.p, [&](const OpRow& r) {
-    if (shown == 5 || r.launch_ns <= r.gpu_self_ns || r.calls < th.launch_overhead_min_calls) return;
-    const TimeNs excess = r.launch_ns - r.gpu_self_ns;
-    const double share = ratio(excess, b.t.gpu_time);
-    if (share < th.launch_overhead_min_share) return;
-    ++shown;
-    TimeNs saving = std::min(b.t.per_device(excess), r.cpu_total_ns);
+    if (r.calls < th.launch_overhead_min_calls) return;
+    const TimeNs launch = r.launch_ns - r.copy_call_ns;
+    if (launch <= r.gpu_self_ns) return;
+    const TimeNs excess = launch - r.gpu_self_ns;
+    const TimeNs credited = std::min(excess, r.starved_ns);
+    if (credited <= 0) return;
+    const bool setup = launch / static_cast<TimeNs>(r.calls) >= th.launch_setup_ns;
+    by_cause[setup].push_back({&r, launch, excess, credited});
+  });
+  for (int setup = 0; setup < 2; ++setup) {
+    // The same idle time as launch-bound's: its evidence ranks these ops.
+    if (!setup && launch_bound_fires(b)) continue;
+    std::vector<Charged>& ops = by_cause[setup];
+    TimeNs credited = 0;
+    for (const Charged& c : ops) credited += c.credited;
+    // The GPU's idle time the launches caused, against the run (the GPUs' spans).
+    const double share = ratio(credited, b.t.span);
+    if (ops.empty() || share < th.launch_overhead_min_share) continue;
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const Charged& x, const Charged& y) { return x.credited > y.credited; });
+    TimeNs saving = b.t.per_device(credited);
     if (run > 0) saving = std::min(saving, run);
-    Finding& f = b.add(Severity::warning, share, th.launch_overhead_min_share, saving);
-    const TimeNs per_call = r.launch_ns / static_cast<TimeNs>(r.calls);
-    const bool setup = per_call >= th.launch_setup_ns;
-    f.title = op_words(r) + ": launching takes " + dur(r.launch_ns) + ", its GPU work " + dur(r.gpu_self_ns) + " (" +
-              count(r.calls) + " calls" +
-              (setup ? ", " + dur(per_call) + " per launch: setup work, not launching" : "") + ")";
+    // One-off work is not a saving of the steady state: it is said, not counted.
+    Finding& f = b.add(Severity::warning, share, th.launch_overhead_min_share, setup ? 0 : saving);
+    f.variant = setup ? "setup" : "launch";
+    f.share = share;
+    if (setup) f.saving_note = "one-off work: a step after warm-up does not pay it";
+    const Charged& top = ops.front();
+    f.title = (setup ? std::string("Setup work in launch calls: ") : std::string("Launch overhead: ")) +
+              count(ops.size()) + (ops.size() == 1 ? " op's" : " ops'") + " launches left the GPU idle " + dur(saving) +
+              ", most of it " + op_words(*top.row) + "'s (" + dur(top.launch) + " launching " +
+              dur(top.row->gpu_self_ns) + " of GPU work in " + count(top.row->calls) + " calls)";
+    std::string ranked;
+    for (std::size_t i = 0; i < ops.size() && i < 5; ++i) {
+      const Charged& c = ops[i];
+      ranked += (i ? "; " : "") + op_words(*c.row) + ": launch calls " + dur(c.launch) + " (" +
+                dur(c.launch / static_cast<TimeNs>(c.row->calls)) + " per call) for " + dur(c.row->gpu_self_ns) +
+                " of GPU work, GPU idle waiting for its launches " + dur(c.row->starved_ns);
+      for (const OpKernel& k : c.row->top_kernels)
+        if (f.kernels.size() < 10) f.kernels.push_back(k.name);
+    }
     f.evidence =
-        "Launch time beyond GPU time " + dur(excess) + " = " + pct1(share) + " of kernel time vs threshold " +
-        pct1(th.launch_overhead_min_share) + "; " + fmt("%.1f", double(r.kernels) / double(r.calls)) +
-        " kernels per call; mean launch call " + dur(per_call) +
-        (setup ? " (a launch takes a few µs: at " + dur(th.launch_setup_ns) + " or more the call does other work first)"
-               : "") +
-        ".";
+        "Ops whose kernel launch calls outlast the GPU work they start, charged only the GPU idle time "
+        "their own late launches ended: " +
+        dur(credited) + " = " + pct1(share) + " of the run vs a " + pct1(th.launch_overhead_min_share) +
+        " threshold. Calls that launched copies are left out (the copy findings judge them). " + ranked +
+        (ops.size() > 5 ? "; and " + count(ops.size() - 5) + " more." : ".");
     if (setup)
       f.recommendation =
-          "The launch calls do one-off work: cuDNN autotuning (torch.backends.cudnn.benchmark=True tries "
-          "algorithms on the first call of each input shape), lazy module loading (CUDA_MODULE_LOADING=LAZY loads "
-          "a kernel on its first launch) or allocation. Profile after warm-up steps (torch.profiler.schedule("
-          "wait=1, warmup=1, active=N)) and keep input shapes fixed so that autotuning runs once.";
+          "The launch calls do one-off work, a millisecond or more each: cuDNN autotuning "
+          "(torch.backends.cudnn.benchmark=True tries algorithms on the first call of each input shape), lazy "
+          "module loading (CUDA_MODULE_LOADING=LAZY loads a kernel on its first launch) or allocation. Profile after "
+          "warm-up steps (torch.profiler.schedule(wait=1, warmup=1, active=N)) and keep input shapes fixed so that "
+          "autotuning runs once.";
     else
       f.recommendation =
-          "Fuse the op's small kernels (torch.compile), capture the step in a CUDA graph "
+          "Launch less: fuse the ops' small kernels (torch.compile), capture the step in a CUDA graph "
           "(torch.cuda.graphs / torch.compile mode=\"reduce-overhead\"), or make each call do more work (larger "
           "batches).";
-    for (const OpKernel& k : r.top_kernels) f.kernels.push_back(k.name);
-  });
+  }
 }
 
 }  // namespace gpuscope::detail::rules

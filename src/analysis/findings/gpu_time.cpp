@@ -19,6 +19,7 @@ void category_hotspot(Builder& b, KernelCategory cat, double threshold, const ch
   const TimeNs time = b.t.category[static_cast<int>(cat)];
   Finding& f = b.add(share >= 3 * threshold ? Severity::critical : Severity::warning, share, threshold,
                      static_cast<TimeNs>(static_cast<double>(b.t.per_device(time)) * saving_fraction));
+  f.share = share;
   f.title = pct1(share) + " of kernel time (" + dur(time) + ") is in " + what + " (" +
             count(b.t.category_count[static_cast<int>(cat)]) + " launches)";
   f.evidence = std::string("Top kernels: ") + top_kernels_text(b.p, cat) + ". Share of kernel time " + pct1(share) +
@@ -67,16 +68,38 @@ void layout_transpose(Builder& b) {
       1.0);
 }
 
-// Normalization: slow when it is a large share of kernel time, or large next to the convolutions it follows.
+namespace {
+
+// cuDNN's batch norm (cudnnBatchNormalizationForwardTraining and its
+// backward, the NHWC persistent kernels): statistics, normalization and the
+// affine transform in one kernel per pass — already the fused batch norm
+// this rule's fix asks for.
+bool cudnn_fused_batch_norm(std::string_view name) {
+  return name.find("bn_fw_tr") != std::string_view::npos || name.find("bn_bw_") != std::string_view::npos ||
+         name.find("bn_fw_inf") != std::string_view::npos || name.find("nhwc_batch_norm") != std::string_view::npos ||
+         name.starts_with("cudnn::bn_");
+}
+
+}  // namespace
+
+// Normalization: slow when it is a large share of kernel time, or large next
+// to the convolutions it follows — unless cuDNN's fused batch norm already
+// does most of it (its fix is in place; what is left is the tensor cores' and
+// the layout's, which their own rules judge).
 void slow_normalization(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const double norm = b.t.share_of_gpu(KernelCategory::normalization);
   const TimeNs norm_ns = b.t.category[static_cast<int>(KernelCategory::normalization)];
   const TimeNs conv_ns = b.t.category[static_cast<int>(KernelCategory::convolution)];
   const bool vs_conv = conv_ns > 0 && norm_ns * 2 >= conv_ns && norm >= 0.05;
+  TimeNs fused_ns = 0;
+  for (const Hotspot& h : b.p.hotspots)
+    if (h.category == KernelCategory::normalization && cudnn_fused_batch_norm(h.name)) fused_ns += h.stats.total;
+  if (norm_ns > 0 && fused_ns * 2 >= norm_ns) return;
   if (norm > 0 && (norm >= th.normalization_share || vs_conv)) {
     Finding& f = b.add(norm >= 2 * th.normalization_share ? Severity::critical : Severity::warning, norm,
                        th.normalization_share, b.t.per_device(norm_ns) / 2);
+    f.share = norm;
     f.title = pct1(norm) + " of kernel time (" + dur(norm_ns) + ") is in normalization kernels" +
               (conv_ns > 0 ? ", " + fmt("%.2f", double(norm_ns) / double(conv_ns)) + "x the convolution time" : "");
     // Kernels the template-argument rule placed: per-channel statistics computed as generic reductions.
@@ -145,6 +168,7 @@ void no_tensor_cores(Builder& b) {
     const double eligible_share = ratio(eligible, b.t.gpu_time);
     if (eligible_share < th.tensor_core_eligible_share || m->active >= th.hw_tensor_idle) return;
     Finding& f = b.add(Severity::warning, m->active, th.hw_tensor_idle, b.t.per_device(eligible) / 2);
+    f.share = eligible_share;
     f.title = "Tensor cores idle under the math: the tensor pipes were active " + pct1(m->active) +
               " of the time during " + dur(eligible) + " of convolution, GEMM and attention kernels (measured, " +
               count(m->samples) + " samples)";
@@ -175,6 +199,7 @@ void no_tensor_cores(Builder& b) {
   const double tc_share = ratio(tc, eligible);
   if (capable && eligible_share >= th.tensor_core_eligible_share && tc_share < th.tensor_core_min_share) {
     Finding& f = b.add(Severity::warning, tc_share, th.tensor_core_min_share, b.t.per_device(eligible - tc) / 2);
+    f.share = eligible_share;
     f.title = "Tensor cores idle: " + pct(tc_share) + " of the " + dur(eligible) +
               " of convolution, GEMM and attention time runs on tensor cores (" + capable->name +
               ", compute capability " + std::to_string(capable->compute_major) + "." +
@@ -276,6 +301,7 @@ void memory_bound_aux(Builder& b) {
   Finding& f = b.add(aux_share >= 2 * th.aux_min_share && over_math ? Severity::critical : Severity::warning,
                      over_math ? aux_share : top_share, over_math ? th.aux_min_share : th.aux_category_share,
                      b.t.per_device(aux) / 2);
+  f.share = aux_share;
   f.title = "Memory-bound auxiliary work dominates: " + pct1(aux_share) + " of kernel time (" + dur(aux) + ", " +
             count(launches) + " launches) in elementwise, copy, reduction and layout kernels" +
             (math > 0 ? ", " + fmt("%.2f", double(aux) / double(math)) + "x the math" : std::string(", and no math"));
@@ -338,6 +364,7 @@ void eager_attention(Builder& b) {
   const TimeNs between = b.ev.attention_chain_ns - b.ev.attention_chain_gemm_ns;
   Finding& f = b.add(share >= 3 * th.eager_attention_share ? Severity::critical : Severity::warning, share,
                      th.eager_attention_share, b.t.per_device(between));
+  f.share = share;
   f.title = "Attention runs unfused: " + count(b.ev.attention_chains) + " GEMM → softmax → GEMM chains take " +
             pct1(share) + " of kernel time (" + dur(b.ev.attention_chain_ns) + "), and no fused attention kernel runs";
   f.evidence =

@@ -25,6 +25,7 @@ void clocks_throttled(Builder& b) {
                                         std::max<TimeNs>(0, hw.throttled_step_mean_ns - hw.other_step_mean_ns)
                                   : 0;
     Finding& f = b.add(Severity::warning, slower, th.throttle_slowdown, saving);
+    f.share = slower;
     f.device = d.id;
     std::string reasons;
     const std::pair<std::uint64_t, const char*> names[] = {{0x4, "software power cap"},
@@ -136,6 +137,7 @@ void memory_bound_kernels(Builder& b) {
   // DRAM between them: half their time is the rule of thumb.
   Finding& f = b.add(share >= 0.25 ? Severity::warning : Severity::info, share, th.hw_memory_bound_share,
                      b.t.per_device(time) / 2);
+  f.share = share;
   f.title = "Memory-bound kernels: " + names(memory) + " kernels (" + pct1(share) + " of kernel time) moved DRAM at " +
             pct(dram) + " of the peak bandwidth while issuing " + pct(issue) + " of the peak instructions (measured, " +
             count(samples) + " samples)";
@@ -182,6 +184,7 @@ void dropped_records(Builder& b) {
   for (const DeviceSummary& d : b.p.devices) ops += d.kernels + d.memcpys + d.memsets;
   const double share = ops + lost ? double(lost) / double(ops + lost) : 1.0;
   Finding& f = b.add(share >= 0.01 ? Severity::critical : Severity::warning, share, 0, 0);
+  f.share = share;
   f.title = count(lost) + " records were lost while recording: the numbers in this report undercount";
   f.evidence = "Trace statistics: " + keys + " (about " + pct1(share) + " of the GPU ops).";
   f.recommendation =

@@ -104,6 +104,7 @@ void memory_pressure(Builder& b) {
     if (!fragmented && !churn) continue;
     Finding& f = b.add(share >= 0.97 ? Severity::critical : Severity::warning, share, th.memory_pressure_share,
                        b.t.per_device(b.ev.allocator_call_ns));
+    f.share = share;
     f.device = d.id;
     f.title = "GPU " + std::to_string(d.id) + " is close to its memory (" + pct1(share) + " of " +
               bytes(*d.memory_bytes) + ") with allocator churn" +

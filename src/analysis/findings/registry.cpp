@@ -111,6 +111,8 @@ constexpr auto kRuleList = [] {
 
 }  // namespace
 
+std::vector<HelpAnswer> answer_questions(const Profile& p);  // helps.cpp
+
 std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt) {
   std::vector<Finding> out;
   const Totals totals(p);
@@ -131,5 +133,27 @@ namespace gpuscope {
 
 std::span<const FindingRule> finding_rules() { return detail::kRuleList; }
 
-}  // namespace gpuscope
+// A finding is material at 1 % of the run: its saving, or its own time's
+// share (of the run, or of kernel time for the rules that measure kernel
+// time). Below that it is true but does not change what to do first.
+constexpr double kMaterialShare = 0.01;
 
+void settle_findings(Profile* p) {
+  std::vector<Finding>& all = p->findings;
+  for (Finding& f : p->minor_findings) all.push_back(std::move(f));
+  p->minor_findings.clear();
+  std::stable_sort(all.begin(), all.end(), [](const Finding& a, const Finding& b) {
+    if (a.saving_ns != b.saving_ns) return a.saving_ns > b.saving_ns;
+    return a.saving_source == SavingSource::simulated && b.saving_source != SavingSource::simulated;
+  });
+  const TimeNs run = p->window.duration();
+  auto material = [&](const Finding& f) {
+    return f.share >= kMaterialShare || (run > 0 && double(f.saving_ns) >= kMaterialShare * double(run));
+  };
+  const auto minor = std::stable_partition(all.begin(), all.end(), material);
+  p->minor_findings.assign(std::make_move_iterator(minor), std::make_move_iterator(all.end()));
+  all.erase(minor, all.end());
+  p->helps = detail::answer_questions(*p);
+}
+
+}  // namespace gpuscope

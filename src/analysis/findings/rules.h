@@ -173,6 +173,8 @@ void input_bound(Builder& b);
 void step_host_time(Builder& b);
 void launch_bound(Builder& b);
 void host_sync(Builder& b);
+// Whether launch-bound fires (op-launch-overhead then leaves its ops to it).
+bool launch_bound_fires(const Builder& b);
 // The share of blocking-copy time among host waits, and whether sync-memcpy
 // fires (the idle rules leave its time to it).
 double blocking_copy_share(const Builder& b);

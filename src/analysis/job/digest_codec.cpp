@@ -46,6 +46,10 @@ constexpr std::uint64_t enum_max<StepSource>() {
   return static_cast<std::uint64_t>(StepSource::pattern);
 }
 template <>
+constexpr std::uint64_t enum_max<Verdict>() {
+  return static_cast<std::uint64_t>(Verdict::not_applicable);
+}
+template <>
 constexpr std::uint64_t enum_max<SavingSource>() {
   return static_cast<std::uint64_t>(SavingSource::simulated);
 }
@@ -106,7 +110,7 @@ GPUSCOPE_FIELDS(StepSummary) {
 GPUSCOPE_FIELDS(IdleByCause) { io(x.rank, x.device, x.stream, x.host_wait_ns, x.kernel_wait_ns, x.other_ns); }
 GPUSCOPE_FIELDS(LaunchStats) {
   io(x.launches, x.cpu_launch, x.gpu_duration, x.launch_delay, x.short_kernels, x.short_kernel_share, x.max_queue_depth,
-     x.runtime_outliers, x.launch_delay_outliers);
+     x.runtime_outliers, x.launch_delay_outliers, x.late_launch_idle_ns);
 }
 GPUSCOPE_FIELDS(RankSummary) {
   io(x.rank, x.source_file, x.clock_offset_ns, x.step_time_mean, x.communication_ns, x.utilization, x.device,
@@ -135,13 +139,14 @@ GPUSCOPE_FIELDS(MemcpyStats) {
 }
 GPUSCOPE_FIELDS(TemporalBreakdown) {
   io(x.rank, x.device, x.span_ns, x.idle_ns, x.compute_ns, x.non_compute_ns, x.idle_share, x.compute_share,
-     x.non_compute_share);
+     x.non_compute_share, x.non_compute_note);
 }
 GPUSCOPE_FIELDS(OpKernel) { io(x.name, x.category, x.count, x.time_ns, x.blocks); }
 GPUSCOPE_FIELDS(OpRow) {
   io(x.name, x.shapes, x.dtypes, x.path, x.calls, x.cpu_self_ns, x.cpu_total_ns, x.gpu_self_ns, x.gpu_total_ns,
-     x.kernels, x.kernels_total, x.launch_ns, x.family, x.flops, x.bytes, x.achieved_tflops, x.achieved_tbps,
-     x.intensity, x.roofline_fraction, x.bound, x.math, x.dims, x.aligned8, x.top_kernels);
+     x.kernels, x.kernels_total, x.launch_ns, x.copy_call_ns, x.starved_ns, x.starved_total_ns, x.family, x.flops,
+     x.bytes, x.achieved_tflops, x.achieved_tbps, x.intensity, x.roofline_fraction, x.bound, x.math, x.dims, x.aligned8,
+     x.top_kernels);
 }
 GPUSCOPE_FIELDS(OpSummary) {
   io(x.op_calls, x.gpu_ops, x.attributed, x.unattributed, x.unattributed_ns, x.no_correlation, x.unmatched_correlation,
@@ -149,8 +154,9 @@ GPUSCOPE_FIELDS(OpSummary) {
 }
 GPUSCOPE_FIELDS(Finding) {
   io(x.id, x.severity, x.title, x.evidence, x.recommendation, x.saving_ns, x.metric, x.threshold, x.device, x.ranges,
-     x.kernels, x.saving_source, x.fix, x.predicted_step_ns, x.saving_note);
+     x.kernels, x.saving_source, x.fix, x.predicted_step_ns, x.saving_note, x.variant, x.share);
 }
+GPUSCOPE_FIELDS(HelpAnswer) { io(x.id, x.question, x.verdict, x.reason, x.findings, x.fix, x.predicted_step_ns); }
 GPUSCOPE_FIELDS(PathCategory) { io(x.category, x.ns); }
 GPUSCOPE_FIELDS(PathOp) { io(x.name, x.category, x.ns, x.count); }
 GPUSCOPE_FIELDS(CriticalPath) {
@@ -170,13 +176,14 @@ GPUSCOPE_FIELDS(DeviceCoverage) { io(x.declared, x.with_data); }
 GPUSCOPE_FIELDS(FileQuality) { io(x.file, x.damage, x.devices, x.dropped_records); }
 GPUSCOPE_FIELDS(TraceQuality) { io(x.files); }
 GPUSCOPE_FIELDS(WorkloadKind) {
-  io(x.phase, x.phase_evidence, x.execution, x.execution_evidence, x.graph_kernels, x.ranks, x.bundled);
+  io(x.phase, x.phase_evidence, x.execution, x.execution_evidence, x.graph_kernels, x.ranks, x.bundled, x.framework,
+     x.framework_evidence, x.data_parallel, x.data_parallel_evidence, x.graph_launches, x.data_loading_recorded);
 }
 GPUSCOPE_FIELDS(Profile) {
   io(x.source, x.producer, x.files, x.workload, x.clock_alignment, x.window, x.devices, x.categories, x.hotspots,
      x.op_names, x.ops, x.op_summary, x.steps, x.idle, x.launches, x.temporal_breakdown, x.ranks, x.skew, x.collectives,
-     x.stragglers, x.job_steps, x.left_out, x.syncs, x.memcpys, x.kernel_time_ns, x.findings, x.trace_stats,
-     x.trace_quality, x.critical_path, x.simulation);
+     x.stragglers, x.job_steps, x.left_out, x.syncs, x.memcpys, x.kernel_time_ns, x.findings, x.minor_findings, x.helps,
+     x.trace_stats, x.trace_quality, x.critical_path, x.simulation);
 }
 GPUSCOPE_FIELDS(CollectivePart) { io(x.start, x.end, x.bytes, x.kind); }
 GPUSCOPE_FIELDS(detail::Evidence) {
@@ -215,7 +222,7 @@ GPUSCOPE_LISTED(Step, 272);
 GPUSCOPE_LISTED(HostRange, 48);
 GPUSCOPE_LISTED(StepSummary, 208);
 GPUSCOPE_LISTED(IdleByCause, 40);
-GPUSCOPE_LISTED(LaunchStats, 192);
+GPUSCOPE_LISTED(LaunchStats, 200);
 GPUSCOPE_LISTED(RankSummary, 136);
 GPUSCOPE_LISTED(CollectiveInstance, 104);
 GPUSCOPE_LISTED(Straggler, 72);
@@ -225,11 +232,12 @@ GPUSCOPE_LISTED(Skew, 40);
 GPUSCOPE_LISTED(SyncStats, 72);
 GPUSCOPE_LISTED(CopyGroup, 104);
 GPUSCOPE_LISTED(MemcpyStats, 136);
-GPUSCOPE_LISTED(TemporalBreakdown, 64);
+GPUSCOPE_LISTED(TemporalBreakdown, 96);
 GPUSCOPE_LISTED(OpKernel, 64);
-GPUSCOPE_LISTED(OpRow, 448);
+GPUSCOPE_LISTED(OpRow, 472);
 GPUSCOPE_LISTED(OpSummary, 88);
-GPUSCOPE_LISTED(Finding, 296);
+GPUSCOPE_LISTED(Finding, 336);
+GPUSCOPE_LISTED(HelpAnswer, 168);
 GPUSCOPE_LISTED(PathCategory, 16);
 GPUSCOPE_LISTED(PathOp, 56);
 GPUSCOPE_LISTED(CriticalPath, 120);
@@ -240,13 +248,13 @@ GPUSCOPE_LISTED(FileDamage, 280);
 GPUSCOPE_LISTED(DeviceCoverage, 48);
 GPUSCOPE_LISTED(FileQuality, 368);
 GPUSCOPE_LISTED(TraceQuality, 24);
-GPUSCOPE_LISTED(WorkloadKind, 144);
-GPUSCOPE_LISTED(Profile, 1680);
+GPUSCOPE_LISTED(WorkloadKind, 288);
+GPUSCOPE_LISTED(Profile, 1880);
 GPUSCOPE_LISTED(CollectivePart, 32);
 GPUSCOPE_LISTED(detail::Evidence, 1560);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
 GPUSCOPE_LISTED(detail::RankParts, 1776);
-GPUSCOPE_LISTED(RankDigest, 1848);
+GPUSCOPE_LISTED(RankDigest, 2048);
 #undef GPUSCOPE_LISTED
 #endif
 

@@ -373,6 +373,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   detail::sort_copy_groups(c.groups);
   LaunchStats& l = p->launches;
   l.short_kernels += r.launches.short_kernels;
+  l.late_launch_idle_ns += r.launches.late_launch_idle_ns;
   l.runtime_outliers += r.launches.runtime_outliers;
   l.launch_delay_outliers += r.launches.launch_delay_outliers;
   l.max_queue_depth = std::max(l.max_queue_depth, r.launches.max_queue_depth);
@@ -575,8 +576,7 @@ Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& 
   p.workload = detail::pool_workloads(kinds);
   p.findings = detail::find_problems(p, ev, opt);
   detail::fit_to_workload(p.workload, p.findings);
-  std::stable_sort(p.findings.begin(), p.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.saving_ns > b.saving_ns; });
+  settle_findings(&p);
   return p;
 }
 

@@ -88,6 +88,7 @@ class GroupIndex {
 struct GroupSums {
   std::uint64_t calls = 0, kernels = 0, kernels_total = 0;
   TimeNs cpu_total = 0, cpu_self = 0, gpu_self = 0, gpu_total = 0, launch = 0;
+  TimeNs copy_call = 0, starved = 0, starved_total = 0;
   RowIndex first = kNoRow;  // its first call
 };
 
@@ -161,7 +162,13 @@ struct Calls {
 // directly inside, GPU time and ops with the ranges inside — are complete
 // when it leaves the stack, which hands them to its parent below. No
 // per-range sums are kept.
-void op_calls(const Trace& t, OpSummary& s, Calls& c) {
+using LateLaunches = std::vector<std::pair<RowIndex, TimeNs>>;
+
+void op_calls(const Trace& t, OpSummary& s, Calls& c, LateLaunches& late) {
+  // Idle gaps ended by late launches, by launching call: charged to the op
+  // that made the call as `call` passes it (calls come in row order).
+  std::sort(late.begin(), late.end());
+  std::size_t next_late = 0;
   const RangeTable& rg = t.ranges();
   const ApiCallTable& api = t.api_calls();
   auto unattributed = [&](TimeNs d) {
@@ -188,6 +195,7 @@ void op_calls(const Trace& t, OpSummary& s, Calls& c) {
     std::uint32_t group;
     TimeNs duration;
     TimeNs children = 0, gpu = 0;  // CPU time of the ranges directly inside; GPU time with them
+    TimeNs starved = 0;            // GPU idle its launches and those of the ops inside it ended
     std::uint64_t ops = 0;
   };
   std::vector<Open> open;
@@ -198,7 +206,8 @@ void op_calls(const Trace& t, OpSummary& s, Calls& c) {
     g.cpu_self += std::max<TimeNs>(0, o.duration - o.children);
     g.gpu_total += o.gpu;
     g.kernels_total += o.ops;
-    if (!open.empty()) open.back().gpu += o.gpu, open.back().ops += o.ops;
+    g.starved_total += o.starved;
+    if (!open.empty()) open.back().gpu += o.gpu, open.back().ops += o.ops, open.back().starved += o.starved;
   };
   auto range = [&](RowIndex r) {
     if (!t.is_op_range(r)) {
@@ -238,7 +247,14 @@ void op_calls(const Trace& t, OpSummary& s, Calls& c) {
     Open& top = open.back();
     GroupSums& g = c.groups[top.group];
     g.launch += api.end[a] - api.start[a];
+    while (next_late < late.size() && late[next_late].first < a) ++next_late;
+    for (; next_late < late.size() && late[next_late].first == a; ++next_late) {
+      g.starved += late[next_late].second;
+      top.starved += late[next_late].second;
+    }
+    bool copy = false;
     each_op_of(t, a, [&](OpRef op) {
+      copy = copy || op.table != OpTable::kernel;
       const TimeNs d = duration(t, op);
       ++s.attributed;
       top.gpu += d;
@@ -246,6 +262,7 @@ void op_calls(const Trace& t, OpSummary& s, Calls& c) {
       g.gpu_self += d;
       ++g.kernels;
     });
+    if (copy) g.copy_call += api.end[a] - api.start[a];
   };
   in_launch_order(t, range, call, [&] {
     while (!open.empty()) close();
@@ -275,6 +292,9 @@ void add_row(OpRow& into, const OpRow& from) {
   into.kernels += from.kernels;
   into.kernels_total += from.kernels_total;
   into.launch_ns += from.launch_ns;
+  into.copy_call_ns += from.copy_call_ns;
+  into.starved_ns += from.starved_ns;
+  into.starved_total_ns += from.starved_total_ns;
   if (into.path.empty()) into.path = from.path;
 }
 
@@ -346,6 +366,9 @@ std::vector<OpRow> group_rows(const Trace& t, const Calls& c, OpSummary& s) {
     row.kernels = gs.kernels;
     row.kernels_total = gs.kernels_total;
     row.launch_ns = gs.launch;
+    row.copy_call_ns = gs.copy_call;
+    row.starved_ns = gs.starved;
+    row.starved_total_ns = gs.starved_total;
     row.name = std::string(op_name(t.str(key.name)));
     row.shapes = std::string(t.str(key.dims));
     row.dtypes = std::string(t.str(key.types));
@@ -716,16 +739,17 @@ void pool_op_tables(const std::vector<const Profile*>& ranks, const OpKernelLimi
 OpSummary trace_op_summary(const Trace& t) {
   OpSummary s;
   Calls c(t);
-  op_calls(t, s, c);
+  LateLaunches none;
+  op_calls(t, s, c, none);
   group_rows(t, c, s);
   s.shapes_recorded = s.with_shapes > 0;
   return s;
 }
 
-void op_pass(const Trace& t, Profile* p, const OpKernelLimits& limits) {
+void op_pass(const Trace& t, Profile* p, const OpKernelLimits& limits, LateLaunches late_launches) {
   OpSummary& s = p->op_summary;
   Calls c(t);
-  op_calls(t, s, c);
+  op_calls(t, s, c, late_launches);
   std::vector<OpRow> rows = group_rows(t, c, s);
   s.shapes_recorded = s.with_shapes > 0;
   if (s.op_calls == 0) return;  // no framework ops: no table (and no "(no op)" row covering everything)

@@ -372,6 +372,9 @@ struct Sweep {
   std::uint32_t sms = 0;
   std::vector<OpTotals::Name>& names;
   OccupancySums occupancy;
+  // (launching call, gap) of each idle gap a late launch ended, when the
+  // trace has framework ops to charge them to (the op table's starved_ns).
+  std::vector<std::pair<RowIndex, TimeNs>>* late_launches = nullptr;
 
   Sweep(const RankedTrace& r, const AnalysisOptions& o, DeviceSummary& ds, Evidence& e, Profile& prof,
         std::vector<Step*> device_steps, const IntervalSet& inputs, const HtaOpFilter& filter,
@@ -606,11 +609,13 @@ struct Sweep {
   // A gap [g0, g1) ends with ops starting at g1; `launch` is the earliest of
   // their launching calls' starts (`linked` false if none is linked);
   // `first_call`: the op ending it is the first kernel of its name.
-  void close_gap(TimeNs g0, TimeNs g1, bool linked, TimeNs launch, bool first_call) {
+  void close_gap(TimeNs g0, TimeNs g1, bool linked, TimeNs launch, RowIndex launch_api, bool first_call) {
     const TimeNs gap = g1 - g0;
     const TimeNs big = opt.thresholds.idle_gap_ns;
     if (linked && launch > g0) {
       d.idle_host_wait_ns += gap;
+      // Short gaps only, as launch_gaps: a longer one is gpu-idle-gaps' (by what ended it).
+      if (late_launches && launch_api != kNoRow && gap < big) late_launches->push_back({launch_api, gap});
       steps.add(g0, g1, &Step::host_wait_ns);
       if (gap < big) ev.launch_gaps.add(rt.shift({g0, g1}), gap);
     } else if (gap < opt.consecutive_kernel_delay_ns) {
@@ -668,15 +673,17 @@ struct Sweep {
   // at `a` (op j of run r, the next of its run, and, when a is the stretch's
   // first instant `at`, other runs' ops starting then). Sets `linked` false
   // when none of them has a launching call.
-  TimeNs launch_ending_gap(const Run& r, RowIndex j, TimeNs a, TimeNs at, const RunOrder& order, bool& linked) const {
+  TimeNs launch_ending_gap(const Run& r, RowIndex j, TimeNs a, TimeNs at, const RunOrder& order, bool& linked,
+                           RowIndex& api_out) const {
     const RowIndex api = r.api[j];
     linked = api != kNoRow;
+    api_out = api;
     TimeNs launch = linked ? t.api_calls().start[api] : 0;
     auto consider = [&](const Run& q, RowIndex from) {
       for (RowIndex x = from; x < q.last && q.start[x] == a; ++x)
         if (q.api[x] != kNoRow) {
           const TimeNs l = t.api_calls().start[q.api[x]];
-          if (!linked || l < launch) launch = l, linked = true;
+          if (!linked || l < launch) launch = l, linked = true, api_out = q.api[x];
         }
     };
     if (j + 1 < r.last && r.start[j + 1] == a) consider(r, j + 1);
@@ -798,9 +805,10 @@ struct Sweep {
           first = a;
         } else if (!(base_key & kAny) && a > busy_until) {
           bool linked = false;
-          const TimeNs launch = launch_ending_gap(r, j, a, at, order, linked);
+          RowIndex launch_api = kNoRow;
+          const TimeNs launch = launch_ending_gap(r, j, a, at, order, linked, launch_api);
           settle_steps();  // close_gap() adds idle pieces to the steps (and may move on to a later one)
-          close_gap(busy_until, a, linked, launch, first_call(r, j));
+          close_gap(busy_until, a, linked, launch, launch_api, first_call(r, j));
           steps.window(&step_lo, &step_hi);
         }
         const std::uint8_t cls = account(r, j, a, e, r.api[j], sums);
@@ -1017,6 +1025,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     sweep.sync_ends = sync_ends(t, device, blocking);
     sweep.first_step_end = first_step_end;
     sweep.optimizer_op = optimizer_op.empty() ? nullptr : optimizer_op.data();
+    if (!t.api_calls().op_range.empty()) sweep.late_launches = &totals->late_launches;
     sweep.add_runs(tracks);
     sweep.run();
     if (d.kernels + d.memcpys + d.memsets == 0) continue;

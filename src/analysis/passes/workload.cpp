@@ -59,6 +59,31 @@ bool compiled_op(std::string_view name) {
 }
 bool triton_kernel(std::string_view name) { return name.starts_with("triton_") || name.starts_with("triton::"); }
 
+// The framework, by the names only it gives ops and kernels: PyTorch's aten
+// ops, autograd nodes and ATen kernels; TensorFlow's ops and Eigen/TF kernels;
+// XLA's (JAX's) computations and fusions.
+bool pytorch_name(std::string_view n) {
+  return n.starts_with("aten::") || n.starts_with("at::native::") || n.starts_with("autograd::") ||
+         n.starts_with("ProfilerStep#") || n.starts_with("Optimizer.step#") || n.starts_with("c10d::") ||
+         n.find("at::native::") != std::string_view::npos;
+}
+bool tensorflow_name(std::string_view n) {
+  return n.starts_with("tensorflow::") || n.find("tensorflow::functor") != std::string_view::npos ||
+         n.starts_with("Eigen::") || n.find("Eigen::internal::EigenMetaKernel") != std::string_view::npos ||
+         n.starts_with("_FusedConv2D") || n.starts_with("Conv2DBackprop") || n.starts_with("FusedBatchNorm");
+}
+bool jax_name(std::string_view n) {
+  return n.starts_with("jit_") || n.starts_with("pjit_") || n.starts_with("xla::") || n.starts_with("loop_fusion") ||
+         n.starts_with("input_fusion") || n.starts_with("wrapped_") || n.starts_with("XlaModule");
+}
+// Gradient all-reduce issued by DDP's reducer: its forward annotation, or a
+// collective op launched from inside the backward pass (autograd's hooks).
+bool ddp_name(std::string_view n) { return n.find("DistributedDataParallel") != std::string_view::npos; }
+bool allreduce_op(std::string_view n) {
+  return n == "nccl:all_reduce" || n.starts_with("c10d::allreduce") || n.starts_with("record_param_comms") ||
+         n.starts_with("nccl:all_reduce") || n.starts_with("NcclAllReduce") || n == "all_reduce";
+}
+
 // The first few distinct names a test matched, quoted, for the evidence;
 // kernels by their short names (a demangled template name runs to hundreds
 // of characters).
@@ -98,11 +123,15 @@ WorkloadKind recognise_workload(const Trace& t) {
     }
   const KernelTable& k = t.kernels();
   // Kernel rows per name only when some name is one the tests below look for.
-  if (any_string(t, [](std::string_view n) { return backward_kernel(n) || optimizer_kernel(n) || triton_kernel(n); }))
+  if (any_string(t, [](std::string_view n) {
+        return backward_kernel(n) || optimizer_kernel(n) || triton_kernel(n) || pytorch_name(n) || tensorflow_name(n) ||
+               jax_name(n);
+      }))
     for (std::size_t i = 0; i < k.size(); ++i) ++kernel_rows[k.name[i]];
   if (!k.graph_id.empty())
     for (std::size_t i = 0; i < k.size(); ++i) w.graph_kernels += k.graph_id[i] != 0;
   Examples backward_ops, optimizer_ops, inference_ops, compiled_ops, backward_kernels, optimizer_kernels, triton;
+  Examples torch, tf, jax, ddp;
   for (StringId id = 0; id < op_rows.size(); ++id) {
     if (op_rows[id]) {
       const std::string_view n = t.str(id);
@@ -110,25 +139,53 @@ WorkloadKind recognise_workload(const Trace& t) {
       if (optimizer_op(n)) optimizer_ops.add(n, op_rows[id]);
       if (inference_op(n)) inference_ops.add(n, op_rows[id]);
       if (compiled_op(n)) compiled_ops.add(n, op_rows[id]);
+      if (pytorch_name(n)) torch.add(n, op_rows[id]);
+      if (tensorflow_name(n)) tf.add(n, op_rows[id]);
+      if (jax_name(n)) jax.add(n, op_rows[id]);
+      if (ddp_name(n)) ddp.add(n, op_rows[id]);
     }
     if (kernel_rows[id]) {
       const std::string_view n = t.str(id);
       if (backward_kernel(n)) backward_kernels.add(n, kernel_rows[id], true);
       if (optimizer_kernel(n)) optimizer_kernels.add(n, kernel_rows[id], true);
       if (triton_kernel(n)) triton.add(n, kernel_rows[id], true);
+      if (pytorch_name(n)) torch.add(n, kernel_rows[id], true);
+      if (tensorflow_name(n)) tf.add(n, kernel_rows[id], true);
+      if (jax_name(n)) jax.add(n, kernel_rows[id], true);
     }
   }
+  // DDP without its annotation: an all-reduce op that runs inside the
+  // backward pass (DDP's reducer launches each bucket from autograd's hooks).
+  if (!ddp.count && any_string(t, allreduce_op))
+    for (RowIndex r = 0; r < rg.size() && ddp.count == 0; ++r) {
+      if (!t.is_op_range(r) || !allreduce_op(t.str(rg.name[r]))) continue;
+      for (RowIndex q = t.parent_op(r); q != kNoRow; q = t.parent_op(q))
+        if (backward_op(t.str(rg.name[q])) || t.str(rg.name[q]).starts_with("autograd::engine::evaluate_function")) {
+          ddp.add(std::string(t.str(rg.name[r])) + " inside " + std::string(t.str(rg.name[q])), 1);
+          break;
+        }
+    }
   // Graph launches: API calls counted per name, each name tested once.
   auto graph_launch = [](std::string_view n) {
     return n.starts_with("cudaGraphLaunch") || n.starts_with("cuGraphLaunch");
   };
-  std::uint64_t graph_launches = 0;
+  std::uint64_t graph_launches = 0, replayed = 0;  // … and the GPU ops correlated to them
   if (any_string(t, graph_launch)) {
-    std::vector<std::uint64_t> call_rows(t.strings().size(), 0);
-    for (StringId name : t.api_calls().name) ++call_rows[name];
-    for (StringId id = 0; id < call_rows.size(); ++id)
-      if (call_rows[id] && graph_launch(t.str(id))) graph_launches += call_rows[id];
+    std::vector<std::uint8_t> is_launch(t.strings().size(), 2);  // 2: not tested yet
+    const ApiCallTable& api = t.api_calls();
+    for (RowIndex a = 0; a < api.size(); ++a) {
+      std::uint8_t& l = is_launch[api.name[a]];
+      if (l == 2) l = graph_launch(t.str(api.name[a]));
+      if (!l) continue;
+      ++graph_launches;
+      t.for_each_op_of(a, [&](OpRef op) { replayed += op.table == OpTable::kernel; });
+    }
   }
+  // Graph ids where the recorder kept them, else the kernels correlated to
+  // graph launches (a Kineto trace keeps the launch's correlation id on each
+  // kernel the graph replayed).
+  w.graph_kernels = std::max(w.graph_kernels, replayed);
+  w.graph_launches = graph_launches;
 
   auto part = [](const Examples& e, const char* what) {
     return e.count ? format::count(e.count) + " " + what + " (" + e.said() + ")" : std::string();
@@ -153,6 +210,23 @@ WorkloadKind recognise_workload(const Trace& t) {
   } else {
     w.phase_evidence = "no backward or optimizer op or kernel, and too few framework ops (" +
                        format::count(framework_ops) + ") to call it inference";
+  }
+
+  // The framework: the one with the most ops and kernels of its own names.
+  const std::pair<const Examples*, std::pair<const char*, const char*>> fws[] = {
+      {&torch, {"pytorch", "PyTorch ops and kernels"}},
+      {&tf, {"tensorflow", "TensorFlow ops and kernels"}},
+      {&jax, {"jax", "XLA computations and fusions"}}};
+  const Examples* best = nullptr;
+  for (const auto& [e, words] : fws)
+    if (e->count && (!best || e->count > best->count)) {
+      best = e;
+      w.framework = words.first;
+      w.framework_evidence = part(*e, words.second);
+    }
+  if (ddp.count) {
+    w.data_parallel = "ddp";
+    w.data_parallel_evidence = part(ddp, "DDP ops");
   }
 
   const std::string graphs = w.graph_kernels
@@ -182,6 +256,7 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
   w = *ranks.front();
   w.ranks = static_cast<std::uint32_t>(ranks.size());
   w.graph_kernels = 0;
+  w.graph_launches = 0;
   for (const WorkloadKind* r : ranks) {
     w.graph_kernels += r->graph_kernels;
     w.bundled = w.bundled && r->bundled;
@@ -189,6 +264,12 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
       w.phase = r->phase;
       w.phase_evidence = r->phase_evidence;
     }
+    w.graph_launches += r->graph_launches;
+    w.data_loading_recorded = w.data_loading_recorded || r->data_loading_recorded;
+    if (w.framework == "unknown" && r->framework != "unknown")
+      w.framework = r->framework, w.framework_evidence = r->framework_evidence;
+    if (w.data_parallel.empty() && !r->data_parallel.empty())
+      w.data_parallel = r->data_parallel, w.data_parallel_evidence = r->data_parallel_evidence;
     if (r->execution != w.execution && r->execution != "eager" && w.execution == "eager") {
       w.execution = r->execution;
       w.execution_evidence = r->execution_evidence;
