@@ -1,0 +1,436 @@
+"""PyTorch's view of the program: ops with shapes, modules, Python stacks.
+
+Ops are recorded by PyTorch's own profiler collection (the RecordFunction
+observers Kineto uses) with CPU activity only, on the thread that imported
+torch and the threads it hands work to (autograd's). Nothing is added to the
+program: the profiler is enabled when torch has been imported, and its results
+are taken (disable, read the event tree, enable again) at a flush point every
+flush interval — the start of a top-level nn.Module call on that thread —,
+before a fork and at exit. Reading the results is the costly part (a few µs
+per op, PyTorch's post-processing included); it happens at those points,
+not while ops run.
+
+- ops: PyTorch's cpu_op events (aten ops, autograd's backward functions) with
+  input shapes and dtypes (Kineto's "Input Dims" / "Input type" text), the
+  sequence number linking a backward op to its forward op, and the
+  record_function ranges (Optimizer.step#…, enumerate(DataLoader)#…) as
+  user annotations;
+- stacks: the profiler's Python tracer; the Python frames enclosing each op
+  (the innermost MAX_OP_STACK) become python_function ranges, deduplicated by
+  being ranges: one per call, however many ops ran in it;
+- modules: global nn.Module forward hooks time every module call and name it
+  by its path from the root ("nn.Module: model.layer1.0.conv1").
+
+The program's own profiler wins: when it enables one on our thread, ours
+pauses (what it recorded is written first) and resumes when it stops.
+"""
+
+import json
+import os
+import sys
+import threading
+import time
+import weakref
+
+from .host_file import CPU_OP, PYTHON_FUNCTION, USER_ANNOTATION
+
+MAX_OP_STACK = 32  # Python frames kept above each op
+_MARK = "gpuscope#thread "  # a range naming the Linux id of the profiler's thread
+
+# Kineto's names of dtypes ("Input type"), for torch versions that give torch.dtype.
+_KINETO_DTYPES = {
+    "torch.float32": "float",
+    "torch.float64": "double",
+    "torch.float16": "c10::Half",
+    "torch.bfloat16": "c10::BFloat16",
+    "torch.int64": "long int",
+    "torch.int32": "int",
+    "torch.int16": "short int",
+    "torch.int8": "signed char",
+    "torch.uint8": "unsigned char",
+    "torch.bool": "bool",
+    "torch.complex64": "c10::complex<float>",
+    "torch.complex128": "c10::complex<double>",
+}
+
+
+def supported(torch):
+    """None if this torch has what the recorder uses, else why not (words)."""
+    try:
+        version = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2] if p.isdigit())
+    except Exception:
+        version = ()
+    if len(version) < 2 or version < (1, 13):
+        return "torch %s is older than 1.13" % torch.__version__
+    a = getattr(torch._C, "_autograd", None)
+    p = getattr(torch._C, "_profiler", None)
+    for owner, names in ((a, ("_prepare_profiler", "_enable_profiler", "_disable_profiler")),
+                         (p, ("ProfilerConfig", "ProfilerState", "ProfilerActivity", "_ExperimentalConfig",
+                              "_EventType"))):
+        for n in names:
+            if owner is None or not hasattr(owner, n):
+                return "torch %s has no torch._C %s" % (torch.__version__, n)
+    return None
+
+
+def _dims_text(inputs):
+    """Kineto's "Input Dims" and "Input type" texts of an op's inputs (both torch APIs)."""
+    shapes = getattr(inputs, "shapes", None)
+    if shapes is not None:  # 1.13 / 2.0: _Inputs
+        return str(shapes).replace(" ", ""), json.dumps(inputs.dtypes, separators=(",", ":"))
+    dims, types = [], []
+    for x in inputs:  # 2.1+: a list of TensorMetadata, lists, scalars, None
+        sizes = getattr(x, "sizes", None)
+        if sizes is not None:
+            dims.append(list(sizes))
+            d = str(x.dtype)
+            types.append(_KINETO_DTYPES.get(d, d))
+        elif isinstance(x, list):
+            dims.append([])
+            types.append("TensorList")
+        elif x is None:
+            dims.append([])
+            types.append("")
+        else:
+            dims.append([])
+            types.append("Scalar")
+    return str(dims).replace(" ", ""), json.dumps(types, separators=(",", ":"))
+
+
+class OpRecorder:
+    """The profiler session on one thread; see the module's comment."""
+
+    def __init__(self, torch, host_file, stats, notes, shapes, stacks, skip_module_calls):
+        self._torch = torch
+        self._file = host_file
+        self._stats = stats
+        self._notes = notes
+        a, p = torch._C._autograd, torch._C._profiler
+        self._a, self._p = a, p
+        self._shapes, self._stacks = shapes, stacks
+        self._skip_module_calls = skip_module_calls
+        self._thread = None  # threading ident of the profiler's thread
+        self._native = 0
+        self._active = False
+        self.with_stacks = False
+        self._stacks_failed = None  # why the Python tracer was given up
+        self._paused_by_program = False
+        self._tid_of = {}  # profiler thread number -> Linux thread id
+        self.last_flush_ns = time.monotonic_ns()
+        self._e = p._EventType
+        self._user_scope = p.RecordScope.USER_SCOPE if hasattr(p, "RecordScope") else None
+
+    def forked(self, host_file, stats, notes):
+        """The recorder of a forked child: same settings, its own file, not started."""
+        return OpRecorder(self._torch, host_file, stats, notes, self._shapes, self._stacks, self._skip_module_calls)
+
+    # ---- the session ----------------------------------------------------------------------
+
+    def on_this_thread(self):
+        return self._thread == threading.get_ident()
+
+    def not_started(self):
+        return self._thread is None
+
+    def wants_stacks(self):
+        return self._stacks and self._stacks_failed is None
+
+    @property
+    def native_thread(self):
+        return self._native
+
+    @property
+    def paused_by_program(self):
+        return self._paused_by_program
+
+    @property
+    def active(self):
+        return self._active
+
+    def start(self, stacks=False):
+        """Enables the profiler on this thread. False (and a note) when it cannot.
+
+        `stacks` turns on PyTorch's Python tracer, which only works when it is
+        enabled from Python code (1.13 asserts at the next disable when it was
+        enabled inside a C call, such as os.fork's hooks): the callers ask for
+        it only at a top-level module call.
+        """
+        a, p = self._a, self._p
+        stacks = stacks and self._stacks and self._stacks_failed is None
+        if stacks and sys.getprofile() is not None:
+            stacks = False  # the program (or a tool) profiles Python itself: leave it alone
+            self._stacks_failed = "sys.setprofile"
+            self._notes.set("capture.framework.stacks", "off: the program has its own sys.setprofile function")
+        try:
+            config = p.ProfilerConfig(p.ProfilerState.KINETO, self._shapes, False, stacks, False, False,
+                                      p._ExperimentalConfig())
+            activities = {p.ProfilerActivity.CPU}
+            a._prepare_profiler(config, activities)
+            a._enable_profiler(config, activities)
+        except Exception as e:
+            self._notes.set("capture.framework", "unavailable: torch %s: %s" % (self._torch.__version__, e))
+            return False
+        self._thread = threading.get_ident()
+        self._native = threading.get_native_id()
+        self._active = True
+        self.with_stacks = stacks
+        self._mark_thread()
+        return True
+
+    def _mark_thread(self):
+        # A range whose name carries this thread's Linux id tells which of the
+        # profiler's thread numbers is this thread.
+        try:
+            ops = self._torch.ops.profiler
+            handle = ops._record_function_enter(_MARK + str(self._native), None)
+            ops._record_function_exit(handle)
+        except Exception:
+            pass
+
+    def flush(self, resume=True, stacks=False):
+        """Takes what the profiler recorded and writes it; enables it again if `resume`."""
+        if not self._active or not self.on_this_thread():
+            return
+        t0 = time.monotonic_ns()
+        self._active = False
+        try:
+            result = self._a._disable_profiler()
+        except Exception as e:
+            # What it recorded since the last flush is lost; without the Python
+            # tracer (what fails in practice) the profiler goes on.
+            self._stats.add("capture.framework.lost_flushes", 1)
+            if self.with_stacks:
+                self._stacks_failed = str(e)
+                self._notes.set("capture.framework.stacks", "off: PyTorch's Python tracer failed: %s" % e)
+            else:
+                self._notes.set("capture.framework", "stopped: torch %s: %s" % (self._torch.__version__, e))
+                return
+            result = None
+        if result is not None:
+            try:
+                self._write(result.experimental_event_tree())
+            except Exception as e:
+                self._stats.add("capture.framework.flush_errors", 1)
+                self._notes.set("capture.framework.flush_error", repr(e))
+            del result
+        self._stats.add("capture.framework.flush_ns", time.monotonic_ns() - t0)
+        self._stats.add("capture.framework.flushes", 1)
+        self.last_flush_ns = time.monotonic_ns()
+        if resume:
+            self.start(stacks)
+
+    # ---- the program's own profiler -------------------------------------------------------------
+
+    def program_profiler_starting(self):
+        """Called before the program enables a profiler: ours stops on that thread."""
+        if self._active and self.on_this_thread():
+            self.flush(resume=False)
+            self._paused_by_program = True
+            self._stats.add("capture.framework.paused", 1)
+            self._notes.set("capture.framework.program_profiler",
+                            "the program ran torch.profiler itself; gpuscope recorded no ops on its thread "
+                            "while it ran (it won)")
+
+    def program_profiler_stopped(self):
+        if self._paused_by_program and self.on_this_thread():
+            self._paused_by_program = False
+            self.start(stacks=True)
+
+    # ---- from the event tree to rows ------------------------------------------------------------
+
+    def _write(self, roots):
+        e_types = self._e
+        torch_op, py_call = e_types.TorchOp, e_types.PyCall
+        user_scope = self._user_scope
+        string = self._file.string
+        dims_cache = {}
+        start, end, tid, name, cat, dims, types, seq, ext = [], [], [], [], [], [], [], [], []
+        pycalls = []  # [event, kept]
+        stack = [(e, 0, False) for e in reversed(roots)]
+        path = []  # the Python frames above the node being visited
+        tid_of = self._tid_of
+        open_ops = 0
+        skip_module_calls = self._skip_module_calls
+        while stack:
+            e, depth, under_op = stack.pop()
+            del path[depth:]
+            tag = e.tag
+            if tag == torch_op:
+                n = e.name
+                if n.startswith(_MARK):
+                    try:
+                        tid_of[e.start_tid] = int(n[len(_MARK):])
+                    except ValueError:
+                        pass
+                    continue  # and its children: the mark's own allocation
+                t1 = e.end_time_ns
+                t0 = e.start_time_ns
+                if t1 < t0:
+                    open_ops += 1
+                    continue
+                x = e.extra_fields
+                start.append(t0)
+                end.append(t1)
+                tid.append(e.start_tid)
+                name.append(string(n))
+                cat.append(USER_ANNOTATION if x.scope == user_scope else CPU_OP)
+                if self._shapes:
+                    key = _dims_text(x.inputs)
+                    ids = dims_cache.get(key)
+                    if ids is None:
+                        ids = dims_cache[key] = (string(key[0]), string(key[1]))
+                    dims.append(ids[0])
+                    types.append(ids[1])
+                seq.append(x.sequence_number)
+                ext.append(e.correlation_id)
+                if not under_op and path:
+                    for entry in path[-MAX_OP_STACK:]:
+                        entry[1] = True
+                children = e.children
+                d = len(path)
+                for c in reversed(children):
+                    stack.append((c, d, True))
+                continue
+            if tag == py_call:
+                if not (skip_module_calls and e.extra_fields.module is not None):
+                    entry = [e, False]
+                    path.append(entry)
+                    pycalls.append(entry)
+            d = len(path)
+            for c in reversed(e.children):
+                stack.append((c, d, under_op))
+        for e, kept in pycalls:
+            if not kept:
+                continue
+            t0, t1 = e.start_time_ns, e.end_time_ns
+            if t1 < t0:
+                continue
+            start.append(t0)
+            end.append(t1)
+            tid.append(e.start_tid)
+            name.append(string(e.name))
+            cat.append(PYTHON_FUNCTION)
+            if self._shapes:
+                dims.append(0)
+                types.append(0)
+            seq.append(-1)
+            ext.append(0)
+        # Linux ids of the profiler's threads; negative: not known (the merge places them).
+        tid[:] = [tid_of.get(t, -t) for t in tid]
+        if open_ops:
+            self._stats.add("capture.framework.ops_unfinished", open_ops)
+        if start:
+            columns = dict(start=start, end=end, tid=tid, name=name, cat=cat, seq=seq, ext=ext)
+            if self._shapes:
+                columns.update(dims=dims, types=types)
+            self._file.write("ranges", **columns)
+            self._stats.add("capture.framework.ops", len(start) - sum(1 for _, k in pycalls if k))
+
+
+class ModulePaths:
+    """nn.Module calls as ranges named by the module's path ("nn.Module: model.layer1.0.conv1")."""
+
+    def __init__(self, torch, host_file, stats, on_top_level_call):
+        self._file = host_file
+        self._stats = stats
+        self._tls = threading.local()
+        self._paths = {}  # id(module) -> (weakref, string id)
+        self._on_top_level_call = on_top_level_call
+        self._names_by_sid = {}
+        self._torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+        self._start, self._end, self._tid, self._name = [], [], [], []
+        self._lock = threading.Lock()
+        m = torch.nn.modules.module
+        self._handles = [m.register_module_forward_pre_hook(self._pre), m.register_module_forward_hook(self._post)]
+
+    def forked(self, host_file, stats):
+        """In a forked child: string ids and open calls belonged to the parent's file."""
+        with self._lock:
+            self._file, self._stats = host_file, stats
+            self._tls = threading.local()
+            self._paths, self._names_by_sid = {}, {}
+            self._start, self._end, self._tid, self._name = [], [], [], []
+
+    def remove(self):
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+
+    def _calls(self):
+        st = getattr(self._tls, "calls", None)
+        if st is None:
+            st = self._tls.calls = []
+        return st
+
+    def _pre(self, module, inputs):
+        calls = self._calls()
+        if not calls:
+            self._on_top_level_call()
+        calls.append((module, self._path(module, calls), time.time_ns()))
+
+    def _post(self, module, inputs, output):
+        t1 = time.time_ns()
+        calls = self._calls()
+        while calls:
+            m, sid, t0 = calls.pop()
+            if m is module:
+                with self._lock:
+                    self._start.append(t0)
+                    self._end.append(t1)
+                    self._tid.append(threading.get_native_id())
+                    self._name.append(sid)
+                return
+            self._stats.add("capture.framework.modules_unfinished", 1)  # its forward raised
+
+    def _path(self, module, calls):
+        hit = self._paths.get(id(module))
+        if hit is not None and hit[0]() is module:
+            return hit[1]
+        path = None
+        if calls:
+            parent = calls[-1][0]
+            parent_path = self._file_path(calls[-1][1])
+            for n, child in parent._modules.items():
+                if child is module:
+                    path = parent_path + "." + n
+                    break
+            else:
+                for n, child in parent.named_modules():
+                    if child is module and n:
+                        path = parent_path + "." + n
+                        break
+        if path is None:
+            path = _root_name(module, self._torch_dir)
+        sid = self._file.string("nn.Module: " + path)
+        self._paths[id(module)] = (weakref.ref(module), sid)
+        self._names_by_sid[sid] = path
+        return sid
+
+    def _file_path(self, sid):
+        return self._names_by_sid.get(sid, "?")
+
+    def take(self):
+        """The module calls finished since the last take, as range columns."""
+        with self._lock:
+            cols = self._start, self._end, self._tid, self._name
+            self._start, self._end, self._tid, self._name = [], [], [], []
+        return cols
+
+
+def _root_name(module, torch_dir):
+    """The name the program calls a top-level module by: the variable in the
+    calling frame (or an attribute of its `self`) that holds it, else its class."""
+    frame = sys._getframe(3)
+    while frame is not None and frame.f_code.co_filename.startswith(torch_dir):
+        frame = frame.f_back
+    if frame is not None:
+        for scope in (frame.f_locals, frame.f_globals):
+            for k, v in scope.items():
+                if v is module and not k.startswith("_"):
+                    return k
+        owner = frame.f_locals.get("self")
+        if owner is not None:
+            for k, v in getattr(owner, "__dict__", {}).items():
+                if v is module:
+                    return k
+    return type(module).__name__
