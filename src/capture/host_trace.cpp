@@ -137,12 +137,14 @@ class ChunkReader {
 
   void ranges(const object& o) {
     const auto start = int_column(o, "start"), end = int_column(o, "end"), tid = int_column(o, "tid"),
-               name = int_column(o, "name"), cat = int_column(o, "cat"), seq = int_column(o, "seq"),
-               ext = int_column(o, "ext");
-    const bool shapes = field(o, "dims").has_value();
-    const auto dims = shapes ? int_column(o, "dims") : std::vector<std::int64_t>(start.size(), 0);
-    const auto types = shapes ? int_column(o, "types") : std::vector<std::int64_t>(start.size(), 0);
+               name = int_column(o, "name"), cat = int_column(o, "cat");
     const std::size_t n = start.size();
+    // Optional columns: absent means none recorded.
+    auto optional = [&](std::string_view key, std::int64_t none) {
+      return field(o, key) ? int_column(o, key) : std::vector<std::int64_t>(n, none);
+    };
+    const auto seq = optional("seq", -1), ext = optional("ext", 0), dims = optional("dims", 0),
+               types = optional("types", 0);
     for (const auto* c : {&end, &tid, &name, &cat, &seq, &ext, &dims, &types})
       if (c->size() != n) throw BadChunk{"the columns of a 'ranges' chunk differ in length"};
     std::vector<HostRange> rows(n);

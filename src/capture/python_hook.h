@@ -21,7 +21,8 @@ inline constexpr const char* kEnvHostSampling = "GPUSCOPE_CAPTURE_HOST_SAMPLING"
 // Read by `gpuscope capture`: the hook folder to use instead of the installed one.
 inline constexpr const char* kEnvPythonHook = "GPUSCOPE_PYTHON_HOOK";
 
-inline constexpr std::string_view kDefaultFramework = "ops,shapes,modules,stacks";
+// Python stacks around ops cost far more than the rest (docs/PERFORMANCE.md): asked for by name.
+inline constexpr std::string_view kDefaultFramework = "ops,shapes,modules";
 inline constexpr double kMaxHostSamplingHz = 10000;
 
 // "ops,shapes,modules,stacks" (any subset; shapes and stacks need ops) or

@@ -46,7 +46,7 @@ struct CaptureArgs {
   std::size_t buffer_kb = 4096, pool_mb = 256;
   std::string gpu_metrics = "default";
   unsigned gpu_metrics_hz = 10000;
-  std::string framework = "ops,shapes,modules,stacks";
+  std::string framework = "ops,shapes,modules";  // capture::kDefaultFramework
   std::string host_sampling = "1000";
   std::vector<std::string> command;
 };
@@ -57,6 +57,7 @@ constexpr unsigned kMinGpuMetricsHz = 10, kMaxGpuMetricsHz = 200000;
 #if GPUSCOPE_HAVE_CAPTURE
 
 static_assert(kMinGpuMetricsHz == capture::kMinGpuMetricsHz && kMaxGpuMetricsHz == capture::kMaxGpuMetricsHz);
+static_assert(capture::kDefaultFramework == "ops,shapes,modules");
 
 namespace fs = std::filesystem;
 

@@ -28,7 +28,7 @@ def capture(tmp, *flags, args=("6",), env=None):
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     tmp = str(tmp_path_factory.mktemp("torch"))
-    p, out = capture(tmp)
+    p, out = capture(tmp, "--framework", "ops,shapes,modules,stacks")
     assert p.returncode == 0, p.stderr
     return p, gpuscope.open(out), out
 
@@ -60,6 +60,9 @@ def test_ops_carry_shapes_dtypes_and_their_backward(run):
     assert (ops.name == "ConvolutionBackward0").sum() == 6
     assert (ops.name == "aten::native_batch_norm").sum() == 6
     assert (ops.name == "aten::addmm").sum() >= 6
+    # Views and allocations carry no shapes (reading them is the costly part).
+    views = ops[ops.name.isin(["aten::empty", "aten::t", "aten::as_strided"])]
+    assert len(views) and (views.input_dims == 0).all()
     # The op table is the one a Kineto trace gives, with shapes.
     table = gpuscope.ops(t)
     row = table[table.name == "aten::conv2d"].iloc[0]
@@ -148,6 +151,8 @@ def test_a_program_running_its_own_profiler_wins_without_a_crash(tmp_path):
     ops = ranges(t, "cpu_op")
     assert (ops.name == "aten::conv2d").sum() == 4  # ours before and after, the program's in between
     assert not (ranges(t).domain == "host_sample").any()
+    # The default records no Python stacks: the only Python ranges are module calls.
+    assert ranges(t, "python_function").name.str.startswith("nn.Module: ").all()
 
 
 def test_options_choose_what_is_recorded(tmp_path):

@@ -4,7 +4,7 @@ Started by the sitecustomize beside this package when `gpuscope capture` runs
 a Python program (the environment below is set for that program only):
 
   GPUSCOPE_CAPTURE_HOST_DIR       where each process writes <pid>.host (required)
-  GPUSCOPE_CAPTURE_FRAMEWORK      ops,shapes,modules,stacks (a subset) or none
+  GPUSCOPE_CAPTURE_FRAMEWORK      ops,shapes,modules,stacks (a subset; default ops,shapes,modules) or none
   GPUSCOPE_CAPTURE_HOST_SAMPLING  samples per second of every thread's stack, or off
   GPUSCOPE_CAPTURE_FLUSH_MS       how often recorded data is written (default 1000)
 
@@ -23,6 +23,7 @@ from .sampler import Sampler
 from .threads import ThreadNames
 
 FRAMEWORK_ITEMS = ("ops", "shapes", "modules", "stacks")
+DEFAULT_FRAMEWORK = "ops,shapes,modules"  # stacks cost much more (docs/PERFORMANCE.md)
 
 _session = None
 
@@ -59,7 +60,7 @@ class Notes:
 
 
 def _parse_options(env):
-    framework = env.get("GPUSCOPE_CAPTURE_FRAMEWORK", ",".join(FRAMEWORK_ITEMS)).strip()
+    framework = env.get("GPUSCOPE_CAPTURE_FRAMEWORK", DEFAULT_FRAMEWORK).strip()
     items = set() if framework in ("", "none") else {x.strip() for x in framework.split(",")}
     hz = env.get("GPUSCOPE_CAPTURE_HOST_SAMPLING", "1000").strip()
     try:
@@ -201,8 +202,7 @@ class Session:
             return
         start, end, tid, name = self.modules.take()
         if start:
-            self.file.write("ranges", start=start, end=end, tid=tid, name=name, cat=[2] * len(start),
-                            seq=[-1] * len(start), ext=[0] * len(start))
+            self.file.write("ranges", start=start, end=end, tid=tid, name=name, cat=[2] * len(start))
             self.stats.add("capture.framework.module_calls", len(start))
 
     def _flush_torch_at_exit(self):

@@ -6,18 +6,20 @@ torch and the threads it hands work to (autograd's). Nothing is added to the
 program: the profiler is enabled when torch has been imported, and its results
 are taken (disable, read the event tree, enable again) at a flush point every
 flush interval — the start of a top-level nn.Module call on that thread —,
-before a fork and at exit. Reading the results is the costly part (a few µs
-per op, PyTorch's post-processing included); it happens at those points,
-not while ops run.
+before a fork and at exit. Reading the results is the costly part (PyTorch's
+post-processing, then a few pybind attribute reads per op; docs/PERFORMANCE.md);
+it happens at those points, not while ops run, so the loop below reads as
+little of each event as it can.
 
 - ops: PyTorch's cpu_op events (aten ops, autograd's backward functions) with
-  input shapes and dtypes (Kineto's "Input Dims" / "Input type" text), the
-  sequence number linking a backward op to its forward op, and the
+  input shapes and dtypes (Kineto's "Input Dims" / "Input type" text), and the
   record_function ranges (Optimizer.step#…, enumerate(DataLoader)#…) as
-  user annotations;
-- stacks: the profiler's Python tracer; the Python frames enclosing each op
-  (the innermost MAX_OP_STACK) become python_function ranges, deduplicated by
-  being ranges: one per call, however many ops ran in it;
+  user annotations. Sequence numbers are not read: the trace has no column
+  for them (a backward op names its forward op's function);
+- stacks (opt-in, costly): the profiler's Python tracer; the Python frames
+  enclosing each op (the innermost MAX_OP_STACK) become python_function
+  ranges, deduplicated by being ranges: one per call, however many ops ran
+  in it;
 - modules: global nn.Module forward hooks time every module call and name it
   by its path from the root ("nn.Module: model.layer1.0.conv1").
 
@@ -36,6 +38,15 @@ from .host_file import CPU_OP, PYTHON_FUNCTION, USER_ANNOTATION
 
 MAX_OP_STACK = 32  # Python frames kept above each op
 _MARK = "gpuscope#thread "  # a range naming the Linux id of the profiler's thread
+
+# Ops whose shapes say nothing the op table uses (views, aliases, allocations):
+# reading an op's shapes is the costliest part of taking the results, and these
+# are about half of all ops.
+SHAPELESS_OPS = frozenset(
+    "aten::" + n for n in (
+        "empty", "empty_strided", "empty_like", "as_strided", "as_strided_", "view", "_reshape_alias", "reshape",
+        "t", "transpose", "expand", "resolve_conj", "resolve_neg", "detach", "detach_", "lift_fresh", "unsqueeze",
+        "squeeze", "permute", "select", "slice", "alias", "_unsafe_view", "flatten", "numpy_T", "result_type"))
 
 # Kineto's names of dtypes ("Input type"), for torch versions that give torch.dtype.
 _KINETO_DTYPES = {
@@ -77,7 +88,7 @@ def _dims_text(inputs):
     """Kineto's "Input Dims" and "Input type" texts of an op's inputs (both torch APIs)."""
     shapes = getattr(inputs, "shapes", None)
     if shapes is not None:  # 1.13 / 2.0: _Inputs
-        return str(shapes).replace(" ", ""), json.dumps(inputs.dtypes, separators=(",", ":"))
+        return str(shapes).replace(" ", ""), _json_strings(inputs.dtypes)
     dims, types = [], []
     for x in inputs:  # 2.1+: a list of TensorMetadata, lists, scalars, None
         sizes = getattr(x, "sizes", None)
@@ -94,7 +105,15 @@ def _dims_text(inputs):
         else:
             dims.append([])
             types.append("Scalar")
-    return str(dims).replace(" ", ""), json.dumps(types, separators=(",", ":"))
+    return str(dims).replace(" ", ""), _json_strings(types)
+
+
+def _json_strings(names):
+    """A list of dtype names as compact JSON (faster than json.dumps; names hold no quote or backslash)."""
+    text = '["' + '","'.join(names) + '"]' if names else "[]"
+    if '\\' in text or text.count('"') != 2 * len(names):
+        return json.dumps(names, separators=(",", ":"))
+    return text
 
 
 class OpRecorder:
@@ -117,7 +136,6 @@ class OpRecorder:
         self._paused_by_program = False
         self._tid_of = {}  # profiler thread number -> Linux thread id
         self.last_flush_ns = time.monotonic_ns()
-        self._e = p._EventType
         self._user_scope = p.RecordScope.USER_SCOPE if hasattr(p, "RecordScope") else None
 
     def forked(self, host_file, stats, notes):
@@ -239,92 +257,103 @@ class OpRecorder:
     # ---- from the event tree to rows ------------------------------------------------------------
 
     def _write(self, roots):
-        e_types = self._e
-        torch_op, py_call = e_types.TorchOp, e_types.PyCall
-        user_scope = self._user_scope
-        string = self._file.string
-        dims_cache = {}
-        start, end, tid, name, cat, dims, types, seq, ext = [], [], [], [], [], [], [], [], []
-        pycalls = []  # [event, kept]
-        stack = [(e, 0, False) for e in reversed(roots)]
-        path = []  # the Python frames above the node being visited
+        rows = _Rows(self._file.string, self._shapes)
+        pycalls = self._walk(roots, rows)
+        kept = 0
+        for e, keep in pycalls:
+            t0, t1 = e.start_time_ns, e.end_time_ns
+            if keep and t1 >= t0:
+                rows.add(t0, t1, e.start_tid, e.name, PYTHON_FUNCTION)
+                kept += 1
+        # Linux ids of the profiler's threads; negative: not known (the merge places them).
         tid_of = self._tid_of
-        open_ops = 0
+        rows.tid[:] = [tid_of.get(t, -t) for t in rows.tid]
+        if rows.open_ops:
+            self._stats.add("capture.framework.ops_unfinished", rows.open_ops)
+        if rows.start:
+            self._file.write("ranges", **rows.columns())
+            self._stats.add("capture.framework.ops", len(rows.start) - kept)
+
+    def _walk(self, roots, rows):
+        """Adds the tree's ops to `rows`; returns its Python calls as [event, kept] (kept: encloses an op)."""
+        p = self._p
+        torch_op, py_call = p._ExtraFields_TorchOp, p._ExtraFields_PyCall
+        user_scope = self._user_scope
+        pycalls = []
+        path = []  # the Python calls above the node being visited
+        stack = [(e, 0, False) for e in reversed(roots)]
         skip_module_calls = self._skip_module_calls
         while stack:
             e, depth, under_op = stack.pop()
             del path[depth:]
-            tag = e.tag
-            if tag == torch_op:
+            x = e.extra_fields
+            kind = type(x)
+            if kind is torch_op:
                 n = e.name
                 if n.startswith(_MARK):
-                    try:
-                        tid_of[e.start_tid] = int(n[len(_MARK):])
-                    except ValueError:
-                        pass
+                    self._learn_thread(e, n)
                     continue  # and its children: the mark's own allocation
-                t1 = e.end_time_ns
-                t0 = e.start_time_ns
-                if t1 < t0:
-                    open_ops += 1
-                    continue
-                x = e.extra_fields
-                start.append(t0)
-                end.append(t1)
-                tid.append(e.start_tid)
-                name.append(string(n))
-                cat.append(USER_ANNOTATION if x.scope == user_scope else CPU_OP)
-                if self._shapes:
-                    key = _dims_text(x.inputs)
-                    ids = dims_cache.get(key)
-                    if ids is None:
-                        ids = dims_cache[key] = (string(key[0]), string(key[1]))
-                    dims.append(ids[0])
-                    types.append(ids[1])
-                seq.append(x.sequence_number)
-                ext.append(e.correlation_id)
+                # Only record_function ranges are user scope: aten ops need no look.
+                cat = CPU_OP if n.startswith("aten::") or x.scope != user_scope else USER_ANNOTATION
+                rows.add_op(e, n, x, cat)
                 if not under_op and path:
                     for entry in path[-MAX_OP_STACK:]:
                         entry[1] = True
-                children = e.children
-                d = len(path)
-                for c in reversed(children):
-                    stack.append((c, d, True))
-                continue
-            if tag == py_call:
-                if not (skip_module_calls and e.extra_fields.module is not None):
-                    entry = [e, False]
-                    path.append(entry)
-                    pycalls.append(entry)
+                under_op = True
+            elif kind is py_call and not (skip_module_calls and x.module is not None):
+                entry = [e, False]
+                path.append(entry)
+                pycalls.append(entry)
             d = len(path)
             for c in reversed(e.children):
                 stack.append((c, d, under_op))
-        for e, kept in pycalls:
-            if not kept:
-                continue
-            t0, t1 = e.start_time_ns, e.end_time_ns
-            if t1 < t0:
-                continue
-            start.append(t0)
-            end.append(t1)
-            tid.append(e.start_tid)
-            name.append(string(e.name))
-            cat.append(PYTHON_FUNCTION)
-            if self._shapes:
-                dims.append(0)
-                types.append(0)
-            seq.append(-1)
-            ext.append(0)
-        # Linux ids of the profiler's threads; negative: not known (the merge places them).
-        tid[:] = [tid_of.get(t, -t) for t in tid]
-        if open_ops:
-            self._stats.add("capture.framework.ops_unfinished", open_ops)
-        if start:
-            columns = dict(start=start, end=end, tid=tid, name=name, cat=cat, seq=seq, ext=ext)
-            if self._shapes:
-                columns.update(dims=dims, types=types)
-            self._file.write("ranges", **columns)
-            self._stats.add("capture.framework.ops", len(start) - sum(1 for _, k in pycalls if k))
+        return pycalls
+
+    def _learn_thread(self, e, name):
+        try:
+            self._tid_of[e.start_tid] = int(name[len(_MARK):])
+        except ValueError:
+            pass
+
+
+class _Rows:
+    """The columns of a 'ranges' chunk."""
+
+    def __init__(self, string, shapes):
+        self._string = string
+        self._shapes = shapes
+        self._dims_ids = {}
+        self.start, self.end, self.tid, self.name, self.cat, self.dims, self.types = [], [], [], [], [], [], []
+        self.open_ops = 0
+
+    def add(self, t0, t1, tid, name, cat, dims=0, types=0):
+        self.start.append(t0)
+        self.end.append(t1)
+        self.tid.append(tid)
+        self.name.append(self._string(name))
+        self.cat.append(cat)
+        self.dims.append(dims)
+        self.types.append(types)
+
+    def add_op(self, e, name, x, cat):
+        t0, t1 = e.start_time_ns, e.end_time_ns
+        if t1 < t0:
+            self.open_ops += 1  # still running when the profiler stopped
+            return
+        dims = types = 0
+        if self._shapes and name not in SHAPELESS_OPS:
+            key = _dims_text(x.inputs)
+            ids = self._dims_ids.get(key)
+            if ids is None:
+                ids = self._dims_ids[key] = (self._string(key[0]), self._string(key[1]))
+            dims, types = ids
+        self.add(t0, t1, e.start_tid, name, cat, dims, types)
+
+    def columns(self):
+        cols = dict(start=self.start, end=self.end, tid=self.tid, name=self.name, cat=self.cat)
+        if self._shapes:
+            cols.update(dims=self.dims, types=self.types)
+        return cols
 
 
 class ModulePaths:
