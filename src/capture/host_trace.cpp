@@ -96,6 +96,10 @@ class ChunkReader {
     if (kind == "samples") return samples(o);
     if (kind == "threads") return threads(o);
     if (kind == "meta") return meta(o);
+    if (kind == "parent") {  // started by multiprocessing (spawn): joins its parent like a forked child
+      p_.forked_from = static_cast<std::uint32_t>(std::clamp<std::int64_t>(int_field(o, "pid", 0), 0, UINT32_MAX));
+      return;
+    }
     if (kind == "end") {
       p_.finished = true;
       return;

@@ -43,8 +43,10 @@ struct HostProcess {
   std::string path;
   bool has_header = false;  // the "process" chunk was read
   std::uint32_t pid = 0, ppid = 0;
-  std::uint32_t forked_from = 0;  // the parent it was forked from without exec (a DataLoader worker), 0 if not
-  int rank = -1;                  // from the process's environment, -1 unknown
+  // The parent whose file it joins: forked without exec (a DataLoader
+  // worker) or started by multiprocessing; 0 if neither.
+  std::uint32_t forked_from = 0;
+  int rank = -1;  // from the process's environment, -1 unknown
   std::string command;
   TimeNs start_ns = 0;
   std::vector<std::string> strings{std::string()};  // index 0 is ""

@@ -319,6 +319,7 @@ TEST_F(HostFiles, MergeJoinsTheCudaFileAndAForkedChildAndWritesHostOnlyFiles) {
   write(42, one_process(42));
   write(43, one_process(43, 42));
   write(50, one_process(50));
+  write(51, one_process(51) + "{\"k\":\"parent\",\"pid\":50}\n");  // started by 50's multiprocessing (spawn)
   const auto merges = merge_host_files(dir_, {r}, dir_ + "/run-%p-r%r.gscope");
   ASSERT_EQ(merges.size(), 2u);
   EXPECT_EQ(merges[0].error, "");
@@ -344,12 +345,14 @@ TEST_F(HostFiles, MergeJoinsTheCudaFileAndAForkedChildAndWritesHostOnlyFiles) {
   ASSERT_NE(op, kNoRow);
   EXPECT_EQ(merged.str(merged.ranges().name[op]), "aten::conv2d");
   EXPECT_TRUE(merges[1].host_only);
+  EXPECT_EQ(merges[1].pids, (std::vector<std::uint32_t>{50, 51}));
   EXPECT_EQ(merges[1].output, dir_ + "/run-50-r3.gscope");
   const Trace own = read_gscope(merges[1].output);
   EXPECT_EQ(own.meta().source, TraceSource::cupti);
   EXPECT_EQ(own.meta().property("capture.mode"), "host");
   EXPECT_EQ(own.meta().rank, 3);
-  EXPECT_EQ(own.meta().property("capture.steps"), "1 step from Optimizer.step#SGD.step on thread 50");
+  EXPECT_EQ(own.meta().property("capture.steps"),
+            "1 step from Optimizer.step#SGD.step on thread 50; 1 step from Optimizer.step#SGD.step on thread 51");
 }
 
 TEST_F(HostFiles, AnUnreadableCudaFileIsLeftAloneAndSaidSo) {

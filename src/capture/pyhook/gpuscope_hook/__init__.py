@@ -80,12 +80,14 @@ class Session:
         self.recorder = None
         self.modules = None
         self._noted_stacks = False
+        self._modules_flushed_ns = time.monotonic_ns()
         self._closed = False
         self._open()
 
     # ---- per process (again in a forked child) ----------------------------------------------------
 
     def _open(self, forked_from=0):
+        self._forked_from = forked_from
         self.file = HostFile(self.directory, os.getpid())
         self.stats, self.notes = Stats(), Notes()
         self.threads = ThreadNames(self.file)
@@ -161,10 +163,11 @@ class Session:
 
     @staticmethod
     def _cuda_build_waiting(torch):
-        # With CUDA, PyTorch's profiler initializes its own CUPTI client when it
-        # is first enabled; enabled before CUDA starts, it would take CUPTI from
-        # gpuscope's capture. So on CUDA builds under gpuscope's injection, ops
-        # are recorded from the first module call after CUDA has started.
+        # With CUDA, PyTorch's profiler starts its own CUPTI client when it is
+        # first enabled; before CUDA starts, it would take CUPTI from gpuscope's
+        # capture, which CUDA starts in cuInit. So on CUDA builds under
+        # gpuscope's injection, ops are recorded from the first top-level
+        # module call, after CUDA has started (see _start_cuda).
         if not getattr(torch.version, "cuda", None) or not os.environ.get("CUDA_INJECTION64_PATH"):
             return False
         try:
@@ -172,15 +175,35 @@ class Session:
         except Exception:
             return True
 
+    @staticmethod
+    def _start_cuda(torch):
+        # By a program's first module call CUDA is usually up; where not (a CPU
+        # model on a CUDA build), asking whether it is available initializes the
+        # driver — as the program's first CUDA call would —, so gpuscope's CUPTI
+        # client is the first.
+        try:
+            torch.cuda.is_available()
+        except Exception:
+            pass
+
     def _top_level_module_call(self):
         # The flush point: Python code on the recorder's thread, between steps.
         r = self.recorder
-        if r is None:
+        if r is None:  # module calls alone: written every flush interval
+            now = time.monotonic_ns()
+            if now - self._modules_flushed_ns >= self.flush_s * 1e9:
+                self._modules_flushed_ns = now
+                self._flush_modules()
+                self._write_meta()
             return
         if not r.active:
-            if r.not_started() and not self._cuda_build_waiting(sys.modules["torch"]) and r.start(stacks=True):
-                self._note_framework(sys.modules["torch"])
-                self._write_meta()
+            torch = sys.modules["torch"]
+            if r.not_started():
+                if self._cuda_build_waiting(torch):
+                    self._start_cuda(torch)
+                if r.start(stacks=True):
+                    self._note_framework(torch)
+                    self._write_meta()
             return
         if not r.on_this_thread():
             return
@@ -206,10 +229,14 @@ class Session:
             self.stats.add("capture.framework.module_calls", len(start))
 
     def _flush_torch_at_exit(self):
+        r = self.recorder
+        if r is not None and r.active and not r.on_this_thread():
+            self.notes.set("capture.framework.exit", "ops since the last flush point not written: PyTorch's profiler "
+                                                     "ran on a thread other than the one that exited")
         try:
             self._flush_torch(resume=False)
         except Exception as e:
-            self.notes.set("capture.framework.exit", "ops after the last flush lost: %r" % (e,))
+            self.notes.set("capture.framework.exit", "ops since the last flush point lost: %r" % (e,))
 
     def _write_meta(self):
         stats, notes = self.stats.take(), self.notes.take()
@@ -259,12 +286,21 @@ class Session:
 
     # ---- exit -------------------------------------------------------------------------------------
 
+    def _note_multiprocessing_parent(self):
+        # A child multiprocessing started with spawn or forkserver (not a fork,
+        # which _after_fork_child knows) joins its parent's file like a forked one.
+        mp = sys.modules.get("multiprocessing.process")
+        parent = mp.parent_process() if mp is not None and hasattr(mp, "parent_process") else None
+        if parent is not None and parent.pid and parent.pid != self._forked_from:
+            self.file.write("parent", pid=parent.pid)
+
     def close(self):
         if self._closed:
             return
         self._closed = True
         try:
             self._flush_torch(resume=False)
+            self._note_multiprocessing_parent()
             if self.sampler is not None:
                 self.sampler.stop()
             self.threads.write_new_names()
@@ -291,14 +327,18 @@ def _finalize_at_exit(session):
 def _watch_import(name, callback):
     """Calls callback(module) once `import name` has finished, on the importing thread."""
     import importlib.abc
-    import importlib.machinery
 
     class Watcher(importlib.abc.MetaPathFinder):
         def find_spec(self, fullname, path, target=None):
             if fullname != name:
                 return None
             sys.meta_path.remove(self)
-            spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+            spec = None
+            for finder in list(sys.meta_path):  # as the import system would, without us
+                find = getattr(finder, "find_spec", None)
+                spec = find(fullname, path, target) if find is not None else None
+                if spec is not None:
+                    break
             if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
                 return spec
             run = spec.loader.exec_module

@@ -31,7 +31,7 @@ class Sampler:
         self._stack_ids = {}  # (code, line, …) tuple -> string id
         self._frame_names = {}  # (code, line) -> "file(line): function"
         self.taken = self.dropped = self.missed = 0
-        self.cost_ns = 0  # time spent sampling (the overhead numbers)
+        self.cost_ns = 0  # CPU time spent sampling (the overhead numbers)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="gpuscope-sampler", daemon=True)
 
@@ -67,7 +67,7 @@ class Sampler:
                 next_flush = now + self._flush_ns
 
     def _sample(self, me):
-        t0 = time.monotonic_ns()
+        t0 = time.thread_time_ns()
         wall = time.time_ns()
         frames = sys._current_frames()
         # This thread's own frame would make a cycle (this frame -> the dict ->
@@ -86,7 +86,7 @@ class Sampler:
             n += 1
             self.taken += 1
         frame = frames = None
-        self.cost_ns += time.monotonic_ns() - t0
+        self.cost_ns += time.thread_time_ns() - t0
 
     def _stack_id(self, frame):
         key = []

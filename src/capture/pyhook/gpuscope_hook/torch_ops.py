@@ -198,18 +198,21 @@ class OpRecorder:
     def _mark_thread(self):
         # A range whose name carries this thread's Linux id tells which of the
         # profiler's thread numbers is this thread.
+        ops = self._torch.ops.profiler
+        name = _MARK + str(self._native)
         try:
-            ops = self._torch.ops.profiler
-            handle = ops._record_function_enter(_MARK + str(self._native), None)
-            ops._record_function_exit(handle)
+            if hasattr(ops, "_record_function_enter_new"):  # 2.x
+                ops._record_function_exit._RecordFunction(ops._record_function_enter_new(name, None))
+            else:  # 1.13
+                ops._record_function_exit(ops._record_function_enter(name, None))
         except Exception:
-            pass
+            pass  # its ops then go where the merge places unnamed threads
 
     def flush(self, resume=True, stacks=False):
         """Takes what the profiler recorded and writes it; enables it again if `resume`."""
         if not self._active or not self.on_this_thread():
             return
-        t0 = time.monotonic_ns()
+        t0, cpu0 = time.monotonic_ns(), time.thread_time_ns()
         self._active = False
         try:
             result = self._a._disable_profiler()
@@ -232,6 +235,7 @@ class OpRecorder:
                 self._notes.set("capture.framework.flush_error", repr(e))
             del result
         self._stats.add("capture.framework.flush_ns", time.monotonic_ns() - t0)
+        self._stats.add("capture.framework.flush_cpu_ns", time.thread_time_ns() - cpu0)
         self._stats.add("capture.framework.flushes", 1)
         self.last_flush_ns = time.monotonic_ns()
         if resume:
