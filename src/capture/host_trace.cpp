@@ -95,6 +95,7 @@ class ChunkReader {
     if (kind == "ranges") return ranges(o);
     if (kind == "samples") return samples(o);
     if (kind == "threads") return threads(o);
+    if (kind == "overheads") return overheads(o);
     if (kind == "meta") return meta(o);
     if (kind == "parent") {  // started by multiprocessing (spawn): joins its parent like a forked child
       p_.forked_from = static_cast<std::uint32_t>(std::clamp<std::int64_t>(int_field(o, "pid", 0), 0, UINT32_MAX));
@@ -180,6 +181,20 @@ class ChunkReader {
       rows[i] = {time[i], static_cast<std::uint32_t>(tid[i]), string_index(stack[i], "stack")};
     }
     p_.samples.insert(p_.samples.end(), rows.begin(), rows.end());
+  }
+
+  void overheads(const object& o) {
+    const auto start = int_column(o, "start"), end = int_column(o, "end"), tid = int_column(o, "tid"),
+               kind = int_column(o, "kind");
+    if (end.size() != start.size() || tid.size() != start.size() || kind.size() != start.size())
+      throw BadChunk{"the columns of an 'overheads' chunk differ in length"};
+    std::vector<HostOverhead> rows(start.size());
+    for (std::size_t i = 0; i < start.size(); ++i) {
+      if (end[i] < start[i] || !valid_duration(start[i], end[i])) throw BadChunk{"an overhead ends before it starts"};
+      if (tid[i] <= 0 || tid[i] > UINT32_MAX) throw BadChunk{"an overhead's thread id is out of range"};
+      rows[i] = {start[i], end[i], static_cast<std::uint32_t>(tid[i]), string_index(kind[i], "kind")};
+    }
+    p_.overheads.insert(p_.overheads.end(), rows.begin(), rows.end());
   }
 
   void threads(const object& o) {
@@ -370,6 +385,7 @@ void add_host_process(const HostProcess& p, TraceBuilder& b, bool owner) {
     r.kind = RangeKind::mark;
     b.add_range(r);
   }
+  for (const HostOverhead& h : p.overheads) b.add_overhead(OverheadRow{h.start, h.end, track_of(h.tid), ids[h.kind]});
   for (const auto& [tid, name] : p.thread_names) {
     const TrackId t = track_of(tid);
     if (b.tracks()[t].name.empty()) b.set_track_name(t, p.strings[name]);

@@ -39,6 +39,13 @@ struct HostSample {
   std::uint32_t stack = 0;  // index into strings: frames outermost first, "file(line): function", ';'-separated
 };
 
+// Time the hook stood the program still (taking PyTorch's results at a flush point).
+struct HostOverhead {
+  TimeNs start = 0, end = 0;
+  std::uint32_t tid = 0;
+  std::uint32_t kind = 0;  // index into strings
+};
+
 struct HostProcess {
   std::string path;
   bool has_header = false;  // the "process" chunk was read
@@ -52,6 +59,7 @@ struct HostProcess {
   std::vector<std::string> strings{std::string()};  // index 0 is ""
   std::vector<HostRange> ranges;
   std::vector<HostSample> samples;
+  std::vector<HostOverhead> overheads;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> thread_names;  // (Linux tid, string index)
   std::map<std::string, std::uint64_t> stats;                         // summed over the file
   std::map<std::string, std::string> notes;                           // the last value of each
@@ -69,7 +77,8 @@ std::vector<HostProcess> read_host_files(const std::string& dir);
 // Adds one process's rows to `b`: ops and annotations as ranges (domain
 // cpu_op, user_annotation, python_function) and samples as marks (domain
 // "host_sample", the stack as the name) on its (pid, tid) tracks, thread
-// names where a track has none, its stats (summed) and notes as meta
+// names where a track has none, the hook's flushes as overheads, its stats
+// (summed) and notes as meta
 // properties — under their own key for the file's `owner`, with ".pid<N>"
 // appended for another process merged into the same file. Threads known only
 // by PyTorch's number go to the thread whose CUDA calls their ops enclose

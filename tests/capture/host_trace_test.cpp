@@ -52,6 +52,8 @@ std::string one_process(std::uint32_t pid, std::uint32_t forked_from = 0) {
          p + "," + p + R"(],"stack":[9,9]}
 {"k":"threads","strings":["MainThread"],"tid":[)" +
          p + R"(],"name":[10]}
+{"k":"overheads","strings":["gpuscope: taking PyTorch's ops"],"start":[700],"end":[750],"tid":[)" +
+         p + R"(],"kind":[11]}
 {"k":"meta","stats":{"capture.host.samples.taken":2},"notes":{"capture.framework":"pytorch 1.13: ops"}}
 {"k":"end"}
 )";
@@ -73,6 +75,8 @@ TEST_F(HostFiles, ReadsEveryKindOfChunk) {
   ASSERT_EQ(p.samples.size(), 2u);
   EXPECT_EQ(p.strings[p.samples[0].stack], "train.py(60): main;loader.py(9): __next__");
   ASSERT_EQ(p.thread_names.size(), 1u);
+  ASSERT_EQ(p.overheads.size(), 1u);
+  EXPECT_EQ(p.strings[p.overheads[0].kind], "gpuscope: taking PyTorch's ops");
   EXPECT_EQ(p.stats.at("capture.host.samples.taken"), 2u);
   EXPECT_EQ(p.notes.at("capture.framework"), "pytorch 1.13: ops");
   EXPECT_TRUE(p.finished);
@@ -154,6 +158,9 @@ TEST_F(HostFiles, RowsJoinATraceAsKinetoWouldWriteThem) {
   EXPECT_EQ(autograd->name, "PyTorch thread 2");
   EXPECT_EQ(t.meta().stat("capture.framework.threads_unplaced"), 1u);
   EXPECT_EQ(find_track(t, 42, 42)->name, "MainThread");
+  ASSERT_EQ(t.overheads().size(), 1u);
+  EXPECT_EQ(t.str(t.overheads().kind[0]), "gpuscope: taking PyTorch's ops");
+  EXPECT_EQ(t.overheads().end[0] - t.overheads().start[0], 50);
   ASSERT_EQ(t.processes().size(), 1u);
   EXPECT_EQ(t.processes()[0].rank, 3);
   EXPECT_EQ(t.meta().property("capture.framework"), "pytorch 1.13: ops");

@@ -69,6 +69,14 @@ def test_ops_carry_shapes_dtypes_and_their_backward(run):
     assert row.calls == 6 and row.shapes == "[[8,3,16,16],[8,3,3,3],[8],[],[],[],[]]"
 
 
+def test_the_hooks_flushes_are_overheads_on_the_recording_thread(run):
+    _, t, _ = run
+    o = t.overheads
+    flushes = o[o.kind == "gpuscope: taking PyTorch's ops"]
+    assert len(flushes) >= 2  # at least the first module call's (the Python tracer starts there) and the exit's
+    assert t.info["stats"]["capture.framework.flushes"] >= len(flushes)
+
+
 def test_modules_are_named_by_their_path(run):
     _, t, _ = run
     names = set(ranges(t, "python_function").name)
@@ -211,3 +219,12 @@ def test_sampling_keeps_none_of_the_programs_objects_alive(tmp_path):
                         "2000", "--", sys.executable, str(script)], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     assert (ranges(gpuscope.open(out)).domain == "host_sample").sum() > 0
+
+
+def test_a_hook_that_cannot_start_leaves_the_program_alone(tmp_path):
+    hook = os.path.join(os.path.dirname(os.environ["GPUSCOPE_CLI"]), os.pardir, "share", "gpuscope", "pyhook")
+    env = {**os.environ, "PYTHONPATH": hook, "GPUSCOPE_CAPTURE_HOST_DIR": str(tmp_path / "missing")}
+    p = subprocess.run([sys.executable, "-c", "import torch; print(torch.ones(2).sum().item())"], capture_output=True,
+                       text=True, env=env)
+    assert p.returncode == 0 and p.stdout.strip() == "2.0", p.stderr
+    assert "gpuscope: framework view unavailable: the startup hook failed" in p.stderr

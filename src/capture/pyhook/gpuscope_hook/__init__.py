@@ -146,7 +146,7 @@ class Session:
                 self.recorder.start()
             atexit.register(self._flush_torch_at_exit)
         if "modules" in self.items:
-            self.modules = torch_ops.ModulePaths(torch, self.file, self.stats, self._top_level_module_call)
+            self.modules = torch_ops.ModulePaths(torch, self.file, self.stats, self.notes, self._top_level_module_call)
         if self.recorder is None or self.recorder.active or not self._cuda_build_waiting(torch):
             self._note_framework(torch)
 
@@ -188,6 +188,7 @@ class Session:
 
     def _top_level_module_call(self):
         # The flush point: Python code on the recorder's thread, between steps.
+        # ModulePaths catches what this raises.
         r = self.recorder
         if r is None:  # module calls alone: written every flush interval
             now = time.monotonic_ns()
@@ -255,7 +256,7 @@ class Session:
         # Inside os.fork: without the Python tracer (the next flush point adds it back).
         r = self.recorder
         if r is not None and not r.active and r.on_this_thread() and not r.paused_by_program:
-            r.start(stacks=False)
+            _quietly(lambda: r.start(stacks=False))
 
     def _after_fork_child(self):
         # A forked child (a DataLoader worker) records into its own file, as
@@ -273,7 +274,7 @@ class Session:
                 if self.recorder.start(stacks=False):
                     self._note_framework(sys.modules["torch"])
             if self.modules is not None:
-                self.modules.forked(self.file, self.stats)
+                self.modules.forked(self.file, self.stats, self.notes)
             mp_util = sys.modules.get("multiprocessing.util")
             if mp_util is not None:
                 # multiprocessing's children leave through os._exit after its
@@ -306,6 +307,8 @@ class Session:
             self.threads.write_new_names()
             self._write_meta()
             self.file.write("end")
+        except Exception as e:  # the file then has no end: the merge counts it unfinished
+            sys.stderr.write("gpuscope: host capture of process %d ended badly: %r\n" % (os.getpid(), e))
         finally:
             self.file.close()
 
@@ -353,17 +356,25 @@ def _watch_import(name, callback):
     sys.meta_path.insert(0, Watcher())
 
 
+def _quietly(f):
+    """Runs f; a failure of ours never reaches the program (it is said on stderr)."""
+    try:
+        f()
+    except Exception as e:
+        sys.stderr.write("gpuscope: host capture: %r\n" % (e,))
+
+
 def _patch_program_profiler(torch, recorder):
     """The program's own torch.profiler / autograd.profiler wins on our thread."""
     a = torch._C._autograd
 
     def starting(original):
         def enable(*args, **kwargs):
-            recorder.program_profiler_starting()
+            _quietly(recorder.program_profiler_starting)
             try:
                 return original(*args, **kwargs)
             except BaseException:
-                recorder.program_profiler_stopped()
+                _quietly(recorder.program_profiler_stopped)
                 raise
 
         return enable
@@ -373,7 +384,7 @@ def _patch_program_profiler(torch, recorder):
             try:
                 return original(*args, **kwargs)
             finally:
-                recorder.program_profiler_stopped()
+                _quietly(recorder.program_profiler_stopped)
 
         return disable
 

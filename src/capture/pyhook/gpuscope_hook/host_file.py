@@ -39,7 +39,7 @@ class HostFile:
                 self._new.append(s)
             return i
 
-    def write(self, kind, **columns):
+    def write(self, kind, /, **columns):
         """Appends one chunk. Strings interned before the call go with it."""
         with self._lock:
             if self.failed is not None:

@@ -45,6 +45,12 @@ class Sampler:
         self._write()
 
     def _run(self):
+        try:
+            self._loop()
+        except Exception as e:  # sampling stops; the program goes on
+            self._file.write("meta", stats={}, notes={"capture.host_sampling.stopped": repr(e)})
+
+    def _loop(self):
         me = threading.get_ident()
         next_tick = time.monotonic_ns()
         next_flush = next_tick + self._flush_ns

@@ -37,6 +37,7 @@ import weakref
 from .host_file import CPU_OP, PYTHON_FUNCTION, USER_ANNOTATION
 
 MAX_OP_STACK = 32  # Python frames kept above each op
+FLUSH_OVERHEAD = "gpuscope: taking PyTorch's ops"  # the overhead row of a flush
 _MARK = "gpuscope#thread "  # a range naming the Linux id of the profiler's thread
 
 # Ops whose shapes say nothing the op table uses (views, aliases, allocations):
@@ -212,7 +213,7 @@ class OpRecorder:
         """Takes what the profiler recorded and writes it; enables it again if `resume`."""
         if not self._active or not self.on_this_thread():
             return
-        t0, cpu0 = time.monotonic_ns(), time.thread_time_ns()
+        t0, cpu0, wall0 = time.monotonic_ns(), time.thread_time_ns(), time.time_ns()
         self._active = False
         try:
             result = self._a._disable_profiler()
@@ -236,6 +237,9 @@ class OpRecorder:
             del result
         self._stats.add("capture.framework.flush_ns", time.monotonic_ns() - t0)
         self._stats.add("capture.framework.flush_cpu_ns", time.thread_time_ns() - cpu0)
+        # The program stood still meanwhile: the trace shows it as gpuscope's overhead.
+        self._file.write("overheads", start=[wall0], end=[time.time_ns()], tid=[self._native],
+                         kind=[self._file.string(FLUSH_OVERHEAD)])
         self._stats.add("capture.framework.flushes", 1)
         self.last_flush_ns = time.monotonic_ns()
         if resume:
@@ -363,9 +367,10 @@ class _Rows:
 class ModulePaths:
     """nn.Module calls as ranges named by the module's path ("nn.Module: model.layer1.0.conv1")."""
 
-    def __init__(self, torch, host_file, stats, on_top_level_call):
+    def __init__(self, torch, host_file, stats, notes, on_top_level_call):
         self._file = host_file
         self._stats = stats
+        self._notes = notes
         self._tls = threading.local()
         self._paths = {}  # id(module) -> (weakref, string id)
         self._on_top_level_call = on_top_level_call
@@ -376,10 +381,10 @@ class ModulePaths:
         m = torch.nn.modules.module
         self._handles = [m.register_module_forward_pre_hook(self._pre), m.register_module_forward_hook(self._post)]
 
-    def forked(self, host_file, stats):
+    def forked(self, host_file, stats, notes):
         """In a forked child: string ids and open calls belonged to the parent's file."""
         with self._lock:
-            self._file, self._stats = host_file, stats
+            self._file, self._stats, self._notes = host_file, stats, notes
             self._tls = threading.local()
             self._paths, self._names_by_sid = {}, {}
             self._start, self._end, self._tid, self._name = [], [], [], []
@@ -396,24 +401,34 @@ class ModulePaths:
         return st
 
     def _pre(self, module, inputs):
-        calls = self._calls()
-        if not calls:
-            self._on_top_level_call()
-        calls.append((module, self._path(module, calls), time.time_ns()))
+        try:
+            calls = self._calls()
+            if not calls:
+                self._on_top_level_call()
+            calls.append((module, self._path(module, calls), time.time_ns()))
+        except Exception as e:  # never into the program: stop recording modules, say why
+            self._failed(e)
 
     def _post(self, module, inputs, output):
-        t1 = time.time_ns()
-        calls = self._calls()
-        while calls:
-            m, sid, t0 = calls.pop()
-            if m is module:
-                with self._lock:
-                    self._start.append(t0)
-                    self._end.append(t1)
-                    self._tid.append(threading.get_native_id())
-                    self._name.append(sid)
-                return
-            self._stats.add("capture.framework.modules_unfinished", 1)  # its forward raised
+        try:
+            t1 = time.time_ns()
+            calls = self._calls()
+            while calls:
+                m, sid, t0 = calls.pop()
+                if m is module:
+                    with self._lock:
+                        self._start.append(t0)
+                        self._end.append(t1)
+                        self._tid.append(threading.get_native_id())
+                        self._name.append(sid)
+                    return
+                self._stats.add("capture.framework.modules_unfinished", 1)  # its forward raised
+        except Exception as e:
+            self._failed(e)
+
+    def _failed(self, e):
+        self.remove()
+        self._notes.set("capture.framework.modules", "stopped: %r" % (e,))
 
     def _path(self, module, calls):
         hit = self._paths.get(id(module))
