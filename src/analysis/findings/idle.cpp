@@ -262,11 +262,19 @@ void input_bound(Builder& b) {
       f.evidence = "GPU idle while data-loading ranges run on the host: " + dur(b.ev.input_wait.total()) +
                    "; xprof's anchors: >= " + pct(th.input_moderate) + " moderately, >= " + pct(th.input_high) +
                    " highly input-bound. Host-wait idle overall: " + pct(ratio(t.host_wait, t.span)) + " of the run.";
-      f.recommendation =
+      const std::string gpu_side =
+          "decode and augment on the GPU (NVIDIA DALI) or keep a small dataset resident on the GPU.";
+      f.recommendation = for_framework(
+          b.p,
           "Load the next batch while the GPU computes: more DataLoader workers (num_workers >= 4 per GPU), "
-          "pin_memory=True, prefetch_factor and persistent_workers; decode and augment on the GPU (NVIDIA DALI) or "
-          "keep a small dataset resident on the GPU; in TensorFlow dataset.prefetch(tf.data.AUTOTUNE) and "
-          "num_parallel_calls.";
+          "pin_memory=True, prefetch_factor and persistent_workers; " +
+              gpu_side,
+          "Load the next batch while the GPU computes: dataset.prefetch(tf.data.AUTOTUNE), map(..., "
+          "num_parallel_calls=tf.data.AUTOTUNE), dataset.cache() for a dataset that fits; " +
+              gpu_side,
+          "Load the next batch while the GPU computes: more DataLoader workers (num_workers >= 4 per GPU), "
+          "pin_memory=True, prefetch_factor and persistent_workers; " +
+              gpu_side + " In TensorFlow dataset.prefetch(tf.data.AUTOTUNE) and num_parallel_calls.");
       f.ranges = b.ev.input_wait.ranges();
     }
   }

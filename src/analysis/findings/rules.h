@@ -130,6 +130,14 @@ inline std::string top_math_kernels_text(const Profile& p, std::size_t n) {
       p, [](const Hotspot& h) { return is_math(h.category); }, n);
 }
 
+// The framework's words where the trace says which framework ran
+// (WorkloadKind::framework), else words for either.
+inline std::string for_framework(const Profile& p, std::string pytorch, std::string tensorflow, std::string either) {
+  if (p.workload.framework == "pytorch") return pytorch;
+  if (p.workload.framework == "tensorflow") return tensorflow;
+  return either;
+}
+
 inline std::string device_words(const Totals& t) {
   return t.devices == 1 ? std::string("the GPU") : "the " + std::to_string(t.devices) + " GPUs";
 }

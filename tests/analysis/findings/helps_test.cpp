@@ -271,6 +271,30 @@ TEST(Recognition, FrameworkAndDdpFromTheirOps) {
   EXPECT_TRUE(analyze(t2).workload.data_parallel.empty());
 }
 
+// The fix is worded for the framework that ran (the trace says which).
+TEST(Recognition, FixesSpeakTheFrameworksWords) {
+  auto fix = [](const char* extra_kernel, const char* op) {
+    TraceFactory f;
+    for (int s = 0; s < 10; ++s) {
+      const TimeNs t = (1 + s) * ms;
+      if (*op) f.cpu_op(op, t - 50 * us, t - 20 * us, "", "");
+      f.kernel(0, 7, names::kConvFp32, t, t + 600 * us, t - 30 * us);
+      f.kernel(0, 7, extra_kernel, t + 600 * us, t + 650 * us);
+    }
+    const Trace tr = f.build();
+    const Profile p = analyze(tr);
+    const Finding* nt = testing::find_finding(p, "no-tensor-cores");
+    return nt ? nt->recommendation : std::string("(no finding)") + testing::describe_findings(p);
+  };
+  const std::string tf =
+      fix("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<float>, long>(float, long)", "");
+  EXPECT_NE(tf.find("tf.keras.mixed_precision"), std::string::npos) << tf;
+  EXPECT_EQ(tf.find("torch.autocast"), std::string::npos) << tf;
+  const std::string torch = fix(names::kRelu, "aten::conv2d");
+  EXPECT_NE(torch.find("torch.autocast"), std::string::npos) << torch;
+  EXPECT_EQ(torch.find("tf.keras"), std::string::npos) << torch;
+}
+
 // [SECTION] Rules that charge a wait once ----------------------------------------------------
 
 TEST(Rules, CudnnFusedBatchNormIsNotSlowNormalization) {
