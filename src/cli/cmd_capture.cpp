@@ -199,8 +199,16 @@ void add_capture(CLI::App& app, Context& ctx) {
       "capture", "Run a CUDA program and record what its GPUs do (CUPTI) into one .gscope file per process");
   cmd->add_option("-o,--output", args->output,
                   "Output file; %p pid, %h host, %r rank (OMPI_COMM_WORLD_RANK/RANK/SLURM_PROCID), "
-                  "%n first unused number, %% a percent sign")
-      ->capture_default_str();
+                  "%n first unused number, %% a percent sign (a file: standard output is the program's)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](const std::string& s) {
+            return s.empty() || s == "-" ? std::string(
+                                               "capture writes a file per process while the program runs: "
+                                               "name a file (standard output is the program's)")
+                                         : std::string();
+          },
+          "FILE"));
   cmd->add_option("--trace", args->trace, "What to record, comma-separated: kernel,memcpy,api,nvtx,sync")
       ->capture_default_str();
   cmd->add_option("--capture-range", args->range,
