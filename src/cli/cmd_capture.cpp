@@ -233,7 +233,12 @@ void add_capture(CLI::App& app, Context& ctx) {
   cmd->footer(
       "Returns the program's exit status (128+N if signal N killed it, 127 if it could not be run) and prints\n"
       "what each CUDA process captured on stderr. Signals sent to gpuscope are passed on to the program.\n"
-      "Child processes that use CUDA each write their own file. See docs/capture.md.");
+      "Child processes that use CUDA each write their own file. See docs/capture.md.\n"
+      "\n"
+      "Examples:\n"
+      "  gpuscope capture -o run.gscope -- python train.py --epochs 1\n"
+      "  gpuscope capture --capture-range nvtx:train -o run-%p.gscope -- ./train\n"
+      "  mpirun -n 4 gpuscope capture -o rank-%r.gscope -- python train.py");
   cmd->callback([args, &ctx] {
 #if GPUSCOPE_HAVE_CAPTURE
     ctx.exit_code = run_capture(*args);

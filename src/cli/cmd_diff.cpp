@@ -71,6 +71,11 @@ void add(CLI::App& app, Context&) {
       ->check(CLI::Range(1, 4096));
   cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output (- is standard output)")
       ->check(output_path());
+  cmd->footer(
+      "Examples:\n"
+      "  gpuscope diff before.gscope after.gscope\n"
+      "  gpuscope diff baseline-report.json run.gscope --json -o diff.json\n"
+      "  gpuscope diff run.gscope <(zcat other.json.gz)");
   cmd->callback([args] { run(*args); });
 }
 

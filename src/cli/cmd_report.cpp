@@ -99,6 +99,11 @@ void add(CLI::App& app, Context&) {
       ->check(CLI::Range(1, 4096));
   cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output (- is standard output)")
       ->check(output_path());
+  cmd->footer(
+      "Examples:\n"
+      "  gpuscope report run.gscope\n"
+      "  gpuscope report --json run.gscope -o report.json\n"
+      "  gpuscope report ranks/ -j 8 --device 0");
   cmd->callback([args] { run(*args); });
 }
 

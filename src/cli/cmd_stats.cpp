@@ -129,7 +129,8 @@ void add(CLI::App& app, Context&) {
                   "table (default: aligned text; on a terminal long names are shortened and listed whole under "
                   "the table), csv or json (full names)")
       ->check(CLI::IsMember({"table", "csv", "json"}));
-  cmd->add_option("--device", args->device, "GPU-side summaries (kernels, copies, memsets, syncs, steps) of this GPU only")
+  cmd->add_option("--device", args->device,
+                  "GPU-side summaries (kernels, copies, memsets, syncs, steps) of this GPU only")
       ->check(CLI::Range(0, 65535));
   cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output (- is standard output)")
       ->check(output_path());

@@ -102,6 +102,11 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("--top", args->top, "Ops listed on each critical path (default 10)")->check(CLI::Range(0, 1000));
   cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output (- is standard output)")
       ->check(output_path());
+  cmd->footer(
+      "Examples:\n"
+      "  gpuscope whatif run.gscope --remove padding\n"
+      "  gpuscope whatif run.gscope --scale normalization=0.5 --overlap-allreduce\n"
+      "  gpuscope whatif run.gscope --cuda-graphs --json -o whatif.json");
   cmd->callback([args] { run(*args); });
 }
 
