@@ -122,9 +122,9 @@ std::vector<StatsColumn> timed_columns(const char* count, bool sizes, std::vecto
                                        const char* name_key, const char* name_header) {
   std::string count_header = count;
   count_header[0] = static_cast<char>(count_header[0] - 'a' + 'A');  // "calls" -> "Calls"
-  std::vector<StatsColumn> c = {{"share", "Time (%)"},      {"total_ns", "Total (ns)"}, {count, count_header},
-                                {"mean_ns", "Mean (ns)"},   {"median_ns", "Med (ns)"},  {"min_ns", "Min (ns)"},
-                                {"max_ns", "Max (ns)"},     {"stddev_ns", "StdDev (ns)"}};
+  std::vector<StatsColumn> c = {{"share", "Time (%)"},    {"total_ns", "Total (ns)"},  {count, count_header},
+                                {"mean_ns", "Mean (ns)"}, {"median_ns", "Med (ns)"},   {"min_ns", "Min (ns)"},
+                                {"max_ns", "Max (ns)"},   {"stddev_ns", "StdDev (ns)"}};
   if (sizes)
     c.insert(c.end(), {{"total_bytes", "Total (B)"},
                        {"mean_bytes", "Mean (B)"},
@@ -201,7 +201,8 @@ StatsTable kernel_table(const Trace& t, std::uint32_t device) {
     category[k.name[i]] = k.category_at(i);
   }
   timed_rows(
-      table, groups, false, [&](std::uint64_t id) { return std::vector<std::string>{std::string(to_string(category[id]))}; },
+      table, groups, false,
+      [&](std::uint64_t id) { return std::vector<std::string>{std::string(to_string(category[id]))}; },
       [&](std::uint64_t id) { return std::string(t.str(static_cast<StringId>(id))); });
   if (table.rows.empty()) table.note = "no kernels";
   return table;
@@ -213,7 +214,8 @@ StatsTable api_table(const Trace& t) {
   const ApiCallTable& a = t.api_calls();
   Groups groups;
   for (std::size_t i = 0; i < a.size(); ++i) groups.add(a.name[i], a.end[i] - a.start[i]);
-  timed_rows(table, groups, false, no_extra, [&](std::uint64_t id) { return std::string(t.str(static_cast<StringId>(id))); });
+  timed_rows(table, groups, false, no_extra,
+             [&](std::uint64_t id) { return std::string(t.str(static_cast<StringId>(id))); });
   if (table.rows.empty()) table.note = "no CUDA API calls in this trace";
   return table;
 }
@@ -315,9 +317,9 @@ StatsTable step_table(const Profile& p, std::uint32_t device) {
     row.emplace_back(s.name);
     table.rows.push_back(std::move(row));
   }
-  table.note = table.rows.empty() ? (p.steps.not_steps.empty() ? "no steps found" : "no steps: " + p.steps.not_steps)
-                                  : "steps from " + std::string(to_string(p.steps.source)) +
-                                        "; start_ns from the start of the trace";
+  table.note = table.rows.empty()
+                   ? (p.steps.not_steps.empty() ? "no steps found" : "no steps: " + p.steps.not_steps)
+                   : "steps from " + std::string(to_string(p.steps.source)) + "; start_ns from the start of the trace";
   return table;
 }
 

@@ -72,8 +72,8 @@ struct StatsTextOptions {
 
 // Aligned tables with titles, as a terminal shows them.
 std::string stats_text(const std::vector<StatsTable>& tables, const StatsTextOptions& options = {});
-// CSV (a header row of column keys; fields quoted as RFC 4180 says), full names. Several tables: each after a "# REPORT: TITLE"
-// line, separated by a blank line.
+// CSV (a header row of column keys; fields quoted as RFC 4180 says), full names. Several tables: each after a "#
+// REPORT: TITLE" line, separated by a blank line.
 std::string stats_csv(const std::vector<StatsTable>& tables);
 // {"schema": "gpuscope.stats/1", "file": …, "reports": [{"report", "title",
 // "note", "columns", "rows": [{key: value, …}]}]}, full names.

@@ -43,9 +43,9 @@ TEST_F(Stats, PrintsTheDefaultSummaries) {
   const RunResult r = stats({clover()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
-  for (const char* title : {"CUDA kernels, by name\n", "CUDA API calls, by name\n",
-                            "Memory copies, by kind (time and bytes)\n", "Memsets, by memory kind",
-                            "Synchronizations (host waits for the GPU)", "NVTX and framework ranges"})
+  for (const char* title :
+       {"CUDA kernels, by name\n", "CUDA API calls, by name\n", "Memory copies, by kind (time and bytes)\n",
+        "Memsets, by memory kind", "Synchronizations (host waits for the GPU)", "NVTX and framework ranges"})
     EXPECT_NE(r.out.find(title), std::string::npos) << title;
   EXPECT_EQ(r.out.find("Steps\n"), std::string::npos) << "steps only when asked";
   EXPECT_NE(r.out.find("  cudaLaunchKernel\n"), std::string::npos);

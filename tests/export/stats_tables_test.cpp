@@ -334,7 +334,7 @@ TEST(StatsText, ShortensLongNamesOnlyWithAKeyThatTellsThemApart) {
     key.insert(0, 1, '[');
     key.push_back(']');
     EXPECT_NE(text.find("  " + key + " " + name.substr(0, 20)), std::string::npos) << key;  // in the table
-    EXPECT_NE(text.find("    " + key + " " + name + "\n"), std::string::npos) << key;    // in full, under it
+    EXPECT_NE(text.find("    " + key + " " + name + "\n"), std::string::npos) << key;       // in full, under it
   }
   EXPECT_GT(shortened, 10u);
   EXPECT_NE(text.find("  Names shortened above, in full:\n"), std::string::npos);
