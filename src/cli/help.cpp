@@ -166,7 +166,8 @@ class HelpFormatter : public CLI::Formatter {
       const std::size_t nl = std::min(f.find('\n', at), f.size());
       const std::string line = f.substr(at, nl - at);
       const std::string indent(line.find_first_not_of(' ') == std::string::npos ? 0 : line.find_first_not_of(' '), ' ');
-      out += line.empty() ? "\n" : wrap(line.substr(indent.size()), width_, indent, indent.empty() ? "" : indent + "    ");
+      out +=
+          line.empty() ? "\n" : wrap(line.substr(indent.size()), width_, indent, indent.empty() ? "" : indent + "    ");
       at = nl + 1;
     }
     return out;
@@ -245,17 +246,22 @@ std::string menu_text(const std::string& text) {
 std::string zsh_text(const std::string& text) {
   std::string out;
   for (char c : menu_text(text)) {
-    if (c == '\'') out += "'\\''";
-    else if (c == '[' || c == ']' || c == ':' || c == '\\') out += std::string("\\") + c;
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else if (c == '[' || c == ']' || c == ':' || c == '\\')
+      out += std::string("\\") + c;
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
 
 std::string zsh_script(const std::vector<CommandInfo>& commands) {
-  std::string s = "#compdef gpuscope\n# zsh completion for gpuscope (generated from its command-line definition: "
-                  "gpuscope completion zsh)\n_gpuscope() {\n  local -a commands\n  commands=(\n";
+  std::string s =
+      "#compdef gpuscope\n# zsh completion for gpuscope (generated from its command-line definition: "
+      "gpuscope completion zsh)\n_gpuscope() {\n  local -a commands\n  commands=(\n";
   for (const CommandInfo& c : commands) s += "    '" + c.name + ":" + zsh_text(c.description) + "'\n";
   s += "  )\n  if (( CURRENT == 2 )); then\n    _describe -t commands 'gpuscope command' commands\n    return\n  fi\n"
        "  local cmd=${words[2]}\n  shift words\n  (( CURRENT-- ))\n  case $cmd in\n";
@@ -266,7 +272,7 @@ std::string zsh_script(const std::vector<CommandInfo>& commands) {
       std::vector<std::string> spelled;
       for (const std::string& l : o.longs) spelled.push_back("--" + l);
       for (const std::string& x : o.shorts) spelled.push_back("-" + x);
-      const std::string action = o.value.empty()       ? ""
+      const std::string action = o.value.empty()      ? ""
                                  : !o.choices.empty() ? ":value:(" + joined(o.choices) + ")"
                                                       : ":" + o.value + ":_files";
       for (const std::string& name : spelled)
@@ -289,8 +295,9 @@ std::string fish_text(const std::string& text) {
 std::string fish_script(const std::vector<CommandInfo>& commands) {
   std::vector<std::string> names;
   for (const CommandInfo& c : commands) names.push_back(c.name);
-  std::string s = "# fish completion for gpuscope (generated from its command-line definition: gpuscope completion "
-                  "fish)\ncomplete -c gpuscope -f\n";
+  std::string s =
+      "# fish completion for gpuscope (generated from its command-line definition: gpuscope completion "
+      "fish)\ncomplete -c gpuscope -f\n";
   for (const CommandInfo& c : commands)
     s += "complete -c gpuscope -n '__fish_use_subcommand' -a " + c.name + " -d '" + fish_text(c.description) + "'\n";
   for (const CommandInfo& c : commands) {
@@ -304,8 +311,10 @@ std::string fish_script(const std::vector<CommandInfo>& commands) {
       std::string line = when;
       for (const std::string& l : o.longs) line += " -l " + l;
       for (const std::string& x : o.shorts) line += " -s " + x;
-      if (!o.choices.empty()) line += " -x -a '" + joined(o.choices) + "'";
-      else if (!o.value.empty()) line += " -r -F";
+      if (!o.choices.empty())
+        line += " -x -a '" + joined(o.choices) + "'";
+      else if (!o.value.empty())
+        line += " -r -F";
       s += line + " -d '" + fish_text(o.description) + "'\n";
     }
     if (files) s += when + " -F\n";
@@ -345,7 +354,8 @@ std::string roff(const std::string& text) {
     } else {
       const int extra = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
       std::uint32_t cp = c & (0x3f >> extra);
-      for (int k = 0; k < extra && i + 1 < text.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[++i]) & 0x3f);
+      for (int k = 0; k < extra && i + 1 < text.size(); ++k)
+        cp = (cp << 6) | (static_cast<unsigned char>(text[++i]) & 0x3f);
       char buf[16];
       std::snprintf(buf, sizeof buf, "\\[u%04X]", static_cast<unsigned>(cp));
       out += buf;
@@ -359,8 +369,7 @@ std::string option_names(const OptionInfo& o) {
   for (const std::string& x : o.shorts) spelled.push_back("-" + x);
   for (const std::string& l : o.longs) spelled.push_back("--" + l);
   std::string s = o.positional.empty() ? joined(spelled, ", ") : o.positional;
-  if (!o.value.empty() && o.positional.empty())
-    s += " " + (o.choices.empty() ? o.value : joined(o.choices, "|"));
+  if (!o.value.empty() && o.positional.empty()) s += " " + (o.choices.empty() ? o.value : joined(o.choices, "|"));
   return s;
 }
 

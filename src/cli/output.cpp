@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "cli/command.h"
+#include "cli/mpi.h"
 #include "trace/damage.h"
 #include "trace/error.h"
 #include "trace/files.h"
@@ -53,6 +54,9 @@ void warn_if_damaged(const std::string& file, const Trace& trace) {
 bool colour_for(const std::string& path) {
   const char* no_colour = std::getenv("NO_COLOR");
   if (no_colour && *no_colour) return false;
+  // An MPI launcher (mpirun, srun) hands its processes a terminal of its own
+  // whatever their output reaches: no colour there.
+  if (mpi::launch_from_environment().launched) return false;
   return is_stdout(path) && ::isatty(STDOUT_FILENO);
 }
 

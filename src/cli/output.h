@@ -37,7 +37,8 @@ void write_output(const std::string& path, std::span<const std::string> parts);
 void warn_if_damaged(const std::string& file, const Trace& trace);
 
 // Whether text for `path` (an output as for write_output) may carry colour:
-// standard output that is a terminal, and NO_COLOR unset or empty.
+// standard output that is a terminal, NO_COLOR unset or empty, and not a
+// process of an MPI launch (whose terminal is the launcher's).
 bool colour_for(const std::string& path);
 
 // The check every -o/--output/--junit option takes: a file name, or "-".

@@ -103,6 +103,9 @@ cat t.json | "$gs" import - -o piped.gscope 2>/dev/null || bad "cat t.json | imp
 "$gs" info piped.gscope | grep -q synthetic || bad "the piped import does not hold the trace"
 "$gs" diff t.gscope <(cat u.gscope) >/dev/null 2>&1 || bad "diff t.gscope <(cat u.gscope) failed"
 "$gs" diff t.gscope - <u.gscope >/dev/null 2>&1 || bad "diff t.gscope - < u.gscope failed"
+"$gs" export t.gscope -o t.sqlite 2>/dev/null
+"$gs" info - <t.sqlite >sqlite-info.txt 2>&1 || bad "info - < t.sqlite failed: $(head -c 300 sqlite-info.txt)"
+"$gs" stats <(cat t.sqlite) --report kernels >/dev/null 2>&1 || bad "stats <(cat t.sqlite) failed"
 "$gs" report --json t.gscope -o base.json 2>/dev/null
 "$gs" diff <(cat base.json) u.gscope >/dev/null 2>&1 || bad "diff <(saved report) u.gscope failed"
 
@@ -118,6 +121,9 @@ for cmd in "synth --kernels 100 -o quiet.gscope" "export t.gscope -o q.json" "im
   out=$("$gs" $cmd 2>/dev/null)
   [ -z "$out" ] || bad "$cmd printed on standard output: $out"
 done
+out=$("$gs" capture -o - -- true 2>&1)
+[ $? -eq 2 ] || bad "capture -o - was not refused: $out"
+case $out in *"capture writes a file per process"*) ;; *) bad "capture -o -: unclear message: $out" ;; esac
 null_before=$(stat -c '%F %i' /dev/null)
 "$gs" report t.gscope -o /dev/null || bad "report -o /dev/null failed"
 "$gs" export t.gscope -o /dev/null --format sqlite 2>/dev/null || bad "export -o /dev/null --format sqlite failed"
