@@ -24,7 +24,12 @@ GPUS=${GPUS:-}
 
 bash scripts/setup.sh
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)"
+# Only what the demo runs: gpuscope (with the injection library capture loads)
+# and, where CUDA was found, the bundled workload. The test command
+# (scripts/test.sh) builds the rest: tests, benchmarks, fuzzers, the viewer.
+targets=(gpuscope)
+if cmake --build "$BUILD_DIR" --target help | grep '^resnet-train:' >/dev/null; then targets+=(resnet-train); fi
+cmake --build "$BUILD_DIR" -j "$(nproc)" --target "${targets[@]}"
 G="$BUILD_DIR/bin/gpuscope"
 mkdir -p "$OUT"
 
@@ -93,5 +98,5 @@ cat <<EOF
   report:        $OUT/report.txt  (JSON: $OUT/report.json)
   diff:          $OUT/diff.txt
   Chrome trace:  $OUT/$(basename "${before%.gscope}").json.gz  (open in https://ui.perfetto.dev or chrome://tracing)
-  viewer:        $G view $before $after
+  viewer:        $G view $before $after  (build it first: cmake --build $BUILD_DIR --target gpuscope-view)
 EOF

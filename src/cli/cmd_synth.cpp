@@ -10,6 +10,7 @@
 
 #include "analysis/util/parallel.h"
 #include "cli/command.h"
+#include "cli/output.h"
 #include "export/chrome_trace.h"
 #include "import/synthetic.h"
 #include "import/synthetic_job.h"
@@ -19,7 +20,7 @@ namespace gpuscope::cli {
 namespace {
 
 struct SynthArgs {
-  std::string out;
+  std::string out, format = "auto";
   std::string preset = "clean";
   std::uint64_t kernels = 0;
   SyntheticOptions o;  // knobs, applied over the preset when given
@@ -42,8 +43,9 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 // --ranks N: a job, one .gscope per rank in the folder a.out.
 void run_job(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
-  for (const char* single : {"--hw", "--hw-interval-us", "--tensor-cores", "--throttle-share"})
+  for (const char* single : {"--hw", "--hw-interval-us", "--tensor-cores", "--throttle-share", "--format"})
     if (given(single)) throw Error(std::string(single) + " is for a single trace, not with --ranks");
+  if (is_stdout(a.out)) throw Error("-: --ranks writes a folder of rank files, not standard output");
   SyntheticJobOptions o;
   o.ranks = a.ranks;
   o.kernels = a.kernels;
@@ -77,9 +79,9 @@ void run_job(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
     write_gscope(job->rank_trace(static_cast<std::uint32_t>(r)),
                  (fs::path(a.out) / ("rank-" + name + ".gscope")).string());
   });
-  std::printf(
+  status(
       "wrote %s: synthetic job (not a measurement), %u ranks of %llu kernels (%llu steps), clocks off by up to %g s, "
-      "slow rank %d, seed %llu\n",
+      "slow rank %d, seed %llu",
       a.out.c_str(), o.ranks, static_cast<unsigned long long>(job->steps() * o.kernels_per_step),
       static_cast<unsigned long long>(job->steps()), a.clock_offset_s, o.slow_rank,
       static_cast<unsigned long long>(o.seed));
@@ -120,9 +122,15 @@ void run(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   o.command_line = ctx.command_line;
   if (o.straggler_gpu >= 0 && !given("--straggler-slowdown") && o.straggler_slowdown == 1) o.straggler_slowdown = 1.3;
 
-  const bool json = ends_with(a.out, ".json"), json_gz = ends_with(a.out, ".json.gz");
-  if (!json && !json_gz && !ends_with(a.out, ".gscope"))
-    throw Error(a.out + ": cannot tell the format from the name (use .gscope, .json or .json.gz)");
+  std::string format = a.format;
+  if (format == "auto") {
+    format = ends_with(a.out, ".json") ? "json" : ends_with(a.out, ".json.gz") ? "json.gz" : "gscope";
+    if (is_stdout(a.out))
+      throw Error("-: standard output has no name to tell the format by (give --format gscope, json or json.gz)");
+    if (!ends_with(a.out, ".gscope") && format == "gscope")
+      throw Error(a.out + ": cannot tell the format from the name (use .gscope, .json or .json.gz, or --format)");
+  }
+  const bool json = format == "json", json_gz = format == "json.gz";
 
   Trace trace;
   std::uint32_t per_step = 0;
@@ -142,10 +150,10 @@ void run(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   // The busiest GPU (kernels split as evenly as possible) has the most steps.
   const std::uint64_t busiest = (o.kernels + o.gpus - 1) / o.gpus;
   const std::uint64_t steps = (busiest + per_step - 1) / per_step;
-  std::printf(
+  status(
       "wrote %s: synthetic trace (not a measurement), %llu kernels on %u GPUs, %llu steps of %u kernels, "
-      "seed %llu\n",
-      a.out.c_str(), static_cast<unsigned long long>(trace.kernels().size()), o.gpus,
+      "seed %llu",
+      output_name(a.out).c_str(), static_cast<unsigned long long>(trace.kernels().size()), o.gpus,
       static_cast<unsigned long long>(steps), per_step, static_cast<unsigned long long>(o.seed));
 }
 
@@ -155,8 +163,13 @@ void add(CLI::App& app, Context& ctx) {
       "synth",
       "Write a synthetic trace of a data-parallel CNN training job (deterministic, any size) for tests and "
       "benchmarks. It is marked synthetic wherever it is shown: it is not a measurement.");
-  cmd->add_option("-o,--output", args->out, "Output: OUT.gscope, OUT.json or OUT.json.gz (with --ranks: a folder)")
-      ->required();
+  cmd->add_option("-o,--output", args->out,
+                  "Output: OUT.gscope, OUT.json or OUT.json.gz, - for standard output (with --format); with --ranks: "
+                  "a folder")
+      ->required()
+      ->check(output_path());
+  cmd->add_option("--format", args->format, "auto (default: from the output's name), gscope, json or json.gz")
+      ->check(CLI::IsMember({"auto", "gscope", "json", "json.gz"}));
   cmd->add_option("--kernels", args->kernels, "Kernels in the whole trace, over all GPUs (exactly)")
       ->required()
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1'000'000'000}));
@@ -206,6 +219,11 @@ void add(CLI::App& app, Context& ctx) {
                   "With --ranks: each rank's clock is off by up to this many seconds (default 2)");
   cmd->add_option("-j,--jobs", args->jobs, "With --ranks: rank files written at once (default: every core)")
       ->check(CLI::Range(1, 4096));
+  cmd->footer(
+      "Examples:\n"
+      "  gpuscope synth --kernels 100000 -o sample.gscope\n"
+      "  gpuscope synth --kernels 20000 --preset report -o report-job.json.gz\n"
+      "  gpuscope synth --kernels 5000 --ranks 8 --slow-rank 3 -o job/");
   cmd->callback([args, cmd, &ctx] { run(*args, *cmd, ctx); });
 }
 

@@ -264,6 +264,18 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
   out += "\n";
 }
 
+// Bold red for critical, yellow for warning, cyan for the rest.
+std::string severity_colour(Severity s) {
+  switch (s) {
+    case Severity::critical:
+      return "\033[1;31m";
+    case Severity::warning:
+      return "\033[33m";
+    default:
+      return "\033[36m";
+  }
+}
+
 void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.findings.empty()) {
     out += p.minor_findings.empty() ? "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n\n"
@@ -275,8 +287,10 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   int n = 0;
   for (const Finding& f : p.findings) {
     const std::string num = std::to_string(++n) + ". ";
-    out += wrap("[" + std::string(to_string(f.severity)) + "] " + f.title, o.width, "  " + num,
-                std::string(2 + num.size(), ' '));
+    const std::string tag = "[" + std::string(to_string(f.severity)) + "]";
+    std::string head = wrap(tag + " " + f.title, o.width, "  " + num, std::string(2 + num.size(), ' '));
+    if (o.colour) head.replace(head.find(tag), tag.size(), severity_colour(f.severity) + tag + "\033[0m");
+    out += head;
     const std::string ind(5, ' ');
     std::string meta = f.id + " · " + saving_words(p, f);
     if (f.device != kNoDevice && p.devices.size() > 1) meta += " · GPU " + std::to_string(f.device);

@@ -54,7 +54,8 @@ class Cli : public ::testing::Test {
     args.insert(args.end(), extra.begin(), extra.end());
     const RunResult r = run(args);
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(r.err.empty()) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;  // standard output carries only what was asked for
+    EXPECT_EQ(r.err.rfind("gpuscope: wrote " + name + ": synthetic trace", 0), 0u) << r.err;  // the status line
     return (dir_ / name).string();
   }
 
@@ -160,7 +161,8 @@ TEST_F(Cli, ExportWritesCheckedChromeJsonPlainAndGzip) {
   synth("run.gscope", 3000);
   const RunResult plain = run({"export", "run.gscope", "-o", "run.json"});
   ASSERT_EQ(plain.status, 0) << plain.err;
-  EXPECT_NE(plain.out.find("wrote run.json"), std::string::npos);
+  EXPECT_NE(plain.err.find("gpuscope: wrote run.json"), std::string::npos) << plain.err;
+  EXPECT_TRUE(plain.out.empty()) << plain.out;
   const std::string text = slurp(dir_ / "run.json");
   const auto p = testing::check_chrome_json(text);
   EXPECT_EQ(p.doc.at("gpuscope").at("source"), "synthetic");
@@ -189,7 +191,7 @@ TEST_F(Cli, ExportWritesSqliteByNameOrFlag) {
   synth("run.gscope", 2000);
   const RunResult r = run({"export", "run.gscope", "-o", "run.sqlite"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("SQLite"), std::string::npos);
+  EXPECT_NE(r.err.find("SQLite"), std::string::npos) << r.err;
   const std::string head = slurp(dir_ / "run.sqlite").substr(0, 16);
   EXPECT_EQ(head, std::string("SQLite format 3\0", 16));
   const RunResult flag = run({"export", "run.gscope", "-o", "run.out", "--format", "sqlite"});

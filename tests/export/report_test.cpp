@@ -189,6 +189,21 @@ TEST(ReportText, ShowsFindingsFirstWithTheirNumbers) {
   EXPECT_NE(report_text(analyze(t)).find("SYNTHETIC"), std::string::npos);
 }
 
+TEST(ReportText, ColoursSeveritiesOnlyWhenAsked) {
+  const Profile p = sample_profile();
+  ASSERT_FALSE(p.findings.empty());
+  EXPECT_EQ(report_text(p).find('\033'), std::string::npos);
+  ReportTextOptions colour;
+  colour.colour = true;
+  const std::string text = report_text(p, colour);
+  const std::string tag = "[" + std::string(to_string(p.findings[0].severity)) + "]";
+  const std::size_t at = text.find(tag);
+  ASSERT_NE(at, std::string::npos) << text;
+  ASSERT_GE(at, 2u);
+  EXPECT_EQ(text[at - 1], 'm') << "no colour code before " << tag;
+  EXPECT_EQ(text.substr(at + tag.size(), 4), "\033[0m");
+}
+
 // The verdict ("YES", "no", "n/a") the report gives to one of the usual questions.
 std::string verdict(const std::string& text, const std::string& question) {
   const auto at = text.find("\n  " + question);
