@@ -181,7 +181,10 @@ struct Hotspot {
 
 // [SECTION] Steps ---------------------------------------------------------------------------------
 
-enum class StepSource : std::uint8_t { none, nvtx, profiler_step, pattern };
+// Where the steps came from: none found, NVTX/annotation step ranges,
+// PyTorch's ProfilerStep#N, the repeating kernel pattern, or bursts of GPU
+// work separated by host gaps (docs/metrics.md, "Steps").
+enum class StepSource : std::uint8_t { none, nvtx, profiler_step, pattern, bursts };
 
 // What the GPU's hardware measured during one step: the means of its
 // samples inside the step (null where the series is absent or has none).
@@ -242,6 +245,10 @@ struct StepSummary {
   // inside that time, most first (up to 5 names).
   TimeNs outside_gpu_ns = 0, before_gpu_ns = 0;
   std::vector<HostRange> outside_ranges;
+  // How steps found on the GPU (pattern, bursts) were found: the kernel that
+  // begins each iteration and its period, or the bursts and the host gaps
+  // between them. Empty for steps from ranges.
+  std::string source_evidence;
 };
 
 // [SECTION] Idle time, launches, communication -----------------------------------------

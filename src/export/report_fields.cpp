@@ -416,7 +416,9 @@ struct Record<StepSummary> {
   static constexpr std::string_view name = "step_summary";
   static constexpr std::string_view meaning = "The steps together; the times are sums over all steps.";
   static constexpr Field<S> fields[] = {
-      field<&S::source>("source", "", "where the steps came from"),
+      field<&S::source>("source", "",
+                        "where the steps came from: ranges (`profiler_step`, `nvtx`), the repeating kernel pattern "
+                        "(`pattern`), bursts of GPU work between host gaps (`bursts`); `none`"),
       derived<&step_count>("count", "", "steps (all of them, also when `--steps` lists fewer)"),
       field<&S::step_time>("step_time", "", "of the step durations"),
       field<&S::total_ns>("total_ns", "ns", "Σ step durations"),
@@ -435,6 +437,10 @@ struct Record<StepSummary> {
       field<&S::before_gpu_ns>("before_gpu_ns", "ns", "the part of outside_gpu_ns before the GPU's first op"),
       field<&S::outside_ranges>("outside_ranges", "",
                                 "the longest host ranges wholly inside that time, most first (up to 5 names)"),
+      field<&S::source_evidence>("source_evidence", "",
+                                 "how steps found on the GPU were found: the kernel that begins each iteration and "
+                                 "its period (`pattern`), or the bursts and the host gaps between them (`bursts`); "
+                                 "empty for steps from ranges"),
   };
 };
 

@@ -641,7 +641,8 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const StepSummary& s = p.steps;
   if (s.steps.empty()) {
     out += s.not_steps.empty()
-               ? "Steps: none found (no ProfilerStep or NVTX step ranges, no repeating kernel pattern).\n\n"
+               ? "Steps: none found (no ProfilerStep or NVTX step ranges, no repeating kernel pattern, no bursts of "
+                 "GPU work between host gaps).\n\n"
                : "Steps: none found (no ProfilerStep or NVTX step ranges; " + s.not_steps + ").\n\n";
     return;
   }
@@ -649,6 +650,8 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   out += "Steps: " + count(s.steps.size()) + " from " + std::string(to_string(s.source)) + " · mean " +
          duration(t.mean) + ", median " + duration(t.median) + ", min " + duration(t.min) + ", max " + duration(t.max) +
          "\n";
+  // Steps the GPU's work marked, without step ranges: how they were found.
+  if (!s.source_evidence.empty()) out += wrap("from the GPU's work: " + s.source_evidence, o.width, "  ", "    ");
   if (s.total_ns > 0)
     out += "  Of all step time: compute " + percent1(double(s.compute_ns) / double(s.total_ns)) +
            ", exposed communication " + percent1(double(s.communication_ns) / double(s.total_ns)) + ", copies alone " +

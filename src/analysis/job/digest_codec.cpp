@@ -43,7 +43,7 @@ constexpr std::uint64_t enum_max<Severity>() {
 }
 template <>
 constexpr std::uint64_t enum_max<StepSource>() {
-  return static_cast<std::uint64_t>(StepSource::pattern);
+  return static_cast<std::uint64_t>(StepSource::bursts);
 }
 template <>
 constexpr std::uint64_t enum_max<SavingSource>() {
@@ -101,7 +101,8 @@ GPUSCOPE_FIELDS(Step) {
 GPUSCOPE_FIELDS(HostRange) { io(x.name, x.ns, x.count); }
 GPUSCOPE_FIELDS(StepSummary) {
   io(x.source, x.steps, x.step_time, x.total_ns, x.compute_ns, x.communication_ns, x.memcpy_ns, x.idle_ns,
-     x.input_wait_ns, x.host_tail_ns, x.not_steps, x.outside_gpu_ns, x.before_gpu_ns, x.outside_ranges);
+     x.input_wait_ns, x.host_tail_ns, x.not_steps, x.outside_gpu_ns, x.before_gpu_ns, x.outside_ranges,
+     x.source_evidence);
 }
 GPUSCOPE_FIELDS(IdleByCause) { io(x.rank, x.device, x.stream, x.host_wait_ns, x.kernel_wait_ns, x.other_ns); }
 GPUSCOPE_FIELDS(LaunchStats) {
@@ -213,7 +214,7 @@ GPUSCOPE_LISTED(Hotspot, 136);
 GPUSCOPE_LISTED(StepHw, 120);
 GPUSCOPE_LISTED(Step, 272);
 GPUSCOPE_LISTED(HostRange, 48);
-GPUSCOPE_LISTED(StepSummary, 208);
+GPUSCOPE_LISTED(StepSummary, 240);
 GPUSCOPE_LISTED(IdleByCause, 40);
 GPUSCOPE_LISTED(LaunchStats, 192);
 GPUSCOPE_LISTED(RankSummary, 136);
@@ -241,12 +242,12 @@ GPUSCOPE_LISTED(DeviceCoverage, 48);
 GPUSCOPE_LISTED(FileQuality, 368);
 GPUSCOPE_LISTED(TraceQuality, 24);
 GPUSCOPE_LISTED(WorkloadKind, 144);
-GPUSCOPE_LISTED(Profile, 1680);
+GPUSCOPE_LISTED(Profile, 1712);
 GPUSCOPE_LISTED(CollectivePart, 32);
 GPUSCOPE_LISTED(detail::Evidence, 1560);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
 GPUSCOPE_LISTED(detail::RankParts, 1776);
-GPUSCOPE_LISTED(RankDigest, 1848);
+GPUSCOPE_LISTED(RankDigest, 1880);
 #undef GPUSCOPE_LISTED
 #endif
 
