@@ -439,6 +439,15 @@ struct OpRow {
   std::string dims;                   // the formula's dimensions of its first call ("M=… N=… K=…")
   bool aligned8 = true;               // GEMMs: M, N, K all multiples of 8
   std::vector<OpKernel> top_kernels;  // its kernels with the ops inside it, most time first (top rows only)
+  // Calls that launched GPU work, themselves or through the ops inside them
+  // (every call that holds GPU time): a row without recorded shapes mixes
+  // calls that did with calls that did not, and its per-call figures are
+  // per such call (docs/ops.md).
+  std::uint64_t gpu_calls = 0;
+  // Calls made inside a call of the same op (an op that calls itself under
+  // its name): part of the outer call, so not in `calls`, and their time is
+  // counted once, in the outer call's totals (their self times are theirs).
+  std::uint64_t nested_calls = 0;
 };
 
 struct OpSummary {

@@ -279,7 +279,7 @@ struct Record<OpRow> {
       field<&O::shapes>("shapes", "", "recorded input shapes, JSON text; empty: not recorded, or the per-name row"),
       field<&O::dtypes>("dtype", "", "recorded input types, JSON text; empty: not recorded"),
       field<&O::path>("path", "", "the ops around its first call, outermost first, ` > ` between"),
-      field<&O::calls>("calls", "", "calls"),
+      field<&O::calls>("calls", "", "calls (a call inside a call of the same op is part of it: see nested_calls)"),
       field<&O::cpu_self_ns>("cpu_self_ns", "ns", "Σ call durations minus the ops inside them"),
       field<&O::cpu_total_ns>("cpu_total_ns", "ns", "Σ call durations"),
       field<&O::gpu_self_ns>("gpu_self_ns", "ns", "Σ durations of the GPU ops it launched itself"),
@@ -302,6 +302,12 @@ struct Record<OpRow> {
       field<&O::dims>("dims", "", "the formula's dimensions (`M=… N=… K=… batch=…`)"),
       field<&O::aligned8>("aligned8", "", "GEMMs: M, N and K all multiples of 8"),
       field<&O::top_kernels>("top_kernels", "", "its kernels, most time first (the heaviest rows only)"),
+      field<&O::gpu_calls>("gpu_calls", "",
+                           "calls that launched GPU work, themselves or through the ops inside them (the calls "
+                           "that hold GPU time): per-call figures are per such call"),
+      field<&O::nested_calls>("nested_calls", "",
+                              "calls made inside a call of the same op (an op calling itself under its name): "
+                              "counted in the outer call, their time once"),
   };
 };
 

@@ -776,12 +776,23 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
       {"#", "GPU total", "GPU self", "CPU total", "CPU self", "calls", "kernels/call", "launch/call", "TFLOP/s", "op"});
   t.right = {true, true, true, true, true, true, true, true, true, false};
   std::vector<std::size_t> rows_of;
+  bool some_without_gpu = false;  // a row some of whose calls launched no GPU work
+  std::string nested;             // rows with calls inside calls of their own op
   for (std::size_t i = 0; i < p.op_names.size() && i < o.top; ++i) {
     const OpRow& r = p.op_names[i];
-    const double calls = r.calls ? double(r.calls) : 1;
+    // Per call of those that launched GPU work (a per-name row mixes them
+    // with calls that launched none): "200/10,000" calls.
+    const bool mixed = r.gpu_calls > 0 && r.gpu_calls < r.calls;
+    some_without_gpu = some_without_gpu || mixed;
+    if (r.nested_calls && nested.size() < 200)
+      nested += (nested.empty() ? "" : ", ") + r.name + " " + count(r.nested_calls);
+    const double calls = r.gpu_calls ? double(r.gpu_calls) : r.calls ? double(r.calls) : 1;
     t.rows.push_back({std::to_string(i + 1), duration(r.gpu_total_ns), duration(r.gpu_self_ns),
                       r.calls ? duration(r.cpu_total_ns) : "-", r.calls ? duration(r.cpu_self_ns) : "-",
-                      r.calls ? count(r.calls) : "-", r.calls ? fixed(double(r.kernels_total) / calls, 1) : "-",
+                      !r.calls ? "-"
+                      : mixed  ? count(r.gpu_calls) + "/" + count(r.calls)
+                               : count(r.calls),
+                      r.calls ? fixed(double(r.kernels_total) / calls, 1) : "-",
                       r.calls ? duration(static_cast<TimeNs>(double(r.launch_ns) / calls)) : "-",
                       optional_fixed(r.achieved_tflops, 1), r.name});
     rows_of.push_back(i);
@@ -793,6 +804,14 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
                         "  └ " + std::string(to_string(r.top_kernels[k].category)) + ": " + shown[k]});
   }
   out += t.render("  ");
+  if (some_without_gpu)
+    out += wrap(
+        "calls N/M: N of the op's M calls launched GPU work (themselves or through the ops inside them); "
+        "kernels/call and launch/call are per such call.",
+        o.width, "  ", "  ");
+  if (!nested.empty())
+    out += wrap("Calls inside a call of the same op are part of it, their GPU time counted once (" + nested + ").",
+                o.width, "  ", "  ");
   if (!s.shapes_recorded)
     out += "  No input shapes recorded: profile with record_shapes=True for FLOPs and roofline figures.\n";
   if (s.malformed_shapes) out += "  " + count(s.malformed_shapes) + " op calls had shapes that could not be read.\n";

@@ -142,7 +142,7 @@ GPUSCOPE_FIELDS(OpKernel) { io(x.name, x.category, x.count, x.time_ns, x.blocks)
 GPUSCOPE_FIELDS(OpRow) {
   io(x.name, x.shapes, x.dtypes, x.path, x.calls, x.cpu_self_ns, x.cpu_total_ns, x.gpu_self_ns, x.gpu_total_ns,
      x.kernels, x.kernels_total, x.launch_ns, x.family, x.flops, x.bytes, x.achieved_tflops, x.achieved_tbps,
-     x.intensity, x.roofline_fraction, x.bound, x.math, x.dims, x.aligned8, x.top_kernels);
+     x.intensity, x.roofline_fraction, x.bound, x.math, x.dims, x.aligned8, x.top_kernels, x.gpu_calls, x.nested_calls);
 }
 GPUSCOPE_FIELDS(OpSummary) {
   io(x.op_calls, x.gpu_ops, x.attributed, x.unattributed, x.unattributed_ns, x.no_correlation, x.unmatched_correlation,
@@ -228,7 +228,7 @@ GPUSCOPE_LISTED(CopyGroup, 104);
 GPUSCOPE_LISTED(MemcpyStats, 136);
 GPUSCOPE_LISTED(TemporalBreakdown, 64);
 GPUSCOPE_LISTED(OpKernel, 64);
-GPUSCOPE_LISTED(OpRow, 448);
+GPUSCOPE_LISTED(OpRow, 464);
 GPUSCOPE_LISTED(OpSummary, 88);
 GPUSCOPE_LISTED(Finding, 296);
 GPUSCOPE_LISTED(PathCategory, 16);
