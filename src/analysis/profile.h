@@ -566,6 +566,18 @@ struct WorkloadKind {
   std::uint64_t graph_kernels = 0;  // kernels replayed from CUDA graphs
   std::uint32_t ranks = 1;          // processes of the job (world size, or the job's files)
   bool bundled = false;             // a trace of gpuscope's bundled workload (resnet-train)
+  // How much of the recording is work on the GPU to diagnose
+  // (docs/findings.md, "What the program is"): "no-kernels" (nothing on the
+  // GPU to diagnose), "tiny-span" (its GPU ops span less than 100 µs and
+  // under 1 % of the recording: any figure over them is noise), "one-shot" (a whole program whose setup
+  // before the first kernel and teardown after the last take at least a
+  // third of the recording); empty: none of these. None of the first two
+  // has numbered findings; a one-shot run has none about its setup or
+  // teardown.
+  std::string run;
+  std::string run_evidence;  // what shows it, with the numbers, and what to profile instead
+  TimeRange kernel_window;   // the first kernel's start to the last one's end (the trace's clock; empty in a job)
+  TimeNs setup_ns = 0, teardown_ns = 0;  // recorded time before the first kernel / after the last
 };
 
 // [SECTION] Profile ---------------------------------------------------------------------------

@@ -348,6 +348,16 @@ struct Record<WorkloadKind> {
       field<&W::ranks>("ranks", "", "processes of the job (world size, or the job's files)"),
       field<&W::bundled>("bundled", "",
                          "a trace of gpuscope's bundled workload (resnet-train): only then do fixes name its switches"),
+      field<&W::run>(
+          "run", "",
+          "`no-kernels` (nothing on the GPU to diagnose), `tiny-span` (GPU ops spanning under 100 µs and 1 % "
+          "of the recording: no finding is numbered), `one-shot` (a whole program whose setup and teardown take at "
+          "least a third of the recording: no finding about them); empty: none of these"),
+      field<&W::run_evidence>("run_evidence", "", "what shows it, with the numbers, and what to profile instead"),
+      field<&W::kernel_window>("kernel_window", "",
+                               "the first kernel's start to the last one's end, in the trace's clock (empty in a job)"),
+      field<&W::setup_ns>("setup_ns", "ns", "recorded time before the first kernel"),
+      field<&W::teardown_ns>("teardown_ns", "ns", "recorded time after the last kernel"),
   };
 };
 

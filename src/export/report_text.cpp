@@ -163,6 +163,8 @@ void header(const Profile& p, std::string& out) {
   out += "Workload: " + w.phase + ", " + w.execution + ", " + count(w.ranks) + (w.ranks == 1 ? " rank" : " ranks") +
          (w.bundled ? ", gpuscope's bundled workload" : "") + " (" + w.phase_evidence + "; " + w.execution_evidence +
          ")\n";
+  // No kernels, a span of microseconds, a one-shot program: what the findings can be about.
+  if (!w.run_evidence.empty()) out += "Run: " + w.run_evidence + "\n";
   if (!p.clock_alignment.empty()) out += "Clocks: " + p.clock_alignment + "\n";
   for (const LeftOut& l : p.left_out)
     out += "Left out: " + (l.file.empty() ? l.problem : l.file + ": " + l.problem) + "\n";
@@ -487,7 +489,11 @@ std::string saving_words(const Profile& p, const Finding& f) {
 
 void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.findings.empty()) {
-    out += "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n\n";
+    const std::string& run = p.workload.run;
+    out += run == "no-kernels"  ? "Findings: none: no kernels, nothing on the GPU to diagnose.\n\n"
+           : run == "tiny-span" ? "Findings: none numbered: findings over a GPU span of microseconds would be "
+                                  "noise (see Run above).\n\n"
+                                : "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n\n";
     return;
   }
   out += "Findings, largest estimated saving first\n";

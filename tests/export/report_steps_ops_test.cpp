@@ -85,5 +85,35 @@ TEST(ReportOps, CallsWithGpuWorkAndCallsInsideTheirOwnOpAreSaid) {
   }
 }
 
+TEST(ReportRun, ATraceWithoutKernelsSaysThereIsNothingToDiagnose) {
+  TraceFactory f;
+  for (TimeNs i = 0; i < 4; ++i)
+    f.memcpy(0, 7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, 1 << 20, 1'000'000 + i * 1'000'000,
+             1'200'000 + i * 1'000'000, "cudaMemcpy");
+  const Profile p = analyze(f.build());
+  const std::string text = report_text(p);
+  EXPECT_NE(text.find("Run: no kernels: nothing on the GPU to diagnose (4 copies"), std::string::npos) << text;
+  EXPECT_NE(text.find("Findings: none: no kernels, nothing on the GPU to diagnose."), std::string::npos) << text;
+  EXPECT_EQ(text.find("No rule crossed its threshold"), std::string::npos) << text;
+  const Profile back = parse_report_json(report_json(p), "saved.json");
+  EXPECT_EQ(back.workload.run, "no-kernels");
+  EXPECT_EQ(back.workload.run_evidence, p.workload.run_evidence);
+}
+
+TEST(ReportRun, AOneShotRunKeepsItsWindowThroughJson) {
+  TraceFactory f;
+  f.api("cuInit", 0, 80'000'000);
+  f.kernel(0, 7, "k", 100'000'000, 100'500'000);
+  f.kernel(0, 7, "k", 101'000'000, 101'500'000);
+  f.api("cuModuleUnload", 102'000'000, 103'000'000);
+  const Profile p = analyze(f.build());
+  ASSERT_EQ(p.workload.run, "one-shot") << p.workload.run_evidence;
+  EXPECT_NE(report_text(p).find("Run: one-shot run: "), std::string::npos);
+  const Profile back = parse_report_json(report_json(p), "saved.json");
+  EXPECT_EQ(back.workload.kernel_window, p.workload.kernel_window);
+  EXPECT_EQ(back.workload.setup_ns, p.workload.setup_ns);
+  EXPECT_EQ(back.workload.teardown_ns, p.workload.teardown_ns);
+}
+
 }  // namespace
 }  // namespace gpuscope

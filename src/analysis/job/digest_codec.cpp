@@ -171,7 +171,8 @@ GPUSCOPE_FIELDS(DeviceCoverage) { io(x.declared, x.with_data); }
 GPUSCOPE_FIELDS(FileQuality) { io(x.file, x.damage, x.devices, x.dropped_records); }
 GPUSCOPE_FIELDS(TraceQuality) { io(x.files); }
 GPUSCOPE_FIELDS(WorkloadKind) {
-  io(x.phase, x.phase_evidence, x.execution, x.execution_evidence, x.graph_kernels, x.ranks, x.bundled);
+  io(x.phase, x.phase_evidence, x.execution, x.execution_evidence, x.graph_kernels, x.ranks, x.bundled, x.run,
+     x.run_evidence, x.kernel_window, x.setup_ns, x.teardown_ns);
 }
 GPUSCOPE_FIELDS(Profile) {
   io(x.source, x.producer, x.files, x.workload, x.clock_alignment, x.window, x.devices, x.categories, x.hotspots,
@@ -241,13 +242,13 @@ GPUSCOPE_LISTED(FileDamage, 280);
 GPUSCOPE_LISTED(DeviceCoverage, 48);
 GPUSCOPE_LISTED(FileQuality, 368);
 GPUSCOPE_LISTED(TraceQuality, 24);
-GPUSCOPE_LISTED(WorkloadKind, 144);
-GPUSCOPE_LISTED(Profile, 1712);
+GPUSCOPE_LISTED(WorkloadKind, 240);
+GPUSCOPE_LISTED(Profile, 1808);
 GPUSCOPE_LISTED(CollectivePart, 32);
 GPUSCOPE_LISTED(detail::Evidence, 1560);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
 GPUSCOPE_LISTED(detail::RankParts, 1776);
-GPUSCOPE_LISTED(RankDigest, 1880);
+GPUSCOPE_LISTED(RankDigest, 1976);
 #undef GPUSCOPE_LISTED
 #endif
 

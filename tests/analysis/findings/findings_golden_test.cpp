@@ -33,7 +33,7 @@ const std::map<std::string, std::vector<std::string>>& reviewed() {
        {"no-tensor-cores", "op-launch-overhead", "op-launch-overhead", "slow-normalization"}},
       {"hta-sampled-rank0.json.gz", {"exposed-communication", "gpu-idle-gaps", "low-utilization", "sync-memcpy"}},
       {"hta-sampled-rank1.json.gz", {"exposed-communication", "gpu-idle-gaps", "low-utilization", "sync-memcpy"}},
-      {"hta-triton.json.gz", {"step-host-time"}},
+      {"hta-triton.json.gz", {}},  // its GPU work spans 1.8 µs: no finding is numbered
       {"kineto-resnet50-v100-workers0.json.gz",
        {"input-bound", "low-memcpy-overlap", "no-tensor-cores", "pageable-memcpy", "slow-normalization", "sync-memcpy",
         "unfused-optimizer"}},
