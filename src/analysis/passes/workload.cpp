@@ -193,7 +193,7 @@ void recognise_run(const Trace& t, WorkloadKind* w) {
     return std::string(what) + " " + format::duration(ns) + (top.empty() ? "" : " (" + top + ")");
   };
   w->run = "one-shot";
-  w->run_evidence = "one-shot run: " + format::percent(outside) + of_recorded + " is " +
+  w->run_evidence = "one-shot run: " + format::percent1(outside) + of_recorded + " is " +
                     part("setup before the first kernel,", w->setup_ns, o.setup) + ", and " +
                     part("teardown after the last,", w->teardown_ns, o.teardown) +
                     "; the program's start or exit is in the recording (" + shown +

@@ -154,7 +154,7 @@ Trace one_shot_program(bool whole = true) {
   for (int i = 0; i < 20; ++i, t += 720'000)
     f.memcpy(0, 7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, 8 << 20, t + 20'000, t + 700'000,
              "cudaMemcpy", t, 700'000);
-  t += 12'000'000;  // the engine is deserialised on the host
+  t += 100'000'000;  // the engine is deserialised on the host
   for (int i = 0; i < 150; ++i, t += 17'000)
     f.kernel(0, 7, i % 2 ? "trt_volta_h884cudnn_256x64_ldg8_relu_exp_small_nhwc_tn_v1" : "generatedNativePointwise", t,
              t + 15'000, t - 25'000, 4'000);
@@ -177,8 +177,8 @@ TEST(WorkloadRun, AOneShotProgramIsSaidToBeOne) {
   EXPECT_EQ(w.kernel_window.duration(), 150 * 17'000 - 2'000);
   EXPECT_GT(w.setup_ns, 300'000'000);
   EXPECT_GT(w.teardown_ns, 100'000'000);
-  for (const char* said : {"one-shot run: 99% of the", "setup before the first kernel", "teardown after the last",
-                           "3,000 cuModuleUnload", "cuModuleLoadData", "steady state"})
+  for (const char* said : {"one-shot run: 99.5% of the 536.0 ms recorded", "setup before the first kernel",
+                           "teardown after the last", "3,000 cuModuleUnload", "cuModuleLoadData", "steady state"})
     EXPECT_NE(w.run_evidence.find(said), std::string::npos) << said << ": " << w.run_evidence;
   // Its findings are not about the setup: the weights' blocking pageable
   // copies before the first kernel, and the GPU idle after them.
@@ -192,7 +192,10 @@ TEST(WorkloadRun, WithoutTheProgramsStartOrExitItIsAWindowNotOneShot) {
   const Profile p = analyze(one_shot_program(false));
   EXPECT_EQ(p.workload.run, "");
   EXPECT_TRUE(p.workload.run_evidence.empty());
-  EXPECT_TRUE(has_finding(p, "sync-memcpy")) << testing::describe_findings(p);  // what the one-shot run drops
+  // What the one-shot run drops: the weights' blocking pageable copies and
+  // the GPU idle after them (100 ms of engine deserialisation).
+  for (const char* setup : {"sync-memcpy", "pageable-memcpy", "low-memcpy-overlap"})
+    EXPECT_TRUE(has_finding(p, setup)) << setup << testing::describe_findings(p);
 }
 
 TEST(WorkloadRun, AWholeProgramWhoseWorkDominatesIsNotOneShot) {
