@@ -336,13 +336,6 @@ std::string repeats_inside_one_call(const Trace& t, const std::vector<OpRef>& an
 // quarter, and lasts within half to twice the median step.
 constexpr TimeNs kMinStepGap = 100'000;
 
-struct DeviceOp {
-  TimeNs start = 0, end = 0;
-  TimeNs launch = 0;  // its launch call's start; INT64_MIN when it has none
-  OpRef op;
-  TrackId track = 0;
-};
-
 struct Bursts {
   std::vector<TimeRange> steps;            // from a burst's first op to the next burst's
   std::vector<OpRef> first;                // each burst's first op (one more than steps) …
@@ -352,24 +345,53 @@ struct Bursts {
   TimeNs inside_gap = 0;                   // the longest gap inside a burst
 };
 
-// The device's GPU ops in start order.
-std::vector<DeviceOp> device_ops(const Trace& t, const std::vector<TrackId>& tracks) {
-  std::vector<DeviceOp> ops;
-  const TimeNs* api_start = t.api_calls().start.data();
-  auto add = [&](const auto& table, TableId id, OpTable kind, TrackId tr) {
-    const RowRange r = t.rows_of(id, tr);
-    for (RowIndex i = r.begin; i < r.end; ++i) {
-      const RowIndex a = table.api[i];
-      ops.push_back({table.start[i], table.end[i], a == kNoRow ? INT64_MIN : api_start[a], {kind, i}, tr});
-    }
+// Calls f(start, end, launch, op, track) for each GPU op of the device in
+// start order (launch: its launch call's start, INT64_MIN without one): a
+// merge of its streams' tables, each in start order, so that a trace of
+// 10^7 ops needs no copy of them.
+template <class F>
+void each_device_op(const Trace& t, const std::vector<TrackId>& tracks, F&& f) {
+  struct Cursor {
+    TimeNs start;
+    RowIndex at, end;
+    OpTable table;
+    TrackId track;
   };
-  for (TrackId tr : tracks) {
-    add(t.kernels(), TableId::kernels, OpTable::kernel, tr);
-    add(t.memcpys(), TableId::memcpys, OpTable::memcpy, tr);
-    add(t.memsets(), TableId::memsets, OpTable::memset, tr);
+  const TimeNs* api_start = t.api_calls().start.data();
+  auto start_of = [&](OpTable table, RowIndex i) {
+    return table == OpTable::kernel   ? t.kernels().start[i]
+           : table == OpTable::memcpy ? t.memcpys().start[i]
+                                      : t.memsets().start[i];
+  };
+  std::vector<Cursor> heap;
+  for (TrackId tr : tracks)
+    for (const auto& [id, table] :
+         {std::pair{TableId::kernels, OpTable::kernel}, std::pair{TableId::memcpys, OpTable::memcpy},
+          std::pair{TableId::memsets, OpTable::memset}})
+      if (const RowRange r = t.rows_of(id, tr); !r.empty())
+        heap.push_back({start_of(table, r.begin), r.begin, r.end, table, tr});
+  const auto later = [](const Cursor& a, const Cursor& b) { return a.start > b.start; };
+  std::make_heap(heap.begin(), heap.end(), later);
+  auto visit = [&](const auto& table, const Cursor& c) {
+    const RowIndex a = table.api[c.at];
+    f(table.start[c.at], table.end[c.at], a == kNoRow ? INT64_MIN : api_start[a], OpRef{c.table, c.at}, c.track);
+  };
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    Cursor& c = heap.back();
+    if (c.table == OpTable::kernel)
+      visit(t.kernels(), c);
+    else if (c.table == OpTable::memcpy)
+      visit(t.memcpys(), c);
+    else
+      visit(t.memsets(), c);
+    if (++c.at == c.end) {
+      heap.pop_back();
+    } else {
+      c.start = start_of(c.table, c.at);
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
   }
-  std::stable_sort(ops.begin(), ops.end(), [](const DeviceOp& a, const DeviceOp& b) { return a.start < b.start; });
-  return ops;
 }
 
 // Within a quarter (at least 1) of the median / within half to twice it.
@@ -385,27 +407,26 @@ T median_of(std::vector<T> v) {
   return v[(v.size() - 1) / 2];
 }
 
-// The steps the gaps marked in `step_gap` (by the index of the op after the
-// gap) cut the ops into, if they look alike; empty otherwise.
-Bursts split_bursts(const std::vector<DeviceOp>& ops, const std::vector<bool>& step_gap) {
+// The steps that bursts beginning at `begins` (the starts of the ops after
+// the step gaps, in time order) cut the device's ops into, if they look
+// alike; empty otherwise.
+Bursts split_bursts(const Trace& t, const std::vector<TrackId>& tracks, const std::vector<TimeNs>& begins) {
   Bursts b;
   std::vector<std::uint64_t> counts;  // GPU ops per burst
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    if (i == 0 || step_gap[i]) {
-      if (i > 0) b.steps.push_back({ops[b.first.empty() ? 0 : i].start, 0});
-      b.first.push_back(ops[i].op);
-      b.first_track.push_back(ops[i].track);
+  std::size_t next = 0;               // the next burst's begin
+  each_device_op(t, tracks, [&](TimeNs start, TimeNs, TimeNs, OpRef op, TrackId track) {
+    if (counts.empty() || (next < begins.size() && start >= begins[next])) {
+      if (!counts.empty()) ++next;
+      b.first.push_back(op);
+      b.first_track.push_back(track);
       counts.push_back(0);
+      if (b.first.size() > 1) b.steps.back().end = start;
+      b.steps.push_back({start, start});
     }
     ++counts.back();
-  }
-  // Burst j's step: [its first op's start, burst j+1's).
-  b.steps.clear();
-  std::vector<TimeNs> starts;
-  for (std::size_t i = 0; i < ops.size(); ++i)
-    if (i == 0 || step_gap[i]) starts.push_back(ops[i].start);
-  for (std::size_t j = 0; j + 1 < starts.size(); ++j) b.steps.push_back({starts[j], starts[j + 1]});
-  counts.pop_back();  // the last burst is no step
+  });
+  // Burst j's step runs to burst j+1's first op: the last burst is none.
+  if (!b.steps.empty()) b.steps.pop_back(), counts.pop_back();
   if (b.steps.size() < 3) return {};
   std::vector<TimeNs> durations;
   for (const TimeRange& r : b.steps) durations.push_back(r.duration());
@@ -422,37 +443,45 @@ Bursts split_bursts(const std::vector<DeviceOp>& ops, const std::vector<bool>& s
 }
 
 Bursts burst_steps(const Trace& t, const std::vector<TrackId>& tracks) {
-  const std::vector<DeviceOp> ops = device_ops(t, tracks);
+  // The gaps that could be step gaps (at least kMinStepGap), and the longest
+  // of the others, which every step gap must be twice as long as.
   struct Gap {
     TimeNs length;
-    std::size_t before;  // the op after the gap
+    TimeNs next_start;  // where the op after it starts
     bool host;
   };
-  std::vector<Gap> gaps;
-  TimeNs reach = ops.empty() ? 0 : ops[0].end;
-  for (std::size_t i = 1; i < ops.size(); ++i) {
-    if (ops[i].start > reach) gaps.push_back({ops[i].start - reach, i, ops[i].launch >= reach});
-    reach = std::max(reach, ops[i].end);
-  }
-  if (gaps.size() < 3) return {};
-  std::sort(gaps.begin(), gaps.end(), [](const Gap& a, const Gap& b) { return a.length > b.length; });
+  std::vector<Gap> long_gaps;
+  TimeNs reach = INT64_MIN, longest_short = 0;
+  each_device_op(t, tracks, [&](TimeNs start, TimeNs end, TimeNs launch, OpRef, TrackId) {
+    if (reach != INT64_MIN && start > reach) {
+      if (start - reach >= kMinStepGap)
+        long_gaps.push_back({start - reach, start, launch >= reach});
+      else
+        longest_short = std::max(longest_short, start - reach);
+    }
+    reach = std::max(reach, end);
+  });
+  if (long_gaps.size() < 3) return {};
+  std::sort(long_gaps.begin(), long_gaps.end(), [](const Gap& a, const Gap& b) { return a.length > b.length; });
   // The longest k gaps, for each k where they stand apart from the rest,
   // most apart first.
   std::vector<std::pair<double, std::size_t>> cuts;  // (longest other gap / shortest step gap, k)
-  for (std::size_t k = 3; k <= gaps.size(); ++k) {
-    const Gap& shortest = gaps[k - 1];
-    if (!shortest.host || shortest.length < kMinStepGap) break;
-    const TimeNs next = k < gaps.size() ? gaps[k].length : 0;
+  for (std::size_t k = 3; k <= long_gaps.size(); ++k) {
+    const Gap& shortest = long_gaps[k - 1];
+    if (!shortest.host) break;
+    const TimeNs next = k < long_gaps.size() ? long_gaps[k].length : longest_short;
     if (2 * next <= shortest.length) cuts.push_back({static_cast<double>(next) / shortest.length, k});
   }
   std::sort(cuts.begin(), cuts.end());
+  if (cuts.size() > 3) cuts.resize(3);  // each try is a pass over the device's ops
   for (const auto& [apart, k] : cuts) {
-    std::vector<bool> step_gap(ops.size(), false);
-    for (std::size_t j = 0; j < k; ++j) step_gap[gaps[j].before] = true;
-    Bursts b = split_bursts(ops, step_gap);
+    std::vector<TimeNs> begins;
+    for (std::size_t j = 0; j < k; ++j) begins.push_back(long_gaps[j].next_start);
+    std::sort(begins.begin(), begins.end());
+    Bursts b = split_bursts(t, tracks, begins);
     if (b.steps.empty()) continue;
-    b.min_gap = gaps[k - 1].length, b.max_gap = gaps[0].length;
-    b.inside_gap = k < gaps.size() ? gaps[k].length : 0;
+    b.min_gap = long_gaps[k - 1].length, b.max_gap = long_gaps[0].length;
+    b.inside_gap = k < long_gaps.size() ? long_gaps[k].length : longest_short;
     return b;
   }
   return {};
