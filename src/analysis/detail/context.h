@@ -274,7 +274,9 @@ struct OpTotals {
 // a CPU range on a thread, ended by the GPU work its calls launched to the
 // step's device (or, when that thread launched nothing, by the range itself);
 // or, for steps found from the kernel pattern, the kernels that begin it and
-// the next one on the device's busiest stream.
+// the next one on the device's busiest stream (`pattern` is also set for
+// steps from bursts: the first op of the burst, on its stream, and the start
+// of the next burst's).
 struct StepOrigin {
   bool pattern = false;
   TrackId track = 0;         // the CPU range's thread, or (pattern) the GPU stream of the anchors
