@@ -150,7 +150,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   for (std::size_t ti = 0; ti < traces.size(); ++ti) {
     const Trace& t = *traces[ti].trace;
     std::vector<Step> steps;
-    const StepSource source = find_steps(rt, opt, &steps, nullptr, &p.steps.not_steps);
+    const StepSource source = find_steps(rt, opt, &steps, nullptr, &p.steps.not_steps, &p.steps.source_evidence);
     if (p.steps.source == StepSource::none) p.steps.source = source;
     std::vector<DeviceSummary> devices;
     std::vector<TemporalBreakdown> hta;

@@ -184,7 +184,10 @@ struct Hotspot {
 
 // [SECTION] Steps ---------------------------------------------------------------------------------
 
-enum class StepSource : std::uint8_t { none, nvtx, profiler_step, pattern };
+// Where the steps came from: none found, NVTX/annotation step ranges,
+// PyTorch's ProfilerStep#N, the repeating kernel pattern, or bursts of GPU
+// work separated by host gaps (docs/metrics.md, "Steps").
+enum class StepSource : std::uint8_t { none, nvtx, profiler_step, pattern, bursts };
 
 // What the GPU's hardware measured during one step: the means of its
 // samples inside the step (null where the series is absent or has none).
@@ -245,6 +248,10 @@ struct StepSummary {
   // inside that time, most first (up to 5 names).
   TimeNs outside_gpu_ns = 0, before_gpu_ns = 0;
   std::vector<HostRange> outside_ranges;
+  // How steps found on the GPU (pattern, bursts) were found: the kernel that
+  // begins each iteration and its period, or the bursts and the host gaps
+  // between them. Empty for steps from ranges.
+  std::string source_evidence;
 };
 
 // [SECTION] Idle time, launches, communication -----------------------------------------
@@ -446,6 +453,15 @@ struct OpRow {
   std::string dims;                   // the formula's dimensions of its first call ("M=… N=… K=…")
   bool aligned8 = true;               // GEMMs: M, N, K all multiples of 8
   std::vector<OpKernel> top_kernels;  // its kernels with the ops inside it, most time first (top rows only)
+  // Calls that launched GPU work, themselves or through the ops inside them
+  // (every call that holds GPU time): a row without recorded shapes mixes
+  // calls that did with calls that did not, and its per-call figures are
+  // per such call (docs/ops.md).
+  std::uint64_t gpu_calls = 0;
+  // Calls made inside a call of the same op (an op that calls itself under
+  // its name): part of the outer call, so not in `calls`, and their time is
+  // counted once, in the outer call's totals (their self times are theirs).
+  std::uint64_t nested_calls = 0;
 };
 
 struct OpSummary {
@@ -599,6 +615,18 @@ struct WorkloadKind {
   std::string data_parallel_evidence;
   std::uint64_t graph_launches = 0;    // cudaGraphLaunch / cuGraphLaunch calls
   bool data_loading_recorded = false;  // the trace has data-loading ranges: input wait can be measured
+  // How much of the recording is work on the GPU to diagnose
+  // (docs/findings.md, "What the program is"): "no-kernels" (nothing on the
+  // GPU to diagnose), "tiny-span" (its GPU ops span less than 100 µs and
+  // under 1 % of the recording: any figure over them is noise), "one-shot" (a whole program whose setup
+  // before the first kernel and teardown after the last take at least a
+  // third of the recording); empty: none of these. None of the first two
+  // has numbered findings; a one-shot run has none about its setup or
+  // teardown.
+  std::string run;
+  std::string run_evidence;  // what shows it, with the numbers, and what to profile instead
+  TimeRange kernel_window;   // the first kernel's start to the last one's end (the trace's clock; empty in a job)
+  TimeNs setup_ns = 0, teardown_ns = 0;  // recorded time before the first kernel / after the last
 };
 
 // [SECTION] Profile ---------------------------------------------------------------------------

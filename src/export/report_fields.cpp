@@ -279,7 +279,7 @@ struct Record<OpRow> {
       field<&O::shapes>("shapes", "", "recorded input shapes, JSON text; empty: not recorded, or the per-name row"),
       field<&O::dtypes>("dtype", "", "recorded input types, JSON text; empty: not recorded"),
       field<&O::path>("path", "", "the ops around its first call, outermost first, ` > ` between"),
-      field<&O::calls>("calls", "", "calls"),
+      field<&O::calls>("calls", "", "calls (a call inside a call of the same op is part of it: see nested_calls)"),
       field<&O::cpu_self_ns>("cpu_self_ns", "ns", "Σ call durations minus the ops inside them"),
       field<&O::cpu_total_ns>("cpu_total_ns", "ns", "Σ call durations"),
       field<&O::gpu_self_ns>("gpu_self_ns", "ns", "Σ durations of the GPU ops it launched itself"),
@@ -308,6 +308,12 @@ struct Record<OpRow> {
       field<&O::dims>("dims", "", "the formula's dimensions (`M=… N=… K=… batch=…`)"),
       field<&O::aligned8>("aligned8", "", "GEMMs: M, N and K all multiples of 8"),
       field<&O::top_kernels>("top_kernels", "", "its kernels, most time first (the heaviest rows only)"),
+      field<&O::gpu_calls>("gpu_calls", "",
+                           "calls that launched GPU work, themselves or through the ops inside them (the calls "
+                           "that hold GPU time): per-call figures are per such call"),
+      field<&O::nested_calls>("nested_calls", "",
+                              "calls made inside a call of the same op (an op calling itself under its name): "
+                              "counted in the outer call, their time once"),
   };
 };
 
@@ -358,6 +364,16 @@ struct Record<WorkloadKind> {
       optional<&W::graph_launches>("graph_launches", "", "cudaGraphLaunch / cuGraphLaunch calls"),
       optional<&W::data_loading_recorded>("data_loading_recorded", "",
                                           "the trace has data-loading ranges, so input wait can be measured"),
+      field<&W::run>(
+          "run", "",
+          "`no-kernels` (nothing on the GPU to diagnose), `tiny-span` (GPU ops spanning under 100 µs and 1 % "
+          "of the recording: no finding is numbered), `one-shot` (a whole program whose setup and teardown take at "
+          "least a third of the recording: findings about them are minor); empty: none of these"),
+      field<&W::run_evidence>("run_evidence", "", "what shows it, with the numbers, and what to profile instead"),
+      field<&W::kernel_window>("kernel_window", "",
+                               "the first kernel's start to the last one's end, in the trace's clock (empty in a job)"),
+      field<&W::setup_ns>("setup_ns", "ns", "recorded time before the first kernel"),
+      field<&W::teardown_ns>("teardown_ns", "ns", "recorded time after the last kernel"),
   };
 };
 
@@ -432,7 +448,9 @@ struct Record<StepSummary> {
   static constexpr std::string_view name = "step_summary";
   static constexpr std::string_view meaning = "The steps together; the times are sums over all steps.";
   static constexpr Field<S> fields[] = {
-      field<&S::source>("source", "", "where the steps came from"),
+      field<&S::source>("source", "",
+                        "where the steps came from: ranges (`profiler_step`, `nvtx`), the repeating kernel pattern "
+                        "(`pattern`), bursts of GPU work between host gaps (`bursts`); `none`"),
       derived<&step_count>("count", "", "steps (all of them, also when `--steps` lists fewer)"),
       field<&S::step_time>("step_time", "", "of the step durations"),
       field<&S::total_ns>("total_ns", "ns", "Σ step durations"),
@@ -451,6 +469,10 @@ struct Record<StepSummary> {
       field<&S::before_gpu_ns>("before_gpu_ns", "ns", "the part of outside_gpu_ns before the GPU's first op"),
       field<&S::outside_ranges>("outside_ranges", "",
                                 "the longest host ranges wholly inside that time, most first (up to 5 names)"),
+      field<&S::source_evidence>("source_evidence", "",
+                                 "how steps found on the GPU were found: the kernel that begins each iteration and "
+                                 "its period (`pattern`), or the bursts and the host gaps between them (`bursts`); "
+                                 "empty for steps from ranges"),
   };
 };
 

@@ -167,6 +167,8 @@ void header(const Profile& p, std::string& out) {
   out += "Workload: " + fw + w.phase + ", " + w.execution + ", " + count(w.ranks) +
          (w.ranks == 1 ? " rank" : " ranks") + (w.data_parallel == "ddp" ? ", DDP" : "") +
          (w.bundled ? ", gpuscope's bundled workload" : "") + " (" + evidence + ")\n";
+  // No kernels, a span of microseconds, a one-shot program: what the findings can be about.
+  if (!w.run_evidence.empty()) out += "Run: " + w.run_evidence + "\n";
   if (!p.clock_alignment.empty()) out += "Clocks: " + p.clock_alignment + "\n";
   for (const LeftOut& l : p.left_out)
     out += "Left out: " + (l.file.empty() ? l.problem : l.file + ": " + l.problem) + "\n";
@@ -278,8 +280,13 @@ std::string severity_colour(Severity s) {
 
 void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.findings.empty()) {
-    out += p.minor_findings.empty() ? "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n\n"
-                                    : "Findings: none of 1% of the run or more.\n\n";
+    const std::string& run = p.workload.run;
+    out += run == "no-kernels"  ? "Findings: none: no kernels, nothing on the GPU to diagnose.\n\n"
+           : run == "tiny-span" ? "Findings: none numbered: findings over a GPU span of microseconds would be "
+                                  "noise (see Run above).\n\n"
+           : p.minor_findings.empty()
+               ? "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n\n"
+               : "Findings: none of 1% of the run or more.\n\n";
     minor_findings(p, o, out);
     return;
   }
@@ -437,7 +444,8 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const StepSummary& s = p.steps;
   if (s.steps.empty()) {
     out += s.not_steps.empty()
-               ? "Steps: none found (no ProfilerStep or NVTX step ranges, no repeating kernel pattern).\n\n"
+               ? "Steps: none found (no ProfilerStep or NVTX step ranges, no repeating kernel pattern, no bursts of "
+                 "GPU work between host gaps).\n\n"
                : "Steps: none found (no ProfilerStep or NVTX step ranges; " + s.not_steps + ").\n\n";
     return;
   }
@@ -445,6 +453,8 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   out += "Steps: " + count(s.steps.size()) + " from " + std::string(to_string(s.source)) + " · mean " +
          duration(t.mean) + ", median " + duration(t.median) + ", min " + duration(t.min) + ", max " + duration(t.max) +
          "\n";
+  // Steps the GPU's work marked, without step ranges: how they were found.
+  if (!s.source_evidence.empty()) out += wrap("from the GPU's work: " + s.source_evidence, o.width, "  ", "    ");
   if (s.total_ns > 0)
     out += "  Of all step time: compute " + percent1(double(s.compute_ns) / double(s.total_ns)) +
            ", exposed communication " + percent1(double(s.communication_ns) / double(s.total_ns)) + ", copies alone " +
@@ -569,12 +579,23 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
       {"#", "GPU total", "GPU self", "CPU total", "CPU self", "calls", "kernels/call", "launch/call", "TFLOP/s", "op"});
   t.right = {true, true, true, true, true, true, true, true, true, false};
   std::vector<std::size_t> rows_of;
+  bool some_without_gpu = false;  // a row some of whose calls launched no GPU work
+  std::string nested;             // rows with calls inside calls of their own op
   for (std::size_t i = 0; i < p.op_names.size() && i < o.top; ++i) {
     const OpRow& r = p.op_names[i];
-    const double calls = r.calls ? double(r.calls) : 1;
+    // Per call of those that launched GPU work (a per-name row mixes them
+    // with calls that launched none): "200/10,000" calls.
+    const bool mixed = r.gpu_calls > 0 && r.gpu_calls < r.calls;
+    some_without_gpu = some_without_gpu || mixed;
+    if (r.nested_calls && nested.size() < 200)
+      nested += (nested.empty() ? "" : ", ") + r.name + " " + count(r.nested_calls);
+    const double calls = r.gpu_calls ? double(r.gpu_calls) : r.calls ? double(r.calls) : 1;
     t.rows.push_back({std::to_string(i + 1), duration(r.gpu_total_ns), duration(r.gpu_self_ns),
                       r.calls ? duration(r.cpu_total_ns) : "-", r.calls ? duration(r.cpu_self_ns) : "-",
-                      r.calls ? count(r.calls) : "-", r.calls ? fixed(double(r.kernels_total) / calls, 1) : "-",
+                      !r.calls ? "-"
+                      : mixed  ? count(r.gpu_calls) + "/" + count(r.calls)
+                               : count(r.calls),
+                      r.calls ? fixed(double(r.kernels_total) / calls, 1) : "-",
                       r.calls ? duration(static_cast<TimeNs>(double(r.launch_ns) / calls)) : "-",
                       optional_fixed(r.achieved_tflops, 1), r.name});
     rows_of.push_back(i);
@@ -586,6 +607,14 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
                         "  └ " + std::string(to_string(r.top_kernels[k].category)) + ": " + shown[k]});
   }
   out += t.render("  ");
+  if (some_without_gpu)
+    out += wrap(
+        "calls N/M: N of the op's M calls launched GPU work (themselves or through the ops inside them); "
+        "kernels/call and launch/call are per such call.",
+        o.width, "  ", "  ");
+  if (!nested.empty())
+    out += wrap("Calls inside a call of the same op are part of it, their GPU time counted once (" + nested + ").",
+                o.width, "  ", "  ");
   if (!s.shapes_recorded)
     out += "  No input shapes recorded: profile with record_shapes=True for FLOPs and roofline figures.\n";
   if (s.malformed_shapes) out += "  " + count(s.malformed_shapes) + " op calls had shapes that could not be read.\n";

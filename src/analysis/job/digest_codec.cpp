@@ -43,7 +43,7 @@ constexpr std::uint64_t enum_max<Severity>() {
 }
 template <>
 constexpr std::uint64_t enum_max<StepSource>() {
-  return static_cast<std::uint64_t>(StepSource::pattern);
+  return static_cast<std::uint64_t>(StepSource::bursts);
 }
 template <>
 constexpr std::uint64_t enum_max<Verdict>() {
@@ -105,7 +105,8 @@ GPUSCOPE_FIELDS(Step) {
 GPUSCOPE_FIELDS(HostRange) { io(x.name, x.ns, x.count); }
 GPUSCOPE_FIELDS(StepSummary) {
   io(x.source, x.steps, x.step_time, x.total_ns, x.compute_ns, x.communication_ns, x.memcpy_ns, x.idle_ns,
-     x.input_wait_ns, x.host_tail_ns, x.not_steps, x.outside_gpu_ns, x.before_gpu_ns, x.outside_ranges);
+     x.input_wait_ns, x.host_tail_ns, x.not_steps, x.outside_gpu_ns, x.before_gpu_ns, x.outside_ranges,
+     x.source_evidence);
 }
 GPUSCOPE_FIELDS(IdleByCause) { io(x.rank, x.device, x.stream, x.host_wait_ns, x.kernel_wait_ns, x.other_ns); }
 GPUSCOPE_FIELDS(LaunchStats) {
@@ -146,7 +147,7 @@ GPUSCOPE_FIELDS(OpRow) {
   io(x.name, x.shapes, x.dtypes, x.path, x.calls, x.cpu_self_ns, x.cpu_total_ns, x.gpu_self_ns, x.gpu_total_ns,
      x.kernels, x.kernels_total, x.launch_ns, x.copy_call_ns, x.starved_ns, x.starved_total_ns, x.family, x.flops,
      x.bytes, x.achieved_tflops, x.achieved_tbps, x.intensity, x.roofline_fraction, x.bound, x.math, x.dims, x.aligned8,
-     x.top_kernels);
+     x.top_kernels, x.gpu_calls, x.nested_calls);
 }
 GPUSCOPE_FIELDS(OpSummary) {
   io(x.op_calls, x.gpu_ops, x.attributed, x.unattributed, x.unattributed_ns, x.no_correlation, x.unmatched_correlation,
@@ -177,7 +178,8 @@ GPUSCOPE_FIELDS(FileQuality) { io(x.file, x.damage, x.devices, x.dropped_records
 GPUSCOPE_FIELDS(TraceQuality) { io(x.files); }
 GPUSCOPE_FIELDS(WorkloadKind) {
   io(x.phase, x.phase_evidence, x.execution, x.execution_evidence, x.graph_kernels, x.ranks, x.bundled, x.framework,
-     x.framework_evidence, x.data_parallel, x.data_parallel_evidence, x.graph_launches, x.data_loading_recorded);
+     x.framework_evidence, x.data_parallel, x.data_parallel_evidence, x.graph_launches, x.data_loading_recorded, x.run,
+     x.run_evidence, x.kernel_window, x.setup_ns, x.teardown_ns);
 }
 GPUSCOPE_FIELDS(Profile) {
   io(x.source, x.producer, x.files, x.workload, x.clock_alignment, x.window, x.devices, x.categories, x.hotspots,
@@ -220,7 +222,7 @@ GPUSCOPE_LISTED(Hotspot, 136);
 GPUSCOPE_LISTED(StepHw, 120);
 GPUSCOPE_LISTED(Step, 272);
 GPUSCOPE_LISTED(HostRange, 48);
-GPUSCOPE_LISTED(StepSummary, 208);
+GPUSCOPE_LISTED(StepSummary, 240);
 GPUSCOPE_LISTED(IdleByCause, 40);
 GPUSCOPE_LISTED(LaunchStats, 200);
 GPUSCOPE_LISTED(RankSummary, 136);
@@ -234,7 +236,7 @@ GPUSCOPE_LISTED(CopyGroup, 104);
 GPUSCOPE_LISTED(MemcpyStats, 136);
 GPUSCOPE_LISTED(TemporalBreakdown, 96);
 GPUSCOPE_LISTED(OpKernel, 64);
-GPUSCOPE_LISTED(OpRow, 472);
+GPUSCOPE_LISTED(OpRow, 488);
 GPUSCOPE_LISTED(OpSummary, 88);
 GPUSCOPE_LISTED(Finding, 336);
 GPUSCOPE_LISTED(HelpAnswer, 168);
@@ -248,13 +250,13 @@ GPUSCOPE_LISTED(FileDamage, 280);
 GPUSCOPE_LISTED(DeviceCoverage, 48);
 GPUSCOPE_LISTED(FileQuality, 368);
 GPUSCOPE_LISTED(TraceQuality, 24);
-GPUSCOPE_LISTED(WorkloadKind, 288);
-GPUSCOPE_LISTED(Profile, 1880);
+GPUSCOPE_LISTED(WorkloadKind, 384);
+GPUSCOPE_LISTED(Profile, 2008);
 GPUSCOPE_LISTED(CollectivePart, 32);
 GPUSCOPE_LISTED(detail::Evidence, 1560);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
 GPUSCOPE_LISTED(detail::RankParts, 1776);
-GPUSCOPE_LISTED(RankDigest, 2048);
+GPUSCOPE_LISTED(RankDigest, 2176);
 #undef GPUSCOPE_LISTED
 #endif
 
