@@ -621,8 +621,8 @@ struct WorkloadKind {
   // under 1 % of the recording: any figure over them is noise), "one-shot" (a whole program whose setup
   // before the first kernel and teardown after the last take at least a
   // third of the recording); empty: none of these. None of the first two
-  // has numbered findings; a one-shot run has none about its setup or
-  // teardown.
+  // has numbered findings or "What would help?" answers; a one-shot run's
+  // findings about its setup or teardown are minor.
   std::string run;
   std::string run_evidence;  // what shows it, with the numbers, and what to profile instead
   TimeRange kernel_window;   // the first kernel's start to the last one's end (the trace's clock; empty in a job)

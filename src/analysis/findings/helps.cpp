@@ -381,8 +381,11 @@ constexpr std::optional<HelpAnswer> (*kQuestions[])(const Profile&, const JobTot
 // [SECTION] Entry points ---------------------------------------------------------------------
 
 std::vector<HelpAnswer> answer_questions(const Profile& p) {
-  const JobTotals totals(p);
   std::vector<HelpAnswer> out;
+  // Nothing on the GPU, or a span of microseconds: the trace cannot answer
+  // any of them (the report's Run line says why).
+  if (p.workload.run == "no-kernels" || p.workload.run == "tiny-span") return out;
+  const JobTotals totals(p);
   for (auto* question : kQuestions)
     if (std::optional<HelpAnswer> a = question(p, totals)) out.push_back(std::move(*a));
   return out;
