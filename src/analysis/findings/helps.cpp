@@ -104,10 +104,10 @@ HelpAnswer yes(const Profile& p, std::string_view id, std::string_view question,
 
 // No, because the replay of the finding's own fix predicts no faster step.
 HelpAnswer no_gain(std::string_view id, std::string_view question, const Finding& f) {
-  HelpAnswer a = answer(id, question, Verdict::no,
-                        f.title + ", but " + (f.fix.empty() ? std::string("its fix") : f.fix) +
-                            " makes no step faster in the replay (" + f.saving_note +
-                            "): the step's time is decided elsewhere");
+  HelpAnswer a =
+      answer(id, question, Verdict::no,
+             f.title + ", but " + (f.fix.empty() ? std::string("its fix") : f.fix) +
+                 " makes no step faster in the replay (" + f.saving_note + "): the step's time is decided elsewhere");
   a.findings.push_back(f.id);
   return a;
 }
@@ -145,8 +145,8 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
                       "input pipeline), so it cannot tell how much of that idle time waits for input");
   return answer(id, kInput, Verdict::no,
                 "the GPU waits for input " +
-                    pct1(st.total_ns > 0 ? double(st.input_wait_ns) / double(st.total_ns) : 0.0) + where +
-                    " (idle " + pct1(idle) + " in all): the rest of the idle time has other causes");
+                    pct1(st.total_ns > 0 ? double(st.input_wait_ns) / double(st.total_ns) : 0.0) + where + " (idle " +
+                    pct1(idle) + " in all): the rest of the idle time has other causes");
 }
 
 std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals& j) {
@@ -179,7 +179,8 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
   const std::string_view id = "overlap-weight-update";
   const std::string_view q = "overlap the weight update with the next forward?";
   if (j.kernels == 0) return std::nullopt;
-  if (p.workload.phase == "inference") return answer(id, q, Verdict::not_applicable, "an inference run: no weight update");
+  if (p.workload.phase == "inference")
+    return answer(id, q, Verdict::not_applicable, "an inference run: no weight update");
   if (const Finding* f = numbered(p, "serialized-weight-update"); gains(f)) return yes(p, id, q, {f});
   if (const Finding* f = numbered(p, "unfused-optimizer"); gains(f)) {
     HelpAnswer a = answer(id, q, Verdict::no,
@@ -233,12 +234,18 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
   if (main && j.concurrency < 0.05) {
     const ConcurrencyRoom room = concurrency_room(*main);
     const std::string gpu = "GPU " + std::to_string(main->id);
-    if (room.room && room.idle_bound)
-      return answer(id, q, Verdict::no,
-                    gpu + " waits for the host or for dependencies " +
-                        dur(main->idle_host_wait_ns + main->idle_other_ns) + ", longer than its " +
+    // Idle longer than busy: another stream would have nothing to run in that
+    // time, whether or not kernels would fit beside the ones that run.
+    if (room.idle_bound) {
+      const TimeNs waits = main->idle_host_wait_ns + main->idle_other_ns;
+      std::string why = gpu + " waits for the host or for dependencies " + dur(waits) + " (for the host " +
+                        pct(double(main->idle_host_wait_ns) / double(waits)) + "), longer than its " +
                         dur(main->kernel_busy_ns) +
-                        " of kernels: nothing is ready to run beside them (see the findings on idle time)");
+                        " of kernels: nothing is ready to run beside them (see the findings on idle time)";
+      if (!room.room && room.used > 0)
+        why += "; while they run, its kernels use " + pct(room.used) + " of it by " + std::string(room.measure);
+      return answer(id, q, Verdict::no, why);
+    }
     if (room.room && room.side_work_apart)
       return answer(id, q, Verdict::no, "copies and communication already run on streams of their own on " + gpu);
     if (!room.room && main->kernels >= 2 && room.used > 0)
@@ -247,8 +254,9 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
                         ": another kernel would not fit beside them");
     if (!room.room && room.used <= 0)
       return answer(id, q, Verdict::unknown,
-                    "kernel concurrency is " + pct1(j.concurrency) + ", but the trace lacks the kernels' launch "
-                    "configuration (grid, block, registers) to tell whether another kernel would fit beside them");
+                    "kernel concurrency is " + pct1(j.concurrency) +
+                        ", but the trace lacks the kernels' launch "
+                        "configuration (grid, block, registers) to tell whether another kernel would fit beside them");
   }
   return answer(id, q, Verdict::no,
                 "kernel concurrency is " + pct1(j.concurrency) + " and the idle time (" + pct1(1.0 - j.utilization) +
@@ -275,11 +283,11 @@ std::optional<HelpAnswer> answer_layout(const Profile& p, const JobTotals& j) {
   }
   for (std::string_view rule : {"padding-hotspot", "broadcast-hotspot", "layout-transpose"})
     if (const Finding* f = without_gain(p, rule)) return no_gain(id, q, *f);
-  return answer(id, q, Verdict::no,
-                "padding, broadcast and transpose kernels take " +
-                    pct1(category_share(p, {KernelCategory::padding, KernelCategory::broadcast,
-                                            KernelCategory::transpose})) +
-                    " of kernel time");
+  return answer(
+      id, q, Verdict::no,
+      "padding, broadcast and transpose kernels take " +
+          pct1(category_share(p, {KernelCategory::padding, KernelCategory::broadcast, KernelCategory::transpose})) +
+          " of kernel time");
 }
 
 std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j) {
