@@ -403,6 +403,11 @@ struct TemporalBreakdown {
   std::uint32_t device = kNoDevice;  // kNoDevice: every device of the rank
   TimeNs span_ns = 0, idle_ns = 0, compute_ns = 0, non_compute_ns = 0;
   double idle_share = 0, compute_share = 0, non_compute_share = 0;
+  // HTA rounds times to whole µs: a group of ops shorter than its rounding
+  // can end before it starts, and HTA's sum then counts more compute than
+  // busy time. Its negative non-compute is then shown as 0, and this says
+  // what HTA's own figure was; empty otherwise.
+  std::string non_compute_note;
 };
 
 // [SECTION] Framework ops -----------------------------------------------------------------------
@@ -430,9 +435,10 @@ struct OpRow {
   std::uint64_t kernels = 0;                 // GPU ops it launched itself
   std::uint64_t kernels_total = 0;           // … with the ops inside it
   TimeNs launch_ns = 0;                      // Σ its own launch calls' durations
-  TimeNs copy_call_ns = 0;  // … of which calls that launched copies or fills (they may wait: not launch overhead)
-  TimeNs starved_ns = 0;    // GPU idle that its own late launches ended (the GPU waited for this op's launch)
-  std::string family;       // "gemm", "convolution", …; empty: no cost formula
+  TimeNs copy_call_ns = 0;      // … of which calls that launched copies or fills (they may wait: not launch overhead)
+  TimeNs starved_ns = 0;        // GPU idle in gaps under 1 ms its own late launches ended
+  TimeNs starved_total_ns = 0;  // … with the ops inside it
+  std::string family;           // "gemm", "convolution", …; empty: no cost formula
   std::optional<double> flops, bytes;  // Σ over calls; null when unknown
   std::optional<double> achieved_tflops, achieved_tbps, intensity, roofline_fraction;
   std::string bound;                  // "compute" | "memory"; empty when unknown

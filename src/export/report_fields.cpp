@@ -292,6 +292,7 @@ struct Record<OpRow> {
                                  "launch overhead)"),
       optional<&O::starved_ns>("starved_ns", "ns",
                                "GPU idle that its own late launches ended: the GPU waited for this op's launch"),
+      optional<&O::starved_total_ns>("starved_total_ns", "ns", "… with the ops inside it"),
       field<&O::family>("family", "", "cost formula used (gemm, convolution, attention, …); empty: none"),
       field<&O::flops>("flops", "FLOP", "Σ over calls, from the shapes; null when unknown"),
       field<&O::bytes>("bytes", "B", "Σ bytes read and written, from the shapes and types; null when unknown"),
@@ -510,6 +511,9 @@ struct Record<TemporalBreakdown> {
       field<&B::idle_share>("idle_share", "fraction", "idle_ns / span_ns"),
       field<&B::compute_share>("compute_share", "fraction", "compute_ns / span_ns"),
       field<&B::non_compute_share>("non_compute_share", "fraction", "non_compute_ns / span_ns"),
+      optional<&B::non_compute_note>("non_compute_note", "",
+                                     "when HTA's own non-compute figure is negative (its µs rounding), what it was: "
+                                     "the two numbers above are then 0; empty otherwise"),
   };
 };
 

@@ -260,8 +260,7 @@ std::string saving_words(const Profile& p, const Finding& f) {
 void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.minor_findings.empty()) return;
   out += "Minor observations (true, but under 1% of the run; not numbered)\n";
-  for (const Finding& f : p.minor_findings)
-    out += wrap("[" + std::string(to_string(f.severity)) + "] " + f.title + " (" + f.id + ")", o.width, "  - ", "    ");
+  for (const Finding& f : p.minor_findings) out += wrap(f.title + " (" + f.id + ")", o.width, "  - ", "    ");
   out += "\n";
 }
 
@@ -636,17 +635,11 @@ void hta(const Profile& p, std::string& out) {
   for (const TemporalBreakdown& t : p.temporal_breakdown) {
     std::string who = "rank " + std::to_string(t.rank);
     if (t.device != kNoDevice) who += " GPU " + std::to_string(t.device);
-    // HTA rounds times to whole µs: a group of ops shorter than its rounding
-    // can end before it starts, and HTA's sum then subtracts it, which can
-    // leave more compute than busy time. The share is shown as 0, and why.
-    const bool negative = t.non_compute_share < 0;
+    // A negative HTA share is shown as 0, with what it was (TemporalBreakdown::non_compute_note).
     out += "  " + who + ": idle " + fixed(t.idle_share * 100, 2) + "% · compute " + fixed(t.compute_share * 100, 2) +
            "% · non-compute " + fixed(std::max(0.0, t.non_compute_share) * 100, 2) + "% (span " + duration(t.span_ns) +
            ")\n";
-    if (negative)
-      out += "    (HTA's own non-compute figure is " + fixed(t.non_compute_share * 100, 3) +
-             "%: it rounds times to whole µs, and ops shorter than that rounding count against the busy time; "
-             "shown as 0)\n";
+    if (!t.non_compute_note.empty()) out += "    (" + t.non_compute_note + ")\n";
   }
   out += "\n";
 }

@@ -265,9 +265,9 @@ struct OpTotals {
   std::array<BracketMedian, 3> launch;
   std::uint32_t countdown = 1;  // ops until the next sampled one
   std::uint64_t short_kernels = 0, runtime_outliers = 0, launch_delay_outliers = 0;
-  // (launching API call, GPU idle it ended) of each idle gap a late launch
-  // ended, in no particular order: the op table charges them to the op that
-  // launched (OpRow::starved_ns).
+  // (launching API call, GPU idle it ended) of each idle gap shorter than
+  // the idle-gap threshold that a late launch ended, in no particular order:
+  // the op table charges them to the op that launched (OpRow::starved_ns).
   std::vector<std::pair<RowIndex, TimeNs>> late_launches;
 };
 

@@ -102,6 +102,7 @@ void low_memcpy_overlap(Builder& b) {
   if (copy_share < th.memcpy_min_share || overlap >= th.low_memcpy_overlap) return;
   const TimeNs exposed = static_cast<TimeNs>(static_cast<double>(t.memcpy_exposed) * fix_part);
   Finding& f = b.add(Severity::warning, overlap, th.low_memcpy_overlap, t.per_device(exposed));
+  f.share = copy_share;
   const CopyGroup* top = heaviest_copies(
       m, [&](const CopyGroup& g) { return !copies_done_right(g) && !(pageable_elsewhere && g.memory == "pageable"); });
   f.title = "Only " + pct1(overlap) + " of copy time overlaps kernels: " + dur(t.per_device(exposed)) + " of " +
@@ -129,6 +130,7 @@ void pageable_memcpy(Builder& b) {
   if (pageable_fires(b)) {
     Finding& f = b.add(pageable_share >= 0.05 ? Severity::warning : Severity::info, pageable_share,
                        th.pageable_min_share, t.per_device(m.pageable_ns) / 2);
+    f.share = pageable_share;
     const double gbps = m.pageable_ns ? double(m.pageable_bytes) / double(m.pageable_ns) : 0;  // bytes/ns = GB/s
     const CopyGroup* top = heaviest_copies(m, [](const CopyGroup& g) { return g.memory == "pageable"; });
     f.title = count(m.pageable) + " copies (" + bytes(m.pageable_bytes) + ", " + dur(m.pageable_ns) +

@@ -71,7 +71,10 @@ void op_below_roofline(Builder& b) {
     const std::string saving_words = " Estimated saving: the time above what reaching " +
                                      pct(th.roofline_min_fraction) +
                                      " of the roofline would take, at most the op's time.";
-    if (too_small) f.variant = "too-small-grid";
+    if (too_small) {
+      f.variant = "too-small-grid";
+      f.title += "; its main kernel launches " + count(main->blocks) + " blocks on a GPU of " + count(sms) + " SMs";
+    }
     if (too_small)
       f.recommendation =
           "Give each launch more work: a larger batch (or longer sequences), the small products batched into one "
@@ -121,18 +124,23 @@ void op_launch_overhead(Builder& b) {
     by_cause[setup].push_back({&r, launch, excess, credited});
   });
   for (int setup = 0; setup < 2; ++setup) {
+    // The same idle time as launch-bound's: its evidence ranks these ops.
+    if (!setup && launch_bound_fires(b)) continue;
     std::vector<Charged>& ops = by_cause[setup];
     TimeNs credited = 0;
     for (const Charged& c : ops) credited += c.credited;
-    const double share = ratio(credited, b.t.gpu_time);
+    // The GPU's idle time the launches caused, against the run (the GPUs' spans).
+    const double share = ratio(credited, b.t.span);
     if (ops.empty() || share < th.launch_overhead_min_share) continue;
     std::stable_sort(ops.begin(), ops.end(),
                      [](const Charged& x, const Charged& y) { return x.credited > y.credited; });
     TimeNs saving = b.t.per_device(credited);
     if (run > 0) saving = std::min(saving, run);
-    Finding& f = b.add(Severity::warning, share, th.launch_overhead_min_share, saving);
+    // One-off work is not a saving of the steady state: it is said, not counted.
+    Finding& f = b.add(Severity::warning, share, th.launch_overhead_min_share, setup ? 0 : saving);
     f.variant = setup ? "setup" : "launch";
-    f.share = run > 0 ? ratio(saving, run) : 0;
+    f.share = share;
+    if (setup) f.saving_note = "one-off work: a step after warm-up does not pay it";
     const Charged& top = ops.front();
     f.title = (setup ? std::string("Setup work in launch calls: ") : std::string("Launch overhead: ")) +
               count(ops.size()) + (ops.size() == 1 ? " op's" : " ops'") + " launches left the GPU idle " + dur(saving) +
@@ -150,7 +158,7 @@ void op_launch_overhead(Builder& b) {
     f.evidence =
         "Ops whose kernel launch calls outlast the GPU work they start, charged only the GPU idle time "
         "their own late launches ended: " +
-        dur(credited) + " = " + pct1(share) + " of kernel time vs a " + pct1(th.launch_overhead_min_share) +
+        dur(credited) + " = " + pct1(share) + " of the run vs a " + pct1(th.launch_overhead_min_share) +
         " threshold. Calls that launched copies are left out (the copy findings judge them). " + ranked +
         (ops.size() > 5 ? "; and " + count(ops.size() - 5) + " more." : ".");
     if (setup)

@@ -123,10 +123,19 @@ void slow_normalization(Builder& b) {
           "(tf.nn.moments / unfused batch norm), not by a batch-norm kernel.";
     else
       f.evidence += " Batch norm in NCHW done as reductions over axes [0,2,3] with few threads is slow.";
-    f.recommendation =
+    const std::string rest =
+        " and fold BN + ReLU (+ residual add) into one kernel; keep one layout so no transposes surround it. "
+        "Estimated saving: half the normalization time. Bundled workload: --bn fused.";
+    f.recommendation = for_framework(
+        b.p,
+        "Use cuDNN's fused batch norm: torch.nn.BatchNorm2d on CUDA tensors (channels_last for its NHWC kernels)" +
+            rest,
+        "Use a fused batch norm: tf.keras.layers.BatchNormalization(fused=True) or tf.nn.fused_batch_norm, not "
+        "tf.nn.moments with tf.nn.batch_normalization (data_format='channels_last' for its NHWC kernels)" +
+            rest,
         "Use a fused batch norm (cuDNN's training kernels, NHWC and its persistent modes; torch.nn.BatchNorm2d with "
-        "channels_last; tf.nn.fused_batch_norm) and fold BN + ReLU (+ residual add) into one kernel; keep one layout "
-        "so no transposes surround it. Estimated saving: half the normalization time. Bundled workload: --bn fused.";
+        "channels_last; tf.nn.fused_batch_norm)" +
+            rest);
     f.kernels = kernels_of(b.p, KernelCategory::normalization);
     f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::normalization)].ranges();
   }
@@ -209,11 +218,21 @@ void no_tensor_cores(Builder& b) {
                  "with hmma/884/1688/16816/xmma/gmma/wmma/tensorop/nvjet, FlashAttention) take " +
                  pct1(tc_share) + " of it, vs a " + pct1(th.tensor_core_min_share) +
                  " threshold. Top: " + top_math_kernels_text(b.p, 2) + ".";
-    f.recommendation =
+    const std::string layout =
+        " and channel counts that are multiples of 8 so cuDNN and cuBLAS choose tensor-core kernels. Estimated "
+        "saving: half the math time. Bundled workload: --precision bf16.";
+    f.recommendation = for_framework(
+        b.p,
+        "Train in mixed precision: torch.autocast with bf16/fp16 (or TF32 on Ampere and newer: "
+        "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32); use channels_last" +
+            layout,
+        "Train in mixed precision: tf.keras.mixed_precision.set_global_policy('mixed_float16' or "
+        "'mixed_bfloat16') (TF32 is on by default on Ampere and newer); use data_format='channels_last'" +
+            layout,
         "Train in mixed precision: torch.autocast with bf16/fp16 (or TF32 on Ampere and newer: "
         "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32), tf.keras.mixed_precision; use NHWC "
-        "(channels_last) and channel counts that are multiples of 8 so cuDNN and cuBLAS choose tensor-core kernels. "
-        "Estimated saving: half the math time. Bundled workload: --precision bf16.";
+        "(channels_last)" +
+            layout);
     for (const Hotspot& h : b.p.hotspots)
       if (is_math(h.category) && f.kernels.size() < 5) f.kernels.push_back(h.name);
     f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::convolution)].ranges();

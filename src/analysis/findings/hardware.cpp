@@ -25,6 +25,7 @@ void clocks_throttled(Builder& b) {
                                         std::max<TimeNs>(0, hw.throttled_step_mean_ns - hw.other_step_mean_ns)
                                   : 0;
     Finding& f = b.add(Severity::warning, slower, th.throttle_slowdown, saving);
+    f.share = slower;
     f.device = d.id;
     std::string reasons;
     const std::pair<std::uint64_t, const char*> names[] = {{0x4, "software power cap"},

@@ -177,7 +177,7 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
 
 std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals& j) {
   const std::string_view id = "overlap-weight-update";
-  const std::string_view q = "overlap the weight update with the next forward?";
+  const std::string_view q = "overlap the weight update?";
   if (j.kernels == 0) return std::nullopt;
   if (p.workload.phase == "inference")
     return answer(id, q, Verdict::not_applicable, "an inference run: no weight update");

@@ -24,12 +24,6 @@ bool input_bound_fires(const Builder& b) {
       by_step ? ratio(b.p.steps.input_wait_ns, b.p.steps.total_ns) : ratio(b.ev.input_wait.total(), b.t.span);
   return share >= b.opt.thresholds.input_moderate;
 }
-bool launch_bound_fires(const Builder& b) {
-  const LaunchStats& l = b.p.launches;
-  return has_span(b.t) && l.launches > 0 &&
-         ratio(b.ev.launch_gaps.total(), b.t.span) >= b.opt.thresholds.launch_host_wait_share &&
-         l.short_kernel_share >= b.opt.thresholds.launch_short_kernel_share;
-}
 // GPU idle after host synchronizations proper, and after blocking copies.
 TimeNs sync_idle_ns(const Profile& p) { return p.syncs.gpu_idle_after_ns - p.syncs.gpu_idle_after_copies_ns; }
 bool host_sync_fires(const Builder& b) {
@@ -38,6 +32,13 @@ bool host_sync_fires(const Builder& b) {
 }  // namespace
 
 // sync-memcpy rates blocking copies by the host time blocked plus the GPU idle after them.
+bool launch_bound_fires(const Builder& b) {
+  const LaunchStats& l = b.p.launches;
+  return has_span(b.t) && l.launches > 0 &&
+         ratio(b.ev.launch_gaps.total(), b.t.span) >= b.opt.thresholds.launch_host_wait_share &&
+         l.short_kernel_share >= b.opt.thresholds.launch_short_kernel_share;
+}
+
 double blocking_copy_share(const Builder& b) {
   return ratio(b.p.memcpys.synchronous_ns + b.p.syncs.gpu_idle_after_copies_ns, b.t.span);
 }
@@ -90,6 +91,7 @@ void low_utilization(Builder& b) {
   if (ratio(rest, t.span) < th.low_utilization_rest_share) return;
   Finding& f = b.add(util < 0.6 * th.low_utilization ? Severity::critical : Severity::warning, util, th.low_utilization,
                      t.per_device(rest));
+  f.share = ratio(rest, t.span);
   std::string range =
       t.devices > 1 ? " (" + pct(t.min_util) + "–" + pct(t.max_util) + " across " + std::to_string(t.devices) + " GPUs)"
                     : "";
@@ -139,6 +141,7 @@ void busy_not_working(Builder& b) {
     // Upper bound: the busy time the idle SMs leave, were the work spread over them.
     const TimeNs saving = static_cast<TimeNs>(static_cast<double>(d.busy_ns) * low * (1 - *hw.busy_sm_active) / 2);
     Finding& f = b.add(low >= 0.8 ? Severity::critical : Severity::warning, low, th.hw_not_working_share, saving);
+    f.share = low;
     f.device = d.id;
     f.title = "Busy but not working: GPU " + std::to_string(d.id) + " is busy " + pct(d.utilization) +
               " of the time, but its SMs were active only " + pct(*hw.busy_sm_active) +
@@ -180,6 +183,7 @@ void gpu_idle_gaps(Builder& b) {
   // Critical by the gaps a fix of the program removes (warm-up aside).
   const Severity sev = ratio(saving, t.span) >= 0.25 ? Severity::critical : Severity::warning;
   Finding& f = b.add(sev, gap_share, th.idle_gaps_share, t.per_device(saving));
+  f.share = gap_share;
   const std::vector<TimeRange> r = ev.idle_gaps.ranges();
   // The cause with the most time decides the title's words and the advice.
   enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput };
@@ -250,6 +254,7 @@ void input_bound(Builder& b) {
     if (share >= th.input_moderate) {
       Finding& f = b.add(share >= th.input_high ? Severity::critical : Severity::warning, share, th.input_moderate,
                          t.per_device(b.ev.input_wait.total()));
+      f.share = share;
       f.title = std::string(share >= th.input_high ? "Highly" : "Moderately") +
                 " input-bound: the GPU waits for input " + pct1(share) + " of " + (by_step ? "step time" : "the run") +
                 " (" + dur(t.per_device(input)) +
@@ -257,11 +262,19 @@ void input_bound(Builder& b) {
       f.evidence = "GPU idle while data-loading ranges run on the host: " + dur(b.ev.input_wait.total()) +
                    "; xprof's anchors: >= " + pct(th.input_moderate) + " moderately, >= " + pct(th.input_high) +
                    " highly input-bound. Host-wait idle overall: " + pct(ratio(t.host_wait, t.span)) + " of the run.";
-      f.recommendation =
+      const std::string gpu_side =
+          "decode and augment on the GPU (NVIDIA DALI) or keep a small dataset resident on the GPU.";
+      f.recommendation = for_framework(
+          b.p,
           "Load the next batch while the GPU computes: more DataLoader workers (num_workers >= 4 per GPU), "
-          "pin_memory=True, prefetch_factor and persistent_workers; decode and augment on the GPU (NVIDIA DALI) or "
-          "keep a small dataset resident on the GPU; in TensorFlow dataset.prefetch(tf.data.AUTOTUNE) and "
-          "num_parallel_calls.";
+          "pin_memory=True, prefetch_factor and persistent_workers; " +
+              gpu_side,
+          "Load the next batch while the GPU computes: dataset.prefetch(tf.data.AUTOTUNE), map(..., "
+          "num_parallel_calls=tf.data.AUTOTUNE), dataset.cache() for a dataset that fits; " +
+              gpu_side,
+          "Load the next batch while the GPU computes: more DataLoader workers (num_workers >= 4 per GPU), "
+          "pin_memory=True, prefetch_factor and persistent_workers; " +
+              gpu_side + " In TensorFlow dataset.prefetch(tf.data.AUTOTUNE) and num_parallel_calls.");
       f.ranges = b.ev.input_wait.ranges();
     }
   }
@@ -306,6 +319,7 @@ void step_host_time(Builder& b) {
   const bool compiling = warmup && compiled && ratio(named, own) < 0.5 && s.before_gpu_ns >= own / 2;
   Finding& f = b.add(share >= 0.5 ? Severity::critical : Severity::warning, share, th.step_host_share,
                      compiling ? 0 : b.t.per_device(own));
+  f.share = share;
   const TimeNs after = s.outside_gpu_ns - s.before_gpu_ns;
   f.title = pct1(share) + " of step time (" + dur(b.t.per_device(own)) +
             ") passes before the GPU's first op or after its last: the host works, the GPU has nothing to do";
@@ -352,6 +366,7 @@ void launch_bound(Builder& b) {
       l.short_kernel_share >= th.launch_short_kernel_share) {
     Finding& f = b.add(launch_share >= 0.25 ? Severity::critical : Severity::warning, launch_share,
                        th.launch_host_wait_share, t.per_device(b.ev.launch_gaps.total()));
+    f.share = launch_share;
     f.title = "Launch-bound: " + pct(l.short_kernel_share) + " of GPU ops run shorter than their launch call (median " +
               dur(l.gpu_duration.median) + " on the GPU vs " + dur(l.cpu_launch.median) +
               " on the CPU); the GPU waits for launches " + pct1(launch_share) + " of the time";
@@ -364,6 +379,25 @@ void launch_bound(Builder& b) {
         "cudaStreamBeginCapture), fuse small elementwise kernels (torch.compile, fused optimizers), and give each "
         "kernel "
         "more work with a larger batch. Bundled workload: --graphs on.";
+    // The ops whose late launches the GPU waited for most, by name, and the
+    // optimizer's phases around them (op-launch-overhead leaves its ops to
+    // this finding when it fires: the same idle time).
+    std::vector<const OpRow*> ops, phases;
+    for (const OpRow& r : b.p.op_names) {
+      if (r.starved_ns > 0) ops.push_back(&r);
+      if (r.name.starts_with("Optimizer.") && r.starved_total_ns > 0) phases.push_back(&r);
+    }
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const OpRow* x, const OpRow* y) { return x->starved_ns > y->starved_ns; });
+    std::string ranked;
+    for (std::size_t i = 0; i < ops.size() && i < 5; ++i)
+      ranked += (i ? "; " : "") + ops[i]->name + " " + dur(t.per_device(ops[i]->starved_ns)) + " (" +
+                count(ops[i]->calls) + " calls)";
+    if (!ranked.empty()) f.evidence += " The GPU waited longest for the launches of: " + ranked + ".";
+    std::string in_phases;
+    for (const OpRow* r : phases)
+      in_phases += (in_phases.empty() ? "" : ", ") + r->name + " " + dur(t.per_device(r->starved_total_ns));
+    if (!in_phases.empty()) f.evidence += " Of the wait, inside the optimizer's ops: " + in_phases + ".";
     f.ranges = b.ev.launch_gaps.ranges();
   }
 }
@@ -379,6 +413,7 @@ void host_sync(Builder& b) {
     const SyncStats& s = b.p.syncs;
     Finding& f = b.add(sync_share >= 0.10 ? Severity::critical : Severity::warning, sync_share, th.host_sync_share,
                        t.per_device(idle));
+    f.share = sync_share;
     f.title = count(s.count) + " host synchronizations leave the GPU idle " + dur(t.per_device(idle)) + " (" +
               pct1(sync_share) + " of the run)";
     f.evidence = count(s.device_syncs) + " device, " + count(s.stream_syncs) + " stream and " + count(s.event_syncs) +

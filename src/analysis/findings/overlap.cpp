@@ -133,6 +133,7 @@ void exposed_communication(Builder& b) {
     if (share >= th.exposed_comm_moderate) {
       Finding& f = b.add(share >= th.exposed_comm_high ? Severity::critical : Severity::warning, share,
                          th.exposed_comm_moderate, t.per_device(t.exposed_comm));
+      f.share = share;
       const double overlapped = ratio(t.comm - t.exposed_comm, t.comm);
       f.title = "Communication is exposed " + pct1(share) + " of the run (" + dur(t.per_device(t.exposed_comm)) +
                 "): only " + pct(overlapped) + " of communication time overlaps compute";
@@ -224,9 +225,15 @@ void unfused_optimizer(Builder& b) {
       ratio(static_cast<TimeNs>(ev.optimizer_op_named_kernels), static_cast<TimeNs>(ev.optimizer_op_kernels));
   if (per_step < th.optimizer_kernels_per_step || named >= th.optimizer_fused_share) return;
   // A multi-tensor optimizer does the same GPU work in a few launches: the
-  // host time beyond the GPU work is what the GPU may wait for.
+  // host time beyond the GPU work is what the GPU may wait for — and it is a
+  // cost only where the GPU did wait: the idle time the optimizer's own late
+  // launches ended (its ops' starved time; where the trace does not give it,
+  // the GPU's idle time bounds it).
   const TimeNs excess = std::max<TimeNs>(0, r.cpu_total_ns - ev.optimizer_op_kernel_ns);
-  const TimeNs saving = std::min(t.per_device(excess), t.per_device(t.idle));
+  TimeNs starved = 0;
+  for (const OpRow* o : ops) starved += o->starved_total_ns;
+  const TimeNs waited = b.p.launches.late_launch_idle_ns > 0 || starved > 0 ? starved : t.idle;
+  const TimeNs saving = std::min(t.per_device(excess), t.per_device(waited));
   Finding& f = b.add(per_step >= 10 * th.optimizer_kernels_per_step ? Severity::critical : Severity::warning, per_step,
                      th.optimizer_kernels_per_step, saving);
   const TimeNs mean = static_cast<TimeNs>(double(ev.optimizer_op_kernel_ns) / double(ev.optimizer_op_kernels));
@@ -237,12 +244,14 @@ void unfused_optimizer(Builder& b) {
                fmt("%.0f", th.optimizer_kernels_per_step) + " threshold, " + pct(named) +
                " of them named as optimizer kernels (multi_tensor_apply, fused; threshold " +
                pct(th.optimizer_fused_share) + "). The host spends " + dur(r.cpu_total_ns) +
-               " in the optimizer step for " + dur(ev.optimizer_op_kernel_ns) + " of GPU work.";
+               " in the optimizer step for " + dur(ev.optimizer_op_kernel_ns) + " of GPU work; the GPU waited " +
+               dur(t.per_device(waited)) + " for its launches.";
+  f.share = ratio(t.per_device(waited), t.span / static_cast<TimeNs>(std::max<std::size_t>(1, t.devices)));
   f.recommendation =
       "Update all parameters in a few launches: torch.optim.SGD/Adam/AdamW(..., foreach=True) (multi-tensor) or "
       "fused=True (one fused kernel, Adam/AdamW/SGD), apex FusedSGD/FusedAdam, or torch.compile the optimizer "
-      "step. Estimated saving: the host time of the optimizer step beyond its GPU work, at most the GPU's idle "
-      "time.";
+      "step. Estimated saving: the host time of the optimizer step beyond its GPU work, at most the GPU idle time "
+      "its launches ended.";
   for (const OpKernel& k : r.top_kernels) f.kernels.push_back(k.name);
 }
 

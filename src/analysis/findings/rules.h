@@ -130,6 +130,14 @@ inline std::string top_math_kernels_text(const Profile& p, std::size_t n) {
       p, [](const Hotspot& h) { return is_math(h.category); }, n);
 }
 
+// The framework's words where the trace says which framework ran
+// (WorkloadKind::framework), else words for either.
+inline std::string for_framework(const Profile& p, std::string pytorch, std::string tensorflow, std::string either) {
+  if (p.workload.framework == "pytorch") return pytorch;
+  if (p.workload.framework == "tensorflow") return tensorflow;
+  return either;
+}
+
 inline std::string device_words(const Totals& t) {
   return t.devices == 1 ? std::string("the GPU") : "the " + std::to_string(t.devices) + " GPUs";
 }
@@ -173,6 +181,8 @@ void input_bound(Builder& b);
 void step_host_time(Builder& b);
 void launch_bound(Builder& b);
 void host_sync(Builder& b);
+// Whether launch-bound fires (op-launch-overhead then leaves its ops to it).
+bool launch_bound_fires(const Builder& b);
 // The share of blocking-copy time among host waits, and whether sync-memcpy
 // fires (the idle rules leave its time to it).
 double blocking_copy_share(const Builder& b);

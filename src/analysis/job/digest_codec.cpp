@@ -139,13 +139,13 @@ GPUSCOPE_FIELDS(MemcpyStats) {
 }
 GPUSCOPE_FIELDS(TemporalBreakdown) {
   io(x.rank, x.device, x.span_ns, x.idle_ns, x.compute_ns, x.non_compute_ns, x.idle_share, x.compute_share,
-     x.non_compute_share);
+     x.non_compute_share, x.non_compute_note);
 }
 GPUSCOPE_FIELDS(OpKernel) { io(x.name, x.category, x.count, x.time_ns, x.blocks); }
 GPUSCOPE_FIELDS(OpRow) {
   io(x.name, x.shapes, x.dtypes, x.path, x.calls, x.cpu_self_ns, x.cpu_total_ns, x.gpu_self_ns, x.gpu_total_ns,
-     x.kernels, x.kernels_total, x.launch_ns, x.copy_call_ns, x.starved_ns, x.family, x.flops, x.bytes,
-     x.achieved_tflops, x.achieved_tbps, x.intensity, x.roofline_fraction, x.bound, x.math, x.dims, x.aligned8,
+     x.kernels, x.kernels_total, x.launch_ns, x.copy_call_ns, x.starved_ns, x.starved_total_ns, x.family, x.flops,
+     x.bytes, x.achieved_tflops, x.achieved_tbps, x.intensity, x.roofline_fraction, x.bound, x.math, x.dims, x.aligned8,
      x.top_kernels);
 }
 GPUSCOPE_FIELDS(OpSummary) {
@@ -232,9 +232,9 @@ GPUSCOPE_LISTED(Skew, 40);
 GPUSCOPE_LISTED(SyncStats, 72);
 GPUSCOPE_LISTED(CopyGroup, 104);
 GPUSCOPE_LISTED(MemcpyStats, 136);
-GPUSCOPE_LISTED(TemporalBreakdown, 64);
+GPUSCOPE_LISTED(TemporalBreakdown, 96);
 GPUSCOPE_LISTED(OpKernel, 64);
-GPUSCOPE_LISTED(OpRow, 464);
+GPUSCOPE_LISTED(OpRow, 472);
 GPUSCOPE_LISTED(OpSummary, 88);
 GPUSCOPE_LISTED(Finding, 336);
 GPUSCOPE_LISTED(HelpAnswer, 168);

@@ -33,17 +33,36 @@ namespace {
 struct TableRow {
   std::int32_t major, minor;
   std::uint32_t max_threads_per_sm, max_blocks_per_sm, shared_memory_per_sm;
+  std::uint32_t registers_per_sm = 65536;
+  std::uint32_t register_banks = 4;               // warp schedulers (cuda_occupancy.h's sub-partitions)
+  std::uint32_t max_shared_memory_per_block = 0;  // 0: the carveout less what the driver keeps
 };
 
 // The CUDA C++ Programming Guide's "Technical Specifications per Compute
-// Capability" (the same numbers as CCCL's cuda::arch_traits): resident
-// threads and blocks per SM, the largest shared memory carveout per SM. Every
-// row has 64 Ki registers per SM and per block, 255 registers per thread,
-// 32-thread warps and 1024-thread blocks.
+// Capability" (the same numbers as CCCL's cuda::arch_traits and the CUDA
+// Occupancy Calculator, cuda_occupancy.h): resident threads and blocks per
+// SM, the largest shared memory carveout per SM. Every row has 64 Ki
+// registers per block, 255 registers per thread, 32-thread warps and
+// 1024-thread blocks; 64 Ki registers per SM but on cc 3.7 (128 Ki); four
+// warp schedulers share the register file but on cc 6.0 (two); before cc 7.0
+// a block may use at most 48 KiB of shared memory.
 constexpr TableRow kTable[] = {
-    {7, 0, 2048, 32, 96 * 1024},   {7, 5, 1024, 16, 64 * 1024},   {8, 0, 2048, 32, 164 * 1024},
-    {8, 6, 1536, 16, 100 * 1024},  {8, 9, 1536, 24, 100 * 1024},  {9, 0, 2048, 32, 228 * 1024},
-    {10, 0, 2048, 32, 228 * 1024}, {12, 0, 1536, 24, 100 * 1024},
+    {3, 5, 2048, 16, 48 * 1024, 65536, 4, 48 * 1024},
+    {3, 7, 2048, 16, 112 * 1024, 131072, 4, 48 * 1024},
+    {5, 0, 2048, 32, 64 * 1024, 65536, 4, 48 * 1024},
+    {5, 2, 2048, 32, 96 * 1024, 65536, 4, 48 * 1024},
+    {5, 3, 2048, 32, 64 * 1024, 65536, 4, 48 * 1024},
+    {6, 0, 2048, 32, 64 * 1024, 65536, 2, 48 * 1024},
+    {6, 1, 2048, 32, 96 * 1024, 65536, 4, 48 * 1024},
+    {6, 2, 2048, 32, 64 * 1024, 65536, 4, 48 * 1024},
+    {7, 0, 2048, 32, 96 * 1024},
+    {7, 5, 1024, 16, 64 * 1024},
+    {8, 0, 2048, 32, 164 * 1024},
+    {8, 6, 1536, 16, 100 * 1024},
+    {8, 9, 1536, 24, 100 * 1024},
+    {9, 0, 2048, 32, 228 * 1024},
+    {10, 0, 2048, 32, 228 * 1024},
+    {12, 0, 1536, 24, 100 * 1024},
 };
 
 std::uint64_t round_up(std::uint64_t x, std::uint64_t unit) { return (x + unit - 1) / unit * unit; }
@@ -57,11 +76,14 @@ std::optional<SmLimits> sm_limits_for(std::int32_t major, std::int32_t minor) {
     SmLimits s;
     s.max_threads_per_sm = r.max_threads_per_sm;
     s.max_blocks_per_sm = r.max_blocks_per_sm;
-    s.registers_per_sm = 65536;
+    s.registers_per_sm = r.registers_per_sm;
+    s.register_banks = r.register_banks;
     s.shared_memory_per_sm = r.shared_memory_per_sm;
     s.shared_memory_unit = major >= 8 ? 128 : 256;
     s.reserved_shared_memory_per_block = major >= 8 ? 1024 : 0;
-    s.max_shared_memory_per_block = r.shared_memory_per_sm - s.reserved_shared_memory_per_block;
+    s.max_shared_memory_per_block = r.max_shared_memory_per_block
+                                        ? r.max_shared_memory_per_block
+                                        : r.shared_memory_per_sm - s.reserved_shared_memory_per_block;
     return s;
   }
   return std::nullopt;

@@ -42,8 +42,8 @@ struct SmLimits {
   std::uint32_t reserved_shared_memory_per_block = 0;  // bytes the driver keeps per block (1 KiB from cc 8.0)
 };
 
-// The table's limits for a compute capability: 7.0, 7.5, 8.0, 8.6, 8.9, 9.0,
-// 10.0, 12.0; nullopt for any other.
+// The table's limits for a compute capability: 3.5, 3.7, 5.0, 5.2, 5.3, 6.0,
+// 6.1, 6.2, 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 12.0; nullopt for any other.
 std::optional<SmLimits> sm_limits_for(std::int32_t major, std::int32_t minor);
 
 // The limits for a GPU: the trace's numbers where it gives them, the rest from

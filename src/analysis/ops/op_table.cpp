@@ -88,7 +88,7 @@ class GroupIndex {
 struct GroupSums {
   std::uint64_t calls = 0, kernels = 0, kernels_total = 0;
   TimeNs cpu_total = 0, cpu_self = 0, gpu_self = 0, gpu_total = 0, launch = 0;
-  TimeNs copy_call = 0, starved = 0;
+  TimeNs copy_call = 0, starved = 0, starved_total = 0;
   RowIndex first = kNoRow;  // its first call
 };
 
@@ -195,6 +195,7 @@ void op_calls(const Trace& t, OpSummary& s, Calls& c, LateLaunches& late) {
     std::uint32_t group;
     TimeNs duration;
     TimeNs children = 0, gpu = 0;  // CPU time of the ranges directly inside; GPU time with them
+    TimeNs starved = 0;            // GPU idle its launches and those of the ops inside it ended
     std::uint64_t ops = 0;
   };
   std::vector<Open> open;
@@ -205,7 +206,8 @@ void op_calls(const Trace& t, OpSummary& s, Calls& c, LateLaunches& late) {
     g.cpu_self += std::max<TimeNs>(0, o.duration - o.children);
     g.gpu_total += o.gpu;
     g.kernels_total += o.ops;
-    if (!open.empty()) open.back().gpu += o.gpu, open.back().ops += o.ops;
+    g.starved_total += o.starved;
+    if (!open.empty()) open.back().gpu += o.gpu, open.back().ops += o.ops, open.back().starved += o.starved;
   };
   auto range = [&](RowIndex r) {
     if (!t.is_op_range(r)) {
@@ -246,7 +248,10 @@ void op_calls(const Trace& t, OpSummary& s, Calls& c, LateLaunches& late) {
     GroupSums& g = c.groups[top.group];
     g.launch += api.end[a] - api.start[a];
     while (next_late < late.size() && late[next_late].first < a) ++next_late;
-    for (; next_late < late.size() && late[next_late].first == a; ++next_late) g.starved += late[next_late].second;
+    for (; next_late < late.size() && late[next_late].first == a; ++next_late) {
+      g.starved += late[next_late].second;
+      top.starved += late[next_late].second;
+    }
     bool copy = false;
     each_op_of(t, a, [&](OpRef op) {
       copy = copy || op.table != OpTable::kernel;
@@ -289,6 +294,7 @@ void add_row(OpRow& into, const OpRow& from) {
   into.launch_ns += from.launch_ns;
   into.copy_call_ns += from.copy_call_ns;
   into.starved_ns += from.starved_ns;
+  into.starved_total_ns += from.starved_total_ns;
   if (into.path.empty()) into.path = from.path;
 }
 
@@ -362,6 +368,7 @@ std::vector<OpRow> group_rows(const Trace& t, const Calls& c, OpSummary& s) {
     row.launch_ns = gs.launch;
     row.copy_call_ns = gs.copy_call;
     row.starved_ns = gs.starved;
+    row.starved_total_ns = gs.starved_total;
     row.name = std::string(op_name(t.str(key.name)));
     row.shapes = std::string(t.str(key.dims));
     row.dtypes = std::string(t.str(key.types));

@@ -614,7 +614,8 @@ struct Sweep {
     const TimeNs big = opt.thresholds.idle_gap_ns;
     if (linked && launch > g0) {
       d.idle_host_wait_ns += gap;
-      if (late_launches && launch_api != kNoRow) late_launches->push_back({launch_api, gap});
+      // Short gaps only, as launch_gaps: a longer one is gpu-idle-gaps' (by what ended it).
+      if (late_launches && launch_api != kNoRow && gap < big) late_launches->push_back({launch_api, gap});
       steps.add(g0, g1, &Step::host_wait_ns);
       if (gap < big) ev.launch_gaps.add(rt.shift({g0, g1}), gap);
     } else if (gap < opt.consecutive_kernel_delay_ns) {

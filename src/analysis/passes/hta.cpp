@@ -246,6 +246,15 @@ TemporalBreakdown make_temporal_breakdown(std::int32_t rank, std::uint32_t devic
     tb.compute_share = static_cast<double>(tb.compute_ns) / d;
     tb.non_compute_share = static_cast<double>(tb.non_compute_ns) / d;
   }
+  if (tb.non_compute_ns < 0) {
+    char raw[32];
+    std::snprintf(raw, sizeof raw, "%.3f%%", tb.non_compute_share * 100);
+    tb.non_compute_note = std::string("HTA's own non-compute figure is ") + raw +
+                          ": it rounds times to whole µs, and ops shorter than that rounding count against the busy "
+                          "time; shown as 0";
+    tb.non_compute_ns = 0;
+    tb.non_compute_share = 0;
+  }
   return tb;
 }
 

@@ -160,7 +160,7 @@ WorkloadKind recognise_workload(const Trace& t) {
     for (RowIndex r = 0; r < rg.size() && ddp.count == 0; ++r) {
       if (!t.is_op_range(r) || !allreduce_op(t.str(rg.name[r]))) continue;
       for (RowIndex q = t.parent_op(r); q != kNoRow; q = t.parent_op(q))
-        if (backward_op(t.str(rg.name[q]))) {
+        if (backward_op(t.str(rg.name[q])) || t.str(rg.name[q]).starts_with("autograd::engine::evaluate_function")) {
           ddp.add(std::string(t.str(rg.name[r])) + " inside " + std::string(t.str(rg.name[q])), 1);
           break;
         }

@@ -105,8 +105,38 @@ TEST(Occupancy, UnknownOrImpossibleLaunchesHaveNone) {
   EXPECT_FALSE(kernel_occupancy(a100, 1024, 128, 0));        // 4096 × 32 registers: more than a block's file
   EXPECT_FALSE(kernel_occupancy(a100, 256, 32, 200 << 10));  // more shared memory than a block may have
   EXPECT_FALSE(kernel_occupancy(SmLimits{}, 256, 32, 0));    // limits no GPU has
-  EXPECT_FALSE(sm_limits_for(6, 1));
+  EXPECT_FALSE(sm_limits_for(6, 4));
+  EXPECT_FALSE(sm_limits_for(2, 0));
   EXPECT_FALSE(sm_limits_for(0, 0));
+}
+
+// Kepler, Maxwell and Pascal (the GPUs of many published traces): the rows,
+// the doubled register file of cc 3.7, the two warp schedulers of cc 6.0 and
+// the 48 KiB a block may use, against the CUDA Occupancy Calculator's figures.
+TEST(Occupancy, KeplerMaxwellAndPascalRows) {
+  struct Row {
+    int major, minor;
+    std::uint32_t threads, blocks, smem, registers, banks;
+  };
+  for (const Row& r : {Row{3, 5, 2048, 16, 48u << 10, 65536, 4}, Row{3, 7, 2048, 16, 112u << 10, 131072, 4},
+                       Row{5, 0, 2048, 32, 64u << 10, 65536, 4}, Row{5, 2, 2048, 32, 96u << 10, 65536, 4},
+                       Row{5, 3, 2048, 32, 64u << 10, 65536, 4}, Row{6, 0, 2048, 32, 64u << 10, 65536, 2},
+                       Row{6, 1, 2048, 32, 96u << 10, 65536, 4}, Row{6, 2, 2048, 32, 64u << 10, 65536, 4}}) {
+    const SmLimits s = cc(r.major, r.minor);
+    EXPECT_EQ(s.max_threads_per_sm, r.threads) << r.major << "." << r.minor;
+    EXPECT_EQ(s.max_blocks_per_sm, r.blocks) << r.major << "." << r.minor;
+    EXPECT_EQ(s.shared_memory_per_sm, r.smem) << r.major << "." << r.minor;
+    EXPECT_EQ(s.registers_per_sm, r.registers) << r.major << "." << r.minor;
+    EXPECT_EQ(s.register_banks, r.banks) << r.major << "." << r.minor;
+    EXPECT_EQ(s.max_shared_memory_per_block, 48u << 10) << r.major << "." << r.minor;
+    EXPECT_EQ(s.shared_memory_unit, 256u);
+  }
+  // 256 threads × 64 registers: 2,048 registers per warp.
+  EXPECT_EQ(kernel_occupancy(cc(3, 5), 256, 64, 0)->blocks_per_sm, 4u);         // 64 Ki / 2,048 = 32 warps
+  EXPECT_EQ(kernel_occupancy(cc(3, 7), 256, 64, 0)->blocks_per_sm, 8u);         // 128 Ki: 64 warps, every slot
+  EXPECT_EQ(kernel_occupancy(cc(6, 0), 256, 64, 0)->blocks_per_sm, 4u);         // two banks of 16 warps
+  EXPECT_FALSE(kernel_occupancy(cc(6, 1), 256, 32, (48 << 10) + 1));            // more than a block may use
+  EXPECT_EQ(kernel_occupancy(cc(6, 1), 256, 32, 48 << 10)->blocks_per_sm, 2u);  // 96 KiB / 48 KiB
 }
 
 TEST(Occupancy, TableRowsFromTheProgrammingGuide) {
@@ -143,7 +173,7 @@ TEST(Occupancy, LimitsSaySourceTraceFirst) {
   // The trace's number wins over the table's.
   d.max_threads_per_sm = 1024;
   EXPECT_EQ(occupancy_limits(&d).sm->max_threads_per_sm, 1024u);
-  d.compute_major = 6;
+  d.compute_major = 4;  // no such compute capability
   EXPECT_EQ(occupancy_limits(&d).source, "unknown");
   EXPECT_FALSE(occupancy_limits(&d).sm);
   EXPECT_EQ(occupancy_limits(nullptr).source, "unknown");
@@ -258,7 +288,7 @@ TEST(Occupancy, NoSmCountNoFillAndNoLimitsNothingKnown) {
   EXPECT_FALSE(o.gpu_fill);
 
   testing::TraceFactory g;
-  g.device(0, 80, 6);  // no table row
+  g.device(0, 80, 4);  // no table row
   shaped_kernel(g, 0, 100'000, 100, 256, 32);
   const DeviceOccupancy u = analyze(g.build()).devices.at(0).occupancy;
   EXPECT_EQ(u.limits, "unknown");

@@ -7,6 +7,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/diff.h"
+#include "support/findings.h"
 #include "support/test_traces.h"
 
 namespace gpuscope {
@@ -18,11 +19,8 @@ constexpr TimeNs us = 1'000;
 constexpr TimeNs ms = 1'000'000;
 constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
 
-const Finding* find(const Profile& p, std::string_view id) {
-  for (const Finding& f : p.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
+// Numbered or minor: larger-batch-fits is advice with no saving of its own.
+const Finding* find(const Profile& p, std::string_view id) { return testing::find_any_finding(p, id); }
 
 struct Plan {
   std::uint64_t capacity = 40 * GiB;
