@@ -42,7 +42,8 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 // --ranks N: a job, one .gscope per rank in the folder a.out.
 void run_job(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
-  for (const char* single : {"--hw", "--hw-interval-us", "--tensor-cores", "--throttle-share"})
+  for (const char* single :
+       {"--hw", "--hw-interval-us", "--tensor-cores", "--throttle-share", "--loop-host-us", "--pageable-input"})
     if (given(single)) throw Error(std::string(single) + " is for a single trace, not with --ranks");
   SyntheticJobOptions o;
   o.ranks = a.ranks;

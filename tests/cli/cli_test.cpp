@@ -171,6 +171,8 @@ TEST_F(Cli, SynthPresetsAndKnobsReachTheTrace) {
   for (const char* flag : {"--streams", "--layers", "--kernels-per-step", "--buckets"})
     expect_one_line_error(run({"synth", "-o", "x.gscope", "--kernels", "10", "--preset", "report", flag, "3"}), flag);
   expect_one_line_error(run({"synth", "-o", "x.gscope", "--kernels", "10", "--preset", "tuned", "--ops"}), "--ops");
+  expect_one_line_error(run({"synth", "-o", "job", "--kernels", "10", "--ranks", "2", "--pageable-input"}),
+                        "--pageable-input");
 }
 
 TEST_F(Cli, ExportWritesCheckedChromeJsonPlainAndGzip) {
