@@ -213,6 +213,13 @@ std::string verdict(const std::string& text, const std::string& question) {
   return text.substr(i, text.find(' ', i) - i);
 }
 
+// The reason of one of the usual questions' answers, by its id ("" if not asked).
+std::string help_reason(const Profile& p, std::string_view id) {
+  for (const HelpAnswer& a : p.helps)
+    if (a.id == id) return a.reason;
+  return {};
+}
+
 // Small kernels (8 blocks on 80 SMs) that never overlap, each launched after
 // the previous one ended: more streams would not help, and the answer says why.
 TEST(ReportText, MoreStreamsIsNoWhenTheGpuWaitsForTheHost) {
@@ -221,9 +228,31 @@ TEST(ReportText, MoreStreamsIsNoWhenTheGpuWaitsForTheHost) {
     const TimeNs start = 1'000'000 + i * 250 * us;
     f.kernel(0, 7, names::kRelu, start, start + 50 * us, start - 10 * us, 5'000, 8);
   }
-  const std::string text = report_text(analyze(f.build()));
+  const Profile p = analyze(f.build());
+  const std::string text = report_text(p);
   EXPECT_EQ(verdict(text, "more streams?"), "no") << text;
-  EXPECT_NE(text.find("GPU 0 waits for the host or for dependencies 19.8 ms"), std::string::npos) << text;
+  EXPECT_NE(help_reason(p, "more-streams").find("GPU 0 waits for the host or for dependencies 19.8 ms"),
+            std::string::npos)
+      << text;
+}
+
+// Kernels that fill the GPU, but it is idle three times as long as it runs
+// them, waiting for the host: the answer is about that idle time (another
+// stream would have nothing to run in it), not only that no kernel fits
+// beside the ones that run.
+TEST(ReportText, MoreStreamsIsNoWhenTheGpuWaitsForTheHostThoughItsKernelsFillIt) {
+  TraceFactory f;
+  for (int i = 0; i < 100; ++i) {
+    const TimeNs start = 1'000'000 + i * 200 * us;
+    f.kernel(0, 7, names::kRelu, start, start + 50 * us, start - 10 * us, 5'000, 100'000);
+  }
+  const Profile p = analyze(f.build());
+  const std::string text = report_text(p), why = help_reason(p, "more-streams");
+  EXPECT_EQ(verdict(text, "more streams?"), "no") << text;
+  EXPECT_NE(why.find("GPU 0 waits for the host or for dependencies 14.8 ms (for the host 100%)"), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("while they run, its kernels use 100% of it"), std::string::npos) << why;
+  EXPECT_EQ(why.find("would not fit"), std::string::npos) << why;
 }
 
 // One step: the host preprocesses 6 ms before the GPU's first op, then 4 ms

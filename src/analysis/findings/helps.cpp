@@ -234,12 +234,18 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
   if (main && j.concurrency < 0.05) {
     const ConcurrencyRoom room = concurrency_room(*main);
     const std::string gpu = "GPU " + std::to_string(main->id);
-    if (room.room && room.idle_bound)
-      return answer(id, q, Verdict::no,
-                    gpu + " waits for the host or for dependencies " +
-                        dur(main->idle_host_wait_ns + main->idle_other_ns) + ", longer than its " +
+    // Idle longer than busy: another stream would have nothing to run in that
+    // time, whether or not kernels would fit beside the ones that run.
+    if (room.idle_bound) {
+      const TimeNs waits = main->idle_host_wait_ns + main->idle_other_ns;
+      std::string why = gpu + " waits for the host or for dependencies " + dur(waits) + " (for the host " +
+                        pct(double(main->idle_host_wait_ns) / double(waits)) + "), longer than its " +
                         dur(main->kernel_busy_ns) +
-                        " of kernels: nothing is ready to run beside them (see the findings on idle time)");
+                        " of kernels: nothing is ready to run beside them (see the findings on idle time)";
+      if (!room.room && room.used > 0)
+        why += "; while they run, its kernels use " + pct(room.used) + " of it by " + std::string(room.measure);
+      return answer(id, q, Verdict::no, why);
+    }
     if (room.room && room.side_work_apart)
       return answer(id, q, Verdict::no, "copies and communication already run on streams of their own on " + gpu);
     if (!room.room && main->kernels >= 2 && room.used > 0)
