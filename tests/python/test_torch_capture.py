@@ -62,7 +62,7 @@ def test_ops_carry_shapes_dtypes_and_their_backward(run):
     assert (ops.name == "aten::addmm").sum() >= 6
     # Views and allocations carry no shapes (reading them is the costly part).
     views = ops[ops.name.isin(["aten::empty", "aten::t", "aten::as_strided"])]
-    assert len(views) and (views.input_dims == 0).all()
+    assert len(views) and (views.input_dims == "").all()
     # The op table is the one a Kineto trace gives, with shapes.
     table = gpuscope.ops(t)
     row = table[table.name == "aten::conv2d"].iloc[0]
