@@ -306,7 +306,7 @@ struct CollectiveKind {
   std::uint64_t sites = 0;  // pooled sites of this kind
   TimeNs time_ns = 0;       // Σ their instances' durations
   TimeNs exposed_ns = 0;    // Σ their exposed time
-  TimeNs repeated_ns = 0;   // Σ durations of those seen more than once (in several steps or ranks)
+  TimeNs repeated_ns = 0;   // Σ durations of those seen more than once (steps, ranks) with a place or size
   TimeNs wait_ns = 0;       // … of which beyond each one's fastest instance: waiting
 };
 struct CollectiveSummary {

@@ -528,7 +528,10 @@ struct Record<CollectiveKind> {
       field<&K::sites>("sites", "", "pooled sites (kind, size, place in the step) of this kind"),
       field<&K::time_ns>("time_ns", "ns", "Σ their instances' durations"),
       field<&K::exposed_ns>("exposed_ns", "ns", "Σ their time with no compute kernel alongside"),
-      field<&K::repeated_ns>("repeated_ns", "ns", "Σ durations of the sites seen more than once (steps or ranks)"),
+      field<&K::repeated_ns>(
+          "repeated_ns", "ns",
+          "Σ durations of the sites seen more than once (steps or ranks), with a place in the step or a "
+          "known size"),
       field<&K::wait_ns>("wait_ns", "ns", "… of which beyond each site's fastest instance: waiting"),
   };
 };
@@ -543,7 +546,8 @@ struct Record<CollectiveSummary> {
   static constexpr Field<S> fields[] = {
       field<&S::kinds>("kinds", "", "by kind, most exposed time first"),
       field<&S::sites>("sites", "", "pooled sites"),
-      field<&S::repeated_sites>("repeated_sites", "", "… seen more than once"),
+      field<&S::repeated_sites>("repeated_sites", "",
+                                "… seen more than once, with a place in the step or a known size"),
       field<&S::time_ns>("time_ns", "ns", "Σ over kinds"),
       field<&S::exposed_ns>("exposed_ns", "ns", "Σ over kinds"),
       field<&S::repeated_ns>("repeated_ns", "ns", "Σ over kinds"),

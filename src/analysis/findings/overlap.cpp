@@ -115,9 +115,13 @@ CollectiveMix collective_mix(const Profile& p) {
               kernels + ").";
   }
   if (c.repeated_sites == 0) {
-    m.sites =
-        "No collective site (kind, size, place in the step) ran more than once, so waiting cannot be told "
-        "from transfer.";
+    const bool unplaced =
+        std::any_of(p.collective_sites.begin(), p.collective_sites.end(),
+                    [](const CollectiveSite& x) { return x.durations.count >= 2 && x.ordinal < 0 && x.bytes == 0; });
+    m.sites = unplaced ? "The trace has neither steps nor message sizes to tell one collective of a kind from "
+                         "another, so waiting cannot be told from transfer."
+                       : "No collective site (kind, size, place in the step) ran more than once, so waiting "
+                         "cannot be told from transfer.";
     return m;
   }
   const double waiting = ratio(c.wait_ns, c.repeated_ns);

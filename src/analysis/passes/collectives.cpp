@@ -281,7 +281,9 @@ CollectiveSummary summarize_sites(const std::vector<CollectiveSite>& sites) {
     ++k.sites;
     k.time_ns += p.durations.total;
     k.exposed_ns += p.exposed_ns;
-    if (p.durations.count >= 2) {
+    // Without a place in a step or a known size, a site holds every call of
+    // its kind (any size, anywhere): not comparable with itself.
+    if (p.durations.count >= 2 && (p.ordinal >= 0 || p.bytes > 0)) {
       k.repeated_ns += p.durations.total;
       k.wait_ns += p.wait_ns;
       ++out.repeated_sites;
