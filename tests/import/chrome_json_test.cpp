@@ -9,6 +9,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -622,6 +623,25 @@ TEST(ChromeJson, KinetoCollectiveArgumentsAreKept) {
       }
     }
   }
+}
+
+// A real trace with them: the V100 training run's 45 record_param_comms ops
+// (25 all-reduces, 10 broadcasts, 10 waits), as an independent reading of
+// the JSON counts them.
+TEST(ChromeJson, CollectiveArgumentsOfARealTrace) {
+  const Trace t = import_chrome_json(testing::real_trace("hta-ns-resolution-v100.json.gz"));
+  EXPECT_EQ(t.meta().stat("import.collective_args"), 45u);
+  std::map<std::string, std::uint64_t> by_name;
+  for (RowIndex r = 0; r < t.ranges().size(); ++r) {
+    if (!t.ranges().collective_at(r)) continue;
+    EXPECT_EQ(t.str(t.ranges().name[r]), "record_param_comms");
+    const std::string_view text = t.str(t.ranges().collective_at(r));
+    ASSERT_TRUE(text.starts_with(R"({"Collective name":")")) << text;
+    const std::size_t end = text.find('"', 20);
+    ++by_name[std::string(text.substr(20, end - 20))];
+    EXPECT_NE(text.find(R"("dtype":)"), std::string_view::npos) << text;
+  }
+  EXPECT_EQ(by_name, (std::map<std::string, std::uint64_t>{{"allreduce", 25}, {"broadcast", 10}, {"wait", 10}}));
 }
 
 TEST(ChromeJson, TinyBuffersOnARealTrace) {

@@ -593,6 +593,14 @@ JobCheck check_job(std::vector<RankDigest>& digests) {
 
 // [SECTION] Entry point ----------------------------------------------------------------------
 
+std::vector<std::vector<std::uint32_t>> matched_collective_parts(const std::vector<RankDigest>& digests) {
+  if (digests.size() < 2) return {};
+  std::vector<Member> m;
+  for (const RankDigest& d : digests) m.push_back({&d});
+  assign_ranks(m);
+  return matched_collectives(m, reference(m)).parts;
+}
+
 Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& opt) {
   Profile p;
   if (digests.empty()) return p;

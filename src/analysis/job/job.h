@@ -76,6 +76,11 @@ JobCheck check_job(std::vector<RankDigest>& digests);
 // rank, and the findings over the whole job.
 Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& options = {});
 
+// The collectives analyze_digests() matches across the ranks of `digests`
+// (given in the same order): for each instance (Profile::collectives, in
+// order), the index of its part in each digest's collectives.
+std::vector<std::vector<std::uint32_t>> matched_collective_parts(const std::vector<RankDigest>& digests);
+
 // The collective kind a communication kernel's name says, and its name:
 // all_reduce, all_gather, reduce_scatter, broadcast, reduce, send_recv,
 // all_to_all, or collective (not told by the name).
