@@ -14,6 +14,7 @@
 
 #include "analysis/detail/context.h"
 #include "analysis/job/job.h"
+#include "analysis/passes/collectives.h"
 #include "analysis/passes/hta.h"
 #include "analysis/util/stats.h"
 #include "trace/error.h"
@@ -158,6 +159,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
     memory_pass(rt, opt, devices, steps, &ev);
     attention_pass(rt, opt, &ev);
     hardware_pass(rt, opt, devices, steps);
+    collective_pass(rt, opt, steps, &p);
     for (Step& s : steps) s.range = rt.shift(s.range);
     steps_outside_gpu(rt, devices, steps, &p.steps);
     // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with

@@ -284,6 +284,49 @@ struct LaunchStats {
   TimeNs late_launch_idle_ns = 0;
 };
 
+// One collective call site (docs/metrics.md, "Collective sites"): the
+// collectives of one kind and message size at the same place in their steps
+// (the k-th of that kind and size in each step) on one GPU, compared across
+// the steps. A collective's kind comes from the framework's annotation around
+// its launch (nccl:all_reduce, record_param_comms, ncclAllReduce) before its
+// kernel's name: DDP's all-reduce may run as SendRecv kernels. The fastest
+// instance approximates the transfer; the time of the others beyond it is
+// waiting (for another rank to arrive).
+struct CollectiveSite {
+  std::int32_t rank = -1;
+  std::uint32_t device = kNoDevice;
+  std::string kind;      // all_reduce, all_gather, reduce_scatter, broadcast, reduce, send_recv, all_to_all, collective
+  std::string named_by;  // the annotation that named the kind ("nccl:all_reduce"); "kernel name" where none did
+  std::uint64_t bytes = 0;    // message bytes; 0: the trace does not say
+  std::int32_t ordinal = -1;  // its place among its step's collectives of its kind and size; -1: outside steps
+  std::string kernel;         // the kernel of its first instance
+  DurationStats durations;    // of its instances' kernels (one per step it ran in)
+  TimeNs wait_ns = 0;         // Σ (instance − fastest instance): time beyond the transfer
+  TimeNs exposed_ns = 0;      // Σ of its instances' time with no compute kernel alongside on their GPU
+};
+
+// The collective sites together: the same site (kind, size, place in the
+// step) of every GPU and rank pooled, its fastest instance anywhere taken as
+// the transfer; by kind, and over all.
+struct CollectiveKind {
+  std::string kind;         // as CollectiveSite::kind
+  std::uint64_t sites = 0;  // pooled sites of this kind
+  TimeNs time_ns = 0;       // Σ their instances' durations
+  TimeNs exposed_ns = 0;    // Σ their exposed time
+  TimeNs repeated_ns = 0;   // Σ durations of those seen more than once (steps, ranks) with a place or size
+  TimeNs wait_ns = 0;       // … of which beyond each one's fastest instance: waiting
+};
+struct CollectiveSummary {
+  std::vector<CollectiveKind> kinds;  // most exposed time first
+  std::uint64_t sites = 0, repeated_sites = 0;
+  TimeNs time_ns = 0, exposed_ns = 0, repeated_ns = 0, wait_ns = 0;  // Σ over kinds
+  // The pooled site with the most wait (rank -1, device kNoDevice when
+  // pooled over several; its median is then the median of the one with the
+  // most instances); durations.count 0 when no site repeats.
+  CollectiveSite widest;
+  std::uint64_t renamed_sites = 0;  // sites whose annotation names another kind than their kernel's name
+};
+
 // One row per rank (per file) of a multi-file job; per device when one
 // process drove several GPUs (then rank is the process's rank and `device`
 // tells them apart).
@@ -305,11 +348,12 @@ struct RankSummary {
   std::uint64_t last_arrivals = 0;  // collectives it arrived at last
 };
 
-// One collective instance of a job: the i-th collective of every rank, its
-// parts matched across ranks (docs/scale.md). Times on the job clock.
+// One collective instance of a job: its parts on every rank, matched by call
+// site (step, kind, size, place in the step) or in order (docs/scale.md).
+// Times on the job clock.
 struct CollectiveInstance {
-  std::uint32_t index = 0;      // its place in each rank's sequence of collectives
-  std::string kind;             // all_reduce, all_gather, reduce_scatter, … (from the kernel name)
+  std::uint32_t index = 0;      // its place in the reference rank's sequence of collectives
+  std::string kind;             // all_reduce, all_gather, … (the framework's annotation's, else the kernel name's)
   std::int32_t step = -1;       // the reference rank's step it lies in; -1: none
   TimeRange range;              // first arrival .. last end over the ranks
   TimeNs first_arrival_ns = 0;  // = range.start
@@ -649,6 +693,10 @@ struct Profile {
   StepSummary steps;
   std::vector<IdleByCause> idle;
   LaunchStats launches;
+  // Collective call sites compared across steps, most time first (every
+  // rank's in a job).
+  std::vector<CollectiveSite> collective_sites;
+  CollectiveSummary collective_summary;               // the sites pooled across GPUs and ranks
   std::vector<TemporalBreakdown> temporal_breakdown;  // one per rank
   std::vector<RankSummary> ranks;                     // per rank (and device); one row for a one-GPU trace
   Skew skew;

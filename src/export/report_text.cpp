@@ -563,6 +563,33 @@ void hotspots(const Profile& p, const ReportTextOptions& o, std::string& out) {
   out += "\n";
 }
 
+// Collective call sites: each kind and size at one place in the step,
+// compared across steps (fastest = transfer, the rest beyond it = waiting).
+void collective_sites(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  if (p.collective_sites.empty()) return;
+  const bool many_ranks = std::any_of(p.collective_sites.begin(), p.collective_sites.end(),
+                                      [&](const CollectiveSite& s) { return s.rank != p.collective_sites[0].rank; });
+  out += "Collective sites: " + std::to_string(std::min(o.top, p.collective_sites.size())) + " of " +
+         count(p.collective_sites.size()) +
+         " (kind and size at one place in the step, # its place there; compared across steps: the fastest instance "
+         "is the transfer, the time beyond it waiting)\n";
+  Table t;
+  t.rows.push_back(
+      {"rank", "GPU", "kind", "size", "#", "steps", "min", "median", "max", "waiting", "exposed", "named by"});
+  t.right = {true, true, false, true, true, true, true, true, true, true, true, false};
+  for (std::size_t i = 0; i < p.collective_sites.size() && i < o.top; ++i) {
+    const CollectiveSite& s = p.collective_sites[i];
+    t.rows.push_back({std::to_string(s.rank), std::to_string(s.device), s.kind, s.bytes ? bytes(s.bytes) : "?",
+                      s.ordinal < 0 ? "-" : std::to_string(s.ordinal + 1), count(s.durations.count),
+                      duration(s.durations.min), duration(s.durations.median), duration(s.durations.max),
+                      duration(s.wait_ns), duration(s.exposed_ns), s.named_by});
+  }
+  if (!many_ranks)
+    for (std::vector<std::string>& row : t.rows) row.erase(row.begin());
+  if (!many_ranks) t.right.erase(t.right.begin());
+  out += t.render("  ") + "\n";
+}
+
 // The op table: the heaviest ops by GPU time (with their ops inside), each
 // with the kernels under it; then, where shapes were recorded, the heaviest
 // (op, shapes) rows with their roofline figures.
@@ -756,6 +783,7 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
   critical_path(p, o, out);
   categories(p, out);
   hotspots(p, o, out);
+  collective_sites(p, o, out);
   op_table(p, o, out);
   host_side(p, out);
   hta(p, out);

@@ -820,7 +820,10 @@ TEST_F(HeadlessJob, TheRealRankPairShowsWhatTheReportComputes) {
   EXPECT_EQ(jb["ranks"], 2);
   EXPECT_EQ(jb["collectives"], report["collectives"].size());
   EXPECT_EQ(jb["clock_alignment"], report["clock_alignment"]);
-  ASSERT_EQ(jb["stragglers"].size(), report["stragglers"].size());
+  // The view names the ranks that made the others wait (at most 3), in the report's order.
+  std::size_t waited_for = 0;
+  for (const json& s : report["stragglers"]) waited_for += s["wait_caused_ns"].get<std::int64_t>() > 0;
+  ASSERT_EQ(jb["stragglers"].size(), std::min<std::size_t>(waited_for, 3));
   for (std::size_t i = 0; i < jb["stragglers"].size(); ++i)
     EXPECT_EQ(jb["stragglers"][i], report["stragglers"][i]["rank"]);
   EXPECT_EQ(jb["overview_marked"], report["stragglers"][0]["rank"]);

@@ -149,29 +149,76 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
                     pct1(idle) + " in all): the rest of the idle time has other causes");
 }
 
+// The all-reduce's own exposed time decides (its call sites: the kind the
+// framework's annotation gives, so DDP's all-reduce counts even as SendRecv
+// kernels, and an all-to-all does not): no when the run already buckets
+// gradients (DDP), when the replay of the fix predicts no faster step, when
+// it is under 1 % of the run, or when its sites mostly wait for another rank
+// (overlap does not shorten that); yes on the exposed-communication finding.
 std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals& j) {
   const std::string_view id = "overlap-communication";
-  const std::string_view q =
-      p.workload.phase == "inference" ? "overlap communication with compute?" : "overlap all-reduce with backward?";
+  const bool inference = p.workload.phase == "inference";
+  const std::string_view q = inference ? "overlap communication with compute?" : "overlap all-reduce with backward?";
   if (j.kernels == 0) return std::nullopt;
   if (j.comm == 0) return answer(id, q, Verdict::not_applicable, "no communication kernels in this trace");
   const Finding* f = numbered(p, "exposed-communication");
-  const bool ddp = p.workload.data_parallel == "ddp";
-  if (ddp) {
-    HelpAnswer a = answer(id, q, Verdict::no,
-                          "the run already overlaps the gradient all-reduce with the backward pass (DDP: " +
-                              p.workload.data_parallel_evidence + ")");
-    if (gains(f)) {
-      a.reason += "; what stays exposed (" + f->title + ") is its last bucket or waiting for other ranks";
-      a.findings.push_back(f->id);
-    }
+  const double run = double(j.span);
+  if (inference) {
+    if (gains(f)) return yes(p, id, q, {f});
+    if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(id, q, *g);
+    return answer(id, q, Verdict::no,
+                  "communication with no compute alongside is " + pct1(j.span ? double(j.exposed) / run : 0.0) +
+                      " of the GPUs' time (" + pct1(1.0 - double(j.exposed) / double(j.comm)) +
+                      " of communication already runs under compute)");
+  }
+  const CollectiveSummary& c = p.collective_summary;
+  const auto ar =
+      std::find_if(c.kinds.begin(), c.kinds.end(), [](const CollectiveKind& k) { return k.kind == "all_reduce"; });
+  if (ar == c.kinds.end()) {
+    std::string kinds;
+    for (const CollectiveKind& k : c.kinds)
+      kinds += (kinds.empty() ? "" : ", ") + pct(ratio(k.time_ns, c.time_ns)) + " " + k.kind;
+    HelpAnswer a = answer(id, q, Verdict::not_applicable,
+                          "no all-reduce in this trace: its communication is " + kinds +
+                              " (by the framework's annotations, else the kernels' names)");
+    if (f) a.findings.push_back(f->id);
     return a;
   }
-  if (gains(f)) return yes(p, id, q, {f});
+  const double share = run > 0 ? double(ar->exposed_ns) / run : 0.0;
+  const std::string exposed =
+      "the all-reduce is exposed " + dur(ar->exposed_ns) + " (" + pct1(share) + " of the GPUs' time)";
+  auto with_finding = [&](HelpAnswer a) {
+    if (f) a.findings.push_back(f->id);
+    return a;
+  };
+  if (p.workload.data_parallel == "ddp")
+    return with_finding(answer(id, q, Verdict::no,
+                               "the run already buckets gradients and overlaps their all-reduce with the backward pass "
+                               "(DDP: " +
+                                   p.workload.data_parallel_evidence + "); what stays exposed of it (" +
+                                   dur(ar->exposed_ns) + ", " + pct1(share) +
+                                   " of the GPUs' time) is its last bucket or waiting for other ranks"));
   if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(id, q, *g);
+  if (share < 0.01)
+    return with_finding(answer(
+        id, q, Verdict::no,
+        exposed + ": too little to gain from overlapping it" +
+            (c.kinds.front().kind != "all_reduce" ? "; the exposed communication is mostly " + c.kinds.front().kind
+                                                  : std::string())));
+  if (ar->repeated_ns > 0 && ratio(ar->wait_ns, ar->repeated_ns) >= 0.5)
+    return with_finding(answer(id, q, Verdict::no,
+                               exposed + ", but " + pct(ratio(ar->wait_ns, ar->repeated_ns)) +
+                                   " of the time of its call sites seen more than once is beyond their fastest "
+                                   "instance: it waits for another rank, which overlapping does not shorten; find "
+                                   "the rank that arrives last first"));
+  if (gains(f))
+    return yes(p, id, q, {f},
+               exposed +
+                   ": bucket the gradients and launch each bucket's all-reduce as soon as its gradients are "
+                   "ready, under the rest of the backward pass");
   return answer(id, q, Verdict::no,
-                "communication with no compute alongside is " +
-                    pct1(j.span ? double(j.exposed) / double(j.span) : 0.0) + " of the GPUs' time (" +
+                exposed + ", and communication with no compute alongside is " +
+                    pct1(j.span ? double(j.exposed) / run : 0.0) + " of the GPUs' time (" +
                     pct1(1.0 - double(j.exposed) / double(j.comm)) + " of communication already runs under compute)");
 }
 

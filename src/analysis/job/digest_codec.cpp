@@ -118,6 +118,13 @@ GPUSCOPE_FIELDS(RankSummary) {
      x.compute_ns, x.exposed_communication_ns, x.compute_per_step_ns, x.clock_residual_ns, x.waited_ns,
      x.wait_caused_ns, x.last_arrivals);
 }
+GPUSCOPE_FIELDS(CollectiveSite) {
+  io(x.rank, x.device, x.kind, x.named_by, x.bytes, x.ordinal, x.kernel, x.durations, x.wait_ns, x.exposed_ns);
+}
+GPUSCOPE_FIELDS(CollectiveKind) { io(x.kind, x.sites, x.time_ns, x.exposed_ns, x.repeated_ns, x.wait_ns); }
+GPUSCOPE_FIELDS(CollectiveSummary) {
+  io(x.kinds, x.sites, x.repeated_sites, x.time_ns, x.exposed_ns, x.repeated_ns, x.wait_ns, x.widest, x.renamed_sites);
+}
 GPUSCOPE_FIELDS(CollectiveInstance) {
   io(x.index, x.kind, x.step, x.range, x.first_arrival_ns, x.last_arrival_ns, x.last_rank, x.wait_ns, x.bytes);
 }
@@ -183,11 +190,12 @@ GPUSCOPE_FIELDS(WorkloadKind) {
 }
 GPUSCOPE_FIELDS(Profile) {
   io(x.source, x.producer, x.files, x.workload, x.clock_alignment, x.window, x.devices, x.categories, x.hotspots,
-     x.op_names, x.ops, x.op_summary, x.steps, x.idle, x.launches, x.temporal_breakdown, x.ranks, x.skew, x.collectives,
-     x.stragglers, x.job_steps, x.left_out, x.syncs, x.memcpys, x.kernel_time_ns, x.findings, x.minor_findings, x.helps,
-     x.trace_stats, x.trace_quality, x.critical_path, x.simulation);
+     x.op_names, x.ops, x.op_summary, x.steps, x.idle, x.launches, x.collective_sites, x.collective_summary,
+     x.temporal_breakdown, x.ranks, x.skew, x.collectives, x.stragglers, x.job_steps, x.left_out, x.syncs, x.memcpys,
+     x.kernel_time_ns, x.findings, x.minor_findings, x.helps, x.trace_stats, x.trace_quality, x.critical_path,
+     x.simulation);
 }
-GPUSCOPE_FIELDS(CollectivePart) { io(x.start, x.end, x.bytes, x.kind); }
+GPUSCOPE_FIELDS(CollectivePart) { io(x.start, x.end, x.bytes, x.kind, x.step, x.ordinal); }
 GPUSCOPE_FIELDS(detail::Evidence) {
   io(x.ops_by_category, x.idle_gaps, x.idle_gaps_explained_ns, x.exposed_comm, x.memcpy_exposed, x.launch_gaps,
      x.input_wait, x.sync_idle, x.pageable, x.sync_memcpy, x.optimizer, x.has_input_ranges, x.optimizer_ns,
@@ -226,6 +234,9 @@ GPUSCOPE_LISTED(StepSummary, 240);
 GPUSCOPE_LISTED(IdleByCause, 40);
 GPUSCOPE_LISTED(LaunchStats, 200);
 GPUSCOPE_LISTED(RankSummary, 136);
+GPUSCOPE_LISTED(CollectiveSite, 184);
+GPUSCOPE_LISTED(CollectiveKind, 72);
+GPUSCOPE_LISTED(CollectiveSummary, 264);
 GPUSCOPE_LISTED(CollectiveInstance, 104);
 GPUSCOPE_LISTED(Straggler, 72);
 GPUSCOPE_LISTED(JobStep, 16);
@@ -251,12 +262,12 @@ GPUSCOPE_LISTED(DeviceCoverage, 48);
 GPUSCOPE_LISTED(FileQuality, 368);
 GPUSCOPE_LISTED(TraceQuality, 24);
 GPUSCOPE_LISTED(WorkloadKind, 384);
-GPUSCOPE_LISTED(Profile, 2008);
-GPUSCOPE_LISTED(CollectivePart, 32);
+GPUSCOPE_LISTED(Profile, 2296);
+GPUSCOPE_LISTED(CollectivePart, 40);
 GPUSCOPE_LISTED(detail::Evidence, 1560);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
 GPUSCOPE_LISTED(detail::RankParts, 1776);
-GPUSCOPE_LISTED(RankDigest, 2176);
+GPUSCOPE_LISTED(RankDigest, 2464);
 #undef GPUSCOPE_LISTED
 #endif
 
