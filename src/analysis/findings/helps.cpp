@@ -171,41 +171,48 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
                       " of the GPUs' time (" + pct1(1.0 - double(j.exposed) / double(j.comm)) +
                       " of communication already runs under compute)");
   }
+  // The call sites say which collective the exposed time is; a profile
+  // without them (none matched) speaks of its communication as a whole.
   const CollectiveSummary& c = p.collective_summary;
-  const auto ar =
-      std::find_if(c.kinds.begin(), c.kinds.end(), [](const CollectiveKind& k) { return k.kind == "all_reduce"; });
-  if (ar == c.kinds.end()) {
-    std::string kinds;
-    for (const CollectiveKind& k : c.kinds)
-      kinds += (kinds.empty() ? "" : ", ") + pct(ratio(k.time_ns, c.time_ns)) + " " + k.kind;
-    HelpAnswer a = answer(id, q, Verdict::not_applicable,
-                          "no all-reduce in this trace: its communication is " + kinds +
-                              " (by the framework's annotations, else the kernels' names)");
-    if (f) a.findings.push_back(f->id);
-    return a;
+  const CollectiveKind* ar = nullptr;
+  if (!c.kinds.empty()) {
+    const auto it =
+        std::find_if(c.kinds.begin(), c.kinds.end(), [](const CollectiveKind& k) { return k.kind == "all_reduce"; });
+    if (it == c.kinds.end()) {
+      std::string kinds;
+      for (const CollectiveKind& k : c.kinds)
+        kinds += (kinds.empty() ? "" : ", ") + pct(ratio(k.time_ns, c.time_ns)) + " " + k.kind;
+      HelpAnswer a = answer(id, q, Verdict::not_applicable,
+                            "no all-reduce in this trace: its communication is " + kinds +
+                                " (by the framework's annotations, else the kernels' names)");
+      if (f) a.findings.push_back(f->id);
+      return a;
+    }
+    ar = &*it;
   }
-  const double share = run > 0 ? double(ar->exposed_ns) / run : 0.0;
-  const std::string exposed =
-      "the all-reduce is exposed " + dur(ar->exposed_ns) + " (" + pct1(share) + " of the GPUs' time)";
+  const TimeNs exposed_ns = ar ? ar->exposed_ns : TimeNs(j.exposed);
+  const double share = run > 0 ? double(exposed_ns) / run : 0.0;
+  const std::string exposed = (ar ? "the all-reduce is exposed " : "communication with no compute alongside is ") +
+                              dur(exposed_ns) + " (" + pct1(share) + " of the GPUs' time)";
   auto with_finding = [&](HelpAnswer a) {
     if (f) a.findings.push_back(f->id);
     return a;
   };
   if (p.workload.data_parallel == "ddp")
     return with_finding(answer(id, q, Verdict::no,
-                               "the run already buckets gradients and overlaps their all-reduce with the backward pass "
-                               "(DDP: " +
-                                   p.workload.data_parallel_evidence + "); what stays exposed of it (" +
-                                   dur(ar->exposed_ns) + ", " + pct1(share) +
+                               "the run already overlaps its all-reduce with the backward pass: it buckets the "
+                               "gradients (DDP: " +
+                                   p.workload.data_parallel_evidence + "); what stays exposed (" + dur(exposed_ns) +
+                                   ", " + pct1(share) +
                                    " of the GPUs' time) is its last bucket or waiting for other ranks"));
   if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(id, q, *g);
   if (share < 0.01)
     return with_finding(answer(
         id, q, Verdict::no,
         exposed + ": too little to gain from overlapping it" +
-            (c.kinds.front().kind != "all_reduce" ? "; the exposed communication is mostly " + c.kinds.front().kind
-                                                  : std::string())));
-  if (ar->repeated_ns > 0 && ratio(ar->wait_ns, ar->repeated_ns) >= 0.5)
+            (ar && c.kinds.front().kind != "all_reduce" ? "; the exposed communication is mostly " + c.kinds.front().kind
+                                                        : std::string())));
+  if (ar && ar->repeated_ns > 0 && ratio(ar->wait_ns, ar->repeated_ns) >= 0.5)
     return with_finding(answer(id, q, Verdict::no,
                                exposed + ", but " + pct(ratio(ar->wait_ns, ar->repeated_ns)) +
                                    " of the time of its call sites seen more than once is beyond their fastest "
