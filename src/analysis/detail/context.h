@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -310,10 +311,13 @@ void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>
 
 // passes/device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the
 // breakdown of `steps`, GPU idle after host synchronizations, and evidence;
-// per-name and launch totals into `totals` (this trace's by_name is `names`).
+// per-name and launch totals into `totals` (this trace's by_name is `names`);
+// with `exposed_comm`, every piece of communication no compute kernel hides,
+// per device, on the trace's clock, in time order and disjoint.
+using ExposedCommunication = std::map<std::uint32_t, std::vector<TimeRange>>;
 void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
-                 OpTotals* totals, std::vector<OpTotals::Name>* names);
+                 OpTotals* totals, std::vector<OpTotals::Name>* names, ExposedCommunication* exposed_comm = nullptr);
 
 // passes/attention.cpp: eager attention chains (softmax between two GEMMs on a
 // stream) into ev's attention_chain* sums.

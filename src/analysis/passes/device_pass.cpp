@@ -194,6 +194,9 @@ class Spans {
   // `merge_below`: ranges closer than this are joined (0: only touching ones).
   explicit Spans(TopRanges* out, const RankedTrace& rt, TimeNs merge_below = 0)
       : out_(out), rt_(rt), merge_(merge_below) {}
+  // Every range, on the trace's clock and in time order, besides the longest
+  // kept in `out` (null: none).
+  void keep_all(std::vector<TimeRange>* all) { all_ = all; }
   void set(bool on, TimeNs t) {
     if (on == on_) return;
     on_ = on;
@@ -212,11 +215,13 @@ class Spans {
   void flush() {
     if (!pending_) return;
     out_->add(rt_.shift({begin_, pending_end_}), pending_end_ - begin_);
+    if (all_) all_->push_back({begin_, pending_end_});
     pending_ = false;
   }
 
  private:
   TopRanges* out_;
+  std::vector<TimeRange>* all_ = nullptr;
   const RankedTrace& rt_;
   TimeNs merge_;
   bool on_ = false, pending_ = false;
@@ -978,7 +983,7 @@ std::vector<std::uint8_t> optimizer_op_kernels(const Trace& t) {
 
 void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
-                 OpTotals* totals, std::vector<OpTotals::Name>* names) {
+                 OpTotals* totals, std::vector<OpTotals::Name>* names, ExposedCommunication* exposed_comm) {
   const Trace& t = *rt.trace;
   // Per name; names whose kernels the launching op placed in another category
   // have a second slot (name + strings), so a name's two categories stay apart.
@@ -1022,6 +1027,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     sample_launches(t, tracks, *totals);
     Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *names, info);
     sweep.sms = d.sm_count;
+    if (exposed_comm) sweep.exposed_comm.keep_all(&(*exposed_comm)[device]);
     sweep.sync_ends = sync_ends(t, device, blocking);
     sweep.first_step_end = first_step_end;
     sweep.optimizer_op = optimizer_op.empty() ? nullptr : optimizer_op.data();
