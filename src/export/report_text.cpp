@@ -246,7 +246,8 @@ std::string saving_words(const Profile& p, const Finding& f) {
   const std::string steps = "median step " + duration(p.simulation.replayed_step_ns) + " -> " +
                             duration(f.predicted_step_ns) + ", replay error " + percent1(p.simulation.replay_error);
   if (f.saving_source == SavingSource::simulated && !f.saving_note.empty())
-    return "simulated, " + f.saving_note + " (" + f.fix + ": " + steps + ")";
+    return (f.saving_ns > 0 ? "simulated saving " + duration(f.saving_ns) + ", " : "simulated, ") + f.saving_note +
+           " (" + f.fix + ": " + steps + ")";
   if (f.saving_source == SavingSource::simulated)
     return "simulated saving " + duration(f.saving_ns) + " (" + f.fix + ": " + steps + ")";
   if (!f.saving_note.empty())

@@ -391,7 +391,8 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
   return answer(id, q, Verdict::no,
                 "late launches left the GPUs idle " + dur(late) + " (" +
                     pct1(j.span ? double(late) / double(j.span) : 0.0) +
-                    " of their span, in gaps shorter than 1 ms): the host keeps the GPU queue filled");
+                    " of their span, in gaps shorter than 1 ms), below the launch-bound finding's threshold: the "
+                    "host keeps the GPU's queue filled nearly all the time");
 }
 
 // Asked only when the trace shows work too small for the GPU: measured

@@ -35,8 +35,7 @@ bool host_sync_fires(const Builder& b) {
 bool launch_bound_fires(const Builder& b) {
   const LaunchStats& l = b.p.launches;
   return has_span(b.t) && l.launches > 0 &&
-         ratio(b.ev.launch_gaps.total(), b.t.span) >= b.opt.thresholds.launch_host_wait_share &&
-         l.short_kernel_share >= b.opt.thresholds.launch_short_kernel_share;
+         ratio(b.ev.launch_gaps.total(), b.t.span) >= b.opt.thresholds.launch_host_wait_share;
 }
 
 double blocking_copy_share(const Builder& b) {
@@ -355,30 +354,53 @@ void step_host_time(Builder& b) {
   }
 }
 
-// Launch-bound: many short host-wait gaps and kernels shorter than their launch call.
+// Launch-bound: the GPU sits idle in short gaps that late launches end. Sized
+// by that idle time alone (the issue is the GPU waiting, however long its
+// kernels); whether most ops are shorter than their launch call (HTA's
+// short-kernel rule) says what the host's time goes to, not whether it costs.
 void launch_bound(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
-  if (!has_span(t)) return;
+  if (!launch_bound_fires(b)) return;
   const double launch_share = ratio(b.ev.launch_gaps.total(), t.span);
   const LaunchStats& l = b.p.launches;
-  if (l.launches > 0 && launch_share >= th.launch_host_wait_share &&
-      l.short_kernel_share >= th.launch_short_kernel_share) {
+  const bool short_ops = l.short_kernel_share >= th.launch_short_kernel_share;
+  {
     Finding& f = b.add(launch_share >= 0.25 ? Severity::critical : Severity::warning, launch_share,
                        th.launch_host_wait_share, t.per_device(b.ev.launch_gaps.total()));
     f.share = launch_share;
-    f.title = "Launch-bound: " + pct(l.short_kernel_share) + " of GPU ops run shorter than their launch call (median " +
-              dur(l.gpu_duration.median) + " on the GPU vs " + dur(l.cpu_launch.median) +
-              " on the CPU); the GPU waits for launches " + pct1(launch_share) + " of the time";
+    f.variant = short_ops ? "short-ops" : "host-per-op";
+    f.title = "Launch-bound: the GPU waits for launches " + pct1(launch_share) + " of the time, in gaps under " +
+              dur(th.idle_gap_ns) + " (" + pct(l.short_kernel_share) +
+              " of GPU ops run shorter than their launch call: median " + dur(l.gpu_duration.median) +
+              " on the GPU vs " + dur(l.cpu_launch.median) + " on the CPU)";
     f.evidence = count(b.ev.launch_gaps.count()) + " idle gaps shorter than " + dur(th.idle_gap_ns) +
                  " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
-                 pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) + " threshold); short ops " +
-                 pct(l.short_kernel_share) + " vs " + pct(th.launch_short_kernel_share) + " (HTA's short-kernel rule).";
+                 pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) +
+                 " threshold, xprof's kernel-launch levels 3 % and 15 %); short ops " + pct(l.short_kernel_share) +
+                 (short_ops ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
+                            : ": most kernels outlast their launch, so the host's own time between launches is "
+                              "what the GPU waits for" +
+                                  for_framework(b.p, " (Python, the framework's dispatch per op).",
+                                                " (Python, the framework's dispatch per op).", "."));
+    const std::string graphs = for_framework(
+        b.p, "capture the step in a CUDA graph (torch.cuda.CUDAGraph, torch.compile(mode='reduce-overhead'))",
+        "compile the step (tf.function(jit_compile=True), XLA) so it launches as few, larger programs",
+        "capture the repeated launch sequence in a CUDA graph (cudaStreamBeginCapture, cudaGraphLaunch)");
     f.recommendation =
-        "Launch less: capture the step in a CUDA graph (torch.cuda.CUDAGraph, torch.compile(mode='reduce-overhead'), "
-        "cudaStreamBeginCapture), fuse small elementwise kernels (torch.compile, fused optimizers), and give each "
-        "kernel "
-        "more work with a larger batch. Bundled workload: --graphs on.";
+        short_ops ? "Launch less: " + graphs +
+                        for_framework(b.p, ", fuse small elementwise kernels (torch.compile, fused optimizers)",
+                                      ", fuse small ops (XLA)", ", fuse small kernels") +
+                        ", and give each kernel more work (a larger batch). Bundled workload: --graphs on."
+                  : "Take host time out of the launch path: " + graphs + " so the host no longer runs each op, " +
+                        for_framework(b.p,
+                                      "move work out of the training loop's Python (logging, .item(), per-step "
+                                      "bookkeeping), ",
+                                      "move work out of the training loop's Python (logging, per-step "
+                                      "bookkeeping), ",
+                                      "move other host work out of the loop that launches the kernels, ") +
+                        "and give each kernel more work so it outlasts the host's time per launch. Bundled "
+                        "workload: --graphs on.";
     // The ops whose late launches the GPU waited for most, by name, and the
     // optimizer's phases around them (op-launch-overhead leaves its ops to
     // this finding when it fires: the same idle time).

@@ -38,7 +38,7 @@ const std::map<std::string, Reviewed>& reviewed() {
       {"hta-sampled-rank1.json.gz", {{"exposed-communication", "gpu-idle-gaps", "low-utilization"}, {"sync-memcpy"}}},
       {"hta-triton.json.gz", {{}, {"step-host-time"}}},  // its GPU work spans 1.8 µs: no finding is numbered
       {"kineto-resnet50-v100-workers0.json.gz",
-       {{"input-bound", "no-tensor-cores", "pageable-memcpy"}, {"sync-memcpy", "unfused-optimizer"}}},
+       {{"input-bound", "launch-bound", "no-tensor-cores", "pageable-memcpy"}, {"sync-memcpy", "unfused-optimizer"}}},
       {"kineto-resnet50-v100-workers4.json.gz",
        {{"launch-bound", "no-tensor-cores", "pageable-memcpy"}, {"sync-memcpy", "unfused-optimizer"}}},
       {"tracelens-bert-small-h100.json.gz",
@@ -48,7 +48,7 @@ const std::map<std::string, Reviewed>& reviewed() {
       {"tracelens-timesformer-h100.json.gz",
        {{"eager-attention", "pageable-memcpy", "step-host-time"}, {"larger-batch-fits", "sync-memcpy"}}},
       {"nsys/nsys2022-saxpy-mpi-openacc.sqlite", {{"pageable-memcpy", "sync-memcpy"}, {}}},
-      {"nsys/nsys2024-cloverleaf-a100-mpi.sqlite", {{"host-sync", "pageable-memcpy"}, {"sync-memcpy"}}},
+      {"nsys/nsys2024-cloverleaf-a100-mpi.sqlite", {{"host-sync", "launch-bound", "pageable-memcpy"}, {"sync-memcpy"}}},
   };
   return m;
 }
