@@ -504,6 +504,19 @@ TEST(OpLaunchOverhead, LaunchBoundHasItsOpsWhenItFires) {
   EXPECT_FALSE(testing::find_finding(p, "op-launch-overhead")) << testing::describe_findings(p);
 }
 
+// The GPU's wait for launches decides, not the share of short kernels: with
+// two long GEMMs per short op the GPU still waits 16 % of the time for the
+// short ops' launches (host-per-op); at 2 % of the run it does not fire.
+TEST(LaunchBound, LongKernelsDoNotHideTheWaitForLaunches) {
+  const Profile p = launch_overhead_trace(20, 40 * us, 2 * us, 40);
+  const Finding* lb = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(lb) << testing::describe_findings(p);
+  EXPECT_EQ(lb->variant, "host-per-op");
+  EXPECT_LT(p.launches.short_kernel_share, 0.5);
+  EXPECT_LE(lb->saving_ns, p.window.duration());
+  EXPECT_FALSE(testing::find_finding(launch_overhead_trace(20, 40 * us, 2 * us), "launch-bound"));
+}
+
 TEST(OpLaunchOverhead, OneOrTwoCallsAreNotAPattern) {
   // A first call's launch carries one-off costs (lazy module loading): not a finding.
   for (int calls : {1, 2}) {
