@@ -617,12 +617,10 @@ struct Sweep {
   void close_gap(TimeNs g0, TimeNs g1, bool linked, TimeNs launch, RowIndex launch_api, bool first_call) {
     const TimeNs gap = g1 - g0;
     const TimeNs big = opt.thresholds.idle_gap_ns;
-    if (linked && launch > g0) {
+    const bool late = linked && launch > g0;
+    if (late) {
       d.idle_host_wait_ns += gap;
-      // Short gaps only, as launch_gaps: a longer one is gpu-idle-gaps' (by what ended it).
-      if (late_launches && launch_api != kNoRow && gap < big) late_launches->push_back({launch_api, gap});
       steps.add(g0, g1, &Step::host_wait_ns);
-      if (gap < big) ev.launch_gaps.add(rt.shift({g0, g1}), gap);
     } else if (gap < opt.consecutive_kernel_delay_ns) {
       d.idle_kernel_wait_ns += gap;
     } else {
@@ -644,16 +642,25 @@ struct Sweep {
       }
       while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) ++next_sync;
     }
-    if (gap >= big) {
-      // The gap's parts: after a sync, input wait, and the rest by what ended it.
-      const TimeNs input_part = length_within(input_set, {g0, g1});
+    // The gap's parts, each charged once: after a sync, input wait, and the
+    // rest by what ended it.
+    const TimeNs input_part = length_within(input_set, {g0, g1});
+    const TimeNs rest = std::max<TimeNs>(0, gap - explained - input_part);
+    if (gap < big) {
+      // A short gap a late launch ended is launch overhead (launch_gaps), less
+      // what a synchronization or input loading before it explains; a longer
+      // one is gpu-idle-gaps' (by what ended it).
+      if (late && rest > 0) {
+        if (late_launches && launch_api != kNoRow) late_launches->push_back({launch_api, rest});
+        ev.launch_gaps.add(rt.shift({g0, g1}), rest);
+      }
+    } else {
       ev.idle_gaps_explained_ns += explained + input_part;
       ev.idle_gaps_sync_ns += explained;
-      const TimeNs rest = std::max<TimeNs>(0, gap - explained - input_part);
       if (first_call && g0 < first_step_end) {
         ev.idle_gaps_warmup_ns += rest;
         ++ev.idle_gaps_warmup;
-      } else if (linked && launch > g0) {
+      } else if (late) {
         ev.idle_gaps_launch_ns += rest;
       } else {
         ev.idle_gaps_queued_ns += rest;

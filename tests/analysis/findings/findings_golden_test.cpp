@@ -48,7 +48,7 @@ const std::map<std::string, Reviewed>& reviewed() {
       {"tracelens-timesformer-h100.json.gz",
        {{"eager-attention", "pageable-memcpy", "step-host-time"}, {"larger-batch-fits", "sync-memcpy"}}},
       {"nsys/nsys2022-saxpy-mpi-openacc.sqlite", {{"pageable-memcpy", "sync-memcpy"}, {}}},
-      {"nsys/nsys2024-cloverleaf-a100-mpi.sqlite", {{"host-sync", "launch-bound", "pageable-memcpy"}, {"sync-memcpy"}}},
+      {"nsys/nsys2024-cloverleaf-a100-mpi.sqlite", {{"host-sync", "pageable-memcpy"}, {"sync-memcpy"}}},
   };
   return m;
 }

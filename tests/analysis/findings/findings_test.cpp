@@ -309,6 +309,10 @@ TEST(Findings, SynchronizingEveryStepDrainsTheQueue) {
   ASSERT_TRUE(h) << testing::describe_findings(p);
   EXPECT_EQ(p.syncs.gpu_idle_after_ns, 10 * 200 * us);
   EXPECT_EQ(h->saving_ns, 10 * 200 * us);
+  // The late launch that ends each gap comes after the sync: the gap is
+  // host-sync's, not launch overhead as well.
+  EXPECT_EQ(p.launches.late_launch_idle_ns, 0);
+  EXPECT_FALSE(testing::find_finding(p, "launch-bound")) << testing::describe_findings(p);
 }
 
 TEST(Findings, OptimizerKernelsAloneAtTheEndOfTheStep) {
