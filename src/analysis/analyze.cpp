@@ -189,6 +189,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   p.workload = recognise_workload(*rt.trace);
   p.workload.data_loading_recorded = ev.has_input_ranges;
   p.findings = find_problems(p, ev, opt);
+  p.idle_charges = charge_idle(p, ev, opt);
   fit_to_workload(p.workload, p.findings);
   settle_findings(&p);
   return p;

@@ -166,6 +166,9 @@ struct Evidence {
   // a late host launch, or work already queued (a dependency, an event wait,
   // a graph replay; also ops with no launching call).
   TimeNs idle_gaps_sync_ns = 0, idle_gaps_warmup_ns = 0, idle_gaps_launch_ns = 0, idle_gaps_queued_ns = 0;
+  // The part of input_wait before a GPU's first op (outside its span, so
+  // outside its idle time).
+  TimeNs input_wait_before_start_ns = 0;
   std::uint64_t idle_gaps_warmup = 0;  // gaps ended by warm-up
   // Kernels counted as the weight update: optimizer kernels by name, and the
   // kernels launched inside the optimizer's ops (PyTorch's
@@ -207,6 +210,7 @@ struct Evidence {
     idle_gaps_sync_ns += o.idle_gaps_sync_ns, idle_gaps_warmup_ns += o.idle_gaps_warmup_ns;
     idle_gaps_launch_ns += o.idle_gaps_launch_ns, idle_gaps_queued_ns += o.idle_gaps_queued_ns;
     idle_gaps_warmup += o.idle_gaps_warmup;
+    input_wait_before_start_ns += o.input_wait_before_start_ns;
     optimizer_kernel_ns += o.optimizer_kernel_ns;
     optimizer_op_kernels += o.optimizer_op_kernels, optimizer_op_named_kernels += o.optimizer_op_named_kernels;
     optimizer_op_kernel_ns += o.optimizer_op_kernel_ns;
@@ -376,6 +380,9 @@ void hardware_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vecto
 
 // findings/registry.cpp
 std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);
+// findings/idle.cpp: the GPUs' idle time by cause, each part with the finding
+// of p.findings that charges it (Profile::idle_charges).
+std::vector<IdleCharge> charge_idle(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);
 
 // passes/workload.cpp: what the traced program is (from its ops' and kernels'
 // names, its graph ids and its metadata), a job's from its ranks', and the

@@ -454,3 +454,76 @@ void host_sync(Builder& b) {
 }
 
 }  // namespace gpuscope::detail::rules
+
+namespace gpuscope::detail {
+
+std::vector<IdleCharge> charge_idle(const Profile& p, const Evidence& ev, const AnalysisOptions& opt) {
+  using namespace rules;
+  std::vector<Finding> unused;
+  const Totals t(p);
+  const Builder b{p, ev, opt, t, &unused, {}};
+  std::vector<IdleCharge> out;
+  if (!has_span(t) || t.idle <= 0) return out;
+  auto found = [&](std::string_view id) {
+    return std::any_of(p.findings.begin(), p.findings.end(), [&](const Finding& f) { return f.id == id; });
+  };
+  const bool low_util = found("low-utilization");
+  TimeNs charged = 0;
+  // A part whose own finding does not fire is low-utilization's (it counts
+  // the idle time no other finding does) when that fires, else no one's.
+  auto add = [&](std::string_view cause, TimeNs ns, bool fires, std::string_view id, std::string none) {
+    if (ns <= 0) return;
+    IdleCharge c;
+    c.cause = std::string(cause);
+    c.ns = ns;
+    if (fires) {
+      c.finding = std::string(id);
+    } else if (low_util) {
+      c.finding = "low-utilization";
+      c.note = id.empty() ? std::string("idle time no other finding explains")
+                          : "under " + std::string(id) + "'s threshold: idle time no other finding counts";
+    } else {
+      c.note = std::move(none);
+    }
+    charged += ns;
+    out.push_back(std::move(c));
+  };
+  const bool input = input_bound_fires(b);
+  add("input-wait", ev.input_wait.total() - ev.input_wait_before_start_ns, input, "input-bound",
+      "under input-bound's threshold");
+  add("host-sync", sync_idle_ns(p), host_sync_fires(b), "host-sync", "under host-sync's threshold");
+  add("blocking-copy", p.syncs.gpu_idle_after_copies_ns, sync_memcpy_fires(b), "sync-memcpy",
+      "under sync-memcpy's threshold");
+  {
+    const bool lb = launch_bound_fires(b);
+    const std::string_view ops = found("op-launch-overhead")  ? "op-launch-overhead"
+                                 : found("unfused-optimizer") ? "unfused-optimizer"
+                                                              : "";
+    add("late-launch", ev.launch_gaps.total(), lb || (!low_util && !ops.empty()),
+        lb || ops.empty() ? "launch-bound" : ops,
+        "under launch-bound's threshold (" + pct(opt.thresholds.launch_host_wait_share) + " of the run)");
+    if (!lb && !ops.empty() && !out.empty() && out.back().cause == "late-launch")
+      out.back().note = low_util ? "under launch-bound's threshold; " + std::string(ops) + " names the ops behind it"
+                                 : "the part its ops' late launches left idle; under launch-bound's threshold";
+  }
+  const bool gaps = idle_gaps_fire(b);
+  add("late-launch-gap", ev.idle_gaps_launch_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
+  add("queued-gap", ev.idle_gaps_queued_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
+  add("warm-up", ev.idle_gaps_warmup_ns, gaps, "gpu-idle-gaps", "a one-time cost (first calls): no finding charges it");
+  if (gaps && !out.empty() && out.back().cause == "warm-up") out.back().note = "no saving claimed: a one-time cost";
+  add("other", std::max<TimeNs>(0, t.idle - charged), false, "",
+      "short gaps ended by queued work or dependencies, or what no part explains: no finding");
+  // Input loading before a GPU's first op is no idle time of its span, but
+  // the same wait: input-bound's too.
+  if (const TimeNs before = ev.input_wait_before_start_ns; before > 0) {
+    IdleCharge c;
+    c.cause = "input-before-start";
+    c.ns = before;
+    if (input) c.finding = "input-bound";
+    c.note = "before the GPU's first op: outside its span";
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace gpuscope::detail

@@ -677,7 +677,11 @@ struct Sweep {
     for (const Run& r : runs)
       if (r.table) head = std::min(head, r.start[r.row]);
     if (head == RunOrder::kNever) return false;
-    if (t.begin_time() < head) idle_input(t.begin_time(), head);
+    if (t.begin_time() < head) {
+      const TimeNs before = ev.input_wait.total();
+      idle_input(t.begin_time(), head);
+      ev.input_wait_before_start_ns += ev.input_wait.total() - before;
+    }
     return true;
   }
 
