@@ -2,6 +2,7 @@
 // ended them, input, host time around steps, launches, host synchronizations.
 // Each rule: rules.h; its row in registry.cpp and docs/findings.md.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -205,6 +206,14 @@ void gpu_idle_gaps(Builder& b) {
       dur(t.per_device(input)) +
       " are the host-sync, sync-memcpy and input-bound findings' (not counted here). Communication is never in a gap "
       "(a gap has no op running), so exposed communication does not overlap it.";
+  static constexpr const char* kLaunchAdvice =
+      "The next op was launched late: look at what the host does in these gaps (the viewer jumps to them): "
+      "logging, checkpointing, evaluation, Python overhead. Move that work off the critical path: asynchronous "
+      "checkpointing, metrics read every N steps instead of every step.";
+  static constexpr const char* kQueuedAdvice =
+      "The next op was already queued when the gap began: the GPU waited for a dependency the trace does not show "
+      "(an event from another stream or process, a collective's peer, a graph launch). Find what the waiting stream "
+      "depends on and overlap it, or remove the wait (cudaStreamWaitEvent on finer-grained events).";
   std::string advice;
   switch (top) {
     case kWarmup:
@@ -215,16 +224,10 @@ void gpu_idle_gaps(Builder& b) {
           "No saving is claimed for warm-up.";
       break;
     case kLaunch:
-      advice =
-          "The next op was launched late: look at what the host does in these gaps (the viewer jumps to them): "
-          "logging, checkpointing, evaluation, Python overhead. Move that work off the critical path: asynchronous "
-          "checkpointing, metrics read every N steps instead of every step.";
+      advice = kLaunchAdvice;
       break;
     case kQueued:
-      advice =
-          "The next op was already queued when the gap began: the GPU waited for a dependency (an event from "
-          "another stream or process, a collective's peer, a graph launch). Find what the waiting stream depends "
-          "on and overlap it, or remove the wait (cudaStreamWaitEvent on finer-grained events).";
+      advice = kQueuedAdvice;
       break;
     case kSync:
       advice =
@@ -235,9 +238,19 @@ void gpu_idle_gaps(Builder& b) {
       advice = "The gaps are input wait: see the input-bound finding (its fix removes them).";
       break;
   }
-  f.recommendation = advice +
-                     " Estimated saving: the gaps ended by late launches or queued work (not warm-up, input wait "
-                     "or the idle after synchronizations).";
+  // The saving has two causes with two fixes: each one that holds a tenth of
+  // it or more gets its own advice, with its time.
+  auto lower_first = [](std::string text) {
+    text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+    return text;
+  };
+  if (top != kLaunch && launch > 0 && launch * 10 >= saving)
+    advice += " Gaps ended by late launches (" + dur(t.per_device(launch)) + "): " + lower_first(kLaunchAdvice);
+  if (top != kQueued && queued > 0 && queued * 10 >= saving)
+    advice += " Gaps ended by work already queued (" + dur(t.per_device(queued)) + "): " + lower_first(kQueuedAdvice);
+  f.recommendation = advice + " Estimated saving: the gaps ended by late launches (" + dur(t.per_device(launch)) +
+                     ") or queued work (" + dur(t.per_device(queued)) +
+                     "), each by its own fix (not warm-up, input wait or the idle after synchronizations).";
   f.ranges = r;
 }
 
