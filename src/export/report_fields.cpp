@@ -8,10 +8,12 @@
 // [SECTION] Time ranges and duration statistics
 // [SECTION] Per device
 // [SECTION] Categories and hotspots
+// [SECTION] Framework ops
 // [SECTION] Steps
 // [SECTION] Idle time, launches, ranks
 // [SECTION] Synchronization and copies
 // [SECTION] Findings
+// [SECTION] Critical path and simulated fixes
 // [SECTION] Trace quality
 // [SECTION] The top level
 // [SECTION] Entry points

@@ -2,7 +2,7 @@
 //
 // [SECTION] Field lists (one per type, shared by both directions)
 // [SECTION] Writing
-// [SECTION] Reading, with every length and enum checked
+// [SECTION] Reading (with every length and enum checked)
 // [SECTION] Entry points
 //
 // Each type's fields are listed once, in fields(io, x), and the writer and

@@ -6,6 +6,7 @@
 // [SECTION] Runs and the in-flight set
 // [SECTION] Step accounting
 // [SECTION] The sweep
+// [SECTION] Helpers
 // [SECTION] Entry point
 //
 // Why a sweep and not interval sets: a 10M-kernel trace would need several
