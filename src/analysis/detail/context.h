@@ -400,6 +400,13 @@ inline bool on_device(const Trace& t, TrackId track, std::uint32_t device_filter
 
 // Case-insensitive substring search: gpuscope::contains_nocase (trace/kernel_category.h).
 
+// PyTorch's profiler's step ranges ("ProfilerStep#12").
+inline bool is_profiler_step(std::string_view name) { return name.starts_with("ProfilerStep#"); }
+// PyTorch's optimizer step ranges ("Optimizer.step#SGD.step"); with
+// `phase`, any of its phases ("Optimizer.zero_grad#SGD.zero_grad" too).
+inline bool is_optimizer_step(std::string_view name) { return name.starts_with("Optimizer.step#"); }
+inline bool is_optimizer_phase(std::string_view name) { return name.starts_with("Optimizer."); }
+
 // Whether a CPU range is the host loading input (PyTorch's
 // "enumerate(DataLoader)#…", NVTX "data"/"load batch", …).
 bool is_input_range_name(std::string_view name);

@@ -247,7 +247,7 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
   // Optimizer kernels by name, or (when more) the GPU time of the optimizer's ops (Optimizer.step#…).
   double opt = category_share(p, {KernelCategory::optimizer});
   for (const OpRow& r : p.op_names)
-    if (r.name.starts_with("Optimizer.step#") && p.kernel_time_ns > 0)
+    if (is_optimizer_step(r.name) && p.kernel_time_ns > 0)
       opt = std::max(opt, double(r.gpu_total_ns) / double(p.kernel_time_ns));
   if (opt == 0)
     return answer(id, q, Verdict::unknown,

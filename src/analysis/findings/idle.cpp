@@ -420,7 +420,7 @@ void launch_bound(Builder& b) {
     std::vector<const OpRow*> ops, phases;
     for (const OpRow& r : b.p.op_names) {
       if (r.starved_ns > 0) ops.push_back(&r);
-      if (r.name.starts_with("Optimizer.") && r.starved_total_ns > 0) phases.push_back(&r);
+      if (is_optimizer_phase(r.name) && r.starved_total_ns > 0) phases.push_back(&r);
     }
     std::stable_sort(ops.begin(), ops.end(),
                      [](const OpRow* x, const OpRow* y) { return x->starved_ns > y->starved_ns; });

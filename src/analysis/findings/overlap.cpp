@@ -231,7 +231,7 @@ namespace {
 std::vector<const OpRow*> optimizer_ops(const Profile& p) {
   std::vector<const OpRow*> rows;
   for (const OpRow& r : p.op_names)
-    if (r.name.starts_with("Optimizer.step#") && r.calls > 0) rows.push_back(&r);
+    if (is_optimizer_step(r.name) && r.calls > 0) rows.push_back(&r);
   std::stable_sort(rows.begin(), rows.end(),
                    [](const OpRow* a, const OpRow* b) { return a->kernels_total > b->kernels_total; });
   return rows;

@@ -111,7 +111,7 @@ struct GroupSums {
 // as PyTorch's own op table names it (key_averages: "ProfilerStep*"), not a
 // row per step.
 constexpr std::string_view kProfilerStep = "ProfilerStep*";
-std::string_view op_name(std::string_view name) { return name.starts_with("ProfilerStep#") ? kProfilerStep : name; }
+std::string_view op_name(std::string_view name) { return is_profiler_step(name) ? kProfilerStep : name; }
 
 // [SECTION] Per op call -----------------------------------------------------------------------
 

@@ -954,7 +954,7 @@ std::vector<std::uint8_t> optimizer_op_kernels(const Trace& t) {
   bool any = false;
   for (RowIndex r = 0; r < rg.size() && !any; ++r) {
     std::int8_t& n = named[rg.name[r]];
-    if (n < 0) n = t.str(rg.name[r]).starts_with("Optimizer.step#") ? 1 : 0;
+    if (n < 0) n = is_optimizer_step(t.str(rg.name[r])) ? 1 : 0;
     any = n == 1;
   }
   if (!any) return out;
@@ -970,7 +970,7 @@ std::vector<std::uint8_t> optimizer_op_kernels(const Trace& t) {
         break;
       }
       std::int8_t& n = named[rg.name[x]];
-      if (n < 0) n = t.str(rg.name[x]).starts_with("Optimizer.step#") ? 1 : 0;
+      if (n < 0) n = is_optimizer_step(t.str(rg.name[x])) ? 1 : 0;
       if (n) {
         found = 1;
         break;

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/detail/context.h"
 #include "analysis/passes/hta_rules.h"
 #include "analysis/util/intervals.h"
 
@@ -40,7 +41,7 @@ bool last_profiler_step_start(const Trace& t, TimeNs* cutoff) {
   const RangeTable& r = t.ranges();
   for (std::size_t i = 0; i < r.size(); ++i) {
     const std::string_view name = t.str(r.name[i]);
-    if (!name.starts_with("ProfilerStep#")) continue;
+    if (!detail::is_profiler_step(name)) continue;
     auto [it, added] = first_start.emplace(name, r.start[i]);
     if (!added) it->second = std::min(it->second, r.start[i]);
   }

@@ -31,8 +31,6 @@ namespace {
 
 // [SECTION] Where steps come from ----------------------------------------------------------------
 
-bool is_profiler_step(std::string_view name) { return name.starts_with("ProfilerStep#"); }
-
 // "step", "Step 3", "step#3", "train_step", "iteration 12", "iter_5" …
 bool is_step_name(std::string_view name) {
   std::string s;

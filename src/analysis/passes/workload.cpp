@@ -32,7 +32,7 @@ bool backward_op(std::string_view name) {
 // The weight update: PyTorch's Optimizer.step#SGD.step and zero_grad ranges,
 // NVTX ranges named optimizer.
 bool optimizer_op(std::string_view name) {
-  return name.starts_with("Optimizer.") || contains_nocase(name, "optimizer") ||
+  return is_optimizer_phase(name) || contains_nocase(name, "optimizer") ||
          name.find("ApplyGradientDescent") != std::string_view::npos ||  // TensorFlow's training ops
          name.find("ApplyAdam") != std::string_view::npos || name.find("ApplyMomentum") != std::string_view::npos;
 }
@@ -66,7 +66,7 @@ bool triton_kernel(std::string_view name) { return name.starts_with("triton_") |
 // XLA's (JAX's) computations and fusions.
 bool pytorch_name(std::string_view n) {
   return n.starts_with("aten::") || n.starts_with("at::native::") || n.starts_with("autograd::") ||
-         n.starts_with("ProfilerStep#") || n.starts_with("Optimizer.step#") || n.starts_with("c10d::") ||
+         is_profiler_step(n) || is_optimizer_step(n) || n.starts_with("c10d::") ||
          n.find("at::native::") != std::string_view::npos;
 }
 bool tensorflow_name(std::string_view n) {
