@@ -27,17 +27,19 @@ json font_json(const FontStatus& font) {
 json tracks_json(const FrameStats& st) {
   json tracks = json::array();
   for (const TrackStats& ts : st.tracks)
-    tracks.push_back({{"group", ts.group},
-                      {"label", ts.label},
-                      {"track", ts.track},
-                      {"visible", ts.visible},
-                      {"collapsed", ts.collapsed},
-                      {"rows", ts.rows},
-                      {"y", ts.y},
-                      {"height", ts.height},
-                      {"drawn", ts.drawn},
-                      {"merged_blocks", ts.merged_blocks},
-                      {"merged_events", ts.merged_events}});
+    tracks.push_back(
+        {{"group", ts.group},
+         {"label", ts.label},
+         {"track", ts.track},
+         {"visible", ts.visible},
+         {"collapsed", ts.collapsed},
+         {"rows", ts.rows},
+         {"y", ts.y},
+         {"height", ts.height},
+         {"drawn", ts.drawn},
+         {"merged_blocks", ts.merged_blocks},
+         {"merged_events", ts.merged_events},
+         {"gpu_ops", {{"kernels", ts.gpu_ops[0]}, {"memcpys", ts.gpu_ops[1]}, {"memsets", ts.gpu_ops[2]}}}});
   return tracks;
 }
 

@@ -63,10 +63,11 @@ struct TrackStats {
   float y = 0, height = 0;  // screen position of the track's rows this frame
   bool visible = false;     // on screen vertically
   bool collapsed = false;
-  std::uint32_t rows = 0;           // rows drawn
-  std::uint64_t drawn = 0;          // events drawn one by one
-  std::uint64_t merged_blocks = 0;  // folded blocks
-  std::uint64_t merged_events = 0;  // events inside them
+  std::uint32_t rows = 0;                  // rows drawn
+  std::uint64_t drawn = 0;                 // events drawn one by one
+  std::uint64_t merged_blocks = 0;         // folded blocks
+  std::uint64_t merged_events = 0;         // events inside them
+  std::array<std::uint64_t, 3> gpu_ops{};  // kernels, memcpys, memsets drawn or folded (TableId order)
 };
 
 // A counter lane as drawn: its series, where, and its peak.
@@ -289,10 +290,8 @@ class View {
   // view_timeline.cpp
   struct FoldedBlock {
     TimeNs start, end;
-    std::uint32_t count;
-    TableId table;
-    const LaneSegment* segment;
-    RowIndex first, last;  // positions in the segment
+    const TrackRow* row;
+    MultiLodItem item;  // positions in each of the row's segments
   };
   struct RowSpan {  // where a row is drawn this frame
     float left, right, y;
@@ -318,8 +317,10 @@ class View {
   void draw_step_sparkline(const Step& s, float width, float height);
   void draw_track(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width, TrackStats& ts);
   void draw_row(ImDrawList* dl, const TrackRow& row, float x0, float y, float width, TrackStats& ts);
-  void draw_folded(ImDrawList* dl, const LaneSegment& seg, const LodItem& it, float xa, float xb, const RowSpan& span,
+  void draw_folded(ImDrawList* dl, const TrackRow& row, const MultiLodItem& it, float xa, float xb, const RowSpan& span,
                    TrackStats& ts);
+  void draw_kernel_bands(ImDrawList* dl, const CategoryTimes& mix, RowIndex first_row, float xa, float xb, float top,
+                         float bottom, float visible_w);
   void draw_single(ImDrawList* dl, const LaneSegment& seg, RowIndex r, float xa, float xb, const RowSpan& span,
                    TrackStats& ts);
   void folded_tooltip(const FoldedBlock& b);

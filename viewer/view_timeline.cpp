@@ -16,8 +16,10 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include "analysis/format.h"
 #include "trace/detail/time_columns.h"
@@ -519,16 +521,24 @@ void View::draw_row(ImDrawList* dl, const TrackRow& row, float x0, float y, floa
   auto to_x = [&](TimeNs t) {
     return x0 + static_cast<float>(std::clamp(static_cast<double>(t - view_start_) * ppn, -2.0, width + 2.0));
   };
-  for (const LaneSegment& seg : row.segments) {
+  // The row's lanes (a stream's kernels, copies and memsets) folded together:
+  // a block of one lane never hides another's events.
+  std::array<LodLane, kMaxLodLanes> lanes{};
+  const std::size_t n = std::min(row.segments.size(), kMaxLodLanes);
+  for (std::size_t i = 0; i < n; ++i) {
+    const LaneSegment& seg = row.segments[i];
     RowIndex lo, hi;
     seg.visible(t0, t1, &lo, &hi);
-    for_each_lod_item(seg.start, seg.end, lo, hi, seg.ends_sorted, min_ns, [&](const LodItem& it) {
-      if (it.merged())
-        draw_folded(dl, seg, it, to_x(it.start), to_x(it.end), span, ts);
-      else
-        draw_single(dl, seg, seg.row(it.first), to_x(it.start), to_x(it.end), span, ts);
-    });
+    lanes[i] = LodLane{seg.start, seg.end, lo, hi, seg.ends_sorted};
   }
+  for_each_lod_item(std::span<const LodLane>(lanes.data(), n), min_ns, [&](const MultiLodItem& it) {
+    if (it.merged()) {
+      draw_folded(dl, row, it, to_x(it.start), to_x(it.end), span, ts);
+    } else {
+      const LaneSegment& seg = row.segments[it.lane()];
+      draw_single(dl, seg, seg.row(it.first[it.lane()]), to_x(it.start), to_x(it.end), span, ts);
+    }
+  });
 }
 
 namespace {
@@ -569,45 +579,79 @@ CategoryTimes View::folded_kernel_time(const LaneSegment& seg, RowIndex first, R
   return t;
 }
 
-void View::draw_folded(ImDrawList* dl, const LaneSegment& seg, const LodItem& it, float xa, float xb,
+// The kernels' category mix as stacked bands in legend order (padding on
+// top), heights in proportion to time, in [top, bottom): a stream that is
+// 21% padding shows a fifth of red at any zoom.
+void View::draw_kernel_bands(ImDrawList* dl, const CategoryTimes& mix, RowIndex first_row, float xa, float xb,
+                             float top, float bottom, float visible_w) {
+  TimeNs total = 0;
+  for (TimeNs v : mix) total += v;
+  const float h = bottom - top;
+  if (total == 0) {  // only zero-length kernels: the first one's colour
+    const KernelCategory c = doc_->trace().kernels().category_at(first_row);
+    dl->AddRectFilled(ImVec2(xa, top), ImVec2(xb, bottom), scale_brightness(category_color(c), 0.8f));
+    stats_.kernel_px[static_cast<std::size_t>(c)] += visible_w * h;
+    return;
+  }
+  TimeNs acc = 0;
+  float band_top = top;
+  for (int c = 0; c < kKernelCategoryCount; ++c) {
+    const TimeNs v = mix[static_cast<std::size_t>(c)];
+    stats_.kernel_ns_folded[static_cast<std::size_t>(c)] += v;
+    if (v == 0) continue;
+    acc += v;
+    const float band_bottom =
+        top + std::round(h * static_cast<float>(static_cast<double>(acc) / static_cast<double>(total)));
+    if (band_bottom <= band_top) continue;
+    dl->AddRectFilled(ImVec2(xa, band_top), ImVec2(xb, band_bottom),
+                      scale_brightness(category_color(static_cast<KernelCategory>(c)), 0.8f));
+    stats_.kernel_px[static_cast<std::size_t>(c)] += visible_w * (band_bottom - band_top);
+    band_top = band_bottom;
+  }
+}
+
+void View::draw_folded(ImDrawList* dl, const TrackRow& row, const MultiLodItem& it, float xa, float xb,
                        const RowSpan& span, TrackStats& ts) {
   xb = std::max(xb, xa + kMinVisiblePx);
   const float w = visible_px(xa, xb, span.left, span.right);
-  if (seg.table == TableId::kernels) {
-    // The exact category mix of every kernel folded here, as stacked bands
-    // in legend order (padding on top), heights in proportion to time: a
-    // stream that is 21% padding shows a fifth of red at any zoom.
-    const CategoryTimes mix = folded_kernel_time(seg, it.first, it.last);
-    TimeNs total = 0;
-    for (TimeNs v : mix) total += v;
-    TimeNs acc = 0;
-    float band_top = span.y;
-    for (int c = 0; c < kKernelCategoryCount; ++c) {
-      const TimeNs v = mix[static_cast<std::size_t>(c)];
-      stats_.kernel_ns_folded[static_cast<std::size_t>(c)] += v;
-      if (v == 0) continue;
-      acc += v;
-      const float band_bottom =
-          span.y + std::round(kRowH * static_cast<float>(static_cast<double>(acc) / static_cast<double>(total)));
-      if (band_bottom <= band_top) continue;
-      dl->AddRectFilled(ImVec2(xa, band_top), ImVec2(xb, band_bottom),
-                        scale_brightness(category_color(static_cast<KernelCategory>(c)), 0.8f));
-      stats_.kernel_px[static_cast<std::size_t>(c)] += w * (band_bottom - band_top);
-      band_top = band_bottom;
-    }
-    if (total == 0) {  // only zero-length kernels: the first one's colour
-      const KernelCategory c = doc_->trace().kernels().category_at(seg.row(it.first));
-      dl->AddRectFilled(ImVec2(xa, span.y), ImVec2(xb, span.y + kRowH), scale_brightness(category_color(c), 0.8f));
-      stats_.kernel_px[static_cast<std::size_t>(c)] += w * kRowH;
-    }
-  } else {
-    dl->AddRectFilled(ImVec2(xa, span.y), ImVec2(xb, span.y + kRowH),
-                      scale_brightness(event_color(seg.table, seg.row(it.first)), 0.62f));
+  // Copies and memsets among kernels: a strip each at the bottom (their time
+  // is small beside the kernels', yet they must show); the kernels' bands
+  // above. A block of one kind fills the row.
+  const std::size_t lanes = std::min(row.segments.size(), kMaxLodLanes);
+  int kernel_lane = -1, other_lanes = 0;
+  for (std::size_t i = 0; i < lanes; ++i) {
+    if (it.last[i] == it.first[i]) continue;
+    if (row.segments[i].table == TableId::kernels)
+      kernel_lane = static_cast<int>(i);
+    else
+      ++other_lanes;
   }
-  // What the block stands for: "3,780 kernels", or the number alone when that is all that fits.
+  constexpr float kStripH = 3;
+  const float strips = kernel_lane >= 0 ? kStripH * static_cast<float>(other_lanes) : kRowH;
+  float strip_top = span.y + kRowH - strips;
+  const float strip_h = kernel_lane >= 0 ? kStripH : kRowH / static_cast<float>(std::max(1, other_lanes));
+  for (std::size_t i = 0; i < lanes; ++i) {
+    const LaneSegment& seg = row.segments[i];
+    const std::uint64_t count = it.last[i] - it.first[i];
+    if (count == 0) continue;
+    if (seg.table <= TableId::memsets) ts.gpu_ops[static_cast<std::size_t>(seg.table)] += count;
+    if (seg.table == TableId::kernels) {
+      draw_kernel_bands(dl, folded_kernel_time(seg, it.first[i], it.last[i]), seg.row(it.first[i]), xa, xb, span.y,
+                        strip_top, w);
+      continue;
+    }
+    dl->AddRectFilled(ImVec2(xa, strip_top), ImVec2(xb, strip_top + strip_h),
+                      scale_brightness(event_color(seg.table, seg.row(it.first[i])), 0.62f));
+    strip_top += strip_h;
+  }
+  // What the block stands for: "3,780 kernels · 12 memsets", or the number alone when that is all that fits.
   const float room = std::min(xb, span.right) - std::max(xa, span.left) - 6;
-  const std::string n = room >= 2 * span.digit_px ? format::count(it.count()) : std::string();
-  const std::string label = n.empty() ? n : cat(n, " ", folded_noun(seg.table));
+  std::string label;
+  if (room >= 2 * span.digit_px)
+    for (std::size_t i = 0; i < lanes; ++i)
+      if (const std::uint64_t c = it.last[i] - it.first[i]; c > 0)
+        label += cat(label.empty() ? "" : " · ", format::count(c), " ", folded_noun(row.segments[i].table));
+  const std::string n = label.empty() ? std::string() : format::count(it.count());
   const std::string& shown = ImGui::CalcTextSize(label.c_str()).x <= room ? label : n;
   if (!shown.empty() && ImGui::CalcTextSize(shown.c_str()).x <= room) {
     const ImVec2 at(std::max(xa, span.left) + 3, span.y + 1);
@@ -617,8 +661,7 @@ void View::draw_folded(ImDrawList* dl, const LaneSegment& seg, const LodItem& it
   }
   ++ts.merged_blocks;
   ts.merged_events += it.count();
-  if (span.mouse_x >= xa && span.mouse_x < xb)
-    hovered_block_ = FoldedBlock{it.start, it.end, it.count(), seg.table, &seg, it.first, it.last};
+  if (span.mouse_x >= xa && span.mouse_x < xb) hovered_block_ = FoldedBlock{it.start, it.end, &row, it};
 }
 
 void View::draw_single(ImDrawList* dl, const LaneSegment& seg, RowIndex r, float xa, float xb, const RowSpan& span,
@@ -643,17 +686,24 @@ void View::draw_single(ImDrawList* dl, const LaneSegment& seg, RowIndex r, float
     dl->AddText(ImVec2(vis_a, span.y + 1), text_color_on(color), label.data(), label.data() + fit);
   }
   ++ts.drawn;
+  if (seg.table <= TableId::memsets) ++ts.gpu_ops[static_cast<std::size_t>(seg.table)];
   if (span.mouse_x >= xa - 1 && span.mouse_x < xb + 1) hovered_ = MatchRef{seg.table, r};
 }
 
 void View::folded_tooltip(const FoldedBlock& b) {
   ImGui::BeginTooltip();
-  ImGui::Text("%s %s folded (each < %.0f px at this zoom)", format::count(b.count).c_str(), folded_noun(b.table),
-              kMinVisiblePx);
+  std::string what;
+  const std::size_t lanes = std::min(b.row->segments.size(), kMaxLodLanes);
+  for (std::size_t i = 0; i < lanes; ++i)
+    if (const std::uint64_t c = b.item.last[i] - b.item.first[i]; c > 0)
+      what += cat(what.empty() ? "" : " · ", format::count(c), " ", folded_noun(b.row->segments[i].table));
+  ImGui::Text("%s folded (each < %.0f px at this zoom)", what.c_str(), kMinVisiblePx);
   ImGui::TextDisabled("%s span · click to zoom in", format::duration(b.end - b.start).c_str());
-  if (b.table == TableId::kernels && b.segment) {
+  for (std::size_t i = 0; i < lanes; ++i) {
+    const LaneSegment& seg = b.row->segments[i];
+    if (seg.table != TableId::kernels || b.item.last[i] == b.item.first[i]) continue;
     // The mix, largest first: the bands' numbers.
-    const CategoryTimes mix = folded_kernel_time(*b.segment, b.first, b.last);
+    const CategoryTimes mix = folded_kernel_time(seg, b.item.first[i], b.item.last[i]);
     TimeNs total = 0;
     for (TimeNs v : mix) total += v;
     std::vector<int> order;
