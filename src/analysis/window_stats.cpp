@@ -39,7 +39,9 @@ struct Run {
 };
 
 // Whether an op [s, e) counts in the window: it overlaps it, or (zero length) starts inside it.
-bool in_window(TimeNs s, TimeNs e, TimeRange w) { return s == e ? s >= w.start && s < w.end : s < w.end && e > w.start; }
+bool in_window(TimeNs s, TimeNs e, TimeRange w) {
+  return s == e ? s >= w.start && s < w.end : s < w.end && e > w.start;
+}
 
 // The run of `table` on `track` inside the window, its first and last rows trimmed to ops that count.
 Run run_of(const Trace& t, TableId table, TrackId track, TimeRange w) {
@@ -216,8 +218,8 @@ class Sums {
     const double length = static_cast<double>(std::max<TimeNs>(1, out->window.duration()));
     auto share = [](TimeNs v, TimeNs of) { return of > 0 ? static_cast<double>(v) / static_cast<double>(of) : 0.0; };
     auto name_row = [&](StringId id, const Acc& n) {
-      out->kernel_names.push_back({std::string(t_.str(id)), static_cast<KernelCategory>(n.category), n.count, n.ns, 0, 0,
-                                   share(n.ns, out->kernel_time_ns), static_cast<double>(n.ns) / length});
+      out->kernel_names.push_back({std::string(t_.str(id)), static_cast<KernelCategory>(n.category), n.count, n.ns, 0,
+                                   0, share(n.ns, out->kernel_time_ns), static_cast<double>(n.ns) / length});
     };
     for (StringId id = 0; id < names_.size(); ++id)
       if (names_[id].count > 0) name_row(id, names_[id]);
@@ -265,7 +267,7 @@ class Sums {
     TimeNs ns = 0, ns_total = 0;
   };
   const Trace& t_;
-  std::vector<Acc> names_;  // by kernel name id, in the category its first kernel has
+  std::vector<Acc> names_;                                   // by kernel name id, in the category its first kernel has
   std::unordered_map<std::uint64_t, Acc> other_categories_;  // by name id << 8 | category: the others
   std::array<Acc, kKernelCategoryCount> categories_{};
   std::unordered_map<StringId, OpAcc> ops_;  // by op name id

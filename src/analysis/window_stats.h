@@ -39,9 +39,9 @@ struct WindowStream {
   TrackId track = 0;
   std::uint32_t device = 0, stream = 0;
   std::uint64_t kernels = 0, memcpys = 0, memsets = 0;
-  TimeNs kernel_ns = 0;  // Σ kernel time inside the window
-  TimeNs busy_ns = 0;    // |union of its GPU ops| inside the window
-  TimeNs idle_ns = 0;    // window length - busy_ns
+  TimeNs kernel_ns = 0;   // Σ kernel time inside the window
+  TimeNs busy_ns = 0;     // |union of its GPU ops| inside the window
+  TimeNs idle_ns = 0;     // window length - busy_ns
   double busy_share = 0;  // busy_ns / window length
 };
 
@@ -49,12 +49,12 @@ struct WindowStream {
 struct WindowDevice {
   std::uint32_t device = 0;
   std::uint64_t kernels = 0, memcpys = 0, memsets = 0;
-  TimeNs busy_ns = 0;          // |union of its GPU ops (kernels, memcpys, memsets)|
-  TimeNs idle_ns = 0;          // window length - busy_ns
-  double utilization = 0;      // busy_ns / window length
-  TimeNs kernel_busy_ns = 0;   // |union of kernels|
-  TimeNs kernel_time_ns = 0;   // Σ kernel time (not a union)
-  TimeNs concurrent_ns = 0;    // time with >= 2 kernels in flight
+  TimeNs busy_ns = 0;                 // |union of its GPU ops (kernels, memcpys, memsets)|
+  TimeNs idle_ns = 0;                 // window length - busy_ns
+  double utilization = 0;             // busy_ns / window length
+  TimeNs kernel_busy_ns = 0;          // |union of kernels|
+  TimeNs kernel_time_ns = 0;          // Σ kernel time (not a union)
+  TimeNs concurrent_ns = 0;           // time with >= 2 kernels in flight
   double kernel_concurrency = 0;      // concurrent_ns / kernel_busy_ns
   double mean_kernels_in_flight = 0;  // kernel_time_ns / kernel_busy_ns
 };
