@@ -122,6 +122,81 @@ json selection_json(const View& view, const Trace& t) {
   return s;
 }
 
+json window_rows_json(const std::vector<WindowRow>& rows, bool ops) {
+  constexpr std::size_t kMaxRows = 100;
+  json out = json::array();
+  for (std::size_t i = 0; i < rows.size() && i < kMaxRows; ++i) {
+    const WindowRow& r = rows[i];
+    json j = {
+        {"name", r.name}, {"count", r.count}, {"total_ns", r.total_ns}, {"share", r.share}, {"of_range", r.of_window}};
+    if (ops) {
+      j["with_children_ns"] = r.with_children_ns;
+      j["count_with_children"] = r.count_with_children;
+    } else {
+      j["category"] = std::string(to_string(r.category));
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+json window_stats_json(const WindowStats& ws) {
+  json devices = json::array();
+  for (const WindowDevice& d : ws.devices)
+    devices.push_back({{"device", d.device},
+                       {"kernels", d.kernels},
+                       {"memcpys", d.memcpys},
+                       {"memsets", d.memsets},
+                       {"busy_ns", d.busy_ns},
+                       {"idle_ns", d.idle_ns},
+                       {"utilization", d.utilization},
+                       {"kernel_busy_ns", d.kernel_busy_ns},
+                       {"kernel_time_ns", d.kernel_time_ns},
+                       {"concurrent_ns", d.concurrent_ns},
+                       {"kernel_concurrency", d.kernel_concurrency},
+                       {"mean_kernels_in_flight", d.mean_kernels_in_flight}});
+  json streams = json::array();
+  for (const WindowStream& s : ws.streams)
+    streams.push_back({{"track", s.track},
+                       {"device", s.device},
+                       {"stream", s.stream},
+                       {"kernels", s.kernels},
+                       {"memcpys", s.memcpys},
+                       {"memsets", s.memsets},
+                       {"kernel_ns", s.kernel_ns},
+                       {"busy_ns", s.busy_ns},
+                       {"idle_ns", s.idle_ns},
+                       {"busy_share", s.busy_share}});
+  return {{"kernels", ws.kernels},
+          {"memcpys", ws.memcpys},
+          {"memsets", ws.memsets},
+          {"kernel_time_ns", ws.kernel_time_ns},
+          {"gpu_op_time_ns", ws.gpu_op_time_ns},
+          {"devices", std::move(devices)},
+          {"streams", std::move(streams)},
+          {"kernel_names", window_rows_json(ws.kernel_names, false)},
+          {"categories", window_rows_json(ws.categories, false)},
+          {"ops", window_rows_json(ws.ops, true)}};
+}
+
+// The selected range: where, its length as written, its statistics; null without one.
+json range_json(const View& view, const FrameStats& st, TimeNs origin) {
+  const std::optional<TimeRange> r = view.range();
+  if (!r) return nullptr;
+  const std::shared_ptr<const WindowStats> ws = view.range_stats();
+  return {{"start_ns", r->start},
+          {"end_ns", r->end},
+          {"start_offset_ns", r->start - origin},
+          {"end_offset_ns", r->end - origin},
+          {"duration_ns", r->duration()},
+          {"length", st.range_length},
+          {"band", {st.range_band.first, st.range_band.second}},
+          {"status", st.range_status},
+          {"device_rows", st.range_device_rows},
+          {"kernel_rows", st.range_kernel_rows},
+          {"stats", ws ? window_stats_json(*ws) : json(nullptr)}};
+}
+
 // The job view as drawn; null when no job is open.
 json job_json(const View& view, const FrameStats& st) {
   const JobData* job = view.job();
@@ -221,6 +296,7 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
                         {"end_offset_ns", st.view_end - t.begin_time()},
                         {"duration_ns", st.view_end - st.view_start}};
   j["timeline_width_px"] = st.timeline_width_px;
+  j["timeline_x0"] = st.timeline_x0;
   j["tracks"] = tracks_json(st);
   j["drawn_items"] = st.drawn;
   j["merged_blocks"] = st.merged_blocks;
@@ -244,6 +320,10 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["ops_message"] = st.ops_message;
   j["selected_op"] = st.selected_op.empty() ? json(nullptr) : json(st.selected_op);
 
+  j["ruler_y"] = st.ruler_y;
+  j["tabs"] = json::object();
+  for (const ClickTarget& c : st.tab_targets) j["tabs"][c.label] = {{"x", c.x}, {"y", c.y}};
+  j["range"] = range_json(view, st, t.begin_time());
   j["selection"] = selection_json(view, t);
   j["highlight"] = {{"label", view.matches_label()}, {"matches", view.matches().size()}};
   const auto profile = doc->profile();

@@ -52,8 +52,11 @@ struct Options {
   std::string screenshot;
   int width = 1280, height = 800;
   gv::Panel view = gv::Panel::timeline;
-  bool zoom_set = false;
+  bool zoom_set = false, view_set = false;
   gpuscope::TimeNs zoom_start = 0, zoom_end = 0;
+  bool range_set = false;
+  gpuscope::TimeNs range_start = 0, range_end = 0;
+  std::string frame_json;  // interactive: the frame report after every frame drawn
   std::string select, find, select_op;
   bool find_regex = false;
   bool ops_by_shapes = false;
@@ -78,14 +81,21 @@ Options parse_command_line(int argc, char** argv) {
       "two files, opens as a job of many ranks: one timeline on the job clock, collectives linked across ranks,\n"
       "who made the others wait. With --screenshot it renders a few frames to a PNG\n"
       "plus OUT.json describing what was drawn, and exits (use xvfb-run on a machine without a display)."};
-  std::string size, view, zoom;
+  std::string size, view, zoom, range;
   app.add_option("files", o.files,
                  "trace to open; a second one is opened for comparison; a directory or more than two files: a job")
       ->expected(0, 1 << 20);
   app.add_option("--screenshot", o.screenshot, "headless: render, write OUT.png and OUT.json, exit");
   app.add_option("--size", size, "window / image size WIDTHxHEIGHT (default 1280x800)");
-  app.add_option("--view", view, "panel to show: timeline, hotspots, ops, findings, summary or compare");
-  app.add_option("--zoom", zoom, "visible range START:END from the trace start, in ns or with a unit (0:5ms)");
+  app.add_option("--view", view, "panel to show: timeline, range, hotspots, ops, findings, summary or compare");
+  app.add_option("--zoom", zoom,
+                 "visible range START:END from the trace start, in ns or with a unit (0:5ms, 1.5ms:2ms)");
+  app.add_option("--range", range,
+                 "select the time range START:END from the trace start (as a drag on the ruler does): its statistics "
+                 "in the Range tab and in OUT.json");
+  app.add_option("--frame-json", o.frame_json,
+                 "interactive: write what each frame drew (OUT.json's content) to this file after every frame, for "
+                 "scripts that drive the window");
   app.add_option("--select", o.select, "select the first instance of this kernel (in the --zoom range if given)");
   app.add_option("--select-op", o.select_op,
                  "highlight the kernels of this framework op (exact name) and select the first (the Ops tab's click)");
@@ -112,20 +122,29 @@ Options parse_command_line(int argc, char** argv) {
   std::string error;
   if (!size.empty() && !gv::parse_size(size, &o.width, &o.height, &error)) fail(kExitInput, "--size: " + error);
   if (!view.empty() && !gv::parse_panel(view, &o.view))
-    fail(kExitInput, "--view: unknown panel '" + view + "' (timeline, hotspots, ops, findings, summary, compare)");
+    fail(kExitInput,
+         "--view: unknown panel '" + view + "' (timeline, range, hotspots, ops, findings, summary, compare)");
+  o.view_set = !view.empty();
   if (!zoom.empty()) {
     if (!gv::parse_zoom(zoom, &o.zoom_start, &o.zoom_end, &error)) fail(kExitInput, "--zoom: " + error);
     o.zoom_set = true;
+  }
+  if (!range.empty()) {
+    if (!gv::parse_zoom(range, &o.range_start, &o.range_end, &error)) fail(kExitInput, "--range: " + error);
+    o.range_set = true;
   }
   if (o.synthetic > 0 && !o.files.empty())
     fail(kExitInput, "--synthetic replaces the trace file: give one or the other");
   const bool job = gv::is_job_input(o.files);
   if (o.select_instance >= 0 && !job)
     fail(kExitInput, "--select-instance needs a job (a directory of rank traces, or more than two files)");
-  const std::pair<const char*, bool> trace_only[] = {
-      {"--select", !o.select.empty()},      {"--select-op", !o.select_op.empty()},
-      {"--find", !o.find.empty()},          {"--critical-path", o.critical_path},
-      {"--ops-by-shapes", o.ops_by_shapes}, {"--view", o.view != gv::Panel::timeline}};
+  const std::pair<const char*, bool> trace_only[] = {{"--select", !o.select.empty()},
+                                                     {"--select-op", !o.select_op.empty()},
+                                                     {"--find", !o.find.empty()},
+                                                     {"--critical-path", o.critical_path},
+                                                     {"--ops-by-shapes", o.ops_by_shapes},
+                                                     {"--view", o.view != gv::Panel::timeline},
+                                                     {"--range", o.range_set}};
   if (job)
     for (const auto& [flag, given] : trace_only)
       if (given) fail(kExitInput, std::string(flag) + " applies to one trace, not to a job (open a rank alone)");
@@ -293,15 +312,15 @@ std::string apply_view_options(gv::View& view, const Options& o) {
   if (!view.document() && view.job()) return apply_job_options(view, o);
   if (!view.document()) return {};
   std::string error;
-  view.show(o.view);
-  if (o.zoom_set) {
-    const gpuscope::TimeNs origin = view.document()->trace().begin_time();
-    view.zoom_to(origin + o.zoom_start, origin + o.zoom_end);
-  }
+  const gpuscope::TimeNs origin = view.document()->trace().begin_time();
+  view.show(o.range_set && !o.view_set ? gv::Panel::range : o.view);
+  if (o.zoom_set) view.zoom_to(origin + o.zoom_start, origin + o.zoom_end);
+  if (o.range_set) view.select_range(origin + o.range_start, origin + o.range_end);
   if (!o.find.empty()) view.set_search(o.find, o.find_regex);
   view.set_show_critical_path(o.critical_path);
   view.set_ops_by_shapes(o.ops_by_shapes);
   if (!o.select_op.empty()) {
+    // With --zoom the view stays where it was asked to be.
     if (!view.select_op(o.select_op))
       error = "no framework op named '" + o.select_op + "' in " + view.document()->path();
     else if (!o.zoom_set && view.selection().valid())
@@ -346,6 +365,10 @@ int run_headless(const Options& o) {
   frame();  // adopt the document
   std::string error = view.load_error();
   if (error.empty()) error = apply_view_options(view, o);
+  while (view.busy()) {  // what the options started (a range's statistics)
+    frame();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   for (int i = 0; i < o.frames; ++i) frame();
 
   std::vector<unsigned char> pixels(static_cast<std::size_t>(o.width) * static_cast<std::size_t>(o.height) * 4);
@@ -389,9 +412,27 @@ int run_headless(const Options& o) {
 
 // [SECTION] Interactive loop -----------------------------------------------------------------
 
+// --frame-json: what the frame drew, as OUT.json says it, for a script driving the window.
+void write_frame_json(const gv::View& view, const Options& o, const gv::FontStatus& font) {
+  gv::FrameReportContext ctx;
+  ctx.file = o.synthetic ? "synthetic:" + std::to_string(o.synthetic) : o.files.empty() ? "" : o.files[0];
+  ImGuiIO& io = ImGui::GetIO();
+  ctx.width = static_cast<int>(io.DisplaySize.x);
+  ctx.height = static_cast<int>(io.DisplaySize.y);
+  ctx.frames = ImGui::GetFrameCount();
+  ctx.error = view.load_error();
+  ctx.font = font;
+  const std::string text = gv::frame_report(view, ImGui::GetDrawData(), ctx).dump(2) + "\n";
+  write_atomically(o.frame_json, [&](const std::string& tmp) {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    return static_cast<bool>(f.flush());
+  });
+}
+
 int run_interactive(const Options& o) {
   GLFWwindow* w = create_window(o.width, o.height, /*visible=*/true);
-  init_imgui(w, o);
+  const gv::FontStatus font = init_imgui(w, o);
   glfwSetDropCallback(w, on_drop);
   gv::View view;
   bool options_applied = o.files.empty() && o.synthetic == 0;
@@ -415,6 +456,7 @@ int run_interactive(const Options& o) {
     glfwGetFramebufferSize(w, &fb_w, &fb_h);
     render_frame(view, fb_w, fb_h);
     glfwSwapBuffers(w);
+    if (!o.frame_json.empty()) write_frame_json(view, o, font);
     if (!options_applied && (view.document() || view.job())) {
       options_applied = true;
       const std::string error = apply_view_options(view, o);

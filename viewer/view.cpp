@@ -29,6 +29,8 @@ std::string_view to_string(Panel p) {
   switch (p) {
     case Panel::timeline:
       return "timeline";
+    case Panel::range:
+      return "range";
     case Panel::hotspots:
       return "hotspots";
     case Panel::ops:
@@ -116,6 +118,7 @@ void View::adopt(std::shared_ptr<Document> doc) {
   match_cursor_.reset();
   evidence_.clear();
   evidence_label_.clear();
+  clear_range();
   selected_op_for_ = nullptr;
   selected_op_kernels_.clear();
   op_order_for_ = nullptr;
@@ -144,7 +147,8 @@ void View::poll_loaders() {
 
 bool View::busy() const {
   auto busy = [](const Loader& l) { return l.state() == Loader::State::loading || l.analysing(); };
-  return busy(loader_) || busy(compare_loader_) || job_loader_.state() == JobLoader::State::loading;
+  return busy(loader_) || busy(compare_loader_) || job_loader_.state() == JobLoader::State::loading ||
+         range_worker_.busy();
 }
 
 std::shared_ptr<const Profile> View::panel_profile(const char* panel) {
@@ -306,6 +310,8 @@ void View::draw_menu_bar() {
         "  W / S          zoom in / out      A / D   pan left / right\n"
         "  Home           whole trace        F       focus the selection\n"
         "  click          select (a folded block: zoom into it)\n"
+        "  drag on ruler  select a time range (or Shift+drag on the tracks)\n"
+        "  Z              zoom to the range  (its statistics: the Range tab)\n"
         "  Esc            clear selection and highlights\n"
         "Search\n"
         "  Ctrl+F         find by name       Enter / Shift+Enter   next / previous\n"
@@ -487,16 +493,22 @@ void View::draw_bottom_panel(float height) {
       Panel panel;
       const char* label;
     };
-    const Tab tabs[] = {{Panel::timeline, "Details"},  {Panel::hotspots, "Hotspots"}, {Panel::ops, "Ops"},
-                        {Panel::findings, "Findings"}, {Panel::summary, "Summary"},   {Panel::compare, "Compare"}};
+    const Tab tabs[] = {{Panel::timeline, "Details"}, {Panel::range, "Range"},       {Panel::hotspots, "Hotspots"},
+                        {Panel::ops, "Ops"},          {Panel::findings, "Findings"}, {Panel::summary, "Summary"},
+                        {Panel::compare, "Compare"}};
     for (const Tab& tab : tabs) {
       const ImGuiTabItemFlags flags = panel_requested_ && panel_ == tab.panel ? ImGuiTabItemFlags_SetSelected : 0;
-      if (ImGui::BeginTabItem(tab.label, nullptr, flags)) {
+      const bool open = ImGui::BeginTabItem(tab.label, nullptr, flags);
+      stats_.tab_targets.push_back(target(tab.label));
+      if (open) {
         if (!panel_requested_) panel_ = tab.panel;
         ImGui::BeginChild("panel");
         switch (tab.panel) {
           case Panel::timeline:
             draw_details();
+            break;
+          case Panel::range:
+            draw_range_panel();
             break;
           case Panel::hotspots:
             draw_hotspots();
@@ -546,8 +558,10 @@ void View::handle_global_keys() {
     matches_label_.clear();
     match_cursor_.reset();
     evidence_.clear();
+    clear_range();
   }
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home), false)) zoom_to_all();
+  if (!io.KeyCtrl && ImGui::IsKeyPressed('Z', false)) zoom_to_range();
   if (!io.KeyCtrl && ImGui::IsKeyPressed('F', false)) focus_selection();
   if (io.KeyCtrl && ImGui::IsKeyPressed('F', false)) focus_search_ = true;
 }

@@ -13,6 +13,7 @@
 //   view_findings.cpp   the diagnosis list
 //   view_summary.cpp    per-device numbers, steps and small charts
 //   view_search.cpp     find by name, next/previous, highlighted matches
+//   view_range.cpp      a selected time range: its length and statistics
 //   view_compare.cpp    a second trace side by side
 //   view_job.cpp        a job of many ranks on one clock (data: job_lanes.h)
 //
@@ -38,14 +39,15 @@
 #include "viewer/lod.h"
 #include "viewer/match_set.h"
 #include "viewer/op_table.h"
+#include "viewer/range_stats.h"
 
 #include <imgui.h>
 
 namespace gpuscope::viewer {
 
-enum class Panel : std::uint8_t { timeline, hotspots, ops, findings, summary, compare };
-inline constexpr Panel kPanels[] = {Panel::timeline, Panel::hotspots, Panel::ops,
-                                    Panel::findings, Panel::summary,  Panel::compare};
+enum class Panel : std::uint8_t { timeline, range, hotspots, ops, findings, summary, compare };
+inline constexpr Panel kPanels[] = {Panel::timeline, Panel::range,   Panel::hotspots, Panel::ops,
+                                    Panel::findings, Panel::summary, Panel::compare};
 std::string_view to_string(Panel p);
 bool parse_panel(std::string_view s, Panel* out);
 
@@ -195,6 +197,15 @@ struct FrameStats {
   std::string message;       // the error or status shown instead of a trace, if any
   std::string damage;        // the storage-damage banner drawn above the timeline ("INCOMPLETE file: …"), if any
   JobStats job;
+  float ruler_y = 0;                     // screen y of the middle of the time ruler
+  std::vector<ClickTarget> tab_targets;  // the bottom panel's tabs ("Details", "Range", …)
+  // The selected range as drawn: its band on the ruler (screen x, clipped),
+  // the length written there, the Range tab's status ("computing", "done"),
+  // its GPU rows and kernel rows (cells as written), its zoom button.
+  std::pair<float, float> range_band{0, 0};
+  std::string range_length, range_status;
+  std::vector<std::vector<std::string>> range_device_rows, range_kernel_rows;
+  ClickTarget range_zoom_target;
 };
 
 class View {
@@ -255,10 +266,18 @@ class View {
   bool show_critical_path() const { return show_critical_path_; }
   void set_search(std::string_view text, bool regex);
   // The Ops tab: per name × shapes (true) or per name; selecting an op (the
-  // first row of that name) highlights its kernels and selects the first. False if none.
+  // first row of that name) highlights its kernels and selects the first in
+  // view (else the first of all) without moving the view. False if none.
   void set_ops_by_shapes(bool on) { op_by_shapes_ = on; }
   bool ops_by_shapes() const { return op_by_shapes_; }
   bool select_op(std::string_view name);
+  // A selected time range (docs/viewer.md, "Range selection"): its statistics
+  // are computed on a worker (range_stats() is null until they are ready).
+  void select_range(TimeNs start, TimeNs end);
+  void clear_range();
+  void zoom_to_range();
+  std::optional<TimeRange> range() const { return range_; }
+  std::shared_ptr<const WindowStats> range_stats() const;
   const MatchSet& matches() const { return matches_; }
   const std::string& matches_label() const { return matches_label_; }
   double last_frame_ms() const { return last_frame_ms_; }
@@ -306,6 +325,16 @@ class View {
   void timeline_input(float x0, float width, float top, float bottom);
   void draw_ruler(ImDrawList* dl, float x0, float y0, float width);
   void draw_legend();
+  // view_range.cpp
+  static constexpr float kRulerHeight = 22;
+  TimeNs time_at(float x, float x0, float width) const;
+  void ruler_input(float x0, float y0, float width);
+  bool range_drag_on_tracks(bool over, float x0, float width);  // true: the mouse is selecting a range
+  void draw_range_on_ruler(ImDrawList* dl, float x0, float y0, float width);
+  void draw_range_overlay(ImDrawList* dl, float x0, float width, float top, float bottom);
+  void draw_range_panel();
+  void draw_range_devices(const WindowStats& ws);
+  void draw_range_streams(const WindowStats& ws);
   float draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x0, float y, float width);
   // view_counters.cpp
   const std::vector<CounterLane>& lanes_of(std::uint32_t device);
@@ -376,7 +405,8 @@ class View {
   void draw_op_table(const Profile& profile);
   void draw_selected_op(const Profile& profile);
   void sort_ops(const Profile& profile, ImGuiTableSortSpecs* specs);
-  void highlight_op(const Profile& profile, std::uint32_t index);  // index into the mode's rows
+  // index into the mode's rows; move_view: centre the first kernel (a click), else keep the view (select_op)
+  void highlight_op(const Profile& profile, std::uint32_t index, bool move_view = true);
   bool op_selected(const Profile& profile, std::uint32_t index) const;
   // view_findings.cpp
   void draw_findings();
@@ -429,6 +459,16 @@ class View {
   std::vector<float> track_y_;              // per TrackInfo: screen y of its first row this frame, NaN if hidden
   bool click_pending_ = false;              // left button went down on the tracks area
   float click_x_ = 0, click_y_ = 0;
+
+  // Range selection
+  std::optional<TimeRange> range_;
+  TimeNs range_anchor_ = 0;         // where the drag started
+  bool range_dragging_ = false;     // a drag is selecting a range
+  bool tracks_range_drag_ = false;  // … with Shift on the tracks
+  RangeStatsWorker range_worker_;
+  std::array<std::vector<std::uint32_t>, 3> range_order_;  // sorted views of its kernels, categories, ops
+  std::vector<std::string> range_kernel_names_;            // its kernels as shown (short, numbered)
+  std::shared_ptr<const WindowStats> range_names_for_;     // the statistics those names are of
 
   // Selection, highlights, search
   Selection selection_;

@@ -48,7 +48,7 @@ constexpr OpColumn kByShapes[] = {OpColumn::name,
 
 // [SECTION] Highlighting ---------------------------------------------------------------------
 
-void View::highlight_op(const Profile& profile, std::uint32_t index) {
+void View::highlight_op(const Profile& profile, std::uint32_t index, bool move_view) {
   if (!doc_) return;
   const std::vector<OpRow>& rows = op_by_shapes_ ? profile.ops : profile.op_names;
   if (index >= rows.size()) return;
@@ -78,7 +78,17 @@ void View::highlight_op(const Profile& profile, std::uint32_t index) {
                                                          : format::short_kernel_name(name, format::kTableNameWidth));
   }
   match_cursor_.reset();
-  step_match(true);
+  if (move_view) {
+    step_match(true);
+    return;
+  }
+  // Programmatic (--select-op): the first kernel in view is selected, else the first of all; the view stays.
+  const Trace& trace = doc_->trace();
+  std::optional<MatchRef> m = matches_.first_from(trace, view_start());
+  if (!m || trace.kernels().start[m->row] > view_end()) m = matches_.next(trace, std::nullopt);
+  if (!m) return;
+  match_cursor_ = m;
+  select(Selection{m->table, m->row});
 }
 
 bool View::op_selected(const Profile& profile, std::uint32_t index) const {
@@ -91,7 +101,7 @@ bool View::select_op(std::string_view name) {
   const std::vector<OpRow>& rows = op_by_shapes_ ? profile->ops : profile->op_names;
   for (std::uint32_t i = 0; i < rows.size(); ++i)
     if (rows[i].name == name) {
-      highlight_op(*profile, i);
+      highlight_op(*profile, i, /*move_view=*/false);
       return true;
     }
   return false;

@@ -39,7 +39,6 @@ constexpr float kRowH = 17;
 constexpr float kRowGap = 1;
 constexpr float kGroupH = 20;
 constexpr float kLaneH = 22;
-constexpr float kRulerH = 22;
 constexpr float kMinVisiblePx = 3;  // events narrower than this fold into blocks
 constexpr double kMinSpanNs = 50;
 constexpr int kReserveVertices = 1 << 17;  // 128k: a dense 1920-px frame of the timeline
@@ -115,9 +114,12 @@ void View::timeline_input(float x0, float width, float top, float bottom) {
       zoom_at(std::pow(step, static_cast<double>(io.MouseWheel)), m.x);
     }
   }
-  // Drag with either button pans in time and scrolls vertically; a press
-  // that does not move is a click (handled after the tracks are drawn).
+  // Shift+drag selects a time range; otherwise a drag with either button
+  // pans in time and scrolls vertically, and a press that does not move is a
+  // click (handled after the tracks are drawn).
+  const bool selecting = range_drag_on_tracks(over, x0, width);
   for (int button : {0, 1}) {
+    if (selecting) break;
     if (over && ImGui::IsMouseClicked(button)) {
       click_pending_ = button == 0;
       click_x_ = m.x;
@@ -171,8 +173,11 @@ void View::draw_timeline(float height) {
   stats_.view_start = view_start();
   stats_.view_end = view_end();
 
+  ruler_input(x0, origin.y, width);  // first: the ruler draws the range as this frame's input left it
   draw_ruler(ImGui::GetWindowDrawList(), x0, origin.y, width);
-  ImGui::Dummy(ImVec2(total_w, kRulerH));
+  draw_range_on_ruler(ImGui::GetWindowDrawList(), x0, origin.y, width);
+  stats_.ruler_y = origin.y + kRulerHeight / 2;
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + kRulerHeight));
 
   ImGui::BeginChild("tracks", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse);
   const ImVec2 win_pos = ImGui::GetWindowPos();
@@ -198,6 +203,7 @@ void View::draw_timeline(float height) {
   const float y_end = draw_groups(dl, origin.x, x0, width, y_start, top, bottom);
   draw_flow(dl, x0, width);
   if (show_critical_path_) draw_critical_path(dl, x0, width);
+  draw_range_overlay(dl, x0, width, top, bottom);
   // Mouse time cursor.
   const ImGuiIO& io = ImGui::GetIO();
   if (ImGui::IsWindowHovered() && io.MousePos.x >= x0 && io.MousePos.x <= x0 + width)
@@ -327,7 +333,7 @@ void View::draw_ruler(ImDrawList* dl, float x0, float y0, float width) {
   const TimeNs origin = content_range().start;
   const RulerTicks ticks = ruler_ticks(origin, view_start(), view_end(), width, 110);
   const double ppn = px_per_ns(width);
-  dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + width, y0 + kRulerH), IM_COL32(35, 38, 46, 255));
+  dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + width, y0 + kRulerHeight), IM_COL32(35, 38, 46, 255));
   dl->AddText(ImVec2(x0 - kLabelWidth + 8, y0 + 4), IM_COL32(150, 150, 150, 255),
               cat("+", format::duration(ticks.step_ns), " / tick").c_str());
   // Minor ticks: 5 per major step (or 2 when the step is 2·10^k, 5 when 5·10^k).
@@ -337,7 +343,7 @@ void View::draw_ruler(ImDrawList* dl, float x0, float y0, float width) {
     const float x = x0 + static_cast<float>(static_cast<double>(t - view_start_) * ppn);
     if (x < x0 || x > x0 + width) continue;
     const bool major = (t - ticks.first) % ticks.step_ns == 0;
-    dl->AddLine(ImVec2(x, y0 + kRulerH - (major ? 10.0f : 4.0f)), ImVec2(x, y0 + kRulerH),
+    dl->AddLine(ImVec2(x, y0 + kRulerHeight - (major ? 10.0f : 4.0f)), ImVec2(x, y0 + kRulerHeight),
                 IM_COL32(180, 180, 180, 255));
     if (major) {
       const std::string label = format_offset(t - origin, ticks.step_ns);

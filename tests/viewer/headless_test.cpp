@@ -19,6 +19,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/format.h"
+#include "analysis/window_stats.h"
 #include "import/chrome_json.h"
 #include "import/synthetic.h"
 #include "store/gscope.h"
@@ -26,6 +27,7 @@
 #include "trace/damage.h"
 #include "trace/trace.h"
 #include "viewer/match_set.h"
+#include "viewer/op_table.h"
 #include "viewer/text.h"
 
 namespace gpuscope::viewer {
@@ -284,6 +286,81 @@ TEST_F(Headless, ZoomAndFindAreHonoured) {
   EXPECT_GT(m.size(), 0u);
   EXPECT_EQ(j["highlight"]["matches"], m.size());
   EXPECT_GT(j["match_markers"].get<std::uint64_t>(), 0u);
+}
+
+// Times as the viewer writes them, with decimals ("1.5 ms"), and --select-op
+// with --zoom: the op's first kernel in view is selected and the view stays.
+TEST_F(Headless, ZoomTakesDecimalsAndSelectOpKeepsTheZoom) {
+  const std::string file = testing::real_trace("tracelens-bert-small-h100.json.gz");
+  const Trace t = import_chrome_json(file);
+  const TimeNs span = t.end_time() - t.begin_time();
+  const TimeNs a = span / 2, b = span / 2 + span / 8;
+  const std::string zoom =
+      format::fixed(static_cast<double>(a) / 1e6, 3) + "ms:" + format::fixed(static_cast<double>(b) / 1e6, 3) + "ms";
+  ASSERT_NE(zoom.find('.'), std::string::npos) << zoom;
+  const Profile p = analyze(t);
+  const OpRow* addmm = nullptr;
+  for (const OpRow& o : p.op_names)
+    if (o.name == "aten::addmm") addmm = &o;
+  ASSERT_NE(addmm, nullptr);
+  const MatchSet kernels = op_kernels(t, *addmm, false);
+  // Decimals, then the same range in ns: the view is where it was asked to be, and the op's
+  // first kernel in it is selected.
+  for (const std::string& z : {zoom, std::to_string(a) + ":" + std::to_string(b)}) {
+    SCOPED_TRACE(z);
+    const Result r = view({file, "--screenshot", (dir_ / "z.png").string(), "--zoom", z, "--select-op", "aten::addmm"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = read_json(dir_ / "z.json");
+    const TimeNs va = j["visible_range"]["start_offset_ns"], vb = j["visible_range"]["end_offset_ns"];
+    EXPECT_NEAR(static_cast<double>(va), static_cast<double>(a), 1'000);
+    EXPECT_NEAR(static_cast<double>(vb), static_cast<double>(b), 1'000);
+    EXPECT_EQ(j["highlight"]["label"], "op: aten::addmm");
+    const std::optional<MatchRef> first = kernels.first_from(t, t.begin_time() + va);
+    ASSERT_TRUE(first.has_value());
+    ASSERT_LE(t.kernels().start[first->row], t.begin_time() + vb) << "an addmm kernel in view";
+    ASSERT_TRUE(j["selection"].is_object());
+    EXPECT_EQ(j["selection"]["row"], first->row);
+  }
+}
+
+// --range: the range's statistics in the frame JSON, which are window_stats()
+// over it — and over the whole trace, the report's numbers.
+TEST_F(Headless, RangeWritesItsStatisticsIntoTheFrameJson) {
+  const std::string file = testing::real_trace("kineto-resnet50-v100-workers0.json.gz");
+  const Trace t = import_chrome_json(file);
+  const Result r = view({file, "--screenshot", (dir_ / "r.png").string(), "--range", "100ms:150.5ms"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "r.json");
+  EXPECT_EQ(j["view"], "range");
+  EXPECT_TRUE(has(j["panels"], "range"));
+  const json& range = j["range"];
+  ASSERT_TRUE(range.is_object());
+  EXPECT_EQ(range["start_offset_ns"], 100'000'000);
+  EXPECT_EQ(range["end_offset_ns"], 150'500'000);
+  EXPECT_EQ(range["length"], "50.5 ms");
+  EXPECT_EQ(range["status"], "done");
+  const WindowStats want = window_stats(t, {t.begin_time() + 100'000'000, t.begin_time() + 150'500'000});
+  const json& stats = range["stats"];
+  ASSERT_TRUE(stats.is_object());
+  EXPECT_EQ(stats["kernels"], want.kernels);
+  EXPECT_EQ(stats["kernel_time_ns"], want.kernel_time_ns);
+  ASSERT_EQ(stats["devices"].size(), want.devices.size());
+  EXPECT_EQ(stats["devices"][0]["busy_ns"], want.devices[0].busy_ns);
+  EXPECT_EQ(stats["devices"][0]["kernel_concurrency"], want.devices[0].kernel_concurrency);
+  ASSERT_FALSE(stats["kernel_names"].empty());
+  EXPECT_EQ(stats["kernel_names"][0]["name"], want.kernel_names[0].name);
+  EXPECT_EQ(range["device_rows"][0][1], format::duration(want.devices[0].busy_ns));
+
+  // The whole trace as the range: the report's totals.
+  const Profile p = analyze(t);
+  const std::string whole = "0:" + std::to_string(t.end_time() - t.begin_time() + 1);
+  ASSERT_EQ(view({file, "--screenshot", (dir_ / "w.png").string(), "--range", whole}).status, 0);
+  const json w = read_json(dir_ / "w.json");
+  EXPECT_EQ(w["range"]["stats"]["kernel_time_ns"], p.kernel_time_ns);
+  EXPECT_EQ(w["range"]["stats"]["devices"][0]["busy_ns"], p.devices[0].busy_ns);
+  EXPECT_EQ(w["range"]["stats"]["kernel_names"][0]["total_ns"], p.hotspots[0].stats.total);
+
+  EXPECT_EQ(view({file, "--screenshot", (dir_ / "b.png").string(), "--range", "5ms:1ms"}).status, 2);
 }
 
 TEST_F(Headless, CompareTwoTraces) {

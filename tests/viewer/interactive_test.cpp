@@ -1,0 +1,241 @@
+// gpuscope-view driven as a user drives it: the real window on an Xvfb
+// display, the mouse and keys moved by xdotool (XTEST), and what each frame
+// drew read from --frame-json (the headless OUT.json's content, written
+// after every frame). The tests assert on that JSON; they never read pixels.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "analysis/format.h"
+#include "analysis/window_stats.h"
+#include "import/chrome_json.h"
+#include "support/real_traces.h"
+#include "trace/trace.h"
+#include "viewer/text.h"
+
+extern char** environ;
+
+namespace gpuscope::viewer {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A child process started here, ended (by its id) when the test ends.
+class Child {
+ public:
+  Child() = default;
+  explicit Child(const std::vector<std::string>& argv, const fs::path& log = {}) {
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    if (!log.empty()) {
+      posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    }
+    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  Child(Child&& o) noexcept : pid_(o.pid_) { o.pid_ = -1; }
+  Child& operator=(Child&& o) noexcept {
+    std::swap(pid_, o.pid_);
+    return *this;
+  }
+  ~Child() { stop(); }
+  bool running() const { return pid_ > 0 && ::waitpid(pid_, nullptr, WNOHANG) == 0; }
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    for (int i = 0; i < 100 && ::waitpid(pid_, nullptr, WNOHANG) == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (::waitpid(pid_, nullptr, WNOHANG) == 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+class Interactive : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(GPUSCOPE_XVFB).empty() || std::string(GPUSCOPE_XDOTOOL).empty())
+      GTEST_SKIP() << "Xvfb or xdotool is not installed (apt-get install xvfb xdotool)";
+    dir_ = fs::temp_directory_path() / cat("gpuscope-view-ui-", std::to_string(::getpid()), "-",
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    start_display();
+  }
+  void TearDown() override {
+    viewer_.stop();
+    display_.stop();
+    if (!dir_.empty() && !::testing::Test::HasFailure()) fs::remove_all(dir_);
+  }
+
+  // An Xvfb server on the first free display from :90.
+  void start_display() {
+    for (int n = 90; n < 140; ++n) {
+      const std::string num = std::to_string(n);
+      const fs::path socket = cat("/tmp/.X11-unix/X", num);
+      if (fs::exists(socket) || fs::exists(cat("/tmp/.X", num, "-lock"))) continue;
+      display_ = Child({GPUSCOPE_XVFB, cat(":", num), "-screen", "0", "1280x800x24", "-nolisten", "tcp"},
+                       dir_ / "xvfb.log");
+      for (int i = 0; i < 100 && !fs::exists(socket); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (display_.running()) {
+        display_name_ = cat(":", num);
+        ::setenv("DISPLAY", display_name_.c_str(), 1);
+        return;
+      }
+    }
+    FAIL() << "no Xvfb display could be started";
+  }
+
+  // gpuscope-view on the display, writing its frames' JSON; returns once a frame is written.
+  void start_viewer(std::vector<std::string> args) {
+    std::vector<std::string> argv = {GPUSCOPE_VIEW_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--frame-json", frame_json().string(), "--size", "1280x800"});
+    viewer_ = Child(argv, dir_ / "viewer.log");
+    frame([](const json& j) { return j.contains("panels"); });
+  }
+  fs::path frame_json() const { return dir_ / "frame.json"; }
+
+  // The latest frame for which `ready` holds, waiting for it (60 s at most).
+  json frame(const std::function<bool(const json&)>& ready, const char* what = "the frame") {
+    json last;
+    for (int i = 0; i < 1200; ++i) {
+      std::ifstream f(frame_json());
+      if (f.good()) {
+        try {
+          last = json::parse(f);
+          if (ready(last)) return last;
+        } catch (const json::exception&) {  // written through a rename: whole or absent; try again
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    json brief = json::object();  // what tells where the view was
+    for (const char* k : {"view", "visible_range", "range", "selection", "highlight", "panels", "message"})
+      if (last.contains(k)) brief[k] = last[k];
+    if (brief.contains("range") && brief["range"].is_object()) brief["range"].erase("stats");
+    ADD_FAILURE() << "timed out waiting for " << what << "; last frame: " << brief.dump();
+    return last;
+  }
+  // The frame once everything the viewer loads or computes is ready and drawn.
+  json settled(const std::function<bool(const json&)>& also = [](const json&) { return true; }) {
+    return frame([&](const json& j) { return j.value("analysis", "") == "done" && also(j); }, "a settled frame");
+  }
+
+  // xdotool on the display, in the window's coordinates.
+  void xdo(const std::string& args) {
+    const std::string cmd = cat("DISPLAY=", display_name_, " ", GPUSCOPE_XDOTOOL, " ", args, " >/dev/null 2>&1");
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+  std::string window() {
+    if (window_.empty()) {
+      const std::string out = (dir_ / "wid").string();
+      const std::string cmd = cat("DISPLAY=", display_name_, " ", GPUSCOPE_XDOTOOL,
+                                  " search --sync --name '^gpuscope-view$' > ", out, " 2>/dev/null");
+      EXPECT_EQ(std::system(cmd.c_str()), 0);
+      std::ifstream f(out);
+      std::getline(f, window_);
+    }
+    return window_;
+  }
+  void move(float x, float y) {
+    xdo(cat("mousemove --window ", window(), " ", std::to_string(static_cast<int>(x)), " ",
+            std::to_string(static_cast<int>(y))));
+  }
+  void click(float x, float y) {
+    move(x, y);
+    xdo("click 1");
+  }
+  // Press, move in steps, release: a drag, a frame apart each (ImGui 1.86
+  // reads the mouse once a frame: a press and a move in one frame would
+  // press where the move went, which a hand is never fast enough to do).
+  void drag(float xa, float ya, float xb, float yb) {
+    const auto pause = [] { std::this_thread::sleep_for(std::chrono::milliseconds(120)); };
+    move(xa, ya);
+    pause();
+    xdo("mousedown 1");
+    pause();
+    for (int i = 1; i <= 5; ++i) {
+      move(xa + (xb - xa) * static_cast<float>(i) / 5, ya + (yb - ya) * static_cast<float>(i) / 5);
+      pause();
+    }
+    xdo("mouseup 1");
+  }
+  // A key held for a few frames (ImGui 1.86 sees a key only if a frame starts while it is down).
+  void key(const std::string& k) {
+    xdo(cat("keydown ", k));
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    xdo(cat("keyup ", k));
+  }
+  // A screenshot of the display, to look at when a test fails (xwd: X's own dump format).
+  void keep_screenshot(const std::string& name) {
+    const std::string cmd =
+        cat("DISPLAY=", display_name_, " xwd -root -silent > ", (dir_ / (name + ".xwd")).string(), " 2>/dev/null");
+    (void)std::system(cmd.c_str());
+  }
+
+  fs::path dir_;
+  Child display_, viewer_;
+  std::string display_name_, window_;
+};
+
+// Drag on the ruler: the range's length on the ruler, the Range tab with its
+// statistics (window_stats() over it, the report's numbers); Z zooms to it.
+TEST_F(Interactive, DragOnTheRulerSelectsARangeAndShowsItsStatistics) {
+  const std::string file = testing::real_trace("kineto-resnet50-v100-workers0.json.gz");
+  start_viewer({file});
+  const json j0 = settled();
+  const float x0 = j0["timeline_x0"], w = j0["timeline_width_px"], ruler = j0["ruler_y"];
+  drag(x0 + w * 0.2f, ruler, x0 + w * 0.45f, ruler);
+  const json j = settled([](const json& f) { return f["range"].is_object() && f["range"]["status"] == "done"; });
+  EXPECT_EQ(j["view"], "range");
+  const json& r = j["range"];
+  // The range is where the mouse went (a pixel is view / width ns).
+  const double ns_per_px = (j0["visible_range"]["duration_ns"].get<double>()) / w;
+  const double want_start = j0["visible_range"]["start_ns"].get<double>() + ns_per_px * static_cast<int>(w * 0.2f);
+  EXPECT_NEAR(r["start_ns"].get<double>(), want_start, 2 * ns_per_px);
+  EXPECT_EQ(r["length"], format::duration(r["duration_ns"].get<TimeNs>()));
+  const Trace t = import_chrome_json(file);
+  const WindowStats want = window_stats(t, {r["start_ns"].get<TimeNs>(), r["end_ns"].get<TimeNs>()});
+  EXPECT_EQ(r["stats"]["kernels"], want.kernels);
+  EXPECT_EQ(r["stats"]["kernel_time_ns"], want.kernel_time_ns);
+  ASSERT_FALSE(r["device_rows"].empty());
+  EXPECT_EQ(r["device_rows"][0][1], format::duration(want.devices.at(0).busy_ns));
+  ASSERT_FALSE(r["kernel_rows"].empty());
+  EXPECT_EQ(r["kernel_rows"][0][2], format::duration(want.kernel_names.at(0).total_ns));
+
+  key("z");
+  const json z = frame([&](const json& f) { return f["visible_range"]["duration_ns"] < r["duration_ns"].get<double>() * 1.2; },
+                       "the zoom to the range");
+  EXPECT_LE(z["visible_range"]["start_ns"].get<TimeNs>(), r["start_ns"].get<TimeNs>());
+  EXPECT_GE(z["visible_range"]["end_ns"].get<TimeNs>(), r["end_ns"].get<TimeNs>());
+  keep_screenshot("range");
+}
+
+}  // namespace
+}  // namespace gpuscope::viewer
