@@ -197,6 +197,32 @@ json range_json(const View& view, const FrameStats& st, TimeNs origin) {
           {"stats", ws ? window_stats_json(*ws) : json(nullptr)}};
 }
 
+// The duration histogram open, its numbers and bins as drawn; null without one.
+json histogram_json(const View& view, const FrameStats& st, const Trace& t) {
+  const DurationHistogram* h = view.histogram();
+  if (!h) return nullptr;
+  json bins = json::array();
+  for (const HistogramBin& b : st.histogram.bins)
+    bins.push_back({{"lo_ns", b.lo}, {"hi_ns", b.hi}, {"count", b.count}, {"x", b.x}, {"y", b.y}});
+  return {{"table", std::string(to_string(h->table))},
+          {"name", std::string(t.str(h->name))},
+          {"count", h->count},
+          {"min_ns", h->min},
+          {"median_ns", h->median},
+          {"p99_ns", h->p99},
+          {"max_ns", h->max},
+          {"mean_ns", h->mean},
+          {"total_ns", h->total},
+          {"counts", h->counts},
+          {"shown", st.histogram.shown},
+          {"title", st.histogram.title},
+          {"summary", st.histogram.summary},
+          {"bins", std::move(bins)},
+          {"selected_bin", st.histogram.selected_bin},
+          {"step", st.histogram.step},
+          {"next", {{"x", st.histogram.next_target.x}, {"y", st.histogram.next_target.y}}}};
+}
+
 // The job view as drawn; null when no job is open.
 json job_json(const View& view, const FrameStats& st) {
   const JobData* job = view.job();
@@ -270,6 +296,8 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["indices"] = dd ? dd->TotalIdxCount : 0;
   j["draw_lists"] = dd ? dd->CmdListsCount : 0;
   j["last_frame_ms"] = view.last_frame_ms();
+  const ImGuiIO& io = ImGui::GetIO();
+  j["mouse"] = io.MousePos.x > -1e30f ? json{io.MousePos.x, io.MousePos.y} : json(nullptr);  // null: not on the window
   j["font"] = font_json(ctx.font);
   j["job"] = job_json(view, st);
 
@@ -314,6 +342,9 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["rows"] = {{"hotspots", st.hotspot_rows}, {"categories", st.category_rows},        {"ops", st.op_rows},
                {"findings", st.finding_rows}, {"summary_devices", st.summary_devices}, {"compare", st.compare_rows}};
   j["hotspot_rows"] = hotspots_json(st);
+  j["hotspot_histogram_buttons"] = json::array();
+  for (const ClickTarget& c : st.hotspot_histogram_targets)
+    j["hotspot_histogram_buttons"].push_back({{"kernel", c.label}, {"x", c.x}, {"y", c.y}});
   j["op_rows"] = ops_json(st);
   j["op_columns"] = st.op_columns;
   j["ops_by_shapes"] = view.ops_by_shapes();
@@ -324,6 +355,8 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["tabs"] = json::object();
   for (const ClickTarget& c : st.tab_targets) j["tabs"][c.label] = {{"x", c.x}, {"y", c.y}};
   j["range"] = range_json(view, st, t.begin_time());
+  j["histogram"] = histogram_json(view, st, t);
+  j["details_histogram"] = {{"x", st.details_histogram_target.x}, {"y", st.details_histogram_target.y}};
   j["selection"] = selection_json(view, t);
   j["highlight"] = {{"label", view.matches_label()}, {"matches", view.matches().size()}};
   const auto profile = doc->profile();

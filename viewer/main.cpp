@@ -57,7 +57,7 @@ struct Options {
   bool range_set = false;
   gpuscope::TimeNs range_start = 0, range_end = 0;
   std::string frame_json;  // interactive: the frame report after every frame drawn
-  std::string select, find, select_op;
+  std::string select, find, select_op, histogram;
   bool find_regex = false;
   bool ops_by_shapes = false;
   bool critical_path = false;
@@ -100,6 +100,9 @@ Options parse_command_line(int argc, char** argv) {
   app.add_option("--select-op", o.select_op,
                  "highlight the kernels of this framework op (exact name) and select the first (the Ops tab's click)");
   app.add_flag("--ops-by-shapes", o.ops_by_shapes, "the Ops tab per op name × input shapes (default: per name)");
+  app.add_option("--histogram", o.histogram,
+                 "the Histogram tab: the durations of every instance of this kernel (exact name), else op or NVTX "
+                 "range");
   app.add_option("--find", o.find, "search names for this text and highlight the matches");
   app.add_flag("--regex", o.find_regex, "--find is a regular expression");
   app.add_flag("--critical-path", o.critical_path,
@@ -144,7 +147,8 @@ Options parse_command_line(int argc, char** argv) {
                                                      {"--critical-path", o.critical_path},
                                                      {"--ops-by-shapes", o.ops_by_shapes},
                                                      {"--view", o.view != gv::Panel::timeline},
-                                                     {"--range", o.range_set}};
+                                                     {"--range", o.range_set},
+                                                     {"--histogram", !o.histogram.empty()}};
   if (job)
     for (const auto& [flag, given] : trace_only)
       if (given) fail(kExitInput, std::string(flag) + " applies to one trace, not to a job (open a rank alone)");
@@ -325,6 +329,12 @@ std::string apply_view_options(gv::View& view, const Options& o) {
       error = "no framework op named '" + o.select_op + "' in " + view.document()->path();
     else if (!o.zoom_set && view.selection().valid())
       view.focus_selection();
+  }
+  if (!o.histogram.empty()) {
+    if (!view.show_histogram_of(o.histogram))
+      error = "no kernel, op or range named '" + o.histogram + "' in " + view.document()->path();
+    else if (!o.view_set)
+      view.show(gv::Panel::histogram);
   }
   if (!o.select.empty()) {
     if (!view.select_kernel(o.select))

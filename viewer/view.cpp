@@ -31,6 +31,8 @@ std::string_view to_string(Panel p) {
       return "timeline";
     case Panel::range:
       return "range";
+    case Panel::histogram:
+      return "histogram";
     case Panel::hotspots:
       return "hotspots";
     case Panel::ops:
@@ -119,6 +121,8 @@ void View::adopt(std::shared_ptr<Document> doc) {
   evidence_.clear();
   evidence_label_.clear();
   clear_range();
+  histogram_.reset();
+  histogram_bin_ = -1;
   selected_op_for_ = nullptr;
   selected_op_kernels_.clear();
   op_order_for_ = nullptr;
@@ -312,6 +316,7 @@ void View::draw_menu_bar() {
         "  click          select (a folded block: zoom into it)\n"
         "  drag on ruler  select a time range (or Shift+drag on the tracks)\n"
         "  Z              zoom to the range  (its statistics: the Range tab)\n"
+        "  H              duration histogram of the selected kernel's or range's name\n"
         "  Esc            clear selection and highlights\n"
         "Search\n"
         "  Ctrl+F         find by name       Enter / Shift+Enter   next / previous\n"
@@ -489,13 +494,16 @@ void View::draw_error(const std::string& message) {
 void View::draw_bottom_panel(float height) {
   ImGui::BeginChild("bottom", ImVec2(0, height), false);
   if (ImGui::BeginTabBar("panels")) {
+    // A tab asked for while this frame draws a panel (a histogram opened
+    // from Hotspots) is selected next frame: its tab may be drawn already.
+    const bool requested = panel_requested_;
     struct Tab {
       Panel panel;
       const char* label;
     };
-    const Tab tabs[] = {{Panel::timeline, "Details"}, {Panel::range, "Range"},       {Panel::hotspots, "Hotspots"},
-                        {Panel::ops, "Ops"},          {Panel::findings, "Findings"}, {Panel::summary, "Summary"},
-                        {Panel::compare, "Compare"}};
+    const Tab tabs[] = {{Panel::timeline, "Details"},  {Panel::range, "Range"},    {Panel::histogram, "Histogram"},
+                        {Panel::hotspots, "Hotspots"}, {Panel::ops, "Ops"},        {Panel::findings, "Findings"},
+                        {Panel::summary, "Summary"},   {Panel::compare, "Compare"}};
     for (const Tab& tab : tabs) {
       const ImGuiTabItemFlags flags = panel_requested_ && panel_ == tab.panel ? ImGuiTabItemFlags_SetSelected : 0;
       const bool open = ImGui::BeginTabItem(tab.label, nullptr, flags);
@@ -509,6 +517,9 @@ void View::draw_bottom_panel(float height) {
             break;
           case Panel::range:
             draw_range_panel();
+            break;
+          case Panel::histogram:
+            draw_histogram();
             break;
           case Panel::hotspots:
             draw_hotspots();
@@ -530,7 +541,7 @@ void View::draw_bottom_panel(float height) {
         ImGui::EndTabItem();
       }
     }
-    panel_requested_ = false;
+    if (requested) panel_requested_ = false;
     ImGui::EndTabBar();
   }
   ImGui::EndChild();
@@ -562,6 +573,7 @@ void View::handle_global_keys() {
   }
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home), false)) zoom_to_all();
   if (!io.KeyCtrl && ImGui::IsKeyPressed('Z', false)) zoom_to_range();
+  if (!io.KeyCtrl && ImGui::IsKeyPressed('H', false)) histogram_of_selection();
   if (!io.KeyCtrl && ImGui::IsKeyPressed('F', false)) focus_selection();
   if (io.KeyCtrl && ImGui::IsKeyPressed('F', false)) focus_search_ = true;
 }

@@ -14,6 +14,7 @@
 //   view_summary.cpp    per-device numbers, steps and small charts
 //   view_search.cpp     find by name, next/previous, highlighted matches
 //   view_range.cpp      a selected time range: its length and statistics
+//   view_histogram.cpp  the duration histogram of one name, stepping through a bin
 //   view_compare.cpp    a second trace side by side
 //   view_job.cpp        a job of many ranks on one clock (data: job_lanes.h)
 //
@@ -35,6 +36,7 @@
 #include "viewer/counter_lanes.h"
 #include "viewer/document.h"
 #include "viewer/file_browser.h"
+#include "viewer/histogram.h"
 #include "viewer/job_lanes.h"
 #include "viewer/lod.h"
 #include "viewer/match_set.h"
@@ -45,9 +47,9 @@
 
 namespace gpuscope::viewer {
 
-enum class Panel : std::uint8_t { timeline, range, hotspots, ops, findings, summary, compare };
-inline constexpr Panel kPanels[] = {Panel::timeline, Panel::range,   Panel::hotspots, Panel::ops,
-                                    Panel::findings, Panel::summary, Panel::compare};
+enum class Panel : std::uint8_t { timeline, range, histogram, hotspots, ops, findings, summary, compare };
+inline constexpr Panel kPanels[] = {Panel::timeline, Panel::range,    Panel::histogram, Panel::hotspots,
+                                    Panel::ops,      Panel::findings, Panel::summary,   Panel::compare};
 std::string_view to_string(Panel p);
 bool parse_panel(std::string_view s, Panel* out);
 
@@ -149,6 +151,22 @@ struct JobStats {
   std::vector<ClickTarget> part_targets;  // linked parts drawn one by one (label "rank R #i")
 };
 
+// The duration histogram as drawn: its title and numbers as written, each
+// bin (bounds, count, where its bar is), the selected bin and the step text.
+struct HistogramBin {
+  TimeNs lo = 0, hi = 0;
+  std::uint64_t count = 0;
+  float x = 0, y = 0;  // a point on its bar (screen): a click there selects it
+};
+struct HistogramStats {
+  bool shown = false;
+  std::string title, summary;  // "kernel: …", "1,234 instances · min … · median … · p99 … · max … · total …"
+  std::vector<HistogramBin> bins;
+  std::int64_t selected_bin = -1;
+  std::string step;  // "instance 3 of 120"
+  ClickTarget next_target;
+};
+
 struct FrameStats {
   TimeNs view_start = 0, view_end = 0;
   float timeline_x0 = 0, timeline_width_px = 0;  // screen x of view_start, and the width of the time axis
@@ -176,7 +194,8 @@ struct FrameStats {
   // kernel names, in the table's current order), category rows, finding
   // titles (finding ids), legend entries (category names).
   std::vector<ClickTarget> hotspot_headers, hotspot_targets, category_targets, finding_targets, legend_targets;
-  std::vector<HotspotRow> hotspot_list;  // the per-kernel rows drawn, in the table's order
+  std::vector<HotspotRow> hotspot_list;                // the per-kernel rows drawn, in the table's order
+  std::vector<ClickTarget> hotspot_histogram_targets;  // their "histogram" buttons (label: the full kernel name)
   // The Ops tab: rows after the filter, the column headers (and where they
   // are), each row drawn (cells as written, in column order), the rows'
   // name cells (label: the op name, "name shapes" per shapes), the selected
@@ -206,6 +225,8 @@ struct FrameStats {
   std::string range_length, range_status;
   std::vector<std::vector<std::string>> range_device_rows, range_kernel_rows;
   ClickTarget range_zoom_target;
+  HistogramStats histogram;
+  ClickTarget details_histogram_target;  // the Details tab's "histogram" button
 };
 
 class View {
@@ -278,6 +299,15 @@ class View {
   void zoom_to_range();
   std::optional<TimeRange> range() const { return range_; }
   std::shared_ptr<const WindowStats> range_stats() const;
+  // The duration histogram of every instance of a name: kernels (table
+  // kernels) or ops and NVTX ranges (table ranges); false if none.
+  // show_histogram_of() takes a kernel's name, else a range's. A bin
+  // selected highlights its instances and selects the first; selecting it
+  // again steps to the next.
+  bool show_histogram(TableId table, StringId name);
+  bool show_histogram_of(std::string_view name);
+  void select_histogram_bin(std::size_t bin);
+  const DurationHistogram* histogram() const { return histogram_ ? &*histogram_ : nullptr; }
   const MatchSet& matches() const { return matches_; }
   const std::string& matches_label() const { return matches_label_; }
   double last_frame_ms() const { return last_frame_ms_; }
@@ -335,6 +365,11 @@ class View {
   void draw_range_panel();
   void draw_range_devices(const WindowStats& ws);
   void draw_range_streams(const WindowStats& ws);
+  // view_histogram.cpp
+  void draw_histogram();
+  void draw_histogram_bars(const DurationHistogram& h, float height);
+  void draw_histogram_steps(const DurationHistogram& h);
+  void histogram_of_selection();  // of the selected kernel's or range's name (H)
   float draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x0, float y, float width);
   // view_counters.cpp
   const std::vector<CounterLane>& lanes_of(std::uint32_t device);
@@ -469,6 +504,10 @@ class View {
   std::array<std::vector<std::uint32_t>, 3> range_order_;  // sorted views of its kernels, categories, ops
   std::vector<std::string> range_kernel_names_;            // its kernels as shown (short, numbered)
   std::shared_ptr<const WindowStats> range_names_for_;     // the statistics those names are of
+
+  // Duration histogram
+  std::optional<DurationHistogram> histogram_;
+  std::int64_t histogram_bin_ = -1;
 
   // Selection, highlights, search
   Selection selection_;

@@ -126,6 +126,10 @@ void View::draw_details() {
   const TableId table = selection_.table;
   const RowIndex r = selection_.row;
   draw_details_name(table, r);
+  if (table == TableId::kernels || table == TableId::ranges) {
+    if (ImGui::SmallButton("Histogram of this name's durations (H)")) histogram_of_selection();
+    stats_.details_histogram_target = target("histogram");
+  }
   // Left half: the event's fields; right half: its launch and NVTX stack.
   ImGui::BeginGroup();
   if (ImGui::BeginTable("event", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg,

@@ -257,6 +257,9 @@ void View::draw_selected_op(const Profile& profile) {
                         sel->dims.empty() ? "" : cat(", ", sel->dims).c_str());
   ImGui::PopTextWrapPos();
   const Trace& trace = doc_->trace();
+  if (const StringId id = trace.strings().find(sel->name); id != StringTable::kNoString) {
+    if (ImGui::SmallButton("Histogram of its calls' durations")) show_histogram(TableId::ranges, id);
+  }
   ImGui::Text("%s kernels", format::count(selected_op_kernel_count_).c_str());
   if (matches_label_.starts_with("op: ") && !matches_.empty() && match_cursor_)
     ImGui::TextDisabled("kernel %s of %s: click the op again for the next",

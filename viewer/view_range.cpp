@@ -186,13 +186,12 @@ void window_rows_table(const char* id, const std::vector<WindowRow>& rows, const
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
       const std::uint32_t index = order[static_cast<std::size_t>(i)];
       const WindowRow& r = rows[index];
-      std::vector<std::string> cells = {
-          index < names.size() ? names[index] : r.name,
-          format::count(r.count),
-          format::duration(r.total_ns),
-          ops ? format::duration(r.with_children_ns) : std::string(to_string(r.category)),
-          format::percent1(r.share),
-          format::percent1(r.of_window)};
+      std::vector<std::string> cells = {index < names.size() ? names[index] : r.name,
+                                        format::count(r.count),
+                                        format::duration(r.total_ns),
+                                        ops ? format::duration(r.with_children_ns) : std::string(to_string(r.category)),
+                                        format::percent1(r.share),
+                                        format::percent1(r.of_window)};
       ImGui::TableNextRow();
       ImGui::PushID(i);
       for (int c = 0; c < columns; ++c) {
@@ -283,18 +282,22 @@ void View::draw_range_devices(const WindowStats& ws) {
               format::count(ws.memsets).c_str());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Hideable |
                                 ImGuiTableFlags_Resizable | ImGuiTableFlags_ScrollX | ImGuiTableFlags_BordersInnerV;
-  const float rows_h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<std::size_t>(
-                                                                   ws.devices.size() + 1, 5)) +
-                       ImGui::GetStyle().ScrollbarSize;
+  const float rows_h =
+      ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<std::size_t>(ws.devices.size() + 1, 5)) +
+      ImGui::GetStyle().ScrollbarSize;
   if (!ImGui::BeginTable("range_devices", 8, flags, ImVec2(0, rows_h))) return;
   for (const char* h : {"GPU", "busy", "idle", "utilization", "concurrency", "in flight", "kernels", "copies"})
     ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   for (const WindowDevice& d : ws.devices) {
-    const std::vector<std::string> cells = {
-        "GPU " + std::to_string(d.device), format::duration(d.busy_ns),         format::duration(d.idle_ns),
-        format::percent1(d.utilization),   format::percent1(d.kernel_concurrency), format::fixed(d.mean_kernels_in_flight, 2),
-        format::count(d.kernels),          format::count(d.memcpys)};
+    const std::vector<std::string> cells = {"GPU " + std::to_string(d.device),
+                                            format::duration(d.busy_ns),
+                                            format::duration(d.idle_ns),
+                                            format::percent1(d.utilization),
+                                            format::percent1(d.kernel_concurrency),
+                                            format::fixed(d.mean_kernels_in_flight, 2),
+                                            format::count(d.kernels),
+                                            format::count(d.memcpys)};
     ImGui::TableNextRow();
     for (const std::string& c : cells) {
       ImGui::TableNextColumn();
@@ -311,11 +314,13 @@ void View::draw_range_streams(const WindowStats& ws) {
                                 ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("range_streams", 7, flags)) return;
   ImGui::TableSetupScrollFreeze(1, 1);
-  for (const char* h : {"stream", "kernels", "copies", "memsets", "kernel time", "busy", "idle"}) ImGui::TableSetupColumn(h);
+  for (const char* h : {"stream", "kernels", "copies", "memsets", "kernel time", "busy", "idle"})
+    ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   for (const WindowStream& s : ws.streams) {
     const TrackInfo* info = doc_->index().track_info(s.track);
-    const std::string label = cat("GPU ", std::to_string(s.device), " · ", info ? info->label : std::to_string(s.stream));
+    const std::string label =
+        cat("GPU ", std::to_string(s.device), " · ", info ? info->label : std::to_string(s.stream));
     const std::string cells[] = {label,
                                  format::count(s.kernels),
                                  format::count(s.memcpys),

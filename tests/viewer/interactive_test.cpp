@@ -2,8 +2,8 @@
 // display, the mouse and keys moved by xdotool (XTEST), and what each frame
 // drew read from --frame-json (the headless OUT.json's content, written
 // after every frame). The tests assert on that JSON; they never read pixels.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -99,8 +99,9 @@ class Interactive : public ::testing::Test {
       const std::string num = std::to_string(n);
       const fs::path socket = cat("/tmp/.X11-unix/X", num);
       if (fs::exists(socket) || fs::exists(cat("/tmp/.X", num, "-lock"))) continue;
-      display_ = Child({GPUSCOPE_XVFB, cat(":", num), "-screen", "0", "1280x800x24", "-nolisten", "tcp"},
-                       dir_ / "xvfb.log");
+      // Larger than the window, so the pointer can come into it from outside.
+      display_ =
+          Child({GPUSCOPE_XVFB, cat(":", num), "-screen", "0", "1400x900x24", "-nolisten", "tcp"}, dir_ / "xvfb.log");
       for (int i = 0; i < 100 && !fs::exists(socket); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
       if (display_.running()) {
         display_name_ = cat(":", num);
@@ -118,6 +119,12 @@ class Interactive : public ::testing::Test {
     argv.insert(argv.end(), {"--frame-json", frame_json().string(), "--size", "1280x800"});
     viewer_ = Child(argv, dir_ / "viewer.log");
     frame([](const json& j) { return j.contains("panels"); });
+    // The pointer comes into the window from outside, as a hand's does: GLFW
+    // then tracks it whether or not the window has the keyboard focus.
+    xdo("mousemove 1390 890");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    move(640, 400);
+    frame([](const json& j) { return j["mouse"].is_array(); }, "the pointer in the window");
   }
   fs::path frame_json() const { return dir_ / "frame.json"; }
 
@@ -136,7 +143,7 @@ class Interactive : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     json brief = json::object();  // what tells where the view was
-    for (const char* k : {"view", "visible_range", "range", "selection", "highlight", "panels", "message"})
+    for (const char* k : {"view", "visible_range", "range", "selection", "highlight", "panels", "message", "mouse"})
       if (last.contains(k)) brief[k] = last[k];
     if (brief.contains("range") && brief["range"].is_object()) brief["range"].erase("stats");
     ADD_FAILURE() << "timed out waiting for " << what << "; last frame: " << brief.dump();
@@ -167,9 +174,15 @@ class Interactive : public ::testing::Test {
     xdo(cat("mousemove --window ", window(), " ", std::to_string(static_cast<int>(x)), " ",
             std::to_string(static_cast<int>(y))));
   }
+  // Move, press, release, a frame apart each, as a hand does.
   void click(float x, float y) {
+    const auto pause = [] { std::this_thread::sleep_for(std::chrono::milliseconds(120)); };
     move(x, y);
-    xdo("click 1");
+    pause();
+    xdo("mousedown 1");
+    pause();
+    xdo("mouseup 1");
+    pause();
   }
   // Press, move in steps, release: a drag, a frame apart each (ImGui 1.86
   // reads the mouse once a frame: a press and a move in one frame would
@@ -230,11 +243,56 @@ TEST_F(Interactive, DragOnTheRulerSelectsARangeAndShowsItsStatistics) {
   EXPECT_EQ(r["kernel_rows"][0][2], format::duration(want.kernel_names.at(0).total_ns));
 
   key("z");
-  const json z = frame([&](const json& f) { return f["visible_range"]["duration_ns"] < r["duration_ns"].get<double>() * 1.2; },
-                       "the zoom to the range");
+  const json z =
+      frame([&](const json& f) { return f["visible_range"]["duration_ns"] < r["duration_ns"].get<double>() * 1.2; },
+            "the zoom to the range");
   EXPECT_LE(z["visible_range"]["start_ns"].get<TimeNs>(), r["start_ns"].get<TimeNs>());
   EXPECT_GE(z["visible_range"]["end_ns"].get<TimeNs>(), r["end_ns"].get<TimeNs>());
   keep_screenshot("range");
+}
+
+// Hotspots > a kernel's "histogram": the durations of its instances; a
+// click on a bar selects the first of them on the timeline, another the next.
+TEST_F(Interactive, AHistogramOfAKernelAndItsBinsInstancesOneAfterAnother) {
+  const std::string file = testing::real_trace("kineto-resnet50-v100-workers0.json.gz");
+  start_viewer({file});
+  const json j0 = settled();
+  click(j0["tabs"]["Hotspots"]["x"], j0["tabs"]["Hotspots"]["y"]);
+  const json hot = settled([](const json& f) { return !f["hotspot_histogram_buttons"].empty(); });
+  const json& button = hot["hotspot_histogram_buttons"][0];
+  const std::string kernel = button["kernel"];
+  click(button["x"], button["y"]);
+  const json h = settled([](const json& f) { return f["histogram"].is_object() && f["histogram"]["shown"] == true; });
+  EXPECT_EQ(h["view"], "histogram");
+  EXPECT_EQ(h["histogram"]["name"], kernel);
+  const Trace t = import_chrome_json(file);
+  const StringId id = t.strings().find(kernel);
+  std::uint64_t n = 0;
+  for (RowIndex r = 0; r < t.kernels().size(); ++r) n += t.kernels().name[r] == id;
+  EXPECT_EQ(h["histogram"]["count"], n);
+  // The fullest bar.
+  const json& bins = h["histogram"]["bins"];
+  std::size_t best = 0;
+  for (std::size_t b = 0; b < bins.size(); ++b)
+    if (bins[b]["count"] > bins[best]["count"]) best = b;
+  const TimeNs lo = bins[best]["lo_ns"], hi = bins[best]["hi_ns"];
+  click(bins[best]["x"], bins[best]["y"]);
+  const json s1 = settled([](const json& f) { return f["selection"].is_object() && !f["histogram"]["step"].empty(); });
+  EXPECT_EQ(s1["histogram"]["selected_bin"], best);
+  EXPECT_EQ(s1["highlight"]["matches"], bins[best]["count"]);
+  const TimeNs d1 = s1["selection"]["end_ns"].get<TimeNs>() - s1["selection"]["start_ns"].get<TimeNs>();
+  EXPECT_GE(d1, lo);
+  EXPECT_LT(d1, hi);
+  EXPECT_EQ(s1["selection"]["name"], kernel);
+  if (bins[best]["count"].get<int>() > 1) {
+    const std::string step1 = s1["histogram"]["step"];
+    click(bins[best]["x"], bins[best]["y"]);
+    const json s2 = settled([&](const json& f) { return f["histogram"]["step"] != step1; });
+    EXPECT_GT(s2["selection"]["start_ns"].get<TimeNs>(), s1["selection"]["start_ns"].get<TimeNs>());
+    const TimeNs d2 = s2["selection"]["end_ns"].get<TimeNs>() - s2["selection"]["start_ns"].get<TimeNs>();
+    EXPECT_GE(d2, lo);
+    EXPECT_LT(d2, hi);
+  }
 }
 
 }  // namespace

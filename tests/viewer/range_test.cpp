@@ -16,9 +16,9 @@ class RangeTest : public ViewTest {
   // x on screen of time t in the last frame.
   static float x_of(const View& v, TimeNs t) {
     const FrameStats& st = v.stats();
-    return st.timeline_x0 + static_cast<float>(static_cast<double>(t - v.view_start()) /
-                                               static_cast<double>(v.view_end() - v.view_start()) *
-                                               st.timeline_width_px);
+    return st.timeline_x0 +
+           static_cast<float>(static_cast<double>(t - v.view_start()) /
+                              static_cast<double>(v.view_end() - v.view_start()) * st.timeline_width_px);
   }
   void wait_for_stats(View& v) {
     for (int i = 0; i < 400 && v.busy(); ++i) {
