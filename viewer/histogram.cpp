@@ -16,7 +16,8 @@ std::size_t DurationHistogram::bin_of(TimeNs duration) const {
 
 std::vector<RowIndex> DurationHistogram::bin_rows(std::size_t bin) const {
   if (bin >= counts.size()) return {};
-  return {rows.begin() + static_cast<std::ptrdiff_t>(first[bin]), rows.begin() + static_cast<std::ptrdiff_t>(first[bin + 1])};
+  return {rows.begin() + static_cast<std::ptrdiff_t>(first[bin]),
+          rows.begin() + static_cast<std::ptrdiff_t>(first[bin + 1])};
 }
 
 namespace {

@@ -203,11 +203,33 @@ GLFWwindow* create_window(int width, int height, bool visible) {
   return w;
 }
 
-gv::FontStatus init_imgui(GLFWwindow* w, const Options& o) {
+// Where the interactive viewer remembers its layout (ImGui's ini file):
+// $XDG_CONFIG_HOME/gpuscope/gpuscope-view.ini, else ~/.config/…; empty when
+// neither is known or the folder cannot be made.
+std::string layout_file() {
+  namespace fs = std::filesystem;
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  fs::path dir;
+  if (xdg && *xdg)
+    dir = fs::path(xdg) / "gpuscope";
+  else if (home && *home)
+    dir = fs::path(home) / ".config" / "gpuscope";
+  else
+    return {};
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  return ec ? std::string() : (dir / "gpuscope-view.ini").string();
+}
+
+gv::FontStatus init_imgui(GLFWwindow* w, const Options& o, const std::string& ini) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;  // nothing persisted between sessions
+  // Headless runs read and write no layout: the same flags give the same picture.
+  static std::string ini_file;
+  ini_file = ini;
+  io.IniFilename = ini_file.empty() ? nullptr : ini_file.c_str();
   ImGui::StyleColorsDark();
   const gv::FontStatus font = gv::load_ui_font(io, o.font);
   if (font.fallback()) std::fprintf(stderr, "gpuscope-view: note: %s\n", font.message.c_str());
@@ -347,7 +369,7 @@ std::string apply_view_options(gv::View& view, const Options& o) {
 
 int run_headless(const Options& o) {
   GLFWwindow* w = create_window(o.width, o.height, /*visible=*/false);
-  const gv::FontStatus font = init_imgui(w, o);
+  const gv::FontStatus font = init_imgui(w, o, "");
   Fbo fbo;
   if (!fbo.create(o.width, o.height)) fail(kExitDisplay, "cannot create an offscreen framebuffer");
   ImGuiIO& io = ImGui::GetIO();
@@ -442,9 +464,10 @@ void write_frame_json(const gv::View& view, const Options& o, const gv::FontStat
 
 int run_interactive(const Options& o) {
   GLFWwindow* w = create_window(o.width, o.height, /*visible=*/true);
-  const gv::FontStatus font = init_imgui(w, o);
+  const gv::FontStatus font = init_imgui(w, o, layout_file());
   glfwSetDropCallback(w, on_drop);
   gv::View view;
+  view.register_layout_settings();  // before the first frame, which reads the ini file
   bool options_applied = o.files.empty() && o.synthetic == 0;
   if (!options_applied) open_source(view, o);
   bool was_busy = true;

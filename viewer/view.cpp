@@ -57,7 +57,7 @@ bool parse_panel(std::string_view s, Panel* out) {
 }
 
 View::View() = default;
-View::~View() = default;
+View::~View() { unregister_layout_settings(); }
 
 // [SECTION] Opening traces -------------------------------------------------------------------
 
@@ -186,8 +186,6 @@ ClickTarget View::target(std::string label) {
 void View::show(Panel p) {
   panel_ = p;
   panel_requested_ = true;
-  // The timeline keeps most of the height; the other panels get more room.
-  bottom_fraction_ = p == Panel::timeline ? 0.30f : 0.58f;
   redraw_frames_ = 3;
 }
 
@@ -218,10 +216,11 @@ void View::draw() {
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
+  // Settings saved (no ImGuiWindowFlags_NoSavedSettings): the tables inside
+  // inherit it, and their columns' widths, order and visibility are remembered.
   ImGui::Begin("gpuscope", nullptr,
-               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                   ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
-                   ImGuiWindowFlags_NoScrollWithMouse);
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_MenuBar |
+                   ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollWithMouse);
   ImGui::PopStyleVar();
   handle_global_keys();
   draw_menu_bar();
@@ -248,12 +247,24 @@ void View::draw() {
     ImGui::EndChild();
   } else {
     const float splitter = 6;
-    const float bottom = std::clamp(avail * bottom_fraction_, 60.0f, std::max(60.0f, avail - 120.0f));
+    // Nothing to show below (no selection on the Details tab): only the tabs
+    // and a hint, and the timeline takes the rest.
+    const bool empty = panel_ == Panel::timeline && !selection_.valid();
+    const float collapsed = 2 * ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().WindowPadding.y;
+    // The Details tab keeps the timeline most of the height, the other tabs
+    // get more room; the user's drags of the splitter are remembered for each.
+    float& fraction = panel_ == Panel::timeline ? layout_.details_fraction : layout_.panel_fraction;
+    const float bottom = empty ? std::min(collapsed, avail * 0.5f)
+                               : std::clamp(avail * fraction, 60.0f, std::max(60.0f, avail - 120.0f));
+    stats_.bottom_height = bottom;
     draw_timeline(avail - bottom - splitter);
     ImGui::InvisibleButton("##splitter", ImVec2(ImGui::GetContentRegionAvail().x, splitter));
+    stats_.bottom_splitter = target("bottom splitter");
     if (ImGui::IsItemHovered() || ImGui::IsItemActive()) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
-    if (ImGui::IsItemActive() && avail > 0)
-      bottom_fraction_ = std::clamp(bottom_fraction_ - io.MouseDelta.y / avail, 0.1f, 0.85f);
+    if (ImGui::IsItemActive() && avail > 0 && io.MouseDelta.y != 0) {
+      fraction = std::clamp(bottom / avail - io.MouseDelta.y / avail, 0.05f, 0.85f);
+      layout_changed();
+    }
     draw_bottom_panel(bottom);
   }
   draw_status_bar();
@@ -478,9 +489,19 @@ void View::draw_error(const std::string& message) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
   ImGui::TextUnformatted("Could not open the trace:");
   ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x - 40);
-  ImGui::TextUnformatted(message.c_str());
+  // A message naming hundreds of files is cut: one text item of it all
+  // would exceed what an ImGui draw list indexes (64k vertices).
+  constexpr std::size_t kShown = 3000;
+  std::size_t cut = std::min(message.size(), kShown);
+  while (cut < message.size() && cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
+  ImGui::TextUnformatted(message.data(), message.data() + cut);
   ImGui::PopTextWrapPos();
   ImGui::PopStyleColor();
+  if (cut < message.size()) {
+    ImGui::TextDisabled("… and %s more characters (on stderr too).", format::count(message.size() - cut).c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Copy the whole message")) ImGui::SetClipboardText(message.c_str());
+  }
   ImGui::Spacing();
   if (ImGui::Button("Open another trace...")) {
     browser_for_compare_ = false;

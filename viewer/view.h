@@ -6,6 +6,7 @@
 // over feature files:
 //
 //   view.cpp            frame layout, menus, toolbar, loading/error screens, keys
+//   view_layout.cpp     the layout the user sized, remembered in ImGui's ini file
 //   view_timeline.cpp   tracks, ruler, activity lanes, LOD drawing, zoom/pan, flows
 //   view_details.cpp    the selected event, its launch and NVTX stack; tooltips
 //   view_hotspots.cpp   per-kernel and per-category tables
@@ -63,6 +64,7 @@ struct Selection {
 // What the last frame drew (the headless JSON and the tests read it).
 struct TrackStats {
   std::string group, label;
+  std::string label_shown;  // as written in the label column ("…" where cut)
   TrackId track = 0;
   float y = 0, height = 0;  // screen position of the track's rows this frame
   bool visible = false;     // on screen vertically
@@ -84,8 +86,12 @@ struct CounterLaneStats {
   std::uint64_t columns = 0;  // pixel columns sampled (0 when off screen)
   double peak = 0;            // over the whole trace: the lane's scale
   TimeNs peak_time = 0;
-  std::string peak_text;     // as written on the lane ("peak 3.00 GiB")
+  std::string peak_text;     // as written beside the label ("peak 3.00 GiB")
   bool peak_marked = false;  // the peak's time is in view and marked
+  // Where the label column's texts went: the label (cut with "…" to leave
+  // room for the peak) and the peak, both left of the lane's data.
+  std::string label_shown;
+  float label_x1 = 0, peak_x0 = 0, peak_x1 = 0;
 };
 
 struct GroupStats {
@@ -217,6 +223,10 @@ struct FrameStats {
   std::string damage;        // the storage-damage banner drawn above the timeline ("INCOMPLETE file: …"), if any
   JobStats job;
   float ruler_y = 0;                     // screen y of the middle of the time ruler
+  float label_width = 0;                 // of the label column (track names)
+  ClickTarget label_splitter;            // its right edge: drag to resize it
+  ClickTarget bottom_splitter;           // the bar above the bottom panel: drag to resize it
+  float bottom_height = 0;               // of the bottom panel (tabs), as laid out this frame
   std::vector<ClickTarget> tab_targets;  // the bottom panel's tabs ("Details", "Range", …)
   // The selected range as drawn: its band on the ruler (screen x, clipped),
   // the length written there, the Range tab's status ("computing", "done"),
@@ -257,6 +267,19 @@ class View {
   // Zooms so the selected instance sits in the middle fifth of the view.
   void focus_instance();
   void on_files_dropped(const std::vector<std::string>& paths);
+
+  // [SECTION] Layout (remembered between runs in ImGui's ini file)
+  // What the user sized: the label column and the bottom panel's share of
+  // the height, on the Details tab and on the others.
+  struct Layout {
+    float label_width = 200;
+    float details_fraction = 0.30f, panel_fraction = 0.58f;
+  };
+  const Layout& layout() const { return layout_; }
+  void set_layout(const Layout& l);
+  // Adds the layout to the ini file ImGui reads and writes ([GpuscopeView][Layout]):
+  // call once after ImGui::CreateContext, before the first frame.
+  void register_layout_settings();
 
   // [SECTION] Frames
   // Builds the whole UI (call between ImGui::NewFrame and ImGui::Render).
@@ -333,6 +356,8 @@ class View {
   void draw_error(const std::string& message);
   void draw_damage_banner();
   void draw_bottom_panel(float height);
+  void layout_changed();  // view_layout.cpp: the ini file is written again
+  void unregister_layout_settings();
   void handle_global_keys();
   std::string_view short_label(StringId name);   // cached format::short_kernel_name()
   static ClickTarget target(std::string label);  // centre of the last item, for stats_
@@ -349,6 +374,7 @@ class View {
     float char_px;   // width of an "m": how many characters of an event's name fit
   };
   void draw_timeline(float height);
+  void label_splitter(float x0, float top, float bottom);
   void draw_evidence_bands(ImDrawList* dl, float x0, float width, float top, float bottom);
   float draw_groups(ImDrawList* dl, float left, float x0, float width, float y, float top, float bottom);
   void timeline_hover_and_click(float x0);
@@ -475,9 +501,11 @@ class View {
   // Layout
   Panel panel_ = Panel::timeline;
   bool panel_requested_ = false;  // select panel_'s tab in the next frame
-  float bottom_fraction_ = 0.30f;
+  Layout layout_;
 
   // Timeline
+  static constexpr float kMinLabelWidth = 80;
+  bool label_splitter_hot_ = false;  // the mouse is on the label column's edge (or dragging it): not a label click
   TimeNs view_start_ = 0;
   double view_span_ = 1;  // ns across the timeline width (double: zoom is continuous)
   float scroll_y_ = 0;

@@ -12,6 +12,7 @@
 
 #include "analysis/format.h"
 #include "viewer/colors.h"
+#include "viewer/elide.h"
 #include "viewer/view.h"
 
 namespace gpuscope::viewer {
@@ -78,7 +79,20 @@ void View::draw_counter_lane(ImDrawList* dl, const CounterLane& lane, float labe
 
   const float bottom = y + kCounterLaneH - 2, lane_h = kCounterLaneH - 5;
   dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + width, bottom), kLaneBackground);
-  dl->AddText(ImVec2(label_x, y + 4), IM_COL32(170, 170, 170, 255), ("  " + ls.label).c_str());
+  // The label column: the label, cut with "…" where needed, and the peak
+  // right-aligned against the data — never over it.
+  const float column_end = x0 - 8;
+  const float peak_w = ImGui::CalcTextSize(ls.peak_text.c_str()).x;
+  ls.peak_x1 = column_end;
+  ls.peak_x0 = std::max(label_x, column_end - peak_w);
+  const bool peak_fits = ls.peak_x0 + peak_w <= column_end + 0.5f;
+  ls.label_shown = elide("  " + ls.label, std::max(0.0f, (peak_fits ? ls.peak_x0 - 6 : column_end) - label_x));
+  ls.label_x1 = label_x + ImGui::CalcTextSize(ls.label_shown.c_str()).x;
+  dl->AddText(ImVec2(label_x, y + 4), IM_COL32(170, 170, 170, 255), ls.label_shown.c_str());
+  if (peak_fits)
+    dl->AddText(ImVec2(ls.peak_x0, y + 4), IM_COL32(220, 220, 220, 255), ls.peak_text.c_str());
+  else
+    ls.peak_x0 = ls.peak_x1 = 0;  // no room: in the tooltip only
   const double lo = lane.floor, range = std::max(lane.peak.value - lane.floor, 1e-300);
   auto height_of = [&](const CounterColumn& c) {
     return c.has ? static_cast<int>(std::lround(std::clamp((c.max - lo) / range, 0.0, 1.0) * lane_h)) : 0;
@@ -103,10 +117,11 @@ void View::draw_counter_lane(ImDrawList* dl, const CounterLane& lane, float labe
     dl->AddLine(ImVec2(xp, y), ImVec2(xp, bottom), kPeakColor);
     ls.peak_marked = true;
   }
-  const ImVec2 text = ImGui::CalcTextSize(ls.peak_text.c_str());
-  dl->AddText(ImVec2(x0 + width - text.x - 4, y + 3), IM_COL32(220, 220, 220, 255), ls.peak_text.c_str());
 
   const ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsWindowHovered() && io.MousePos.x >= label_x && io.MousePos.x < x0 - 8 && io.MousePos.y >= y &&
+      io.MousePos.y < bottom && !dragging_)
+    ImGui::SetTooltip("%s (%s)\n%s", ls.label.c_str(), s.name.c_str(), ls.peak_text.c_str());
   if (ImGui::IsWindowHovered() && io.MousePos.x >= x0 && io.MousePos.x < x0 + width && io.MousePos.y >= y &&
       io.MousePos.y < bottom && !dragging_) {
     const auto at = view_start_ + static_cast<TimeNs>(static_cast<double>(io.MousePos.x - x0) / ppn);

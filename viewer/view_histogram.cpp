@@ -48,8 +48,8 @@ void View::select_histogram_bin(std::size_t bin) {
   const DurationHistogram& h = *histogram_;
   histogram_bin_ = static_cast<std::int64_t>(bin);
   matches_ = MatchSet::of_rows(doc_->trace(), h.table, h.bin_rows(bin));
-  matches_label_ = cat("durations ", format::duration(h.edges[bin]), "–", format::duration(h.edges[bin + 1] - 1),
-                       ": ", doc_->trace().str(h.name));
+  matches_label_ = cat("durations ", format::duration(h.edges[bin]), "–", format::duration(h.edges[bin + 1] - 1), ": ",
+                       doc_->trace().str(h.name));
   highlighted_kernel_.clear();
   match_cursor_.reset();
   step_match(true);
@@ -68,9 +68,9 @@ void View::draw_histogram() {
   const Trace& t = doc_->trace();
   const std::string what = h.table == TableId::kernels ? "kernel" : "range";
   const std::string full(t.str(h.name));
-  const std::string summary =
-      cat(format::count(h.count), " instances · min ", format::duration(h.min), " · median ", format::duration(h.median),
-          " · p99 ", format::duration(h.p99), " · max ", format::duration(h.max), " · total ", format::duration(h.total));
+  const std::string summary = cat(format::count(h.count), " instances · min ", format::duration(h.min), " · median ",
+                                  format::duration(h.median), " · p99 ", format::duration(h.p99), " · max ",
+                                  format::duration(h.max), " · total ", format::duration(h.total));
   const float summary_w = ImGui::CalcTextSize(summary.c_str()).x;
   const std::string shown = elide(cat(what, ": ", full), ImGui::GetContentRegionAvail().x - summary_w - 24);
   ImGui::TextUnformatted(shown.c_str());
@@ -100,9 +100,9 @@ void View::draw_histogram_bars(const DurationHistogram& h, float height) {
   HistogramStats& hs = stats_.histogram;
   for (std::size_t b = 0; b < h.bins(); ++b) {
     const float xa = origin.x + bar_w * static_cast<float>(b), xb = xa + bar_w - 1;
-    const float bh = h.counts[b] == 0 ? 0
-                                      : std::max(2.0f, (chart_h - 4) * static_cast<float>(h.counts[b]) /
-                                                           static_cast<float>(most));
+    const float bh = h.counts[b] == 0
+                         ? 0
+                         : std::max(2.0f, (chart_h - 4) * static_cast<float>(h.counts[b]) / static_cast<float>(most));
     const bool selected = histogram_bin_ == static_cast<std::int64_t>(b);
     if (bh > 0) dl->AddRectFilled(ImVec2(xa, origin.y + chart_h - bh), ImVec2(xb, origin.y + chart_h), color);
     if (h.counts[b] > 0) {  // the count above its bar, when it fits
@@ -145,7 +145,8 @@ void View::draw_histogram_bars(const DurationHistogram& h, float height) {
   const std::size_t every = std::max<std::size_t>(1, h.bins() / 6);
   for (std::size_t b = 0; b <= h.bins(); b += every) {
     const std::string label = format::duration(h.edges[b]);
-    const float x = std::min(origin.x + bar_w * static_cast<float>(b), origin.x + width - ImGui::CalcTextSize(label.c_str()).x);
+    const float x =
+        std::min(origin.x + bar_w * static_cast<float>(b), origin.x + width - ImGui::CalcTextSize(label.c_str()).x);
     dl->AddText(ImVec2(x, origin.y + chart_h + 2), IM_COL32(170, 170, 170, 255), label.c_str());
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + height));
@@ -156,8 +157,9 @@ void View::draw_histogram_steps(const DurationHistogram& h) {
   HistogramStats& hs = stats_.histogram;
   hs.selected_bin = histogram_bin_;
   if (histogram_bin_ < 0) {
-    ImGui::TextDisabled("Click a bar: its instances are outlined on the timeline, the first in view selected; "
-                        "click again for the next.");
+    ImGui::TextDisabled(
+        "Click a bar: its instances are outlined on the timeline, the first in view selected; "
+        "click again for the next.");
     return;
   }
   const auto b = static_cast<std::size_t>(histogram_bin_);

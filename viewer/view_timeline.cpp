@@ -24,6 +24,7 @@
 #include "analysis/format.h"
 #include "trace/detail/time_columns.h"
 #include "viewer/colors.h"
+#include "viewer/elide.h"
 #include "viewer/lod.h"
 #include "viewer/text.h"
 #include "viewer/time_format.h"
@@ -34,7 +35,6 @@ namespace gpuscope::viewer {
 // [SECTION] Geometry -------------------------------------------------------------------------
 
 namespace {
-constexpr float kLabelWidth = 200;  // track names on the left
 constexpr float kRowH = 17;
 constexpr float kRowGap = 1;
 constexpr float kGroupH = 20;
@@ -165,9 +165,11 @@ void View::draw_timeline(float height) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float total_w = ImGui::GetContentRegionAvail().x;
   const float scrollbar = ImGui::GetStyle().ScrollbarSize;
-  const float x0 = origin.x + kLabelWidth;
-  const float width = std::max(10.0f, total_w - kLabelWidth - scrollbar);
+  layout_.label_width = std::clamp(layout_.label_width, kMinLabelWidth, std::max(kMinLabelWidth, total_w * 0.6f));
+  const float x0 = origin.x + layout_.label_width;
+  const float width = std::max(10.0f, total_w - layout_.label_width - scrollbar);
   timeline_width_ = width;
+  stats_.label_width = layout_.label_width;
   stats_.timeline_x0 = x0;
   stats_.timeline_width_px = width;
   stats_.view_start = view_start();
@@ -210,10 +212,29 @@ void View::draw_timeline(float height) {
     dl->AddLine(ImVec2(io.MousePos.x, top), ImVec2(io.MousePos.x, bottom), IM_COL32(255, 255, 255, 40));
   ImGui::SetCursorScreenPos(ImVec2(origin.x, y_start));
   ImGui::Dummy(ImVec2(total_w - scrollbar, std::max(1.0f, y_end - y_start)));
+  label_splitter(x0, top, bottom);
 
   timeline_hover_and_click(x0);
   ImGui::EndChild();
   ImGui::EndChild();
+}
+
+// The edge of the label column: drag it to widen or narrow the names.
+void View::label_splitter(float x0, float top, float bottom) {
+  const ImVec2 keep = ImGui::GetCursorScreenPos();
+  ImGui::SetCursorScreenPos(ImVec2(x0 - 7, top));
+  ImGui::InvisibleButton("##label_splitter", ImVec2(6, std::max(1.0f, bottom - top)));
+  label_splitter_hot_ = ImGui::IsItemHovered() || ImGui::IsItemActive();
+  if (label_splitter_hot_) {
+    ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(x0 - 4, top), ImVec2(x0 - 4, bottom), IM_COL32(140, 195, 255, 200), 2);
+  }
+  if (ImGui::IsItemActive() && ImGui::GetIO().MouseDelta.x != 0) {
+    layout_.label_width += ImGui::GetIO().MouseDelta.x;
+    layout_changed();
+  }
+  stats_.label_splitter = ClickTarget{"label splitter", x0 - 4, (top + bottom) / 2};
+  ImGui::SetCursorScreenPos(keep);
 }
 
 void View::draw_evidence_bands(ImDrawList* dl, float x0, float width, float top, float bottom) {
@@ -242,8 +263,8 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
       dl->AddRectFilled(ImVec2(left, y), ImVec2(x0 + width, y + kGroupH - 1), IM_COL32(45, 50, 62, 255));
       dl->AddText(ImVec2(left + 4, y + 3), IM_COL32(230, 230, 230, 255), collapsed ? "+" : "-");
       dl->AddText(ImVec2(left + 16, y + 3), IM_COL32(230, 230, 230, 255), g.label.c_str());
-      if (window_hovered && io.MousePos.y >= y && io.MousePos.y < y + kGroupH && io.MousePos.x < x0 &&
-          ImGui::IsMouseClicked(0)) {
+      if (window_hovered && !label_splitter_hot_ && io.MousePos.y >= y && io.MousePos.y < y + kGroupH &&
+          io.MousePos.x < x0 && ImGui::IsMouseClicked(0)) {
         group_collapsed_[gi] = collapsed ? 0 : 1;
         redraw_frames_ = 3;
       }
@@ -252,7 +273,7 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
     if (g.activity >= 0)
       y += draw_activity_lanes(dl, ix.activity()[static_cast<std::size_t>(g.activity)], x0, y, width);
     if (g.kind == TrackKind::gpu && !collapsed)
-      y += draw_counter_lanes(dl, g.device, g.label, x0 - kLabelWidth + 8, x0, y, width);
+      y += draw_counter_lanes(dl, g.device, g.label, x0 - layout_.label_width + 8, x0, y, width);
     for (std::uint32_t ti : g.tracks) {
       const TrackInfo& info = ix.tracks()[ti];
       TrackStats ts;
@@ -271,13 +292,15 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
       if (y + h >= top && y <= bottom) {
         ts.visible = true;
         // Track label on the left; a click toggles collapse.
+        // Track label on the left, cut with "…" to the column (hover: the whole of it); a click toggles collapse.
         const bool many = info.rows.size() > 1;
         const std::string label = cat(many ? (track_collapsed_[ti] ? "+ " : "- ") : "  ", info.label);
-        dl->PushClipRect(ImVec2(left, y), ImVec2(x0 - 4, y + h), true);
-        dl->AddText(ImVec2(left + 8, y + 2), IM_COL32(200, 200, 200, 255), label.c_str());
-        dl->PopClipRect();
-        if (many && window_hovered && io.MousePos.y >= y && io.MousePos.y < y + h && io.MousePos.x < x0 &&
-            ImGui::IsMouseClicked(0)) {
+        ts.label_shown = elide(label, x0 - 8 - (left + 8));
+        dl->AddText(ImVec2(left + 8, y + 2), IM_COL32(200, 200, 200, 255), ts.label_shown.c_str());
+        const bool on_label = window_hovered && !label_splitter_hot_ && io.MousePos.y >= y && io.MousePos.y < y + h &&
+                              io.MousePos.x < x0 - 8;
+        if (on_label && ts.label_shown != label) ImGui::SetTooltip("%s", info.label.c_str());
+        if (many && on_label && ImGui::IsMouseClicked(0)) {
           track_collapsed_[ti] = track_collapsed_[ti] ? 0 : 1;
           redraw_frames_ = 3;
         }
@@ -300,7 +323,7 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
       dl->AddText(ImVec2(left + 16, y + 3), IM_COL32(230, 230, 230, 255), kCounters.c_str());
     }
     y += kGroupH;
-    y += draw_counter_lanes(dl, kNoDevice, kCounters, x0 - kLabelWidth + 8, x0, y, width);
+    y += draw_counter_lanes(dl, kNoDevice, kCounters, x0 - layout_.label_width + 8, x0, y, width);
   }
   return y;
 }
@@ -334,7 +357,7 @@ void View::draw_ruler(ImDrawList* dl, float x0, float y0, float width) {
   const RulerTicks ticks = ruler_ticks(origin, view_start(), view_end(), width, 110);
   const double ppn = px_per_ns(width);
   dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + width, y0 + kRulerHeight), IM_COL32(35, 38, 46, 255));
-  dl->AddText(ImVec2(x0 - kLabelWidth + 8, y0 + 4), IM_COL32(150, 150, 150, 255),
+  dl->AddText(ImVec2(x0 - layout_.label_width + 8, y0 + 4), IM_COL32(150, 150, 150, 255),
               cat("+", format::duration(ticks.step_ns), " / tick").c_str());
   // Minor ticks: 5 per major step (or 2 when the step is 2·10^k, 5 when 5·10^k).
   const TimeNs minor = ticks.step_ns >= 5 ? ticks.step_ns / 5 : ticks.step_ns;
@@ -394,8 +417,8 @@ float View::draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x
   a.sample(doc_->trace(), view_start_, view_span_ / static_cast<double>(columns), lane_buf_);
   stats_.lane_columns += columns;
 
-  const float label_x = x0 - kLabelWidth + 8;
-  dl->AddText(ImVec2(label_x, y + 4), IM_COL32(170, 170, 170, 255), "  utilization");
+  const float label_x = x0 - layout_.label_width + 8, label_w = layout_.label_width - 16;
+  dl->AddText(ImVec2(label_x, y + 4), IM_COL32(170, 170, 170, 255), elide("  utilization", label_w).c_str());
   char in_flight_label[48];
   const float lane_bottom_1 = y + kLaneH - 1, lane_bottom_2 = y + 2 * kLaneH;
   dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + width, lane_bottom_1), IM_COL32(30, 33, 40, 255));
@@ -434,7 +457,7 @@ float View::draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x
       [&](const LaneSample& s) { return s.in_flight > 1 ? static_cast<int>(std::lround(1.0f / scale * lane_h)) : 0; },
       lane_bottom_2, kInFlightColor);
   std::snprintf(in_flight_label, sizeof in_flight_label, "  kernels in flight (0-%.0f)", static_cast<double>(scale));
-  dl->AddText(ImVec2(label_x, y + kLaneH + 5), IM_COL32(170, 170, 170, 255), in_flight_label);
+  dl->AddText(ImVec2(label_x, y + kLaneH + 5), IM_COL32(170, 170, 170, 255), elide(in_flight_label, label_w).c_str());
 
   const ImGuiIO& io = ImGui::GetIO();
   if (ImGui::IsWindowHovered() && io.MousePos.x >= x0 && io.MousePos.x < x0 + width && io.MousePos.y >= y &&

@@ -444,7 +444,7 @@ TEST_F(Headless, ZoomedOutTheReportShapedSampleShowsPaddingAndBroadcast) {
   const Result r = view({kReportSample.string(), "--screenshot", (dir_ / "t.png").string(), "--size", "1280x1400"});
   ASSERT_EQ(r.status, 0) << r.err;
   const json j = read_json(dir_ / "t.json");
-  EXPECT_TRUE(has(j["folded_labels"], "3,780 kernels")) << j["folded_labels"];
+  EXPECT_TRUE(has(j["folded_labels"], "3,780 kernels · 20 memsets")) << j["folded_labels"];  // each kind counted
   const Profile p = analyze(read_gscope(kReportSample.string()));
   std::map<std::string, json> by;
   double px = 0;
@@ -579,6 +579,21 @@ TEST_F(Headless, CorruptFileShowsTheErrorAndExitsWithTwo) {
 
 // A .gscope cut inside its first sections holds nothing to show: the window
 // says which file, where and what is missing, and the run exits with 2.
+// A folder of 500 files none of which is a trace: a clear error naming them
+// (exit 2), not an abort on ImGui's 64k vertices of one draw list.
+TEST_F(Headless, AFolderOfFiveHundredUnreadableFilesIsAClearError) {
+  const fs::path folder = dir_ / "bad";
+  fs::create_directories(folder);
+  for (int i = 0; i < 500; ++i) std::ofstream(folder / cat("rank-", std::to_string(i), ".json")) << "garbage";
+  const Result r = view({folder.string(), "--screenshot", (dir_ / "bad.png").string()});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("none of the 500 files can be read"), std::string::npos) << r.err.substr(0, 400);
+  const json j = read_json(dir_ / "bad.json");
+  EXPECT_TRUE(has(j["panels"], "error"));
+  EXPECT_NE(j["message"].get<std::string>().find("rank-499.json"), std::string::npos);
+  EXPECT_LT(j["vertices"].get<std::uint64_t>(), 65'536u);
+}
+
 TEST_F(Headless, NothingRecoverableShowsWhereAndExitsWithTwo) {
   SyntheticOptions so;
   so.kernels = 2'000;

@@ -44,7 +44,7 @@ TEST(DurationHistogram, CountsEveryInstanceInTheBinOfItsDuration) {
   EXPECT_EQ(h.min, 1'000);
   EXPECT_EQ(h.max, 5'000'000);
   EXPECT_EQ(h.median, 1'000);  // the 50th of 100 (the lower middle): the last 1 µs one
-  EXPECT_EQ(h.p99, 100'000);    // rank 99 of 100
+  EXPECT_EQ(h.p99, 100'000);   // rank 99 of 100
   EXPECT_EQ(h.total, 50 * 1'000 + 30 * 10'000 + 19 * 100'000 + 5'000'000);
   ASSERT_GE(h.bins(), 4u);
   ASSERT_LE(h.bins(), 32u);

@@ -85,6 +85,7 @@ class Interactive : public ::testing::Test {
                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
+    ::setenv("XDG_CONFIG_HOME", dir_.c_str(), 1);  // the viewer's remembered layout: the test's own, empty
     start_display();
   }
   void TearDown() override {
@@ -121,10 +122,25 @@ class Interactive : public ::testing::Test {
     frame([](const json& j) { return j.contains("panels"); });
     // The pointer comes into the window from outside, as a hand's does: GLFW
     // then tracks it whether or not the window has the keyboard focus.
-    xdo("mousemove 1390 890");
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    move(640, 400);
-    frame([](const json& j) { return j["mouse"].is_array(); }, "the pointer in the window");
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      xdo("mousemove 1390 890");
+      std::this_thread::sleep_for(std::chrono::milliseconds(150));
+      move(640, 400);
+      if (frame_within(3, [](const json& j) { return j["mouse"] == json::array({640.0, 400.0}); })) return;
+    }
+    ADD_FAILURE() << "the viewer does not see the pointer";
+  }
+  // Whether a frame for which `ready` holds comes within `seconds`.
+  bool frame_within(int seconds, const std::function<bool(const json&)>& ready) {
+    for (int i = 0; i < seconds * 20; ++i) {
+      std::ifstream f(frame_json());
+      try {
+        if (f.good() && ready(json::parse(f))) return true;
+      } catch (const json::exception&) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
   }
   fs::path frame_json() const { return dir_ / "frame.json"; }
 
@@ -199,6 +215,11 @@ class Interactive : public ::testing::Test {
     }
     xdo("mouseup 1");
   }
+  // A tab of the bottom panel, where the latest frame drew it.
+  void click_tab(const std::string& label) {
+    const json j = frame([&](const json& f) { return f["tabs"].contains(label); }, "the tab");
+    click(j["tabs"][label]["x"], j["tabs"][label]["y"]);
+  }
   // A key held for a few frames (ImGui 1.86 sees a key only if a frame starts while it is down).
   void key(const std::string& k) {
     xdo(cat("keydown ", k));
@@ -256,8 +277,8 @@ TEST_F(Interactive, DragOnTheRulerSelectsARangeAndShowsItsStatistics) {
 TEST_F(Interactive, AHistogramOfAKernelAndItsBinsInstancesOneAfterAnother) {
   const std::string file = testing::real_trace("kineto-resnet50-v100-workers0.json.gz");
   start_viewer({file});
-  const json j0 = settled();
-  click(j0["tabs"]["Hotspots"]["x"], j0["tabs"]["Hotspots"]["y"]);
+  settled();
+  click_tab("Hotspots");
   const json hot = settled([](const json& f) { return !f["hotspot_histogram_buttons"].empty(); });
   const json& button = hot["hotspot_histogram_buttons"][0];
   const std::string kernel = button["kernel"];

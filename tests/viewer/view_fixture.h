@@ -157,4 +157,34 @@ inline ImU32 color_at(const ImDrawData* dd, float x, float y) {
   return top;
 }
 
+// Triangles of text glyphs (font atlas; not the white pixel, not the baked
+// textures of anti-aliased lines) drawn with their centre inside
+// [x0, x1) × [y0, y1): text on that part of the screen.
+inline int glyphs_in(const ImDrawData* dd, float x0, float y0, float x1, float y1) {
+  const ImFontAtlas* atlas = ImGui::GetIO().Fonts;
+  const ImVec2 white = atlas->TexUvWhitePixel;
+  ImVec4 lines(1, 1, 0, 0);  // the box of every line texture's UVs
+  for (const ImVec4& u : atlas->TexUvLines) {
+    lines.x = std::min(lines.x, std::min(u.x, u.z)), lines.y = std::min(lines.y, std::min(u.y, u.w));
+    lines.z = std::max(lines.z, std::max(u.x, u.z)), lines.w = std::max(lines.w, std::max(u.y, u.w));
+  }
+  auto is_line = [&](ImVec2 uv) { return uv.x >= lines.x && uv.x <= lines.z && uv.y >= lines.y && uv.y <= lines.w; };
+  int n = 0;
+  for (int l = 0; l < dd->CmdListsCount; ++l) {
+    const ImDrawList* dl = dd->CmdLists[l];
+    for (const ImDrawCmd& cmd : dl->CmdBuffer)
+      for (unsigned i = 0; i + 2 < cmd.ElemCount; i += 3) {
+        const ImDrawVert* v[3];
+        for (unsigned k = 0; k < 3; ++k)
+          v[k] =
+              &dl->VtxBuffer[static_cast<int>(cmd.VtxOffset + dl->IdxBuffer[static_cast<int>(cmd.IdxOffset + i + k)])];
+        if ((v[0]->uv.x == white.x && v[0]->uv.y == white.y) || is_line(v[0]->uv)) continue;
+        const float cx = (v[0]->pos.x + v[1]->pos.x + v[2]->pos.x) / 3,
+                    cy = (v[0]->pos.y + v[1]->pos.y + v[2]->pos.y) / 3;
+        if (cx >= std::max(x0, cmd.ClipRect.x) && cx < std::min(x1, cmd.ClipRect.z) && cy >= y0 && cy < y1) ++n;
+      }
+  }
+  return n;
+}
+
 }  // namespace gpuscope::viewer

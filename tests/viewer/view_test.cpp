@@ -4,6 +4,7 @@
 // (io.MousePos, io.MouseDown, io.MouseWheel, io.KeysDown as ImGui 1.86 reads them).
 #include <gtest/gtest.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <atomic>
@@ -931,6 +932,16 @@ TEST_F(ViewTest, CounterLanesUnderEachGpuWithTheirPeak) {
   EXPECT_TRUE(m->peak_marked);
   ASSERT_TRUE(lane("power"));
   EXPECT_EQ(lane("power")->peak_text, "peak 253 W");
+  // Labels and peaks stay in the label column: no text over a lane's data.
+  const ImDrawData* dd = frame(v);
+  for (const CounterLaneStats& l : v.stats().counter_lanes) {
+    const float x0 = v.stats().timeline_x0;
+    EXPECT_EQ(glyphs_in(dd, x0, l.y, x0 + v.stats().timeline_width_px, l.y + l.height), 0) << l.label;
+    EXPECT_LE(l.label_x1, x0) << l.label;
+    EXPECT_GT(l.peak_x0, x0 - v.stats().label_width) << l.label;
+    EXPECT_LE(l.peak_x1, x0) << l.label;
+    EXPECT_GT(glyphs_in(dd, l.peak_x0, l.y, l.peak_x1, l.y + l.height), 0) << l.label << ": its peak is written";
+  }
   ASSERT_TRUE(lane("rss"));
   EXPECT_EQ(lane("rss")->group, "Counters");
   EXPECT_EQ(lane("rss")->device, kNoDevice);
@@ -1003,6 +1014,25 @@ TEST_F(ViewTest, FindBoxCtrlFTypeThenEnterAndShiftEnterStep) {
 }
 
 // [SECTION] Opening by drop and by the file browser --------------------------------------
+
+// The bottom panel holds only its tabs while there is nothing to show (no
+// selection on the Details tab), and grows back when there is.
+TEST_F(ViewTest, TheBottomPanelIsCollapsedWhileEmpty) {
+  testing::TrainingTraceOptions o;
+  o.kernels = 2'000;
+  View v;
+  v.set_document(doc(o));
+  frames(v, 2);
+  const float display = ImGui::GetIO().DisplaySize.y;
+  EXPECT_LT(v.stats().bottom_height, display * 0.12f);
+  v.select(Selection{TableId::kernels, 0});
+  frames(v, 2);
+  EXPECT_GT(v.stats().bottom_height, display * 0.2f);
+  v.show(Panel::hotspots);
+  v.select(Selection{});
+  frames(v, 2);
+  EXPECT_GT(v.stats().bottom_height, display * 0.2f) << "another tab keeps its room";
+}
 
 class OpenFilesTest : public ViewTest {
  protected:
@@ -1080,6 +1110,12 @@ TEST_F(OpenFilesTest, CtrlOBrowsesToAFileAndOpensIt) {
   ASSERT_TRUE(v.browser().is_open());
   EXPECT_TRUE(has_panel(v, "file_browser"));
   EXPECT_EQ(v.browser().dir(), dir_.string());  // the folder of the open trace
+  // Opaque: nothing of the timeline shows through the file list (its
+  // background is the first thing its window draws).
+  const ImGuiWindow* dialog = ImGui::FindWindowByName("Open a trace");
+  ASSERT_NE(dialog, nullptr);
+  ASSERT_FALSE(dialog->DrawList->VtxBuffer.empty());
+  EXPECT_EQ(dialog->DrawList->VtxBuffer[0].col >> IM_COL32_A_SHIFT, 255u);
   auto double_click = [&](std::string_view name) {
     const FileBrowser::Drawn* d = nullptr;
     for (const FileBrowser::Drawn& x : v.browser().drawn())
