@@ -30,6 +30,7 @@ json tracks_json(const FrameStats& st) {
     tracks.push_back(
         {{"group", ts.group},
          {"label", ts.label},
+         {"label_shown", ts.label_shown},
          {"track", ts.track},
          {"visible", ts.visible},
          {"collapsed", ts.collapsed},
@@ -58,6 +59,10 @@ json counter_lanes_json(const FrameStats& st) {
                      {"peak", l.peak},
                      {"peak_time_ns", l.peak_time},
                      {"peak_text", l.peak_text},
+                     {"label_shown", l.label_shown},
+                     {"label_x1", l.label_x1},
+                     {"peak_x0", l.peak_x0},
+                     {"peak_x1", l.peak_x1},
                      {"peak_marked", l.peak_marked}});
   return lanes;
 }
@@ -352,6 +357,10 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["selected_op"] = st.selected_op.empty() ? json(nullptr) : json(st.selected_op);
 
   j["ruler_y"] = st.ruler_y;
+  j["label_width"] = st.label_width;
+  j["label_splitter"] = {{"x", st.label_splitter.x}, {"y", st.label_splitter.y}};
+  j["bottom_height"] = st.bottom_height;
+  j["bottom_splitter"] = {{"x", st.bottom_splitter.x}, {"y", st.bottom_splitter.y}};
   j["tabs"] = json::object();
   for (const ClickTarget& c : st.tab_targets) j["tabs"][c.label] = {{"x", c.x}, {"y", c.y}};
   j["range"] = range_json(view, st, t.begin_time());
