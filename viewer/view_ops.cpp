@@ -14,6 +14,7 @@
 
 #include "analysis/format.h"
 #include "viewer/colors.h"
+#include "viewer/elide.h"
 #include "viewer/op_table.h"
 #include "viewer/text.h"
 #include "viewer/view.h"
@@ -171,8 +172,11 @@ void View::draw_op_table(const Profile& profile) {
 
   const std::span<const OpColumn> cols =
       op_by_shapes_ ? std::span<const OpColumn>(kByShapes) : std::span<const OpColumn>(kByName);
+  // Columns can be hidden (right-click a header), moved and resized; they
+  // scroll sideways past the window's edge, the op's name staying put.
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_Resizable | ImGuiTableFlags_Hideable |
+                                ImGuiTableFlags_Reorderable | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_SizingFixedFit;
   const int ncols = static_cast<int>(cols.size());
   if (!ImGui::BeginTable(op_by_shapes_ ? "ops_by_shapes" : "ops_by_name", ncols, flags)) return;
@@ -181,7 +185,7 @@ void View::draw_op_table(const Profile& profile) {
     ImGuiTableColumnFlags cf = ImGuiTableColumnFlags_PreferSortDescending;
     if (c == OpColumn::gpu_total) cf |= ImGuiTableColumnFlags_DefaultSort;
     if (op_column_is_text(c)) cf = ImGuiTableColumnFlags_PreferSortAscending;
-    if (c == OpColumn::name) cf |= ImGuiTableColumnFlags_WidthFixed;
+    if (c == OpColumn::name) cf |= ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_NoHide;
     ImGui::TableSetupColumn(op_column_label(c), cf, c == OpColumn::name ? 260.0f : 0.0f, static_cast<ImGuiID>(c));
   }
   // Headers by hand, to note where each is (the tests click them).
@@ -210,7 +214,8 @@ void View::draw_op_table(const Profile& profile) {
         ImGui::TableSetColumnIndex(static_cast<int>(c));
         std::string cell = op_cell(r, cols[c]);
         if (cols[c] == OpColumn::name) {
-          if (ImGui::Selectable(cell.c_str(), op_selected(profile, index), ImGuiSelectableFlags_SpanAllColumns))
+          const std::string shown = elide(cell, std::max(40.0f, ImGui::GetContentRegionAvail().x));
+          if (ImGui::Selectable(shown.c_str(), op_selected(profile, index), ImGuiSelectableFlags_SpanAllColumns))
             highlight_op(profile, index);
           stats_.op_targets.push_back(target(op_by_shapes_ ? cat(r.name, " ", r.shapes) : r.name));
           if (ImGui::IsItemHovered())
