@@ -11,7 +11,10 @@ packages=(
   libimgui-dev libglfw3-dev libstb-dev libgl-dev fonts-dejavu-core
   xvfb xauth xdotool libgl1-mesa-dri mesa-utils
   libopenmpi-dev openmpi-bin
+  valgrind
   python3 python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pandas python3-pytest
+  python3-pip python3-setuptools python3-wheel python3-venv
+  dpkg-dev file
 )
 
 missing=()

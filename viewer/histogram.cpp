@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "trace/detail/time_columns.h"
+#include "trace/time_columns.h"
 
 namespace gpuscope::viewer {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <set>
 
-#include "analysis/parallel.h"
+#include "analysis/util/parallel.h"
 #include "import/open_trace.h"
 #include "trace/error.h"
 

@@ -1,6 +1,6 @@
 // The job view's data: the traces of many ranks as one timeline, without
 // holding any of them. Each file is opened once on a worker thread, digested
-// (analysis/job.h, as `gpuscope report DIR` does) and reduced to what the
+// (analysis/job/job.h, as `gpuscope report DIR` does) and reduced to what the
 // lanes draw — per GPU a utilization histogram at a fixed resolution and its
 // communication kernels — then freed. The job's Profile, built from the
 // digests, gives each rank's clock offset, the collective instances with
@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "analysis/job.h"
+#include "analysis/job/job.h"
 #include "analysis/profile.h"
 #include "export/trace_inputs.h"
 #include "viewer/device_activity.h"

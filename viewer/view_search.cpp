@@ -10,7 +10,7 @@
 #include <regex>
 
 #include "analysis/format.h"
-#include "trace/detail/time_columns.h"
+#include "trace/time_columns.h"
 #include "viewer/view.h"
 
 namespace gpuscope::viewer {

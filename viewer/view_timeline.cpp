@@ -22,7 +22,7 @@
 #include <span>
 
 #include "analysis/format.h"
-#include "trace/detail/time_columns.h"
+#include "trace/time_columns.h"
 #include "viewer/colors.h"
 #include "viewer/elide.h"
 #include "viewer/lod.h"

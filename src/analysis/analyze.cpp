@@ -1,6 +1,6 @@
 // analyze() and analyze_trace(): run the passes over a trace, then state the
 // findings. A job of several traces is analysed one trace at a time
-// (job.cpp), from the same per-trace function.
+// (job/job.cpp), from the same per-trace function.
 //
 // [SECTION] Per-rank rows and skew
 // [SECTION] Entry points
@@ -13,9 +13,9 @@
 #include <set>
 
 #include "analysis/detail/context.h"
-#include "analysis/hta.h"
-#include "analysis/job.h"
-#include "analysis/stats.h"
+#include "analysis/job/job.h"
+#include "analysis/passes/hta.h"
+#include "analysis/util/stats.h"
 #include "trace/error.h"
 
 namespace gpuscope {
@@ -179,14 +179,15 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   stream_pass(rt, opt, totals, &p, &ev);
   hotspot_pass(traces, opt, totals, &p);
   launch_pass(traces, opt, totals, &p);
-  op_pass(*rt.trace, &p, op_kernels);
+  p.launches.late_launch_idle_ns = ev.launch_gaps.total();
+  op_pass(*rt.trace, &p, op_kernels, std::move(totals.late_launches));
   summarize_steps(&p);
   compute_skew(&p);
   p.workload = recognise_workload(*rt.trace);
+  p.workload.data_loading_recorded = ev.has_input_ranges;
   p.findings = find_problems(p, ev, opt);
   fit_to_workload(p.workload, p.findings);
-  std::stable_sort(p.findings.begin(), p.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.saving_ns > b.saving_ns; });
+  settle_findings(&p);
   return p;
 }
 

@@ -95,6 +95,20 @@ std::string_view to_string(StepSource s) {
 
 std::string_view to_string(SavingSource s) { return s == SavingSource::simulated ? "simulated" : "rule_of_thumb"; }
 
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::yes:
+      return "yes";
+    case Verdict::no:
+      return "no";
+    case Verdict::unknown:
+      return "unknown";
+    case Verdict::not_applicable:
+      return "not_applicable";
+  }
+  return "unknown";
+}
+
 bool parse_severity(std::string_view s, Severity* out) {
   for (Severity v : {Severity::info, Severity::warning, Severity::critical})
     if (to_string(v) == s) return *out = v, true;

@@ -7,9 +7,12 @@
 // [SECTION] Idle time, launches, communication
 // [SECTION] Synchronization and copies
 // [SECTION] HTA-compatible temporal breakdown
+// [SECTION] Framework ops
 // [SECTION] Findings
-// [SECTION] Trace quality (storage damage, apart from recording drops)
+// [SECTION] What would help?
 // [SECTION] Critical path and simulated fixes
+// [SECTION] Trace quality
+// [SECTION] What the traced program is
 // [SECTION] Profile
 //
 // analysis/ fills it (analyze.h); report, JSON, diff and the viewer read it.
@@ -98,7 +101,7 @@ struct DeviceHw {
 };
 
 // Theoretical occupancy of a GPU's kernels, weighted by their time
-// (analysis/occupancy.h; docs/metrics.md, "Occupancy").
+// (analysis/ops/occupancy.h; docs/metrics.md, "Occupancy").
 struct DeviceOccupancy {
   std::string limits = "unknown";     // where the per-SM limits came from: "trace", "table cc 9.0", …, "unknown"
   std::uint64_t known_kernels = 0;    // kernels with a known occupancy
@@ -269,6 +272,9 @@ struct LaunchStats {
   std::uint32_t max_queue_depth = 0;        // most ops launched and not yet started, on any stream
   std::uint64_t runtime_outliers = 0;       // launching calls longer than 50 µs (HTA's outlier rule)
   std::uint64_t launch_delay_outliers = 0;  // launch delays longer than 100 µs (HTA's outlier rule)
+  // GPU idle in gaps shorter than the idle-gap threshold that ended with an
+  // op launched after the gap began (the GPU waited for a launch), Σ devices.
+  TimeNs late_launch_idle_ns = 0;
 };
 
 // One row per rank (per file) of a multi-file job; per device when one
@@ -397,6 +403,11 @@ struct TemporalBreakdown {
   std::uint32_t device = kNoDevice;  // kNoDevice: every device of the rank
   TimeNs span_ns = 0, idle_ns = 0, compute_ns = 0, non_compute_ns = 0;
   double idle_share = 0, compute_share = 0, non_compute_share = 0;
+  // HTA rounds times to whole µs: a group of ops shorter than its rounding
+  // can end before it starts, and HTA's sum then counts more compute than
+  // busy time. Its negative non-compute is then shown as 0, and this says
+  // what HTA's own figure was; empty otherwise.
+  std::string non_compute_note;
 };
 
 // [SECTION] Framework ops -----------------------------------------------------------------------
@@ -424,8 +435,11 @@ struct OpRow {
   std::uint64_t kernels = 0;                 // GPU ops it launched itself
   std::uint64_t kernels_total = 0;           // … with the ops inside it
   TimeNs launch_ns = 0;                      // Σ its own launch calls' durations
-  std::string family;                        // "gemm", "convolution", …; empty: no cost formula
-  std::optional<double> flops, bytes;        // Σ over calls; null when unknown
+  TimeNs copy_call_ns = 0;      // … of which calls that launched copies or fills (they may wait: not launch overhead)
+  TimeNs starved_ns = 0;        // GPU idle in gaps under 1 ms its own late launches ended
+  TimeNs starved_total_ns = 0;  // … with the ops inside it
+  std::string family;           // "gemm", "convolution", …; empty: no cost formula
+  std::optional<double> flops, bytes;  // Σ over calls; null when unknown
   std::optional<double> achieved_tflops, achieved_tbps, intensity, roofline_fraction;
   std::string bound;                  // "compute" | "memory"; empty when unknown
   std::string math;                   // the precision the roofline used: fp32, bf16, …
@@ -475,6 +489,31 @@ struct Finding {
   // Why the saving is not the plain one: the fix was not simulated (its
   // changed graph has a cycle), or it was and saves nothing. Empty otherwise.
   std::string saving_note;
+  // Which case of its rule fired, for tools and the answers to "What would
+  // help?" ("too-small-grid", "preprocessing", "setup"); empty when the rule
+  // has one case. docs/findings.md lists each rule's cases.
+  std::string variant;
+  // Its time as a share of the run (of kernel time for the rules that
+  // measure kernel time: padding, tensor cores, …), where the rule measures
+  // one; 0 otherwise. A finding is numbered when this share or its saving
+  // is at least 1 % of the run; else it is a minor observation.
+  double share = 0;
+};
+
+// [SECTION] What would help? ----------------------------------------------------------------
+
+// The answer to one of the changes users ask about ("more streams?"), from
+// the trace: yes (with the findings that show it), no (with what in the trace
+// says so), unknown (the trace cannot tell, and why), or not applicable.
+enum class Verdict : std::uint8_t { yes = 0, no = 1, unknown = 2, not_applicable = 3 };
+struct HelpAnswer {
+  std::string id;        // stable: "input-workers", "overlap-communication", … (docs/findings.md)
+  std::string question;  // "more data-loader workers?"
+  Verdict verdict = Verdict::unknown;
+  std::string reason;                 // what in the trace decides it, with the numbers
+  std::vector<std::string> findings;  // ids of the numbered findings behind it
+  std::string fix;                    // the `gpuscope whatif` change simulated for it; empty: none
+  TimeNs predicted_step_ns = 0;       // median step with that fix, simulated, when shorter; 0: none
 };
 
 // [SECTION] Critical path and simulated fixes ----------------------------------------------
@@ -540,7 +579,7 @@ struct TraceQuality {
 // [SECTION] What the traced program is ------------------------------------------------------
 
 // What the analysis recognised the traced program to be, each with the
-// evidence (analysis/workload.cpp): the findings ask only the questions that
+// evidence (analysis/passes/workload.cpp): the findings ask only the questions that
 // apply to it, and the report says what it recognised.
 struct WorkloadKind {
   std::string phase = "unknown";  // "training", "inference" or "unknown" (too little to tell)
@@ -550,6 +589,16 @@ struct WorkloadKind {
   std::uint64_t graph_kernels = 0;  // kernels replayed from CUDA graphs
   std::uint32_t ranks = 1;          // processes of the job (world size, or the job's files)
   bool bundled = false;             // a trace of gpuscope's bundled workload (resnet-train)
+  // The framework that ran it, for the words of every fix: "pytorch",
+  // "tensorflow", "jax" or "unknown".
+  std::string framework = "unknown";
+  std::string framework_evidence;
+  // Data parallelism the program already does: "ddp" (gradients all-reduced
+  // in buckets during the backward pass), else empty.
+  std::string data_parallel;
+  std::string data_parallel_evidence;
+  std::uint64_t graph_launches = 0;    // cudaGraphLaunch / cuGraphLaunch calls
+  bool data_loading_recorded = false;  // the trace has data-loading ranges: input wait can be measured
 };
 
 // [SECTION] Profile ---------------------------------------------------------------------------
@@ -584,8 +633,10 @@ struct Profile {
   std::vector<LeftOut> left_out;
   SyncStats syncs;
   MemcpyStats memcpys;
-  TimeNs kernel_time_ns = 0;      // sum of all kernel durations (the share denominator)
-  std::vector<Finding> findings;  // largest saving first
+  TimeNs kernel_time_ns = 0;            // sum of all kernel durations (the share denominator)
+  std::vector<Finding> findings;        // the material ones (≥ 1 % of the run), largest saving first
+  std::vector<Finding> minor_findings;  // true but under 1 % of the run: listed, not numbered
+  std::vector<HelpAnswer> helps;        // "What would help?": the usual changes, answered from the trace
   std::vector<std::pair<std::string, std::uint64_t>> trace_stats;  // copied from TraceMeta::stats
   TraceQuality trace_quality;  // storage damage per file, said first by every output
   // Filled by the dependency graph's pass (analysis/graph/savings.h), not by analyze().
@@ -596,6 +647,7 @@ struct Profile {
 std::string_view to_string(Severity s);
 std::string_view to_string(StepSource s);
 std::string_view to_string(SavingSource s);
+std::string_view to_string(Verdict v);
 // Inverse of to_string; false if unknown.
 bool parse_severity(std::string_view s, Severity* out);
 bool parse_step_source(std::string_view s, StepSource* out);

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "analysis/parallel.h"
+#include "analysis/util/parallel.h"
 #include "cli/command.h"
 #include "export/chrome_trace.h"
 #include "import/synthetic.h"

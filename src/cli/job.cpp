@@ -9,10 +9,10 @@
 #include <set>
 #include <thread>
 
-#include "analysis/digest_codec.h"
 #include "analysis/graph/savings.h"
-#include "analysis/job.h"
-#include "analysis/parallel.h"
+#include "analysis/job/digest_codec.h"
+#include "analysis/job/job.h"
+#include "analysis/util/parallel.h"
 #include "cli/command.h"
 #include "cli/mpi.h"
 #include "import/open_trace.h"

@@ -1,4 +1,4 @@
-// A job of many trace files, analysed one file at a time (analysis/job.h):
+// A job of many trace files, analysed one file at a time (analysis/job/job.h):
 // shared by report and diff.
 #pragma once
 

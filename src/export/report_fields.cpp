@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/parallel.h"
+#include "analysis/util/parallel.h"
 #include "export/detail/report_fields.h"
 #include "export/report_json.h"
 
@@ -287,6 +287,12 @@ struct Record<OpRow> {
       field<&O::kernels>("kernels", "", "GPU ops (kernels, copies, fills) it launched itself"),
       field<&O::kernels_total>("kernels_total", "", "… with those of the ops inside it"),
       field<&O::launch_ns>("launch_ns", "ns", "Σ durations of its own launch calls"),
+      optional<&O::copy_call_ns>("copy_call_ns", "ns",
+                                 "… of which calls that launched copies or fills (they may wait for the GPU: not "
+                                 "launch overhead)"),
+      optional<&O::starved_ns>("starved_ns", "ns",
+                               "GPU idle that its own late launches ended: the GPU waited for this op's launch"),
+      optional<&O::starved_total_ns>("starved_total_ns", "ns", "… with the ops inside it"),
       field<&O::family>("family", "", "cost formula used (gemm, convolution, attention, …); empty: none"),
       field<&O::flops>("flops", "FLOP", "Σ over calls, from the shapes; null when unknown"),
       field<&O::bytes>("bytes", "B", "Σ bytes read and written, from the shapes and types; null when unknown"),
@@ -342,6 +348,16 @@ struct Record<WorkloadKind> {
       field<&W::ranks>("ranks", "", "processes of the job (world size, or the job's files)"),
       field<&W::bundled>("bundled", "",
                          "a trace of gpuscope's bundled workload (resnet-train): only then do fixes name its switches"),
+      optional<&W::framework>("framework", "",
+                              "`pytorch`, `tensorflow`, `jax` or `unknown`: the framework the fixes are worded for"),
+      optional<&W::framework_evidence>("framework_evidence", "", "the ops and kernels that told"),
+      optional<&W::data_parallel>("data_parallel", "",
+                                  "`ddp` when gradients are all-reduced in buckets during the backward pass; empty "
+                                  "otherwise"),
+      optional<&W::data_parallel_evidence>("data_parallel_evidence", "", "the ops that told"),
+      optional<&W::graph_launches>("graph_launches", "", "cudaGraphLaunch / cuGraphLaunch calls"),
+      optional<&W::data_loading_recorded>("data_loading_recorded", "",
+                                          "the trace has data-loading ranges, so input wait can be measured"),
   };
 };
 
@@ -472,6 +488,9 @@ struct Record<LaunchStats> {
       field<&L::runtime_outliers>("runtime_outliers", "", "launching calls longer than 50 µs (HTA's outlier rule)"),
       field<&L::launch_delay_outliers>("launch_delay_outliers", "",
                                        "launch delays longer than 100 µs (HTA's outlier rule)"),
+      optional<&L::late_launch_idle_ns>("late_launch_idle_ns", "ns",
+                                        "GPU idle in gaps under the idle-gap threshold that an op launched after the "
+                                        "gap began ended (the GPU waited for a launch), Σ GPUs"),
   };
 };
 
@@ -492,6 +511,9 @@ struct Record<TemporalBreakdown> {
       field<&B::idle_share>("idle_share", "fraction", "idle_ns / span_ns"),
       field<&B::compute_share>("compute_share", "fraction", "compute_ns / span_ns"),
       field<&B::non_compute_share>("non_compute_share", "fraction", "non_compute_ns / span_ns"),
+      optional<&B::non_compute_note>("non_compute_note", "",
+                                     "when HTA's own non-compute figure is negative (its µs rounding), what it was: "
+                                     "the two numbers above are then 0; empty otherwise"),
   };
 };
 
@@ -693,6 +715,30 @@ struct Record<Finding> {
                                 "why the saving is not the plain estimate: the fix's changed graph has a dependency "
                                 "cycle (not simulated, the rule of thumb stays), or the simulated fix saves nothing "
                                 "(`saving_ns` 0); empty otherwise"),
+      optional<&F::variant>("variant", "",
+                            "which case of its rule fired (docs/findings.md lists each rule's cases); empty when the "
+                            "rule has one"),
+      optional<&F::share>("share", "",
+                          "its time as a share of the run (of kernel time for rules that measure kernel time) where "
+                          "the rule measures one; with `saving_ns`, what decides whether it is numbered (≥ 1 %)"),
+  };
+};
+
+template <>
+struct Record<HelpAnswer> {
+  using H = HelpAnswer;
+  static constexpr std::string_view name = "help";
+  static constexpr std::string_view meaning =
+      "One of the changes users ask about (\"What would help?\"), answered from the trace.";
+  static constexpr Field<H> fields[] = {
+      field<&H::id>("id", "", "the question's stable id (docs/findings.md, \"What would help?\")"),
+      field<&H::question>("question", "", "the question, as the report asks it"),
+      field<&H::verdict>("verdict", "", "the answer; `unknown` where the trace cannot tell"),
+      field<&H::reason>("reason", "", "what in the trace decides it, with the numbers"),
+      field<&H::findings>("findings", "", "ids of the numbered findings behind the answer"),
+      optional<&H::fix>("fix", "", "the `gpuscope whatif` change the replay simulated for it; empty: none"),
+      optional<&H::predicted_step_ns>("predicted_step_ns", "ns",
+                                      "median step with that fix, simulated, when shorter than now; 0: none"),
   };
 };
 
@@ -968,7 +1014,10 @@ struct Record<Profile> {
       optional<&P::left_out>("left_out", "", "jobs: files not analysed and ranks with no file, and why"),
       field<&P::syncs>("syncs", "", "host synchronizations"),
       field<&P::memcpys>("memcpys", "", "copies and fills"),
-      field<&P::findings>("findings", "", "largest `saving_ns` first"),
+      field<&P::findings>("findings", "",
+                          "the material findings (saving or share ≥ 1 % of the run), largest `saving_ns` first"),
+      optional<&P::minor_findings>("minor_findings", "", "findings under 1 % of the run: true, listed, not numbered"),
+      optional<&P::helps>("helps", "", "\"What would help?\": the usual changes, answered from the trace"),
       optional<&P::critical_path>("critical_path", "", "the steps' critical path"),
       optional<&P::simulation>("simulation", "", "the replay behind the simulated savings"),
       custom<&counters_type, &write_trace_stats, &read_trace_stats>(

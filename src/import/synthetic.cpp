@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "trace/builder.h"
-#include "trace/detail/fresh_memory.h"
+#include "trace/fresh_memory.h"
 #include "trace/kernel_category.h"
 
 namespace gpuscope {

@@ -6,9 +6,9 @@
 #include <string>
 #include <type_traits>
 
-#include "trace/detail/fresh_memory.h"
-#include "trace/detail/time_columns.h"
+#include "trace/fresh_memory.h"
 #include "trace/kernel_category.h"
+#include "trace/time_columns.h"
 
 namespace gpuscope {
 

@@ -23,6 +23,14 @@ inline const Finding* find_finding(const Profile& p, std::string_view id) {
   return nullptr;
 }
 
+// The first finding with `id`, numbered or minor (Profile::minor_findings), or null.
+inline const Finding* find_any_finding(const Profile& p, std::string_view id) {
+  if (const Finding* f = find_finding(p, id)) return f;
+  for (const Finding& f : p.minor_findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
 // "\n  id: title" per finding.
 inline std::string describe_findings(const Profile& p) {
   std::string s;

@@ -17,10 +17,10 @@
 #include <cstring>
 
 #include "analysis/detail/context.h"
-#include "analysis/detail/search.h"
 #include "analysis/graph/graph.h"
 #include "analysis/graph/replay.h"
-#include "trace/detail/fresh_memory.h"
+#include "analysis/util/search.h"
+#include "trace/fresh_memory.h"
 
 namespace gpuscope::graph {
 

@@ -370,6 +370,8 @@ template <>
 inline constexpr int kEnumSize<LossCount> = static_cast<int>(LossCount::estimate) + 1;
 template <>
 inline constexpr int kEnumSize<SavingSource> = static_cast<int>(SavingSource::simulated) + 1;
+template <>
+inline constexpr int kEnumSize<Verdict> = static_cast<int>(Verdict::not_applicable) + 1;
 
 template <class E>
 bool parse_enum(std::string_view s, E* out) {
