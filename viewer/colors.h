@@ -31,7 +31,9 @@ inline constexpr ImU32 kInFlightColor = IM_COL32(120, 120, 130, 255);
 inline constexpr ImU32 kConcurrentColor = IM_COL32(106, 190, 80, 255);  // the part above 1 kernel in flight
 inline constexpr ImU32 kSelectionColor = IM_COL32(255, 255, 255, 255);
 inline constexpr ImU32 kHighlightColor = IM_COL32(255, 214, 0, 255);
-inline constexpr ImU32 kEvidenceColor = IM_COL32(255, 80, 80, 40);
+inline constexpr ImU32 kEvidenceColor = IM_COL32(255, 80, 80, 28);
+inline constexpr ImU32 kEvidenceCurrentColor = IM_COL32(255, 80, 80, 64);  // the range stepped to
+inline constexpr ImU32 kEvidenceEdgeColor = IM_COL32(255, 110, 110, 230);
 inline constexpr ImU32 kFlowColor = IM_COL32(255, 170, 40, 255);
 inline constexpr ImU32 kCriticalPathColor = IM_COL32(255, 60, 140, 255);
 

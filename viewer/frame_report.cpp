@@ -228,6 +228,57 @@ json histogram_json(const View& view, const FrameStats& st, const Trace& t) {
           {"next", {{"x", st.histogram.next_target.x}, {"y", st.histogram.next_target.y}}}};
 }
 
+// The Findings tab as drawn: how the savings stand, each finding's saving as
+// written, the answers, the critical path's rows, the evidence stepped to.
+json findings_json(const View& view, const FrameStats& st) {
+  const Document* doc = view.document();
+  const char* state = "not_simulated";
+  switch (doc->savings()) {
+    case Document::Savings::simulating:
+      state = "simulating";
+      break;
+    case Document::Savings::simulated:
+      state = "simulated";
+      break;
+    case Document::Savings::failed:
+      state = "failed";
+      break;
+    case Document::Savings::not_simulated:
+      break;
+  }
+  json rows = json::array();
+  for (const FindingRow& f : st.finding_list)
+    rows.push_back({{"id", f.id},
+                    {"title", f.title},
+                    {"saving", f.saving},
+                    {"saving_ns", f.saving_ns},
+                    {"saving_source", f.saving_source}});
+  json helps = json::array();
+  for (const HelpRow& h : st.help_rows)
+    helps.push_back({{"id", h.id}, {"question", h.question}, {"verdict", h.verdict}, {"because", h.because}});
+  json path = json::array();
+  for (const PathRow& r : st.path_rows) path.push_back({{"label", r.label}, {"time", r.time}, {"share", r.share}});
+  json evidence = nullptr;
+  if (!view.selected_finding().empty())
+    evidence = {{"finding", view.selected_finding()},
+                {"index", view.evidence_index()},
+                {"count", view.evidence().size()},
+                {"current", view.evidence_index() < view.evidence().size()
+                                ? json{{"start_ns", view.evidence()[view.evidence_index()].start},
+                                       {"end_ns", view.evidence()[view.evidence_index()].end}}
+                                : json(nullptr)},
+                {"rows", st.evidence_rows},
+                {"step", st.evidence_step},
+                {"next", {{"x", st.evidence_next.x}, {"y", st.evidence_next.y}}},
+                {"previous", {{"x", st.evidence_prev.x}, {"y", st.evidence_prev.y}}}};
+  return {{"state", state},
+          {"status", st.savings_status},
+          {"rows", std::move(rows)},
+          {"helps", std::move(helps)},
+          {"critical_path", std::move(path)},
+          {"evidence", std::move(evidence)}};
+}
+
 // The job view as drawn; null when no job is open.
 json job_json(const View& view, const FrameStats& st) {
   const JobData* job = view.job();
@@ -340,6 +391,12 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["counter_lanes"] = counter_lanes_json(st);
   j["step_sparklines"] = st.step_sparklines;
   j["match_markers"] = st.match_markers;
+  j["match_clusters"] = st.match_clusters;
+  j["match_cluster_events"] = st.match_cluster_events;
+  j["match_cluster_labels"] = st.match_cluster_labels;
+  j["matches_in_view"] = st.matches_in_view;
+  j["match_ticks"] = st.match_ticks;
+  j["match_count_labels"] = st.match_count_labels;
   j["flow_arrow"] = st.flow_arrow;
   j["critical_path_events"] = st.critical_path_events;
   j["critical_path_status"] = st.critical_path_status;
@@ -347,6 +404,9 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["rows"] = {{"hotspots", st.hotspot_rows}, {"categories", st.category_rows},        {"ops", st.op_rows},
                {"findings", st.finding_rows}, {"summary_devices", st.summary_devices}, {"compare", st.compare_rows}};
   j["hotspot_rows"] = hotspots_json(st);
+  j["finding_titles"] = json::array();
+  for (const ClickTarget& c : st.finding_targets)
+    j["finding_titles"].push_back({{"id", c.label}, {"x", c.x}, {"y", c.y}});
   j["hotspot_histogram_buttons"] = json::array();
   for (const ClickTarget& c : st.hotspot_histogram_targets)
     j["hotspot_histogram_buttons"].push_back({{"kernel", c.label}, {"x", c.x}, {"y", c.y}});
@@ -373,7 +433,12 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   if (profile) {
     j["findings"] = json::array();
     for (const Finding& f : profile->findings) j["findings"].push_back(f.id);
+    j["finding_savings"] = json::array();  // the Profile's, in its order
+    for (const Finding& f : profile->findings)
+      j["finding_savings"].push_back(
+          {{"id", f.id}, {"saving_ns", f.saving_ns}, {"saving_source", std::string(to_string(f.saving_source))}});
   }
+  j["savings"] = findings_json(view, st);
   if (const Document* b = view.compare_document()) j["compare_file"] = b->path();
   j["load_seconds"] = {{"read", view.loader().read_seconds()}, {"index", view.loader().index_seconds()}};
   return j;

@@ -57,7 +57,7 @@ struct Options {
   bool range_set = false;
   gpuscope::TimeNs range_start = 0, range_end = 0;
   std::string frame_json;  // interactive: the frame report after every frame drawn
-  std::string select, find, select_op, histogram;
+  std::string select, find, select_op, histogram, finding;
   bool find_regex = false;
   bool ops_by_shapes = false;
   bool critical_path = false;
@@ -104,6 +104,9 @@ Options parse_command_line(int argc, char** argv) {
                  "the Histogram tab: the durations of every instance of this kernel (exact name), else op or NVTX "
                  "range");
   app.add_option("--find", o.find, "search names for this text and highlight the matches");
+  app.add_option("--finding", o.finding,
+                 "the Findings tab's click on this finding (rule id): its kernels highlighted, its first time range "
+                 "zoomed to (unless --zoom)");
   app.add_flag("--regex", o.find_regex, "--find is a regular expression");
   app.add_flag("--critical-path", o.critical_path,
                "draw the critical path of the visible steps (the toolbar's toggle; docs/whatif.md)");
@@ -351,6 +354,13 @@ std::string apply_view_options(gv::View& view, const Options& o) {
       error = "no framework op named '" + o.select_op + "' in " + view.document()->path();
     else if (!o.zoom_set && view.selection().valid())
       view.focus_selection();
+  }
+  if (!o.finding.empty()) {
+    const gpuscope::TimeNs keep_start = view.view_start(), keep_end = view.view_end();
+    if (!view.select_finding(o.finding))
+      error = "no finding '" + o.finding + "' in " + view.document()->path();
+    else if (o.zoom_set)
+      view.zoom_to(keep_start, keep_end);
   }
   if (!o.histogram.empty()) {
     if (!view.show_histogram_of(o.histogram))

@@ -120,6 +120,7 @@ void View::adopt(std::shared_ptr<Document> doc) {
   match_cursor_.reset();
   evidence_.clear();
   evidence_label_.clear();
+  evidence_index_ = 0;
   clear_range();
   histogram_.reset();
   histogram_bin_ = -1;
@@ -328,6 +329,7 @@ void View::draw_menu_bar() {
         "  drag on ruler  select a time range (or Shift+drag on the tracks)\n"
         "  Z              zoom to the range  (its statistics: the Range tab)\n"
         "  H              duration histogram of the selected kernel's or range's name\n"
+        "  ] / [          next / previous time range of the finding clicked\n"
         "  Esc            clear selection and highlights\n"
         "Search\n"
         "  Ctrl+F         find by name       Enter / Shift+Enter   next / previous\n"
@@ -411,6 +413,11 @@ void View::draw_status_bar() {
       ImGui::SameLine();
     } else if (doc_->analysis_failed()) {
       ImGui::TextColored(ImVec4(1, 0.5f, 0.3f, 1), "  ·  analysis failed: %s", doc_->analysis_error().c_str());
+      ImGui::SameLine();
+    }
+    if (doc_ && !matches_label_.empty()) {  // what is highlighted, and how much of it the view shows
+      ImGui::TextDisabled("  ·  %s: %s highlighted, %s in view", matches_label_.c_str(),
+                          format::count(matches_.size()).c_str(), format::count(stats_.matches_in_view).c_str());
       ImGui::SameLine();
     }
     ImGui::TextDisabled("  ·  frame %.1f ms", last_frame_ms_);
@@ -590,11 +597,15 @@ void View::handle_global_keys() {
     matches_label_.clear();
     match_cursor_.reset();
     evidence_.clear();
+    evidence_label_.clear();
     clear_range();
   }
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home), false)) zoom_to_all();
   if (!io.KeyCtrl && ImGui::IsKeyPressed('Z', false)) zoom_to_range();
   if (!io.KeyCtrl && ImGui::IsKeyPressed('H', false)) histogram_of_selection();
+  constexpr int kLeftBracket = 91, kRightBracket = 93;  // GLFW's key codes, ImGui 1.86's key indexes
+  if (ImGui::IsKeyPressed(kRightBracket)) step_evidence(true);
+  if (ImGui::IsKeyPressed(kLeftBracket)) step_evidence(false);
   if (!io.KeyCtrl && ImGui::IsKeyPressed('F', false)) focus_selection();
   if (io.KeyCtrl && ImGui::IsKeyPressed('F', false)) focus_search_ = true;
 }

@@ -173,6 +173,20 @@ struct HistogramStats {
   ClickTarget next_target;
 };
 
+// A finding as the Findings tab wrote it, and an answer of "What would help?".
+struct FindingRow {
+  std::string id, title;
+  std::string saving;  // as written: "saves 285.2 ms (simulated)", "saves ~355.6 ms (rule of thumb; simulating...)"
+  TimeNs saving_ns = 0;
+  std::string saving_source;  // "simulated", "rule_of_thumb"
+};
+struct HelpRow {
+  std::string id, question, verdict, because;
+};
+struct PathRow {
+  std::string label, time, share;  // "GPU compute", "12.3 ms", "45.6%"
+};
+
 struct FrameStats {
   TimeNs view_start = 0, view_end = 0;
   float timeline_x0 = 0, timeline_width_px = 0;  // screen x of view_start, and the width of the time axis
@@ -187,8 +201,16 @@ struct FrameStats {
   std::uint64_t lane_columns = 0;          // activity-lane columns sampled
   std::vector<CounterLaneStats> counter_lanes;
   std::vector<std::string> step_sparklines;  // summary: steps drawn with a memory sparkline
-  std::uint64_t match_markers = 0;           // highlighted matches drawn
-  bool flow_arrow = false;                   // launch -> GPU op arrow drawn
+  std::uint64_t match_markers = 0;           // highlighted matches outlined one by one
+  // Highlighted matches closer than 3 px, outlined as one cluster with their
+  // count ("×12" where it fits); the matches in view on the visible tracks' lanes.
+  std::uint64_t match_clusters = 0, match_cluster_events = 0, matches_in_view = 0;
+  std::vector<std::string> match_cluster_labels;
+  // Rows with more matches in view than can be outlined: a tick under each
+  // (cluster of) match, and the row's count written at its end ("×570").
+  std::uint64_t match_ticks = 0;
+  std::vector<std::string> match_count_labels;
+  bool flow_arrow = false;  // launch -> GPU op arrow drawn
   // The critical path (the toolbar's toggle): events of it underlined this
   // frame, and why there is none when the toggle is on ("computing", …).
   std::uint64_t critical_path_events = 0;
@@ -236,6 +258,16 @@ struct FrameStats {
   std::vector<std::vector<std::string>> range_device_rows, range_kernel_rows;
   ClickTarget range_zoom_target;
   HistogramStats histogram;
+  // The Findings tab: the findings in order, how their savings stand, the
+  // answers, the critical path's rows; the selected finding's ranges as
+  // listed, "range 2 of 10", and its previous / next buttons.
+  std::vector<FindingRow> finding_list;
+  std::string savings_status;
+  std::vector<HelpRow> help_rows;
+  std::vector<PathRow> path_rows;
+  std::vector<std::string> evidence_rows;
+  std::string evidence_step;
+  ClickTarget evidence_prev, evidence_next;
   ClickTarget details_histogram_target;  // the Details tab's "histogram" button
 };
 
@@ -331,6 +363,14 @@ class View {
   bool show_histogram_of(std::string_view name);
   void select_histogram_bin(std::size_t bin);
   const DurationHistogram* histogram() const { return histogram_ ? &*histogram_ : nullptr; }
+  // A finding's evidence, one time range at a time (a click on the finding):
+  // its kernels highlighted, its first range zoomed to; step_evidence()
+  // goes to the next (or previous) range, wrapping. False: no such finding.
+  bool select_finding(std::string_view id);
+  void step_evidence(bool forward);
+  const std::string& selected_finding() const { return evidence_label_; }
+  std::size_t evidence_index() const { return evidence_index_; }
+  const std::vector<TimeRange>& evidence() const { return evidence_; }
   const MatchSet& matches() const { return matches_; }
   const std::string& matches_label() const { return matches_label_; }
   double last_frame_ms() const { return last_frame_ms_; }
@@ -416,6 +456,9 @@ class View {
   void folded_tooltip(const FoldedBlock& b);
   CategoryTimes folded_kernel_time(const LaneSegment& seg, RowIndex first, RowIndex last) const;
   void draw_matches(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width);
+  void draw_match_cluster(ImDrawList* dl, TimeNs start, TimeNs end, std::uint64_t count, float ry, float x0,
+                          float width, bool ticks);
+  void draw_match_count(ImDrawList* dl, std::uint64_t count, float ry, float x0, float width);
   void draw_flow(ImDrawList* dl, float x0, float width);
   void draw_critical_path(ImDrawList* dl, float x0, float width);
   bool row_position(TableId table, RowIndex row, float* y) const;  // screen y of the row holding an event
@@ -471,6 +514,13 @@ class View {
   bool op_selected(const Profile& profile, std::uint32_t index) const;
   // view_findings.cpp
   void draw_findings();
+  void show_evidence(std::size_t i);
+  std::string saving_text(const Profile& p, const Finding& f) const;
+  void draw_savings_status(const Profile& p);
+  void draw_finding(const Profile& p, std::size_t i);
+  void draw_evidence_list(const Profile& p, const Finding& f);
+  void draw_helps(const Profile& p);
+  void draw_path_breakdown(const Profile& p);
   // view_summary.cpp
   void draw_summary();
   void draw_summary_devices(const Profile& p);
@@ -546,8 +596,9 @@ class View {
   bool search_regex_ = false;
   bool focus_search_ = false;  // Ctrl+F: put the keyboard in the search box next frame
   std::string search_error_;
-  std::vector<TimeRange> evidence_;  // of the finding clicked last
-  std::string evidence_label_;
+  std::vector<TimeRange> evidence_;           // of the finding clicked last
+  std::string evidence_label_;                // its id
+  std::size_t evidence_index_ = 0;            // the range shown
   std::vector<std::uint32_t> hotspot_order_;  // sorted view of Profile::hotspots
   std::vector<std::string> hotspot_names_;    // short names of Profile::hotspots, numbered where they collide
   const Profile* hotspot_order_for_ = nullptr;

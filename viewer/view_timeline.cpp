@@ -41,7 +41,8 @@ constexpr float kGroupH = 20;
 constexpr float kLaneH = 22;
 constexpr float kMinVisiblePx = 3;  // events narrower than this fold into blocks
 constexpr double kMinSpanNs = 50;
-constexpr int kReserveVertices = 1 << 17;  // 128k: a dense 1920-px frame of the timeline
+constexpr int kReserveVertices = 1 << 17;         // 128k: a dense 1920-px frame of the timeline
+constexpr std::uint64_t kMaxOutlinesPerRow = 64;  // more matches in view on a row: ticks and their count
 
 bool is_gpu_op(TableId t) { return t == TableId::kernels || t == TableId::memcpys || t == TableId::memsets; }
 
@@ -238,14 +239,21 @@ void View::label_splitter(float x0, float top, float bottom) {
 }
 
 void View::draw_evidence_bands(ImDrawList* dl, float x0, float width, float top, float bottom) {
-  // Evidence of the finding clicked last: bands behind everything.
+  // Evidence of the finding clicked last: bands behind everything, the range
+  // stepped to brighter and edged.
   const double ppn = px_per_ns(width);
-  for (const TimeRange& r : evidence_) {
+  for (std::size_t i = 0; i < evidence_.size(); ++i) {
+    const TimeRange& r = evidence_[i];
     const float a = x0 + static_cast<float>(static_cast<double>(r.start - view_start_) * ppn);
     const float b = x0 + static_cast<float>(static_cast<double>(r.end - view_start_) * ppn);
     if (b < x0 || a > x0 + width) continue;
-    dl->AddRectFilled(ImVec2(std::max(a, x0), top), ImVec2(std::min(std::max(b, a + 2), x0 + width), bottom),
-                      kEvidenceColor);
+    const ImVec2 p0(std::max(a, x0), top), p1(std::min(std::max(b, a + 2), x0 + width), bottom);
+    const bool current = i == evidence_index_;
+    dl->AddRectFilled(p0, p1, current ? kEvidenceCurrentColor : kEvidenceColor);
+    if (current) {
+      for (float x : {a, std::max(b, a + 2)})
+        if (x >= x0 && x <= x0 + width) dl->AddLine(ImVec2(x, top), ImVec2(x, bottom), kEvidenceEdgeColor, 1.5f);
+    }
     ++stats_.evidence_bands;
   }
 }
@@ -710,9 +718,18 @@ void View::draw_single(ImDrawList* dl, const LaneSegment& seg, RowIndex r, float
   const float char_w = span.char_px;
   const float vis_a = std::max(xa, span.left) + 3, vis_b = std::min(xb, span.right) - 2;
   if (vis_b - vis_a > 3 * char_w) {
+    // As many characters as fit (at the widest character's width: no text
+    // measuring per event), cut on a character and ended by "…" when cut.
     const std::string_view label = event_label(seg.table, r);
-    const std::size_t fit = std::min(label.size(), static_cast<std::size_t>((vis_b - vis_a) / char_w));
-    dl->AddText(ImVec2(vis_a, span.y + 1), text_color_on(color), label.data(), label.data() + fit);
+    const auto room = static_cast<std::size_t>((vis_b - vis_a) / char_w);
+    if (label.size() <= room) {
+      dl->AddText(ImVec2(vis_a, span.y + 1), text_color_on(color), label.data(), label.data() + label.size());
+    } else {
+      std::size_t cut = room - 1;
+      while (cut > 0 && (static_cast<unsigned char>(label[cut]) & 0xC0) == 0x80) --cut;
+      const std::string shown = cat(label.substr(0, cut), "\xE2\x80\xA6");  // …
+      dl->AddText(ImVec2(vis_a, span.y + 1), text_color_on(color), shown.c_str());
+    }
   }
   ++ts.drawn;
   if (seg.table <= TableId::memsets) ++ts.gpu_ops[static_cast<std::size_t>(seg.table)];
@@ -773,6 +790,13 @@ void View::draw_matches(ImDrawList* dl, const TrackInfo& info, float x0, float y
         return std::lower_bound(from, m.end(), t, [&](RowIndex r, TimeNs v) { return start[r] < v; });
       };
       auto it = first_at(m.begin(), t0 - seg.max_duration);
+      // The matches in view, counted by two binary searches. More than a
+      // few dozen on a row: each marked by a tick under it, and their count
+      // written at the row's end, so the row's own events stay readable.
+      const auto in_view = static_cast<std::uint64_t>(first_at(it, t1 + 1) - it);
+      if (!seg.rows) stats_.matches_in_view += in_view;
+      const bool ticks = !seg.rows && in_view > kMaxOutlinesPerRow;
+      if (ticks) draw_match_count(dl, in_view, ry, x0, width);
       while (it != m.end() && start[*it] <= t1) {
         const RowIndex r = *it;
         // Is this match in this row? (Ranges: its depth; API calls: its lane.)
@@ -789,17 +813,68 @@ void View::draw_matches(ImDrawList* dl, const TrackInfo& info, float x0, float y
           ++it;
           continue;
         }
-        const float xa = x0 + static_cast<float>(static_cast<double>(start[r] - view_start_) * ppn);
-        const float xb = std::max(xa + 2, x0 + static_cast<float>(static_cast<double>(end[r] - view_start_) * ppn));
-        dl->AddRect(ImVec2(xa - 1, ry - 1), ImVec2(xb + 1, ry + kRowH + 1), kHighlightColor, 0, 0, 2);
-        ++stats_.match_markers;
+        // A lane of its own (a stream's kernels): matches closer than 3 px
+        // make one cluster, outlined once with their count, so hundreds of
+        // highlighted kernels never bury the stream under yellow.
+        auto last = it + 1;
+        TimeNs cluster_end = end[r];
+        const auto gap = static_cast<TimeNs>(std::ceil(kMinVisiblePx / ppn));
+        while (!seg.rows && last != m.end()) {
+          const auto joined = first_at(last, std::max(cluster_end, start[*(last - 1)]) + gap);
+          if (joined == last) break;
+          for (auto k = joined - std::min<std::ptrdiff_t>(joined - last, 8); k != joined; ++k)
+            cluster_end = std::max(cluster_end, end[*k]);
+          last = joined;
+        }
+        const auto count = static_cast<std::uint64_t>(last - it);
+        draw_match_cluster(dl, start[r], std::max(cluster_end, end[r]), count, ry, x0, width, ticks);
         // Skip matches that would land on the same pixels.
-        const TimeNs next_t = start[r] + static_cast<TimeNs>(std::ceil(3 / ppn));
-        auto next = first_at(it + 1, next_t);
-        it = next;
+        it = count > 1 ? last : first_at(it + 1, start[r] + gap);
       }
     }
   }
+}
+
+// "×570" at the right end of a row with too many matches in view to outline.
+void View::draw_match_count(ImDrawList* dl, std::uint64_t count, float ry, float x0, float width) {
+  const std::string n = cat("\xC3\x97", format::count(count));  // ×N
+  const ImVec2 ts = ImGui::CalcTextSize(n.c_str());
+  const ImVec2 at(x0 + width - ts.x - 4, ry + 1);
+  dl->AddRectFilled(ImVec2(at.x - 3, at.y), ImVec2(at.x + ts.x + 2, at.y + ts.y), IM_COL32(20, 20, 20, 220));
+  dl->AddText(at, kHighlightColor, n.c_str());
+  if (stats_.match_count_labels.size() < 32) stats_.match_count_labels.push_back(n);
+}
+
+// One highlighted event (outlined), or a cluster of them too close to tell
+// apart at this zoom: outlined once, thinner, with their count when it fits.
+void View::draw_match_cluster(ImDrawList* dl, TimeNs start, TimeNs end, std::uint64_t count, float ry, float x0,
+                              float width, bool ticks) {
+  const double ppn = px_per_ns(width);
+  const float xa =
+      x0 + static_cast<float>(std::clamp(static_cast<double>(start - view_start_) * ppn, -4.0, width + 4.0));
+  const float xb = std::max(
+      xa + 2, x0 + static_cast<float>(std::clamp(static_cast<double>(end - view_start_) * ppn, -4.0, width + 4.0)));
+  if (ticks) {  // under the row: the events themselves stay visible
+    dl->AddRectFilled(ImVec2(xa, ry + kRowH - 2), ImVec2(std::max(xb, xa + 2), ry + kRowH + 1), kHighlightColor);
+    ++stats_.match_ticks;
+    return;
+  }
+  if (count == 1) {
+    dl->AddRect(ImVec2(xa - 1, ry - 1), ImVec2(xb + 1, ry + kRowH + 1), kHighlightColor, 0, 0, 2);
+    ++stats_.match_markers;
+    return;
+  }
+  dl->AddRect(ImVec2(xa - 1, ry - 1), ImVec2(xb + 1, ry + kRowH + 1), kHighlightColor, 0, 0, 1);
+  ++stats_.match_clusters;
+  stats_.match_cluster_events += count;
+  const std::string n = cat("\xC3\x97", format::count(count));  // ×N
+  const ImVec2 ts = ImGui::CalcTextSize(n.c_str());
+  if (xb - xa < ts.x + 6) return;
+  const ImVec2 at(std::min(xb, x0 + width) - ts.x - 3, ry + 1);
+  if (at.x < std::max(xa, x0)) return;
+  dl->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + ts.x + 1, at.y + ts.y), IM_COL32(20, 20, 20, 200));
+  dl->AddText(at, kHighlightColor, n.c_str());
+  if (stats_.match_cluster_labels.size() < 32) stats_.match_cluster_labels.push_back(n);
 }
 
 bool View::row_position(TableId table, RowIndex row, float* y) const {

@@ -219,11 +219,66 @@ TEST_F(Headless, HotspotsFindingsAndSummaryShowTheAnalysis) {
       EXPECT_EQ(j["rows"]["categories"], p.categories.size());
     } else if (std::string(v) == "findings") {
       EXPECT_EQ(j["rows"]["findings"], p.findings.size());
-      ASSERT_EQ(j["findings"].size(), p.findings.size());
-      for (std::size_t i = 0; i < p.findings.size(); ++i) EXPECT_EQ(j["findings"][i], p.findings[i].id);
-      EXPECT_TRUE(has(j["findings"], "input-bound"));  // the workers=0 run waits for its DataLoader
+      ASSERT_EQ(j["findings"].size(), p.findings.size());  // in the report's order: FindingsAreTheReports
+      EXPECT_TRUE(has(j["findings"], "input-bound"));      // the workers=0 run waits for its DataLoader
     } else {
       EXPECT_EQ(j["rows"]["summary_devices"], p.devices.size());
+    }
+  }
+}
+
+// One Profile: on every real trace the Findings tab shows what `gpuscope
+// report --json` says — the same findings in the same order, the same
+// savings from the same source (simulated where the report simulates), the
+// same answers to "What would help?", and the critical path.
+TEST_F(Headless, FindingsAreTheReportsOnEveryRealTrace) {
+  for (const std::string& name : testing::real_trace_files()) {
+    SCOPED_TRACE(name);
+    const std::string file = testing::real_trace(name);
+    const fs::path out = dir_ / "report.json";
+    ASSERT_EQ(run(GPUSCOPE_CLI_BIN, {"report", file, "--json", "-o", out.string()}, /*xvfb=*/false).status, 0);
+    const json report = read_json(out);
+    const Result r =
+        view({file, "--screenshot", (dir_ / "f.png").string(), "--view", "findings", "--size", "1400x900"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = read_json(dir_ / "f.json");
+    EXPECT_EQ(j["analysis"], "done");
+    const json& savings = j["savings"];
+    EXPECT_EQ(savings["state"], "simulated");
+    const json& rows = savings["rows"];
+    ASSERT_EQ(rows.size(), report["findings"].size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const json& want = report["findings"][i];
+      EXPECT_EQ(rows[i]["id"], want["id"]) << i;
+      EXPECT_EQ(rows[i]["title"], want["title"]) << i;
+      EXPECT_EQ(rows[i]["saving_ns"], want["saving_ns"]) << want["id"];
+      EXPECT_EQ(rows[i]["saving_source"], want["saving_source"]) << want["id"];
+      if (want["saving_source"] == "simulated" && want["saving_note"] == "") {
+        EXPECT_EQ(rows[i]["saving"], cat("saves ", format::duration(want["saving_ns"].get<TimeNs>()), " (simulated)"));
+      }
+    }
+    const json& helps = savings["helps"];
+    ASSERT_EQ(helps.size(), report["helps"].size());
+    for (std::size_t i = 0; i < helps.size(); ++i) {
+      EXPECT_EQ(helps[i]["id"], report["helps"][i]["id"]);
+      std::string verdict = report["helps"][i]["verdict"];
+      verdict = verdict == "yes" ? "YES" : verdict == "not_applicable" ? "n/a" : verdict;
+      EXPECT_EQ(helps[i]["verdict"], verdict) << helps[i]["id"];
+      EXPECT_TRUE(helps[i]["because"].get<std::string>().starts_with(report["helps"][i]["reason"].get<std::string>()));
+    }
+    // The critical path by kind: every kind with time, as the report's.
+    const json& path = report["critical_path"];
+    const std::pair<const char*, const char*> kinds[] = {
+        {"GPU compute", "gpu_compute_ns"}, {"communication", "communication_ns"}, {"copies", "copy_ns"},
+        {"CPU launch", "cpu_launch_ns"},   {"CPU other", "cpu_other_ns"},         {"input wait", "input_wait_ns"},
+        {"sync wait", "sync_wait_ns"}};
+    std::map<std::string, std::string> drawn;
+    for (const json& row : savings["critical_path"]) drawn[row["label"]] = row["time"];
+    for (const auto& [label, key] : kinds) {
+      const TimeNs ns = path[key];
+      if (ns > 0) {
+        EXPECT_EQ(drawn[label], format::duration(ns)) << label;
+      }
     }
   }
 }

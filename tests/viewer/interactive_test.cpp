@@ -316,5 +316,40 @@ TEST_F(Interactive, AHistogramOfAKernelAndItsBinsInstancesOneAfterAnother) {
   }
 }
 
+// Findings > a finding: its first time range shown; ] and the next button
+// step to the following ones, the view going with them.
+TEST_F(Interactive, AFindingsEvidenceIsSteppedThroughRangeByRange) {
+  const std::string file = std::string(GPUSCOPE_SOURCE_DIR) + "/assets/sample-report-job.gscope";
+  start_viewer({file});
+  settled();
+  click_tab("Findings");
+  const json f = settled([](const json& j) { return !j["finding_titles"].empty(); });
+  const json& title = f["finding_titles"][0];
+  const std::string id = title["id"];
+  click(title["x"], title["y"]);
+  const json s0 = settled([&](const json& j) { return j["savings"]["evidence"].is_object(); });
+  const json& e0 = s0["savings"]["evidence"];
+  EXPECT_EQ(e0["finding"], id);
+  EXPECT_EQ(e0["index"], 0);
+  ASSERT_GE(e0["count"].get<int>(), 3);
+  EXPECT_EQ(e0["step"], cat("range 1 of ", std::to_string(e0["count"].get<int>())));
+  auto shows = [](const json& j, const json& range) {
+    return j["visible_range"]["start_ns"] <= range["start_ns"] && j["visible_range"]["end_ns"] >= range["end_ns"];
+  };
+  EXPECT_TRUE(shows(s0, e0["current"]));
+  EXPECT_EQ(s0["highlight"]["label"], cat("finding: ", id));
+
+  key("bracketright");
+  const json s1 = settled([](const json& j) { return j["savings"]["evidence"]["index"] == 1; });
+  EXPECT_TRUE(shows(s1, s1["savings"]["evidence"]["current"]));
+  EXPECT_NE(s1["visible_range"]["start_ns"], s0["visible_range"]["start_ns"]);
+
+  const json& next = s1["savings"]["evidence"]["next"];
+  click(next["x"], next["y"]);
+  const json s2 = settled([](const json& j) { return j["savings"]["evidence"]["index"] == 2; });
+  EXPECT_TRUE(shows(s2, s2["savings"]["evidence"]["current"]));
+  EXPECT_EQ(s2["savings"]["evidence"]["step"], cat("range 3 of ", std::to_string(e0["count"].get<int>())));
+}
+
 }  // namespace
 }  // namespace gpuscope::viewer
