@@ -978,16 +978,19 @@ void View::draw_critical_path(ImDrawList* dl, float x0, float width) {
     }
     const float xa = x0 + static_cast<float>(static_cast<double>(s.start - view_start_) * ppn);
     const float xb = std::max(xa + 2, x0 + static_cast<float>(static_cast<double>(s.end - view_start_) * ppn));
-    const float ya = y + kRowH - 3;
-    const ImVec2 p0(std::clamp(xa, x0, x0 + width), ya), p1(std::clamp(xb, x0, x0 + width), ya + 3);
-    if (have_prev && prev_step == s.step) dl->AddLine(prev_end, ImVec2(p0.x, ya + 1.5f), kCriticalPathColor, 1.0f);
+    const float ya = y + kRowH - 4;
+    const ImVec2 p0(std::clamp(xa, x0, x0 + width), ya), p1(std::clamp(xb, x0, x0 + width), ya + 4);
+    if (have_prev && prev_step == s.step) dl->AddLine(prev_end, ImVec2(p0.x, ya + 2), kCriticalPathColor, 2.0f);
     if (!(ya == last_y && p1.x <= last_x + 1)) {
+      // A bar under the event and, when it is wide enough to tell, its outline.
       dl->AddRectFilled(p0, p1, kCriticalPathColor);
+      if (p1.x - p0.x >= 4)
+        dl->AddRect(ImVec2(p0.x - 1, y - 1), ImVec2(p1.x + 1, y + kRowH), kCriticalPathColor, 0, 0, 1.5f);
       last_x = p1.x;
       last_y = ya;
     }
     ++stats_.critical_path_events;
-    prev_end = ImVec2(p1.x, ya + 1.5f);
+    prev_end = ImVec2(p1.x, ya + 2);
     prev_step = s.step;
     have_prev = true;
   }

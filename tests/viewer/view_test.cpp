@@ -583,16 +583,32 @@ TEST_F(ViewTest, CriticalPathToggleDrawsThePathAndDetailsGiveSlack) {
     if (sl >= 0 && (least < 0 || sl < least)) least = sl;
   }
   EXPECT_EQ(least, 0);
-  // A kernel on a step's path, and one off every path with slack.
+  // A kernel on an early step's path: it decides that step's length, yet
+  // has slack to the trace's end — said as such, never "yes" beside a bare
+  // "slack 57.3 ms".
   const PathOverlay::Segment* on = nullptr;
   for (const PathOverlay::Segment& s : overlay.segments)
-    if (s.table == TableId::kernels && s.step >= 0) on = on ? on : &s;
+    if (s.table == TableId::kernels && s.step >= 0 && overlay.slack_of(s.table, s.row) > 0) on = on ? on : &s;
   ASSERT_NE(on, nullptr);
   v.select(Selection{TableId::kernels, on->row});
   frames(v, 2);
-  EXPECT_EQ(field("critical path"), "yes, of step " + std::to_string(overlay.step_index[on->step]));
-  EXPECT_EQ(field("slack").rfind(format::duration(overlay.slack_of(TableId::kernels, on->row)) + " (", 0), 0u)
-      << field("slack");
+  const std::string step = std::to_string(overlay.step_index[on->step]);
+  EXPECT_EQ(field("critical path"), "yes: it decides step " + step + "'s length (no slack within the step)");
+  EXPECT_EQ(field("slack"), "<missing slack>");
+  EXPECT_EQ(
+      field("slack to the trace's end")
+          .rfind(format::duration(overlay.slack_of(TableId::kernels, on->row)) + " (nothing after step " + step, 0),
+      0u)
+      << field("slack to the trace's end");
+  // One on a path with no slack at all: it decides its step and the end.
+  const PathOverlay::Segment* last = nullptr;
+  for (const PathOverlay::Segment& s : overlay.segments)
+    if (s.table == TableId::kernels && s.step >= 0 && overlay.slack_of(s.table, s.row) == 0) last = &s;
+  ASSERT_NE(last, nullptr);
+  v.select(Selection{TableId::kernels, last->row});
+  frames(v, 2);
+  EXPECT_EQ(field("slack"), "0");
+  EXPECT_TRUE(field("critical path").ends_with("'s length, and the trace's end")) << field("critical path");
   RowIndex off = kNoRow;
   for (RowIndex r = 0; r < d->trace().kernels().size() && off == kNoRow; ++r)
     if (overlay.path_of(TableId::kernels, r) == PathOverlay::kOffPath && overlay.slack_of(TableId::kernels, r) > 0)
