@@ -416,6 +416,8 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["ops_message"] = st.ops_message;
   j["selected_op"] = st.selected_op.empty() ? json(nullptr) : json(st.selected_op);
 
+  j["legend"] = json::array();
+  for (const auto& [name, color] : st.legend) j["legend"].push_back(json::array({name, color}));
   j["ruler_y"] = st.ruler_y;
   j["label_width"] = st.label_width;
   j["label_splitter"] = {{"x", st.label_splitter.x}, {"y", st.label_splitter.y}};

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "trace/damage.h"
+#include "viewer/colors.h"
 #include "viewer/counter_lanes.h"
 #include "viewer/document.h"
 #include "viewer/file_browser.h"
@@ -222,6 +223,7 @@ struct FrameStats {
   // kernel names, in the table's current order), category rows, finding
   // titles (finding ids), legend entries (category names).
   std::vector<ClickTarget> hotspot_headers, hotspot_targets, category_targets, finding_targets, legend_targets;
+  std::vector<std::pair<std::string, ImU32>> legend;   // every legend entry drawn: name and colour
   std::vector<HotspotRow> hotspot_list;                // the per-kernel rows drawn, in the table's order
   std::vector<ClickTarget> hotspot_histogram_targets;  // their "histogram" buttons (label: the full kernel name)
   // The Ops tab: rows after the filter, the column headers (and where they
@@ -421,6 +423,8 @@ class View {
   void timeline_input(float x0, float width, float top, float bottom);
   void draw_ruler(ImDrawList* dl, float x0, float y0, float width);
   void draw_legend();
+  bool legend_entry(std::string_view name, ImU32 color, bool marker, bool& first);  // true: clicked
+  const std::vector<NamedColor>& legend_kinds();
   // view_range.cpp
   static constexpr float kRulerHeight = 22;
   TimeNs time_at(float x, float x0, float width) const;
@@ -572,6 +576,10 @@ class View {
   std::vector<float> track_y_;              // per TrackInfo: screen y of its first row this frame, NaN if hidden
   bool click_pending_ = false;              // left button went down on the tracks area
   float click_x_ = 0, click_y_ = 0;
+
+  // Legend: the other kinds the open trace draws (computed once per document)
+  std::vector<NamedColor> legend_kinds_;
+  const Document* legend_for_ = nullptr;
 
   // Range selection
   std::optional<TimeRange> range_;

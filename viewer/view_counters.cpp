@@ -23,13 +23,6 @@ constexpr float kCounterLaneH = 24;
 constexpr ImU32 kLaneBackground = IM_COL32(30, 33, 40, 255);
 constexpr ImU32 kPeakColor = IM_COL32(240, 90, 80, 255);
 
-ImU32 lane_color(const CounterSeries& s) {
-  if (s.name == series_name::kMemoryReserved) return IM_COL32(90, 130, 110, 255);
-  if (s.name.starts_with("memory.")) return IM_COL32(80, 190, 150, 255);
-  if (s.unit == "W") return IM_COL32(220, 160, 60, 255);
-  return IM_COL32(170, 140, 210, 255);
-}
-
 }  // namespace
 
 const std::vector<CounterLane>& View::lanes_of(std::uint32_t device) {
@@ -98,7 +91,7 @@ void View::draw_counter_lane(ImDrawList* dl, const CounterLane& lane, float labe
     return c.has ? static_cast<int>(std::lround(std::clamp((c.max - lo) / range, 0.0, 1.0) * lane_h)) : 0;
   };
   // Runs of equal height become one rectangle, as in the activity lanes.
-  const ImU32 color = lane_color(s);
+  const ImU32 color = counter_color(s);
   for (std::size_t c = 0; c < columns;) {
     const int hc = height_of(counter_buf_[c]);
     std::size_t e = c + 1;

@@ -383,8 +383,61 @@ void View::draw_ruler(ImDrawList* dl, float x0, float y0, float width) {
   }
 }
 
+// The other kinds this trace draws (copies by direction, memsets, API calls,
+// syncs, counters, the activity lanes), once per document: a pass over the
+// small columns only.
+const std::vector<NamedColor>& View::legend_kinds() {
+  if (legend_for_ == doc_.get()) return legend_kinds_;
+  legend_for_ = doc_.get();
+  legend_kinds_.clear();
+  const Trace& t = doc_->trace();
+  std::vector<ImU32> colors;
+  auto add = [&](ImU32 c) {
+    if (std::find(colors.begin(), colors.end(), c) == colors.end()) colors.push_back(c);
+  };
+  if (!doc_->index().activity().empty()) add(kUtilizationColor), add(kInFlightColor), add(kConcurrentColor);
+  for (const CounterSeries& cs : t.counter_series()) add(counter_color(cs));
+  std::array<bool, 256> kinds{};
+  for (std::uint8_t k : t.memcpys().kind) kinds[k] = true;
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    if (kinds[k]) add(copy_color(static_cast<CopyKind>(k)));
+  if (t.memsets().size() > 0) add(memset_color());
+  const ApiCallTable& api = t.api_calls();
+  for (std::size_t r = 0; r < api.size(); ++r)
+    add(api_color(api.domain_at(r), api.op_table[r] != static_cast<std::uint8_t>(OpTable::none)));
+  if (t.syncs().size() > 0) add(sync_color());
+  if (t.overheads().size() > 0) add(overhead_color());
+  for (const NamedColor& o : other_kind_palette())
+    if (std::find(colors.begin(), colors.end(), o.color) != colors.end()) legend_kinds_.push_back(o);
+  return legend_kinds_;
+}
+
+// One legend entry: a swatch and its name, wrapping to a new line when the
+// line is full. `marker`: a mark drawn over the timeline (an outline).
+bool View::legend_entry(std::string_view name, ImU32 color, bool marker, bool& first) {
+  const float s = ImGui::GetTextLineHeight();
+  const float w = s + ImGui::CalcTextSize(name.data(), name.data() + name.size()).x + 14;
+  if (!first) {
+    ImGui::SameLine(0, 12);
+    if (ImGui::GetCursorPosX() + w > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
+  }
+  first = false;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  if (marker)
+    dl->AddRect(ImVec2(p.x + 1, p.y + 3), ImVec2(p.x + s - 5, p.y + s - 3), color, 0, 0, 2);
+  else
+    dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + s - 4, p.y + s - 2), color);
+  ImGui::Dummy(ImVec2(s - 2, s));
+  ImGui::SameLine(0, 2);
+  ImGui::TextUnformatted(name.data(), name.data() + name.size());
+  stats_.legend.push_back({std::string(name), color});
+  return ImGui::IsItemClicked();
+}
+
+// Every colour the timeline draws: the categories this trace has (click one
+// to highlight its kernels), then the other kinds, then the marks in use.
 void View::draw_legend() {
-  // Only the categories this trace has.
   const KernelTable& k = doc_->trace().kernels();
   std::array<bool, kKernelCategoryCount> present{};
   if (auto p = doc_->profile()) {
@@ -394,23 +447,29 @@ void View::draw_legend() {
     const std::size_t stride = std::max<std::size_t>(1, k.size() / 4096);
     for (std::size_t i = 0; i < k.size(); i += stride) present[k.category[i]] = true;
   }
-  ImDrawList* dl = ImGui::GetWindowDrawList();
   bool first = true;
   for (int c = 0; c < kKernelCategoryCount; ++c) {
     if (!present[static_cast<std::size_t>(c)]) continue;
-    if (!first) ImGui::SameLine(0, 12);
-    first = false;
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    const float s = ImGui::GetTextLineHeight();
-    dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + s - 4, p.y + s - 2),
-                      category_color(static_cast<KernelCategory>(c)));
-    ImGui::Dummy(ImVec2(s - 2, s));
-    ImGui::SameLine(0, 2);
-    ImGui::TextUnformatted(std::string(to_string(static_cast<KernelCategory>(c))).c_str());
-    stats_.legend_targets.push_back(target(std::string(to_string(static_cast<KernelCategory>(c)))));
-    if (ImGui::IsItemClicked()) highlight_category(static_cast<KernelCategory>(c));
+    const auto cat_c = static_cast<KernelCategory>(c);
+    const bool clicked = legend_entry(to_string(cat_c), category_color(cat_c), false, first);
+    stats_.legend_targets.push_back(target(std::string(to_string(cat_c))));
+    if (clicked) highlight_category(cat_c);
   }
-  if (first) ImGui::TextDisabled("no kernels");
+  if (first) {
+    ImGui::TextDisabled("no kernels");
+    first = false;
+  }
+  ImGui::SameLine(0, 12);
+  ImGui::TextDisabled("|");
+  for (const NamedColor& o : legend_kinds()) legend_entry(o.name, o.color, false, first);
+  if (doc_->trace().ranges().size() > 0) {
+    ImGui::SameLine(0, 12);
+    ImGui::TextDisabled("ranges: by name");
+  }
+  if (!matches_.empty()) legend_entry("highlighted", kHighlightColor, true, first);
+  if (selection_.valid()) legend_entry("selected", kSelectionColor, true, first);
+  if (show_critical_path_) legend_entry("critical path", kCriticalPathColor, false, first);
+  if (!evidence_.empty()) legend_entry("finding's evidence", kEvidenceEdgeColor, false, first);
 }
 
 // [SECTION] Activity lanes -------------------------------------------------------------------
