@@ -18,10 +18,10 @@ namespace {
 
 using Mat = std::array<std::array<double, 3>, 3>;
 constexpr Mat kNormal = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
-constexpr Mat kProtanopia = {{{0.152286, 1.052583, -0.204868}, {0.114503, 0.786281, 0.099216},
-                              {-0.003882, -0.048116, 1.051998}}};
-constexpr Mat kDeuteranopia = {{{0.367322, 0.860646, -0.227968}, {0.280085, 0.672501, 0.047413},
-                                {-0.011820, 0.042940, 0.968881}}};
+constexpr Mat kProtanopia = {
+    {{0.152286, 1.052583, -0.204868}, {0.114503, 0.786281, 0.099216}, {-0.003882, -0.048116, 1.051998}}};
+constexpr Mat kDeuteranopia = {
+    {{0.367322, 0.860646, -0.227968}, {0.280085, 0.672501, 0.047413}, {-0.011820, 0.042940, 0.968881}}};
 constexpr std::array<const Mat*, 3> kVisions = {&kNormal, &kProtanopia, &kDeuteranopia};
 constexpr const char* kVisionNames[] = {"normal vision", "protanopia", "deuteranopia"};
 
@@ -34,8 +34,7 @@ Lab lab_as_seen(ImU32 c, const Mat& m) {
                           static_cast<double>((c >> IM_COL32_B_SHIFT) & 0xff) / 255};
   double lin[3], sim[3];
   for (int i = 0; i < 3; ++i) lin[i] = srgb[i] <= 0.04045 ? srgb[i] / 12.92 : std::pow((srgb[i] + 0.055) / 1.055, 2.4);
-  for (int i = 0; i < 3; ++i)
-    sim[i] = std::clamp(m[i][0] * lin[0] + m[i][1] * lin[1] + m[i][2] * lin[2], 0.0, 1.0);
+  for (int i = 0; i < 3; ++i) sim[i] = std::clamp(m[i][0] * lin[0] + m[i][1] * lin[1] + m[i][2] * lin[2], 0.0, 1.0);
   const double x = 0.4124564 * sim[0] + 0.3575761 * sim[1] + 0.1804375 * sim[2];
   const double y = 0.2126729 * sim[0] + 0.7151522 * sim[1] + 0.0721750 * sim[2];
   const double z = 0.0193339 * sim[0] + 0.1191920 * sim[1] + 0.9503041 * sim[2];
@@ -82,8 +81,8 @@ TEST(Colors, NoLaneOfAnotherKindLooksLikeACategory) {
   for (const NamedColor& o : others)
     for (const NamedColor& c : cats) {
       int v = 0;
-      EXPECT_GE(distance(o.color, c.color, &v), kOtherDistance) << o.name << " and " << c.name << " with "
-                                                                  << kVisionNames[v];
+      EXPECT_GE(distance(o.color, c.color, &v), kOtherDistance)
+          << o.name << " and " << c.name << " with " << kVisionNames[v];
     }
   for (std::size_t a = 0; a < others.size(); ++a)
     for (std::size_t b = a + 1; b < others.size(); ++b)
@@ -119,7 +118,8 @@ TEST(Colors, ThePreviousPaletteFailsTheseChecks) {
   for (std::size_t a = 0; a < std::size(old); ++a)
     for (std::size_t b = a + 1; b < std::size(old); ++b) least = std::min(least, distance(old[a], old[b]));
   EXPECT_LT(least, kCategoryDistance);
-  EXPECT_LT(distance(IM_COL32(110, 170, 230, 255), IM_COL32(86, 156, 214, 255)), kOtherDistance);  // pooling, utilization
+  EXPECT_LT(distance(IM_COL32(110, 170, 230, 255), IM_COL32(86, 156, 214, 255)),
+            kOtherDistance);  // pooling, utilization
 }
 
 // The legend names every colour the timeline draws: the categories the
