@@ -27,21 +27,47 @@ json font_json(const FontStatus& font) {
 json tracks_json(const FrameStats& st) {
   json tracks = json::array();
   for (const TrackStats& ts : st.tracks)
-    tracks.push_back(
-        {{"group", ts.group},
-         {"label", ts.label},
-         {"label_shown", ts.label_shown},
-         {"track", ts.track},
-         {"visible", ts.visible},
-         {"collapsed", ts.collapsed},
-         {"rows", ts.rows},
-         {"y", ts.y},
-         {"height", ts.height},
-         {"drawn", ts.drawn},
-         {"merged_blocks", ts.merged_blocks},
-         {"merged_events", ts.merged_events},
-         {"gpu_ops", {{"kernels", ts.gpu_ops[0]}, {"memcpys", ts.gpu_ops[1]}, {"memsets", ts.gpu_ops[2]}}}});
+    tracks.push_back({{"group", ts.group},
+                      {"label", ts.label},
+                      {"label_shown", ts.label_shown},
+                      {"track", ts.track},
+                      {"visible", ts.visible},
+                      {"collapsed", ts.collapsed},
+                      {"rows", ts.rows},
+                      {"y", ts.y},
+                      {"height", ts.height},
+                      {"drawn", ts.drawn},
+                      {"merged_blocks", ts.merged_blocks},
+                      {"merged_events", ts.merged_events},
+                      {"gpu_ops", {{"kernels", ts.gpu_ops[0]}, {"memcpys", ts.gpu_ops[1]}, {"memsets", ts.gpu_ops[2]}}},
+                      {"trace", ts.compared ? "B" : "A"}});
   return tracks;
+}
+
+json targets_json(const std::vector<ClickTarget>& ts) {
+  json out = json::object();
+  for (const ClickTarget& c : ts) out[c.label] = {{"x", c.x}, {"y", c.y}};
+  return out;
+}
+
+// The Compare view: B, its analysis, where it sits on A's axis; the Compare
+// tab's table as drawn, its headers, tabs and toggles.
+json compare_json(const Document& b, const FrameStats& st) {
+  json columns = json::array();
+  for (const ClickTarget& c : st.compare_headers) columns.push_back(c.label);
+  return {{"file", b.path()},
+          {"analysis", b.profile()           ? "done"
+                       : b.analysis_failed() ? "failed"
+                                             : "pending"},
+          {"offset_ns", st.compare_offset},
+          {"align", st.compare_align},
+          {"timeline", st.compare_timeline},
+          {"table", st.compare_table},
+          {"columns", columns},
+          {"headers", targets_json(st.compare_headers)},
+          {"rows", st.compare_list},
+          {"tabs", targets_json(st.compare_tabs)},
+          {"toggles", targets_json(st.compare_toggles)}};
 }
 
 json counter_lanes_json(const FrameStats& st) {
@@ -423,8 +449,7 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
   j["label_splitter"] = {{"x", st.label_splitter.x}, {"y", st.label_splitter.y}};
   j["bottom_height"] = st.bottom_height;
   j["bottom_splitter"] = {{"x", st.bottom_splitter.x}, {"y", st.bottom_splitter.y}};
-  j["tabs"] = json::object();
-  for (const ClickTarget& c : st.tab_targets) j["tabs"][c.label] = {{"x", c.x}, {"y", c.y}};
+  j["tabs"] = targets_json(st.tab_targets);
   j["range"] = range_json(view, st, t.begin_time());
   j["histogram"] = histogram_json(view, st, t);
   j["details_histogram"] = {{"x", st.details_histogram_target.x}, {"y", st.details_histogram_target.y}};
@@ -441,7 +466,10 @@ nlohmann::json frame_report(const View& view, const ImDrawData* dd, const FrameR
           {{"id", f.id}, {"saving_ns", f.saving_ns}, {"saving_source", std::string(to_string(f.saving_source))}});
   }
   j["savings"] = findings_json(view, st);
-  if (const Document* b = view.compare_document()) j["compare_file"] = b->path();
+  if (const Document* b = view.compare_document()) {
+    j["compare_file"] = b->path();
+    j["compare"] = compare_json(*b, st);
+  }
   j["load_seconds"] = {{"read", view.loader().read_seconds()}, {"index", view.loader().index_seconds()}};
   return j;
 }

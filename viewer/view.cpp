@@ -74,15 +74,13 @@ void View::open_with(std::string label, Loader::Source source) {
 }
 
 void View::open_compare(std::string path) {
-  compare_doc_.reset();
-  compare_error_.clear();
+  close_compare();
   compare_loader_.start(std::move(path));
   show(Panel::compare);
 }
 
 void View::open_compare_with(std::string label, Loader::Source source) {
-  compare_doc_.reset();
-  compare_error_.clear();
+  close_compare();
   compare_loader_.start(std::move(label), std::move(source));
   show(Panel::compare);
 }

@@ -33,6 +33,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/diff.h"
 #include "trace/damage.h"
 #include "viewer/colors.h"
 #include "viewer/counter_lanes.h"
@@ -75,6 +76,7 @@ struct TrackStats {
   std::uint64_t merged_blocks = 0;         // folded blocks
   std::uint64_t merged_events = 0;         // events inside them
   std::array<std::uint64_t, 3> gpu_ops{};  // kernels, memcpys, memsets drawn or folded (TableId order)
+  bool compared = false;                   // B's, drawn under A's (the Compare view); `track` is B's
 };
 
 // A counter lane as drawn: its series, where, and its peak.
@@ -270,6 +272,16 @@ struct FrameStats {
   std::vector<std::string> evidence_rows;
   std::string evidence_step;
   ClickTarget evidence_prev, evidence_next;
+  // The Compare view: B's offset onto A's axis and how it is aligned (as
+  // written above B's tracks), whether B's tracks were drawn under A's; the
+  // Compare tab's table shown ("categories", "kernels", "ops", "findings"),
+  // its column headers (where they are) and rows as drawn (cells in column
+  // order, in the table's order); its tables' tabs and its two toggles.
+  TimeNs compare_offset = 0;
+  std::string compare_align, compare_table;
+  bool compare_timeline = false;
+  std::vector<ClickTarget> compare_headers, compare_tabs, compare_toggles;
+  std::vector<std::vector<std::string>> compare_list;
   ClickTarget details_histogram_target;  // the Details tab's "histogram" button
 };
 
@@ -285,6 +297,11 @@ class View {
   void open_with(std::string label, Loader::Source source);  // any Trace producer (synthetic, tests)
   void open_compare(std::string path);
   void open_compare_with(std::string label, Loader::Source source);
+  void close_compare();
+  // The Compare view's toggles: B's tracks under A's; B aligned on the first
+  // step (else on its start).
+  void set_compare_timeline(bool on) { show_compare_timeline_ = on; }
+  void set_compare_align_by_step(bool on) { compare_align_by_step_ = on; }
   void set_document(std::shared_ptr<Document> doc);  // an already loaded trace (tests)
   // A job of many ranks (docs/viewer.md, "Jobs"): the files read on a worker,
   // then shown as one timeline on the job clock.
@@ -387,6 +404,17 @@ class View {
   std::string load_error() const;
 
  private:
+  // What the timeline keeps per drawn document. The compare pass draws B's
+  // tracks with these swapped in (draw_compare_groups); A's are the members.
+  struct TimelineState {
+    std::shared_ptr<Document> doc;
+    std::unordered_map<StringId, std::string> short_names;
+    std::vector<std::uint8_t> group_collapsed, track_collapsed;
+    std::vector<float> track_y;
+    std::unordered_map<std::uint32_t, std::vector<CounterLane>> counter_lanes;
+    const Document* counter_lanes_for = nullptr;
+  };
+
   // view.cpp
   void poll_loaders();
   void adopt(std::shared_ptr<Document> doc);
@@ -418,7 +446,9 @@ class View {
   void draw_timeline(float height);
   void label_splitter(float x0, float top, float bottom);
   void draw_evidence_bands(ImDrawList* dl, float x0, float width, float top, float bottom);
-  float draw_groups(ImDrawList* dl, float left, float x0, float width, float y, float top, float bottom);
+  enum class GroupFilter : std::uint8_t { all, gpus, hosts };  // hosts: CPU processes and the counters of none
+  float draw_groups(ImDrawList* dl, float left, float x0, float width, float y, float top, float bottom,
+                    GroupFilter which);
   void timeline_hover_and_click(float x0);
   void timeline_input(float x0, float width, float top, float bottom);
   void draw_ruler(ImDrawList* dl, float x0, float y0, float width);
@@ -537,6 +567,12 @@ class View {
   void step_match(bool forward);
   // view_compare.cpp
   void draw_compare();
+  void swap_timeline_state(TimelineState& other);
+  void update_compare_alignment();
+  TimeRange pan_range() const;  // where the view may go: A's content, and B's on A's axis
+  float draw_compare_groups(ImDrawList* dl, float left, float x0, float width, float y, float top, float bottom,
+                            GroupFilter which);
+  void draw_compare_diff(const std::shared_ptr<const Profile>& a, const std::shared_ptr<const Profile>& b);
   void draw_compare_totals(const Profile& a, const Profile& b);  // step time and utilization, A and B
   void draw_compare_categories(const Profile& a, const Profile& b);
 
@@ -547,8 +583,18 @@ class View {
   std::shared_ptr<Document> doc_, compare_doc_;
   std::string compare_error_;
   std::unordered_map<StringId, std::string> short_names_;
-  DeviceCoverage coverage_;      // GPUs of the open trace declared and with data
-  std::string damage_headline_;  // what storage lost of the open file; empty when intact
+  TimelineState compare_state_;  // B's, while it is not being drawn
+  bool compare_pass_ = false;    // drawing B: no hover, selection or highlights (they are A's)
+  bool show_compare_timeline_ = true;
+  bool compare_align_by_step_ = true;
+  TimeNs compare_offset_ = 0;       // added to B's times to put them on A's axis
+  std::string compare_align_text_;  // how B is aligned, as written above its tracks
+  std::shared_ptr<const Profile> compare_diff_for_a_, compare_diff_for_b_;  // the diff below is of these two
+  std::optional<ProfileDiff> compare_diff_;
+  static constexpr std::size_t kCompareRows = 50;            // kernels and ops listed (gpuscope diff --top)
+  std::array<std::vector<std::uint32_t>, 3> compare_order_;  // sorted views of its kernels, ops, findings
+  DeviceCoverage coverage_;                                  // GPUs of the open trace declared and with data
+  std::string damage_headline_;                              // what storage lost of the open file; empty when intact
   FileBrowser browser_;
   bool browser_for_compare_ = false;
 

@@ -94,7 +94,7 @@ void View::center_on(TimeNs start, TimeNs end) {
 
 void View::timeline_input(float x0, float width, float top, float bottom) {
   const ImGuiIO& io = ImGui::GetIO();
-  const TimeRange content = content_range();
+  const TimeRange content = pan_range();
   const double max_span = std::max(1000.0, 1.5 * static_cast<double>(content.end - content.start));
   auto zoom_at = [&](double factor, float mouse_x) {
     const double frac = std::clamp((static_cast<double>(mouse_x) - x0) / width, 0.0, 1.0);
@@ -183,6 +183,8 @@ void View::draw_timeline(float height) {
   ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + kRulerHeight));
 
   ImGui::BeginChild("tracks", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse);
+  const bool compared = compare_doc_ && show_compare_timeline_;
+  if (compared) update_compare_alignment();  // before the input: B's end bounds the panning too
   const ImVec2 win_pos = ImGui::GetWindowPos();
   const float top = win_pos.y, bottom = win_pos.y + ImGui::GetWindowHeight();
   timeline_input(x0, width, top, bottom);
@@ -203,7 +205,16 @@ void View::draw_timeline(float height) {
 
   draw_evidence_bands(dl, x0, width, top, bottom);
   const float y_start = ImGui::GetCursorScreenPos().y;
-  const float y_end = draw_groups(dl, origin.x, x0, width, y_start, top, bottom);
+  float y_end = y_start;
+  if (compared) {
+    // A's GPUs, then B's right under them on the same axis, then the hosts of each.
+    y_end = draw_groups(dl, origin.x, x0, width, y_end, top, bottom, GroupFilter::gpus);
+    y_end = draw_compare_groups(dl, origin.x, x0, width, y_end, top, bottom, GroupFilter::gpus);
+    y_end = draw_groups(dl, origin.x, x0, width, y_end, top, bottom, GroupFilter::hosts);
+    y_end = draw_compare_groups(dl, origin.x, x0, width, y_end, top, bottom, GroupFilter::hosts);
+  } else {
+    y_end = draw_groups(dl, origin.x, x0, width, y_end, top, bottom, GroupFilter::all);
+  }
   draw_flow(dl, x0, width);
   if (show_critical_path_) draw_critical_path(dl, x0, width);
   draw_range_overlay(dl, x0, width, top, bottom);
@@ -258,19 +269,25 @@ void View::draw_evidence_bands(ImDrawList* dl, float x0, float width, float top,
   }
 }
 
-float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float y, float top, float bottom) {
+float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float y, float top, float bottom,
+                        GroupFilter which) {
   const TimelineIndex& ix = doc_->index();
   const ImGuiIO& io = ImGui::GetIO();
   const bool window_hovered = ImGui::IsWindowHovered();
   for (std::size_t gi = 0; gi < ix.groups().size(); ++gi) {
     const TrackGroup& g = ix.groups()[gi];
+    if ((which == GroupFilter::gpus && g.kind != TrackKind::gpu) ||
+        (which == GroupFilter::hosts && g.kind == TrackKind::gpu))
+      continue;
     const bool collapsed = group_collapsed_[gi] != 0;
-    stats_.groups.push_back({g.label, y, collapsed});
+    const std::string group = cat(compare_pass_ ? "B · " : "", g.label);  // B's groups say so
+    stats_.groups.push_back({group, y, collapsed});
     // Group header: the whole width; a click toggles collapse.
     if (y + kGroupH >= top && y <= bottom) {
-      dl->AddRectFilled(ImVec2(left, y), ImVec2(x0 + width, y + kGroupH - 1), IM_COL32(45, 50, 62, 255));
+      dl->AddRectFilled(ImVec2(left, y), ImVec2(x0 + width, y + kGroupH - 1),
+                        compare_pass_ ? IM_COL32(58, 48, 66, 255) : IM_COL32(45, 50, 62, 255));
       dl->AddText(ImVec2(left + 4, y + 3), IM_COL32(230, 230, 230, 255), collapsed ? "+" : "-");
-      dl->AddText(ImVec2(left + 16, y + 3), IM_COL32(230, 230, 230, 255), g.label.c_str());
+      dl->AddText(ImVec2(left + 16, y + 3), IM_COL32(230, 230, 230, 255), group.c_str());
       if (window_hovered && !label_splitter_hot_ && io.MousePos.y >= y && io.MousePos.y < y + kGroupH &&
           io.MousePos.x < x0 && ImGui::IsMouseClicked(0)) {
         group_collapsed_[gi] = collapsed ? 0 : 1;
@@ -281,13 +298,14 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
     if (g.activity >= 0)
       y += draw_activity_lanes(dl, ix.activity()[static_cast<std::size_t>(g.activity)], x0, y, width);
     if (g.kind == TrackKind::gpu && !collapsed)
-      y += draw_counter_lanes(dl, g.device, g.label, x0 - layout_.label_width + 8, x0, y, width);
+      y += draw_counter_lanes(dl, g.device, group, x0 - layout_.label_width + 8, x0, y, width);
     for (std::uint32_t ti : g.tracks) {
       const TrackInfo& info = ix.tracks()[ti];
       TrackStats ts;
-      ts.group = g.label;
+      ts.group = group;
       ts.label = info.label;
       ts.track = info.track;
+      ts.compared = compare_pass_;
       ts.collapsed = collapsed || track_collapsed_[ti] != 0;
       if (collapsed) {
         stats_.tracks.push_back(std::move(ts));
@@ -313,7 +331,7 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
           redraw_frames_ = 3;
         }
         draw_track(dl, info, x0, y, width, ts);
-        if (!matches_.empty()) draw_matches(dl, info, x0, y, width);
+        if (!matches_.empty() && !compare_pass_) draw_matches(dl, info, x0, y, width);
       }
       dl->AddLine(ImVec2(left, y + h - 1), ImVec2(x0 + width, y + h - 1), IM_COL32(255, 255, 255, 18));
       y += h;
@@ -324,14 +342,15 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
     }
   }
   // Series of no GPU (host memory, Chrome counters of a process): under a header of their own.
-  if (!lanes_of(kNoDevice).empty()) {
-    static const std::string kCounters = "Counters";
+  if (which != GroupFilter::gpus && !lanes_of(kNoDevice).empty()) {
+    const std::string counters = compare_pass_ ? "B · Counters" : "Counters";
     if (y + kGroupH >= top && y <= bottom) {
-      dl->AddRectFilled(ImVec2(left, y), ImVec2(x0 + width, y + kGroupH - 1), IM_COL32(45, 50, 62, 255));
-      dl->AddText(ImVec2(left + 16, y + 3), IM_COL32(230, 230, 230, 255), kCounters.c_str());
+      dl->AddRectFilled(ImVec2(left, y), ImVec2(x0 + width, y + kGroupH - 1),
+                        compare_pass_ ? IM_COL32(58, 48, 66, 255) : IM_COL32(45, 50, 62, 255));
+      dl->AddText(ImVec2(left + 16, y + 3), IM_COL32(230, 230, 230, 255), counters.c_str());
     }
     y += kGroupH;
-    y += draw_counter_lanes(dl, kNoDevice, kCounters, x0 - layout_.label_width + 8, x0, y, width);
+    y += draw_counter_lanes(dl, kNoDevice, counters, x0 - layout_.label_width + 8, x0, y, width);
   }
   return y;
 }
@@ -757,14 +776,15 @@ void View::draw_folded(ImDrawList* dl, const TrackRow& row, const MultiLodItem& 
   }
   ++ts.merged_blocks;
   ts.merged_events += it.count();
-  if (span.mouse_x >= xa && span.mouse_x < xb) hovered_block_ = FoldedBlock{it.start, it.end, &row, it};
+  if (!compare_pass_ && span.mouse_x >= xa && span.mouse_x < xb)
+    hovered_block_ = FoldedBlock{it.start, it.end, &row, it};
 }
 
 void View::draw_single(ImDrawList* dl, const LaneSegment& seg, RowIndex r, float xa, float xb, const RowSpan& span,
                        TrackStats& ts) {
   xb = std::max(xb, xa + 1);
   const ImU32 color = event_color(seg.table, r);
-  const bool selected = selection_.valid() && selection_.table == seg.table && selection_.row == r;
+  const bool selected = !compare_pass_ && selection_.valid() && selection_.table == seg.table && selection_.row == r;
   dl->AddRectFilled(ImVec2(xa, span.y), ImVec2(xb, span.y + kRowH), color);
   if (selected) dl->AddRect(ImVec2(xa - 1, span.y - 1), ImVec2(xb + 1, span.y + kRowH + 1), kSelectionColor, 0, 0, 2);
   if (seg.table == TableId::kernels) {
@@ -792,7 +812,7 @@ void View::draw_single(ImDrawList* dl, const LaneSegment& seg, RowIndex r, float
   }
   ++ts.drawn;
   if (seg.table <= TableId::memsets) ++ts.gpu_ops[static_cast<std::size_t>(seg.table)];
-  if (span.mouse_x >= xa - 1 && span.mouse_x < xb + 1) hovered_ = MatchRef{seg.table, r};
+  if (!compare_pass_ && span.mouse_x >= xa - 1 && span.mouse_x < xb + 1) hovered_ = MatchRef{seg.table, r};
 }
 
 void View::folded_tooltip(const FoldedBlock& b) {
