@@ -427,6 +427,18 @@ TEST_F(Headless, CompareTwoTraces) {
   EXPECT_EQ(j["view"], "compare");
   EXPECT_EQ(j["compare_file"], b);
   EXPECT_GT(j["rows"]["compare"].get<std::uint64_t>(), 0u);
+  // B analysed, its tracks under A's, moved so its first step starts where A's does.
+  const json& c = j["compare"];
+  EXPECT_EQ(c["file"], b);
+  EXPECT_EQ(c["analysis"], "done");
+  EXPECT_TRUE(c["timeline"].get<bool>());
+  EXPECT_EQ(c["align"], "aligned on the first step");
+  EXPECT_EQ(c["table"], "categories");
+  EXPECT_EQ(c["rows"].size(), j["rows"]["compare"].get<std::size_t>());
+  std::size_t a_tracks = 0, b_tracks = 0;
+  for (const json& t : j["tracks"]) (t["trace"] == "B" ? b_tracks : a_tracks) += 1;
+  EXPECT_GT(a_tracks, 0u);
+  EXPECT_GT(b_tracks, 0u);
 }
 
 TEST_F(Headless, OpensAGscopeFile) {

@@ -9,12 +9,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -349,6 +351,61 @@ TEST_F(Interactive, AFindingsEvidenceIsSteppedThroughRangeByRange) {
   const json s2 = settled([](const json& j) { return j["savings"]["evidence"]["index"] == 2; });
   EXPECT_TRUE(shows(s2, s2["savings"]["evidence"]["current"]));
   EXPECT_EQ(s2["savings"]["evidence"]["step"], cat("range 3 of ", std::to_string(e0["count"].get<int>())));
+}
+
+// Two traces: B's tracks under A's, and the Compare tab's kernel and finding
+// tables holding what `gpuscope diff --json` computes, sorted by a click on
+// a header; the alignment toggle moves B from its first step to its start.
+TEST_F(Interactive, TwoTracesComparedAsGpuscopeDiffComparesThem) {
+  const std::string a = testing::real_trace("kineto-resnet50-v100-workers0.json.gz");
+  const std::string b = testing::real_trace("kineto-resnet50-v100-workers4.json.gz");
+  const fs::path out = dir_ / "diff.json";
+  const std::string cmd = cat(GPUSCOPE_CLI_BIN, " diff ", a, " ", b, " --json --top 50 -o ", out.string());
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream diff_file(out);
+  const json diff = json::parse(diff_file);
+
+  start_viewer({a, b, "--view", "compare"});
+  auto compared = [](const json& j) { return j.contains("compare") && j["compare"]["analysis"] == "done"; };
+  const json j0 = settled([&](const json& j) { return compared(j) && j["compare"]["tabs"].contains("Kernels"); });
+  EXPECT_TRUE(j0["compare"]["timeline"].get<bool>());
+  EXPECT_EQ(j0["compare"]["align"], "aligned on the first step");
+  const TimeNs by_step = j0["compare"]["offset_ns"];
+
+  click(j0["compare"]["tabs"]["Kernels"]["x"], j0["compare"]["tabs"]["Kernels"]["y"]);
+  const json k = settled([&](const json& j) { return compared(j) && j["compare"]["table"] == "kernels"; });
+  const json& rows = k["compare"]["rows"];
+  ASSERT_EQ(rows.size(), diff["kernels"].size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {  // the diff's order
+    const json& want = diff["kernels"][i];
+    EXPECT_EQ(rows[i][0], want["name"]) << i;
+    EXPECT_EQ(rows[i][2], format::duration(want["before_ns"].get<TimeNs>())) << i;
+    EXPECT_EQ(rows[i][3], format::duration(want["after_ns"].get<TimeNs>())) << i;
+  }
+  // "change": largest first after a click.
+  const json& header = k["compare"]["headers"]["change"];
+  click(header["x"], header["y"]);
+  const json sorted = settled([&](const json& j) { return compared(j) && j["compare"]["rows"] != rows; });
+  std::map<std::string, TimeNs> change;
+  for (const json& want : diff["kernels"])
+    change[want["name"]] = want["after_ns"].get<TimeNs>() - want["before_ns"].get<TimeNs>();
+  std::vector<TimeNs> col;
+  for (const json& r : sorted["compare"]["rows"]) col.push_back(change.at(r[0]));
+  EXPECT_TRUE(std::is_sorted(col.rbegin(), col.rend()));
+
+  click(sorted["compare"]["tabs"]["Findings"]["x"], sorted["compare"]["tabs"]["Findings"]["y"]);
+  const json f = settled([&](const json& j) { return compared(j) && j["compare"]["table"] == "findings"; });
+  ASSERT_EQ(f["compare"]["rows"].size(), diff["findings"].size());
+  for (std::size_t i = 0; i < diff["findings"].size(); ++i) {
+    EXPECT_EQ(f["compare"]["rows"][i][0], diff["findings"][i]["id"]);
+    EXPECT_EQ(f["compare"]["rows"][i][1], diff["findings"][i]["change"]);
+  }
+
+  const json& align = f["compare"]["toggles"]["align on step"];
+  click(align["x"], align["y"]);
+  const json s = settled([&](const json& j) { return compared(j) && j["compare"]["align"] == "aligned on the start"; });
+  EXPECT_NE(s["compare"]["offset_ns"].get<TimeNs>(), by_step);
+  keep_screenshot("compare");
 }
 
 }  // namespace
