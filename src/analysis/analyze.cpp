@@ -14,6 +14,7 @@
 
 #include "analysis/detail/context.h"
 #include "analysis/job/job.h"
+#include "analysis/passes/collectives.h"
 #include "analysis/passes/hta.h"
 #include "analysis/util/stats.h"
 #include "trace/error.h"
@@ -150,7 +151,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   for (std::size_t ti = 0; ti < traces.size(); ++ti) {
     const Trace& t = *traces[ti].trace;
     std::vector<Step> steps;
-    const StepSource source = find_steps(rt, opt, &steps, nullptr, &p.steps.not_steps);
+    const StepSource source = find_steps(rt, opt, &steps, nullptr, &p.steps.not_steps, &p.steps.source_evidence);
     if (p.steps.source == StepSource::none) p.steps.source = source;
     std::vector<DeviceSummary> devices;
     std::vector<TemporalBreakdown> hta;
@@ -158,6 +159,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
     memory_pass(rt, opt, devices, steps, &ev);
     attention_pass(rt, opt, &ev);
     hardware_pass(rt, opt, devices, steps);
+    collective_pass(rt, opt, steps, &p);
     for (Step& s : steps) s.range = rt.shift(s.range);
     steps_outside_gpu(rt, devices, steps, &p.steps);
     // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with

@@ -87,6 +87,8 @@ std::string_view to_string(StepSource s) {
       return "profiler_step";
     case StepSource::pattern:
       return "pattern";
+    case StepSource::bursts:
+      return "bursts";
     case StepSource::none:
       break;
   }
@@ -116,7 +118,8 @@ bool parse_severity(std::string_view s, Severity* out) {
 }
 
 bool parse_step_source(std::string_view s, StepSource* out) {
-  for (StepSource v : {StepSource::none, StepSource::nvtx, StepSource::profiler_step, StepSource::pattern})
+  for (StepSource v :
+       {StepSource::none, StepSource::nvtx, StepSource::profiler_step, StepSource::pattern, StepSource::bursts})
     if (to_string(v) == s) return *out = v, true;
   return false;
 }

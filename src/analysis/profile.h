@@ -184,7 +184,10 @@ struct Hotspot {
 
 // [SECTION] Steps ---------------------------------------------------------------------------------
 
-enum class StepSource : std::uint8_t { none, nvtx, profiler_step, pattern };
+// Where the steps came from: none found, NVTX/annotation step ranges,
+// PyTorch's ProfilerStep#N, the repeating kernel pattern, or bursts of GPU
+// work separated by host gaps (docs/metrics.md, "Steps").
+enum class StepSource : std::uint8_t { none, nvtx, profiler_step, pattern, bursts };
 
 // What the GPU's hardware measured during one step: the means of its
 // samples inside the step (null where the series is absent or has none).
@@ -245,6 +248,10 @@ struct StepSummary {
   // inside that time, most first (up to 5 names).
   TimeNs outside_gpu_ns = 0, before_gpu_ns = 0;
   std::vector<HostRange> outside_ranges;
+  // How steps found on the GPU (pattern, bursts) were found: the kernel that
+  // begins each iteration and its period, or the bursts and the host gaps
+  // between them. Empty for steps from ranges.
+  std::string source_evidence;
 };
 
 // [SECTION] Idle time, launches, communication -----------------------------------------
@@ -277,6 +284,49 @@ struct LaunchStats {
   TimeNs late_launch_idle_ns = 0;
 };
 
+// One collective call site (docs/metrics.md, "Collective sites"): the
+// collectives of one kind and message size at the same place in their steps
+// (the k-th of that kind and size in each step) on one GPU, compared across
+// the steps. A collective's kind comes from the framework's annotation around
+// its launch (nccl:all_reduce, record_param_comms, ncclAllReduce) before its
+// kernel's name: DDP's all-reduce may run as SendRecv kernels. The fastest
+// instance approximates the transfer; the time of the others beyond it is
+// waiting (for another rank to arrive).
+struct CollectiveSite {
+  std::int32_t rank = -1;
+  std::uint32_t device = kNoDevice;
+  std::string kind;      // all_reduce, all_gather, reduce_scatter, broadcast, reduce, send_recv, all_to_all, collective
+  std::string named_by;  // the annotation that named the kind ("nccl:all_reduce"); "kernel name" where none did
+  std::uint64_t bytes = 0;    // message bytes; 0: the trace does not say
+  std::int32_t ordinal = -1;  // its place among its step's collectives of its kind and size; -1: outside steps
+  std::string kernel;         // the kernel of its first instance
+  DurationStats durations;    // of its instances' kernels (one per step it ran in)
+  TimeNs wait_ns = 0;         // Σ (instance − fastest instance): time beyond the transfer
+  TimeNs exposed_ns = 0;      // Σ of its instances' time with no compute kernel alongside on their GPU
+};
+
+// The collective sites together: the same site (kind, size, place in the
+// step) of every GPU and rank pooled, its fastest instance anywhere taken as
+// the transfer; by kind, and over all.
+struct CollectiveKind {
+  std::string kind;         // as CollectiveSite::kind
+  std::uint64_t sites = 0;  // pooled sites of this kind
+  TimeNs time_ns = 0;       // Σ their instances' durations
+  TimeNs exposed_ns = 0;    // Σ their exposed time
+  TimeNs repeated_ns = 0;   // Σ durations of those seen more than once (steps, ranks) with a place or size
+  TimeNs wait_ns = 0;       // … of which beyond each one's fastest instance: waiting
+};
+struct CollectiveSummary {
+  std::vector<CollectiveKind> kinds;  // most exposed time first
+  std::uint64_t sites = 0, repeated_sites = 0;
+  TimeNs time_ns = 0, exposed_ns = 0, repeated_ns = 0, wait_ns = 0;  // Σ over kinds
+  // The pooled site with the most wait (rank -1, device kNoDevice when
+  // pooled over several; its median is then the median of the one with the
+  // most instances); durations.count 0 when no site repeats.
+  CollectiveSite widest;
+  std::uint64_t renamed_sites = 0;  // sites whose annotation names another kind than their kernel's name
+};
+
 // One row per rank (per file) of a multi-file job; per device when one
 // process drove several GPUs (then rank is the process's rank and `device`
 // tells them apart).
@@ -298,11 +348,12 @@ struct RankSummary {
   std::uint64_t last_arrivals = 0;  // collectives it arrived at last
 };
 
-// One collective instance of a job: the i-th collective of every rank, its
-// parts matched across ranks (docs/scale.md). Times on the job clock.
+// One collective instance of a job: its parts on every rank, matched by call
+// site (step, kind, size, place in the step) or in order (docs/scale.md).
+// Times on the job clock.
 struct CollectiveInstance {
-  std::uint32_t index = 0;      // its place in each rank's sequence of collectives
-  std::string kind;             // all_reduce, all_gather, reduce_scatter, … (from the kernel name)
+  std::uint32_t index = 0;      // its place in the reference rank's sequence of collectives
+  std::string kind;             // all_reduce, all_gather, … (the framework's annotation's, else the kernel name's)
   std::int32_t step = -1;       // the reference rank's step it lies in; -1: none
   TimeRange range;              // first arrival .. last end over the ranks
   TimeNs first_arrival_ns = 0;  // = range.start
@@ -446,6 +497,15 @@ struct OpRow {
   std::string dims;                   // the formula's dimensions of its first call ("M=… N=… K=…")
   bool aligned8 = true;               // GEMMs: M, N, K all multiples of 8
   std::vector<OpKernel> top_kernels;  // its kernels with the ops inside it, most time first (top rows only)
+  // Calls that launched GPU work, themselves or through the ops inside them
+  // (every call that holds GPU time): a row without recorded shapes mixes
+  // calls that did with calls that did not, and its per-call figures are
+  // per such call (docs/ops.md).
+  std::uint64_t gpu_calls = 0;
+  // Calls made inside a call of the same op (an op that calls itself under
+  // its name): part of the outer call, so not in `calls`, and their time is
+  // counted once, in the outer call's totals (their self times are theirs).
+  std::uint64_t nested_calls = 0;
 };
 
 struct OpSummary {
@@ -599,6 +659,18 @@ struct WorkloadKind {
   std::string data_parallel_evidence;
   std::uint64_t graph_launches = 0;    // cudaGraphLaunch / cuGraphLaunch calls
   bool data_loading_recorded = false;  // the trace has data-loading ranges: input wait can be measured
+  // How much of the recording is work on the GPU to diagnose
+  // (docs/findings.md, "What the program is"): "no-kernels" (nothing on the
+  // GPU to diagnose), "tiny-span" (its GPU ops span less than 100 µs and
+  // under 1 % of the recording: any figure over them is noise), "one-shot" (a whole program whose setup
+  // before the first kernel and teardown after the last take at least a
+  // third of the recording); empty: none of these. None of the first two
+  // has numbered findings or "What would help?" answers; a one-shot run's
+  // findings about its setup or teardown are minor.
+  std::string run;
+  std::string run_evidence;  // what shows it, with the numbers, and what to profile instead
+  TimeRange kernel_window;   // the first kernel's start to the last one's end (the trace's clock; empty in a job)
+  TimeNs setup_ns = 0, teardown_ns = 0;  // recorded time before the first kernel / after the last
 };
 
 // [SECTION] Profile ---------------------------------------------------------------------------
@@ -621,6 +693,10 @@ struct Profile {
   StepSummary steps;
   std::vector<IdleByCause> idle;
   LaunchStats launches;
+  // Collective call sites compared across steps, most time first (every
+  // rank's in a job).
+  std::vector<CollectiveSite> collective_sites;
+  CollectiveSummary collective_summary;               // the sites pooled across GPUs and ranks
   std::vector<TemporalBreakdown> temporal_breakdown;  // one per rank
   std::vector<RankSummary> ranks;                     // per rank (and device); one row for a one-GPU trace
   Skew skew;

@@ -299,8 +299,16 @@ void add_capture(CLI::App& app, Context& ctx) {
       "capture", "Run a CUDA program and record what its GPUs do (CUPTI) into one .gscope file per process");
   cmd->add_option("-o,--output", args->output,
                   "Output file; %p pid, %h host, %r rank (OMPI_COMM_WORLD_RANK/RANK/SLURM_PROCID), "
-                  "%n first unused number, %% a percent sign")
-      ->capture_default_str();
+                  "%n first unused number, %% a percent sign (a file: standard output is the program's)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](const std::string& s) {
+            return s.empty() || s == "-" ? std::string(
+                                               "capture writes a file per process while the program runs: "
+                                               "name a file (standard output is the program's)")
+                                         : std::string();
+          },
+          "FILE"));
   cmd->add_option("--trace", args->trace, "What to record, comma-separated: kernel,memcpy,api,nvtx,sync")
       ->capture_default_str();
   cmd->add_option("--capture-range", args->range,
@@ -336,7 +344,12 @@ void add_capture(CLI::App& app, Context& ctx) {
       "Returns the program's exit status (128+N if signal N killed it, 127 if it could not be run) and prints\n"
       "what each process captured on stderr. Signals sent to gpuscope are passed on to the program.\n"
       "Child processes that use CUDA each write their own file; a Python process's framework ops and host\n"
-      "samples join its file (without CUDA: a file of their own). See docs/capture.md.");
+      "samples join its file (without CUDA: a file of their own). See docs/capture.md.\n"
+      "\n"
+      "Examples:\n"
+      "  gpuscope capture -o run.gscope -- python train.py --epochs 1\n"
+      "  gpuscope capture --capture-range nvtx:train -o run-%p.gscope -- ./train\n"
+      "  mpirun -n 4 gpuscope capture -o rank-%r.gscope -- python train.py");
   cmd->callback([args, &ctx] {
 #if GPUSCOPE_HAVE_CAPTURE
     ctx.exit_code = args->check_setup ? check_setup() : run_capture(*args);

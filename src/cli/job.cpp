@@ -4,6 +4,7 @@
 #include <charconv>
 #include <condition_variable>
 #include <exception>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -15,7 +16,10 @@
 #include "analysis/util/parallel.h"
 #include "cli/command.h"
 #include "cli/mpi.h"
+#include "export/report_json.h"
+#include "export/trace_inputs.h"
 #include "import/open_trace.h"
+#include "trace/files.h"
 
 namespace gpuscope::cli {
 
@@ -35,8 +39,28 @@ void check_device(const std::vector<std::string>& files, const std::set<std::uin
               " (GPUs with activity: " + (have.empty() ? "none" : have) + ")");
 }
 
+// A digest that holds only what names the run (what check_job() compares).
+RankDigest run_of(const RankDigest& d) {
+  RankDigest r;
+  r.file = d.file;
+  r.own_rank = d.own_rank;
+  r.world_size = d.world_size;
+  r.host = d.host;
+  r.command_line = d.command_line;
+  return r;
+}
+
 Profile analyze_one(const std::string& file, const JobOptions& o) {
   const Trace t = open_trace(file);
+  if (o.runs) {
+    RankDigest r;
+    r.file = file;
+    r.own_rank = t.meta().rank;
+    r.world_size = t.meta().world_size;
+    r.host = t.meta().host;
+    r.command_line = t.meta().command_line;
+    o.runs->push_back(std::move(r));
+  }
   std::set<std::uint32_t> seen;
   for (const Track& tr : t.tracks())
     if (tr.kind == TrackKind::gpu) seen.insert(tr.device);
@@ -287,7 +311,10 @@ Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o
   if (!check.refused.empty()) throw Error(files.front() + " …: " + check.refused);
   for (const LeftOut& l : check.left_out) left_out.push_back(l);
   std::vector<std::string> kept;
-  for (const RankDigest& d : good) kept.push_back(d.file);
+  for (const RankDigest& d : good) {
+    kept.push_back(d.file);
+    if (o.runs) o.runs->push_back(run_of(d));
+  }
   check_device(kept, seen, o);
 
   Profile p = analyze_digests(std::move(good), o.analysis);
@@ -301,6 +328,31 @@ Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o
       simulate_job(files, traces, std::move(plan), o, &p);
     }
   }
+  return p;
+}
+
+namespace {
+constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{1} << 30;
+}  // namespace
+
+Profile load_profile(const std::string& path, const JobOptions& o) {
+  if (is_saved_report(path)) {
+    const std::string name = files::input_name(path);
+    if (o.device_given) throw Error(name + ": --device applies to traces; this is a saved report");
+    std::ifstream in(files::seekable_path(path), std::ios::binary);  // a pipe was read once, by is_saved_report
+    if (!in) throw Error(name + ": cannot open");
+    in.seekg(0, std::ios::end);
+    const auto size = static_cast<std::uintmax_t>(in.tellg());
+    if (size > kMaxReportBytes) throw Error(name + ": larger than 1 GiB: not a gpuscope report");
+    in.seekg(0);
+    std::string text(size, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    Profile p = parse_report_json(text, name);
+    if (p.files.empty()) p.files.push_back(path);
+    return p;
+  }
+  Profile p = analyze_files(trace_files({path}), o);  // the savings `report` gives
+  p.files = {path};
   return p;
 }
 

@@ -1,11 +1,12 @@
 // A job of many trace files, analysed one file at a time (analysis/job/job.h):
-// shared by report and diff.
+// shared by report, diff and check.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "analysis/analyze.h"
+#include "analysis/job/job.h"
 #include "analysis/profile.h"
 
 namespace gpuscope::cli {
@@ -15,6 +16,10 @@ struct JobOptions {
   bool device_given = false;  // analysis.device was asked for: some file must have that GPU
   bool simulate = true;
   unsigned jobs = 0;  // files analysed at once; 0: every core
+  // When set, receives what each analysed file says about its run (file,
+  // rank, job size, host, command line; no profile): what check_job()
+  // compares, for a caller that compares runs (check).
+  std::vector<RankDigest>* runs = nullptr;
 };
 
 // One file: the trace's profile as analyze_and_simulate() gives it. Several:
@@ -26,5 +31,10 @@ struct JobOptions {
 // the files and gather the digests at process 0, which returns the one
 // process's Profile; the others return an empty one (they print nothing).
 Profile analyze_files(const std::vector<std::string>& files, const JobOptions& options);
+
+// One side of a comparison (diff, check): a trace, a directory of traces
+// analysed as one job (analyze_files), or a report saved with `report --json`
+// (which names no run: it adds nothing to options.runs). Throws cli::Error.
+Profile load_profile(const std::string& path, const JobOptions& options);
 
 }  // namespace gpuscope::cli

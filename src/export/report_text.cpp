@@ -167,6 +167,8 @@ void header(const Profile& p, std::string& out) {
   out += "Workload: " + fw + w.phase + ", " + w.execution + ", " + count(w.ranks) +
          (w.ranks == 1 ? " rank" : " ranks") + (w.data_parallel == "ddp" ? ", DDP" : "") +
          (w.bundled ? ", gpuscope's bundled workload" : "") + " (" + evidence + ")\n";
+  // No kernels, a span of microseconds, a one-shot program: what the findings can be about.
+  if (!w.run_evidence.empty()) out += "Run: " + w.run_evidence + "\n";
   if (!p.clock_alignment.empty()) out += "Clocks: " + p.clock_alignment + "\n";
   for (const LeftOut& l : p.left_out)
     out += "Left out: " + (l.file.empty() ? l.problem : l.file + ": " + l.problem) + "\n";
@@ -264,10 +266,27 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
   out += "\n";
 }
 
+// Bold red for critical, yellow for warning, cyan for the rest.
+std::string severity_colour(Severity s) {
+  switch (s) {
+    case Severity::critical:
+      return "\033[1;31m";
+    case Severity::warning:
+      return "\033[33m";
+    default:
+      return "\033[36m";
+  }
+}
+
 void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.findings.empty()) {
-    out += p.minor_findings.empty() ? "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n\n"
-                                    : "Findings: none of 1% of the run or more.\n\n";
+    const std::string& run = p.workload.run;
+    out += run == "no-kernels"  ? "Findings: none: no kernels, nothing on the GPU to diagnose.\n\n"
+           : run == "tiny-span" ? "Findings: none numbered: findings over a GPU span of microseconds would be "
+                                  "noise (see Run above).\n\n"
+           : p.minor_findings.empty()
+               ? "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n\n"
+               : "Findings: none of 1% of the run or more.\n\n";
     minor_findings(p, o, out);
     return;
   }
@@ -275,8 +294,10 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   int n = 0;
   for (const Finding& f : p.findings) {
     const std::string num = std::to_string(++n) + ". ";
-    out += wrap("[" + std::string(to_string(f.severity)) + "] " + f.title, o.width, "  " + num,
-                std::string(2 + num.size(), ' '));
+    const std::string tag = "[" + std::string(to_string(f.severity)) + "]";
+    std::string head = wrap(tag + " " + f.title, o.width, "  " + num, std::string(2 + num.size(), ' '));
+    if (o.colour) head.replace(head.find(tag), tag.size(), severity_colour(f.severity) + tag + "\033[0m");
+    out += head;
     const std::string ind(5, ' ');
     std::string meta = f.id + " · " + saving_words(p, f);
     if (f.device != kNoDevice && p.devices.size() > 1) meta += " · GPU " + std::to_string(f.device);
@@ -423,7 +444,8 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const StepSummary& s = p.steps;
   if (s.steps.empty()) {
     out += s.not_steps.empty()
-               ? "Steps: none found (no ProfilerStep or NVTX step ranges, no repeating kernel pattern).\n\n"
+               ? "Steps: none found (no ProfilerStep or NVTX step ranges, no repeating kernel pattern, no bursts of "
+                 "GPU work between host gaps).\n\n"
                : "Steps: none found (no ProfilerStep or NVTX step ranges; " + s.not_steps + ").\n\n";
     return;
   }
@@ -431,6 +453,8 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   out += "Steps: " + count(s.steps.size()) + " from " + std::string(to_string(s.source)) + " · mean " +
          duration(t.mean) + ", median " + duration(t.median) + ", min " + duration(t.min) + ", max " + duration(t.max) +
          "\n";
+  // Steps the GPU's work marked, without step ranges: how they were found.
+  if (!s.source_evidence.empty()) out += wrap("from the GPU's work: " + s.source_evidence, o.width, "  ", "    ");
   if (s.total_ns > 0)
     out += "  Of all step time: compute " + percent1(double(s.compute_ns) / double(s.total_ns)) +
            ", exposed communication " + percent1(double(s.communication_ns) / double(s.total_ns)) + ", copies alone " +
@@ -539,6 +563,33 @@ void hotspots(const Profile& p, const ReportTextOptions& o, std::string& out) {
   out += "\n";
 }
 
+// Collective call sites: each kind and size at one place in the step,
+// compared across steps (fastest = transfer, the rest beyond it = waiting).
+void collective_sites(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  if (p.collective_sites.empty()) return;
+  const bool many_ranks = std::any_of(p.collective_sites.begin(), p.collective_sites.end(),
+                                      [&](const CollectiveSite& s) { return s.rank != p.collective_sites[0].rank; });
+  out += "Collective sites: " + std::to_string(std::min(o.top, p.collective_sites.size())) + " of " +
+         count(p.collective_sites.size()) +
+         " (kind and size at one place in the step, # its place there; compared across steps: the fastest instance "
+         "is the transfer, the time beyond it waiting)\n";
+  Table t;
+  t.rows.push_back(
+      {"rank", "GPU", "kind", "size", "#", "steps", "min", "median", "max", "waiting", "exposed", "named by"});
+  t.right = {true, true, false, true, true, true, true, true, true, true, true, false};
+  for (std::size_t i = 0; i < p.collective_sites.size() && i < o.top; ++i) {
+    const CollectiveSite& s = p.collective_sites[i];
+    t.rows.push_back({std::to_string(s.rank), std::to_string(s.device), s.kind, s.bytes ? bytes(s.bytes) : "?",
+                      s.ordinal < 0 ? "-" : std::to_string(s.ordinal + 1), count(s.durations.count),
+                      duration(s.durations.min), duration(s.durations.median), duration(s.durations.max),
+                      duration(s.wait_ns), duration(s.exposed_ns), s.named_by});
+  }
+  if (!many_ranks)
+    for (std::vector<std::string>& row : t.rows) row.erase(row.begin());
+  if (!many_ranks) t.right.erase(t.right.begin());
+  out += t.render("  ") + "\n";
+}
+
 // The op table: the heaviest ops by GPU time (with their ops inside), each
 // with the kernels under it; then, where shapes were recorded, the heaviest
 // (op, shapes) rows with their roofline figures.
@@ -555,12 +606,23 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
       {"#", "GPU total", "GPU self", "CPU total", "CPU self", "calls", "kernels/call", "launch/call", "TFLOP/s", "op"});
   t.right = {true, true, true, true, true, true, true, true, true, false};
   std::vector<std::size_t> rows_of;
+  bool some_without_gpu = false;  // a row some of whose calls launched no GPU work
+  std::string nested;             // rows with calls inside calls of their own op
   for (std::size_t i = 0; i < p.op_names.size() && i < o.top; ++i) {
     const OpRow& r = p.op_names[i];
-    const double calls = r.calls ? double(r.calls) : 1;
+    // Per call of those that launched GPU work (a per-name row mixes them
+    // with calls that launched none): "200/10,000" calls.
+    const bool mixed = r.gpu_calls > 0 && r.gpu_calls < r.calls;
+    some_without_gpu = some_without_gpu || mixed;
+    if (r.nested_calls && nested.size() < 200)
+      nested += (nested.empty() ? "" : ", ") + r.name + " " + count(r.nested_calls);
+    const double calls = r.gpu_calls ? double(r.gpu_calls) : r.calls ? double(r.calls) : 1;
     t.rows.push_back({std::to_string(i + 1), duration(r.gpu_total_ns), duration(r.gpu_self_ns),
                       r.calls ? duration(r.cpu_total_ns) : "-", r.calls ? duration(r.cpu_self_ns) : "-",
-                      r.calls ? count(r.calls) : "-", r.calls ? fixed(double(r.kernels_total) / calls, 1) : "-",
+                      !r.calls ? "-"
+                      : mixed  ? count(r.gpu_calls) + "/" + count(r.calls)
+                               : count(r.calls),
+                      r.calls ? fixed(double(r.kernels_total) / calls, 1) : "-",
                       r.calls ? duration(static_cast<TimeNs>(double(r.launch_ns) / calls)) : "-",
                       optional_fixed(r.achieved_tflops, 1), r.name});
     rows_of.push_back(i);
@@ -572,6 +634,14 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
                         "  └ " + std::string(to_string(r.top_kernels[k].category)) + ": " + shown[k]});
   }
   out += t.render("  ");
+  if (some_without_gpu)
+    out += wrap(
+        "calls N/M: N of the op's M calls launched GPU work (themselves or through the ops inside them); "
+        "kernels/call and launch/call are per such call.",
+        o.width, "  ", "  ");
+  if (!nested.empty())
+    out += wrap("Calls inside a call of the same op are part of it, their GPU time counted once (" + nested + ").",
+                o.width, "  ", "  ");
   if (!s.shapes_recorded)
     out += "  No input shapes recorded: profile with record_shapes=True for FLOPs and roofline figures.\n";
   if (s.malformed_shapes) out += "  " + count(s.malformed_shapes) + " op calls had shapes that could not be read.\n";
@@ -713,6 +783,7 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
   critical_path(p, o, out);
   categories(p, out);
   hotspots(p, o, out);
+  collective_sites(p, o, out);
   op_table(p, o, out);
   host_side(p, out);
   hta(p, out);

@@ -116,7 +116,7 @@ Trace open_trace(const std::string& path, const LoadProgress& progress) {
                      "Systems SQLite export)");
   } catch (const InputError& e) {
     if (file == path) throw;
-    throw InputError(path, e.reason(), e.offset());
+    throw InputError(files::input_name(path), e.reason(), e.offset());
   }
 }
 

@@ -73,6 +73,7 @@ constexpr ColumnRole kRoles[] = {
     {TableId::ranges, "input_dims", "string"},
     {TableId::ranges, "input_types", "string"},
     {TableId::ranges, "concrete_inputs", "string"},
+    {TableId::ranges, "collective", "string"},
     {TableId::syncs, "type", "enum:sync_type"},
     {TableId::syncs, "device", "id"},
     {TableId::syncs, "stream", "id"},

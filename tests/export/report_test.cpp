@@ -189,6 +189,21 @@ TEST(ReportText, ShowsFindingsFirstWithTheirNumbers) {
   EXPECT_NE(report_text(analyze(t)).find("SYNTHETIC"), std::string::npos);
 }
 
+TEST(ReportText, ColoursSeveritiesOnlyWhenAsked) {
+  const Profile p = sample_profile();
+  ASSERT_FALSE(p.findings.empty());
+  EXPECT_EQ(report_text(p).find('\033'), std::string::npos);
+  ReportTextOptions colour;
+  colour.colour = true;
+  const std::string text = report_text(p, colour);
+  const std::string tag = "[" + std::string(to_string(p.findings[0].severity)) + "]";
+  const std::size_t at = text.find(tag);
+  ASSERT_NE(at, std::string::npos) << text;
+  ASSERT_GE(at, 2u);
+  EXPECT_EQ(text[at - 1], 'm') << "no colour code before " << tag;
+  EXPECT_EQ(text.substr(at + tag.size(), 4), "\033[0m");
+}
+
 // The verdict ("YES", "no", "n/a") the report gives to one of the usual questions.
 std::string verdict(const std::string& text, const std::string& question) {
   const auto at = text.find("\n  " + question);
@@ -196,6 +211,13 @@ std::string verdict(const std::string& text, const std::string& question) {
   std::size_t i = at + 3 + question.size();
   while (i < text.size() && text[i] == ' ') ++i;
   return text.substr(i, text.find(' ', i) - i);
+}
+
+// The reason of one of the usual questions' answers, by its id ("" if not asked).
+std::string help_reason(const Profile& p, std::string_view id) {
+  for (const HelpAnswer& a : p.helps)
+    if (a.id == id) return a.reason;
+  return {};
 }
 
 // Small kernels (8 blocks on 80 SMs) that never overlap, each launched after
@@ -206,9 +228,31 @@ TEST(ReportText, MoreStreamsIsNoWhenTheGpuWaitsForTheHost) {
     const TimeNs start = 1'000'000 + i * 250 * us;
     f.kernel(0, 7, names::kRelu, start, start + 50 * us, start - 10 * us, 5'000, 8);
   }
-  const std::string text = report_text(analyze(f.build()));
+  const Profile p = analyze(f.build());
+  const std::string text = report_text(p);
   EXPECT_EQ(verdict(text, "more streams?"), "no") << text;
-  EXPECT_NE(text.find("GPU 0 waits for the host or for dependencies 19.8 ms"), std::string::npos) << text;
+  EXPECT_NE(help_reason(p, "more-streams").find("GPU 0 waits for the host or for dependencies 19.8 ms"),
+            std::string::npos)
+      << text;
+}
+
+// Kernels that fill the GPU, but it is idle three times as long as it runs
+// them, waiting for the host: the answer is about that idle time (another
+// stream would have nothing to run in it), not only that no kernel fits
+// beside the ones that run.
+TEST(ReportText, MoreStreamsIsNoWhenTheGpuWaitsForTheHostThoughItsKernelsFillIt) {
+  TraceFactory f;
+  for (int i = 0; i < 100; ++i) {
+    const TimeNs start = 1'000'000 + i * 200 * us;
+    f.kernel(0, 7, names::kRelu, start, start + 50 * us, start - 10 * us, 5'000, 100'000);
+  }
+  const Profile p = analyze(f.build());
+  const std::string text = report_text(p), why = help_reason(p, "more-streams");
+  EXPECT_EQ(verdict(text, "more streams?"), "no") << text;
+  EXPECT_NE(why.find("GPU 0 waits for the host or for dependencies 14.8 ms (for the host 100%)"), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("while they run, kernels use 100% of GPU 0"), std::string::npos) << why;
+  EXPECT_EQ(why.find("would not fit"), std::string::npos) << why;
 }
 
 // One step: the host preprocesses 6 ms before the GPU's first op, then 4 ms

@@ -278,7 +278,9 @@ struct OpTotals {
 // a CPU range on a thread, ended by the GPU work its calls launched to the
 // step's device (or, when that thread launched nothing, by the range itself);
 // or, for steps found from the kernel pattern, the kernels that begin it and
-// the next one on the device's busiest stream.
+// the next one on the device's busiest stream (`pattern` is also set for
+// steps from bursts: the first op of the burst, on its stream, and the start
+// of the next burst's).
 struct StepOrigin {
   bool pattern = false;
   TrackId track = 0;         // the CPU range's thread, or (pattern) the GPU stream of the anchors
@@ -291,9 +293,11 @@ struct StepOrigin {
 // own clock, no breakdown yet), non-overlapping per device. With `origins`,
 // also where each step came from (origins[i] for (*steps)[i] of the steps added).
 // With `why_none`, why a repeating kernel pattern was not taken for steps
-// (it repeats inside one call: a model's layers), when that is so.
+// (it repeats inside one call: a model's layers), when that is so; with
+// `how`, how steps found on the GPU (pattern, bursts) were found.
 StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
-                      std::vector<StepOrigin>* origins = nullptr, std::string* why_none = nullptr);
+                      std::vector<StepOrigin>* origins = nullptr, std::string* why_none = nullptr,
+                      std::string* how = nullptr);
 
 // passes/steps.cpp: the steps' time outside their GPU's work (before its first op,
 // after its last; all in the shifted clock) and the longest host ranges

@@ -149,29 +149,83 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
                     pct1(idle) + " in all): the rest of the idle time has other causes");
 }
 
+// The all-reduce's own exposed time decides (its call sites: the kind the
+// framework's annotation gives, so DDP's all-reduce counts even as SendRecv
+// kernels, and an all-to-all does not): no when the run already buckets
+// gradients (DDP), when the replay of the fix predicts no faster step, when
+// it is under 1 % of the run, or when its sites mostly wait for another rank
+// (overlap does not shorten that); yes on the exposed-communication finding.
 std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals& j) {
   const std::string_view id = "overlap-communication";
-  const std::string_view q =
-      p.workload.phase == "inference" ? "overlap communication with compute?" : "overlap all-reduce with backward?";
+  const bool inference = p.workload.phase == "inference";
+  const std::string_view q = inference ? "overlap communication with compute?" : "overlap all-reduce with backward?";
   if (j.kernels == 0) return std::nullopt;
   if (j.comm == 0) return answer(id, q, Verdict::not_applicable, "no communication kernels in this trace");
   const Finding* f = numbered(p, "exposed-communication");
-  const bool ddp = p.workload.data_parallel == "ddp";
-  if (ddp) {
-    HelpAnswer a = answer(id, q, Verdict::no,
-                          "the run already overlaps the gradient all-reduce with the backward pass (DDP: " +
-                              p.workload.data_parallel_evidence + ")");
-    if (gains(f)) {
-      a.reason += "; what stays exposed (" + f->title + ") is its last bucket or waiting for other ranks";
-      a.findings.push_back(f->id);
-    }
-    return a;
+  const double run = double(j.span);
+  if (inference) {
+    if (gains(f)) return yes(p, id, q, {f});
+    if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(id, q, *g);
+    return answer(id, q, Verdict::no,
+                  "communication with no compute alongside is " + pct1(j.span ? double(j.exposed) / run : 0.0) +
+                      " of the GPUs' time (" + pct1(1.0 - double(j.exposed) / double(j.comm)) +
+                      " of communication already runs under compute)");
   }
-  if (gains(f)) return yes(p, id, q, {f});
+  // The call sites say which collective the exposed time is; a profile
+  // without them (none matched) speaks of its communication as a whole.
+  const CollectiveSummary& c = p.collective_summary;
+  const CollectiveKind* ar = nullptr;
+  if (!c.kinds.empty()) {
+    const auto it =
+        std::find_if(c.kinds.begin(), c.kinds.end(), [](const CollectiveKind& k) { return k.kind == "all_reduce"; });
+    if (it == c.kinds.end()) {
+      std::string kinds;
+      for (const CollectiveKind& k : c.kinds)
+        kinds += (kinds.empty() ? "" : ", ") + pct(ratio(k.time_ns, c.time_ns)) + " " + k.kind;
+      HelpAnswer a = answer(id, q, Verdict::not_applicable,
+                            "no all-reduce in this trace: its communication is " + kinds +
+                                " (by the framework's annotations, else the kernels' names)");
+      if (f) a.findings.push_back(f->id);
+      return a;
+    }
+    ar = &*it;
+  }
+  const TimeNs exposed_ns = ar ? ar->exposed_ns : TimeNs(j.exposed);
+  const double share = run > 0 ? double(exposed_ns) / run : 0.0;
+  const std::string exposed = (ar ? "the all-reduce is exposed " : "communication with no compute alongside is ") +
+                              dur(exposed_ns) + " (" + pct1(share) + " of the GPUs' time)";
+  auto with_finding = [&](HelpAnswer a) {
+    if (f) a.findings.push_back(f->id);
+    return a;
+  };
+  if (p.workload.data_parallel == "ddp")
+    return with_finding(answer(id, q, Verdict::no,
+                               "the run already buckets gradients and overlaps their all-reduce with the backward pass "
+                               "(DDP: " +
+                                   p.workload.data_parallel_evidence + "); what stays exposed (" + dur(exposed_ns) +
+                                   ", " + pct1(share) +
+                                   " of the GPUs' time) is its last bucket or waiting for other ranks"));
   if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(id, q, *g);
+  if (share < 0.01)
+    return with_finding(answer(id, q, Verdict::no,
+                               exposed + ": too little to gain from overlapping it" +
+                                   (ar && c.kinds.front().kind != "all_reduce"
+                                        ? "; the exposed communication is mostly " + c.kinds.front().kind
+                                        : std::string())));
+  if (ar && ar->repeated_ns > 0 && ratio(ar->wait_ns, ar->repeated_ns) >= 0.5)
+    return with_finding(answer(id, q, Verdict::no,
+                               exposed + ", but " + pct(ratio(ar->wait_ns, ar->repeated_ns)) +
+                                   " of the time of its call sites seen more than once is beyond their fastest "
+                                   "instance: it waits for another rank, which overlapping does not shorten; find "
+                                   "the rank that arrives last first"));
+  if (gains(f))
+    return yes(p, id, q, {f},
+               exposed +
+                   ": bucket the gradients and launch each bucket's all-reduce as soon as its gradients are "
+                   "ready, under the rest of the backward pass");
   return answer(id, q, Verdict::no,
-                "communication with no compute alongside is " +
-                    pct1(j.span ? double(j.exposed) / double(j.span) : 0.0) + " of the GPUs' time (" +
+                exposed + ", and communication with no compute alongside is " +
+                    pct1(j.span ? double(j.exposed) / run : 0.0) + " of the GPUs' time (" +
                     pct1(1.0 - double(j.exposed) / double(j.comm)) + " of communication already runs under compute)");
 }
 
@@ -234,18 +288,21 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
   if (main && j.concurrency < 0.05) {
     const ConcurrencyRoom room = concurrency_room(*main);
     const std::string gpu = "GPU " + std::to_string(main->id);
-    if (room.room && room.idle_bound)
-      return answer(id, q, Verdict::no,
-                    gpu + " waits for the host or for dependencies " +
-                        dur(main->idle_host_wait_ns + main->idle_other_ns) + ", longer than its " +
+    // Idle longer than busy: another stream would have nothing to run in that
+    // time, whether or not kernels would fit beside the ones that run.
+    if (room.idle_bound) {
+      const TimeNs waits = main->idle_host_wait_ns + main->idle_other_ns;
+      std::string why = gpu + " waits for the host or for dependencies " + dur(waits) + " (for the host " +
+                        pct(double(main->idle_host_wait_ns) / double(waits)) + "), longer than its " +
                         dur(main->kernel_busy_ns) +
-                        " of kernels: nothing is ready to run beside them (see the findings on idle time)");
+                        " of kernels: nothing is ready to run beside them (see the findings on idle time)";
+      if (!room.room && room.used > 0) why += "; while they run, " + rules::room_words(room, *main);
+      return answer(id, q, Verdict::no, why);
+    }
     if (room.room && room.side_work_apart)
       return answer(id, q, Verdict::no, "copies and communication already run on streams of their own on " + gpu);
     if (!room.room && main->kernels >= 2 && room.used > 0)
-      return answer(id, q, Verdict::no,
-                    "kernels use " + pct(room.used) + " of " + gpu + " by " + std::string(room.measure) +
-                        ": another kernel would not fit beside them");
+      return answer(id, q, Verdict::no, rules::room_words(room, *main) + ": another kernel would not fit beside them");
     if (!room.room && room.used <= 0)
       return answer(id, q, Verdict::unknown,
                     "kernel concurrency is " + pct1(j.concurrency) +
@@ -381,8 +438,11 @@ constexpr std::optional<HelpAnswer> (*kQuestions[])(const Profile&, const JobTot
 // [SECTION] Entry points ---------------------------------------------------------------------
 
 std::vector<HelpAnswer> answer_questions(const Profile& p) {
-  const JobTotals totals(p);
   std::vector<HelpAnswer> out;
+  // Nothing on the GPU, or a span of microseconds: the trace cannot answer
+  // any of them (the report's Run line says why).
+  if (p.workload.run == "no-kernels" || p.workload.run == "tiny-span") return out;
+  const JobTotals totals(p);
   for (auto* question : kQuestions)
     if (std::optional<HelpAnswer> a = question(p, totals)) out.push_back(std::move(*a));
   return out;

@@ -2,9 +2,8 @@
 // update, the optimizer's launches, the rank or GPU the others wait for.
 // Each rule: rules.h; its row in registry.cpp and docs/findings.md.
 #include <algorithm>
-#include <cmath>
-#include <optional>
 #include <string>
+#include <vector>
 
 #include "analysis/findings/rules.h"
 #include "analysis/job/job.h"
@@ -15,6 +14,18 @@ namespace gpuscope::detail::rules {
 // Concurrency: kernels never overlap although they leave the GPU room, and
 // something could run beside them (analysis/ops/occupancy.h, concurrency_room:
 // the gate and the saving).
+std::string room_words(const ConcurrencyRoom& room, const DeviceSummary& d) {
+  std::string s =
+      "kernels use " + pct(room.used) + " of GPU " + std::to_string(d.id) + " by " + std::string(room.measure);
+  const DeviceOccupancy& o = d.occupancy;
+  if (room.measure == "GPU fill" && o.gpu_fill && o.theoretical)
+    s += " (they hold " + pct(*o.gpu_fill) + " of its thread slots; their theoretical occupancy allows " +
+         pct(*o.theoretical) + ")";
+  else if (room.measure == "SM efficiency")
+    s += " (blocks against the " + std::to_string(d.sm_count) + " SMs, duration-weighted)";
+  return s;
+}
+
 void low_concurrency(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
@@ -35,13 +46,7 @@ void low_concurrency(Builder& b) {
     f.title = "Kernel concurrency is " + pct1(worst) + ": kernels almost never run side by side (" +
               std::to_string(dev->streams) + " stream" + (dev->streams == 1 ? "" : "s") + " on GPU " +
               std::to_string(dev->id) + ")";
-    const DeviceOccupancy& o = dev->occupancy;
-    std::string used = "kernels use " + pct(worst_room.used) + " of the GPU by " + std::string(worst_room.measure);
-    if (worst_room.measure == "GPU fill")
-      used += " (they hold " + pct(*o.gpu_fill) + " of its thread slots; their theoretical occupancy allows " +
-              pct(*o.theoretical) + ")";
-    else if (worst_room.measure == "SM efficiency")
-      used += " (blocks against the " + std::to_string(dev->sm_count) + " SMs, duration-weighted)";
+    const std::string used = room_words(worst_room, *dev);
     f.evidence = "Time with >= 2 kernels in flight is " + pct1(worst) + " of kernel time vs a " +
                  pct1(th.low_concurrency) + " threshold (nvvp's Low Kernel Concurrency); " + used +
                  ", below 80 %. The GPU waits for the host or for dependencies " +
@@ -60,50 +65,108 @@ void low_concurrency(Builder& b) {
 
 namespace {
 
-// Communication nothing hides.
-// Communication time by collective kind (from the kernels' names), the
-// dominant kind, and whether its durations are heavy-tailed: the longest
-// instance ≥ 10x the median, a sign that most of the time is spent waiting
-// for a rank that arrives late rather than moving data.
+// Communication nothing hides, by collective kind (the framework's
+// annotation's before the kernel name's) and, for each call site (kind, size,
+// place in the step) compared with itself across steps and ranks, how much of
+// it is waiting: the time of its instances beyond its fastest one
+// (Profile::collective_summary; docs/metrics.md, "Collective sites").
+// Waiting when the sites seen more than once spend at least kWaitingShare of
+// their time beyond their fastest instance, and that is at least
+// kWaitingOfComm of all communication time.
+constexpr double kWaitingShare = 0.5;
+constexpr double kWaitingOfComm = 0.25;
+
 struct CollectiveMix {
-  std::uint8_t dominant = 0;  // collective_kind()
-  std::string said;           // "65% send/recv, 35% all_reduce"
-  bool heavy_tailed = false;
-  std::string tail;  // the evidence for it
+  std::string dominant;  // the kind with the most exposed time
+  std::string said;      // "55% all_to_all, 45% all_gather" (of exposed time)
+  std::string named;     // which annotations named kinds the kernels' names do not say
+  std::string variant;   // "waiting", "transfer"; empty: no site repeats
+  std::string sites;     // the evidence for the variant
 };
+
+std::string ordinal_words(std::int32_t ordinal) {
+  if (ordinal < 0) return "outside the steps";
+  const std::int32_t n = ordinal + 1;
+  const char* suffix = n % 100 / 10 == 1 ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+  return "the " + std::to_string(n) + suffix + " of its kind and size in each step";
+}
+
+// "all_reduce of 74.8 MiB (the 1st of its kind and size in each step, named by nccl:all_reduce)".
+std::string site_words(const CollectiveSite& s) {
+  return s.kind + (s.bytes ? " of " + bytes(s.bytes) : std::string(" of unknown size")) + " (" +
+         ordinal_words(s.ordinal) + ", named by " + s.named_by + ")";
+}
 
 CollectiveMix collective_mix(const Profile& p) {
   CollectiveMix m;
-  std::array<TimeNs, 16> by_kind{};
-  TimeNs all = 0;
-  for (const Hotspot& h : p.hotspots)
-    if (h.category == KernelCategory::communication) {
-      by_kind[collective_kind(h.name) & 15] += h.stats.total;
-      all += h.stats.total;
+  const CollectiveSummary& c = p.collective_summary;
+  if (c.kinds.empty()) return m;
+  m.dominant = c.kinds.front().kind;
+  for (const CollectiveKind& k : c.kinds)
+    if (k.exposed_ns > 0)
+      m.said += (m.said.empty() ? "" : ", ") + pct(ratio(k.exposed_ns, c.exposed_ns)) + " " + k.kind;
+  if (c.renamed_sites) {
+    std::vector<std::string> names;
+    std::string kernels;
+    for (const CollectiveSite& s : p.collective_sites) {
+      const std::string_view by_name = collective_kind_name(collective_kind(s.kernel));
+      if (s.named_by == "kernel name" || by_name == s.kind) continue;
+      if (names.size() < 3 && std::find(names.begin(), names.end(), s.named_by) == names.end())
+        names.push_back(s.named_by);
+      if (kernels.find(by_name) == std::string::npos) kernels += (kernels.empty() ? "" : ", ") + std::string(by_name);
     }
-  if (all <= 0) return m;
-  std::vector<std::uint8_t> kinds;
-  for (std::uint8_t k = 0; k < by_kind.size(); ++k)
-    if (by_kind[k] > 0) kinds.push_back(k);
-  std::stable_sort(kinds.begin(), kinds.end(), [&](std::uint8_t a, std::uint8_t b) { return by_kind[a] > by_kind[b]; });
-  m.dominant = kinds.front();
-  for (std::uint8_t k : kinds)
-    m.said += (m.said.empty() ? "" : ", ") + pct(ratio(by_kind[k], all)) + " " + std::string(collective_kind_name(k));
-  for (const Hotspot& h : p.hotspots)
-    if (h.category == KernelCategory::communication && collective_kind(h.name) == m.dominant && h.stats.count >= 3 &&
-        h.stats.median > 0 && h.stats.max >= 10 * h.stats.median) {
-      m.heavy_tailed = true;
-      m.tail = "the longest " + h.name + " took " + dur(h.stats.max) + ", " +
-               count(static_cast<std::uint64_t>(h.stats.max / h.stats.median)) + "x its median of " +
-               dur(h.stats.median) + " over " + count(h.stats.count) + " calls.";
-      break;
-    }
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    m.named = "Kinds as the framework's annotations name them (" + list + "), not as the kernels' names say (" +
+              kernels + ").";
+  }
+  if (c.repeated_sites == 0) {
+    const bool unplaced =
+        std::any_of(p.collective_sites.begin(), p.collective_sites.end(),
+                    [](const CollectiveSite& x) { return x.durations.count >= 2 && x.ordinal < 0 && x.bytes == 0; });
+    m.sites = unplaced ? "The trace has neither steps nor message sizes to tell one collective of a kind from "
+                         "another, so waiting cannot be told from transfer."
+                       : "No collective site (kind, size, place in the step) ran more than once, so waiting "
+                         "cannot be told from transfer.";
+    return m;
+  }
+  const double waiting = ratio(c.wait_ns, c.repeated_ns);
+  m.variant = waiting >= kWaitingShare && ratio(c.wait_ns, c.time_ns) >= kWaitingOfComm ? "waiting" : "transfer";
+  const CollectiveSite& w = c.widest;
+  const bool pooled = w.rank < 0 || w.device == kNoDevice;
+  m.sites = "Each collective compared with itself (same kind, size and place in the step, across " +
+            std::string(p.files.size() > 1 ? "steps and ranks" : "steps") + "): of the " + dur(c.repeated_ns) +
+            " in the " + count(c.repeated_sites) + " sites seen more than once, " + dur(c.wait_ns) + " (" +
+            pct(waiting) +
+            ") is beyond each site's fastest instance (waiting), the rest transfer. Widest: " + site_words(w) +
+            ", fastest " + dur(w.durations.min) + ", " + (pooled ? "mean " : "median ") +
+            dur(pooled ? w.durations.mean : w.durations.median) + ", longest " + dur(w.durations.max) + " over " +
+            count(w.durations.count) + " instances.";
   return m;
 }
 
+// Who a waiting collective waits for: another rank, or (one process driving
+// several GPUs) another GPU.
+std::string waited_for(const Profile& p) {
+  return p.files.size() <= 1 && p.workload.ranks <= 1 && p.devices.size() > 1 ? "GPU" : "rank";
+}
+
+// How to find the one it waits for.
+std::string waiting_for(const Profile& p) {
+  if (p.files.size() > 1 && !p.stragglers.empty() && p.stragglers.front().wait_caused_ns > 0)
+    return " In this job rank " + std::to_string(p.stragglers.front().rank) +
+           " arrives last most (the Stragglers table, the straggler finding): find why it is late.";
+  if (p.files.size() > 1)
+    return " The job's collectives could not be matched across ranks to say which one arrives last.";
+  if (waited_for(p) == "GPU") return " Find which GPU arrives last and why it is late (compare the GPUs' step times).";
+  return " This trace is one rank of " +
+         (p.workload.ranks > 1 ? "a " + std::to_string(p.workload.ranks) + "-rank job" : std::string("a job")) +
+         ": open the whole job, gpuscope report DIR with every rank's trace file in DIR, to see which rank arrives "
+         "last at each collective and why.";
+}
+
 // The fix for exposed communication of this collective kind.
-std::string communication_fix(std::uint8_t kind) {
-  const std::string_view k = collective_kind_name(kind);
+std::string communication_fix(std::string_view k) {
   if (k == "all_to_all" || k == "send_recv")
     return "Hide the all-to-all / send-recv: pipeline the input distribution so the next batch's exchange runs under "
            "this batch's compute (embedding models: TorchRec's pipelined training, or the sparse all-to-all "
@@ -142,15 +205,18 @@ void exposed_communication(Builder& b) {
                    pct(th.exposed_comm_moderate) + " moderate, " + pct(th.exposed_comm_high) +
                    " high). Top: " + top_kernels_text(b.p, KernelCategory::communication, 2) + ".";
       const CollectiveMix mix = collective_mix(b.p);
-      if (!mix.said.empty()) f.evidence += " By collective: " + mix.said + ".";
+      if (!mix.said.empty()) f.evidence += " By collective (of the exposed time): " + mix.said + ".";
+      if (!mix.named.empty()) f.evidence += " " + mix.named;
+      if (!mix.sites.empty()) f.evidence += " " + mix.sites;
+      f.variant = mix.variant;
       f.recommendation = communication_fix(mix.dominant);
-      if (mix.heavy_tailed) {
-        f.evidence += " " + mix.tail;
-        f.recommendation =
-            "Most of this is probably waiting for a slower rank, not data moving: " + mix.tail +
-            " Find the rank that arrives last (gpuscope report on every rank's trace names it: straggler) and why "
-            "it is late before overlapping anything. Then: " +
-            f.recommendation;
+      if (mix.variant == "waiting") {
+        const std::string who = waited_for(b.p);
+        f.title += ", likely waiting for another " + who;
+        f.recommendation = "Most of this is likely waiting for another " + who +
+                           ", not data moving: the same collective at the same place takes far longer in some steps "
+                           "than in others, and overlapping or a faster link does not shorten a wait for a late " +
+                           who + "." + waiting_for(b.p) + " Then: " + f.recommendation;
       }
       f.kernels = kernels_of(b.p, KernelCategory::communication);
       f.ranges = b.ev.exposed_comm.ranges();

@@ -43,7 +43,7 @@ constexpr std::uint64_t enum_max<Severity>() {
 }
 template <>
 constexpr std::uint64_t enum_max<StepSource>() {
-  return static_cast<std::uint64_t>(StepSource::pattern);
+  return static_cast<std::uint64_t>(StepSource::bursts);
 }
 template <>
 constexpr std::uint64_t enum_max<Verdict>() {
@@ -105,7 +105,8 @@ GPUSCOPE_FIELDS(Step) {
 GPUSCOPE_FIELDS(HostRange) { io(x.name, x.ns, x.count); }
 GPUSCOPE_FIELDS(StepSummary) {
   io(x.source, x.steps, x.step_time, x.total_ns, x.compute_ns, x.communication_ns, x.memcpy_ns, x.idle_ns,
-     x.input_wait_ns, x.host_tail_ns, x.not_steps, x.outside_gpu_ns, x.before_gpu_ns, x.outside_ranges);
+     x.input_wait_ns, x.host_tail_ns, x.not_steps, x.outside_gpu_ns, x.before_gpu_ns, x.outside_ranges,
+     x.source_evidence);
 }
 GPUSCOPE_FIELDS(IdleByCause) { io(x.rank, x.device, x.stream, x.host_wait_ns, x.kernel_wait_ns, x.other_ns); }
 GPUSCOPE_FIELDS(LaunchStats) {
@@ -116,6 +117,13 @@ GPUSCOPE_FIELDS(RankSummary) {
   io(x.rank, x.source_file, x.clock_offset_ns, x.step_time_mean, x.communication_ns, x.utilization, x.device,
      x.compute_ns, x.exposed_communication_ns, x.compute_per_step_ns, x.clock_residual_ns, x.waited_ns,
      x.wait_caused_ns, x.last_arrivals);
+}
+GPUSCOPE_FIELDS(CollectiveSite) {
+  io(x.rank, x.device, x.kind, x.named_by, x.bytes, x.ordinal, x.kernel, x.durations, x.wait_ns, x.exposed_ns);
+}
+GPUSCOPE_FIELDS(CollectiveKind) { io(x.kind, x.sites, x.time_ns, x.exposed_ns, x.repeated_ns, x.wait_ns); }
+GPUSCOPE_FIELDS(CollectiveSummary) {
+  io(x.kinds, x.sites, x.repeated_sites, x.time_ns, x.exposed_ns, x.repeated_ns, x.wait_ns, x.widest, x.renamed_sites);
 }
 GPUSCOPE_FIELDS(CollectiveInstance) {
   io(x.index, x.kind, x.step, x.range, x.first_arrival_ns, x.last_arrival_ns, x.last_rank, x.wait_ns, x.bytes);
@@ -146,7 +154,7 @@ GPUSCOPE_FIELDS(OpRow) {
   io(x.name, x.shapes, x.dtypes, x.path, x.calls, x.cpu_self_ns, x.cpu_total_ns, x.gpu_self_ns, x.gpu_total_ns,
      x.kernels, x.kernels_total, x.launch_ns, x.copy_call_ns, x.starved_ns, x.starved_total_ns, x.family, x.flops,
      x.bytes, x.achieved_tflops, x.achieved_tbps, x.intensity, x.roofline_fraction, x.bound, x.math, x.dims, x.aligned8,
-     x.top_kernels);
+     x.top_kernels, x.gpu_calls, x.nested_calls);
 }
 GPUSCOPE_FIELDS(OpSummary) {
   io(x.op_calls, x.gpu_ops, x.attributed, x.unattributed, x.unattributed_ns, x.no_correlation, x.unmatched_correlation,
@@ -177,15 +185,17 @@ GPUSCOPE_FIELDS(FileQuality) { io(x.file, x.damage, x.devices, x.dropped_records
 GPUSCOPE_FIELDS(TraceQuality) { io(x.files); }
 GPUSCOPE_FIELDS(WorkloadKind) {
   io(x.phase, x.phase_evidence, x.execution, x.execution_evidence, x.graph_kernels, x.ranks, x.bundled, x.framework,
-     x.framework_evidence, x.data_parallel, x.data_parallel_evidence, x.graph_launches, x.data_loading_recorded);
+     x.framework_evidence, x.data_parallel, x.data_parallel_evidence, x.graph_launches, x.data_loading_recorded, x.run,
+     x.run_evidence, x.kernel_window, x.setup_ns, x.teardown_ns);
 }
 GPUSCOPE_FIELDS(Profile) {
   io(x.source, x.producer, x.files, x.workload, x.clock_alignment, x.window, x.devices, x.categories, x.hotspots,
-     x.op_names, x.ops, x.op_summary, x.steps, x.idle, x.launches, x.temporal_breakdown, x.ranks, x.skew, x.collectives,
-     x.stragglers, x.job_steps, x.left_out, x.syncs, x.memcpys, x.kernel_time_ns, x.findings, x.minor_findings, x.helps,
-     x.trace_stats, x.trace_quality, x.critical_path, x.simulation);
+     x.op_names, x.ops, x.op_summary, x.steps, x.idle, x.launches, x.collective_sites, x.collective_summary,
+     x.temporal_breakdown, x.ranks, x.skew, x.collectives, x.stragglers, x.job_steps, x.left_out, x.syncs, x.memcpys,
+     x.kernel_time_ns, x.findings, x.minor_findings, x.helps, x.trace_stats, x.trace_quality, x.critical_path,
+     x.simulation);
 }
-GPUSCOPE_FIELDS(CollectivePart) { io(x.start, x.end, x.bytes, x.kind); }
+GPUSCOPE_FIELDS(CollectivePart) { io(x.start, x.end, x.bytes, x.kind, x.step, x.ordinal); }
 GPUSCOPE_FIELDS(detail::Evidence) {
   io(x.ops_by_category, x.idle_gaps, x.idle_gaps_explained_ns, x.exposed_comm, x.memcpy_exposed, x.launch_gaps,
      x.input_wait, x.sync_idle, x.pageable, x.sync_memcpy, x.optimizer, x.has_input_ranges, x.optimizer_ns,
@@ -220,10 +230,13 @@ GPUSCOPE_LISTED(Hotspot, 136);
 GPUSCOPE_LISTED(StepHw, 120);
 GPUSCOPE_LISTED(Step, 272);
 GPUSCOPE_LISTED(HostRange, 48);
-GPUSCOPE_LISTED(StepSummary, 208);
+GPUSCOPE_LISTED(StepSummary, 240);
 GPUSCOPE_LISTED(IdleByCause, 40);
 GPUSCOPE_LISTED(LaunchStats, 200);
 GPUSCOPE_LISTED(RankSummary, 136);
+GPUSCOPE_LISTED(CollectiveSite, 184);
+GPUSCOPE_LISTED(CollectiveKind, 72);
+GPUSCOPE_LISTED(CollectiveSummary, 264);
 GPUSCOPE_LISTED(CollectiveInstance, 104);
 GPUSCOPE_LISTED(Straggler, 72);
 GPUSCOPE_LISTED(JobStep, 16);
@@ -234,7 +247,7 @@ GPUSCOPE_LISTED(CopyGroup, 104);
 GPUSCOPE_LISTED(MemcpyStats, 136);
 GPUSCOPE_LISTED(TemporalBreakdown, 96);
 GPUSCOPE_LISTED(OpKernel, 64);
-GPUSCOPE_LISTED(OpRow, 472);
+GPUSCOPE_LISTED(OpRow, 488);
 GPUSCOPE_LISTED(OpSummary, 88);
 GPUSCOPE_LISTED(Finding, 336);
 GPUSCOPE_LISTED(HelpAnswer, 168);
@@ -248,13 +261,13 @@ GPUSCOPE_LISTED(FileDamage, 280);
 GPUSCOPE_LISTED(DeviceCoverage, 48);
 GPUSCOPE_LISTED(FileQuality, 368);
 GPUSCOPE_LISTED(TraceQuality, 24);
-GPUSCOPE_LISTED(WorkloadKind, 288);
-GPUSCOPE_LISTED(Profile, 1880);
-GPUSCOPE_LISTED(CollectivePart, 32);
+GPUSCOPE_LISTED(WorkloadKind, 384);
+GPUSCOPE_LISTED(Profile, 2296);
+GPUSCOPE_LISTED(CollectivePart, 40);
 GPUSCOPE_LISTED(detail::Evidence, 1560);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
 GPUSCOPE_LISTED(detail::RankParts, 1776);
-GPUSCOPE_LISTED(RankDigest, 2048);
+GPUSCOPE_LISTED(RankDigest, 2464);
 #undef GPUSCOPE_LISTED
 #endif
 

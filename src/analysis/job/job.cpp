@@ -15,9 +15,11 @@
 #include <array>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "analysis/detail/context.h"
 #include "analysis/format.h"
+#include "analysis/passes/collectives.h"
 #include "analysis/util/stats.h"
 #include "trace/kernel_category.h"
 
@@ -105,9 +107,21 @@ std::array<DurationSketch, 3> launch_sketches(const Trace& t, const AnalysisOpti
   return out;
 }
 
-// The communication kernels of the first GPU (lowest ordinal) with any.
-std::vector<CollectivePart> collective_parts(const Trace& t, const AnalysisOptions& opt) {
-  std::map<std::uint32_t, std::vector<CollectivePart>> by_device = communication_parts(t, opt);
+// Calls (by device, then start and end) as parts, per device.
+std::map<std::uint32_t, std::vector<CollectivePart>> parts_by_device(const std::vector<detail::CollectiveCall>& calls) {
+  std::map<std::uint32_t, std::vector<CollectivePart>> by_device;
+  for (const detail::CollectiveCall& c : calls)
+    by_device[c.device].push_back({c.start, c.end, c.bytes, c.kind, c.step, c.ordinal});
+  return by_device;
+}
+
+// The communication kernels of the first GPU (lowest ordinal) with any,
+// placed in `steps` (the trace's own clock).
+std::vector<CollectivePart> collective_parts(const Trace& t, const AnalysisOptions& opt,
+                                             const std::vector<Step>& steps) {
+  std::vector<detail::CollectiveCall> calls = detail::collective_calls(t, opt.device);
+  detail::place_in_steps(calls, steps);
+  std::map<std::uint32_t, std::vector<CollectivePart>> by_device = parts_by_device(calls);
   if (by_device.empty()) return {};
   return std::move(by_device.begin()->second);
 }
@@ -115,20 +129,7 @@ std::vector<CollectivePart> collective_parts(const Trace& t, const AnalysisOptio
 }  // namespace
 
 std::map<std::uint32_t, std::vector<CollectivePart>> communication_parts(const Trace& t, const AnalysisOptions& opt) {
-  std::map<std::uint32_t, std::vector<CollectivePart>> by_device;
-  const KernelTable& k = t.kernels();
-  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
-    if (!detail::on_device(t, tr, opt.device)) continue;
-    const RowRange r = t.rows_of(TableId::kernels, tr);
-    for (RowIndex i = r.begin; i < r.end; ++i)
-      if (k.category_at(i) == KernelCategory::communication)
-        by_device[t.tracks()[tr].device].push_back({k.start[i], k.end[i], 0, collective_kind(t.str(k.name[i]))});
-  }
-  for (auto& [device, parts] : by_device)
-    std::stable_sort(parts.begin(), parts.end(), [](const CollectivePart& a, const CollectivePart& b) {
-      return a.start != b.start ? a.start < b.start : a.end < b.end;
-    });
-  return by_device;
+  return parts_by_device(detail::collective_calls(t, opt.device));
 }
 
 RankDigest digest_rank(const Trace& t, const std::string& file, const AnalysisOptions& opt) {
@@ -151,7 +152,7 @@ RankDigest digest_rank(const Trace& t, const std::string& file, const AnalysisOp
   d.profile.hotspots.shrink_to_fit();
   parts->names = name_sketches(t, opt);
   parts->launch = launch_sketches(t, opt);
-  d.collectives = collective_parts(t, opt);
+  d.collectives = collective_parts(t, opt, d.profile.steps.steps);  // offset 0: the trace's own clock
   d.parts = std::move(parts);
   return d;
 }
@@ -184,15 +185,55 @@ std::size_t reference(const std::vector<Member>& m) {
   return ref;
 }
 
-// Collectives matched across ranks: the i-th of every rank, as long as every
-// rank has an i-th one and all of them are of the same kind.
-std::size_t matched_collectives(const std::vector<Member>& m) {
+// Collectives matched across ranks: for each, the index of its part on
+// every member.
+//  * When every rank numbers its steps (ProfilerStep#N: the same N on every
+//    rank), by call site: the part of the same step, kind, size and place in
+//    the step on every rank (NCCL runs a communicator's collectives in the
+//    same order on all its ranks), in the reference rank's order. Ranks whose
+//    windows or recorded events differ still match where they overlap.
+//  * Otherwise in order: the i-th of every rank, as long as every rank has an
+//    i-th one and all of them are of the same kind.
+struct Matching {
+  std::vector<std::vector<std::uint32_t>> parts;  // [collective][member]
+  bool by_site = false;
+};
+
+Matching matched_collectives(const std::vector<Member>& m, std::size_t ref) {
+  Matching out;
+  out.by_site = std::all_of(m.begin(), m.end(), [](const Member& x) {
+    return x.d->profile.steps.source == StepSource::profiler_step &&
+           std::any_of(x.d->collectives.begin(), x.d->collectives.end(),
+                       [](const CollectivePart& c) { return c.step >= 0; });
+  });
+  if (out.by_site) {
+    using Site = std::tuple<std::int32_t, std::uint8_t, std::uint64_t, std::int32_t>;
+    auto site = [](const CollectivePart& c) { return Site{c.step, c.kind, c.bytes, c.ordinal}; };
+    std::vector<std::map<Site, std::uint32_t>> index(m.size());
+    for (std::size_t r = 0; r < m.size(); ++r)
+      for (std::uint32_t i = 0; i < m[r].d->collectives.size(); ++i)
+        if (m[r].d->collectives[i].step >= 0) index[r].emplace(site(m[r].d->collectives[i]), i);
+    for (const auto& [key, at_ref] : index[ref]) {
+      std::vector<std::uint32_t> row(m.size());
+      bool everywhere = true;
+      for (std::size_t r = 0; r < m.size() && everywhere; ++r) {
+        auto it = index[r].find(key);
+        everywhere = it != index[r].end();
+        if (everywhere) row[r] = it->second;
+      }
+      if (everywhere) out.parts.push_back(std::move(row));
+    }
+    std::sort(out.parts.begin(), out.parts.end(), [ref](const auto& a, const auto& b) { return a[ref] < b[ref]; });
+    return out;
+  }
   std::size_t n = m.front().d->collectives.size();
   for (const Member& x : m) n = std::min(n, x.d->collectives.size());
-  for (std::size_t i = 0; i < n; ++i)
+  for (std::uint32_t i = 0; i < n; ++i) {
     for (const Member& x : m)
-      if (x.d->collectives[i].kind != m.front().d->collectives[i].kind) return i;
-  return n;
+      if (x.d->collectives[i].kind != m.front().d->collectives[i].kind) return out;
+    out.parts.push_back(std::vector<std::uint32_t>(m.size(), i));
+  }
+  return out;
 }
 
 // Puts every rank on the reference rank's clock and says how.
@@ -203,27 +244,33 @@ std::size_t matched_collectives(const std::vector<Member>& m) {
 //    its own, its residual the median distance of one collective's shift
 //    from that.
 //  * Otherwise the clocks are taken as they are, and the report says so.
-std::string align_clocks(std::vector<Member>& m, std::size_t matched) {
+std::string align_clocks(std::vector<Member>& m, const Matching& matching) {
   if (m.size() < 2) return {};
   const std::string& host = m[0].d->host;
   bool one_host = !host.empty();
   for (const Member& x : m) one_host = one_host && x.d->host == host;
   if (one_host) return "all ranks ran on host " + host + ": one clock, no shift";
+  const std::size_t matched = matching.parts.size();
   if (matched == 0) return "different or unknown hosts and no collectives to align on: clocks taken as recorded";
-  const RankDigest& ref = *m[reference(m)].d;
+  const std::size_t ref = reference(m);
   TimeNs largest = 0, worst = 0;
   std::vector<TimeNs> diffs(matched);
-  for (Member& x : m) {
-    for (std::size_t k = 0; k < matched; ++k) diffs[k] = ref.collectives[k].end - x.d->collectives[k].end;
+  for (std::size_t r = 0; r < m.size(); ++r) {
+    Member& x = m[r];
+    for (std::size_t k = 0; k < matched; ++k) {
+      const std::vector<std::uint32_t>& row = matching.parts[k];
+      diffs[k] = m[ref].d->collectives[row[ref]].end - x.d->collectives[row[r]].end;
+    }
     x.offset = select_kth(diffs, (matched - 1) / 2);
     for (TimeNs& v : diffs) v = v > x.offset ? v - x.offset : x.offset - v;
     x.residual = select_kth(diffs, (matched - 1) / 2);
     largest = std::max(largest, x.offset < 0 ? -x.offset : x.offset);
     worst = std::max(worst, x.residual);
   }
-  return "aligned on the ends of " + std::to_string(matched) +
-         " collectives matched in order (median shift per rank; largest shift " + format::duration(largest) +
-         ", largest residual " + format::duration(worst) + ")";
+  return "aligned on the ends of " + std::to_string(matched) + " collectives matched " +
+         (matching.by_site ? "by call site (step, kind, size, place in the step)" : "in order") +
+         " (median shift per rank; largest shift " + format::duration(largest) + ", largest residual " +
+         format::duration(worst) + ")";
 }
 
 // [SECTION] Collective instances, waits, stragglers ------------------------------------------
@@ -249,30 +296,32 @@ std::int32_t step_at(const std::vector<const Step*>& steps, TimeNs t) {
   return t < (*it)->range.end ? (*it)->index : -1;
 }
 
-void cross_rank(const std::vector<Member>& m, std::size_t matched, Profile* p) {
+void cross_rank(const std::vector<Member>& m, const Matching& matching, Profile* p) {
+  const std::size_t matched = matching.parts.size();
   if (matched == 0 || m.size() < 2) return;
   const std::size_t ref = reference(m);
   const std::vector<const Step*> steps = reference_steps(*p, m[ref].rank);
   std::vector<RankWaits> w(m.size());
   std::map<std::int32_t, std::vector<TimeNs>> step_caused;  // step index -> wait caused, per member
   p->collectives.reserve(matched);
-  for (std::size_t i = 0; i < matched; ++i) {
+  for (const std::vector<std::uint32_t>& row : matching.parts) {
+    auto part_of = [&](std::size_t r) -> const CollectivePart& { return m[r].d->collectives[row[r]]; };
     CollectiveInstance c;
-    c.index = static_cast<std::uint32_t>(i);
-    c.kind = std::string(collective_kind_name(m[ref].d->collectives[i].kind));
+    c.index = row[ref];
+    c.kind = std::string(collective_kind_name(part_of(ref).kind));
     std::size_t last = 0;
     TimeNs first = 0, end = 0;
     for (std::size_t r = 0; r < m.size(); ++r) {
-      const CollectivePart& part = m[r].d->collectives[i];
+      const CollectivePart& part = part_of(r);
       const TimeNs arrival = part.start + m[r].offset;
       if (r == 0 || arrival < first) first = arrival;
-      if (r == 0 || arrival > m[last].d->collectives[i].start + m[last].offset) last = r;
+      if (r == 0 || arrival > part_of(last).start + m[last].offset) last = r;
       end = r == 0 ? part.end + m[r].offset : std::max(end, part.end + m[r].offset);
       c.bytes = std::max(c.bytes, part.bytes);
     }
-    const TimeNs last_arrival = m[last].d->collectives[i].start + m[last].offset;
+    const TimeNs last_arrival = part_of(last).start + m[last].offset;
     for (std::size_t r = 0; r < m.size(); ++r) {
-      const TimeNs waited = last_arrival - (m[r].d->collectives[i].start + m[r].offset);
+      const TimeNs waited = last_arrival - (part_of(r).start + m[r].offset);
       w[r].waited += waited;
       c.wait_ns += waited;
     }
@@ -282,7 +331,7 @@ void cross_rank(const std::vector<Member>& m, std::size_t matched, Profile* p) {
     c.first_arrival_ns = first;
     c.last_arrival_ns = last_arrival;
     c.last_rank = m[last].rank;
-    c.step = step_at(steps, m[ref].d->collectives[i].start + m[ref].offset);
+    c.step = step_at(steps, part_of(ref).start + m[ref].offset);
     if (c.step >= 0) {
       std::vector<TimeNs>& caused = step_caused[c.step];
       caused.resize(m.size(), 0);
@@ -337,10 +386,13 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   }
   if (p->steps.source == StepSource::none) p->steps.source = r.steps.source;
   if (p->steps.not_steps.empty()) p->steps.not_steps = r.steps.not_steps;
+  if (p->steps.source_evidence.empty() && !r.steps.source_evidence.empty())  // the first rank's, said so
+    p->steps.source_evidence = r.steps.source_evidence + (x.rank >= 0 ? " (rank " + std::to_string(x.rank) + ")" : "");
   p->steps.outside_gpu_ns += r.steps.outside_gpu_ns;
   p->steps.before_gpu_ns += r.steps.before_gpu_ns;
   detail::merge_host_ranges(r.steps.outside_ranges, &p->steps.outside_ranges);
   for (IdleByCause i : r.idle) i.rank = x.rank, p->idle.push_back(i);
+  for (CollectiveSite s : r.collective_sites) s.rank = x.rank, p->collective_sites.push_back(std::move(s));
   for (TemporalBreakdown tb : r.temporal_breakdown) tb.rank = x.rank, p->temporal_breakdown.push_back(tb);
   for (RankSummary row : r.ranks) {
     row.rank = x.rank;
@@ -543,13 +595,21 @@ JobCheck check_job(std::vector<RankDigest>& digests) {
 
 // [SECTION] Entry point ----------------------------------------------------------------------
 
+std::vector<std::vector<std::uint32_t>> matched_collective_parts(const std::vector<RankDigest>& digests) {
+  if (digests.size() < 2) return {};
+  std::vector<Member> m;
+  for (const RankDigest& d : digests) m.push_back({&d});
+  assign_ranks(m);
+  return matched_collectives(m, reference(m)).parts;
+}
+
 Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& opt) {
   Profile p;
   if (digests.empty()) return p;
   std::vector<Member> m;
   for (const RankDigest& d : digests) m.push_back({&d});
   assign_ranks(m);
-  const std::size_t matched = matched_collectives(m);
+  const Matching matched = matched_collectives(m, reference(m));
   p.clock_alignment = align_clocks(m, matched);
 
   p.source = digests[0].profile.source;
@@ -565,6 +625,10 @@ Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& 
     ev.merge(theirs);
   }
   pool_durations(m, opt, &p);
+  std::stable_sort(
+      p.collective_sites.begin(), p.collective_sites.end(),
+      [](const CollectiveSite& a, const CollectiveSite& b) { return a.durations.total > b.durations.total; });
+  p.collective_summary = detail::summarize_sites(p.collective_sites);
   std::vector<const Profile*> rank_profiles;
   for (const Member& x : m) rank_profiles.push_back(&x.d->profile);
   detail::pool_op_tables(rank_profiles, detail::kDigestOpKernels, &p);

@@ -26,8 +26,10 @@ struct RankParts;  // evidence and duration sketches (analysis/detail/context.h)
 // rank's own clock.
 struct CollectivePart {
   TimeNs start = 0, end = 0;
-  std::uint64_t bytes = 0;  // 0: the trace does not say
-  std::uint8_t kind = 0;    // collective_kind_name(kind)
+  std::uint64_t bytes = 0;    // 0: the trace does not say
+  std::uint8_t kind = 0;      // collective_kind_name(kind): the framework's annotation's, else the kernel name's
+  std::int32_t step = -1;     // Step::index of the rank's step it starts in; -1: none, or not placed
+  std::int32_t ordinal = -1;  // its place among its step's collectives of its kind and size; -1: no step
 };
 
 struct RankDigest {
@@ -38,14 +40,16 @@ struct RankDigest {
   std::string command_line;
   std::vector<std::uint32_t> gpus;  // GPUs with activity (before any device filter)
   Profile profile;                  // the rank alone, on its own clock
-  // The communication kernels of its first GPU with any, in time order.
+  // The communication kernels of its first GPU with any, in time order,
+  // placed in its steps.
   std::vector<CollectivePart> collectives;
   std::shared_ptr<const detail::RankParts> parts;
 };
 
 // The communication kernels of each GPU of `trace` (within options.device),
-// each GPU's by start then end: RankDigest::collectives are those of the
-// lowest GPU with any. The viewer's job view draws all of them.
+// each GPU's by start then end, with the kind and size the framework's
+// annotations give (not placed in steps): RankDigest::collectives are those
+// of the lowest GPU with any. The viewer's job view draws all of them.
 std::map<std::uint32_t, std::vector<CollectivePart>> communication_parts(const Trace& trace,
                                                                          const AnalysisOptions& options = {});
 
@@ -66,10 +70,16 @@ JobCheck check_job(std::vector<RankDigest>& digests);
 
 // The job's Profile from its ranks' digests (in file order): per-rank rows,
 // pooled categories, hotspots and launch statistics (DurationSketch medians),
-// clocks aligned on matched collectives, each collective's last arrival and
+// every rank's collective sites, clocks aligned on matched collectives (by
+// call site when every rank numbers its steps: ProfilerStep#N; else in order), each collective's last arrival and
 // the others' wait, stragglers by the wait they caused, each step's critical
 // rank, and the findings over the whole job.
 Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& options = {});
+
+// The collectives analyze_digests() matches across the ranks of `digests`
+// (given in the same order): for each instance (Profile::collectives, in
+// order), the index of its part in each digest's collectives.
+std::vector<std::vector<std::uint32_t>> matched_collective_parts(const std::vector<RankDigest>& digests);
 
 // The collective kind a communication kernel's name says, and its name:
 // all_reduce, all_gather, reduce_scatter, broadcast, reduce, send_recv,

@@ -84,11 +84,26 @@ class GroupIndex {
   std::vector<std::uint32_t> last_of_name_;  // per StringId
 };
 
-// The sums of one group's calls.
+// The totals of calls, for folding those inside a call of the same op.
+struct CallTotals {
+  std::uint64_t calls = 0, gpu_calls = 0, kernels_total = 0;
+  TimeNs cpu_total = 0, gpu_total = 0;
+};
+
+// The sums of one group's calls. A call inside a call of the same group (an
+// op that calls itself: aten::upsample_nearest1d inside
+// aten::upsample_nearest1d, aten::div on a scalar calling aten::div) is part
+// of the outer call: not a call of its own, its totals already in the
+// outer's; its self times are its own. `in_name`: of the calls counted, those
+// inside a call of the same name with other shapes, which the per-name row
+// folds the same way.
 struct GroupSums {
   std::uint64_t calls = 0, kernels = 0, kernels_total = 0;
   TimeNs cpu_total = 0, cpu_self = 0, gpu_self = 0, gpu_total = 0, launch = 0;
   TimeNs copy_call = 0, starved = 0, starved_total = 0;
+  std::uint64_t gpu_calls = 0;     // calls that launched GPU work, themselves or through the ops inside
+  std::uint64_t nested_calls = 0;  // calls inside a call of the same group (folded into it)
+  CallTotals in_name;
   RowIndex first = kNoRow;  // its first call
 };
 
@@ -193,20 +208,29 @@ void op_calls(const Trace& t, OpSummary& s, Calls& c, LateLaunches& late) {
   struct Open {
     RowIndex row;
     std::uint32_t group;
+    StringId name;
     TimeNs duration;
+    bool in_group, in_name;        // inside an open call of the same group / of the same name
     TimeNs children = 0, gpu = 0;  // CPU time of the ranges directly inside; GPU time with them
     TimeNs starved = 0;            // GPU idle its launches and those of the ops inside it ended
     std::uint64_t ops = 0;
   };
   std::vector<Open> open;
+  // Open calls per group and per name: is a new call inside one of its own?
+  std::vector<std::uint32_t> open_in_group, open_in_name(t.strings().size(), 0);
   auto close = [&] {
     const Open o = open.back();
     open.pop_back();
+    --open_in_group[o.group], --open_in_name[o.name];
     GroupSums& g = c.groups[o.group];
     g.cpu_self += std::max<TimeNs>(0, o.duration - o.children);
-    g.gpu_total += o.gpu;
-    g.kernels_total += o.ops;
-    g.starved_total += o.starved;
+    if (!o.in_group) {  // a call inside one of its own group is in that one's totals
+      g.gpu_total += o.gpu;
+      g.kernels_total += o.ops;
+      g.gpu_calls += o.ops > 0;
+      g.starved_total += o.starved;
+      if (o.in_name) g.in_name.gpu_total += o.gpu, g.in_name.kernels_total += o.ops, g.in_name.gpu_calls += o.ops > 0;
+    }
     if (!open.empty()) open.back().gpu += o.gpu, open.back().ops += o.ops, open.back().starved += o.starved;
   };
   auto range = [&](RowIndex r) {
@@ -229,11 +253,19 @@ void op_calls(const Trace& t, OpSummary& s, Calls& c, LateLaunches& late) {
     const GroupKey key{name, rg.input_dims_at(r), rg.input_types_at(r)};
     if (key.dims) ++s.with_shapes;
     const std::uint32_t g = c.index.find_or_add(key);
-    if (g == c.groups.size()) c.groups.emplace_back().first = r;  // tracks in row order: its first call
-    ++c.groups[g].calls;
-    c.groups[g].cpu_total += d;
+    if (g == c.groups.size()) c.groups.emplace_back().first = r, open_in_group.push_back(0);  // its first call
+    GroupSums& sums = c.groups[g];
+    const bool in_group = open_in_group[g] > 0, in_name = open_in_name[name] > 0;
+    ++open_in_group[g], ++open_in_name[name];
+    if (in_group) {
+      ++sums.nested_calls;
+    } else {
+      ++sums.calls;
+      sums.cpu_total += d;
+      if (in_name) ++sums.in_name.calls, sums.in_name.cpu_total += d;
+    }
     c.group_of[r] = g;
-    open.push_back({r, g, d});
+    open.push_back({r, g, name, d, in_group, in_name});
   };
   auto call = [&](RowIndex a) {
     if (api.op_table[a] == static_cast<std::uint8_t>(OpTable::none)) return;
@@ -285,6 +317,8 @@ std::string call_path(const Trace& t, RowIndex r) {
 
 void add_row(OpRow& into, const OpRow& from) {
   into.calls += from.calls;
+  into.gpu_calls += from.gpu_calls;
+  into.nested_calls += from.nested_calls;
   into.cpu_self_ns += from.cpu_self_ns;
   into.cpu_total_ns += from.cpu_total_ns;
   into.gpu_self_ns += from.gpu_self_ns;
@@ -369,6 +403,8 @@ std::vector<OpRow> group_rows(const Trace& t, const Calls& c, OpSummary& s) {
     row.copy_call_ns = gs.copy_call;
     row.starved_ns = gs.starved;
     row.starved_total_ns = gs.starved_total;
+    row.gpu_calls = gs.gpu_calls;
+    row.nested_calls = gs.nested_calls;
     row.name = std::string(op_name(t.str(key.name)));
     row.shapes = std::string(t.str(key.dims));
     row.dtypes = std::string(t.str(key.types));
@@ -405,7 +441,10 @@ bool heavier(const OpRow& a, const OpRow& b) {
 }
 
 // Per name: the rows of every shape summed; FLOPs and bytes known only if known for every shape.
-std::vector<OpRow> by_name(const std::vector<OpRow>& rows) {
+// `folded[i]` (when given): of rows[i]'s calls, those inside a call of the
+// same name with other shapes, which the outer call already holds: counted
+// once, as nested calls.
+std::vector<OpRow> by_name(const std::vector<OpRow>& rows, const std::vector<CallTotals>& folded = {}) {
   std::vector<OpRow> out;
   std::vector<std::uint8_t> all_known;  // per row of out: 1 all FLOPs known, 2 all bytes known
   std::unordered_map<std::string_view, std::size_t> index;
@@ -421,12 +460,18 @@ std::vector<OpRow> by_name(const std::vector<OpRow>& rows) {
     }
     OpRow& n = out[it->second];
     add_row(n, r);
+    const std::size_t at = static_cast<std::size_t>(&r - rows.data());
+    const CallTotals fold = at < folded.size() ? folded[at] : CallTotals{};
+    n.calls -= fold.calls, n.nested_calls += fold.calls, n.gpu_calls -= fold.gpu_calls;
+    n.cpu_total_ns -= fold.cpu_total, n.gpu_total_ns -= fold.gpu_total, n.kernels_total -= fold.kernels_total;
+    // A row's FLOPs and bytes are its calls' (the same shapes each call): the folded calls' share goes.
+    const double kept = r.calls ? static_cast<double>(r.calls - fold.calls) / static_cast<double>(r.calls) : 1.0;
     if (r.flops)
-      n.flops = n.flops.value_or(0) + *r.flops;
+      n.flops = n.flops.value_or(0) + *r.flops * kept;
     else
       all_known[it->second] &= 2;
     if (r.bytes)
-      n.bytes = n.bytes.value_or(0) + *r.bytes;
+      n.bytes = n.bytes.value_or(0) + *r.bytes * kept;
     else
       all_known[it->second] &= 1;
   }
@@ -720,7 +765,12 @@ void pool_op_tables(const std::vector<const Profile*>& ranks, const OpKernelLimi
     job->ops.push_back(std::move(row));
   }
   std::sort(job->ops.begin(), job->ops.end(), heavier);
-  job->op_names = by_name(job->ops);
+  // Per name, the ranks' per-name rows (each has its calls inside calls of
+  // the same name folded), summed.
+  std::vector<OpRow> names;
+  for (const Profile* r : ranks) names.insert(names.end(), r->op_names.begin(), r->op_names.end());
+  for (OpRow& n : names) n.top_kernels.clear();
+  job->op_names = by_name(names);
   // The top rows' kernels: each rank's kernels of the same row, merged.
   for (const Profile* r : ranks)
     for (std::size_t i = 0; i < r->op_names.size(); ++i)
@@ -752,10 +802,12 @@ void op_pass(const Trace& t, Profile* p, const OpKernelLimits& limits, LateLaunc
   op_calls(t, s, c, late_launches);
   std::vector<OpRow> rows = group_rows(t, c, s);
   s.shapes_recorded = s.with_shapes > 0;
-  if (s.op_calls == 0) return;  // no framework ops: no table (and no "(no op)" row covering everything)
+  if (s.op_calls == 0) return;     // no framework ops: no table (and no "(no op)" row covering everything)
+  std::vector<CallTotals> folded;  // per group (rows[g]); the "(no op)" row folds nothing
+  for (const GroupSums& g : c.groups) folded.push_back(g.in_name);
+  p->op_names = by_name(rows, folded);
   p->ops = std::move(rows);
   std::sort(p->ops.begin(), p->ops.end(), heavier);
-  p->op_names = by_name(p->ops);
   TopKernels(t, c, p, std::min<std::size_t>(limits.rows, 32), limits.kernels).run();
   // The devices' achieved rate: Σ known FLOPs of the matrix, convolution and
   // attention ops not inside another such op / Σ their GPU time.

@@ -1,8 +1,9 @@
 // Steps (training iterations) and what each one spent its time on.
 //
-// [SECTION] Where steps come from: ProfilerStep#N, NVTX/annotation ranges, the kernel pattern
+// [SECTION] Where steps come from: ProfilerStep#N, NVTX/annotation ranges, the kernel pattern, bursts
 // [SECTION] From a CPU range to a GPU step
 // [SECTION] The repeating kernel pattern
+// [SECTION] Bursts of GPU work between host gaps
 // [SECTION] Entry point
 //
 // A step found on the CPU (a range on the thread that launches the work)
@@ -20,6 +21,7 @@
 #include <string>
 
 #include "analysis/detail/context.h"
+#include "analysis/format.h"
 #include "analysis/util/search.h"
 #include "trace/fresh_memory.h"
 
@@ -241,8 +243,13 @@ std::vector<TimeRange> pattern_steps(const Trace& t, const std::vector<TrackId>&
     ++s.count;
   }
   std::map<std::uint32_t, std::uint32_t> names_with_count;
-  auto evenly = [](const Seen& s) {
-    return s.count >= 3 && s.min_gap >= 2 && s.max_gap <= s.min_gap + std::max<std::uint32_t>(1, s.min_gap / 10);
+  // Evenly spaced, and over at least half of the stream: a name repeating
+  // only inside part of it (the layers of the first step, with its
+  // autotuning kernels between them) marks no iteration of the whole.
+  const RowIndex stream_kernels = rows.size();
+  auto evenly = [stream_kernels](const Seen& s) {
+    return s.count >= 3 && s.min_gap >= 2 && s.max_gap <= s.min_gap + std::max<std::uint32_t>(1, s.min_gap / 10) &&
+           2 * (std::uint64_t{s.last - s.first} + s.max_gap) >= stream_kernels;
   };
   for (const Seen& s : seen)
     if (evenly(s)) ++names_with_count[s.count];
@@ -287,16 +294,16 @@ bool one_call_by_name(std::string_view name, std::string_view domain) {
   return s.starts_with("nn.module:") || s.starts_with("aten::") || s.find("forward") != std::string::npos;
 }
 
-// The innermost such call around the anchors' launches; empty when the
-// repetition is not inside one.
-std::string repeats_inside_one_call(const Trace& t, const std::vector<RowIndex>& anchors) {
+// The innermost such call around the anchors' launches (the ops that begin
+// each repetition); empty when the repetition is not inside one.
+std::string repeats_inside_one_call(const Trace& t, const std::vector<OpRef>& anchors) {
   if (anchors.size() < 2) return {};
   const ApiCallTable& a = t.api_calls();
   const RangeTable& r = t.ranges();
   // The launch call of the first and the last anchor: a range enclosing both
   // encloses every anchor's launch between them (one thread launches them).
-  const RowIndex first = t.launching_api({OpTable::kernel, anchors.front()});
-  const RowIndex last = t.launching_api({OpTable::kernel, anchors.back()});
+  const RowIndex first = t.launching_api(anchors.front());
+  const RowIndex last = t.launching_api(anchors.back());
   if (first == kNoRow || last == kNoRow || a.track[first] != a.track[last]) return {};
   const TimeNs from = a.start[first], to = a.start[last];
   std::string found;
@@ -312,7 +319,211 @@ std::string repeats_inside_one_call(const Trace& t, const std::vector<RowIndex>&
   return found;
 }
 
+// [SECTION] Bursts of GPU work between host gaps ---------------------------------------------------------
+
+// Without step markers and without a kernel order that repeats (TensorFlow's
+// executor launches independent ops in a different order each step, and
+// reuses each kernel name many times a step), the steps still show on the
+// GPU: bursts of work with the GPU idle between them, waiting for the host
+// (Python between steps). A gap is a host gap when the op after it was
+// launched (its API call started) after the GPU had run out of work (HTA's
+// host wait). The step gaps are the longest gaps of the device: all host
+// gaps, each at least kMinStepGap and at least twice as long as every other
+// gap. A step runs from the start of a burst to the start of the next, so
+// the last burst, which no next one ends, is none. The bursts are steps when
+// there are at least three steps and each step but the first (warm-up:
+// autotuning, first calls) has as many GPU ops as the median step, within a
+// quarter, and lasts within half to twice the median step.
+constexpr TimeNs kMinStepGap = 100'000;
+
+struct Bursts {
+  std::vector<TimeRange> steps;            // from a burst's first op to the next burst's
+  std::vector<OpRef> first;                // each burst's first op (one more than steps) …
+  std::vector<TrackId> first_track;        // … and its stream
+  std::uint64_t min_ops = 0, max_ops = 0;  // GPU ops of the steps after the first
+  TimeNs min_gap = 0, max_gap = 0;         // the host gaps between bursts
+  TimeNs inside_gap = 0;                   // the longest gap inside a burst
+};
+
+// Calls f(start, end, launch, op, track) for each GPU op of the device in
+// start order (launch: its launch call's start, INT64_MIN without one): a
+// merge of its streams' tables, each in start order, so that a trace of
+// 10^7 ops needs no copy of them.
+template <class F>
+void each_device_op(const Trace& t, const std::vector<TrackId>& tracks, F&& f) {
+  struct Cursor {
+    TimeNs start;
+    RowIndex at, end;
+    OpTable table;
+    TrackId track;
+  };
+  const TimeNs* api_start = t.api_calls().start.data();
+  auto start_of = [&](OpTable table, RowIndex i) {
+    return table == OpTable::kernel   ? t.kernels().start[i]
+           : table == OpTable::memcpy ? t.memcpys().start[i]
+                                      : t.memsets().start[i];
+  };
+  std::vector<Cursor> heap;
+  for (TrackId tr : tracks)
+    for (const auto& [id, table] :
+         {std::pair{TableId::kernels, OpTable::kernel}, std::pair{TableId::memcpys, OpTable::memcpy},
+          std::pair{TableId::memsets, OpTable::memset}})
+      if (const RowRange r = t.rows_of(id, tr); !r.empty())
+        heap.push_back({start_of(table, r.begin), r.begin, r.end, table, tr});
+  const auto later = [](const Cursor& a, const Cursor& b) { return a.start > b.start; };
+  std::make_heap(heap.begin(), heap.end(), later);
+  auto visit = [&](const auto& table, const Cursor& c) {
+    const RowIndex a = table.api[c.at];
+    f(table.start[c.at], table.end[c.at], a == kNoRow ? INT64_MIN : api_start[a], OpRef{c.table, c.at}, c.track);
+  };
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    Cursor& c = heap.back();
+    if (c.table == OpTable::kernel)
+      visit(t.kernels(), c);
+    else if (c.table == OpTable::memcpy)
+      visit(t.memcpys(), c);
+    else
+      visit(t.memsets(), c);
+    if (++c.at == c.end) {
+      heap.pop_back();
+    } else {
+      c.start = start_of(c.table, c.at);
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
+  }
+}
+
+// Within a quarter (at least 1) of the median / within half to twice it.
+bool alike_count(std::uint64_t n, std::uint64_t median) {
+  const std::uint64_t slack = std::max<std::uint64_t>(1, median / 4);
+  return n + slack >= median && n <= median + slack;
+}
+bool alike_time(TimeNs d, TimeNs median) { return 2 * d >= median && d <= 2 * median; }
+
+template <class T>
+T median_of(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 2];
+}
+
+// The steps that bursts beginning at `begins` (the starts of the ops after
+// the step gaps, in time order) cut the device's ops into, if they look
+// alike; empty otherwise.
+Bursts split_bursts(const Trace& t, const std::vector<TrackId>& tracks, const std::vector<TimeNs>& begins) {
+  Bursts b;
+  std::vector<std::uint64_t> counts;  // GPU ops per burst
+  std::size_t next = 0;               // the next burst's begin
+  each_device_op(t, tracks, [&](TimeNs start, TimeNs, TimeNs, OpRef op, TrackId track) {
+    if (counts.empty() || (next < begins.size() && start >= begins[next])) {
+      if (!counts.empty()) ++next;
+      b.first.push_back(op);
+      b.first_track.push_back(track);
+      counts.push_back(0);
+      if (b.first.size() > 1) b.steps.back().end = start;
+      b.steps.push_back({start, start});
+    }
+    ++counts.back();
+  });
+  // Burst j's step runs to burst j+1's first op: the last burst is none.
+  if (!b.steps.empty()) b.steps.pop_back(), counts.pop_back();
+  if (b.steps.size() < 3) return {};
+  std::vector<TimeNs> durations;
+  for (const TimeRange& r : b.steps) durations.push_back(r.duration());
+  const std::uint64_t ops_median = median_of(counts);
+  const TimeNs time_median = median_of(durations);
+  if (ops_median < 2) return {};
+  b.min_ops = ~std::uint64_t{0};
+  for (std::size_t i = 1; i < b.steps.size(); ++i) {
+    if (!alike_count(counts[i], ops_median) || !alike_time(durations[i], time_median)) return {};
+    b.min_ops = std::min(b.min_ops, counts[i]);
+    b.max_ops = std::max(b.max_ops, counts[i]);
+  }
+  return b;
+}
+
+Bursts burst_steps(const Trace& t, const std::vector<TrackId>& tracks) {
+  // The gaps that could be step gaps (at least kMinStepGap), and the longest
+  // of the others, which every step gap must be twice as long as.
+  struct Gap {
+    TimeNs length;
+    TimeNs next_start;  // where the op after it starts
+    bool host;
+  };
+  std::vector<Gap> long_gaps;
+  TimeNs reach = INT64_MIN, longest_short = 0;
+  each_device_op(t, tracks, [&](TimeNs start, TimeNs end, TimeNs launch, OpRef, TrackId) {
+    if (reach != INT64_MIN && start > reach) {
+      if (start - reach >= kMinStepGap)
+        long_gaps.push_back({start - reach, start, launch >= reach});
+      else
+        longest_short = std::max(longest_short, start - reach);
+    }
+    reach = std::max(reach, end);
+  });
+  if (long_gaps.size() < 3) return {};
+  std::sort(long_gaps.begin(), long_gaps.end(), [](const Gap& a, const Gap& b) { return a.length > b.length; });
+  // The longest k gaps, for each k where they stand apart from the rest,
+  // most apart first.
+  std::vector<std::pair<double, std::size_t>> cuts;  // (longest other gap / shortest step gap, k)
+  for (std::size_t k = 3; k <= long_gaps.size(); ++k) {
+    const Gap& shortest = long_gaps[k - 1];
+    if (!shortest.host) break;
+    const TimeNs next = k < long_gaps.size() ? long_gaps[k].length : longest_short;
+    if (2 * next <= shortest.length) cuts.push_back({static_cast<double>(next) / shortest.length, k});
+  }
+  std::sort(cuts.begin(), cuts.end());
+  if (cuts.size() > 3) cuts.resize(3);  // each try is a pass over the device's ops
+  for (const auto& [apart, k] : cuts) {
+    std::vector<TimeNs> begins;
+    for (std::size_t j = 0; j < k; ++j) begins.push_back(long_gaps[j].next_start);
+    std::sort(begins.begin(), begins.end());
+    Bursts b = split_bursts(t, tracks, begins);
+    if (b.steps.empty()) continue;
+    b.min_gap = long_gaps[k - 1].length, b.max_gap = long_gaps[0].length;
+    b.inside_gap = k < long_gaps.size() ? long_gaps[k].length : longest_short;
+    return b;
+  }
+  return {};
+}
+
 // [SECTION] Entry point ---------------------------------------------------------------------------------
+
+// A step the GPU's work marked (pattern or bursts): "step N" on the device.
+Step gpu_step(const RankedTrace& rt, std::uint32_t device, std::int32_t n, TimeRange r) {
+  Step st;
+  st.index = n;
+  st.name = "step " + std::to_string(n);
+  st.device = device;
+  st.rank = rt.rank;
+  st.range = r;
+  return st;
+}
+
+// "29 steps per GPU (4 GPUs), each a burst of GPU work (165–175 GPU ops
+// after the first step) and the host gap after it (3.0 ms to 4.0 ms; the
+// longest gap inside a burst: 2.4 µs)".
+std::string bursts_said(const std::vector<std::pair<std::uint32_t, Bursts>>& per_device) {
+  std::size_t fewest = ~std::size_t{0}, most = 0;
+  std::uint64_t min_ops = ~std::uint64_t{0}, max_ops = 0;
+  TimeNs min_gap = INT64_MAX, max_gap = 0, inside = 0;
+  for (const auto& [dev, b] : per_device) {
+    fewest = std::min(fewest, b.steps.size()), most = std::max(most, b.steps.size());
+    min_ops = std::min(min_ops, b.min_ops), max_ops = std::max(max_ops, b.max_ops);
+    min_gap = std::min(min_gap, b.min_gap), max_gap = std::max(max_gap, b.max_gap);
+    inside = std::max(inside, b.inside_gap);
+  }
+  auto span = [](const std::string& lo, const std::string& hi, const char* between) {
+    return lo == hi ? lo : lo + between + hi;
+  };
+  return span(format::count(fewest), format::count(most), "–") + " steps" +
+         (per_device.size() > 1 ? " per GPU (" + std::to_string(per_device.size()) + " GPUs)"
+                                : " on GPU " + std::to_string(per_device.front().first)) +
+         ", each a burst of GPU work (" + span(format::count(min_ops), format::count(max_ops), "–") +
+         " GPU ops after the first step) and the host gap after it (" +
+         span(format::duration(min_gap), format::duration(max_gap), " to ") +
+         "; the longest gap inside a burst: " + format::duration(inside) + ")";
+}
 
 bool device_busy_during(const Trace& t, const std::vector<TrackId>& tracks, TimeRange r) {
   for (TrackId tr : tracks)
@@ -324,7 +535,7 @@ bool device_busy_during(const Trace& t, const std::vector<TrackId>& tracks, Time
 }  // namespace
 
 StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
-                      std::vector<StepOrigin>* origins, std::string* why_none) {
+                      std::vector<StepOrigin>* origins, std::string* why_none, std::string* how) {
   const Trace& t = *rt.trace;
   std::map<std::uint32_t, std::vector<TrackId>> tracks;
   for (TrackId i = 0; i < t.tracks().size(); ++i)
@@ -363,37 +574,59 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
       if (origins) from.push_back({false, cs.track, cs.range, own, false});
     }
   }
+  std::string not_steps;  // why a pattern that repeats was not taken for steps
   if (found.empty()) {
     source = StepSource::none;
     from.clear();
     for (const auto& [dev, trs] : tracks) {
-      std::int32_t n = 0;
       TrackId main = 0;
       bool last_complete = false;
       std::vector<RowIndex> anchors;
       const std::vector<TimeRange> ranges = pattern_steps(t, trs, &main, &last_complete, &anchors);
-      if (!ranges.empty()) {
-        if (const std::string call = repeats_inside_one_call(t, anchors); !call.empty()) {
-          if (why_none && why_none->empty())
-            *why_none = "the kernel pattern repeats " + std::to_string(anchors.size()) + " times inside one call (" +
-                        call + "): layers of one pass, not steps";
-          continue;
-        }
+      if (ranges.empty()) continue;
+      std::vector<OpRef> begins;
+      for (RowIndex a : anchors) begins.push_back({OpTable::kernel, a});
+      if (const std::string call = repeats_inside_one_call(t, begins); !call.empty()) {
+        if (not_steps.empty())
+          not_steps = "the kernel pattern repeats " + std::to_string(anchors.size()) + " times inside one call (" +
+                      call + "): layers of one pass, not steps";
+        continue;
       }
-      for (const TimeRange& r : ranges) {
-        Step st;
-        st.index = n;
-        st.name = "step " + std::to_string(n++);
-        st.device = dev;
-        st.rank = rt.rank;
-        st.range = r;
-        found.push_back(std::move(st));
-        if (origins)
-          from.push_back({true, main, r, true, last_complete && static_cast<std::size_t>(n) == ranges.size()});
+      for (std::size_t i = 0; i < ranges.size(); ++i) {
+        found.push_back(gpu_step(rt, dev, static_cast<std::int32_t>(i), ranges[i]));
+        if (origins) from.push_back({true, main, ranges[i], true, last_complete && i + 1 == ranges.size()});
       }
-      if (n) source = StepSource::pattern;
+      if (how && how->empty()) {
+        const RowIndex period = anchors[1] - anchors[0];
+        *how = "kernel " + format::short_kernel_name(t.str(t.kernels().name[anchors[0]]), 60) + " begins each of " +
+               std::to_string(ranges.size()) + " iterations, every " + format::count(period) + " kernels (GPU " +
+               std::to_string(dev) + ")";
+      }
+      source = StepSource::pattern;
     }
   }
+  if (found.empty()) {
+    from.clear();
+    std::vector<std::pair<std::uint32_t, Bursts>> per_device;
+    for (const auto& [dev, trs] : tracks) {
+      Bursts b = burst_steps(t, trs);
+      if (b.steps.empty()) continue;
+      if (const std::string call = repeats_inside_one_call(t, b.first); !call.empty()) {
+        if (not_steps.empty())
+          not_steps = "the GPU's work comes in " + std::to_string(b.first.size()) + " bursts inside one call (" + call +
+                      "): layers of one pass, not steps";
+        continue;
+      }
+      for (std::size_t i = 0; i < b.steps.size(); ++i) {
+        found.push_back(gpu_step(rt, dev, static_cast<std::int32_t>(i), b.steps[i]));
+        if (origins) from.push_back({true, b.first_track[i], b.steps[i], true, false});
+      }
+      per_device.emplace_back(dev, std::move(b));
+      source = StepSource::bursts;
+    }
+    if (how && !per_device.empty()) *how = bursts_said(per_device);
+  }
+  if (found.empty() && why_none && why_none->empty()) *why_none = not_steps;
   // Per device in time order; no overlap between consecutive steps; numbered
   // in order where the source gave no number.
   // Usually in that order already (one launching thread per device): then no

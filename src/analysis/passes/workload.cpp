@@ -5,9 +5,11 @@
 // advice for inference, no bundled-workload switch for other programs.
 //
 // [SECTION] Recognition, from the names of the trace's ops and kernels
+// [SECTION] The run: no kernels, a span of microseconds, a one-shot program
 // [SECTION] Jobs: the ranks' kinds together
 // [SECTION] Advice that fits
 #include <algorithm>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -100,6 +102,130 @@ struct Examples {
     return s;
   }
 };
+
+// [SECTION] The run ----------------------------------------------------------------------------
+
+// GPU work spanning less than this, and less than kTinyShare of the
+// recording, is too little to say anything about (a few launches' worth in
+// a recording of the host's work): the figures over it are noise.
+constexpr TimeNs kTinySpan = 100'000;
+constexpr double kTinyShare = 0.01;
+// A whole-program recording whose setup and teardown take at least this
+// share of it is a one-shot run.
+constexpr double kOneShotShare = 1.0 / 3;
+
+// Calls only a program's start or exit makes: CUDA's initialisation and
+// contexts, module loading and unloading, a device reset (the runtime's
+// names may carry a version suffix: cudaDeviceReset_v3020).
+bool lifetime_call(std::string_view n) {
+  for (std::string_view p : {"cuInit", "cuCtxCreate", "cuCtxDestroy", "cuDevicePrimaryCtxRetain",
+                             "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxReset", "cuModuleLoad", "cuModuleUnload",
+                             "cuModuleGetLoadingMode", "cuLibraryLoad", "cuLibraryUnload", "cudaDeviceReset"})
+    if (n.starts_with(p)) return true;
+  return false;
+}
+
+// The host's time before the first kernel and after the last, by name (API
+// calls other than kernel launches, and outermost CPU ranges): "MPI_Init
+// 645.7 ms, cudaHostRegister 316.4 ms".
+struct Outside {
+  std::map<StringId, TimeNs> setup, teardown;
+  std::uint64_t lifetime_calls = 0;
+  std::map<StringId, std::uint64_t> lifetime;  // those calls by name
+};
+
+Outside outside_the_kernels(const Trace& t, TimeRange kernels) {
+  Outside o;
+  auto add = [&](StringId name, TimeNs start, TimeNs end) {
+    if (end <= kernels.start)
+      o.setup[name] += end - start;
+    else if (start >= kernels.end)
+      o.teardown[name] += end - start;
+    else
+      return false;
+    return true;
+  };
+  const ApiCallTable& a = t.api_calls();
+  std::vector<std::int8_t> lifetime(t.strings().size(), -1);  // per name: not decided yet, no, yes
+  for (RowIndex i = 0; i < a.size(); ++i) {
+    // A kernel's launch is the work's, not setup (the first kernel's comes just before it).
+    if (a.op_table[i] == static_cast<std::uint8_t>(OpTable::kernel)) continue;
+    if (!add(a.name[i], a.start[i], a.end[i])) continue;
+    std::int8_t& l = lifetime[a.name[i]];
+    if (l < 0) l = lifetime_call(t.str(a.name[i]));
+    if (l) ++o.lifetime_calls, ++o.lifetime[a.name[i]];
+  }
+  const RangeTable& r = t.ranges();
+  for (RowIndex i = 0; i < r.size(); ++i)
+    if (t.tracks()[r.track[i]].kind == TrackKind::cpu && r.kind_at(i) != RangeKind::mark && r.depth[i] == 0)
+      add(r.name[i], r.start[i], r.end[i]);
+  return o;
+}
+
+// "cudaMalloc 240.5 ms, MPI_Init 645.7 ms": the longest three.
+std::string longest(const Trace& t, const std::map<StringId, TimeNs>& by_name) {
+  std::vector<std::pair<TimeNs, StringId>> v;
+  for (const auto& [name, ns] : by_name) v.push_back({ns, name});
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string s;
+  for (std::size_t i = 0; i < v.size() && i < 3; ++i)
+    s += (s.empty() ? "" : ", ") + std::string(t.str(v[i].second)) + " " + format::duration(v[i].first);
+  return s;
+}
+
+// What the trace's GPU work amounts to against its recording.
+void recognise_run(const Trace& t, WorkloadKind* w) {
+  const KernelTable& k = t.kernels();
+  const TimeRange recorded{t.begin_time(), t.end_time()};
+  const std::string of_recorded = " of the " + format::duration(recorded.duration()) + " recorded";
+  if (k.size() == 0) {
+    const std::uint64_t copies = t.memcpys().size(), fills = t.memsets().size();
+    w->run = "no-kernels";
+    w->run_evidence = "no kernels: nothing on the GPU to diagnose (" + format::count(copies) + " copies, " +
+                      format::count(fills) + " fills and " + format::count(t.api_calls().size()) + " API calls" +
+                      of_recorded + ")";
+    return;
+  }
+  TimeRange window{k.start[0], k.end[0]};
+  for (RowIndex i = 0; i < k.size(); ++i)
+    window.start = std::min(window.start, k.start[i]), window.end = std::max(window.end, k.end[i]);
+  w->kernel_window = window;
+  w->setup_ns = std::max<TimeNs>(0, window.start - recorded.start);
+  w->teardown_ns = std::max<TimeNs>(0, recorded.end - window.end);
+  const TimeRange gpu{t.gpu_begin_time(), t.gpu_end_time()};
+  if (gpu.duration() < kTinySpan && gpu.duration() < kTinyShare * static_cast<double>(recorded.duration())) {
+    w->run = "tiny-span";
+    w->run_evidence = "the GPU's work spans " + format::duration(gpu.duration()) + " (" + format::count(k.size()) +
+                      (k.size() == 1 ? " kernel" : " kernels") + ")" + of_recorded +
+                      ": too little to diagnose, and any figure over it would be noise; profile a steady state, "
+                      "several iterations after a few untimed ones (torch.profiler.schedule(wait=1, warmup=1, "
+                      "active=3))";
+    return;
+  }
+  const double outside =
+      recorded.duration() > 0 ? static_cast<double>(w->setup_ns + w->teardown_ns) / recorded.duration() : 0.0;
+  if (outside < kOneShotShare) return;
+  const Outside o = outside_the_kernels(t, window);
+  if (o.lifetime_calls == 0) return;  // not the program's start or exit: a profiler's window
+  std::vector<std::pair<std::uint64_t, StringId>> calls;
+  for (const auto& [name, n] : o.lifetime) calls.push_back({n, name});
+  std::sort(calls.begin(), calls.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string shown;
+  for (std::size_t i = 0; i < calls.size() && i < 3; ++i)
+    shown += (shown.empty() ? "" : ", ") + format::count(calls[i].first) + " " + std::string(t.str(calls[i].second));
+  auto part = [&](const char* what, TimeNs ns, const std::map<StringId, TimeNs>& names) {
+    const std::string top = longest(t, names);
+    return std::string(what) + " " + format::duration(ns) + (top.empty() ? "" : " (" + top + ")");
+  };
+  w->run = "one-shot";
+  w->run_evidence = "one-shot run: " + format::percent1(outside) + of_recorded + " is " +
+                    part("setup before the first kernel,", w->setup_ns, o.setup) + ", and " +
+                    part("teardown after the last,", w->teardown_ns, o.teardown) +
+                    "; the program's start or exit is in the recording (" + shown +
+                    "). The findings are about the GPU's " + format::duration(window.duration()) +
+                    " of work, none about setup or teardown; to measure a steady state, profile more iterations, "
+                    "or only them (nsys --capture-range=cudaProfilerApi around the loop)";
+}
 
 }  // namespace
 
@@ -245,6 +371,7 @@ WorkloadKind recognise_workload(const Trace& t) {
     w.execution_evidence =
         join({graphs.empty() ? "no kernel replayed from a CUDA graph" : graphs, "no Triton kernel or compiled region"});
   }
+  recognise_run(t, &w);
   return w;
 }
 
@@ -279,12 +406,47 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
     w.phase_evidence += " (first rank that shows it)";
     w.execution_evidence += " (first rank that shows it)";
   }
+  // The run's kind only where every rank has it; the ranks' clocks differ,
+  // so no window is kept (nothing is held against one).
+  w.kernel_window = {};
+  const bool agree = std::all_of(ranks.begin(), ranks.end(), [&](const WorkloadKind* r) { return r->run == w.run; });
+  if (!agree) w.run.clear(), w.run_evidence.clear(), w.setup_ns = w.teardown_ns = 0;
+  if (agree && !w.run.empty() && w.ranks > 1) w.run_evidence += " (the first rank; every rank is so)";
   return w;
 }
 
 // [SECTION] Advice that fits ---------------------------------------------------------------------
 
+// Whether most of a finding's time ranges lie outside `window` (a one-shot
+// run's setup and teardown). A finding without ranges is not placed.
+bool mostly_outside(const Finding& f, TimeRange window) {
+  TimeNs all = 0, inside = 0;
+  for (const TimeRange& r : f.ranges) {
+    all += r.duration();
+    inside += std::max<TimeNs>(0, std::min(r.end, window.end) - std::max(r.start, window.start));
+  }
+  return all > 0 && 2 * inside < all;
+}
+
 void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
+  // Nothing on the GPU, or a span of microseconds: no finding is numbered
+  // (the workload line says why); the recording's own damage still is.
+  // They stay as minor observations (no saving, no share: settle_findings()
+  // lists them unnumbered), so nothing is dropped without a word.
+  auto demote = [](Finding& f, const char* why) {
+    f.saving_ns = 0;
+    f.share = 0;
+    f.saving_note = why;
+  };
+  if (w.run == "no-kernels" || w.run == "tiny-span")
+    for (Finding& f : findings)
+      if (f.id != "dropped-records") demote(f, "the GPU's work spans microseconds: any figure over it is noise");
+  // A one-shot run: nothing numbered about its setup or teardown (copies of
+  // the weights before the first kernel, module unloading after the last,
+  // the idle time around them).
+  if (w.run == "one-shot" && w.kernel_window.duration() > 0)
+    for (Finding& f : findings)
+      if (mostly_outside(f, w.kernel_window)) demote(f, "about the program's setup or teardown, not its work");
   // Inference has no weight update: a rule that took its kernels for one was wrong.
   if (w.phase == "inference")
     findings.erase(std::remove_if(findings.begin(), findings.end(),

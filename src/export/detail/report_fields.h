@@ -363,7 +363,7 @@ inline constexpr int kEnumSize<KernelCategory> = kKernelCategoryCount;
 template <>
 inline constexpr int kEnumSize<Severity> = static_cast<int>(Severity::critical) + 1;
 template <>
-inline constexpr int kEnumSize<StepSource> = static_cast<int>(StepSource::pattern) + 1;
+inline constexpr int kEnumSize<StepSource> = static_cast<int>(StepSource::bursts) + 1;
 template <>
 inline constexpr int kEnumSize<TraceSource> = static_cast<int>(TraceSource::nsys_sqlite) + 1;
 template <>

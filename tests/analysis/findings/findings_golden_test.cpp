@@ -36,7 +36,7 @@ const std::map<std::string, Reviewed>& reviewed() {
       {"hta-ns-resolution-v100.json.gz", {{"no-tensor-cores"}, {}}},
       {"hta-sampled-rank0.json.gz", {{"exposed-communication", "gpu-idle-gaps", "low-utilization"}, {"sync-memcpy"}}},
       {"hta-sampled-rank1.json.gz", {{"exposed-communication", "gpu-idle-gaps", "low-utilization"}, {"sync-memcpy"}}},
-      {"hta-triton.json.gz", {{"step-host-time"}, {}}},
+      {"hta-triton.json.gz", {{}, {"step-host-time"}}},  // its GPU work spans 1.8 µs: no finding is numbered
       {"kineto-resnet50-v100-workers0.json.gz",
        {{"input-bound", "no-tensor-cores", "pageable-memcpy"}, {"sync-memcpy", "unfused-optimizer"}}},
       {"kineto-resnet50-v100-workers4.json.gz",
@@ -119,6 +119,31 @@ TEST(ReviewedFindingsBert, SmallProductsAreSaidToLeaveSmsIdle) {
     }
   EXPECT_TRUE(attention);
   EXPECT_TRUE(gemm);
+}
+
+// The two sampled ranks of a 128-rank DDP job: every communication kernel is
+// a SendRecv, but the framework's annotations say all-to-all, all-gather and
+// all-reduce; the sites that recur vary little (docs/findings.md, "On the
+// real traces").
+TEST(ReviewedFindingsSampled, CollectivesAreNamedByTheirAnnotations) {
+  for (const char* file : {"hta-sampled-rank0.json.gz", "hta-sampled-rank1.json.gz"}) {
+    SCOPED_TRACE(file);
+    const Profile& p = profile_of(file);
+    const Finding* f = testing::find_finding(p, "exposed-communication");
+    ASSERT_TRUE(f) << testing::describe_findings(p);
+    EXPECT_NE(f->evidence.find("By collective (of the exposed time): "), std::string::npos) << f->evidence;
+    EXPECT_NE(f->evidence.find("% all_to_all, "), std::string::npos) << f->evidence;
+    EXPECT_NE(f->evidence.find("not as the kernels' names say (send_recv)"), std::string::npos) << f->evidence;
+    EXPECT_EQ(f->variant, "transfer");
+    EXPECT_EQ(f->recommendation.rfind("Hide the all-to-all", 0), 0u) << f->recommendation;
+    ASSERT_FALSE(p.collective_summary.kinds.empty());
+    EXPECT_EQ(p.collective_summary.kinds.front().kind, "all_to_all");
+    EXPECT_EQ(p.collective_summary.renamed_sites, p.collective_sites.size());
+    const HelpAnswer* a = testing::find_help(p, "overlap-communication");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+    EXPECT_NE(a->reason.find("already buckets gradients"), std::string::npos) << a->reason;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(RealTraces, ReviewedFindings, ::testing::ValuesIn(all_traces()), testing::TraceFileName());

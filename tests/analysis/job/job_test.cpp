@@ -18,6 +18,7 @@
 #include "import/open_trace.h"
 #include "import/synthetic_job.h"
 #include "support/real_traces.h"
+#include "support/test_traces.h"
 
 namespace gpuscope {
 namespace {
@@ -339,6 +340,93 @@ TEST(Job, OpTableIsTheSumOfTheRanksTables) {
     for (const OpKernel& k : r.top_kernels) listed += k.count;
     EXPECT_TRUE(r.top_kernels.empty() || listed == r.kernels_total) << r.name;
   }
+}
+
+// Two ranks on two hosts (rank 1's clock 3 ms ahead) that recorded different
+// windows: rank 0 steps 10–15, rank 1 steps 11–15. Each step: compute, then
+// a 1 MiB and a 64 MiB all-reduce whose parts end together on both ranks; in
+// step 13 rank 1 computes 2 ms longer, so rank 0 waits in the 1 MiB one.
+// Matched in order, rank 0's step 10 would pair with rank 1's step 11 (and
+// the clocks would be off by a step); matched by call site, the same
+// collective of the same step pairs.
+TEST(Job, CollectivesAreMatchedByCallSiteAcrossDifferentWindows) {
+  constexpr TimeNs kSkew = 3'000 * kUs;
+  testing::TraceFactory f0(0), f1(1);
+  for (testing::TraceFactory* f : {&f0, &f1}) {
+    f->meta().world_size = 2;
+    f->device(0);
+  }
+  f0.meta().host = "node-a";
+  f1.meta().host = "node-b";
+  TimeNs t = 1'000 * kUs;
+  for (int step = 10; step <= 15; ++step) {
+    const TimeNs s0 = t;
+    TimeNs end_a = 0;
+    for (int r = 0; r < 2; ++r) {
+      if (r == 1 && step == 10) continue;
+      testing::TraceFactory& f = r ? f1 : f0;
+      const TimeNs shift = r ? kSkew : 0;
+      const TimeNs compute = r == 1 && step == 13 ? 3'000 * kUs : 1'000 * kUs;
+      end_a = s0 + 3'000 * kUs + 200 * kUs;  // after the later rank's compute in step 13
+      const TimeNs a_end = step == 13 ? end_a : s0 + 1'000 * kUs + 200 * kUs;
+      f.kernel(0, 7, testing::names::kConvTensorCore, s0 + shift, s0 + compute + shift, s0 - 100 * kUs + shift);
+      f.comm_op("nccl:all_reduce", s0 - 95 * kUs + shift, s0 - 85 * kUs + shift, "[[262144]]", R"(["float"])");
+      f.kernel(0, 13, testing::names::kAllReduce, s0 + compute + shift, a_end + shift, s0 - 90 * kUs + shift);
+      f.comm_op("nccl:all_reduce", s0 - 80 * kUs + shift, s0 - 70 * kUs + shift, "[[16777216]]", R"(["float"])");
+      f.kernel(0, 13, testing::names::kAllReduce, a_end + shift, a_end + 1'000 * kUs + shift, s0 - 75 * kUs + shift);
+      f.range("ProfilerStep#" + std::to_string(step), s0 - 200 * kUs + shift, a_end + 1'001 * kUs + shift, 1,
+              RangeKind::annotation, "user_annotation");
+    }
+    t = s0 + 6'000 * kUs;
+  }
+  const Trace a = f0.build(), b = f1.build();
+  const JobInput in[] = {{&a, "rank0.gscope"}, {&b, "rank1.gscope"}};
+  const Profile p = analyze_job(in);
+  EXPECT_NE(p.clock_alignment.find("aligned on the ends of 10 collectives matched by call site"), std::string::npos)
+      << p.clock_alignment;
+  ASSERT_EQ(p.collectives.size(), 10u);
+  for (const RankSummary& r : p.ranks)
+    if (r.rank == 1) {
+      EXPECT_LE(std::llabs(r.clock_offset_ns + kSkew), 10 * kUs) << r.clock_offset_ns;
+    }
+  std::uint64_t waited = 0;
+  for (const CollectiveInstance& c : p.collectives)
+    if (c.wait_ns > 1'000 * kUs) {
+      ++waited;
+      EXPECT_EQ(c.last_rank, 1);
+      EXPECT_EQ(c.bytes, 1u << 20);
+      EXPECT_NEAR(double(c.wait_ns), 2'000.0 * kUs, 10.0 * kUs);
+    }
+  EXPECT_EQ(waited, 1u);
+  // Every rank's sites, pooled by call site in the summary: the 1 MiB
+  // all-reduce of 11 instances waited 2 ms beyond its fastest.
+  EXPECT_EQ(p.collective_sites.size(), 4u);
+  EXPECT_EQ(p.collective_summary.widest.bytes, 1u << 20);
+  EXPECT_EQ(p.collective_summary.widest.durations.count, 11u);
+  EXPECT_EQ(p.collective_summary.widest.rank, -1);
+  EXPECT_EQ(p.collective_summary.widest.wait_ns, 2'000 * kUs);
+}
+
+// The real two-rank job (two ranks sampled from a 128-rank NCCL job, each
+// file keeping a different subset of the collectives): matched by call site,
+// the 4 collectives both files kept end within 100 µs of each other on the
+// aligned clocks (in order, unrelated SendRecv kernels were paired and the
+// residual was 14 ms).
+TEST(Job, RealSampledRanksMatchByCallSite) {
+  const Trace a = open_trace(testing::real_trace("hta-sampled-rank0.json.gz"));
+  const Trace b = open_trace(testing::real_trace("hta-sampled-rank1.json.gz"));
+  const JobInput in[] = {{&a, "hta-sampled-rank0.json.gz"}, {&b, "hta-sampled-rank1.json.gz"}};
+  const Profile p = analyze_job(in);
+  EXPECT_NE(p.clock_alignment.find("aligned on the ends of 4 collectives matched by call site"), std::string::npos)
+      << p.clock_alignment;
+  ASSERT_EQ(p.collectives.size(), 4u);
+  std::vector<std::string> kinds;
+  for (const CollectiveInstance& c : p.collectives) kinds.push_back(c.kind);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"all_reduce", "all_gather", "all_reduce", "all_gather"}));
+  for (const RankSummary& r : p.ranks) EXPECT_LE(r.clock_residual_ns, 100 * kUs) << "rank " << r.rank;
+  ASSERT_FALSE(p.stragglers.empty());
+  EXPECT_EQ(p.stragglers.front().rank, 1);
+  EXPECT_EQ(p.stragglers.front().last_arrivals, 4u);
 }
 
 }  // namespace

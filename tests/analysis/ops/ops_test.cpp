@@ -296,13 +296,74 @@ TEST(OpTable, EveryOpOfAGraphLaunchBelongsToItsOp) {
   EXPECT_EQ(step->top_kernels[0].count, 2u);
 }
 
+// An op that calls itself under its name (upsample_nearest1d's vector
+// overload calling the tensor one): one call, its kernel's time once, in the
+// per-name row and in the rows per shape; inside an op of another name, that
+// op holds the kernel once too.
+TEST(OpTable, AnOpCallingItselfIsOneCall) {
+  for (const bool shapes : {false, true}) {
+    TraceFactory f;
+    f.device(0);
+    f.range("aten::interpolate", 0, 1'000'000, 1, RangeKind::annotation, "cpu_op");
+    f.cpu_op("aten::upsample_nearest1d", 100'000, 900'000, shapes ? "[[1,2,3],[],[]]" : "", "");
+    f.cpu_op("aten::upsample_nearest1d", 200'000, 800'000, shapes ? "[[1,2,3],[1],[]]" : "", "");
+    f.kernel(0, 7, "upsample_nearest1d_out_frame", 400'000, 450'000, 300'000);
+    const Profile p = analyze(f.build());
+    const OpRow* up = row(p.op_names, "aten::upsample_nearest1d");
+    const OpRow* interpolate = row(p.op_names, "aten::interpolate");
+    ASSERT_TRUE(up && interpolate) << shapes;
+    EXPECT_EQ(up->calls, 1u) << shapes;
+    EXPECT_EQ(up->nested_calls, 1u) << shapes;
+    EXPECT_EQ(up->gpu_calls, 1u) << shapes;
+    EXPECT_EQ(up->gpu_total_ns, 50'000) << shapes;  // not 100'000: the kernel once
+    EXPECT_EQ(up->gpu_self_ns, 50'000) << shapes;
+    EXPECT_EQ(up->kernels_total, 1u) << shapes;
+    EXPECT_EQ(up->cpu_total_ns, 800'000) << shapes;           // the outer call's time
+    EXPECT_EQ(up->cpu_self_ns, 200'000 + 600'000) << shapes;  // each call's own
+    EXPECT_EQ(interpolate->gpu_total_ns, 50'000) << shapes;
+    std::size_t rows = 0;
+    for (const OpRow& r : p.ops)
+      if (r.name == "aten::upsample_nearest1d") {
+        ++rows;
+        EXPECT_EQ(r.gpu_total_ns, 50'000) << shapes << " " << r.shapes;
+        EXPECT_EQ(r.calls, 1u) << shapes << " " << r.shapes;
+        EXPECT_EQ(r.nested_calls, shapes ? 0u : 1u) << shapes << " " << r.shapes;  // other shapes: a row apart
+      }
+    EXPECT_EQ(rows, shapes ? 2u : 1u);
+  }
+}
+
+// A name's calls that launched GPU work and those that did not: ten
+// aten::to, two of which copy.
+TEST(OpTable, CallsThatLaunchedGpuWorkAreCounted) {
+  TraceFactory f;
+  f.device(0);
+  for (int i = 0; i < 10; ++i) {
+    const TimeNs at = i * 100'000;
+    f.range("aten::to", at, at + 50'000, 1, RangeKind::annotation, "cpu_op");
+    if (i % 5 == 0)
+      f.memcpy(0, 7, CopyKind::htod, MemoryKind::pinned, MemoryKind::device, 4096, at + 30'000, at + 40'000,
+               "cudaMemcpyAsync", at + 10'000, 5'000);
+  }
+  const Profile p = analyze(f.build());
+  const OpRow* to = row(p.op_names, "aten::to");
+  ASSERT_TRUE(to);
+  EXPECT_EQ(to->calls, 10u);
+  EXPECT_EQ(to->gpu_calls, 2u);
+  EXPECT_EQ(to->kernels_total, 2u);
+  EXPECT_EQ(to->nested_calls, 0u);
+}
+
 // Against a plain reference on random traces (ranges that overlap without
 // nesting, ops nested in ops of the same name, GPU ops without a launch or
-// with an unknown correlation): every (name, shapes, types) row's sums, from
-// the attribution columns directly, walking each GPU op's chain of ops.
+// with an unknown correlation): every (name, shapes, types) row's sums and
+// every name's, from the attribution columns directly, walking each GPU op's
+// chain of ops. A call inside a call of its own row (the same name, shapes
+// and types; for the per-name rows the same name) is part of that call: not
+// a call, and not in the totals; its self times count.
 TEST(OpTable, MatchesAPlainReferenceOnRandomTraces) {
   std::size_t with_ops = 0;
-  std::uint64_t attributed = 0, nested = 0;
+  std::uint64_t attributed = 0, nested = 0, nested_calls = 0, name_nested_calls = 0;
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
     testing::RandomTraceOptions o;
     o.extreme_values = false;
@@ -330,16 +391,31 @@ TEST(OpTable, MatchesAPlainReferenceOnRandomTraces) {
     for (RowIndex a = 0; a < api.size(); ++a)
       if (api.op_range_at(a) != kNoRow && api.op_table[a] != static_cast<std::uint8_t>(OpTable::none))
         launch[api.op_range_at(a)] += api.end[a] - api.start[a];
-    std::map<std::tuple<std::string, std::string, std::string>, OpRow> want;
+    using Key = std::tuple<std::string, std::string, std::string>;
+    std::map<Key, OpRow> want, want_name;
+    auto key = [&](RowIndex r, bool shapes) {
+      return Key{std::string(t.str(rg.name[r])), shapes ? std::string(t.str(rg.input_dims_at(r))) : "",
+                 shapes ? std::string(t.str(rg.input_types_at(r))) : ""};
+    };
+    auto add = [&](OpRow& w, RowIndex r, bool shapes) {
+      bool inside_own = false;
+      for (RowIndex x = rg.parent[r]; x != kNoRow && !inside_own; x = rg.parent[x])
+        inside_own = key(x, shapes) == key(r, shapes);
+      const TimeNs d = rg.end[r] - rg.start[r];
+      w.cpu_self_ns += std::max<TimeNs>(0, d - child[r]);
+      w.gpu_self_ns += self[r], w.launch_ns += launch[r], w.kernels += ops[r];
+      if (inside_own) {
+        ++w.nested_calls;
+        return;
+      }
+      ++w.calls;
+      w.gpu_calls += ops_total[r] > 0;
+      w.cpu_total_ns += d, w.gpu_total_ns += total[r], w.kernels_total += ops_total[r];
+    };
     for (RowIndex r = 0; r < n; ++r) {
       if (!t.is_op_range(r)) continue;
-      OpRow& w = want[{std::string(t.str(rg.name[r])), std::string(t.str(rg.input_dims_at(r))),
-                       std::string(t.str(rg.input_types_at(r)))}];
-      const TimeNs d = rg.end[r] - rg.start[r];
-      ++w.calls;
-      w.cpu_total_ns += d, w.cpu_self_ns += std::max<TimeNs>(0, d - child[r]);
-      w.gpu_self_ns += self[r], w.gpu_total_ns += total[r], w.launch_ns += launch[r];
-      w.kernels += ops[r], w.kernels_total += ops_total[r];
+      add(want[key(r, true)], r, true);
+      add(want_name[key(r, false)], r, false);
     }
     if (want.empty()) {
       EXPECT_TRUE(p.ops.empty()) << "seed " << seed;
@@ -348,13 +424,7 @@ TEST(OpTable, MatchesAPlainReferenceOnRandomTraces) {
     ++with_ops;
     attributed += p.op_summary.attributed;
     for (RowIndex r = 0; r < n; ++r) nested += rg.parent[r] != kNoRow;
-    std::size_t rows = 0;
-    for (const OpRow& row : p.ops) {
-      if (row.name == "(no op)" && row.calls == 0) continue;
-      ++rows;
-      const auto it = want.find({row.name, row.shapes, row.dtypes});
-      ASSERT_NE(it, want.end()) << "seed " << seed << ": " << row.name;
-      const OpRow& w = it->second;
+    auto same_sums = [&](const OpRow& row, const OpRow& w) {
       EXPECT_EQ(row.calls, w.calls) << "seed " << seed << ": " << row.name;
       EXPECT_EQ(row.cpu_total_ns, w.cpu_total_ns) << "seed " << seed << ": " << row.name;
       EXPECT_EQ(row.cpu_self_ns, w.cpu_self_ns) << "seed " << seed << ": " << row.name;
@@ -363,13 +433,34 @@ TEST(OpTable, MatchesAPlainReferenceOnRandomTraces) {
       EXPECT_EQ(row.kernels, w.kernels) << "seed " << seed << ": " << row.name;
       EXPECT_EQ(row.kernels_total, w.kernels_total) << "seed " << seed << ": " << row.name;
       EXPECT_EQ(row.launch_ns, w.launch_ns) << "seed " << seed << ": " << row.name;
+      EXPECT_EQ(row.gpu_calls, w.gpu_calls) << "seed " << seed << ": " << row.name;
+      EXPECT_EQ(row.nested_calls, w.nested_calls) << "seed " << seed << ": " << row.name;
+    };
+    std::size_t rows = 0;
+    for (const OpRow& row : p.ops) {
+      if (row.name == "(no op)" && row.calls == 0) continue;
+      ++rows;
+      const auto it = want.find({row.name, row.shapes, row.dtypes});
+      ASSERT_NE(it, want.end()) << "seed " << seed << ": " << row.name;
+      same_sums(row, it->second);
+      nested_calls += row.nested_calls;
     }
     EXPECT_EQ(rows, want.size()) << "seed " << seed;
+    for (const OpRow& row : p.op_names) {
+      if (row.name == "(no op)" && row.calls == 0) continue;
+      const auto it = want_name.find({row.name, "", ""});
+      ASSERT_NE(it, want_name.end()) << "seed " << seed << ": " << row.name;
+      same_sums(row, it->second);
+      name_nested_calls += row.nested_calls;
+    }
+    EXPECT_EQ(p.op_names.size() - (row(p.op_names, "(no op)") != nullptr), want_name.size()) << "seed " << seed;
   }
   EXPECT_GE(with_ops, 20u);
   // 7,203 and 8,979 for these seeds: enough for the comparison to mean something.
   EXPECT_GT(attributed, 1'000u);
   EXPECT_GT(nested, 1'000u);
+  EXPECT_GT(nested_calls, 100u);               // 1,026 for these seeds
+  EXPECT_GE(name_nested_calls, nested_calls);  // other shapes inside: the planted test above
 }
 
 }  // namespace
