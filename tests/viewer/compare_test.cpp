@@ -118,10 +118,9 @@ TEST_F(CompareView, BsTracksAreDrawnUnderAsAlignedOnTheFirstStep) {
   v.set_compare_align_by_step(false);
   frames(v, 2);
   EXPECT_EQ(v.stats().compare_align, "aligned on the start");
-  EXPECT_EQ(v.stats().compare_offset,
-            v.document()->trace().begin_time() - v.compare_document()->trace().begin_time());
-  EXPECT_EQ(b_gpu_ops(v), b_gpu_ops_in(v, v.view_start() - v.stats().compare_offset,
-                                       v.view_end() - v.stats().compare_offset));
+  EXPECT_EQ(v.stats().compare_offset, v.document()->trace().begin_time() - v.compare_document()->trace().begin_time());
+  EXPECT_EQ(b_gpu_ops(v),
+            b_gpu_ops_in(v, v.view_start() - v.stats().compare_offset, v.view_end() - v.stats().compare_offset));
 
   // Off: A's tracks alone.
   v.set_compare_timeline(false);

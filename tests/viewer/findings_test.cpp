@@ -26,6 +26,20 @@ class FindingsTab : public ViewTest {
     return nullptr;
   }
   static bool shows(const View& v, TimeRange r) { return v.view_start() <= r.start && v.view_end() >= r.end; }
+  // The list scrolled (the wheel over it) until `where()` is on screen; where it is then.
+  template <class Where>
+  ClickTarget on_screen(View& v, Where where) {
+    const float bottom = ImGui::GetIO().DisplaySize.y - 30;
+    ClickTarget t = where();
+    for (int i = 0; i < 40 && t.y > bottom; ++i) {
+      ImGui::GetIO().MousePos = ImVec2(t.x, bottom - 40);
+      ImGui::GetIO().MouseWheel = -1;
+      frames(v, 2);
+      t = where();
+    }
+    EXPECT_LE(t.y, bottom) << t.label;
+    return t;
+  }
   void press(View& v, int key_code) {  // a key with no ImGuiKey_ of its own: GLFW's code is its index
     key(v, key_code);
   }
@@ -41,7 +55,8 @@ TEST_F(FindingsTab, AClickShowsTheFirstRangeAndTheKeysAndButtonsStepThroughThem)
   ASSERT_GE(f->ranges.size(), 3u);
   const ClickTarget* t = find_target(v.stats().finding_targets, "padding-hotspot");
   ASSERT_NE(t, nullptr);
-  click(v, *t);
+  const ClickTarget title = on_screen(v, [&] { return *find_target(v.stats().finding_targets, "padding-hotspot"); });
+  click(v, title);
   frames(v, 2);
   EXPECT_EQ(v.selected_finding(), "padding-hotspot");
   EXPECT_EQ(v.evidence_index(), 0u);
@@ -56,7 +71,7 @@ TEST_F(FindingsTab, AClickShowsTheFirstRangeAndTheKeysAndButtonsStepThroughThem)
   EXPECT_EQ(v.evidence_index(), 1u);
   EXPECT_TRUE(shows(v, f->ranges[1]));
   frames(v, 1);
-  click(v, v.stats().evidence_next);
+  click(v, on_screen(v, [&] { return v.stats().evidence_next; }));
   EXPECT_EQ(v.evidence_index(), 2u);
   EXPECT_TRUE(shows(v, f->ranges[2]));
   press(v, 91);  // [

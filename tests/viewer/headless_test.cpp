@@ -340,7 +340,9 @@ TEST_F(Headless, ZoomAndFindAreHonoured) {
   const MatchSet m = MatchSet::by_names(t, match_names(t.strings(), "sgemm", false));
   EXPECT_GT(m.size(), 0u);
   EXPECT_EQ(j["highlight"]["matches"], m.size());
-  EXPECT_GT(j["match_markers"].get<std::uint64_t>(), 0u);
+  // The matches in view marked: outlined one by one, or (over 64 on a row) a tick each and the row's count.
+  EXPECT_GT(j["matches_in_view"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(j["match_markers"].get<std::uint64_t>() + j["match_ticks"].get<std::uint64_t>(), 0u);
 }
 
 // Times as the viewer writes them, with decimals ("1.5 ms"), and --select-op
