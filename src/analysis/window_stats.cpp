@@ -18,6 +18,7 @@
 #include <map>
 #include <queue>
 #include <unordered_map>
+#include <vector>
 
 namespace gpuscope {
 
@@ -207,9 +208,14 @@ class Sums {
     }
     OpAcc& self = ops_[t_.ranges().name[op]];
     ++self.count, self.ns += d;
-    // The op and every op around it: GPU total (with the ops inside), as the op table sums it.
+    // The op and every op around it: GPU total (with the ops inside), as the
+    // op table sums it: each name once (a call inside a call of its own op is part of it).
+    names_around_.clear();
     for (; op != kNoRow; op = t_.parent_op(op)) {
-      OpAcc& o = ops_[t_.ranges().name[op]];
+      const StringId name = t_.ranges().name[op];
+      if (std::find(names_around_.begin(), names_around_.end(), name) != names_around_.end()) continue;
+      names_around_.push_back(name);
+      OpAcc& o = ops_[name];
       ++o.count_total, o.ns_total += d;
     }
   }
@@ -271,6 +277,7 @@ class Sums {
   std::unordered_map<std::uint64_t, Acc> other_categories_;  // by name id << 8 | category: the others
   std::array<Acc, kKernelCategoryCount> categories_{};
   std::unordered_map<StringId, OpAcc> ops_;  // by op name id
+  std::vector<StringId> names_around_;       // of the op being added and those around it (reused)
   OpAcc no_op_;
 };
 
