@@ -297,6 +297,7 @@ class View {
   void open_with(std::string label, Loader::Source source);  // any Trace producer (synthetic, tests)
   void open_compare(std::string path);
   void open_compare_with(std::string label, Loader::Source source);
+  void set_compare_document(std::shared_ptr<Document> doc);  // an already loaded B (tests, benchmarks)
   void close_compare();
   // The Compare view's toggles: B's tracks under A's; B aligned on the first
   // step (else on its start).

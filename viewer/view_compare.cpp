@@ -172,6 +172,11 @@ void View::draw_compare() {
   }
 }
 
+void View::set_compare_document(std::shared_ptr<Document> doc) {
+  close_compare();
+  compare_doc_ = std::move(doc);
+}
+
 void View::close_compare() {
   compare_loader_.cancel();
   compare_doc_.reset();
