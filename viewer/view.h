@@ -430,8 +430,9 @@ class View {
   void layout_changed();  // view_layout.cpp: the ini file is written again
   void unregister_layout_settings();
   void handle_global_keys();
-  std::string_view short_label(StringId name);   // cached format::short_kernel_name()
-  static ClickTarget target(std::string label);  // centre of the last item, for stats_
+  std::string_view short_label(StringId name);      // cached format::short_kernel_name()
+  static ClickTarget target(std::string label);     // centre of the last item, for stats_
+  static std::string_view verdict_text(Verdict v);  // an answer as the Findings tab writes it ("YES", "n/a")
   // view_timeline.cpp
   struct FoldedBlock {
     TimeNs start, end;
@@ -593,7 +594,7 @@ class View {
   std::shared_ptr<const Profile> compare_diff_for_a_, compare_diff_for_b_;  // the diff below is of these two
   std::optional<ProfileDiff> compare_diff_;
   static constexpr std::size_t kCompareRows = 50;            // kernels and ops listed (gpuscope diff --top)
-  std::array<std::vector<std::uint32_t>, 3> compare_order_;  // sorted views of its kernels, ops, findings
+  std::array<std::vector<std::uint32_t>, 4> compare_order_;  // sorted views of its kernels, ops, findings, answers
   DeviceCoverage coverage_;                                  // GPUs of the open trace declared and with data
   std::string damage_headline_;                              // what storage lost of the open file; empty when intact
   FileBrowser browser_;

@@ -1,8 +1,8 @@
 // View — compare two traces (A = the open trace, B = the one opened with
 // File > Compare with...): B's tracks on A's time axis under A's, aligned by
 // their first steps (or their starts); step time and per-category time side
-// by side; and the per-kernel, per-op and per-finding differences of
-// `gpuscope diff` (analysis/diff.h), sortable.
+// by side; and the per-kernel, per-op and per-finding differences and the
+// changed answers of `gpuscope diff` (analysis/diff.h), sortable.
 //
 // [SECTION] B's timeline
 // [SECTION] The Compare tab
@@ -394,10 +394,22 @@ DiffTable finding_table(const ProfileDiff& d) {
   return t;
 }
 
+DiffTable help_table(const ProfileDiff& d, std::string_view (*verdict)(Verdict)) {
+  DiffTable t{"compare_helps", {"question", "A", "B", "why (B)"}, {}, {}};
+  for (const HelpDelta& h : d.helps) {
+    t.cells.push_back({h.question, h.in_before ? std::string(verdict(h.before)) : "-",
+                       h.in_after ? std::string(verdict(h.after)) : "-",
+                       h.in_after ? h.after_reason : h.before_reason});
+    t.keys.push_back({0, static_cast<double>(h.before), static_cast<double>(h.after), 0});
+  }
+  return t;
+}
+
 }  // namespace
 
-// Per kernel, per op and per finding, as `gpuscope diff` computes them
-// (diff_profiles: per step when both traces have steps, totals otherwise).
+// Per kernel, per op, per finding and the answers that changed, as `gpuscope
+// diff` computes them (diff_profiles: per step when both traces have steps,
+// totals otherwise).
 void View::draw_compare_diff(const std::shared_ptr<const Profile>& a, const std::shared_ptr<const Profile>& b) {
   if (compare_diff_for_a_ != a || compare_diff_for_b_ != b) {
     compare_diff_ = diff_profiles(*a, *b, kCompareRows);
@@ -429,6 +441,14 @@ void View::draw_compare_diff(const std::shared_ptr<const Profile>& a, const std:
     draw_diff_table(kTabs[i].make(d), compare_order_[i], stats_);
     ImGui::EndTabItem();
   }
+  // The answers of "What would help?" that changed.
+  const bool open = ImGui::BeginTabItem("Answers");
+  stats_.compare_tabs.push_back(target("Answers"));
+  if (!open) return;
+  stats_.compare_table = "answers";
+  ImGui::TextDisabled("The answers of What would help? that changed between A and B (%zu)", d.helps.size());
+  draw_diff_table(help_table(d, &View::verdict_text), compare_order_[3], stats_);
+  ImGui::EndTabItem();
 }
 
 }  // namespace gpuscope::viewer

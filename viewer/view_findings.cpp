@@ -221,9 +221,7 @@ void View::draw_evidence_list(const Profile& p, const Finding& f) {
 
 // [SECTION] What would help? and the critical path -------------------------------------------
 
-namespace {
-
-std::string_view verdict_text(Verdict v) {
+std::string_view View::verdict_text(Verdict v) {
   switch (v) {
     case Verdict::yes:
       return "YES";
@@ -236,8 +234,6 @@ std::string_view verdict_text(Verdict v) {
   }
   return "unknown";
 }
-
-}  // namespace
 
 // The report's answers to the usual questions, with the findings behind them.
 void View::draw_helps(const Profile& p) {

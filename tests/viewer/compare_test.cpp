@@ -201,6 +201,18 @@ TEST_F(CompareView, KernelOpAndFindingTablesAreTheDiffsAndSort) {
     EXPECT_EQ(v.stats().compare_list[i][1], to_string(d.findings[i].change));
   }
 
+  click(v, *find_target(v.stats().compare_tabs, "Answers"));
+  frames(v, 2);
+  ASSERT_EQ(v.stats().compare_table, "answers");
+  ASSERT_FALSE(d.helps.empty());  // one answer changes between these two traces
+  ASSERT_EQ(v.stats().compare_list.size(), d.helps.size());
+  for (std::size_t i = 0; i < d.helps.size(); ++i) {
+    EXPECT_EQ(v.stats().compare_list[i][0], d.helps[i].question);
+    if (d.helps[i].in_after) {
+      EXPECT_EQ(v.stats().compare_list[i][3], d.helps[i].after_reason);
+    }
+  }
+
   click(v, *find_target(v.stats().compare_tabs, "Ops"));
   frames(v, 2);
   ASSERT_EQ(v.stats().compare_table, "ops");
