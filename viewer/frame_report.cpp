@@ -63,6 +63,7 @@ json compare_json(const Document& b, const FrameStats& st) {
           {"align", st.compare_align},
           {"timeline", st.compare_timeline},
           {"table", st.compare_table},
+          {"message", st.compare_message},
           {"columns", columns},
           {"headers", targets_json(st.compare_headers)},
           {"rows", st.compare_list},

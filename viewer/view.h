@@ -279,6 +279,7 @@ struct FrameStats {
   // order, in the table's order); its tables' tabs and its two toggles.
   TimeNs compare_offset = 0;
   std::string compare_align, compare_table;
+  std::string compare_message;  // "analysing...", or why there is nothing to compare
   bool compare_timeline = false;
   std::vector<ClickTarget> compare_headers, compare_tabs, compare_toggles;
   std::vector<std::vector<std::string>> compare_list;

@@ -66,8 +66,10 @@ void View::update_compare_alignment() {
     compare_align_text_ = "aligned on the first step";
   } else {
     compare_offset_ = doc_->trace().begin_time() - compare_doc_->trace().begin_time();
+    const bool failed = doc_->analysis_failed() || compare_doc_->analysis_failed();
     compare_align_text_ = !compare_align_by_step_ ? "aligned on the start"
                           : pa && pb              ? "aligned on the start (a trace has no steps)"
+                          : failed                ? "aligned on the start (no analysis, no steps)"
                                                   : "aligned on the start (steps not known yet)";
   }
   stats_.compare_offset = compare_offset_;
@@ -155,7 +157,15 @@ void View::draw_compare() {
   ImGui::TextDisabled("B %s, moved by %s", compare_align_text_.c_str(),
                       format::signed_duration(compare_offset_).c_str());
   if (!pa || !pb) {
-    ImGui::TextDisabled("analysing...");
+    const bool a_failed = !pa && doc_->analysis_failed(), b_failed = !pb && compare_doc_->analysis_failed();
+    stats_.compare_message = a_failed || b_failed
+                                 ? cat("The analysis of ", a_failed ? "A" : "B", " failed (",
+                                       (a_failed ? doc_ : compare_doc_)->analysis_error(), "): nothing to compare")
+                                 : "analysing...";
+    if (a_failed || b_failed)
+      ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", stats_.compare_message.c_str());
+    else
+      ImGui::TextDisabled("%s", stats_.compare_message.c_str());
     return;
   }
   draw_compare_totals(*pa, *pb);

@@ -1,7 +1,7 @@
 // The Compare view through ImGui: B's tracks drawn under A's on A's time
 // axis (B moved so its first step starts where A's does, or its start where
-// A's does), and the Compare tab's kernel, op and finding tables holding
-// what `gpuscope diff` computes (diff_profiles), sortable by any column.
+// A's does), and the Compare tab's kernel, op, finding and answer tables
+// holding what `gpuscope diff` computes (diff_profiles), sortable by any column.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -217,6 +217,25 @@ TEST_F(CompareView, KernelOpAndFindingTablesAreTheDiffsAndSort) {
   frames(v, 2);
   ASSERT_EQ(v.stats().compare_table, "ops");
   EXPECT_EQ(v.stats().compare_list.size(), d.ops.size());
+}
+
+// B whose analysis failed: the tab says so (not "analysing..." for ever),
+// and B's tracks are still drawn, aligned on the start.
+TEST_F(CompareView, BWhoseAnalysisFailedIsNamedAndStillDrawn) {
+  testing::TrainingTraceOptions o;
+  o.kernels = 2'000;
+  View v;
+  v.set_document(doc(o));
+  auto b = doc(o, /*with_profile=*/false);
+  b->set_analysis_error("no memory");
+  v.set_compare_document(b);
+  v.show(Panel::compare);
+  frames(v, 3);
+  EXPECT_EQ(v.stats().compare_message, "The analysis of B failed (no memory): nothing to compare");
+  EXPECT_EQ(v.stats().compare_table, "");
+  EXPECT_TRUE(v.stats().compare_timeline);
+  EXPECT_EQ(v.stats().compare_align, "aligned on the start (no analysis, no steps)");
+  EXPECT_EQ(v.stats().compare_offset, 0);
 }
 
 TEST_F(CompareView, ClosingBLeavesATimelineOfItsOwn) {
