@@ -230,15 +230,24 @@ class Interactive : public ::testing::Test {
   }
   // What `where` finds in the latest frame, the panel under it scrolled with
   // the wheel until it is in the window (null: not in the frame).
+  // Each turn of the wheel waits for the frame that moved it (a loaded
+  // machine draws late: a stale position would scroll past it).
   json on_screen(const std::function<json(const json&)>& where) {
     json t;
     for (int i = 0; i < 30; ++i) {
-      t = where(settled());
-      if (!t.is_object() || t["y"].get<float>() < 770) return t;
-      move(t["x"].get<float>(), 700);
-      xdo("click 5");  // the wheel, down
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const json j = settled();
+      t = where(j);
+      if (!t.is_object()) return t;
+      const float y = t["y"], top = j["bottom_splitter"]["y"].get<float>() + 30;
+      if (y >= top && y < 770) return t;
+      move(t["x"].get<float>(), std::max(top + 20, 400.0f));
+      xdo(y < top ? "click 4" : "click 5");  // the wheel, up or down
+      frame_within(5, [&](const json& f) {
+        const json n = where(f);
+        return !n.is_object() || n["y"].get<float>() != y;
+      });
     }
+    ADD_FAILURE() << "not scrolled into the window: " << t.dump();
     return t;
   }
   // A screenshot of the display, to look at when a test fails (xwd: X's own dump format).
