@@ -1,73 +1,101 @@
 #include "viewer/colors.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace gpuscope::viewer {
 
+namespace {
+
+// Chosen for distance in CIELAB under normal vision, deuteranopia and
+// protanopia (colors_test.cpp): the problem categories warm and apart by
+// lightness (a vermillion, an orange, a yellow: Okabe and Ito's), the
+// compute ones cool, memory a light and other a dark grey.
+constexpr NamedColor kCategories[] = {
+    // in KernelCategory's order
+    {"padding", IM_COL32(213, 94, 0, 255), 0},      {"broadcast", IM_COL32(230, 159, 0, 255), 0},
+    {"transpose", IM_COL32(240, 228, 66, 255), 0},  {"convolution", IM_COL32(0, 122, 188, 255), 0},
+    {"gemm", IM_COL32(83, 169, 253, 255), 0},       {"normalization", IM_COL32(174, 122, 168, 255), 0},
+    {"elementwise", IM_COL32(0, 164, 106, 255), 0}, {"reduction", IM_COL32(174, 227, 104, 255), 0},
+    {"pooling", IM_COL32(189, 212, 230, 255), 0},   {"softmax_loss", IM_COL32(239, 185, 162, 255), 0},
+    {"optimizer", IM_COL32(140, 100, 60, 255), 0},  {"communication", IM_COL32(43, 191, 231, 255), 0},
+    {"memory", IM_COL32(173, 171, 171, 255), 0},    {"other", IM_COL32(103, 98, 107, 255), 0},
+    {"attention", IM_COL32(135, 64, 215, 255), 0},
+};
+
+// Group 1: the lanes under a GPU's header; 2: a stream's row beside its
+// kernels; 3: a thread's rows.
+constexpr NamedColor kOthers[] = {
+    {"utilization", kUtilizationColor, 1},
+    {"kernels in flight", kInFlightColor, 1},
+    {"concurrent kernels", kConcurrentColor, 1},
+    {"memory reserved", IM_COL32(99, 108, 87, 255), 1},
+    {"memory", IM_COL32(128, 255, 150, 255), 1},
+    {"power", IM_COL32(178, 137, 74, 255), 1},
+    {"counter", IM_COL32(235, 128, 210, 255), 1},
+    {"copy HtoD", IM_COL32(209, 53, 125, 255), 2},
+    {"copy DtoH", IM_COL32(95, 68, 246, 255), 2},
+    {"copy DtoD", IM_COL32(165, 108, 255, 255), 2},
+    {"copy PtoP", IM_COL32(2, 157, 211, 255), 2},
+    {"copy", IM_COL32(234, 130, 126, 255), 2},
+    {"memset", IM_COL32(129, 163, 59, 255), 2},
+    {"launch call", IM_COL32(75, 74, 125, 255), 3},
+    {"runtime call", IM_COL32(28, 66, 168, 255), 3},
+    {"driver launch", IM_COL32(88, 90, 14, 255), 3},
+    {"driver call", IM_COL32(146, 160, 74, 255), 3},
+    {"host sync", IM_COL32(185, 21, 23, 255), 3},
+    {"profiler overhead", IM_COL32(154, 35, 80, 255), 3},
+};
+static_assert(std::size(kCategories) == kKernelCategoryCount);
+
+ImU32 other(std::string_view name) {
+  for (const NamedColor& c : kOthers)
+    if (c.name == name) return c.color;
+  return IM_COL32(128, 128, 128, 255);
+}
+
+}  // namespace
+
+std::span<const NamedColor> category_palette() { return kCategories; }
+std::span<const NamedColor> other_kind_palette() { return kOthers; }
+
 ImU32 category_color(KernelCategory c) {
-  // Problem categories (padding, broadcast, transpose) in warm colours that
-  // stand out; the compute a job should spend its time in, in cool ones.
-  switch (c) {
-    case KernelCategory::padding:
-      return IM_COL32(230, 60, 60, 255);
-    case KernelCategory::broadcast:
-      return IM_COL32(240, 140, 40, 255);
-    case KernelCategory::transpose:
-      return IM_COL32(220, 190, 50, 255);
-    case KernelCategory::convolution:
-      return IM_COL32(60, 120, 220, 255);
-    case KernelCategory::gemm:
-      return IM_COL32(90, 90, 230, 255);
-    case KernelCategory::attention:
-      return IM_COL32(140, 80, 230, 255);
-    case KernelCategory::normalization:
-      return IM_COL32(200, 90, 200, 255);
-    case KernelCategory::elementwise:
-      return IM_COL32(70, 180, 170, 255);
-    case KernelCategory::reduction:
-      return IM_COL32(150, 200, 80, 255);
-    case KernelCategory::pooling:
-      return IM_COL32(110, 170, 230, 255);
-    case KernelCategory::softmax_loss:
-      return IM_COL32(250, 120, 170, 255);
-    case KernelCategory::optimizer:
-      return IM_COL32(160, 110, 80, 255);
-    case KernelCategory::communication:
-      return IM_COL32(40, 170, 90, 255);
-    case KernelCategory::memory:
-      return IM_COL32(150, 150, 150, 255);
-    case KernelCategory::other:
-    case KernelCategory::count_:
-      break;
-  }
-  return IM_COL32(120, 130, 150, 255);
+  const auto i = static_cast<std::size_t>(c);
+  return i < std::size(kCategories) ? kCategories[i].color : kCategories[std::size(kCategories) - 1].color;
 }
 
 ImU32 copy_color(CopyKind k) {
   switch (k) {
     case CopyKind::htod:
-      return IM_COL32(200, 80, 150, 255);
+      return other("copy HtoD");
     case CopyKind::dtoh:
-      return IM_COL32(150, 80, 200, 255);
+      return other("copy DtoH");
     case CopyKind::dtod:
-      return IM_COL32(170, 140, 200, 255);
+      return other("copy DtoD");
     case CopyKind::ptop:
-      return IM_COL32(60, 200, 200, 255);
+      return other("copy PtoP");
     default:
       break;
   }
-  return IM_COL32(180, 120, 180, 255);
+  return other("copy");
 }
 
-ImU32 memset_color() { return IM_COL32(160, 160, 110, 255); }
+ImU32 memset_color() { return other("memset"); }
 
 ImU32 api_color(ApiDomain d, bool launches_gpu_work) {
-  if (d == ApiDomain::driver) return launches_gpu_work ? IM_COL32(150, 110, 60, 255) : IM_COL32(120, 100, 80, 255);
-  return launches_gpu_work ? IM_COL32(60, 140, 130, 255) : IM_COL32(80, 110, 110, 255);
+  if (d == ApiDomain::driver) return other(launches_gpu_work ? "driver launch" : "driver call");
+  return other(launches_gpu_work ? "launch call" : "runtime call");
 }
 
-ImU32 sync_color() { return IM_COL32(200, 60, 60, 255); }
-ImU32 overhead_color() { return IM_COL32(100, 100, 100, 255); }
+ImU32 sync_color() { return other("host sync"); }
+ImU32 overhead_color() { return other("profiler overhead"); }
+
+ImU32 counter_color(const CounterSeries& s) {
+  if (s.name == series_name::kMemoryReserved) return other("memory reserved");
+  if (s.name.starts_with("memory.")) return other("memory");
+  if (s.unit == "W") return other("power");
+  return other("counter");
+}
 
 ImU32 palette_color(std::uint32_t key) {
   static constexpr ImU32 kPalette[] = {

@@ -1,11 +1,22 @@
-// The viewer's colours: kernel categories (the legend), copies, API calls and
-// a stable palette for names (NVTX ranges without a colour of their own).
+// The viewer's colours: kernel categories (the legend), the lanes of other
+// kinds (activity and counter lanes, copies, memsets, API calls, syncs), the
+// marks drawn over the timeline, and a stable palette for names (NVTX ranges
+// without a colour of their own).
+//
+// The category colours stay apart for the common colour-vision deficiencies
+// too: tests/viewer/colors_test.cpp simulates deuteranopia and protanopia
+// (Machado et al. 2009) and checks the smallest CIELAB distance between any
+// two categories, and between any other kind's colour and every category's
+// (so no lane of another kind reads as a category).
 #pragma once
 
 #include <imgui.h>
 
 #include <cstdint>
+#include <span>
+#include <string_view>
 
+#include "trace/trace.h"
 #include "trace/types.h"
 
 namespace gpuscope::viewer {
@@ -16,6 +27,7 @@ ImU32 memset_color();
 ImU32 api_color(ApiDomain d, bool launches_gpu_work);
 ImU32 sync_color();
 ImU32 overhead_color();
+ImU32 counter_color(const CounterSeries& s);  // a counter lane (memory, power, any other series)
 // A colour picked from a fixed palette by hashing `key` (a string id): the
 // same name gets the same colour in every frame and every session.
 ImU32 palette_color(std::uint32_t key);
@@ -26,13 +38,29 @@ ImU32 scale_brightness(ImU32 c, float f);
 // Black or white, whichever reads better on `background`.
 ImU32 text_color_on(ImU32 background);
 
-inline constexpr ImU32 kUtilizationColor = IM_COL32(86, 156, 214, 255);
-inline constexpr ImU32 kInFlightColor = IM_COL32(120, 120, 130, 255);
-inline constexpr ImU32 kConcurrentColor = IM_COL32(106, 190, 80, 255);  // the part above 1 kernel in flight
+// The activity lanes: utilization, and kernels in flight (one, and the
+// concurrency above one).
+inline constexpr ImU32 kUtilizationColor = IM_COL32(160, 228, 206, 255);
+inline constexpr ImU32 kInFlightColor = IM_COL32(70, 95, 126, 255);
+inline constexpr ImU32 kConcurrentColor = IM_COL32(214, 42, 199, 255);
+// Marks over the timeline.
 inline constexpr ImU32 kSelectionColor = IM_COL32(255, 255, 255, 255);
 inline constexpr ImU32 kHighlightColor = IM_COL32(255, 214, 0, 255);
-inline constexpr ImU32 kEvidenceColor = IM_COL32(255, 80, 80, 40);
+inline constexpr ImU32 kEvidenceColor = IM_COL32(255, 80, 80, 28);
+inline constexpr ImU32 kEvidenceCurrentColor = IM_COL32(255, 80, 80, 64);  // the range stepped to
+inline constexpr ImU32 kEvidenceEdgeColor = IM_COL32(255, 110, 110, 230);
 inline constexpr ImU32 kFlowColor = IM_COL32(255, 170, 40, 255);
 inline constexpr ImU32 kCriticalPathColor = IM_COL32(255, 60, 140, 255);
+
+// A colour and what it stands for, as the legend names it.
+struct NamedColor {
+  std::string_view name;
+  ImU32 color;
+  int group;  // colours of one group share a lane or a row: they must differ from each other too
+};
+// Every category's colour, in legend order.
+std::span<const NamedColor> category_palette();
+// The colours of the other kinds drawn in lanes and rows (not the marks over them).
+std::span<const NamedColor> other_kind_palette();
 
 }  // namespace gpuscope::viewer

@@ -7,6 +7,7 @@
 #include "trace/error.h"
 
 #include "analysis/analyze.h"
+#include "analysis/graph/savings.h"
 #include "import/open_trace.h"
 
 namespace gpuscope::viewer {
@@ -34,6 +35,19 @@ std::shared_ptr<const PathOverlay> Document::path_overlay() const {
 void Document::set_path_overlay(std::shared_ptr<const PathOverlay> p) {
   std::lock_guard lock(profile_mutex_);
   path_overlay_ = std::move(p);
+}
+
+std::string Document::savings_error() const {
+  std::lock_guard lock(profile_mutex_);
+  return savings_error_;
+}
+
+void Document::set_savings(Savings s, std::string error) {
+  {
+    std::lock_guard lock(profile_mutex_);
+    savings_error_ = std::move(error);
+  }
+  savings_ = s;
 }
 
 void Document::set_analysis_error(std::string e) {
@@ -64,7 +78,16 @@ std::string_view Document::source_label() const { return viewer::source_label(tr
 
 // [SECTION] Profile ----------------------------------------------------------------------------
 
-Profile compute_profile(const Trace& trace) { return analyze(trace, AnalysisOptions{}); }
+Profile compute_profile(const Trace& trace, const std::string& file) {
+  const JobInput in{&trace, file};
+  return analyze_job(std::span<const JobInput>(&in, 1), AnalysisOptions{});
+}
+
+Profile simulate_profile(const Trace& trace, const std::string& file, Profile p) {
+  const JobInput in{&trace, file};
+  graph::simulate_findings(std::span<const JobInput>(&in, 1), &p);
+  return p;
+}
 
 // [SECTION] Loader -----------------------------------------------------------------------------
 
@@ -156,12 +179,28 @@ void Loader::run(Source source) {
   analysing_ = true;
   state_ = State::ready;
   // Stage 2: the Profile. A failure here leaves the timeline usable.
+  std::shared_ptr<const Profile> first;
   try {
-    doc->set_profile(std::make_shared<const Profile>(compute_profile(doc->trace())));
+    first = std::make_shared<const Profile>(compute_profile(doc->trace(), doc->path()));
+    doc->set_savings(Document::Savings::simulating);
+    doc->set_profile(first);
   } catch (const std::exception& e) {
     doc->set_analysis_error(e.what());
   }
   if (cancel_) return;
+  // Stage 3: the findings' fixes simulated, as the report does; the rules of
+  // thumb stay, and say why, if the replay fails.
+  if (first) {
+    set_phase("simulating the findings' fixes");
+    try {
+      doc->set_profile(std::make_shared<const Profile>(simulate_profile(doc->trace(), doc->path(), *first)));
+      doc->set_savings(Document::Savings::simulated);
+    } catch (const std::exception& e) {
+      doc->set_savings(Document::Savings::failed, e.what());
+    }
+  }
+  if (cancel_) return;
+  set_phase("the critical path");
   // Then the critical path; a failure leaves the rest usable and says why.
   PathOverlay path;
   try {

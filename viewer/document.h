@@ -6,8 +6,12 @@
 //      the TimelineIndex -> the document is published and drawn;
 //   2. compute the Profile (hotspots, findings, summary) -> attached to the
 //      published document when done; the panels that need it say "analysing"
-//      until then; then the critical path (critical_path.h), attached the
-//      same way.
+//      until then;
+//   3. simulate the findings' fixes on the dependency graph, as `gpuscope
+//      report` does (their savings are rules of thumb until then) -> the
+//      simulated Profile replaces the first;
+//   4. the critical path drawn on the timeline (critical_path.h), attached
+//      the same way.
 // A published Document is immutable except for those two hand-overs, which
 // go through a mutex.
 #pragma once
@@ -41,6 +45,13 @@ class Document {
   bool analysis_failed() const { return analysis_failed_.load(); }
   const std::string& analysis_error() const { return analysis_error_; }
   void set_analysis_error(std::string e);
+  // Where the findings' savings stand: the analysis gives rules of thumb;
+  // the dependency graph's replay then simulates each fix (the report's
+  // simulated savings, order, critical path and "What would help?").
+  enum class Savings : std::uint8_t { not_simulated, simulating, simulated, failed };
+  Savings savings() const { return savings_.load(); }
+  std::string savings_error() const;  // why the simulation failed
+  void set_savings(Savings s, std::string error = {});
   // The critical path and slack, or nullptr while they are being computed.
   std::shared_ptr<const PathOverlay> path_overlay() const;
   void set_path_overlay(std::shared_ptr<const PathOverlay> p);
@@ -57,12 +68,17 @@ class Document {
   std::shared_ptr<const PathOverlay> path_overlay_;
   std::atomic<bool> analysis_failed_{false};
   std::string analysis_error_;
+  std::atomic<Savings> savings_{Savings::not_simulated};
+  std::string savings_error_;
 };
 
 std::string_view source_label(TraceSource s);
 
-// Computes the Profile the panels show (analysis/'s analyze()).
-Profile compute_profile(const Trace& trace);
+// Computes the Profile the panels show, as `gpuscope report FILE` does
+// before it simulates (analysis/'s analyze_job() of the one trace).
+Profile compute_profile(const Trace& trace, const std::string& file = {});
+// `p` (compute_profile's) with the findings' fixes simulated, as the report's.
+Profile simulate_profile(const Trace& trace, const std::string& file, Profile p);
 
 // Loads one file on a worker thread. The UI thread calls poll() every frame.
 class Loader {

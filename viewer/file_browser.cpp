@@ -77,7 +77,14 @@ std::optional<std::string> FileBrowser::draw() {
   drawn_.clear();
   const ImVec2 size = ImGui::GetIO().DisplaySize;
   ImGui::SetNextWindowSize(ImVec2(size.x * 0.6f, size.y * 0.7f), ImGuiCond_Appearing);
-  if (!ImGui::BeginPopupModal(title_.c_str(), nullptr, ImGuiWindowFlags_NoSavedSettings)) {
+  // Opaque: the style's popups are 94% opaque, and the timeline's lines
+  // behind showed through the file list.
+  ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_PopupBg);
+  bg.w = 1;
+  ImGui::PushStyleColor(ImGuiCol_PopupBg, bg);
+  const bool shown = ImGui::BeginPopupModal(title_.c_str(), nullptr, ImGuiWindowFlags_NoSavedSettings);
+  ImGui::PopStyleColor();
+  if (!shown) {
     open_ = false;
     return std::nullopt;
   }

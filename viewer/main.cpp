@@ -52,9 +52,12 @@ struct Options {
   std::string screenshot;
   int width = 1280, height = 800;
   gv::Panel view = gv::Panel::timeline;
-  bool zoom_set = false;
+  bool zoom_set = false, view_set = false;
   gpuscope::TimeNs zoom_start = 0, zoom_end = 0;
-  std::string select, find, select_op;
+  bool range_set = false;
+  gpuscope::TimeNs range_start = 0, range_end = 0;
+  std::string frame_json;  // interactive: the frame report after every frame drawn
+  std::string select, find, select_op, histogram, finding;
   bool find_regex = false;
   bool ops_by_shapes = false;
   bool critical_path = false;
@@ -78,7 +81,7 @@ Options parse_command_line(int argc, char** argv) {
       "two files, opens as a job of many ranks: one timeline on the job clock, collectives linked across ranks,\n"
       "who made the others wait. With --screenshot it renders a few frames to a PNG\n"
       "plus OUT.json describing what was drawn, and exits (use xvfb-run on a machine without a display)."};
-  std::string size, view, zoom;
+  std::string size, view, zoom, range;
   app.add_option("files", o.files,
                  "trace to open; a second one is opened for comparison; a directory or more than two files: a job")
       ->expected(0, 1 << 20);
@@ -86,13 +89,26 @@ Options parse_command_line(int argc, char** argv) {
                  "headless: render, write OUT.png and OUT.json, exit (- or a FIFO/device: the PNG is written through "
                  "it, and no JSON is written)");
   app.add_option("--size", size, "window / image size WIDTHxHEIGHT (default 1280x800)");
-  app.add_option("--view", view, "panel to show: timeline, hotspots, ops, findings, summary or compare");
-  app.add_option("--zoom", zoom, "visible range START:END from the trace start, in ns or with a unit (0:5ms)");
+  app.add_option("--view", view, "panel to show: timeline, range, hotspots, ops, findings, summary or compare");
+  app.add_option("--zoom", zoom,
+                 "visible range START:END from the trace start, in ns or with a unit (0:5ms, 1.5ms:2ms)");
+  app.add_option("--range", range,
+                 "select the time range START:END from the trace start (as a drag on the ruler does): its statistics "
+                 "in the Range tab and in OUT.json");
+  app.add_option("--frame-json", o.frame_json,
+                 "interactive: write what each frame drew (OUT.json's content) to this file after every frame, for "
+                 "scripts that drive the window");
   app.add_option("--select", o.select, "select the first instance of this kernel (in the --zoom range if given)");
   app.add_option("--select-op", o.select_op,
                  "highlight the kernels of this framework op (exact name) and select the first (the Ops tab's click)");
   app.add_flag("--ops-by-shapes", o.ops_by_shapes, "the Ops tab per op name × input shapes (default: per name)");
+  app.add_option("--histogram", o.histogram,
+                 "the Histogram tab: the durations of every instance of this kernel (exact name), else op or NVTX "
+                 "range");
   app.add_option("--find", o.find, "search names for this text and highlight the matches");
+  app.add_option("--finding", o.finding,
+                 "the Findings tab's click on this finding (rule id): its kernels highlighted, its first time range "
+                 "zoomed to (unless --zoom)");
   app.add_flag("--regex", o.find_regex, "--find is a regular expression");
   app.add_flag("--critical-path", o.critical_path,
                "draw the critical path of the visible steps (the toolbar's toggle; docs/whatif.md)");
@@ -114,20 +130,30 @@ Options parse_command_line(int argc, char** argv) {
   std::string error;
   if (!size.empty() && !gv::parse_size(size, &o.width, &o.height, &error)) fail(kExitInput, "--size: " + error);
   if (!view.empty() && !gv::parse_panel(view, &o.view))
-    fail(kExitInput, "--view: unknown panel '" + view + "' (timeline, hotspots, ops, findings, summary, compare)");
+    fail(kExitInput,
+         "--view: unknown panel '" + view + "' (timeline, range, hotspots, ops, findings, summary, compare)");
+  o.view_set = !view.empty();
   if (!zoom.empty()) {
     if (!gv::parse_zoom(zoom, &o.zoom_start, &o.zoom_end, &error)) fail(kExitInput, "--zoom: " + error);
     o.zoom_set = true;
+  }
+  if (!range.empty()) {
+    if (!gv::parse_zoom(range, &o.range_start, &o.range_end, &error)) fail(kExitInput, "--range: " + error);
+    o.range_set = true;
   }
   if (o.synthetic > 0 && !o.files.empty())
     fail(kExitInput, "--synthetic replaces the trace file: give one or the other");
   const bool job = gv::is_job_input(o.files);
   if (o.select_instance >= 0 && !job)
     fail(kExitInput, "--select-instance needs a job (a directory of rank traces, or more than two files)");
-  const std::pair<const char*, bool> trace_only[] = {
-      {"--select", !o.select.empty()},      {"--select-op", !o.select_op.empty()},
-      {"--find", !o.find.empty()},          {"--critical-path", o.critical_path},
-      {"--ops-by-shapes", o.ops_by_shapes}, {"--view", o.view != gv::Panel::timeline}};
+  const std::pair<const char*, bool> trace_only[] = {{"--select", !o.select.empty()},
+                                                     {"--select-op", !o.select_op.empty()},
+                                                     {"--find", !o.find.empty()},
+                                                     {"--critical-path", o.critical_path},
+                                                     {"--ops-by-shapes", o.ops_by_shapes},
+                                                     {"--view", o.view != gv::Panel::timeline},
+                                                     {"--range", o.range_set},
+                                                     {"--histogram", !o.histogram.empty()}};
   if (job)
     for (const auto& [flag, given] : trace_only)
       if (given) fail(kExitInput, std::string(flag) + " applies to one trace, not to a job (open a rank alone)");
@@ -182,11 +208,33 @@ GLFWwindow* create_window(int width, int height, bool visible) {
   return w;
 }
 
-gv::FontStatus init_imgui(GLFWwindow* w, const Options& o) {
+// Where the interactive viewer remembers its layout (ImGui's ini file):
+// $XDG_CONFIG_HOME/gpuscope/gpuscope-view.ini, else ~/.config/…; empty when
+// neither is known or the folder cannot be made.
+std::string layout_file() {
+  namespace fs = std::filesystem;
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  fs::path dir;
+  if (xdg && *xdg)
+    dir = fs::path(xdg) / "gpuscope";
+  else if (home && *home)
+    dir = fs::path(home) / ".config" / "gpuscope";
+  else
+    return {};
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  return ec ? std::string() : (dir / "gpuscope-view.ini").string();
+}
+
+gv::FontStatus init_imgui(GLFWwindow* w, const Options& o, const std::string& ini) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;  // nothing persisted between sessions
+  // Headless runs read and write no layout: the same flags give the same picture.
+  static std::string ini_file;
+  ini_file = ini;
+  io.IniFilename = ini_file.empty() ? nullptr : ini_file.c_str();
   ImGui::StyleColorsDark();
   const gv::FontStatus font = gv::load_ui_font(io, o.font);
   if (font.fallback()) std::fprintf(stderr, "gpuscope-view: note: %s\n", font.message.c_str());
@@ -295,19 +343,32 @@ std::string apply_view_options(gv::View& view, const Options& o) {
   if (!view.document() && view.job()) return apply_job_options(view, o);
   if (!view.document()) return {};
   std::string error;
-  view.show(o.view);
-  if (o.zoom_set) {
-    const gpuscope::TimeNs origin = view.document()->trace().begin_time();
-    view.zoom_to(origin + o.zoom_start, origin + o.zoom_end);
-  }
+  const gpuscope::TimeNs origin = view.document()->trace().begin_time();
+  view.show(o.range_set && !o.view_set ? gv::Panel::range : o.view);
+  if (o.zoom_set) view.zoom_to(origin + o.zoom_start, origin + o.zoom_end);
+  if (o.range_set) view.select_range(origin + o.range_start, origin + o.range_end);
   if (!o.find.empty()) view.set_search(o.find, o.find_regex);
   view.set_show_critical_path(o.critical_path);
   view.set_ops_by_shapes(o.ops_by_shapes);
   if (!o.select_op.empty()) {
+    // With --zoom the view stays where it was asked to be.
     if (!view.select_op(o.select_op))
       error = "no framework op named '" + o.select_op + "' in " + view.document()->path();
     else if (!o.zoom_set && view.selection().valid())
       view.focus_selection();
+  }
+  if (!o.finding.empty()) {
+    const gpuscope::TimeNs keep_start = view.view_start(), keep_end = view.view_end();
+    if (!view.select_finding(o.finding))
+      error = "no finding '" + o.finding + "' in " + view.document()->path();
+    else if (o.zoom_set)
+      view.zoom_to(keep_start, keep_end);
+  }
+  if (!o.histogram.empty()) {
+    if (!view.show_histogram_of(o.histogram))
+      error = "no kernel, op or range named '" + o.histogram + "' in " + view.document()->path();
+    else if (!o.view_set)
+      view.show(gv::Panel::histogram);
   }
   if (!o.select.empty()) {
     if (!view.select_kernel(o.select))
@@ -320,7 +381,7 @@ std::string apply_view_options(gv::View& view, const Options& o) {
 
 int run_headless(const Options& o) {
   GLFWwindow* w = create_window(o.width, o.height, /*visible=*/false);
-  const gv::FontStatus font = init_imgui(w, o);
+  const gv::FontStatus font = init_imgui(w, o, "");
   Fbo fbo;
   if (!fbo.create(o.width, o.height)) fail(kExitDisplay, "cannot create an offscreen framebuffer");
   ImGuiIO& io = ImGui::GetIO();
@@ -348,6 +409,10 @@ int run_headless(const Options& o) {
   frame();  // adopt the document
   std::string error = view.load_error();
   if (error.empty()) error = apply_view_options(view, o);
+  while (view.busy()) {  // what the options started (a range's statistics)
+    frame();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   for (int i = 0; i < o.frames; ++i) frame();
 
   std::vector<unsigned char> pixels(static_cast<std::size_t>(o.width) * static_cast<std::size_t>(o.height) * 4);
@@ -395,11 +460,30 @@ int run_headless(const Options& o) {
 
 // [SECTION] Interactive loop -----------------------------------------------------------------
 
+// --frame-json: what the frame drew, as OUT.json says it, for a script driving the window.
+void write_frame_json(const gv::View& view, const Options& o, const gv::FontStatus& font) {
+  gv::FrameReportContext ctx;
+  ctx.file = o.synthetic ? "synthetic:" + std::to_string(o.synthetic) : o.files.empty() ? "" : o.files[0];
+  ImGuiIO& io = ImGui::GetIO();
+  ctx.width = static_cast<int>(io.DisplaySize.x);
+  ctx.height = static_cast<int>(io.DisplaySize.y);
+  ctx.frames = ImGui::GetFrameCount();
+  ctx.error = view.load_error();
+  ctx.font = font;
+  const std::string text = gv::frame_report(view, ImGui::GetDrawData(), ctx).dump(2) + "\n";
+  write_atomically(o.frame_json, [&](const std::string& tmp) {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    return static_cast<bool>(f.flush());
+  });
+}
+
 int run_interactive(const Options& o) {
   GLFWwindow* w = create_window(o.width, o.height, /*visible=*/true);
-  init_imgui(w, o);
+  const gv::FontStatus font = init_imgui(w, o, layout_file());
   glfwSetDropCallback(w, on_drop);
   gv::View view;
+  view.register_layout_settings();  // before the first frame, which reads the ini file
   bool options_applied = o.files.empty() && o.synthetic == 0;
   if (!options_applied) open_source(view, o);
   bool was_busy = true;
@@ -421,6 +505,7 @@ int run_interactive(const Options& o) {
     glfwGetFramebufferSize(w, &fb_w, &fb_h);
     render_frame(view, fb_w, fb_h);
     glfwSwapBuffers(w);
+    if (!o.frame_json.empty()) write_frame_json(view, o, font);
     if (!options_applied && (view.document() || view.job())) {
       options_applied = true;
       const std::string error = apply_view_options(view, o);

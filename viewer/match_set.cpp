@@ -76,14 +76,16 @@ MatchSet MatchSet::by_category(const Trace& trace, KernelCategory category) {
   return m;
 }
 
-MatchSet MatchSet::of_kernel_rows(const Trace& trace, std::vector<RowIndex> rows) {
+MatchSet MatchSet::of_rows(const Trace& trace, TableId table, std::vector<RowIndex> rows) {
   MatchSet m;
+  const int s = slot(table);
+  if (s < 0) return m;
   const std::size_t ntracks = trace.tracks().size();
-  const KernelTable& k = trace.kernels();
-  List& l = m.lists_[0];
+  const std::vector<TrackId>& track = *detail::time_columns(trace.tables(), table).track;
+  List& l = m.lists_[s];
   l.begin.assign(ntracks + 1, 0);
   l.rows = std::move(rows);
-  for (RowIndex i : l.rows) ++l.begin[k.track[i] + 1];
+  for (RowIndex i : l.rows) ++l.begin[track[i] + 1];
   for (std::size_t t = 0; t < ntracks; ++t) l.begin[t + 1] += l.begin[t];
   m.total_ = l.rows.size();
   return m;

@@ -33,8 +33,9 @@ class MatchSet {
   static MatchSet by_names(const Trace& trace, const std::vector<std::uint8_t>& name_matches,
                            bool kernels_only = false);
   static MatchSet by_category(const Trace& trace, KernelCategory category);
-  // The kernels of these rows (ascending): an op's kernels, for instance.
-  static MatchSet of_kernel_rows(const Trace& trace, std::vector<RowIndex> rows);
+  // These rows (ascending) of `table` (kernels, API calls or ranges): an
+  // op's kernels, the instances in a bin of a duration histogram.
+  static MatchSet of_rows(const Trace& trace, TableId table, std::vector<RowIndex> rows);
 
   bool empty() const { return total_ == 0; }
   std::uint64_t size() const { return total_; }

@@ -174,7 +174,7 @@ MatchSet op_kernels(const Trace& t, const OpRow& row, bool by_shapes) {
       const RowIndex a = k.api[i];
       if (a == kNoRow || api.op_range_at(a) == kNoRow) rows.push_back(i);
     }
-    return MatchSet::of_kernel_rows(t, std::move(rows));
+    return MatchSet::of_rows(t, TableId::kernels, std::move(rows));
   }
   const StringId name = t.strings().find(row.name);
   if (name == StringTable::kNoString) return {};
@@ -198,7 +198,7 @@ MatchSet op_kernels(const Trace& t, const OpRow& row, bool by_shapes) {
     const RowIndex r = api.op_range_at(a);
     if (r != kNoRow && under[r]) rows.push_back(i);
   }
-  return MatchSet::of_kernel_rows(t, std::move(rows));
+  return MatchSet::of_rows(t, TableId::kernels, std::move(rows));
 }
 
 std::vector<OpRowKernel> op_top_kernels(const Trace& t, const MatchSet& kernels, std::size_t top) {

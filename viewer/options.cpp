@@ -30,13 +30,22 @@ bool parse_size(std::string_view s, int* width, int* height, std::string* error)
 }
 
 bool parse_duration(std::string_view s, TimeNs* out, std::string* error) {
+  // Whole part, then an optional fraction: "1.5ms", as the viewer writes times.
   std::uint64_t v = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p == s.data()) {
-    *error = cat("'", s, "' is not a time (an integer with an optional unit ns, µs (or us), ms or s)");
+  const char* const end = s.data() + s.size();
+  const auto [p, ec] = std::from_chars(s.data(), end, v);
+  const char* q = p;
+  std::string_view fraction;
+  if (ec == std::errc() && q < end && *q == '.') {
+    const char* f = ++q;
+    while (q < end && *q >= '0' && *q <= '9') ++q;
+    fraction = std::string_view(f, static_cast<std::size_t>(q - f));
+  }
+  if (ec != std::errc() || p == s.data() || (q > p && fraction.empty())) {
+    *error = cat("'", s, "' is not a time (a number with an optional unit ns, µs (or us), ms or s)");
     return false;
   }
-  const std::string_view unit = s.substr(static_cast<std::size_t>(p - s.data()));
+  const std::string_view unit = s.substr(static_cast<std::size_t>(q - s.data()));
   std::uint64_t scale = 0;
   if (unit.empty() || unit == "ns")
     scale = 1;
@@ -55,7 +64,17 @@ bool parse_duration(std::string_view s, TimeNs* out, std::string* error) {
     *error = cat("'", s, "' is too large (at most 10^15 ns)");
     return false;
   }
-  *out = static_cast<TimeNs>(v * scale);
+  // The fraction to the nearest ns: its first 9 digits (a unit is at most 10^9 ns) as
+  // billionths of the unit; 10^9 × 10^9 fits 64 bits.
+  std::uint64_t billionths = 0;
+  for (std::size_t i = 0; i < 9; ++i) billionths = billionths * 10 + (i < fraction.size() ? fraction[i] - '0' : 0);
+  const bool round_up = fraction.size() > 9 && fraction[9] >= '5';
+  const std::uint64_t part = (billionths * scale + (round_up ? scale : 0) + 500'000'000) / 1'000'000'000;
+  if (v * scale + part > kMax) {
+    *error = cat("'", s, "' is too large (at most 10^15 ns)");
+    return false;
+  }
+  *out = static_cast<TimeNs>(v * scale + part);
   return true;
 }
 

@@ -29,6 +29,10 @@ std::string_view to_string(Panel p) {
   switch (p) {
     case Panel::timeline:
       return "timeline";
+    case Panel::range:
+      return "range";
+    case Panel::histogram:
+      return "histogram";
     case Panel::hotspots:
       return "hotspots";
     case Panel::ops:
@@ -53,7 +57,7 @@ bool parse_panel(std::string_view s, Panel* out) {
 }
 
 View::View() = default;
-View::~View() = default;
+View::~View() { unregister_layout_settings(); }
 
 // [SECTION] Opening traces -------------------------------------------------------------------
 
@@ -70,15 +74,13 @@ void View::open_with(std::string label, Loader::Source source) {
 }
 
 void View::open_compare(std::string path) {
-  compare_doc_.reset();
-  compare_error_.clear();
+  close_compare();
   compare_loader_.start(std::move(path));
   show(Panel::compare);
 }
 
 void View::open_compare_with(std::string label, Loader::Source source) {
-  compare_doc_.reset();
-  compare_error_.clear();
+  close_compare();
   compare_loader_.start(std::move(label), std::move(source));
   show(Panel::compare);
 }
@@ -116,6 +118,10 @@ void View::adopt(std::shared_ptr<Document> doc) {
   match_cursor_.reset();
   evidence_.clear();
   evidence_label_.clear();
+  evidence_index_ = 0;
+  clear_range();
+  histogram_.reset();
+  histogram_bin_ = -1;
   selected_op_for_ = nullptr;
   selected_op_kernels_.clear();
   op_order_for_ = nullptr;
@@ -144,7 +150,8 @@ void View::poll_loaders() {
 
 bool View::busy() const {
   auto busy = [](const Loader& l) { return l.state() == Loader::State::loading || l.analysing(); };
-  return busy(loader_) || busy(compare_loader_) || job_loader_.state() == JobLoader::State::loading;
+  return busy(loader_) || busy(compare_loader_) || job_loader_.state() == JobLoader::State::loading ||
+         range_worker_.busy();
 }
 
 std::shared_ptr<const Profile> View::panel_profile(const char* panel) {
@@ -178,8 +185,6 @@ ClickTarget View::target(std::string label) {
 void View::show(Panel p) {
   panel_ = p;
   panel_requested_ = true;
-  // The timeline keeps most of the height; the other panels get more room.
-  bottom_fraction_ = p == Panel::timeline ? 0.30f : 0.58f;
   redraw_frames_ = 3;
 }
 
@@ -210,10 +215,11 @@ void View::draw() {
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
+  // Settings saved (no ImGuiWindowFlags_NoSavedSettings): the tables inside
+  // inherit it, and their columns' widths, order and visibility are remembered.
   ImGui::Begin("gpuscope", nullptr,
-               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                   ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
-                   ImGuiWindowFlags_NoScrollWithMouse);
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_MenuBar |
+                   ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollWithMouse);
   ImGui::PopStyleVar();
   handle_global_keys();
   draw_menu_bar();
@@ -240,12 +246,24 @@ void View::draw() {
     ImGui::EndChild();
   } else {
     const float splitter = 6;
-    const float bottom = std::clamp(avail * bottom_fraction_, 60.0f, std::max(60.0f, avail - 120.0f));
+    // Nothing to show below (no selection on the Details tab): only the tabs
+    // and a hint, and the timeline takes the rest.
+    const bool empty = panel_ == Panel::timeline && !selection_.valid();
+    const float collapsed = 2 * ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().WindowPadding.y;
+    // The Details tab keeps the timeline most of the height, the other tabs
+    // get more room; the user's drags of the splitter are remembered for each.
+    float& fraction = panel_ == Panel::timeline ? layout_.details_fraction : layout_.panel_fraction;
+    const float bottom = empty ? std::min(collapsed, avail * 0.5f)
+                               : std::clamp(avail * fraction, 60.0f, std::max(60.0f, avail - 120.0f));
+    stats_.bottom_height = bottom;
     draw_timeline(avail - bottom - splitter);
     ImGui::InvisibleButton("##splitter", ImVec2(ImGui::GetContentRegionAvail().x, splitter));
+    stats_.bottom_splitter = target("bottom splitter");
     if (ImGui::IsItemHovered() || ImGui::IsItemActive()) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
-    if (ImGui::IsItemActive() && avail > 0)
-      bottom_fraction_ = std::clamp(bottom_fraction_ - io.MouseDelta.y / avail, 0.1f, 0.85f);
+    if (ImGui::IsItemActive() && avail > 0 && io.MouseDelta.y != 0) {
+      fraction = std::clamp(bottom / avail - io.MouseDelta.y / avail, 0.05f, 0.85f);
+      layout_changed();
+    }
     draw_bottom_panel(bottom);
   }
   draw_status_bar();
@@ -306,6 +324,10 @@ void View::draw_menu_bar() {
         "  W / S          zoom in / out      A / D   pan left / right\n"
         "  Home           whole trace        F       focus the selection\n"
         "  click          select (a folded block: zoom into it)\n"
+        "  drag on ruler  select a time range (or Shift+drag on the tracks)\n"
+        "  Z              zoom to the range  (its statistics: the Range tab)\n"
+        "  H              duration histogram of the selected kernel's or range's name\n"
+        "  ] / [          next / previous time range of the finding clicked\n"
         "  Esc            clear selection and highlights\n"
         "Search\n"
         "  Ctrl+F         find by name       Enter / Shift+Enter   next / previous\n"
@@ -391,6 +413,11 @@ void View::draw_status_bar() {
       ImGui::TextColored(ImVec4(1, 0.5f, 0.3f, 1), "  ·  analysis failed: %s", doc_->analysis_error().c_str());
       ImGui::SameLine();
     }
+    if (doc_ && !matches_label_.empty()) {  // what is highlighted, and how much of it the view shows
+      ImGui::TextDisabled("  ·  %s: %s highlighted, %s in view", matches_label_.c_str(),
+                          format::count(matches_.size()).c_str(), format::count(stats_.matches_in_view).c_str());
+      ImGui::SameLine();
+    }
     ImGui::TextDisabled("  ·  frame %.1f ms", last_frame_ms_);
   } else {
     ImGui::TextDisabled("no trace open");
@@ -467,9 +494,19 @@ void View::draw_error(const std::string& message) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
   ImGui::TextUnformatted("Could not open the trace:");
   ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x - 40);
-  ImGui::TextUnformatted(message.c_str());
+  // A message naming hundreds of files is cut: one text item of it all
+  // would exceed what an ImGui draw list indexes (64k vertices).
+  constexpr std::size_t kShown = 3000;
+  std::size_t cut = std::min(message.size(), kShown);
+  while (cut < message.size() && cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
+  ImGui::TextUnformatted(message.data(), message.data() + cut);
   ImGui::PopTextWrapPos();
   ImGui::PopStyleColor();
+  if (cut < message.size()) {
+    ImGui::TextDisabled("… and %s more characters (on stderr too).", format::count(message.size() - cut).c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Copy the whole message")) ImGui::SetClipboardText(message.c_str());
+  }
   ImGui::Spacing();
   if (ImGui::Button("Open another trace...")) {
     browser_for_compare_ = false;
@@ -483,20 +520,32 @@ void View::draw_error(const std::string& message) {
 void View::draw_bottom_panel(float height) {
   ImGui::BeginChild("bottom", ImVec2(0, height), false);
   if (ImGui::BeginTabBar("panels")) {
+    // A tab asked for while this frame draws a panel (a histogram opened
+    // from Hotspots) is selected next frame: its tab may be drawn already.
+    const bool requested = panel_requested_;
     struct Tab {
       Panel panel;
       const char* label;
     };
-    const Tab tabs[] = {{Panel::timeline, "Details"},  {Panel::hotspots, "Hotspots"}, {Panel::ops, "Ops"},
-                        {Panel::findings, "Findings"}, {Panel::summary, "Summary"},   {Panel::compare, "Compare"}};
+    const Tab tabs[] = {{Panel::timeline, "Details"},  {Panel::range, "Range"},    {Panel::histogram, "Histogram"},
+                        {Panel::hotspots, "Hotspots"}, {Panel::ops, "Ops"},        {Panel::findings, "Findings"},
+                        {Panel::summary, "Summary"},   {Panel::compare, "Compare"}};
     for (const Tab& tab : tabs) {
       const ImGuiTabItemFlags flags = panel_requested_ && panel_ == tab.panel ? ImGuiTabItemFlags_SetSelected : 0;
-      if (ImGui::BeginTabItem(tab.label, nullptr, flags)) {
+      const bool open = ImGui::BeginTabItem(tab.label, nullptr, flags);
+      stats_.tab_targets.push_back(target(tab.label));
+      if (open) {
         if (!panel_requested_) panel_ = tab.panel;
         ImGui::BeginChild("panel");
         switch (tab.panel) {
           case Panel::timeline:
             draw_details();
+            break;
+          case Panel::range:
+            draw_range_panel();
+            break;
+          case Panel::histogram:
+            draw_histogram();
             break;
           case Panel::hotspots:
             draw_hotspots();
@@ -518,7 +567,7 @@ void View::draw_bottom_panel(float height) {
         ImGui::EndTabItem();
       }
     }
-    panel_requested_ = false;
+    if (requested) panel_requested_ = false;
     ImGui::EndTabBar();
   }
   ImGui::EndChild();
@@ -546,8 +595,15 @@ void View::handle_global_keys() {
     matches_label_.clear();
     match_cursor_.reset();
     evidence_.clear();
+    evidence_label_.clear();
+    clear_range();
   }
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home), false)) zoom_to_all();
+  if (!io.KeyCtrl && ImGui::IsKeyPressed('Z', false)) zoom_to_range();
+  if (!io.KeyCtrl && ImGui::IsKeyPressed('H', false)) histogram_of_selection();
+  constexpr int kLeftBracket = 91, kRightBracket = 93;  // GLFW's key codes, ImGui 1.86's key indexes
+  if (ImGui::IsKeyPressed(kRightBracket)) step_evidence(true);
+  if (ImGui::IsKeyPressed(kLeftBracket)) step_evidence(false);
   if (!io.KeyCtrl && ImGui::IsKeyPressed('F', false)) focus_selection();
   if (io.KeyCtrl && ImGui::IsKeyPressed('F', false)) focus_search_ = true;
 }

@@ -6,6 +6,7 @@
 // over feature files:
 //
 //   view.cpp            frame layout, menus, toolbar, loading/error screens, keys
+//   view_layout.cpp     the layout the user sized, remembered in ImGui's ini file
 //   view_timeline.cpp   tracks, ruler, activity lanes, LOD drawing, zoom/pan, flows
 //   view_details.cpp    the selected event, its launch and NVTX stack; tooltips
 //   view_hotspots.cpp   per-kernel and per-category tables
@@ -13,6 +14,8 @@
 //   view_findings.cpp   the diagnosis list
 //   view_summary.cpp    per-device numbers, steps and small charts
 //   view_search.cpp     find by name, next/previous, highlighted matches
+//   view_range.cpp      a selected time range: its length and statistics
+//   view_histogram.cpp  the duration histogram of one name, stepping through a bin
 //   view_compare.cpp    a second trace side by side
 //   view_job.cpp        a job of many ranks on one clock (data: job_lanes.h)
 //
@@ -30,22 +33,26 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/diff.h"
 #include "trace/damage.h"
+#include "viewer/colors.h"
 #include "viewer/counter_lanes.h"
 #include "viewer/document.h"
 #include "viewer/file_browser.h"
+#include "viewer/histogram.h"
 #include "viewer/job_lanes.h"
 #include "viewer/lod.h"
 #include "viewer/match_set.h"
 #include "viewer/op_table.h"
+#include "viewer/range_stats.h"
 
 #include <imgui.h>
 
 namespace gpuscope::viewer {
 
-enum class Panel : std::uint8_t { timeline, hotspots, ops, findings, summary, compare };
-inline constexpr Panel kPanels[] = {Panel::timeline, Panel::hotspots, Panel::ops,
-                                    Panel::findings, Panel::summary,  Panel::compare};
+enum class Panel : std::uint8_t { timeline, range, histogram, hotspots, ops, findings, summary, compare };
+inline constexpr Panel kPanels[] = {Panel::timeline, Panel::range,    Panel::histogram, Panel::hotspots,
+                                    Panel::ops,      Panel::findings, Panel::summary,   Panel::compare};
 std::string_view to_string(Panel p);
 bool parse_panel(std::string_view s, Panel* out);
 
@@ -59,14 +66,17 @@ struct Selection {
 // What the last frame drew (the headless JSON and the tests read it).
 struct TrackStats {
   std::string group, label;
+  std::string label_shown;  // as written in the label column ("…" where cut)
   TrackId track = 0;
   float y = 0, height = 0;  // screen position of the track's rows this frame
   bool visible = false;     // on screen vertically
   bool collapsed = false;
-  std::uint32_t rows = 0;           // rows drawn
-  std::uint64_t drawn = 0;          // events drawn one by one
-  std::uint64_t merged_blocks = 0;  // folded blocks
-  std::uint64_t merged_events = 0;  // events inside them
+  std::uint32_t rows = 0;                  // rows drawn
+  std::uint64_t drawn = 0;                 // events drawn one by one
+  std::uint64_t merged_blocks = 0;         // folded blocks
+  std::uint64_t merged_events = 0;         // events inside them
+  std::array<std::uint64_t, 3> gpu_ops{};  // kernels, memcpys, memsets drawn or folded (TableId order)
+  bool compared = false;                   // B's, drawn under A's (the Compare view); `track` is B's
 };
 
 // A counter lane as drawn: its series, where, and its peak.
@@ -79,8 +89,12 @@ struct CounterLaneStats {
   std::uint64_t columns = 0;  // pixel columns sampled (0 when off screen)
   double peak = 0;            // over the whole trace: the lane's scale
   TimeNs peak_time = 0;
-  std::string peak_text;     // as written on the lane ("peak 3.00 GiB")
+  std::string peak_text;     // as written beside the label ("peak 3.00 GiB")
   bool peak_marked = false;  // the peak's time is in view and marked
+  // Where the label column's texts went: the label (cut with "…" to leave
+  // room for the peak) and the peak, both left of the lane's data.
+  std::string label_shown;
+  float label_x1 = 0, peak_x0 = 0, peak_x1 = 0;
 };
 
 struct GroupStats {
@@ -146,6 +160,36 @@ struct JobStats {
   std::vector<ClickTarget> part_targets;  // linked parts drawn one by one (label "rank R #i")
 };
 
+// The duration histogram as drawn: its title and numbers as written, each
+// bin (bounds, count, where its bar is), the selected bin and the step text.
+struct HistogramBin {
+  TimeNs lo = 0, hi = 0;
+  std::uint64_t count = 0;
+  float x = 0, y = 0;  // a point on its bar (screen): a click there selects it
+};
+struct HistogramStats {
+  bool shown = false;
+  std::string title, summary;  // "kernel: …", "1,234 instances · min … · median … · p99 … · max … · total …"
+  std::vector<HistogramBin> bins;
+  std::int64_t selected_bin = -1;
+  std::string step;  // "instance 3 of 120"
+  ClickTarget next_target;
+};
+
+// A finding as the Findings tab wrote it, and an answer of "What would help?".
+struct FindingRow {
+  std::string id, title;
+  std::string saving;  // as written: "saves 285.2 ms (simulated)", "saves ~355.6 ms (rule of thumb; simulating...)"
+  TimeNs saving_ns = 0;
+  std::string saving_source;  // "simulated", "rule_of_thumb"
+};
+struct HelpRow {
+  std::string id, question, verdict, because;
+};
+struct PathRow {
+  std::string label, time, share;  // "GPU compute", "12.3 ms", "45.6%"
+};
+
 struct FrameStats {
   TimeNs view_start = 0, view_end = 0;
   float timeline_x0 = 0, timeline_width_px = 0;  // screen x of view_start, and the width of the time axis
@@ -160,8 +204,16 @@ struct FrameStats {
   std::uint64_t lane_columns = 0;          // activity-lane columns sampled
   std::vector<CounterLaneStats> counter_lanes;
   std::vector<std::string> step_sparklines;  // summary: steps drawn with a memory sparkline
-  std::uint64_t match_markers = 0;           // highlighted matches drawn
-  bool flow_arrow = false;                   // launch -> GPU op arrow drawn
+  std::uint64_t match_markers = 0;           // highlighted matches outlined one by one
+  // Highlighted matches closer than 3 px, outlined as one cluster with their
+  // count ("×12" where it fits); the matches in view on the visible tracks' lanes.
+  std::uint64_t match_clusters = 0, match_cluster_events = 0, matches_in_view = 0;
+  std::vector<std::string> match_cluster_labels;
+  // Rows with more matches in view than can be outlined: a tick under each
+  // (cluster of) match, and the row's count written at its end ("×570").
+  std::uint64_t match_ticks = 0;
+  std::vector<std::string> match_count_labels;
+  bool flow_arrow = false;  // launch -> GPU op arrow drawn
   // The critical path (the toolbar's toggle): events of it underlined this
   // frame, and why there is none when the toggle is on ("computing", …).
   std::uint64_t critical_path_events = 0;
@@ -173,7 +225,9 @@ struct FrameStats {
   // kernel names, in the table's current order), category rows, finding
   // titles (finding ids), legend entries (category names).
   std::vector<ClickTarget> hotspot_headers, hotspot_targets, category_targets, finding_targets, legend_targets;
-  std::vector<HotspotRow> hotspot_list;  // the per-kernel rows drawn, in the table's order
+  std::vector<std::pair<std::string, ImU32>> legend;   // every legend entry drawn: name and colour
+  std::vector<HotspotRow> hotspot_list;                // the per-kernel rows drawn, in the table's order
+  std::vector<ClickTarget> hotspot_histogram_targets;  // their "histogram" buttons (label: the full kernel name)
   // The Ops tab: rows after the filter, the column headers (and where they
   // are), each row drawn (cells as written, in column order), the rows'
   // name cells (label: the op name, "name shapes" per shapes), the selected
@@ -194,6 +248,42 @@ struct FrameStats {
   std::string message;       // the error or status shown instead of a trace, if any
   std::string damage;        // the storage-damage banner drawn above the timeline ("INCOMPLETE file: …"), if any
   JobStats job;
+  float ruler_y = 0;                     // screen y of the middle of the time ruler
+  float label_width = 0;                 // of the label column (track names)
+  ClickTarget label_splitter;            // its right edge: drag to resize it
+  ClickTarget bottom_splitter;           // the bar above the bottom panel: drag to resize it
+  float bottom_height = 0;               // of the bottom panel (tabs), as laid out this frame
+  std::vector<ClickTarget> tab_targets;  // the bottom panel's tabs ("Details", "Range", …)
+  // The selected range as drawn: its band on the ruler (screen x, clipped),
+  // the length written there, the Range tab's status ("computing", "done"),
+  // its GPU rows and kernel rows (cells as written), its zoom button.
+  std::pair<float, float> range_band{0, 0};
+  std::string range_length, range_status;
+  std::vector<std::vector<std::string>> range_device_rows, range_kernel_rows;
+  ClickTarget range_zoom_target;
+  HistogramStats histogram;
+  // The Findings tab: the findings in order, how their savings stand, the
+  // answers, the critical path's rows; the selected finding's ranges as
+  // listed, "range 2 of 10", and its previous / next buttons.
+  std::vector<FindingRow> finding_list;
+  std::string savings_status;
+  std::vector<HelpRow> help_rows;
+  std::vector<PathRow> path_rows;
+  std::vector<std::string> evidence_rows;
+  std::string evidence_step;
+  ClickTarget evidence_prev, evidence_next;
+  // The Compare view: B's offset onto A's axis and how it is aligned (as
+  // written above B's tracks), whether B's tracks were drawn under A's; the
+  // Compare tab's table shown ("categories", "kernels", "ops", "findings"),
+  // its column headers (where they are) and rows as drawn (cells in column
+  // order, in the table's order); its tables' tabs and its two toggles.
+  TimeNs compare_offset = 0;
+  std::string compare_align, compare_table;
+  std::string compare_message;  // "analysing...", or why there is nothing to compare
+  bool compare_timeline = false;
+  std::vector<ClickTarget> compare_headers, compare_tabs, compare_toggles;
+  std::vector<std::vector<std::string>> compare_list;
+  ClickTarget details_histogram_target;  // the Details tab's "histogram" button
 };
 
 class View {
@@ -208,6 +298,12 @@ class View {
   void open_with(std::string label, Loader::Source source);  // any Trace producer (synthetic, tests)
   void open_compare(std::string path);
   void open_compare_with(std::string label, Loader::Source source);
+  void set_compare_document(std::shared_ptr<Document> doc);  // an already loaded B (tests, benchmarks)
+  void close_compare();
+  // The Compare view's toggles: B's tracks under A's; B aligned on the first
+  // step (else on its start).
+  void set_compare_timeline(bool on) { show_compare_timeline_ = on; }
+  void set_compare_align_by_step(bool on) { compare_align_by_step_ = on; }
   void set_document(std::shared_ptr<Document> doc);  // an already loaded trace (tests)
   // A job of many ranks (docs/viewer.md, "Jobs"): the files read on a worker,
   // then shown as one timeline on the job clock.
@@ -224,6 +320,19 @@ class View {
   // Zooms so the selected instance sits in the middle fifth of the view.
   void focus_instance();
   void on_files_dropped(const std::vector<std::string>& paths);
+
+  // [SECTION] Layout (remembered between runs in ImGui's ini file)
+  // What the user sized: the label column and the bottom panel's share of
+  // the height, on the Details tab and on the others.
+  struct Layout {
+    float label_width = 200;
+    float details_fraction = 0.30f, panel_fraction = 0.58f;
+  };
+  const Layout& layout() const { return layout_; }
+  void set_layout(const Layout& l);
+  // Adds the layout to the ini file ImGui reads and writes ([GpuscopeView][Layout]):
+  // call once after ImGui::CreateContext, before the first frame.
+  void register_layout_settings();
 
   // [SECTION] Frames
   // Builds the whole UI (call between ImGui::NewFrame and ImGui::Render).
@@ -254,10 +363,35 @@ class View {
   bool show_critical_path() const { return show_critical_path_; }
   void set_search(std::string_view text, bool regex);
   // The Ops tab: per name × shapes (true) or per name; selecting an op (the
-  // first row of that name) highlights its kernels and selects the first. False if none.
+  // first row of that name) highlights its kernels and selects the first in
+  // view (else the first of all) without moving the view. False if none.
   void set_ops_by_shapes(bool on) { op_by_shapes_ = on; }
   bool ops_by_shapes() const { return op_by_shapes_; }
   bool select_op(std::string_view name);
+  // A selected time range (docs/viewer.md, "Range selection"): its statistics
+  // are computed on a worker (range_stats() is null until they are ready).
+  void select_range(TimeNs start, TimeNs end);
+  void clear_range();
+  void zoom_to_range();
+  std::optional<TimeRange> range() const { return range_; }
+  std::shared_ptr<const WindowStats> range_stats() const;
+  // The duration histogram of every instance of a name: kernels (table
+  // kernels) or ops and NVTX ranges (table ranges); false if none.
+  // show_histogram_of() takes a kernel's name, else a range's. A bin
+  // selected highlights its instances and selects the first; selecting it
+  // again steps to the next.
+  bool show_histogram(TableId table, StringId name);
+  bool show_histogram_of(std::string_view name);
+  void select_histogram_bin(std::size_t bin);
+  const DurationHistogram* histogram() const { return histogram_ ? &*histogram_ : nullptr; }
+  // A finding's evidence, one time range at a time (a click on the finding):
+  // its kernels highlighted, its first range zoomed to; step_evidence()
+  // goes to the next (or previous) range, wrapping. False: no such finding.
+  bool select_finding(std::string_view id);
+  void step_evidence(bool forward);
+  const std::string& selected_finding() const { return evidence_label_; }
+  std::size_t evidence_index() const { return evidence_index_; }
+  const std::vector<TimeRange>& evidence() const { return evidence_; }
   const MatchSet& matches() const { return matches_; }
   const std::string& matches_label() const { return matches_label_; }
   double last_frame_ms() const { return last_frame_ms_; }
@@ -272,6 +406,17 @@ class View {
   std::string load_error() const;
 
  private:
+  // What the timeline keeps per drawn document. The compare pass draws B's
+  // tracks with these swapped in (draw_compare_groups); A's are the members.
+  struct TimelineState {
+    std::shared_ptr<Document> doc;
+    std::unordered_map<StringId, std::string> short_names;
+    std::vector<std::uint8_t> group_collapsed, track_collapsed;
+    std::vector<float> track_y;
+    std::unordered_map<std::uint32_t, std::vector<CounterLane>> counter_lanes;
+    const Document* counter_lanes_for = nullptr;
+  };
+
   // view.cpp
   void poll_loaders();
   void adopt(std::shared_ptr<Document> doc);
@@ -283,16 +428,17 @@ class View {
   void draw_error(const std::string& message);
   void draw_damage_banner();
   void draw_bottom_panel(float height);
+  void layout_changed();  // view_layout.cpp: the ini file is written again
+  void unregister_layout_settings();
   void handle_global_keys();
-  std::string_view short_label(StringId name);   // cached format::short_kernel_name()
-  static ClickTarget target(std::string label);  // centre of the last item, for stats_
+  std::string_view short_label(StringId name);      // cached format::short_kernel_name()
+  static ClickTarget target(std::string label);     // centre of the last item, for stats_
+  static std::string_view verdict_text(Verdict v);  // an answer as the Findings tab writes it ("YES", "n/a")
   // view_timeline.cpp
   struct FoldedBlock {
     TimeNs start, end;
-    std::uint32_t count;
-    TableId table;
-    const LaneSegment* segment;
-    RowIndex first, last;  // positions in the segment
+    const TrackRow* row;
+    MultiLodItem item;  // positions in each of the row's segments
   };
   struct RowSpan {  // where a row is drawn this frame
     float left, right, y;
@@ -301,12 +447,32 @@ class View {
     float char_px;   // width of an "m": how many characters of an event's name fit
   };
   void draw_timeline(float height);
+  void label_splitter(float x0, float top, float bottom);
   void draw_evidence_bands(ImDrawList* dl, float x0, float width, float top, float bottom);
-  float draw_groups(ImDrawList* dl, float left, float x0, float width, float y, float top, float bottom);
+  enum class GroupFilter : std::uint8_t { all, gpus, hosts };  // hosts: CPU processes and the counters of none
+  float draw_groups(ImDrawList* dl, float left, float x0, float width, float y, float top, float bottom,
+                    GroupFilter which);
   void timeline_hover_and_click(float x0);
   void timeline_input(float x0, float width, float top, float bottom);
   void draw_ruler(ImDrawList* dl, float x0, float y0, float width);
   void draw_legend();
+  bool legend_entry(std::string_view name, ImU32 color, bool marker, bool& first);  // true: clicked
+  const std::vector<NamedColor>& legend_kinds();
+  // view_range.cpp
+  static constexpr float kRulerHeight = 22;
+  TimeNs time_at(float x, float x0, float width) const;
+  void ruler_input(float x0, float y0, float width);
+  bool range_drag_on_tracks(bool over, float x0, float width);  // true: the mouse is selecting a range
+  void draw_range_on_ruler(ImDrawList* dl, float x0, float y0, float width);
+  void draw_range_overlay(ImDrawList* dl, float x0, float width, float top, float bottom);
+  void draw_range_panel();
+  void draw_range_devices(const WindowStats& ws);
+  void draw_range_streams(const WindowStats& ws);
+  // view_histogram.cpp
+  void draw_histogram();
+  void draw_histogram_bars(const DurationHistogram& h, float height);
+  void draw_histogram_steps(const DurationHistogram& h);
+  void histogram_of_selection();  // of the selected kernel's or range's name (H)
   float draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x0, float y, float width);
   // view_counters.cpp
   const std::vector<CounterLane>& lanes_of(std::uint32_t device);
@@ -318,13 +484,18 @@ class View {
   void draw_step_sparkline(const Step& s, float width, float height);
   void draw_track(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width, TrackStats& ts);
   void draw_row(ImDrawList* dl, const TrackRow& row, float x0, float y, float width, TrackStats& ts);
-  void draw_folded(ImDrawList* dl, const LaneSegment& seg, const LodItem& it, float xa, float xb, const RowSpan& span,
+  void draw_folded(ImDrawList* dl, const TrackRow& row, const MultiLodItem& it, float xa, float xb, const RowSpan& span,
                    TrackStats& ts);
+  void draw_kernel_bands(ImDrawList* dl, const CategoryTimes& mix, RowIndex first_row, float xa, float xb, float top,
+                         float bottom, float visible_w);
   void draw_single(ImDrawList* dl, const LaneSegment& seg, RowIndex r, float xa, float xb, const RowSpan& span,
                    TrackStats& ts);
   void folded_tooltip(const FoldedBlock& b);
   CategoryTimes folded_kernel_time(const LaneSegment& seg, RowIndex first, RowIndex last) const;
   void draw_matches(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width);
+  void draw_match_cluster(ImDrawList* dl, TimeNs start, TimeNs end, std::uint64_t count, float ry, float x0,
+                          float width, bool ticks);
+  void draw_match_count(ImDrawList* dl, std::uint64_t count, float ry, float x0, float width);
   void draw_flow(ImDrawList* dl, float x0, float width);
   void draw_critical_path(ImDrawList* dl, float x0, float width);
   bool row_position(TableId table, RowIndex row, float* y) const;  // screen y of the row holding an event
@@ -375,10 +546,18 @@ class View {
   void draw_op_table(const Profile& profile);
   void draw_selected_op(const Profile& profile);
   void sort_ops(const Profile& profile, ImGuiTableSortSpecs* specs);
-  void highlight_op(const Profile& profile, std::uint32_t index);  // index into the mode's rows
+  // index into the mode's rows; move_view: centre the first kernel (a click), else keep the view (select_op)
+  void highlight_op(const Profile& profile, std::uint32_t index, bool move_view = true);
   bool op_selected(const Profile& profile, std::uint32_t index) const;
   // view_findings.cpp
   void draw_findings();
+  void show_evidence(std::size_t i);
+  std::string saving_text(const Profile& p, const Finding& f) const;
+  void draw_savings_status(const Profile& p);
+  void draw_finding(const Profile& p, std::size_t i);
+  void draw_evidence_list(const Profile& p, const Finding& f);
+  void draw_helps(const Profile& p);
+  void draw_path_breakdown(const Profile& p);
   // view_summary.cpp
   void draw_summary();
   void draw_summary_devices(const Profile& p);
@@ -391,6 +570,12 @@ class View {
   void step_match(bool forward);
   // view_compare.cpp
   void draw_compare();
+  void swap_timeline_state(TimelineState& other);
+  void update_compare_alignment();
+  TimeRange pan_range() const;  // where the view may go: A's content, and B's on A's axis
+  float draw_compare_groups(ImDrawList* dl, float left, float x0, float width, float y, float top, float bottom,
+                            GroupFilter which);
+  void draw_compare_diff(const std::shared_ptr<const Profile>& a, const std::shared_ptr<const Profile>& b);
   void draw_compare_totals(const Profile& a, const Profile& b);  // step time and utilization, A and B
   void draw_compare_categories(const Profile& a, const Profile& b);
 
@@ -401,17 +586,29 @@ class View {
   std::shared_ptr<Document> doc_, compare_doc_;
   std::string compare_error_;
   std::unordered_map<StringId, std::string> short_names_;
-  DeviceCoverage coverage_;      // GPUs of the open trace declared and with data
-  std::string damage_headline_;  // what storage lost of the open file; empty when intact
+  TimelineState compare_state_;  // B's, while it is not being drawn
+  bool compare_pass_ = false;    // drawing B: no hover, selection or highlights (they are A's)
+  bool show_compare_timeline_ = true;
+  bool compare_align_by_step_ = true;
+  TimeNs compare_offset_ = 0;       // added to B's times to put them on A's axis
+  std::string compare_align_text_;  // how B is aligned, as written above its tracks
+  std::shared_ptr<const Profile> compare_diff_for_a_, compare_diff_for_b_;  // the diff below is of these two
+  std::optional<ProfileDiff> compare_diff_;
+  static constexpr std::size_t kCompareRows = 50;            // kernels and ops listed (gpuscope diff --top)
+  std::array<std::vector<std::uint32_t>, 4> compare_order_;  // sorted views of its kernels, ops, findings, answers
+  DeviceCoverage coverage_;                                  // GPUs of the open trace declared and with data
+  std::string damage_headline_;                              // what storage lost of the open file; empty when intact
   FileBrowser browser_;
   bool browser_for_compare_ = false;
 
   // Layout
   Panel panel_ = Panel::timeline;
   bool panel_requested_ = false;  // select panel_'s tab in the next frame
-  float bottom_fraction_ = 0.30f;
+  Layout layout_;
 
   // Timeline
+  static constexpr float kMinLabelWidth = 80;
+  bool label_splitter_hot_ = false;  // the mouse is on the label column's edge (or dragging it): not a label click
   TimeNs view_start_ = 0;
   double view_span_ = 1;  // ns across the timeline width (double: zoom is continuous)
   float scroll_y_ = 0;
@@ -429,6 +626,24 @@ class View {
   bool click_pending_ = false;              // left button went down on the tracks area
   float click_x_ = 0, click_y_ = 0;
 
+  // Legend: the other kinds the open trace draws (computed once per document)
+  std::vector<NamedColor> legend_kinds_;
+  const Document* legend_for_ = nullptr;
+
+  // Range selection
+  std::optional<TimeRange> range_;
+  TimeNs range_anchor_ = 0;         // where the drag started
+  bool range_dragging_ = false;     // a drag is selecting a range
+  bool tracks_range_drag_ = false;  // … with Shift on the tracks
+  RangeStatsWorker range_worker_;
+  std::array<std::vector<std::uint32_t>, 3> range_order_;  // sorted views of its kernels, categories, ops
+  std::vector<std::string> range_kernel_names_;            // its kernels as shown (short, numbered)
+  std::shared_ptr<const WindowStats> range_names_for_;     // the statistics those names are of
+
+  // Duration histogram
+  std::optional<DurationHistogram> histogram_;
+  std::int64_t histogram_bin_ = -1;
+
   // Selection, highlights, search
   Selection selection_;
   MatchSet matches_;
@@ -438,8 +653,9 @@ class View {
   bool search_regex_ = false;
   bool focus_search_ = false;  // Ctrl+F: put the keyboard in the search box next frame
   std::string search_error_;
-  std::vector<TimeRange> evidence_;  // of the finding clicked last
-  std::string evidence_label_;
+  std::vector<TimeRange> evidence_;           // of the finding clicked last
+  std::string evidence_label_;                // its id
+  std::size_t evidence_index_ = 0;            // the range shown
   std::vector<std::uint32_t> hotspot_order_;  // sorted view of Profile::hotspots
   std::vector<std::string> hotspot_names_;    // short names of Profile::hotspots, numbered where they collide
   const Profile* hotspot_order_for_ = nullptr;

@@ -12,6 +12,7 @@
 
 #include "analysis/format.h"
 #include "viewer/colors.h"
+#include "viewer/elide.h"
 #include "viewer/view.h"
 
 namespace gpuscope::viewer {
@@ -21,13 +22,6 @@ namespace {
 constexpr float kCounterLaneH = 24;
 constexpr ImU32 kLaneBackground = IM_COL32(30, 33, 40, 255);
 constexpr ImU32 kPeakColor = IM_COL32(240, 90, 80, 255);
-
-ImU32 lane_color(const CounterSeries& s) {
-  if (s.name == series_name::kMemoryReserved) return IM_COL32(90, 130, 110, 255);
-  if (s.name.starts_with("memory.")) return IM_COL32(80, 190, 150, 255);
-  if (s.unit == "W") return IM_COL32(220, 160, 60, 255);
-  return IM_COL32(170, 140, 210, 255);
-}
 
 }  // namespace
 
@@ -78,13 +72,26 @@ void View::draw_counter_lane(ImDrawList* dl, const CounterLane& lane, float labe
 
   const float bottom = y + kCounterLaneH - 2, lane_h = kCounterLaneH - 5;
   dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + width, bottom), kLaneBackground);
-  dl->AddText(ImVec2(label_x, y + 4), IM_COL32(170, 170, 170, 255), ("  " + ls.label).c_str());
+  // The label column: the label, cut with "…" where needed, and the peak
+  // right-aligned against the data — never over it.
+  const float column_end = x0 - 8;
+  const float peak_w = ImGui::CalcTextSize(ls.peak_text.c_str()).x;
+  ls.peak_x1 = column_end;
+  ls.peak_x0 = std::max(label_x, column_end - peak_w);
+  const bool peak_fits = ls.peak_x0 + peak_w <= column_end + 0.5f;
+  ls.label_shown = elide("  " + ls.label, std::max(0.0f, (peak_fits ? ls.peak_x0 - 6 : column_end) - label_x));
+  ls.label_x1 = label_x + ImGui::CalcTextSize(ls.label_shown.c_str()).x;
+  dl->AddText(ImVec2(label_x, y + 4), IM_COL32(170, 170, 170, 255), ls.label_shown.c_str());
+  if (peak_fits)
+    dl->AddText(ImVec2(ls.peak_x0, y + 4), IM_COL32(220, 220, 220, 255), ls.peak_text.c_str());
+  else
+    ls.peak_x0 = ls.peak_x1 = 0;  // no room: in the tooltip only
   const double lo = lane.floor, range = std::max(lane.peak.value - lane.floor, 1e-300);
   auto height_of = [&](const CounterColumn& c) {
     return c.has ? static_cast<int>(std::lround(std::clamp((c.max - lo) / range, 0.0, 1.0) * lane_h)) : 0;
   };
   // Runs of equal height become one rectangle, as in the activity lanes.
-  const ImU32 color = lane_color(s);
+  const ImU32 color = counter_color(s);
   for (std::size_t c = 0; c < columns;) {
     const int hc = height_of(counter_buf_[c]);
     std::size_t e = c + 1;
@@ -103,10 +110,11 @@ void View::draw_counter_lane(ImDrawList* dl, const CounterLane& lane, float labe
     dl->AddLine(ImVec2(xp, y), ImVec2(xp, bottom), kPeakColor);
     ls.peak_marked = true;
   }
-  const ImVec2 text = ImGui::CalcTextSize(ls.peak_text.c_str());
-  dl->AddText(ImVec2(x0 + width - text.x - 4, y + 3), IM_COL32(220, 220, 220, 255), ls.peak_text.c_str());
 
   const ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsWindowHovered() && io.MousePos.x >= label_x && io.MousePos.x < x0 - 8 && io.MousePos.y >= y &&
+      io.MousePos.y < bottom && !dragging_)
+    ImGui::SetTooltip("%s (%s)\n%s", ls.label.c_str(), s.name.c_str(), ls.peak_text.c_str());
   if (ImGui::IsWindowHovered() && io.MousePos.x >= x0 && io.MousePos.x < x0 + width && io.MousePos.y >= y &&
       io.MousePos.y < bottom && !dragging_) {
     const auto at = view_start_ + static_cast<TimeNs>(static_cast<double>(io.MousePos.x - x0) / ppn);

@@ -126,6 +126,10 @@ void View::draw_details() {
   const TableId table = selection_.table;
   const RowIndex r = selection_.row;
   draw_details_name(table, r);
+  if (table == TableId::kernels || table == TableId::ranges) {
+    if (ImGui::SmallButton("Histogram of this name's durations (H)")) histogram_of_selection();
+    stats_.details_histogram_target = target("histogram");
+  }
   // Left half: the event's fields; right half: its launch and NVTX stack.
   ImGui::BeginGroup();
   if (ImGui::BeginTable("event", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg,
@@ -199,16 +203,30 @@ void View::draw_details_path(TableId table, RowIndex r) {
     detail_row("critical path", "not in the dependency graph (a nested call)");
     return;
   }
+  // Slack is measured to the end of the trace: an event that decides a
+  // step's length has none within its step, yet may have some to the end
+  // when nothing after the step waits for it. Said as such, never "yes"
+  // beside a bare slack.
   const std::int32_t step = path->path_of(table, r);
-  std::string on;
-  if (step == PathOverlay::kOffPath)
-    on = "no";
-  else if (step < 0)
-    on = "yes (the whole trace's)";
-  else
-    on = "yes, of step " + std::to_string(path->step_index[static_cast<std::size_t>(step)]);
-  detail_row("critical path", on);
-  detail_row("slack", format::duration(slack) + " (how much later it could start with the trace ending no later)");
+  if (step == PathOverlay::kOffPath) {
+    detail_row("critical path", "no");
+    detail_row("slack", format::duration(slack) + " (how much later it could start with the trace ending no later)");
+    return;
+  }
+  if (step < 0) {
+    detail_row("critical path", "yes: it decides the trace's length");
+    detail_row("slack", "0");
+    return;
+  }
+  const std::string n = std::to_string(path->step_index[static_cast<std::size_t>(step)]);
+  if (slack == 0) {
+    detail_row("critical path", cat("yes: it decides step ", n, "'s length, and the trace's end"));
+    detail_row("slack", "0");
+    return;
+  }
+  detail_row("critical path", cat("yes: it decides step ", n, "'s length (no slack within the step)"));
+  detail_row("slack to the trace's end", cat(format::duration(slack), " (nothing after step ", n,
+                                             " waits for it: it could start that much later)"));
 }
 
 void View::draw_details_of_kind(TableId table, RowIndex r) {

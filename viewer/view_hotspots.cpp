@@ -12,10 +12,16 @@
 #include "analysis/format.h"
 #include "trace/time_columns.h"
 #include "viewer/colors.h"
+#include "viewer/elide.h"
 #include "viewer/time_format.h"
 #include "viewer/view.h"
 
 namespace gpuscope::viewer {
+
+namespace {
+// The per-kernel table's columns (ImGui's column user ids: sorting survives moving them).
+enum class HotspotColumn : ImGuiID { kernel, durations, category, total, share, count, mean, median, max };
+}  // namespace
 
 // [SECTION] Highlighting ---------------------------------------------------------------------
 
@@ -92,16 +98,16 @@ void View::sort_hotspots(const Profile& profile, ImGuiTableSortSpecs* specs) {
   if (specs && specs->SpecsCount > 0) {
     const ImGuiTableColumnSortSpecs& sp = specs->Specs[0];
     auto key = [&](const Hotspot& h) -> double {
-      switch (sp.ColumnIndex) {
-        case 3:
+      switch (static_cast<HotspotColumn>(sp.ColumnUserID)) {
+        case HotspotColumn::share:
           return h.share;
-        case 4:
+        case HotspotColumn::count:
           return static_cast<double>(h.stats.count);
-        case 5:
+        case HotspotColumn::mean:
           return static_cast<double>(h.stats.mean);
-        case 6:
+        case HotspotColumn::median:
           return static_cast<double>(h.stats.median);
-        case 7:
+        case HotspotColumn::max:
           return static_cast<double>(h.stats.max);
         default:
           return static_cast<double>(h.stats.total);
@@ -119,22 +125,31 @@ void View::sort_hotspots(const Profile& profile, ImGuiTableSortSpecs* specs) {
 void View::draw_kernel_table(const Profile& profile) {
   ImGui::Text("Per kernel (%s)  —  click: highlight on the timeline, click again: next instance",
               format::count(profile.hotspots.size()).c_str());
+  // Columns can be hidden (right-click a header), moved and resized; a
+  // narrow window scrolls them sideways, the kernel's name staying put.
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_Resizable | ImGuiTableFlags_Hideable |
+                                ImGuiTableFlags_Reorderable | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("hotspots", 8, flags)) return;
-  ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort);
-  ImGui::TableSetupColumn("category", ImGuiTableColumnFlags_NoSort);
-  ImGui::TableSetupColumn("total", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending);
-  ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_PreferSortDescending);
-  ImGui::TableSetupColumn("count", ImGuiTableColumnFlags_PreferSortDescending);
-  ImGui::TableSetupColumn("mean", ImGuiTableColumnFlags_PreferSortDescending);
-  ImGui::TableSetupColumn("median", ImGuiTableColumnFlags_PreferSortDescending);
-  ImGui::TableSetupColumn("max", ImGuiTableColumnFlags_PreferSortDescending);
+  if (!ImGui::BeginTable("hotspots", 9, flags)) return;
+  ImGui::TableSetupScrollFreeze(1, 1);
+  auto column = [](const char* name, ImGuiTableColumnFlags f, HotspotColumn id, float width = 0) {
+    ImGui::TableSetupColumn(name, f, width, static_cast<ImGuiID>(id));
+  };
+  const ImGuiTableColumnFlags desc = ImGuiTableColumnFlags_PreferSortDescending;
+  column("kernel", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_NoSort | ImGuiTableColumnFlags_NoHide,
+         HotspotColumn::kernel, 340);  // names longer than that end in "…" (hover: the full name)
+  column("durations", ImGuiTableColumnFlags_NoSort, HotspotColumn::durations);
+  column("category", ImGuiTableColumnFlags_NoSort, HotspotColumn::category);
+  column("total", ImGuiTableColumnFlags_DefaultSort | desc, HotspotColumn::total);
+  column("share", desc, HotspotColumn::share);
+  column("count", desc, HotspotColumn::count);
+  column("mean", desc, HotspotColumn::mean);
+  column("median", desc, HotspotColumn::median);
+  column("max", desc, HotspotColumn::max);
   // TableHeadersRow by hand, to note where each header is (the tests click them).
   ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 9; ++c) {
     if (!ImGui::TableSetColumnIndex(c)) continue;
     const char* name = ImGui::TableGetColumnName(c);
     ImGui::PushID(c);
@@ -155,17 +170,29 @@ void View::draw_kernel_table(const Profile& profile) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::PushID(i);
-      if (ImGui::Selectable(label.c_str(), highlighted_kernel_ == h.name, ImGuiSelectableFlags_SpanAllColumns))
+      const float name_w = std::max(80.0f, ImGui::GetContentRegionAvail().x);
+      const std::string shown = elide(label, name_w);
+      // The row is one click target, but for its "histogram" button (drawn over it).
+      if (ImGui::Selectable(shown.c_str(), highlighted_kernel_ == h.name,
+                            ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
         highlight_kernel(h.name);
+      ImGui::SetItemAllowOverlap();
       stats_.hotspot_targets.push_back(target(h.name));
       stats_.hotspot_list.push_back({label, h.name, std::string(to_string(h.category)), format::duration(h.stats.total),
                                      format::percent1(h.share), format::count(h.stats.count)});
-      if (ImGui::IsItemHovered() && label != h.name) {
+      if (ImGui::IsItemHovered() && shown != h.name) {
         ImGui::BeginTooltip();
         ImGui::PushTextWrapPos(600);
         ImGui::TextUnformatted(h.name.c_str());
         ImGui::PopTextWrapPos();
         ImGui::EndTooltip();
+      }
+      if (ImGui::TableNextColumn()) {
+        if (ImGui::SmallButton("histogram")) {
+          const StringId id = doc_->trace().strings().find(h.name);
+          if (id != StringTable::kNoString) show_histogram(TableId::kernels, id);
+        }
+        if (ImGui::IsItemVisible()) stats_.hotspot_histogram_targets.push_back(target(h.name));
       }
       ImGui::PopID();
       ImGui::TableNextColumn();

@@ -28,7 +28,6 @@
 namespace gpuscope::viewer {
 
 namespace {
-constexpr float kLabelWidth = 200;  // as the trace timeline (view_timeline.cpp): the ruler is shared
 constexpr float kRulerH = 22;
 constexpr float kHeaderH = 20;
 constexpr float kUtilH = 18;
@@ -293,8 +292,8 @@ void View::draw_job_timeline(float height) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float total_w = ImGui::GetContentRegionAvail().x;
   const float scrollbar = ImGui::GetStyle().ScrollbarSize;
-  const float x0 = origin.x + kLabelWidth;
-  const float width = std::max(10.0f, total_w - kLabelWidth - scrollbar);
+  const float x0 = origin.x + layout_.label_width;
+  const float width = std::max(10.0f, total_w - layout_.label_width - scrollbar);
   timeline_width_ = width;
   stats_.timeline_x0 = x0;
   stats_.timeline_width_px = width;

@@ -14,6 +14,7 @@
 
 #include "analysis/format.h"
 #include "viewer/colors.h"
+#include "viewer/elide.h"
 #include "viewer/op_table.h"
 #include "viewer/text.h"
 #include "viewer/view.h"
@@ -48,7 +49,7 @@ constexpr OpColumn kByShapes[] = {OpColumn::name,
 
 // [SECTION] Highlighting ---------------------------------------------------------------------
 
-void View::highlight_op(const Profile& profile, std::uint32_t index) {
+void View::highlight_op(const Profile& profile, std::uint32_t index, bool move_view) {
   if (!doc_) return;
   const std::vector<OpRow>& rows = op_by_shapes_ ? profile.ops : profile.op_names;
   if (index >= rows.size()) return;
@@ -78,7 +79,17 @@ void View::highlight_op(const Profile& profile, std::uint32_t index) {
                                                          : format::short_kernel_name(name, format::kTableNameWidth));
   }
   match_cursor_.reset();
-  step_match(true);
+  if (move_view) {
+    step_match(true);
+    return;
+  }
+  // Programmatic (--select-op): the first kernel in view is selected, else the first of all; the view stays.
+  const Trace& trace = doc_->trace();
+  std::optional<MatchRef> m = matches_.first_from(trace, view_start());
+  if (!m || trace.kernels().start[m->row] > view_end()) m = matches_.next(trace, std::nullopt);
+  if (!m) return;
+  match_cursor_ = m;
+  select(Selection{m->table, m->row});
 }
 
 bool View::op_selected(const Profile& profile, std::uint32_t index) const {
@@ -91,7 +102,7 @@ bool View::select_op(std::string_view name) {
   const std::vector<OpRow>& rows = op_by_shapes_ ? profile->ops : profile->op_names;
   for (std::uint32_t i = 0; i < rows.size(); ++i)
     if (rows[i].name == name) {
-      highlight_op(*profile, i);
+      highlight_op(*profile, i, /*move_view=*/false);
       return true;
     }
   return false;
@@ -161,8 +172,11 @@ void View::draw_op_table(const Profile& profile) {
 
   const std::span<const OpColumn> cols =
       op_by_shapes_ ? std::span<const OpColumn>(kByShapes) : std::span<const OpColumn>(kByName);
+  // Columns can be hidden (right-click a header), moved and resized; they
+  // scroll sideways past the window's edge, the op's name staying put.
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_Resizable | ImGuiTableFlags_Hideable |
+                                ImGuiTableFlags_Reorderable | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_SizingFixedFit;
   const int ncols = static_cast<int>(cols.size());
   if (!ImGui::BeginTable(op_by_shapes_ ? "ops_by_shapes" : "ops_by_name", ncols, flags)) return;
@@ -171,7 +185,7 @@ void View::draw_op_table(const Profile& profile) {
     ImGuiTableColumnFlags cf = ImGuiTableColumnFlags_PreferSortDescending;
     if (c == OpColumn::gpu_total) cf |= ImGuiTableColumnFlags_DefaultSort;
     if (op_column_is_text(c)) cf = ImGuiTableColumnFlags_PreferSortAscending;
-    if (c == OpColumn::name) cf |= ImGuiTableColumnFlags_WidthFixed;
+    if (c == OpColumn::name) cf |= ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_NoHide;
     ImGui::TableSetupColumn(op_column_label(c), cf, c == OpColumn::name ? 260.0f : 0.0f, static_cast<ImGuiID>(c));
   }
   // Headers by hand, to note where each is (the tests click them).
@@ -200,7 +214,8 @@ void View::draw_op_table(const Profile& profile) {
         ImGui::TableSetColumnIndex(static_cast<int>(c));
         std::string cell = op_cell(r, cols[c]);
         if (cols[c] == OpColumn::name) {
-          if (ImGui::Selectable(cell.c_str(), op_selected(profile, index), ImGuiSelectableFlags_SpanAllColumns))
+          const std::string shown = elide(cell, std::max(40.0f, ImGui::GetContentRegionAvail().x));
+          if (ImGui::Selectable(shown.c_str(), op_selected(profile, index), ImGuiSelectableFlags_SpanAllColumns))
             highlight_op(profile, index);
           stats_.op_targets.push_back(target(op_by_shapes_ ? cat(r.name, " ", r.shapes) : r.name));
           if (ImGui::IsItemHovered())
@@ -247,6 +262,9 @@ void View::draw_selected_op(const Profile& profile) {
                         sel->dims.empty() ? "" : cat(", ", sel->dims).c_str());
   ImGui::PopTextWrapPos();
   const Trace& trace = doc_->trace();
+  if (const StringId id = trace.strings().find(sel->name); id != StringTable::kNoString) {
+    if (ImGui::SmallButton("Histogram of its calls' durations")) show_histogram(TableId::ranges, id);
+  }
   ImGui::Text("%s kernels", format::count(selected_op_kernel_count_).c_str());
   if (matches_label_.starts_with("op: ") && !matches_.empty() && match_cursor_)
     ImGui::TextDisabled("kernel %s of %s: click the op again for the next",

@@ -16,12 +16,15 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include "analysis/format.h"
 #include "trace/time_columns.h"
 #include "viewer/colors.h"
+#include "viewer/elide.h"
 #include "viewer/lod.h"
 #include "viewer/text.h"
 #include "viewer/time_format.h"
@@ -32,15 +35,14 @@ namespace gpuscope::viewer {
 // [SECTION] Geometry -------------------------------------------------------------------------
 
 namespace {
-constexpr float kLabelWidth = 200;  // track names on the left
 constexpr float kRowH = 17;
 constexpr float kRowGap = 1;
 constexpr float kGroupH = 20;
 constexpr float kLaneH = 22;
-constexpr float kRulerH = 22;
 constexpr float kMinVisiblePx = 3;  // events narrower than this fold into blocks
 constexpr double kMinSpanNs = 50;
-constexpr int kReserveVertices = 1 << 17;  // 128k: a dense 1920-px frame of the timeline
+constexpr int kReserveVertices = 1 << 17;         // 128k: a dense 1920-px frame of the timeline
+constexpr std::uint64_t kMaxOutlinesPerRow = 64;  // more matches in view on a row: ticks and their count
 
 bool is_gpu_op(TableId t) { return t == TableId::kernels || t == TableId::memcpys || t == TableId::memsets; }
 
@@ -92,7 +94,7 @@ void View::center_on(TimeNs start, TimeNs end) {
 
 void View::timeline_input(float x0, float width, float top, float bottom) {
   const ImGuiIO& io = ImGui::GetIO();
-  const TimeRange content = content_range();
+  const TimeRange content = pan_range();
   const double max_span = std::max(1000.0, 1.5 * static_cast<double>(content.end - content.start));
   auto zoom_at = [&](double factor, float mouse_x) {
     const double frac = std::clamp((static_cast<double>(mouse_x) - x0) / width, 0.0, 1.0);
@@ -113,9 +115,12 @@ void View::timeline_input(float x0, float width, float top, float bottom) {
       zoom_at(std::pow(step, static_cast<double>(io.MouseWheel)), m.x);
     }
   }
-  // Drag with either button pans in time and scrolls vertically; a press
-  // that does not move is a click (handled after the tracks are drawn).
+  // Shift+drag selects a time range; otherwise a drag with either button
+  // pans in time and scrolls vertically, and a press that does not move is a
+  // click (handled after the tracks are drawn).
+  const bool selecting = range_drag_on_tracks(over, x0, width);
   for (int button : {0, 1}) {
+    if (selecting) break;
     if (over && ImGui::IsMouseClicked(button)) {
       click_pending_ = button == 0;
       click_x_ = m.x;
@@ -161,18 +166,25 @@ void View::draw_timeline(float height) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float total_w = ImGui::GetContentRegionAvail().x;
   const float scrollbar = ImGui::GetStyle().ScrollbarSize;
-  const float x0 = origin.x + kLabelWidth;
-  const float width = std::max(10.0f, total_w - kLabelWidth - scrollbar);
+  layout_.label_width = std::clamp(layout_.label_width, kMinLabelWidth, std::max(kMinLabelWidth, total_w * 0.6f));
+  const float x0 = origin.x + layout_.label_width;
+  const float width = std::max(10.0f, total_w - layout_.label_width - scrollbar);
   timeline_width_ = width;
+  stats_.label_width = layout_.label_width;
   stats_.timeline_x0 = x0;
   stats_.timeline_width_px = width;
   stats_.view_start = view_start();
   stats_.view_end = view_end();
 
+  ruler_input(x0, origin.y, width);  // first: the ruler draws the range as this frame's input left it
   draw_ruler(ImGui::GetWindowDrawList(), x0, origin.y, width);
-  ImGui::Dummy(ImVec2(total_w, kRulerH));
+  draw_range_on_ruler(ImGui::GetWindowDrawList(), x0, origin.y, width);
+  stats_.ruler_y = origin.y + kRulerHeight / 2;
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + kRulerHeight));
 
   ImGui::BeginChild("tracks", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse);
+  const bool compared = compare_doc_ && show_compare_timeline_;
+  if (compared) update_compare_alignment();  // before the input: B's end bounds the panning too
   const ImVec2 win_pos = ImGui::GetWindowPos();
   const float top = win_pos.y, bottom = win_pos.y + ImGui::GetWindowHeight();
   timeline_input(x0, width, top, bottom);
@@ -193,49 +205,91 @@ void View::draw_timeline(float height) {
 
   draw_evidence_bands(dl, x0, width, top, bottom);
   const float y_start = ImGui::GetCursorScreenPos().y;
-  const float y_end = draw_groups(dl, origin.x, x0, width, y_start, top, bottom);
+  float y_end = y_start;
+  if (compared) {
+    // A's GPUs, then B's right under them on the same axis, then the hosts of each.
+    y_end = draw_groups(dl, origin.x, x0, width, y_end, top, bottom, GroupFilter::gpus);
+    y_end = draw_compare_groups(dl, origin.x, x0, width, y_end, top, bottom, GroupFilter::gpus);
+    y_end = draw_groups(dl, origin.x, x0, width, y_end, top, bottom, GroupFilter::hosts);
+    y_end = draw_compare_groups(dl, origin.x, x0, width, y_end, top, bottom, GroupFilter::hosts);
+  } else {
+    y_end = draw_groups(dl, origin.x, x0, width, y_end, top, bottom, GroupFilter::all);
+  }
   draw_flow(dl, x0, width);
   if (show_critical_path_) draw_critical_path(dl, x0, width);
+  draw_range_overlay(dl, x0, width, top, bottom);
   // Mouse time cursor.
   const ImGuiIO& io = ImGui::GetIO();
   if (ImGui::IsWindowHovered() && io.MousePos.x >= x0 && io.MousePos.x <= x0 + width)
     dl->AddLine(ImVec2(io.MousePos.x, top), ImVec2(io.MousePos.x, bottom), IM_COL32(255, 255, 255, 40));
   ImGui::SetCursorScreenPos(ImVec2(origin.x, y_start));
   ImGui::Dummy(ImVec2(total_w - scrollbar, std::max(1.0f, y_end - y_start)));
+  label_splitter(x0, top, bottom);
 
   timeline_hover_and_click(x0);
   ImGui::EndChild();
   ImGui::EndChild();
 }
 
+// The edge of the label column: drag it to widen or narrow the names.
+void View::label_splitter(float x0, float top, float bottom) {
+  const ImVec2 keep = ImGui::GetCursorScreenPos();
+  ImGui::SetCursorScreenPos(ImVec2(x0 - 7, top));
+  ImGui::InvisibleButton("##label_splitter", ImVec2(6, std::max(1.0f, bottom - top)));
+  label_splitter_hot_ = ImGui::IsItemHovered() || ImGui::IsItemActive();
+  if (label_splitter_hot_) {
+    ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(x0 - 4, top), ImVec2(x0 - 4, bottom), IM_COL32(140, 195, 255, 200), 2);
+  }
+  if (ImGui::IsItemActive() && ImGui::GetIO().MouseDelta.x != 0) {
+    layout_.label_width += ImGui::GetIO().MouseDelta.x;
+    layout_changed();
+  }
+  stats_.label_splitter = ClickTarget{"label splitter", x0 - 4, (top + bottom) / 2};
+  ImGui::SetCursorScreenPos(keep);
+}
+
 void View::draw_evidence_bands(ImDrawList* dl, float x0, float width, float top, float bottom) {
-  // Evidence of the finding clicked last: bands behind everything.
+  // Evidence of the finding clicked last: bands behind everything, the range
+  // stepped to brighter and edged.
   const double ppn = px_per_ns(width);
-  for (const TimeRange& r : evidence_) {
+  for (std::size_t i = 0; i < evidence_.size(); ++i) {
+    const TimeRange& r = evidence_[i];
     const float a = x0 + static_cast<float>(static_cast<double>(r.start - view_start_) * ppn);
     const float b = x0 + static_cast<float>(static_cast<double>(r.end - view_start_) * ppn);
     if (b < x0 || a > x0 + width) continue;
-    dl->AddRectFilled(ImVec2(std::max(a, x0), top), ImVec2(std::min(std::max(b, a + 2), x0 + width), bottom),
-                      kEvidenceColor);
+    const ImVec2 p0(std::max(a, x0), top), p1(std::min(std::max(b, a + 2), x0 + width), bottom);
+    const bool current = i == evidence_index_;
+    dl->AddRectFilled(p0, p1, current ? kEvidenceCurrentColor : kEvidenceColor);
+    if (current) {
+      for (float x : {a, std::max(b, a + 2)})
+        if (x >= x0 && x <= x0 + width) dl->AddLine(ImVec2(x, top), ImVec2(x, bottom), kEvidenceEdgeColor, 1.5f);
+    }
     ++stats_.evidence_bands;
   }
 }
 
-float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float y, float top, float bottom) {
+float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float y, float top, float bottom,
+                        GroupFilter which) {
   const TimelineIndex& ix = doc_->index();
   const ImGuiIO& io = ImGui::GetIO();
   const bool window_hovered = ImGui::IsWindowHovered();
   for (std::size_t gi = 0; gi < ix.groups().size(); ++gi) {
     const TrackGroup& g = ix.groups()[gi];
+    if ((which == GroupFilter::gpus && g.kind != TrackKind::gpu) ||
+        (which == GroupFilter::hosts && g.kind == TrackKind::gpu))
+      continue;
     const bool collapsed = group_collapsed_[gi] != 0;
-    stats_.groups.push_back({g.label, y, collapsed});
+    const std::string group = cat(compare_pass_ ? "B · " : "", g.label);  // B's groups say so
+    stats_.groups.push_back({group, y, collapsed});
     // Group header: the whole width; a click toggles collapse.
     if (y + kGroupH >= top && y <= bottom) {
-      dl->AddRectFilled(ImVec2(left, y), ImVec2(x0 + width, y + kGroupH - 1), IM_COL32(45, 50, 62, 255));
+      dl->AddRectFilled(ImVec2(left, y), ImVec2(x0 + width, y + kGroupH - 1),
+                        compare_pass_ ? IM_COL32(58, 48, 66, 255) : IM_COL32(45, 50, 62, 255));
       dl->AddText(ImVec2(left + 4, y + 3), IM_COL32(230, 230, 230, 255), collapsed ? "+" : "-");
-      dl->AddText(ImVec2(left + 16, y + 3), IM_COL32(230, 230, 230, 255), g.label.c_str());
-      if (window_hovered && io.MousePos.y >= y && io.MousePos.y < y + kGroupH && io.MousePos.x < x0 &&
-          ImGui::IsMouseClicked(0)) {
+      dl->AddText(ImVec2(left + 16, y + 3), IM_COL32(230, 230, 230, 255), group.c_str());
+      if (window_hovered && !label_splitter_hot_ && io.MousePos.y >= y && io.MousePos.y < y + kGroupH &&
+          io.MousePos.x < x0 && ImGui::IsMouseClicked(0)) {
         group_collapsed_[gi] = collapsed ? 0 : 1;
         redraw_frames_ = 3;
       }
@@ -244,13 +298,14 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
     if (g.activity >= 0)
       y += draw_activity_lanes(dl, ix.activity()[static_cast<std::size_t>(g.activity)], x0, y, width);
     if (g.kind == TrackKind::gpu && !collapsed)
-      y += draw_counter_lanes(dl, g.device, g.label, x0 - kLabelWidth + 8, x0, y, width);
+      y += draw_counter_lanes(dl, g.device, group, x0 - layout_.label_width + 8, x0, y, width);
     for (std::uint32_t ti : g.tracks) {
       const TrackInfo& info = ix.tracks()[ti];
       TrackStats ts;
-      ts.group = g.label;
+      ts.group = group;
       ts.label = info.label;
       ts.track = info.track;
+      ts.compared = compare_pass_;
       ts.collapsed = collapsed || track_collapsed_[ti] != 0;
       if (collapsed) {
         stats_.tracks.push_back(std::move(ts));
@@ -263,18 +318,20 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
       if (y + h >= top && y <= bottom) {
         ts.visible = true;
         // Track label on the left; a click toggles collapse.
+        // Track label on the left, cut with "…" to the column (hover: the whole of it); a click toggles collapse.
         const bool many = info.rows.size() > 1;
         const std::string label = cat(many ? (track_collapsed_[ti] ? "+ " : "- ") : "  ", info.label);
-        dl->PushClipRect(ImVec2(left, y), ImVec2(x0 - 4, y + h), true);
-        dl->AddText(ImVec2(left + 8, y + 2), IM_COL32(200, 200, 200, 255), label.c_str());
-        dl->PopClipRect();
-        if (many && window_hovered && io.MousePos.y >= y && io.MousePos.y < y + h && io.MousePos.x < x0 &&
-            ImGui::IsMouseClicked(0)) {
+        ts.label_shown = elide(label, x0 - 8 - (left + 8));
+        dl->AddText(ImVec2(left + 8, y + 2), IM_COL32(200, 200, 200, 255), ts.label_shown.c_str());
+        const bool on_label = window_hovered && !label_splitter_hot_ && io.MousePos.y >= y && io.MousePos.y < y + h &&
+                              io.MousePos.x < x0 - 8;
+        if (on_label && ts.label_shown != label) ImGui::SetTooltip("%s", info.label.c_str());
+        if (many && on_label && ImGui::IsMouseClicked(0)) {
           track_collapsed_[ti] = track_collapsed_[ti] ? 0 : 1;
           redraw_frames_ = 3;
         }
         draw_track(dl, info, x0, y, width, ts);
-        if (!matches_.empty()) draw_matches(dl, info, x0, y, width);
+        if (!matches_.empty() && !compare_pass_) draw_matches(dl, info, x0, y, width);
       }
       dl->AddLine(ImVec2(left, y + h - 1), ImVec2(x0 + width, y + h - 1), IM_COL32(255, 255, 255, 18));
       y += h;
@@ -285,14 +342,15 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
     }
   }
   // Series of no GPU (host memory, Chrome counters of a process): under a header of their own.
-  if (!lanes_of(kNoDevice).empty()) {
-    static const std::string kCounters = "Counters";
+  if (which != GroupFilter::gpus && !lanes_of(kNoDevice).empty()) {
+    const std::string counters = compare_pass_ ? "B · Counters" : "Counters";
     if (y + kGroupH >= top && y <= bottom) {
-      dl->AddRectFilled(ImVec2(left, y), ImVec2(x0 + width, y + kGroupH - 1), IM_COL32(45, 50, 62, 255));
-      dl->AddText(ImVec2(left + 16, y + 3), IM_COL32(230, 230, 230, 255), kCounters.c_str());
+      dl->AddRectFilled(ImVec2(left, y), ImVec2(x0 + width, y + kGroupH - 1),
+                        compare_pass_ ? IM_COL32(58, 48, 66, 255) : IM_COL32(45, 50, 62, 255));
+      dl->AddText(ImVec2(left + 16, y + 3), IM_COL32(230, 230, 230, 255), counters.c_str());
     }
     y += kGroupH;
-    y += draw_counter_lanes(dl, kNoDevice, kCounters, x0 - kLabelWidth + 8, x0, y, width);
+    y += draw_counter_lanes(dl, kNoDevice, counters, x0 - layout_.label_width + 8, x0, y, width);
   }
   return y;
 }
@@ -325,8 +383,8 @@ void View::draw_ruler(ImDrawList* dl, float x0, float y0, float width) {
   const TimeNs origin = content_range().start;
   const RulerTicks ticks = ruler_ticks(origin, view_start(), view_end(), width, 110);
   const double ppn = px_per_ns(width);
-  dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + width, y0 + kRulerH), IM_COL32(35, 38, 46, 255));
-  dl->AddText(ImVec2(x0 - kLabelWidth + 8, y0 + 4), IM_COL32(150, 150, 150, 255),
+  dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + width, y0 + kRulerHeight), IM_COL32(35, 38, 46, 255));
+  dl->AddText(ImVec2(x0 - layout_.label_width + 8, y0 + 4), IM_COL32(150, 150, 150, 255),
               cat("+", format::duration(ticks.step_ns), " / tick").c_str());
   // Minor ticks: 5 per major step (or 2 when the step is 2·10^k, 5 when 5·10^k).
   const TimeNs minor = ticks.step_ns >= 5 ? ticks.step_ns / 5 : ticks.step_ns;
@@ -335,7 +393,7 @@ void View::draw_ruler(ImDrawList* dl, float x0, float y0, float width) {
     const float x = x0 + static_cast<float>(static_cast<double>(t - view_start_) * ppn);
     if (x < x0 || x > x0 + width) continue;
     const bool major = (t - ticks.first) % ticks.step_ns == 0;
-    dl->AddLine(ImVec2(x, y0 + kRulerH - (major ? 10.0f : 4.0f)), ImVec2(x, y0 + kRulerH),
+    dl->AddLine(ImVec2(x, y0 + kRulerHeight - (major ? 10.0f : 4.0f)), ImVec2(x, y0 + kRulerHeight),
                 IM_COL32(180, 180, 180, 255));
     if (major) {
       const std::string label = format_offset(t - origin, ticks.step_ns);
@@ -344,8 +402,61 @@ void View::draw_ruler(ImDrawList* dl, float x0, float y0, float width) {
   }
 }
 
+// The other kinds this trace draws (copies by direction, memsets, API calls,
+// syncs, counters, the activity lanes), once per document: a pass over the
+// small columns only.
+const std::vector<NamedColor>& View::legend_kinds() {
+  if (legend_for_ == doc_.get()) return legend_kinds_;
+  legend_for_ = doc_.get();
+  legend_kinds_.clear();
+  const Trace& t = doc_->trace();
+  std::vector<ImU32> colors;
+  auto add = [&](ImU32 c) {
+    if (std::find(colors.begin(), colors.end(), c) == colors.end()) colors.push_back(c);
+  };
+  if (!doc_->index().activity().empty()) add(kUtilizationColor), add(kInFlightColor), add(kConcurrentColor);
+  for (const CounterSeries& cs : t.counter_series()) add(counter_color(cs));
+  std::array<bool, 256> kinds{};
+  for (std::uint8_t k : t.memcpys().kind) kinds[k] = true;
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    if (kinds[k]) add(copy_color(static_cast<CopyKind>(k)));
+  if (t.memsets().size() > 0) add(memset_color());
+  const ApiCallTable& api = t.api_calls();
+  for (std::size_t r = 0; r < api.size(); ++r)
+    add(api_color(api.domain_at(r), api.op_table[r] != static_cast<std::uint8_t>(OpTable::none)));
+  if (t.syncs().size() > 0) add(sync_color());
+  if (t.overheads().size() > 0) add(overhead_color());
+  for (const NamedColor& o : other_kind_palette())
+    if (std::find(colors.begin(), colors.end(), o.color) != colors.end()) legend_kinds_.push_back(o);
+  return legend_kinds_;
+}
+
+// One legend entry: a swatch and its name, wrapping to a new line when the
+// line is full. `marker`: a mark drawn over the timeline (an outline).
+bool View::legend_entry(std::string_view name, ImU32 color, bool marker, bool& first) {
+  const float s = ImGui::GetTextLineHeight();
+  const float w = s + ImGui::CalcTextSize(name.data(), name.data() + name.size()).x + 14;
+  if (!first) {
+    ImGui::SameLine(0, 12);
+    if (ImGui::GetCursorPosX() + w > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
+  }
+  first = false;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  if (marker)
+    dl->AddRect(ImVec2(p.x + 1, p.y + 3), ImVec2(p.x + s - 5, p.y + s - 3), color, 0, 0, 2);
+  else
+    dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + s - 4, p.y + s - 2), color);
+  ImGui::Dummy(ImVec2(s - 2, s));
+  ImGui::SameLine(0, 2);
+  ImGui::TextUnformatted(name.data(), name.data() + name.size());
+  stats_.legend.push_back({std::string(name), color});
+  return ImGui::IsItemClicked();
+}
+
+// Every colour the timeline draws: the categories this trace has (click one
+// to highlight its kernels), then the other kinds, then the marks in use.
 void View::draw_legend() {
-  // Only the categories this trace has.
   const KernelTable& k = doc_->trace().kernels();
   std::array<bool, kKernelCategoryCount> present{};
   if (auto p = doc_->profile()) {
@@ -355,23 +466,29 @@ void View::draw_legend() {
     const std::size_t stride = std::max<std::size_t>(1, k.size() / 4096);
     for (std::size_t i = 0; i < k.size(); i += stride) present[k.category[i]] = true;
   }
-  ImDrawList* dl = ImGui::GetWindowDrawList();
   bool first = true;
   for (int c = 0; c < kKernelCategoryCount; ++c) {
     if (!present[static_cast<std::size_t>(c)]) continue;
-    if (!first) ImGui::SameLine(0, 12);
-    first = false;
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    const float s = ImGui::GetTextLineHeight();
-    dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + s - 4, p.y + s - 2),
-                      category_color(static_cast<KernelCategory>(c)));
-    ImGui::Dummy(ImVec2(s - 2, s));
-    ImGui::SameLine(0, 2);
-    ImGui::TextUnformatted(std::string(to_string(static_cast<KernelCategory>(c))).c_str());
-    stats_.legend_targets.push_back(target(std::string(to_string(static_cast<KernelCategory>(c)))));
-    if (ImGui::IsItemClicked()) highlight_category(static_cast<KernelCategory>(c));
+    const auto cat_c = static_cast<KernelCategory>(c);
+    const bool clicked = legend_entry(to_string(cat_c), category_color(cat_c), false, first);
+    stats_.legend_targets.push_back(target(std::string(to_string(cat_c))));
+    if (clicked) highlight_category(cat_c);
   }
-  if (first) ImGui::TextDisabled("no kernels");
+  if (first) {
+    ImGui::TextDisabled("no kernels");
+    first = false;
+  }
+  ImGui::SameLine(0, 12);
+  ImGui::TextDisabled("|");
+  for (const NamedColor& o : legend_kinds()) legend_entry(o.name, o.color, false, first);
+  if (doc_->trace().ranges().size() > 0) {
+    ImGui::SameLine(0, 12);
+    ImGui::TextDisabled("ranges: by name");
+  }
+  if (!matches_.empty()) legend_entry("highlighted", kHighlightColor, true, first);
+  if (selection_.valid()) legend_entry("selected", kSelectionColor, true, first);
+  if (show_critical_path_) legend_entry("critical path", kCriticalPathColor, false, first);
+  if (!evidence_.empty()) legend_entry("finding's evidence", kEvidenceEdgeColor, false, first);
 }
 
 // [SECTION] Activity lanes -------------------------------------------------------------------
@@ -386,8 +503,8 @@ float View::draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x
   a.sample(doc_->trace(), view_start_, view_span_ / static_cast<double>(columns), lane_buf_);
   stats_.lane_columns += columns;
 
-  const float label_x = x0 - kLabelWidth + 8;
-  dl->AddText(ImVec2(label_x, y + 4), IM_COL32(170, 170, 170, 255), "  utilization");
+  const float label_x = x0 - layout_.label_width + 8, label_w = layout_.label_width - 16;
+  dl->AddText(ImVec2(label_x, y + 4), IM_COL32(170, 170, 170, 255), elide("  utilization", label_w).c_str());
   char in_flight_label[48];
   const float lane_bottom_1 = y + kLaneH - 1, lane_bottom_2 = y + 2 * kLaneH;
   dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + width, lane_bottom_1), IM_COL32(30, 33, 40, 255));
@@ -426,7 +543,7 @@ float View::draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x
       [&](const LaneSample& s) { return s.in_flight > 1 ? static_cast<int>(std::lround(1.0f / scale * lane_h)) : 0; },
       lane_bottom_2, kInFlightColor);
   std::snprintf(in_flight_label, sizeof in_flight_label, "  kernels in flight (0-%.0f)", static_cast<double>(scale));
-  dl->AddText(ImVec2(label_x, y + kLaneH + 5), IM_COL32(170, 170, 170, 255), in_flight_label);
+  dl->AddText(ImVec2(label_x, y + kLaneH + 5), IM_COL32(170, 170, 170, 255), elide(in_flight_label, label_w).c_str());
 
   const ImGuiIO& io = ImGui::GetIO();
   if (ImGui::IsWindowHovered() && io.MousePos.x >= x0 && io.MousePos.x < x0 + width && io.MousePos.y >= y &&
@@ -519,16 +636,24 @@ void View::draw_row(ImDrawList* dl, const TrackRow& row, float x0, float y, floa
   auto to_x = [&](TimeNs t) {
     return x0 + static_cast<float>(std::clamp(static_cast<double>(t - view_start_) * ppn, -2.0, width + 2.0));
   };
-  for (const LaneSegment& seg : row.segments) {
+  // The row's lanes (a stream's kernels, copies and memsets) folded together:
+  // a block of one lane never hides another's events.
+  std::array<LodLane, kMaxLodLanes> lanes{};
+  const std::size_t n = std::min(row.segments.size(), kMaxLodLanes);
+  for (std::size_t i = 0; i < n; ++i) {
+    const LaneSegment& seg = row.segments[i];
     RowIndex lo, hi;
     seg.visible(t0, t1, &lo, &hi);
-    for_each_lod_item(seg.start, seg.end, lo, hi, seg.ends_sorted, min_ns, [&](const LodItem& it) {
-      if (it.merged())
-        draw_folded(dl, seg, it, to_x(it.start), to_x(it.end), span, ts);
-      else
-        draw_single(dl, seg, seg.row(it.first), to_x(it.start), to_x(it.end), span, ts);
-    });
+    lanes[i] = LodLane{seg.start, seg.end, lo, hi, seg.ends_sorted};
   }
+  for_each_lod_item(std::span<const LodLane>(lanes.data(), n), min_ns, [&](const MultiLodItem& it) {
+    if (it.merged()) {
+      draw_folded(dl, row, it, to_x(it.start), to_x(it.end), span, ts);
+    } else {
+      const LaneSegment& seg = row.segments[it.lane()];
+      draw_single(dl, seg, seg.row(it.first[it.lane()]), to_x(it.start), to_x(it.end), span, ts);
+    }
+  });
 }
 
 namespace {
@@ -569,45 +694,79 @@ CategoryTimes View::folded_kernel_time(const LaneSegment& seg, RowIndex first, R
   return t;
 }
 
-void View::draw_folded(ImDrawList* dl, const LaneSegment& seg, const LodItem& it, float xa, float xb,
+// The kernels' category mix as stacked bands in legend order (padding on
+// top), heights in proportion to time, in [top, bottom): a stream that is
+// 21% padding shows a fifth of red at any zoom.
+void View::draw_kernel_bands(ImDrawList* dl, const CategoryTimes& mix, RowIndex first_row, float xa, float xb,
+                             float top, float bottom, float visible_w) {
+  TimeNs total = 0;
+  for (TimeNs v : mix) total += v;
+  const float h = bottom - top;
+  if (total == 0) {  // only zero-length kernels: the first one's colour
+    const KernelCategory c = doc_->trace().kernels().category_at(first_row);
+    dl->AddRectFilled(ImVec2(xa, top), ImVec2(xb, bottom), scale_brightness(category_color(c), 0.8f));
+    stats_.kernel_px[static_cast<std::size_t>(c)] += visible_w * h;
+    return;
+  }
+  TimeNs acc = 0;
+  float band_top = top;
+  for (int c = 0; c < kKernelCategoryCount; ++c) {
+    const TimeNs v = mix[static_cast<std::size_t>(c)];
+    stats_.kernel_ns_folded[static_cast<std::size_t>(c)] += v;
+    if (v == 0) continue;
+    acc += v;
+    const float band_bottom =
+        top + std::round(h * static_cast<float>(static_cast<double>(acc) / static_cast<double>(total)));
+    if (band_bottom <= band_top) continue;
+    dl->AddRectFilled(ImVec2(xa, band_top), ImVec2(xb, band_bottom),
+                      scale_brightness(category_color(static_cast<KernelCategory>(c)), 0.8f));
+    stats_.kernel_px[static_cast<std::size_t>(c)] += visible_w * (band_bottom - band_top);
+    band_top = band_bottom;
+  }
+}
+
+void View::draw_folded(ImDrawList* dl, const TrackRow& row, const MultiLodItem& it, float xa, float xb,
                        const RowSpan& span, TrackStats& ts) {
   xb = std::max(xb, xa + kMinVisiblePx);
   const float w = visible_px(xa, xb, span.left, span.right);
-  if (seg.table == TableId::kernels) {
-    // The exact category mix of every kernel folded here, as stacked bands
-    // in legend order (padding on top), heights in proportion to time: a
-    // stream that is 21% padding shows a fifth of red at any zoom.
-    const CategoryTimes mix = folded_kernel_time(seg, it.first, it.last);
-    TimeNs total = 0;
-    for (TimeNs v : mix) total += v;
-    TimeNs acc = 0;
-    float band_top = span.y;
-    for (int c = 0; c < kKernelCategoryCount; ++c) {
-      const TimeNs v = mix[static_cast<std::size_t>(c)];
-      stats_.kernel_ns_folded[static_cast<std::size_t>(c)] += v;
-      if (v == 0) continue;
-      acc += v;
-      const float band_bottom =
-          span.y + std::round(kRowH * static_cast<float>(static_cast<double>(acc) / static_cast<double>(total)));
-      if (band_bottom <= band_top) continue;
-      dl->AddRectFilled(ImVec2(xa, band_top), ImVec2(xb, band_bottom),
-                        scale_brightness(category_color(static_cast<KernelCategory>(c)), 0.8f));
-      stats_.kernel_px[static_cast<std::size_t>(c)] += w * (band_bottom - band_top);
-      band_top = band_bottom;
-    }
-    if (total == 0) {  // only zero-length kernels: the first one's colour
-      const KernelCategory c = doc_->trace().kernels().category_at(seg.row(it.first));
-      dl->AddRectFilled(ImVec2(xa, span.y), ImVec2(xb, span.y + kRowH), scale_brightness(category_color(c), 0.8f));
-      stats_.kernel_px[static_cast<std::size_t>(c)] += w * kRowH;
-    }
-  } else {
-    dl->AddRectFilled(ImVec2(xa, span.y), ImVec2(xb, span.y + kRowH),
-                      scale_brightness(event_color(seg.table, seg.row(it.first)), 0.62f));
+  // Copies and memsets among kernels: a strip each at the bottom (their time
+  // is small beside the kernels', yet they must show); the kernels' bands
+  // above. A block of one kind fills the row.
+  const std::size_t lanes = std::min(row.segments.size(), kMaxLodLanes);
+  int kernel_lane = -1, other_lanes = 0;
+  for (std::size_t i = 0; i < lanes; ++i) {
+    if (it.last[i] == it.first[i]) continue;
+    if (row.segments[i].table == TableId::kernels)
+      kernel_lane = static_cast<int>(i);
+    else
+      ++other_lanes;
   }
-  // What the block stands for: "3,780 kernels", or the number alone when that is all that fits.
+  constexpr float kStripH = 3;
+  const float strips = kernel_lane >= 0 ? kStripH * static_cast<float>(other_lanes) : kRowH;
+  float strip_top = span.y + kRowH - strips;
+  const float strip_h = kernel_lane >= 0 ? kStripH : kRowH / static_cast<float>(std::max(1, other_lanes));
+  for (std::size_t i = 0; i < lanes; ++i) {
+    const LaneSegment& seg = row.segments[i];
+    const std::uint64_t count = it.last[i] - it.first[i];
+    if (count == 0) continue;
+    if (seg.table <= TableId::memsets) ts.gpu_ops[static_cast<std::size_t>(seg.table)] += count;
+    if (seg.table == TableId::kernels) {
+      draw_kernel_bands(dl, folded_kernel_time(seg, it.first[i], it.last[i]), seg.row(it.first[i]), xa, xb, span.y,
+                        strip_top, w);
+      continue;
+    }
+    dl->AddRectFilled(ImVec2(xa, strip_top), ImVec2(xb, strip_top + strip_h),
+                      scale_brightness(event_color(seg.table, seg.row(it.first[i])), 0.62f));
+    strip_top += strip_h;
+  }
+  // What the block stands for: "3,780 kernels · 12 memsets", or the number alone when that is all that fits.
   const float room = std::min(xb, span.right) - std::max(xa, span.left) - 6;
-  const std::string n = room >= 2 * span.digit_px ? format::count(it.count()) : std::string();
-  const std::string label = n.empty() ? n : cat(n, " ", folded_noun(seg.table));
+  std::string label;
+  if (room >= 2 * span.digit_px)
+    for (std::size_t i = 0; i < lanes; ++i)
+      if (const std::uint64_t c = it.last[i] - it.first[i]; c > 0)
+        label += cat(label.empty() ? "" : " · ", format::count(c), " ", folded_noun(row.segments[i].table));
+  const std::string n = label.empty() ? std::string() : format::count(it.count());
   const std::string& shown = ImGui::CalcTextSize(label.c_str()).x <= room ? label : n;
   if (!shown.empty() && ImGui::CalcTextSize(shown.c_str()).x <= room) {
     const ImVec2 at(std::max(xa, span.left) + 3, span.y + 1);
@@ -617,15 +776,15 @@ void View::draw_folded(ImDrawList* dl, const LaneSegment& seg, const LodItem& it
   }
   ++ts.merged_blocks;
   ts.merged_events += it.count();
-  if (span.mouse_x >= xa && span.mouse_x < xb)
-    hovered_block_ = FoldedBlock{it.start, it.end, it.count(), seg.table, &seg, it.first, it.last};
+  if (!compare_pass_ && span.mouse_x >= xa && span.mouse_x < xb)
+    hovered_block_ = FoldedBlock{it.start, it.end, &row, it};
 }
 
 void View::draw_single(ImDrawList* dl, const LaneSegment& seg, RowIndex r, float xa, float xb, const RowSpan& span,
                        TrackStats& ts) {
   xb = std::max(xb, xa + 1);
   const ImU32 color = event_color(seg.table, r);
-  const bool selected = selection_.valid() && selection_.table == seg.table && selection_.row == r;
+  const bool selected = !compare_pass_ && selection_.valid() && selection_.table == seg.table && selection_.row == r;
   dl->AddRectFilled(ImVec2(xa, span.y), ImVec2(xb, span.y + kRowH), color);
   if (selected) dl->AddRect(ImVec2(xa - 1, span.y - 1), ImVec2(xb + 1, span.y + kRowH + 1), kSelectionColor, 0, 0, 2);
   if (seg.table == TableId::kernels) {
@@ -638,22 +797,38 @@ void View::draw_single(ImDrawList* dl, const LaneSegment& seg, RowIndex r, float
   const float char_w = span.char_px;
   const float vis_a = std::max(xa, span.left) + 3, vis_b = std::min(xb, span.right) - 2;
   if (vis_b - vis_a > 3 * char_w) {
+    // As many characters as fit (at the widest character's width: no text
+    // measuring per event), cut on a character and ended by "…" when cut.
     const std::string_view label = event_label(seg.table, r);
-    const std::size_t fit = std::min(label.size(), static_cast<std::size_t>((vis_b - vis_a) / char_w));
-    dl->AddText(ImVec2(vis_a, span.y + 1), text_color_on(color), label.data(), label.data() + fit);
+    const auto room = static_cast<std::size_t>((vis_b - vis_a) / char_w);
+    if (label.size() <= room) {
+      dl->AddText(ImVec2(vis_a, span.y + 1), text_color_on(color), label.data(), label.data() + label.size());
+    } else {
+      std::size_t cut = room - 1;
+      while (cut > 0 && (static_cast<unsigned char>(label[cut]) & 0xC0) == 0x80) --cut;
+      const std::string shown = cat(label.substr(0, cut), "\xE2\x80\xA6");  // …
+      dl->AddText(ImVec2(vis_a, span.y + 1), text_color_on(color), shown.c_str());
+    }
   }
   ++ts.drawn;
-  if (span.mouse_x >= xa - 1 && span.mouse_x < xb + 1) hovered_ = MatchRef{seg.table, r};
+  if (seg.table <= TableId::memsets) ++ts.gpu_ops[static_cast<std::size_t>(seg.table)];
+  if (!compare_pass_ && span.mouse_x >= xa - 1 && span.mouse_x < xb + 1) hovered_ = MatchRef{seg.table, r};
 }
 
 void View::folded_tooltip(const FoldedBlock& b) {
   ImGui::BeginTooltip();
-  ImGui::Text("%s %s folded (each < %.0f px at this zoom)", format::count(b.count).c_str(), folded_noun(b.table),
-              kMinVisiblePx);
+  std::string what;
+  const std::size_t lanes = std::min(b.row->segments.size(), kMaxLodLanes);
+  for (std::size_t i = 0; i < lanes; ++i)
+    if (const std::uint64_t c = b.item.last[i] - b.item.first[i]; c > 0)
+      what += cat(what.empty() ? "" : " · ", format::count(c), " ", folded_noun(b.row->segments[i].table));
+  ImGui::Text("%s folded (each < %.0f px at this zoom)", what.c_str(), kMinVisiblePx);
   ImGui::TextDisabled("%s span · click to zoom in", format::duration(b.end - b.start).c_str());
-  if (b.table == TableId::kernels && b.segment) {
+  for (std::size_t i = 0; i < lanes; ++i) {
+    const LaneSegment& seg = b.row->segments[i];
+    if (seg.table != TableId::kernels || b.item.last[i] == b.item.first[i]) continue;
     // The mix, largest first: the bands' numbers.
-    const CategoryTimes mix = folded_kernel_time(*b.segment, b.first, b.last);
+    const CategoryTimes mix = folded_kernel_time(seg, b.item.first[i], b.item.last[i]);
     TimeNs total = 0;
     for (TimeNs v : mix) total += v;
     std::vector<int> order;
@@ -694,6 +869,13 @@ void View::draw_matches(ImDrawList* dl, const TrackInfo& info, float x0, float y
         return std::lower_bound(from, m.end(), t, [&](RowIndex r, TimeNs v) { return start[r] < v; });
       };
       auto it = first_at(m.begin(), t0 - seg.max_duration);
+      // The matches in view, counted by two binary searches. More than a
+      // few dozen on a row: each marked by a tick under it, and their count
+      // written at the row's end, so the row's own events stay readable.
+      const auto in_view = static_cast<std::uint64_t>(first_at(it, t1 + 1) - it);
+      if (!seg.rows) stats_.matches_in_view += in_view;
+      const bool ticks = !seg.rows && in_view > kMaxOutlinesPerRow;
+      if (ticks) draw_match_count(dl, in_view, ry, x0, width);
       while (it != m.end() && start[*it] <= t1) {
         const RowIndex r = *it;
         // Is this match in this row? (Ranges: its depth; API calls: its lane.)
@@ -710,17 +892,68 @@ void View::draw_matches(ImDrawList* dl, const TrackInfo& info, float x0, float y
           ++it;
           continue;
         }
-        const float xa = x0 + static_cast<float>(static_cast<double>(start[r] - view_start_) * ppn);
-        const float xb = std::max(xa + 2, x0 + static_cast<float>(static_cast<double>(end[r] - view_start_) * ppn));
-        dl->AddRect(ImVec2(xa - 1, ry - 1), ImVec2(xb + 1, ry + kRowH + 1), kHighlightColor, 0, 0, 2);
-        ++stats_.match_markers;
+        // A lane of its own (a stream's kernels): matches closer than 3 px
+        // make one cluster, outlined once with their count, so hundreds of
+        // highlighted kernels never bury the stream under yellow.
+        auto last = it + 1;
+        TimeNs cluster_end = end[r];
+        const auto gap = static_cast<TimeNs>(std::ceil(kMinVisiblePx / ppn));
+        while (!seg.rows && last != m.end()) {
+          const auto joined = first_at(last, std::max(cluster_end, start[*(last - 1)]) + gap);
+          if (joined == last) break;
+          for (auto k = joined - std::min<std::ptrdiff_t>(joined - last, 8); k != joined; ++k)
+            cluster_end = std::max(cluster_end, end[*k]);
+          last = joined;
+        }
+        const auto count = static_cast<std::uint64_t>(last - it);
+        draw_match_cluster(dl, start[r], std::max(cluster_end, end[r]), count, ry, x0, width, ticks);
         // Skip matches that would land on the same pixels.
-        const TimeNs next_t = start[r] + static_cast<TimeNs>(std::ceil(3 / ppn));
-        auto next = first_at(it + 1, next_t);
-        it = next;
+        it = count > 1 ? last : first_at(it + 1, start[r] + gap);
       }
     }
   }
+}
+
+// "×570" at the right end of a row with too many matches in view to outline.
+void View::draw_match_count(ImDrawList* dl, std::uint64_t count, float ry, float x0, float width) {
+  const std::string n = cat("\xC3\x97", format::count(count));  // ×N
+  const ImVec2 ts = ImGui::CalcTextSize(n.c_str());
+  const ImVec2 at(x0 + width - ts.x - 4, ry + 1);
+  dl->AddRectFilled(ImVec2(at.x - 3, at.y), ImVec2(at.x + ts.x + 2, at.y + ts.y), IM_COL32(20, 20, 20, 220));
+  dl->AddText(at, kHighlightColor, n.c_str());
+  if (stats_.match_count_labels.size() < 32) stats_.match_count_labels.push_back(n);
+}
+
+// One highlighted event (outlined), or a cluster of them too close to tell
+// apart at this zoom: outlined once, thinner, with their count when it fits.
+void View::draw_match_cluster(ImDrawList* dl, TimeNs start, TimeNs end, std::uint64_t count, float ry, float x0,
+                              float width, bool ticks) {
+  const double ppn = px_per_ns(width);
+  const float xa =
+      x0 + static_cast<float>(std::clamp(static_cast<double>(start - view_start_) * ppn, -4.0, width + 4.0));
+  const float xb = std::max(
+      xa + 2, x0 + static_cast<float>(std::clamp(static_cast<double>(end - view_start_) * ppn, -4.0, width + 4.0)));
+  if (ticks) {  // under the row: the events themselves stay visible
+    dl->AddRectFilled(ImVec2(xa, ry + kRowH - 2), ImVec2(std::max(xb, xa + 2), ry + kRowH + 1), kHighlightColor);
+    ++stats_.match_ticks;
+    return;
+  }
+  if (count == 1) {
+    dl->AddRect(ImVec2(xa - 1, ry - 1), ImVec2(xb + 1, ry + kRowH + 1), kHighlightColor, 0, 0, 2);
+    ++stats_.match_markers;
+    return;
+  }
+  dl->AddRect(ImVec2(xa - 1, ry - 1), ImVec2(xb + 1, ry + kRowH + 1), kHighlightColor, 0, 0, 1);
+  ++stats_.match_clusters;
+  stats_.match_cluster_events += count;
+  const std::string n = cat("\xC3\x97", format::count(count));  // ×N
+  const ImVec2 ts = ImGui::CalcTextSize(n.c_str());
+  if (xb - xa < ts.x + 6) return;
+  const ImVec2 at(std::min(xb, x0 + width) - ts.x - 3, ry + 1);
+  if (at.x < std::max(xa, x0)) return;
+  dl->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + ts.x + 1, at.y + ts.y), IM_COL32(20, 20, 20, 200));
+  dl->AddText(at, kHighlightColor, n.c_str());
+  if (stats_.match_cluster_labels.size() < 32) stats_.match_cluster_labels.push_back(n);
 }
 
 bool View::row_position(TableId table, RowIndex row, float* y) const {
@@ -824,16 +1057,19 @@ void View::draw_critical_path(ImDrawList* dl, float x0, float width) {
     }
     const float xa = x0 + static_cast<float>(static_cast<double>(s.start - view_start_) * ppn);
     const float xb = std::max(xa + 2, x0 + static_cast<float>(static_cast<double>(s.end - view_start_) * ppn));
-    const float ya = y + kRowH - 3;
-    const ImVec2 p0(std::clamp(xa, x0, x0 + width), ya), p1(std::clamp(xb, x0, x0 + width), ya + 3);
-    if (have_prev && prev_step == s.step) dl->AddLine(prev_end, ImVec2(p0.x, ya + 1.5f), kCriticalPathColor, 1.0f);
+    const float ya = y + kRowH - 4;
+    const ImVec2 p0(std::clamp(xa, x0, x0 + width), ya), p1(std::clamp(xb, x0, x0 + width), ya + 4);
+    if (have_prev && prev_step == s.step) dl->AddLine(prev_end, ImVec2(p0.x, ya + 2), kCriticalPathColor, 2.0f);
     if (!(ya == last_y && p1.x <= last_x + 1)) {
+      // A bar under the event and, when it is wide enough to tell, its outline.
       dl->AddRectFilled(p0, p1, kCriticalPathColor);
+      if (p1.x - p0.x >= 4)
+        dl->AddRect(ImVec2(p0.x - 1, y - 1), ImVec2(p1.x + 1, y + kRowH), kCriticalPathColor, 0, 0, 1.5f);
       last_x = p1.x;
       last_y = ya;
     }
     ++stats_.critical_path_events;
-    prev_end = ImVec2(p1.x, ya + 1.5f);
+    prev_end = ImVec2(p1.x, ya + 2);
     prev_step = s.step;
     have_prev = true;
   }

@@ -8,6 +8,7 @@
 //   GPUSCOPE_BENCH_KERNELS=1000000 build/bench/bench_viewer   (a smaller trace)
 //   GPUSCOPE_BENCH_VERBOSE=1 build/bench/bench_viewer --benchmark_filter=ZoomSweep   (every frame's cost)
 //   build/bench/bench_viewer --benchmark_filter=BM_JobFrame   (the job view: 64 ranks of 100k kernels)
+//   build/bench/bench_viewer --benchmark_filter='BM_PanelFrame|BM_CompareFrame'   (each tab; two traces)
 #include <benchmark/benchmark.h>
 #include <imgui.h>
 
@@ -18,6 +19,7 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -198,13 +200,27 @@ void BM_ZoomSweep(benchmark::State& state) {
 }
 BENCHMARK(BM_ZoomSweep)->Iterations(5)->Unit(benchmark::kMillisecond);
 
-// The other panels on the same trace (they read the Profile, not the trace).
+// The other panels on the same trace (they read the Profile, not the trace),
+// the timeline above them included. Range: the middle second selected, its
+// statistics ready; histogram: of the kernel with the most time; compare: the
+// trace compared with itself, B's tracks drawn under A's and the diff's tables.
 void BM_PanelFrame(benchmark::State& state) {
   ensure_profile();
   ImGuiNull imgui;
   gv::View v;
   v.set_document(document());
-  v.show(static_cast<gv::Panel>(state.range(0)));
+  const auto panel = static_cast<gv::Panel>(state.range(0));
+  const gpuscope::Trace& t = document()->trace();
+  if (panel == gv::Panel::range) {
+    const TimeNs mid = t.begin_time() + (t.end_time() - t.begin_time()) / 2;
+    v.select_range(mid, mid + 1'000'000'000);
+    while (!v.range_stats()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  } else if (panel == gv::Panel::histogram) {
+    v.show_histogram_of(document()->profile()->hotspots.front().name);
+  } else if (panel == gv::Panel::compare) {
+    v.set_compare_document(document());
+  }
+  v.show(panel);
   imgui.frame(v);
   ImDrawData* dd = nullptr;
   for (auto _ : state) dd = imgui.frame(v);
@@ -216,7 +232,46 @@ BENCHMARK(BM_PanelFrame)
     ->Arg(static_cast<int>(gv::Panel::ops))
     ->Arg(static_cast<int>(gv::Panel::findings))
     ->Arg(static_cast<int>(gv::Panel::summary))
+    ->Arg(static_cast<int>(gv::Panel::range))
+    ->Arg(static_cast<int>(gv::Panel::histogram))
+    ->Arg(static_cast<int>(gv::Panel::compare))
     ->Unit(benchmark::kMillisecond);
+
+// The trace compared with itself, A's GPU groups collapsed (a click on each
+// header) so that B's GPU tracks are on screen: both traces' timelines in one
+// frame, the whole trace in view (the Compare tab's cost: BM_PanelFrame/7).
+void BM_CompareFrame(benchmark::State& state) {
+  ensure_profile();
+  ImGuiNull imgui;
+  gv::View v;
+  v.set_document(document());
+  v.set_compare_document(document());
+  v.show(gv::Panel::timeline);  // the Details tab, empty: the timeline has the window
+  imgui.frame(v);
+  ImGuiIO& io = ImGui::GetIO();
+  for (int clicks = 0, more = 1; more && clicks < 64; ++clicks) {  // A's GPUs, one at a time
+    more = 0;
+    for (const gv::GroupStats& g : v.stats().groups)
+      if (!g.collapsed && g.label.starts_with("GPU ") && g.y < io.DisplaySize.y / 2) {
+        io.MousePos = ImVec2(30, g.y + 5);
+        imgui.frame(v);
+        io.MouseDown[0] = true;
+        imgui.frame(v);
+        io.MouseDown[0] = false;
+        imgui.frame(v);
+        more = 1;
+        break;
+      }
+  }
+  io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+  ImDrawData* dd = imgui.frame(v);
+  for (auto _ : state) dd = imgui.frame(v);
+  std::uint64_t b_tracks = 0;
+  for (const gv::TrackStats& ts : v.stats().tracks) b_tracks += ts.compared && ts.visible;
+  state.counters["b_tracks"] = static_cast<double>(b_tracks);
+  report(state, v, dd);
+}
+BENCHMARK(BM_CompareFrame)->Unit(benchmark::kMillisecond);
 
 // Clicking the heaviest framework op: its kernels found (one pass over the
 // ranges and one over the kernels), highlighted, the first selected.

@@ -19,6 +19,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/format.h"
+#include "analysis/window_stats.h"
 #include "import/chrome_json.h"
 #include "import/synthetic.h"
 #include "store/gscope.h"
@@ -26,6 +27,7 @@
 #include "trace/damage.h"
 #include "trace/trace.h"
 #include "viewer/match_set.h"
+#include "viewer/op_table.h"
 #include "viewer/text.h"
 
 namespace gpuscope::viewer {
@@ -217,11 +219,66 @@ TEST_F(Headless, HotspotsFindingsAndSummaryShowTheAnalysis) {
       EXPECT_EQ(j["rows"]["categories"], p.categories.size());
     } else if (std::string(v) == "findings") {
       EXPECT_EQ(j["rows"]["findings"], p.findings.size());
-      ASSERT_EQ(j["findings"].size(), p.findings.size());
-      for (std::size_t i = 0; i < p.findings.size(); ++i) EXPECT_EQ(j["findings"][i], p.findings[i].id);
-      EXPECT_TRUE(has(j["findings"], "input-bound"));  // the workers=0 run waits for its DataLoader
+      ASSERT_EQ(j["findings"].size(), p.findings.size());  // in the report's order: FindingsAreTheReports
+      EXPECT_TRUE(has(j["findings"], "input-bound"));      // the workers=0 run waits for its DataLoader
     } else {
       EXPECT_EQ(j["rows"]["summary_devices"], p.devices.size());
+    }
+  }
+}
+
+// One Profile: on every real trace the Findings tab shows what `gpuscope
+// report --json` says — the same findings in the same order, the same
+// savings from the same source (simulated where the report simulates), the
+// same answers to "What would help?", and the critical path.
+TEST_F(Headless, FindingsAreTheReportsOnEveryRealTrace) {
+  for (const std::string& name : testing::real_trace_files()) {
+    SCOPED_TRACE(name);
+    const std::string file = testing::real_trace(name);
+    const fs::path out = dir_ / "report.json";
+    ASSERT_EQ(run(GPUSCOPE_CLI_BIN, {"report", file, "--json", "-o", out.string()}, /*xvfb=*/false).status, 0);
+    const json report = read_json(out);
+    const Result r =
+        view({file, "--screenshot", (dir_ / "f.png").string(), "--view", "findings", "--size", "1400x900"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = read_json(dir_ / "f.json");
+    EXPECT_EQ(j["analysis"], "done");
+    const json& savings = j["savings"];
+    EXPECT_EQ(savings["state"], "simulated");
+    const json& rows = savings["rows"];
+    ASSERT_EQ(rows.size(), report["findings"].size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const json& want = report["findings"][i];
+      EXPECT_EQ(rows[i]["id"], want["id"]) << i;
+      EXPECT_EQ(rows[i]["title"], want["title"]) << i;
+      EXPECT_EQ(rows[i]["saving_ns"], want["saving_ns"]) << want["id"];
+      EXPECT_EQ(rows[i]["saving_source"], want["saving_source"]) << want["id"];
+      if (want["saving_source"] == "simulated" && want["saving_note"] == "") {
+        EXPECT_EQ(rows[i]["saving"], cat("saves ", format::duration(want["saving_ns"].get<TimeNs>()), " (simulated)"));
+      }
+    }
+    const json& helps = savings["helps"];
+    ASSERT_EQ(helps.size(), report["helps"].size());
+    for (std::size_t i = 0; i < helps.size(); ++i) {
+      EXPECT_EQ(helps[i]["id"], report["helps"][i]["id"]);
+      std::string verdict = report["helps"][i]["verdict"];
+      verdict = verdict == "yes" ? "YES" : verdict == "not_applicable" ? "n/a" : verdict;
+      EXPECT_EQ(helps[i]["verdict"], verdict) << helps[i]["id"];
+      EXPECT_TRUE(helps[i]["because"].get<std::string>().starts_with(report["helps"][i]["reason"].get<std::string>()));
+    }
+    // The critical path by kind: every kind with time, as the report's.
+    const json& path = report["critical_path"];
+    const std::pair<const char*, const char*> kinds[] = {
+        {"GPU compute", "gpu_compute_ns"}, {"communication", "communication_ns"}, {"copies", "copy_ns"},
+        {"CPU launch", "cpu_launch_ns"},   {"CPU other", "cpu_other_ns"},         {"input wait", "input_wait_ns"},
+        {"sync wait", "sync_wait_ns"}};
+    std::map<std::string, std::string> drawn;
+    for (const json& row : savings["critical_path"]) drawn[row["label"]] = row["time"];
+    for (const auto& [label, key] : kinds) {
+      const TimeNs ns = path[key];
+      if (ns > 0) {
+        EXPECT_EQ(drawn[label], format::duration(ns)) << label;
+      }
     }
   }
 }
@@ -283,7 +340,84 @@ TEST_F(Headless, ZoomAndFindAreHonoured) {
   const MatchSet m = MatchSet::by_names(t, match_names(t.strings(), "sgemm", false));
   EXPECT_GT(m.size(), 0u);
   EXPECT_EQ(j["highlight"]["matches"], m.size());
-  EXPECT_GT(j["match_markers"].get<std::uint64_t>(), 0u);
+  // The matches in view marked: outlined one by one, or (over 64 on a row) a tick each and the row's count.
+  EXPECT_GT(j["matches_in_view"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(j["match_markers"].get<std::uint64_t>() + j["match_ticks"].get<std::uint64_t>(), 0u);
+}
+
+// Times as the viewer writes them, with decimals ("1.5 ms"), and --select-op
+// with --zoom: the op's first kernel in view is selected and the view stays.
+TEST_F(Headless, ZoomTakesDecimalsAndSelectOpKeepsTheZoom) {
+  const std::string file = testing::real_trace("tracelens-bert-small-h100.json.gz");
+  const Trace t = import_chrome_json(file);
+  const TimeNs span = t.end_time() - t.begin_time();
+  const TimeNs a = span / 2, b = span / 2 + span / 8;
+  const std::string zoom =
+      format::fixed(static_cast<double>(a) / 1e6, 3) + "ms:" + format::fixed(static_cast<double>(b) / 1e6, 3) + "ms";
+  ASSERT_NE(zoom.find('.'), std::string::npos) << zoom;
+  const Profile p = analyze(t);
+  const OpRow* addmm = nullptr;
+  for (const OpRow& o : p.op_names)
+    if (o.name == "aten::addmm") addmm = &o;
+  ASSERT_NE(addmm, nullptr);
+  const MatchSet kernels = op_kernels(t, *addmm, false);
+  // Decimals, then the same range in ns: the view is where it was asked to be, and the op's
+  // first kernel in it is selected.
+  for (const std::string& z : {zoom, std::to_string(a) + ":" + std::to_string(b)}) {
+    SCOPED_TRACE(z);
+    const Result r = view({file, "--screenshot", (dir_ / "z.png").string(), "--zoom", z, "--select-op", "aten::addmm"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = read_json(dir_ / "z.json");
+    const TimeNs va = j["visible_range"]["start_offset_ns"], vb = j["visible_range"]["end_offset_ns"];
+    EXPECT_NEAR(static_cast<double>(va), static_cast<double>(a), 1'000);
+    EXPECT_NEAR(static_cast<double>(vb), static_cast<double>(b), 1'000);
+    EXPECT_EQ(j["highlight"]["label"], "op: aten::addmm");
+    const std::optional<MatchRef> first = kernels.first_from(t, t.begin_time() + va);
+    ASSERT_TRUE(first.has_value());
+    ASSERT_LE(t.kernels().start[first->row], t.begin_time() + vb) << "an addmm kernel in view";
+    ASSERT_TRUE(j["selection"].is_object());
+    EXPECT_EQ(j["selection"]["row"], first->row);
+  }
+}
+
+// --range: the range's statistics in the frame JSON, which are window_stats()
+// over it — and over the whole trace, the report's numbers.
+TEST_F(Headless, RangeWritesItsStatisticsIntoTheFrameJson) {
+  const std::string file = testing::real_trace("kineto-resnet50-v100-workers0.json.gz");
+  const Trace t = import_chrome_json(file);
+  const Result r = view({file, "--screenshot", (dir_ / "r.png").string(), "--range", "100ms:150.5ms"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = read_json(dir_ / "r.json");
+  EXPECT_EQ(j["view"], "range");
+  EXPECT_TRUE(has(j["panels"], "range"));
+  const json& range = j["range"];
+  ASSERT_TRUE(range.is_object());
+  EXPECT_EQ(range["start_offset_ns"], 100'000'000);
+  EXPECT_EQ(range["end_offset_ns"], 150'500'000);
+  EXPECT_EQ(range["length"], "50.5 ms");
+  EXPECT_EQ(range["status"], "done");
+  const WindowStats want = window_stats(t, {t.begin_time() + 100'000'000, t.begin_time() + 150'500'000});
+  const json& stats = range["stats"];
+  ASSERT_TRUE(stats.is_object());
+  EXPECT_EQ(stats["kernels"], want.kernels);
+  EXPECT_EQ(stats["kernel_time_ns"], want.kernel_time_ns);
+  ASSERT_EQ(stats["devices"].size(), want.devices.size());
+  EXPECT_EQ(stats["devices"][0]["busy_ns"], want.devices[0].busy_ns);
+  EXPECT_EQ(stats["devices"][0]["kernel_concurrency"], want.devices[0].kernel_concurrency);
+  ASSERT_FALSE(stats["kernel_names"].empty());
+  EXPECT_EQ(stats["kernel_names"][0]["name"], want.kernel_names[0].name);
+  EXPECT_EQ(range["device_rows"][0][1], format::duration(want.devices[0].busy_ns));
+
+  // The whole trace as the range: the report's totals.
+  const Profile p = analyze(t);
+  const std::string whole = "0:" + std::to_string(t.end_time() - t.begin_time() + 1);
+  ASSERT_EQ(view({file, "--screenshot", (dir_ / "w.png").string(), "--range", whole}).status, 0);
+  const json w = read_json(dir_ / "w.json");
+  EXPECT_EQ(w["range"]["stats"]["kernel_time_ns"], p.kernel_time_ns);
+  EXPECT_EQ(w["range"]["stats"]["devices"][0]["busy_ns"], p.devices[0].busy_ns);
+  EXPECT_EQ(w["range"]["stats"]["kernel_names"][0]["total_ns"], p.hotspots[0].stats.total);
+
+  EXPECT_EQ(view({file, "--screenshot", (dir_ / "b.png").string(), "--range", "5ms:1ms"}).status, 2);
 }
 
 TEST_F(Headless, CompareTwoTraces) {
@@ -295,6 +429,18 @@ TEST_F(Headless, CompareTwoTraces) {
   EXPECT_EQ(j["view"], "compare");
   EXPECT_EQ(j["compare_file"], b);
   EXPECT_GT(j["rows"]["compare"].get<std::uint64_t>(), 0u);
+  // B analysed, its tracks under A's, moved so its first step starts where A's does.
+  const json& c = j["compare"];
+  EXPECT_EQ(c["file"], b);
+  EXPECT_EQ(c["analysis"], "done");
+  EXPECT_TRUE(c["timeline"].get<bool>());
+  EXPECT_EQ(c["align"], "aligned on the first step");
+  EXPECT_EQ(c["table"], "categories");
+  EXPECT_EQ(c["rows"].size(), j["rows"]["compare"].get<std::size_t>());
+  std::size_t a_tracks = 0, b_tracks = 0;
+  for (const json& t : j["tracks"]) (t["trace"] == "B" ? b_tracks : a_tracks) += 1;
+  EXPECT_GT(a_tracks, 0u);
+  EXPECT_GT(b_tracks, 0u);
 }
 
 TEST_F(Headless, OpensAGscopeFile) {
@@ -377,7 +523,7 @@ TEST_F(Headless, ZoomedOutTheReportShapedSampleShowsPaddingAndBroadcast) {
   const Result r = view({kReportSample.string(), "--screenshot", (dir_ / "t.png").string(), "--size", "1280x1400"});
   ASSERT_EQ(r.status, 0) << r.err;
   const json j = read_json(dir_ / "t.json");
-  EXPECT_TRUE(has(j["folded_labels"], "3,780 kernels")) << j["folded_labels"];
+  EXPECT_TRUE(has(j["folded_labels"], "3,780 kernels · 20 memsets")) << j["folded_labels"];  // each kind counted
   const Profile p = analyze(read_gscope(kReportSample.string()));
   std::map<std::string, json> by;
   double px = 0;
@@ -513,6 +659,21 @@ TEST_F(Headless, CorruptFileShowsTheErrorAndExitsWithTwo) {
 
 // A .gscope cut inside its first sections holds nothing to show: the window
 // says which file, where and what is missing, and the run exits with 2.
+// A folder of 500 files none of which is a trace: a clear error naming them
+// (exit 2), not an abort on ImGui's 64k vertices of one draw list.
+TEST_F(Headless, AFolderOfFiveHundredUnreadableFilesIsAClearError) {
+  const fs::path folder = dir_ / "bad";
+  fs::create_directories(folder);
+  for (int i = 0; i < 500; ++i) std::ofstream(folder / cat("rank-", std::to_string(i), ".json")) << "garbage";
+  const Result r = view({folder.string(), "--screenshot", (dir_ / "bad.png").string()});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("none of the 500 files can be read"), std::string::npos) << r.err.substr(0, 400);
+  const json j = read_json(dir_ / "bad.json");
+  EXPECT_TRUE(has(j["panels"], "error"));
+  EXPECT_NE(j["message"].get<std::string>().find("rank-499.json"), std::string::npos);
+  EXPECT_LT(j["vertices"].get<std::uint64_t>(), 65'536u);
+}
+
 TEST_F(Headless, NothingRecoverableShowsWhereAndExitsWithTwo) {
   SyntheticOptions so;
   so.kernels = 2'000;

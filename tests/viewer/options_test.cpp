@@ -31,8 +31,23 @@ TEST(ViewerOptions, DurationAndZoom) {
   EXPECT_EQ(v, 2'000'000);
   EXPECT_TRUE(parse_duration("3s", &v, &e));
   EXPECT_EQ(v, 3'000'000'000);
-  for (const char* bad : {"", "ms", "-1", "1.5ms", "5 ms", "3h", "99999999999999999999", "2000000s"})
+  // Decimals, as every time the viewer prints has them (the ruler writes "1000000.5 µs").
+  EXPECT_TRUE(parse_duration("1.5ms", &v, &e)) << e;
+  EXPECT_EQ(v, 1'500'000);
+  EXPECT_TRUE(parse_duration("1000000.5µs", &v, &e)) << e;
+  EXPECT_EQ(v, 1'000'000'500);
+  EXPECT_TRUE(parse_duration("0.25s", &v, &e));
+  EXPECT_EQ(v, 250'000'000);
+  EXPECT_TRUE(parse_duration("2.0000000005s", &v, &e));  // to the nearest ns
+  EXPECT_EQ(v, 2'000'000'001);
+  EXPECT_TRUE(parse_duration("7.4", &v, &e));
+  EXPECT_EQ(v, 7);
+  for (const char* bad :
+       {"", "ms", "-1", "1.ms", ".5ms", "1.5.5ms", "5 ms", "3h", "99999999999999999999", "2000000s", "1000000.5s"})
     EXPECT_FALSE(parse_duration(bad, &v, &e)) << bad;
+  EXPECT_TRUE(parse_zoom("1.25ms:2.5ms", &a, &b, &e));
+  EXPECT_EQ(a, 1'250'000);
+  EXPECT_EQ(b, 2'500'000);
   EXPECT_TRUE(parse_zoom("0:5ms", &a, &b, &e));
   EXPECT_EQ(a, 0);
   EXPECT_EQ(b, 5'000'000);
