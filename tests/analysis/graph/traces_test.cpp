@@ -179,7 +179,7 @@ TEST_P(SyntheticPair, PredictionLandsOnTheFlippedRun) {
   const std::vector<Change> changes = GetParam().changes();
   const WhatIf w = what_if(before, changes);
   const TimeNs measured_after = analyze(after).steps.step_time.median;
-  EXPECT_LE(relative(w.predicted.median, measured_after), 0.03)
+  EXPECT_LE(relative(w.predicted.median, measured_after), 0.02)
       << "predicted " << w.predicted.median << " ns, measured after " << measured_after << " ns, before "
       << w.measured.median << " ns";
   EXPECT_LT(w.predicted.median, w.measured.median);  // the flipped switch is a fix
