@@ -146,36 +146,29 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
 
   Evidence& ev = *evidence;
   OpTotals totals;
-  totals.by_name.resize(traces.size());
-  bool any_window = false;
-  for (std::size_t ti = 0; ti < traces.size(); ++ti) {
-    const Trace& t = *traces[ti].trace;
-    std::vector<Step> steps;
-    const StepSource source = find_steps(rt, opt, &steps, nullptr, &p.steps.not_steps, &p.steps.source_evidence);
-    if (p.steps.source == StepSource::none) p.steps.source = source;
-    std::vector<DeviceSummary> devices;
-    std::vector<TemporalBreakdown> hta;
-    ExposedCommunication exposed_comm;
-    device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[ti], &exposed_comm);
-    memory_pass(rt, opt, devices, steps, &ev);
-    attention_pass(rt, opt, &ev);
-    hardware_pass(rt, opt, devices, steps);
-    collective_pass(rt, opt, steps, exposed_comm, &p);
-    for (Step& s : steps) s.range = rt.shift(s.range);
-    steps_outside_gpu(rt, devices, steps, &p.steps);
-    // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
-    // several GPUs gets one row per GPU (HTA would merge them; see metrics.md).
-    for (TemporalBreakdown& tb : hta) p.temporal_breakdown.push_back(tb);
-    rank_rows(rt, devices, steps, &p);
-    for (DeviceSummary& d : devices) p.devices.push_back(std::move(d));
-    p.steps.steps = std::move(steps);
-    add_stats(t.meta(), &p);
-    p.trace_quality.files.push_back(file_quality(t, rt.file));
-    if (t.end_time() > t.begin_time() || t.kernels().size()) {
-      const TimeRange w = rt.shift({t.begin_time(), t.end_time()});
-      if (!any_window) p.window = w, any_window = true;
-    }
-  }
+  totals.by_name.resize(1);
+  const Trace& t = *rt.trace;
+  std::vector<Step> steps;
+  p.steps.source = find_steps(rt, opt, &steps, nullptr, &p.steps.not_steps, &p.steps.source_evidence);
+  std::vector<DeviceSummary> devices;
+  std::vector<TemporalBreakdown> hta;
+  ExposedCommunication exposed_comm;
+  device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[0], &exposed_comm);
+  memory_pass(rt, opt, devices, steps, &ev);
+  attention_pass(rt, opt, &ev);
+  hardware_pass(rt, opt, devices, steps);
+  collective_pass(rt, opt, steps, exposed_comm, &p);
+  for (Step& s : steps) s.range = rt.shift(s.range);
+  steps_outside_gpu(rt, devices, steps, &p.steps);
+  // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
+  // several GPUs gets one row per GPU (HTA would merge them; see metrics.md).
+  for (TemporalBreakdown& tb : hta) p.temporal_breakdown.push_back(tb);
+  rank_rows(rt, devices, steps, &p);
+  for (DeviceSummary& d : devices) p.devices.push_back(std::move(d));
+  p.steps.steps = std::move(steps);
+  add_stats(t.meta(), &p);
+  p.trace_quality.files.push_back(file_quality(t, rt.file));
+  if (t.end_time() > t.begin_time() || t.kernels().size()) p.window = rt.shift({t.begin_time(), t.end_time()});
   // The stream pass comes after the device pass: its scan of the launch
   // statistics needs the range the device pass's sample brackets.
   for (auto& m : totals.launch) m.bracket();
