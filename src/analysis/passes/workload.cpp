@@ -231,146 +231,178 @@ void recognise_run(const Trace& t, WorkloadKind* w) {
 
 // [SECTION] Recognition ------------------------------------------------------------------------
 
-WorkloadKind recognise_workload(const Trace& t) {
-  WorkloadKind w;
-  const TraceMeta& m = t.meta();
-  w.bundled = m.command_line.find("resnet-train") != std::string::npos;
-  w.ranks = m.world_size > 1 ? static_cast<std::uint32_t>(m.world_size) : 1;
+namespace {
 
-  // Rows per distinct name, ops and kernels (each name tested once).
+// The names that tell what the program is, with their rows: ops (each op
+// name tested once) and kernels (only when some name is one looked for).
+struct NameCounts {
+  Examples backward_ops, optimizer_ops, inference_ops, compiled_ops, backward_kernels, optimizer_kernels, triton;
+  Examples torch, tf, jax, ddp;
+  std::uint64_t framework_ops = 0;  // PyTorch's cpu_op events
+};
+
+NameCounts count_names(const Trace& t) {
+  NameCounts c;
   std::vector<std::uint64_t> op_rows(t.strings().size(), 0), kernel_rows(t.strings().size(), 0);
   const RangeTable& rg = t.ranges();
-  std::uint64_t ops = 0, framework_ops = 0;  // op ranges; … of them PyTorch's cpu_op events
   const StringId cpu_op = t.strings().find("cpu_op");
   for (RowIndex r = 0; r < rg.size(); ++r)
     if (t.is_op_range(r)) {
-      ++op_rows[rg.name[r]], ++ops;
-      if (rg.kind_at(r) == RangeKind::annotation && rg.domain[r] == cpu_op) ++framework_ops;
+      ++op_rows[rg.name[r]];
+      if (rg.kind_at(r) == RangeKind::annotation && rg.domain[r] == cpu_op) ++c.framework_ops;
     }
   const KernelTable& k = t.kernels();
-  // Kernel rows per name only when some name is one the tests below look for.
   if (any_string(t, [](std::string_view n) {
         return backward_kernel(n) || optimizer_kernel(n) || triton_kernel(n) || pytorch_name(n) || tensorflow_name(n) ||
                jax_name(n);
       }))
     for (std::size_t i = 0; i < k.size(); ++i) ++kernel_rows[k.name[i]];
-  if (!k.graph_id.empty())
-    for (std::size_t i = 0; i < k.size(); ++i) w.graph_kernels += k.graph_id[i] != 0;
-  Examples backward_ops, optimizer_ops, inference_ops, compiled_ops, backward_kernels, optimizer_kernels, triton;
-  Examples torch, tf, jax, ddp;
   for (StringId id = 0; id < op_rows.size(); ++id) {
     if (op_rows[id]) {
       const std::string_view n = t.str(id);
-      if (backward_op(n)) backward_ops.add(n, op_rows[id]);
-      if (optimizer_op(n)) optimizer_ops.add(n, op_rows[id]);
-      if (inference_op(n)) inference_ops.add(n, op_rows[id]);
-      if (compiled_op(n)) compiled_ops.add(n, op_rows[id]);
-      if (pytorch_name(n)) torch.add(n, op_rows[id]);
-      if (tensorflow_name(n)) tf.add(n, op_rows[id]);
-      if (jax_name(n)) jax.add(n, op_rows[id]);
-      if (ddp_name(n)) ddp.add(n, op_rows[id]);
+      if (backward_op(n)) c.backward_ops.add(n, op_rows[id]);
+      if (optimizer_op(n)) c.optimizer_ops.add(n, op_rows[id]);
+      if (inference_op(n)) c.inference_ops.add(n, op_rows[id]);
+      if (compiled_op(n)) c.compiled_ops.add(n, op_rows[id]);
+      if (pytorch_name(n)) c.torch.add(n, op_rows[id]);
+      if (tensorflow_name(n)) c.tf.add(n, op_rows[id]);
+      if (jax_name(n)) c.jax.add(n, op_rows[id]);
+      if (ddp_name(n)) c.ddp.add(n, op_rows[id]);
     }
     if (kernel_rows[id]) {
       const std::string_view n = t.str(id);
-      if (backward_kernel(n)) backward_kernels.add(n, kernel_rows[id], true);
-      if (optimizer_kernel(n)) optimizer_kernels.add(n, kernel_rows[id], true);
-      if (triton_kernel(n)) triton.add(n, kernel_rows[id], true);
-      if (pytorch_name(n)) torch.add(n, kernel_rows[id], true);
-      if (tensorflow_name(n)) tf.add(n, kernel_rows[id], true);
-      if (jax_name(n)) jax.add(n, kernel_rows[id], true);
+      if (backward_kernel(n)) c.backward_kernels.add(n, kernel_rows[id], true);
+      if (optimizer_kernel(n)) c.optimizer_kernels.add(n, kernel_rows[id], true);
+      if (triton_kernel(n)) c.triton.add(n, kernel_rows[id], true);
+      if (pytorch_name(n)) c.torch.add(n, kernel_rows[id], true);
+      if (tensorflow_name(n)) c.tf.add(n, kernel_rows[id], true);
+      if (jax_name(n)) c.jax.add(n, kernel_rows[id], true);
     }
   }
-  // DDP without its annotation: an all-reduce op that runs inside the
-  // backward pass (DDP's reducer launches each bucket from autograd's hooks).
-  if (!ddp.count && any_string(t, allreduce_op))
-    for (RowIndex r = 0; r < rg.size() && ddp.count == 0; ++r) {
-      if (!t.is_op_range(r) || !allreduce_op(t.str(rg.name[r]))) continue;
-      for (RowIndex q = t.parent_op(r); q != kNoRow; q = t.parent_op(q))
-        if (backward_op(t.str(rg.name[q])) || t.str(rg.name[q]).starts_with("autograd::engine::evaluate_function")) {
-          ddp.add(std::string(t.str(rg.name[r])) + " inside " + std::string(t.str(rg.name[q])), 1);
-          break;
-        }
-    }
-  // Graph launches: API calls counted per name, each name tested once.
+  return c;
+}
+
+// DDP without its annotation: an all-reduce op that runs inside the
+// backward pass (DDP's reducer launches each bucket from autograd's hooks).
+void ddp_by_nesting(const Trace& t, Examples* ddp) {
+  if (ddp->count || !any_string(t, allreduce_op)) return;
+  const RangeTable& rg = t.ranges();
+  for (RowIndex r = 0; r < rg.size() && ddp->count == 0; ++r) {
+    if (!t.is_op_range(r) || !allreduce_op(t.str(rg.name[r]))) continue;
+    for (RowIndex q = t.parent_op(r); q != kNoRow; q = t.parent_op(q))
+      if (backward_op(t.str(rg.name[q])) || t.str(rg.name[q]).starts_with("autograd::engine::evaluate_function")) {
+        ddp->add(std::string(t.str(rg.name[r])) + " inside " + std::string(t.str(rg.name[q])), 1);
+        break;
+      }
+  }
+}
+
+// Graph launches (API calls counted per name, each name tested once) and
+// the GPU ops correlated to them: a Kineto trace keeps the launch's
+// correlation id on each kernel the graph replayed.
+void count_graph_launches(const Trace& t, std::uint64_t* launches, std::uint64_t* replayed) {
   auto graph_launch = [](std::string_view n) {
     return n.starts_with("cudaGraphLaunch") || n.starts_with("cuGraphLaunch");
   };
-  std::uint64_t graph_launches = 0, replayed = 0;  // … and the GPU ops correlated to them
-  if (any_string(t, graph_launch)) {
-    std::vector<std::uint8_t> is_launch(t.strings().size(), 2);  // 2: not tested yet
-    const ApiCallTable& api = t.api_calls();
-    for (RowIndex a = 0; a < api.size(); ++a) {
-      std::uint8_t& l = is_launch[api.name[a]];
-      if (l == 2) l = graph_launch(t.str(api.name[a]));
-      if (!l) continue;
-      ++graph_launches;
-      t.for_each_op_of(a, [&](OpRef op) { replayed += op.table == OpTable::kernel; });
-    }
+  if (!any_string(t, graph_launch)) return;
+  std::vector<std::uint8_t> is_launch(t.strings().size(), 2);  // 2: not tested yet
+  const ApiCallTable& api = t.api_calls();
+  for (RowIndex a = 0; a < api.size(); ++a) {
+    std::uint8_t& l = is_launch[api.name[a]];
+    if (l == 2) l = graph_launch(t.str(api.name[a]));
+    if (!l) continue;
+    ++*launches;
+    t.for_each_op_of(a, [&](OpRef op) { *replayed += op.table == OpTable::kernel; });
   }
-  // Graph ids where the recorder kept them, else the kernels correlated to
-  // graph launches (a Kineto trace keeps the launch's correlation id on each
-  // kernel the graph replayed).
-  w.graph_kernels = std::max(w.graph_kernels, replayed);
-  w.graph_launches = graph_launches;
+}
 
-  auto part = [](const Examples& e, const char* what) {
-    return e.count ? format::count(e.count) + " " + what + " (" + e.said() + ")" : std::string();
-  };
-  auto join = [](std::initializer_list<std::string> parts) {
-    std::string s;
-    for (const std::string& p : parts)
-      if (!p.empty()) s += (s.empty() ? "" : "; ") + p;
-    return s;
-  };
-  if (backward_ops.count || optimizer_ops.count || backward_kernels.count || optimizer_kernels.count) {
-    w.phase = "training";
-    w.phase_evidence = join({part(backward_ops, "backward ops"), part(optimizer_ops, "optimizer ops"),
-                             part(backward_kernels, "backward kernels"), part(optimizer_kernels, "optimizer kernels")});
-  } else if (inference_ops.count || framework_ops >= 100) {
+std::string part(const Examples& e, const char* what) {
+  return e.count ? format::count(e.count) + " " + what + " (" + e.said() + ")" : std::string();
+}
+std::string join(std::initializer_list<std::string> parts) {
+  std::string s;
+  for (const std::string& p : parts)
+    if (!p.empty()) s += (s.empty() ? "" : "; ") + p;
+  return s;
+}
+
+void say_phase(const NameCounts& c, std::size_t kernels, WorkloadKind* w) {
+  if (c.backward_ops.count || c.optimizer_ops.count || c.backward_kernels.count || c.optimizer_kernels.count) {
+    w->phase = "training";
+    w->phase_evidence =
+        join({part(c.backward_ops, "backward ops"), part(c.optimizer_ops, "optimizer ops"),
+              part(c.backward_kernels, "backward kernels"), part(c.optimizer_kernels, "optimizer kernels")});
+  } else if (c.inference_ops.count || c.framework_ops >= 100) {
     // Only a framework's own op events tell inference from a trace that
     // just does not name its backward pass (kernel names alone do not).
-    w.phase = "inference";
-    w.phase_evidence = join({part(inference_ops, "inference ops"),
-                             "no backward or optimizer op or kernel among " + format::count(framework_ops) +
-                                 " framework ops and " + format::count(k.size()) + " kernels"});
+    w->phase = "inference";
+    w->phase_evidence = join({part(c.inference_ops, "inference ops"),
+                              "no backward or optimizer op or kernel among " + format::count(c.framework_ops) +
+                                  " framework ops and " + format::count(kernels) + " kernels"});
   } else {
-    w.phase_evidence = "no backward or optimizer op or kernel, and too few framework ops (" +
-                       format::count(framework_ops) + ") to call it inference";
+    w->phase_evidence = "no backward or optimizer op or kernel, and too few framework ops (" +
+                        format::count(c.framework_ops) + ") to call it inference";
   }
+}
 
-  // The framework: the one with the most ops and kernels of its own names.
+// The framework: the one with the most ops and kernels of its own names.
+void say_framework(const NameCounts& c, WorkloadKind* w) {
   const std::pair<const Examples*, std::pair<const char*, const char*>> fws[] = {
-      {&torch, {"pytorch", "PyTorch ops and kernels"}},
-      {&tf, {"tensorflow", "TensorFlow ops and kernels"}},
-      {&jax, {"jax", "XLA computations and fusions"}}};
+      {&c.torch, {"pytorch", "PyTorch ops and kernels"}},
+      {&c.tf, {"tensorflow", "TensorFlow ops and kernels"}},
+      {&c.jax, {"jax", "XLA computations and fusions"}}};
   const Examples* best = nullptr;
   for (const auto& [e, words] : fws)
     if (e->count && (!best || e->count > best->count)) {
       best = e;
-      w.framework = words.first;
-      w.framework_evidence = part(*e, words.second);
+      w->framework = words.first;
+      w->framework_evidence = part(*e, words.second);
     }
-  if (ddp.count) {
-    w.data_parallel = "ddp";
-    w.data_parallel_evidence = part(ddp, "DDP ops");
+  if (c.ddp.count) {
+    w->data_parallel = "ddp";
+    w->data_parallel_evidence = part(c.ddp, "DDP ops");
   }
+}
 
-  const std::string graphs = w.graph_kernels
-                                 ? format::count(w.graph_kernels) + " of " + format::count(k.size()) +
-                                       " kernels replayed from CUDA graphs (graph ids)" +
-                                       (graph_launches ? ", " + format::count(graph_launches) + " graph launches" : "")
-                                 : std::string();
-  const std::string compiled = join({part(triton, "Triton kernels"), part(compiled_ops, "compiled regions")});
-  if (w.graph_kernels * 10 >= k.size() && w.graph_kernels > 0) {
-    w.execution = "cuda graphs";
-    w.execution_evidence = join({graphs, compiled});
-  } else if (triton.count || compiled_ops.count) {
-    w.execution = "compiled";
-    w.execution_evidence = join({compiled, graphs});
+void say_execution(const NameCounts& c, std::size_t kernels, WorkloadKind* w) {
+  const std::string graphs =
+      w->graph_kernels ? format::count(w->graph_kernels) + " of " + format::count(kernels) +
+                             " kernels replayed from CUDA graphs (graph ids)" +
+                             (w->graph_launches ? ", " + format::count(w->graph_launches) + " graph launches" : "")
+                       : std::string();
+  const std::string compiled = join({part(c.triton, "Triton kernels"), part(c.compiled_ops, "compiled regions")});
+  if (w->graph_kernels * 10 >= kernels && w->graph_kernels > 0) {
+    w->execution = "cuda graphs";
+    w->execution_evidence = join({graphs, compiled});
+  } else if (c.triton.count || c.compiled_ops.count) {
+    w->execution = "compiled";
+    w->execution_evidence = join({compiled, graphs});
   } else {
-    w.execution_evidence =
+    w->execution_evidence =
         join({graphs.empty() ? "no kernel replayed from a CUDA graph" : graphs, "no Triton kernel or compiled region"});
   }
+}
+
+}  // namespace
+
+WorkloadKind recognise_workload(const Trace& t) {
+  WorkloadKind w;
+  const TraceMeta& m = t.meta();
+  w.bundled = m.command_line.find("resnet-train") != std::string::npos;
+  w.ranks = m.world_size > 1 ? static_cast<std::uint32_t>(m.world_size) : 1;
+  NameCounts names = count_names(t);
+  ddp_by_nesting(t, &names.ddp);
+  const KernelTable& k = t.kernels();
+  if (!k.graph_id.empty())
+    for (std::size_t i = 0; i < k.size(); ++i) w.graph_kernels += k.graph_id[i] != 0;
+  // Graph ids where the recorder kept them, else the kernels correlated to
+  // graph launches.
+  std::uint64_t replayed = 0;
+  count_graph_launches(t, &w.graph_launches, &replayed);
+  w.graph_kernels = std::max(w.graph_kernels, replayed);
+  say_phase(names, k.size(), &w);
+  say_framework(names, &w);
+  say_execution(names, k.size(), &w);
   recognise_run(t, &w);
   return w;
 }
