@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-LINE = re.compile(r"^//\s*\[SECTION\]\s*(.*?)\s*-*\s*$")
+LINE = re.compile(r"^\s*//\s*\[SECTION\]\s*(.*?)\s*-*\s*$")
 
 
 def sections(path):
