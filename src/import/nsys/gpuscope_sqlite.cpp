@@ -52,6 +52,7 @@ class GpuscopeReader {
     overheads();
     counters();
     skipped_.write_to(b_.meta());
+    in_.add_damage(b_);
     return b_.freeze();
   }
 
