@@ -176,22 +176,32 @@ void assign_ranks(std::vector<Member>& m) {
   for (std::size_t i = 0; i < m.size(); ++i) m[i].rank = usable ? m[i].d->own_rank : static_cast<std::int32_t>(i);
 }
 
-// The member the others are aligned to: the lowest rank.
+// Whether a member takes part in the alignment on collectives: a rank whose
+// file holds none (its kernels lost) cannot be aligned, and stays on its own
+// clock without stopping the others from being aligned.
+bool aligns(const Member& x) { return !x.d->collectives.empty(); }
+
+// The member the others are aligned to: the lowest rank of those that align
+// (of all, when none does).
 std::size_t reference(const std::vector<Member>& m) {
   std::size_t ref = 0;
   for (std::size_t i = 1; i < m.size(); ++i)
-    if (m[i].rank < m[ref].rank) ref = i;
+    if (aligns(m[i]) != aligns(m[ref]) ? aligns(m[i]) : m[i].rank < m[ref].rank) ref = i;
   return ref;
 }
 
-// Collectives matched across ranks: the i-th of every rank, as long as every
-// rank has an i-th one and all of them are of the same kind.
+// Collectives matched across the ranks that align: the i-th of each, as long
+// as each has an i-th one and all of them are of the same kind (none when
+// fewer than two ranks align).
 std::size_t matched_collectives(const std::vector<Member>& m) {
-  std::size_t n = m.front().d->collectives.size();
-  for (const Member& x : m) n = std::min(n, x.d->collectives.size());
+  const Member& first = m[reference(m)];
+  std::size_t n = first.d->collectives.size(), members = 0;
+  for (const Member& x : m)
+    if (aligns(x)) n = std::min(n, x.d->collectives.size()), ++members;
+  if (members < 2) return 0;
   for (std::size_t i = 0; i < n; ++i)
     for (const Member& x : m)
-      if (x.d->collectives[i].kind != m.front().d->collectives[i].kind) return i;
+      if (aligns(x) && x.d->collectives[i].kind != first.d->collectives[i].kind) return i;
   return n;
 }
 
@@ -213,7 +223,12 @@ std::string align_clocks(std::vector<Member>& m, std::size_t matched) {
   const RankDigest& ref = *m[reference(m)].d;
   TimeNs largest = 0, worst = 0;
   std::vector<TimeNs> diffs(matched);
+  std::vector<std::int32_t> alone;
   for (Member& x : m) {
+    if (!aligns(x)) {
+      alone.push_back(x.rank);
+      continue;
+    }
     for (std::size_t k = 0; k < matched; ++k) diffs[k] = ref.collectives[k].end - x.d->collectives[k].end;
     x.offset = select_kth(diffs, (matched - 1) / 2);
     for (TimeNs& v : diffs) v = v > x.offset ? v - x.offset : x.offset - v;
@@ -221,9 +236,14 @@ std::string align_clocks(std::vector<Member>& m, std::size_t matched) {
     largest = std::max(largest, x.offset < 0 ? -x.offset : x.offset);
     worst = std::max(worst, x.residual);
   }
+  std::string unaligned;
+  for (const std::int32_t r : alone) unaligned += (unaligned.empty() ? "" : ", ") + std::to_string(r);
   return "aligned on the ends of " + std::to_string(matched) +
          " collectives matched in order (median shift per rank; largest shift " + format::duration(largest) +
-         ", largest residual " + format::duration(worst) + ")";
+         ", largest residual " + format::duration(worst) + ")" +
+         (alone.empty() ? ""
+                        : std::string(alone.size() == 1 ? "; rank " : "; ranks ") + unaligned +
+                              " without collectives: clock taken as recorded");
 }
 
 // [SECTION] Collective instances, waits, stragglers ------------------------------------------
@@ -260,18 +280,22 @@ void cross_rank(const std::vector<Member>& m, std::size_t matched, Profile* p) {
     CollectiveInstance c;
     c.index = static_cast<std::uint32_t>(i);
     c.kind = std::string(collective_kind_name(m[ref].d->collectives[i].kind));
-    std::size_t last = 0;
+    std::size_t last = ref;
     TimeNs first = 0, end = 0;
+    bool any = false;
     for (std::size_t r = 0; r < m.size(); ++r) {
+      if (!aligns(m[r])) continue;
       const CollectivePart& part = m[r].d->collectives[i];
       const TimeNs arrival = part.start + m[r].offset;
-      if (r == 0 || arrival < first) first = arrival;
-      if (r == 0 || arrival > m[last].d->collectives[i].start + m[last].offset) last = r;
-      end = r == 0 ? part.end + m[r].offset : std::max(end, part.end + m[r].offset);
+      if (!any || arrival < first) first = arrival;
+      if (!any || arrival > m[last].d->collectives[i].start + m[last].offset) last = r;
+      end = !any ? part.end + m[r].offset : std::max(end, part.end + m[r].offset);
       c.bytes = std::max(c.bytes, part.bytes);
+      any = true;
     }
     const TimeNs last_arrival = m[last].d->collectives[i].start + m[last].offset;
     for (std::size_t r = 0; r < m.size(); ++r) {
+      if (!aligns(m[r])) continue;
       const TimeNs waited = last_arrival - (m[r].d->collectives[i].start + m[r].offset);
       w[r].waited += waited;
       c.wait_ns += waited;
