@@ -46,8 +46,10 @@ Profile load_profile(const std::string& path, const AnalysisOptions& o, bool dev
     if (p.files.empty()) p.files.push_back(path);
     return p;
   }
-  const std::vector<std::string> files = trace_files({path});
+  const TraceInputs inputs = list_trace_inputs({path});
+  const std::vector<std::string>& files = inputs.files;
   JobOptions jo;
+  jo.left_out = inputs.left_out;
   jo.analysis = o;
   jo.jobs = jobs;
   Profile p = analyze_files(files, jo);  // the savings `report` gives

@@ -33,9 +33,16 @@ void run(const ImportArgs& args) {
   Trace trace;
   bool sqlite = false;
   try {
-    const TraceFileKind kind = detect_trace_file(args.input);
-    sqlite = kind == TraceFileKind::nsys_sqlite || (kind == TraceFileKind::unknown && named_like_sqlite(args.input));
-    trace = sqlite ? import_nsys_sqlite(args.input) : import_chrome_json(args.input);
+    // A pipe, device or procfs file is read once into memory (within the budget).
+    const std::string file = seekable_trace_path(args.input);
+    try {
+      const TraceFileKind kind = detect_trace_file(file);
+      sqlite = kind == TraceFileKind::nsys_sqlite || (kind == TraceFileKind::unknown && named_like_sqlite(args.input));
+      trace = sqlite ? import_nsys_sqlite(file) : import_chrome_json(file);
+    } catch (const InputError& e) {
+      if (file == args.input) throw;
+      throw InputError(args.input, e.reason(), e.offset());
+    }
   } catch (const InputError& e) {
     throw Error(e.what());
   }
@@ -51,7 +58,7 @@ void run(const ImportArgs& args) {
   std::printf("%s -> %s\n", args.input.c_str(), args.output.c_str());
   if (sqlite) {
     std::error_code size_ec;
-    const std::uint64_t file_bytes = std::filesystem::file_size(args.input, size_ec);
+    const std::uint64_t file_bytes = std::filesystem::file_size(seekable_trace_path(args.input), size_ec);
     std::printf("  %s; %s of SQLite in %.2f s\n", m.producer.c_str(), format::bytes(size_ec ? 0 : file_bytes).c_str(),
                 import_s);
   } else {
@@ -62,9 +69,15 @@ void run(const ImportArgs& args) {
   std::printf("  %zu kernels, %zu memcpys, %zu memsets, %zu API calls, %zu ranges, %zu syncs, %zu counter samples\n",
               trace.kernels().size(), trace.memcpys().size(), trace.memsets().size(), trace.api_calls().size(),
               trace.ranges().size(), trace.syncs().size(), trace.counters().size());
-  for (const auto& [key, value] : m.stats)
+  for (const auto& [key, value] : m.stats) {
     if (key.rfind("import.skipped.", 0) == 0)
       std::printf("  skipped %s: %llu\n", key.c_str() + 15, static_cast<unsigned long long>(value));
+    else if (key.rfind("import.coerced.", 0) == 0)
+      std::printf("  coerced %s: %llu\n", key.c_str() + 15, static_cast<unsigned long long>(value));
+    else if (key.rfind("import.missing_table.", 0) == 0 || key.rfind("trace.out_of_window.", 0) == 0 ||
+             key == "trace.truncated_names")
+      std::printf("  %s: %llu\n", key.c_str(), static_cast<unsigned long long>(value));
+  }
   if (const std::string_view warning = m.property("import.warning"); !warning.empty())
     std::printf("  warning: %.*s\n", static_cast<int>(warning.size()), warning.data());
 }
