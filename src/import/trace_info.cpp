@@ -34,12 +34,10 @@ std::string source_losses_line(const TraceMeta& meta) {
   constexpr std::size_t kShown = 4;
   std::string listed;
   std::size_t n = 0;
-  std::uint64_t values = 0;
   for (const auto& [key, value] : meta.stats) {
     bool counted = false;
     for (std::string_view p : kPrefixes) counted = counted || key.starts_with(p);
     if (!counted || value == 0) continue;
-    values += value;
     if (n++ < kShown) listed += (listed.empty() ? "" : ", ") + key + " " + std::to_string(value);
   }
   if (n == 0) return {};

@@ -341,7 +341,7 @@ class Reader {
   void read_contents(const ByteCursor& in) {
     contents_ = decode_contents(in);
     have_contents_ = true;
-    check_declared_rows(contents_.table_rows, "the contents section", contents_at_);
+    check_declared_rows(contents_.table_rows, "the contents section", applying_at_);
     if (have_index_) return;
     for (int t = 0; t < kTableCount; ++t)
       ctx_.reserve_rows[t] = std::min<std::uint64_t>(contents_.table_rows[t], (src_.size() << 6) + (1u << 20));
@@ -372,17 +372,18 @@ class Reader {
   // Refuses a section whose decompressed payload, and the rows or strings it
   // declares, would take the load past the budget, before it is decompressed.
   void check_section_budget(const SectionHeader& h, std::uint64_t section_no, std::uint64_t pos) {
+    auto add = [](std::uint64_t a, std::uint64_t b) { return a + b < a ? ~std::uint64_t{0} : a + b; };
     std::uint64_t adds = h.raw;  // the decompression buffer
     std::string what = "section " + std::to_string(section_no) + " (" + tag_name(h.tag) + ") declares ";
     if (is_row_tag(h.tag)) {
-      adds += std::uint64_t{h.items} * row_memory_bytes(static_cast<TableId>(h.tag - kTagRowsBase));
+      adds = add(adds, std::uint64_t{h.items} * row_memory_bytes(static_cast<TableId>(h.tag - kTagRowsBase)));
       what += std::to_string(h.items) + " rows and ";
     } else if (h.tag == kTagStrings) {
-      adds += h.raw;  // the bytes, kept
+      adds = add(adds, h.raw);  // the bytes, kept
     }
     what += std::to_string(h.raw) + " bytes";
     const std::uint64_t have = builder_.memory_bytes();
-    check_memory_claim(name_, what + " after " + memory_size_text(have) + " loaded", have + adds, budget_, pos);
+    check_memory_claim(name_, what + " after " + memory_size_text(have) + " loaded", add(have, adds), budget_, pos);
   }
 
   // [SECTION] The sections, in file order ----------------------------------------------------
@@ -476,7 +477,7 @@ class Reader {
     }
     const std::uint64_t end = pos + kSectionHeaderBytes + h.stored;
     check_section_budget(h, w.section_no, pos);
-    contents_at_ = pos;
+    applying_at_ = pos;
     try {
       apply(h.tag, h.items, load_payload(pos, h));
       ++rep.sections_read;
@@ -720,7 +721,7 @@ class Reader {
   TraceBuilder builder_;
   RowDecodeContext ctx_;
   std::uint64_t header_end_ = 0, data_end_ = 0;
-  std::uint64_t contents_at_ = 0;  // the section being applied (named when its claims are refused)
+  std::uint64_t applying_at_ = 0;  // the section being applied (named when its claims are refused)
   bool have_index_ = false, footer_seen_ = false;
   bool have_contents_ = false;
   Contents contents_;
