@@ -6,14 +6,17 @@
 // the memory budget is refused before it is read. Both readers (the direct
 // page reader and SQLite's) give the same.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "cli/run.h"
+#include "export/sqlite_export.h"
 #include "import/nsys/nsys_sqlite.h"
 #include "import/nsys/nsys_test_db.h"
+#include "support/test_traces.h"
 #include "trace/budget.h"
 
 namespace gpuscope {
@@ -91,6 +94,27 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
       << exported.err;
 }
 
+// gpuscope's own SQLite export, edited after it was written: its reader counts the same way.
+TEST_F(NsysHostile, CoercedValuesOfAGpuscopeExportAreCountedToo) {
+  const std::string file = path("own.sqlite");
+  write_sqlite_trace(testing::every_table_trace(), file, SqliteExportOptions{.sync = false});
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridX = -5, correlationId = 'x' "
+                         "WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL);"
+                         "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET cbid = 1099511627776 "
+                         "WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME);",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  for (const Trace& t : both(file)) {
+    EXPECT_EQ(t.meta().stat("import.coerced.CUPTI_ACTIVITY_KIND_KERNEL.gridX"), 1u);
+    EXPECT_EQ(t.meta().stat("import.coerced.CUPTI_ACTIVITY_KIND_KERNEL.correlationId"), 1u);
+    EXPECT_EQ(t.meta().stat("import.coerced.CUPTI_ACTIVITY_KIND_RUNTIME.cbid"), 1u);
+  }
+}
+
 TEST_F(NsysHostile, AViewInPlaceOfATableIsRefused) {
   const std::string file = make_db("view.sqlite", std::string(kSchema) + R"sql(
 CREATE TABLE hidden (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, demangledName INTEGER);
@@ -104,8 +128,7 @@ CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS SELECT * FROM hidden;
       (void)import_nsys_sqlite(file, o);
       ADD_FAILURE() << "accepted";
     } catch (const InputError& e) {
-      EXPECT_NE(e.reason().find("CUPTI_ACTIVITY_KIND_KERNEL is a view, not a table"), std::string::npos)
-          << e.reason();
+      EXPECT_NE(e.reason().find("CUPTI_ACTIVITY_KIND_KERNEL is a view, not a table"), std::string::npos) << e.reason();
     }
   }
 }
@@ -133,8 +156,8 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 200, 0, 7, 1, 0, 1, 1, 1, 1,
 TEST_F(NsysHostile, AFileCutInsideAPageIsIncomplete) {
   std::string sql = std::string(kSchema) + kKernelTable + "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ";
   for (int i = 0; i < 200; ++i)
-    sql += std::string(i ? "," : "") + "(" + std::to_string(i * 100) + "," + std::to_string(i * 100 + 50) +
-           ",0,7," + std::to_string(i + 1) + ",0,1,1,1,1,1,128,1,1)";
+    sql += std::string(i ? "," : "") + "(" + std::to_string(i * 100) + "," + std::to_string(i * 100 + 50) + ",0,7," +
+           std::to_string(i + 1) + ",0,1,1,1,1,1,128,1,1)";
   const std::string whole = make_db("whole.sqlite", sql + ";", 512);
   std::string bytes;
   {
@@ -163,8 +186,8 @@ TEST_F(NsysHostile, AFileCutInsideAPageIsIncomplete) {
 TEST_F(NsysHostile, ATableLargerThanTheBudgetIsRefusedBeforeItIsRead) {
   std::string sql = std::string(kSchema) + kKernelTable + "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ";
   for (int i = 0; i < 1000; ++i)
-    sql += std::string(i ? "," : "") + "(" + std::to_string(i * 100) + "," + std::to_string(i * 100 + 50) +
-           ",0,7," + std::to_string(i + 1) + ",0,1,1,1,1,1,128,1,1)";
+    sql += std::string(i ? "," : "") + "(" + std::to_string(i * 100) + "," + std::to_string(i * 100 + 50) + ",0,7," +
+           std::to_string(i + 1) + ",0,1,1,1,1,1,128,1,1)";
   const std::string file = make_db("big.sqlite", sql + ";");
   const ScopedMemoryBudget budget(32 << 10);
   try {
