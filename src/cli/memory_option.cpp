@@ -10,7 +10,7 @@
 namespace gpuscope::cli {
 
 void add_memory_option(CLI::App& app) {
-  static constexpr std::string_view kReaders[] = {"check", "diff",  "export", "import", "info",
+  static constexpr std::string_view kReaders[] = {"check",  "diff",  "export", "import", "info",
                                                   "report", "stats", "view",   "whatif"};
   const std::string help =
       "the most memory one trace read may take (512M, 4G, 25%); a file or stream that would need more is refused "
@@ -25,8 +25,7 @@ void add_memory_option(CLI::App& app) {
            [](const std::string& text) {
              const std::optional<std::uint64_t> bytes = parse_memory_size(text);
              if (!bytes)
-               throw CLI::ValidationError("--max-memory",
-                                          "'" + text + "' is not a size (e.g. 512M, 4G, 1.5GiB, 25%)");
+               throw CLI::ValidationError("--max-memory", "'" + text + "' is not a size (e.g. 512M, 4G, 1.5GiB, 25%)");
              set_memory_budget(*bytes);
              // gpuscope view runs gpuscope-view, which reads it from here.
              ::setenv("GPUSCOPE_MAX_MEMORY", std::to_string(*bytes).c_str(), 1);

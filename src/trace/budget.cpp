@@ -16,7 +16,7 @@ namespace gpuscope {
 
 namespace {
 
-std::atomic<std::uint64_t> g_budget{0};  // 0: the default
+std::atomic<std::uint64_t> g_budget{0};   // 0: the default
 thread_local std::uint64_t t_budget = 0;  // ScopedMemoryBudget's, 0: none
 
 std::string with_commas(std::uint64_t n) {

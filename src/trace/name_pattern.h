@@ -22,8 +22,7 @@ namespace gpuscope {
 // A pattern that does not compile: what is wrong and where.
 class PatternError : public std::runtime_error {
  public:
-  PatternError(std::string what, std::size_t position)
-      : std::runtime_error(std::move(what)), position_(position) {}
+  PatternError(std::string what, std::size_t position) : std::runtime_error(std::move(what)), position_(position) {}
   std::size_t position() const { return position_; }  // 0-based byte offset in the pattern
 
  private:

@@ -105,13 +105,13 @@ constexpr std::uint64_t kMiB = 1u << 20;
 // /dev/zero, and every command: refused at its first bytes (no trace starts
 // with a NUL), not copied into memory until the machine runs out of it.
 TEST_F(Hostile, DevZeroIsRefusedByEveryCommandAtItsFirstBytes) {
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"info", "/dev/zero"},
-           {"report", "/dev/zero"},
-           {"whatif", "/dev/zero", "--remove", "gemm"},
-           {"export", "/dev/zero", "-o", path("x.json")},
-           {"import", "/dev/zero", "-o", path("x.gscope")},
-           {"diff", "/dev/zero", "/dev/zero"}})
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"info", "/dev/zero"},
+                                             {"report", "/dev/zero"},
+                                             {"whatif", "/dev/zero", "--remove", "gemm"},
+                                             {"export", "/dev/zero", "-o", path("x.json")},
+                                             {"import", "/dev/zero", "-o", path("x.gscope")},
+                                             {"diff", "/dev/zero", "/dev/zero"}})
     expect_refused(args, "/dev/zero", "not a trace file gpuscope reads", 64 * kMiB);
   EXPECT_FALSE(fs::exists(path("x.json")));
   EXPECT_FALSE(fs::exists(path("x.gscope")));
@@ -147,18 +147,19 @@ TEST_F(Hostile, TwentyMillionDeclaredKernelsAreRefusedBeforeAllocating) {
   const std::string file = path("kernels-20m.gscope");
   testing::write_identical_kernels_gscope(file, 20'000'000);
   EXPECT_LT(fs::file_size(file), 200'000u);
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"info", file},
-           {"report", file},
-           {"whatif", file, "--remove", "gemm"},
-           {"export", file, "-o", path("x.json")},
-           {"diff", file, file}})
-    expect_refused([&] {
-      std::vector<std::string> a = args;
-      a.insert(a.end(), {"--max-memory", "256M"});
-      return a;
-    }(),
-                   file, "the footer index declares 20000000 rows (kernels 20000000)", 512 * kMiB);
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"info", file},
+                                             {"report", file},
+                                             {"whatif", file, "--remove", "gemm"},
+                                             {"export", file, "-o", path("x.json")},
+                                             {"diff", file, file}})
+    expect_refused(
+        [&] {
+          std::vector<std::string> a = args;
+          a.insert(a.end(), {"--max-memory", "256M"});
+          return a;
+        }(),
+        file, "the footer index declares 20000000 rows (kernels 20000000)", 512 * kMiB);
 }
 
 // 300 names of 100,000 characters: cut to 16 KiB each, counted, and the
@@ -198,8 +199,7 @@ TEST_F(Hostile, RegexesOverFiftyThousandCharacterNamesDoNotCrash) {
   EXPECT_NE(info.r.out.find("trace.truncated_names"), std::string::npos) << info.r.out;
   const Measured bad = run({"whatif", path("long.json"), "--remove", "/[/"});
   EXPECT_EQ(bad.r.status, 2) << bad.r.err;
-  EXPECT_NE(bad.r.err.find("not a regular expression: missing ]: [ (at character 1)"), std::string::npos)
-      << bad.r.err;
+  EXPECT_NE(bad.r.err.find("not a regular expression: missing ]: [ (at character 1)"), std::string::npos) << bad.r.err;
   const Measured find = run({"view", path("long.json"), "--find", "[", "--regex"});
   EXPECT_EQ(find.r.status, 2) << find.r.err;
   EXPECT_NE(find.r.err.find("--find '[': not a regular expression"), std::string::npos) << find.r.err;

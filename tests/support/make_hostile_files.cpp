@@ -28,8 +28,8 @@ int main(int argc, char** argv) {
                                    << kernel << R"(,{"ph":"X","cat":"kernel","name":"b","ts":-9e15,"dur":1,)" << kernel
                                    << R"(,{"ph":"X","cat":"kernel","name":"c","ts":100,"dur":5,)" << kernel << "]}";
   std::ofstream(dir / "long-name.json")
-      << R"({"traceEvents":[{"ph":"X","cat":"kernel","name":")" << std::string(49'990, 'x') << R"(gemm_k","ts":10,"dur":5,)"
-      << kernel
+      << R"({"traceEvents":[{"ph":"X","cat":"kernel","name":")" << std::string(49'990, 'x')
+      << R"(gemm_k","ts":10,"dur":5,)" << kernel
       << R"(,{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":0,"tid":1,"ts":1,"dur":2,"args":{"correlation":1}}]})";
   std::cout << "wrote the hostile files into " << dir.string() << "\n";
   return 0;
