@@ -9,9 +9,12 @@ packages=(
   libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
   libimgui-dev libglfw3-dev libstb-dev libgl-dev fonts-dejavu-core
-  xvfb xauth libgl1-mesa-dri mesa-utils
+  xvfb xauth libgl1-mesa-dri mesa-utils libxml2-utils zsh fish groff-base
   libopenmpi-dev openmpi-bin
+  valgrind
   python3 python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pandas python3-pytest
+  python3-pip python3-setuptools python3-wheel python3-venv
+  dpkg-dev file
 )
 
 missing=()

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "trace/detail/time_columns.h"
+#include "trace/time_columns.h"
 
 namespace gpuscope::viewer {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <set>
 
-#include "analysis/parallel.h"
+#include "analysis/util/parallel.h"
 #include "import/open_trace.h"
 #include "trace/error.h"
 
@@ -134,6 +134,17 @@ JobData load_job(const std::vector<std::string>& files, unsigned jobs, std::atom
   if (!check.refused.empty()) throw InputError(files.front() + " …", check.refused);
   job.left_out.insert(job.left_out.end(), check.left_out.begin(), check.left_out.end());
   for (const RankDigest& d : good) job.ranks.push_back(std::move(lanes.at(d.file)));
+  // Which part of each rank is which instance (by call site, or in order).
+  const std::vector<std::vector<std::uint32_t>> matched = matched_collective_parts(good);
+  for (std::size_t r = 0; r < job.ranks.size(); ++r) {
+    JobRank& rank = job.ranks[r];
+    rank.part_instances.assign(good[r].collectives.size(), -1);
+    rank.instance_parts.reserve(matched.size());
+    for (std::size_t i = 0; i < matched.size(); ++i) {
+      rank.instance_parts.push_back(matched[i][r]);  // kNoCollectivePart: none on this rank
+      if (matched[i][r] < rank.part_instances.size()) rank.part_instances[matched[i][r]] = static_cast<std::int32_t>(i);
+    }
+  }
   job.profile = analyze_digests(std::move(good));
   place_ranks(job.profile, job.ranks);
   bool any = false;
@@ -150,9 +161,13 @@ JobData load_job(const std::vector<std::string>& files, unsigned jobs, std::atom
 
 std::int64_t instance_of(const JobData& job, std::size_t rank, std::size_t gpu, std::size_t part) {
   if (rank >= job.ranks.size() || gpu >= job.ranks[rank].gpus.size()) return -1;
-  const JobGpuLane& lane = job.ranks[rank].gpus[gpu];
-  if (!lane.linked || part >= lane.parts.size() || part >= job.profile.collectives.size()) return -1;
-  return static_cast<std::int64_t>(part);
+  const JobRank& r = job.ranks[rank];
+  const JobGpuLane& lane = r.gpus[gpu];
+  if (!lane.linked || part >= lane.parts.size()) return -1;
+  const std::int64_t instance = r.part_instances.empty()         ? static_cast<std::int64_t>(part)
+                                : part < r.part_instances.size() ? r.part_instances[part]
+                                                                 : -1;
+  return instance < static_cast<std::int64_t>(job.profile.collectives.size()) ? instance : -1;
 }
 
 std::vector<InstancePart> instance_parts(const JobData& job, std::size_t instance) {
@@ -163,8 +178,11 @@ std::vector<InstancePart> instance_parts(const JobData& job, std::size_t instanc
     const JobRank& rank = job.ranks[r];
     for (std::size_t g = 0; g < rank.gpus.size(); ++g) {
       const JobGpuLane& lane = rank.gpus[g];
-      if (!lane.linked || instance >= lane.parts.size()) continue;
-      const CollectivePart& p = lane.parts[instance];
+      const std::size_t part = rank.instance_parts.empty()             ? instance
+                               : instance < rank.instance_parts.size() ? rank.instance_parts[instance]
+                                                                       : lane.parts.size();
+      if (!lane.linked || part >= lane.parts.size()) continue;
+      const CollectivePart& p = lane.parts[part];
       InstancePart ip;
       ip.rank = r;
       ip.gpu = g;
@@ -211,8 +229,10 @@ void sample_utilization(const JobRank& rank, const JobGpuLane& lane, TimeNs view
 
 std::size_t job_lane_bytes(const JobData& job) {
   std::size_t bytes = 0;
-  for (const JobRank& r : job.ranks)
+  for (const JobRank& r : job.ranks) {
+    bytes += r.instance_parts.capacity() * sizeof(std::uint32_t) + r.part_instances.capacity() * sizeof(std::int32_t);
     for (const JobGpuLane& g : r.gpus) bytes += g.activity.memory_bytes() + g.parts.capacity() * sizeof(CollectivePart);
+  }
   return bytes;
 }
 

@@ -1,6 +1,6 @@
 // The job view's data: the traces of many ranks as one timeline, without
 // holding any of them. Each file is opened once on a worker thread, digested
-// (analysis/job.h, as `gpuscope report DIR` does) and reduced to what the
+// (analysis/job/job.h, as `gpuscope report DIR` does) and reduced to what the
 // lanes draw — per GPU a utilization histogram at a fixed resolution and its
 // communication kernels — then freed. The job's Profile, built from the
 // digests, gives each rank's clock offset, the collective instances with
@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "analysis/job.h"
+#include "analysis/job/job.h"
 #include "analysis/profile.h"
 #include "export/trace_inputs.h"
 #include "viewer/device_activity.h"
@@ -32,10 +32,10 @@ struct JobGpuLane {
   std::uint32_t device = 0;
   DeviceActivity activity;            // its histogram (read with sample_buckets: the trace is gone)
   std::vector<CollectivePart> parts;  // its communication kernels, on the rank's clock, by start
-  // The job analysis matched these parts across ranks: part i is the rank's
-  // part of collective instance i (Profile::collectives[i]). The GPU the
-  // digest took its collectives from (the rank's lowest with any), and the
-  // rank's other GPUs whose parts are the same sequence (link_sibling_lanes).
+  // The job analysis matched these parts across ranks (JobRank::instance_parts
+  // says which part is which instance). The GPU the digest took its
+  // collectives from (the rank's lowest with any), and the rank's other GPUs
+  // whose parts are the same sequence (link_sibling_lanes).
   bool linked = false;
 };
 
@@ -54,6 +54,11 @@ struct JobRank {
   TimeRange window;   // the trace's span, on its own clock
   std::uint64_t kernels = 0;
   std::vector<JobGpuLane> gpus;  // GPUs with activity, by device
+  // Per collective instance (Profile::collectives), the index of its part in
+  // the linked lanes' parts (matched_collective_parts), and per part its
+  // instance (-1: none). Both empty: part i is instance i.
+  std::vector<std::uint32_t> instance_parts;
+  std::vector<std::int32_t> part_instances;
 };
 
 struct JobData {

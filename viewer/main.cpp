@@ -84,7 +84,9 @@ Options parse_command_line(int argc, char** argv) {
   app.add_option("files", o.files,
                  "trace to open; a second one is opened for comparison; a directory or more than two files: a job")
       ->expected(0, 1 << 20);
-  app.add_option("--screenshot", o.screenshot, "headless: render, write OUT.png and OUT.json, exit");
+  app.add_option("--screenshot", o.screenshot,
+                 "headless: render, write OUT.png and OUT.json, exit (- or a FIFO/device: the PNG is written through "
+                 "it, and no JSON is written)");
   app.add_option("--size", size, "window / image size WIDTHxHEIGHT (default 1280x800)");
   app.add_option("--view", view, "panel to show: timeline, hotspots, ops, findings, summary or compare");
   app.add_option("--zoom", zoom, "visible range START:END from the trace start, in ns or with a unit (0:5ms)");
@@ -380,9 +382,13 @@ int run_headless(const Options& o) {
   ctx.frames = o.frames;
   ctx.error = error;
   ctx.font = font;
+  // A screenshot written through (standard output, a FIFO, a device) has no file beside it for the JSON.
+  std::error_code ec;
+  const bool beside = o.screenshot != "-" && (!std::filesystem::exists(o.screenshot, ec) ||
+                                              std::filesystem::is_regular_file(o.screenshot, ec));
   const std::string json_path = gv::json_path_for(o.screenshot);
   const std::string json_text = gv::frame_report(view, ImGui::GetDrawData(), ctx).dump(2) + "\n";
-  const bool json_ok = write_atomically(json_path, [&](const std::string& tmp) {
+  const bool json_ok = !beside || write_atomically(json_path, [&](const std::string& tmp) {
     std::ofstream f(tmp, std::ios::binary);
     f << json_text;
     return static_cast<bool>(f.flush());

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "trace/detail/time_columns.h"
+#include "trace/time_columns.h"
 
 namespace gpuscope::viewer {
 namespace {

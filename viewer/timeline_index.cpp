@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "trace/detail/time_columns.h"
+#include "trace/time_columns.h"
 #include "viewer/text.h"
 
 namespace gpuscope::viewer {

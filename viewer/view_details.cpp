@@ -9,10 +9,10 @@
 #include <cinttypes>
 
 #include "analysis/format.h"
-#include "analysis/hardware.h"
-#include "analysis/occupancy.h"
-#include "trace/detail/time_columns.h"
+#include "analysis/ops/occupancy.h"
+#include "analysis/passes/hardware.h"
 #include "trace/kernel_category.h"
+#include "trace/time_columns.h"
 #include "viewer/colors.h"
 #include "viewer/text.h"
 #include "viewer/time_format.h"

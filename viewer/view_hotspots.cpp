@@ -10,7 +10,7 @@
 #include <numeric>
 
 #include "analysis/format.h"
-#include "trace/detail/time_columns.h"
+#include "trace/time_columns.h"
 #include "viewer/colors.h"
 #include "viewer/time_format.h"
 #include "viewer/view.h"

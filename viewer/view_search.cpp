@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "analysis/format.h"
-#include "trace/detail/time_columns.h"
+#include "trace/time_columns.h"
 #include "viewer/view.h"
 
 namespace gpuscope::viewer {

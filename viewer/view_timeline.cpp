@@ -20,7 +20,7 @@
 #include <limits>
 
 #include "analysis/format.h"
-#include "trace/detail/time_columns.h"
+#include "trace/time_columns.h"
 #include "viewer/colors.h"
 #include "viewer/lod.h"
 #include "viewer/text.h"

@@ -1,6 +1,6 @@
 // analyze() and analyze_trace(): run the passes over a trace, then state the
 // findings. A job of several traces is analysed one trace at a time
-// (job.cpp), from the same per-trace function.
+// (job/job.cpp), from the same per-trace function.
 //
 // [SECTION] Per-rank rows and skew
 // [SECTION] Entry points
@@ -13,9 +13,10 @@
 #include <set>
 
 #include "analysis/detail/context.h"
-#include "analysis/hta.h"
-#include "analysis/job.h"
-#include "analysis/stats.h"
+#include "analysis/job/job.h"
+#include "analysis/passes/collectives.h"
+#include "analysis/passes/hta.h"
+#include "analysis/util/stats.h"
 #include "trace/error.h"
 
 namespace gpuscope {
@@ -150,7 +151,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   for (std::size_t ti = 0; ti < traces.size(); ++ti) {
     const Trace& t = *traces[ti].trace;
     std::vector<Step> steps;
-    const StepSource source = find_steps(rt, opt, &steps, nullptr, &p.steps.not_steps);
+    const StepSource source = find_steps(rt, opt, &steps, nullptr, &p.steps.not_steps, &p.steps.source_evidence);
     if (p.steps.source == StepSource::none) p.steps.source = source;
     std::vector<DeviceSummary> devices;
     std::vector<TemporalBreakdown> hta;
@@ -158,6 +159,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
     memory_pass(rt, opt, devices, steps, &ev);
     attention_pass(rt, opt, &ev);
     hardware_pass(rt, opt, devices, steps);
+    collective_pass(rt, opt, steps, &p);
     for (Step& s : steps) s.range = rt.shift(s.range);
     steps_outside_gpu(rt, devices, steps, &p.steps);
     // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
@@ -179,14 +181,15 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   stream_pass(rt, opt, totals, &p, &ev);
   hotspot_pass(traces, opt, totals, &p);
   launch_pass(traces, opt, totals, &p);
-  op_pass(*rt.trace, &p, op_kernels);
+  p.launches.late_launch_idle_ns = ev.launch_gaps.total();
+  op_pass(*rt.trace, &p, op_kernels, std::move(totals.late_launches));
   summarize_steps(&p);
   compute_skew(&p);
   p.workload = recognise_workload(*rt.trace);
+  p.workload.data_loading_recorded = ev.has_input_ranges;
   p.findings = find_problems(p, ev, opt);
   fit_to_workload(p.workload, p.findings);
-  std::stable_sort(p.findings.begin(), p.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.saving_ns > b.saving_ns; });
+  settle_findings(&p);
   return p;
 }
 

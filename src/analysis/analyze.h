@@ -132,6 +132,13 @@ struct FindingRule {
 };
 std::span<const FindingRule> finding_rules();
 
+// Puts the findings in order and the answers to "What would help?" in
+// Profile::helps: findings largest saving first (a simulated saving first at
+// equal savings); those under 1 % of the run (their saving and their share,
+// Finding::share) to Profile::minor_findings. analyze() calls it, and the
+// replay again once it has simulated the fixes (analysis/graph/savings.h).
+void settle_findings(Profile* p);
+
 // True if a kernel name marks tensor-core math (HMMA/IMMA/GMMA, cuDNN/cuBLAS
 // tile names such as h884, s1688, 16816, cutlass tensorop, Hopper sm90 xmma
 // and nvjet GEMMs).

@@ -1,9 +1,10 @@
 // check_profiles(): the CI gate's checks, each from the diff of the two runs.
 // Phases: the baseline's step noise, the step-time check, the share checks,
-// the finding checks.
+// the finding checks, each timed.
 #include "analysis/check.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "analysis/format.h"
@@ -17,12 +18,18 @@ std::string_view to_string(CheckOutcome o) {
     case CheckOutcome::failed:
       return "failed";
     case CheckOutcome::skipped:
+      return "skipped";
+    case CheckOutcome::not_run:
       break;
   }
-  return "skipped";
+  return "not_run";
 }
 
-bool CheckReport::passed() const { return count(CheckOutcome::failed) == 0; }
+bool CheckReport::passed() const { return count(CheckOutcome::failed) == 0 && complete(); }
+
+bool CheckReport::complete() const { return count(CheckOutcome::not_run) == 0; }
+
+int CheckReport::exit_code() const { return !complete() ? 2 : passed() ? 0 : 1; }
 
 std::size_t CheckReport::count(CheckOutcome o) const {
   return static_cast<std::size_t>(
@@ -69,35 +76,64 @@ std::string signed_points(double share) { return with_sign(share, format::fixed(
 // limit of 0 points must pass an unchanged share.
 constexpr double kShareEpsilon = 1e-9;
 
-CheckResult step_time_check(const CheckReport& r) {
+// A check that could not run: not_run, or skipped when the caller allows it.
+void cannot_run(CheckResult& c, bool allow_skip, const std::string& why) {
+  c.outcome = allow_skip ? CheckOutcome::skipped : CheckOutcome::not_run;
+  c.message = why + (allow_skip ? " (skipped: --allow-skip)" : "");
+}
+
+CheckResult step_time_check(const CheckReport& r, bool allow_skip) {
   const ProfileDiff& d = r.diff;
   CheckResult c;
   c.name = "step-time";
-  c.threshold = r.step_threshold;
+  c.threshold = r.step_limit;
   if (d.before_step_ns <= 0 || d.after_step_ns <= 0) {
-    c.outcome = CheckOutcome::skipped;
-    c.message = std::string("no steps in ") +
-                (d.before_step_ns <= 0 && d.after_step_ns <= 0 ? "either run"
-                 : d.before_step_ns <= 0                       ? "the baseline"
-                                                               : "the candidate") +
-                " (steps come from ProfilerStep#N or NVTX step ranges, or the repeating kernel pattern)";
+    cannot_run(c, allow_skip,
+               std::string("no steps in ") +
+                   (d.before_step_ns <= 0 && d.after_step_ns <= 0 ? "either run"
+                    : d.before_step_ns <= 0                       ? "the baseline"
+                                                                  : "the candidate") +
+                   " (steps come from ProfilerStep#N or NVTX step ranges, or the repeating kernel pattern)");
     return c;
   }
   c.value = static_cast<double>(d.after_step_ns - d.before_step_ns) / static_cast<double>(d.before_step_ns);
-  const bool over = c.value > c.threshold;
-  c.outcome = over ? CheckOutcome::failed : CheckOutcome::passed;
+  const std::string change = "mean step time " + format::duration(d.before_step_ns) + " -> " +
+                             format::duration(d.after_step_ns) + " (" + signed_percent(c.value) + ")";
   std::string noise = "baseline step-to-step spread " + format::percent1(r.baseline_noise.spread);
+  if (!r.noise) noise += ", not weighed: --noise off";
   if (r.baseline_noise.steps < 2) noise = "spread unknown: the baseline lists fewer than 2 steps";
-  c.message = "mean step time " + format::duration(d.before_step_ns) + " -> " + format::duration(d.after_step_ns) +
-              " (" + signed_percent(c.value) + "), " + (over ? "above" : "within") + " the threshold of " +
-              format::percent1(c.threshold) + " (limit " + format::percent1(r.step_limit) + ", " + noise + ")";
+  if (c.value <= r.step_limit) {
+    c.outcome = CheckOutcome::passed;
+    c.message = change + ", within the limit of " + format::percent1(r.step_limit) + " (" + noise + ")";
+  } else if (c.value > r.step_threshold) {
+    c.outcome = CheckOutcome::failed;
+    c.threshold = r.step_threshold;
+    c.message = change + ", above the threshold of " + format::percent1(r.step_threshold) + " (limit " +
+                format::percent1(r.step_limit) + ", " + noise + ")";
+  } else {
+    c.threshold = r.step_threshold;
+    cannot_run(c, allow_skip,
+               change + ": above the limit of " + format::percent1(r.step_limit) +
+                   " but within the baseline's step-to-step spread of " + format::percent1(r.baseline_noise.spread) +
+                   ", so it cannot be told from noise (a baseline with steadier steps, or --noise off to hold the "
+                   "step time to the limit)");
+  }
   return c;
 }
 
-CheckResult share_check(const ProfileDiff& d, KernelCategory category, double limit) {
+CheckResult share_check(const ProfileDiff& d, KernelCategory category, double limit, bool allow_skip) {
   CheckResult c;
   c.name = "share:" + std::string(to_string(category));
   c.threshold = limit;
+  if (d.before_kernel_ns <= 0 || d.after_kernel_ns <= 0) {
+    cannot_run(c, allow_skip,
+               std::string("no kernel time in ") +
+                   (d.before_kernel_ns <= 0 && d.after_kernel_ns <= 0 ? "either run"
+                    : d.before_kernel_ns <= 0                         ? "the baseline"
+                                                                      : "the candidate") +
+                   ": a category's share of it cannot be compared");
+    return c;
+  }
   double before = 0, after = 0;
   for (const CategoryDelta& x : d.categories)
     if (x.category == category) before = x.before_share, after = x.after_share;
@@ -148,13 +184,20 @@ CheckReport check_profiles(const Profile& baseline, const Profile& candidate, co
   CheckReport r;
   r.diff = diff_profiles(baseline, candidate);
   r.baseline_noise = step_noise(baseline);
+  r.noise = limits.noise;
   r.step_limit = std::max(0.0, limits.max_step_regression);
-  r.step_threshold = std::max(r.step_limit, r.baseline_noise.spread);
-  if (limits.max_step_regression >= 0) r.checks.push_back(step_time_check(r));
+  r.step_threshold = limits.noise ? std::max(r.step_limit, r.baseline_noise.spread) : r.step_limit;
+  auto timed = [&r](auto&& run) {
+    const auto t0 = std::chrono::steady_clock::now();
+    CheckResult c = run();
+    c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.checks.push_back(std::move(c));
+  };
+  if (limits.max_step_regression >= 0) timed([&] { return step_time_check(r, limits.allow_skip); });
   for (const auto& [category, limit] : limits.max_share_increase)
-    r.checks.push_back(share_check(r.diff, category, limit));
-  if (limits.fail_on_new_critical) r.checks.push_back(finding_check(r.diff, true));
-  if (limits.fail_on_new_finding) r.checks.push_back(finding_check(r.diff, false));
+    timed([&, category = category, limit = limit] { return share_check(r.diff, category, limit, limits.allow_skip); });
+  if (limits.fail_on_new_critical) timed([&] { return finding_check(r.diff, true); });
+  if (limits.fail_on_new_finding) timed([&] { return finding_check(r.diff, false); });
   return r;
 }
 

@@ -261,6 +261,29 @@ void compare_findings(const Profile& before, const Profile& after, ProfileDiff& 
   });
 }
 
+// The answers whose verdict changed (or that one side does not ask), in the
+// after run's order, then those only the before run asked.
+void compare_helps(const Profile& before, const Profile& after, ProfileDiff& d) {
+  auto find = [](const Profile& p, const std::string& id) -> const HelpAnswer* {
+    for (const HelpAnswer& a : p.helps)
+      if (a.id == id) return &a;
+    return nullptr;
+  };
+  auto add = [&](const HelpAnswer* b, const HelpAnswer* a) {
+    if (b && a && b->verdict == a->verdict) return;
+    HelpDelta x;
+    x.id = (a ? a : b)->id;
+    x.question = (a ? a : b)->question;
+    x.in_before = b != nullptr, x.in_after = a != nullptr;
+    if (b) x.before = b->verdict, x.before_reason = b->reason;
+    if (a) x.after = a->verdict, x.after_reason = a->reason;
+    d.helps.push_back(std::move(x));
+  };
+  for (const HelpAnswer& a : after.helps) add(find(before, a.id), &a);
+  for (const HelpAnswer& b : before.helps)
+    if (!find(after, b.id)) add(&b, nullptr);
+}
+
 // What to say first (after storage damage): the step time, then the
 // findings that moved, then where kernel time moved most.
 void summarize(ProfileDiff& d) {
@@ -305,6 +328,11 @@ void summarize(ProfileDiff& d) {
         break;
     }
   }
+  for (const HelpDelta& x : d.helps) {
+    if (!x.in_before || !x.in_after) continue;
+    d.summary.push_back("Answer changed, " + x.question + " " + std::string(to_string(x.before)) + " -> " +
+                        std::string(to_string(x.after)) + ": " + x.after_reason);
+  }
   if (!d.categories.empty() && d.categories.front().after_ns != d.categories.front().before_ns) {
     const CategoryDelta& c = d.categories.front();
     d.summary.push_back("Largest kernel-time change: " + std::string(to_string(c.category)) + " " +
@@ -331,6 +359,7 @@ ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size
   compare_ops(before, after, scale, top_kernels, d);
   compare_hardware(before, after, d);
   compare_findings(before, after, d);
+  compare_helps(before, after, d);
   state_damage(before, "Before", d);
   state_damage(after, "After", d);
   summarize(d);

@@ -54,6 +54,14 @@ struct FindingDelta {
   std::string before_title, after_title;
 };
 
+// A "What would help?" answer that changed between the runs.
+struct HelpDelta {
+  std::string id, question;
+  bool in_before = false, in_after = false;
+  Verdict before = Verdict::unknown, after = Verdict::unknown;
+  std::string before_reason, after_reason;
+};
+
 struct ProfileDiff {
   static constexpr const char* kSchema = "gpuscope.diff/1";
 
@@ -75,6 +83,7 @@ struct ProfileDiff {
   std::vector<OpDelta> ops;               // largest change first, at most top_kernels
   std::vector<HwDelta> hardware;          // by series name: what the GPUs' counters measured
   std::vector<FindingDelta> findings;     // resolved, appeared, worse, better, unchanged
+  std::vector<HelpDelta> helps;           // "What would help?" answers that changed, in the report's order
   std::vector<std::string> summary;       // one-line statements, most important first
 };
 

@@ -87,6 +87,8 @@ std::string_view to_string(StepSource s) {
       return "profiler_step";
     case StepSource::pattern:
       return "pattern";
+    case StepSource::bursts:
+      return "bursts";
     case StepSource::none:
       break;
   }
@@ -95,6 +97,20 @@ std::string_view to_string(StepSource s) {
 
 std::string_view to_string(SavingSource s) { return s == SavingSource::simulated ? "simulated" : "rule_of_thumb"; }
 
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::yes:
+      return "yes";
+    case Verdict::no:
+      return "no";
+    case Verdict::unknown:
+      return "unknown";
+    case Verdict::not_applicable:
+      return "not_applicable";
+  }
+  return "unknown";
+}
+
 bool parse_severity(std::string_view s, Severity* out) {
   for (Severity v : {Severity::info, Severity::warning, Severity::critical})
     if (to_string(v) == s) return *out = v, true;
@@ -102,7 +118,8 @@ bool parse_severity(std::string_view s, Severity* out) {
 }
 
 bool parse_step_source(std::string_view s, StepSource* out) {
-  for (StepSource v : {StepSource::none, StepSource::nvtx, StepSource::profiler_step, StepSource::pattern})
+  for (StepSource v :
+       {StepSource::none, StepSource::nvtx, StepSource::profiler_step, StepSource::pattern, StepSource::bursts})
     if (to_string(v) == s) return *out = v, true;
   return false;
 }

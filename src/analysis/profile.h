@@ -7,9 +7,12 @@
 // [SECTION] Idle time, launches, communication
 // [SECTION] Synchronization and copies
 // [SECTION] HTA-compatible temporal breakdown
+// [SECTION] Framework ops
 // [SECTION] Findings
-// [SECTION] Trace quality (storage damage, apart from recording drops)
+// [SECTION] What would help?
 // [SECTION] Critical path and simulated fixes
+// [SECTION] Trace quality
+// [SECTION] What the traced program is
 // [SECTION] Profile
 //
 // analysis/ fills it (analyze.h); report, JSON, diff and the viewer read it.
@@ -98,7 +101,7 @@ struct DeviceHw {
 };
 
 // Theoretical occupancy of a GPU's kernels, weighted by their time
-// (analysis/occupancy.h; docs/metrics.md, "Occupancy").
+// (analysis/ops/occupancy.h; docs/metrics.md, "Occupancy").
 struct DeviceOccupancy {
   std::string limits = "unknown";     // where the per-SM limits came from: "trace", "table cc 9.0", …, "unknown"
   std::uint64_t known_kernels = 0;    // kernels with a known occupancy
@@ -181,7 +184,10 @@ struct Hotspot {
 
 // [SECTION] Steps ---------------------------------------------------------------------------------
 
-enum class StepSource : std::uint8_t { none, nvtx, profiler_step, pattern };
+// Where the steps came from: none found, NVTX/annotation step ranges,
+// PyTorch's ProfilerStep#N, the repeating kernel pattern, or bursts of GPU
+// work separated by host gaps (docs/metrics.md, "Steps").
+enum class StepSource : std::uint8_t { none, nvtx, profiler_step, pattern, bursts };
 
 // What the GPU's hardware measured during one step: the means of its
 // samples inside the step (null where the series is absent or has none).
@@ -242,6 +248,10 @@ struct StepSummary {
   // inside that time, most first (up to 5 names).
   TimeNs outside_gpu_ns = 0, before_gpu_ns = 0;
   std::vector<HostRange> outside_ranges;
+  // How steps found on the GPU (pattern, bursts) were found: the kernel that
+  // begins each iteration and its period, or the bursts and the host gaps
+  // between them. Empty for steps from ranges.
+  std::string source_evidence;
 };
 
 // [SECTION] Idle time, launches, communication -----------------------------------------
@@ -269,6 +279,52 @@ struct LaunchStats {
   std::uint32_t max_queue_depth = 0;        // most ops launched and not yet started, on any stream
   std::uint64_t runtime_outliers = 0;       // launching calls longer than 50 µs (HTA's outlier rule)
   std::uint64_t launch_delay_outliers = 0;  // launch delays longer than 100 µs (HTA's outlier rule)
+  // GPU idle in gaps shorter than the idle-gap threshold that ended with an
+  // op launched after the gap began (the GPU waited for a launch), Σ devices.
+  TimeNs late_launch_idle_ns = 0;
+};
+
+// One collective call site (docs/metrics.md, "Collective sites"): the
+// collectives of one kind and message size at the same place in their steps
+// (the k-th of that kind and size in each step) on one GPU, compared across
+// the steps. A collective's kind comes from the framework's annotation around
+// its launch (nccl:all_reduce, record_param_comms, ncclAllReduce) before its
+// kernel's name: DDP's all-reduce may run as SendRecv kernels. The fastest
+// instance approximates the transfer; the time of the others beyond it is
+// waiting (for another rank to arrive).
+struct CollectiveSite {
+  std::int32_t rank = -1;
+  std::uint32_t device = kNoDevice;
+  std::string kind;      // all_reduce, all_gather, reduce_scatter, broadcast, reduce, send_recv, all_to_all, collective
+  std::string named_by;  // the annotation that named the kind ("nccl:all_reduce"); "kernel name" where none did
+  std::uint64_t bytes = 0;    // message bytes; 0: the trace does not say
+  std::int32_t ordinal = -1;  // its place among its step's collectives of its kind and size; -1: outside steps
+  std::string kernel;         // the kernel of its first instance
+  DurationStats durations;    // of its instances' kernels (one per step it ran in)
+  TimeNs wait_ns = 0;         // Σ (instance − fastest instance): time beyond the transfer
+  TimeNs exposed_ns = 0;      // Σ of its instances' time with no compute kernel alongside on their GPU
+};
+
+// The collective sites together: the same site (kind, size, place in the
+// step) of every GPU and rank pooled, its fastest instance anywhere taken as
+// the transfer; by kind, and over all.
+struct CollectiveKind {
+  std::string kind;         // as CollectiveSite::kind
+  std::uint64_t sites = 0;  // pooled sites of this kind
+  TimeNs time_ns = 0;       // Σ their instances' durations
+  TimeNs exposed_ns = 0;    // Σ their exposed time
+  TimeNs repeated_ns = 0;   // Σ durations of those seen more than once (steps, ranks) with a place or size
+  TimeNs wait_ns = 0;       // … of which beyond each one's fastest instance: waiting
+};
+struct CollectiveSummary {
+  std::vector<CollectiveKind> kinds;  // most exposed time first
+  std::uint64_t sites = 0, repeated_sites = 0;
+  TimeNs time_ns = 0, exposed_ns = 0, repeated_ns = 0, wait_ns = 0;  // Σ over kinds
+  // The pooled site with the most wait (rank -1, device kNoDevice when
+  // pooled over several; its median is then the median of the one with the
+  // most instances); durations.count 0 when no site repeats.
+  CollectiveSite widest;
+  std::uint64_t renamed_sites = 0;  // sites whose annotation names another kind than their kernel's name
 };
 
 // One row per rank (per file) of a multi-file job; per device when one
@@ -292,11 +348,12 @@ struct RankSummary {
   std::uint64_t last_arrivals = 0;  // collectives it arrived at last
 };
 
-// One collective instance of a job: the i-th collective of every rank, its
-// parts matched across ranks (docs/scale.md). Times on the job clock.
+// One collective instance of a job: its parts on every rank, matched by call
+// site (step, kind, size, place in the step) or in order (docs/scale.md).
+// Times on the job clock.
 struct CollectiveInstance {
-  std::uint32_t index = 0;      // its place in each rank's sequence of collectives
-  std::string kind;             // all_reduce, all_gather, reduce_scatter, … (from the kernel name)
+  std::uint32_t index = 0;      // its place in the reference rank's sequence of collectives
+  std::string kind;             // all_reduce, all_gather, … (the framework's annotation's, else the kernel name's)
   std::int32_t step = -1;       // the reference rank's step it lies in; -1: none
   TimeRange range;              // first arrival .. last end over the ranks
   TimeNs first_arrival_ns = 0;  // = range.start
@@ -397,6 +454,11 @@ struct TemporalBreakdown {
   std::uint32_t device = kNoDevice;  // kNoDevice: every device of the rank
   TimeNs span_ns = 0, idle_ns = 0, compute_ns = 0, non_compute_ns = 0;
   double idle_share = 0, compute_share = 0, non_compute_share = 0;
+  // HTA rounds times to whole µs: a group of ops shorter than its rounding
+  // can end before it starts, and HTA's sum then counts more compute than
+  // busy time. Its negative non-compute is then shown as 0, and this says
+  // what HTA's own figure was; empty otherwise.
+  std::string non_compute_note;
 };
 
 // [SECTION] Framework ops -----------------------------------------------------------------------
@@ -424,14 +486,26 @@ struct OpRow {
   std::uint64_t kernels = 0;                 // GPU ops it launched itself
   std::uint64_t kernels_total = 0;           // … with the ops inside it
   TimeNs launch_ns = 0;                      // Σ its own launch calls' durations
-  std::string family;                        // "gemm", "convolution", …; empty: no cost formula
-  std::optional<double> flops, bytes;        // Σ over calls; null when unknown
+  TimeNs copy_call_ns = 0;      // … of which calls that launched copies or fills (they may wait: not launch overhead)
+  TimeNs starved_ns = 0;        // GPU idle in gaps under 1 ms its own late launches ended
+  TimeNs starved_total_ns = 0;  // … with the ops inside it
+  std::string family;           // "gemm", "convolution", …; empty: no cost formula
+  std::optional<double> flops, bytes;  // Σ over calls; null when unknown
   std::optional<double> achieved_tflops, achieved_tbps, intensity, roofline_fraction;
   std::string bound;                  // "compute" | "memory"; empty when unknown
   std::string math;                   // the precision the roofline used: fp32, bf16, …
   std::string dims;                   // the formula's dimensions of its first call ("M=… N=… K=…")
   bool aligned8 = true;               // GEMMs: M, N, K all multiples of 8
   std::vector<OpKernel> top_kernels;  // its kernels with the ops inside it, most time first (top rows only)
+  // Calls that launched GPU work, themselves or through the ops inside them
+  // (every call that holds GPU time): a row without recorded shapes mixes
+  // calls that did with calls that did not, and its per-call figures are
+  // per such call (docs/ops.md).
+  std::uint64_t gpu_calls = 0;
+  // Calls made inside a call of the same op (an op that calls itself under
+  // its name): part of the outer call, so not in `calls`, and their time is
+  // counted once, in the outer call's totals (their self times are theirs).
+  std::uint64_t nested_calls = 0;
 };
 
 struct OpSummary {
@@ -475,6 +549,31 @@ struct Finding {
   // Why the saving is not the plain one: the fix was not simulated (its
   // changed graph has a cycle), or it was and saves nothing. Empty otherwise.
   std::string saving_note;
+  // Which case of its rule fired, for tools and the answers to "What would
+  // help?" ("too-small-grid", "preprocessing", "setup"); empty when the rule
+  // has one case. docs/findings.md lists each rule's cases.
+  std::string variant;
+  // Its time as a share of the run (of kernel time for the rules that
+  // measure kernel time: padding, tensor cores, …), where the rule measures
+  // one; 0 otherwise. A finding is numbered when this share or its saving
+  // is at least 1 % of the run; else it is a minor observation.
+  double share = 0;
+};
+
+// [SECTION] What would help? ----------------------------------------------------------------
+
+// The answer to one of the changes users ask about ("more streams?"), from
+// the trace: yes (with the findings that show it), no (with what in the trace
+// says so), unknown (the trace cannot tell, and why), or not applicable.
+enum class Verdict : std::uint8_t { yes = 0, no = 1, unknown = 2, not_applicable = 3 };
+struct HelpAnswer {
+  std::string id;        // stable: "input-workers", "overlap-communication", … (docs/findings.md)
+  std::string question;  // "more data-loader workers?"
+  Verdict verdict = Verdict::unknown;
+  std::string reason;                 // what in the trace decides it, with the numbers
+  std::vector<std::string> findings;  // ids of the numbered findings behind it
+  std::string fix;                    // the `gpuscope whatif` change simulated for it; empty: none
+  TimeNs predicted_step_ns = 0;       // median step with that fix, simulated, when shorter; 0: none
 };
 
 // [SECTION] Critical path and simulated fixes ----------------------------------------------
@@ -540,7 +639,7 @@ struct TraceQuality {
 // [SECTION] What the traced program is ------------------------------------------------------
 
 // What the analysis recognised the traced program to be, each with the
-// evidence (analysis/workload.cpp): the findings ask only the questions that
+// evidence (analysis/passes/workload.cpp): the findings ask only the questions that
 // apply to it, and the report says what it recognised.
 struct WorkloadKind {
   std::string phase = "unknown";  // "training", "inference" or "unknown" (too little to tell)
@@ -550,6 +649,28 @@ struct WorkloadKind {
   std::uint64_t graph_kernels = 0;  // kernels replayed from CUDA graphs
   std::uint32_t ranks = 1;          // processes of the job (world size, or the job's files)
   bool bundled = false;             // a trace of gpuscope's bundled workload (resnet-train)
+  // The framework that ran it, for the words of every fix: "pytorch",
+  // "tensorflow", "jax" or "unknown".
+  std::string framework = "unknown";
+  std::string framework_evidence;
+  // Data parallelism the program already does: "ddp" (gradients all-reduced
+  // in buckets during the backward pass), else empty.
+  std::string data_parallel;
+  std::string data_parallel_evidence;
+  std::uint64_t graph_launches = 0;    // cudaGraphLaunch / cuGraphLaunch calls
+  bool data_loading_recorded = false;  // the trace has data-loading ranges: input wait can be measured
+  // How much of the recording is work on the GPU to diagnose
+  // (docs/findings.md, "What the program is"): "no-kernels" (nothing on the
+  // GPU to diagnose), "tiny-span" (its GPU ops span less than 100 µs and
+  // under 1 % of the recording: any figure over them is noise), "one-shot" (a whole program whose setup
+  // before the first kernel and teardown after the last take at least a
+  // third of the recording); empty: none of these. None of the first two
+  // has numbered findings or "What would help?" answers; a one-shot run's
+  // findings about its setup or teardown are minor.
+  std::string run;
+  std::string run_evidence;  // what shows it, with the numbers, and what to profile instead
+  TimeRange kernel_window;   // the first kernel's start to the last one's end (the trace's clock; empty in a job)
+  TimeNs setup_ns = 0, teardown_ns = 0;  // recorded time before the first kernel / after the last
 };
 
 // [SECTION] Profile ---------------------------------------------------------------------------
@@ -572,6 +693,10 @@ struct Profile {
   StepSummary steps;
   std::vector<IdleByCause> idle;
   LaunchStats launches;
+  // Collective call sites compared across steps, most time first (every
+  // rank's in a job).
+  std::vector<CollectiveSite> collective_sites;
+  CollectiveSummary collective_summary;               // the sites pooled across GPUs and ranks
   std::vector<TemporalBreakdown> temporal_breakdown;  // one per rank
   std::vector<RankSummary> ranks;                     // per rank (and device); one row for a one-GPU trace
   Skew skew;
@@ -584,8 +709,10 @@ struct Profile {
   std::vector<LeftOut> left_out;
   SyncStats syncs;
   MemcpyStats memcpys;
-  TimeNs kernel_time_ns = 0;      // sum of all kernel durations (the share denominator)
-  std::vector<Finding> findings;  // largest saving first
+  TimeNs kernel_time_ns = 0;            // sum of all kernel durations (the share denominator)
+  std::vector<Finding> findings;        // the material ones (≥ 1 % of the run), largest saving first
+  std::vector<Finding> minor_findings;  // true but under 1 % of the run: listed, not numbered
+  std::vector<HelpAnswer> helps;        // "What would help?": the usual changes, answered from the trace
   std::vector<std::pair<std::string, std::uint64_t>> trace_stats;  // copied from TraceMeta::stats
   TraceQuality trace_quality;  // storage damage per file, said first by every output
   // Filled by the dependency graph's pass (analysis/graph/savings.h), not by analyze().
@@ -596,6 +723,7 @@ struct Profile {
 std::string_view to_string(Severity s);
 std::string_view to_string(StepSource s);
 std::string_view to_string(SavingSource s);
+std::string_view to_string(Verdict v);
 // Inverse of to_string; false if unknown.
 bool parse_severity(std::string_view s, Severity* out);
 bool parse_step_source(std::string_view s, StepSource* out);

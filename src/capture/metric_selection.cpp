@@ -83,16 +83,6 @@ const char* result_name(CUptiResult r) {
   return s;
 }
 
-bool valid_metric_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::string ids_of(const std::vector<ChosenMetric>& chosen) {
   std::string s;
   for (const ChosenMetric& m : chosen) {
@@ -221,36 +211,6 @@ const std::vector<DefaultMetric>& default_metrics() {
       {"nvlink_tx", "bytes sent over NVLink per second", kBytesPerSecond, {"nvltx__bytes.sum.per_second"}},
   };
   return kDefault;
-}
-
-std::optional<MetricRequest> parse_metric_list(std::string_view list, std::string* error) {
-  MetricRequest r;
-  list = trim(list);
-  if (list.empty() || list == "default") return r;
-  r.use_default = false;
-  if (list == "none") return r;
-  std::size_t pos = 0;
-  while (pos <= list.size()) {
-    const std::size_t comma = list.find(',', pos);
-    const std::string_view item = trim(list.substr(pos, comma == std::string_view::npos ? list.npos : comma - pos));
-    if (item.empty()) {
-      if (error) *error = "empty item in metric list '" + std::string(list) + "'";
-      return std::nullopt;
-    }
-    if (item == "default") {
-      r.use_default = true;
-    } else if (item == "none" || !std::all_of(item.begin(), item.end(), valid_metric_char)) {
-      if (error)
-        *error = std::string(1, '\'').append(item).append(
-            "' is not a metric name (letters, digits, '_' and '.'; or 'default', or 'none' alone)");
-      return std::nullopt;
-    } else if (std::find(r.names.begin(), r.names.end(), item) == r.names.end()) {
-      r.names.emplace_back(item);
-    }
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
-  }
-  return r;
 }
 
 std::vector<std::string> pm_sampling_chips(std::string* error) {

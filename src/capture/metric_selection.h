@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "capture/metric_list.h"
+
 namespace gpuscope::capture {
 
 // The passes a PM sampling configuration may need.
@@ -33,16 +35,6 @@ struct DefaultMetric {
   std::vector<std::string_view> candidates;
 };
 const std::vector<DefaultMetric>& default_metrics();
-
-// "default", "none", or a comma-separated list whose items are metric names
-// or "default" (the default set). Returns nullopt and *error for an empty
-// item or a name with characters no metric name has.
-struct MetricRequest {
-  bool use_default = true;
-  std::vector<std::string> names;  // besides the default set
-  bool none() const { return !use_default && names.empty(); }
-};
-std::optional<MetricRequest> parse_metric_list(std::string_view list, std::string* error);
 
 // A metric chosen for a chip.
 struct ChosenMetric {

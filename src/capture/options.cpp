@@ -1,6 +1,6 @@
 #include "capture/options.h"
 
-#include "capture/metric_selection.h"
+#include "capture/metric_list.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -16,6 +16,7 @@
 #include "cli/command.h"
 #include "cli/job.h"
 #include "cli/mpi.h"
+#include "cli/output.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
 #include "export/trace_inputs.h"
@@ -23,39 +24,6 @@
 #include "trace/files.h"
 
 namespace gpuscope::cli {
-
-// To `path` (atomically), or to stdout when `path` is empty.
-void write_output(const std::string& path, const std::string& text);
-
-constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{1} << 30;
-
-// One side of a comparison (shared with cmd_check.cpp): a trace, a directory
-// of traces analysed as one job, or a report saved with `report --json`.
-Profile load_profile(const std::string& path, const AnalysisOptions& o, bool device_given, unsigned jobs) {
-  if (is_saved_report(path)) {
-    if (device_given) throw Error(path + ": --device applies to traces; this is a saved report");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path + ": cannot open");
-    in.seekg(0, std::ios::end);
-    const auto size = static_cast<std::uintmax_t>(in.tellg());
-    if (size > kMaxReportBytes) throw Error(path + ": larger than 1 GiB: not a gpuscope report");
-    in.seekg(0);
-    std::string text(size, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(size));
-    Profile p = parse_report_json(text, path);
-    if (p.files.empty()) p.files.push_back(path);
-    return p;
-  }
-  const TraceInputs inputs = list_trace_inputs({path});
-  const std::vector<std::string>& files = inputs.files;
-  JobOptions jo;
-  jo.left_out = inputs.left_out;
-  jo.analysis = o;
-  jo.jobs = jobs;
-  Profile p = analyze_files(files, jo);  // the savings `report` gives
-  p.files = {path};
-  return p;
-}
 
 namespace {
 
@@ -74,10 +42,11 @@ void run(const DiffArgs& a) {
     for (std::string& f : trace_files({a.after})) inputs.push_back(std::move(f));
     files::refuse_output_among_inputs(a.output, inputs);
   }
-  AnalysisOptions o;
-  if (a.device >= 0) o.device = static_cast<std::uint32_t>(a.device);
-  const Profile before = load_profile(a.before, o, a.device >= 0, a.jobs);
-  const Profile after = load_profile(a.after, o, a.device >= 0, a.jobs);
+  JobOptions o;
+  if (a.device >= 0) o.analysis.device = static_cast<std::uint32_t>(a.device), o.device_given = true;
+  o.jobs = a.jobs;
+  const Profile before = load_profile(a.before, o);
+  const Profile after = load_profile(a.after, o);
   if (mpi::quiet()) return;
   const ProfileDiff d = diff_profiles(before, after, static_cast<std::size_t>(a.top));
   ReportTextOptions to;
@@ -100,7 +69,13 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("--device", args->device, "Compare only this GPU (traces only)")->check(CLI::Range(0, 65535));
   cmd->add_option("-j,--jobs", args->jobs, "Files of a job analysed at once (default: every core)")
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output");
+  cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output (- is standard output)")
+      ->check(output_path());
+  cmd->footer(
+      "Examples:\n"
+      "  gpuscope diff before.gscope after.gscope\n"
+      "  gpuscope diff baseline-report.json run.gscope --json -o diff.json\n"
+      "  gpuscope diff run.gscope <(zcat other.json.gz)");
   cmd->callback([args] { run(*args); });
 }
 

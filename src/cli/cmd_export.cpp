@@ -7,6 +7,7 @@
 
 #include "analysis/format.h"
 #include "cli/command.h"
+#include "cli/output.h"
 #include "export/chrome_trace.h"
 #include "export/sqlite_export.h"
 #include "import/open_trace.h"
@@ -14,8 +15,6 @@
 #include "trace/files.h"
 
 namespace gpuscope::cli {
-
-void warn_if_damaged(const std::string& file, const Trace& trace);  // cmd_report.cpp
 
 namespace {
 
@@ -40,20 +39,21 @@ void run(const ExportArgs& a) {
     else if (sqlite)
       format = "sqlite";
     else
-      throw Error(a.out +
-                  ": cannot tell the format from the name (use OUT.json, OUT.json.gz or OUT.sqlite, or --format)");
+      throw Error(a.out + (is_stdout(a.out) ? ": standard output has no name to tell the format by (give --format)"
+                                            : ": cannot tell the format from the name (use OUT.json, OUT.json.gz or "
+                                              "OUT.sqlite, or --format)"));
   }
 
   const Trace trace = open_trace(a.input);
   warn_if_damaged(a.input, trace);
   // What the reader skipped or changed is said here too (info and import list it).
   if (const std::string losses = source_losses_line(trace.meta()); !losses.empty())
-    std::fprintf(stderr, "gpuscope: note: %s: %s\n", a.input.c_str(), losses.c_str());
+    std::fprintf(stderr, "gpuscope: note: %s: %s\n", files::input_name(a.input).c_str(), losses.c_str());
   const std::string source(to_string(trace.meta().source));
   if (format == "sqlite") {
     const SqliteExportStats s = write_sqlite_trace(trace, a.out);
-    std::printf("wrote %s: %s rows, %s SQLite (source: %s)\n", a.out.c_str(), format::count(s.rows).c_str(),
-                format::bytes(s.file_bytes).c_str(), source.c_str());
+    status("wrote %s: %s rows, %s SQLite (source: %s)", output_name(a.out).c_str(), format::count(s.rows).c_str(),
+           format::bytes(s.file_bytes).c_str(), source.c_str());
     return;
   }
   ChromeExportOptions o;
@@ -61,11 +61,11 @@ void run(const ExportArgs& a) {
   o.gzip_level = a.gzip_level;
   o.flows = !a.no_flows;
   const ChromeExportStats s = write_chrome_trace_file(trace, a.out, o);
-  std::printf("wrote %s: %s events, %s%s (source: %s)\n", a.out.c_str(), format::count(s.events).c_str(),
-              format::bytes(s.file_bytes).c_str(), o.gzip ? " gzip" : "", source.c_str());
+  status("wrote %s: %s events, %s%s (source: %s)", output_name(a.out).c_str(), format::count(s.events).c_str(),
+         format::bytes(s.file_bytes).c_str(), o.gzip ? " gzip" : "", source.c_str());
   if (s.skipped_non_finite_counters)
-    std::printf("note: %llu counter samples were NaN or infinite and were left out (JSON cannot hold them)\n",
-                static_cast<unsigned long long>(s.skipped_non_finite_counters));
+    status("note: %llu counter samples were NaN or infinite and were left out (JSON cannot hold them)",
+           static_cast<unsigned long long>(s.skipped_non_finite_counters));
 }
 
 void add(CLI::App& app, Context&) {
@@ -77,7 +77,10 @@ void add(CLI::App& app, Context&) {
       "conventions, for Perfetto, chrome://tracing and HTA, or to an SQLite database with Nsight Systems' table names. "
       "Timestamps keep every nanosecond.");
   cmd->add_option("FILE", args->input, "Trace to convert")->required();
-  cmd->add_option("-o,--output", args->out, "Output: OUT.json, OUT.json.gz (gzip) or OUT.sqlite")->required();
+  cmd->add_option("-o,--output", args->out,
+                  "Output: OUT.json, OUT.json.gz (gzip) or OUT.sqlite; - for standard output (with --format)")
+      ->required()
+      ->check(output_path());
   cmd->add_option("--format", args->format,
                   "auto (default: from the output name), chrome (Chrome Trace Event JSON; gzip if OUT ends in .gz) or "
                   "sqlite (Nsight Systems-like schema)")
@@ -85,6 +88,11 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("--gzip-level", args->gzip_level, "chrome: zlib level for .gz output, 1 (fast, default) .. 9 (small)")
       ->check(CLI::Range(1, 9));
   cmd->add_flag("--no-flows", args->no_flows, "chrome: leave out the ac2g arrows from launch calls to GPU ops");
+  cmd->footer(
+      "Examples:\n"
+      "  gpuscope export run.gscope -o run.json.gz\n"
+      "  gpuscope export report.sqlite -o run.json\n"
+      "  gpuscope export run.gscope -o - --format chrome | gzip > run.json.gz");
   cmd->callback([args] { run(*args); });
 }
 

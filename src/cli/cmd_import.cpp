@@ -10,15 +10,12 @@
 
 #include "analysis/format.h"
 #include "cli/command.h"
-#include "import/chrome_json.h"
-#include "import/nsys/nsys_sqlite.h"
+#include "cli/output.h"
 #include "import/open_trace.h"
 #include "store/gscope.h"
 #include "trace/files.h"
 
 namespace gpuscope::cli {
-
-void warn_if_damaged(const std::string& file, const Trace& trace);  // cmd_report.cpp
 
 namespace {
 
@@ -32,17 +29,15 @@ void run(const ImportArgs& args) {
   const auto t0 = std::chrono::steady_clock::now();
   Trace trace;
   bool sqlite = false;
+  std::uint64_t file_bytes = 0;
   try {
-    // A pipe, device or procfs file is read once into memory (within the budget).
+    // A pipe or standard input is read once into memory (within the budget).
     const std::string file = seekable_trace_path(args.input);
-    try {
-      const TraceFileKind kind = detect_trace_file(file);
-      sqlite = kind == TraceFileKind::nsys_sqlite || (kind == TraceFileKind::unknown && named_like_sqlite(args.input));
-      trace = sqlite ? import_nsys_sqlite(file) : import_chrome_json(file);
-    } catch (const InputError& e) {
-      if (file == args.input) throw;
-      throw InputError(args.input, e.reason(), e.offset());
-    }
+    const TraceFileKind kind = detect_trace_file(file);
+    sqlite = kind == TraceFileKind::nsys_sqlite || (kind == TraceFileKind::unknown && named_like_sqlite(args.input));
+    std::error_code size_ec;
+    file_bytes = std::filesystem::file_size(file, size_ec);
+    trace = open_trace(args.input);
   } catch (const InputError& e) {
     throw Error(e.what());
   }
@@ -55,31 +50,28 @@ void run(const ImportArgs& args) {
   }
   if (args.quiet) return;
   const TraceMeta& m = trace.meta();
-  std::printf("%s -> %s\n", args.input.c_str(), args.output.c_str());
+  status("%s -> %s", files::input_name(args.input).c_str(), output_name(args.output).c_str());
   if (sqlite) {
-    std::error_code size_ec;
-    const std::uint64_t file_bytes = std::filesystem::file_size(seekable_trace_path(args.input), size_ec);
-    std::printf("  %s; %s of SQLite in %.2f s\n", m.producer.c_str(), format::bytes(size_ec ? 0 : file_bytes).c_str(),
-                import_s);
+    status("  %s; %s of SQLite in %.2f s", m.producer.c_str(), format::bytes(file_bytes).c_str(), import_s);
   } else {
     const std::uint64_t json_bytes = m.stat("import.json_bytes");
-    std::printf("  %s; %s of JSON in %.2f s (%s)\n", m.producer.c_str(), format::bytes(json_bytes).c_str(), import_s,
-                format::bandwidth(import_s > 0 ? static_cast<double>(json_bytes) / import_s : 0.0).c_str());
+    status("  %s; %s of JSON in %.2f s (%s)", m.producer.c_str(), format::bytes(json_bytes).c_str(), import_s,
+           format::bandwidth(import_s > 0 ? static_cast<double>(json_bytes) / import_s : 0.0).c_str());
   }
-  std::printf("  %zu kernels, %zu memcpys, %zu memsets, %zu API calls, %zu ranges, %zu syncs, %zu counter samples\n",
-              trace.kernels().size(), trace.memcpys().size(), trace.memsets().size(), trace.api_calls().size(),
-              trace.ranges().size(), trace.syncs().size(), trace.counters().size());
+  status("  %zu kernels, %zu memcpys, %zu memsets, %zu API calls, %zu ranges, %zu syncs, %zu counter samples",
+         trace.kernels().size(), trace.memcpys().size(), trace.memsets().size(), trace.api_calls().size(),
+         trace.ranges().size(), trace.syncs().size(), trace.counters().size());
   for (const auto& [key, value] : m.stats) {
     if (key.rfind("import.skipped.", 0) == 0)
-      std::printf("  skipped %s: %llu\n", key.c_str() + 15, static_cast<unsigned long long>(value));
+      status("  skipped %s: %llu", key.c_str() + 15, static_cast<unsigned long long>(value));
     else if (key.rfind("import.coerced.", 0) == 0)
-      std::printf("  coerced %s: %llu\n", key.c_str() + 15, static_cast<unsigned long long>(value));
+      status("  coerced %s: %llu", key.c_str() + 15, static_cast<unsigned long long>(value));
     else if (key.rfind("import.missing_table.", 0) == 0 || key.rfind("trace.out_of_window.", 0) == 0 ||
              key == "trace.truncated_names")
-      std::printf("  %s: %llu\n", key.c_str(), static_cast<unsigned long long>(value));
+      status("  %s: %llu", key.c_str(), static_cast<unsigned long long>(value));
   }
   if (const std::string_view warning = m.property("import.warning"); !warning.empty())
-    std::printf("  warning: %.*s\n", static_cast<int>(warning.size()), warning.data());
+    status("  warning: %.*s", static_cast<int>(warning.size()), warning.data());
 }
 
 void add(CLI::App& app, Context&) {
@@ -88,13 +80,21 @@ void add(CLI::App& app, Context&) {
       "import",
       "Convert a Chrome trace / PyTorch profiler (Kineto) JSON file, plain or .gz, or an Nsight Systems SQLite export "
       "(nsys export --type sqlite), into a .gscope file");
-  cmd->add_option("input", args->input, "trace JSON (.json or .json.gz) or Nsight Systems export (.sqlite)")
+  cmd->add_option("input", args->input,
+                  "trace JSON (.json or .json.gz) or Nsight Systems export (.sqlite); - for standard input")
       ->required();
-  cmd->add_option("-o,--output", args->output, "the .gscope file to write (written atomically)")->required();
-  cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
+  cmd->add_option("-o,--output", args->output, "the .gscope file to write (written atomically); - for standard output")
+      ->required()
+      ->check(output_path());
+  cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success (the summary goes to standard error)");
   cmd->footer(
       "Events gpuscope cannot use are counted by reason (shown here and by `gpuscope info`), never dropped silently.\n"
-      "Mapping of Kineto categories and of Nsight Systems tables to gpuscope tables: docs/import.md.");
+      "Mapping of Kineto categories and of Nsight Systems tables to gpuscope tables: docs/import.md.\n"
+      "\n"
+      "Examples:\n"
+      "  gpuscope import trace.json.gz -o run.gscope\n"
+      "  gpuscope import report.sqlite -o run.gscope\n"
+      "  ssh node1 cat /tmp/trace.json | gpuscope import - -o run.gscope");
   cmd->callback([args] { run(*args); });
 }
 

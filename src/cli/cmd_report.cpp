@@ -20,6 +20,7 @@
 #include "cli/command.h"
 #include "cli/job.h"
 #include "cli/mpi.h"
+#include "cli/output.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
 #include "export/trace_inputs.h"
@@ -27,15 +28,6 @@
 #include "trace/files.h"
 
 namespace gpuscope::cli {
-
-// Shared with cmd_diff.cpp.
-void write_output_atomically(const std::string& path, const std::string& text);
-// To `path` (atomically), or to stdout when `path` is empty.
-void write_output(const std::string& path, const std::string& text);
-// The same for a text in consecutive parts, written one after another.
-void write_output(const std::string& path, std::span<const std::string> parts);
-// One line on stderr when `trace`'s file lost something in storage (cut short, damaged).
-void warn_if_damaged(const std::string& file, const Trace& trace);
 
 namespace {
 
@@ -74,6 +66,7 @@ void run(const ReportArgs& a) {
     ReportTextOptions to;
     to.top = a.top < 0 ? 10 : static_cast<std::size_t>(a.top);
     if (a.steps >= 0) to.max_steps = static_cast<std::size_t>(a.steps);
+    to.colour = colour_for(a.output);
     parts.push_back(report_text(p, to));
   }
   write_output(a.output, parts);
@@ -106,47 +99,18 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("-j,--jobs", args->jobs,
                   "Files analysed at once, and threads writing --json (default: every core); same output whatever N")
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output");
+  cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output (- is standard output)")
+      ->check(output_path());
+  cmd->footer(
+      "Examples:\n"
+      "  gpuscope report run.gscope\n"
+      "  gpuscope report --json run.gscope -o report.json\n"
+      "  gpuscope report ranks/ -j 8 --device 0");
   cmd->callback([args] { run(*args); });
 }
 
 const CommandRegistration registration(50, add);
 
 }  // namespace
-
-// [SECTION] Shared helpers ---------------------------------------------------------------------------
-
-void warn_if_damaged(const std::string& file, const Trace& trace) {
-  const FileDamage& d = trace.meta().damage;
-  if (!d.any()) return;
-  std::fprintf(stderr, "gpuscope: warning: %s: %s (gpuscope info says what was lost)\n", file.c_str(),
-               damage_headline(d, device_coverage(trace)).c_str());
-}
-
-namespace {
-
-void write_parts_atomically(const std::string& path, std::span<const std::string> parts) {
-  try {
-    files::OutputFile out(path);
-    for (const std::string& part : parts) out.write(part.data(), part.size());
-    out.commit();
-  } catch (const InputError& e) {
-    throw Error(e.what());
-  }
-}
-
-}  // namespace
-
-void write_output(const std::string& path, std::span<const std::string> parts) {
-  if (!path.empty()) return write_parts_atomically(path, parts);
-  for (const std::string& part : parts) std::fwrite(part.data(), 1, part.size(), stdout);
-  std::fflush(stdout);
-}
-
-void write_output(const std::string& path, const std::string& text) { write_output(path, std::span(&text, 1)); }
-
-void write_output_atomically(const std::string& path, const std::string& text) {
-  write_parts_atomically(path, std::span(&text, 1));
-}
 
 }  // namespace gpuscope::cli

@@ -8,8 +8,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "analysis/parallel.h"
+#include "analysis/util/parallel.h"
 #include "cli/command.h"
+#include "cli/output.h"
 #include "export/chrome_trace.h"
 #include "import/synthetic.h"
 #include "import/synthetic_job.h"
@@ -19,12 +20,12 @@ namespace gpuscope::cli {
 namespace {
 
 struct SynthArgs {
-  std::string out;
+  std::string out, format = "auto";
   std::string preset = "clean";
   std::uint64_t kernels = 0;
   SyntheticOptions o;  // knobs, applied over the preset when given
-  double input_wait_us = 0;
-  bool no_overlap = false, sync_update = false, no_prefetch = false, no_sync = false, ops = false;
+  double input_wait_us = 0, loop_host_us = 0;
+  bool no_overlap = false, sync_update = false, no_prefetch = false, no_sync = false, ops = false, pageable = false;
   bool hw = false, tensor_cores = false;
   double hw_interval_us = 100;
   // A job of many ranks (--ranks): one file per rank in the output folder.
@@ -42,8 +43,10 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 // --ranks N: a job, one .gscope per rank in the folder a.out.
 void run_job(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
-  for (const char* single : {"--hw", "--hw-interval-us", "--tensor-cores", "--throttle-share"})
+  for (const char* single : {"--hw", "--hw-interval-us", "--tensor-cores", "--throttle-share", "--loop-host-us",
+                             "--pageable-input", "--format"})
     if (given(single)) throw Error(std::string(single) + " is for a single trace, not with --ranks");
+  if (is_stdout(a.out)) throw Error("-: --ranks writes a folder of rank files, not standard output");
   SyntheticJobOptions o;
   o.ranks = a.ranks;
   o.kernels = a.kernels;
@@ -77,9 +80,9 @@ void run_job(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
     write_gscope(job->rank_trace(static_cast<std::uint32_t>(r)),
                  (fs::path(a.out) / ("rank-" + name + ".gscope")).string());
   });
-  std::printf(
+  status(
       "wrote %s: synthetic job (not a measurement), %u ranks of %llu kernels (%llu steps), clocks off by up to %g s, "
-      "slow rank %d, seed %llu\n",
+      "slow rank %d, seed %llu",
       a.out.c_str(), o.ranks, static_cast<unsigned long long>(job->steps() * o.kernels_per_step),
       static_cast<unsigned long long>(job->steps()), a.clock_offset_s, o.slow_rank,
       static_cast<unsigned long long>(o.seed));
@@ -89,8 +92,15 @@ void run(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   if (a.ranks > 0) return run_job(a, cmd, ctx);
   for (const char* job_only : {"--slow-rank", "--slowdown", "--clock-offset"})
     if (cmd.get_option(job_only)->count() > 0) throw Error(std::string(job_only) + " needs --ranks");
-  SyntheticOptions o = a.preset == "report" ? SyntheticOptions::report_pathologies() : SyntheticOptions{};
+  SyntheticOptions o = a.preset == "report"  ? SyntheticOptions::report_job()
+                       : a.preset == "tuned" ? SyntheticOptions::tuned_job()
+                                             : SyntheticOptions{};
   auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
+  if (o.workload_shape)
+    for (const char* tf_only : {"--layers", "--kernels-per-step", "--buckets", "--streams", "--ops"})
+      if (given(tf_only))
+        throw Error(std::string(tf_only) + " is for the default network; --preset " + a.preset +
+                    " is the bundled workload's, whose layers, buckets and streams are its own");
   o.kernels = a.kernels;
   o.seed = a.o.seed;
   if (given("--gpus")) o.gpus = a.o.gpus;
@@ -106,9 +116,11 @@ void run(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   if (given("--straggler-slowdown")) o.straggler_slowdown = a.o.straggler_slowdown;
   if (given("--jitter")) o.jitter = a.o.jitter;
   if (given("--input-wait-us")) o.input_wait_ns = static_cast<std::int64_t>(a.input_wait_us * 1000.0);
+  if (given("--loop-host-us")) o.loop_host_ns = static_cast<std::int64_t>(a.loop_host_us * 1000.0);
   if (a.no_overlap) o.overlap_communication = false;
   if (a.sync_update) o.overlap_weight_update = false;
-  if (a.no_prefetch) o.prefetch_input = false;
+  if (a.no_prefetch || a.pageable) o.prefetch_input = false;
+  if (a.pageable) o.pageable_input = true;
   if (a.no_sync) o.sync_every_step = false;
   if (a.ops) o.framework_ops = true;
   if (a.hw) o.hardware_metrics = true;
@@ -120,9 +132,15 @@ void run(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   o.command_line = ctx.command_line;
   if (o.straggler_gpu >= 0 && !given("--straggler-slowdown") && o.straggler_slowdown == 1) o.straggler_slowdown = 1.3;
 
-  const bool json = ends_with(a.out, ".json"), json_gz = ends_with(a.out, ".json.gz");
-  if (!json && !json_gz && !ends_with(a.out, ".gscope"))
-    throw Error(a.out + ": cannot tell the format from the name (use .gscope, .json or .json.gz)");
+  std::string format = a.format;
+  if (format == "auto") {
+    format = ends_with(a.out, ".json") ? "json" : ends_with(a.out, ".json.gz") ? "json.gz" : "gscope";
+    if (is_stdout(a.out))
+      throw Error("-: standard output has no name to tell the format by (give --format gscope, json or json.gz)");
+    if (!ends_with(a.out, ".gscope") && format == "gscope")
+      throw Error(a.out + ": cannot tell the format from the name (use .gscope, .json or .json.gz, or --format)");
+  }
+  const bool json = format == "json", json_gz = format == "json.gz";
 
   Trace trace;
   std::uint32_t per_step = 0;
@@ -142,10 +160,10 @@ void run(const SynthArgs& a, const CLI::App& cmd, const Context& ctx) {
   // The busiest GPU (kernels split as evenly as possible) has the most steps.
   const std::uint64_t busiest = (o.kernels + o.gpus - 1) / o.gpus;
   const std::uint64_t steps = (busiest + per_step - 1) / per_step;
-  std::printf(
+  status(
       "wrote %s: synthetic trace (not a measurement), %llu kernels on %u GPUs, %llu steps of %u kernels, "
-      "seed %llu\n",
-      a.out.c_str(), static_cast<unsigned long long>(trace.kernels().size()), o.gpus,
+      "seed %llu",
+      output_name(a.out).c_str(), static_cast<unsigned long long>(trace.kernels().size()), o.gpus,
       static_cast<unsigned long long>(steps), per_step, static_cast<unsigned long long>(o.seed));
 }
 
@@ -155,18 +173,25 @@ void add(CLI::App& app, Context& ctx) {
       "synth",
       "Write a synthetic trace of a data-parallel CNN training job (deterministic, any size) for tests and "
       "benchmarks. It is marked synthetic wherever it is shown: it is not a measurement.");
-  cmd->add_option("-o,--output", args->out, "Output: OUT.gscope, OUT.json or OUT.json.gz (with --ranks: a folder)")
-      ->required();
+  cmd->add_option("-o,--output", args->out,
+                  "Output: OUT.gscope, OUT.json or OUT.json.gz, - for standard output (with --format); with --ranks: "
+                  "a folder")
+      ->required()
+      ->check(output_path());
+  cmd->add_option("--format", args->format, "auto (default: from the output's name), gscope, json or json.gz")
+      ->check(CLI::IsMember({"auto", "gscope", "json", "json.gz"}));
   cmd->add_option("--kernels", args->kernels, "Kernels in the whole trace, over all GPUs (exactly)")
       ->required()
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1'000'000'000}));
   cmd->add_option("--gpus", args->o.gpus, "GPUs, one host thread each (default 4; 1 = no all-reduce)");
   cmd->add_option("--seed", args->o.seed, "Seed of the timing noise (default 1); same seed, same trace");
   cmd->add_option("--preset", args->preset,
-                  "clean (default): 2 compute streams, bucketed all-reduce overlapping backward, prefetched input; "
-                  "report: the 2016 report's job, 21.4% padding, 20% broadcast, one stream, all-reduce after "
-                  "backward, weight update after it, no prefetch")
-      ->check(CLI::IsMember({"clean", "report"}));
+                  "clean (default): a TensorFlow-like CNN, 2 compute streams, bucketed all-reduce overlapping "
+                  "backward, prefetched input; report: the 2016 report's job on the bundled workload's network "
+                  "(21.4% padding, 20% broadcast, one stream, all-reduce and weight update after backward, Python "
+                  "between steps, each batch prepared in the step and copied from pageable memory: ~35% "
+                  "utilization); tuned: that job without them (docs/synthetic.md)")
+      ->check(CLI::IsMember({"clean", "report", "tuned"}));
   cmd->add_option("--layers", args->o.layers, "Convolution layers of the network (default 18)");
   cmd->add_option("--kernels-per-step", args->o.kernels_per_step,
                   "Kernels per GPU per step, exactly (overrides --layers; elementwise kernels fill up)");
@@ -184,7 +209,12 @@ void add(CLI::App& app, Context& ctx) {
   cmd->add_option("--broadcast-share", args->o.broadcast_share, "Share of kernel time in broadcast kernels");
   cmd->add_option("--transpose-share", args->o.transpose_share, "Share of kernel time in layout transposes");
   cmd->add_option("--bn-slowdown", args->o.normalization_slowdown, "Batch-norm kernels take this many times longer");
-  cmd->add_option("--input-wait-us", args->input_wait_us, "Host time loading data before each step (µs)");
+  cmd->add_option("--input-wait-us", args->input_wait_us,
+                  "Host time loading each step's batch (µs): before the step (default network) or in its data range "
+                  "(--preset report, tuned)");
+  cmd->add_option("--loop-host-us", args->loop_host_us, "Host time between steps, in no range (Python; µs)");
+  cmd->add_flag("--pageable-input", args->pageable,
+                "Copy each batch from pageable memory with cudaMemcpy on the compute stream (blocks the host)");
   cmd->add_option("--straggler", args->o.straggler_gpu, "This GPU computes slower (the others wait in NCCL)");
   cmd->add_option("--straggler-slowdown", args->o.straggler_slowdown, "How much slower the straggler is (default 1.3)");
   cmd->add_option("--jitter", args->o.jitter, "Relative noise on durations, 0..0.5 (default 0.05)");
@@ -206,6 +236,11 @@ void add(CLI::App& app, Context& ctx) {
                   "With --ranks: each rank's clock is off by up to this many seconds (default 2)");
   cmd->add_option("-j,--jobs", args->jobs, "With --ranks: rank files written at once (default: every core)")
       ->check(CLI::Range(1, 4096));
+  cmd->footer(
+      "Examples:\n"
+      "  gpuscope synth --kernels 100000 -o sample.gscope\n"
+      "  gpuscope synth --kernels 20000 --preset report -o report-job.json.gz\n"
+      "  gpuscope synth --kernels 5000 --ranks 8 --slow-rank 3 -o job/");
   cmd->callback([args, cmd, &ctx] { run(*args, *cmd, ctx); });
 }
 

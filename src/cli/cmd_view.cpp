@@ -83,7 +83,9 @@ void add(CLI::App& app, Context&) {
          "a directory or more than two files: a job of many ranks on one timeline")
       ->required()
       ->expected(1, 1 << 20);
-  cmd->add_option("--screenshot", args->screenshot, "headless: render, write OUT.png and OUT.json, exit");
+  cmd->add_option("--screenshot", args->screenshot,
+                  "headless: render, write OUT.png and OUT.json, exit (- or a FIFO/device: the PNG through it, no "
+                  "JSON)");
   cmd->add_option("--size", args->size, "window / image size WIDTHxHEIGHT (default 1280x800)");
   cmd->add_option("--view", args->view, "panel to show: timeline, hotspots, ops, findings, summary or compare");
   cmd->add_option("--zoom", args->zoom, "visible range START:END from the trace start, in ns or with a unit (0:5ms)");
@@ -100,6 +102,11 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("--select-instance", args->select_instance,
                   "job view: select the N-th collective instance: its parts linked on every rank, the last arrival "
                   "marked");
+  cmd->footer(
+      "Examples:\n"
+      "  gpuscope view run.gscope\n"
+      "  gpuscope view before.gscope after.gscope\n"
+      "  xvfb-run -a gpuscope view run.gscope --view findings --screenshot findings.png");
   cmd->callback([args] { run(*args); });
 }
 

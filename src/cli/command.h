@@ -8,7 +8,10 @@
 // Conventions every command follows (README and tests rely on them):
 //  * exit 0 on success; 2 on bad usage or bad input, with ONE line on stderr:
 //    "gpuscope: error: <file>: <problem>" — throw cli::Error for that;
-//  * never a partial output file: write to a temporary name, then rename;
+//  * outputs through cli/output.h (write_output: "-" is standard output, a
+//    regular file is written atomically, a FIFO or device written through),
+//    status lines through status() to standard error; every -o option takes
+//    the output_path() check;
 //  * a command that runs another program (capture) returns that program's
 //    status through Context::exit_code.
 #pragma once

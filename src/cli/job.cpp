@@ -8,18 +8,22 @@
 #include <condition_variable>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
 
-#include "analysis/digest_codec.h"
 #include "analysis/graph/savings.h"
-#include "analysis/job.h"
-#include "analysis/parallel.h"
+#include "analysis/job/digest_codec.h"
+#include "analysis/job/job.h"
+#include "analysis/util/parallel.h"
 #include "cli/command.h"
 #include "cli/mpi.h"
+#include "export/report_json.h"
+#include "export/trace_inputs.h"
 #include "import/open_trace.h"
+#include "trace/files.h"
 
 namespace gpuscope::cli {
 
@@ -97,8 +101,28 @@ void check_device(const std::vector<std::string>& files, const std::set<std::uin
               " (GPUs with activity: " + (have.empty() ? "none" : have) + ")");
 }
 
+// A digest that holds only what names the run (what check_job() compares).
+RankDigest run_of(const RankDigest& d) {
+  RankDigest r;
+  r.file = d.file;
+  r.own_rank = d.own_rank;
+  r.world_size = d.world_size;
+  r.host = d.host;
+  r.command_line = d.command_line;
+  return r;
+}
+
 Profile analyze_one(const std::string& file, const JobOptions& o) {
   const Trace t = open_trace(file);
+  if (o.runs) {
+    RankDigest r;
+    r.file = file;
+    r.own_rank = t.meta().rank;
+    r.world_size = t.meta().world_size;
+    r.host = t.meta().host;
+    r.command_line = t.meta().command_line;
+    o.runs->push_back(std::move(r));
+  }
   std::set<std::uint32_t> seen;
   for (const Track& tr : t.tracks())
     if (tr.kind == TrackKind::gpu) seen.insert(tr.device);
@@ -334,7 +358,10 @@ Profile job_profile(const std::vector<std::string>& files, const std::vector<Sta
   if (!check.refused.empty()) throw Error(files.front() + " …: " + check.refused);
   for (const LeftOut& l : check.left_out) left_out.push_back(l);
   std::vector<std::string> kept;
-  for (const RankDigest& d : good) kept.push_back(d.file);
+  for (const RankDigest& d : good) {
+    kept.push_back(d.file);
+    if (o.runs) o.runs->push_back(run_of(d));
+  }
   check_device(kept, seen, o);
 
   Profile p = analyze_digests(std::move(good), o.analysis);
@@ -391,6 +418,7 @@ Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o
     good.push_back(std::move(*digests[i]));
     traces.push_back(i);
   }
+  const std::size_t runs_before = o.runs ? o.runs->size() : 0;
   for (;;) {
     if (good.empty()) nothing_to_analyse(files, left_out);
     try {
@@ -398,12 +426,41 @@ Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o
     } catch (const FileChanged& c) {
       // Under MPI the others are already simulating: stop, saying why.
       if (mpi::active()) throw Error(files[c.file] + ": " + c.what());
+      if (o.runs) o.runs->erase(o.runs->begin() + static_cast<std::ptrdiff_t>(runs_before), o.runs->end());
       const auto at = static_cast<std::ptrdiff_t>(std::find(traces.begin(), traces.end(), c.file) - traces.begin());
       good.erase(good.begin() + at);
       traces.erase(traces.begin() + at);
       left_out.push_back({files[c.file], c.what()});
     }
   }
+}
+
+namespace {
+constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{1} << 30;
+}  // namespace
+
+Profile load_profile(const std::string& path, const JobOptions& o) {
+  if (is_saved_report(path)) {
+    const std::string name = files::input_name(path);
+    if (o.device_given) throw Error(name + ": --device applies to traces; this is a saved report");
+    std::ifstream in(files::seekable_path(path), std::ios::binary);  // a pipe was read once, by is_saved_report
+    if (!in) throw Error(name + ": cannot open");
+    in.seekg(0, std::ios::end);
+    const auto size = static_cast<std::uintmax_t>(in.tellg());
+    if (size > kMaxReportBytes) throw Error(name + ": larger than 1 GiB: not a gpuscope report");
+    in.seekg(0);
+    std::string text(size, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    Profile p = parse_report_json(text, name);
+    if (p.files.empty()) p.files.push_back(path);
+    return p;
+  }
+  const TraceInputs inputs = list_trace_inputs({path});
+  JobOptions with_left_out = o;
+  with_left_out.left_out.insert(with_left_out.left_out.end(), inputs.left_out.begin(), inputs.left_out.end());
+  Profile p = analyze_files(inputs.files, with_left_out);  // the savings `report` gives
+  p.files = {path};
+  return p;
 }
 
 }  // namespace gpuscope::cli

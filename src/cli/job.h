@@ -1,5 +1,5 @@
-// A job of many trace files, analysed one file at a time (analysis/job.h):
-// shared by report and diff.
+// A job of many trace files, analysed one file at a time (analysis/job/job.h):
+// shared by report, diff and check.
 #pragma once
 
 #include <functional>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/analyze.h"
+#include "analysis/job/job.h"
 #include "analysis/profile.h"
 
 namespace gpuscope::cli {
@@ -22,6 +23,10 @@ struct JobOptions {
   // Called between the digests and the simulation (the second read of each
   // file): tests change files there, to see them left out.
   std::function<void()> after_digests;
+  // When set, receives what each analysed file says about its run (file,
+  // rank, job size, host, command line; no profile): what check_job()
+  // compares, for a caller that compares runs (check).
+  std::vector<RankDigest>* runs = nullptr;
 };
 
 // One file: the trace's profile as analyze_and_simulate() gives it. Several:
@@ -34,5 +39,11 @@ struct JobOptions {
 // the files and gather the digests at process 0, which returns the one
 // process's Profile; the others return an empty one (they print nothing).
 Profile analyze_files(const std::vector<std::string>& files, const JobOptions& options);
+
+// One side of a comparison (diff, check): a trace, a directory of traces
+// analysed as one job (analyze_files), or a report saved with `report --json`
+// (which names no run: it adds nothing to options.runs). Entries the listing
+// of a directory leaves out join the profile's left_out. Throws cli::Error.
+Profile load_profile(const std::string& path, const JobOptions& options);
 
 }  // namespace gpuscope::cli

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/help.h"
 #include "cli/mpi.h"
 #include "cli/version.h"
 #include "trace/files.h"
@@ -30,9 +31,21 @@ int main(int argc, char** argv) {
   gpuscope::files::remove_temporaries_on_signals();
   CLI::App app{"gpuscope " GPUSCOPE_VERSION_STRING
                " — find out why GPU training is slow: capture (CUPTI), analyse, report, view."};
+  app.name("gpuscope");  // in usage lines, whatever path ran it
   app.set_version_flag("--version", "gpuscope " GPUSCOPE_VERSION_STRING);
   app.require_subcommand(1);
   app.fallthrough(false);
+  app.formatter(help_formatter());  // before the commands: each copies it
+  app.footer(
+      "Run 'gpuscope COMMAND --help' for a command's options; docs/cli.md has the rules every command keeps "
+      "(- is standard input or output, status lines go to standard error, exit 0, 1 or 2).\n"
+      "\n"
+      "Examples:\n"
+      "  gpuscope capture -o run.gscope -- python train.py\n"
+      "  gpuscope report run.gscope\n"
+      "  gpuscope stats trace.json.gz --report kernels --format csv -o kernels.csv\n"
+      "  gpuscope diff before.gscope after.gscope\n"
+      "  gpuscope check baseline.json run.gscope --junit check.xml");
   Context ctx;
   auto& commands = registry();
   std::stable_sort(commands.begin(), commands.end(), [](auto& a, auto& b) { return a.first < b.first; });

@@ -24,18 +24,46 @@ std::string_view outcome_word(CheckOutcome o) {
     case CheckOutcome::failed:
       return "FAIL";
     case CheckOutcome::skipped:
+      return "skip";
+    case CheckOutcome::not_run:
       break;
   }
-  return "skip";
+  return "NOT RUN";
+}
+
+// Red for what fails the gate, green for a pass, none for a skip.
+std::string coloured(CheckOutcome o, const std::string& text, bool colour) {
+  if (!colour || o == CheckOutcome::skipped) return text;
+  const char* code = o == CheckOutcome::passed ? "\033[32m" : "\033[1;31m";
+  return code + text + "\033[0m";
 }
 
 std::string verdict(const CheckReport& r) {
   const std::size_t failed = r.count(CheckOutcome::failed), skipped = r.count(CheckOutcome::skipped);
-  std::string s = r.passed() ? "PASSED" : "FAILED";
-  s += r.passed() ? " — every check within its limit"
-                  : " — " + std::to_string(failed) + " of " + std::to_string(r.checks.size()) + " checks failed";
-  if (skipped) s += " (" + std::to_string(skipped) + " skipped)";
+  const std::size_t not_run = r.count(CheckOutcome::not_run), n = r.checks.size();
+  std::string s;
+  if (not_run)
+    s = "NOT CHECKED — " + std::to_string(not_run) + " of " + std::to_string(n) + " checks could not run" +
+        (failed ? ", " + std::to_string(failed) + " failed" : "");
+  else if (failed)
+    s = "FAILED — " + std::to_string(failed) + " of " + std::to_string(n) + " checks failed";
+  else
+    s = "PASSED — every check within its limit";
+  if (skipped) s += " (" + std::to_string(skipped) + " skipped: --allow-skip)";
   return s;
+}
+
+// How the step-time check decides, in one line.
+std::string step_rule(const CheckReport& r) {
+  const std::string limit = format::percent1(r.step_limit), spread = format::percent1(r.baseline_noise.spread);
+  if (!r.noise)
+    return "step time: a rise above the limit of " + limit + " fails (--noise off: the baseline's step-to-step " +
+           "spread, " + spread + ", is not weighed)";
+  if (r.step_threshold <= r.step_limit)
+    return "step time: a rise above the limit of " + limit + " fails (the baseline's step-to-step spread, " + spread +
+           ", is within it)";
+  return "step time: a rise up to the limit of " + limit + " passes, above " + format::percent1(r.step_threshold) +
+         " (the baseline's step-to-step spread) fails; in between it cannot be told from noise";
 }
 
 std::string side_line(const std::string& label, std::uint64_t steps, TimeNs step_ns) {
@@ -57,16 +85,18 @@ std::string check_text(const CheckReport& r, const CheckTextOptions& options) {
   out += "  baseline   " + side_line(d.before_label, d.before_steps, d.before_step_ns);
   if (r.baseline_noise.steps >= 2) out += ", step-to-step spread " + format::percent1(r.baseline_noise.spread);
   out += "\n  candidate  " + side_line(d.after_label, d.after_steps, d.after_step_ns) + "\n";
-  if (r.find("step-time"))
-    out += "  step-time threshold " + format::percent1(r.step_threshold) + ": the larger of the limit (" +
-           format::percent1(r.step_limit) + ") and the baseline's step-to-step spread (" +
-           format::percent1(r.baseline_noise.spread) + ")\n";
+  if (!r.same_workload.empty()) out += "  workload   " + r.same_workload + "\n";
+  if (r.find("step-time")) out += "  " + step_rule(r) + "\n";
   out += "\n";
-  std::size_t width = 0;
-  for (const CheckResult& c : r.checks) width = std::max(width, c.name.size());
+  std::size_t width = 0, word_width = 0;
   for (const CheckResult& c : r.checks) {
-    out += "  " + std::string(outcome_word(c.outcome)) + "  " + c.name + std::string(width - c.name.size(), ' ') +
-           "  " + c.message + "\n";
+    width = std::max(width, c.name.size());
+    word_width = std::max(word_width, outcome_word(c.outcome).size());
+  }
+  for (const CheckResult& c : r.checks) {
+    const std::string word(outcome_word(c.outcome));
+    out += "  " + coloured(c.outcome, word, options.colour) + std::string(word_width - word.size(), ' ') + "  " +
+           c.name + std::string(width - c.name.size(), ' ') + "  " + c.message + "\n";
   }
   if (r.checks.empty()) out += "  (no checks were asked for)\n";
   const std::size_t shown = std::min(options.changes, d.summary.size());
@@ -84,17 +114,21 @@ std::string check_json(const CheckReport& r, bool pretty) {
   Json j;
   j["schema"] = CheckReport::kSchema;
   j["passed"] = r.passed();
+  j["exit_code"] = r.exit_code();
   j["baseline"] = r.diff.before_label;
   j["candidate"] = r.diff.after_label;
+  j["same_workload"] = r.same_workload;
   j["counts"] = {{"passed", r.count(CheckOutcome::passed)},
                  {"failed", r.count(CheckOutcome::failed)},
-                 {"skipped", r.count(CheckOutcome::skipped)}};
+                 {"skipped", r.count(CheckOutcome::skipped)},
+                 {"not_run", r.count(CheckOutcome::not_run)}};
   j["steps_per_gpu"] = {{"baseline", r.diff.before_steps}, {"candidate", r.diff.after_steps}};
   j["step_time_ns"] = {{"baseline", r.diff.before_step_ns}, {"candidate", r.diff.after_step_ns}};
   j["baseline_step_noise"] = {{"steps", r.baseline_noise.steps},
                               {"mean_ns", r.baseline_noise.mean_ns},
                               {"stddev_ns", r.baseline_noise.stddev_ns},
                               {"spread", r.baseline_noise.spread}};
+  j["noise"] = r.noise;
   j["step_limit"] = r.step_limit;
   j["step_threshold"] = r.step_threshold;
   Json checks = Json::array();
@@ -176,48 +210,77 @@ std::string attr(std::string_view name, std::string_view value) {
   return s;
 }
 
-std::string testcase(const CheckResult& c) {
-  std::string s = "    <testcase" + attr("classname", "gpuscope.check") + attr("name", c.name) + attr("time", "0");
-  switch (c.outcome) {
+std::string seconds(double s) { return format::fixed(std::max(0.0, s), 6); }
+
+std::string testcase(const std::string& name, CheckOutcome outcome, const std::string& message, double time) {
+  std::string s =
+      "    <testcase" + attr("name", name) + attr("classname", "gpuscope.check") + attr("time", seconds(time));
+  switch (outcome) {
     case CheckOutcome::passed:
-      return s + ">\n      <system-out>" + xml(c.message) + "</system-out>\n    </testcase>\n";
+      return s + ">\n      <system-out>" + xml(message) + "</system-out>\n    </testcase>\n";
     case CheckOutcome::skipped:
-      return s + ">\n      <skipped" + attr("message", c.message) + "/>\n    </testcase>\n";
+      return s + ">\n      <skipped" + attr("message", message) + "/>\n    </testcase>\n";
+    case CheckOutcome::not_run:
+      return s + ">\n      <error" + attr("message", message) + attr("type", "not-run") + ">" + xml(message) +
+             "</error>\n    </testcase>\n";
     case CheckOutcome::failed:
       break;
   }
-  return s + ">\n      <failure" + attr("message", c.message) + attr("type", "regression") + ">" + xml(c.message) +
+  return s + ">\n      <failure" + attr("message", message) + attr("type", "regression") + ">" + xml(message) +
          "</failure>\n    </testcase>\n";
 }
 
+struct SuiteCounts {
+  std::size_t tests = 0, failures = 0, errors = 0, skipped = 0;
+};
+
+// <testsuites> and its one <testsuite>'s start tag.
+std::string suite_head(const std::string& label, const SuiteCounts& n, const JunitRun& run) {
+  const std::string counts = attr("tests", std::to_string(n.tests)) + attr("failures", std::to_string(n.failures)) +
+                             attr("errors", std::to_string(n.errors));
+  std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  s += "<testsuites" + attr("name", "gpuscope check") + counts + attr("time", seconds(run.seconds)) + ">\n";
+  s += "  <testsuite" + attr("name", label) + counts + attr("skipped", std::to_string(n.skipped)) +
+       attr("time", seconds(run.seconds));
+  if (!run.timestamp.empty()) s += attr("timestamp", run.timestamp);
+  if (!run.hostname.empty()) s += attr("hostname", run.hostname);
+  return s + ">\n";
+}
+
+std::string property(std::string_view name, const std::string& value) {
+  return "      <property" + attr("name", name) + attr("value", value) + "/>\n";
+}
+
+constexpr std::string_view kSuiteEnd = "  </testsuite>\n</testsuites>\n";
+
 }  // namespace
 
-std::string check_junit_xml(const CheckReport& r) {
-  const std::string tests = std::to_string(r.checks.size());
-  const std::string failures = std::to_string(r.count(CheckOutcome::failed));
-  const std::string skipped = std::to_string(r.count(CheckOutcome::skipped));
-  const std::string counts =
-      attr("tests", tests) + attr("failures", failures) + attr("errors", "0") + attr("skipped", skipped);
-  std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  s += "<testsuites" + attr("name", "gpuscope check") + counts + ">\n";
-  s += "  <testsuite" + attr("name", "gpuscope check " + r.diff.before_label + " -> " + r.diff.after_label) + counts +
-       attr("time", "0") + ">\n";
+std::string check_junit_xml(const CheckReport& r, const JunitRun& run) {
+  const SuiteCounts n{r.checks.size(), r.count(CheckOutcome::failed), r.count(CheckOutcome::not_run),
+                      r.count(CheckOutcome::skipped)};
+  std::string s = suite_head("gpuscope check " + r.diff.before_label + " -> " + r.diff.after_label, n, run);
   s += "    <properties>\n";
-  auto property = [&](std::string_view name, const std::string& value) {
-    s += "      <property" + attr("name", name) + attr("value", value) + "/>\n";
-  };
-  property("baseline", r.diff.before_label);
-  property("candidate", r.diff.after_label);
-  property("step_limit", format::percent1(r.step_limit));
-  property("baseline_step_spread", format::percent1(r.baseline_noise.spread));
-  property("step_threshold", format::percent1(r.step_threshold));
+  s += property("baseline", r.diff.before_label);
+  s += property("candidate", r.diff.after_label);
+  s += property("same_workload", r.same_workload);
+  s += property("noise", r.noise ? "on" : "off");
+  s += property("step_limit", format::percent1(r.step_limit));
+  s += property("baseline_step_spread", format::percent1(r.baseline_noise.spread));
+  s += property("step_threshold", format::percent1(r.step_threshold));
   s += "    </properties>\n";
-  for (const CheckResult& c : r.checks) s += testcase(c);
+  for (const CheckResult& c : r.checks) s += testcase(c.name, c.outcome, c.message, c.seconds);
   std::string changes;
   for (const std::string& line : r.diff.summary) changes += line + "\n";
   s += "    <system-out>" + xml(changes) + "</system-out>\n";
-  s += "  </testsuite>\n</testsuites>\n";
-  return s;
+  return s.append(kSuiteEnd);
+}
+
+std::string check_junit_error_xml(const std::string& baseline, const std::string& candidate, const std::string& reason,
+                                  const JunitRun& run) {
+  std::string s = suite_head("gpuscope check " + baseline + " -> " + candidate, SuiteCounts{1, 0, 1, 0}, run);
+  s += "    <properties>\n" + property("baseline", baseline) + property("candidate", candidate) + "    </properties>\n";
+  s += testcase("comparison", CheckOutcome::not_run, reason, run.seconds);
+  return s.append(kSuiteEnd);
 }
 
 }  // namespace gpuscope

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -27,6 +28,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -176,6 +178,58 @@ std::string json_string(std::string_view s) {
   return out;
 }
 
+// Whether `s` is one JSON value (PyTorch's "Input Dims" text: arrays of
+// numbers, strings, literals), so it can be written as it is. Anything else
+// is written as a string.
+bool is_json_value(std::string_view s) {
+  std::size_t i = 0, depth = 0;
+  bool value_done = false;  // a value just ended: ',' ']' or the end may follow
+  auto bad = [] { return false; };
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      ++i;
+    } else if (c == '[') {
+      if (value_done) return bad();
+      ++depth, ++i;
+    } else if (c == ']') {
+      if (depth == 0) return bad();
+      --depth, ++i, value_done = true;
+    } else if (c == ',') {
+      if (!value_done || depth == 0) return bad();
+      ++i, value_done = false;
+    } else if (c == '"') {
+      if (value_done) return bad();
+      for (++i; i < s.size() && s[i] != '"'; ++i) {
+        if (static_cast<unsigned char>(s[i]) < 0x20) return bad();
+        if (s[i] == '\\' && ++i == s.size()) return bad();
+      }
+      if (i == s.size()) return bad();
+      ++i, value_done = true;
+    } else if ((c >= '0' && c <= '9') || c == '-' || c == 't' || c == 'f' || c == 'n') {
+      if (value_done) return bad();
+      const std::size_t from = i;
+      while (i < s.size() &&
+             (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '-' || s[i] == '+' || s[i] == '.'))
+        ++i;
+      const std::string_view tok = s.substr(from, i - from);
+      if (c == 't' || c == 'f' || c == 'n') {
+        if (tok != "true" && tok != "false" && tok != "null") return bad();
+      } else {
+        double d;
+        const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), d);
+        if (ec != std::errc() || end != tok.data() + tok.size()) return bad();
+      }
+      value_done = true;
+    } else {
+      return bad();
+    }
+    if (value_done && depth == 0 && i < s.size() && s.find_first_not_of(" \n\t\r", i) != std::string_view::npos)
+      return bad();
+  }
+  return value_done && depth == 0;
+}
+
 // Each StringId escaped once, on first use.
 class EscapedStrings {
  public:
@@ -254,9 +308,66 @@ std::string_view sync_name(SyncType t) {
 
 // [SECTION] Events --------------------------------------------------------------------------------
 
+// The frames of host samples' stacks (';'-separated, outermost first) as
+// Chrome's "stackFrames": each distinct frame under each distinct parent once.
+class StackFrames {
+ public:
+  explicit StackFrames(const Trace& t) : t_(t), leaf_of_(t.strings().size(), kUnknown) {}
+
+  // The id of the stack's innermost frame ("sf" of its sample event).
+  std::uint32_t leaf(StringId stack) {
+    std::uint32_t& leaf = leaf_of_[stack];
+    if (leaf != kUnknown) return leaf;
+    std::uint32_t parent = 0;
+    std::string_view rest = t_.str(stack);
+    while (!rest.empty()) {
+      const std::size_t cut = std::min(rest.find(';'), rest.size());
+      const std::string_view frame = rest.substr(0, cut);
+      rest = cut < rest.size() ? rest.substr(cut + 1) : std::string_view();
+      std::string key = std::to_string(parent);
+      key.push_back(';');
+      key.append(frame);
+      auto [it, added] = ids_.try_emplace(std::move(key), static_cast<std::uint32_t>(frames_.size() + 1));
+      if (added) frames_.push_back({std::string(frame), parent});
+      parent = it->second;
+    }
+    return leaf = parent;
+  }
+  bool empty() const { return frames_.empty(); }
+  // `"stackFrames":{"1":{"name":…},"2":{"name":…,"parent":"1"},…}`
+  void write(Out& out) const {
+    out.raw("\"stackFrames\":{");
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      out.raw(i ? ",\n\"" : "\n\"");
+      out.u64(i + 1);
+      out.raw("\":{\"category\":\"python\",\"name\":");
+      out.raw(json_string(frames_[i].name));
+      if (frames_[i].parent) {
+        out.raw(",\"parent\":\"");
+        out.u64(frames_[i].parent);
+        out.ch('"');
+      }
+      out.ch('}');
+    }
+    out.raw("}");
+  }
+
+ private:
+  static constexpr std::uint32_t kUnknown = ~0u;
+  struct Frame {
+    std::string name;
+    std::uint32_t parent;
+  };
+  const Trace& t_;
+  std::vector<std::uint32_t> leaf_of_;
+  std::unordered_map<std::string, std::uint32_t> ids_;
+  std::vector<Frame> frames_;
+};
+
 class Exporter {
  public:
-  Exporter(const Trace& t, Out& out, const ChromeExportOptions& o) : t_(t), out_(out), o_(o), names_(t.strings()) {}
+  Exporter(const Trace& t, Out& out, const ChromeExportOptions& o)
+      : t_(t), out_(out), o_(o), names_(t.strings()), frames_(t) {}
 
   void run(ChromeExportStats& stats);
 
@@ -326,6 +437,8 @@ class Exporter {
   void write_memsets();
   void write_api_calls();
   void write_ranges();
+  void write_sample(std::size_t row);
+  void write_op_inputs(std::size_t row, const std::function<void()>& sep);
   void write_syncs();
   void write_counters(ChromeExportStats& stats);
   void write_overheads();
@@ -334,6 +447,7 @@ class Exporter {
   Out& out_;
   const ChromeExportOptions& o_;
   EscapedStrings names_;
+  StackFrames frames_;
   std::vector<TrackOut> tracks_;
   TimeNs base_ = 0;
   bool first_event_ = true;
@@ -651,12 +765,48 @@ void Exporter::write_api_calls() {
   }
 }
 
+// A host sample (a mark in the "host_sample" domain, its stack as its name):
+// Chrome's sample event, its stack in the document's "stackFrames".
+void Exporter::write_sample(std::size_t i) {
+  const RangeTable& r = t_.ranges();
+  begin_event();
+  out_.raw("{\"ph\":\"P\",\"cat\":\"host_sample\",\"name\":\"host sample\",");
+  out_.raw(tracks_[r.track[i]].pid_tid);
+  out_.raw(",\"ts\":");
+  out_.us(rel(r.start[i]));
+  out_.raw(",\"sf\":\"");
+  out_.u64(frames_.leaf(r.name[i]));
+  out_.raw("\"}");
+  out_.end_event();
+}
+
+// A framework op's inputs as Kineto writes them: "Input Dims", "Input type",
+// "Concrete Inputs" (JSON values; text that is not one is written as a string).
+void Exporter::write_op_inputs(std::size_t i, const std::function<void()>& sep) {
+  const RangeTable& r = t_.ranges();
+  const std::pair<std::string_view, StringId> inputs[] = {{"\"Input Dims\":", r.input_dims_at(i)},
+                                                          {"\"Input type\":", r.input_types_at(i)},
+                                                          {"\"Concrete Inputs\":", r.concrete_inputs_at(i)}};
+  for (const auto& [key, id] : inputs) {
+    if (!id) continue;
+    sep();
+    out_.raw(key);
+    const std::string_view text = t_.str(id);
+    out_.raw(is_json_value(text) ? text : names_.get(id));
+  }
+}
+
 void Exporter::write_ranges() {
   const RangeTable& r = t_.ranges();
+  const StringId sample_domain = t_.strings().find("host_sample");
   for (std::size_t i = 0; i < r.size(); ++i) {
     const TrackOut& tr = tracks_[r.track[i]];
     const bool gpu = t_.tracks()[r.track[i]].kind == TrackKind::gpu;
     const RangeKind kind = r.kind_at(i);
+    if (kind == RangeKind::mark && r.domain[i] == sample_domain && !gpu) {
+      write_sample(i);
+      continue;
+    }
     const std::string_view domain = t_.str(r.domain[i]);
     // Imported annotations keep their category (cpu_op, python_function, …);
     // NVTX ranges are user annotations with their domain in the args.
@@ -706,6 +856,7 @@ void Exporter::write_ranges() {
       out_.raw("\"External id\":");
       out_.u64(corr);
     }
+    write_op_inputs(i, sep);
     out_.raw("}}");
     out_.end_event();
   }
@@ -794,7 +945,12 @@ void Exporter::run(ChromeExportStats& stats) {
   write_syncs();
   write_counters(stats);
   write_overheads();
-  out_.raw("\n]}\n");
+  out_.raw("\n]");
+  if (!frames_.empty()) {
+    out_.raw(",\n");
+    frames_.write(out_);
+  }
+  out_.raw("}\n");
   out_.flush();
   stats.events = out_.events();
   stats.json_bytes = out_.bytes();

@@ -10,9 +10,12 @@
 //    annotations, their own category (cpu_op, python_function, …);
 //  * kernel args: device, stream, correlation, registers per thread, shared
 //    memory, grid, block, blocks per SM, warps per SM (when the SM count is
-//    known); memcpy/memset args: bytes, memory bandwidth (GB/s);
+//    known); memcpy/memset args: bytes, memory bandwidth (GB/s); framework op
+//    args: External id, Input Dims, Input type, Concrete Inputs;
 //  * "ac2g" flows from each launching API call (ph "s") to the GPU op it
 //    launched (ph "f", bp "e"), id = correlation;
+//  * host samples as sample events (ph "P") whose "sf" names a frame of the
+//    document's "stackFrames";
 //  * counters as ph "C"; deviceProperties; distributedInfo when the rank is
 //    known; a "gpuscope" object with the source (synthetic, captured,
 //    imported), producer, host, command line and every TraceMeta stat;

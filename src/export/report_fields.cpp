@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/parallel.h"
+#include "analysis/util/parallel.h"
 #include "export/detail/report_fields.h"
 #include "export/report_json.h"
 
@@ -279,7 +279,7 @@ struct Record<OpRow> {
       field<&O::shapes>("shapes", "", "recorded input shapes, JSON text; empty: not recorded, or the per-name row"),
       field<&O::dtypes>("dtype", "", "recorded input types, JSON text; empty: not recorded"),
       field<&O::path>("path", "", "the ops around its first call, outermost first, ` > ` between"),
-      field<&O::calls>("calls", "", "calls"),
+      field<&O::calls>("calls", "", "calls (a call inside a call of the same op is part of it: see nested_calls)"),
       field<&O::cpu_self_ns>("cpu_self_ns", "ns", "Σ call durations minus the ops inside them"),
       field<&O::cpu_total_ns>("cpu_total_ns", "ns", "Σ call durations"),
       field<&O::gpu_self_ns>("gpu_self_ns", "ns", "Σ durations of the GPU ops it launched itself"),
@@ -287,6 +287,12 @@ struct Record<OpRow> {
       field<&O::kernels>("kernels", "", "GPU ops (kernels, copies, fills) it launched itself"),
       field<&O::kernels_total>("kernels_total", "", "… with those of the ops inside it"),
       field<&O::launch_ns>("launch_ns", "ns", "Σ durations of its own launch calls"),
+      optional<&O::copy_call_ns>("copy_call_ns", "ns",
+                                 "… of which calls that launched copies or fills (they may wait for the GPU: not "
+                                 "launch overhead)"),
+      optional<&O::starved_ns>("starved_ns", "ns",
+                               "GPU idle that its own late launches ended: the GPU waited for this op's launch"),
+      optional<&O::starved_total_ns>("starved_total_ns", "ns", "… with the ops inside it"),
       field<&O::family>("family", "", "cost formula used (gemm, convolution, attention, …); empty: none"),
       field<&O::flops>("flops", "FLOP", "Σ over calls, from the shapes; null when unknown"),
       field<&O::bytes>("bytes", "B", "Σ bytes read and written, from the shapes and types; null when unknown"),
@@ -302,6 +308,12 @@ struct Record<OpRow> {
       field<&O::dims>("dims", "", "the formula's dimensions (`M=… N=… K=… batch=…`)"),
       field<&O::aligned8>("aligned8", "", "GEMMs: M, N and K all multiples of 8"),
       field<&O::top_kernels>("top_kernels", "", "its kernels, most time first (the heaviest rows only)"),
+      field<&O::gpu_calls>("gpu_calls", "",
+                           "calls that launched GPU work, themselves or through the ops inside them (the calls "
+                           "that hold GPU time): per-call figures are per such call"),
+      field<&O::nested_calls>("nested_calls", "",
+                              "calls made inside a call of the same op (an op calling itself under its name): "
+                              "counted in the outer call, their time once"),
   };
 };
 
@@ -342,6 +354,26 @@ struct Record<WorkloadKind> {
       field<&W::ranks>("ranks", "", "processes of the job (world size, or the job's files)"),
       field<&W::bundled>("bundled", "",
                          "a trace of gpuscope's bundled workload (resnet-train): only then do fixes name its switches"),
+      optional<&W::framework>("framework", "",
+                              "`pytorch`, `tensorflow`, `jax` or `unknown`: the framework the fixes are worded for"),
+      optional<&W::framework_evidence>("framework_evidence", "", "the ops and kernels that told"),
+      optional<&W::data_parallel>("data_parallel", "",
+                                  "`ddp` when gradients are all-reduced in buckets during the backward pass; empty "
+                                  "otherwise"),
+      optional<&W::data_parallel_evidence>("data_parallel_evidence", "", "the ops that told"),
+      optional<&W::graph_launches>("graph_launches", "", "cudaGraphLaunch / cuGraphLaunch calls"),
+      optional<&W::data_loading_recorded>("data_loading_recorded", "",
+                                          "the trace has data-loading ranges, so input wait can be measured"),
+      field<&W::run>(
+          "run", "",
+          "`no-kernels` (nothing on the GPU to diagnose), `tiny-span` (GPU ops spanning under 100 µs and 1 % "
+          "of the recording: no finding is numbered), `one-shot` (a whole program whose setup and teardown take at "
+          "least a third of the recording: findings about them are minor); empty: none of these"),
+      field<&W::run_evidence>("run_evidence", "", "what shows it, with the numbers, and what to profile instead"),
+      field<&W::kernel_window>("kernel_window", "",
+                               "the first kernel's start to the last one's end, in the trace's clock (empty in a job)"),
+      field<&W::setup_ns>("setup_ns", "ns", "recorded time before the first kernel"),
+      field<&W::teardown_ns>("teardown_ns", "ns", "recorded time after the last kernel"),
   };
 };
 
@@ -416,7 +448,9 @@ struct Record<StepSummary> {
   static constexpr std::string_view name = "step_summary";
   static constexpr std::string_view meaning = "The steps together; the times are sums over all steps.";
   static constexpr Field<S> fields[] = {
-      field<&S::source>("source", "", "where the steps came from"),
+      field<&S::source>("source", "",
+                        "where the steps came from: ranges (`profiler_step`, `nvtx`), the repeating kernel pattern "
+                        "(`pattern`), bursts of GPU work between host gaps (`bursts`); `none`"),
       derived<&step_count>("count", "", "steps (all of them, also when `--steps` lists fewer)"),
       field<&S::step_time>("step_time", "", "of the step durations"),
       field<&S::total_ns>("total_ns", "ns", "Σ step durations"),
@@ -435,6 +469,10 @@ struct Record<StepSummary> {
       field<&S::before_gpu_ns>("before_gpu_ns", "ns", "the part of outside_gpu_ns before the GPU's first op"),
       field<&S::outside_ranges>("outside_ranges", "",
                                 "the longest host ranges wholly inside that time, most first (up to 5 names)"),
+      field<&S::source_evidence>("source_evidence", "",
+                                 "how steps found on the GPU were found: the kernel that begins each iteration and "
+                                 "its period (`pattern`), or the bursts and the host gaps between them (`bursts`); "
+                                 "empty for steps from ranges"),
   };
 };
 
@@ -472,6 +510,77 @@ struct Record<LaunchStats> {
       field<&L::runtime_outliers>("runtime_outliers", "", "launching calls longer than 50 µs (HTA's outlier rule)"),
       field<&L::launch_delay_outliers>("launch_delay_outliers", "",
                                        "launch delays longer than 100 µs (HTA's outlier rule)"),
+      optional<&L::late_launch_idle_ns>("late_launch_idle_ns", "ns",
+                                        "GPU idle in gaps under the idle-gap threshold that an op launched after the "
+                                        "gap began ended (the GPU waited for a launch), Σ GPUs"),
+  };
+};
+
+template <>
+struct Record<CollectiveSite> {
+  using C = CollectiveSite;
+  static constexpr std::string_view name = "collective_site";
+  static constexpr std::string_view meaning =
+      "One collective call site: the collectives of one kind and size at one place in their steps, on one GPU, "
+      "compared across steps (docs/metrics.md, \"Collective sites\").";
+  static constexpr Field<C> fields[] = {
+      field<&C::rank>("rank", "", "distributed rank; -1: unknown, or pooled over several"),
+      gpu<&C::device>("device", "the GPU; null: pooled over several (`collective_summary.widest`)"),
+      field<&C::kind>("kind", "",
+                      "all_reduce, all_gather, reduce_scatter, broadcast, reduce, send_recv, all_to_all or "
+                      "collective: the framework's annotation's, else the kernel name's"),
+      field<&C::named_by>("named_by", "",
+                          "the annotation that named the kind (\"nccl:all_reduce\"), or \"kernel name\""),
+      field<&C::bytes>("bytes", "bytes", "message bytes; 0: the trace does not say"),
+      field<&C::ordinal>("ordinal", "",
+                         "its place among its step's collectives of its kind and size; -1: outside steps"),
+      field<&C::kernel>("kernel", "", "the kernel of its first instance"),
+      field<&C::durations>("durations", "", "of its instances (one per step it ran in)"),
+      field<&C::wait_ns>("wait_ns", "ns", "Σ (instance − fastest instance): time beyond the transfer"),
+      field<&C::exposed_ns>("exposed_ns", "ns", "Σ of its instances' time with no compute kernel alongside"),
+  };
+};
+
+template <>
+struct Record<CollectiveKind> {
+  using K = CollectiveKind;
+  static constexpr std::string_view name = "collective_kind";
+  static constexpr std::string_view meaning = "The collective sites of one kind, pooled across GPUs and ranks.";
+  static constexpr Field<K> fields[] = {
+      field<&K::kind>("kind", "", "as a site's `kind`"),
+      field<&K::sites>("sites", "", "pooled sites (kind, size, place in the step) of this kind"),
+      field<&K::time_ns>("time_ns", "ns", "Σ their instances' durations"),
+      field<&K::exposed_ns>("exposed_ns", "ns", "Σ their time with no compute kernel alongside"),
+      field<&K::repeated_ns>(
+          "repeated_ns", "ns",
+          "Σ durations of the sites seen more than once (steps or ranks), with a place in the step or a "
+          "known size"),
+      field<&K::wait_ns>("wait_ns", "ns", "… of which beyond each site's fastest instance: waiting"),
+  };
+};
+
+template <>
+struct Record<CollectiveSummary> {
+  using S = CollectiveSummary;
+  static constexpr std::string_view name = "collective_summary";
+  static constexpr std::string_view meaning =
+      "The collective sites together: the same site of every GPU and rank pooled, its fastest instance anywhere "
+      "taken as the transfer.";
+  static constexpr Field<S> fields[] = {
+      field<&S::kinds>("kinds", "", "by kind, most exposed time first"),
+      field<&S::sites>("sites", "", "pooled sites"),
+      field<&S::repeated_sites>("repeated_sites", "",
+                                "… seen more than once, with a place in the step or a known size"),
+      field<&S::time_ns>("time_ns", "ns", "Σ over kinds"),
+      field<&S::exposed_ns>("exposed_ns", "ns", "Σ over kinds"),
+      field<&S::repeated_ns>("repeated_ns", "ns", "Σ over kinds"),
+      field<&S::wait_ns>("wait_ns", "ns", "Σ over kinds"),
+      optional<&S::widest>(
+          "widest", "",
+          "the pooled site with the most wait (rank -1 and device null when pooled over several; "
+          "its median then that of the one with the most instances); `durations.count` 0 when no site repeats"),
+      field<&S::renamed_sites>("renamed_sites", "",
+                               "sites whose annotation names another kind than their kernel's name"),
   };
 };
 
@@ -492,6 +601,9 @@ struct Record<TemporalBreakdown> {
       field<&B::idle_share>("idle_share", "fraction", "idle_ns / span_ns"),
       field<&B::compute_share>("compute_share", "fraction", "compute_ns / span_ns"),
       field<&B::non_compute_share>("non_compute_share", "fraction", "non_compute_ns / span_ns"),
+      optional<&B::non_compute_note>("non_compute_note", "",
+                                     "when HTA's own non-compute figure is negative (its µs rounding), what it was: "
+                                     "the two numbers above are then 0; empty otherwise"),
   };
 };
 
@@ -525,13 +637,12 @@ struct Record<CollectiveInstance> {
   using C = CollectiveInstance;
   static constexpr std::string_view name = "collective";
   static constexpr std::string_view meaning =
-      "One collective instance of a job: the i-th collective of every rank, matched across ranks (docs/scale.md); "
-      "job clock.";
+      "One collective instance of a job, matched across ranks by call site or in order (docs/scale.md); job clock.";
   static constexpr Field<C> fields[] = {
-      field<&C::index>("index", "", "its place in each rank's sequence of collectives"),
+      field<&C::index>("index", "", "its place in the reference rank's sequence of collectives"),
       field<&C::kind>("kind", "",
                       "all_reduce, all_gather, reduce_scatter, broadcast, reduce, send_recv, "
-                      "all_to_all or collective (from the kernel name)"),
+                      "all_to_all or collective (the framework's annotation's, else the kernel name's)"),
       field<&C::step>("step", "", "the reference rank's step it lies in; -1: none"),
       field<&C::range>("range", "", "first arrival .. last end over the ranks"),
       field<&C::last_arrival_ns>("last_arrival_ns", "ns", "when the last rank started its part"),
@@ -693,6 +804,30 @@ struct Record<Finding> {
                                 "why the saving is not the plain estimate: the fix's changed graph has a dependency "
                                 "cycle (not simulated, the rule of thumb stays), or the simulated fix saves nothing "
                                 "(`saving_ns` 0); empty otherwise"),
+      optional<&F::variant>("variant", "",
+                            "which case of its rule fired (docs/findings.md lists each rule's cases); empty when the "
+                            "rule has one"),
+      optional<&F::share>("share", "",
+                          "its time as a share of the run (of kernel time for rules that measure kernel time) where "
+                          "the rule measures one; with `saving_ns`, what decides whether it is numbered (≥ 1 %)"),
+  };
+};
+
+template <>
+struct Record<HelpAnswer> {
+  using H = HelpAnswer;
+  static constexpr std::string_view name = "help";
+  static constexpr std::string_view meaning =
+      "One of the changes users ask about (\"What would help?\"), answered from the trace.";
+  static constexpr Field<H> fields[] = {
+      field<&H::id>("id", "", "the question's stable id (docs/findings.md, \"What would help?\")"),
+      field<&H::question>("question", "", "the question, as the report asks it"),
+      field<&H::verdict>("verdict", "", "the answer; `unknown` where the trace cannot tell"),
+      field<&H::reason>("reason", "", "what in the trace decides it, with the numbers"),
+      field<&H::findings>("findings", "", "ids of the numbered findings behind the answer"),
+      optional<&H::fix>("fix", "", "the `gpuscope whatif` change the replay simulated for it; empty: none"),
+      optional<&H::predicted_step_ns>("predicted_step_ns", "ns",
+                                      "median step with that fix, simulated, when shorter than now; 0: none"),
   };
 };
 
@@ -959,6 +1094,9 @@ struct Record<Profile> {
       field<&P::steps>("step_summary", "", "the steps together"),
       field<&P::idle>("idle", "", "idle time by cause, per stream"),
       field<&P::launches>("launches", "", "launch statistics"),
+      optional<&P::collective_sites>("collective_sites", "",
+                                     "collective call sites compared across steps, most time first (every rank's)"),
+      optional<&P::collective_summary>("collective_summary", "", "the collective sites pooled across GPUs and ranks"),
       field<&P::temporal_breakdown>("temporal_breakdown", "", "HTA's breakdown, one per rank (and GPU)"),
       field<&P::ranks>("ranks", "", "one per rank and GPU"),
       field<&P::skew>("skew", "", "spreads across ranks and GPUs"),
@@ -968,7 +1106,10 @@ struct Record<Profile> {
       optional<&P::left_out>("left_out", "", "jobs: files not analysed and ranks with no file, and why"),
       field<&P::syncs>("syncs", "", "host synchronizations"),
       field<&P::memcpys>("memcpys", "", "copies and fills"),
-      field<&P::findings>("findings", "", "largest `saving_ns` first"),
+      field<&P::findings>("findings", "",
+                          "the material findings (saving or share ≥ 1 % of the run), largest `saving_ns` first"),
+      optional<&P::minor_findings>("minor_findings", "", "findings under 1 % of the run: true, listed, not numbered"),
+      optional<&P::helps>("helps", "", "\"What would help?\": the usual changes, answered from the trace"),
       optional<&P::critical_path>("critical_path", "", "the steps' critical path"),
       optional<&P::simulation>("simulation", "", "the replay behind the simulated savings"),
       custom<&counters_type, &write_trace_stats, &read_trace_stats>(

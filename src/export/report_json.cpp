@@ -158,6 +158,18 @@ std::string diff_json(const ProfileDiff& d, bool pretty) {
              {"after", side(f.in_after, f.after_severity, f.after_metric, f.after_saving_ns, f.after_title)}});
   }
   j["findings"] = std::move(findings);
+  Json helps = Json::array();
+  for (const HelpDelta& h : d.helps) {
+    auto side = [](bool present, Verdict v, const std::string& reason) {
+      if (!present) return Json(nullptr);
+      return Json{{"verdict", to_string(v)}, {"reason", reason}};
+    };
+    helps.push_back(Json{{"id", h.id},
+                         {"question", h.question},
+                         {"before", side(h.in_before, h.before, h.before_reason)},
+                         {"after", side(h.in_after, h.after, h.after_reason)}});
+  }
+  j["helps"] = std::move(helps);
   j["summary"] = d.summary;
   return j.dump(pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace) + "\n";
 }

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "analysis/format.h"
-#include "analysis/occupancy.h"
+#include "analysis/ops/occupancy.h"
 
 namespace gpuscope {
 
@@ -160,298 +160,71 @@ void header(const Profile& p, std::string& out) {
   line += " · " + duration(p.window.duration()) + " recorded";
   out += line + "\n";
   const WorkloadKind& w = p.workload;
-  out += "Workload: " + w.phase + ", " + w.execution + ", " + count(w.ranks) + (w.ranks == 1 ? " rank" : " ranks") +
-         (w.bundled ? ", gpuscope's bundled workload" : "") + " (" + w.phase_evidence + "; " + w.execution_evidence +
-         ")\n";
+  std::string fw = w.framework == "unknown" ? std::string() : w.framework + ", ";
+  std::string evidence = w.phase_evidence + "; " + w.execution_evidence;
+  if (!w.framework_evidence.empty()) evidence += "; " + w.framework_evidence;
+  if (!w.data_parallel.empty()) evidence += "; " + w.data_parallel_evidence;
+  out += "Workload: " + fw + w.phase + ", " + w.execution + ", " + count(w.ranks) +
+         (w.ranks == 1 ? " rank" : " ranks") + (w.data_parallel == "ddp" ? ", DDP" : "") +
+         (w.bundled ? ", gpuscope's bundled workload" : "") + " (" + evidence + ")\n";
+  // No kernels, a span of microseconds, a one-shot program: what the findings can be about.
+  if (!w.run_evidence.empty()) out += "Run: " + w.run_evidence + "\n";
   if (!p.clock_alignment.empty()) out += "Clocks: " + p.clock_alignment + "\n";
   for (const LeftOut& l : p.left_out)
     out += "Left out: " + (l.file.empty() ? l.problem : l.file + ": " + l.problem) + "\n";
-  for (const Finding& f : p.findings)
-    if (f.id == "dropped-records") out += "WARNING: " + f.title + "\n";
+  for (const std::vector<Finding>* list : {&p.findings, &p.minor_findings})
+    for (const Finding& f : *list)
+      if (f.id == "dropped-records") out += "WARNING: " + f.title + "\n";
   out += "\n";
 }
 
-// The questions a user brings to a slow training job ("more streams? overlap
-// the weight update? more workers? a different layout?"), each answered yes
-// (pointing at the finding that says so) or no (with the number that rules
-// it out), so that the report also says which popular fix would NOT help.
-struct Answer {
-  std::string question;
-  std::string verdict;  // "yes", "no", "n/a"
-  std::string reason;
-};
-
-// "findings 1, 3": the 1-based positions of the findings with these ids.
-std::string finding_refs(const Profile& p, std::initializer_list<std::string_view> ids) {
+// "findings 1, 3": the 1-based positions of the numbered findings with these ids.
+std::string finding_refs(const Profile& p, const std::vector<std::string>& ids) {
   std::string refs;
   int n = 0;
   for (std::size_t i = 0; i < p.findings.size(); ++i)
-    for (std::string_view id : ids)
-      if (p.findings[i].id == id) refs += (n++ ? ", " : "") + std::to_string(i + 1);
+    if (std::find(ids.begin(), ids.end(), p.findings[i].id) != ids.end())
+      refs += (n++ ? ", " : "") + std::to_string(i + 1);
   if (n == 0) return {};
   return (n == 1 ? "finding " : "findings ") + refs;
 }
 
-const Finding* first_of(const Profile& p, std::initializer_list<std::string_view> ids) {
-  for (const Finding& f : p.findings)
-    for (std::string_view id : ids)
-      if (f.id == id) return &f;
-  return nullptr;
+std::string_view verdict_word(Verdict v) {
+  switch (v) {
+    case Verdict::yes:
+      return "YES";
+    case Verdict::no:
+      return "no";
+    case Verdict::unknown:
+      return "unknown";
+    case Verdict::not_applicable:
+      return "n/a";
+  }
+  return "";
 }
 
-double category_share(const Profile& p, std::initializer_list<KernelCategory> cats) {
-  double s = 0;
-  for (const CategoryTime& c : p.categories)
-    for (KernelCategory k : cats)
-      if (c.category == k) s += c.share;
+// The answer's reason, the numbered findings behind it and the replay's prediction.
+std::string help_words(const Profile& p, const HelpAnswer& a) {
+  std::string s = a.reason;
+  if (const std::string refs = finding_refs(p, a.findings); !refs.empty()) s += " (" + refs + ")";
+  if (a.predicted_step_ns > 0)
+    s += "; " + a.fix + " predicts a median step of " + duration(a.predicted_step_ns) + " (now " +
+         duration(p.simulation.replayed_step_ns) + ")";
   return s;
-}
-
-// What the answers read of the devices, summed over all of them.
-struct JobTotals {
-  TimeNs span = 0, busy = 0, comm = 0, exposed = 0;
-  double concurrency = 0;  // the highest of any device
-  double utilization = 0;
-
-  explicit JobTotals(const Profile& p) {
-    for (const DeviceSummary& d : p.devices) {
-      span += d.span_ns, busy += d.busy_ns, comm += d.communication_ns, exposed += d.exposed_communication_ns;
-      concurrency = std::max(concurrency, d.kernel_concurrency);
-    }
-    utilization = span ? double(busy) / double(span) : 0.0;
-  }
-};
-
-// "; predicted step 12.3 ms (now 15.4 ms)" for each finding with these ids
-// whose fix was simulated.
-std::string predictions(const Profile& p, std::initializer_list<std::string_view> ids) {
-  std::string out;
-  std::vector<std::string> seen;
-  for (const Finding& f : p.findings)
-    for (std::string_view id : ids) {
-      if (f.id != id || f.saving_source != SavingSource::simulated || f.predicted_step_ns <= 0) continue;
-      if (std::find(seen.begin(), seen.end(), f.fix) != seen.end()) continue;
-      seen.push_back(f.fix);
-      out += "; " + f.fix + " predicts a median step of " + duration(f.predicted_step_ns) + " (now " +
-             duration(p.simulation.replayed_step_ns) + ")";
-    }
-  return out;
-}
-
-// "YES" with the first of the findings that answer it.
-Answer yes(const Profile& p, std::string question, std::initializer_list<std::string_view> ids) {
-  const Finding* f = first_of(p, ids);
-  return {std::move(question), "YES", f->title + " (" + finding_refs(p, ids) + ")" + predictions(p, ids)};
-}
-
-// [SECTION] One function per question ----------------------------------------------------------
-
-std::optional<Answer> answer_input(const Profile& p, const JobTotals& j) {
-  std::string q = "more data-loader workers?";
-  if (first_of(p, {"input-bound"})) return yes(p, q, {"input-bound"});
-  // Host preprocessing before the GPU's first op: workers that prepare the
-  // next input are the answer, though no data-loading range was recorded.
-  if (const Finding* f = first_of(p, {"step-host-time"}); f && f->recommendation.starts_with("Preprocessing"))
-    return yes(p, q, {"step-host-time"});
-  const StepSummary& st = p.steps;
-  if (st.total_ns > 0)
-    return Answer{q, "no",
-                  "the GPU waits for input " + percent1(double(st.input_wait_ns) / double(st.total_ns)) +
-                      " of step time and is idle " + percent1(double(st.idle_ns) / double(st.total_ns)) +
-                      " of it in all"};
-  return Answer{q, "no", "the GPUs are idle " + percent1(1.0 - j.utilization) + " of their span"};
-}
-
-std::optional<Answer> answer_communication(const Profile& p, const JobTotals& j) {
-  std::string q =
-      p.workload.phase == "inference" ? "overlap communication with compute?" : "overlap all-reduce with backward?";
-  if (first_of(p, {"exposed-communication"})) return yes(p, q, {"exposed-communication"});
-  if (j.comm == 0) return Answer{q, "n/a", "no communication kernels in this trace"};
-  return Answer{q, "no",
-                "communication with no compute alongside is " +
-                    percent1(j.span ? double(j.exposed) / double(j.span) : 0.0) + " of the GPUs' time (" +
-                    percent1(1.0 - double(j.exposed) / double(j.comm)) +
-                    " of communication already runs under compute)"};
-}
-
-std::optional<Answer> answer_weight_update(const Profile& p, const JobTotals&) {
-  std::string q = "overlap the weight update?";
-  // Optimizer kernels by name, or (when more) the GPU time of the optimizer's ops (Optimizer.step#…).
-  double opt = category_share(p, {KernelCategory::optimizer});
-  for (const OpRow& r : p.op_names)
-    if (r.name.starts_with("Optimizer.step#") && p.kernel_time_ns > 0)
-      opt = std::max(opt, double(r.gpu_total_ns) / double(p.kernel_time_ns));
-  if (first_of(p, {"serialized-weight-update", "unfused-optimizer"}))
-    return yes(p, q, {"serialized-weight-update", "unfused-optimizer"});
-  if (p.workload.phase == "inference") return Answer{q, "n/a", "an inference run: no weight update"};
-  if (opt == 0) return Answer{q, "n/a", "no optimizer kernels recognised in this trace"};
-  if (opt < 0.05)
-    return Answer{q, "no", "optimizer kernels are " + percent1(opt) + " of kernel time; too little to matter"};
-  return Answer{q, "no",
-                "optimizer kernels are " + percent1(opt) +
-                    " of kernel time, but not enough of it runs with nothing else on the GPU to cross the rule's "
-                    "threshold"};
-}
-
-std::optional<Answer> answer_streams(const Profile& p, const JobTotals& j) {
-  std::string q = "more streams?";
-  if (first_of(p, {"low-concurrency"})) return yes(p, q, {"low-concurrency"});
-  // Busy over its span, but the steps wait outside it: no stream fills that.
-  if (j.utilization >= 0.9 && first_of(p, {"step-host-time"}))
-    return Answer{q, "no",
-                  "the GPUs are busy " + percent1(j.utilization) + " of their span, and " +
-                      percent1(double(p.steps.outside_gpu_ns) / double(p.steps.total_ns)) +
-                      " of step time lies outside it with nothing launched (" + finding_refs(p, {"step-host-time"}) +
-                      "): more streams cannot fill time in which nothing is ready"};
-  if (j.utilization >= 0.9)
-    return Answer{q, "no",
-                  "the GPUs are busy " + percent1(j.utilization) + " of their span (kernel concurrency " +
-                      percent1(j.concurrency) +
-                      "): there is no idle time for another stream to fill; make the kernels shorter instead"};
-  // Why not, by the rule's gate on the GPU with the most kernel time.
-  const DeviceSummary* main = nullptr;
-  for (const DeviceSummary& d : p.devices)
-    if (d.kernels && (!main || d.kernel_time_ns > main->kernel_time_ns)) main = &d;
-  if (main && j.concurrency < 0.05) {
-    const ConcurrencyRoom room = concurrency_room(*main);
-    if (room.room && room.idle_bound)
-      return Answer{q, "no",
-                    "GPU " + std::to_string(main->id) + " waits for the host or for dependencies " +
-                        duration(main->idle_host_wait_ns + main->idle_other_ns) + ", longer than its " +
-                        duration(main->kernel_busy_ns) +
-                        " of kernels: nothing is ready to run beside them (see the findings on idle time)"};
-    if (room.room && room.side_work_apart)
-      return Answer{q, "no",
-                    "copies and communication already run on streams of their own on GPU " + std::to_string(main->id)};
-    if (!room.room && main->kernels >= 2)
-      return Answer{q, "no",
-                    "kernels use " + percent(room.used) + " of GPU " + std::to_string(main->id) + " by " +
-                        std::string(room.measure) + ": another kernel would not fit beside them"};
-  }
-  return Answer{q, "no",
-                "kernel concurrency is " + percent1(j.concurrency) + " and the idle time (" +
-                    percent1(1.0 - j.utilization) + " of the span) has other causes: see the findings on idle time"};
-}
-
-std::optional<Answer> answer_layout(const Profile& p, const JobTotals&) {
-  std::string q = "a different data layout?";
-  if (!first_of(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"}))
-    return Answer{q, "no",
-                  "padding, broadcast and transpose kernels take " +
-                      percent1(category_share(
-                          p, {KernelCategory::padding, KernelCategory::broadcast, KernelCategory::transpose})) +
-                      " of kernel time"};
-  std::string parts;
-  for (const auto& [cat, word] :
-       {std::pair{KernelCategory::padding, "padding"}, std::pair{KernelCategory::broadcast, "broadcast"},
-        std::pair{KernelCategory::transpose, "transposes"}}) {
-    const double s = category_share(p, {cat});
-    if (s >= 0.005) parts += (parts.empty() ? "" : " + ") + percent1(s) + " " + word;
-  }
-  return Answer{q, "YES",
-                parts + " of kernel time is layout overhead a fused or symmetric layout removes (" +
-                    finding_refs(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"}) + ")" +
-                    predictions(p, {"padding-hotspot", "broadcast-hotspot", "layout-transpose"})};
-}
-
-std::optional<Answer> answer_precision(const Profile& p, const JobTotals&) {
-  std::string q = "mixed precision (tensor cores)?";
-  const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm, KernelCategory::attention});
-  if (first_of(p, {"no-tensor-cores"})) return yes(p, q, {"no-tensor-cores"});
-  if (mm == 0) return Answer{q, "n/a", "no convolution, GEMM or attention kernels in this trace"};
-  TimeNs tc = 0, all = 0;
-  for (const Hotspot& h : p.hotspots)
-    if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm ||
-        h.category == KernelCategory::attention)
-      all += h.stats.total, tc += h.tensor_cores ? h.stats.total : 0;
-  return Answer{q, "no",
-                all ? percent1(double(tc) / double(all)) +
-                          " of the listed convolution, GEMM and attention time already runs on tensor cores"
-                    : "no tensor-core rule crossed its threshold"};
-}
-
-std::optional<Answer> answer_launches(const Profile& p, const JobTotals&) {
-  std::string q = "fewer launches (CUDA graphs)?";
-  if (first_of(p, {"launch-bound", "host-sync"})) return yes(p, q, {"launch-bound", "host-sync"});
-  if (!p.launches.launches) return std::nullopt;
-  if (p.workload.execution == "cuda graphs")
-    return Answer{q, "no",
-                  "the run already replays CUDA graphs (" + count(p.workload.graph_kernels) +
-                      " kernels from graphs); median launch delay " + duration(p.launches.launch_delay.median)};
-  return Answer{
-      q, "no",
-      "median launch delay " + duration(p.launches.launch_delay.median) + ": the host keeps the GPU queue filled"};
-}
-
-// Asked only when the trace shows work too small for the GPU: measured
-// (busy-not-working), or a product whose main kernel launches fewer blocks
-// than the GPU has SMs (op-below-roofline). Without either, a batch size is
-// not something the trace can judge, and no answer is given.
-bool too_small_op(const Finding& f) {
-  return f.id == "op-below-roofline" && f.recommendation.starts_with("Give each launch more work");
-}
-
-std::optional<Answer> answer_batch(const Profile& p, const JobTotals&) {
-  std::string q = "a larger batch per GPU?";
-  std::string refs, first;
-  int n = 0;
-  for (std::size_t i = 0; i < p.findings.size(); ++i) {
-    const Finding& f = p.findings[i];
-    if (f.id != "busy-not-working" && !too_small_op(f)) continue;
-    refs += (n++ ? ", " : "") + std::to_string(i + 1);
-    if (!first.empty()) continue;
-    first = f.title;
-    // A product: its name (the title up to " reaches ") and what its launch says.
-    const auto name_end = f.title.find(" reaches ");
-    const auto from = f.evidence.find("launches ");
-    const auto to = f.evidence.find(" SMs", from);
-    if (too_small_op(f) && name_end != std::string::npos && from != std::string::npos && to != std::string::npos)
-      first = f.title.substr(0, name_end) + ": its main kernel " + f.evidence.substr(from, to + 4 - from);
-  }
-  if (n == 0) return std::nullopt;
-  std::string reason =
-      "the work is too small for the GPU: " + first + " (" + (n == 1 ? "finding " : "findings ") + refs + ")";
-  if (const Finding* fits = first_of(p, {"larger-batch-fits"}))
-    reason += "; and memory allows it: " + fits->title + " (" + finding_refs(p, {"larger-batch-fits"}) + ")";
-  else if (const Finding* full = first_of(p, {"memory-pressure"}))
-    reason += "; but memory is near capacity: " + full->title + " (" + finding_refs(p, {"memory-pressure"}) + ")";
-  return Answer{q, "YES", reason};
-}
-
-std::optional<Answer> answer_ranks(const Profile& p, const JobTotals&) {
-  if (p.ranks.size() <= 1) return std::nullopt;
-  std::string q = "rebalance the GPUs?";
-  if (first_of(p, {"straggler"})) return yes(p, q, {"straggler"});
-  return Answer{q, "no", "compute spread across GPUs is " + percent1(p.skew.compute_spread)};
-}
-
-// The questions, in the order the report asks them.
-constexpr std::optional<Answer> (*kQuestions[])(const Profile&, const JobTotals&) = {
-    answer_input,     answer_communication, answer_weight_update, answer_streams, answer_layout,
-    answer_precision, answer_launches,      answer_batch,         answer_ranks,
-};
-
-std::vector<Answer> answers(const Profile& p) {
-  const JobTotals totals(p);
-  std::vector<Answer> out;
-  for (auto* question : kQuestions)
-    if (std::optional<Answer> a = question(p, totals)) out.push_back(std::move(*a));
-  return out;
 }
 
 void answers_section(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.devices.empty()) return;
   out += "What would help? The usual changes, answered from this trace\n";
   std::size_t qw = 0;
-  const std::vector<Answer> list = answers(p);
-  for (const Answer& a : list) qw = std::max(qw, columns(a.question));
-  for (const Answer& a : list) {
-    const std::string first = "  " + pad(a.question, qw) + "  " + pad(a.verdict, 4) + "  ";
-    out += wrap(a.reason, std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
+  for (const HelpAnswer& a : p.helps) qw = std::max(qw, columns(a.question));
+  for (const HelpAnswer& a : p.helps) {
+    const std::string first = "  " + pad(a.question, qw) + "  " + pad(std::string(verdict_word(a.verdict)), 7) + "  ";
+    out += wrap(help_words(p, a), std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
   }
   const Simulation& sim = p.simulation;
   if (sim.status == "simulated" && !sim.together.change.empty()) {
-    const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 4) + "  ";
+    const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 7) + "  ";
     char x[32];
     std::snprintf(x, sizeof x, "%.2fx", sim.together.speedup);
     out += wrap(sim.together.change + " predicts a median step of " + duration(sim.together.step_ns) + " (now " +
@@ -459,7 +232,7 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
                     ", replay error " + percent1(sim.replay_error) + " (docs/whatif.md)",
                 std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
   } else if (!sim.together_note.empty()) {
-    const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 4) + "  ";
+    const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 7) + "  ";
     out += wrap(sim.together_note, std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
   } else if (!sim.status.empty() && sim.status != "simulated") {
     out += "  (savings are rules of thumb: " + sim.status + ")\n";
@@ -485,17 +258,46 @@ std::string saving_words(const Profile& p, const Finding& f) {
                         : " (rule of thumb: " + f.fix + " changed nothing in the steps replayed)");
 }
 
+// Findings under 1 % of the run: one line each, after the numbered ones.
+void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  if (p.minor_findings.empty()) return;
+  out += "Minor observations (true, but under 1% of the run; not numbered)\n";
+  for (const Finding& f : p.minor_findings) out += wrap(f.title + " (" + f.id + ")", o.width, "  - ", "    ");
+  out += "\n";
+}
+
+// Bold red for critical, yellow for warning, cyan for the rest.
+std::string severity_colour(Severity s) {
+  switch (s) {
+    case Severity::critical:
+      return "\033[1;31m";
+    case Severity::warning:
+      return "\033[33m";
+    default:
+      return "\033[36m";
+  }
+}
+
 void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.findings.empty()) {
-    out += "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n\n";
+    const std::string& run = p.workload.run;
+    out += run == "no-kernels"  ? "Findings: none: no kernels, nothing on the GPU to diagnose.\n\n"
+           : run == "tiny-span" ? "Findings: none numbered: findings over a GPU span of microseconds would be "
+                                  "noise (see Run above).\n\n"
+           : p.minor_findings.empty()
+               ? "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n\n"
+               : "Findings: none of 1% of the run or more.\n\n";
+    minor_findings(p, o, out);
     return;
   }
   out += "Findings, largest estimated saving first\n";
   int n = 0;
   for (const Finding& f : p.findings) {
     const std::string num = std::to_string(++n) + ". ";
-    out += wrap("[" + std::string(to_string(f.severity)) + "] " + f.title, o.width, "  " + num,
-                std::string(2 + num.size(), ' '));
+    const std::string tag = "[" + std::string(to_string(f.severity)) + "]";
+    std::string head = wrap(tag + " " + f.title, o.width, "  " + num, std::string(2 + num.size(), ' '));
+    if (o.colour) head.replace(head.find(tag), tag.size(), severity_colour(f.severity) + tag + "\033[0m");
+    out += head;
     const std::string ind(5, ' ');
     std::string meta = f.id + " · " + saving_words(p, f);
     if (f.device != kNoDevice && p.devices.size() > 1) meta += " · GPU " + std::to_string(f.device);
@@ -510,6 +312,7 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
     }
   }
   out += "\n";
+  minor_findings(p, o, out);
 }
 
 void devices(const Profile& p, std::string& out) {
@@ -641,7 +444,8 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const StepSummary& s = p.steps;
   if (s.steps.empty()) {
     out += s.not_steps.empty()
-               ? "Steps: none found (no ProfilerStep or NVTX step ranges, no repeating kernel pattern).\n\n"
+               ? "Steps: none found (no ProfilerStep or NVTX step ranges, no repeating kernel pattern, no bursts of "
+                 "GPU work between host gaps).\n\n"
                : "Steps: none found (no ProfilerStep or NVTX step ranges; " + s.not_steps + ").\n\n";
     return;
   }
@@ -649,6 +453,8 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   out += "Steps: " + count(s.steps.size()) + " from " + std::string(to_string(s.source)) + " · mean " +
          duration(t.mean) + ", median " + duration(t.median) + ", min " + duration(t.min) + ", max " + duration(t.max) +
          "\n";
+  // Steps the GPU's work marked, without step ranges: how they were found.
+  if (!s.source_evidence.empty()) out += wrap("from the GPU's work: " + s.source_evidence, o.width, "  ", "    ");
   if (s.total_ns > 0)
     out += "  Of all step time: compute " + percent1(double(s.compute_ns) / double(s.total_ns)) +
            ", exposed communication " + percent1(double(s.communication_ns) / double(s.total_ns)) + ", copies alone " +
@@ -757,6 +563,33 @@ void hotspots(const Profile& p, const ReportTextOptions& o, std::string& out) {
   out += "\n";
 }
 
+// Collective call sites: each kind and size at one place in the step,
+// compared across steps (fastest = transfer, the rest beyond it = waiting).
+void collective_sites(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  if (p.collective_sites.empty()) return;
+  const bool many_ranks = std::any_of(p.collective_sites.begin(), p.collective_sites.end(),
+                                      [&](const CollectiveSite& s) { return s.rank != p.collective_sites[0].rank; });
+  out += "Collective sites: " + std::to_string(std::min(o.top, p.collective_sites.size())) + " of " +
+         count(p.collective_sites.size()) +
+         " (kind and size at one place in the step, # its place there; compared across steps: the fastest instance "
+         "is the transfer, the time beyond it waiting)\n";
+  Table t;
+  t.rows.push_back(
+      {"rank", "GPU", "kind", "size", "#", "steps", "min", "median", "max", "waiting", "exposed", "named by"});
+  t.right = {true, true, false, true, true, true, true, true, true, true, true, false};
+  for (std::size_t i = 0; i < p.collective_sites.size() && i < o.top; ++i) {
+    const CollectiveSite& s = p.collective_sites[i];
+    t.rows.push_back({std::to_string(s.rank), std::to_string(s.device), s.kind, s.bytes ? bytes(s.bytes) : "?",
+                      s.ordinal < 0 ? "-" : std::to_string(s.ordinal + 1), count(s.durations.count),
+                      duration(s.durations.min), duration(s.durations.median), duration(s.durations.max),
+                      duration(s.wait_ns), duration(s.exposed_ns), s.named_by});
+  }
+  if (!many_ranks)
+    for (std::vector<std::string>& row : t.rows) row.erase(row.begin());
+  if (!many_ranks) t.right.erase(t.right.begin());
+  out += t.render("  ") + "\n";
+}
+
 // The op table: the heaviest ops by GPU time (with their ops inside), each
 // with the kernels under it; then, where shapes were recorded, the heaviest
 // (op, shapes) rows with their roofline figures.
@@ -773,12 +606,23 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
       {"#", "GPU total", "GPU self", "CPU total", "CPU self", "calls", "kernels/call", "launch/call", "TFLOP/s", "op"});
   t.right = {true, true, true, true, true, true, true, true, true, false};
   std::vector<std::size_t> rows_of;
+  bool some_without_gpu = false;  // a row some of whose calls launched no GPU work
+  std::string nested;             // rows with calls inside calls of their own op
   for (std::size_t i = 0; i < p.op_names.size() && i < o.top; ++i) {
     const OpRow& r = p.op_names[i];
-    const double calls = r.calls ? double(r.calls) : 1;
+    // Per call of those that launched GPU work (a per-name row mixes them
+    // with calls that launched none): "200/10,000" calls.
+    const bool mixed = r.gpu_calls > 0 && r.gpu_calls < r.calls;
+    some_without_gpu = some_without_gpu || mixed;
+    if (r.nested_calls && nested.size() < 200)
+      nested += (nested.empty() ? "" : ", ") + r.name + " " + count(r.nested_calls);
+    const double calls = r.gpu_calls ? double(r.gpu_calls) : r.calls ? double(r.calls) : 1;
     t.rows.push_back({std::to_string(i + 1), duration(r.gpu_total_ns), duration(r.gpu_self_ns),
                       r.calls ? duration(r.cpu_total_ns) : "-", r.calls ? duration(r.cpu_self_ns) : "-",
-                      r.calls ? count(r.calls) : "-", r.calls ? fixed(double(r.kernels_total) / calls, 1) : "-",
+                      !r.calls ? "-"
+                      : mixed  ? count(r.gpu_calls) + "/" + count(r.calls)
+                               : count(r.calls),
+                      r.calls ? fixed(double(r.kernels_total) / calls, 1) : "-",
                       r.calls ? duration(static_cast<TimeNs>(double(r.launch_ns) / calls)) : "-",
                       optional_fixed(r.achieved_tflops, 1), r.name});
     rows_of.push_back(i);
@@ -790,6 +634,14 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
                         "  └ " + std::string(to_string(r.top_kernels[k].category)) + ": " + shown[k]});
   }
   out += t.render("  ");
+  if (some_without_gpu)
+    out += wrap(
+        "calls N/M: N of the op's M calls launched GPU work (themselves or through the ops inside them); "
+        "kernels/call and launch/call are per such call.",
+        o.width, "  ", "  ");
+  if (!nested.empty())
+    out += wrap("Calls inside a call of the same op are part of it, their GPU time counted once (" + nested + ").",
+                o.width, "  ", "  ");
   if (!s.shapes_recorded)
     out += "  No input shapes recorded: profile with record_shapes=True for FLOPs and roofline figures.\n";
   if (s.malformed_shapes) out += "  " + count(s.malformed_shapes) + " op calls had shapes that could not be read.\n";
@@ -853,17 +705,11 @@ void hta(const Profile& p, std::string& out) {
   for (const TemporalBreakdown& t : p.temporal_breakdown) {
     std::string who = "rank " + std::to_string(t.rank);
     if (t.device != kNoDevice) who += " GPU " + std::to_string(t.device);
-    // HTA rounds times to whole µs: a group of ops shorter than its rounding
-    // can end before it starts, and HTA's sum then subtracts it, which can
-    // leave more compute than busy time. The share is shown as 0, and why.
-    const bool negative = t.non_compute_share < 0;
+    // A negative HTA share is shown as 0, with what it was (TemporalBreakdown::non_compute_note).
     out += "  " + who + ": idle " + fixed(t.idle_share * 100, 2) + "% · compute " + fixed(t.compute_share * 100, 2) +
            "% · non-compute " + fixed(std::max(0.0, t.non_compute_share) * 100, 2) + "% (span " + duration(t.span_ns) +
            ")\n";
-    if (negative)
-      out += "    (HTA's own non-compute figure is " + fixed(t.non_compute_share * 100, 3) +
-             "%: it rounds times to whole µs, and ops shorter than that rounding count against the busy time; "
-             "shown as 0)\n";
+    if (!t.non_compute_note.empty()) out += "    (" + t.non_compute_note + ")\n";
   }
   out += "\n";
 }
@@ -937,6 +783,7 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
   critical_path(p, o, out);
   categories(p, out);
   hotspots(p, o, out);
+  collective_sites(p, o, out);
   op_table(p, o, out);
   host_side(p, out);
   hta(p, out);

@@ -15,6 +15,7 @@ struct ReportTextOptions {
   std::size_t top = 10;        // kernels listed
   std::size_t max_steps = 12;  // steps listed (the summary covers all)
   std::size_t width = 100;     // wrap paragraphs at this many columns
+  bool colour = false;         // ANSI colour for the findings' severities (a terminal)
 };
 
 std::string report_text(const Profile& p, const ReportTextOptions& options = {});

@@ -164,7 +164,7 @@ CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER
 CREATE TABLE GPUSCOPE_ANNOTATIONS (start INTEGER NOT NULL, end INTEGER NOT NULL, nameId INTEGER NOT NULL,
   categoryId INTEGER NOT NULL, globalTid INTEGER, deviceId INTEGER, streamId INTEGER, correlationId INTEGER,
   kind INTEGER NOT NULL, color INTEGER, int64Value INTEGER, inputDimsId INTEGER, inputTypesId INTEGER,
-  concreteInputsId INTEGER);
+  concreteInputsId INTEGER, collectiveId INTEGER);
 CREATE TABLE PROFILER_OVERHEAD (start INTEGER NOT NULL, end INTEGER NOT NULL, globalTid INTEGER NOT NULL,
   nameId INTEGER NOT NULL);
 CREATE TABLE GPUSCOPE_COUNTER_SERIES (id INTEGER PRIMARY KEY, name TEXT NOT NULL, deviceId INTEGER,
@@ -449,11 +449,12 @@ class Writer {
   void ranges() {
     const RangeTable& r = t_.ranges();
     Insert nvtx(db_, "INSERT INTO NVTX_EVENTS VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
-    Insert ann(db_, "INSERT INTO GPUSCOPE_ANNOTATIONS VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    Insert ann(db_, "INSERT INTO GPUSCOPE_ANNOTATIONS VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < r.size(); ++i) {
       const Track& tr = t_.tracks()[r.track[i]];
       const RangeKind kind = r.kind_at(i);
-      const bool inputs = r.input_dims_at(i) != 0 || r.input_types_at(i) != 0 || r.concrete_inputs_at(i) != 0;
+      const bool inputs = r.input_dims_at(i) != 0 || r.input_types_at(i) != 0 || r.concrete_inputs_at(i) != 0 ||
+                          r.collective_at(i) != 0;
       if (tr.kind == TrackKind::gpu || kind == RangeKind::annotation || r.correlation_at(i) != 0 || inputs ||
           (kind == RangeKind::mark && r.end[i] != r.start[i])) {
         ann << r.start[i] << r.end[i] << std::int64_t{r.name[i]} << std::int64_t{r.domain[i]};
@@ -474,7 +475,8 @@ class Writer {
           ann << payload;
         else
           ann.null();
-        for (const StringId input : {r.input_dims_at(i), r.input_types_at(i), r.concrete_inputs_at(i)}) {
+        for (const StringId input :
+             {r.input_dims_at(i), r.input_types_at(i), r.concrete_inputs_at(i), r.collective_at(i)}) {
           if (input)
             ann << std::int64_t{input};
           else

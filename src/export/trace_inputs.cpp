@@ -11,6 +11,7 @@
 
 #include "export/report_json.h"
 #include "trace/error.h"
+#include "trace/files.h"
 
 namespace gpuscope {
 
@@ -49,7 +50,13 @@ std::string why_not_a_trace(const std::string& path, std::string_view name) {
 }  // namespace
 
 bool is_saved_report(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::string file;
+  try {
+    file = files::seekable_path(path);  // a pipe is read once: its copy serves every later look
+  } catch (const InputError&) {
+    return false;  // the trace reader says what is wrong with it
+  }
+  std::ifstream in(file, std::ios::binary);
   char head[512] = {};
   in.read(head, sizeof head);
   return looks_like_report_json(std::string_view(head, static_cast<std::size_t>(in.gcount())));

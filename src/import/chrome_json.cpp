@@ -210,6 +210,10 @@ struct Args {
   RawString name, labels, sync_kind;
   // PyTorch's record_shapes arguments, as raw JSON text of the batch.
   std::string_view input_dims, input_types, concrete_inputs;
+  // Kineto's description of a collective (record_param_comms, NCCL kernels),
+  // as raw JSON values: "Collective name", "In msg nelems", "Out msg nelems",
+  // "dtype", "Group size", "Process Group Name".
+  std::array<std::string_view, 6> collective;
   std::vector<std::pair<RawString, double>> numbers;  // C events: every numeric arg
 };
 
@@ -228,6 +232,7 @@ struct Event {
     args.present = 0;
     args.name = args.labels = args.sync_kind = RawString{};
     args.input_dims = args.input_types = args.concrete_inputs = {};
+    args.collective = {};
     args.numbers.clear();
   }
 };
@@ -686,7 +691,8 @@ class Importer {
           for (std::size_t i = at; i < col.size(); ++i)
             if (col[i] != TraceBuilder::kResolveThroughCorrelation) col[i] = l.global_track_[col[i]];
         } else if (info.name == "name" || info.name == "domain" || info.name == "mangled" ||
-                   info.name == "input_dims" || info.name == "input_types" || info.name == "concrete_inputs") {
+                   info.name == "input_dims" || info.name == "input_types" || info.name == "concrete_inputs" ||
+                   info.name == "collective") {
           for (std::size_t i = at; i < col.size(); ++i) col[i] = l.global_string_[col[i]];
         }
       }
@@ -698,6 +704,7 @@ class Importer {
     for (std::size_t i = 0; i < skips_.size(); ++i) skips_[i] += l.skips_[i];
     for (const auto& [reason, n] : l.dynamic_skips_) dynamic_skips_[reason] += n;
     sort_index_metadata_ += l.sort_index_metadata_;
+    collective_args_ += l.collective_args_;
     sub_us_ |= l.sub_us_;
     kineto_ |= l.kineto_;
     schema_2021_ |= l.schema_2021_;
@@ -946,6 +953,26 @@ class Importer {
     return false;
   }
 
+  // The collective's arguments Kineto recorded on an op, as one compact JSON
+  // object (0 without a collective name or message size), counted.
+  StringId collective_json(const Args& a) {
+    if (a.collective[0].empty() && a.collective[1].empty()) return kEmptyString;
+    static constexpr std::array<std::string_view, 6> kKeys = {"Collective name", "In msg nelems", "Out msg nelems",
+                                                              "dtype",           "Group size",    "Process Group Name"};
+    collective_scratch_ = "{";
+    for (std::size_t i = 0; i < kKeys.size(); ++i) {
+      if (a.collective[i].empty()) continue;
+      if (collective_scratch_.size() > 1) collective_scratch_ += ',';
+      collective_scratch_ += '"';
+      collective_scratch_ += kKeys[i];
+      collective_scratch_ += "\":";
+      collective_scratch_ += a.collective[i];
+    }
+    collective_scratch_ += '}';
+    ++collective_args_;
+    return intern_json(collective_scratch_);
+  }
+
   void read_args(Walker& w, const JsonBatch& b, Event& ev, bool collect_numbers) {
     if (w.peek() != '{') return w.skip_value();
     Args& a = ev.args;
@@ -976,6 +1003,11 @@ class Importer {
           }
           break;
         case 5:
+          if (is_key(key, "dtype")) {
+            if (!once(seen, 26, w)) return;
+            a.collective[3] = raw_value(w);
+            return;
+          }
           if (is_key(key, "block")) {
             if (!once(seen, 4, w)) return;
             read_dims(w, a.block);
@@ -1023,6 +1055,11 @@ class Importer {
             a.input_dims = raw_value(w);
             return;
           }
+          if (is_key(key, "Group size")) {
+            if (!once(seen, 27, w)) return;
+            a.collective[4] = raw_value(w);
+            return;
+          }
           if (is_key(key, "Input type")) {
             if (!once(seen, 12, w)) return;
             a.input_types = raw_value(w);
@@ -1052,11 +1089,21 @@ class Importer {
             if (read_int(w, &a.smem)) a.present |= kArgSmem;
             return;
           }
+          if (is_key(key, "In msg nelems")) {
+            if (!once(seen, 24, w)) return;
+            a.collective[1] = raw_value(w);
+            return;
+          }
           break;
         case 14:
           if (is_key(key, "cuda_sync_kind")) {
             if (!once(seen, 17, w)) return;
             a.sync_kind = read_string(w);
+            return;
+          }
+          if (is_key(key, "Out msg nelems")) {
+            if (!once(seen, 25, w)) return;
+            a.collective[2] = raw_value(w);
             return;
           }
           if (is_key(key, "Total Reserved")) {
@@ -1074,6 +1121,18 @@ class Importer {
           if (is_key(key, "Concrete Inputs")) {
             if (!once(seen, 20, w)) return;
             a.concrete_inputs = raw_value(w);
+            return;
+          }
+          if (is_key(key, "Collective name")) {
+            if (!once(seen, 23, w)) return;
+            a.collective[0] = raw_value(w);
+            return;
+          }
+          break;
+        case 18:
+          if (is_key(key, "Process Group Name")) {
+            if (!once(seen, 28, w)) return;
+            a.collective[5] = raw_value(w);
             return;
           }
           break;
@@ -1550,6 +1609,7 @@ class Importer {
     r.input_dims = intern_json(a.input_dims);
     r.input_types = intern_json(a.input_types);
     r.concrete_inputs = intern_json(a.concrete_inputs);
+    r.collective = collective_json(a);
     if (cat == Cat::other && ev.cat.present && iequals(unescape(ev.cat, b), "Trace") &&
         starts_with_ci(unescape(ev.name, b), "PyTorch Profiler"))
       profiler_span_start_ = std::min(profiler_span_start_, start);
@@ -1998,6 +2058,7 @@ class Importer {
       if (skips_[i]) meta.set_stat("import.skipped." + std::string(kSkipNames[i]), skips_[i]);
     for (const auto& [reason, n] : dynamic_skips_) meta.set_stat("import.skipped." + reason, n);
     if (sort_index_metadata_) meta.set_stat("import.ignored.sort_index_metadata", sort_index_metadata_);
+    if (collective_args_) meta.set_stat("import.collective_args", collective_args_);
   }
 
   // The text ended early (a file cut short): the events before the cut are
@@ -2082,6 +2143,8 @@ class Importer {
   std::vector<TrackId> global_track_;                   // local track id -> the whole importer's
   std::map<std::string, std::uint64_t> dynamic_skips_;
   std::uint64_t sort_index_metadata_ = 0;
+  std::uint64_t collective_args_ = 0;  // ops whose collective's arguments were kept (RangeRow::collective)
+  std::string collective_scratch_;
 
   std::uint64_t last_cpu_key_ = ~std::uint64_t{0}, last_gpu_key_ = ~std::uint64_t{0};
   TrackId last_cpu_track_ = kNoRow, last_gpu_track_ = kNoRow;

@@ -36,12 +36,12 @@
 #include <sys/mman.h>
 #endif
 
-#include "trace/detail/fresh_memory.h"
+#include "trace/fresh_memory.h"
 #include "trace/tables.h"
 
 namespace gpuscope::detail {
 
-// kHugePageBytes, advise_huge_pages() and regrow() are trace/detail/fresh_memory.h's.
+// kHugePageBytes, advise_huge_pages() and regrow() are trace/fresh_memory.h's.
 
 struct FreeDeleter {
   void operator()(char* p) const { std::free(p); }

@@ -89,8 +89,8 @@ std::string seekable_trace_path(const std::string& path) {
     h.size = std::min(bytes.size(), sizeof h.bytes);
     std::memcpy(h.bytes, bytes.data(), h.size);
     if (classify(h) != TraceFileKind::unknown || named_like_sqlite(path)) return;
-    if (h.size == 0) throw InputError(path, "empty (not a trace)");
-    throw InputError(path, std::string(kNotATrace) + "; its first bytes are none of these");
+    if (h.size == 0) throw InputError(files::input_name(path), "empty (not a trace)");
+    throw InputError(files::input_name(path), std::string(kNotATrace) + "; its first bytes are none of these");
   });
 }
 
@@ -131,7 +131,7 @@ Trace open_trace(const std::string& path, const LoadProgress& progress) {
     throw InputError(file, kNotATrace);
   } catch (const InputError& e) {
     if (file == path) throw;
-    throw InputError(path, e.reason(), e.offset());
+    throw InputError(files::input_name(path), e.reason(), e.offset());
   }
 }
 

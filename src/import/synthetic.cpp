@@ -8,14 +8,19 @@
 // [SECTION] Hardware series
 // [SECTION] Public entry points
 //
-// One step is a fixed "program": the ops one CPU thread issues, in order, with
-// the stream each runs on and what it waits for. Every GPU runs the same
-// program once per step. Simulating a step takes three phases because NCCL
-// couples the GPUs: (A) per GPU, the host timeline of every launch and the GPU
-// timeline of everything before the optimizer; (B) across GPUs, each bucket's
-// all-reduce, which ends everywhere when the last GPU has joined it; (C) per
-// GPU, the optimizer (it waits for the all-reduce) and the end-of-step sync.
-// Rows go straight into one TraceBuilder; nothing is allocated per event.
+// One step is a fixed "program" (synthetic_program.h): the ops one CPU thread
+// issues, in order, with the stream each runs on and what it waits for. The
+// TensorFlow-like network's program is built here, the bundled workload's in
+// synthetic_workload.cpp. Every GPU runs the same program once per step.
+// Simulating a step takes three phases because NCCL couples the GPUs: (A) per
+// GPU, the host timeline up to the first call that needs the all-reduce's
+// outcome and the GPU timeline of everything that does not wait for it (a sync
+// or a blocking copy puts what came before it on the GPU timeline first);
+// (B) across GPUs, each bucket's all-reduce, in the order they were issued,
+// which ends everywhere when the last GPU has joined it; (C) per GPU, what
+// waits for the all-reduce (the optimizer), the host's calls after it and the
+// end-of-step sync. Rows go straight into one TraceBuilder; nothing is
+// allocated per event.
 #include "import/synthetic.h"
 
 #include <algorithm>
@@ -27,13 +32,16 @@
 #include <unordered_map>
 #include <vector>
 
+#include "import/synthetic_program.h"
 #include "trace/builder.h"
-#include "trace/detail/fresh_memory.h"
+#include "trace/fresh_memory.h"
 #include "trace/kernel_category.h"
 
 namespace gpuscope {
 
 namespace {
+
+using namespace detail::synth;
 
 // [SECTION] Random numbers ----------------------------------------------------------------------
 
@@ -62,31 +70,7 @@ std::uint64_t mix(std::uint64_t a, std::uint64_t b) { return Rng(a ^ (b * 0xd134
 // Names follow what cuDNN, Eigen (TensorFlow), cuBLAS, PyTorch and NCCL really
 // emit, so kernel_category.cpp classifies them as it would a real trace.
 namespace kname {
-constexpr const char* kConvFirst =
-    "void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, true>(int, int, int, "
-    "float const*, int, float*, float const*, kernel_conv_params, unsigned long long, int, float, float, int, "
-    "float const*, float const*, bool, int, int)";
-constexpr const char* kFprop[3] = {
-    "sm90_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize64x32x32_stage4_warpsize2x2x1_g1_"
-    "tensor16x8x8_kernel",
-    "sm90_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage4_warpsize2x2x1_g1_"
-    "tensor16x8x8_kernel",
-    "sm90_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x32_stage3_warpsize2x2x1_g1_"
-    "tensor16x8x8_kernel"};
-constexpr const char* kDgrad[3] = {
-    "sm90_xmma_dgrad_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize64x32x32_stage4_warpsize2x2x1_g1_"
-    "tensor16x8x8_kernel",
-    "sm90_xmma_dgrad_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage4_warpsize2x2x1_g1_"
-    "tensor16x8x8_kernel",
-    "sm90_xmma_dgrad_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x32_stage3_warpsize2x2x1_g1_"
-    "tensor16x8x8_kernel"};
-constexpr const char* kWgrad[3] = {
-    "sm90_xmma_wgrad_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize64x32x32_stage4_warpsize2x2x1_g1_"
-    "tensor16x8x8_kernel",
-    "sm90_xmma_wgrad_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage4_warpsize2x2x1_g1_"
-    "tensor16x8x8_kernel",
-    "sm90_xmma_wgrad_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x32_stage3_warpsize2x2x1_g1_"
-    "tensor16x8x8_kernel"};
+using namespace detail::synth::kname;  // cuDNN's convolutions, cuBLAS, NCCL
 constexpr const char* kBnForward =
     "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>(cudnnTensorStruct, float const*, "
     "cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, float, "
@@ -169,15 +153,6 @@ constexpr const char* kPoolForward =
 constexpr const char* kPoolBackward =
     "void cudnn::pooling_bw_kernel_avg<float, float, cudnn::averpooling_func<float>, false>(cudnnTensorStruct, "
     "float const*, cudnnTensorStruct, float*, cudnnPoolingStruct, float, float, cudnn::reduced_divisor)";
-constexpr const char* kGemmForward =
-    "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize64x64x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_"
-    "cublas";
-constexpr const char* kGemmBackwardData =
-    "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize64x64x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_"
-    "cublas";
-constexpr const char* kGemmBackwardWeight =
-    "sm90_xmma_gemm_f32f32_tf32f32_f32_nt_n_tilesize64x32x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_"
-    "cublas";
 constexpr const char* kSoftmaxForward =
     "void (anonymous namespace)::softmax_warp_forward<float, float, float, 4, true, false>(float*, float const*, "
     "int, int, int, bool const*, int, bool)";
@@ -190,29 +165,15 @@ constexpr const char* kSgd =
     "float const*, bool, bool, bool, float const*, float const*>(at::native::(anonymous namespace)::"
     "TensorListMetadata<3>, at::native::(anonymous namespace)::FusedSgdMathFunctor<float, 3>, double, float*, "
     "float const*, bool, bool, bool, float const*, float const*)";
-constexpr const char* kAllReduce = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)";
 }  // namespace kname
 
-struct LaunchShape {
-  std::uint32_t grid[3];
-  std::uint32_t block[3];
-  std::uint16_t registers;
-  std::uint32_t static_smem, dynamic_smem;
-};
-
-constexpr LaunchShape kConvShape{{64, 2, 1}, {128, 1, 1}, 168, 0, 82944};
 constexpr LaunchShape kEigenShape{{264, 1, 1}, {1024, 1, 1}, 32, 0, 0};
 constexpr LaunchShape kBnShape{{1, 64, 1}, {512, 1, 1}, 64, 8192, 0};
 constexpr LaunchShape kTransposeShape{{2048, 1, 1}, {256, 1, 1}, 30, 4224, 0};
 constexpr LaunchShape kPoolShape{{128, 1, 1}, {256, 1, 1}, 28, 0, 0};
-constexpr LaunchShape kGemmShape{{4, 2, 1}, {128, 1, 1}, 90, 0, 49152};
 constexpr LaunchShape kSoftmaxShape{{32, 1, 1}, {128, 1, 1}, 24, 0, 0};
 constexpr LaunchShape kSgdShape{{320, 1, 1}, {512, 1, 1}, 40, 0, 0};
-constexpr LaunchShape kNcclShape{{8, 1, 1}, {512, 1, 1}, 96, 4096, 0};
 
-constexpr std::uint32_t kComputeStreamId0 = 7;  // compute stream i has CUDA stream id 7 + i
-constexpr std::uint32_t kCopyStreamId = 21;
-constexpr std::uint32_t kCommStreamId = 22;
 constexpr std::uint32_t kPid = 4242;
 constexpr std::uint32_t kFirstTid = 4250;  // the thread driving GPU i is kFirstTid + i
 
@@ -222,59 +183,12 @@ constexpr TimeNs kLaunchLatencyNs = 2'000;                       // launch call 
 constexpr TimeNs kSyncReturnNs = 2'000;                          // a sync returns this long after the GPU finished
 constexpr std::uint64_t kInputBytes = 128ull * 3 * 32 * 32 * 4;  // one CIFAR batch of 128, fp32
 constexpr double kInputBytesPerNs = 12.0;                        // pinned H2D: 12 GB/s
+constexpr double kPageableBytesPerNs = 6.0;                      // pageable H2D (staged by the driver): 6 GB/s
 constexpr std::uint64_t kGradientBytes = 11'200'000ull * 4;      // ~11.2M fp32 parameters
 constexpr double kMemsetBytesPerNs = 1'500.0;
 constexpr double kRingBytesPerNs = 150.0;  // NCCL bus bandwidth
 
 // [SECTION] The step program --------------------------------------------------------------------
-
-enum class OpKind : std::uint8_t { push, pop, kernel, comm, input_copy, prefetch_copy, memset, sync };
-enum Planted : std::uint8_t { kNotPlanted = 0, kPadding, kBroadcast, kTranspose, kPlantedKinds };
-
-// What an op waits for besides the previous op on its stream.
-enum class Wait : std::uint8_t {
-  nothing,
-  input,        // this step's batch (its H2D copy)
-  main_stream,  // the latest op issued on compute stream 0 (an event recorded there)
-  all_compute,  // every compute stream (an all-reduce issued after backward)
-  bucket,       // the op's gradient bucket: reduced, or without all-reduce, computed
-  all_buckets,  // every bucket reduced (weight update after the whole all-reduce)
-};
-
-struct Op {
-  OpKind kind = OpKind::kernel;
-  Planted planted = kNotPlanted;
-  Wait wait = Wait::nothing;
-  std::uint8_t stream = 0;         // compute 0..n-1, then copy, then comm
-  std::int16_t bucket = -1;        // comm: the bucket it reduces; Wait::bucket: the bucket waited for
-  std::int16_t feeds_bucket = -1;  // a weight-gradient kernel: the bucket its output belongs to
-  const char* name = nullptr;      // kernel or range name (nullptr: "step N")
-  const LaunchShape* shape = nullptr;
-  TimeNs base_ns = 0;      // duration before noise, slowdowns and planting
-  bool compute = false;    // a compute kernel: slowed down on the straggler
-  std::int32_t aten = -1;  // SyntheticOptions::framework_ops: the op around its launch (Program::aten), -1: none
-};
-
-// A PyTorch op as the profiler records it with record_shapes=True: the cpu_op
-// range around one launch, with its inputs' shapes, types and scalar values
-// as JSON texts.
-struct AtenOp {
-  std::string name, dims, types, concrete;
-};
-
-struct Program {
-  std::vector<Op> ops;
-  std::uint32_t kernels = 0;  // kernels (NCCL included) per step
-  std::uint32_t layers = 0;
-  std::uint32_t buckets = 0;  // 0 when there is no all-reduce (one GPU)
-  std::uint32_t copy_stream = 0, comm_stream = 0, streams = 0;
-  std::vector<AtenOp> aten;          // the framework ops (empty without SyntheticOptions::framework_ops)
-  std::vector<std::size_t> comm_op;  // op index of each bucket's all-reduce
-  std::size_t first_deferred = 0;    // first op scheduled in phase C (the optimizer)
-  std::size_t sync_index = 0;        // the sync op (or where it would be)
-};
-
-constexpr TimeNs us(double v) { return static_cast<TimeNs>(v * 1000.0); }
 
 // One step's program, phase by phase, in the order the host issues it.
 class ProgramBuilder {
@@ -282,9 +196,16 @@ class ProgramBuilder {
   ProgramBuilder(const SyntheticOptions& o, std::uint32_t layers) : o_(o), layers_(layers) {
     p_.layers = layers;
     cs_ = o.compute_streams;
+    p_.compute_streams = cs_;
     p_.copy_stream = cs_;
     p_.comm_stream = cs_ + 1;
     p_.streams = cs_ + 2;
+    for (std::uint32_t s = 0; s < cs_; ++s) {
+      p_.stream_ids.push_back(kComputeStreamId0 + s);
+      p_.stream_what.push_back(s == 0 ? "compute" : "compute, weight gradients");
+    }
+    p_.stream_ids.insert(p_.stream_ids.end(), {kCopyStreamId, kCommStreamId});
+    p_.stream_what.insert(p_.stream_what.end(), {"H2D copies", "NCCL"});
     p_.buckets = o.gpus > 1 ? std::min(o.allreduce_buckets, layers) : 0;
     pad_ = o.padding_share > 0;
     bcast_ = o.broadcast_share > 0;
@@ -305,23 +226,21 @@ class ProgramBuilder {
       p_.ops.push_back(s);
     }
     range(OpKind::pop);  // step
-    p_.comm_op.assign(p_.buckets, 0);
-    for (std::size_t i = 0; i < p_.ops.size(); ++i) {
-      const Op& op = p_.ops[i];
-      if (op.kind == OpKind::kernel || op.kind == OpKind::comm) ++p_.kernels;
-      if (op.kind == OpKind::comm) p_.comm_op[op.bucket] = i;
-    }
+    p_.host_split = p_.sync_index;
+    p_.finish();
     return std::move(p_);
   }
 
  private:
-  // The batch: copied at the start of the step, or (prefetching) the next
-  // step's batch copied while this one computes; then the gradient buffers
-  // are zeroed.
+  // The batch: copied at the start of the step (from pageable memory on the
+  // compute stream, blocking the host, with pageable_input), or (prefetching)
+  // the next step's batch copied while this one computes; then the gradient
+  // buffers are zeroed.
   void input() {
     Op c;
     c.kind = o_.prefetch_input ? OpKind::prefetch_copy : OpKind::input_copy;
-    c.stream = static_cast<std::uint8_t>(p_.copy_stream);
+    c.blocking = o_.pageable_input;
+    c.stream = static_cast<std::uint8_t>(o_.pageable_input ? 0 : p_.copy_stream);
     c.aten = aten("aten::copy_", list({t4(kBatch, 3, 32, 32), t4(kBatch, 3, 32, 32), "[]"}),
                   "[\"float\", \"float\", \"Bool\"]", "[\"\", \"\", \"True\"]");
     p_.ops.push_back(c);
@@ -457,16 +376,7 @@ class ProgramBuilder {
   }
   Op& kernel(const char* name, const LaunchShape& shape, TimeNs ns, std::uint8_t stream = 0,
              Planted planted = kNotPlanted, Wait wait = Wait::nothing) {
-    Op op;
-    op.planted = planted;
-    op.wait = wait;
-    op.stream = stream;
-    op.name = name;
-    op.shape = &shape;
-    op.base_ns = ns;
-    op.compute = true;
-    p_.ops.push_back(op);
-    return p_.ops.back();
+    return p_.ops.emplace_back(kernel_op(name, shape, ns, stream, planted, wait));
   }
   void comm(std::uint32_t bucket, Wait wait) {
     Op c;
@@ -568,6 +478,25 @@ class ProgramBuilder {
   Program p_;
 };
 
+}  // namespace
+
+void detail::synth::Program::finish() {
+  kernels = 0;
+  comm_op.assign(buckets, 0);
+  comm_order.clear();
+  updates = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].kind == OpKind::kernel || ops[i].kind == OpKind::comm) ++kernels;
+    const std::int16_t group = ops[i].wait == Wait::updated ? ops[i].bucket : ops[i].updates;
+    updates = std::max<std::uint32_t>(updates, static_cast<std::uint32_t>(group + 1));
+    if (ops[i].kind != OpKind::comm) continue;
+    comm_op[static_cast<std::size_t>(ops[i].bucket)] = i;
+    comm_order.push_back(static_cast<std::uint32_t>(ops[i].bucket));
+  }
+}
+
+namespace {
+
 Program build_program(const SyntheticOptions& o, std::uint32_t layers, std::uint32_t fillers) {
   return ProgramBuilder(o, layers).build(fillers);
 }
@@ -603,6 +532,12 @@ void validate(const SyntheticOptions& o) {
   check(o.launch_ns >= 0 && o.launch_ns <= kMaxHostNs, "launch time must be in [0, 10 s]");
   check(o.host_overhead_ns >= 0 && o.host_overhead_ns <= kMaxHostNs, "host overhead must be in [0, 10 s]");
   check(o.input_wait_ns >= 0 && o.input_wait_ns <= kMaxHostNs, "input wait must be in [0, 10 s]");
+  check(o.loop_host_ns >= 0 && o.loop_host_ns <= kMaxHostNs, "host time between steps must be in [0, 10 s]");
+  check(!(o.pageable_input && o.prefetch_input), "pageable input is copied when it is needed: it cannot be prefetched");
+  check(!o.workload_shape || o.kernels_per_step == 0,
+        "kernels per step are the workload's own with its shape: they cannot be set");
+  check(!o.workload_shape || !o.framework_ops,
+        "framework ops are for the TensorFlow-like network; the workload's shape has NVTX layer ranges");
   check(o.start_time_ns >= 0 && o.start_time_ns <= (std::int64_t{1} << 62), "start time must be in [0, 2^62]");
   check(o.hw_interval_ns >= 1'000 && o.hw_interval_ns <= 1'000'000'000,
         "hardware sample interval must be in [1 µs, 1 s]");
@@ -616,7 +551,7 @@ struct Sizing {
 
 Sizing size_step(const SyntheticOptions& o) {
   validate(o);
-  if (o.kernels_per_step == 0) return {o.layers, 0};
+  if (o.kernels_per_step == 0 || o.workload_shape) return {o.layers, 0};
   // Kernels per step grow with the layer count: take the most layers that fit
   // and fill up with elementwise kernels.
   const std::uint32_t minimum = build_program(o, 1, 0).kernels;
@@ -631,6 +566,10 @@ Sizing size_step(const SyntheticOptions& o) {
       hi = mid - 1;
   }
   return {lo, o.kernels_per_step - build_program(o, lo, 0).kernels};
+}
+
+Program make_program(const SyntheticOptions& o, Sizing s) {
+  return o.workload_shape ? build_workload_program(o) : build_program(o, s.layers, s.fillers);
 }
 
 // [SECTION] Simulation --------------------------------------------------------------------------
@@ -652,6 +591,9 @@ struct Gpu {
   std::vector<std::uint8_t> active;  // issued in this step (API call + GPU op)
   std::vector<TimeNs> dur, api_start, api_end, gpu_start, gpu_end;
   std::vector<TimeNs> bucket_ready, bucket_done;
+  std::vector<TimeNs> update_done;    // per bucket: the latest update of its weights ends (kept across steps)
+  std::size_t scheduled = 0;          // ops before this one are on the GPU timeline (or deferred: see `placed`)
+  std::vector<std::uint8_t> placed;   // this step, per op: on the GPU timeline
   std::vector<RowIndex> open_ranges;  // rows of the open ranges (kNoRow: left out, opened after the cutoff)
   std::size_t cutoff = 0;             // ops from here on are not issued (the trace's last kernel came before)
   TimeNs step_start = 0, step_kernel_ns = 0;
@@ -674,7 +616,7 @@ constexpr std::uint64_t kClocksIdle = 0x1;          // nvmlClocksEventReasonGpuI
 class Simulator {
  public:
   Simulator(const SyntheticOptions& o, Sizing sizing)
-      : o_(o), p_(build_program(o, sizing.layers, sizing.fillers)), comm_rng_(mix(o.seed, 0xa11'4ed0ce)) {}
+      : o_(o), p_(make_program(o, sizing)), comm_rng_(mix(o.seed, 0xa11'4ed0ce)), host_rng_(mix(o.seed, 0x9'7400)) {}
 
   Trace run();
 
@@ -683,7 +625,12 @@ class Simulator {
   std::size_t issue_plan(Gpu& g, std::uint64_t step, std::vector<std::uint8_t>& active) const;
   void place_rows();
   void plan_step(Gpu& g, std::uint64_t step);
-  void schedule(Gpu& g, std::size_t from, std::size_t to);
+  void host(Gpu& g, std::size_t from, std::size_t to, bool all);
+  void schedule(Gpu& g, std::size_t to, bool all);
+  void place(Gpu& g, std::size_t i);
+  bool deferred(const Op& op) const {
+    return op.kind != OpKind::comm && ((op.wait == Wait::bucket && p_.buckets) || op.wait == Wait::all_buckets);
+  }
   void all_reduce(std::uint64_t step);
   void finish_step(Gpu& g, std::uint64_t step);
   void emit(Gpu& g, StringId step_name);
@@ -700,8 +647,14 @@ class Simulator {
   std::vector<Gpu> gpus_;
   Rng comm_rng_;
   std::vector<TimeNs> comm_dur_;  // this step's all-reduce time per bucket (the same on every GPU)
+  // Host work (OpKind::host, loop_host_ns) is the training loop's, one for all
+  // GPUs: this step's, the same on every GPU.
+  Rng host_rng_;
+  std::vector<TimeNs> host_dur_;  // per op
+  TimeNs loop_ns_ = 0;
   std::uint32_t next_correlation_ = 1;
   StringId launch_name_ = 0, memcpy_name_ = 0, memset_name_ = 0, sync_name_ = 0;
+  StringId blocking_memcpy_name_ = 0, device_sync_name_ = 0;
   std::vector<StringId> op_name_;  // interned name of each op that has one
   struct AtenIds {
     StringId name = 0, dims = 0, types = 0, concrete = 0;
@@ -730,7 +683,10 @@ void Simulator::set_up() {
     return std::string(buf);
   };
   auto flag = [](bool v) { return std::string(v ? "true" : "false"); };
-  m.set_property("synthetic.model", "CIFAR ResNet-like CNN, data-parallel, one host thread per GPU");
+  m.set_property("synthetic.model", o_.workload_shape
+                                        ? "resnet-train's network (stem, 4 stages of 2 basic blocks, "
+                                          "16-128 filters), data-parallel, one host thread per GPU"
+                                        : "CIFAR ResNet-like CNN, data-parallel, one host thread per GPU");
   m.set_property("synthetic.seed", std::to_string(o_.seed));
   m.set_property("synthetic.kernels", std::to_string(o_.kernels));
   m.set_property("synthetic.gpus", std::to_string(o_.gpus));
@@ -758,12 +714,19 @@ void Simulator::set_up() {
     m.set_property("synthetic.tensor_cores", flag(o_.tensor_cores));
   }
   if (o_.throttle_share > 0) m.set_property("synthetic.throttle_share", num(o_.throttle_share));
+  if (o_.workload_shape) m.set_property("synthetic.workload_shape", "true");
+  if (o_.pageable_input) m.set_property("synthetic.pageable_input", "true");
+  if (o_.loop_host_ns) m.set_property("synthetic.loop_host_ns", std::to_string(o_.loop_host_ns));
 
   b_.add_process(Process{kPid, "synthetic-cnn-train (synthetic)", -1});
   launch_name_ = b_.intern("cudaLaunchKernel");
   memcpy_name_ = b_.intern("cudaMemcpyAsync");
   memset_name_ = b_.intern("cudaMemsetAsync");
   sync_name_ = b_.intern("cudaStreamSynchronize");
+  for (const Op& op : p_.ops) {
+    if (op.blocking && !blocking_memcpy_name_) blocking_memcpy_name_ = b_.intern("cudaMemcpy");
+    if (op.device_wide && !device_sync_name_) device_sync_name_ = b_.intern("cudaDeviceSynchronize");
+  }
   op_name_.assign(p_.ops.size(), 0);
   for (std::size_t i = 0; i < p_.ops.size(); ++i)
     if (p_.ops[i].name) op_name_[i] = b_.intern(p_.ops[i].name);
@@ -791,15 +754,9 @@ void Simulator::set_up() {
     g.stream_id.resize(p_.streams);
     g.stream_track.resize(p_.streams);
     for (std::uint32_t s = 0; s < p_.streams; ++s) {
-      const char* what = s == 0                   ? "compute"
-                         : s < o_.compute_streams ? "compute, weight gradients"
-                         : s == p_.copy_stream    ? "H2D copies"
-                                                  : "NCCL";
-      g.stream_id[s] = s < o_.compute_streams ? kComputeStreamId0 + s
-                       : s == p_.copy_stream  ? kCopyStreamId
-                                              : kCommStreamId;
+      g.stream_id[s] = p_.stream_ids[s];
       g.stream_track[s] = b_.gpu_track(i, g.stream_id[s]);
-      b_.set_track_name(g.stream_track[s], "stream " + std::to_string(g.stream_id[s]) + " (" + what + ")");
+      b_.set_track_name(g.stream_track[s], "stream " + std::to_string(g.stream_id[s]) + " (" + p_.stream_what[s] + ")");
     }
     g.stream_free.assign(p_.streams, g.cpu);
     const std::size_t n = p_.ops.size();
@@ -807,6 +764,8 @@ void Simulator::set_up() {
     for (auto* v : {&g.dur, &g.api_start, &g.api_end, &g.gpu_start, &g.gpu_end}) v->assign(n, 0);
     g.bucket_ready.assign(std::max<std::uint32_t>(p_.buckets, 1), 0);
     g.bucket_done.assign(std::max<std::uint32_t>(p_.buckets, 1), 0);
+    g.update_done.assign(std::max<std::uint32_t>(p_.updates, 1), 0);
+    g.placed.assign(n, 0);
 
     // H100-class numbers, under a name nobody takes for a real device.
     Device d;
@@ -841,6 +800,7 @@ void Simulator::set_up() {
     b_.set_track_name(g.cpu_track, "host thread of GPU " + std::to_string(g.index));
   }
   comm_dur_.assign(p_.buckets, 0);
+  host_dur_.assign(p_.ops.size(), 0);
   place_rows();
 }
 
@@ -864,7 +824,7 @@ std::size_t Simulator::issue_plan(Gpu& g, std::uint64_t step, std::vector<std::u
   const bool has_next_step = step + 1 < g.steps;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const OpKind k = ops[i].kind;
-    active[i] = i < cutoff && k != OpKind::push && k != OpKind::pop && k != OpKind::sync &&
+    active[i] = i < cutoff && k != OpKind::push && k != OpKind::pop && k != OpKind::sync && k != OpKind::host &&
                 (k != OpKind::prefetch_copy || has_next_step);
   }
   return cutoff;
@@ -884,7 +844,7 @@ void Simulator::place_rows() {
       for (std::size_t i = 0; i < p_.ops.size(); ++i) {
         const Op& op = p_.ops[i];
         if (op.kind == OpKind::push) ranges[g.cpu_track] += i < cutoff;
-        if (op.kind == OpKind::sync) ++syncs[g.cpu_track], ++api[g.cpu_track];
+        if (op.kind == OpKind::sync && (i < cutoff || i >= p_.sync_index)) ++syncs[g.cpu_track], ++api[g.cpu_track];
         if (!active[i]) continue;
         ++api[g.cpu_track];
         ranges[g.cpu_track] += op.aten >= 0;
@@ -952,7 +912,7 @@ TimeNs Simulator::dependency(const Gpu& g, const Op& op) const {
       return g.stream_free[0];
     case Wait::all_compute: {
       TimeNs t = 0;
-      for (std::uint32_t s = 0; s < o_.compute_streams; ++s) t = std::max(t, g.stream_free[s]);
+      for (std::uint32_t s = 0; s < p_.compute_streams; ++s) t = std::max(t, g.stream_free[s]);
       return t;
     }
     case Wait::bucket:
@@ -960,6 +920,8 @@ TimeNs Simulator::dependency(const Gpu& g, const Op& op) const {
       return g.bucket_done[op.bucket];
     case Wait::all_buckets:
       return *std::max_element(g.bucket_done.begin(), g.bucket_done.end());
+    case Wait::updated:
+      return g.update_done[op.bucket];
   }
   return 0;
 }
@@ -999,7 +961,10 @@ void Simulator::plan_step(Gpu& g, std::uint64_t step) {
         break;
       case OpKind::input_copy:
       case OpKind::prefetch_copy:
-        d = noisy(g.rng, std::llround(kInputBytes / kInputBytesPerNs));
+        d = noisy(g.rng, std::llround(kInputBytes / (op.blocking ? kPageableBytesPerNs : kInputBytesPerNs)));
+        break;
+      case OpKind::host:
+        d = host_dur_[i];
         break;
       case OpKind::memset:
         d = noisy(g.rng, std::llround(kGradientBytes / kMemsetBytesPerNs));
@@ -1037,54 +1002,95 @@ void Simulator::plan_step(Gpu& g, std::uint64_t step) {
   // one step ahead of the GPU (a full launch queue or the caching allocator
   // would make it wait).
   if (!o_.sync_every_step) g.cpu = std::max(g.cpu, g.step_end_history[step % 2]);
-  g.cpu += o_.input_wait_ns;  // loading the batch (between steps, as PyTorch's DataLoader does it)
+  // Between steps: loading the batch (the TensorFlow-like shape: as PyTorch's
+  // DataLoader does it; the workload's shape loads it in its "data" range),
+  // and Python in the training loop.
+  if (!o_.workload_shape) g.cpu += o_.input_wait_ns;
+  g.cpu += loop_ns_;
   g.step_start = g.cpu;
   if (throttled) g.throttled_from = std::min(g.throttled_from, g.step_start);
   g.step_kernel_ns = 0;
   std::fill(g.bucket_ready.begin(), g.bucket_ready.end(), 0);
   std::fill(g.bucket_done.begin(), g.bucket_done.end(), 0);
-  for (std::size_t i = 0; i < p_.sync_index; ++i) {
-    g.api_start[i] = g.cpu;  // pushes and pops: the time they happen
-    if (!g.active[i]) continue;
-    g.api_end[i] = g.cpu + noisy(g.rng, o_.launch_ns);
-    g.cpu = g.api_end[i] + noisy(g.rng, o_.host_overhead_ns);
-  }
-
+  std::fill(g.placed.begin(), g.placed.end(), 0);
+  g.scheduled = 0;
   g.input_ready = o_.prefetch_input ? (step == 0 ? 0 : g.next_input_ready) : 0;
-  schedule(g, 0, p_.first_deferred);
+  host(g, 0, p_.host_split, false);
+  schedule(g, p_.host_split, false);
 }
 
-// Runs the active ops of [from, to) on the GPU, in program order. An
-// all-reduce kernel only gets its ready time here (all_reduce() places it).
-void Simulator::schedule(Gpu& g, std::size_t from, std::size_t to) {
+// The host thread issues ops [from, to): a launch takes launch_ns and is
+// followed by host_overhead_ns of framework time, host work its duration; a
+// sync or a blocking copy waits for the GPU, so the ops before it go on the
+// GPU timeline first.
+void Simulator::host(Gpu& g, std::size_t from, std::size_t to, bool all) {
   for (std::size_t i = from; i < to; ++i) {
-    if (!g.active[i]) continue;
     const Op& op = p_.ops[i];
-    const TimeNs ready = std::max(g.api_end[i] + kLaunchLatencyNs, dependency(g, op));
-    if (op.kind == OpKind::comm) {
-      g.gpu_start[i] = ready;
+    g.api_start[i] = g.cpu;  // pushes and pops: the time they happen
+    if (op.kind == OpKind::host) {
+      if (i < g.cutoff) g.cpu += g.dur[i];
+      g.api_end[i] = g.cpu;
       continue;
     }
-    const TimeNs start = std::max(ready, g.stream_free[op.stream] + kStreamGapNs);
-    g.gpu_start[i] = start;
-    g.gpu_end[i] = start + g.dur[i];
-    g.stream_free[op.stream] = g.gpu_end[i];
-    switch (op.kind) {
-      case OpKind::kernel:
-        g.step_kernel_ns += g.dur[i];
-        if (!op.planted) g.other_kernel_ns += g.dur[i];
-        if (op.feeds_bucket >= 0)
-          g.bucket_ready[op.feeds_bucket] = std::max(g.bucket_ready[op.feeds_bucket], g.gpu_end[i]);
-        break;
-      case OpKind::input_copy:
-        g.input_ready = g.gpu_end[i];
-        break;
-      case OpKind::prefetch_copy:
-        g.next_input_ready = g.gpu_end[i];
-        break;
-      default:
-        break;
+    if (op.kind == OpKind::sync) {
+      if (i >= g.cutoff && i < p_.sync_index) continue;  // a sync inside the part of a last step left out
+      schedule(g, i, all);
+      TimeNs done = g.stream_free[0];
+      if (op.device_wide)
+        for (const TimeNs f : g.stream_free) done = std::max(done, f);
+      g.api_end[i] = std::max(g.cpu + noisy(g.rng, o_.launch_ns), done + kSyncReturnNs);
+      g.cpu = g.api_end[i] + noisy(g.rng, o_.host_overhead_ns);
+      continue;
     }
+    if (!g.active[i]) continue;
+    g.api_end[i] = g.cpu + noisy(g.rng, o_.launch_ns);
+    if (op.blocking) {  // the call returns once the copy is done
+      schedule(g, i + 1, all);
+      g.api_end[i] = std::max(g.api_end[i], g.gpu_end[i] + kSyncReturnNs);
+    }
+    g.cpu = g.api_end[i] + noisy(g.rng, o_.host_overhead_ns);
+  }
+}
+
+// Puts the issued ops before `to` on the GPU timeline, in program order. In
+// phase A (`all` false) it stops where ops wait for the all-reduce and leaves
+// out those that do (deferred: phase C places them).
+void Simulator::schedule(Gpu& g, std::size_t to, bool all) {
+  if (!all) to = std::min(to, std::min(p_.first_deferred, p_.host_split));
+  for (; g.scheduled < to; ++g.scheduled)
+    if (g.active[g.scheduled] && (all || !deferred(p_.ops[g.scheduled]))) place(g, g.scheduled);
+}
+
+// One op on the GPU timeline. An all-reduce kernel only gets its ready time
+// here (all_reduce() places it).
+void Simulator::place(Gpu& g, std::size_t i) {
+  const Op& op = p_.ops[i];
+  g.placed[i] = 1;
+  const TimeNs ready = std::max(g.api_end[i] + kLaunchLatencyNs, dependency(g, op));
+  if (op.kind == OpKind::comm) {
+    g.gpu_start[i] = ready;
+    return;
+  }
+  const TimeNs start = std::max(ready, g.stream_free[op.stream] + kStreamGapNs);
+  g.gpu_start[i] = start;
+  g.gpu_end[i] = start + g.dur[i];
+  g.stream_free[op.stream] = g.gpu_end[i];
+  switch (op.kind) {
+    case OpKind::kernel:
+      g.step_kernel_ns += g.dur[i];
+      if (!op.planted) g.other_kernel_ns += g.dur[i];
+      if (op.feeds_bucket >= 0)
+        g.bucket_ready[op.feeds_bucket] = std::max(g.bucket_ready[op.feeds_bucket], g.gpu_end[i]);
+      if (op.updates >= 0) g.update_done[op.updates] = g.gpu_end[i];
+      break;
+    case OpKind::input_copy:
+      g.input_ready = g.gpu_end[i];
+      break;
+    case OpKind::prefetch_copy:
+      g.next_input_ready = g.gpu_end[i];
+      break;
+    default:
+      break;
   }
 }
 
@@ -1092,13 +1098,13 @@ void Simulator::schedule(Gpu& g, std::size_t from, std::size_t to) {
 // joins until the last one has joined plus the transfer time: early GPUs wait
 // inside the NCCL kernel, as they do for real.
 void Simulator::all_reduce(std::uint64_t step) {
-  for (std::uint32_t b = 0; b < p_.buckets; ++b) {
+  for (const std::uint32_t b : p_.comm_order) {  // a stream runs them in the order they were issued
     const std::size_t i = p_.comm_op[b];
     TimeNs last_join = 0;
     bool any = false;
     for (Gpu& g : gpus_) {
       if (step >= g.steps || !g.active[i]) continue;
-      g.gpu_start[i] = std::max(g.gpu_start[i], g.stream_free[p_.comm_stream] + kStreamGapNs);
+      g.gpu_start[i] = std::max(g.gpu_start[i], g.stream_free[p_.ops[i].stream] + kStreamGapNs);
       last_join = any ? std::max(last_join, g.gpu_start[i]) : g.gpu_start[i];
       any = true;
     }
@@ -1106,7 +1112,7 @@ void Simulator::all_reduce(std::uint64_t step) {
     for (Gpu& g : gpus_) {
       if (step >= g.steps || !g.active[i]) continue;
       g.gpu_end[i] = end;
-      g.stream_free[p_.comm_stream] = end;
+      g.stream_free[p_.ops[i].stream] = end;
       g.bucket_done[b] = end;
       g.step_kernel_ns += end - g.gpu_start[i];
       g.other_kernel_ns += end - g.gpu_start[i];
@@ -1114,17 +1120,13 @@ void Simulator::all_reduce(std::uint64_t step) {
   }
 }
 
-// Phase C: the optimizer, the end-of-step sync and the host time after it.
+// Phase C: what waits for the all-reduce (the optimizer), the host's calls
+// after it and the end-of-step sync.
 void Simulator::finish_step(Gpu& g, std::uint64_t step) {
-  schedule(g, p_.first_deferred, p_.sync_index);
-  const std::size_t n = p_.ops.size();
-  for (std::size_t i = p_.sync_index; i < n; ++i) {
-    g.api_start[i] = g.cpu;
-    if (p_.ops[i].kind != OpKind::sync) continue;
-    const TimeNs gpu_done = g.stream_free[0] + kSyncReturnNs;
-    g.api_end[i] = std::max(g.cpu + noisy(g.rng, o_.launch_ns), gpu_done);
-    g.cpu = g.api_end[i] + noisy(g.rng, o_.host_overhead_ns);
-  }
+  for (std::size_t i = 0; i < g.scheduled; ++i)  // left out in phase A: they wait for their bucket
+    if (g.active[i] && !g.placed[i]) place(g, i);
+  host(g, p_.host_split, p_.ops.size(), true);
+  schedule(g, p_.ops.size(), true);
   g.step_end_history[step % 2] = g.stream_free[0];
 }
 
@@ -1172,16 +1174,17 @@ void Simulator::emit(Gpu& g, StringId step_name) {
         continue;
       }
       case OpKind::sync: {
-        const std::uint32_t corr = api_row(i, sync_name_, 131);
+        if (i >= g.cutoff && i < p_.sync_index) continue;
+        const std::uint32_t corr = op.device_wide ? api_row(i, device_sync_name_, 165) : api_row(i, sync_name_, 131);
         SyncTable& st = tb.syncs;
         const RowIndex r = next_.sync[g.cpu_track]++;
         st.start[r] = g.api_start[i];
         st.end[r] = g.api_end[i];
         st.track[r] = g.cpu_track;
         st.correlation[r] = corr;
-        st.type[r] = static_cast<std::uint8_t>(SyncType::stream);
+        st.type[r] = static_cast<std::uint8_t>(op.device_wide ? SyncType::context : SyncType::stream);
         st.device[r] = g.index;
-        st.stream[r] = g.stream_id[0];
+        st.stream[r] = op.device_wide ? kNoId : g.stream_id[0];
         st.event[r] = kNoId;
         continue;
       }
@@ -1234,7 +1237,7 @@ void Simulator::emit(Gpu& g, StringId step_name) {
       m.bytes[r] = kGradientBytes;
       m.mem_kind[r] = static_cast<std::uint8_t>(MemoryKind::device);
     } else {
-      const std::uint32_t corr = api_row(i, memcpy_name_, 41);
+      const std::uint32_t corr = op.blocking ? api_row(i, blocking_memcpy_name_, 31) : api_row(i, memcpy_name_, 41);
       MemcpyTable& m = tb.memcpys;
       const RowIndex r = next_.memcpy[track]++;
       m.start[r] = g.gpu_start[i];
@@ -1243,7 +1246,7 @@ void Simulator::emit(Gpu& g, StringId step_name) {
       m.correlation[r] = corr;
       m.bytes[r] = kInputBytes;
       m.kind[r] = static_cast<std::uint8_t>(CopyKind::htod);
-      m.src_kind[r] = static_cast<std::uint8_t>(MemoryKind::pinned);
+      m.src_kind[r] = static_cast<std::uint8_t>(op.blocking ? MemoryKind::pageable : MemoryKind::pinned);
       m.dst_kind[r] = static_cast<std::uint8_t>(MemoryKind::device);
     }
   }
@@ -1265,12 +1268,21 @@ Trace Simulator::run() {
       p_.buckets ? std::llround(2.0 * (o_.gpus - 1) / o_.gpus * kGradientBytes / kRingBytesPerNs) : 0;
   std::string step_label;
   for (std::uint64_t s = 0; s < steps; ++s) {
-    for (std::uint32_t b = 0; b < p_.buckets; ++b) comm_dur_[b] = noisy(comm_rng_, comm_total / p_.buckets);
+    for (std::uint32_t b = 0; b < p_.buckets; ++b) {
+      const TimeNs own = p_.ops[p_.comm_op[b]].base_ns;  // the program's transfer time for this bucket, if any
+      comm_dur_[b] = noisy(comm_rng_, own ? own : comm_total / p_.buckets);
+    }
+    loop_ns_ = noisy(host_rng_, o_.loop_host_ns);
+    for (std::size_t i = 0; i < p_.ops.size(); ++i)
+      if (p_.ops[i].kind == OpKind::host) host_dur_[i] = noisy(host_rng_, p_.ops[i].base_ns);
     for (Gpu& g : gpus_)
       if (s < g.steps) plan_step(g, s);
     all_reduce(s);
-    step_label = "step ";
-    step_label += std::to_string(s);
+    step_label = "step";
+    if (p_.numbered_steps) {
+      step_label += ' ';
+      step_label += std::to_string(s);
+    }
     const StringId step_name = b_.intern(step_label);
     for (Gpu& g : gpus_)
       if (s < g.steps) {
@@ -1412,9 +1424,28 @@ SyntheticOptions SyntheticOptions::report_pathologies() {
   return o;
 }
 
+// Host times chosen so that the GPUs are busy ~35% of the run and ~50% of
+// the steps (docs/synthetic.md, "The report's job").
+SyntheticOptions SyntheticOptions::report_job() {
+  SyntheticOptions o = report_pathologies();
+  o.workload_shape = true;
+  o.pageable_input = true;
+  o.sync_every_step = false;
+  o.input_wait_ns = 15'500'000;  // the batch prepared in Python, in the step
+  o.loop_host_ns = 20'000'000;   // Python between steps
+  return o;
+}
+
+SyntheticOptions SyntheticOptions::tuned_job() {
+  SyntheticOptions o;
+  o.workload_shape = true;
+  o.sync_every_step = false;
+  o.loop_host_ns = 300'000;  // what Python is left in the loop without the input pipeline
+  return o;
+}
+
 std::uint32_t synthetic_kernels_per_step(const SyntheticOptions& options) {
-  const Sizing s = size_step(options);
-  return build_program(options, s.layers, s.fillers).kernels;
+  return make_program(options, size_step(options)).kernels;
 }
 
 Trace make_synthetic_trace(const SyntheticOptions& options) {

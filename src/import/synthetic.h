@@ -3,7 +3,11 @@
 // sample of real behaviour: the trace says so (meta.source = synthetic, device
 // names "Synthetic GPU …"), and every output shows it.
 //
-// What one training step looks like, per GPU (one CPU thread drives each GPU):
+// Two networks. By default a TensorFlow-like CIFAR ResNet (Eigen, cuDNN and
+// cuBLAS kernel names); with workload_shape the bundled workload's network
+// and kernels (resnet-train: its kernel names and NVTX ranges, launched as
+// its switches say; docs/synthetic.md, "The workload's shape"). What one
+// training step of the first looks like, per GPU (one CPU thread drives each GPU):
 //   NVTX "step N" ⊃ "forward", "backward", "all-reduce", "optimizer" (push/pop on the CPU thread)
 //   H2D copy of the input batch (cudaMemcpyAsync, copy stream), a memset of the gradient buffers,
 //   forward:  per layer [pad] conv [broadcast bias] [transpose] BN [transpose] ReLU, residual adds,
@@ -55,19 +59,38 @@ struct SyntheticOptions {
   bool overlap_weight_update = true;    // update a layer as soon as its bucket is reduced
   bool prefetch_input = true;           // copy the next batch during this step's forward
   bool sync_every_step = true;          // host waits for the GPU at the end of each step
+  // The batch is copied from pageable memory with cudaMemcpy on compute
+  // stream 0: the host waits for the copy, the compute stream too (no prefetch).
+  bool pageable_input = false;
   // A PyTorch cpu_op range around every launch (aten::conv2d, aten::addmm,
   // aten::convolution_backward, …) with its input shapes, types and scalar
   // inputs recorded, as record_shapes=True gives them: an op table with FLOPs.
   bool framework_ops = false;
+  // The bundled workload's network (resnet-train: stem, 4 stages of 2 basic
+  // blocks, 16-128 filters on 32x32 images, 62 parameter tensors), its kernel
+  // names and NVTX ranges (step > data, forward, backward, all-reduce,
+  // optimizer, a range per layer and per tensor), launched as resnet-train's
+  // switches would: explicit padding and broadcast kernels when their share is
+  // planted; without overlap_communication one all-reduce per tensor on
+  // compute stream 0 after a cudaDeviceSynchronize, else one per stage on the
+  // NCCL stream during backward; without overlap_weight_update one SGD kernel
+  // per tensor on stream 0 after the all-reduce, else one per stage on its own
+  // stream as soon as its all-reduce ends (the next forward waits for it only
+  // at that stage). `layers`, `kernels_per_step`, `allreduce_buckets`,
+  // `compute_streams` and framework_ops do not apply.
+  bool workload_shape = false;
 
   // Planted problems. Shares are of total kernel time; their sum must stay below 0.9.
   double padding_share = 0;           // explicit padding kernels (Eigen TensorPaddingOp), fwd and bwd
   double broadcast_share = 0;         // bias broadcast kernels (Eigen TensorBroadcastingOp)
   double transpose_share = 0;         // NCHW<->NHWC transposes around every batch norm
   double normalization_slowdown = 1;  // batch-norm kernels take this many times longer (>= 1)
-  std::int64_t input_wait_ns = 0;     // host time spent loading data before each step
-  std::int32_t straggler_gpu = -1;    // this GPU computes slower …
-  double straggler_slowdown = 1;      // … by this factor (>= 1); the others wait in NCCL
+  // Host time loading each step's batch: before the step's range (unrecorded),
+  // or with workload_shape inside the step's "data" range, before its copy.
+  std::int64_t input_wait_ns = 0;
+  std::int64_t loop_host_ns = 0;    // host time between steps, in no range (Python in the training loop)
+  std::int32_t straggler_gpu = -1;  // this GPU computes slower …
+  double straggler_slowdown = 1;    // … by this factor (>= 1); the others wait in NCCL
 
   // Hardware counters (docs/synthetic.md, "Hardware series"): per GPU, the
   // hw.* series CUPTI PM sampling gives (SMs active, occupancy, issue, tensor
@@ -90,9 +113,21 @@ struct SyntheticOptions {
   std::int64_t start_time_ns = 1'700'000'000'000'000'000;  // wall clock of the first event
   std::string command_line;                                // stored in meta (the CLI passes its own)
 
-  // The 2016 report's job: 21.4% padding, 20% broadcast, one compute stream,
-  // all-reduce after backward, weight update after all of it, no prefetch.
+  // The 2016 report's kernel pathologies on the TensorFlow-like network:
+  // 21.4% padding, 20% broadcast, one compute stream, all-reduce after
+  // backward, weight update after all of it, no prefetch. The GPUs stay busy.
   static SyntheticOptions report_pathologies();
+  // The report's job as a whole (`gpuscope synth --preset report`, the
+  // demo's sample): the workload's network with those pathologies, and the
+  // host as the report found it: Python between steps, each batch prepared
+  // in the step and copied from pageable memory, the weight update after the
+  // whole all-reduce, a host sync per step; ~35% utilization over the run,
+  // ~50% inside the steps (docs/synthetic.md, "The report's job").
+  static SyntheticOptions report_job();
+  // The same job tuned (`--preset tuned`): no padding or broadcast kernels,
+  // the all-reduce and the update per stage, overlapped, the input prepared
+  // by workers and prefetched from pinned memory on a copy stream.
+  static SyntheticOptions tuned_job();
 };
 
 // Kernels one GPU runs per step with these options. Throws std::invalid_argument

@@ -6,6 +6,8 @@
 #include <string>
 #include <system_error>
 
+#include "trace/files.h"
+
 namespace gpuscope {
 
 namespace {
@@ -72,7 +74,7 @@ TraceFile open_trace_file(const std::string& path, const LoadProgress& progress)
       l.trace = read_gscope(file, &l.gscope, progress);
     } catch (const InputError& e) {
       if (file == path) throw;
-      throw InputError(path, e.reason(), e.offset());
+      throw InputError(files::input_name(path), e.reason(), e.offset());
     }
     l.has_gscope_report = true;
   } else {

@@ -6,6 +6,8 @@
 #include <pybind11/stl.h>
 
 #include <deque>
+#include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,9 +52,22 @@ Job job_of(const py::list& items) {
   return job;
 }
 
-AnalysisOptions options_of(long long device) {
+// The options of `device` (-1: every GPU). A GPU the job has no activity on
+// raises ValueError with the CLI's message (cli/job.cpp), where the CLI exits 2.
+AnalysisOptions options_of(const Job& job, long long device) {
   AnalysisOptions o;
-  if (device >= 0) o.device = static_cast<std::uint32_t>(device);
+  if (device < 0) return o;
+  std::set<std::uint32_t> seen;
+  for (const JobInput& in : job.inputs)
+    for (const Track& tr : in.trace->tracks())
+      if (tr.kind == TrackKind::gpu) seen.insert(tr.device);
+  if (device > std::numeric_limits<std::uint32_t>::max() || !seen.count(static_cast<std::uint32_t>(device))) {
+    std::string have;
+    for (std::uint32_t d : seen) have += (have.empty() ? "" : ", ") + std::to_string(d);
+    throw py::value_error(job.inputs.front().file + (job.inputs.size() > 1 ? " …" : "") + ": no GPU " +
+                          std::to_string(device) + " (GPUs with activity: " + (have.empty() ? "none" : have) + ")");
+  }
+  o.device = static_cast<std::uint32_t>(device);
   return o;
 }
 
@@ -67,8 +82,9 @@ std::vector<LeftOut> left_out_of(const std::vector<std::pair<std::string, std::s
 std::string report(const py::list& items, long long device, std::size_t top, std::size_t steps,
                    const std::vector<std::pair<std::string, std::string>>& listed) {
   Job job = job_of(items);
+  const AnalysisOptions options = options_of(job, device);
   py::gil_scoped_release unlocked;
-  Profile p = graph::analyze_and_simulate(job.inputs, options_of(device));
+  Profile p = graph::analyze_and_simulate(job.inputs, options);
   const std::vector<LeftOut> left = left_out_of(listed);
   p.left_out.insert(p.left_out.begin(), left.begin(), left.end());
   ReportJsonOptions o;
@@ -83,13 +99,15 @@ Profile profile_of(const py::list& items, const std::string& report_text, const 
                    const std::vector<std::pair<std::string, std::string>>& listed) {
   if (!items.empty() || report_text.empty()) {
     Job job = job_of(items);
+    const AnalysisOptions options = options_of(job, device);
     py::gil_scoped_release unlocked;
-    Profile p = graph::analyze_and_simulate(job.inputs, options_of(device));
+    Profile p = graph::analyze_and_simulate(job.inputs, options);
     const std::vector<LeftOut> left = left_out_of(listed);
     p.left_out.insert(p.left_out.begin(), left.begin(), left.end());
     if (job.inputs.size() > 1 && !label.empty()) p.files = {label};
     return p;
   }
+  if (device >= 0) throw py::value_error(label + ": --device applies to traces; this is a saved report");
   Profile p = parse_report_json(report_text, label);
   if (p.files.empty()) p.files.push_back(label);
   return p;

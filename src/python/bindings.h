@@ -36,6 +36,5 @@ struct PyTrace {
 void bind_errors(py::module_& m);    // gpuscope.TraceError
 void bind_trace(py::module_& m);     // _open, the _Trace class, its columns
 void bind_analysis(py::module_& m);  // _report, _diff
-void bind_capture(py::module_& m);   // _capture_start / _capture_stop / _capture_status
 
 }  // namespace gpuscope::python

@@ -1,24 +1,20 @@
-// gpuscope.capture: the in-process CUPTI capture (gpuscope/capture.h) for
-// Python programs. Only CUDA builds have it; elsewhere _capture_start answers
-// with a summary that says why there is no capture, and the Python side
-// raises gpuscope.CaptureError with that message.
+// gpuscope._capture: the in-process CUPTI capture (gpuscope/capture.h) for
+// Python programs, an extension of its own. Only CUDA builds have it, and it
+// links CUPTI: the package imports it when a capture starts, never on
+// `import gpuscope`, so analysis runs where CUDA is not installed. Without it
+// (or without CUPTI) gpuscope.capture raises CaptureError saying why.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <string>
 #include <vector>
 
-#include "python/bindings.h"
-
-#ifdef GPUSCOPE_HAVE_CAPTURE
 #include "gpuscope/capture.h"
-#endif
+#include "python/bindings.h"
 
 namespace gpuscope::python {
 
 namespace {
-
-#ifdef GPUSCOPE_HAVE_CAPTURE
 
 py::dict summary_dict(const capture::Summary& s) {
   py::dict d;
@@ -88,41 +84,16 @@ py::dict stop() {
   return summary_dict(s);
 }
 
-#else
-
-constexpr const char* kNoCapture =
-    "this gpuscope was built without CUDA support: capture needs a build with the CUDA toolkit and CUPTI "
-    "(CMake GPUSCOPE_CUDA=AUTO or ON); nothing was captured";
-
-py::dict no_capture() {
-  py::dict d;
-  d["ok"] = false;
-  d["message"] = kNoCapture;
-  d["output"] = "";
-  return d;
-}
-
-py::dict start(const std::string&, const std::vector<std::string>&, const std::string&, double, double, std::size_t,
-               std::size_t, unsigned) {
-  return no_capture();
-}
-
-py::dict stop() { return no_capture(); }
-
-#endif
-
 }  // namespace
 
-void bind_capture(py::module_& m) {
-#ifdef GPUSCOPE_HAVE_CAPTURE
-  m.attr("_capture_built") = true;
-#else
-  m.attr("_capture_built") = false;
-#endif
-  m.def("_capture_start", &start, py::arg("output"), py::arg("trace"), py::arg("capture_range"), py::arg("delay_s"),
+}  // namespace gpuscope::python
+
+PYBIND11_MODULE(_capture, m) {
+  namespace gp = gpuscope::python;
+  namespace py = pybind11;
+  m.doc() = "gpuscope's in-process CUPTI capture; use gpuscope.capture, which wraps it.";
+  m.def("start", &gp::start, py::arg("output"), py::arg("trace"), py::arg("capture_range"), py::arg("delay_s"),
         py::arg("duration_s"), py::arg("buffer_kb"), py::arg("pool_mb"), py::arg("flush_ms"),
         "capture::start(); returns its Summary as a dict (ok False and a message when it cannot)");
-  m.def("_capture_stop", &stop, "capture::stop(); returns its Summary as a dict");
+  m.def("stop", &gp::stop, "capture::stop(); returns its Summary as a dict");
 }
-
-}  // namespace gpuscope::python

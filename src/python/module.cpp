@@ -40,5 +40,4 @@ PYBIND11_MODULE(_gpuscope, m) {
   gp::bind_errors(m);
   gp::bind_trace(m);
   gp::bind_analysis(m);
-  gp::bind_capture(m);
 }

@@ -7,13 +7,17 @@
 //
 // Every stored or derived column of a table becomes one 1-D array. A column
 // with rows is handed over as it is (no copy); a sparse column that is empty
-// (every row 0) becomes a fresh array of zeros. Columns that name the row's
-// device and stream (GPU tables) or process and thread (CPU tables) are
-// computed from the track, since that is how people select rows.
+// becomes a fresh array of its default (0, or "no row" for a row reference).
+// Columns that name the row's device and stream (GPU tables) or process and
+// thread (CPU tables) are computed from the track, since that is how people
+// select rows. Each column has a role that tells the Python side how to show
+// it: a string id, an enumeration, a row of another table or an id that may
+// be "none" (4294967295 in the model, pandas' NA in the DataFrame), a value.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -36,24 +40,46 @@ namespace {
 struct ColumnRole {
   TableId table;
   std::string_view column;
-  std::string_view role;  // "string": a StringId; "enum:<name>": a value of the enumeration _enum_names()[name]
+  // "string": a StringId; "enum:<name>": a value of the enumeration _enum_names()[name];
+  // "row": a row of another table, kNoRow for none; "id": a device, stream or event, kNoId when unknown
+  std::string_view role;
 };
 
 constexpr ColumnRole kRoles[] = {
     {TableId::kernels, "name", "string"},
     {TableId::kernels, "mangled", "string"},
     {TableId::kernels, "category", "enum:kernel_category"},
+    {TableId::kernels, "category_rule", "enum:category_rule"},
+    {TableId::kernels, "api", "row"},
+    {TableId::kernels, "device", "id"},
+    {TableId::kernels, "stream", "id"},
     {TableId::memcpys, "kind", "enum:copy_kind"},
     {TableId::memcpys, "src_kind", "enum:memory_kind"},
     {TableId::memcpys, "dst_kind", "enum:memory_kind"},
+    {TableId::memcpys, "api", "row"},
+    {TableId::memcpys, "device", "id"},
+    {TableId::memcpys, "stream", "id"},
     {TableId::memsets, "mem_kind", "enum:memory_kind"},
+    {TableId::memsets, "api", "row"},
+    {TableId::memsets, "device", "id"},
+    {TableId::memsets, "stream", "id"},
     {TableId::api_calls, "name", "string"},
     {TableId::api_calls, "domain", "enum:api_domain"},
     {TableId::api_calls, "op_table", "enum:op_table"},
+    {TableId::api_calls, "op_row", "row"},
+    {TableId::api_calls, "op_range", "row"},
     {TableId::ranges, "name", "string"},
     {TableId::ranges, "domain", "string"},
     {TableId::ranges, "kind", "enum:range_kind"},
+    {TableId::ranges, "parent", "row"},
+    {TableId::ranges, "input_dims", "string"},
+    {TableId::ranges, "input_types", "string"},
+    {TableId::ranges, "concrete_inputs", "string"},
+    {TableId::ranges, "collective", "string"},
     {TableId::syncs, "type", "enum:sync_type"},
+    {TableId::syncs, "device", "id"},
+    {TableId::syncs, "stream", "id"},
+    {TableId::syncs, "event", "id"},
     {TableId::overheads, "kind", "string"},
 };
 
@@ -76,6 +102,7 @@ py::list names_of(int count) {
 py::dict enum_names() {
   py::dict d;
   d["kernel_category"] = names_of<KernelCategory>(kKernelCategoryCount);
+  d["category_rule"] = names_of<CategoryRuleKind>(static_cast<int>(CategoryRuleKind::launching_op) + 1);
   d["copy_kind"] = names_of<CopyKind>(static_cast<int>(CopyKind::ptop) + 1);
   d["memory_kind"] = names_of<MemoryKind>(static_cast<int>(MemoryKind::managed_static) + 1);
   d["api_domain"] = names_of<ApiDomain>(static_cast<int>(ApiDomain::other) + 1);
@@ -91,8 +118,12 @@ py::dict enum_names() {
 // [SECTION] numpy arrays -----------------------------------------------------------------------------
 
 template <class T>
-py::array column_array(const std::vector<T>& column, std::size_t rows, py::handle base) {
-  if (column.empty()) return py::module_::import("numpy").attr("zeros")(rows, py::dtype::of<T>());
+py::array column_array(const std::vector<T>& column, std::size_t rows, py::handle base, std::string_view role) {
+  if (column.empty()) {
+    py::array_t<T> filled(static_cast<py::ssize_t>(rows));
+    std::fill_n(filled.mutable_data(), rows, role == "row" ? static_cast<T>(kNoRow) : T{});
+    return filled;
+  }
   py::array a(py::dtype::of<T>(), {column.size()}, {sizeof(T)}, column.data(), base);
   a.attr("setflags")(py::arg("write") = false);
   return a;
@@ -150,11 +181,13 @@ py::list table_columns(py::object self, const std::string& name) {
     if (id != wanted) return;
     const std::size_t rows = table.size();
     table.for_each_column([&](ColumnInfo info, const auto& column) {
-      out.append(py::make_tuple(text(info.name), column_array(column, rows, self), text(role_of(id, info.name))));
+      const std::string_view role = role_of(id, info.name);
+      out.append(py::make_tuple(text(info.name), column_array(column, rows, self, role), text(role)));
       if constexpr (requires { table.track; }) {
         if (info.name == "track")
           for (const auto& [derived, field] : track_columns(id))
-            out.append(py::make_tuple(derived, track_field(table.track, t.tracks(), field), "value"));
+            out.append(
+                py::make_tuple(derived, track_field(table.track, t.tracks(), field), text(role_of(id, derived))));
       }
     });
   });

@@ -7,9 +7,9 @@
 #include <type_traits>
 
 #include "trace/budget.h"
-#include "trace/detail/fresh_memory.h"
-#include "trace/detail/time_columns.h"
+#include "trace/fresh_memory.h"
 #include "trace/kernel_category.h"
+#include "trace/time_columns.h"
 
 namespace gpuscope {
 
@@ -175,6 +175,7 @@ void validate(const Trace& t, const TraceTables& tb, bool rows_checked) {
   check_strings("ranges", "input_dims", tb.ranges.input_dims, nstr);
   check_strings("ranges", "input_types", tb.ranges.input_types, nstr);
   check_strings("ranges", "concrete_inputs", tb.ranges.concrete_inputs, nstr);
+  check_strings("ranges", "collective", tb.ranges.collective, nstr);
   check_enum("ranges", "kind", tb.ranges.kind, static_cast<unsigned>(RangeKind::annotation));
 
   check_intervals("syncs", tb.syncs.start, tb.syncs.end);
@@ -420,6 +421,7 @@ void TraceBuilder::add_range(const RangeRow& r) {
   push_sparse(g.input_dims, n, r.input_dims);
   push_sparse(g.input_types, n, r.input_types);
   push_sparse(g.concrete_inputs, n, r.concrete_inputs);
+  push_sparse(g.collective, n, r.collective);
 }
 
 void TraceBuilder::add_sync(const SyncRow& r) {

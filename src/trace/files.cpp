@@ -10,6 +10,8 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -104,13 +106,62 @@ void refuse_output_among_inputs(const std::string& output, std::span<const std::
                                             : "is the same file as the input " + in + "; refusing to overwrite it");
 }
 
+namespace {
+
+// The file a symbolic link leads to, after every link in the chain (at most
+// 40, as the kernel allows); the path itself when it is no link. The last
+// target need not exist (a dangling link: writing creates it).
+std::string follow_links(const std::string& path) {
+  std::string at = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(at.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return at;
+    std::string target(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 255) + 1, '\0');
+    const ssize_t n = ::readlink(at.c_str(), target.data(), target.size());
+    if (n < 0 || static_cast<std::size_t>(n) >= target.size()) return at;  // the writer's open() says why
+    target.resize(static_cast<std::size_t>(n));
+    at = target.starts_with('/') ? target : directory_of(at) + "/" + target;
+  }
+  throw InputError(path, "too many levels of symbolic links");
+}
+
+// Where a named temporary of an output written through goes.
+std::string temporary_directory() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir && *dir ? dir : "/tmp";
+}
+
+}  // namespace
+
 OutputFile::OutputFile(std::string path, Kind kind) : path_(std::move(path)) {
-  remove_stale_temporaries(path_);
+  if (path_.empty()) throw InputError("(output)", "an empty file name");
+  if (path_ == "-") {
+    std::fflush(stdout);  // what was printed first comes first
+    through_fd_ = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+    if (through_fd_ < 0) fail("cannot write to standard output", errno);
+    open_through(kind);
+    return;
+  }
+  target_ = follow_links(path_);
+  struct stat st {};
+  if (::stat(target_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw InputError(path_, "is a directory");
+  if (::stat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // A FIFO, device or socket: written through (a FIFO's open waits for its reader).
+    through_fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (through_fd_ < 0) fail("cannot open for writing", errno);
+    open_through(kind);
+    return;
+  }
+  open_temporary(kind);
+}
+
+void OutputFile::open_temporary(Kind kind) {
+  remove_stale_temporaries(target_);
 #ifdef O_TMPFILE
-  if (kind == Kind::any) fd_ = ::open(directory_of(path_).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+  if (kind == Kind::any) fd_ = ::open(directory_of(target_).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 #endif
   if (fd_ < 0) {
-    temp_ = path_ + ".tmp." + std::to_string(::getpid());
+    temp_ = target_ + ".tmp." + std::to_string(::getpid());
     slot_ = register_temporary(temp_);
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) {
@@ -123,8 +174,24 @@ OutputFile::OutputFile(std::string path, Kind kind) : path_(std::move(path)) {
   }
 }
 
+// Through: a writer that writes through fd() writes the output itself; one
+// that opens a file by name gets a temporary in $TMPDIR, copied through by
+// commit().
+void OutputFile::open_through(Kind kind) {
+  if (kind == Kind::any) {
+    fd_ = through_fd_;
+    return;
+  }
+  std::string pattern = temporary_directory() + "/gpuscope-output-XXXXXX";
+  fd_ = ::mkostemp(pattern.data(), O_CLOEXEC);
+  if (fd_ < 0) fail("cannot create a temporary file in " + temporary_directory(), errno);
+  temp_ = pattern;
+  slot_ = register_temporary(temp_);
+}
+
 OutputFile::~OutputFile() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0 && fd_ != through_fd_) ::close(fd_);
+  if (through_fd_ >= 0) ::close(through_fd_);
   if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
   unregister_temporary(slot_);
 }
@@ -143,6 +210,7 @@ void OutputFile::write(const void* data, std::size_t size) {
 }
 
 void OutputFile::close_fd() {
+  if (fd_ == through_fd_) return;  // the output itself stays open until commit()
   if (fd_ >= 0 && ::close(fd_) != 0) {
     fd_ = -1;
     fail("cannot write", errno);
@@ -150,13 +218,44 @@ void OutputFile::close_fd() {
   fd_ = -1;
 }
 
+void OutputFile::copy_temporary_through() {
+  const int in = ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) fail("cannot read back " + temp_, errno);
+  std::vector<char> buf(1 << 20);
+  const int out = fd_;
+  fd_ = through_fd_;
+  for (;;) {
+    const ssize_t r = ::read(in, buf.data(), buf.size());
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      const int err = errno;
+      ::close(in);
+      fd_ = out;
+      if (r < 0) fail("cannot read back " + temp_, err);
+      return;
+    }
+    write(buf.data(), static_cast<std::size_t>(r));
+  }
+}
+
 void OutputFile::commit(bool sync) {
+  if (through()) {
+    if (!temp_.empty()) {
+      close_fd();
+      copy_temporary_through();
+      ::unlink(temp_.c_str());
+    }
+    committed_ = true;
+    unregister_temporary(slot_);
+    slot_ = -1;
+    return;  // no fdatasync: a pipe or device has nothing to sync
+  }
   if (fd_ >= 0) {
     if (sync && ::fdatasync(fd_) != 0) fail("cannot write", errno);
     if (temp_.empty()) {
       // Unnamed: give it a unique name beside the output (linkat through
       // /proc, which needs no privilege), then rename that over the output.
-      temp_ = path_ + ".tmp." + std::to_string(::getpid());
+      temp_ = target_ + ".tmp." + std::to_string(::getpid());
       slot_ = register_temporary(temp_);
       const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
       ::unlink(temp_.c_str());
@@ -168,7 +267,7 @@ void OutputFile::commit(bool sync) {
     }
     close_fd();
   }
-  if (::rename(temp_.c_str(), path_.c_str()) != 0) fail("cannot put the finished file into place", errno);
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) fail("cannot put the finished file into place", errno);
   committed_ = true;
   unregister_temporary(slot_);
   slot_ = -1;
@@ -247,19 +346,29 @@ void spool(const std::string& path, int in, int mem, std::uint64_t max_bytes, co
 
 }  // namespace
 
-std::string seekable_path(const std::string& path, int wait_s, const HeadCheck& check_head, std::uint64_t max_bytes) {
+std::string input_name(const std::string& path) { return path == "-" ? "standard input" : path; }
+
+std::string seekable_path(const std::string& given, int wait_s, const HeadCheck& check_head, std::uint64_t max_bytes) {
+  const bool stdin_given = given == "-";
+  if (stdin_given && ::isatty(STDIN_FILENO))
+    throw InputError(input_name(given), "is a terminal: pipe a trace in (cat t.json | gpuscope …) or name a file");
+  const std::string path = stdin_given ? "/dev/stdin" : given;
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return path;  // the reader's open() says why
+  if (::stat(path.c_str(), &st) != 0) {
+    if (stdin_given) throw InputError(input_name(given), "cannot read: " + errno_text(errno));
+    return path;  // the reader's open() says why
+  }
   if (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) return path;
   if (S_ISREG(st.st_mode) && (st.st_size > 0 || !has_content(path))) return path;
-  // A stream (or a file of /proc or /sys: size 0, yet content) can be read once: a second look (detection, then
-  // reading) gets the copy made by the first.
+  // A stream (or a file of /proc or /sys: size 0, yet content) can be read
+  // once: a second look (detection, then reading) gets the copy made by the
+  // first.
   static std::mutex mutex;
   static std::map<std::string, std::string> spooled;
   const std::lock_guard<std::mutex> lock(mutex);
   if (const auto it = spooled.find(path); it != spooled.end()) return it->second;
   const int in = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (in < 0) throw InputError(path, "cannot open: " + errno_text(errno));
+  if (in < 0) throw InputError(input_name(given), "cannot open: " + errno_text(errno));
   struct Closer {
     int fd;
     ~Closer() {
@@ -272,12 +381,12 @@ std::string seekable_path(const std::string& path, int wait_s, const HeadCheck& 
   do ready = ::poll(&pfd, 1, wait_s * 1000);
   while (ready < 0 && errno == EINTR);
   if (ready == 0)
-    throw InputError(path,
+    throw InputError(input_name(given),
                      "nothing arrived from this pipe in " + std::to_string(wait_s) + " s (is anything writing to it?)");
   ::fcntl(in, F_SETFL, ::fcntl(in, F_GETFL) & ~O_NONBLOCK);
   Closer mem{::memfd_create("gpuscope-input", MFD_CLOEXEC)};
-  if (mem.fd < 0) throw InputError(path, "cannot buffer the stream: " + errno_text(errno));
-  spool(path, in, mem.fd, max_bytes ? max_bytes : memory_budget(), check_head);
+  if (mem.fd < 0) throw InputError(input_name(given), "cannot buffer the stream: " + errno_text(errno));
+  spool(input_name(given), in, mem.fd, max_bytes ? max_bytes : memory_budget(), check_head);
   // Open until the process ends, like stdin.
   const int fd = mem.fd;
   mem.fd = -1;

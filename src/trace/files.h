@@ -2,18 +2,23 @@
 //
 //  * An output never replaces one of the command's inputs (the same file by
 //    device and inode, whatever the path or link that names it).
-//  * An output appears complete or not at all: it is written to a temporary
-//    first and moved into place by commit(). The temporary is unnamed where
-//    the filesystem allows (O_TMPFILE: the kernel drops it whatever kills the
-//    process, SIGKILL included); otherwise it is "<path>.tmp.<pid>", removed
-//    by the destructor, by the signal handlers of remove_temporaries_on_signals(),
+//  * An output that is (or will be) a regular file appears complete or not at
+//    all: it is written to a temporary first and moved into place by
+//    commit(). The temporary is unnamed where the filesystem allows
+//    (O_TMPFILE: the kernel drops it whatever kills the process, SIGKILL
+//    included); otherwise it is "<path>.tmp.<pid>", removed by the
+//    destructor, by the signal handlers of remove_temporaries_on_signals(),
 //    and, after a SIGKILL, by the next OutputFile for the same path (leftovers
 //    of dead processes only).
+//  * An output that is not a regular file is written through, never
+//    replaced: "-" is standard output; a FIFO, a character device
+//    (/dev/null, a terminal) or a socket is opened and written; a symbolic
+//    link stays and the file it points to is replaced (atomically, as above).
 //  * An input that is a pipe, FIFO or character device (a process substitution
-//    such as <(zcat t.json.gz), /dev/stdin) is read to its end once into an
-//    anonymous memory file, so the readers can seek in it like in a file —
-//    at most the memory budget of it (trace/budget.h): a stream without an
-//    end (/dev/zero) is refused once it has sent that much.
+//    such as <(zcat t.json.gz), "-" for standard input) is read to its end
+//    once into an anonymous memory file, so the readers can seek in it like
+//    in a file — at most the memory budget of it (trace/budget.h): a stream
+//    without an end (/dev/zero) is refused once it has sent that much.
 #pragma once
 
 #include <cstdint>
@@ -37,8 +42,10 @@ class OutputFile {
     any,    // unnamed where possible; write through fd()
     named,  // always "<path>.tmp.<pid>": for writers that open the file by name (SQLite, image writers)
   };
-  // Creates the temporary in `path`'s directory. Throws InputError naming
-  // `path` when it cannot.
+  // Creates the temporary in the directory of the file `path` names (after
+  // symbolic links); for an output written through (standard output, a
+  // FIFO, a device), opens it instead, and a named temporary goes to
+  // $TMPDIR. Throws InputError naming `path` when it cannot.
   explicit OutputFile(std::string path, Kind kind = Kind::any);
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -53,14 +60,26 @@ class OutputFile {
   // Closes fd() (for writers that reopen temp_path() themselves).
   void close_fd();
   // Flushes to disk (fdatasync when `sync`) and moves the file into place,
-  // replacing what was there. Throws InputError; the temporary is then gone.
+  // replacing what was there; an output written through gets the named
+  // temporary's bytes (if any) and is closed. Throws InputError; the
+  // temporary is then gone.
   void commit(bool sync = false);
+
+  // True when the output is written through (standard output, a FIFO, a
+  // device): not replaced, and not complete-or-absent.
+  bool through() const { return through_fd_ >= 0; }
 
  private:
   [[noreturn]] void fail(const std::string& what, int err);
-  std::string path_, temp_;
+  void open_temporary(Kind kind);
+  void open_through(Kind kind);
+  void copy_temporary_through();
+  std::string path_;    // as given (messages)
+  std::string target_;  // the regular file commit() replaces: path_ after symbolic links
+  std::string temp_;
   int fd_ = -1;
-  int slot_ = -1;  // in the signal handlers' list of named temporaries
+  int through_fd_ = -1;  // the output itself, when written through
+  int slot_ = -1;        // in the signal handlers' list of named temporaries
   bool committed_ = false;
 };
 
@@ -76,14 +95,19 @@ void remove_temporaries_on_signals();
 using HeadCheck = std::function<void(std::span<const std::uint8_t> head)>;
 
 // A path the readers can open and seek: `path` itself for a regular file;
-// for a pipe, FIFO, socket, character device or a file that says it is empty
-// but is not (those of /proc and /sys), its whole content read once
-// into an anonymous memory file ("/proc/self/fd/N", kept open until exit).
-// Waits at most `wait_s` seconds for the first byte of a FIFO nobody writes
-// to. Throws InputError naming `path`, also when the stream sends more than
+// for a pipe, FIFO, socket or character device, for "-" (standard input),
+// and for a file that says it is empty but is not (those of /proc and /sys),
+// its whole content read once into an anonymous memory file
+// ("/proc/self/fd/N", kept open until exit). Waits at most `wait_s` seconds
+// for the first byte of a FIFO nobody writes to. Throws InputError naming
+// `path` (input_name() for "-"), also when the stream sends more than
 // `max_bytes` (default: the memory budget, trace/budget.h) or `check_head`
-// refuses its first bytes.
+// refuses its first bytes. This is the one place a stream is spooled.
 std::string seekable_path(const std::string& path, int wait_s = 10, const HeadCheck& check_head = {},
                           std::uint64_t max_bytes = 0);
+
+// What messages call an input or output: "standard input" for "-" as an
+// input, the path otherwise.
+std::string input_name(const std::string& path);
 
 }  // namespace gpuscope::files

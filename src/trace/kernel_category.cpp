@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace gpuscope {
 
 namespace {
@@ -372,18 +376,42 @@ KernelCategory classify_by_op(std::string_view op_name, KernelCategory by_name) 
   return by_name;
 }
 
+// Kernel names run to hundreds of bytes (C++ templates) and every name is
+// tried against every pattern, so the search looks at 16 starting places at
+// a time: a place is a candidate when its byte and the next one equal the
+// needle's first two with bit 0x20 set on both sides (which folds A-Z onto
+// a-z and lets no match through unnoticed; the few other bytes it folds are
+// weeded out by the exact check after it).
 bool contains_nocase(std::string_view haystack, std::string_view lower_needle) {
   const std::size_t n = lower_needle.size();
   if (n == 0) return true;
   if (n > haystack.size()) return false;
   auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; };
-  const char first = lower_needle[0];
-  for (std::size_t i = 0, last = haystack.size() - n; i <= last; ++i) {
-    if (lower(haystack[i]) != first) continue;
-    std::size_t k = 1;
-    while (k < n && lower(haystack[i + k]) == lower_needle[k]) ++k;
-    if (k == n) return true;
+  const char* h = haystack.data();
+  auto matches_at = [&](std::size_t i) {
+    std::size_t k = 0;
+    while (k < n && lower(h[i + k]) == lower_needle[k]) ++k;
+    return k == n;
+  };
+  const std::size_t last = haystack.size() - n;  // the last place a match can start
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  if (n >= 2) {
+    const __m128i fold = _mm_set1_epi8(0x20);
+    const __m128i first = _mm_set1_epi8(static_cast<char>(lower_needle[0] | 0x20));
+    const __m128i second = _mm_set1_epi8(static_cast<char>(lower_needle[1] | 0x20));
+    for (; i + 16 <= last; i += 16) {  // places i .. i + 15, all before `last`; bytes read up to i + 16 < size
+      const __m128i a = _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i)), fold);
+      const __m128i b = _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i + 1)), fold);
+      auto mask =
+          static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, second))));
+      for (; mask; mask &= mask - 1)
+        if (matches_at(i + static_cast<std::size_t>(__builtin_ctz(mask)))) return true;
+    }
   }
+#endif
+  for (; i <= last; ++i)
+    if (lower(h[i]) == lower_needle[0] && matches_at(i)) return true;
   return false;
 }
 

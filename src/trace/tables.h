@@ -108,6 +108,10 @@ struct RangeRow {
   // What a framework op was called with, as the source recorded it (PyTorch's
   // "Input Dims", "Input type", "Concrete Inputs": compact JSON text), 0 = not recorded.
   StringId input_dims = 0, input_types = 0, concrete_inputs = 0;
+  // What the source recorded of the collective a communication op ran
+  // (Kineto's "Collective name", "In msg nelems", "Out msg nelems", "dtype",
+  // "Group size", "Process Group Name"), as a compact JSON object, 0 = none.
+  StringId collective = 0;
 };
 
 inline constexpr std::uint32_t kNoId = 0xffffffffu;  // "not applicable" for stream/event ids
@@ -343,6 +347,7 @@ struct RangeTable {
   std::vector<StringId> input_dims;        // sparse: JSON text of the op's input shapes
   std::vector<StringId> input_types;       // sparse: JSON text of the op's input dtypes
   std::vector<StringId> concrete_inputs;   // sparse: JSON text of the op's scalar inputs
+  std::vector<StringId> collective;        // sparse: JSON object text of its collective's arguments
   std::vector<std::uint16_t> depth;        // derived: nesting depth on its track, 0 = outermost
   // derived: the enclosing op range on the same track (kNoRow at the top, and
   // for rows that are not ops; see Trace::is_op_range)
@@ -356,6 +361,7 @@ struct RangeTable {
   StringId input_dims_at(std::size_t i) const { return sparse_at(input_dims, i); }
   StringId input_types_at(std::size_t i) const { return sparse_at(input_types, i); }
   StringId concrete_inputs_at(std::size_t i) const { return sparse_at(concrete_inputs, i); }
+  StringId collective_at(std::size_t i) const { return sparse_at(collective, i); }
 
   template <class F>
   void for_each_column(F&& f) {
@@ -379,6 +385,7 @@ struct RangeTable {
     f(ColumnInfo{"input_dims", kStored | kSparse}, s.input_dims);
     f(ColumnInfo{"input_types", kStored | kSparse}, s.input_types);
     f(ColumnInfo{"concrete_inputs", kStored | kSparse}, s.concrete_inputs);
+    f(ColumnInfo{"collective", kStored | kSparse}, s.collective);
     f(ColumnInfo{"depth", kDerived}, s.depth);
     f(ColumnInfo{"parent", kDerived}, s.parent);
   }

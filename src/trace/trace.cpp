@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "trace/detail/time_columns.h"
+#include "trace/time_columns.h"
 
 namespace gpuscope {
 

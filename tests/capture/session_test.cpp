@@ -201,7 +201,7 @@ TEST(ForkedChild, BufferRequestsAreDeclinedAndBuffersRecycled) {
 class InjectionLibrary : public ::testing::Test {
  protected:
   void SetUp() override {
-    handle_ = ::dlopen(GPUSCOPE_BINARY_DIR "/lib/libgpuscope_inject.so", RTLD_NOW | RTLD_LOCAL);
+    handle_ = ::dlopen(GPUSCOPE_BINARY_DIR "/lib/gpuscope/libgpuscope_inject.so", RTLD_NOW | RTLD_LOCAL);
     ASSERT_NE(handle_, nullptr) << ::dlerror();
   }
   void* handle_ = nullptr;  // left loaded: CUDA never unloads it either

@@ -54,7 +54,8 @@ class Cli : public ::testing::Test {
     args.insert(args.end(), extra.begin(), extra.end());
     const RunResult r = run(args);
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(r.err.empty()) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;  // standard output carries only what was asked for
+    EXPECT_EQ(r.err.rfind("gpuscope: wrote " + name + ": synthetic trace", 0), 0u) << r.err;  // the status line
     return (dir_ / name).string();
   }
 
@@ -140,27 +141,47 @@ TEST_F(Cli, SynthPresetsAndKnobsReachTheTrace) {
   synth("report.gscope", 3000, {"--preset", "report", "--seed", "2"});
   auto j = nlohmann::json::parse(run({"info", "--json", "report.gscope"}).out);
   EXPECT_EQ(j.at("properties").at("synthetic.padding_share"), "0.214");
-  EXPECT_EQ(j.at("properties").at("synthetic.compute_streams"), "1");
+  EXPECT_EQ(j.at("properties").at("synthetic.workload_shape"), "true");
+  EXPECT_EQ(j.at("properties").at("synthetic.pageable_input"), "true");
   EXPECT_EQ(j.at("properties").at("synthetic.overlap_communication"), "false");
   synth("knobs.gscope", 3000,
-        {"--preset", "report", "--streams", "3", "--padding-share", "0.1", "--kernels-per-step", "300", "--straggler",
-         "1", "--input-wait-us", "250", "--no-sync"});
+        {"--preset", "report", "--padding-share", "0.1", "--straggler", "1", "--input-wait-us", "250", "--loop-host-us",
+         "40"});
   j = nlohmann::json::parse(run({"info", "--json", "knobs.gscope"}).out);
-  EXPECT_EQ(j.at("properties").at("synthetic.compute_streams"), "3");
   EXPECT_EQ(j.at("properties").at("synthetic.padding_share"), "0.1");
   EXPECT_EQ(j.at("properties").at("synthetic.broadcast_share"), "0.2");  // the preset's, not overridden
-  EXPECT_EQ(j.at("properties").at("synthetic.kernels_per_step"), "300");
   EXPECT_EQ(j.at("properties").at("synthetic.straggler_gpu"), "1");
   EXPECT_EQ(j.at("properties").at("synthetic.straggler_slowdown"), "1.3");
   EXPECT_EQ(j.at("properties").at("synthetic.input_wait_ns"), "250000");
+  EXPECT_EQ(j.at("properties").at("synthetic.loop_host_ns"), "40000");
+  // The default network's knobs on its own shape.
+  synth("clean.gscope", 3000,
+        {"--streams", "3", "--kernels-per-step", "300", "--no-sync", "--pageable-input", "--loop-host-us", "5"});
+  j = nlohmann::json::parse(run({"info", "--json", "clean.gscope"}).out);
+  EXPECT_EQ(j.at("properties").at("synthetic.compute_streams"), "3");
+  EXPECT_EQ(j.at("properties").at("synthetic.kernels_per_step"), "300");
+  EXPECT_EQ(j.at("properties").at("synthetic.pageable_input"), "true");
+  EXPECT_EQ(j.at("properties").at("synthetic.prefetch_input"), "false");
   EXPECT_EQ(j.at("tables").at("syncs"), 0);
+  synth("tuned.gscope", 3000, {"--preset", "tuned"});
+  j = nlohmann::json::parse(run({"info", "--json", "tuned.gscope"}).out);
+  EXPECT_EQ(j.at("properties").at("synthetic.workload_shape"), "true");
+  EXPECT_EQ(j.at("properties").at("synthetic.padding_share"), "0");
+  EXPECT_EQ(j.at("properties").at("synthetic.overlap_weight_update"), "true");
+  // The workload's network has its own layers, buckets and streams.
+  for (const char* flag : {"--streams", "--layers", "--kernels-per-step", "--buckets"})
+    expect_one_line_error(run({"synth", "-o", "x.gscope", "--kernels", "10", "--preset", "report", flag, "3"}), flag);
+  expect_one_line_error(run({"synth", "-o", "x.gscope", "--kernels", "10", "--preset", "tuned", "--ops"}), "--ops");
+  expect_one_line_error(run({"synth", "-o", "job", "--kernels", "10", "--ranks", "2", "--pageable-input"}),
+                        "--pageable-input");
 }
 
 TEST_F(Cli, ExportWritesCheckedChromeJsonPlainAndGzip) {
   synth("run.gscope", 3000);
   const RunResult plain = run({"export", "run.gscope", "-o", "run.json"});
   ASSERT_EQ(plain.status, 0) << plain.err;
-  EXPECT_NE(plain.out.find("wrote run.json"), std::string::npos);
+  EXPECT_NE(plain.err.find("gpuscope: wrote run.json"), std::string::npos) << plain.err;
+  EXPECT_TRUE(plain.out.empty()) << plain.out;
   const std::string text = slurp(dir_ / "run.json");
   const auto p = testing::check_chrome_json(text);
   EXPECT_EQ(p.doc.at("gpuscope").at("source"), "synthetic");
@@ -189,7 +210,7 @@ TEST_F(Cli, ExportWritesSqliteByNameOrFlag) {
   synth("run.gscope", 2000);
   const RunResult r = run({"export", "run.gscope", "-o", "run.sqlite"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("SQLite"), std::string::npos);
+  EXPECT_NE(r.err.find("SQLite"), std::string::npos) << r.err;
   const std::string head = slurp(dir_ / "run.sqlite").substr(0, 16);
   EXPECT_EQ(head, std::string("SQLite format 3\0", 16));
   const RunResult flag = run({"export", "run.gscope", "-o", "run.out", "--format", "sqlite"});

@@ -71,27 +71,30 @@ void expect_one_line_error(const Result& r, const std::string& mentions) {
 
 // Input-bound leads: findings are ordered by saving, simulated or not. The
 // idle gaps the loading leaves are input wait (input-bound's), so no
-// gpu-idle-gaps or low-utilization finding reports them again; the
-// per-parameter SGD (483 kernels per step) is a finding; the pageable input
-// copies block the host (sync-memcpy, no GPU idle after them: no saving).
-// The exact order of the seven findings.
+// gpu-idle-gaps or low-utilization finding reports them again; the pageable
+// input copies are one finding (pinning them is also what lets them
+// overlap); tensor cores are numbered by their share, with no saving (the
+// replay of halving the math time gives no shorter median step). Under 1 % of
+// the run, minor: the per-parameter SGD (the GPU waited only 5 ms for its
+// launches) and the blocking copies (no GPU idle after them). The exact order.
 TEST_F(ReportCli, ReportOfTheInputBoundTraceLeadsWithInputBound) {
   const Result r = run("report " + workers0());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("  1. [critical] Highly input-bound"), std::string::npos) << r.out;
   const nlohmann::json j = nlohmann::json::parse(run("report --json " + workers0()).out);
-  std::vector<std::string> ids, sources;
+  std::vector<std::string> ids, sources, minor;
   for (const auto& f : j["findings"]) {
     ids.push_back(f["id"]);
     sources.push_back(f["saving_source"]);
   }
-  EXPECT_EQ(ids, (std::vector<std::string>{"input-bound", "unfused-optimizer", "no-tensor-cores", "low-memcpy-overlap",
-                                           "pageable-memcpy", "slow-normalization", "sync-memcpy"}));
-  EXPECT_EQ(sources, (std::vector<std::string>{"simulated", "rule_of_thumb", "simulated", "rule_of_thumb",
-                                               "rule_of_thumb", "simulated", "rule_of_thumb"}));
+  for (const auto& f : j["minor_findings"]) minor.push_back(f["id"]);
+  EXPECT_EQ(ids, (std::vector<std::string>{"input-bound", "pageable-memcpy", "no-tensor-cores"}));
+  EXPECT_EQ(sources, (std::vector<std::string>{"simulated", "rule_of_thumb", "simulated"}));
+  EXPECT_EQ(minor, (std::vector<std::string>{"unfused-optimizer", "sync-memcpy"}));
   for (std::size_t i = 1; i < j["findings"].size(); ++i)
     EXPECT_GE(j["findings"][i - 1]["saving_ns"].get<long long>(), j["findings"][i]["saving_ns"].get<long long>());
-  const auto& copies = j["findings"].back();
+  EXPECT_EQ(j["findings"].back()["saving_ns"].get<long long>(), 0);
+  const auto& copies = j["minor_findings"].back();
   EXPECT_EQ(copies["saving_ns"].get<long long>(), 0);
   EXPECT_NE(copies["title"].get<std::string>().find("HtoD from pageable memory"), std::string::npos);
   EXPECT_NE(r.out.find("num_workers"), std::string::npos);

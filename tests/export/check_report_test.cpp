@@ -27,6 +27,7 @@ CheckReport sample() {
   step.value = 0.1;
   step.threshold = 0.05;
   step.message = "mean step time 10.0 ms -> 11.0 ms (+10.0%), above the threshold of 5.0%";
+  step.seconds = 0.25;
   CheckResult share;
   share.name = "share:padding";
   share.message = "padding 1.0% -> 1.1% of kernel time (+0.1 points), within the limit of +2.0 points";
@@ -40,18 +41,40 @@ CheckReport sample() {
 
 TEST(CheckText, SaysTheVerdictTheThresholdAndEachCheck) {
   const std::string t = check_text(sample());
-  EXPECT_EQ(t.rfind("gpuscope check: FAILED — 1 of 3 checks failed (1 skipped)\n", 0), 0u) << t;
+  EXPECT_EQ(t.rfind("gpuscope check: FAILED — 1 of 3 checks failed (1 skipped: --allow-skip)\n", 0), 0u) << t;
   EXPECT_NE(t.find("baseline   base.gscope: 40 steps per GPU, mean step 10.0 ms, step-to-step spread 1.2%"),
             std::string::npos)
       << t;
-  EXPECT_NE(t.find("step-time threshold 5.0%: the larger of the limit (5.0%) and the baseline's step-to-step "
-                   "spread (1.2%)"),
+  EXPECT_NE(t.find("  step time: a rise above the limit of 5.0% fails (the baseline's step-to-step spread, 1.2%, is "
+                   "within it)\n"),
             std::string::npos)
       << t;
+  EXPECT_EQ(t.find("\033["), std::string::npos) << "no colour unless asked";
   EXPECT_NE(t.find("  FAIL  step-time      mean step time"), std::string::npos) << t;
   EXPECT_NE(t.find("  pass  share:padding  padding"), std::string::npos) << t;
   EXPECT_NE(t.find("  skip  new-critical   why"), std::string::npos) << t;
   EXPECT_NE(t.find("  - Step time 10.0 ms -> 11.0 ms"), std::string::npos) << t;
+  CheckTextOptions colour;
+  colour.colour = true;
+  EXPECT_NE(check_text(sample(), colour).find("  \033[1;31mFAIL\033[0m  step-time"), std::string::npos);
+}
+
+TEST(CheckText, ACheckThatCouldNotRunMakesTheVerdictNotChecked) {
+  CheckReport r = sample();
+  r.checks[0].outcome = CheckOutcome::not_run;
+  r.noise = true;
+  r.step_threshold = 0.12;
+  r.same_workload = "one workload: the same recorded command line and job size";
+  const std::string t = check_text(r);
+  EXPECT_EQ(t.rfind("gpuscope check: NOT CHECKED — 1 of 3 checks could not run (1 skipped: --allow-skip)\n", 0), 0u)
+      << t;
+  EXPECT_NE(t.find("  workload   one workload: the same recorded command line and job size\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("  step time: a rise up to the limit of 5.0% passes, above 12.0% (the baseline's step-to-step "
+                   "spread) fails; in between it cannot be told from noise\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("  NOT RUN  step-time      mean step time"), std::string::npos) << t;
+  EXPECT_EQ(r.exit_code(), 2);
 }
 
 TEST(CheckJson, CarriesEveryNumber) {
@@ -60,6 +83,9 @@ TEST(CheckJson, CarriesEveryNumber) {
   EXPECT_EQ(j["passed"], false);
   EXPECT_EQ(j["counts"]["failed"], 1);
   EXPECT_EQ(j["counts"]["skipped"], 1);
+  EXPECT_EQ(j["counts"]["not_run"], 0);
+  EXPECT_EQ(j["exit_code"], 1);
+  EXPECT_EQ(j["noise"], true);
   EXPECT_EQ(j["step_threshold"], 0.05);
   EXPECT_EQ(j["baseline_step_noise"]["spread"], 0.012);
   ASSERT_EQ(j["checks"].size(), 3u);
@@ -69,23 +95,59 @@ TEST(CheckJson, CarriesEveryNumber) {
 }
 
 TEST(CheckJunit, OneTestcasePerCheckWithTheNumbers) {
-  const std::string x = check_junit_xml(sample());
+  JunitRun run;
+  run.seconds = 1.5;
+  run.timestamp = "2024-05-01T12:00:00";
+  run.hostname = "ci-runner";
+  const std::string x = check_junit_xml(sample(), run);
   EXPECT_EQ(x.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gpuscope check\" tests=\"3\" "
-                    "failures=\"1\" errors=\"0\" skipped=\"1\">",
+                    "failures=\"1\" errors=\"0\" time=\"1.500000\">\n",
                     0),
             0u)
       << x;
-  EXPECT_NE(x.find("<testcase classname=\"gpuscope.check\" name=\"step-time\" time=\"0\">\n      <failure "
+  EXPECT_NE(x.find("<testsuite name=\"gpuscope check base.gscope -&gt; cand.gscope\" tests=\"3\" failures=\"1\" "
+                   "errors=\"0\" skipped=\"1\" time=\"1.500000\" timestamp=\"2024-05-01T12:00:00\" "
+                   "hostname=\"ci-runner\">"),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("<testcase name=\"step-time\" classname=\"gpuscope.check\" time=\"0.250000\">\n      <failure "
                    "message=\"mean step time 10.0 ms -&gt; 11.0 ms (+10.0%), above the threshold of 5.0%\" "
                    "type=\"regression\">"),
             std::string::npos)
       << x;
-  EXPECT_NE(x.find("<testcase classname=\"gpuscope.check\" name=\"share:padding\" time=\"0\">\n      <system-out>"),
+  EXPECT_NE(x.find("<testcase name=\"share:padding\" classname=\"gpuscope.check\" time=\"0.000000\">\n      "
+                   "<system-out>"),
             std::string::npos)
       << x;
   EXPECT_NE(x.find("<skipped message=\"why &lt;not&gt; &amp; &quot;so&quot;\"/>"), std::string::npos) << x;
   EXPECT_NE(x.find("<property name=\"step_threshold\" value=\"5.0%\"/>"), std::string::npos) << x;
   EXPECT_EQ(x.substr(x.size() - 29), "  </testsuite>\n</testsuites>\n");
+}
+
+TEST(CheckJunit, ACheckThatCouldNotRunIsAnErroredTestcase) {
+  CheckReport r = sample();
+  r.checks[1].outcome = CheckOutcome::not_run;
+  r.checks[1].message = "no kernel time in the candidate";
+  const std::string x = check_junit_xml(r);
+  EXPECT_NE(x.find("tests=\"3\" failures=\"1\" errors=\"1\""), std::string::npos) << x;
+  EXPECT_NE(x.find("<error message=\"no kernel time in the candidate\" type=\"not-run\">no kernel time in the "
+                   "candidate</error>"),
+            std::string::npos)
+      << x;
+}
+
+TEST(CheckJunit, AGateThatStoppedIsOneErroredTestcase) {
+  JunitRun run;
+  run.seconds = 0.125;
+  const std::string x = check_junit_error_xml("a.gscope", "b.gscope", "b.gscope: cannot open: No such file", run);
+  EXPECT_NE(x.find("<testsuites name=\"gpuscope check\" tests=\"1\" failures=\"0\" errors=\"1\" time=\"0.125000\">"),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("<testcase name=\"comparison\" classname=\"gpuscope.check\" time=\"0.125000\">\n      <error "
+                   "message=\"b.gscope: cannot open: No such file\" type=\"not-run\">"),
+            std::string::npos)
+      << x;
+  EXPECT_EQ(x.find("timestamp="), std::string::npos) << "left out when not given";
 }
 
 TEST(CheckJunit, ControlCharactersAndInvalidUtf8BecomeReplacementCharacters) {

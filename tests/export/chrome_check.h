@@ -29,8 +29,9 @@ struct ParsedChrome {
 // Parses and checks: valid JSON (nlohmann rejects invalid UTF-8), every ts and
 // dur printed with exactly three decimals, X events with dur, ts in order per
 // (pid, tid, cat), GPU ops on one stream never overlapping, flows paired
-// (one "s" and one "f" per id, "f" with bp "e"), metadata for every pid and
-// every (pid, tid) that has events.
+// (one "s" and one "f" per id, "f" with bp "e"), sample events ("P") whose
+// "sf" and its parents are in "stackFrames", metadata for every pid and every
+// (pid, tid) that has events.
 inline ParsedChrome check_chrome_json(const std::string& text) {
   ParsedChrome p;
   p.doc = nlohmann::json::parse(text);  // throws on any syntax or encoding error
@@ -89,7 +90,16 @@ inline ParsedChrome check_chrome_json(const std::string& text) {
       }
       continue;
     }
-    EXPECT_TRUE(ph == "X" || ph == "i") << e.dump();
+    if (ph == "P") {  // a sample: its stack is a frame of stackFrames, whose parents are frames too
+      const std::string sf = e.at("sf");
+      const nlohmann::json& frames = p.doc.at("stackFrames");
+      EXPECT_TRUE(frames.contains(sf)) << e.dump();
+      for (std::string f = sf; frames.contains(f) && frames.at(f).contains("parent");) {
+        f = frames.at(f).at("parent").get<std::string>();
+        EXPECT_TRUE(frames.contains(f)) << "frame " << f << " is nobody's";
+      }
+    }
+    EXPECT_TRUE(ph == "X" || ph == "i" || ph == "P") << e.dump();
     if (ph == "X") {
       EXPECT_TRUE(e.contains("dur")) << e.dump();
       EXPECT_GE(e.at("dur").get<double>(), 0.0);

@@ -215,6 +215,60 @@ TEST(ChromeExport, EveryTableRoundTripsToTheNanosecond) {
   EXPECT_EQ((thread_names.at({1234, 1241})), "thread 1241");
 }
 
+TEST(ChromeExport, OpInputsAreKinetoArgs) {
+  testing::TraceFactory f;
+  f.cpu_op("aten::conv2d", kT0, kT0 + 100, "[[8,3,16,16],[8,3,3,3],[8],[],[],[],[]]",
+           R"(["float","float","float","","","","Scalar"])");
+  f.cpu_op("aten::odd", kT0 + 200, kT0 + 300, "[[1,2],oops", "");  // not JSON: kept as text
+  const auto p = check_chrome_json(chrome_trace_json(f.build()));
+  std::map<std::string, nlohmann::json> args;
+  for (const auto& e : p.events)
+    if (e.value("cat", "") == "cpu_op") args[e.at("name")] = e.at("args");
+  EXPECT_EQ(args.at("aten::conv2d").at("Input Dims"), nlohmann::json::parse("[[8,3,16,16],[8,3,3,3],[8],[],[],[],[]]"));
+  EXPECT_EQ(args.at("aten::conv2d").at("Input type"),
+            nlohmann::json::parse(R"(["float","float","float","","","","Scalar"])"));
+  EXPECT_EQ(args.at("aten::odd").at("Input Dims"), "[[1,2],oops");
+  EXPECT_FALSE(args.at("aten::odd").contains("Input type"));
+}
+
+TEST(ChromeExport, HostSamplesAreSampleEventsOverSharedStackFrames) {
+  testing::TraceFactory f;
+  f.range("aten::mm", kT0, kT0 + 10);  // an event of the thread, so it has a name
+  auto sample = [&](TimeNs at, std::string_view stack, std::uint32_t tid) {
+    RangeRow r;
+    r.track = f.builder().cpu_track(testing::TraceFactory::kPid, tid);
+    r.start = r.end = at;
+    r.name = f.builder().intern(stack);
+    r.domain = f.builder().intern("host_sample");
+    r.kind = RangeKind::mark;
+    f.builder().add_range(r);
+  };
+  sample(kT0 + 1, "train.py(50): main;train.py(30): step;loader.py(9): __next__", 1);
+  sample(kT0 + 2, "train.py(50): main;train.py(31): step", 1);
+  sample(kT0 + 3, "train.py(50): main;train.py(30): step;loader.py(9): __next__", 2);
+  const auto p = check_chrome_json(chrome_trace_json(f.build()));
+  const nlohmann::json& frames = p.doc.at("stackFrames");
+  EXPECT_EQ(frames.size(), 4u);  // main, step@30, __next__, step@31: the shared frame once
+  std::vector<std::vector<std::string>> stacks;
+  for (const auto& e : p.events) {
+    if (e.value("ph", "") != "P") continue;
+    EXPECT_EQ(e.value("cat", ""), "host_sample");
+    std::vector<std::string> names;
+    for (std::string id = e.at("sf");;) {
+      names.insert(names.begin(), frames.at(id).at("name").get<std::string>());
+      if (!frames.at(id).contains("parent")) break;
+      id = frames.at(id).at("parent");
+    }
+    stacks.push_back(names);
+  }
+  ASSERT_EQ(stacks.size(), 3u);
+  EXPECT_EQ(stacks[0],
+            (std::vector<std::string>{"train.py(50): main", "train.py(30): step", "loader.py(9): __next__"}));
+  EXPECT_EQ(stacks[1], (std::vector<std::string>{"train.py(50): main", "train.py(31): step"}));
+  EXPECT_EQ(stacks[2], stacks[0]);
+  for (const auto& e : p.events) EXPECT_NE(e.value("ph", ""), "i") << "no sample left as an instant event";
+}
+
 TEST(ChromeExport, EmptyTraceIsAValidDocument) {
   TraceBuilder b;
   const Trace t = b.freeze();

@@ -1,4 +1,4 @@
-// libFuzzer target: a rank's digest from bytes (analysis/digest_codec.h: what
+// libFuzzer target: a rank's digest from bytes (analysis/job/digest_codec.h: what
 // `mpirun … gpuscope report` sends to process 0).
 //
 // The only acceptable failure is DigestError. A digest that decodes must
@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/digest_codec.h"
+#include "analysis/job/digest_codec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gpuscope;

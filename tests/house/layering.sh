@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one-way arrows of docs/architecture.md, checked: every `#include "dir/…"`
-# in src/<module>/ and viewer/ must name a module that <module> may include.
+# in src/<module>/ and viewer/ must name a module that <module> may include,
+# and a module's detail/ folder is included only from inside that module.
 #   layering.sh SOURCE_DIR
 set -euo pipefail
 root=${1:?usage: layering.sh SOURCE_DIR}
@@ -15,7 +16,7 @@ declare -A allowed=(
   [export]="trace analysis export"
   [python]="trace store import analysis export python gpuscope"
   [cli]="trace store import capture analysis export cli gpuscope"
-  [viewer]="trace store import analysis export viewer"
+  [viewer]="trace import analysis export viewer"
 )
 
 failures=0
@@ -42,6 +43,19 @@ for dir in src/*/; do
   m=$(basename "$dir")
   [ -n "${allowed[$m]+x}" ] || { echo "FAIL: src/$m has no row in the layering table (tests/house/layering.sh, docs/architecture.md)"; failures=$((failures + 1)); }
 done
+
+# A module's detail/ is private: what another module needs is in a public header.
+while IFS=: read -r file line target; do
+  owner=${file#src/}
+  owner=${owner%%/*}
+  [ "$owner" = "$file" ] && owner=${file%%/*}
+  if [ "$owner" != "$target" ]; then
+    echo "FAIL: $file:$line: includes $target/detail/ (private to src/$target/)"
+    failures=$((failures + 1))
+  fi
+done < <(grep -rnoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[a-z_]+/detail/' src viewer \
+           --include='*.h' --include='*.cpp' --include='*.cu' --include='*.cuh' |
+         sed -E 's/^([^:]+):([0-9]+):.*"([a-z_]+)\/detail\/$/\1:\2:\3/')
 
 if ((failures)); then echo "layering: $failures include(s) against the arrows"; exit 1; fi
 echo "layering: every include follows the arrows"

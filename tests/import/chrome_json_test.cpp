@@ -9,6 +9,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -587,6 +588,60 @@ TEST(ChromeJson, TinyBuffersGiveTheSameTrace) {
     EXPECT_EQ(t.devices(), ref.devices()) << bytes;
     EXPECT_EQ(t.tracks(), ref.tracks()) << bytes;
   }
+}
+
+// Kineto (PyTorch >= 2.1) describes a collective in record_param_comms's args
+// (and again on its NCCL kernel): the op keeps it as one compact JSON object
+// of the keys the analysis reads, counted; other ops keep none.
+TEST(ChromeJson, KinetoCollectiveArgumentsAreKept) {
+  const std::string json = R"json({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"record_param_comms","pid":1,"tid":1,"ts":10,"dur":5,
+     "args":{"External id":3,"Collective name":"allreduce","dtype":"Float","In msg nelems":1024,
+             "Out msg nelems":1024,"In split size":"[]","Group size":8,"Process Group Name":"0",
+             "Process Group Description":"default_pg","Input Dims":[[1024]],"Input type":["float"]}},
+    {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":20,"dur":5,"args":{"dtype":"Float"}},
+    {"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+     "pid":0,"tid":7,"ts":12,"dur":3,"args":{"device":0,"stream":7,"correlation":9,
+     "Collective name":"allreduce","In msg nelems":1024,"Out msg nelems":1024,"dtype":"Float"}}]})json";
+  for (const std::size_t bytes : {std::size_t{0}, std::size_t{64}}) {
+    for (const int threads : {1, 2}) {
+      ChromeImportOptions options;
+      options.buffer_bytes = bytes;
+      options.parse_threads = threads;
+      const Trace t = import_chrome_json(write_file("coll.json", json), options);
+      SCOPED_TRACE(std::to_string(threads) + " threads, buffer " + std::to_string(bytes));
+      ASSERT_EQ(t.ranges().size(), 2u);
+      EXPECT_EQ(t.meta().stat("import.collective_args"), 1u);
+      for (RowIndex r = 0; r < t.ranges().size(); ++r) {
+        const std::string_view name = t.str(t.ranges().name[r]);
+        const std::string_view coll = t.str(t.ranges().collective_at(r));
+        if (name == "record_param_comms")
+          EXPECT_EQ(coll, R"({"Collective name":"allreduce","In msg nelems":1024,"Out msg nelems":1024,)"
+                          R"("dtype":"Float","Group size":8,"Process Group Name":"0"})");
+        else
+          EXPECT_EQ(t.ranges().collective_at(r), 0u) << name;
+      }
+    }
+  }
+}
+
+// A real trace with them: the V100 training run's 45 record_param_comms ops
+// (25 all-reduces, 10 broadcasts, 10 waits), as an independent reading of
+// the JSON counts them.
+TEST(ChromeJson, CollectiveArgumentsOfARealTrace) {
+  const Trace t = import_chrome_json(testing::real_trace("hta-ns-resolution-v100.json.gz"));
+  EXPECT_EQ(t.meta().stat("import.collective_args"), 45u);
+  std::map<std::string, std::uint64_t> by_name;
+  for (RowIndex r = 0; r < t.ranges().size(); ++r) {
+    if (!t.ranges().collective_at(r)) continue;
+    EXPECT_EQ(t.str(t.ranges().name[r]), "record_param_comms");
+    const std::string_view text = t.str(t.ranges().collective_at(r));
+    ASSERT_TRUE(text.starts_with(R"({"Collective name":")")) << text;
+    const std::size_t end = text.find('"', 20);
+    ++by_name[std::string(text.substr(20, end - 20))];
+    EXPECT_NE(text.find(R"("dtype":)"), std::string_view::npos) << text;
+  }
+  EXPECT_EQ(by_name, (std::map<std::string, std::uint64_t>{{"allreduce", 25}, {"broadcast", 10}, {"wait", 10}}));
 }
 
 TEST(ChromeJson, TinyBuffersOnARealTrace) {

@@ -514,34 +514,50 @@ TEST(Synthetic, RefusesBadOptions) {
 namespace gpuscope {
 namespace {
 
+// Both networks (the workload's: synthetic_workload_test.cpp), every switch.
 TEST(Synthetic, EverySwitchCombinationGivesAConsistentTrace) {
-  for (int bits = 0; bits < 32; ++bits) {
-    SyntheticOptions o;
-    o.kernels = 2345;
-    o.gpus = 1 + bits % 3;
-    o.overlap_communication = bits & 1;
-    o.overlap_weight_update = bits & 2;
-    o.prefetch_input = bits & 4;
-    o.sync_every_step = bits & 8;
-    o.compute_streams = (bits & 16) ? 3 : 1;
-    o.padding_share = 0.1;
-    o.layers = 7;
-    const Trace t = make_synthetic_trace(o);
-    SCOPED_TRACE("switches " + std::to_string(bits));
-    ASSERT_EQ(t.kernels().size(), o.kernels);
-    for (TrackId track = 0; track < t.tracks().size(); ++track) {
-      const RowRange r = t.rows_of(TableId::kernels, track);
-      for (RowIndex i = r.begin + 1; i < r.end; ++i) ASSERT_GE(t.kernels().start[i], t.kernels().end[i - 1]);
+  for (const bool workload : {false, true})
+    for (int bits = 0; bits < 32; ++bits) {
+      SyntheticOptions o;
+      o.workload_shape = workload;
+      o.kernels = 2345;
+      o.gpus = 1 + bits % 3;
+      o.overlap_communication = bits & 1;
+      o.overlap_weight_update = bits & 2;
+      o.prefetch_input = bits & 4;
+      o.sync_every_step = bits & 8;
+      o.padding_share = 0.1;
+      if (workload) {  // its own streams and layers; the report's host knobs
+        o.pageable_input = !o.prefetch_input && (bits & 16);
+        o.broadcast_share = (bits & 16) ? 0.1 : 0;
+        o.transpose_share = (bits & 2) ? 0.05 : 0;
+        o.input_wait_ns = 100'000;
+        o.loop_host_ns = 50'000;
+      } else {
+        o.compute_streams = (bits & 16) ? 3 : 1;
+        o.layers = 7;
+      }
+      const Trace t = make_synthetic_trace(o);
+      SCOPED_TRACE("switches " + std::to_string(bits) + (workload ? ", the workload's shape" : ""));
+      ASSERT_EQ(t.kernels().size(), o.kernels);
+      for (TrackId track = 0; track < t.tracks().size(); ++track) {
+        const RowRange r = t.rows_of(TableId::kernels, track);
+        for (RowIndex i = r.begin + 1; i < r.end; ++i) ASSERT_GE(t.kernels().start[i], t.kernels().end[i - 1]);
+      }
+      for (std::size_t i = 0; i < t.kernels().size(); ++i) {
+        ASSERT_NE(t.kernels().api[i], kNoRow);
+        ASSERT_GE(t.kernels().start[i], t.api_calls().end[t.kernels().api[i]]);
+      }
+      for (std::size_t i = 0; i < t.memcpys().size(); ++i) ASSERT_NE(t.memcpys().api[i], kNoRow);
+      if (!workload || o.gpus == 1 || o.overlap_communication) {  // else a device sync before the all-reduce
+        EXPECT_EQ(t.syncs().size() > 0, o.sync_every_step);
+      }
+      // Ranges nest: every phase lies inside a step on its thread (the workload's layers deeper).
+      for (std::size_t i = 0; i < t.ranges().size(); ++i) {
+        ASSERT_LE(t.ranges().start[i], t.ranges().end[i]);
+        ASSERT_LE(t.ranges().depth[i], workload ? 4u : 1u);
+      }
     }
-    for (std::size_t i = 0; i < t.kernels().size(); ++i) ASSERT_NE(t.kernels().api[i], kNoRow);
-    for (std::size_t i = 0; i < t.memcpys().size(); ++i) ASSERT_NE(t.memcpys().api[i], kNoRow);
-    EXPECT_EQ(t.syncs().size() > 0, o.sync_every_step);
-    // Ranges nest: every phase lies inside a step on its thread.
-    for (std::size_t i = 0; i < t.ranges().size(); ++i) {
-      ASSERT_LE(t.ranges().start[i], t.ranges().end[i]);
-      ASSERT_LE(t.ranges().depth[i], 1u);
-    }
-  }
 }
 
 }  // namespace

@@ -43,6 +43,30 @@ def test_report_options(synth, cli):
     assert [d["id"] for d in r["devices"]] == [1]
 
 
+def cli_error(cli, *args):
+    """The message `gpuscope ARGS` prints after "gpuscope: error: " (it must exit 2)."""
+    p = cli(*args, check=False)
+    assert p.returncode == 2, p
+    assert p.stderr.startswith("gpuscope: error: ") and p.stderr.count("\n") == 1, p.stderr
+    return p.stderr[len("gpuscope: error: "):].strip()
+
+
+def test_a_gpu_the_trace_does_not_have_raises_the_cli_error(synth, cli, tmp_path):
+    path = synth("two-gpus.gscope", "--kernels", "20000", "--gpus", "2")
+    expected = cli_error(cli, "report", "--device", "7", path)
+    assert expected.endswith("no GPU 7 (GPUs with activity: 0, 1)")
+    for call in (lambda: gpuscope.report(gpuscope.open(path), device=7), lambda: gpuscope.report(path, device=7),
+                 lambda: gpuscope.ops(path, device=7), lambda: gpuscope.diff(path, path, device=7)):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == expected
+    saved = tmp_path / "saved.json"
+    saved.write_text(cli("report", "--json", path).stdout)
+    with pytest.raises(ValueError) as e:
+        gpuscope.diff(saved, path, device=1)
+    assert str(e.value) == cli_error(cli, "diff", "--device", "1", saved, path)
+
+
 def test_report_of_a_directory_reads_its_traces(synth, tmp_path, cli):
     a = synth("dir-a.gscope", "--kernels", "5000", "--gpus", "1")
     job = tmp_path / "job"

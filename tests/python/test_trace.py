@@ -29,7 +29,35 @@ def test_every_table_has_the_rows_info_counts(small):
         assert isinstance(frame, pd.DataFrame)
         assert len(frame) == t.info["tables"][name], name
     assert len(t.kernels) == 20000
-    assert t.kernels is t.kernels  # built once, kept
+    # Built once and kept; each access is a new DataFrame over the same columns.
+    assert t.kernels is not t.kernels
+    assert np.shares_memory(t.kernels["start"].to_numpy(), t.kernels["start"].to_numpy())
+
+
+def test_columns_added_to_a_frame_stay_in_it(small):
+    t = gpuscope.open(small)
+    k = t.kernels
+    first = int(k["start"].iloc[0])
+    k["mine"] = 1
+    k["start"] = k["start"] - first
+    k["name"] = k["name"].astype(str)
+    d = t.devices
+    d["mine"] = 2
+    again = t.kernels
+    assert "mine" not in again.columns and "mine" not in t.devices.columns
+    assert int(again["start"].iloc[0]) == first and int(k["start"].iloc[0]) == 0
+    assert isinstance(again["name"].dtype, pd.CategoricalDtype)
+
+
+def test_dur_is_end_minus_start(small, real_trace):
+    for path in (small, real_trace("nsys/nsys2022-saxpy-mpi-openacc.sqlite")):
+        t = gpuscope.open(path)
+        for name in ("kernels", "memcpys", "memsets", "api_calls", "ranges", "syncs", "overheads"):
+            frame = t.table(name)
+            assert list(frame.columns[:3]) == ["start", "end", "dur"], name
+            assert frame["dur"].dtype == np.int64, name
+            assert (frame["dur"] == frame["end"] - frame["start"]).all(), name
+        assert "dur" not in t.counters.columns and "dur" not in t.memory_events.columns
 
 
 def test_numeric_columns_are_read_only_views_of_the_trace(small):
@@ -37,7 +65,8 @@ def test_numeric_columns_are_read_only_views_of_the_trace(small):
     raw = {name: array for name, array, role in t._core.columns("kernels")}
     k = t.kernels
     for column in ["start", "end", "track", "correlation", "grid_x", "block_x", "registers", "api"]:
-        values = k[column].to_numpy()
+        array = k[column].array
+        values = array._data if isinstance(array, pd.arrays.IntegerArray) else k[column].to_numpy()  # NA: a mask beside
         assert np.shares_memory(values, raw[column]), f"{column} was copied"
         assert not values.flags.writeable, column
     assert k["start"].dtype == np.int64 and k["end"].dtype == np.int64
@@ -59,16 +88,32 @@ def test_arrays_keep_the_trace_alive(small):
     assert len(again) == len(k)
 
 
-def test_names_are_categoricals_over_the_string_table(small):
+def test_names_are_categoricals_of_the_names_present(small):
     t = gpuscope.open(small)
     k = t.kernels
     assert isinstance(k["name"].dtype, pd.CategoricalDtype)
-    assert k["name"].cat.categories.equals(t.strings)
     ids = dict((n, a) for n, a, _ in t._core.columns("kernels"))["name"]
-    assert (k["name"].cat.codes.to_numpy() == ids).all()  # codes = string ids
+    assert (k["name"].astype(object).to_numpy() == t.strings[ids].to_numpy()).all()  # the texts of the string ids
+    categories = k["name"].cat.categories
+    assert list(categories) == sorted(set(t.strings[ids]))  # those present, sorted, nothing else
+    assert len(categories) < len(t.strings)
     assert t.strings[0] == ""
     assert k["name"].str.contains("TensorPaddingOp").any()
     assert set(t.api_calls["name"].unique()) >= {"cudaLaunchKernel"}
+
+
+def test_a_plain_groupby_by_name_has_no_empty_groups(real_trace):
+    t = gpuscope.open(real_trace("kineto-resnet50-v100-workers0.json.gz"))
+    k = t.kernels
+    by_name = k.groupby("name")["dur"].sum()  # observed=False, pandas' default for categoricals
+    assert len(by_name) == k["name"].nunique() == 67 and (by_name > 0).all()
+    assert len(t.strings) > 500
+    assert by_name.sum() == k["dur"].sum()
+    for name in ("category", "mangled"):
+        assert len(k.groupby(name).size()) == k[name].nunique(), name
+    for table, column in (("api_calls", "name"), ("ranges", "name"), ("ranges", "domain"), ("memcpys", "kind")):
+        frame = t.table(table)
+        assert (frame.groupby(column).size() > 0).all(), (table, column)
 
 
 def test_categories_and_hotspots_agree_with_the_report(small):
@@ -87,8 +132,11 @@ def test_categories_and_hotspots_agree_with_the_report(small):
 
 def test_enumerations_are_categoricals(small):
     t = gpuscope.open(small)
-    assert list(t.memcpys["kind"].cat.categories[:4]) == ["unknown", "HtoD", "DtoH", "HtoA"]
-    assert set(t.memcpys["kind"]) == {"HtoD"}  # the input batches
+    assert list(t.memcpys["kind"].cat.categories) == ["HtoD"]  # the input batches: the kinds present
+    names, present = gpuscope._ENUM_NAMES["kernel_category"], set(t.kernels["category"].astype(str))
+    assert list(t.kernels["category"].cat.categories) == [n for n in names if n in present]  # in the enumeration's order
+    assert len(present) < len(names)
+    assert (t.memcpys["kind"] == "HtoD").all() and not (t.memcpys["kind"] == "DtoH").any()
     assert set(t.memcpys["src_kind"]) == {"pinned"} and set(t.memcpys["dst_kind"]) == {"device"}
     assert set(t.api_calls["domain"].unique()) == {"runtime"}
     assert set(t.ranges["kind"].unique()) == {"push_pop"}
@@ -110,10 +158,68 @@ def test_device_and_stream_come_from_the_track(small):
 def test_launch_links_point_both_ways(small):
     t = gpuscope.open(small)
     k, a = t.kernels, t.api_calls
-    launched = a.loc[k["api"].to_numpy()]
+    assert k["api"].notna().all()
+    launched = a.loc[k["api"]]
     assert (launched["op_table"] == "kernel").all()
     assert (launched["op_row"].to_numpy() == np.arange(len(k))).all()
     assert (launched["correlation"].to_numpy() == k["correlation"].to_numpy()).all()
+
+
+# ---- unknown values ------------------------------------------------------------------------------------
+
+
+KERNEL_WITHOUT_LAUNCH = """{"traceEvents": [
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+  "args": {"correlation": 5}},
+ {"ph": "X", "cat": "kernel", "name": "launched", "pid": 0, "tid": 7, "ts": 20, "dur": 10,
+  "args": {"correlation": 5, "device": 0, "stream": 7}},
+ {"ph": "X", "cat": "kernel", "name": "orphan", "pid": 0, "tid": 7, "ts": 40, "dur": 10,
+  "args": {"correlation": 99, "device": 0, "stream": 7}}]}"""
+
+
+def test_a_kernel_without_a_launching_call_has_na_and_the_documented_lookup_works(tmp_path):
+    path = tmp_path / "orphan.json"
+    path.write_text(KERNEL_WITHOUT_LAUNCH)
+    t = gpuscope.open(path)
+    k, calls = t.kernels, t.api_calls
+    assert list(k["name"]) == ["launched", "orphan"]
+    assert k["api"].dtype == "UInt32" and k["api"].isna().tolist() == [False, True]
+    with pytest.raises(KeyError):
+        calls.loc[k["api"]]  # why docs/python.md shows reindex
+    launches = calls.reindex(k["api"])  # docs/python.md: one row per kernel, NA where none launched it
+    assert len(launches) == len(k)
+    assert launches["name"].tolist()[0] == "cudaLaunchKernel" and pd.isna(launches["name"].tolist()[1])
+    assert calls.loc[k["api"].dropna()]["name"].tolist() == ["cudaLaunchKernel"]
+    assert calls["op_row"].tolist() == [0] and calls["op_table"].tolist() == ["kernel"]
+
+
+def test_no_uint32_column_shows_the_model_s_none_value(real_trace_files, real_nsys_files):
+    # 4294967295 is the model's "no row" / "no id": the DataFrames say NA instead.
+    seen_na = set()
+    for path in real_trace_files + real_nsys_files:
+        t = gpuscope.open(path)
+        frames = {name: t.table(name) for name in TABLES}
+        frames.update(devices=t.devices, tracks=t.tracks, counter_series=t.counter_series, processes=t.processes)
+        for name, frame in frames.items():
+            for column in frame.columns:
+                values = frame[column]
+                if values.dtype.kind in "iu" or str(values.dtype) in ("UInt32", "Int32", "UInt64", "Int64"):
+                    assert not (values == 0xFFFFFFFF).any(), (path, name, column)
+                    if values.isna().any():
+                        seen_na.add((name, column))
+    assert {("syncs", "stream"), ("syncs", "event"), ("tracks", "device"), ("tracks", "tid")} <= seen_na, seen_na
+
+
+def test_description_tables_say_na_for_unknown(real_trace):
+    t = gpuscope.open(real_trace("kineto-resnet50-v100-workers0.json.gz"))
+    d = t.devices
+    assert d["compute_major"].tolist() == [7] and d["compute_minor"].tolist() == [0]  # 7.0: a 0 that is known
+    assert d["peak_fp32_flops"].isna().all() and d["sm_count"].tolist() == [80]
+    assert t.processes["rank"].isna().all()
+    tracks = t.tracks
+    gpu = tracks["kind"] == "gpu"
+    assert tracks.loc[~gpu, ["device", "stream"]].isna().all().all() and tracks.loc[gpu, "tid"].isna().all()
+    assert tracks.loc[gpu, "device"].notna().all()
 
 
 def test_descriptions(small):

@@ -84,18 +84,29 @@ void TraceFactory::range(std::string_view name, TimeNs start, TimeNs end, std::u
   b_.add_range(r);
 }
 
-void TraceFactory::cpu_op(std::string_view name, TimeNs start, TimeNs end, std::string_view dims,
-                          std::string_view types, std::uint32_t tid) {
+void TraceFactory::op(std::string_view name, std::string_view domain, TimeNs start, TimeNs end, std::string_view dims,
+                      std::string_view types, std::string_view collective, std::uint32_t tid) {
   RangeRow r;
   r.start = start;
   r.end = end;
   r.track = b_.cpu_track(kPid, tid);
   r.name = b_.intern(name);
-  r.domain = b_.intern("cpu_op");
+  r.domain = b_.intern(domain);
   r.kind = RangeKind::annotation;
-  r.input_dims = b_.intern(dims);
-  r.input_types = b_.intern(types);
+  if (!dims.empty()) r.input_dims = b_.intern(dims);
+  if (!types.empty()) r.input_types = b_.intern(types);
+  if (!collective.empty()) r.collective = b_.intern(collective);
   b_.add_range(r);
+}
+
+void TraceFactory::cpu_op(std::string_view name, TimeNs start, TimeNs end, std::string_view dims,
+                          std::string_view types, std::uint32_t tid) {
+  op(name, "cpu_op", start, end, dims, types, {}, tid);
+}
+
+void TraceFactory::comm_op(std::string_view name, TimeNs start, TimeNs end, std::string_view dims,
+                           std::string_view types, std::string_view collective, std::uint32_t tid) {
+  op(name, "user_annotation", start, end, dims, types, collective, tid);
 }
 
 void TraceFactory::sync(SyncType type, std::uint32_t device, std::uint32_t stream, TimeNs start, TimeNs end,

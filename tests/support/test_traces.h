@@ -52,6 +52,12 @@ class TraceFactory {
   // as record_shapes=True gives them.
   void cpu_op(std::string_view name, TimeNs start, TimeNs end, std::string_view dims, std::string_view types,
               std::uint32_t tid = 1);
+  // A framework op around a collective (nccl:all_reduce, record_param_comms, …),
+  // with its recorded inputs (empty: none) and Kineto's collective arguments
+  // as the importer keeps them (RangeRow::collective, a compact JSON object;
+  // empty: none).
+  void comm_op(std::string_view name, TimeNs start, TimeNs end, std::string_view dims = {}, std::string_view types = {},
+               std::string_view collective = {}, std::uint32_t tid = 1);
   // A host synchronization: the API call and its sync record.
   void sync(SyncType type, std::uint32_t device, std::uint32_t stream, TimeNs start, TimeNs end, std::uint32_t tid = 1);
   // A runtime API call; returns its correlation id.
@@ -63,6 +69,8 @@ class TraceFactory {
 
  private:
   std::uint32_t launch(std::string_view name, TimeNs op_start, TimeNs api_start, TimeNs api_dur, std::uint32_t tid);
+  void op(std::string_view name, std::string_view domain, TimeNs start, TimeNs end, std::string_view dims,
+          std::string_view types, std::string_view collective, std::uint32_t tid);
 
   TraceBuilder b_;
   std::uint32_t next_ = 1;
@@ -101,6 +109,8 @@ inline constexpr const char* kBatchNorm =
     "cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, float, "
     "float)";
 inline constexpr const char* kAllReduce = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+inline constexpr const char* kSendRecv =
+    "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)";
 inline constexpr const char* kSgd = "sgd_momentum_kernel(float*, float*, float const*, float, float, int)";
 inline constexpr const char* kGemmTensorCore = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_kernel";
 }  // namespace names

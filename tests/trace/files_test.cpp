@@ -1,6 +1,8 @@
 // files.h: outputs never replace an input, appear complete or not at all,
 // leave no temporary behind (destructor, signals, a dead process's leftovers),
-// and streams are read once into something seekable.
+// are written through (never replaced) when they are no regular file (a FIFO,
+// a device, standard output, the file behind a symbolic link), and streams
+// (standard input among them) are read once into something seekable.
 #include "trace/files.h"
 
 #include <fcntl.h>
@@ -212,6 +214,159 @@ TEST_F(Files, AProcFileOfSizeZeroIsReadForWhatItHolds) {
   EXPECT_NE(read(p).find("VmRSS"), std::string::npos);
   write(path("empty"), "");
   EXPECT_EQ(seekable_path(path("empty")), path("empty"));  // a truly empty file stays itself
+}
+
+// Reads a FIFO to its end on another thread, as `cat fifo` would.
+class FifoReader {
+ public:
+  explicit FifoReader(const std::string& fifo)
+      : thread_([this, fifo] {
+          std::ifstream f(fifo, std::ios::binary);
+          got_.assign(std::istreambuf_iterator<char>(f), {});
+        }) {}
+  std::string get() {
+    thread_.join();
+    return got_;
+  }
+
+ private:
+  std::string got_;
+  std::thread thread_;
+};
+
+bool is_fifo(const std::string& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+TEST_F(Files, AFifoOutputIsWrittenThroughNotReplaced) {
+  for (const OutputFile::Kind kind : {OutputFile::Kind::any, OutputFile::Kind::named}) {
+    ASSERT_EQ(::mkfifo(path("out").c_str(), 0600), 0);
+    FifoReader reader(path("out"));
+    {
+      OutputFile out(path("out"), kind);
+      EXPECT_TRUE(out.through());
+      if (kind == OutputFile::Kind::named) {
+        out.close_fd();
+        EXPECT_EQ(out.temp_path().find(dir_.string()), std::string::npos) << "a temporary beside a FIFO";
+        write(out.temp_path(), "by name");
+      } else {
+        out.write("written", 7);
+      }
+      out.commit();
+      if (kind == OutputFile::Kind::named) {
+        EXPECT_FALSE(fs::exists(out.temp_path()));
+      }
+    }
+    EXPECT_EQ(reader.get(), kind == OutputFile::Kind::any ? "written" : "by name");
+    EXPECT_TRUE(is_fifo(path("out"))) << "the FIFO was replaced by a regular file";
+    EXPECT_EQ(entries(), 1u);
+    fs::remove(path("out"));
+  }
+}
+
+TEST_F(Files, ASymbolicLinkStaysAndTheFileItNamesIsReplaced) {
+  write(path("real"), "old");
+  fs::create_symlink("real", path("link"));  // relative, as `ln -s real link` makes it
+  {
+    OutputFile out(path("link"));
+    EXPECT_FALSE(out.through());
+    out.write("new", 3);
+    out.commit();
+  }
+  EXPECT_TRUE(fs::is_symlink(path("link")));
+  EXPECT_EQ(read(path("real")), "new");
+  // A link to nothing yet: the file it names is made, the link kept.
+  fs::create_symlink("made", path("dangling"));
+  {
+    OutputFile out(path("dangling"), OutputFile::Kind::named);
+    out.close_fd();
+    write(out.temp_path(), "made");
+    out.commit();
+  }
+  EXPECT_TRUE(fs::is_symlink(path("dangling")));
+  EXPECT_EQ(read(path("made")), "made");
+  EXPECT_EQ(entries(), 4u);  // real, link, dangling, made: no temporary left
+  // A link to a FIFO writes through the FIFO.
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  fs::create_symlink("fifo", path("to-fifo"));
+  FifoReader reader(path("fifo"));
+  {
+    OutputFile out(path("to-fifo"));
+    out.write("piped", 5);
+    out.commit();
+  }
+  EXPECT_EQ(reader.get(), "piped");
+  EXPECT_TRUE(fs::is_symlink(path("to-fifo")));
+  EXPECT_TRUE(is_fifo(path("fifo")));
+}
+
+TEST_F(Files, ADeviceIsWrittenThrough) {
+  struct stat before {};
+  ASSERT_EQ(::stat("/dev/null", &before), 0);
+  ASSERT_TRUE(S_ISCHR(before.st_mode));
+  for (const OutputFile::Kind kind : {OutputFile::Kind::any, OutputFile::Kind::named}) {
+    OutputFile out("/dev/null", kind);
+    EXPECT_TRUE(out.through());
+    if (kind == OutputFile::Kind::named) {
+      out.close_fd();
+      write(out.temp_path(), "x");
+    } else {
+      out.write("x", 1);
+    }
+    out.commit();
+  }
+  struct stat after {};
+  ASSERT_EQ(::stat("/dev/null", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode));
+  EXPECT_EQ(after.st_ino, before.st_ino);
+}
+
+TEST_F(Files, ADirectoryOrAnEmptyNameIsRefused) {
+  EXPECT_THROW(OutputFile(dir_.string()), InputError);
+  EXPECT_THROW(OutputFile(""), InputError);
+}
+
+// Runs `body` with file descriptor `fd` (0 or 1) redirected to `target`.
+template <class F>
+void with_fd(int fd, int target, F&& body) {
+  std::fflush(stdout);
+  const int saved = ::dup(fd);
+  ASSERT_GE(saved, 0);
+  ::dup2(target, fd);
+  body();
+  std::fflush(stdout);
+  ::dup2(saved, fd);
+  ::close(saved);
+}
+
+TEST_F(Files, DashIsStandardOutputAndStandardInput) {
+  const int out_fd = ::open(path("stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_GE(out_fd, 0);
+  with_fd(1, out_fd, [] {
+    OutputFile out("-");
+    EXPECT_TRUE(out.through());
+    out.write("to stdout", 9);
+    out.commit();
+    OutputFile named("-", OutputFile::Kind::named);  // SQLite, images: a temporary copied through
+    named.close_fd();
+    std::ofstream(named.temp_path()) << ", by name";
+    named.commit();
+  });
+  ::close(out_fd);
+  EXPECT_EQ(read(path("stdout")), "to stdout, by name");
+  EXPECT_EQ(entries(), 1u);
+
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  ASSERT_EQ(::write(pipe_fds[1], "from stdin", 10), 10);
+  ::close(pipe_fds[1]);
+  std::string spooled;
+  with_fd(0, pipe_fds[0], [&] { spooled = seekable_path("-"); });
+  ::close(pipe_fds[0]);
+  EXPECT_EQ(read(spooled), "from stdin");
+  EXPECT_EQ(input_name("-"), "standard input");
+  EXPECT_EQ(input_name("t.json"), "t.json");
 }
 
 }  // namespace

@@ -7,8 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <initializer_list>
 #include <ostream>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "trace/demangle.h"
 
@@ -311,6 +316,58 @@ TEST(Demangle, DemanglesItaniumNamesAndPassesOthersThrough) {
   EXPECT_EQ(demangle("plain_c_kernel"), "plain_c_kernel");
   EXPECT_EQ(demangle("_Zgarbage!!"), "_Zgarbage!!");
   EXPECT_EQ(demangle(""), "");
+}
+
+// contains_nocase against the plain definition (every place, every byte
+// folded), on haystacks that put matches and near-matches at every offset
+// around its 16-byte steps, with the bytes that differ from a letter only in
+// bit 0x20 ('@' and '`', '[' and '{', '_' and DEL) and bytes above 0x7f.
+TEST(ContainsNocase, AgreesWithThePlainDefinition) {
+  auto plain = [](std::string_view h, std::string_view needle) {
+    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; };
+    for (std::size_t i = 0; i + needle.size() <= h.size(); ++i) {
+      std::size_t k = 0;
+      while (k < needle.size() && lower(h[i + k]) == needle[k]) ++k;
+      if (k == needle.size()) return true;
+    }
+    return needle.empty();
+  };
+  const std::string alphabet =
+      "aAbB_@`[{ \x7f\xe9"
+      "g1";
+  const std::vector<std::string> needles = {"a",
+                                            "ab",
+                                            "ba",
+                                            "_@",
+                                            "`[",
+                                            "a_b",
+                                            "gemm",
+                                            "g1",
+                                            "\xe9"
+                                            "a",
+                                            "ab{a",
+                                            "bbbbbbbbbbbbbbbbbb"};
+  std::mt19937 rng(7);
+  std::size_t found = 0, tried = 0;
+  for (int round = 0; round < 4000; ++round) {
+    const std::size_t len = rng() % 70;
+    std::string h(len, ' ');
+    for (char& c : h) c = alphabet[rng() % alphabet.size()];
+    for (const std::string& needle : needles) {
+      std::string hay = h;
+      if (!hay.empty() && rng() % 2) {  // plant the needle, in mixed case, somewhere (maybe cut at the end)
+        const std::size_t at = rng() % hay.size();
+        for (std::size_t k = 0; k < needle.size() && at + k < hay.size(); ++k)
+          hay[at + k] = rng() % 2 ? static_cast<char>(std::toupper(static_cast<unsigned char>(needle[k]))) : needle[k];
+      }
+      const bool want = plain(hay, needle);
+      EXPECT_EQ(contains_nocase(hay, needle), want) << "haystack '" << hay << "', needle '" << needle << "'";
+      found += want;
+      ++tried;
+    }
+  }
+  EXPECT_GT(found, tried / 10);  // the planted needles make matches common, and misses too
+  EXPECT_LT(found, tried - tried / 10);
 }
 
 }  // namespace

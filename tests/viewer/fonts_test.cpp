@@ -238,7 +238,7 @@ TEST_F(UiFrames, NoPanelOfTheReportShapedSampleDrawsAMissingGlyph) {
   ASSERT_NE(v.document(), nullptr) << v.load_error();
   ASSERT_NE(v.document()->profile(), nullptr);
   ASSERT_NE(v.compare_document(), nullptr);
-  ASSERT_TRUE(v.select_kernel("TensorPaddingOp"));  // the Details panel has a kernel to show
+  ASSERT_TRUE(v.select_kernel("pad_nchw_kernel"));  // the Details panel has a kernel to show
   for (Panel p : {Panel::timeline, Panel::hotspots, Panel::findings, Panel::summary, Panel::compare}) {
     SCOPED_TRACE(std::string(to_string(p)));
     v.show(p);

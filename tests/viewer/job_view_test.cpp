@@ -225,11 +225,13 @@ TEST_F(JobViewTest, UtilizationLanesReadTheHistogramOnTheJobClock) {
     sample_utilization(r, lane, begin - 2 * (end - begin), static_cast<double>(end - begin), std::span(&before, 1));
     EXPECT_EQ(before.busy, 0.0f);
   }
-  // Compact: a fixed-size histogram per GPU plus the communication kernels.
+  // Compact: a fixed-size histogram per GPU plus the communication kernels
+  // and which instance each is.
   std::size_t parts = 0;
   for (const JobRank& r : job.ranks) parts += r.gpus[0].parts.size();
-  EXPECT_LE(job_lane_bytes(job),
-            job.ranks.size() * (kJobLaneBuckets + 1) * 16 + parts * sizeof(CollectivePart) + job.ranks.size() * 64);
+  EXPECT_LE(job_lane_bytes(job), job.ranks.size() * (kJobLaneBuckets + 1) * 16 +
+                                     parts * (sizeof(CollectivePart) + 2 * sizeof(std::uint32_t)) +
+                                     job.ranks.size() * 64);
 }
 
 // A damaged file and a rank given twice are left out, named with why; the

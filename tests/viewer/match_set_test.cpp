@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "support/test_traces.h"
-#include "trace/detail/time_columns.h"
+#include "trace/time_columns.h"
 
 namespace gpuscope::viewer {
 namespace {

@@ -16,10 +16,11 @@
 #include <unistd.h>
 
 #include "analysis/format.h"
+#include "import/synthetic.h"
 #include "store/gscope.h"
 #include "support/test_traces.h"
-#include "trace/detail/time_columns.h"
 #include "trace/error.h"
+#include "trace/time_columns.h"
 #include "viewer/view.h"
 
 namespace gpuscope::viewer {
@@ -159,15 +160,16 @@ TEST_F(ViewTest, ZoomedOutLargeTraceFoldsIntoBoundedBlocks) {
   EXPECT_LE(static_cast<std::uint64_t>(dd->TotalVtxCount), kMaxVertices);
 }
 
-// The report-shaped sample (assets/: 21.4% padding, 20% broadcast, one
-// compute stream per GPU): at every zoom, from the whole run down to a
+// The TensorFlow-like synthetic job with the report's pathologies (21.4%
+// padding, 20% broadcast, one compute stream per GPU): at every zoom, from the whole run down to a
 // fraction of a step, the kernels in view are accounted for per category
 // exactly (one by one or inside folded blocks), and padding and broadcast
 // show as colour; zoomed out, each stream is one block whose bands match the
 // time shares and whose label says what it counts.
 TEST_F(ViewTest, FoldedBlocksShowTheExactCategoryMixOfTheReportShapedSample) {
-  auto d = std::make_shared<Document>(
-      "sample-report-job.gscope", read_gscope(std::string(GPUSCOPE_SOURCE_DIR) + "/assets/sample-report-job.gscope"));
+  SyntheticOptions so = SyntheticOptions::report_pathologies();
+  so.kernels = 15'440;
+  auto d = std::make_shared<Document>("report-pathologies.gscope", make_synthetic_trace(so));
   const Profile p = compute_profile(d->trace());
   d->set_profile(std::make_shared<const Profile>(p));
   View v;

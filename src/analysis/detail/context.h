@@ -19,7 +19,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/profile.h"
-#include "analysis/stats.h"
+#include "analysis/util/stats.h"
 #include "trace/kernel_category.h"
 #include "trace/trace.h"
 
@@ -78,7 +78,7 @@ class TopRanges {
   TimeNs total() const { return total_; }  // of every range added, kept or not
   std::uint64_t count() const { return count_; }
 
-  // Its whole state, for a digest's binary form (analysis/digest_codec.h):
+  // Its whole state, for a digest's binary form (analysis/job/digest_codec.h):
   // the kept (weight, range) pairs in their heap order, which decides the
   // order of equal weights in ranges().
   using Item = std::pair<TimeNs, TimeRange>;
@@ -215,7 +215,7 @@ struct Evidence {
   }
 };
 
-// What a rank's digest keeps beyond its Profile (job.h): the findings'
+// What a rank's digest keeps beyond its Profile (job/job.h): the findings'
 // evidence (own clock) and the durations as mergeable sketches.
 struct RankParts {
   Evidence evidence;
@@ -234,7 +234,7 @@ void summarize_steps(Profile* p);
 void compute_skew(Profile* p);
 void add_stats(const TraceMeta& meta, Profile* p);
 
-// The op table's kernels (ops.cpp): the heaviest `rows` rows of each table
+// The op table's kernels (ops/op_table.cpp): the heaviest `rows` rows of each table
 // (at most 32) get their `kernels` heaviest kernels.
 struct OpKernelLimits {
   std::size_t rows = 20, kernels = 5;  // what reports show
@@ -265,6 +265,10 @@ struct OpTotals {
   std::array<BracketMedian, 3> launch;
   std::uint32_t countdown = 1;  // ops until the next sampled one
   std::uint64_t short_kernels = 0, runtime_outliers = 0, launch_delay_outliers = 0;
+  // (launching API call, GPU idle it ended) of each idle gap shorter than
+  // the idle-gap threshold that a late launch ended, in no particular order:
+  // the op table charges them to the op that launched (OpRow::starved_ns).
+  std::vector<std::pair<RowIndex, TimeNs>> late_launches;
 };
 
 // [SECTION] Passes (one .cpp each)
@@ -274,7 +278,9 @@ struct OpTotals {
 // a CPU range on a thread, ended by the GPU work its calls launched to the
 // step's device (or, when that thread launched nothing, by the range itself);
 // or, for steps found from the kernel pattern, the kernels that begin it and
-// the next one on the device's busiest stream.
+// the next one on the device's busiest stream (`pattern` is also set for
+// steps from bursts: the first op of the burst, on its stream, and the start
+// of the next burst's).
 struct StepOrigin {
   bool pattern = false;
   TrackId track = 0;         // the CPU range's thread, or (pattern) the GPU stream of the anchors
@@ -283,15 +289,17 @@ struct StepOrigin {
   bool last = false;         // pattern: the last step, ended by the end of its kernels, not by a next anchor
 };
 
-// steps.cpp: the steps of one trace (ranges, names, devices; in the trace's
+// passes/steps.cpp: the steps of one trace (ranges, names, devices; in the trace's
 // own clock, no breakdown yet), non-overlapping per device. With `origins`,
 // also where each step came from (origins[i] for (*steps)[i] of the steps added).
 // With `why_none`, why a repeating kernel pattern was not taken for steps
-// (it repeats inside one call: a model's layers), when that is so.
+// (it repeats inside one call: a model's layers), when that is so; with
+// `how`, how steps found on the GPU (pattern, bursts) were found.
 StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
-                      std::vector<StepOrigin>* origins = nullptr, std::string* why_none = nullptr);
+                      std::vector<StepOrigin>* origins = nullptr, std::string* why_none = nullptr,
+                      std::string* how = nullptr);
 
-// steps.cpp: the steps' time outside their GPU's work (before its first op,
+// passes/steps.cpp: the steps' time outside their GPU's work (before its first op,
 // after its last; all in the shifted clock) and the longest host ranges
 // wholly inside it, added to `out`.
 void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& devices, const std::vector<Step>& steps,
@@ -300,18 +308,18 @@ void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& 
 // longest 5 names, most first (a job's ranks, one after another).
 void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>* into);
 
-// device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the
+// passes/device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the
 // breakdown of `steps`, GPU idle after host synchronizations, and evidence;
 // per-name and launch totals into `totals` (this trace's by_name is `names`).
 void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
                  OpTotals* totals, std::vector<OpTotals::Name>* names);
 
-// attention.cpp: eager attention chains (softmax between two GEMMs on a
+// passes/attention.cpp: eager attention chains (softmax between two GEMMs on a
 // stream) into ev's attention_chain* sums.
 void attention_pass(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* ev);
 
-// streams.cpp: idle by cause and queue depth per stream, host synchronization
+// passes/streams.cpp: idle by cause and queue depth per stream, host synchronization
 // counts, copies; every launched op into totals.launch (bracket() called).
 void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev);
 
@@ -328,18 +336,19 @@ struct BlockingCopy {
   RowIndex api = kNoRow;  // its launching call
   CopyBlock how = CopyBlock::none;
 };
-// streams.cpp: the copies of a trace that block the host, in row order
+// passes/streams.cpp: the copies of a trace that block the host, in row order
 // (host-to-device copies <= thresholds.sync_memcpy_htod_exempt_bytes are
 // staged by the driver and exempt); copy groups by most time first.
 std::vector<BlockingCopy> blocking_copies(const Trace& t, const AnalysisOptions& opt);
 void sort_copy_groups(std::vector<CopyGroup>& groups);
 
-// hotspots.cpp: categories, hotspots and launch statistics over all traces,
+// passes/hotspots.cpp: categories, hotspots and launch statistics over all traces,
 // from the totals the device passes gathered (plus the scans exact medians need).
 void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
                   Profile* p);
-// The op table (ops.cpp): Profile::ops, op_names, op_summary, devices' achieved_tflops.
-void op_pass(const Trace& trace, Profile* p, const OpKernelLimits& limits = {});
+// The op table (ops/op_table.cpp): Profile::ops, op_names, op_summary, devices' achieved_tflops.
+void op_pass(const Trace& trace, Profile* p, const OpKernelLimits& limits = {},
+             std::vector<std::pair<RowIndex, TimeNs>> late_launches = {});
 // A job's op table from its ranks' tables (in rank order; their kernels kept
 // as `kept` says): rows of the same name (and shapes and types) summed, rates
 // recomputed, the top rows' kernels merged (none for a row that some rank
@@ -350,21 +359,21 @@ OpSummary trace_op_summary(const Trace& t);
 
 void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, OpTotals& totals, Profile* p);
 
-// memory.cpp: memory peaks per device (`devices`, this trace's) and per step
+// passes/memory.cpp: memory peaks per device (`devices`, this trace's) and per step
 // (`steps`, in the trace's own clock), from the memory series; allocator
 // calls into `ev`.
 void memory_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<DeviceSummary>& devices,
                  std::vector<Step>& steps, Evidence* ev);
 
-// hardware.cpp: DeviceSummary::hw from the trace's hardware series (steps and
+// passes/hardware.cpp: DeviceSummary::hw from the trace's hardware series (steps and
 // windows before the rank's clock shift is applied to the steps).
 void hardware_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<DeviceSummary>& devices,
                    std::vector<Step>& steps);
 
-// findings.cpp
+// findings/registry.cpp
 std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);
 
-// workload.cpp: what the traced program is (from its ops' and kernels'
+// passes/workload.cpp: what the traced program is (from its ops' and kernels'
 // names, its graph ids and its metadata), a job's from its ranks', and the
 // findings' advice fitted to it.
 WorkloadKind recognise_workload(const Trace& t);

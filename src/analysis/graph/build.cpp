@@ -17,10 +17,10 @@
 #include <cstring>
 
 #include "analysis/detail/context.h"
-#include "analysis/detail/search.h"
 #include "analysis/graph/graph.h"
 #include "analysis/graph/replay.h"
-#include "trace/detail/fresh_memory.h"
+#include "analysis/util/search.h"
+#include "trace/fresh_memory.h"
 
 namespace gpuscope::graph {
 
@@ -719,11 +719,13 @@ void Builder::input() {
 
 // [SECTION] Steps ------------------------------------------------------------------------------------------
 
+// The GPU op of chain `c` that starts at `at`: the op that begins a step
+// found on the GPU (a pattern's kernel, a burst's first op, which may be a copy).
 NodeId Builder::node_starting_at(const Chain& c, TimeNs at) const {
   const TimeNs* st = g.obs_start.data();
   const TimeNs* it = std::lower_bound(st + c.begin, st + c.end, at);
   for (; it != st + c.end && *it == at; ++it)
-    if (g.kind[static_cast<NodeId>(it - st)] == NodeKind::kernel) return static_cast<NodeId>(it - st);
+    if (is_gpu(g.kind[static_cast<NodeId>(it - st)])) return static_cast<NodeId>(it - st);
   return kNoNode;
 }
 

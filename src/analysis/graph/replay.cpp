@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "trace/detail/fresh_memory.h"
+#include "trace/fresh_memory.h"
 
 namespace gpuscope::graph {
 

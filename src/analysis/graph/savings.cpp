@@ -28,7 +28,7 @@
 #include "analysis/graph/critical_path.h"
 #include "analysis/graph/graph.h"
 #include "analysis/graph/replay.h"
-#include "analysis/parallel.h"
+#include "analysis/util/parallel.h"
 #include "trace/kernel_category.h"
 
 namespace gpuscope::graph {
@@ -488,8 +488,9 @@ std::string cycle_words(const std::string& changes, std::uint64_t cycles) {
 
 template <class Fn>
 void set_findings(Profile* p, const std::string& fix, Fn&& fn) {
-  for (Finding& f : p->findings)
-    if (f.fix == fix) fn(f);
+  for (std::vector<Finding>* list : {&p->findings, &p->minor_findings})
+    for (Finding& f : *list)
+      if (f.fix == fix) fn(f);
 }
 
 // The fixes of the job's `helps` that apply in trace r; false when r's own "together" was another set.
@@ -536,13 +537,15 @@ SimulationPlan simulation_plan(std::size_t n, Profile* p, const SimulationOption
   plan.options = o;
   if (p->devices.empty() || n == 0) return plan;
   plan.run = true;
-  // The distinct fixes of the findings, in the findings' order.
-  for (Finding& f : p->findings) {
-    for (const FindingRule& rule : finding_rules())
-      if (rule.id == f.id) f.fix = std::string(rule.fix);
-    if (f.fix.empty()) continue;
-    if (std::find(plan.fixes.begin(), plan.fixes.end(), f.fix) == plan.fixes.end()) plan.fixes.push_back(f.fix);
-  }
+  // The distinct fixes of the findings, in the findings' order (the minor
+  // ones too: a simulated saving may make one material).
+  for (std::vector<Finding>* list : {&p->findings, &p->minor_findings})
+    for (Finding& f : *list) {
+      for (const FindingRule& rule : finding_rules())
+        if (rule.id == f.id) f.fix = std::string(rule.fix);
+      if (f.fix.empty()) continue;
+      if (std::find(plan.fixes.begin(), plan.fixes.end(), f.fix) == plan.fixes.end()) plan.fixes.push_back(f.fix);
+    }
   return plan;
 }
 
@@ -707,15 +710,24 @@ bool SimulationShare::combine(Profile* p) {
     }
     s.predictions.push_back({fixes[k].spec, x.step, speedup(s.replayed_step_ns, x.step)});
     const double per_trace = x.saving / static_cast<double>(ran);
-    helps[k] = per_trace >= 1;
+    // A fix saves time when the replay with it is shorter over the steps and
+    // its median step is shorter too: a saving summed over the steps while
+    // the typical step gets no faster is the replay's noise, not a gain.
+    const bool median_faster = x.step < s.replayed_step_ns;
+    helps[k] = per_trace >= 1 && median_faster;
     set_findings(p, fixes[k].spec, [&](Finding& f) {
       f.saving_source = SavingSource::simulated;
       f.predicted_step_ns = x.step;
       f.saving_ns = helps[k] ? static_cast<TimeNs>(per_trace) : 0;
-      if (!helps[k])
-        f.saving_note = per_trace <= -1 ? "no saving: with the fix the replay takes " +
-                                              format::duration(static_cast<TimeNs>(-per_trace)) + " longer"
-                                        : "no saving: with the fix the replay takes as long";
+      if (helps[k]) return;
+      if (per_trace <= -1)
+        f.saving_note =
+            "no saving: with the fix the replay takes " + format::duration(static_cast<TimeNs>(-per_trace)) + " longer";
+      else if (per_trace >= 1)
+        f.saving_note = "no saving: with the fix the median step is " + format::duration(x.step) +
+                        ", not shorter than " + format::duration(s.replayed_step_ns);
+      else
+        f.saving_note = "no saving: with the fix the replay takes as long";
     });
   }
   return true;
@@ -791,11 +803,9 @@ void SimulationShare::finish(Profile* p) {
   Impl& m = *impl_;
   m.rethrow_first();
   together(m.results, m.fixes, m.helps, &p->simulation);
-  // Largest saving first; at equal savings, a simulated one before a rule of thumb.
-  std::stable_sort(p->findings.begin(), p->findings.end(), [](const Finding& a, const Finding& b) {
-    if (a.saving_ns != b.saving_ns) return a.saving_ns > b.saving_ns;
-    return a.saving_source == SavingSource::simulated && b.saving_source != SavingSource::simulated;
-  });
+  // Largest saving first, a simulated one first at equal savings; the
+  // material ones numbered, and "What would help?" answered again.
+  settle_findings(p);
 }
 
 // [SECTION] Entry point ------------------------------------------------------------------------

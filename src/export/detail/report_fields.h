@@ -363,13 +363,15 @@ inline constexpr int kEnumSize<KernelCategory> = kKernelCategoryCount;
 template <>
 inline constexpr int kEnumSize<Severity> = static_cast<int>(Severity::critical) + 1;
 template <>
-inline constexpr int kEnumSize<StepSource> = static_cast<int>(StepSource::pattern) + 1;
+inline constexpr int kEnumSize<StepSource> = static_cast<int>(StepSource::bursts) + 1;
 template <>
 inline constexpr int kEnumSize<TraceSource> = static_cast<int>(TraceSource::nsys_sqlite) + 1;
 template <>
 inline constexpr int kEnumSize<LossCount> = static_cast<int>(LossCount::estimate) + 1;
 template <>
 inline constexpr int kEnumSize<SavingSource> = static_cast<int>(SavingSource::simulated) + 1;
+template <>
+inline constexpr int kEnumSize<Verdict> = static_cast<int>(Verdict::not_applicable) + 1;
 
 template <class E>
 bool parse_enum(std::string_view s, E* out) {

@@ -540,7 +540,7 @@ class GpuscopeReader {
     const TableDef* t = db_.table("GPUSCOPE_ANNOTATIONS");
     if (!t) return;
     in_.reader(*t, {"start", "end", "nameId", "categoryId", "globalTid", "deviceId", "streamId", "correlationId",
-                    "kind", "color", "int64Value", "inputDimsId", "inputTypesId", "concreteInputsId"})
+                    "kind", "color", "int64Value", "inputDimsId", "inputTypesId", "concreteInputsId", "collectiveId"})
         .for_each([&](const SqlValue* v) {
           RangeRow r;
           if (!interval(v[0], v[1], 0, "annotation", skipped_, &r.start, &r.end)) return;
@@ -554,10 +554,11 @@ class GpuscopeReader {
                        : static_cast<RangeKind>(kind);
           r.color = id32(v[9]);
           r.payload = v[10].as_int();
-          // Recorded inputs (JSON texts); exports written before these columns have none.
+          // Recorded inputs and collective arguments (JSON texts); exports written before these columns have none.
           r.input_dims = v[11].null() ? 0 : string(v[11].as_int());
           r.input_types = v[12].null() ? 0 : string(v[12].as_int());
           r.concrete_inputs = v[13].null() ? 0 : string(v[13].as_int());
+          r.collective = v[14].null() ? 0 : string(v[14].as_int());
           b_.add_range(r);
         });
   }

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "trace/detail/fresh_memory.h"
+#include "trace/fresh_memory.h"
 #include "trace/tables.h"
 
 namespace gpuscope::nsys {

@@ -1,5 +1,10 @@
 #include "import/nsys/sqlite_db.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <limits>
 
@@ -73,11 +78,15 @@ bool starts_with_ci(std::string_view s, std::string_view prefix) {
 Database::Database(const std::string& path, const LoadProgress& progress) : path_(path), progress_(progress) {
   // A relative name that starts with "file:" would be read as a URI.
   const std::string name = path.rfind("file:", 0) == 0 ? "./" + path : path;
-  const int rc = sqlite3_open_v2(name.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+  // A stream spooled into memory by files::seekable_path ("/proc/self/fd/N")
+  // has no name SQLite can open (it follows the link to "/memfd:… (deleted)"):
+  // SQLite reads its bytes in place instead.
+  const int rc = path.rfind("/proc/self/fd/", 0) == 0
+                     ? open_in_place()
+                     : sqlite3_open_v2(name.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     const std::string why = describe(rc, db_ ? sqlite3_errmsg(db_) : nullptr);
-    sqlite3_close(db_);
-    db_ = nullptr;
+    close();
     throw InputError(path_, why);
   }
   sqlite3_extended_result_codes(db_, 1);
@@ -98,16 +107,42 @@ Database::Database(const std::string& path, const LoadProgress& progress) : path
     }
     read_schema();
   } catch (...) {
-    sqlite3_close(db_);
-    db_ = nullptr;
+    close();
     throw;
   }
 }
 
+int Database::open_in_place() {
+  const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || st.st_size <= 0) {
+    if (fd >= 0) ::close(fd);
+    return SQLITE_CANTOPEN;
+  }
+  image_bytes_ = static_cast<std::size_t>(st.st_size);
+  image_ = ::mmap(nullptr, image_bytes_, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (image_ == MAP_FAILED) {
+    image_ = nullptr;
+    return SQLITE_NOMEM;
+  }
+  const int rc = sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) return rc;
+  const auto bytes = static_cast<sqlite3_int64>(image_bytes_);
+  return sqlite3_deserialize(db_, "main", static_cast<unsigned char*>(image_), bytes, bytes,
+                             SQLITE_DESERIALIZE_READONLY);
+}
+
 Database::~Database() {
-  if (!db_) return;
-  sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+  if (db_) sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+  close();
+}
+
+void Database::close() {
   sqlite3_close(db_);
+  db_ = nullptr;
+  if (image_) ::munmap(image_, image_bytes_);
+  image_ = nullptr;
 }
 
 void Database::fail(std::string_view doing) const { fail(doing, sqlite3_extended_errcode(db_)); }

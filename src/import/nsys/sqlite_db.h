@@ -129,9 +129,14 @@ class Database {
  private:
   void read_schema();
   void read_columns(TableDef& t);
+  int open_in_place();
+  void close();  // the connection and the mapping
 
   std::string path_;
   sqlite3* db_ = nullptr;
+  // A stream spooled by files::seekable_path, mapped for SQLite to read in place.
+  void* image_ = nullptr;
+  std::size_t image_bytes_ = 0;
   std::vector<TableDef> tables_;
   std::vector<std::pair<std::string, std::string>> not_tables_;
   std::unordered_map<std::string, std::size_t> by_name_;  // lower-case name -> index

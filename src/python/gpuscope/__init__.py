@@ -3,7 +3,7 @@
     import gpuscope
     t = gpuscope.open("run.gscope")        # any format gpuscope reads (.gscope, Kineto JSON, .json.gz, nsys .sqlite)
     k = t.kernels                          # a pandas DataFrame, one row per kernel
-    k.groupby("category").apply(lambda g: (g.end - g.start).sum())
+    k.groupby("category").dur.sum()        # dur = end - start, int64 ns
     r = gpuscope.report(t)                 # the gpuscope.report/1 dict (`gpuscope report --json`)
     o = gpuscope.ops(t)                    # the op table (per op and input shapes) as a DataFrame
     d = gpuscope.diff("before.gscope", t)  # the gpuscope.diff/1 dict (`gpuscope diff --json`)
@@ -11,21 +11,47 @@
 
 Times are int64 nanoseconds on the trace's clock. Numeric columns are views of
 the trace's own memory (read-only; the trace stays alive as long as any of
-them); names are categoricals whose codes are the trace's string ids. The
-guide: docs/python.md.
+them); unknown values are pandas' NA; names and enumerations are categoricals
+of the values present. Each access to a table gives a new DataFrame over the
+same columns, so columns added to it stay in it. The guide: docs/python.md.
 """
 
 from __future__ import annotations
 
+import glob as _glob
+import importlib as _importlib
 import json as _json
 import os as _os
+import re as _re
+import sys as _sys
 import warnings as _warnings
 
 import numpy as _np
 import pandas as _pd
 
-from . import _gpuscope as _core
-from ._gpuscope import TraceError
+
+def _import_core():
+    """The C++ extension, or an ImportError that says which Python it was built for."""
+    try:
+        return _importlib.import_module("._gpuscope", __name__)
+    except ImportError as e:
+        here = _os.path.dirname(_os.path.abspath(__file__))
+        built = sorted(_os.path.basename(f) for f in _glob.glob(_os.path.join(here, "_gpuscope*.so")))
+        this = f"Python {_sys.version_info.major}.{_sys.version_info.minor} ({_sys.executable})"
+        if not built:
+            why = f"the gpuscope package in {here} has no compiled extension (_gpuscope*.so)"
+        else:
+            versions = [_re.match(r"_gpuscope\.cpython-(\d)(\d+)", f) for f in built]
+            names = ", ".join(f"Python {m[1]}.{m[2]}" for m in versions if m) or "another Python"
+            why = f"the gpuscope extension in {here} ({', '.join(built)}) was built for {names}, and this is {this}"
+        raise ImportError(
+            f"{why}: build gpuscope for this interpreter (`{_sys.executable} -m pip install --no-build-isolation "
+            f"--no-index .` in gpuscope's source tree, or CMake with -DPython3_EXECUTABLE={_sys.executable}); see "
+            f"docs/python.md. The import error was: {e}", name=__name__, path=here) from e
+
+
+_core = _import_core()
+TraceError = _core.TraceError
 
 __version__ = _core.__version__
 __all__ = [
@@ -33,10 +59,19 @@ __all__ = [
     "built_with_capture",
 ]
 
+
+def _has_capture_extension():
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    return any(_os.path.isfile(_os.path.join(here, "_capture" + suffix)) for suffix in EXTENSION_SUFFIXES)
+
+
 #: Whether this build has the CUPTI capture (a CUDA build); without it, capture() raises CaptureError.
-built_with_capture = bool(_core._capture_built)
+built_with_capture = _has_capture_extension()
 
 _ENUM_NAMES = {name: list(values) for name, values in _core._enum_names().items()}
+_NONE = 0xFFFFFFFF  # the model's "no row" / "no id" (uint32), NA in the DataFrames
 
 
 class CaptureError(RuntimeError):
@@ -47,7 +82,7 @@ class CaptureError(RuntimeError):
 
 
 class Trace:
-    """An opened trace: its tables as pandas DataFrames, built on first use and kept.
+    """An opened trace: its tables as pandas DataFrames.
 
     Tables (one row per event, in the trace's order: by track, then start):
     kernels, memcpys, memsets, api_calls, ranges, syncs, counters, memory_events,
@@ -55,6 +90,10 @@ class Trace:
     Descriptions: devices, processes, tracks (index = the track id the tables'
     `track` column holds), counter_series. `info` is what `gpuscope info --json`
     says about the file.
+
+    Each table is built on first use and kept; every access returns a new
+    DataFrame over the same (read-only) columns, so a column added to it, or
+    replaced in it, stays in that DataFrame and never changes the trace's.
     """
 
     __slots__ = ("_core", "_frames", "_strings", "_info")
@@ -78,15 +117,15 @@ class Trace:
 
     def table(self, name: str) -> _pd.DataFrame:
         """The table `name` (kernels, memcpys, memsets, api_calls, ranges, syncs, counters, memory_events,
-        overheads)."""
+        overheads), a new DataFrame over the trace's columns."""
         frame = self._frames.get(name)
         if frame is None:
             frame = self._frames[name] = self._build(name)
-        return frame
+        return frame.copy(deep=False)
 
-    kernels = property(lambda self: self.table("kernels"), doc="Kernels: start, end, track, device, stream, "
+    kernels = property(lambda self: self.table("kernels"), doc="Kernels: start, end, dur, track, device, stream, "
                        "correlation, name, mangled, grid, block, registers, shared memory, graph ids, category, api")
-    memcpys = property(lambda self: self.table("memcpys"), doc="Copies: bytes, kind (htod, dtoh, ...), src/dst memory")
+    memcpys = property(lambda self: self.table("memcpys"), doc="Copies: bytes, kind (HtoD, DtoH, ...), src/dst memory")
     memsets = property(lambda self: self.table("memsets"), doc="Memsets: bytes, value, memory kind")
     api_calls = property(lambda self: self.table("api_calls"), doc="CUDA runtime/driver calls: name, domain, cbid, "
                          "status, and the GPU op they launched (op_table, op_row)")
@@ -104,43 +143,49 @@ class Trace:
             if role == "string":
                 columns[column] = self._string_categorical(array)
             elif role.startswith("enum:"):
-                columns[column] = _enum_categorical(array, _ENUM_NAMES[role[5:]])
+                columns[column] = _present_categorical(array, _ENUM_NAMES[role[5:]])
+            elif role in ("row", "id"):
+                columns[column] = _nullable(array, array == _NONE)
             else:
                 columns[column] = array
+            if column == "end" and "start" in columns:
+                columns["dur"] = columns["end"] - columns["start"]  # int64 ns (never overflows: docs/format.md)
         # copy=False: pandas keeps each array as its own block, a view of the trace's memory.
         return _pd.DataFrame(columns, copy=False)
 
     @property
     def strings(self) -> _pd.Index:
-        """The string table: the categories of every name column (position = string id)."""
-        return self._string_dtype()[0].categories
+        """The whole string table (position = string id)."""
+        return _pd.Index(self._string_texts(), dtype=object)
 
-    def _string_dtype(self):
+    def _string_texts(self):
         if self._strings is None:
-            categories = _pd.Index(self._core.strings(), dtype=object)
-            if categories.is_unique:
-                self._strings = (_pd.CategoricalDtype(categories), None)
-            else:
-                # Two ids with one text (possible only in a hand-made file, or after invalid
-                # UTF-8 was replaced): codes go through a map to the unique texts.
-                remap, uniques = _pd.factorize(categories)
-                self._strings = (_pd.CategoricalDtype(uniques), remap)
+            self._strings = _np.array(self._core.strings(), dtype=object)
         return self._strings
 
     def _string_categorical(self, ids):
-        dtype, remap = self._string_dtype()
-        return _pd.Categorical.from_codes(ids if remap is None else remap[ids], dtype=dtype)
+        """A categorical of the texts of string ids: categories are the texts present, sorted."""
+        texts = self._string_texts()
+        present = _np.zeros(len(texts), dtype=bool)
+        present[ids] = True
+        used = _np.flatnonzero(present)
+        used_texts = _pd.Index(texts[used], dtype=object)
+        # Two ids may hold one text (a hand-made file, or invalid UTF-8 replaced): one category.
+        categories = used_texts.unique().sort_values()
+        code_of_id = _np.full(len(texts), -1, dtype=_np.int32)
+        code_of_id[used] = categories.get_indexer(used_texts)
+        return _pd.Categorical.from_codes(code_of_id[ids], dtype=_pd.CategoricalDtype(categories))
 
     # -- descriptions
 
     @property
     def devices(self) -> _pd.DataFrame:
-        """GPUs: id, name, uuid, compute capability, SMs, memory, clocks, limits, peaks (0 = unknown)."""
+        """GPUs: id, name, uuid, compute capability, SMs, memory, clocks, limits, peaks (NA = unknown)."""
         return self._described("devices")
 
     @property
     def processes(self) -> _pd.DataFrame:
-        """Processes: pid, name, rank (-1 = unknown)."""
+        """Processes: pid, name, rank (NA = unknown)."""
         return self._described("processes")
 
     @property
@@ -150,18 +195,14 @@ class Trace:
 
     @property
     def counter_series(self) -> _pd.DataFrame:
-        """Counter series (index = the counters table's `series`): name, device, unit."""
+        """Counter series (index = the counters table's `series`): name, device (NA: the host), unit."""
         return self._described("counter_series")
 
     def _described(self, name):
         frame = self._frames.get(name)
         if frame is None:
-            frame = _pd.DataFrame(getattr(self._core, name)())
-            if name == "tracks":
-                frame["kind"] = _pd.Categorical(frame["kind"], categories=_ENUM_NAMES["track_kind"])
-                frame.index.name = "track"
-            self._frames[name] = frame
-        return frame
+            frame = self._frames[name] = _describe(name, _pd.DataFrame(getattr(self._core, name)()))
+        return frame.copy(deep=False)
 
     @property
     def info(self) -> dict:
@@ -176,10 +217,55 @@ class Trace:
         return self._core.memory_bytes
 
 
-def _enum_categorical(values, names):
-    if len(values) and int(values.max()) >= len(names):  # a value this build does not know
-        names = names + [f"invalid({i})" for i in range(len(names), int(values.max()) + 1)]
-    return _pd.Categorical.from_codes(values, categories=names)
+def _nullable(values, missing):
+    """values (a numpy array, kept as it is when integer) with pd.NA where `missing`: a nullable column."""
+    missing = _np.asarray(missing, dtype=bool)
+    if values.dtype.kind in "iu":
+        return _pd.arrays.IntegerArray(values, missing)
+    return _pd.arrays.FloatingArray(values.astype("float64"), missing)
+
+
+def _present_categorical(values, names):
+    """A categorical of enumeration values: categories are the names of the values present, in value order."""
+    values = _np.asarray(values)
+    count = int(values.max()) + 1 if len(values) else 0
+    present = _np.bincount(values, minlength=count) > 0 if len(values) else _np.zeros(0, dtype=bool)
+    used = _np.flatnonzero(present)
+    code_of_value = _np.full(max(count, 1), -1, dtype=_np.int16)
+    code_of_value[used] = _np.arange(len(used), dtype=_np.int16)
+    # A value this build does not know (a damaged or newer file) is named, never an error.
+    categories = [names[v] if v < len(names) else f"invalid({v})" for v in used]
+    return _pd.Categorical.from_codes(code_of_value[values], categories=_pd.Index(categories, dtype=object))
+
+
+def _describe(name, frame):
+    """The description tables with pandas' conventions: NA for what the model marks unknown or not applicable."""
+    if name == "tracks":
+        frame.index.name = "track"
+    if not len(frame):
+        return frame
+    if name == "devices":  # 0 = unknown, for everything but the ordinal, the texts and a minor version
+        major = frame["compute_major"].to_numpy()
+        for column in frame.columns.difference(["id", "name", "uuid"], sort=False):
+            values = frame[column].to_numpy()
+            frame[column] = _nullable(values, (major if column == "compute_minor" else values) == 0)
+    elif name == "processes":
+        frame["rank"] = _nullable(frame["rank"].to_numpy(dtype=_np.int32), frame["rank"].to_numpy() < 0)
+    elif name == "tracks":
+        gpu = frame["kind"].to_numpy() == "gpu"
+        for column, applies in (("device", gpu), ("stream", gpu), ("tid", ~gpu), ("pid", None)):
+            values = frame[column].to_numpy(dtype=_np.uint32)
+            unknown = values == _NONE
+            if applies is not None:
+                unknown |= ~applies
+            else:  # a GPU track's process: 0 when the source did not say
+                unknown |= gpu & (values == 0)
+            frame[column] = _nullable(values, unknown)
+        frame["kind"] = _present_categorical(_np.where(gpu, 0, 1).astype(_np.uint8), _ENUM_NAMES["track_kind"])
+    elif name == "counter_series":
+        values = frame["device"].to_numpy(dtype=_np.uint32)
+        frame["device"] = _nullable(values, values == _NONE)
+    return frame
 
 
 class DamagedTraceWarning(UserWarning):
@@ -382,6 +468,21 @@ def whatif(trace, *, remove=(), scale=None, no_input_wait=False, no_host_sync=Fa
 # ---- Capture ---------------------------------------------------------------------------------------
 
 
+def _capture_extension():
+    """gpuscope._capture, which links CUPTI: imported only here, so that analysis needs no CUDA."""
+    if not built_with_capture:
+        raise CaptureError(
+            "this gpuscope was built without CUDA support: capture needs a build with the CUDA toolkit and CUPTI "
+            "(CMake GPUSCOPE_CUDA=AUTO or ON); nothing was captured")
+    try:
+        return _importlib.import_module("._capture", __name__)
+    except ImportError as e:
+        raise CaptureError(
+            f"capture needs CUPTI from the CUDA toolkit, which could not be loaded ({e}): install it as CUDA does and "
+            "let the loader find it (ldconfig, or its folder in LD_LIBRARY_PATH); see docs/install.md. Reading and "
+            "analysing traces needs no CUDA; nothing was captured") from e
+
+
 class capture:  # noqa: N801 (used as `with gpuscope.capture(...)`, like open())
     """Records what this process's GPUs do into a .gscope file (CUPTI), for the `with` block.
 
@@ -403,14 +504,14 @@ class capture:  # noqa: N801 (used as `with gpuscope.capture(...)`, like open())
         self.summary = None  #: counts after the block: kernels, memcpys, ..., dropped_records, bytes_written
 
     def __enter__(self):
-        started = _core._capture_start(*self._options)
+        started = _capture_extension().start(*self._options)
         if not started["ok"]:
             raise CaptureError(started["message"])
         self.output = started["output"]
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        self.summary = _core._capture_stop()
+        self.summary = _capture_extension().stop()
         if exc_type is None and not self.summary["ok"]:
             raise CaptureError(self.summary["message"])
         return False

@@ -12,14 +12,14 @@
 #include "store/detail/bytes.h"
 #include "store/detail/format.h"
 #include "trace/builder.h"
-#include "trace/detail/fresh_memory.h"
+#include "trace/fresh_memory.h"
 #include "trace/trace.h"
 
 namespace gpuscope::store_detail {
 
 // [SECTION] Memory
 
-// Fresh-memory hints (trace/detail/fresh_memory.h): huge pages for the big
+// Fresh-memory hints (trace/fresh_memory.h): huge pages for the big
 // columns a load reserves, and populate() for the rows of a chunk before they
 // are decoded into it.
 using gpuscope::detail::advise_huge_pages;

@@ -125,6 +125,9 @@ std::vector<Job> jobs() {
       {"one_stream", with(20000, [](SyntheticOptions& o) { o.compute_streams = 1; })},
       {"no_jitter", with(20000, [](SyntheticOptions& o) { o.jitter = 0; })},
       {"input_wait", with(20000, [](SyntheticOptions& o) { o.input_wait_ns = 300'000, o.prefetch_input = false; })},
+      // One host thread per GPU, all back from Python at about the same time.
+      {"report_job", with(45840, [](SyntheticOptions& o) { o = SyntheticOptions::report_job(), o.kernels = 45840; })},
+      {"tuned_job", with(7800, [](SyntheticOptions& o) { o = SyntheticOptions::tuned_job(), o.kernels = 7800; })},
   };
 }
 

@@ -86,7 +86,7 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
   const testing::RunResult report = testing::run_gpuscope({"report", file}, dir_);
   EXPECT_NE(report.out.find("import.coerced.CUPTI_ACTIVITY_KIND_KERNEL.gridX = 3"), std::string::npos) << report.out;
   const testing::RunResult import = testing::run_gpuscope({"import", file, "-o", path("x.gscope")}, dir_);
-  EXPECT_NE(import.out.find("coerced CUPTI_ACTIVITY_KIND_KERNEL.gridX: 3"), std::string::npos) << import.out;
+  EXPECT_NE(import.err.find("coerced CUPTI_ACTIVITY_KIND_KERNEL.gridX: 3"), std::string::npos) << import.err;
   const testing::RunResult exported = testing::run_gpuscope({"export", file, "-o", path("x.json")}, dir_);
   EXPECT_EQ(exported.status, 0) << exported.err;
   EXPECT_NE(exported.err.find("import.skipped.kernel_invalid_time 1"), std::string::npos) << exported.err;

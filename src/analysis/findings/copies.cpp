@@ -1,0 +1,193 @@
+// Copies: overlap with kernels, pageable host memory, copies that block the host.
+// Each rule: rules.h; its row in registry.cpp and docs/findings.md.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "analysis/findings/rules.h"
+
+namespace gpuscope::detail::rules {
+
+namespace {
+
+// Copies by kind (MemcpyStats::groups): host-to-device copies from pinned
+// memory on a stream of their own are done right; the others each have their fix.
+bool copies_done_right(const CopyGroup& g) { return g.direction == "HtoD" && g.memory == "pinned" && g.own_stream; }
+
+std::string copy_kind_words(const CopyGroup& g) {
+  std::string s = g.direction;
+  if (g.memory == "pinned" || g.memory == "pageable")
+    s += (g.direction == "DtoH" ? " to " : " from ") + g.memory + " memory";
+  return s + (g.own_stream ? " on a copy stream" : " on a compute stream");
+}
+
+std::string copy_group_words(const CopyGroup& g) {
+  return copy_kind_words(g) + " (" + count(g.count) + " copies, " + bytes(g.bytes) + ", " + dur(g.time_ns) + ")";
+}
+
+// The group with the most time of those `keep` accepts; null when none.
+template <class Keep>
+const CopyGroup* heaviest_copies(const MemcpyStats& m, Keep&& keep) {
+  const CopyGroup* best = nullptr;
+  for (const CopyGroup& g : m.groups)
+    if (keep(g) && (!best || g.time_ns > best->time_ns)) best = &g;
+  return best;
+}
+
+// What to change for copies of this kind.
+std::string copy_fix(const CopyGroup& g) {
+  if (g.direction == "DtoD" || g.direction == "peer") {
+    if (g.direction == "DtoD" && !g.own_stream)
+      return "These are device-to-device copies on the compute stream: tensors copied by clone(), copy_(), "
+             ".contiguous() or .to(dtype) between kernels. Remove the copies rather than speed them up: keep "
+             "tensors contiguous in the layout the next op wants (or let it take a strided view), use in-place "
+             "ops, and avoid clone() of tensors that are not written to; torch.compile fuses most of them away. "
+             "Pinned memory does not apply.";
+    return "These are device-to-device (or peer) copies: overlap them with compute on a stream of their own, or "
+           "avoid them (peer access or NCCL instead of staged copies, keep data on the GPU that uses it).";
+  }
+  if (g.direction == "DtoH") {
+    std::string s = g.memory == "pageable"
+                        ? "Copy into pinned host memory (a buffer allocated with pin_memory=True, filled by "
+                          ".copy_(src, non_blocking=True)) "
+                        : "Issue the copy asynchronously ";
+    return s +
+           "on a side stream and wait for it with an event only where the host reads it; read results "
+           "(.item(), .cpu(), print(loss)) every N steps rather than every step.";
+  }
+  if (g.direction == "HtoD") {
+    if (g.memory == "pageable")
+      return "Copy from pinned memory, asynchronously: DataLoader(pin_memory=True) and .to(device, "
+             "non_blocking=True) (cudaHostAlloc + cudaMemcpyAsync), on a copy stream that prefetches batch i+1 "
+             "during step i.";
+    if (!g.own_stream)
+      return "The copies are pinned but run on the compute stream, so kernels wait for them: issue them on a "
+             "dedicated copy stream (torch.cuda.Stream, with wait_stream/record_stream before use) that prefetches "
+             "the next batch during the current step.";
+  }
+  return "Copy while computing: cudaMemcpyAsync from pinned memory on a dedicated copy stream, prefetching batch "
+         "i+1 during step i (PyTorch: pin_memory=True and .to(device, non_blocking=True) with a prefetching loader).";
+}
+// Whether pageable-memcpy fires: then the pageable copies' time is its own
+// (pinning them is the fix that also lets them overlap), and
+// low-memcpy-overlap counts only the others.
+bool pageable_fires(const Builder& b) {
+  const MemcpyStats& m = b.p.memcpys;
+  return m.pageable > 0 && ratio(m.pageable_ns, b.t.span) >= b.opt.thresholds.pageable_min_share;
+}
+
+}  // namespace
+
+// Copies that nothing overlaps: except those done right (pinned HtoD on their
+// own stream), and the pageable ones when pageable-memcpy has them.
+void low_memcpy_overlap(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  const MemcpyStats& m = b.p.memcpys;
+  if (t.memcpy <= 0) return;
+  // The share of copy time in kinds that want this fix (all of it where the kinds are unknown).
+  const bool pageable_elsewhere = pageable_fires(b);
+  TimeNs all = 0, to_fix = 0, pageable = 0;
+  for (const CopyGroup& g : m.groups) {
+    all += g.time_ns;
+    if (pageable_elsewhere && g.memory == "pageable")
+      pageable += g.time_ns;
+    else if (!copies_done_right(g))
+      to_fix += g.time_ns;
+  }
+  const double fix_part = m.groups.empty() ? 1.0 : ratio(to_fix, all);
+  const double overlap = ratio(t.memcpy - t.memcpy_exposed, t.memcpy);
+  const double copy_share = ratio(t.memcpy, t.span) * fix_part;
+  if (copy_share < th.memcpy_min_share || overlap >= th.low_memcpy_overlap) return;
+  const TimeNs exposed = static_cast<TimeNs>(static_cast<double>(t.memcpy_exposed) * fix_part);
+  Finding& f = b.add(Severity::warning, overlap, th.low_memcpy_overlap, t.per_device(exposed));
+  f.share = copy_share;
+  const CopyGroup* top = heaviest_copies(
+      m, [&](const CopyGroup& g) { return !copies_done_right(g) && !(pageable_elsewhere && g.memory == "pageable"); });
+  f.title = "Only " + pct1(overlap) + " of copy time overlaps kernels: " + dur(t.per_device(exposed)) + " of " +
+            (pageable > 0 ? "copies other than the pageable ones" : std::string("copies")) +
+            " run with the GPU otherwise idle" + (top ? ", mostly " + copy_kind_words(*top) : "");
+  f.evidence = "Copies take " + pct1(ratio(t.memcpy, t.span)) + " of the run (" + dur(t.memcpy) + "); " +
+               pct1(overlap) + " of it overlaps kernels vs a " + pct(th.low_memcpy_overlap) +
+               " threshold (nvvp's Low Memcpy/Compute Overlap).";
+  if (top) f.evidence += " Heaviest kind: " + copy_group_words(*top) + ".";
+  if (pageable > 0)
+    f.evidence += " Pageable copies (" + pct(ratio(pageable, all)) +
+                  " of copy time) are the pageable-memcpy finding's and left out here.";
+  if (all - to_fix - pageable > 0)
+    f.evidence += " Pinned host-to-device copies on a copy stream (" + pct(ratio(all - to_fix - pageable, all)) +
+                  " of copy time) are done right and left out of the saving.";
+  f.recommendation = top ? copy_fix(*top) : copy_fix(CopyGroup{});
+  f.ranges = b.ev.memcpy_exposed.ranges();
+}
+
+void pageable_memcpy(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const MemcpyStats& m = b.p.memcpys;
+  const Totals& t = b.t;
+  const double pageable_share = ratio(m.pageable_ns, t.span);
+  if (pageable_fires(b)) {
+    Finding& f = b.add(pageable_share >= 0.05 ? Severity::warning : Severity::info, pageable_share,
+                       th.pageable_min_share, t.per_device(m.pageable_ns) / 2);
+    f.share = pageable_share;
+    const double gbps = m.pageable_ns ? double(m.pageable_bytes) / double(m.pageable_ns) : 0;  // bytes/ns = GB/s
+    const CopyGroup* top = heaviest_copies(m, [](const CopyGroup& g) { return g.memory == "pageable"; });
+    f.title = count(m.pageable) + " copies (" + bytes(m.pageable_bytes) + ", " + dur(m.pageable_ns) +
+              ") use pageable host memory, at " + fmt("%.1f", gbps) + " GB/s" +
+              (top ? ", mostly " + copy_kind_words(*top) : "");
+    f.evidence =
+        "Copies with a pageable host side are staged through a driver buffer and cannot overlap the host "
+        "(nsys rule cuda_memcpy_async); they take " +
+        pct1(pageable_share) + " of the run vs a " + pct1(th.pageable_min_share) + " threshold.";
+    std::string kinds;
+    for (const CopyGroup& g : m.groups)
+      if (g.memory == "pageable") kinds += (kinds.empty() ? "" : "; ") + copy_group_words(g);
+    if (!kinds.empty()) f.evidence += " By kind: " + kinds + ".";
+    f.recommendation = (top ? copy_fix(*top) : copy_fix(CopyGroup{"HtoD", false, "pageable"})) +
+                       " Estimated saving: half the copy time (pinned copies run at full bus bandwidth and overlap).";
+    f.ranges = b.ev.pageable.ranges();
+  }
+}
+
+// Copies that block the host, charged as synchronizations: rated by the host
+// time blocked plus the GPU idle that follows, not by the copies' duration.
+void sync_memcpy(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const MemcpyStats& m = b.p.memcpys;
+  const SyncStats& y = b.p.syncs;
+  const Totals& t = b.t;
+  if (!sync_memcpy_fires(b)) return;
+  const double share = blocking_copy_share(b);
+  Finding& f = b.add(share >= 0.05 ? Severity::warning : Severity::info, share, th.sync_memcpy_share,
+                     t.per_device(y.gpu_idle_after_copies_ns));
+  const CopyGroup* top = nullptr;
+  for (const CopyGroup& g : m.groups)
+    if (g.blocking && (!top || g.blocking > top->blocking)) top = &g;
+  f.title = count(m.synchronous) + " copies block the host " + dur(m.synchronous_ns) + " and leave the GPU idle " +
+            dur(t.per_device(y.gpu_idle_after_copies_ns)) + " after them" +
+            (top ? ", mostly " + copy_kind_words(*top) : "");
+  f.evidence =
+      "A copy blocks the calling thread until the GPU's queue drains and the copy is done when it is launched by a "
+      "blocking call (cudaMemcpy; nsys rule cuda_memcpy_sync), has a pageable host side, or reads a value back "
+      "(.item(), a small .to('cpu'): aten::_local_scalar_dense); host-to-device copies <= " +
+      bytes(std::uint64_t(th.sync_memcpy_htod_exempt_bytes)) +
+      " are staged and excluded. Like a host synchronization it is charged the host time blocked (" +
+      dur(m.synchronous_ns) + ") plus the GPU idle after it returned (" +
+      dur(t.per_device(y.gpu_idle_after_copies_ns)) + "): " + pct1(share) + " of the run vs a " +
+      pct1(th.sync_memcpy_share) + " threshold.";
+  if (top) f.evidence += " Most of them: " + copy_group_words(*top) + ", " + count(top->blocking) + " blocking.";
+  // Small device-to-host copies read values back (.item(), a loss to print).
+  const bool scalar = top && top->direction == "DtoH" && top->bytes <= 65536 * top->count;
+  f.recommendation =
+      (scalar ? std::string("Reading values back (.item(), .cpu(), print(loss)) waits for the GPU: keep metrics on the "
+                            "GPU and read them every N steps, or copy them into pinned memory with "
+                            "non_blocking=True and wait on an event where they are needed.")
+              : "Use cudaMemcpyAsync on a stream with pinned memory and wait only where the data is needed (an event), "
+                "so the host keeps launching work meanwhile. " +
+                    (top ? copy_fix(*top) : std::string())) +
+      " Estimated saving: the GPU idle after the copies.";
+  f.ranges = b.ev.sync_memcpy.ranges();
+}
+
+}  // namespace gpuscope::detail::rules

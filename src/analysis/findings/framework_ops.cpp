@@ -1,0 +1,179 @@
+// Framework ops: matrix, convolution and attention ops far below their roofline,
+// ops whose launch calls take longer than their GPU work.
+// Each rule: rules.h; its row in registry.cpp and docs/findings.md.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "analysis/findings/rules.h"
+
+namespace gpuscope::detail::rules {
+
+namespace {
+
+std::string op_words(const OpRow& r) {
+  std::string shapes = r.shapes;
+  if (shapes.size() > 60) shapes = shapes.substr(0, 57) + "...";
+  return r.name + (shapes.empty() ? "" : " " + shapes) + (r.math.empty() ? "" : " (" + r.math + ")");
+}
+
+// The rows of ops that launched kernels themselves (not the ops around them,
+// which would count the same time twice), heaviest first.
+template <class F>
+void for_each_launching_op(const Profile& p, F&& f) {
+  for (const OpRow& r : p.ops)
+    if (r.gpu_self_ns > 0 && r.calls > 0) f(r);
+}
+}  // namespace
+
+// Matrix products, convolutions and attention far below their roofline; GEMMs
+// with a dimension not a multiple of 8 named as such (tensor cores need it).
+void op_below_roofline(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  int shown = 0;
+  std::uint64_t sms = 0;  // the smallest GPU's (a job of one kind of GPU: all the same)
+  for (const DeviceSummary& d : b.p.devices)
+    if (d.sm_count) sms = sms ? std::min<std::uint64_t>(sms, d.sm_count) : d.sm_count;
+  for_each_launching_op(b.p, [&](const OpRow& r) {
+    if (shown == 5 || !r.roofline_fraction || *r.roofline_fraction >= th.roofline_min_fraction) return;
+    if (r.family != "gemm" && r.family != "convolution" && r.family != "attention") return;
+    const double share = ratio(r.gpu_self_ns, b.t.gpu_time);
+    if (share < th.op_min_share) return;
+    ++shown;
+    // Reaching the threshold would save this much; never more than the op's time.
+    const double frac = *r.roofline_fraction;
+    const TimeNs saving = static_cast<TimeNs>(static_cast<double>(b.t.per_device(r.gpu_self_ns)) *
+                                              std::clamp(1 - frac / th.roofline_min_fraction, 0.0, 1.0));
+    Finding& f = b.add(share >= 0.1 ? Severity::critical : Severity::warning, frac, th.roofline_min_fraction, saving);
+    f.title = op_words(r) + " reaches " + pct1(frac) + " of its roofline (" + fmt("%.1f", *r.achieved_tflops) +
+              " TFLOP/s, " + dur(r.gpu_self_ns) + ", " + pct1(share) + " of kernel time)";
+    std::string why;
+    if (r.family == "gemm" && !r.aligned8)
+      why = " Its dimensions (" + r.dims + ") are not all multiples of 8: tensor cores cannot run it at full rate.";
+    bool recent = false;
+    for (const DeviceSummary& d : b.p.devices) recent = recent || d.compute_major >= 8;
+    if (r.math == "fp32" && recent) why += " It computes in fp32 on a GPU where TF32 or bf16 run many times faster.";
+    if (r.family == "gemm" && r.calls >= 100 && r.intensity && *r.intensity < 50)
+      why += " It is small (" + fmt("%.0f", *r.intensity) + " FLOP/B) and called " + count(r.calls) +
+             " times: batched into one product it would run nearer the roofline.";
+    // Fewer blocks than SMs: one wave that leaves SMs idle. No kernel choice,
+    // padding or precision reaches the roofline then; more work per launch does.
+    const OpKernel* main = r.top_kernels.empty() ? nullptr : &r.top_kernels.front();
+    const bool too_small = main && main->blocks > 0 && sms > 0 && main->blocks < sms;
+    if (too_small)
+      why += " Its main kernel launches " + count(main->blocks) + " blocks on a GPU of " + count(sms) +
+             " SMs: at most " + pct(double(main->blocks) / double(sms)) +
+             " of the SMs work, the product is too small to fill the GPU.";
+    f.evidence = "Roofline fraction " + pct1(frac) + " vs threshold " + pct1(th.roofline_min_fraction) + " (" +
+                 r.bound + "-bound at " + fmt("%.1f", r.intensity.value_or(0)) + " FLOP/B, " + r.math + ", " +
+                 count(r.calls) + " calls; " + r.dims + ")." + why;
+    const std::string saving_words = " Estimated saving: the time above what reaching " +
+                                     pct(th.roofline_min_fraction) +
+                                     " of the roofline would take, at most the op's time.";
+    if (too_small) {
+      f.variant = "too-small-grid";
+      f.title += "; its main kernel launches " + count(main->blocks) + " blocks on a GPU of " + count(sms) + " SMs";
+    }
+    if (too_small)
+      f.recommendation =
+          "Give each launch more work: a larger batch (or longer sequences), the small products batched into one "
+          "(torch.bmm, grouped GEMMs, one attention call over all heads and sequences), or independent ops run side "
+          "by side (CUDA streams, CUDA graphs)." +
+          std::string(r.family == "gemm" && !r.aligned8
+                          ? " Pad the dimensions to multiples of 8 as well: tensor cores need it."
+                          : " Padding and precision do not help a kernel that leaves SMs idle.") +
+          saving_words;
+    else
+      f.recommendation =
+          "Pad the dimensions to multiples of 8 (16 for fp8), batch small products (torch.bmm, grouped GEMMs), use "
+          "bf16/fp16 autocast or TF32 (torch.backends.cuda.matmul.allow_tf32) for fp32 math." +
+          saving_words;
+    for (const OpKernel& k : r.top_kernels) f.kernels.push_back(k.name);
+  });
+}
+
+// Ops whose kernel launch calls take longer than the GPU work they start,
+// where the GPU sat idle waiting for those launches. The time of an op's
+// launch calls is a cost only where its late launches ended GPU idle time
+// (OpRow::starved_ns): on a GPU kept busy, slow launches cost nothing.
+// Calls that launched copies or fills are left out (they wait for the GPU or
+// for host memory: sync-memcpy and pageable-memcpy have them). One finding
+// per cause, the ops ranked inside it:
+//  - "launch": launch overhead (a few µs per launch, more than the kernel
+//    runs): fusion, CUDA graphs, more work per launch;
+//  - "setup": launch calls of a millisecond or more each do one-off work
+//    (lazy module loading, cuDNN autotuning, allocation): profile after
+//    warm-up, no fusion advice.
+void op_launch_overhead(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const TimeNs run = b.p.window.duration();
+  struct Charged {
+    const OpRow* row;
+    TimeNs launch, excess, credited;
+  };
+  std::vector<Charged> by_cause[2];  // 0: launch, 1: setup
+  for_each_launching_op(b.p, [&](const OpRow& r) {
+    if (r.calls < th.launch_overhead_min_calls) return;
+    const TimeNs launch = r.launch_ns - r.copy_call_ns;
+    if (launch <= r.gpu_self_ns) return;
+    const TimeNs excess = launch - r.gpu_self_ns;
+    const TimeNs credited = std::min(excess, r.starved_ns);
+    if (credited <= 0) return;
+    const bool setup = launch / static_cast<TimeNs>(r.calls) >= th.launch_setup_ns;
+    by_cause[setup].push_back({&r, launch, excess, credited});
+  });
+  for (int setup = 0; setup < 2; ++setup) {
+    // The same idle time as launch-bound's: its evidence ranks these ops.
+    if (!setup && launch_bound_fires(b)) continue;
+    std::vector<Charged>& ops = by_cause[setup];
+    TimeNs credited = 0;
+    for (const Charged& c : ops) credited += c.credited;
+    // The GPU's idle time the launches caused, against the run (the GPUs' spans).
+    const double share = ratio(credited, b.t.span);
+    if (ops.empty() || share < th.launch_overhead_min_share) continue;
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const Charged& x, const Charged& y) { return x.credited > y.credited; });
+    TimeNs saving = b.t.per_device(credited);
+    if (run > 0) saving = std::min(saving, run);
+    // One-off work is not a saving of the steady state: it is said, not counted.
+    Finding& f = b.add(Severity::warning, share, th.launch_overhead_min_share, setup ? 0 : saving);
+    f.variant = setup ? "setup" : "launch";
+    f.share = share;
+    if (setup) f.saving_note = "one-off work: a step after warm-up does not pay it";
+    const Charged& top = ops.front();
+    f.title = (setup ? std::string("Setup work in launch calls: ") : std::string("Launch overhead: ")) +
+              count(ops.size()) + (ops.size() == 1 ? " op's" : " ops'") + " launches left the GPU idle " + dur(saving) +
+              ", most of it " + op_words(*top.row) + "'s (" + dur(top.launch) + " launching " +
+              dur(top.row->gpu_self_ns) + " of GPU work in " + count(top.row->calls) + " calls)";
+    std::string ranked;
+    for (std::size_t i = 0; i < ops.size() && i < 5; ++i) {
+      const Charged& c = ops[i];
+      ranked += (i ? "; " : "") + op_words(*c.row) + ": launch calls " + dur(c.launch) + " (" +
+                dur(c.launch / static_cast<TimeNs>(c.row->calls)) + " per call) for " + dur(c.row->gpu_self_ns) +
+                " of GPU work, GPU idle waiting for its launches " + dur(c.row->starved_ns);
+      for (const OpKernel& k : c.row->top_kernels)
+        if (f.kernels.size() < 10) f.kernels.push_back(k.name);
+    }
+    f.evidence =
+        "Ops whose kernel launch calls outlast the GPU work they start, charged only the GPU idle time "
+        "their own late launches ended: " +
+        dur(credited) + " = " + pct1(share) + " of the run vs a " + pct1(th.launch_overhead_min_share) +
+        " threshold. Calls that launched copies are left out (the copy findings judge them). " + ranked +
+        (ops.size() > 5 ? "; and " + count(ops.size() - 5) + " more." : ".");
+    if (setup)
+      f.recommendation =
+          "The launch calls do one-off work, a millisecond or more each: cuDNN autotuning "
+          "(torch.backends.cudnn.benchmark=True tries algorithms on the first call of each input shape), lazy "
+          "module loading (CUDA_MODULE_LOADING=LAZY loads a kernel on its first launch) or allocation. Profile after "
+          "warm-up steps (torch.profiler.schedule(wait=1, warmup=1, active=N)) and keep input shapes fixed so that "
+          "autotuning runs once.";
+    else
+      f.recommendation =
+          "Launch less: fuse the ops' small kernels (torch.compile), capture the step in a CUDA graph "
+          "(torch.cuda.graphs / torch.compile mode=\"reduce-overhead\"), or make each call do more work (larger "
+          "batches).";
+  }
+}
+
+}  // namespace gpuscope::detail::rules

@@ -1,0 +1,416 @@
+// Where the GPU time goes: padding, broadcast and transpose kernels, normalization,
+// tensor cores, memory-bound auxiliary kernels, attention done eagerly.
+// Each rule: rules.h; its row in registry.cpp and docs/findings.md.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "analysis/findings/rules.h"
+
+namespace gpuscope::detail::rules {
+
+namespace {
+
+void category_hotspot(Builder& b, KernelCategory cat, double threshold, const char* what, const char* why,
+                      const char* fix, double saving_fraction) {
+  const double share = b.t.share_of_gpu(cat);
+  if (share < threshold || share == 0) return;
+  const TimeNs time = b.t.category[static_cast<int>(cat)];
+  Finding& f = b.add(share >= 3 * threshold ? Severity::critical : Severity::warning, share, threshold,
+                     static_cast<TimeNs>(static_cast<double>(b.t.per_device(time)) * saving_fraction));
+  f.share = share;
+  f.title = pct1(share) + " of kernel time (" + dur(time) + ") is in " + what + " (" +
+            count(b.t.category_count[static_cast<int>(cat)]) + " launches)";
+  f.evidence = std::string("Top kernels: ") + top_kernels_text(b.p, cat) + ". Share of kernel time " + pct1(share) +
+               " vs threshold " + pct1(threshold) + ". " + why;
+  f.recommendation = fix;
+  f.kernels = kernels_of(b.p, cat);
+  f.ranges = b.ev.ops_by_category[static_cast<int>(cat)].ranges();
+}
+}  // namespace
+
+void padding_hotspot(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  category_hotspot(
+      b, KernelCategory::padding, th.padding_share, "padding kernels",
+      "An explicit pad copies the whole activation tensor before the convolution instead of padding inside it; "
+      "TensorFlow inserts one whenever a SAME convolution needs odd total padding (a 3x3 stride-2 convolution on an "
+      "even-sized input), forward and backward, and tf.pad in shortcut branches adds more.",
+      "Let the convolution do the padding: use symmetric padding (explicit padding=1 on 3x3 convolutions, input "
+      "sizes for which SAME padding is even), or cuDNN's graph API, which takes asymmetric pre/post padding; pad "
+      "channels once in the input pipeline instead of in every shortcut. Bundled workload: --padding fused.",
+      1.0);
+}
+
+void broadcast_hotspot(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  category_hotspot(
+      b, KernelCategory::broadcast, th.broadcast_share, "broadcast kernels",
+      "Bias adds and batch-norm scale/shift done as a separate broadcast kernel followed by an elementwise kernel "
+      "read and write the activation tensor twice more than needed.",
+      "Fuse the broadcast into its producer or consumer: bias (+activation) in the convolution's epilogue "
+      "(cudnnConvolutionBiasActivationForward, cuDNN graph API fusions), a fused batch norm (tf.nn.fused_batch_norm, "
+      "cuDNN batch norm) instead of mean/variance/scale ops, and elementwise kernels that broadcast on the fly instead "
+      "of materialising the broadcast tensor. Bundled workload: --bias fused.",
+      1.0);
+}
+
+void layout_transpose(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  category_hotspot(
+      b, KernelCategory::transpose, th.transpose_share, "layout transposes",
+      "Converting activations between NCHW and NHWC around individual layers costs a full read and write of the "
+      "tensor each time.",
+      "Keep one layout end to end: NHWC (channels_last in PyTorch, data_format='channels_last' in TensorFlow) suits "
+      "tensor-core convolutions and batch norm; convert once at the input, not around each layer. Bundled workload: "
+      "--layout nhwc.",
+      1.0);
+}
+
+namespace {
+
+// cuDNN's batch norm (cudnnBatchNormalizationForwardTraining and its
+// backward, the NHWC persistent kernels): statistics, normalization and the
+// affine transform in one kernel per pass — already the fused batch norm
+// this rule's fix asks for.
+bool cudnn_fused_batch_norm(std::string_view name) {
+  return name.find("bn_fw_tr") != std::string_view::npos || name.find("bn_bw_") != std::string_view::npos ||
+         name.find("bn_fw_inf") != std::string_view::npos || name.find("nhwc_batch_norm") != std::string_view::npos ||
+         name.starts_with("cudnn::bn_");
+}
+
+}  // namespace
+
+// Normalization: slow when it is a large share of kernel time, or large next
+// to the convolutions it follows — unless cuDNN's fused batch norm already
+// does most of it (its fix is in place; what is left is the tensor cores' and
+// the layout's, which their own rules judge).
+void slow_normalization(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const double norm = b.t.share_of_gpu(KernelCategory::normalization);
+  const TimeNs norm_ns = b.t.category[static_cast<int>(KernelCategory::normalization)];
+  const TimeNs conv_ns = b.t.category[static_cast<int>(KernelCategory::convolution)];
+  const bool vs_conv = conv_ns > 0 && norm_ns * 2 >= conv_ns && norm >= 0.05;
+  TimeNs fused_ns = 0;
+  for (const Hotspot& h : b.p.hotspots)
+    if (h.category == KernelCategory::normalization && cudnn_fused_batch_norm(h.name)) fused_ns += h.stats.total;
+  if (norm_ns > 0 && fused_ns * 2 >= norm_ns) return;
+  if (norm > 0 && (norm >= th.normalization_share || vs_conv)) {
+    Finding& f = b.add(norm >= 2 * th.normalization_share ? Severity::critical : Severity::warning, norm,
+                       th.normalization_share, b.t.per_device(norm_ns) / 2);
+    f.share = norm;
+    f.title = pct1(norm) + " of kernel time (" + dur(norm_ns) + ") is in normalization kernels" +
+              (conv_ns > 0 ? ", " + fmt("%.2f", double(norm_ns) / double(conv_ns)) + "x the convolution time" : "");
+    // Kernels the template-argument rule placed: per-channel statistics computed as generic reductions.
+    TimeNs stats_ns = 0;
+    std::uint64_t stats_kernels = 0;
+    bool nchw = false;
+    for (const Hotspot& h : b.p.hotspots)
+      if (h.category == KernelCategory::normalization && h.category_rule.starts_with("template arguments")) {
+        stats_ns += h.stats.total;
+        stats_kernels += h.stats.count;
+        nchw = nchw || h.category_rule.find("NCHW") != std::string::npos;
+      }
+    f.evidence = "Top kernels: " + top_kernels_text(b.p, KernelCategory::normalization) + ". Share " + pct1(norm) +
+                 " vs threshold " + pct1(th.normalization_share) +
+                 " (or at least half the convolution time with a 5% share).";
+    if (stats_kernels)
+      f.evidence +=
+          " Of it, " + dur(stats_ns) + " (" + count(stats_kernels) + " kernels) are Eigen reductions over " +
+          (nchw ? std::string("axes {0,2,3} of NCHW tensors") : std::string("3 of the 4 axes of 4-D tensors")) +
+          ": per-channel mean and variance computed as generic reductions, batch norm done the slow way "
+          "(tf.nn.moments / unfused batch norm), not by a batch-norm kernel.";
+    else
+      f.evidence += " Batch norm in NCHW done as reductions over axes [0,2,3] with few threads is slow.";
+    const std::string rest =
+        " and fold BN + ReLU (+ residual add) into one kernel; keep one layout so no transposes surround it. "
+        "Estimated saving: half the normalization time. Bundled workload: --bn fused.";
+    f.recommendation = for_framework(
+        b.p,
+        "Use cuDNN's fused batch norm: torch.nn.BatchNorm2d on CUDA tensors (channels_last for its NHWC kernels)" +
+            rest,
+        "Use a fused batch norm: tf.keras.layers.BatchNormalization(fused=True) or tf.nn.fused_batch_norm, not "
+        "tf.nn.moments with tf.nn.batch_normalization (data_format='channels_last' for its NHWC kernels)" +
+            rest,
+        "Use a fused batch norm (cuDNN's training kernels, NHWC and its persistent modes; torch.nn.BatchNorm2d with "
+        "channels_last; tf.nn.fused_batch_norm)" +
+            rest);
+    f.kernels = kernels_of(b.p, KernelCategory::normalization);
+    f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::normalization)].ranges();
+  }
+}
+
+namespace {
+
+// Tensor cores: GPUs of compute capability >= 7 have them; the convolutions
+// and GEMMs either use them (their names say so) or not.
+// Tensor-pipe activity measured during convolutions and GEMMs (hw.tensor_active
+// samples attributed to those kernels), per GPU with enough samples; nullopt
+// where no GPU measured it. When measured, it decides no-tensor-cores instead
+// of the kernel names.
+struct TensorMeasure {
+  std::uint64_t samples = 0;
+  double active = 0;  // sample-weighted mean
+  const DeviceSummary* device = nullptr;
+};
+std::optional<TensorMeasure> measured_tensor_activity(const Builder& b) {
+  TensorMeasure m;
+  double sum = 0;
+  for (const DeviceSummary& d : b.p.devices)
+    for (const HwCategory& c : d.hw.by_category) {
+      if (!is_math(c.category) || !c.tensor_active) continue;
+      sum += *c.tensor_active * static_cast<double>(c.samples);
+      m.samples += c.samples;
+      if (!m.device) m.device = &d;
+    }
+  if (m.samples < b.opt.thresholds.hw_min_samples) return std::nullopt;
+  m.active = sum / static_cast<double>(m.samples);
+  return m;
+}
+}  // namespace
+
+void no_tensor_cores(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  if (const std::optional<TensorMeasure> m = measured_tensor_activity(b)) {
+    const TimeNs eligible = b.t.math_ns();
+    const double eligible_share = ratio(eligible, b.t.gpu_time);
+    if (eligible_share < th.tensor_core_eligible_share || m->active >= th.hw_tensor_idle) return;
+    Finding& f = b.add(Severity::warning, m->active, th.hw_tensor_idle, b.t.per_device(eligible) / 2);
+    f.share = eligible_share;
+    f.title = "Tensor cores idle under the math: the tensor pipes were active " + pct1(m->active) +
+              " of the time during " + dur(eligible) + " of convolution, GEMM and attention kernels (measured, " +
+              count(m->samples) + " samples)";
+    f.evidence = "Measured by the GPU's counters (hw.tensor_active, CUPTI PM sampling), not read from kernel names: " +
+                 count(m->samples) +
+                 " samples taken while convolution, GEMM or attention kernels ran, mean tensor-pipe activity " +
+                 pct1(m->active) + " vs a " + pct1(th.hw_tensor_idle) +
+                 " threshold. Convolutions, GEMMs and attention take " + pct1(eligible_share) +
+                 " of kernel time. Top: " + top_math_kernels_text(b.p, 2) + ".";
+    f.recommendation =
+        "The math runs on the FP32 pipes. Use a tensor-core data type: torch.autocast with bf16/fp16, or TF32 on "
+        "Ampere and newer (torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32); NHWC "
+        "(channels_last) and channel counts that are multiples of 8 so cuDNN and cuBLAS pick tensor-core kernels. "
+        "Estimated saving: half the math time. Bundled workload: --precision bf16.";
+    for (const Hotspot& h : b.p.hotspots)
+      if (is_math(h.category) && f.kernels.size() < 5) f.kernels.push_back(h.name);
+    f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::convolution)].ranges();
+    return;
+  }
+  const DeviceSummary* capable = nullptr;
+  for (const DeviceSummary& d : b.p.devices)
+    if (d.compute_major >= 7 && !capable) capable = &d;
+  const TimeNs eligible = b.t.math_ns();
+  TimeNs tc = 0;
+  for (const Hotspot& h : b.p.hotspots)
+    if (is_math(h.category) && h.tensor_cores) tc += h.stats.total;
+  const double eligible_share = ratio(eligible, b.t.gpu_time);
+  const double tc_share = ratio(tc, eligible);
+  if (capable && eligible_share >= th.tensor_core_eligible_share && tc_share < th.tensor_core_min_share) {
+    Finding& f = b.add(Severity::warning, tc_share, th.tensor_core_min_share, b.t.per_device(eligible - tc) / 2);
+    f.share = eligible_share;
+    f.title = "Tensor cores idle: " + pct(tc_share) + " of the " + dur(eligible) +
+              " of convolution, GEMM and attention time runs on tensor cores (" + capable->name +
+              ", compute capability " + std::to_string(capable->compute_major) + "." +
+              std::to_string(capable->compute_minor) + ")";
+    f.evidence = "Convolutions, GEMMs and attention take " + pct1(eligible_share) +
+                 " of kernel time; tensor-core kernels (names "
+                 "with hmma/884/1688/16816/xmma/gmma/wmma/tensorop/nvjet, FlashAttention) take " +
+                 pct1(tc_share) + " of it, vs a " + pct1(th.tensor_core_min_share) +
+                 " threshold. Top: " + top_math_kernels_text(b.p, 2) + ".";
+    const std::string layout =
+        " and channel counts that are multiples of 8 so cuDNN and cuBLAS choose tensor-core kernels. Estimated "
+        "saving: half the math time. Bundled workload: --precision bf16.";
+    f.recommendation = for_framework(
+        b.p,
+        "Train in mixed precision: torch.autocast with bf16/fp16 (or TF32 on Ampere and newer: "
+        "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32); use channels_last" +
+            layout,
+        "Train in mixed precision: tf.keras.mixed_precision.set_global_policy('mixed_float16' or "
+        "'mixed_bfloat16') (TF32 is on by default on Ampere and newer); use data_format='channels_last'" +
+            layout,
+        "Train in mixed precision: torch.autocast with bf16/fp16 (or TF32 on Ampere and newer: "
+        "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32), tf.keras.mixed_precision; use NHWC "
+        "(channels_last)" +
+            layout);
+    for (const Hotspot& h : b.p.hotspots)
+      if (is_math(h.category) && f.kernels.size() < 5) f.kernels.push_back(h.name);
+    f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::convolution)].ranges();
+  }
+}
+
+namespace {
+
+// Memory-bound auxiliary work: elementwise, copy, reduction and layout kernels
+// each read and write whole tensors for little arithmetic; when they outweigh
+// the math, or one kind of them holds a large share, fusing them (torch.compile,
+// XLA, fused library ops) removes most of those round trips. Padding, broadcast
+// and transposes that their own findings report are left out (their time is
+// counted there, not twice).
+struct AuxPart {
+  KernelCategory category;
+  TimeNs ns;
+};
+
+std::vector<AuxPart> aux_parts(const Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  std::vector<AuxPart> parts;
+  for (KernelCategory c : {KernelCategory::elementwise, KernelCategory::memory, KernelCategory::reduction})
+    parts.push_back({c, b.t.of(c)});
+  const std::pair<KernelCategory, double> own[] = {{KernelCategory::transpose, th.transpose_share},
+                                                   {KernelCategory::padding, th.padding_share},
+                                                   {KernelCategory::broadcast, th.broadcast_share}};
+  for (const auto& [c, threshold] : own)
+    if (b.t.share_of_gpu(c) < threshold) parts.push_back({c, b.t.of(c)});  // below its own finding's threshold
+  return parts;
+}
+
+// The op chains the CPU op tree shows, each with the fused op that replaces it.
+std::string fusable_chains(const Profile& p) {
+  auto has = [&](std::initializer_list<std::string_view> names) {
+    for (std::string_view n : names) {
+      bool found = false;
+      for (const OpRow& r : p.op_names)
+        if (r.gpu_self_ns > 0 && (r.name == n || r.name == "aten::" + std::string(n))) found = true;
+      if (!found) return false;
+    }
+    return true;
+  };
+  std::string s;
+  auto add = [&](const std::string& chain) { s += (s.empty() ? "" : "; ") + chain; };
+  if (has({"pow", "mean", "rsqrt"}))
+    add("pow/mean/rsqrt/mul: an RMS norm written out (torch.nn.RMSNorm or a fused RMSNorm kernel)");
+  if (has({"neg", "cat"}) && has({"mul"})) add("neg/cat/mul: rotary embeddings (a fused RoPE kernel)");
+  if (has({"silu", "mul"})) add("silu × mul: a SwiGLU gate (a fused SiLU-and-mul kernel)");
+  if (has({"gelu", "mul"})) add("gelu × mul: a GeGLU gate (a fused GELU-and-mul kernel)");
+  if (has({"var_mean"}) || has({"var", "mean"}))
+    add("mean/var: a normalization written out (the library's fused norm)");
+  return s;
+}
+
+bool tensorflow_kernels(const Profile& p) {
+  for (const Hotspot& h : p.hotspots)
+    if (h.name.find("Eigen::") != std::string::npos || h.name.find("tensorflow::") != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+void memory_bound_aux(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const std::vector<AuxPart> parts = aux_parts(b);
+  TimeNs aux = 0;
+  std::uint64_t launches = 0;
+  const AuxPart* top = nullptr;
+  for (const AuxPart& a : parts) {
+    aux += a.ns;
+    launches += b.t.category_count[static_cast<int>(a.category)];
+    if (!top || a.ns > top->ns) top = &a;
+  }
+  const TimeNs math = b.t.math_ns();
+  const double aux_share = ratio(aux, b.t.gpu_time);
+  const double top_share = top ? ratio(top->ns, b.t.gpu_time) : 0.0;
+  const bool over_math = math > 0 && aux > math && aux_share >= th.aux_min_share;
+  const bool one_kind = top_share > th.aux_category_share;
+  // A share of kernel time says little when the kernels hardly fill the run (a
+  // few microseconds of kernels in a trace of a host program).
+  // And fusing needs kernels to fuse: a handful of them is no chain.
+  const bool matters = ratio(aux, b.t.span) >= th.aux_min_span_share && launches >= th.aux_min_kernels;
+  if (aux == 0 || !matters || (!over_math && !one_kind)) return;
+  // The metric is what made it fire: the whole share against the math, else the one category's share.
+  Finding& f = b.add(aux_share >= 2 * th.aux_min_share && over_math ? Severity::critical : Severity::warning,
+                     over_math ? aux_share : top_share, over_math ? th.aux_min_share : th.aux_category_share,
+                     b.t.per_device(aux) / 2);
+  f.share = aux_share;
+  f.title = "Memory-bound auxiliary work dominates: " + pct1(aux_share) + " of kernel time (" + dur(aux) + ", " +
+            count(launches) + " launches) in elementwise, copy, reduction and layout kernels" +
+            (math > 0 ? ", " + fmt("%.2f", double(aux) / double(math)) + "x the math" : std::string(", and no math"));
+  std::string split;
+  for (const AuxPart& a : parts)
+    if (a.ns > 0)
+      split +=
+          (split.empty() ? "" : ", ") + std::string(to_string(a.category)) + " " + pct1(b.t.share_of_gpu(a.category));
+  f.evidence =
+      "By category: " + split + " of kernel time; the math (convolution + GEMM + attention) " +
+      pct1(ratio(math, b.t.gpu_time)) + "; this work fills " + pct1(ratio(aux, b.t.span)) +
+      " of the GPUs' span. Fires when it exceeds the math (with at least " + pct1(th.aux_min_share) +
+      " of kernel time) or one category of it holds more than " + pct1(th.aux_category_share) +
+      ", and fills at least " + pct1(th.aux_min_span_share) + " of the span in at least " + count(th.aux_min_kernels) +
+      " launches. Padding, broadcast and transposes that their own findings report "
+      "are not counted here. Top: " +
+      top_kernels_where(
+          b.p,
+          [&](const Hotspot& h) {
+            return std::any_of(parts.begin(), parts.end(), [&](const AuxPart& a) { return a.category == h.category; });
+          },
+          3) +
+      ".";
+  const std::string chains = fusable_chains(b.p);
+  if (!chains.empty()) f.evidence += " The CPU ops show chains to fuse: " + chains + ".";
+  const bool tf = tensorflow_kernels(b.p);
+  if (tf)
+    f.recommendation =
+        "Fuse the elementwise work into its neighbours with XLA (tf.function(jit_compile=True), or "
+        "TF_XLA_FLAGS=--tf_xla_auto_jit=2) and use fused library ops (fused batch norm, fused "
+        "bias + activation in the convolution).";
+  else if (b.p.workload.execution == "compiled")
+    f.recommendation =
+        "The run is compiled, yet these kernels remain: look for graph breaks "
+        "(TORCH_LOGS=graph_breaks) and ops the compiler does not fuse, and use fused library ops "
+        "(fused norms, fused optimizers, SDPA) where they stay eager.";
+  else
+    f.recommendation =
+        "Fuse the chains of small memory-bound ops: torch.compile fuses elementwise, reduction and "
+        "copy kernels into a few Triton kernels; otherwise use fused library ops (fused layer/RMS "
+        "norm, fused activation-and-gate, SDPA) instead of writing them out op by op.";
+  f.recommendation +=
+      " Estimated saving: half this time (fusion removes most of the memory round trips; an upper "
+      "bound is all " +
+      dur(b.t.per_device(aux)) + " of it).";
+  for (const Hotspot& h : b.p.hotspots)
+    if (f.kernels.size() < 5 &&
+        std::any_of(parts.begin(), parts.end(), [&](const AuxPart& a) { return a.category == h.category; }))
+      f.kernels.push_back(h.name);
+  if (top) f.ranges = b.ev.ops_by_category[static_cast<int>(top->category)].ranges();
+}
+
+// Attention computed eagerly: a softmax between two GEMMs on a stream, again
+// and again (attention_pass), where no fused attention kernel runs.
+void eager_attention(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  if (b.t.of(KernelCategory::attention) > 0 || b.ev.attention_chains < th.eager_attention_min_chains) return;
+  const double share = ratio(b.ev.attention_chain_ns, b.t.gpu_time);
+  if (share < th.eager_attention_share) return;
+  const TimeNs between = b.ev.attention_chain_ns - b.ev.attention_chain_gemm_ns;
+  Finding& f = b.add(share >= 3 * th.eager_attention_share ? Severity::critical : Severity::warning, share,
+                     th.eager_attention_share, b.t.per_device(between));
+  f.share = share;
+  f.title = "Attention runs unfused: " + count(b.ev.attention_chains) + " GEMM → softmax → GEMM chains take " +
+            pct1(share) + " of kernel time (" + dur(b.ev.attention_chain_ns) + "), and no fused attention kernel runs";
+  f.evidence =
+      "On each stream, a softmax kernel with a GEMM among the 3 kernels before it and among the 3 after it: "
+      "the scores Q·K^T written to memory, read and written by the softmax (and scale, mask, copies), read "
+      "again by the GEMM with V. Of the chains' " +
+      dur(b.ev.attention_chain_ns) + ", the GEMMs take " + dur(b.ev.attention_chain_gemm_ns) +
+      " and the kernels between them " + dur(between) + ". Share " + pct1(share) + " vs threshold " +
+      pct1(th.eager_attention_share) + ". Softmax kernels: " +
+      top_kernels_where(
+          b.p,
+          [](const Hotspot& h) {
+            return h.category == KernelCategory::softmax_loss && contains_nocase(h.name, "softmax") &&
+                   !contains_nocase(h.name, "loss");
+          },
+          3) +
+      ".";
+  f.recommendation =
+      "Use a fused attention kernel: torch.nn.functional.scaled_dot_product_attention (it picks FlashAttention, "
+      "memory-efficient or cuDNN attention), flash_attn, or the model's SDPA attention implementation "
+      "(attn_implementation=\"sdpa\" in Hugging Face Transformers) instead of matmul + softmax + matmul; it keeps "
+      "the scores on chip. Estimated saving: the kernels between the GEMMs (an upper bound is the chains' whole " +
+      dur(b.t.per_device(b.ev.attention_chain_ns)) + ").";
+  for (const Hotspot& h : b.p.hotspots)
+    if (f.kernels.size() < 5 && h.category == KernelCategory::softmax_loss && contains_nocase(h.name, "softmax"))
+      f.kernels.push_back(h.name);
+  f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::softmax_loss)].ranges();
+}
+
+}  // namespace gpuscope::detail::rules

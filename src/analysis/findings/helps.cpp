@@ -1,0 +1,454 @@
+// "What would help?": the changes users ask about, each answered from the
+// trace — yes (with the numbered findings that show it and the replay's
+// prediction where it made one), no (with what in the trace says so),
+// unknown (the trace cannot tell, and why), or not applicable. The answers
+// read the Profile only, so they are the same for one trace, a job and a
+// report read back; they are computed again once the replay has simulated
+// the fixes (settle_findings).
+//
+// Principles (docs/findings.md, "What would help?"):
+//  * a yes needs a numbered finding whose fix saves time; a finding whose own
+//    replay predicts no faster step gives a no that says so, never a yes;
+//  * nothing is prescribed that the program already does (CUDA graphs, DDP's
+//    overlapped all-reduce, a fused or foreach optimizer);
+//  * where the trace lacks what the answer needs (no data-loading ranges, no
+//    launch configuration, an unknown GPU), the answer is unknown.
+//
+// [SECTION] What the answers read
+// [SECTION] One function per question
+// [SECTION] Entry points
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/findings/rules.h"
+#include "analysis/ops/occupancy.h"
+
+namespace gpuscope::detail {
+
+namespace {
+
+using rules::dur;
+using rules::pct;
+using rules::pct1;
+
+// [SECTION] What the answers read -------------------------------------------------------------
+
+const Finding* numbered(const Profile& p, std::string_view id) {
+  for (const Finding& f : p.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+const Finding* minor(const Profile& p, std::string_view id) {
+  for (const Finding& f : p.minor_findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+// A finding whose fix saves time: a yes may rest on it.
+bool gains(const Finding* f) { return f && f->saving_ns > 0; }
+
+// What the answers read of the devices, summed over all of them.
+struct JobTotals {
+  TimeNs span = 0, busy = 0, comm = 0, exposed = 0;
+  std::uint64_t kernels = 0;
+  double concurrency = 0;  // the highest of any device
+  double utilization = 0;
+
+  explicit JobTotals(const Profile& p) {
+    for (const DeviceSummary& d : p.devices) {
+      span += d.span_ns, busy += d.busy_ns, comm += d.communication_ns, exposed += d.exposed_communication_ns;
+      kernels += d.kernels;
+      concurrency = std::max(concurrency, d.kernel_concurrency);
+    }
+    utilization = span ? double(busy) / double(span) : 0.0;
+  }
+};
+
+double category_share(const Profile& p, std::initializer_list<KernelCategory> cats) {
+  double s = 0;
+  for (const CategoryTime& c : p.categories)
+    for (KernelCategory k : cats)
+      if (c.category == k) s += c.share;
+  return s;
+}
+
+HelpAnswer answer(std::string_view id, std::string_view question, Verdict v, std::string reason) {
+  HelpAnswer a;
+  a.id = std::string(id);
+  a.question = std::string(question);
+  a.verdict = v;
+  a.reason = std::move(reason);
+  return a;
+}
+
+// Yes, on the numbered findings of `fs` whose fixes save time (the first one
+// states it); the prediction of the first of them the replay simulated.
+HelpAnswer yes(const Profile& p, std::string_view id, std::string_view question,
+               std::initializer_list<const Finding*> fs, std::string reason = {}) {
+  HelpAnswer a = answer(id, question, Verdict::yes, std::move(reason));
+  for (const Finding* f : fs) {
+    if (!gains(f)) continue;
+    if (a.reason.empty()) a.reason = f->title;
+    if (std::find(a.findings.begin(), a.findings.end(), f->id) == a.findings.end()) a.findings.push_back(f->id);
+    if (a.fix.empty() && f->saving_source == SavingSource::simulated && f->predicted_step_ns > 0 &&
+        f->predicted_step_ns < p.simulation.replayed_step_ns) {
+      a.fix = f->fix;
+      a.predicted_step_ns = f->predicted_step_ns;
+    }
+  }
+  return a;
+}
+
+// No, because the replay of the finding's own fix predicts no faster step.
+HelpAnswer no_gain(std::string_view id, std::string_view question, const Finding& f) {
+  HelpAnswer a =
+      answer(id, question, Verdict::no,
+             f.title + ", but " + (f.fix.empty() ? std::string("its fix") : f.fix) +
+                 " makes no step faster in the replay (" + f.saving_note + "): the step's time is decided elsewhere");
+  a.findings.push_back(f.id);
+  return a;
+}
+
+// The finding of `id`, numbered or minor, that exists without a gain.
+const Finding* without_gain(const Profile& p, std::string_view id) {
+  const Finding* f = numbered(p, id);
+  if (!f) f = minor(p, id);
+  return f && f->saving_ns == 0 && f->saving_source == SavingSource::simulated ? f : nullptr;
+}
+
+// [SECTION] One function per question -----------------------------------------------------------
+
+constexpr std::string_view kInput = "more data-loader workers?";
+
+std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
+  const std::string_view id = "input-workers";
+  if (j.kernels == 0) return std::nullopt;
+  if (const Finding* f = numbered(p, "input-bound"); gains(f)) return yes(p, id, kInput, {f});
+  // Host preprocessing before the GPU's first op: workers that prepare the
+  // next input are the answer, though no data-loading range was recorded.
+  if (const Finding* f = numbered(p, "step-host-time"); gains(f) && f->variant == "preprocessing")
+    return yes(p, id, kInput, {f});
+  if (const Finding* f = without_gain(p, "input-bound")) return no_gain(id, kInput, *f);
+  const StepSummary& st = p.steps;
+  const double idle = st.total_ns > 0 ? double(st.idle_ns) / double(st.total_ns) : 1.0 - j.utilization;
+  const std::string where = st.total_ns > 0 ? " of step time" : " of their span";
+  if (idle < 0.05)
+    return answer(id, kInput, Verdict::no,
+                  "the GPUs are idle only " + pct1(idle) + where + ": there is no waiting for input to remove");
+  if (!p.workload.data_loading_recorded)
+    return answer(id, kInput, Verdict::unknown,
+                  "the GPUs are idle " + pct1(idle) + where +
+                      ", but the trace records no data-loading ranges (DataLoader.__next__, tf.data, NVTX around the "
+                      "input pipeline), so it cannot tell how much of that idle time waits for input");
+  return answer(id, kInput, Verdict::no,
+                "the GPU waits for input " +
+                    pct1(st.total_ns > 0 ? double(st.input_wait_ns) / double(st.total_ns) : 0.0) + where + " (idle " +
+                    pct1(idle) + " in all): the rest of the idle time has other causes");
+}
+
+// The all-reduce's own exposed time decides (its call sites: the kind the
+// framework's annotation gives, so DDP's all-reduce counts even as SendRecv
+// kernels, and an all-to-all does not): no when the run already buckets
+// gradients (DDP), when the replay of the fix predicts no faster step, when
+// it is under 1 % of the run, or when its sites mostly wait for another rank
+// (overlap does not shorten that); yes on the exposed-communication finding.
+std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals& j) {
+  const std::string_view id = "overlap-communication";
+  const bool inference = p.workload.phase == "inference";
+  const std::string_view q = inference ? "overlap communication with compute?" : "overlap all-reduce with backward?";
+  if (j.kernels == 0) return std::nullopt;
+  if (j.comm == 0) return answer(id, q, Verdict::not_applicable, "no communication kernels in this trace");
+  const Finding* f = numbered(p, "exposed-communication");
+  const double run = double(j.span);
+  if (inference) {
+    if (gains(f)) return yes(p, id, q, {f});
+    if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(id, q, *g);
+    return answer(id, q, Verdict::no,
+                  "communication with no compute alongside is " + pct1(j.span ? double(j.exposed) / run : 0.0) +
+                      " of the GPUs' time (" + pct1(1.0 - double(j.exposed) / double(j.comm)) +
+                      " of communication already runs under compute)");
+  }
+  // The call sites say which collective the exposed time is; a profile
+  // without them (none matched) speaks of its communication as a whole.
+  const CollectiveSummary& c = p.collective_summary;
+  const CollectiveKind* ar = nullptr;
+  if (!c.kinds.empty()) {
+    const auto it =
+        std::find_if(c.kinds.begin(), c.kinds.end(), [](const CollectiveKind& k) { return k.kind == "all_reduce"; });
+    if (it == c.kinds.end()) {
+      std::string kinds;
+      for (const CollectiveKind& k : c.kinds)
+        kinds += (kinds.empty() ? "" : ", ") + pct(ratio(k.time_ns, c.time_ns)) + " " + k.kind;
+      HelpAnswer a = answer(id, q, Verdict::not_applicable,
+                            "no all-reduce in this trace: its communication is " + kinds +
+                                " (by the framework's annotations, else the kernels' names)");
+      if (f) a.findings.push_back(f->id);
+      return a;
+    }
+    ar = &*it;
+  }
+  const TimeNs exposed_ns = ar ? ar->exposed_ns : TimeNs(j.exposed);
+  const double share = run > 0 ? double(exposed_ns) / run : 0.0;
+  const std::string exposed = (ar ? "the all-reduce is exposed " : "communication with no compute alongside is ") +
+                              dur(exposed_ns) + " (" + pct1(share) + " of the GPUs' time)";
+  auto with_finding = [&](HelpAnswer a) {
+    if (f) a.findings.push_back(f->id);
+    return a;
+  };
+  if (p.workload.data_parallel == "ddp")
+    return with_finding(answer(id, q, Verdict::no,
+                               "the run already overlaps its all-reduce with the backward pass: it buckets the "
+                               "gradients (DDP: " +
+                                   p.workload.data_parallel_evidence + "); what stays exposed (" + dur(exposed_ns) +
+                                   ", " + pct1(share) +
+                                   " of the GPUs' time) is its last bucket or waiting for other ranks"));
+  if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(id, q, *g);
+  if (share < 0.01)
+    return with_finding(answer(
+        id, q, Verdict::no,
+        exposed + ": too little to gain from overlapping it" +
+            (ar && c.kinds.front().kind != "all_reduce" ? "; the exposed communication is mostly " + c.kinds.front().kind
+                                                        : std::string())));
+  if (ar && ar->repeated_ns > 0 && ratio(ar->wait_ns, ar->repeated_ns) >= 0.5)
+    return with_finding(answer(id, q, Verdict::no,
+                               exposed + ", but " + pct(ratio(ar->wait_ns, ar->repeated_ns)) +
+                                   " of the time of its call sites seen more than once is beyond their fastest "
+                                   "instance: it waits for another rank, which overlapping does not shorten; find "
+                                   "the rank that arrives last first"));
+  if (gains(f))
+    return yes(p, id, q, {f},
+               exposed +
+                   ": bucket the gradients and launch each bucket's all-reduce as soon as its gradients are "
+                   "ready, under the rest of the backward pass");
+  return answer(id, q, Verdict::no,
+                exposed + ", and communication with no compute alongside is " +
+                    pct1(j.span ? double(j.exposed) / run : 0.0) + " of the GPUs' time (" +
+                    pct1(1.0 - double(j.exposed) / double(j.comm)) + " of communication already runs under compute)");
+}
+
+std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals& j) {
+  const std::string_view id = "overlap-weight-update";
+  const std::string_view q = "overlap the weight update?";
+  if (j.kernels == 0) return std::nullopt;
+  if (p.workload.phase == "inference")
+    return answer(id, q, Verdict::not_applicable, "an inference run: no weight update");
+  if (const Finding* f = numbered(p, "serialized-weight-update"); gains(f)) return yes(p, id, q, {f});
+  if (const Finding* f = numbered(p, "unfused-optimizer"); gains(f)) {
+    HelpAnswer a = answer(id, q, Verdict::no,
+                          "not first: the weight update costs launches, not GPU time (" + f->title +
+                              "); overlapping GPU work does not hide the host's launches — fuse the update first");
+    a.findings.push_back(f->id);
+    return a;
+  }
+  if (const Finding* f = without_gain(p, "serialized-weight-update")) return no_gain(id, q, *f);
+  // Optimizer kernels by name, or (when more) the GPU time of the optimizer's ops (Optimizer.step#…).
+  double opt = category_share(p, {KernelCategory::optimizer});
+  for (const OpRow& r : p.op_names)
+    if (r.name.starts_with("Optimizer.step#") && p.kernel_time_ns > 0)
+      opt = std::max(opt, double(r.gpu_total_ns) / double(p.kernel_time_ns));
+  if (opt == 0)
+    return answer(id, q, Verdict::unknown,
+                  p.workload.phase == "training"
+                      ? "the trace names no optimizer op or kernel, so the weight update's time cannot be measured"
+                      : "the trace does not show a training step (no backward or optimizer op or kernel)");
+  if (opt < 0.05)
+    return answer(id, q, Verdict::no, "optimizer kernels are " + pct1(opt) + " of kernel time: too little to matter");
+  return answer(id, q, Verdict::no,
+                "optimizer kernels are " + pct1(opt) +
+                    " of kernel time, and too little of it runs with nothing else on the GPU to gain from overlap");
+}
+
+std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
+  const std::string_view id = "more-streams";
+  const std::string_view q = "more streams?";
+  if (j.kernels == 0) return std::nullopt;
+  if (const Finding* f = numbered(p, "low-concurrency"); gains(f)) return yes(p, id, q, {f});
+  // Busy over its span, but the steps wait outside it: no stream fills that.
+  if (j.utilization >= 0.9 && numbered(p, "step-host-time") && p.steps.total_ns > 0) {
+    HelpAnswer a = answer(id, q, Verdict::no,
+                          "the GPUs are busy " + pct1(j.utilization) + " of their span, and " +
+                              pct1(double(p.steps.outside_gpu_ns) / double(p.steps.total_ns)) +
+                              " of step time lies outside it with nothing launched: more streams cannot fill time "
+                              "in which nothing is ready");
+    a.findings.push_back("step-host-time");
+    return a;
+  }
+  if (j.utilization >= 0.9)
+    return answer(id, q, Verdict::no,
+                  "the GPUs are busy " + pct1(j.utilization) + " of their span (kernel concurrency " +
+                      pct1(j.concurrency) +
+                      "): there is no idle time for another stream to fill; make the kernels shorter instead");
+  // Why not, by the rule's gate on the GPU with the most kernel time.
+  const DeviceSummary* main = nullptr;
+  for (const DeviceSummary& d : p.devices)
+    if (d.kernels && (!main || d.kernel_time_ns > main->kernel_time_ns)) main = &d;
+  if (main && j.concurrency < 0.05) {
+    const ConcurrencyRoom room = concurrency_room(*main);
+    const std::string gpu = "GPU " + std::to_string(main->id);
+    // Idle longer than busy: another stream would have nothing to run in that
+    // time, whether or not kernels would fit beside the ones that run.
+    if (room.idle_bound) {
+      const TimeNs waits = main->idle_host_wait_ns + main->idle_other_ns;
+      std::string why = gpu + " waits for the host or for dependencies " + dur(waits) + " (for the host " +
+                        pct(double(main->idle_host_wait_ns) / double(waits)) + "), longer than its " +
+                        dur(main->kernel_busy_ns) +
+                        " of kernels: nothing is ready to run beside them (see the findings on idle time)";
+      if (!room.room && room.used > 0)
+        why += "; while they run, its kernels use " + pct(room.used) + " of it by " + std::string(room.measure);
+      return answer(id, q, Verdict::no, why);
+    }
+    if (room.room && room.side_work_apart)
+      return answer(id, q, Verdict::no, "copies and communication already run on streams of their own on " + gpu);
+    if (!room.room && main->kernels >= 2 && room.used > 0)
+      return answer(id, q, Verdict::no,
+                    "kernels use " + pct(room.used) + " of " + gpu + " by " + std::string(room.measure) +
+                        ": another kernel would not fit beside them");
+    if (!room.room && room.used <= 0)
+      return answer(id, q, Verdict::unknown,
+                    "kernel concurrency is " + pct1(j.concurrency) +
+                        ", but the trace lacks the kernels' launch "
+                        "configuration (grid, block, registers) to tell whether another kernel would fit beside them");
+  }
+  return answer(id, q, Verdict::no,
+                "kernel concurrency is " + pct1(j.concurrency) + " and the idle time (" + pct1(1.0 - j.utilization) +
+                    " of the span) has other causes: see the findings on idle time");
+}
+
+std::optional<HelpAnswer> answer_layout(const Profile& p, const JobTotals& j) {
+  const std::string_view id = "data-layout";
+  const std::string_view q = "a different data layout?";
+  if (j.kernels == 0) return std::nullopt;
+  const Finding* pad = numbered(p, "padding-hotspot");
+  const Finding* bc = numbered(p, "broadcast-hotspot");
+  const Finding* tr = numbered(p, "layout-transpose");
+  if (gains(pad) || gains(bc) || gains(tr)) {
+    std::string parts;
+    for (const auto& [cat, word] :
+         {std::pair{KernelCategory::padding, "padding"}, std::pair{KernelCategory::broadcast, "broadcast"},
+          std::pair{KernelCategory::transpose, "transposes"}}) {
+      const double s = category_share(p, {cat});
+      if (s >= 0.005) parts += (parts.empty() ? "" : " + ") + pct1(s) + " " + word;
+    }
+    return yes(p, id, q, {pad, bc, tr},
+               parts + " of kernel time is layout overhead a fused or symmetric layout removes");
+  }
+  for (std::string_view rule : {"padding-hotspot", "broadcast-hotspot", "layout-transpose"})
+    if (const Finding* f = without_gain(p, rule)) return no_gain(id, q, *f);
+  return answer(
+      id, q, Verdict::no,
+      "padding, broadcast and transpose kernels take " +
+          pct1(category_share(p, {KernelCategory::padding, KernelCategory::broadcast, KernelCategory::transpose})) +
+          " of kernel time");
+}
+
+std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j) {
+  const std::string_view id = "mixed-precision";
+  const std::string_view q = "mixed precision (tensor cores)?";
+  if (j.kernels == 0) return std::nullopt;
+  if (const Finding* f = numbered(p, "no-tensor-cores"); gains(f)) return yes(p, id, q, {f});
+  if (const Finding* f = without_gain(p, "no-tensor-cores")) return no_gain(id, q, *f);
+  const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm, KernelCategory::attention});
+  if (mm == 0) return answer(id, q, Verdict::not_applicable, "no convolution, GEMM or attention kernels in this trace");
+  bool capable = false, known = false;
+  for (const DeviceSummary& d : p.devices) {
+    if (d.compute_major == 0) continue;
+    known = true;
+    capable = capable || d.compute_major >= 7;
+  }
+  if (known && !capable)
+    return answer(id, q, Verdict::not_applicable, "the GPUs have no tensor cores (compute capability below 7.0)");
+  TimeNs tc = 0, all = 0;
+  for (const Hotspot& h : p.hotspots)
+    if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm ||
+        h.category == KernelCategory::attention)
+      all += h.stats.total, tc += h.tensor_cores ? h.stats.total : 0;
+  if (!known && tc == 0)
+    return answer(id, q, Verdict::unknown,
+                  "no kernel's name shows tensor-core math and the trace does not say which GPU ran it");
+  if (all && double(tc) / double(all) >= 0.5)
+    return answer(id, q, Verdict::no,
+                  pct1(double(tc) / double(all)) +
+                      " of the listed convolution, GEMM and attention time already runs on tensor cores");
+  return answer(id, q, Verdict::no,
+                "convolution, GEMM and attention take " + pct1(mm) +
+                    " of kernel time, too little for tensor cores to shorten the step");
+}
+
+std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) {
+  const std::string_view id = "cuda-graphs";
+  const std::string_view q = "fewer launches (CUDA graphs)?";
+  if (j.kernels == 0 || !p.launches.launches) return std::nullopt;
+  if (p.workload.execution == "cuda graphs")
+    return answer(id, q, Verdict::no,
+                  "the run already replays CUDA graphs (" + p.workload.execution_evidence +
+                      "): see the findings for what still runs eagerly");
+  const Finding* lb = numbered(p, "launch-bound");
+  const Finding* lo = numbered(p, "op-launch-overhead");
+  if (lo && lo->variant != "launch") lo = nullptr;
+  if (gains(lb) || gains(lo)) return yes(p, id, q, {lb, lo});
+  if (const Finding* f = without_gain(p, "launch-bound")) return no_gain(id, q, *f);
+  const TimeNs late = p.launches.late_launch_idle_ns;
+  return answer(id, q, Verdict::no,
+                "late launches left the GPUs idle " + dur(late) + " (" +
+                    pct1(j.span ? double(late) / double(j.span) : 0.0) +
+                    " of their span, in gaps shorter than 1 ms): the host keeps the GPU queue filled");
+}
+
+// Asked only when the trace shows work too small for the GPU: measured
+// (busy-not-working), or a product whose main kernel launches fewer blocks
+// than the GPU has SMs (op-below-roofline's "too-small-grid"). Without either,
+// a batch size is not something the trace can judge, and no answer is given.
+std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
+  const std::string_view id = "larger-batch";
+  const std::string_view q = "a larger batch per GPU?";
+  HelpAnswer a = answer(id, q, Verdict::yes, {});
+  for (const Finding& f : p.findings) {
+    if (f.id != "busy-not-working" && !(f.id == "op-below-roofline" && f.variant == "too-small-grid")) continue;
+    if (a.reason.empty()) a.reason = "the work is too small for the GPU: " + f.title;
+    if (std::find(a.findings.begin(), a.findings.end(), f.id) == a.findings.end()) a.findings.push_back(f.id);
+  }
+  if (a.findings.empty()) return std::nullopt;
+  const Finding* fits = numbered(p, "larger-batch-fits");
+  if (!fits) fits = minor(p, "larger-batch-fits");
+  if (fits) {
+    a.reason += "; and memory allows it: " + fits->title;
+  } else if (const Finding* full = numbered(p, "memory-pressure")) {
+    a.reason += "; but memory is near capacity: " + full->title;
+    a.findings.push_back(full->id);
+  }
+  return a;
+}
+
+std::optional<HelpAnswer> answer_ranks(const Profile& p, const JobTotals&) {
+  if (p.ranks.size() <= 1) return std::nullopt;
+  const std::string_view id = "rebalance-ranks";
+  const std::string_view q = "rebalance the GPUs?";
+  if (const Finding* f = numbered(p, "straggler"); gains(f)) return yes(p, id, q, {f});
+  return answer(id, q, Verdict::no, "compute spread across GPUs is " + pct1(p.skew.compute_spread));
+}
+
+// The questions, in the order the report asks them.
+constexpr std::optional<HelpAnswer> (*kQuestions[])(const Profile&, const JobTotals&) = {
+    answer_input,     answer_communication, answer_weight_update, answer_streams, answer_layout,
+    answer_precision, answer_launches,      answer_batch,         answer_ranks,
+};
+
+}  // namespace
+
+// [SECTION] Entry points ---------------------------------------------------------------------
+
+std::vector<HelpAnswer> answer_questions(const Profile& p) {
+  std::vector<HelpAnswer> out;
+  // Nothing on the GPU, or a span of microseconds: the trace cannot answer
+  // any of them (the report's Run line says why).
+  if (p.workload.run == "no-kernels" || p.workload.run == "tiny-span") return out;
+  const JobTotals totals(p);
+  for (auto* question : kQuestions)
+    if (std::optional<HelpAnswer> a = question(p, totals)) out.push_back(std::move(*a));
+  return out;
+}
+
+}  // namespace gpuscope::detail

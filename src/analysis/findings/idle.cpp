@@ -1,0 +1,434 @@
+// Why the GPU is idle: utilization, busy-but-not-working, idle gaps and what
+// ended them, input, host time around steps, launches, host synchronizations.
+// Each rule: rules.h; its row in registry.cpp and docs/findings.md.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "analysis/findings/rules.h"
+
+namespace gpuscope::detail::rules {
+
+namespace {
+
+// The idle rules need a span to be idle in.
+bool has_span(const Totals& t) { return t.devices > 0 && t.span > 0; }
+
+// Whether the idle rules below fire (their conditions, shared with
+// low-utilization, which leaves out the idle time they count).
+bool input_bound_fires(const Builder& b) {
+  if (!has_span(b.t) || !b.ev.has_input_ranges || b.ev.input_wait.total() <= 0) return false;
+  const bool by_step = b.p.steps.total_ns > 0;
+  const double share =
+      by_step ? ratio(b.p.steps.input_wait_ns, b.p.steps.total_ns) : ratio(b.ev.input_wait.total(), b.t.span);
+  return share >= b.opt.thresholds.input_moderate;
+}
+// GPU idle after host synchronizations proper, and after blocking copies.
+TimeNs sync_idle_ns(const Profile& p) { return p.syncs.gpu_idle_after_ns - p.syncs.gpu_idle_after_copies_ns; }
+bool host_sync_fires(const Builder& b) {
+  return has_span(b.t) && b.p.syncs.count > 0 && ratio(sync_idle_ns(b.p), b.t.span) >= b.opt.thresholds.host_sync_share;
+}
+}  // namespace
+
+// sync-memcpy rates blocking copies by the host time blocked plus the GPU idle after them.
+bool launch_bound_fires(const Builder& b) {
+  const LaunchStats& l = b.p.launches;
+  return has_span(b.t) && l.launches > 0 &&
+         ratio(b.ev.launch_gaps.total(), b.t.span) >= b.opt.thresholds.launch_host_wait_share &&
+         l.short_kernel_share >= b.opt.thresholds.launch_short_kernel_share;
+}
+
+double blocking_copy_share(const Builder& b) {
+  return ratio(b.p.memcpys.synchronous_ns + b.p.syncs.gpu_idle_after_copies_ns, b.t.span);
+}
+bool sync_memcpy_fires(const Builder& b) {
+  return has_span(b.t) && b.p.memcpys.synchronous > 0 && blocking_copy_share(b) >= b.opt.thresholds.sync_memcpy_share;
+}
+
+namespace {
+
+// The idle gaps' time that gpu-idle-gaps counts itself: what neither input
+// wait nor a host synchronization explains (warm-up, late launches, queued work).
+TimeNs idle_gaps_own_ns(const Evidence& ev) {
+  return std::max<TimeNs>(0, ev.idle_gaps.total() - std::min(ev.idle_gaps_explained_ns, ev.idle_gaps.total()));
+}
+// The gaps take the threshold's share of the run, and not only as input wait
+// or idle after synchronizations (which input-bound, host-sync and
+// sync-memcpy report).
+bool idle_gaps_fire(const Builder& b) {
+  const double th = b.opt.thresholds.idle_gaps_share;
+  return has_span(b.t) && b.ev.idle_gaps.count() > 0 && ratio(b.ev.idle_gaps.total(), b.t.span) >= th &&
+         ratio(idle_gaps_own_ns(b.ev), b.t.span) >= th;
+}
+
+// The idle time (summed over devices) the other idle findings count, each
+// only if it fires, so that no idle time is reported twice.
+struct IdleClaims {
+  TimeNs input = 0, sync = 0, copies = 0, launch = 0, gaps = 0;
+  TimeNs total() const { return input + sync + copies + launch + gaps; }
+};
+IdleClaims idle_claims(const Builder& b) {
+  IdleClaims c;
+  if (input_bound_fires(b)) c.input = b.ev.input_wait.total();
+  if (host_sync_fires(b)) c.sync = sync_idle_ns(b.p);
+  if (sync_memcpy_fires(b)) c.copies = b.p.syncs.gpu_idle_after_copies_ns;
+  if (launch_bound_fires(b)) c.launch = b.ev.launch_gaps.total();
+  if (idle_gaps_fire(b)) c.gaps = idle_gaps_own_ns(b.ev);
+  return c;
+}
+}  // namespace
+
+void low_utilization(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  if (!has_span(t)) return;
+  const double util = ratio(t.busy, t.span);
+  if (util >= th.low_utilization) return;
+  // The idle time no other finding counts: reported here only when it matters.
+  const IdleClaims c = idle_claims(b);
+  const TimeNs rest = std::max<TimeNs>(0, t.idle - c.total());
+  if (ratio(rest, t.span) < th.low_utilization_rest_share) return;
+  Finding& f = b.add(util < 0.6 * th.low_utilization ? Severity::critical : Severity::warning, util, th.low_utilization,
+                     t.per_device(rest));
+  f.share = ratio(rest, t.span);
+  std::string range =
+      t.devices > 1 ? " (" + pct(t.min_util) + "–" + pct(t.max_util) + " across " + std::to_string(t.devices) + " GPUs)"
+                    : "";
+  f.title = "GPU utilization is " + pct1(util) + range + ": " + device_words(t) + " idle " + pct(1 - util) +
+            " of the time (" + dur(t.per_device(t.idle)) + "), " + dur(t.per_device(rest)) +
+            " of it not counted by another finding";
+  f.evidence = "Busy (any kernel, copy or fill running) " + dur(t.per_device(t.busy)) + " of a " +
+               dur(t.per_device(t.span)) + " span, vs a " + pct(th.low_utilization) +
+               " threshold. Idle time by what ended each gap: host wait (the next op was not launched yet) " +
+               pct(ratio(t.host_wait, t.idle)) + ", kernel wait (gaps < " + dur(b.opt.consecutive_kernel_delay_ns) +
+               ") " + pct(ratio(t.kernel_wait, t.idle)) + ", other " + pct(ratio(t.other_idle, t.idle)) + ".";
+  std::string counted;
+  auto part = [&](TimeNs ns, const char* id) {
+    if (ns <= 0) return;
+    counted += (counted.empty() ? "" : ", ") + std::string(id) + " " + dur(t.per_device(ns));
+  };
+  part(c.gaps, "gpu-idle-gaps");
+  part(c.input, "input-bound");
+  part(c.sync, "host-sync");
+  part(c.copies, "sync-memcpy");
+  part(c.launch, "launch-bound");
+  if (!counted.empty())
+    f.evidence += " Counted by other findings (not here): " + counted + "; the rest, " + dur(t.per_device(rest)) +
+                  " (" + pct1(ratio(rest, t.span)) + " of the run, threshold " + pct1(th.low_utilization_rest_share) +
+                  "), is this finding's.";
+  const bool host = t.host_wait >= t.other_idle;
+  f.recommendation =
+      host ? "The host does not keep the GPU fed: the CPU launches work later than the GPU could run it, in gaps "
+             "shorter than the idle-gap rule's. Profile the host side (py-spy, the trace's CPU ops) for Python "
+             "overhead between launches; a larger batch per GPU also gives the GPU more work per launch. Estimated "
+             "saving: idle time the other findings do not count."
+           : "The GPU waits on dependencies rather than on the host (cross-stream events, communication, copies): "
+             "see the overlap findings; put independent work on separate streams.";
+  f.ranges = b.ev.idle_gaps.ranges();
+}
+
+// Busy but not working: the GPU is busy most of its window, yet its SMs are
+// mostly idle in the samples taken while kernels ran (hw.sm_active). The work
+// is too small for the GPU: the measured version of "low compute utilization".
+void busy_not_working(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  for (const DeviceSummary& d : b.p.devices) {
+    const DeviceHw& hw = d.hw;
+    if (hw.busy_samples < th.hw_min_samples || !hw.busy_sm_active || d.utilization < th.hw_busy_utilization) continue;
+    const double low = ratio(static_cast<double>(hw.low_busy_samples), static_cast<double>(hw.busy_samples));
+    if (low < th.hw_not_working_share) continue;
+    // Upper bound: the busy time the idle SMs leave, were the work spread over them.
+    const TimeNs saving = static_cast<TimeNs>(static_cast<double>(d.busy_ns) * low * (1 - *hw.busy_sm_active) / 2);
+    Finding& f = b.add(low >= 0.8 ? Severity::critical : Severity::warning, low, th.hw_not_working_share, saving);
+    f.share = low;
+    f.device = d.id;
+    f.title = "Busy but not working: GPU " + std::to_string(d.id) + " is busy " + pct(d.utilization) +
+              " of the time, but its SMs were active only " + pct(*hw.busy_sm_active) +
+              " while kernels ran (measured, " + count(hw.busy_samples) + " samples)";
+    std::string kernels;
+    for (const std::string& k :
+         format::short_kernel_names(std::vector<std::string_view>(hw.low_kernels.begin(), hw.low_kernels.end())))
+      kernels += (kernels.empty() ? "" : "; ") + k;
+    f.evidence =
+        "Measured by the GPU's counters (hw.sm_active, CUPTI PM sampling), not derived from when kernels ran: " +
+        count(hw.low_busy_samples) + " of " + count(hw.busy_samples) + " samples taken while a kernel ran (" +
+        pct(low) + ") show fewer than " + pct(th.hw_low_sm_active) + " of SM cycles active, vs a threshold of " +
+        pct(th.hw_not_working_share) + " of the samples. Kernels running during those samples, most first: " +
+        (kernels.empty() ? std::string("none recorded") : kernels) +
+        ". The saving is an upper bound (the idle SMs' share of the busy time, halved).";
+    f.recommendation =
+        "The kernels are too small for the GPU: grids of a few blocks, a small batch per GPU, or chains of tiny "
+        "launches. Give each kernel more work (a larger batch per GPU, fewer GPUs for this model size), fuse the small "
+        "kernels (torch.compile, XLA), run independent small kernels on separate streams, or pick library "
+        "algorithms that split the work across more blocks (split-K GEMMs).";
+    f.kernels = hw.low_kernels;
+  }
+}
+
+void gpu_idle_gaps(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  if (!idle_gaps_fire(b)) return;
+  const Evidence& ev = b.ev;
+  const double gap_share = ratio(ev.idle_gaps.total(), t.span);
+  // The gaps' parts: input wait and the idle after host synchronizations are
+  // the input-bound and host-sync findings' (their fixes remove it); warm-up
+  // is a one-time cost at the start of the capture (no fix of the program
+  // saves it); the rest is this finding's saving.
+  const TimeNs explained = std::min(ev.idle_gaps_explained_ns, ev.idle_gaps.total());
+  const TimeNs sync = std::min(ev.idle_gaps_sync_ns, explained), input = explained - sync;
+  const TimeNs warmup = ev.idle_gaps_warmup_ns, launch = ev.idle_gaps_launch_ns, queued = ev.idle_gaps_queued_ns;
+  const TimeNs saving = launch + queued;
+  // Critical by the gaps a fix of the program removes (warm-up aside).
+  const Severity sev = ratio(saving, t.span) >= 0.25 ? Severity::critical : Severity::warning;
+  Finding& f = b.add(sev, gap_share, th.idle_gaps_share, t.per_device(saving));
+  f.share = gap_share;
+  const std::vector<TimeRange> r = ev.idle_gaps.ranges();
+  // The cause with the most time decides the title's words and the advice.
+  enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput };
+  const std::array<TimeNs, 5> by_cause = {warmup, launch, queued, sync, input};
+  const auto top = static_cast<Cause>(std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
+  static constexpr const char* kWords[] = {
+      "mostly warm-up at the start of the capture", "mostly ended by late host launches",
+      "mostly ended by work already queued (dependencies, event waits)",
+      "mostly after host synchronizations and blocking copies", "mostly waiting for input"};
+  f.title = count(ev.idle_gaps.count()) + " GPU idle gaps of at least " + dur(th.idle_gap_ns) + " total " +
+            dur(t.per_device(ev.idle_gaps.total())) + " (" + pct1(gap_share) + " of the run), " + kWords[top];
+  f.evidence =
+      "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) + "; gaps >= " + dur(th.idle_gap_ns) +
+      " (nsys flags 500 ms; training steps are millisecond-scale) take " + pct1(gap_share) +
+      " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold. By what ended them: warm-up " +
+      dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup) +
+      " gaps ended by the first call of a kernel before the first step ended), a late host launch " +
+      dur(t.per_device(launch)) + ", work already queued " + dur(t.per_device(queued)) +
+      "; GPU idle after host synchronizations or blocking copies " + dur(t.per_device(sync)) + " and input wait " +
+      dur(t.per_device(input)) +
+      " are the host-sync, sync-memcpy and input-bound findings' (not counted here). Communication is never in a gap "
+      "(a gap has no op running), so exposed communication does not overlap it.";
+  std::string advice;
+  switch (top) {
+    case kWarmup:
+      advice =
+          "Most of the idle time is warm-up: first calls that load modules, allocate memory or autotune "
+          "(cudnn.benchmark, cuBLAS heuristics) before the first step. Profile steady-state steps instead: "
+          "torch.profiler.schedule(wait=1, warmup=2, active=3), or run a few iterations before the capture starts. "
+          "No saving is claimed for warm-up.";
+      break;
+    case kLaunch:
+      advice =
+          "The next op was launched late: look at what the host does in these gaps (the viewer jumps to them): "
+          "logging, checkpointing, evaluation, Python overhead. Move that work off the critical path: asynchronous "
+          "checkpointing, metrics read every N steps instead of every step.";
+      break;
+    case kQueued:
+      advice =
+          "The next op was already queued when the gap began: the GPU waited for a dependency (an event from "
+          "another stream or process, a collective's peer, a graph launch). Find what the waiting stream depends "
+          "on and overlap it, or remove the wait (cudaStreamWaitEvent on finer-grained events).";
+      break;
+    case kSync:
+      advice =
+          "The gaps follow host synchronizations and blocking copies: see the host-sync and sync-memcpy findings "
+          "(their fixes remove them).";
+      break;
+    case kInput:
+      advice = "The gaps are input wait: see the input-bound finding (its fix removes them).";
+      break;
+  }
+  f.recommendation = advice +
+                     " Estimated saving: the gaps ended by late launches or queued work (not warm-up, input wait "
+                     "or the idle after synchronizations).";
+  f.ranges = r;
+}
+
+// Input: GPU idle while the host runs data-loading ranges.
+void input_bound(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  if (!has_span(t)) return;
+  if (b.ev.has_input_ranges && b.ev.input_wait.total() > 0) {
+    const bool by_step = b.p.steps.total_ns > 0;
+    const TimeNs input = by_step ? b.p.steps.input_wait_ns : b.ev.input_wait.total();
+    const double share = by_step ? ratio(input, b.p.steps.total_ns) : ratio(input, t.span);
+    if (share >= th.input_moderate) {
+      Finding& f = b.add(share >= th.input_high ? Severity::critical : Severity::warning, share, th.input_moderate,
+                         t.per_device(b.ev.input_wait.total()));
+      f.share = share;
+      f.title = std::string(share >= th.input_high ? "Highly" : "Moderately") +
+                " input-bound: the GPU waits for input " + pct1(share) + " of " + (by_step ? "step time" : "the run") +
+                " (" + dur(t.per_device(input)) +
+                (by_step ? " over " + std::to_string(b.p.steps.steps.size()) + " steps" : std::string()) + ")";
+      f.evidence = "GPU idle while data-loading ranges run on the host: " + dur(b.ev.input_wait.total()) +
+                   "; xprof's anchors: >= " + pct(th.input_moderate) + " moderately, >= " + pct(th.input_high) +
+                   " highly input-bound. Host-wait idle overall: " + pct(ratio(t.host_wait, t.span)) + " of the run.";
+      const std::string gpu_side =
+          "decode and augment on the GPU (NVIDIA DALI) or keep a small dataset resident on the GPU.";
+      f.recommendation = for_framework(
+          b.p,
+          "Load the next batch while the GPU computes: more DataLoader workers (num_workers >= 4 per GPU), "
+          "pin_memory=True, prefetch_factor and persistent_workers; " +
+              gpu_side,
+          "Load the next batch while the GPU computes: dataset.prefetch(tf.data.AUTOTUNE), map(..., "
+          "num_parallel_calls=tf.data.AUTOTUNE), dataset.cache() for a dataset that fits; " +
+              gpu_side,
+          "Load the next batch while the GPU computes: more DataLoader workers (num_workers >= 4 per GPU), "
+          "pin_memory=True, prefetch_factor and persistent_workers; " +
+              gpu_side + " In TensorFlow dataset.prefetch(tf.data.AUTOTUNE) and num_parallel_calls.");
+      f.ranges = b.ev.input_wait.ranges();
+    }
+  }
+}
+
+namespace {
+
+// Step time outside the GPU's work: before its first op or after its last,
+// the GPU has nothing at all, and the span-based figures (utilization, idle
+// gaps) cannot see that time. What input-bound counts (data-loading ranges)
+// is left to it.
+bool preprocessing_name(std::string_view n) {
+  for (std::string_view w : {"preprocess", "read_video", "decode", "image_processing", "tokeniz", "transform",
+                             "collate", "augment", "load_image", "feature_extraction"})
+    if (contains_nocase(n, w)) return true;
+  return false;
+}
+}  // namespace
+
+void step_host_time(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const StepSummary& s = b.p.steps;
+  if (!has_span(b.t) || s.total_ns <= 0 || s.outside_gpu_ns <= 0) return;
+  const TimeNs input = input_bound_fires(b) ? std::min(s.input_wait_ns, s.outside_gpu_ns) : 0;
+  const TimeNs own = s.outside_gpu_ns - input;
+  const double share = ratio(own, s.total_ns);
+  if (share < th.step_host_share) return;
+  const bool warmup = s.steps.size() <= 2;
+  const bool compiled = b.p.workload.execution == "compiled";
+  std::string ranges;
+  TimeNs named = 0;
+  bool preprocessing = false;
+  for (const HostRange& h : s.outside_ranges) {
+    ranges +=
+        (ranges.empty() ? "" : "; ") + h.name + " " + dur(h.ns) + (h.count > 1 ? " (" + count(h.count) + "x)" : "");
+    named = std::max(named, h.ns);
+    preprocessing = preprocessing || preprocessing_name(h.name);
+  }
+  // A first call that compiles (a compiled program, few steps, most of the
+  // time before the GPU starts and in no recorded range): the steady state
+  // does not pay it.
+  const bool compiling = warmup && compiled && ratio(named, own) < 0.5 && s.before_gpu_ns >= own / 2;
+  Finding& f = b.add(share >= 0.5 ? Severity::critical : Severity::warning, share, th.step_host_share,
+                     compiling ? 0 : b.t.per_device(own));
+  f.share = share;
+  const TimeNs after = s.outside_gpu_ns - s.before_gpu_ns;
+  f.title = pct1(share) + " of step time (" + dur(b.t.per_device(own)) +
+            ") passes before the GPU's first op or after its last: the host works, the GPU has nothing to do";
+  f.evidence = "Of " + dur(s.total_ns) + " of step time (" + count(s.steps.size()) + " step" +
+               (s.steps.size() == 1 ? "" : "s") + "), " + dur(s.outside_gpu_ns) +
+               " lies outside the GPU's work: " + dur(s.before_gpu_ns) + " before its first op, " + dur(after) +
+               " after its last. The GPU's span, and so its utilization and idle gaps, leave that time out. " +
+               (input > 0 ? dur(input) + " of it is input-bound's (data-loading ranges), not counted here. " : "") +
+               (ranges.empty() ? std::string("No recorded host range lies inside it: the host's work there (Python, "
+                                             "compilation, profiler start-up) was not recorded.")
+                               : "Longest host ranges inside it: " + ranges + ".") +
+               " The saving is an upper bound: the step's host time if none of it held the GPU up.";
+  f.variant = compiling ? "compiling" : preprocessing ? "preprocessing" : warmup ? "few-steps" : "host-work";
+  if (compiling) {
+    f.saving_note = "a first call that compiles (torch.compile): the steady state does not pay it";
+    f.recommendation =
+        "This capture holds torch.compile's first call, which compiles the model (Dynamo and Inductor) before it "
+        "runs: profile the steady state instead — a few untimed iterations first, or torch.profiler.schedule(wait=1, "
+        "warmup=1, active=3) — and judge the GPU by those steps.";
+  } else if (preprocessing) {
+    f.recommendation =
+        "Preprocessing on the host holds the GPU up: prepare the next input while the GPU runs this one (a "
+        "DataLoader with num_workers and prefetch_factor, a preprocessing thread or process, batched requests in a "
+        "serving engine), or move decoding and resizing to the GPU (torchvision.io / NVDEC, NVIDIA DALI).";
+  } else {
+    f.recommendation =
+        std::string(warmup ? "With so few steps this may be warm-up (first-call allocation, autotuning, lazy "
+                             "loading): profile a few steps after warm-up before acting on it. "
+                           : "") +
+        "Otherwise take the host work out of the step's critical path: do it before the step or overlap it with the "
+        "GPU's work of the previous one (prefetch, precompute, asynchronous logging), and profile the host side "
+        "(the trace's CPU ops, py-spy) for what it is.";
+  }
+}
+
+// Launch-bound: many short host-wait gaps and kernels shorter than their launch call.
+void launch_bound(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  if (!has_span(t)) return;
+  const double launch_share = ratio(b.ev.launch_gaps.total(), t.span);
+  const LaunchStats& l = b.p.launches;
+  if (l.launches > 0 && launch_share >= th.launch_host_wait_share &&
+      l.short_kernel_share >= th.launch_short_kernel_share) {
+    Finding& f = b.add(launch_share >= 0.25 ? Severity::critical : Severity::warning, launch_share,
+                       th.launch_host_wait_share, t.per_device(b.ev.launch_gaps.total()));
+    f.share = launch_share;
+    f.title = "Launch-bound: " + pct(l.short_kernel_share) + " of GPU ops run shorter than their launch call (median " +
+              dur(l.gpu_duration.median) + " on the GPU vs " + dur(l.cpu_launch.median) +
+              " on the CPU); the GPU waits for launches " + pct1(launch_share) + " of the time";
+    f.evidence = count(b.ev.launch_gaps.count()) + " idle gaps shorter than " + dur(th.idle_gap_ns) +
+                 " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
+                 pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) + " threshold); short ops " +
+                 pct(l.short_kernel_share) + " vs " + pct(th.launch_short_kernel_share) + " (HTA's short-kernel rule).";
+    f.recommendation =
+        "Launch less: capture the step in a CUDA graph (torch.cuda.CUDAGraph, torch.compile(mode='reduce-overhead'), "
+        "cudaStreamBeginCapture), fuse small elementwise kernels (torch.compile, fused optimizers), and give each "
+        "kernel "
+        "more work with a larger batch. Bundled workload: --graphs on.";
+    // The ops whose late launches the GPU waited for most, by name, and the
+    // optimizer's phases around them (op-launch-overhead leaves its ops to
+    // this finding when it fires: the same idle time).
+    std::vector<const OpRow*> ops, phases;
+    for (const OpRow& r : b.p.op_names) {
+      if (r.starved_ns > 0) ops.push_back(&r);
+      if (r.name.starts_with("Optimizer.") && r.starved_total_ns > 0) phases.push_back(&r);
+    }
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const OpRow* x, const OpRow* y) { return x->starved_ns > y->starved_ns; });
+    std::string ranked;
+    for (std::size_t i = 0; i < ops.size() && i < 5; ++i)
+      ranked += (i ? "; " : "") + ops[i]->name + " " + dur(t.per_device(ops[i]->starved_ns)) + " (" +
+                count(ops[i]->calls) + " calls)";
+    if (!ranked.empty()) f.evidence += " The GPU waited longest for the launches of: " + ranked + ".";
+    std::string in_phases;
+    for (const OpRow* r : phases)
+      in_phases += (in_phases.empty() ? "" : ", ") + r->name + " " + dur(t.per_device(r->starved_total_ns));
+    if (!in_phases.empty()) f.evidence += " Of the wait, inside the optimizer's ops: " + in_phases + ".";
+    f.ranges = b.ev.launch_gaps.ranges();
+  }
+}
+
+// Host synchronizations that drain the GPU's queue.
+void host_sync(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  if (!has_span(t)) return;
+  const TimeNs idle = sync_idle_ns(b.p);
+  const double sync_share = ratio(idle, t.span);
+  if (host_sync_fires(b)) {
+    const SyncStats& s = b.p.syncs;
+    Finding& f = b.add(sync_share >= 0.10 ? Severity::critical : Severity::warning, sync_share, th.host_sync_share,
+                       t.per_device(idle));
+    f.share = sync_share;
+    f.title = count(s.count) + " host synchronizations leave the GPU idle " + dur(t.per_device(idle)) + " (" +
+              pct1(sync_share) + " of the run)";
+    f.evidence = count(s.device_syncs) + " device, " + count(s.stream_syncs) + " stream and " + count(s.event_syncs) +
+                 " event synchronizations held the host " + dur(s.total_ns) +
+                 "; after they returned the GPU had nothing queued until the host launched again (" + pct1(sync_share) +
+                 " vs a " + pct1(th.host_sync_share) + " threshold).";
+    if (s.copies)
+      f.evidence += " Copies that block the host (" + count(s.copies) + ") leave it idle another " +
+                    dur(t.per_device(s.gpu_idle_after_copies_ns)) + ": the sync-memcpy finding's, not counted here.";
+    f.recommendation =
+        "Keep the host ahead of the GPU: avoid .item(), .cpu(), print(loss) and torch.cuda.synchronize() inside the "
+        "step (accumulate metrics on the GPU, read them every N steps), and order streams with events "
+        "(cudaStreamWaitEvent) instead of host synchronizations.";
+    f.ranges = b.ev.sync_idle.ranges();
+  }
+}
+
+}  // namespace gpuscope::detail::rules

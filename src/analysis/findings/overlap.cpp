@@ -1,0 +1,387 @@
+// What runs alone that could overlap: concurrency, communication, the weight
+// update, the optimizer's launches, the rank or GPU the others wait for.
+// Each rule: rules.h; its row in registry.cpp and docs/findings.md.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "analysis/findings/rules.h"
+#include "analysis/job/job.h"
+#include "analysis/ops/occupancy.h"
+
+namespace gpuscope::detail::rules {
+
+// Concurrency: kernels never overlap although they leave the GPU room, and
+// something could run beside them (analysis/ops/occupancy.h, concurrency_room:
+// the gate and the saving).
+void low_concurrency(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  double worst = 1;
+  const DeviceSummary* dev = nullptr;
+  ConcurrencyRoom worst_room;
+  TimeNs saving = 0;
+  for (const DeviceSummary& d : b.p.devices) {
+    if (d.kernels == 0 || d.kernel_concurrency >= th.low_concurrency) continue;
+    const ConcurrencyRoom room = concurrency_room(d);
+    if (!room.fires()) continue;
+    if (!dev || d.kernel_concurrency < worst) worst = d.kernel_concurrency, dev = &d, worst_room = room;
+    saving += room.saving_ns;
+  }
+  if (dev) {
+    Finding& f = b.add(Severity::warning, worst, th.low_concurrency, t.per_device(saving));
+    f.device = t.devices > 1 ? kNoDevice : dev->id;
+    f.title = "Kernel concurrency is " + pct1(worst) + ": kernels almost never run side by side (" +
+              std::to_string(dev->streams) + " stream" + (dev->streams == 1 ? "" : "s") + " on GPU " +
+              std::to_string(dev->id) + ")";
+    const DeviceOccupancy& o = dev->occupancy;
+    std::string used = "kernels use " + pct(worst_room.used) + " of the GPU by " + std::string(worst_room.measure);
+    if (worst_room.measure == "GPU fill")
+      used += " (they hold " + pct(*o.gpu_fill) + " of its thread slots; their theoretical occupancy allows " +
+              pct(*o.theoretical) + ")";
+    else if (worst_room.measure == "SM efficiency")
+      used += " (blocks against the " + std::to_string(dev->sm_count) + " SMs, duration-weighted)";
+    f.evidence = "Time with >= 2 kernels in flight is " + pct1(worst) + " of kernel time vs a " +
+                 pct1(th.low_concurrency) + " threshold (nvvp's Low Kernel Concurrency); " + used +
+                 ", below 80 %. The GPU waits for the host or for dependencies " +
+                 dur(dev->idle_host_wait_ns + dev->idle_other_ns) + ", less than its " + dur(dev->kernel_busy_ns) +
+                 " of kernel time, so work is queued that could run side by side; exposed communication " +
+                 dur(dev->exposed_communication_ns) + ", copies with no kernel alongside " +
+                 dur(dev->memcpy_exposed_ns) + ".";
+    f.recommendation =
+        "Run independent work concurrently: the gradient all-reduce on its own stream overlapping the backward "
+        "pass, input copies on a copy stream, the weight update of one bucket while the next is reduced; small "
+        "kernels that leave the GPU's thread slots unused can run side by side on separate streams (or be fused / "
+        "captured in a CUDA graph). Estimated saving: the GPU capacity the kernels leave unused during kernel "
+        "time, at most what the kernels could overlap each other.";
+  }
+}
+
+namespace {
+
+// Communication nothing hides, by collective kind (the framework's
+// annotation's before the kernel name's) and, for each call site (kind, size,
+// place in the step) compared with itself across steps and ranks, how much of
+// it is waiting: the time of its instances beyond its fastest one
+// (Profile::collective_summary; docs/metrics.md, "Collective sites").
+// Waiting when the sites seen more than once spend at least kWaitingShare of
+// their time beyond their fastest instance, and that is at least
+// kWaitingOfComm of all communication time.
+constexpr double kWaitingShare = 0.5;
+constexpr double kWaitingOfComm = 0.25;
+
+struct CollectiveMix {
+  std::string dominant;  // the kind with the most exposed time
+  std::string said;      // "55% all_to_all, 45% all_gather" (of exposed time)
+  std::string named;     // which annotations named kinds the kernels' names do not say
+  std::string variant;   // "waiting", "transfer"; empty: no site repeats
+  std::string sites;     // the evidence for the variant
+};
+
+std::string ordinal_words(std::int32_t ordinal) {
+  if (ordinal < 0) return "outside the steps";
+  const std::int32_t n = ordinal + 1;
+  const char* suffix = n % 100 / 10 == 1 ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+  return "the " + std::to_string(n) + suffix + " of its kind and size in each step";
+}
+
+// "all_reduce of 74.8 MiB (the 1st of its kind and size in each step, named by nccl:all_reduce)".
+std::string site_words(const CollectiveSite& s) {
+  return s.kind + (s.bytes ? " of " + bytes(s.bytes) : std::string(" of unknown size")) + " (" +
+         ordinal_words(s.ordinal) + ", named by " + s.named_by + ")";
+}
+
+CollectiveMix collective_mix(const Profile& p) {
+  CollectiveMix m;
+  const CollectiveSummary& c = p.collective_summary;
+  if (c.kinds.empty()) return m;
+  m.dominant = c.kinds.front().kind;
+  for (const CollectiveKind& k : c.kinds)
+    if (k.exposed_ns > 0)
+      m.said += (m.said.empty() ? "" : ", ") + pct(ratio(k.exposed_ns, c.exposed_ns)) + " " + k.kind;
+  if (c.renamed_sites) {
+    std::vector<std::string> names;
+    std::string kernels;
+    for (const CollectiveSite& s : p.collective_sites) {
+      const std::string_view by_name = collective_kind_name(collective_kind(s.kernel));
+      if (s.named_by == "kernel name" || by_name == s.kind) continue;
+      if (names.size() < 3 && std::find(names.begin(), names.end(), s.named_by) == names.end())
+        names.push_back(s.named_by);
+      if (kernels.find(by_name) == std::string::npos) kernels += (kernels.empty() ? "" : ", ") + std::string(by_name);
+    }
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    m.named = "Kinds as the framework's annotations name them (" + list + "), not as the kernels' names say (" +
+              kernels + ").";
+  }
+  if (c.repeated_sites == 0) {
+    const bool unplaced =
+        std::any_of(p.collective_sites.begin(), p.collective_sites.end(),
+                    [](const CollectiveSite& x) { return x.durations.count >= 2 && x.ordinal < 0 && x.bytes == 0; });
+    m.sites = unplaced ? "The trace has neither steps nor message sizes to tell one collective of a kind from "
+                         "another, so waiting cannot be told from transfer."
+                       : "No collective site (kind, size, place in the step) ran more than once, so waiting "
+                         "cannot be told from transfer.";
+    return m;
+  }
+  const double waiting = ratio(c.wait_ns, c.repeated_ns);
+  m.variant = waiting >= kWaitingShare && ratio(c.wait_ns, c.time_ns) >= kWaitingOfComm ? "waiting" : "transfer";
+  const CollectiveSite& w = c.widest;
+  const bool pooled = w.rank < 0 || w.device == kNoDevice;
+  m.sites = "Each collective compared with itself (same kind, size and place in the step, across " +
+            std::string(p.files.size() > 1 ? "steps and ranks" : "steps") + "): of the " + dur(c.repeated_ns) +
+            " in the " + count(c.repeated_sites) + " sites seen more than once, " + dur(c.wait_ns) + " (" +
+            pct(waiting) +
+            ") is beyond each site's fastest instance (waiting), the rest transfer. Widest: " + site_words(w) +
+            ", fastest " + dur(w.durations.min) + ", " + (pooled ? "mean " : "median ") +
+            dur(pooled ? w.durations.mean : w.durations.median) + ", longest " + dur(w.durations.max) + " over " +
+            count(w.durations.count) + " instances.";
+  return m;
+}
+
+// Who a waiting collective waits for: another rank, or (one process driving
+// several GPUs) another GPU.
+std::string waited_for(const Profile& p) {
+  return p.files.size() <= 1 && p.workload.ranks <= 1 && p.devices.size() > 1 ? "GPU" : "rank";
+}
+
+// How to find the one it waits for.
+std::string waiting_for(const Profile& p) {
+  if (p.files.size() > 1 && !p.stragglers.empty() && p.stragglers.front().wait_caused_ns > 0)
+    return " In this job rank " + std::to_string(p.stragglers.front().rank) +
+           " arrives last most (the Stragglers table, the straggler finding): find why it is late.";
+  if (p.files.size() > 1)
+    return " The job's collectives could not be matched across ranks to say which one arrives last.";
+  if (waited_for(p) == "GPU") return " Find which GPU arrives last and why it is late (compare the GPUs' step times).";
+  return " This trace is one rank of " +
+         (p.workload.ranks > 1 ? "a " + std::to_string(p.workload.ranks) + "-rank job" : std::string("a job")) +
+         ": open the whole job, gpuscope report DIR with every rank's trace file in DIR, to see which rank arrives "
+         "last at each collective and why.";
+}
+
+// The fix for exposed communication of this collective kind.
+std::string communication_fix(std::string_view k) {
+  if (k == "all_to_all" || k == "send_recv")
+    return "Hide the all-to-all / send-recv: pipeline the input distribution so the next batch's exchange runs under "
+           "this batch's compute (embedding models: TorchRec's pipelined training, or the sparse all-to-all "
+           "overlapped with the dense part), revisit the sharding plan so fewer rows cross ranks, and for pipeline "
+           "parallelism overlap each send/recv with the next micro-batch (interleaved schedules).";
+  if (k == "all_gather" || k == "reduce_scatter")
+    return "Overlap the all-gathers and reduce-scatters with compute: prefetch the next layer's parameters while "
+           "this one computes (FSDP forward_prefetch/backward_prefetch, limit_all_gathers; ZeRO-3 prefetch "
+           "buckets), fuse small gathers into larger ones, and overlap tensor-parallel collectives with the GEMMs "
+           "around them (asynchronous tensor parallelism).";
+  if (k == "broadcast")
+    return "Broadcast less: broadcast parameters once at the start, not every step (PyTorch DDP: "
+           "broadcast_buffers=False when the buffers need no sync each step), and run what stays on a communication "
+           "stream alongside compute.";
+  return "Overlap the gradient all-reduce with the backward pass: bucket gradients and launch each bucket's "
+         "all-reduce on a communication stream as soon as its gradients are ready (PyTorch DDP does this; tune "
+         "bucket_cap_mb, gradient_as_bucket_view=True), not one all-reduce per tensor after the whole backward. Small "
+         "gradients are latency-bound: fewer, larger buckets help. Bundled workload: --allreduce bucketed.";
+}
+}  // namespace
+
+void exposed_communication(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  if (t.comm > 0) {
+    const double share = ratio(t.exposed_comm, t.span);
+    if (share >= th.exposed_comm_moderate) {
+      Finding& f = b.add(share >= th.exposed_comm_high ? Severity::critical : Severity::warning, share,
+                         th.exposed_comm_moderate, t.per_device(t.exposed_comm));
+      f.share = share;
+      const double overlapped = ratio(t.comm - t.exposed_comm, t.comm);
+      f.title = "Communication is exposed " + pct1(share) + " of the run (" + dur(t.per_device(t.exposed_comm)) +
+                "): only " + pct(overlapped) + " of communication time overlaps compute";
+      f.evidence = "Communication kernels run " + dur(t.comm) + " (summed over GPUs), " + dur(t.exposed_comm) +
+                   " of it with no compute kernel alongside: " + pct1(share) + " of the run vs xprof's anchors (" +
+                   pct(th.exposed_comm_moderate) + " moderate, " + pct(th.exposed_comm_high) +
+                   " high). Top: " + top_kernels_text(b.p, KernelCategory::communication, 2) + ".";
+      const CollectiveMix mix = collective_mix(b.p);
+      if (!mix.said.empty()) f.evidence += " By collective (of the exposed time): " + mix.said + ".";
+      if (!mix.named.empty()) f.evidence += " " + mix.named;
+      if (!mix.sites.empty()) f.evidence += " " + mix.sites;
+      f.variant = mix.variant;
+      f.recommendation = communication_fix(mix.dominant);
+      if (mix.variant == "waiting") {
+        const std::string who = waited_for(b.p);
+        f.title += ", likely waiting for another " + who;
+        f.recommendation = "Most of this is likely waiting for another " + who +
+                           ", not data moving: the same collective at the same place takes far longer in some steps "
+                           "than in others, and overlapping or a faster link does not shorten a wait for a late " +
+                           who + "." + waiting_for(b.p) + " Then: " + f.recommendation;
+      }
+      f.kernels = kernels_of(b.p, KernelCategory::communication);
+      f.ranges = b.ev.exposed_comm.ranges();
+    }
+  }
+}
+
+namespace {
+
+// The optimizer's framework ops (PyTorch's "Optimizer.step#SGD.step"), the
+// one with the most kernels first; empty when the trace has none.
+std::vector<const OpRow*> optimizer_ops(const Profile& p) {
+  std::vector<const OpRow*> rows;
+  for (const OpRow& r : p.op_names)
+    if (r.name.starts_with("Optimizer.step#") && r.calls > 0) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const OpRow* a, const OpRow* b) { return a->kernels_total > b->kernels_total; });
+  return rows;
+}
+}  // namespace
+
+// The weight update alone at the end of the step: optimizer kernels by name,
+// and every kernel the optimizer's ops launched.
+void serialized_weight_update(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  const double opt_share = ratio(b.ev.optimizer_kernel_ns, t.gpu_time);
+  const double opt_overlap = ratio(b.ev.optimizer_overlapped_ns, b.ev.optimizer_ns);
+  if (b.ev.optimizer_ns > 0 && opt_share >= th.weight_update_share && opt_overlap < th.weight_update_overlap) {
+    const TimeNs lone = b.ev.optimizer_ns - b.ev.optimizer_overlapped_ns;
+    Finding& f = b.add(opt_share >= 0.10 ? Severity::critical : Severity::warning, opt_overlap,
+                       th.weight_update_overlap, t.per_device(lone));
+    const std::size_t steps = b.p.steps.steps.size();
+    f.title = "The weight update runs alone: " + pct1(opt_share) + " of kernel time in " +
+              count(b.ev.optimizer_kernels) + " optimizer kernels" +
+              (steps ? " (" + count(b.ev.optimizer_kernels / steps) + " per step)" : std::string()) + ", " +
+              pct(opt_overlap) + " of it overlapped";
+    f.evidence = "Optimizer kernels take " + dur(b.ev.optimizer_kernel_ns) + " (" + pct1(opt_share) +
+                 " of kernel time vs a " + pct(th.weight_update_share) +
+                 " threshold); other kernels or communication run alongside for " + pct1(opt_overlap) +
+                 " of it (threshold " + pct(th.weight_update_overlap) + ").";
+    const std::vector<const OpRow*> ops = optimizer_ops(b.p);
+    if (b.ev.optimizer_op_kernels > 0 && !ops.empty())
+      f.evidence += " Of them " + count(b.ev.optimizer_op_kernels) + " were launched by " + ops.front()->name +
+                    (ops.size() > 1 ? " and the other optimizer ops" : "") + " (" +
+                    count(b.ev.optimizer_op_named_kernels) + " named as optimizer kernels).";
+    const std::string top = top_kernels_text(b.p, KernelCategory::optimizer, 2);
+    if (!top.empty()) f.evidence += " Top: " + top + ".";
+    f.recommendation =
+        "Use a fused multi-tensor optimizer (one kernel for all parameters: torch.optim.SGD/Adam(foreach=True or "
+        "fused=True), apex FusedSGD/FusedAdam) and overlap the update with communication and the next forward: update "
+        "each gradient bucket as soon as its all-reduce completes, on a separate stream. Bundled workload: --update "
+        "overlapped.";
+    f.kernels = kernels_of(b.p, KernelCategory::optimizer);
+    if (f.kernels.empty() && !ops.empty())
+      for (const OpKernel& k : ops.front()->top_kernels) f.kernels.push_back(k.name);
+    f.ranges = b.ev.optimizer.ranges();
+  }
+}
+
+// A per-parameter (non-foreach) optimizer: its ops launch a few tiny kernels
+// per parameter, each step, where a multi-tensor one launches a handful.
+void unfused_optimizer(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  const Evidence& ev = b.ev;
+  const std::vector<const OpRow*> ops = optimizer_ops(b.p);
+  if (ops.empty() || ev.optimizer_op_kernels == 0) return;
+  const OpRow& r = *ops.front();
+  const double per_step = double(ev.optimizer_op_kernels) / double(r.calls);
+  const double named =
+      ratio(static_cast<TimeNs>(ev.optimizer_op_named_kernels), static_cast<TimeNs>(ev.optimizer_op_kernels));
+  if (per_step < th.optimizer_kernels_per_step || named >= th.optimizer_fused_share) return;
+  // A multi-tensor optimizer does the same GPU work in a few launches: the
+  // host time beyond the GPU work is what the GPU may wait for — and it is a
+  // cost only where the GPU did wait: the idle time the optimizer's own late
+  // launches ended (its ops' starved time; where the trace does not give it,
+  // the GPU's idle time bounds it).
+  const TimeNs excess = std::max<TimeNs>(0, r.cpu_total_ns - ev.optimizer_op_kernel_ns);
+  TimeNs starved = 0;
+  for (const OpRow* o : ops) starved += o->starved_total_ns;
+  const TimeNs waited = b.p.launches.late_launch_idle_ns > 0 || starved > 0 ? starved : t.idle;
+  const TimeNs saving = std::min(t.per_device(excess), t.per_device(waited));
+  Finding& f = b.add(per_step >= 10 * th.optimizer_kernels_per_step ? Severity::critical : Severity::warning, per_step,
+                     th.optimizer_kernels_per_step, saving);
+  const TimeNs mean = static_cast<TimeNs>(double(ev.optimizer_op_kernel_ns) / double(ev.optimizer_op_kernels));
+  f.title = r.name + " launches " + fmt("%.0f", per_step) + " kernels per step (" + count(ev.optimizer_op_kernels) +
+            " in " + count(r.calls) + " steps, mean " + dur(mean) +
+            "): a per-parameter optimizer, not a multi-tensor (foreach) or fused one";
+  f.evidence = "Kernels launched inside the optimizer's ops: " + fmt("%.0f", per_step) + " per step vs a " +
+               fmt("%.0f", th.optimizer_kernels_per_step) + " threshold, " + pct(named) +
+               " of them named as optimizer kernels (multi_tensor_apply, fused; threshold " +
+               pct(th.optimizer_fused_share) + "). The host spends " + dur(r.cpu_total_ns) +
+               " in the optimizer step for " + dur(ev.optimizer_op_kernel_ns) + " of GPU work; the GPU waited " +
+               dur(t.per_device(waited)) + " for its launches.";
+  f.share = ratio(t.per_device(waited), t.span / static_cast<TimeNs>(std::max<std::size_t>(1, t.devices)));
+  f.recommendation =
+      "Update all parameters in a few launches: torch.optim.SGD/Adam/AdamW(..., foreach=True) (multi-tensor) or "
+      "fused=True (one fused kernel, Adam/AdamW/SGD), apex FusedSGD/FusedAdam, or torch.compile the optimizer "
+      "step. Estimated saving: the host time of the optimizer step beyond its GPU work, at most the GPU idle time "
+      "its launches ended.";
+  for (const OpKernel& k : r.top_kernels) f.kernels.push_back(k.name);
+}
+
+// Stragglers: the rank (or GPU) the others wait for. In a job whose
+// collectives were matched across ranks, the rank whose late arrivals made
+// the others wait longest; else the one with the most compute.
+void straggler(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  if (b.p.ranks.size() < 2 || b.p.skew.slowest_rank < 0) return;
+  const bool by_wait = !b.p.stragglers.empty() && b.p.stragglers.front().wait_caused_ns > 0;
+  const std::int32_t who_rank = by_wait ? b.p.stragglers.front().rank : b.p.skew.slowest_rank;
+  std::vector<TimeNs> work;
+  const bool by_step =
+      std::all_of(b.p.ranks.begin(), b.p.ranks.end(), [](const RankSummary& r) { return r.compute_per_step_ns > 0; });
+  const RankSummary* slow = nullptr;
+  for (const RankSummary& r : b.p.ranks) {
+    work.push_back(by_step ? r.compute_per_step_ns : r.compute_ns);
+    const bool match = by_wait ? r.rank == who_rank : r.rank == who_rank && r.device == b.p.skew.slowest_device;
+    if (match && !slow) slow = &r;
+  }
+  if (!slow) return;
+  std::sort(work.begin(), work.end());
+  const TimeNs median = work[(work.size() - 1) / 2];
+  const TimeNs slowest = by_step ? slow->compute_per_step_ns : slow->compute_ns;
+  const double excess = ratio(slowest - median, median);
+  // The others' time spent waiting for it, of their time.
+  const std::size_t others = b.p.stragglers.size() > 1 ? b.p.stragglers.size() - 1 : 1;
+  const TimeNs caused = by_wait ? b.p.stragglers.front().wait_caused_ns : 0;
+  const double wait_share = ratio(caused, b.p.window.duration() * static_cast<TimeNs>(others));
+  const bool by_compute = excess >= th.straggler_spread;
+  if (!by_compute && !(by_wait && wait_share >= th.straggler_wait_share)) return;
+  TimeNs others_exposed = 0;
+  for (const RankSummary& r : b.p.ranks)
+    if (r.rank != slow->rank) others_exposed += r.exposed_communication_ns;
+  const std::size_t steps = by_step ? b.p.steps.steps.size() / b.p.ranks.size() : 1;
+  const TimeNs saving = by_wait ? caused / static_cast<TimeNs>(others)
+                                : (slowest - median) * static_cast<TimeNs>(std::max<std::size_t>(1, steps));
+  const bool critical = excess >= 0.25 || (by_wait && wait_share >= th.straggler_wait_critical);
+  Finding& f = b.add(critical ? Severity::critical : Severity::warning, by_compute ? excess : wait_share,
+                     by_compute ? th.straggler_spread : th.straggler_wait_share, saving);
+  f.device = slow->device;
+  bool one_rank = true;
+  for (const RankSummary& r : b.p.ranks) one_rank = one_rank && r.rank == slow->rank;
+  const std::string who = one_rank
+                              ? "GPU " + std::to_string(slow->device)
+                              : "Rank " + std::to_string(slow->rank) + " (GPU " + std::to_string(slow->device) + ")";
+  const std::string compute_words = pct(excess) + " more compute " + (by_step ? "per step " : "") +
+                                    "than the median (" + dur(slowest) + " vs " + dur(median) + ")";
+  if (by_wait) {
+    const Straggler& st = b.p.stragglers.front();
+    f.title = who + " is a straggler: last to arrive at " + count(st.last_arrivals) + " of " +
+              count(b.p.collectives.size()) + " collectives, the others waited " + dur(caused) + " for it";
+    f.evidence = "Arrivals at the " + count(b.p.collectives.size()) + " collectives matched across " +
+                 std::to_string(b.p.stragglers.size()) + " ranks: the others spent " + pct(wait_share) +
+                 " of their time waiting for this rank; the critical rank of " + count(st.critical_steps) + " of " +
+                 count(b.p.job_steps.size()) + " steps; " + compute_words +
+                 ". Thresholds: " + pct(th.straggler_wait_share) + " of the others' time, or " +
+                 pct(th.straggler_spread) + " more compute than the median.";
+  } else {
+    f.title = who + " is a straggler: " + compute_words;
+    f.evidence =
+        "Compute " + std::string(by_step ? "per step " : "") + "across " + std::to_string(b.p.ranks.size()) +
+        " ranks/GPUs: spread " + pct(b.p.skew.compute_spread) + "; the others spend " + dur(others_exposed) +
+        " in communication nothing hides, much of it waiting for the slowest. Threshold: " + pct(th.straggler_spread) +
+        " above the median.";
+  }
+  f.recommendation =
+      "Balance the work across ranks: check the data each rank gets (uneven batch or sequence lengths), "
+      "clock/thermal throttling or a slower GPU or link on that rank, and other processes on its host; with "
+      "imbalance that cannot be removed, overlap communication so the others' wait is hidden.";
+}
+
+}  // namespace gpuscope::detail::rules

@@ -1,0 +1,159 @@
+// The registry: every rule in the order it runs (kRules: id, what it tests,
+// severity policy, the what-if change that replays its fix, the function),
+// and the entry point that runs them. docs/findings.md lists the same rules in
+// the same order (tested).
+#include <array>
+#include <span>
+
+#include "analysis/findings/rules.h"
+
+namespace gpuscope::detail {
+
+namespace {
+
+using namespace rules;
+
+struct RuleEntry {
+  FindingRule rule;
+  void (*run)(Builder& b);
+};
+
+// Every rule, in the order it runs: findings of one rule stay together in this
+// order until analyze() sorts them by saving. `severity` is the policy as
+// docs/findings.md states it, for the defaults of FindingThresholds.
+constexpr RuleEntry kRules[] = {
+    {{"padding-hotspot", "share of kernel time in padding kernels", "critical at ≥ 15 %", "--remove padding"},
+     padding_hotspot},
+    {{"broadcast-hotspot", "share of kernel time in broadcast kernels", "critical at ≥ 15 %", "--remove broadcast"},
+     broadcast_hotspot},
+    {{"layout-transpose", "share of kernel time in layout transposes", "critical at ≥ 15 %", "--remove transpose"},
+     layout_transpose},
+    {{"slow-normalization", "share of kernel time in normalization kernels, also against the convolutions",
+      "critical at ≥ 30 %", "--scale normalization=0.5"},
+     slow_normalization},
+    {{"no-tensor-cores", "share of convolution and GEMM time on tensor cores, on GPUs that have them", "warning",
+      "--scale convolution=0.5 --scale gemm=0.5"},
+     no_tensor_cores},
+    {{"memory-bound-aux",
+      "elementwise, copy, reduction and layout kernel time against the math (convolution + GEMM + attention), and "
+      "the largest such category's share",
+      "critical at ≥ 40 % and above the math", ""},
+     memory_bound_aux},
+    {{"eager-attention", "GEMM → softmax → GEMM chains on a stream, with no fused attention kernel",
+      "critical at ≥ 15 %", ""},
+     eager_attention},
+    {{"low-utilization", "busy / span over all GPUs, with idle time that no other finding counts",
+      "critical below 30 %"},
+     low_utilization},
+    {{"busy-not-working",
+      "share of the samples taken while kernels ran with few SMs active (hw.sm_active), on a GPU busy most of the time",
+      "critical at ≥ 80 % of the samples"},
+     busy_not_working},
+    {{"gpu-idle-gaps", "idle gaps of at least 1 ms, their share of the run, by what ended them",
+      "critical at ≥ 25 % ended by late launches or queued work"},
+     gpu_idle_gaps},
+    {{"input-bound", "GPU idle while the host loads data, share of step time", "critical when highly",
+      "--no-input-wait"},
+     input_bound},
+    {{"step-host-time", "step time before the GPU's first op or after its last, share of step time",
+      "critical at ≥ 50 %"},
+     step_host_time},
+    {{"launch-bound", "short idle gaps waiting for launches, and ops shorter than their launch call",
+      "critical at ≥ 25 %", "--cuda-graphs"},
+     launch_bound},
+    {{"host-sync", "GPU idle after host synchronizations drained its queue", "critical at ≥ 10 %", "--no-host-sync"},
+     host_sync},
+    {{"low-concurrency", "kernels never side by side on a GPU they leave room on", "warning"}, low_concurrency},
+    {{"low-memcpy-overlap", "copy time overlapped by kernels, pinned host-to-device copies on a copy stream aside",
+      "warning"},
+     low_memcpy_overlap},
+    {{"exposed-communication", "communication with no compute alongside, share of the run", "critical when high",
+      "--overlap-allreduce"},
+     exposed_communication},
+    {{"serialized-weight-update", "optimizer kernels running alone", "critical at ≥ 10 % of kernel time",
+      "--overlap-update"},
+     serialized_weight_update},
+    {{"unfused-optimizer",
+      "kernels launched per step by the optimizer's ops (Optimizer.step#…), few of them multi-tensor",
+      "critical at ≥ 1000 per step", ""},
+     unfused_optimizer},
+    {{"straggler",
+      "the rank whose late arrivals at the matched collectives made the others wait longest (else the GPU or rank "
+      "with the most compute), against the median",
+      "critical at ≥ 25 % more compute or ≥ 10 % of the others' time", "--balance-ranks"},
+     straggler},
+    {{"larger-batch-fits", "peak allocated memory per step against the GPU's memory", "info", ""}, larger_batch_fits},
+    {{"memory-pressure", "peak reserved memory near the GPU's memory, with fragmentation or direct cudaMalloc/cudaFree",
+      "critical at ≥ 97 %", ""},
+     memory_pressure},
+    {{"pageable-memcpy", "copies with a pageable host side", "warning at ≥ 5 %, else info"}, pageable_memcpy},
+    {{"sync-memcpy", "copies that block the host: host time blocked plus the GPU idle after them",
+      "warning at ≥ 5 %, else info"},
+     sync_memcpy},
+    {{"clocks-throttled", "steps with a thermal or power throttle reason (NVML), slower than the others", "warning"},
+     clocks_throttled},
+    {{"memory-bound-kernels",
+      "kernel categories whose samples show high DRAM throughput and low instruction issue (hw.dram_*, hw.sm_issue), "
+      "share of kernel time",
+      "warning at ≥ 25 %, else info"},
+     memory_bound_kernels},
+    {{"dropped-records", "records the recorder lost", "critical if ≥ 1 % of the GPU ops"}, dropped_records},
+    {{"op-below-roofline", "matrix, convolution and attention ops far below their roofline", "critical at ≥ 10 %"},
+     op_below_roofline},
+    {{"op-launch-overhead", "ops whose launch calls take longer than their GPU work", "warning"}, op_launch_overhead},
+};
+
+constexpr auto kRuleList = [] {
+  std::array<FindingRule, std::size(kRules)> rules{};
+  for (std::size_t i = 0; i < rules.size(); ++i) rules[i] = kRules[i].rule;
+  return rules;
+}();
+
+}  // namespace
+
+std::vector<HelpAnswer> answer_questions(const Profile& p);  // helps.cpp
+
+std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt) {
+  std::vector<Finding> out;
+  const Totals totals(p);
+  Builder b{p, ev, opt, totals, &out, {}};
+  for (const RuleEntry& r : kRules) {
+    b.rule = r.rule.id;
+    r.run(b);
+  }
+  if (p.devices.size() == 1)
+    for (Finding& f : out)
+      if (f.device == kNoDevice) f.device = p.devices.front().id;
+  return out;
+}
+
+}  // namespace gpuscope::detail
+
+namespace gpuscope {
+
+std::span<const FindingRule> finding_rules() { return detail::kRuleList; }
+
+// A finding is material at 1 % of the run: its saving, or its own time's
+// share (of the run, or of kernel time for the rules that measure kernel
+// time). Below that it is true but does not change what to do first.
+constexpr double kMaterialShare = 0.01;
+
+void settle_findings(Profile* p) {
+  std::vector<Finding>& all = p->findings;
+  for (Finding& f : p->minor_findings) all.push_back(std::move(f));
+  p->minor_findings.clear();
+  std::stable_sort(all.begin(), all.end(), [](const Finding& a, const Finding& b) {
+    if (a.saving_ns != b.saving_ns) return a.saving_ns > b.saving_ns;
+    return a.saving_source == SavingSource::simulated && b.saving_source != SavingSource::simulated;
+  });
+  const TimeNs run = p->window.duration();
+  auto material = [&](const Finding& f) {
+    return f.share >= kMaterialShare || (run > 0 && double(f.saving_ns) >= kMaterialShare * double(run));
+  };
+  const auto minor = std::stable_partition(all.begin(), all.end(), material);
+  p->minor_findings.assign(std::make_move_iterator(minor), std::make_move_iterator(all.end()));
+  all.erase(minor, all.end());
+  p->helps = detail::answer_questions(*p);
+}
+
+}  // namespace gpuscope

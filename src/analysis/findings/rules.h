@@ -1,0 +1,216 @@
+// Internal to analysis/findings/: what every rule uses — the run's totals, the
+// Builder a rule adds its findings through, the number words and the
+// heaviest-kernel lists — and every rule's function, by family (one file
+// each). A new rule: its function in its family's file, its declaration
+// here, its row in registry.cpp's kRules and in docs/findings.md, its
+// threshold in FindingThresholds (analyze.h).
+//
+// saving_ns estimates the wall-clock time a fix would save over the traced
+// window. Devices run in parallel, so a saving measured as time summed over
+// devices is divided by the number of devices. Savings of different findings
+// overlap (an idle gap can be both "input-bound" and "low utilization"): they
+// order findings, they do not add up.
+//
+// [SECTION] Number words and shared quantities
+// [SECTION] The rules, by family
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/detail/context.h"
+#include "analysis/format.h"
+
+namespace gpuscope::detail::rules {
+
+// [SECTION] Number words and shared quantities ---------------------------------------------
+
+inline std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+inline std::string pct(double share) { return format::percent(share); }
+inline std::string pct1(double share) { return format::percent1(share); }
+inline std::string dur(TimeNs ns) { return format::duration(ns); }
+inline std::string count(std::uint64_t n) { return format::count(n); }
+inline std::string bytes(std::uint64_t b) { return format::bytes(b); }
+
+struct Totals {
+  std::size_t devices = 0;
+  TimeNs span = 0, busy = 0, idle = 0, kernel_busy = 0, kernel_time = 0;
+  TimeNs comm = 0, exposed_comm = 0, memcpy = 0, memcpy_exposed = 0;
+  TimeNs host_wait = 0, kernel_wait = 0, other_idle = 0;
+  double min_util = 1, max_util = 0;
+  TimeNs category[kKernelCategoryCount] = {};
+  std::uint64_t category_count[kKernelCategoryCount] = {};
+  TimeNs gpu_time = 0;
+
+  explicit Totals(const Profile& p) {
+    for (const DeviceSummary& d : p.devices) {
+      ++devices;
+      span += d.span_ns;
+      busy += d.busy_ns;
+      idle += d.idle_ns;
+      kernel_busy += d.kernel_busy_ns;
+      kernel_time += d.kernel_time_ns;
+      comm += d.communication_ns;
+      exposed_comm += d.exposed_communication_ns;
+      memcpy += d.memcpy_ns;
+      memcpy_exposed += d.memcpy_exposed_ns;
+      host_wait += d.idle_host_wait_ns;
+      kernel_wait += d.idle_kernel_wait_ns;
+      other_idle += d.idle_other_ns;
+      min_util = std::min(min_util, d.utilization);
+      max_util = std::max(max_util, d.utilization);
+    }
+    for (const CategoryTime& c : p.categories) {
+      category[static_cast<int>(c.category)] = c.time_ns;
+      category_count[static_cast<int>(c.category)] = c.count;
+    }
+    gpu_time = p.kernel_time_ns;
+  }
+  // A time summed over devices, as wall-clock time (devices run in parallel).
+  TimeNs per_device(TimeNs summed) const { return devices ? summed / static_cast<TimeNs>(devices) : summed; }
+  double share_of_gpu(KernelCategory c) const { return ratio(category[static_cast<int>(c)], gpu_time); }
+  TimeNs of(KernelCategory c) const { return category[static_cast<int>(c)]; }
+  // The math: convolution + GEMM + attention kernel time.
+  TimeNs math_ns() const {
+    return of(KernelCategory::convolution) + of(KernelCategory::gemm) + of(KernelCategory::attention);
+  }
+};
+
+inline std::vector<std::string> kernels_of(const Profile& p, KernelCategory c, std::size_t n = 5) {
+  std::vector<std::string> out;
+  for (const Hotspot& h : p.hotspots)
+    if (h.category == c && out.size() < n) out.push_back(h.name);
+  return out;
+}
+
+// "name 12% of kernel time, 40x, mean 1.2 ms; …" for the heaviest `n`
+// hotspots that `keep` accepts; "none recorded" when there are none (a "Top:"
+// list is never empty).
+template <class Keep>
+inline std::string top_kernels_where(const Profile& p, Keep keep, std::size_t n) {
+  std::vector<const Hotspot*> top;
+  std::vector<std::string_view> names;
+  for (const Hotspot& h : p.hotspots) {
+    if (top.size() == n) break;
+    if (!keep(h)) continue;
+    top.push_back(&h);
+    names.push_back(h.name);
+  }
+  const std::vector<std::string> shown = format::short_kernel_names(names);
+  std::string s;
+  for (std::size_t i = 0; i < top.size(); ++i) {
+    const Hotspot& h = *top[i];
+    if (!s.empty()) s += "; ";
+    s += shown[i] + " " + pct(h.share) + " of kernel time, " + count(h.stats.count) + "x, mean " + dur(h.stats.mean);
+  }
+  return s.empty() ? std::string("none recorded") : s;
+}
+
+inline std::string top_kernels_text(const Profile& p, KernelCategory c, std::size_t n = 3) {
+  return top_kernels_where(
+      p, [c](const Hotspot& h) { return h.category == c; }, n);
+}
+
+// "The math": convolutions, GEMMs and fused attention (two GEMMs per kernel).
+inline bool is_math(KernelCategory c) {
+  return c == KernelCategory::convolution || c == KernelCategory::gemm || c == KernelCategory::attention;
+}
+
+// The heaviest math kernels.
+inline std::string top_math_kernels_text(const Profile& p, std::size_t n) {
+  return top_kernels_where(
+      p, [](const Hotspot& h) { return is_math(h.category); }, n);
+}
+
+// The framework's words where the trace says which framework ran
+// (WorkloadKind::framework), else words for either.
+inline std::string for_framework(const Profile& p, std::string pytorch, std::string tensorflow, std::string either) {
+  if (p.workload.framework == "pytorch") return pytorch;
+  if (p.workload.framework == "tensorflow") return tensorflow;
+  return either;
+}
+
+inline std::string device_words(const Totals& t) {
+  return t.devices == 1 ? std::string("the GPU") : "the " + std::to_string(t.devices) + " GPUs";
+}
+
+struct Builder {
+  const Profile& p;
+  const Evidence& ev;
+  const AnalysisOptions& opt;
+  const Totals& t;
+  std::vector<Finding>* out;
+  std::string_view rule;  // the id of the rule running, which every finding it adds carries
+
+  Finding& add(Severity sev, double metric, double threshold, TimeNs saving) {
+    Finding f;
+    f.id = std::string(rule);
+    f.severity = sev;
+    f.metric = metric;
+    f.threshold = threshold;
+    f.saving_ns = std::max<TimeNs>(0, saving);
+    out->push_back(std::move(f));
+    return out->back();
+  }
+};
+
+// [SECTION] The rules, by family ------------------------------------------------------------
+
+// gpu_time.cpp: where the GPU time goes.
+void padding_hotspot(Builder& b);
+void broadcast_hotspot(Builder& b);
+void layout_transpose(Builder& b);
+void slow_normalization(Builder& b);
+void no_tensor_cores(Builder& b);
+void memory_bound_aux(Builder& b);
+void eager_attention(Builder& b);
+
+// idle.cpp: why the GPU is idle.
+void low_utilization(Builder& b);
+void busy_not_working(Builder& b);
+void gpu_idle_gaps(Builder& b);
+void input_bound(Builder& b);
+void step_host_time(Builder& b);
+void launch_bound(Builder& b);
+void host_sync(Builder& b);
+// Whether launch-bound fires (op-launch-overhead then leaves its ops to it).
+bool launch_bound_fires(const Builder& b);
+// The share of blocking-copy time among host waits, and whether sync-memcpy
+// fires (the idle rules leave its time to it).
+double blocking_copy_share(const Builder& b);
+bool sync_memcpy_fires(const Builder& b);
+
+// overlap.cpp: what runs alone that could overlap.
+void low_concurrency(Builder& b);
+void exposed_communication(Builder& b);
+void serialized_weight_update(Builder& b);
+void unfused_optimizer(Builder& b);
+void straggler(Builder& b);
+
+// copies.cpp
+void low_memcpy_overlap(Builder& b);
+void pageable_memcpy(Builder& b);
+void sync_memcpy(Builder& b);
+
+// memory.cpp
+void larger_batch_fits(Builder& b);
+void memory_pressure(Builder& b);
+
+// hardware.cpp: what the counters and the recorder measured.
+void clocks_throttled(Builder& b);
+void memory_bound_kernels(Builder& b);
+void dropped_records(Builder& b);
+
+// framework_ops.cpp
+void op_below_roofline(Builder& b);
+void op_launch_overhead(Builder& b);
+
+}  // namespace gpuscope::detail::rules

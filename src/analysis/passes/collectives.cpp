@@ -1,0 +1,349 @@
+// Collectives as the framework named them, and their call sites
+// (collectives.h; docs/metrics.md, "Collective sites").
+//
+// A communication kernel's name says less than it seems: NCCL runs an
+// all-to-all, a DDP gradient all-reduce or an all-gather as SendRecv kernels
+// where it sees fit, and one kernel name covers every message size. The ops
+// around its launch say what it is: PyTorch's nccl:all_reduce and
+// record_param_comms (with Kineto's collective arguments since 2.1), c10d::
+// ops, NCCL's own NVTX ranges, TensorFlow's collective ops. A site is one
+// kind and size at one place in the step; the same site is the same
+// collective in every step, so its instances differ only by how long they
+// waited.
+//
+// [SECTION] What an annotation says
+// [SECTION] Communication kernels and their collectives
+// [SECTION] Sites
+#include "analysis/passes/collectives.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <tuple>
+
+#include "analysis/job/job.h"
+#include "analysis/util/intervals.h"
+#include "analysis/util/stats.h"
+
+namespace gpuscope::detail {
+
+// [SECTION] What an annotation says ---------------------------------------------------------
+
+namespace {
+
+// Lower case, without the separators names put between words ("_", "-",
+// ":", " ", "."): "nccl:_all_gather_base" -> "ncclallgatherbase".
+std::string squeezed(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '_' || c == '-' || c == ':' || c == ' ' || c == '.') continue;
+    out.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+  }
+  return out;
+}
+
+// The ops a framework or NCCL opens around a collective's launch.
+bool communication_annotation(std::string_view n) {
+  return n.starts_with("nccl") || n.starts_with("rccl") || n.starts_with("c10d::") || n == "record_param_comms" ||
+         n.starts_with("Nccl") || n.starts_with("Collective") ||  // TensorFlow: NcclAllReduce, CollectiveReduceV2
+         n.starts_with("all-reduce") || n.starts_with("all-gather") || n.starts_with("reduce-scatter") ||  // XLA
+         n.starts_with("all-to-all") || n.starts_with("collective-permute");
+}
+
+// The kind a squeezed collective name says; 0: none known.
+int kind_of_words(std::string_view s) {
+  if (s.find("barrier") != std::string_view::npos) return 0;  // an all-reduce of one element, to wait
+  // Most specific first: "reducescatter" holds "reduce", TensorFlow's
+  // CollectiveReduce is an all-reduce.
+  constexpr std::pair<std::string_view, int> kWords[] = {{"collectivereduce", 1},
+                                                         {"collectivegather", 2},
+                                                         {"collectivebcast", 4},
+                                                         {"allreduce", 1},
+                                                         {"allgather", 2},
+                                                         {"reducescatter", 3},
+                                                         {"alltoall", 7},
+                                                         {"broadcast", 4},
+                                                         {"bcast", 4},
+                                                         {"collectivepermute", 6},
+                                                         {"sendrecv", 6},
+                                                         {"send", 6},
+                                                         {"recv", 6},
+                                                         {"reduce", 5}};
+  for (const auto& [word, kind] : kWords)
+    if (s.find(word) != std::string_view::npos) return kind;
+  return 0;
+}
+
+// The raw value of `key` in a compact JSON object ("{"a":1,"b":"x"}"): a
+// number's text, or a string's contents without its quotes; empty when absent.
+std::string_view json_field(std::string_view text, std::string_view key) {
+  for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+    if (at == 0 || text[at - 1] != '"') continue;
+    std::size_t v = at + key.size();
+    if (v + 1 >= text.size() || text[v] != '"' || text[v + 1] != ':') continue;
+    v += 2;
+    if (text[v] == '"') {
+      const std::size_t close = text.find('"', v + 1);
+      return close == std::string_view::npos ? std::string_view{} : text.substr(v + 1, close - v - 1);
+    }
+    const std::size_t stop = text.find_first_of(",}", v);
+    return text.substr(v, stop == std::string_view::npos ? std::string_view::npos : stop - v);
+  }
+  return {};
+}
+
+std::uint64_t to_count(std::string_view token) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
+  if (ec == std::errc() && end == token.data() + token.size()) return v;
+  double d = 0;  // "1024.0"
+  const auto [dend, dec] = std::from_chars(token.data(), token.data() + token.size(), d);
+  return dec == std::errc() && dend == token.data() + token.size() && d >= 0 && d < 1.8e19 ? std::uint64_t(d) : 0;
+}
+
+// Bytes per element of a dtype as PyTorch writes it ("Float", "c10::BFloat16",
+// "unsigned char", "long int"); 0: unknown (TensorList, Scalar, …).
+std::uint64_t dtype_bytes(std::string_view dtype) {
+  std::string s = squeezed(dtype);
+  if (s.starts_with("c10")) s.erase(0, 3);
+  if (s.starts_with("float8")) return 1;
+  constexpr std::pair<std::string_view, std::uint64_t> kSizes[] = {
+      {"bool", 1},        {"char", 1},   {"signedchar", 1},   {"unsignedchar", 1},  {"byte", 1},    {"int8", 1},
+      {"uint8", 1},       {"half", 2},   {"float16", 2},      {"bfloat16", 2},      {"short", 2},   {"shortint", 2},
+      {"int16", 2},       {"float", 4},  {"float32", 4},      {"int", 4},           {"int32", 4},   {"uint32", 4},
+      {"complexhalf", 4}, {"double", 8}, {"float64", 8},      {"long", 8},          {"longint", 8}, {"longlong", 8},
+      {"int64", 8},       {"uint64", 8}, {"complexfloat", 8}, {"complexdouble", 16}};
+  for (const auto& [name, bytes] : kSizes)
+    if (s == name) return bytes;
+  return 0;
+}
+
+std::uint64_t times(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) ? 0 : r;
+}
+
+}  // namespace
+
+int annotation_kind(std::string_view name, std::string_view collective_args) {
+  if (const std::string_view said = json_field(collective_args, "Collective name"); !said.empty())
+    return kind_of_words(squeezed(said));
+  if (!communication_annotation(name)) return -1;
+  return kind_of_words(squeezed(name));
+}
+
+std::uint64_t collective_args_bytes(std::string_view args) {
+  const std::uint64_t size = dtype_bytes(json_field(args, "dtype"));
+  const std::uint64_t in = to_count(json_field(args, "In msg nelems"));
+  const std::uint64_t out = to_count(json_field(args, "Out msg nelems"));
+  return times(std::max(in, out), size);
+}
+
+std::uint64_t input_bytes(std::string_view dims, std::string_view types) {
+  // dims: [[19618307],[],…]; types: ["float","Scalar",…] (compact JSON text).
+  if (!dims.starts_with("[[") || !types.starts_with("[\"")) return 0;
+  const std::size_t type_end = types.find('"', 2);
+  if (type_end == std::string_view::npos) return 0;
+  std::uint64_t n = dtype_bytes(types.substr(2, type_end - 2));
+  const std::size_t close = dims.find(']', 2);
+  if (n == 0 || close == std::string_view::npos) return 0;
+  std::string_view list = dims.substr(2, close - 2);
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::uint64_t d = to_count(list.substr(0, comma));
+    if (d == 0) return 0;
+    n = times(n, d);
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+  }
+  return n;
+}
+
+// [SECTION] Communication kernels and their collectives -----------------------------------------
+
+namespace {
+
+// What the ops around a kernel's launch say of its collective: the kind of the
+// innermost that names one, the bytes of the innermost that gives them.
+// `memo` holds annotation_kind() per range name (ranges without arguments).
+void describe(const Trace& t, std::vector<std::int8_t>& memo, CollectiveCall& c) {
+  const RangeTable& rg = t.ranges();
+  bool named = false;
+  RowIndex r = t.launching_op(OpRef{OpTable::kernel, c.kernel});
+  for (int depth = 0; r != kNoRow && depth < 32 && !(named && c.bytes); ++depth, r = t.parent_op(r)) {
+    const StringId args = rg.collective_at(r);
+    int kind = 0;
+    if (args) {
+      kind = annotation_kind(t.str(rg.name[r]), t.str(args));
+    } else {
+      std::int8_t& m = memo[rg.name[r]];
+      if (m == -2) m = static_cast<std::int8_t>(annotation_kind(t.str(rg.name[r])));
+      kind = m;
+    }
+    if (kind < 0) continue;
+    if (!named && kind > 0) c.kind = static_cast<std::uint8_t>(kind), c.annotation = r, named = true;
+    if (!c.bytes && args) c.bytes = collective_args_bytes(t.str(args));
+    if (!c.bytes && rg.input_dims_at(r)) c.bytes = input_bytes(t.str(rg.input_dims_at(r)), t.str(rg.input_types_at(r)));
+  }
+}
+
+}  // namespace
+
+std::vector<CollectiveCall> collective_calls(const Trace& t, std::uint32_t device) {
+  std::vector<CollectiveCall> calls;
+  std::vector<std::int8_t> memo;
+  const KernelTable& k = t.kernels();
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    if (!on_device(t, tr, device)) continue;
+    const RowRange rows = t.rows_of(TableId::kernels, tr);
+    for (RowIndex i = rows.begin; i < rows.end; ++i) {
+      if (k.category_at(i) != KernelCategory::communication) continue;
+      if (memo.empty()) memo.assign(t.strings().size(), -2);
+      CollectiveCall c;
+      c.kernel = i;
+      c.device = t.tracks()[tr].device;
+      c.start = k.start[i];
+      c.end = k.end[i];
+      c.kind = collective_kind(t.str(k.name[i]));
+      describe(t, memo, c);
+      calls.push_back(c);
+    }
+  }
+  std::stable_sort(calls.begin(), calls.end(), [](const CollectiveCall& a, const CollectiveCall& b) {
+    return std::tie(a.device, a.start, a.end) < std::tie(b.device, b.start, b.end);
+  });
+  return calls;
+}
+
+void place_in_steps(std::vector<CollectiveCall>& calls, const std::vector<Step>& steps) {
+  // Steps are per device in time order (find_steps), not overlapping.
+  std::map<std::tuple<std::uint32_t, std::int32_t, std::uint8_t, std::uint64_t>, std::int32_t> next;
+  for (CollectiveCall& c : calls) {
+    auto first = std::lower_bound(steps.begin(), steps.end(), c.device,
+                                  [](const Step& s, std::uint32_t d) { return s.device < d; });
+    auto last = std::upper_bound(first, steps.end(), c.start,
+                                 [&](TimeNs v, const Step& s) { return s.device != c.device || v < s.range.start; });
+    c.step = c.ordinal = -1;
+    if (last == first) continue;
+    const Step& s = *(last - 1);
+    if (s.device != c.device || c.start >= s.range.end) continue;
+    c.step = s.index;
+    c.ordinal = next[{c.device, c.step, c.kind, c.bytes}]++;
+  }
+}
+
+// [SECTION] Sites ------------------------------------------------------------------------------
+
+namespace {
+
+// |[start, end) ∩ set|, for a set in canonical form.
+TimeNs overlap(const intervals::IntervalSet& set, TimeNs start, TimeNs end) {
+  auto it = std::upper_bound(set.begin(), set.end(), start, [](TimeNs v, const TimeRange& r) { return v < r.end; });
+  TimeNs n = 0;
+  for (; it != set.end() && it->start < end; ++it) n += std::min(end, it->end) - std::max(start, it->start);
+  return n;
+}
+
+// The union of the non-communication kernels on `device`.
+intervals::IntervalSet compute_of(const Trace& t, std::uint32_t device) {
+  std::vector<TimeRange> ranges;
+  const KernelTable& k = t.kernels();
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    if (!on_device(t, tr, device)) continue;
+    const RowRange rows = t.rows_of(TableId::kernels, tr);
+    for (RowIndex i = rows.begin; i < rows.end; ++i)
+      if (k.category_at(i) != KernelCategory::communication) ranges.push_back({k.start[i], k.end[i]});
+  }
+  return intervals::union_of(std::move(ranges));
+}
+
+}  // namespace
+
+CollectiveSummary summarize_sites(const std::vector<CollectiveSite>& sites) {
+  CollectiveSummary out;
+  // Pooled by call site: the same site of every GPU and rank.
+  std::map<std::tuple<std::string_view, std::uint64_t, std::int32_t>, CollectiveSite> pooled;
+  for (const CollectiveSite& s : sites) {
+    if (s.durations.count == 0) continue;
+    auto [it, added] = pooled.try_emplace({s.kind, s.bytes, s.ordinal}, s);
+    if (added) continue;
+    CollectiveSite& p = it->second;
+    if (p.rank != s.rank) p.rank = -1;
+    if (p.device != s.device) p.device = kNoDevice;
+    p.durations = merge_approx(p.durations, s.durations);
+    p.exposed_ns += s.exposed_ns;
+  }
+  std::map<std::string_view, CollectiveKind> kinds;
+  for (auto& [key, p] : pooled) {
+    p.wait_ns = p.durations.total - static_cast<TimeNs>(p.durations.count) * p.durations.min;
+    CollectiveKind& k = kinds[p.kind];
+    k.kind = p.kind;
+    ++k.sites;
+    k.time_ns += p.durations.total;
+    k.exposed_ns += p.exposed_ns;
+    // Without a place in a step or a known size, a site holds every call of
+    // its kind (any size, anywhere): not comparable with itself.
+    if (p.durations.count >= 2 && (p.ordinal >= 0 || p.bytes > 0)) {
+      k.repeated_ns += p.durations.total;
+      k.wait_ns += p.wait_ns;
+      ++out.repeated_sites;
+      if (p.wait_ns > out.widest.wait_ns || out.widest.durations.count == 0) out.widest = p;
+    }
+  }
+  for (const CollectiveSite& s : sites)
+    if (s.named_by != "kernel name" && collective_kind_name(collective_kind(s.kernel)) != s.kind) ++out.renamed_sites;
+  for (auto& [name, k] : kinds) {
+    out.sites += k.sites;
+    out.time_ns += k.time_ns, out.exposed_ns += k.exposed_ns, out.repeated_ns += k.repeated_ns;
+    out.wait_ns += k.wait_ns;
+    out.kinds.push_back(std::move(k));
+  }
+  std::stable_sort(out.kinds.begin(), out.kinds.end(), [](const CollectiveKind& a, const CollectiveKind& b) {
+    return a.exposed_ns != b.exposed_ns ? a.exposed_ns > b.exposed_ns : a.time_ns > b.time_ns;
+  });
+  return out;
+}
+
+void collective_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<Step>& steps, Profile* p) {
+  const Trace& t = *rt.trace;
+  std::vector<CollectiveCall> calls = collective_calls(t, opt.device);
+  if (calls.empty()) return;
+  place_in_steps(calls, steps);
+  struct Group {
+    std::vector<TimeNs> durations;
+    TimeNs exposed = 0;
+    const CollectiveCall* first = nullptr;
+  };
+  std::map<std::tuple<std::uint32_t, std::uint8_t, std::uint64_t, std::int32_t>, Group> sites;
+  intervals::IntervalSet compute;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const CollectiveCall& c = calls[i];
+    if (i == 0 || c.device != calls[i - 1].device) compute = compute_of(t, c.device);
+    Group& g = sites[{c.device, c.kind, c.bytes, c.ordinal}];
+    if (!g.first) g.first = &c;
+    g.durations.push_back(c.end - c.start);
+    g.exposed += (c.end - c.start) - overlap(compute, c.start, c.end);
+  }
+  const std::size_t before = p->collective_sites.size();
+  for (auto& [key, g] : sites) {
+    CollectiveSite s;
+    s.rank = rt.rank;
+    s.device = g.first->device;
+    s.kind = std::string(collective_kind_name(g.first->kind));
+    s.named_by =
+        g.first->annotation == kNoRow ? "kernel name" : std::string(t.str(t.ranges().name[g.first->annotation]));
+    s.bytes = g.first->bytes;
+    s.ordinal = g.first->ordinal;
+    s.kernel = std::string(t.str(t.kernels().name[g.first->kernel]));
+    s.durations = summarize(g.durations);
+    s.wait_ns = s.durations.total - static_cast<TimeNs>(s.durations.count) * s.durations.min;
+    s.exposed_ns = g.exposed;
+    p->collective_sites.push_back(std::move(s));
+  }
+  std::stable_sort(
+      p->collective_sites.begin() + static_cast<std::ptrdiff_t>(before), p->collective_sites.end(),
+      [](const CollectiveSite& a, const CollectiveSite& b) { return a.durations.total > b.durations.total; });
+  p->collective_summary = summarize_sites(p->collective_sites);
+}
+
+}  // namespace gpuscope::detail

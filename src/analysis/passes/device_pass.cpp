@@ -1,0 +1,1055 @@
+// The device pass: one sweep over a GPU's ops in time order that measures
+// everything about it at once — busy time, kernels in flight, copy/compute
+// and communication/compute overlap, idle gaps and their causes, GPU idle
+// after host synchronizations, and each step's breakdown.
+//
+// [SECTION] Runs and the in-flight set
+// [SECTION] Step accounting
+// [SECTION] The sweep
+// [SECTION] Entry point
+//
+// Why a sweep and not interval sets: a 10M-kernel trace would need several
+// 160 MB sets, and fresh memory is the dominant cost of a pass over it (page
+// faults). The sweep keeps O(streams) state: the rows of a track are in start
+// order, so a device is a merge of a few sorted runs (one per track and
+// table), and the ops in flight at any time are few.
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <map>
+
+#include "analysis/detail/context.h"
+#include "analysis/ops/occupancy.h"
+#include "analysis/passes/hta.h"
+#include "analysis/passes/hta_rules.h"
+#include "analysis/util/intervals.h"
+
+namespace gpuscope::detail {
+
+namespace {
+
+using namespace intervals;
+
+// [SECTION] Runs and the in-flight set ----------------------------------------------------------
+
+enum OpClass : std::uint8_t {
+  kKernel = 1,
+  kCompute = 2,       // a non-communication kernel
+  kComm = 4,          // a communication kernel
+  kOptimizer = 8,     // an optimizer kernel (also kCompute)
+  kCopy = 16,         // memcpy
+  kFill = 32,         // memset
+  kHta = 64,          // an op HTA counts (its ProfilerStep filter; syncs with a stream)
+  kHtaCompute = 128,  // … that HTA counts as compute
+};
+
+// A kernel's class bits by category: communication or compute, optimizer.
+struct ClassOfCategory {
+  std::uint8_t of[256];
+  constexpr ClassOfCategory() : of{} {
+    for (unsigned c = 0; c < 256; ++c) {
+      const auto cat = static_cast<KernelCategory>(c);
+      of[c] = static_cast<std::uint8_t>((cat == KernelCategory::communication ? kComm : kCompute) |
+                                        (cat == KernelCategory::optimizer ? kOptimizer : 0));
+    }
+  }
+};
+constexpr ClassOfCategory kClassOfCategory{};
+
+// The rows of one table on one track, in start order.
+struct Run {
+  const TimeNs* start;
+  const TimeNs* end;
+  const RowIndex* api;           // null for syncs
+  const std::uint8_t* category;  // kernels only
+  const std::uint32_t* correlation;
+  const StringId* name;  // kernels only
+  // Kernels only, null when the trace has no optimizer op: per row, bit 1 if
+  // an optimizer op launched it, plus kOptimizer unless it communicates.
+  const std::uint8_t* optimizer_op;
+  std::uint8_t table;  // kKernel, kCopy, kFill, or 0 for host syncs (seen by HTA only)
+  RowIndex row, last;
+  TrackId track = 0;
+  // Summed by the sweep for the occupancy's side work: the time of this
+  // run's communication kernels and copies, and whether it has a compute kernel.
+  TimeNs side = 0;
+  bool compute = false;
+};
+
+// The end of a host synchronization, or of a copy call that blocks the host.
+struct SyncEnd {
+  TimeNs end;
+  bool copy;
+};
+
+struct Flight {
+  TimeNs end;
+  std::uint8_t cls;
+};
+
+// Per op class, what it adds to each of Counts' four packed words.
+struct CountDeltas {
+  std::uint64_t delta[256][4];
+  constexpr CountDeltas() : delta{} {
+    for (unsigned c = 0; c < 256; ++c) {
+      auto bit = [&](unsigned flag, int shift) { return (c & flag) ? std::uint64_t{1} << shift : 0; };
+      delta[c][0] = bit(kKernel, 0) | bit(kCompute, 32);
+      delta[c][1] = bit(kComm, 0) | bit(kOptimizer, 32);
+      delta[c][2] = bit(kCopy, 0) | bit(kFill, 32);
+      delta[c][3] = bit(kHta, 0) | bit(kHtaCompute, 32);
+    }
+  }
+};
+inline constexpr CountDeltas kCountDeltas{};
+
+// Ops in flight by class: eight 32-bit counters packed two to a word, so
+// that adding or removing an op is four adds of a per-class table entry
+// instead of eight tests. A lane never borrows from its neighbour: it never
+// goes below zero, and a device has fewer than 2^32 ops.
+class Counts {
+ public:
+  constexpr void add(std::uint8_t cls) {
+    const auto& d = kCountDeltas.delta[cls];
+    for (int i = 0; i < 4; ++i) w_[i] += d[i];
+  }
+  constexpr void remove(std::uint8_t cls) {
+    const auto& d = kCountDeltas.delta[cls];
+    for (int i = 0; i < 4; ++i) w_[i] -= d[i];
+  }
+  std::uint32_t kernels() const { return lo(0); }
+  std::uint32_t compute() const { return hi(0); }
+  std::uint32_t comm() const { return lo(1); }
+  std::uint32_t optimizer() const { return hi(1); }
+  std::uint32_t copies() const { return lo(2); }
+  std::uint32_t fills() const { return hi(2); }
+  std::uint32_t hta() const { return lo(3); }
+  std::uint32_t hta_compute() const { return hi(3); }
+  bool any() const { return lo(0) != 0 || w_[2] != 0; }  // kernels, copies or fills
+  // The sweep's state key (Sweep::KeyBit), straight from the packed words.
+  constexpr unsigned key() const {
+    const std::uint64_t w0 = w_[0], w1 = w_[1], w2 = w_[2], w3 = w_[3];
+    const auto nz = [](std::uint64_t x) { return unsigned{x != 0}; };
+    const std::uint32_t kernels = static_cast<std::uint32_t>(w0), optimizer = static_cast<std::uint32_t>(w1 >> 32);
+    return nz(w3 & 0xffffffffu) | nz(w3 >> 32) << 1 | nz(kernels | w2) << 2 | nz(kernels) << 3 |
+           unsigned{kernels >= 2} << 4 | nz(w0 >> 32) << 5 | nz(w1 & 0xffffffffu) << 6 | nz(w2 & 0xffffffffu) << 7 |
+           nz(optimizer) << 8 | unsigned{kernels > optimizer} << 9;
+  }
+
+ private:
+  constexpr std::uint32_t lo(int i) const { return static_cast<std::uint32_t>(w_[i]); }
+  constexpr std::uint32_t hi(int i) const { return static_cast<std::uint32_t>(w_[i] >> 32); }
+  std::uint64_t w_[4] = {};
+};
+
+// The state key of the ops in flight with one more op of class `cls`, from
+// their key alone (no counts, no cache): each bit of Counts::key() says
+// whether a count is non-zero, which one more op can only set, but for the
+// two that compare counts. Two kernels or more: a kernel added to a base
+// with one. More kernels than optimizer kernels: a kernel that is not an
+// optimizer kernel makes it so (kernels never number fewer than optimizer
+// kernels), an optimizer kernel leaves it as it was.
+constexpr unsigned key_with(unsigned base, std::uint8_t cls) {
+  const unsigned kernel = (cls & kKernel) ? 1u : 0u;
+  return base | ((cls & kHta) ? 1u : 0u) | ((cls & kHtaCompute) ? 2u : 0u) |
+         ((cls & (kKernel | kCopy | kFill)) ? 4u : 0u) | kernel << 3 | (kernel & (base >> 3)) << 4 |
+         ((cls & kCompute) ? 32u : 0u) | ((cls & kComm) ? 64u : 0u) | ((cls & kCopy) ? 128u : 0u) |
+         ((cls & kOptimizer) ? 256u : 0u) | (kernel & ((cls & kOptimizer) ? 0u : 1u)) << 9;
+}
+
+// key_with() is Counts::key() after Counts::add(), for every class an op
+// can have on every base of up to two ops (a class: one table or a sync;
+// compute or communication for a kernel; optimizer only for compute; HTA's
+// compute bit only with HTA's).
+constexpr bool valid_class(unsigned c) {
+  const unsigned table = c & (kKernel | kCopy | kFill);
+  if (table == 0) return c == kHta;
+  if (table != kKernel && table != kCopy && table != kFill) return false;
+  if ((c & kHtaCompute) && !((c & kHta) && table == kKernel)) return false;
+  if (table != kKernel) return (c & (kCompute | kComm | kOptimizer)) == 0;
+  if (((c & kCompute) != 0) == ((c & kComm) != 0)) return false;
+  return !(c & kOptimizer) || (c & kCompute);
+}
+constexpr bool key_with_agrees() {
+  std::uint8_t classes[256] = {};
+  int n = 0;
+  for (unsigned c = 0; c < 256; ++c)
+    if (valid_class(c)) classes[n++] = static_cast<std::uint8_t>(c);
+  for (int a = -1; a < n; ++a)
+    for (int b = -1; b < n; ++b)
+      for (int c = 0; c < n; ++c) {
+        Counts base;
+        if (a >= 0) base.add(classes[a]);
+        if (b >= 0) base.add(classes[b]);
+        Counts with = base;
+        with.add(classes[c]);
+        if (key_with(base.key(), classes[c]) != with.key()) return false;
+      }
+  return n == 14;
+}
+static_assert(key_with_agrees());
+
+// Follows a condition over time and records the ranges where it held.
+class Spans {
+ public:
+  // `merge_below`: ranges closer than this are joined (0: only touching ones).
+  explicit Spans(TopRanges* out, const RankedTrace& rt, TimeNs merge_below = 0)
+      : out_(out), rt_(rt), merge_(merge_below) {}
+  void set(bool on, TimeNs t) {
+    if (on == on_) return;
+    on_ = on;
+    if (on) {
+      if (pending_ && t - pending_end_ <= merge_) {
+        pending_ = false;  // continue the pending range
+      } else {
+        flush();
+        begin_ = t;
+      }
+    } else {
+      pending_ = true;
+      pending_end_ = t;
+    }
+  }
+  void flush() {
+    if (!pending_) return;
+    out_->add(rt_.shift({begin_, pending_end_}), pending_end_ - begin_);
+    pending_ = false;
+  }
+
+ private:
+  TopRanges* out_;
+  const RankedTrace& rt_;
+  TimeNs merge_;
+  bool on_ = false, pending_ = false;
+  TimeNs begin_ = 0, pending_end_ = 0;
+};
+
+// "How much of [a, b) is inside this set", for windows that only move forward.
+class ForwardLength {
+ public:
+  explicit ForwardLength(const IntervalSet& set) : set_(set) {}
+  template <class F>
+  void pieces(TimeNs a, TimeNs b, F&& f) {
+    while (i_ < set_.size() && set_[i_].end <= a) ++i_;
+    for (std::size_t j = i_; j < set_.size() && set_[j].start < b; ++j) {
+      const TimeNs s = std::max(a, set_[j].start), e = std::min(b, set_[j].end);
+      if (s < e) f(s, e);
+    }
+  }
+  TimeNs length(TimeNs a, TimeNs b) {
+    TimeNs n = 0;
+    pieces(a, b, [&](TimeNs s, TimeNs e) { n += e - s; });
+    return n;
+  }
+
+ private:
+  const IntervalSet& set_;
+  std::size_t i_ = 0;
+};
+
+// [SECTION] Step accounting ------------------------------------------------------------------------
+
+// The steps of one device, in time order and non-overlapping; time is added
+// to them in non-decreasing order.
+class StepAccount {
+ public:
+  explicit StepAccount(std::vector<Step*> steps) : steps_(std::move(steps)) {}
+  void add(TimeNs a, TimeNs b, TimeNs Step::*field) {
+    // Most pieces fall inside the step the previous one fell in.
+    if (a >= cur_start_ && b <= cur_end_) {
+      steps_[i_]->*field += b - a;
+      return;
+    }
+    while (i_ < steps_.size() && steps_[i_]->range.end <= a) ++i_;
+    for (std::size_t j = i_; j < steps_.size() && steps_[j]->range.start < b; ++j) {
+      const TimeNs s = std::max(a, steps_[j]->range.start), e = std::min(b, steps_[j]->range.end);
+      if (s < e) steps_[j]->*field += e - s;
+    }
+    if (i_ < steps_.size()) cur_start_ = steps_[i_]->range.start, cur_end_ = steps_[i_]->range.end;
+  }
+  void finish() {
+    for (Step* s : steps_) s->idle_ns = s->range.duration() - s->compute_ns - s->communication_ns - s->memcpy_ns;
+  }
+  // The range of the step the last piece fell in (empty before the first):
+  // pieces inside it may be summed by the caller and handed over with
+  // deposit() (compute, communication, copies) before the next add().
+  void window(TimeNs* lo, TimeNs* hi) const { *lo = cur_start_, *hi = cur_end_; }
+  void deposit(const TimeNs (&time)[3]) {
+    if (i_ >= steps_.size()) return;  // nothing was inside a window (see window())
+    Step* s = steps_[i_];
+    s->compute_ns += time[0];
+    s->communication_ns += time[1];
+    s->memcpy_ns += time[2];
+  }
+
+ private:
+  std::vector<Step*> steps_;
+  std::size_t i_ = 0;
+  TimeNs cur_start_ = 0, cur_end_ = -1;  // steps_[i_]'s range once a piece has been placed
+};
+
+// 128-bit sums: a duration (< 2^63 ns) times a count of SMs cannot overflow them.
+__extension__ typedef unsigned __int128 Wide;
+
+// [SECTION] The sweep --------------------------------------------------------------------------------
+
+// The runs of a device ordered by their next start (ties: lower index first,
+// the order a linear scan would pick). The sweep reads these few values
+// instead of chasing each run's columns; after a start only that run moves.
+class RunOrder {
+ public:
+  static constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
+
+  explicit RunOrder(const std::vector<Run>& runs) : heads_(runs.size()), order_(runs.size()) {
+    nruns_ = static_cast<int>(runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      heads_[i] = runs[i].row < runs[i].last ? runs[i].start[runs[i].row] : kNever;
+    for (int i = 0; i < nruns_; ++i) order_[i] = i;
+    std::sort(order_.begin(), order_.end(), [&](int a, int b) { return before(a, b); });
+    find_next();
+  }
+  int size() const { return nruns_; }
+  int next() const { return s_; }              // the run with the next start, -1 when none is left
+  TimeNs next_start() const { return next_; }  // its start, kNever when none is left
+  TimeNs second_start() const { return nruns_ > 1 ? heads_[order_[1]] : kNever; }  // the next start of any other run
+  // The run at place k (0: next()), and its next start.
+  int at(int k) const { return order_[k]; }
+  TimeNs head_at(int k) const { return heads_[order_[k]]; }
+  // Run `run` (== next()) moved on to its row `row`: sift it back into place.
+  [[gnu::always_inline]] void advanced(int run, const Run& r) {
+    heads_[run] = r.row < r.last ? r.start[r.row] : kNever;
+    int j = 0;
+    while (j + 1 < nruns_ && before(order_[j + 1], run)) {
+      order_[j] = order_[j + 1];
+      ++j;
+    }
+    order_[j] = run;
+    find_next();
+  }
+
+ private:
+  bool before(int a, int b) const { return heads_[a] < heads_[b] || (heads_[a] == heads_[b] && a < b); }
+  void find_next() {
+    if (nruns_ == 0 || heads_[order_[0]] == kNever) {
+      s_ = -1;
+      next_ = kNever;
+    } else {
+      s_ = order_[0];
+      next_ = heads_[s_];
+    }
+  }
+  std::vector<TimeNs> heads_;
+  std::vector<int> order_;
+  int nruns_ = 0, s_ = -1;
+  TimeNs next_ = kNever;
+};
+
+struct Sweep {
+  const RankedTrace& rt;
+  const Trace& t;
+  const AnalysisOptions& opt;
+  DeviceSummary& d;
+  Evidence& ev;
+  Profile& p;
+  StepAccount steps;
+  ForwardLength input;
+  const IntervalSet& input_set;
+  std::vector<SyncEnd> sync_ends;  // host synchronizations that concern this device, sorted
+  std::size_t next_sync = 0;
+  TimeNs first_step_end = RunOrder::kNever;    // the end of this device's first step (none: kNever)
+  const std::uint8_t* optimizer_op = nullptr;  // Run::optimizer_op
+
+  std::vector<Run> runs;
+  std::vector<Flight> flying;
+  Counts n;
+  const HtaOpFilter& hta_filter;
+  HtaComputeNames& hta_compute;
+  std::vector<TimeNs> sync_start, sync_end;  // HTA's GPU-op syncs of this device, by start
+  std::vector<std::uint32_t> sync_correlation;
+  TimeNs hta_busy = 0, hta_compute_ns = 0;
+  TimeNs hta_first = std::numeric_limits<TimeNs>::max(), hta_last = std::numeric_limits<TimeNs>::min();
+  bool hta_any() const { return hta_first <= hta_last; }
+  Spans exposed_comm, copy_alone, optimizer_alone;
+  std::uint32_t sms = 0;
+  std::vector<OpTotals::Name>& names;
+  OccupancySums occupancy;
+  // (launching call, gap) of each idle gap a late launch ended, when the
+  // trace has framework ops to charge them to (the op table's starved_ns).
+  std::vector<std::pair<RowIndex, TimeNs>>* late_launches = nullptr;
+
+  Sweep(const RankedTrace& r, const AnalysisOptions& o, DeviceSummary& ds, Evidence& e, Profile& prof,
+        std::vector<Step*> device_steps, const IntervalSet& inputs, const HtaOpFilter& filter,
+        HtaComputeNames& compute_names, std::vector<OpTotals::Name>& by_name, const Device* device)
+      : rt(r),
+        t(*r.trace),
+        opt(o),
+        d(ds),
+        ev(e),
+        p(prof),
+        steps(std::move(device_steps)),
+        input(inputs),
+        input_set(inputs),
+        hta_filter(filter),
+        hta_compute(compute_names),
+        exposed_comm(&e.exposed_comm, r),
+        copy_alone(&e.memcpy_exposed, r),
+        optimizer_alone(&e.optimizer, r, o.consecutive_kernel_delay_ns),
+        names(by_name),
+        occupancy(device, ds.sm_count) {}
+
+  // `flying` is kept sorted by end, latest first: the next op to end is the last.
+  void fly(TimeNs end, std::uint8_t cls) {
+    flying.push_back({end, cls});
+    std::size_t j = flying.size() - 1;
+    while (j > 0 && flying[j - 1].end < end) {
+      flying[j] = flying[j - 1];
+      --j;
+    }
+    flying[j] = {end, cls};
+  }
+
+  void add_runs(const std::vector<TrackId>& tracks) {
+    const KernelTable& k = t.kernels();
+    const MemcpyTable& m = t.memcpys();
+    const MemsetTable& z = t.memsets();
+    for (TrackId tr : tracks) {
+      const RowRange kr = t.rows_of(TableId::kernels, tr), cr = t.rows_of(TableId::memcpys, tr),
+                     zr = t.rows_of(TableId::memsets, tr);
+      if (kr.empty() && cr.empty() && zr.empty()) continue;
+      ++d.streams;
+      if (!kr.empty())
+        runs.push_back({k.start.data(), k.end.data(), k.api.data(), k.category.data(), k.correlation.data(),
+                        k.name.data(), optimizer_op, kKernel, kr.begin, kr.end, tr});
+      if (!cr.empty())
+        runs.push_back({m.start.data(), m.end.data(), m.api.data(), nullptr, m.correlation.data(), nullptr, nullptr,
+                        kCopy, cr.begin, cr.end, tr});
+      if (!zr.empty())
+        runs.push_back({z.start.data(), z.end.data(), z.api.data(), nullptr, z.correlation.data(), nullptr, nullptr,
+                        kFill, zr.begin, zr.end, tr});
+      d.kernels += kr.size();
+      d.memcpys += cr.size();
+      d.memsets += zr.size();
+    }
+    // HTA counts host syncs that carry a stream (Kineto's "Stream Sync") as
+    // GPU ops; they take part in the sweep for HTA's numbers only.
+    const SyncTable& y = t.syncs();
+    std::vector<std::pair<TimeNs, TimeNs>> found;
+    std::vector<std::uint32_t> corr;
+    for (std::size_t i = 0; i < y.size(); ++i)
+      if (y.stream[i] != kNoId && y.device[i] == d.id && hta_filter.keep_sync(y.correlation[i]))
+        found.push_back({y.start[i], y.end[i]});
+    if (found.empty()) return;
+    std::sort(found.begin(), found.end());
+    for (const auto& [a, b] : found) sync_start.push_back(a), sync_end.push_back(b);
+    runs.push_back({sync_start.data(), sync_end.data(), nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0,
+                    static_cast<RowIndex>(found.size())});
+  }
+
+  // What the time between two events adds up to depends on the ops in
+  // flight only through a few yes/no facts: the state key below. The sweep
+  // adds each stretch of time to its key's total (and to the step it falls
+  // in), and add_up() turns the totals into the summary once, at the end:
+  // a few instructions per event instead of a dozen tests.
+  enum KeyBit : unsigned {
+    kHtaBusy = 1,
+    kHtaComputeBusy = 2,
+    kAny = 4,
+    kKernels = 8,
+    kTwoKernels = 16,
+    kComputeBusy = 32,
+    kCommBusy = 64,
+    kCopyBusy = 128,
+    kOptimizerBusy = 256,
+    kOtherThanOptimizer = 512,
+  };
+  static constexpr unsigned kKeys = 1024;
+  static unsigned key_of(const Counts& c) { return c.key(); }
+  // The conditions the evidence follows: exposed communication, a copy with
+  // no kernel alongside, optimizer kernels running alone.
+  static constexpr unsigned mask_rule(unsigned k) {
+    return unsigned{(k & kCommBusy) && !(k & kComputeBusy)} | unsigned{(k & kCopyBusy) && !(k & kKernels)} << 1 |
+           unsigned{(k & kOptimizerBusy) && !(k & kOtherThanOptimizer)} << 2;
+  }
+  // Priority order so a step's parts add up: compute, then communication, then copies.
+  static constexpr unsigned field_rule(unsigned k) { return (k & kComputeBusy) ? 0 : (k & kCommBusy) ? 1 : 2; }
+  // Both as tables over the keys: one load per event instead of the tests.
+  struct KeyTables {
+    std::uint8_t mask[kKeys], field[kKeys];
+    constexpr KeyTables() : mask{}, field{} {
+      for (unsigned k = 0; k < kKeys; ++k)
+        mask[k] = static_cast<std::uint8_t>(mask_rule(k)), field[k] = static_cast<std::uint8_t>(field_rule(k));
+    }
+  };
+  static const KeyTables& key_tables() {
+    static constexpr KeyTables tables;
+    return tables;
+  }
+  static unsigned mask_of(unsigned k) { return key_tables().mask[k]; }
+  static unsigned field_index(unsigned k) { return key_tables().field[k]; }  // 0 compute, 1 communication, 2 copies
+  static TimeNs Step::*field_of(unsigned k) {
+    static constexpr TimeNs Step::*kFields[3] = {&Step::compute_ns, &Step::communication_ns, &Step::memcpy_ns};
+    return kFields[key_tables().field[k]];
+  }
+  std::array<TimeNs, kKeys> time_in_{};  // time spent in each state key
+
+  void add_up() {
+    for (unsigned k = 0; k < kKeys; ++k) {
+      const TimeNs dt = time_in_[k];
+      if (dt == 0) continue;
+      if (k & kHtaBusy) hta_busy += dt;
+      if (k & kHtaComputeBusy) hta_compute_ns += dt;
+      if (!(k & kAny)) continue;  // idle: accounted when the gap closed
+      d.busy_ns += dt;
+      if (k & kKernels) d.kernel_busy_ns += dt;
+      if (k & kTwoKernels) multi_ += dt;
+      if (k & kComputeBusy) d.compute_ns += dt;
+      if (k & kCommBusy) {
+        d.communication_ns += dt;
+        if (k & kComputeBusy)
+          comm_with_compute_ += dt;
+        else
+          d.exposed_communication_ns += dt;
+      }
+      if (k & kCopyBusy) {
+        d.memcpy_ns += dt;
+        if (k & kKernels)
+          copy_with_kernels_ += dt;
+        else
+          d.memcpy_exposed_ns += dt;
+      }
+      if (k & kOptimizerBusy) {
+        ev.optimizer_ns += dt;
+        if (k & kOtherThanOptimizer) ev.optimizer_overlapped_ns += dt;
+      }
+    }
+  }
+
+  void note_hta(TimeNs a, TimeNs b) {
+    hta_first = std::min(hta_first, a);
+    hta_last = std::max(hta_last, b);
+  }
+
+  // Sums over every op, kept by run() in a local (registers) and added to
+  // the summary at its end: added to in memory, each kernel's add would wait
+  // for the previous one's store.
+  struct OpSums {
+    TimeNs kernel_time = 0;
+    Wide sm_time = 0;
+    std::uint64_t optimizer_kernels = 0;
+    TimeNs optimizer_time = 0;
+    std::uint64_t op_kernels = 0, op_named_kernels = 0;  // launched by an optimizer op, of them named optimizer kernels
+    TimeNs op_time = 0;
+  };
+  // The op's own share of the sweep (HTA's filter, per-name totals, category
+  // evidence, SM time) and its class for the in-flight counts.
+  [[gnu::always_inline]] std::uint8_t account(Run& r, RowIndex i, TimeNs at, TimeNs end, RowIndex api, OpSums& sums) {
+    std::uint8_t cls = r.table;
+    const bool hta = hta_filter.keep(r.correlation[i], api);
+    if (hta) {
+      cls |= kHta;
+      note_hta(at, end);
+    }
+    if (r.table == kKernel) {
+      const KernelTable& k = t.kernels();
+      const auto cat = static_cast<KernelCategory>(r.category[i]);
+      cls |= kClassOfCategory.of[r.category[i]];
+      const TimeNs dur = end - at;
+      if (r.optimizer_op) [[unlikely]] {
+        const std::uint8_t o = r.optimizer_op[i];
+        cls |= o & kOptimizer;
+        if (o) {
+          ++sums.op_kernels;
+          sums.op_named_kernels += cat == KernelCategory::optimizer;
+          sums.op_time += dur;
+        }
+      }
+      const StringId name = r.name[i];
+      if (hta && hta_compute(name)) cls |= kHtaCompute;
+      sums.kernel_time += dur;
+      ev.ops_by_category[static_cast<int>(cat)].offer(dur, [&] { return rt.shift({at, end}); });
+      OpTotals::Name& nm = names[k.category_rule.empty() ? name : name + k.category_rule[i] * t.strings().size()];
+      nm.category = r.category[i];
+      nm.min = std::min(nm.min, dur);
+      nm.max = std::max(nm.max, dur);
+      nm.total += dur;
+      ++nm.count;
+      // Duration times the SMs the grid can occupy (at most all of them), in
+      // integers: exact, and no conversion or floating-point chain per kernel.
+      const std::uint64_t blocks = std::uint64_t{k.grid_x[i]} * std::uint64_t{k.grid_y[i]} * std::uint64_t{k.grid_z[i]};
+      sums.sm_time += static_cast<Wide>(static_cast<std::uint64_t>(dur)) * std::min<std::uint64_t>(blocks, sms);
+      const bool optimizer = (cls & kOptimizer) != 0;
+      sums.optimizer_kernels += optimizer;
+      sums.optimizer_time += optimizer ? dur : 0;
+      const bool comm = (cls & kComm) != 0;
+      r.side += comm ? dur : 0;
+      r.compute |= !comm;
+      occupancy.add(std::uint64_t{k.block_x[i]} * k.block_y[i] * k.block_z[i], k.registers[i],
+                    std::uint64_t{k.static_smem[i]} + k.dynamic_smem[i], blocks, dur);
+    } else if (r.table == kCopy) {
+      r.side += end - at;
+    }
+    return cls;
+  }
+
+  unsigned state_mask = 0;
+  void set_states(unsigned mask, TimeNs at) {
+    state_mask = mask;
+    exposed_comm.set(mask & 1, at);
+    copy_alone.set(mask & 2, at);
+    optimizer_alone.set(mask & 4, at);
+  }
+
+  // Input wait in [a, b), a stretch with nothing running on this GPU.
+  void idle_input(TimeNs a, TimeNs b) {
+    input.pieces(a, b, [&](TimeNs s, TimeNs e) {
+      ev.input_wait.add(rt.shift({s, e}), e - s);
+      steps.add(s, e, &Step::input_wait_ns);
+    });
+  }
+
+  // A gap [g0, g1) ends with ops starting at g1; `launch` is the earliest of
+  // their launching calls' starts (`linked` false if none is linked);
+  // `first_call`: the op ending it is the first kernel of its name.
+  void close_gap(TimeNs g0, TimeNs g1, bool linked, TimeNs launch, RowIndex launch_api, bool first_call) {
+    const TimeNs gap = g1 - g0;
+    const TimeNs big = opt.thresholds.idle_gap_ns;
+    if (linked && launch > g0) {
+      d.idle_host_wait_ns += gap;
+      // Short gaps only, as launch_gaps: a longer one is gpu-idle-gaps' (by what ended it).
+      if (late_launches && launch_api != kNoRow && gap < big) late_launches->push_back({launch_api, gap});
+      steps.add(g0, g1, &Step::host_wait_ns);
+      if (gap < big) ev.launch_gaps.add(rt.shift({g0, g1}), gap);
+    } else if (gap < opt.consecutive_kernel_delay_ns) {
+      d.idle_kernel_wait_ns += gap;
+    } else {
+      d.idle_other_ns += gap;
+    }
+    if (gap >= big) ev.idle_gaps.add(rt.shift({g0, g1}), gap);
+    // The first host synchronization that returned during the gap: the GPU had
+    // drained its queue and waited for the host from then on (input wait aside).
+    while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g0) ++next_sync;
+    TimeNs explained = 0;
+    if (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) {
+      const TimeNs from = sync_ends[next_sync].end;
+      const TimeNs blamed = (g1 - from) - length_within(input_set, {from, g1});
+      if (blamed > 0) {
+        p.syncs.gpu_idle_after_ns += blamed;
+        if (sync_ends[next_sync].copy) p.syncs.gpu_idle_after_copies_ns += blamed;
+        ev.sync_idle.add(rt.shift({from, g1}), blamed);
+        explained += blamed;
+      }
+      while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) ++next_sync;
+    }
+    if (gap >= big) {
+      // The gap's parts: after a sync, input wait, and the rest by what ended it.
+      const TimeNs input_part = length_within(input_set, {g0, g1});
+      ev.idle_gaps_explained_ns += explained + input_part;
+      ev.idle_gaps_sync_ns += explained;
+      const TimeNs rest = std::max<TimeNs>(0, gap - explained - input_part);
+      if (first_call && g0 < first_step_end) {
+        ev.idle_gaps_warmup_ns += rest;
+        ++ev.idle_gaps_warmup;
+      } else if (linked && launch > g0) {
+        ev.idle_gaps_launch_ns += rest;
+      } else {
+        ev.idle_gaps_queued_ns += rest;
+      }
+    }
+    idle_input(g0, g1);
+  }
+
+  // Input wait before this GPU's first op counts too: a GPU that has not
+  // started because the first batch is still loading waits for input.
+  // False when the device has no op at all.
+  bool wait_before_first_op() {
+    TimeNs head = RunOrder::kNever;
+    for (const Run& r : runs)
+      if (r.table) head = std::min(head, r.start[r.row]);
+    if (head == RunOrder::kNever) return false;
+    if (t.begin_time() < head) idle_input(t.begin_time(), head);
+    return true;
+  }
+
+  // Which launch ended the gap before `a`: the earliest-launched op starting
+  // at `a` (op j of run r, the next of its run, and, when a is the stretch's
+  // first instant `at`, other runs' ops starting then). Sets `linked` false
+  // when none of them has a launching call.
+  TimeNs launch_ending_gap(const Run& r, RowIndex j, TimeNs a, TimeNs at, const RunOrder& order, bool& linked,
+                           RowIndex& api_out) const {
+    const RowIndex api = r.api[j];
+    linked = api != kNoRow;
+    api_out = api;
+    TimeNs launch = linked ? t.api_calls().start[api] : 0;
+    auto consider = [&](const Run& q, RowIndex from) {
+      for (RowIndex x = from; x < q.last && q.start[x] == a; ++x)
+        if (q.api[x] != kNoRow) {
+          const TimeNs l = t.api_calls().start[q.api[x]];
+          if (!linked || l < launch) launch = l, linked = true, api_out = q.api[x];
+        }
+    };
+    if (j + 1 < r.last && r.start[j + 1] == a) consider(r, j + 1);
+    if (a == at)  // later ops of the stretch start before any other run's
+      for (int oj = 1; oj < order.size() && order.head_at(oj) == a; ++oj)
+        if (runs[order.at(oj)].api) consider(runs[order.at(oj)], runs[order.at(oj)].row);
+    return launch;
+  }
+
+  // Whether op j of run r is the first kernel of its name in the trace.
+  bool first_call(const Run& r, RowIndex j) const {
+    if (r.table != kKernel) return false;
+    const KernelTable& k = t.kernels();
+    return names[k.category_rule.empty() ? r.name[j] : r.name[j] + k.category_rule[j] * t.strings().size()].count == 0;
+  }
+
+  // The device's figures once the sweep has passed its last op at `last`.
+  void finish(TimeNs first, TimeNs last, const OpSums& sums) {
+    add_up();
+    exposed_comm.flush();
+    copy_alone.flush();
+    optimizer_alone.flush();
+    d.window = rt.shift({first, last});
+    d.span_ns = last - first;
+    d.idle_ns = d.span_ns - d.busy_ns;
+    d.utilization = ratio(d.busy_ns, d.span_ns);
+    d.kernel_concurrency = ratio(multi_, d.kernel_busy_ns);
+    // Kernels in flight integrated over time: the sum of kernel durations.
+    d.mean_kernels_in_flight = ratio(d.kernel_time_ns, d.kernel_busy_ns);
+    d.communication_compute_overlap = ratio(comm_with_compute_, d.communication_ns);
+    d.memcpy_compute_overlap = ratio(copy_with_kernels_, d.memcpy_ns);
+    if (sms && d.kernel_time_ns > 0)
+      d.sm_efficiency = static_cast<double>(sums.sm_time) / double(sms) / double(d.kernel_time_ns);
+    if (t.end_time() > last) idle_input(last, t.end_time());
+    steps.finish();
+  }
+
+  // The sweep: every start and end of the device's ops in time order. Most
+  // ops are taken in stretches of one run (below); the merge of runs and the
+  // ops in flight handles the rest.
+  void run() {
+    if (!wait_before_first_op()) return;
+    TimeNs now = 0, first = 0, busy_until = 0;
+    bool started = false;
+    OpSums sums;
+    RunOrder order(runs);
+    unsigned key = key_of(n);  // of the ops in flight now
+    // The current step's share of busy time, in locals while pieces fall in
+    // its window (added to the step in memory, each piece would wait for the
+    // previous one's store); handed over before anything else adds to steps.
+    TimeNs step_lo = 0, step_hi = -1, step_time[3] = {0, 0, 0};
+    auto settle_steps = [&] {
+      if (step_time[0] | step_time[1] | step_time[2]) {
+        steps.deposit(step_time);
+        step_time[0] = step_time[1] = step_time[2] = 0;
+      }
+    };
+    // Moves the sweep to `at`: everything that happens at `now` has happened,
+    // so the conditions the evidence follows are evaluated once per instant,
+    // not per event; the time in between goes to the state key's total.
+    auto move_to = [&](TimeNs at) __attribute__((always_inline)) {
+      if (at > now) {
+        const unsigned mask = mask_of(key);
+        if (mask != state_mask) set_states(mask, now);
+        if (started) {
+          time_in_[key] += at - now;
+          if (key & kAny) {
+            if (now >= step_lo && at <= step_hi) {
+              step_time[field_index(key)] += at - now;
+            } else {
+              settle_steps();
+              steps.add(now, at, field_of(key));
+              steps.window(&step_lo, &step_hi);
+            }
+          }
+        }
+        now = at;
+      }
+    };
+    for (;;) {
+      // Ends before starts at the same instant: touching ops do not overlap.
+      while (!flying.empty() && flying.back().end <= order.next_start()) {
+        move_to(flying.back().end);
+        n.remove(flying.back().cls);
+        key = key_of(n);
+        flying.pop_back();
+      }
+      const int s = order.next();
+      if (s < 0) break;
+      const TimeNs at = order.next_start();
+      move_to(at);
+      Run& r = runs[s];
+
+      if (r.table == 0) {  // a sync, for HTA only
+        const RowIndex i = r.row++;
+        order.advanced(s, r);
+        note_hta(at, r.end[i]);
+        n.add(kHta);
+        key = key_of(n);
+        fly(r.end[i], kHta);
+        continue;
+      }
+
+      // A stretch of run s: its ops one after the other, for as long as
+      // nothing else happens on the device (no other run starts, no op in
+      // flight ends). The ops in flight stay as they are (`base_key`)
+      // throughout, apart from the run's own current op, so the order of
+      // events is known without the merge: most of a stream's ops are taken
+      // here, a few instructions each. Event for event what a merge of every
+      // start and end would do.
+      const unsigned base_key = key;
+      const TimeNs limit = std::min(flying.empty() ? RunOrder::kNever : flying.back().end, order.second_start());
+      RowIndex j = r.row;
+      TimeNs a = at;
+      for (;;) {
+        const TimeNs e = r.end[j];
+        if (!started) {
+          started = true;
+          first = a;
+        } else if (!(base_key & kAny) && a > busy_until) {
+          bool linked = false;
+          RowIndex launch_api = kNoRow;
+          const TimeNs launch = launch_ending_gap(r, j, a, at, order, linked, launch_api);
+          settle_steps();  // close_gap() adds idle pieces to the steps (and may move on to a later one)
+          close_gap(busy_until, a, linked, launch, launch_api, first_call(r, j));
+          steps.window(&step_lo, &step_hi);
+        }
+        const std::uint8_t cls = account(r, j, a, e, r.api[j], sums);
+        busy_until = std::max(busy_until, e);
+        const unsigned last_key = key_with(base_key, cls);
+        ++j;
+        const TimeNs next = j < r.last ? r.start[j] : RunOrder::kNever;
+        if (e >= limit || next < e) {  // something else happens first: the op stays in flight
+          n.add(cls);
+          key = last_key;
+          fly(e, cls);
+          break;
+        }
+        key = last_key;
+        move_to(e);  // the op ends
+        key = base_key;
+        if (next >= limit) break;
+        a = next;
+        move_to(a);  // the next one starts
+      }
+      r.row = j;
+      order.advanced(s, r);
+    }
+    {
+      const unsigned mask = mask_of(key);
+      if (mask != state_mask) set_states(mask, now);
+    }
+    settle_steps();
+    d.kernel_time_ns += sums.kernel_time;
+    ev.optimizer_kernels += sums.optimizer_kernels;
+    ev.optimizer_kernel_ns += sums.optimizer_time;
+    ev.optimizer_op_kernels += sums.op_kernels;
+    ev.optimizer_op_named_kernels += sums.op_named_kernels;
+    ev.optimizer_op_kernel_ns += sums.op_time;
+    if (started) finish(first, now, sums);
+  }
+
+ private:
+  TimeNs multi_ = 0, comm_with_compute_ = 0, copy_with_kernels_ = 0;
+};
+
+// [SECTION] Helpers ------------------------------------------------------------------------------------
+
+// Launch statistics: one op in BracketMedian::kStride of the device's
+// streams, taken by row (the stream passes then see every op against the
+// range this sample brackets).
+void sample_launches(const Trace& t, const std::vector<TrackId>& tracks, OpTotals& totals) {
+  const ApiCallTable& a = t.api_calls();
+  auto rows = [&](TableId table, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
+                  const std::vector<RowIndex>& api, TrackId tr) {
+    const RowRange r = t.rows_of(table, tr);
+    // The countdown carries over from the previous rows (64-bit: no wrap at the end of a 32-bit row range).
+    std::uint64_t i = std::uint64_t{r.begin} + totals.countdown - 1;
+    for (; i < r.end; i += BracketMedian::kStride) {
+      if (api[i] == kNoRow) continue;
+      const TimeNs call_end = a.end[api[i]];
+      totals.launch[OpTotals::kCpu].sample(call_end - a.start[api[i]]);
+      totals.launch[OpTotals::kGpu].sample(end[i] - start[i]);
+      totals.launch[OpTotals::kDelay].sample(start[i] - call_end);
+    }
+    totals.countdown = static_cast<std::uint32_t>(i - r.end + 1);
+  };
+  for (TrackId tr : tracks) {
+    rows(TableId::kernels, t.kernels().start, t.kernels().end, t.kernels().api, tr);
+    rows(TableId::memcpys, t.memcpys().start, t.memcpys().end, t.memcpys().api, tr);
+    rows(TableId::memsets, t.memsets().start, t.memsets().end, t.memsets().api, tr);
+  }
+}
+
+// Union of the trace's data-loading CPU ranges.
+IntervalSet input_ranges(const Trace& t) {
+  const RangeTable& r = t.ranges();
+  std::vector<std::uint8_t> is_input(t.strings().size(), 2);  // 2 = not decided yet
+  std::vector<TimeRange> found;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (t.tracks()[r.track[i]].kind != TrackKind::cpu || r.kind_at(i) == RangeKind::mark) continue;
+    std::uint8_t& decided = is_input[r.name[i]];
+    if (decided == 2) decided = is_input_range_name(t.str(r.name[i])) ? 1 : 0;
+    if (decided) found.push_back({r.start[i], r.end[i]});
+  }
+  return union_of(std::move(found));
+}
+
+bool is_sync_api(std::string_view name) {
+  return name.find("Synchronize") != std::string_view::npos && name.starts_with("cu");
+}
+
+// End times of the host synchronizations that concern `device`: sync records
+// for it or for no particular device, else (traces without sync records) the
+// synchronizing API calls; and the launching calls of its copies that block
+// the host (`blocking`).
+std::vector<SyncEnd> sync_ends(const Trace& t, std::uint32_t device, const std::vector<BlockingCopy>& blocking) {
+  std::vector<SyncEnd> out;
+  const SyncTable& y = t.syncs();
+  if (y.size()) {
+    for (std::size_t i = 0; i < y.size(); ++i)
+      if (y.type_at(i) != SyncType::stream_wait_event && (y.device[i] == device || y.device[i] == kNoDevice))
+        out.push_back({y.end[i], false});
+  } else {
+    const ApiCallTable& a = t.api_calls();
+    std::vector<std::int8_t> is_sync(t.strings().size(), -1);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      std::int8_t& s = is_sync[a.name[i]];
+      if (s < 0) s = is_sync_api(t.str(a.name[i])) ? 1 : 0;
+      if (s) out.push_back({a.end[i], false});
+    }
+  }
+  for (const BlockingCopy& b : blocking)
+    if (t.tracks()[t.memcpys().track[b.row]].device == device) out.push_back({t.api_calls().end[b.api], true});
+  std::sort(out.begin(), out.end(), [](const SyncEnd& a, const SyncEnd& b) { return a.end < b.end; });
+  return out;
+}
+
+// Per kernel row: 1 | kOptimizer if an optimizer op (PyTorch's
+// "Optimizer.step#…" range, or an op inside one) launched it, 1 if that
+// kernel communicates, else 0; empty when no optimizer op launched any.
+std::vector<std::uint8_t> optimizer_op_kernels(const Trace& t) {
+  const RangeTable& rg = t.ranges();
+  const ApiCallTable& a = t.api_calls();
+  const KernelTable& k = t.kernels();
+  std::vector<std::uint8_t> out;
+  if (rg.size() == 0 || a.op_range.empty()) return out;
+  std::vector<std::int8_t> named(t.strings().size(), -1);  // per name: an optimizer op's
+  // No optimizer op among the ranges (most traces but PyTorch's): no kernel is
+  // inside one, and the kernels need not be read. Each name is tested once.
+  bool any = false;
+  for (RowIndex r = 0; r < rg.size() && !any; ++r) {
+    std::int8_t& n = named[rg.name[r]];
+    if (n < 0) n = t.str(rg.name[r]).starts_with("Optimizer.step#") ? 1 : 0;
+    any = n == 1;
+  }
+  if (!any) return out;
+  std::vector<std::int8_t> under(rg.size(), -1);  // per range: inside an optimizer op
+  auto inside = [&](RowIndex r) {
+    // Up to the first range decided (or the top), then every range on the way gets the answer.
+    RowIndex x = r;
+    int depth = 0;
+    std::int8_t found = 0;
+    for (; x != kNoRow && depth < 256; x = t.parent_op(x), ++depth) {
+      if (under[x] >= 0) {
+        found = under[x];
+        break;
+      }
+      std::int8_t& n = named[rg.name[x]];
+      if (n < 0) n = t.str(rg.name[x]).starts_with("Optimizer.step#") ? 1 : 0;
+      if (n) {
+        found = 1;
+        break;
+      }
+    }
+    for (RowIndex y = r; y != x && y != kNoRow; y = t.parent_op(y)) under[y] = found;
+    return found == 1;
+  };
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    const RowIndex api = k.api[i];
+    if (api == kNoRow || a.op_range_at(api) == kNoRow || !inside(a.op_range_at(api))) continue;
+    if (out.empty()) out.assign(k.size(), 0);
+    out[i] = static_cast<std::uint8_t>(
+        1 | (k.category_at(i) == KernelCategory::communication ? 0 : static_cast<unsigned>(kOptimizer)));
+  }
+  return out;
+}
+
+}  // namespace
+
+// [SECTION] Entry point ----------------------------------------------------------------------------
+
+void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
+                 std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
+                 OpTotals* totals, std::vector<OpTotals::Name>* names) {
+  const Trace& t = *rt.trace;
+  // Per name; names whose kernels the launching op placed in another category
+  // have a second slot (name + strings), so a name's two categories stay apart.
+  const std::size_t slots = t.strings().size() * (t.kernels().category_rule.empty() ? 1 : 2);
+  names->assign(slots, {0, 0, std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::min(), 0});
+  std::map<std::uint32_t, std::vector<TrackId>> by_device;
+  for (TrackId i = 0; i < t.tracks().size(); ++i)
+    if (on_device(t, i, opt.device)) by_device[t.tracks()[i].device].push_back(i);
+  const IntervalSet inputs = input_ranges(t);
+  if (!inputs.empty()) ev->has_input_ranges = true;
+  const std::vector<BlockingCopy> blocking = blocking_copies(t, opt);
+  const std::vector<std::uint8_t> optimizer_op = optimizer_op_kernels(t);
+  const HtaOpFilter hta_filter(t);
+  HtaComputeNames hta_compute(t);
+  const bool hta_rounds = has_sub_us_timestamps(t);
+  {
+    std::size_t ops = 0;
+    for (const auto& [device, tracks] : by_device)
+      for (TrackId tr : tracks)
+        ops += t.rows_of(TableId::kernels, tr).size() + t.rows_of(TableId::memcpys, tr).size() +
+               t.rows_of(TableId::memsets, tr).size();
+    for (auto& q : totals->launch) q.reserve_sample(ops / BracketMedian::kStride + by_device.size() + 1);
+  }
+
+  for (const auto& [device, tracks] : by_device) {
+    DeviceSummary d;
+    d.id = device;
+    d.rank = rt.rank;
+    const Device* info = t.device(device);
+    if (info) {
+      d.name = info->name;
+      d.compute_major = info->compute_major;
+      d.compute_minor = info->compute_minor;
+      d.sm_count = info->sm_count;
+    }
+    std::vector<Step*> mine;
+    TimeNs first_step_end = RunOrder::kNever;
+    for (Step& s : steps)
+      if (s.device == device) mine.push_back(&s), first_step_end = std::min(first_step_end, s.range.end);
+
+    sample_launches(t, tracks, *totals);
+    Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *names, info);
+    sweep.sms = d.sm_count;
+    sweep.sync_ends = sync_ends(t, device, blocking);
+    sweep.first_step_end = first_step_end;
+    sweep.optimizer_op = optimizer_op.empty() ? nullptr : optimizer_op.data();
+    if (!t.api_calls().op_range.empty()) sweep.late_launches = &totals->late_launches;
+    sweep.add_runs(tracks);
+    sweep.run();
+    if (d.kernels + d.memcpys + d.memsets == 0) continue;
+    // The side work per stream (a stream's runs are next to each other).
+    for (std::size_t i = 0; i < sweep.runs.size();) {
+      const Run& first = sweep.runs[i];
+      TimeNs side = 0;
+      bool compute = false;
+      for (; i < sweep.runs.size() && sweep.runs[i].table && sweep.runs[i].track == first.track; ++i)
+        side += sweep.runs[i].side, compute = compute || sweep.runs[i].compute;
+      if (!first.table) ++i;  // HTA's syncs
+      sweep.occupancy.add_side_work(side, compute);
+    }
+    d.occupancy = sweep.occupancy.figures(d.kernel_time_ns);
+    // HTA's breakdown of this device: from the sweep, except on sub-µs traces,
+    // where HTA's rounding needs the reference emulation.
+    if (hta_rounds)
+      hta->push_back(hta_temporal_breakdown(t, device));
+    else if (sweep.hta_any())
+      hta->push_back(
+          make_temporal_breakdown(0, device, sweep.hta_last - sweep.hta_first, sweep.hta_busy, sweep.hta_compute_ns));
+    if (!hta->empty()) hta->back().rank = rt.rank;
+    summaries->push_back(std::move(d));
+  }
+}
+
+}  // namespace gpuscope::detail

@@ -1,0 +1,349 @@
+// The hardware pass: what each GPU's counters measured (series "hw.*" from
+// CUPTI PM sampling, "nvml.*" from NVML) summarised per device, the samples
+// attributed to the kernels running when they were taken, and the steps
+// during which the clocks were held down for a thermal or power reason.
+// Definitions: docs/metrics.md, "Hardware metrics".
+//
+// Attribution is a statistical estimate: a sample goes to the longest kernel
+// in flight at its time (none when the GPU was idle), and every figure built
+// from samples keeps its sample count so that the findings make no claim
+// from too few.
+#include "analysis/passes/hardware.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/detail/context.h"
+#include "analysis/ops/roofline.h"
+
+namespace gpuscope::detail {
+
+namespace {
+
+// NVML's clock event reasons that mean a thermal or power limit
+// (nvmlClocksEventReason*: SwPowerCap 0x4, HwSlowdown 0x8, SwThermalSlowdown
+// 0x20, HwThermalSlowdown 0x40, HwPowerBrakeSlowdown 0x80). Idle (0x1),
+// application clocks (0x2) and sync boost (0x10) are not a slowdown.
+constexpr std::uint64_t kThermalOrPower = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
+
+// The device's kernels by start, with the running maximum of their ends, to
+// find the kernels in flight at a time.
+class InFlight {
+ public:
+  InFlight(const Trace& t, std::uint32_t device) {
+    const KernelTable& k = t.kernels();
+    for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+      const Track& track = t.tracks()[tr];
+      if (track.kind != TrackKind::gpu || track.device != device) continue;
+      const RowRange rows = t.rows_of(TableId::kernels, tr);
+      for (RowIndex i = rows.begin; i < rows.end; ++i) rows_.push_back(i);
+    }
+    std::sort(rows_.begin(), rows_.end(), [&](RowIndex a, RowIndex b) { return k.start[a] < k.start[b]; });
+    starts_.reserve(rows_.size());
+    max_end_.reserve(rows_.size());
+    TimeNs m = INT64_MIN;
+    for (RowIndex i : rows_) {
+      starts_.push_back(k.start[i]);
+      m = std::max(m, k.end[i]);
+      max_end_.push_back(m);
+    }
+  }
+  // The longest kernel in flight at `at`, or kNoRow.
+  RowIndex longest_at(const KernelTable& k, TimeNs at) const {
+    std::size_t j = static_cast<std::size_t>(std::upper_bound(starts_.begin(), starts_.end(), at) - starts_.begin());
+    RowIndex best = kNoRow;
+    TimeNs best_len = -1;
+    while (j > 0 && max_end_[j - 1] > at) {
+      --j;
+      const RowIndex i = rows_[j];
+      if (k.end[i] > at && k.end[i] - k.start[i] > best_len) best = i, best_len = k.end[i] - k.start[i];
+    }
+    return best;
+  }
+  bool empty() const { return rows_.empty(); }
+
+ private:
+  std::vector<RowIndex> rows_;
+  std::vector<TimeNs> starts_, max_end_;
+};
+
+// A series' value as a fraction of peak: "%" series hold 0–100.
+double as_fraction(const CounterSeries& s, double v) { return s.unit == "%" ? v / 100.0 : v; }
+
+struct Sums {
+  double sum = 0;
+  std::uint64_t n = 0;
+  void add(double v) { sum += v, ++n; }
+  std::optional<double> mean() const { return n ? std::optional<double>(sum / static_cast<double>(n)) : std::nullopt; }
+};
+
+struct CategorySums {
+  Sums sm_active, tensor_active, sm_issue, dram, dram_share;
+};
+
+// DRAM throughput of one sample, in both units where the device's peak
+// bandwidth converts: CUPTI gives B/s, Nsight Systems a percent of the peak.
+struct Dram {
+  double bytes_per_s = std::numeric_limits<double>::quiet_NaN();
+  double share = std::numeric_limits<double>::quiet_NaN();  // fraction of the peak bandwidth
+};
+Dram dram_of(const CounterSeries& s, double v, double peak) {
+  Dram d;
+  if (s.unit == "%") {
+    d.share = v / 100.0;
+    if (peak > 0) d.bytes_per_s = d.share * peak;
+  } else {
+    d.bytes_per_s = v;
+    if (peak > 0) d.share = v / peak;
+  }
+  return d;
+}
+// Adds what is known of `x` to `into`.
+void add_dram(Dram& into, const Dram& x) {
+  auto add = [](double& a, double b) {
+    if (std::isfinite(b)) a = std::isfinite(a) ? a + b : b;
+  };
+  add(into.bytes_per_s, x.bytes_per_s);
+  add(into.share, x.share);
+}
+
+// `steps`: the device's steps, on the trace's clock; `w`: its window, on the trace's clock.
+void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, DeviceSummary& d,
+                      const std::vector<Step*>& steps) {
+  const CounterTable& c = t.counters();
+  const KernelTable& k = t.kernels();
+  const std::vector<CounterSeries>& all = t.counter_series();
+  DeviceHw& hw = d.hw;
+  std::vector<std::uint32_t> mine;
+  for (std::uint32_t s = 0; s < all.size(); ++s)
+    if (series_name::is_hardware_metric(all[s]) && all[s].device == d.id) mine.push_back(s);
+  if (mine.empty()) return;
+  std::sort(mine.begin(), mine.end(), [&](std::uint32_t a, std::uint32_t b) { return all[a].name < all[b].name; });
+  const InFlight in_flight(t, d.id);
+  std::array<CategorySums, kKernelCategoryCount> by_cat{};
+  std::unordered_map<StringId, std::uint64_t> low_kernels;
+  // The peak DRAM bandwidth: the trace's device properties, else the datasheet of its model.
+  double peak_bandwidth = 0;
+  for (const Device& dev : t.devices())
+    if (dev.id == d.id) {
+      peak_bandwidth = dev.peak_memory_bandwidth;
+      if (peak_bandwidth <= 0)
+        if (const std::optional<DevicePeaks> p = peaks_for_device(dev.name)) peak_bandwidth = p->memory_bandwidth;
+    }
+  // DRAM read and write are separate series: summed per sample time.
+  std::map<TimeNs, std::pair<Dram, KernelCategory>> dram_at;
+  Sums busy;
+  for (std::uint32_t s : mine) {
+    const CounterSeries& cs = all[s];
+    const RowRange rows = t.rows_of(TableId::counters, s);
+    HwMetric m{cs.name, cs.unit, 0, 0, 0, 0};
+    double sum = 0;
+    for (RowIndex i = rows.begin; i < rows.end; ++i) {
+      const TimeNs at = c.time[i];
+      const double v = c.value[i];
+      if (!std::isfinite(v)) continue;
+      if (w.duration() > 0 && (at < w.start || at > w.end)) continue;
+      m.min = m.samples ? std::min(m.min, v) : v;
+      m.max = m.samples ? std::max(m.max, v) : v;
+      sum += v;
+      ++m.samples;
+      const bool hw_series = cs.name.starts_with(series_name::kHardwarePrefix);
+      if (!hw_series || in_flight.empty()) continue;
+      const RowIndex kr = in_flight.longest_at(k, at);
+      if (kr == kNoRow) continue;
+      const KernelCategory cat = k.category_at(kr);
+      CategorySums& cat_sums = by_cat[static_cast<int>(cat)];
+      const double f = as_fraction(cs, v);
+      if (cs.name == "hw.sm_active") {
+        cat_sums.sm_active.add(f);
+        busy.add(f);
+        if (f < opt.thresholds.hw_low_sm_active) {
+          ++hw.low_busy_samples;
+          ++low_kernels[k.name[kr]];
+        }
+      } else if (cs.name == "hw.tensor_active") {
+        cat_sums.tensor_active.add(f);
+      } else if (cs.name == "hw.sm_issue") {
+        cat_sums.sm_issue.add(f);
+      } else if (cs.name == "hw.dram_read" || cs.name == "hw.dram_write") {
+        auto& slot = dram_at[at];
+        add_dram(slot.first, dram_of(cs, v, peak_bandwidth));
+        slot.second = cat;
+      }
+    }
+    if (m.samples) {
+      m.mean = sum / static_cast<double>(m.samples);
+      hw.metrics.push_back(std::move(m));
+    }
+  }
+  for (const auto& [at, v] : dram_at) {
+    CategorySums& cs = by_cat[static_cast<int>(v.second)];
+    if (std::isfinite(v.first.bytes_per_s)) cs.dram.add(v.first.bytes_per_s);
+    if (std::isfinite(v.first.share)) cs.dram_share.add(v.first.share);
+  }
+  for (int ci = 0; ci < kKernelCategoryCount; ++ci) {
+    const CategorySums& cs = by_cat[ci];
+    const std::uint64_t n = std::max({cs.sm_active.n, cs.tensor_active.n, cs.sm_issue.n, cs.dram.n, cs.dram_share.n});
+    if (!n) continue;
+    HwCategory hc;
+    hc.category = static_cast<KernelCategory>(ci);
+    hc.samples = cs.sm_active.n;
+    hc.sm_active = cs.sm_active.mean();
+    hc.tensor_active = cs.tensor_active.mean();
+    hc.sm_issue = cs.sm_issue.mean();
+    hc.dram_bytes_per_s = cs.dram.mean();
+    hc.dram_share = cs.dram_share.mean();
+    hc.issue_samples = cs.sm_issue.n;
+    hc.dram_samples = std::max(cs.dram.n, cs.dram_share.n);
+    hw.by_category.push_back(hc);
+  }
+  std::stable_sort(hw.by_category.begin(), hw.by_category.end(),
+                   [](const HwCategory& a, const HwCategory& b) { return a.samples > b.samples; });
+  hw.busy_samples = busy.n;
+  hw.busy_sm_active = busy.mean();
+  std::vector<std::pair<std::uint64_t, StringId>> low(low_kernels.size());
+  std::size_t li = 0;
+  for (const auto& [name, n] : low_kernels) low[li++] = {n, name};
+  std::sort(low.begin(), low.end(), [&](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : t.str(a.second) < t.str(b.second);
+  });
+  for (std::size_t i = 0; i < low.size() && i < 5; ++i) hw.low_kernels.emplace_back(t.str(low[i].second));
+
+  // Per step: the mean of each series' samples inside it.
+  struct PerStep {
+    const char* series;
+    std::optional<double> StepHw::*member;
+  };
+  const PerStep per_step[] = {{"hw.sm_active", &StepHw::sm_active},
+                              {"hw.sm_occupancy", &StepHw::sm_occupancy},
+                              {"hw.tensor_active", &StepHw::tensor_active},
+                              {"nvml.sm_clock", &StepHw::sm_clock_mhz},
+                              {"nvml.power", &StepHw::power_w},
+                              {"nvml.temperature", &StepHw::temperature_c}};
+  auto mean_in_steps = [&](std::uint32_t series, auto&& store) {
+    if (series == kNoSeries) return;
+    const RowRange rows = t.rows_of(TableId::counters, series);
+    RowIndex i = rows.begin;
+    for (Step* st : steps) {  // in time order, not overlapping
+      while (i < rows.end && c.time[i] < st->range.start) ++i;
+      Sums m;
+      for (RowIndex j = i; j < rows.end && c.time[j] < st->range.end; ++j)
+        if (std::isfinite(c.value[j])) m.add(c.value[j]);
+      if (m.n) store(*st, m.sum / static_cast<double>(m.n));
+    }
+  };
+  for (const PerStep& ps : per_step) {
+    const std::uint32_t series = t.find_counter_series(ps.series, d.id);
+    const bool pct = series != kNoSeries && all[series].unit == "%";
+    mean_in_steps(series, [&](Step& st, double v) { st.hw.*ps.member = pct ? v / 100.0 : v; });
+  }
+  // DRAM: read + write, each series' mean (in B/s: a percent of the peak
+  // only where the device's peak bandwidth is known).
+  for (const char* dram : {"hw.dram_read", "hw.dram_write"}) {
+    const std::uint32_t series = t.find_counter_series(dram, d.id);
+    if (series == kNoSeries) continue;
+    mean_in_steps(series, [&](Step& st, double v) {
+      const double bytes = dram_of(all[series], v, peak_bandwidth).bytes_per_s;
+      if (std::isfinite(bytes)) st.hw.dram_bytes_per_s = st.hw.dram_bytes_per_s.value_or(0) + bytes;
+    });
+  }
+
+  // Clocks: steps with a thermal or power reason among their samples.
+  const std::uint32_t throttle = t.find_counter_series("nvml.throttle_reasons", d.id);
+  const std::uint32_t clock = t.find_counter_series("nvml.sm_clock", d.id);
+  for (const HwMetric& m : hw.metrics)
+    if (m.name == "nvml.sm_clock") hw.sm_clock_max_mhz = m.max;
+  if (throttle == kNoSeries) return;
+  const RowRange trows = t.rows_of(TableId::counters, throttle);
+  std::vector<TimeNs> throttled_at;
+  for (RowIndex i = trows.begin; i < trows.end; ++i) {
+    const double v = c.value[i];
+    if (!(v >= 0) || v >= 1.8e19) continue;
+    const std::uint64_t mask = static_cast<std::uint64_t>(v) & kThermalOrPower;
+    if (!mask) continue;
+    ++hw.throttle_samples;
+    hw.throttle_mask |= mask;
+    throttled_at.push_back(c.time[i]);
+  }
+  if (clock != kNoSeries && !throttled_at.empty()) {
+    // The clock samples nearest in time to the throttled ones.
+    const RowRange crows = t.rows_of(TableId::counters, clock);
+    Sums clk;
+    for (TimeNs at : throttled_at) {
+      const auto first = c.time.begin() + crows.begin, last = c.time.begin() + crows.end;
+      auto it = std::lower_bound(first, last, at);
+      if (it == last && it != first) --it;
+      if (it == last) continue;
+      if (it != first && std::abs(*(it - 1) - at) < std::abs(*it - at)) --it;
+      const double v = c.value[static_cast<std::size_t>(it - c.time.begin())];
+      if (std::isfinite(v)) clk.add(v);
+    }
+    hw.throttled_sm_clock_mhz = clk.mean();
+  }
+  TimeNs throttled_sum = 0, other_sum = 0;
+  for (Step* st : steps) {
+    const auto it = std::lower_bound(throttled_at.begin(), throttled_at.end(), st->range.start);
+    const bool hot = it != throttled_at.end() && *it < st->range.end;
+    st->hw.throttled = hot;
+    (hot ? throttled_sum : other_sum) += st->range.duration();
+    ++(hot ? hw.throttled_steps : hw.other_steps);
+  }
+  if (hw.throttled_steps) hw.throttled_step_mean_ns = throttled_sum / static_cast<TimeNs>(hw.throttled_steps);
+  if (hw.other_steps) hw.other_step_mean_ns = other_sum / static_cast<TimeNs>(hw.other_steps);
+}
+
+}  // namespace
+
+void hardware_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<DeviceSummary>& devices,
+                   std::vector<Step>& steps) {
+  const Trace& t = *rt.trace;
+  bool any = false;
+  for (const CounterSeries& s : t.counter_series()) any = any || series_name::is_hardware_metric(s);
+  if (!any) return;
+  for (DeviceSummary& d : devices) {
+    std::vector<Step*> mine;
+    for (Step& s : steps)
+      if (s.device == d.id) mine.push_back(&s);
+    summarise_device(t, opt, {d.window.start - rt.offset, d.window.end - rt.offset}, d, mine);
+  }
+}
+
+}  // namespace gpuscope::detail
+
+namespace gpuscope {
+
+std::vector<KernelSampleMean> kernel_sample_means(const Trace& t, RowIndex kernel) {
+  std::vector<KernelSampleMean> out;
+  const KernelTable& k = t.kernels();
+  if (kernel >= k.size()) return out;
+  const std::uint32_t device = t.tracks()[k.track[kernel]].device;
+  const TimeNs start = k.start[kernel], end = k.end[kernel];
+  const CounterTable& c = t.counters();
+  const std::vector<CounterSeries>& all = t.counter_series();
+  for (std::uint32_t s = 0; s < all.size(); ++s) {
+    const CounterSeries& cs = all[s];
+    if (cs.device != device || !cs.name.starts_with(series_name::kHardwarePrefix)) continue;
+    const RowRange rows = t.rows_of(TableId::counters, s);
+    KernelSampleMean m{cs.name, cs.unit, 0, 0, 0};
+    if (rows.end - rows.begin >= 2)
+      m.interval_ns = (c.time[rows.end - 1] - c.time[rows.begin]) / static_cast<TimeNs>(rows.end - rows.begin - 1);
+    const auto first = c.time.begin() + rows.begin, last = c.time.begin() + rows.end;
+    double sum = 0;
+    for (auto it = std::lower_bound(first, last, start); it != last && *it <= end; ++it) {
+      const double v = c.value[static_cast<std::size_t>(it - c.time.begin())];
+      if (!std::isfinite(v)) continue;
+      sum += v;
+      ++m.samples;
+    }
+    if (m.samples) m.mean = sum / static_cast<double>(m.samples);
+    out.push_back(std::move(m));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const KernelSampleMean& a, const KernelSampleMean& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace gpuscope

@@ -1,0 +1,328 @@
+// Where kernel time goes, by kernel name and by category, and how ops were
+// launched — pooled over every trace of a job, with exact medians.
+//
+// [SECTION] Naming GPU ops across traces
+// [SECTION] Categories and hotspots
+// [SECTION] Launch statistics
+//
+// Exact medians without sorting 10^7 durations: count per name first, lay the
+// durations out grouped by name (and the names grouped by category), then
+// select the middle of each group (stats.h's histogram select).
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <unordered_map>
+
+#include "analysis/detail/context.h"
+#include "analysis/util/scratch.h"
+#include "analysis/util/stats.h"
+#include "trace/kernel_category.h"
+
+namespace gpuscope::detail {
+
+namespace {
+
+// [SECTION] Naming GPU ops across traces -------------------------------------------------------
+
+// One id per distinct kernel name over all traces, with its category.
+class NameIds {
+ public:
+  // by_op: the kernels of this name that their launching op placed in `cat`
+  // (a name can have kernels of two categories: two rows).
+  std::uint32_t of(std::string_view name, KernelCategory cat, bool by_op = false) {
+    auto [it, added] = (by_op ? by_op_ids_ : ids_).emplace(name, static_cast<std::uint32_t>(names_.size()));
+    if (added) {
+      names_.push_back(name);
+      cats_.push_back(cat);
+    }
+    return it->second;
+  }
+  std::size_t size() const { return names_.size(); }
+  std::string_view name(std::uint32_t id) const { return names_[id]; }
+  KernelCategory category(std::uint32_t id) const { return cats_[id]; }
+
+ private:
+  std::unordered_map<std::string_view, std::uint32_t> ids_, by_op_ids_;
+  std::vector<std::string_view> names_;
+  std::vector<KernelCategory> cats_;
+};
+
+// Global ids of every kernel name the device passes counted, trace by trace
+// (kernel_ids[trace][StringId], kUnset for strings that name no kernel).
+constexpr std::uint32_t kUnset = ~0u;
+
+void name_ids(const std::vector<RankedTrace>& traces, const OpTotals& totals, NameIds& ids,
+              std::vector<std::vector<std::uint32_t>>& kernel_ids) {
+  for (std::size_t ti = 0; ti < traces.size(); ++ti) {
+    const Trace& t = *traces[ti].trace;
+    const std::vector<OpTotals::Name>& names = totals.by_name[ti];
+    std::vector<std::uint32_t>& by_string = kernel_ids[ti];
+    by_string.assign(names.size(), kUnset);
+    const std::size_t nstr = t.strings().size();
+    for (std::size_t s = 0; s < names.size(); ++s)
+      if (names[s].count)
+        by_string[s] =
+            ids.of(t.str(static_cast<StringId>(s % nstr)), static_cast<KernelCategory>(names[s].category), s >= nstr);
+  }
+}
+
+// Calls f(global id, duration) for every kernel of the job on the analysed devices.
+template <class F>
+void for_each_op(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt,
+                 const std::vector<std::vector<std::uint32_t>>& kernel_ids, F&& f) {
+  for (std::size_t ti = 0; ti < traces.size(); ++ti) {
+    const Trace& t = *traces[ti].trace;
+    const std::uint32_t* by_string = kernel_ids[ti].data();
+    const KernelTable& k = t.kernels();
+    for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+      if (!on_device(t, tr, opt.device)) continue;
+      const RowRange r = t.rows_of(TableId::kernels, tr);
+      const TimeNs* start = k.start.data();
+      const TimeNs* end = k.end.data();
+      const StringId* name = k.name.data();
+      if (!k.category_rule.empty()) {  // names split by what placed their kernels (name_ids)
+        const std::uint8_t* rule = k.category_rule.data();
+        const std::size_t nstr = t.strings().size();
+        for (RowIndex i = r.begin; i < r.end; ++i) f(by_string[name[i] + rule[i] * nstr], end[i] - start[i]);
+        continue;
+      }
+      for (RowIndex i = r.begin; i < r.end; ++i) f(by_string[name[i]], end[i] - start[i]);
+    }
+  }
+}
+
+}  // namespace
+
+// [SECTION] Categories and hotspots ---------------------------------------------------------------
+
+namespace {
+
+// Per-name totals of every trace of the job, by job-wide name id.
+struct NameAcc {
+  std::uint64_t count = 0;
+  TimeNs total = 0, min = 0, max = 0;
+};
+
+std::vector<NameAcc> accumulate_names(const std::vector<RankedTrace>& traces, const OpTotals& totals,
+                                      const std::vector<std::vector<std::uint32_t>>& kernel_ids, std::size_t n_ids) {
+  std::vector<NameAcc> acc(n_ids);
+  for (std::size_t ti = 0; ti < traces.size(); ++ti) {
+    const std::vector<OpTotals::Name>& names = totals.by_name[ti];
+    for (StringId s = 0; s < names.size(); ++s) {
+      const OpTotals::Name& n = names[s];
+      if (!n.count) continue;
+      NameAcc& a = acc[kernel_ids[ti][s]];
+      if (a.count == 0) a.min = n.min, a.max = n.max;
+      a.min = std::min(a.min, n.min);
+      a.max = std::max(a.max, n.max);
+      a.total += n.total;
+      a.count += n.count;
+    }
+  }
+  return acc;
+}
+
+// Where each name's durations go in one array: grouped by name, names
+// grouped by category (so a category's durations are one block too).
+struct DurationLayout {
+  std::vector<std::size_t> offset;                                // by name id; [n] = total
+  std::array<std::size_t, kKernelCategoryCount + 1> cat_begin{};  // by category; [count] = total
+};
+
+DurationLayout lay_out(const NameIds& ids, const std::vector<NameAcc>& acc) {
+  DurationLayout l;
+  l.offset.assign(ids.size() + 1, 0);
+  std::size_t pos = 0;
+  for (int c = 0; c < kKernelCategoryCount; ++c) {
+    l.cat_begin[c] = pos;
+    for (std::uint32_t id = 0; id < ids.size(); ++id)
+      if (static_cast<int>(ids.category(id)) == c) l.offset[id] = pos, pos += acc[id].count;
+  }
+  l.cat_begin[kKernelCategoryCount] = pos;
+  return l;
+}
+
+// Per category: count, total, min and max from the per-name totals (the
+// median comes from the durations).
+std::array<DurationStats, kKernelCategoryCount> category_totals(const NameIds& ids, const std::vector<NameAcc>& acc) {
+  std::array<DurationStats, kKernelCategoryCount> by_category{};
+  for (std::uint32_t id = 0; id < ids.size(); ++id) {
+    const NameAcc& a = acc[id];
+    if (a.count == 0) continue;
+    DurationStats& cs = by_category[static_cast<int>(ids.category(id))];
+    cs.min = cs.count ? std::min(cs.min, a.min) : a.min;
+    cs.max = cs.count ? std::max(cs.max, a.max) : a.max;
+    cs.count += a.count;
+    cs.total += a.total;
+  }
+  return by_category;
+}
+
+// Exact medians per name (returned) and per category (into by_category),
+// from every duration laid out in one array of T (32-bit when every kernel is
+// shorter than 4.29 s: half the memory, and fresh memory is most of the cost).
+template <class T>
+std::vector<TimeNs> select_medians(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt,
+                                   const std::vector<std::vector<std::uint32_t>>& kernel_ids, const NameIds& ids,
+                                   const std::vector<NameAcc>& acc, const DurationLayout& layout,
+                                   std::array<DurationStats, kKernelCategoryCount>& by_category) {
+  std::vector<TimeNs> medians(ids.size());
+  ScratchArray<T> durations(layout.cat_begin[kKernelCategoryCount]);
+  {
+    std::vector<std::size_t> fill(layout.offset.begin(), layout.offset.end() - 1);
+    for_each_op(traces, opt, kernel_ids,
+                [&](std::uint32_t id, TimeNs dur) { durations[fill[id]++] = static_cast<T>(dur); });
+  }
+  for (std::uint32_t id = 0; id < ids.size(); ++id) {
+    const NameAcc& a = acc[id];
+    if (a.count)
+      medians[id] = static_cast<TimeNs>(select_kth(durations.span(layout.offset[id], a.count), (a.count - 1) / 2,
+                                                   static_cast<T>(a.min), static_cast<T>(a.max)));
+  }
+  // Per-name selects are done: a category's block may now be reordered.
+  for (int c = 0; c < kKernelCategoryCount; ++c) {
+    DurationStats& cs = by_category[c];
+    if (cs.count == 0) continue;
+    cs.median = static_cast<TimeNs>(select_kth(durations.span(layout.cat_begin[c], cs.count), (cs.count - 1) / 2,
+                                               static_cast<T>(cs.min), static_cast<T>(cs.max)));
+  }
+  return medians;
+}
+
+std::vector<Hotspot> hotspot_rows(const NameIds& ids, const std::vector<NameAcc>& acc,
+                                  const std::vector<TimeNs>& medians, TimeNs gpu_time, std::size_t max_rows) {
+  std::vector<Hotspot> hot;
+  hot.reserve(ids.size());
+  for (std::uint32_t id = 0; id < ids.size(); ++id) {
+    const NameAcc& a = acc[id];
+    if (a.count == 0) continue;
+    Hotspot h;
+    h.name = std::string(ids.name(id));
+    h.category = ids.category(id);
+    h.stats.count = a.count;
+    h.stats.total = a.total;
+    h.stats.min = a.min;
+    h.stats.max = a.max;
+    h.stats.mean = a.total / static_cast<TimeNs>(a.count);
+    h.stats.median = medians[id];
+    h.share = ratio(a.total, gpu_time);
+    h.tensor_cores = is_tensor_core_kernel(h.name);
+    h.category_rule = category_rule_text(h.name, h.category);
+    hot.push_back(std::move(h));
+  }
+  std::stable_sort(hot.begin(), hot.end(), [](const Hotspot& a, const Hotspot& b) {
+    return a.stats.total != b.stats.total ? a.stats.total > b.stats.total : a.name < b.name;
+  });
+  if (max_rows && hot.size() > max_rows) hot.resize(max_rows);
+  return hot;
+}
+
+std::vector<CategoryTime> category_rows(std::array<DurationStats, kKernelCategoryCount>& by_category, TimeNs gpu_time) {
+  std::vector<CategoryTime> rows;
+  for (int c = 0; c < kKernelCategoryCount; ++c) {
+    DurationStats& cs = by_category[c];
+    if (cs.count == 0) continue;
+    cs.mean = cs.total / static_cast<TimeNs>(cs.count);
+    CategoryTime ct;
+    ct.category = static_cast<KernelCategory>(c);
+    ct.stats = cs;
+    ct.time_ns = cs.total;
+    ct.count = cs.count;
+    ct.share = ratio(ct.time_ns, gpu_time);
+    rows.push_back(ct);
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const CategoryTime& a, const CategoryTime& b) { return a.time_ns > b.time_ns; });
+  return rows;
+}
+
+}  // namespace
+
+void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
+                  Profile* p) {
+  NameIds ids;
+  std::vector<std::vector<std::uint32_t>> kernel_ids(traces.size());
+  name_ids(traces, totals, ids, kernel_ids);
+  const std::vector<NameAcc> acc = accumulate_names(traces, totals, kernel_ids, ids.size());
+  const DurationLayout layout = lay_out(ids, acc);
+  std::array<DurationStats, kKernelCategoryCount> by_category = category_totals(ids, acc);
+  TimeNs gpu_time = 0;
+  bool fits_32_bits = true;
+  for (const DurationStats& cs : by_category) {
+    gpu_time += cs.total;
+    if (cs.count)
+      fits_32_bits = fits_32_bits && cs.min >= 0 && cs.max <= TimeNs{std::numeric_limits<std::uint32_t>::max()};
+  }
+  p->kernel_time_ns = gpu_time;
+  const std::vector<TimeNs> medians =
+      fits_32_bits ? select_medians<std::uint32_t>(traces, opt, kernel_ids, ids, acc, layout, by_category)
+                   : select_medians<TimeNs>(traces, opt, kernel_ids, ids, acc, layout, by_category);
+  p->hotspots = hotspot_rows(ids, acc, medians, gpu_time, opt.max_hotspots);
+  for (CategoryTime& ct : category_rows(by_category, gpu_time)) p->categories.push_back(ct);
+}
+
+// [SECTION] Launch statistics -----------------------------------------------------------------
+
+namespace {
+
+// Calls f(launch call row, op start, op end) for every op with a launching
+// call, per stream and table (the device filter is checked once per stream).
+template <class F>
+void for_each_launch(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, F&& f) {
+  for (const RankedTrace& rt : traces) {
+    const Trace& t = *rt.trace;
+    const ApiCallTable& a = t.api_calls();
+    for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+      if (!on_device(t, tr, opt.device)) continue;
+      auto rows = [&](TableId table, const std::vector<TimeNs>& s, const std::vector<TimeNs>& e,
+                      const std::vector<RowIndex>& api) {
+        const RowRange r = t.rows_of(table, tr);
+        for (RowIndex i = r.begin; i < r.end; ++i)
+          if (api[i] != kNoRow) f(a, api[i], s[i], e[i]);
+      };
+      rows(TableId::kernels, t.kernels().start, t.kernels().end, t.kernels().api);
+      rows(TableId::memcpys, t.memcpys().start, t.memcpys().end, t.memcpys().api);
+      rows(TableId::memsets, t.memsets().start, t.memsets().end, t.memsets().api);
+    }
+  }
+}
+
+}  // namespace
+
+void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, OpTotals& totals, Profile* p) {
+  LaunchStats& out = p->launches;
+  // CPU launch time, GPU time and launch delay of every launched op, exact,
+  // without storing 3 x 10^7 values: the stream passes counted them against
+  // the range the device passes' sample bracketed. If a median fell outside
+  // its range (rare), StreamingStats settles it in two or three more scans.
+  enum { kCpu = OpTotals::kCpu, kGpu = OpTotals::kGpu, kDelay = OpTotals::kDelay };
+  std::array<DurationStats, 3> stats;
+  bool settled = true;
+  for (int q = 0; q < 3; ++q) {
+    settled = totals.launch[q].finish() && settled;
+    stats[q] = totals.launch[q].stats();
+  }
+  if (!settled) {
+    StreamingStats again(3);
+    do {
+      for_each_launch(traces, opt, [&](const ApiCallTable& a, RowIndex c, TimeNs s, TimeNs e) {
+        const TimeNs call_end = a.end[c];
+        again.add(kCpu, call_end - a.start[c]);
+        again.add(kGpu, e - s);
+        again.add(kDelay, s - call_end);
+      });
+      again.end_pass();
+    } while (!again.done());
+    for (int q = 0; q < 3; ++q) stats[q] = again.stats(q);
+  }
+  out.short_kernels = totals.short_kernels;
+  out.runtime_outliers = totals.runtime_outliers;
+  out.launch_delay_outliers = totals.launch_delay_outliers;
+  out.cpu_launch = stats[kCpu];
+  out.gpu_duration = stats[kGpu];
+  out.launch_delay = stats[kDelay];
+  out.launches = out.cpu_launch.count;
+  out.short_kernel_share = out.launches ? double(out.short_kernels) / double(out.launches) : 0.0;
+}
+
+}  // namespace gpuscope::detail

@@ -1,0 +1,731 @@
+// Steps (training iterations) and what each one spent its time on.
+//
+// [SECTION] Where steps come from: ProfilerStep#N, NVTX/annotation ranges, the kernel pattern, bursts
+// [SECTION] From a CPU range to a GPU step
+// [SECTION] The repeating kernel pattern
+// [SECTION] Bursts of GPU work between host gaps
+// [SECTION] Entry point
+//
+// A step found on the CPU (a range on the thread that launches the work)
+// becomes, on each device it launched work to, the range from the CPU range's
+// start to the end of the last GPU op it launched — GPU work runs behind the
+// CPU — clipped so consecutive steps of a device never overlap. Where the CPU
+// range outlasts the GPU work it launched, the difference is the step's host
+// tail, stated apart (Step::host_tail_ns). The device pass fills in their
+// breakdown.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <iterator>
+#include <map>
+#include <string>
+
+#include "analysis/detail/context.h"
+#include "analysis/format.h"
+#include "analysis/util/search.h"
+#include "trace/fresh_memory.h"
+
+namespace gpuscope::detail {
+
+namespace {
+
+// [SECTION] Where steps come from ----------------------------------------------------------------
+
+bool is_profiler_step(std::string_view name) { return name.starts_with("ProfilerStep#"); }
+
+// "step", "Step 3", "step#3", "train_step", "iteration 12", "iter_5" …
+bool is_step_name(std::string_view name) {
+  std::string s;
+  for (char c : name) s.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (std::string_view prefix :
+       {"train_step", "training_step", "train step", "training step", "step", "iteration", "iter"}) {
+    if (!std::string_view(s).starts_with(prefix)) continue;
+    const std::string_view rest = std::string_view(s).substr(prefix.size());
+    if (rest.empty()) return true;
+    const char c = rest.front();
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == ' ' || c == '#' || c == '_' || c == ':' || c == '-' ||
+        c == '=')
+      return rest.find_first_not_of(" #_:-=0123456789") == std::string_view::npos;
+  }
+  return false;
+}
+
+std::int32_t trailing_number(std::string_view name, std::int32_t fallback) {
+  std::size_t i = name.size();
+  while (i > 0 && std::isdigit(static_cast<unsigned char>(name[i - 1]))) --i;
+  std::int32_t v = fallback;
+  if (i < name.size()) std::from_chars(name.data() + i, name.data() + name.size(), v);
+  return v;
+}
+
+struct CpuStep {
+  TimeRange range;
+  TrackId track;
+  StringId name;  // a string per step only once it is a Step
+  std::int32_t index;
+};
+
+std::vector<CpuStep> cpu_steps(const Trace& t, StepSource* source) {
+  const RangeTable& r = t.ranges();
+  std::vector<CpuStep> profiler, named;
+  std::map<TrackId, std::size_t> named_per_track;
+  // What each range name is, decided once per name (a big trace has 10^5
+  // ranges and few names): 0 not decided, 1 neither, 2 ProfilerStep#N, 3 a step name.
+  std::vector<std::uint8_t> kind(t.strings().size(), 0);
+  // Room for every range up front: only what is used is ever touched, and
+  // growing by doubling would touch (and copy) twice as much fresh memory.
+  profiler.reserve(r.size());
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (t.tracks()[r.track[i]].kind != TrackKind::cpu || r.kind_at(i) == RangeKind::mark) continue;
+    std::uint8_t& k = kind[r.name[i]];
+    if (k == 0) {
+      const std::string_view n = t.str(r.name[i]);
+      k = is_profiler_step(n) ? 2 : is_step_name(n) ? 3 : 1;
+    }
+    if (k == 1) continue;
+    const std::string_view name = t.str(r.name[i]);
+    if (k == 2) {
+      profiler.push_back({{r.start[i], r.end[i]}, r.track[i], r.name[i], trailing_number(name, 0)});
+    } else {
+      named.push_back({{r.start[i], r.end[i]}, r.track[i], r.name[i], -1});
+      ++named_per_track[r.track[i]];
+    }
+  }
+  std::vector<CpuStep> out;
+  if (!profiler.empty()) {
+    *source = StepSource::profiler_step;
+    out = std::move(profiler);
+  } else if (!named.empty()) {
+    // The threads with at least two step ranges (one per GPU when a process
+    // drives several GPUs from one thread each).
+    *source = StepSource::nvtx;
+    for (CpuStep& s : named)
+      if (named_per_track[s.track] >= 2) out.push_back(std::move(s));
+    if (out.empty()) *source = StepSource::none;
+  }
+  std::sort(out.begin(), out.end(), [](const CpuStep& a, const CpuStep& b) {
+    return a.track != b.track ? a.track < b.track : a.range.start < b.range.start;
+  });
+  return out;
+}
+
+// [SECTION] From a CPU range to a GPU step -----------------------------------------------------------
+
+struct Extent {
+  TimeNs end = 0;
+  std::uint64_t ops = 0;
+};
+
+// The analysed device of each track (kNoDevice: not a GPU track, or filtered out).
+std::vector<std::uint32_t> device_of_tracks(const Trace& t, std::uint32_t device_filter) {
+  std::vector<std::uint32_t> out(t.tracks().size(), kNoDevice);
+  for (TrackId i = 0; i < t.tracks().size(); ++i)
+    if (on_device(t, i, device_filter)) out[i] = t.tracks()[i].device;
+  return out;
+}
+
+// Devices the step's thread launched work to, and the end of that work. This
+// visits every API call of every step (10^7 of them in a big trace): the
+// per-call work is a few array reads.
+std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
+                                            const std::vector<std::uint32_t>& device_of, RowIndex* cursor) {
+  std::vector<std::pair<std::uint32_t, Extent>> found;  // few devices: a flat list
+  // The thread's calls that start within the step (those are all the loop
+  // below looks at).
+  const RowRange all = t.rows_of(TableId::api_calls, s.track);
+  const TimeNs* starts = t.api_calls().start.data();
+  RowRange rows;
+  rows.begin = detail::first_at_or_after(starts, all.begin, all.end, *cursor, s.range.start);
+  rows.end = std::max(rows.begin, detail::first_at_or_after(starts, all.begin, all.end, rows.begin, s.range.end));
+  *cursor = rows.end;
+  const ApiCallTable& a = t.api_calls();
+  // Calls launch to one device at a time, for long stretches: its extent and
+  // how far it reaches are kept in locals while that lasts.
+  std::uint32_t dev = kNoDevice;
+  TimeNs reach = 0;
+  std::uint64_t ops = 0;
+  auto flush = [&] {
+    if (dev == kNoDevice) return;
+    Extent* e = nullptr;
+    for (auto& [d, x] : found)
+      if (d == dev) e = &x;
+    if (!e) e = &found.emplace_back(dev, Extent{}).second;
+    e->end = std::max(e->end, reach);
+    e->ops += ops;
+  };
+  auto add = [&](TrackId track, TimeNs end) {
+    const std::uint32_t d = device_of[track];
+    if (d == kNoDevice) return;
+    if (d != dev) {
+      flush();
+      dev = d, reach = end, ops = 0;
+    }
+    reach = std::max(reach, end);
+    ++ops;
+  };
+  const KernelTable& k = t.kernels();
+  const MemcpyTable& m = t.memcpys();
+  const MemsetTable& z = t.memsets();
+  auto visit = [&](OpRef op) {
+    switch (op.table) {
+      case OpTable::kernel:
+        add(k.track[op.row], k.end[op.row]);
+        break;
+      case OpTable::memcpy:
+        add(m.track[op.row], m.end[op.row]);
+        break;
+      case OpTable::memset:
+        add(z.track[op.row], z.end[op.row]);
+        break;
+      default:
+        break;
+    }
+  };
+  const TimeNs from = s.range.start, to = s.range.end;
+  if (t.has_extra_ops()) {
+    for (RowIndex i = rows.begin; i < rows.end; ++i)
+      if (a.start[i] >= from && a.start[i] < to) t.for_each_op_of(i, visit);
+  } else {
+    const TimeNs* start = a.start.data();
+    const auto* table = a.op_table.data();
+    const RowIndex* row = a.op_row.data();
+    for (RowIndex i = rows.begin; i < rows.end; ++i) {
+      if (start[i] < from || start[i] >= to) continue;
+      const RowIndex op = row[i];
+      const auto kind = static_cast<OpTable>(table[i]);
+      if (kind == OpTable::kernel)
+        add(k.track[op], k.end[op]);  // tests, not a jump table: kernels are most calls
+      else if (kind == OpTable::memcpy)
+        add(m.track[op], m.end[op]);
+      else if (kind == OpTable::memset)
+        add(z.track[op], z.end[op]);
+    }
+  }
+  flush();
+  return {found.begin(), found.end()};
+}
+
+// [SECTION] The repeating kernel pattern --------------------------------------------------------------
+
+// On the device's busiest stream, a kernel name that occurs once per
+// iteration shows up at a constant distance (in kernels) from its previous
+// occurrence. Among the names with at least 3 such evenly spaced occurrences,
+// the most common occurrence count is the number of iterations; the name of
+// that count seen earliest marks where each iteration starts.
+std::vector<TimeRange> pattern_steps(const Trace& t, const std::vector<TrackId>& tracks, TrackId* main_track,
+                                     bool* last_complete, std::vector<RowIndex>* anchors) {
+  TrackId main = 0;
+  RowIndex most = 0;
+  for (TrackId tr : tracks) {
+    const RowRange r = t.rows_of(TableId::kernels, tr);
+    if (r.size() > most) most = r.size(), main = tr;
+  }
+  if (most < 6) return {};
+  *main_track = main;
+  *last_complete = false;
+  const RowRange rows = t.rows_of(TableId::kernels, main);
+  const KernelTable& k = t.kernels();
+  struct Seen {
+    std::uint32_t count = 0, first = 0, last = 0, min_gap = ~0u, max_gap = 0;
+  };
+  std::vector<Seen> seen(t.strings().size());
+  for (RowIndex i = rows.begin; i < rows.end; ++i) {
+    Seen& s = seen[k.name[i]];
+    const std::uint32_t pos = i - rows.begin;
+    if (s.count) {
+      const std::uint32_t gap = pos - s.last;
+      s.min_gap = std::min(s.min_gap, gap);
+      s.max_gap = std::max(s.max_gap, gap);
+    } else {
+      s.first = pos;
+    }
+    s.last = pos;
+    ++s.count;
+  }
+  std::map<std::uint32_t, std::uint32_t> names_with_count;
+  // Evenly spaced, and over at least half of the stream: a name repeating
+  // only inside part of it (the layers of the first step, with its
+  // autotuning kernels between them) marks no iteration of the whole.
+  const RowIndex stream_kernels = rows.size();
+  auto evenly = [stream_kernels](const Seen& s) {
+    return s.count >= 3 && s.min_gap >= 2 && s.max_gap <= s.min_gap + std::max<std::uint32_t>(1, s.min_gap / 10) &&
+           2 * (std::uint64_t{s.last - s.first} + s.max_gap) >= stream_kernels;
+  };
+  for (const Seen& s : seen)
+    if (evenly(s)) ++names_with_count[s.count];
+  if (names_with_count.empty()) return {};
+  std::uint32_t iterations = 0, votes = 0;
+  for (const auto& [count, n] : names_with_count)
+    if (n > votes) iterations = count, votes = n;  // ties: fewer, longer iterations
+  StringId anchor = 0;
+  std::uint32_t earliest = ~0u;
+  for (StringId id = 0; id < seen.size(); ++id)
+    if (evenly(seen[id]) && seen[id].count == iterations && seen[id].first < earliest)
+      earliest = seen[id].first, anchor = id;
+  std::vector<RowIndex> at;
+  for (RowIndex i = rows.begin; i < rows.end; ++i)
+    if (k.name[i] == anchor) at.push_back(i);
+  *anchors = at;
+  std::vector<TimeRange> out;
+  for (std::size_t j = 0; j + 1 < at.size(); ++j) out.push_back({k.start[at[j]], k.start[at[j + 1]]});
+  // The last iteration is complete if the stream has as many kernels after it
+  // as the iterations before had.
+  const RowIndex period = at.back() - at[at.size() - 2];
+  if (at.back() + period <= rows.end) {
+    const RowIndex last = at.back() + period - 1;
+    out.push_back({k.start[at.back()], *std::max_element(k.end.begin() + at.back(), k.end.begin() + last + 1)});
+    *last_complete = true;
+  }
+  return out;
+}
+
+// A model's repeating layers (or an RNN's time steps) repeat the same
+// kernels evenly, like iterations do, but inside one call: one forward pass
+// of a 12-layer model is not 12 steps. The repetition is inside one call when
+// a range on the launching thread encloses the launches of consecutive
+// anchors and is one call by its nature: a framework op (aten::lstm, a
+// cpu_op), a module's forward ("nn.Module: Bert", "Model.forward", NVTX
+// "forward"). A range of another name (a user's "train" around the loop) says
+// nothing.
+bool one_call_by_name(std::string_view name, std::string_view domain) {
+  if (domain == "cpu_op") return true;
+  std::string s;
+  for (char c : name) s.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return s.starts_with("nn.module:") || s.starts_with("aten::") || s.find("forward") != std::string::npos;
+}
+
+// The innermost such call around the anchors' launches (the ops that begin
+// each repetition); empty when the repetition is not inside one.
+std::string repeats_inside_one_call(const Trace& t, const std::vector<OpRef>& anchors) {
+  if (anchors.size() < 2) return {};
+  const ApiCallTable& a = t.api_calls();
+  const RangeTable& r = t.ranges();
+  // The launch call of the first and the last anchor: a range enclosing both
+  // encloses every anchor's launch between them (one thread launches them).
+  const RowIndex first = t.launching_api(anchors.front());
+  const RowIndex last = t.launching_api(anchors.back());
+  if (first == kNoRow || last == kNoRow || a.track[first] != a.track[last]) return {};
+  const TimeNs from = a.start[first], to = a.start[last];
+  std::string found;
+  TimeNs shortest = 0;
+  const RowRange rows = t.rows_overlapping(TableId::ranges, a.track[first], from, to);
+  for (RowIndex i = rows.begin; i < rows.end; ++i) {
+    if (r.kind_at(i) == RangeKind::mark || r.start[i] > from || r.end[i] < to) continue;
+    if (!one_call_by_name(t.str(r.name[i]), t.str(r.domain[i]))) continue;
+    // The innermost such call names the repetition best.
+    if (found.empty() || r.end[i] - r.start[i] < shortest)
+      found = std::string(t.str(r.name[i])), shortest = r.end[i] - r.start[i];
+  }
+  return found;
+}
+
+// [SECTION] Bursts of GPU work between host gaps ---------------------------------------------------------
+
+// Without step markers and without a kernel order that repeats (TensorFlow's
+// executor launches independent ops in a different order each step, and
+// reuses each kernel name many times a step), the steps still show on the
+// GPU: bursts of work with the GPU idle between them, waiting for the host
+// (Python between steps). A gap is a host gap when the op after it was
+// launched (its API call started) after the GPU had run out of work (HTA's
+// host wait). The step gaps are the longest gaps of the device: all host
+// gaps, each at least kMinStepGap and at least twice as long as every other
+// gap. A step runs from the start of a burst to the start of the next, so
+// the last burst, which no next one ends, is none. The bursts are steps when
+// there are at least three steps and each step but the first (warm-up:
+// autotuning, first calls) has as many GPU ops as the median step, within a
+// quarter, and lasts within half to twice the median step.
+constexpr TimeNs kMinStepGap = 100'000;
+
+struct Bursts {
+  std::vector<TimeRange> steps;            // from a burst's first op to the next burst's
+  std::vector<OpRef> first;                // each burst's first op (one more than steps) …
+  std::vector<TrackId> first_track;        // … and its stream
+  std::uint64_t min_ops = 0, max_ops = 0;  // GPU ops of the steps after the first
+  TimeNs min_gap = 0, max_gap = 0;         // the host gaps between bursts
+  TimeNs inside_gap = 0;                   // the longest gap inside a burst
+};
+
+// Calls f(start, end, launch, op, track) for each GPU op of the device in
+// start order (launch: its launch call's start, INT64_MIN without one): a
+// merge of its streams' tables, each in start order, so that a trace of
+// 10^7 ops needs no copy of them.
+template <class F>
+void each_device_op(const Trace& t, const std::vector<TrackId>& tracks, F&& f) {
+  struct Cursor {
+    TimeNs start;
+    RowIndex at, end;
+    OpTable table;
+    TrackId track;
+  };
+  const TimeNs* api_start = t.api_calls().start.data();
+  auto start_of = [&](OpTable table, RowIndex i) {
+    return table == OpTable::kernel   ? t.kernels().start[i]
+           : table == OpTable::memcpy ? t.memcpys().start[i]
+                                      : t.memsets().start[i];
+  };
+  std::vector<Cursor> heap;
+  for (TrackId tr : tracks)
+    for (const auto& [id, table] :
+         {std::pair{TableId::kernels, OpTable::kernel}, std::pair{TableId::memcpys, OpTable::memcpy},
+          std::pair{TableId::memsets, OpTable::memset}})
+      if (const RowRange r = t.rows_of(id, tr); !r.empty())
+        heap.push_back({start_of(table, r.begin), r.begin, r.end, table, tr});
+  const auto later = [](const Cursor& a, const Cursor& b) { return a.start > b.start; };
+  std::make_heap(heap.begin(), heap.end(), later);
+  auto visit = [&](const auto& table, const Cursor& c) {
+    const RowIndex a = table.api[c.at];
+    f(table.start[c.at], table.end[c.at], a == kNoRow ? INT64_MIN : api_start[a], OpRef{c.table, c.at}, c.track);
+  };
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    Cursor& c = heap.back();
+    if (c.table == OpTable::kernel)
+      visit(t.kernels(), c);
+    else if (c.table == OpTable::memcpy)
+      visit(t.memcpys(), c);
+    else
+      visit(t.memsets(), c);
+    if (++c.at == c.end) {
+      heap.pop_back();
+    } else {
+      c.start = start_of(c.table, c.at);
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
+  }
+}
+
+// Within a quarter (at least 1) of the median / within half to twice it.
+bool alike_count(std::uint64_t n, std::uint64_t median) {
+  const std::uint64_t slack = std::max<std::uint64_t>(1, median / 4);
+  return n + slack >= median && n <= median + slack;
+}
+bool alike_time(TimeNs d, TimeNs median) { return 2 * d >= median && d <= 2 * median; }
+
+template <class T>
+T median_of(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 2];
+}
+
+// The steps that bursts beginning at `begins` (the starts of the ops after
+// the step gaps, in time order) cut the device's ops into, if they look
+// alike; empty otherwise.
+Bursts split_bursts(const Trace& t, const std::vector<TrackId>& tracks, const std::vector<TimeNs>& begins) {
+  Bursts b;
+  std::vector<std::uint64_t> counts;  // GPU ops per burst
+  std::size_t next = 0;               // the next burst's begin
+  each_device_op(t, tracks, [&](TimeNs start, TimeNs, TimeNs, OpRef op, TrackId track) {
+    if (counts.empty() || (next < begins.size() && start >= begins[next])) {
+      if (!counts.empty()) ++next;
+      b.first.push_back(op);
+      b.first_track.push_back(track);
+      counts.push_back(0);
+      if (b.first.size() > 1) b.steps.back().end = start;
+      b.steps.push_back({start, start});
+    }
+    ++counts.back();
+  });
+  // Burst j's step runs to burst j+1's first op: the last burst is none.
+  if (!b.steps.empty()) b.steps.pop_back(), counts.pop_back();
+  if (b.steps.size() < 3) return {};
+  std::vector<TimeNs> durations;
+  for (const TimeRange& r : b.steps) durations.push_back(r.duration());
+  const std::uint64_t ops_median = median_of(counts);
+  const TimeNs time_median = median_of(durations);
+  if (ops_median < 2) return {};
+  b.min_ops = ~std::uint64_t{0};
+  for (std::size_t i = 1; i < b.steps.size(); ++i) {
+    if (!alike_count(counts[i], ops_median) || !alike_time(durations[i], time_median)) return {};
+    b.min_ops = std::min(b.min_ops, counts[i]);
+    b.max_ops = std::max(b.max_ops, counts[i]);
+  }
+  return b;
+}
+
+Bursts burst_steps(const Trace& t, const std::vector<TrackId>& tracks) {
+  // The gaps that could be step gaps (at least kMinStepGap), and the longest
+  // of the others, which every step gap must be twice as long as.
+  struct Gap {
+    TimeNs length;
+    TimeNs next_start;  // where the op after it starts
+    bool host;
+  };
+  std::vector<Gap> long_gaps;
+  TimeNs reach = INT64_MIN, longest_short = 0;
+  each_device_op(t, tracks, [&](TimeNs start, TimeNs end, TimeNs launch, OpRef, TrackId) {
+    if (reach != INT64_MIN && start > reach) {
+      if (start - reach >= kMinStepGap)
+        long_gaps.push_back({start - reach, start, launch >= reach});
+      else
+        longest_short = std::max(longest_short, start - reach);
+    }
+    reach = std::max(reach, end);
+  });
+  if (long_gaps.size() < 3) return {};
+  std::sort(long_gaps.begin(), long_gaps.end(), [](const Gap& a, const Gap& b) { return a.length > b.length; });
+  // The longest k gaps, for each k where they stand apart from the rest,
+  // most apart first.
+  std::vector<std::pair<double, std::size_t>> cuts;  // (longest other gap / shortest step gap, k)
+  for (std::size_t k = 3; k <= long_gaps.size(); ++k) {
+    const Gap& shortest = long_gaps[k - 1];
+    if (!shortest.host) break;
+    const TimeNs next = k < long_gaps.size() ? long_gaps[k].length : longest_short;
+    if (2 * next <= shortest.length) cuts.push_back({static_cast<double>(next) / shortest.length, k});
+  }
+  std::sort(cuts.begin(), cuts.end());
+  if (cuts.size() > 3) cuts.resize(3);  // each try is a pass over the device's ops
+  for (const auto& [apart, k] : cuts) {
+    std::vector<TimeNs> begins;
+    for (std::size_t j = 0; j < k; ++j) begins.push_back(long_gaps[j].next_start);
+    std::sort(begins.begin(), begins.end());
+    Bursts b = split_bursts(t, tracks, begins);
+    if (b.steps.empty()) continue;
+    b.min_gap = long_gaps[k - 1].length, b.max_gap = long_gaps[0].length;
+    b.inside_gap = k < long_gaps.size() ? long_gaps[k].length : longest_short;
+    return b;
+  }
+  return {};
+}
+
+// [SECTION] Entry point ---------------------------------------------------------------------------------
+
+// A step the GPU's work marked (pattern or bursts): "step N" on the device.
+Step gpu_step(const RankedTrace& rt, std::uint32_t device, std::int32_t n, TimeRange r) {
+  Step st;
+  st.index = n;
+  st.name = "step " + std::to_string(n);
+  st.device = device;
+  st.rank = rt.rank;
+  st.range = r;
+  return st;
+}
+
+// "29 steps per GPU (4 GPUs), each a burst of GPU work (165–175 GPU ops
+// after the first step) and the host gap after it (3.0 ms to 4.0 ms; the
+// longest gap inside a burst: 2.4 µs)".
+std::string bursts_said(const std::vector<std::pair<std::uint32_t, Bursts>>& per_device) {
+  std::size_t fewest = ~std::size_t{0}, most = 0;
+  std::uint64_t min_ops = ~std::uint64_t{0}, max_ops = 0;
+  TimeNs min_gap = INT64_MAX, max_gap = 0, inside = 0;
+  for (const auto& [dev, b] : per_device) {
+    fewest = std::min(fewest, b.steps.size()), most = std::max(most, b.steps.size());
+    min_ops = std::min(min_ops, b.min_ops), max_ops = std::max(max_ops, b.max_ops);
+    min_gap = std::min(min_gap, b.min_gap), max_gap = std::max(max_gap, b.max_gap);
+    inside = std::max(inside, b.inside_gap);
+  }
+  auto span = [](const std::string& lo, const std::string& hi, const char* between) {
+    return lo == hi ? lo : lo + between + hi;
+  };
+  return span(format::count(fewest), format::count(most), "–") + " steps" +
+         (per_device.size() > 1 ? " per GPU (" + std::to_string(per_device.size()) + " GPUs)"
+                                : " on GPU " + std::to_string(per_device.front().first)) +
+         ", each a burst of GPU work (" + span(format::count(min_ops), format::count(max_ops), "–") +
+         " GPU ops after the first step) and the host gap after it (" +
+         span(format::duration(min_gap), format::duration(max_gap), " to ") +
+         "; the longest gap inside a burst: " + format::duration(inside) + ")";
+}
+
+bool device_busy_during(const Trace& t, const std::vector<TrackId>& tracks, TimeRange r) {
+  for (TrackId tr : tracks)
+    for (TableId table : {TableId::kernels, TableId::memcpys, TableId::memsets})
+      if (!t.rows_overlapping(table, tr, r.start, r.end).empty()) return true;
+  return false;
+}
+
+}  // namespace
+
+StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
+                      std::vector<StepOrigin>* origins, std::string* why_none, std::string* how) {
+  const Trace& t = *rt.trace;
+  std::map<std::uint32_t, std::vector<TrackId>> tracks;
+  for (TrackId i = 0; i < t.tracks().size(); ++i)
+    if (on_device(t, i, opt.device)) tracks[t.tracks()[i].device].push_back(i);
+  if (tracks.empty()) return StepSource::none;
+
+  StepSource source = StepSource::none;
+  std::vector<Step> found;
+  const std::vector<std::uint32_t> device_of = device_of_tracks(t, opt.device);
+  const std::vector<CpuStep> cpu = cpu_steps(t, &source);
+  found.reserve(cpu.size() * tracks.size());
+  // Most steps launch to one device: map the memory of that many at once
+  // (a page fault apiece costs as much as filling the page here).
+  detail::advise_huge_pages(found.data(), found.capacity() * sizeof(Step));
+  detail::populate(found.data(), cpu.size() * sizeof(Step));
+  std::vector<StepOrigin> from;  // filled only when the caller asks
+  RowIndex cursor = 0;           // where the previous step's calls ended
+  for (const CpuStep& cs : cpu) {
+    auto launched = launched_in(t, cs, device_of, &cursor);
+    const bool own = !launched.empty();
+    if (launched.empty()) {
+      // The step's own thread launched nothing: every device busy during it.
+      for (const auto& [dev, trs] : tracks)
+        if (device_busy_during(t, trs, cs.range)) launched[dev] = {cs.range.end, 1};
+    }
+    for (const auto& [dev, e] : launched) {
+      if (!tracks.count(dev)) continue;
+      Step st;
+      st.name = t.str(cs.name);
+      st.index = cs.index;
+      st.device = dev;
+      st.rank = rt.rank;
+      st.range = {cs.range.start, std::max(cs.range.end, e.end)};
+      if (own) st.host_tail_ns = std::max<TimeNs>(0, cs.range.end - std::max(e.end, cs.range.start));
+      found.push_back(std::move(st));
+      if (origins) from.push_back({false, cs.track, cs.range, own, false});
+    }
+  }
+  std::string not_steps;  // why a pattern that repeats was not taken for steps
+  if (found.empty()) {
+    source = StepSource::none;
+    from.clear();
+    for (const auto& [dev, trs] : tracks) {
+      TrackId main = 0;
+      bool last_complete = false;
+      std::vector<RowIndex> anchors;
+      const std::vector<TimeRange> ranges = pattern_steps(t, trs, &main, &last_complete, &anchors);
+      if (ranges.empty()) continue;
+      std::vector<OpRef> begins;
+      for (RowIndex a : anchors) begins.push_back({OpTable::kernel, a});
+      if (const std::string call = repeats_inside_one_call(t, begins); !call.empty()) {
+        if (not_steps.empty())
+          not_steps = "the kernel pattern repeats " + std::to_string(anchors.size()) + " times inside one call (" +
+                      call + "): layers of one pass, not steps";
+        continue;
+      }
+      for (std::size_t i = 0; i < ranges.size(); ++i) {
+        found.push_back(gpu_step(rt, dev, static_cast<std::int32_t>(i), ranges[i]));
+        if (origins) from.push_back({true, main, ranges[i], true, last_complete && i + 1 == ranges.size()});
+      }
+      if (how && how->empty()) {
+        const RowIndex period = anchors[1] - anchors[0];
+        *how = "kernel " + format::short_kernel_name(t.str(t.kernels().name[anchors[0]]), 60) + " begins each of " +
+               std::to_string(ranges.size()) + " iterations, every " + format::count(period) + " kernels (GPU " +
+               std::to_string(dev) + ")";
+      }
+      source = StepSource::pattern;
+    }
+  }
+  if (found.empty()) {
+    from.clear();
+    std::vector<std::pair<std::uint32_t, Bursts>> per_device;
+    for (const auto& [dev, trs] : tracks) {
+      Bursts b = burst_steps(t, trs);
+      if (b.steps.empty()) continue;
+      if (const std::string call = repeats_inside_one_call(t, b.first); !call.empty()) {
+        if (not_steps.empty())
+          not_steps = "the GPU's work comes in " + std::to_string(b.first.size()) + " bursts inside one call (" + call +
+                      "): layers of one pass, not steps";
+        continue;
+      }
+      for (std::size_t i = 0; i < b.steps.size(); ++i) {
+        found.push_back(gpu_step(rt, dev, static_cast<std::int32_t>(i), b.steps[i]));
+        if (origins) from.push_back({true, b.first_track[i], b.steps[i], true, false});
+      }
+      per_device.emplace_back(dev, std::move(b));
+      source = StepSource::bursts;
+    }
+    if (how && !per_device.empty()) *how = bursts_said(per_device);
+  }
+  if (found.empty() && why_none && why_none->empty()) *why_none = not_steps;
+  // Per device in time order; no overlap between consecutive steps; numbered
+  // in order where the source gave no number.
+  // Usually in that order already (one launching thread per device): then no
+  // sort, and no copy of every step into its buffer.
+  const auto before = [](const Step& a, const Step& b) {
+    return a.device != b.device ? a.device < b.device : a.range.start < b.range.start;
+  };
+  if (!std::is_sorted(found.begin(), found.end(), before)) {
+    if (origins) {  // the origins follow their steps
+      std::vector<std::size_t> order(found.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return before(found[a], found[b]); });
+      std::vector<Step> sorted_steps;
+      std::vector<StepOrigin> sorted_from;
+      sorted_steps.reserve(found.size());
+      sorted_from.reserve(found.size());
+      for (std::size_t i : order) sorted_steps.push_back(std::move(found[i])), sorted_from.push_back(from[i]);
+      found = std::move(sorted_steps);
+      from = std::move(sorted_from);
+    } else {
+      std::stable_sort(found.begin(), found.end(), before);
+    }
+  }
+  std::map<std::uint32_t, std::int32_t> next_index;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    Step& st = found[i];
+    if (i > 0 && found[i - 1].device == st.device) {
+      st.range.start = std::max(st.range.start, found[i - 1].range.end);
+      st.range.end = std::max(st.range.end, st.range.start);
+      st.host_tail_ns = std::min(st.host_tail_ns, st.range.duration());
+    }
+    if (st.index < 0) st.index = next_index[st.device]++;
+  }
+  // Hand the steps over without copying them into a vector that grows as it
+  // goes: a 10M-kernel trace has ~250k of them, and fresh memory is costly.
+  if (origins) origins->insert(origins->end(), from.begin(), from.end());
+  if (steps->empty()) {
+    *steps = std::move(found);
+  } else {
+    steps->reserve(steps->size() + found.size());
+    std::move(found.begin(), found.end(), std::back_inserter(*steps));
+  }
+  return source;
+}
+
+void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& devices, const std::vector<Step>& steps,
+                       StepSummary* out) {
+  const Trace& t = *rt.trace;
+  std::vector<TimeRange> outside;  // in the trace's own clock
+  for (const Step& st : steps) {
+    const auto d =
+        std::find_if(devices.begin(), devices.end(), [&](const DeviceSummary& x) { return x.id == st.device; });
+    if (d == devices.end() || d->window.end <= d->window.start) continue;
+    const TimeRange w = d->window;
+    const TimeNs before = std::max<TimeNs>(0, std::min(st.range.end, w.start) - st.range.start);
+    const TimeNs after = std::max<TimeNs>(0, st.range.end - std::max(st.range.start, w.end));
+    out->before_gpu_ns += before;
+    out->outside_gpu_ns += before + after;
+    if (before > 0) outside.push_back({st.range.start - rt.offset, st.range.start + before - rt.offset});
+    if (after > 0) outside.push_back({st.range.end - after - rt.offset, st.range.end - rt.offset});
+  }
+  if (outside.empty()) return;
+  // Host ranges wholly inside those stretches, by name (not the steps' own ranges).
+  std::map<StringId, HostRange> by_name;
+  const RangeTable& r = t.ranges();
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    if (t.tracks()[tr].kind != TrackKind::cpu) continue;
+    for (const TimeRange& o : outside) {
+      const RowRange rows = t.rows_overlapping(TableId::ranges, tr, o.start, o.end);
+      for (RowIndex i = rows.begin; i < rows.end; ++i) {
+        if (r.kind_at(i) == RangeKind::mark || r.start[i] < o.start || r.end[i] > o.end) continue;
+        const std::string_view name = t.str(r.name[i]);
+        if (is_profiler_step(name) || is_step_name(name)) continue;
+        HostRange& h = by_name[r.name[i]];
+        h.ns += r.end[i] - r.start[i];
+        ++h.count;
+      }
+    }
+  }
+  std::vector<HostRange> found;
+  for (auto& entry : by_name) {
+    entry.second.name = std::string(t.str(entry.first));
+    found.push_back(std::move(entry.second));
+  }
+  merge_host_ranges(found, &out->outside_ranges);
+}
+
+void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>* into) {
+  for (const HostRange& h : add) {
+    const auto same = std::find_if(into->begin(), into->end(), [&](const HostRange& x) { return x.name == h.name; });
+    if (same != into->end())
+      same->ns += h.ns, same->count += h.count;
+    else
+      into->push_back(h);
+  }
+  std::sort(into->begin(), into->end(),
+            [](const HostRange& a, const HostRange& b) { return a.ns != b.ns ? a.ns > b.ns : a.name < b.name; });
+  if (into->size() > 5) into->resize(5);
+}
+
+}  // namespace gpuscope::detail

@@ -1,0 +1,475 @@
+// What the traced program is (Profile::workload): training or inference,
+// eager, compiled or replaying CUDA graphs, how many ranks, and whether it is
+// gpuscope's bundled workload. Then the findings' advice fitted to it: no
+// "use CUDA graphs" for a run that already replays them, no weight-update
+// advice for inference, no bundled-workload switch for other programs.
+//
+// [SECTION] Recognition, from the names of the trace's ops and kernels
+// [SECTION] The run: no kernels, a span of microseconds, a one-shot program
+// [SECTION] Jobs: the ranks' kinds together
+// [SECTION] Advice that fits
+#include <algorithm>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/detail/context.h"
+#include "analysis/format.h"
+
+namespace gpuscope::detail {
+
+namespace {
+
+// An op of the backward pass: PyTorch's autograd nodes (ConvolutionBackward0,
+// "autograd::engine::evaluate_function: AddmmBackward0"), aten's *_backward
+// ops, NVTX ranges named backward (the bundled workload's `backward`,
+// `<layer>.backward`).
+bool backward_op(std::string_view name) {
+  return name.find("Backward") != std::string_view::npos || name.find("_backward") != std::string_view::npos ||
+         name.ends_with("backward") || contains_nocase(name, "backprop");  // TensorFlow: Conv2DBackpropFilter
+}
+// The weight update: PyTorch's Optimizer.step#SGD.step and zero_grad ranges,
+// NVTX ranges named optimizer.
+bool optimizer_op(std::string_view name) {
+  return name.starts_with("Optimizer.") || contains_nocase(name, "optimizer") ||
+         name.find("ApplyGradientDescent") != std::string_view::npos ||  // TensorFlow's training ops
+         name.find("ApplyAdam") != std::string_view::npos || name.find("ApplyMomentum") != std::string_view::npos;
+}
+// Kernels only a backward pass or an optimizer runs: cuDNN's and CUTLASS's
+// wgrad/dgrad, flash attention's bwd, *_backward_* kernels, the fused and
+// foreach optimizers.
+bool backward_kernel(std::string_view name) {
+  return contains_nocase(name, "backward") || contains_nocase(name, "wgrad") || contains_nocase(name, "dgrad") ||
+         contains_nocase(name, "_bwd") || contains_nocase(name, "bprop") || contains_nocase(name, "backprop");
+}
+bool optimizer_kernel(std::string_view name) {
+  // ("lamb" is not one: every lambda in a template argument would match)
+  return contains_nocase(name, "adam") || contains_nocase(name, "sgd_") ||
+         name.find("multi_tensor_apply") != std::string_view::npos;
+}
+// Serving engines and inference annotations.
+bool inference_op(std::string_view name) {
+  return contains_nocase(name, "inference_mode") || contains_nocase(name, "execute_model") ||
+         contains_nocase(name, "vllm") || contains_nocase(name, "sglang") || contains_nocase(name, "prefill") ||
+         contains_nocase(name, "decode_step");
+}
+bool compiled_op(std::string_view name) {
+  return name.find("Torch-Compiled Region") != std::string_view::npos ||
+         name.find("CompiledFunction") != std::string_view::npos ||
+         name.find("CompiledFxGraph") != std::string_view::npos || name.find("torch_compile") != std::string_view::npos;
+}
+bool triton_kernel(std::string_view name) { return name.starts_with("triton_") || name.starts_with("triton::"); }
+
+// The framework, by the names only it gives ops and kernels: PyTorch's aten
+// ops, autograd nodes and ATen kernels; TensorFlow's ops and Eigen/TF kernels;
+// XLA's (JAX's) computations and fusions.
+bool pytorch_name(std::string_view n) {
+  return n.starts_with("aten::") || n.starts_with("at::native::") || n.starts_with("autograd::") ||
+         n.starts_with("ProfilerStep#") || n.starts_with("Optimizer.step#") || n.starts_with("c10d::") ||
+         n.find("at::native::") != std::string_view::npos;
+}
+bool tensorflow_name(std::string_view n) {
+  return n.starts_with("tensorflow::") || n.find("tensorflow::functor") != std::string_view::npos ||
+         n.starts_with("Eigen::") || n.find("Eigen::internal::EigenMetaKernel") != std::string_view::npos ||
+         n.starts_with("_FusedConv2D") || n.starts_with("Conv2DBackprop") || n.starts_with("FusedBatchNorm");
+}
+bool jax_name(std::string_view n) {
+  return n.starts_with("jit_") || n.starts_with("pjit_") || n.starts_with("xla::") || n.starts_with("loop_fusion") ||
+         n.starts_with("input_fusion") || n.starts_with("wrapped_") || n.starts_with("XlaModule");
+}
+// Gradient all-reduce issued by DDP's reducer: its forward annotation, or a
+// collective op launched from inside the backward pass (autograd's hooks).
+bool ddp_name(std::string_view n) { return n.find("DistributedDataParallel") != std::string_view::npos; }
+bool allreduce_op(std::string_view n) {
+  return n == "nccl:all_reduce" || n.starts_with("c10d::allreduce") || n.starts_with("record_param_comms") ||
+         n.starts_with("nccl:all_reduce") || n.starts_with("NcclAllReduce") || n == "all_reduce";
+}
+
+// The first few distinct names a test matched, quoted, for the evidence;
+// kernels by their short names (a demangled template name runs to hundreds
+// of characters).
+struct Examples {
+  std::uint64_t count = 0;  // rows matched
+  std::vector<std::string> names;
+  void add(std::string_view name, std::uint64_t rows, bool kernel = false) {
+    count += rows;
+    if (names.size() < 2) names.push_back(kernel ? format::short_kernel_name(name, 60) : std::string(name));
+  }
+  std::string said() const {
+    std::string s;
+    for (const std::string& n : names) s += (s.empty() ? "" : ", ") + ("\"" + n + "\"");
+    return s;
+  }
+};
+
+// [SECTION] The run ----------------------------------------------------------------------------
+
+// GPU work spanning less than this, and less than kTinyShare of the
+// recording, is too little to say anything about (a few launches' worth in
+// a recording of the host's work): the figures over it are noise.
+constexpr TimeNs kTinySpan = 100'000;
+constexpr double kTinyShare = 0.01;
+// A whole-program recording whose setup and teardown take at least this
+// share of it is a one-shot run.
+constexpr double kOneShotShare = 1.0 / 3;
+
+// Calls only a program's start or exit makes: CUDA's initialisation and
+// contexts, module loading and unloading, a device reset (the runtime's
+// names may carry a version suffix: cudaDeviceReset_v3020).
+bool lifetime_call(std::string_view n) {
+  for (std::string_view p : {"cuInit", "cuCtxCreate", "cuCtxDestroy", "cuDevicePrimaryCtxRetain",
+                             "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxReset", "cuModuleLoad", "cuModuleUnload",
+                             "cuModuleGetLoadingMode", "cuLibraryLoad", "cuLibraryUnload", "cudaDeviceReset"})
+    if (n.starts_with(p)) return true;
+  return false;
+}
+
+// The host's time before the first kernel and after the last, by name (API
+// calls other than kernel launches, and outermost CPU ranges): "MPI_Init
+// 645.7 ms, cudaHostRegister 316.4 ms".
+struct Outside {
+  std::map<StringId, TimeNs> setup, teardown;
+  std::uint64_t lifetime_calls = 0;
+  std::map<StringId, std::uint64_t> lifetime;  // those calls by name
+};
+
+Outside outside_the_kernels(const Trace& t, TimeRange kernels) {
+  Outside o;
+  auto add = [&](StringId name, TimeNs start, TimeNs end) {
+    if (end <= kernels.start)
+      o.setup[name] += end - start;
+    else if (start >= kernels.end)
+      o.teardown[name] += end - start;
+    else
+      return false;
+    return true;
+  };
+  const ApiCallTable& a = t.api_calls();
+  std::vector<std::int8_t> lifetime(t.strings().size(), -1);  // per name: not decided yet, no, yes
+  for (RowIndex i = 0; i < a.size(); ++i) {
+    // A kernel's launch is the work's, not setup (the first kernel's comes just before it).
+    if (a.op_table[i] == static_cast<std::uint8_t>(OpTable::kernel)) continue;
+    if (!add(a.name[i], a.start[i], a.end[i])) continue;
+    std::int8_t& l = lifetime[a.name[i]];
+    if (l < 0) l = lifetime_call(t.str(a.name[i]));
+    if (l) ++o.lifetime_calls, ++o.lifetime[a.name[i]];
+  }
+  const RangeTable& r = t.ranges();
+  for (RowIndex i = 0; i < r.size(); ++i)
+    if (t.tracks()[r.track[i]].kind == TrackKind::cpu && r.kind_at(i) != RangeKind::mark && r.depth[i] == 0)
+      add(r.name[i], r.start[i], r.end[i]);
+  return o;
+}
+
+// "cudaMalloc 240.5 ms, MPI_Init 645.7 ms": the longest three.
+std::string longest(const Trace& t, const std::map<StringId, TimeNs>& by_name) {
+  std::vector<std::pair<TimeNs, StringId>> v;
+  for (const auto& [name, ns] : by_name) v.push_back({ns, name});
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string s;
+  for (std::size_t i = 0; i < v.size() && i < 3; ++i)
+    s += (s.empty() ? "" : ", ") + std::string(t.str(v[i].second)) + " " + format::duration(v[i].first);
+  return s;
+}
+
+// What the trace's GPU work amounts to against its recording.
+void recognise_run(const Trace& t, WorkloadKind* w) {
+  const KernelTable& k = t.kernels();
+  const TimeRange recorded{t.begin_time(), t.end_time()};
+  const std::string of_recorded = " of the " + format::duration(recorded.duration()) + " recorded";
+  if (k.size() == 0) {
+    const std::uint64_t copies = t.memcpys().size(), fills = t.memsets().size();
+    w->run = "no-kernels";
+    w->run_evidence = "no kernels: nothing on the GPU to diagnose (" + format::count(copies) + " copies, " +
+                      format::count(fills) + " fills and " + format::count(t.api_calls().size()) + " API calls" +
+                      of_recorded + ")";
+    return;
+  }
+  TimeRange window{k.start[0], k.end[0]};
+  for (RowIndex i = 0; i < k.size(); ++i)
+    window.start = std::min(window.start, k.start[i]), window.end = std::max(window.end, k.end[i]);
+  w->kernel_window = window;
+  w->setup_ns = std::max<TimeNs>(0, window.start - recorded.start);
+  w->teardown_ns = std::max<TimeNs>(0, recorded.end - window.end);
+  const TimeRange gpu{t.gpu_begin_time(), t.gpu_end_time()};
+  if (gpu.duration() < kTinySpan && gpu.duration() < kTinyShare * static_cast<double>(recorded.duration())) {
+    w->run = "tiny-span";
+    w->run_evidence = "the GPU's work spans " + format::duration(gpu.duration()) + " (" + format::count(k.size()) +
+                      (k.size() == 1 ? " kernel" : " kernels") + ")" + of_recorded +
+                      ": too little to diagnose, and any figure over it would be noise; profile a steady state, "
+                      "several iterations after a few untimed ones (torch.profiler.schedule(wait=1, warmup=1, "
+                      "active=3))";
+    return;
+  }
+  const double outside =
+      recorded.duration() > 0 ? static_cast<double>(w->setup_ns + w->teardown_ns) / recorded.duration() : 0.0;
+  if (outside < kOneShotShare) return;
+  const Outside o = outside_the_kernels(t, window);
+  if (o.lifetime_calls == 0) return;  // not the program's start or exit: a profiler's window
+  std::vector<std::pair<std::uint64_t, StringId>> calls;
+  for (const auto& [name, n] : o.lifetime) calls.push_back({n, name});
+  std::sort(calls.begin(), calls.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string shown;
+  for (std::size_t i = 0; i < calls.size() && i < 3; ++i)
+    shown += (shown.empty() ? "" : ", ") + format::count(calls[i].first) + " " + std::string(t.str(calls[i].second));
+  auto part = [&](const char* what, TimeNs ns, const std::map<StringId, TimeNs>& names) {
+    const std::string top = longest(t, names);
+    return std::string(what) + " " + format::duration(ns) + (top.empty() ? "" : " (" + top + ")");
+  };
+  w->run = "one-shot";
+  w->run_evidence = "one-shot run: " + format::percent1(outside) + of_recorded + " is " +
+                    part("setup before the first kernel,", w->setup_ns, o.setup) + ", and " +
+                    part("teardown after the last,", w->teardown_ns, o.teardown) +
+                    "; the program's start or exit is in the recording (" + shown +
+                    "). The findings are about the GPU's " + format::duration(window.duration()) +
+                    " of work, none about setup or teardown; to measure a steady state, profile more iterations, "
+                    "or only them (nsys --capture-range=cudaProfilerApi around the loop)";
+}
+
+}  // namespace
+
+// [SECTION] Recognition ------------------------------------------------------------------------
+
+WorkloadKind recognise_workload(const Trace& t) {
+  WorkloadKind w;
+  const TraceMeta& m = t.meta();
+  w.bundled = m.command_line.find("resnet-train") != std::string::npos;
+  w.ranks = m.world_size > 1 ? static_cast<std::uint32_t>(m.world_size) : 1;
+
+  // Rows per distinct name, ops and kernels (each name tested once).
+  std::vector<std::uint64_t> op_rows(t.strings().size(), 0), kernel_rows(t.strings().size(), 0);
+  const RangeTable& rg = t.ranges();
+  std::uint64_t ops = 0, framework_ops = 0;  // op ranges; … of them PyTorch's cpu_op events
+  const StringId cpu_op = t.strings().find("cpu_op");
+  for (RowIndex r = 0; r < rg.size(); ++r)
+    if (t.is_op_range(r)) {
+      ++op_rows[rg.name[r]], ++ops;
+      if (rg.kind_at(r) == RangeKind::annotation && rg.domain[r] == cpu_op) ++framework_ops;
+    }
+  const KernelTable& k = t.kernels();
+  // Kernel rows per name only when some name is one the tests below look for.
+  if (any_string(t, [](std::string_view n) {
+        return backward_kernel(n) || optimizer_kernel(n) || triton_kernel(n) || pytorch_name(n) || tensorflow_name(n) ||
+               jax_name(n);
+      }))
+    for (std::size_t i = 0; i < k.size(); ++i) ++kernel_rows[k.name[i]];
+  if (!k.graph_id.empty())
+    for (std::size_t i = 0; i < k.size(); ++i) w.graph_kernels += k.graph_id[i] != 0;
+  Examples backward_ops, optimizer_ops, inference_ops, compiled_ops, backward_kernels, optimizer_kernels, triton;
+  Examples torch, tf, jax, ddp;
+  for (StringId id = 0; id < op_rows.size(); ++id) {
+    if (op_rows[id]) {
+      const std::string_view n = t.str(id);
+      if (backward_op(n)) backward_ops.add(n, op_rows[id]);
+      if (optimizer_op(n)) optimizer_ops.add(n, op_rows[id]);
+      if (inference_op(n)) inference_ops.add(n, op_rows[id]);
+      if (compiled_op(n)) compiled_ops.add(n, op_rows[id]);
+      if (pytorch_name(n)) torch.add(n, op_rows[id]);
+      if (tensorflow_name(n)) tf.add(n, op_rows[id]);
+      if (jax_name(n)) jax.add(n, op_rows[id]);
+      if (ddp_name(n)) ddp.add(n, op_rows[id]);
+    }
+    if (kernel_rows[id]) {
+      const std::string_view n = t.str(id);
+      if (backward_kernel(n)) backward_kernels.add(n, kernel_rows[id], true);
+      if (optimizer_kernel(n)) optimizer_kernels.add(n, kernel_rows[id], true);
+      if (triton_kernel(n)) triton.add(n, kernel_rows[id], true);
+      if (pytorch_name(n)) torch.add(n, kernel_rows[id], true);
+      if (tensorflow_name(n)) tf.add(n, kernel_rows[id], true);
+      if (jax_name(n)) jax.add(n, kernel_rows[id], true);
+    }
+  }
+  // DDP without its annotation: an all-reduce op that runs inside the
+  // backward pass (DDP's reducer launches each bucket from autograd's hooks).
+  if (!ddp.count && any_string(t, allreduce_op))
+    for (RowIndex r = 0; r < rg.size() && ddp.count == 0; ++r) {
+      if (!t.is_op_range(r) || !allreduce_op(t.str(rg.name[r]))) continue;
+      for (RowIndex q = t.parent_op(r); q != kNoRow; q = t.parent_op(q))
+        if (backward_op(t.str(rg.name[q])) || t.str(rg.name[q]).starts_with("autograd::engine::evaluate_function")) {
+          ddp.add(std::string(t.str(rg.name[r])) + " inside " + std::string(t.str(rg.name[q])), 1);
+          break;
+        }
+    }
+  // Graph launches: API calls counted per name, each name tested once.
+  auto graph_launch = [](std::string_view n) {
+    return n.starts_with("cudaGraphLaunch") || n.starts_with("cuGraphLaunch");
+  };
+  std::uint64_t graph_launches = 0, replayed = 0;  // … and the GPU ops correlated to them
+  if (any_string(t, graph_launch)) {
+    std::vector<std::uint8_t> is_launch(t.strings().size(), 2);  // 2: not tested yet
+    const ApiCallTable& api = t.api_calls();
+    for (RowIndex a = 0; a < api.size(); ++a) {
+      std::uint8_t& l = is_launch[api.name[a]];
+      if (l == 2) l = graph_launch(t.str(api.name[a]));
+      if (!l) continue;
+      ++graph_launches;
+      t.for_each_op_of(a, [&](OpRef op) { replayed += op.table == OpTable::kernel; });
+    }
+  }
+  // Graph ids where the recorder kept them, else the kernels correlated to
+  // graph launches (a Kineto trace keeps the launch's correlation id on each
+  // kernel the graph replayed).
+  w.graph_kernels = std::max(w.graph_kernels, replayed);
+  w.graph_launches = graph_launches;
+
+  auto part = [](const Examples& e, const char* what) {
+    return e.count ? format::count(e.count) + " " + what + " (" + e.said() + ")" : std::string();
+  };
+  auto join = [](std::initializer_list<std::string> parts) {
+    std::string s;
+    for (const std::string& p : parts)
+      if (!p.empty()) s += (s.empty() ? "" : "; ") + p;
+    return s;
+  };
+  if (backward_ops.count || optimizer_ops.count || backward_kernels.count || optimizer_kernels.count) {
+    w.phase = "training";
+    w.phase_evidence = join({part(backward_ops, "backward ops"), part(optimizer_ops, "optimizer ops"),
+                             part(backward_kernels, "backward kernels"), part(optimizer_kernels, "optimizer kernels")});
+  } else if (inference_ops.count || framework_ops >= 100) {
+    // Only a framework's own op events tell inference from a trace that
+    // just does not name its backward pass (kernel names alone do not).
+    w.phase = "inference";
+    w.phase_evidence = join({part(inference_ops, "inference ops"),
+                             "no backward or optimizer op or kernel among " + format::count(framework_ops) +
+                                 " framework ops and " + format::count(k.size()) + " kernels"});
+  } else {
+    w.phase_evidence = "no backward or optimizer op or kernel, and too few framework ops (" +
+                       format::count(framework_ops) + ") to call it inference";
+  }
+
+  // The framework: the one with the most ops and kernels of its own names.
+  const std::pair<const Examples*, std::pair<const char*, const char*>> fws[] = {
+      {&torch, {"pytorch", "PyTorch ops and kernels"}},
+      {&tf, {"tensorflow", "TensorFlow ops and kernels"}},
+      {&jax, {"jax", "XLA computations and fusions"}}};
+  const Examples* best = nullptr;
+  for (const auto& [e, words] : fws)
+    if (e->count && (!best || e->count > best->count)) {
+      best = e;
+      w.framework = words.first;
+      w.framework_evidence = part(*e, words.second);
+    }
+  if (ddp.count) {
+    w.data_parallel = "ddp";
+    w.data_parallel_evidence = part(ddp, "DDP ops");
+  }
+
+  const std::string graphs = w.graph_kernels
+                                 ? format::count(w.graph_kernels) + " of " + format::count(k.size()) +
+                                       " kernels replayed from CUDA graphs (graph ids)" +
+                                       (graph_launches ? ", " + format::count(graph_launches) + " graph launches" : "")
+                                 : std::string();
+  const std::string compiled = join({part(triton, "Triton kernels"), part(compiled_ops, "compiled regions")});
+  if (w.graph_kernels * 10 >= k.size() && w.graph_kernels > 0) {
+    w.execution = "cuda graphs";
+    w.execution_evidence = join({graphs, compiled});
+  } else if (triton.count || compiled_ops.count) {
+    w.execution = "compiled";
+    w.execution_evidence = join({compiled, graphs});
+  } else {
+    w.execution_evidence =
+        join({graphs.empty() ? "no kernel replayed from a CUDA graph" : graphs, "no Triton kernel or compiled region"});
+  }
+  recognise_run(t, &w);
+  return w;
+}
+
+// [SECTION] Jobs -------------------------------------------------------------------------------
+
+WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
+  WorkloadKind w;
+  if (ranks.empty()) return w;
+  w = *ranks.front();
+  w.ranks = static_cast<std::uint32_t>(ranks.size());
+  w.graph_kernels = 0;
+  w.graph_launches = 0;
+  for (const WorkloadKind* r : ranks) {
+    w.graph_kernels += r->graph_kernels;
+    w.bundled = w.bundled && r->bundled;
+    if (r->phase == "training" && w.phase != "training") {  // one rank's backward makes the job a training job
+      w.phase = r->phase;
+      w.phase_evidence = r->phase_evidence;
+    }
+    w.graph_launches += r->graph_launches;
+    w.data_loading_recorded = w.data_loading_recorded || r->data_loading_recorded;
+    if (w.framework == "unknown" && r->framework != "unknown")
+      w.framework = r->framework, w.framework_evidence = r->framework_evidence;
+    if (w.data_parallel.empty() && !r->data_parallel.empty())
+      w.data_parallel = r->data_parallel, w.data_parallel_evidence = r->data_parallel_evidence;
+    if (r->execution != w.execution && r->execution != "eager" && w.execution == "eager") {
+      w.execution = r->execution;
+      w.execution_evidence = r->execution_evidence;
+    }
+  }
+  if (w.ranks > 1) {
+    w.phase_evidence += " (first rank that shows it)";
+    w.execution_evidence += " (first rank that shows it)";
+  }
+  // The run's kind only where every rank has it; the ranks' clocks differ,
+  // so no window is kept (nothing is held against one).
+  w.kernel_window = {};
+  const bool agree = std::all_of(ranks.begin(), ranks.end(), [&](const WorkloadKind* r) { return r->run == w.run; });
+  if (!agree) w.run.clear(), w.run_evidence.clear(), w.setup_ns = w.teardown_ns = 0;
+  if (agree && !w.run.empty() && w.ranks > 1) w.run_evidence += " (the first rank; every rank is so)";
+  return w;
+}
+
+// [SECTION] Advice that fits ---------------------------------------------------------------------
+
+// Whether most of a finding's time ranges lie outside `window` (a one-shot
+// run's setup and teardown). A finding without ranges is not placed.
+bool mostly_outside(const Finding& f, TimeRange window) {
+  TimeNs all = 0, inside = 0;
+  for (const TimeRange& r : f.ranges) {
+    all += r.duration();
+    inside += std::max<TimeNs>(0, std::min(r.end, window.end) - std::max(r.start, window.start));
+  }
+  return all > 0 && 2 * inside < all;
+}
+
+void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
+  // Nothing on the GPU, or a span of microseconds: no finding is numbered
+  // (the workload line says why); the recording's own damage still is.
+  // They stay as minor observations (no saving, no share: settle_findings()
+  // lists them unnumbered), so nothing is dropped without a word.
+  auto demote = [](Finding& f, const char* why) {
+    f.saving_ns = 0;
+    f.share = 0;
+    f.saving_note = why;
+  };
+  if (w.run == "no-kernels" || w.run == "tiny-span")
+    for (Finding& f : findings)
+      if (f.id != "dropped-records") demote(f, "the GPU's work spans microseconds: any figure over it is noise");
+  // A one-shot run: nothing numbered about its setup or teardown (copies of
+  // the weights before the first kernel, module unloading after the last,
+  // the idle time around them).
+  if (w.run == "one-shot" && w.kernel_window.duration() > 0)
+    for (Finding& f : findings)
+      if (mostly_outside(f, w.kernel_window)) demote(f, "about the program's setup or teardown, not its work");
+  // Inference has no weight update: a rule that took its kernels for one was wrong.
+  if (w.phase == "inference")
+    findings.erase(std::remove_if(findings.begin(), findings.end(),
+                                  [](const Finding& f) {
+                                    return f.id == "serialized-weight-update" || f.id == "unfused-optimizer";
+                                  }),
+                   findings.end());
+  for (Finding& f : findings) {
+    std::string& r = f.recommendation;
+    if (!w.bundled)
+      if (const std::size_t at = r.find(" Bundled workload:"); at != std::string::npos) r.erase(at);
+    if (w.execution == "cuda graphs" && (f.id == "launch-bound" || f.id == "op-launch-overhead"))
+      r = "This run already replays CUDA graphs (" + format::count(w.graph_kernels) +
+          " kernels from graphs): the launch gaps left are outside them. Capture what still runs eagerly between "
+          "graph launches (the optimizer step, data-dependent parts: torch.compile(mode='reduce-overhead') "
+          "captures what it can), fuse the small kernels that stay eager, and give each kernel more work with a "
+          "larger batch.";
+    if (w.phase == "inference" && f.id == "exposed-communication" &&
+        r.find("Overlap the gradient all-reduce with the backward pass") != std::string::npos)
+      r = "Overlap the collectives with compute: in tensor-parallel inference, overlap each layer's all-reduce or "
+          "all-gather with the next GEMMs (asynchronous tensor parallelism, fused GEMM + collective kernels, NCCL "
+          "user buffers), or use fewer GPUs per model replica when communication outweighs the compute it spreads.";
+  }
+}
+
+}  // namespace gpuscope::detail

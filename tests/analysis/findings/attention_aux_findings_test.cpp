@@ -1,0 +1,294 @@
+// The rules about where the math's neighbours spend the time: eager-attention
+// (GEMM → softmax → GEMM chains where no fused attention kernel runs),
+// memory-bound-aux (elementwise, copy, reduction and layout kernels against
+// the math), the layout slow-normalization names for Eigen per-channel
+// reductions, and the names that mark tensor-core kernels. Each with planted
+// true and false cases.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "support/findings.h"
+#include "support/test_traces.h"
+
+namespace gpuscope {
+namespace {
+
+using testing::TraceFactory;
+namespace names = testing::names;
+
+constexpr TimeNs us = 1'000;
+constexpr TimeNs ms = 1'000'000;
+
+// Kernel names as PyTorch's eager attention and a transformer block launch them.
+constexpr const char* kBmm =
+    "void cutlass::Kernel2<cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_nn_align1>(cutlass_75_tensorop_bf16_"
+    "s1688gemm_bf16_128x128_nn_align1::Params)";
+constexpr const char* kScale =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<c10::BFloat16, c10::BFloat16, "
+    "c10::BFloat16, at::native::binary_internal::MulFunctor<float> >, std::array<char*, 2ul> >(int, "
+    "at::native::AUnaryFunctor<c10::BFloat16, c10::BFloat16, c10::BFloat16, at::native::binary_internal::MulFunctor<"
+    "float> >, std::array<char*, 2ul>)";
+constexpr const char* kSoftmax =
+    "void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float, c10::BFloat16, "
+    "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(c10::BFloat16*, c10::BFloat16 const*, int)";
+constexpr const char* kLogSoftmax =
+    "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, at::native::(anonymous "
+    "namespace)::LogSoftMaxForwardEpilogue>(float*, float const*, int)";
+constexpr const char* kCopy =
+    "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_"
+    "cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#12}::operator()() const::{lambda("
+    "c10::BFloat16)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda"
+    "()#3}::operator()() const::{lambda()#12}::operator()() const::{lambda(c10::BFloat16)#1} const&)::{lambda(int)#1}"
+    ">(int, at::native::gpu_kernel_impl_nocast<>(at::TensorIteratorBase&)::{lambda(int)#1})";
+constexpr const char* kFlash =
+    "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
+    "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, false, "
+    "false, false, false, true, false, false>(pytorch_flash::Flash_fwd_params)";
+constexpr const char* kMeanReduce =
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, "
+    "float>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, "
+    "unsigned int, float, 4>)";
+// TensorFlow's per-channel mean of an NCHW activation as an Eigen reduction over {0, 2, 3}.
+constexpr const char* kEigenChannelMean =
+    "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 1, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorReductionOp<Eigen::internal::MeanReducer<float>, "
+    "Eigen::IndexList<Eigen::type2index<0l>, Eigen::type2index<2l>, Eigen::type2index<3l> > const, Eigen::TensorMap<"
+    "Eigen::Tensor<float const, 4, 1, long>, 16, Eigen::MakePointer> const, Eigen::MakePointer> const> const, "
+    "Eigen::GpuDevice>, long>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 1, "
+    "1, long>, 16, Eigen::MakePointer>, Eigen::TensorReductionOp<Eigen::internal::MeanReducer<float>, "
+    "Eigen::IndexList<Eigen::type2index<0l>, Eigen::type2index<2l>, Eigen::type2index<3l> > const, Eigen::TensorMap<"
+    "Eigen::Tensor<float const, 4, 1, long>, 16, Eigen::MakePointer> const, Eigen::MakePointer> const> const, "
+    "Eigen::GpuDevice>, long)";
+
+struct K {
+  const char* name;
+  TimeNs duration;
+  const char* op = nullptr;  // the framework op (cpu_op range) around its launch, if any
+};
+
+// `steps` iterations on GPU 0, stream 7: the kernels back to back (1 µs apart),
+// each launched 100 µs ahead inside its op's range.
+void add_steps(TraceFactory& f, int steps, const std::vector<K>& kernels) {
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < steps; ++s) {
+    const TimeNs step_start = t;
+    for (const K& k : kernels) {
+      if (k.op) f.range(k.op, t - 101 * us, t - 94 * us, 1, RangeKind::annotation, "cpu_op");
+      f.kernel(0, 7, k.name, t, t + k.duration, t - 100 * us, 5 * us);
+      t += k.duration + 1 * us;
+    }
+    f.range("step " + std::to_string(s), step_start - 200 * us, t);
+  }
+}
+
+Profile analyze_steps(int steps, const std::vector<K>& kernels) {
+  TraceFactory f;
+  f.device(0, 132, 9, "NVIDIA H100");
+  add_steps(f, steps, kernels);
+  const Trace t = f.build();
+  return analyze(t);
+}
+
+// [SECTION] eager-attention
+
+const std::vector<K> kEagerAttention = {{names::kGemmTensorCore, 300 * us},  // the QKV projection
+                                        {kBmm, 200 * us},                    // Q·Kᵀ
+                                        {kScale, 50 * us},
+                                        {kSoftmax, 300 * us},
+                                        {kCopy, 50 * us},
+                                        {kBmm, 200 * us}};  // · V
+
+TEST(EagerAttention, SoftmaxBetweenTwoGemmsEveryStepIsUnfusedAttention) {
+  const Profile p = analyze_steps(5, kEagerAttention);
+  const Finding* f = testing::find_finding(p, "eager-attention");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  // 5 chains of 800 µs (GEMM to GEMM) in 5.5 ms of kernels; the saving is what lies between the GEMMs.
+  EXPECT_DOUBLE_EQ(f->metric, 4000.0 / 5500.0);
+  EXPECT_EQ(f->severity, Severity::critical);
+  EXPECT_EQ(f->saving_ns, 5 * 400 * us);
+  EXPECT_NE(f->title.find("5 GEMM → softmax → GEMM chains"), std::string::npos) << f->title;
+  EXPECT_NE(f->recommendation.find("scaled_dot_product_attention"), std::string::npos);
+  ASSERT_FALSE(f->kernels.empty());
+  EXPECT_EQ(f->kernels.front(), kSoftmax);
+}
+
+TEST(EagerAttention, SilentWhereFusedAttentionRuns) {
+  std::vector<K> step = kEagerAttention;
+  step.push_back({kFlash, 100 * us});
+  const Profile p = analyze_steps(5, step);
+  EXPECT_FALSE(testing::find_finding(p, "eager-attention")) << testing::describe_findings(p);
+}
+
+TEST(EagerAttention, SilentForSoftmaxAwayFromGemmsLogSoftmaxHeadsAndASingleChain) {
+  // A softmax with four elementwise kernels on each side: no GEMM within reach.
+  std::vector<K> apart = {{names::kGemmTensorCore, 300 * us}};
+  for (int i = 0; i < 4; ++i) apart.push_back({kScale, 20 * us});
+  apart.push_back({kSoftmax, 300 * us});
+  for (int i = 0; i < 4; ++i) apart.push_back({kScale, 20 * us});
+  apart.push_back({names::kGemmTensorCore, 300 * us});
+  Profile p = analyze_steps(5, apart);
+  EXPECT_FALSE(testing::find_finding(p, "eager-attention")) << testing::describe_findings(p);
+
+  // A classifier head's log-softmax between GEMMs is no attention.
+  p = analyze_steps(5, {{kBmm, 200 * us}, {kLogSoftmax, 300 * us}, {kBmm, 200 * us}});
+  EXPECT_FALSE(testing::find_finding(p, "eager-attention")) << testing::describe_findings(p);
+
+  // One chain is not a pattern.
+  p = analyze_steps(1, kEagerAttention);
+  EXPECT_FALSE(testing::find_finding(p, "eager-attention")) << testing::describe_findings(p);
+}
+
+// [SECTION] memory-bound-aux
+
+// A block whose normalization is written out op by op (pow, mean, rsqrt, mul),
+// around one tensor-core GEMM.
+std::vector<K> written_out_norm_step() {
+  std::vector<K> step = {{names::kGemmTensorCore, 300 * us, "aten::mm"}};
+  for (int i = 0; i < 10; ++i) {
+    step.push_back({names::kRelu, 15 * us, "aten::pow"});
+    step.push_back({kMeanReduce, 10 * us, "aten::mean"});
+    step.push_back({names::kRelu, 15 * us, "aten::rsqrt"});
+    step.push_back({kScale, 20 * us, "aten::mul"});
+  }
+  return step;
+}
+
+TEST(MemoryBoundAux, ElementwiseAndReductionsAboveTheMathAreNamedWithTheirChains) {
+  const Profile p = analyze_steps(5, written_out_norm_step());
+  const Finding* f = testing::find_finding(p, "memory-bound-aux");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  // 600 µs of aux kernels per step against 300 µs of GEMM.
+  EXPECT_DOUBLE_EQ(f->metric, 600.0 / 900.0);
+  EXPECT_EQ(f->severity, Severity::critical);
+  EXPECT_EQ(f->saving_ns, 5 * 300 * us);  // half of it; the whole is stated as the upper bound
+  EXPECT_NE(f->title.find("2.00x the math"), std::string::npos) << f->title;
+  EXPECT_NE(f->evidence.find("pow/mean/rsqrt"), std::string::npos) << f->evidence;
+  EXPECT_NE(f->recommendation.find("torch.compile"), std::string::npos);
+  EXPECT_NE(f->recommendation.find("upper bound"), std::string::npos);
+  EXPECT_FALSE(f->kernels.empty());
+}
+
+TEST(MemoryBoundAux, RotaryEmbeddingChainsAndTensorFlowKernelsGetTheirAdvice) {
+  // Rotary embeddings written out: neg, cat and mul ops around a GEMM.
+  std::vector<K> rope = {{names::kGemmTensorCore, 300 * us, "aten::mm"}};
+  for (int i = 0; i < 10; ++i) {
+    rope.push_back({names::kRelu, 20 * us, "aten::neg"});
+    rope.push_back({kCopy, 20 * us, "aten::cat"});
+    rope.push_back({kScale, 20 * us, "aten::mul"});
+  }
+  Profile p = analyze_steps(5, rope);
+  const Finding* f = testing::find_finding(p, "memory-bound-aux");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_NE(f->evidence.find("neg/cat/mul: rotary embeddings"), std::string::npos) << f->evidence;
+  EXPECT_EQ(f->evidence.find("pow/mean/rsqrt"), std::string::npos) << f->evidence;
+
+  // TensorFlow (Eigen kernels): XLA, not torch.compile. The broadcasts (17 %)
+  // are broadcast-hotspot's; the elementwise kernels alone outweigh the math.
+  std::vector<K> tf = {{names::kConvTensorCore, 300 * us}};
+  for (int i = 0; i < 30; ++i) tf.push_back({names::kBroadcast, 5 * us});
+  for (int i = 0; i < 30; ++i) tf.push_back({names::kRelu, 15 * us});
+  p = analyze_steps(5, tf);
+  EXPECT_TRUE(testing::find_finding(p, "broadcast-hotspot")) << testing::describe_findings(p);
+  f = testing::find_finding(p, "memory-bound-aux");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_DOUBLE_EQ(f->metric, 450.0 / 900.0);  // the broadcast time is not counted twice
+  EXPECT_NE(f->recommendation.find("XLA"), std::string::npos) << f->recommendation;
+  EXPECT_EQ(f->recommendation.find("torch.compile"), std::string::npos) << f->recommendation;
+}
+
+TEST(MemoryBoundAux, OneLargeCategoryFiresEvenBelowTheMath) {
+  std::vector<K> step = {{names::kConvTensorCore, 1000 * us}};
+  for (int i = 0; i < 20; ++i) step.push_back({names::kRelu, 20 * us});  // 400 µs: 28.6 % of kernel time
+  const Profile p = analyze_steps(5, step);
+  const Finding* f = testing::find_finding(p, "memory-bound-aux");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_DOUBLE_EQ(f->metric, 400.0 / 1400.0);
+  EXPECT_DOUBLE_EQ(f->threshold, 0.25);
+  EXPECT_EQ(f->severity, Severity::warning);
+}
+
+TEST(MemoryBoundAux, SilentBelowTheThresholdsForFewLaunchesAndForTimeOtherFindingsReport) {
+  // 15 % elementwise beside the math.
+  std::vector<K> step = {{names::kConvTensorCore, 850 * us}};
+  for (int i = 0; i < 10; ++i) step.push_back({names::kRelu, 15 * us});
+  Profile p = analyze_steps(5, step);
+  EXPECT_FALSE(testing::find_finding(p, "memory-bound-aux")) << testing::describe_findings(p);
+
+  // One long elementwise kernel per step: nothing to fuse it with.
+  p = analyze_steps(5, {{names::kConvTensorCore, 300 * us}, {names::kRelu, 600 * us}});
+  EXPECT_FALSE(testing::find_finding(p, "memory-bound-aux")) << testing::describe_findings(p);
+
+  // Padding that padding-hotspot reports is not counted again.
+  std::vector<K> padded = {{names::kConvTensorCore, 300 * us}};
+  for (int i = 0; i < 10; ++i) padded.push_back({names::kPad, 60 * us});
+  p = analyze_steps(5, padded);
+  EXPECT_TRUE(testing::find_finding(p, "padding-hotspot")) << testing::describe_findings(p);
+  EXPECT_FALSE(testing::find_finding(p, "memory-bound-aux")) << testing::describe_findings(p);
+}
+
+// [SECTION] slow-normalization: per-channel statistics as Eigen reductions
+
+TEST(SlowNormalization, EigenReductionsOverNchwChannelsAreNamedAsSuch) {
+  const Profile p = analyze_steps(5, {{names::kConvTensorCore, 400 * us}, {kEigenChannelMean, 300 * us}});
+  const Finding* f = testing::find_finding(p, "slow-normalization");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_NE(f->evidence.find("axes {0,2,3} of NCHW tensors"), std::string::npos) << f->evidence;
+  EXPECT_NE(f->recommendation.find("channels_last"), std::string::npos);
+  ASSERT_EQ(p.hotspots.size(), 2u);
+  EXPECT_EQ(p.hotspots[1].category, KernelCategory::normalization);
+  EXPECT_EQ(p.hotspots[1].category_rule,
+            "template arguments: reduction over {0,2,3} (per-channel statistics of an NCHW tensor)");
+  EXPECT_EQ(p.hotspots[0].category_rule, "name: fprop");
+
+  // A batch-norm kernel by name (not cuDNN's fused one) says nothing about reductions.
+  const Profile q = analyze_steps(
+      5, {{names::kConvTensorCore, 400 * us}, {"bn_forward_naive_stats_kernel(float const*, float*, int)", 300 * us}});
+  const Finding* g = testing::find_finding(q, "slow-normalization");
+  ASSERT_TRUE(g) << testing::describe_findings(q);
+  EXPECT_EQ(g->evidence.find("{0,2,3} of NCHW"), std::string::npos) << g->evidence;
+}
+
+// [SECTION] Tensor-core kernel names
+
+TEST(TensorCoreNames, FusedAttentionAndMmaFamiliesCountButFp32KernelsDoNot) {
+  for (const char* name :
+       {kFlash, kBmm, names::kGemmTensorCore, names::kConvTensorCore,
+        "void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_32x1_nn_align8>(cutlass_80_wmma_"
+        "tensorop_bf16_s161616gemm_bf16_16x16_32x1_nn_align8::Params)",
+        "fmha_cutlassF_bf16_aligned_64x128_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, "
+        "cutlass::arch::Sm80, true, 64, 128, 128, true, true>::Params)",
+        "void cutlass::device_kernel<flash::FlashAttnFwdSm90<> >(flash::FlashAttnFwdSm90<>::Params)",
+        "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128_4x1x1_kernel0_0",
+        "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__"
+        "5x_cublas",
+        "volta_h884gemm_64x64_ldg8_nn", "turing_fp16_s1688gemm_fp16_128x128_ldg8_f2f_nn"})
+    EXPECT_TRUE(is_tensor_core_kernel(name)) << name;
+  for (const char* name :
+       {names::kConvFp32, "ampere_sgemm_128x64_nn", "volta_sgemm_128x64_nn",
+        "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<float, cutlass::arch::Sm80, "
+        "true, 64, 64, 64, true, true>::Params)",
+        "void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernel<float, float>(long, long, float const*, "
+        "float const*, float const*, float const*, float*, float*)",
+        kSoftmax,
+        "void cutlass::Kernel<cutlass_80_simt_sgemm_128x128_8x4_nn_align1>(cutlass_80_simt_sgemm_128x128_8x4_"
+        "nn_align1::Params)"})
+    EXPECT_FALSE(is_tensor_core_kernel(name)) << name;
+}
+
+TEST(TensorCoreNames, AttentionIsPartOfTheMathNoTensorCoresLooksAt) {
+  // FP32 memory-efficient attention on an H100: the math runs without tensor cores.
+  const char* fp32_attention =
+      "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<float, cutlass::arch::Sm80, "
+      "true, 64, 64, 64, true, true>::Params)";
+  Profile p = analyze_steps(5, {{fp32_attention, 800 * us}, {names::kRelu, 100 * us}});
+  EXPECT_TRUE(testing::find_finding(p, "no-tensor-cores")) << testing::describe_findings(p);
+  // FlashAttention is tensor-core math: nothing to say.
+  p = analyze_steps(5, {{kFlash, 800 * us}, {names::kRelu, 100 * us}});
+  EXPECT_FALSE(testing::find_finding(p, "no-tensor-cores")) << testing::describe_findings(p);
+}
+
+}  // namespace
+}  // namespace gpuscope

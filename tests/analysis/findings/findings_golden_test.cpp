@@ -1,0 +1,152 @@
+// The findings on every real trace of tests/data/traces, reviewed by hand and
+// kept: each trace's list of finding ids (with repeats) is written down here,
+// and docs/findings.md ("On the real traces") says for each trace what the
+// report concludes and why that is right. A rule change that adds, drops or
+// duplicates a finding on a real trace fails here, naming the trace and the
+// findings; the list is then reviewed again, not copied.
+//
+// Also, on every real trace, what no report may say: a saving larger than the
+// run, a negative share, an empty "Top:" list, an empty title or fix.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "import/open_trace.h"
+#include "support/findings.h"
+#include "support/real_traces.h"
+
+namespace gpuscope {
+namespace {
+
+// Finding ids per trace, sorted (a rule may fire more than once): the
+// numbered ones (material: ≥ 1 % of the run) and the minor observations.
+struct Reviewed {
+  std::vector<std::string> numbered, minor;
+};
+
+const std::map<std::string, Reviewed>& reviewed() {
+  static const std::map<std::string, Reviewed> m = {
+      {"hta-alexnet.json.gz", {{"gpu-idle-gaps", "host-sync"}, {"pageable-memcpy", "sync-memcpy"}}},
+      {"hta-event-sync-multistream.json.gz", {{"gpu-idle-gaps", "no-tensor-cores"}, {}}},
+      {"hta-event-sync.json.gz", {{"launch-bound", "step-host-time", "sync-memcpy"}, {"pageable-memcpy"}}},
+      {"hta-ns-resolution-v100.json.gz", {{"no-tensor-cores"}, {}}},
+      {"hta-sampled-rank0.json.gz", {{"exposed-communication", "gpu-idle-gaps", "low-utilization"}, {"sync-memcpy"}}},
+      {"hta-sampled-rank1.json.gz", {{"exposed-communication", "gpu-idle-gaps", "low-utilization"}, {"sync-memcpy"}}},
+      {"hta-triton.json.gz", {{}, {"step-host-time"}}},  // its GPU work spans 1.8 µs: no finding is numbered
+      {"kineto-resnet50-v100-workers0.json.gz",
+       {{"input-bound", "no-tensor-cores", "pageable-memcpy"}, {"sync-memcpy", "unfused-optimizer"}}},
+      {"kineto-resnet50-v100-workers4.json.gz",
+       {{"launch-bound", "no-tensor-cores", "pageable-memcpy"}, {"sync-memcpy", "unfused-optimizer"}}},
+      {"tracelens-bert-small-h100.json.gz",
+       {{"host-sync", "launch-bound", "op-below-roofline"},
+        {"larger-batch-fits", "op-below-roofline", "op-below-roofline", "op-below-roofline", "op-below-roofline",
+         "sync-memcpy"}}},
+      {"tracelens-timesformer-h100.json.gz",
+       {{"eager-attention", "pageable-memcpy", "step-host-time"}, {"larger-batch-fits", "sync-memcpy"}}},
+      {"nsys/nsys2022-saxpy-mpi-openacc.sqlite", {{"pageable-memcpy", "sync-memcpy"}, {}}},
+      {"nsys/nsys2024-cloverleaf-a100-mpi.sqlite", {{"host-sync", "pageable-memcpy"}, {"sync-memcpy"}}},
+  };
+  return m;
+}
+
+std::vector<std::string> all_traces() {
+  std::vector<std::string> v = testing::real_trace_files();
+  for (const std::string& f : testing::real_nsys_files()) v.push_back(f);
+  return v;
+}
+
+const Profile& profile_of(const std::string& file) {
+  static std::map<std::string, Profile> cache;
+  auto it = cache.find(file);
+  if (it == cache.end()) it = cache.emplace(file, analyze(open_trace(testing::real_trace(file)))).first;
+  return it->second;
+}
+
+class ReviewedFindings : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReviewedFindings, AreTheOnesWrittenDown) {
+  const auto it = reviewed().find(GetParam());
+  ASSERT_NE(it, reviewed().end()) << GetParam() << " has no reviewed list of findings";
+  const Profile& p = profile_of(GetParam());
+  auto ids = [](const std::vector<Finding>& list) {
+    std::vector<std::string> v;
+    for (const Finding& f : list) v.push_back(f.id);
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_EQ(ids(p.findings), it->second.numbered) << GetParam() << ":" << testing::describe_findings(p);
+  EXPECT_EQ(ids(p.minor_findings), it->second.minor) << GetParam() << " (minor)";
+}
+
+TEST_P(ReviewedFindings, SayNothingImplausible) {
+  const Profile& p = profile_of(GetParam());
+  const TimeNs run = p.window.duration();
+  for (const Finding& f : p.findings) {
+    SCOPED_TRACE(f.id + ": " + f.title);
+    EXPECT_FALSE(f.title.empty());
+    EXPECT_FALSE(f.recommendation.empty());
+    EXPECT_GE(f.saving_ns, 0);
+    EXPECT_LE(f.saving_ns, run) << "a saving longer than the run";
+    for (const std::string* text : {&f.title, &f.evidence, &f.recommendation}) {
+      EXPECT_EQ(text->find("Top: ."), std::string::npos) << *text;
+      EXPECT_EQ(text->find("Top kernels: ."), std::string::npos) << *text;
+      EXPECT_EQ(text->find("-0."), std::string::npos) << *text;
+      EXPECT_EQ(text->find("\xe2\x88\x92"), std::string::npos) << *text;  // U+2212 minus sign
+      EXPECT_EQ(text->find(" nan"), std::string::npos) << *text;
+      EXPECT_EQ(text->find("nan%"), std::string::npos) << *text;
+    }
+  }
+}
+
+// The bert trace's small products: their launches show why they are far
+// below the roofline (docs/findings.md, "On the real traces").
+TEST(ReviewedFindingsBert, SmallProductsAreSaidToLeaveSmsIdle) {
+  const Profile& p = profile_of("tracelens-bert-small-h100.json.gz");
+  bool attention = false, gemm = false;
+  for (const std::vector<Finding>* list : {&p.findings, &p.minor_findings})
+    for (const Finding& f : *list) {
+      if (f.id != "op-below-roofline") continue;
+      if (f.title.find("flash_attention") != std::string::npos) {
+        attention = true;
+        EXPECT_NE(f.evidence.find("launches 16 blocks on a GPU of 132 SMs"), std::string::npos) << f.evidence;
+        EXPECT_EQ(f.recommendation.rfind("Give each launch more work", 0), 0u) << f.recommendation;
+      }
+      if (f.evidence.find("launches 80 blocks on a GPU of 132 SMs") != std::string::npos) gemm = true;
+    }
+  EXPECT_TRUE(attention);
+  EXPECT_TRUE(gemm);
+}
+
+// The two sampled ranks of a 128-rank DDP job: every communication kernel is
+// a SendRecv, but the framework's annotations say all-to-all, all-gather and
+// all-reduce; the sites that recur vary little (docs/findings.md, "On the
+// real traces").
+TEST(ReviewedFindingsSampled, CollectivesAreNamedByTheirAnnotations) {
+  for (const char* file : {"hta-sampled-rank0.json.gz", "hta-sampled-rank1.json.gz"}) {
+    SCOPED_TRACE(file);
+    const Profile& p = profile_of(file);
+    const Finding* f = testing::find_finding(p, "exposed-communication");
+    ASSERT_TRUE(f) << testing::describe_findings(p);
+    EXPECT_NE(f->evidence.find("By collective (of the exposed time): "), std::string::npos) << f->evidence;
+    EXPECT_NE(f->evidence.find("% all_to_all, "), std::string::npos) << f->evidence;
+    EXPECT_NE(f->evidence.find("not as the kernels' names say (send_recv)"), std::string::npos) << f->evidence;
+    EXPECT_EQ(f->variant, "transfer");
+    EXPECT_EQ(f->recommendation.rfind("Hide the all-to-all", 0), 0u) << f->recommendation;
+    ASSERT_FALSE(p.collective_summary.kinds.empty());
+    EXPECT_EQ(p.collective_summary.kinds.front().kind, "all_to_all");
+    EXPECT_EQ(p.collective_summary.renamed_sites, p.collective_sites.size());
+    const HelpAnswer* a = testing::find_help(p, "overlap-communication");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+    EXPECT_NE(a->reason.find("already buckets gradients"), std::string::npos) << a->reason;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(RealTraces, ReviewedFindings, ::testing::ValuesIn(all_traces()), testing::TraceFileName());
+
+}  // namespace
+}  // namespace gpuscope

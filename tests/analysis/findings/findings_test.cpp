@@ -1,0 +1,530 @@
+// Findings on synthetic training traces with planted problems: each planted
+// problem gives exactly its finding, with the planted numbers; clean traces
+// give none.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "support/findings.h"
+#include "support/test_traces.h"
+
+namespace gpuscope {
+namespace {
+
+using testing::TraceFactory;
+namespace names = testing::names;
+
+constexpr TimeNs us = 1'000;
+constexpr TimeNs ms = 1'000'000;
+
+struct K {
+  const char* name;
+  TimeNs duration;
+  std::uint32_t stream = 7;
+  std::uint32_t blocks = 1000;
+};
+
+// `steps` iterations on `device`: the kernels of each step back to back on
+// their streams (1 µs apart), each launched 100 µs ahead (a full queue), an
+// NVTX range "step i" around each. `host_gap` of nothing between steps.
+void add_steps(TraceFactory& f, int steps, const std::vector<K>& kernels, TimeNs host_gap = 0, std::uint32_t device = 0,
+               TimeNs start = 1 * ms) {
+  TimeNs t = start;
+  for (int s = 0; s < steps; ++s) {
+    const TimeNs step_start = t;
+    for (const K& k : kernels) {
+      f.kernel(device, k.stream, k.name, t, t + k.duration, t - 100 * us, 5 * us, k.blocks);
+      t += k.duration + 1 * us;
+    }
+    f.range("step " + std::to_string(s), step_start - 100 * us, t);
+    t += host_gap;
+  }
+}
+
+const std::vector<K> kCleanStep = {{names::kConvTensorCore, 500 * us},
+                                   {names::kRelu, 100 * us},
+                                   {names::kBatchNorm, 50 * us},
+                                   {names::kGemmTensorCore, 200 * us}};
+
+TEST(Findings, CleanTracesHaveNone) {
+  {
+    TraceFactory f;
+    add_steps(f, 10, kCleanStep);
+    const Trace t = f.build();
+    const Profile p = analyze(t);
+    EXPECT_TRUE(p.findings.empty()) << testing::describe_findings(p);
+    EXPECT_GT(p.devices[0].utilization, 0.99);
+  }
+  {
+    // Two GPUs, the all-reduce on its own stream under the backward pass, the
+    // update overlapped with it, copies under compute.
+    TraceFactory f;
+    f.device(1);
+    for (std::uint32_t dev : {0u, 1u}) {
+      TimeNs t = 1 * ms;
+      for (int s = 0; s < 8; ++s) {
+        const TimeNs s0 = t;
+        f.kernel(dev, 7, names::kConvTensorCore, t, t + 800 * us, t - 100 * us);
+        f.kernel(dev, 13, names::kAllReduce, t + 300 * us, t + 700 * us, t - 90 * us);
+        f.kernel(dev, 14, names::kSgd, t + 400 * us, t + 450 * us, t - 80 * us);
+        f.memcpy(dev, 15, CopyKind::htod, MemoryKind::pinned, MemoryKind::device, 1 << 20, t + 100 * us, t + 200 * us,
+                 "cudaMemcpyAsync", t - 70 * us);
+        t += 801 * us;
+        f.range("step " + std::to_string(s), s0 - 100 * us, t, 1 + dev);
+      }
+    }
+    const Trace t = f.build();
+    const Profile p = analyze(t);
+    EXPECT_TRUE(p.findings.empty()) << testing::describe_findings(p);
+  }
+}
+
+TEST(Findings, PaddingAndBroadcastTimeGiveExactlyThoseFindingsWithThoseShares) {
+  TraceFactory f;
+  add_steps(f, 10, {{names::kConvTensorCore, 590 * us}, {names::kPad, 210 * us}, {names::kBroadcast, 200 * us}});
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  EXPECT_EQ(testing::finding_ids(p), (std::set<std::string>{"padding-hotspot", "broadcast-hotspot"}))
+      << testing::describe_findings(p);
+  const Finding* pad = testing::find_finding(p, "padding-hotspot");
+  const Finding* bc = testing::find_finding(p, "broadcast-hotspot");
+  ASSERT_TRUE(pad && bc);
+  EXPECT_DOUBLE_EQ(pad->metric, 0.21);
+  EXPECT_DOUBLE_EQ(bc->metric, 0.20);
+  EXPECT_EQ(pad->threshold, 0.05);
+  EXPECT_EQ(pad->severity, Severity::critical);
+  EXPECT_NE(pad->title.find("21.0% of kernel time"), std::string::npos) << pad->title;
+  EXPECT_NE(bc->title.find("20.0% of kernel time"), std::string::npos) << bc->title;
+  EXPECT_EQ(pad->saving_ns, 10 * 210 * us);
+  EXPECT_EQ(bc->saving_ns, 10 * 200 * us);
+  EXPECT_EQ(p.findings.front().id, "padding-hotspot");  // largest saving first
+  ASSERT_EQ(pad->kernels.size(), 1u);
+  EXPECT_EQ(pad->kernels[0], names::kPad);
+  EXPECT_EQ(pad->ranges.size(), 10u);
+  EXPECT_EQ(pad->ranges[0].duration(), 210 * us);
+  EXPECT_FALSE(pad->recommendation.empty());
+  EXPECT_NE(pad->evidence.find("Eigen TensorPaddingOp"), std::string::npos) << pad->evidence;
+  for (const CategoryTime& c : p.categories) {
+    if (c.category == KernelCategory::padding) {
+      EXPECT_DOUBLE_EQ(c.share, 0.21);
+    }
+    if (c.category == KernelCategory::broadcast) {
+      EXPECT_DOUBLE_EQ(c.share, 0.20);
+    }
+  }
+}
+
+TEST(Findings, OneStreamWithoutOverlapHasZeroConcurrency) {
+  TraceFactory f;
+  // Small kernels (8 blocks on 80 SMs) one after the other on one stream.
+  add_steps(f, 10,
+            {{names::kConvTensorCore, 300 * us, 7, 8},
+             {names::kRelu, 100 * us, 7, 8},
+             {names::kGemmTensorCore, 200 * us, 7, 8}});
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  EXPECT_EQ(p.devices[0].kernel_concurrency, 0.0);
+  EXPECT_DOUBLE_EQ(p.devices[0].mean_kernels_in_flight, 1.0);
+  EXPECT_EQ(p.devices[0].streams, 1u);
+  const Finding* c = testing::find_finding(p, "low-concurrency");
+  ASSERT_TRUE(c) << testing::describe_findings(p);
+  EXPECT_EQ(c->metric, 0.0);
+  EXPECT_NE(c->title.find("0.0%"), std::string::npos) << c->title;
+  EXPECT_GT(c->saving_ns, 0);
+}
+
+TEST(Findings, AllReduceAfterBackwardWithIdleComputeIsExposed) {
+  TraceFactory f;
+  add_steps(f, 10, {{names::kConvTensorCore, 600 * us}, {names::kAllReduce, 300 * us, 13}});
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  const Finding* e = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_NEAR(e->metric, 300.0 / 902, 0.005);
+  EXPECT_EQ(e->severity, Severity::critical);
+  EXPECT_EQ(e->saving_ns, 10 * 300 * us);
+  EXPECT_EQ(p.devices[0].communication_compute_overlap, 0.0);
+  EXPECT_EQ(e->kernels.front(), names::kAllReduce);
+}
+
+// The fix follows the collective: all-reduce keeps the DDP advice; gathers
+// get prefetching. A collective whose instances at the same place take far
+// longer in some steps than its fastest is said to be likely waiting for
+// another rank.
+TEST(Findings, ExposedCommunicationIsAdvisedByCollectiveAndTail) {
+  {
+    TraceFactory f;
+    add_steps(f, 10, {{names::kConvTensorCore, 600 * us}, {names::kAllReduce, 300 * us, 13}});
+    const Profile p = analyze(f.build());
+    const Finding* e = testing::find_finding(p, "exposed-communication");
+    ASSERT_TRUE(e) << testing::describe_findings(p);
+    EXPECT_NE(e->recommendation.find("bucket"), std::string::npos) << e->recommendation;
+    EXPECT_NE(e->evidence.find("100% all_reduce"), std::string::npos) << e->evidence;
+    EXPECT_EQ(e->recommendation.find("waiting"), std::string::npos) << e->recommendation;
+    EXPECT_EQ(e->variant, "transfer");
+  }
+  // One all-gather per step waits 20x longer in one step. Without steps (and
+  // without message sizes) one collective of a kind cannot be told from
+  // another: no judgement.
+  for (const bool steps : {true, false}) {
+    SCOPED_TRACE(steps ? "steps" : "no steps");
+    TraceFactory f;
+    f.device(0);
+    TimeNs t = 1 * ms;
+    for (int s = 0; s < 10; ++s) {
+      const TimeNs s0 = t;
+      f.kernel(0, 7, names::kConvTensorCore, t, t + 600 * us);
+      const TimeNs wait = s == 4 ? 6 * ms : 300 * us;
+      f.kernel(0, 13, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", t + 610 * us,
+               t + 610 * us + wait);
+      t += 610 * us + wait + 20 * us;
+      if (steps) f.range("step " + std::to_string(s), s0 - 15 * us, t - 10 * us);
+    }
+    const Profile p = analyze(f.build());
+    const Finding* e = testing::find_finding(p, "exposed-communication");
+    ASSERT_TRUE(e) << testing::describe_findings(p);
+    EXPECT_NE(e->evidence.find("100% all_gather"), std::string::npos) << e->evidence;
+    EXPECT_NE(e->recommendation.find("prefetch"), std::string::npos) << e->recommendation;
+    if (!steps) {
+      EXPECT_EQ(e->variant, "");
+      EXPECT_NE(e->evidence.find("neither steps nor message sizes"), std::string::npos) << e->evidence;
+      continue;
+    }
+    EXPECT_EQ(e->variant, "waiting");
+    EXPECT_NE(e->recommendation.find("likely waiting for another rank"), std::string::npos) << e->recommendation;
+    EXPECT_NE(e->evidence.find("fastest 300.0 µs, median 300.0 µs, longest 6.0 ms over 10 instances"),
+              std::string::npos)
+        << e->evidence;
+  }
+}
+
+TEST(Findings, GpuWaitingForTheDataLoaderIsInputBound) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 6; ++s) {
+    const TimeNs s0 = t;
+    f.range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t, t + 400 * us, 1, RangeKind::annotation,
+            "cpu_op");
+    t += 400 * us;
+    f.kernel(0, 7, names::kConvTensorCore, t + 20 * us, t + 620 * us, t + 1 * us);
+    t += 621 * us;
+    f.range("ProfilerStep#" + std::to_string(s), s0, t, 1, RangeKind::annotation, "user_annotation");
+  }
+  const Trace tr = f.build();
+  const Profile p = analyze(tr);
+  const Finding* in = testing::find_finding(p, "input-bound");
+  ASSERT_TRUE(in) << testing::describe_findings(p);
+  EXPECT_EQ(in->severity, Severity::critical);
+  EXPECT_NEAR(in->metric, 400.0 / 1021, 0.001);
+  EXPECT_NE(in->title.find("Highly input-bound"), std::string::npos) << in->title;
+  EXPECT_EQ(in->saving_ns, 6 * 400 * us);
+}
+
+// One inference step: the host preprocesses for 6 ms, then the GPU runs 4 ms.
+// The GPU's span is its 4 ms, all busy: only the step shows the wait.
+Trace preprocess_then_compute(std::string_view host_range, std::string_view domain) {
+  TraceFactory f;
+  const TimeNs s0 = 1 * ms;
+  f.range(host_range, s0 + 100 * us, s0 + 6 * ms, 1, RangeKind::annotation, domain);
+  for (int i = 0; i < 4; ++i)
+    f.kernel(0, 7, names::kConvTensorCore, s0 + 6 * ms + i * ms, s0 + 7 * ms + i * ms, s0 + 6 * ms - 50 * us + i * us,
+             1 * us);
+  f.range("ProfilerStep#3", s0, s0 + 10 * ms, 1, RangeKind::annotation, "user_annotation");
+  return f.build();
+}
+
+TEST(Findings, HostPreprocessingBeforeTheGpusFirstOpIsStepHostTime) {
+  const Profile p = analyze(
+      preprocess_then_compute("transformers/pipelines/video_classification.py(129): preprocess", "python_function"));
+  EXPECT_EQ(p.steps.outside_gpu_ns, 6 * ms);
+  EXPECT_EQ(p.steps.before_gpu_ns, 6 * ms);
+  ASSERT_FALSE(p.steps.outside_ranges.empty());
+  EXPECT_NE(p.steps.outside_ranges[0].name.find("preprocess"), std::string::npos);
+  const Finding* f = testing::find_finding(p, "step-host-time");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_EQ(f->severity, Severity::critical);
+  EXPECT_NEAR(f->metric, 0.6, 1e-9);
+  EXPECT_EQ(f->saving_ns, 6 * ms);
+  EXPECT_NE(f->evidence.find("preprocess 5.9 ms"), std::string::npos) << f->evidence;
+  EXPECT_NE(f->recommendation.find("Preprocessing on the host"), std::string::npos) << f->recommendation;
+  // The span-based rules see a GPU busy all its span.
+  EXPECT_FALSE(testing::find_finding(p, "low-utilization"));
+}
+
+TEST(Findings, DataLoadingBeforeTheFirstOpIsInputBoundNotStepHostTime) {
+  const Profile p =
+      analyze(preprocess_then_compute("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "cpu_op"));
+  EXPECT_TRUE(testing::find_finding(p, "input-bound")) << testing::describe_findings(p);
+  EXPECT_FALSE(testing::find_finding(p, "step-host-time")) << testing::describe_findings(p);
+}
+
+TEST(Findings, HostWorkBetweenGpuOpsIsNotStepHostTime) {
+  // Three steps, each 1 ms of host work then 1 ms of GPU work: only the first
+  // step's lead is outside the GPU's span (1 of 6 ms, under the threshold).
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 3; ++s) {
+    f.range("ProfilerStep#" + std::to_string(s), t, t + 2 * ms, 1, RangeKind::annotation, "user_annotation");
+    f.range("my_host_work", t, t + 1 * ms, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, names::kConvTensorCore, t + 1 * ms, t + 2 * ms, t + 1 * ms - 20 * us, 1 * us);
+    t += 2 * ms;
+  }
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.steps.outside_gpu_ns, 1 * ms);
+  EXPECT_FALSE(testing::find_finding(p, "step-host-time")) << testing::describe_findings(p);
+}
+
+TEST(Findings, TinyKernelsLaunchedOneByOneAreLaunchBound) {
+  TraceFactory f;
+  TimeNs cpu = 1 * ms;
+  for (int i = 0; i < 2000; ++i) {
+    // Launch call 5 µs; the 2 µs kernel starts 1 µs after it returns; the next call starts after it ends.
+    f.kernel(0, 7, names::kRelu, cpu + 6 * us, cpu + 8 * us, cpu, 5 * us);
+    cpu += 9 * us;
+  }
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  const Finding* l = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(l) << testing::describe_findings(p);
+  EXPECT_DOUBLE_EQ(p.launches.short_kernel_share, 1.0);
+  EXPECT_GT(l->metric, 0.5);
+}
+
+TEST(Findings, SynchronizingEveryStepDrainsTheQueue) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 10; ++s) {
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 800 * us, t - 50 * us);
+    f.sync(SyncType::context, 0, kNoId, t - 40 * us, t + 800 * us);            // .item()
+    f.kernel(0, 7, names::kRelu, t + 1000 * us, t + 1100 * us, t + 990 * us);  // 200 µs of host work first
+    t += 1101 * us;
+  }
+  const Trace tr = f.build();
+  const Profile p = analyze(tr);
+  const Finding* h = testing::find_finding(p, "host-sync");
+  ASSERT_TRUE(h) << testing::describe_findings(p);
+  EXPECT_EQ(p.syncs.gpu_idle_after_ns, 10 * 200 * us);
+  EXPECT_EQ(h->saving_ns, 10 * 200 * us);
+}
+
+TEST(Findings, OptimizerKernelsAloneAtTheEndOfTheStep) {
+  TraceFactory f;
+  std::vector<K> step = {{names::kConvTensorCore, 800 * us}};
+  for (int i = 0; i < 40; ++i) step.push_back({names::kSgd, 5 * us});
+  add_steps(f, 5, step);
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  const Finding* w = testing::find_finding(p, "serialized-weight-update");
+  ASSERT_TRUE(w) << testing::describe_findings(p);
+  EXPECT_EQ(w->metric, 0.0);  // nothing runs alongside
+  EXPECT_NE(w->title.find("40 per step"), std::string::npos) << w->title;
+}
+
+TEST(Findings, Fp32ConvolutionsOnTensorCoreHardware) {
+  TraceFactory f;
+  f.device(0, 80, 7, "Tesla V100");
+  add_steps(f, 5, {{names::kConvFp32, 800 * us}, {names::kRelu, 100 * us}});
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  const Finding* tc = testing::find_finding(p, "no-tensor-cores");
+  ASSERT_TRUE(tc) << testing::describe_findings(p);
+  EXPECT_EQ(tc->metric, 0.0);
+  EXPECT_EQ(tc->saving_ns, 5 * 400 * us);
+  EXPECT_NE(tc->title.find("Tesla V100"), std::string::npos);
+
+  TraceFactory old;
+  old.device(0, 80, 6, "Tesla P100");  // no tensor cores: nothing to say
+  add_steps(old, 5, {{names::kConvFp32, 800 * us}, {names::kRelu, 100 * us}});
+  const Trace t2 = old.build();
+  EXPECT_FALSE(testing::find_finding(analyze(t2), "no-tensor-cores"));
+}
+
+TEST(Findings, PageableAndBlockingCopies) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 5; ++s) {
+    f.memcpy(0, 7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, 20 << 20, t, t + 2 * ms, "cudaMemcpyAsync",
+             t - 10 * us);
+    f.kernel(0, 7, names::kConvTensorCore, t + 2 * ms + 1 * us, t + 10 * ms, t);
+    f.memcpy(0, 7, CopyKind::dtoh, MemoryKind::device, MemoryKind::pageable, 4 << 20, t + 10 * ms, t + 11 * ms,
+             "cudaMemcpy", t + 20 * us, 11 * ms - 20 * us);
+    t += 11 * ms + 1 * us;
+  }
+  const Trace tr = f.build();
+  const Profile p = analyze(tr);
+  EXPECT_TRUE(testing::find_finding(p, "pageable-memcpy")) << testing::describe_findings(p);
+  // The blocking read-backs are found (numbered or minor: they leave the GPU idle only 1 µs each).
+  EXPECT_TRUE(testing::find_any_finding(p, "sync-memcpy")) << testing::describe_findings(p);
+  // Every copy is pageable: their time is pageable-memcpy's, not low-memcpy-overlap's as well.
+  EXPECT_FALSE(testing::find_finding(p, "low-memcpy-overlap")) << testing::describe_findings(p);
+  EXPECT_EQ(p.memcpys.pageable, 10u);
+}
+
+TEST(Findings, LongHostGapsBetweenSteps) {
+  TraceFactory f;
+  add_steps(f, 10, kCleanStep, 3 * ms);
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  EXPECT_EQ(g->ranges.size(), 9u);  // the gap after the last step is outside the GPU's window
+  EXPECT_EQ(g->ranges[0].duration(), 3 * ms + 1 * us);
+  // The gaps are the idle time: low-utilization does not report it again.
+  EXPECT_FALSE(testing::find_finding(p, "low-utilization"));
+}
+
+TEST(Findings, NormalizationAndTransposeHotspots) {
+  TraceFactory f;
+  add_steps(f, 5,
+            {{names::kConvTensorCore, 400 * us},
+             {"bn_forward_naive_stats_kernel(float const*, float*, float*, int, int, int)", 300 * us},
+             {"void nchwToNhwcKernel<float, float, float, true, false, (cudnnKernelDataType_t)0>(int, int, int, int, "
+              "float const*, float*, float, float)",
+              100 * us}});
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  EXPECT_EQ(testing::finding_ids(p), (std::set<std::string>{"slow-normalization", "layout-transpose"}))
+      << testing::describe_findings(p);
+  EXPECT_DOUBLE_EQ(testing::find_finding(p, "slow-normalization")->metric, 0.375);
+}
+
+TEST(Findings, DroppedRecordsAreReported) {
+  TraceFactory f;
+  add_steps(f, 3, kCleanStep);
+  f.meta().set_stat(stat_key::kDroppedRecords, 500);
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  const Finding* d = testing::find_finding(p, "dropped-records");
+  ASSERT_TRUE(d) << testing::describe_findings(p);
+  EXPECT_EQ(d->saving_ns, 0);
+  EXPECT_NE(d->title.find("500 records"), std::string::npos);
+  EXPECT_EQ(d->severity, Severity::critical);  // 500 of 512 ops
+}
+
+// Two ranks on different hosts: rank 1 computes 30% longer, rank 0 waits in
+// the all-reduce. Rank 1's clock runs 7 µs behind.
+TEST(Findings, StragglerAcrossRanksWithAlignedClocks) {
+  constexpr TimeNs kSkew = -7 * us;
+  TraceFactory r0(0), r1(1);
+  r0.meta().host = "node-a";
+  r1.meta().host = "node-b";
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 6; ++s) {
+    const TimeNs end = t + 1300 * us + 400 * us;  // both all-reduces end together
+    r0.kernel(0, 7, names::kConvTensorCore, t, t + 1000 * us, t - 50 * us);
+    r0.kernel(0, 13, names::kAllReduce, t + 1000 * us, end, t - 40 * us);
+    r0.range("step", t - 100 * us, end);
+    r1.kernel(0, 7, names::kConvTensorCore, t + kSkew, t + 1300 * us + kSkew, t - 50 * us + kSkew);
+    r1.kernel(0, 13, names::kAllReduce, t + 1300 * us + kSkew, end + kSkew, t - 40 * us + kSkew);
+    r1.range("step", t - 100 * us + kSkew, end + kSkew);
+    t = end + 1 * us;
+  }
+  const Trace a = r0.build(), b = r1.build();
+  const JobInput in[] = {{&a, "rank0.gscope"}, {&b, "rank1.gscope"}};
+  const Profile p = analyze_job(in);
+  ASSERT_EQ(p.ranks.size(), 2u);
+  EXPECT_EQ(p.ranks[1].clock_offset_ns, -kSkew);
+  EXPECT_NE(p.clock_alignment.find("aligned on the ends of 6 collectives"), std::string::npos) << p.clock_alignment;
+  EXPECT_EQ(p.temporal_breakdown.size(), 2u);
+  EXPECT_EQ(p.skew.slowest_rank, 1);
+  const Finding* s = testing::find_finding(p, "straggler");
+  ASSERT_TRUE(s) << testing::describe_findings(p);
+  EXPECT_NEAR(s->metric, 0.3, 0.01);
+  EXPECT_NE(s->title.find("Rank 1"), std::string::npos) << s->title;
+  // Aligned: the steps of both ranks end at the same job time.
+  TimeNs end0 = 0, end1 = 0;
+  for (const Step& st : p.steps.steps)
+    (st.rank == 0 ? end0 : end1) = std::max(st.rank == 0 ? end0 : end1, st.range.end);
+  EXPECT_EQ(end0, end1);
+  EXPECT_EQ(p.files, (std::vector<std::string>{"rank0.gscope", "rank1.gscope"}));
+}
+
+TEST(Findings, SeverityAndSavingOrderTheList) {
+  TraceFactory f;
+  add_steps(f, 10, {{names::kConvTensorCore, 590 * us}, {names::kPad, 60 * us}, {names::kBroadcast, 350 * us}});
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  ASSERT_GE(p.findings.size(), 2u);
+  for (std::size_t i = 1; i < p.findings.size(); ++i) EXPECT_GE(p.findings[i - 1].saving_ns, p.findings[i].saving_ns);
+  EXPECT_EQ(p.findings[0].id, "broadcast-hotspot");
+  EXPECT_EQ(testing::find_finding(p, "padding-hotspot")->severity, Severity::warning);  // 6% < 3 x 5%
+}
+
+}  // namespace
+}  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+// An op "aten::add" called `calls` times: each call's launch takes `launch`,
+// its kernel `gpu`, and the GPU waits for each launch; then `long_kernels`
+// GEMMs of 100 µs launched well ahead (no wait), which keep most GPU ops
+// long, so that launch-bound (most ops shorter than their launch) stays
+// silent unless `long_kernels` is 0.
+Profile launch_overhead_trace(int calls, TimeNs launch, TimeNs gpu, int long_kernels = 40) {
+  TraceFactory f;
+  f.device(0);
+  TimeNs t = 1 * ms;
+  for (int i = 0; i < calls; ++i) {
+    f.range("aten::add", t, t + launch + 2 * us, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, "vectorized_elementwise_kernel", t + launch + 1 * us, t + launch + 1 * us + gpu, t + 1 * us,
+             launch - 1 * us);
+    t += launch + 10 * us;
+  }
+  for (int i = 0; i < std::max(1, long_kernels); ++i) {
+    f.kernel(0, 7, "volta_sgemm_128x64_nn", t, t + 100 * us, t - 5 * us, 1 * us);
+    t += 100 * us;
+  }
+  return analyze(f.build());
+}
+
+TEST(OpLaunchOverhead, AnOpWhoseLaunchesOutlastItsKernels) {
+  const Profile p = launch_overhead_trace(20, 40 * us, 2 * us);
+  const Finding* f = testing::find_finding(p, "op-launch-overhead");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_NE(f->title.find("aten::add"), std::string::npos) << f->title;
+  EXPECT_NE(f->title.find("in 20 calls"), std::string::npos) << f->title;
+  EXPECT_EQ(f->variant, "launch");
+  EXPECT_NE(f->recommendation.find("CUDA graph"), std::string::npos) << f->recommendation;
+  EXPECT_LE(f->saving_ns, p.window.duration());
+  EXPECT_FALSE(testing::find_finding(p, "launch-bound")) << testing::describe_findings(p);
+}
+
+// When most ops are launch-bound, launch-bound has the same idle time: its
+// evidence ranks the ops, and op-launch-overhead does not say it again.
+TEST(OpLaunchOverhead, LaunchBoundHasItsOpsWhenItFires) {
+  const Profile p = launch_overhead_trace(20, 40 * us, 2 * us, 0);
+  const Finding* lb = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(lb) << testing::describe_findings(p);
+  EXPECT_NE(lb->evidence.find("waited longest for the launches of: aten::add"), std::string::npos) << lb->evidence;
+  EXPECT_FALSE(testing::find_finding(p, "op-launch-overhead")) << testing::describe_findings(p);
+}
+
+TEST(OpLaunchOverhead, OneOrTwoCallsAreNotAPattern) {
+  // A first call's launch carries one-off costs (lazy module loading): not a finding.
+  for (int calls : {1, 2}) {
+    const Profile p = launch_overhead_trace(calls, 40 * us, 2 * us);
+    EXPECT_FALSE(testing::find_finding(p, "op-launch-overhead")) << calls << testing::describe_findings(p);
+  }
+  EXPECT_TRUE(testing::find_finding(launch_overhead_trace(3, 40 * us, 2 * us), "op-launch-overhead"));
+}
+
+// Launch calls of 300 ms leave gaps far longer than a launch: the idle time is
+// gpu-idle-gaps' (by what ended it), not charged again as launch overhead.
+TEST(OpLaunchOverhead, MillisecondLaunchGapsAreIdleGapsNotLaunchOverhead) {
+  const Profile p = launch_overhead_trace(5, 300 * ms, 2 * us);
+  EXPECT_FALSE(testing::find_finding(p, "op-launch-overhead")) << testing::describe_findings(p);
+  EXPECT_TRUE(testing::find_finding(p, "gpu-idle-gaps")) << testing::describe_findings(p);
+}
+
+TEST(OpLaunchOverhead, KernelsLongerThanTheirLaunchesGiveNone) {
+  const Profile p = launch_overhead_trace(20, 5 * us, 50 * us);
+  EXPECT_FALSE(testing::find_finding(p, "op-launch-overhead")) << testing::describe_findings(p);
+}
+
+}  // namespace
+}  // namespace gpuscope

@@ -1,0 +1,374 @@
+// "What would help?" as data (Profile::helps), minor findings, and what the
+// analysis recognises before it prescribes: each answer is yes only on a
+// numbered finding whose fix saves time, no when the replay predicts no
+// faster step or the program already does it, unknown where the trace cannot
+// tell; findings under 1 % of the run are listed, not numbered.
+//
+// [SECTION] Answers from a Profile
+// [SECTION] Minor findings
+// [SECTION] Recognition from traces
+// [SECTION] Rules that charge a wait once
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "support/findings.h"
+#include "support/test_traces.h"
+
+namespace gpuscope {
+namespace {
+
+using testing::TraceFactory;
+namespace names = testing::names;
+
+constexpr TimeNs us = 1'000;
+constexpr TimeNs ms = 1'000'000;
+
+bool has(const std::string& text, const char* words) { return text.find(words) != std::string::npos; }
+
+const HelpAnswer* help(const Profile& p, std::string_view id) {
+  for (const HelpAnswer& a : p.helps)
+    if (a.id == id) return &a;
+  return nullptr;
+}
+
+const Finding* minor(const Profile& p, std::string_view id) {
+  for (const Finding& f : p.minor_findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+// [SECTION] Answers from a Profile -----------------------------------------------------------
+
+// A one-GPU profile over 1 s, busy 50 %, with 10 steps.
+Profile half_idle_profile() {
+  Profile p;
+  p.window = {0, 1000 * ms};
+  DeviceSummary d;
+  d.id = 0;
+  d.compute_major = 8;
+  d.span_ns = 1000 * ms;
+  d.busy_ns = d.kernel_busy_ns = d.kernel_time_ns = 500 * ms;
+  d.idle_ns = 500 * ms;
+  d.utilization = 0.5;
+  d.kernels = 1000;
+  p.devices.push_back(d);
+  p.kernel_time_ns = 500 * ms;
+  p.steps.total_ns = 1000 * ms;
+  p.steps.idle_ns = 500 * ms;
+  p.launches.launches = 1000;
+  p.workload.phase = "training";
+  return p;
+}
+
+Finding finding(const char* id, TimeNs saving, const char* title = "a title") {
+  Finding f;
+  f.id = id;
+  f.title = title;
+  f.saving_ns = saving;
+  f.severity = Severity::warning;
+  return f;
+}
+
+TEST(Helps, InputBoundWithASavingIsYes) {
+  Profile p = half_idle_profile();
+  p.workload.data_loading_recorded = true;
+  p.findings.push_back(finding("input-bound", 300 * ms, "Highly input-bound"));
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "input-workers");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::yes);
+  EXPECT_EQ(a->findings, std::vector<std::string>{"input-bound"});
+  EXPECT_EQ(a->reason, "Highly input-bound");
+  EXPECT_EQ(a->predicted_step_ns, 0);  // not simulated: no prediction quoted
+}
+
+TEST(Helps, AFixWhoseReplayGivesNoFasterStepIsNeverYes) {
+  Profile p = half_idle_profile();
+  p.simulation.status = "simulated";
+  p.simulation.replayed_step_ns = 100 * ms;
+  Finding f = finding("no-tensor-cores", 0, "Tensor cores idle");
+  f.share = 0.6;  // 60 % of kernel time in the math: material, though it saves nothing
+  f.saving_source = SavingSource::simulated;
+  f.fix = "--scale convolution=0.5";
+  f.predicted_step_ns = 101 * ms;  // slower
+  f.saving_note = "no saving: with the fix the median step is 101 ms, not shorter than 100 ms";
+  p.findings.push_back(f);
+  settle_findings(&p);
+  ASSERT_EQ(p.findings.size(), 1u);  // numbered by its share
+  const HelpAnswer* a = help(p, "mixed-precision");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no);
+  EXPECT_TRUE(has(a->reason, "no step faster in the replay")) << a->reason;
+  EXPECT_EQ(a->predicted_step_ns, 0);
+}
+
+TEST(Helps, AYesQuotesOnlyAFasterPrediction) {
+  Profile p = half_idle_profile();
+  p.workload.data_loading_recorded = true;
+  p.simulation.status = "simulated";
+  p.simulation.replayed_step_ns = 100 * ms;
+  Finding f = finding("input-bound", 300 * ms);
+  f.saving_source = SavingSource::simulated;
+  f.fix = "--no-input-wait";
+  f.predicted_step_ns = 70 * ms;
+  p.findings.push_back(f);
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "input-workers");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::yes);
+  EXPECT_EQ(a->fix, "--no-input-wait");
+  EXPECT_EQ(a->predicted_step_ns, 70 * ms);
+}
+
+TEST(Helps, IdleWithoutDataLoadingRangesIsUnknownForWorkers) {
+  Profile p = half_idle_profile();
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "input-workers");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::unknown);
+  EXPECT_TRUE(has(a->reason, "no data-loading ranges")) << a->reason;
+  // With the ranges recorded and little input wait, the answer is a measured no.
+  p.workload.data_loading_recorded = true;
+  p.steps.input_wait_ns = 10 * ms;
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::no);
+}
+
+TEST(Helps, NothingPrescribedThatTheProgramAlreadyDoes) {
+  Profile p = half_idle_profile();
+  p.devices[0].communication_ns = 200 * ms;
+  p.devices[0].exposed_communication_ns = 150 * ms;
+  p.workload.data_parallel = "ddp";
+  p.workload.data_parallel_evidence = "1 DDP ops (\"DistributedDataParallel.forward\")";
+  p.workload.execution = "cuda graphs";
+  p.workload.execution_evidence = "5,046 of 5,100 kernels replayed from CUDA graphs";
+  p.findings.push_back(finding("exposed-communication", 100 * ms, "Communication exposed"));
+  p.findings.push_back(finding("launch-bound", 50 * ms, "Launch-bound"));
+  settle_findings(&p);
+  const HelpAnswer* comm = help(p, "overlap-communication");
+  ASSERT_NE(comm, nullptr);
+  EXPECT_EQ(comm->verdict, Verdict::no);
+  EXPECT_TRUE(has(comm->reason, "already overlaps")) << comm->reason;
+  const HelpAnswer* graphs = help(p, "cuda-graphs");
+  ASSERT_NE(graphs, nullptr);
+  EXPECT_EQ(graphs->verdict, Verdict::no);
+  EXPECT_TRUE(has(graphs->reason, "already replays CUDA graphs")) << graphs->reason;
+}
+
+TEST(Helps, AnUnfusedOptimizerIsNotAnOverlapProblem) {
+  Profile p = half_idle_profile();
+  p.findings.push_back(finding("unfused-optimizer", 100 * ms, "Optimizer.step launches 483 kernels per step"));
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "overlap-weight-update");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no);
+  EXPECT_TRUE(has(a->reason, "fuse the update first")) << a->reason;
+  EXPECT_EQ(a->findings, std::vector<std::string>{"unfused-optimizer"});
+}
+
+TEST(Helps, HostSyncsAreNotACudaGraphsYes) {
+  Profile p = half_idle_profile();
+  p.findings.push_back(finding("host-sync", 100 * ms, "host synchronizations leave the GPU idle"));
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "cuda-graphs")->verdict, Verdict::no);
+}
+
+TEST(Helps, NoKernelsNoQuestions) {
+  Profile p;
+  p.window = {0, 10 * ms};
+  DeviceSummary d;
+  d.span_ns = 10 * ms;
+  p.devices.push_back(d);
+  settle_findings(&p);
+  EXPECT_TRUE(p.helps.empty());
+}
+
+TEST(Helps, UnknownGpuAndNoTensorCoreNamesIsUnknown) {
+  Profile p = half_idle_profile();
+  p.devices[0].compute_major = 0;
+  CategoryTime c;
+  c.category = KernelCategory::convolution;
+  c.share = 0.6;
+  c.time_ns = 300 * ms;
+  p.categories.push_back(c);
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::unknown);
+  p.devices[0].compute_major = 6;  // Pascal: no tensor cores
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::not_applicable);
+}
+
+// [SECTION] Minor findings -------------------------------------------------------------------
+
+TEST(MinorFindings, UnderOnePercentOfTheRunAreListedNotNumbered) {
+  Profile p = half_idle_profile();
+  p.findings.push_back(finding("pageable-memcpy", 5 * ms));      // 0.5 % of the run
+  p.findings.push_back(finding("low-memcpy-overlap", 20 * ms));  // 2 %
+  Finding shared = finding("padding-hotspot", 0);
+  shared.share = 0.2;  // 20 % of kernel time, no saving estimated
+  p.findings.push_back(shared);
+  settle_findings(&p);
+  EXPECT_EQ(testing::finding_ids(p), (std::set<std::string>{"low-memcpy-overlap", "padding-hotspot"}));
+  ASSERT_NE(minor(p, "pageable-memcpy"), nullptr);
+  // Settling again (after the replay) gives the same lists.
+  settle_findings(&p);
+  EXPECT_EQ(p.findings.size(), 2u);
+  EXPECT_EQ(p.minor_findings.size(), 1u);
+  // A simulated saving that makes a minor finding material moves it up.
+  p.minor_findings[0].saving_ns = 50 * ms;
+  settle_findings(&p);
+  EXPECT_EQ(p.findings.front().id, "pageable-memcpy");
+  EXPECT_TRUE(p.minor_findings.empty());
+}
+
+// [SECTION] Recognition from traces ----------------------------------------------------------
+
+TEST(Recognition, KernelsCorrelatedToGraphLaunchesAreReplays) {
+  TraceFactory f;
+  for (int step = 0; step < 3; ++step) {
+    const TimeNs t = (1 + 10 * step) * ms;
+    const std::uint32_t c = f.api("cudaGraphLaunch", t, t + 20 * us);
+    for (int k = 0; k < 20; ++k) {
+      KernelRow row;
+      row.start = t + 100 * us + k * 200 * us;
+      row.end = row.start + 150 * us;
+      row.track = f.builder().gpu_track(0, 7);
+      row.name = f.builder().intern(names::kRelu);
+      row.correlation = c;
+      f.builder().add_kernel(row);
+    }
+  }
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  EXPECT_EQ(p.workload.execution, "cuda graphs");
+  EXPECT_EQ(p.workload.graph_kernels, 60u);
+  EXPECT_EQ(p.workload.graph_launches, 3u);
+}
+
+TEST(Recognition, FrameworkAndDdpFromTheirOps) {
+  TraceFactory f;
+  f.range("ProfilerStep#1", 0, 20 * ms, 1, RangeKind::annotation, "cpu_op");
+  f.cpu_op("aten::conv2d", 1 * ms, 2 * ms, "", "");
+  f.kernel(0, 7, names::kConvFp32, 1500 * us, 1800 * us, 1100 * us);
+  f.range("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 5 * ms, 7 * ms, 2,
+          RangeKind::annotation, "cpu_op");
+  f.range("nccl:all_reduce", 5500 * us, 6 * ms, 2, RangeKind::annotation, "cpu_op");
+  f.kernel(0, 20, names::kAllReduce, 6 * ms, 8 * ms, 5600 * us, 5'000, 1000, 2);
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  EXPECT_EQ(p.workload.framework, "pytorch");
+  EXPECT_EQ(p.workload.data_parallel, "ddp") << p.workload.data_parallel_evidence;
+
+  TraceFactory tf;
+  tf.kernel(0, 7, "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<float>, long>(float, long)", 1 * ms,
+            2 * ms);
+  const Trace t2 = tf.build();
+  EXPECT_EQ(analyze(t2).workload.framework, "tensorflow");
+  EXPECT_TRUE(analyze(t2).workload.data_parallel.empty());
+}
+
+// The fix is worded for the framework that ran (the trace says which).
+TEST(Recognition, FixesSpeakTheFrameworksWords) {
+  auto fix = [](const char* extra_kernel, const char* op) {
+    TraceFactory f;
+    for (int s = 0; s < 10; ++s) {
+      const TimeNs t = (1 + s) * ms;
+      if (*op) f.cpu_op(op, t - 50 * us, t - 20 * us, "", "");
+      f.kernel(0, 7, names::kConvFp32, t, t + 600 * us, t - 30 * us);
+      f.kernel(0, 7, extra_kernel, t + 600 * us, t + 650 * us);
+    }
+    const Trace tr = f.build();
+    const Profile p = analyze(tr);
+    const Finding* nt = testing::find_finding(p, "no-tensor-cores");
+    return nt ? nt->recommendation : std::string("(no finding)") + testing::describe_findings(p);
+  };
+  const std::string tf =
+      fix("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<float>, long>(float, long)", "");
+  EXPECT_NE(tf.find("tf.keras.mixed_precision"), std::string::npos) << tf;
+  EXPECT_EQ(tf.find("torch.autocast"), std::string::npos) << tf;
+  const std::string torch = fix(names::kRelu, "aten::conv2d");
+  EXPECT_NE(torch.find("torch.autocast"), std::string::npos) << torch;
+  EXPECT_EQ(torch.find("tf.keras"), std::string::npos) << torch;
+}
+
+// [SECTION] Rules that charge a wait once ----------------------------------------------------
+
+TEST(Rules, CudnnFusedBatchNormIsNotSlowNormalization) {
+  auto profile = [](const char* bn_kernel) {
+    TraceFactory f;
+    for (int s = 0; s < 20; ++s) {
+      const TimeNs t = (1 + s) * ms;
+      f.kernel(0, 7, names::kConvFp32, t, t + 500 * us);
+      f.kernel(0, 7, bn_kernel, t + 500 * us, t + 900 * us);
+    }
+    const Trace tr = f.build();
+    return analyze(tr);
+  };
+  const Profile fused = profile("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>(float)");
+  EXPECT_EQ(testing::find_finding(fused, "slow-normalization"), nullptr) << testing::describe_findings(fused);
+  const Profile naive = profile("bn_forward_naive_stats_kernel(float const*, float*, int, int, int)");
+  EXPECT_NE(testing::find_finding(naive, "slow-normalization"), nullptr) << testing::describe_findings(naive);
+}
+
+TEST(Rules, PageableCopiesAreChargedToOneFinding) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 10; ++s) {
+    f.memcpy(0, 7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, 8 << 20, t, t + 2 * ms, "cudaMemcpy");
+    f.kernel(0, 7, names::kConvTensorCore, t + 2 * ms, t + 6 * ms);
+    t += 8 * ms;
+  }
+  const Trace tr = f.build();
+  const Profile p = analyze(tr);
+  const Finding* pageable = testing::find_finding(p, "pageable-memcpy");
+  ASSERT_NE(pageable, nullptr) << testing::describe_findings(p);
+  EXPECT_EQ(testing::find_finding(p, "low-memcpy-overlap"), nullptr) << testing::describe_findings(p);
+}
+
+// Op ranges around launches: an op whose slow launch calls end idle gaps is
+// launch overhead; the same calls while the GPU is busy cost nothing.
+Trace launch_trace(bool gpu_waits) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 200; ++s) {
+    f.cpu_op("aten::add_", t, t + 60 * us, "", "");
+    // A 50 µs launch call for a 5 µs kernel; when the GPU waits, the kernel
+    // starts right after the call (the gap before it is the launch's).
+    const TimeNs k = gpu_waits ? t + 55 * us : t + 55 * us;
+    f.kernel(0, 7, names::kRelu, k, k + 5 * us, t + 2 * us, 50 * us);
+    if (!gpu_waits) f.kernel(0, 8, names::kConvFp32, t - 10 * us, t + 80 * us, t - 500 * us, 3 * us, 1000, 3);
+    t += 70 * us;
+  }
+  return f.build();
+}
+
+TEST(Rules, LaunchOverheadIsChargedOnlyTheIdleItsLaunchesEnded) {
+  const Trace waits = launch_trace(true);
+  const Profile p = analyze(waits);
+  const OpRow* add = nullptr;
+  for (const OpRow& r : p.ops)
+    if (r.name == "aten::add_") add = &r;
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->starved_ns, 200 * 65 * us - 65 * us);  // every gap but the first (before it, the GPU had not begun)
+  // Every op here is launch-bound: the finding that says so names the op.
+  const Finding* f = testing::find_finding(p, "launch-bound");
+  ASSERT_NE(f, nullptr) << testing::describe_findings(p);
+  EXPECT_NE(f->evidence.find("aten::add_"), std::string::npos) << f->evidence;
+
+  const Trace busy = launch_trace(false);
+  const Profile q = analyze(busy);
+  for (const OpRow& r : q.ops) {
+    if (r.name == "aten::add_") {
+      EXPECT_EQ(r.starved_ns, 0);
+    }
+  }
+  EXPECT_EQ(testing::find_finding(q, "op-launch-overhead"), nullptr) << testing::describe_findings(q);
+  EXPECT_EQ(testing::find_finding(q, "launch-bound"), nullptr) << testing::describe_findings(q);
+}
+
+}  // namespace
+}  // namespace gpuscope

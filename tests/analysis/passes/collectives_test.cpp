@@ -1,0 +1,283 @@
+// Collectives compared with themselves (analysis/passes/collectives.h): the
+// kind from the framework's annotation before the kernel's name, the message
+// size from the recorded inputs or Kineto's collective arguments, the call
+// site (kind, size, place in the step) across steps; and what the
+// exposed-communication finding and the "overlap all-reduce?" answer make of
+// it. Planted traces: two sizes under one kernel name (the kernel-name rule
+// calls that waiting), DDP's all-reduce as SendRecv kernels inside backward,
+// one site that waits in half the steps.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "analysis/passes/collectives.h"
+#include "support/findings.h"
+#include "support/test_traces.h"
+
+namespace gpuscope {
+namespace {
+
+using testing::TraceFactory;
+namespace names = testing::names;
+constexpr TimeNs us = 1'000, ms = 1'000 * us;
+
+using testing::find_help;
+
+// A collective's kernel [t, t + d) on stream 13, launched 50 µs ahead inside
+// `annotation` (with its recorded inputs), itself inside `outer` when given
+// (with Kineto's collective arguments).
+struct Coll {
+  const char* kernel = names::kAllReduce;
+  const char* annotation = "nccl:all_reduce";
+  std::string dims, types;
+  const char* outer = nullptr;
+  std::string args;
+};
+void collective(TraceFactory& f, TimeNs t, TimeNs d, const Coll& c) {
+  const TimeNs launch = t - 50 * us;
+  if (c.outer) f.comm_op(c.outer, launch - 20 * us, launch + 20 * us, {}, {}, c.args);
+  if (c.annotation) f.comm_op(c.annotation, launch - 10 * us, launch + 10 * us, c.dims, c.types);
+  f.kernel(0, 13, c.kernel, t, t + d, launch, 5 * us);
+}
+
+// `n` steps on GPU 0: a 600 µs convolution, then the collectives `body(step,
+// t)` adds from t on (it returns where they end), an NVTX range "step i"
+// around each.
+template <class Body>
+void add_steps(TraceFactory& f, int n, Body&& body) {
+  f.device(0);
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < n; ++s) {
+    const TimeNs s0 = t;
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 600 * us, t - 100 * us);
+    t = body(s, t + 601 * us);
+    f.range("step " + std::to_string(s), s0 - 200 * us, t);
+    t += 10 * us;
+  }
+}
+
+Coll sized(std::uint64_t floats) {
+  return {names::kAllReduce, "nccl:all_reduce", "[[" + std::to_string(floats) + "]]", "[\"float\"]"};
+}
+
+TEST(Collectives, AnnotationsNameTheKindAndSize) {
+  using detail::annotation_kind;
+  EXPECT_EQ(annotation_kind("nccl:all_reduce"), 1);
+  EXPECT_EQ(annotation_kind("nccl:_all_gather_base"), 2);
+  EXPECT_EQ(annotation_kind("c10d::_reduce_scatter_base_"), 3);
+  EXPECT_EQ(annotation_kind("nccl:all_to_all"), 7);
+  EXPECT_EQ(annotation_kind("ncclAllReduce"), 1);
+  EXPECT_EQ(annotation_kind("CollectiveReduceV2"), 1);  // TensorFlow's all-reduce, not a reduce
+  EXPECT_EQ(annotation_kind("all-gather.3"), 2);        // XLA
+  EXPECT_EQ(annotation_kind("nccl:all_reduce_barrier"), 0);
+  EXPECT_EQ(annotation_kind("record_param_comms"), 0);
+  EXPECT_EQ(annotation_kind("record_param_comms", R"({"Collective name":"_allgather_base","In msg nelems":4})"), 2);
+  EXPECT_EQ(annotation_kind("aten::add"), -1);
+  EXPECT_EQ(annotation_kind("aten::scatter_reduce"), -1);
+  EXPECT_EQ(detail::input_bytes("[[19618307]]", R"(["float"])"), 78'473'228u);
+  EXPECT_EQ(detail::input_bytes("[[2,3],[]]", R"(["c10::BFloat16","Scalar"])"), 12u);
+  EXPECT_EQ(detail::input_bytes("[[],[]]", R"(["TensorList","Scalar"])"), 0u);
+  EXPECT_EQ(detail::collective_args_bytes(
+                R"({"Collective name":"allgather","In msg nelems":1024,"Out msg nelems":8192,"dtype":"BFloat16"})"),
+            16'384u);
+  EXPECT_EQ(detail::collective_args_bytes(R"({"Collective name":"allreduce","In msg nelems":1024})"), 0u);
+}
+
+// Three small all-reduces and a large one per step, all one kernel name: the
+// longest call is 20x the median, which the kernel-name rule took for
+// waiting. Compared with itself, each site takes the same time every step.
+TEST(Collectives, TwoSizesUnderOneKernelNameAreTransferNotWaiting) {
+  for (const bool annotated : {true, false}) {
+    SCOPED_TRACE(annotated ? "sizes from the annotations" : "no annotations: place in the step only");
+    TraceFactory f;
+    add_steps(f, 10, [&](int, TimeNs t) {
+      for (int k = 0; k < 3; ++k, t += 51 * us)
+        collective(f, t, 50 * us, annotated ? sized(262'144) : Coll{names::kAllReduce, nullptr});
+      collective(f, t, 1 * ms, annotated ? sized(26'214'400) : Coll{names::kAllReduce, nullptr});
+      return t + 1001 * us;
+    });
+    const Profile p = analyze(f.build());
+    const Hotspot& h = *std::find_if(p.hotspots.begin(), p.hotspots.end(),
+                                     [](const Hotspot& x) { return x.name == names::kAllReduce; });
+    EXPECT_GE(h.stats.max, 10 * h.stats.median);  // the trap: one name, two sizes
+    ASSERT_EQ(p.collective_sites.size(), 4u);
+    for (const CollectiveSite& site : p.collective_sites) {
+      EXPECT_EQ(site.durations.count, 10u);
+      EXPECT_EQ(site.wait_ns, 0);
+      EXPECT_EQ(site.kind, "all_reduce");
+    }
+    const CollectiveSite& big = p.collective_sites.front();
+    EXPECT_EQ(big.durations.min, 1 * ms);
+    EXPECT_EQ(big.bytes, annotated ? 104'857'600u : 0u);
+    EXPECT_EQ(big.ordinal, annotated ? 0 : 3);
+    EXPECT_EQ(big.named_by, annotated ? "nccl:all_reduce" : "kernel name");
+    const Finding* e = testing::find_finding(p, "exposed-communication");
+    ASSERT_TRUE(e) << testing::describe_findings(p);
+    EXPECT_EQ(e->variant, "transfer");
+    EXPECT_EQ(e->title.find("waiting"), std::string::npos) << e->title;
+    EXPECT_EQ(e->recommendation.find("waiting"), std::string::npos) << e->recommendation;
+    EXPECT_NE(e->evidence.find("0 ns (0%) is beyond each site's fastest instance"), std::string::npos) << e->evidence;
+  }
+}
+
+// DDP: each bucket's all-reduce launched from inside the backward pass
+// (autograd's hooks) under record_param_comms and nccl:all_reduce, run as
+// SendRecv kernels beside the next layer's gradients; the last one exposed.
+Trace ddp_trace(bool inside_backward) {
+  TraceFactory f;
+  f.device(0);
+  const Coll bucket{names::kSendRecv,
+                    "nccl:all_reduce",
+                    {},
+                    {},
+                    "record_param_comms",
+                    R"({"Collective name":"allreduce","In msg nelems":1048576,"Out msg nelems":1048576,)"
+                    R"("dtype":"Float","Group size":8})"};
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 6; ++s) {
+    const TimeNs s0 = t;
+    f.range("autograd::engine::evaluate_function: ConvolutionBackward0", s0 - 300 * us,
+            s0 + (inside_backward ? 1000 : 0) * us, 1, RangeKind::annotation, "cpu_op");
+    for (int k = 0; k < 3; ++k) {
+      f.kernel(0, 7, names::kConvTensorCore, t, t + 300 * us, s0 - 250 * us + k * 10 * us);
+      t += 301 * us;
+      if (inside_backward || k == 2) {
+        const int buckets = inside_backward ? 1 : 3;
+        for (int b = 0; b < buckets; ++b) {
+          collective(f, t + b * 201 * us, 200 * us, bucket);
+        }
+      }
+    }
+    t += (inside_backward ? 201 : 3 * 201) * us + 50 * us;
+    f.range("step " + std::to_string(s), s0 - 400 * us, t);
+    t += 400 * us;  // the next step's first launch (250 µs ahead) after this step's range
+  }
+  return f.build();
+}
+
+TEST(Collectives, DdpAllReduceAsSendRecvKernelsIsNamedByItsAnnotation) {
+  const Trace tr = ddp_trace(true);
+  const Profile p = analyze(tr);
+  EXPECT_EQ(p.workload.data_parallel, "ddp") << p.workload.data_parallel_evidence;
+  ASSERT_EQ(p.collective_sites.size(), 3u);  // one per bucket: the 1st, 2nd, 3rd all-reduce of 4 MiB in the step
+  for (const CollectiveSite& s : p.collective_sites) {
+    EXPECT_EQ(s.kind, "all_reduce");
+    EXPECT_EQ(s.named_by, "nccl:all_reduce");
+    EXPECT_EQ(s.bytes, 4u * 1048576);  // from record_param_comms's arguments
+    EXPECT_EQ(s.durations.count, 6u);
+  }
+  const CollectiveSummary& c = p.collective_summary;
+  ASSERT_EQ(c.kinds.size(), 1u);
+  EXPECT_EQ(c.kinds[0].kind, "all_reduce");
+  EXPECT_EQ(c.renamed_sites, 3u);
+  const HelpAnswer* a = find_help(p, "overlap-communication");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_NE(a->reason.find("already buckets gradients"), std::string::npos) << a->reason;
+}
+
+// The same all-reduces after the backward pass, outside it: not DDP, and
+// their own exposed time says yes.
+TEST(Collectives, AllReduceAfterBackwardIsOverlapped) {
+  const Profile p = analyze(ddp_trace(false));
+  EXPECT_EQ(p.workload.data_parallel, "");
+  const Finding* e = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_NE(e->evidence.find("100% all_reduce"), std::string::npos) << e->evidence;
+  EXPECT_NE(e->evidence.find("not as the kernels' names say (send_recv)"), std::string::npos) << e->evidence;
+  EXPECT_NE(e->recommendation.find("bucket"), std::string::npos) << e->recommendation;
+  const HelpAnswer* a = find_help(p, "overlap-communication");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->verdict, Verdict::yes) << a->reason;
+  EXPECT_NE(a->reason.find("the all-reduce is exposed 3.6 ms"), std::string::npos) << a->reason;
+}
+
+// All-to-all as SendRecv kernels: the all-reduce question does not apply,
+// and the fix is the all-to-all's.
+TEST(Collectives, AllToAllIsNotAnAllReduce) {
+  TraceFactory f;
+  add_steps(f, 6, [&](int, TimeNs t) {
+    collective(f, t, 400 * us, {names::kSendRecv, "nccl:all_to_all", "[[1024]]", "[\"long\"]"});
+    return t + 401 * us;
+  });
+  const Profile p = analyze(f.build());
+  const Finding* e = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_NE(e->evidence.find("100% all_to_all"), std::string::npos) << e->evidence;
+  EXPECT_NE(e->recommendation.find("all-to-all"), std::string::npos) << e->recommendation;
+  const HelpAnswer* a = find_help(p, "overlap-communication");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->verdict, Verdict::not_applicable) << a->reason;
+  EXPECT_NE(a->reason.find("no all-reduce in this trace"), std::string::npos) << a->reason;
+}
+
+// Rank 1 of a 4-rank job: the 64 MiB all-reduce, the 2nd collective of each
+// step, takes 1 ms in half the steps and 6 ms in the others (it waits for a
+// late rank); the 1 MiB one before it is steady. With `steady`, the large
+// one takes 3.5 ms every step (the same total): transfer.
+Profile waiting_rank(bool steady) {
+  TraceFactory f(1);
+  f.meta().world_size = 4;
+  add_steps(f, 10, [&](int step, TimeNs t) {
+    collective(f, t, 100 * us, sized(262'144));
+    t += 101 * us;
+    const TimeNs d = steady ? 3500 * us : step % 2 ? 6 * ms : 1 * ms;
+    collective(f, t, d, sized(16'777'216));
+    return t + d + 1 * us;
+  });
+  return analyze(f.build());
+}
+
+TEST(Collectives, OneSiteThatWaitsInSomeStepsIsWaitingForAnotherRank) {
+  const Profile p = waiting_rank(false);
+  const Finding* e = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_EQ(e->variant, "waiting");
+  EXPECT_NE(e->title.find("likely waiting for another rank"), std::string::npos) << e->title;
+  EXPECT_NE(e->evidence.find("Widest: all_reduce of 64.0 MiB (the 1st of its kind and size in each step, named by "
+                             "nccl:all_reduce), fastest 1.0 ms, median 1.0 ms, longest 6.0 ms over 10 instances"),
+            std::string::npos)
+      << e->evidence;
+  EXPECT_NE(e->recommendation.find("one rank of a 4-rank job"), std::string::npos) << e->recommendation;
+  EXPECT_NE(e->recommendation.find("gpuscope report DIR"), std::string::npos) << e->recommendation;
+  const CollectiveSummary& c = p.collective_summary;
+  EXPECT_EQ(c.wait_ns, 5 * 5 * ms);
+  EXPECT_EQ(c.widest.bytes, 64u << 20);
+  const HelpAnswer* a = find_help(p, "overlap-communication");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_NE(a->reason.find("waits for another rank"), std::string::npos) << a->reason;
+}
+
+TEST(Collectives, SteadySitesAreTransfer) {
+  const Profile p = waiting_rank(true);
+  const Finding* e = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_EQ(e->variant, "transfer");
+  EXPECT_EQ(e->title.find("waiting"), std::string::npos) << e->title;
+  EXPECT_EQ(p.collective_summary.wait_ns, 0);
+  const HelpAnswer* a = find_help(p, "overlap-communication");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->verdict, Verdict::yes) << a->reason;
+}
+
+// Sites are per step only where steps exist: without them, the instances of
+// one kind and size are one site.
+TEST(Collectives, WithoutStepsOneSitePerKindAndSize) {
+  TraceFactory f;
+  f.device(0);
+  for (int i = 0; i < 4; ++i) {
+    const TimeNs t = 1 * ms + i * 2 * ms;
+    collective(f, t, (i + 1) * 100 * us, sized(1024));
+  }
+  const Profile p = analyze(f.build());
+  ASSERT_EQ(p.collective_sites.size(), 1u);
+  EXPECT_EQ(p.collective_sites[0].ordinal, -1);
+  EXPECT_EQ(p.collective_sites[0].durations.count, 4u);
+  EXPECT_EQ(p.collective_sites[0].wait_ns, (0 + 100 + 200 + 300) * us);
+}
+
+}  // namespace
+}  // namespace gpuscope

@@ -1,0 +1,241 @@
+// Steps found without step markers: a TensorFlow-shaped training trace (4
+// GPUs, one stream each, Python between steps, kernel names reused many
+// times a step and launched in a slightly different order each step) gets
+// its steps from the bursts of GPU work between host gaps; one inference
+// pass of repeating layers, a single burst, or bursts that do not look alike
+// get none.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+#include "analysis/check.h"
+#include "support/test_traces.h"
+
+namespace gpuscope {
+namespace {
+
+using testing::TraceFactory;
+namespace names = testing::names;
+
+// Kernel names as TensorFlow 2 on cuDNN 8 writes them.
+constexpr const char* kConv = "volta_scudnn_128x64_relu_interior_nn_v1";
+constexpr const char* kConvTried = "volta_scudnn_128x128_relu_small_nn_v1";  // autotuning tries it at the first step
+constexpr const char* kWgrad = "cudnn::detail::wgrad_alg0_engine<float, 128, 6, 7, 3, 3, 5, false, 512>";
+constexpr const char* kDgrad = "volta_scudnn_128x64_stridedB_splitK_small_nn_v1";
+constexpr const char* kBatchNorm =
+    "void tensorflow::functor::FusedBatchNormInferenceMetaKernel<float, float, (tensorflow::TensorFormat)1, true, "
+    "(tensorflow::functor::FusedBatchNormActivationMode)1>";
+constexpr const char* kBatchNormGrad = "void tensorflow::functor::FusedBatchNormGradMetaKernel<float>";
+constexpr const char* kReluGrad =
+    "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 1, 1, long>, 16>, Eigen::TensorCwiseBinaryOp<Eigen::internal::scalar_product_op<float, float>, "
+    "Eigen::TensorMap<Eigen::Tensor<float const, 1, 1, long>, 16> const> const> const, Eigen::GpuDevice>, long>";
+constexpr const char* kBiasGrad = "void tensorflow::BiasGradNHWC_SharedAtomics<float>(int, float const*, float*, int)";
+constexpr const char* kReduce =
+    "void tensorflow::functor::BlockReduceKernel<float*, float*, 256, tensorflow::functor::Sum<float> >";
+constexpr const char* kApply =
+    "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+    "Tensor<float, 1, 1, long>, 16>, Eigen::TensorCwiseBinaryOp<Eigen::internal::scalar_difference_op<float, float>, "
+    "Eigen::TensorMap<Eigen::Tensor<float, 1, 1, long>, 16> const> const> const, Eigen::GpuDevice>, long>";
+constexpr const char* kNccl = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)";
+
+struct TfOptions {
+  int gpus = 4;
+  int steps = 30;
+  int layers = 16;
+  std::uint32_t seed = 7;
+  TimeNs python = 3'000'000;  // host time between steps (plus up to a third more)
+  std::string around;         // a range around the whole loop on every launching thread ("" none)
+};
+
+// A TensorFlow-shaped training run: per GPU one stream (7) and one launching
+// thread (10 + GPU); each step a forward pass (pad, conv, bias broadcast,
+// batch norm per layer), a loss, a backward pass whose weight and data
+// gradients come in either order and whose updates interleave with it, an
+// all-reduce every 4 layers; the first step also tries a second convolution
+// algorithm per layer (cuDNN autotuning). Kernel durations jitter by up to
+// 20%. Returns the trace; `bursts` gets each GPU's burst starts.
+Trace tf_training_trace(const TfOptions& o, std::vector<std::vector<TimeNs>>* bursts = nullptr) {
+  TraceFactory f;
+  for (int d = 1; d < o.gpus; ++d) f.device(static_cast<std::uint32_t>(d));
+  std::mt19937 rng(o.seed);
+  auto jitter = [&](TimeNs v) { return v + static_cast<TimeNs>(rng() % static_cast<std::uint32_t>(v / 5 + 1)); };
+  std::vector<TimeNs> gpu_free(static_cast<std::size_t>(o.gpus), 1'000'000);
+  if (bursts) bursts->assign(static_cast<std::size_t>(o.gpus), {});
+  TimeNs host = 1'000'000;
+  for (int s = 0; s < o.steps; ++s) {
+    for (int g = 0; g < o.gpus; ++g) {
+      const auto gpu = static_cast<std::uint32_t>(g);
+      TimeNs now = std::max(gpu_free[gpu], host);
+      if (bursts) (*bursts)[gpu].push_back(now);
+      auto k = [&](const char* name, TimeNs dur) {
+        const TimeNs d = jitter(dur);
+        f.kernel(gpu, 7, name, now, now + d, now - 8'000, 4'000, 1000, 10 + gpu);
+        now += d + jitter(2'000);
+      };
+      for (int l = 0; l < o.layers; ++l) {
+        if (s == 0) k(kConvTried, 300'000), k(kConv, 250'000);
+        k(names::kPad, 40'000), k(kConv, 250'000), k(names::kBroadcast, 30'000), k(kBatchNorm, 60'000);
+      }
+      k(kReduce, 20'000), k(kReluGrad, 10'000);
+      for (int l = o.layers - 1; l >= 0; --l) {
+        k(kBatchNormGrad, 80'000), k(kReluGrad, 15'000);
+        if (l % 2 == 0) k(kReduce, 12'000);
+        if (rng() & 1)
+          k(kWgrad, 300'000), k(kDgrad, 280'000);
+        else
+          k(kDgrad, 280'000), k(kWgrad, 300'000);
+        k(kBiasGrad, 20'000);
+        if (l % 4 == 0) k(kNccl, 150'000);
+        if (rng() % 3 == 0) k(kApply, 10'000);
+      }
+      for (int v = 0; v < 6; ++v) k(kApply, 10'000);
+      gpu_free[gpu] = now;
+    }
+    host = *std::max_element(gpu_free.begin(), gpu_free.end()) + o.python + jitter(o.python) / 3 - o.python / 3;
+  }
+  if (!o.around.empty())
+    for (int g = 0; g < o.gpus; ++g) f.range(o.around, 0, host + 1'000'000, 10 + static_cast<std::uint32_t>(g));
+  return f.build();
+}
+
+// "name_12" (appended: GCC 12 warns wrongly on "literal" + std::to_string()).
+std::string numbered(std::string_view name, int n) {
+  std::string s(name);
+  s += '_';
+  s += std::to_string(n);
+  return s;
+}
+
+std::vector<const Step*> steps_of(const Profile& p, std::uint32_t device) {
+  std::vector<const Step*> v;
+  for (const Step& s : p.steps.steps)
+    if (s.device == device) v.push_back(&s);
+  return v;
+}
+
+TEST(StepsWithoutMarkers, TensorFlowShapedRunGetsItsStepsFromTheBursts) {
+  std::vector<std::vector<TimeNs>> bursts;
+  const Profile p = analyze(tf_training_trace({}, &bursts));
+  // Every kernel name comes many times a step, in a varying order: no
+  // kernel marks the steps (and the first step's 16 autotuned layers, which
+  // repeat evenly, are no steps either).
+  EXPECT_EQ(p.steps.source, StepSource::bursts) << p.steps.source_evidence;
+  ASSERT_EQ(p.steps.steps.size(), 4u * 29);  // a step ends where the next burst starts: the last burst is none
+  for (std::uint32_t g = 0; g < 4; ++g) {
+    const std::vector<const Step*> s = steps_of(p, g);
+    ASSERT_EQ(s.size(), 29u) << "GPU " << g;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      EXPECT_EQ(s[i]->index, static_cast<std::int32_t>(i));
+      EXPECT_EQ(s[i]->range, (TimeRange{bursts[g][i], bursts[g][i + 1]})) << "GPU " << g << " step " << i;
+      EXPECT_GT(s[i]->idle_ns, 2'000'000) << "the host gap after the burst is in the step";
+    }
+    EXPECT_GT(s[0]->range.duration(), s[1]->range.duration());  // the first step autotunes
+  }
+  EXPECT_GT(p.steps.step_time.median, 20'000'000);
+  EXPECT_NE(p.steps.source_evidence.find("29 steps per GPU (4 GPUs)"), std::string::npos) << p.steps.source_evidence;
+  EXPECT_NE(p.steps.source_evidence.find("host gap"), std::string::npos) << p.steps.source_evidence;
+  EXPECT_TRUE(p.steps.not_steps.empty()) << p.steps.not_steps;
+}
+
+TEST(StepsWithoutMarkers, ARangeAroundTheWholeLoopKeepsThem) {
+  TfOptions o;
+  o.around = "train";
+  const Profile p = analyze(tf_training_trace(o));
+  EXPECT_EQ(p.steps.source, StepSource::bursts);
+  EXPECT_EQ(p.steps.steps.size(), 4u * 29);
+}
+
+TEST(StepsWithoutMarkers, TheRegressionGateCanCompareTwoSuchRuns) {
+  TfOptions other;
+  other.seed = 8;
+  const CheckReport r = check_profiles(analyze(tf_training_trace({})), analyze(tf_training_trace(other)), {});
+  const CheckResult* step = r.find("step-time");
+  ASSERT_NE(step, nullptr);
+  EXPECT_EQ(step->outcome, CheckOutcome::passed) << step->message;
+}
+
+// One inference pass of 12 identical layers: each layer's kernels, launched
+// 10 µs ahead; with `late`, each layer is launched only after the previous
+// one finished (the GPU waits 500 µs for the host between layers); with
+// `named`, each layer's kernels carry its number (no kernel name repeats).
+Trace layered_inference(std::string_view call, bool late, bool named = false) {
+  TraceFactory f;
+  TimeNs t = 1'000'000;
+  const char* layer[] = {names::kGemmTensorCore, "softmax_warp_forward", names::kGemmTensorCore, "layer_norm_kernel"};
+  f.kernel(0, 7, "embedding_kernel", t, t + 20'000), t += 20'000;
+  for (int l = 0; l < 12; ++l) {
+    if (late) t += 500'000;
+    for (const char* k : layer) {
+      f.kernel(0, 7, named ? numbered(k, l) : std::string(k), t, t + 20'000);
+      t += 22'000;
+    }
+  }
+  f.kernel(0, 7, "pooler_kernel", t, t + 20'000), t += 20'000;
+  if (!call.empty()) f.range(call, 0, t + 10'000, 1, RangeKind::push_pop, "nvtx");
+  return f.build();
+}
+
+TEST(StepsWithoutMarkers, LayersOfOneForwardCallAreNoSteps) {
+  for (const bool late : {false, true}) {
+    const Profile p = analyze(layered_inference("forward", late));
+    EXPECT_EQ(p.steps.source, StepSource::none) << late;
+    EXPECT_TRUE(p.steps.steps.empty()) << late;
+    EXPECT_NE(p.steps.not_steps.find("inside one call (forward)"), std::string::npos) << p.steps.not_steps;
+  }
+  // No kernel name repeats, but the layers come in bursts: refused for the call around them.
+  const Profile p = analyze(layered_inference("forward", true, true));
+  EXPECT_TRUE(p.steps.steps.empty());
+  EXPECT_NE(p.steps.not_steps.find("13 bursts inside one call (forward)"), std::string::npos) << p.steps.not_steps;
+  // Without the call, the same bursts are steps (an eager loop: 12 steps and the last burst).
+  EXPECT_EQ(analyze(layered_inference("", true, true)).steps.source, StepSource::bursts);
+}
+
+TEST(StepsWithoutMarkers, ASingleBurstIsNoSteps) {
+  TraceFactory f;
+  TimeNs t = 1'000'000;
+  for (int i = 0; i < 40; ++i) f.kernel(0, 7, numbered("kernel", i), t, t + 10'000), t += 11'000;
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.steps.source, StepSource::none);
+  EXPECT_TRUE(p.steps.steps.empty());
+  EXPECT_TRUE(p.steps.not_steps.empty());
+}
+
+TEST(StepsWithoutMarkers, BurstsThatDoNotLookAlikeAreNoSteps) {
+  // Host gaps of 2 ms between bursts of 2, 9, 3, 14, 5 and 8 kernels.
+  TraceFactory f;
+  TimeNs t = 1'000'000;
+  int name = 0;
+  for (int n : {2, 9, 3, 14, 5, 8}) {
+    for (int i = 0; i < n; ++i) f.kernel(0, 7, numbered("k", name++), t, t + 10'000), t += 11'000;
+    t += 2'000'000;
+  }
+  EXPECT_TRUE(analyze(f.build()).steps.steps.empty());
+}
+
+TEST(StepsWithoutMarkers, TwoBurstsAreTooFewToCall) {
+  TfOptions o;
+  o.steps = 3;  // three bursts make two steps
+  const Profile p = analyze(tf_training_trace(o));
+  EXPECT_EQ(p.steps.source, StepSource::none);
+}
+
+TEST(StepsWithoutMarkers, GapsTheGpuDidNotWaitForTheHostAreNoStepBoundaries) {
+  // Bursts between gaps whose next kernel was launched long before: the GPU
+  // waited for something else (an event, another stream), not the host.
+  TraceFactory f;
+  TimeNs t = 1'000'000;
+  for (int s = 0; s < 6; ++s) {
+    const TimeNs launched = t - 2'500'000;  // before the previous burst ended
+    for (int i = 0; i < 8; ++i)
+      f.kernel(0, 7, numbered("k", s * 8 + i), t + i * 10'000, t + i * 10'000 + 10'000, launched + i * 10'000);
+    t += 8 * 10'000 + 2'000'000;
+  }
+  EXPECT_TRUE(analyze(f.build()).steps.steps.empty());
+}
+
+}  // namespace
+}  // namespace gpuscope

@@ -1,0 +1,303 @@
+// What the analysis recognises a trace to be (Profile::workload), and the
+// findings' advice fitted to it: planted traces for each kind, and the real
+// traces with what each one is, written down.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "analysis/analyze.h"
+#include "analysis/detail/context.h"
+#include "import/open_trace.h"
+#include "support/findings.h"
+#include "support/real_traces.h"
+#include "support/test_traces.h"
+
+namespace gpuscope {
+namespace {
+
+using testing::TraceFactory;
+
+// `n` PyTorch ops, each launching one kernel named `kernel`.
+void eager_ops(TraceFactory& f, int n, std::string_view op, std::string_view kernel, TimeNs from = 0) {
+  for (int i = 0; i < n; ++i) {
+    const TimeNs at = from + i * 100'000;
+    f.range(op, at, at + 50'000, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, kernel, at + 60'000, at + 90'000, at + 10'000);
+  }
+}
+
+TEST(Workload, BackwardOpsMakeItTraining) {
+  TraceFactory f;
+  f.device(0);
+  eager_ops(f, 120, "aten::addmm", "ampere_sgemm_128x64_nn");
+  eager_ops(f, 3, "autograd::engine::evaluate_function: AddmmBackward0", "ampere_sgemm_128x64_nt", 20'000'000);
+  const WorkloadKind w = analyze(f.build()).workload;
+  EXPECT_EQ(w.phase, "training");
+  EXPECT_NE(w.phase_evidence.find("3 backward ops"), std::string::npos) << w.phase_evidence;
+  EXPECT_EQ(w.execution, "eager");
+  EXPECT_EQ(w.ranks, 1u);
+  EXPECT_FALSE(w.bundled);
+}
+
+TEST(Workload, KernelEvidenceIsQuotedByShortName) {
+  TraceFactory f;
+  f.device(0);
+  eager_ops(f, 120, "aten::addmm", "ampere_sgemm_128x64_nn");
+  eager_ops(f, 3, "aten::mul",
+            "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+            "namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::FusedSgdMathFunctor<float, 3>, "
+            "double, float*>(at::native::(anonymous namespace)::TensorListMetadata<3>, double, float*)",
+            20'000'000);
+  const WorkloadKind w = analyze(f.build()).workload;
+  EXPECT_EQ(w.phase, "training");
+  EXPECT_NE(
+      w.phase_evidence.find("3 optimizer kernels (\"at::native::(anonymous namespace)::multi_tensor_apply_kernel\")"),
+      std::string::npos)
+      << w.phase_evidence;
+  EXPECT_EQ(w.phase_evidence.find("TensorListMetadata"), std::string::npos) << w.phase_evidence;
+}
+
+TEST(Workload, ManyFrameworkOpsWithoutABackwardAreInference) {
+  TraceFactory f;
+  f.device(0);
+  eager_ops(f, 120, "aten::addmm", "ampere_sgemm_128x64_nn");
+  EXPECT_EQ(analyze(f.build()).workload.phase, "inference");
+  // Kernels and NVTX ranges alone do not tell: unknown, not inference.
+  TraceFactory g;
+  g.device(0);
+  for (int i = 0; i < 200; ++i) {
+    g.range("step", i * 100'000, i * 100'000 + 90'000);
+    g.kernel(0, 7, "conv_kernel", i * 100'000 + 20'000, i * 100'000 + 80'000, i * 100'000 + 5'000);
+  }
+  EXPECT_EQ(analyze(g.build()).workload.phase, "unknown");
+}
+
+TEST(Workload, GraphReplaysAndTritonKernels) {
+  TraceFactory f;
+  f.device(0);
+  const TrackId track = f.builder().gpu_track(0, 7);
+  for (int i = 0; i < 20; ++i) {
+    KernelRow k;
+    k.start = 1'000'000 + i * 10'000;
+    k.end = k.start + 5'000;
+    k.track = track;
+    k.name = f.builder().intern("triton_poi_fused_add_0");
+    k.graph_id = 3;
+    k.graph_node_id = static_cast<std::uint64_t>(i + 1);
+    f.builder().add_kernel(k);
+  }
+  const WorkloadKind w = analyze(f.build()).workload;
+  EXPECT_EQ(w.execution, "cuda graphs");
+  EXPECT_EQ(w.graph_kernels, 20u);
+  EXPECT_NE(w.execution_evidence.find("Triton"), std::string::npos) << w.execution_evidence;
+  TraceFactory g;
+  g.device(0);
+  eager_ops(g, 5, "aten::add", "triton_poi_fused_add_0");
+  EXPECT_EQ(analyze(g.build()).workload.execution, "compiled");
+}
+
+TEST(Workload, BundledOnlyFromItsCommandLine) {
+  TraceFactory f;
+  f.device(0);
+  f.meta().command_line = "build/bin/resnet-train --preset seed";
+  eager_ops(f, 3, "forward", "k");
+  EXPECT_TRUE(analyze(f.build()).workload.bundled);
+}
+
+Finding finding(std::string id, std::string recommendation) {
+  Finding f;
+  f.id = std::move(id);
+  f.recommendation = std::move(recommendation);
+  return f;
+}
+
+TEST(Workload, AdviceFitsTheWorkload) {
+  std::vector<Finding> fs{
+      finding("padding-hotspot", "Pad once. Bundled workload: --padding fused."),
+      finding("launch-bound", "Capture the step in a CUDA graph."),
+      finding("serialized-weight-update", "Overlap the update."),
+      finding("exposed-communication", "Overlap the gradient all-reduce with the backward pass: bucket gradients.")};
+  WorkloadKind other;
+  other.phase = "inference";
+  other.execution = "cuda graphs";
+  other.graph_kernels = 42;
+  std::vector<Finding> a = fs;
+  detail::fit_to_workload(other, a);
+  ASSERT_EQ(a.size(), 3u);  // inference: no weight update
+  EXPECT_EQ(a[0].recommendation, "Pad once.");
+  EXPECT_NE(a[1].recommendation.find("already replays CUDA graphs (42 kernels"), std::string::npos);
+  EXPECT_EQ(a[2].id, "exposed-communication");
+  EXPECT_EQ(a[2].recommendation.find("backward"), std::string::npos) << a[2].recommendation;
+  WorkloadKind bundled;
+  bundled.phase = "training";
+  bundled.bundled = true;
+  std::vector<Finding> b = fs;
+  detail::fit_to_workload(bundled, b);
+  ASSERT_EQ(b.size(), 4u);
+  for (std::size_t i = 0; i < b.size(); ++i) EXPECT_EQ(b[i].recommendation, fs[i].recommendation);
+}
+
+// [A one-shot program] A short inference program recorded whole (as
+// Nsight Systems records one): CUDA's initialisation, 2,000 modules loaded,
+// the weights copied from pageable memory with blocking copies, 150 kernels
+// (2.5 ms), then the modules unloaded and the context released. With
+// `whole` false, the same GPU work without the program's start and exit
+// calls (a profiler's window that began early).
+Trace one_shot_program(bool whole = true) {
+  TraceFactory f;
+  TimeNs t = 1'000'000;
+  if (whole) f.api("cuInit", t, t + 80'000'000), f.api("cuDevicePrimaryCtxRetain", t + 80'000'000, t + 200'000'000);
+  t += 200'000'000;
+  for (int i = 0; i < 2000; ++i, t += 45'000)
+    if (whole) f.api("cuModuleLoadData", t, t + 40'000);
+  for (int i = 0; i < 20; ++i, t += 720'000)
+    f.memcpy(0, 7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, 8 << 20, t + 20'000, t + 700'000,
+             "cudaMemcpy", t, 700'000);
+  t += 100'000'000;  // the engine is deserialised on the host
+  for (int i = 0; i < 150; ++i, t += 17'000)
+    f.kernel(0, 7, i % 2 ? "trt_volta_h884cudnn_256x64_ldg8_relu_exp_small_nhwc_tn_v1" : "generatedNativePointwise", t,
+             t + 15'000, t - 25'000, 4'000);
+  f.sync(SyncType::stream, 0, 7, t, t + 10'000);
+  t += 20'000;
+  for (int i = 0; i < 3000; ++i, t += 33'000)
+    if (whole) f.api("cuModuleUnload", t, t + 30'000);
+  if (whole) f.api("cuDevicePrimaryCtxRelease", t, t + 30'000'000);
+  return f.build();
+}
+
+bool has_finding(const Profile& p, std::string_view id) {
+  return std::any_of(p.findings.begin(), p.findings.end(), [&](const Finding& f) { return f.id == id; });
+}
+
+TEST(WorkloadRun, AOneShotProgramIsSaidToBeOne) {
+  const Profile p = analyze(one_shot_program());
+  const WorkloadKind& w = p.workload;
+  EXPECT_EQ(w.run, "one-shot");
+  EXPECT_EQ(w.kernel_window.duration(), 150 * 17'000 - 2'000);
+  EXPECT_GT(w.setup_ns, 300'000'000);
+  EXPECT_GT(w.teardown_ns, 100'000'000);
+  for (const char* said : {"one-shot run: 99.5% of the 536.0 ms recorded", "setup before the first kernel",
+                           "teardown after the last", "3,000 cuModuleUnload", "cuModuleLoadData", "steady state"})
+    EXPECT_NE(w.run_evidence.find(said), std::string::npos) << said << ": " << w.run_evidence;
+  // Its findings are not about the setup: the weights' blocking pageable
+  // copies before the first kernel, and the GPU idle after them.
+  for (const char* setup : {"sync-memcpy", "pageable-memcpy", "low-memcpy-overlap", "gpu-idle-gaps", "host-sync"})
+    EXPECT_FALSE(has_finding(p, setup)) << setup << testing::describe_findings(p);
+  // They are not dropped without a word: they stay as minor observations, saying why.
+  const auto minor = std::find_if(p.minor_findings.begin(), p.minor_findings.end(),
+                                  [](const Finding& f) { return f.id == "sync-memcpy"; });
+  ASSERT_NE(minor, p.minor_findings.end());
+  EXPECT_EQ(minor->saving_note, "about the program's setup or teardown, not its work");
+}
+
+TEST(WorkloadRun, WithoutTheProgramsStartOrExitItIsAWindowNotOneShot) {
+  // The same GPU work with its idle before it, but no initialisation,
+  // module or context call: a profiler's window, judged as it is.
+  const Profile p = analyze(one_shot_program(false));
+  EXPECT_EQ(p.workload.run, "");
+  EXPECT_TRUE(p.workload.run_evidence.empty());
+  // What the one-shot run leaves unnumbered: the weights' blocking pageable
+  // copies and the GPU idle after them (100 ms of engine deserialisation);
+  // the copies are pageable-memcpy's, not low-memcpy-overlap's as well.
+  for (const char* setup : {"sync-memcpy", "pageable-memcpy"})
+    EXPECT_TRUE(has_finding(p, setup)) << setup << testing::describe_findings(p);
+  EXPECT_FALSE(has_finding(p, "low-memcpy-overlap")) << testing::describe_findings(p);
+}
+
+TEST(WorkloadRun, AWholeProgramWhoseWorkDominatesIsNotOneShot) {
+  // cuInit and a module load before 2 s of kernels: setup is 5% of the run.
+  TraceFactory f;
+  f.api("cuInit", 0, 50'000'000);
+  f.api("cuModuleLoadData", 50'000'000, 100'000'000);
+  for (TimeNs t = 100'000'000; t < 2'100'000'000; t += 1'000'000) f.kernel(0, 7, "work_kernel", t, t + 900'000);
+  const WorkloadKind w = analyze(f.build()).workload;
+  EXPECT_EQ(w.run, "");
+  EXPECT_EQ(w.setup_ns, 100'000'000);
+}
+
+TEST(WorkloadRun, NoKernelsIsNothingToDiagnose) {
+  TraceFactory calls, copies;
+  for (TimeNs i = 0; i < 100; ++i) calls.api("cuModuleLoadData", i * 100'000, i * 100'000 + 50'000);
+  for (TimeNs i = 0; i < 10; ++i)
+    copies.memcpy(0, 7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, 1 << 20, i * 1'000'000,
+                  i * 1'000'000 + 200'000, "cudaMemcpy");
+  for (TraceFactory* f : {&calls, &copies}) {
+    const Profile p = analyze(f->build());
+    EXPECT_EQ(p.workload.run, "no-kernels");
+    EXPECT_EQ(p.workload.run_evidence.rfind("no kernels: nothing on the GPU to diagnose", 0), 0u)
+        << p.workload.run_evidence;
+    EXPECT_TRUE(p.findings.empty()) << testing::describe_findings(p);  // not "utilization 22%" over copies
+  }
+}
+
+TEST(WorkloadRun, AGpuSpanOfMicrosecondsNumbersNoFinding) {
+  // One 2 µs kernel in a 13 s step (a first call that compiles).
+  TraceFactory f;
+  f.range("ProfilerStep#1", 0, 13'000'000'000, 1, RangeKind::annotation, "user_annotation");
+  f.kernel(0, 7, "triton_poi_fused_add_0", 12'000'000'000, 12'000'002'000);
+  f.sync(SyncType::context, 0, 7, 12'000'010'000, 12'000'020'000);
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.workload.run, "tiny-span");
+  EXPECT_NE(p.workload.run_evidence.find("the GPU's work spans 2.0 µs (1 kernel) of the 13.00 s recorded"),
+            std::string::npos)
+      << p.workload.run_evidence;
+  EXPECT_TRUE(p.findings.empty()) << testing::describe_findings(p);
+  // 109 µs of kernels is a span to judge.
+  TraceFactory g;
+  for (TimeNs t = 0; t <= 100'000; t += 10'000) g.kernel(0, 7, "k", t, t + 9'000);
+  EXPECT_EQ(analyze(g.build()).workload.run, "");
+}
+
+TEST(WorkloadRun, AJobIsOneShotOnlyWhereEveryRankIs) {
+  WorkloadKind a, b;
+  a.run = b.run = "one-shot";
+  a.run_evidence = "one-shot run: 60% …";
+  a.kernel_window = {10, 20};
+  EXPECT_EQ(detail::pool_workloads({&a, &b}).run, "one-shot");
+  EXPECT_EQ(detail::pool_workloads({&a, &b}).kernel_window.duration(), 0);  // the ranks' clocks differ
+  b.run.clear();
+  EXPECT_EQ(detail::pool_workloads({&a, &b}).run, "");
+  EXPECT_TRUE(detail::pool_workloads({&a, &b}).run_evidence.empty());
+}
+
+// What each real trace is, read once by hand from its provenance (the
+// tests' data README) and its ops.
+TEST(Workload, RealTraces) {
+  struct Expected {
+    const char* file;
+    const char* phase;
+    const char* execution;
+    std::uint32_t ranks;
+    const char* run = "";
+  };
+  for (const Expected& e : {
+           Expected{"hta-alexnet.json.gz", "inference", "eager", 1},   // a forward-only benchmark, 79 kernels
+           Expected{"hta-event-sync.json.gz", "unknown", "eager", 1},  // 4 kernels, no framework ops to tell
+           Expected{"hta-event-sync-multistream.json.gz", "unknown", "eager", 1},
+           Expected{"hta-ns-resolution-v100.json.gz", "training", "eager", 1},
+           Expected{"hta-sampled-rank0.json.gz", "training", "eager", 128},
+           Expected{"hta-sampled-rank1.json.gz", "training", "eager", 128},
+           Expected{"hta-triton.json.gz", "unknown", "compiled", 1, "tiny-span"},  // one Triton kernel of 1.8 µs
+           Expected{"kineto-resnet50-v100-workers0.json.gz", "training", "eager", 1},
+           Expected{"kineto-resnet50-v100-workers4.json.gz", "training", "eager", 1},
+           Expected{"tracelens-bert-small-h100.json.gz", "inference", "eager", 1},
+           Expected{"tracelens-timesformer-h100.json.gz", "inference", "eager", 1},
+           // Whole programs (Nsight Systems records from the start): MPI and CUDA
+           // initialisation before the first kernel take 49% and 59% of them.
+           Expected{"nsys/nsys2022-saxpy-mpi-openacc.sqlite", "unknown", "eager", 1, "one-shot"},    // not a framework
+           Expected{"nsys/nsys2024-cloverleaf-a100-mpi.sqlite", "unknown", "eager", 1, "one-shot"},  // an HPC mini-app
+       }) {
+    SCOPED_TRACE(e.file);
+    AnalysisOptions o;
+    const WorkloadKind w = analyze(open_trace(testing::real_trace(e.file)), o).workload;
+    EXPECT_EQ(w.phase, e.phase) << w.phase_evidence;
+    EXPECT_EQ(w.execution, e.execution) << w.execution_evidence;
+    EXPECT_EQ(w.ranks, e.ranks);
+    EXPECT_EQ(w.run, e.run) << w.run_evidence;
+    EXPECT_FALSE(w.bundled);
+  }
+}
+
+}  // namespace
+}  // namespace gpuscope

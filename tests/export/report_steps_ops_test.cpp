@@ -1,0 +1,119 @@
+// How the report says where steps found on the GPU came from (bursts of GPU
+// work, the kernel pattern), and the op table's calls: those that launched
+// GPU work, and calls inside calls of their own op; in text and through JSON.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analysis/analyze.h"
+#include "export/report_json.h"
+#include "export/report_text.h"
+#include "support/test_traces.h"
+
+namespace gpuscope {
+namespace {
+
+using testing::TraceFactory;
+
+// Five bursts of six kernels (no kernel name repeats), the GPU waiting 2 ms
+// for the host between them.
+Profile bursts_profile() {
+  TraceFactory f;
+  TimeNs t = 1'000'000;
+  for (int s = 0; s < 5; ++s) {
+    for (int k = 0; k < 6; ++k) {
+      std::string name = "kernel_";
+      name += std::to_string(s * 6 + k);
+      f.kernel(0, 7, name, t, t + 40'000, t - 5'000, 2'000);
+      t += 40'000;
+    }
+    t += 2'000'000;
+  }
+  return analyze(f.build());
+}
+
+TEST(ReportSteps, StepsFromBurstsSayHowTheyWereFound) {
+  const Profile p = bursts_profile();
+  ASSERT_EQ(p.steps.source, StepSource::bursts);
+  const std::string text = report_text(p);
+  EXPECT_NE(text.find("4 steps (bursts)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Steps: 4 from bursts"), std::string::npos) << text;
+  EXPECT_NE(text.find("from the GPU's work: 4 steps on GPU 0, each a burst of GPU work (6 GPU ops"), std::string::npos)
+      << text;
+  const Profile back = parse_report_json(report_json(p), "saved.json");
+  EXPECT_EQ(back.steps.source, StepSource::bursts);
+  EXPECT_EQ(back.steps.source_evidence, p.steps.source_evidence);
+}
+
+TEST(ReportSteps, NoStepsSaysWhatWasLookedFor) {
+  TraceFactory f;
+  f.kernel(0, 7, "only_kernel", 1'000'000, 1'100'000);
+  const std::string text = report_text(analyze(f.build()));
+  EXPECT_NE(text.find("no repeating kernel pattern, no bursts of GPU work between host gaps"), std::string::npos)
+      << text;
+}
+
+// aten::to ten times, two of them copying; aten::div calling itself once.
+Profile ops_profile() {
+  TraceFactory f;
+  for (int i = 0; i < 10; ++i) {
+    const TimeNs at = 1'000'000 + i * 100'000;
+    f.range("aten::to", at, at + 50'000, 1, RangeKind::annotation, "cpu_op");
+    if (i % 5 == 0)
+      f.memcpy(0, 7, CopyKind::htod, MemoryKind::pinned, MemoryKind::device, 4096, at + 30'000, at + 40'000,
+               "cudaMemcpyAsync", at + 10'000, 5'000);
+  }
+  f.range("aten::div", 3'000'000, 3'400'000, 1, RangeKind::annotation, "cpu_op");
+  f.range("aten::div", 3'100'000, 3'300'000, 1, RangeKind::annotation, "cpu_op");
+  f.kernel(0, 7, "div_kernel", 3'250'000, 3'290'000, 3'200'000);
+  return analyze(f.build());
+}
+
+TEST(ReportOps, CallsWithGpuWorkAndCallsInsideTheirOwnOpAreSaid) {
+  const Profile p = ops_profile();
+  const std::string text = report_text(p);
+  EXPECT_NE(text.find("2/10"), std::string::npos) << text;
+  EXPECT_NE(text.find("calls N/M: N of the op's M calls launched GPU work"), std::string::npos) << text;
+  EXPECT_NE(text.find("Calls inside a call of the same op are part of it, their GPU time counted once (aten::div 1)"),
+            std::string::npos)
+      << text;
+  const Profile back = parse_report_json(report_json(p), "saved.json");
+  ASSERT_EQ(back.op_names.size(), p.op_names.size());
+  for (std::size_t i = 0; i < p.op_names.size(); ++i) {
+    EXPECT_EQ(back.op_names[i].gpu_calls, p.op_names[i].gpu_calls) << p.op_names[i].name;
+    EXPECT_EQ(back.op_names[i].nested_calls, p.op_names[i].nested_calls) << p.op_names[i].name;
+  }
+}
+
+TEST(ReportRun, ATraceWithoutKernelsSaysThereIsNothingToDiagnose) {
+  TraceFactory f;
+  for (TimeNs i = 0; i < 4; ++i)
+    f.memcpy(0, 7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, 1 << 20, 1'000'000 + i * 1'000'000,
+             1'200'000 + i * 1'000'000, "cudaMemcpy");
+  const Profile p = analyze(f.build());
+  const std::string text = report_text(p);
+  EXPECT_NE(text.find("Run: no kernels: nothing on the GPU to diagnose (4 copies"), std::string::npos) << text;
+  EXPECT_NE(text.find("Findings: none: no kernels, nothing on the GPU to diagnose."), std::string::npos) << text;
+  EXPECT_EQ(text.find("No rule crossed its threshold"), std::string::npos) << text;
+  const Profile back = parse_report_json(report_json(p), "saved.json");
+  EXPECT_EQ(back.workload.run, "no-kernels");
+  EXPECT_EQ(back.workload.run_evidence, p.workload.run_evidence);
+}
+
+TEST(ReportRun, AOneShotRunKeepsItsWindowThroughJson) {
+  TraceFactory f;
+  f.api("cuInit", 0, 80'000'000);
+  f.kernel(0, 7, "k", 100'000'000, 100'500'000);
+  f.kernel(0, 7, "k", 101'000'000, 101'500'000);
+  f.api("cuModuleUnload", 102'000'000, 103'000'000);
+  const Profile p = analyze(f.build());
+  ASSERT_EQ(p.workload.run, "one-shot") << p.workload.run_evidence;
+  EXPECT_NE(report_text(p).find("Run: one-shot run: "), std::string::npos);
+  const Profile back = parse_report_json(report_json(p), "saved.json");
+  EXPECT_EQ(back.workload.kernel_window, p.workload.kernel_window);
+  EXPECT_EQ(back.workload.setup_ns, p.workload.setup_ns);
+  EXPECT_EQ(back.workload.teardown_ns, p.workload.teardown_ns);
+}
+
+}  // namespace
+}  // namespace gpuscope
