@@ -420,7 +420,10 @@ Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o
   }
   const std::size_t runs_before = o.runs ? o.runs->size() : 0;
   for (;;) {
-    if (good.empty()) nothing_to_analyse(files, left_out);
+    if (good.empty()) {
+      if (mpi::active()) mpi::broadcast({});  // the others wait for a simulation plan: there is none
+      nothing_to_analyse(files, left_out);
+    }
     try {
       return job_profile(files, stamps, good, traces, left_out, seen, o);
     } catch (const FileChanged& c) {
