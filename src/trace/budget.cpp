@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "trace/damage.h"
 #include "trace/error.h"
 #include "trace/trace.h"
 
@@ -18,16 +19,6 @@ namespace {
 
 std::atomic<std::uint64_t> g_budget{0};   // 0: the default
 thread_local std::uint64_t t_budget = 0;  // ScopedMemoryBudget's, 0: none
-
-std::string with_commas(std::uint64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string s;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) s.push_back(',');
-    s.push_back(digits[i]);
-  }
-  return s;
-}
 
 char upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
 
@@ -124,8 +115,8 @@ void check_memory_claim(const std::string& file, std::string_view what, std::uin
   if (bytes <= budget) return;
   throw InputError(file,
                    std::string(what) + " (" + memory_size_text(bytes) + " in memory), over the memory budget of " +
-                       memory_size_text(budget) + " (--max-memory; " + with_commas(bytes) + " > " +
-                       with_commas(budget) + " bytes)",
+                       memory_size_text(budget) + " (--max-memory; " + thousands(bytes) + " > " + thousands(budget) +
+                       " bytes)",
                    offset);
 }
 
