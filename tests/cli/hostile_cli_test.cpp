@@ -8,10 +8,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -23,8 +20,6 @@
 
 #include "cli/run.h"
 #include "support/hostile_files.h"
-
-extern char** environ;
 
 namespace gpuscope {
 namespace {
@@ -56,34 +51,10 @@ class Hostile : public ::testing::Test {
   }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-  // run_gpuscope() with the child's peak memory (wait4's rusage).
+  // run_gpuscope() with the child's peak memory.
   Measured run(const std::vector<std::string>& args) const {
-    const fs::path out = dir_ / ".out", err = dir_ / ".err";
-    std::vector<std::string> argv_s = {testing::gpuscope_binary()};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    Measured m;
-    if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) != 0) {
-      ADD_FAILURE() << "cannot run " << argv[0];
-      return m;
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    int status = 0;
-    rusage ru{};
-    ::wait4(pid, &status, 0, &ru);
-    m.r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    m.r.out = testing::slurp(out);
-    m.r.err = testing::slurp(err);
-    m.peak_bytes = static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;
-    return m;
+    const RunResult r = testing::run_gpuscope(args, dir_);
+    return {r, r.peak_bytes};
   }
 
   // `args` exits 2 with one line on stderr naming `file` and containing `what`.
