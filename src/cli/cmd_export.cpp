@@ -11,7 +11,6 @@
 #include "export/chrome_trace.h"
 #include "export/sqlite_export.h"
 #include "import/open_trace.h"
-#include "import/trace_info.h"
 #include "trace/files.h"
 
 namespace gpuscope::cli {
@@ -46,9 +45,7 @@ void run(const ExportArgs& a) {
 
   const Trace trace = open_trace(a.input);
   warn_if_damaged(a.input, trace);
-  // What the reader skipped or changed is said here too (info and import list it).
-  if (const std::string losses = source_losses_line(trace.meta()); !losses.empty())
-    std::fprintf(stderr, "gpuscope: note: %s: %s\n", files::input_name(a.input).c_str(), losses.c_str());
+  note_losses(a.input, trace);  // what the reader skipped or changed (info and import list it)
   const std::string source(to_string(trace.meta().source));
   if (format == "sqlite") {
     const SqliteExportStats s = write_sqlite_trace(trace, a.out);

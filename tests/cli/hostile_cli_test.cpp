@@ -81,6 +81,7 @@ TEST_F(Hostile, DevZeroIsRefusedByEveryCommandAtItsFirstBytes) {
                                              {"report", "/dev/zero"},
                                              {"whatif", "/dev/zero", "--remove", "gemm"},
                                              {"export", "/dev/zero", "-o", path("x.json")},
+                                             {"stats", "/dev/zero"},
                                              {"import", "/dev/zero", "-o", path("x.gscope")},
                                              {"diff", "/dev/zero", "/dev/zero"}})
     expect_refused(args, "/dev/zero", "not a trace file gpuscope reads", 64 * kMiB);
@@ -123,6 +124,7 @@ TEST_F(Hostile, TwentyMillionDeclaredKernelsAreRefusedBeforeAllocating) {
                                              {"report", file},
                                              {"whatif", file, "--remove", "gemm"},
                                              {"export", file, "-o", path("x.json")},
+                                             {"stats", file},
                                              {"diff", file, file}})
     expect_refused(
         [&] {

@@ -92,6 +92,9 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
   EXPECT_NE(exported.err.find("import.skipped.kernel_invalid_time 1"), std::string::npos) << exported.err;
   EXPECT_NE(exported.err.find("import.coerced.CUPTI_ACTIVITY_KIND_KERNEL.deviceId 1"), std::string::npos)
       << exported.err;
+  const testing::RunResult stats = testing::run_gpuscope({"stats", file}, dir_);
+  EXPECT_EQ(stats.status, 0) << stats.err;
+  EXPECT_NE(stats.err.find("import.coerced.CUPTI_ACTIVITY_KIND_KERNEL.deviceId 1"), std::string::npos) << stats.err;
 }
 
 // gpuscope's own SQLite export, edited after it was written: its reader counts the same way.
