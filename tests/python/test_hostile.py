@@ -22,6 +22,10 @@ def test_a_path_with_a_nul_is_refused_not_cut_short(synth, tmp_path):
         gpuscope.diff(trace, trace + "\x00junk")
     with pytest.raises(ValueError, match="NUL"):
         gpuscope.whatif(trace + "\x00junk", remove="gemm")
+    with pytest.raises(ValueError, match="NUL"):
+        gpuscope.ops(trace + "\x00junk")
+    with pytest.raises(ValueError, match="NUL"):  # refused before any capture starts (no GPU needed)
+        gpuscope.capture(str(tmp_path / "c.gscope") + "\x00junk")
 
 
 def test_dev_zero_is_refused_at_once():

@@ -498,7 +498,7 @@ class capture:  # noqa: N801 (used as `with gpuscope.capture(...)`, like open())
 
     def __init__(self, output="gpuscope-%p.gscope", *, trace=None, capture_range="", delay_s=0.0, duration_s=0.0,
                  buffer_kb=4096, pool_mb=256, flush_ms=1000):
-        self._options = (_os.fsdecode(_os.fspath(output)), list(trace or []), capture_range, float(delay_s),
+        self._options = (_path(output), list(trace or []), capture_range, float(delay_s),
                          float(duration_s), int(buffer_kb), int(pool_mb), int(flush_ms))
         self.output = None  #: the file written (after the start)
         self.summary = None  #: counts after the block: kernels, memcpys, ..., dropped_records, bytes_written
