@@ -102,3 +102,14 @@ def test_whatif_regex_over_a_fifty_thousand_character_name(tmp_path):
     assert w["schema"] == "gpuscope.whatif/1"
     with pytest.raises(ValueError, match=r"missing \]: \[ \(at character 1\)"):
         gpuscope.whatif(str(path), remove="/[/")
+
+
+def test_a_saved_report_over_one_gib_is_refused_before_it_is_read(synth, tmp_path):
+    big = tmp_path / "big-report.json"
+    with open(big, "wb") as f:  # sparse: a report's head, then 1 GiB of nothing
+        f.write(b'{"schema": "gpuscope.report/1", "files": []')
+        f.truncate((1 << 30) + 1)
+    trace = synth("t.gscope", "--kernels", "100")
+    with pytest.raises(gpuscope.TraceError, match="larger than 1 GiB: not a gpuscope report") as e:
+        gpuscope.diff(str(big), trace)
+    assert e.value.file == str(big)

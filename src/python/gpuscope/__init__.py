@@ -393,6 +393,16 @@ def _check_report(d: dict) -> None:
         raise ValueError("not a gpuscope.report/1 dict: 'files' holds something other than strings")
 
 
+_MAX_REPORT_BYTES = 1 << 30
+
+
+def _trace_error(file, reason):
+    """A TraceError raised from Python, with the parts the C++ ones carry."""
+    e = TraceError(f"{file}: {reason}")
+    e.file, e.reason, e.offset = file, reason, None
+    return e
+
+
 def _side(x):
     """One side of a diff: (items, saved report text, label, what listing directories left out)."""
     if isinstance(x, dict):  # a report dict, as report() returns
@@ -404,6 +414,8 @@ def _side(x):
         path = _path(x)
         if _os.path.isfile(path) and _is_saved_report(path):
             with _os.fdopen(_os.open(path, _os.O_RDONLY), "rb") as f:
+                if _os.fstat(f.fileno()).st_size > _MAX_REPORT_BYTES:  # as the CLI: no report is that large
+                    raise _trace_error(path, "larger than 1 GiB: not a gpuscope report")
                 return [], f.read().decode("utf-8", "replace"), path, []
         return _items(path, left_out), "", path, left_out
     if isinstance(x, Trace):
