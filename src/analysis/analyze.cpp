@@ -155,11 +155,12 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
     if (p.steps.source == StepSource::none) p.steps.source = source;
     std::vector<DeviceSummary> devices;
     std::vector<TemporalBreakdown> hta;
-    device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[ti]);
+    ExposedCommunication exposed_comm;
+    device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[ti], &exposed_comm);
     memory_pass(rt, opt, devices, steps, &ev);
     attention_pass(rt, opt, &ev);
     hardware_pass(rt, opt, devices, steps);
-    collective_pass(rt, opt, steps, &p);
+    collective_pass(rt, opt, steps, exposed_comm, &p);
     for (Step& s : steps) s.range = rt.shift(s.range);
     steps_outside_gpu(rt, devices, steps, &p.steps);
     // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
@@ -188,6 +189,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   p.workload = recognise_workload(*rt.trace);
   p.workload.data_loading_recorded = ev.has_input_ranges;
   p.findings = find_problems(p, ev, opt);
+  p.idle_charges = charge_idle(p, ev, opt);
   fit_to_workload(p.workload, p.findings);
   settle_findings(&p);
   return p;

@@ -29,7 +29,7 @@ struct FindingThresholds {
   TimeNs idle_gap_ns = 1'000'000;                // nsys gpu_gaps uses 500 ms; training steps are ms-scale
   double idle_gaps_share = 0.05;                 // of the span in such gaps
   double launch_short_kernel_share = 0.50;       // HTA: GPU time < CPU launch time
-  double launch_host_wait_share = 0.10;          // small host-wait gaps, of the span
+  double launch_host_wait_share = 0.05;          // small host-wait gaps, of the span (xprof: 3 % moderate)
   double host_sync_share = 0.02;                 // GPU idle after syncs, of the span
   double pageable_min_share = 0.001;             // pageable copy time, of the span
   TimeNs sync_memcpy_htod_exempt_bytes = 65536;  // nsys cuda_memcpy_sync: H2D <= 64 KB excluded

@@ -576,6 +576,22 @@ struct HelpAnswer {
   TimeNs predicted_step_ns = 0;       // median step with that fix, simulated, when shorter; 0: none
 };
 
+// One part of the GPUs' idle time, by what it waited for, and the one finding
+// that charges it (docs/findings.md, "Where the idle time went"). The parts
+// are disjoint; with the rest they add up to the GPUs' idle time.
+struct IdleCharge {
+  // Stable: "input-wait", "host-sync", "blocking-copy", "late-launch" (gaps
+  // under the idle-gap threshold), "late-launch-gap", "queued-gap",
+  // "warm-up" (gaps of the threshold or more), "other" (the rest: short gaps
+  // ended by queued work or dependencies, and what no part explains);
+  // "input-before-start": input loading before a GPU's first op, outside its
+  // span and so not part of its idle time (listed last).
+  std::string cause;
+  TimeNs ns = 0;        // summed over the GPUs
+  std::string finding;  // the rule id that charges it (numbered or minor); empty: none does
+  std::string note;     // why none does, or how it charges it; empty otherwise
+};
+
 // [SECTION] Critical path and simulated fixes ----------------------------------------------
 
 // The critical path of the steps (docs/whatif.md): what decided their length,
@@ -709,10 +725,11 @@ struct Profile {
   std::vector<LeftOut> left_out;
   SyncStats syncs;
   MemcpyStats memcpys;
-  TimeNs kernel_time_ns = 0;            // sum of all kernel durations (the share denominator)
-  std::vector<Finding> findings;        // the material ones (≥ 1 % of the run), largest saving first
-  std::vector<Finding> minor_findings;  // true but under 1 % of the run: listed, not numbered
-  std::vector<HelpAnswer> helps;        // "What would help?": the usual changes, answered from the trace
+  TimeNs kernel_time_ns = 0;             // sum of all kernel durations (the share denominator)
+  std::vector<Finding> findings;         // the material ones (≥ 1 % of the run), largest saving first
+  std::vector<Finding> minor_findings;   // true but under 1 % of the run: listed, not numbered
+  std::vector<HelpAnswer> helps;         // "What would help?": the usual changes, answered from the trace
+  std::vector<IdleCharge> idle_charges;  // the GPUs' idle time by cause, each part charged to one finding
   std::vector<std::pair<std::string, std::uint64_t>> trace_stats;  // copied from TraceMeta::stats
   TraceQuality trace_quality;  // storage damage per file, said first by every output
   // Filled by the dependency graph's pass (analysis/graph/savings.h), not by analyze().

@@ -6,6 +6,7 @@
 // [SECTION] Devices, contexts, streams
 // [SECTION] Tracks and names
 // [SECTION] Statistics
+// [SECTION] Memory: allocations, releases, pools
 #include "capture/record_decoder.h"
 
 #include <cupti.h>

@@ -8,10 +8,12 @@
 // [SECTION] Time ranges and duration statistics
 // [SECTION] Per device
 // [SECTION] Categories and hotspots
+// [SECTION] Framework ops
 // [SECTION] Steps
 // [SECTION] Idle time, launches, ranks
 // [SECTION] Synchronization and copies
 // [SECTION] Findings
+// [SECTION] Critical path and simulated fixes
 // [SECTION] Trace quality
 // [SECTION] The top level
 // [SECTION] Entry points
@@ -831,6 +833,23 @@ struct Record<HelpAnswer> {
   };
 };
 
+template <>
+struct Record<IdleCharge> {
+  using C = IdleCharge;
+  static constexpr std::string_view name = "idle_charge";
+  static constexpr std::string_view meaning =
+      "One part of the GPUs' idle time by what it waited for, and the one finding that charges it.";
+  static constexpr Field<C> fields[] = {
+      field<&C::cause>("cause", "",
+                       "`input-wait`, `host-sync`, `blocking-copy`, `late-launch` (gaps under the idle-gap threshold), "
+                       "`late-launch-gap`, `queued-gap`, `warm-up` (gaps at or over it), `other`; and "
+                       "`input-before-start` (input loading before a GPU's first op: not in its idle time)"),
+      field<&C::ns>("ns", "ns", "its time, summed over the GPUs"),
+      field<&C::finding>("finding", "", "the rule id of the finding (numbered or minor) that charges it; empty: none"),
+      optional<&C::note>("note", "", "why no finding charges it, or how the finding does"),
+  };
+};
+
 // [SECTION] Critical path and simulated fixes ------------------------------------------------
 
 template <>
@@ -1110,6 +1129,8 @@ struct Record<Profile> {
                           "the material findings (saving or share ≥ 1 % of the run), largest `saving_ns` first"),
       optional<&P::minor_findings>("minor_findings", "", "findings under 1 % of the run: true, listed, not numbered"),
       optional<&P::helps>("helps", "", "\"What would help?\": the usual changes, answered from the trace"),
+      optional<&P::idle_charges>("idle_charges", "",
+                                 "the GPUs' idle time by cause, each part charged to one finding (docs/findings.md)"),
       optional<&P::critical_path>("critical_path", "", "the steps' critical path"),
       optional<&P::simulation>("simulation", "", "the replay behind the simulated savings"),
       custom<&counters_type, &write_trace_stats, &read_trace_stats>(

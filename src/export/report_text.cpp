@@ -246,7 +246,8 @@ std::string saving_words(const Profile& p, const Finding& f) {
   const std::string steps = "median step " + duration(p.simulation.replayed_step_ns) + " -> " +
                             duration(f.predicted_step_ns) + ", replay error " + percent1(p.simulation.replay_error);
   if (f.saving_source == SavingSource::simulated && !f.saving_note.empty())
-    return "simulated, " + f.saving_note + " (" + f.fix + ": " + steps + ")";
+    return (f.saving_ns > 0 ? "simulated saving " + duration(f.saving_ns) + ", " : "simulated, ") + f.saving_note +
+           " (" + f.fix + ": " + steps + ")";
   if (f.saving_source == SavingSource::simulated)
     return "simulated saving " + duration(f.saving_ns) + " (" + f.fix + ": " + steps + ")";
   if (!f.saving_note.empty())
@@ -338,6 +339,53 @@ void devices(const Profile& p, std::string& out) {
                       d.communication_ns ? percent(d.communication_compute_overlap) : "-", idle});
   }
   out += t.render("  ") + "\n";
+}
+
+// The GPUs' idle time by cause, each part with the finding that charges it.
+std::string_view idle_cause_words(std::string_view cause) {
+  if (cause == "input-wait") return "input loading";
+  if (cause == "host-sync") return "after host synchronizations";
+  if (cause == "blocking-copy") return "after blocking copies";
+  if (cause == "late-launch") return "late launches, short gaps";
+  if (cause == "late-launch-gap") return "late launches, long gaps";
+  if (cause == "queued-gap") return "queued work, long gaps";
+  if (cause == "warm-up") return "warm-up (first calls)";
+  if (cause == "input-before-start") return "input loading, before start";
+  return "other";
+}
+
+void idle_charges(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  if (p.idle_charges.empty() || p.devices.empty()) return;
+  const double gpus = double(p.devices.size());
+  TimeNs all = 0;
+  for (const IdleCharge& c : p.idle_charges)
+    if (c.cause != "input-before-start") all += c.ns;
+  out += "Where the idle time went (" + duration(TimeNs(double(all) / gpus)) +
+         (p.devices.size() > 1 ? " per GPU" : "") + "; each part charged to one finding)\n";
+  Table t;
+  t.rows.push_back({"cause", "time", "share", "charged to"});
+  t.right = {false, true, true, false};
+  std::vector<std::string> why;
+  for (const IdleCharge& c : p.idle_charges) {
+    std::string to = "none";
+    for (std::size_t i = 0; i < p.findings.size() && to == "none"; ++i)
+      if (p.findings[i].id == c.finding) to = std::to_string(i + 1) + ". " + c.finding;
+    for (const Finding& f : p.minor_findings)
+      if (to == "none" && f.id == c.finding) to = "minor: " + c.finding;
+    if (to == "none" && !c.finding.empty()) to = c.finding;
+    why.push_back(c.note);
+    t.rows.push_back({std::string(idle_cause_words(c.cause)), duration(TimeNs(double(c.ns) / gpus)),
+                      c.cause == "input-before-start" ? "-" : percent1(all ? double(c.ns) / double(all) : 0.0), to});
+  }
+  const std::string table = t.render("  ");
+  // The notes after the rows they explain, wrapped under the table.
+  std::size_t row = 0, at = 0;
+  for (std::size_t nl; (nl = table.find('\n', at)) != std::string::npos; at = nl + 1, ++row) {
+    out += table.substr(at, nl + 1 - at);
+    if (row > 0 && row - 1 < why.size() && !why[row - 1].empty())
+      out += wrap(why[row - 1], std::max<std::size_t>(o.width, 60), "      ", "      ");
+  }
+  out += "\n";
 }
 
 // A hardware series' value in its unit: "45.5%", "1.20 GiB/s", "1980 MHz".
@@ -776,6 +824,7 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
   answers_section(p, o, out);
   findings(p, o, out);
   devices(p, out);
+  idle_charges(p, o, out);
   hardware(p, out);
   occupancy(p, out);
   memory(p, out);

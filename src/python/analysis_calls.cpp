@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <deque>
 #include <limits>
 #include <set>
@@ -16,6 +17,7 @@
 #include "analysis/graph/savings.h"
 #include "analysis/graph/whatif.h"
 #include "export/report_json.h"
+#include "export/stats_tables.h"
 #include "export/trace_inputs.h"
 #include "export/whatif_report.h"
 #include "import/open_trace.h"
@@ -152,9 +154,46 @@ std::string whatif(const py::object& item, const std::vector<std::string>& remov
   }
 }
 
+// gpuscope.stats/1 JSON of one trace: the nsys-stats-style tables `names`
+// (report names, "all"; empty: the default set), as `gpuscope stats --json`.
+std::string stats(const py::list& items, const std::vector<std::string>& names, long long device) {
+  Job job = job_of(items);
+  if (job.inputs.size() != 1) throw py::value_error("stats takes one trace, not " + std::to_string(job.inputs.size()));
+  StatsOptions o;
+  for (const std::string& name : names) {
+    if (name == "all") {
+      const auto all = all_stats_reports();
+      o.reports.insert(o.reports.end(), all.begin(), all.end());
+      continue;
+    }
+    StatsReport r{};
+    if (!parse_stats_report(name, &r)) {
+      std::string known;
+      for (StatsReport k : all_stats_reports()) known += (known.empty() ? "" : ", ") + std::string(to_string(k));
+      throw py::value_error("unknown stats report '" + name + "' (one of " + known + ", all)");
+    }
+    o.reports.push_back(r);
+  }
+  if (o.reports.empty()) {
+    const auto d = default_stats_reports();
+    o.reports.assign(d.begin(), d.end());
+  }
+  const AnalysisOptions options = options_of(job, device);
+  o.device = options.device;
+  const Trace& trace = *job.inputs.front().trace;
+  py::gil_scoped_release unlocked;
+  // Steps come from the analysis: run it only when they are asked for.
+  const bool steps = std::find(o.reports.begin(), o.reports.end(), StatsReport::steps) != o.reports.end();
+  Profile profile;
+  if (steps) profile = analyze(trace, options);
+  return stats_json(stats_tables(trace, steps ? &profile : nullptr, o), job.inputs.front().file);
+}
+
 }  // namespace
 
 void bind_analysis(py::module_& m) {
+  m.def("_stats", &stats, py::arg("items"), py::arg("reports"), py::arg("device") = -1,
+        "gpuscope.stats/1 JSON of one trace (a _Trace or a path)");
   m.def("_report", &report, py::arg("items"), py::arg("device") = -1, py::arg("top") = 0, py::arg("steps") = 0,
         py::arg("listed") = std::vector<std::pair<std::string, std::string>>{},
         "gpuscope.report/1 JSON of the traces (_Trace objects or paths) analysed as one job");

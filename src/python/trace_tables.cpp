@@ -1,7 +1,7 @@
 // Opening a trace from Python, and its tables as numpy columns.
 //
 // [SECTION] Column roles (which columns are strings, which enumerations)
-// [SECTION] numpy arrays over the trace's columns
+// [SECTION] numpy arrays
 // [SECTION] Descriptions (devices, processes, tracks, counter series)
 // [SECTION] Bindings
 //

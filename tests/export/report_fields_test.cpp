@@ -236,6 +236,15 @@ Profile full_profile() {
   unknown.fix.clear();
   unknown.predicted_step_ns = 0;
   p.helps = {yes, unknown};
+  IdleCharge charged;
+  charged.cause = "input-wait";
+  charged.ns = 10;
+  charged.finding = "input-bound";
+  IdleCharge unclaimed = charged;
+  unclaimed.cause = "other";
+  unclaimed.finding.clear();
+  unclaimed.note = "no finding";
+  p.idle_charges = {charged, unclaimed};
   p.trace_stats = {{"capture.dropped_records", 0}, {"import.skipped.bad_event", 2}};
   FileQuality q;
   q.file = "rank1.json";

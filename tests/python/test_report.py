@@ -136,3 +136,35 @@ def test_bad_inputs_raise(tmp_path):
         gpuscope.report(42)
     with pytest.raises(ValueError):
         gpuscope.report([])
+
+
+def test_stats_are_the_cli_stats_tables(real_trace, cli):
+    path = real_trace("kineto-resnet50-v100-workers0.json.gz")
+    expected = cli_json(cli, "stats", "--format", "json", "--report", "all", path)
+    tables = gpuscope.stats(path, reports="all")
+    assert list(tables) == [r["report"] for r in expected["reports"]]
+    for r in expected["reports"]:
+        frame = tables[r["report"]]
+        assert list(frame.columns) == r["columns"], r["report"]
+        assert len(frame) == len(r["rows"]), r["report"]
+        assert frame.attrs["title"] == r["title"]
+        for i, row in enumerate(r["rows"]):
+            for key, value in row.items():
+                got = frame[key].iloc[i]
+                if value is None:
+                    assert gpuscope._pd.isna(got), (r["report"], key)
+                else:
+                    assert got == value, (r["report"], key, got, value)
+    kernels = tables["kernels"]
+    assert str(kernels["total_ns"].dtype) == "Int64"
+    assert kernels["total_ns"].iloc[0] == kernels["total_ns"].max()
+
+
+def test_stats_refuse_an_unknown_report_and_several_traces(real_trace):
+    path = real_trace("kineto-resnet50-v100-workers0.json.gz")
+    with pytest.raises(ValueError, match="unknown stats report 'osrt'"):
+        gpuscope.stats(path, reports=["osrt"])
+    with pytest.raises(ValueError, match="one trace"):
+        gpuscope.stats([path, path])
+    with pytest.raises(ValueError, match="no GPU 7"):
+        gpuscope.stats(path, device=7)

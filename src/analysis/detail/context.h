@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -165,6 +166,9 @@ struct Evidence {
   // a late host launch, or work already queued (a dependency, an event wait,
   // a graph replay; also ops with no launching call).
   TimeNs idle_gaps_sync_ns = 0, idle_gaps_warmup_ns = 0, idle_gaps_launch_ns = 0, idle_gaps_queued_ns = 0;
+  // The part of input_wait before a GPU's first op (outside its span, so
+  // outside its idle time).
+  TimeNs input_wait_before_start_ns = 0;
   std::uint64_t idle_gaps_warmup = 0;  // gaps ended by warm-up
   // Kernels counted as the weight update: optimizer kernels by name, and the
   // kernels launched inside the optimizer's ops (PyTorch's
@@ -206,6 +210,7 @@ struct Evidence {
     idle_gaps_sync_ns += o.idle_gaps_sync_ns, idle_gaps_warmup_ns += o.idle_gaps_warmup_ns;
     idle_gaps_launch_ns += o.idle_gaps_launch_ns, idle_gaps_queued_ns += o.idle_gaps_queued_ns;
     idle_gaps_warmup += o.idle_gaps_warmup;
+    input_wait_before_start_ns += o.input_wait_before_start_ns;
     optimizer_kernel_ns += o.optimizer_kernel_ns;
     optimizer_op_kernels += o.optimizer_op_kernels, optimizer_op_named_kernels += o.optimizer_op_named_kernels;
     optimizer_op_kernel_ns += o.optimizer_op_kernel_ns;
@@ -310,10 +315,13 @@ void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>
 
 // passes/device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the
 // breakdown of `steps`, GPU idle after host synchronizations, and evidence;
-// per-name and launch totals into `totals` (this trace's by_name is `names`).
+// per-name and launch totals into `totals` (this trace's by_name is `names`);
+// with `exposed_comm`, every piece of communication no compute kernel hides,
+// per device, on the trace's clock, in time order and disjoint.
+using ExposedCommunication = std::map<std::uint32_t, std::vector<TimeRange>>;
 void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
-                 OpTotals* totals, std::vector<OpTotals::Name>* names);
+                 OpTotals* totals, std::vector<OpTotals::Name>* names, ExposedCommunication* exposed_comm = nullptr);
 
 // passes/attention.cpp: eager attention chains (softmax between two GEMMs on a
 // stream) into ev's attention_chain* sums.
@@ -372,6 +380,9 @@ void hardware_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vecto
 
 // findings/registry.cpp
 std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);
+// findings/idle.cpp: the GPUs' idle time by cause, each part with the finding
+// of p.findings that charges it (Profile::idle_charges).
+std::vector<IdleCharge> charge_idle(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);
 
 // passes/workload.cpp: what the traced program is (from its ops' and kernels'
 // names, its graph ids and its metadata), a job's from its ranks', and the

@@ -200,18 +200,18 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
   };
   if (p.workload.data_parallel == "ddp")
     return with_finding(answer(id, q, Verdict::no,
-                               "the run already overlaps its all-reduce with the backward pass: it buckets the "
-                               "gradients (DDP: " +
+                               "the run already buckets gradients and overlaps their all-reduce with the backward pass "
+                               "(DDP: " +
                                    p.workload.data_parallel_evidence + "); what stays exposed (" + dur(exposed_ns) +
                                    ", " + pct1(share) +
                                    " of the GPUs' time) is its last bucket or waiting for other ranks"));
   if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(id, q, *g);
   if (share < 0.01)
-    return with_finding(answer(
-        id, q, Verdict::no,
-        exposed + ": too little to gain from overlapping it" +
-            (ar && c.kinds.front().kind != "all_reduce" ? "; the exposed communication is mostly " + c.kinds.front().kind
-                                                        : std::string())));
+    return with_finding(answer(id, q, Verdict::no,
+                               exposed + ": too little to gain from overlapping it" +
+                                   (ar && c.kinds.front().kind != "all_reduce"
+                                        ? "; the exposed communication is mostly " + c.kinds.front().kind
+                                        : std::string())));
   if (ar && ar->repeated_ns > 0 && ratio(ar->wait_ns, ar->repeated_ns) >= 0.5)
     return with_finding(answer(id, q, Verdict::no,
                                exposed + ", but " + pct(ratio(ar->wait_ns, ar->repeated_ns)) +
@@ -296,16 +296,13 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
                         pct(double(main->idle_host_wait_ns) / double(waits)) + "), longer than its " +
                         dur(main->kernel_busy_ns) +
                         " of kernels: nothing is ready to run beside them (see the findings on idle time)";
-      if (!room.room && room.used > 0)
-        why += "; while they run, its kernels use " + pct(room.used) + " of it by " + std::string(room.measure);
+      if (!room.room && room.used > 0) why += "; while they run, " + rules::room_words(room, *main);
       return answer(id, q, Verdict::no, why);
     }
     if (room.room && room.side_work_apart)
       return answer(id, q, Verdict::no, "copies and communication already run on streams of their own on " + gpu);
     if (!room.room && main->kernels >= 2 && room.used > 0)
-      return answer(id, q, Verdict::no,
-                    "kernels use " + pct(room.used) + " of " + gpu + " by " + std::string(room.measure) +
-                        ": another kernel would not fit beside them");
+      return answer(id, q, Verdict::no, rules::room_words(room, *main) + ": another kernel would not fit beside them");
     if (!room.room && room.used <= 0)
       return answer(id, q, Verdict::unknown,
                     "kernel concurrency is " + pct1(j.concurrency) +
@@ -394,7 +391,8 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
   return answer(id, q, Verdict::no,
                 "late launches left the GPUs idle " + dur(late) + " (" +
                     pct1(j.span ? double(late) / double(j.span) : 0.0) +
-                    " of their span, in gaps shorter than 1 ms): the host keeps the GPU queue filled");
+                    " of their span, in gaps shorter than 1 ms), below the launch-bound finding's threshold: the "
+                    "host keeps the GPU's queue filled nearly all the time");
 }
 
 // Asked only when the trace shows work too small for the GPU: measured

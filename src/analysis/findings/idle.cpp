@@ -2,6 +2,7 @@
 // ended them, input, host time around steps, launches, host synchronizations.
 // Each rule: rules.h; its row in registry.cpp and docs/findings.md.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -35,8 +36,7 @@ bool host_sync_fires(const Builder& b) {
 bool launch_bound_fires(const Builder& b) {
   const LaunchStats& l = b.p.launches;
   return has_span(b.t) && l.launches > 0 &&
-         ratio(b.ev.launch_gaps.total(), b.t.span) >= b.opt.thresholds.launch_host_wait_share &&
-         l.short_kernel_share >= b.opt.thresholds.launch_short_kernel_share;
+         ratio(b.ev.launch_gaps.total(), b.t.span) >= b.opt.thresholds.launch_host_wait_share;
 }
 
 double blocking_copy_share(const Builder& b) {
@@ -206,6 +206,14 @@ void gpu_idle_gaps(Builder& b) {
       dur(t.per_device(input)) +
       " are the host-sync, sync-memcpy and input-bound findings' (not counted here). Communication is never in a gap "
       "(a gap has no op running), so exposed communication does not overlap it.";
+  static constexpr const char* kLaunchAdvice =
+      "The next op was launched late: look at what the host does in these gaps (the viewer jumps to them): "
+      "logging, checkpointing, evaluation, Python overhead. Move that work off the critical path: asynchronous "
+      "checkpointing, metrics read every N steps instead of every step.";
+  static constexpr const char* kQueuedAdvice =
+      "The next op was already queued when the gap began: the GPU waited for a dependency the trace does not show "
+      "(an event from another stream or process, a collective's peer, a graph launch). Find what the waiting stream "
+      "depends on and overlap it, or remove the wait (cudaStreamWaitEvent on finer-grained events).";
   std::string advice;
   switch (top) {
     case kWarmup:
@@ -216,16 +224,10 @@ void gpu_idle_gaps(Builder& b) {
           "No saving is claimed for warm-up.";
       break;
     case kLaunch:
-      advice =
-          "The next op was launched late: look at what the host does in these gaps (the viewer jumps to them): "
-          "logging, checkpointing, evaluation, Python overhead. Move that work off the critical path: asynchronous "
-          "checkpointing, metrics read every N steps instead of every step.";
+      advice = kLaunchAdvice;
       break;
     case kQueued:
-      advice =
-          "The next op was already queued when the gap began: the GPU waited for a dependency (an event from "
-          "another stream or process, a collective's peer, a graph launch). Find what the waiting stream depends "
-          "on and overlap it, or remove the wait (cudaStreamWaitEvent on finer-grained events).";
+      advice = kQueuedAdvice;
       break;
     case kSync:
       advice =
@@ -236,9 +238,19 @@ void gpu_idle_gaps(Builder& b) {
       advice = "The gaps are input wait: see the input-bound finding (its fix removes them).";
       break;
   }
-  f.recommendation = advice +
-                     " Estimated saving: the gaps ended by late launches or queued work (not warm-up, input wait "
-                     "or the idle after synchronizations).";
+  // The saving has two causes with two fixes: each one that holds a tenth of
+  // it or more gets its own advice, with its time.
+  auto lower_first = [](std::string text) {
+    text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+    return text;
+  };
+  if (top != kLaunch && launch > 0 && launch * 10 >= saving)
+    advice += " Gaps ended by late launches (" + dur(t.per_device(launch)) + "): " + lower_first(kLaunchAdvice);
+  if (top != kQueued && queued > 0 && queued * 10 >= saving)
+    advice += " Gaps ended by work already queued (" + dur(t.per_device(queued)) + "): " + lower_first(kQueuedAdvice);
+  f.recommendation = advice + " Estimated saving: the gaps ended by late launches (" + dur(t.per_device(launch)) +
+                     ") or queued work (" + dur(t.per_device(queued)) +
+                     "), each by its own fix (not warm-up, input wait or the idle after synchronizations).";
   f.ranges = r;
 }
 
@@ -355,30 +367,53 @@ void step_host_time(Builder& b) {
   }
 }
 
-// Launch-bound: many short host-wait gaps and kernels shorter than their launch call.
+// Launch-bound: the GPU sits idle in short gaps that late launches end. Sized
+// by that idle time alone (the issue is the GPU waiting, however long its
+// kernels); whether most ops are shorter than their launch call (HTA's
+// short-kernel rule) says what the host's time goes to, not whether it costs.
 void launch_bound(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
-  if (!has_span(t)) return;
+  if (!launch_bound_fires(b)) return;
   const double launch_share = ratio(b.ev.launch_gaps.total(), t.span);
   const LaunchStats& l = b.p.launches;
-  if (l.launches > 0 && launch_share >= th.launch_host_wait_share &&
-      l.short_kernel_share >= th.launch_short_kernel_share) {
+  const bool short_ops = l.short_kernel_share >= th.launch_short_kernel_share;
+  {
     Finding& f = b.add(launch_share >= 0.25 ? Severity::critical : Severity::warning, launch_share,
                        th.launch_host_wait_share, t.per_device(b.ev.launch_gaps.total()));
     f.share = launch_share;
-    f.title = "Launch-bound: " + pct(l.short_kernel_share) + " of GPU ops run shorter than their launch call (median " +
-              dur(l.gpu_duration.median) + " on the GPU vs " + dur(l.cpu_launch.median) +
-              " on the CPU); the GPU waits for launches " + pct1(launch_share) + " of the time";
+    f.variant = short_ops ? "short-ops" : "host-per-op";
+    f.title = "Launch-bound: the GPU waits for launches " + pct1(launch_share) + " of the time, in gaps under " +
+              dur(th.idle_gap_ns) + " (" + pct(l.short_kernel_share) +
+              " of GPU ops run shorter than their launch call: median " + dur(l.gpu_duration.median) +
+              " on the GPU vs " + dur(l.cpu_launch.median) + " on the CPU)";
     f.evidence = count(b.ev.launch_gaps.count()) + " idle gaps shorter than " + dur(th.idle_gap_ns) +
                  " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
-                 pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) + " threshold); short ops " +
-                 pct(l.short_kernel_share) + " vs " + pct(th.launch_short_kernel_share) + " (HTA's short-kernel rule).";
+                 pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) +
+                 " threshold, xprof's kernel-launch levels 3 % and 15 %); short ops " + pct(l.short_kernel_share) +
+                 (short_ops ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
+                            : ": most kernels outlast their launch, so the host's own time between launches is "
+                              "what the GPU waits for" +
+                                  for_framework(b.p, " (Python, the framework's dispatch per op).",
+                                                " (Python, the framework's dispatch per op).", "."));
+    const std::string graphs = for_framework(
+        b.p, "capture the step in a CUDA graph (torch.cuda.CUDAGraph, torch.compile(mode='reduce-overhead'))",
+        "compile the step (tf.function(jit_compile=True), XLA) so it launches as few, larger programs",
+        "capture the repeated launch sequence in a CUDA graph (cudaStreamBeginCapture, cudaGraphLaunch)");
     f.recommendation =
-        "Launch less: capture the step in a CUDA graph (torch.cuda.CUDAGraph, torch.compile(mode='reduce-overhead'), "
-        "cudaStreamBeginCapture), fuse small elementwise kernels (torch.compile, fused optimizers), and give each "
-        "kernel "
-        "more work with a larger batch. Bundled workload: --graphs on.";
+        short_ops ? "Launch less: " + graphs +
+                        for_framework(b.p, ", fuse small elementwise kernels (torch.compile, fused optimizers)",
+                                      ", fuse small ops (XLA)", ", fuse small kernels") +
+                        ", and give each kernel more work (a larger batch). Bundled workload: --graphs on."
+                  : "Take host time out of the launch path: " + graphs + " so the host no longer runs each op, " +
+                        for_framework(b.p,
+                                      "move work out of the training loop's Python (logging, .item(), per-step "
+                                      "bookkeeping), ",
+                                      "move work out of the training loop's Python (logging, per-step "
+                                      "bookkeeping), ",
+                                      "move other host work out of the loop that launches the kernels, ") +
+                        "and give each kernel more work so it outlasts the host's time per launch. Bundled "
+                        "workload: --graphs on.";
     // The ops whose late launches the GPU waited for most, by name, and the
     // optimizer's phases around them (op-launch-overhead leaves its ops to
     // this finding when it fires: the same idle time).
@@ -432,3 +467,76 @@ void host_sync(Builder& b) {
 }
 
 }  // namespace gpuscope::detail::rules
+
+namespace gpuscope::detail {
+
+std::vector<IdleCharge> charge_idle(const Profile& p, const Evidence& ev, const AnalysisOptions& opt) {
+  using namespace rules;
+  std::vector<Finding> unused;
+  const Totals t(p);
+  const Builder b{p, ev, opt, t, &unused, {}};
+  std::vector<IdleCharge> out;
+  if (!has_span(t) || t.idle <= 0) return out;
+  auto found = [&](std::string_view id) {
+    return std::any_of(p.findings.begin(), p.findings.end(), [&](const Finding& f) { return f.id == id; });
+  };
+  const bool low_util = found("low-utilization");
+  TimeNs charged = 0;
+  // A part whose own finding does not fire is low-utilization's (it counts
+  // the idle time no other finding does) when that fires, else no one's.
+  auto add = [&](std::string_view cause, TimeNs ns, bool fires, std::string_view id, std::string none) {
+    if (ns <= 0) return;
+    IdleCharge c;
+    c.cause = std::string(cause);
+    c.ns = ns;
+    if (fires) {
+      c.finding = std::string(id);
+    } else if (low_util) {
+      c.finding = "low-utilization";
+      c.note = id.empty() ? std::string("idle time no other finding explains")
+                          : "under " + std::string(id) + "'s threshold: idle time no other finding counts";
+    } else {
+      c.note = std::move(none);
+    }
+    charged += ns;
+    out.push_back(std::move(c));
+  };
+  const bool input = input_bound_fires(b);
+  add("input-wait", ev.input_wait.total() - ev.input_wait_before_start_ns, input, "input-bound",
+      "under input-bound's threshold");
+  add("host-sync", sync_idle_ns(p), host_sync_fires(b), "host-sync", "under host-sync's threshold");
+  add("blocking-copy", p.syncs.gpu_idle_after_copies_ns, sync_memcpy_fires(b), "sync-memcpy",
+      "under sync-memcpy's threshold");
+  {
+    const bool lb = launch_bound_fires(b);
+    const std::string_view ops = found("op-launch-overhead")  ? "op-launch-overhead"
+                                 : found("unfused-optimizer") ? "unfused-optimizer"
+                                                              : "";
+    add("late-launch", ev.launch_gaps.total(), lb || (!low_util && !ops.empty()),
+        lb || ops.empty() ? "launch-bound" : ops,
+        "under launch-bound's threshold (" + pct(opt.thresholds.launch_host_wait_share) + " of the run)");
+    if (!lb && !ops.empty() && !out.empty() && out.back().cause == "late-launch")
+      out.back().note = low_util ? "under launch-bound's threshold; " + std::string(ops) + " names the ops behind it"
+                                 : "the part its ops' late launches left idle; under launch-bound's threshold";
+  }
+  const bool gaps = idle_gaps_fire(b);
+  add("late-launch-gap", ev.idle_gaps_launch_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
+  add("queued-gap", ev.idle_gaps_queued_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
+  add("warm-up", ev.idle_gaps_warmup_ns, gaps, "gpu-idle-gaps", "a one-time cost (first calls): no finding charges it");
+  if (gaps && !out.empty() && out.back().cause == "warm-up") out.back().note = "no saving claimed: a one-time cost";
+  add("other", std::max<TimeNs>(0, t.idle - charged), false, "",
+      "short gaps ended by queued work or dependencies, or what no part explains: no finding");
+  // Input loading before a GPU's first op is no idle time of its span, but
+  // the same wait: input-bound's too.
+  if (const TimeNs before = ev.input_wait_before_start_ns; before > 0) {
+    IdleCharge c;
+    c.cause = "input-before-start";
+    c.ns = before;
+    if (input) c.finding = "input-bound";
+    c.note = "before the GPU's first op: outside its span";
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace gpuscope::detail

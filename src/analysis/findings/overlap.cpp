@@ -14,6 +14,18 @@ namespace gpuscope::detail::rules {
 // Concurrency: kernels never overlap although they leave the GPU room, and
 // something could run beside them (analysis/ops/occupancy.h, concurrency_room:
 // the gate and the saving).
+std::string room_words(const ConcurrencyRoom& room, const DeviceSummary& d) {
+  std::string s =
+      "kernels use " + pct(room.used) + " of GPU " + std::to_string(d.id) + " by " + std::string(room.measure);
+  const DeviceOccupancy& o = d.occupancy;
+  if (room.measure == "GPU fill" && o.gpu_fill && o.theoretical)
+    s += " (they hold " + pct(*o.gpu_fill) + " of its thread slots; their theoretical occupancy allows " +
+         pct(*o.theoretical) + ")";
+  else if (room.measure == "SM efficiency")
+    s += " (blocks against the " + std::to_string(d.sm_count) + " SMs, duration-weighted)";
+  return s;
+}
+
 void low_concurrency(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
@@ -34,13 +46,7 @@ void low_concurrency(Builder& b) {
     f.title = "Kernel concurrency is " + pct1(worst) + ": kernels almost never run side by side (" +
               std::to_string(dev->streams) + " stream" + (dev->streams == 1 ? "" : "s") + " on GPU " +
               std::to_string(dev->id) + ")";
-    const DeviceOccupancy& o = dev->occupancy;
-    std::string used = "kernels use " + pct(worst_room.used) + " of the GPU by " + std::string(worst_room.measure);
-    if (worst_room.measure == "GPU fill")
-      used += " (they hold " + pct(*o.gpu_fill) + " of its thread slots; their theoretical occupancy allows " +
-              pct(*o.theoretical) + ")";
-    else if (worst_room.measure == "SM efficiency")
-      used += " (blocks against the " + std::to_string(dev->sm_count) + " SMs, duration-weighted)";
+    const std::string used = room_words(worst_room, *dev);
     f.evidence = "Time with >= 2 kernels in flight is " + pct1(worst) + " of kernel time vs a " +
                  pct1(th.low_concurrency) + " threshold (nvvp's Low Kernel Concurrency); " + used +
                  ", below 80 %. The GPU waits for the host or for dependencies " +

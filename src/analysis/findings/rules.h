@@ -23,6 +23,7 @@
 
 #include "analysis/detail/context.h"
 #include "analysis/format.h"
+#include "analysis/ops/occupancy.h"
 
 namespace gpuscope::detail::rules {
 
@@ -161,6 +162,11 @@ struct Builder {
     return out->back();
   }
 };
+
+// "kernels use 87% of GPU 0 by GPU fill (they hold 49% of its thread slots;
+// their theoretical occupancy allows 56%)": the measure with the figures it
+// divides, so the answer reads the same as the occupancy line.
+std::string room_words(const ConcurrencyRoom& room, const DeviceSummary& d);
 
 // [SECTION] The rules, by family ------------------------------------------------------------
 

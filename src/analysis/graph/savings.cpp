@@ -481,6 +481,12 @@ FixOutcome outcome(const std::vector<TraceResult>& results, std::size_t k) {
   return x;
 }
 
+// Rules whose time is host time the GPU waited for (launches, per-op
+// overhead, an unfused weight update): their saving is that wait at most.
+bool host_side_rule(std::string_view id) {
+  return id == "launch-bound" || id == "op-launch-overhead" || id == "unfused-optimizer";
+}
+
 std::string cycle_words(const std::string& changes, std::uint64_t cycles) {
   return changes + " makes " + format::count(cycles) + (cycles == 1 ? " dependency cycle" : " dependency cycles") +
          " in the graph (an op would wait for one that waits for it), which the replay cannot order";
@@ -716,9 +722,20 @@ bool SimulationShare::combine(Profile* p) {
     const bool median_faster = x.step < s.replayed_step_ns;
     helps[k] = per_trace >= 1 && median_faster;
     set_findings(p, fixes[k].spec, [&](Finding& f) {
+      const TimeNs charged = f.saving_ns;  // the rule's own time, before the replay
       f.saving_source = SavingSource::simulated;
       f.predicted_step_ns = x.step;
       f.saving_ns = helps[k] ? static_cast<TimeNs>(per_trace) : 0;
+      // A host-side fix is credited only with the GPU idle its launches
+      // ended: the replay's step also gains where the freed host then hides
+      // other waits (input loading, synchronizations), which their own
+      // findings charge.
+      if (helps[k] && host_side_rule(f.id) && charged > 0 && f.saving_ns > charged) {
+        f.saving_note = "capped at the GPU idle its late launches ended (" + format::duration(charged) +
+                        "); the replay's " + format::duration(f.saving_ns) +
+                        " also counts waits the host then hides, which other findings charge";
+        f.saving_ns = charged;
+      }
       if (helps[k]) return;
       if (per_trace <= -1)
         f.saving_note =

@@ -2,7 +2,7 @@
 //
 // [SECTION] Field lists (one per type, shared by both directions)
 // [SECTION] Writing
-// [SECTION] Reading, with every length and enum checked
+// [SECTION] Reading (with every length and enum checked)
 // [SECTION] Entry points
 //
 // Each type's fields are listed once, in fields(io, x), and the writer and
@@ -165,6 +165,7 @@ GPUSCOPE_FIELDS(Finding) {
      x.kernels, x.saving_source, x.fix, x.predicted_step_ns, x.saving_note, x.variant, x.share);
 }
 GPUSCOPE_FIELDS(HelpAnswer) { io(x.id, x.question, x.verdict, x.reason, x.findings, x.fix, x.predicted_step_ns); }
+GPUSCOPE_FIELDS(IdleCharge) { io(x.cause, x.ns, x.finding, x.note); }
 GPUSCOPE_FIELDS(PathCategory) { io(x.category, x.ns); }
 GPUSCOPE_FIELDS(PathOp) { io(x.name, x.category, x.ns, x.count); }
 GPUSCOPE_FIELDS(CriticalPath) {
@@ -192,8 +193,8 @@ GPUSCOPE_FIELDS(Profile) {
   io(x.source, x.producer, x.files, x.workload, x.clock_alignment, x.window, x.devices, x.categories, x.hotspots,
      x.op_names, x.ops, x.op_summary, x.steps, x.idle, x.launches, x.collective_sites, x.collective_summary,
      x.temporal_breakdown, x.ranks, x.skew, x.collectives, x.stragglers, x.job_steps, x.left_out, x.syncs, x.memcpys,
-     x.kernel_time_ns, x.findings, x.minor_findings, x.helps, x.trace_stats, x.trace_quality, x.critical_path,
-     x.simulation);
+     x.kernel_time_ns, x.findings, x.minor_findings, x.helps, x.idle_charges, x.trace_stats, x.trace_quality,
+     x.critical_path, x.simulation);
 }
 GPUSCOPE_FIELDS(CollectivePart) { io(x.start, x.end, x.bytes, x.kind, x.step, x.ordinal); }
 GPUSCOPE_FIELDS(detail::Evidence) {
@@ -202,7 +203,8 @@ GPUSCOPE_FIELDS(detail::Evidence) {
      x.optimizer_overlapped_ns, x.optimizer_kernels, x.steps_with_optimizer, x.allocator_calls, x.allocator_call_ns,
      x.allocator, x.idle_gaps_sync_ns, x.idle_gaps_warmup_ns, x.idle_gaps_launch_ns, x.idle_gaps_queued_ns,
      x.idle_gaps_warmup, x.optimizer_kernel_ns, x.optimizer_op_kernels, x.optimizer_op_named_kernels,
-     x.optimizer_op_kernel_ns, x.attention_chains, x.attention_chain_ns, x.attention_chain_gemm_ns);
+     x.optimizer_op_kernel_ns, x.attention_chains, x.attention_chain_ns, x.attention_chain_gemm_ns,
+     x.input_wait_before_start_ns);
 }
 GPUSCOPE_FIELDS(detail::RankParts::Name) { io(x.name, x.category, x.durations); }
 GPUSCOPE_FIELDS(detail::RankParts) { io(x.evidence, x.names, x.launch); }
@@ -251,6 +253,7 @@ GPUSCOPE_LISTED(OpRow, 488);
 GPUSCOPE_LISTED(OpSummary, 88);
 GPUSCOPE_LISTED(Finding, 336);
 GPUSCOPE_LISTED(HelpAnswer, 168);
+GPUSCOPE_LISTED(IdleCharge, 104);
 GPUSCOPE_LISTED(PathCategory, 16);
 GPUSCOPE_LISTED(PathOp, 56);
 GPUSCOPE_LISTED(CriticalPath, 120);
@@ -262,12 +265,12 @@ GPUSCOPE_LISTED(DeviceCoverage, 48);
 GPUSCOPE_LISTED(FileQuality, 368);
 GPUSCOPE_LISTED(TraceQuality, 24);
 GPUSCOPE_LISTED(WorkloadKind, 384);
-GPUSCOPE_LISTED(Profile, 2296);
+GPUSCOPE_LISTED(Profile, 2320);
 GPUSCOPE_LISTED(CollectivePart, 40);
-GPUSCOPE_LISTED(detail::Evidence, 1560);
+GPUSCOPE_LISTED(detail::Evidence, 1568);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
-GPUSCOPE_LISTED(detail::RankParts, 1776);
-GPUSCOPE_LISTED(RankDigest, 2464);
+GPUSCOPE_LISTED(detail::RankParts, 1784);
+GPUSCOPE_LISTED(RankDigest, 2488);
 #undef GPUSCOPE_LISTED
 #endif
 

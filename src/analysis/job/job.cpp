@@ -669,6 +669,7 @@ Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& 
   for (const Member& x : m) kinds.push_back(&x.d->profile.workload);
   p.workload = detail::pool_workloads(kinds);
   p.findings = detail::find_problems(p, ev, opt);
+  p.idle_charges = detail::charge_idle(p, ev, opt);
   detail::fit_to_workload(p.workload, p.findings);
   settle_findings(&p);
   return p;

@@ -3,6 +3,7 @@
 // [SECTION] Parsing the recorded inputs
 // [SECTION] Shapes and element sizes
 // [SECTION] Families
+// [SECTION] Parsing and classification
 // [SECTION] Device peaks
 #include "analysis/ops/roofline.h"
 

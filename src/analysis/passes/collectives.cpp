@@ -18,8 +18,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "analysis/job/job.h"
 #include "analysis/util/intervals.h"
@@ -192,19 +194,22 @@ void describe(const Trace& t, std::vector<std::int8_t>& memo, CollectiveCall& c)
 std::vector<CollectiveCall> collective_calls(const Trace& t, std::uint32_t device) {
   std::vector<CollectiveCall> calls;
   std::vector<std::int8_t> memo;
+  std::vector<std::int16_t> kernel_kind;  // collective_kind() per kernel name (-1: not yet)
   const KernelTable& k = t.kernels();
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (!on_device(t, tr, device)) continue;
     const RowRange rows = t.rows_of(TableId::kernels, tr);
     for (RowIndex i = rows.begin; i < rows.end; ++i) {
       if (k.category_at(i) != KernelCategory::communication) continue;
-      if (memo.empty()) memo.assign(t.strings().size(), -2);
+      if (memo.empty()) memo.assign(t.strings().size(), -2), kernel_kind.assign(t.strings().size(), -1);
       CollectiveCall c;
       c.kernel = i;
       c.device = t.tracks()[tr].device;
       c.start = k.start[i];
       c.end = k.end[i];
-      c.kind = collective_kind(t.str(k.name[i]));
+      std::int16_t& kind = kernel_kind[k.name[i]];
+      if (kind < 0) kind = static_cast<std::int16_t>(collective_kind(t.str(k.name[i])));
+      c.kind = static_cast<std::uint8_t>(kind);
       describe(t, memo, c);
       calls.push_back(c);
     }
@@ -216,8 +221,20 @@ std::vector<CollectiveCall> collective_calls(const Trace& t, std::uint32_t devic
 }
 
 void place_in_steps(std::vector<CollectiveCall>& calls, const std::vector<Step>& steps) {
-  // Steps are per device in time order (find_steps), not overlapping.
-  std::map<std::tuple<std::uint32_t, std::int32_t, std::uint8_t, std::uint64_t>, std::int32_t> next;
+  // Steps are per device in time order (find_steps), not overlapping, and
+  // the calls are by device and start: one step's calls come together, so
+  // the count of each (kind, size) restarts with each step.
+  struct KindSize {
+    std::uint8_t kind;
+    std::uint64_t bytes;
+    bool operator==(const KindSize&) const = default;
+  };
+  struct Hash {
+    std::size_t operator()(const KindSize& k) const { return std::hash<std::uint64_t>{}(k.bytes * 31 + k.kind); }
+  };
+  std::unordered_map<KindSize, std::int32_t, Hash> next;
+  std::uint32_t at_device = kNoDevice;
+  std::int32_t at_step = -1;
   for (CollectiveCall& c : calls) {
     auto first = std::lower_bound(steps.begin(), steps.end(), c.device,
                                   [](const Step& s, std::uint32_t d) { return s.device < d; });
@@ -228,7 +245,8 @@ void place_in_steps(std::vector<CollectiveCall>& calls, const std::vector<Step>&
     const Step& s = *(last - 1);
     if (s.device != c.device || c.start >= s.range.end) continue;
     c.step = s.index;
-    c.ordinal = next[{c.device, c.step, c.kind, c.bytes}]++;
+    if (c.device != at_device || c.step != at_step) next.clear(), at_device = c.device, at_step = c.step;
+    c.ordinal = next[{c.kind, c.bytes}]++;
   }
 }
 
@@ -242,19 +260,6 @@ TimeNs overlap(const intervals::IntervalSet& set, TimeNs start, TimeNs end) {
   TimeNs n = 0;
   for (; it != set.end() && it->start < end; ++it) n += std::min(end, it->end) - std::max(start, it->start);
   return n;
-}
-
-// The union of the non-communication kernels on `device`.
-intervals::IntervalSet compute_of(const Trace& t, std::uint32_t device) {
-  std::vector<TimeRange> ranges;
-  const KernelTable& k = t.kernels();
-  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
-    if (!on_device(t, tr, device)) continue;
-    const RowRange rows = t.rows_of(TableId::kernels, tr);
-    for (RowIndex i = rows.begin; i < rows.end; ++i)
-      if (k.category_at(i) != KernelCategory::communication) ranges.push_back({k.start[i], k.end[i]});
-  }
-  return intervals::union_of(std::move(ranges));
 }
 
 }  // namespace
@@ -304,7 +309,8 @@ CollectiveSummary summarize_sites(const std::vector<CollectiveSite>& sites) {
   return out;
 }
 
-void collective_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<Step>& steps, Profile* p) {
+void collective_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<Step>& steps,
+                     const ExposedCommunication& exposed_comm, Profile* p) {
   const Trace& t = *rt.trace;
   std::vector<CollectiveCall> calls = collective_calls(t, opt.device);
   if (calls.empty()) return;
@@ -315,14 +321,17 @@ void collective_pass(const RankedTrace& rt, const AnalysisOptions& opt, const st
     const CollectiveCall* first = nullptr;
   };
   std::map<std::tuple<std::uint32_t, std::uint8_t, std::uint64_t, std::int32_t>, Group> sites;
-  intervals::IntervalSet compute;
+  // A call's exposed time: its part of the device's exposed communication
+  // (the device pass's pieces with communication and no compute kernel).
+  static const intervals::IntervalSet kNone;
   for (std::size_t i = 0; i < calls.size(); ++i) {
     const CollectiveCall& c = calls[i];
-    if (i == 0 || c.device != calls[i - 1].device) compute = compute_of(t, c.device);
+    const auto found = exposed_comm.find(c.device);
+    const intervals::IntervalSet& exposed = found == exposed_comm.end() ? kNone : found->second;
     Group& g = sites[{c.device, c.kind, c.bytes, c.ordinal}];
     if (!g.first) g.first = &c;
     g.durations.push_back(c.end - c.start);
-    g.exposed += (c.end - c.start) - overlap(compute, c.start, c.end);
+    g.exposed += overlap(exposed, c.start, c.end);
   }
   const std::size_t before = p->collective_sites.size();
   for (auto& [key, g] : sites) {

@@ -53,7 +53,9 @@ CollectiveSummary summarize_sites(const std::vector<CollectiveSite>& sites);
 
 // passes/collectives.cpp: Profile::collective_sites and collective_summary of one trace (rank
 // rt.rank), from its communication kernels placed in `steps` (the trace's
-// own clock, before the rank's shift).
-void collective_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<Step>& steps, Profile* p);
+// own clock, before the rank's shift); a call's exposed time is its part of
+// the device pass's `exposed_comm`.
+void collective_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<Step>& steps,
+                     const ExposedCommunication& exposed_comm, Profile* p);
 
 }  // namespace gpuscope::detail

@@ -6,6 +6,7 @@
 // [SECTION] Runs and the in-flight set
 // [SECTION] Step accounting
 // [SECTION] The sweep
+// [SECTION] Helpers
 // [SECTION] Entry point
 //
 // Why a sweep and not interval sets: a 10M-kernel trace would need several
@@ -194,6 +195,9 @@ class Spans {
   // `merge_below`: ranges closer than this are joined (0: only touching ones).
   explicit Spans(TopRanges* out, const RankedTrace& rt, TimeNs merge_below = 0)
       : out_(out), rt_(rt), merge_(merge_below) {}
+  // Every range, on the trace's clock and in time order, besides the longest
+  // kept in `out` (null: none).
+  void keep_all(std::vector<TimeRange>* all) { all_ = all; }
   void set(bool on, TimeNs t) {
     if (on == on_) return;
     on_ = on;
@@ -212,11 +216,13 @@ class Spans {
   void flush() {
     if (!pending_) return;
     out_->add(rt_.shift({begin_, pending_end_}), pending_end_ - begin_);
+    if (all_) all_->push_back({begin_, pending_end_});
     pending_ = false;
   }
 
  private:
   TopRanges* out_;
+  std::vector<TimeRange>* all_ = nullptr;
   const RankedTrace& rt_;
   TimeNs merge_;
   bool on_ = false, pending_ = false;
@@ -612,12 +618,10 @@ struct Sweep {
   void close_gap(TimeNs g0, TimeNs g1, bool linked, TimeNs launch, RowIndex launch_api, bool first_call) {
     const TimeNs gap = g1 - g0;
     const TimeNs big = opt.thresholds.idle_gap_ns;
-    if (linked && launch > g0) {
+    const bool late = linked && launch > g0;
+    if (late) {
       d.idle_host_wait_ns += gap;
-      // Short gaps only, as launch_gaps: a longer one is gpu-idle-gaps' (by what ended it).
-      if (late_launches && launch_api != kNoRow && gap < big) late_launches->push_back({launch_api, gap});
       steps.add(g0, g1, &Step::host_wait_ns);
-      if (gap < big) ev.launch_gaps.add(rt.shift({g0, g1}), gap);
     } else if (gap < opt.consecutive_kernel_delay_ns) {
       d.idle_kernel_wait_ns += gap;
     } else {
@@ -639,16 +643,25 @@ struct Sweep {
       }
       while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) ++next_sync;
     }
-    if (gap >= big) {
-      // The gap's parts: after a sync, input wait, and the rest by what ended it.
-      const TimeNs input_part = length_within(input_set, {g0, g1});
+    // The gap's parts, each charged once: after a sync, input wait, and the
+    // rest by what ended it.
+    const TimeNs input_part = length_within(input_set, {g0, g1});
+    const TimeNs rest = std::max<TimeNs>(0, gap - explained - input_part);
+    if (gap < big) {
+      // A short gap a late launch ended is launch overhead (launch_gaps), less
+      // what a synchronization or input loading before it explains; a longer
+      // one is gpu-idle-gaps' (by what ended it).
+      if (late && rest > 0) {
+        if (late_launches && launch_api != kNoRow) late_launches->push_back({launch_api, rest});
+        ev.launch_gaps.add(rt.shift({g0, g1}), rest);
+      }
+    } else {
       ev.idle_gaps_explained_ns += explained + input_part;
       ev.idle_gaps_sync_ns += explained;
-      const TimeNs rest = std::max<TimeNs>(0, gap - explained - input_part);
       if (first_call && g0 < first_step_end) {
         ev.idle_gaps_warmup_ns += rest;
         ++ev.idle_gaps_warmup;
-      } else if (linked && launch > g0) {
+      } else if (late) {
         ev.idle_gaps_launch_ns += rest;
       } else {
         ev.idle_gaps_queued_ns += rest;
@@ -665,7 +678,11 @@ struct Sweep {
     for (const Run& r : runs)
       if (r.table) head = std::min(head, r.start[r.row]);
     if (head == RunOrder::kNever) return false;
-    if (t.begin_time() < head) idle_input(t.begin_time(), head);
+    if (t.begin_time() < head) {
+      const TimeNs before = ev.input_wait.total();
+      idle_input(t.begin_time(), head);
+      ev.input_wait_before_start_ns += ev.input_wait.total() - before;
+    }
     return true;
   }
 
@@ -978,7 +995,7 @@ std::vector<std::uint8_t> optimizer_op_kernels(const Trace& t) {
 
 void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
-                 OpTotals* totals, std::vector<OpTotals::Name>* names) {
+                 OpTotals* totals, std::vector<OpTotals::Name>* names, ExposedCommunication* exposed_comm) {
   const Trace& t = *rt.trace;
   // Per name; names whose kernels the launching op placed in another category
   // have a second slot (name + strings), so a name's two categories stay apart.
@@ -1022,6 +1039,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     sample_launches(t, tracks, *totals);
     Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *names, info);
     sweep.sms = d.sm_count;
+    if (exposed_comm) sweep.exposed_comm.keep_all(&(*exposed_comm)[device]);
     sweep.sync_ends = sync_ends(t, device, blocking);
     sweep.first_step_end = first_step_end;
     sweep.optimizer_op = optimizer_op.empty() ? nullptr : optimizer_op.data();

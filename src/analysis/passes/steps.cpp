@@ -1,6 +1,6 @@
 // Steps (training iterations) and what each one spent its time on.
 //
-// [SECTION] Where steps come from: ProfilerStep#N, NVTX/annotation ranges, the kernel pattern, bursts
+// [SECTION] Where steps come from (ProfilerStep#N, NVTX/annotation ranges, the kernel pattern, bursts)
 // [SECTION] From a CPU range to a GPU step
 // [SECTION] The repeating kernel pattern
 // [SECTION] Bursts of GPU work between host gaps

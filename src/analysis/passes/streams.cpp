@@ -1,7 +1,7 @@
 // Per stream and per host thread: idle time by cause, host synchronizations,
 // copies.
 //
-// [SECTION] Idle by cause and queue depth per stream
+// [SECTION] Idle by cause per stream
 // [SECTION] Host synchronizations
 // [SECTION] Copies
 // [SECTION] Blocking copies (shared with the device pass)

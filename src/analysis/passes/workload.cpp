@@ -4,9 +4,9 @@
 // "use CUDA graphs" for a run that already replays them, no weight-update
 // advice for inference, no bundled-workload switch for other programs.
 //
-// [SECTION] Recognition, from the names of the trace's ops and kernels
-// [SECTION] The run: no kernels, a span of microseconds, a one-shot program
-// [SECTION] Jobs: the ranks' kinds together
+// [SECTION] The run (no kernels, a span of microseconds, a one-shot program)
+// [SECTION] Recognition (from the names of the trace's ops and kernels)
+// [SECTION] Jobs (the ranks' kinds together)
 // [SECTION] Advice that fits
 #include <algorithm>
 #include <map>

@@ -55,8 +55,8 @@ TraceError = _core.TraceError
 
 __version__ = _core.__version__
 __all__ = [
-    "open", "report", "ops", "diff", "whatif", "capture", "Trace", "TraceError", "DamagedTraceWarning", "CaptureError",
-    "built_with_capture",
+    "open", "report", "ops", "stats", "diff", "whatif", "capture", "Trace", "TraceError", "DamagedTraceWarning",
+    "CaptureError", "built_with_capture",
 ]
 
 
@@ -369,6 +369,30 @@ def ops(trace_or_paths, *, by="shapes", device=None) -> _pd.DataFrame:
         if column in frame:
             frame[column] = frame[column].astype("float64")  # null (unknown) as NaN
     return frame
+
+
+def stats(trace_or_path, *, reports=None, device=None) -> dict:
+    """The nsys-stats-style summary tables of one Trace or path (`gpuscope stats --json`), as DataFrames.
+
+    reports: names ("kernels", "api", "memcpy", "memset", "sync", "ranges", "steps", or "all"); None: the default
+    set. device: the GPU-side tables of this GPU only. Returns {report name: DataFrame}, in the order asked, each
+    with the table's columns (docs/cli.md, `gpuscope stats`), its title and note in `frame.attrs`; a value the
+    trace cannot give is NA, and integer columns with one are nullable (Int64).
+    """
+    if isinstance(reports, str):
+        reports = [reports]
+    j = _json.loads(_core._stats(_items(trace_or_path), [str(r) for r in (reports or [])], _device(device)))
+    out = {}
+    for r in j["reports"]:
+        frame = _pd.DataFrame(r["rows"], columns=r["columns"])
+        for column in frame.columns:
+            values = [v for v in (row.get(column) for row in r["rows"]) if v is not None]
+            if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+                frame[column] = _pd.array([row.get(column) for row in r["rows"]], dtype="Int64")
+        frame.attrs["title"] = r["title"]
+        frame.attrs["note"] = r["note"]
+        out[r["report"]] = frame
+    return out
 
 
 def _check_report(d: dict) -> None:

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,7 @@ const std::map<std::string, Reviewed>& reviewed() {
       {"hta-sampled-rank1.json.gz", {{"exposed-communication", "gpu-idle-gaps", "low-utilization"}, {"sync-memcpy"}}},
       {"hta-triton.json.gz", {{}, {"step-host-time"}}},  // its GPU work spans 1.8 µs: no finding is numbered
       {"kineto-resnet50-v100-workers0.json.gz",
-       {{"input-bound", "no-tensor-cores", "pageable-memcpy"}, {"sync-memcpy", "unfused-optimizer"}}},
+       {{"input-bound", "launch-bound", "no-tensor-cores", "pageable-memcpy"}, {"sync-memcpy", "unfused-optimizer"}}},
       {"kineto-resnet50-v100-workers4.json.gz",
        {{"launch-bound", "no-tensor-cores", "pageable-memcpy"}, {"sync-memcpy", "unfused-optimizer"}}},
       {"tracelens-bert-small-h100.json.gz",
@@ -98,6 +99,38 @@ TEST_P(ReviewedFindings, SayNothingImplausible) {
       EXPECT_EQ(text->find("\xe2\x88\x92"), std::string::npos) << *text;  // U+2212 minus sign
       EXPECT_EQ(text->find(" nan"), std::string::npos) << *text;
       EXPECT_EQ(text->find("nan%"), std::string::npos) << *text;
+    }
+  }
+}
+
+// Each wait charged once (docs/findings.md, "Where the idle time went"): the
+// parts in the GPUs' spans add up to their idle time, each names a finding
+// the report has (numbered or minor) or none, and each idle finding that
+// fired charges some part.
+TEST_P(ReviewedFindings, ChargeEachPartOfTheIdleTimeOnce) {
+  const Profile& p = profile_of(GetParam());
+  TimeNs idle = 0, parts = 0;
+  for (const DeviceSummary& d : p.devices) idle += d.idle_ns;
+  std::set<std::string> present, charging;
+  for (const std::vector<Finding>* list : {&p.findings, &p.minor_findings})
+    for (const Finding& f : *list) present.insert(f.id);
+  for (const IdleCharge& c : p.idle_charges) {
+    SCOPED_TRACE(c.cause);
+    EXPECT_GT(c.ns, 0);
+    if (c.cause != "input-before-start") parts += c.ns;
+    if (!c.finding.empty()) {
+      EXPECT_TRUE(present.count(c.finding)) << c.finding << " charges idle time it does not report";
+    } else {
+      EXPECT_FALSE(c.note.empty()) << "a part no finding charges says why";
+    }
+    charging.insert(c.finding);
+  }
+  if (idle > 0) {
+    EXPECT_EQ(parts, idle);
+  }
+  for (const char* id : {"input-bound", "host-sync", "launch-bound", "gpu-idle-gaps", "low-utilization"}) {
+    if (present.count(id)) {
+      EXPECT_TRUE(charging.count(id)) << id << " fired but charges no idle time";
     }
   }
 }

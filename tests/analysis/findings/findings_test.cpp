@@ -309,6 +309,10 @@ TEST(Findings, SynchronizingEveryStepDrainsTheQueue) {
   ASSERT_TRUE(h) << testing::describe_findings(p);
   EXPECT_EQ(p.syncs.gpu_idle_after_ns, 10 * 200 * us);
   EXPECT_EQ(h->saving_ns, 10 * 200 * us);
+  // The late launch that ends each gap comes after the sync: the gap is
+  // host-sync's, not launch overhead as well.
+  EXPECT_EQ(p.launches.late_launch_idle_ns, 0);
+  EXPECT_FALSE(testing::find_finding(p, "launch-bound")) << testing::describe_findings(p);
 }
 
 TEST(Findings, OptimizerKernelsAloneAtTheEndOfTheStep) {
@@ -462,10 +466,10 @@ namespace {
 
 // An op "aten::add" called `calls` times: each call's launch takes `launch`,
 // its kernel `gpu`, and the GPU waits for each launch; then `long_kernels`
-// GEMMs of 100 µs launched well ahead (no wait), which keep most GPU ops
-// long, so that launch-bound (most ops shorter than their launch) stays
-// silent unless `long_kernels` is 0.
-Profile launch_overhead_trace(int calls, TimeNs launch, TimeNs gpu, int long_kernels = 40) {
+// GEMMs of 100 µs launched well ahead (no wait), which make the run long
+// enough that the GPU's wait for launches stays under launch-bound's 5 % of
+// the run (by default), so that only the op's own finding speaks.
+Profile launch_overhead_trace(int calls, TimeNs launch, TimeNs gpu, int long_kernels = 400) {
   TraceFactory f;
   f.device(0);
   TimeNs t = 1 * ms;
@@ -504,13 +508,26 @@ TEST(OpLaunchOverhead, LaunchBoundHasItsOpsWhenItFires) {
   EXPECT_FALSE(testing::find_finding(p, "op-launch-overhead")) << testing::describe_findings(p);
 }
 
+// The GPU's wait for launches decides, not the share of short kernels: with
+// two long GEMMs per short op the GPU still waits 16 % of the time for the
+// short ops' launches (host-per-op); at 2 % of the run it does not fire.
+TEST(LaunchBound, LongKernelsDoNotHideTheWaitForLaunches) {
+  const Profile p = launch_overhead_trace(20, 40 * us, 2 * us, 40);
+  const Finding* lb = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(lb) << testing::describe_findings(p);
+  EXPECT_EQ(lb->variant, "host-per-op");
+  EXPECT_LT(p.launches.short_kernel_share, 0.5);
+  EXPECT_LE(lb->saving_ns, p.window.duration());
+  EXPECT_FALSE(testing::find_finding(launch_overhead_trace(20, 40 * us, 2 * us), "launch-bound"));
+}
+
 TEST(OpLaunchOverhead, OneOrTwoCallsAreNotAPattern) {
   // A first call's launch carries one-off costs (lazy module loading): not a finding.
   for (int calls : {1, 2}) {
-    const Profile p = launch_overhead_trace(calls, 40 * us, 2 * us);
+    const Profile p = launch_overhead_trace(calls, 40 * us, 2 * us, 40);
     EXPECT_FALSE(testing::find_finding(p, "op-launch-overhead")) << calls << testing::describe_findings(p);
   }
-  EXPECT_TRUE(testing::find_finding(launch_overhead_trace(3, 40 * us, 2 * us), "op-launch-overhead"));
+  EXPECT_TRUE(testing::find_finding(launch_overhead_trace(3, 40 * us, 2 * us, 40), "op-launch-overhead"));
 }
 
 // Launch calls of 300 ms leave gaps far longer than a launch: the idle time is

@@ -152,7 +152,7 @@ TEST(Helps, NothingPrescribedThatTheProgramAlreadyDoes) {
   const HelpAnswer* comm = help(p, "overlap-communication");
   ASSERT_NE(comm, nullptr);
   EXPECT_EQ(comm->verdict, Verdict::no);
-  EXPECT_TRUE(has(comm->reason, "already overlaps")) << comm->reason;
+  EXPECT_TRUE(has(comm->reason, "already buckets gradients")) << comm->reason;
   const HelpAnswer* graphs = help(p, "cuda-graphs");
   ASSERT_NE(graphs, nullptr);
   EXPECT_EQ(graphs->verdict, Verdict::no);
