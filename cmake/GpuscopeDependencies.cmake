@@ -3,7 +3,7 @@
 # never repeat the search.
 #
 #   gpuscope::zstd gpuscope::deflate gpuscope::isal gpuscope::zlib gpuscope::sqlite3
-#   gpuscope::xxhash gpuscope::simdjson
+#   gpuscope::xxhash gpuscope::simdjson gpuscope::re2
 #   nlohmann_json::nlohmann_json CLI11::CLI11 GTest::gtest_main benchmark::benchmark
 #   gpuscope::imgui glfw (viewer) ; CUDA::cudart CUDA::cupti … (CUDA parts)
 #   pybind11_add_module, Python3_EXECUTABLE (Python module)
@@ -24,6 +24,9 @@ find_package(ZLIB REQUIRED)  # gzip output (streaming deflate) for exports
 add_library(gpuscope::zlib ALIAS ZLIB::ZLIB)
 find_package(SQLite3 REQUIRED)  # SQLite export (Nsight Systems-like schema)
 add_library(gpuscope::sqlite3 ALIAS SQLite::SQLite3)
+# RE2: regular expressions over names in linear time, without recursion.
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+add_library(gpuscope::re2 ALIAS PkgConfig::RE2)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 add_library(gpuscope::xxhash ALIAS PkgConfig::XXHASH)
 find_package(simdjson REQUIRED)

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git clang clang-format libclang-rt-14-dev
-  libzstd-dev libdeflate-dev libisal-dev zlib1g-dev libxxhash-dev
+  libzstd-dev libdeflate-dev libisal-dev zlib1g-dev libxxhash-dev libre2-dev
   libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
   libimgui-dev libglfw3-dev libstb-dev libgl-dev fonts-dejavu-core

@@ -141,8 +141,8 @@ JobData load_job(const std::vector<std::string>& files, unsigned jobs, std::atom
     rank.part_instances.assign(good[r].collectives.size(), -1);
     rank.instance_parts.reserve(matched.size());
     for (std::size_t i = 0; i < matched.size(); ++i) {
-      rank.instance_parts.push_back(matched[i][r]);
-      rank.part_instances[matched[i][r]] = static_cast<std::int32_t>(i);
+      rank.instance_parts.push_back(matched[i][r]);  // kNoCollectivePart: none on this rank
+      if (matched[i][r] < rank.part_instances.size()) rank.part_instances[matched[i][r]] = static_cast<std::int32_t>(i);
     }
   }
   job.profile = analyze_digests(std::move(good));

@@ -33,8 +33,10 @@
 #include "viewer/view.h"
 
 #include "import/synthetic.h"
+#include "import/trace_info.h"
 #include "trace/error.h"
 #include "trace/files.h"
+#include "trace/name_pattern.h"
 
 namespace gv = gpuscope::viewer;
 
@@ -140,6 +142,13 @@ Options parse_command_line(int argc, char** argv) {
   if (!range.empty()) {
     if (!gv::parse_zoom(range, &o.range_start, &o.range_end, &error)) fail(kExitInput, "--range: " + error);
     o.range_set = true;
+  }
+  if (o.find_regex && !o.find.empty()) {
+    try {
+      (void)gpuscope::NamePattern(o.find);
+    } catch (const gpuscope::PatternError& e) {
+      fail(kExitInput, "--find '" + o.find + "': not a regular expression: " + e.what());
+    }
   }
   if (o.synthetic > 0 && !o.files.empty())
     fail(kExitInput, "--synthetic replaces the trace file: give one or the other");
@@ -342,6 +351,9 @@ std::string apply_job_options(gv::View& view, const Options& o) {
 std::string apply_view_options(gv::View& view, const Options& o) {
   if (!view.document() && view.job()) return apply_job_options(view, o);
   if (!view.document()) return {};
+  // What the reader skipped or changed, said at once (the Summary panel lists it).
+  if (const std::string losses = gpuscope::source_losses_line(view.document()->trace().meta()); !losses.empty())
+    std::fprintf(stderr, "gpuscope-view: note: %s: %s\n", view.document()->path().c_str(), losses.c_str());
   std::string error;
   const gpuscope::TimeNs origin = view.document()->trace().begin_time();
   view.show(o.range_set && !o.view_set ? gv::Panel::range : o.view);

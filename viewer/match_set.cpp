@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 
 #include "trace/time_columns.h"
 
@@ -184,11 +183,8 @@ std::vector<std::uint8_t> match_names(const StringTable& strings, std::string_vi
   std::vector<std::uint8_t> out(strings.size(), 0);
   if (text.empty()) return out;
   if (regex) {
-    const std::regex re(std::string(text), std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
-    for (StringId id = 1; id < strings.size(); ++id) {
-      const std::string_view s = strings.get(id);
-      out[id] = std::regex_search(s.begin(), s.end(), re) ? 1 : 0;
-    }
+    const NamePattern re(text, /*ignore_case=*/true);
+    for (StringId id = 1; id < strings.size(); ++id) out[id] = re.search(strings.get(id)) ? 1 : 0;
     return out;
   }
   std::string needle(text);

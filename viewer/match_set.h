@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trace/name_pattern.h"
 #include "trace/trace.h"
 
 namespace gpuscope::viewer {
@@ -72,8 +73,8 @@ class MatchSet {
 };
 
 // Matches `text` against every string of the trace: case-insensitive
-// substring, or ECMAScript regex when `regex`. Returns a vector indexed by
-// StringId. Throws std::regex_error for a bad pattern.
+// substring, or RE2 regex when `regex` (trace/name_pattern.h). Returns a
+// vector indexed by StringId. Throws PatternError for a bad pattern.
 std::vector<std::uint8_t> match_names(const StringTable& strings, std::string_view text, bool regex);
 
 }  // namespace gpuscope::viewer

@@ -7,7 +7,6 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <regex>
 
 #include "analysis/format.h"
 #include "trace/time_columns.h"
@@ -84,7 +83,7 @@ void View::run_search() {
     const std::vector<std::uint8_t> names = match_names(doc_->trace().strings(), search_text_, search_regex_);
     matches_ = MatchSet::by_names(doc_->trace(), names);
     matches_label_ = std::string("search: ") + search_text_;
-  } catch (const std::regex_error& e) {
+  } catch (const PatternError& e) {
     matches_ = {};
     matches_label_.clear();
     search_error_ = std::string("bad regex: ") + e.what();

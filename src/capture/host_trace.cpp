@@ -15,6 +15,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "trace/budget.h"
 #include "trace/error.h"
 
 namespace gpuscope::capture {
@@ -232,6 +233,10 @@ void problem(HostProcess& p, std::size_t line, const std::string& what) {
 HostProcess read_host_file(const std::string& path) {
   HostProcess p;
   p.path = path;
+  // Read whole: at most the memory budget of it (a program can write any amount).
+  std::error_code size_ec;
+  const std::uint64_t bytes = std::filesystem::file_size(path, size_ec);
+  if (!size_ec) check_memory_claim(path, "the host file of " + std::to_string(bytes) + " bytes", bytes);
   simdjson::padded_string all;
   if (simdjson::padded_string::load(path).get(all) != simdjson::SUCCESS)
     throw InputError(path, "cannot read the host file");

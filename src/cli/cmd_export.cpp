@@ -45,6 +45,7 @@ void run(const ExportArgs& a) {
 
   const Trace trace = open_trace(a.input);
   warn_if_damaged(a.input, trace);
+  note_losses(a.input, trace);  // what the reader skipped or changed (info and import list it)
   const std::string source(to_string(trace.meta().source));
   if (format == "sqlite") {
     const SqliteExportStats s = write_sqlite_trace(trace, a.out);

@@ -31,7 +31,8 @@ void run(const ImportArgs& args) {
   bool sqlite = false;
   std::uint64_t file_bytes = 0;
   try {
-    const std::string file = files::seekable_path(args.input);  // a pipe or standard input, read once
+    // A pipe or standard input is read once into memory (within the budget).
+    const std::string file = seekable_trace_path(args.input);
     const TraceFileKind kind = detect_trace_file(file);
     sqlite = kind == TraceFileKind::nsys_sqlite || (kind == TraceFileKind::unknown && named_like_sqlite(args.input));
     std::error_code size_ec;
@@ -60,9 +61,15 @@ void run(const ImportArgs& args) {
   status("  %zu kernels, %zu memcpys, %zu memsets, %zu API calls, %zu ranges, %zu syncs, %zu counter samples",
          trace.kernels().size(), trace.memcpys().size(), trace.memsets().size(), trace.api_calls().size(),
          trace.ranges().size(), trace.syncs().size(), trace.counters().size());
-  for (const auto& [key, value] : m.stats)
+  for (const auto& [key, value] : m.stats) {
     if (key.rfind("import.skipped.", 0) == 0)
       status("  skipped %s: %llu", key.c_str() + 15, static_cast<unsigned long long>(value));
+    else if (key.rfind("import.coerced.", 0) == 0)
+      status("  coerced %s: %llu", key.c_str() + 15, static_cast<unsigned long long>(value));
+    else if (key.rfind("import.missing_table.", 0) == 0 || key.rfind("trace.out_of_window.", 0) == 0 ||
+             key == "trace.truncated_names")
+      status("  %s: %llu", key.c_str(), static_cast<unsigned long long>(value));
+  }
   if (const std::string_view warning = m.property("import.warning"); !warning.empty())
     status("  warning: %.*s", static_cast<int>(warning.size()), warning.data());
 }

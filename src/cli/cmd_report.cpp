@@ -44,9 +44,11 @@ struct ReportArgs {
 
 void run(const ReportArgs& a) {
   mpi::join();  // under mpirun or srun: the processes share the files, process 0 prints
-  const std::vector<std::string> files = trace_files(a.inputs);
+  const TraceInputs inputs = list_trace_inputs(a.inputs);
+  const std::vector<std::string>& files = inputs.files;
   if (!a.output.empty()) files::refuse_output_among_inputs(a.output, files);
   JobOptions o;
+  o.left_out = inputs.left_out;
   if (a.device >= 0) o.analysis.device = static_cast<std::uint32_t>(a.device), o.device_given = true;
   o.simulate = !a.no_simulation;
   o.jobs = a.jobs;

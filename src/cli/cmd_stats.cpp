@@ -107,6 +107,7 @@ void run(const StatsArgs& a) {
     text = stats_text(tables, to);
   }
   write_output(a.output, text);
+  note_losses(a.input, trace);  // what the reader skipped or changed (info and import list it)
 }
 
 void add(CLI::App& app, Context&) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "trace/name_pattern.h"
 
 namespace gpuscope::cli {
 namespace {
@@ -31,6 +32,13 @@ std::filesystem::path viewer_path() {
 }
 
 void run(const ViewArgs& a) {
+  if (a.regex && !a.find.empty()) {
+    try {
+      (void)NamePattern(a.find);
+    } catch (const PatternError& e) {
+      throw Error("--find '" + a.find + "': not a regular expression: " + e.what());
+    }
+  }
   const std::filesystem::path viewer = viewer_path();
   std::error_code ec;
   if (viewer.empty() || !std::filesystem::exists(viewer, ec))

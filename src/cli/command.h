@@ -41,4 +41,8 @@ struct CommandRegistration {
   CommandRegistration(int order, AddCommand add);
 };
 
+// Adds --max-memory SIZE (trace/budget.h) to every registered command that
+// reads traces (memory_option.cpp).
+void add_memory_option(CLI::App& app);
+
 }  // namespace gpuscope::cli

@@ -1,8 +1,12 @@
 #include "cli/job.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <condition_variable>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <mutex>
@@ -30,6 +34,64 @@ std::string problem_of(const std::string& file, const std::string& what) {
   const std::string prefix = file + ": ";
   return what.starts_with(prefix) ? what.substr(prefix.size()) : what;
 }
+
+// ---- Files that change during the run
+
+// A file as stat(2) sees it. A job's files are each read twice (digest, then
+// simulation): one that disappears, shrinks or is rewritten in between, or
+// while it is read, is left out with the reason, whenever that happens.
+struct Stamp {
+  bool exists = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  std::int64_t size = 0, mtime_ns = 0, ctime_ns = 0;
+};
+
+Stamp stamp_of(const std::string& path) {
+  struct stat st {};
+  Stamp s;
+  if (::stat(path.c_str(), &st) != 0) return s;
+  s.exists = true;
+  s.dev = st.st_dev;
+  s.ino = st.st_ino;
+  s.size = st.st_size;
+  s.mtime_ns = std::int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+  s.ctime_ns = std::int64_t{st.st_ctim.tv_sec} * 1'000'000'000 + st.st_ctim.tv_nsec;
+  return s;
+}
+
+// Empty when `after` is the file `before` was; else what happened to it.
+std::string change_of(const Stamp& before, const Stamp& after) {
+  if (!before.exists) return {};  // a pipe or an unreadable path: its reader says what is wrong
+  if (!after.exists) return "disappeared during the run";
+  if (after.dev != before.dev || after.ino != before.ino) return "was replaced by another file during the run";
+  if (after.size != before.size)
+    return std::string(after.size < before.size ? "shrank" : "grew") + " during the run (" +
+           std::to_string(before.size) + " -> " + std::to_string(after.size) + " bytes)";
+  if (after.mtime_ns != before.mtime_ns || after.ctime_ns != before.ctime_ns) return "was rewritten during the run";
+  return {};
+}
+
+// Thrown by the simulation pass for a file that changed since it was digested.
+struct FileChanged : std::runtime_error {
+  FileChanged(std::size_t f, const std::string& why) : std::runtime_error(why), file(f) {}
+  std::size_t file;
+};
+
+// Opens file `i` again for the simulation: the same file the digest read, or FileChanged.
+Trace reopen(const std::vector<std::string>& files, const std::vector<Stamp>& stamps, std::size_t i) {
+  if (std::string why = change_of(stamps[i], stamp_of(files[i])); !why.empty()) throw FileChanged(i, why);
+  Trace t;
+  try {
+    t = open_trace(files[i]);
+  } catch (const InputError& e) {
+    throw FileChanged(i, "could not be read again during the run: " + problem_of(files[i], e.what()));
+  }
+  if (std::string why = change_of(stamps[i], stamp_of(files[i])); !why.empty()) throw FileChanged(i, why);
+  return t;
+}
+
+// ---- One file, many files
 
 void check_device(const std::vector<std::string>& files, const std::set<std::uint32_t>& seen, const JobOptions& o) {
   if (!o.device_given || seen.count(o.analysis.device)) return;
@@ -107,7 +169,8 @@ class Done {
 // digested the file, and keeps no digest; process 0 decodes the others'
 // meanwhile. Every outcome lands in its file's slot.
 void digest_files(const std::vector<std::string>& files, const JobOptions& o,
-                  std::vector<std::optional<RankDigest>>& digests, std::vector<std::string>& errors) {
+                  std::vector<std::optional<RankDigest>>& digests, std::vector<std::string>& errors,
+                  std::vector<Stamp>& stamps) {
   const auto procs = static_cast<std::size_t>(mpi::size()), me = static_cast<std::size_t>(mpi::rank());
   std::vector<std::size_t> mine;
   for (std::size_t i = me; i < files.size(); i += procs) mine.push_back(i);
@@ -117,10 +180,14 @@ void digest_files(const std::vector<std::string>& files, const JobOptions& o,
     parallel_for(mine.size(), o.jobs, [&](std::size_t k) {
       const std::size_t i = mine[k];
       try {
+        stamps[i] = stamp_of(files[i]);
         const Trace t = open_trace(files[i]);
+        if (const std::string why = change_of(stamps[i], stamp_of(files[i])); !why.empty())
+          throw std::runtime_error(why);
         digests[i] = digest_rank(t, files[i], o.analysis);
       } catch (const std::exception& e) {
         errors[i] = problem_of(files[i], e.what());
+        digests[i].reset();
       }
       if (!outcomes.empty()) {
         outcomes[i] = digests[i] ? "D" + encode_digest(*digests[i]) : "E" + errors[i];
@@ -209,8 +276,8 @@ std::vector<std::size_t> decode_traces(std::string_view b, std::size_t files) {
 // of trace k): under MPI, each process simulates those of its files (file i:
 // process i % P, as for the digests), and process 0 (with `p`) combines them
 // (graph::SimulationShare); the others pass no `p`.
-void simulate_job(const std::vector<std::string>& files, const std::vector<std::size_t>& traces,
-                  graph::SimulationPlan plan, const JobOptions& o, Profile* p) {
+void simulate_job(const std::vector<std::string>& files, const std::vector<Stamp>& stamps,
+                  const std::vector<std::size_t>& traces, graph::SimulationPlan plan, const JobOptions& o, Profile* p) {
   const auto procs = static_cast<std::size_t>(mpi::size()), me = static_cast<std::size_t>(mpi::rank());
   constexpr std::size_t kNone = ~std::size_t{0};  // a file that is no trace of the job
   std::vector<std::size_t> mine, trace_of(files.size(), kNone);
@@ -220,7 +287,7 @@ void simulate_job(const std::vector<std::string>& files, const std::vector<std::
   }
   graph::SimulationShare share(std::move(plan), traces.size());
   const graph::TraceVisitor visit = [&](std::size_t k, const std::function<void(const Trace&)>& f) {
-    const Trace t = open_trace(files[traces[k]]);
+    const Trace t = reopen(files, stamps, traces[k]);
     f(t);
   };
   auto gather = [&](auto&& encode, auto&& decode) {
@@ -268,7 +335,8 @@ void simulate_share(const std::vector<std::string>& files, const JobOptions& o) 
     const std::size_t nl = work.find('\n');
     if (nl == std::string::npos) throw graph::SimulationCodecError("simulation plan: no list of files");
     const std::vector<std::size_t> traces = decode_traces(std::string_view(work).substr(0, nl), files.size());
-    simulate_job(files, traces, graph::decode_plan(std::string_view(work).substr(nl + 1)), o, nullptr);
+    const std::vector<Stamp> stamps(files.size());  // another process digested them: nothing to compare
+    simulate_job(files, stamps, traces, graph::decode_plan(std::string_view(work).substr(nl + 1)), o, nullptr);
   } catch (const std::exception& e) {
     mpi::fail(e.what());
   }
@@ -276,37 +344,16 @@ void simulate_share(const std::vector<std::string>& files, const JobOptions& o) 
 
 }  // namespace
 
-Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o) {
-  if (files.size() == 1) return mpi::quiet() ? Profile{} : analyze_one(files.front(), o);
-  // Each file alone: opened, digested, freed; under MPI, each process its
-  // share, gathered at process 0 (cli/mpi.h).
-  std::vector<std::optional<RankDigest>> digests(files.size());
-  std::vector<std::string> errors(files.size());
-  digest_files(files, o, digests, errors);
-  if (mpi::quiet()) {
-    if (mpi::active()) simulate_share(files, o);
-    return {};
-  }
+namespace {
+
+// The job's profile from the files that could be digested (`kept`: their
+// indexes), and the simulation over them again. Throws FileChanged when a
+// file changed since its digest (without MPI: the caller leaves it out and
+// starts again).
+Profile job_profile(const std::vector<std::string>& files, const std::vector<Stamp>& stamps,
+                    std::vector<RankDigest> good, const std::vector<std::size_t>& traces, std::vector<LeftOut> left_out,
+                    const std::set<std::uint32_t>& seen, const JobOptions& o) {
   Tell tell(mpi::active());  // the others wait for the simulation's plan
-  std::vector<LeftOut> left_out;
-  std::vector<RankDigest> good;
-  std::vector<std::size_t> traces;  // the file index of each of `good`
-  std::set<std::uint32_t> seen;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (!digests[i]) {
-      left_out.push_back({files[i], errors[i]});
-      continue;
-    }
-    seen.insert(digests[i]->gpus.begin(), digests[i]->gpus.end());
-    good.push_back(std::move(*digests[i]));
-    traces.push_back(i);
-  }
-  if (good.empty()) {
-    std::string why;
-    for (const LeftOut& l : left_out) why += (why.empty() ? "" : "; ") + l.file + ": " + l.problem;
-    throw Error(files.front() + " …: none of the " + std::to_string(files.size()) + " files can be analysed (" + why +
-                ")");
-  }
   const JobCheck check = check_job(good);
   if (!check.refused.empty()) throw Error(files.front() + " …: " + check.refused);
   for (const LeftOut& l : check.left_out) left_out.push_back(l);
@@ -325,10 +372,70 @@ Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o
     graph::SimulationPlan plan = graph::simulation_plan(kept.size(), &p, so);
     if (plan.run) {
       tell(encode_work(traces, plan));
-      simulate_job(files, traces, std::move(plan), o, &p);
+      simulate_job(files, stamps, traces, std::move(plan), o, &p);
     }
   }
   return p;
+}
+
+[[noreturn]] void nothing_to_analyse(const std::vector<std::string>& files, const std::vector<LeftOut>& left_out) {
+  std::string why;
+  for (const LeftOut& l : left_out) why += (why.empty() ? "" : "; ") + l.file + ": " + l.problem;
+  throw Error(files.front() + " …: none of the " + std::to_string(files.size()) + " files can be analysed (" + why +
+              ")");
+}
+
+}  // namespace
+
+Profile analyze_files(const std::vector<std::string>& files, const JobOptions& o) {
+  if (files.size() == 1) {
+    if (mpi::quiet()) return Profile{};
+    Profile p = analyze_one(files.front(), o);
+    p.left_out.insert(p.left_out.begin(), o.left_out.begin(), o.left_out.end());
+    return p;
+  }
+  // Each file alone: opened, digested, freed; under MPI, each process its
+  // share, gathered at process 0 (cli/mpi.h).
+  std::vector<std::optional<RankDigest>> digests(files.size());
+  std::vector<std::string> errors(files.size());
+  std::vector<Stamp> stamps(files.size());
+  digest_files(files, o, digests, errors, stamps);
+  if (o.after_digests) o.after_digests();
+  if (mpi::quiet()) {
+    if (mpi::active()) simulate_share(files, o);
+    return {};
+  }
+  std::vector<LeftOut> left_out = o.left_out;
+  std::vector<RankDigest> good;
+  std::vector<std::size_t> traces;  // the file index of each of `good`
+  std::set<std::uint32_t> seen;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (!digests[i]) {
+      left_out.push_back({files[i], errors[i]});
+      continue;
+    }
+    seen.insert(digests[i]->gpus.begin(), digests[i]->gpus.end());
+    good.push_back(std::move(*digests[i]));
+    traces.push_back(i);
+  }
+  const std::size_t runs_before = o.runs ? o.runs->size() : 0;
+  for (;;) {
+    if (good.empty()) {
+      if (mpi::active()) mpi::broadcast({});  // the others wait for a simulation plan: there is none
+      nothing_to_analyse(files, left_out);
+    }
+    try {
+      return job_profile(files, stamps, good, traces, left_out, seen, o);
+    } catch (const FileChanged& c) {
+      // Under MPI the others are already simulating: stop, saying why.
+      if (mpi::active()) throw Error(files[c.file] + ": " + c.what());
+      if (o.runs) o.runs->erase(o.runs->begin() + static_cast<std::ptrdiff_t>(runs_before), o.runs->end());
+      const auto at = static_cast<std::ptrdiff_t>(std::find(traces.begin(), traces.end(), c.file) - traces.begin());
+      good.erase(good.begin() + at);
+      traces.erase(traces.begin() + at);
+      left_out.push_back({files[c.file], c.what()});
+    }
+  }
 }
 
 namespace {
@@ -351,7 +458,10 @@ Profile load_profile(const std::string& path, const JobOptions& o) {
     if (p.files.empty()) p.files.push_back(path);
     return p;
   }
-  Profile p = analyze_files(trace_files({path}), o);  // the savings `report` gives
+  const TraceInputs inputs = list_trace_inputs({path});
+  JobOptions with_left_out = o;
+  with_left_out.left_out.insert(with_left_out.left_out.end(), inputs.left_out.begin(), inputs.left_out.end());
+  Profile p = analyze_files(inputs.files, with_left_out);  // the savings `report` gives
   p.files = {path};
   return p;
 }

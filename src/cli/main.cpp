@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   auto& commands = registry();
   std::stable_sort(commands.begin(), commands.end(), [](auto& a, auto& b) { return a.first < b.first; });
   for (auto& [order, add] : commands) add(app, ctx);
+  add_memory_option(app);
 
   ctx.command_line = "gpuscope";
   for (int i = 1; i < argc; ++i) ctx.command_line += " " + std::string(argv[i]);

@@ -7,6 +7,7 @@
 
 #include "cli/command.h"
 #include "cli/mpi.h"
+#include "import/trace_info.h"
 #include "trace/damage.h"
 #include "trace/error.h"
 #include "trace/files.h"
@@ -49,6 +50,11 @@ void warn_if_damaged(const std::string& file, const Trace& trace) {
   if (!d.any()) return;
   std::fprintf(stderr, "gpuscope: warning: %s: %s (gpuscope info says what was lost)\n",
                files::input_name(file).c_str(), damage_headline(d, device_coverage(trace)).c_str());
+}
+
+void note_losses(const std::string& file, const Trace& trace) {
+  if (const std::string losses = source_losses_line(trace.meta()); !losses.empty())
+    std::fprintf(stderr, "gpuscope: note: %s: %s\n", files::input_name(file).c_str(), losses.c_str());
 }
 
 bool colour_for(const std::string& path) {

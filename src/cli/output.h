@@ -36,6 +36,12 @@ void write_output(const std::string& path, std::span<const std::string> parts);
 // One line on stderr when `trace`'s file lost something in storage (cut short, damaged).
 void warn_if_damaged(const std::string& file, const Trace& trace);
 
+// One note on stderr when the reader of `trace`'s file skipped or changed
+// something (import.skipped.*, import.coerced.*, trace.truncated_names, …:
+// import/trace_info.h's source_losses_line), for commands that print no
+// such list of their own (info, report and import do).
+void note_losses(const std::string& file, const Trace& trace);
+
 // Whether text for `path` (an output as for write_output) may carry colour:
 // standard output that is a terminal, NO_COLOR unset or empty, and not a
 // process of an MPI launch (whose terminal is the launcher's).

@@ -29,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
@@ -39,6 +40,7 @@
 #include "import/chrome_json_text.h"
 #include "import/chrome_json_walker.h"
 #include "import/import_memory.h"
+#include "trace/budget.h"
 #include "trace/builder.h"
 
 namespace gpuscope {
@@ -95,6 +97,8 @@ class InternCache {
   explicit InternCache(TraceBuilder& b) : b_(b), slots_(1024) {}
 
   StringId get(std::string_view s) {
+    // A name the table cuts (trace/budget.h) never equals what it stores: not cached.
+    if (s.size() > kMaxNameBytes) return b_.intern(s);
     const std::uint64_t h = XXH3_64bits(s.data(), s.size());
     std::size_t mask = slots_.size() - 1;
     std::size_t i = h & mask;
@@ -147,6 +151,7 @@ enum class Skip : std::uint8_t {
   counter_without_values,
   memory_without_bytes,    // a [memory] event without "Bytes"
   memory_on_other_device,  // a [memory] event of a device type other than CPU or CUDA
+  duplicate_key,           // a key an event (or its args, or the root object) already had: the first stands
   count_
 };
 constexpr std::array<std::string_view, static_cast<int>(Skip::count_)> kSkipNames = {"flow",
@@ -163,7 +168,8 @@ constexpr std::array<std::string_view, static_cast<int>(Skip::count_)> kSkipName
                                                                                      "metadata",
                                                                                      "counter_without_values",
                                                                                      "memory_without_bytes",
-                                                                                     "memory_on_other_device"};
+                                                                                     "memory_on_other_device",
+                                                                                     "duplicate_key"};
 
 // [SECTION] One event's fields -------------------------------------------------------------------
 
@@ -244,8 +250,11 @@ class Importer {
   enum class Role : std::uint8_t { whole, local };
 
   Importer(const std::string& path, const ChromeImportOptions& options, Role role = Role::whole)
-      : path_(path), options_(options), role_(role), cache_(builder_) {
+      : path_(path), options_(options), role_(role), cache_(builder_), budget_(memory_budget()) {
     builder_.meta().source = TraceSource::chrome_json;
+    // Local parsers keep whole names: the merge interns (and cuts) them, so
+    // that one and two threads count the same names cut.
+    if (role == Role::whole) builder_.limit_names(kMaxNameBytes);
   }
 
   Trace run() {
@@ -715,6 +724,7 @@ class Importer {
   // unrepresentative start cannot reserve much. import_memory.h says why.
   void grow_columns(const JsonBatch& b, std::uint64_t file_bytes, Importer* incoming = nullptr,
                     std::vector<detail::MemoryRange>* untouched = nullptr) {
+    const std::uint64_t held = check_memory(b, incoming);
     const std::uint64_t json_done = b.stream_offset;  // the rows so far come from this much text
     double json_total = 0;
     if (json_done > 0 && b.file_done > 0 && file_bytes >= b.file_done)
@@ -735,8 +745,22 @@ class Importer {
           json_done
               ? std::min(1.1 * json_total / static_cast<double>(json_done) * static_cast<double>(n), json_total / 32)
               : 0;
-      detail::grow_table(table, headroom, static_cast<std::size_t>(estimate), untouched);
+      // Never more room than the budget has left (the growth itself is checked before the next batch).
+      const double room = static_cast<double>(n) + static_cast<double>(budget_ - std::min(held, budget_)) /
+                                                       static_cast<double>(row_memory_bytes(id));
+      detail::grow_table(table, headroom, static_cast<std::size_t>(std::min(estimate, room)), untouched);
     });
+  }
+
+  // The memory budget (trace/budget.h), before each batch: what is built so
+  // far, and the rows of a local parser about to be merged. Returns those bytes.
+  std::uint64_t check_memory(const JsonBatch& b, const Importer* incoming) const {
+    const std::uint64_t held = builder_.memory_bytes() + (incoming ? incoming->builder_.memory_bytes() : 0);
+    check_memory_claim(path_,
+                       "the events of the first " + std::to_string(b.stream_offset) + " bytes of JSON text" +
+                           (gzip_ ? " (decompressed)" : ""),
+                       held, budget_, b.stream_offset);
+    return held;
   }
 
   // ---- errors -------------------------------------------------------------------------------
@@ -917,6 +941,18 @@ class Importer {
     return cache_.get(json_scratch_);
   }
 
+  // A key of an event (or of its args) met again: its value is skipped and
+  // counted ("import.skipped.duplicate_key"); the first one stands. False then.
+  bool once(std::uint32_t& seen, int bit, Walker& w) {
+    if (!(seen & (1u << bit))) [[likely]] {
+      seen |= 1u << bit;
+      return true;
+    }
+    skip(Skip::duplicate_key);
+    w.skip_value();
+    return false;
+  }
+
   // The collective's arguments Kineto recorded on an op, as one compact JSON
   // object (0 without a collective name or message size), counted.
   StringId collective_json(const Args& a) {
@@ -940,146 +976,176 @@ class Importer {
   void read_args(Walker& w, const JsonBatch& b, Event& ev, bool collect_numbers) {
     if (w.peek() != '{') return w.skip_value();
     Args& a = ev.args;
+    std::uint32_t seen = 0;  // keys read: a repeated key keeps its first value (docs/import.md)
     for_each_member(w, b, [&](std::string_view key) {
       switch (key.size()) {
         case 4:
           if (is_key(key, "grid")) {
+            if (!once(seen, 0, w)) return;
             read_dims(w, a.grid);
             a.present |= kArgGrid;
             return;
           }
           if (is_key(key, "cbid")) {
+            if (!once(seen, 1, w)) return;
             if (read_int(w, &a.cbid)) a.present |= kArgCbid;
             return;
           }
           if (is_key(key, "name")) {
+            if (!once(seen, 2, w)) return;
             a.name = read_string(w);
             return;
           }
           if (is_key(key, "Addr")) {
+            if (!once(seen, 3, w)) return;
             if (read_int(w, &a.addr)) a.present |= kArgAddr;
             return;
           }
           break;
         case 5:
           if (is_key(key, "dtype")) {
+            if (!once(seen, 26, w)) return;
             a.collective[3] = raw_value(w);
             return;
           }
           if (is_key(key, "block")) {
+            if (!once(seen, 4, w)) return;
             read_dims(w, a.block);
             a.present |= kArgBlock;
             return;
           }
           if (is_key(key, "bytes")) {
+            if (!once(seen, 5, w)) return;
             if (read_int(w, &a.bytes)) a.present |= kArgBytes;
             return;
           }
           if (is_key(key, "Bytes")) {
+            if (!once(seen, 6, w)) return;
             if (read_int(w, &a.mem_bytes)) a.present |= kArgMemBytes;
             return;
           }
           break;
         case 6:
           if (is_key(key, "device")) {
+            if (!once(seen, 7, w)) return;
             if (read_int(w, &a.device)) a.present |= kArgDevice;
             return;
           }
           if (is_key(key, "stream")) {
+            if (!once(seen, 8, w)) return;
             if (read_int(w, &a.stream)) a.present |= kArgStream;
             return;
           }
           if (is_key(key, "labels")) {
+            if (!once(seen, 9, w)) return;
             a.labels = read_string(w);
             return;
           }
           break;
         case 9:
           if (is_key(key, "Device Id")) {
+            if (!once(seen, 10, w)) return;
             if (read_int(w, &a.mem_device)) a.present |= kArgMemDevice;
             return;
           }
           break;
         case 10:
           if (is_key(key, "Input Dims")) {
+            if (!once(seen, 11, w)) return;
             a.input_dims = raw_value(w);
             return;
           }
           if (is_key(key, "Group size")) {
+            if (!once(seen, 27, w)) return;
             a.collective[4] = raw_value(w);
             return;
           }
           if (is_key(key, "Input type")) {
+            if (!once(seen, 12, w)) return;
             a.input_types = raw_value(w);
             return;
           }
           break;
         case 11:
           if (is_key(key, "correlation")) {
+            if (!once(seen, 13, w)) return;
             if (read_int(w, &a.correlation)) a.present |= kArgCorrelation;
             return;
           }
           if (is_key(key, "External id") || is_key(key, "external id")) {
+            if (!once(seen, 14, w)) return;
             if (read_int(w, &a.external)) a.present |= kArgExternal;
             return;
           }
           if (is_key(key, "Device Type")) {
+            if (!once(seen, 15, w)) return;
             if (read_int(w, &a.mem_device_type)) a.present |= kArgMemDeviceType;
             return;
           }
           break;
         case 13:
           if (is_key(key, "shared memory")) {
+            if (!once(seen, 16, w)) return;
             if (read_int(w, &a.smem)) a.present |= kArgSmem;
             return;
           }
           if (is_key(key, "In msg nelems")) {
+            if (!once(seen, 24, w)) return;
             a.collective[1] = raw_value(w);
             return;
           }
           break;
         case 14:
           if (is_key(key, "cuda_sync_kind")) {
+            if (!once(seen, 17, w)) return;
             a.sync_kind = read_string(w);
             return;
           }
           if (is_key(key, "Out msg nelems")) {
+            if (!once(seen, 25, w)) return;
             a.collective[2] = raw_value(w);
             return;
           }
           if (is_key(key, "Total Reserved")) {
+            if (!once(seen, 18, w)) return;
             if (read_int(w, &a.total_reserved)) a.present |= kArgTotalReserved;
             return;
           }
           break;
         case 15:
           if (is_key(key, "Total Allocated")) {
+            if (!once(seen, 19, w)) return;
             if (read_int(w, &a.total_allocated)) a.present |= kArgTotalAllocated;
             return;
           }
           if (is_key(key, "Concrete Inputs")) {
+            if (!once(seen, 20, w)) return;
             a.concrete_inputs = raw_value(w);
             return;
           }
           if (is_key(key, "Collective name")) {
+            if (!once(seen, 23, w)) return;
             a.collective[0] = raw_value(w);
             return;
           }
           break;
         case 18:
           if (is_key(key, "Process Group Name")) {
+            if (!once(seen, 28, w)) return;
             a.collective[5] = raw_value(w);
             return;
           }
           break;
         case 20:
           if (is_key(key, "registers per thread")) {
+            if (!once(seen, 21, w)) return;
             if (read_int(w, &a.registers)) a.present |= kArgRegisters;
             return;
           }
           break;
         case 21:
           if (is_key(key, "wait_on_cuda_event_id")) {
+            if (!once(seen, 22, w)) return;
             if (read_int(w, &a.wait_event)) a.present |= kArgWaitEvent;
             return;
           }
@@ -1104,40 +1170,48 @@ class Importer {
   }
 
   void read_event(Walker& w, const JsonBatch& b, Event& ev) {
-    bool flow = false;  // a flow's other fields are not used: only check their grammar
+    bool flow = false;       // a flow's other fields are not used: only check their grammar
+    std::uint32_t seen = 0;  // keys read: a repeated key keeps its first value (docs/import.md)
     for_each_member(w, b, [&](std::string_view key) {
       if (flow) return w.skip_value();
       switch (key.size()) {
         case 2:
           if (is_key(key, "ph")) {
+            if (!once(seen, 0, w)) return;
             ev.ph = read_string(w);
             flow = ev.ph.raw.size() == 1 && (ev.ph.raw[0] == 's' || ev.ph.raw[0] == 'f' || ev.ph.raw[0] == 't');
             return;
           }
           if (is_key(key, "ts")) {
+            if (!once(seen, 1, w)) return;
             ev.has_ts = true;
             ev.ts_ok = read_time(w, &ev.ts);
             return;
           }
           if (is_key(key, "id")) {
+            if (!once(seen, 2, w)) return;
             ev.id = read_id(w);
             return;
           }
           break;
         case 3:
           if (is_key(key, "cat")) {
+            if (!once(seen, 3, w)) return;
             ev.cat = read_string(w);
             return;
           }
           if (is_key(key, "pid")) {
+            if (!once(seen, 4, w)) return;
             ev.pid = read_id(w);
             return;
           }
           if (is_key(key, "tid")) {
+            if (!once(seen, 5, w)) return;
             ev.tid = read_id(w);
             return;
           }
           if (is_key(key, "dur")) {
+            if (!once(seen, 6, w)) return;
             ev.has_dur = true;
             ev.dur_ok = read_time(w, &ev.dur);
             return;
@@ -1145,10 +1219,12 @@ class Importer {
           break;
         case 4:
           if (is_key(key, "name")) {
+            if (!once(seen, 7, w)) return;
             ev.name = read_string(w);
             return;
           }
           if (is_key(key, "args")) {
+            if (!once(seen, 8, w)) return;
             const bool counter = !ev.ph.present || (ev.ph.raw.size() == 1 && ev.ph.raw[0] == 'C');
             read_args(w, b, ev, counter);
             return;
@@ -1178,11 +1254,14 @@ class Importer {
         if (w.peek() != '{') fail_at(b, event_start, "an element of the events array is not an object");
         ev_.clear();
         counter_keys_.clear();
+        const std::uint64_t duplicates = skips_[static_cast<int>(Skip::duplicate_key)];
         read_event(w, b, ev_);
-        if (role_ == Role::local && must_defer(ev_))
+        if (role_ == Role::local && must_defer(ev_)) {
+          skips_[static_cast<int>(Skip::duplicate_key)] = duplicates;  // counted when the merge reads it again
           defer(event_start);
-        else
+        } else {
           add_event(ev_, b);
+        }
       }
     } catch (const detail::JsonSyntaxError& e) {
       fail_at(b, e.at,
@@ -1766,7 +1845,11 @@ class Importer {
     Walker w(begin);
     try {
       const char c = w.peek();
-      if (seg.key == "deviceProperties" && c == '[') {
+      // A key the root object had already (a second "traceEvents" too): the first stands.
+      if (seg.key == "traceEvents" || !top_keys_.insert(seg.key).second) {
+        skip(Skip::duplicate_key);
+        w.skip_value();
+      } else if (seg.key == "deviceProperties" && c == '[') {
         read_device_properties(w, b);
       } else if (seg.key == "distributedInfo" && c == '{') {
         read_distributed_info(w, b);
@@ -2047,6 +2130,8 @@ class Importer {
 
   std::array<std::uint64_t, static_cast<int>(Skip::count_)> skips_{};
   std::array<std::size_t, kTableCount> rows_before_batch_{};
+  std::set<std::string> top_keys_;              // keys of the root object read (a repeated one is skipped)
+  std::uint64_t budget_;                        // memory the import may take (trace/budget.h)
   std::vector<detail::MemoryRange> untouched_;  // grown column memory not yet faulted in (two threads)
   bool two_threads_ = false;
 

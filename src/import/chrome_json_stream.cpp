@@ -30,6 +30,7 @@
 #include <simdjson.h>
 
 #include "import/chrome_json_text.h"
+#include "trace/budget.h"
 #include "trace/error.h"
 
 namespace gpuscope::detail {
@@ -367,7 +368,7 @@ class Splitter {
           ++pos;
           break;
         case State::object_value:
-          if (key_ == "traceEvents") {
+          if (key_ == "traceEvents" && !info_.saw_trace_events) {  // a second one is a value the importer skips
             if (c != '[') fail(b, pos, "\"traceEvents\" is not an array");
             info_.saw_trace_events = true;
             state_ = State::events_first;
@@ -742,6 +743,7 @@ struct JsonStream::Impl {
   std::string path;
   LoadProgress progress;
   std::size_t buffer_bytes;
+  std::size_t max_item_bytes;  // one event or top-level value
   FileHandle file;
   std::unique_ptr<Source> source;
   bool gzip = false;
@@ -758,7 +760,14 @@ struct JsonStream::Impl {
   std::thread producer;
 
   Impl(const std::string& p, const LoadProgress& pr, std::size_t bytes)
-      : path(p), progress(pr), buffer_bytes(bytes), file(p) {
+      : path(p),
+        progress(pr),
+        buffer_bytes(bytes),
+        // The pool's buffers keep the size a large item gave them: six of
+        // them stay well inside the budget.
+        max_item_bytes(static_cast<std::size_t>(
+            std::clamp<std::uint64_t>(memory_budget() / 16, std::uint64_t{1} << 20, kMaxItemBytes))),
+        file(p) {
     if (file.size() == 0) throw InputError(path, "empty file: no JSON value", 0);
     std::string prefix(2, '\0');
     prefix.resize(file.read(prefix.data(), 2));
@@ -912,8 +921,11 @@ struct JsonStream::Impl {
       if (cur->size < limit) continue;  // room left: read more before handing over
       const std::size_t keep = sp.carry_start(cur->size);
       if (keep == 1) {  // one item fills the whole buffer: make it bigger
-        if (cur->capacity - kJsonPadding - 2 >= kMaxItemBytes)
-          throw InputError(path, "a single JSON item is larger than 1 GiB", cur->stream_offset);
+        if (cur->capacity - kJsonPadding - 2 >= max_item_bytes)
+          throw InputError(path,
+                           "a single JSON item is larger than " + memory_size_text(max_item_bytes) +
+                               (max_item_bytes < kMaxItemBytes ? " (1/16 of the memory budget; --max-memory)" : ""),
+                           cur->stream_offset);
         grow(cur, 0);
         continue;
       }

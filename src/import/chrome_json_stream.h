@@ -7,7 +7,8 @@
 // over pooled buffers that hold only complete items ("batches"); the consumer
 // (chrome_json.cpp) parses them with simdjson's on-demand API and builds the
 // trace. Memory stays bounded by the pool (a few buffers of a few MiB, grown
-// only for a single item larger than a buffer, up to kMaxItemBytes), whatever
+// only for a single item larger than a buffer, up to kMaxItemBytes and 1/16
+// of the memory budget, trace/budget.h), whatever
 // the size of the file.
 //
 // The splitter checks the structure it walks over (brackets, strings, the

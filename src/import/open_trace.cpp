@@ -12,9 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 
 #include "import/chrome_json.h"
@@ -60,6 +62,10 @@ Head read_head(const std::string& path) {
   return h;
 }
 
+constexpr const char* kNotATrace =
+    "not a trace file gpuscope reads (expected .gscope, Chrome trace JSON, .json.gz or an Nsight Systems SQLite "
+    "export)";
+
 TraceFileKind classify(const Head& h) {
   const std::uint8_t* p = h.bytes;
   const std::size_t n = h.size;
@@ -77,7 +83,18 @@ TraceFileKind classify(const Head& h) {
 
 }  // namespace
 
-TraceFileKind detect_trace_file(const std::string& path) { return classify(read_head(files::seekable_path(path))); }
+std::string seekable_trace_path(const std::string& path) {
+  return files::seekable_path(path, 10, [&](std::span<const std::uint8_t> bytes) {
+    Head h;
+    h.size = std::min(bytes.size(), sizeof h.bytes);
+    std::memcpy(h.bytes, bytes.data(), h.size);
+    if (classify(h) != TraceFileKind::unknown || named_like_sqlite(path)) return;
+    if (h.size == 0) throw InputError(files::input_name(path), "empty (not a trace)");
+    throw InputError(files::input_name(path), std::string(kNotATrace) + "; its first bytes are none of these");
+  });
+}
+
+TraceFileKind detect_trace_file(const std::string& path) { return classify(read_head(seekable_trace_path(path))); }
 
 bool named_like_sqlite(const std::string& path) {
   for (const char* ext : {".sqlite", ".sqlite3", ".db"}) {
@@ -89,7 +106,7 @@ bool named_like_sqlite(const std::string& path) {
 
 Trace open_trace(const std::string& path, const LoadProgress& progress) {
   // A pipe or FIFO is read once into memory; errors still name what the user gave.
-  const std::string file = files::seekable_path(path);
+  const std::string file = seekable_trace_path(path);
   try {
     const Head head = read_head(file);
     switch (classify(head)) {
@@ -111,9 +128,7 @@ Trace open_trace(const std::string& path, const LoadProgress& progress) {
     }
     if (head.size == 0) throw InputError(file, "empty file (not a trace)");
     if (named_like_sqlite(path)) return import_nsys_sqlite(file);  // throws: says what is wrong with it
-    throw InputError(file,
-                     "not a trace file gpuscope reads (expected .gscope, Chrome trace JSON, .json.gz or an Nsight "
-                     "Systems SQLite export)");
+    throw InputError(file, kNotATrace);
   } catch (const InputError& e) {
     if (file == path) throw;
     throw InputError(files::input_name(path), e.reason(), e.offset());

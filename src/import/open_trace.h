@@ -22,7 +22,14 @@ TraceFileKind detect_trace_file(const std::string& path);
 // wrong with it (an encrypted database has no readable header).
 bool named_like_sqlite(const std::string& path);
 
-// Throws InputError (file, offset, reason) for unreadable or unknown files.
+// files::seekable_path() for a trace: a pipe, device or procfs file is read
+// into memory (at most the memory budget, trace/budget.h), refused at its
+// first bytes when they are no trace format. Throws InputError naming `path`.
+std::string seekable_trace_path(const std::string& path);
+
+// Throws InputError (file, offset, reason) for unreadable or unknown files,
+// and for files whose contents would take more than the memory budget
+// (trace/budget.h), before that memory is taken.
 Trace open_trace(const std::string& path, const LoadProgress& progress = {});
 
 }  // namespace gpuscope

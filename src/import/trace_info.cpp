@@ -29,6 +29,24 @@ std::string_view source_kind(TraceSource s) {
 
 }  // namespace
 
+std::string source_losses_line(const TraceMeta& meta) {
+  static constexpr std::string_view kPrefixes[] = {"import.skipped.",       "import.coerced.",
+                                                   "import.missing_table.", "trace.out_of_window.",
+                                                   "trace.truncated_names", "store.lost_rows."};
+  constexpr std::size_t kShown = 4;
+  std::string listed;
+  std::size_t n = 0;
+  for (const auto& [key, value] : meta.stats) {
+    bool counted = false;
+    for (std::string_view p : kPrefixes) counted = counted || key.starts_with(p);
+    if (!counted || value == 0) continue;
+    if (n++ < kShown) listed += (listed.empty() ? "" : ", ") + key + " " + std::to_string(value);
+  }
+  if (n == 0) return {};
+  if (n > kShown) listed += ", and " + std::to_string(n - kShown) + " more";
+  return "the source's rows or values left out or changed: " + listed + " (gpuscope info lists them)";
+}
+
 std::string_view trace_format_name(TraceFileKind k) {
   switch (k) {
     case TraceFileKind::gscope:
@@ -47,7 +65,7 @@ std::string_view trace_format_name(TraceFileKind k) {
 
 TraceFile open_trace_file(const std::string& path, const LoadProgress& progress) {
   TraceFile l;
-  const std::string file = files::seekable_path(path);  // a pipe is read once, into memory
+  const std::string file = seekable_trace_path(path);  // a pipe is read once, into memory
   l.kind = detect_trace_file(file);
   std::error_code ec;
   l.file_bytes = std::filesystem::file_size(file, ec);

@@ -27,6 +27,16 @@ struct TraceFile {
 // InputError naming `path`.
 TraceFile open_trace_file(const std::string& path, const LoadProgress& progress = {});
 
+// What the reader left out or changed, from the trace's stats: rows skipped
+// ("import.skipped.*"), values coerced ("import.coerced.*"), tables missing
+// ("import.missing_table.*"), rows with implausible times
+// ("trace.out_of_window.*"), names cut ("trace.truncated_names"), rows a
+// damaged file lost ("store.lost_rows.*"). One line ("the source's rows
+// or values left out or changed: import.skipped.kernel_without_time 2, …,
+// and 3 more (gpuscope info lists them)"), empty when there is none: what
+// `export` and the viewer say besides `info`, `import` and `report`.
+std::string source_losses_line(const TraceMeta& meta);
+
 // "gscope", "chrome-json", "chrome-json-gz", "nsys-sqlite" or "unknown".
 std::string_view trace_format_name(TraceFileKind kind);
 

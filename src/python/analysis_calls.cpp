@@ -18,6 +18,7 @@
 #include "analysis/graph/whatif.h"
 #include "export/report_json.h"
 #include "export/stats_tables.h"
+#include "export/trace_inputs.h"
 #include "export/whatif_report.h"
 #include "import/open_trace.h"
 #include "python/bindings.h"
@@ -72,11 +73,22 @@ AnalysisOptions options_of(const Job& job, long long device) {
   return o;
 }
 
-std::string report(const py::list& items, long long device, std::size_t top, std::size_t steps) {
+// [(file, problem)] from Python: what the listing of directories left out
+// (_trace_inputs), first in the profile's left_out as the CLI puts them.
+std::vector<LeftOut> left_out_of(const std::vector<std::pair<std::string, std::string>>& listed) {
+  std::vector<LeftOut> out;
+  for (const auto& [file, problem] : listed) out.push_back({file, problem});
+  return out;
+}
+
+std::string report(const py::list& items, long long device, std::size_t top, std::size_t steps,
+                   const std::vector<std::pair<std::string, std::string>>& listed) {
   Job job = job_of(items);
   const AnalysisOptions options = options_of(job, device);
   py::gil_scoped_release unlocked;
-  const Profile p = graph::analyze_and_simulate(job.inputs, options);
+  Profile p = graph::analyze_and_simulate(job.inputs, options);
+  const std::vector<LeftOut> left = left_out_of(listed);
+  p.left_out.insert(p.left_out.begin(), left.begin(), left.end());
   ReportJsonOptions o;
   o.top = top;
   o.max_steps = steps;
@@ -85,12 +97,15 @@ std::string report(const py::list& items, long long device, std::size_t top, std
 }
 
 // A side of a diff: traces (items) or a saved report's text (labelled).
-Profile profile_of(const py::list& items, const std::string& report_text, const std::string& label, long long device) {
+Profile profile_of(const py::list& items, const std::string& report_text, const std::string& label, long long device,
+                   const std::vector<std::pair<std::string, std::string>>& listed) {
   if (!items.empty() || report_text.empty()) {
     Job job = job_of(items);
     const AnalysisOptions options = options_of(job, device);
     py::gil_scoped_release unlocked;
     Profile p = graph::analyze_and_simulate(job.inputs, options);
+    const std::vector<LeftOut> left = left_out_of(listed);
+    p.left_out.insert(p.left_out.begin(), left.begin(), left.end());
     if (job.inputs.size() > 1 && !label.empty()) p.files = {label};
     return p;
   }
@@ -101,10 +116,11 @@ Profile profile_of(const py::list& items, const std::string& report_text, const 
 }
 
 std::string diff(const py::list& a_items, const std::string& a_report, const std::string& a_label,
-                 const py::list& b_items, const std::string& b_report, const std::string& b_label, std::size_t top,
-                 long long device) {
-  const Profile before = profile_of(a_items, a_report, a_label, device);
-  const Profile after = profile_of(b_items, b_report, b_label, device);
+                 const std::vector<std::pair<std::string, std::string>>& a_listed, const py::list& b_items,
+                 const std::string& b_report, const std::string& b_label,
+                 const std::vector<std::pair<std::string, std::string>>& b_listed, std::size_t top, long long device) {
+  const Profile before = profile_of(a_items, a_report, a_label, device, a_listed);
+  const Profile after = profile_of(b_items, b_report, b_label, device, b_listed);
   py::gil_scoped_release unlocked;
   return diff_json(diff_profiles(before, after, top), false);
 }
@@ -179,10 +195,21 @@ void bind_analysis(py::module_& m) {
   m.def("_stats", &stats, py::arg("items"), py::arg("reports"), py::arg("device") = -1,
         "gpuscope.stats/1 JSON of one trace (a _Trace or a path)");
   m.def("_report", &report, py::arg("items"), py::arg("device") = -1, py::arg("top") = 0, py::arg("steps") = 0,
+        py::arg("listed") = std::vector<std::pair<std::string, std::string>>{},
         "gpuscope.report/1 JSON of the traces (_Trace objects or paths) analysed as one job");
-  m.def("_diff", &diff, py::arg("a_items"), py::arg("a_report"), py::arg("a_label"), py::arg("b_items"),
-        py::arg("b_report"), py::arg("b_label"), py::arg("top") = 15, py::arg("device") = -1,
-        "gpuscope.diff/1 JSON of two sides, each traces or a saved report's text");
+  m.def("_diff", &diff, py::arg("a_items"), py::arg("a_report"), py::arg("a_label"), py::arg("a_listed"),
+        py::arg("b_items"), py::arg("b_report"), py::arg("b_label"), py::arg("b_listed"), py::arg("top") = 15,
+        py::arg("device") = -1, "gpuscope.diff/1 JSON of two sides, each traces or a saved report's text");
+  m.def(
+      "_trace_inputs",
+      [](const std::string& path) {
+        const TraceInputs in = list_trace_inputs({path});
+        std::vector<std::pair<std::string, std::string>> left;
+        for (const LeftOut& l : in.left_out) left.emplace_back(l.file, l.problem);
+        return std::make_pair(in.files, left);
+      },
+      py::arg("path"),
+      "(files, [(file, why left out)]) of a trace path or a directory of traces, as the CLI lists them");
   m.def("_whatif", &whatif, py::arg("item"), py::arg("remove"), py::arg("scale"), py::arg("flags"), py::arg("top") = 10,
         "gpuscope.whatif/1 JSON of one trace (a _Trace or a path) with the changes applied");
   m.def(

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,6 +28,7 @@
 #include "analysis/analyze.h"
 #include "export/report_json.h"
 #include "python/bindings.h"
+#include "trace/budget.h"
 #include "trace/kernel_category.h"
 
 namespace gpuscope::python {
@@ -272,14 +274,25 @@ py::list strings(const PyTrace& pt) {
 
 // [SECTION] Bindings ---------------------------------------------------------------------------------
 
-std::unique_ptr<PyTrace> open(const std::string& path) {
+std::unique_ptr<PyTrace> open(const std::string& path, std::uint64_t max_memory) {
+  // A NUL would end the path early: another file would be opened than the one named.
+  if (path.find('\0') != std::string::npos) throw py::value_error("path contains a NUL character: cannot open it");
   auto pt = std::make_unique<PyTrace>();
   pt->path = path;
   {
     py::gil_scoped_release unlocked;
+    const ScopedMemoryBudget budget(max_memory);
     pt->file = open_trace_file(path);
   }
   return pt;
+}
+
+// What the file lost in storage, in damage_headline()'s words with the rows
+// lost per table; empty for an intact file.
+std::string damage_text(const PyTrace& pt) {
+  const FileDamage& d = pt.trace().meta().damage;
+  if (!d.any()) return {};
+  return damage_headline(d, device_coverage(pt.trace())) + " (rows lost: " + rows_lost_text(d) + ")";
 }
 
 }  // namespace
@@ -305,8 +318,20 @@ void bind_trace(py::module_& m) {
              return trace_info_json(pt.path, pt.file, -1, file_quality_json(file_quality(pt.file.trace, pt.path)),
                                     op_summary_json(op_summary(pt.file.trace)));
            })
-      .def_property_readonly("memory_bytes", [](const PyTrace& pt) { return pt.trace().memory_bytes(); });
-  m.def("_open", &open, py::arg("path"), "Opens any trace file gpuscope reads (chosen by content)");
+      .def_property_readonly("memory_bytes", [](const PyTrace& pt) { return pt.trace().memory_bytes(); })
+      .def_property_readonly(
+          "damage", [](const PyTrace& pt) { return text(damage_text(pt)); },
+          "What the file lost in storage, or '' for an intact file");
+  m.def("_open", &open, py::arg("path"), py::arg("max_memory") = 0,
+        "Opens any trace file gpuscope reads (chosen by content), within max_memory bytes (0: the process budget)");
+  m.def(
+      "_parse_memory_size",
+      [](const std::string& text) -> std::uint64_t {
+        const std::optional<std::uint64_t> b = parse_memory_size(text);
+        if (!b) throw py::value_error("'" + text + "' is not a size (e.g. 512M, 4G, 1.5GiB, 25%)");
+        return *b;
+      },
+      py::arg("text"));
   m.def("_enum_names", &enum_names, "The names of each enumeration's values, by value");
   m.def("_tables", [] {
     py::list out;

@@ -3,6 +3,7 @@
 // [SECTION] Byte sources (a file read with pread, or memory)
 // [SECTION] Headers
 // [SECTION] The reader: header, footer index
+// [SECTION] The memory budget
 // [SECTION] The sections, in file order
 // [SECTION] What was lost, and the trace
 // [SECTION] Public entry points
@@ -33,6 +34,7 @@
 #include "store/detail/format.h"
 #include "store/detail/reader.h"
 #include "store/detail/sections.h"
+#include "trace/budget.h"
 
 namespace gpuscope::store_detail {
 
@@ -176,7 +178,13 @@ std::string describe_foreign(const std::uint8_t* p, std::size_t n) {
 class Reader {
  public:
   Reader(Source& src, const std::string& name, const ReadOptions& options, const LoadProgress& progress)
-      : src_(src), name_(name), options_(options), progress_(progress) {}
+      : src_(src),
+        name_(name),
+        options_(options),
+        progress_(progress),
+        budget_(options.memory_budget ? options.memory_budget : memory_budget()) {
+    builder_.limit_names(kMaxNameBytes);
+  }
 
   Trace read(GscopeReadReport& rep) {
     rep = GscopeReadReport{};
@@ -258,8 +266,10 @@ class Reader {
           rows[e.tag - kTagRowsBase] += e.items;
         }
       }
-      for (int t = 0; t < kTableCount; ++t) {
+      for (int t = 0; t < kTableCount; ++t)
         if (rows[t] != f.table_rows[t]) throw FormatError("row totals disagree with the index");
+      check_declared_rows(rows, "the footer index", at);
+      for (int t = 0; t < kTableCount; ++t) {
         // Reserve the final size up front, but never more than the file could
         // plausibly hold (a corrupt total must not make a giant allocation).
         ctx_.reserve_rows[t] = std::min<std::uint64_t>(rows[t], (size << 6) + (1u << 20));
@@ -331,9 +341,49 @@ class Reader {
   void read_contents(const ByteCursor& in) {
     contents_ = decode_contents(in);
     have_contents_ = true;
+    check_declared_rows(contents_.table_rows, "the contents section", applying_at_);
     if (have_index_) return;
     for (int t = 0; t < kTableCount; ++t)
       ctx_.reserve_rows[t] = std::min<std::uint64_t>(contents_.table_rows[t], (src_.size() << 6) + (1u << 20));
+  }
+
+  // [SECTION] The memory budget --------------------------------------------------------------
+
+  // Refuses a file whose declared rows would take more than the budget,
+  // before any of it is reserved: "the contents section declares 20,000,000
+  // rows (kernels 20,000,000)".
+  void check_declared_rows(const std::uint64_t (&rows)[kTableCount], std::string_view section, std::uint64_t at) {
+    std::uint64_t bytes = 0, total = 0;
+    std::string which;
+    for (int t = 0; t < kTableCount; ++t) {
+      if (!rows[t]) continue;
+      total += rows[t];
+      std::uint64_t b = 0;
+      if (__builtin_mul_overflow(rows[t], row_memory_bytes(static_cast<TableId>(t)), &b) ||
+          __builtin_add_overflow(bytes, b, &bytes))
+        bytes = ~std::uint64_t{0};
+      which +=
+          (which.empty() ? "" : ", ") + std::string(to_string(static_cast<TableId>(t))) + " " + std::to_string(rows[t]);
+    }
+    check_memory_claim(name_, std::string(section) + " declares " + std::to_string(total) + " rows (" + which + ")",
+                       bytes, budget_, at);
+  }
+
+  // Refuses a section whose decompressed payload, and the rows or strings it
+  // declares, would take the load past the budget, before it is decompressed.
+  void check_section_budget(const SectionHeader& h, std::uint64_t section_no, std::uint64_t pos) {
+    auto add = [](std::uint64_t a, std::uint64_t b) { return a + b < a ? ~std::uint64_t{0} : a + b; };
+    std::uint64_t adds = h.raw;  // the decompression buffer
+    std::string what = "section " + std::to_string(section_no) + " (" + tag_name(h.tag) + ") declares ";
+    if (is_row_tag(h.tag)) {
+      adds = add(adds, std::uint64_t{h.items} * row_memory_bytes(static_cast<TableId>(h.tag - kTagRowsBase)));
+      what += std::to_string(h.items) + " rows and ";
+    } else if (h.tag == kTagStrings) {
+      adds = add(adds, h.raw);  // the bytes, kept
+    }
+    what += std::to_string(h.raw) + " bytes";
+    const std::uint64_t have = builder_.memory_bytes();
+    check_memory_claim(name_, what + " after " + memory_size_text(have) + " loaded", add(have, adds), budget_, pos);
   }
 
   // [SECTION] The sections, in file order ----------------------------------------------------
@@ -426,6 +476,8 @@ class Reader {
       return false;
     }
     const std::uint64_t end = pos + kSectionHeaderBytes + h.stored;
+    check_section_budget(h, w.section_no, pos);
+    applying_at_ = pos;
     try {
       apply(h.tag, h.items, load_payload(pos, h));
       ++rep.sections_read;
@@ -665,9 +717,11 @@ class Reader {
   const std::string& name_;
   const ReadOptions& options_;
   const LoadProgress& progress_;
+  const std::uint64_t budget_;
   TraceBuilder builder_;
   RowDecodeContext ctx_;
   std::uint64_t header_end_ = 0, data_end_ = 0;
+  std::uint64_t applying_at_ = 0;  // the section being applied (named when its claims are refused)
   bool have_index_ = false, footer_seen_ = false;
   bool have_contents_ = false;
   Contents contents_;

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "store/detail/column_codec.h"
+#include "trace/budget.h"
 
 namespace gpuscope::store_detail {
 
@@ -123,7 +124,12 @@ void decode_strings(ByteCursor in, TraceBuilder& b) {
   // Many strings at once (a whole trace): one bulk append and one rehash.
   // A few (a live capture's chunk): intern each, which also proves the file
   // holds no duplicates.
-  if (count >= 1024 || count * 4 >= st.size()) {
+  // Names longer than the readers keep (trace/budget.h) are cut by
+  // append_raw(), which appends each as its own id even where two cut ones
+  // become equal.
+  const bool long_names =
+      std::any_of(lengths.begin(), lengths.end(), [](std::uint64_t n) { return n > kMaxNameBytes; });
+  if (count >= 1024 || count * 4 >= st.size() || long_names) {
     if (!st.append_raw(bytes, lengths)) throw FormatError("string lengths do not add up to the payload");
     return;
   }

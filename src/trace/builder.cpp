@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 
+#include "trace/budget.h"
 #include "trace/fresh_memory.h"
 #include "trace/kernel_category.h"
 #include "trace/time_columns.h"
@@ -30,6 +31,62 @@ void push_sparse(std::vector<T>& column, std::size_t rows_before, T value) {
 std::uint64_t pack(std::uint32_t a, std::uint32_t b) { return (std::uint64_t{a} << 32) | b; }
 
 std::uint16_t narrow16(std::uint32_t v) { return static_cast<std::uint16_t>(std::min<std::uint32_t>(v, 0xffff)); }
+
+// [SECTION] Times outside the plausible window ------------------------------------------------
+
+// Drops the rows of `t` with a time outside ±2^62 ns (budget.h: beyond it the
+// difference of two times overflows); returns how many. Then
+// check_total_duration() refuses a table whose durations add up to more than
+// 2^59 ns, so that a sum over all tables stays under 2^63.
+template <class Table>
+std::size_t drop_implausible_times(Table& t) {
+  const std::size_t n = t.size();
+  std::vector<std::uint8_t> bad;  // allocated at the first bad row
+  std::size_t dropped = 0;
+  t.for_each_column([&](ColumnInfo info, const auto& col) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(col)>, std::vector<TimeNs>>) {
+      if (!(info.flags & kTime) || col.size() != n) return;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (plausible_time(col[i])) [[likely]]
+          continue;
+        if (bad.empty()) bad.assign(n, 0);
+        dropped += bad[i] == 0;
+        bad[i] = 1;
+      }
+    }
+  });
+  if (dropped == 0) return 0;
+  t.for_each_column([&](ColumnInfo, auto& col) {
+    if (col.size() != n) return;  // an empty sparse or derived column
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (!bad[i]) col[kept++] = col[i];
+    col.resize(kept);
+  });
+  return dropped;
+}
+
+// Refuses a table whose rows' durations add up to more than kMaxTableDuration
+// (budget.h): then no sum of durations over a trace's tables can overflow.
+template <class Table>
+void check_total_duration(const Table& t, TableId id) {
+  const std::vector<TimeNs>*start = nullptr, *end = nullptr;
+  t.for_each_column([&](ColumnInfo info, const auto& col) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(col)>, std::vector<TimeNs>>) {
+      if (info.name == "start") start = &col;
+      if (info.name == "end") end = &col;
+    }
+  });
+  if (!start || !end || start->size() != end->size()) return;
+  TimeNs total = 0;
+  for (std::size_t i = 0; i < start->size(); ++i) {
+    // Both are within the plausible window: the difference fits.
+    total += std::max<TimeNs>(0, (*end)[i] - (*start)[i]);
+    if (total > kMaxTableDuration)
+      throw TraceError(std::string(to_string(id)) +
+                       ": the rows' durations add up to more than 2^59 ns (18 years): not a plausible trace");
+  }
+}
 
 // [SECTION] Validation --------------------------------------------------------------------
 
@@ -918,6 +975,12 @@ Trace TraceBuilder::freeze(Rows rows) {
   cpu_tracks_.clear();
   TraceTables& tb = t.t_;
 
+  tb.for_each_table([&](TableId id, auto& table) {
+    if (const std::size_t n = drop_implausible_times(table))
+      t.meta_.add_stat("trace.out_of_window." + std::string(to_string(id)), n);
+    check_total_duration(table, id);
+  });
+  if (const std::uint64_t n = t.strings_.truncated()) t.meta_.add_stat("trace.truncated_names", n);
   validate(t, tb, rows == Rows::checked);
 
   resolve_sync_threads(t);

@@ -3,6 +3,8 @@
 // Every source (CUPTI capture, JSON import, .gscope reader, synthetic
 // generator) appends rows through a builder owned by one thread, then calls
 // freeze(), which:
+//   0. drops rows with a time outside the plausible window (trace/budget.h),
+//      counted under "trace.out_of_window.<table>";
 //   1. validates every id (tracks, strings, counter series) and every
 //      interval (end >= start), throwing TraceError naming the first bad row;
 //   2. renumbers tracks into display order (GPU by device/stream, then CPU by
@@ -38,6 +40,10 @@ class TraceBuilder {
   TraceBuilder();
 
   StringId intern(std::string_view s) { return trace_.strings_.intern(s); }
+  // For readers of untrusted files: names longer than `max_bytes` are cut
+  // (StringTable::limit_length), counted by freeze() under the stat
+  // "trace.truncated_names".
+  void limit_names(std::size_t max_bytes) { trace_.strings_.limit_length(max_bytes); }
   const StringTable& strings() const { return trace_.strings_; }
   StringTable& strings_mutable() { return trace_.strings_; }
 
@@ -83,6 +89,8 @@ class TraceBuilder {
   // Drops every row but keeps strings, tracks, devices, processes, series and meta.
   void clear_rows();
   std::size_t row_count() const;
+  // Heap bytes held so far (columns by capacity, strings, tracks, …).
+  std::size_t memory_bytes() const { return trace_.memory_bytes(); }
 
   void reserve_kernels(std::size_t n);
   void reserve_api_calls(std::size_t n);

@@ -9,16 +9,6 @@ namespace gpuscope {
 
 namespace {
 
-std::string thousands(std::uint64_t v) {
-  const std::string digits = std::to_string(v);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
-
 LossCount worse(LossCount a, LossCount b) {
   // An estimate says less than a lower bound only about the number; both say
   // less than an exact count. The estimate wins: it is the one to flag.
@@ -117,6 +107,16 @@ DeviceCoverage device_coverage(const Trace& trace) {
     v->erase(std::unique(v->begin(), v->end()), v->end());
   }
   return c;
+}
+
+std::string thousands(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
 }
 
 std::string device_list_text(const std::vector<std::uint32_t>& ids) {

@@ -76,4 +76,7 @@ std::string rows_lost_text(const FileDamage& damage);
 // "0", "1–3", "0, 2, 5–7".
 std::string device_list_text(const std::vector<std::uint32_t>& ids);
 
+// 1234567 -> "1,234,567" (also for the memory budget's messages, trace/budget.h).
+std::string thousands(std::uint64_t v);
+
 }  // namespace gpuscope

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <vector>
 
+#include "trace/budget.h"
 #include "trace/error.h"
 
 namespace gpuscope::files {
@@ -285,9 +286,69 @@ void remove_temporaries_on_signals() {
   });
 }
 
+namespace {
+
+// Writes all of [data, data + n) to `fd`; returns 0 or errno.
+int write_all(int fd, const char* data, std::size_t n) {
+  for (std::size_t done = 0; done < n;) {
+    const ssize_t w = ::write(fd, data + done, n - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return errno;
+    done += static_cast<std::size_t>(w);
+  }
+  return 0;
+}
+
+// Whether a regular file that says it is empty has bytes to read (files of
+// /proc and /sys report size 0).
+bool has_content(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  char c;
+  ssize_t r;
+  do r = ::read(fd, &c, 1);
+  while (r < 0 && errno == EINTR);
+  ::close(fd);
+  return r > 0;
+}
+
+// Copies the stream `in` into the memory file `mem`: at most `max_bytes`,
+// its first bytes shown to `check_head`. Throws InputError naming `path`.
+void spool(const std::string& path, int in, int mem, std::uint64_t max_bytes, const HeadCheck& check_head) {
+  constexpr std::size_t kHead = 64;
+  std::vector<char> buf(1 << 20);
+  std::uint64_t total = 0;  // bytes written to `mem`
+  std::size_t held = 0;     // bytes in `buf` not written yet
+  bool checked = !check_head;
+  for (;;) {
+    const ssize_t r = ::read(in, buf.data() + held, buf.size() - held);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw InputError(path, "cannot read: " + errno_text(errno));
+    held += static_cast<std::size_t>(r);
+    const bool end = r == 0;
+    if (!checked) {
+      if (held < kHead && !end) continue;
+      check_head(
+          std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(buf.data()), std::min(held, kHead)));
+      checked = true;
+    }
+    if (held > max_bytes - std::min(total, max_bytes))
+      throw InputError(path, "the stream did not end within the memory budget of " + memory_size_text(max_bytes) +
+                                 " (a pipe or device is read whole into memory: save it to a file, or raise "
+                                 "--max-memory)");
+    if (const int err = write_all(mem, buf.data(), held))
+      throw InputError(path, "cannot buffer the stream: " + errno_text(err));
+    total += held;
+    held = 0;
+    if (end) return;
+  }
+}
+
+}  // namespace
+
 std::string input_name(const std::string& path) { return path == "-" ? "standard input" : path; }
 
-std::string seekable_path(const std::string& given, int wait_s) {
+std::string seekable_path(const std::string& given, int wait_s, const HeadCheck& check_head, std::uint64_t max_bytes) {
   const bool stdin_given = given == "-";
   if (stdin_given && ::isatty(STDIN_FILENO))
     throw InputError(input_name(given), "is a terminal: pipe a trace in (cat t.json | gpuscope …) or name a file");
@@ -297,9 +358,11 @@ std::string seekable_path(const std::string& given, int wait_s) {
     if (stdin_given) throw InputError(input_name(given), "cannot read: " + errno_text(errno));
     return path;  // the reader's open() says why
   }
-  if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) return path;
-  // A stream can be read once: a second look (detection, then reading) gets
-  // the copy made by the first.
+  if (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) return path;
+  if (S_ISREG(st.st_mode) && (st.st_size > 0 || !has_content(path))) return path;
+  // A stream (or a file of /proc or /sys: size 0, yet content) can be read
+  // once: a second look (detection, then reading) gets the copy made by the
+  // first.
   static std::mutex mutex;
   static std::map<std::string, std::string> spooled;
   const std::lock_guard<std::mutex> lock(mutex);
@@ -308,7 +371,9 @@ std::string seekable_path(const std::string& given, int wait_s) {
   if (in < 0) throw InputError(input_name(given), "cannot open: " + errno_text(errno));
   struct Closer {
     int fd;
-    ~Closer() { ::close(fd); }
+    ~Closer() {
+      if (fd >= 0) ::close(fd);
+    }
   } close_in{in};
   // A FIFO with no writer yet: wait for data (or its end) a bounded time.
   pollfd pfd{in, POLLIN, 0};
@@ -319,31 +384,13 @@ std::string seekable_path(const std::string& given, int wait_s) {
     throw InputError(input_name(given),
                      "nothing arrived from this pipe in " + std::to_string(wait_s) + " s (is anything writing to it?)");
   ::fcntl(in, F_SETFL, ::fcntl(in, F_GETFL) & ~O_NONBLOCK);
-  const int mem = ::memfd_create("gpuscope-input", MFD_CLOEXEC);
-  if (mem < 0) throw InputError(input_name(given), "cannot buffer the stream: " + errno_text(errno));
-  std::vector<char> buf(1 << 20);
-  for (;;) {
-    const ssize_t r = ::read(in, buf.data(), buf.size());
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      const int err = errno;
-      ::close(mem);
-      throw InputError(input_name(given), "cannot read: " + errno_text(err));
-    }
-    if (r == 0) break;
-    for (ssize_t done = 0; done < r;) {
-      const ssize_t w = ::write(mem, buf.data() + done, static_cast<std::size_t>(r - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) {
-        const int err = errno;
-        ::close(mem);
-        throw InputError(input_name(given), "cannot buffer the stream: " + errno_text(err));
-      }
-      done += w;
-    }
-  }
+  Closer mem{::memfd_create("gpuscope-input", MFD_CLOEXEC)};
+  if (mem.fd < 0) throw InputError(input_name(given), "cannot buffer the stream: " + errno_text(errno));
+  spool(input_name(given), in, mem.fd, max_bytes ? max_bytes : memory_budget(), check_head);
   // Open until the process ends, like stdin.
-  return spooled[path] = "/proc/self/fd/" + std::to_string(mem);
+  const int fd = mem.fd;
+  mem.fd = -1;
+  return spooled[path] = "/proc/self/fd/" + std::to_string(fd);
 }
 
 }  // namespace gpuscope::files

@@ -17,9 +17,12 @@
 //  * An input that is a pipe, FIFO or character device (a process substitution
 //    such as <(zcat t.json.gz), "-" for standard input) is read to its end
 //    once into an anonymous memory file, so the readers can seek in it like
-//    in a file.
+//    in a file — at most the memory budget of it (trace/budget.h): a stream
+//    without an end (/dev/zero) is refused once it has sent that much.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -86,13 +89,22 @@ class OutputFile {
 // else's process.
 void remove_temporaries_on_signals();
 
+// Looks at the first bytes of a stream (64, or all of a shorter one) before
+// the rest is read; throws InputError to refuse it (a stream that is no
+// trace at all, such as /dev/zero, is refused at once).
+using HeadCheck = std::function<void(std::span<const std::uint8_t> head)>;
+
 // A path the readers can open and seek: `path` itself for a regular file;
-// for a pipe, FIFO, socket or character device, and for "-" (standard
-// input), its whole content read once into an anonymous memory file
+// for a pipe, FIFO, socket or character device, for "-" (standard input),
+// and for a file that says it is empty but is not (those of /proc and /sys),
+// its whole content read once into an anonymous memory file
 // ("/proc/self/fd/N", kept open until exit). Waits at most `wait_s` seconds
 // for the first byte of a FIFO nobody writes to. Throws InputError naming
-// `path` (input_name() for "-"). This is the one place a stream is spooled.
-std::string seekable_path(const std::string& path, int wait_s = 10);
+// `path` (input_name() for "-"), also when the stream sends more than
+// `max_bytes` (default: the memory budget, trace/budget.h) or `check_head`
+// refuses its first bytes. This is the one place a stream is spooled.
+std::string seekable_path(const std::string& path, int wait_s = 10, const HeadCheck& check_head = {},
+                          std::uint64_t max_bytes = 0);
 
 // What messages call an input or output: "standard input" for "-" as an
 // input, the path otherwise.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -316,22 +317,46 @@ std::span<const CategoryRule> category_rules() { return kRules; }
 // The template-argument rule comes first: an Eigen reduction's name holds the
 // ops it reads (TensorBroadcastingOp, TensorCwiseBinaryOp) that the pattern
 // table would take for the kernel's own.
+//
+// Only the first kClassifiedBytes of a name are read: a name longer than any
+// real one (a hostile file's) costs no more than that per rule.
+constexpr std::size_t kClassifiedBytes = 8192;  // the longest real kernel name in tests/data/traces: 5,123
+
+// A name in lower case, searched with memmem (linear whatever the name holds,
+// where a byte-by-byte search of a name like "xxxx…" against a pattern
+// starting with "x" steps back at every byte).
+class LoweredName {
+ public:
+  explicit LoweredName(std::string_view s) : text_(s) {
+    for (char& c : text_)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
+  }
+  bool contains(std::string_view lower_needle) const {
+    return lower_needle.empty() || ::memmem(text_.data(), text_.size(), lower_needle.data(), lower_needle.size());
+  }
+
+ private:
+  std::string text_;
+};
+
 KernelCategory classify_kernel(std::string_view name) {
-  const std::string_view core = without_parameters(name);
+  const std::string_view core = without_parameters(name).substr(0, kClassifiedBytes);
   if (per_channel_statistic(core)) return KernelCategory::normalization;
+  const LoweredName lowered(core);
   for (const CategoryRule& r : kRules)
-    if (contains_nocase(core, r.pattern)) return r.category;
+    if (lowered.contains(r.pattern)) return r.category;
   return KernelCategory::other;
 }
 
 std::string category_rule_text(std::string_view name, KernelCategory placed) {
-  const std::string_view core = without_parameters(name);
+  const std::string_view core = without_parameters(name).substr(0, kClassifiedBytes);
   std::optional<std::string> stat = per_channel_statistic(core);
   const KernelCategory by_name = stat ? KernelCategory::normalization : classify_kernel(name);
   if (placed != by_name) return "launching op: a convolution op (\"conv\" in its name)";
   if (stat) return *std::move(stat);
+  const LoweredName lowered(core);
   for (const CategoryRule& r : kRules)
-    if (contains_nocase(core, r.pattern)) return "name: " + std::string(r.pattern);
+    if (lowered.contains(r.pattern)) return "name: " + std::string(r.pattern);
   return "no rule (other)";
 }
 

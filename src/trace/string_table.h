@@ -46,13 +46,24 @@ class StringTable {
 
   void reserve(std::size_t strings, std::size_t bytes);
 
+  // Readers of untrusted files cap the length of what they intern: from
+  // then on intern(), find() and append_raw() cut a longer string to its
+  // first `max_bytes` bytes (at a UTF-8 character boundary), and truncated()
+  // counts the strings added cut short. 0 (the default): no limit.
+  void limit_length(std::size_t max_bytes) { max_bytes_ = max_bytes; }
+  std::uint64_t truncated() const { return truncated_; }
+
  private:
+  std::string_view capped(std::string_view s) const;
   void rehash(std::size_t buckets);
+  void insert_ids(StringId first, StringId end);  // into the buckets as they are (room enough)
   static std::uint64_t hash(std::string_view s);
 
   std::string arena_;
   std::vector<std::uint64_t> offsets_;  // size() + 1 entries; offsets_[0] == 0
   std::vector<StringId> buckets_;       // kNoString = empty
+  std::size_t max_bytes_ = 0;
+  std::uint64_t truncated_ = 0;
 };
 
 }  // namespace gpuscope

@@ -12,6 +12,7 @@
 #include "capture/host_trace.h"
 #include "store/gscope.h"
 #include "support/test_traces.h"
+#include "trace/budget.h"
 #include "trace/builder.h"
 #include "trace/error.h"
 
@@ -129,6 +130,20 @@ const Track* find_track(const Trace& t, std::uint32_t pid, std::uint32_t tid) {
   for (const Track& k : t.tracks())
     if (k.kind == TrackKind::cpu && k.pid == pid && k.tid == tid) return &k;
   return nullptr;
+}
+
+// A host file larger than the memory budget is refused before it is read.
+TEST_F(HostFiles, AFileOverTheMemoryBudgetIsRefusedBeforeItIsRead) {
+  const std::string path = write(10, std::string(2 << 20, ' '));
+  const ScopedMemoryBudget budget(1 << 20);
+  try {
+    (void)read_host_file(path);
+    ADD_FAILURE() << "read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_NE(e.reason().find("the host file of 2097152 bytes"), std::string::npos) << e.reason();
+    EXPECT_NE(e.reason().find("over the memory budget of 1 MiB"), std::string::npos) << e.reason();
+  }
 }
 
 TEST_F(HostFiles, RowsJoinATraceAsKinetoWouldWriteThem) {

@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -19,6 +21,7 @@ namespace gpuscope::testing {
 struct RunResult {
   int status = -1;  // exit code, or 128 + signal
   std::string out, err;
+  std::uint64_t peak_bytes = 0;  // the child's maximum resident set (wait4)
   // The stderr lines (without their newline).
   std::vector<std::string> err_lines() const {
     std::vector<std::string> lines;
@@ -51,6 +54,7 @@ inline RunResult run_gpuscope(const std::vector<std::string>& args, const std::f
   argv.push_back(nullptr);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
@@ -63,8 +67,10 @@ inline RunResult run_gpuscope(const std::vector<std::string>& args, const std::f
     return r;
   }
   int status = 0;
-  waitpid(pid, &status, 0);
+  rusage ru{};
+  ::wait4(pid, &status, 0, &ru);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.peak_bytes = static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;
   r.out = slurp(out);
   r.err = slurp(err);
   std::filesystem::remove(out);

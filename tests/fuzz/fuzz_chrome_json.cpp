@@ -15,6 +15,7 @@
 
 #include "import/chrome_json.h"
 #include "import/open_trace.h"
+#include "trace/budget.h"
 
 namespace {
 int memfd() {
@@ -29,6 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t buffer_bytes = kBuffers[data[0] % (sizeof kBuffers / sizeof kBuffers[0])];
   ++data;
   --size;
+  // A small budget: a .json.gz that expands a thousandfold is refused within
+  // it (the run's -rss_limit_mb would catch one that is not).
+  gpuscope::set_memory_budget(8u << 20);
   const int fd = memfd();
   if (fd < 0 || ::ftruncate(fd, 0) != 0 || ::pwrite(fd, data, size, 0) != static_cast<ssize_t>(size)) return 0;
   const std::string path = "/proc/self/fd/" + std::to_string(fd);

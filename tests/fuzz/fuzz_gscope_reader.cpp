@@ -21,6 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // Inputs are a few KiB; exploring bigger expansions only makes runs slow
     // (ASan recycles every big buffer).
     options.max_raw_bytes = 1u << 20;
+    // A small budget: a file declaring millions of rows is refused by its
+    // claim (the run's -rss_limit_mb would catch one that is not).
+    options.memory_budget = 64u << 20;
     try {
       GscopeReadReport report;
       const Trace t = store_detail::read_gscope_bytes(bytes, "fuzz.gscope", &report, options);

@@ -882,5 +882,33 @@ TEST(ChromeJsonMalformed, NotAFile) {
   EXPECT_THROW(import_chrome_json(::testing::TempDir()), InputError);
 }
 
+// Duplicate keys, one rule everywhere: the first value stands, each later
+// one is skipped and counted ("import.skipped.duplicate_key"): in an event
+// (a second "ts"), in its args (a second "stream"), and in the root object
+// (a second "traceEvents", whose events are not imported; a second
+// "baseTimeNanoseconds"). One thread and two give the same.
+TEST(ChromeJson, DuplicateKeysKeepTheFirstValueAndAreCounted) {
+  std::string events;
+  for (int i = 0; i < 3000; ++i)  // several small buffers: the two-thread path
+    events += R"({"ph":"X","cat":"kernel","name":"k","ts":)" + std::to_string(10 + i) + R"(,"ts":999999,"dur":1,)" +
+              R"("pid":0,"tid":7,"args":{"device":0,"stream":7,"stream":9}},)";
+  const std::string json =
+      R"({"baseTimeNanoseconds":1000,"traceEvents":[)" + events +
+      R"({"ph":"X","cat":"kernel","name":"last","ts":5,"dur":1,"pid":0,"tid":7,"args":{"device":0,"stream":7}}],)" +
+      R"("baseTimeNanoseconds":5000,"traceEvents":[{"ph":"X","cat":"kernel","name":"second",)" +
+      R"("ts":1,"dur":1,"pid":0,"tid":7,"args":{"device":0,"stream":7}}]})";
+  for (const int threads : {1, 2}) {
+    ChromeImportOptions o;
+    o.buffer_bytes = 4096;
+    o.parse_threads = threads;
+    const Trace t = import_chrome_json(write_file("dup.json", json), o);
+    ASSERT_EQ(t.kernels().size(), 3001u) << threads;
+    EXPECT_EQ(t.tracks().size(), 1u);                                 // every kernel on stream 7
+    EXPECT_EQ(t.kernels().start[0], 1000 + 5'000);                    // "last", at ts 5 µs after the first base
+    EXPECT_EQ(t.meta().stat("import.skipped.duplicate_key"), 6002u);  // 3000 ts, 3000 stream, 1 base, 1 traceEvents
+    for (RowIndex i = 0; i < t.kernels().size(); ++i) EXPECT_NE(t.str(t.kernels().name[i]), "second");
+  }
+}
+
 }  // namespace
 }  // namespace gpuscope

@@ -5,8 +5,10 @@
 
 #include <cstdlib>
 
+#include "store/detail/reader.h"
 #include "store/gscope.h"
 #include "store/test_files.h"
+#include "support/hostile_files.h"
 #include "support/test_traces.h"
 
 namespace gpuscope {
@@ -53,6 +55,9 @@ void write_seeds(const std::string& dir) {
     b.add_kernel(k);
     app->append(b);
   }
+  // A bomb: 1M identical kernels (~100 MB loaded) in a few KiB, which the
+  // fuzz target's 64 MiB budget refuses by the footer's claim.
+  testing::write_identical_kernels_gscope(dir + "/bomb-1m-kernels.gscope", 1'000'000);
 }
 
 TEST(FuzzSeeds, CommittedSeedsReadBack) {
@@ -61,12 +66,20 @@ TEST(FuzzSeeds, CommittedSeedsReadBack) {
   int seeds = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     SCOPED_TRACE(e.path().string());
+    EXPECT_LE(std::filesystem::file_size(e.path()), 8192u) << "keep seeds small";
+    ++seeds;
+    if (e.path().filename().string().starts_with("bomb-")) {
+      // Refused under the fuzz target's budget, read within a larger one.
+      const std::vector<std::uint8_t> bytes = testing::read_bytes(e.path().string());
+      store_detail::ReadOptions o;
+      o.memory_budget = 64u << 20;
+      EXPECT_THROW(store_detail::read_gscope_bytes(bytes, "bomb", nullptr, o), InputError);
+      continue;
+    }
     GscopeReadReport rep;
     EXPECT_NO_THROW(read_gscope(e.path().string(), &rep));
     const bool unfinished = e.path().filename().string().find("unfinished") != std::string::npos;
     EXPECT_EQ(rep.complete, !unfinished);
-    EXPECT_LE(std::filesystem::file_size(e.path()), 8192u) << "keep seeds small";
-    ++seeds;
   }
   EXPECT_GE(seeds, 5);
 }

@@ -11,8 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -174,6 +176,44 @@ TEST_F(Files, AFifoNobodyWritesToFailsInsteadOfHanging) {
     EXPECT_EQ(e.file(), path("silent"));
     EXPECT_NE(e.reason().find("nothing arrived"), std::string::npos) << e.reason();
   }
+}
+
+// A stream without an end (/dev/zero, a writer that never stops) is read up
+// to the budget and refused, naming it.
+TEST_F(Files, AStreamWithoutAnEndIsRefusedAtTheBudget) {
+  try {
+    (void)seekable_path("/dev/zero", 10, {}, 4u << 20);
+    ADD_FAILURE() << "/dev/zero was read to an end";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "/dev/zero");
+    EXPECT_NE(e.reason().find("did not end within the memory budget of 4 MiB"), std::string::npos) << e.reason();
+  }
+}
+
+// The first bytes decide before the rest is read: a stream that is no trace is
+// refused at once, whatever follows.
+TEST_F(Files, AHeadCheckRefusesAStreamAtItsFirstBytes) {
+  std::size_t seen = 0;
+  try {
+    (void)seekable_path("/dev/zero", 10, [&](std::span<const std::uint8_t> head) {
+      seen = head.size();
+      throw InputError("/dev/zero", "not a trace");
+    });
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.reason(), "not a trace");
+  }
+  EXPECT_EQ(seen, 64u);
+}
+
+// Files of /proc report size 0 but have content: they are read like a stream,
+// never taken for empty files.
+TEST_F(Files, AProcFileOfSizeZeroIsReadForWhatItHolds) {
+  const std::string p = seekable_path("/proc/self/status");
+  EXPECT_NE(p, "/proc/self/status");
+  EXPECT_NE(read(p).find("VmRSS"), std::string::npos);
+  write(path("empty"), "");
+  EXPECT_EQ(seekable_path(path("empty")), path("empty"));  // a truly empty file stays itself
 }
 
 // Reads a FIFO to its end on another thread, as `cat fifo` would.

@@ -13,10 +13,11 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <regex>
+#include <optional>
 
 #include "analysis/graph/replay.h"
 #include "trace/kernel_category.h"
+#include "trace/name_pattern.h"
 
 namespace gpuscope::graph {
 
@@ -32,9 +33,9 @@ Change by_pattern_or_category(ChangeKind kind, std::string_view what, std::strin
     c.pattern = std::string(what.substr(1, what.size() - 2));
     if (c.pattern.empty()) throw ChangeError(std::string(flag) + " " + std::string(arg) + ": empty expression");
     try {
-      std::regex check(c.pattern);
-    } catch (const std::regex_error& e) {
-      throw ChangeError(std::string(flag) + " " + std::string(arg) + ": not a regular expression (" + e.what() + ")");
+      NamePattern check(c.pattern);
+    } catch (const PatternError& e) {
+      throw ChangeError(std::string(flag) + " " + std::string(arg) + ": not a regular expression: " + e.what());
     }
   } else if (!parse_category(what, &c.category)) {
     throw ChangeError(std::string(flag) + " " + std::string(arg) + ": unknown category '" + std::string(what) +
@@ -158,15 +159,15 @@ void Editor::commit() {
 class OpMatcher {
  public:
   OpMatcher(const Graph& g, const Trace& t, const Change& c) : g_(g), t_(t), c_(c) {
-    if (!c.by_category) re_ = std::regex(c.pattern);
+    if (!c.by_category) re_.emplace(c.pattern);
   }
   bool operator()(NodeId n) {
     if (!is_gpu(g_.kind[n]) || g_.category[n] == kNoCategory) return false;
     if (c_.by_category) return g_.category[n] == static_cast<std::uint8_t>(c_.category);
-    if (g_.kind[n] != NodeKind::kernel) return std::regex_search(node_name(t_, g_, n), re_);
+    if (g_.kind[n] != NodeKind::kernel) return re_->search(node_name(t_, g_, n));
     const StringId id = t_.kernels().name[g_.row[n]];
     if (id >= cache_.size()) cache_.resize(t_.strings().size(), 2);
-    if (cache_[id] == 2) cache_[id] = std::regex_search(t_.str(id).begin(), t_.str(id).end(), re_) ? 1 : 0;
+    if (cache_[id] == 2) cache_[id] = re_->search(t_.str(id)) ? 1 : 0;
     return cache_[id] == 1;
   }
 
@@ -174,7 +175,7 @@ class OpMatcher {
   const Graph& g_;
   const Trace& t_;
   const Change& c_;
-  std::regex re_;
+  std::optional<NamePattern> re_;
   std::vector<std::uint8_t> cache_;  // per kernel-name StringId: 2 not decided
 };
 

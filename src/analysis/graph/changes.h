@@ -32,7 +32,7 @@ struct Change {
   ChangeKind kind = ChangeKind::remove;
   bool by_category = true;  // remove/scale: a kernel category, else a regular expression over op names
   KernelCategory category = KernelCategory::other;
-  std::string pattern;  // the regular expression (ECMAScript, searched anywhere in the name)
+  std::string pattern;  // the regular expression (RE2, trace/name_pattern.h; searched anywhere in the name)
   double factor = 1;    // scale
   std::string text;     // as written: "--remove padding", "--scale normalization=0.5"
 };

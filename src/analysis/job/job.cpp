@@ -177,21 +177,29 @@ void assign_ranks(std::vector<Member>& m) {
   for (std::size_t i = 0; i < m.size(); ++i) m[i].rank = usable ? m[i].d->own_rank : static_cast<std::int32_t>(i);
 }
 
-// The member the others are aligned to: the lowest rank.
+// Whether a member takes part in the alignment on collectives: a rank whose
+// file holds none (its kernels lost) cannot be aligned, and stays on its own
+// clock without stopping the others from being aligned.
+bool aligns(const Member& x) { return !x.d->collectives.empty(); }
+
+// The member the others are aligned to: the lowest rank of those that align
+// (of all, when none does).
 std::size_t reference(const std::vector<Member>& m) {
   std::size_t ref = 0;
   for (std::size_t i = 1; i < m.size(); ++i)
-    if (m[i].rank < m[ref].rank) ref = i;
+    if (aligns(m[i]) != aligns(m[ref]) ? aligns(m[i]) : m[i].rank < m[ref].rank) ref = i;
   return ref;
 }
 
-// Collectives matched across ranks: for each, the index of its part on
-// every member.
-//  * When every rank numbers its steps (ProfilerStep#N: the same N on every
-//    rank), by call site: the part of the same step, kind, size and place in
-//    the step on every rank (NCCL runs a communicator's collectives in the
-//    same order on all its ranks), in the reference rank's order. Ranks whose
-//    windows or recorded events differ still match where they overlap.
+// Collectives matched across the ranks that align (aligns()): for each, the
+// index of its part on every member (kNoCollectivePart on a member that does
+// not align); none when fewer than two ranks align.
+//  * When every such rank numbers its steps (ProfilerStep#N: the same N on
+//    every rank), by call site: the part of the same step, kind, size and
+//    place in the step on every rank (NCCL runs a communicator's collectives
+//    in the same order on all its ranks), in the reference rank's order.
+//    Ranks whose windows or recorded events differ still match where they
+//    overlap.
 //  * Otherwise in order: the i-th of every rank, as long as every rank has an
 //    i-th one and all of them are of the same kind.
 struct Matching {
@@ -201,10 +209,11 @@ struct Matching {
 
 Matching matched_collectives(const std::vector<Member>& m, std::size_t ref) {
   Matching out;
+  if (std::count_if(m.begin(), m.end(), aligns) < 2) return out;
   out.by_site = std::all_of(m.begin(), m.end(), [](const Member& x) {
-    return x.d->profile.steps.source == StepSource::profiler_step &&
-           std::any_of(x.d->collectives.begin(), x.d->collectives.end(),
-                       [](const CollectivePart& c) { return c.step >= 0; });
+    return !aligns(x) || (x.d->profile.steps.source == StepSource::profiler_step &&
+                          std::any_of(x.d->collectives.begin(), x.d->collectives.end(),
+                                      [](const CollectivePart& c) { return c.step >= 0; }));
   });
   if (out.by_site) {
     using Site = std::tuple<std::int32_t, std::uint8_t, std::uint64_t, std::int32_t>;
@@ -214,9 +223,10 @@ Matching matched_collectives(const std::vector<Member>& m, std::size_t ref) {
       for (std::uint32_t i = 0; i < m[r].d->collectives.size(); ++i)
         if (m[r].d->collectives[i].step >= 0) index[r].emplace(site(m[r].d->collectives[i]), i);
     for (const auto& [key, at_ref] : index[ref]) {
-      std::vector<std::uint32_t> row(m.size());
+      std::vector<std::uint32_t> row(m.size(), kNoCollectivePart);
       bool everywhere = true;
       for (std::size_t r = 0; r < m.size() && everywhere; ++r) {
+        if (!aligns(m[r])) continue;
         auto it = index[r].find(key);
         everywhere = it != index[r].end();
         if (everywhere) row[r] = it->second;
@@ -226,12 +236,18 @@ Matching matched_collectives(const std::vector<Member>& m, std::size_t ref) {
     std::sort(out.parts.begin(), out.parts.end(), [ref](const auto& a, const auto& b) { return a[ref] < b[ref]; });
     return out;
   }
-  std::size_t n = m.front().d->collectives.size();
-  for (const Member& x : m) n = std::min(n, x.d->collectives.size());
+  const std::vector<CollectivePart>& first = m[ref].d->collectives;
+  std::size_t n = first.size();
+  for (const Member& x : m)
+    if (aligns(x)) n = std::min(n, x.d->collectives.size());
   for (std::uint32_t i = 0; i < n; ++i) {
-    for (const Member& x : m)
-      if (x.d->collectives[i].kind != m.front().d->collectives[i].kind) return out;
-    out.parts.push_back(std::vector<std::uint32_t>(m.size(), i));
+    std::vector<std::uint32_t> row(m.size(), kNoCollectivePart);
+    for (std::size_t r = 0; r < m.size(); ++r) {
+      if (!aligns(m[r])) continue;
+      if (m[r].d->collectives[i].kind != first[i].kind) return out;
+      row[r] = i;
+    }
+    out.parts.push_back(std::move(row));
   }
   return out;
 }
@@ -255,8 +271,13 @@ std::string align_clocks(std::vector<Member>& m, const Matching& matching) {
   const std::size_t ref = reference(m);
   TimeNs largest = 0, worst = 0;
   std::vector<TimeNs> diffs(matched);
+  std::vector<std::int32_t> alone;
   for (std::size_t r = 0; r < m.size(); ++r) {
     Member& x = m[r];
+    if (!aligns(x)) {
+      alone.push_back(x.rank);
+      continue;
+    }
     for (std::size_t k = 0; k < matched; ++k) {
       const std::vector<std::uint32_t>& row = matching.parts[k];
       diffs[k] = m[ref].d->collectives[row[ref]].end - x.d->collectives[row[r]].end;
@@ -267,10 +288,15 @@ std::string align_clocks(std::vector<Member>& m, const Matching& matching) {
     largest = std::max(largest, x.offset < 0 ? -x.offset : x.offset);
     worst = std::max(worst, x.residual);
   }
+  std::string unaligned;
+  for (const std::int32_t r : alone) unaligned += (unaligned.empty() ? "" : ", ") + std::to_string(r);
   return "aligned on the ends of " + std::to_string(matched) + " collectives matched " +
          (matching.by_site ? "by call site (step, kind, size, place in the step)" : "in order") +
          " (median shift per rank; largest shift " + format::duration(largest) + ", largest residual " +
-         format::duration(worst) + ")";
+         format::duration(worst) + ")" +
+         (alone.empty() ? ""
+                        : std::string(alone.size() == 1 ? "; rank " : "; ranks ") + unaligned +
+                              " without collectives: clock taken as recorded");
 }
 
 // [SECTION] Collective instances, waits, stragglers ------------------------------------------
@@ -309,18 +335,22 @@ void cross_rank(const std::vector<Member>& m, const Matching& matching, Profile*
     CollectiveInstance c;
     c.index = row[ref];
     c.kind = std::string(collective_kind_name(part_of(ref).kind));
-    std::size_t last = 0;
+    std::size_t last = ref;
     TimeNs first = 0, end = 0;
+    bool any = false;
     for (std::size_t r = 0; r < m.size(); ++r) {
+      if (!aligns(m[r])) continue;
       const CollectivePart& part = part_of(r);
       const TimeNs arrival = part.start + m[r].offset;
-      if (r == 0 || arrival < first) first = arrival;
-      if (r == 0 || arrival > part_of(last).start + m[last].offset) last = r;
-      end = r == 0 ? part.end + m[r].offset : std::max(end, part.end + m[r].offset);
+      if (!any || arrival < first) first = arrival;
+      if (!any || arrival > part_of(last).start + m[last].offset) last = r;
+      end = !any ? part.end + m[r].offset : std::max(end, part.end + m[r].offset);
       c.bytes = std::max(c.bytes, part.bytes);
+      any = true;
     }
     const TimeNs last_arrival = part_of(last).start + m[last].offset;
     for (std::size_t r = 0; r < m.size(); ++r) {
+      if (!aligns(m[r])) continue;
       const TimeNs waited = last_arrival - (part_of(r).start + m[r].offset);
       w[r].waited += waited;
       c.wait_ns += waited;

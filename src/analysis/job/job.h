@@ -78,7 +78,9 @@ Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& 
 
 // The collectives analyze_digests() matches across the ranks of `digests`
 // (given in the same order): for each instance (Profile::collectives, in
-// order), the index of its part in each digest's collectives.
+// order), the index of its part in each digest's collectives, or
+// kNoCollectivePart for a rank without collectives (it is not aligned).
+inline constexpr std::uint32_t kNoCollectivePart = 0xFFFFFFFFu;
 std::vector<std::vector<std::uint32_t>> matched_collective_parts(const std::vector<RankDigest>& digests);
 
 // The collective kind a communication kernel's name says, and its name:

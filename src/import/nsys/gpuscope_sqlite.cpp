@@ -16,6 +16,7 @@
 // [SECTION] Entry point
 #include <charconv>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 #include "import/nsys/readers.h"
@@ -52,6 +53,7 @@ class GpuscopeReader {
     overheads();
     counters();
     skipped_.write_to(b_.meta());
+    in_.add_damage(b_);
     return b_.freeze();
   }
 
@@ -235,6 +237,7 @@ class GpuscopeReader {
     std::vector<std::pair<std::size_t, std::uint64_t>> tracks;         // (row in the part, GPU key or globalTid)
     std::vector<std::pair<std::size_t, std::int64_t>> names, mangled;  // (row in the part, file string id)
     Counts skipped;
+    std::optional<Narrow> narrow;  // the part's coerced values
   };
   StringId known_string(std::int64_t id, std::size_t row, std::vector<std::pair<std::size_t, std::int64_t>>& later) {
     if (id >= 0 && id < identity_) return static_cast<StringId>(id);
@@ -288,15 +291,17 @@ class GpuscopeReader {
     std::vector<KernelWriter> out;
     for (std::size_t p = 0; p < n; ++p) out.emplace_back(table, at.base[p], at.capacity[p]);
     std::vector<Pending> pending(n);
+    for (Pending& p : pending) p.narrow.emplace(narrow(reader));
     run_parts(n, in_.threads(), [&](std::size_t p) {
       KernelWriter& w = out[p];
       Pending& later = pending[p];
+      Narrow& c = *later.narrow;
       std::uint64_t last_key = ~std::uint64_t{0};
       TrackId last_track = 0;
       reader.for_each(p, [&](const SqlValue* v) {
         KernelRow k;
         if (!interval(v[0], v[1], 0, "kernel", later.skipped, &k.start, &k.end)) return;
-        const std::uint64_t key = gpu_key(v[2], v[3]);
+        const std::uint64_t key = (std::uint64_t{c.id32(v, 2)} << 32) | c.id32(v, 3);
         if (key != last_key) {
           const auto it = gpu_tracks_.find(key);
           last_track = it != gpu_tracks_.end() ? it->second : kNoRow;
@@ -304,18 +309,18 @@ class GpuscopeReader {
         }
         k.track = last_track;
         if (last_track == kNoRow) later.tracks.emplace_back(w.rows(), key);
-        k.correlation = id32(v[4]);
-        k.name = known_string(v[5].as_int(), w.rows(), later.names);
-        k.mangled = v[6].null() ? 0 : known_string(v[6].as_int(), w.rows(), later.mangled);
-        k.grid_x = clamp32(v[7]);
-        k.grid_y = clamp32(v[8]);
-        k.grid_z = clamp32(v[9]);
-        k.block_x = clamp32(v[10]);
-        k.block_y = clamp32(v[11]);
-        k.block_z = clamp32(v[12]);
-        k.registers = clamp16(v[13]);
-        k.static_smem = clamp32(v[14]);
-        k.dynamic_smem = clamp32(v[15]);
+        k.correlation = c.id32(v, 4);
+        k.name = known_string(c.i64(v, 5), w.rows(), later.names);
+        k.mangled = v[6].null() ? 0 : known_string(c.i64(v, 6), w.rows(), later.mangled);
+        k.grid_x = c.clamp32(v, 7);
+        k.grid_y = c.clamp32(v, 8);
+        k.grid_z = c.clamp32(v, 9);
+        k.block_x = c.clamp32(v, 10);
+        k.block_y = c.clamp32(v, 11);
+        k.block_z = c.clamp32(v, 12);
+        k.registers = c.clamp16(v, 13);
+        k.static_smem = c.clamp32(v, 14);
+        k.dynamic_smem = c.clamp32(v, 15);
         k.graph_id = graph_id(v[16]);
         k.graph_node_id = u64(v[17]);
         if (!w.add(k)) changed(t->name);
@@ -341,6 +346,7 @@ class GpuscopeReader {
         table.mangled[base + row] = m;
       }
       merge(pending[p].skipped);
+      pending[p].narrow->add_to(skipped_);
     }
   }
 
@@ -357,37 +363,47 @@ class GpuscopeReader {
   }
 
   void copies() {
-    if (const TableDef* t = db_.table("CUPTI_ACTIVITY_KIND_MEMCPY"))
-      in_.reader(*t, {"start", "end", "deviceId", "streamId", "correlationId", "bytes", "copyKind", "srcKind",
-                      "dstKind", "graphId", "graphNodeId"})
-          .for_each([&](const SqlValue* v) {
-            MemcpyRow c;
-            if (!interval(v[0], v[1], 0, "memcpy", skipped_, &c.start, &c.end)) return;
-            c.track = gpu_track(v[2], v[3]);
-            c.correlation = id32(v[4]);
-            c.bytes = u64(v[5]);
-            c.kind = copy_kind(v[6]);
-            c.src_kind = memory_kind(v[7]);
-            c.dst_kind = memory_kind(v[8]);
-            c.graph_id = graph_id(v[9]);
-            c.graph_node_id = u64(v[10]);
-            b_.add_memcpy(c);
-          });
-    if (const TableDef* t = db_.table("CUPTI_ACTIVITY_KIND_MEMSET"))
-      in_.reader(*t, {"start", "end", "deviceId", "streamId", "correlationId", "value", "bytes", "memKind", "graphId",
-                      "graphNodeId"})
-          .for_each([&](const SqlValue* v) {
-            MemsetRow z;
-            if (!interval(v[0], v[1], 0, "memset", skipped_, &z.start, &z.end)) return;
-            z.track = gpu_track(v[2], v[3]);
-            z.correlation = id32(v[4]);
-            z.value = id32(v[5]);
-            z.bytes = u64(v[6]);
-            z.mem_kind = memory_kind(v[7]);
-            z.graph_id = graph_id(v[8]);
-            z.graph_node_id = u64(v[9]);
-            b_.add_memset(z);
-          });
+    if (const TableDef* t = db_.table("CUPTI_ACTIVITY_KIND_MEMCPY")) {
+      TableReader r = in_.reader(*t, {"start", "end", "deviceId", "streamId", "correlationId", "bytes", "copyKind",
+                                      "srcKind", "dstKind", "graphId", "graphNodeId"});
+      Narrow n = narrow(r);
+      r.for_each([&](const SqlValue* v) {
+        MemcpyRow c;
+        if (!interval(v[0], v[1], 0, "memcpy", skipped_, &c.start, &c.end)) return;
+        (void)n.id32(v, 2);  // counted; the track is made from the two as they are
+        (void)n.id32(v, 3);
+        c.track = gpu_track(v[2], v[3]);
+        c.correlation = n.id32(v, 4);
+        c.bytes = static_cast<std::uint64_t>(n.i64(v, 5));  // stored as the 64 bits of an int64
+        c.kind = copy_kind(v[6]);
+        c.src_kind = memory_kind(v[7]);
+        c.dst_kind = memory_kind(v[8]);
+        c.graph_id = graph_id(v[9]);
+        c.graph_node_id = u64(v[10]);
+        b_.add_memcpy(c);
+      });
+      n.add_to(skipped_);
+    }
+    if (const TableDef* t = db_.table("CUPTI_ACTIVITY_KIND_MEMSET")) {
+      TableReader r = in_.reader(*t, {"start", "end", "deviceId", "streamId", "correlationId", "value", "bytes",
+                                      "memKind", "graphId", "graphNodeId"});
+      Narrow n = narrow(r);
+      r.for_each([&](const SqlValue* v) {
+        MemsetRow z;
+        if (!interval(v[0], v[1], 0, "memset", skipped_, &z.start, &z.end)) return;
+        (void)n.id32(v, 2);
+        (void)n.id32(v, 3);
+        z.track = gpu_track(v[2], v[3]);
+        z.correlation = n.id32(v, 4);
+        z.value = n.id32(v, 5);
+        z.bytes = static_cast<std::uint64_t>(n.i64(v, 6));
+        z.mem_kind = memory_kind(v[7]);
+        z.graph_id = graph_id(v[8]);
+        z.graph_node_id = u64(v[9]);
+        b_.add_memset(z);
+      });
+      n.add_to(skipped_);
+    }
   }
 
   // [SECTION] CPU activity: API calls, syncs, ranges, overheads -------------------------------------------
@@ -426,10 +442,12 @@ class GpuscopeReader {
     std::vector<ApiCallWriter> out;
     for (std::size_t j = 0; j < jobs.size(); ++j) out.emplace_back(table, at.base[j], at.capacity[j]);
     std::vector<Pending> pending(jobs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j) pending[j].narrow.emplace(narrow(readers[jobs[j].source]));
     run_parts(jobs.size(), in_.threads(), [&](std::size_t j) {
       TableReader& reader = readers[jobs[j].source];
       ApiCallWriter& w = out[j];
       Pending& later = pending[j];
+      Narrow& c = *later.narrow;
       const ApiDomain domain = sources[jobs[j].source].domain;
       std::int64_t last_tid = 0;
       TrackId last_track = kNoRow;
@@ -437,7 +455,7 @@ class GpuscopeReader {
       reader.for_each(jobs[j].part, [&](const SqlValue* v) {
         ApiCallRow a;
         if (!interval(v[0], v[1], 0, "api_call", later.skipped, &a.start, &a.end)) return;
-        const std::int64_t g = v[2].as_int();
+        const std::int64_t g = c.i64(v, 2);
         if (!have_last || g != last_tid) {
           const auto it = threads_.find(g);
           last_track = it != threads_.end() ? it->second : kNoRow;
@@ -446,11 +464,11 @@ class GpuscopeReader {
         }
         a.track = last_track;
         if (last_track == kNoRow) later.tracks.emplace_back(w.rows(), static_cast<std::uint64_t>(g));
-        a.correlation = id32(v[3]);
-        a.name = known_string(v[4].as_int(), w.rows(), later.names);
+        a.correlation = c.id32(v, 3);
+        a.name = known_string(c.i64(v, 4), w.rows(), later.names);
         a.domain = domain;
-        a.status = static_cast<std::int32_t>(v[5].as_int());
-        a.cbid = id32(v[6]);
+        a.status = c.i32(v, 5);
+        a.cbid = c.id32(v, 6);
         if (!w.add(a)) changed(sources[jobs[j].source].table->name);
       });
     });
@@ -469,6 +487,7 @@ class GpuscopeReader {
       }
       for (const auto& [row, id] : pending[j].names) table.name[base + row] = string(id);
       merge(pending[j].skipped);
+      pending[j].narrow->add_to(skipped_);
     }
   }
 

@@ -15,7 +15,7 @@
 // [SECTION] Devices
 // [SECTION] Names: processes, threads, streams
 // [SECTION] Ranks
-// [SECTION] Metadata, diagnostics, tables not imported
+// [SECTION] Metadata, diagnostics, tables not imported or missing
 // [SECTION] Entry point
 #include <algorithm>
 #include <charconv>
@@ -25,6 +25,7 @@
 #include <unordered_map>
 
 #include "import/nsys/readers.h"
+#include "trace/budget.h"
 
 namespace gpuscope::nsys {
 
@@ -67,7 +68,7 @@ constexpr MemoryKind kNsysMemoryKinds[] = {MemoryKind::pageable,       MemoryKin
 
 class NsysReader {
  public:
-  explicit NsysReader(const Input& in) : in_(in), db_(in.db) {}
+  explicit NsysReader(const Input& in) : in_(in), db_(in.db) { b_.limit_names(kMaxNameBytes); }
 
   Trace run() {
     time_base();
@@ -88,8 +89,10 @@ class NsysReader {
     metadata();
     diagnostics();
     tables_not_imported();
+    missing_tables();
     if (b_.tables().kernels.size() + b_.tables().memcpys.size() + b_.tables().memsets.size() == 0) no_gpu_activity();
     skipped_.write_to(b_.meta());
+    in_.add_damage(b_);
     return b_.freeze();
   }
 
@@ -99,6 +102,15 @@ class NsysReader {
     const TableDef* t = db_.table(name);
     if (t) read_.insert(lower(t->name));
     return t;
+  }
+
+  // Refuses a table whose rows would take the trace past the memory budget
+  // (trace/budget.h), before they are read.
+  void check_rows(const TableDef& t, TableId id, std::uint64_t rows) const {
+    std::uint64_t bytes = 0;
+    if (__builtin_mul_overflow(rows, row_memory_bytes(id), &bytes)) bytes = ~std::uint64_t{0};
+    check_memory_claim(db_.path(), "table " + t.name + " holds " + std::to_string(rows) + " rows",
+                       b_.memory_bytes() + std::min(bytes, ~std::uint64_t{0} - b_.memory_bytes()));
   }
 
   // [SECTION] Strings and ids -------------------------------------------------------------------------
@@ -117,9 +129,13 @@ class NsysReader {
   void strings() {
     const TableDef* t = table("StringIds");
     if (!t) return;
+    // Ids are dense in every export: a table of n rows uses ids below n.
+    // Larger ones (a file that claims id 16,000,000 in a table of ten rows)
+    // go to the sparse map, so that they cannot make a giant array.
+    const std::int64_t dense = static_cast<std::int64_t>(std::min<std::uint64_t>(kDenseIds, 2 * in_.rows(*t) + 1024));
     in_.reader(*t, {"id", "value"}).for_each([&](const SqlValue* v) {
       const std::int64_t id = v[0].as_int();
-      if (id >= 0 && id < kDenseIds) {
+      if (id >= 0 && id < dense) {
         if (static_cast<std::size_t>(id) >= texts_.size()) texts_.resize(static_cast<std::size_t>(id) + 1);
         texts_[static_cast<std::size_t>(id)] = v[1].as_text();
       } else {
@@ -135,9 +151,11 @@ class NsysReader {
     return it == sparse_texts_.end() ? nullptr : &it->second;
   }
 
-  // The trace's id for StringIds row `id`; a missing one becomes "" (counted).
-  StringId string(const SqlValue& v) {
-    const std::int64_t id = v.as_int();
+  // The trace's id for the StringIds row that column k names (a value that
+  // is no integer counted as coerced); a missing one becomes "" (counted).
+  StringId string(const SqlValue* v, Narrow& n, int k) { return string(n.i64(v, k)); }
+  StringId string(const SqlValue& v) { return string(v.as_int()); }
+  StringId string(std::int64_t id) {
     if (id >= 0 && static_cast<std::size_t>(id) < names_.size() &&
         names_[static_cast<std::size_t>(id)] != StringTable::kNoString)
       return names_[static_cast<std::size_t>(id)];
@@ -148,8 +166,8 @@ class NsysReader {
     return sid;
   }
 
-  StringId api_name(const SqlValue& v) {
-    const std::int64_t id = v.as_int();
+  StringId api_name(const SqlValue* v, Narrow& n, int k) {
+    const std::int64_t id = n.i64(v, k);
     const auto it = api_names_.find(id);
     if (it != api_names_.end()) return it->second;
     const std::string* s = text(id);
@@ -208,12 +226,13 @@ class NsysReader {
 
   // GPU track of (device, stream), owned by the process of `global_pid` (the
   // first one seen: two processes on one stream id of one GPU share a track).
-  bool gpu_track(const SqlValue* v, int device, int stream, int global_pid, std::string_view what, TrackId* out) {
+  bool gpu_track(const SqlValue* v, Narrow& n, int device, int stream, int global_pid, std::string_view what,
+                 TrackId* out) {
     if (v[device].null() || v[stream].null()) {
       skipped_.add("import.skipped." + std::string(what) + (v[device].null() ? "_without_device" : "_without_stream"));
       return false;
     }
-    const std::uint64_t key = (std::uint64_t{id32(v[device])} << 32) | id32(v[stream]);
+    const std::uint64_t key = (std::uint64_t{n.id32(v, device)} << 32) | n.id32(v, stream);
     if (key == last_gpu_key_ && last_gpu_ != kNoRow) {
       *out = last_gpu_;
       return true;
@@ -232,12 +251,12 @@ class NsysReader {
     return true;
   }
 
-  bool cpu_track(const SqlValue& global_tid, std::string_view what, TrackId* out) {
-    if (global_tid.null()) {
+  bool cpu_track(const SqlValue* v, Narrow& n, int global_tid, std::string_view what, TrackId* out) {
+    if (v[global_tid].null()) {
       skipped_.add("import.skipped." + std::string(what) + "_without_thread");
       return false;
     }
-    const std::int64_t g = global_tid.as_int();
+    const std::int64_t g = n.i64(v, global_tid);
     if (g != last_tid_ || last_cpu_ == kNoRow) {
       last_tid_ = g;
       last_cpu_ = b_.cpu_track(pid_of(g), tid_of(g));
@@ -251,49 +270,57 @@ class NsysReader {
   void kernels() {
     const TableDef* t = table("CUPTI_ACTIVITY_KIND_KERNEL");
     if (!t) return;
-    b_.reserve_kernels(rows_bound(in_.rows(*t), db_.file_bytes()));
-    in_.reader(*t, {"start",
-                    "end",
-                    "deviceId",
-                    "streamId",
-                    "correlationId",
-                    "globalPid",
-                    "demangledName",
-                    "shortName",
-                    "mangledName",
-                    "gridX",
-                    "gridY",
-                    "gridZ",
-                    "blockX",
-                    "blockY",
-                    "blockZ",
-                    "registersPerThread",
-                    "staticSharedMemory",
-                    "dynamicSharedMemory",
-                    "graphId",
-                    "graphNodeId"})
-        .for_each([&](const SqlValue* v) {
-          KernelRow k;
-          if (!interval(v[0], v[1], offset_, "kernel", skipped_, &k.start, &k.end)) return;
-          if (!gpu_track(v, 2, 3, 5, "kernel", &k.track)) return;
-          k.correlation = id32(v[4]);
-          k.name = string(v[6].null() ? v[7] : v[6]);
-          if (k.name == 0) k.name = b_.intern("<unnamed kernel>");
-          k.mangled = v[8].null() ? 0 : string(v[8]);
-          k.grid_x = clamp32(v[9]);
-          k.grid_y = clamp32(v[10]);
-          k.grid_z = clamp32(v[11]);
-          k.block_x = clamp32(v[12]);
-          k.block_y = clamp32(v[13]);
-          k.block_z = clamp32(v[14]);
-          k.registers = clamp16(v[15]);
-          k.static_smem = clamp32(v[16]);
-          k.dynamic_smem = clamp32(v[17]);
-          k.graph_id = v[18].null() ? 0 : id32(v[18]);
-          k.graph_node_id = v[19].null() ? 0 : static_cast<std::uint64_t>(v[19].as_int());
-          b_.add_kernel(k);
-          op_pids_.kernels.push_back(v[5].null() ? 0 : pid_of(v[5].as_int()));
-        });
+    const std::uint64_t rows = in_.rows(*t);
+    check_rows(*t, TableId::kernels, rows);
+    b_.reserve_kernels(rows_bound(rows, db_.file_bytes()));
+    TableReader r = in_.reader(*t, {"start",
+                                    "end",
+                                    "deviceId",
+                                    "streamId",
+                                    "correlationId",
+                                    "globalPid",
+                                    "demangledName",
+                                    "shortName",
+                                    "mangledName",
+                                    "gridX",
+                                    "gridY",
+                                    "gridZ",
+                                    "blockX",
+                                    "blockY",
+                                    "blockZ",
+                                    "registersPerThread",
+                                    "staticSharedMemory",
+                                    "dynamicSharedMemory",
+                                    "graphId",
+                                    "graphNodeId"});
+    Narrow n = narrow(r);
+    r.for_each([&](const SqlValue* v) {
+      KernelRow k;
+      if (!interval(v[0], v[1], offset_, "kernel", skipped_, &k.start, &k.end)) return;
+      if (!gpu_track(v, n, 2, 3, 5, "kernel", &k.track)) return;
+      k.correlation = n.id32(v, 4);
+      const int name = v[6].null() ? 7 : 6;
+      k.name = v[name].null() ? 0 : string(v, n, name);
+      if (k.name == 0) {
+        k.name = b_.intern("<unnamed kernel>");
+        n.count(v[name].null() ? 6 : name);
+      }
+      k.mangled = v[8].null() ? 0 : string(v, n, 8);
+      k.grid_x = n.clamp32(v, 9);
+      k.grid_y = n.clamp32(v, 10);
+      k.grid_z = n.clamp32(v, 11);
+      k.block_x = n.clamp32(v, 12);
+      k.block_y = n.clamp32(v, 13);
+      k.block_z = n.clamp32(v, 14);
+      k.registers = n.clamp16(v, 15);
+      k.static_smem = n.clamp32(v, 16);
+      k.dynamic_smem = n.clamp32(v, 17);
+      k.graph_id = v[18].null() ? 0 : n.id32(v, 18);
+      k.graph_node_id = v[19].null() ? 0 : n.clamp64(v, 19);
+      b_.add_kernel(k);
+      op_pids_.kernels.push_back(v[5].null() ? 0 : pid_of(n.i64(v, 5)));
+    });
+    n.add_to(skipped_);
   }
 
   static CopyKind copy_kind(const SqlValue& v, bool* unified) {
@@ -304,41 +331,49 @@ class NsysReader {
   }
 
   void copies() {
-    if (const TableDef* t = table("CUPTI_ACTIVITY_KIND_MEMCPY"))
-      in_.reader(*t, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "copyKind",
-                      "srcKind", "dstKind", "graphId", "graphNodeId"})
-          .for_each([&](const SqlValue* v) {
-            MemcpyRow c;
-            if (!interval(v[0], v[1], offset_, "memcpy", skipped_, &c.start, &c.end)) return;
-            if (!gpu_track(v, 2, 3, 5, "memcpy", &c.track)) return;
-            c.correlation = id32(v[4]);
-            c.bytes = clamp64(v[6]);
-            bool unified = false;
-            c.kind = copy_kind(v[7], &unified);
-            if (unified) skipped_.add("import.nsys_unified_memory_copies");
-            c.src_kind = memory_kind(v[8]);
-            c.dst_kind = memory_kind(v[9]);
-            c.graph_id = v[10].null() ? 0 : id32(v[10]);
-            c.graph_node_id = v[11].null() ? 0 : static_cast<std::uint64_t>(v[11].as_int());
-            b_.add_memcpy(c);
-            op_pids_.memcpys.push_back(v[5].null() ? 0 : pid_of(v[5].as_int()));
-          });
-    if (const TableDef* t = table("CUPTI_ACTIVITY_KIND_MEMSET"))
-      in_.reader(*t, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "value", "bytes", "memKind",
-                      "graphId", "graphNodeId"})
-          .for_each([&](const SqlValue* v) {
-            MemsetRow z;
-            if (!interval(v[0], v[1], offset_, "memset", skipped_, &z.start, &z.end)) return;
-            if (!gpu_track(v, 2, 3, 5, "memset", &z.track)) return;
-            z.correlation = id32(v[4]);
-            z.value = id32(v[6]);
-            z.bytes = clamp64(v[7]);
-            z.mem_kind = memory_kind(v[8]);
-            z.graph_id = v[9].null() ? 0 : id32(v[9]);
-            z.graph_node_id = v[10].null() ? 0 : static_cast<std::uint64_t>(v[10].as_int());
-            b_.add_memset(z);
-            op_pids_.memsets.push_back(v[5].null() ? 0 : pid_of(v[5].as_int()));
-          });
+    if (const TableDef* t = table("CUPTI_ACTIVITY_KIND_MEMCPY")) {
+      check_rows(*t, TableId::memcpys, in_.rows(*t));
+      TableReader r = in_.reader(*t, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes",
+                                      "copyKind", "srcKind", "dstKind", "graphId", "graphNodeId"});
+      Narrow n = narrow(r);
+      r.for_each([&](const SqlValue* v) {
+        MemcpyRow c;
+        if (!interval(v[0], v[1], offset_, "memcpy", skipped_, &c.start, &c.end)) return;
+        if (!gpu_track(v, n, 2, 3, 5, "memcpy", &c.track)) return;
+        c.correlation = n.id32(v, 4);
+        c.bytes = n.clamp64(v, 6);
+        bool unified = false;
+        c.kind = copy_kind(v[7], &unified);
+        if (unified) skipped_.add("import.nsys_unified_memory_copies");
+        c.src_kind = memory_kind(v[8]);
+        c.dst_kind = memory_kind(v[9]);
+        c.graph_id = v[10].null() ? 0 : n.id32(v, 10);
+        c.graph_node_id = v[11].null() ? 0 : n.clamp64(v, 11);
+        b_.add_memcpy(c);
+        op_pids_.memcpys.push_back(v[5].null() ? 0 : pid_of(n.i64(v, 5)));
+      });
+      n.add_to(skipped_);
+    }
+    if (const TableDef* t = table("CUPTI_ACTIVITY_KIND_MEMSET")) {
+      check_rows(*t, TableId::memsets, in_.rows(*t));
+      TableReader r = in_.reader(*t, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "value",
+                                      "bytes", "memKind", "graphId", "graphNodeId"});
+      Narrow n = narrow(r);
+      r.for_each([&](const SqlValue* v) {
+        MemsetRow z;
+        if (!interval(v[0], v[1], offset_, "memset", skipped_, &z.start, &z.end)) return;
+        if (!gpu_track(v, n, 2, 3, 5, "memset", &z.track)) return;
+        z.correlation = n.id32(v, 4);
+        z.value = n.id32(v, 6);
+        z.bytes = n.clamp64(v, 7);
+        z.mem_kind = memory_kind(v[8]);
+        z.graph_id = v[9].null() ? 0 : n.id32(v, 9);
+        z.graph_node_id = v[10].null() ? 0 : n.clamp64(v, 10);
+        b_.add_memset(z);
+        op_pids_.memsets.push_back(v[5].null() ? 0 : pid_of(n.i64(v, 5)));
+      });
+      n.add_to(skipped_);
+    }
   }
 
   // cudaEventRecord on a stream. Exports that time it (`timestamp`, the
@@ -350,19 +385,21 @@ class NsysReader {
     const char* time = t->has("timestamp") ? "timestamp" : "start";
     if (!t->has(time)) return skipped_.add("import.skipped.cuda_event_without_time", in_.rows(*t));
     const StringId domain = b_.intern("cuda_event");
-    in_.reader(*t, {time, "deviceId", "streamId", "correlationId", "globalPid", "eventId"})
-        .for_each([&](const SqlValue* v) {
-          RangeRow r;
-          if (v[0].null() || v[0].as_int() == 0) return skipped_.add("import.skipped.cuda_event_without_time");
-          if (!interval(v[0], v[0], offset_, "cuda_event", skipped_, &r.start, &r.end)) return;
-          if (!gpu_track(v, 1, 2, 4, "cuda_event", &r.track)) return;
-          r.kind = RangeKind::mark;
-          r.name = b_.intern("cudaEventRecord (event " + std::to_string(id32(v[5])) + ")");
-          r.domain = domain;
-          r.correlation = id32(v[3]);
-          b_.add_range(r);
-          range_pids_.push_back(v[4].null() ? 0 : pid_of(v[4].as_int()));
-        });
+    TableReader reader = in_.reader(*t, {time, "deviceId", "streamId", "correlationId", "globalPid", "eventId"});
+    Narrow n = narrow(reader);
+    reader.for_each([&](const SqlValue* v) {
+      RangeRow r;
+      if (v[0].null() || v[0].as_int() == 0) return skipped_.add("import.skipped.cuda_event_without_time");
+      if (!interval(v[0], v[0], offset_, "cuda_event", skipped_, &r.start, &r.end)) return;
+      if (!gpu_track(v, n, 1, 2, 4, "cuda_event", &r.track)) return;
+      r.kind = RangeKind::mark;
+      r.name = b_.intern("cudaEventRecord (event " + std::to_string(n.id32(v, 5)) + ")");
+      r.domain = domain;
+      r.correlation = n.id32(v, 3);
+      b_.add_range(r);
+      range_pids_.push_back(v[4].null() ? 0 : pid_of(n.i64(v, 4)));
+    });
+    n.add_to(skipped_);
   }
 
   // [SECTION] CPU activity: API calls, syncs, NVTX, overheads --------------------------------------------
@@ -374,65 +411,71 @@ class NsysReader {
   void api_calls() {
     const TableDef* runtime = table("CUPTI_ACTIVITY_KIND_RUNTIME");
     const TableDef* driver = table("CUPTI_ACTIVITY_KIND_DRIVER");
-    b_.reserve_api_calls(
-        rows_bound((runtime ? in_.rows(*runtime) : 0) + (driver ? in_.rows(*driver) : 0), db_.file_bytes()));
+    const std::uint64_t rows = (runtime ? in_.rows(*runtime) : 0) + (driver ? in_.rows(*driver) : 0);
+    if (runtime || driver) check_rows(runtime ? *runtime : *driver, TableId::api_calls, rows);
+    b_.reserve_api_calls(rows_bound(rows, db_.file_bytes()));
     for (const TableDef* t : {runtime, driver}) {
       if (!t) continue;
       const bool in_driver_table = t == driver;
-      in_.reader(*t, {"start", "end", "globalTid", "correlationId", "nameId", "returnValue", "eventClass", "cbid"})
-          .for_each([&](const SqlValue* v) {
-            ApiCallRow a;
-            a.domain = in_driver_table ? ApiDomain::driver : ApiDomain::runtime;
-            if (!v[6].null() && !in_driver_table) {
-              const std::int64_t cls = v[6].as_int();
-              if (cls == 1)
-                a.domain = ApiDomain::driver;
-              else if (cls == 67)
-                return skipped_.add("import.skipped.api_call_backtrace_copy");
-              else if (cls != 0)
-                return skipped_.add("import.skipped.api_call_event_class_" + std::to_string(cls));
-            }
-            if (!interval(v[0], v[1], offset_, "api_call", skipped_, &a.start, &a.end)) return;
-            if (!cpu_track(v[2], "api_call", &a.track)) return;
-            a.correlation = id32(v[3]);
-            a.name = api_name(v[4]);
-            a.status = static_cast<std::int32_t>(v[5].as_int());
-            a.cbid = id32(v[7]);
-            b_.add_api_call(a);
-            api_pids_.insert(pid_of(v[2].as_int()));
-          });
+      TableReader r =
+          in_.reader(*t, {"start", "end", "globalTid", "correlationId", "nameId", "returnValue", "eventClass", "cbid"});
+      Narrow n = narrow(r);
+      r.for_each([&](const SqlValue* v) {
+        ApiCallRow a;
+        a.domain = in_driver_table ? ApiDomain::driver : ApiDomain::runtime;
+        if (!v[6].null() && !in_driver_table) {
+          const std::int64_t cls = n.i64(v, 6);
+          if (cls == 1)
+            a.domain = ApiDomain::driver;
+          else if (cls == 67)
+            return skipped_.add("import.skipped.api_call_backtrace_copy");
+          else if (cls != 0)
+            return skipped_.add("import.skipped.api_call_event_class_" + std::to_string(cls));
+        }
+        if (!interval(v[0], v[1], offset_, "api_call", skipped_, &a.start, &a.end)) return;
+        if (!cpu_track(v, n, 2, "api_call", &a.track)) return;
+        a.correlation = n.id32(v, 3);
+        a.name = api_name(v, n, 4);
+        a.status = n.i32(v, 5);
+        a.cbid = n.id32(v, 7);
+        b_.add_api_call(a);
+        api_pids_.insert(pid_of(v[2].as_int()));
+      });
+      n.add_to(skipped_);
     }
   }
 
   void syncs() {
     const TableDef* t = table("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
     if (!t) return;
-    in_.reader(*t, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "syncType", "eventId",
-                    "globalTid"})
-        .for_each([&](const SqlValue* v) {
-          SyncRow y;
-          if (!interval(v[0], v[1], offset_, "sync", skipped_, &y.start, &y.end)) return;
-          // 0xffffffff (CUPTI's "none") and NULL both mean not applicable.
-          y.device = v[2].null() ? kNoDevice : id32(v[2]);
-          y.stream = v[3].null() ? kNoId : id32(v[3]);
-          y.event = v[7].null() ? kNoId : id32(v[7]);
-          y.correlation = id32(v[4]);
-          const std::int64_t type = v[6].as_int();
-          y.type =
-              type >= 0 && type <= static_cast<std::int64_t>(SyncType::context) ? sync_types_[type] : SyncType::unknown;
-          // An event synchronization names its event. nsys 2024.5 exports
-          // cudaDeviceSynchronize as type 1 (event) with no event and no
-          // stream: what it waited on is what the row names.
-          if (y.type == SyncType::event && y.event == kNoId) {
-            y.type = y.stream == kNoId ? SyncType::context : SyncType::stream;
-            skipped_.add("import.sync_types_from_event_and_stream");
-          }
-          // nsys records only the process; the waiting thread is the API call's.
-          y.track = TraceBuilder::kResolveThroughCorrelation;
-          if (!v[8].null()) cpu_track(v[8], "sync", &y.track);
-          b_.add_sync(y);
-          op_pids_.syncs.push_back(v[5].null() ? 0 : pid_of(v[5].as_int()));
-        });
+    TableReader r = in_.reader(
+        *t, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "syncType", "eventId", "globalTid"});
+    Narrow n = narrow(r);
+    r.for_each([&](const SqlValue* v) {
+      SyncRow y;
+      if (!interval(v[0], v[1], offset_, "sync", skipped_, &y.start, &y.end)) return;
+      // 0xffffffff (CUPTI's "none") and NULL both mean not applicable.
+      y.device = v[2].null() ? kNoDevice : n.id32(v, 2);
+      y.stream = v[3].null() ? kNoId : n.id32(v, 3);
+      y.event = v[7].null() ? kNoId : n.id32(v, 7);
+      y.correlation = n.id32(v, 4);
+      const std::int64_t type = n.i64(v, 6);
+      y.type =
+          type >= 0 && type <= static_cast<std::int64_t>(SyncType::context) ? sync_types_[type] : SyncType::unknown;
+      // An event synchronization names its event. nsys 2024.5 exports
+      // cudaDeviceSynchronize as type 1 (event) with no event and no
+      // stream: what it waited on is what the row names.
+      if (y.type == SyncType::event && y.event == kNoId) {
+        y.type = y.stream == kNoId ? SyncType::context : SyncType::stream;
+        skipped_.add("import.sync_types_from_event_and_stream");
+      }
+      // nsys records only the process; the waiting thread is the API call's.
+      y.track = TraceBuilder::kResolveThroughCorrelation;
+      if (!v[8].null()) cpu_track(v, n, 8, "sync", &y.track);
+      b_.add_sync(y);
+      op_pids_.syncs.push_back(v[5].null() ? 0 : pid_of(n.i64(v, 5)));
+    });
+    n.add_to(skipped_);
   }
 
   // NVTX_EVENTS: 34 mark, 59 push/pop range, 60 start/end range; 75 names a
@@ -460,32 +503,34 @@ class NsysReader {
       const auto it = domain_any_pid.find(id.as_int());
       return it != domain_any_pid.end() ? it->second : b_.intern("domain " + std::to_string(id.as_int()));
     };
-    in_.reader(*t, {"start", "end", "eventType", "color", "text", "globalTid", "textId", "domainId", "int64Value",
-                    "uint64Value", "int32Value", "uint32Value", "doubleValue", "floatValue", "jsonText", "jsonTextId"})
-        .for_each([&](const SqlValue* v) {
-          RangeRow r;
-          const std::int64_t type = v[2].as_int();
-          if (type == 34) {
-            r.kind = RangeKind::mark;
-          } else if (type == 59 || type == 60) {
-            r.kind = type == 59 ? RangeKind::push_pop : RangeKind::start_end;
-            if (v[1].null()) return skipped_.add("import.skipped.nvtx_range_without_end");
-          } else {
-            if (type != 75 && type != 39 && type != 33 && type != 76)
-              skipped_.add("import.skipped.nvtx_event_type_" + std::to_string(type));
-            return;
-          }
-          if (!interval(v[0], r.kind == RangeKind::mark ? v[0] : v[1], offset_, "nvtx", skipped_, &r.start, &r.end))
-            return;
-          if (!cpu_track(v[5], "nvtx", &r.track)) return;
-          r.name = v[4].null() ? (v[6].null() ? 0 : string(v[6])) : b_.intern(v[4].as_text());
-          r.domain = domain_of(v[5], v[7]);
-          r.color = v[3].null() ? 0 : id32(v[3]);
-          r.payload = payload(v + 8);
-          b_.add_range(r);
-          range_pids_.push_back(pid_of(v[5].as_int()));
-          if (r.domain != 0) nccl_rank(r, v[14].null() ? v[15] : v[14], v[14].null());
-        });
+    TableReader reader = in_.reader(
+        *t, {"start", "end", "eventType", "color", "text", "globalTid", "textId", "domainId", "int64Value",
+             "uint64Value", "int32Value", "uint32Value", "doubleValue", "floatValue", "jsonText", "jsonTextId"});
+    Narrow n = narrow(reader);
+    reader.for_each([&](const SqlValue* v) {
+      RangeRow r;
+      const std::int64_t type = n.i64(v, 2);
+      if (type == 34) {
+        r.kind = RangeKind::mark;
+      } else if (type == 59 || type == 60) {
+        r.kind = type == 59 ? RangeKind::push_pop : RangeKind::start_end;
+        if (v[1].null()) return skipped_.add("import.skipped.nvtx_range_without_end");
+      } else {
+        if (type != 75 && type != 39 && type != 33 && type != 76)
+          skipped_.add("import.skipped.nvtx_event_type_" + std::to_string(type));
+        return;
+      }
+      if (!interval(v[0], r.kind == RangeKind::mark ? v[0] : v[1], offset_, "nvtx", skipped_, &r.start, &r.end)) return;
+      if (!cpu_track(v, n, 5, "nvtx", &r.track)) return;
+      r.name = v[4].null() ? (v[6].null() ? 0 : string(v, n, 6)) : b_.intern(v[4].as_text());
+      r.domain = domain_of(v[5], v[7]);
+      r.color = v[3].null() ? 0 : n.id32(v, 3);
+      r.payload = payload(v + 8);
+      b_.add_range(r);
+      range_pids_.push_back(pid_of(v[5].as_int()));
+      if (r.domain != 0) nccl_rank(r, v[14].null() ? v[15] : v[14], v[14].null());
+    });
+    n.add_to(skipped_);
   }
 
   // The NVTX payload when it is an integer (int64, uint64, int32, uint32, or a
@@ -505,13 +550,16 @@ class NsysReader {
   void overheads() {
     const TableDef* t = table("PROFILER_OVERHEAD");
     if (!t) return;
-    in_.reader(*t, {"start", "end", "globalTid", "nameId"}).for_each([&](const SqlValue* v) {
+    TableReader r = in_.reader(*t, {"start", "end", "globalTid", "nameId"});
+    Narrow n = narrow(r);
+    r.for_each([&](const SqlValue* v) {
       OverheadRow o;
       if (!interval(v[0], v[1], offset_, "overhead", skipped_, &o.start, &o.end)) return;
-      if (!cpu_track(v[2], "overhead", &o.track)) return;
-      o.kind = string(v[3]);
+      if (!cpu_track(v, n, 2, "overhead", &o.track)) return;
+      o.kind = string(v, n, 3);
       b_.add_overhead(o);
     });
+    n.add_to(skipped_);
   }
 
   // [SECTION] Processes sharing correlation ids ------------------------------------------------------------
@@ -851,7 +899,7 @@ class NsysReader {
     return {-1, {}};
   }
 
-  // [SECTION] Metadata, diagnostics, tables not imported -----------------------------------------------------
+  // [SECTION] Metadata, diagnostics, tables not imported or missing -------------------------------------------------
 
   void metadata() {
     TraceMeta& m = b_.meta();
@@ -929,6 +977,33 @@ class NsysReader {
         continue;
       if (std::find(std::begin(kDescriptive), std::end(kDescriptive), name) != std::end(kDescriptive)) continue;
       skipped_.add("import.skipped.table." + t.name, in_.rows(t));
+    }
+  }
+
+  // A table the other tables show the export had, missing (dropped after it
+  // was written): what refers to it is counted under
+  // "import.missing_table.<TABLE>", a stated loss rather than a silent one.
+  void missing_tables() {
+    const TraceTables& tb = b_.tables();
+    if (!db_.has_table("CUPTI_ACTIVITY_KIND_KERNEL")) {
+      std::uint64_t launches = 0;
+      std::vector<std::int8_t> is_launch(b_.strings().size(), -1);
+      for (const StringId name : tb.api_calls.name) {
+        if (is_launch[name] < 0) {
+          const std::string_view s = b_.strings().get(name);
+          is_launch[name] = s.find("LaunchKernel") != std::string_view::npos ||
+                            s.find("LaunchCooperativeKernel") != std::string_view::npos || s.starts_with("cuLaunch") ||
+                            s.find("GraphLaunch") != std::string_view::npos;
+        }
+        launches += static_cast<std::uint64_t>(is_launch[name]);
+      }
+      skipped_.add("import.missing_table.CUPTI_ACTIVITY_KIND_KERNEL", launches);
+    }
+    if (!db_.has_table("CUPTI_ACTIVITY_KIND_RUNTIME") && !db_.has_table("CUPTI_ACTIVITY_KIND_DRIVER")) {
+      std::uint64_t linked = 0;
+      for (const auto* c : {&tb.kernels.correlation, &tb.memcpys.correlation, &tb.memsets.correlation})
+        linked += static_cast<std::uint64_t>(std::count_if(c->begin(), c->end(), [](std::uint32_t x) { return x; }));
+      skipped_.add("import.missing_table.CUPTI_ACTIVITY_KIND_RUNTIME", linked);
     }
   }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -23,6 +24,20 @@ struct Input {
   const Database& db;
   PageFile* pages;  // null: read every table through SQLite
   const NsysImportOptions& options;
+  const FileDamage* cut = nullptr;  // the file ends inside its pages (nsys_sqlite.cpp)
+
+  // The file's own loss, into the trace's damage before freeze() (a
+  // gpuscope export keeps what an earlier file lost: both are said).
+  void add_damage(TraceBuilder& b) const {
+    if (!cut) return;
+    FileDamage d = *cut;
+    b.tables().for_each_table([&](TableId id, const auto& t) {
+      d.tables[static_cast<int>(id)].loaded = t.size();
+      d.tables[static_cast<int>(id)].count = LossCount::at_least;
+    });
+    if (b.meta().damage.any()) d.add_earlier(b.meta().damage);
+    b.meta().damage = std::move(d);
+  }
 
   TableReader reader(const TableDef& t, std::vector<std::string_view> columns) const {
     return TableReader(db, pages, t, std::move(columns));
@@ -85,6 +100,65 @@ inline std::uint64_t clamp64(const SqlValue& v) {
   return x <= 0 ? 0 : static_cast<std::uint64_t>(x);
 }
 
+// Values of one table's rows narrowed to the model's types like the
+// functions above, with every value that did not fit counted under
+// "import.coerced.<table>.<column>": text or a blob where a number belongs,
+// a real where an integer belongs, a number outside the model's range (a
+// negative grid, an id of 2^32 or more). NULL is "unknown", not counted
+// (the readers say what it means). One per table, or per part of a table
+// read in parts (merged with add_to()).
+class Narrow {
+ public:
+  Narrow(std::string_view table, const std::vector<std::string>& columns)
+      : table_(table), columns_(columns), n_(columns.size()) {}
+
+  // The integer stored; NULL -> 0; anything else as SqlValue::as_int(), counted.
+  std::int64_t i64(const SqlValue* v, int k) {
+    if (v[k].type() == SqlValue::Type::integer) [[likely]]
+      return v[k].as_int();
+    if (!v[k].null()) ++n_[k];
+    return v[k].as_int();
+  }
+  // CUPTI's uint32 ids: values outside [0, 2^32) counted (kept as their low 32 bits).
+  std::uint32_t id32(const SqlValue* v, int k) { return static_cast<std::uint32_t>(in_range(v, k, 0, 0xffffffffLL)); }
+  std::uint32_t clamp32(const SqlValue* v, int k) { return static_cast<std::uint32_t>(clamped(v, k, 0, 0xffffffffLL)); }
+  std::uint16_t clamp16(const SqlValue* v, int k) { return static_cast<std::uint16_t>(clamped(v, k, 0, 0xffff)); }
+  std::uint64_t clamp64(const SqlValue* v, int k) {
+    return static_cast<std::uint64_t>(clamped(v, k, 0, std::numeric_limits<std::int64_t>::max()));
+  }
+  std::int32_t i32(const SqlValue* v, int k) {
+    return static_cast<std::int32_t>(
+        clamped(v, k, std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
+  }
+  // A value the reader replaced by a stand-in (a NULL name by "<unnamed kernel>").
+  void count(int k) { ++n_[k]; }
+
+  void add_to(Counts& c) const {
+    for (std::size_t k = 0; k < n_.size(); ++k)
+      if (n_[k]) c.add("import.coerced." + table_ + "." + columns_[k], n_[k]);
+  }
+  void add(const Narrow& other) {
+    for (std::size_t k = 0; k < n_.size(); ++k) n_[k] += other.n_[k];
+  }
+
+ private:
+  std::int64_t in_range(const SqlValue* v, int k, std::int64_t lo, std::int64_t hi) {
+    const std::int64_t x = i64(v, k);
+    if ((x < lo || x > hi) && v[k].type() == SqlValue::Type::integer) [[unlikely]]
+      ++n_[k];
+    return x;
+  }
+  std::int64_t clamped(const SqlValue* v, int k, std::int64_t lo, std::int64_t hi) {
+    return std::clamp(in_range(v, k, lo, hi), lo, hi);
+  }
+
+  std::string table_;
+  std::vector<std::string> columns_;
+  std::vector<std::uint64_t> n_;
+};
+
+inline Narrow narrow(const TableReader& r) { return Narrow(r.table_name(), r.columns()); }
+
 // Counts why a row's interval was refused (the slow path of interval()).
 [[gnu::noinline, gnu::cold]] inline void refuse_interval(const SqlValue& s, const SqlValue& e, bool overflow,
                                                          std::string_view what, Counts& skipped) {
@@ -93,13 +167,16 @@ inline std::uint64_t clamp64(const SqlValue& v) {
 }
 
 // start/end of a row shifted by `offset` ns. False (the row is skipped, and
-// counted under "import.skipped.<what>_<reason>") when either is NULL, the
-// sum overflows, or it ends before it starts.
+// counted under "import.skipped.<what>_<reason>") when either is NULL, is
+// not an integer (_invalid_time), the sum overflows, or it ends before it
+// starts.
 [[gnu::always_inline]] inline bool interval(const SqlValue& s, const SqlValue& e, TimeNs offset, std::string_view what,
                                             Counts& skipped, TimeNs* start, TimeNs* end) {
   const bool start_overflows = __builtin_add_overflow(s.as_int(), offset, start);
   const bool end_overflows = __builtin_add_overflow(e.as_int(), offset, end);
-  const bool overflow = start_overflows || end_overflows;
+  // Text, a blob or a real where a time belongs is no time: the row is refused.
+  const bool overflow = start_overflows || end_overflows || (!s.null() && s.type() != SqlValue::Type::integer) ||
+                        (!e.null() && e.type() != SqlValue::Type::integer);
   if (s.null() || e.null() || overflow || *end < *start) [[unlikely]] {
     refuse_interval(s, e, overflow, what, skipped);
     return false;

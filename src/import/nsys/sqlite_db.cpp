@@ -169,13 +169,21 @@ void Database::read_schema() {
     Statement journal(*this, "PRAGMA journal_mode", "reading the schema");
     rollback_journal_ = journal.step() && lower(journal.text(0)) != "wal";
   }
-  Statement st(*this, "SELECT name, rootpage, sql FROM sqlite_master WHERE type = 'table'", "reading the schema");
+  Statement st(*this, "SELECT name, rootpage, sql, type FROM sqlite_master WHERE type IN ('table', 'view')",
+               "reading the schema");
   while (st.step()) {
     TableDef t;
     t.name = st.text(0);
     t.root_page = st.int64(1);
     if (lower(t.name).rfind("sqlite_", 0) == 0) continue;  // SQLite's own
-    if (starts_with_ci(st.value(2).as_text(), "create virtual")) continue;
+    if (st.value(3).as_text() == "view") {
+      not_tables_.push_back({t.name, "a view"});
+      continue;
+    }
+    if (starts_with_ci(st.value(2).as_text(), "create virtual")) {
+      not_tables_.push_back({t.name, "a virtual table"});
+      continue;
+    }
     if (by_name_.count(lower(t.name))) continue;
     by_name_.emplace(lower(t.name), tables_.size());
     tables_.push_back(std::move(t));

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "trace/error.h"
@@ -110,6 +111,8 @@ class Database {
   const TableDef* table(std::string_view name) const;
   bool has_table(std::string_view name) const { return table(name) != nullptr; }
   const std::vector<TableDef>& tables() const { return tables_; }
+  // Views and virtual tables (never read): name, and "a view" or "a virtual table".
+  const std::vector<std::pair<std::string, std::string>>& not_tables() const { return not_tables_; }
 
   std::int64_t page_count() const { return page_count_; }
   std::uint64_t file_bytes() const { return static_cast<std::uint64_t>(page_count_) * page_size_; }
@@ -135,6 +138,7 @@ class Database {
   void* image_ = nullptr;
   std::size_t image_bytes_ = 0;
   std::vector<TableDef> tables_;
+  std::vector<std::pair<std::string, std::string>> not_tables_;
   std::unordered_map<std::string, std::size_t> by_name_;  // lower-case name -> index
   std::int64_t page_count_ = 0;
   std::uint64_t page_size_ = 0;

@@ -34,6 +34,8 @@ class TableReader {
   bool direct() const { return pages_ != nullptr; }
 
   bool has(std::size_t k) const { return present_[k]; }
+  const std::string& table_name() const { return table_.name; }
+  const std::vector<std::string>& columns() const { return names_; }
 
   // Calls on_row(const SqlValue* values) for every row; values[k] is the k-th
   // column asked for. Throws InputError for corrupt or unreadable data.

@@ -24,6 +24,7 @@ import json as _json
 import os as _os
 import re as _re
 import sys as _sys
+import warnings as _warnings
 
 import numpy as _np
 import pandas as _pd
@@ -53,7 +54,10 @@ _core = _import_core()
 TraceError = _core.TraceError
 
 __version__ = _core.__version__
-__all__ = ["open", "report", "ops", "stats", "diff", "whatif", "capture", "Trace", "TraceError", "CaptureError", "built_with_capture"]
+__all__ = [
+    "open", "report", "ops", "stats", "diff", "whatif", "capture", "Trace", "TraceError", "DamagedTraceWarning",
+    "CaptureError", "built_with_capture",
+]
 
 
 def _has_capture_extension():
@@ -67,7 +71,6 @@ def _has_capture_extension():
 built_with_capture = _has_capture_extension()
 
 _ENUM_NAMES = {name: list(values) for name, values in _core._enum_names().items()}
-_TRACE_SUFFIXES = (".gscope", ".json", ".json.gz", ".sqlite")
 _NONE = 0xFFFFFFFF  # the model's "no row" / "no id" (uint32), NA in the DataFrames
 
 
@@ -265,9 +268,43 @@ def _describe(name, frame):
     return frame
 
 
-def open(path) -> Trace:  # noqa: A001 (the module's verb, as in gpuscope.open)
-    """Opens any trace file gpuscope reads, chosen by its content; raises TraceError when it cannot."""
-    return Trace(_core._open(_os.fsdecode(_os.fspath(path))))
+class DamagedTraceWarning(UserWarning):
+    """A trace file was cut short or damaged: what could be read was opened; the message says what was lost."""
+
+
+def _path(path) -> str:
+    """A str path; one with a NUL character is refused (the C library would open the file named by its start)."""
+    p = _os.fsdecode(_os.fspath(path))
+    if "\0" in p:
+        raise ValueError(f"path contains a NUL character: {p!r}")
+    return p
+
+
+def _memory(max_memory) -> int:
+    """max_memory as bytes: None (0: the process budget), an int, or a size such as "512M", "4G", "25%"."""
+    if max_memory is None:
+        return 0
+    if isinstance(max_memory, bool) or not isinstance(max_memory, (int, str)):
+        raise TypeError(f"max_memory must be a size such as '512M' or a number of bytes, not {type(max_memory).__name__}")
+    if isinstance(max_memory, int):
+        if max_memory <= 0:
+            raise ValueError(f"max_memory must be positive, not {max_memory}")
+        return max_memory
+    return _core._parse_memory_size(max_memory)
+
+
+def open(path, *, max_memory=None) -> Trace:  # noqa: A001 (the module's verb, as in gpuscope.open)
+    """Opens any trace file gpuscope reads, chosen by its content; raises TraceError when it cannot.
+
+    max_memory: the most memory the read may take, as bytes or "512M", "4G", "25%" (default: the environment's
+    GPUSCOPE_MAX_MEMORY, else a quarter of physical memory); a file or stream that would need more raises TraceError
+    before it is read (docs/robustness.md). A file cut short or damaged opens with what could be read, and a
+    DamagedTraceWarning saying what was lost.
+    """
+    core = _core._open(_path(path), _memory(max_memory))
+    if core.damage:
+        _warnings.warn(f"{core.path}: {core.damage}", DamagedTraceWarning, stacklevel=2)
+    return Trace(core)
 
 
 # ---- Reports and diffs -----------------------------------------------------------------------------
@@ -281,29 +318,23 @@ def _is_saved_report(path):
         return False
 
 
-def _expand(path):
-    """A trace file, or the trace files of a directory (sorted; saved reports left out), as `gpuscope report` does."""
-    if not _os.path.isdir(path):
-        return [path]
-    found = sorted(
-        _os.path.join(path, n)
-        for n in _os.listdir(path)
-        if n.endswith(_TRACE_SUFFIXES) and _os.path.isfile(_os.path.join(path, n))
-        and not _is_saved_report(_os.path.join(path, n))
-    )
-    if not found:
-        raise TraceError(f"{path}: no trace files (.gscope, .json, .json.gz, .sqlite) in this directory")
-    return found
+def _expand(path, left_out=None):
+    """A trace file, or the trace files of a directory (sorted), as `gpuscope report` lists them: what else a
+    directory holds (saved reports, FIFOs, devices, link loops, other files) goes to `left_out` with why."""
+    files, left = _core._trace_inputs(path)
+    if left_out is not None:
+        left_out.extend(left)
+    return files
 
 
-def _items(x):
+def _items(x, left_out=None):
     """Trace objects and paths -> what the C++ side takes (_Trace objects and str paths)."""
     if isinstance(x, Trace):
         return [x._core]
     if isinstance(x, (str, bytes, _os.PathLike)):
-        return _expand(_os.fsdecode(_os.fspath(x)))
+        return _expand(_path(x), left_out)
     if isinstance(x, (list, tuple)):
-        return [item for part in x for item in _items(part)]
+        return [item for part in x for item in _items(part, left_out)]
     raise TypeError(f"expected a gpuscope.Trace, a path or a list of them, not {type(x).__name__}")
 
 
@@ -316,7 +347,9 @@ def report(trace_or_paths, *, device=None, top=0, steps=0) -> dict:
 
     device: analyse only this GPU; top / steps: hotspots / steps listed (0 = all).
     """
-    return _json.loads(_core._report(_items(trace_or_paths), _device(device), int(top), int(steps)))
+    left_out = []
+    items = _items(trace_or_paths, left_out)
+    return _json.loads(_core._report(items, _device(device), int(top), int(steps), left_out))
 
 
 def ops(trace_or_paths, *, by="shapes", device=None) -> _pd.DataFrame:
@@ -362,20 +395,56 @@ def stats(trace_or_path, *, reports=None, device=None) -> dict:
     return out
 
 
+def _check_report(d: dict) -> None:
+    """A dict given to diff() must be a report as report() returns it: the schema, and the keys diff reads with the
+    types they have (the C++ reader checks the rest); raises ValueError naming the first key that is not."""
+    if d.get("schema") != "gpuscope.report/1":
+        raise ValueError(f"not a gpuscope.report/1 dict: schema is {d.get('schema')!r}")
+    expected = {"files": list, "window": dict, "kernel_time_ns": int, "devices": list, "categories": list,
+                "hotspots": list, "steps": list, "findings": list}
+    for key, kind in expected.items():
+        if key not in d:
+            raise ValueError(f"not a gpuscope.report/1 dict: no {key!r}")
+        if not isinstance(d[key], kind) or isinstance(d[key], bool):
+            raise ValueError(f"not a gpuscope.report/1 dict: {key!r} is a {type(d[key]).__name__}, not a {kind.__name__}")
+    if d["kernel_time_ns"] < 0:
+        raise ValueError(f"not a gpuscope.report/1 dict: 'kernel_time_ns' is negative ({d['kernel_time_ns']})")
+    for key in ("devices", "categories", "hotspots", "steps", "findings"):
+        for i, item in enumerate(d[key]):
+            if not isinstance(item, dict):
+                raise ValueError(f"not a gpuscope.report/1 dict: {key}[{i}] is a {type(item).__name__}, not a dict")
+    if not all(isinstance(f, str) for f in d["files"]):
+        raise ValueError("not a gpuscope.report/1 dict: 'files' holds something other than strings")
+
+
+_MAX_REPORT_BYTES = 1 << 30
+
+
+def _trace_error(file, reason):
+    """A TraceError raised from Python, with the parts the C++ ones carry."""
+    e = TraceError(f"{file}: {reason}")
+    e.file, e.reason, e.offset = file, reason, None
+    return e
+
+
 def _side(x):
-    """One side of a diff: (items, saved report text, label)."""
+    """One side of a diff: (items, saved report text, label, what listing directories left out)."""
     if isinstance(x, dict):  # a report dict, as report() returns
+        _check_report(x)
         files = x.get("files") or ["report"]
-        return [], _json.dumps(x), str(files[0])
+        return [], _json.dumps(x, allow_nan=False), str(files[0]), []
+    left_out = []
     if isinstance(x, (str, bytes, _os.PathLike)):
-        path = _os.fsdecode(_os.fspath(x))
+        path = _path(x)
         if _os.path.isfile(path) and _is_saved_report(path):
             with _os.fdopen(_os.open(path, _os.O_RDONLY), "rb") as f:
-                return [], f.read().decode("utf-8", "replace"), path
-        return _items(path), "", path
+                if _os.fstat(f.fileno()).st_size > _MAX_REPORT_BYTES:  # as the CLI: no report is that large
+                    raise _trace_error(path, "larger than 1 GiB: not a gpuscope report")
+                return [], f.read().decode("utf-8", "replace"), path, []
+        return _items(path, left_out), "", path, left_out
     if isinstance(x, Trace):
-        return [x._core], "", x.path
-    return _items(x), "", ""
+        return [x._core], "", x.path, []
+    return _items(x, left_out), "", "", left_out
 
 
 def diff(before, after, *, top=15, device=None) -> dict:
@@ -421,7 +490,7 @@ def whatif(trace, *, remove=(), scale=None, no_input_wait=False, no_host_sync=Fa
     if isinstance(trace, Trace):
         item = trace._core
     elif isinstance(trace, (str, bytes, _os.PathLike)):
-        item = _os.fsdecode(_os.fspath(trace))
+        item = _path(trace)
     else:
         raise TypeError(f"expected one gpuscope.Trace or a path, not {type(trace).__name__}")
     if isinstance(remove, str):
@@ -465,7 +534,7 @@ class capture:  # noqa: N801 (used as `with gpuscope.capture(...)`, like open())
 
     def __init__(self, output="gpuscope-%p.gscope", *, trace=None, capture_range="", delay_s=0.0, duration_s=0.0,
                  buffer_kb=4096, pool_mb=256, flush_ms=1000):
-        self._options = (_os.fsdecode(_os.fspath(output)), list(trace or []), capture_range, float(delay_s),
+        self._options = (_path(output), list(trace or []), capture_range, float(delay_s),
                          float(duration_s), int(buffer_kb), int(pool_mb), int(flush_ms))
         self.output = None  #: the file written (after the start)
         self.summary = None  #: counts after the block: kernels, memcpys, ..., dropped_records, bytes_written

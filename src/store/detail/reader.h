@@ -17,6 +17,8 @@ struct ReadOptions {
   // Upper bound on the decompressed bytes of the whole file; exceeding it is
   // a corrupt section. Defaults to no bound (zstd bounds expansion per frame).
   std::uint64_t max_raw_bytes = ~std::uint64_t{0};
+  // The memory the load may take (trace/budget.h); 0: memory_budget().
+  std::uint64_t memory_budget = 0;
 };
 
 // read_gscope on bytes in memory; `name` is the file named in errors.

@@ -63,6 +63,21 @@ TEST(Graph, RemovingAnOpPullsTheGpuBoundOnesAfterItForward) {
   EXPECT_EQ(p.end[k3] - p.start[k3], us(100));
 }
 
+// A kernel name of 50,000 characters: std::regex recursed once per character
+// and overflowed the stack (a segmentation fault); RE2 does not recurse.
+TEST(Graph, ARegexOverAFiftyThousandCharacterNameMatchesWithoutCrashing) {
+  TinyTrace b;
+  const std::string long_name = std::string(50'000, 'x') + "gemm_k";
+  b.kernel(long_name, 0, 7, 10, 110, 0);
+  b.kernel("k2", 0, 7, 111, 211, 3);
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  std::vector<ChangeResult> results;
+  (void)apply_changes(g, t, std::vector<Change>{parse_remove("/.*gemm/")}, &results);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].matched, 1u);
+}
+
 // Kernels that wait for their launches: removing one does not move the next,
 // which still waits for its own launch; making the first one long does.
 TEST(Graph, LaunchBoundOpsWaitForTheirLaunch) {
@@ -232,6 +247,15 @@ TEST(Graph, BadChangesAreRefusedWithTheValidChoices) {
   EXPECT_THROW(parse_scale("normalization=x"), ChangeError);
   EXPECT_THROW(parse_remove("/(/"), ChangeError);
   EXPECT_THROW(parse_remove("//"), ChangeError);
+  // A bad expression says what and where (RE2's message, the character).
+  try {
+    parse_remove("/gemm[/");
+    ADD_FAILURE();
+  } catch (const ChangeError& e) {
+    EXPECT_NE(std::string(e.what()).find("--remove /gemm[/: not a regular expression: missing ]: [ (at character 5)"),
+              std::string::npos)
+        << e.what();
+  }
   EXPECT_EQ(parse_scale("normalization=0.5").factor, 0.5);
   EXPECT_EQ(parse_scale("/bn_fw/=2").pattern, "bn_fw");
 }

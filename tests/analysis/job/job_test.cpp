@@ -19,6 +19,7 @@
 #include "import/synthetic_job.h"
 #include "support/real_traces.h"
 #include "support/test_traces.h"
+#include "trace/builder.h"
 
 namespace gpuscope {
 namespace {
@@ -340,6 +341,45 @@ TEST(Job, OpTableIsTheSumOfTheRanksTables) {
     for (const OpKernel& k : r.top_kernels) listed += k.count;
     EXPECT_TRUE(r.top_kernels.empty() || listed == r.kernels_total) << r.name;
   }
+}
+
+// A rank whose file lost all its kernels has no collectives to align on: it
+// stays on its own clock, and every other rank is still aligned.
+TEST(Job, ARankWithoutKernelsDoesNotSwitchAlignmentOffForTheOthers) {
+  SyntheticJobOptions o;
+  o.ranks = 4;
+  o.kernels = 200;
+  o.max_clock_offset_ns = 3'000'000'000;
+  const SyntheticJob job(o);
+  std::vector<RankDigest> digests;
+  for (std::uint32_t r = 0; r < job.ranks(); ++r) {
+    const Trace full = job.rank_trace(r);
+    if (r != 2) {
+      digests.push_back(digest_rank(full, "rank-" + std::to_string(r) + ".gscope", {}));
+      continue;
+    }
+    TraceBuilder b;  // rank 2: its meta and one API call, no kernel
+    b.meta() = full.meta();
+    ApiCallRow a;
+    a.track = b.cpu_track(1, 1);
+    a.end = 10;
+    a.name = b.intern("cudaLaunchKernel");
+    b.add_api_call(a);
+    digests.push_back(digest_rank(b.freeze(), "rank-2.gscope", {}));
+  }
+  const std::vector<std::vector<std::uint32_t>> parts = matched_collective_parts(digests);
+  ASSERT_FALSE(parts.empty());
+  for (const std::vector<std::uint32_t>& row : parts) EXPECT_EQ(row[2], kNoCollectivePart);
+  const Profile p = analyze_digests(std::move(digests), {});
+  EXPECT_EQ(p.clock_alignment.rfind("aligned on the ends of", 0), 0u) << p.clock_alignment;
+  EXPECT_NE(p.clock_alignment.find("rank 2 without collectives: clock taken as recorded"), std::string::npos)
+      << p.clock_alignment;
+  for (const RankSummary& r : p.ranks) {
+    if (r.rank == 2) continue;
+    const TimeNs truth = job.clock_offset(0) - job.clock_offset(static_cast<std::uint32_t>(r.rank));
+    EXPECT_LE(std::llabs(r.clock_offset_ns - truth), 10 * kUs) << "rank " << r.rank;
+  }
+  EXPECT_EQ(p.collectives.size(), job.steps() * o.buckets);
 }
 
 // Two ranks on two hosts (rank 1's clock 3 ms ahead) that recorded different

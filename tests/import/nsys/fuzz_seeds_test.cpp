@@ -123,6 +123,34 @@ INSERT INTO NVTX_EVENTS (start, eventType, text, globalTid) VALUES (70, 34, 'mar
   // gpuscope's own export of a trace with one of everything, repacked into 512-byte pages.
   write_sqlite_trace(testing::every_table_trace(), dir + "/gpuscope-export.sqlite", SqliteExportOptions{.sync = false});
   run_sql(dir + "/gpuscope-export.sqlite", "PRAGMA page_size = 512; VACUUM;");
+  // Hostile values (docs/robustness.md): text, reals and out-of-range numbers
+  // in integer columns, a NULL name, a string id far past the table's rows.
+  const std::string hostile = R"sql(
+PRAGMA page_size = 512;
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'gemm_kernel'), (2, 'cudaLaunchKernel_v7000'), (16000000, 'far');
+CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, eventClass INTEGER, globalTid INTEGER,
+  correlationId INTEGER, nameId INTEGER, returnValue INTEGER, cbid INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (10, 20, 0, 4294967297, 1, 2, 0, 211),
+  ('x', 40, 'y', 4294967297, 99999999999, 2, 0, 211);
+)sql";
+  run_sql(dir + "/coerced.sqlite", hostile + R"sql(
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
+  correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, shortName INTEGER, gridX INTEGER, gridY INTEGER,
+  gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 200, 0, 7, 1, 0, 1, 1, 1, 1, 1, 128, 1, 1),
+  ('abc', 874000000, 0, 7, 2, 0, 1, 1, 1, 1, 1, 128, 1, 1), (300, 400, 'x', 7, 3, 0, 1, 1, 1, 1, 1, 128, 1, 1),
+  (500, 600, 0, 'y', 4, 0, 1, 1, -5, 1, 1, 128, 1, 1), (700, 800, 0, 7, 5, 0, 1, 1, 9223372036854775807, 1, 1, 128, 1, 1),
+  (900, 1000, 0, 7, 6, 0, NULL, NULL, 1, 1, 1, 128, 1, 1),
+  (1100, 1200, 0, 7, 1099511627776, 0, 16000000, 3, 1.5, 1, 1, 128, 1, 1);
+)sql");
+  // A view in place of the kernel table: refused.
+  run_sql(dir + "/refused-view.sqlite", hostile + R"sql(
+CREATE TABLE hidden (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, demangledName INTEGER);
+INSERT INTO hidden VALUES (1, 2, 0, 7, 1);
+CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS SELECT * FROM hidden;
+)sql");
 }
 
 TEST(NsysFuzzSeeds, CommittedSeedsImport) {
@@ -131,11 +159,15 @@ TEST(NsysFuzzSeeds, CommittedSeedsImport) {
   int seeds = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
     SCOPED_TRACE(e.path().string());
+    EXPECT_LE(fs::file_size(e.path()), 24u * 1024) << "keep seeds small";
+    ++seeds;
+    if (e.path().filename().string().starts_with("refused-")) {
+      EXPECT_THROW(import_nsys_sqlite(e.path().string()), InputError);
+      continue;
+    }
     Trace t;
     EXPECT_NO_THROW(t = import_nsys_sqlite(e.path().string()));
     EXPECT_GT(t.tables().rows(TableId::kernels), 0u);
-    EXPECT_LE(fs::file_size(e.path()), 24u * 1024) << "keep seeds small";
-    ++seeds;
   }
   EXPECT_GE(seeds, 3);
 }
