@@ -3,8 +3,8 @@
 // What maps to what, and what is skipped and why: docs/import.md.
 //
 // [SECTION] Small helpers (strings, interning, skip counters)
-// [SECTION] One event's fields, read with JsonWalker (chrome_json_walker.h)
-// [SECTION] Importer: mapping events to the model
+// [SECTION] One event's fields (read with JsonWalker, chrome_json_walker.h)
+// [SECTION] Importer (mapping events to the model)
 // [SECTION] Importer: top-level values (deviceProperties, distributedInfo, …)
 // [SECTION] Importer: finishing (names, processes, devices, time origin, meta)
 // [SECTION] Entry point

@@ -3,6 +3,7 @@
 // [SECTION] Random numbers
 // [SECTION] Kernel names and launch shapes
 // [SECTION] The step program
+// [SECTION] Framework ops (SyntheticOptions::framework_ops)
 // [SECTION] Validation and sizing
 // [SECTION] Simulation
 // [SECTION] Hardware series

@@ -2,6 +2,7 @@
 //
 // [SECTION] Records (length-prefixed, so later versions can append fields)
 // [SECTION] Strings, tracks, devices, processes, counter series, meta
+// [SECTION] Contents
 // [SECTION] Row chunks: encoding
 // [SECTION] Row chunks: decoding and checking
 // [SECTION] Footer

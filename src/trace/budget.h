@@ -81,15 +81,16 @@ std::uint64_t row_memory_bytes(TableId table);
 // so this also bounds the time a file of long names can take.
 inline constexpr std::size_t kMaxNameBytes = std::size_t{16} << 10;
 
-// Times the model accepts: within ±2^62 ns of the epoch (about 146 years
+// Times the model accepts: in [−2^62, 2^62) ns of the epoch (about 146 years
 // either side of 1970), so that the difference of any two times — a span, a
-// gap, a duration — fits in int64. TraceBuilder::freeze() drops rows outside
+// gap, a duration — fits in int64. Exactly the times whose top two bits are
+// equal, which lets a column be checked without a branch per row. TraceBuilder::freeze() drops rows outside
 // it, counted under "trace.out_of_window.<table>".
 inline constexpr TimeNs kMaxPlausibleTime = TimeNs{1} << 62;
 // And the durations of one table's rows add up to at most 2^59 ns (18 years
 // of events): a sum over every table (nine of them) stays under 2^63. A
 // trace over it is refused (TraceBuilder::freeze throws TraceError).
 inline constexpr TimeNs kMaxTableDuration = TimeNs{1} << 59;
-inline constexpr bool plausible_time(TimeNs t) { return t > -kMaxPlausibleTime && t < kMaxPlausibleTime; }
+inline constexpr bool plausible_time(TimeNs t) { return t >= -kMaxPlausibleTime && t < kMaxPlausibleTime; }
 
 }  // namespace gpuscope

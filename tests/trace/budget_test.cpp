@@ -117,7 +117,9 @@ TEST(TimeWindow, RowsOutsideThePlausibleWindowAreDroppedAndCounted) {
   EXPECT_EQ(t.meta().stat("trace.out_of_window.counters"), 1u);
   EXPECT_GE(t.end_time() - t.begin_time(), 0);
   EXPECT_TRUE(plausible_time(kMaxPlausibleTime - 1));
-  EXPECT_FALSE(plausible_time(-kMaxPlausibleTime));
+  EXPECT_TRUE(plausible_time(-kMaxPlausibleTime));
+  EXPECT_FALSE(plausible_time(-kMaxPlausibleTime - 1));
+  EXPECT_FALSE(plausible_time(kMaxPlausibleTime));
 }
 
 // std::regex recursed once per character: a 50,000-character name overflowed

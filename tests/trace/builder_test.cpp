@@ -405,7 +405,7 @@ TEST(TraceBuilder, RowsOverlappingMatchesBruteForce) {
 // search start (window start minus the longest range) saturates instead of
 // wrapping around to the latest time, so every row is still found.
 TEST(TraceBuilder, RowsOverlappingAtTheEarliestTimes) {
-  constexpr TimeNs kMin = -kMaxPlausibleTime + 1;  // the earliest time a trace holds
+  constexpr TimeNs kMin = -kMaxPlausibleTime;  // the earliest time a trace holds
   TraceBuilder b;
   const TrackId c = b.cpu_track(1, 1);
   for (const auto& [s, e] : {std::pair<TimeNs, TimeNs>{kMin + 10, kMin + 1000}, {kMin + 20, kMin + 30}}) {
