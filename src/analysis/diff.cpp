@@ -261,6 +261,34 @@ void compare_findings(const Profile& before, const Profile& after, ProfileDiff& 
   });
 }
 
+// The idle time by cause on both sides, in the order the report lists causes.
+void compare_idle(const Profile& before, const Profile& after, Scale scale, ProfileDiff& d) {
+  static constexpr std::string_view kOrder[] = {"input-wait",  "host-sync",       "blocking-copy",
+                                                "late-launch", "late-launch-gap", "queued-gap",
+                                                "warm-up",     "other",           "input-before-start"};
+  auto row = [&](const std::string& cause) -> IdleDelta& {
+    for (IdleDelta& x : d.idle)
+      if (x.cause == cause) return x;
+    d.idle.push_back({cause, 0, 0, {}, {}});
+    return d.idle.back();
+  };
+  for (const IdleCharge& c : after.idle_charges) {
+    IdleDelta& x = row(c.cause);
+    x.after_ns = per(c.ns, scale.after);
+    x.after_finding = c.finding;
+  }
+  for (const IdleCharge& c : before.idle_charges) {
+    IdleDelta& x = row(c.cause);
+    x.before_ns = per(c.ns, scale.before);
+    x.before_finding = c.finding;
+  }
+  auto rank = [](const std::string& cause) {
+    return std::find(std::begin(kOrder), std::end(kOrder), cause) - std::begin(kOrder);
+  };
+  std::stable_sort(d.idle.begin(), d.idle.end(),
+                   [&](const IdleDelta& a, const IdleDelta& b) { return rank(a.cause) < rank(b.cause); });
+}
+
 // The answers whose verdict changed (or that one side does not ask), in the
 // after run's order, then those only the before run asked.
 void compare_helps(const Profile& before, const Profile& after, ProfileDiff& d) {
@@ -360,6 +388,7 @@ ProfileDiff diff_profiles(const Profile& before, const Profile& after, std::size
   compare_hardware(before, after, d);
   compare_findings(before, after, d);
   compare_helps(before, after, d);
+  compare_idle(before, after, scale, d);
   state_damage(before, "Before", d);
   state_damage(after, "After", d);
   summarize(d);

@@ -54,6 +54,15 @@ struct FindingDelta {
   std::string before_title, after_title;
 };
 
+// One cause of the GPUs' idle time (Profile::idle_charges) in both runs,
+// per GPU (and per step when both have steps), with the finding each run
+// charges it to (empty: none).
+struct IdleDelta {
+  std::string cause;
+  TimeNs before_ns = 0, after_ns = 0;
+  std::string before_finding, after_finding;
+};
+
 // A "What would help?" answer that changed between the runs.
 struct HelpDelta {
   std::string id, question;
@@ -84,6 +93,7 @@ struct ProfileDiff {
   std::vector<HwDelta> hardware;          // by series name: what the GPUs' counters measured
   std::vector<FindingDelta> findings;     // resolved, appeared, worse, better, unchanged
   std::vector<HelpDelta> helps;           // "What would help?" answers that changed, in the report's order
+  std::vector<IdleDelta> idle;            // the idle time by cause, in the report's order of causes
   std::vector<std::string> summary;       // one-line statements, most important first
 };
 

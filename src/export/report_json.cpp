@@ -170,6 +170,14 @@ std::string diff_json(const ProfileDiff& d, bool pretty) {
                          {"after", side(h.in_after, h.after, h.after_reason)}});
   }
   j["helps"] = std::move(helps);
+  Json idle = Json::array();
+  for (const IdleDelta& x : d.idle)
+    idle.push_back(Json{{"cause", x.cause},
+                        {"before_ns", x.before_ns},
+                        {"after_ns", x.after_ns},
+                        {"before_finding", x.before_finding},
+                        {"after_finding", x.after_finding}});
+  j["idle"] = std::move(idle);
   j["summary"] = d.summary;
   return j.dump(pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace) + "\n";
 }

@@ -884,6 +884,17 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
                       duration(x.after_ns - x.before_ns), percent1(x.before_share), percent1(x.after_share)});
   if (c.rows.size() > 1) out += "Kernel time by category\n" + c.render("  ") + "\n";
 
+  Table idle;
+  idle.rows.push_back({"cause", "before", "after", "change", "charged to before", "charged to after"});
+  idle.right = {false, true, true, true, false, false};
+  for (const IdleDelta& x : d.idle)
+    idle.rows.push_back({std::string(idle_cause_words(x.cause)), duration(x.before_ns), duration(x.after_ns),
+                         duration(x.after_ns - x.before_ns), x.before_finding.empty() ? "-" : x.before_finding,
+                         x.after_finding.empty() ? "-" : x.after_finding});
+  if (idle.rows.size() > 1)
+    out += std::string("Idle time by cause (per GPU") + (d.per_step ? ", per step" : "") + ")\n" + idle.render("  ") +
+           "\n";
+
   Table k;
   k.rows.push_back({"before", "after", "change", "count before", "count after", "kernel"});
   k.right = {true, true, true, true, true, false};

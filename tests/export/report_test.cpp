@@ -365,5 +365,34 @@ TEST(Diff, FixingThePaddingResolvesItsFinding) {
   for (const FindingDelta& f : same.findings) EXPECT_EQ(f.change, FindingChange::unchanged) << f.id;
 }
 
+// The idle time by cause on both sides, per GPU and step, with the finding
+// each run charges it to: the parts of a trace add up to its idle time per
+// step, and a run compared with itself changes none of them.
+TEST(Diff, ComparesTheIdleTimeByCause) {
+  Profile before = sample_profile(210 * us);
+  IdleCharge input;
+  input.cause = "input-wait";
+  input.ns = 8 * 40 * ms;  // 2 GPUs, 4 steps
+  input.finding = "input-bound";
+  IdleCharge other = input;
+  other.cause = "other";
+  other.ns = 8 * ms;
+  other.finding.clear();
+  before.idle_charges = {other, input};
+  Profile after = sample_profile(5 * us);
+  after.idle_charges = {other};
+  const ProfileDiff d = diff_profiles(before, after);
+  ASSERT_EQ(d.idle.size(), 2u);
+  EXPECT_EQ(d.idle[0].cause, "input-wait");  // the report's order of causes
+  EXPECT_EQ(d.idle[0].before_ns, 40 * ms);
+  EXPECT_EQ(d.idle[0].after_ns, 0);
+  EXPECT_EQ(d.idle[0].before_finding, "input-bound");
+  EXPECT_EQ(d.idle[0].after_finding, "");
+  EXPECT_EQ(d.idle[1].before_ns, d.idle[1].after_ns);
+  const json j = json::parse(diff_json(d));
+  EXPECT_EQ(j["idle"][0]["before_ns"].get<std::int64_t>(), 40 * ms);
+  EXPECT_NE(diff_text(d).find("Idle time by cause (per GPU, per step)"), std::string::npos) << diff_text(d);
+}
+
 }  // namespace
 }  // namespace gpuscope
