@@ -179,32 +179,101 @@ struct Calls {
 // per-range sums are kept.
 using LateLaunches = std::vector<std::pair<RowIndex, TimeNs>>;
 
-void op_calls(const Trace& t, OpSummary& s, Calls& c, LateLaunches& late) {
-  // Idle gaps ended by late launches, by launching call: charged to the op
-  // that made the call as `call` passes it (calls come in row order).
-  std::sort(late.begin(), late.end());
-  std::size_t next_late = 0;
-  const RangeTable& rg = t.ranges();
-  const ApiCallTable& api = t.api_calls();
-  auto unattributed = [&](TimeNs d) {
-    ++s.unattributed;
-    s.unattributed_ns += d;
-    c.no_op_ns += d;
-    ++c.no_op_count;
-  };
+// The walk in launch order, its state and its three steps: a range opens
+// (closing the ranges it is not inside), a call charges its GPU work to the
+// innermost open op, and a range closes into its parent.
+class OpCallWalk {
+ public:
+  OpCallWalk(const Trace& t, OpSummary& s, Calls& c, LateLaunches& late)
+      : t_(t), s_(s), c_(c), late_(late), open_in_name_(t.strings().size(), 0) {
+    // Idle gaps ended by late launches, by launching call: charged to the op
+    // that made the call as `call` passes it (calls come in row order).
+    std::sort(late_.begin(), late_.end());
+  }
+
   // GPU ops without a launch call.
-  auto unlaunched = [&](const auto& table) {
-    s.gpu_ops += table.size();
+  template <class Table>
+  void unlaunched(const Table& table) {
+    s_.gpu_ops += table.size();
     for (std::size_t i = 0; i < table.size(); ++i)
       if (table.api[i] == kNoRow) {
-        ++(table.correlation[i] == 0 ? s.no_correlation : s.unmatched_correlation);
+        ++(table.correlation[i] == 0 ? s_.no_correlation : s_.unmatched_correlation);
         unattributed(table.end[i] - table.start[i]);
       }
-  };
-  unlaunched(t.kernels());
-  unlaunched(t.memcpys());
-  unlaunched(t.memsets());
+  }
 
+  void range(RowIndex r) {
+    const RangeTable& rg = t_.ranges();
+    if (!t_.is_op_range(r)) {
+      c_.group_of[r] = kNone;
+      return;
+    }
+    const RowIndex p = rg.parent[r];
+    while (!open_.empty() && open_.back().row != p) close();
+    const TimeNs d = rg.end[r] - rg.start[r];
+    if (!open_.empty()) open_.back().children += d;
+    if (p != kNoRow && rg.end[r] > rg.end[p]) ++s_.overlapping;
+    ++s_.op_calls;
+    StringId name = rg.name[r];
+    if (std::uint8_t& step = c_.profiler_step[name]; step == 2) step = op_name(t_.str(name)) == kProfilerStep ? 1 : 0;
+    if (c_.profiler_step[name]) {  // every ProfilerStep#N groups under the first one's id
+      if (c_.first_step_name == StringTable::kNoString) c_.first_step_name = name;
+      name = c_.first_step_name;
+    }
+    const GroupKey key{name, rg.input_dims_at(r), rg.input_types_at(r)};
+    if (key.dims) ++s_.with_shapes;
+    const std::uint32_t g = c_.index.find_or_add(key);
+    if (g == c_.groups.size()) c_.groups.emplace_back().first = r, open_in_group_.push_back(0);  // its first call
+    GroupSums& sums = c_.groups[g];
+    const bool in_group = open_in_group_[g] > 0, in_name = open_in_name_[name] > 0;
+    ++open_in_group_[g], ++open_in_name_[name];
+    if (in_group) {
+      ++sums.nested_calls;
+    } else {
+      ++sums.calls;
+      sums.cpu_total += d;
+      if (in_name) ++sums.in_name.calls, sums.in_name.cpu_total += d;
+    }
+    c_.group_of[r] = g;
+    open_.push_back({r, g, name, d, in_group, in_name});
+  }
+
+  void call(RowIndex a) {
+    const ApiCallTable& api = t_.api_calls();
+    if (api.op_table[a] == static_cast<std::uint8_t>(OpTable::none)) return;
+    const RowIndex r = api.op_range_at(a);
+    if (r == kNoRow) {
+      each_op_of(t_, a, [&](OpRef op) { unattributed(duration(t_, op)); });
+      return;
+    }
+    while (!open_.empty() && open_.back().row != r) close();
+    if (open_.empty()) return;  // not reached: the launching op is open
+    Open& top = open_.back();
+    GroupSums& g = c_.groups[top.group];
+    g.launch += api.end[a] - api.start[a];
+    while (next_late_ < late_.size() && late_[next_late_].first < a) ++next_late_;
+    for (; next_late_ < late_.size() && late_[next_late_].first == a; ++next_late_) {
+      g.starved += late_[next_late_].second;
+      top.starved += late_[next_late_].second;
+    }
+    bool copy = false;
+    each_op_of(t_, a, [&](OpRef op) {
+      copy = copy || op.table != OpTable::kernel;
+      const TimeNs d = duration(t_, op);
+      ++s_.attributed;
+      top.gpu += d;
+      ++top.ops;
+      g.gpu_self += d;
+      ++g.kernels;
+    });
+    if (copy) g.copy_call += api.end[a] - api.start[a];
+  }
+
+  void finish() {
+    while (!open_.empty()) close();
+  }
+
+ private:
   struct Open {
     RowIndex row;
     std::uint32_t group;
@@ -215,14 +284,19 @@ void op_calls(const Trace& t, OpSummary& s, Calls& c, LateLaunches& late) {
     TimeNs starved = 0;            // GPU idle its launches and those of the ops inside it ended
     std::uint64_t ops = 0;
   };
-  std::vector<Open> open;
-  // Open calls per group and per name: is a new call inside one of its own?
-  std::vector<std::uint32_t> open_in_group, open_in_name(t.strings().size(), 0);
-  auto close = [&] {
-    const Open o = open.back();
-    open.pop_back();
-    --open_in_group[o.group], --open_in_name[o.name];
-    GroupSums& g = c.groups[o.group];
+
+  void unattributed(TimeNs d) {
+    ++s_.unattributed;
+    s_.unattributed_ns += d;
+    c_.no_op_ns += d;
+    ++c_.no_op_count;
+  }
+
+  void close() {
+    const Open o = open_.back();
+    open_.pop_back();
+    --open_in_group_[o.group], --open_in_name_[o.name];
+    GroupSums& g = c_.groups[o.group];
     g.cpu_self += std::max<TimeNs>(0, o.duration - o.children);
     if (!o.in_group) {  // a call inside one of its own group is in that one's totals
       g.gpu_total += o.gpu;
@@ -231,74 +305,26 @@ void op_calls(const Trace& t, OpSummary& s, Calls& c, LateLaunches& late) {
       g.starved_total += o.starved;
       if (o.in_name) g.in_name.gpu_total += o.gpu, g.in_name.kernels_total += o.ops, g.in_name.gpu_calls += o.ops > 0;
     }
-    if (!open.empty()) open.back().gpu += o.gpu, open.back().ops += o.ops, open.back().starved += o.starved;
-  };
-  auto range = [&](RowIndex r) {
-    if (!t.is_op_range(r)) {
-      c.group_of[r] = kNone;
-      return;
-    }
-    const RowIndex p = rg.parent[r];
-    while (!open.empty() && open.back().row != p) close();
-    const TimeNs d = rg.end[r] - rg.start[r];
-    if (!open.empty()) open.back().children += d;
-    if (p != kNoRow && rg.end[r] > rg.end[p]) ++s.overlapping;
-    ++s.op_calls;
-    StringId name = rg.name[r];
-    if (std::uint8_t& step = c.profiler_step[name]; step == 2) step = op_name(t.str(name)) == kProfilerStep ? 1 : 0;
-    if (c.profiler_step[name]) {  // every ProfilerStep#N groups under the first one's id
-      if (c.first_step_name == StringTable::kNoString) c.first_step_name = name;
-      name = c.first_step_name;
-    }
-    const GroupKey key{name, rg.input_dims_at(r), rg.input_types_at(r)};
-    if (key.dims) ++s.with_shapes;
-    const std::uint32_t g = c.index.find_or_add(key);
-    if (g == c.groups.size()) c.groups.emplace_back().first = r, open_in_group.push_back(0);  // its first call
-    GroupSums& sums = c.groups[g];
-    const bool in_group = open_in_group[g] > 0, in_name = open_in_name[name] > 0;
-    ++open_in_group[g], ++open_in_name[name];
-    if (in_group) {
-      ++sums.nested_calls;
-    } else {
-      ++sums.calls;
-      sums.cpu_total += d;
-      if (in_name) ++sums.in_name.calls, sums.in_name.cpu_total += d;
-    }
-    c.group_of[r] = g;
-    open.push_back({r, g, name, d, in_group, in_name});
-  };
-  auto call = [&](RowIndex a) {
-    if (api.op_table[a] == static_cast<std::uint8_t>(OpTable::none)) return;
-    const RowIndex r = api.op_range_at(a);
-    if (r == kNoRow) {
-      each_op_of(t, a, [&](OpRef op) { unattributed(duration(t, op)); });
-      return;
-    }
-    while (!open.empty() && open.back().row != r) close();
-    if (open.empty()) return;  // not reached: the launching op is open
-    Open& top = open.back();
-    GroupSums& g = c.groups[top.group];
-    g.launch += api.end[a] - api.start[a];
-    while (next_late < late.size() && late[next_late].first < a) ++next_late;
-    for (; next_late < late.size() && late[next_late].first == a; ++next_late) {
-      g.starved += late[next_late].second;
-      top.starved += late[next_late].second;
-    }
-    bool copy = false;
-    each_op_of(t, a, [&](OpRef op) {
-      copy = copy || op.table != OpTable::kernel;
-      const TimeNs d = duration(t, op);
-      ++s.attributed;
-      top.gpu += d;
-      ++top.ops;
-      g.gpu_self += d;
-      ++g.kernels;
-    });
-    if (copy) g.copy_call += api.end[a] - api.start[a];
-  };
-  in_launch_order(t, range, call, [&] {
-    while (!open.empty()) close();
-  });
+    if (!open_.empty()) open_.back().gpu += o.gpu, open_.back().ops += o.ops, open_.back().starved += o.starved;
+  }
+
+  const Trace& t_;
+  OpSummary& s_;
+  Calls& c_;
+  LateLaunches& late_;
+  std::size_t next_late_ = 0;
+  std::vector<Open> open_;
+  // Open calls per group and per name: is a new call inside one of its own?
+  std::vector<std::uint32_t> open_in_group_, open_in_name_;
+};
+
+void op_calls(const Trace& t, OpSummary& s, Calls& c, LateLaunches& late) {
+  OpCallWalk walk(t, s, c, late);
+  walk.unlaunched(t.kernels());
+  walk.unlaunched(t.memcpys());
+  walk.unlaunched(t.memsets());
+  in_launch_order(
+      t, [&](RowIndex r) { walk.range(r); }, [&](RowIndex a) { walk.call(a); }, [&] { walk.finish(); });
 }
 
 // [SECTION] Rows and roofline -------------------------------------------------------------------
