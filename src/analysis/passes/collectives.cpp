@@ -252,18 +252,6 @@ void place_in_steps(std::vector<CollectiveCall>& calls, const std::vector<Step>&
 
 // [SECTION] Sites ------------------------------------------------------------------------------
 
-namespace {
-
-// |[start, end) ∩ set|, for a set in canonical form.
-TimeNs overlap(const intervals::IntervalSet& set, TimeNs start, TimeNs end) {
-  auto it = std::upper_bound(set.begin(), set.end(), start, [](TimeNs v, const TimeRange& r) { return v < r.end; });
-  TimeNs n = 0;
-  for (; it != set.end() && it->start < end; ++it) n += std::min(end, it->end) - std::max(start, it->start);
-  return n;
-}
-
-}  // namespace
-
 CollectiveSummary summarize_sites(const std::vector<CollectiveSite>& sites) {
   CollectiveSummary out;
   // Pooled by call site: the same site of every GPU and rank.
@@ -331,7 +319,7 @@ void collective_pass(const RankedTrace& rt, const AnalysisOptions& opt, const st
     Group& g = sites[{c.device, c.kind, c.bytes, c.ordinal}];
     if (!g.first) g.first = &c;
     g.durations.push_back(c.end - c.start);
-    g.exposed += overlap(exposed, c.start, c.end);
+    g.exposed += intervals::length_within(exposed, {c.start, c.end});
   }
   const std::size_t before = p->collective_sites.size();
   for (auto& [key, g] : sites) {
