@@ -177,12 +177,14 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   launch_pass(traces, opt, totals, &p);
   p.launches.late_launch_idle_ns = ev.launch_gaps.total();
   op_pass(*rt.trace, &p, op_kernels, std::move(totals.late_launches));
+  host_where_pass(rt, std::move(totals.idle_pieces), &p);
   summarize_steps(&p);
   compute_skew(&p);
   p.workload = recognise_workload(*rt.trace);
   p.workload.data_loading_recorded = ev.has_input_ranges;
   p.findings = find_problems(p, ev, opt);
   p.idle_charges = charge_idle(p, ev, opt);
+  quote_host_where(&p);
   fit_to_workload(p.workload, p.findings);
   settle_findings(&p);
   return p;

@@ -592,6 +592,32 @@ struct IdleCharge {
   std::string note;     // why none does, or how it charges it; empty otherwise
 };
 
+// Where the host was during one part of the GPUs' idle time (an IdleCharge's
+// cause), from the host samples of the threads the GPUs waited for: the
+// thread whose launch ended the gap, else the thread that launched most of
+// the GPU's work. Only for traces with host samples (gpuscope's Python
+// sampler, Nsight Systems' CPU sampling).
+struct HostFrame {
+  std::string frame;          // as the sampler wrote it: "train.py(57): main", "MPI_Waitall"
+  std::uint64_t samples = 0;  // samples with it as the innermost frame
+};
+struct HostWhere {
+  std::string cause;          // the IdleCharge cause
+  std::uint64_t samples = 0;  // host samples of those threads inside that idle time
+  std::uint32_t threads = 0;  // threads they were taken on
+  std::string thread;         // the one with most of them: "python (pid 4505, tid 4505)"
+  // The frames most samples share, outermost first: from the root down while
+  // one frame holds more than half of the samples (its innermost few); where
+  // the stacks share no root (an unwinder that stopped early), from the
+  // innermost frame up (its innermost few).
+  std::vector<std::string> path;
+  std::uint64_t path_samples = 0;  // samples under the path's last frame
+  std::uint32_t path_depth = 0;    // frames on the whole path (path keeps a few)
+  bool path_from_root = false;     // the path starts at the stacks' root
+  std::vector<HostFrame> leaves;   // innermost frames with most samples, most first
+  std::string note;                // what the samples cannot tell (too few; none on those threads)
+};
+
 // [SECTION] Critical path and simulated fixes ----------------------------------------------
 
 // The critical path of the steps (docs/whatif.md): what decided their length,
@@ -725,11 +751,12 @@ struct Profile {
   std::vector<LeftOut> left_out;
   SyncStats syncs;
   MemcpyStats memcpys;
-  TimeNs kernel_time_ns = 0;             // sum of all kernel durations (the share denominator)
-  std::vector<Finding> findings;         // the material ones (≥ 1 % of the run), largest saving first
-  std::vector<Finding> minor_findings;   // true but under 1 % of the run: listed, not numbered
-  std::vector<HelpAnswer> helps;         // "What would help?": the usual changes, answered from the trace
-  std::vector<IdleCharge> idle_charges;  // the GPUs' idle time by cause, each part charged to one finding
+  TimeNs kernel_time_ns = 0;               // sum of all kernel durations (the share denominator)
+  std::vector<Finding> findings;           // the material ones (≥ 1 % of the run), largest saving first
+  std::vector<Finding> minor_findings;     // true but under 1 % of the run: listed, not numbered
+  std::vector<HelpAnswer> helps;           // "What would help?": the usual changes, answered from the trace
+  std::vector<IdleCharge> idle_charges;    // the GPUs' idle time by cause, each part charged to one finding
+  std::vector<HostWhere> host_while_idle;  // where the host was during those parts (traces with host samples)
   std::vector<std::pair<std::string, std::uint64_t>> trace_stats;  // copied from TraceMeta::stats
   TraceQuality trace_quality;  // storage damage per file, said first by every output
   // Filled by the dependency graph's pass (analysis/graph/savings.h), not by analyze().

@@ -86,9 +86,6 @@ std::vector<HostProcess> read_host_files(const std::string& dir);
 // "PyTorch thread N".
 void add_host_process(const HostProcess& p, TraceBuilder& b, bool owner);
 
-// The domain of host samples' marks.
-inline constexpr const char* kHostSampleDomain = "host_sample";
-
 // Steps for threads that have none: ProfilerStep#N ranges (as torch.profiler
 // writes them), ending where each Optimizer.step#… range on the thread ends
 // (the first begins at the DataLoader's __next__ before it, else the first

@@ -798,7 +798,7 @@ void Exporter::write_op_inputs(std::size_t i, const std::function<void()>& sep) 
 
 void Exporter::write_ranges() {
   const RangeTable& r = t_.ranges();
-  const StringId sample_domain = t_.strings().find("host_sample");
+  const StringId sample_domain = t_.strings().find(kHostSampleDomain);
   for (std::size_t i = 0; i < r.size(); ++i) {
     const TrackOut& tr = tracks_[r.track[i]];
     const bool gpu = t_.tracks()[r.track[i]].kind == TrackKind::gpu;

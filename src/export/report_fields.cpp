@@ -850,6 +850,40 @@ struct Record<IdleCharge> {
   };
 };
 
+template <>
+struct Record<HostFrame> {
+  static constexpr std::string_view name = "host_frame";
+  static constexpr std::string_view meaning = "A frame of the host's stacks and the samples it was innermost in.";
+  static constexpr Field<HostFrame> fields[] = {
+      field<&HostFrame::frame>("frame", "", "the frame as the sampler wrote it (`train.py(57): main`, a symbol)"),
+      field<&HostFrame::samples>("samples", "", "samples with it as the innermost frame"),
+  };
+};
+
+template <>
+struct Record<HostWhere> {
+  using W = HostWhere;
+  static constexpr std::string_view name = "host_where";
+  static constexpr std::string_view meaning =
+      "Where the host was during one cause's idle time: the host samples of the threads the GPUs waited for (the "
+      "thread whose launch ended the gap, else the one that launched most of the GPU's work).";
+  static constexpr Field<W> fields[] = {
+      field<&W::cause>("cause", "", "the `idle_charges` cause"),
+      field<&W::samples>("samples", "", "host samples in that idle time on those threads"),
+      field<&W::threads>("threads", "", "threads they were taken on"),
+      field<&W::thread>("thread", "", "the thread with most of them"),
+      field<&W::path>("path", "",
+                      "the innermost frames (up to 3) of the path most samples share, outermost first: from the root "
+                      "down while one frame holds more than half of the samples, or, where the stacks share no root, "
+                      "from the innermost frame up; empty: no frame holds more than half"),
+      field<&W::path_samples>("path_samples", "", "samples under the path's last frame"),
+      field<&W::path_depth>("path_depth", "", "frames on the whole path (`path` keeps its innermost)"),
+      field<&W::path_from_root>("path_from_root", "", "the path starts at the stacks' root (false: at their leaves)"),
+      field<&W::leaves>("leaves", "", "the innermost frames with most samples (up to 3), most first"),
+      field<&W::note>("note", "", "what the samples cannot tell (too few, none on those threads); empty: nothing"),
+  };
+};
+
 // [SECTION] Critical path and simulated fixes ------------------------------------------------
 
 template <>
@@ -1131,6 +1165,9 @@ struct Record<Profile> {
       optional<&P::helps>("helps", "", "\"What would help?\": the usual changes, answered from the trace"),
       optional<&P::idle_charges>("idle_charges", "",
                                  "the GPUs' idle time by cause, each part charged to one finding (docs/findings.md)"),
+      optional<&P::host_while_idle>("host_while_idle", "",
+                                    "where the host was during each cause's idle time, from host samples (traces "
+                                    "with host samples only)"),
       optional<&P::critical_path>("critical_path", "", "the steps' critical path"),
       optional<&P::simulation>("simulation", "", "the replay behind the simulated savings"),
       custom<&counters_type, &write_trace_stats, &read_trace_stats>(

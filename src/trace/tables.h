@@ -114,6 +114,13 @@ struct RangeRow {
   StringId collective = 0;
 };
 
+// Host samples (where a thread was, taken at a rate: gpuscope's Python
+// sampler, Nsight Systems' CPU sampling) are marks of this domain on the
+// thread's track, the stack as the name: frames outermost first, separated
+// by ";".
+inline constexpr std::string_view kHostSampleDomain = "host_sample";
+inline constexpr char kHostSampleFrameSeparator = ';';
+
 inline constexpr std::uint32_t kNoId = 0xffffffffu;  // "not applicable" for stream/event ids
 
 // A host thread blocked until GPU work finished (CUPTI synchronization

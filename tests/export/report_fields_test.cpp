@@ -245,6 +245,18 @@ Profile full_profile() {
   unclaimed.finding.clear();
   unclaimed.note = "no finding";
   p.idle_charges = {charged, unclaimed};
+  HostWhere where;
+  where.cause = "input-wait";
+  where.samples = 420;
+  where.threads = 1;
+  where.thread = "python (pid 4505, tid 4505)";
+  where.path = {"train.py(40): train", "dataloader.py(631): __next__", "Image.py(3236): open"};
+  where.path_samples = 298;
+  where.path_depth = 7;
+  where.path_from_root = true;
+  where.leaves = {{"Image.py(3236): open", 250}, {"decoder.py(12): decode", 48}};
+  where.note = "the rank with most samples of 2 ranks with samples";
+  p.host_while_idle = {where};
   p.trace_stats = {{"capture.dropped_records", 0}, {"import.skipped.bad_event", 2}};
   FileQuality q;
   q.file = "rank1.json";

@@ -294,7 +294,11 @@ def test_nsys_export_values(real_trace):
     assert len(k) == 5 and (k["name"] == "saxpy(double *, double *, double *, double, int)").all()
     assert (k["grid_x"] == 2).all() and (k["block_x"] == 512).all() and (k["registers"] == 26).all()
     assert t.memcpys["kind"].value_counts()[["HtoD", "DtoH"]].tolist() == [10, 5]
-    assert (t.ranges["kind"] == "push_pop").all() and len(t.ranges) == 22
+    r = t.ranges
+    samples = r[r["domain"] == "host_sample"]  # nsys' CPU sampling: SELECT count(*) FROM COMPOSITE_EVENTS
+    assert len(samples) == 5451 and (samples["kind"] == "mark").all()
+    nvtx = r[r["domain"] != "host_sample"]
+    assert (nvtx["kind"] == "push_pop").all() and len(nvtx) == 22
     launched = t.api_calls.loc[k["api"].to_numpy()]
     assert (launched["op_table"] == "kernel").all() and (launched["correlation"].to_numpy() == k["correlation"]).all()
     assert t.devices["name"].tolist() == ["NVIDIA A100-SXM4-40GB"] and t.devices["sm_count"].tolist() == [108]

@@ -252,6 +252,32 @@ inline constexpr OpKernelLimits kDigestOpKernels{32, 16};
 Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidence* evidence,
                       const OpKernelLimits& op_kernels = {});
 
+// The causes of a GPU's idle time, as IdleCharge names them (idle_cause_name).
+enum class IdleCause : std::uint8_t {
+  input_wait,
+  host_sync,
+  blocking_copy,
+  late_launch,
+  late_launch_gap,
+  queued_gap,
+  warm_up,
+  other,
+  input_before_start,
+};
+inline constexpr int kIdleCauseCount = 9;
+std::string_view idle_cause_name(IdleCause c);
+// A stretch [start, end) of a device's idle time and what it waited for.
+// `thread`: the CPU track whose launch ended it (kNone: none known). The
+// pieces of one gap can overlap (input loading during a gap after a sync):
+// input wait comes first, then the sync, then what ended the gap.
+struct IdlePiece {
+  static constexpr TrackId kNone = ~TrackId{0};
+  TimeNs start = 0, end = 0;
+  TrackId thread = kNone;
+  std::uint32_t device = 0;
+  IdleCause cause = IdleCause::other;
+};
+
 // What the device sweep gathers op by op for the job-wide passes (hotspots,
 // launch statistics), so that those do not scan every op again: one pass
 // over the columns instead of three.
@@ -274,6 +300,9 @@ struct OpTotals {
   // the idle-gap threshold that a late launch ended, in no particular order:
   // the op table charges them to the op that launched (OpRow::starved_ns).
   std::vector<std::pair<RowIndex, TimeNs>> late_launches;
+  // The pieces of each GPU's idle time by cause, kept only when the trace
+  // has host samples (host_where_pass reads where the host was in them).
+  std::vector<IdlePiece> idle_pieces;
 };
 
 // [SECTION] Passes (one .cpp each)
@@ -322,6 +351,13 @@ using ExposedCommunication = std::map<std::uint32_t, std::vector<TimeRange>>;
 void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
                  OpTotals* totals, std::vector<OpTotals::Name>* names, ExposedCommunication* exposed_comm = nullptr);
+
+// passes/host_samples.cpp: where the host was during each cause's idle time
+// (Profile::host_while_idle), from the trace's host samples and the device
+// pass's idle pieces. Nothing when the trace has no host samples.
+bool has_host_samples(const Trace& t);
+inline constexpr std::uint64_t kHostWhereMinSamples = 10;  // fewer say nothing of where the host was
+void host_where_pass(const RankedTrace& rt, std::vector<IdlePiece> pieces, Profile* p);
 
 // passes/attention.cpp: eager attention chains (softmax between two GEMMs on a
 // stream) into ev's attention_chain* sums.
@@ -383,6 +419,9 @@ std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const A
 // findings/idle.cpp: the GPUs' idle time by cause, each part with the finding
 // of p.findings that charges it (Profile::idle_charges).
 std::vector<IdleCharge> charge_idle(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);
+// Adds to each finding charged a part of the idle time where the host was
+// then, when the host samples can say (Profile::host_while_idle).
+void quote_host_where(Profile* p);
 
 // passes/workload.cpp: what the traced program is (from its ops' and kernels'
 // names, its graph ids and its metadata), a job's from its ranks', and the

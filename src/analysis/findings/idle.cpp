@@ -539,4 +539,42 @@ std::vector<IdleCharge> charge_idle(const Profile& p, const Evidence& ev, const 
   return out;
 }
 
+// The sentence a finding quotes for where the host was in the idle time it
+// is charged ("While the GPU waited, … was in `a` → `b` in 71% of 420 host
+// samples"); empty when the samples cannot say.
+std::string host_where_sentence(const HostWhere& w) {
+  using format::count, format::percent;
+  if (w.samples < kHostWhereMinSamples || (w.path.empty() && w.leaves.empty())) return {};
+  auto share = [&](std::uint64_t n) { return percent(static_cast<double>(n) / static_cast<double>(w.samples)); };
+  const std::string on =
+      count(w.samples) + (w.threads > 1 ? " samples on " + count(w.threads) + " threads (most on " + w.thread + ")"
+                                        : " samples on " + w.thread);
+  std::string leaves;
+  for (std::size_t i = 0; i < w.leaves.size(); ++i)
+    leaves += (i ? ", `" : "`") + w.leaves[i].frame + "` " + share(w.leaves[i].samples);
+  if (w.path.empty())
+    return "Host samples in that idle time show no one place (no frame is in more than half of the " + on +
+           "); innermost frames: " + leaves + ".";
+  std::string path = w.path_depth > w.path.size() ? "… → " : "";
+  for (std::size_t i = 0; i < w.path.size(); ++i) path += (i ? " → `" : "`") + w.path[i] + "`";
+  std::string s =
+      "Host samples in that idle time: the host was in " + path + " in " + share(w.path_samples) + " of " + on;
+  if (w.leaves.size() > 1 || (w.leaves.size() == 1 && w.leaves[0].frame != w.path.back()))
+    s += " (innermost frames: " + leaves + ")";
+  return s + ".";
+}
+
+void quote_host_where(Profile* p) {
+  for (const HostWhere& w : p->host_while_idle) {
+    const std::string sentence = host_where_sentence(w);
+    if (sentence.empty()) continue;
+    const auto charge = std::find_if(p->idle_charges.begin(), p->idle_charges.end(),
+                                     [&](const IdleCharge& c) { return c.cause == w.cause; });
+    if (charge == p->idle_charges.end() || charge->finding.empty()) continue;
+    for (auto* list : {&p->findings, &p->minor_findings})
+      for (Finding& f : *list)
+        if (f.id == charge->finding) f.evidence += " " + sentence;
+  }
+}
+
 }  // namespace gpuscope::detail

@@ -166,6 +166,10 @@ GPUSCOPE_FIELDS(Finding) {
 }
 GPUSCOPE_FIELDS(HelpAnswer) { io(x.id, x.question, x.verdict, x.reason, x.findings, x.fix, x.predicted_step_ns); }
 GPUSCOPE_FIELDS(IdleCharge) { io(x.cause, x.ns, x.finding, x.note); }
+GPUSCOPE_FIELDS(HostFrame) { io(x.frame, x.samples); }
+GPUSCOPE_FIELDS(HostWhere) {
+  io(x.cause, x.samples, x.threads, x.thread, x.path, x.path_samples, x.path_depth, x.path_from_root, x.leaves, x.note);
+}
 GPUSCOPE_FIELDS(PathCategory) { io(x.category, x.ns); }
 GPUSCOPE_FIELDS(PathOp) { io(x.name, x.category, x.ns, x.count); }
 GPUSCOPE_FIELDS(CriticalPath) {
@@ -193,8 +197,8 @@ GPUSCOPE_FIELDS(Profile) {
   io(x.source, x.producer, x.files, x.workload, x.clock_alignment, x.window, x.devices, x.categories, x.hotspots,
      x.op_names, x.ops, x.op_summary, x.steps, x.idle, x.launches, x.collective_sites, x.collective_summary,
      x.temporal_breakdown, x.ranks, x.skew, x.collectives, x.stragglers, x.job_steps, x.left_out, x.syncs, x.memcpys,
-     x.kernel_time_ns, x.findings, x.minor_findings, x.helps, x.idle_charges, x.trace_stats, x.trace_quality,
-     x.critical_path, x.simulation);
+     x.kernel_time_ns, x.findings, x.minor_findings, x.helps, x.idle_charges, x.host_while_idle, x.trace_stats,
+     x.trace_quality, x.critical_path, x.simulation);
 }
 GPUSCOPE_FIELDS(CollectivePart) { io(x.start, x.end, x.bytes, x.kind, x.step, x.ordinal); }
 GPUSCOPE_FIELDS(detail::Evidence) {
@@ -254,6 +258,8 @@ GPUSCOPE_LISTED(OpSummary, 88);
 GPUSCOPE_LISTED(Finding, 336);
 GPUSCOPE_LISTED(HelpAnswer, 168);
 GPUSCOPE_LISTED(IdleCharge, 104);
+GPUSCOPE_LISTED(HostFrame, 40);
+GPUSCOPE_LISTED(HostWhere, 176);
 GPUSCOPE_LISTED(PathCategory, 16);
 GPUSCOPE_LISTED(PathOp, 56);
 GPUSCOPE_LISTED(CriticalPath, 120);
@@ -265,12 +271,12 @@ GPUSCOPE_LISTED(DeviceCoverage, 48);
 GPUSCOPE_LISTED(FileQuality, 368);
 GPUSCOPE_LISTED(TraceQuality, 24);
 GPUSCOPE_LISTED(WorkloadKind, 384);
-GPUSCOPE_LISTED(Profile, 2320);
+GPUSCOPE_LISTED(Profile, 2344);
 GPUSCOPE_LISTED(CollectivePart, 40);
 GPUSCOPE_LISTED(detail::Evidence, 1568);
 GPUSCOPE_LISTED(detail::RankParts::Name, 104);
 GPUSCOPE_LISTED(detail::RankParts, 1784);
-GPUSCOPE_LISTED(RankDigest, 2488);
+GPUSCOPE_LISTED(RankDigest, 2512);
 #undef GPUSCOPE_LISTED
 #endif
 

@@ -169,6 +169,30 @@ struct Member {
   TimeNs residual = 0;  // median |one collective's shift − offset|
 };
 
+// Where the host was during each cause's idle time: the rank with most
+// samples in it speaks for the job (its thread named with its rank); samples
+// of different ranks' programs are not pooled into one path.
+void pool_host_where(const std::vector<Member>& m, Profile* p) {
+  for (const IdleCharge& c : p->idle_charges) {
+    const HostWhere* best = nullptr;
+    std::int32_t rank = 0;
+    std::uint32_t ranks = 0;
+    for (const Member& x : m)
+      for (const HostWhere& w : x.d->profile.host_while_idle)
+        if (w.cause == c.cause) {
+          ranks += w.samples > 0;
+          if (!best || w.samples > best->samples) best = &w, rank = x.rank;
+        }
+    if (!best) continue;
+    HostWhere w = *best;
+    if (!w.thread.empty()) w.thread = "rank " + std::to_string(rank) + ": " + w.thread;
+    if (ranks > 1)
+      w.note += std::string(w.note.empty() ? "" : "; ") + "the rank with most samples of " + std::to_string(ranks) +
+                " ranks with samples";
+    p->host_while_idle.push_back(std::move(w));
+  }
+}
+
 // The traces' own ranks when every one has a distinct one, else their order.
 void assign_ranks(std::vector<Member>& m) {
   std::set<std::int32_t> seen;
@@ -670,6 +694,8 @@ Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& 
   p.workload = detail::pool_workloads(kinds);
   p.findings = detail::find_problems(p, ev, opt);
   p.idle_charges = detail::charge_idle(p, ev, opt);
+  pool_host_where(m, &p);
+  detail::quote_host_where(&p);
   detail::fit_to_workload(p.workload, p.findings);
   settle_findings(&p);
   return p;

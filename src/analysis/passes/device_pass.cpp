@@ -381,6 +381,11 @@ struct Sweep {
   // (launching call, gap) of each idle gap a late launch ended, when the
   // trace has framework ops to charge them to (the op table's starved_ns).
   std::vector<std::pair<RowIndex, TimeNs>>* late_launches = nullptr;
+  // The idle time's pieces by cause, when the trace has host samples.
+  std::vector<IdlePiece>* idle_pieces = nullptr;
+  void piece(TimeNs a, TimeNs b, IdleCause cause, TrackId thread = IdlePiece::kNone) {
+    if (idle_pieces && b > a) idle_pieces->push_back({a, b, thread, d.id, cause});
+  }
 
   Sweep(const RankedTrace& r, const AnalysisOptions& o, DeviceSummary& ds, Evidence& e, Profile& prof,
         std::vector<Step*> device_steps, const IntervalSet& inputs, const HtaOpFilter& filter,
@@ -605,11 +610,19 @@ struct Sweep {
   }
 
   // Input wait in [a, b), a stretch with nothing running on this GPU.
-  void idle_input(TimeNs a, TimeNs b) {
+  void idle_input(TimeNs a, TimeNs b, IdleCause cause = IdleCause::input_wait) {
     input.pieces(a, b, [&](TimeNs s, TimeNs e) {
       ev.input_wait.add(rt.shift({s, e}), e - s);
       steps.add(s, e, &Step::input_wait_ns);
+      piece(s, e, cause);
     });
+  }
+
+  // What a gap's time that neither input nor a sync explains is charged to
+  // (the same split as close_gap's).
+  static IdleCause gap_cause(bool short_gap, bool late, bool warm_up) {
+    if (short_gap) return late ? IdleCause::late_launch : IdleCause::other;
+    return warm_up ? IdleCause::warm_up : late ? IdleCause::late_launch_gap : IdleCause::queued_gap;
   }
 
   // A gap [g0, g1) ends with ops starting at g1; `launch` is the earliest of
@@ -640,6 +653,7 @@ struct Sweep {
         if (sync_ends[next_sync].copy) p.syncs.gpu_idle_after_copies_ns += blamed;
         ev.sync_idle.add(rt.shift({from, g1}), blamed);
         explained += blamed;
+        piece(from, g1, sync_ends[next_sync].copy ? IdleCause::blocking_copy : IdleCause::host_sync);
       }
       while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) ++next_sync;
     }
@@ -647,6 +661,8 @@ struct Sweep {
     // rest by what ended it.
     const TimeNs input_part = length_within(input_set, {g0, g1});
     const TimeNs rest = std::max<TimeNs>(0, gap - explained - input_part);
+    const TrackId thread = linked && launch_api != kNoRow ? t.api_calls().track[launch_api] : IdlePiece::kNone;
+    if (rest > 0) piece(g0, g1, gap_cause(gap < big, late, first_call && g0 < first_step_end), thread);
     if (gap < big) {
       // A short gap a late launch ended is launch overhead (launch_gaps), less
       // what a synchronization or input loading before it explains; a longer
@@ -680,7 +696,7 @@ struct Sweep {
     if (head == RunOrder::kNever) return false;
     if (t.begin_time() < head) {
       const TimeNs before = ev.input_wait.total();
-      idle_input(t.begin_time(), head);
+      idle_input(t.begin_time(), head, IdleCause::input_before_start);
       ev.input_wait_before_start_ns += ev.input_wait.total() - before;
     }
     return true;
@@ -1010,6 +1026,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
   const std::vector<std::uint8_t> optimizer_op = optimizer_op_kernels(t);
   const HtaOpFilter hta_filter(t);
   HtaComputeNames hta_compute(t);
+  const bool samples = has_host_samples(t);
   const bool hta_rounds = has_sub_us_timestamps(t);
   {
     std::size_t ops = 0;
@@ -1044,6 +1061,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     sweep.first_step_end = first_step_end;
     sweep.optimizer_op = optimizer_op.empty() ? nullptr : optimizer_op.data();
     if (!t.api_calls().op_range.empty()) sweep.late_launches = &totals->late_launches;
+    if (samples) sweep.idle_pieces = &totals->idle_pieces;
     sweep.add_runs(tracks);
     sweep.run();
     if (d.kernels + d.memcpys + d.memsets == 0) continue;

@@ -81,6 +81,7 @@ class NsysReader {
     syncs();
     nvtx();
     overheads();
+    cpu_samples();
     separate_processes();
     devices();
     gpu_metrics();
@@ -560,6 +561,97 @@ class NsysReader {
       b_.add_overhead(o);
     });
     n.add_to(skipped_);
+  }
+
+  // CPU sampling (COMPOSITE_EVENTS: a sample's time and thread;
+  // SAMPLING_CALLCHAINS: its frames, stackDepth 0 innermost) as host samples:
+  // marks of kHostSampleDomain on the thread's track, the stack as the name,
+  // outermost frame first, at most the kMaxSampleFrames innermost. A frame is
+  // its symbol; one nsys could not resolve is its module file in brackets
+  // ("[libcuda.so.1]": its address says nothing in a report, and would make
+  // each sample's stack its own); kernel frames end " [kernel]" (unresolved:
+  // "[kernel]"). Samples
+  // without a thread or time are counted, as are frames beyond the depth kept.
+  static constexpr std::int64_t kMaxSampleFrames = 64;
+  void cpu_samples() {
+    const TableDef* events = table("COMPOSITE_EVENTS");
+    if (!events) return;
+    check_rows(*events, TableId::ranges, in_.rows(*events));
+    const std::unordered_map<std::int64_t, StringId> stacks = sample_stacks();
+    const StringId domain = b_.intern(kHostSampleDomain);
+    TableReader r = in_.reader(*events, {"id", "start", "globalTid"});
+    Narrow n = narrow(r);
+    r.for_each([&](const SqlValue* v) {
+      RangeRow m;
+      m.kind = RangeKind::mark;
+      if (!interval(v[1], v[1], offset_, "cpu_sample", skipped_, &m.start, &m.end)) return;
+      if (!cpu_track(v, n, 2, "cpu_sample", &m.track)) return;
+      const auto it = stacks.find(n.i64(v, 0));
+      if (it == stacks.end()) return skipped_.add("import.skipped.cpu_sample_without_stack");
+      m.name = it->second;
+      m.domain = domain;
+      b_.add_range(m);
+      range_pids_.push_back(pid_of(v[2].as_int()));
+    });
+    n.add_to(skipped_);
+  }
+
+  // Each sample's stack text by its id, from SAMPLING_CALLCHAINS.
+  std::unordered_map<std::int64_t, StringId> sample_stacks() {
+    std::unordered_map<std::int64_t, StringId> out;
+    const TableDef* t = table("SAMPLING_CALLCHAINS");
+    if (!t) return out;
+    struct Frame {
+      std::int64_t id, depth;
+      std::uint32_t text;  // into `names`
+    };
+    const std::uint64_t rows = in_.rows(*t);
+    check_memory_claim(db_.path(), "table " + t->name + " holds " + std::to_string(rows) + " rows",
+                       b_.memory_bytes() + std::min<std::uint64_t>(rows, ~std::uint64_t{0} / 64) * sizeof(Frame));
+    std::vector<Frame> frames;
+    std::vector<std::string> names;                               // frame texts
+    std::map<std::pair<std::int64_t, int>, std::uint32_t> texts;  // (symbol, kernel/unresolved) -> into names
+    TableReader r = in_.reader(*t, {"id", "symbol", "module", "kernelMode", "unresolved", "stackDepth"});
+    Narrow n = narrow(r);
+    r.for_each([&](const SqlValue* v) {
+      const std::int64_t depth = n.i64(v, 5);
+      if (depth < 0) return skipped_.add("import.skipped.cpu_sample_frame_without_depth");
+      if (depth >= kMaxSampleFrames) return skipped_.add("import.cpu_sample_frames_beyond_depth");
+      const int flags = (n.i64(v, 3) ? 1 : 0) | (n.i64(v, 4) ? 2 : 0);
+      auto [it, fresh] = texts.try_emplace({n.i64(v, 1), flags}, static_cast<std::uint32_t>(names.size()));
+      if (fresh) names.push_back(frame_text(n.i64(v, 1), n.i64(v, 2), flags));
+      frames.push_back({n.i64(v, 0), depth, it->second});
+    });
+    n.add_to(skipped_);
+    std::sort(frames.begin(), frames.end(),
+              [](const Frame& a, const Frame& b) { return a.id != b.id ? a.id < b.id : a.depth > b.depth; });
+    std::string stack;
+    for (std::size_t i = 0; i < frames.size();) {
+      std::size_t j = i;
+      stack.clear();
+      for (; j < frames.size() && frames[j].id == frames[i].id; ++j) {
+        // A run of unresolved frames in one module is one frame.
+        if (j > i && frames[j].text == frames[j - 1].text && names[frames[j].text].starts_with('[')) continue;
+        if (!stack.empty()) stack += kHostSampleFrameSeparator;
+        stack += names[frames[j].text];
+      }
+      out[frames[i].id] = b_.intern(stack);
+      i = j;
+    }
+    return out;
+  }
+  std::string frame_text(std::int64_t symbol, std::int64_t module, int flags) const {
+    const std::string* s = text(symbol);
+    std::string f = s ? *s : "?";
+    if (flags & 2) {  // unresolved: the module file ("[libcuda.so.1]"), not one name per address
+      const std::string* m = text(module);
+      const std::string file = m ? m->substr(m->rfind('/') == std::string::npos ? 0 : m->rfind('/') + 1) : "";
+      if (!file.empty()) f = file.starts_with('[') ? file : "[" + file + "]";
+    }
+    if (flags & 1) f = flags & 2 ? "[kernel]" : f + " [kernel]";
+    for (char& c : f)
+      if (c == kHostSampleFrameSeparator) c = ',';
+    return f;
   }
 
   // [SECTION] Processes sharing correlation ids ------------------------------------------------------------

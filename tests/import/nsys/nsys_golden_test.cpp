@@ -39,6 +39,18 @@ std::size_t calls_named(const Trace& t, std::string_view name) {
   return n;
 }
 
+// Host samples (nsys' CPU sampling: COMPOSITE_EVENTS with their
+// SAMPLING_CALLCHAINS), marks of the host_sample domain.
+bool is_sample(const Trace& t, std::size_t i) {
+  return t.ranges().kind_at(i) == RangeKind::mark && t.str(t.ranges().domain[i]) == kHostSampleDomain;
+}
+std::size_t samples_from(const Trace& t, std::string_view outermost) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < t.ranges().size(); ++i)
+    n += is_sample(t, i) && t.str(t.ranges().name[i]).substr(0, outermost.size()) == outermost;
+  return n;
+}
+
 // Every GPU op's correlation id names an API call, and the model links them.
 void expect_all_linked(const Trace& t) {
   for (std::size_t i = 0; i < t.kernels().size(); ++i) {
@@ -82,9 +94,11 @@ TEST_F(NsysGolden, Nsys2022SaxpyMpi) {
 
   // SELECT eventType, domainId, count(*) FROM NVTX_EVENTS GROUP BY 1, 2: 59 (push/pop) 22 rows, 17 of
   // them in domain 1 (created by the eventType 75 row "MPI"), 5 "saxpy" in the default domain.
-  ASSERT_EQ(t.ranges().size(), 22u);
+  // SELECT count(*) FROM COMPOSITE_EVENTS -> 5451 host samples besides them.
+  ASSERT_EQ(t.ranges().size(), 22u + 5451u);
   std::size_t mpi = 0, saxpy = 0;
   for (std::size_t i = 0; i < t.ranges().size(); ++i) {
+    if (is_sample(t, i)) continue;
     EXPECT_EQ(t.ranges().kind_at(i), RangeKind::push_pop);
     mpi += t.str(t.ranges().domain[i]) == "MPI";
     saxpy += t.str(t.ranges().name[i]) == "saxpy" && t.ranges().domain[i] == 0;
@@ -144,8 +158,9 @@ TEST_F(NsysGolden, Nsys2022SaxpyMpi) {
   EXPECT_EQ(d2h, 5u);
   // Tables with rows the model has no place for: SELECT count(*) FROM SCHED_EVENTS -> 3238, and so on.
   EXPECT_EQ(t.meta().stat("import.skipped.table.SCHED_EVENTS"), 3238u);
-  EXPECT_EQ(t.meta().stat("import.skipped.table.COMPOSITE_EVENTS"), 5451u);
-  EXPECT_EQ(t.meta().stat("import.skipped.table.SAMPLING_CALLCHAINS"), 12326u);
+  // CPU sampling is read (the samples above), no longer skipped.
+  EXPECT_EQ(t.meta().stat("import.skipped.table.COMPOSITE_EVENTS"), 0u);
+  EXPECT_EQ(t.meta().stat("import.skipped.table.SAMPLING_CALLCHAINS"), 0u);
   EXPECT_EQ(t.meta().stat("import.skipped.table.CUDA_CALLCHAINS"), 296u);
   EXPECT_EQ(t.meta().property("import.warning"), "");
 }
@@ -165,7 +180,18 @@ TEST_F(NsysGolden, Nsys2024CloverleafMpi) {
   EXPECT_EQ(t.api_calls().size(), 3048u);
   EXPECT_EQ(count_api(t, ApiDomain::driver), 1u);
   EXPECT_EQ(calls_named(t, "cudaLaunchKernel"), 1312u);  // cudaLaunchKernel_v7000
-  EXPECT_EQ(t.ranges().size(), 0u);                      // (no NVTX_EVENTS table)
+  // No NVTX_EVENTS table; SELECT count(*) FROM COMPOSITE_EVENTS -> 1531 host samples, each with a callchain
+  // (SELECT count(DISTINCT id) FROM SAMPLING_CALLCHAINS -> 1531), none deeper than 64 frames. Outermost
+  // frame _start (the frame of the largest stackDepth of each id, joined with StringIds) in 315 of them;
+  // sample 478 runs _start → __libc_start_main → main → hydro(…) → advection(…) → advec_mom_driver(…).
+  EXPECT_EQ(t.ranges().size(), 1531u);
+  for (std::size_t i = 0; i < t.ranges().size(); ++i) ASSERT_TRUE(is_sample(t, i)) << i;
+  EXPECT_EQ(samples_from(t, "_start;"), 315u);
+  EXPECT_GT(samples_from(t,
+                         "_start;__libc_start_main;main;hydro(global_variables&, parallel_&);advection(global_"
+                         "variables&);advec_mom_driver(global_variables&, int, int, int, int);"),
+            0u);
+  EXPECT_EQ(t.meta().stat("import.skipped.table.COMPOSITE_EVENTS"), 0u);
   EXPECT_EQ(t.overheads().size(), 47u);
   // SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION -> 1312; all syncType 1 ("event") with
   // eventId and streamId 4294967295 (none), each the sync of a cudaDeviceSynchronize_v3020 call (joined on
