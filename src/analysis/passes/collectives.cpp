@@ -25,6 +25,7 @@
 
 #include "analysis/job/job.h"
 #include "analysis/util/intervals.h"
+#include "analysis/util/search.h"
 #include "analysis/util/stats.h"
 
 namespace gpuscope::detail {
@@ -199,8 +200,9 @@ std::vector<CollectiveCall> collective_calls(const Trace& t, std::uint32_t devic
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (!on_device(t, tr, device)) continue;
     const RowRange rows = t.rows_of(TableId::kernels, tr);
-    for (RowIndex i = rows.begin; i < rows.end; ++i) {
-      if (k.category_at(i) != KernelCategory::communication) continue;
+    const auto comm = static_cast<std::uint8_t>(KernelCategory::communication);
+    for (RowIndex i = first_with_byte(k.category.data(), rows.begin, rows.end, comm); i < rows.end;
+         i = first_with_byte(k.category.data(), i + 1, rows.end, comm)) {
       if (memo.empty()) memo.assign(t.strings().size(), -2), kernel_kind.assign(t.strings().size(), -1);
       CollectiveCall c;
       c.kernel = i;
@@ -214,9 +216,12 @@ std::vector<CollectiveCall> collective_calls(const Trace& t, std::uint32_t devic
       calls.push_back(c);
     }
   }
-  std::stable_sort(calls.begin(), calls.end(), [](const CollectiveCall& a, const CollectiveCall& b) {
+  // A device's communication kernels are mostly on one stream, already in
+  // start order: then there is nothing to sort.
+  const auto earlier = [](const CollectiveCall& a, const CollectiveCall& b) {
     return std::tie(a.device, a.start, a.end) < std::tie(b.device, b.start, b.end);
-  });
+  };
+  if (!std::is_sorted(calls.begin(), calls.end(), earlier)) std::stable_sort(calls.begin(), calls.end(), earlier);
   return calls;
 }
 
