@@ -20,6 +20,7 @@
 #include <charconv>
 #include <functional>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -240,11 +241,22 @@ void place_in_steps(std::vector<CollectiveCall>& calls, const std::vector<Step>&
   std::unordered_map<KindSize, std::int32_t, Hash> next;
   std::uint32_t at_device = kNoDevice;
   std::int32_t at_step = -1;
+  // The device's steps [first, last), last past every step that starts at or
+  // before the call: searched when the device changes (or a call comes out
+  // of order), else moved forward from the previous call's.
+  using It = std::vector<Step>::const_iterator;
+  It first = steps.begin(), last = steps.begin();
+  const CollectiveCall* previous = nullptr;
   for (CollectiveCall& c : calls) {
-    auto first = std::lower_bound(steps.begin(), steps.end(), c.device,
-                                  [](const Step& s, std::uint32_t d) { return s.device < d; });
-    auto last = std::upper_bound(first, steps.end(), c.start,
-                                 [&](TimeNs v, const Step& s) { return s.device != c.device || v < s.range.start; });
+    const auto later = [&](TimeNs v, const Step& s) { return s.device != c.device || v < s.range.start; };
+    if (!previous || previous->device != c.device || c.start < previous->start) {
+      first = std::lower_bound(steps.begin(), steps.end(), c.device,
+                               [](const Step& s, std::uint32_t d) { return s.device < d; });
+      last = std::upper_bound(first, steps.end(), c.start, later);
+    } else {
+      while (last != steps.end() && !later(c.start, *last)) ++last;
+    }
+    previous = &c;
     c.step = c.ordinal = -1;
     if (last == first) continue;
     const Step& s = *(last - 1);
@@ -316,15 +328,20 @@ void collective_pass(const RankedTrace& rt, const AnalysisOptions& opt, const st
   std::map<std::tuple<std::uint32_t, std::uint8_t, std::uint64_t, std::int32_t>, Group> sites;
   // A call's exposed time: its part of the device's exposed communication
   // (the device pass's pieces with communication and no compute kernel).
+  // Calls come by device and start: the exposed pieces are walked forward,
+  // one device after the other.
   static const intervals::IntervalSet kNone;
+  std::optional<intervals::ForwardLength> exposed;
   for (std::size_t i = 0; i < calls.size(); ++i) {
     const CollectiveCall& c = calls[i];
-    const auto found = exposed_comm.find(c.device);
-    const intervals::IntervalSet& exposed = found == exposed_comm.end() ? kNone : found->second;
+    if (i == 0 || c.device != calls[i - 1].device) {
+      const auto found = exposed_comm.find(c.device);
+      exposed.emplace(found == exposed_comm.end() ? kNone : found->second);
+    }
     Group& g = sites[{c.device, c.kind, c.bytes, c.ordinal}];
     if (!g.first) g.first = &c;
     g.durations.push_back(c.end - c.start);
-    g.exposed += intervals::length_within(exposed, {c.start, c.end});
+    g.exposed += exposed->length(c.start, c.end);
   }
   const std::size_t before = p->collective_sites.size();
   for (auto& [key, g] : sites) {

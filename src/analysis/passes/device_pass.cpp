@@ -242,29 +242,6 @@ class Spans {
   TimeNs begin_ = 0, pending_end_ = 0;
 };
 
-// "How much of [a, b) is inside this set", for windows that only move forward.
-class ForwardLength {
- public:
-  explicit ForwardLength(const IntervalSet& set) : set_(set) {}
-  template <class F>
-  void pieces(TimeNs a, TimeNs b, F&& f) {
-    while (i_ < set_.size() && set_[i_].end <= a) ++i_;
-    for (std::size_t j = i_; j < set_.size() && set_[j].start < b; ++j) {
-      const TimeNs s = std::max(a, set_[j].start), e = std::min(b, set_[j].end);
-      if (s < e) f(s, e);
-    }
-  }
-  TimeNs length(TimeNs a, TimeNs b) {
-    TimeNs n = 0;
-    pieces(a, b, [&](TimeNs s, TimeNs e) { n += e - s; });
-    return n;
-  }
-
- private:
-  const IntervalSet& set_;
-  std::size_t i_ = 0;
-};
-
 // [SECTION] Step accounting ------------------------------------------------------------------------
 
 // The steps of one device, in time order and non-overlapping; time is added
