@@ -194,29 +194,39 @@ void describe(const Trace& t, std::vector<std::int8_t>& memo, CollectiveCall& c)
 }  // namespace
 
 std::vector<CollectiveCall> collective_calls(const Trace& t, std::uint32_t device) {
-  std::vector<CollectiveCall> calls;
-  std::vector<std::int8_t> memo;
-  std::vector<std::int16_t> kernel_kind;  // collective_kind() per kernel name (-1: not yet)
   const KernelTable& k = t.kernels();
-  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
-    if (!on_device(t, tr, device)) continue;
-    const RowRange rows = t.rows_of(TableId::kernels, tr);
+  // f(track, row) for each communication kernel on the analysed GPUs.
+  auto each = [&](auto&& f) {
     const auto comm = static_cast<std::uint8_t>(KernelCategory::communication);
-    for (RowIndex i = first_with_byte(k.category.data(), rows.begin, rows.end, comm); i < rows.end;
-         i = first_with_byte(k.category.data(), i + 1, rows.end, comm)) {
-      if (memo.empty()) memo.assign(t.strings().size(), -2), kernel_kind.assign(t.strings().size(), -1);
-      CollectiveCall c;
-      c.kernel = i;
-      c.device = t.tracks()[tr].device;
-      c.start = k.start[i];
-      c.end = k.end[i];
-      std::int16_t& kind = kernel_kind[k.name[i]];
-      if (kind < 0) kind = static_cast<std::int16_t>(collective_kind(t.str(k.name[i])));
-      c.kind = static_cast<std::uint8_t>(kind);
-      describe(t, memo, c);
-      calls.push_back(c);
+    for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+      if (!on_device(t, tr, device)) continue;
+      const RowRange rows = t.rows_of(TableId::kernels, tr);
+      for (RowIndex i = first_with_byte(k.category.data(), rows.begin, rows.end, comm); i < rows.end;
+           i = first_with_byte(k.category.data(), i + 1, rows.end, comm))
+        f(tr, i);
     }
-  }
+  };
+  // Counted first (a scan of the category column): the calls' memory is
+  // taken once, not grown and copied (10^5 calls, fresh pages each time).
+  std::size_t n = 0;
+  each([&](TrackId, RowIndex) { ++n; });
+  std::vector<CollectiveCall> calls;
+  if (n == 0) return calls;
+  calls.reserve(n);
+  std::vector<std::int8_t> memo(t.strings().size(), -2);
+  std::vector<std::int16_t> kernel_kind(t.strings().size(), -1);  // collective_kind() per kernel name (-1: not yet)
+  each([&](TrackId tr, RowIndex i) {
+    CollectiveCall c;
+    c.kernel = i;
+    c.device = t.tracks()[tr].device;
+    c.start = k.start[i];
+    c.end = k.end[i];
+    std::int16_t& kind = kernel_kind[k.name[i]];
+    if (kind < 0) kind = static_cast<std::int16_t>(collective_kind(t.str(k.name[i])));
+    c.kind = static_cast<std::uint8_t>(kind);
+    describe(t, memo, c);
+    calls.push_back(c);
+  });
   // A device's communication kernels are mostly on one stream, already in
   // start order: then there is nothing to sort.
   const auto earlier = [](const CollectiveCall& a, const CollectiveCall& b) {

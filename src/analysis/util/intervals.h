@@ -1,10 +1,11 @@
 // Interval arithmetic on small sets of time ranges: unions, clipped lengths
 // and the length of an intersection, exact in integer ns and tested against
-// a brute-force reference (tests/analysis/intervals_test.cpp).
+// a brute-force reference (tests/analysis/util/intervals_test.cpp).
 //
 // Used where a metric is built from a few thousand ranges at most: the input
-// waits the device sweep charges idle time to, and HTA's
-// communication/computation overlap. The device sweep itself computes busy
+// waits the device sweep charges idle time to, HTA's
+// communication/computation overlap, and each collective call's part of its
+// GPU's exposed communication (a forward cursor, ForwardLength). The device sweep itself computes busy
 // time, overlaps and concurrency of every GPU op in one pass of its own
 // (device_pass.cpp, tested against brute force in sweep_test.cpp): a set per
 // quantity would cost a pass and an allocation per op.
