@@ -18,6 +18,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/detail/context.h"
+#include "analysis/passes/collectives.h"
 #include "import/synthetic.h"
 
 namespace {
@@ -129,8 +130,9 @@ void BM_AnalyzePasses(benchmark::State& state) {
   const Key key{state.range(0), state.range(1) != 0, state.range(2) != 0};
   const Trace& t = trace_of(key);
   const AnalysisOptions opt;
-  constexpr const char* kPasses[] = {"steps",   "device",   "memory",   "attention", "hardware", "outside_gpu",
-                                     "streams", "hotspots", "launches", "ops",       "workload", "findings"};
+  constexpr const char* kPasses[] = {"steps",       "device",      "memory",   "attention",   "hardware",
+                                     "collectives", "outside_gpu", "streams",  "hotspots",    "launches",
+                                     "ops",         "workload",    "findings", "idle_charges"};
   constexpr std::size_t kN = std::size(kPasses);
   std::array<double, kN> total{};
   for (auto _ : state) {
@@ -152,13 +154,16 @@ void BM_AnalyzePasses(benchmark::State& state) {
     lap();
     std::vector<DeviceSummary> devices;
     std::vector<TemporalBreakdown> hta;
-    detail::device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[0]);
+    detail::ExposedCommunication exposed_comm;
+    detail::device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[0], &exposed_comm);
     lap();
     detail::memory_pass(rt, opt, devices, steps, &ev);
     lap();
     detail::attention_pass(rt, opt, &ev);
     lap();
     detail::hardware_pass(rt, opt, devices, steps);
+    lap();
+    detail::collective_pass(rt, opt, steps, exposed_comm, &p);
     lap();
     detail::steps_outside_gpu(rt, devices, steps, &p.steps);
     lap();
@@ -171,13 +176,15 @@ void BM_AnalyzePasses(benchmark::State& state) {
     lap();
     detail::launch_pass(traces, opt, totals, &p);
     lap();
-    detail::op_pass(t, &p);
+    detail::op_pass(t, &p, {}, std::move(totals.late_launches));
     lap();
     p.workload = detail::recognise_workload(t);
     lap();
     detail::summarize_steps(&p);
     detail::compute_skew(&p);
     p.findings = detail::find_problems(p, ev, opt);
+    lap();
+    p.idle_charges = detail::charge_idle(p, ev, opt);
     lap();
     benchmark::DoNotOptimize(p);
   }

@@ -251,10 +251,12 @@ class OpCallWalk {
     Open& top = open_.back();
     GroupSums& g = c_.groups[top.group];
     g.launch += api.end[a] - api.start[a];
-    while (next_late_ < late_.size() && late_[next_late_].first < a) ++next_late_;
-    for (; next_late_ < late_.size() && late_[next_late_].first == a; ++next_late_) {
-      g.starved += late_[next_late_].second;
-      top.starved += late_[next_late_].second;
+    if (next_late_ < late_.size() && late_[next_late_].first <= a) {  // one test for most calls
+      while (next_late_ < late_.size() && late_[next_late_].first < a) ++next_late_;
+      for (; next_late_ < late_.size() && late_[next_late_].first == a; ++next_late_) {
+        g.starved += late_[next_late_].second;
+        top.starved += late_[next_late_].second;
+      }
     }
     bool copy = false;
     each_op_of(t_, a, [&](OpRef op) {

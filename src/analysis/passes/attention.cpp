@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/detail/context.h"
+#include "analysis/util/search.h"
 
 namespace gpuscope::detail {
 
@@ -46,7 +47,10 @@ void attention_pass(const RankedTrace& rt, const AnalysisOptions& opt, Evidence*
     if (!on_device(t, tr, opt.device)) continue;
     const RowRange r = t.rows_of(TableId::kernels, tr);
     RowIndex counted_to = r.begin;  // kernels before this one are in a chain already
-    for (RowIndex i = r.begin; i < r.end; ++i) {
+    const auto softmax = static_cast<std::uint8_t>(KernelCategory::softmax_loss);
+    for (RowIndex i = r.begin;; ++i) {
+      i = first_with_byte(k.category.data(), i, r.end, softmax);  // the stream's next softmax-or-loss kernel
+      if (i >= r.end) break;
       if (!is_attention_softmax(t, k, i, softmax_name)) continue;
       RowIndex before = kNoRow, after = kNoRow;
       for (RowIndex j = i; j > r.begin && i - j < kChainReach;) {

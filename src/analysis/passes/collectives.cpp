@@ -20,11 +20,13 @@
 #include <charconv>
 #include <functional>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
 #include "analysis/job/job.h"
 #include "analysis/util/intervals.h"
+#include "analysis/util/search.h"
 #include "analysis/util/stats.h"
 
 namespace gpuscope::detail {
@@ -192,31 +194,45 @@ void describe(const Trace& t, std::vector<std::int8_t>& memo, CollectiveCall& c)
 }  // namespace
 
 std::vector<CollectiveCall> collective_calls(const Trace& t, std::uint32_t device) {
-  std::vector<CollectiveCall> calls;
-  std::vector<std::int8_t> memo;
-  std::vector<std::int16_t> kernel_kind;  // collective_kind() per kernel name (-1: not yet)
   const KernelTable& k = t.kernels();
-  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
-    if (!on_device(t, tr, device)) continue;
-    const RowRange rows = t.rows_of(TableId::kernels, tr);
-    for (RowIndex i = rows.begin; i < rows.end; ++i) {
-      if (k.category_at(i) != KernelCategory::communication) continue;
-      if (memo.empty()) memo.assign(t.strings().size(), -2), kernel_kind.assign(t.strings().size(), -1);
-      CollectiveCall c;
-      c.kernel = i;
-      c.device = t.tracks()[tr].device;
-      c.start = k.start[i];
-      c.end = k.end[i];
-      std::int16_t& kind = kernel_kind[k.name[i]];
-      if (kind < 0) kind = static_cast<std::int16_t>(collective_kind(t.str(k.name[i])));
-      c.kind = static_cast<std::uint8_t>(kind);
-      describe(t, memo, c);
-      calls.push_back(c);
+  // f(track, row) for each communication kernel on the analysed GPUs.
+  auto each = [&](auto&& f) {
+    const auto comm = static_cast<std::uint8_t>(KernelCategory::communication);
+    for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+      if (!on_device(t, tr, device)) continue;
+      const RowRange rows = t.rows_of(TableId::kernels, tr);
+      for (RowIndex i = first_with_byte(k.category.data(), rows.begin, rows.end, comm); i < rows.end;
+           i = first_with_byte(k.category.data(), i + 1, rows.end, comm))
+        f(tr, i);
     }
-  }
-  std::stable_sort(calls.begin(), calls.end(), [](const CollectiveCall& a, const CollectiveCall& b) {
-    return std::tie(a.device, a.start, a.end) < std::tie(b.device, b.start, b.end);
+  };
+  // Counted first (a scan of the category column): the calls' memory is
+  // taken once, not grown and copied (10^5 calls, fresh pages each time).
+  std::size_t n = 0;
+  each([&](TrackId, RowIndex) { ++n; });
+  std::vector<CollectiveCall> calls;
+  if (n == 0) return calls;
+  calls.reserve(n);
+  std::vector<std::int8_t> memo(t.strings().size(), -2);
+  std::vector<std::int16_t> kernel_kind(t.strings().size(), -1);  // collective_kind() per kernel name (-1: not yet)
+  each([&](TrackId tr, RowIndex i) {
+    CollectiveCall c;
+    c.kernel = i;
+    c.device = t.tracks()[tr].device;
+    c.start = k.start[i];
+    c.end = k.end[i];
+    std::int16_t& kind = kernel_kind[k.name[i]];
+    if (kind < 0) kind = static_cast<std::int16_t>(collective_kind(t.str(k.name[i])));
+    c.kind = static_cast<std::uint8_t>(kind);
+    describe(t, memo, c);
+    calls.push_back(c);
   });
+  // A device's communication kernels are mostly on one stream, already in
+  // start order: then there is nothing to sort.
+  const auto earlier = [](const CollectiveCall& a, const CollectiveCall& b) {
+    return std::tie(a.device, a.start, a.end) < std::tie(b.device, b.start, b.end);
+  };
+  if (!std::is_sorted(calls.begin(), calls.end(), earlier)) std::stable_sort(calls.begin(), calls.end(), earlier);
   return calls;
 }
 
@@ -235,11 +251,22 @@ void place_in_steps(std::vector<CollectiveCall>& calls, const std::vector<Step>&
   std::unordered_map<KindSize, std::int32_t, Hash> next;
   std::uint32_t at_device = kNoDevice;
   std::int32_t at_step = -1;
+  // The device's steps [first, last), last past every step that starts at or
+  // before the call: searched when the device changes (or a call comes out
+  // of order), else moved forward from the previous call's.
+  using It = std::vector<Step>::const_iterator;
+  It first = steps.begin(), last = steps.begin();
+  const CollectiveCall* previous = nullptr;
   for (CollectiveCall& c : calls) {
-    auto first = std::lower_bound(steps.begin(), steps.end(), c.device,
-                                  [](const Step& s, std::uint32_t d) { return s.device < d; });
-    auto last = std::upper_bound(first, steps.end(), c.start,
-                                 [&](TimeNs v, const Step& s) { return s.device != c.device || v < s.range.start; });
+    const auto later = [&](TimeNs v, const Step& s) { return s.device != c.device || v < s.range.start; };
+    if (!previous || previous->device != c.device || c.start < previous->start) {
+      first = std::lower_bound(steps.begin(), steps.end(), c.device,
+                               [](const Step& s, std::uint32_t d) { return s.device < d; });
+      last = std::upper_bound(first, steps.end(), c.start, later);
+    } else {
+      while (last != steps.end() && !later(c.start, *last)) ++last;
+    }
+    previous = &c;
     c.step = c.ordinal = -1;
     if (last == first) continue;
     const Step& s = *(last - 1);
@@ -311,15 +338,20 @@ void collective_pass(const RankedTrace& rt, const AnalysisOptions& opt, const st
   std::map<std::tuple<std::uint32_t, std::uint8_t, std::uint64_t, std::int32_t>, Group> sites;
   // A call's exposed time: its part of the device's exposed communication
   // (the device pass's pieces with communication and no compute kernel).
+  // Calls come by device and start: the exposed pieces are walked forward,
+  // one device after the other.
   static const intervals::IntervalSet kNone;
+  std::optional<intervals::ForwardLength> exposed;
   for (std::size_t i = 0; i < calls.size(); ++i) {
     const CollectiveCall& c = calls[i];
-    const auto found = exposed_comm.find(c.device);
-    const intervals::IntervalSet& exposed = found == exposed_comm.end() ? kNone : found->second;
+    if (i == 0 || c.device != calls[i - 1].device) {
+      const auto found = exposed_comm.find(c.device);
+      exposed.emplace(found == exposed_comm.end() ? kNone : found->second);
+    }
     Group& g = sites[{c.device, c.kind, c.bytes, c.ordinal}];
     if (!g.first) g.first = &c;
     g.durations.push_back(c.end - c.start);
-    g.exposed += intervals::length_within(exposed, {c.start, c.end});
+    g.exposed += exposed->length(c.start, c.end);
   }
   const std::size_t before = p->collective_sites.size();
   for (auto& [key, g] : sites) {

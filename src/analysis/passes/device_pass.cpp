@@ -149,12 +149,25 @@ class Counts {
 // with one. More kernels than optimizer kernels: a kernel that is not an
 // optimizer kernel makes it so (kernels never number fewer than optimizer
 // kernels), an optimizer kernel leaves it as it was.
-constexpr unsigned key_with(unsigned base, std::uint8_t cls) {
+// The bits an op of class `cls` sets whatever the base: one table entry per
+// class (the sweep computes a key per op; the tests below cost ~40
+// instructions each time).
+constexpr unsigned bits_of_class(unsigned cls) {
   const unsigned kernel = (cls & kKernel) ? 1u : 0u;
-  return base | ((cls & kHta) ? 1u : 0u) | ((cls & kHtaCompute) ? 2u : 0u) |
-         ((cls & (kKernel | kCopy | kFill)) ? 4u : 0u) | kernel << 3 | (kernel & (base >> 3)) << 4 |
-         ((cls & kCompute) ? 32u : 0u) | ((cls & kComm) ? 64u : 0u) | ((cls & kCopy) ? 128u : 0u) |
+  return ((cls & kHta) ? 1u : 0u) | ((cls & kHtaCompute) ? 2u : 0u) | ((cls & (kKernel | kCopy | kFill)) ? 4u : 0u) |
+         kernel << 3 | ((cls & kCompute) ? 32u : 0u) | ((cls & kComm) ? 64u : 0u) | ((cls & kCopy) ? 128u : 0u) |
          ((cls & kOptimizer) ? 256u : 0u) | (kernel & ((cls & kOptimizer) ? 0u : 1u)) << 9;
+}
+struct ClassBits {
+  std::uint16_t of[256];
+  constexpr ClassBits() : of{} {
+    for (unsigned c = 0; c < 256; ++c) of[c] = static_cast<std::uint16_t>(bits_of_class(c));
+  }
+};
+inline constexpr ClassBits kClassBits{};
+constexpr unsigned key_with(unsigned base, std::uint8_t cls) {
+  static_assert(kKernel == 1);  // the kernel bit of `cls` is its lowest
+  return base | kClassBits.of[cls] | ((cls & base >> 3) & 1u) << 4;
 }
 
 // key_with() is Counts::key() after Counts::add(), for every class an op
@@ -227,29 +240,6 @@ class Spans {
   TimeNs merge_;
   bool on_ = false, pending_ = false;
   TimeNs begin_ = 0, pending_end_ = 0;
-};
-
-// "How much of [a, b) is inside this set", for windows that only move forward.
-class ForwardLength {
- public:
-  explicit ForwardLength(const IntervalSet& set) : set_(set) {}
-  template <class F>
-  void pieces(TimeNs a, TimeNs b, F&& f) {
-    while (i_ < set_.size() && set_[i_].end <= a) ++i_;
-    for (std::size_t j = i_; j < set_.size() && set_[j].start < b; ++j) {
-      const TimeNs s = std::max(a, set_[j].start), e = std::min(b, set_[j].end);
-      if (s < e) f(s, e);
-    }
-  }
-  TimeNs length(TimeNs a, TimeNs b) {
-    TimeNs n = 0;
-    pieces(a, b, [&](TimeNs s, TimeNs e) { n += e - s; });
-    return n;
-  }
-
- private:
-  const IntervalSet& set_;
-  std::size_t i_ = 0;
 };
 
 // [SECTION] Step accounting ------------------------------------------------------------------------
@@ -534,11 +524,6 @@ struct Sweep {
     }
   }
 
-  void note_hta(TimeNs a, TimeNs b) {
-    hta_first = std::min(hta_first, a);
-    hta_last = std::max(hta_last, b);
-  }
-
   // Sums over every op, kept by run() in a local (registers) and added to
   // the summary at its end: added to in memory, each kernel's add would wait
   // for the previous one's store.
@@ -549,6 +534,11 @@ struct Sweep {
     TimeNs optimizer_time = 0;
     std::uint64_t op_kernels = 0, op_named_kernels = 0;  // launched by an optimizer op, of them named optimizer kernels
     TimeNs op_time = 0;
+    TimeNs hta_first = std::numeric_limits<TimeNs>::max(), hta_last = std::numeric_limits<TimeNs>::min();
+    void note_hta(TimeNs a, TimeNs b) {
+      hta_first = std::min(hta_first, a);
+      hta_last = std::max(hta_last, b);
+    }
   };
   // The op's own share of the sweep (HTA's filter, per-name totals, category
   // evidence, SM time) and its class for the in-flight counts.
@@ -557,7 +547,7 @@ struct Sweep {
     const bool hta = hta_filter.keep(r.correlation[i], api);
     if (hta) {
       cls |= kHta;
-      note_hta(at, end);
+      sums.note_hta(at, end);
     }
     if (r.table == kKernel) {
       const KernelTable& k = t.kernels();
@@ -813,7 +803,7 @@ struct Sweep {
       if (r.table == 0) {  // a sync, for HTA only
         const RowIndex i = r.row++;
         order.advanced(s, r);
-        note_hta(at, r.end[i]);
+        sums.note_hta(at, r.end[i]);
         n.add(kHta);
         key = key_of(n);
         fly(r.end[i], kHta);
@@ -876,6 +866,7 @@ struct Sweep {
     ev.optimizer_op_kernels += sums.op_kernels;
     ev.optimizer_op_named_kernels += sums.op_named_kernels;
     ev.optimizer_op_kernel_ns += sums.op_time;
+    hta_first = sums.hta_first, hta_last = sums.hta_last;
     if (started) finish(first, now, sums);
   }
 

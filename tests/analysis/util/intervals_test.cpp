@@ -88,6 +88,39 @@ TEST(Intervals, AppendSortedBuildsTheUnionOfSortedRanges) {
   }
 }
 
+// A forward cursor gives length_within's answer for every window of a run
+// whose starts never decrease (ends in any order), and its pieces cover the
+// same instants.
+TEST(Intervals, ForwardLengthMatchesLengthWithinOnWindowsInStartOrder) {
+  std::mt19937 rng(17);
+  std::uniform_int_distribution<int> t(0, kGrid);
+  for (int iter = 0; iter < 2000; ++iter) {
+    const auto ra = random_ranges(rng, 8);
+    const IntervalSet a = union_of(ra);
+    const auto ca = covered(ra);
+    std::vector<TimeRange> windows(static_cast<std::size_t>(t(rng) % 12));
+    for (TimeRange& w : windows) {
+      w.start = t(rng), w.end = t(rng);
+      if (w.start > w.end) std::swap(w.start, w.end);
+    }
+    std::sort(windows.begin(), windows.end(), [](const TimeRange& x, const TimeRange& y) { return x.start < y.start; });
+    ForwardLength forward(a);
+    for (const TimeRange& w : windows) {
+      std::vector<bool> seen(kGrid, false);
+      TimeNs last_end = w.start;
+      forward.pieces(w.start, w.end, [&](TimeNs s, TimeNs e) {
+        EXPECT_LE(last_end, s);
+        EXPECT_LT(s, e);
+        for (TimeNs x = s; x < e; ++x) seen[static_cast<std::size_t>(x)] = true;
+        last_end = e;
+      });
+      for (TimeNs x = 0; x < kGrid; ++x)
+        EXPECT_EQ(seen[static_cast<std::size_t>(x)], x >= w.start && x < w.end && ca[static_cast<std::size_t>(x)]);
+      EXPECT_EQ(forward.length(w.start, w.end), length_within(a, w));
+    }
+  }
+}
+
 TEST(Intervals, TouchingRangesMerge) {
   EXPECT_EQ(union_of({{0, 10}, {10, 20}}), (IntervalSet{{0, 20}}));
   EXPECT_EQ(intersection_length({{0, 10}}, {{10, 20}}), 0);
@@ -167,6 +200,29 @@ TEST(Search, FirstAtOrAfterMatchesLowerBoundFromAnyHint) {
       const auto expect = static_cast<RowIndex>(std::lower_bound(v.begin() + lo, v.begin() + hi, want_at) - v.begin());
       ASSERT_EQ(detail::first_at_or_after(v.data(), lo, hi, hint, want_at), expect)
           << "n=" << n << " lo=" << lo << " hi=" << hi << " hint=" << hint << " x=" << want_at;
+    }
+  }
+}
+
+// The first row of a byte column with a value: what a loop over the rows finds,
+// from any start, at either end of the column and past a 32-byte block.
+TEST(Search, FirstWithByteMatchesALoop) {
+  std::mt19937_64 rng(15);
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::uint8_t> v(rng() % 200);
+    for (std::uint8_t& b : v) b = static_cast<std::uint8_t>(rng() % (round % 3 == 0 ? 40 : 4));
+    const auto n = static_cast<RowIndex>(v.size());
+    for (int q = 0; q < 20; ++q) {
+      const RowIndex from = static_cast<RowIndex>(rng() % (n + 2)), to = static_cast<RowIndex>(rng() % (n + 1));
+      const auto value = static_cast<std::uint8_t>(rng() % 4);
+      RowIndex expect = to;
+      for (RowIndex i = from; i < to; ++i)
+        if (v[i] == value) {
+          expect = i;
+          break;
+        }
+      ASSERT_EQ(detail::first_with_byte(v.data(), from, to, value), expect)
+          << "n=" << n << " from=" << from << " to=" << to << " value=" << int{value};
     }
   }
 }
