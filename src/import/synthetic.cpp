@@ -643,6 +643,9 @@ class Simulator {
   void emit_push(Gpu& g, std::size_t i, StringId name);
   void emit_sync(Gpu& g, std::size_t i, const Op& op);
   void emit_framework_op(Gpu& g, std::size_t i, const AtenIds& a);
+  template <class Table>
+  RowIndex gpu_op_row(Table& table, std::vector<RowIndex>& next, const Gpu& g, std::size_t i, TrackId track,
+                      std::uint32_t corr);
   void emit_kernel(Gpu& g, std::size_t i, const Op& op);
   void emit_memset(Gpu& g, std::size_t i, const Op& op);
   void emit_memcpy(Gpu& g, std::size_t i, const Op& op);
@@ -1251,16 +1254,25 @@ void Simulator::emit_framework_op(Gpu& g, std::size_t i, const AtenIds& a) {
   rt.concrete_inputs[r] = a.concrete;
 }
 
+// Op i's row in `table` (the next on its track): its GPU time, track and
+// correlation id; the caller writes the rest.
+template <class Table>
+RowIndex Simulator::gpu_op_row(Table& table, std::vector<RowIndex>& next, const Gpu& g, std::size_t i, TrackId track,
+                               std::uint32_t corr) {
+  const RowIndex r = next[track]++;
+  table.start[r] = g.gpu_start[i];
+  table.end[r] = g.gpu_end[i];
+  table.track[r] = track;
+  table.correlation[r] = corr;
+  return r;
+}
+
 void Simulator::emit_kernel(Gpu& g, std::size_t i, const Op& op) {
   const TrackId track = g.stream_track[op.stream];
   const std::uint32_t corr = api_row(g, i, launch_name_, 211);
   const LaunchShape& sh = *op.shape;
   KernelTable& k = b_.tables().kernels;
-  const RowIndex r = next_.kernel[track]++;
-  k.start[r] = g.gpu_start[i];
-  k.end[r] = g.gpu_end[i];
-  k.track[r] = track;
-  k.correlation[r] = corr;
+  const RowIndex r = gpu_op_row(k, next_.kernel, g, i, track, corr);
   k.name[r] = op_name_[i];
   k.grid_x[r] = sh.grid[0];
   k.grid_y[r] = static_cast<std::uint16_t>(sh.grid[1]);
@@ -1277,11 +1289,7 @@ void Simulator::emit_memset(Gpu& g, std::size_t i, const Op& op) {
   const TrackId track = g.stream_track[op.stream];
   const std::uint32_t corr = api_row(g, i, memset_name_, 51);
   MemsetTable& m = b_.tables().memsets;
-  const RowIndex r = next_.memset[track]++;
-  m.start[r] = g.gpu_start[i];
-  m.end[r] = g.gpu_end[i];
-  m.track[r] = track;
-  m.correlation[r] = corr;
+  const RowIndex r = gpu_op_row(m, next_.memset, g, i, track, corr);
   m.bytes[r] = kGradientBytes;
   m.mem_kind[r] = static_cast<std::uint8_t>(MemoryKind::device);
 }
@@ -1290,11 +1298,7 @@ void Simulator::emit_memcpy(Gpu& g, std::size_t i, const Op& op) {
   const TrackId track = g.stream_track[op.stream];
   const std::uint32_t corr = op.blocking ? api_row(g, i, blocking_memcpy_name_, 31) : api_row(g, i, memcpy_name_, 41);
   MemcpyTable& m = b_.tables().memcpys;
-  const RowIndex r = next_.memcpy[track]++;
-  m.start[r] = g.gpu_start[i];
-  m.end[r] = g.gpu_end[i];
-  m.track[r] = track;
-  m.correlation[r] = corr;
+  const RowIndex r = gpu_op_row(m, next_.memcpy, g, i, track, corr);
   m.bytes[r] = kInputBytes;
   m.kind[r] = static_cast<std::uint8_t>(CopyKind::htod);
   m.src_kind[r] = static_cast<std::uint8_t>(op.blocking ? MemoryKind::pageable : MemoryKind::pinned);
