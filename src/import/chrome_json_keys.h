@@ -7,7 +7,9 @@
 // from the key's length and its first and last bytes, and one compare
 // decides. The multipliers are searched at compile time: adding a key is one
 // line in its table, and keys that no multipliers can tell apart do not
-// compile (raise the slot count, or pick another table).
+// compile (raise the slot count). The search must stay short: compilers
+// bound the steps of a constant evaluation (clang's default, about a
+// million, allows a few thousand tries).
 #pragma once
 
 #include <cstddef>
@@ -78,14 +80,17 @@ class KeyTable {
            (Slots - 1);
   }
 
-  // Whether multipliers (a, b, c) put every key in a slot of its own (then kept).
+  // Whether multipliers (a, b, c) put every key in a slot of its own (then
+  // kept). Cheap to reject: most tries fail within the first few keys.
   constexpr bool place(unsigned a, unsigned b, unsigned c) {
-    for (std::size_t s = 0; s < Slots; ++s) slots_[s] = kEmpty;
+    std::uint64_t used[(Slots + 63) / 64] = {};
     for (std::size_t i = 0; i < N; ++i) {
-      std::uint8_t& s = slots_[slot(entries_[i].key, a, b, c)];
-      if (s != kEmpty) return false;
-      s = static_cast<std::uint8_t>(i);
+      const std::size_t s = slot(entries_[i].key, a, b, c);
+      if (used[s / 64] & (std::uint64_t{1} << (s % 64))) return false;
+      used[s / 64] |= std::uint64_t{1} << (s % 64);
     }
+    for (std::size_t s = 0; s < Slots; ++s) slots_[s] = kEmpty;
+    for (std::size_t i = 0; i < N; ++i) slots_[slot(entries_[i].key, a, b, c)] = static_cast<std::uint8_t>(i);
     a_ = a;
     b_ = b;
     c_ = c;

@@ -168,7 +168,7 @@ constexpr ArgField collective(std::uint8_t seen, std::uint8_t index) {
   return ArgField{ArgField::Type::collective, seen, 0, nullptr, nullptr, nullptr, nullptr, index};
 }
 
-constexpr KeyTable<ArgField, 30> kArgKeys({
+constexpr KeyTable<ArgField, 30, 128> kArgKeys({
     // GPU ops, API calls, syncs
     {"device", integer(0, &Args::device, kArgDevice)},
     {"stream", integer(1, &Args::stream, kArgStream)},
