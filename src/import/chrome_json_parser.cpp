@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "import/chrome_json_keys.h"
 #include "trace/budget.h"
 
 namespace gpuscope::detail::chrome {
@@ -220,55 +221,42 @@ enum class EventParser::Cat : std::uint8_t {
 };
 
 namespace {
-// Exact spelling first (an inlined compare: what Kineto writes, once per
-// event), then ignoring case.
-template <std::size_t N>
-[[gnu::always_inline]] inline bool is_cat(std::string_view cat, const char (&lit)[N]) {
-  return std::memcmp(cat.data(), lit, N - 1) == 0 || iequals(cat, std::string_view(lit, N - 1));
-}
+
+using Cat = EventParser::Cat;
+
+// Kineto's categories, both schemas (2021: Kernel, Memcpy, Memset, Runtime,
+// Operator, …), in lower case.
+constexpr KeyTable<Cat, 16> kCategories({
+    {"kernel", Cat::kernel},
+    {"memcpy", Cat::memcpy},
+    {"gpu_memcpy", Cat::memcpy},
+    {"memset", Cat::memset},
+    {"gpu_memset", Cat::memset},
+    {"runtime", Cat::runtime},
+    {"cuda_runtime", Cat::runtime},
+    {"driver", Cat::driver},
+    {"cuda_driver", Cat::driver},
+    {"cuda_sync", Cat::sync},
+    {"gpu_user_annotation", Cat::gpu_annotation},
+    {"cpu_op", Cat::cpu_op},
+    {"operator", Cat::cpu_op},
+    {"user_annotation", Cat::user_annotation},
+    {"python", Cat::python_function},
+    {"python_function", Cat::python_function},
+});
+
 }  // namespace
 
-// Kineto categories of both schemas (2021: Kernel, Memcpy, Memset, Runtime, Operator, …).
+// A category as written (what current Kineto writes: one lookup), else in
+// lower case.
 EventParser::Cat EventParser::classify(std::string_view cat) {
-  switch (cat.size()) {
-    case 6:
-      if (is_cat(cat, "kernel")) return Cat::kernel;
-      if (is_cat(cat, "memcpy")) return Cat::memcpy;
-      if (is_cat(cat, "memset")) return Cat::memset;
-      if (is_cat(cat, "driver")) return Cat::driver;
-      if (is_cat(cat, "cpu_op")) return Cat::cpu_op;
-      if (is_cat(cat, "python")) return Cat::python_function;
-      break;
-    case 7:
-      if (is_cat(cat, "runtime")) return Cat::runtime;
-      break;
-    case 8:
-      if (is_cat(cat, "operator")) return Cat::cpu_op;
-      break;
-    case 9:
-      if (is_cat(cat, "cuda_sync")) return Cat::sync;
-      break;
-    case 10:
-      if (is_cat(cat, "gpu_memcpy")) return Cat::memcpy;
-      if (is_cat(cat, "gpu_memset")) return Cat::memset;
-      break;
-    case 11:
-      if (is_cat(cat, "cuda_driver")) return Cat::driver;
-      break;
-    case 12:
-      if (is_cat(cat, "cuda_runtime")) return Cat::runtime;
-      break;
-    case 15:
-      if (is_cat(cat, "user_annotation")) return Cat::user_annotation;
-      if (is_cat(cat, "python_function")) return Cat::python_function;
-      break;
-    case 19:
-      if (is_cat(cat, "gpu_user_annotation")) return Cat::gpu_annotation;
-      break;
-    default:
-      break;
-  }
-  return Cat::other;
+  if (const Cat* c = kCategories.find(cat)) return *c;
+  char lower[24];
+  if (cat.size() > sizeof lower) return Cat::other;
+  for (std::size_t i = 0; i < cat.size(); ++i)
+    lower[i] = cat[i] >= 'A' && cat[i] <= 'Z' ? static_cast<char>(cat[i] - 'A' + 'a') : cat[i];
+  const Cat* c = kCategories.find(std::string_view(lower, cat.size()));
+  return c ? *c : Cat::other;
 }
 
 EventParser::Cat EventParser::category(const Event& ev, const JsonBatch& b) {
@@ -456,15 +444,21 @@ void EventParser::sync_event(const Event& ev, const JsonBatch& b, TimeNs start, 
   builder_.add_sync(r);
 }
 
-void EventParser::gpu_range_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat) {
-  RangeRow r;
-  if (!gpu_track(ev, b, &r.track)) return;
+// What a range row takes from its complete event (once its track is set:
+// strings are interned in the order the one-thread import met them).
+void EventParser::fill_range(RangeRow& r, const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat) {
   r.start = start;
   r.end = end;
   r.name = intern(ev.name, b);
   r.domain = domain_of(cat, ev.cat, b);
   r.kind = RangeKind::annotation;
   r.correlation = external_id(ev.args);
+}
+
+void EventParser::gpu_range_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat) {
+  RangeRow r;
+  if (!gpu_track(ev, b, &r.track)) return;
+  fill_range(r, ev, b, start, end, cat);
   builder_.add_range(r);
 }
 
@@ -472,12 +466,7 @@ void EventParser::cpu_range_event(const Event& ev, const JsonBatch& b, TimeNs st
   const Args& a = ev.args;
   RangeRow r;
   r.track = cpu_track(ev, b);
-  r.start = start;
-  r.end = end;
-  r.name = intern(ev.name, b);
-  r.domain = domain_of(cat, ev.cat, b);
-  r.kind = RangeKind::annotation;
-  r.correlation = external_id(a);
+  fill_range(r, ev, b, start, end, cat);
   r.input_dims = intern_json(a.input_dims);
   r.input_types = intern_json(a.input_types);
   r.concrete_inputs = intern_json(a.concrete_inputs);

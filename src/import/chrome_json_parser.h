@@ -56,6 +56,7 @@ class InternCache {
 class EventParser {
  public:
   enum class Role : std::uint8_t { whole, local };
+  enum class Cat : std::uint8_t;  // an event's category (chrome_json_parser.cpp)
 
   EventParser(const Source& source, Role role);
 
@@ -89,7 +90,6 @@ class EventParser {
   void absorb(const EventParser& local, const EventReader& local_reader);
 
  private:
-  enum class Cat : std::uint8_t;
   struct OpenBegin {
     TimeNs start;
     StringId name, domain;
@@ -123,6 +123,7 @@ class EventParser {
   void memset_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end);
   void api_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat);
   void sync_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end);
+  void fill_range(RangeRow& r, const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat);
   void gpu_range_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat);
   void cpu_range_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat);
   void add_begin(Event& ev, const JsonBatch& b);
