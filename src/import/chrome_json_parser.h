@@ -2,8 +2,9 @@
 // (chrome_json_reader.h), to the trace's tables through a TraceBuilder.
 // Internal to src/import/; what maps to what: chrome_json.h, docs/import.md.
 //
-// Its definitions are in four files, by responsibility:
-//   chrome_json_parser.cpp    events: complete (X), begin/end (B/E), instants, metadata (M); tracks, ids, strings
+// Its definitions are in five files, by responsibility:
+//   chrome_json_parser.cpp    events: complete (X), begin/end (B/E), instants, metadata (M); categories
+//                             (kCategories), tracks, ids, strings
 //   chrome_json_counters.cpp  counter (C) events and Kineto's [memory] events: counter series
 //   chrome_json_devices.cpp   deviceProperties and the devices the events use
 //   chrome_json_meta.cpp      the root object's other values, and finishing (names, processes, time origin, meta)
