@@ -74,6 +74,59 @@ void fail(int code, const std::string& message) {
   std::exit(code);
 }
 
+// The flags given as text (--size, --view, --zoom, --range) into `o`, and
+// every combination that cannot work refused (exit 2, naming the flag).
+void check_options(Options& o, const std::string& size, const std::string& view, const std::string& zoom,
+                   const std::string& range) {
+  std::string error;
+  if (!size.empty() && !gv::parse_size(size, &o.width, &o.height, &error)) fail(kExitInput, "--size: " + error);
+  if (!view.empty() && !gv::parse_panel(view, &o.view))
+    fail(kExitInput,
+         "--view: unknown panel '" + view + "' (timeline, range, hotspots, ops, findings, summary, compare)");
+  o.view_set = !view.empty();
+  if (!zoom.empty()) {
+    if (!gv::parse_zoom(zoom, &o.zoom_start, &o.zoom_end, &error)) fail(kExitInput, "--zoom: " + error);
+    o.zoom_set = true;
+  }
+  if (!range.empty()) {
+    if (!gv::parse_zoom(range, &o.range_start, &o.range_end, &error)) fail(kExitInput, "--range: " + error);
+    o.range_set = true;
+  }
+  if (o.find_regex && !o.find.empty()) {
+    try {
+      (void)gpuscope::NamePattern(o.find);
+    } catch (const gpuscope::PatternError& e) {
+      fail(kExitInput, "--find '" + o.find + "': not a regular expression: " + e.what());
+    }
+  }
+  if (o.synthetic > 0 && !o.files.empty())
+    fail(kExitInput, "--synthetic replaces the trace file: give one or the other");
+  const bool job = gv::is_job_input(o.files);
+  if (o.select_instance >= 0 && !job)
+    fail(kExitInput, "--select-instance needs a job (a directory of rank traces, or more than two files)");
+  const std::pair<const char*, bool> trace_only[] = {{"--select", !o.select.empty()},
+                                                     {"--select-op", !o.select_op.empty()},
+                                                     {"--find", !o.find.empty()},
+                                                     {"--critical-path", o.critical_path},
+                                                     {"--ops-by-shapes", o.ops_by_shapes},
+                                                     {"--view", o.view != gv::Panel::timeline},
+                                                     {"--range", o.range_set},
+                                                     {"--histogram", !o.histogram.empty()}};
+  if (job)
+    for (const auto& [flag, given] : trace_only)
+      if (given) fail(kExitInput, std::string(flag) + " applies to one trace, not to a job (open a rank alone)");
+  if (!o.screenshot.empty() && o.files.empty() && o.synthetic == 0)
+    fail(kExitInput, "--screenshot needs a trace to open");
+  if (!o.screenshot.empty()) {
+    try {
+      gpuscope::files::refuse_output_among_inputs(o.screenshot, o.files);
+      gpuscope::files::refuse_output_among_inputs(gv::json_path_for(o.screenshot), o.files);
+    } catch (const gpuscope::InputError& e) {
+      fail(kExitInput, e.what());
+    }
+  }
+}
+
 Options parse_command_line(int argc, char** argv) {
   Options o;
   CLI::App app{
@@ -129,53 +182,7 @@ Options parse_command_line(int argc, char** argv) {
     if (e.get_exit_code() == 0) std::exit(app.exit(e));
     fail(kExitInput, e.what());
   }
-  std::string error;
-  if (!size.empty() && !gv::parse_size(size, &o.width, &o.height, &error)) fail(kExitInput, "--size: " + error);
-  if (!view.empty() && !gv::parse_panel(view, &o.view))
-    fail(kExitInput,
-         "--view: unknown panel '" + view + "' (timeline, range, hotspots, ops, findings, summary, compare)");
-  o.view_set = !view.empty();
-  if (!zoom.empty()) {
-    if (!gv::parse_zoom(zoom, &o.zoom_start, &o.zoom_end, &error)) fail(kExitInput, "--zoom: " + error);
-    o.zoom_set = true;
-  }
-  if (!range.empty()) {
-    if (!gv::parse_zoom(range, &o.range_start, &o.range_end, &error)) fail(kExitInput, "--range: " + error);
-    o.range_set = true;
-  }
-  if (o.find_regex && !o.find.empty()) {
-    try {
-      (void)gpuscope::NamePattern(o.find);
-    } catch (const gpuscope::PatternError& e) {
-      fail(kExitInput, "--find '" + o.find + "': not a regular expression: " + e.what());
-    }
-  }
-  if (o.synthetic > 0 && !o.files.empty())
-    fail(kExitInput, "--synthetic replaces the trace file: give one or the other");
-  const bool job = gv::is_job_input(o.files);
-  if (o.select_instance >= 0 && !job)
-    fail(kExitInput, "--select-instance needs a job (a directory of rank traces, or more than two files)");
-  const std::pair<const char*, bool> trace_only[] = {{"--select", !o.select.empty()},
-                                                     {"--select-op", !o.select_op.empty()},
-                                                     {"--find", !o.find.empty()},
-                                                     {"--critical-path", o.critical_path},
-                                                     {"--ops-by-shapes", o.ops_by_shapes},
-                                                     {"--view", o.view != gv::Panel::timeline},
-                                                     {"--range", o.range_set},
-                                                     {"--histogram", !o.histogram.empty()}};
-  if (job)
-    for (const auto& [flag, given] : trace_only)
-      if (given) fail(kExitInput, std::string(flag) + " applies to one trace, not to a job (open a rank alone)");
-  if (!o.screenshot.empty() && o.files.empty() && o.synthetic == 0)
-    fail(kExitInput, "--screenshot needs a trace to open");
-  if (!o.screenshot.empty()) {
-    try {
-      gpuscope::files::refuse_output_among_inputs(o.screenshot, o.files);
-      gpuscope::files::refuse_output_among_inputs(gv::json_path_for(o.screenshot), o.files);
-    } catch (const gpuscope::InputError& e) {
-      fail(kExitInput, e.what());
-    }
-  }
+  check_options(o, size, view, zoom, range);
   return o;
 }
 

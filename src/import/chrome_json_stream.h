@@ -5,15 +5,16 @@
 // each element of the events array ("traceEvents", or the root array of the
 // bare-array form) and each other top-level value of the root object. It hands
 // over pooled buffers that hold only complete items ("batches"); the consumer
-// (chrome_json.cpp) parses them with simdjson's on-demand API and builds the
-// trace. Memory stays bounded by the pool (a few buffers of a few MiB, grown
-// only for a single item larger than a buffer, up to kMaxItemBytes and 1/16
-// of the memory budget, trace/budget.h), whatever
-// the size of the file.
+// (chrome_json.cpp, the tokenizer) finds the events in them, which
+// EventReader reads and EventParser maps into the trace. Memory stays
+// bounded by the pool (a few buffers of a few MiB, grown only for a single
+// item larger than a buffer, up to kMaxItemBytes and 1/16 of the memory
+// budget, trace/budget.h), whatever the size of the file.
 //
 // The splitter checks the structure it walks over (brackets, strings, the
-// punctuation between items, truncation, nesting depth); simdjson checks the
-// rest (UTF-8, literals, numbers, escapes) when the consumer parses a batch.
+// punctuation between items, truncation, nesting depth) and UTF-8; the
+// walker (chrome_json_walker.h) checks the rest (keys, literals, numbers,
+// escapes) when the consumer reads a batch.
 #pragma once
 
 #include <cstdint>

@@ -21,86 +21,92 @@ bool push_digit(std::uint64_t* value, unsigned d) {
 }
 }  // namespace
 
-bool parse_us_to_ns(std::string_view s, std::int64_t* ns, bool* sub_us) {
-  // Fast path for what profilers write: up to 16 integer digits (an epoch in
-  // µs has 16), an optional fraction of up to 3 digits, no sign, no exponent.
-  {
-    std::size_t i = 0;
-    const std::size_t n = s.size();
-    std::uint64_t whole = 0;
-    while (i < n && i < 16 && is_digit(s[i])) whole = whole * 10 + static_cast<unsigned>(s[i++] - '0');
-    // whole * 1000 + 999 must fit in int64; 16 digits may not.
-    if (i > 0 && (i == 1 || s[0] != '0') && whole <= 9223372036854774ull && (i == n || !is_digit(s[i]))) {
-      std::uint64_t frac = 0;
-      std::size_t frac_digits = 0;
-      bool ok = i == n;
-      if (!ok && s[i] == '.' && n - i - 1 >= 1 && n - i - 1 <= 3) {
-        ok = true;
-        for (std::size_t k = i + 1; k < n; ++k) {
-          if (!is_digit(s[k])) {
-            ok = false;
-            break;
-          }
-          frac = frac * 10 + static_cast<unsigned>(s[k] - '0');
-          ++frac_digits;
-        }
-      }
-      if (ok) {
-        static constexpr std::uint64_t kScale[4] = {1000, 100, 10, 1};
-        frac *= kScale[frac_digits];
-        *ns = static_cast<std::int64_t>(whole * 1000 + frac);
-        if (sub_us) *sub_us = frac != 0;
-        return true;
-      }
-    }
-  }
-  // Grammar (JSON): -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+namespace {
+
+// Fast path for what profilers write: up to 16 integer digits (an epoch in
+// µs has 16), an optional fraction of up to 3 digits, no sign, no exponent.
+// False when `s` is not of that form (the general path decides).
+bool parse_plain_us_to_ns(std::string_view s, std::int64_t* ns, bool* sub_us) {
   std::size_t i = 0;
   const std::size_t n = s.size();
+  std::uint64_t whole = 0;
+  while (i < n && i < 16 && is_digit(s[i])) whole = whole * 10 + static_cast<unsigned>(s[i++] - '0');
+  // whole * 1000 + 999 must fit in int64; 16 digits may not.
+  if (i == 0 || (i > 1 && s[0] == '0') || whole > 9223372036854774ull || (i < n && is_digit(s[i]))) return false;
+  std::uint64_t frac = 0;
+  std::size_t frac_digits = 0;
+  if (i < n) {
+    if (s[i] != '.' || n - i - 1 < 1 || n - i - 1 > 3) return false;
+    for (std::size_t k = i + 1; k < n; ++k) {
+      if (!is_digit(s[k])) return false;
+      frac = frac * 10 + static_cast<unsigned>(s[k] - '0');
+      ++frac_digits;
+    }
+  }
+  static constexpr std::uint64_t kScale[4] = {1000, 100, 10, 1};
+  frac *= kScale[frac_digits];
+  *ns = static_cast<std::int64_t>(whole * 1000 + frac);
+  if (sub_us) *sub_us = frac != 0;
+  return true;
+}
+
+// A JSON number's parts: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+struct NumberParts {
   bool negative = false;
+  std::size_t int_begin = 0, int_end = 0, frac_begin = 0, frac_end = 0;
+  std::int64_t exp10 = 0;  // clamped to ±100000: beyond, far outside int64 ns either way
+};
+
+// Splits `s` into its parts; false when it is not a JSON number.
+bool split_number(std::string_view s, NumberParts* p) {
+  std::size_t i = 0;
+  const std::size_t n = s.size();
   if (i < n && s[i] == '-') {
-    negative = true;
+    p->negative = true;
     ++i;
   }
-  const std::size_t int_begin = i;
+  p->int_begin = i;
   while (i < n && is_digit(s[i])) ++i;
-  const std::size_t int_end = i;
-  if (int_end == int_begin) return false;
-  if (int_end - int_begin > 1 && s[int_begin] == '0') return false;  // leading zero
-  std::size_t frac_begin = i, frac_end = i;
+  p->int_end = i;
+  if (p->int_end == p->int_begin) return false;
+  if (p->int_end - p->int_begin > 1 && s[p->int_begin] == '0') return false;  // leading zero
+  p->frac_begin = p->frac_end = i;
   if (i < n && s[i] == '.') {
-    frac_begin = ++i;
+    p->frac_begin = ++i;
     while (i < n && is_digit(s[i])) ++i;
-    frac_end = i;
-    if (frac_end == frac_begin) return false;
+    p->frac_end = i;
+    if (p->frac_end == p->frac_begin) return false;
   }
-  std::int64_t exp10 = 0;
   if (i < n && (s[i] == 'e' || s[i] == 'E')) {
     ++i;
     bool exp_negative = false;
     if (i < n && (s[i] == '+' || s[i] == '-')) exp_negative = s[i++] == '-';
     const std::size_t exp_begin = i;
-    while (i < n && is_digit(s[i])) {
-      // Clamp: any exponent beyond ±100000 is far outside int64 ns either way.
-      if (exp10 < 100000) exp10 = exp10 * 10 + (s[i] - '0');
-      ++i;
-    }
+    for (; i < n && is_digit(s[i]); ++i)
+      if (p->exp10 < 100000) p->exp10 = p->exp10 * 10 + (s[i] - '0');
     if (i == exp_begin) return false;
-    if (exp_negative) exp10 = -exp10;
+    if (exp_negative) p->exp10 = -p->exp10;
   }
-  if (i != n) return false;
+  return i == n;
+}
 
+}  // namespace
+
+bool parse_us_to_ns(std::string_view s, std::int64_t* ns, bool* sub_us) {
+  if (parse_plain_us_to_ns(s, ns, sub_us)) return true;
+  NumberParts p;
+  if (!split_number(s, &p)) return false;
   // The value is D * 10^(exp10 - frac_digits) µs, D = all digits as an
   // integer; in ns that is D * 10^(scale) with scale = exp10 - frac_digits + 3.
   // Walk the digits, keeping those at or above 1 ns, rounding on the first one below.
-  const std::int64_t frac_digits = static_cast<std::int64_t>(frac_end - frac_begin);
-  const std::int64_t scale = exp10 - frac_digits + 3;
-  const std::int64_t total_digits = static_cast<std::int64_t>(int_end - int_begin) + frac_digits;
+  const std::int64_t frac_digits = static_cast<std::int64_t>(p.frac_end - p.frac_begin);
+  const std::int64_t scale = p.exp10 - frac_digits + 3;
+  const std::size_t int_len = p.int_end - p.int_begin;
+  const std::int64_t total_digits = static_cast<std::int64_t>(int_len) + frac_digits;
   // Digit k (0 = most significant) has weight 10^(scale + total_digits - 1 - k) ns.
   auto digit_at = [&](std::int64_t k) -> int {
-    const std::size_t int_len = int_end - int_begin;
-    if (static_cast<std::size_t>(k) < int_len) return s[int_begin + static_cast<std::size_t>(k)] - '0';
-    return s[frac_begin + (static_cast<std::size_t>(k) - int_len)] - '0';
+    if (static_cast<std::size_t>(k) < int_len) return s[p.int_begin + static_cast<std::size_t>(k)] - '0';
+    return s[p.frac_begin + (static_cast<std::size_t>(k) - int_len)] - '0';
   };
   std::uint64_t value = 0;
   bool below_us = false;  // any nonzero digit with weight < 1000 ns
@@ -121,11 +127,11 @@ bool parse_us_to_ns(std::string_view s, std::int64_t* ns, bool* sub_us) {
       if (!push_digit(&value, 0)) return false;
   }
   if (round_up) ++value;  // value <= 2^63 here, so this cannot wrap; the range is checked next
-  if (value > kMagnitudeLimit || (value == kMagnitudeLimit && !negative)) return false;
+  if (value > kMagnitudeLimit || (value == kMagnitudeLimit && !p.negative)) return false;
   if (value == kMagnitudeLimit)
     *ns = std::numeric_limits<std::int64_t>::min();
   else
-    *ns = negative ? -static_cast<std::int64_t>(value) : static_cast<std::int64_t>(value);
+    *ns = p.negative ? -static_cast<std::int64_t>(value) : static_cast<std::int64_t>(value);
   if (sub_us) *sub_us = below_us;
   return true;
 }

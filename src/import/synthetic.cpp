@@ -623,6 +623,9 @@ class Simulator {
 
  private:
   void set_up();
+  void set_meta();
+  void intern_names();
+  void set_up_gpu(Gpu& g, std::uint32_t i, std::uint64_t kernels);
   std::size_t issue_plan(Gpu& g, std::uint64_t step, std::vector<std::uint8_t>& active) const;
   void place_rows();
   void plan_step(Gpu& g, std::uint64_t step);
@@ -634,7 +637,19 @@ class Simulator {
   }
   void all_reduce(std::uint64_t step);
   void finish_step(Gpu& g, std::uint64_t step);
+  struct AtenIds;
   void emit(Gpu& g, StringId step_name);
+  std::uint32_t api_row(Gpu& g, std::size_t i, StringId name, std::uint32_t cbid);
+  void emit_push(Gpu& g, std::size_t i, StringId name);
+  void emit_sync(Gpu& g, std::size_t i, const Op& op);
+  void emit_framework_op(Gpu& g, std::size_t i, const AtenIds& a);
+  template <class Table>
+  RowIndex gpu_op_row(Table& table, std::vector<RowIndex>& next, const Gpu& g, std::size_t i, TrackId track,
+                      std::uint32_t corr);
+  void emit_kernel(Gpu& g, std::size_t i, const Op& op);
+  void emit_memset(Gpu& g, std::size_t i, const Op& op);
+  void emit_memcpy(Gpu& g, std::size_t i, const Op& op);
+  void emit_power_sample(Gpu& g);
   void add_hardware_series();
   TimeNs noisy(Rng& r, TimeNs ns) const {
     if (o_.jitter == 0 || ns == 0) return ns;
@@ -672,6 +687,24 @@ class Simulator {
 };
 
 void Simulator::set_up() {
+  set_meta();
+  b_.add_process(Process{kPid, "synthetic-cnn-train (synthetic)", -1});
+  intern_names();
+  const std::uint64_t per_gpu = o_.kernels / o_.gpus, extra = o_.kernels % o_.gpus;
+  gpus_.resize(o_.gpus);
+  for (std::uint32_t i = 0; i < o_.gpus; ++i) set_up_gpu(gpus_[i], i, per_gpu + (i < extra ? 1 : 0));
+  // CPU tracks after every GPU track: the display order, so freeze() keeps ids.
+  for (Gpu& g : gpus_) {
+    g.cpu_track = b_.cpu_track(kPid, kFirstTid + g.index);
+    b_.set_track_name(g.cpu_track, "host thread of GPU " + std::to_string(g.index));
+  }
+  comm_dur_.assign(p_.buckets, 0);
+  host_dur_.assign(p_.ops.size(), 0);
+  place_rows();
+}
+
+// The trace's meta: what made it, and every option, as properties.
+void Simulator::set_meta() {
   TraceMeta& m = b_.meta();
   m.source = TraceSource::synthetic;
   m.producer = "gpuscope synth (synthetic data-parallel CNN training, not a measurement)";
@@ -718,8 +751,10 @@ void Simulator::set_up() {
   if (o_.workload_shape) m.set_property("synthetic.workload_shape", "true");
   if (o_.pageable_input) m.set_property("synthetic.pageable_input", "true");
   if (o_.loop_host_ns) m.set_property("synthetic.loop_host_ns", std::to_string(o_.loop_host_ns));
+}
 
-  b_.add_process(Process{kPid, "synthetic-cnn-train (synthetic)", -1});
+// The names every step uses, interned once (in this order: string ids follow it).
+void Simulator::intern_names() {
   launch_name_ = b_.intern("cudaLaunchKernel");
   memcpy_name_ = b_.intern("cudaMemcpyAsync");
   memset_name_ = b_.intern("cudaMemsetAsync");
@@ -732,77 +767,69 @@ void Simulator::set_up() {
   for (std::size_t i = 0; i < p_.ops.size(); ++i)
     if (p_.ops[i].name) op_name_[i] = b_.intern(p_.ops[i].name);
   if (o_.framework_ops) {
-    m.set_property("synthetic.framework_ops", "true");
+    b_.meta().set_property("synthetic.framework_ops", "true");
     cpu_op_ = b_.intern("cpu_op");
     for (const AtenOp& a : p_.aten)
       aten_.push_back({b_.intern(a.name), b_.intern(a.dims), b_.intern(a.types),
                        a.concrete.empty() ? StringId{0} : b_.intern(a.concrete)});
   }
+}
 
-  const std::uint64_t per_gpu = o_.kernels / o_.gpus, extra = o_.kernels % o_.gpus;
-  gpus_.resize(o_.gpus);
-  for (std::uint32_t i = 0; i < o_.gpus; ++i) {
-    Gpu& g = gpus_[i];
-    g.index = i;
-    g.rng = Rng(mix(o_.seed, i + 1));
-    g.kernels_left = per_gpu + (i < extra ? 1 : 0);
-    g.steps = (g.kernels_left + p_.kernels - 1) / p_.kernels;
-    if (o_.throttle_share > 0) {
-      const auto throttled = static_cast<std::uint64_t>(std::llround(static_cast<double>(g.steps) * o_.throttle_share));
-      if (throttled) g.first_throttled_step = g.steps - throttled;
-    }
-    g.cpu = o_.start_time_ns;
-    g.stream_id.resize(p_.streams);
-    g.stream_track.resize(p_.streams);
-    for (std::uint32_t s = 0; s < p_.streams; ++s) {
-      g.stream_id[s] = p_.stream_ids[s];
-      g.stream_track[s] = b_.gpu_track(i, g.stream_id[s]);
-      b_.set_track_name(g.stream_track[s], "stream " + std::to_string(g.stream_id[s]) + " (" + p_.stream_what[s] + ")");
-    }
-    g.stream_free.assign(p_.streams, g.cpu);
-    const std::size_t n = p_.ops.size();
-    g.active.assign(n, 0);
-    for (auto* v : {&g.dur, &g.api_start, &g.api_end, &g.gpu_start, &g.gpu_end}) v->assign(n, 0);
-    g.bucket_ready.assign(std::max<std::uint32_t>(p_.buckets, 1), 0);
-    g.bucket_done.assign(std::max<std::uint32_t>(p_.buckets, 1), 0);
-    g.update_done.assign(std::max<std::uint32_t>(p_.updates, 1), 0);
-    g.placed.assign(n, 0);
+// H100-class numbers, under a name nobody takes for a real device.
+Device synthetic_device(std::uint32_t i) {
+  Device d;
+  d.id = i;
+  d.name = "Synthetic GPU (H100-class)";
+  char uuid[64];
+  std::snprintf(uuid, sizeof uuid, "GPU-5e17e71c-0000-4000-8000-%012x", i);
+  d.uuid = uuid;
+  d.compute_major = 9;
+  d.compute_minor = 0;
+  d.sm_count = 132;
+  d.memory_bytes = 80ull << 30;
+  d.core_clock_khz = 1'980'000;
+  d.memory_clock_khz = 2'619'000;
+  d.memory_bus_width_bits = 5120;
+  d.max_threads_per_sm = 2048;
+  d.max_blocks_per_sm = 32;
+  d.max_threads_per_block = 1024;
+  d.registers_per_sm = 65536;
+  d.shared_memory_per_sm = 233472;
+  d.warp_size = 32;
+  d.peak_fp32_flops = 67e12;
+  d.peak_tensor_flops = 494e12;
+  d.peak_memory_bandwidth = 3.35e12;
+  return d;
+}
 
-    // H100-class numbers, under a name nobody takes for a real device.
-    Device d;
-    d.id = i;
-    d.name = "Synthetic GPU (H100-class)";
-    char uuid[64];
-    std::snprintf(uuid, sizeof uuid, "GPU-5e17e71c-0000-4000-8000-%012x", i);
-    d.uuid = uuid;
-    d.compute_major = 9;
-    d.compute_minor = 0;
-    d.sm_count = 132;
-    d.memory_bytes = 80ull << 30;
-    d.core_clock_khz = 1'980'000;
-    d.memory_clock_khz = 2'619'000;
-    d.memory_bus_width_bits = 5120;
-    d.max_threads_per_sm = 2048;
-    d.max_blocks_per_sm = 32;
-    d.max_threads_per_block = 1024;
-    d.registers_per_sm = 65536;
-    d.shared_memory_per_sm = 233472;
-    d.warp_size = 32;
-    d.peak_fp32_flops = 67e12;
-    d.peak_tensor_flops = 494e12;
-    d.peak_memory_bandwidth = 3.35e12;
-    b_.add_device(d);
-    g.power_series = b_.counter_series("power", i, "W");
+// GPU i: its share of the kernels, steps, streams (tracks), per-op state, device and power series.
+void Simulator::set_up_gpu(Gpu& g, std::uint32_t i, std::uint64_t kernels) {
+  g.index = i;
+  g.rng = Rng(mix(o_.seed, i + 1));
+  g.kernels_left = kernels;
+  g.steps = (g.kernels_left + p_.kernels - 1) / p_.kernels;
+  if (o_.throttle_share > 0) {
+    const auto throttled = static_cast<std::uint64_t>(std::llround(static_cast<double>(g.steps) * o_.throttle_share));
+    if (throttled) g.first_throttled_step = g.steps - throttled;
   }
-
-  // CPU tracks after every GPU track: the display order, so freeze() keeps ids.
-  for (Gpu& g : gpus_) {
-    g.cpu_track = b_.cpu_track(kPid, kFirstTid + g.index);
-    b_.set_track_name(g.cpu_track, "host thread of GPU " + std::to_string(g.index));
+  g.cpu = o_.start_time_ns;
+  g.stream_id.resize(p_.streams);
+  g.stream_track.resize(p_.streams);
+  for (std::uint32_t s = 0; s < p_.streams; ++s) {
+    g.stream_id[s] = p_.stream_ids[s];
+    g.stream_track[s] = b_.gpu_track(i, g.stream_id[s]);
+    b_.set_track_name(g.stream_track[s], "stream " + std::to_string(g.stream_id[s]) + " (" + p_.stream_what[s] + ")");
   }
-  comm_dur_.assign(p_.buckets, 0);
-  host_dur_.assign(p_.ops.size(), 0);
-  place_rows();
+  g.stream_free.assign(p_.streams, g.cpu);
+  const std::size_t n = p_.ops.size();
+  g.active.assign(n, 0);
+  for (auto* v : {&g.dur, &g.api_start, &g.api_end, &g.gpu_start, &g.gpu_end}) v->assign(n, 0);
+  g.bucket_ready.assign(std::max<std::uint32_t>(p_.buckets, 1), 0);
+  g.bucket_done.assign(std::max<std::uint32_t>(p_.buckets, 1), 0);
+  g.update_done.assign(std::max<std::uint32_t>(p_.updates, 1), 0);
+  g.placed.assign(n, 0);
+  b_.add_device(synthetic_device(i));
+  g.power_series = b_.counter_series("power", i, "W");
 }
 
 // Which ops of `step` this GPU issues: all of them, except that the trace's
@@ -1136,129 +1163,157 @@ void Simulator::finish_step(Gpu& g, std::uint64_t step) {
 // sorted by start with parents before children.
 void Simulator::emit(Gpu& g, StringId step_name) {
   const std::vector<Op>& ops = p_.ops;
-  TraceTables& tb = b_.tables();
-  auto api_row = [&](std::size_t i, StringId name, std::uint32_t cbid) {
-    ApiCallTable& a = tb.api_calls;
-    const RowIndex r = next_.api[g.cpu_track]++;
-    const std::uint32_t corr = next_correlation_++;
-    a.start[r] = g.api_start[i];
-    a.end[r] = g.api_end[i];
-    a.track[r] = g.cpu_track;
-    a.correlation[r] = corr;
-    a.name[r] = name;
-    a.domain[r] = static_cast<std::uint8_t>(ApiDomain::runtime);
-    a.cbid[r] = cbid;
-    return corr;
-  };
   g.open_ranges.clear();
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     switch (op.kind) {
-      case OpKind::push: {
-        const bool emitted = i < g.cutoff;
-        const RowIndex r = emitted ? next_.range[g.cpu_track]++ : kNoRow;
-        if (emitted) {
-          RangeTable& rt = tb.ranges;
-          rt.start[r] = g.api_start[i];
-          rt.track[r] = g.cpu_track;
-          rt.name[r] = op.name ? op_name_[i] : step_name;
-          rt.domain[r] = kEmptyString;
-          rt.kind[r] = static_cast<std::uint8_t>(RangeKind::push_pop);
-        }
-        g.open_ranges.push_back(r);
+      case OpKind::push:
+        emit_push(g, i, op.name ? op_name_[i] : step_name);
         continue;
-      }
       case OpKind::pop: {
         const RowIndex r = g.open_ranges.back();
         g.open_ranges.pop_back();
-        if (r != kNoRow) tb.ranges.end[r] = g.api_start[i];
+        if (r != kNoRow) b_.tables().ranges.end[r] = g.api_start[i];
         continue;
       }
-      case OpKind::sync: {
+      case OpKind::sync:
         if (i >= g.cutoff && i < p_.sync_index) continue;
-        const std::uint32_t corr = op.device_wide ? api_row(i, device_sync_name_, 165) : api_row(i, sync_name_, 131);
-        SyncTable& st = tb.syncs;
-        const RowIndex r = next_.sync[g.cpu_track]++;
-        st.start[r] = g.api_start[i];
-        st.end[r] = g.api_end[i];
-        st.track[r] = g.cpu_track;
-        st.correlation[r] = corr;
-        st.type[r] = static_cast<std::uint8_t>(op.device_wide ? SyncType::context : SyncType::stream);
-        st.device[r] = g.index;
-        st.stream[r] = op.device_wide ? kNoId : g.stream_id[0];
-        st.event[r] = kNoId;
+        emit_sync(g, i, op);
         continue;
-      }
       default:
         break;
     }
     if (!g.active[i]) continue;
-    if (op.aten >= 0) {  // the framework op around the launch call
-      const AtenIds& a = aten_[static_cast<std::size_t>(op.aten)];
-      RangeTable& rt = tb.ranges;
-      const RowIndex r = next_.range[g.cpu_track]++;
-      rt.start[r] = g.api_start[i];
-      rt.end[r] = g.api_end[i];
-      rt.track[r] = g.cpu_track;
-      rt.name[r] = a.name;
-      rt.domain[r] = cpu_op_;
-      rt.kind[r] = static_cast<std::uint8_t>(RangeKind::annotation);
-      rt.input_dims[r] = a.dims;
-      rt.input_types[r] = a.types;
-      rt.concrete_inputs[r] = a.concrete;
-    }
-    const TrackId track = g.stream_track[op.stream];
-    if (op.kind == OpKind::kernel || op.kind == OpKind::comm) {
-      const std::uint32_t corr = api_row(i, launch_name_, 211);
-      const LaunchShape& sh = *op.shape;
-      KernelTable& k = tb.kernels;
-      const RowIndex r = next_.kernel[track]++;
-      k.start[r] = g.gpu_start[i];
-      k.end[r] = g.gpu_end[i];
-      k.track[r] = track;
-      k.correlation[r] = corr;
-      k.name[r] = op_name_[i];
-      k.grid_x[r] = sh.grid[0];
-      k.grid_y[r] = static_cast<std::uint16_t>(sh.grid[1]);
-      k.grid_z[r] = static_cast<std::uint16_t>(sh.grid[2]);
-      k.block_x[r] = static_cast<std::uint16_t>(sh.block[0]);
-      k.block_y[r] = static_cast<std::uint16_t>(sh.block[1]);
-      k.block_z[r] = static_cast<std::uint16_t>(sh.block[2]);
-      k.registers[r] = sh.registers;
-      k.static_smem[r] = sh.static_smem;
-      k.dynamic_smem[r] = sh.dynamic_smem;
-    } else if (op.kind == OpKind::memset) {
-      const std::uint32_t corr = api_row(i, memset_name_, 51);
-      MemsetTable& m = tb.memsets;
-      const RowIndex r = next_.memset[track]++;
-      m.start[r] = g.gpu_start[i];
-      m.end[r] = g.gpu_end[i];
-      m.track[r] = track;
-      m.correlation[r] = corr;
-      m.bytes[r] = kGradientBytes;
-      m.mem_kind[r] = static_cast<std::uint8_t>(MemoryKind::device);
-    } else {
-      const std::uint32_t corr = op.blocking ? api_row(i, blocking_memcpy_name_, 31) : api_row(i, memcpy_name_, 41);
-      MemcpyTable& m = tb.memcpys;
-      const RowIndex r = next_.memcpy[track]++;
-      m.start[r] = g.gpu_start[i];
-      m.end[r] = g.gpu_end[i];
-      m.track[r] = track;
-      m.correlation[r] = corr;
-      m.bytes[r] = kInputBytes;
-      m.kind[r] = static_cast<std::uint8_t>(CopyKind::htod);
-      m.src_kind[r] = static_cast<std::uint8_t>(op.blocking ? MemoryKind::pageable : MemoryKind::pinned);
-      m.dst_kind[r] = static_cast<std::uint8_t>(MemoryKind::device);
-    }
+    if (op.aten >= 0) emit_framework_op(g, i, aten_[static_cast<std::size_t>(op.aten)]);
+    if (op.kind == OpKind::kernel || op.kind == OpKind::comm)
+      emit_kernel(g, i, op);
+    else if (op.kind == OpKind::memset)
+      emit_memset(g, i, op);
+    else
+      emit_memcpy(g, i, op);
   }
+  emit_power_sample(g);
+}
 
-  // A power sample per step: more kernel time per wall time, more watts.
+// The API call that issued op i: its row on the host thread, and its correlation id.
+std::uint32_t Simulator::api_row(Gpu& g, std::size_t i, StringId name, std::uint32_t cbid) {
+  ApiCallTable& a = b_.tables().api_calls;
+  const RowIndex r = next_.api[g.cpu_track]++;
+  const std::uint32_t corr = next_correlation_++;
+  a.start[r] = g.api_start[i];
+  a.end[r] = g.api_end[i];
+  a.track[r] = g.cpu_track;
+  a.correlation[r] = corr;
+  a.name[r] = name;
+  a.domain[r] = static_cast<std::uint8_t>(ApiDomain::runtime);
+  a.cbid[r] = cbid;
+  return corr;
+}
+
+// A range opens (its end comes with its pop); one opened after the cutoff is left out.
+void Simulator::emit_push(Gpu& g, std::size_t i, StringId name) {
+  const bool emitted = i < g.cutoff;
+  const RowIndex r = emitted ? next_.range[g.cpu_track]++ : kNoRow;
+  if (emitted) {
+    RangeTable& rt = b_.tables().ranges;
+    rt.start[r] = g.api_start[i];
+    rt.track[r] = g.cpu_track;
+    rt.name[r] = name;
+    rt.domain[r] = kEmptyString;
+    rt.kind[r] = static_cast<std::uint8_t>(RangeKind::push_pop);
+  }
+  g.open_ranges.push_back(r);
+}
+
+void Simulator::emit_sync(Gpu& g, std::size_t i, const Op& op) {
+  const std::uint32_t corr = op.device_wide ? api_row(g, i, device_sync_name_, 165) : api_row(g, i, sync_name_, 131);
+  SyncTable& st = b_.tables().syncs;
+  const RowIndex r = next_.sync[g.cpu_track]++;
+  st.start[r] = g.api_start[i];
+  st.end[r] = g.api_end[i];
+  st.track[r] = g.cpu_track;
+  st.correlation[r] = corr;
+  st.type[r] = static_cast<std::uint8_t>(op.device_wide ? SyncType::context : SyncType::stream);
+  st.device[r] = g.index;
+  st.stream[r] = op.device_wide ? kNoId : g.stream_id[0];
+  st.event[r] = kNoId;
+}
+
+// The framework op around the launch call of op i.
+void Simulator::emit_framework_op(Gpu& g, std::size_t i, const AtenIds& a) {
+  RangeTable& rt = b_.tables().ranges;
+  const RowIndex r = next_.range[g.cpu_track]++;
+  rt.start[r] = g.api_start[i];
+  rt.end[r] = g.api_end[i];
+  rt.track[r] = g.cpu_track;
+  rt.name[r] = a.name;
+  rt.domain[r] = cpu_op_;
+  rt.kind[r] = static_cast<std::uint8_t>(RangeKind::annotation);
+  rt.input_dims[r] = a.dims;
+  rt.input_types[r] = a.types;
+  rt.concrete_inputs[r] = a.concrete;
+}
+
+// Op i's row in `table` (the next on its track): its GPU time, track and
+// correlation id; the caller writes the rest.
+template <class Table>
+RowIndex Simulator::gpu_op_row(Table& table, std::vector<RowIndex>& next, const Gpu& g, std::size_t i, TrackId track,
+                               std::uint32_t corr) {
+  const RowIndex r = next[track]++;
+  table.start[r] = g.gpu_start[i];
+  table.end[r] = g.gpu_end[i];
+  table.track[r] = track;
+  table.correlation[r] = corr;
+  return r;
+}
+
+void Simulator::emit_kernel(Gpu& g, std::size_t i, const Op& op) {
+  const TrackId track = g.stream_track[op.stream];
+  const std::uint32_t corr = api_row(g, i, launch_name_, 211);
+  const LaunchShape& sh = *op.shape;
+  KernelTable& k = b_.tables().kernels;
+  const RowIndex r = gpu_op_row(k, next_.kernel, g, i, track, corr);
+  k.name[r] = op_name_[i];
+  k.grid_x[r] = sh.grid[0];
+  k.grid_y[r] = static_cast<std::uint16_t>(sh.grid[1]);
+  k.grid_z[r] = static_cast<std::uint16_t>(sh.grid[2]);
+  k.block_x[r] = static_cast<std::uint16_t>(sh.block[0]);
+  k.block_y[r] = static_cast<std::uint16_t>(sh.block[1]);
+  k.block_z[r] = static_cast<std::uint16_t>(sh.block[2]);
+  k.registers[r] = sh.registers;
+  k.static_smem[r] = sh.static_smem;
+  k.dynamic_smem[r] = sh.dynamic_smem;
+}
+
+void Simulator::emit_memset(Gpu& g, std::size_t i, const Op& op) {
+  const TrackId track = g.stream_track[op.stream];
+  const std::uint32_t corr = api_row(g, i, memset_name_, 51);
+  MemsetTable& m = b_.tables().memsets;
+  const RowIndex r = gpu_op_row(m, next_.memset, g, i, track, corr);
+  m.bytes[r] = kGradientBytes;
+  m.mem_kind[r] = static_cast<std::uint8_t>(MemoryKind::device);
+}
+
+void Simulator::emit_memcpy(Gpu& g, std::size_t i, const Op& op) {
+  const TrackId track = g.stream_track[op.stream];
+  const std::uint32_t corr = op.blocking ? api_row(g, i, blocking_memcpy_name_, 31) : api_row(g, i, memcpy_name_, 41);
+  MemcpyTable& m = b_.tables().memcpys;
+  const RowIndex r = gpu_op_row(m, next_.memcpy, g, i, track, corr);
+  m.bytes[r] = kInputBytes;
+  m.kind[r] = static_cast<std::uint8_t>(CopyKind::htod);
+  m.src_kind[r] = static_cast<std::uint8_t>(op.blocking ? MemoryKind::pageable : MemoryKind::pinned);
+  m.dst_kind[r] = static_cast<std::uint8_t>(MemoryKind::device);
+}
+
+// A power sample per step: more kernel time per wall time, more watts.
+void Simulator::emit_power_sample(Gpu& g) {
+  CounterTable& c = b_.tables().counters;
   const TimeNs wall = std::max<TimeNs>(1, g.stream_free[0] - g.step_start);
   const double busy = std::min(1.0, static_cast<double>(g.step_kernel_ns) / static_cast<double>(wall));
   const RowIndex r = next_.counter[g.power_series]++;
-  tb.counters.time[r] = g.stream_free[0];
-  tb.counters.series[r] = g.power_series;
-  tb.counters.value[r] = std::round((150.0 + 550.0 * busy) * 10.0) / 10.0;
+  c.time[r] = g.stream_free[0];
+  c.series[r] = g.power_series;
+  c.value[r] = std::round((150.0 + 550.0 * busy) * 10.0) / 10.0;
 }
 
 Trace Simulator::run() {

@@ -129,26 +129,27 @@ TimeNs SyntheticJob::clock_offset(std::uint32_t rank) const {
   return static_cast<TimeNs>(static_cast<double>(o_.max_clock_offset_ns) * noise(o_.seed, rank, ~0ull));
 }
 
-Trace SyntheticJob::rank_trace(std::uint32_t rank) const {
-  TraceBuilder b;
+namespace {
+
+// Rank r's meta, device and process. Returns the process's pid.
+std::uint32_t describe_rank(TraceBuilder& b, const SyntheticJobOptions& o, std::uint32_t rank, TimeNs off) {
   TraceMeta& m = b.meta();
   m.source = TraceSource::synthetic;
-  m.producer = "gpuscope synth (synthetic job of " + std::to_string(o_.ranks) + " ranks, not a measurement)";
+  m.producer = "gpuscope synth (synthetic job of " + std::to_string(o.ranks) + " ranks, not a measurement)";
   m.host = "synthetic-node-" + std::to_string(rank);
-  m.command_line = o_.command_line;
+  m.command_line = o.command_line;
   m.rank = static_cast<std::int32_t>(rank);
-  m.world_size = static_cast<std::int32_t>(o_.ranks);
-  const TimeNs off = clock_offset(rank);
+  m.world_size = static_cast<std::int32_t>(o.ranks);
   m.start_time_ns = kStartNs + off;
   m.set_property("synthetic.model", "data-parallel job, one trace per rank, one clock per rank");
-  m.set_property("synthetic.seed", std::to_string(o_.seed));
+  m.set_property("synthetic.seed", std::to_string(o.seed));
   m.set_property("synthetic.clock_offset_ns", std::to_string(off));
-  m.set_property("synthetic.slow_rank", std::to_string(o_.slow_rank));
+  m.set_property("synthetic.slow_rank", std::to_string(o.slow_rank));
   Device d;
   d.id = 0;
   d.name = "Synthetic GPU (not a measurement)";
   d.sm_count = 132;
-  if (o_.framework_ops) {  // an H100 SXM's rates, for the roofline
+  if (o.framework_ops) {  // an H100 SXM's rates, for the roofline
     d.peak_fp32_flops = 67e12;
     d.peak_tensor_flops = 494e12;
     d.peak_memory_bandwidth = 3.35e12;
@@ -159,17 +160,60 @@ Trace SyntheticJob::rank_trace(std::uint32_t rank) const {
   pr.name = "synthetic rank " + std::to_string(rank);
   pr.rank = static_cast<std::int32_t>(rank);
   b.add_process(pr);
-  const TrackId compute = b.gpu_track(0, 7), comm = b.gpu_track(0, 13), host = b.cpu_track(pr.pid, pr.pid);
-  std::array<StringId, kCompute.size()> names;
-  for (std::size_t i = 0; i < kCompute.size(); ++i) names[i] = b.intern(kCompute[i].name);
-  const StringId allreduce = b.intern(kAllReduce), cpu_op = b.intern("cpu_op");
-  struct AtenIds {
+  return pr.pid;
+}
+
+// The tracks and names a rank's rows use, made once (in this order: ids follow it).
+struct RankIds {
+  struct Aten {
     StringId name, dims, types, concrete;
   };
-  std::array<AtenIds, kAten.size()> aten{};
-  for (std::size_t i = 0; i < kAten.size() && o_.framework_ops; ++i)
-    aten[i] = {b.intern(kAten[i].name), b.intern(kAten[i].dims), b.intern(kAten[i].types), b.intern(kAten[i].concrete)};
-  const StringId launch = o_.framework_ops ? b.intern("cudaLaunchKernel") : 0;
+  TrackId compute = 0, comm = 0, host = 0;
+  std::array<StringId, kCompute.size()> names{};
+  StringId allreduce = 0, cpu_op = 0, launch = 0;
+  std::array<Aten, kAten.size()> aten{};
+
+  RankIds(TraceBuilder& b, bool framework_ops, std::uint32_t pid) {
+    compute = b.gpu_track(0, 7), comm = b.gpu_track(0, 13), host = b.cpu_track(pid, pid);
+    for (std::size_t i = 0; i < kCompute.size(); ++i) names[i] = b.intern(kCompute[i].name);
+    allreduce = b.intern(kAllReduce), cpu_op = b.intern("cpu_op");
+    for (std::size_t i = 0; i < kAten.size() && framework_ops; ++i)
+      aten[i] = {b.intern(kAten[i].name), b.intern(kAten[i].dims), b.intern(kAten[i].types),
+                 b.intern(kAten[i].concrete)};
+    launch = framework_ops ? b.intern("cudaLaunchKernel") : 0;
+  }
+};
+
+// The framework op around compute kernel `row` and its launch call inside it
+// (the kernel takes the call's correlation id).
+void add_framework_op(TraceBuilder& b, const RankIds& ids, std::uint64_t kernel, KernelRow& row,
+                      std::uint32_t* correlation) {
+  const RankIds::Aten& op = ids.aten[kernel % kAten.size()];
+  RangeRow range;
+  range.start = row.start - kOpBefore;
+  range.end = row.start - kOpAfter;
+  range.track = ids.host;
+  range.name = op.name;
+  range.domain = ids.cpu_op;
+  range.kind = RangeKind::annotation;
+  range.input_dims = op.dims, range.input_types = op.types, range.concrete_inputs = op.concrete;
+  b.add_range(range);
+  ApiCallRow call;
+  call.start = row.start - kLaunchBefore;
+  call.end = row.start - kLaunchAfter;
+  call.track = ids.host;
+  call.correlation = row.correlation = ++*correlation;
+  call.name = ids.launch;
+  call.cbid = 211;
+  b.add_api_call(call);
+}
+
+}  // namespace
+
+Trace SyntheticJob::rank_trace(std::uint32_t rank) const {
+  TraceBuilder b;
+  const TimeNs off = clock_offset(rank);
+  const RankIds ids(b, o_.framework_ops, describe_rank(b, o_, rank, off));
   std::uint32_t correlation = 0;
   b.reserve_kernels(steps_ * o_.kernels_per_step);
   std::vector<KernelRow> comm_rows;
@@ -181,29 +225,10 @@ Trace SyntheticJob::rank_trace(std::uint32_t rank) const {
         KernelRow row;
         row.start = at + off;
         row.end = row.start + compute_ns(rank, kernel);
-        row.track = compute;
-        row.name = names[kernel % kCompute.size()];
+        row.track = ids.compute;
+        row.name = ids.names[kernel % kCompute.size()];
         row.grid_x = 264, row.grid_y = row.grid_z = 1, row.block_x = 256, row.block_y = row.block_z = 1;
-        if (o_.framework_ops) {
-          const AtenIds& op = aten[kernel % kAten.size()];
-          RangeRow range;
-          range.start = row.start - kOpBefore;
-          range.end = row.start - kOpAfter;
-          range.track = host;
-          range.name = op.name;
-          range.domain = cpu_op;
-          range.kind = RangeKind::annotation;
-          range.input_dims = op.dims, range.input_types = op.types, range.concrete_inputs = op.concrete;
-          b.add_range(range);
-          ApiCallRow call;
-          call.start = row.start - kLaunchBefore;
-          call.end = row.start - kLaunchAfter;
-          call.track = host;
-          call.correlation = row.correlation = ++correlation;
-          call.name = launch;
-          call.cbid = 211;
-          b.add_api_call(call);
-        }
+        if (o_.framework_ops) add_framework_op(b, ids, kernel, row, &correlation);
         b.add_kernel(row);
         at = row.end - off + kKernelGap;
       }
@@ -211,8 +236,8 @@ Trace SyntheticJob::rank_trace(std::uint32_t rank) const {
       row.start = at + off;
       // Every part of a collective ends within a microsecond of the others.
       row.end = end_[c] + off + static_cast<TimeNs>(500 * (1.0 + noise(o_.seed, rank, ~0ull - 2 - c)));
-      row.track = comm;
-      row.name = allreduce;
+      row.track = ids.comm;
+      row.name = ids.allreduce;
       row.grid_x = 32, row.grid_y = row.grid_z = 1, row.block_x = 512, row.block_y = row.block_z = 1;
       comm_rows.push_back(row);
     }
@@ -222,9 +247,9 @@ Trace SyntheticJob::rank_trace(std::uint32_t rank) const {
     // With ops inside, steps must not overlap (each op's step is its parent):
     // the next step's compute starts kAfterCollective after this one's end.
     if (o_.framework_ops) step.start += 10 * kUs - kOpBefore - 100, step.end -= 2 * kUs - 100;
-    step.track = host;
+    step.track = ids.host;
     step.name = b.intern("ProfilerStep#" + std::to_string(s));
-    step.domain = cpu_op;
+    step.domain = ids.cpu_op;
     b.add_range(step);
   }
   for (const KernelRow& row : comm_rows) b.add_kernel(row);

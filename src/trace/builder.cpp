@@ -697,6 +697,107 @@ bool index_sorted_rows(const std::vector<TrackId>& track, const std::vector<Time
   return true;
 }
 
+// What TraceBuilder::link_ops() links every op table with: the API calls'
+// op columns, the correlation map, and each kernel name's category (0xff:
+// not classified yet).
+struct OpLinks {
+  TraceTables& tb;
+  const CorrelationMap& map;
+  const StringTable& strings;
+  std::uint8_t* category_of;
+};
+
+// The start of API row a's primary op (the earliest of its ops).
+TimeNs primary_start(const TraceTables& tb, RowIndex a) {
+  const RowIndex row = tb.api_calls.op_row[a];
+  switch (static_cast<OpTable>(tb.api_calls.op_table[a])) {
+    case OpTable::kernel:
+      return tb.kernels.start[row];
+    case OpTable::memcpy:
+      return tb.memcpys.start[row];
+    default:
+      return tb.memsets.start[row];
+  }
+}
+
+// Links the ops of `table` (kernels, memcpys or memsets) with their API
+// calls: each op's API row (table.api), each API row's primary op, and
+// extra(api_row, op) for its other ops; for kernels also their categories.
+//
+// Hot loop: raw pointers in locals (byte stores may alias any memory, so
+// the compiler would reload every vector's pointer after each), ids looked
+// up in the dense map when there is one, a prefetch 16 rows ahead (the
+// map is ~4 bytes per API call, far out of cache), and the derived
+// columns appended a block at a time (one write per value, no push_back).
+template <class Table, class Extra>
+void link_table(const OpLinks& links, OpTable which, Table& table, Extra&& extra) {
+  constexpr bool kernels = std::is_same_v<Table, KernelTable>;
+  const std::size_t n = table.size();
+  table.api.clear();
+  detail::prepare_column(table.api, n);
+  if constexpr (kernels) {
+    table.category.clear();
+    detail::prepare_column(table.category, n);
+  }
+  const CorrelationMap::Dense d = links.map.dense();
+  std::uint8_t* const ops = links.tb.api_calls.op_table.data();
+  RowIndex* const rows = links.tb.api_calls.op_row.data();
+  const std::uint32_t* const corr = table.correlation.data();
+  const TimeNs* const start = table.start.data();
+  [[maybe_unused]] const StringId* name = nullptr;
+  if constexpr (kernels) name = table.name.data();
+  std::uint8_t* const category_by_name = links.category_of;
+  const auto which_u8 = static_cast<std::uint8_t>(which);
+  // Prefetch the map's slot 32 rows ahead, and 16 rows ahead (that slot
+  // has arrived by then) the API row's op_table/op_row entries.
+  constexpr std::size_t kBlock = 1024, kAhead = 16;
+  RowIndex api_of[kBlock];
+  [[maybe_unused]] std::uint8_t category[kBlock];
+  for (std::size_t i0 = 0; i0 < n; i0 += kBlock) {
+    const std::size_t k = std::min(kBlock, n - i0);
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::size_t i = i0 + j;
+      if constexpr (kernels) {
+        std::uint8_t c = category_by_name[name[i]];
+        if (c == 0xff) {
+          c = static_cast<std::uint8_t>(classify_kernel(links.strings.get(name[i])));
+          category_by_name[name[i]] = c;
+        }
+        category[j] = c;
+      }
+      RowIndex a;
+      if (d.size) {
+        if (i + 2 * kAhead < n) d.prefetch(corr[i + 2 * kAhead]);
+        if (i + kAhead < n) {
+          const RowIndex ahead = d.find(corr[i + kAhead]);
+          if (ahead != kNoRow) {
+            __builtin_prefetch(ops + ahead);
+            __builtin_prefetch(rows + ahead);
+          }
+        }
+        a = d.find(corr[i]);
+      } else {
+        a = links.map.find(corr[i]);
+      }
+      api_of[j] = a;
+      if (a == kNoRow) continue;
+      const auto row = static_cast<RowIndex>(i);
+      if (ops[a] == static_cast<std::uint8_t>(OpTable::none)) {
+        ops[a] = which_u8;
+        rows[a] = row;
+      } else if (start[i] < primary_start(links.tb, a)) {
+        extra(a, OpRef{static_cast<OpTable>(ops[a]), rows[a]});
+        ops[a] = which_u8;
+        rows[a] = row;
+      } else {
+        extra(a, OpRef{which, row});
+      }
+    }
+    table.api.insert(table.api.end(), api_of, api_of + k);
+    if constexpr (kernels) table.category.insert(table.category.end(), category, category + k);
+  }
+}
+
 }  // namespace
 
 // Syncs whose thread is known only through their API call.
@@ -815,99 +916,12 @@ void TraceBuilder::link_ops(Trace& t) {
   detail::prepare_column(api.op_row, api.size());
   api.op_table.assign(api.size(), static_cast<std::uint8_t>(OpTable::none));
   api.op_row.assign(api.size(), kNoRow);
-  // The start of an API row's primary op (the earliest of its ops).
-  auto primary_start = [&](RowIndex a) {
-    const RowIndex row = api.op_row[a];
-    switch (static_cast<OpTable>(api.op_table[a])) {
-      case OpTable::kernel:
-        return tb.kernels.start[row];
-      case OpTable::memcpy:
-        return tb.memcpys.start[row];
-      default:
-        return tb.memsets.start[row];
-    }
-  };
   std::vector<std::uint8_t> category_of(t.strings_.size(), 0xff);  // by name id
-  // Hot loop: raw pointers in locals (byte stores may alias any memory, so
-  // the compiler would reload every vector's pointer after each), ids looked
-  // up in the dense map when there is one, a prefetch 16 rows ahead (the
-  // map is ~4 bytes per API call, far out of cache), and the derived
-  // columns appended a block at a time (one write per value, no push_back).
-  const CorrelationMap::Dense dense = map.dense();
-  std::uint8_t* const op_table = api.op_table.data();
-  RowIndex* const op_row = api.op_row.data();
-  auto link = [&](OpTable which, auto& table) {
-    constexpr bool kernels = std::is_same_v<std::remove_cvref_t<decltype(table)>, KernelTable>;
-    const std::size_t n = table.size();
-    table.api.clear();
-    detail::prepare_column(table.api, n);
-    if constexpr (kernels) {
-      table.category.clear();
-      detail::prepare_column(table.category, n);
-    }
-    // Locals, not the closure's references: those would be reloaded after
-    // every byte store too.
-    const CorrelationMap::Dense d = dense;
-    std::uint8_t* const ops = op_table;
-    RowIndex* const rows = op_row;
-    const std::uint32_t* const corr = table.correlation.data();
-    const TimeNs* const start = table.start.data();
-    [[maybe_unused]] const StringId* name = nullptr;
-    if constexpr (kernels) name = table.name.data();
-    std::uint8_t* const category_by_name = category_of.data();
-    const auto which_u8 = static_cast<std::uint8_t>(which);
-    // Prefetch the map's slot 32 rows ahead, and 16 rows ahead (that slot
-    // has arrived by then) the API row's op_table/op_row entries.
-    constexpr std::size_t kBlock = 1024, kAhead = 16;
-    RowIndex api_of[kBlock];
-    [[maybe_unused]] std::uint8_t category[kBlock];
-    for (std::size_t i0 = 0; i0 < n; i0 += kBlock) {
-      const std::size_t k = std::min(kBlock, n - i0);
-      for (std::size_t j = 0; j < k; ++j) {
-        const std::size_t i = i0 + j;
-        if constexpr (kernels) {
-          std::uint8_t c = category_by_name[name[i]];
-          if (c == 0xff) {
-            c = static_cast<std::uint8_t>(classify_kernel(t.strings_.get(name[i])));
-            category_by_name[name[i]] = c;
-          }
-          category[j] = c;
-        }
-        RowIndex a;
-        if (d.size) {
-          if (i + 2 * kAhead < n) d.prefetch(corr[i + 2 * kAhead]);
-          if (i + kAhead < n) {
-            const RowIndex ahead = d.find(corr[i + kAhead]);
-            if (ahead != kNoRow) {
-              __builtin_prefetch(ops + ahead);
-              __builtin_prefetch(rows + ahead);
-            }
-          }
-          a = d.find(corr[i]);
-        } else {
-          a = map.find(corr[i]);
-        }
-        api_of[j] = a;
-        if (a == kNoRow) continue;
-        const auto row = static_cast<RowIndex>(i);
-        if (ops[a] == static_cast<std::uint8_t>(OpTable::none)) {
-          ops[a] = which_u8;
-          rows[a] = row;
-        } else if (start[i] < primary_start(a)) {
-          t.extra_ops_.push_back({a, OpRef{static_cast<OpTable>(ops[a]), rows[a]}});
-          ops[a] = which_u8;
-          rows[a] = row;
-        } else {
-          t.extra_ops_.push_back({a, OpRef{which, row}});
-        }
-      }
-      table.api.insert(table.api.end(), api_of, api_of + k);
-      if constexpr (kernels) table.category.insert(table.category.end(), category, category + k);
-    }
-  };
-  link(OpTable::kernel, tb.kernels);
-  link(OpTable::memcpy, tb.memcpys);
-  link(OpTable::memset, tb.memsets);
+  const OpLinks links{tb, map, t.strings_, category_of.data()};
+  auto extra = [&](RowIndex api_row, OpRef op) { t.extra_ops_.push_back({api_row, op}); };
+  link_table(links, OpTable::kernel, tb.kernels, extra);
+  link_table(links, OpTable::memcpy, tb.memcpys, extra);
+  link_table(links, OpTable::memset, tb.memsets, extra);
   std::stable_sort(t.extra_ops_.begin(), t.extra_ops_.end(),
                    [](const Trace::ExtraOp& a, const Trace::ExtraOp& b) { return a.api_row < b.api_row; });
   t.extra_ops_.shrink_to_fit();

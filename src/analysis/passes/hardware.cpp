@@ -110,82 +110,92 @@ void add_dram(Dram& into, const Dram& x) {
   add(into.share, x.share);
 }
 
-// `steps`: the device's steps, on the trace's clock; `w`: its window, on the trace's clock.
-void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, DeviceSummary& d,
-                      const std::vector<Step*>& steps) {
-  const CounterTable& c = t.counters();
-  const KernelTable& k = t.kernels();
-  const std::vector<CounterSeries>& all = t.counter_series();
-  DeviceHw& hw = d.hw;
-  std::vector<std::uint32_t> mine;
-  for (std::uint32_t s = 0; s < all.size(); ++s)
-    if (series_name::is_hardware_metric(all[s]) && all[s].device == d.id) mine.push_back(s);
-  if (mine.empty()) return;
-  std::sort(mine.begin(), mine.end(), [&](std::uint32_t a, std::uint32_t b) { return all[a].name < all[b].name; });
-  const InFlight in_flight(t, d.id);
-  std::array<CategorySums, kKernelCategoryCount> by_cat{};
-  std::unordered_map<StringId, std::uint64_t> low_kernels;
-  // The peak DRAM bandwidth: the trace's device properties, else the datasheet of its model.
+// The device's peak DRAM bandwidth: the trace's device properties, else the datasheet of its model.
+double peak_bandwidth_of(const Trace& t, std::uint32_t device) {
   double peak_bandwidth = 0;
   for (const Device& dev : t.devices())
-    if (dev.id == d.id) {
+    if (dev.id == device) {
       peak_bandwidth = dev.peak_memory_bandwidth;
       if (peak_bandwidth <= 0)
         if (const std::optional<DevicePeaks> p = peaks_for_device(dev.name)) peak_bandwidth = p->memory_bandwidth;
     }
-  // DRAM read and write are separate series: summed per sample time.
+  return peak_bandwidth;
+}
+
+// What a device's hw.* samples add up to, per category of the kernel in
+// flight at each; DRAM read and write are separate series, summed per
+// sample time.
+struct SampleSums {
+  std::array<CategorySums, kKernelCategoryCount> by_cat{};
+  std::unordered_map<StringId, std::uint64_t> low_kernels;  // kernels in flight at low-SM-activity samples
   std::map<TimeNs, std::pair<Dram, KernelCategory>> dram_at;
   Sums busy;
-  for (std::uint32_t s : mine) {
-    const CounterSeries& cs = all[s];
-    const RowRange rows = t.rows_of(TableId::counters, s);
-    HwMetric m{cs.name, cs.unit, 0, 0, 0, 0};
-    double sum = 0;
-    for (RowIndex i = rows.begin; i < rows.end; ++i) {
-      const TimeNs at = c.time[i];
-      const double v = c.value[i];
-      if (!std::isfinite(v)) continue;
-      if (w.duration() > 0 && (at < w.start || at > w.end)) continue;
-      m.min = m.samples ? std::min(m.min, v) : v;
-      m.max = m.samples ? std::max(m.max, v) : v;
-      sum += v;
-      ++m.samples;
-      const bool hw_series = cs.name.starts_with(series_name::kHardwarePrefix);
-      if (!hw_series || in_flight.empty()) continue;
-      const RowIndex kr = in_flight.longest_at(k, at);
-      if (kr == kNoRow) continue;
-      const KernelCategory cat = k.category_at(kr);
-      CategorySums& cat_sums = by_cat[static_cast<int>(cat)];
-      const double f = as_fraction(cs, v);
-      if (cs.name == "hw.sm_active") {
-        cat_sums.sm_active.add(f);
-        busy.add(f);
-        if (f < opt.thresholds.hw_low_sm_active) {
-          ++hw.low_busy_samples;
-          ++low_kernels[k.name[kr]];
-        }
-      } else if (cs.name == "hw.tensor_active") {
-        cat_sums.tensor_active.add(f);
-      } else if (cs.name == "hw.sm_issue") {
-        cat_sums.sm_issue.add(f);
-      } else if (cs.name == "hw.dram_read" || cs.name == "hw.dram_write") {
-        auto& slot = dram_at[at];
-        add_dram(slot.first, dram_of(cs, v, peak_bandwidth));
-        slot.second = cat;
-      }
+};
+
+// A hw.* sample of series cs, value v at `at`, to the kernel in flight then.
+void attribute_sample(const Trace& t, const AnalysisOptions& opt, const InFlight& in_flight, const CounterSeries& cs,
+                      TimeNs at, double v, double peak_bandwidth, DeviceHw& hw, SampleSums& sums) {
+  const KernelTable& k = t.kernels();
+  const RowIndex kr = in_flight.longest_at(k, at);
+  if (kr == kNoRow) return;
+  const KernelCategory cat = k.category_at(kr);
+  CategorySums& cat_sums = sums.by_cat[static_cast<int>(cat)];
+  const double f = as_fraction(cs, v);
+  if (cs.name == "hw.sm_active") {
+    cat_sums.sm_active.add(f);
+    sums.busy.add(f);
+    if (f < opt.thresholds.hw_low_sm_active) {
+      ++hw.low_busy_samples;
+      ++sums.low_kernels[k.name[kr]];
     }
-    if (m.samples) {
-      m.mean = sum / static_cast<double>(m.samples);
-      hw.metrics.push_back(std::move(m));
-    }
+  } else if (cs.name == "hw.tensor_active") {
+    cat_sums.tensor_active.add(f);
+  } else if (cs.name == "hw.sm_issue") {
+    cat_sums.sm_issue.add(f);
+  } else if (cs.name == "hw.dram_read" || cs.name == "hw.dram_write") {
+    auto& slot = sums.dram_at[at];
+    add_dram(slot.first, dram_of(cs, v, peak_bandwidth));
+    slot.second = cat;
   }
-  for (const auto& [at, v] : dram_at) {
-    CategorySums& cs = by_cat[static_cast<int>(v.second)];
+}
+
+// Series s's samples in the window `w`: its metric (min, mean, max), and each
+// hw.* sample attributed to the kernel in flight.
+void add_series(const Trace& t, const AnalysisOptions& opt, TimeRange w, const InFlight& in_flight, std::uint32_t s,
+                double peak_bandwidth, DeviceHw& hw, SampleSums& sums) {
+  const CounterTable& c = t.counters();
+  const CounterSeries& cs = t.counter_series()[s];
+  const RowRange rows = t.rows_of(TableId::counters, s);
+  const bool hw_series = cs.name.starts_with(series_name::kHardwarePrefix);
+  HwMetric m{cs.name, cs.unit, 0, 0, 0, 0};
+  double sum = 0;
+  for (RowIndex i = rows.begin; i < rows.end; ++i) {
+    const TimeNs at = c.time[i];
+    const double v = c.value[i];
+    if (!std::isfinite(v)) continue;
+    if (w.duration() > 0 && (at < w.start || at > w.end)) continue;
+    m.min = m.samples ? std::min(m.min, v) : v;
+    m.max = m.samples ? std::max(m.max, v) : v;
+    sum += v;
+    ++m.samples;
+    if (hw_series && !in_flight.empty()) attribute_sample(t, opt, in_flight, cs, at, v, peak_bandwidth, hw, sums);
+  }
+  if (m.samples) {
+    m.mean = sum / static_cast<double>(m.samples);
+    hw.metrics.push_back(std::move(m));
+  }
+}
+
+// The sums per kernel category (most samples first), busy samples, and the
+// kernels most often in flight at low SM activity.
+void summarise_categories(const Trace& t, SampleSums& sums, DeviceHw& hw) {
+  for (const auto& [at, v] : sums.dram_at) {
+    CategorySums& cs = sums.by_cat[static_cast<int>(v.second)];
     if (std::isfinite(v.first.bytes_per_s)) cs.dram.add(v.first.bytes_per_s);
     if (std::isfinite(v.first.share)) cs.dram_share.add(v.first.share);
   }
   for (int ci = 0; ci < kKernelCategoryCount; ++ci) {
-    const CategorySums& cs = by_cat[ci];
+    const CategorySums& cs = sums.by_cat[ci];
     const std::uint64_t n = std::max({cs.sm_active.n, cs.tensor_active.n, cs.sm_issue.n, cs.dram.n, cs.dram_share.n});
     if (!n) continue;
     HwCategory hc;
@@ -202,17 +212,21 @@ void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, D
   }
   std::stable_sort(hw.by_category.begin(), hw.by_category.end(),
                    [](const HwCategory& a, const HwCategory& b) { return a.samples > b.samples; });
-  hw.busy_samples = busy.n;
-  hw.busy_sm_active = busy.mean();
-  std::vector<std::pair<std::uint64_t, StringId>> low(low_kernels.size());
+  hw.busy_samples = sums.busy.n;
+  hw.busy_sm_active = sums.busy.mean();
+  std::vector<std::pair<std::uint64_t, StringId>> low(sums.low_kernels.size());
   std::size_t li = 0;
-  for (const auto& [name, n] : low_kernels) low[li++] = {n, name};
+  for (const auto& [name, n] : sums.low_kernels) low[li++] = {n, name};
   std::sort(low.begin(), low.end(), [&](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : t.str(a.second) < t.str(b.second);
   });
   for (std::size_t i = 0; i < low.size() && i < 5; ++i) hw.low_kernels.emplace_back(t.str(low[i].second));
+}
 
-  // Per step: the mean of each series' samples inside it.
+// Per step: the mean of each series' samples inside it.
+void step_means(const Trace& t, std::uint32_t device, double peak_bandwidth, const std::vector<Step*>& steps) {
+  const CounterTable& c = t.counters();
+  const std::vector<CounterSeries>& all = t.counter_series();
   struct PerStep {
     const char* series;
     std::optional<double> StepHw::*member;
@@ -236,24 +250,45 @@ void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, D
     }
   };
   for (const PerStep& ps : per_step) {
-    const std::uint32_t series = t.find_counter_series(ps.series, d.id);
+    const std::uint32_t series = t.find_counter_series(ps.series, device);
     const bool pct = series != kNoSeries && all[series].unit == "%";
     mean_in_steps(series, [&](Step& st, double v) { st.hw.*ps.member = pct ? v / 100.0 : v; });
   }
   // DRAM: read + write, each series' mean (in B/s: a percent of the peak
   // only where the device's peak bandwidth is known).
   for (const char* dram : {"hw.dram_read", "hw.dram_write"}) {
-    const std::uint32_t series = t.find_counter_series(dram, d.id);
+    const std::uint32_t series = t.find_counter_series(dram, device);
     if (series == kNoSeries) continue;
     mean_in_steps(series, [&](Step& st, double v) {
       const double bytes = dram_of(all[series], v, peak_bandwidth).bytes_per_s;
       if (std::isfinite(bytes)) st.hw.dram_bytes_per_s = st.hw.dram_bytes_per_s.value_or(0) + bytes;
     });
   }
+}
 
-  // Clocks: steps with a thermal or power reason among their samples.
-  const std::uint32_t throttle = t.find_counter_series("nvml.throttle_reasons", d.id);
-  const std::uint32_t clock = t.find_counter_series("nvml.sm_clock", d.id);
+// The mean SM clock of the clock samples nearest in time to the throttled ones.
+std::optional<double> clock_when_throttled(const Trace& t, std::uint32_t clock,
+                                           const std::vector<TimeNs>& throttled_at) {
+  const CounterTable& c = t.counters();
+  const RowRange crows = t.rows_of(TableId::counters, clock);
+  Sums clk;
+  for (TimeNs at : throttled_at) {
+    const auto first = c.time.begin() + crows.begin, last = c.time.begin() + crows.end;
+    auto it = std::lower_bound(first, last, at);
+    if (it == last && it != first) --it;
+    if (it == last) continue;
+    if (it != first && std::abs(*(it - 1) - at) < std::abs(*it - at)) --it;
+    const double v = c.value[static_cast<std::size_t>(it - c.time.begin())];
+    if (std::isfinite(v)) clk.add(v);
+  }
+  return clk.mean();
+}
+
+// Clocks: steps with a thermal or power reason among their samples.
+void summarise_throttling(const Trace& t, std::uint32_t device, DeviceHw& hw, const std::vector<Step*>& steps) {
+  const CounterTable& c = t.counters();
+  const std::uint32_t throttle = t.find_counter_series("nvml.throttle_reasons", device);
+  const std::uint32_t clock = t.find_counter_series("nvml.sm_clock", device);
   for (const HwMetric& m : hw.metrics)
     if (m.name == "nvml.sm_clock") hw.sm_clock_max_mhz = m.max;
   if (throttle == kNoSeries) return;
@@ -268,21 +303,8 @@ void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, D
     hw.throttle_mask |= mask;
     throttled_at.push_back(c.time[i]);
   }
-  if (clock != kNoSeries && !throttled_at.empty()) {
-    // The clock samples nearest in time to the throttled ones.
-    const RowRange crows = t.rows_of(TableId::counters, clock);
-    Sums clk;
-    for (TimeNs at : throttled_at) {
-      const auto first = c.time.begin() + crows.begin, last = c.time.begin() + crows.end;
-      auto it = std::lower_bound(first, last, at);
-      if (it == last && it != first) --it;
-      if (it == last) continue;
-      if (it != first && std::abs(*(it - 1) - at) < std::abs(*it - at)) --it;
-      const double v = c.value[static_cast<std::size_t>(it - c.time.begin())];
-      if (std::isfinite(v)) clk.add(v);
-    }
-    hw.throttled_sm_clock_mhz = clk.mean();
-  }
+  if (clock != kNoSeries && !throttled_at.empty())
+    hw.throttled_sm_clock_mhz = clock_when_throttled(t, clock, throttled_at);
   TimeNs throttled_sum = 0, other_sum = 0;
   for (Step* st : steps) {
     const auto it = std::lower_bound(throttled_at.begin(), throttled_at.end(), st->range.start);
@@ -293,6 +315,24 @@ void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, D
   }
   if (hw.throttled_steps) hw.throttled_step_mean_ns = throttled_sum / static_cast<TimeNs>(hw.throttled_steps);
   if (hw.other_steps) hw.other_step_mean_ns = other_sum / static_cast<TimeNs>(hw.other_steps);
+}
+
+// `steps`: the device's steps, on the trace's clock; `w`: its window, on the trace's clock.
+void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, DeviceSummary& d,
+                      const std::vector<Step*>& steps) {
+  const std::vector<CounterSeries>& all = t.counter_series();
+  std::vector<std::uint32_t> mine;
+  for (std::uint32_t s = 0; s < all.size(); ++s)
+    if (series_name::is_hardware_metric(all[s]) && all[s].device == d.id) mine.push_back(s);
+  if (mine.empty()) return;
+  std::sort(mine.begin(), mine.end(), [&](std::uint32_t a, std::uint32_t b) { return all[a].name < all[b].name; });
+  const InFlight in_flight(t, d.id);
+  const double peak_bandwidth = peak_bandwidth_of(t, d.id);
+  SampleSums sums;
+  for (std::uint32_t s : mine) add_series(t, opt, w, in_flight, s, peak_bandwidth, d.hw, sums);
+  summarise_categories(t, sums, d.hw);
+  step_means(t, d.id, peak_bandwidth, steps);
+  summarise_throttling(t, d.id, d.hw, steps);
 }
 
 }  // namespace

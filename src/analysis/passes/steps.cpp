@@ -531,27 +531,29 @@ bool device_busy_during(const Trace& t, const std::vector<TrackId>& tracks, Time
   return false;
 }
 
-}  // namespace
+using DeviceTracks = std::map<std::uint32_t, std::vector<TrackId>>;
 
-StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
-                      std::vector<StepOrigin>* origins, std::string* why_none, std::string* how) {
+// The steps found, and (when the caller asks, `origins`) where each came from.
+struct Found {
+  std::vector<Step> steps;
+  std::vector<StepOrigin> from;
+  bool origins = false;
+};
+
+// Steps the host marked (ProfilerStep ranges, NVTX, …): one per device the
+// step launched to (or, when its thread launched nothing, each device busy
+// during it).
+void cpu_marked_steps(const RankedTrace& rt, const AnalysisOptions& opt, const DeviceTracks& tracks, Found& f,
+                      StepSource* source) {
   const Trace& t = *rt.trace;
-  std::map<std::uint32_t, std::vector<TrackId>> tracks;
-  for (TrackId i = 0; i < t.tracks().size(); ++i)
-    if (on_device(t, i, opt.device)) tracks[t.tracks()[i].device].push_back(i);
-  if (tracks.empty()) return StepSource::none;
-
-  StepSource source = StepSource::none;
-  std::vector<Step> found;
   const std::vector<std::uint32_t> device_of = device_of_tracks(t, opt.device);
-  const std::vector<CpuStep> cpu = cpu_steps(t, &source);
-  found.reserve(cpu.size() * tracks.size());
+  const std::vector<CpuStep> cpu = cpu_steps(t, source);
+  f.steps.reserve(cpu.size() * tracks.size());
   // Most steps launch to one device: map the memory of that many at once
   // (a page fault apiece costs as much as filling the page here).
-  detail::advise_huge_pages(found.data(), found.capacity() * sizeof(Step));
-  detail::populate(found.data(), cpu.size() * sizeof(Step));
-  std::vector<StepOrigin> from;  // filled only when the caller asks
-  RowIndex cursor = 0;           // where the previous step's calls ended
+  detail::advise_huge_pages(f.steps.data(), f.steps.capacity() * sizeof(Step));
+  detail::populate(f.steps.data(), cpu.size() * sizeof(Step));
+  RowIndex cursor = 0;  // where the previous step's calls ended
   for (const CpuStep& cs : cpu) {
     auto launched = launched_in(t, cs, device_of, &cursor);
     const bool own = !launched.empty();
@@ -569,72 +571,80 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
       st.rank = rt.rank;
       st.range = {cs.range.start, std::max(cs.range.end, e.end)};
       if (own) st.host_tail_ns = std::max<TimeNs>(0, cs.range.end - std::max(e.end, cs.range.start));
-      found.push_back(std::move(st));
-      if (origins) from.push_back({false, cs.track, cs.range, own, false});
+      f.steps.push_back(std::move(st));
+      if (f.origins) f.from.push_back({false, cs.track, cs.range, own, false});
     }
   }
-  std::string not_steps;  // why a pattern that repeats was not taken for steps
-  if (found.empty()) {
-    source = StepSource::none;
-    from.clear();
-    for (const auto& [dev, trs] : tracks) {
-      TrackId main = 0;
-      bool last_complete = false;
-      std::vector<RowIndex> anchors;
-      const std::vector<TimeRange> ranges = pattern_steps(t, trs, &main, &last_complete, &anchors);
-      if (ranges.empty()) continue;
-      std::vector<OpRef> begins;
-      for (RowIndex a : anchors) begins.push_back({OpTable::kernel, a});
-      if (const std::string call = repeats_inside_one_call(t, begins); !call.empty()) {
-        if (not_steps.empty())
-          not_steps = "the kernel pattern repeats " + std::to_string(anchors.size()) + " times inside one call (" +
-                      call + "): layers of one pass, not steps";
-        continue;
-      }
-      for (std::size_t i = 0; i < ranges.size(); ++i) {
-        found.push_back(gpu_step(rt, dev, static_cast<std::int32_t>(i), ranges[i]));
-        if (origins) from.push_back({true, main, ranges[i], true, last_complete && i + 1 == ranges.size()});
-      }
-      if (how && how->empty()) {
-        const RowIndex period = anchors[1] - anchors[0];
-        *how = "kernel " + format::short_kernel_name(t.str(t.kernels().name[anchors[0]]), 60) + " begins each of " +
-               std::to_string(ranges.size()) + " iterations, every " + format::count(period) + " kernels (GPU " +
-               std::to_string(dev) + ")";
-      }
-      source = StepSource::pattern;
+}
+
+// Steps of a kernel pattern that repeats, per device; `not_steps` says why a
+// pattern was not taken.
+void pattern_steps_per_device(const RankedTrace& rt, const DeviceTracks& tracks, Found& f, StepSource* source,
+                              std::string* how, std::string* not_steps) {
+  const Trace& t = *rt.trace;
+  for (const auto& [dev, trs] : tracks) {
+    TrackId main = 0;
+    bool last_complete = false;
+    std::vector<RowIndex> anchors;
+    const std::vector<TimeRange> ranges = pattern_steps(t, trs, &main, &last_complete, &anchors);
+    if (ranges.empty()) continue;
+    std::vector<OpRef> begins;
+    for (RowIndex a : anchors) begins.push_back({OpTable::kernel, a});
+    if (const std::string call = repeats_inside_one_call(t, begins); !call.empty()) {
+      if (not_steps->empty())
+        *not_steps = "the kernel pattern repeats " + std::to_string(anchors.size()) + " times inside one call (" +
+                     call + "): layers of one pass, not steps";
+      continue;
     }
-  }
-  if (found.empty()) {
-    from.clear();
-    std::vector<std::pair<std::uint32_t, Bursts>> per_device;
-    for (const auto& [dev, trs] : tracks) {
-      Bursts b = burst_steps(t, trs);
-      if (b.steps.empty()) continue;
-      if (const std::string call = repeats_inside_one_call(t, b.first); !call.empty()) {
-        if (not_steps.empty())
-          not_steps = "the GPU's work comes in " + std::to_string(b.first.size()) + " bursts inside one call (" + call +
-                      "): layers of one pass, not steps";
-        continue;
-      }
-      for (std::size_t i = 0; i < b.steps.size(); ++i) {
-        found.push_back(gpu_step(rt, dev, static_cast<std::int32_t>(i), b.steps[i]));
-        if (origins) from.push_back({true, b.first_track[i], b.steps[i], true, false});
-      }
-      per_device.emplace_back(dev, std::move(b));
-      source = StepSource::bursts;
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      f.steps.push_back(gpu_step(rt, dev, static_cast<std::int32_t>(i), ranges[i]));
+      if (f.origins) f.from.push_back({true, main, ranges[i], true, last_complete && i + 1 == ranges.size()});
     }
-    if (how && !per_device.empty()) *how = bursts_said(per_device);
+    if (how && how->empty()) {
+      const RowIndex period = anchors[1] - anchors[0];
+      *how = "kernel " + format::short_kernel_name(t.str(t.kernels().name[anchors[0]]), 60) + " begins each of " +
+             std::to_string(ranges.size()) + " iterations, every " + format::count(period) + " kernels (GPU " +
+             std::to_string(dev) + ")";
+    }
+    *source = StepSource::pattern;
   }
-  if (found.empty() && why_none && why_none->empty()) *why_none = not_steps;
-  // Per device in time order; no overlap between consecutive steps; numbered
-  // in order where the source gave no number.
+}
+
+// Steps of bursts of GPU work between long host gaps, per device.
+void burst_steps_per_device(const RankedTrace& rt, const DeviceTracks& tracks, Found& f, StepSource* source,
+                            std::string* how, std::string* not_steps) {
+  const Trace& t = *rt.trace;
+  std::vector<std::pair<std::uint32_t, Bursts>> per_device;
+  for (const auto& [dev, trs] : tracks) {
+    Bursts b = burst_steps(t, trs);
+    if (b.steps.empty()) continue;
+    if (const std::string call = repeats_inside_one_call(t, b.first); !call.empty()) {
+      if (not_steps->empty())
+        *not_steps = "the GPU's work comes in " + std::to_string(b.first.size()) + " bursts inside one call (" + call +
+                     "): layers of one pass, not steps";
+      continue;
+    }
+    for (std::size_t i = 0; i < b.steps.size(); ++i) {
+      f.steps.push_back(gpu_step(rt, dev, static_cast<std::int32_t>(i), b.steps[i]));
+      if (f.origins) f.from.push_back({true, b.first_track[i], b.steps[i], true, false});
+    }
+    per_device.emplace_back(dev, std::move(b));
+    *source = StepSource::bursts;
+  }
+  if (how && !per_device.empty()) *how = bursts_said(per_device);
+}
+
+// Per device in time order; no overlap between consecutive steps; numbered
+// in order where the source gave no number.
+void order_steps(Found& f) {
+  std::vector<Step>& found = f.steps;
   // Usually in that order already (one launching thread per device): then no
   // sort, and no copy of every step into its buffer.
   const auto before = [](const Step& a, const Step& b) {
     return a.device != b.device ? a.device < b.device : a.range.start < b.range.start;
   };
   if (!std::is_sorted(found.begin(), found.end(), before)) {
-    if (origins) {  // the origins follow their steps
+    if (f.origins) {  // the origins follow their steps
       std::vector<std::size_t> order(found.size());
       for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
       std::stable_sort(order.begin(), order.end(),
@@ -643,9 +653,9 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
       std::vector<StepOrigin> sorted_from;
       sorted_steps.reserve(found.size());
       sorted_from.reserve(found.size());
-      for (std::size_t i : order) sorted_steps.push_back(std::move(found[i])), sorted_from.push_back(from[i]);
+      for (std::size_t i : order) sorted_steps.push_back(std::move(found[i])), sorted_from.push_back(f.from[i]);
       found = std::move(sorted_steps);
-      from = std::move(sorted_from);
+      f.from = std::move(sorted_from);
     } else {
       std::stable_sort(found.begin(), found.end(), before);
     }
@@ -660,14 +670,42 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
     }
     if (st.index < 0) st.index = next_index[st.device]++;
   }
+}
+
+}  // namespace
+
+StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
+                      std::vector<StepOrigin>* origins, std::string* why_none, std::string* how) {
+  const Trace& t = *rt.trace;
+  DeviceTracks tracks;
+  for (TrackId i = 0; i < t.tracks().size(); ++i)
+    if (on_device(t, i, opt.device)) tracks[t.tracks()[i].device].push_back(i);
+  if (tracks.empty()) return StepSource::none;
+
+  StepSource source = StepSource::none;
+  Found f;
+  f.origins = origins != nullptr;
+  cpu_marked_steps(rt, opt, tracks, f, &source);
+  std::string not_steps;  // why a pattern that repeats was not taken for steps
+  if (f.steps.empty()) {
+    source = StepSource::none;
+    f.from.clear();
+    pattern_steps_per_device(rt, tracks, f, &source, how, &not_steps);
+  }
+  if (f.steps.empty()) {
+    f.from.clear();
+    burst_steps_per_device(rt, tracks, f, &source, how, &not_steps);
+  }
+  if (f.steps.empty() && why_none && why_none->empty()) *why_none = not_steps;
+  order_steps(f);
   // Hand the steps over without copying them into a vector that grows as it
   // goes: a 10M-kernel trace has ~250k of them, and fresh memory is costly.
-  if (origins) origins->insert(origins->end(), from.begin(), from.end());
+  if (origins) origins->insert(origins->end(), f.from.begin(), f.from.end());
   if (steps->empty()) {
-    *steps = std::move(found);
+    *steps = std::move(f.steps);
   } else {
-    steps->reserve(steps->size() + found.size());
-    std::move(found.begin(), found.end(), std::back_inserter(*steps));
+    steps->reserve(steps->size() + f.steps.size());
+    std::move(f.steps.begin(), f.steps.end(), std::back_inserter(*steps));
   }
   return source;
 }
