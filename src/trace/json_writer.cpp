@@ -198,7 +198,7 @@ void append_number(std::string& out, double v) {
 
 // [SECTION] The writer ----------------------------------------------------------------------------
 
-Writer Writer::in_array(std::string& out, bool pretty, int depth, std::size_t items) {
+Writer Writer::inside(std::string& out, bool pretty, int depth, std::size_t items) {
   Writer w(out, pretty, depth + 1);
   w.first_[0] = items == 0;
   w.open_ = 1;

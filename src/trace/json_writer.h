@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace gpuscope::json {
@@ -62,9 +63,10 @@ class Writer {
   // The value written next sits at `depth` levels of indentation, outside
   // any container.
   explicit Writer(std::string& out, bool pretty = true, int depth = 0) : s_(out), pretty_(pretty), depth_(depth) {}
-  // Inside an array at `depth` that already holds `items` items (a range of
-  // a list's items written apart from the others, then joined).
-  static Writer in_array(std::string& out, bool pretty, int depth, std::size_t items);
+  // Inside an object or array at `depth` that already holds `items` members
+  // or items: a part of a document written apart from the rest (a range of
+  // a list's items, formatted on another thread), then joined.
+  static Writer inside(std::string& out, bool pretty, int depth, std::size_t items);
 
   void begin_object() { open('{'); }
   void end_object() { close('}'); }
@@ -105,7 +107,7 @@ class Writer {
 
   // A value by its C++ type: bool; integers; floating point (number());
   // strings; nullptr (null); std::optional (null when empty); std::vector
-  // and std::array (arrays of their elements).
+  // and std::array (arrays of their elements); std::pair (an array of two).
   template <class V>
   void value(const V& v);
   // key(k), then value(v).
@@ -119,6 +121,8 @@ class Writer {
   std::size_t replaced() const { return replaced_; }
   // Containers open.
   int open_containers() const { return open_; }
+  // Nothing written yet in the innermost open container.
+  bool container_empty() const { return open_ > 0 && first_[static_cast<std::size_t>(open_ - 1)]; }
 
  private:
   static constexpr int kMaxDepth = 64;
@@ -139,9 +143,9 @@ class Writer {
 
   std::string& s_;
   bool pretty_;
-  int depth_;                           // indent of the next value, in levels
-  int open_ = 0;                        // containers open
-  bool after_key_ = false;              // a key was written, its value is next
+  int depth_;                            // indent of the next value, in levels
+  int open_ = 0;                         // containers open
+  bool after_key_ = false;               // a key was written, its value is next
   std::array<bool, kMaxDepth> first_{};  // per open container: nothing written in it yet
   std::size_t replaced_ = 0;
 };
@@ -156,6 +160,10 @@ template <class E, class A>
 struct IsSequence<std::vector<E, A>> : std::true_type {};
 template <class E, std::size_t N>
 struct IsSequence<std::array<E, N>> : std::true_type {};
+template <class V>
+struct IsPair : std::false_type {};
+template <class A, class B>
+struct IsPair<std::pair<A, B>> : std::true_type {};
 
 template <class V>
 void Writer::value(const V& v) {
@@ -176,6 +184,11 @@ void Writer::value(const V& v) {
       value(*v);
     else
       null();
+  } else if constexpr (IsPair<V>::value) {
+    begin_array();
+    value(v.first);
+    value(v.second);
+    end_array();
   } else {
     static_assert(IsSequence<V>::value, "a value type the JSON writer does not know");
     begin_array();

@@ -56,14 +56,19 @@ TEST(JsonString, ValidUtf8StaysAsItIs) {
 TEST(JsonString, InvalidUtf8BecomesOneReplacementPerMaximalSubpart) {
   const std::string r = "\xef\xbf\xbd";
   std::string out;
-  EXPECT_EQ(append_string(out, "a\xff" "b"), 1u);
+  EXPECT_EQ(append_string(out,
+                          "a\xff"
+                          "b"),
+            1u);
   EXPECT_EQ(out, "\"a" + r + "b\"");
   EXPECT_EQ(str("\xff\xfe"), "\"" + r + r + "\"");
-  EXPECT_EQ(str("\xe2\x82" "A"), "\"" + r + "A\"");  // a cut 3-byte sequence: one
-  EXPECT_EQ(str("end \xf0\x9f\x98"), "\"end " + r + "\"");  // cut at the end: one
-  EXPECT_EQ(str("\xc0\xaf"), "\"" + r + r + "\"");           // overlong
-  EXPECT_EQ(str("\xe0\x80\x80"), "\"" + r + r + r + "\"");   // overlong
-  EXPECT_EQ(str("\xed\xa0\x80"), "\"" + r + r + r + "\"");   // a surrogate
+  EXPECT_EQ(str("\xe2\x82"
+                "A"),
+            "\"" + r + "A\"");                                      // a cut 3-byte sequence: one
+  EXPECT_EQ(str("end \xf0\x9f\x98"), "\"end " + r + "\"");          // cut at the end: one
+  EXPECT_EQ(str("\xc0\xaf"), "\"" + r + r + "\"");                  // overlong
+  EXPECT_EQ(str("\xe0\x80\x80"), "\"" + r + r + r + "\"");          // overlong
+  EXPECT_EQ(str("\xed\xa0\x80"), "\"" + r + r + r + "\"");          // a surrogate
   EXPECT_EQ(str("\xf4\x90\x80\x80"), "\"" + r + r + r + r + "\"");  // above U+10FFFF
   EXPECT_EQ(str("\x80"), "\"" + r + "\"");
 }
@@ -72,8 +77,8 @@ TEST(JsonString, InvalidUtf8BecomesOneReplacementPerMaximalSubpart) {
 // bytes at all.
 TEST(JsonString, SameBytesAsNlohmannReplaceOnRandomBytes) {
   std::mt19937 rng(7);
-  const char pool[] = {'a', '"', '\\', '\n', '\x01', '\x7f', '\x80', '\xbf', '\xc2', '\xdf', '\xe0', '\xed',
-                       '\xef', '\xf0', '\xf4', '\xf5', '\xff', '\xa0', '\x90', '\x8f', '\x9f'};
+  const char pool[] = {'a',    '"',    '\\',   '\n',   '\x01', '\x7f', '\x80', '\xbf', '\xc2', '\xdf', '\xe0',
+                       '\xed', '\xef', '\xf0', '\xf4', '\xf5', '\xff', '\xa0', '\x90', '\x8f', '\x9f'};
   for (int round = 0; round < 20000; ++round) {
     std::string s(rng() % 12, ' ');
     for (char& c : s) c = rng() % 3 ? pool[rng() % sizeof pool] : static_cast<char>(rng());
@@ -208,10 +213,10 @@ TEST(JsonWriter, StartsAtADepth) {
 TEST(JsonWriter, ItemsOfAnArrayWrittenApart) {
   for (bool pretty : {true, false}) {
     std::string head = "[", a, b, tail;
-    Writer w1 = Writer::in_array(a, pretty, 0, 0);
+    Writer w1 = Writer::inside(a, pretty, 0, 0);
     w1.integer(1);
     w1.string("x");
-    Writer w2 = Writer::in_array(b, pretty, 0, 2);
+    Writer w2 = Writer::inside(b, pretty, 0, 2);
     w2.begin_object();
     w2.member("k", 2);
     w2.end_object();
@@ -232,9 +237,10 @@ TEST(JsonWriter, ValuesByType) {
   w.value(std::array<bool, 2>{true, false});
   w.value(std::vector<bool>{true});
   w.value(std::vector<std::string>{});
+  w.value(std::vector<std::pair<std::string, unsigned>>{{"a", 1u}});
   w.raw("{\"pre\":1}");
   w.end_array();
-  EXPECT_EQ(out, "[-3,200,1.5,\"s\",null,[true,false],[true],[],{\"pre\":1}]");
+  EXPECT_EQ(out, "[-3,200,1.5,\"s\",null,[true,false],[true],[],[[\"a\",1]],{\"pre\":1}]");
 }
 
 TEST(JsonWriter, MisuseIsALogicError) {
