@@ -22,6 +22,7 @@ namespace gpuscope {
 namespace {
 
 using detail::Json;
+using detail::Out;
 using detail::Reader;
 
 // [SECTION] The report: writing, reading ---------------------------------------------------------
@@ -90,96 +91,156 @@ Profile parse_report_json(std::string_view text, const std::string& file) {
 
 // [SECTION] Diff -------------------------------------------------------------------------------------
 
-std::string diff_json(const ProfileDiff& d, bool pretty) {
-  auto pair = [](auto before, auto after) { return Json{{"before", before}, {"after", after}}; };
-  Json j;
-  j["schema"] = ProfileDiff::kSchema;
-  j["before"] = d.before_label;
-  j["after"] = d.after_label;
-  j["per_step"] = d.per_step;
-  j["steps_per_gpu"] = pair(d.before_steps, d.after_steps);
-  j["step_time_ns"] = pair(d.before_step_ns, d.after_step_ns);
-  j["kernel_time_ns"] = pair(d.before_kernel_ns, d.after_kernel_ns);
-  j["utilization"] = pair(d.before_utilization, d.after_utilization);
-  j["kernel_concurrency"] = pair(d.before_concurrency, d.after_concurrency);
-  j["idle_share"] = pair(d.before_idle_share, d.after_idle_share);
-  auto bytes = [](const std::optional<std::uint64_t>& v) { return v ? Json(*v) : Json(nullptr); };
-  j["peak_allocated_bytes"] = pair(bytes(d.before_peak_allocated), bytes(d.after_peak_allocated));
-  j["peak_reserved_bytes"] = pair(bytes(d.before_peak_reserved), bytes(d.after_peak_reserved));
-  Json cats = Json::array();
-  for (const CategoryDelta& c : d.categories)
-    cats.push_back(Json{{"name", to_string(c.category)},
-                        {"before_ns", c.before_ns},
-                        {"after_ns", c.after_ns},
-                        {"before_share", c.before_share},
-                        {"after_share", c.after_share}});
-  j["categories"] = std::move(cats);
-  Json kernels = Json::array();
-  for (const KernelDelta& k : d.kernels)
-    kernels.push_back(Json{{"name", k.name},
-                           {"category", to_string(k.category)},
-                           {"before_ns", k.before_ns},
-                           {"after_ns", k.after_ns},
-                           {"before_count", k.before_count},
-                           {"after_count", k.after_count}});
-  j["kernels"] = std::move(kernels);
-  Json ops = Json::array();
-  for (const OpDelta& o : d.ops)
-    ops.push_back(Json{{"name", o.name},
-                       {"shapes", o.shapes},
-                       {"dtype", o.dtypes},
-                       {"before_ns", o.before_ns},
-                       {"after_ns", o.after_ns},
-                       {"before_calls", o.before_calls},
-                       {"after_calls", o.after_calls}});
-  j["ops"] = std::move(ops);
-  Json hardware = Json::array();
+namespace {
+
+// {"before": b, "after": a}
+template <class V>
+void before_after(Out& out, const char* key, const V& before, const V& after) {
+  out.key(key);
+  out.begin_object();
+  out.member("before", before);
+  out.member("after", after);
+  out.end_object();
+}
+
+void diff_lists(Out& out, const ProfileDiff& d) {
+  out.key("categories");
+  out.begin_array();
+  for (const CategoryDelta& c : d.categories) {
+    out.begin_object();
+    out.member("name", to_string(c.category));
+    out.member("before_ns", c.before_ns);
+    out.member("after_ns", c.after_ns);
+    out.member("before_share", c.before_share);
+    out.member("after_share", c.after_share);
+    out.end_object();
+  }
+  out.end_array();
+  out.key("kernels");
+  out.begin_array();
+  for (const KernelDelta& k : d.kernels) {
+    out.begin_object();
+    out.member("name", k.name);
+    out.member("category", to_string(k.category));
+    out.member("before_ns", k.before_ns);
+    out.member("after_ns", k.after_ns);
+    out.member("before_count", k.before_count);
+    out.member("after_count", k.after_count);
+    out.end_object();
+  }
+  out.end_array();
+  out.key("ops");
+  out.begin_array();
+  for (const OpDelta& o : d.ops) {
+    out.begin_object();
+    out.member("name", o.name);
+    out.member("shapes", o.shapes);
+    out.member("dtype", o.dtypes);
+    out.member("before_ns", o.before_ns);
+    out.member("after_ns", o.after_ns);
+    out.member("before_calls", o.before_calls);
+    out.member("after_calls", o.after_calls);
+    out.end_object();
+  }
+  out.end_array();
+  out.key("hardware");
+  out.begin_array();
   for (const HwDelta& h : d.hardware) {
-    auto mean = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
-    hardware.push_back(Json{{"name", h.name},
-                            {"unit", h.unit},
-                            {"before", mean(h.before)},
-                            {"after", mean(h.after)},
-                            {"before_samples", h.before_samples},
-                            {"after_samples", h.after_samples}});
+    out.begin_object();
+    out.member("name", h.name);
+    out.member("unit", h.unit);
+    out.member("before", h.before);
+    out.member("after", h.after);
+    out.member("before_samples", h.before_samples);
+    out.member("after_samples", h.after_samples);
+    out.end_object();
   }
-  j["hardware"] = std::move(hardware);
-  Json findings = Json::array();
+  out.end_array();
+}
+
+// One side of a finding's change; null where the run lacks it.
+void finding_side(Out& out, const char* key, bool present, Severity s, double metric, TimeNs saving,
+                  const std::string& title) {
+  out.key(key);
+  if (!present) return out.null();
+  out.begin_object();
+  out.member("severity", to_string(s));
+  out.member("metric", metric);
+  out.member("saving_ns", saving);
+  out.member("title", title);
+  out.end_object();
+}
+
+void help_side(Out& out, const char* key, bool present, Verdict v, const std::string& reason) {
+  out.key(key);
+  if (!present) return out.null();
+  out.begin_object();
+  out.member("verdict", to_string(v));
+  out.member("reason", reason);
+  out.end_object();
+}
+
+void diff_answers(Out& out, const ProfileDiff& d) {
+  out.key("findings");
+  out.begin_array();
   for (const FindingDelta& f : d.findings) {
-    auto side = [](bool present, Severity s, double metric, TimeNs saving, const std::string& title) {
-      if (!present) return Json(nullptr);
-      return Json{{"severity", to_string(s)}, {"metric", metric}, {"saving_ns", saving}, {"title", title}};
-    };
-    findings.push_back(
-        Json{{"id", f.id},
-             {"change", to_string(f.change)},
-             {"threshold", f.threshold},
-             {"before", side(f.in_before, f.before_severity, f.before_metric, f.before_saving_ns, f.before_title)},
-             {"after", side(f.in_after, f.after_severity, f.after_metric, f.after_saving_ns, f.after_title)}});
+    out.begin_object();
+    out.member("id", f.id);
+    out.member("change", to_string(f.change));
+    out.member("threshold", f.threshold);
+    finding_side(out, "before", f.in_before, f.before_severity, f.before_metric, f.before_saving_ns, f.before_title);
+    finding_side(out, "after", f.in_after, f.after_severity, f.after_metric, f.after_saving_ns, f.after_title);
+    out.end_object();
   }
-  j["findings"] = std::move(findings);
-  Json helps = Json::array();
+  out.end_array();
+  out.key("helps");
+  out.begin_array();
   for (const HelpDelta& h : d.helps) {
-    auto side = [](bool present, Verdict v, const std::string& reason) {
-      if (!present) return Json(nullptr);
-      return Json{{"verdict", to_string(v)}, {"reason", reason}};
-    };
-    helps.push_back(Json{{"id", h.id},
-                         {"question", h.question},
-                         {"before", side(h.in_before, h.before, h.before_reason)},
-                         {"after", side(h.in_after, h.after, h.after_reason)}});
+    out.begin_object();
+    out.member("id", h.id);
+    out.member("question", h.question);
+    help_side(out, "before", h.in_before, h.before, h.before_reason);
+    help_side(out, "after", h.in_after, h.after, h.after_reason);
+    out.end_object();
   }
-  j["helps"] = std::move(helps);
-  Json idle = Json::array();
-  for (const IdleDelta& x : d.idle)
-    idle.push_back(Json{{"cause", x.cause},
-                        {"before_ns", x.before_ns},
-                        {"after_ns", x.after_ns},
-                        {"before_finding", x.before_finding},
-                        {"after_finding", x.after_finding}});
-  j["idle"] = std::move(idle);
-  j["summary"] = d.summary;
-  return j.dump(pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace) + "\n";
+  out.end_array();
+  out.key("idle");
+  out.begin_array();
+  for (const IdleDelta& x : d.idle) {
+    out.begin_object();
+    out.member("cause", x.cause);
+    out.member("before_ns", x.before_ns);
+    out.member("after_ns", x.after_ns);
+    out.member("before_finding", x.before_finding);
+    out.member("after_finding", x.after_finding);
+    out.end_object();
+  }
+  out.end_array();
+}
+
+}  // namespace
+
+std::string diff_json(const ProfileDiff& d, bool pretty) {
+  std::string text;
+  Out out(text, pretty);
+  out.begin_object();
+  out.member("schema", ProfileDiff::kSchema);
+  out.member("before", d.before_label);
+  out.member("after", d.after_label);
+  out.member("per_step", d.per_step);
+  before_after(out, "steps_per_gpu", d.before_steps, d.after_steps);
+  before_after(out, "step_time_ns", d.before_step_ns, d.after_step_ns);
+  before_after(out, "kernel_time_ns", d.before_kernel_ns, d.after_kernel_ns);
+  before_after(out, "utilization", d.before_utilization, d.after_utilization);
+  before_after(out, "kernel_concurrency", d.before_concurrency, d.after_concurrency);
+  before_after(out, "idle_share", d.before_idle_share, d.after_idle_share);
+  before_after(out, "peak_allocated_bytes", d.before_peak_allocated, d.after_peak_allocated);
+  before_after(out, "peak_reserved_bytes", d.before_peak_reserved, d.after_peak_reserved);
+  diff_lists(out, d);
+  diff_answers(out, d);
+  out.member("summary", d.summary);
+  out.end_object();
+  return text + "\n";
 }
 
 }  // namespace gpuscope

@@ -8,8 +8,6 @@
 // [SECTION] JSON
 #include "export/stats_tables.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -17,6 +15,7 @@
 
 #include "analysis/format.h"
 #include "analysis/util/stats.h"
+#include "trace/json_writer.h"
 
 namespace gpuscope {
 
@@ -470,32 +469,45 @@ std::string stats_csv(const std::vector<StatsTable>& tables) {
 // [SECTION] JSON ------------------------------------------------------------------------------------
 
 std::string stats_json(const std::vector<StatsTable>& tables, const std::string& file) {
-  using Json = nlohmann::ordered_json;
-  Json reports = Json::array();
+  std::string text;
+  json::Writer out(text);
+  out.begin_object();
+  out.member("schema", "gpuscope.stats/1");
+  out.member("file", file);
+  out.key("reports");
+  out.begin_array();
   for (const StatsTable& t : tables) {
-    Json columns = Json::array(), rows = Json::array();
-    for (const StatsColumn& c : t.columns) columns.push_back(c.key);
+    out.begin_object();
+    out.member("report", to_string(t.report));
+    out.member("title", t.title);
+    out.member("note", t.note);
+    out.key("columns");
+    out.begin_array();
+    for (const StatsColumn& c : t.columns) out.string(c.key);
+    out.end_array();
+    out.key("rows");
+    out.begin_array();
     for (const auto& row : t.rows) {
-      Json r = Json::object();
-      for (std::size_t c = 0; c < row.size(); ++c)
+      out.begin_object();
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        out.key(t.columns[c].key);
         std::visit(
             [&](const auto& v) {
               if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>)
-                r[t.columns[c].key] = nullptr;
+                out.null();
               else
-                r[t.columns[c].key] = v;
+                out.value(v);
             },
             row[c]);
-      rows.push_back(std::move(r));
+      }
+      out.end_object();
     }
-    reports.push_back(Json{{"report", to_string(t.report)},
-                           {"title", t.title},
-                           {"note", t.note},
-                           {"columns", std::move(columns)},
-                           {"rows", std::move(rows)}});
+    out.end_array();
+    out.end_object();
   }
-  Json j{{"schema", "gpuscope.stats/1"}, {"file", file}, {"reports", std::move(reports)}};
-  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  out.end_array();
+  out.end_object();
+  return text + "\n";
 }
 
 }  // namespace gpuscope
