@@ -15,64 +15,40 @@ namespace gpuscope::viewer {
 
 namespace {
 
+using json::kv;
+using json::or_null;
 using json::Writer;
 
 // {"x": …, "y": …} of a point on screen.
 void point(Writer& out, std::string_view key, float x, float y) {
   out.key(key);
-  out.begin_object();
-  out.member("x", x);
-  out.member("y", y);
-  out.end_object();
+  out.object(kv("x", x), kv("y", y));
 }
 
 void font_json(Writer& out, const FontStatus& font) {
+  const auto stand_ins = [&](Writer& w) {
+    w.array(font.ascii, [&](ImWchar c) {
+      char code[16];
+      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(c));
+      w.string(code);
+    });
+  };
   out.key("font");
-  out.begin_object();
-  out.key("file");
-  if (font.fallback())
-    out.null();
-  else
-    out.string(font.file);
-  out.member("message", font.message);
-  out.key("ascii_stand_ins");
-  out.begin_array();
-  for (ImWchar c : font.ascii) {
-    char code[16];
-    std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(c));
-    out.string(code);
-  }
-  out.end_array();
-  out.end_object();
+  out.object(kv("file", or_null(!font.fallback(), font.file)), kv("message", font.message),
+             kv("ascii_stand_ins", stand_ins));
 }
 
 void tracks_json(Writer& out, const FrameStats& st) {
   out.key("tracks");
-  out.begin_array();
-  for (const TrackStats& ts : st.tracks) {
-    out.begin_object();
-    out.member("group", ts.group);
-    out.member("label", ts.label);
-    out.member("label_shown", ts.label_shown);
-    out.member("track", ts.track);
-    out.member("visible", ts.visible);
-    out.member("collapsed", ts.collapsed);
-    out.member("rows", ts.rows);
-    out.member("y", ts.y);
-    out.member("height", ts.height);
-    out.member("drawn", ts.drawn);
-    out.member("merged_blocks", ts.merged_blocks);
-    out.member("merged_events", ts.merged_events);
-    out.key("gpu_ops");
-    out.begin_object();
-    out.member("kernels", ts.gpu_ops[0]);
-    out.member("memcpys", ts.gpu_ops[1]);
-    out.member("memsets", ts.gpu_ops[2]);
-    out.end_object();
-    out.member("trace", ts.compared ? "B" : "A");
-    out.end_object();
-  }
-  out.end_array();
+  out.array(st.tracks, [&](const TrackStats& ts) {
+    const auto gpu_ops = [&](Writer& w) {
+      w.object(kv("kernels", ts.gpu_ops[0]), kv("memcpys", ts.gpu_ops[1]), kv("memsets", ts.gpu_ops[2]));
+    };
+    out.object(kv("group", ts.group), kv("label", ts.label), kv("label_shown", ts.label_shown), kv("track", ts.track),
+               kv("visible", ts.visible), kv("collapsed", ts.collapsed), kv("rows", ts.rows), kv("y", ts.y),
+               kv("height", ts.height), kv("drawn", ts.drawn), kv("merged_blocks", ts.merged_blocks),
+               kv("merged_events", ts.merged_events), kv("gpu_ops", gpu_ops), kv("trace", ts.compared ? "B" : "A"));
+  });
 }
 
 // {label: {"x", "y"}}; a label drawn twice keeps its last place.
@@ -90,15 +66,7 @@ void targets_json(Writer& out, const char* key, const std::vector<ClickTarget>& 
 // [{"<what>": label, "x", "y"}] of clickable rows.
 void target_list(Writer& out, const char* key, const char* what, const std::vector<ClickTarget>& ts) {
   out.key(key);
-  out.begin_array();
-  for (const ClickTarget& c : ts) {
-    out.begin_object();
-    out.member(what, c.label);
-    out.member("x", c.x);
-    out.member("y", c.y);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(ts, [&](const ClickTarget& c) { out.object(kv(what, c.label), kv("x", c.x), kv("y", c.y)); });
 }
 
 // The Compare view: B, its analysis, where it sits on A's axis; the Compare
@@ -106,17 +74,14 @@ void target_list(Writer& out, const char* key, const char* what, const std::vect
 void compare_json(Writer& out, const Document& b, const FrameStats& st) {
   out.key("compare");
   out.begin_object();
-  out.member("file", b.path());
-  out.member("analysis", b.profile() ? "done" : b.analysis_failed() ? "failed" : "pending");
-  out.member("offset_ns", st.compare_offset);
-  out.member("align", st.compare_align);
-  out.member("timeline", st.compare_timeline);
-  out.member("table", st.compare_table);
-  out.member("message", st.compare_message);
+  out.members(kv("file", b.path()),
+              kv("analysis", b.profile()           ? "done"
+                             : b.analysis_failed() ? "failed"
+                                                   : "pending"),
+              kv("offset_ns", st.compare_offset), kv("align", st.compare_align), kv("timeline", st.compare_timeline),
+              kv("table", st.compare_table), kv("message", st.compare_message));
   out.key("columns");
-  out.begin_array();
-  for (const ClickTarget& c : st.compare_headers) out.string(c.label);
-  out.end_array();
+  out.array(st.compare_headers, [&](const ClickTarget& c) { out.string(c.label); });
   targets_json(out, "headers", st.compare_headers);
   out.member("rows", st.compare_list);
   targets_json(out, "tabs", st.compare_tabs);
@@ -126,33 +91,13 @@ void compare_json(Writer& out, const Document& b, const FrameStats& st) {
 
 void counter_lanes_json(Writer& out, const FrameStats& st) {
   out.key("counter_lanes");
-  out.begin_array();
-  for (const CounterLaneStats& l : st.counter_lanes) {
-    out.begin_object();
-    out.member("group", l.group);
-    out.member("label", l.label);
-    out.member("series", l.series);
-    out.member("unit", l.unit);
-    out.key("device");
-    if (l.device == kNoDevice)
-      out.null();
-    else
-      out.unsigned_integer(l.device);
-    out.member("y", l.y);
-    out.member("height", l.height);
-    out.member("visible", l.visible);
-    out.member("columns", l.columns);
-    out.member("peak", l.peak);
-    out.member("peak_time_ns", l.peak_time);
-    out.member("peak_text", l.peak_text);
-    out.member("label_shown", l.label_shown);
-    out.member("label_x1", l.label_x1);
-    out.member("peak_x0", l.peak_x0);
-    out.member("peak_x1", l.peak_x1);
-    out.member("peak_marked", l.peak_marked);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(st.counter_lanes, [&](const CounterLaneStats& l) {
+    out.object(kv("group", l.group), kv("label", l.label), kv("series", l.series), kv("unit", l.unit),
+               kv("device", or_null(l.device != kNoDevice, l.device)), kv("y", l.y), kv("height", l.height),
+               kv("visible", l.visible), kv("columns", l.columns), kv("peak", l.peak), kv("peak_time_ns", l.peak_time),
+               kv("peak_text", l.peak_text), kv("label_shown", l.label_shown), kv("label_x1", l.label_x1),
+               kv("peak_x0", l.peak_x0), kv("peak_x1", l.peak_x1), kv("peak_marked", l.peak_marked));
+  });
 }
 
 // Kernels in view per category: what the colours stand for.
@@ -162,12 +107,8 @@ void kernels_by_category_json(Writer& out, const FrameStats& st) {
   for (int c = 0; c < kKernelCategoryCount; ++c) {
     const auto i = static_cast<std::size_t>(c);
     if (st.kernel_ns_single[i] == 0 && st.kernel_ns_folded[i] == 0 && st.kernel_px[i] == 0) continue;
-    out.begin_object();
-    out.member("category", to_string(static_cast<KernelCategory>(c)));
-    out.member("single_ns", st.kernel_ns_single[i]);
-    out.member("folded_ns", st.kernel_ns_folded[i]);
-    out.member("px", st.kernel_px[i]);
-    out.end_object();
+    out.object(kv("category", to_string(static_cast<KernelCategory>(c))), kv("single_ns", st.kernel_ns_single[i]),
+               kv("folded_ns", st.kernel_ns_folded[i]), kv("px", st.kernel_px[i]));
   }
   out.end_array();
 }
@@ -175,30 +116,20 @@ void kernels_by_category_json(Writer& out, const FrameStats& st) {
 // The hotspot rows as a user reads them (only those on screen).
 void hotspots_json(Writer& out, const FrameStats& st) {
   out.key("hotspot_rows");
-  out.begin_array();
-  for (const HotspotRow& h : st.hotspot_list) {
-    out.begin_object();
-    out.member("name", h.name);
-    out.member("kernel", h.kernel);
-    out.member("category", h.category);
-    out.member("total", h.total);
-    out.member("share", h.share);
-    out.member("count", h.count);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(st.hotspot_list, [&](const HotspotRow& h) {
+    out.object(kv("name", h.name), kv("kernel", h.kernel), kv("category", h.category), kv("total", h.total),
+               kv("share", h.share), kv("count", h.count));
+  });
 }
 
 // The op rows on screen as drawn: {column header: cell} in the table's order.
 void ops_json(Writer& out, const FrameStats& st) {
   out.key("op_rows");
-  out.begin_array();
-  for (const std::vector<std::string>& cells : st.op_list) {
+  out.array(st.op_list, [&](const std::vector<std::string>& cells) {
     out.begin_object();
     for (std::size_t c = 0; c < cells.size() && c < st.op_columns.size(); ++c) out.member(st.op_columns[c], cells[c]);
     out.end_object();
-  }
-  out.end_array();
+  });
 }
 
 void selection_json(Writer& out, const View& view, const Trace& t) {
@@ -216,11 +147,7 @@ void selection_json(Writer& out, const View& view, const Trace& t) {
     out.member("name", t.str(t.kernels().name[sel.row]));
     out.member("category", to_string(t.kernels().category_at(sel.row)));
     const RowIndex api = t.launching_api(OpRef{OpTable::kernel, sel.row});
-    out.key("launching_api");
-    if (api == kNoRow)
-      out.null();
-    else
-      out.string(t.str(t.api_calls().name[api]));
+    out.member("launching_api", or_null(api != kNoRow, api == kNoRow ? "" : t.str(t.api_calls().name[api])));
   }
   // The details panel's fields as drawn (empty when another tab was showing).
   out.member("details", view.stats().details);
@@ -234,17 +161,12 @@ void window_rows_json(Writer& out, const char* key, const std::vector<WindowRow>
   for (std::size_t i = 0; i < rows.size() && i < kMaxRows; ++i) {
     const WindowRow& r = rows[i];
     out.begin_object();
-    out.member("name", r.name);
-    out.member("count", r.count);
-    out.member("total_ns", r.total_ns);
-    out.member("share", r.share);
-    out.member("of_range", r.of_window);
-    if (ops) {
-      out.member("with_children_ns", r.with_children_ns);
-      out.member("count_with_children", r.count_with_children);
-    } else {
+    out.members(kv("name", r.name), kv("count", r.count), kv("total_ns", r.total_ns), kv("share", r.share),
+                kv("of_range", r.of_window));
+    if (ops)
+      out.members(kv("with_children_ns", r.with_children_ns), kv("count_with_children", r.count_with_children));
+    else
       out.member("category", to_string(r.category));
-    }
     out.end_object();
   }
   out.end_array();
@@ -252,50 +174,25 @@ void window_rows_json(Writer& out, const char* key, const std::vector<WindowRow>
 
 void window_devices_json(Writer& out, const WindowStats& ws) {
   out.key("devices");
-  out.begin_array();
-  for (const WindowDevice& d : ws.devices) {
-    out.begin_object();
-    out.member("device", d.device);
-    out.member("kernels", d.kernels);
-    out.member("memcpys", d.memcpys);
-    out.member("memsets", d.memsets);
-    out.member("busy_ns", d.busy_ns);
-    out.member("idle_ns", d.idle_ns);
-    out.member("utilization", d.utilization);
-    out.member("kernel_busy_ns", d.kernel_busy_ns);
-    out.member("kernel_time_ns", d.kernel_time_ns);
-    out.member("concurrent_ns", d.concurrent_ns);
-    out.member("kernel_concurrency", d.kernel_concurrency);
-    out.member("mean_kernels_in_flight", d.mean_kernels_in_flight);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(ws.devices, [&](const WindowDevice& d) {
+    out.object(kv("device", d.device), kv("kernels", d.kernels), kv("memcpys", d.memcpys), kv("memsets", d.memsets),
+               kv("busy_ns", d.busy_ns), kv("idle_ns", d.idle_ns), kv("utilization", d.utilization),
+               kv("kernel_busy_ns", d.kernel_busy_ns), kv("kernel_time_ns", d.kernel_time_ns),
+               kv("concurrent_ns", d.concurrent_ns), kv("kernel_concurrency", d.kernel_concurrency),
+               kv("mean_kernels_in_flight", d.mean_kernels_in_flight));
+  });
   out.key("streams");
-  out.begin_array();
-  for (const WindowStream& s : ws.streams) {
-    out.begin_object();
-    out.member("track", s.track);
-    out.member("device", s.device);
-    out.member("stream", s.stream);
-    out.member("kernels", s.kernels);
-    out.member("memcpys", s.memcpys);
-    out.member("memsets", s.memsets);
-    out.member("kernel_ns", s.kernel_ns);
-    out.member("busy_ns", s.busy_ns);
-    out.member("idle_ns", s.idle_ns);
-    out.member("busy_share", s.busy_share);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(ws.streams, [&](const WindowStream& s) {
+    out.object(kv("track", s.track), kv("device", s.device), kv("stream", s.stream), kv("kernels", s.kernels),
+               kv("memcpys", s.memcpys), kv("memsets", s.memsets), kv("kernel_ns", s.kernel_ns),
+               kv("busy_ns", s.busy_ns), kv("idle_ns", s.idle_ns), kv("busy_share", s.busy_share));
+  });
 }
 
 void window_stats_json(Writer& out, const WindowStats& ws) {
   out.begin_object();
-  out.member("kernels", ws.kernels);
-  out.member("memcpys", ws.memcpys);
-  out.member("memsets", ws.memsets);
-  out.member("kernel_time_ns", ws.kernel_time_ns);
-  out.member("gpu_op_time_ns", ws.gpu_op_time_ns);
+  out.members(kv("kernels", ws.kernels), kv("memcpys", ws.memcpys), kv("memsets", ws.memsets),
+              kv("kernel_time_ns", ws.kernel_time_ns), kv("gpu_op_time_ns", ws.gpu_op_time_ns));
   window_devices_json(out, ws);
   window_rows_json(out, "kernel_names", ws.kernel_names, false);
   window_rows_json(out, "categories", ws.categories, false);
@@ -309,23 +206,16 @@ void range_json(Writer& out, const View& view, const FrameStats& st, TimeNs orig
   const std::optional<TimeRange> r = view.range();
   if (!r) return out.null();
   const std::shared_ptr<const WindowStats> ws = view.range_stats();
-  out.begin_object();
-  out.member("start_ns", r->start);
-  out.member("end_ns", r->end);
-  out.member("start_offset_ns", r->start - origin);
-  out.member("end_offset_ns", r->end - origin);
-  out.member("duration_ns", r->duration());
-  out.member("length", st.range_length);
-  out.member("band", st.range_band);
-  out.member("status", st.range_status);
-  out.member("device_rows", st.range_device_rows);
-  out.member("kernel_rows", st.range_kernel_rows);
-  out.key("stats");
-  if (ws)
-    window_stats_json(out, *ws);
-  else
-    out.null();
-  out.end_object();
+  const auto stats = [&](Writer& w) {
+    if (ws)
+      window_stats_json(w, *ws);
+    else
+      w.null();
+  };
+  out.object(kv("start_ns", r->start), kv("end_ns", r->end), kv("start_offset_ns", r->start - origin),
+             kv("end_offset_ns", r->end - origin), kv("duration_ns", r->duration()), kv("length", st.range_length),
+             kv("band", st.range_band), kv("status", st.range_status), kv("device_rows", st.range_device_rows),
+             kv("kernel_rows", st.range_kernel_rows), kv("stats", stats));
 }
 
 // The duration histogram open, its numbers and bins as drawn; null without one.
@@ -348,17 +238,9 @@ void histogram_json(Writer& out, const View& view, const FrameStats& st, const T
   out.member("title", st.histogram.title);
   out.member("summary", st.histogram.summary);
   out.key("bins");
-  out.begin_array();
-  for (const HistogramBin& b : st.histogram.bins) {
-    out.begin_object();
-    out.member("lo_ns", b.lo);
-    out.member("hi_ns", b.hi);
-    out.member("count", b.count);
-    out.member("x", b.x);
-    out.member("y", b.y);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(st.histogram.bins, [&](const HistogramBin& b) {
+    out.object(kv("lo_ns", b.lo), kv("hi_ns", b.hi), kv("count", b.count), kv("x", b.x), kv("y", b.y));
+  });
   out.member("selected_bin", st.histogram.selected_bin);
   out.member("step", st.histogram.step);
   point(out, "next", st.histogram.next_target.x, st.histogram.next_target.y);
@@ -389,10 +271,8 @@ void evidence_json(Writer& out, const View& view, const FrameStats& st) {
   out.member("count", view.evidence().size());
   out.key("current");
   if (view.evidence_index() < view.evidence().size()) {
-    out.begin_object();
-    out.member("start_ns", view.evidence()[view.evidence_index()].start);
-    out.member("end_ns", view.evidence()[view.evidence_index()].end);
-    out.end_object();
+    const TimeRange& r = view.evidence()[view.evidence_index()];
+    out.object(kv("start_ns", r.start), kv("end_ns", r.end));
   } else {
     out.null();
   }
@@ -411,62 +291,29 @@ void findings_json(Writer& out, const View& view, const FrameStats& st) {
   out.member("state", savings_state(view.document()->savings()));
   out.member("status", st.savings_status);
   out.key("rows");
-  out.begin_array();
-  for (const FindingRow& f : st.finding_list) {
-    out.begin_object();
-    out.member("id", f.id);
-    out.member("title", f.title);
-    out.member("saving", f.saving);
-    out.member("saving_ns", f.saving_ns);
-    out.member("saving_source", f.saving_source);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(st.finding_list, [&](const FindingRow& f) {
+    out.object(kv("id", f.id), kv("title", f.title), kv("saving", f.saving), kv("saving_ns", f.saving_ns),
+               kv("saving_source", f.saving_source));
+  });
   out.key("helps");
-  out.begin_array();
-  for (const HelpRow& h : st.help_rows) {
-    out.begin_object();
-    out.member("id", h.id);
-    out.member("question", h.question);
-    out.member("verdict", h.verdict);
-    out.member("because", h.because);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(st.help_rows, [&](const HelpRow& h) {
+    out.object(kv("id", h.id), kv("question", h.question), kv("verdict", h.verdict), kv("because", h.because));
+  });
   out.key("critical_path");
-  out.begin_array();
-  for (const PathRow& r : st.path_rows) {
-    out.begin_object();
-    out.member("label", r.label);
-    out.member("time", r.time);
-    out.member("share", r.share);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(st.path_rows,
+            [&](const PathRow& r) { out.object(kv("label", r.label), kv("time", r.time), kv("share", r.share)); });
   evidence_json(out, view, st);
   out.end_object();
 }
 
 void job_ranks_json(Writer& out, const JobStats& js) {
   out.key("rank_list");
-  out.begin_array();
-  for (const JobRankStats& r : js.rank_list) {
-    out.begin_object();
-    out.member("rank", r.rank);
-    out.member("file", r.file);
-    out.member("host", r.host);
-    out.member("header", r.header);
-    out.member("offset_ns", r.offset_ns);
-    out.member("y", r.y);
-    out.member("visible", r.visible);
-    out.member("collapsed", r.collapsed);
-    out.member("gpus", r.gpus);
-    out.member("lanes", r.lanes);
-    out.member("parts_drawn", r.parts_drawn);
-    out.member("parts_folded", r.parts_folded);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(js.rank_list, [&](const JobRankStats& r) {
+    out.object(kv("rank", r.rank), kv("file", r.file), kv("host", r.host), kv("header", r.header),
+               kv("offset_ns", r.offset_ns), kv("y", r.y), kv("visible", r.visible), kv("collapsed", r.collapsed),
+               kv("gpus", r.gpus), kv("lanes", r.lanes), kv("parts_drawn", r.parts_drawn),
+               kv("parts_folded", r.parts_folded));
+  });
 }
 
 // The selected collective instance and its parts as drawn; null without one.
@@ -480,20 +327,10 @@ void job_instance_json(Writer& out, const JobStats& js) {
   out.member("wait_ns", js.instance_wait_ns);
   out.member("last_arrival_text", js.last_arrival_text);
   out.key("parts");
-  out.begin_array();
-  for (const JobPartStats& p : js.instance_parts) {
-    out.begin_object();
-    out.member("rank", p.rank);
-    out.member("x0", p.x0);
-    out.member("x1", p.x1);
-    out.member("y", p.y);
-    out.member("start_ns", p.start_ns);
-    out.member("waited_ns", p.waited_ns);
-    out.member("visible", p.visible);
-    out.member("last", p.last);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(js.instance_parts, [&](const JobPartStats& p) {
+    out.object(kv("rank", p.rank), kv("x0", p.x0), kv("x1", p.x1), kv("y", p.y), kv("start_ns", p.start_ns),
+               kv("waited_ns", p.waited_ns), kv("visible", p.visible), kv("last", p.last));
+  });
   out.end_object();
 }
 
@@ -508,14 +345,9 @@ void job_json(Writer& out, const View& view, const FrameStats& st) {
   out.member("ranks", js.ranks);
   out.member("gpus", js.gpus);
   out.key("files");
-  out.begin_array();
-  for (const JobRank& r : job->ranks) out.string(r.file);
-  out.end_array();
+  out.array(job->ranks, [&](const JobRank& r) { out.string(r.file); });
   out.key("window");
-  out.begin_object();
-  out.member("start_ns", job->window.start);
-  out.member("end_ns", job->window.end);
-  out.end_object();
+  out.object(kv("start_ns", job->window.start), kv("end_ns", job->window.end));
   out.member("collectives", job->profile.collectives.size());
   out.member("clock_alignment", js.clock_alignment);
   job_ranks_json(out, js);
@@ -534,34 +366,20 @@ void frame_json(Writer& out, const View& view, const ImDrawData* dd, const Frame
   out.member("schema", "gpuscope.view-frame/1");
   out.member("file", ctx.file);
   out.key("size");
-  out.begin_object();
-  out.member("width", ctx.width);
-  out.member("height", ctx.height);
-  out.end_object();
+  out.object(kv("width", ctx.width), kv("height", ctx.height));
   out.member("frames", ctx.frames);
   out.member("view", to_string(view.panel()));
-  out.key("error");
-  if (ctx.error.empty())
-    out.null();
-  else
-    out.string(ctx.error);
+  out.member("error", or_null(!ctx.error.empty(), ctx.error));
   out.member("message", st.message);
-  out.key("damage");
-  if (st.damage.empty())
-    out.null();
-  else
-    out.string(st.damage);
+  out.member("damage", or_null(!st.damage.empty(), st.damage));
   out.member("panels", st.panels);
   out.member("vertices", dd ? dd->TotalVtxCount : 0);
   out.member("indices", dd ? dd->TotalIdxCount : 0);
   out.member("draw_lists", dd ? dd->CmdListsCount : 0);
   out.member("last_frame_ms", view.last_frame_ms());
   const ImGuiIO& io = ImGui::GetIO();
-  out.key("mouse");  // null: not on the window
-  if (io.MousePos.x > -1e30f)
-    out.value(std::pair<float, float>(io.MousePos.x, io.MousePos.y));
-  else
-    out.null();
+  const std::pair<float, float> mouse(io.MousePos.x, io.MousePos.y);
+  out.member("mouse", or_null(io.MousePos.x > -1e30f, mouse));  // null: not on the window
   font_json(out, ctx.font);
   job_json(out, view, st);
 }
@@ -572,60 +390,36 @@ void timeline_json(Writer& out, const Document& doc, const FrameStats& st) {
   out.member("source", doc.source_label());
   out.member("source_kind", to_string(t.meta().source));
   out.key("trace");
-  out.begin_object();
-  out.member("begin_ns", t.begin_time());
-  out.member("end_ns", t.end_time());
-  out.member("kernels", t.kernels().size());
-  out.member("memcpys", t.memcpys().size());
-  out.member("memsets", t.memsets().size());
-  out.member("api_calls", t.api_calls().size());
-  out.member("ranges", t.ranges().size());
-  out.member("tracks", t.tracks().size());
-  out.member("devices", doc.index().activity().size());
-  out.end_object();
+  out.object(kv("begin_ns", t.begin_time()), kv("end_ns", t.end_time()), kv("kernels", t.kernels().size()),
+             kv("memcpys", t.memcpys().size()), kv("memsets", t.memsets().size()),
+             kv("api_calls", t.api_calls().size()), kv("ranges", t.ranges().size()), kv("tracks", t.tracks().size()),
+             kv("devices", doc.index().activity().size()));
   out.key("visible_range");
-  out.begin_object();
-  out.member("start_ns", st.view_start);
-  out.member("end_ns", st.view_end);
-  out.member("start_offset_ns", st.view_start - t.begin_time());
-  out.member("end_offset_ns", st.view_end - t.begin_time());
-  out.member("duration_ns", st.view_end - st.view_start);
-  out.end_object();
+  out.object(kv("start_ns", st.view_start), kv("end_ns", st.view_end),
+             kv("start_offset_ns", st.view_start - t.begin_time()), kv("end_offset_ns", st.view_end - t.begin_time()),
+             kv("duration_ns", st.view_end - st.view_start));
   out.member("timeline_width_px", st.timeline_width_px);
   out.member("timeline_x0", st.timeline_x0);
   tracks_json(out, st);
-  out.member("drawn_items", st.drawn);
-  out.member("merged_blocks", st.merged_blocks);
-  out.member("merged_events", st.merged_events);
+  out.members(kv("drawn_items", st.drawn), kv("merged_blocks", st.merged_blocks),
+              kv("merged_events", st.merged_events));
   kernels_by_category_json(out, st);
-  out.member("folded_labels", st.folded_labels);
-  out.member("lane_columns", st.lane_columns);
+  out.members(kv("folded_labels", st.folded_labels), kv("lane_columns", st.lane_columns));
   counter_lanes_json(out, st);
-  out.member("step_sparklines", st.step_sparklines);
-  out.member("match_markers", st.match_markers);
-  out.member("match_clusters", st.match_clusters);
-  out.member("match_cluster_events", st.match_cluster_events);
-  out.member("match_cluster_labels", st.match_cluster_labels);
-  out.member("matches_in_view", st.matches_in_view);
-  out.member("match_ticks", st.match_ticks);
-  out.member("match_count_labels", st.match_count_labels);
-  out.member("flow_arrow", st.flow_arrow);
-  out.member("critical_path_events", st.critical_path_events);
-  out.member("critical_path_status", st.critical_path_status);
-  out.member("evidence_bands", st.evidence_bands);
+  out.members(kv("step_sparklines", st.step_sparklines), kv("match_markers", st.match_markers),
+              kv("match_clusters", st.match_clusters), kv("match_cluster_events", st.match_cluster_events),
+              kv("match_cluster_labels", st.match_cluster_labels), kv("matches_in_view", st.matches_in_view),
+              kv("match_ticks", st.match_ticks), kv("match_count_labels", st.match_count_labels),
+              kv("flow_arrow", st.flow_arrow), kv("critical_path_events", st.critical_path_events),
+              kv("critical_path_status", st.critical_path_status), kv("evidence_bands", st.evidence_bands));
 }
 
 // The bottom panel's tables as drawn, and where the layout's handles are.
 void tables_json(Writer& out, const View& view, const FrameStats& st) {
   out.key("rows");
-  out.begin_object();
-  out.member("hotspots", st.hotspot_rows);
-  out.member("categories", st.category_rows);
-  out.member("ops", st.op_rows);
-  out.member("findings", st.finding_rows);
-  out.member("summary_devices", st.summary_devices);
-  out.member("compare", st.compare_rows);
-  out.end_object();
+  out.object(kv("hotspots", st.hotspot_rows), kv("categories", st.category_rows), kv("ops", st.op_rows),
+             kv("findings", st.finding_rows), kv("summary_devices", st.summary_devices),
+             kv("compare", st.compare_rows));
   hotspots_json(out, st);
   target_list(out, "finding_titles", "id", st.finding_targets);
   target_list(out, "hotspot_histogram_buttons", "kernel", st.hotspot_histogram_targets);
@@ -633,11 +427,7 @@ void tables_json(Writer& out, const View& view, const FrameStats& st) {
   out.member("op_columns", st.op_columns);
   out.member("ops_by_shapes", view.ops_by_shapes());
   out.member("ops_message", st.ops_message);
-  out.key("selected_op");
-  if (st.selected_op.empty())
-    out.null();
-  else
-    out.string(st.selected_op);
+  out.member("selected_op", or_null(!st.selected_op.empty(), st.selected_op));
   out.member("legend", st.legend);
   out.member("ruler_y", st.ruler_y);
   out.member("label_width", st.label_width);
@@ -654,19 +444,11 @@ void analysis_json(Writer& out, const View& view, const Document& doc, const Fra
   out.member("analysis", profile ? "done" : doc.analysis_failed() ? "failed" : "pending");
   if (profile) {
     out.key("findings");
-    out.begin_array();
-    for (const Finding& f : profile->findings) out.string(f.id);
-    out.end_array();
+    out.array(profile->findings, [&](const Finding& f) { out.string(f.id); });
     out.key("finding_savings");  // the Profile's, in its order
-    out.begin_array();
-    for (const Finding& f : profile->findings) {
-      out.begin_object();
-      out.member("id", f.id);
-      out.member("saving_ns", f.saving_ns);
-      out.member("saving_source", to_string(f.saving_source));
-      out.end_object();
-    }
-    out.end_array();
+    out.array(profile->findings, [&](const Finding& f) {
+      out.object(kv("id", f.id), kv("saving_ns", f.saving_ns), kv("saving_source", to_string(f.saving_source)));
+    });
   }
   findings_json(out, view, st);
   if (const Document* b = view.compare_document()) {
@@ -687,14 +469,9 @@ std::string frame_report(const View& view, const ImDrawData* dd, const FrameRepo
   if (!doc) {
     out.member("source", nullptr);
     out.member("selection", nullptr);
-    out.key("tracks");
-    out.begin_array();
-    out.end_array();
+    out.member("tracks", std::vector<int>{});
     out.key("visible_range");
-    out.begin_object();
-    out.member("start_ns", st.view_start);
-    out.member("end_ns", st.view_end);
-    out.end_object();
+    out.object(kv("start_ns", st.view_start), kv("end_ns", st.view_end));
     out.member("timeline_width_px", st.timeline_width_px);
     out.member("lane_columns", st.lane_columns);
     out.end_object();
@@ -708,16 +485,10 @@ std::string frame_report(const View& view, const ImDrawData* dd, const FrameRepo
   point(out, "details_histogram", st.details_histogram_target.x, st.details_histogram_target.y);
   selection_json(out, view, t);
   out.key("highlight");
-  out.begin_object();
-  out.member("label", view.matches_label());
-  out.member("matches", view.matches().size());
-  out.end_object();
+  out.object(kv("label", view.matches_label()), kv("matches", view.matches().size()));
   analysis_json(out, view, *doc, st);
   out.key("load_seconds");
-  out.begin_object();
-  out.member("read", view.loader().read_seconds());
-  out.member("index", view.loader().index_seconds());
-  out.end_object();
+  out.object(kv("read", view.loader().read_seconds()), kv("index", view.loader().index_seconds()));
   out.end_object();
   return text;
 }

@@ -109,6 +109,7 @@ std::string check_text(const CheckReport& r, const CheckTextOptions& options) {
 // [SECTION] JSON -------------------------------------------------------------------------------------
 
 std::string check_json(const CheckReport& r, bool pretty) {
+  using json::kv;
   std::string text;
   json::Writer out(text, pretty);
   out.begin_object();
@@ -119,34 +120,21 @@ std::string check_json(const CheckReport& r, bool pretty) {
   out.member("candidate", r.diff.after_label);
   out.member("same_workload", r.same_workload);
   out.key("counts");
-  out.begin_object();
-  out.member("passed", r.count(CheckOutcome::passed));
-  out.member("failed", r.count(CheckOutcome::failed));
-  out.member("skipped", r.count(CheckOutcome::skipped));
-  out.member("not_run", r.count(CheckOutcome::not_run));
-  out.end_object();
-  auto both = [&](const char* key, auto baseline, auto candidate) {
-    out.key(key);
-    out.begin_object();
-    out.member("baseline", baseline);
-    out.member("candidate", candidate);
-    out.end_object();
-  };
-  both("steps_per_gpu", r.diff.before_steps, r.diff.after_steps);
-  both("step_time_ns", r.diff.before_step_ns, r.diff.after_step_ns);
+  out.object(kv("passed", r.count(CheckOutcome::passed)), kv("failed", r.count(CheckOutcome::failed)),
+             kv("skipped", r.count(CheckOutcome::skipped)), kv("not_run", r.count(CheckOutcome::not_run)));
+  out.key("steps_per_gpu");
+  out.object(kv("baseline", r.diff.before_steps), kv("candidate", r.diff.after_steps));
+  out.key("step_time_ns");
+  out.object(kv("baseline", r.diff.before_step_ns), kv("candidate", r.diff.after_step_ns));
+  const StepNoise& noise = r.baseline_noise;
   out.key("baseline_step_noise");
-  out.begin_object();
-  out.member("steps", r.baseline_noise.steps);
-  out.member("mean_ns", r.baseline_noise.mean_ns);
-  out.member("stddev_ns", r.baseline_noise.stddev_ns);
-  out.member("spread", r.baseline_noise.spread);
-  out.end_object();
+  out.object(kv("steps", noise.steps), kv("mean_ns", noise.mean_ns), kv("stddev_ns", noise.stddev_ns),
+             kv("spread", noise.spread));
   out.member("noise", r.noise);
   out.member("step_limit", r.step_limit);
   out.member("step_threshold", r.step_threshold);
   out.key("checks");
-  out.begin_array();
-  for (const CheckResult& c : r.checks) {
+  out.array(r.checks, [&](const CheckResult& c) {
     out.begin_object();
     out.member("name", c.name);
     out.member("outcome", to_string(c.outcome));
@@ -155,8 +143,7 @@ std::string check_json(const CheckReport& r, bool pretty) {
     out.member("message", c.message);
     if (!c.findings.empty()) out.member("findings", c.findings);
     out.end_object();
-  }
-  out.end_array();
+  });
   out.member("changes", r.diff.summary);
   out.end_object();
   return text + "\n";

@@ -93,129 +93,65 @@ Profile parse_report_json(std::string_view text, const std::string& file) {
 
 namespace {
 
-// {"before": b, "after": a}
-template <class V>
-void before_after(Out& out, const char* key, const V& before, const V& after) {
-  out.key(key);
-  out.begin_object();
-  out.member("before", before);
-  out.member("after", after);
-  out.end_object();
-}
+using json::kv;
 
 void diff_lists(Out& out, const ProfileDiff& d) {
   out.key("categories");
-  out.begin_array();
-  for (const CategoryDelta& c : d.categories) {
-    out.begin_object();
-    out.member("name", to_string(c.category));
-    out.member("before_ns", c.before_ns);
-    out.member("after_ns", c.after_ns);
-    out.member("before_share", c.before_share);
-    out.member("after_share", c.after_share);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(d.categories, [&](const CategoryDelta& c) {
+    out.object(kv("name", to_string(c.category)), kv("before_ns", c.before_ns), kv("after_ns", c.after_ns),
+               kv("before_share", c.before_share), kv("after_share", c.after_share));
+  });
   out.key("kernels");
-  out.begin_array();
-  for (const KernelDelta& k : d.kernels) {
-    out.begin_object();
-    out.member("name", k.name);
-    out.member("category", to_string(k.category));
-    out.member("before_ns", k.before_ns);
-    out.member("after_ns", k.after_ns);
-    out.member("before_count", k.before_count);
-    out.member("after_count", k.after_count);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(d.kernels, [&](const KernelDelta& k) {
+    out.object(kv("name", k.name), kv("category", to_string(k.category)), kv("before_ns", k.before_ns),
+               kv("after_ns", k.after_ns), kv("before_count", k.before_count), kv("after_count", k.after_count));
+  });
   out.key("ops");
-  out.begin_array();
-  for (const OpDelta& o : d.ops) {
-    out.begin_object();
-    out.member("name", o.name);
-    out.member("shapes", o.shapes);
-    out.member("dtype", o.dtypes);
-    out.member("before_ns", o.before_ns);
-    out.member("after_ns", o.after_ns);
-    out.member("before_calls", o.before_calls);
-    out.member("after_calls", o.after_calls);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(d.ops, [&](const OpDelta& o) {
+    out.object(kv("name", o.name), kv("shapes", o.shapes), kv("dtype", o.dtypes), kv("before_ns", o.before_ns),
+               kv("after_ns", o.after_ns), kv("before_calls", o.before_calls), kv("after_calls", o.after_calls));
+  });
   out.key("hardware");
-  out.begin_array();
-  for (const HwDelta& h : d.hardware) {
-    out.begin_object();
-    out.member("name", h.name);
-    out.member("unit", h.unit);
-    out.member("before", h.before);
-    out.member("after", h.after);
-    out.member("before_samples", h.before_samples);
-    out.member("after_samples", h.after_samples);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(d.hardware, [&](const HwDelta& h) {
+    out.object(kv("name", h.name), kv("unit", h.unit), kv("before", h.before), kv("after", h.after),
+               kv("before_samples", h.before_samples), kv("after_samples", h.after_samples));
+  });
 }
 
 // One side of a finding's change; null where the run lacks it.
-void finding_side(Out& out, const char* key, bool present, Severity s, double metric, TimeNs saving,
-                  const std::string& title) {
-  out.key(key);
-  if (!present) return out.null();
-  out.begin_object();
-  out.member("severity", to_string(s));
-  out.member("metric", metric);
-  out.member("saving_ns", saving);
-  out.member("title", title);
-  out.end_object();
+auto finding_side(bool present, Severity s, double metric, TimeNs saving, const std::string& title) {
+  return [=, &title](Out& out) {
+    if (!present) return out.null();
+    out.object(kv("severity", to_string(s)), kv("metric", metric), kv("saving_ns", saving), kv("title", title));
+  };
 }
 
-void help_side(Out& out, const char* key, bool present, Verdict v, const std::string& reason) {
-  out.key(key);
-  if (!present) return out.null();
-  out.begin_object();
-  out.member("verdict", to_string(v));
-  out.member("reason", reason);
-  out.end_object();
+auto help_side(bool present, Verdict v, const std::string& reason) {
+  return [=, &reason](Out& out) {
+    if (!present) return out.null();
+    out.object(kv("verdict", to_string(v)), kv("reason", reason));
+  };
 }
 
 void diff_answers(Out& out, const ProfileDiff& d) {
   out.key("findings");
-  out.begin_array();
-  for (const FindingDelta& f : d.findings) {
-    out.begin_object();
-    out.member("id", f.id);
-    out.member("change", to_string(f.change));
-    out.member("threshold", f.threshold);
-    finding_side(out, "before", f.in_before, f.before_severity, f.before_metric, f.before_saving_ns, f.before_title);
-    finding_side(out, "after", f.in_after, f.after_severity, f.after_metric, f.after_saving_ns, f.after_title);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(d.findings, [&](const FindingDelta& f) {
+    out.object(
+        kv("id", f.id), kv("change", to_string(f.change)), kv("threshold", f.threshold),
+        kv("before", finding_side(f.in_before, f.before_severity, f.before_metric, f.before_saving_ns, f.before_title)),
+        kv("after", finding_side(f.in_after, f.after_severity, f.after_metric, f.after_saving_ns, f.after_title)));
+  });
   out.key("helps");
-  out.begin_array();
-  for (const HelpDelta& h : d.helps) {
-    out.begin_object();
-    out.member("id", h.id);
-    out.member("question", h.question);
-    help_side(out, "before", h.in_before, h.before, h.before_reason);
-    help_side(out, "after", h.in_after, h.after, h.after_reason);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(d.helps, [&](const HelpDelta& h) {
+    out.object(kv("id", h.id), kv("question", h.question),
+               kv("before", help_side(h.in_before, h.before, h.before_reason)),
+               kv("after", help_side(h.in_after, h.after, h.after_reason)));
+  });
   out.key("idle");
-  out.begin_array();
-  for (const IdleDelta& x : d.idle) {
-    out.begin_object();
-    out.member("cause", x.cause);
-    out.member("before_ns", x.before_ns);
-    out.member("after_ns", x.after_ns);
-    out.member("before_finding", x.before_finding);
-    out.member("after_finding", x.after_finding);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(d.idle, [&](const IdleDelta& x) {
+    out.object(kv("cause", x.cause), kv("before_ns", x.before_ns), kv("after_ns", x.after_ns),
+               kv("before_finding", x.before_finding), kv("after_finding", x.after_finding));
+  });
 }
 
 }  // namespace
@@ -228,14 +164,18 @@ std::string diff_json(const ProfileDiff& d, bool pretty) {
   out.member("before", d.before_label);
   out.member("after", d.after_label);
   out.member("per_step", d.per_step);
-  before_after(out, "steps_per_gpu", d.before_steps, d.after_steps);
-  before_after(out, "step_time_ns", d.before_step_ns, d.after_step_ns);
-  before_after(out, "kernel_time_ns", d.before_kernel_ns, d.after_kernel_ns);
-  before_after(out, "utilization", d.before_utilization, d.after_utilization);
-  before_after(out, "kernel_concurrency", d.before_concurrency, d.after_concurrency);
-  before_after(out, "idle_share", d.before_idle_share, d.after_idle_share);
-  before_after(out, "peak_allocated_bytes", d.before_peak_allocated, d.after_peak_allocated);
-  before_after(out, "peak_reserved_bytes", d.before_peak_reserved, d.after_peak_reserved);
+  auto both = [&](const char* key, const auto& before, const auto& after) {
+    out.key(key);
+    out.object(kv("before", before), kv("after", after));
+  };
+  both("steps_per_gpu", d.before_steps, d.after_steps);
+  both("step_time_ns", d.before_step_ns, d.after_step_ns);
+  both("kernel_time_ns", d.before_kernel_ns, d.after_kernel_ns);
+  both("utilization", d.before_utilization, d.after_utilization);
+  both("kernel_concurrency", d.before_concurrency, d.after_concurrency);
+  both("idle_share", d.before_idle_share, d.after_idle_share);
+  both("peak_allocated_bytes", d.before_peak_allocated, d.after_peak_allocated);
+  both("peak_reserved_bytes", d.before_peak_reserved, d.after_peak_reserved);
   diff_lists(out, d);
   diff_answers(out, d);
   out.member("summary", d.summary);

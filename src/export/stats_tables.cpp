@@ -469,44 +469,32 @@ std::string stats_csv(const std::vector<StatsTable>& tables) {
 // [SECTION] JSON ------------------------------------------------------------------------------------
 
 std::string stats_json(const std::vector<StatsTable>& tables, const std::string& file) {
+  using json::kv;
   std::string text;
   json::Writer out(text);
-  out.begin_object();
-  out.member("schema", "gpuscope.stats/1");
-  out.member("file", file);
-  out.key("reports");
-  out.begin_array();
-  for (const StatsTable& t : tables) {
+  const auto row_json = [&](const StatsTable& t, const std::vector<StatsCell>& row) {
     out.begin_object();
-    out.member("report", to_string(t.report));
-    out.member("title", t.title);
-    out.member("note", t.note);
-    out.key("columns");
-    out.begin_array();
-    for (const StatsColumn& c : t.columns) out.string(c.key);
-    out.end_array();
-    out.key("rows");
-    out.begin_array();
-    for (const auto& row : t.rows) {
-      out.begin_object();
-      for (std::size_t c = 0; c < row.size(); ++c) {
-        out.key(t.columns[c].key);
-        std::visit(
-            [&](const auto& v) {
-              if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>)
-                out.null();
-              else
-                out.value(v);
-            },
-            row[c]);
-      }
-      out.end_object();
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      out.key(t.columns[c].key);
+      std::visit(
+          [&](const auto& v) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>)
+              out.null();
+            else
+              out.value(v);
+          },
+          row[c]);
     }
-    out.end_array();
     out.end_object();
-  }
-  out.end_array();
-  out.end_object();
+  };
+  const auto table_json = [&](const StatsTable& t) {
+    const auto columns = [&](json::Writer& w) { w.array(t.columns, [&](const StatsColumn& c) { w.string(c.key); }); };
+    const auto rows = [&](json::Writer& w) { w.array(t.rows, [&](const auto& row) { row_json(t, row); }); };
+    out.object(kv("report", to_string(t.report)), kv("title", t.title), kv("note", t.note), kv("columns", columns),
+               kv("rows", rows));
+  };
+  out.object(kv("schema", "gpuscope.stats/1"), kv("file", file),
+             kv("reports", [&](json::Writer& w) { w.array(tables, table_json); }));
   return text + "\n";
 }
 

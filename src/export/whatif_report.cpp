@@ -17,6 +17,7 @@ namespace {
 using graph::PathKind;
 using graph::PathSummary;
 using graph::WhatIf;
+using json::kv;
 using Out = json::Writer;
 
 constexpr const char* kKindLabels[graph::kPathKindCount] = {
@@ -97,35 +98,28 @@ void path_text(const PathSummary& p, const char* which, std::string& out) {
 // [SECTION] JSON ----------------------------------------------------------------------------------
 
 void path_json(Out& out, const char* key, const PathSummary& p) {
+  const auto by_kind = [&](Out& w) {
+    w.begin_object();
+    for (int k = 0; k < graph::kPathKindCount; ++k) w.member(to_string(static_cast<PathKind>(k)), p.by_kind[k]);
+    w.end_object();
+  };
+  const auto by_category = [&](Out& w) {
+    w.begin_object();
+    for (int c = 0; c < kKernelCategoryCount; ++c)
+      if (p.by_category[c] > 0) w.member(to_string(static_cast<KernelCategory>(c)), p.by_category[c]);
+    w.end_object();
+  };
+  const auto top = [&](Out& w) {
+    w.array(p.top, [&](const PathSummary::Op& op) {
+      const bool known = op.category < kKernelCategoryCount;
+      const std::string_view category = known ? to_string(static_cast<KernelCategory>(op.category)) : "";
+      w.object(kv("name", op.name), kv("category", json::or_null(known, category)), kv("ns", op.ns),
+               kv("count", op.count));
+    });
+  };
   out.key(key);
-  out.begin_object();
-  out.member("steps", p.steps);
-  out.member("length_ns", p.length);
-  out.key("by_kind_ns");
-  out.begin_object();
-  for (int k = 0; k < graph::kPathKindCount; ++k) out.member(to_string(static_cast<PathKind>(k)), p.by_kind[k]);
-  out.end_object();
-  out.key("by_category_ns");
-  out.begin_object();
-  for (int c = 0; c < kKernelCategoryCount; ++c)
-    if (p.by_category[c] > 0) out.member(to_string(static_cast<KernelCategory>(c)), p.by_category[c]);
-  out.end_object();
-  out.key("top_ops");
-  out.begin_array();
-  for (const auto& op : p.top) {
-    out.begin_object();
-    out.member("name", op.name);
-    out.key("category");
-    if (op.category < kKernelCategoryCount)
-      out.string(to_string(static_cast<KernelCategory>(op.category)));
-    else
-      out.null();
-    out.member("ns", op.ns);
-    out.member("count", op.count);
-    out.end_object();
-  }
-  out.end_array();
-  out.end_object();
+  out.object(kv("steps", p.steps), kv("length_ns", p.length), kv("by_kind_ns", by_kind),
+             kv("by_category_ns", by_category), kv("top_ops", top));
 }
 
 // The members of a StepTime, in the object open.
@@ -137,25 +131,22 @@ void time_members(Out& out, const graph::StepTime& t) {
 }
 
 void graph_json(Out& out, const WhatIf& w) {
+  const auto edges = [&](Out& o) {
+    o.begin_object();
+    for (int t = 0; t < graph::kEdgeTypeCount; ++t)
+      o.member(to_string(static_cast<graph::EdgeType>(t)), w.graph.edges[t]);
+    o.end_object();
+  };
+  const auto stats = [&](Out& o) {
+    o.begin_object();
+    for (const auto& [k, v] : w.graph.stats) o.member(k, v);
+    o.end_object();
+  };
+  const graph::GraphSummary& g = w.graph;
   out.key("graph");
-  out.begin_object();
-  out.member("nodes", w.graph.nodes);
-  out.member("gpu_ops", w.graph.gpu_ops);
-  out.member("cpu_calls", w.graph.cpu_calls);
-  out.member("streams", w.graph.streams);
-  out.member("threads", w.graph.threads);
-  out.key("edges");
-  out.begin_object();
-  for (int t = 0; t < graph::kEdgeTypeCount; ++t)
-    out.member(to_string(static_cast<graph::EdgeType>(t)), w.graph.edges[t]);
-  out.end_object();
-  out.member("stream_order_only", w.graph.stream_order_only);
-  out.member("cycles_broken", w.graph.cycles_broken);
-  out.key("stats");
-  out.begin_object();
-  for (const auto& [k, v] : w.graph.stats) out.member(k, v);
-  out.end_object();
-  out.end_object();
+  out.object(kv("nodes", g.nodes), kv("gpu_ops", g.gpu_ops), kv("cpu_calls", g.cpu_calls), kv("streams", g.streams),
+             kv("threads", g.threads), kv("edges", edges), kv("stream_order_only", g.stream_order_only),
+             kv("cycles_broken", g.cycles_broken), kv("stats", stats));
 }
 
 // measured, replayed, predicted: the step times and how far to trust them.
@@ -185,28 +176,19 @@ void times_json(Out& out, const WhatIf& w, bool steps) {
 
 void changes_json(Out& out, const WhatIf& w) {
   out.key("changes");
-  out.begin_array();
-  for (const graph::ChangeResult& c : w.changes) {
-    out.begin_object();
-    out.member("change", c.text);
-    out.member("matched", c.matched);
-    out.member("what", c.what);
-    out.member("matched_ns", c.matched_ns);
-    out.member("note", c.note);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(w.changes, [&](const graph::ChangeResult& c) {
+    out.object(kv("change", c.text), kv("matched", c.matched), kv("what", c.what), kv("matched_ns", c.matched_ns),
+               kv("note", c.note));
+  });
   out.key("each_change");
-  out.begin_array();
-  for (const graph::ChangeAlone& a : w.each) {
+  out.array(w.each, [&](const graph::ChangeAlone& a) {
     out.begin_object();
     time_members(out, a.predicted);
     out.member("change", a.text);
     out.member("speedup", a.speedup);
     out.member("simulated", a.simulated);
     out.end_object();
-  }
-  out.end_array();
+  });
 }
 
 }  // namespace

@@ -85,66 +85,37 @@ TraceFile open_trace_file(const std::string& path, const LoadProgress& progress)
 
 namespace {
 
+using json::kv;
+
 void gscope_json(json::Writer& out, const GscopeReadReport& g) {
   out.key("gscope");
-  out.begin_object();
-  out.member("format_version", g.format_version);
-  out.member("writer", g.writer);
-  out.member("complete", g.complete);
-  out.member("bytes_lost", g.bytes_lost);
-  out.member("corrupt_sections", g.corrupt_sections);
-  out.member("rows_lost", g.rows_lost);
-  out.member("problems", g.problems);
-  out.end_object();
+  out.object(kv("format_version", g.format_version), kv("writer", g.writer), kv("complete", g.complete),
+             kv("bytes_lost", g.bytes_lost), kv("corrupt_sections", g.corrupt_sections), kv("rows_lost", g.rows_lost),
+             kv("problems", g.problems));
 }
 
 // Where the trace came from and when it ran.
 void meta_json(json::Writer& out, const Trace& t) {
   const TraceMeta& m = t.meta();
-  out.member("source", to_string(m.source));
-  out.member("source_kind", source_kind(m.source));
-  out.member("producer", m.producer);
-  out.member("host", m.host);
-  out.member("command_line", m.command_line);
-  out.member("start_time_ns", m.start_time_ns);
-  out.member("rank", m.rank);
-  out.member("world_size", m.world_size);
+  out.members(kv("source", to_string(m.source)), kv("source_kind", source_kind(m.source)), kv("producer", m.producer),
+              kv("host", m.host), kv("command_line", m.command_line), kv("start_time_ns", m.start_time_ns),
+              kv("rank", m.rank), kv("world_size", m.world_size));
   out.key("time");
-  out.begin_object();
-  out.member("begin_ns", t.begin_time());
-  out.member("end_ns", t.end_time());
-  out.member("span_ns", t.end_time() - t.begin_time());
-  out.member("gpu_begin_ns", t.gpu_begin_time());
-  out.member("gpu_end_ns", t.gpu_end_time());
-  out.end_object();
+  out.object(kv("begin_ns", t.begin_time()), kv("end_ns", t.end_time()), kv("span_ns", t.end_time() - t.begin_time()),
+             kv("gpu_begin_ns", t.gpu_begin_time()), kv("gpu_end_ns", t.gpu_end_time()));
 }
 
 void devices_json(json::Writer& out, const Trace& t) {
   out.key("devices");
-  out.begin_array();
-  for (const Device& d : t.devices()) {
-    out.begin_object();
-    out.member("id", d.id);
-    out.member("name", d.name);
-    out.member("uuid", d.uuid);
-    out.member("compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor));
-    out.member("sm_count", d.sm_count);
-    out.member("memory_bytes", d.memory_bytes);
-    out.member("core_clock_khz", d.core_clock_khz);
-    out.member("memory_clock_khz", d.memory_clock_khz);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(t.devices(), [&](const Device& d) {
+    out.object(kv("id", d.id), kv("name", d.name), kv("uuid", d.uuid),
+               kv("compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)),
+               kv("sm_count", d.sm_count), kv("memory_bytes", d.memory_bytes), kv("core_clock_khz", d.core_clock_khz),
+               kv("memory_clock_khz", d.memory_clock_khz));
+  });
   out.key("processes");
-  out.begin_array();
-  for (const Process& p : t.processes()) {
-    out.begin_object();
-    out.member("pid", p.pid);
-    out.member("name", p.name);
-    out.member("rank", p.rank);
-    out.end_object();
-  }
-  out.end_array();
+  out.array(t.processes(),
+            [&](const Process& p) { out.object(kv("pid", p.pid), kv("name", p.name), kv("rank", p.rank)); });
 }
 
 // Rows per table, then per track (the tables that have some on it).
@@ -155,10 +126,7 @@ void rows_json(json::Writer& out, const Trace& t, const InfoParts& parts) {
     out.member(to_string(static_cast<TableId>(i)), t.tables().rows(static_cast<TableId>(i)));
   out.end_object();
   out.key("strings");
-  out.begin_object();
-  out.member("count", t.strings().size());
-  out.member("bytes", t.strings().arena_bytes());
-  out.end_object();
+  out.object(kv("count", t.strings().size()), kv("bytes", t.strings().arena_bytes()));
   if (parts.ops) {
     out.key("ops");
     parts.ops(out);
@@ -195,16 +163,8 @@ void series_json(json::Writer& out, const Trace& t) {
   out.begin_array();
   for (std::uint32_t s = 0; s < t.counter_series().size(); ++s) {
     const CounterSeries& cs = t.counter_series()[s];
-    out.begin_object();
-    out.member("name", cs.name);
-    out.member("unit", cs.unit);
-    out.key("device");
-    if (cs.device == kNoDevice)
-      out.null();
-    else
-      out.unsigned_integer(cs.device);
-    out.member("samples", t.rows_of(TableId::counters, s).size());
-    out.end_object();
+    out.object(kv("name", cs.name), kv("unit", cs.unit), kv("device", json::or_null(cs.device != kNoDevice, cs.device)),
+               kv("samples", t.rows_of(TableId::counters, s).size()));
   }
   out.end_array();
   out.key("stats");

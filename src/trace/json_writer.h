@@ -52,6 +52,20 @@ void append_unsigned(std::string& out, std::uint64_t v);
 
 // [SECTION] The writer ------------------------------------------------------------------------
 
+// A member for Writer::object(): its key and its value (anything
+// Writer::value() takes, or a function that writes the value:
+// [&](Writer& w) { … }). It refers to the value: use it within the
+// expression that makes it.
+template <class V>
+struct KeyValue {
+  std::string_view key;
+  const V& value;
+};
+template <class V>
+KeyValue<V> kv(std::string_view key, const V& value) {
+  return {key, value};
+}
+
 // Appends one JSON text to a string as it is written: no tree is built, no
 // string is allocated per value. Separators come by themselves: key() before
 // each member of an object; an array's items are simply written one after
@@ -107,7 +121,8 @@ class Writer {
 
   // A value by its C++ type: bool; integers; floating point (number());
   // strings; nullptr (null); std::optional (null when empty); std::vector
-  // and std::array (arrays of their elements); std::pair (an array of two).
+  // and std::array (arrays of their elements); std::pair (an array of two);
+  // a function of a Writer& (it writes the value).
   template <class V>
   void value(const V& v);
   // key(k), then value(v).
@@ -115,6 +130,25 @@ class Writer {
   void member(std::string_view k, const V& v) {
     key(k);
     value(v);
+  }
+  // These members, in this order, in the object open: members(kv("id", id), kv("ns", ns)).
+  template <class... V>
+  void members(const KeyValue<V>&... kvs) {
+    (member(kvs.key, kvs.value), ...);
+  }
+  // An object of these members: object(kv("id", id), kv("ns", ns)).
+  template <class... V>
+  void object(const KeyValue<V>&... kvs) {
+    begin_object();
+    members(kvs...);
+    end_object();
+  }
+  // An array of what each(item) writes (one value) for every item of `list`.
+  template <class List, class Each>
+  void array(const List& list, Each each) {
+    begin_array();
+    for (const auto& item : list) each(item);
+    end_array();
   }
 
   // U+FFFD written for invalid UTF-8 so far (append_string).
@@ -165,6 +199,18 @@ struct IsPair : std::false_type {};
 template <class A, class B>
 struct IsPair<std::pair<A, B>> : std::true_type {};
 
+// For Writer::value() or kv(): `v` when `present`, else null
+// (kv("device", json::or_null(d != kNoDevice, d))). It refers to `v`.
+template <class V>
+auto or_null(bool present, const V& v) {
+  return [present, &v](Writer& w) {
+    if (present)
+      w.value(v);
+    else
+      w.null();
+  };
+}
+
 template <class V>
 void Writer::value(const V& v) {
   if constexpr (std::is_same_v<V, bool>) {
@@ -179,6 +225,8 @@ void Writer::value(const V& v) {
     number(static_cast<double>(v));
   } else if constexpr (std::is_convertible_v<const V&, std::string_view>) {
     string(std::string_view(v));
+  } else if constexpr (std::is_invocable_v<const V&, Writer&>) {
+    v(*this);
   } else if constexpr (IsOptional<V>::value) {
     if (v)
       value(*v);

@@ -243,6 +243,21 @@ TEST(JsonWriter, ValuesByType) {
   EXPECT_EQ(out, "[-3,200,1.5,\"s\",null,[true,false],[true],[],[[\"a\",1]],{\"pre\":1}]");
 }
 
+TEST(JsonWriter, ObjectsOfKeyValuesAndArraysOfItems) {
+  std::string out;
+  Writer w(out, false);
+  const std::vector<int> items{1, 2};
+  w.object(kv("name", std::string("n")), kv("none", nullptr),
+           kv("items", [&](Writer& x) { x.array(items, [&](int i) { x.object(kv("i", i), kv("half", i / 2.0)); }); }),
+           kv("empty", [](Writer& x) { x.object(); }));
+  EXPECT_EQ(out, R"({"name":"n","none":null,"items":[{"i":1,"half":0.5},{"i":2,"half":1.0}],"empty":{}})");
+  out.clear();
+  Writer v(out, false);
+  const unsigned device = 3;
+  v.object(kv("a", or_null(true, device)), kv("b", or_null(false, device)));
+  EXPECT_EQ(out, R"({"a":3,"b":null})");
+}
+
 TEST(JsonWriter, MisuseIsALogicError) {
   std::string out;
   Writer w(out);
