@@ -38,13 +38,13 @@ std::size_t append_string(std::string& out, std::string_view s);
 
 // A double in its shortest round-trip digits, laid out as a JSON number
 // that is always a float: "1.0", "0.25", "0.0001", "1e-05",
-// "1234567890123456.0", "1e+16". NaN and infinity, which JSON cannot hold,
+// "123456789012345.0", "1e+15". NaN and infinity, which JSON cannot hold,
 // are written as null.
 void append_number(std::string& out, double v);
 
 // A finite double as std::to_chars writes it, shortest of fixed and
-// scientific ("1", "0.25", "1e-05"): the Chrome export's form, as Kineto
-// writes it. The caller leaves out NaN and infinity.
+// scientific ("1", "0.25", "1e-05"): the Chrome export's form. The caller
+// leaves out NaN and infinity.
 void append_shortest(std::string& out, double v);
 
 void append_integer(std::string& out, std::int64_t v);
