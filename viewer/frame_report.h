@@ -3,8 +3,6 @@
 // Schema "gpuscope.view-frame/1", described in docs/viewer.md.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "viewer/fonts.h"
@@ -22,6 +20,7 @@ struct FrameReportContext {
   FontStatus font;            // the UI font as loaded
 };
 
-nlohmann::json frame_report(const View& view, const ImDrawData* draw_data, const FrameReportContext& ctx);
+// The document, indented by 2 spaces (no newline at its end).
+std::string frame_report(const View& view, const ImDrawData* draw_data, const FrameReportContext& ctx);
 
 }  // namespace gpuscope::viewer

@@ -459,7 +459,7 @@ int run_headless(const Options& o) {
   const bool beside = o.screenshot != "-" && (!std::filesystem::exists(o.screenshot, ec) ||
                                               std::filesystem::is_regular_file(o.screenshot, ec));
   const std::string json_path = gv::json_path_for(o.screenshot);
-  const std::string json_text = gv::frame_report(view, ImGui::GetDrawData(), ctx).dump(2) + "\n";
+  const std::string json_text = gv::frame_report(view, ImGui::GetDrawData(), ctx) + "\n";
   const bool json_ok = !beside || write_atomically(json_path, [&](const std::string& tmp) {
     std::ofstream f(tmp, std::ios::binary);
     f << json_text;
@@ -489,7 +489,7 @@ void write_frame_json(const gv::View& view, const Options& o, const gv::FontStat
   ctx.frames = ImGui::GetFrameCount();
   ctx.error = view.load_error();
   ctx.font = font;
-  const std::string text = gv::frame_report(view, ImGui::GetDrawData(), ctx).dump(2) + "\n";
+  const std::string text = gv::frame_report(view, ImGui::GetDrawData(), ctx) + "\n";
   write_atomically(o.frame_json, [&](const std::string& tmp) {
     std::ofstream f(tmp, std::ios::binary);
     f << text;

@@ -197,12 +197,15 @@ void print_text(const std::string& path, const TraceFile& l, bool all_tracks) {
 
 void run(const InfoArgs& a) {
   const TraceFile l = open_trace_file(a.file);
-  if (a.json)
-    std::printf("%s\n", trace_info_json(a.file, l, 2, file_quality_json(file_quality(l.trace, a.file)),
-                                        op_summary_json(op_summary(l.trace)))
-                            .c_str());
-  else
+  if (a.json) {
+    const FileQuality quality = file_quality(l.trace, a.file);
+    const OpSummary ops = op_summary(l.trace);
+    const InfoParts parts{[&](json::Writer& out) { write_file_quality_json(out, quality); },
+                          [&](json::Writer& out) { write_op_summary_json(out, ops); }};
+    std::printf("%s\n", trace_info_json(a.file, l, true, parts).c_str());
+  } else {
     print_text(a.file, l, a.all_tracks);
+  }
 }
 
 void add(CLI::App& app, Context&) {

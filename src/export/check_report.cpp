@@ -5,13 +5,12 @@
 // [SECTION] JUnit XML
 #include "export/check_report.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <string>
 #include <string_view>
 
 #include "analysis/format.h"
+#include "trace/json_writer.h"
 
 namespace gpuscope {
 
@@ -110,40 +109,44 @@ std::string check_text(const CheckReport& r, const CheckTextOptions& options) {
 // [SECTION] JSON -------------------------------------------------------------------------------------
 
 std::string check_json(const CheckReport& r, bool pretty) {
-  using Json = nlohmann::ordered_json;
-  Json j;
-  j["schema"] = CheckReport::kSchema;
-  j["passed"] = r.passed();
-  j["exit_code"] = r.exit_code();
-  j["baseline"] = r.diff.before_label;
-  j["candidate"] = r.diff.after_label;
-  j["same_workload"] = r.same_workload;
-  j["counts"] = {{"passed", r.count(CheckOutcome::passed)},
-                 {"failed", r.count(CheckOutcome::failed)},
-                 {"skipped", r.count(CheckOutcome::skipped)},
-                 {"not_run", r.count(CheckOutcome::not_run)}};
-  j["steps_per_gpu"] = {{"baseline", r.diff.before_steps}, {"candidate", r.diff.after_steps}};
-  j["step_time_ns"] = {{"baseline", r.diff.before_step_ns}, {"candidate", r.diff.after_step_ns}};
-  j["baseline_step_noise"] = {{"steps", r.baseline_noise.steps},
-                              {"mean_ns", r.baseline_noise.mean_ns},
-                              {"stddev_ns", r.baseline_noise.stddev_ns},
-                              {"spread", r.baseline_noise.spread}};
-  j["noise"] = r.noise;
-  j["step_limit"] = r.step_limit;
-  j["step_threshold"] = r.step_threshold;
-  Json checks = Json::array();
-  for (const CheckResult& c : r.checks) {
-    Json x{{"name", c.name},
-           {"outcome", to_string(c.outcome)},
-           {"value", c.value},
-           {"threshold", c.threshold},
-           {"message", c.message}};
-    if (!c.findings.empty()) x["findings"] = c.findings;
-    checks.push_back(std::move(x));
-  }
-  j["checks"] = std::move(checks);
-  j["changes"] = r.diff.summary;
-  return j.dump(pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace) + "\n";
+  using json::kv;
+  std::string text;
+  json::Writer out(text, pretty);
+  out.begin_object();
+  out.member("schema", CheckReport::kSchema);
+  out.member("passed", r.passed());
+  out.member("exit_code", r.exit_code());
+  out.member("baseline", r.diff.before_label);
+  out.member("candidate", r.diff.after_label);
+  out.member("same_workload", r.same_workload);
+  out.key("counts");
+  out.object(kv("passed", r.count(CheckOutcome::passed)), kv("failed", r.count(CheckOutcome::failed)),
+             kv("skipped", r.count(CheckOutcome::skipped)), kv("not_run", r.count(CheckOutcome::not_run)));
+  out.key("steps_per_gpu");
+  out.object(kv("baseline", r.diff.before_steps), kv("candidate", r.diff.after_steps));
+  out.key("step_time_ns");
+  out.object(kv("baseline", r.diff.before_step_ns), kv("candidate", r.diff.after_step_ns));
+  const StepNoise& noise = r.baseline_noise;
+  out.key("baseline_step_noise");
+  out.object(kv("steps", noise.steps), kv("mean_ns", noise.mean_ns), kv("stddev_ns", noise.stddev_ns),
+             kv("spread", noise.spread));
+  out.member("noise", r.noise);
+  out.member("step_limit", r.step_limit);
+  out.member("step_threshold", r.step_threshold);
+  out.key("checks");
+  out.array(r.checks, [&](const CheckResult& c) {
+    out.begin_object();
+    out.member("name", c.name);
+    out.member("outcome", to_string(c.outcome));
+    out.member("value", c.value);
+    out.member("threshold", c.threshold);
+    out.member("message", c.message);
+    if (!c.findings.empty()) out.member("findings", c.findings);
+    out.end_object();
+  });
+  out.member("changes", r.diff.summary);
+  out.end_object();
+  return text + "\n";
 }
 
 // [SECTION] JUnit XML ----------------------------------------------------------------------------------

@@ -7,10 +7,13 @@
 // [SECTION] The document
 // [SECTION] Files: complete or absent, optionally gzip
 //
-// Speed comes from three things: every string is escaped once (a per-StringId
-// cache), each track's `"pid":…,"tid":…` fragment is built once, and numbers
-// are formatted with std::to_chars into one growing buffer handed to the sink
-// in ~1 MiB pieces. Timestamps never pass through a double.
+// The layout is fixed (Kineto's: one event per line, keys as literal
+// fragments); strings and numbers are trace/json_writer.h's, the one escaper
+// and UTF-8 policy of every output. Speed comes from three things: every
+// string is escaped once (a per-StringId cache), each track's
+// `"pid":…,"tid":…` fragment is built once, and numbers are formatted with
+// std::to_chars into one growing buffer handed to the sink in ~1 MiB
+// pieces. Timestamps never pass through a double.
 #include "export/chrome_trace.h"
 
 #include <fcntl.h>
@@ -33,6 +36,7 @@
 #include <vector>
 
 #include "trace/files.h"
+#include "trace/json_writer.h"
 
 namespace gpuscope {
 
@@ -49,14 +53,8 @@ class Out {
 
   void raw(std::string_view s) { buf_.append(s); }
   void ch(char c) { buf_.push_back(c); }
-  void u64(std::uint64_t v) {
-    char tmp[24];
-    buf_.append(tmp, static_cast<std::size_t>(std::to_chars(tmp, tmp + sizeof tmp, v).ptr - tmp));
-  }
-  void i64(std::int64_t v) {
-    char tmp[24];
-    buf_.append(tmp, static_cast<std::size_t>(std::to_chars(tmp, tmp + sizeof tmp, v).ptr - tmp));
-  }
+  void u64(std::uint64_t v) { json::append_unsigned(buf_, v); }
+  void i64(std::int64_t v) { json::append_integer(buf_, v); }
   // A non-negative ns count as µs with exactly three decimals.
   void us(std::uint64_t ns) {
     char tmp[32];
@@ -69,10 +67,9 @@ class Out {
     buf_.append(tmp, static_cast<std::size_t>(p + 4 - tmp));
   }
   // Shortest round-trip form; JSON has no NaN or infinity, callers check.
-  void dbl(double v) {
-    char tmp[32];
-    buf_.append(tmp, static_cast<std::size_t>(std::to_chars(tmp, tmp + sizeof tmp, v).ptr - tmp));
-  }
+  void dbl(double v) { json::append_shortest(buf_, v); }
+  // A quoted JSON string (json_writer.h's escaping and UTF-8 replacement).
+  void str(std::string_view s) { json::append_string(buf_, s); }
   // Ends an event: counts it and hands a full buffer to the sink.
   void end_event() {
     ++events_;
@@ -95,86 +92,11 @@ class Out {
 
 // [SECTION] JSON strings --------------------------------------------------------------------------
 
-// Length of the valid UTF-8 sequence at p[0..n), or 0 if it is not one
-// (overlong forms, surrogates and code points above U+10FFFF are invalid).
-std::size_t utf8_sequence(const unsigned char* p, std::size_t n) {
-  const unsigned char c = p[0];
-  std::size_t len;
-  std::uint32_t cp;
-  if (c >= 0xc2 && c <= 0xdf)
-    len = 2, cp = c & 0x1f;
-  else if (c >= 0xe0 && c <= 0xef)
-    len = 3, cp = c & 0x0f;
-  else if (c >= 0xf0 && c <= 0xf4)
-    len = 4, cp = c & 0x07;
-  else
-    return 0;
-  if (n < len) return 0;
-  for (std::size_t i = 1; i < len; ++i) {
-    if ((p[i] & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (p[i] & 0x3f);
-  }
-  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
-    return 0;
-  return len;
-}
-
-// Appends s as a quoted JSON string. Bytes that are not valid UTF-8 become
-// U+FFFD: names from captures and imports are untrusted, the output must parse.
-void append_json_string(std::string& out, std::string_view s) {
-  out.push_back('"');
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const std::size_t n = s.size();
-  std::size_t i = 0;
-  while (i < n) {
-    std::size_t run = i;  // plain printable ASCII goes in one append
-    while (run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\') ++run;
-    out.append(s.data() + i, run - i);
-    i = run;
-    if (i == n) break;
-    const unsigned char c = p[i];
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-      ++i;
-    } else if (c < 0x20) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      switch (c) {
-        case '\n':
-          out.append("\\n");
-          break;
-        case '\t':
-          out.append("\\t");
-          break;
-        case '\r':
-          out.append("\\r");
-          break;
-        case '\b':
-          out.append("\\b");
-          break;
-        case '\f':
-          out.append("\\f");
-          break;
-        default:
-          out.append("\\u00");
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 15]);
-      }
-      ++i;
-    } else if (const std::size_t len = utf8_sequence(p + i, n - i)) {
-      out.append(s.data() + i, len);
-      i += len;
-    } else {
-      out.append("\xef\xbf\xbd");  // U+FFFD
-      ++i;
-    }
-  }
-  out.push_back('"');
-}
-
+// A quoted JSON string, for the strings escaped once and kept (names,
+// track fragments).
 std::string json_string(std::string_view s) {
   std::string out;
-  append_json_string(out, s);
+  json::append_string(out, s);
   return out;
 }
 
@@ -238,7 +160,7 @@ class EscapedStrings {
     if (id >= span_.size()) return "\"\"";
     if (span_[id].offset == kUnset.offset) {
       const std::size_t at = arena_.size();
-      append_json_string(arena_, strings_.get(id));
+      json::append_string(arena_, strings_.get(id));
       span_[id] = {at, arena_.size() - at};
     }
     return std::string_view(arena_).substr(span_[id].offset, span_[id].size);
@@ -341,7 +263,7 @@ class StackFrames {
       out.raw(i ? ",\n\"" : "\n\"");
       out.u64(i + 1);
       out.raw("\":{\"category\":\"python\",\"name\":");
-      out.raw(json_string(frames_[i].name));
+      out.str(frames_[i].name);
       if (frames_[i].parent) {
         out.raw(",\"parent\":\"");
         out.u64(frames_[i].parent);
@@ -495,15 +417,15 @@ void Exporter::write_header() {
   out_.raw(",\n\"traceName\":");
   std::string name = m.source == TraceSource::synthetic ? "synthetic trace (gpuscope synth, not a measurement)"
                                                         : (m.command_line.empty() ? m.producer : m.command_line);
-  out_.raw(json_string(name));
+  out_.str(name);
   out_.raw(",\n\"gpuscope\":{\"source\":");
-  out_.raw(json_string(to_string(m.source)));
+  out_.str(to_string(m.source));
   out_.raw(",\"producer\":");
-  out_.raw(json_string(m.producer));
+  out_.str(m.producer);
   out_.raw(",\"host\":");
-  out_.raw(json_string(m.host));
+  out_.str(m.host);
   out_.raw(",\"command_line\":");
-  out_.raw(json_string(m.command_line));
+  out_.str(m.command_line);
   out_.raw(",\"start_time_ns\":");
   out_.i64(m.start_time_ns);
   out_.raw(",\"rank\":");
@@ -513,16 +435,16 @@ void Exporter::write_header() {
   out_.raw(",\"stats\":{");
   for (std::size_t i = 0; i < m.stats.size(); ++i) {
     if (i) out_.ch(',');
-    out_.raw(json_string(m.stats[i].first));
+    out_.str(m.stats[i].first);
     out_.ch(':');
     out_.u64(m.stats[i].second);
   }
   out_.raw("},\"properties\":{");
   for (std::size_t i = 0; i < m.properties.size(); ++i) {
     if (i) out_.ch(',');
-    out_.raw(json_string(m.properties[i].first));
+    out_.str(m.properties[i].first);
     out_.ch(':');
-    out_.raw(json_string(m.properties[i].second));
+    out_.str(m.properties[i].second);
   }
   out_.raw("}},\n\"deviceProperties\":[");
   bool first = true;
@@ -532,9 +454,9 @@ void Exporter::write_header() {
     out_.raw("{\"id\":");
     out_.u64(d.id);
     out_.raw(",\"name\":");
-    out_.raw(json_string(d.name));
+    out_.str(d.name);
     out_.raw(",\"uuid\":");
-    out_.raw(json_string(d.uuid));
+    out_.str(d.uuid);
     const std::pair<const char*, std::uint64_t> fields[] = {
         {"totalGlobalMem", d.memory_bytes},
         {"computeMajor", static_cast<std::uint64_t>(std::max(d.compute_major, 0))},

@@ -994,15 +994,15 @@ struct TableLossesKind {
   template <class T>
   struct For {
     static std::string type_() { return "[table_loss]"; }
-    static void write_(const T& q, const char* key, Json& to, const ReportJsonOptions& o) {
-      Json items = Json::array();
+    static void emit_(const T& q, const char* key, Out& out, const ReportJsonOptions& o) {
+      out.key(key);
+      out.begin_array();
       for (int i = 0; i < kTableCount; ++i) {
         const TableLoss& t = q.damage.tables[i];
         if (t.lost == 0 && t.count == LossCount::exact) continue;
-        items.push_back(
-            to_json(TableLossRow{std::string(to_string(static_cast<TableId>(i))), t.loaded, t.lost, t.count}, o));
+        emit_record(TableLossRow{std::string(to_string(static_cast<TableId>(i))), t.loaded, t.lost, t.count}, out, o);
       }
-      to[key] = std::move(items);
+      out.end_array();
     }
     static void read_(T& q, const char* key, const Json& from, const std::string& path, const Reader& r) {
       std::vector<TableLossRow> rows;
@@ -1016,7 +1016,7 @@ struct TableLossesKind {
     }
     static void rows_(SchemaDoc& doc, const Field<T>& f) { add_row(doc, f.key, f.type(), f.unit, f.meaning); }
     static constexpr auto type = &type_;
-    static constexpr auto write = &write_;
+    static constexpr EmitFn<T> emit = &emit_;
     static constexpr ReadFn<T> read = &read_;
     static constexpr auto rows = &rows_;
     static constexpr NestedFn nested = &describe_record<TableLossRow>;
@@ -1097,7 +1097,9 @@ struct Record<TraceQuality> {
 std::string string_type() { return "string"; }
 std::string counters_type() { return "{string: int}"; }
 
-void write_schema(const Profile&, const char* key, Json& to, const ReportJsonOptions&) { to[key] = Profile::kSchema; }
+void write_schema(const Profile&, const char* key, Out& out, const ReportJsonOptions&) {
+  out.member(key, Profile::kSchema);
+}
 void read_schema(Profile&, const char* key, const Json& from, const std::string& path, const Reader& r) {
   const std::string schema = r.str(from, key, path);
   if (schema != Profile::kSchema)
@@ -1105,10 +1107,11 @@ void read_schema(Profile&, const char* key, const Json& from, const std::string&
            "\"" + schema + "\" is not " + Profile::kSchema + " (made by another gpuscope version?)");
 }
 
-void write_trace_stats(const Profile& p, const char* key, Json& to, const ReportJsonOptions&) {
-  Json stats = Json::object();
-  for (const auto& [name, value] : p.trace_stats) stats[name] = value;
-  to[key] = std::move(stats);
+void write_trace_stats(const Profile& p, const char* key, Out& out, const ReportJsonOptions&) {
+  out.key(key);
+  out.begin_object();
+  for (const auto& [name, value] : p.trace_stats) out.member(name, value);
+  out.end_object();
 }
 void read_trace_stats(Profile& p, const char* key, const Json& from, const std::string& path, const Reader& r) {
   const Json& stats = r.member(from, key, path);
@@ -1203,8 +1206,6 @@ void add_row(SchemaDoc& doc, std::string_view key, const std::string& type, std:
       "| `" + std::string(key) + "` | " + escaped(type) + " | " + escaped(unit) + " | " + escaped(meaning) + " |\n";
 }
 
-Json write_report(const Profile& p, const ReportJsonOptions& options) { return write_record(p, options); }
-
 namespace {
 
 // Items [begin, end) of one list, formatted into parts[part].
@@ -1218,45 +1219,37 @@ struct ListChunk {
 // The keys that are not lists, and each list's key and brackets, are written
 // here in order into the current part; each range of a list's items gets a
 // part of its own, left empty until the ranges are formatted, all at once.
+// A writer is made for each piece (Out::inside), where the piece sits in the
+// document: a part's string moves when parts are added.
 std::vector<std::string> write_report_parts(const Profile& p, const ReportJsonOptions& options,
                                             std::size_t chunk_items) {
   const bool pretty = options.pretty;
   if (chunk_items == 0) chunk_items = kReportChunkItems;
   std::vector<std::string> parts(1, "{");
   std::vector<ListChunk> chunks;
-  std::size_t keys = 0;
-  auto key = [&](const std::string& k) {
-    std::string& out = parts.back();
-    out += keys++ ? (pretty ? ",\n  " : ",") : (pretty ? "\n  " : "");
-    Out(out, pretty, 0).string(k);
-    out += pretty ? ": " : ":";
-  };
+  bool keys = false;  // written in the top-level object so far
   for (const Field<Profile>& f : Record<Profile>::fields) {
-    if (f.items) {
-      key(f.key);
-      parts.back() += '[';
-      const std::size_t n = f.count(p, options);
-      for (std::size_t begin = 0; begin < n; begin += chunk_items) {
-        chunks.push_back(ListChunk{&f, begin, std::min(n, begin + chunk_items), parts.size()});
-        parts.emplace_back();
-      }
-      parts.emplace_back();
-      if (n && pretty) parts.back() += "\n  ";
-      parts.back() += ']';
+    Out top = Out::inside(parts.back(), pretty, 0, keys);
+    if (!f.items) {
+      f.emit(p, f.key, top, options);
+      keys = !top.container_empty();
       continue;
     }
-    Json part = Json::object();
-    f.write(p, f.key, part, options);
-    for (const auto& [k, v] : part.items()) {
-      key(k);
-      Out(parts.back(), pretty, 1).tree(v);
+    top.key(f.key);
+    top.begin_array();
+    keys = true;
+    const std::size_t n = f.count(p, options);
+    for (std::size_t begin = 0; begin < n; begin += chunk_items) {
+      chunks.push_back(ListChunk{&f, begin, std::min(n, begin + chunk_items), parts.size()});
+      parts.emplace_back();
     }
+    parts.emplace_back();
+    Out::inside(parts.back(), pretty, 1, n).end_array();
   }
-  if (keys && pretty) parts.back() += '\n';
-  parts.back() += '}';
+  Out::inside(parts.back(), pretty, 0, keys).end_object();
   parallel_for(chunks.size(), options.jobs, [&](std::size_t i) {
     const ListChunk& c = chunks[i];
-    Out out = Out::in_array(parts[c.part], pretty, 1, c.begin);
+    Out out = Out::inside(parts[c.part], pretty, 1, c.begin);
     c.field->items(p, options, c.begin, c.end, out);
   });
   return parts;
@@ -1285,13 +1278,11 @@ Profile read_report(const Json& document, const Reader& r) {
 
 namespace gpuscope {
 
-std::string file_quality_json(const FileQuality& q) {
-  return detail::write_record(q, ReportJsonOptions{}).dump(-1, ' ', false, detail::Json::error_handler_t::replace);
+void write_file_quality_json(json::Writer& out, const FileQuality& q) {
+  detail::emit_record(q, out, ReportJsonOptions{});
 }
 
-std::string op_summary_json(const OpSummary& s) {
-  return detail::write_record(s, ReportJsonOptions{}).dump(-1, ' ', false, detail::Json::error_handler_t::replace);
-}
+void write_op_summary_json(json::Writer& out, const OpSummary& s) { detail::emit_record(s, out, ReportJsonOptions{}); }
 
 std::string report_schema_markdown() {
   detail::SchemaDoc doc;

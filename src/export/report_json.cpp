@@ -22,6 +22,7 @@ namespace gpuscope {
 namespace {
 
 using detail::Json;
+using detail::Out;
 using detail::Reader;
 
 // [SECTION] The report: writing, reading ---------------------------------------------------------
@@ -90,96 +91,96 @@ Profile parse_report_json(std::string_view text, const std::string& file) {
 
 // [SECTION] Diff -------------------------------------------------------------------------------------
 
+namespace {
+
+using json::kv;
+
+void diff_lists(Out& out, const ProfileDiff& d) {
+  out.key("categories");
+  out.array(d.categories, [&](const CategoryDelta& c) {
+    out.object(kv("name", to_string(c.category)), kv("before_ns", c.before_ns), kv("after_ns", c.after_ns),
+               kv("before_share", c.before_share), kv("after_share", c.after_share));
+  });
+  out.key("kernels");
+  out.array(d.kernels, [&](const KernelDelta& k) {
+    out.object(kv("name", k.name), kv("category", to_string(k.category)), kv("before_ns", k.before_ns),
+               kv("after_ns", k.after_ns), kv("before_count", k.before_count), kv("after_count", k.after_count));
+  });
+  out.key("ops");
+  out.array(d.ops, [&](const OpDelta& o) {
+    out.object(kv("name", o.name), kv("shapes", o.shapes), kv("dtype", o.dtypes), kv("before_ns", o.before_ns),
+               kv("after_ns", o.after_ns), kv("before_calls", o.before_calls), kv("after_calls", o.after_calls));
+  });
+  out.key("hardware");
+  out.array(d.hardware, [&](const HwDelta& h) {
+    out.object(kv("name", h.name), kv("unit", h.unit), kv("before", h.before), kv("after", h.after),
+               kv("before_samples", h.before_samples), kv("after_samples", h.after_samples));
+  });
+}
+
+// One side of a finding's change; null where the run lacks it.
+auto finding_side(bool present, Severity s, double metric, TimeNs saving, const std::string& title) {
+  return [=, &title](Out& out) {
+    if (!present) return out.null();
+    out.object(kv("severity", to_string(s)), kv("metric", metric), kv("saving_ns", saving), kv("title", title));
+  };
+}
+
+auto help_side(bool present, Verdict v, const std::string& reason) {
+  return [=, &reason](Out& out) {
+    if (!present) return out.null();
+    out.object(kv("verdict", to_string(v)), kv("reason", reason));
+  };
+}
+
+void diff_answers(Out& out, const ProfileDiff& d) {
+  out.key("findings");
+  out.array(d.findings, [&](const FindingDelta& f) {
+    out.object(
+        kv("id", f.id), kv("change", to_string(f.change)), kv("threshold", f.threshold),
+        kv("before", finding_side(f.in_before, f.before_severity, f.before_metric, f.before_saving_ns, f.before_title)),
+        kv("after", finding_side(f.in_after, f.after_severity, f.after_metric, f.after_saving_ns, f.after_title)));
+  });
+  out.key("helps");
+  out.array(d.helps, [&](const HelpDelta& h) {
+    out.object(kv("id", h.id), kv("question", h.question),
+               kv("before", help_side(h.in_before, h.before, h.before_reason)),
+               kv("after", help_side(h.in_after, h.after, h.after_reason)));
+  });
+  out.key("idle");
+  out.array(d.idle, [&](const IdleDelta& x) {
+    out.object(kv("cause", x.cause), kv("before_ns", x.before_ns), kv("after_ns", x.after_ns),
+               kv("before_finding", x.before_finding), kv("after_finding", x.after_finding));
+  });
+}
+
+}  // namespace
+
 std::string diff_json(const ProfileDiff& d, bool pretty) {
-  auto pair = [](auto before, auto after) { return Json{{"before", before}, {"after", after}}; };
-  Json j;
-  j["schema"] = ProfileDiff::kSchema;
-  j["before"] = d.before_label;
-  j["after"] = d.after_label;
-  j["per_step"] = d.per_step;
-  j["steps_per_gpu"] = pair(d.before_steps, d.after_steps);
-  j["step_time_ns"] = pair(d.before_step_ns, d.after_step_ns);
-  j["kernel_time_ns"] = pair(d.before_kernel_ns, d.after_kernel_ns);
-  j["utilization"] = pair(d.before_utilization, d.after_utilization);
-  j["kernel_concurrency"] = pair(d.before_concurrency, d.after_concurrency);
-  j["idle_share"] = pair(d.before_idle_share, d.after_idle_share);
-  auto bytes = [](const std::optional<std::uint64_t>& v) { return v ? Json(*v) : Json(nullptr); };
-  j["peak_allocated_bytes"] = pair(bytes(d.before_peak_allocated), bytes(d.after_peak_allocated));
-  j["peak_reserved_bytes"] = pair(bytes(d.before_peak_reserved), bytes(d.after_peak_reserved));
-  Json cats = Json::array();
-  for (const CategoryDelta& c : d.categories)
-    cats.push_back(Json{{"name", to_string(c.category)},
-                        {"before_ns", c.before_ns},
-                        {"after_ns", c.after_ns},
-                        {"before_share", c.before_share},
-                        {"after_share", c.after_share}});
-  j["categories"] = std::move(cats);
-  Json kernels = Json::array();
-  for (const KernelDelta& k : d.kernels)
-    kernels.push_back(Json{{"name", k.name},
-                           {"category", to_string(k.category)},
-                           {"before_ns", k.before_ns},
-                           {"after_ns", k.after_ns},
-                           {"before_count", k.before_count},
-                           {"after_count", k.after_count}});
-  j["kernels"] = std::move(kernels);
-  Json ops = Json::array();
-  for (const OpDelta& o : d.ops)
-    ops.push_back(Json{{"name", o.name},
-                       {"shapes", o.shapes},
-                       {"dtype", o.dtypes},
-                       {"before_ns", o.before_ns},
-                       {"after_ns", o.after_ns},
-                       {"before_calls", o.before_calls},
-                       {"after_calls", o.after_calls}});
-  j["ops"] = std::move(ops);
-  Json hardware = Json::array();
-  for (const HwDelta& h : d.hardware) {
-    auto mean = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
-    hardware.push_back(Json{{"name", h.name},
-                            {"unit", h.unit},
-                            {"before", mean(h.before)},
-                            {"after", mean(h.after)},
-                            {"before_samples", h.before_samples},
-                            {"after_samples", h.after_samples}});
-  }
-  j["hardware"] = std::move(hardware);
-  Json findings = Json::array();
-  for (const FindingDelta& f : d.findings) {
-    auto side = [](bool present, Severity s, double metric, TimeNs saving, const std::string& title) {
-      if (!present) return Json(nullptr);
-      return Json{{"severity", to_string(s)}, {"metric", metric}, {"saving_ns", saving}, {"title", title}};
-    };
-    findings.push_back(
-        Json{{"id", f.id},
-             {"change", to_string(f.change)},
-             {"threshold", f.threshold},
-             {"before", side(f.in_before, f.before_severity, f.before_metric, f.before_saving_ns, f.before_title)},
-             {"after", side(f.in_after, f.after_severity, f.after_metric, f.after_saving_ns, f.after_title)}});
-  }
-  j["findings"] = std::move(findings);
-  Json helps = Json::array();
-  for (const HelpDelta& h : d.helps) {
-    auto side = [](bool present, Verdict v, const std::string& reason) {
-      if (!present) return Json(nullptr);
-      return Json{{"verdict", to_string(v)}, {"reason", reason}};
-    };
-    helps.push_back(Json{{"id", h.id},
-                         {"question", h.question},
-                         {"before", side(h.in_before, h.before, h.before_reason)},
-                         {"after", side(h.in_after, h.after, h.after_reason)}});
-  }
-  j["helps"] = std::move(helps);
-  Json idle = Json::array();
-  for (const IdleDelta& x : d.idle)
-    idle.push_back(Json{{"cause", x.cause},
-                        {"before_ns", x.before_ns},
-                        {"after_ns", x.after_ns},
-                        {"before_finding", x.before_finding},
-                        {"after_finding", x.after_finding}});
-  j["idle"] = std::move(idle);
-  j["summary"] = d.summary;
-  return j.dump(pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::string text;
+  Out out(text, pretty);
+  out.begin_object();
+  out.member("schema", ProfileDiff::kSchema);
+  out.member("before", d.before_label);
+  out.member("after", d.after_label);
+  out.member("per_step", d.per_step);
+  auto both = [&](const char* key, const auto& before, const auto& after) {
+    out.key(key);
+    out.object(kv("before", before), kv("after", after));
+  };
+  both("steps_per_gpu", d.before_steps, d.after_steps);
+  both("step_time_ns", d.before_step_ns, d.after_step_ns);
+  both("kernel_time_ns", d.before_kernel_ns, d.after_kernel_ns);
+  both("utilization", d.before_utilization, d.after_utilization);
+  both("kernel_concurrency", d.before_concurrency, d.after_concurrency);
+  both("idle_share", d.before_idle_share, d.after_idle_share);
+  both("peak_allocated_bytes", d.before_peak_allocated, d.after_peak_allocated);
+  both("peak_reserved_bytes", d.before_peak_reserved, d.after_peak_reserved);
+  diff_lists(out, d);
+  diff_answers(out, d);
+  out.member("summary", d.summary);
+  out.end_object();
+  return text + "\n";
 }
 
 }  // namespace gpuscope

@@ -10,6 +10,7 @@
 
 #include "analysis/diff.h"
 #include "analysis/profile.h"
+#include "trace/json_writer.h"
 
 namespace gpuscope {
 
@@ -32,12 +33,13 @@ std::vector<std::string> report_json_parts(const Profile& p, const ReportJsonOpt
 Profile parse_report_json(std::string_view text, const std::string& file);
 
 // One file's storage damage as the report writes it (an element of
-// `trace_quality.files`), on one line; `gpuscope info --json` shows the same.
-std::string file_quality_json(const FileQuality& q);
+// `trace_quality.files`), as the next value of `out`; `gpuscope info --json`
+// shows the same.
+void write_file_quality_json(json::Writer& out, const FileQuality& q);
 
-// The op attribution counts as the report writes them (`op_summary`), on one
-// line; `gpuscope info --json` shows them as `ops`.
-std::string op_summary_json(const OpSummary& s);
+// The op attribution counts as the report writes them (`op_summary`), as the
+// next value of `out`; `gpuscope info --json` shows them as `ops`.
+void write_op_summary_json(json::Writer& out, const OpSummary& s);
 
 // True if `head` (the first bytes of a file) starts a gpuscope report.
 bool looks_like_report_json(std::string_view head);

@@ -8,8 +8,6 @@
 // [SECTION] JSON
 #include "export/stats_tables.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -17,6 +15,7 @@
 
 #include "analysis/format.h"
 #include "analysis/util/stats.h"
+#include "trace/json_writer.h"
 
 namespace gpuscope {
 
@@ -470,32 +469,33 @@ std::string stats_csv(const std::vector<StatsTable>& tables) {
 // [SECTION] JSON ------------------------------------------------------------------------------------
 
 std::string stats_json(const std::vector<StatsTable>& tables, const std::string& file) {
-  using Json = nlohmann::ordered_json;
-  Json reports = Json::array();
-  for (const StatsTable& t : tables) {
-    Json columns = Json::array(), rows = Json::array();
-    for (const StatsColumn& c : t.columns) columns.push_back(c.key);
-    for (const auto& row : t.rows) {
-      Json r = Json::object();
-      for (std::size_t c = 0; c < row.size(); ++c)
-        std::visit(
-            [&](const auto& v) {
-              if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>)
-                r[t.columns[c].key] = nullptr;
-              else
-                r[t.columns[c].key] = v;
-            },
-            row[c]);
-      rows.push_back(std::move(r));
+  using json::kv;
+  std::string text;
+  json::Writer out(text);
+  const auto row_json = [&](const StatsTable& t, const std::vector<StatsCell>& row) {
+    out.begin_object();
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      out.key(t.columns[c].key);
+      std::visit(
+          [&](const auto& v) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>)
+              out.null();
+            else
+              out.value(v);
+          },
+          row[c]);
     }
-    reports.push_back(Json{{"report", to_string(t.report)},
-                           {"title", t.title},
-                           {"note", t.note},
-                           {"columns", std::move(columns)},
-                           {"rows", std::move(rows)}});
-  }
-  Json j{{"schema", "gpuscope.stats/1"}, {"file", file}, {"reports", std::move(reports)}};
-  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    out.end_object();
+  };
+  const auto table_json = [&](const StatsTable& t) {
+    const auto columns = [&](json::Writer& w) { w.array(t.columns, [&](const StatsColumn& c) { w.string(c.key); }); };
+    const auto rows = [&](json::Writer& w) { w.array(t.rows, [&](const auto& row) { row_json(t, row); }); };
+    out.object(kv("report", to_string(t.report)), kv("title", t.title), kv("note", t.note), kv("columns", columns),
+               kv("rows", rows));
+  };
+  out.object(kv("schema", "gpuscope.stats/1"), kv("file", file),
+             kv("reports", [&](json::Writer& w) { w.array(tables, table_json); }));
+  return text + "\n";
 }
 
 }  // namespace gpuscope

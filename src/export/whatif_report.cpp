@@ -4,12 +4,11 @@
 // [SECTION] JSON
 #include "export/whatif_report.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <set>
 
 #include "analysis/format.h"
+#include "trace/json_writer.h"
 
 namespace gpuscope {
 
@@ -18,7 +17,8 @@ namespace {
 using graph::PathKind;
 using graph::PathSummary;
 using graph::WhatIf;
-using Json = nlohmann::ordered_json;
+using json::kv;
+using Out = json::Writer;
 
 constexpr const char* kKindLabels[graph::kPathKindCount] = {
     "GPU compute", "communication", "copy", "CPU launch overhead", "other CPU time", "input wait", "sync wait"};
@@ -97,28 +97,98 @@ void path_text(const PathSummary& p, const char* which, std::string& out) {
 
 // [SECTION] JSON ----------------------------------------------------------------------------------
 
-Json path_json(const PathSummary& p) {
-  Json by_kind = Json::object(), by_cat = Json::object(), top = Json::array();
-  for (int k = 0; k < graph::kPathKindCount; ++k)
-    by_kind[std::string(to_string(static_cast<PathKind>(k)))] = p.by_kind[k];
-  for (int c = 0; c < kKernelCategoryCount; ++c)
-    if (p.by_category[c] > 0) by_cat[std::string(to_string(static_cast<KernelCategory>(c)))] = p.by_category[c];
-  for (const auto& op : p.top)
-    top.push_back({{"name", op.name},
-                   {"category", op.category < kKernelCategoryCount
-                                    ? Json(std::string(to_string(static_cast<KernelCategory>(op.category))))
-                                    : Json(nullptr)},
-                   {"ns", op.ns},
-                   {"count", op.count}});
-  return Json{{"steps", p.steps},
-              {"length_ns", p.length},
-              {"by_kind_ns", by_kind},
-              {"by_category_ns", by_cat},
-              {"top_ops", top}};
+void path_json(Out& out, const char* key, const PathSummary& p) {
+  const auto by_kind = [&](Out& w) {
+    w.begin_object();
+    for (int k = 0; k < graph::kPathKindCount; ++k) w.member(to_string(static_cast<PathKind>(k)), p.by_kind[k]);
+    w.end_object();
+  };
+  const auto by_category = [&](Out& w) {
+    w.begin_object();
+    for (int c = 0; c < kKernelCategoryCount; ++c)
+      if (p.by_category[c] > 0) w.member(to_string(static_cast<KernelCategory>(c)), p.by_category[c]);
+    w.end_object();
+  };
+  const auto top = [&](Out& w) {
+    w.array(p.top, [&](const PathSummary::Op& op) {
+      const bool known = op.category < kKernelCategoryCount;
+      const std::string_view category = known ? to_string(static_cast<KernelCategory>(op.category)) : "";
+      w.object(kv("name", op.name), kv("category", json::or_null(known, category)), kv("ns", op.ns),
+               kv("count", op.count));
+    });
+  };
+  out.key(key);
+  out.object(kv("steps", p.steps), kv("length_ns", p.length), kv("by_kind_ns", by_kind),
+             kv("by_category_ns", by_category), kv("top_ops", top));
 }
 
-Json time_json(const graph::StepTime& t) {
-  return Json{{"step_ns", t.median}, {"mean_step_ns", t.mean}, {"span_ns", t.span}, {"steps", t.steps}};
+// The members of a StepTime, in the object open.
+void time_members(Out& out, const graph::StepTime& t) {
+  out.member("step_ns", t.median);
+  out.member("mean_step_ns", t.mean);
+  out.member("span_ns", t.span);
+  out.member("steps", t.steps);
+}
+
+void graph_json(Out& out, const WhatIf& w) {
+  const auto edges = [&](Out& o) {
+    o.begin_object();
+    for (int t = 0; t < graph::kEdgeTypeCount; ++t)
+      o.member(to_string(static_cast<graph::EdgeType>(t)), w.graph.edges[t]);
+    o.end_object();
+  };
+  const auto stats = [&](Out& o) {
+    o.begin_object();
+    for (const auto& [k, v] : w.graph.stats) o.member(k, v);
+    o.end_object();
+  };
+  const graph::GraphSummary& g = w.graph;
+  out.key("graph");
+  out.object(kv("nodes", g.nodes), kv("gpu_ops", g.gpu_ops), kv("cpu_calls", g.cpu_calls), kv("streams", g.streams),
+             kv("threads", g.threads), kv("edges", edges), kv("stream_order_only", g.stream_order_only),
+             kv("cycles_broken", g.cycles_broken), kv("stats", stats));
+}
+
+// measured, replayed, predicted: the step times and how far to trust them.
+void times_json(Out& out, const WhatIf& w, bool steps) {
+  out.key("measured");
+  out.begin_object();
+  time_members(out, w.measured);
+  out.end_object();
+  const double error = steps ? w.replay_error.step_median : w.replay_error.span;
+  out.key("replayed");
+  out.begin_object();
+  time_members(out, w.replayed);
+  out.member("error", error);
+  out.member("error_worst_step", w.replay_error.step_worst);
+  out.member("error_span", w.replay_error.span);
+  out.end_object();
+  out.key("predicted");
+  out.begin_object();
+  time_members(out, w.predicted);
+  out.member("speedup", w.speedup);
+  out.member("replay_error", error);
+  out.member("simulated", w.simulated);
+  out.member("cycles", w.predicted_cycles);
+  out.member("not_simulated", w.not_simulated);
+  out.end_object();
+}
+
+void changes_json(Out& out, const WhatIf& w) {
+  out.key("changes");
+  out.array(w.changes, [&](const graph::ChangeResult& c) {
+    out.object(kv("change", c.text), kv("matched", c.matched), kv("what", c.what), kv("matched_ns", c.matched_ns),
+               kv("note", c.note));
+  });
+  out.key("each_change");
+  out.array(w.each, [&](const graph::ChangeAlone& a) {
+    out.begin_object();
+    time_members(out, a.predicted);
+    out.member("change", a.text);
+    out.member("speedup", a.speedup);
+    out.member("simulated", a.simulated);
+    out.end_object();
+  });
 }
 
 }  // namespace
@@ -202,59 +272,26 @@ std::string whatif_text(const WhatIf& w, const WhatIfHeader& h) {
   return out;
 }
 
+// Names come from traces: invalid UTF-8 is replaced, as in every output.
 std::string whatif_json(const WhatIf& w, const WhatIfHeader& h) {
   const bool steps = w.measured.steps > 0;
-  Json edges = Json::object(), stats = Json::object();
-  for (int t = 0; t < graph::kEdgeTypeCount; ++t)
-    edges[std::string(to_string(static_cast<graph::EdgeType>(t)))] = w.graph.edges[t];
-  for (const auto& [k, v] : w.graph.stats) stats[k] = v;
-  Json replayed = time_json(w.replayed);
-  replayed["error"] = steps ? w.replay_error.step_median : w.replay_error.span;
-  replayed["error_worst_step"] = w.replay_error.step_worst;
-  replayed["error_span"] = w.replay_error.span;
-  Json predicted = time_json(w.predicted);
-  predicted["speedup"] = w.speedup;
-  predicted["replay_error"] = replayed["error"];
-  predicted["simulated"] = w.simulated;
-  predicted["cycles"] = w.predicted_cycles;
-  predicted["not_simulated"] = w.not_simulated;
-  Json changes = Json::array();
-  for (const graph::ChangeResult& c : w.changes)
-    changes.push_back(
-        {{"change", c.text}, {"matched", c.matched}, {"what", c.what}, {"matched_ns", c.matched_ns}, {"note", c.note}});
-  Json each = Json::array();
-  for (const graph::ChangeAlone& a : w.each) {
-    Json one = time_json(a.predicted);
-    one["change"] = a.text;
-    one["speedup"] = a.speedup;
-    one["simulated"] = a.simulated;
-    each.push_back(std::move(one));
-  }
-  Json out{{"schema", kWhatIfSchema},
-           {"file", h.file},
-           {"source", std::string(to_string(h.source))},
-           {"producer", h.producer},
-           {"gpus", h.gpus},
-           {"scope", steps ? "steps" : "trace"},
-           {"step_source", std::string(to_string(w.graph.step_source))},
-           {"graph",
-            {{"nodes", w.graph.nodes},
-             {"gpu_ops", w.graph.gpu_ops},
-             {"cpu_calls", w.graph.cpu_calls},
-             {"streams", w.graph.streams},
-             {"threads", w.graph.threads},
-             {"edges", edges},
-             {"stream_order_only", w.graph.stream_order_only},
-             {"cycles_broken", w.graph.cycles_broken},
-             {"stats", stats}}},
-           {"measured", time_json(w.measured)},
-           {"replayed", replayed},
-           {"predicted", predicted},
-           {"changes", changes},
-           {"each_change", each},
-           {"critical_path", path_json(w.changes.empty() ? w.replayed_path : w.predicted_path)},
-           {"replayed_critical_path", path_json(w.replayed_path)}};
-  return out.dump(2) + "\n";
+  std::string text;
+  Out out(text);
+  out.begin_object();
+  out.member("schema", kWhatIfSchema);
+  out.member("file", h.file);
+  out.member("source", to_string(h.source));
+  out.member("producer", h.producer);
+  out.member("gpus", h.gpus);
+  out.member("scope", steps ? "steps" : "trace");
+  out.member("step_source", to_string(w.graph.step_source));
+  graph_json(out, w);
+  times_json(out, w, steps);
+  changes_json(out, w);
+  path_json(out, "critical_path", w.changes.empty() ? w.replayed_path : w.predicted_path);
+  path_json(out, "replayed_critical_path", w.replayed_path);
+  out.end_object();
+  return text + "\n";
 }
 
 }  // namespace gpuscope

@@ -2,11 +2,11 @@
 #include "import/trace_info.h"
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <system_error>
 
 #include "trace/files.h"
+#include "trace/json_writer.h"
 
 namespace gpuscope {
 
@@ -83,91 +83,123 @@ TraceFile open_trace_file(const std::string& path, const LoadProgress& progress)
   return l;
 }
 
-std::string trace_info_json(const std::string& path, const TraceFile& l, int indent,
-                            const std::string& trace_quality_json, const std::string& ops_json) {
-  const Trace& t = l.trace;
+namespace {
+
+using json::kv;
+
+void gscope_json(json::Writer& out, const GscopeReadReport& g) {
+  out.key("gscope");
+  out.object(kv("format_version", g.format_version), kv("writer", g.writer), kv("complete", g.complete),
+             kv("bytes_lost", g.bytes_lost), kv("corrupt_sections", g.corrupt_sections), kv("rows_lost", g.rows_lost),
+             kv("problems", g.problems));
+}
+
+// Where the trace came from and when it ran.
+void meta_json(json::Writer& out, const Trace& t) {
   const TraceMeta& m = t.meta();
-  nlohmann::ordered_json j;
-  j["schema"] = "gpuscope.info/1";
-  j["file"] = path;
-  j["format"] = trace_format_name(l.kind);
-  j["file_bytes"] = l.file_bytes;
-  if (!trace_quality_json.empty()) j["trace_quality"] = nlohmann::ordered_json::parse(trace_quality_json);
-  if (l.has_gscope_report) {
-    j["gscope"] = {{"format_version", l.gscope.format_version},
-                   {"writer", l.gscope.writer},
-                   {"complete", l.gscope.complete},
-                   {"bytes_lost", l.gscope.bytes_lost},
-                   {"corrupt_sections", l.gscope.corrupt_sections},
-                   {"rows_lost", l.gscope.rows_lost},
-                   {"problems", l.gscope.problems}};
-  }
-  j["source"] = to_string(m.source);
-  j["source_kind"] = source_kind(m.source);
-  j["producer"] = m.producer;
-  j["host"] = m.host;
-  j["command_line"] = m.command_line;
-  j["start_time_ns"] = m.start_time_ns;
-  j["rank"] = m.rank;
-  j["world_size"] = m.world_size;
-  j["time"] = {{"begin_ns", t.begin_time()},
-               {"end_ns", t.end_time()},
-               {"span_ns", t.end_time() - t.begin_time()},
-               {"gpu_begin_ns", t.gpu_begin_time()},
-               {"gpu_end_ns", t.gpu_end_time()}};
-  auto& devices = j["devices"] = nlohmann::ordered_json::array();
-  for (const Device& d : t.devices())
-    devices.push_back({{"id", d.id},
-                       {"name", d.name},
-                       {"uuid", d.uuid},
-                       {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)},
-                       {"sm_count", d.sm_count},
-                       {"memory_bytes", d.memory_bytes},
-                       {"core_clock_khz", d.core_clock_khz},
-                       {"memory_clock_khz", d.memory_clock_khz}});
-  auto& processes = j["processes"] = nlohmann::ordered_json::array();
-  for (const Process& p : t.processes()) processes.push_back({{"pid", p.pid}, {"name", p.name}, {"rank", p.rank}});
-  auto& tables = j["tables"] = nlohmann::ordered_json::object();
+  out.members(kv("source", to_string(m.source)), kv("source_kind", source_kind(m.source)), kv("producer", m.producer),
+              kv("host", m.host), kv("command_line", m.command_line), kv("start_time_ns", m.start_time_ns),
+              kv("rank", m.rank), kv("world_size", m.world_size));
+  out.key("time");
+  out.object(kv("begin_ns", t.begin_time()), kv("end_ns", t.end_time()), kv("span_ns", t.end_time() - t.begin_time()),
+             kv("gpu_begin_ns", t.gpu_begin_time()), kv("gpu_end_ns", t.gpu_end_time()));
+}
+
+void devices_json(json::Writer& out, const Trace& t) {
+  out.key("devices");
+  out.array(t.devices(), [&](const Device& d) {
+    out.object(kv("id", d.id), kv("name", d.name), kv("uuid", d.uuid),
+               kv("compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)),
+               kv("sm_count", d.sm_count), kv("memory_bytes", d.memory_bytes), kv("core_clock_khz", d.core_clock_khz),
+               kv("memory_clock_khz", d.memory_clock_khz));
+  });
+  out.key("processes");
+  out.array(t.processes(),
+            [&](const Process& p) { out.object(kv("pid", p.pid), kv("name", p.name), kv("rank", p.rank)); });
+}
+
+// Rows per table, then per track (the tables that have some on it).
+void rows_json(json::Writer& out, const Trace& t, const InfoParts& parts) {
+  out.key("tables");
+  out.begin_object();
   for (int i = 0; i < kTableCount; ++i)
-    tables[std::string(to_string(static_cast<TableId>(i)))] = t.tables().rows(static_cast<TableId>(i));
-  j["strings"] = {{"count", t.strings().size()}, {"bytes", t.strings().arena_bytes()}};
-  if (!ops_json.empty()) j["ops"] = nlohmann::ordered_json::parse(ops_json);
-  auto& tracks = j["tracks"] = nlohmann::ordered_json::array();
+    out.member(to_string(static_cast<TableId>(i)), t.tables().rows(static_cast<TableId>(i)));
+  out.end_object();
+  out.key("strings");
+  out.object(kv("count", t.strings().size()), kv("bytes", t.strings().arena_bytes()));
+  if (parts.ops) {
+    out.key("ops");
+    parts.ops(out);
+  }
+  out.key("tracks");
+  out.begin_array();
   for (TrackId id = 0; id < t.tracks().size(); ++id) {
     const Track& tr = t.tracks()[id];
-    nlohmann::ordered_json row;
-    row["kind"] = tr.kind == TrackKind::gpu ? "gpu" : "cpu";
+    out.begin_object();
+    out.member("kind", tr.kind == TrackKind::gpu ? "gpu" : "cpu");
     if (tr.kind == TrackKind::gpu) {
-      row["device"] = tr.device;
-      row["stream"] = tr.stream;
+      out.member("device", tr.device);
+      out.member("stream", tr.stream);
     } else {
-      row["pid"] = tr.pid;
-      row["tid"] = tr.tid;
+      out.member("pid", tr.pid);
+      out.member("tid", tr.tid);
     }
-    row["name"] = tr.name;
-    auto& rows = row["rows"] = nlohmann::ordered_json::object();
+    out.member("name", tr.name);
+    out.key("rows");
+    out.begin_object();
     for (int i = 0; i < kTableCount; ++i) {
       const auto table = static_cast<TableId>(i);
       if (table == TableId::counters) continue;  // counters are per series, not per track
-      if (const RowIndex n = t.rows_of(table, id).size()) rows[std::string(to_string(table))] = n;
+      if (const RowIndex n = t.rows_of(table, id).size()) out.member(to_string(table), n);
     }
-    tracks.push_back(std::move(row));
+    out.end_object();
+    out.end_object();
   }
-  auto& series = j["counter_series"] = nlohmann::ordered_json::array();
+  out.end_array();
+}
+
+void series_json(json::Writer& out, const Trace& t) {
+  out.key("counter_series");
+  out.begin_array();
   for (std::uint32_t s = 0; s < t.counter_series().size(); ++s) {
     const CounterSeries& cs = t.counter_series()[s];
-    series.push_back({{"name", cs.name},
-                      {"unit", cs.unit},
-                      {"device", cs.device == kNoDevice ? nlohmann::ordered_json() : nlohmann::ordered_json(cs.device)},
-                      {"samples", t.rows_of(TableId::counters, s).size()}});
+    out.object(kv("name", cs.name), kv("unit", cs.unit), kv("device", json::or_null(cs.device != kNoDevice, cs.device)),
+               kv("samples", t.rows_of(TableId::counters, s).size()));
   }
-  auto& stats = j["stats"] = nlohmann::ordered_json::object();
-  for (const auto& [k, v] : m.stats) stats[k] = v;
-  auto& props = j["properties"] = nlohmann::ordered_json::object();
-  for (const auto& [k, v] : m.properties) props[k] = v;
-  j["memory_bytes"] = t.memory_bytes();
-  // Names come from untrusted files: invalid UTF-8 is replaced, never an error.
-  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  out.end_array();
+  out.key("stats");
+  out.begin_object();
+  for (const auto& [k, v] : t.meta().stats) out.member(k, v);
+  out.end_object();
+  out.key("properties");
+  out.begin_object();
+  for (const auto& [k, v] : t.meta().properties) out.member(k, v);
+  out.end_object();
+}
+
+}  // namespace
+
+// Names come from untrusted files: invalid UTF-8 is replaced, never an error.
+std::string trace_info_json(const std::string& path, const TraceFile& l, bool pretty, const InfoParts& parts) {
+  std::string text;
+  json::Writer out(text, pretty);
+  out.begin_object();
+  out.member("schema", "gpuscope.info/1");
+  out.member("file", path);
+  out.member("format", trace_format_name(l.kind));
+  out.member("file_bytes", l.file_bytes);
+  if (parts.trace_quality) {
+    out.key("trace_quality");
+    parts.trace_quality(out);
+  }
+  if (l.has_gscope_report) gscope_json(out, l.gscope);
+  meta_json(out, l.trace);
+  devices_json(out, l.trace);
+  rows_json(out, l.trace, parts);
+  series_json(out, l.trace);
+  out.member("memory_bytes", l.trace.memory_bytes());
+  out.end_object();
+  return text;
 }
 
 }  // namespace gpuscope

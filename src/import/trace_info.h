@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "import/open_trace.h"
 #include "store/gscope.h"
+#include "trace/json_writer.h"
 #include "trace/load_progress.h"
 #include "trace/trace.h"
 
@@ -40,13 +42,18 @@ std::string source_losses_line(const TraceMeta& meta);
 // "gscope", "chrome-json", "chrome-json-gz", "nsys-sqlite" or "unknown".
 std::string_view trace_format_name(TraceFileKind kind);
 
+// What `info --json` shows that a layer above this one works out (analysis
+// of the trace): each writes its value, as the report writes it
+// (export/report_json.h's write_file_quality_json, write_op_summary_json),
+// straight into the document. Empty: the key is left out.
+struct InfoParts {
+  std::function<void(json::Writer&)> trace_quality;  // the file's storage damage, after file_bytes
+  std::function<void(json::Writer&)> ops;            // the trace's op attribution, after the tables
+};
+
 // The gpuscope.info/1 document of `file`, opened from `path`, indented by
-// `indent` spaces (-1: one line). `trace_quality_json`, when given, is the
-// file's storage damage as the report writes it (export/report_json.h's
-// file_quality_json; analysis is a layer above this one), placed after
-// file_bytes. `ops_json`, when given, is the trace's op attribution
-// (export/report_json.h's op_summary_json), placed after the tables.
-std::string trace_info_json(const std::string& path, const TraceFile& file, int indent = 2,
-                            const std::string& trace_quality_json = {}, const std::string& ops_json = {});
+// 2 spaces when `pretty`, else on one line.
+std::string trace_info_json(const std::string& path, const TraceFile& file, bool pretty = true,
+                            const InfoParts& parts = {});
 
 }  // namespace gpuscope

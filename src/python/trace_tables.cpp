@@ -315,8 +315,11 @@ void bind_trace(py::module_& m) {
       .def("counter_series", &counter_series)
       .def("info_json",
            [](const PyTrace& pt) {
-             return trace_info_json(pt.path, pt.file, -1, file_quality_json(file_quality(pt.file.trace, pt.path)),
-                                    op_summary_json(op_summary(pt.file.trace)));
+             const FileQuality quality = file_quality(pt.file.trace, pt.path);
+             const OpSummary ops = op_summary(pt.file.trace);
+             const InfoParts parts{[&](json::Writer& out) { write_file_quality_json(out, quality); },
+                                   [&](json::Writer& out) { write_op_summary_json(out, ops); }};
+             return trace_info_json(pt.path, pt.file, false, parts);
            })
       .def_property_readonly("memory_bytes", [](const PyTrace& pt) { return pt.trace().memory_bytes(); })
       .def_property_readonly(

@@ -34,6 +34,7 @@
 #include "analysis/graph/savings.h"
 #include "cost/heap_count.h"
 #include "cost/serial_threads.h"
+#include "export/chrome_trace.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
 #include "import/chrome_json.h"
@@ -163,6 +164,21 @@ Measured report_output(const Scratch&) {
   };
 }
 
+// The Chrome trace export of a quarter of the single-trace input (50k
+// kernels and what goes with them: ops, API calls, counter samples; flows
+// included), into a sink that only counts the bytes: the JSON writer's
+// strings and numbers at the rate of a large export.
+Measured chrome_export(const Scratch&) {
+  SyntheticOptions o = synthetic_input();
+  o.kernels = 50'000;
+  auto t = std::make_shared<const Trace>(make_synthetic_trace(o));
+  return [t] {
+    std::size_t bytes = 0;
+    write_chrome_trace(*t, [&bytes](std::string_view part) { bytes += part.size(); });
+    keep(bytes);
+  };
+}
+
 #ifdef GPUSCOPE_COST_VIEWER
 // The viewer's timeline index of the single-trace input (what it builds
 // before the first frame), its threads one after another.
@@ -188,6 +204,7 @@ const Workload kWorkloads[] = {
     {"simulate", simulate},             // src/analysis/graph/
     {"job_64_ranks", job_64_ranks},     // src/analysis/ (job) and graph/
     {"report_output", report_output},   // src/export/
+    {"chrome_export", chrome_export},   // src/export/
 #ifdef GPUSCOPE_COST_VIEWER
     {"viewer_index", viewer_index},  // viewer/
 #else

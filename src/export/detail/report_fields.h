@@ -2,7 +2,6 @@
 // described once (report_fields.cpp) and walked three ways.
 //
 // [SECTION] Reading untrusted documents
-// [SECTION] Writing text straight
 // [SECTION] Fields and records
 // [SECTION] Values by C++ type
 // [SECTION] Kinds of field
@@ -11,10 +10,10 @@
 // Every struct of the Profile that the report writes as a JSON object has a
 // Record<T> with one Field per key, in the order written. A row is made by a
 // kind (field<&T::member>, gpu<…>, derived<…>, …) that knows how the value is
-// written (into a JSON tree, or as text straight into a string: the same
-// bytes as the tree's dump, without building the tree), how it is read back from an untrusted document (every miss
-// names the key's path) and how docs/report-schema.md shows it; the writer, the reader and the doc's key tables all
-// walk the same rows.
+// written (as text, through trace/json_writer.h, key by key: no tree is
+// built), how it is read back from an untrusted document (every miss names
+// the key's path) and how docs/report-schema.md shows it; the writer, the
+// reader and the doc's key tables all walk the same rows.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -35,10 +34,12 @@
 #include "analysis/profile.h"
 #include "export/report_json.h"
 #include "trace/error.h"
+#include "trace/json_writer.h"
 
 namespace gpuscope::detail {
 
-using Json = nlohmann::ordered_json;
+using Json = nlohmann::ordered_json;  // documents read
+using Out = json::Writer;             // documents written
 
 // [SECTION] Reading untrusted documents -------------------------------------------------------
 
@@ -134,112 +135,6 @@ class Reader {
   const std::string& file_;
 };
 
-// [SECTION] Writing text straight ---------------------------------------------------------------
-
-// A JSON text appended to a string as it is written: the bytes nlohmann's
-// dump() gives for the same tree (error_handler_t::replace, no ASCII
-// escaping; indent 2 when pretty, the text starting at `depth` levels of
-// nesting). The report's lists are written this way: building a tree per
-// item and dumping it cost several times more than the text itself.
-class Out {
- public:
-  // At `depth` (the indent of the value written next), outside any container.
-  Out(std::string& text, bool pretty, int depth) : s_(text), pretty_(pretty), depth_(depth) {}
-  // Inside an array that is at `depth` and already holds `items` items (a
-  // range of a list's items written apart from the others).
-  static Out in_array(std::string& text, bool pretty, int depth, std::size_t items) {
-    Out o(text, pretty, depth + 1);
-    o.first_[0] = items == 0;
-    o.open_ = 1;
-    return o;
-  }
-
-  void begin_object() { open('{'); }
-  void end_object() { close('}'); }
-  void begin_array() { open('['); }
-  void end_array() { close(']'); }
-  // Before each member of an object: the separator, the key and the colon.
-  void key(std::string_view k) {
-    item();
-    string(k);
-    s_ += pretty_ ? ": " : ":";
-  }
-  // Before each item of an array: the separator.
-  void item() {
-    bool& first = first_[open_ - 1];
-    if (!first) s_ += ',';
-    first = false;
-    if (pretty_) newline(depth_);
-  }
-
-  void null() { s_ += "null"; }
-  void boolean(bool b) { s_ += b ? "true" : "false"; }
-  void integer(std::int64_t v) { digits(v); }
-  void unsigned_integer(std::uint64_t v) { digits(v); }
-  void number(double v) {
-    if (!std::isfinite(v)) return null();
-    std::array<char, 64> buf{};  // nlohmann's own buffer and algorithm (Grisu2)
-    const char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), v);
-    s_.append(buf.data(), static_cast<std::size_t>(end - buf.data()));
-  }
-  // Printable ASCII without quotes or backslashes is copied; anything else
-  // (escapes, UTF-8, invalid bytes replaced) is nlohmann's.
-  void string(std::string_view v) {
-    bool plain = true;
-    for (char c : v) plain &= c >= 0x20 && c != '"' && c != '\\' && static_cast<unsigned char>(c) < 0x80;
-    if (!plain) {
-      s_ += Json(v).dump(-1, ' ', false, Json::error_handler_t::replace);
-      return;
-    }
-    s_ += '"';
-    s_.append(v);
-    s_ += '"';
-  }
-  // A value built as a tree (a custom field's), dumped at this depth.
-  void tree(const Json& v) {
-    const std::string text = v.dump(pretty_ ? 2 : -1, ' ', false, Json::error_handler_t::replace);
-    if (!pretty_ || depth_ == 0) {
-      s_ += text;
-      return;
-    }
-    std::size_t from = 0;
-    for (std::size_t nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1) {
-      s_.append(text, from, nl - from);  // raw newlines sit only between a JSON text's tokens
-      newline(depth_);
-    }
-    s_.append(text, from, std::string::npos);
-  }
-
- private:
-  template <class I>
-  void digits(I v) {
-    std::array<char, 24> buf{};
-    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-    s_.append(buf.data(), static_cast<std::size_t>(r.ptr - buf.data()));
-  }
-  void newline(int depth) {
-    s_ += '\n';
-    s_.append(static_cast<std::size_t>(2 * depth), ' ');
-  }
-  void open(char bracket) {
-    s_ += bracket;
-    first_[open_++] = true;
-    ++depth_;
-  }
-  void close(char bracket) {
-    --depth_;
-    const bool empty = first_[--open_];
-    if (pretty_ && !empty) newline(depth_);
-    s_ += bracket;
-  }
-
-  std::string& s_;
-  bool pretty_;
-  int depth_;                     // indent of the next value, in levels
-  int open_ = 0;                  // containers open
-  std::array<bool, 40> first_{};  // per open container: nothing written in it yet
-};
-
 // [SECTION] Fields and records ----------------------------------------------------------------
 
 // Specialised in report_fields.cpp for every struct written as a JSON object:
@@ -264,8 +159,7 @@ template <class T>
 using ReadFn = void (*)(T& to, const char* key, const Json& from, const std::string& path, const Reader& r);
 using NestedFn = void (*)(SchemaDoc& doc);
 
-// Writes a list's items [begin, end) as text, each after out.item()
-// (ItemsFn); ItemCountFn says how many items the list writes (its limit
+// Writes a list's items [begin, end) as text (ItemsFn); ItemCountFn says how many items the list writes (its limit
 // applied), so that the writer can hand ranges of them to several threads.
 template <class T>
 using ItemsFn = void (*)(const T& from, const ReportJsonOptions& options, std::size_t begin, std::size_t end, Out& out);
@@ -279,9 +173,7 @@ struct Field {
   const char* key;  // nullptr: the keys of a nested record, written inline in this object
   std::string_view unit, meaning;
   std::string (*type)();  // the doc's type column
-  void (*write)(const T& from, const char* key, Json& to, const ReportJsonOptions& options);
-  // The same member(s) as text: each key (out.key()) and its value, the
-  // bytes write() gives once dumped.
+  // Writes the member(s): each key (out.key()) and its value.
   EmitFn<T> emit;
   // A list always written under its key: its items one at a time, as emit()
   // would put them in the array (write_report_text streams them); null for
@@ -310,25 +202,6 @@ constexpr ItemCountFn<T> count_of() {
   else
     return nullptr;
 }
-// A kind without a text writer of its own (a custom key, a small table)
-// writes its tree and dumps it: the same bytes.
-template <class K, class T>
-void emit_tree(const T& x, const char* key, Out& out, const ReportJsonOptions& o) {
-  Json part = Json::object();
-  K::write(x, key, part, o);
-  for (const auto& [k, v] : part.items()) {
-    out.key(k);
-    out.tree(v);
-  }
-}
-template <class K, class T>
-constexpr EmitFn<T> emit_of() {
-  if constexpr (requires { K::emit; })
-    return K::emit;
-  else
-    return &emit_tree<K, T>;
-}
-
 template <class Kind>
 struct Spec {
   const char* key;
@@ -336,7 +209,7 @@ struct Spec {
   template <class T>
   constexpr operator Field<T>() const {
     using K = typename Kind::template For<T>;
-    return Field<T>{key,     unit,    meaning,  K::type, K::write, emit_of<K, T>(), items_of<K, T>(), count_of<K, T>(),
+    return Field<T>{key,     unit,    meaning,  K::type, K::emit, items_of<K, T>(), count_of<K, T>(),
                     K::read, K::rows, K::nested};
   }
 };
@@ -397,8 +270,6 @@ struct ListOf<std::vector<E>> : std::true_type {
 };
 
 template <IsRecord T>
-Json write_record(const T& x, const ReportJsonOptions& options);
-template <IsRecord T>
 void read_record(T& x, const Json& in, const std::string& path, const Reader& r);
 template <IsRecord T>
 void describe_record(SchemaDoc& doc);
@@ -410,27 +281,11 @@ struct OptionalOf<std::optional<E>> : std::true_type {
   using Element = E;
 };
 
-template <class V>
-Json to_json(const V& v, const ReportJsonOptions& options) {
-  if constexpr (OptionalOf<V>::value) {
-    return v ? to_json(*v, options) : Json(nullptr);
-  } else if constexpr (IsRecord<V>) {
-    return write_record(v, options);
-  } else if constexpr (ListOf<V>::value) {
-    Json items = Json::array();
-    for (const auto& item : v) items.push_back(to_json(item, options));
-    return items;
-  } else if constexpr (std::is_enum_v<V>) {
-    return Json(to_string(v));
-  } else {
-    return Json(v);
-  }
-}
-
 template <IsRecord T>
 void emit_record(const T& x, Out& out, const ReportJsonOptions& options);
 
-// The text of to_json(v, options).dump().
+// A value by its C++ type: records as objects, lists as arrays, enums by
+// name, optionals null when empty.
 template <class V>
 void emit_value(const V& v, Out& out, const ReportJsonOptions& options) {
   if constexpr (OptionalOf<V>::value) {
@@ -442,10 +297,7 @@ void emit_value(const V& v, Out& out, const ReportJsonOptions& options) {
     emit_record(v, out, options);
   } else if constexpr (ListOf<V>::value) {
     out.begin_array();
-    for (const auto& item : v) {
-      out.item();
-      emit_value(item, out, options);
-    }
+    for (const auto& item : v) emit_value(item, out, options);
     out.end_array();
   } else if constexpr (std::is_enum_v<V>) {
     out.string(std::string_view(to_string(v)));
@@ -566,9 +418,6 @@ struct ValueKind {
   template <class T>
   struct For {
     using V = typename Member<Path...>::template Value<T>;
-    static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions& o) {
-      to[key] = to_json(Member<Path...>::of(x), o);
-    }
     static void emit_(const T& x, const char* key, Out& out, const ReportJsonOptions& o) {
       out.key(key);
       emit_value(Member<Path...>::of(x), out, o);
@@ -576,10 +425,7 @@ struct ValueKind {
     static void items_(const T& x, const ReportJsonOptions& o, std::size_t begin, std::size_t end, Out& out) {
       if constexpr (ListOf<V>::value) {
         const V& list = Member<Path...>::of(x);
-        for (std::size_t i = begin; i < end && i < list.size(); ++i) {
-          out.item();
-          emit_value(list[i], out, o);
-        }
+        for (std::size_t i = begin; i < end && i < list.size(); ++i) emit_value(list[i], out, o);
       }
     }
     static std::size_t count_(const T& x, const ReportJsonOptions&) {
@@ -592,7 +438,6 @@ struct ValueKind {
       read_value(Member<Path...>::of(x), from, key, path, r);
     }
     static constexpr auto type = &type_name<V>;
-    static constexpr auto write = &write_;
     static constexpr EmitFn<T> emit = &emit_;
     static constexpr ItemsFn<T> items = ListOf<V>::value ? &items_ : nullptr;
     static constexpr ItemCountFn<T> count = ListOf<V>::value ? &count_ : nullptr;
@@ -609,10 +454,6 @@ struct GpuKind {
   struct For {
     static_assert(std::is_same_v<typename Member<Path...>::template Value<T>, std::uint32_t>);
     static std::string type_() { return "int or null"; }
-    static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions&) {
-      const std::uint32_t d = Member<Path...>::of(x);
-      to[key] = d == kNoDevice ? Json(nullptr) : Json(d);
-    }
     static void emit_(const T& x, const char* key, Out& out, const ReportJsonOptions&) {
       const std::uint32_t d = Member<Path...>::of(x);
       out.key(key);
@@ -625,7 +466,6 @@ struct GpuKind {
       Member<Path...>::of(x) = r.device(from, key, path);
     }
     static constexpr auto type = &type_;
-    static constexpr auto write = &write_;
     static constexpr EmitFn<T> emit = &emit_;
     static constexpr ReadFn<T> read = &read_;
     static constexpr auto rows = &value_row<std::uint32_t, T>;
@@ -642,10 +482,6 @@ struct MaybeKind {
   struct For {
     static_assert(std::is_same_v<typename Member<Path...>::template Value<T>, std::optional<std::uint64_t>>);
     static std::string type_() { return "int or null"; }
-    static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions&) {
-      const std::optional<std::uint64_t>& v = Member<Path...>::of(x);
-      to[key] = v ? Json(*v) : Json(nullptr);
-    }
     static void emit_(const T& x, const char* key, Out& out, const ReportJsonOptions&) {
       const std::optional<std::uint64_t>& v = Member<Path...>::of(x);
       out.key(key);
@@ -662,7 +498,6 @@ struct MaybeKind {
         Member<Path...>::of(x).reset();
     }
     static constexpr auto type = &type_;
-    static constexpr auto write = &write_;
     static constexpr EmitFn<T> emit = &emit_;
     static constexpr ReadFn<T> read = &read_;
     static constexpr auto rows = &value_row<std::uint64_t, T>;
@@ -675,24 +510,13 @@ template <auto Limit, auto... Path>
 struct ListKind {
   template <class T>
   struct For : ValueKind<Path...>::template For<T> {
-    static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions& o) {
-      Json items = Json::array();
-      for (const auto& item : Member<Path...>::of(x)) {
-        if (o.*Limit && items.size() >= o.*Limit) break;
-        items.push_back(to_json(item, o));
-      }
-      to[key] = std::move(items);
-    }
     static std::size_t count_(const T& x, const ReportJsonOptions& o) {
       const std::size_t n = Member<Path...>::of(x).size();
       return o.*Limit && o.*Limit < n ? o.*Limit : n;
     }
     static void items_(const T& x, const ReportJsonOptions& o, std::size_t begin, std::size_t end, Out& out) {
       const auto& list = Member<Path...>::of(x);
-      for (std::size_t i = begin; i < end && i < count_(x, o); ++i) {
-        out.item();
-        emit_value(list[i], out, o);
-      }
+      for (std::size_t i = begin; i < end && i < count_(x, o); ++i) emit_value(list[i], out, o);
     }
     static void emit_(const T& x, const char* key, Out& out, const ReportJsonOptions& o) {
       out.key(key);
@@ -700,7 +524,6 @@ struct ListKind {
       items_(x, o, 0, count_(x, o), out);
       out.end_array();
     }
-    static constexpr auto write = &write_;
     static constexpr EmitFn<T> emit = &emit_;
     static constexpr ItemsFn<T> items = &items_;
     static constexpr ItemCountFn<T> count = &count_;
@@ -746,15 +569,11 @@ struct DerivedKind {
   template <class T>
   struct For {
     using V = std::remove_cvref_t<decltype(Compute(std::declval<const T&>()))>;
-    static void write_(const T& x, const char* key, Json& to, const ReportJsonOptions& o) {
-      to[key] = to_json(Compute(x), o);
-    }
     static void emit_(const T& x, const char* key, Out& out, const ReportJsonOptions& o) {
       out.key(key);
       emit_value(Compute(x), out, o);
     }
     static constexpr auto type = &type_name<V>;
-    static constexpr auto write = &write_;
     static constexpr EmitFn<T> emit = &emit_;
     static constexpr ReadFn<T> read = nullptr;
     static constexpr auto rows = &value_row<V, T>;
@@ -771,9 +590,6 @@ struct InlineKind {
     using V = typename Member<Path...>::template Value<T>;
     static_assert(IsRecord<V>);
     static std::string type_() { return {}; }
-    static void write_(const T& x, const char*, Json& to, const ReportJsonOptions& o) {
-      for (const Field<V>& f : Record<V>::fields) f.write(Member<Path...>::of(x), f.key, to, o);
-    }
     static void emit_(const T& x, const char*, Out& out, const ReportJsonOptions& o) {
       for (const Field<V>& f : Record<V>::fields) f.emit(Member<Path...>::of(x), f.key, out, o);
     }
@@ -784,7 +600,6 @@ struct InlineKind {
       for (const Field<V>& f : Record<V>::fields) f.rows(doc, f);
     }
     static constexpr auto type = &type_;
-    static constexpr auto write = &write_;
     static constexpr EmitFn<T> emit = &emit_;
     static constexpr ReadFn<T> read = &read_;
     static constexpr auto rows = &rows_;
@@ -793,13 +608,13 @@ struct InlineKind {
 };
 
 // A key with its own type name, writer and reader (the schema, the trace statistics).
-template <std::string (*Type)(), auto Write, auto Read>
+template <std::string (*Type)(), auto Emit, auto Read>
 struct CustomKind {
   template <class T>
   struct For {
     static void rows_(SchemaDoc& doc, const Field<T>& f) { add_row(doc, f.key, f.type(), f.unit, f.meaning); }
     static constexpr auto type = Type;
-    static constexpr auto write = Write;
+    static constexpr EmitFn<T> emit = Emit;
     static constexpr ReadFn<T> read = Read;
     static constexpr auto rows = &rows_;
     static constexpr NestedFn nested = nullptr;
@@ -839,19 +654,12 @@ template <auto... Path>
 constexpr Spec<InlineKind<Path...>> inlined() {
   return {nullptr, "", ""};
 }
-template <std::string (*Type)(), auto Write, auto Read>
-constexpr Spec<CustomKind<Type, Write, Read>> custom(const char* key, std::string_view unit, std::string_view meaning) {
+template <std::string (*Type)(), auto Emit, auto Read>
+constexpr Spec<CustomKind<Type, Emit, Read>> custom(const char* key, std::string_view unit, std::string_view meaning) {
   return {key, unit, meaning};
 }
 
 // [SECTION] Walking a record: write, read, document -----------------------------------------
-
-template <IsRecord T>
-Json write_record(const T& x, const ReportJsonOptions& options) {
-  Json j = Json::object();
-  for (const Field<T>& f : Record<T>::fields) f.write(x, f.key, j, options);
-  return j;
-}
 
 template <IsRecord T>
 void emit_record(const T& x, Out& out, const ReportJsonOptions& options) {
@@ -883,12 +691,10 @@ void describe_record(SchemaDoc& doc) {
     if (f.nested) f.nested(doc);
 }
 
-// The whole document (report_fields.cpp instantiates the walks for it).
-Json write_report(const Profile& p, const ReportJsonOptions& options);
-// The same document as write_report(p).dump() gives (indent 2 when
-// options.pretty, else one line), written as text key by key, the items of
-// its lists one at a time: the whole tree is never built (for a job of 1,024
-// ranks it would be ~1 KB per step of every rank). The lists are cut into
+// The whole document (report_fields.cpp instantiates the walks for it),
+// indented by 2 when options.pretty, else on one line, written as text key
+// by key, the items of its lists one at a time: no tree is ever built (for
+// a job of 1,024 ranks it would be ~1 KB per step of every rank). The lists are cut into
 // ranges of `chunk_items` items, formatted on `options.jobs` threads, each
 // range into its own part; the parts, in order, are the document, the same
 // bytes whatever the number of threads or the size of the ranges.
