@@ -120,5 +120,20 @@ TEST_F(Stats, OsRuntimeCallsAsNsysOsrtSum) {
       << kineto.out;
 }
 
+// `gpuscope import` counts the OS runtime calls as imported (and the OSRT_API
+// table no longer as skipped), and the saved .gscope gives the same osrt_sum.
+TEST_F(Stats, ImportedOsCallsAreCountedAndSaved) {
+  const RunResult imported = run_gpuscope({"import", clover(), "-o", (dir_ / "clover.gscope").string()}, dir_);
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  const std::string said = imported.out + imported.err;
+  EXPECT_NE(said.find("1828 OS runtime calls"), std::string::npos) << said;
+  EXPECT_NE(said.find("skipped osrt_start_marks: 1"), std::string::npos) << said;
+  EXPECT_EQ(said.find("OSRT_API"), std::string::npos) << said;
+  const RunResult from_sqlite = stats({clover(), "--report", "osrt", "--format", "csv"});
+  const RunResult from_gscope = stats({(dir_ / "clover.gscope").string(), "--report", "osrt", "--format", "csv"});
+  ASSERT_EQ(from_gscope.status, 0) << from_gscope.err;
+  EXPECT_EQ(from_gscope.out, from_sqlite.out);
+}
+
 }  // namespace
 }  // namespace gpuscope
