@@ -45,6 +45,7 @@ constexpr NamedColor kOthers[] = {
     {"driver call", IM_COL32(146, 160, 74, 255), 3},
     {"host sync", IM_COL32(185, 21, 23, 255), 3},
     {"profiler overhead", IM_COL32(154, 35, 80, 255), 3},
+    {"OS call", IM_COL32(112, 140, 128, 255), 3},
 };
 static_assert(std::size(kCategories) == kKernelCategoryCount);
 
@@ -89,6 +90,7 @@ ImU32 api_color(ApiDomain d, bool launches_gpu_work) {
 
 ImU32 sync_color() { return other("host sync"); }
 ImU32 overhead_color() { return other("profiler overhead"); }
+ImU32 os_call_color() { return other("OS call"); }
 
 ImU32 counter_color(const CounterSeries& s) {
   if (s.name == series_name::kMemoryReserved) return other("memory reserved");

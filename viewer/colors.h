@@ -27,6 +27,7 @@ ImU32 memset_color();
 ImU32 api_color(ApiDomain d, bool launches_gpu_work);
 ImU32 sync_color();
 ImU32 overhead_color();
+ImU32 os_call_color();                        // OS runtime calls (the os_calls table)
 ImU32 counter_color(const CounterSeries& s);  // a counter lane (memory, power, any other series)
 // A colour picked from a fixed palette by hashing `key` (a string id): the
 // same name gets the same colour in every frame and every session.

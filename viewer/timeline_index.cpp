@@ -139,6 +139,7 @@ std::vector<std::vector<TimelineIndex::PendingLane>> TimelineIndex::gather_lanes
       lanes_of(TableId::api_calls, RowKind::api_calls, tb.api_calls.start, tb.api_calls.end, 4);
       lanes_of(TableId::syncs, RowKind::syncs, tb.syncs.start, tb.syncs.end, 2);
       lanes_of(TableId::overheads, RowKind::overheads, tb.overheads.start, tb.overheads.end, 1);
+      lanes_of(TableId::os_calls, RowKind::os_calls, tb.os_calls.start, tb.os_calls.end, 2);
     }
   }
   return pending;

@@ -35,7 +35,7 @@ struct LaneSegment {
   void visible(TimeNs t0, TimeNs t1, RowIndex* lo, RowIndex* hi) const;
 };
 
-enum class RowKind : std::uint8_t { gpu_ops, ranges, api_calls, syncs, overheads };
+enum class RowKind : std::uint8_t { gpu_ops, ranges, api_calls, syncs, overheads, os_calls };
 
 // One horizontal row of a track: one or more segments drawn at the same height.
 struct TrackRow {

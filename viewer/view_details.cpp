@@ -89,6 +89,8 @@ std::string View::event_name(TableId table, RowIndex row) const {
       return cat("Synchronize (", to_string(t.syncs.type_at(row)), ")");
     case TableId::overheads:
       return cat("Profiler overhead: ", tr.str(t.overheads.kind[row]));
+    case TableId::os_calls:
+      return std::string(tr.str(t.os_calls.name[row]));
     default:
       return {};
   }
@@ -297,6 +299,13 @@ void View::draw_details_of_kind(TableId table, RowIndex r) {
       detail_row("type", std::string(to_string(s.type_at(r))));
       if (s.stream[r] != kNoId) detail_row("stream waited on", std::to_string(s.stream[r]));
       if (s.event[r] != kNoId) detail_row("event", std::to_string(s.event[r]));
+      break;
+    }
+    case TableId::os_calls: {
+      const OsCallTable& o = t.os_calls;
+      detail_row("kind", "OS runtime call");
+      detail_row("return value", std::to_string(o.status_at(r)));
+      detail_row("nesting", std::to_string(o.nesting_at(r)));
       break;
     }
     default:

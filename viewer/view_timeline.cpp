@@ -426,6 +426,7 @@ const std::vector<NamedColor>& View::legend_kinds() {
     add(api_color(api.domain_at(r), api.op_table[r] != static_cast<std::uint8_t>(OpTable::none)));
   if (t.syncs().size() > 0) add(sync_color());
   if (t.overheads().size() > 0) add(overhead_color());
+  if (t.os_calls().size() > 0) add(os_call_color());
   for (const NamedColor& o : other_kind_palette())
     if (std::find(colors.begin(), colors.end(), o.color) != colors.end()) legend_kinds_.push_back(o);
   return legend_kinds_;
@@ -575,6 +576,8 @@ ImU32 View::event_color(TableId table, RowIndex row) const {
     }
     case TableId::syncs:
       return sync_color();
+    case TableId::os_calls:
+      return os_call_color();
     default:
       return overhead_color();
   }
@@ -603,6 +606,8 @@ std::string_view View::event_label(TableId table, RowIndex row) {
       return "sync";
     case TableId::overheads:
       return tr.str(t.overheads.kind[row]);
+    case TableId::os_calls:
+      return tr.str(t.os_calls.name[row]);
     default:
       return {};
   }
@@ -673,6 +678,8 @@ const char* folded_noun(TableId t) {
       return "ranges";
     case TableId::syncs:
       return "syncs";
+    case TableId::os_calls:
+      return "OS calls";
     default:
       return "events";
   }

@@ -61,6 +61,7 @@ void run(const ImportArgs& args) {
   status("  %zu kernels, %zu memcpys, %zu memsets, %zu API calls, %zu ranges, %zu syncs, %zu counter samples",
          trace.kernels().size(), trace.memcpys().size(), trace.memsets().size(), trace.api_calls().size(),
          trace.ranges().size(), trace.syncs().size(), trace.counters().size());
+  if (const std::size_t os = trace.os_calls().size()) status("  %zu OS runtime calls", os);
   for (const auto& [key, value] : m.stats) {
     if (key.rfind("import.skipped.", 0) == 0)
       status("  skipped %s: %llu", key.c_str() + 15, static_cast<unsigned long long>(value));

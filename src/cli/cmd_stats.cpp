@@ -2,7 +2,7 @@
 //
 // The summaries an Nsight Systems user runs first (`nsys stats`), from any
 // trace gpuscope reads: kernels, CUDA API calls, memory copies, memsets,
-// synchronizations, NVTX / framework ranges, and steps. The tables:
+// synchronizations, NVTX / framework ranges, OS runtime calls, and steps. The tables:
 // export/stats_tables.h.
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -44,15 +44,11 @@ std::vector<StatsReport> reports_of(const std::vector<std::string>& names) {
       out.insert(out.end(), all.begin(), all.end());
       continue;
     }
-    if (name == "osrt" || name == "osrt_sum")
-      throw Error("--report " + name +
-                  ": OS runtime calls are not read (Nsight Systems' OSRT_API rows are counted under "
-                  "import.skipped.table.OSRT_API; `gpuscope info` shows how many)");
     StatsReport r{};
     if (!parse_stats_report(name, &r))
       throw Error("--report: unknown report '" + name + "' (one of " + report_names() +
                   ", all; or nsys' cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, "
-                  "nvtx_sum)");
+                  "nvtx_sum, osrt_sum)");
     if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
   }
   return out;
@@ -115,16 +111,17 @@ void add(CLI::App& app, Context&) {
   CLI::App* cmd = app.add_subcommand(
       "stats",
       "Summaries of a trace as Nsight Systems' `nsys stats` prints them: per kernel name, CUDA API call, memory copy "
-      "kind, memset, synchronization type and NVTX / framework range the calls, total, mean, median, min, max and "
-      "standard deviation of the durations (and bytes), and each one's share; and the steps, one row each. Any trace "
-      "gpuscope reads. OS runtime calls (nsys' osrt_sum) are not read.");
+      "kind, memset, synchronization type, NVTX / framework range and OS runtime call (nsys' osrt_sum, from exports "
+      "traced with --trace=osrt) the calls, total, mean, median, min, max and standard deviation of the durations "
+      "(and bytes), and each one's share; and the steps, one row each. Any trace gpuscope reads; a summary the trace "
+      "has nothing for says why.");
   cmd->add_option("FILE", args->input,
                   "Trace (.gscope, Chrome/Kineto .json or .json.gz, Nsight Systems .sqlite); - for standard input")
       ->required();
   cmd->add_option("--report", args->reports,
-                  "Which summaries, comma-separated: kernels, api, memcpy, memset, sync, ranges, steps, or all "
+                  "Which summaries, comma-separated: kernels, api, memcpy, memset, sync, ranges, osrt, steps, or all "
                   "(default: all but steps, which needs the whole analysis); nsys' names work too "
-                  "(cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum, nvtx_sum, …)")
+                  "(cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum, nvtx_sum, osrt_sum, …)")
       ->delimiter(',');
   cmd->add_option("--format", args->format,
                   "table (default: aligned text; on a terminal long names are shortened and listed whole under "
@@ -139,6 +136,7 @@ void add(CLI::App& app, Context&) {
       "Examples:\n"
       "  gpuscope stats run.gscope\n"
       "  gpuscope stats report.sqlite --report kernels --format csv -o kernels.csv\n"
+      "  gpuscope stats report.sqlite --report osrt_sum\n"
       "  gpuscope stats trace.json.gz --report api,memcpy,steps --format json | jq '.reports[0].rows[0]'");
   cmd->callback([args] { run(*args); });
 }

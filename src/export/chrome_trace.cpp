@@ -364,6 +364,7 @@ class Exporter {
   void write_syncs();
   void write_counters(ChromeExportStats& stats);
   void write_overheads();
+  void write_os_calls();
 
   const Trace& t_;
   Out& out_;
@@ -853,6 +854,23 @@ void Exporter::write_overheads() {
   }
 }
 
+// OS runtime calls, category "os_runtime": the return value and, for a call
+// inside another traced OS call, its nesting level.
+void Exporter::write_os_calls() {
+  const OsCallTable& o = t_.os_calls();
+  for (std::size_t i = 0; i < o.size(); ++i) {
+    complete("os_runtime", names_.get(o.name[i]), tracks_[o.track[i]].pid_tid, o.start[i], o.end[i]);
+    out_.raw(",\"args\":{\"return_value\":");
+    out_.i64(o.status_at(i));
+    if (const std::uint16_t nesting = o.nesting_at(i)) {
+      out_.raw(",\"nesting\":");
+      out_.u64(nesting);
+    }
+    out_.raw("}}");
+    out_.end_event();
+  }
+}
+
 // [SECTION] The document --------------------------------------------------------------------------
 
 void Exporter::run(ChromeExportStats& stats) {
@@ -867,6 +885,7 @@ void Exporter::run(ChromeExportStats& stats) {
   write_syncs();
   write_counters(stats);
   write_overheads();
+  write_os_calls();
   out_.raw("\n]");
   if (!frames_.empty()) {
     out_.raw(",\n");

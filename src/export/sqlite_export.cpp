@@ -167,6 +167,9 @@ CREATE TABLE GPUSCOPE_ANNOTATIONS (start INTEGER NOT NULL, end INTEGER NOT NULL,
   concreteInputsId INTEGER, collectiveId INTEGER);
 CREATE TABLE PROFILER_OVERHEAD (start INTEGER NOT NULL, end INTEGER NOT NULL, globalTid INTEGER NOT NULL,
   nameId INTEGER NOT NULL);
+CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL,
+  globalTid INTEGER NOT NULL, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, nestingLevel INTEGER,
+  callchainId INTEGER);
 CREATE TABLE GPUSCOPE_COUNTER_SERIES (id INTEGER PRIMARY KEY, name TEXT NOT NULL, deviceId INTEGER,
   unit TEXT NOT NULL);
 CREATE TABLE GPUSCOPE_COUNTERS (seriesId INTEGER NOT NULL, timestamp INTEGER NOT NULL, value);
@@ -207,6 +210,7 @@ class Writer {
     counters();
     gpu_metrics();
     overheads();
+    os_calls();
     return rows_;
   }
 
@@ -599,6 +603,17 @@ class Writer {
     Insert ins(db_, "INSERT INTO PROFILER_OVERHEAD VALUES (?, ?, ?, ?)");
     for (std::size_t i = 0; i < o.size(); ++i)
       (ins << o.start[i] << o.end[i] << tid_of(o.track[i]) << std::int64_t{o.kind[i]}).insert(rows_);
+  }
+
+  // Nsight Systems' OSRT_API (eventClass 27: a call; no call stacks), so that
+  // nsys' own osrt_sum query runs on the file.
+  void os_calls() {
+    const OsCallTable& o = t_.os_calls();
+    Insert ins(db_, "INSERT INTO OSRT_API VALUES (?, ?, 27, ?, ?, ?, ?, NULL)");
+    for (std::size_t i = 0; i < o.size(); ++i)
+      (ins << o.start[i] << o.end[i] << tid_of(o.track[i]) << std::int64_t{o.name[i]} << o.status_at(i)
+           << std::int64_t{o.nesting_at(i)})
+          .insert(rows_);
   }
 
   const Trace& t_;

@@ -24,7 +24,7 @@ namespace gpuscope {
 namespace {
 
 constexpr StatsReport kAll[] = {StatsReport::kernels, StatsReport::api,    StatsReport::memcpy, StatsReport::memset,
-                                StatsReport::sync,    StatsReport::ranges, StatsReport::steps};
+                                StatsReport::sync,    StatsReport::ranges, StatsReport::osrt,   StatsReport::steps};
 
 struct Alias {
   std::string_view name;
@@ -35,7 +35,8 @@ constexpr Alias kNsysNames[] = {{"cuda_gpu_kern_sum", StatsReport::kernels},
                                 {"cuda_api_sum", StatsReport::api},
                                 {"cuda_gpu_mem_time_sum", StatsReport::memcpy},
                                 {"cuda_gpu_mem_size_sum", StatsReport::memcpy},
-                                {"nvtx_sum", StatsReport::ranges}};
+                                {"nvtx_sum", StatsReport::ranges},
+                                {"osrt_sum", StatsReport::osrt}};
 
 }  // namespace
 
@@ -53,6 +54,8 @@ std::string_view to_string(StatsReport r) {
       return "sync";
     case StatsReport::ranges:
       return "ranges";
+    case StatsReport::osrt:
+      return "osrt";
     case StatsReport::steps:
       break;
   }
@@ -68,7 +71,7 @@ bool parse_stats_report(std::string_view name, StatsReport* out) {
 }
 
 std::span<const StatsReport> all_stats_reports() { return kAll; }
-std::span<const StatsReport> default_stats_reports() { return std::span(kAll).first(6); }
+std::span<const StatsReport> default_stats_reports() { return std::span(kAll).first(7); }
 
 // [SECTION] Grouping and statistics ------------------------------------------------------------------
 
@@ -289,6 +292,53 @@ StatsTable range_table(const Trace& t) {
   return table;
 }
 
+// Why a trace has no OS runtime calls: its source cannot record them, or it
+// could and recorded none.
+std::string no_os_calls_note(const Trace& t) {
+  switch (t.meta().source) {
+    case TraceSource::nsys_sqlite:
+      if (t.meta().property("nsys.osrt_api") == "absent")
+        return "no OS runtime calls: the export has no OSRT_API table (OS runtime tracing was off; nsys profile "
+               "--trace=osrt records them)";
+      return "no OS runtime calls recorded: the export's OSRT_API table holds no calls";
+    case TraceSource::cupti:
+      return "no OS runtime calls: gpuscope capture does not record them (an Nsight Systems export traced with "
+             "--trace=osrt has them)";
+    case TraceSource::chrome_json:
+      return "no OS runtime calls: Chrome/Kineto JSON traces do not record them (an Nsight Systems export traced "
+             "with --trace=osrt has them)";
+    case TraceSource::synthetic:
+      return "no OS runtime calls: synthetic traces have none";
+    case TraceSource::unknown:
+      break;
+  }
+  return "no OS runtime calls in this trace";
+}
+
+// OS runtime calls by function name, as Nsight Systems' osrt_sum: every call
+// counts, a nested one (pthread_mutex_lock inside fread) as well as the one
+// around it, so totals may add up to more than the threads' time.
+StatsTable osrt_table(const Trace& t) {
+  StatsTable table{StatsReport::osrt, "OS runtime calls, by function", {}, {}, {}};
+  table.columns = timed_columns("calls", false, {}, "name", "Name");
+  const OsCallTable& o = t.os_calls();
+  Groups groups;
+  std::uint64_t nested = 0;
+  for (std::size_t i = 0; i < o.size(); ++i) {
+    groups.add(o.name[i], o.end[i] - o.start[i]);
+    nested += o.nesting_at(i) != 0;
+  }
+  timed_rows(table, groups, false, no_extra,
+             [&](std::uint64_t id) { return std::string(t.str(static_cast<StringId>(id))); });
+  if (table.rows.empty())
+    table.note = no_os_calls_note(t);
+  else if (nested)
+    table.note = format::count(nested) +
+                 " calls ran inside another traced OS call; each is counted in its own row and in the time of the "
+                 "call around it, as Nsight Systems' osrt_sum counts them";
+  return table;
+}
+
 StatsTable step_table(const Profile& p, std::uint32_t device) {
   StatsTable table{StatsReport::steps, "Steps", {}, {}, {}};
   table.columns = {{"index", "Step"},
@@ -347,6 +397,9 @@ std::vector<StatsTable> stats_tables(const Trace& trace, const Profile* profile,
         break;
       case StatsReport::ranges:
         out.push_back(range_table(trace));
+        break;
+      case StatsReport::osrt:
+        out.push_back(osrt_table(trace));
         break;
       case StatsReport::steps:
         out.push_back(step_table(profile ? *profile : Profile{}, o.device));

@@ -1,6 +1,6 @@
 // The summaries an Nsight Systems user runs first (`nsys stats`), from any
 // trace gpuscope reads: kernels, CUDA API calls, memory copies by kind,
-// memsets, synchronizations and NVTX / framework ranges, each grouped by name
+// memsets, synchronizations, NVTX / framework ranges and OS runtime calls, each grouped by name
 // or kind with calls, total, mean, median, min, max and standard deviation of
 // the durations (and of the bytes, for copies and memsets); and the steps, one
 // row each. `gpuscope stats` prints them as a table, CSV or JSON; the Python
@@ -23,13 +23,13 @@
 
 namespace gpuscope {
 
-enum class StatsReport : std::uint8_t { kernels, api, memcpy, memset, sync, ranges, steps };
+enum class StatsReport : std::uint8_t { kernels, api, memcpy, memset, sync, ranges, osrt, steps };
 
-// "kernels", "api", "memcpy", "memset", "sync", "ranges", "steps".
+// "kernels", "api", "memcpy", "memset", "sync", "ranges", "osrt", "steps".
 std::string_view to_string(StatsReport r);
 // A report's name, or Nsight Systems' name for the same summary
 // (cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum,
-// cuda_gpu_mem_size_sum, nvtx_sum); false if unknown.
+// cuda_gpu_mem_size_sum, nvtx_sum, osrt_sum); false if unknown.
 bool parse_stats_report(std::string_view name, StatsReport* out);
 // Every report, in the order they are printed.
 std::span<const StatsReport> all_stats_reports();
@@ -56,7 +56,7 @@ struct StatsTable {
 struct StatsOptions {
   std::vector<StatsReport> reports;  // empty: default_stats_reports()
   // GPU-side tables (kernels, memcpy, memset, sync) only for this device;
-  // kNoDevice = all. API calls and ranges are host-side and not filtered.
+  // kNoDevice = all. API calls, ranges and OS calls are host-side and not filtered.
   std::uint32_t device = kNoDevice;
 };
 

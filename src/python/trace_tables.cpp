@@ -81,6 +81,7 @@ constexpr ColumnRole kRoles[] = {
     {TableId::syncs, "stream", "id"},
     {TableId::syncs, "event", "id"},
     {TableId::overheads, "kind", "string"},
+    {TableId::os_calls, "name", "string"},
 };
 
 std::string_view role_of(TableId table, std::string_view column) {
@@ -155,6 +156,7 @@ std::vector<std::pair<const char*, std::uint32_t Track::*>> track_columns(TableI
     case TableId::ranges:
     case TableId::syncs:
     case TableId::overheads:
+    case TableId::os_calls:
       return {{"pid", &Track::pid}, {"tid", &Track::tid}};
     case TableId::counters:
     case TableId::memory_events:

@@ -588,6 +588,11 @@ void check_rows(const RowChecker& c, const OverheadTable& t) {
   c.track_ids(t.track, 1);
   c.string_ids(t.kind, "kind");
 }
+void check_rows(const RowChecker& c, const OsCallTable& t) {
+  c.intervals(t.start, t.end);
+  c.track_ids(t.track, 1);
+  c.string_ids(t.name, "name");
+}
 
 template <class Table>
 void decode_table_rows(Table& table, TableId id, ByteCursor& in, std::uint32_t rows, TraceBuilder& b,

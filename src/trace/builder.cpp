@@ -199,6 +199,10 @@ void validate(const Trace& t, const TraceTables& tb, bool rows_checked) {
   check_intervals("overheads", tb.overheads.start, tb.overheads.end);
   check_tracks("overheads", tb.overheads.track, tracks, 1);
   check_strings("overheads", "kind", tb.overheads.kind, nstr);
+
+  check_intervals("os_calls", tb.os_calls.start, tb.os_calls.end);
+  check_tracks("os_calls", tb.os_calls.track, tracks, 1);
+  check_strings("os_calls", "name", tb.os_calls.name, nstr);
 }
 
 // [SECTION] Sorting -----------------------------------------------------------------------
@@ -467,6 +471,17 @@ void TraceBuilder::add_overhead(const OverheadRow& r) {
   o.end.push_back(r.end);
   o.track.push_back(r.track);
   o.kind.push_back(r.kind);
+}
+
+void TraceBuilder::add_os_call(const OsCallRow& r) {
+  OsCallTable& o = trace_.t_.os_calls;
+  const std::size_t n = o.size();
+  o.start.push_back(r.start);
+  o.end.push_back(r.end);
+  o.track.push_back(r.track);
+  o.name.push_back(r.name);
+  push_sparse(o.status, n, r.status);
+  push_sparse(o.nesting, n, r.nesting);
 }
 
 void TraceBuilder::clear_rows() {

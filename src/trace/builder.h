@@ -76,6 +76,7 @@ class TraceBuilder {
   void add_counter(const CounterRow& r);
   void add_memory_event(const MemoryEventRow& r);
   void add_overhead(const OverheadRow& r);
+  void add_os_call(const OsCallRow& r);
 
   // A sync row whose waiting thread is not known yet (CUPTI synchronization
   // records carry only a correlation id): freeze() moves it to the track of the

@@ -152,6 +152,17 @@ struct MemoryEventRow {
   std::uint64_t address = 0;  // 0 = unknown
 };
 
+// An OS runtime call (Nsight Systems' OSRT_API: read, ioctl, pthread_mutex_lock,
+// …). Kept apart from ApiCallRow, the CUDA API calls: it launches no GPU work,
+// and every analysis of launches, syncs and host overhead reads CUDA calls only.
+struct OsCallRow {
+  TimeNs start = 0, end = 0;
+  TrackId track = 0;          // CPU track (pid, tid)
+  StringId name = 0;          // the function, e.g. "pthread_mutex_lock"
+  std::int64_t status = 0;    // the call's return value, as the source recorded it
+  std::uint16_t nesting = 0;  // 0 = outermost; 1 = called inside another traced OS call, …
+};
+
 struct OverheadRow {
   TimeNs start = 0, end = 0;
   TrackId track = 0;  // CPU track the overhead happened on
@@ -480,6 +491,39 @@ struct MemoryEventTable {
     f(ColumnInfo{"series", kStored}, s.series);
     f(ColumnInfo{"bytes", kStored}, s.bytes);
     f(ColumnInfo{"address", kStored | kSparse}, s.address);
+  }
+};
+
+// OS runtime calls. Nested calls (`nesting` > 0) are rows of their own, so a
+// call's time may lie inside another's: sums by name count it in each, as
+// Nsight Systems' osrt_sum does.
+struct OsCallTable {
+  std::vector<TimeNs> start, end;
+  std::vector<TrackId> track;
+  std::vector<StringId> name;
+  std::vector<std::int64_t> status;    // sparse
+  std::vector<std::uint16_t> nesting;  // sparse
+
+  std::size_t size() const { return start.size(); }
+  std::int64_t status_at(std::size_t i) const { return sparse_at(status, i); }
+  std::uint16_t nesting_at(std::size_t i) const { return sparse_at(nesting, i); }
+
+  template <class F>
+  void for_each_column(F&& f) {
+    columns(*this, f);
+  }
+  template <class F>
+  void for_each_column(F&& f) const {
+    columns(*this, f);
+  }
+  template <class Self, class F>
+  static void columns(Self& s, F&& f) {
+    f(ColumnInfo{"start", kStored | kTime}, s.start);
+    f(ColumnInfo{"end", kStored | kTime}, s.end);
+    f(ColumnInfo{"track", kStored}, s.track);
+    f(ColumnInfo{"name", kStored}, s.name);
+    f(ColumnInfo{"status", kStored | kSparse}, s.status);
+    f(ColumnInfo{"nesting", kStored | kSparse}, s.nesting);
   }
 };
 

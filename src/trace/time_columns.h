@@ -33,6 +33,8 @@ inline TimeColumns time_columns(const TraceTables& t, TableId table) {
       return {&t.counters.time, &t.counters.time, &t.counters.series};
     case TableId::memory_events:
       return {&t.memory_events.time, &t.memory_events.time, &t.memory_events.series};
+    case TableId::os_calls:
+      return {&t.os_calls.start, &t.os_calls.end, &t.os_calls.track};
     case TableId::overheads:
     case TableId::count_:
       break;

@@ -175,6 +175,8 @@ std::string_view to_string(TableId t) {
       return "overheads";
     case TableId::memory_events:
       return "memory_events";
+    case TableId::os_calls:
+      return "os_calls";
     case TableId::count_:
       break;
   }
@@ -244,6 +246,8 @@ std::size_t TraceTables::rows(TableId t) const {
       return overheads.size();
     case TableId::memory_events:
       return memory_events.size();
+    case TableId::os_calls:
+      return os_calls.size();
     case TableId::count_:
       break;
   }

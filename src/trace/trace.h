@@ -203,6 +203,7 @@ struct TraceTables {
   CounterTable counters;
   OverheadTable overheads;
   MemoryEventTable memory_events;
+  OsCallTable os_calls;
 
   // Calls f(TableId, Table&) for each table.
   template <class F>
@@ -224,6 +225,7 @@ struct TraceTables {
     f(TableId::counters, s.counters);
     f(TableId::overheads, s.overheads);
     f(TableId::memory_events, s.memory_events);
+    f(TableId::os_calls, s.os_calls);
   }
   std::size_t rows(TableId t) const;
 };
@@ -264,6 +266,7 @@ class Trace {
   const CounterTable& counters() const { return t_.counters; }
   const OverheadTable& overheads() const { return t_.overheads; }
   const MemoryEventTable& memory_events() const { return t_.memory_events; }
+  const OsCallTable& os_calls() const { return t_.os_calls; }
   const TraceTables& tables() const { return t_; }
 
   // The counter series (name, device), or kNoSeries.

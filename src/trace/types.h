@@ -47,6 +47,7 @@ enum class TableId : std::uint8_t {
   counters,  // tracks are counter series for this table
   overheads,
   memory_events,  // tracks are counter series, as for counters
+  os_calls,       // OS runtime calls (libc, pthread, …), apart from the CUDA API calls
   count_
 };
 inline constexpr int kTableCount = static_cast<int>(TableId::count_);

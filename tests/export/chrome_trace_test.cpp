@@ -181,6 +181,14 @@ TEST(ChromeExport, EveryTableRoundTripsToTheNanosecond) {
   EXPECT_EQ(counters[1].at("pid"), 1234);
   EXPECT_EQ(counters[1].at("args").at("value"), 1e9);
   EXPECT_EQ(ranges.at("buffer_flush").at("cat"), "overhead");
+  // OS runtime calls: their own category, the return value, the nesting level of a nested one.
+  EXPECT_EQ(ranges.at("fread").at("cat"), "os_runtime");
+  EXPECT_EQ(ranges.at("fread").at("args").at("return_value"), 4096);
+  EXPECT_FALSE(ranges.at("fread").at("args").contains("nesting"));
+  EXPECT_EQ(p.base + to_ns(ranges.at("fread").at("ts")), kT0 + 152'000);
+  EXPECT_EQ(to_ns(ranges.at("fread").at("dur")), 8'000);
+  EXPECT_EQ(ranges.at("pthread_mutex_lock").at("args").at("return_value"), -11);
+  EXPECT_EQ(ranges.at("pthread_mutex_lock").at("args").at("nesting"), 1);
 
   // Document-level metadata.
   const auto& doc = p.doc;

@@ -1,5 +1,5 @@
 // `gpuscope stats`' tables: the numbers equal SQL over the Nsight Systems
-// exports of tests/data/traces/nsys (kernels, API calls, memory copies, the
+// exports of tests/data/traces/nsys (kernels, API calls, memory copies, OS runtime calls, the
 // summaries `nsys stats` prints from the same files), equal the report's where
 // both show them, and the three formats carry them whole.
 #include "export/stats_tables.h"
@@ -49,6 +49,8 @@ class Export {
   ~Export() { sqlite3_close(db_); }
   Export(const Export&) = delete;
   Export& operator=(const Export&) = delete;
+
+  std::int64_t count(const std::string& sql) { return std::stoll(rows(sql).at(0).at(0)); }
 
   bool has_table(const std::string& name) {
     return !rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '" + name + "'").empty();
@@ -117,6 +119,11 @@ const char* const kCopyRows =
     "WHEN 10 THEN 'PtoP' WHEN 11 THEN 'HtoD' WHEN 12 THEN 'DtoH' WHEN 13 THEN 'DtoD' ELSE 'unknown' END name, "
     "end - start dur, bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY";
 
+// OS runtime calls as Nsight Systems' osrt_sum selects them: every call (eventClass 27), nested ones included.
+const char* const kOsrtRows =
+    "SELECT s.value name, o.end - o.start dur, NULL bytes FROM OSRT_API o JOIN StringIds s ON s.id = o.nameId "
+    "WHERE o.eventClass = 27";
+
 // [SECTION] Reading the tables -------------------------------------------------------------------
 
 const StatsTable& table_of(const std::vector<StatsTable>& tables, StatsReport r) {
@@ -174,12 +181,24 @@ TEST_P(NsysStats, EqualSqlOverTheExport) {
   const std::string path = testing::real_trace(GetParam());
   const Trace trace = open_trace(path);
   StatsOptions o;
-  o.reports = {StatsReport::kernels, StatsReport::api, StatsReport::memcpy};
+  o.reports = {StatsReport::kernels, StatsReport::api, StatsReport::memcpy, StatsReport::osrt};
   const std::vector<StatsTable> tables = stats_tables(trace, nullptr, o);
   Export db(path);
   expect_equal_to_sql(table_of(tables, StatsReport::kernels), db.summaries(kKernelRows), false);
   expect_equal_to_sql(table_of(tables, StatsReport::api), db.summaries(kApiRows), false);
   expect_equal_to_sql(table_of(tables, StatsReport::memcpy), db.summaries(kCopyRows), true);
+  const StatsTable& osrt = table_of(tables, StatsReport::osrt);
+  expect_equal_to_sql(osrt, db.summaries(kOsrtRows), false);
+  std::int64_t calls = 0;
+  double os_shares = 0;
+  for (const auto& row : osrt.rows) calls += integer(osrt, row, "calls"), os_shares += real(osrt, row, "share");
+  EXPECT_EQ(calls, db.count("SELECT count(*) FROM OSRT_API WHERE eventClass = 27"));
+  if (osrt.rows.empty()) {
+    EXPECT_EQ(osrt.note, "no OS runtime calls recorded: the export's OSRT_API table holds no calls");
+  } else {
+    EXPECT_NEAR(os_shares, 1.0, 1e-9);
+    EXPECT_EQ(osrt.note, "");  // no call ran inside another (SELECT max(nestingLevel) FROM OSRT_API -> 0)
+  }
   // Shares of the kernel total add up to one.
   double shares = 0;
   const StatsTable& k = table_of(tables, StatsReport::kernels);
@@ -348,9 +367,58 @@ TEST(StatsTables, ReportNamesAndNsysNames) {
   EXPECT_EQ(r, StatsReport::api);
   EXPECT_TRUE(parse_stats_report("nvtx_sum", &r));
   EXPECT_EQ(r, StatsReport::ranges);
-  EXPECT_FALSE(parse_stats_report("osrt_sum", &r));
+  EXPECT_TRUE(parse_stats_report("osrt_sum", &r));
+  EXPECT_EQ(r, StatsReport::osrt);
+  EXPECT_TRUE(parse_stats_report("osrt", &r));
+  EXPECT_FALSE(parse_stats_report("osrt_summary", &r));
   for (StatsReport x : all_stats_reports()) EXPECT_TRUE(parse_stats_report(to_string(x), &r));
   EXPECT_EQ(default_stats_reports().size(), all_stats_reports().size() - 1);
+}
+
+// osrt_sum's definition: a nested call counts in its own row and inside the
+// call around it; the note says how many ran nested.
+TEST(StatsTables, OsCallsCountNestedCallsAsNsysDoes) {
+  TraceBuilder b;
+  const TrackId cpu = b.cpu_track(1, 1);
+  b.add_os_call(OsCallRow{100, 400, cpu, b.intern("fread"), 64, 0});
+  b.add_os_call(OsCallRow{150, 250, cpu, b.intern("pthread_mutex_lock"), 0, 1});
+  b.add_os_call(OsCallRow{500, 600, cpu, b.intern("pthread_mutex_lock"), 0, 0});
+  const Trace t = b.freeze();
+  StatsOptions o;
+  o.reports = {StatsReport::osrt};
+  const StatsTable r = stats_tables(t, nullptr, o).at(0);
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(name_of(r, r.rows[0]), "fread");
+  EXPECT_EQ(integer(r, r.rows[0], "total_ns"), 300);
+  EXPECT_EQ(name_of(r, r.rows[1]), "pthread_mutex_lock");
+  EXPECT_EQ(integer(r, r.rows[1], "calls"), 2);
+  EXPECT_EQ(integer(r, r.rows[1], "total_ns"), 200);
+  EXPECT_NEAR(real(r, r.rows[0], "share"), 0.6, 1e-12);  // of 500 ns listed, not of the threads' time
+  EXPECT_EQ(r.note,
+            "1 calls ran inside another traced OS call; each is counted in its own row and in the time of the call "
+            "around it, as Nsight Systems' osrt_sum counts them");
+}
+
+// A trace without OS runtime calls says why: its source cannot record them,
+// or recorded none.
+TEST(StatsTables, NoOsCallsSaysWhetherTheSourceCouldRecordThem) {
+  auto note = [](TraceSource source, std::string_view osrt_api) {
+    TraceBuilder b;
+    b.meta().source = source;
+    if (!osrt_api.empty()) b.meta().set_property("nsys.osrt_api", osrt_api);
+    const Trace t = b.freeze();
+    StatsOptions o;
+    o.reports = {StatsReport::osrt};
+    const StatsTable r = stats_tables(t, nullptr, o).at(0);
+    EXPECT_TRUE(r.rows.empty());
+    return r.note;
+  };
+  EXPECT_EQ(note(TraceSource::nsys_sqlite, ""),
+            "no OS runtime calls recorded: the export's OSRT_API table holds no calls");
+  EXPECT_NE(note(TraceSource::nsys_sqlite, "absent").find("the export has no OSRT_API table"), std::string::npos);
+  EXPECT_NE(note(TraceSource::chrome_json, "").find("Chrome/Kineto JSON traces do not record them"), std::string::npos);
+  EXPECT_NE(note(TraceSource::cupti, "").find("gpuscope capture does not record them"), std::string::npos);
+  EXPECT_NE(note(TraceSource::synthetic, "").find("synthetic traces have none"), std::string::npos);
 }
 
 TEST(StatsTables, RangesLeaveMarksOutAndSayHowMany) {

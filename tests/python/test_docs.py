@@ -75,7 +75,7 @@ def test_the_guide_s_tables_of_columns_are_the_dataframes_columns(real_trace):
     documented = {name: (index, [c.strip() for c in columns.split(",")]) for name, index, columns in rows}
     t = gpuscope.open(real_trace("nsys/nsys2022-saxpy-mpi-openacc.sqlite"))
     tables = ["kernels", "memcpys", "memsets", "api_calls", "ranges", "syncs", "counters", "memory_events", "overheads",
-              "devices", "processes", "tracks", "counter_series"]
+              "os_calls", "devices", "processes", "tracks", "counter_series"]
     assert sorted(documented) == sorted(tables)
     for name in tables:
         frame = getattr(t, name)

@@ -160,10 +160,26 @@ def test_stats_are_the_cli_stats_tables(real_trace, cli):
     assert kernels["total_ns"].iloc[0] == kernels["total_ns"].max()
 
 
+def test_stats_osrt_sum_and_the_os_calls_table(real_trace):
+    path = real_trace("nsys/nsys2024-cloverleaf-a100-mpi.sqlite")
+    osrt = gpuscope.stats(path, reports="osrt_sum")["osrt"]
+    calls = gpuscope.open(path).os_calls
+    assert len(calls) == 1828  # SELECT count(*) FROM OSRT_API WHERE eventClass = 27
+    assert osrt["calls"].sum() == len(calls)
+    by_name = calls.assign(dur=calls.end - calls.start).groupby("name", observed=True)["dur"].agg(["sum", "count"])
+    for _, row in osrt.iterrows():
+        assert (row["total_ns"], row["calls"]) == tuple(by_name.loc[row["name"]]), row["name"]
+    assert osrt["name"].iloc[0] == "poll" and osrt["total_ns"].iloc[0] == 500924932
+    assert set(calls.columns) >= {"pid", "tid", "name", "status", "nesting"}
+    empty = gpuscope.stats(real_trace("nsys/nsys2022-saxpy-mpi-openacc.sqlite"), reports="osrt")["osrt"]
+    assert len(empty) == 0
+    assert empty.attrs["note"] == "no OS runtime calls recorded: the export's OSRT_API table holds no calls"
+
+
 def test_stats_refuse_an_unknown_report_and_several_traces(real_trace):
     path = real_trace("kineto-resnet50-v100-workers0.json.gz")
-    with pytest.raises(ValueError, match="unknown stats report 'osrt'"):
-        gpuscope.stats(path, reports=["osrt"])
+    with pytest.raises(ValueError, match="unknown stats report 'osrt_summary'"):
+        gpuscope.stats(path, reports=["osrt_summary"])
     with pytest.raises(ValueError, match="one trace"):
         gpuscope.stats([path, path])
     with pytest.raises(ValueError, match="no GPU 7"):

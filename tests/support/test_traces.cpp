@@ -318,6 +318,8 @@ void add_every_table_host_side(TraceBuilder& b, const EveryTableTracks& t) {
   b.add_counter(CounterRow{kT0 + 3'000, power, std::numeric_limits<double>::infinity()});
   b.add_counter(CounterRow{kT0 + 4'000, host, 1e9});
   b.add_overhead(OverheadRow{kT0 + 150'000, kT0 + 151'000, cpu, b.intern("buffer_flush")});
+  b.add_os_call(OsCallRow{kT0 + 152'000, kT0 + 160'000, cpu, b.intern("fread"), 4096, 0});
+  b.add_os_call(OsCallRow{kT0 + 153'000, kT0 + 154'500, cpu, b.intern("pthread_mutex_lock"), -11, 1});
 }
 
 }  // namespace
@@ -406,6 +408,7 @@ class RandomTraceGen {
     add_gpu_rows();
     add_host_rows();
     add_memory_events();
+    add_os_calls();
     return b.freeze();
   }
 
@@ -587,6 +590,20 @@ class RandomTraceGen {
       r.bytes = rng.any<std::int64_t>();
       r.address = rng.chance(0.3) ? 0 : rng.u64();
       b.add_memory_event(r);
+    }
+  }
+
+  // Last too, for the same reason.
+  void add_os_calls() {
+    if (cpu.empty()) return;
+    for (std::uint64_t i = 0, n = rows(); i < n; ++i) {
+      OsCallRow r;
+      random_interval(rng, o.extreme_values, r.start, r.end);
+      r.track = cpu_track();
+      r.name = str();
+      r.status = sparse(rng.any<std::int64_t>());
+      r.nesting = sparse(static_cast<std::uint16_t>(rng.below(4)));
+      b.add_os_call(r);
     }
   }
 

@@ -101,6 +101,7 @@ TEST(Colors, NoLaneOfAnotherKindLooksLikeACategory) {
     EXPECT_TRUE(listed(copy_color(k)));
   EXPECT_TRUE(listed(memset_color()));
   EXPECT_TRUE(listed(sync_color()));
+  EXPECT_TRUE(listed(os_call_color()));
   for (ApiDomain d : {ApiDomain::runtime, ApiDomain::driver})
     for (bool launch : {true, false}) EXPECT_TRUE(listed(api_color(d, launch)));
 }
@@ -136,6 +137,7 @@ TEST_F(Legend, NamesEveryColourInUse) {
   f.memset(0, 7, 500'000, 510'000);
   f.sync(SyncType::context, 0, 7, 520'000, 600'000);
   b.add_counter(CounterRow{10'000, b.counter_series(series_name::kMemoryAllocated, 0, "B"), 1e9});
+  b.add_os_call(OsCallRow{530'000, 590'000, b.cpu_track(1, 1), b.intern("pthread_cond_wait"), 0, 0});
   auto d = std::make_shared<Document>("legend.gscope", f.build());
   d->set_profile(std::make_shared<const Profile>(compute_profile(d->trace())));
   View v;
@@ -153,6 +155,7 @@ TEST_F(Legend, NamesEveryColourInUse) {
   EXPECT_FALSE(has("copy DtoH", copy_color(CopyKind::dtoh)));
   EXPECT_TRUE(has("memset", memset_color()));
   EXPECT_TRUE(has("host sync", sync_color()));
+  EXPECT_TRUE(has("OS call", os_call_color()));  // the thread's OS call lane
   EXPECT_TRUE(has("launch call", api_color(ApiDomain::runtime, true)));
   EXPECT_TRUE(has("utilization", kUtilizationColor));
   EXPECT_TRUE(has("kernels in flight", kInFlightColor));

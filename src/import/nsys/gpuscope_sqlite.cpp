@@ -11,7 +11,7 @@
 // [SECTION] Meta and strings
 // [SECTION] Devices, processes, tracks
 // [SECTION] GPU activity
-// [SECTION] CPU activity: API calls, syncs, ranges, overheads
+// [SECTION] CPU activity: API calls, syncs, ranges, overheads, OS calls
 // [SECTION] Counters
 // [SECTION] Entry point
 #include <charconv>
@@ -51,6 +51,7 @@ class GpuscopeReader {
     nvtx_ranges();
     annotations();
     overheads();
+    os_calls();
     counters();
     skipped_.write_to(b_.meta());
     in_.add_damage(b_);
@@ -406,7 +407,7 @@ class GpuscopeReader {
     }
   }
 
-  // [SECTION] CPU activity: API calls, syncs, ranges, overheads -------------------------------------------
+  // [SECTION] CPU activity: API calls, syncs, ranges, overheads, OS calls -------------------------------------------
 
   // The three API call tables, each in parts, all parts on several threads.
   void api_calls() {
@@ -573,6 +574,21 @@ class GpuscopeReader {
       o.kind = string(v[3].as_int());
       b_.add_overhead(o);
     });
+  }
+
+  void os_calls() {
+    const TableDef* t = db_.table("OSRT_API");
+    if (!t) return;
+    in_.reader(*t, {"start", "end", "globalTid", "nameId", "returnValue", "nestingLevel"})
+        .for_each([&](const SqlValue* v) {
+          OsCallRow o;
+          if (!interval(v[0], v[1], 0, "os_call", skipped_, &o.start, &o.end)) return;
+          o.track = cpu_track(v[2]);
+          o.name = string(v[3].as_int());
+          o.status = v[4].as_int();
+          o.nesting = v[5].null() ? 0 : clamp16(v[5]);
+          b_.add_os_call(o);
+        });
   }
 
   // [SECTION] Counters --------------------------------------------------------------------------------

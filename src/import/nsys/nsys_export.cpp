@@ -10,7 +10,7 @@
 //
 // [SECTION] Strings and ids
 // [SECTION] GPU activity: kernels, copies, memsets, CUDA events
-// [SECTION] CPU activity: API calls, syncs, NVTX, overheads
+// [SECTION] CPU activity: API calls, syncs, NVTX, overheads, OS runtime calls
 // [SECTION] Processes sharing correlation ids
 // [SECTION] Devices
 // [SECTION] Names: processes, threads, streams
@@ -82,6 +82,7 @@ class NsysReader {
     nvtx();
     overheads();
     cpu_samples();
+    os_calls();
     separate_processes();
     devices();
     gpu_metrics();
@@ -403,7 +404,7 @@ class NsysReader {
     n.add_to(skipped_);
   }
 
-  // [SECTION] CPU activity: API calls, syncs, NVTX, overheads --------------------------------------------
+  // [SECTION] CPU activity: API calls, syncs, NVTX, overheads, OS runtime calls ------------------------
 
   // CUPTI_ACTIVITY_KIND_RUNTIME holds runtime and driver calls (eventClass 0
   // and 1 in the 2022 and 2024 schemas; 67, a CUDA backtrace, repeats a call
@@ -652,6 +653,35 @@ class NsysReader {
     for (char& c : f)
       if (c == kHostSampleFrameSeparator) c = ',';
     return f;
+
+  // OSRT_API: calls into libc, pthread, … (eventClass 27). Nested calls keep
+  // their nestingLevel and stay rows of their own, as nsys' osrt_sum counts
+  // them. eventClass 31 and 32 mark when OS runtime tracing started and
+  // finished: not calls, counted. Call stacks (callchainId, OSRT_CALLCHAINS)
+  // are not read; that table is counted as not imported.
+  void os_calls() {
+    const TableDef* t = table("OSRT_API");
+    if (!t) return b_.meta().set_property("nsys.osrt_api", "absent");  // traced without --trace=osrt
+    check_rows(*t, TableId::os_calls, in_.rows(*t));
+    TableReader r =
+        in_.reader(*t, {"start", "end", "globalTid", "nameId", "returnValue", "nestingLevel", "eventClass"});
+    Narrow n = narrow(r);
+    r.for_each([&](const SqlValue* v) {
+      if (!v[6].null()) {
+        const std::int64_t cls = n.i64(v, 6);
+        if (cls == 31 || cls == 32)  // "OS runtime libraries profiling started" / "finished"
+          return skipped_.add(cls == 31 ? "import.skipped.osrt_start_marks" : "import.skipped.osrt_finish_marks");
+        if (cls != 27) return skipped_.add("import.skipped.os_call_event_class_" + std::to_string(cls));
+      }
+      OsCallRow o;
+      if (!interval(v[0], v[1], offset_, "os_call", skipped_, &o.start, &o.end)) return;
+      if (!cpu_track(v, n, 2, "os_call", &o.track)) return;
+      o.name = string(v, n, 3);
+      o.status = n.i64(v, 4);
+      o.nesting = v[5].null() ? 0 : n.clamp16(v, 5);
+      b_.add_os_call(o);
+    });
+    n.add_to(skipped_);
   }
 
   // [SECTION] Processes sharing correlation ids ------------------------------------------------------------
@@ -1053,7 +1083,7 @@ class NsysReader {
     });
   }
 
-  // Rows of every table the model has no place for (OS runtime calls, CPU
+  // Rows of every table the model has no place for (OS runtime call stacks, CPU
   // sampling, scheduling, OpenACC, OpenMP, cuDNN/cuBLAS, graphics APIs, …),
   // so that `gpuscope info` says what the import left out. Descriptions of
   // the target and the export (TARGET_INFO_*, META_DATA_*, ENUM_*, …) are not

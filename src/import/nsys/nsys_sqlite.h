@@ -17,6 +17,8 @@
 //  * TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE           -> devices; PROCESSES, ThreadNames,
 //    TARGET_INFO_CUDA_STREAM                               TARGET_INFO_CUDA_STREAM -> processes, track names
 //  * PROFILER_OVERHEAD                                  -> overheads
+//  * OSRT_API (eventClass 27; nestingLevel kept)        -> os_calls on CPU track (pid, tid), returnValue as
+//                                                          status; call stacks (OSRT_CALLCHAINS) not read
 //  * meta: source nsys_sqlite; time = TARGET_INFO_SESSION_START_TIME.utcEpochNs + the file's ns; producer
 //    from EXPORT_META_DATA / META_DATA_EXPORT; ranks from "MPI Rank N" thread names, NCCL NVTX
 //    payloads, the launch environment or the file name.

@@ -86,7 +86,7 @@ class Trace:
 
     Tables (one row per event, in the trace's order: by track, then start):
     kernels, memcpys, memsets, api_calls, ranges, syncs, counters, memory_events,
-    overheads.
+    overheads, os_calls.
     Descriptions: devices, processes, tracks (index = the track id the tables'
     `track` column holds), counter_series. `info` is what `gpuscope info --json`
     says about the file.
@@ -117,7 +117,7 @@ class Trace:
 
     def table(self, name: str) -> _pd.DataFrame:
         """The table `name` (kernels, memcpys, memsets, api_calls, ranges, syncs, counters, memory_events,
-        overheads), a new DataFrame over the trace's columns."""
+        overheads, os_calls), a new DataFrame over the trace's columns."""
         frame = self._frames.get(name)
         if frame is None:
             frame = self._frames[name] = self._build(name)
@@ -136,6 +136,8 @@ class Trace:
     memory_events = property(lambda self: self.table("memory_events"), doc="Allocations (+bytes) and frees (-bytes): "
                              "time, series (index into counter_series), bytes, address")
     overheads = property(lambda self: self.table("overheads"), doc="The profiler's own time: kind")
+    os_calls = property(lambda self: self.table("os_calls"), doc="OS runtime calls (Nsight Systems' OSRT_API: read, "
+                        "ioctl, pthread_mutex_lock, ...): name, status (the return value), nesting (0 = outermost)")
 
     def _build(self, name):
         columns = {}
@@ -374,10 +376,11 @@ def ops(trace_or_paths, *, by="shapes", device=None) -> _pd.DataFrame:
 def stats(trace_or_path, *, reports=None, device=None) -> dict:
     """The nsys-stats-style summary tables of one Trace or path (`gpuscope stats --json`), as DataFrames.
 
-    reports: names ("kernels", "api", "memcpy", "memset", "sync", "ranges", "steps", or "all"); None: the default
-    set. device: the GPU-side tables of this GPU only. Returns {report name: DataFrame}, in the order asked, each
-    with the table's columns (docs/cli.md, `gpuscope stats`), its title and note in `frame.attrs`; a value the
-    trace cannot give is NA, and integer columns with one are nullable (Int64).
+    reports: names ("kernels", "api", "memcpy", "memset", "sync", "ranges", "osrt", "steps", or "all"; nsys' names
+    such as "osrt_sum" too); None: the default set. device: the GPU-side tables of this GPU only. Returns {report
+    name: DataFrame}, in the order asked, each with the table's columns (docs/cli.md, `gpuscope stats`), its title
+    and note in `frame.attrs` (an empty table's note says why it is empty); a value the trace cannot give is NA,
+    and integer columns with one are nullable (Int64).
     """
     if isinstance(reports, str):
         reports = [reports]

@@ -45,7 +45,7 @@ enum SectionTag : std::uint16_t {
   kTagCounterSeries = 5,
   kTagMeta = 6,
   kTagContents = 7,
-  kTagRowsBase = 0x10,  // 0x10 kernels … 0x17 overheads
+  kTagRowsBase = 0x10,  // 0x10 kernels … 0x17 overheads, 0x18 memory events, 0x19 OS calls
   kTagFooter = 0x7f,
 };
 

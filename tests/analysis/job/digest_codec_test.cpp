@@ -4,9 +4,13 @@
 // the real two-rank job and on one-rank digests of traces that fill every
 // table; encoding a decoded digest gives the same bytes; and bytes cut short,
 // flipped, of another version or with bad counts are refused with a
-// DigestError, never a crash.
+// DigestError, never a crash. The fuzz target's seeds are digests of this
+// format (GPUSCOPE_WRITE_FUZZ_SEEDS=1 rewrites them).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -139,6 +143,30 @@ TEST(DigestCodec, HugeCountIsRefusedBeforeAllocating) {
   const std::size_t count_at = 8 + 4 + 8;  // mark, version, length; then the file name's length
   for (int i = 0; i < 8; ++i) b[count_at + i] = i == 7 ? 0x40 : 0;
   expect_refused(b, "huge count");
+}
+
+// tests/fuzz/corpus/fuzz_digest: two ranks of a synthetic job and the first
+// one cut in half. A change of the format (kDigestFormatVersion) makes this
+// fail until the seeds are rewritten: GPUSCOPE_WRITE_FUZZ_SEEDS=1.
+TEST(DigestCodec, FuzzSeedsAreOfThisFormat) {
+  const std::filesystem::path dir = std::filesystem::path(GPUSCOPE_SOURCE_DIR) / "tests/fuzz/corpus/fuzz_digest";
+  auto bytes_of = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  if (std::getenv("GPUSCOPE_WRITE_FUZZ_SEEDS")) {
+    const std::vector<RankDigest> d = synthetic_digests(2, 1);
+    const std::string rank0 = encode_digest(d[0]);
+    std::ofstream(dir / "rank0", std::ios::binary) << rank0;
+    std::ofstream(dir / "rank1", std::ios::binary) << encode_digest(d[1]);
+    std::ofstream(dir / "cut", std::ios::binary) << rank0.substr(0, rank0.size() / 2);
+  }
+  for (const char* name : {"rank0", "rank1"}) {
+    const std::string bytes = bytes_of(dir / name);
+    ASSERT_FALSE(bytes.empty()) << name;
+    EXPECT_NO_THROW(decode_digest(bytes)) << name << ": rewrite the seeds (GPUSCOPE_WRITE_FUZZ_SEEDS=1)";
+  }
+  EXPECT_THROW(decode_digest(bytes_of(dir / "cut")), DigestError);
 }
 
 }  // namespace

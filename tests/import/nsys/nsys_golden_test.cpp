@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "import/nsys/nsys_sqlite.h"
@@ -163,6 +164,10 @@ TEST_F(NsysGolden, Nsys2022SaxpyMpi) {
   EXPECT_EQ(t.meta().stat("import.skipped.table.SAMPLING_CALLCHAINS"), 0u);
   EXPECT_EQ(t.meta().stat("import.skipped.table.CUDA_CALLCHAINS"), 296u);
   EXPECT_EQ(t.meta().property("import.warning"), "");
+  // OS runtime tracing was on and recorded nothing: SELECT count(*) FROM OSRT_API -> 0.
+  EXPECT_EQ(t.os_calls().size(), 0u);
+  EXPECT_EQ(t.meta().property("nsys.osrt_api"), "");
+  EXPECT_EQ(t.meta().stat("import.skipped.table.OSRT_API"), 0u);
 }
 
 TEST_F(NsysGolden, Nsys2024CloverleafMpi) {
@@ -235,8 +240,30 @@ TEST_F(NsysGolden, Nsys2024CloverleafMpi) {
   EXPECT_EQ(busy, 294404540);
   // SELECT min(start) + utcEpochNs ... -> 1696392840120513790
   EXPECT_EQ(*std::min_element(t.kernels().start.begin(), t.kernels().start.end()), 1696392840120513790);
-  EXPECT_EQ(t.meta().stat("import.skipped.table.OSRT_API"), 1831u);  // SELECT count(*) FROM OSRT_API
+  // OS runtime calls: SELECT eventClass, count(*) FROM OSRT_API GROUP BY 1 -> 27|1828, 31|1, 32|2 (31 and 32
+  // mark when OS runtime tracing started and finished); the call stacks are not read.
+  EXPECT_EQ(t.os_calls().size(), 1828u);
+  EXPECT_EQ(t.meta().stat("import.skipped.table.OSRT_API"), 0u);
+  EXPECT_EQ(t.meta().stat("import.skipped.osrt_start_marks"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.osrt_finish_marks"), 2u);
   EXPECT_EQ(t.meta().stat("import.skipped.table.OSRT_CALLCHAINS"), 8930u);
+  {
+    // SELECT sum(end - start), max(nestingLevel) FROM OSRT_API WHERE eventClass = 27 -> 855689751, 0 (this
+    // export records every returnValue as 0); per thread: SELECT globalTid & 0xffffff, count(*) ... GROUP BY 1.
+    const OsCallTable& o = t.os_calls();
+    TimeNs total = 0;
+    std::map<std::uint32_t, std::size_t> by_tid;
+    std::size_t poll = 0;
+    for (std::size_t i = 0; i < o.size(); ++i) {
+      total += o.end[i] - o.start[i];
+      EXPECT_EQ(o.nesting_at(i), 0u);
+      ++by_tid[t.tracks()[o.track[i]].tid];
+      poll += t.str(o.name[i]) == "poll";
+    }
+    EXPECT_EQ(total, 855689751);
+    EXPECT_EQ(by_tid, (std::map<std::uint32_t, std::size_t>{{1701896, 1797}, {1701906, 2}, {1701908, 29}}));
+    EXPECT_EQ(poll, 18u);
+  }
   EXPECT_EQ(t.meta().stat("import.skipped.table.SCHED_EVENTS"), 1254u);
   // DIAGNOSTIC_EVENT WHERE severity = 2: four warnings, the first lines kept.
   EXPECT_EQ(t.meta().property("nsys.diagnostic.2"), "warning: No NVTX events collected. Does the process use NVTX?");

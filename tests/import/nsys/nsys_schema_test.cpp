@@ -5,7 +5,7 @@
 // API calls with and without eventClass, a separate driver table, memory-kind
 // and sync-type numbering from the ENUM tables, CUDA events with and without
 // a time, device descriptions through TARGET_INFO_CUDA_DEVICE, graph ids,
-// stream naming, NVTX in all its forms, ranks. Every database is also read
+// stream naming, NVTX in all its forms, ranks, OS runtime calls. Every database is also read
 // through SQLite alone, and the two traces compared.
 #include <gtest/gtest.h>
 
@@ -383,7 +383,8 @@ INSERT INTO OSRT_API VALUES (1, 2, 27, )sql" + n(gtid(3, 3)) +
   EXPECT_EQ(t.ranges().size(), 1u);
   EXPECT_NE(t.meta().property("import.warning").find("no GPU activity"), std::string::npos);
   EXPECT_NE(t.meta().property("import.warning").find("no CUPTI_ACTIVITY_KIND_KERNEL"), std::string::npos);
-  EXPECT_EQ(t.meta().stat("import.skipped.table.OSRT_API"), 2u);
+  EXPECT_EQ(t.os_calls().size(), 2u);  // a CPU-only profile's OS runtime calls are imported
+  EXPECT_EQ(t.meta().stat("import.skipped.table.OSRT_API"), 0u);
 }
 
 // Rows the model cannot place are counted by reason, the rest imported.
@@ -479,6 +480,55 @@ INSERT INTO GPU_METRICS VALUES (10, 100, 65792, 0, 40), (20, 200, 65792, 0, 55),
   EXPECT_EQ(t.meta().stat("import.skipped.gpu_metric_incomplete"), 1u);
   EXPECT_EQ(t.meta().stat("import.gpu_metrics_without_name"), 1u);
   EXPECT_EQ(t.meta().stat("import.skipped.table.GPU_METRICS"), 0u);
+}
+
+// OSRT_API as the 2024 schema has it: calls (eventClass 27) with their return
+// value and nesting level, the marks of tracing started (31) and finished (32)
+// counted, not imported; a call without a thread counted.
+TEST_F(NsysSchema, OsRuntimeCallsWithNestingAndReturnValues) {
+  const std::string file = make_db("osrt.sqlite", R"sql(
+CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'fread'), (2, 'pthread_mutex_lock'), (3, 'mmap64'), (4, 'started');
+CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL,
+  globalTid INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, nestingLevel INTEGER,
+  callchainId INTEGER NOT NULL);
+INSERT INTO OSRT_API VALUES (1000, 1000, 31, )sql" + n(gtid(42, 42)) +
+                                                      R"sql(, 4, 0, NULL, 0),
+  (2000, 5000, 27, )sql" + n(gtid(42, 42)) + R"sql(, 1, 4096, 0, 1),
+  (2100, 2300, 27, )sql" + n(gtid(42, 42)) + R"sql(, 2, -1, 1, 2),
+  (3000, 3500, 27, )sql" + n(gtid(42, 43)) + R"sql(, 3, 140737488355328, 0, 3),
+  (4000, 4100, 27, NULL, 2, 0, 0, 4),
+  (6000, 6000, 32, )sql" + n(gtid(42, 42)) + R"sql(, 4, 0, NULL, 0);
+)sql");
+  const Trace t = import_both(file);
+  const OsCallTable& o = t.os_calls();
+  ASSERT_EQ(o.size(), 3u);
+  // Sorted by (track, start): thread 42's fread and the lock inside it, then thread 43's mmap64.
+  EXPECT_EQ(t.str(o.name[0]), "fread");
+  EXPECT_EQ(o.status_at(0), 4096);
+  EXPECT_EQ(o.nesting_at(0), 0u);
+  EXPECT_EQ(t.str(o.name[1]), "pthread_mutex_lock");
+  EXPECT_EQ(o.start[1], 2100);
+  EXPECT_EQ(o.end[1], 2300);
+  EXPECT_EQ(o.status_at(1), -1);
+  EXPECT_EQ(o.nesting_at(1), 1u);
+  EXPECT_EQ(t.tracks()[o.track[1]].tid, 42u);
+  EXPECT_EQ(t.str(o.name[2]), "mmap64");
+  EXPECT_EQ(o.status_at(2), 140737488355328);  // a pointer: 64 bits kept
+  EXPECT_EQ(t.tracks()[o.track[2]].tid, 43u);
+  EXPECT_EQ(t.meta().stat("import.skipped.osrt_start_marks"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.osrt_finish_marks"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.os_call_without_thread"), 1u);
+  EXPECT_EQ(t.meta().stat("import.skipped.table.OSRT_API"), 0u);
+  EXPECT_EQ(t.api_calls().size(), 0u);  // OS calls are no CUDA API calls
+  EXPECT_EQ(t.meta().property("nsys.osrt_api"), "");
+
+  // An export traced without --trace=osrt has no OSRT_API table: said so.
+  const Trace none = import_both(
+      make_db("no-osrt.sqlite", kStrings + "CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);"));
+  EXPECT_EQ(none.os_calls().size(), 0u);
+  EXPECT_EQ(none.meta().property("nsys.osrt_api"), "absent");
 }
 
 }  // namespace
