@@ -653,6 +653,7 @@ class NsysReader {
     for (char& c : f)
       if (c == kHostSampleFrameSeparator) c = ',';
     return f;
+  }
 
   // OSRT_API: calls into libc, pthread, … (eventClass 27). Nested calls keep
   // their nestingLevel and stay rows of their own, as nsys' osrt_sum counts
