@@ -615,7 +615,11 @@ struct HostWhere {
   std::uint32_t path_depth = 0;    // frames on the whole path (path keeps a few)
   bool path_from_root = false;     // the path starts at the stacks' root
   std::vector<HostFrame> leaves;   // innermost frames with most samples, most first
-  std::string note;                // what the samples cannot tell (too few; none on those threads)
+  // Samples with a frame of a data-loading library (PyTorch's
+  // torch/utils/data, tf.data) anywhere on their stack.
+  std::uint64_t input_samples = 0;
+  std::uint64_t python_samples = 0;  // samples with a Python frame ("file.py(line): function")
+  std::string note;                  // what the samples cannot tell (too few; none on those threads)
 };
 
 // [SECTION] Critical path and simulated fixes ----------------------------------------------

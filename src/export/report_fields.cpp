@@ -880,6 +880,12 @@ struct Record<HostWhere> {
       field<&W::path_depth>("path_depth", "", "frames on the whole path (`path` keeps its innermost)"),
       field<&W::path_from_root>("path_from_root", "", "the path starts at the stacks' root (false: at their leaves)"),
       field<&W::leaves>("leaves", "", "the innermost frames with most samples (up to 3), most first"),
+      field<&W::input_samples>("input_samples", "",
+                               "samples with a frame of a data-loading library (torch/utils/data, tf.data) on their "
+                               "stack"),
+      field<&W::python_samples>("python_samples", "",
+                                "samples with a Python frame (`file.py(line): function`) on their stack: only these "
+                                "can show a Python data loader"),
       field<&W::note>("note", "", "what the samples cannot tell (too few, none on those threads); empty: nothing"),
   };
 };

@@ -123,6 +123,33 @@ const Finding* without_gain(const Profile& p, std::string_view id) {
 
 constexpr std::string_view kInput = "more data-loader workers?";
 
+// Without data-loading ranges, Python host samples can still tell: the
+// share of the samples taken in the GPUs' idle time (input loading and
+// warm-up aside) that were inside a data loader. Over half: yes; under a
+// tenth: no; between, or too few or no Python samples: nothing said here.
+std::optional<HelpAnswer> input_from_samples(const Profile& p, double idle, const std::string& where) {
+  const std::string_view id = "input-workers";
+  std::uint64_t samples = 0, input = 0, python = 0;
+  for (const HostWhere& w : p.host_while_idle) {
+    if (w.cause == "input-wait" || w.cause == "input-before-start" || w.cause == "warm-up") continue;
+    samples += w.samples, input += w.input_samples, python += w.python_samples;
+  }
+  if (python < kHostWhereMinSamples || python * 2 < samples) return std::nullopt;
+  const double share = ratio(input, python);
+  const std::string seen = pct(share) + " of the " + format::count(python) +
+                           " Python host samples taken while the GPUs were idle were inside a data loader "
+                           "(torch/utils/data, tf.data)";
+  const std::string lead =
+      "the GPUs are idle " + pct1(idle) + where + " and the trace records no data-loading ranges, but ";
+  if (share > 0.5)
+    return answer(id, kInput, Verdict::yes,
+                  lead + seen +
+                      ": the host is loading the next batch while the GPU waits (the ranges would measure how "
+                      "long: torch.profiler, or gpuscope capture's PyTorch ops)");
+  if (share < 0.1) return answer(id, kInput, Verdict::no, lead + "only " + seen + ": the idle time has other causes");
+  return std::nullopt;
+}
+
 std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   const std::string_view id = "input-workers";
   if (j.kernels == 0) return std::nullopt;
@@ -138,11 +165,13 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   if (idle < 0.05)
     return answer(id, kInput, Verdict::no,
                   "the GPUs are idle only " + pct1(idle) + where + ": there is no waiting for input to remove");
-  if (!p.workload.data_loading_recorded)
+  if (!p.workload.data_loading_recorded) {
+    if (std::optional<HelpAnswer> a = input_from_samples(p, idle, where)) return a;
     return answer(id, kInput, Verdict::unknown,
                   "the GPUs are idle " + pct1(idle) + where +
                       ", but the trace records no data-loading ranges (DataLoader.__next__, tf.data, NVTX around the "
                       "input pipeline), so it cannot tell how much of that idle time waits for input");
+  }
   return answer(id, kInput, Verdict::no,
                 "the GPU waits for input " +
                     pct1(st.total_ns > 0 ? double(st.input_wait_ns) / double(st.total_ns) : 0.0) + where + " (idle " +

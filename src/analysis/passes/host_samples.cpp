@@ -89,7 +89,7 @@ std::array<std::vector<std::size_t>, kIdleCauseCount> samples_by_cause(
   std::stable_sort(pieces.begin(), pieces.end(), [](const IdlePiece& a, const IdlePiece& b) {
     return a.device != b.device ? a.device < b.device : rank_of(a.cause) < rank_of(b.cause);
   });
-  std::vector<std::uint16_t> causes(samples.size(), 0);  // bit per cause, over the devices
+  std::vector<std::uint16_t> causes(samples.size(), 0);   // bit per cause, over the devices
   std::vector<std::uint32_t> taken(samples.size(), ~0u);  // the device that last counted it
   for (const IdlePiece& p : pieces) {
     TrackId thread = p.thread;
@@ -98,10 +98,9 @@ std::array<std::vector<std::size_t>, kIdleCauseCount> samples_by_cause(
       if (it == main.end()) continue;
       thread = it->second;
     }
-    auto at = std::lower_bound(samples.begin(), samples.end(), Sample{thread, p.start, 0},
-                               [](const Sample& a, const Sample& b) {
-                                 return a.track != b.track ? a.track < b.track : a.time < b.time;
-                               });
+    auto at = std::lower_bound(
+        samples.begin(), samples.end(), Sample{thread, p.start, 0},
+        [](const Sample& a, const Sample& b) { return a.track != b.track ? a.track < b.track : a.time < b.time; });
     for (; at != samples.end() && at->track == thread && at->time < p.end; ++at) {
       const std::size_t i = static_cast<std::size_t>(at - samples.begin());
       if (taken[i] == p.device) continue;  // a piece of higher rank on this device has it
@@ -127,6 +126,16 @@ std::vector<std::string_view> frames_of(std::string_view stack) {
   }
   return out;
 }
+
+// A frame of a data-loading library: PyTorch's DataLoader and datasets
+// (torch/utils/data/), tf.data (tensorflow/python/data/).
+bool is_input_frame(std::string_view frame) {
+  return frame.find("/torch/utils/data/") != std::string_view::npos ||
+         frame.find("/tensorflow/python/data/") != std::string_view::npos;
+}
+
+// A Python frame as gpuscope's sampler writes it: "path.py(line): function".
+bool is_python_frame(std::string_view frame) { return frame.find(".py(") != std::string_view::npos; }
 
 std::string thread_label(const Trace& t, TrackId id) {
   const Track& k = t.tracks()[id];
@@ -166,8 +175,7 @@ std::vector<std::string_view> shared_path(const Stacks& stacks, std::uint64_t to
 
 // The path from the root down while one frame holds kPathShare of all the
 // samples, and the innermost frames with most samples.
-void sum_up(const Trace& t, const std::vector<Sample>& samples, const std::vector<std::size_t>& mine,
-            HostWhere* w) {
+void sum_up(const Trace& t, const std::vector<Sample>& samples, const std::vector<std::size_t>& mine, HostWhere* w) {
   std::unordered_map<StringId, std::uint64_t> stacks;
   std::unordered_map<TrackId, std::uint64_t> threads;
   for (std::size_t i : mine) ++stacks[samples[i].stack], ++threads[samples[i].track];
@@ -181,6 +189,8 @@ void sum_up(const Trace& t, const std::vector<Sample>& samples, const std::vecto
   std::unordered_map<std::string_view, std::uint64_t> leaves;
   for (const auto& [stack, n] : stacks) {
     split.emplace_back(frames_of(t.str(stack)), n);
+    if (std::any_of(split.back().first.begin(), split.back().first.end(), is_input_frame)) w->input_samples += n;
+    if (std::any_of(split.back().first.begin(), split.back().first.end(), is_python_frame)) w->python_samples += n;
     if (!split.back().first.empty()) leaves[split.back().first.back()] += n;
   }
   // The path from the root down; where the stacks share no root (an unwinder
@@ -206,9 +216,9 @@ void sum_up(const Trace& t, const std::vector<Sample>& samples, const std::vecto
 }  // namespace
 
 std::string_view idle_cause_name(IdleCause c) {
-  static constexpr std::string_view kNames[kIdleCauseCount] = {
-      "input-wait", "host-sync", "blocking-copy", "late-launch",       "late-launch-gap",
-      "queued-gap", "warm-up",   "other",         "input-before-start"};
+  static constexpr std::string_view kNames[kIdleCauseCount] = {"input-wait",  "host-sync",       "blocking-copy",
+                                                               "late-launch", "late-launch-gap", "queued-gap",
+                                                               "warm-up",     "other",           "input-before-start"};
   return kNames[static_cast<int>(c)];
 }
 

@@ -37,7 +37,7 @@ struct Planted {
   Trace trace;
   std::uint64_t in_gaps = 0;
 };
-Planted late_launches(int n, bool loader = false, bool samples = true) {
+Planted late_launches(int n, bool loader = false, bool samples = true, std::string_view in_gap = kLoading) {
   TraceFactory f;
   Planted out;
   TimeNs t = 1 * ms;
@@ -49,7 +49,7 @@ Planted late_launches(int n, bool loader = false, bool samples = true) {
         f.range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", prev_end, prev_end + 1 * ms, 1,
                 RangeKind::annotation, "user_annotation");
       for (TimeNs at = prev_end + 50 * us; samples && at < t; at += 100 * us) {
-        sample(f, kLoading, at);
+        sample(f, in_gap, at);
         sample(f, kWorker, at + 10 * us, 2);
         if (!loader || at >= prev_end + 1 * ms) ++out.in_gaps;
       }
@@ -134,7 +134,8 @@ TEST(HostWhileIdle, StacksWithoutACommonRootAreReadFromTheLeaf) {
     f.kernel(0, 7, "k", t, t + 1 * ms, t - 10 * us);
     const TimeNs g0 = t + 1 * ms;
     for (int j = 0; j < 10; ++j)
-      sample(f, j % 2 ? "[libcuda.so.1];cuStreamSynchronize;poll" : "main;solve;[libcuda.so.1];poll", g0 + 100 * us * j + 50 * us);
+      sample(f, j % 2 ? "[libcuda.so.1];cuStreamSynchronize;poll" : "main;solve;[libcuda.so.1];poll",
+             g0 + 100 * us * j + 50 * us);
     t = g0 + 2 * ms;
   }
   const Profile p = analyze(f.build());
@@ -145,6 +146,38 @@ TEST(HostWhileIdle, StacksWithoutACommonRootAreReadFromTheLeaf) {
   ASSERT_EQ(w->path.size(), 1u);
   EXPECT_EQ(w->path[0], "poll");
   EXPECT_EQ(w->path_samples, 50u);
+}
+
+const HelpAnswer* help(const Profile& p, std::string_view id) {
+  const auto it = std::find_if(p.helps.begin(), p.helps.end(), [&](const HelpAnswer& a) { return a.id == id; });
+  return it == p.helps.end() ? nullptr : &*it;
+}
+
+// Without data-loading ranges, "more data-loader workers?" is answered from
+// the Python samples in the GPUs' idle time: inside torch/utils/data → yes;
+// elsewhere → no; native stacks (no Python frame) → unknown, as without samples.
+TEST(HostWhileIdle, DataLoaderWorkersAreAnsweredFromPythonSamples) {
+  constexpr const char* kInLoader =
+      "train.py(10): <module>;/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py(631): __next__;"
+      "/usr/lib/python3/dist-packages/torch/utils/data/_utils/fetch.py(54): fetch";
+  const Profile loading = analyze(late_launches(8, false, true, kInLoader).trace);
+  const HelpAnswer* yes = help(loading, "input-workers");
+  ASSERT_TRUE(yes);
+  EXPECT_EQ(yes->verdict, Verdict::yes) << yes->reason;
+  EXPECT_NE(yes->reason.find("100% of the 140 Python host samples"), std::string::npos) << yes->reason;
+
+  const HelpAnswer* no = help(analyze(late_launches(8).trace), "input-workers");
+  ASSERT_TRUE(no);
+  EXPECT_EQ(no->verdict, Verdict::no) << no->reason;
+  EXPECT_NE(no->reason.find("only 0% of the 140"), std::string::npos) << no->reason;
+
+  const HelpAnswer* native =
+      help(analyze(late_launches(8, false, true, "main;solve;[libcuda.so.1]").trace), "input-workers");
+  ASSERT_TRUE(native);
+  EXPECT_EQ(native->verdict, Verdict::unknown) << native->reason;
+  const HelpAnswer* none = help(analyze(late_launches(8, false, false).trace), "input-workers");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->verdict, Verdict::unknown) << none->reason;
 }
 
 }  // namespace
