@@ -3,7 +3,7 @@
 // Analyses one trace, or several (one per rank or process) as one job, and
 // prints findings with their evidence and fixes, per-GPU numbers, steps, time
 // by category and top kernels — or the same as gpuscope.report/1 JSON. A job
-// is analysed one file at a time (cli/job.h), N files at once.
+// is analysed one file at a time (cli/job.h, job/job_files.h), N files at once.
 #include <unistd.h>
 
 #include <cerrno>

@@ -1,13 +1,16 @@
 // gpuscope.report, gpuscope.diff and gpuscope.whatif: the analysis of opened
 // traces or files, returned as the JSON documents the CLI writes
 // (gpuscope.report/1, gpuscope.diff/1, gpuscope.whatif/1); the Python side
-// parses them into dicts.
+// parses them into dicts. A job given as paths only (a directory of rank
+// traces) goes through the CLI's pipeline (job/job_files.h): one file per
+// worker in memory at a time, files that cannot be analysed left out.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,7 +24,9 @@
 #include "export/trace_inputs.h"
 #include "export/whatif_report.h"
 #include "import/open_trace.h"
+#include "job/job_files.h"
 #include "python/bindings.h"
+#include "trace/error.h"
 
 namespace gpuscope::python {
 
@@ -55,7 +60,7 @@ Job job_of(const py::list& items) {
 }
 
 // The options of `device` (-1: every GPU). A GPU the job has no activity on
-// raises ValueError with the CLI's message (cli/job.cpp), where the CLI exits 2.
+// raises ValueError with the CLI's message (job/job_files.cpp), where the CLI exits 2.
 AnalysisOptions options_of(const Job& job, long long device) {
   AnalysisOptions o;
   if (device < 0) return o;
@@ -81,14 +86,52 @@ std::vector<LeftOut> left_out_of(const std::vector<std::pair<std::string, std::s
   return out;
 }
 
+// The paths of `items` when it holds paths only (no _Trace); nullopt otherwise.
+std::optional<std::vector<std::string>> paths_of(const py::list& items) {
+  std::vector<std::string> paths;
+  for (py::handle item : items) {
+    if (!py::isinstance<py::str>(item)) return std::nullopt;
+    paths.push_back(item.cast<std::string>());
+  }
+  if (paths.empty()) return std::nullopt;
+  return paths;
+}
+
+// A job of paths, analysed as `gpuscope report` does (job::analyze_job): each
+// file opened, digested and freed, the ones that cannot be analysed left out
+// with why. A GPU no file has raises ValueError; nothing to analyse, or files
+// of different runs, TraceError. Must run with the GIL held; it releases it.
+Profile analyze_paths(const std::vector<std::string>& paths, long long device,
+                      const std::vector<std::pair<std::string, std::string>>& listed) {
+  job::JobOptions o;
+  if (device > std::numeric_limits<std::uint32_t>::max())
+    throw py::value_error(paths.front() + (paths.size() > 1 ? " …" : "") + ": no GPU " + std::to_string(device));
+  if (device >= 0) o.analysis.device = static_cast<std::uint32_t>(device), o.device_given = true;
+  o.left_out = left_out_of(listed);
+  try {
+    py::gil_scoped_release unlocked;
+    return job::analyze_job(paths, o);
+  } catch (const job::NoDevice& e) {
+    throw py::value_error(e.what());
+  } catch (const job::Error& e) {
+    throw InputError(e.file(), e.problem());
+  }
+}
+
 std::string report(const py::list& items, long long device, std::size_t top, std::size_t steps,
                    const std::vector<std::pair<std::string, std::string>>& listed) {
-  Job job = job_of(items);
-  const AnalysisOptions options = options_of(job, device);
+  Profile p;
+  if (const auto paths = paths_of(items)) {
+    p = analyze_paths(*paths, device, listed);
+  } else {
+    Job job = job_of(items);
+    const AnalysisOptions options = options_of(job, device);
+    py::gil_scoped_release unlocked;
+    p = graph::analyze_and_simulate(job.inputs, options);
+    const std::vector<LeftOut> left = left_out_of(listed);
+    p.left_out.insert(p.left_out.begin(), left.begin(), left.end());
+  }
   py::gil_scoped_release unlocked;
-  Profile p = graph::analyze_and_simulate(job.inputs, options);
-  const std::vector<LeftOut> left = left_out_of(listed);
-  p.left_out.insert(p.left_out.begin(), left.begin(), left.end());
   ReportJsonOptions o;
   o.top = top;
   o.max_steps = steps;
@@ -99,6 +142,11 @@ std::string report(const py::list& items, long long device, std::size_t top, std
 // A side of a diff: traces (items) or a saved report's text (labelled).
 Profile profile_of(const py::list& items, const std::string& report_text, const std::string& label, long long device,
                    const std::vector<std::pair<std::string, std::string>>& listed) {
+  if (const auto paths = paths_of(items)) {
+    Profile p = analyze_paths(*paths, device, listed);
+    if (paths->size() > 1 && !label.empty()) p.files = {label};
+    return p;
+  }
   if (!items.empty() || report_text.empty()) {
     Job job = job_of(items);
     const AnalysisOptions options = options_of(job, device);

@@ -1,6 +1,6 @@
 // A job's files are read twice (the digests, then the simulation): a file
 // that disappears, shrinks or is rewritten in between is left out with the
-// reason, and the report goes on with the others (cli/job.cpp).
+// reason, and the report goes on with the others (job/job_files.cpp).
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -14,8 +14,9 @@ declare -A allowed=(
   [capture]="trace store capture gpuscope"
   [analysis]="trace analysis"
   [export]="trace analysis export"
-  [python]="trace store import analysis export python gpuscope"
-  [cli]="trace store import capture analysis export cli gpuscope"
+  [job]="trace store import analysis export job"
+  [python]="trace store import analysis export job python gpuscope"
+  [cli]="trace store import capture analysis export job cli gpuscope"
   [viewer]="trace import analysis export viewer"
 )
 

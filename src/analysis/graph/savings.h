@@ -48,7 +48,7 @@ void simulate_findings_each(std::size_t n, const TraceVisitor& visit, Profile* p
                             unsigned jobs);
 
 // The same in parts, for processes that each hold some of a job's traces
-// (cli/job.cpp under MPI; simulate_findings_each() runs the parts in one
+// (job/job_files.cpp under MPI; simulate_findings_each() runs the parts in one
 // process):
 //   1. simulation_plan(p): the fixes to simulate, from p's findings (process 0),
 //      sent to every process (encode_plan / decode_plan);

@@ -103,7 +103,7 @@ TEST(SimulatedSavings, AJobReadOneTraceAtATimePredictsAsTheTracesInMemory) {
   EXPECT_EQ(std::max(visits[0], visits[1]), 2);
 }
 
-// The job of the test above, split as two processes split it (cli/job.cpp
+// The job of the test above, split as two processes split it (job/job_files.cpp
 // under MPI): each simulates its trace, the bytes go to "process 0", which
 // combines them; the profile is the one process's.
 TEST(SimulationShare, TwoSharesCombinedGiveTheOneProcessProfile) {
