@@ -153,6 +153,26 @@ void View::draw_details() {
   ImGui::EndGroup();
 }
 
+// A selected host sample: its time, thread and whole stack, innermost first.
+void View::draw_sample_details(const ThreadSamples& s, std::size_t i) {
+  const Trace& tr = doc_->trace();
+  const RowIndex r = s.rows[i];
+  ImGui::TextUnformatted("host sample");
+  stats_.details.emplace_back("name", "host sample");
+  if (!ImGui::BeginTable("sample", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+  detail_row("start", cat("+", format_timestamp(s.time[i] - tr.begin_time()), " from the trace start"));
+  const TrackId track = tr.ranges().track[r];
+  if (const TrackInfo* info = doc_->index().track_info(track)) detail_row("thread", info->label);
+  const auto stack = s.stack(i);
+  detail_row("frames", format::count(stack.size()));
+  for (std::size_t k = 0; k < stack.size(); ++k)
+    detail_row(k == 0                  ? "innermost"
+               : k + 1 == stack.size() ? "outermost"
+                                       : "",
+               doc_->index().frame_names()[stack[stack.size() - 1 - k]]);
+  ImGui::EndTable();
+}
+
 void View::detail_row(const char* key, const std::string& value) {
   // Every field shown is also noted in stats_.details (the headless JSON and the tests read it).
   table_row(key, value);
@@ -430,26 +450,6 @@ void View::sample_tooltip(const ThreadSamples& s, std::size_t i) {
   ImGui::PopTextWrapPos();
   ImGui::EndTooltip();
   stats_.tooltip = std::move(text);
-}
-
-// A selected host sample: its time, thread and whole stack, innermost first.
-void View::draw_sample_details(const ThreadSamples& s, std::size_t i) {
-  const Trace& tr = doc_->trace();
-  const RowIndex r = s.rows[i];
-  ImGui::TextUnformatted("host sample");
-  stats_.details.emplace_back("name", "host sample");
-  if (!ImGui::BeginTable("sample", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
-  detail_row("start", cat("+", format_timestamp(s.time[i] - tr.begin_time()), " from the trace start"));
-  const TrackId track = tr.ranges().track[r];
-  if (const TrackInfo* info = doc_->index().track_info(track)) detail_row("thread", info->label);
-  const auto stack = s.stack(i);
-  detail_row("frames", format::count(stack.size()));
-  for (std::size_t k = 0; k < stack.size(); ++k)
-    detail_row(k == 0                  ? "innermost"
-               : k + 1 == stack.size() ? "outermost"
-                                       : "",
-               doc_->index().frame_names()[stack[stack.size() - 1 - k]]);
-  ImGui::EndTable();
 }
 
 void View::tooltip_for(TableId table, RowIndex row) {

@@ -296,6 +296,15 @@ void View::draw_idle_charges(const Profile& p) {
                                 format::duration(static_cast<TimeNs>(static_cast<double>(c.ns) / gpus)), "  ", share);
     ImGui::BulletText("%s", row.c_str());
     stats_.idle_rows.push_back(row);
+    if (!c.finding.empty()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("charged to %s", c.finding.c_str());
+    }
+    if (!c.note.empty()) {
+      ImGui::Indent();
+      ImGui::TextDisabled("%s", c.note.c_str());
+      ImGui::Unindent();
+    }
     for (const HostWhere& w : p.host_while_idle) {
       if (w.cause != c.cause) continue;
       const std::string line = host_where_line(w);

@@ -500,6 +500,10 @@ void View::draw_legend() {
     ImGui::SameLine(0, 12);
     ImGui::TextDisabled("ranges: by name");
   }
+  if (!doc_->index().samples().empty()) {
+    ImGui::SameLine(0, 12);
+    ImGui::TextDisabled("samples: by innermost frame");
+  }
   if (!matches_.empty()) legend_entry("highlighted", kHighlightColor, true, first);
   if (selection_.valid()) legend_entry("selected", kSelectionColor, true, first);
   if (show_critical_path_) legend_entry("critical path", kCriticalPathColor, false, first);

@@ -84,7 +84,8 @@ class SampleView : public ViewTest {
   void SetUp() override {
     ViewTest::SetUp();
     ImGui::GetIO().DisplaySize = ImVec2(1280, 2400);  // every track on screen
-    auto d = std::make_shared<Document>("cloverleaf.sqlite", open_trace(testing::real_trace("nsys/nsys2024-cloverleaf-a100-mpi.sqlite")));
+    auto d = std::make_shared<Document>("cloverleaf.sqlite",
+                                        open_trace(testing::real_trace("nsys/nsys2024-cloverleaf-a100-mpi.sqlite")));
     d->set_profile(std::make_shared<const Profile>(compute_profile(d->trace())));
     doc_ = d;
     view_.set_document(d);
@@ -135,9 +136,10 @@ TEST_F(SampleView, HoveringASampleShowsItsStackAndSelectingItTheWholeStack) {
   const TrackStats* ts = sample_track();
   ASSERT_NE(ts, nullptr);
   const FrameStats& st = view_.stats();
-  const float x = st.timeline_x0 + static_cast<float>(static_cast<double>(s.time[mid] - st.view_start) *
-                                                      st.timeline_width_px /
-                                                      static_cast<double>(st.view_end - st.view_start)) + 1;
+  const float x = st.timeline_x0 +
+                  static_cast<float>(static_cast<double>(s.time[mid] - st.view_start) * st.timeline_width_px /
+                                     static_cast<double>(st.view_end - st.view_start)) +
+                  1;
   const float y = ts->y + static_cast<float>(ts->rows - 1) * 18 + 8;
   click(view_, x, y);
   const auto stack = s.stack(mid);
