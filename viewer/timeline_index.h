@@ -1,8 +1,9 @@
 // What the timeline needs beyond the Trace, computed once after loading:
 // the display groups (one per GPU, one per CPU process), each track's rows
 // (lanes of events that never overlap, so a binary search finds the visible
-// ones), each GPU's precomputed activity lanes, and per-category kernel time
-// prefix sums (the colours of folded blocks).
+// ones), each GPU's precomputed activity lanes, per-category kernel time
+// prefix sums (the colours of folded blocks), and each thread's host samples
+// with their stacks split into interned frames (the samples row).
 //
 // A lane is a sorted run of events of one table. Contiguous rows of a table
 // (a stream's kernels) are used in place; lanes that pick rows out of a table

@@ -168,7 +168,7 @@ void View::draw_sample_details(const ThreadSamples& s, std::size_t i) {
   for (std::size_t k = 0; k < stack.size(); ++k)
     detail_row(k == 0                  ? "innermost"
                : k + 1 == stack.size() ? "outermost"
-                                       : "",
+                                       : "frame",
                doc_->index().frame_names()[stack[stack.size() - 1 - k]]);
   ImGui::EndTable();
 }

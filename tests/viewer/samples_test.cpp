@@ -152,7 +152,7 @@ TEST_F(SampleView, HoveringASampleShowsItsStackAndSelectingItTheWholeStack) {
   frames(view_, 2);
   std::vector<std::string> frames_shown;
   for (const auto& [k, v] : view_.stats().details)
-    if (k == "innermost" || k == "outermost" || k.empty()) frames_shown.push_back(v);
+    if (k == "innermost" || k == "outermost" || k == "frame") frames_shown.push_back(v);
   ASSERT_EQ(frames_shown.size(), stack.size());
   for (std::size_t k = 0; k < stack.size(); ++k)
     EXPECT_EQ(frames_shown[k], doc_->index().frame_names()[stack[stack.size() - 1 - k]]);
