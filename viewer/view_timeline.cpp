@@ -344,6 +344,12 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
           track_collapsed_[ti] = track_collapsed_[ti] ? 0 : 1;
           redraw_frames_ = 3;
         }
+        if (info.samples >= 0 && info.rows.size() > 1 && !track_collapsed_[ti]) {
+          // The samples row's own name, right-aligned in the label column.
+          const float sy = y + 1 + static_cast<float>(info.rows.size() - 1) * (kRowH + kRowGap);
+          const float w = ImGui::CalcTextSize("samples").x;
+          if (x0 - 8 - w > left + 8) dl->AddText(ImVec2(x0 - 8 - w, sy + 1), IM_COL32(150, 150, 150, 255), "samples");
+        }
         draw_track(dl, info, x0, y, width, ts);
         if (!matches_.empty() && !compare_pass_) draw_matches(dl, info, x0, y, width);
       }
