@@ -111,6 +111,23 @@ ImU32 palette_color(std::uint32_t key) {
   return kPalette[h % (sizeof kPalette / sizeof kPalette[0])];
 }
 
+namespace {
+constexpr ImU32 kFramePalette[] = {
+    IM_COL32(50, 90, 170, 255),  IM_COL32(140, 190, 240, 255), IM_COL32(235, 210, 80, 255),
+    IM_COL32(150, 120, 40, 255), IM_COL32(205, 205, 205, 255), IM_COL32(160, 60, 130, 255),
+    IM_COL32(60, 160, 150, 255), IM_COL32(240, 150, 130, 255),
+};
+}  // namespace
+
+std::span<const ImU32> frame_palette() { return kFramePalette; }
+
+ImU32 frame_color(std::string_view frame) {
+  std::uint32_t h = 2166136261u;  // FNV-1a: the same name, the same colour, everywhere
+  for (const char c : frame) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  h ^= h >> 15;
+  return kFramePalette[h % std::size(kFramePalette)];
+}
+
 ImU32 argb_to_imgui(std::uint32_t argb) {
   const std::uint32_t a = (argb >> 24) & 0xff, r = (argb >> 16) & 0xff, g = (argb >> 8) & 0xff, b = argb & 0xff;
   return IM_COL32(r, g, b, a == 0 ? 255 : a);

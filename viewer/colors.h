@@ -32,6 +32,12 @@ ImU32 counter_color(const CounterSeries& s);  // a counter lane (memory, power, 
 // A colour picked from a fixed palette by hashing `key` (a string id): the
 // same name gets the same colour in every frame and every session.
 ImU32 palette_color(std::uint32_t key);
+// A host sample's frame ("train.py(57): main"): a colour of frame_palette()
+// picked by hashing the name itself, so a frame keeps its colour in every
+// trace and session. The palette's colours stay apart for deuteranopia and
+// protanopia too (tests/viewer/colors_test.cpp).
+ImU32 frame_color(std::string_view frame);
+std::span<const ImU32> frame_palette();
 // NVTX colours are ARGB; ImGui wants ABGR.
 ImU32 argb_to_imgui(std::uint32_t argb);
 

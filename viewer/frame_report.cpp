@@ -47,7 +47,9 @@ void tracks_json(Writer& out, const FrameStats& st) {
     out.object(kv("group", ts.group), kv("label", ts.label), kv("label_shown", ts.label_shown), kv("track", ts.track),
                kv("visible", ts.visible), kv("collapsed", ts.collapsed), kv("rows", ts.rows), kv("y", ts.y),
                kv("height", ts.height), kv("drawn", ts.drawn), kv("merged_blocks", ts.merged_blocks),
-               kv("merged_events", ts.merged_events), kv("gpu_ops", gpu_ops), kv("trace", ts.compared ? "B" : "A"));
+               kv("merged_events", ts.merged_events), kv("gpu_ops", gpu_ops), kv("trace", ts.compared ? "B" : "A"),
+               kv("samples", ts.samples), kv("samples_drawn", ts.samples_drawn), kv("flame_rows", ts.flame_rows),
+               kv("flame_boxes", ts.flame_boxes));
   });
 }
 
@@ -302,6 +304,8 @@ void findings_json(Writer& out, const View& view, const FrameStats& st) {
   out.key("critical_path");
   out.array(st.path_rows,
             [&](const PathRow& r) { out.object(kv("label", r.label), kv("time", r.time), kv("share", r.share)); });
+  out.member("idle", st.idle_rows);
+  out.member("host_while_idle", st.host_idle_lines);
   evidence_json(out, view, st);
   out.end_object();
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <unordered_map>
 
 #include "trace/time_columns.h"
 #include "viewer/text.h"
@@ -102,6 +103,12 @@ std::vector<std::vector<TimelineIndex::PendingLane>> TimelineIndex::gather_lanes
   const auto& tracks = trace.tracks();
   const TraceTables& tb = trace.tables();
   std::vector<std::vector<PendingLane>> pending(tracks.size());
+  samples_of_track_.assign(tracks.size(), kNone);
+  // Host samples are not ranges: they get a samples row of their own.
+  const StringId sample_domain = trace.strings().find(kHostSampleDomain);
+  const bool has_samples = sample_domain != StringTable::kNoString;
+  std::vector<RowIndex> sample_rows;
+  std::unordered_map<std::string_view, std::uint32_t> frame_ids;
   auto gather = [&](TrackId t, RowKind kind, std::uint16_t depth, TableId table, std::vector<RowIndex> rows) {
     if (rows.empty()) return;
     Gathered g;
@@ -121,13 +128,20 @@ std::vector<std::vector<TimelineIndex::PendingLane>> TimelineIndex::gather_lanes
     const RowRange rr = trace.rows_of(TableId::ranges, t);
     if (!rr.empty()) {
       std::vector<std::vector<RowIndex>> by_depth;
+      sample_rows.clear();
       for (RowIndex i = rr.begin; i < rr.end; ++i) {
+        if (has_samples && tb.ranges.domain[i] == sample_domain && tb.ranges.kind_at(i) == RangeKind::mark &&
+            tracks[t].kind == TrackKind::cpu) {
+          sample_rows.push_back(i);
+          continue;
+        }
         const std::size_t d = std::min<std::size_t>(tb.ranges.depth[i], kMaxRangeRows - 1);
         if (d >= by_depth.size()) by_depth.resize(d + 1);
         by_depth[d].push_back(i);
       }
       for (std::size_t d = 0; d < by_depth.size(); ++d)
         gather(t, RowKind::ranges, static_cast<std::uint16_t>(d), TableId::ranges, std::move(by_depth[d]));
+      if (!sample_rows.empty()) add_samples(trace, t, sample_rows, frame_ids);
     }
     if (tracks[t].kind == TrackKind::cpu) {
       auto lanes_of = [&](TableId table, RowKind kind, const std::vector<TimeNs>& s, const std::vector<TimeNs>& e,
@@ -143,6 +157,76 @@ std::vector<std::vector<TimelineIndex::PendingLane>> TimelineIndex::gather_lanes
     }
   }
   return pending;
+}
+
+void TimelineIndex::add_samples(const Trace& trace, TrackId t, const std::vector<RowIndex>& rows,
+                                std::unordered_map<std::string_view, std::uint32_t>& frame_ids) {
+  const RangeTable& rt = trace.tables().ranges;
+  ThreadSamples s;
+  s.time.reserve(rows.size());
+  s.rows.reserve(rows.size());
+  s.frame_begin.reserve(rows.size() + 1);
+  s.common.reserve(rows.size());
+  s.frame_begin.push_back(0);
+  for (RowIndex r : rows) {
+    // Frames outermost first, separated by ';' (empty frames skipped; an
+    // empty stack keeps one frame, "?", so every sample has a leaf).
+    const std::string_view stack = trace.str(rt.name[r]);
+    const std::size_t before = s.frames.size();
+    auto add = [&](std::string_view f) {
+      auto [it, fresh] = frame_ids.try_emplace(f, static_cast<std::uint32_t>(frame_names_.size()));
+      if (fresh) frame_names_.emplace_back(f);
+      s.frames.push_back(it->second);
+    };
+    for (std::size_t at = 0; at <= stack.size();) {
+      std::size_t semi = stack.find(';', at);
+      if (semi == std::string_view::npos) semi = stack.size();
+      if (semi > at) add(stack.substr(at, semi - at));
+      at = semi + 1;
+    }
+    if (s.frames.size() == before) add("?");
+    // Frames shared with the previous sample from the root.
+    std::uint16_t common = 0;
+    if (!s.time.empty()) {
+      const std::uint32_t pb = s.frame_begin[s.frame_begin.size() - 2];
+      while (pb + common < before && before + common < s.frames.size() &&
+             s.frames[pb + common] == s.frames[before + common] && common < 0xffff)
+        ++common;
+    }
+    s.common.push_back(common);
+    s.max_depth = std::max(s.max_depth, static_cast<std::uint32_t>(s.frames.size() - before));
+    s.frame_begin.push_back(static_cast<std::uint32_t>(s.frames.size()));
+    s.time.push_back(rt.start[r]);
+    s.rows.push_back(r);
+  }
+  // The median interval (a copy: the samples of one thread are few).
+  std::vector<TimeNs> gaps;
+  gaps.reserve(s.time.size());
+  for (std::size_t i = 1; i < s.time.size(); ++i)
+    if (s.time[i] > s.time[i - 1]) gaps.push_back(s.time[i] - s.time[i - 1]);
+  TimeNs median = 1'000'000;  // one sample alone: 1 ms
+  if (!gaps.empty()) {
+    std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+    median = gaps[gaps.size() / 2];
+  }
+  s.cap = std::max<TimeNs>(1, 2 * median);
+  samples_of_track_[t] = static_cast<std::uint32_t>(samples_.size());
+  samples_.push_back(std::move(s));
+}
+
+bool TimelineIndex::sample_of(const Trace& trace, RowIndex row, const ThreadSamples** s, std::size_t* i) const {
+  const RangeTable& rt = trace.tables().ranges;
+  if (row >= rt.size()) return false;
+  const TrackId t = rt.track[row];
+  if (t >= samples_of_track_.size() || samples_of_track_[t] == kNone) return false;
+  const ThreadSamples& ts = samples_[samples_of_track_[t]];
+  for (std::size_t p = ts.first_at(rt.start[row]); p < ts.size() && ts.time[p] == rt.start[row]; ++p)
+    if (ts.rows[p] == row) {
+      *s = &ts;
+      *i = p;
+      return true;
+    }
+  return false;
 }
 
 void TimelineIndex::add_tracks(const Trace& trace, const std::vector<std::vector<PendingLane>>& pending) {
@@ -182,6 +266,11 @@ void TimelineIndex::add_tracks(const Trace& trace, const std::vector<std::vector
         s.rows = g.rows.data();
         info.rows.push_back({p.kind, p.depth, {s}});
         info.events += g.rows.size();
+      }
+      if (samples_of_track_[t] != kNone) {  // last: the flame chart grows below it
+        info.samples = static_cast<int>(samples_of_track_[t]);
+        info.rows.push_back({RowKind::samples, 0, {}});
+        info.events += samples_[samples_of_track_[t]].size();
       }
     }
     if (info.rows.empty()) continue;  // a CPU track with nothing to draw
@@ -243,6 +332,11 @@ std::size_t TimelineIndex::memory_bytes() const {
   for (const Gathered& g : gathered_)
     n += g.rows.capacity() * sizeof(RowIndex) + (g.start.capacity() + g.end.capacity()) * sizeof(TimeNs);
   for (const DeviceActivity& a : activity_) n += a.memory_bytes();
+  for (const ThreadSamples& s : samples_)
+    n += s.time.capacity() * sizeof(TimeNs) + s.rows.capacity() * sizeof(RowIndex) +
+         (s.frame_begin.capacity() + s.frames.capacity()) * sizeof(std::uint32_t) +
+         s.common.capacity() * sizeof(std::uint16_t);
+  for (const std::string& f : frame_names_) n += sizeof(std::string) + f.capacity();
   n += kernel_time_.memory_bytes();
   for (const TrackInfo& t : tracks_) n += sizeof(TrackInfo) + t.rows.capacity() * sizeof(TrackRow);
   return n;

@@ -77,6 +77,10 @@ struct TrackStats {
   std::uint64_t merged_events = 0;         // events inside them
   std::array<std::uint64_t, 3> gpu_ops{};  // kernels, memcpys, memsets drawn or folded (TableId order)
   bool compared = false;                   // B's, drawn under A's (the Compare view); `track` is B's
+  std::uint64_t samples = 0;               // host samples of the thread (its samples row), 0 if none
+  std::uint64_t samples_drawn = 0;         // sample ticks drawn (one per pixel column at most)
+  std::uint64_t flame_boxes = 0;           // frames drawn in the flame chart below them
+  std::uint32_t flame_rows = 0;            // rows of the flame chart (0: zoomed out)
 };
 
 // A counter lane as drawn: its series, where, and its peak.
@@ -269,6 +273,9 @@ struct FrameStats {
   std::string savings_status;
   std::vector<HelpRow> help_rows;
   std::vector<PathRow> path_rows;
+  // The idle time by cause as listed ("input loading  1.2 s  40.0%"), and
+  // the host lines under them ("host (N samples, THREAD): path share").
+  std::vector<std::string> idle_rows, host_idle_lines;
   std::vector<std::string> evidence_rows;
   std::string evidence_step;
   ClickTarget evidence_prev, evidence_next;
@@ -484,6 +491,11 @@ class View {
   void draw_step_sparkline(const Step& s, float width, float height);
   void draw_track(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width, TrackStats& ts);
   void draw_row(ImDrawList* dl, const TrackRow& row, float x0, float y, float width, TrackStats& ts);
+  static constexpr std::size_t kMaxFlameRows = 12;  // deeper frames are in the tooltip and the details
+  std::size_t flame_rows(const TrackInfo& info) const;
+  void draw_samples(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width, TrackStats& ts);
+  void draw_flame(ImDrawList* dl, const ThreadSamples& s, std::size_t rows, float x0, float y, float width,
+                  TrackStats& ts);
   void draw_folded(ImDrawList* dl, const TrackRow& row, const MultiLodItem& it, float xa, float xb, const RowSpan& span,
                    TrackStats& ts);
   void draw_kernel_bands(ImDrawList* dl, const CategoryTimes& mix, RowIndex first_row, float xa, float xb, float top,
@@ -529,6 +541,8 @@ class View {
   void draw_nvtx_stack(TrackId track, TimeNs t, bool own);
   void detail_row(const char* key, const std::string& value);
   void tooltip_for(TableId table, RowIndex row);
+  void sample_tooltip(const ThreadSamples& s, std::size_t i);
+  void draw_sample_details(const ThreadSamples& s, std::size_t i);
   std::string event_name(TableId table, RowIndex row) const;
   std::vector<RowIndex> nvtx_stack(TrackId track, TimeNs t) const;
   // A panel that shows analysis results: records that it was drawn and returns
@@ -557,6 +571,7 @@ class View {
   void draw_finding(const Profile& p, std::size_t i);
   void draw_evidence_list(const Profile& p, const Finding& f);
   void draw_helps(const Profile& p);
+  void draw_idle_charges(const Profile& p);
   void draw_path_breakdown(const Profile& p);
   // view_summary.cpp
   void draw_summary();

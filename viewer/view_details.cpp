@@ -127,6 +127,12 @@ void View::draw_details() {
   stats_.panels.push_back("selection");
   const TableId table = selection_.table;
   const RowIndex r = selection_.row;
+  const ThreadSamples* samples = nullptr;
+  std::size_t at = 0;
+  if (table == TableId::ranges && doc_->index().sample_of(doc_->trace(), r, &samples, &at)) {
+    draw_sample_details(*samples, at);
+    return;
+  }
   draw_details_name(table, r);
   if (table == TableId::kernels || table == TableId::ranges) {
     if (ImGui::SmallButton("Histogram of this name's durations (H)")) histogram_of_selection();
@@ -145,6 +151,26 @@ void View::draw_details() {
   ImGui::BeginGroup();
   draw_details_context(table, r);
   ImGui::EndGroup();
+}
+
+// A selected host sample: its time, thread and whole stack, innermost first.
+void View::draw_sample_details(const ThreadSamples& s, std::size_t i) {
+  const Trace& tr = doc_->trace();
+  const RowIndex r = s.rows[i];
+  ImGui::TextUnformatted("host sample");
+  stats_.details.emplace_back("name", "host sample");
+  if (!ImGui::BeginTable("sample", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+  detail_row("start", cat("+", format_timestamp(s.time[i] - tr.begin_time()), " from the trace start"));
+  const TrackId track = tr.ranges().track[r];
+  if (const TrackInfo* info = doc_->index().track_info(track)) detail_row("thread", info->label);
+  const auto stack = s.stack(i);
+  detail_row("frames", format::count(stack.size()));
+  for (std::size_t k = 0; k < stack.size(); ++k)
+    detail_row(k == 0                  ? "innermost"
+               : k + 1 == stack.size() ? "outermost"
+                                       : "frame",
+               doc_->index().frame_names()[stack[stack.size() - 1 - k]]);
+  ImGui::EndTable();
 }
 
 void View::detail_row(const char* key, const std::string& value) {
@@ -405,8 +431,35 @@ void View::select(Selection s) {
 
 // [SECTION] Tooltips -------------------------------------------------------------------------
 
+// A host sample: its time and thread, then its stack innermost first (at
+// most kSampleTooltipFrames lines).
+void View::sample_tooltip(const ThreadSamples& s, std::size_t i) {
+  constexpr std::size_t kSampleTooltipFrames = 16;
+  const Trace& tr = doc_->trace();
+  const auto stack = s.stack(i);
+  std::string text = cat("host sample at +", format_timestamp(s.time[i] - tr.begin_time()), " · ",
+                         format::count(stack.size()), stack.size() == 1 ? " frame" : " frames");
+  for (std::size_t k = 0; k < stack.size() && k < kSampleTooltipFrames; ++k)
+    text += cat("\n", doc_->index().frame_names()[stack[stack.size() - 1 - k]]);
+  if (stack.size() > kSampleTooltipFrames)
+    text +=
+        cat("\n\xE2\x80\xA6 ", format::count(stack.size() - kSampleTooltipFrames), " outer frames (select it for all)");
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(700);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+  stats_.tooltip = std::move(text);
+}
+
 void View::tooltip_for(TableId table, RowIndex row) {
   const Trace& tr = doc_->trace();
+  const ThreadSamples* samples = nullptr;
+  std::size_t at = 0;
+  if (table == TableId::ranges && doc_->index().sample_of(tr, row, &samples, &at)) {
+    sample_tooltip(*samples, at);
+    return;
+  }
   const TraceTables& t = tr.tables();
   const auto& tc = detail::time_columns(t, table);
   const TimeNs d = (*tc.end)[row] - (*tc.start)[row];

@@ -1,19 +1,21 @@
 // View — findings: the report's findings in the report's order with the
 // report's savings (simulated on the dependency graph where the report
 // simulates; rules of thumb, marked, until the simulation is done), the
-// "What would help?" answers and the critical path by kind and category.
+// "What would help?" answers, the idle time by cause with where the host
+// was meanwhile, and the critical path by kind and category.
 // A click on a finding shows its evidence one time range at a time: the
 // range as a band, zoomed to, its kernels highlighted; next / previous (or
 // ] and [) step through the ranges.
 //
 // [SECTION] Evidence stepping
 // [SECTION] The Findings tab
-// [SECTION] What would help? and the critical path
+// [SECTION] What would help?, the idle time and the critical path
 #include <imgui.h>
 
 #include <algorithm>
 
 #include "analysis/format.h"
+#include "export/report_text.h"
 #include "viewer/colors.h"
 #include "viewer/text.h"
 #include "viewer/time_format.h"
@@ -100,6 +102,7 @@ void View::draw_findings() {
   }
   ImGui::Spacing();
   draw_helps(*profile);
+  draw_idle_charges(*profile);
   draw_path_breakdown(*profile);
 }
 
@@ -219,7 +222,7 @@ void View::draw_evidence_list(const Profile& p, const Finding& f) {
   ImGui::Unindent();
 }
 
-// [SECTION] What would help? and the critical path -------------------------------------------
+// [SECTION] What would help?, the idle time and the critical path ------------------------------
 
 std::string_view View::verdict_text(Verdict v) {
   switch (v) {
@@ -271,6 +274,48 @@ void View::draw_helps(const Profile& p) {
     stats_.help_rows.push_back({a.id, a.question, std::string(v), because});
   }
   ImGui::EndTable();
+}
+
+// The GPUs' idle time by cause (Profile::idle_charges), and under each the
+// report's line of where the host was meanwhile (Profile::host_while_idle).
+void View::draw_idle_charges(const Profile& p) {
+  if (p.idle_charges.empty() || p.devices.empty()) return;
+  const double gpus = static_cast<double>(p.devices.size());
+  TimeNs all = 0;
+  for (const IdleCharge& c : p.idle_charges)
+    if (c.cause != "input-before-start") all += c.ns;
+  const std::string head =
+      cat("Where the idle time went (", format::duration(static_cast<TimeNs>(static_cast<double>(all) / gpus)),
+          p.devices.size() > 1 ? " per GPU)" : ")");
+  if (!ImGui::CollapsingHeader(head.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
+  for (const IdleCharge& c : p.idle_charges) {
+    const std::string share = c.cause == "input-before-start"
+                                  ? std::string("-")
+                                  : format::percent1(all ? static_cast<double>(c.ns) / static_cast<double>(all) : 0.0);
+    const std::string row = cat(idle_cause_words(c.cause), "  ",
+                                format::duration(static_cast<TimeNs>(static_cast<double>(c.ns) / gpus)), "  ", share);
+    ImGui::BulletText("%s", row.c_str());
+    stats_.idle_rows.push_back(row);
+    if (!c.finding.empty()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("charged to %s", c.finding.c_str());
+    }
+    if (!c.note.empty()) {
+      ImGui::Indent();
+      ImGui::TextDisabled("%s", c.note.c_str());
+      ImGui::Unindent();
+    }
+    for (const HostWhere& w : p.host_while_idle) {
+      if (w.cause != c.cause) continue;
+      const std::string line = host_where_line(w);
+      ImGui::Indent();
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextDisabled("%s", line.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::Unindent();
+      stats_.host_idle_lines.push_back(line);
+    }
+  }
 }
 
 // What decided the steps' length (Profile::critical_path): by kind and by category.

@@ -58,7 +58,17 @@ std::pair<std::size_t, std::size_t> shown_rows(const TrackInfo& info, bool gpu, 
 float View::track_height(const TrackInfo& info, bool collapsed) const {
   const bool gpu = doc_->trace().tracks()[info.track].kind == TrackKind::gpu;
   const auto [a, b] = shown_rows(info, gpu, collapsed);
-  return static_cast<float>(b - a) * (kRowH + kRowGap) + 3;
+  const float flame = b == info.rows.size() ? static_cast<float>(flame_rows(info)) : 0.0f;
+  return (static_cast<float>(b - a) + flame) * (kRowH + kRowGap) + 3;
+}
+
+// Rows of the flame chart under a thread's samples row: its deepest stack
+// (at most kMaxFlameRows), once a sampling interval is 3 px or more wide.
+std::size_t View::flame_rows(const TrackInfo& info) const {
+  if (info.samples < 0) return 0;
+  const ThreadSamples& s = doc_->index().samples()[static_cast<std::size_t>(info.samples)];
+  if (static_cast<double>(s.cap) / 2 * px_per_ns(timeline_width_) < kMinVisiblePx) return 0;
+  return std::min<std::size_t>(s.max_depth, kMaxFlameRows);
 }
 
 // [SECTION] Zoom and pan ---------------------------------------------------------------------
@@ -307,6 +317,10 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
       ts.track = info.track;
       ts.compared = compare_pass_;
       ts.collapsed = collapsed || track_collapsed_[ti] != 0;
+      if (info.samples >= 0) {
+        ts.samples = ix.samples()[static_cast<std::size_t>(info.samples)].size();
+        if (!ts.collapsed || info.rows.size() == 1) ts.flame_rows = static_cast<std::uint32_t>(flame_rows(info));
+      }
       if (collapsed) {
         stats_.tracks.push_back(std::move(ts));
         continue;
@@ -329,6 +343,12 @@ float View::draw_groups(ImDrawList* dl, float left, float x0, float width, float
         if (many && on_label && ImGui::IsMouseClicked(0)) {
           track_collapsed_[ti] = track_collapsed_[ti] ? 0 : 1;
           redraw_frames_ = 3;
+        }
+        if (info.samples >= 0 && info.rows.size() > 1 && !track_collapsed_[ti]) {
+          // The samples row's own name, right-aligned in the label column.
+          const float sy = y + 1 + static_cast<float>(info.rows.size() - 1) * (kRowH + kRowGap);
+          const float w = ImGui::CalcTextSize("samples").x;
+          if (x0 - 8 - w > left + 8) dl->AddText(ImVec2(x0 - 8 - w, sy + 1), IM_COL32(150, 150, 150, 255), "samples");
         }
         draw_track(dl, info, x0, y, width, ts);
         if (!matches_.empty() && !compare_pass_) draw_matches(dl, info, x0, y, width);
@@ -486,6 +506,10 @@ void View::draw_legend() {
     ImGui::SameLine(0, 12);
     ImGui::TextDisabled("ranges: by name");
   }
+  if (!doc_->index().samples().empty()) {
+    ImGui::SameLine(0, 12);
+    ImGui::TextDisabled("samples: by innermost frame");
+  }
   if (!matches_.empty()) legend_entry("highlighted", kHighlightColor, true, first);
   if (selection_.valid()) legend_entry("selected", kSelectionColor, true, first);
   if (show_critical_path_) legend_entry("critical path", kCriticalPathColor, false, first);
@@ -619,7 +643,11 @@ void View::draw_track(ImDrawList* dl, const TrackInfo& info, float x0, float y, 
   const auto [a, b] = shown_rows(info, gpu, track_collapsed_[ti] != 0);
   dl->PushClipRect(ImVec2(x0, y), ImVec2(x0 + width, y + track_height(info, track_collapsed_[ti] != 0)), true);
   for (std::size_t r = a; r < b; ++r) {
-    draw_row(dl, info.rows[r], x0, y + 1 + static_cast<float>(r - a) * (kRowH + kRowGap), width, ts);
+    const float ry = y + 1 + static_cast<float>(r - a) * (kRowH + kRowGap);
+    if (info.rows[r].kind == RowKind::samples)
+      draw_samples(dl, info, x0, ry, width, ts);
+    else
+      draw_row(dl, info.rows[r], x0, ry, width, ts);
     ++ts.rows;
   }
   dl->PopClipRect();
@@ -659,6 +687,96 @@ void View::draw_row(ImDrawList* dl, const TrackRow& row, float x0, float y, floa
       draw_single(dl, seg, seg.row(it.first[it.lane()]), to_x(it.start), to_x(it.end), span, ts);
     }
   });
+}
+
+// A thread's host samples: a tick per sample (one per pixel column),
+// coloured by its innermost frame; zoomed in, the flame chart below it.
+void View::draw_samples(ImDrawList* dl, const TrackInfo& info, float x0, float y, float width, TrackStats& ts) {
+  const ThreadSamples& s = doc_->index().samples()[static_cast<std::size_t>(info.samples)];
+  const double ppn = px_per_ns(width);
+  const ImGuiIO& io = ImGui::GetIO();
+  const bool hovered = !compare_pass_ && ImGui::IsWindowHovered() && io.MousePos.x >= x0 && io.MousePos.x < x0 + width;
+  auto to_x = [&](TimeNs t) {
+    return x0 + static_cast<float>(std::clamp(static_cast<double>(t - view_start_) * ppn, -2.0, width + 2.0));
+  };
+  const auto px_ns = std::max<TimeNs>(1, static_cast<TimeNs>(std::ceil(1.0 / ppn)));
+  const std::size_t end = s.first_at(view_end() + 1);
+  std::size_t nearest = s.size();
+  float nearest_d = 4;
+  for (std::size_t i = s.first_at(view_start()); i < end;) {
+    const float x = to_x(s.time[i]);
+    const ImU32 c = frame_color(doc_->index().frame_names()[s.leaf(i)]);
+    const bool selected = !compare_pass_ && selection_.table == TableId::ranges && selection_.row == s.rows[i];
+    dl->AddRectFilled(ImVec2(x, y + 2), ImVec2(x + 2, y + kRowH - 2), c);
+    if (selected) dl->AddRect(ImVec2(x - 2, y), ImVec2(x + 4, y + kRowH), kSelectionColor, 0, 0, 2);
+    ++ts.samples_drawn;
+    if (hovered && io.MousePos.y >= y && io.MousePos.y < y + kRowH && std::abs(io.MousePos.x - x - 1) < nearest_d) {
+      nearest_d = std::abs(io.MousePos.x - x - 1);
+      nearest = i;
+    }
+    i = std::max(i + 1, s.first_at(s.time[i] + px_ns));  // the next pixel column's first sample
+  }
+  if (nearest < s.size()) hovered_ = MatchRef{TableId::ranges, s.rows[nearest]};
+  const std::size_t rows = flame_rows(info);
+  if (rows > 0) draw_flame(dl, s, rows, x0, y + kRowH + kRowGap, width, ts);
+}
+
+// The flame chart: sample i's frames as boxes from its time to the next
+// sample's (at most ThreadSamples::cap), outermost on top; a frame shared
+// from the root with the sample before continues that sample's box.
+void View::draw_flame(ImDrawList* dl, const ThreadSamples& s, std::size_t rows, float x0, float y, float width,
+                      TrackStats& ts) {
+  const double ppn = px_per_ns(width);
+  const ImGuiIO& io = ImGui::GetIO();
+  const bool hovered = !compare_pass_ && ImGui::IsWindowHovered() && io.MousePos.x >= x0 &&
+                       io.MousePos.x < x0 + width && io.MousePos.y >= y &&
+                       io.MousePos.y < y + static_cast<float>(rows) * (kRowH + kRowGap);
+  auto to_x = [&](TimeNs t) {
+    return x0 + static_cast<float>(std::clamp(static_cast<double>(t - view_start_) * ppn, -2.0, width + 2.0));
+  };
+  const float char_w = ImGui::CalcTextSize("m").x;
+  const auto& names = doc_->index().frame_names();
+  std::size_t i = s.first_at(view_start());
+  if (i > 0) --i;  // the box of the sample before the view reaches into it
+  const std::size_t end = s.first_at(view_end() + 1);
+  // Per depth: the sample whose box is open, and where it started.
+  std::array<std::size_t, kMaxFlameRows> open{};
+  std::array<TimeNs, kMaxFlameRows> open_at{};
+  std::array<bool, kMaxFlameRows> is_open{};
+  auto close = [&](std::size_t d, TimeNs until) {
+    if (!is_open[d]) return;
+    is_open[d] = false;
+    const float xa = to_x(open_at[d]), xb = std::max(to_x(until), xa + 1);
+    const std::string& name = names[s.stack(open[d])[d]];
+    const ImU32 c = frame_color(name);
+    const float ry = y + static_cast<float>(d) * (kRowH + kRowGap);
+    dl->AddRectFilled(ImVec2(xa, ry), ImVec2(xb, ry + kRowH), c);
+    ++ts.flame_boxes;
+    const float va = std::max(xa, x0) + 2, vb = std::min(xb, x0 + width) - 2;
+    if (vb - va > 3 * char_w) {
+      const auto room = static_cast<std::size_t>((vb - va) / char_w);
+      const std::string shown = name.size() <= room ? name : cat(name.substr(0, room - 1), "\xE2\x80\xA6");
+      dl->AddText(ImVec2(va, ry + 1), text_color_on(c), shown.c_str());
+    }
+  };
+  TimeNs prev_end = std::numeric_limits<TimeNs>::min();
+  for (; i < end; ++i) {
+    const auto stack = s.stack(i);
+    const std::size_t depth = std::min(stack.size(), rows);
+    // Boxes the sample does not continue end where the one before ended.
+    const std::size_t keep = s.time[i] <= prev_end ? std::min<std::size_t>(s.common[i], depth) : 0;
+    for (std::size_t d = keep; d < rows; ++d) close(d, prev_end);
+    for (std::size_t d = keep; d < depth; ++d) {
+      is_open[d] = true;
+      open[d] = i;
+      open_at[d] = s.time[i];
+    }
+    prev_end = s.box_end(i);
+    if (hovered && io.MousePos.x >= to_x(s.time[i]) && io.MousePos.x < to_x(prev_end) &&
+        io.MousePos.y < y + static_cast<float>(depth) * (kRowH + kRowGap))
+      hovered_ = MatchRef{TableId::ranges, s.rows[i]};
+  }
+  for (std::size_t d = 0; d < rows; ++d) close(d, prev_end);
 }
 
 namespace {

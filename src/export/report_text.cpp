@@ -342,37 +342,6 @@ void devices(const Profile& p, std::string& out) {
 }
 
 // The GPUs' idle time by cause, each part with the finding that charges it.
-std::string_view idle_cause_words(std::string_view cause) {
-  if (cause == "input-wait") return "input loading";
-  if (cause == "host-sync") return "after host synchronizations";
-  if (cause == "blocking-copy") return "after blocking copies";
-  if (cause == "late-launch") return "late launches, short gaps";
-  if (cause == "late-launch-gap") return "late launches, long gaps";
-  if (cause == "queued-gap") return "queued work, long gaps";
-  if (cause == "warm-up") return "warm-up (first calls)";
-  if (cause == "input-before-start") return "input loading, before start";
-  return "other";
-}
-
-// Where the host was in one cause's idle time, from its samples: "host:
-// `train.py(40): step` → `loader.py(88): next` 71% of 420 samples (python,
-// tid 4505)", or what the samples cannot tell.
-std::string host_where_line(const HostWhere& w) {
-  if (w.samples == 0 || (w.path.empty() && w.leaves.empty()) || w.note.starts_with("too few")) return "host: " + w.note;
-  auto share = [&](std::uint64_t n) { return percent(static_cast<double>(n) / static_cast<double>(w.samples)); };
-  std::string s = "host (" + count(w.samples) + " samples, " +
-                  (w.threads > 1 ? count(w.threads) + " threads, most on " : std::string()) + w.thread + "): ";
-  if (!w.path.empty()) {
-    if (w.path_depth > w.path.size()) s += "… → ";
-    for (std::size_t i = 0; i < w.path.size(); ++i) s += (i ? " → " : "") + w.path[i];
-    s += " " + share(w.path_samples);
-  } else {
-    for (std::size_t i = 0; i < w.leaves.size(); ++i)
-      s += (i ? ", " : "innermost ") + w.leaves[i].frame + " " + share(w.leaves[i].samples);
-  }
-  return w.note.empty() ? s : s + "; " + w.note;
-}
-
 void idle_charges(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.idle_charges.empty() || p.devices.empty()) return;
   const double gpus = double(p.devices.size());
@@ -839,6 +808,37 @@ void trace_stats(const Profile& p, std::string& out) {
 }
 
 }  // namespace
+
+std::string_view idle_cause_words(std::string_view cause) {
+  if (cause == "input-wait") return "input loading";
+  if (cause == "host-sync") return "after host synchronizations";
+  if (cause == "blocking-copy") return "after blocking copies";
+  if (cause == "late-launch") return "late launches, short gaps";
+  if (cause == "late-launch-gap") return "late launches, long gaps";
+  if (cause == "queued-gap") return "queued work, long gaps";
+  if (cause == "warm-up") return "warm-up (first calls)";
+  if (cause == "input-before-start") return "input loading, before start";
+  return "other";
+}
+
+// Where the host was in one cause's idle time, from its samples: "host:
+// `train.py(40): step` → `loader.py(88): next` 71% of 420 samples (python,
+// tid 4505)", or what the samples cannot tell.
+std::string host_where_line(const HostWhere& w) {
+  if (w.samples == 0 || (w.path.empty() && w.leaves.empty()) || w.note.starts_with("too few")) return "host: " + w.note;
+  auto share = [&](std::uint64_t n) { return percent(static_cast<double>(n) / static_cast<double>(w.samples)); };
+  std::string s = "host (" + count(w.samples) + " samples, " +
+                  (w.threads > 1 ? count(w.threads) + " threads, most on " : std::string()) + w.thread + "): ";
+  if (!w.path.empty()) {
+    if (w.path_depth > w.path.size()) s += "… → ";
+    for (std::size_t i = 0; i < w.path.size(); ++i) s += (i ? " → " : "") + w.path[i];
+    s += " " + share(w.path_samples);
+  } else {
+    for (std::size_t i = 0; i < w.leaves.size(); ++i)
+      s += (i ? ", " : "innermost ") + w.leaves[i].frame + " " + share(w.leaves[i].samples);
+  }
+  return w.note.empty() ? s : s + "; " + w.note;
+}
 
 std::string report_text(const Profile& p, const ReportTextOptions& o) {
   std::string out;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "analysis/diff.h"
 #include "analysis/profile.h"
@@ -20,5 +21,11 @@ struct ReportTextOptions {
 
 std::string report_text(const Profile& p, const ReportTextOptions& options = {});
 std::string diff_text(const ProfileDiff& d, const ReportTextOptions& options = {});
+
+// An idle cause (IdleCharge::cause) in words: "input wait", "host sync", ...
+std::string_view idle_cause_words(std::string_view cause);
+// Where the host was during one idle cause (Profile::host_while_idle), as
+// the report writes it: "host (N samples, THREAD): path share".
+std::string host_where_line(const HostWhere& w);
 
 }  // namespace gpuscope

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cmath>
+#include <set>
 #include <string>
 
 #include "viewer/view_fixture.h"
@@ -104,6 +105,28 @@ TEST(Colors, NoLaneOfAnotherKindLooksLikeACategory) {
   EXPECT_TRUE(listed(os_call_color()));
   for (ApiDomain d : {ApiDomain::runtime, ApiDomain::driver})
     for (bool launch : {true, false}) EXPECT_TRUE(listed(api_color(d, launch)));
+}
+
+// Host samples' frames: the colour follows the name (stable), every two
+// colours of the palette are apart for all three visions, and each stands
+// out from the dark lane it is drawn on.
+TEST(Colors, FramesKeepTheirColourAndStayApart) {
+  EXPECT_EQ(frame_color("cuda-cloverleaf`main"), frame_color(std::string("cuda-cloverleaf`main")));
+  const auto pal = frame_palette();
+  ASSERT_GE(pal.size(), 6u);
+  bool found = false;
+  for (ImU32 c : pal) found = found || c == frame_color("MPI_Waitall");
+  EXPECT_TRUE(found);
+  // Different names spread over the palette.
+  std::set<ImU32> used;
+  for (int i = 0; i < 64; ++i) used.insert(frame_color("frame" + std::to_string(i)));
+  EXPECT_EQ(used.size(), pal.size());
+  for (std::size_t a = 0; a < pal.size(); ++a) {
+    int v = 0;
+    EXPECT_GE(distance(pal[a], IM_COL32(30, 33, 40, 255), &v), 25) << a << " with " << kVisionNames[v];
+    for (std::size_t b = a + 1; b < pal.size(); ++b)
+      EXPECT_GE(distance(pal[a], pal[b], &v), kOtherDistance) << a << " and " << b << " with " << kVisionNames[v];
+  }
 }
 
 // The palette before this one, as a check that the test can fail: its

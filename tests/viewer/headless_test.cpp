@@ -20,7 +20,9 @@
 #include "analysis/analyze.h"
 #include "analysis/format.h"
 #include "analysis/window_stats.h"
+#include "export/report_text.h"
 #include "import/chrome_json.h"
+#include "import/open_trace.h"
 #include "import/synthetic.h"
 #include "store/gscope.h"
 #include "support/real_traces.h"
@@ -556,6 +558,52 @@ TEST_F(Headless, AMissingFontFallsBackToAsciiWithANote) {
   EXPECT_TRUE(has(j["font"]["ascii_stand_ins"], "U+2192")) << j["font"];
   EXPECT_TRUE(has(j["font"]["ascii_stand_ins"], "U+0394")) << j["font"];
   EXPECT_GT(j["hotspot_rows"].size(), 0u);
+}
+
+// Host samples of a real Nsight Systems export (CloverLeaf: 1,531 on thread
+// "cuda-cloverleaf"): a samples row per sampled thread, the flame chart once
+// zoomed in to a few sampling intervals, and in the Findings tab the
+// report's line of where the host was during each idle cause.
+TEST_F(Headless, HostSamplesShowAsASamplesRowAndInTheFindings) {
+  const std::string file = testing::real_trace("nsys/nsys2024-cloverleaf-a100-mpi.sqlite");
+  const Trace t = open_trace(file);
+  const StringId domain = t.strings().find(kHostSampleDomain);
+  std::vector<TimeNs> at;  // the samples' offsets from the trace start
+  for (std::size_t i = 0; i < t.ranges().size(); ++i)
+    if (t.ranges().domain[i] == domain && t.ranges().kind_at(i) == RangeKind::mark)
+      at.push_back(t.ranges().start[i] - t.begin_time());
+  std::sort(at.begin(), at.end());
+  ASSERT_EQ(at.size(), 1531u);
+  const TimeNs first = at[at.size() / 2], second = at[at.size() / 2 + 1];
+  ASSERT_GT(second, first);
+  const std::string zoom =
+      cat(std::to_string(first - (second - first) * 4), ":", std::to_string(first + (second - first) * 4));
+  Result r = view({file, "--screenshot", (dir_ / "samples.png").string(), "--size", "1280x2400", "--zoom", zoom});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = read_json(dir_ / "samples.json");
+  std::uint64_t samples = 0, flame_boxes = 0;
+  bool cloverleaf = false;
+  for (const auto& tr : j["tracks"]) {
+    samples += tr["samples"].get<std::uint64_t>();
+    flame_boxes += tr["flame_boxes"].get<std::uint64_t>();
+    if (tr["samples"].get<std::uint64_t>() > 0 && tr["flame_rows"].get<std::uint64_t>() > 0)
+      cloverleaf = cloverleaf || tr["label"].get<std::string>().find("cuda-cloverleaf") != std::string::npos;
+  }
+  EXPECT_EQ(samples, 1531u);
+  EXPECT_GT(flame_boxes, 0u);
+  EXPECT_TRUE(cloverleaf) << j["tracks"].dump();
+
+  r = view({file, "--screenshot", (dir_ / "findings.png").string(), "--view", "findings", "--size", "1400x2000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  j = read_json(dir_ / "findings.json");
+  const Profile p = analyze(t);
+  std::vector<std::string> lines;
+  for (const IdleCharge& c : p.idle_charges)
+    for (const HostWhere& w : p.host_while_idle)
+      if (w.cause == c.cause) lines.push_back(host_where_line(w));
+  ASSERT_FALSE(lines.empty());  // the export has samples in its idle time
+  EXPECT_EQ(j["savings"]["host_while_idle"].get<std::vector<std::string>>(), lines);
+  EXPECT_EQ(j["savings"]["idle"].size(), p.idle_charges.size());
 }
 
 // [SECTION] Scale ----------------------------------------------------------------------------
