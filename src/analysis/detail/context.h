@@ -126,14 +126,10 @@ class TopRanges {
   std::uint64_t count_ = 0;
 };
 
-// Everything findings need beyond the Profile's numbers.
-struct Evidence {
-  explicit Evidence(std::size_t keep = 10) {
-    for (auto& t : ops_by_category) t.set_keep(keep);
-    for (TopRanges* t : {&idle_gaps, &exposed_comm, &memcpy_exposed, &launch_gaps, &input_wait, &sync_idle, &pageable,
-                         &sync_memcpy, &optimizer, &allocator})
-      t->set_keep(keep);
-  }
+// Everything findings need beyond the Profile's numbers: the members, an
+// aggregate (the digest codec counts them, src/analysis/job/digest_codec.cpp),
+// and Evidence, which sets how many ranges each list keeps.
+struct EvidenceFields {
   std::array<TopRanges, kKernelCategoryCount> ops_by_category;  // longest single ops (ranges only: offer())
   TopRanges idle_gaps;                                          // device gaps >= thresholds.idle_gap_ns
   // The part of those gaps that input wait or the idle after a host
@@ -183,7 +179,14 @@ struct Evidence {
   std::uint64_t attention_chains = 0;
   TimeNs attention_chain_ns = 0;       // Σ durations of the chains' kernels, GEMM to GEMM
   TimeNs attention_chain_gemm_ns = 0;  // … of which their GEMMs
-
+};
+struct Evidence : EvidenceFields {
+  explicit Evidence(std::size_t keep = 10) {
+    for (auto& t : ops_by_category) t.set_keep(keep);
+    for (TopRanges* t : {&idle_gaps, &exposed_comm, &memcpy_exposed, &launch_gaps, &input_wait, &sync_idle, &pageable,
+                         &sync_memcpy, &optimizer, &allocator})
+      t->set_keep(keep);
+  }
   // Calls f on every TopRanges of `e`, in one fixed order.
   template <class Self, class F>
   static void each_ranges(Self& e, F&& f) {
