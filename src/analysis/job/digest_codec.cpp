@@ -176,7 +176,7 @@ GPUSCOPE_FIELDS(IdleCharge) { return io(x.cause, x.ns, x.finding, x.note); }
 GPUSCOPE_FIELDS(HostFrame) { return io(x.frame, x.samples); }
 GPUSCOPE_FIELDS(HostWhere) {
   return io(x.cause, x.samples, x.threads, x.thread, x.path, x.path_samples, x.path_depth, x.path_from_root, x.leaves,
-            x.note);
+            x.input_samples, x.python_samples, x.note);
 }
 GPUSCOPE_FIELDS(PathCategory) { return io(x.category, x.ns); }
 GPUSCOPE_FIELDS(PathOp) { return io(x.name, x.category, x.ns, x.count); }

@@ -30,10 +30,7 @@ namespace member_count_impl {
 template <class T>
 struct AnyBut {
   template <class U>
-    requires(!std::is_same_v<std::remove_cvref_t<U>, T>)
-  operator U() const {
-    std::abort();
-  }
+  requires(!std::is_same_v<std::remove_cvref_t<U>, T>) operator U() const { std::abort(); }
 };
 
 template <class T, std::size_t>
@@ -60,7 +57,7 @@ constexpr std::size_t largest_brace_list() {
   } else if constexpr (N == kMaxMembers) {
     return kNotCounted;
   } else {
-    return largest_brace_list<T, N + 1, kSeenOne || ok>();
+    return largest_brace_list < T, N + 1, kSeenOne || ok > ();
   }
 }
 
