@@ -601,6 +601,8 @@ struct HostFrame {
   std::string frame;          // as the sampler wrote it: "train.py(57): main", "MPI_Waitall"
   std::uint64_t samples = 0;  // samples with it as the innermost frame
 };
+// Fewer samples than this say nothing of where the host was (HostWhere::note).
+inline constexpr std::uint64_t kHostWhereMinSamples = 10;
 struct HostWhere {
   std::string cause;          // the IdleCharge cause
   std::uint64_t samples = 0;  // host samples of those threads inside that idle time

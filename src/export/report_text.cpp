@@ -825,7 +825,8 @@ std::string_view idle_cause_words(std::string_view cause) {
 // `train.py(40): step` → `loader.py(88): next` 71% of 420 samples (python,
 // tid 4505)", or what the samples cannot tell.
 std::string host_where_line(const HostWhere& w) {
-  if (w.samples == 0 || (w.path.empty() && w.leaves.empty()) || w.note.starts_with("too few")) return "host: " + w.note;
+  if (w.samples == 0 || (w.path.empty() && w.leaves.empty()) || w.samples < kHostWhereMinSamples)
+    return "host: " + w.note;
   auto share = [&](std::uint64_t n) { return percent(static_cast<double>(n) / static_cast<double>(w.samples)); };
   std::string s = "host (" + count(w.samples) + " samples, " +
                   (w.threads > 1 ? count(w.threads) + " threads, most on " : std::string()) + w.thread + "): ";

@@ -359,7 +359,6 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
 // (Profile::host_while_idle), from the trace's host samples and the device
 // pass's idle pieces. Nothing when the trace has no host samples.
 bool has_host_samples(const Trace& t);
-inline constexpr std::uint64_t kHostWhereMinSamples = 10;  // fewer say nothing of where the host was
 void host_where_pass(const RankedTrace& rt, std::vector<IdlePiece> pieces, Profile* p);
 
 // passes/attention.cpp: eager attention chains (softmax between two GEMMs on a

@@ -155,20 +155,20 @@ std::vector<std::string_view> shared_path(const Stacks& stacks, std::uint64_t to
   auto at = [&](const std::vector<std::string_view>& frames, std::size_t depth) {
     return from_leaf ? frames[frames.size() - 1 - depth] : frames[depth];
   };
+  // The stacks still on the path: each step looks at one more frame of them.
+  std::vector<const Stacks::value_type*> on;
+  for (const auto& s : stacks) on.push_back(&s);
   for (std::size_t depth = 0;; ++depth) {
     std::unordered_map<std::string_view, std::uint64_t> next;
-    for (const auto& [frames, n] : stacks) {
-      if (frames.size() <= depth) continue;
-      bool on = true;
-      for (std::size_t k = 0; k < depth && on; ++k) on = at(frames, k) == path[k];
-      if (on) next[at(frames, depth)] += n;
-    }
+    for (const auto* s : on)
+      if (s->first.size() > depth) next[at(s->first, depth)] += s->second;
     std::pair<std::string_view, std::uint64_t> best{{}, 0};
     for (const auto& [frame, n] : next)
       if (n > best.second || (n == best.second && frame < best.first)) best = {frame, n};
     if (best.second == 0 || static_cast<double>(best.second) <= kPathShare * static_cast<double>(total)) break;
     path.push_back(best.first);
     *under = best.second;
+    std::erase_if(on, [&](const auto* s) { return s->first.size() <= depth || at(s->first, depth) != best.first; });
   }
   return path;
 }
@@ -235,7 +235,7 @@ bool has_host_samples(const Trace& t) {
 
 void host_where_pass(const RankedTrace& rt, std::vector<IdlePiece> pieces, Profile* p) {
   const Trace& t = *rt.trace;
-  if (pieces.empty() || !has_host_samples(t)) return;
+  if (pieces.empty()) return;  // the device pass keeps pieces only for traces with host samples
   const std::vector<Sample> samples = samples_by_thread(t);
   const auto by_cause = samples_by_cause(samples, pieces, main_threads(t));
   std::array<bool, kIdleCauseCount> idle{};
