@@ -79,6 +79,84 @@ IdleClaims idle_claims(const Builder& b) {
 }
 }  // namespace
 
+namespace {
+
+// low-utilization's idle time by cause: the parts of "Where the idle time
+// went" (charge_idle below) that no firing finding counts, largest first.
+struct IdlePart {
+  std::string what;
+  TimeNs ns;
+};
+std::vector<IdlePart> unclaimed_parts(const Builder& b, TimeNs rest) {
+  const Evidence& ev = b.ev;
+  const bool gaps = idle_gaps_fire(b);
+  std::vector<IdlePart> parts;
+  auto add = [&](bool claimed, std::string what, TimeNs ns) {
+    if (!claimed && ns > 0) parts.push_back({std::move(what), ns});
+  };
+  add(input_bound_fires(b), "input loading", ev.input_wait.total() - ev.input_wait_before_start_ns);
+  add(host_sync_fires(b), "after host synchronizations", sync_idle_ns(b.p));
+  add(sync_memcpy_fires(b), "after blocking copies", b.p.syncs.gpu_idle_after_copies_ns);
+  add(launch_bound_fires(b), "late launches", ev.launch_gaps.total());
+  add(gaps, "late launches", ev.idle_gaps_launch_ns);
+  add(gaps, "queued work or dependencies", ev.idle_gaps_queued_ns);
+  add(gaps, "warm-up", ev.idle_gaps_warmup_ns);
+  // Merge the two late-launch parts, then what no part explains.
+  std::vector<IdlePart> merged;
+  TimeNs named = 0;
+  for (const IdlePart& x : parts) {
+    named += x.ns;
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const IdlePart& m) { return m.what == x.what; });
+    if (same != merged.end())
+      same->ns += x.ns;
+    else
+      merged.push_back(x);
+  }
+  // What no part names: gaps under a kernel switch with the next kernel
+  // queued (the GPU's own time between kernels), and longer ones ended by
+  // queued work or an op whose launch the trace does not link.
+  const TimeNs other = std::max<TimeNs>(0, rest - named);
+  const TimeNs tiny = std::min(other, b.t.kernel_wait);
+  if (tiny > 0) merged.push_back({"gaps under " + dur(b.opt.consecutive_kernel_delay_ns) + " between queued kernels", tiny});
+  if (other > tiny) merged.push_back({"short gaps ended by queued work or dependencies", other - tiny});
+  std::stable_sort(merged.begin(), merged.end(), [](const IdlePart& a, const IdlePart& c) { return a.ns > c.ns; });
+  return merged;
+}
+
+// The advice for low-utilization's idle time, by its largest cause: the
+// trace says what ended each gap, so the advice follows it, never a guess.
+std::string unclaimed_fix(std::string_view largest) {
+  const std::string saving = " Estimated saving: idle time the other findings do not count.";
+  if (largest == "late launches")
+    return "The host does not keep the GPU fed: the CPU launches work later than the GPU could run it, in gaps "
+           "shorter than the idle-gap rule's. Profile the host side (py-spy, the trace's CPU ops) for Python "
+           "overhead between launches; a larger batch per GPU also gives the GPU more work per launch." +
+           saving;
+  if (largest == "input loading")
+    return "Most of it waits for input, each wait under input-bound's threshold: prefetch the next batch "
+           "(DataLoader num_workers, pin_memory=True, a copy stream) so it is ready when the step starts." +
+           saving;
+  if (largest == "after host synchronizations" || largest == "after blocking copies")
+    return "Most of it follows host synchronizations or blocking copies, each under its own finding's threshold: "
+           "read results back every N steps instead of every step, and copy with non_blocking=True from pinned "
+           "memory." +
+           saving;
+  if (largest.starts_with("gaps under "))
+    return "Most of it is the GPU's own switch from one kernel to the next, already queued: many short kernels in a "
+           "row. Fewer, larger kernels leave fewer switches: fuse elementwise chains (torch.compile), give each "
+           "kernel more work (a larger batch)." +
+           saving;
+  if (largest == "warm-up")
+    return "Most of it is warm-up (first calls: module loading, allocation, autotuning): profile steady-state "
+           "steps before acting on it. No saving is claimed for warm-up.";
+  return "Most of it ends with work already queued: the GPU waited for a dependency, not for the host (an event "
+         "from another stream, a copy, a collective's peer, another process); the trace does not say which. Look "
+         "at what the next op on each stream waits on (its stream's previous work, an event, a peer), then overlap "
+         "it or wait on finer-grained events." +
+         saving;
+}
+}  // namespace
+
 void low_utilization(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
@@ -117,14 +195,12 @@ void low_utilization(Builder& b) {
     f.evidence += " Counted by other findings (not here): " + counted + "; the rest, " + dur(t.per_device(rest)) +
                   " (" + pct1(ratio(rest, t.span)) + " of the run, threshold " + pct1(th.low_utilization_rest_share) +
                   "), is this finding's.";
-  const bool host = t.host_wait >= t.other_idle;
-  f.recommendation =
-      host ? "The host does not keep the GPU fed: the CPU launches work later than the GPU could run it, in gaps "
-             "shorter than the idle-gap rule's. Profile the host side (py-spy, the trace's CPU ops) for Python "
-             "overhead between launches; a larger batch per GPU also gives the GPU more work per launch. Estimated "
-             "saving: idle time the other findings do not count."
-           : "The GPU waits on dependencies rather than on the host (cross-stream events, communication, copies): "
-             "see the overlap findings; put independent work on separate streams.";
+  const std::vector<IdlePart> parts = unclaimed_parts(b, rest);
+  std::string of_rest;
+  for (const IdlePart& x : parts)
+    of_rest += (of_rest.empty() ? "" : ", ") + x.what + " " + dur(t.per_device(x.ns));
+  if (!of_rest.empty()) f.evidence += " That rest by cause: " + of_rest + ".";
+  f.recommendation = unclaimed_fix(parts.empty() ? "" : parts.front().what);
   f.ranges = b.ev.idle_gaps.ranges();
 }
 

@@ -381,6 +381,36 @@ TEST(Findings, LongHostGapsBetweenSteps) {
   EXPECT_FALSE(testing::find_finding(p, "low-utilization"));
 }
 
+// Kernels all launched up front, with idle gaps between them on the GPU:
+// what ended each gap was queued work, not the host, so low-utilization's
+// advice is about dependencies, not about the host.
+TEST(Findings, LowUtilizationFromQueuedWorkIsNotBlamedOnTheHost) {
+  TraceFactory f;
+  for (int i = 0; i < 200; ++i)
+    f.kernel(0, 7, names::kRelu, 5 * ms + i * 500 * us, 5 * ms + i * 500 * us + 200 * us, 1 * ms + i * us, 1 * us);
+  const Profile p = analyze(f.build());
+  const Finding* u = testing::find_finding(p, "low-utilization");
+  ASSERT_TRUE(u) << testing::describe_findings(p);
+  EXPECT_FALSE(testing::find_finding(p, "launch-bound")) << testing::describe_findings(p);
+  EXPECT_NE(u->evidence.find("That rest by cause: short gaps ended by queued work or dependencies"), std::string::npos)
+      << u->evidence;
+  EXPECT_NE(u->recommendation.find("not for the host"), std::string::npos) << u->recommendation;
+  EXPECT_EQ(u->recommendation.find("The host does not keep the GPU fed"), std::string::npos) << u->recommendation;
+}
+
+// Back-to-back queued kernels shorter than the GPU's switch between them.
+TEST(Findings, LowUtilizationFromKernelSwitchesAdvisesFewerKernels) {
+  TraceFactory f;
+  for (int i = 0; i < 2000; ++i)
+    f.kernel(0, 7, names::kRelu, 5 * ms + i * 30 * us, 5 * ms + i * 30 * us + 10 * us, 1 * ms + i * us / 2, 1 * us / 2);
+  const Profile p = analyze(f.build());
+  const Finding* u = testing::find_finding(p, "low-utilization");
+  ASSERT_TRUE(u) << testing::describe_findings(p);
+  EXPECT_NE(u->evidence.find("That rest by cause: gaps under 30.0 µs between queued kernels"), std::string::npos)
+      << u->evidence;
+  EXPECT_NE(u->recommendation.find("switch from one kernel to the next"), std::string::npos) << u->recommendation;
+}
+
 TEST(Findings, NormalizationAndTransposeHotspots) {
   TraceFactory f;
   add_steps(f, 5,
