@@ -117,7 +117,8 @@ std::vector<IdlePart> unclaimed_parts(const Builder& b, TimeNs rest) {
   // queued work or an op whose launch the trace does not link.
   const TimeNs other = std::max<TimeNs>(0, rest - named);
   const TimeNs tiny = std::min(other, b.t.kernel_wait);
-  if (tiny > 0) merged.push_back({"gaps under " + dur(b.opt.consecutive_kernel_delay_ns) + " between queued kernels", tiny});
+  if (tiny > 0)
+    merged.push_back({"gaps under " + dur(b.opt.consecutive_kernel_delay_ns) + " between queued kernels", tiny});
   if (other > tiny) merged.push_back({"short gaps ended by queued work or dependencies", other - tiny});
   std::stable_sort(merged.begin(), merged.end(), [](const IdlePart& a, const IdlePart& c) { return a.ns > c.ns; });
   return merged;
@@ -197,8 +198,7 @@ void low_utilization(Builder& b) {
                   "), is this finding's.";
   const std::vector<IdlePart> parts = unclaimed_parts(b, rest);
   std::string of_rest;
-  for (const IdlePart& x : parts)
-    of_rest += (of_rest.empty() ? "" : ", ") + x.what + " " + dur(t.per_device(x.ns));
+  for (const IdlePart& x : parts) of_rest += (of_rest.empty() ? "" : ", ") + x.what + " " + dur(t.per_device(x.ns));
   if (!of_rest.empty()) f.evidence += " That rest by cause: " + of_rest + ".";
   f.recommendation = unclaimed_fix(parts.empty() ? "" : parts.front().what);
   f.ranges = b.ev.idle_gaps.ranges();

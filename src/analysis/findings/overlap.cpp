@@ -218,6 +218,7 @@ void exposed_communication(Builder& b) {
                            "than in others, and overlapping or a faster link does not shorten a wait for a late " +
                            who + "." + waiting_for(b.p) + " Then: " + f.recommendation;
       }
+      f.recommendation += " Estimated saving: at most the exposed time, were all of it hidden under compute.";
       f.kernels = kernels_of(b.p, KernelCategory::communication);
       f.ranges = b.ev.exposed_comm.ranges();
     }

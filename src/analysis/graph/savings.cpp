@@ -534,6 +534,24 @@ void together(const std::vector<TraceResult>& results, const std::vector<Fix>& f
   s->together = {text, step, speedup(s->replayed_step_ns, step)};
 }
 
+// Why a change would not replay the finding's fix in this profile; empty
+// when it does. --overlap-allreduce moves gradient all-reduce buckets under
+// the backward pass: communication that is mostly another collective (an
+// all-to-all of the input, an all-gather of parameters) has other fixes, and
+// a replay that moved it as gradient buckets would answer a different question.
+std::string fix_misses(const Profile& p, std::string_view fix) {
+  if (fix != "--overlap-allreduce") return {};
+  const CollectiveSummary& c = p.collective_summary;
+  if (c.kinds.empty() || c.exposed_ns <= 0) return {};
+  TimeNs all_reduce = 0;
+  for (const CollectiveKind& k : c.kinds)
+    if (k.kind == "all_reduce") all_reduce = k.exposed_ns;
+  if (2 * all_reduce >= c.exposed_ns) return {};
+  return "--overlap-allreduce replays gradient all-reduce buckets; all-reduce is " +
+         format::percent(static_cast<double>(all_reduce) / static_cast<double>(c.exposed_ns)) +
+         " of the exposed communication here, which is mostly " + c.kinds.front().kind;
+}
+
 }  // namespace
 
 // [SECTION] The parts: plan, share, combine -------------------------------------------------------
@@ -550,6 +568,11 @@ SimulationPlan simulation_plan(std::size_t n, Profile* p, const SimulationOption
       for (const FindingRule& rule : finding_rules())
         if (rule.id == f.id) f.fix = std::string(rule.fix);
       if (f.fix.empty()) continue;
+      if (std::string why = fix_misses(*p, f.fix); !why.empty()) {
+        f.saving_note = "not simulated: " + why;
+        f.fix.clear();
+        continue;
+      }
       if (std::find(plan.fixes.begin(), plan.fixes.end(), f.fix) == plan.fixes.end()) plan.fixes.push_back(f.fix);
     }
   return plan;
