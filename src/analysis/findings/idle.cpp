@@ -443,6 +443,27 @@ void step_host_time(Builder& b) {
   }
 }
 
+namespace {
+// PyTorch's Optimizer.zero_grad that launches kernels writes zeros into every
+// gradient (set_to_none=False: one fill per parameter); with set_to_none=True
+// (the default from PyTorch 2.0) it launches none (PyTorch's performance
+// tuning guide). Said first when the GPU waited for its launches at least 1 %
+// of the run; empty otherwise, and never where zero_grad launched nothing.
+std::string zero_grad_fix(const Builder& b, const std::vector<const OpRow*>& phases) {
+  for (const OpRow* r : phases) {
+    if (!r->name.starts_with("Optimizer.zero_grad#") || r->kernels_total == 0 || r->calls == 0) continue;
+    const TimeNs waited = b.t.per_device(r->starved_total_ns);
+    if (ratio(r->starved_total_ns, b.t.span) < 0.01) continue;
+    return r->name + " launches " + fmt("%.0f", double(r->kernels_total) / double(r->calls)) +
+           " kernels per call to write zeros into the gradients (" + count(r->kernels_total) + " in " +
+           count(r->calls) + " calls), and the GPU waited " + dur(waited) +
+           " for their launches: zero_grad(set_to_none=True), the default from PyTorch 2.0, sets the gradients to "
+           "None instead and launches none.";
+  }
+  return {};
+}
+}  // namespace
+
 // Launch-bound: the GPU sits idle in short gaps that late launches end. Sized
 // by that idle time alone (the issue is the GPU waiting, however long its
 // kernels); whether most ops are shorter than their launch call (HTA's
@@ -509,6 +530,7 @@ void launch_bound(Builder& b) {
     for (const OpRow* r : phases)
       in_phases += (in_phases.empty() ? "" : ", ") + r->name + " " + dur(t.per_device(r->starved_total_ns));
     if (!in_phases.empty()) f.evidence += " Of the wait, inside the optimizer's ops: " + in_phases + ".";
+    if (const std::string z = zero_grad_fix(b, phases); !z.empty()) f.recommendation = z + " " + f.recommendation;
     f.ranges = b.ev.launch_gaps.ranges();
   }
 }

@@ -411,6 +411,45 @@ TEST(Findings, LowUtilizationFromKernelSwitchesAdvisesFewerKernels) {
   EXPECT_NE(u->recommendation.find("switch from one kernel to the next"), std::string::npos) << u->recommendation;
 }
 
+// Five steps, each an Optimizer.zero_grad that launches `fills` fill kernels
+// one by one (the GPU waits for each launch) and then compute launched ahead.
+Trace zero_grad_trace(int fills, const char* phase) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 5; ++s) {
+    const TimeNs begin = t;
+    for (int i = 0; i < fills; ++i) {
+      f.kernel(0, 7, "at::native::vectorized_elementwise_kernel<4, FillFunctor<float>>", t + 11 * us, t + 13 * us, t,
+               10 * us);
+      t += 14 * us;
+    }
+    f.range(phase, begin - 1 * us, t - 1 * us, 1, RangeKind::annotation, "cpu_op");
+    for (int i = 0; i < 10; ++i) {
+      f.kernel(0, 7, names::kConvTensorCore, t + 20 * us + i * 100 * us, t + 20 * us + (i + 1) * 100 * us, t + i * us,
+               1 * us);
+    }
+    t += 1100 * us;
+  }
+  return f.build();
+}
+
+TEST(LaunchBound, AZeroGradThatWritesZerosIsToldToSetThemToNone) {
+  const Profile p = analyze(zero_grad_trace(100, "Optimizer.zero_grad#SGD.zero_grad"));
+  const Finding* l = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(l) << testing::describe_findings(p);
+  EXPECT_EQ(l->recommendation.rfind("Optimizer.zero_grad#SGD.zero_grad launches 100 kernels per call", 0), 0u)
+      << l->recommendation << "\n"
+      << l->evidence;
+  EXPECT_NE(l->recommendation.find("zero_grad(set_to_none=True)"), std::string::npos) << l->recommendation;
+}
+
+TEST(LaunchBound, OtherOpsLaunchingFillsAreNotToldAboutZeroGrad) {
+  const Profile p = analyze(zero_grad_trace(100, "aten::zero_"));
+  const Finding* l = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(l) << testing::describe_findings(p);
+  EXPECT_EQ(l->recommendation.find("set_to_none"), std::string::npos) << l->recommendation;
+}
+
 TEST(Findings, NormalizationAndTransposeHotspots) {
   TraceFactory f;
   add_steps(f, 5,
