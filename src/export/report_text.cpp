@@ -216,6 +216,10 @@ std::string help_words(const Profile& p, const HelpAnswer& a) {
 void answers_section(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.devices.empty()) return;
   out += "What would help? The usual changes, answered from this trace\n";
+  if (p.helps.empty()) {  // no kernels or a span of microseconds: the Run line says why
+    out += "  not answered: the trace has too little GPU work to tell (see Run above)\n\n";
+    return;
+  }
   std::size_t qw = 0;
   for (const HelpAnswer& a : p.helps) qw = std::max(qw, columns(a.question));
   for (const HelpAnswer& a : p.helps) {
@@ -262,7 +266,10 @@ std::string saving_words(const Profile& p, const Finding& f) {
 // Findings under 1 % of the run: one line each, after the numbered ones.
 void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.minor_findings.empty()) return;
-  out += "Minor observations (true, but under 1% of the run; not numbered)\n";
+  out +=
+      p.workload.run == "tiny-span"
+          ? "Minor observations (not numbered: over a GPU span of microseconds the trace cannot tell what they cost)\n"
+          : "Minor observations (true, but under 1% of the run; not numbered)\n";
   for (const Finding& f : p.minor_findings) out += wrap(f.title + " (" + f.id + ")", o.width, "  - ", "    ");
   out += "\n";
 }

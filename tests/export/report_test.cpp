@@ -222,6 +222,24 @@ std::string help_reason(const Profile& p, std::string_view id) {
 
 // Small kernels (8 blocks on 80 SMs) that never overlap, each launched after
 // the previous one ended: more streams would not help, and the answer says why.
+// One kernel of 2 µs in a step of a second: the report answers no question
+// and does not call its minor observations "under 1% of the run".
+TEST(ReportText, ASpanOfMicrosecondsAnswersNothingAndSaysWhy) {
+  TraceFactory f;
+  f.range("ProfilerStep#1", 1 * ms, 1001 * ms, 1, RangeKind::annotation, "user_annotation");
+  f.kernel(0, 7, names::kRelu, 900 * ms, 900 * ms + 2 * us, 899 * ms, 5 * us);
+  const Profile p = analyze(f.build());
+  ASSERT_EQ(p.workload.run, "tiny-span");
+  const std::string text = report_text(p);
+  EXPECT_NE(text.find("What would help? The usual changes, answered from this trace\n  not answered: the trace has "
+                      "too little GPU work to tell (see Run above)"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("under 1% of the run"), std::string::npos) << text;
+  ASSERT_FALSE(p.minor_findings.empty()) << text;
+  EXPECT_NE(text.find("the trace cannot tell what they cost"), std::string::npos) << text;
+}
+
 TEST(ReportText, MoreStreamsIsNoWhenTheGpuWaitsForTheHost) {
   TraceFactory f;
   for (int i = 0; i < 100; ++i) {
