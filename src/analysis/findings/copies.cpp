@@ -36,38 +36,78 @@ const CopyGroup* heaviest_copies(const MemcpyStats& m, Keep&& keep) {
 }
 
 // What to change for copies of this kind.
-std::string copy_fix(const CopyGroup& g) {
+std::string copy_fix(const Profile& p, const CopyGroup& g) {
   if (g.direction == "DtoD" || g.direction == "peer") {
     if (g.direction == "DtoD" && !g.own_stream)
-      return "These are device-to-device copies on the compute stream: tensors copied by clone(), copy_(), "
-             ".contiguous() or .to(dtype) between kernels. Remove the copies rather than speed them up: keep "
-             "tensors contiguous in the layout the next op wants (or let it take a strided view), use in-place "
-             "ops, and avoid clone() of tensors that are not written to; torch.compile fuses most of them away. "
-             "Pinned memory does not apply.";
+      return for_framework(
+          p,
+          "These are device-to-device copies on the compute stream: tensors copied by clone(), copy_(), "
+          ".contiguous() or .to(dtype) between kernels. Remove the copies rather than speed them up: keep "
+          "tensors contiguous in the layout the next op wants (or let it take a strided view), use in-place "
+          "ops, and avoid clone() of tensors that are not written to; torch.compile fuses most of them away. "
+          "Pinned memory does not apply.",
+          "These are device-to-device copies on the compute stream between kernels (transposes, casts, "
+          "identity copies): let XLA fuse them away (tf.function(jit_compile=True)) or keep tensors in the layout "
+          "the next op wants. Pinned memory does not apply.",
+          "These are device-to-device copies on the compute stream between kernels: remove them where the next "
+          "kernel can read the data where it is (in place, or through a strided index), or overlap them on a "
+          "stream of their own. Pinned memory does not apply.");
     return "These are device-to-device (or peer) copies: overlap them with compute on a stream of their own, or "
            "avoid them (peer access or NCCL instead of staged copies, keep data on the GPU that uses it).";
   }
   if (g.direction == "DtoH") {
-    std::string s = g.memory == "pageable"
-                        ? "Copy into pinned host memory (a buffer allocated with pin_memory=True, filled by "
-                          ".copy_(src, non_blocking=True)) "
-                        : "Issue the copy asynchronously ";
-    return s +
-           "on a side stream and wait for it with an event only where the host reads it; read results "
-           "(.item(), .cpu(), print(loss)) every N steps rather than every step.";
+    if (g.memory == "pageable")
+      return for_framework(p,
+                           "Copy into pinned host memory (a buffer allocated with pin_memory=True, filled by "
+                           ".copy_(src, non_blocking=True)) on a side stream and wait for it with an event only where "
+                           "the host reads it; read results (.item(), .cpu(), print(loss)) every N steps rather than "
+                           "every step.",
+                           "Read results back less often: keep metrics on the GPU and fetch them (.numpy(), "
+                           "printing a tensor) every N steps rather than every step.",
+                           "Copy into pinned host memory (cudaMallocHost, or cudaHostRegister on the existing buffer) "
+                           "with cudaMemcpyAsync on a side stream, and wait for it with an event only where the host "
+                           "reads it; read results back every N iterations rather than every one.");
+    return for_framework(p,
+                         "Issue the copy asynchronously on a side stream and wait for it with an event only where the "
+                         "host reads it; read results (.item(), .cpu(), print(loss)) every N steps rather than every "
+                         "step.",
+                         "Read results back less often: keep metrics on the GPU and fetch them every N steps.",
+                         "Issue the copy asynchronously (cudaMemcpyAsync) on a side stream and wait for it with an "
+                         "event only where the host reads it; read results back every N iterations rather than every "
+                         "one.");
   }
   if (g.direction == "HtoD") {
     if (g.memory == "pageable")
-      return "Copy from pinned memory, asynchronously: DataLoader(pin_memory=True) and .to(device, "
-             "non_blocking=True) (cudaHostAlloc + cudaMemcpyAsync), on a copy stream that prefetches batch i+1 "
-             "during step i.";
+      return for_framework(p,
+                           "Copy from pinned memory, asynchronously: DataLoader(pin_memory=True) and .to(device, "
+                           "non_blocking=True) (cudaHostAlloc + cudaMemcpyAsync), on a copy stream that prefetches "
+                           "batch i+1 during step i.",
+                           "Let the input pipeline stage batches into pinned memory and onto the GPU ahead of the "
+                           "step: dataset.prefetch and tf.data.experimental.prefetch_to_device, so the copy of batch "
+                           "i+1 runs during step i.",
+                           "Copy from pinned memory, asynchronously: allocate the host buffers with cudaMallocHost "
+                           "(or pin existing ones once with cudaHostRegister) and copy with cudaMemcpyAsync on a "
+                           "stream of its own, so the copy overlaps the host and the GPU's work.");
     if (!g.own_stream)
-      return "The copies are pinned but run on the compute stream, so kernels wait for them: issue them on a "
-             "dedicated copy stream (torch.cuda.Stream, with wait_stream/record_stream before use) that prefetches "
-             "the next batch during the current step.";
+      return for_framework(p,
+                           "The copies are pinned but run on the compute stream, so kernels wait for them: issue "
+                           "them on a dedicated copy stream (torch.cuda.Stream, with wait_stream/record_stream "
+                           "before use) that prefetches the next batch during the current step.",
+                           "The copies are pinned but run on the compute stream, so kernels wait for them: prefetch "
+                           "the next batch to the GPU during the current step (tf.data.experimental."
+                           "prefetch_to_device).",
+                           "The copies are pinned but run on the compute stream, so kernels wait for them: issue "
+                           "them on a dedicated copy stream (cudaStreamCreate; cudaEventRecord and "
+                           "cudaStreamWaitEvent before use) that copies the next data while the current kernels run.");
   }
-  return "Copy while computing: cudaMemcpyAsync from pinned memory on a dedicated copy stream, prefetching batch "
-         "i+1 during step i (PyTorch: pin_memory=True and .to(device, non_blocking=True) with a prefetching loader).";
+  return for_framework(p,
+                       "Copy while computing: cudaMemcpyAsync from pinned memory on a dedicated copy stream, "
+                       "prefetching batch i+1 during step i (PyTorch: pin_memory=True and .to(device, "
+                       "non_blocking=True) with a prefetching loader).",
+                       "Copy while computing: prefetch the next batch to the GPU during the current step "
+                       "(tf.data.experimental.prefetch_to_device).",
+                       "Copy while computing: cudaMemcpyAsync from pinned memory on a dedicated copy stream, copying "
+                       "the next data while the current kernels run.");
 }
 // Whether pageable-memcpy fires: then the pageable copies' time is its own
 // (pinning them is the fix that also lets them overlap), and
@@ -118,7 +158,7 @@ void low_memcpy_overlap(Builder& b) {
   if (all - to_fix - pageable > 0)
     f.evidence += " Pinned host-to-device copies on a copy stream (" + pct(ratio(all - to_fix - pageable, all)) +
                   " of copy time) are done right and left out of the saving.";
-  f.recommendation = top ? copy_fix(*top) : copy_fix(CopyGroup{});
+  f.recommendation = top ? copy_fix(b.p, *top) : copy_fix(b.p, CopyGroup{});
   f.ranges = b.ev.memcpy_exposed.ranges();
 }
 
@@ -144,7 +184,7 @@ void pageable_memcpy(Builder& b) {
     for (const CopyGroup& g : m.groups)
       if (g.memory == "pageable") kinds += (kinds.empty() ? "" : "; ") + copy_group_words(g);
     if (!kinds.empty()) f.evidence += " By kind: " + kinds + ".";
-    f.recommendation = (top ? copy_fix(*top) : copy_fix(CopyGroup{"HtoD", false, "pageable"})) +
+    f.recommendation = (top ? copy_fix(b.p, *top) : copy_fix(b.p, CopyGroup{"HtoD", false, "pageable"})) +
                        " Estimated saving: half the copy time (pinned copies run at full bus bandwidth and overlap).";
     f.ranges = b.ev.pageable.ranges();
   }
@@ -180,12 +220,19 @@ void sync_memcpy(Builder& b) {
   // Small device-to-host copies read values back (.item(), a loss to print).
   const bool scalar = top && top->direction == "DtoH" && top->bytes <= 65536 * top->count;
   f.recommendation =
-      (scalar ? std::string("Reading values back (.item(), .cpu(), print(loss)) waits for the GPU: keep metrics on the "
-                            "GPU and read them every N steps, or copy them into pinned memory with "
-                            "non_blocking=True and wait on an event where they are needed.")
-              : "Use cudaMemcpyAsync on a stream with pinned memory and wait only where the data is needed (an event), "
-                "so the host keeps launching work meanwhile. " +
-                    (top ? copy_fix(*top) : std::string())) +
+      (scalar
+           ? for_framework(b.p,
+                           "Reading values back (.item(), .cpu(), print(loss)) waits for the GPU: keep metrics on "
+                           "the GPU and read them every N steps, or copy them into pinned memory with "
+                           "non_blocking=True and wait on an event where they are needed.",
+                           "Reading values back (.numpy(), printing a tensor) waits for the GPU: keep metrics on "
+                           "the GPU and read them every N steps.",
+                           "Reading values back with a blocking cudaMemcpy waits for the GPU: read them every N "
+                           "iterations, or copy them with cudaMemcpyAsync into pinned memory and wait on an event "
+                           "where they are needed.")
+           : (top ? copy_fix(b.p, *top) + " " : std::string("Use cudaMemcpyAsync on a stream with pinned memory. ")) +
+                 "Wait for the data only where it is needed (an event), so the host keeps launching work "
+                 "meanwhile.") +
       " Estimated saving: the GPU idle after the copies.";
   f.ranges = b.ev.sync_memcpy.ranges();
 }

@@ -556,10 +556,16 @@ void host_sync(Builder& b) {
     if (s.copies)
       f.evidence += " Copies that block the host (" + count(s.copies) + ") leave it idle another " +
                     dur(t.per_device(s.gpu_idle_after_copies_ns)) + ": the sync-memcpy finding's, not counted here.";
-    f.recommendation =
+    f.recommendation = for_framework(
+        b.p,
         "Keep the host ahead of the GPU: avoid .item(), .cpu(), print(loss) and torch.cuda.synchronize() inside the "
         "step (accumulate metrics on the GPU, read them every N steps), and order streams with events "
-        "(cudaStreamWaitEvent) instead of host synchronizations.";
+        "(cudaStreamWaitEvent) instead of host synchronizations.",
+        "Keep the host ahead of the GPU: avoid .numpy() and printing tensors inside the step (accumulate metrics on "
+        "the GPU, read them every N steps).",
+        "Keep the host ahead of the GPU: synchronize (cudaDeviceSynchronize, cudaStreamSynchronize) only where the "
+        "host needs the results, read results back every N iterations rather than every one, and order streams "
+        "with events (cudaEventRecord, cudaStreamWaitEvent) instead of host synchronizations.");
     f.ranges = b.ev.sync_idle.ranges();
   }
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "analysis/analyze.h"
@@ -65,10 +66,11 @@ TEST(CopyGroups, ByDirectionStreamAndHostMemory) {
 // [SECTION] Advice by the kind of copy -------------------------------------------------------
 
 // Steps of a kernel and a copy with nothing alongside, the copy of the given kind.
-Trace copy_steps(std::uint32_t copy_stream, CopyKind kind, MemoryKind src, MemoryKind dst) {
+Trace copy_steps(std::uint32_t copy_stream, CopyKind kind, MemoryKind src, MemoryKind dst, bool pytorch = false) {
   TraceFactory f;
   TimeNs t = 1 * ms;
   for (int s = 0; s < 10; ++s) {
+    if (pytorch) f.range("aten::copy_", t - 52 * us, t - 30 * us, 1, RangeKind::annotation, "cpu_op");
     f.memcpy(0, copy_stream, kind, src, dst, 8 << 20, t, t + 300 * us, "cudaMemcpyAsync", t - 50 * us);
     f.kernel(0, 7, names::kConvTensorCore, t + 301 * us, t + 1000 * us, t - 40 * us);
     f.range("step " + std::to_string(s), t - 60 * us, t + 1000 * us);
@@ -78,8 +80,9 @@ Trace copy_steps(std::uint32_t copy_stream, CopyKind kind, MemoryKind src, Memor
 }
 
 TEST(CopyAdvice, DeviceToDeviceCopiesOnTheComputeStreamAreToBeRemoved) {
-  const Trace t = copy_steps(7, CopyKind::dtod, MemoryKind::device, MemoryKind::device);
+  const Trace t = copy_steps(7, CopyKind::dtod, MemoryKind::device, MemoryKind::device, true);
   const Profile p = analyze(t);
+  ASSERT_EQ(p.workload.framework, "pytorch");
   const Finding* o = testing::find_finding(p, "low-memcpy-overlap");
   ASSERT_TRUE(o) << testing::describe_findings(p);
   EXPECT_TRUE(has(o->title, "DtoD on a compute stream")) << o->title;
@@ -89,6 +92,14 @@ TEST(CopyAdvice, DeviceToDeviceCopiesOnTheComputeStreamAreToBeRemoved) {
   EXPECT_EQ(o->saving_ns, 10 * 300 * us);
   EXPECT_FALSE(testing::find_finding(p, "pageable-memcpy"));
   EXPECT_FALSE(testing::find_finding(p, "sync-memcpy"));  // async device copies do not block the host
+
+  // Without framework ops, the advice speaks of CUDA, not of PyTorch's calls.
+  const Profile q = analyze(copy_steps(7, CopyKind::dtod, MemoryKind::device, MemoryKind::device));
+  const Finding* c = testing::find_finding(q, "low-memcpy-overlap");
+  ASSERT_TRUE(c) << testing::describe_findings(q);
+  EXPECT_TRUE(has(c->recommendation, "Pinned memory does not apply")) << c->recommendation;
+  EXPECT_FALSE(has(c->recommendation, "clone()")) << c->recommendation;
+  EXPECT_FALSE(has(c->recommendation, "torch.compile")) << c->recommendation;
 }
 
 TEST(CopyAdvice, PinnedInputCopiesOnTheirOwnStreamAreDoneRight) {
@@ -109,20 +120,32 @@ TEST(CopyAdvice, PinnedInputCopiesOnTheirOwnStreamAreDoneRight) {
 }
 
 TEST(CopyAdvice, PageableCopiesAreAdvisedByDirection) {
-  const Trace in = copy_steps(7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device);
+  const Trace in = copy_steps(7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, true);
   const Profile p = analyze(in);
   const Finding* g = testing::find_finding(p, "pageable-memcpy");
   ASSERT_TRUE(g) << testing::describe_findings(p);
   EXPECT_TRUE(has(g->title, "mostly HtoD from pageable memory")) << g->title;
   EXPECT_TRUE(has(g->recommendation, "pin_memory=True")) << g->recommendation;
 
-  const Trace out = copy_steps(7, CopyKind::dtoh, MemoryKind::device, MemoryKind::pageable);
+  const Trace out = copy_steps(7, CopyKind::dtoh, MemoryKind::device, MemoryKind::pageable, true);
   const Profile q = analyze(out);
   const Finding* h = testing::find_finding(q, "pageable-memcpy");
   ASSERT_TRUE(h) << testing::describe_findings(q);
   EXPECT_TRUE(has(h->title, "mostly DtoH to pageable memory")) << h->title;
   EXPECT_TRUE(has(h->recommendation, "Copy into pinned host memory")) << h->recommendation;
   EXPECT_FALSE(has(h->recommendation, "DataLoader")) << h->recommendation;
+
+  // A program without framework ops (a CUDA, OpenACC or MPI code) is told the
+  // CUDA calls, not PyTorch's.
+  for (const auto& [kind, src, dst] : {std::tuple{CopyKind::htod, MemoryKind::pageable, MemoryKind::device},
+                                       std::tuple{CopyKind::dtoh, MemoryKind::device, MemoryKind::pageable}}) {
+    const Profile c = analyze(copy_steps(7, kind, src, dst));
+    const Finding* x = testing::find_finding(c, "pageable-memcpy");
+    ASSERT_TRUE(x) << testing::describe_findings(c);
+    EXPECT_TRUE(has(x->recommendation, "cudaMallocHost")) << x->recommendation;
+    EXPECT_FALSE(has(x->recommendation, "pin_memory")) << x->recommendation;
+    EXPECT_FALSE(has(x->recommendation, ".item()")) << x->recommendation;
+  }
 }
 
 // [SECTION] Copies that block the host are synchronizations ------------------------------

@@ -313,6 +313,26 @@ TEST(Findings, SynchronizingEveryStepDrainsTheQueue) {
   // host-sync's, not launch overhead as well.
   EXPECT_EQ(p.launches.late_launch_idle_ns, 0);
   EXPECT_FALSE(testing::find_finding(p, "launch-bound")) << testing::describe_findings(p);
+  EXPECT_NE(h->recommendation.find(".item()"), std::string::npos) << h->recommendation;  // PyTorch's kernels
+}
+
+// The same in a program of its own kernels (no framework): the advice names
+// the CUDA calls, not PyTorch's.
+TEST(Findings, AProgramWithoutAFrameworkIsAdvisedInCudaTerms) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 10; ++s) {
+    f.kernel(0, 7, "advec_cell_kernel", t, t + 800 * us, t - 50 * us);
+    f.sync(SyncType::context, 0, kNoId, t - 40 * us, t + 800 * us);
+    f.kernel(0, 7, "field_summary_kernel", t + 1000 * us, t + 1100 * us, t + 990 * us);
+    t += 1101 * us;
+  }
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.workload.framework, "unknown");
+  const Finding* h = testing::find_finding(p, "host-sync");
+  ASSERT_TRUE(h) << testing::describe_findings(p);
+  EXPECT_NE(h->recommendation.find("cudaDeviceSynchronize"), std::string::npos) << h->recommendation;
+  EXPECT_EQ(h->recommendation.find(".item()"), std::string::npos) << h->recommendation;
 }
 
 TEST(Findings, OptimizerKernelsAloneAtTheEndOfTheStep) {
