@@ -352,11 +352,32 @@ void input_bound(Builder& b) {
                    " highly input-bound. Host-wait idle overall: " + pct(ratio(t.host_wait, t.span)) + " of the run.";
       const std::string gpu_side =
           "decode and augment on the GPU (NVIDIA DALI) or keep a small dataset resident on the GPU.";
+      const LoaderWorkers workers = loader_workers(b.p);
+      if (workers != LoaderWorkers::unknown)
+        f.evidence += workers == LoaderWorkers::none
+                          ? " The DataLoader loads in the training process (_SingleProcessDataLoaderIter: "
+                            "num_workers=0)."
+                          : " The DataLoader already loads in worker processes (_MultiProcessingDataLoaderIter), "
+                            "and they do not keep up.";
+      // pin_memory=True only where input copies come from pageable memory
+      // (or the trace has none to tell).
+      std::uint64_t htod = 0, pageable_htod = 0;
+      for (const CopyGroup& g : b.p.memcpys.groups)
+        if (g.direction == "HtoD") htod += g.count, pageable_htod += g.memory == "pageable" ? g.count : 0;
+      const std::string pin = htod > 0 && pageable_htod == 0 ? "" : ", pin_memory=True";
+      const std::string torch_fix =
+          workers == LoaderWorkers::some
+              ? "Make the workers keep up: more of them where the host has idle cores (num_workers), a deeper "
+                "prefetch_factor, persistent_workers=True" +
+                    pin + ", and cheaper decoding and augmentation per sample; "
+          : workers == LoaderWorkers::none
+              ? "Load the next batch while the GPU computes: give the DataLoader worker processes (num_workers >= 4 "
+                "per GPU, it has none)" +
+                    pin + ", prefetch_factor and persistent_workers; "
+              : "Load the next batch while the GPU computes: more DataLoader workers (num_workers >= 4 per GPU)" + pin +
+                    ", prefetch_factor and persistent_workers; ";
       f.recommendation = for_framework(
-          b.p,
-          "Load the next batch while the GPU computes: more DataLoader workers (num_workers >= 4 per GPU), "
-          "pin_memory=True, prefetch_factor and persistent_workers; " +
-              gpu_side,
+          b.p, torch_fix + gpu_side,
           "Load the next batch while the GPU computes: dataset.prefetch(tf.data.AUTOTUNE), map(..., "
           "num_parallel_calls=tf.data.AUTOTUNE), dataset.cache() for a dataset that fits; " +
               gpu_side,

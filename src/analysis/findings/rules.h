@@ -131,6 +131,20 @@ inline std::string top_math_kernels_text(const Profile& p, std::size_t n) {
       p, [](const Hotspot& h) { return is_math(h.category); }, n);
 }
 
+// Whether PyTorch's DataLoader loads in worker processes, from the
+// iterator its ranges name ("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"):
+// none (num_workers=0), some, or unknown (no such range).
+enum class LoaderWorkers { unknown, none, some };
+inline LoaderWorkers loader_workers(const Profile& p) {
+  bool single = false, multi = false;
+  for (const OpRow& r : p.op_names) {
+    if (r.calls == 0 || !r.name.starts_with("enumerate(DataLoader)#")) continue;
+    single |= r.name.find("_SingleProcessDataLoaderIter") != std::string::npos;
+    multi |= r.name.find("_MultiProcessingDataLoaderIter") != std::string::npos;
+  }
+  return multi ? LoaderWorkers::some : single ? LoaderWorkers::none : LoaderWorkers::unknown;
+}
+
 // The framework's words where the trace says which framework ran
 // (WorkloadKind::framework), else words for either.
 inline std::string for_framework(const Profile& p, std::string pytorch, std::string tensorflow, std::string either) {

@@ -202,26 +202,52 @@ TEST(Findings, ExposedCommunicationIsAdvisedByCollectiveAndTail) {
   }
 }
 
-TEST(Findings, GpuWaitingForTheDataLoaderIsInputBound) {
+// Six steps: the host loads a batch (`loader` names the DataLoader's
+// iterator) for 400 µs while the GPU waits, copies it (`copy` memory, none:
+// no copy), then the GPU computes 600 µs.
+Trace data_loader_steps(const std::string& loader, MemoryKind copy = MemoryKind::unknown) {
   TraceFactory f;
   TimeNs t = 1 * ms;
   for (int s = 0; s < 6; ++s) {
     const TimeNs s0 = t;
-    f.range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t, t + 400 * us, 1, RangeKind::annotation,
-            "cpu_op");
+    f.range("enumerate(DataLoader)#" + loader + ".__next__", t, t + 400 * us, 1, RangeKind::annotation, "cpu_op");
     t += 400 * us;
+    if (copy != MemoryKind::unknown)
+      f.memcpy(0, 7, CopyKind::htod, copy, MemoryKind::device, 1 << 20, t + 5 * us, t + 15 * us, "cudaMemcpyAsync", t);
     f.kernel(0, 7, names::kConvTensorCore, t + 20 * us, t + 620 * us, t + 1 * us);
     t += 621 * us;
     f.range("ProfilerStep#" + std::to_string(s), s0, t, 1, RangeKind::annotation, "user_annotation");
   }
-  const Trace tr = f.build();
-  const Profile p = analyze(tr);
+  return f.build();
+}
+
+TEST(Findings, GpuWaitingForTheDataLoaderIsInputBound) {
+  const Profile p = analyze(data_loader_steps("_SingleProcessDataLoaderIter"));
   const Finding* in = testing::find_finding(p, "input-bound");
   ASSERT_TRUE(in) << testing::describe_findings(p);
   EXPECT_EQ(in->severity, Severity::critical);
   EXPECT_NEAR(in->metric, 400.0 / 1021, 0.001);
   EXPECT_NE(in->title.find("Highly input-bound"), std::string::npos) << in->title;
   EXPECT_EQ(in->saving_ns, 6 * 400 * us);
+  // The loader's iterator says it has no workers.
+  EXPECT_NE(in->evidence.find("num_workers=0"), std::string::npos) << in->evidence;
+  EXPECT_NE(in->recommendation.find("give the DataLoader worker processes"), std::string::npos) << in->recommendation;
+}
+
+// A loader that already has workers is told to make them keep up, not to
+// get some; pin_memory is not prescribed where the input copies are pinned.
+TEST(Findings, InputBoundAdviceFollowsWhatTheLoaderAlreadyDoes) {
+  const Profile p = analyze(data_loader_steps("_MultiProcessingDataLoaderIter", MemoryKind::pinned));
+  const Finding* in = testing::find_finding(p, "input-bound");
+  ASSERT_TRUE(in) << testing::describe_findings(p);
+  EXPECT_NE(in->evidence.find("already loads in worker processes"), std::string::npos) << in->evidence;
+  EXPECT_EQ(in->recommendation.rfind("Make the workers keep up", 0), 0u) << in->recommendation;
+  EXPECT_EQ(in->recommendation.find("pin_memory"), std::string::npos) << in->recommendation;
+
+  const Profile q = analyze(data_loader_steps("_MultiProcessingDataLoaderIter", MemoryKind::pageable));
+  const Finding* g = testing::find_finding(q, "input-bound");
+  ASSERT_TRUE(g) << testing::describe_findings(q);
+  EXPECT_NE(g->recommendation.find("pin_memory=True"), std::string::npos) << g->recommendation;
 }
 
 // One inference step: the host preprocesses for 6 ms, then the GPU runs 4 ms.
