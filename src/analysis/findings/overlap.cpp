@@ -266,11 +266,25 @@ void serialized_weight_update(Builder& b) {
                     count(b.ev.optimizer_op_named_kernels) + " named as optimizer kernels).";
     const std::string top = top_kernels_text(b.p, KernelCategory::optimizer, 2);
     if (!top.empty()) f.evidence += " Top: " + top + ".";
+    // Optimizer kernel time already in multi-tensor or fused kernels: then
+    // fusing is done, and overlap is what is left to advise.
+    TimeNs opt_ns = 0, fused_ns = 0;
+    for (const Hotspot& h : b.p.hotspots) {
+      if (h.category != KernelCategory::optimizer) continue;
+      opt_ns += h.stats.total;
+      if (contains_nocase(h.name, "multi_tensor") || contains_nocase(h.name, "fused")) fused_ns += h.stats.total;
+    }
+    const bool fused = opt_ns > 0 && ratio(fused_ns, opt_ns) >= 0.5;
+    if (fused)
+      f.evidence += " " + pct(ratio(fused_ns, opt_ns)) +
+                    " of the optimizer's kernel time is already in multi-tensor or fused kernels.";
     f.recommendation =
-        "Use a fused multi-tensor optimizer (one kernel for all parameters: torch.optim.SGD/Adam(foreach=True or "
-        "fused=True), apex FusedSGD/FusedAdam) and overlap the update with communication and the next forward: update "
-        "each gradient bucket as soon as its all-reduce completes, on a separate stream. Bundled workload: --update "
-        "overlapped.";
+        (fused ? std::string("The optimizer is already multi-tensor or fused: overlap the update instead, ")
+               : std::string("Use a fused multi-tensor optimizer (one kernel for all parameters: "
+                             "torch.optim.SGD/Adam(foreach=True or fused=True), apex FusedSGD/FusedAdam) and overlap "
+                             "the update ")) +
+        "with communication and the next forward: update each gradient bucket as soon as its all-reduce completes, "
+        "on a separate stream. Bundled workload: --update overlapped.";
     f.kernels = kernels_of(b.p, KernelCategory::optimizer);
     if (f.kernels.empty() && !ops.empty())
       for (const OpKernel& k : ops.front()->top_kernels) f.kernels.push_back(k.name);

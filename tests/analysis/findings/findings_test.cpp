@@ -372,6 +372,27 @@ TEST(Findings, OptimizerKernelsAloneAtTheEndOfTheStep) {
   ASSERT_TRUE(w) << testing::describe_findings(p);
   EXPECT_EQ(w->metric, 0.0);  // nothing runs alongside
   EXPECT_NE(w->title.find("40 per step"), std::string::npos) << w->title;
+  EXPECT_NE(w->recommendation.find("Use a fused multi-tensor optimizer"), std::string::npos) << w->recommendation;
+}
+
+// A multi-tensor optimizer that still runs alone: fusing is done, overlap is
+// what the advice is about.
+TEST(Findings, AFusedOptimizerAloneIsToldToOverlapNotToFuse) {
+  TraceFactory f;
+  std::vector<K> step = {{names::kConvTensorCore, 800 * us}};
+  for (int i = 0; i < 4; ++i)
+    step.push_back(
+        {"void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+         "namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::FusedSgdMathFunctor<float, "
+         "3> >(int)",
+         60 * us});
+  add_steps(f, 5, step);
+  const Profile p = analyze(f.build());
+  const Finding* w = testing::find_finding(p, "serialized-weight-update");
+  ASSERT_TRUE(w) << testing::describe_findings(p);
+  EXPECT_NE(w->evidence.find("already in multi-tensor or fused kernels"), std::string::npos) << w->evidence;
+  EXPECT_EQ(w->recommendation.find("Use a fused multi-tensor optimizer"), std::string::npos) << w->recommendation;
+  EXPECT_NE(w->recommendation.find("overlap the update"), std::string::npos) << w->recommendation;
 }
 
 TEST(Findings, Fp32ConvolutionsOnTensorCoreHardware) {
