@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "analysis/format.h"
@@ -697,10 +698,28 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
   Table r;
   r.rows.push_back({"#", "GPU total", "calls", "TFLOP/s", "TB/s", "FLOP/B", "bound", "roofline", "op", "shapes"});
   r.right = {true, true, true, true, true, true, false, true, false, false};
-  std::size_t shown = 0;
+  std::size_t shown = 0, same = 0;
+  std::vector<std::string> blank;   // heavier ops whose formula gave no figure
+  std::vector<const OpRow*> works;  // the rows shown
   for (const OpRow& row : p.ops) {
     if (shown == o.top) break;
     if (row.family.empty() || row.gpu_total_ns == 0) continue;
+    if (!row.achieved_tflops && !row.achieved_tbps && !row.roofline_fraction) {
+      if (std::find(blank.begin(), blank.end(), row.name) == blank.end()) blank.push_back(row.name);
+      continue;
+    }
+    // An op that launches nothing itself and the op inside it that does the
+    // work (aten::linear and aten::addmm), with the same calls and GPU time,
+    // are one piece of work: shown once.
+    const bool wrapped = std::any_of(works.begin(), works.end(), [&](const OpRow* w) {
+      return w->gpu_total_ns == row.gpu_total_ns && w->calls == row.calls &&
+             (w->gpu_self_ns == 0 || row.gpu_self_ns == 0);
+    });
+    if (wrapped) {
+      ++same;
+      continue;
+    }
+    works.push_back(&row);
     ++shown;
     std::string shapes = row.shapes.empty() ? "?" : row.shapes;
     if (columns(shapes) > 48) shapes = shapes.substr(0, 47) + "…";
@@ -709,9 +728,26 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
          optional_fixed(row.achieved_tbps, 2), optional_fixed(row.intensity, 0), row.bound.empty() ? "-" : row.bound,
          row.roofline_fraction ? percent1(*row.roofline_fraction) : "-", row.name + " " + row.math, shapes});
   }
-  if (shown == 0) return;
+  std::string blank_names;
+  for (std::size_t i = 0; i < blank.size() && i < 3; ++i) blank_names += (i ? ", " : "") + blank[i];
+  if (blank.size() > 3) blank_names += ", …";
+  const std::string no_figures =
+      blank.empty() ? std::string()
+                    : "Heavier ops with a cost formula but no figures (" + blank_names +
+                          "): their recorded inputs lack what it needs (a convolution's stride, padding and "
+                          "dilation are not shapes; newer PyTorch records them as concrete inputs).";
+  if (shown == 0) {
+    if (!blank.empty()) out += "Roofline: no figures.\n" + wrap(no_figures, o.width, "  ", "  ") + "\n";
+    return;
+  }
   out += "Roofline of the heaviest ops with a cost formula (per shape)\n";
   out += r.render("  ");
+  if (same)
+    out += wrap(count(same) + (same == 1 ? " row" : " rows") +
+                    " left out: an op that launches nothing itself around an op shown, or the reverse, with the "
+                    "same calls and GPU time.",
+                o.width, "  ", "  ");
+  if (!blank.empty()) out += wrap(no_figures, o.width, "  ", "  ");
   if (!p.devices.empty() && !p.devices[0].peaks_source.empty()) out += "  Peaks: " + p.devices[0].peaks_source + ".\n";
   out += "\n";
 }

@@ -15,6 +15,8 @@
 #include "analysis/passes/hta.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
+#include "import/open_trace.h"
+#include "support/real_traces.h"
 #include "support/test_traces.h"
 #include "trace/error.h"
 
@@ -410,6 +412,30 @@ TEST(Diff, ComparesTheIdleTimeByCause) {
   const json j = json::parse(diff_json(d));
   EXPECT_EQ(j["idle"][0]["before_ns"].get<std::int64_t>(), 40 * ms);
   EXPECT_NE(diff_text(d).find("Idle time by cause (per GPU, per step)"), std::string::npos) << diff_text(d);
+}
+
+}  // namespace
+}  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+// The roofline table shows each piece of work once and does not list rows
+// without figures: on ResNet-50 (V100), aten::_batch_norm_impl_index is
+// aten::batch_norm's work, and the convolutions' recorded inputs lack their
+// stride and padding.
+TEST(ReportText, TheRooflineShowsEachPieceOfWorkOnceAndOnlyWithFigures) {
+  const Profile p = analyze(open_trace(testing::real_trace("kineto-resnet50-v100-workers4.json.gz")));
+  const std::string text = report_text(p);
+  const std::size_t at = text.find("Roofline of the heaviest ops with a cost formula");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string table = text.substr(at, text.find("\n\n", at) - at);
+  EXPECT_NE(table.find("aten::batch_norm fp32"), std::string::npos) << table;
+  EXPECT_EQ(table.find("aten::_batch_norm_impl_index"), std::string::npos) << table;
+  EXPECT_EQ(table.find("aten::cudnn_convolution fp32"), std::string::npos) << table;
+  EXPECT_NE(table.find("rows left out: an op that launches nothing itself around an op shown"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("Heavier ops with a cost formula but no figures (aten::conv2d"), std::string::npos) << table;
 }
 
 }  // namespace
