@@ -1,7 +1,7 @@
 // A job of many trace files, analysed one file at a time (analysis/job/job.h):
-// what `gpuscope report`, diff and check and Python's report() and diff() of
-// paths share. One process by default; the CLI passes its MPI processes
-// (cli/mpi.h) through Processes.
+// what `gpuscope report`, diff and check, Python's report() and diff() of
+// paths and the viewer's job view share. One process by default; the CLI
+// passes its MPI processes (cli/mpi.h) through Processes.
 #pragma once
 
 #include <atomic>
