@@ -715,7 +715,7 @@ TEST_F(Headless, AFolderOfFiveHundredUnreadableFilesIsAClearError) {
   for (int i = 0; i < 500; ++i) std::ofstream(folder / cat("rank-", std::to_string(i), ".json")) << "garbage";
   const Result r = view({folder.string(), "--screenshot", (dir_ / "bad.png").string()});
   EXPECT_EQ(r.status, 2) << r.err;
-  EXPECT_NE(r.err.find("none of the 500 files can be read"), std::string::npos) << r.err.substr(0, 400);
+  EXPECT_NE(r.err.find("none of the 500 files can be analysed"), std::string::npos) << r.err.substr(0, 400);
   const json j = read_json(dir_ / "bad.json");
   EXPECT_TRUE(has(j["panels"], "error"));
   EXPECT_NE(j["message"].get<std::string>().find("rank-499.json"), std::string::npos);
