@@ -316,7 +316,8 @@ void job_ranks_json(Writer& out, const JobStats& js) {
     out.object(kv("rank", r.rank), kv("file", r.file), kv("host", r.host), kv("header", r.header),
                kv("offset_ns", r.offset_ns), kv("y", r.y), kv("visible", r.visible), kv("collapsed", r.collapsed),
                kv("gpus", r.gpus), kv("lanes", r.lanes), kv("parts_drawn", r.parts_drawn),
-               kv("parts_folded", r.parts_folded));
+               kv("parts_folded", r.parts_folded), kv("wait_caused_ns", r.wait_caused_ns), kv("waited_ns", r.waited_ns),
+               kv("last_arrivals", r.last_arrivals), kv("critical_steps", r.critical_steps));
   });
 }
 
@@ -358,6 +359,11 @@ void job_json(Writer& out, const View& view, const FrameStats& st) {
   out.member("overview_order", js.overview_order);
   out.member("overview_marked", js.overview_marked);
   out.member("stragglers", js.stragglers);
+  out.key("findings");
+  out.array(js.findings, [&](const JobFindingStats& f) {
+    out.object(kv("id", f.id), kv("saving_ns", f.saving_ns), kv("saving_source", f.saving_source), kv("text", f.text));
+  });
+  out.member("simulation", job->profile.simulation.status);
   out.member("left_out", js.left_out);
   job_instance_json(out, js);
   out.member("lane_bytes", job_lane_bytes(*job));

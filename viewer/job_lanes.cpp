@@ -7,21 +7,13 @@
 #include <optional>
 #include <set>
 
-#include "analysis/util/parallel.h"
-#include "import/open_trace.h"
-#include "trace/error.h"
+#include "job/job_files.h"
 
 namespace gpuscope::viewer {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// "FILE: problem" -> "problem" (open_trace's errors name the file first).
-std::string problem_of(const std::string& file, const std::string& what) {
-  const std::string prefix = file + ": ";
-  return what.starts_with(prefix) ? what.substr(prefix.size()) : what;
-}
 
 // The job's rank and clock offset of each file, from the job's per-rank rows.
 void place_ranks(const Profile& p, std::vector<JobRank>& ranks) {
@@ -30,7 +22,11 @@ void place_ranks(const Profile& p, std::vector<JobRank>& ranks) {
   for (const Straggler& s : p.stragglers) by_file.emplace(s.source_file, std::pair{s.rank, TimeNs{0}});
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     auto it = by_file.find(ranks[i].file);
-    ranks[i].rank = it != by_file.end() ? it->second.first : static_cast<std::int32_t>(i);
+    // A rank of no row (a job of one file): its trace's own rank, else its place.
+    if (it != by_file.end())
+      ranks[i].rank = it->second.first;
+    else if (ranks[i].rank < 0)
+      ranks[i].rank = static_cast<std::int32_t>(i);
     ranks[i].offset = it != by_file.end() ? it->second.second : 0;
   }
   std::stable_sort(ranks.begin(), ranks.end(), [](const JobRank& a, const JobRank& b) { return a.rank < b.rank; });
@@ -50,19 +46,25 @@ bool is_job_input(const std::vector<std::string>& inputs) {
 
 // [SECTION] Reading ------------------------------------------------------------------------------
 
-JobRank read_job_rank(const std::string& file, RankDigest* digest) {
-  const Trace t = open_trace(file);
-  *digest = digest_rank(t, file);
+JobRank job_rank(const Trace& t, const std::string& file, const RankDigest* digest) {
   JobRank r;
   r.file = file;
-  r.host = digest->host;
+  r.rank = t.meta().rank;
+  r.host = t.meta().host;
   r.window = {t.begin_time(), t.end_time()};
   r.kernels = t.kernels().size();
+  std::set<std::uint32_t> gpus;
+  if (digest) {
+    gpus.insert(digest->gpus.begin(), digest->gpus.end());
+  } else {
+    for (const Track& tr : t.tracks())
+      if (tr.kind == TrackKind::gpu) gpus.insert(tr.device);
+  }
   std::map<std::uint32_t, std::vector<CollectivePart>> comm = communication_parts(t);
   // The digest's collectives are those of the lowest GPU with any.
-  const bool any_linked = !digest->collectives.empty() && !comm.empty();
+  const bool any_linked = digest && !digest->collectives.empty() && !comm.empty();
   const std::uint32_t linked = any_linked ? comm.begin()->first : 0;
-  for (std::uint32_t device : digest->gpus) {
+  for (std::uint32_t device : gpus) {
     JobGpuLane lane;
     lane.device = device;
     lane.activity = DeviceActivity::build(t, device, kJobLaneBuckets);
@@ -72,6 +74,9 @@ JobRank read_job_rank(const std::string& file, RankDigest* digest) {
     r.gpus.push_back(std::move(lane));
   }
   link_sibling_lanes(r.gpus);
+  // Each of the digest's collectives (the linked lanes' parts) not yet
+  // matched to an instance; load_job matches them.
+  if (digest) r.part_instances.assign(digest->collectives.size(), -1);
   return r;
 }
 
@@ -91,61 +96,45 @@ void link_sibling_lanes(std::vector<JobGpuLane>& gpus) {
   }
 }
 
-JobData load_job(const std::vector<std::string>& files, unsigned jobs, std::atomic<std::uint64_t>* done,
-                 const std::atomic<bool>* cancel) {
-  std::vector<std::optional<RankDigest>> digests(files.size());
-  std::vector<std::optional<JobRank>> ranks(files.size());
-  std::vector<std::string> errors(files.size());
-  parallel_for(files.size(), jobs, [&](std::size_t i) {
-    if (cancel && cancel->load()) return;
-    try {
-      RankDigest d;
-      ranks[i] = read_job_rank(files[i], &d);
-      digests[i] = std::move(d);
-    } catch (const std::exception& e) {
-      errors[i] = problem_of(files[i], e.what());
-    }
-    if (done) ++*done;
-  });
-  JobData job;
-  if (cancel && cancel->load()) return job;
+namespace {
 
-  std::vector<RankDigest> good;
-  std::map<std::string, JobRank> lanes;  // by file: check_job keeps the digests' files, not their order
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (digests[i] && lanes.count(files[i])) {
-      job.left_out.push_back({files[i], "given more than once (its first one is kept)"});
-      continue;
-    }
-    if (!digests[i]) {
-      job.left_out.push_back({files[i], errors[i]});
-      continue;
-    }
-    good.push_back(std::move(*digests[i]));
-    lanes.emplace(files[i], std::move(*ranks[i]));
-  }
-  if (good.empty()) {
-    std::string why;
-    for (const LeftOut& l : job.left_out) why += (why.empty() ? "" : "; ") + l.file + ": " + l.problem;
-    throw InputError(files.front() + " …",
-                     "none of the " + std::to_string(files.size()) + " files can be read (" + why + ")");
-  }
-  const JobCheck check = check_job(good);
-  if (!check.refused.empty()) throw InputError(files.front() + " …", check.refused);
-  job.left_out.insert(job.left_out.end(), check.left_out.begin(), check.left_out.end());
-  for (const RankDigest& d : good) job.ranks.push_back(std::move(lanes.at(d.file)));
-  // Which part of each rank is which instance (by call site, or in order).
-  const std::vector<std::vector<std::uint32_t>> matched = matched_collective_parts(good);
-  for (std::size_t r = 0; r < job.ranks.size(); ++r) {
-    JobRank& rank = job.ranks[r];
-    rank.part_instances.assign(good[r].collectives.size(), -1);
-    rank.instance_parts.reserve(matched.size());
-    for (std::size_t i = 0; i < matched.size(); ++i) {
-      rank.instance_parts.push_back(matched[i][r]);  // kNoCollectivePart: none on this rank
-      if (matched[i][r] < rank.part_instances.size()) rank.part_instances[matched[i][r]] = static_cast<std::int32_t>(i);
+// Which part of each rank is which instance: `parts` is JobRanks::parts
+// (per instance, its part on each rank; empty: part i is instance i).
+void place_parts(const std::vector<std::vector<std::uint32_t>>& parts, std::vector<JobRank>& ranks) {
+  if (parts.empty()) return;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    JobRank& rank = ranks[r];
+    rank.instance_parts.reserve(parts.size());
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      rank.instance_parts.push_back(parts[i][r]);  // kNoCollectivePart: none on this rank
+      if (parts[i][r] < rank.part_instances.size()) rank.part_instances[parts[i][r]] = static_cast<std::int32_t>(i);
     }
   }
-  job.profile = analyze_digests(std::move(good));
+}
+
+}  // namespace
+
+JobData load_job(const TraceInputs& inputs, const JobLoad& how) {
+  const std::vector<std::string>& files = inputs.files;
+  std::vector<std::optional<JobRank>> lanes(files.size());
+  job::JobRanks kept;
+  job::JobOptions o;
+  o.left_out = inputs.left_out;
+  o.jobs = how.jobs;
+  o.files_read = how.done;
+  o.cancel = how.cancel;
+  o.ranks = &kept;
+  o.on_rank = [&](std::size_t i, const Trace& t, const RankDigest* d) { lanes[i] = job_rank(t, files[i], d); };
+  JobData job;
+  try {
+    job.profile = job::analyze_job(files, o);
+  } catch (const job::Cancelled&) {
+    return {};
+  }
+  job.left_out = job.profile.left_out;
+  for (std::size_t i : kept.files) job.ranks.push_back(std::move(*lanes[i]));
+  lanes.clear();
+  place_parts(kept.parts, job.ranks);
   place_ranks(job.profile, job.ranks);
   bool any = false;
   for (const JobRank& r : job.ranks) {
@@ -242,9 +231,9 @@ namespace gpuscope::viewer {
 
 // [SECTION] Loading on a worker ------------------------------------------------------------------
 
-void JobLoader::start(std::vector<std::string> files) {
+void JobLoader::start(TraceInputs inputs) {
   cancel();
-  files_ = files.size();
+  files_ = inputs.files.size();
   done_ = 0;
   cancel_ = false;
   {
@@ -253,9 +242,9 @@ void JobLoader::start(std::vector<std::string> files) {
     error_.clear();
   }
   state_ = State::loading;
-  worker_ = std::jthread([this, files = std::move(files)] {
+  worker_ = std::jthread([this, inputs = std::move(inputs)] {
     try {
-      auto job = std::make_shared<JobData>(load_job(files, 0, &done_, &cancel_));
+      auto job = std::make_shared<JobData>(load_job(inputs, {.jobs = 0, .done = &done_, .cancel = &cancel_}));
       if (cancel_.load()) return;
       std::lock_guard<std::mutex> lock(mutex_);
       job_ = std::move(job);

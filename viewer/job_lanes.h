@@ -1,10 +1,12 @@
 // The job view's data: the traces of many ranks as one timeline, without
-// holding any of them. Each file is opened once on a worker thread, digested
-// (analysis/job/job.h, as `gpuscope report DIR` does) and reduced to what the
-// lanes draw — per GPU a utilization histogram at a fixed resolution and its
-// communication kernels — then freed. The job's Profile, built from the
-// digests, gives each rank's clock offset, the collective instances with
-// their last arrival, and the stragglers. Nothing here draws: the view
+// holding any of them. The job goes through the pipeline `gpuscope report
+// DIR` uses (job/job_files.h, analyze_job): each file is opened on a worker
+// thread and digested, and while it is open the viewer reduces it to what
+// the lanes draw — per GPU a utilization histogram at a fixed resolution and
+// its communication kernels — then it is freed. The job's Profile (the
+// report's: per-rank rows, each rank's clock offset, the collective instances
+// with their last arrival, the stragglers, the findings with their simulated
+// savings, the files left out) is analyze_job's. Nothing here draws: the view
 // (view_job.cpp) and the tests read these functions alike.
 #pragma once
 
@@ -20,6 +22,7 @@
 #include "analysis/job/job.h"
 #include "analysis/profile.h"
 #include "export/trace_inputs.h"
+#include "trace/trace.h"
 #include "viewer/device_activity.h"
 
 namespace gpuscope::viewer {
@@ -63,29 +66,35 @@ struct JobRank {
 
 struct JobData {
   std::vector<JobRank> ranks;  // by rank
-  Profile profile;             // the job's analysis (analyze_digests)
-  // Files that could not be read, ranks given twice, ranks no file gives:
-  // the same words as `gpuscope report`'s "left out".
+  Profile profile;             // the job's analysis: `gpuscope report DIR`'s (job::analyze_job)
+  // Entries of the folder that are no trace, files that could not be read,
+  // ranks given twice, ranks no file gives: the report's "left out"
+  // (profile.left_out), in its words.
   std::vector<LeftOut> left_out;
   TimeRange window;  // all ranks, on the job clock
 };
 
 // True when the viewer's inputs mean a job: a directory, or more than two files.
 bool is_job_input(const std::vector<std::string>& inputs);
-// The files of a job are trace_files(inputs) (export/trace_inputs.h), as the
-// CLI's report lists them.
+// The files of a job are list_trace_inputs(inputs) (export/trace_inputs.h),
+// as the CLI's report lists them.
 
-// Reads one rank: opens the file, digests it and reduces it to its lanes
-// (the trace is freed on return). Throws what open_trace throws.
-JobRank read_job_rank(const std::string& file, RankDigest* digest);
+// One rank's lanes, from its trace while it is open (the digest's GPUs and
+// collectives; without a digest — a job of one file — the trace's own).
+JobRank job_rank(const Trace& trace, const std::string& file, const RankDigest* digest);
 
-// Reads every file (`jobs` at a time, 0: every core), leaves out the ones
-// that cannot be read (named with why), checks the job (check_job) and
-// analyses the rest. `done` counts the files read; `cancel` stops early
-// (the result is then empty). Throws InputError when no file can be read or
+struct JobLoad {
+  unsigned jobs = 0;                           // files read at once; 0: every core
+  std::atomic<std::uint64_t>* done = nullptr;  // counts the files read
+  const std::atomic<bool>* cancel = nullptr;   // stops early: the result is then empty
+};
+
+// The job of `inputs` as `gpuscope report` analyses it (job::analyze_job,
+// with the findings' fixes simulated), each rank's lanes made while its
+// trace is open for its digest; the ranks the report leaves out are left
+// out (named with why). Throws job::Error when no file can be analysed or
 // when the files are of different runs (check_job's refusal).
-JobData load_job(const std::vector<std::string>& files, unsigned jobs = 0, std::atomic<std::uint64_t>* done = nullptr,
-                 const std::atomic<bool>* cancel = nullptr);
+JobData load_job(const TraceInputs& inputs, const JobLoad& how = {});
 
 // [SECTION] Instances across ranks
 
@@ -137,7 +146,7 @@ class JobLoader {
   JobLoader(const JobLoader&) = delete;
   JobLoader& operator=(const JobLoader&) = delete;
 
-  void start(std::vector<std::string> files);
+  void start(TraceInputs inputs);
   void cancel();  // stops and joins; state -> idle
   State state() const { return state_.load(); }
   std::size_t files() const { return files_; }

@@ -331,7 +331,7 @@ void open_source(gv::View& view, const Options& o) {
   }
   if (gv::is_job_input(o.files)) {
     try {
-      view.open_job(gpuscope::trace_files(o.files));
+      view.open_job(gpuscope::list_trace_inputs(o.files));
     } catch (const gpuscope::InputError& e) {
       fail(kExitInput, e.what());
     }

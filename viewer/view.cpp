@@ -94,7 +94,7 @@ void View::on_files_dropped(const std::vector<std::string>& paths) {
   if (paths.empty()) return;
   if (is_job_input(paths)) {
     try {
-      open_job(trace_files(paths));
+      open_job(list_trace_inputs(paths));
     } catch (const std::exception& e) {
       job_loader_.cancel();
       adopt_job(nullptr);

@@ -136,6 +136,16 @@ struct JobRankStats {
   std::uint64_t lanes = 0;         // lanes drawn (utilization and collective parts)
   std::uint64_t parts_drawn = 0;   // collective parts drawn one by one
   std::uint64_t parts_folded = 0;  // parts inside folded blocks
+  // Its cell of the overview: the wait it made the others suffer, the wait
+  // it suffered, the collectives it arrived last at, the steps it was critical in.
+  TimeNs wait_caused_ns = 0, waited_ns = 0;
+  std::uint64_t last_arrivals = 0, critical_steps = 0;
+};
+struct JobFindingStats {  // one of the job's findings, as listed in the details panel
+  std::string id;
+  TimeNs saving_ns = 0;
+  std::string saving_source;  // "simulated", "rule_of_thumb"
+  std::string text;           // as written
 };
 struct JobPartStats {  // one rank's part of the selected instance, as drawn
   std::int32_t rank = -1;
@@ -152,6 +162,7 @@ struct JobStats {
   std::vector<std::int32_t> overview_order;  // the overview's ranks, as listed (most wait caused first)
   std::int32_t overview_marked = -1;         // the rank the overview marks as making the others wait most
   std::vector<std::int32_t> stragglers;      // the stragglers listed beside it
+  std::vector<JobFindingStats> findings;     // the job's findings, as the details panel lists them
   std::vector<std::string> left_out;         // "FILE: problem" as named in the window
   std::int64_t instance = -1;                // the selected collective instance
   std::string instance_kind;
@@ -314,7 +325,7 @@ class View {
   void set_document(std::shared_ptr<Document> doc);  // an already loaded trace (tests)
   // A job of many ranks (docs/viewer.md, "Jobs"): the files read on a worker,
   // then shown as one timeline on the job clock.
-  void open_job(std::vector<std::string> files);
+  void open_job(TraceInputs inputs);
   void set_job(std::shared_ptr<const JobData> job);  // an already loaded job (tests)
   const JobData* job() const { return job_.get(); }
   // Opens ranks[i]'s file in the single-trace view; back_to_job() returns.
@@ -531,6 +542,7 @@ class View {
   void draw_job_instance(ImDrawList* dl, float x0, float width, float top, float bottom);
   void draw_job_details(float height);
   void draw_job_arrivals();
+  void draw_job_findings();
   // view_details.cpp
   void draw_details();
   void draw_details_name(TableId table, RowIndex r);

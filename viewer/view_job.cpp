@@ -54,12 +54,12 @@ float rank_height(const JobRank& r, bool collapsed) {
 
 // [SECTION] Opening a job -------------------------------------------------------------------------
 
-void View::open_job(std::vector<std::string> files) {
+void View::open_job(TraceInputs inputs) {
   loader_.cancel();
   adopt(nullptr);
   adopt_job(nullptr);
   job_drop_error_.clear();
-  job_loader_.start(std::move(files));
+  job_loader_.start(std::move(inputs));
   redraw_frames_ = 3;
 }
 
@@ -137,6 +137,15 @@ void View::draw_job(float height) {
   const float details = std::clamp(rest * 0.24f, 60.0f, 200.0f);
   draw_job_timeline(rest - details - 4);
   draw_job_details(details);
+  // Each rank's cell of the overview, beside its row of the timeline.
+  for (const RankWait& w : job_waits_) {
+    if (w.rank >= js.rank_list.size()) continue;
+    JobRankStats& rs = js.rank_list[w.rank];
+    rs.wait_caused_ns = w.caused_ns;
+    rs.waited_ns = w.waited_ns;
+    rs.last_arrivals = w.last_arrivals;
+    rs.critical_steps = w.critical_steps;
+  }
 }
 
 // [SECTION] Toolbar, loading, files left out ---------------------------------------------------------
@@ -171,7 +180,9 @@ void View::draw_job_loading() {
   const std::string overlay = cat(format::count(done), " / ", format::count(n), " files");
   ImGui::ProgressBar(n > 0 ? static_cast<float>(done) / static_cast<float>(n) : 0.0f,
                      ImVec2(std::min(600.0f, ImGui::GetContentRegionAvail().x - 40), 0), overlay.c_str());
-  ImGui::TextDisabled(done < n ? "each rank read, digested and freed..." : "aligning clocks, matching collectives...");
+  ImGui::TextDisabled(done < n ? "each rank read, digested and freed..."
+                               : "aligning clocks, matching collectives, simulating the findings' fixes (each rank "
+                                 "read again)...");
   if (ImGui::Button("Cancel")) job_loader_.cancel();
   ImGui::Unindent(40);
 }
@@ -546,6 +557,7 @@ void View::draw_job_details(float height) {
         "marked. Double-click a rank's header to open it in full.");
     if (!job_->profile.clock_alignment.empty())
       ImGui::TextDisabled("clocks: %s", job_->profile.clock_alignment.c_str());
+    draw_job_findings();
   } else {
     const CollectiveInstance& c = job_->profile.collectives[static_cast<std::size_t>(job_instance_)];
     ImGui::Text("%s #%u%s  ·  %s", c.kind.c_str(), c.index,
@@ -572,6 +584,30 @@ void View::draw_job_details(float height) {
     draw_job_arrivals();
   }
   ImGui::EndChild();
+}
+
+// The job's findings as `gpuscope report DIR` orders them, each with its
+// saving (simulated over every rank, as the report's); open a rank for the
+// findings of that rank alone.
+void View::draw_job_findings() {
+  const std::vector<Finding>& fs = job_->profile.findings;
+  if (fs.empty()) {
+    ImGui::TextDisabled("the job's findings: none");
+    return;
+  }
+  ImGui::Text("The job's findings (as gpuscope report DIR):");
+  for (const Finding& f : fs) {
+    const std::string saving =
+        f.saving_source == SavingSource::simulated
+            ? (f.saving_note.empty() ? cat("saves ", format::duration(f.saving_ns), " (simulated)")
+                                     : cat("simulated: ", f.saving_note))
+        : f.saving_ns > 0 ? cat("saves ", format::duration(f.saving_ns), " (rule of thumb)")
+                          : std::string("no time saving estimated");
+    JobFindingStats s{f.id, f.saving_ns, std::string(to_string(f.saving_source)), cat(f.title, " — ", saving)};
+    ImGui::Bullet();
+    ImGui::TextWrapped("%s", s.text.c_str());
+    stats_.job.findings.push_back(std::move(s));
+  }
 }
 
 // Every rank's arrival at the selected instance, latest first: who came

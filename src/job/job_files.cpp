@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "analysis/graph/savings.h"
@@ -31,6 +32,12 @@ namespace {
 Processes& processes_of(const JobOptions& o) {
   static Processes alone;
   return o.processes ? *o.processes : alone;
+}
+
+bool cancelled(const JobOptions& o) { return o.cancel && o.cancel->load(); }
+
+void stop_if_cancelled(const std::vector<std::string>& files, const JobOptions& o) {
+  if (cancelled(o)) throw Cancelled(files.front() + (files.size() > 1 ? " …" : ""), "cancelled");
 }
 
 // "FILE: problem" -> "problem" (open_trace's errors name the file first).
@@ -116,7 +123,11 @@ RankDigest run_of(const RankDigest& d) {
 }
 
 Profile analyze_one(const std::string& file, const JobOptions& o) {
+  stop_if_cancelled({file}, o);
   const Trace t = open_trace(file);
+  if (o.files_read) ++*o.files_read;
+  if (o.on_rank) o.on_rank(0, t, nullptr);
+  if (o.ranks) *o.ranks = {.files = {0}, .parts = {}};
   if (o.runs) {
     const TraceMeta& m = t.meta();
     o.runs->push_back(
@@ -180,15 +191,18 @@ void digest_files(const std::vector<std::string>& files, const JobOptions& o,
     parallel_for(mine.size(), o.jobs, [&](std::size_t k) {
       const std::size_t i = mine[k];
       try {
+        if (cancelled(o)) throw std::runtime_error("cancelled");
         stamps[i] = stamp_of(files[i]);
         const Trace t = open_trace(files[i]);
         if (const std::string why = change_of(stamps[i], stamp_of(files[i])); !why.empty())
           throw std::runtime_error(why);
         digests[i] = digest_rank(t, files[i], o.analysis);
+        if (o.on_rank) o.on_rank(i, t, &*digests[i]);
       } catch (const std::exception& e) {
         errors[i] = problem_of(files[i], e.what());
         digests[i].reset();
       }
+      if (o.files_read) ++*o.files_read;
       if (!outcomes.empty()) {
         outcomes[i] = digests[i] ? "D" : "E";
         outcomes[i] += digests[i] ? encode_digest(*digests[i]) : errors[i];
@@ -295,6 +309,7 @@ void simulate_job(const std::vector<std::string>& files, const std::vector<Stamp
   }
   graph::SimulationShare share(std::move(plan), traces.size());
   const graph::TraceVisitor visit = [&](std::size_t k, const std::function<void(const Trace&)>& f) {
+    stop_if_cancelled(files, o);
     const Trace t = reopen(files, stamps, traces[k]);
     f(t);
   };
@@ -311,6 +326,7 @@ void simulate_job(const std::vector<std::string>& files, const std::vector<Stamp
         });
   };
   share.simulate(mine, visit, o.jobs);
+  stop_if_cancelled(files, o);
   gather([&](std::size_t k) { return share.encode(k); },
          [&](std::size_t k, std::string_view b) { share.decode(k, b); });
   std::string helps;
@@ -355,23 +371,42 @@ void simulate_share(const std::vector<std::string>& files, const JobOptions& o) 
 
 namespace {
 
-// The job's profile from the files that could be digested (`kept`: their
-// indexes), and the simulation over them again. Throws FileChanged when a
-// file changed since its digest (without MPI: the caller leaves it out and
-// starts again).
+// The file index of each digest check_job() kept: `before` (the digests'
+// files before it) with `traces` (their indexes) narrowed to `kept`, which
+// it took in order.
+std::vector<std::size_t> kept_traces(const std::vector<std::string>& before, const std::vector<std::size_t>& traces,
+                                     const std::vector<RankDigest>& kept) {
+  std::vector<std::size_t> out;
+  std::size_t j = 0;
+  for (const RankDigest& d : kept) {
+    while (j < before.size() && before[j] != d.file) ++j;
+    if (j == before.size()) throw std::logic_error("check_job: a digest it did not have");
+    out.push_back(traces[j++]);
+  }
+  return out;
+}
+
+// The job's profile from the files that could be digested (`traces`: their
+// indexes), and the simulation over the ones check_job() keeps again. Throws
+// FileChanged when a file changed since its digest (without MPI: the caller
+// leaves it out and starts again).
 Profile job_profile(const std::vector<std::string>& files, const std::vector<Stamp>& stamps,
-                    std::vector<RankDigest> good, const std::vector<std::size_t>& traces, std::vector<LeftOut> left_out,
-                    const std::set<std::uint32_t>& seen, const JobOptions& o) {
+                    std::vector<RankDigest> good, const std::vector<std::size_t>& all_traces,
+                    std::vector<LeftOut> left_out, const std::set<std::uint32_t>& seen, const JobOptions& o) {
   Tell tell(processes_of(o));  // the others wait for the simulation's plan
+  std::vector<std::string> before;
+  for (const RankDigest& d : good) before.push_back(d.file);
   const JobCheck check = check_job(good);
   if (!check.refused.empty()) throw Error(files.front() + " …", check.refused);
   for (const LeftOut& l : check.left_out) left_out.push_back(l);
+  const std::vector<std::size_t> traces = kept_traces(before, all_traces, good);
   std::vector<std::string> kept;
   for (const RankDigest& d : good) {
     kept.push_back(d.file);
     if (o.runs) o.runs->push_back(run_of(d));
   }
   check_device(kept, seen, o);
+  if (o.ranks) *o.ranks = {.files = traces, .parts = matched_collective_parts(good)};
 
   Profile p = analyze_digests(std::move(good), o.analysis);
   p.left_out = std::move(left_out);
@@ -410,6 +445,7 @@ Profile analyze_job(const std::vector<std::string>& files, const JobOptions& o) 
   std::vector<std::string> errors(files.size());
   std::vector<Stamp> stamps(files.size());
   digest_files(files, o, digests, errors, stamps);
+  stop_if_cancelled(files, o);
   if (o.after_digests) o.after_digests();
   if (ps.quiet()) {
     if (ps.active()) simulate_share(files, o);
@@ -437,6 +473,7 @@ Profile analyze_job(const std::vector<std::string>& files, const JobOptions& o) 
     try {
       return job_profile(files, stamps, good, traces, left_out, seen, o);
     } catch (const FileChanged& c) {
+      stop_if_cancelled(files, o);
       // Under MPI the others are already simulating: stop, saying why.
       if (ps.active()) throw Error(files[c.file], c.what());
       if (o.runs) o.runs->erase(o.runs->begin() + static_cast<std::ptrdiff_t>(runs_before), o.runs->end());

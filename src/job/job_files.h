@@ -1,10 +1,12 @@
 // A job of many trace files, analysed one file at a time (analysis/job/job.h):
-// what `gpuscope report`, diff and check and Python's report() and diff() of
-// paths share. One process by default; the CLI passes its MPI processes
-// (cli/mpi.h) through Processes.
+// what `gpuscope report`, diff and check, Python's report() and diff() of
+// paths and the viewer's job view share. One process by default; the CLI
+// passes its MPI processes (cli/mpi.h) through Processes.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -35,6 +37,30 @@ class NoDevice : public Error {
  public:
   using Error::Error;
 };
+
+// analyze_job stopped because JobOptions::cancel was set.
+class Cancelled : public Error {
+ public:
+  using Error::Error;
+};
+
+// What a caller that shows each rank (the viewer's job view) learns besides
+// the Profile: which files the job's profile was made of and how their
+// collectives were matched.
+struct JobRanks {
+  // The index (into analyze_job's files) of each rank's file, in the order of
+  // its digest (the job's file order less the files left out).
+  std::vector<std::size_t> files;
+  // matched_collective_parts() of those digests: per instance of
+  // Profile::collectives, the index of each rank's part in its digest's
+  // collectives (kNoCollectivePart: none). Empty for a job of one file.
+  std::vector<std::vector<std::uint32_t>> parts;
+};
+
+// Called with each file while its trace is open for its digest, from the
+// thread that digests it (`jobs` at once): a file's index, its trace and its
+// digest (nullptr for a job of one file, analysed whole).
+using RankVisitor = std::function<void(std::size_t file, const Trace& trace, const RankDigest* digest)>;
 
 // The processes that share a job's files (file i: process i % size()); this
 // base is one process alone. The CLI's MPI processes (cli/job.cpp) override
@@ -69,6 +95,16 @@ struct JobOptions {
   // compares, for a caller that compares runs (check).
   std::vector<RankDigest>* runs = nullptr;
   Processes* processes = nullptr;  // nullptr: this process alone
+  // For a caller that keeps something of each rank (the viewer's lanes),
+  // computed while the rank is open so that no file is opened a third time:
+  // called for every file of this process that could be digested.
+  RankVisitor on_rank;
+  JobRanks* ranks = nullptr;  // when set, receives which files the profile was made of
+  // When set: counts the files read for their digests (digested or left out).
+  std::atomic<std::uint64_t>* files_read = nullptr;
+  // When it becomes true, the files not yet opened are not, and analyze_job
+  // throws Cancelled.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // One file: the trace's profile as analyze_and_simulate() gives it. Several:

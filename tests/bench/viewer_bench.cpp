@@ -331,7 +331,7 @@ std::shared_ptr<const gv::JobData> job() {
       files.push_back((dir / ("rank-" + std::to_string(1000 + r) + ".gscope")).string());
       gpuscope::write_gscope(synth.rank_trace(r), files.back());
     }
-    auto loaded = std::make_shared<const gv::JobData>(gv::load_job(files));
+    auto loaded = std::make_shared<const gv::JobData>(gv::load_job({.files = files}));
     fs::remove_all(dir);
     return loaded;
   }();

@@ -17,7 +17,7 @@ declare -A allowed=(
   [job]="trace store import analysis export job"
   [python]="trace store import analysis export job python gpuscope"
   [cli]="trace store import capture analysis export job cli gpuscope"
-  [viewer]="trace import analysis export viewer"
+  [viewer]="trace import analysis export job viewer"
 )
 
 failures=0

@@ -715,7 +715,7 @@ TEST_F(Headless, AFolderOfFiveHundredUnreadableFilesIsAClearError) {
   for (int i = 0; i < 500; ++i) std::ofstream(folder / cat("rank-", std::to_string(i), ".json")) << "garbage";
   const Result r = view({folder.string(), "--screenshot", (dir_ / "bad.png").string()});
   EXPECT_EQ(r.status, 2) << r.err;
-  EXPECT_NE(r.err.find("none of the 500 files can be read"), std::string::npos) << r.err.substr(0, 400);
+  EXPECT_NE(r.err.find("none of the 500 files can be analysed"), std::string::npos) << r.err.substr(0, 400);
   const json j = read_json(dir_ / "bad.json");
   EXPECT_TRUE(has(j["panels"], "error"));
   EXPECT_NE(j["message"].get<std::string>().find("rank-499.json"), std::string::npos);
@@ -998,6 +998,63 @@ TEST_F(HeadlessJob, JobFlagsAreCheckedAndGpuscopeViewOpensAJob) {
   const Result cli = run(GPUSCOPE_CLI_BIN, {"view", job, "--screenshot", png, "--select-instance", "2"});
   ASSERT_EQ(cli.status, 0) << cli.err;
   EXPECT_EQ(read_json(dir_ / "j.json")["job"]["instance"]["index"], 2);
+}
+
+// The job view's figures are the report's for the same folder, computed by
+// the same pipeline (job/job_files.h): each rank's clock shift and waits,
+// the instances, the findings with their simulated savings, and what the
+// report leaves out — here an entry that is no trace and a damaged rank.
+TEST_F(HeadlessJob, TheJobsFiguresAreTheReportsForTheSameFolder) {
+  const fs::path job = synth_job(8, 5, 2000);
+  std::ofstream(job / "notes.txt") << "not a trace";
+  fs::resize_file(job / "rank-00006.gscope", 100);
+  const fs::path report_path = dir_ / "report.json";
+  const Result rep = run(GPUSCOPE_CLI_BIN, {"report", job.string(), "--json", "-o", report_path.string()}, false);
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  const json report = read_json(report_path);
+  const Result r = view({job.string(), "--screenshot", (dir_ / "j.png").string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json jb = read_json(dir_ / "j.json")["job"];
+  ASSERT_TRUE(jb.is_object());
+
+  ASSERT_EQ(jb["ranks"], report["ranks"].size());
+  EXPECT_EQ(jb["collectives"], report["collectives"].size());
+  EXPECT_EQ(jb["clock_alignment"], report["clock_alignment"]);
+  EXPECT_EQ(jb["simulation"], report["simulation"]["status"]);
+  std::map<std::int64_t, json> row_of, straggler_of;
+  for (const json& row : report["ranks"]) row_of[row["rank"].get<std::int64_t>()] = row;
+  for (const json& s : report["stragglers"]) straggler_of[s["rank"].get<std::int64_t>()] = s;
+  for (const json& rank : jb["rank_list"]) {
+    const std::int64_t n = rank["rank"];
+    ASSERT_TRUE(row_of.count(n) && straggler_of.count(n)) << n;
+    EXPECT_EQ(rank["file"], row_of[n]["source_file"]);
+    EXPECT_EQ(rank["offset_ns"], row_of[n]["clock_offset_ns"]);
+    for (const char* key : {"wait_caused_ns", "waited_ns", "last_arrivals", "critical_steps"})
+      EXPECT_EQ(rank[key], straggler_of[n][key]) << "rank " << n << ": " << key;
+  }
+  ASSERT_EQ(jb["findings"].size(), report["findings"].size());
+  for (std::size_t i = 0; i < jb["findings"].size(); ++i) {
+    EXPECT_EQ(jb["findings"][i]["id"], report["findings"][i]["id"]);
+    EXPECT_EQ(jb["findings"][i]["saving_ns"], report["findings"][i]["saving_ns"]);
+    EXPECT_EQ(jb["findings"][i]["saving_source"], report["findings"][i]["saving_source"]);
+  }
+  std::vector<std::string> want;
+  for (const json& l : report["left_out"])
+    want.push_back(l["file"].get<std::string>().empty()
+                       ? l["problem"].get<std::string>()
+                       : l["file"].get<std::string>() + ": " + l["problem"].get<std::string>());
+  EXPECT_EQ(jb["left_out"].get<std::vector<std::string>>(), want);
+  EXPECT_EQ(want.size(), 3u);  // notes.txt, the damaged rank, and its rank without a file
+
+  // Every instance's last arrival and wait, as the report's.
+  for (std::size_t i : {std::size_t{0}, std::size_t{7}, report["collectives"].size() - 1}) {
+    const Result s =
+        view({job.string(), "--screenshot", (dir_ / "s.png").string(), "--select-instance", std::to_string(i)});
+    ASSERT_EQ(s.status, 0) << s.err;
+    const json inst = read_json(dir_ / "s.json")["job"]["instance"];
+    EXPECT_EQ(inst["last_arrival_rank"], report["collectives"][i]["last_rank"]) << i;
+    EXPECT_EQ(inst["wait_ns"], report["collectives"][i]["wait_ns"]) << i;
+  }
 }
 
 // The real pair of HTA rank traces (ranks 0 and 1 of a 128-rank job) as a

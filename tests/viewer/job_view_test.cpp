@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "import/synthetic_job.h"
+#include "job/job_files.h"
 #include "store/gscope.h"
 #include "support/test_traces.h"
 #include "trace/error.h"
@@ -92,7 +93,7 @@ TEST_F(JobViewTest, JobInputsAreADirectoryOrMoreThanTwoFiles) {
 // generator says rank r's clock reads minus true time, relative to rank 0's.
 TEST_F(JobViewTest, RanksAreShiftedOntoOneClock) {
   const SyntheticJobOptions o = options(6, 4);
-  const JobData job = load_job(trace_files({write_job("j", o)}));
+  const JobData job = load_job(list_trace_inputs({write_job("j", o)}));
   ASSERT_EQ(job.ranks.size(), 6u);
   const SyntheticJob truth(o);
   for (std::size_t i = 0; i < job.ranks.size(); ++i) {
@@ -118,7 +119,7 @@ TEST_F(JobViewTest, RanksAreShiftedOntoOneClock) {
 // arrived), the slow rank arrives last, and the others' wait is what the
 // job analysis counted.
 TEST_F(JobViewTest, InstancesLinkEveryRanksPartAndMarkTheLastArrival) {
-  const JobData job = load_job(trace_files({write_job("j", options(6, 4))}));
+  const JobData job = load_job(list_trace_inputs({write_job("j", options(6, 4))}));
   ASSERT_GT(job.profile.collectives.size(), 20u);
   std::size_t slow_last = 0;
   for (std::size_t i = 0; i < job.profile.collectives.size(); ++i) {
@@ -185,7 +186,7 @@ TEST(JobLanes, SiblingGpusLinkOnlyWhenTheirPartsMatch) {
 }
 
 TEST_F(JobViewTest, TheOverviewPutsTheSlowRankFirstAndNoRankWithoutOne) {
-  const JobData slow = load_job(trace_files({write_job("slow", options(8, 5))}));
+  const JobData slow = load_job(list_trace_inputs({write_job("slow", options(8, 5))}));
   const std::vector<RankWait> w = rank_waits(slow);
   ASSERT_EQ(w.size(), 8u);
   EXPECT_EQ(slow.ranks[w[0].rank].rank, 5);
@@ -198,7 +199,7 @@ TEST_F(JobViewTest, TheOverviewPutsTheSlowRankFirstAndNoRankWithoutOne) {
   }
   // Without a slow rank the last arrivals are spread by the noise: no rank
   // is last at most of them.
-  const JobData even = load_job(trace_files({write_job("even", options(8, -1))}));
+  const JobData even = load_job(list_trace_inputs({write_job("even", options(8, -1))}));
   const std::vector<RankWait> e = rank_waits(even);
   ASSERT_EQ(e.size(), 8u);
   EXPECT_LT(e[0].last_arrivals * 2, even.profile.collectives.size());
@@ -208,7 +209,7 @@ TEST_F(JobViewTest, TheOverviewPutsTheSlowRankFirstAndNoRankWithoutOne) {
 // The utilization lane is the rank's histogram read on the job clock: over
 // its whole span it is the device's utilization; outside it, nothing.
 TEST_F(JobViewTest, UtilizationLanesReadTheHistogramOnTheJobClock) {
-  const JobData job = load_job(trace_files({write_job("j", options(4, 1))}));
+  const JobData job = load_job(list_trace_inputs({write_job("j", options(4, 1))}));
   for (const JobRank& r : job.ranks) {
     const JobGpuLane& lane = r.gpus[0];
     EXPECT_LE(lane.activity.buckets(), kJobLaneBuckets);
@@ -241,7 +242,7 @@ TEST_F(JobViewTest, BadFilesAreNamedAndTheRestShown) {
   const fs::path bad = fs::path(d) / "rank-00003.gscope";
   fs::resize_file(bad, 100);  // cut inside its first sections: nothing to recover
   fs::copy_file(fs::path(d) / "rank-00001.gscope", fs::path(d) / "rank-00001-again.gscope");
-  const JobData job = load_job(trace_files({d}));
+  const JobData job = load_job(list_trace_inputs({d}));
   ASSERT_EQ(job.ranks.size(), 4u);
   for (const JobRank& r : job.ranks) EXPECT_NE(r.rank, 3);
   bool named_bad = false, named_again = false, named_missing = false;
@@ -259,24 +260,25 @@ TEST_F(JobViewTest, BadFilesAreNamedAndTheRestShown) {
   fs::create_directories(dir_ / "junk");
   std::ofstream(dir_ / "junk" / "a.json") << "{not json";
   std::ofstream(dir_ / "junk" / "b.json") << "";
-  EXPECT_THROW(load_job(trace_files({(dir_ / "junk").string()})), InputError);
+  EXPECT_THROW(load_job(list_trace_inputs({(dir_ / "junk").string()})), job::Error);
 
-  // One file given twice: read once, the second named.
+  // One file given twice: its rank is kept once, the second named as the report names it.
   const std::string r0 = (fs::path(d) / "rank-00000.gscope").string(),
                     r1 = (fs::path(d) / "rank-00001.gscope").string();
-  const JobData twice = load_job({r0, r1, r0});
+  const JobData twice = load_job({.files = {r0, r1, r0}});
   EXPECT_EQ(twice.ranks.size(), 2u);
   ASSERT_FALSE(twice.left_out.empty());
   EXPECT_EQ(twice.left_out[0].file, r0);
-  EXPECT_NE(twice.left_out[0].problem.find("more than once"), std::string::npos);
+  EXPECT_NE(twice.left_out[0].problem.find("rank 0 again"), std::string::npos) << twice.left_out[0].problem;
 
   SyntheticJobOptions other = options(3, -1);
   other.command_line = "eval.py";
   const std::string o = write_job("other", other);
   try {
-    load_job({fs::path(d) / "rank-00000.gscope", fs::path(d) / "rank-00001.gscope", fs::path(o) / "rank-00002.gscope"});
+    load_job({.files = {fs::path(d) / "rank-00000.gscope", fs::path(d) / "rank-00001.gscope",
+                        fs::path(o) / "rank-00002.gscope"}});
     FAIL() << "files of different runs must be refused";
-  } catch (const InputError& e) {
+  } catch (const job::Error& e) {
     EXPECT_NE(std::string(e.what()).find("train.py"), std::string::npos) << e.what();
   }
 }
@@ -291,7 +293,7 @@ TEST_F(JobViewTest, RanksWithoutCollectivesHaveNoInstancesAndNoCulprit) {
     for (TimeNs t = 0; t < 100'000; t += 10'000) f.kernel(0, 7, testing::names::kSgd, t + 1'000, t + 6'000);
     write_gscope(f.build(), (dir_ / "plain" / ("r" + std::to_string(r) + ".gscope")).string());
   }
-  const JobData job = load_job(trace_files({(dir_ / "plain").string()}));
+  const JobData job = load_job(list_trace_inputs({(dir_ / "plain").string()}));
   ASSERT_EQ(job.ranks.size(), 3u);
   EXPECT_TRUE(job.profile.collectives.empty());
   for (const RankWait& w : rank_waits(job)) EXPECT_EQ(w.caused_ns, 0);
@@ -345,7 +347,7 @@ class JobViewFrames : public JobViewTest {
 
 TEST_F(JobViewFrames, ClickingAPartLinksItsInstanceAndMarksTheLastArrival) {
   View v;
-  v.open_job(trace_files({write_job("j", options(6, 4))}));
+  v.open_job(list_trace_inputs({write_job("j", options(6, 4))}));
   wait_idle(v);
   frame(v);
   ASSERT_NE(v.job(), nullptr) << v.load_error();
@@ -411,7 +413,7 @@ TEST_F(JobViewFrames, ManyRanksDrawOnlyWhatIsVisible) {
   SyntheticJobOptions o = options(64, 37);
   o.kernels = 5'000;
   View v;
-  v.open_job(trace_files({write_job("j", o)}));
+  v.open_job(list_trace_inputs({write_job("j", o)}));
   wait_idle(v);
   frame(v);
   ASSERT_NE(v.job(), nullptr) << v.load_error();
@@ -483,7 +485,7 @@ TEST_F(JobViewFrames, FileOpenChoosesAFolderAsAJob) {
 
 TEST_F(JobViewFrames, OpeningARankInFullAndComingBack) {
   View v;
-  v.open_job(trace_files({write_job("j", options(3, -1))}));
+  v.open_job(list_trace_inputs({write_job("j", options(3, -1))}));
   wait_idle(v);
   frame(v);
   ASSERT_NE(v.job(), nullptr);
