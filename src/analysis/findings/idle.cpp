@@ -485,6 +485,58 @@ std::string zero_grad_fix(const Builder& b, const std::vector<const OpRow*>& pha
 }
 }  // namespace
 
+namespace {
+// Launch-bound's advice, for what the run already does: a run that replays
+// CUDA graphs is told to capture what still runs eagerly, a compiled one to
+// add CUDA graphs rather than to compile, an inference run nothing about
+// optimizers or a training loop.
+std::string launch_fix(const Profile& p, bool short_ops) {
+  const WorkloadKind& w = p.workload;
+  const bool training = w.phase == "training", inference = w.phase == "inference";
+  std::string graphs;
+  if (w.execution == "cuda graphs")
+    graphs = for_framework(p,
+                           "the run already replays CUDA graphs, so these launches are of what still runs eagerly: "
+                           "capture more of the step (fewer graph breaks, torch.compile(mode='reduce-overhead') on "
+                           "the eager parts)",
+                           "the run already replays CUDA graphs, so these launches are of what still runs eagerly: "
+                           "compile more of the step",
+                           "the run already replays CUDA graphs, so these launches are of what still runs eagerly: "
+                           "capture more of the launch sequence in the graphs");
+  else if (w.execution == "compiled")
+    graphs = for_framework(p,
+                           "the model is compiled but still launches kernel by kernel: add CUDA graphs "
+                           "(torch.compile(mode='reduce-overhead'), or mode='max-autotune')",
+                           "compile the whole step (tf.function(jit_compile=True)) so it launches as few, larger "
+                           "programs",
+                           "capture the repeated launch sequence in a CUDA graph (cudaStreamBeginCapture, "
+                           "cudaGraphLaunch)");
+  else
+    graphs =
+        for_framework(p,
+                      std::string(inference ? "capture the forward pass" : "capture the step") +
+                          " in a CUDA graph (torch.cuda.CUDAGraph, torch.compile(mode='reduce-overhead'))",
+                      "compile the step (tf.function(jit_compile=True), XLA) so it launches as few, larger programs",
+                      "capture the repeated launch sequence in a CUDA graph (cudaStreamBeginCapture, cudaGraphLaunch)");
+  const bool compiled = w.execution != "eager" && !w.execution.empty();
+  const std::string fuse =
+      compiled ? ""
+               : for_framework(p,
+                               training ? ", fuse small elementwise kernels (torch.compile, fused optimizers)"
+                                        : ", fuse small elementwise kernels (torch.compile)",
+                               ", fuse small ops (XLA)", ", fuse small kernels");
+  const std::string loop = inference ? "the serving loop" : "the training loop";
+  if (short_ops)
+    return "Launch less: " + graphs + fuse +
+           ", and give each kernel more work (a larger batch). Bundled workload: --graphs on.";
+  return "Take host time out of the launch path: " + graphs + " so the host no longer runs each op, " +
+         for_framework(p, "move work out of " + loop + "'s Python (logging, .item(), per-step bookkeeping), ",
+                       "move work out of " + loop + "'s Python (logging, per-step bookkeeping), ",
+                       "move other host work out of the loop that launches the kernels, ") +
+         "and give each kernel more work so it outlasts the host's time per launch. Bundled workload: --graphs on.";
+}
+}  // namespace
+
 // Launch-bound: the GPU sits idle in short gaps that late launches end. Sized
 // by that idle time alone (the issue is the GPU waiting, however long its
 // kernels); whether most ops are shorter than their launch call (HTA's
@@ -514,24 +566,7 @@ void launch_bound(Builder& b) {
                               "what the GPU waits for" +
                                   for_framework(b.p, " (Python, the framework's dispatch per op).",
                                                 " (Python, the framework's dispatch per op).", "."));
-    const std::string graphs = for_framework(
-        b.p, "capture the step in a CUDA graph (torch.cuda.CUDAGraph, torch.compile(mode='reduce-overhead'))",
-        "compile the step (tf.function(jit_compile=True), XLA) so it launches as few, larger programs",
-        "capture the repeated launch sequence in a CUDA graph (cudaStreamBeginCapture, cudaGraphLaunch)");
-    f.recommendation =
-        short_ops ? "Launch less: " + graphs +
-                        for_framework(b.p, ", fuse small elementwise kernels (torch.compile, fused optimizers)",
-                                      ", fuse small ops (XLA)", ", fuse small kernels") +
-                        ", and give each kernel more work (a larger batch). Bundled workload: --graphs on."
-                  : "Take host time out of the launch path: " + graphs + " so the host no longer runs each op, " +
-                        for_framework(b.p,
-                                      "move work out of the training loop's Python (logging, .item(), per-step "
-                                      "bookkeeping), ",
-                                      "move work out of the training loop's Python (logging, per-step "
-                                      "bookkeeping), ",
-                                      "move other host work out of the loop that launches the kernels, ") +
-                        "and give each kernel more work so it outlasts the host's time per launch. Bundled "
-                        "workload: --graphs on.";
+    f.recommendation = launch_fix(b.p, short_ops);
     // The ops whose late launches the GPU waited for most, by name, and the
     // optimizer's phases around them (op-launch-overhead leaves its ops to
     // this finding when it fires: the same idle time).

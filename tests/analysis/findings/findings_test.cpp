@@ -320,6 +320,35 @@ TEST(Findings, TinyKernelsLaunchedOneByOneAreLaunchBound) {
   EXPECT_GT(l->metric, 0.5);
 }
 
+// Launch-bound's advice fits what the run already does: a compiled run
+// (Triton kernels) is told to add CUDA graphs, not to compile; a run that is
+// not known to train is not told about fused optimizers.
+TEST(LaunchBound, TheAdviceFitsACompiledRun) {
+  for (const bool compiled : {false, true}) {
+    TraceFactory f;
+    TimeNs cpu = 1 * ms;
+    for (int i = 0; i < 2000; ++i) {
+      f.range("aten::add", cpu - 1 * us, cpu + 5 * us, 1, RangeKind::annotation, "cpu_op");
+      f.kernel(0, 7, compiled ? "triton_poi_fused_add_mul_0" : names::kRelu, cpu + 6 * us, cpu + 8 * us, cpu, 5 * us);
+      cpu += 9 * us;
+    }
+    const Profile p = analyze(f.build());
+    ASSERT_EQ(p.workload.execution, compiled ? "compiled" : "eager");
+    ASSERT_EQ(p.workload.framework, "pytorch");
+    const Finding* l = testing::find_finding(p, "launch-bound");
+    ASSERT_TRUE(l) << testing::describe_findings(p);
+    EXPECT_EQ(l->recommendation.find("fused optimizers"), std::string::npos) << l->recommendation;
+    if (compiled) {
+      EXPECT_NE(l->recommendation.find("compiled but still launches kernel by kernel"), std::string::npos)
+          << l->recommendation;
+      EXPECT_EQ(l->recommendation.find("fuse small elementwise kernels"), std::string::npos) << l->recommendation;
+    } else {
+      EXPECT_NE(l->recommendation.find("fuse small elementwise kernels (torch.compile)"), std::string::npos)
+          << l->recommendation;
+    }
+  }
+}
+
 TEST(Findings, SynchronizingEveryStepDrainsTheQueue) {
   TraceFactory f;
   TimeNs t = 1 * ms;
