@@ -15,8 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/format.h"
 #include "analysis/ops/occupancy.h"
+#include "words/damage_text.h"
+#include "words/format.h"
 
 namespace gpuscope {
 
