@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analysis/format.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "analysis/format.h"
 #include "analysis/graph/critical_path.h"
 #include "analysis/graph/graph.h"
 #include "analysis/graph/replay.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <system_error>
 
-#include "analysis/format.h"
 #include "viewer/time_format.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

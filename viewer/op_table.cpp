@@ -5,8 +5,8 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "analysis/format.h"
 #include "viewer/text.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

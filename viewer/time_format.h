@@ -1,6 +1,6 @@
 // The timeline's own time labels and ruler ticks (pure functions, no ImGui):
 // offsets from the trace start and exact timestamps. Durations, shares,
-// counts, sizes and bandwidth are written by analysis/format.h, as in the
+// counts, sizes and bandwidth are written by words/format.h, as in the
 // report; these use the same unit names (ns, µs, ms, s).
 #pragma once
 

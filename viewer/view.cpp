@@ -17,9 +17,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "analysis/format.h"
 #include "viewer/colors.h"
 #include "viewer/time_format.h"
+#include "words/damage_text.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

@@ -10,10 +10,10 @@
 #include <cfloat>
 #include <cmath>
 
-#include "analysis/format.h"
 #include "viewer/colors.h"
 #include "viewer/elide.h"
 #include "viewer/view.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

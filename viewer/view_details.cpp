@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cinttypes>
 
-#include "analysis/format.h"
 #include "analysis/ops/occupancy.h"
 #include "analysis/passes/hardware.h"
 #include "trace/kernel_category.h"
@@ -17,6 +16,7 @@
 #include "viewer/text.h"
 #include "viewer/time_format.h"
 #include "viewer/view.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

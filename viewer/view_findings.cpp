@@ -14,12 +14,12 @@
 
 #include <algorithm>
 
-#include "analysis/format.h"
 #include "export/report_text.h"
 #include "viewer/colors.h"
 #include "viewer/text.h"
 #include "viewer/time_format.h"
 #include "viewer/view.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/format.h"
 #include "viewer/colors.h"
 #include "viewer/elide.h"
 #include "viewer/text.h"
 #include "viewer/view.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

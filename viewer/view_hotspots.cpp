@@ -9,12 +9,12 @@
 #include <algorithm>
 #include <numeric>
 
-#include "analysis/format.h"
 #include "trace/time_columns.h"
 #include "viewer/colors.h"
 #include "viewer/elide.h"
 #include "viewer/time_format.h"
 #include "viewer/view.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

@@ -20,10 +20,10 @@
 #include <filesystem>
 #include <limits>
 
-#include "analysis/format.h"
 #include "viewer/colors.h"
 #include "viewer/text.h"
 #include "viewer/view.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

@@ -12,12 +12,12 @@
 #include <algorithm>
 #include <cstring>
 
-#include "analysis/format.h"
 #include "viewer/colors.h"
 #include "viewer/elide.h"
 #include "viewer/op_table.h"
 #include "viewer/text.h"
 #include "viewer/view.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

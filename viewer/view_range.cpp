@@ -12,12 +12,12 @@
 #include <cmath>
 #include <numeric>
 
-#include "analysis/format.h"
 #include "viewer/colors.h"
 #include "viewer/elide.h"
 #include "viewer/text.h"
 #include "viewer/time_format.h"
 #include "viewer/view.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

@@ -8,9 +8,9 @@
 
 #include <algorithm>
 
-#include "analysis/format.h"
 #include "trace/time_columns.h"
 #include "viewer/view.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

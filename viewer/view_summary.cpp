@@ -7,10 +7,10 @@
 
 #include <algorithm>
 
-#include "analysis/format.h"
 #include "viewer/colors.h"
 #include "viewer/time_format.h"
 #include "viewer/view.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

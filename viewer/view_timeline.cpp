@@ -21,7 +21,6 @@
 #include <limits>
 #include <span>
 
-#include "analysis/format.h"
 #include "trace/time_columns.h"
 #include "viewer/colors.h"
 #include "viewer/elide.h"
@@ -29,6 +28,7 @@
 #include "viewer/text.h"
 #include "viewer/time_format.h"
 #include "viewer/view.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 

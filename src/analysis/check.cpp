@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "analysis/format.h"
+#include "words/format.h"
 
 namespace gpuscope {
 

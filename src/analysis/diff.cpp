@@ -9,7 +9,8 @@
 #include <map>
 #include <tuple>
 
-#include "analysis/format.h"
+#include "words/damage_text.h"
+#include "words/format.h"
 
 namespace gpuscope {
 

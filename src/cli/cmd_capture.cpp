@@ -29,7 +29,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "analysis/format.h"
 #include "capture/driver_probe.h"
 #include "capture/host_merge.h"
 #include "capture/inject_library.h"
@@ -38,6 +37,7 @@
 #include "capture/options.h"
 #include "capture/process_report.h"
 #include "capture/python_hook.h"
+#include "words/format.h"
 #endif
 
 namespace gpuscope::cli {

@@ -5,13 +5,13 @@
 #include <memory>
 #include <string>
 
-#include "analysis/format.h"
 #include "cli/command.h"
 #include "cli/output.h"
 #include "export/chrome_trace.h"
 #include "export/sqlite_export.h"
 #include "import/open_trace.h"
 #include "trace/files.h"
+#include "words/format.h"
 
 namespace gpuscope::cli {
 

@@ -8,12 +8,12 @@
 #include <memory>
 #include <string>
 
-#include "analysis/format.h"
 #include "cli/command.h"
 #include "cli/output.h"
 #include "import/open_trace.h"
 #include "store/gscope.h"
 #include "trace/files.h"
+#include "words/format.h"
 
 namespace gpuscope::cli {
 

@@ -8,10 +8,11 @@
 #include <vector>
 
 #include "analysis/analyze.h"
-#include "analysis/format.h"
 #include "cli/command.h"
 #include "export/report_json.h"
 #include "import/trace_info.h"
+#include "words/damage_text.h"
+#include "words/format.h"
 
 namespace gpuscope::cli {
 namespace {

@@ -11,6 +11,7 @@
 #include "trace/damage.h"
 #include "trace/error.h"
 #include "trace/files.h"
+#include "words/damage_text.h"
 
 namespace gpuscope::cli {
 

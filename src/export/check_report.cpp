@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/format.h"
 #include "trace/json_writer.h"
+#include "words/format.h"
 
 namespace gpuscope {
 

@@ -29,6 +29,7 @@
 #include "analysis/util/parallel.h"
 #include "export/detail/report_fields.h"
 #include "export/report_json.h"
+#include "words/damage_text.h"
 
 namespace gpuscope::detail {
 

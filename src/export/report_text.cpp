@@ -16,8 +16,9 @@
 #include <tuple>
 #include <vector>
 
-#include "analysis/format.h"
 #include "analysis/ops/occupancy.h"
+#include "words/damage_text.h"
+#include "words/format.h"
 
 namespace gpuscope {
 

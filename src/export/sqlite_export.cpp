@@ -29,8 +29,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analysis/format.h"
 #include "trace/files.h"
+#include "words/format.h"
 
 namespace gpuscope {
 

@@ -6,7 +6,7 @@
 // properties), GPUSCOPE_ANNOTATIONS (imported CPU/GPU annotations) and
 // GPUSCOPE_COUNTER_SERIES / GPUSCOPE_COUNTERS. Times are int64 ns on the
 // trace's clock. Full column list: docs/sqlite-export.md. Kernels' shortName
-// is format::nsys_short_name (analysis/format.h).
+// is format::nsys_short_name (words/format.h).
 #pragma once
 
 #include <cstdint>

@@ -13,9 +13,9 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "analysis/format.h"
 #include "analysis/util/stats.h"
 #include "trace/json_writer.h"
+#include "words/format.h"
 
 namespace gpuscope {
 

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <set>
 
-#include "analysis/format.h"
 #include "trace/json_writer.h"
+#include "words/format.h"
 
 namespace gpuscope {
 

@@ -30,6 +30,7 @@
 #include "python/bindings.h"
 #include "trace/budget.h"
 #include "trace/kernel_category.h"
+#include "words/damage_text.h"
 
 namespace gpuscope::python {
 

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "trace/damage.h"
 #include "trace/error.h"
 #include "trace/trace.h"
 
@@ -27,6 +26,14 @@ bool equals_upper(std::string_view s, std::string_view upper_text) {
   for (std::size_t i = 0; i < s.size(); ++i)
     if (upper(s[i]) != upper_text[i]) return false;
   return true;
+}
+
+// 1234567 -> "1,234,567", for the exact byte counts of a budget error (people
+// read words/'s numbers; trace/'s errors keep their own).
+std::string thousands(std::uint64_t v) {
+  std::string s = std::to_string(v);
+  for (auto i = static_cast<std::ptrdiff_t>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), 1, ',');
+  return s;
 }
 
 }  // namespace

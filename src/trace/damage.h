@@ -6,7 +6,8 @@
 // The .gscope reader and the Chrome JSON importer fill TraceMeta::damage, a
 // .gscope file keeps it (a trace saved from a damaged file still says so),
 // analysis copies it into the Profile (the report's `trace_quality`), and
-// report, info and the viewer state it first, in damage_headline()'s words.
+// report, info and the viewer state it first, in words/damage_text.h's words:
+// trace/ hands out what was lost and how many, never the sentences.
 #pragma once
 
 #include <array>
@@ -61,22 +62,5 @@ struct DeviceCoverage {
   std::vector<std::uint32_t> without_data() const;
 };
 DeviceCoverage device_coverage(const Trace& trace);
-
-// The one line that says what storage lost, first wherever a user looks:
-// "INCOMPLETE file: truncated at byte 1,234,567; about 48 % of the kernels
-// survive (…); GPUs 1–3 have no data", "INCOMPLETE file: damaged after byte
-// …", or "DAMAGED file, nothing lost: …" (a damaged index). Empty when the
-// file was intact.
-std::string damage_headline(const FileDamage& damage, const DeviceCoverage& devices);
-
-// Rows lost, table by table: "65,536 kernels, at least 1,024 api_calls,
-// ~300 ranges (estimated)"; "none" when no table lost rows.
-std::string rows_lost_text(const FileDamage& damage);
-
-// "0", "1–3", "0, 2, 5–7".
-std::string device_list_text(const std::vector<std::uint32_t>& ids);
-
-// 1234567 -> "1,234,567" (also for the memory budget's messages, trace/budget.h).
-std::string thousands(std::uint64_t v);
 
 }  // namespace gpuscope

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <utility>
 
 #include "trace/builder.h"
 #include "trace/error.h"
@@ -47,9 +49,19 @@ TEST(MemoryBudget, AClaimOverTheBudgetNamesWhatAndHowMuch) {
     EXPECT_EQ(e.file(), "t.gscope");
     EXPECT_EQ(e.offset(), 40u);
     EXPECT_NE(e.reason().find("the contents section declares 20000000 rows (2 GiB in memory), over the memory "
-                              "budget of 256 MiB (--max-memory"),
+                              "budget of 256 MiB (--max-memory; 2,147,483,648 > 268,435,456 bytes)"),
               std::string::npos)
         << e.reason();
+  }
+  for (const auto& [bytes, said] : {std::pair<std::uint64_t, const char*>{1'000, "1,000 > 999 bytes"},
+                                    {123'456, "123,456 > 999 bytes"},
+                                    {1'234'567, "1,234,567 > 999 bytes"}}) {
+    try {
+      check_memory_claim("t.gscope", "x", bytes, 999);
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_NE(e.reason().find(said), std::string::npos) << e.reason();
+    }
   }
   for (int t = 0; t < kTableCount; ++t) EXPECT_GE(row_memory_bytes(static_cast<TableId>(t)), 16u);
 }

@@ -8,8 +8,8 @@
 #include <limits>
 
 #include "analysis/diff.h"
-#include "analysis/format.h"
 #include "viewer/view_fixture.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 namespace {

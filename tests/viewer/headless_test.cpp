@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "analysis/analyze.h"
-#include "analysis/format.h"
 #include "analysis/window_stats.h"
 #include "export/report_text.h"
 #include "import/chrome_json.h"
@@ -31,6 +30,8 @@
 #include "viewer/match_set.h"
 #include "viewer/op_table.h"
 #include "viewer/text.h"
+#include "words/damage_text.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 namespace {

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <set>
 
-#include "analysis/format.h"
 #include "viewer/view_fixture.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 namespace {

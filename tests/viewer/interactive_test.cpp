@@ -23,12 +23,12 @@
 #include <thread>
 #include <vector>
 
-#include "analysis/format.h"
 #include "analysis/window_stats.h"
 #include "import/chrome_json.h"
 #include "support/real_traces.h"
 #include "trace/trace.h"
 #include "viewer/text.h"
+#include "words/format.h"
 
 extern char** environ;
 

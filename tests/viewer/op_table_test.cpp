@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-#include "analysis/format.h"
 #include "support/test_traces.h"
 #include "viewer/document.h"
 #include "viewer/op_table.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 namespace {

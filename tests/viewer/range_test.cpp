@@ -4,9 +4,9 @@
 // report's numbers — Z zooms to it, a click on the ruler or Esc clears it.
 #include <gtest/gtest.h>
 
-#include "analysis/format.h"
 #include "analysis/window_stats.h"
 #include "viewer/view_fixture.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 namespace {

@@ -1,5 +1,5 @@
 // The timeline's own labels: ruler offsets, exact timestamps, tick steps
-// (durations, sizes and bandwidth: tests/analysis/format_test.cpp).
+// (durations, sizes and bandwidth: tests/words/format_test.cpp).
 #include "viewer/time_format.h"
 
 #include <gtest/gtest.h>

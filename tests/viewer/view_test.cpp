@@ -16,7 +16,6 @@
 
 #include <unistd.h>
 
-#include "analysis/format.h"
 #include "import/synthetic.h"
 #include "store/gscope.h"
 #include "support/test_traces.h"
@@ -25,6 +24,7 @@
 #include "viewer/colors.h"
 #include "viewer/view.h"
 #include "viewer/view_fixture.h"
+#include "words/format.h"
 
 namespace gpuscope::viewer {
 namespace {

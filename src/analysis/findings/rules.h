@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "analysis/detail/context.h"
-#include "analysis/format.h"
 #include "analysis/ops/occupancy.h"
+#include "words/format.h"
 
 namespace gpuscope::detail::rules {
 

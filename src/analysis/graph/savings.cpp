@@ -23,13 +23,13 @@
 #include <unordered_map>
 
 #include "analysis/detail/context.h"
-#include "analysis/format.h"
 #include "analysis/graph/changes.h"
 #include "analysis/graph/critical_path.h"
 #include "analysis/graph/graph.h"
 #include "analysis/graph/replay.h"
 #include "analysis/util/parallel.h"
 #include "trace/kernel_category.h"
+#include "words/format.h"
 
 namespace gpuscope::graph {
 

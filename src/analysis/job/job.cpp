@@ -18,10 +18,10 @@
 #include <tuple>
 
 #include "analysis/detail/context.h"
-#include "analysis/format.h"
 #include "analysis/passes/collectives.h"
 #include "analysis/util/stats.h"
 #include "trace/kernel_category.h"
+#include "words/format.h"
 
 namespace gpuscope {
 

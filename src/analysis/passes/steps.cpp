@@ -21,9 +21,9 @@
 #include <string>
 
 #include "analysis/detail/context.h"
-#include "analysis/format.h"
 #include "analysis/util/search.h"
 #include "trace/fresh_memory.h"
+#include "words/format.h"
 
 namespace gpuscope::detail {
 

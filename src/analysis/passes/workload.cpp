@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "analysis/detail/context.h"
-#include "analysis/format.h"
+#include "words/format.h"
 
 namespace gpuscope::detail {
 

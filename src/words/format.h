@@ -2,7 +2,7 @@
 // percentages, counts with thousands separators, byte sizes, bandwidth, and
 // short kernel names. Findings, the text report, diff, the exports and the
 // viewer all speak with these, so the same number or kernel reads the same
-// everywhere (tests: tests/analysis/format_test.cpp).
+// everywhere (tests: tests/words/format_test.cpp).
 //
 // [SECTION] Numbers
 // [SECTION] Kernel names

@@ -1,4 +1,4 @@
-// The one formatter (src/analysis/format.h): numbers, times and sizes as the
+// The one formatter (src/words/format.h): numbers, times and sizes as the
 // report, diff, the exports and the viewer write them, and the one kernel-name
 // shortener in both of its forms (tables; Nsight Systems' shortName).
 //
@@ -6,7 +6,7 @@
 // [SECTION] Shares, counts, sizes, bandwidth
 // [SECTION] Short kernel names
 // [SECTION] Nsight Systems' shortName
-#include "analysis/format.h"
+#include "words/format.h"
 
 #include <gtest/gtest.h>
 

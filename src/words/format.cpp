@@ -1,4 +1,4 @@
-#include "analysis/format.h"
+#include "words/format.h"
 
 #include <algorithm>
 #include <cctype>
