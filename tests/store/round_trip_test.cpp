@@ -3,6 +3,9 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "store/detail/column_codec.h"
 #include "store/detail/format.h"
 #include "store/detail/reader.h"
@@ -308,6 +311,36 @@ TEST(GscopeRoundTrip, HardwareMetricSeries) {
   ASSERT_NE(s, kNoSeries);
   EXPECT_EQ(back.counter_series()[s].unit, "B/s");
   EXPECT_EQ(back.rows_of(TableId::counters, s).size(), 5u);
+}
+
+}  // namespace
+}  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+// PyTorch's autograd link survives the file: sequence 0 is a number (stored
+// as 1), ranges without one read back as none; a trace without any stores
+// neither column (an old file reads the same way).
+TEST(GscopeRoundTrip, SequenceNumbersAndForwardThreads) {
+  TempDir dir;
+  testing::TraceFactory f;
+  f.autograd_op("aten::addmm", 1'000, 2'000, 0, 0);
+  f.autograd_op("AddmmBackward0", 3'000, 4'000, 0, 7, 2);
+  f.cpu_op("aten::add", 5'000, 6'000, "", "");
+  const Trace back = round_trip(f.build(), dir.file("seq.gscope"));
+  std::map<std::string, std::pair<std::int64_t, std::uint32_t>> link;
+  for (RowIndex r = 0; r < back.ranges().size(); ++r)
+    link[std::string(back.str(back.ranges().name[r]))] = {back.ranges().sequence_at(r), back.ranges().fwd_thread_at(r)};
+  EXPECT_EQ(link.at("aten::addmm"), (std::pair<std::int64_t, std::uint32_t>{0, 0}));
+  EXPECT_EQ(link.at("AddmmBackward0"), (std::pair<std::int64_t, std::uint32_t>{0, 7}));
+  EXPECT_EQ(link.at("aten::add"), (std::pair<std::int64_t, std::uint32_t>{-1, 0}));
+
+  testing::TraceFactory g;
+  g.cpu_op("aten::add", 5'000, 6'000, "", "");
+  const Trace plain = round_trip(g.build(), dir.file("plain.gscope"));
+  EXPECT_TRUE(plain.ranges().sequence.empty());
+  EXPECT_TRUE(plain.ranges().fwd_thread.empty());
 }
 
 }  // namespace
