@@ -16,6 +16,7 @@
 
 #include "import/chrome_json.h"
 #include "import/chrome_json_text.h"
+#include "support/autograd_links.h"
 #include "support/real_traces.h"
 
 namespace gpuscope {
@@ -611,14 +612,12 @@ TEST(ChromeJson, SequenceNumbersAndForwardThreadsAreKept) {
     SCOPED_TRACE(std::to_string(threads) + " threads");
     ASSERT_EQ(t.ranges().size(), 5u);
     EXPECT_EQ(t.meta().stat("import.skipped.invalid_sequence"), 1u);
-    std::map<std::string, std::pair<std::int64_t, std::uint32_t>> link;
-    for (RowIndex r = 0; r < t.ranges().size(); ++r)
-      link[std::string(t.str(t.ranges().name[r]))] = {t.ranges().sequence_at(r), t.ranges().fwd_thread_at(r)};
-    EXPECT_EQ(link.at("aten::addmm"), (std::pair<std::int64_t, std::uint32_t>{0, 0}));
-    EXPECT_EQ(link.at("AddmmBackward0"), (std::pair<std::int64_t, std::uint32_t>{18456, 1}));
-    EXPECT_EQ(link.at("aten::none"), (std::pair<std::int64_t, std::uint32_t>{-1, 0}));
-    EXPECT_EQ(link.at("aten::bad"), (std::pair<std::int64_t, std::uint32_t>{-1, 0}));
-    EXPECT_EQ(link.at("aten::plain"), (std::pair<std::int64_t, std::uint32_t>{-1, 0}));
+    const auto link = testing::autograd_links(t);
+    EXPECT_EQ(link.at("aten::addmm"), (testing::AutogradLink{0, 0}));
+    EXPECT_EQ(link.at("AddmmBackward0"), (testing::AutogradLink{18456, 1}));
+    EXPECT_EQ(link.at("aten::none"), (testing::AutogradLink{-1, 0}));
+    EXPECT_EQ(link.at("aten::bad"), (testing::AutogradLink{-1, 0}));
+    EXPECT_EQ(link.at("aten::plain"), (testing::AutogradLink{-1, 0}));
   }
 }
 

@@ -3,9 +3,6 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
-#include <map>
-#include <string>
-
 #include "store/detail/column_codec.h"
 #include "store/detail/format.h"
 #include "store/detail/reader.h"
@@ -13,6 +10,7 @@
 #include "store/gscope.h"
 #include "store/test_files.h"
 #include "store/trace_equal.h"
+#include "support/autograd_links.h"
 #include "support/test_traces.h"
 
 namespace gpuscope {
@@ -329,12 +327,10 @@ TEST(GscopeRoundTrip, SequenceNumbersAndForwardThreads) {
   f.autograd_op("AddmmBackward0", 3'000, 4'000, 0, 7, 2);
   f.cpu_op("aten::add", 5'000, 6'000, "", "");
   const Trace back = round_trip(f.build(), dir.file("seq.gscope"));
-  std::map<std::string, std::pair<std::int64_t, std::uint32_t>> link;
-  for (RowIndex r = 0; r < back.ranges().size(); ++r)
-    link[std::string(back.str(back.ranges().name[r]))] = {back.ranges().sequence_at(r), back.ranges().fwd_thread_at(r)};
-  EXPECT_EQ(link.at("aten::addmm"), (std::pair<std::int64_t, std::uint32_t>{0, 0}));
-  EXPECT_EQ(link.at("AddmmBackward0"), (std::pair<std::int64_t, std::uint32_t>{0, 7}));
-  EXPECT_EQ(link.at("aten::add"), (std::pair<std::int64_t, std::uint32_t>{-1, 0}));
+  const auto link = testing::autograd_links(back);
+  EXPECT_EQ(link.at("aten::addmm"), (testing::AutogradLink{0, 0}));
+  EXPECT_EQ(link.at("AddmmBackward0"), (testing::AutogradLink{0, 7}));
+  EXPECT_EQ(link.at("aten::add"), (testing::AutogradLink{-1, 0}));
 
   testing::TraceFactory g;
   g.cpu_op("aten::add", 5'000, 6'000, "", "");
