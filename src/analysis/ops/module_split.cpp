@@ -215,7 +215,9 @@ void module_pass(const Trace& t, Profile* p) {
 }
 
 void sort_modules(std::vector<ModuleTime>& modules) {
-  std::erase_if(modules, [](const ModuleTime& x) { return x.forward_gpu_ns == 0 && x.backward_gpu_ns == 0 && x.backward_ops == 0; });
+  std::erase_if(modules, [](const ModuleTime& x) {
+    return x.forward_gpu_ns == 0 && x.backward_gpu_ns == 0 && x.backward_ops == 0;
+  });
   std::sort(modules.begin(), modules.end(), [](const ModuleTime& a, const ModuleTime& b) {
     const TimeNs x = a.forward_gpu_ns + a.backward_gpu_ns, y = b.forward_gpu_ns + b.backward_gpu_ns;
     return x != y ? x > y : a.name < b.name;

@@ -108,8 +108,8 @@ TEST(ModuleSplit, TheLastForwardOpOfTheNumberGivesTheModule) {
   f.device(0);
   f.range("nn.Module: model", 0, 100'000, 1, RangeKind::annotation, "python_function");
   f.range("nn.Module: model.head", 40'000, 90'000, 1, RangeKind::annotation, "python_function");
-  f.autograd_op("aten::t", 10'000, 20'000, 7, 0, 1);        // in model
-  f.autograd_op("aten::addmm", 50'000, 60'000, 7, 0, 1);    // in model.head, last
+  f.autograd_op("aten::t", 10'000, 20'000, 7, 0, 1);      // in model
+  f.autograd_op("aten::addmm", 50'000, 60'000, 7, 0, 1);  // in model.head, last
   f.autograd_op("AddmmBackward0", 200'000, 300'000, 7, 1, 2);
   f.kernel(0, 7, "backward_gemm", 230'000, 260'000, 220'000, 1'000, 1000, 2);
   const ModuleSplit s = analyze(f.build()).module_split;
