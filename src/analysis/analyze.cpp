@@ -177,6 +177,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   launch_pass(traces, opt, totals, &p);
   p.launches.late_launch_idle_ns = ev.launch_gaps.total();
   op_pass(*rt.trace, &p, op_kernels, std::move(totals.late_launches));
+  module_pass(*rt.trace, &p);
   host_where_pass(rt, std::move(totals.idle_pieces), &p);
   summarize_steps(&p);
   compute_skew(&p);

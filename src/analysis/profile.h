@@ -522,6 +522,33 @@ struct OpSummary {
   bool shapes_recorded = false;             // any op had input shapes (PyTorch: record_shapes=True)
 };
 
+// Forward and backward GPU time per nn.Module (docs/ops.md, "Forward and
+// backward per module"): a backward op (an op naming a forward thread:
+// autograd's "evaluate_function: XBackward0" with the ops under it) is linked
+// to the forward op that created its autograd node by PyTorch's sequence
+// number, and through it to the innermost nn.Module range around that op.
+// Never guessed by name: without sequence numbers the split is unknown.
+struct ModuleTime {
+  std::string name;                // the module ("model.layer1.0.conv1", "nn.Module: " dropped); "(no module)"
+  TimeNs forward_gpu_ns = 0;       // GPU ops launched inside its calls (innermost module), outside backward ops
+  TimeNs backward_gpu_ns = 0;      // GPU ops launched by the backward ops linked to its forward ops
+  std::uint64_t backward_ops = 0;  // backward ops linked to its forward ops
+  friend bool operator==(const ModuleTime&, const ModuleTime&) = default;
+};
+
+struct ModuleSplit {
+  bool known = false;              // the trace has sequence numbers; false: no split (the rest stays 0)
+  std::uint64_t backward_ops = 0;  // outermost backward ops
+  std::uint64_t linked = 0;        // … linked to a forward op
+  // … not linked: no forward op of their number in the process (it ran
+  // before the trace began), or forward ops of it on several threads
+  std::uint64_t unlinked = 0;
+  TimeNs backward_gpu_ns = 0;       // GPU ops launched inside backward ops
+  TimeNs unlinked_gpu_ns = 0;       // … inside unlinked ones
+  std::vector<ModuleTime> modules;  // forward + backward GPU time, most first
+  friend bool operator==(const ModuleSplit&, const ModuleSplit&) = default;
+};
+
 // [SECTION] Findings ----------------------------------------------------------------------------
 
 enum class Severity : std::uint8_t { info = 0, warning = 1, critical = 2 };
@@ -738,6 +765,7 @@ struct Profile {
   std::vector<OpRow> op_names;           // framework ops per name, largest gpu_total_ns first
   std::vector<OpRow> ops;                // per name × input shapes and types, largest gpu_total_ns first
   OpSummary op_summary;
+  ModuleSplit module_split;  // forward and backward GPU time per nn.Module
   StepSummary steps;
   std::vector<IdleByCause> idle;
   LaunchStats launches;

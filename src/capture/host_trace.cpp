@@ -149,9 +149,9 @@ class ChunkReader {
     auto optional = [&](std::string_view key, std::int64_t none) {
       return field(o, key) ? int_column(o, key) : std::vector<std::int64_t>(n, none);
     };
-    const auto seq = optional("seq", -1), ext = optional("ext", 0), dims = optional("dims", 0),
-               types = optional("types", 0);
-    for (const auto* c : {&end, &tid, &name, &cat, &seq, &ext, &dims, &types})
+    const auto seq = optional("seq", -1), fwd = optional("fwd", 0), ext = optional("ext", 0),
+               dims = optional("dims", 0), types = optional("types", 0);
+    for (const auto* c : {&end, &tid, &name, &cat, &seq, &fwd, &ext, &dims, &types})
       if (c->size() != n) throw BadChunk{"the columns of a 'ranges' chunk differ in length"};
     std::vector<HostRange> rows(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -166,7 +166,9 @@ class ChunkReader {
       r.dims = string_index(dims[i], "dims");
       r.types = string_index(types[i], "types");
       r.category = static_cast<HostRangeCategory>(cat[i]);
+      if (seq[i] < -1 || fwd[i] < 0 || fwd[i] > UINT32_MAX) throw BadChunk{"a sequence number out of range"};
       r.sequence = seq[i];
+      r.fwd_thread = static_cast<std::uint32_t>(fwd[i]);
       r.external_id = ext[i] < 0 ? 0 : static_cast<std::uint64_t>(ext[i]);
     }
     p_.ranges.insert(p_.ranges.end(), rows.begin(), rows.end());
@@ -378,6 +380,8 @@ void add_host_process(const HostProcess& p, TraceBuilder& b, bool owner) {
     r.correlation = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.external_id, UINT32_MAX));
     r.input_dims = ids[h.dims];
     r.input_types = ids[h.types];
+    r.sequence = h.sequence;
+    r.fwd_thread = h.fwd_thread;
     b.add_range(r);
   }
   const StringId sample_domain = b.intern(kHostSampleDomain);

@@ -30,6 +30,7 @@ struct HostRange {
   std::uint32_t name = 0, dims = 0, types = 0;  // indexes into HostProcess::strings
   HostRangeCategory category = HostRangeCategory::cpu_op;
   std::int64_t sequence = -1;     // PyTorch's sequence number (forward op <-> its backward), -1 none
+  std::uint32_t fwd_thread = 0;   // a backward op's forward thread, PyTorch's number (Kineto's "Fwd thread id"), 0 none
   std::uint64_t external_id = 0;  // the profiler's id of the op (Kineto's "External id"), 0 none
 };
 

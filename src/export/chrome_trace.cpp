@@ -779,6 +779,13 @@ void Exporter::write_ranges() {
       out_.raw("\"External id\":");
       out_.u64(corr);
     }
+    if (const std::int64_t seq = r.sequence_at(i); seq >= 0) {  // Kineto writes both on every op with one
+      sep();
+      out_.raw("\"Sequence number\":");
+      out_.i64(seq);
+      out_.raw(",\"Fwd thread id\":");
+      out_.u64(r.fwd_thread_at(i));
+    }
     write_op_inputs(i, sep);
     out_.raw("}}");
     out_.end_event();

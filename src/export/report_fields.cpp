@@ -343,6 +343,44 @@ struct Record<OpSummary> {
 };
 
 template <>
+struct Record<ModuleTime> {
+  using M = ModuleTime;
+  static constexpr std::string_view name = "module_time";
+  static constexpr std::string_view meaning = "One nn.Module's GPU time, forward and backward.";
+  static constexpr Field<M> fields[] = {
+      field<&M::name>("name", "",
+                      "the module (`model.layer1.0.conv1`: the range's name without `nn.Module: `); `(no module)`: "
+                      "launched outside every module range"),
+      field<&M::forward_gpu_ns>("forward_gpu_ns", "ns",
+                                "Σ GPU ops launched inside its calls (innermost module) outside backward ops"),
+      field<&M::backward_gpu_ns>("backward_gpu_ns", "ns",
+                                 "Σ GPU ops launched by the backward ops linked to its forward ops"),
+      field<&M::backward_ops>("backward_ops", "", "backward ops linked to its forward ops"),
+  };
+};
+
+template <>
+struct Record<ModuleSplit> {
+  using S = ModuleSplit;
+  static constexpr std::string_view name = "module_split";
+  static constexpr std::string_view meaning =
+      "Forward and backward GPU time per nn.Module: each backward op linked to its forward op by PyTorch's "
+      "sequence number (docs/ops.md).";
+  static constexpr Field<S> fields[] = {
+      field<&S::known>("known", "",
+                       "the trace has sequence numbers; false: the split is unknown (never guessed from names) and "
+                       "the rest is 0"),
+      field<&S::backward_ops>("backward_ops", "", "outermost backward ops (ops naming a forward thread)"),
+      field<&S::linked>("linked", "", "… linked to a forward op"),
+      field<&S::unlinked>("unlinked", "",
+                          "… not: no forward op of their number in the process, or such ops on several threads"),
+      field<&S::backward_gpu_ns>("backward_gpu_ns", "ns", "Σ GPU ops launched inside backward ops"),
+      field<&S::unlinked_gpu_ns>("unlinked_gpu_ns", "ns", "… inside unlinked ones"),
+      field<&S::modules>("modules", "", "per module, most forward + backward GPU time first"),
+  };
+};
+
+template <>
 struct Record<WorkloadKind> {
   using W = WorkloadKind;
   static constexpr std::string_view name = "workload";
@@ -1152,6 +1190,7 @@ struct Record<Profile> {
       limited<&ReportJsonOptions::top, &P::ops>(
           "ops", "framework ops by name × input shapes and types, most GPU time first (all, or `--top`)"),
       field<&P::op_summary>("op_summary", "", "attribution of GPU ops to framework ops"),
+      optional<&P::module_split>("module_split", "", "forward and backward GPU time per nn.Module"),
       limited<&ReportJsonOptions::max_steps, &P::steps, &StepSummary::steps>("steps",
                                                                              "every step (or the first `--steps`)"),
       field<&P::steps>("step_summary", "", "the steps together"),

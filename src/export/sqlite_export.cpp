@@ -164,7 +164,7 @@ CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER
 CREATE TABLE GPUSCOPE_ANNOTATIONS (start INTEGER NOT NULL, end INTEGER NOT NULL, nameId INTEGER NOT NULL,
   categoryId INTEGER NOT NULL, globalTid INTEGER, deviceId INTEGER, streamId INTEGER, correlationId INTEGER,
   kind INTEGER NOT NULL, color INTEGER, int64Value INTEGER, inputDimsId INTEGER, inputTypesId INTEGER,
-  concreteInputsId INTEGER, collectiveId INTEGER);
+  concreteInputsId INTEGER, collectiveId INTEGER, sequenceNr INTEGER, fwdThreadId INTEGER);
 CREATE TABLE PROFILER_OVERHEAD (start INTEGER NOT NULL, end INTEGER NOT NULL, globalTid INTEGER NOT NULL,
   nameId INTEGER NOT NULL);
 CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL,
@@ -453,12 +453,12 @@ class Writer {
   void ranges() {
     const RangeTable& r = t_.ranges();
     Insert nvtx(db_, "INSERT INTO NVTX_EVENTS VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
-    Insert ann(db_, "INSERT INTO GPUSCOPE_ANNOTATIONS VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    Insert ann(db_, "INSERT INTO GPUSCOPE_ANNOTATIONS VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < r.size(); ++i) {
       const Track& tr = t_.tracks()[r.track[i]];
       const RangeKind kind = r.kind_at(i);
       const bool inputs = r.input_dims_at(i) != 0 || r.input_types_at(i) != 0 || r.concrete_inputs_at(i) != 0 ||
-                          r.collective_at(i) != 0;
+                          r.collective_at(i) != 0 || r.sequence_at(i) >= 0;
       if (tr.kind == TrackKind::gpu || kind == RangeKind::annotation || r.correlation_at(i) != 0 || inputs ||
           (kind == RangeKind::mark && r.end[i] != r.start[i])) {
         ann << r.start[i] << r.end[i] << std::int64_t{r.name[i]} << std::int64_t{r.domain[i]};
@@ -486,6 +486,10 @@ class Writer {
           else
             ann.null();
         }
+        if (const std::int64_t seq = r.sequence_at(i); seq >= 0)
+          ann << seq << std::int64_t{r.fwd_thread_at(i)};
+        else
+          ann.null().null();
         ann.insert(rows_);
         continue;
       }

@@ -47,6 +47,9 @@ enum ArgBit : std::uint32_t {
   kArgMemDeviceType = 1u << 14,
   kArgTotalAllocated = 1u << 15,
   kArgTotalReserved = 1u << 16,
+  // PyTorch's autograd link
+  kArgSequence = 1u << 17,
+  kArgFwdThread = 1u << 18,
 };
 
 // Kineto's description of a collective (record_param_comms, NCCL kernels),
@@ -59,6 +62,7 @@ struct Args {
   std::int64_t device = 0, stream = 0, correlation = 0, external = 0, cbid = 0, bytes = 0;
   std::int64_t registers = 0, smem = 0, wait_event = 0;
   std::int64_t mem_bytes = 0, addr = 0, mem_device = 0, mem_device_type = 0, total_allocated = 0, total_reserved = 0;
+  std::int64_t sequence = 0, fwd_thread = 0;
   std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   RawString name, labels, sync_kind;
   // PyTorch's record_shapes arguments, as raw JSON text of the batch.
@@ -115,6 +119,7 @@ enum class Skip : std::uint8_t {
   memory_without_bytes,    // a [memory] event without "Bytes"
   memory_on_other_device,  // a [memory] event of a device type other than CPU or CUDA
   duplicate_key,           // a key an event (or its args, or the root object) already had: the first stands
+  invalid_sequence,        // an op's "Sequence number" or "Fwd thread id" out of range: the op kept without them
   count_
 };
 inline constexpr std::array<std::string_view, static_cast<int>(Skip::count_)> kSkipNames = {"flow",
@@ -132,7 +137,8 @@ inline constexpr std::array<std::string_view, static_cast<int>(Skip::count_)> kS
                                                                                             "counter_without_values",
                                                                                             "memory_without_bytes",
                                                                                             "memory_on_other_device",
-                                                                                            "duplicate_key"};
+                                                                                            "duplicate_key",
+                                                                                            "invalid_sequence"};
 using SkipCounts = std::array<std::uint64_t, static_cast<int>(Skip::count_)>;
 
 // ---- string helpers --------------------------------------------------------------------------

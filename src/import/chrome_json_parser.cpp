@@ -455,6 +455,20 @@ void EventParser::fill_range(RangeRow& r, const Event& ev, const JsonBatch& b, T
   r.correlation = external_id(ev.args);
 }
 
+// PyTorch's autograd link: -1 (or no key) is its "none"; a value out of
+// range is counted and the op kept without the link.
+void EventParser::autograd_link(const Args& a, RangeRow& r) {
+  if (!(a.present & kArgSequence) || a.sequence == -1) return;
+  const bool thread_ok =
+      !(a.present & kArgFwdThread) || (a.fwd_thread >= 0 && a.fwd_thread <= std::numeric_limits<std::uint32_t>::max());
+  if (a.sequence < 0 || a.sequence == std::numeric_limits<std::int64_t>::max() || !thread_ok) {
+    skip(Skip::invalid_sequence);
+    return;
+  }
+  r.sequence = a.sequence;
+  if (a.present & kArgFwdThread) r.fwd_thread = static_cast<std::uint32_t>(a.fwd_thread);
+}
+
 void EventParser::gpu_range_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat) {
   RangeRow r;
   if (!gpu_track(ev, b, &r.track)) return;
@@ -471,6 +485,7 @@ void EventParser::cpu_range_event(const Event& ev, const JsonBatch& b, TimeNs st
   r.input_types = intern_json(a.input_types);
   r.concrete_inputs = intern_json(a.concrete_inputs);
   r.collective = collective_json(a);
+  autograd_link(a, r);
   if (cat == Cat::other && ev.cat.present && iequals(unescape(ev.cat, b), "Trace") &&
       starts_with_ci(unescape(ev.name, b), "PyTorch Profiler"))
     profiler_span_start_ = std::min(profiler_span_start_, start);

@@ -127,6 +127,7 @@ class EventParser {
   void fill_range(RangeRow& r, const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat);
   void gpu_range_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat);
   void cpu_range_event(const Event& ev, const JsonBatch& b, TimeNs start, TimeNs end, Cat cat);
+  void autograd_link(const Args& a, RangeRow& r);
   void add_begin(Event& ev, const JsonBatch& b);
   void add_end(Event& ev, const JsonBatch& b);
   void add_instant(Event& ev, const JsonBatch& b);

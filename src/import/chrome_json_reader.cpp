@@ -168,7 +168,7 @@ constexpr ArgField collective(std::uint8_t seen, std::uint8_t index) {
   return ArgField{ArgField::Type::collective, seen, 0, nullptr, nullptr, nullptr, nullptr, index};
 }
 
-constexpr KeyTable<ArgField, 30, 128> kArgKeys({
+constexpr KeyTable<ArgField, 32, 128> kArgKeys({
     // GPU ops, API calls, syncs
     {"device", integer(0, &Args::device, kArgDevice)},
     {"stream", integer(1, &Args::stream, kArgStream)},
@@ -204,6 +204,9 @@ constexpr KeyTable<ArgField, 30, 128> kArgKeys({
     {"dtype", collective(26, 3)},
     {"Group size", collective(27, 4)},
     {"Process Group Name", collective(28, 5)},
+    // autograd: a forward op and its backward ops share the sequence number
+    {"Sequence number", integer(29, &Args::sequence, kArgSequence)},
+    {"Fwd thread id", integer(30, &Args::fwd_thread, kArgFwdThread)},
 });
 
 }  // namespace

@@ -42,7 +42,8 @@ struct ColumnRole {
   TableId table;
   std::string_view column;
   // "string": a StringId; "enum:<name>": a value of the enumeration _enum_names()[name];
-  // "row": a row of another table, kNoRow for none; "id": a device, stream or event, kNoId when unknown
+  // "row": a row of another table, kNoRow for none; "id": a device, stream or event, kNoId when unknown;
+  // "plus_one": the value + 1, 0 (or below, from a damaged file) for none
   std::string_view role;
 };
 
@@ -77,6 +78,7 @@ constexpr ColumnRole kRoles[] = {
     {TableId::ranges, "input_types", "string"},
     {TableId::ranges, "concrete_inputs", "string"},
     {TableId::ranges, "collective", "string"},
+    {TableId::ranges, "sequence", "plus_one"},
     {TableId::syncs, "type", "enum:sync_type"},
     {TableId::syncs, "device", "id"},
     {TableId::syncs, "stream", "id"},

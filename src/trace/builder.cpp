@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -435,6 +436,9 @@ void TraceBuilder::add_range(const RangeRow& r) {
   push_sparse(g.input_types, n, r.input_types);
   push_sparse(g.concrete_inputs, n, r.concrete_inputs);
   push_sparse(g.collective, n, r.collective);
+  push_sparse(g.sequence, n,
+              r.sequence >= 0 && r.sequence < std::numeric_limits<std::int64_t>::max() ? r.sequence + 1 : 0);
+  push_sparse(g.fwd_thread, n, r.fwd_thread);
 }
 
 void TraceBuilder::add_sync(const SyncRow& r) {

@@ -112,6 +112,12 @@ struct RangeRow {
   // (Kineto's "Collective name", "In msg nelems", "Out msg nelems", "dtype",
   // "Group size", "Process Group Name"), as a compact JSON object, 0 = none.
   StringId collective = 0;
+  // PyTorch's autograd link (Kineto's "Sequence number" and "Fwd thread id"):
+  // a forward op and the backward ops of the node it created share the
+  // sequence number; a backward op also names the forward op's thread by
+  // PyTorch's own thread number (not the OS tid), 0 on forward ops.
+  std::int64_t sequence = -1;  // -1 = none
+  std::uint32_t fwd_thread = 0;
 };
 
 // Host samples (where a thread was, taken at a rate: gpuscope's Python
@@ -366,6 +372,8 @@ struct RangeTable {
   std::vector<StringId> input_types;       // sparse: JSON text of the op's input dtypes
   std::vector<StringId> concrete_inputs;   // sparse: JSON text of the op's scalar inputs
   std::vector<StringId> collective;        // sparse: JSON object text of its collective's arguments
+  std::vector<std::int64_t> sequence;      // sparse: PyTorch's sequence number + 1, 0 = none (read sequence_at)
+  std::vector<std::uint32_t> fwd_thread;   // sparse: a backward op's forward thread (PyTorch's number), 0 = none
   std::vector<std::uint16_t> depth;        // derived: nesting depth on its track, 0 = outermost
   // derived: the enclosing op range on the same track (kNoRow at the top, and
   // for rows that are not ops; see Trace::is_op_range)
@@ -380,6 +388,11 @@ struct RangeTable {
   StringId input_types_at(std::size_t i) const { return sparse_at(input_types, i); }
   StringId concrete_inputs_at(std::size_t i) const { return sparse_at(concrete_inputs, i); }
   StringId collective_at(std::size_t i) const { return sparse_at(collective, i); }
+  std::int64_t sequence_at(std::size_t i) const {  // -1 = none (as is a stored value below 1, from a damaged file)
+    const std::int64_t v = sparse_at(sequence, i);
+    return v > 0 ? v - 1 : -1;
+  }
+  std::uint32_t fwd_thread_at(std::size_t i) const { return sparse_at(fwd_thread, i); }
 
   template <class F>
   void for_each_column(F&& f) {
@@ -404,6 +417,8 @@ struct RangeTable {
     f(ColumnInfo{"input_types", kStored | kSparse}, s.input_types);
     f(ColumnInfo{"concrete_inputs", kStored | kSparse}, s.concrete_inputs);
     f(ColumnInfo{"collective", kStored | kSparse}, s.collective);
+    f(ColumnInfo{"sequence", kStored | kSparse}, s.sequence);
+    f(ColumnInfo{"fwd_thread", kStored | kSparse}, s.fwd_thread);
     f(ColumnInfo{"depth", kDerived}, s.depth);
     f(ColumnInfo{"parent", kDerived}, s.parent);
   }

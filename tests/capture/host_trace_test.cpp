@@ -48,7 +48,7 @@ std::string one_process(std::uint32_t pid, std::uint32_t forked_from = 0) {
 {"k":"ranges","strings":["aten::conv2d","[[8,3,16,16],[4,3,3,3]]","[\"float\",\"float\"]","ConvolutionBackward0","Optimizer.step#SGD.step","enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__","nn.Module: model.conv1","train.py(57): main"],)"
          R"("start":[200,300,500,100,190,150],"end":[250,400,600,180,260,290],"tid":[)" +
          p + R"(,-2,)" + p + "," + p + "," + p + "," + p +
-         R"(],"name":[1,4,5,6,7,8],"cat":[0,0,1,1,2,2],"seq":[7,7,-1,-1,-1,-1],"ext":[11,12,0,0,0,0],"dims":[2,0,0,0,0,0],"types":[3,0,0,0,0,0]}
+         R"(],"name":[1,4,5,6,7,8],"cat":[0,0,1,1,2,2],"seq":[7,7,-1,-1,-1,-1],"fwd":[0,1,0,0,0,0],"ext":[11,12,0,0,0,0],"dims":[2,0,0,0,0,0],"types":[3,0,0,0,0,0]}
 {"k":"samples","strings":["train.py(60): main;loader.py(9): __next__"],"time":[120,130],"tid":[)" +
          p + "," + p + R"(],"stack":[9,9]}
 {"k":"threads","strings":["MainThread"],"tid":[)" +
@@ -70,6 +70,9 @@ TEST_F(HostFiles, ReadsEveryKindOfChunk) {
   EXPECT_EQ(p.strings[p.ranges[0].name], "aten::conv2d");
   EXPECT_EQ(p.strings[p.ranges[0].dims], "[[8,3,16,16],[4,3,3,3]]");
   EXPECT_EQ(p.ranges[0].sequence, 7);
+  EXPECT_EQ(p.ranges[0].fwd_thread, 0u);
+  EXPECT_EQ(p.ranges[1].sequence, 7);
+  EXPECT_EQ(p.ranges[1].fwd_thread, 1u);
   EXPECT_EQ(p.ranges[0].external_id, 11u);
   EXPECT_EQ(p.ranges[1].tid, -2);
   EXPECT_EQ(p.ranges[2].category, HostRangeCategory::user_annotation);
@@ -92,12 +95,13 @@ not json at all
 {"k":"ranges","start":[5],"end":[4],"tid":[7],"name":[1],"cat":[0],"seq":[0],"ext":[0]}
 {"k":"ranges","start":[5],"end":[6],"tid":[7],"name":[99],"cat":[0],"seq":[0],"ext":[0]}
 {"k":"ranges","start":[5],"end":[6],"tid":[7],"name":[2],"cat":[9],"seq":[0],"ext":[0]}
+{"k":"ranges","start":[5],"end":[6],"tid":[7],"name":[2],"cat":[0],"seq":[0],"fwd":[-1],"ext":[0]}
 {"k":"samples","time":[1],"tid":[7],"stack":["x"]}
 {"k":"mystery"}
 {"k":"ranges","start":[5],"end":[6],"tid":[7],"name":[2],"cat":[0],"seq":[0],"ext":[0]}
 {"k":"samples","time":[1,2],"ti)";
   const HostProcess p = read_host_file(write(7, text));
-  EXPECT_EQ(p.bad_lines, 8u);  // the lines between the first and the last good one, and the cut last one
+  EXPECT_EQ(p.bad_lines, 9u);  // the lines between the first and the last good one, and the cut last one
   ASSERT_EQ(p.ranges.size(), 1u);
   EXPECT_EQ(p.strings[p.ranges[0].name], "b");  // strings of the skipped chunk kept their numbers
   EXPECT_FALSE(p.finished);
@@ -160,6 +164,13 @@ TEST_F(HostFiles, RowsJoinATraceAsKinetoWouldWriteThem) {
   EXPECT_EQ(t.str(g.input_dims_at(conv)), "[[8,3,16,16],[4,3,3,3]]");
   EXPECT_EQ(t.str(g.input_types_at(conv)), "[\"float\",\"float\"]");
   EXPECT_EQ(g.correlation_at(conv), 11u);
+  // PyTorch's autograd link, as Kineto's "Sequence number" and "Fwd thread id".
+  const std::size_t backward = by_name.at("ConvolutionBackward0");
+  EXPECT_EQ(g.sequence_at(conv), 7);
+  EXPECT_EQ(g.fwd_thread_at(conv), 0u);
+  EXPECT_EQ(g.sequence_at(backward), 7);
+  EXPECT_EQ(g.fwd_thread_at(backward), 1u);
+  EXPECT_EQ(g.sequence_at(by_name.at("Optimizer.step#SGD.step")), -1);
   EXPECT_TRUE(t.is_op_range(static_cast<RowIndex>(conv)));
   EXPECT_EQ(t.str(g.domain[by_name.at("Optimizer.step#SGD.step")]), "user_annotation");
   EXPECT_EQ(t.str(g.domain[by_name.at("nn.Module: model.conv1")]), "python_function");

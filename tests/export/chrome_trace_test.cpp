@@ -239,6 +239,27 @@ TEST(ChromeExport, OpInputsAreKinetoArgs) {
   EXPECT_FALSE(args.at("aten::odd").contains("Input type"));
 }
 
+// PyTorch's autograd link is written as Kineto writes it, on every op with
+// a sequence number, and read back the same.
+TEST(ChromeExport, SequenceNumbersAreKinetoArgs) {
+  testing::TraceFactory f;
+  f.autograd_op("aten::addmm", kT0, kT0 + 100, 0, 0);
+  f.autograd_op("AddmmBackward0", kT0 + 200, kT0 + 300, 0, 1, 2);
+  f.cpu_op("aten::add", kT0 + 400, kT0 + 500, "", "");
+  const Trace t = f.build();
+  const std::string json = chrome_trace_json(t);
+  const auto p = check_chrome_json(json);
+  std::map<std::string, nlohmann::json> args;
+  for (const auto& e : p.events)
+    if (e.value("cat", "") == "cpu_op") args[e.at("name")] = e.at("args");
+  EXPECT_EQ(args.at("aten::addmm").at("Sequence number"), 0);
+  EXPECT_EQ(args.at("aten::addmm").at("Fwd thread id"), 0);
+  EXPECT_EQ(args.at("AddmmBackward0").at("Sequence number"), 0);
+  EXPECT_EQ(args.at("AddmmBackward0").at("Fwd thread id"), 1);
+  EXPECT_FALSE(args.at("aten::add").contains("Sequence number"));
+  EXPECT_FALSE(args.at("aten::add").contains("Fwd thread id"));
+}
+
 TEST(ChromeExport, HostSamplesAreSampleEventsOverSharedStackFrames) {
   testing::TraceFactory f;
   f.range("aten::mm", kT0, kT0 + 10);  // an event of the thread, so it has a name

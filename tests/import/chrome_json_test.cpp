@@ -16,6 +16,7 @@
 
 #include "import/chrome_json.h"
 #include "import/chrome_json_text.h"
+#include "support/autograd_links.h"
 #include "support/real_traces.h"
 
 namespace gpuscope {
@@ -588,6 +589,44 @@ TEST(ChromeJson, TinyBuffersGiveTheSameTrace) {
     EXPECT_EQ(t.devices(), ref.devices()) << bytes;
     EXPECT_EQ(t.tracks(), ref.tracks()) << bytes;
   }
+}
+
+// PyTorch's autograd link: a forward op's "Sequence number" (its "Fwd thread
+// id" 0) and its backward op's (naming the forward thread). -1 is PyTorch's
+// "none"; a value out of range is counted and the op kept without it.
+TEST(ChromeJson, SequenceNumbersAndForwardThreadsAreKept) {
+  const std::string json = R"json({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"aten::addmm","pid":1,"tid":1,"ts":10,"dur":5,
+     "args":{"Sequence number":0,"Fwd thread id":0}},
+    {"ph":"X","cat":"cpu_op","name":"AddmmBackward0","pid":1,"tid":2,"ts":20,"dur":5,
+     "args":{"Fwd thread id":1,"Sequence number":18456}},
+    {"ph":"X","cat":"cpu_op","name":"aten::none","pid":1,"tid":1,"ts":30,"dur":5,"args":{"Sequence number":-1}},
+    {"ph":"X","cat":"cpu_op","name":"aten::bad","pid":1,"tid":1,"ts":40,"dur":5,
+     "args":{"Sequence number":3,"Fwd thread id":-2}},
+    {"ph":"X","cat":"cpu_op","name":"aten::plain","pid":1,"tid":1,"ts":50,"dur":5,"args":{}}]})json";
+  for (const int threads : {1, 2}) {
+    ChromeImportOptions options;
+    options.buffer_bytes = threads == 2 ? 64 : 0;
+    options.parse_threads = threads;
+    const Trace t = import_chrome_json(write_file("seq.json", json), options);
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    ASSERT_EQ(t.ranges().size(), 5u);
+    EXPECT_EQ(t.meta().stat("import.skipped.invalid_sequence"), 1u);
+    const auto link = testing::autograd_links(t);
+    EXPECT_EQ(link.at("aten::addmm"), (testing::AutogradLink{0, 0}));
+    EXPECT_EQ(link.at("AddmmBackward0"), (testing::AutogradLink{18456, 1}));
+    EXPECT_EQ(link.at("aten::none"), (testing::AutogradLink{-1, 0}));
+    EXPECT_EQ(link.at("aten::bad"), (testing::AutogradLink{-1, 0}));
+    EXPECT_EQ(link.at("aten::plain"), (testing::AutogradLink{-1, 0}));
+  }
+}
+
+// Without any sequence number, the columns stay empty (no bytes).
+TEST(ChromeJson, NoSequenceNumbersNoColumns) {
+  const Trace t = import_chrome_json(write_file("noseq.json", R"json({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":10,"dur":5,"args":{}}]})json"));
+  EXPECT_TRUE(t.ranges().sequence.empty());
+  EXPECT_TRUE(t.ranges().fwd_thread.empty());
 }
 
 // Kineto (PyTorch >= 2.1) describes a collective in record_param_comms's args

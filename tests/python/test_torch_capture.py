@@ -69,6 +69,33 @@ def test_ops_carry_shapes_dtypes_and_their_backward(run):
     assert row.calls == 6 and row.shapes == "[[8,3,16,16],[8,3,3,3],[8],[],[],[],[]]"
 
 
+def test_backward_ops_carry_the_sequence_number_of_their_forward_op(run):
+    _, t, _ = run
+    ops = ranges(t, "cpu_op")
+    backward = ops[ops.name == "autograd::engine::evaluate_function: ConvolutionBackward0"]
+    assert len(backward) == 6
+    assert backward.sequence.notna().all() and (backward.fwd_thread > 0).all()
+    forward = ops[ops.sequence.notna() & (ops.fwd_thread == 0)]
+    assert len(forward) and (ops[ops.sequence.isna()].fwd_thread == 0).all()
+    modules = ranges(t, "python_function")
+    conv = modules[modules.name == "nn.Module: model.features.0"]
+    for b in backward.itertuples():
+        # The forward ops of its number: in its process, on one thread (the main one), the last of them
+        # inside the convolution module's call that came before it.
+        mine = forward[(forward.sequence == b.sequence) & (forward.pid == b.pid)]
+        assert mine.tid.nunique() == 1 and (mine.tid == mine.pid).all(), mine
+        last = mine.sort_values("start").iloc[-1]
+        assert last.end <= b.start
+        assert ((conv.start <= last.start) & (conv.end >= last.end) & (conv.tid == last.tid)).any()
+    # The report links every backward op; with no GPU there is no GPU time to split, only the counts.
+    split = gpuscope.report(t)["module_split"]
+    assert split["known"] and split["backward_ops"] >= 6 * 3  # conv, batch norm, linear, … per step
+    assert split["unlinked"] == 0 and split["linked"] == split["backward_ops"]
+    by_name = {m["name"]: m for m in split["modules"]}
+    assert by_name["model.features.0"]["backward_ops"] == 6  # ConvolutionBackward0, once per step
+    assert by_name["model.classifier"]["backward_ops"] >= 6
+
+
 def test_the_hooks_flushes_are_overheads_on_the_recording_thread(run):
     _, t, _ = run
     o = t.overheads

@@ -10,6 +10,7 @@
 #include "store/gscope.h"
 #include "store/test_files.h"
 #include "store/trace_equal.h"
+#include "support/autograd_links.h"
 #include "support/test_traces.h"
 
 namespace gpuscope {
@@ -308,6 +309,34 @@ TEST(GscopeRoundTrip, HardwareMetricSeries) {
   ASSERT_NE(s, kNoSeries);
   EXPECT_EQ(back.counter_series()[s].unit, "B/s");
   EXPECT_EQ(back.rows_of(TableId::counters, s).size(), 5u);
+}
+
+}  // namespace
+}  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+// PyTorch's autograd link survives the file: sequence 0 is a number (stored
+// as 1), ranges without one read back as none; a trace without any stores
+// neither column (an old file reads the same way).
+TEST(GscopeRoundTrip, SequenceNumbersAndForwardThreads) {
+  TempDir dir;
+  testing::TraceFactory f;
+  f.autograd_op("aten::addmm", 1'000, 2'000, 0, 0);
+  f.autograd_op("AddmmBackward0", 3'000, 4'000, 0, 7, 2);
+  f.cpu_op("aten::add", 5'000, 6'000, "", "");
+  const Trace back = round_trip(f.build(), dir.file("seq.gscope"));
+  const auto link = testing::autograd_links(back);
+  EXPECT_EQ(link.at("aten::addmm"), (testing::AutogradLink{0, 0}));
+  EXPECT_EQ(link.at("AddmmBackward0"), (testing::AutogradLink{0, 7}));
+  EXPECT_EQ(link.at("aten::add"), (testing::AutogradLink{-1, 0}));
+
+  testing::TraceFactory g;
+  g.cpu_op("aten::add", 5'000, 6'000, "", "");
+  const Trace plain = round_trip(g.build(), dir.file("plain.gscope"));
+  EXPECT_TRUE(plain.ranges().sequence.empty());
+  EXPECT_TRUE(plain.ranges().fwd_thread.empty());
 }
 
 }  // namespace

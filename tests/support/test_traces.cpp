@@ -99,6 +99,20 @@ void TraceFactory::op(std::string_view name, std::string_view domain, TimeNs sta
   b_.add_range(r);
 }
 
+void TraceFactory::autograd_op(std::string_view name, TimeNs start, TimeNs end, std::int64_t sequence,
+                               std::uint32_t fwd_thread, std::uint32_t tid) {
+  RangeRow r;
+  r.start = start;
+  r.end = end;
+  r.track = b_.cpu_track(kPid, tid);
+  r.name = b_.intern(name);
+  r.domain = b_.intern("cpu_op");
+  r.kind = RangeKind::annotation;
+  r.sequence = sequence;
+  r.fwd_thread = fwd_thread;
+  b_.add_range(r);
+}
+
 void TraceFactory::cpu_op(std::string_view name, TimeNs start, TimeNs end, std::string_view dims,
                           std::string_view types, std::uint32_t tid) {
   op(name, "cpu_op", start, end, dims, types, {}, tid);
@@ -273,6 +287,8 @@ void add_every_table_host_side(TraceBuilder& b, const EveryTableTracks& t) {
   r.domain = b.intern("cpu_op");
   r.kind = RangeKind::annotation;
   r.correlation = 42;
+  r.sequence = 12;  // and a forward thread, as a backward op has (both sparse columns used)
+  r.fwd_thread = 3;
   b.add_range(r);
   r = RangeRow{};
   r.start = r.end = kT0 + 60'000;

@@ -58,6 +58,11 @@ class TraceFactory {
   // empty: none).
   void comm_op(std::string_view name, TimeNs start, TimeNs end, std::string_view dims = {}, std::string_view types = {},
                std::string_view collective = {}, std::uint32_t tid = 1);
+  // A PyTorch op with its autograd link (Kineto's "Sequence number" and
+  // "Fwd thread id": a forward op has fwd_thread 0, a backward op names its
+  // forward op's thread by PyTorch's number).
+  void autograd_op(std::string_view name, TimeNs start, TimeNs end, std::int64_t sequence, std::uint32_t fwd_thread,
+                   std::uint32_t tid = 1);
   // A host synchronization: the API call and its sync record.
   void sync(SyncType type, std::uint32_t device, std::uint32_t stream, TimeNs start, TimeNs end, std::uint32_t tid = 1);
   // A runtime API call; returns its correlation id.

@@ -402,6 +402,12 @@ void op_pass(const Trace& trace, Profile* p, const OpKernelLimits& limits = {},
 void pool_op_tables(const std::vector<const Profile*>& ranks, const OpKernelLimits& kept, Profile* job);
 // The op summary of one trace alone (gpuscope::op_summary).
 OpSummary trace_op_summary(const Trace& t);
+// Forward and backward GPU time per nn.Module (ops/module_split.cpp):
+// Profile::module_split, left unknown for a trace without sequence numbers.
+void module_pass(const Trace& t, Profile* p);
+// A job's split from its ranks' (summed by module name); its rows ordered as one trace's.
+void pool_module_splits(const std::vector<const Profile*>& ranks, Profile* job);
+void sort_modules(std::vector<ModuleTime>& modules);
 
 void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, OpTotals& totals, Profile* p);
 

@@ -165,6 +165,10 @@ GPUSCOPE_FIELDS(OpSummary) {
   return io(x.op_calls, x.gpu_ops, x.attributed, x.unattributed, x.unattributed_ns, x.no_correlation,
             x.unmatched_correlation, x.with_shapes, x.malformed_shapes, x.overlapping, x.shapes_recorded);
 }
+GPUSCOPE_FIELDS(ModuleTime) { return io(x.name, x.forward_gpu_ns, x.backward_gpu_ns, x.backward_ops); }
+GPUSCOPE_FIELDS(ModuleSplit) {
+  return io(x.known, x.backward_ops, x.linked, x.unlinked, x.backward_gpu_ns, x.unlinked_gpu_ns, x.modules);
+}
 GPUSCOPE_FIELDS(Finding) {
   return io(x.id, x.severity, x.title, x.evidence, x.recommendation, x.saving_ns, x.metric, x.threshold, x.device,
             x.ranges, x.kernels, x.saving_source, x.fix, x.predicted_step_ns, x.saving_note, x.variant, x.share);
@@ -203,10 +207,10 @@ GPUSCOPE_FIELDS(WorkloadKind) {
 }
 GPUSCOPE_FIELDS(Profile) {
   return io(x.source, x.producer, x.files, x.workload, x.clock_alignment, x.window, x.devices, x.categories, x.hotspots,
-            x.op_names, x.ops, x.op_summary, x.steps, x.idle, x.launches, x.collective_sites, x.collective_summary,
-            x.temporal_breakdown, x.ranks, x.skew, x.collectives, x.stragglers, x.job_steps, x.left_out, x.syncs,
-            x.memcpys, x.kernel_time_ns, x.findings, x.minor_findings, x.helps, x.idle_charges, x.host_while_idle,
-            x.trace_stats, x.trace_quality, x.critical_path, x.simulation);
+            x.op_names, x.ops, x.op_summary, x.module_split, x.steps, x.idle, x.launches, x.collective_sites,
+            x.collective_summary, x.temporal_breakdown, x.ranks, x.skew, x.collectives, x.stragglers, x.job_steps,
+            x.left_out, x.syncs, x.memcpys, x.kernel_time_ns, x.findings, x.minor_findings, x.helps, x.idle_charges,
+            x.host_while_idle, x.trace_stats, x.trace_quality, x.critical_path, x.simulation);
 }
 GPUSCOPE_FIELDS(CollectivePart) { return io(x.start, x.end, x.bytes, x.kind, x.step, x.ordinal); }
 GPUSCOPE_FIELDS(detail::Evidence) {
@@ -278,6 +282,8 @@ GPUSCOPE_LISTED(TemporalBreakdown, 0);
 GPUSCOPE_LISTED(OpKernel, 0);
 GPUSCOPE_LISTED(OpRow, 0);
 GPUSCOPE_LISTED(OpSummary, 0);
+GPUSCOPE_LISTED(ModuleTime, 0);
+GPUSCOPE_LISTED(ModuleSplit, 0);
 GPUSCOPE_LISTED(Finding, 0);
 GPUSCOPE_LISTED(HelpAnswer, 0);
 GPUSCOPE_LISTED(IdleCharge, 0);

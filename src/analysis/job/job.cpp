@@ -686,6 +686,7 @@ Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& 
   std::vector<const Profile*> rank_profiles;
   for (const Member& x : m) rank_profiles.push_back(&x.d->profile);
   detail::pool_op_tables(rank_profiles, detail::kDigestOpKernels, &p);
+  detail::pool_module_splits(rank_profiles, &p);
   detail::summarize_steps(&p);
   detail::compute_skew(&p);
   cross_rank(m, matched, &p);

@@ -541,7 +541,8 @@ class GpuscopeReader {
     const TableDef* t = db_.table("GPUSCOPE_ANNOTATIONS");
     if (!t) return;
     in_.reader(*t, {"start", "end", "nameId", "categoryId", "globalTid", "deviceId", "streamId", "correlationId",
-                    "kind", "color", "int64Value", "inputDimsId", "inputTypesId", "concreteInputsId", "collectiveId"})
+                    "kind", "color", "int64Value", "inputDimsId", "inputTypesId", "concreteInputsId", "collectiveId",
+                    "sequenceNr", "fwdThreadId"})
         .for_each([&](const SqlValue* v) {
           RangeRow r;
           if (!interval(v[0], v[1], 0, "annotation", skipped_, &r.start, &r.end)) return;
@@ -560,6 +561,11 @@ class GpuscopeReader {
           r.input_types = v[12].null() ? 0 : string(v[12].as_int());
           r.concrete_inputs = v[13].null() ? 0 : string(v[13].as_int());
           r.collective = v[14].null() ? 0 : string(v[14].as_int());
+          // PyTorch's autograd link; exports without these columns have none.
+          if (!v[15].null() && v[15].as_int() >= 0) {
+            r.sequence = v[15].as_int();
+            r.fwd_thread = id32(v[16]);
+          }
           b_.add_range(r);
         });
   }

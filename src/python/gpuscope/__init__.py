@@ -130,7 +130,7 @@ class Trace:
     api_calls = property(lambda self: self.table("api_calls"), doc="CUDA runtime/driver calls: name, domain, cbid, "
                          "status, and the GPU op they launched (op_table, op_row)")
     ranges = property(lambda self: self.table("ranges"), doc="NVTX ranges and marks, imported annotations: name, "
-                      "domain, kind, color, payload, depth")
+                      "domain, kind, color, payload, sequence and fwd_thread (PyTorch's autograd link), depth")
     syncs = property(lambda self: self.table("syncs"), doc="Host synchronizations: type, device, stream, event")
     counters = property(lambda self: self.table("counters"), doc="Counter samples: time, series, value")
     memory_events = property(lambda self: self.table("memory_events"), doc="Allocations (+bytes) and frees (-bytes): "
@@ -148,6 +148,8 @@ class Trace:
                 columns[column] = _present_categorical(array, _ENUM_NAMES[role[5:]])
             elif role in ("row", "id"):
                 columns[column] = _nullable(array, array == _NONE)
+            elif role == "plus_one":  # the value + 1, 0 for none: one computed array
+                columns[column] = _nullable(array - 1, array <= 0)
             else:
                 columns[column] = array
             if column == "end" and "start" in columns:

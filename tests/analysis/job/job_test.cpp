@@ -223,6 +223,35 @@ TEST(Job, RealTwoRankJobOpTableIsTheSumOfItsRanks) {
     EXPECT_GE(p.op_names[i - 1].gpu_total_ns, p.op_names[i].gpu_total_ns);
 }
 
+// The two real ranks' forward/backward split: the job's is the sum of the
+// ranks', each analysed alone, module by module.
+TEST(Job, RealTwoRankJobModuleSplitIsTheSumOfItsRanks) {
+  const Trace a = open_trace(testing::real_trace("hta-sampled-rank0.json.gz"));
+  const Trace b = open_trace(testing::real_trace("hta-sampled-rank1.json.gz"));
+  const JobInput in[] = {{&a, "rank0"}, {&b, "rank1"}};
+  const ModuleSplit p = analyze_job(in).module_split;
+  const ModuleSplit ra = analyze(a).module_split, rb = analyze(b).module_split;
+  ASSERT_TRUE(ra.known && rb.known && p.known);
+  ASSERT_GT(ra.linked, 0u);
+  EXPECT_EQ(p.backward_ops, ra.backward_ops + rb.backward_ops);
+  EXPECT_EQ(p.linked, ra.linked + rb.linked);
+  EXPECT_EQ(p.unlinked, ra.unlinked + rb.unlinked);
+  EXPECT_EQ(p.backward_gpu_ns, ra.backward_gpu_ns + rb.backward_gpu_ns);
+  EXPECT_EQ(p.unlinked_gpu_ns, ra.unlinked_gpu_ns + rb.unlinked_gpu_ns);
+  std::map<std::string, ModuleTime> want;
+  for (const ModuleSplit* r : {&ra, &rb})
+    for (const ModuleTime& m : r->modules) {
+      ModuleTime& w = want[m.name];
+      w.forward_gpu_ns += m.forward_gpu_ns, w.backward_gpu_ns += m.backward_gpu_ns, w.backward_ops += m.backward_ops;
+    }
+  ASSERT_EQ(p.modules.size(), want.size());
+  for (const ModuleTime& m : p.modules) {
+    EXPECT_EQ(m.forward_gpu_ns, want[m.name].forward_gpu_ns) << m.name;
+    EXPECT_EQ(m.backward_gpu_ns, want[m.name].backward_gpu_ns) << m.name;
+    EXPECT_EQ(m.backward_ops, want[m.name].backward_ops) << m.name;
+  }
+}
+
 TEST(Job, FilesOfDifferentRunsAreRefusedNamingThem) {
   SyntheticJobOptions o;
   o.ranks = 2;

@@ -14,8 +14,11 @@ little of each event as it can.
 - ops: PyTorch's cpu_op events (aten ops, autograd's backward functions) with
   input shapes and dtypes (Kineto's "Input Dims" / "Input type" text), and the
   record_function ranges (Optimizer.step#…, enumerate(DataLoader)#…) as
-  user annotations. Sequence numbers are not read: the trace has no column
-  for them (a backward op names its forward op's function);
+  user annotations, and PyTorch's autograd link: each op's sequence number
+  (a forward op and the backward ops of the node it created share it) and a
+  backward op's forward thread (PyTorch's number, as Kineto's "Fwd thread
+  id"; the event tree has no such field, so when some op is an autograd
+  node's call it comes from the result's flat event list, by correlation id);
 - stacks (opt-in, costly): the profiler's Python tracer; the Python frames
   enclosing each op (the innermost MAX_OP_STACK) become python_function
   ranges, deduplicated by being ranges: one per call, however many ops ran
@@ -138,6 +141,7 @@ class OpRecorder:
         self._tid_of = {}  # profiler thread number -> Linux thread id
         self.last_flush_ns = time.monotonic_ns()
         self._user_scope = p.RecordScope.USER_SCOPE if hasattr(p, "RecordScope") else None
+        self._backward_scope = p.RecordScope.BACKWARD_FUNCTION if hasattr(p, "RecordScope") else None
 
     def forked(self, host_file, stats, notes):
         """The recorder of a forked child: same settings, its own file, not started."""
@@ -230,7 +234,7 @@ class OpRecorder:
             result = None
         if result is not None:
             try:
-                self._write(result.experimental_event_tree())
+                self._write(result.experimental_event_tree(), result)
             except Exception as e:
                 self._stats.add("capture.framework.flush_errors", 1)
                 self._notes.set("capture.framework.flush_error", repr(e))
@@ -264,9 +268,11 @@ class OpRecorder:
 
     # ---- from the event tree to rows ------------------------------------------------------------
 
-    def _write(self, roots):
+    def _write(self, roots, result):
         rows = _Rows(self._file.string, self._shapes)
         pycalls = self._walk(roots, rows)
+        if rows.sequenced and rows.backward:
+            rows.forward_threads(result.events())
         kept = 0
         for e, keep in pycalls:
             t0, t1 = e.start_time_ns, e.end_time_ns
@@ -286,7 +292,7 @@ class OpRecorder:
         """Adds the tree's ops to `rows`; returns its Python calls as [event, kept] (kept: encloses an op)."""
         p = self._p
         torch_op, py_call = p._ExtraFields_TorchOp, p._ExtraFields_PyCall
-        user_scope = self._user_scope
+        user_scope, backward_scope = self._user_scope, self._backward_scope
         pycalls = []
         path = []  # the Python calls above the node being visited
         stack = [(e, 0, False) for e in reversed(roots)]
@@ -301,8 +307,14 @@ class OpRecorder:
                 if n.startswith(_MARK):
                     self._learn_thread(e, n)
                     continue  # and its children: the mark's own allocation
-                # Only record_function ranges are user scope: aten ops need no look.
-                cat = CPU_OP if n.startswith("aten::") or x.scope != user_scope else USER_ANNOTATION
+                # Only record_function ranges are user scope: aten ops need no look. Autograd's node
+                # calls (ConvolutionBackward0) are backward scope: only then are forward threads read.
+                if n.startswith("aten::"):
+                    cat = CPU_OP
+                else:
+                    scope = x.scope
+                    cat = USER_ANNOTATION if scope == user_scope else CPU_OP
+                    rows.backward = rows.backward or scope == backward_scope
                 rows.add_op(e, n, x, cat)
                 if not under_op and path:
                     for entry in path[-MAX_OP_STACK:]:
@@ -332,9 +344,12 @@ class _Rows:
         self._shapes = shapes
         self._dims_ids = {}
         self.start, self.end, self.tid, self.name, self.cat, self.dims, self.types = [], [], [], [], [], [], []
+        self.seq, self.fwd = [], []
+        self.sequenced = []  # (row, correlation id) of the ops with a sequence number
+        self.backward = False  # some op is an autograd node's call
         self.open_ops = 0
 
-    def add(self, t0, t1, tid, name, cat, dims=0, types=0):
+    def add(self, t0, t1, tid, name, cat, dims=0, types=0, seq=-1):
         self.start.append(t0)
         self.end.append(t1)
         self.tid.append(tid)
@@ -342,6 +357,14 @@ class _Rows:
         self.cat.append(cat)
         self.dims.append(dims)
         self.types.append(types)
+        self.seq.append(seq)
+        self.fwd.append(0)
+
+    def forward_threads(self, events):
+        """Each sequenced op's forward thread (0 on forward ops), from the result's KinetoEvents."""
+        fwd_of = {e.correlation_id(): f for e in events if (f := e.fwd_thread_id())}
+        for row, corr in self.sequenced:
+            self.fwd[row] = fwd_of.get(corr, 0)
 
     def add_op(self, e, name, x, cat):
         t0, t1 = e.start_time_ns, e.end_time_ns
@@ -355,12 +378,17 @@ class _Rows:
             if ids is None:
                 ids = self._dims_ids[key] = (self._string(key[0]), self._string(key[1]))
             dims, types = ids
-        self.add(t0, t1, e.start_tid, name, cat, dims, types)
+        seq = x.sequence_number
+        if seq >= 0:
+            self.sequenced.append((len(self.start), e.correlation_id))
+        self.add(t0, t1, e.start_tid, name, cat, dims, types, seq)
 
     def columns(self):
         cols = dict(start=self.start, end=self.end, tid=self.tid, name=self.name, cat=self.cat)
         if self._shapes:
             cols.update(dims=self.dims, types=self.types)
+        if self.sequenced:
+            cols.update(seq=self.seq, fwd=self.fwd)
         return cols
 
 
