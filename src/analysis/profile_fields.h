@@ -39,7 +39,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 #include "analysis/profile.h"
 
@@ -68,7 +67,8 @@ enum Flag : unsigned {
 
 struct Row {
   const char* key;  // nullptr: kInline, or a row of kElsewhere
-  std::string_view unit, meaning;
+  const char* unit;
+  const char* meaning;
   unsigned flags = kPlain;
 };
 
@@ -84,23 +84,23 @@ struct Of {};
 
 // The kinds of row (the report's, docs/report-schema.md, says what each is).
 template <auto... Path, class V>
-constexpr void field(V& v, const char* key, std::string_view unit, std::string_view meaning) {
+constexpr void field(V& v, const char* key, const char* unit, const char* meaning) {
   v.template member<kPlain, Path...>(Row{key, unit, meaning, kPlain});
 }
 template <auto... Path, class V>
-constexpr void gpu(V& v, const char* key, std::string_view meaning) {
+constexpr void gpu(V& v, const char* key, const char* meaning) {
   v.template member<kGpu, Path...>(Row{key, "", meaning, kGpu});
 }
 template <auto... Path, class V>
-constexpr void maybe(V& v, const char* key, std::string_view unit, std::string_view meaning) {
+constexpr void maybe(V& v, const char* key, const char* unit, const char* meaning) {
   v.template member<kMaybe, Path...>(Row{key, unit, meaning, kMaybe});
 }
 template <auto... Path, class V>
-constexpr void added(V& v, const char* key, std::string_view unit, std::string_view meaning) {
+constexpr void added(V& v, const char* key, const char* unit, const char* meaning) {
   v.template member<kAdded, Path...>(Row{key, unit, meaning, kAdded});
 }
 template <auto... Path, class V>
-constexpr void lenient(V& v, const char* key, std::string_view meaning) {
+constexpr void lenient(V& v, const char* key, const char* meaning) {
   v.template member<kLenient, Path...>(Row{key, "", meaning, kLenient});
 }
 template <auto... Path, class V>
@@ -108,24 +108,24 @@ constexpr void inlined(V& v) {
   v.template member<kInline, Path...>(Row{nullptr, "", "", kInline});
 }
 template <unsigned Limit, auto... Path, class V>
-constexpr void limited(V& v, const char* key, std::string_view meaning) {
+constexpr void limited(V& v, const char* key, const char* meaning) {
   static_assert(Limit == kTop || Limit == kSteps);
   v.template member<Limit, Path...>(Row{key, "", meaning, Limit});
 }
 template <auto... Path, class V>
-constexpr void custom(V& v, const char* key, std::string_view unit, std::string_view meaning) {
+constexpr void custom(V& v, const char* key, const char* unit, const char* meaning) {
   v.template member<kCustom, Path...>(Row{key, unit, meaning, kCustom});
 }
 template <auto Compute, class V>
-constexpr void derived(V& v, const char* key, std::string_view unit, std::string_view meaning) {
+constexpr void derived(V& v, const char* key, const char* unit, const char* meaning) {
   v.template computed<Compute>(Row{key, unit, meaning, kPlain});
 }
 template <auto Member, class V>
-constexpr void elsewhere(V& v, std::string_view where) {
+constexpr void elsewhere(V& v, const char* where) {
   v.template member<kElsewhere, Member>(Row{nullptr, "", where, kElsewhere});
 }
 template <auto Member, class V>
-constexpr void digest_only(V& v, std::string_view why) {
+constexpr void digest_only(V& v, const char* why) {
   v.template member<kDigestOnly, Member>(Row{nullptr, "", why, kDigestOnly});
 }
 

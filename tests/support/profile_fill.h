@@ -5,166 +5,22 @@
 // member and names the path of each difference ("findings[1].saving_ns").
 // The round-trip tests of each form (the JSON report, the rank digest) fill
 // a Profile, write it, read it back and compare: a member a form drops,
-// whatever its record, fails them.
+// whatever its record, fails them. (profile_fill.cpp: compiled once, in
+// gpuscope_profile_fill.)
 #pragma once
 
-#include <gtest/gtest.h>
-
-#include <array>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <type_traits>
-#include <utility>
-#include <vector>
-
 #include "analysis/profile.h"
-#include "analysis/profile_fields.h"
 
 namespace gpuscope::members {
 
-// How many values each enum of the Profile has (0 .. n-1). An enum missing
-// here fails to compile: add it.
-template <class E>
-constexpr int enum_values() = delete;
-template <>
-constexpr int enum_values<KernelCategory>() {
-  return kKernelCategoryCount;
-}
-template <>
-constexpr int enum_values<Severity>() {
-  return static_cast<int>(Severity::critical) + 1;
-}
-template <>
-constexpr int enum_values<StepSource>() {
-  return static_cast<int>(StepSource::bursts) + 1;
-}
-template <>
-constexpr int enum_values<Verdict>() {
-  return static_cast<int>(Verdict::not_applicable) + 1;
-}
-template <>
-constexpr int enum_values<SavingSource>() {
-  return static_cast<int>(SavingSource::simulated) + 1;
-}
-template <>
-constexpr int enum_values<TraceSource>() {
-  return static_cast<int>(TraceSource::nsys_sqlite) + 1;
-}
-template <>
-constexpr int enum_values<LossCount>() {
-  return static_cast<int>(LossCount::estimate) + 1;
-}
-
-template <class T>
-struct IsVector : std::false_type {};
-template <class T>
-struct IsVector<std::vector<T>> : std::true_type {};
-template <class T>
-struct IsOptional : std::false_type {};
-template <class T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-template <class T>
-struct IsArray : std::false_type {};
-template <class T, std::size_t N>
-struct IsArray<std::array<T, N>> : std::true_type {};
-template <class T>
-struct IsPair : std::false_type {};
-template <class A, class B>
-struct IsPair<std::pair<A, B>> : std::true_type {};
-
-// Values counted up from 1000 (past every default and small constant, below
-// every limit of the report's reader); a TimeRange's start comes before its end.
-class Filler {
- public:
-  template <class T>
-  void fill(T& v) {
-    if constexpr (record::Listed<T>) {
-      record::for_each_member(v, [this](auto& member, const record::Row&) { fill(member); });
-    } else if constexpr (IsVector<T>::value) {
-      v.resize(2);
-      for (auto& item : v) fill(item);
-    } else if constexpr (IsOptional<T>::value) {
-      fill(v.emplace());
-    } else if constexpr (IsArray<T>::value) {
-      for (auto& item : v) fill(item);
-    } else if constexpr (IsPair<T>::value) {
-      fill(v.first), fill(v.second);
-    } else if constexpr (std::is_same_v<T, bool>) {
-      v = !v;
-    } else if constexpr (std::is_enum_v<T>) {
-      const int n = enum_values<T>(), now = static_cast<int>(v);
-      v = static_cast<T>((now + 1 + static_cast<int>(next_++ % (n - 1))) % n);
-    } else if constexpr (std::is_same_v<T, std::string>) {
-      v = std::to_string(next_++);
-      v.insert(0, 1, 's');
-    } else if constexpr (std::is_floating_point_v<T>) {
-      v = static_cast<double>(next_++) + 0.25;
-    } else {
-      static_assert(std::is_integral_v<T>, "a member type fill() does not know");
-      v = static_cast<T>(next_++);
-    }
-  }
-
- private:
-  std::uint64_t next_ = 1000;
-};
-
-inline Profile filled_profile() {
-  Profile p;
-  Filler().fill(p);
-  return p;
-}
+// A Profile whose every member has a value of its own.
+Profile filled_profile();
 
 // Which members to compare: all, or those the JSON report carries (not the
 // digest_only<…> rows).
 enum class Members { all, in_report };
 
-template <class T>
-void expect_same(const T& a, const T& b, const std::string& path, Members which);
-
-template <class T>
-struct PairWalk {
-  const T& a;
-  const T& b;
-  const std::string& path;
-  Members which;
-  template <unsigned Flags, auto... Path>
-  void member(const record::Row& row) {
-    if constexpr (sizeof...(Path) == 1) {
-      if (which == Members::in_report && (Flags & record::kDigestOnly) != 0) return;
-      one<Path...>(row);
-    }
-  }
-  template <auto Member>
-  void one(const record::Row& row) {
-    // A row of no key of its own is named by where the report has it.
-    std::string at = path;
-    if (!at.empty()) at += '.';
-    at += row.key ? std::string_view(row.key) : row.meaning;
-    expect_same(a.*Member, b.*Member, at, which);
-  }
-  template <auto Compute>
-  void computed(const record::Row&) {}
-};
-
-template <class T>
-void expect_same(const T& a, const T& b, const std::string& path, Members which) {
-  if constexpr (record::Listed<T>) {
-    PairWalk<T> walk{a, b, path, which};
-    rows(walk, record::Of<T>{});
-  } else if constexpr (IsVector<T>::value || IsArray<T>::value) {
-    ASSERT_EQ(a.size(), b.size()) << path;
-    for (std::size_t i = 0; i < a.size(); ++i) expect_same(a[i], b[i], path + '[' + std::to_string(i) + ']', which);
-  } else if constexpr (IsOptional<T>::value) {
-    ASSERT_EQ(a.has_value(), b.has_value()) << path;
-    if (a) expect_same(*a, *b, path, which);
-  } else if constexpr (IsPair<T>::value) {
-    expect_same(a.first, b.first, path + ".first", which);
-    expect_same(a.second, b.second, path + ".second", which);
-  } else {
-    EXPECT_EQ(a, b) << path;
-  }
-}
+// A gtest failure for each member that differs, named by its path.
+void expect_same(const Profile& a, const Profile& b, Members which);
 
 }  // namespace gpuscope::members

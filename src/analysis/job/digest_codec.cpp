@@ -69,8 +69,20 @@ constexpr std::uint64_t enum_max<LossCount>() {
   return static_cast<std::uint64_t>(LossCount::estimate);
 }
 
-// A record of profile_fields.h: io(member) for each row of one member.
-// Every record the digest holds is checked here against its member count.
+// A record of profile_fields.h: io(member) for each row of one member, in
+// order. Every record the digest holds is checked here against its member
+// count.
+template <class IO, class S>
+struct MemberRows {
+  IO& io;
+  S& x;
+  template <unsigned Flags, auto... Path>
+  void member(const record::Row&) {
+    if constexpr (sizeof...(Path) == 1) io((x.*Path)...);
+  }
+  template <auto Compute>
+  void computed(const record::Row&) {}
+};
 template <class IO, class S>
 requires record::Listed<std::remove_const_t<S>>
 void fields(IO& io, S& x) {
@@ -78,7 +90,8 @@ void fields(IO& io, S& x) {
   static_assert(detail::member_count<T>() == record::listed_members<T>(),
                 "analysis/profile_fields.h: a record has a member its rows() do not list: add its row, and raise "
                 "kDigestFormatVersion");
-  record::for_each_member(x, [&io](auto& member, const record::Row&) { io(member); });
+  MemberRows<IO, S> walk{io, x};
+  rows(walk, record::Of<T>{});
 }
 
 // fields(io, x) for x of type T, const (writing) or not (reading); it returns

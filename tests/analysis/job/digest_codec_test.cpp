@@ -93,7 +93,7 @@ TEST(DigestCodec, EveryMemberOfEveryRecordRoundTrips) {
   RankDigest d;
   d.profile = members::filled_profile();
   const RankDigest back = decode_digest(encode_digest(d));
-  members::expect_same(d.profile, back.profile, "", members::Members::all);
+  members::expect_same(d.profile, back.profile, members::Members::all);
 }
 
 void expect_refused(std::string_view bytes, const std::string& what) {
