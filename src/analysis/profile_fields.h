@@ -129,6 +129,26 @@ constexpr void digest_only(V& v, const char* why) {
   v.template member<kDigestOnly, Member>(Row{nullptr, "", why, kDigestOnly});
 }
 
+// How many values each enum of the records has (0 .. n-1): what the report's
+// reader and the digest's accept, what fill() in the tests takes. An enum a
+// record holds and this lacks fails to compile where it is read.
+template <class E>
+inline constexpr int kEnumValues = 0;
+template <>
+inline constexpr int kEnumValues<KernelCategory> = kKernelCategoryCount;
+template <>
+inline constexpr int kEnumValues<Severity> = static_cast<int>(Severity::critical) + 1;
+template <>
+inline constexpr int kEnumValues<StepSource> = static_cast<int>(StepSource::bursts) + 1;
+template <>
+inline constexpr int kEnumValues<TraceSource> = static_cast<int>(TraceSource::nsys_sqlite) + 1;
+template <>
+inline constexpr int kEnumValues<LossCount> = static_cast<int>(LossCount::estimate) + 1;
+template <>
+inline constexpr int kEnumValues<SavingSource> = static_cast<int>(SavingSource::simulated) + 1;
+template <>
+inline constexpr int kEnumValues<Verdict> = static_cast<int>(Verdict::not_applicable) + 1;
+
 // [SECTION] Values computed for the report ------------------------------------------------
 
 inline TimeNs step_duration(const Step& s) { return s.range.duration(); }

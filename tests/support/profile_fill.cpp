@@ -18,39 +18,6 @@ namespace gpuscope::members {
 
 namespace {
 
-// How many values each enum of the Profile has (0 .. n-1). An enum missing
-// here fails to compile: add it.
-template <class E>
-constexpr int enum_values() = delete;
-template <>
-constexpr int enum_values<KernelCategory>() {
-  return kKernelCategoryCount;
-}
-template <>
-constexpr int enum_values<Severity>() {
-  return static_cast<int>(Severity::critical) + 1;
-}
-template <>
-constexpr int enum_values<StepSource>() {
-  return static_cast<int>(StepSource::bursts) + 1;
-}
-template <>
-constexpr int enum_values<Verdict>() {
-  return static_cast<int>(Verdict::not_applicable) + 1;
-}
-template <>
-constexpr int enum_values<SavingSource>() {
-  return static_cast<int>(SavingSource::simulated) + 1;
-}
-template <>
-constexpr int enum_values<TraceSource>() {
-  return static_cast<int>(TraceSource::nsys_sqlite) + 1;
-}
-template <>
-constexpr int enum_values<LossCount>() {
-  return static_cast<int>(LossCount::estimate) + 1;
-}
-
 template <class T>
 struct IsVector : std::false_type {};
 template <class T>
@@ -88,7 +55,8 @@ class Filler {
     } else if constexpr (std::is_same_v<T, bool>) {
       v = !v;
     } else if constexpr (std::is_enum_v<T>) {
-      const int n = enum_values<T>(), now = static_cast<int>(v);
+      static_assert(record::kEnumValues<T> > 1, "an enum of the records needs its record::kEnumValues");
+      const int n = record::kEnumValues<T>, now = static_cast<int>(v);
       v = static_cast<T>((now + 1 + static_cast<int>(next_++ % (n - 1))) % n);
     } else if constexpr (std::is_same_v<T, std::string>) {
       v = std::to_string(next_++);

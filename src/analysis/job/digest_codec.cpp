@@ -39,34 +39,9 @@ constexpr char kMagic[8] = {'G', 'S', 'D', 'I', 'G', 'E', 'S', 'T'};
 
 // The largest value each enum may take.
 template <class E>
-constexpr std::uint64_t enum_max();
-template <>
-constexpr std::uint64_t enum_max<KernelCategory>() {
-  return kKernelCategoryCount - 1;
-}
-template <>
-constexpr std::uint64_t enum_max<Severity>() {
-  return static_cast<std::uint64_t>(Severity::critical);
-}
-template <>
-constexpr std::uint64_t enum_max<StepSource>() {
-  return static_cast<std::uint64_t>(StepSource::bursts);
-}
-template <>
-constexpr std::uint64_t enum_max<Verdict>() {
-  return static_cast<std::uint64_t>(Verdict::not_applicable);
-}
-template <>
-constexpr std::uint64_t enum_max<SavingSource>() {
-  return static_cast<std::uint64_t>(SavingSource::simulated);
-}
-template <>
-constexpr std::uint64_t enum_max<TraceSource>() {
-  return static_cast<std::uint64_t>(TraceSource::nsys_sqlite);
-}
-template <>
-constexpr std::uint64_t enum_max<LossCount>() {
-  return static_cast<std::uint64_t>(LossCount::estimate);
+constexpr std::uint64_t enum_max() {
+  static_assert(record::kEnumValues<E> > 0, "an enum the digest holds needs its record::kEnumValues");
+  return static_cast<std::uint64_t>(record::kEnumValues<E> - 1);
 }
 
 // A record of profile_fields.h: io(member) for each row of one member, in

@@ -233,24 +233,10 @@ struct Member {
 
 // [SECTION] Values by C++ type ----------------------------------------------------------------
 
-// How many values each enum the report writes has (0 .. n-1, named by
-// to_string): for reading names back and for the doc.
+// Each enum's values (0 .. n-1, record::kEnumValues) are named by to_string:
+// for reading names back and for the doc.
 template <class E>
-constexpr int kEnumSize = 0;
-template <>
-inline constexpr int kEnumSize<KernelCategory> = kKernelCategoryCount;
-template <>
-inline constexpr int kEnumSize<Severity> = static_cast<int>(Severity::critical) + 1;
-template <>
-inline constexpr int kEnumSize<StepSource> = static_cast<int>(StepSource::bursts) + 1;
-template <>
-inline constexpr int kEnumSize<TraceSource> = static_cast<int>(TraceSource::nsys_sqlite) + 1;
-template <>
-inline constexpr int kEnumSize<LossCount> = static_cast<int>(LossCount::estimate) + 1;
-template <>
-inline constexpr int kEnumSize<SavingSource> = static_cast<int>(SavingSource::simulated) + 1;
-template <>
-inline constexpr int kEnumSize<Verdict> = static_cast<int>(Verdict::not_applicable) + 1;
+constexpr int kEnumSize = record::kEnumValues<E>;
 
 template <class E>
 bool parse_enum(std::string_view s, E* out) {
