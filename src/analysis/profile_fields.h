@@ -26,7 +26,7 @@
 // [SECTION] Critical path and simulated fixes
 // [SECTION] Trace quality
 // [SECTION] The top level
-// [SECTION] Walking the members
+// [SECTION] Counting the members
 //
 // A new number: add the member to its struct (profile.h) and its row here,
 // in the place its key takes in the report: key (the member's name, `_ns`
@@ -1032,7 +1032,7 @@ constexpr void rows(V& v, Of<Profile>) {
       "the traces' statistics (`capture.dropped_records`, `import.skipped.<reason>`, …), summed over files");
 }
 
-// [SECTION] Walking the members -------------------------------------------------------------
+// [SECTION] Counting the members -------------------------------------------------------------
 
 // Counts the rows of one member: those the digest writes.
 struct MemberCount {
@@ -1056,31 +1056,6 @@ constexpr std::size_t listed_members() {
   MemberCount c;
   rows(c, Of<T>{});
   return c.n;
-}
-
-template <class T, class F>
-struct MemberWalk {
-  T& x;
-  F& f;
-  template <unsigned Flags, auto... Path>
-  constexpr void member(const Row& row) {
-    if constexpr (sizeof...(Path) == 1) one<Path...>(row);
-  }
-  template <auto Member>
-  constexpr void one(const Row& row) {
-    f(x.*Member, row);
-  }
-  template <auto Compute>
-  constexpr void computed(const Row&) {}
-};
-
-// f(member, row) for each row of one member of x (const or not), in order:
-// what the digest writes and reads.
-template <class T, class F>
-requires Listed<std::remove_const_t<T>>
-constexpr void for_each_member(T& x, F&& f) {
-  MemberWalk<T, F> walk{x, f};
-  rows(walk, Of<std::remove_const_t<T>>{});
 }
 
 }  // namespace gpuscope::record

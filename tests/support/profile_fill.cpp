@@ -40,9 +40,10 @@ struct IsPair<std::pair<A, B>> : std::true_type {};
 class Filler {
  public:
   template <class T>
-  void fill(T& v) {
+  [[gnu::noinline]] void fill(T& v) {
     if constexpr (record::Listed<T>) {
-      record::for_each_member(v, [this](auto& member, const record::Row&) { fill(member); });
+      Rows<T> walk{*this, v};
+      rows(walk, record::Of<T>{});
     } else if constexpr (IsVector<T>::value) {
       v.resize(2);
       for (auto& item : v) fill(item);
@@ -70,11 +71,32 @@ class Filler {
   }
 
  private:
+  // fill() of each row of one member of x.
+  template <class T>
+  struct Rows {
+    Filler& filler;
+    T& x;
+    template <unsigned Flags, auto... Path>
+    void member(const record::Row&) {
+      if constexpr (sizeof...(Path) == 1) filler.fill((x.*Path)...);
+    }
+    template <auto Compute>
+    void computed(const record::Row&) {}
+  };
+
   std::uint64_t next_ = 1000;
 };
 
 template <class T>
 void expect_same_as(const T& a, const T& b, const std::string& path, Members which);
+
+// A member's path; a row of no key of its own is named by where the report has it.
+std::string member_path(const std::string& path, const record::Row& row) {
+  std::string at = path;
+  if (!at.empty()) at += '.';
+  at += row.key ? std::string_view(row.key) : row.meaning;
+  return at;
+}
 
 template <class T>
 struct PairWalk {
@@ -91,18 +113,14 @@ struct PairWalk {
   }
   template <auto Member>
   void one(const record::Row& row) {
-    // A row of no key of its own is named by where the report has it.
-    std::string at = path;
-    if (!at.empty()) at += '.';
-    at += row.key ? std::string_view(row.key) : row.meaning;
-    expect_same_as(a.*Member, b.*Member, at, which);
+    expect_same_as(a.*Member, b.*Member, member_path(path, row), which);
   }
   template <auto Compute>
   void computed(const record::Row&) {}
 };
 
 template <class T>
-void expect_same_as(const T& a, const T& b, const std::string& path, Members which) {
+[[gnu::noinline]] void expect_same_as(const T& a, const T& b, const std::string& path, Members which) {
   if constexpr (record::Listed<T>) {
     PairWalk<T> walk{a, b, path, which};
     rows(walk, record::Of<T>{});
