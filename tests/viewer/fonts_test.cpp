@@ -116,6 +116,9 @@ TEST(UiGlyphs, EveryCharacterTheUiSourcesWriteIsListed) {
     for (const auto& e : fs::recursive_directory_iterator(kSource / dir)) {
       const std::string ext = e.path().extension().string();
       if (ext != ".cpp" && ext != ".h") continue;
+      // The records' field lists: the report's keys and their meanings for
+      // docs/report-schema.md, never drawn.
+      if (e.path().filename() == "profile_fields.h") continue;
       ++files;
       std::ifstream f(e.path());
       std::stringstream ss;

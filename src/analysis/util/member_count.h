@@ -11,7 +11,8 @@
 //    Compared with a list of its fields, that errs on the side of a
 //    mismatch, never of a match that hides a missing field.
 // Used by the digest codec to check that each record's field list names
-// every member (src/analysis/job/digest_codec.cpp).
+// every member (the Profile's records in src/analysis/profile_fields.h, the
+// job's own in src/analysis/job/digest_codec.cpp).
 #pragma once
 
 #include <cstddef>

@@ -1,15 +1,19 @@
-// Internal to export/: the machinery that lets the report's fields be
-// described once (report_fields.cpp) and walked three ways.
+// Internal to export/: the machinery that walks the report's fields (listed
+// once, for the report and the rank digest, in analysis/profile_fields.h)
+// three ways.
 //
 // [SECTION] Reading untrusted documents
 // [SECTION] Fields and records
 // [SECTION] Values by C++ type
 // [SECTION] Kinds of field
+// [SECTION] A record's keys from its rows
 // [SECTION] Walking a record: write, read, document
 //
 // Every struct of the Profile that the report writes as a JSON object has a
-// Record<T> with one Field per key, in the order written. A row is made by a
-// kind (field<&T::member>, gpu<…>, derived<…>, …) that knows how the value is
+// Record<T> (report_fields.cpp: the doc's heading and intro, a check after
+// reading, the code of its custom keys) and kFields<T>, one Field per key,
+// in the order written, made from the rows of its list. A row is turned into
+// a field by a kind (ValueKind, GpuKind, DerivedKind, …) that knows how the value is
 // written (as text, through trace/json_writer.h, key by key: no tree is
 // built), how it is read back from an untrusted document (every miss names
 // the key's path) and how docs/report-schema.md shows it; the writer, the
@@ -25,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -32,6 +37,7 @@
 #include <vector>
 
 #include "analysis/profile.h"
+#include "analysis/profile_fields.h"
 #include "export/report_json.h"
 #include "trace/error.h"
 #include "trace/json_writer.h"
@@ -137,16 +143,17 @@ class Reader {
 
 // [SECTION] Fields and records ----------------------------------------------------------------
 
-// Specialised in report_fields.cpp for every struct written as a JSON object:
+// Specialised in report_fields.cpp for every struct written as a JSON object
+// (its keys come from record::rows(v, record::Of<T>), analysis/profile_fields.h):
 //   static constexpr std::string_view name, meaning;  // the doc's heading and intro
-//   static constexpr Field<T> fields[] = {…};           // one row per key, in the order written
+//   static constexpr Field<T> custom[] = {…};  // optional: the code of its kCustom rows, by key
 //   static void check(const T&, const std::string& path, const Reader&);  // optional, after reading
 template <class T>
 struct Record;
 
 template <class T>
 concept IsRecord = requires {
-  Record<T>::fields;
+  Record<T>::name;
 };
 
 // The doc's key tables, built by walking the records (describe_record).
@@ -186,8 +193,7 @@ struct Field {
 };
 
 // A row before it knows which record's table it sits in: converts to
-// Field<T> there, so a row names only the key, the member and the doc.
-// Kind::For<T> supplies the five pointers.
+// Field<T> there. Kind::For<T> supplies the pointers.
 template <class K, class T>
 constexpr ItemsFn<T> items_of() {
   if constexpr (requires { K::items; })
@@ -227,24 +233,10 @@ struct Member {
 
 // [SECTION] Values by C++ type ----------------------------------------------------------------
 
-// How many values each enum the report writes has (0 .. n-1, named by
-// to_string): for reading names back and for the doc.
+// Each enum's values (0 .. n-1, record::kEnumValues) are named by to_string:
+// for reading names back and for the doc.
 template <class E>
-constexpr int kEnumSize = 0;
-template <>
-inline constexpr int kEnumSize<KernelCategory> = kKernelCategoryCount;
-template <>
-inline constexpr int kEnumSize<Severity> = static_cast<int>(Severity::critical) + 1;
-template <>
-inline constexpr int kEnumSize<StepSource> = static_cast<int>(StepSource::bursts) + 1;
-template <>
-inline constexpr int kEnumSize<TraceSource> = static_cast<int>(TraceSource::nsys_sqlite) + 1;
-template <>
-inline constexpr int kEnumSize<LossCount> = static_cast<int>(LossCount::estimate) + 1;
-template <>
-inline constexpr int kEnumSize<SavingSource> = static_cast<int>(SavingSource::simulated) + 1;
-template <>
-inline constexpr int kEnumSize<Verdict> = static_cast<int>(Verdict::not_applicable) + 1;
+constexpr int kEnumSize = record::kEnumValues<E>;
 
 template <class E>
 bool parse_enum(std::string_view s, E* out) {
@@ -283,6 +275,8 @@ struct OptionalOf<std::optional<E>> : std::true_type {
 
 template <IsRecord T>
 void emit_record(const T& x, Out& out, const ReportJsonOptions& options);
+template <IsRecord T>
+constexpr std::span<const Field<T>> fields_of();
 
 // A value by its C++ type: records as objects, lists as arrays, enums by
 // name, optionals null when empty.
@@ -591,13 +585,13 @@ struct InlineKind {
     static_assert(IsRecord<V>);
     static std::string type_() { return {}; }
     static void emit_(const T& x, const char*, Out& out, const ReportJsonOptions& o) {
-      for (const Field<V>& f : Record<V>::fields) f.emit(Member<Path...>::of(x), f.key, out, o);
+      for (const Field<V>& f : fields_of<V>()) f.emit(Member<Path...>::of(x), f.key, out, o);
     }
     static void read_(T& x, const char*, const Json& from, const std::string& path, const Reader& r) {
       read_record(Member<Path...>::of(x), from, path, r);
     }
     static void rows_(SchemaDoc& doc, const Field<T>&) {
-      for (const Field<V>& f : Record<V>::fields) f.rows(doc, f);
+      for (const Field<V>& f : fields_of<V>()) f.rows(doc, f);
     }
     static constexpr auto type = &type_;
     static constexpr EmitFn<T> emit = &emit_;
@@ -621,42 +615,90 @@ struct CustomKind {
   };
 };
 
-// The rows of a table: field<&T::member> for most; the others say what is special.
-template <auto... Path>
-constexpr Spec<ValueKind<Path...>> field(const char* key, std::string_view unit, std::string_view meaning) {
-  return {key, unit, meaning};
-}
-template <auto... Path>
-constexpr Spec<GpuKind<Path...>> gpu(const char* key, std::string_view meaning) {
-  return {key, "", meaning};
-}
-template <auto... Path>
-constexpr Spec<MaybeKind<Path...>> maybe(const char* key, std::string_view unit, std::string_view meaning) {
-  return {key, unit, meaning};
-}
-template <auto Limit, auto... Path>
-constexpr Spec<ListKind<Limit, Path...>> limited(const char* key, std::string_view meaning) {
-  return {key, "", meaning};
-}
-template <auto... Path>
-constexpr Spec<LenientKind<Path...>> lenient(const char* key, std::string_view meaning) {
-  return {key, "", meaning};
-}
-template <auto... Path>
-constexpr Spec<OptionalKind<Path...>> optional(const char* key, std::string_view unit, std::string_view meaning) {
-  return {key, unit, meaning};
-}
-template <auto Compute>
-constexpr Spec<DerivedKind<Compute>> derived(const char* key, std::string_view unit, std::string_view meaning) {
-  return {key, unit, meaning};
-}
-template <auto... Path>
-constexpr Spec<InlineKind<Path...>> inlined() {
-  return {nullptr, "", ""};
-}
+// The code of a key the record's rows mark kCustom (Record<T>::custom).
 template <std::string (*Type)(), auto Emit, auto Read>
-constexpr Spec<CustomKind<Type, Emit, Read>> custom(const char* key, std::string_view unit, std::string_view meaning) {
-  return {key, unit, meaning};
+constexpr Spec<CustomKind<Type, Emit, Read>> custom_key(const char* key) {
+  return {key, "", ""};
+}
+
+// [SECTION] A record's keys from its rows -----------------------------------------------------
+
+// The field a row of record T makes: its kind by the row's flags.
+template <class T, unsigned Flags, auto... Path>
+constexpr Field<T> field_of(const record::Row& row) {
+  using namespace record;
+  if constexpr ((Flags & kCustom) != 0) {
+    for (const Field<T>& c : Record<T>::custom) {
+      if (std::string_view(c.key) != row.key) continue;
+      Field<T> f = c;
+      f.unit = row.unit, f.meaning = row.meaning;
+      return f;
+    }
+    throw "report_fields.cpp: a kCustom row whose key Record<T>::custom lacks";
+  } else if constexpr ((Flags & kGpu) != 0) {
+    return Spec<GpuKind<Path...>>{row.key, row.unit, row.meaning};
+  } else if constexpr ((Flags & kMaybe) != 0) {
+    return Spec<MaybeKind<Path...>>{row.key, row.unit, row.meaning};
+  } else if constexpr ((Flags & kAdded) != 0) {
+    return Spec<OptionalKind<Path...>>{row.key, row.unit, row.meaning};
+  } else if constexpr ((Flags & kLenient) != 0) {
+    return Spec<LenientKind<Path...>>{row.key, row.unit, row.meaning};
+  } else if constexpr ((Flags & kInline) != 0) {
+    return Spec<InlineKind<Path...>>{row.key, row.unit, row.meaning};
+  } else if constexpr ((Flags & kTop) != 0) {
+    return Spec<ListKind<&ReportJsonOptions::top, Path...>>{row.key, row.unit, row.meaning};
+  } else if constexpr ((Flags & kSteps) != 0) {
+    return Spec<ListKind<&ReportJsonOptions::max_steps, Path...>>{row.key, row.unit, row.meaning};
+  } else {
+    return Spec<ValueKind<Path...>>{row.key, row.unit, row.meaning};
+  }
+}
+
+// Rows the report writes in the record's own object.
+template <unsigned Flags>
+constexpr bool kInObject = (Flags & (record::kElsewhere | record::kDigestOnly)) == 0;
+
+// Counts the record's keys (out null), or makes them into out.
+template <class T>
+struct FieldMaker {
+  Field<T>* out = nullptr;
+  std::size_t n = 0;
+  template <unsigned Flags, auto... Path>
+  constexpr void member(const record::Row& row) {
+    if constexpr (kInObject<Flags>) {
+      if (out) out[n] = field_of<T, Flags, Path...>(row);
+      ++n;
+    }
+  }
+  template <auto Compute>
+  constexpr void computed(const record::Row& row) {
+    if (out) out[n] = Spec<DerivedKind<Compute>>{row.key, row.unit, row.meaning};
+    ++n;
+  }
+};
+
+template <class T>
+constexpr std::size_t key_count() {
+  FieldMaker<T> count;
+  rows(count, record::Of<T>{});
+  return count.n;
+}
+
+template <class T>
+constexpr std::array<Field<T>, key_count<T>()> make_fields() {
+  std::array<Field<T>, key_count<T>()> fields{};
+  FieldMaker<T> maker{fields.data()};
+  rows(maker, record::Of<T>{});
+  return fields;
+}
+
+// The record's keys, in the order written.
+template <IsRecord T>
+inline constexpr auto kFields = make_fields<T>();
+
+template <IsRecord T>
+constexpr std::span<const Field<T>> fields_of() {
+  return kFields<T>;
 }
 
 // [SECTION] Walking a record: write, read, document -----------------------------------------
@@ -664,13 +706,13 @@ constexpr Spec<CustomKind<Type, Emit, Read>> custom(const char* key, std::string
 template <IsRecord T>
 void emit_record(const T& x, Out& out, const ReportJsonOptions& options) {
   out.begin_object();
-  for (const Field<T>& f : Record<T>::fields) f.emit(x, f.key, out, options);
+  for (const Field<T>& f : kFields<T>) f.emit(x, f.key, out, options);
   out.end_object();
 }
 
 template <IsRecord T>
 void read_record(T& x, const Json& in, const std::string& path, const Reader& r) {
-  for (const Field<T>& f : Record<T>::fields)
+  for (const Field<T>& f : kFields<T>)
     if (f.read) f.read(x, f.key, in, path, r);
   if constexpr (requires { Record<T>::check(x, path, r); }) Record<T>::check(x, path, r);
 }
@@ -686,8 +728,8 @@ void describe_record(SchemaDoc& doc) {
     if (done == Record<T>::name) return;
   doc.done.push_back(Record<T>::name);
   begin_table(doc, Record<T>::name, Record<T>::meaning);
-  for (const Field<T>& f : Record<T>::fields) f.rows(doc, f);
-  for (const Field<T>& f : Record<T>::fields)
+  for (const Field<T>& f : kFields<T>) f.rows(doc, f);
+  for (const Field<T>& f : kFields<T>)
     if (f.nested) f.nested(doc);
 }
 
