@@ -30,7 +30,21 @@ void push_sparse(std::vector<T>& column, std::size_t rows_before, T value) {
 
 std::uint64_t pack(std::uint32_t a, std::uint32_t b) { return (std::uint64_t{a} << 32) | b; }
 
-std::uint16_t narrow16(std::uint32_t v) { return static_cast<std::uint16_t>(std::min<std::uint32_t>(v, 0xffff)); }
+// A Row's value as its column stores it: an enumeration as its byte, a u32
+// in 16 bits clamped to 65535 (CUDA's limit for a grid's y and z).
+template <class T, class V>
+T to_column(V v) {
+  if constexpr (std::is_enum_v<V>) {
+    static_assert(std::is_same_v<T, std::underlying_type_t<V>>, "an enumeration is stored as its underlying type");
+    return static_cast<T>(v);
+  } else if constexpr (std::is_same_v<T, V>) {
+    return v;
+  } else {
+    static_assert(std::is_same_v<V, std::uint32_t> && std::is_same_v<T, std::uint16_t>,
+                  "a Row's type and its column's differ only for enumerations and u32 stored in 16 bits");
+    return static_cast<T>(std::min<V>(v, 0xffff));
+  }
+}
 
 // [SECTION] Times outside the plausible window ------------------------------------------------
 
@@ -353,136 +367,50 @@ void make_room(Table& table, const auto& first_column) {
   grow_rows(table, std::max<std::size_t>(4096, 2 * first_column.capacity()));
 }
 
+// One row into every column its Row fills (the column list's COLUMNs, in
+// tables.h): a sparse column through push_sparse, an enumeration as its byte,
+// a u32 stored in 16 bits clamped.
+template <class Table, class Row>
+void append_row(Table& table, const Row& r) {
+  const std::size_t n = table.size();
+  table.for_each_row_column(r, [n](auto tag, auto& col, auto value) {
+    using T = typename std::remove_cvref_t<decltype(col)>::value_type;
+    if constexpr ((decltype(tag)::flags & kSparse) != 0)
+      push_sparse(col, n, to_column<T>(value));
+    else
+      col.push_back(to_column<T>(value));
+  });
+}
+
 void TraceBuilder::add_kernel(const KernelRow& r) {
   KernelTable& k = trace_.t_.kernels;
   make_room(k, k.start);
-  const std::size_t n = k.size();
-  k.start.push_back(r.start);
-  k.end.push_back(r.end);
-  k.track.push_back(r.track);
-  k.correlation.push_back(r.correlation);
-  k.name.push_back(r.name);
-  push_sparse(k.mangled, n, r.mangled == r.name ? StringId{0} : r.mangled);
-  k.grid_x.push_back(r.grid_x);
-  k.grid_y.push_back(narrow16(r.grid_y));
-  k.grid_z.push_back(narrow16(r.grid_z));
-  k.block_x.push_back(narrow16(r.block_x));
-  k.block_y.push_back(narrow16(r.block_y));
-  k.block_z.push_back(narrow16(r.block_z));
-  k.registers.push_back(r.registers);
-  k.static_smem.push_back(r.static_smem);
-  k.dynamic_smem.push_back(r.dynamic_smem);
-  push_sparse(k.graph_id, n, r.graph_id);
-  push_sparse(k.graph_node_id, n, r.graph_node_id);
+  KernelRow row = r;
+  if (row.mangled == row.name) row.mangled = 0;  // only a mangled name that differs is kept
+  append_row(k, row);
 }
 
-void TraceBuilder::add_memcpy(const MemcpyRow& r) {
-  MemcpyTable& m = trace_.t_.memcpys;
-  const std::size_t n = m.size();
-  m.start.push_back(r.start);
-  m.end.push_back(r.end);
-  m.track.push_back(r.track);
-  m.correlation.push_back(r.correlation);
-  m.bytes.push_back(r.bytes);
-  m.kind.push_back(static_cast<std::uint8_t>(r.kind));
-  m.src_kind.push_back(static_cast<std::uint8_t>(r.src_kind));
-  m.dst_kind.push_back(static_cast<std::uint8_t>(r.dst_kind));
-  push_sparse(m.graph_id, n, r.graph_id);
-  push_sparse(m.graph_node_id, n, r.graph_node_id);
-}
+void TraceBuilder::add_memcpy(const MemcpyRow& r) { append_row(trace_.t_.memcpys, r); }
 
-void TraceBuilder::add_memset(const MemsetRow& r) {
-  MemsetTable& m = trace_.t_.memsets;
-  const std::size_t n = m.size();
-  m.start.push_back(r.start);
-  m.end.push_back(r.end);
-  m.track.push_back(r.track);
-  m.correlation.push_back(r.correlation);
-  m.bytes.push_back(r.bytes);
-  push_sparse(m.value, n, r.value);
-  m.mem_kind.push_back(static_cast<std::uint8_t>(r.mem_kind));
-  push_sparse(m.graph_id, n, r.graph_id);
-  push_sparse(m.graph_node_id, n, r.graph_node_id);
-}
+void TraceBuilder::add_memset(const MemsetRow& r) { append_row(trace_.t_.memsets, r); }
 
 void TraceBuilder::add_api_call(const ApiCallRow& r) {
   ApiCallTable& a = trace_.t_.api_calls;
   make_room(a, a.start);
-  const std::size_t n = a.size();
-  a.start.push_back(r.start);
-  a.end.push_back(r.end);
-  a.track.push_back(r.track);
-  a.correlation.push_back(r.correlation);
-  a.name.push_back(r.name);
-  a.domain.push_back(static_cast<std::uint8_t>(r.domain));
-  push_sparse(a.cbid, n, r.cbid);
-  push_sparse(a.status, n, r.status);
+  append_row(a, r);
 }
 
-void TraceBuilder::add_range(const RangeRow& r) {
-  RangeTable& g = trace_.t_.ranges;
-  const std::size_t n = g.size();
-  g.start.push_back(r.start);
-  g.end.push_back(r.end);
-  g.track.push_back(r.track);
-  g.name.push_back(r.name);
-  g.domain.push_back(r.domain);
-  g.kind.push_back(static_cast<std::uint8_t>(r.kind));
-  push_sparse(g.color, n, r.color);
-  push_sparse(g.payload, n, r.payload);
-  push_sparse(g.correlation, n, r.correlation);
-  push_sparse(g.input_dims, n, r.input_dims);
-  push_sparse(g.input_types, n, r.input_types);
-  push_sparse(g.concrete_inputs, n, r.concrete_inputs);
-  push_sparse(g.collective, n, r.collective);
-}
+void TraceBuilder::add_range(const RangeRow& r) { append_row(trace_.t_.ranges, r); }
 
-void TraceBuilder::add_sync(const SyncRow& r) {
-  SyncTable& s = trace_.t_.syncs;
-  s.start.push_back(r.start);
-  s.end.push_back(r.end);
-  s.track.push_back(r.track);
-  s.correlation.push_back(r.correlation);
-  s.type.push_back(static_cast<std::uint8_t>(r.type));
-  s.device.push_back(r.device);
-  s.stream.push_back(r.stream);
-  s.event.push_back(r.event);
-}
+void TraceBuilder::add_sync(const SyncRow& r) { append_row(trace_.t_.syncs, r); }
 
-void TraceBuilder::add_counter(const CounterRow& r) {
-  CounterTable& c = trace_.t_.counters;
-  c.time.push_back(r.time);
-  c.series.push_back(r.series);
-  c.value.push_back(r.value);
-}
+void TraceBuilder::add_counter(const CounterRow& r) { append_row(trace_.t_.counters, r); }
 
-void TraceBuilder::add_memory_event(const MemoryEventRow& r) {
-  MemoryEventTable& m = trace_.t_.memory_events;
-  const std::size_t n = m.size();
-  m.time.push_back(r.time);
-  m.series.push_back(r.series);
-  m.bytes.push_back(r.bytes);
-  push_sparse(m.address, n, r.address);
-}
+void TraceBuilder::add_memory_event(const MemoryEventRow& r) { append_row(trace_.t_.memory_events, r); }
 
-void TraceBuilder::add_overhead(const OverheadRow& r) {
-  OverheadTable& o = trace_.t_.overheads;
-  o.start.push_back(r.start);
-  o.end.push_back(r.end);
-  o.track.push_back(r.track);
-  o.kind.push_back(r.kind);
-}
+void TraceBuilder::add_overhead(const OverheadRow& r) { append_row(trace_.t_.overheads, r); }
 
-void TraceBuilder::add_os_call(const OsCallRow& r) {
-  OsCallTable& o = trace_.t_.os_calls;
-  const std::size_t n = o.size();
-  o.start.push_back(r.start);
-  o.end.push_back(r.end);
-  o.track.push_back(r.track);
-  o.name.push_back(r.name);
-  push_sparse(o.status, n, r.status);
-  push_sparse(o.nesting, n, r.nesting);
-}
+void TraceBuilder::add_os_call(const OsCallRow& r) { append_row(trace_.t_.os_calls, r); }
 
 void TraceBuilder::clear_rows() {
   trace_.t_.for_each_table(
