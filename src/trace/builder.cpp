@@ -149,10 +149,16 @@ void check_tracks(std::string_view table, const std::vector<TrackId>& track, con
   }
 }
 
-void check_strings(std::string_view table, std::string_view column, const std::vector<StringId>& ids,
-                   std::uint32_t count) {
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    if (ids[i] >= count) fail(table, i, std::string(column) + " string id out of range");
+// Every string column of `t` (flagged kString) holds ids below `count`.
+template <class Table>
+void check_strings(const Table& t, TableId id, std::uint32_t count) {
+  t.for_each_column([&](ColumnInfo info, const auto& col) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(col)>, std::vector<StringId>>) {
+      if (!(info.flags & kString)) return;
+      for (std::size_t i = 0; i < col.size(); ++i)
+        if (col[i] >= count) fail(to_string(id), i, std::string(info.name) + " string id out of range");
+    }
+  });
 }
 
 template <class T>
@@ -173,8 +179,6 @@ void validate(const Trace& t, const TraceTables& tb, bool rows_checked) {
 
   check_intervals("kernels", tb.kernels.start, tb.kernels.end);
   check_tracks("kernels", tb.kernels.track, tracks, 0);
-  check_strings("kernels", "name", tb.kernels.name, nstr);
-  check_strings("kernels", "mangled", tb.kernels.mangled, nstr);
 
   check_intervals("memcpys", tb.memcpys.start, tb.memcpys.end);
   check_tracks("memcpys", tb.memcpys.track, tracks, 0);
@@ -188,17 +192,10 @@ void validate(const Trace& t, const TraceTables& tb, bool rows_checked) {
 
   check_intervals("api_calls", tb.api_calls.start, tb.api_calls.end);
   check_tracks("api_calls", tb.api_calls.track, tracks, 1);
-  check_strings("api_calls", "name", tb.api_calls.name, nstr);
   check_enum("api_calls", "domain", tb.api_calls.domain, static_cast<unsigned>(ApiDomain::other));
 
   check_intervals("ranges", tb.ranges.start, tb.ranges.end);
   check_tracks("ranges", tb.ranges.track, tracks, -1);
-  check_strings("ranges", "name", tb.ranges.name, nstr);
-  check_strings("ranges", "domain", tb.ranges.domain, nstr);
-  check_strings("ranges", "input_dims", tb.ranges.input_dims, nstr);
-  check_strings("ranges", "input_types", tb.ranges.input_types, nstr);
-  check_strings("ranges", "concrete_inputs", tb.ranges.concrete_inputs, nstr);
-  check_strings("ranges", "collective", tb.ranges.collective, nstr);
   check_enum("ranges", "kind", tb.ranges.kind, static_cast<unsigned>(RangeKind::annotation));
 
   check_intervals("syncs", tb.syncs.start, tb.syncs.end);
@@ -212,11 +209,11 @@ void validate(const Trace& t, const TraceTables& tb, bool rows_checked) {
 
   check_intervals("overheads", tb.overheads.start, tb.overheads.end);
   check_tracks("overheads", tb.overheads.track, tracks, 1);
-  check_strings("overheads", "kind", tb.overheads.kind, nstr);
 
   check_intervals("os_calls", tb.os_calls.start, tb.os_calls.end);
   check_tracks("os_calls", tb.os_calls.track, tracks, 1);
-  check_strings("os_calls", "name", tb.os_calls.name, nstr);
+
+  tb.for_each_table([&](TableId id, const auto& table) { check_strings(table, id, nstr); });
 }
 
 // [SECTION] Sorting -----------------------------------------------------------------------

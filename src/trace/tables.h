@@ -42,6 +42,7 @@ enum ColumnFlags : std::uint8_t {
   kSparse = 2,   // may be empty, meaning "all rows are the default"
   kDerived = 4,  // computed at freeze; not saved, not in the Row
   kTime = 8,     // a timestamp in ns (delta-encoded by the file format)
+  kString = 16,  // a StringId (checked against the string table wherever rows are checked)
 };
 
 struct ColumnInfo {
@@ -95,69 +96,69 @@ constexpr bool is_zero(T v) {
 //
 // clang-format off
 
-#define GPUSCOPE_KERNEL_COLUMNS(COLUMN, DERIVED)                                                               \
-  COLUMN(start,         TimeNs,        TimeNs,        kStored | kTime,   0)                                        \
-  COLUMN(end,           TimeNs,        TimeNs,        kStored | kTime,   0)                                        \
-  COLUMN(track,         TrackId,       TrackId,       kStored,           0) /* a GPU track (device, stream) */     \
-  COLUMN(correlation,   std::uint32_t, std::uint32_t, kStored,           0) /* 0 = none */                         \
-  COLUMN(name,          StringId,      StringId,      kStored,           0) /* demangled (display) name */         \
-  COLUMN(mangled,       StringId,      StringId,      kStored | kSparse, 0) /* if known and not `name` */          \
-  COLUMN(grid_x,        std::uint32_t, std::uint32_t, kStored,           0)                                        \
-  COLUMN(grid_y,        std::uint32_t, std::uint16_t, kStored,           0) /* CUDA limits it to 65535 */          \
-  COLUMN(grid_z,        std::uint32_t, std::uint16_t, kStored,           0)                                        \
-  COLUMN(block_x,       std::uint32_t, std::uint16_t, kStored,           0)                                        \
-  COLUMN(block_y,       std::uint32_t, std::uint16_t, kStored,           0)                                        \
-  COLUMN(block_z,       std::uint32_t, std::uint16_t, kStored,           0)                                        \
-  COLUMN(registers,     std::uint16_t, std::uint16_t, kStored,           0) /* per thread */                       \
-  COLUMN(static_smem,   std::uint32_t, std::uint32_t, kStored,           0) /* bytes per block */                  \
-  COLUMN(dynamic_smem,  std::uint32_t, std::uint32_t, kStored,           0) /* bytes per block */                  \
-  COLUMN(graph_id,      std::uint32_t, std::uint32_t, kStored | kSparse, 0) /* CUDA graph, 0 = not from one */     \
-  COLUMN(graph_node_id, std::uint64_t, std::uint64_t, kStored | kSparse, 0) /* node within that graph */           \
-  DERIVED(category,      KernelCategory,   std::uint8_t, kDerived,           {})                                   \
-  DERIVED(category_rule, CategoryRuleKind, std::uint8_t, kDerived | kSparse, {}) /* what placed it there */        \
-  DERIVED(api,           RowIndex,         RowIndex,     kDerived,           kNoRow) /* launching API call */
+#define GPUSCOPE_KERNEL_COLUMNS(COLUMN, DERIVED)                                                                       \
+  COLUMN( start,         TimeNs,           TimeNs,        kStored | kTime,             0)                              \
+  COLUMN( end,           TimeNs,           TimeNs,        kStored | kTime,             0)                              \
+  COLUMN( track,         TrackId,          TrackId,       kStored,                     0) /* GPU (device, stream) */   \
+  COLUMN( correlation,   std::uint32_t,    std::uint32_t, kStored,                     0) /* 0 = none */               \
+  COLUMN( name,          StringId,         StringId,      kStored | kString,           0) /* demangled, shown */       \
+  COLUMN( mangled,       StringId,         StringId,      kStored | kSparse | kString, 0) /* if known and not `name` */\
+  COLUMN( grid_x,        std::uint32_t,    std::uint32_t, kStored,                     0)                              \
+  COLUMN( grid_y,        std::uint32_t,    std::uint16_t, kStored,                     0) /* CUDA limits it to 65535 */\
+  COLUMN( grid_z,        std::uint32_t,    std::uint16_t, kStored,                     0)                              \
+  COLUMN( block_x,       std::uint32_t,    std::uint16_t, kStored,                     0)                              \
+  COLUMN( block_y,       std::uint32_t,    std::uint16_t, kStored,                     0)                              \
+  COLUMN( block_z,       std::uint32_t,    std::uint16_t, kStored,                     0)                              \
+  COLUMN( registers,     std::uint16_t,    std::uint16_t, kStored,                     0) /* per thread */             \
+  COLUMN( static_smem,   std::uint32_t,    std::uint32_t, kStored,                     0) /* bytes per block */        \
+  COLUMN( dynamic_smem,  std::uint32_t,    std::uint32_t, kStored,                     0) /* bytes per block */        \
+  COLUMN( graph_id,      std::uint32_t,    std::uint32_t, kStored | kSparse,           0) /* CUDA graph, 0 = none */   \
+  COLUMN( graph_node_id, std::uint64_t,    std::uint64_t, kStored | kSparse,           0) /* node within that graph */ \
+  DERIVED(category,      KernelCategory,   std::uint8_t,  kDerived,                    {})                             \
+  DERIVED(category_rule, CategoryRuleKind, std::uint8_t,  kDerived | kSparse,          {}) /* what placed it there */  \
+  DERIVED(api,           RowIndex,         RowIndex,      kDerived,                    kNoRow) /* launching API call */
 
-#define GPUSCOPE_MEMCPY_COLUMNS(COLUMN, DERIVED)                                                               \
-  COLUMN(start,         TimeNs,        TimeNs,        kStored | kTime,   0)                                        \
-  COLUMN(end,           TimeNs,        TimeNs,        kStored | kTime,   0)                                        \
-  COLUMN(track,         TrackId,       TrackId,       kStored,           0) /* GPU track */                        \
-  COLUMN(correlation,   std::uint32_t, std::uint32_t, kStored,           0)                                        \
-  COLUMN(bytes,         std::uint64_t, std::uint64_t, kStored,           0)                                        \
-  COLUMN(kind,          CopyKind,      std::uint8_t,  kStored,           CopyKind::unknown)                        \
-  COLUMN(src_kind,      MemoryKind,    std::uint8_t,  kStored,           MemoryKind::unknown)                      \
-  COLUMN(dst_kind,      MemoryKind,    std::uint8_t,  kStored,           MemoryKind::unknown)                      \
-  COLUMN(graph_id,      std::uint32_t, std::uint32_t, kStored | kSparse, 0)                                        \
-  COLUMN(graph_node_id, std::uint64_t, std::uint64_t, kStored | kSparse, 0)                                        \
-  DERIVED(api,          RowIndex,      RowIndex,      kDerived,          kNoRow)
+#define GPUSCOPE_MEMCPY_COLUMNS(COLUMN, DERIVED)                                                                       \
+  COLUMN( start,         TimeNs,        TimeNs,        kStored | kTime,   0)                                           \
+  COLUMN( end,           TimeNs,        TimeNs,        kStored | kTime,   0)                                           \
+  COLUMN( track,         TrackId,       TrackId,       kStored,           0) /* GPU track */                           \
+  COLUMN( correlation,   std::uint32_t, std::uint32_t, kStored,           0)                                           \
+  COLUMN( bytes,         std::uint64_t, std::uint64_t, kStored,           0)                                           \
+  COLUMN( kind,          CopyKind,      std::uint8_t,  kStored,           CopyKind::unknown)                           \
+  COLUMN( src_kind,      MemoryKind,    std::uint8_t,  kStored,           MemoryKind::unknown)                         \
+  COLUMN( dst_kind,      MemoryKind,    std::uint8_t,  kStored,           MemoryKind::unknown)                         \
+  COLUMN( graph_id,      std::uint32_t, std::uint32_t, kStored | kSparse, 0)                                           \
+  COLUMN( graph_node_id, std::uint64_t, std::uint64_t, kStored | kSparse, 0)                                           \
+  DERIVED(api,           RowIndex,      RowIndex,      kDerived,          kNoRow)
 
-#define GPUSCOPE_MEMSET_COLUMNS(COLUMN, DERIVED)                                                               \
-  COLUMN(start,         TimeNs,        TimeNs,        kStored | kTime,   0)                                        \
-  COLUMN(end,           TimeNs,        TimeNs,        kStored | kTime,   0)                                        \
-  COLUMN(track,         TrackId,       TrackId,       kStored,           0) /* GPU track */                        \
-  COLUMN(correlation,   std::uint32_t, std::uint32_t, kStored,           0)                                        \
-  COLUMN(bytes,         std::uint64_t, std::uint64_t, kStored,           0)                                        \
-  COLUMN(value,         std::uint32_t, std::uint32_t, kStored | kSparse, 0)                                        \
-  COLUMN(mem_kind,      MemoryKind,    std::uint8_t,  kStored,           MemoryKind::unknown)                      \
-  COLUMN(graph_id,      std::uint32_t, std::uint32_t, kStored | kSparse, 0)                                        \
-  COLUMN(graph_node_id, std::uint64_t, std::uint64_t, kStored | kSparse, 0)                                        \
-  DERIVED(api,          RowIndex,      RowIndex,      kDerived,          kNoRow)
+#define GPUSCOPE_MEMSET_COLUMNS(COLUMN, DERIVED)                                                                       \
+  COLUMN( start,         TimeNs,        TimeNs,        kStored | kTime,   0)                                           \
+  COLUMN( end,           TimeNs,        TimeNs,        kStored | kTime,   0)                                           \
+  COLUMN( track,         TrackId,       TrackId,       kStored,           0) /* GPU track */                           \
+  COLUMN( correlation,   std::uint32_t, std::uint32_t, kStored,           0)                                           \
+  COLUMN( bytes,         std::uint64_t, std::uint64_t, kStored,           0)                                           \
+  COLUMN( value,         std::uint32_t, std::uint32_t, kStored | kSparse, 0)                                           \
+  COLUMN( mem_kind,      MemoryKind,    std::uint8_t,  kStored,           MemoryKind::unknown)                         \
+  COLUMN( graph_id,      std::uint32_t, std::uint32_t, kStored | kSparse, 0)                                           \
+  COLUMN( graph_node_id, std::uint64_t, std::uint64_t, kStored | kSparse, 0)                                           \
+  DERIVED(api,           RowIndex,      RowIndex,      kDerived,          kNoRow)
 
 // The derived op_table/op_row: the GPU op the call launched (the first one, if
 // it launched several, as a cudaGraphLaunch does; Trace::ops_of gives them
 // all). op_range: the innermost framework op (a range, see
 // Trace::is_op_range) on the call's thread that encloses its start, kNoRow if
 // none; empty while no call has one.
-#define GPUSCOPE_API_CALL_COLUMNS(COLUMN, DERIVED)                                                             \
-  COLUMN(start,        TimeNs,        TimeNs,        kStored | kTime,   0)                                         \
-  COLUMN(end,          TimeNs,        TimeNs,        kStored | kTime,   0)                                         \
-  COLUMN(track,        TrackId,       TrackId,       kStored,           0) /* CPU track (pid, tid) */              \
-  COLUMN(correlation,  std::uint32_t, std::uint32_t, kStored,           0)                                         \
-  COLUMN(name,         StringId,      StringId,      kStored,           0) /* e.g. "cudaLaunchKernel" */           \
-  COLUMN(domain,       ApiDomain,     std::uint8_t,  kStored,           ApiDomain::runtime)                        \
-  COLUMN(cbid,         std::uint32_t, std::uint32_t, kStored | kSparse, 0) /* CUPTI callback id, 0 = unknown */    \
-  COLUMN(status,       std::int32_t,  std::int32_t,  kStored | kSparse, 0) /* return code (0 = success) */         \
-  DERIVED(op_table,    OpTable,       std::uint8_t,  kDerived,          OpTable::none)                             \
-  DERIVED(op_row,      RowIndex,      RowIndex,      kDerived,          kNoRow)                                    \
+#define GPUSCOPE_API_CALL_COLUMNS(COLUMN, DERIVED)                                                                     \
+  COLUMN( start,       TimeNs,        TimeNs,        kStored | kTime,    0)                                            \
+  COLUMN( end,         TimeNs,        TimeNs,        kStored | kTime,    0)                                            \
+  COLUMN( track,       TrackId,       TrackId,       kStored,            0) /* CPU track (pid, tid) */                 \
+  COLUMN( correlation, std::uint32_t, std::uint32_t, kStored,            0)                                            \
+  COLUMN( name,        StringId,      StringId,      kStored | kString,  0) /* e.g. "cudaLaunchKernel" */              \
+  COLUMN( domain,      ApiDomain,     std::uint8_t,  kStored,            ApiDomain::runtime)                           \
+  COLUMN( cbid,        std::uint32_t, std::uint32_t, kStored | kSparse,  0) /* CUPTI callback id, 0 = unknown */       \
+  COLUMN( status,      std::int32_t,  std::int32_t,  kStored | kSparse,  0) /* return code (0 = success) */            \
+  DERIVED(op_table,    OpTable,       std::uint8_t,  kDerived,           OpTable::none)                                \
+  DERIVED(op_row,      RowIndex,      RowIndex,      kDerived,           kNoRow)                                       \
   DERIVED(op_range,    RowIndex,      RowIndex,      kDerived | kSparse, kNoRow)
 
 // input_dims, input_types, concrete_inputs: what a framework op was called
@@ -168,22 +169,22 @@ constexpr bool is_zero(T v) {
 // as a compact JSON object. 0 = not recorded. The derived parent: the
 // enclosing op range on the same track (kNoRow at the top, and for rows that
 // are not ops; see Trace::is_op_range).
-#define GPUSCOPE_RANGE_COLUMNS(COLUMN, DERIVED)                                                                \
-  COLUMN(start,           TimeNs,        TimeNs,        kStored | kTime,   0) /* end == start for marks */         \
-  COLUMN(end,             TimeNs,        TimeNs,        kStored | kTime,   0)                                      \
-  COLUMN(track,           TrackId,       TrackId,       kStored,           0) /* CPU track; GPU for GPU-side */    \
-  COLUMN(name,            StringId,      StringId,      kStored,           0)                                      \
-  COLUMN(domain,          StringId,      StringId,      kStored,           0) /* NVTX domain, or "cpu_op", … */    \
-  COLUMN(kind,            RangeKind,     std::uint8_t,  kStored,           RangeKind::push_pop)                    \
-  COLUMN(color,           std::uint32_t, std::uint32_t, kStored | kSparse, 0) /* ARGB, 0 = none */                 \
-  COLUMN(payload,         std::int64_t,  std::int64_t,  kStored | kSparse, 0) /* NVTX payload if integral */       \
-  COLUMN(correlation,     std::uint32_t, std::uint32_t, kStored | kSparse, 0) /* GPU-side one's, external id */    \
-  COLUMN(input_dims,      StringId,      StringId,      kStored | kSparse, 0)                                      \
-  COLUMN(input_types,     StringId,      StringId,      kStored | kSparse, 0)                                      \
-  COLUMN(concrete_inputs, StringId,      StringId,      kStored | kSparse, 0)                                      \
-  COLUMN(collective,      StringId,      StringId,      kStored | kSparse, 0)                                      \
-  DERIVED(depth,          std::uint16_t, std::uint16_t, kDerived,          0) /* nesting on its track, 0 = top */  \
-  DERIVED(parent,         RowIndex,      RowIndex,      kDerived,          kNoRow)
+#define GPUSCOPE_RANGE_COLUMNS(COLUMN, DERIVED)                                                                        \
+  COLUMN( start,           TimeNs,        TimeNs,        kStored | kTime,             0) /* end == start for marks */  \
+  COLUMN( end,             TimeNs,        TimeNs,        kStored | kTime,             0)                               \
+  COLUMN( track,           TrackId,       TrackId,       kStored,                     0) /* CPU; GPU for GPU-side */   \
+  COLUMN( name,            StringId,      StringId,      kStored | kString,           0)                               \
+  COLUMN( domain,          StringId,      StringId,      kStored | kString,           0) /* NVTX domain, "cpu_op", … */\
+  COLUMN( kind,            RangeKind,     std::uint8_t,  kStored,                     RangeKind::push_pop)             \
+  COLUMN( color,           std::uint32_t, std::uint32_t, kStored | kSparse,           0) /* ARGB, 0 = none */          \
+  COLUMN( payload,         std::int64_t,  std::int64_t,  kStored | kSparse,           0) /* NVTX payload if integral */\
+  COLUMN( correlation,     std::uint32_t, std::uint32_t, kStored | kSparse,           0) /* GPU-side or external */    \
+  COLUMN( input_dims,      StringId,      StringId,      kStored | kSparse | kString, 0)                               \
+  COLUMN( input_types,     StringId,      StringId,      kStored | kSparse | kString, 0)                               \
+  COLUMN( concrete_inputs, StringId,      StringId,      kStored | kSparse | kString, 0)                               \
+  COLUMN( collective,      StringId,      StringId,      kStored | kSparse | kString, 0)                               \
+  DERIVED(depth,           std::uint16_t, std::uint16_t, kDerived,                    0) /* nesting, 0 = top */        \
+  DERIVED(parent,          RowIndex,      RowIndex,      kDerived,                    kNoRow)
 
 // A host thread blocked until GPU work finished (CUPTI synchronization
 // records; Kineto's "cuda_sync" events, which it draws on GPU tracks). track:
@@ -191,40 +192,40 @@ constexpr bool is_zero(T v) {
 // correlation: of the API call that waited (cudaStreamSynchronize, …); stream:
 // the stream waited on (stream syncs) or waiting (stream-wait-event); event:
 // the CUDA event waited on (event syncs).
-#define GPUSCOPE_SYNC_COLUMNS(COLUMN, DERIVED)                                                                 \
-  COLUMN(start,       TimeNs,        TimeNs,        kStored | kTime, 0)                                            \
-  COLUMN(end,         TimeNs,        TimeNs,        kStored | kTime, 0)                                            \
-  COLUMN(track,       TrackId,       TrackId,       kStored,         0)                                            \
-  COLUMN(correlation, std::uint32_t, std::uint32_t, kStored,         0)                                            \
-  COLUMN(type,        SyncType,      std::uint8_t,  kStored,         SyncType::unknown)                            \
-  COLUMN(device,      std::uint32_t, std::uint32_t, kStored,         kNoDevice)                                    \
-  COLUMN(stream,      std::uint32_t, std::uint32_t, kStored,         kNoId)                                        \
-  COLUMN(event,       std::uint32_t, std::uint32_t, kStored,         kNoId)
+#define GPUSCOPE_SYNC_COLUMNS(COLUMN, DERIVED)                                                                         \
+  COLUMN( start,       TimeNs,        TimeNs,        kStored | kTime, 0)                                               \
+  COLUMN( end,         TimeNs,        TimeNs,        kStored | kTime, 0)                                               \
+  COLUMN( track,       TrackId,       TrackId,       kStored,         0)                                               \
+  COLUMN( correlation, std::uint32_t, std::uint32_t, kStored,         0)                                               \
+  COLUMN( type,        SyncType,      std::uint8_t,  kStored,         SyncType::unknown)                               \
+  COLUMN( device,      std::uint32_t, std::uint32_t, kStored,         kNoDevice)                                       \
+  COLUMN( stream,      std::uint32_t, std::uint32_t, kStored,         kNoId)                                           \
+  COLUMN( event,       std::uint32_t, std::uint32_t, kStored,         kNoId)
 
-#define GPUSCOPE_COUNTER_COLUMNS(COLUMN, DERIVED)                                                              \
-  COLUMN(time,   TimeNs,        TimeNs,        kStored | kTime, 0)                                                 \
-  COLUMN(series, std::uint32_t, std::uint32_t, kStored,         0) /* index into Trace::counter_series() */        \
-  COLUMN(value,  double,        double,        kStored,         0)
+#define GPUSCOPE_COUNTER_COLUMNS(COLUMN, DERIVED)                                                                      \
+  COLUMN( time,   TimeNs,        TimeNs,        kStored | kTime, 0)                                                    \
+  COLUMN( series, std::uint32_t, std::uint32_t, kStored,         0) /* index into Trace::counter_series() */           \
+  COLUMN( value,  double,        double,        kStored,         0)
 
-#define GPUSCOPE_MEMORY_EVENT_COLUMNS(COLUMN, DERIVED)                                                         \
-  COLUMN(time,    TimeNs,        TimeNs,        kStored | kTime,   0)                                              \
-  COLUMN(series,  std::uint32_t, std::uint32_t, kStored,           0) /* index into Trace::counter_series() */     \
-  COLUMN(bytes,   std::int64_t,  std::int64_t,  kStored,           0) /* > 0 allocated, < 0 freed */               \
-  COLUMN(address, std::uint64_t, std::uint64_t, kStored | kSparse, 0) /* 0 = unknown */
+#define GPUSCOPE_MEMORY_EVENT_COLUMNS(COLUMN, DERIVED)                                                                 \
+  COLUMN( time,    TimeNs,        TimeNs,        kStored | kTime,   0)                                                 \
+  COLUMN( series,  std::uint32_t, std::uint32_t, kStored,           0) /* index into Trace::counter_series() */        \
+  COLUMN( bytes,   std::int64_t,  std::int64_t,  kStored,           0) /* > 0 allocated, < 0 freed */                  \
+  COLUMN( address, std::uint64_t, std::uint64_t, kStored | kSparse, 0) /* 0 = unknown */
 
-#define GPUSCOPE_OS_CALL_COLUMNS(COLUMN, DERIVED)                                                              \
-  COLUMN(start,   TimeNs,        TimeNs,        kStored | kTime,   0)                                              \
-  COLUMN(end,     TimeNs,        TimeNs,        kStored | kTime,   0)                                              \
-  COLUMN(track,   TrackId,       TrackId,       kStored,           0) /* CPU track (pid, tid) */                   \
-  COLUMN(name,    StringId,      StringId,      kStored,           0) /* e.g. "pthread_mutex_lock" */              \
-  COLUMN(status,  std::int64_t,  std::int64_t,  kStored | kSparse, 0) /* the return value, as recorded */          \
-  COLUMN(nesting, std::uint16_t, std::uint16_t, kStored | kSparse, 0) /* 0 = outermost, 1 = inside another, … */
+#define GPUSCOPE_OS_CALL_COLUMNS(COLUMN, DERIVED)                                                                      \
+  COLUMN( start,   TimeNs,        TimeNs,        kStored | kTime,   0)                                                 \
+  COLUMN( end,     TimeNs,        TimeNs,        kStored | kTime,   0)                                                 \
+  COLUMN( track,   TrackId,       TrackId,       kStored,           0) /* CPU track (pid, tid) */                      \
+  COLUMN( name,    StringId,      StringId,      kStored | kString, 0) /* e.g. "pthread_mutex_lock" */                 \
+  COLUMN( status,  std::int64_t,  std::int64_t,  kStored | kSparse, 0) /* the return value, as recorded */             \
+  COLUMN( nesting, std::uint16_t, std::uint16_t, kStored | kSparse, 0) /* 0 = outermost, 1 = inside another, … */
 
-#define GPUSCOPE_OVERHEAD_COLUMNS(COLUMN, DERIVED)                                                             \
-  COLUMN(start, TimeNs,   TimeNs,   kStored | kTime, 0)                                                            \
-  COLUMN(end,   TimeNs,   TimeNs,   kStored | kTime, 0)                                                            \
-  COLUMN(track, TrackId,  TrackId,  kStored,         0) /* CPU track the overhead happened on */                   \
-  COLUMN(kind,  StringId, StringId, kStored,         0) /* e.g. "buffer_flush", "cupti_resource" */
+#define GPUSCOPE_OVERHEAD_COLUMNS(COLUMN, DERIVED)                                                                     \
+  COLUMN( start, TimeNs,   TimeNs,   kStored | kTime,   0)                                                             \
+  COLUMN( end,   TimeNs,   TimeNs,   kStored | kTime,   0)                                                             \
+  COLUMN( track, TrackId,  TrackId,  kStored,           0) /* CPU track the overhead happened on */                    \
+  COLUMN( kind,  StringId, StringId, kStored | kString, 0) /* e.g. "buffer_flush", "cupti_resource" */
 
 // clang-format on
 

@@ -141,5 +141,48 @@ TEST(GscopeRowChecks, SparseColumnsAndEnumsAreCheckedToo) {
   }
 }
 
+// Every string column is checked, the sparse ones of ranges (a framework op's
+// inputs, its collective) too: an id past the string table would be read
+// out of bounds by whoever shows it.
+TEST(GscopeRowChecks, EveryStringColumnOfRangesIsChecked) {
+  auto decode_ranges = [](const RangeTable& r) -> std::string {
+    TraceTables tables;
+    tables.ranges = r;
+    ByteWriter out;
+    ColumnScratch scratch;
+    encode_rows(tables, TableId::ranges, 0, r.size(), out, scratch);
+    TraceBuilder b = make_builder();
+    RowDecodeContext ctx;
+    try {
+      decode_rows(TableId::ranges, ByteCursor(out.data(), out.size()), static_cast<std::uint32_t>(r.size()), b, ctx);
+    } catch (const FormatError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  RangeTable good;
+  for (std::size_t i = 0; i < 1300; ++i) {
+    good.start.push_back(static_cast<TimeNs>(i) * 10);
+    good.end.push_back(static_cast<TimeNs>(i) * 10 + 5);
+    good.track.push_back(1);
+    good.name.push_back(1);
+    good.domain.push_back(2);
+    good.kind.push_back(0);
+  }
+  EXPECT_EQ(decode_ranges(good), "");
+  for (std::vector<StringId> RangeTable::*column :
+       {&RangeTable::name, &RangeTable::domain, &RangeTable::input_dims, &RangeTable::input_types,
+        &RangeTable::concrete_inputs, &RangeTable::collective}) {
+    RangeTable r = good;
+    if ((r.*column).empty()) (r.*column).assign(r.size(), 0);
+    (r.*column)[1250] = 2;
+    EXPECT_EQ(decode_ranges(r), "");
+    (r.*column)[1250] = 3;  // strings "", "a", "b": 3 is past the end
+    const std::string error = decode_ranges(r);
+    EXPECT_TRUE(error.starts_with("ranges row 1250 of the chunk: ") && error.ends_with(" string id out of range"))
+        << error;
+  }
+}
+
 }  // namespace
 }  // namespace gpuscope::store_detail
