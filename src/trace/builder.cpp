@@ -9,6 +9,7 @@
 #include "trace/budget.h"
 #include "trace/fresh_memory.h"
 #include "trace/kernel_category.h"
+#include "trace/row_values.h"
 #include "trace/time_columns.h"
 
 namespace gpuscope {
@@ -29,22 +30,6 @@ void push_sparse(std::vector<T>& column, std::size_t rows_before, T value) {
 }
 
 std::uint64_t pack(std::uint32_t a, std::uint32_t b) { return (std::uint64_t{a} << 32) | b; }
-
-// A Row's value as its column stores it: an enumeration as its byte, a u32
-// in 16 bits clamped to 65535 (CUDA's limit for a grid's y and z).
-template <class T, class V>
-T to_column(V v) {
-  if constexpr (std::is_enum_v<V>) {
-    static_assert(std::is_same_v<T, std::underlying_type_t<V>>, "an enumeration is stored as its underlying type");
-    return static_cast<T>(v);
-  } else if constexpr (std::is_same_v<T, V>) {
-    return v;
-  } else {
-    static_assert(std::is_same_v<V, std::uint32_t> && std::is_same_v<T, std::uint16_t>,
-                  "a Row's type and its column's differ only for enumerations and u32 stored in 16 bits");
-    return static_cast<T>(std::min<V>(v, 0xffff));
-  }
-}
 
 // [SECTION] Times outside the plausible window ------------------------------------------------
 
@@ -365,26 +350,24 @@ void make_room(Table& table, const auto& first_column) {
 }
 
 // One row into every column its Row fills (the column list's COLUMNs, in
-// tables.h): a sparse column through push_sparse, an enumeration as its byte,
-// a u32 stored in 16 bits clamped.
+// tables.h), a sparse one through push_sparse, each value as its column
+// stores it (row_values.h).
 template <class Table, class Row>
 void append_row(Table& table, const Row& r) {
   const std::size_t n = table.size();
   table.for_each_row_column(r, [n](auto tag, auto& col, auto value) {
     using T = typename std::remove_cvref_t<decltype(col)>::value_type;
     if constexpr ((decltype(tag)::flags & kSparse) != 0)
-      push_sparse(col, n, to_column<T>(value));
+      push_sparse(col, n, detail::to_column<T>(value));
     else
-      col.push_back(to_column<T>(value));
+      col.push_back(detail::to_column<T>(value));
   });
 }
 
 void TraceBuilder::add_kernel(const KernelRow& r) {
   KernelTable& k = trace_.t_.kernels;
   make_room(k, k.start);
-  KernelRow row = r;
-  if (row.mangled == row.name) row.mangled = 0;  // only a mangled name that differs is kept
-  append_row(k, row);
+  append_row(k, detail::stored_row(r));
 }
 
 void TraceBuilder::add_memcpy(const MemcpyRow& r) { append_row(trace_.t_.memcpys, r); }
