@@ -268,28 +268,27 @@ void sort_by_series(Table& c, std::size_t nseries) {
 
 TraceBuilder::TraceBuilder() = default;
 
-TrackId TraceBuilder::gpu_track(std::uint32_t device, std::uint32_t stream) {
-  auto [it, inserted] = gpu_tracks_.try_emplace(pack(device, stream), 0);
-  if (!inserted) return it->second;
-  Track t;
-  t.kind = TrackKind::gpu;
-  t.device = device;
-  t.stream = stream;
-  it->second = static_cast<TrackId>(trace_.tracks_.size());
-  trace_.tracks_.push_back(std::move(t));
+namespace {
+
+// The track `key` stands for in `map`, added (make()) when it is new.
+template <class Make>
+TrackId find_or_add_track(std::unordered_map<std::uint64_t, TrackId>& map, std::vector<Track>& tracks,
+                          std::uint64_t key, Make&& make) {
+  const auto [it, inserted] = map.try_emplace(key, static_cast<TrackId>(tracks.size()));
+  if (inserted) tracks.push_back(make());
   return it->second;
 }
 
+}  // namespace
+
+TrackId TraceBuilder::gpu_track(std::uint32_t device, std::uint32_t stream) {
+  return find_or_add_track(gpu_tracks_, trace_.tracks_, pack(device, stream),
+                           [&] { return Track{TrackKind::gpu, device, stream, 0, 0, {}}; });
+}
+
 TrackId TraceBuilder::cpu_track(std::uint32_t pid, std::uint32_t tid) {
-  auto [it, inserted] = cpu_tracks_.try_emplace(pack(pid, tid), 0);
-  if (!inserted) return it->second;
-  Track t;
-  t.kind = TrackKind::cpu;
-  t.pid = pid;
-  t.tid = tid;
-  it->second = static_cast<TrackId>(trace_.tracks_.size());
-  trace_.tracks_.push_back(std::move(t));
-  return it->second;
+  return find_or_add_track(cpu_tracks_, trace_.tracks_, pack(pid, tid),
+                           [&] { return Track{TrackKind::cpu, 0, 0, pid, tid, {}}; });
 }
 
 TrackId TraceBuilder::add_track(const Track& t) {
