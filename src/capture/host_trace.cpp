@@ -380,7 +380,7 @@ void add_host_process(const HostProcess& p, TraceBuilder& b, bool owner) {
     r.correlation = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.external_id, UINT32_MAX));
     r.input_dims = ids[h.dims];
     r.input_types = ids[h.types];
-    r.sequence = h.sequence;
+    r.sequence = stored_sequence(h.sequence);
     r.fwd_thread = h.fwd_thread;
     b.add_range(r);
   }

@@ -779,7 +779,7 @@ void Exporter::write_ranges() {
       out_.raw("\"External id\":");
       out_.u64(corr);
     }
-    if (const std::int64_t seq = r.sequence_at(i); seq >= 0) {  // Kineto writes both on every op with one
+    if (const std::int64_t seq = sequence_number(r, i); seq >= 0) {  // Kineto writes both on every op with one
       sep();
       out_.raw("\"Sequence number\":");
       out_.i64(seq);

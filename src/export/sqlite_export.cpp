@@ -458,7 +458,7 @@ class Writer {
       const Track& tr = t_.tracks()[r.track[i]];
       const RangeKind kind = r.kind_at(i);
       const bool inputs = r.input_dims_at(i) != 0 || r.input_types_at(i) != 0 || r.concrete_inputs_at(i) != 0 ||
-                          r.collective_at(i) != 0 || r.sequence_at(i) >= 0;
+                          r.collective_at(i) != 0 || sequence_number(r, i) >= 0;
       if (tr.kind == TrackKind::gpu || kind == RangeKind::annotation || r.correlation_at(i) != 0 || inputs ||
           (kind == RangeKind::mark && r.end[i] != r.start[i])) {
         ann << r.start[i] << r.end[i] << std::int64_t{r.name[i]} << std::int64_t{r.domain[i]};
@@ -486,7 +486,7 @@ class Writer {
           else
             ann.null();
         }
-        if (const std::int64_t seq = r.sequence_at(i); seq >= 0)
+        if (const std::int64_t seq = sequence_number(r, i); seq >= 0)
           ann << seq << std::int64_t{r.fwd_thread_at(i)};
         else
           ann.null().null();

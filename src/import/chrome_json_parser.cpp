@@ -465,7 +465,7 @@ void EventParser::autograd_link(const Args& a, RangeRow& r) {
     skip(Skip::invalid_sequence);
     return;
   }
-  r.sequence = a.sequence;
+  r.sequence = stored_sequence(a.sequence);
   if (a.present & kArgFwdThread) r.fwd_thread = static_cast<std::uint32_t>(a.fwd_thread);
 }
 

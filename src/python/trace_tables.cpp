@@ -41,15 +41,13 @@ namespace {
 struct ColumnRole {
   TableId table;
   std::string_view column;
-  // "string": a StringId; "enum:<name>": a value of the enumeration _enum_names()[name];
-  // "row": a row of another table, kNoRow for none; "id": a device, stream or event, kNoId when unknown;
-  // "plus_one": the value + 1, 0 (or below, from a damaged file) for none
+  // "string": a StringId (the columns flagged kString, not listed here); "enum:<name>": a value of the enumeration
+  // _enum_names()[name]; "row": a row of another table, kNoRow for none; "id": a device, stream or event, kNoId when
+  // unknown; "plus_one": the value + 1, 0 (or below, from a damaged file) for none
   std::string_view role;
 };
 
 constexpr ColumnRole kRoles[] = {
-    {TableId::kernels, "name", "string"},
-    {TableId::kernels, "mangled", "string"},
     {TableId::kernels, "category", "enum:kernel_category"},
     {TableId::kernels, "category_rule", "enum:category_rule"},
     {TableId::kernels, "api", "row"},
@@ -65,26 +63,17 @@ constexpr ColumnRole kRoles[] = {
     {TableId::memsets, "api", "row"},
     {TableId::memsets, "device", "id"},
     {TableId::memsets, "stream", "id"},
-    {TableId::api_calls, "name", "string"},
     {TableId::api_calls, "domain", "enum:api_domain"},
     {TableId::api_calls, "op_table", "enum:op_table"},
     {TableId::api_calls, "op_row", "row"},
     {TableId::api_calls, "op_range", "row"},
-    {TableId::ranges, "name", "string"},
-    {TableId::ranges, "domain", "string"},
     {TableId::ranges, "kind", "enum:range_kind"},
     {TableId::ranges, "parent", "row"},
-    {TableId::ranges, "input_dims", "string"},
-    {TableId::ranges, "input_types", "string"},
-    {TableId::ranges, "concrete_inputs", "string"},
-    {TableId::ranges, "collective", "string"},
     {TableId::ranges, "sequence", "plus_one"},
     {TableId::syncs, "type", "enum:sync_type"},
     {TableId::syncs, "device", "id"},
     {TableId::syncs, "stream", "id"},
     {TableId::syncs, "event", "id"},
-    {TableId::overheads, "kind", "string"},
-    {TableId::os_calls, "name", "string"},
 };
 
 std::string_view role_of(TableId table, std::string_view column) {
@@ -186,7 +175,7 @@ py::list table_columns(py::object self, const std::string& name) {
     if (id != wanted) return;
     const std::size_t rows = table.size();
     table.for_each_column([&](ColumnInfo info, const auto& column) {
-      const std::string_view role = role_of(id, info.name);
+      const std::string_view role = (info.flags & kString) ? "string" : role_of(id, info.name);
       out.append(py::make_tuple(text(info.name), column_array(column, rows, self, role), text(role)));
       if constexpr (requires { table.track; }) {
         if (info.name == "track")

@@ -469,10 +469,10 @@ struct ChunkStats {
 
 // Columns whose values RowChecker checks against a limit (ids, enums): the
 // only ones whose decoding gathers min/max.
-bool checked_column(std::string_view name) {
-  for (std::string_view c :
-       {"track", "name", "mangled", "kind", "src_kind", "dst_kind", "mem_kind", "domain", "type", "series"})
-    if (name == c) return true;
+bool checked_column(ColumnInfo info) {
+  if (info.flags & kString) return true;
+  for (std::string_view c : {"track", "kind", "src_kind", "dst_kind", "mem_kind", "domain", "type", "series"})
+    if (info.name == c) return true;
   return false;
 }
 
@@ -521,7 +521,7 @@ struct RowChecker {
                 kind == 0 ? "on a CPU track, expected a GPU track" : "on a GPU track, expected a CPU track");
     }
   }
-  void string_ids(const std::vector<StringId>& ids, const char* column) const {
+  void string_ids(const std::vector<StringId>& ids, std::string_view column) const {
     if (ids.empty()) return;  // sparse, all ""
     if (below(ids, strings)) return;
     for (std::size_t i = begin; i < end; ++i)
@@ -540,8 +540,6 @@ constexpr unsigned kMaxMemoryKind = static_cast<unsigned>(MemoryKind::managed_st
 void check_rows(const RowChecker& c, const KernelTable& t) {
   c.intervals(t.start, t.end);
   c.track_ids(t.track, 0);
-  c.string_ids(t.name, "name");
-  c.string_ids(t.mangled, "mangled");
 }
 void check_rows(const RowChecker& c, const MemcpyTable& t) {
   c.intervals(t.start, t.end);
@@ -558,14 +556,11 @@ void check_rows(const RowChecker& c, const MemsetTable& t) {
 void check_rows(const RowChecker& c, const ApiCallTable& t) {
   c.intervals(t.start, t.end);
   c.track_ids(t.track, 1);
-  c.string_ids(t.name, "name");
   c.at_most(t.domain, static_cast<unsigned>(ApiDomain::other), "domain");
 }
 void check_rows(const RowChecker& c, const RangeTable& t) {
   c.intervals(t.start, t.end);
   c.track_ids(t.track, -1);
-  c.string_ids(t.name, "name");
-  c.string_ids(t.domain, "domain");
   c.at_most(t.kind, static_cast<unsigned>(RangeKind::annotation), "kind");
 }
 void check_rows(const RowChecker& c, const SyncTable& t) {
@@ -586,12 +581,20 @@ void check_rows(const RowChecker& c, const MemoryEventTable& t) {
 void check_rows(const RowChecker& c, const OverheadTable& t) {
   c.intervals(t.start, t.end);
   c.track_ids(t.track, 1);
-  c.string_ids(t.kind, "kind");
 }
 void check_rows(const RowChecker& c, const OsCallTable& t) {
   c.intervals(t.start, t.end);
   c.track_ids(t.track, 1);
-  c.string_ids(t.name, "name");
+}
+
+// Every string column (flagged kString in the table's column list).
+template <class Table>
+void check_strings(const RowChecker& c, const Table& t) {
+  t.for_each_column([&](ColumnInfo info, const auto& col) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(col)>, std::vector<StringId>>) {
+      if (info.flags & kString) c.string_ids(col, info.name);
+    }
+  });
 }
 
 template <class Table>
@@ -660,7 +663,7 @@ void decode_table_rows(Table& table, TableId id, ByteCursor& in, std::uint32_t r
         if (info.flags & kTime) relative = start;
       }
       populate(col.data() + old, static_cast<std::size_t>(n) * sizeof(T));
-      const DecodeOptions options{.stats = checked_column(info.name)};
+      const DecodeOptions options{.stats = checked_column(info)};
       stats.add(&col, append_column<T>(*blob, static_cast<std::size_t>(n), relative, col, options));
       if constexpr (std::is_same_v<T, TimeNs>) {
         if ((info.flags & kTime) && !start) start = col.data() + old;
@@ -674,6 +677,7 @@ void decode_table_rows(Table& table, TableId id, ByteCursor& in, std::uint32_t r
                              static_cast<std::uint32_t>(b.all_counter_series().size()),
                              stats};
     check_rows(checker, table);
+    check_strings(checker, table);
   } catch (...) {
     ci = 0;
     table.for_each_column([&](ColumnInfo, auto& col) {

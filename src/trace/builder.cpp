@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <limits>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -10,6 +9,7 @@
 #include "trace/budget.h"
 #include "trace/fresh_memory.h"
 #include "trace/kernel_category.h"
+#include "trace/row_values.h"
 #include "trace/time_columns.h"
 
 namespace gpuscope {
@@ -30,8 +30,6 @@ void push_sparse(std::vector<T>& column, std::size_t rows_before, T value) {
 }
 
 std::uint64_t pack(std::uint32_t a, std::uint32_t b) { return (std::uint64_t{a} << 32) | b; }
-
-std::uint16_t narrow16(std::uint32_t v) { return static_cast<std::uint16_t>(std::min<std::uint32_t>(v, 0xffff)); }
 
 // [SECTION] Times outside the plausible window ------------------------------------------------
 
@@ -136,10 +134,16 @@ void check_tracks(std::string_view table, const std::vector<TrackId>& track, con
   }
 }
 
-void check_strings(std::string_view table, std::string_view column, const std::vector<StringId>& ids,
-                   std::uint32_t count) {
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    if (ids[i] >= count) fail(table, i, std::string(column) + " string id out of range");
+// Every string column of `t` (flagged kString) holds ids below `count`.
+template <class Table>
+void check_strings(const Table& t, TableId id, std::uint32_t count) {
+  t.for_each_column([&](ColumnInfo info, const auto& col) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(col)>, std::vector<StringId>>) {
+      if (!(info.flags & kString)) return;
+      for (std::size_t i = 0; i < col.size(); ++i)
+        if (col[i] >= count) fail(to_string(id), i, std::string(info.name) + " string id out of range");
+    }
+  });
 }
 
 template <class T>
@@ -160,8 +164,6 @@ void validate(const Trace& t, const TraceTables& tb, bool rows_checked) {
 
   check_intervals("kernels", tb.kernels.start, tb.kernels.end);
   check_tracks("kernels", tb.kernels.track, tracks, 0);
-  check_strings("kernels", "name", tb.kernels.name, nstr);
-  check_strings("kernels", "mangled", tb.kernels.mangled, nstr);
 
   check_intervals("memcpys", tb.memcpys.start, tb.memcpys.end);
   check_tracks("memcpys", tb.memcpys.track, tracks, 0);
@@ -175,17 +177,10 @@ void validate(const Trace& t, const TraceTables& tb, bool rows_checked) {
 
   check_intervals("api_calls", tb.api_calls.start, tb.api_calls.end);
   check_tracks("api_calls", tb.api_calls.track, tracks, 1);
-  check_strings("api_calls", "name", tb.api_calls.name, nstr);
   check_enum("api_calls", "domain", tb.api_calls.domain, static_cast<unsigned>(ApiDomain::other));
 
   check_intervals("ranges", tb.ranges.start, tb.ranges.end);
   check_tracks("ranges", tb.ranges.track, tracks, -1);
-  check_strings("ranges", "name", tb.ranges.name, nstr);
-  check_strings("ranges", "domain", tb.ranges.domain, nstr);
-  check_strings("ranges", "input_dims", tb.ranges.input_dims, nstr);
-  check_strings("ranges", "input_types", tb.ranges.input_types, nstr);
-  check_strings("ranges", "concrete_inputs", tb.ranges.concrete_inputs, nstr);
-  check_strings("ranges", "collective", tb.ranges.collective, nstr);
   check_enum("ranges", "kind", tb.ranges.kind, static_cast<unsigned>(RangeKind::annotation));
 
   check_intervals("syncs", tb.syncs.start, tb.syncs.end);
@@ -199,11 +194,11 @@ void validate(const Trace& t, const TraceTables& tb, bool rows_checked) {
 
   check_intervals("overheads", tb.overheads.start, tb.overheads.end);
   check_tracks("overheads", tb.overheads.track, tracks, 1);
-  check_strings("overheads", "kind", tb.overheads.kind, nstr);
 
   check_intervals("os_calls", tb.os_calls.start, tb.os_calls.end);
   check_tracks("os_calls", tb.os_calls.track, tracks, 1);
-  check_strings("os_calls", "name", tb.os_calls.name, nstr);
+
+  tb.for_each_table([&](TableId id, const auto& table) { check_strings(table, id, nstr); });
 }
 
 // [SECTION] Sorting -----------------------------------------------------------------------
@@ -273,28 +268,27 @@ void sort_by_series(Table& c, std::size_t nseries) {
 
 TraceBuilder::TraceBuilder() = default;
 
-TrackId TraceBuilder::gpu_track(std::uint32_t device, std::uint32_t stream) {
-  auto [it, inserted] = gpu_tracks_.try_emplace(pack(device, stream), 0);
-  if (!inserted) return it->second;
-  Track t;
-  t.kind = TrackKind::gpu;
-  t.device = device;
-  t.stream = stream;
-  it->second = static_cast<TrackId>(trace_.tracks_.size());
-  trace_.tracks_.push_back(std::move(t));
+namespace {
+
+// The track `key` stands for in `map`, added (make()) when it is new.
+template <class Make>
+TrackId find_or_add_track(std::unordered_map<std::uint64_t, TrackId>& map, std::vector<Track>& tracks,
+                          std::uint64_t key, Make&& make) {
+  const auto [it, inserted] = map.try_emplace(key, static_cast<TrackId>(tracks.size()));
+  if (inserted) tracks.push_back(make());
   return it->second;
 }
 
+}  // namespace
+
+TrackId TraceBuilder::gpu_track(std::uint32_t device, std::uint32_t stream) {
+  return find_or_add_track(gpu_tracks_, trace_.tracks_, pack(device, stream),
+                           [&] { return Track{TrackKind::gpu, device, stream, 0, 0, {}}; });
+}
+
 TrackId TraceBuilder::cpu_track(std::uint32_t pid, std::uint32_t tid) {
-  auto [it, inserted] = cpu_tracks_.try_emplace(pack(pid, tid), 0);
-  if (!inserted) return it->second;
-  Track t;
-  t.kind = TrackKind::cpu;
-  t.pid = pid;
-  t.tid = tid;
-  it->second = static_cast<TrackId>(trace_.tracks_.size());
-  trace_.tracks_.push_back(std::move(t));
-  return it->second;
+  return find_or_add_track(cpu_tracks_, trace_.tracks_, pack(pid, tid),
+                           [&] { return Track{TrackKind::cpu, 0, 0, pid, tid, {}}; });
 }
 
 TrackId TraceBuilder::add_track(const Track& t) {
@@ -354,139 +348,48 @@ void make_room(Table& table, const auto& first_column) {
   grow_rows(table, std::max<std::size_t>(4096, 2 * first_column.capacity()));
 }
 
+// One row into every column its Row fills (the column list's COLUMNs, in
+// tables.h), a sparse one through push_sparse, each value as its column
+// stores it (row_values.h).
+template <class Table, class Row>
+void append_row(Table& table, const Row& r) {
+  const std::size_t n = table.size();
+  table.for_each_row_column(r, [n](auto tag, auto& col, auto value) {
+    using T = typename std::remove_cvref_t<decltype(col)>::value_type;
+    if constexpr ((decltype(tag)::flags & kSparse) != 0)
+      push_sparse(col, n, detail::to_column<T>(value));
+    else
+      col.push_back(detail::to_column<T>(value));
+  });
+}
+
 void TraceBuilder::add_kernel(const KernelRow& r) {
   KernelTable& k = trace_.t_.kernels;
   make_room(k, k.start);
-  const std::size_t n = k.size();
-  k.start.push_back(r.start);
-  k.end.push_back(r.end);
-  k.track.push_back(r.track);
-  k.correlation.push_back(r.correlation);
-  k.name.push_back(r.name);
-  push_sparse(k.mangled, n, r.mangled == r.name ? StringId{0} : r.mangled);
-  k.grid_x.push_back(r.grid_x);
-  k.grid_y.push_back(narrow16(r.grid_y));
-  k.grid_z.push_back(narrow16(r.grid_z));
-  k.block_x.push_back(narrow16(r.block_x));
-  k.block_y.push_back(narrow16(r.block_y));
-  k.block_z.push_back(narrow16(r.block_z));
-  k.registers.push_back(r.registers);
-  k.static_smem.push_back(r.static_smem);
-  k.dynamic_smem.push_back(r.dynamic_smem);
-  push_sparse(k.graph_id, n, r.graph_id);
-  push_sparse(k.graph_node_id, n, r.graph_node_id);
+  append_row(k, detail::stored_row(r));
 }
 
-void TraceBuilder::add_memcpy(const MemcpyRow& r) {
-  MemcpyTable& m = trace_.t_.memcpys;
-  const std::size_t n = m.size();
-  m.start.push_back(r.start);
-  m.end.push_back(r.end);
-  m.track.push_back(r.track);
-  m.correlation.push_back(r.correlation);
-  m.bytes.push_back(r.bytes);
-  m.kind.push_back(static_cast<std::uint8_t>(r.kind));
-  m.src_kind.push_back(static_cast<std::uint8_t>(r.src_kind));
-  m.dst_kind.push_back(static_cast<std::uint8_t>(r.dst_kind));
-  push_sparse(m.graph_id, n, r.graph_id);
-  push_sparse(m.graph_node_id, n, r.graph_node_id);
-}
+void TraceBuilder::add_memcpy(const MemcpyRow& r) { append_row(trace_.t_.memcpys, r); }
 
-void TraceBuilder::add_memset(const MemsetRow& r) {
-  MemsetTable& m = trace_.t_.memsets;
-  const std::size_t n = m.size();
-  m.start.push_back(r.start);
-  m.end.push_back(r.end);
-  m.track.push_back(r.track);
-  m.correlation.push_back(r.correlation);
-  m.bytes.push_back(r.bytes);
-  push_sparse(m.value, n, r.value);
-  m.mem_kind.push_back(static_cast<std::uint8_t>(r.mem_kind));
-  push_sparse(m.graph_id, n, r.graph_id);
-  push_sparse(m.graph_node_id, n, r.graph_node_id);
-}
+void TraceBuilder::add_memset(const MemsetRow& r) { append_row(trace_.t_.memsets, r); }
 
 void TraceBuilder::add_api_call(const ApiCallRow& r) {
   ApiCallTable& a = trace_.t_.api_calls;
   make_room(a, a.start);
-  const std::size_t n = a.size();
-  a.start.push_back(r.start);
-  a.end.push_back(r.end);
-  a.track.push_back(r.track);
-  a.correlation.push_back(r.correlation);
-  a.name.push_back(r.name);
-  a.domain.push_back(static_cast<std::uint8_t>(r.domain));
-  push_sparse(a.cbid, n, r.cbid);
-  push_sparse(a.status, n, r.status);
+  append_row(a, r);
 }
 
-void TraceBuilder::add_range(const RangeRow& r) {
-  RangeTable& g = trace_.t_.ranges;
-  const std::size_t n = g.size();
-  g.start.push_back(r.start);
-  g.end.push_back(r.end);
-  g.track.push_back(r.track);
-  g.name.push_back(r.name);
-  g.domain.push_back(r.domain);
-  g.kind.push_back(static_cast<std::uint8_t>(r.kind));
-  push_sparse(g.color, n, r.color);
-  push_sparse(g.payload, n, r.payload);
-  push_sparse(g.correlation, n, r.correlation);
-  push_sparse(g.input_dims, n, r.input_dims);
-  push_sparse(g.input_types, n, r.input_types);
-  push_sparse(g.concrete_inputs, n, r.concrete_inputs);
-  push_sparse(g.collective, n, r.collective);
-  push_sparse(g.sequence, n,
-              r.sequence >= 0 && r.sequence < std::numeric_limits<std::int64_t>::max() ? r.sequence + 1 : 0);
-  push_sparse(g.fwd_thread, n, r.fwd_thread);
-}
+void TraceBuilder::add_range(const RangeRow& r) { append_row(trace_.t_.ranges, r); }
 
-void TraceBuilder::add_sync(const SyncRow& r) {
-  SyncTable& s = trace_.t_.syncs;
-  s.start.push_back(r.start);
-  s.end.push_back(r.end);
-  s.track.push_back(r.track);
-  s.correlation.push_back(r.correlation);
-  s.type.push_back(static_cast<std::uint8_t>(r.type));
-  s.device.push_back(r.device);
-  s.stream.push_back(r.stream);
-  s.event.push_back(r.event);
-}
+void TraceBuilder::add_sync(const SyncRow& r) { append_row(trace_.t_.syncs, r); }
 
-void TraceBuilder::add_counter(const CounterRow& r) {
-  CounterTable& c = trace_.t_.counters;
-  c.time.push_back(r.time);
-  c.series.push_back(r.series);
-  c.value.push_back(r.value);
-}
+void TraceBuilder::add_counter(const CounterRow& r) { append_row(trace_.t_.counters, r); }
 
-void TraceBuilder::add_memory_event(const MemoryEventRow& r) {
-  MemoryEventTable& m = trace_.t_.memory_events;
-  const std::size_t n = m.size();
-  m.time.push_back(r.time);
-  m.series.push_back(r.series);
-  m.bytes.push_back(r.bytes);
-  push_sparse(m.address, n, r.address);
-}
+void TraceBuilder::add_memory_event(const MemoryEventRow& r) { append_row(trace_.t_.memory_events, r); }
 
-void TraceBuilder::add_overhead(const OverheadRow& r) {
-  OverheadTable& o = trace_.t_.overheads;
-  o.start.push_back(r.start);
-  o.end.push_back(r.end);
-  o.track.push_back(r.track);
-  o.kind.push_back(r.kind);
-}
+void TraceBuilder::add_overhead(const OverheadRow& r) { append_row(trace_.t_.overheads, r); }
 
-void TraceBuilder::add_os_call(const OsCallRow& r) {
-  OsCallTable& o = trace_.t_.os_calls;
-  const std::size_t n = o.size();
-  o.start.push_back(r.start);
-  o.end.push_back(r.end);
-  o.track.push_back(r.track);
-  o.name.push_back(r.name);
-  push_sparse(o.status, n, r.status);
-  push_sparse(o.nesting, n, r.nesting);
-}
+void TraceBuilder::add_os_call(const OsCallRow& r) { append_row(trace_.t_.os_calls, r); }
 
 void TraceBuilder::clear_rows() {
   trace_.t_.for_each_table(

@@ -45,21 +45,32 @@ KernelTable kernels(std::size_t n) {
   return k;
 }
 
-// Encodes `k` as one chunk and decodes it into a builder; returns the error
-// ("" if accepted). The builder is left as it was when the chunk is refused.
-std::string decode_kernels(const KernelTable& k) {
+// Encodes `t` (the trace's `member` table) as one chunk and decodes it into
+// `b`; returns the error ("" if accepted).
+template <class Table>
+std::string decode(TableId id, Table TraceTables::*member, const Table& t, TraceBuilder& b) {
   TraceTables tables;
-  tables.kernels = k;
+  tables.*member = t;
   ByteWriter out;
   ColumnScratch scratch;
-  encode_rows(tables, TableId::kernels, 0, k.size(), out, scratch);
-  TraceBuilder b = make_builder();
+  encode_rows(tables, id, 0, t.size(), out, scratch);
   RowDecodeContext ctx;
   try {
-    decode_rows(TableId::kernels, ByteCursor(out.data(), out.size()), static_cast<std::uint32_t>(k.size()), b, ctx);
+    decode_rows(id, ByteCursor(out.data(), out.size()), static_cast<std::uint32_t>(t.size()), b, ctx);
   } catch (const FormatError& e) {
-    EXPECT_EQ(b.tables().kernels.size(), 0u) << "a refused chunk is rolled back";
     return e.what();
+  }
+  return "";
+}
+
+// Kernels decoded into a builder: the error, "" if accepted. The builder is
+// left as it was when the chunk is refused.
+std::string decode_kernels(const KernelTable& k) {
+  TraceBuilder b = make_builder();
+  const std::string error = decode(TableId::kernels, &TraceTables::kernels, k, b);
+  if (!error.empty()) {
+    EXPECT_EQ(b.tables().kernels.size(), 0u) << "a refused chunk is rolled back";
+    return error;
   }
   EXPECT_EQ(b.tables().kernels.start, k.start);
   EXPECT_EQ(b.tables().kernels.end, k.end);
@@ -128,16 +139,40 @@ TEST(GscopeRowChecks, SparseColumnsAndEnumsAreCheckedToo) {
     a.domain.push_back(static_cast<std::uint8_t>(ApiDomain::other));
   }
   a.domain[1400] = static_cast<std::uint8_t>(ApiDomain::other) + 1;
-  ByteWriter out;
-  ColumnScratch scratch;
-  encode_rows(tables, TableId::api_calls, 0, a.size(), out, scratch);
   TraceBuilder b = make_builder();
-  RowDecodeContext ctx;
-  try {
-    decode_rows(TableId::api_calls, ByteCursor(out.data(), out.size()), 1500, b, ctx);
-    ADD_FAILURE() << "accepted an out-of-range domain";
-  } catch (const FormatError& e) {
-    EXPECT_EQ(std::string(e.what()), "api_calls row 1400 of the chunk: domain value out of range");
+  EXPECT_EQ(decode(TableId::api_calls, &TraceTables::api_calls, a, b),
+            "api_calls row 1400 of the chunk: domain value out of range");
+}
+
+// Every string column is checked, the sparse ones of ranges (a framework op's
+// inputs, its collective) too: an id past the string table would be read
+// out of bounds by whoever shows it.
+TEST(GscopeRowChecks, EveryStringColumnOfRangesIsChecked) {
+  auto decode_ranges = [](const RangeTable& r) {
+    TraceBuilder b = make_builder();
+    return decode(TableId::ranges, &TraceTables::ranges, r, b);
+  };
+  RangeTable good;
+  for (std::size_t i = 0; i < 1300; ++i) {
+    good.start.push_back(static_cast<TimeNs>(i) * 10);
+    good.end.push_back(static_cast<TimeNs>(i) * 10 + 5);
+    good.track.push_back(1);
+    good.name.push_back(1);
+    good.domain.push_back(2);
+    good.kind.push_back(0);
+  }
+  EXPECT_EQ(decode_ranges(good), "");
+  for (std::vector<StringId> RangeTable::*column :
+       {&RangeTable::name, &RangeTable::domain, &RangeTable::input_dims, &RangeTable::input_types,
+        &RangeTable::concrete_inputs, &RangeTable::collective}) {
+    RangeTable r = good;
+    if ((r.*column).empty()) (r.*column).assign(r.size(), 0);
+    (r.*column)[1250] = 2;
+    EXPECT_EQ(decode_ranges(r), "");
+    (r.*column)[1250] = 3;  // strings "", "a", "b": 3 is past the end
+    const std::string error = decode_ranges(r);
+    EXPECT_TRUE(error.starts_with("ranges row 1250 of the chunk: ") && error.ends_with(" string id out of range"))
+        << error;
   }
 }
 

@@ -17,7 +17,7 @@ using AutogradLink = std::pair<std::int64_t, std::uint32_t>;
 inline std::map<std::string, AutogradLink> autograd_links(const Trace& t) {
   std::map<std::string, AutogradLink> links;
   for (RowIndex r = 0; r < t.ranges().size(); ++r)
-    links[std::string(t.str(t.ranges().name[r]))] = {t.ranges().sequence_at(r), t.ranges().fwd_thread_at(r)};
+    links[std::string(t.str(t.ranges().name[r]))] = {sequence_number(t.ranges(), r), t.ranges().fwd_thread_at(r)};
   return links;
 }
 

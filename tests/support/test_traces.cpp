@@ -108,7 +108,7 @@ void TraceFactory::autograd_op(std::string_view name, TimeNs start, TimeNs end, 
   r.name = b_.intern(name);
   r.domain = b_.intern("cpu_op");
   r.kind = RangeKind::annotation;
-  r.sequence = sequence;
+  r.sequence = stored_sequence(sequence);
   r.fwd_thread = fwd_thread;
   b_.add_range(r);
 }
@@ -287,7 +287,7 @@ void add_every_table_host_side(TraceBuilder& b, const EveryTableTracks& t) {
   r.domain = b.intern("cpu_op");
   r.kind = RangeKind::annotation;
   r.correlation = 42;
-  r.sequence = 12;  // and a forward thread, as a backward op has (both sparse columns used)
+  r.sequence = stored_sequence(12);  // and a forward thread, as a backward op has (both sparse columns used)
   r.fwd_thread = 3;
   b.add_range(r);
   r = RangeRow{};

@@ -269,6 +269,77 @@ TEST(TraceBuilder, SparseColumnsStayEmptyUntilUsed) {
   EXPECT_TRUE(t.kernels().mangled.empty());
 }
 
+// The Row, the Table and the append all come from one column list: a Row
+// fills exactly the non-derived columns, in list order, each value stored as
+// its column says (an enumeration as its byte, a u32 in 16 bits clamped).
+TEST(TraceBuilder, RowsFillTheirTablesNonDerivedColumnsAsTheColumnListSays) {
+  TraceTables tables;
+  tables.for_each_table([](TableId id, auto& table) {
+    std::vector<const void*> listed, filled;
+    table.for_each_column([&](ColumnInfo info, const auto& col) {
+      if (!(info.flags & kDerived)) listed.push_back(&col);
+      EXPECT_EQ(!(info.flags & kDerived), (info.flags & kStored) != 0) << to_string(id) << " " << info.name;
+    });
+    auto fill = [&](const auto& row) {
+      table.for_each_row_column(row, [&](auto, const auto& col, auto) { filled.push_back(&col); });
+    };
+    using T = std::remove_cvref_t<decltype(table)>;
+    if constexpr (std::is_same_v<T, KernelTable>) fill(KernelRow{});
+    if constexpr (std::is_same_v<T, MemcpyTable>) fill(MemcpyRow{});
+    if constexpr (std::is_same_v<T, MemsetTable>) fill(MemsetRow{});
+    if constexpr (std::is_same_v<T, ApiCallTable>) fill(ApiCallRow{});
+    if constexpr (std::is_same_v<T, RangeTable>) fill(RangeRow{});
+    if constexpr (std::is_same_v<T, SyncTable>) fill(SyncRow{});
+    if constexpr (std::is_same_v<T, CounterTable>) fill(CounterRow{});
+    if constexpr (std::is_same_v<T, MemoryEventTable>) fill(MemoryEventRow{});
+    if constexpr (std::is_same_v<T, OsCallTable>) fill(OsCallRow{});
+    if constexpr (std::is_same_v<T, OverheadTable>) fill(OverheadRow{});
+    ASSERT_FALSE(filled.empty()) << to_string(id);
+    EXPECT_EQ(filled, listed) << to_string(id);
+  });
+
+  TraceBuilder b;
+  const TrackId g = b.gpu_track(0, 1);
+  const StringId name = b.intern("k");
+  KernelRow k = kernel(g, 0, 1, 0, name);
+  k.mangled = name;  // the same as the name: not kept
+  k.grid_y = 70000;  // past CUDA's limit: clamped
+  k.block_x = 1024;
+  b.add_kernel(k);
+  MemcpyRow m;
+  m.track = g;
+  m.kind = CopyKind::dtoh;
+  b.add_memcpy(m);
+  SyncRow s;
+  s.track = b.cpu_track(1, 2);
+  b.add_sync(s);
+  const Trace t = b.freeze();
+  EXPECT_TRUE(t.kernels().mangled.empty());
+  EXPECT_EQ(t.kernels().grid_y[0], 65535u);
+  EXPECT_EQ(t.kernels().grid_y_at(0), 65535u);
+  EXPECT_EQ(t.kernels().block_x_at(0), 1024u);
+  EXPECT_EQ(t.memcpys().kind[0], static_cast<std::uint8_t>(CopyKind::dtoh));
+  EXPECT_EQ(t.memcpys().kind_at(0), CopyKind::dtoh);
+  EXPECT_EQ(t.syncs().device_at(0), kNoDevice);  // a Row's default, not 0
+  EXPECT_EQ(t.syncs().stream_at(0), kNoId);
+  EXPECT_EQ(t.api_calls().op_range_at(0), kNoRow);  // no calls: sparse and empty, its default
+}
+
+TEST(TraceBuilder, EveryStringColumnIsChecked) {
+  // The sparse string columns of a range (a framework op's inputs) too.
+  TraceBuilder b;
+  RangeRow r;
+  r.track = b.cpu_track(1, 2);
+  r.input_types = 999;
+  b.add_range(r);
+  try {
+    b.freeze();
+    FAIL() << "accepted a string id past the table";
+  } catch (const TraceError& e) {
+    EXPECT_EQ(std::string(e.what()), "ranges row 0: input_types string id out of range");
+  }
+}
+
 TEST(TraceBuilder, RejectsBrokenRowsWithAMessage) {
   {
     TraceBuilder b;

@@ -32,7 +32,7 @@ constexpr std::uint32_t kNone = 0xffffffffu;
 
 // [SECTION] Backward ops and their forward ops ---------------------------------------------------
 
-bool is_backward(const RangeTable& rg, RowIndex r) { return rg.fwd_thread_at(r) != 0 && rg.sequence_at(r) >= 0; }
+bool is_backward(const RangeTable& rg, RowIndex r) { return rg.fwd_thread_at(r) != 0 && sequence_number(rg, r) >= 0; }
 
 // Per range row: the outermost backward op it is (or is inside), kNoRow if
 // none. Parents come before their children in row order.
@@ -62,7 +62,7 @@ struct ForwardOp {
 // op of its number in its process, or such ops on more than one thread.
 RowIndex forward_op(const Trace& t, const std::vector<ForwardOp>& forward, RowIndex b) {
   const RangeTable& rg = t.ranges();
-  const ForwardOp key{t.tracks()[rg.track[b]].pid, rg.sequence_at(b), 0, 0, 0};
+  const ForwardOp key{t.tracks()[rg.track[b]].pid, sequence_number(rg, b), 0, 0, 0};
   auto it = std::lower_bound(forward.begin(), forward.end(), key, [](const ForwardOp& x, const ForwardOp& k) {
     return std::tie(x.pid, x.sequence) < std::tie(k.pid, k.sequence);
   });
@@ -148,7 +148,7 @@ void forward_sweep(const Trace& t, const std::vector<RowIndex>& backward, Module
       return open.empty() ? kNone : m.id(rg.name[open.back()]);
     };
     auto range = [&](RowIndex r) {
-      if (rg.sequence_at(r) >= 0 && rg.fwd_thread_at(r) == 0 && t.is_op_range(r)) module_of[r] = top(rg.start[r]);
+      if (sequence_number(rg, r) >= 0 && rg.fwd_thread_at(r) == 0 && t.is_op_range(r)) module_of[r] = top(rg.start[r]);
       if (m.is_module(rg.name[r]) && rg.end[r] > rg.start[r]) {
         close_before(rg.start[r]);
         open.push_back(r);
@@ -178,8 +178,8 @@ void module_pass(const Trace& t, Profile* p) {
   const std::vector<RowIndex> backward = outermost_backward(t);
   std::vector<ForwardOp> forward;
   for (RowIndex r = 0; r < rg.size(); ++r)
-    if (rg.sequence_at(r) >= 0 && rg.fwd_thread_at(r) == 0 && t.is_op_range(r))
-      forward.push_back({t.tracks()[rg.track[r]].pid, rg.sequence_at(r), rg.start[r], rg.track[r], r});
+    if (sequence_number(rg, r) >= 0 && rg.fwd_thread_at(r) == 0 && t.is_op_range(r))
+      forward.push_back({t.tracks()[rg.track[r]].pid, sequence_number(rg, r), rg.start[r], rg.track[r], r});
   std::sort(forward.begin(), forward.end());
   Modules m(t);
   std::vector<std::uint32_t> module_of(rg.size(), kNone);

@@ -289,12 +289,12 @@ class GpuscopeReader {
     KernelTable& table = b_.tables().kernels;
     table = KernelTable{};
     size_columns(table, at.rows, in_.threads());
-    std::vector<KernelWriter> out;
+    std::vector<RowWriter<KernelTable, KernelRow>> out;
     for (std::size_t p = 0; p < n; ++p) out.emplace_back(table, at.base[p], at.capacity[p]);
     std::vector<Pending> pending(n);
     for (Pending& p : pending) p.narrow.emplace(narrow(reader));
     run_parts(n, in_.threads(), [&](std::size_t p) {
-      KernelWriter& w = out[p];
+      RowWriter<KernelTable, KernelRow>& w = out[p];
       Pending& later = pending[p];
       Narrow& c = *later.narrow;
       std::uint64_t last_key = ~std::uint64_t{0};
@@ -313,15 +313,7 @@ class GpuscopeReader {
         k.correlation = c.id32(v, 4);
         k.name = known_string(c.i64(v, 5), w.rows(), later.names);
         k.mangled = v[6].null() ? 0 : known_string(c.i64(v, 6), w.rows(), later.mangled);
-        k.grid_x = c.clamp32(v, 7);
-        k.grid_y = c.clamp32(v, 8);
-        k.grid_z = c.clamp32(v, 9);
-        k.block_x = c.clamp32(v, 10);
-        k.block_y = c.clamp32(v, 11);
-        k.block_z = c.clamp32(v, 12);
-        k.registers = c.clamp16(v, 13);
-        k.static_smem = c.clamp32(v, 14);
-        k.dynamic_smem = c.clamp32(v, 15);
+        read_launch(c, v, 7, k);
         k.graph_id = graph_id(v[16]);
         k.graph_node_id = u64(v[17]);
         if (!w.add(k)) changed(t->name);
@@ -330,19 +322,14 @@ class GpuscopeReader {
     std::vector<std::size_t> written(n);
     for (std::size_t p = 0; p < n; ++p) written[p] = out[p].rows();
     close_gaps(table, at.base, written);
-    merge_sparse(
-        table.mangled, written, [&](std::size_t p) -> const auto& { return out[p].mangled.values; });
-    merge_sparse(
-        table.graph_id, written, [&](std::size_t p) -> const auto& { return out[p].graph_id.values; });
-    merge_sparse(
-        table.graph_node_id, written, [&](std::size_t p) -> const auto& { return out[p].graph_node_id.values; });
+    merge_sparse(table, written, out);
     for (std::size_t p = 0, base = 0; p < n; base += written[p], ++p) {
       for (const auto& [row, key] : pending[p].tracks)
         table.track[base + row] = b_.gpu_track(static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key));
       for (const auto& [row, id] : pending[p].names) table.name[base + row] = string(id);
       for (const auto& [row, id] : pending[p].mangled) {
         const StringId m = string(id);
-        if (m == table.name[base + row]) continue;  // stored as 0, as TraceBuilder::add_kernel does
+        if (m == table.name[base + row]) continue;  // stored as 0, as detail::stored_row does
         if (table.mangled.empty()) table.mangled.resize(table.size());
         table.mangled[base + row] = m;
       }
@@ -440,13 +427,13 @@ class GpuscopeReader {
     ApiCallTable& table = b_.tables().api_calls;
     table = ApiCallTable{};
     size_columns(table, at.rows, in_.threads());
-    std::vector<ApiCallWriter> out;
+    std::vector<RowWriter<ApiCallTable, ApiCallRow>> out;
     for (std::size_t j = 0; j < jobs.size(); ++j) out.emplace_back(table, at.base[j], at.capacity[j]);
     std::vector<Pending> pending(jobs.size());
     for (std::size_t j = 0; j < jobs.size(); ++j) pending[j].narrow.emplace(narrow(readers[jobs[j].source]));
     run_parts(jobs.size(), in_.threads(), [&](std::size_t j) {
       TableReader& reader = readers[jobs[j].source];
-      ApiCallWriter& w = out[j];
+      RowWriter<ApiCallTable, ApiCallRow>& w = out[j];
       Pending& later = pending[j];
       Narrow& c = *later.narrow;
       const ApiDomain domain = sources[jobs[j].source].domain;
@@ -476,10 +463,7 @@ class GpuscopeReader {
     std::vector<std::size_t> written(jobs.size());
     for (std::size_t j = 0; j < jobs.size(); ++j) written[j] = out[j].rows();
     close_gaps(table, at.base, written);
-    merge_sparse(
-        table.cbid, written, [&](std::size_t j) -> const auto& { return out[j].cbid.values; });
-    merge_sparse(
-        table.status, written, [&](std::size_t j) -> const auto& { return out[j].status.values; });
+    merge_sparse(table, written, out);
     for (std::size_t j = 0, base = 0; j < jobs.size(); base += written[j], ++j) {
       for (const auto& [row, g] : pending[j].tracks) {
         SqlValue gtid;
@@ -563,7 +547,7 @@ class GpuscopeReader {
           r.collective = v[14].null() ? 0 : string(v[14].as_int());
           // PyTorch's autograd link; exports without these columns have none.
           if (!v[15].null() && v[15].as_int() >= 0) {
-            r.sequence = v[15].as_int();
+            r.sequence = stored_sequence(v[15].as_int());
             r.fwd_thread = id32(v[16]);
           }
           b_.add_range(r);

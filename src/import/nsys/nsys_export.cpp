@@ -308,15 +308,7 @@ class NsysReader {
         n.count(v[name].null() ? 6 : name);
       }
       k.mangled = v[8].null() ? 0 : string(v, n, 8);
-      k.grid_x = n.clamp32(v, 9);
-      k.grid_y = n.clamp32(v, 10);
-      k.grid_z = n.clamp32(v, 11);
-      k.block_x = n.clamp32(v, 12);
-      k.block_y = n.clamp32(v, 13);
-      k.block_z = n.clamp32(v, 14);
-      k.registers = n.clamp16(v, 15);
-      k.static_smem = n.clamp32(v, 16);
-      k.dynamic_smem = n.clamp32(v, 17);
+      read_launch(n, v, 9, k);
       k.graph_id = v[18].null() ? 0 : n.id32(v, 18);
       k.graph_node_id = v[19].null() ? 0 : n.clamp64(v, 19);
       b_.add_kernel(k);

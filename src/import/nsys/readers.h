@@ -159,6 +159,21 @@ class Narrow {
 
 inline Narrow narrow(const TableReader& r) { return Narrow(r.table_name(), r.columns()); }
 
+// A kernel's launch configuration from the nine columns from `first` on, in
+// CUPTI's order (both exports keep it): grid x, y, z, block x, y, z,
+// registers per thread, static and dynamic shared memory per block.
+inline void read_launch(Narrow& n, const SqlValue* v, int first, KernelRow& k) {
+  k.grid_x = n.clamp32(v, first);
+  k.grid_y = n.clamp32(v, first + 1);
+  k.grid_z = n.clamp32(v, first + 2);
+  k.block_x = n.clamp32(v, first + 3);
+  k.block_y = n.clamp32(v, first + 4);
+  k.block_z = n.clamp32(v, first + 5);
+  k.registers = n.clamp16(v, first + 6);
+  k.static_smem = n.clamp32(v, first + 7);
+  k.dynamic_smem = n.clamp32(v, first + 8);
+}
+
 // Counts why a row's interval was refused (the slow path of interval()).
 [[gnu::noinline, gnu::cold]] inline void refuse_interval(const SqlValue& s, const SqlValue& e, bool overflow,
                                                          std::string_view what, Counts& skipped) {

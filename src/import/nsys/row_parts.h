@@ -4,14 +4,15 @@
 // b-trees split into subtrees of about equal size (PageFile::split, which
 // counts each subtree's rows from its leaf headers); the table's columns are
 // sized for all of them at once (size_columns), and each part decodes its
-// rows on its own thread straight into its own range of them (KernelWriter,
-// ApiCallWriter). Afterwards the rows a part skipped are closed up
-// (close_gaps), so the rows come out exactly as one thread would have read
-// them, and no row is copied twice. Only the direct page reader splits;
+// rows on its own thread straight into its own range of them (RowWriter).
+// Afterwards the rows a part skipped are closed up (close_gaps), so the rows
+// come out exactly as one thread would have read them, and no row is copied
+// twice. Only the direct page reader splits;
 // through SQLite a table is one part, counted by SQLite.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstring>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "trace/fresh_memory.h"
+#include "trace/row_values.h"
 #include "trace/tables.h"
 
 namespace gpuscope::nsys {
@@ -87,17 +89,6 @@ void size_columns(Table& t, std::size_t rows, unsigned threads) {
   });
 }
 
-// A part's sparse column: empty while all its values are zero, then sized
-// for the part's `capacity` rows (merged by merge_sparse()).
-template <class T>
-struct SparsePart {
-  std::vector<T> values;
-  void set(std::size_t i, T x, std::size_t capacity) {
-    if (x != T{} && values.empty()) values.resize(capacity);
-    if (!values.empty()) values[i] = x;
-  }
-};
-
 // After every part wrote its rows: the rows of part p, written[p] of them
 // from base[p], moved down to follow the part before it (a part writes fewer
 // rows than it holds when it skips some), and the columns cut to the rows
@@ -116,128 +107,80 @@ std::size_t close_gaps(Table& t, const std::vector<std::size_t>& base, const std
   return rows;
 }
 
-// A sparse column from its parts' values (values_of(p): part p's, empty
-// while all zero): stays empty when every part's is.
-template <class T, class ValuesOf>
-void merge_sparse(std::vector<T>& col, const std::vector<std::size_t>& written, ValuesOf&& values_of) {
-  std::size_t rows = 0;
-  bool any = false;
-  for (std::size_t p = 0; p < written.size(); ++p) {
-    rows += written[p];
-    any |= !values_of(p).empty();
-  }
-  if (!any) return;
-  col.assign(rows, T{});
-  for (std::size_t p = 0, at = 0; p < written.size(); at += written[p], ++p) {
-    const std::vector<T>& v = values_of(p);
-    if (!v.empty()) std::copy_n(v.begin(), written[p], col.begin() + static_cast<std::ptrdiff_t>(at));
-  }
-}
-
-inline std::uint16_t narrow16(std::uint32_t v) {
-  return static_cast<std::uint16_t>(std::min<std::uint32_t>(v, 0xffff));
-}
-
-// Kernel rows in place, as TraceBuilder::add_kernel stores them: a part's
-// rows from row `base` of the table's columns (sized by size_columns), at
-// most `capacity` of them (the rows its pages hold).
-class KernelWriter {
+// A part's rows written in place, as TraceBuilder::add_* stores them
+// (trace/row_values.h): from row `base` of the table's columns (sized by
+// size_columns), at most `capacity` of them (the rows its pages hold). The
+// part's sparse columns are its own (sparse(): empty while all zero, else
+// sized for `capacity` rows; merge_sparse() joins them).
+template <class Table, class Row>
+class RowWriter {
  public:
-  KernelWriter(KernelTable& t, std::size_t base, std::size_t capacity)
-      : capacity_(capacity),
-        start_(t.start.data() + base),
-        end_(t.end.data() + base),
-        track_(t.track.data() + base),
-        correlation_(t.correlation.data() + base),
-        name_(t.name.data() + base),
-        grid_x_(t.grid_x.data() + base),
-        grid_y_(t.grid_y.data() + base),
-        grid_z_(t.grid_z.data() + base),
-        block_x_(t.block_x.data() + base),
-        block_y_(t.block_y.data() + base),
-        block_z_(t.block_z.data() + base),
-        registers_(t.registers.data() + base),
-        static_smem_(t.static_smem.data() + base),
-        dynamic_smem_(t.dynamic_smem.data() + base) {}
+  RowWriter(Table& t, std::size_t base, std::size_t capacity) : capacity_(capacity) {
+    std::size_t c = 0;
+    t.for_each_row_column(Row{}, [&](auto tag, auto& col, auto) {
+      if constexpr ((decltype(tag)::flags & kSparse) == 0) dense_.at(c) = col.data() + base;
+      ++c;
+    });
+  }
   // False when the part holds no room for another row (its pages changed).
-  bool add(const KernelRow& r) {
+  bool add(const Row& row) {
     if (n_ == capacity_) [[unlikely]]
       return false;
     const std::size_t i = n_++;
-    start_[i] = r.start;
-    end_[i] = r.end;
-    track_[i] = r.track;
-    correlation_[i] = r.correlation;
-    name_[i] = r.name;
-    mangled.set(i, r.mangled == r.name ? StringId{0} : r.mangled, capacity_);
-    grid_x_[i] = r.grid_x;
-    grid_y_[i] = narrow16(r.grid_y);
-    grid_z_[i] = narrow16(r.grid_z);
-    block_x_[i] = narrow16(r.block_x);
-    block_y_[i] = narrow16(r.block_y);
-    block_z_[i] = narrow16(r.block_z);
-    registers_[i] = r.registers;
-    static_smem_[i] = r.static_smem;
-    dynamic_smem_[i] = r.dynamic_smem;
-    graph_id.set(i, r.graph_id, capacity_);
-    graph_node_id.set(i, r.graph_node_id, capacity_);
+    std::size_t c = 0;
+    sparse_.for_each_row_column(detail::stored_row(row), [&](auto tag, auto& own, auto value) {
+      using T = typename std::remove_cvref_t<decltype(own)>::value_type;
+      const T x = detail::to_column<T>(value);
+      if constexpr ((decltype(tag)::flags & kSparse) != 0) {
+        if (x != T{} && own.empty()) own.resize(capacity_);
+        if (!own.empty()) own[i] = x;
+      } else {
+        static_cast<T*>(dense_[c])[i] = x;
+      }
+      ++c;
+    });
     return true;
   }
   std::size_t rows() const { return n_; }  // written so far
-
-  // The sparse columns of this part, by KernelTable column.
-  SparsePart<StringId> mangled;
-  SparsePart<std::uint32_t> graph_id;
-  SparsePart<std::uint64_t> graph_node_id;
+  const Table& sparse() const { return sparse_; }
 
  private:
   std::size_t n_ = 0, capacity_;
-  TimeNs *start_, *end_;
-  TrackId* track_;
-  std::uint32_t* correlation_;
-  StringId* name_;
-  std::uint32_t* grid_x_;
-  std::uint16_t *grid_y_, *grid_z_, *block_x_, *block_y_, *block_z_, *registers_;
-  std::uint32_t *static_smem_, *dynamic_smem_;
+  std::array<void*, 32> dense_{};  // by column: where this part's rows of a non-sparse one start
+  Table sparse_;                   // only its sparse columns are used
 };
 
-// API call rows in place, as TraceBuilder::add_api_call stores them.
-class ApiCallWriter {
- public:
-  ApiCallWriter(ApiCallTable& t, std::size_t base, std::size_t capacity)
-      : capacity_(capacity),
-        start_(t.start.data() + base),
-        end_(t.end.data() + base),
-        track_(t.track.data() + base),
-        correlation_(t.correlation.data() + base),
-        name_(t.name.data() + base),
-        domain_(t.domain.data() + base) {}
-  bool add(const ApiCallRow& r) {
-    if (n_ == capacity_) [[unlikely]]
-      return false;
-    const std::size_t i = n_++;
-    start_[i] = r.start;
-    end_[i] = r.end;
-    track_[i] = r.track;
-    correlation_[i] = r.correlation;
-    name_[i] = r.name;
-    domain_[i] = static_cast<std::uint8_t>(r.domain);
-    cbid.set(i, r.cbid, capacity_);
-    status.set(i, r.status, capacity_);
-    return true;
-  }
-  std::size_t rows() const { return n_; }
-
-  SparsePart<std::uint32_t> cbid;
-  SparsePart<std::int32_t> status;
-
- private:
-  std::size_t n_ = 0, capacity_;
-  TimeNs *start_, *end_;
-  TrackId* track_;
-  std::uint32_t* correlation_;
-  StringId* name_;
-  std::uint8_t* domain_;
-};
+// Each sparse column of `t` from its parts' (parts[p].sparse(), written[p]
+// rows each): stays empty when every part's is.
+template <class Table, class Row>
+void merge_sparse(Table& t, const std::vector<std::size_t>& written, const std::vector<RowWriter<Table, Row>>& parts) {
+  std::size_t rows = 0;
+  for (std::size_t n : written) rows += n;
+  std::size_t c = 0;
+  t.for_each_column([&](ColumnInfo info, auto& col) {
+    const std::size_t column = c++;
+    if ((info.flags & (kSparse | kDerived)) != kSparse) return;
+    using Column = std::remove_cvref_t<decltype(col)>;
+    auto part_column = [&](std::size_t p) -> const Column& {
+      const Column* found = nullptr;
+      std::size_t k = 0;
+      parts[p].sparse().for_each_column([&](ColumnInfo, const auto& own) {
+        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(own)>, Column>) {
+          if (k == column) found = &own;
+        }
+        ++k;
+      });
+      return *found;
+    };
+    bool any = false;
+    for (std::size_t p = 0; p < parts.size(); ++p) any |= !part_column(p).empty();
+    if (!any) return;
+    col.assign(rows, typename Column::value_type{});
+    for (std::size_t p = 0, at = 0; p < parts.size(); at += written[p], ++p) {
+      const Column& v = part_column(p);
+      if (!v.empty()) std::copy_n(v.begin(), written[p], col.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+  });
+}
 
 }  // namespace gpuscope::nsys
