@@ -166,11 +166,11 @@ TEST_F(HostFiles, RowsJoinATraceAsKinetoWouldWriteThem) {
   EXPECT_EQ(g.correlation_at(conv), 11u);
   // PyTorch's autograd link, as Kineto's "Sequence number" and "Fwd thread id".
   const std::size_t backward = by_name.at("ConvolutionBackward0");
-  EXPECT_EQ(g.sequence_at(conv), 7);
+  EXPECT_EQ(sequence_number(g, conv), 7);
   EXPECT_EQ(g.fwd_thread_at(conv), 0u);
-  EXPECT_EQ(g.sequence_at(backward), 7);
+  EXPECT_EQ(sequence_number(g, backward), 7);
   EXPECT_EQ(g.fwd_thread_at(backward), 1u);
-  EXPECT_EQ(g.sequence_at(by_name.at("Optimizer.step#SGD.step")), -1);
+  EXPECT_EQ(sequence_number(g, by_name.at("Optimizer.step#SGD.step")), -1);
   EXPECT_TRUE(t.is_op_range(static_cast<RowIndex>(conv)));
   EXPECT_EQ(t.str(g.domain[by_name.at("Optimizer.step#SGD.step")]), "user_annotation");
   EXPECT_EQ(t.str(g.domain[by_name.at("nn.Module: model.conv1")]), "python_function");
