@@ -753,6 +753,41 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
   out += "\n";
 }
 
+// Forward and backward GPU time per nn.Module, backward ops linked to their
+// forward ops by PyTorch's sequence numbers; unknown where a training trace
+// has none (never guessed from names).
+void module_split(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  const ModuleSplit& m = p.module_split;
+  if (!m.known) {
+    if (p.workload.framework == "pytorch" && p.workload.phase == "training" && !p.op_names.empty())
+      out +=
+          "Forward and backward GPU time per nn.Module: unknown (the trace has no sequence numbers to link a "
+          "backward op to its forward op)\n\n";
+    return;
+  }
+  if (m.backward_ops == 0) return;  // inference: no backward pass to split
+  out += "Forward and backward GPU time per nn.Module (" + count(m.linked) + " of " + count(m.backward_ops) +
+         " backward ops linked to their forward ops by PyTorch's sequence numbers)\n";
+  Table t;
+  t.rows.push_back({"module", "forward", "backward", "bwd/fwd", "backward ops"});
+  t.right = {false, true, true, true, true};
+  for (std::size_t i = 0; i < m.modules.size() && i < o.top; ++i) {
+    const ModuleTime& x = m.modules[i];
+    char ratio[32] = "-";
+    if (x.forward_gpu_ns > 0) std::snprintf(ratio, sizeof ratio, "%.2f", double(x.backward_gpu_ns) / x.forward_gpu_ns);
+    t.rows.push_back({x.name, duration(x.forward_gpu_ns), duration(x.backward_gpu_ns), ratio, count(x.backward_ops)});
+  }
+  if (m.unlinked > 0)
+    t.rows.push_back({"(unlinked backward)", "-", duration(m.unlinked_gpu_ns), "-", count(m.unlinked)});
+  out += t.render("  ");
+  if (m.modules.size() == 1 && m.modules[0].name == "(no module)")
+    out += wrap(
+        "The trace has no nn.Module ranges: every op is under (no module) (torch.profiler with_modules=True, "
+        "or gpuscope capture's modules, record them).",
+        o.width, "  ", "  ");
+  out += "\n";
+}
+
 void host_side(const Profile& p, std::string& out) {
   const LaunchStats& l = p.launches;
   if (l.launches)
@@ -902,6 +937,7 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
   hotspots(p, o, out);
   collective_sites(p, o, out);
   op_table(p, o, out);
+  module_split(p, o, out);
   host_side(p, out);
   hta(p, out);
   ranks(p, out);

@@ -440,3 +440,21 @@ TEST(ReportText, TheRooflineShowsEachPieceOfWorkOnceAndOnlyWithFigures) {
 
 }  // namespace
 }  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+// Forward and backward GPU time per module, from the sequence numbers: on
+// hta-ns-resolution every one of its 905 backward ops is linked; an
+// inference trace (AlexNet) has no such section.
+TEST(ReportText, ForwardAndBackwardPerModuleFromSequenceNumbers) {
+  const std::string text = report_text(analyze(open_trace(testing::real_trace("hta-ns-resolution-v100.json.gz"))));
+  EXPECT_NE(text.find("Forward and backward GPU time per nn.Module (905 of 905 backward ops linked"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("The trace has no nn.Module ranges"), std::string::npos) << text;
+  const std::string inference = report_text(analyze(open_trace(testing::real_trace("hta-alexnet.json.gz"))));
+  EXPECT_EQ(inference.find("Forward and backward GPU time per nn.Module"), std::string::npos) << inference;
+}
+
+}  // namespace
+}  // namespace gpuscope
