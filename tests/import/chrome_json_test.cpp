@@ -25,12 +25,16 @@ namespace {
 // [SECTION] Helpers ---------------------------------------------------------------------------
 
 std::string temp_path(const std::string& name) {
-  static const std::string dir = [] {
-    std::string d = ::testing::TempDir() + "gpuscope_import_" + std::to_string(::getpid());
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  return dir + "/" + name;
+  // One folder per test process, removed when the process exits.
+  static const struct Dir {
+    std::string path = ::testing::TempDir() + "gpuscope_import_" + std::to_string(::getpid());
+    Dir() { std::filesystem::create_directories(path); }
+    ~Dir() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } dir;
+  return dir.path + "/" + name;
 }
 
 std::string write_file(const std::string& name, const std::string& bytes) {

@@ -20,12 +20,16 @@ namespace gpuscope {
 namespace {
 
 std::string write_temp(const std::string& name, const std::string& bytes) {
-  static const std::string dir = [] {
-    std::string d = ::testing::TempDir() + "gpuscope_import_threads_" + std::to_string(::getpid());
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  const std::string path = dir + "/" + name;
+  // One folder per test process, removed when the process exits.
+  static const struct Dir {
+    std::string path = ::testing::TempDir() + "gpuscope_import_threads_" + std::to_string(::getpid());
+    Dir() { std::filesystem::create_directories(path); }
+    ~Dir() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } dir;
+  const std::string path = dir.path + "/" + name;
   std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return path;
 }

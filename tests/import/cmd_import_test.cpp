@@ -44,6 +44,8 @@ CmdResult run(const std::string& args) {
   };
   r.out = slurp(out);
   r.err = slurp(err);
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
   return r;
 }
 
