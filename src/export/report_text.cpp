@@ -229,7 +229,9 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
     out += wrap(help_words(p, a), std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
   }
   const Simulation& sim = p.simulation;
-  if (sim.status == "simulated" && !sim.together.change.empty()) {
+  // Together, only where the replay makes the step 1 % shorter or more: a
+  // 1.00x line would read as a prediction worth acting on.
+  if (sim.status == "simulated" && !sim.together.change.empty() && sim.together.speedup >= 1.01) {
     const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 7) + "  ";
     char x[32];
     std::snprintf(x, sizeof x, "%.2fx", sim.together.speedup);

@@ -47,8 +47,21 @@ const Finding* minor(const Profile& p, std::string_view id) {
   return nullptr;
 }
 
-// A finding whose fix saves time: a yes may rest on it.
-bool gains(const Finding* f) { return f && f->saving_ns > 0; }
+// A yes rests on a gain that matters: 1 % of the step, as a finding is
+// material at 1 % of the run.
+constexpr double kMaterialGain = 0.01;
+
+// A finding whose fix saves time that matters: a yes may rest on it. A
+// simulated fix makes the median step at least 1 % shorter; a rule of thumb
+// saves at least 1 % of the run.
+bool gains(const Profile& p, const Finding* f) {
+  if (!f || f->saving_ns <= 0) return false;
+  const TimeNs step = p.simulation.replayed_step_ns;
+  if (f->saving_source == SavingSource::simulated && step > 0)
+    return f->predicted_step_ns > 0 && double(f->predicted_step_ns) <= (1 - kMaterialGain) * double(step);
+  const TimeNs run = p.window.duration();
+  return run <= 0 || double(f->saving_ns) >= kMaterialGain * double(run);
+}
 
 // What the answers read of the devices, summed over all of them.
 struct JobTotals {
@@ -90,7 +103,7 @@ HelpAnswer yes(const Profile& p, std::string_view id, std::string_view question,
                std::initializer_list<const Finding*> fs, std::string reason = {}) {
   HelpAnswer a = answer(id, question, Verdict::yes, std::move(reason));
   for (const Finding* f : fs) {
-    if (!gains(f)) continue;
+    if (!gains(p, f)) continue;
     if (a.reason.empty()) a.reason = f->title;
     if (std::find(a.findings.begin(), a.findings.end(), f->id) == a.findings.end()) a.findings.push_back(f->id);
     if (a.fix.empty() && f->saving_source == SavingSource::simulated && f->predicted_step_ns > 0 &&
@@ -102,21 +115,28 @@ HelpAnswer yes(const Profile& p, std::string_view id, std::string_view question,
   return a;
 }
 
-// No, because the replay of the finding's own fix predicts no faster step.
-HelpAnswer no_gain(std::string_view id, std::string_view question, const Finding& f) {
+// No, because the replay of the finding's own fix predicts no faster step,
+// or one faster by less than 1 %.
+HelpAnswer no_gain(const Profile& p, std::string_view id, std::string_view question, const Finding& f) {
+  const std::string fix = f.fix.empty() ? std::string("its fix") : f.fix;
+  const TimeNs step = p.simulation.replayed_step_ns;
+  const std::string replay = f.saving_ns > 0 && f.predicted_step_ns > 0
+                                 ? " makes the median step only " + dur(step - f.predicted_step_ns) +
+                                       " shorter in the replay (" + dur(step) + " -> " + dur(f.predicted_step_ns) +
+                                       ", under " + pct(kMaterialGain) + ")"
+                                 : " makes no step faster in the replay (" + f.saving_note + ")";
   HelpAnswer a =
-      answer(id, question, Verdict::no,
-             f.title + ", but " + (f.fix.empty() ? std::string("its fix") : f.fix) +
-                 " makes no step faster in the replay (" + f.saving_note + "): the step's time is decided elsewhere");
+      answer(id, question, Verdict::no, f.title + ", but " + fix + replay + ": the step's time is decided elsewhere");
   a.findings.push_back(f.id);
   return a;
 }
 
-// The finding of `id`, numbered or minor, that exists without a gain.
+// The finding of `id`, numbered or minor, whose simulated fix gains nothing
+// that matters.
 const Finding* without_gain(const Profile& p, std::string_view id) {
   const Finding* f = numbered(p, id);
   if (!f) f = minor(p, id);
-  return f && f->saving_ns == 0 && f->saving_source == SavingSource::simulated ? f : nullptr;
+  return f && f->saving_source == SavingSource::simulated && !gains(p, f) ? f : nullptr;
 }
 
 // [SECTION] One function per question -----------------------------------------------------------
@@ -153,12 +173,12 @@ std::optional<HelpAnswer> input_from_samples(const Profile& p, double idle, cons
 std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   const std::string_view id = "input-workers";
   if (j.kernels == 0) return std::nullopt;
-  if (const Finding* f = numbered(p, "input-bound"); gains(f)) return yes(p, id, kInput, {f});
+  if (const Finding* f = numbered(p, "input-bound"); gains(p, f)) return yes(p, id, kInput, {f});
   // Host preprocessing before the GPU's first op: workers that prepare the
   // next input are the answer, though no data-loading range was recorded.
-  if (const Finding* f = numbered(p, "step-host-time"); gains(f) && f->variant == "preprocessing")
+  if (const Finding* f = numbered(p, "step-host-time"); gains(p, f) && f->variant == "preprocessing")
     return yes(p, id, kInput, {f});
-  if (const Finding* f = without_gain(p, "input-bound")) return no_gain(id, kInput, *f);
+  if (const Finding* f = without_gain(p, "input-bound")) return no_gain(p, id, kInput, *f);
   const StepSummary& st = p.steps;
   const double idle = st.total_ns > 0 ? double(st.idle_ns) / double(st.total_ns) : 1.0 - j.utilization;
   const std::string where = st.total_ns > 0 ? " of step time" : " of their span";
@@ -193,8 +213,8 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
   const Finding* f = numbered(p, "exposed-communication");
   const double run = double(j.span);
   if (inference) {
-    if (gains(f)) return yes(p, id, q, {f});
-    if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(id, q, *g);
+    if (gains(p, f)) return yes(p, id, q, {f});
+    if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(p, id, q, *g);
     return answer(id, q, Verdict::no,
                   "communication with no compute alongside is " + pct1(j.span ? double(j.exposed) / run : 0.0) +
                       " of the GPUs' time (" + pct1(1.0 - double(j.exposed) / double(j.comm)) +
@@ -234,7 +254,7 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
                                    p.workload.data_parallel_evidence + "); what stays exposed (" + dur(exposed_ns) +
                                    ", " + pct1(share) +
                                    " of the GPUs' time) is its last bucket or waiting for other ranks"));
-  if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(id, q, *g);
+  if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(p, id, q, *g);
   if (share < 0.01)
     return with_finding(answer(id, q, Verdict::no,
                                exposed + ": too little to gain from overlapping it" +
@@ -247,7 +267,7 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
                                    " of the time of its call sites seen more than once is beyond their fastest "
                                    "instance: it waits for another rank, which overlapping does not shorten; find "
                                    "the rank that arrives last first"));
-  if (gains(f))
+  if (gains(p, f))
     return yes(p, id, q, {f},
                exposed +
                    ": bucket the gradients and launch each bucket's all-reduce as soon as its gradients are "
@@ -264,15 +284,15 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
   if (j.kernels == 0) return std::nullopt;
   if (p.workload.phase == "inference")
     return answer(id, q, Verdict::not_applicable, "an inference run: no weight update");
-  if (const Finding* f = numbered(p, "serialized-weight-update"); gains(f)) return yes(p, id, q, {f});
-  if (const Finding* f = numbered(p, "unfused-optimizer"); gains(f)) {
+  if (const Finding* f = numbered(p, "serialized-weight-update"); gains(p, f)) return yes(p, id, q, {f});
+  if (const Finding* f = numbered(p, "unfused-optimizer"); gains(p, f)) {
     HelpAnswer a = answer(id, q, Verdict::no,
                           "not first: the weight update costs launches, not GPU time (" + f->title +
                               "); overlapping GPU work does not hide the host's launches — fuse the update first");
     a.findings.push_back(f->id);
     return a;
   }
-  if (const Finding* f = without_gain(p, "serialized-weight-update")) return no_gain(id, q, *f);
+  if (const Finding* f = without_gain(p, "serialized-weight-update")) return no_gain(p, id, q, *f);
   // Optimizer kernels by name, or (when more) the GPU time of the optimizer's ops (Optimizer.step#…).
   double opt = category_share(p, {KernelCategory::optimizer});
   for (const OpRow& r : p.op_names)
@@ -294,7 +314,7 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
   const std::string_view id = "more-streams";
   const std::string_view q = "more streams?";
   if (j.kernels == 0) return std::nullopt;
-  if (const Finding* f = numbered(p, "low-concurrency"); gains(f)) return yes(p, id, q, {f});
+  if (const Finding* f = numbered(p, "low-concurrency"); gains(p, f)) return yes(p, id, q, {f});
   // Busy over its span, but the steps wait outside it: no stream fills that.
   if (j.utilization >= 0.9 && numbered(p, "step-host-time") && p.steps.total_ns > 0) {
     HelpAnswer a = answer(id, q, Verdict::no,
@@ -350,7 +370,7 @@ std::optional<HelpAnswer> answer_layout(const Profile& p, const JobTotals& j) {
   const Finding* pad = numbered(p, "padding-hotspot");
   const Finding* bc = numbered(p, "broadcast-hotspot");
   const Finding* tr = numbered(p, "layout-transpose");
-  if (gains(pad) || gains(bc) || gains(tr)) {
+  if (gains(p, pad) || gains(p, bc) || gains(p, tr)) {
     std::string parts;
     for (const auto& [cat, word] :
          {std::pair{KernelCategory::padding, "padding"}, std::pair{KernelCategory::broadcast, "broadcast"},
@@ -362,7 +382,7 @@ std::optional<HelpAnswer> answer_layout(const Profile& p, const JobTotals& j) {
                parts + " of kernel time is layout overhead a fused or symmetric layout removes");
   }
   for (std::string_view rule : {"padding-hotspot", "broadcast-hotspot", "layout-transpose"})
-    if (const Finding* f = without_gain(p, rule)) return no_gain(id, q, *f);
+    if (const Finding* f = without_gain(p, rule)) return no_gain(p, id, q, *f);
   return answer(
       id, q, Verdict::no,
       "padding, broadcast and transpose kernels take " +
@@ -374,8 +394,8 @@ std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j)
   const std::string_view id = "mixed-precision";
   const std::string_view q = "mixed precision (tensor cores)?";
   if (j.kernels == 0) return std::nullopt;
-  if (const Finding* f = numbered(p, "no-tensor-cores"); gains(f)) return yes(p, id, q, {f});
-  if (const Finding* f = without_gain(p, "no-tensor-cores")) return no_gain(id, q, *f);
+  if (const Finding* f = numbered(p, "no-tensor-cores"); gains(p, f)) return yes(p, id, q, {f});
+  if (const Finding* f = without_gain(p, "no-tensor-cores")) return no_gain(p, id, q, *f);
   const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm, KernelCategory::attention});
   if (mm == 0) return answer(id, q, Verdict::not_applicable, "no convolution, GEMM or attention kernels in this trace");
   bool capable = false, known = false;
@@ -414,8 +434,8 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
   const Finding* lb = numbered(p, "launch-bound");
   const Finding* lo = numbered(p, "op-launch-overhead");
   if (lo && lo->variant != "launch") lo = nullptr;
-  if (gains(lb) || gains(lo)) return yes(p, id, q, {lb, lo});
-  if (const Finding* f = without_gain(p, "launch-bound")) return no_gain(id, q, *f);
+  if (gains(p, lb) || gains(p, lo)) return yes(p, id, q, {lb, lo});
+  if (const Finding* f = without_gain(p, "launch-bound")) return no_gain(p, id, q, *f);
   const TimeNs late = p.launches.late_launch_idle_ns;
   return answer(id, q, Verdict::no,
                 "late launches left the GPUs idle " + dur(late) + " (" +
@@ -453,7 +473,7 @@ std::optional<HelpAnswer> answer_ranks(const Profile& p, const JobTotals&) {
   if (p.ranks.size() <= 1) return std::nullopt;
   const std::string_view id = "rebalance-ranks";
   const std::string_view q = "rebalance the GPUs?";
-  if (const Finding* f = numbered(p, "straggler"); gains(f)) return yes(p, id, q, {f});
+  if (const Finding* f = numbered(p, "straggler"); gains(p, f)) return yes(p, id, q, {f});
   return answer(id, q, Verdict::no, "compute spread across GPUs is " + pct1(p.skew.compute_spread));
 }
 

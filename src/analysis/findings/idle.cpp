@@ -265,12 +265,18 @@ void gpu_idle_gaps(Builder& b) {
   enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput };
   const std::array<TimeNs, 5> by_cause = {warmup, launch, queued, sync, input};
   const auto top = static_cast<Cause>(std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
-  static constexpr const char* kWords[] = {
-      "mostly warm-up at the start of the capture", "mostly ended by late host launches",
-      "mostly ended by work already queued (dependencies, event waits)",
-      "mostly after host synchronizations and blocking copies", "mostly waiting for input"};
-  f.title = count(ev.idle_gaps.count()) + " GPU idle gaps of at least " + dur(th.idle_gap_ns) + " total " +
-            dur(t.per_device(ev.idle_gaps.total())) + " (" + pct1(gap_share) + " of the run), " + kWords[top];
+  static constexpr const char* kWords[] = {"warm-up at the start of the capture", "ended by late host launches",
+                                           "ended by work already queued (dependencies, event waits)",
+                                           "after host synchronizations and blocking copies", "waiting for input"};
+  // "mostly" only where the cause holds half the gaps' time or more.
+  const TimeNs all_causes = warmup + launch + queued + sync + input;
+  const std::string most = 2 * by_cause[top] >= all_causes
+                               ? std::string("mostly ")
+                               : "the largest part (" + pct(ratio(by_cause[top], all_causes)) + ") ";
+  f.title = count(ev.idle_gaps.count()) +
+            (ev.idle_gaps.count() == 1 ? " GPU idle gap of at least " : " GPU idle gaps of at least ") +
+            dur(th.idle_gap_ns) + " total " + dur(t.per_device(ev.idle_gaps.total())) + " (" + pct1(gap_share) +
+            " of the run), " + most + kWords[top];
   f.evidence =
       "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) + "; gaps >= " + dur(th.idle_gap_ns) +
       " (nsys flags 500 ms; training steps are millisecond-scale) take " + pct1(gap_share) +

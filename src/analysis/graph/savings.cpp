@@ -552,6 +552,29 @@ std::string fix_misses(const Profile& p, std::string_view fix) {
          " of the exposed communication here, which is mostly " + c.kinds.front().kind;
 }
 
+// A rule's fix narrowed to what the trace has: a `--scale CATEGORY=F` of a
+// category with no kernel time would make the whole change fail ("matches no
+// op"), and the clauses that do match would go unreplayed with it.
+std::string present_fix(const Profile& p, std::string_view fix) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < fix.size()) {
+    const std::size_t next = fix.find(" --", at + 1);
+    const std::string_view clause = fix.substr(at, next == std::string_view::npos ? fix.npos : next - at);
+    at = next == std::string_view::npos ? fix.size() : next + 1;
+    static constexpr std::string_view kScale = "--scale ";
+    if (clause.starts_with(kScale)) {
+      const std::string_view what = clause.substr(kScale.size(), clause.find('=') - kScale.size());
+      const bool has = std::any_of(p.categories.begin(), p.categories.end(), [&](const CategoryTime& c) {
+        return c.time_ns > 0 && to_string(c.category) == what;
+      });
+      if (!has) continue;
+    }
+    out += (out.empty() ? "" : " ") + std::string(clause);
+  }
+  return out;
+}
+
 }  // namespace
 
 // [SECTION] The parts: plan, share, combine -------------------------------------------------------
@@ -566,7 +589,7 @@ SimulationPlan simulation_plan(std::size_t n, Profile* p, const SimulationOption
   for (std::vector<Finding>* list : {&p->findings, &p->minor_findings})
     for (Finding& f : *list) {
       for (const FindingRule& rule : finding_rules())
-        if (rule.id == f.id) f.fix = std::string(rule.fix);
+        if (rule.id == f.id) f.fix = present_fix(*p, rule.fix);
       if (f.fix.empty()) continue;
       if (std::string why = fix_misses(*p, f.fix); !why.empty()) {
         f.saving_note = "not simulated: " + why;

@@ -106,6 +106,41 @@ TEST(Helps, AFixWhoseReplayGivesNoFasterStepIsNeverYes) {
   EXPECT_EQ(a->predicted_step_ns, 0);
 }
 
+TEST(Helps, AReplayedGainUnderOnePercentOfTheStepIsNo) {
+  Profile p = half_idle_profile();
+  p.simulation.status = "simulated";
+  p.simulation.replayed_step_ns = 100 * ms;
+  Finding f = finding("no-tensor-cores", 600 * us, "Tensor cores idle");
+  f.share = 0.6;
+  f.saving_source = SavingSource::simulated;
+  f.fix = "--scale gemm=0.5";
+  f.predicted_step_ns = 100 * ms - 6 * us;  // faster, but by 0.006 %
+  p.findings.push_back(f);
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "mixed-precision");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_TRUE(has(a->reason, "only 6.0 µs shorter in the replay")) << a->reason;
+  EXPECT_TRUE(has(a->reason, "under 1")) << a->reason;
+  // At 2 % of the step it is a yes.
+  p.findings.front().predicted_step_ns = 98 * ms;
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::yes);
+}
+
+TEST(Helps, ARuleOfThumbGainUnderOnePercentOfTheRunIsNotAYes) {
+  Profile p = half_idle_profile();
+  Finding f = finding("no-tensor-cores", 5 * ms, "Tensor cores idle");  // 0.5 % of the 1 s run
+  f.share = 0.6;
+  p.findings.push_back(f);
+  settle_findings(&p);
+  ASSERT_EQ(p.findings.size(), 1u);  // numbered by its share
+  EXPECT_NE(help(p, "mixed-precision")->verdict, Verdict::yes);
+  p.findings.front().saving_ns = 20 * ms;
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::yes);
+}
+
 TEST(Helps, AYesQuotesOnlyAFasterPrediction) {
   Profile p = half_idle_profile();
   p.workload.data_loading_recorded = true;

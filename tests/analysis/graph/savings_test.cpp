@@ -339,6 +339,28 @@ TEST(SimulatedSavings, AFixThatSavesNothingSaysSo) {
   for (std::size_t i = 1; i < p.findings.size(); ++i) EXPECT_GE(p.findings[i - 1].saving_ns, p.findings[i].saving_ns);
 }
 
+// A rule's fix is narrowed to what the trace has: HTA's multi-stream sync
+// trace runs three fp32 GEMMs and no convolution, so the tensor-core fix is
+// replayed as --scale gemm=0.5 alone (with the convolution clause the whole
+// change matched no op and went unreplayed, leaving a rule of thumb and a yes).
+TEST(SimulatedSavings, AFixIsNarrowedToTheCategoriesTheTraceHas) {
+  const Profile p = simulated(open_trace(testing::real_trace("hta-event-sync-multistream.json.gz")));
+  const Finding* f = find(p, "no-tensor-cores");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->fix, "--scale gemm=0.5");
+  EXPECT_EQ(f->saving_source, SavingSource::simulated);
+  // The replay says what the rule of thumb did not: the host decides the
+  // span, so halving the GEMMs saves microseconds, and the answer is no.
+  EXPECT_LT(f->saving_ns, p.simulation.replayed_step_ns / 100);
+  bool answered = false;
+  for (const HelpAnswer& a : p.helps) {
+    if (a.id != "mixed-precision") continue;
+    answered = true;
+    EXPECT_EQ(a.verdict, Verdict::no) << a.reason;
+  }
+  EXPECT_TRUE(answered);
+}
+
 // More steps than the window: the steps in the middle are replayed, and the
 // saving is scaled to all of them.
 TEST(SimulatedSavings, LongTracesAreSimulatedOnAWindowOfSteps) {
