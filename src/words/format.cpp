@@ -75,6 +75,10 @@ std::string count(std::uint64_t n) {
   return s;
 }
 
+std::string count(std::uint64_t n, std::string_view one, std::string_view many) {
+  return count(n) + " " + std::string(n == 1 ? one : many);
+}
+
 std::string bytes(std::uint64_t b) {
   if (b < 1024) return std::to_string(b) + " B";
   return in_units(static_cast<double>(b) / 1024, {"%.1f KiB", "%.1f MiB", "%.2f GiB"}, 1024);

@@ -29,6 +29,8 @@ std::string percent1(double share);         // always one decimal: "21.4%"
 std::string signed_percent1(double share);  // a relative change: "+30.0%", "-59.5%", "+0.0%"
 std::string points(double share_change);    // a change of share in percentage points: 0.3 -> "+30.0 pts"
 std::string count(std::uint64_t n);         // 1234567 -> "1,234,567"
+// A count with its noun: (1, "copy", "copies") -> "1 copy", (2, …) -> "2 copies".
+std::string count(std::uint64_t n, std::string_view one, std::string_view many);
 // Sizes in 1024-based units with their IEC names: "512 B", "1.5 KiB", "110.3 MiB", "2.00 GiB".
 std::string bytes(std::uint64_t b);
 // Bytes per second in decimal units, as nvidia-smi and nsys print them:

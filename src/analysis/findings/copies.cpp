@@ -23,7 +23,8 @@ std::string copy_kind_words(const CopyGroup& g) {
 }
 
 std::string copy_group_words(const CopyGroup& g) {
-  return copy_kind_words(g) + " (" + count(g.count) + " copies, " + bytes(g.bytes) + ", " + dur(g.time_ns) + ")";
+  return copy_kind_words(g) + " (" + count(g.count, "copy", "copies") + ", " + bytes(g.bytes) + ", " + dur(g.time_ns) +
+         ")";
 }
 
 // The group with the most time of those `keep` accepts; null when none.
@@ -173,9 +174,10 @@ void pageable_memcpy(Builder& b) {
     f.share = pageable_share;
     const double gbps = m.pageable_ns ? double(m.pageable_bytes) / double(m.pageable_ns) : 0;  // bytes/ns = GB/s
     const CopyGroup* top = heaviest_copies(m, [](const CopyGroup& g) { return g.memory == "pageable"; });
-    f.title = count(m.pageable) + " copies (" + bytes(m.pageable_bytes) + ", " + dur(m.pageable_ns) +
-              ") use pageable host memory, at " + fmt("%.1f", gbps) + " GB/s" +
-              (top ? ", mostly " + copy_kind_words(*top) : "");
+    const bool one = m.pageable == 1;
+    f.title = count(m.pageable, "copy", "copies") + " (" + bytes(m.pageable_bytes) + ", " + dur(m.pageable_ns) +
+              (one ? ") uses" : ") use") + " pageable host memory, at " + format::bandwidth(gbps * 1e9) +
+              (top ? (one ? ", " : ", mostly ") + copy_kind_words(*top) : "");
     f.evidence =
         "Copies with a pageable host side are staged through a driver buffer and cannot overlap the host "
         "(nsys rule cuda_memcpy_async); they take " +
@@ -204,9 +206,10 @@ void sync_memcpy(Builder& b) {
   const CopyGroup* top = nullptr;
   for (const CopyGroup& g : m.groups)
     if (g.blocking && (!top || g.blocking > top->blocking)) top = &g;
-  f.title = count(m.synchronous) + " copies block the host " + dur(m.synchronous_ns) + " and leave the GPU idle " +
-            dur(t.per_device(y.gpu_idle_after_copies_ns)) + " after them" +
-            (top ? ", mostly " + copy_kind_words(*top) : "");
+  const bool one = m.synchronous == 1;
+  f.title = count(m.synchronous, "copy blocks", "copies block") + " the host " + dur(m.synchronous_ns) +
+            (one ? " and leaves" : " and leave") + " the GPU idle " + dur(t.per_device(y.gpu_idle_after_copies_ns)) +
+            (one ? " after it" : " after them") + (top ? (one ? ", " : ", mostly ") + copy_kind_words(*top) : "");
   f.evidence =
       "A copy blocks the calling thread until the GPU's queue drains and the copy is done when it is launched by a "
       "blocking call (cudaMemcpy; nsys rule cuda_memcpy_sync), has a pageable host side, or reads a value back "

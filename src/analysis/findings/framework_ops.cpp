@@ -67,7 +67,7 @@ void op_below_roofline(Builder& b) {
              " of the SMs work, the product is too small to fill the GPU.";
     f.evidence = "Roofline fraction " + pct1(frac) + " vs threshold " + pct1(th.roofline_min_fraction) + " (" +
                  r.bound + "-bound at " + fmt("%.1f", r.intensity.value_or(0)) + " FLOP/B, " + r.math + ", " +
-                 count(r.calls) + " calls; " + r.dims + ")." + why;
+                 count(r.calls, "call", "calls") + "; " + r.dims + ")." + why;
     const std::string saving_words = " Estimated saving: the time above what reaching " +
                                      pct(th.roofline_min_fraction) +
                                      " of the roofline would take, at most the op's time.";
@@ -145,7 +145,7 @@ void op_launch_overhead(Builder& b) {
     f.title = (setup ? std::string("Setup work in launch calls: ") : std::string("Launch overhead: ")) +
               count(ops.size()) + (ops.size() == 1 ? " op's" : " ops'") + " launches left the GPU idle " + dur(saving) +
               ", most of it " + op_words(*top.row) + "'s (" + dur(top.launch) + " launching " +
-              dur(top.row->gpu_self_ns) + " of GPU work in " + count(top.row->calls) + " calls)";
+              dur(top.row->gpu_self_ns) + " of GPU work in " + count(top.row->calls, "call", "calls") + ")";
     std::string ranked;
     for (std::size_t i = 0; i < ops.size() && i < 5; ++i) {
       const Charged& c = ops[i];

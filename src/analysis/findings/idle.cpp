@@ -483,7 +483,7 @@ std::string zero_grad_fix(const Builder& b, const std::vector<const OpRow*>& pha
     if (ratio(r->starved_total_ns, b.t.span) < 0.01) continue;
     return r->name + " launches " + fmt("%.0f", double(r->kernels_total) / double(r->calls)) +
            " kernels per call to write zeros into the gradients (" + count(r->kernels_total) + " in " +
-           count(r->calls) + " calls), and the GPU waited " + dur(waited) +
+           count(r->calls, "call", "calls") + "), and the GPU waited " + dur(waited) +
            " for their launches: zero_grad(set_to_none=True), the default from PyTorch 2.0, sets the gradients to "
            "None instead and launches none.";
   }
@@ -586,7 +586,7 @@ void launch_bound(Builder& b) {
     std::string ranked;
     for (std::size_t i = 0; i < ops.size() && i < 5; ++i)
       ranked += (i ? "; " : "") + ops[i]->name + " " + dur(t.per_device(ops[i]->starved_ns)) + " (" +
-                count(ops[i]->calls) + " calls)";
+                count(ops[i]->calls, "call", "calls") + ")";
     if (!ranked.empty()) f.evidence += " The GPU waited longest for the launches of: " + ranked + ".";
     std::string in_phases;
     for (const OpRow* r : phases)

@@ -39,6 +39,9 @@ inline std::string pct(double share) { return format::percent(share); }
 inline std::string pct1(double share) { return format::percent1(share); }
 inline std::string dur(TimeNs ns) { return format::duration(ns); }
 inline std::string count(std::uint64_t n) { return format::count(n); }
+inline std::string count(std::uint64_t n, std::string_view one, std::string_view many) {
+  return format::count(n, one, many);
+}
 inline std::string bytes(std::uint64_t b) { return format::bytes(b); }
 
 struct Totals {

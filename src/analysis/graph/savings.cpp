@@ -452,7 +452,7 @@ std::string scope_words(const std::vector<Plan>& plans, std::size_t replayed_ste
     if (p.window.end > p.window.start)
       return "the " + std::to_string(replayed_steps) + " steps in the middle of the trace (of " +
              format::count(p.trace_steps) + ")";
-    return "all " + std::to_string(replayed_steps) + " steps";
+    return replayed_steps == 1 ? std::string("its one step") : "all " + std::to_string(replayed_steps) + " steps";
   }
   return std::to_string(replayed_steps) + " steps of " + std::to_string(plans.size()) + " traces";
 }
