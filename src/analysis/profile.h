@@ -733,6 +733,8 @@ struct WorkloadKind {
   std::string data_parallel;
   std::string data_parallel_evidence;
   std::uint64_t graph_launches = 0;    // cudaGraphLaunch / cuGraphLaunch calls
+  std::uint64_t pinning_calls = 0;     // cudaHostAlloc / cudaMallocHost / cudaHostRegister (and cuMemHost…)
+  TimeNs pinning_ns = 0;               // their time on the host
   bool data_loading_recorded = false;  // the trace has data-loading ranges: input wait can be measured
   // How much of the recording is work on the GPU to diagnose
   // (docs/findings.md, "What the program is"): "no-kernels" (nothing on the

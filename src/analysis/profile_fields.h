@@ -473,6 +473,11 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
                            "otherwise");
   added<&W::data_parallel_evidence>(v, "data_parallel_evidence", "", "the ops that told");
   added<&W::graph_launches>(v, "graph_launches", "", "cudaGraphLaunch / cuGraphLaunch calls");
+  added<&W::pinning_calls>(
+      v, "pinning_calls", "",
+      "calls that pin host memory (cudaHostAlloc, cudaMallocHost, cudaHostRegister, cuMemHostAlloc, "
+      "cuMemAllocHost, cuMemHostRegister): the program already pins some");
+  added<&W::pinning_ns>(v, "pinning_ns", "ns", "their time on the host");
   added<&W::data_loading_recorded>(v, "data_loading_recorded", "",
                                    "the trace has data-loading ranges, so input wait can be measured");
   field<&W::run>(

@@ -36,8 +36,22 @@ const CopyGroup* heaviest_copies(const MemcpyStats& m, Keep&& keep) {
   return best;
 }
 
+// Pageable copies in a program that already pins host memory: the pinned
+// buffers are not the ones these copies use, and advice to pin says so.
+std::string pinned_elsewhere(const Profile& p) {
+  const WorkloadKind& w = p.workload;
+  if (w.pinning_calls == 0) return {};
+  return "The program already pins host memory (" + count(w.pinning_calls, "call", "calls") + " of " +
+         "cudaHostAlloc/cudaMallocHost/cudaHostRegister, " + dur(w.pinning_ns) +
+         "), yet these copies' host side is pageable: they do not use the pinned buffers. ";
+}
+
+std::string pageable_copy_fix(const Profile& p, const CopyGroup& g);
+
 // What to change for copies of this kind.
 std::string copy_fix(const Profile& p, const CopyGroup& g) {
+  if (g.memory == "pageable" && (g.direction == "DtoH" || g.direction == "HtoD"))
+    return pinned_elsewhere(p) + pageable_copy_fix(p, g);
   if (g.direction == "DtoD" || g.direction == "peer") {
     if (g.direction == "DtoD" && !g.own_stream)
       return for_framework(
@@ -56,18 +70,7 @@ std::string copy_fix(const Profile& p, const CopyGroup& g) {
     return "These are device-to-device (or peer) copies: overlap them with compute on a stream of their own, or "
            "avoid them (peer access or NCCL instead of staged copies, keep data on the GPU that uses it).";
   }
-  if (g.direction == "DtoH") {
-    if (g.memory == "pageable")
-      return for_framework(p,
-                           "Copy into pinned host memory (a buffer allocated with pin_memory=True, filled by "
-                           ".copy_(src, non_blocking=True)) on a side stream and wait for it with an event only where "
-                           "the host reads it; read results (.item(), .cpu(), print(loss)) every N steps rather than "
-                           "every step.",
-                           "Read results back less often: keep metrics on the GPU and fetch them (.numpy(), "
-                           "printing a tensor) every N steps rather than every step.",
-                           "Copy into pinned host memory (cudaMallocHost, or cudaHostRegister on the existing buffer) "
-                           "with cudaMemcpyAsync on a side stream, and wait for it with an event only where the host "
-                           "reads it; read results back every N iterations rather than every one.");
+  if (g.direction == "DtoH")
     return for_framework(p,
                          "Issue the copy asynchronously on a side stream and wait for it with an event only where the "
                          "host reads it; read results (.item(), .cpu(), print(loss)) every N steps rather than every "
@@ -76,19 +79,7 @@ std::string copy_fix(const Profile& p, const CopyGroup& g) {
                          "Issue the copy asynchronously (cudaMemcpyAsync) on a side stream and wait for it with an "
                          "event only where the host reads it; read results back every N iterations rather than every "
                          "one.");
-  }
   if (g.direction == "HtoD") {
-    if (g.memory == "pageable")
-      return for_framework(p,
-                           "Copy from pinned memory, asynchronously: DataLoader(pin_memory=True) and .to(device, "
-                           "non_blocking=True) (cudaHostAlloc + cudaMemcpyAsync), on a copy stream that prefetches "
-                           "batch i+1 during step i.",
-                           "Let the input pipeline stage batches into pinned memory and onto the GPU ahead of the "
-                           "step: dataset.prefetch and tf.data.experimental.prefetch_to_device, so the copy of batch "
-                           "i+1 runs during step i.",
-                           "Copy from pinned memory, asynchronously: allocate the host buffers with cudaMallocHost "
-                           "(or pin existing ones once with cudaHostRegister) and copy with cudaMemcpyAsync on a "
-                           "stream of its own, so the copy overlaps the host and the GPU's work.");
     if (!g.own_stream)
       return for_framework(p,
                            "The copies are pinned but run on the compute stream, so kernels wait for them: issue "
@@ -110,6 +101,32 @@ std::string copy_fix(const Profile& p, const CopyGroup& g) {
                        "Copy while computing: cudaMemcpyAsync from pinned memory on a dedicated copy stream, copying "
                        "the next data while the current kernels run.");
 }
+
+// Copies with a pageable host side: pin, then copy asynchronously.
+std::string pageable_copy_fix(const Profile& p, const CopyGroup& g) {
+  if (g.direction == "DtoH")
+    return for_framework(p,
+                         "Copy into pinned host memory (a buffer allocated with pin_memory=True, filled by "
+                         ".copy_(src, non_blocking=True)) on a side stream and wait for it with an event only where "
+                         "the host reads it; read results (.item(), .cpu(), print(loss)) every N steps rather than "
+                         "every step.",
+                         "Read results back less often: keep metrics on the GPU and fetch them (.numpy(), "
+                         "printing a tensor) every N steps rather than every step.",
+                         "Copy into pinned host memory (cudaMallocHost, or cudaHostRegister on the existing buffer) "
+                         "with cudaMemcpyAsync on a side stream, and wait for it with an event only where the host "
+                         "reads it; read results back every N iterations rather than every one.");
+  return for_framework(p,
+                       "Copy from pinned memory, asynchronously: DataLoader(pin_memory=True) and .to(device, "
+                       "non_blocking=True) (cudaHostAlloc + cudaMemcpyAsync), on a copy stream that prefetches "
+                       "batch i+1 during step i.",
+                       "Let the input pipeline stage batches into pinned memory and onto the GPU ahead of the "
+                       "step: dataset.prefetch and tf.data.experimental.prefetch_to_device, so the copy of batch "
+                       "i+1 runs during step i.",
+                       "Copy from pinned memory, asynchronously: allocate the host buffers with cudaMallocHost "
+                       "(or pin existing ones once with cudaHostRegister) and copy with cudaMemcpyAsync on a "
+                       "stream of its own, so the copy overlaps the host and the GPU's work.");
+}
+
 // Whether pageable-memcpy fires: then the pageable copies' time is its own
 // (pinning them is the fix that also lets them overlap), and
 // low-memcpy-overlap counts only the others.

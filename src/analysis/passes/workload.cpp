@@ -316,6 +316,25 @@ void count_graph_launches(const Trace& t, std::uint64_t* launches, std::uint64_t
   }
 }
 
+// Calls that pin host memory (each name tested once): a program that makes
+// them already knows pinned memory, and advice to pin says so.
+void count_pinning(const Trace& t, std::uint64_t* calls, TimeNs* ns) {
+  auto pins = [](std::string_view n) {
+    for (std::string_view p : {"cudaHostAlloc", "cudaMallocHost", "cudaHostRegister", "cuMemHostAlloc",
+                               "cuMemAllocHost", "cuMemHostRegister"})
+      if (n.starts_with(p)) return true;
+    return false;
+  };
+  if (!any_string(t, pins)) return;
+  std::vector<std::uint8_t> is_pin(t.strings().size(), 2);  // 2: not tested yet
+  const ApiCallTable& api = t.api_calls();
+  for (RowIndex a = 0; a < api.size(); ++a) {
+    std::uint8_t& l = is_pin[api.name[a]];
+    if (l == 2) l = pins(t.str(api.name[a]));
+    if (l) ++*calls, *ns += api.end[a] - api.start[a];
+  }
+}
+
 std::string part(const Examples& e, const char* what) {
   return e.count ? format::count(e.count) + " " + what + " (" + e.said() + ")" : std::string();
 }
@@ -400,6 +419,7 @@ WorkloadKind recognise_workload(const Trace& t) {
   std::uint64_t replayed = 0;
   count_graph_launches(t, &w.graph_launches, &replayed);
   w.graph_kernels = std::max(w.graph_kernels, replayed);
+  count_pinning(t, &w.pinning_calls, &w.pinning_ns);
   say_phase(names, k.size(), &w);
   say_framework(names, &w);
   say_execution(names, k.size(), &w);
@@ -416,6 +436,7 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
   w.ranks = static_cast<std::uint32_t>(ranks.size());
   w.graph_kernels = 0;
   w.graph_launches = 0;
+  w.pinning_calls = 0, w.pinning_ns = 0;
   for (const WorkloadKind* r : ranks) {
     w.graph_kernels += r->graph_kernels;
     w.bundled = w.bundled && r->bundled;
@@ -424,6 +445,7 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
       w.phase_evidence = r->phase_evidence;
     }
     w.graph_launches += r->graph_launches;
+    w.pinning_calls += r->pinning_calls, w.pinning_ns += r->pinning_ns;
     w.data_loading_recorded = w.data_loading_recorded || r->data_loading_recorded;
     if (w.framework == "unknown" && r->framework != "unknown")
       w.framework = r->framework, w.framework_evidence = r->framework_evidence;
