@@ -357,6 +357,8 @@ class Exporter {
   void write_kernels();
   void write_memcpys();
   void write_memsets();
+  template <class CopyTable>
+  void write_copy(std::string_view cat, std::string_view name, const CopyTable& m, std::size_t i, OpTable table);
   void write_api_calls();
   void write_ranges();
   void write_sample(std::size_t row);
@@ -642,25 +644,29 @@ void Exporter::write_memcpys() {
                                std::string(memory_name(m.dst_kind_at(i))) + ")";
       it = names.emplace(key, json_string(name)).first;
     }
-    const TrackOut& tr = tracks_[m.track[i]];
-    complete("gpu_memcpy", it->second, tr.pid_tid, m.start[i], m.end[i]);
-    write_copy_args(out_, tr, m.correlation[i], m.bytes[i], m.start[i], m.end[i]);
-    out_.end_event();
-    if (flow_target(OpTable::memcpy, i, m.api[i])) flow('f', m.correlation[i], tr.pid_tid, m.start[i]);
+    write_copy("gpu_memcpy", it->second, m, i, OpTable::memcpy);
   }
 }
 
 void Exporter::write_memsets() {
   const MemsetTable& m = t_.memsets();
   for (std::size_t i = 0; i < m.size(); ++i) {
-    const TrackOut& tr = tracks_[m.track[i]];
     const std::string name =
         json_string("Memset (" + std::string(memory_name(static_cast<MemoryKind>(m.mem_kind[i]))) + ")");
-    complete("gpu_memset", name, tr.pid_tid, m.start[i], m.end[i]);
-    write_copy_args(out_, tr, m.correlation[i], m.bytes[i], m.start[i], m.end[i]);
-    out_.end_event();
-    if (flow_target(OpTable::memset, i, m.api[i])) flow('f', m.correlation[i], tr.pid_tid, m.start[i]);
+    write_copy("gpu_memset", name, m, i, OpTable::memset);
   }
+}
+
+// One memcpy or memset row `i` of `m`: its event, its arguments and the
+// arrow from its launch call.
+template <class CopyTable>
+void Exporter::write_copy(std::string_view cat, std::string_view name, const CopyTable& m, std::size_t i,
+                          OpTable table) {
+  const TrackOut& tr = tracks_[m.track[i]];
+  complete(cat, name, tr.pid_tid, m.start[i], m.end[i]);
+  write_copy_args(out_, tr, m.correlation[i], m.bytes[i], m.start[i], m.end[i]);
+  out_.end_event();
+  if (flow_target(table, i, m.api[i])) flow('f', m.correlation[i], tr.pid_tid, m.start[i]);
 }
 
 void Exporter::write_api_calls() {
