@@ -190,42 +190,19 @@ std::string pid_tid(std::uint64_t pid, std::int64_t tid) {
   return "\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
 }
 
+// Kineto's words for a memory kind and a sync type, by the enum's value.
 std::string_view memory_name(MemoryKind k) {
-  switch (k) {
-    case MemoryKind::pageable:
-      return "Pageable";
-    case MemoryKind::pinned:
-      return "Pinned";
-    case MemoryKind::device:
-      return "Device";
-    case MemoryKind::array:
-      return "Array";
-    case MemoryKind::managed:
-      return "Managed";
-    case MemoryKind::device_static:
-      return "Device Static";
-    case MemoryKind::managed_static:
-      return "Managed Static";
-    case MemoryKind::unknown:
-      break;
-  }
-  return "Unknown";
+  static constexpr std::string_view kNames[] = {"Unknown", "Pageable", "Pinned",        "Device",
+                                                "Array",   "Managed",  "Device Static", "Managed Static"};
+  const auto i = static_cast<std::size_t>(k);
+  return i < std::size(kNames) ? kNames[i] : kNames[0];
 }
 
 std::string_view sync_name(SyncType t) {
-  switch (t) {
-    case SyncType::event:
-      return "Event Sync";
-    case SyncType::stream_wait_event:
-      return "Stream Wait Event";
-    case SyncType::stream:
-      return "Stream Sync";
-    case SyncType::context:
-      return "Context Sync";
-    case SyncType::unknown:
-      break;
-  }
-  return "Sync";
+  static constexpr std::string_view kNames[] = {"Sync", "Event Sync", "Stream Wait Event", "Stream Sync",
+                                                "Context Sync"};
+  const auto i = static_cast<std::size_t>(t);
+  return i < std::size(kNames) ? kNames[i] : kNames[0];
 }
 
 // [SECTION] Events --------------------------------------------------------------------------------

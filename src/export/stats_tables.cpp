@@ -41,25 +41,11 @@ constexpr Alias kNsysNames[] = {{"cuda_gpu_kern_sum", StatsReport::kernels},
 }  // namespace
 
 std::string_view to_string(StatsReport r) {
-  switch (r) {
-    case StatsReport::kernels:
-      return "kernels";
-    case StatsReport::api:
-      return "api";
-    case StatsReport::memcpy:
-      return "memcpy";
-    case StatsReport::memset:
-      return "memset";
-    case StatsReport::sync:
-      return "sync";
-    case StatsReport::ranges:
-      return "ranges";
-    case StatsReport::osrt:
-      return "osrt";
-    case StatsReport::steps:
-      break;
-  }
-  return "steps";
+  static constexpr std::string_view kNames[] = {"kernels", "api",    "memcpy", "memset",
+                                                "sync",    "ranges", "osrt",   "steps"};  // by StatsReport's value
+  static_assert(std::size(kNames) == std::size(kAll));
+  const auto i = static_cast<std::size_t>(r);
+  return i < std::size(kNames) ? kNames[i] : kNames[7];
 }
 
 bool parse_stats_report(std::string_view name, StatsReport* out) {
