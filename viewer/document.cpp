@@ -59,19 +59,11 @@ void Document::set_analysis_error(std::string e) {
 }
 
 std::string_view source_label(TraceSource s) {
-  switch (s) {
-    case TraceSource::cupti:
-      return "captured";
-    case TraceSource::chrome_json:
-      return "imported";
-    case TraceSource::nsys_sqlite:
-      return "imported (nsys)";
-    case TraceSource::synthetic:
-      return "synthetic";
-    case TraceSource::unknown:
-      break;
-  }
-  return "unknown source";
+  // By TraceSource's value: unknown, cupti, chrome_json, synthetic, nsys_sqlite.
+  static constexpr std::string_view kLabels[] = {"unknown source", "captured", "imported", "synthetic",
+                                                 "imported (nsys)"};
+  const auto i = static_cast<std::size_t>(s);
+  return i < std::size(kLabels) ? kLabels[i] : kLabels[0];
 }
 
 std::string_view Document::source_label() const { return viewer::source_label(trace_.meta().source); }

@@ -103,6 +103,21 @@ std::span<const RowIndex> MatchSet::on_track(TableId table, TrackId track) const
   return std::span<const RowIndex>(l.rows.data() + l.begin[track], l.begin[track + 1] - l.begin[track]);
 }
 
+// Calls fn(table, start column, first, last) for each track's matches, in
+// start order, of each table (tracks without a match are passed over).
+template <class Fn>
+void MatchSet::each_track(const Trace& trace, Fn&& fn) const {
+  for (TableId table : kTables) {
+    const List& l = lists_[slot(table)];
+    if (l.rows.empty()) continue;
+    const auto& start = *detail::time_columns(trace.tables(), table).start;
+    for (std::size_t t = 0; t + 1 < l.begin.size(); ++t) {
+      const Rows b = l.rows.begin() + l.begin[t], e = l.rows.begin() + l.begin[t + 1];
+      if (b != e) fn(table, start, b, e);
+    }
+  }
+}
+
 std::optional<MatchSet::Key> MatchSet::key_of(const Trace& trace, std::optional<MatchRef> m) const {
   if (!m) return std::nullopt;
   const auto& start = *detail::time_columns(trace.tables(), m->table).start;
@@ -117,23 +132,16 @@ std::optional<MatchRef> MatchSet::first_from(const Trace& trace, TimeNs t) const
 
 std::optional<MatchRef> MatchSet::after(const Trace& trace, std::optional<Key> cur) const {
   std::optional<Key> best;
-  for (TableId table : kTables) {
-    const List& l = lists_[slot(table)];
-    if (l.rows.empty()) continue;
-    const auto& start = *detail::time_columns(trace.tables(), table).start;
-    for (std::size_t t = 0; t + 1 < l.begin.size(); ++t) {
-      auto b = l.rows.begin() + l.begin[t], e = l.rows.begin() + l.begin[t + 1];
-      if (b == e) continue;
-      auto it = b;
-      if (cur) {
-        it = std::lower_bound(b, e, cur->start, [&](RowIndex r, TimeNs v) { return start[r] < v; });
-        while (it != e && !(Key{start[*it], slot(table), *it} > *cur)) ++it;
-      }
-      if (it == e) continue;
-      const Key k{start[*it], slot(table), *it};
-      if (!best || k < *best) best = k;
+  each_track(trace, [&](TableId table, const auto& start, Rows b, Rows e) {
+    auto it = b;
+    if (cur) {
+      it = std::lower_bound(b, e, cur->start, [&](RowIndex r, TimeNs v) { return start[r] < v; });
+      while (it != e && !(Key{start[*it], slot(table), *it} > *cur)) ++it;
     }
-  }
+    if (it == e) return;
+    const Key k{start[*it], slot(table), *it};
+    if (!best || k < *best) best = k;
+  });
   if (!best) return std::nullopt;
   return MatchRef{kTables[best->table], best->row};
 }
@@ -141,23 +149,16 @@ std::optional<MatchRef> MatchSet::after(const Trace& trace, std::optional<Key> c
 std::optional<MatchRef> MatchSet::prev(const Trace& trace, std::optional<MatchRef> current) const {
   const std::optional<Key> cur = key_of(trace, current);
   std::optional<Key> best;
-  for (TableId table : kTables) {
-    const List& l = lists_[slot(table)];
-    if (l.rows.empty()) continue;
-    const auto& start = *detail::time_columns(trace.tables(), table).start;
-    for (std::size_t t = 0; t + 1 < l.begin.size(); ++t) {
-      auto b = l.rows.begin() + l.begin[t], e = l.rows.begin() + l.begin[t + 1];
-      if (b == e) continue;
-      auto it = e;
-      if (cur) {
-        it = std::upper_bound(b, e, cur->start, [&](TimeNs v, RowIndex r) { return v < start[r]; });
-        while (it != b && !(Key{start[*(it - 1)], slot(table), *(it - 1)} < *cur)) --it;
-      }
-      if (it == b) continue;
-      const Key k{start[*(it - 1)], slot(table), *(it - 1)};
-      if (!best || k > *best) best = k;
+  each_track(trace, [&](TableId table, const auto& start, Rows b, Rows e) {
+    auto it = e;
+    if (cur) {
+      it = std::upper_bound(b, e, cur->start, [&](TimeNs v, RowIndex r) { return v < start[r]; });
+      while (it != b && !(Key{start[*(it - 1)], slot(table), *(it - 1)} < *cur)) --it;
     }
-  }
+    if (it == b) return;
+    const Key k{start[*(it - 1)], slot(table), *(it - 1)};
+    if (!best || k > *best) best = k;
+  });
   if (!best) return std::nullopt;
   return MatchRef{kTables[best->table], best->row};
 }
@@ -166,16 +167,11 @@ std::uint64_t MatchSet::ordinal(const Trace& trace, MatchRef m) const {
   const auto& mstart = *detail::time_columns(trace.tables(), m.table).start;
   const Key cur{mstart[m.row], slot(m.table), m.row};
   std::uint64_t n = 0;
-  for (TableId table : kTables) {
-    const List& l = lists_[slot(table)];
-    const auto& start = *detail::time_columns(trace.tables(), table).start;
-    for (std::size_t t = 0; t + 1 < l.begin.size(); ++t) {
-      auto b = l.rows.begin() + l.begin[t], e = l.rows.begin() + l.begin[t + 1];
-      auto it = std::lower_bound(b, e, cur.start, [&](RowIndex r, TimeNs v) { return start[r] < v; });
-      while (it != e && Key{start[*it], slot(table), *it} < cur) ++it;
-      n += static_cast<std::uint64_t>(it - b);
-    }
-  }
+  each_track(trace, [&](TableId table, const auto& start, Rows b, Rows e) {
+    auto it = std::lower_bound(b, e, cur.start, [&](RowIndex r, TimeNs v) { return start[r] < v; });
+    while (it != e && Key{start[*it], slot(table), *it} < cur) ++it;
+    n += static_cast<std::uint64_t>(it - b);
+  });
   return n;
 }
 

@@ -66,6 +66,9 @@ class MatchSet {
     RowIndex row;
     auto operator<=>(const Key&) const = default;
   };
+  using Rows = std::vector<RowIndex>::const_iterator;
+  template <class Fn>
+  void each_track(const Trace& trace, Fn&& fn) const;
   std::optional<MatchRef> after(const Trace& trace, std::optional<Key> cur) const;
   std::optional<Key> key_of(const Trace& trace, std::optional<MatchRef> m) const;
   List lists_[3];

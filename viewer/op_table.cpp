@@ -42,35 +42,12 @@ std::string optional_fixed(const std::optional<double>& v, int decimals) {
 }  // namespace
 
 const char* op_column_label(OpColumn c) {
-  switch (c) {
-    case OpColumn::name:
-      return "op";
-    case OpColumn::shapes:
-      return "shapes";
-    case OpColumn::calls:
-      return "calls";
-    case OpColumn::gpu_total:
-      return "GPU total";
-    case OpColumn::gpu_self:
-      return "GPU self";
-    case OpColumn::cpu_total:
-      return "CPU total";
-    case OpColumn::cpu_self:
-      return "CPU self";
-    case OpColumn::kernels_per_call:
-      return "kernels/call";
-    case OpColumn::launch_per_call:
-      return "launch/call";
-    case OpColumn::tflops:
-      return "TFLOP/s";
-    case OpColumn::tbps:
-      return "TB/s";
-    case OpColumn::roofline:
-      return "roofline";
-    case OpColumn::bound:
-      return "bound";
-  }
-  return "";
+  static constexpr const char* kLabels[] = {"op",        "shapes",   "calls",        "GPU total",   "GPU self",
+                                            "CPU total", "CPU self", "kernels/call", "launch/call", "TFLOP/s",
+                                            "TB/s",      "roofline", "bound"};
+  static_assert(std::size(kLabels) == kOpColumnCount);
+  const auto i = static_cast<std::size_t>(c);
+  return i < std::size(kLabels) ? kLabels[i] : "";
 }
 
 bool op_column_is_text(OpColumn c) { return c == OpColumn::name || c == OpColumn::shapes || c == OpColumn::bound; }

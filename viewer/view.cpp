@@ -27,25 +27,12 @@ namespace gpuscope::viewer {
 // [SECTION] Panels ---------------------------------------------------------------------------
 
 std::string_view to_string(Panel p) {
-  switch (p) {
-    case Panel::timeline:
-      return "timeline";
-    case Panel::range:
-      return "range";
-    case Panel::histogram:
-      return "histogram";
-    case Panel::hotspots:
-      return "hotspots";
-    case Panel::ops:
-      return "ops";
-    case Panel::findings:
-      return "findings";
-    case Panel::summary:
-      return "summary";
-    case Panel::compare:
-      return "compare";
-  }
-  return "timeline";
+  // Names in kPanels' order: --view's values and the screenshot JSON's "panel".
+  static constexpr std::string_view kNames[] = {"timeline", "range",    "histogram", "hotspots",
+                                                "ops",      "findings", "summary",   "compare"};
+  static_assert(std::size(kNames) == std::size(kPanels));
+  const auto i = static_cast<std::size_t>(p);
+  return i < std::size(kNames) ? kNames[i] : kNames[0];
 }
 
 bool parse_panel(std::string_view s, Panel* out) {
@@ -55,6 +42,35 @@ bool parse_panel(std::string_view s, Panel* out) {
       return true;
     }
   return false;
+}
+
+void text_cell(std::string_view text) {
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(text.data(), text.data() + text.size());
+}
+
+void percent_bar(double share, ImU32 color, float width, ImU32 background) {
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float h = ImGui::GetTextLineHeight();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + width, p.y + h - 2), background);
+  dl->AddRectFilled(ImVec2(p.x, p.y + 2),
+                    ImVec2(p.x + width * static_cast<float>(std::clamp(share, 0.0, 1.0)), p.y + h - 2), color);
+  ImGui::Dummy(ImVec2(width, h));
+  ImGui::SameLine();
+  ImGui::TextUnformatted(format::percent1(share).c_str());
+}
+
+void header_row(int columns, std::vector<ClickTarget>& targets) {
+  ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+  for (int c = 0; c < columns; ++c) {
+    if (!ImGui::TableSetColumnIndex(c)) continue;
+    const char* name = ImGui::TableGetColumnName(c);
+    ImGui::PushID(c);
+    ImGui::TableHeader(name);
+    ImGui::PopID();
+    targets.push_back(target(name));
+  }
 }
 
 View::View() = default;
@@ -108,19 +124,25 @@ void View::on_files_dropped(const std::vector<std::string>& paths) {
   if (paths.size() >= 2) open_compare(paths[1]);
 }
 
-void View::adopt(std::shared_ptr<Document> doc) {
-  doc_ = std::move(doc);
-  short_names_.clear();
-  coverage_ = doc_ ? device_coverage(doc_->trace()) : DeviceCoverage{};
-  damage_headline_ = doc_ ? damage_headline(doc_->trace().meta().damage, coverage_) : std::string();
+// What Escape drops: the selection, the matches of a search, a finding's
+// evidence and the selected time range.
+void View::clear_selection() {
   selection_ = {};
   matches_ = {};
   matches_label_.clear();
   match_cursor_.reset();
   evidence_.clear();
   evidence_label_.clear();
-  evidence_index_ = 0;
   clear_range();
+}
+
+void View::adopt(std::shared_ptr<Document> doc) {
+  doc_ = std::move(doc);
+  short_names_.clear();
+  coverage_ = doc_ ? device_coverage(doc_->trace()) : DeviceCoverage{};
+  damage_headline_ = doc_ ? damage_headline(doc_->trace().meta().damage, coverage_) : std::string();
+  clear_selection();
+  evidence_index_ = 0;
   histogram_.reset();
   histogram_bin_ = -1;
   selected_op_for_ = nullptr;
@@ -178,7 +200,7 @@ std::string_view View::short_label(StringId name) {
   return it->second;
 }
 
-ClickTarget View::target(std::string label) {
+ClickTarget target(std::string label) {
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
   return ClickTarget{std::move(label), (a.x + b.x) / 2, (a.y + b.y) / 2};
 }
@@ -527,10 +549,16 @@ void View::draw_bottom_panel(float height) {
     struct Tab {
       Panel panel;
       const char* label;
+      void (View::*draw)();
     };
-    const Tab tabs[] = {{Panel::timeline, "Details"},  {Panel::range, "Range"},    {Panel::histogram, "Histogram"},
-                        {Panel::hotspots, "Hotspots"}, {Panel::ops, "Ops"},        {Panel::findings, "Findings"},
-                        {Panel::summary, "Summary"},   {Panel::compare, "Compare"}};
+    const Tab tabs[] = {{Panel::timeline, "Details", &View::draw_details},
+                        {Panel::range, "Range", &View::draw_range_panel},
+                        {Panel::histogram, "Histogram", &View::draw_histogram},
+                        {Panel::hotspots, "Hotspots", &View::draw_hotspots},
+                        {Panel::ops, "Ops", &View::draw_ops},
+                        {Panel::findings, "Findings", &View::draw_findings},
+                        {Panel::summary, "Summary", &View::draw_summary},
+                        {Panel::compare, "Compare", &View::draw_compare}};
     for (const Tab& tab : tabs) {
       const ImGuiTabItemFlags flags = panel_requested_ && panel_ == tab.panel ? ImGuiTabItemFlags_SetSelected : 0;
       const bool open = ImGui::BeginTabItem(tab.label, nullptr, flags);
@@ -538,32 +566,7 @@ void View::draw_bottom_panel(float height) {
       if (open) {
         if (!panel_requested_) panel_ = tab.panel;
         ImGui::BeginChild("panel");
-        switch (tab.panel) {
-          case Panel::timeline:
-            draw_details();
-            break;
-          case Panel::range:
-            draw_range_panel();
-            break;
-          case Panel::histogram:
-            draw_histogram();
-            break;
-          case Panel::hotspots:
-            draw_hotspots();
-            break;
-          case Panel::ops:
-            draw_ops();
-            break;
-          case Panel::findings:
-            draw_findings();
-            break;
-          case Panel::summary:
-            draw_summary();
-            break;
-          case Panel::compare:
-            draw_compare();
-            break;
-        }
+        (this->*tab.draw)();
         ImGui::EndChild();
         ImGui::EndTabItem();
       }
@@ -590,15 +593,7 @@ void View::handle_global_keys() {
     return;
   }
   if (!doc_ || io.WantTextInput) return;
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
-    selection_ = {};
-    matches_ = {};
-    matches_label_.clear();
-    match_cursor_.reset();
-    evidence_.clear();
-    evidence_label_.clear();
-    clear_range();
-  }
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) clear_selection();
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home), false)) zoom_to_all();
   if (!io.KeyCtrl && ImGui::IsKeyPressed('Z', false)) zoom_to_range();
   if (!io.KeyCtrl && ImGui::IsKeyPressed('H', false)) histogram_of_selection();

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -55,6 +56,29 @@ inline constexpr Panel kPanels[] = {Panel::timeline, Panel::range,    Panel::his
                                     Panel::ops,      Panel::findings, Panel::summary,   Panel::compare};
 std::string_view to_string(Panel p);
 bool parse_panel(std::string_view s, Panel* out);
+// Bars of a lane, one per pixel column x0 + i (i < heights.size()), each
+// heights[i] pixels up from `bottom` (height_of(heights[i]); 0: none): a run
+// of columns of equal height is one rectangle, so a flat lane costs a few
+// vertices and a busy one at most 4 per column.
+template <class Column, class HeightOf>
+void draw_column_runs(ImDrawList* dl, float x0, float bottom, std::span<const Column> heights, ImU32 color,
+                      HeightOf&& height_of) {
+  for (std::size_t c = 0; c < heights.size();) {
+    const int hc = height_of(heights[c]);
+    std::size_t e = c + 1;
+    while (e < heights.size() && height_of(heights[e]) == hc) ++e;
+    if (hc > 0)
+      dl->AddRectFilled(ImVec2(x0 + static_cast<float>(c), bottom - static_cast<float>(hc)),
+                        ImVec2(x0 + static_cast<float>(e), bottom), color);
+    c = e;
+  }
+}
+
+// The next column of the current table, holding `text`.
+void text_cell(std::string_view text);
+// A horizontal bar `width` wide of `share` in [0, 1], in `color` over
+// `background`, with the percentage after it.
+void percent_bar(double share, ImU32 color, float width, ImU32 background);
 
 struct Selection {
   TableId table = TableId::kernels;
@@ -113,6 +137,12 @@ struct ClickTarget {
   std::string label;
   float x = 0, y = 0;
 };
+// The centre of the last item drawn, under `label` (for FrameStats).
+ClickTarget target(std::string label);
+
+// The header row of the current table, drawn by hand (not TableHeadersRow)
+// to note where each of its `columns` headers is (the tests click them).
+void header_row(int columns, std::vector<ClickTarget>& targets);
 
 // A row of the per-kernel hotspot table as drawn: what a user reads there.
 struct HotspotRow {
@@ -390,6 +420,7 @@ class View {
   // are computed on a worker (range_stats() is null until they are ready).
   void select_range(TimeNs start, TimeNs end);
   void clear_range();
+  void clear_selection();  // Escape: selection, matches, evidence and range
   void zoom_to_range();
   std::optional<TimeRange> range() const { return range_; }
   std::shared_ptr<const WindowStats> range_stats() const;
@@ -450,7 +481,6 @@ class View {
   void unregister_layout_settings();
   void handle_global_keys();
   std::string_view short_label(StringId name);      // cached format::short_kernel_name()
-  static ClickTarget target(std::string label);     // centre of the last item, for stats_
   static std::string_view verdict_text(Verdict v);  // an answer as the Findings tab writes it ("YES", "n/a")
   // view_timeline.cpp
   struct FoldedBlock {
@@ -472,6 +502,7 @@ class View {
                     GroupFilter which);
   void timeline_hover_and_click(float x0);
   void timeline_input(float x0, float width, float top, float bottom);
+  static constexpr float kMinVisiblePx = 3;  // events narrower than this fold into blocks (timeline and job)
   void draw_ruler(ImDrawList* dl, float x0, float y0, float width);
   void draw_legend();
   bool legend_entry(std::string_view name, ImU32 color, bool marker, bool& first);  // true: clicked
@@ -560,6 +591,11 @@ class View {
   // A panel that shows analysis results: records that it was drawn and returns
   // the profile, or draws "analysing..." / the analysis error and returns null.
   std::shared_ptr<const Profile> panel_profile(const char* panel);
+  // Two children side by side: `side` is min(max_side, side_share × the
+  // width) wide at the right, `main` takes the rest.
+  using ProfilePart = void (View::*)(const Profile&);
+  void side_by_side(const Profile& profile, const char* main_id, ProfilePart main, const char* side_id,
+                    ProfilePart side, float max_side, float side_share);
   // view_hotspots.cpp
   void draw_hotspots();
   void draw_kernel_table(const Profile& profile);

@@ -332,17 +332,7 @@ void draw_diff_table(const DiffTable& t, std::vector<std::uint32_t>& order, Fram
                             c == 0 ? ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_NoHide
                                    : ImGuiTableColumnFlags_PreferSortDescending,
                             c == 0 ? 300.0f : 0.0f);
-  // TableHeadersRow by hand, to note where each header is (the tests click them).
-  ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-  for (int c = 0; c < n; ++c) {
-    if (!ImGui::TableSetColumnIndex(c)) continue;
-    const char* name = ImGui::TableGetColumnName(c);
-    ImGui::PushID(c);
-    ImGui::TableHeader(name);
-    ImGui::PopID();
-    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-    stats.compare_headers.push_back(ClickTarget{name, (a.x + b.x) / 2, (a.y + b.y) / 2});
-  }
+  header_row(n, stats.compare_headers);
   sort_diff_rows(t, ImGui::TableGetSortSpecs(), order);
   for (std::uint32_t i : order) {
     ImGui::TableNextRow();

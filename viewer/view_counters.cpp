@@ -90,17 +90,8 @@ void View::draw_counter_lane(ImDrawList* dl, const CounterLane& lane, float labe
   auto height_of = [&](const CounterColumn& c) {
     return c.has ? static_cast<int>(std::lround(std::clamp((c.max - lo) / range, 0.0, 1.0) * lane_h)) : 0;
   };
-  // Runs of equal height become one rectangle, as in the activity lanes.
   const ImU32 color = counter_color(s);
-  for (std::size_t c = 0; c < columns;) {
-    const int hc = height_of(counter_buf_[c]);
-    std::size_t e = c + 1;
-    while (e < columns && height_of(counter_buf_[e]) == hc) ++e;
-    if (hc > 0)
-      dl->AddRectFilled(ImVec2(x0 + static_cast<float>(c), bottom - static_cast<float>(hc)),
-                        ImVec2(x0 + static_cast<float>(e), bottom), color);
-    c = e;
-  }
+  draw_column_runs(dl, x0, bottom, std::span<const CounterColumn>(counter_buf_.data(), columns), color, height_of);
   // The peak: a mark at its time when in view, its value on the right.
   const double ppn = static_cast<double>(width) / view_span_;
   const double px = static_cast<double>(lane.peak.time - view_start_) * ppn;

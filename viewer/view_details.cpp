@@ -45,8 +45,7 @@ void table_row(const char* key, const std::string& value) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   ImGui::TextDisabled("%s", key);
-  ImGui::TableNextColumn();
-  ImGui::TextUnformatted(value.c_str());
+  text_cell(value);
 }
 // The mean of a hw.* series' samples while a kernel of `duration` ran, with
 // their count, or why there is none.

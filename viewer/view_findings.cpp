@@ -225,17 +225,9 @@ void View::draw_evidence_list(const Profile& p, const Finding& f) {
 // [SECTION] What would help?, the idle time and the critical path ------------------------------
 
 std::string_view View::verdict_text(Verdict v) {
-  switch (v) {
-    case Verdict::yes:
-      return "YES";
-    case Verdict::no:
-      return "no";
-    case Verdict::unknown:
-      return "unknown";
-    case Verdict::not_applicable:
-      return "n/a";
-  }
-  return "unknown";
+  static constexpr std::string_view kTexts[] = {"YES", "no", "unknown", "n/a"};  // by Verdict's value
+  const auto i = static_cast<std::size_t>(v);
+  return i < std::size(kTexts) ? kTexts[i] : "unknown";
 }
 
 // The report's answers to the usual questions, with the findings behind them.
@@ -261,8 +253,7 @@ void View::draw_helps(const Profile& p) {
       because += cat("; ", a.fix, " predicts a median step of ", format::duration(a.predicted_step_ns), " (now ",
                      format::duration(p.simulation.replayed_step_ns), ")");
     ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(a.question.c_str());
+    text_cell(a.question);
     ImGui::TableNextColumn();
     const std::string_view v = verdict_text(a.verdict);
     ImGui::TextColored(a.verdict == Verdict::yes ? ImVec4(0.6f, 0.9f, 0.6f, 1) : ImVec4(0.75f, 0.75f, 0.75f, 1), "%s",

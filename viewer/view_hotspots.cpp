@@ -52,33 +52,23 @@ void View::highlight_category(KernelCategory c) {
 
 // [SECTION] Per-kernel table -----------------------------------------------------------------
 
-namespace {
-
-void share_bar(double share, ImU32 color) {
-  const ImVec2 p = ImGui::GetCursorScreenPos();
-  const float w = 60, h = ImGui::GetTextLineHeight();
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + w, p.y + h - 2), IM_COL32(60, 60, 70, 255));
-  dl->AddRectFilled(ImVec2(p.x, p.y + 2),
-                    ImVec2(p.x + w * static_cast<float>(std::clamp(share, 0.0, 1.0)), p.y + h - 2), color);
-  ImGui::Dummy(ImVec2(w, h));
-  ImGui::SameLine();
-  ImGui::TextUnformatted(format::percent1(share).c_str());
-}
-
-}  // namespace
-
 void View::draw_hotspots() {
   const std::shared_ptr<const Profile> profile = panel_profile("hotspots");
   if (!profile) return;
+  side_by_side(*profile, "per_kernel", &View::draw_kernel_table, "per_category", &View::draw_category_table, 360.0f,
+               0.32f);
+}
+
+void View::side_by_side(const Profile& profile, const char* main_id, ProfilePart main, const char* side_id,
+                        ProfilePart side, float max_side, float side_share) {
   const float width = ImGui::GetContentRegionAvail().x;
-  const float cat_w = std::min(360.0f, width * 0.32f);
-  ImGui::BeginChild("per_kernel", ImVec2(width - cat_w - 8, 0));
-  draw_kernel_table(*profile);
+  const float side_w = std::min(max_side, width * side_share);
+  ImGui::BeginChild(main_id, ImVec2(width - side_w - 8, 0));
+  (this->*main)(profile);
   ImGui::EndChild();
   ImGui::SameLine();
-  ImGui::BeginChild("per_category", ImVec2(0, 0));
-  draw_category_table(*profile);
+  ImGui::BeginChild(side_id, ImVec2(0, 0));
+  (this->*side)(profile);
   ImGui::EndChild();
 }
 
@@ -147,16 +137,7 @@ void View::draw_kernel_table(const Profile& profile) {
   column("mean", desc, HotspotColumn::mean);
   column("median", desc, HotspotColumn::median);
   column("max", desc, HotspotColumn::max);
-  // TableHeadersRow by hand, to note where each header is (the tests click them).
-  ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-  for (int c = 0; c < 9; ++c) {
-    if (!ImGui::TableSetColumnIndex(c)) continue;
-    const char* name = ImGui::TableGetColumnName(c);
-    ImGui::PushID(c);
-    ImGui::TableHeader(name);
-    ImGui::PopID();
-    stats_.hotspot_headers.push_back(target(name));
-  }
+  header_row(9, stats_.hotspot_headers);
   sort_hotspots(profile, ImGui::TableGetSortSpecs());
 
   const auto& hs = profile.hotspots;
@@ -198,18 +179,13 @@ void View::draw_kernel_table(const Profile& profile) {
       ImGui::TableNextColumn();
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(category_color(h.category)), "%s",
                          std::string(to_string(h.category)).c_str());
+      text_cell(format::duration(h.stats.total));
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::duration(h.stats.total).c_str());
-      ImGui::TableNextColumn();
-      share_bar(h.share, category_color(h.category));
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::count(h.stats.count).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::duration(h.stats.mean).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::duration(h.stats.median).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::duration(h.stats.max).c_str());
+      percent_bar(h.share, category_color(h.category), 60, IM_COL32(60, 60, 70, 255));
+      text_cell(format::count(h.stats.count));
+      text_cell(format::duration(h.stats.mean));
+      text_cell(format::duration(h.stats.median));
+      text_cell(format::duration(h.stats.max));
     }
   }
   stats_.hotspot_rows = hs.size();
@@ -243,12 +219,9 @@ void View::draw_category_table(const Profile& profile) {
     if (ImGui::Selectable(name.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) highlight_category(c.category);
     stats_.category_targets.push_back(target(name));
     ImGui::PopID();
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format::duration(c.time_ns).c_str());
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format::percent1(c.share).c_str());
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format::count(c.count).c_str());
+    text_cell(format::duration(c.time_ns));
+    text_cell(format::percent1(c.share));
+    text_cell(format::count(c.count));
   }
   stats_.category_rows = profile.categories.size();
   ImGui::EndTable();

@@ -28,12 +28,10 @@
 namespace gpuscope::viewer {
 
 namespace {
-constexpr float kRulerH = 22;
 constexpr float kHeaderH = 20;
 constexpr float kUtilH = 18;
 constexpr float kPartsH = 14;
 constexpr float kGpuGap = 3;
-constexpr float kMinVisiblePx = 3;
 constexpr ImU32 kPartColor = IM_COL32(200, 120, 40, 255);
 constexpr ImU32 kLastArrivalColor = IM_COL32(255, 50, 50, 255);
 constexpr ImU32 kCausedColor = IM_COL32(230, 70, 60, 255);
@@ -309,7 +307,7 @@ void View::draw_job_timeline(float height) {
   stats_.timeline_x0 = x0;
   stats_.timeline_width_px = width;
   draw_ruler(ImGui::GetWindowDrawList(), x0, origin.y, width);
-  ImGui::Dummy(ImVec2(total_w, kRulerH));
+  ImGui::Dummy(ImVec2(total_w, kRulerHeight));  // the ruler draw_ruler() drew
 
   ImGui::BeginChild("job_ranks", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse);
   const ImVec2 win_pos = ImGui::GetWindowPos();
@@ -636,12 +634,9 @@ void View::draw_job_arrivals() {
       if (p.last) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.35f, 0.3f, 1));
       ImGui::Text("%d%s", job_->ranks[p.rank].rank, p.last ? " (last)" : "");
       if (p.last) ImGui::PopStyleColor();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::duration(p.range.start - c.first_arrival_ns).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::duration(p.waited_ns).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::duration(p.range.end - p.range.start).c_str());
+      text_cell(format::duration(p.range.start - c.first_arrival_ns));
+      text_cell(format::duration(p.waited_ns));
+      text_cell(format::duration(p.range.end - p.range.start));
     }
   ImGui::EndTable();
 }

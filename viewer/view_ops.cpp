@@ -121,15 +121,7 @@ void View::draw_ops() {
     ImGui::PopTextWrapPos();
     return;
   }
-  const float width = ImGui::GetContentRegionAvail().x;
-  const float side_w = std::min(380.0f, width * 0.25f);
-  ImGui::BeginChild("op_table", ImVec2(width - side_w - 8, 0));
-  draw_op_table(*profile);
-  ImGui::EndChild();
-  ImGui::SameLine();
-  ImGui::BeginChild("op_selected", ImVec2(0, 0));
-  draw_selected_op(*profile);
-  ImGui::EndChild();
+  side_by_side(*profile, "op_table", &View::draw_op_table, "op_selected", &View::draw_selected_op, 380.0f, 0.25f);
 }
 
 void View::sort_ops(const Profile& profile, ImGuiTableSortSpecs* specs) {
@@ -188,16 +180,7 @@ void View::draw_op_table(const Profile& profile) {
     if (c == OpColumn::name) cf |= ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_NoHide;
     ImGui::TableSetupColumn(op_column_label(c), cf, c == OpColumn::name ? 260.0f : 0.0f, static_cast<ImGuiID>(c));
   }
-  // Headers by hand, to note where each is (the tests click them).
-  ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-  for (int i = 0; i < ncols; ++i) {
-    if (!ImGui::TableSetColumnIndex(i)) continue;
-    const char* name = ImGui::TableGetColumnName(i);
-    ImGui::PushID(i);
-    ImGui::TableHeader(name);
-    ImGui::PopID();
-    stats_.op_headers.push_back(target(name));
-  }
+  header_row(ncols, stats_.op_headers);
   sort_ops(profile, ImGui::TableGetSortSpecs());
 
   ImGuiListClipper clipper;
@@ -293,10 +276,8 @@ void View::draw_selected_op(const Profile& profile) {
     stats_.op_kernel_targets.push_back(target(name));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s: %s", std::string(to_string(k.category)).c_str(), name.c_str());
     ImGui::PopID();
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format::duration(k.time_ns).c_str());
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format::count(k.count).c_str());
+    text_cell(format::duration(k.time_ns));
+    text_cell(format::count(k.count));
   }
   ImGui::EndTable();
 }

@@ -300,8 +300,7 @@ void View::draw_range_devices(const WindowStats& ws) {
                                             format::count(d.memcpys)};
     ImGui::TableNextRow();
     for (const std::string& c : cells) {
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(c.c_str());
+      text_cell(c);
     }
     stats_.range_device_rows.push_back(cells);
   }
@@ -330,8 +329,7 @@ void View::draw_range_streams(const WindowStats& ws) {
                                  format::duration(s.idle_ns)};
     ImGui::TableNextRow();
     for (const std::string& c : cells) {
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(c.c_str());
+      text_cell(c);
     }
   }
   ImGui::EndTable();

@@ -23,19 +23,6 @@ constexpr ImU32 kCommColor = IM_COL32(40, 170, 90, 255);
 constexpr ImU32 kMemcpyColor = IM_COL32(200, 80, 150, 255);
 constexpr ImU32 kIdleColor = IM_COL32(90, 90, 90, 255);
 
-// A horizontal bar of `share` in [0, 1] with the percentage after it.
-void percent_bar(double share, ImU32 color, float w = 90) {
-  const ImVec2 p = ImGui::GetCursorScreenPos();
-  const float h = ImGui::GetTextLineHeight();
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + w, p.y + h - 2), IM_COL32(55, 55, 65, 255));
-  dl->AddRectFilled(ImVec2(p.x, p.y + 2),
-                    ImVec2(p.x + w * static_cast<float>(std::clamp(share, 0.0, 1.0)), p.y + h - 2), color);
-  ImGui::Dummy(ImVec2(w, h));
-  ImGui::SameLine();
-  ImGui::TextUnformatted(format::percent1(share).c_str());
-}
-
 // One stacked horizontal bar of parts (value, colour), scaled to `w` pixels for `total`.
 void stacked_bar(std::initializer_list<std::pair<double, ImU32>> parts, double total, float w, float h) {
   const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -96,22 +83,16 @@ void View::draw_summary_devices(const Profile& p) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::Text("%u %s", d.id, d.name.c_str());
+      text_cell(format::duration(d.span_ns));
+      text_cell(format::duration(d.busy_ns));
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::duration(d.span_ns).c_str());
+      percent_bar(d.utilization, kUtilizationColor, 90, IM_COL32(55, 55, 65, 255));
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::duration(d.busy_ns).c_str());
-      ImGui::TableNextColumn();
-      percent_bar(d.utilization, kUtilizationColor);
-      ImGui::TableNextColumn();
-      percent_bar(d.kernel_concurrency, kConcurrentColor);
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::fixed(d.mean_kernels_in_flight, 2).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::percent1(d.memcpy_compute_overlap).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::percent1(d.communication_compute_overlap).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format::count(d.kernels).c_str());
+      percent_bar(d.kernel_concurrency, kConcurrentColor, 90, IM_COL32(55, 55, 65, 255));
+      text_cell(format::fixed(d.mean_kernels_in_flight, 2));
+      text_cell(format::percent1(d.memcpy_compute_overlap));
+      text_cell(format::percent1(d.communication_compute_overlap));
+      text_cell(format::count(d.kernels));
     }
     stats_.summary_devices = p.devices.size();
     ImGui::EndTable();

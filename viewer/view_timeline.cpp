@@ -39,7 +39,6 @@ constexpr float kRowH = 17;
 constexpr float kRowGap = 1;
 constexpr float kGroupH = 20;
 constexpr float kLaneH = 22;
-constexpr float kMinVisiblePx = 3;  // events narrower than this fold into blocks
 constexpr double kMinSpanNs = 50;
 constexpr int kReserveVertices = 1 << 17;         // 128k: a dense 1920-px frame of the timeline
 constexpr std::uint64_t kMaxOutlinesPerRow = 64;  // more matches in view on a row: ticks and their count
@@ -539,19 +538,8 @@ float View::draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x
   for (const LaneSample& s : lane_buf_) max_in_flight = std::max(max_in_flight, s.in_flight);
   const float scale = std::max(2.0f, std::ceil(max_in_flight));
   const float lane_h = kLaneH - 3;
-  // Runs of equal pixel height become one rectangle: a flat lane costs a few
-  // vertices, a busy one at most 4 per column.
   auto draw_runs = [&](auto height_of, float bottom, ImU32 color) {
-    std::size_t c = 0;
-    while (c < columns) {
-      const int hc = height_of(lane_buf_[c]);
-      std::size_t e = c + 1;
-      while (e < columns && height_of(lane_buf_[e]) == hc) ++e;
-      if (hc > 0)
-        dl->AddRectFilled(ImVec2(x0 + static_cast<float>(c), bottom - static_cast<float>(hc)),
-                          ImVec2(x0 + static_cast<float>(e), bottom), color);
-      c = e;
-    }
+    draw_column_runs(dl, x0, bottom, std::span<const LaneSample>(lane_buf_.data(), columns), color, height_of);
   };
   draw_runs([&](const LaneSample& s) { return static_cast<int>(std::lround(s.busy * lane_h)); }, lane_bottom_1,
             kUtilizationColor);
@@ -783,24 +771,13 @@ namespace {
 
 // What a folded block of a table counts: "3,780 kernels".
 const char* folded_noun(TableId t) {
-  switch (t) {
-    case TableId::kernels:
-      return "kernels";
-    case TableId::memcpys:
-      return "copies";
-    case TableId::memsets:
-      return "memsets";
-    case TableId::api_calls:
-      return "calls";
-    case TableId::ranges:
-      return "ranges";
-    case TableId::syncs:
-      return "syncs";
-    case TableId::os_calls:
-      return "OS calls";
-    default:
-      return "events";
-  }
+  // By TableId: kernels, memcpys, memsets, api_calls, ranges, syncs, counters,
+  // overheads, memory_events, os_calls.
+  static constexpr const char* kNouns[] = {"kernels", "copies", "memsets", "calls",  "ranges",
+                                           "syncs",   "events", "events",  "events", "OS calls"};
+  static_assert(std::size(kNouns) == kTableCount);
+  const auto i = static_cast<std::size_t>(t);
+  return i < std::size(kNouns) ? kNouns[i] : "events";
 }
 
 // Visible width of [xa, xb) inside the row.

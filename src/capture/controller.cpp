@@ -458,6 +458,13 @@ void install_exit_hooks(Controller& c) {
   if (c.injected) install_signal_handlers();
 }
 
+// What start() and stop() answer when they fail: not ok, and why.
+Summary failure(std::string message) {
+  Summary s;
+  s.message = std::move(message);
+  return s;
+}
+
 }  // namespace
 
 // [SECTION] Public API (gpuscope/capture.h) and injected mode ------------------------------------
@@ -468,13 +475,9 @@ Summary start(const Options& options) noexcept {
     std::lock_guard lock(c.mutex);
     return start_locked(c, options);
   } catch (const std::exception& e) {
-    Summary s;
-    s.message = std::string("capture could not start: ") + e.what();
-    return s;
+    return failure(std::string("capture could not start: ") + e.what());
   } catch (...) {
-    Summary s;
-    s.message = "capture could not start";
-    return s;
+    return failure("capture could not start");
   }
 }
 
@@ -484,9 +487,7 @@ Summary stop() noexcept {
     std::lock_guard lock(c.mutex);
     return stop_locked(c, /*at_exit=*/false);
   } catch (...) {
-    Summary s;
-    s.message = "capture could not stop cleanly";
-    return s;
+    return failure("capture could not stop cleanly");
   }
 }
 

@@ -25,23 +25,6 @@ std::uint64_t to_u64(const std::string& v) {
   return x;
 }
 
-// One table of (key, field) pairs keeps writing and reading in step.
-template <class F>
-void for_each_count(Summary& s, F&& f) {
-  f("kernels", s.kernels);
-  f("memcpys", s.memcpys);
-  f("memsets", s.memsets);
-  f("api_calls", s.api_calls);
-  f("ranges", s.ranges);
-  f("syncs", s.syncs);
-  f("overheads", s.overheads);
-  f("dropped_records", s.dropped_records);
-  f("invalid_timestamps", s.invalid_timestamps);
-  f("overhead_ns", s.overhead_ns);
-  f("bytes_written", s.bytes_written);
-  f("pool_peak_bytes", s.pool_peak_bytes);
-}
-
 }  // namespace
 
 bool write_process_report(const std::string& dir, const ProcessReport& r) noexcept {
@@ -53,8 +36,7 @@ bool write_process_report(const std::string& dir, const ProcessReport& r) noexce
         << "command=" << one_line(r.command) << "\n"
         << "output=" << one_line(r.summary.output) << "\n"
         << "message=" << one_line(r.summary.message) << "\n";
-    Summary s = r.summary;
-    for_each_count(s, [&](const char* key, std::uint64_t& v) { out << key << "=" << v << "\n"; });
+    for (const auto& [key, count] : kSummaryCounts) out << key << "=" << r.summary.*count << "\n";
     const std::string path = dir + "/" + std::to_string(r.pid) + ".report";
     const std::string tmp = path + ".tmp";
     {
@@ -93,9 +75,8 @@ std::vector<ProcessReport> read_process_reports(const std::string& dir) {
       else if (key == "message")
         r.summary.message = value;
       else
-        for_each_count(r.summary, [&](const char* k, std::uint64_t& v) {
-          if (key == k) v = to_u64(value);
-        });
+        for (const auto& [name, count] : kSummaryCounts)
+          if (key == name) r.summary.*count = to_u64(value);
     }
     if (r.pid != 0) out.push_back(std::move(r));
   }

@@ -293,14 +293,30 @@ std::size_t RecordDecoder::decode(const std::uint8_t* buffer, std::size_t valid_
 
 void RecordDecoder::skip(std::uint32_t kind) { ++skipped_kinds_[kind]; }
 
-bool RecordDecoder::valid_gpu_times(std::uint64_t start, std::uint64_t end) {
-  // start == end == 0: CUPTI's device buffer overflowed (no timing was
-  // collected). A zero start, an end before the start or an end that does
-  // not fit the model's int64 are just as unusable.
-  if (start == 0 || end < start || end > kMaxTime) {
+// A record's start and end into its row. start == end == 0: CUPTI's device
+// buffer overflowed (no timing was collected). A zero start, an end before
+// the start or an end that does not fit the model's int64 are just as
+// unusable: false, and counted.
+template <class Record, class Row>
+bool RecordDecoder::timed_row(const Record& rec, Row& r) {
+  if (rec.start == 0 || rec.end < rec.start || rec.end > kMaxTime) {
     ++counts_.invalid_timestamps;
     return false;
   }
+  r.start = static_cast<TimeNs>(rec.start);
+  r.end = static_cast<TimeNs>(rec.end);
+  return true;
+}
+
+// What every GPU activity record has besides its times: stream, correlation
+// id and CUDA graph node.
+template <class Record, class Row>
+bool RecordDecoder::gpu_row(const Record& rec, Row& r) {
+  if (!timed_row(rec, r)) return false;
+  r.track = gpu_track(rec.deviceId, rec.streamId);
+  r.correlation = rec.correlationId;
+  r.graph_id = rec.graphId;
+  r.graph_node_id = rec.graphNodeId;
   return true;
 }
 
@@ -308,12 +324,8 @@ bool RecordDecoder::valid_gpu_times(std::uint64_t start, std::uint64_t end) {
 
 void RecordDecoder::on_kernel(const void* record) {
   const auto& k = as<CUpti_ActivityKernel10>(record);
-  if (!valid_gpu_times(k.start, k.end)) return;
   KernelRow r;
-  r.start = static_cast<TimeNs>(k.start);
-  r.end = static_cast<TimeNs>(k.end);
-  r.track = gpu_track(k.deviceId, k.streamId);
-  r.correlation = k.correlationId;
+  if (!gpu_row(k, r)) return;
   r.name = kernel_name(k.name, &r.mangled);
   auto dim = [](std::int32_t v) { return v < 0 ? 0u : static_cast<std::uint32_t>(v); };
   r.grid_x = dim(k.gridX);
@@ -325,62 +337,39 @@ void RecordDecoder::on_kernel(const void* record) {
   r.registers = k.registersPerThread;
   r.static_smem = dim(k.staticSharedMemory);
   r.dynamic_smem = dim(k.dynamicSharedMemory);
-  r.graph_id = k.graphId;
-  r.graph_node_id = k.graphNodeId;
   if (k.isDeviceLaunched) ++device_launched_kernels_;
   b_.add_kernel(r);
   ++counts_.kernels;
 }
 
-void RecordDecoder::on_memcpy(const void* record) {
-  const auto& m = as<CUpti_ActivityMemcpy6>(record);
-  if (!valid_gpu_times(m.start, m.end)) return;
+template <class Record>
+void RecordDecoder::add_memcpy(const Record& m, CopyKind kind) {
   MemcpyRow r;
-  r.start = static_cast<TimeNs>(m.start);
-  r.end = static_cast<TimeNs>(m.end);
-  r.track = gpu_track(m.deviceId, m.streamId);
-  r.correlation = m.correlationId;
+  if (!gpu_row(m, r)) return;
   r.bytes = m.bytes;
-  r.kind = copy_kind(m.copyKind);
+  r.kind = kind;
   r.src_kind = memory_kind(m.srcKind);
   r.dst_kind = memory_kind(m.dstKind);
-  r.graph_id = m.graphId;
-  r.graph_node_id = m.graphNodeId;
   b_.add_memcpy(r);
   ++counts_.memcpys;
 }
 
+void RecordDecoder::on_memcpy(const void* record) {
+  const auto& m = as<CUpti_ActivityMemcpy6>(record);
+  add_memcpy(m, copy_kind(m.copyKind));
+}
+
 void RecordDecoder::on_memcpy_p2p(const void* record) {
-  const auto& m = as<CUpti_ActivityMemcpyPtoP4>(record);
-  if (!valid_gpu_times(m.start, m.end)) return;
-  MemcpyRow r;
-  r.start = static_cast<TimeNs>(m.start);
-  r.end = static_cast<TimeNs>(m.end);
-  r.track = gpu_track(m.deviceId, m.streamId);
-  r.correlation = m.correlationId;
-  r.bytes = m.bytes;
-  r.kind = CopyKind::ptop;
-  r.src_kind = memory_kind(m.srcKind);
-  r.dst_kind = memory_kind(m.dstKind);
-  r.graph_id = m.graphId;
-  r.graph_node_id = m.graphNodeId;
-  b_.add_memcpy(r);
-  ++counts_.memcpys;
+  add_memcpy(as<CUpti_ActivityMemcpyPtoP4>(record), CopyKind::ptop);
 }
 
 void RecordDecoder::on_memset(const void* record) {
   const auto& m = as<CUpti_ActivityMemset4>(record);
-  if (!valid_gpu_times(m.start, m.end)) return;
   MemsetRow r;
-  r.start = static_cast<TimeNs>(m.start);
-  r.end = static_cast<TimeNs>(m.end);
-  r.track = gpu_track(m.deviceId, m.streamId);
-  r.correlation = m.correlationId;
+  if (!gpu_row(m, r)) return;
   r.bytes = m.bytes;
   r.value = m.value;
   r.mem_kind = memory_kind(m.memoryKind);
-  r.graph_id = m.graphId;
-  r.graph_node_id = m.graphNodeId;
   b_.add_memset(r);
   ++counts_.memsets;
 }
@@ -389,13 +378,8 @@ void RecordDecoder::on_memset(const void* record) {
 
 void RecordDecoder::on_api(const void* record, bool driver) {
   const auto& a = as<CUpti_ActivityAPI>(record);
-  if (a.start == 0 || a.end < a.start || a.end > kMaxTime) {
-    ++counts_.invalid_timestamps;
-    return;
-  }
   ApiCallRow r;
-  r.start = static_cast<TimeNs>(a.start);
-  r.end = static_cast<TimeNs>(a.end);
+  if (!timed_row(a, r)) return;
   r.track = cpu_track(a.processId, a.threadId);
   r.correlation = a.correlationId;
   r.name = api_name(driver, a.cbid);
@@ -409,13 +393,8 @@ void RecordDecoder::on_api(const void* record, bool driver) {
 
 void RecordDecoder::on_sync(const void* record) {
   const auto& s = as<CUpti_ActivitySynchronization2>(record);
-  if (s.start == 0 || s.end < s.start || s.end > kMaxTime) {
-    ++counts_.invalid_timestamps;
-    return;
-  }
   SyncRow r;
-  r.start = static_cast<TimeNs>(s.start);
-  r.end = static_cast<TimeNs>(s.end);
+  if (!timed_row(s, r)) return;
   // The record names no thread: the API call with the same correlation
   // (cudaStreamSynchronize, …) does, possibly in another buffer or chunk.
   r.track = TraceBuilder::kResolveThroughCorrelation;
@@ -433,13 +412,8 @@ void RecordDecoder::on_sync(const void* record) {
 
 void RecordDecoder::on_overhead(const void* record) {
   const auto& o = as<CUpti_ActivityOverhead3>(record);
-  if (o.start == 0 || o.end < o.start || o.end > kMaxTime) {
-    ++counts_.invalid_timestamps;
-    return;
-  }
   OverheadRow r;
-  r.start = static_cast<TimeNs>(o.start);
-  r.end = static_cast<TimeNs>(o.end);
+  if (!timed_row(o, r)) return;
   // Overhead on a thread goes on that thread; anything else (device,
   // context, process) on the process's "CUPTI" row (tid 0).
   r.track = o.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? cpu_track(o.objectId.pt.processId, o.objectId.pt.threadId)
@@ -451,6 +425,21 @@ void RecordDecoder::on_overhead(const void* record) {
 }
 
 // [SECTION] NVTX: markers, marker data, names ----------------------------------------------------
+
+// A range (or mark) from NVTX marker `p`'s start to `end`.
+void RecordDecoder::add_marker_range(const PendingMarker& p, TimeNs end, RangeKind kind) {
+  RangeRow r;
+  r.start = p.start;
+  r.end = end;
+  r.track = cpu_track(p.pid, p.tid);
+  r.name = p.name;
+  r.domain = p.domain;
+  r.kind = kind;
+  r.color = p.color;
+  r.payload = p.payload;
+  b_.add_range(r);
+  ++counts_.ranges;
+}
 
 void RecordDecoder::on_marker(const void* record) {
   const auto& m = as<CUpti_ActivityMarker2>(record);
@@ -496,19 +485,10 @@ void RecordDecoder::on_marker(const void* record) {
       open_markers_.erase(it);
       return;
     }
-    RangeRow r;
-    r.start = p.start;
-    r.end = static_cast<TimeNs>(m.timestamp);
-    r.track = cpu_track(p.pid, p.tid);
-    r.name = p.name;
-    r.domain = p.domain;
     // CUPTI does not say whether a range was pushed or started; a range that
     // ends on another thread can only be a start/end range.
-    r.kind = tid == p.tid && pid == p.pid ? RangeKind::push_pop : RangeKind::start_end;
-    r.color = p.color;
-    r.payload = p.payload;
-    b_.add_range(r);
-    ++counts_.ranges;
+    add_marker_range(p, static_cast<TimeNs>(m.timestamp),
+                     tid == p.tid && pid == p.pid ? RangeKind::push_pop : RangeKind::start_end);
     open_markers_.erase(it);
     return;
   }
@@ -541,17 +521,7 @@ void RecordDecoder::flush_marks() {
   for (std::uint32_t id : pending_marks_) {
     const auto it = open_markers_.find(id);
     if (it == open_markers_.end()) continue;
-    const PendingMarker& p = it->second;
-    RangeRow r;
-    r.start = r.end = p.start;
-    r.track = cpu_track(p.pid, p.tid);
-    r.name = p.name;
-    r.domain = p.domain;
-    r.kind = RangeKind::mark;
-    r.color = p.color;
-    r.payload = p.payload;
-    b_.add_range(r);
-    ++counts_.ranges;
+    add_marker_range(it->second, it->second.start, RangeKind::mark);
     open_markers_.erase(it);
   }
   pending_marks_.clear();
@@ -690,17 +660,7 @@ void RecordDecoder::finish(std::int64_t end_time) {
   flush_marks();
   for (auto& [id, p] : open_markers_) {
     if (p.instantaneous) continue;
-    RangeRow r;
-    r.start = p.start;
-    r.end = end_time > p.start ? end_time : p.start;
-    r.track = cpu_track(p.pid, p.tid);
-    r.name = p.name;
-    r.domain = p.domain;
-    r.kind = RangeKind::push_pop;
-    r.color = p.color;
-    r.payload = p.payload;
-    b_.add_range(r);
-    ++counts_.ranges;
+    add_marker_range(p, end_time > p.start ? end_time : p.start, RangeKind::push_pop);
     ++ranges_open_at_stop_;
   }
   open_markers_.clear();

@@ -105,12 +105,18 @@ class RecordDecoder {
   std::uint32_t memory_series(std::string_view name, std::uint32_t device);
   void sample_reserved(std::uint32_t device, TimeNs time);
   void flush_marks();
+  void add_marker_range(const PendingMarker& p, TimeNs end, RangeKind kind);
 
   TrackId gpu_track(std::uint32_t device, std::uint32_t stream);
   TrackId cpu_track(std::uint32_t pid, std::uint32_t tid);
   StringId kernel_name(const char* raw, StringId* mangled);
   StringId api_name(bool driver, std::uint32_t cbid);
-  bool valid_gpu_times(std::uint64_t start, std::uint64_t end);
+  template <class Record, class Row>
+  bool timed_row(const Record& rec, Row& r);
+  template <class Record, class Row>
+  bool gpu_row(const Record& rec, Row& r);
+  template <class Record>
+  void add_memcpy(const Record& m, CopyKind kind);
   void skip(std::uint32_t kind);
 
   TraceBuilder& b_;

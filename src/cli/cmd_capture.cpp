@@ -340,16 +340,15 @@ void add_capture(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("command", args->command, "The program to run and its arguments (after --)");
   cmd->positionals_at_end();  // everything from the program name on belongs to the program
-  cmd->footer(
+  add_examples(
+      *cmd,
+      {"gpuscope capture -o run.gscope -- python train.py --epochs 1",
+       "gpuscope capture --capture-range nvtx:train -o run-%p.gscope -- ./train",
+       "mpirun -n 4 gpuscope capture -o rank-%r.gscope -- python train.py"},
       "Returns the program's exit status (128+N if signal N killed it, 127 if it could not be run) and prints\n"
       "what each process captured on stderr. Signals sent to gpuscope are passed on to the program.\n"
       "Child processes that use CUDA each write their own file; a Python process's framework ops and host\n"
-      "samples join its file (without CUDA: a file of their own). See docs/capture.md.\n"
-      "\n"
-      "Examples:\n"
-      "  gpuscope capture -o run.gscope -- python train.py --epochs 1\n"
-      "  gpuscope capture --capture-range nvtx:train -o run-%p.gscope -- ./train\n"
-      "  mpirun -n 4 gpuscope capture -o rank-%r.gscope -- python train.py");
+      "samples join its file (without CUDA: a file of their own). See docs/capture.md.");
   cmd->callback([args, &ctx] {
 #if GPUSCOPE_HAVE_CAPTURE
     ctx.exit_code = args->check_setup ? check_setup() : run_capture(*args);

@@ -227,11 +227,9 @@ void add(CLI::App& app, Context& ctx) {
       ->check(output_path());
   cmd->add_flag("--json", args->json, "Print the verdict as JSON (schema gpuscope.check/1) instead of text");
   cmd->add_option("--device", args->device, "Compare only this GPU (traces only)")->check(CLI::Range(0, 65535));
-  cmd->footer(
-      "Examples:\n"
-      "  gpuscope check baseline.gscope candidate.gscope --junit check.xml\n"
-      "  gpuscope check perf/baseline-report.json run.gscope --max-step-regression 3% --noise off\n"
-      "  gpuscope check base.gscope run.gscope --max-share-increase padding=2 --fail-on new-finding");
+  add_examples(*cmd, {"gpuscope check baseline.gscope candidate.gscope --junit check.xml",
+                      "gpuscope check perf/baseline-report.json run.gscope --max-step-regression 3% --noise off",
+                      "gpuscope check base.gscope run.gscope --max-share-increase padding=2 --fail-on new-finding"});
   cmd->callback([args, &ctx] { run(*args, ctx); });
 }
 

@@ -26,13 +26,9 @@ void add(CLI::App& app, Context&) {
       "Print the shell completion script for bash, zsh or fish (installed ones come with gpuscope: "
       "share/bash-completion/completions, share/zsh/site-functions, share/fish/vendor_completions.d).");
   cmd->add_option("SHELL", args->shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
-  cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output (- is standard output)")
-      ->check(output_path());
-  cmd->footer(
-      "Examples:\n"
-      "  source <(gpuscope completion bash)\n"
-      "  gpuscope completion zsh -o ~/.zfunc/_gpuscope\n"
-      "  gpuscope completion fish -o ~/.config/fish/completions/gpuscope.fish");
+  add_output_option(*cmd, args->output);
+  add_examples(*cmd, {"source <(gpuscope completion bash)", "gpuscope completion zsh -o ~/.zfunc/_gpuscope",
+                      "gpuscope completion fish -o ~/.config/fish/completions/gpuscope.fish"});
   cmd->callback([args, &app] { write_output(args->output, completion_script(app, args->shell)); });
 
   // The man pages, for the build (not listed: no group).

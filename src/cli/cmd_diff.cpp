@@ -69,13 +69,10 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("--device", args->device, "Compare only this GPU (traces only)")->check(CLI::Range(0, 65535));
   cmd->add_option("-j,--jobs", args->jobs, "Files of a job analysed at once (default: every core)")
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output (- is standard output)")
-      ->check(output_path());
-  cmd->footer(
-      "Examples:\n"
-      "  gpuscope diff before.gscope after.gscope\n"
-      "  gpuscope diff baseline-report.json run.gscope --json -o diff.json\n"
-      "  gpuscope diff run.gscope <(zcat other.json.gz)");
+  add_output_option(*cmd, args->output);
+  add_examples(*cmd, {"gpuscope diff before.gscope after.gscope",
+                      "gpuscope diff baseline-report.json run.gscope --json -o diff.json",
+                      "gpuscope diff run.gscope <(zcat other.json.gz)"});
   cmd->callback([args] { run(*args); });
 }
 

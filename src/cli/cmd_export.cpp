@@ -85,11 +85,8 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("--gzip-level", args->gzip_level, "chrome: zlib level for .gz output, 1 (fast, default) .. 9 (small)")
       ->check(CLI::Range(1, 9));
   cmd->add_flag("--no-flows", args->no_flows, "chrome: leave out the ac2g arrows from launch calls to GPU ops");
-  cmd->footer(
-      "Examples:\n"
-      "  gpuscope export run.gscope -o run.json.gz\n"
-      "  gpuscope export report.sqlite -o run.json\n"
-      "  gpuscope export run.gscope -o - --format chrome | gzip > run.json.gz");
+  add_examples(*cmd, {"gpuscope export run.gscope -o run.json.gz", "gpuscope export report.sqlite -o run.json",
+                      "gpuscope export run.gscope -o - --format chrome | gzip > run.json.gz"});
   cmd->callback([args] { run(*args); });
 }
 

@@ -88,14 +88,12 @@ void add(CLI::App& app, Context&) {
       ->required()
       ->check(output_path());
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success (the summary goes to standard error)");
-  cmd->footer(
+  add_examples(
+      *cmd,
+      {"gpuscope import trace.json.gz -o run.gscope", "gpuscope import report.sqlite -o run.gscope",
+       "ssh node1 cat /tmp/trace.json | gpuscope import - -o run.gscope"},
       "Events gpuscope cannot use are counted by reason (shown here and by `gpuscope info`), never dropped silently.\n"
-      "Mapping of Kineto categories and of Nsight Systems tables to gpuscope tables: docs/import.md.\n"
-      "\n"
-      "Examples:\n"
-      "  gpuscope import trace.json.gz -o run.gscope\n"
-      "  gpuscope import report.sqlite -o run.gscope\n"
-      "  ssh node1 cat /tmp/trace.json | gpuscope import - -o run.gscope");
+      "Mapping of Kineto categories and of Nsight Systems tables to gpuscope tables: docs/import.md.");
   cmd->callback([args] { run(*args); });
 }
 

@@ -219,11 +219,8 @@ void add(CLI::App& app, Context&) {
       ->required();
   cmd->add_flag("--json", args->json, "Print JSON (schema gpuscope.info/1) instead of text");
   cmd->add_flag("--all-tracks", args->all_tracks, "List every track (text lists the first 64)");
-  cmd->footer(
-      "Examples:\n"
-      "  gpuscope info run.gscope\n"
-      "  gpuscope info report.sqlite --json | jq .tables\n"
-      "  zcat trace.json.gz | gpuscope info -");
+  add_examples(*cmd, {"gpuscope info run.gscope", "gpuscope info report.sqlite --json | jq .tables",
+                      "zcat trace.json.gz | gpuscope info -"});
   cmd->callback([args] { run(*args); });
 }
 

@@ -99,13 +99,9 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("-j,--jobs", args->jobs,
                   "Files analysed at once, and threads writing --json (default: every core); same output whatever N")
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output (- is standard output)")
-      ->check(output_path());
-  cmd->footer(
-      "Examples:\n"
-      "  gpuscope report run.gscope\n"
-      "  gpuscope report --json run.gscope -o report.json\n"
-      "  gpuscope report ranks/ -j 8 --device 0");
+  add_output_option(*cmd, args->output);
+  add_examples(*cmd, {"gpuscope report run.gscope", "gpuscope report --json run.gscope -o report.json",
+                      "gpuscope report ranks/ -j 8 --device 0"});
   cmd->callback([args] { run(*args); });
 }
 

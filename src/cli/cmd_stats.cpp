@@ -130,14 +130,11 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("--device", args->device,
                   "GPU-side summaries (kernels, copies, memsets, syncs, steps) of this GPU only")
       ->check(CLI::Range(0, 65535));
-  cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output (- is standard output)")
-      ->check(output_path());
-  cmd->footer(
-      "Examples:\n"
-      "  gpuscope stats run.gscope\n"
-      "  gpuscope stats report.sqlite --report kernels --format csv -o kernels.csv\n"
-      "  gpuscope stats report.sqlite --report osrt_sum\n"
-      "  gpuscope stats trace.json.gz --report api,memcpy,steps --format json | jq '.reports[0].rows[0]'");
+  add_output_option(*cmd, args->output);
+  add_examples(
+      *cmd, {"gpuscope stats run.gscope", "gpuscope stats report.sqlite --report kernels --format csv -o kernels.csv",
+             "gpuscope stats report.sqlite --report osrt_sum",
+             "gpuscope stats trace.json.gz --report api,memcpy,steps --format json | jq '.reports[0].rows[0]'"});
   cmd->callback([args] { run(*args); });
 }
 

@@ -236,11 +236,9 @@ void add(CLI::App& app, Context& ctx) {
                   "With --ranks: each rank's clock is off by up to this many seconds (default 2)");
   cmd->add_option("-j,--jobs", args->jobs, "With --ranks: rank files written at once (default: every core)")
       ->check(CLI::Range(1, 4096));
-  cmd->footer(
-      "Examples:\n"
-      "  gpuscope synth --kernels 100000 -o sample.gscope\n"
-      "  gpuscope synth --kernels 20000 --preset report -o report-job.json.gz\n"
-      "  gpuscope synth --kernels 5000 --ranks 8 --slow-rank 3 -o job/");
+  add_examples(*cmd, {"gpuscope synth --kernels 100000 -o sample.gscope",
+                      "gpuscope synth --kernels 20000 --preset report -o report-job.json.gz",
+                      "gpuscope synth --kernels 5000 --ranks 8 --slow-rank 3 -o job/"});
   cmd->callback([args, cmd, &ctx] { run(*args, *cmd, ctx); });
 }
 

@@ -102,11 +102,8 @@ void add(CLI::App& app, Context&) {
   cmd->add_option("--select-instance", args->select_instance,
                   "job view: select the N-th collective instance: its parts linked on every rank, the last arrival "
                   "marked");
-  cmd->footer(
-      "Examples:\n"
-      "  gpuscope view run.gscope\n"
-      "  gpuscope view before.gscope after.gscope\n"
-      "  xvfb-run -a gpuscope view run.gscope --view findings --screenshot findings.png");
+  add_examples(*cmd, {"gpuscope view run.gscope", "gpuscope view before.gscope after.gscope",
+                      "xvfb-run -a gpuscope view run.gscope --view findings --screenshot findings.png"});
   cmd->callback([args] { run(*args); });
 }
 

@@ -100,13 +100,10 @@ void add(CLI::App& app, Context&) {
                 "Optimizer kernels run on a side stream, each after its bucket's all-reduce");
   cmd->add_flag("--json", args->json, "Print JSON (schema gpuscope.whatif/1, docs/whatif.md)");
   cmd->add_option("--top", args->top, "Ops listed on each critical path (default 10)")->check(CLI::Range(0, 1000));
-  cmd->add_option("-o,--output", args->output, "Write to this file instead of standard output (- is standard output)")
-      ->check(output_path());
-  cmd->footer(
-      "Examples:\n"
-      "  gpuscope whatif run.gscope --remove padding\n"
-      "  gpuscope whatif run.gscope --scale normalization=0.5 --overlap-allreduce\n"
-      "  gpuscope whatif run.gscope --cuda-graphs --json -o whatif.json");
+  add_output_option(*cmd, args->output);
+  add_examples(*cmd, {"gpuscope whatif run.gscope --remove padding",
+                      "gpuscope whatif run.gscope --scale normalization=0.5 --overlap-allreduce",
+                      "gpuscope whatif run.gscope --cuda-graphs --json -o whatif.json"});
   cmd->callback([args] { run(*args); });
 }
 

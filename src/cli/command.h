@@ -11,15 +11,18 @@
 //  * outputs through cli/output.h (write_output: "-" is standard output, a
 //    regular file is written atomically, a FIFO or device written through),
 //    status lines through status() to standard error; every -o option takes
-//    the output_path() check;
+//    the output_path() check (add_output_option() for the usual one);
+//  * --help ends with examples of the command (add_examples());
 //  * a command that runs another program (capture) returns that program's
 //    status through Context::exit_code.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace gpuscope::cli {
 
@@ -40,6 +43,10 @@ using AddCommand = void (*)(CLI::App& app, Context& ctx);
 struct CommandRegistration {
   CommandRegistration(int order, AddCommand add);
 };
+
+// The footer of a command's --help: `note` (a paragraph, if any) and a blank
+// line, then "Examples:" and each command line indented by two spaces.
+void add_examples(CLI::App& cmd, std::initializer_list<std::string_view> lines, std::string_view note = {});
 
 // Adds --max-memory SIZE (trace/budget.h) to every registered command that
 // reads traces (memory_option.cpp).

@@ -23,6 +23,13 @@ std::vector<std::pair<int, AddCommand>>& registry() {
 
 CommandRegistration::CommandRegistration(int order, AddCommand add) { registry().emplace_back(order, add); }
 
+void add_examples(CLI::App& cmd, std::initializer_list<std::string_view> lines, std::string_view note) {
+  std::string footer(note);
+  footer += note.empty() ? "Examples:" : "\n\nExamples:";
+  for (std::string_view line : lines) (footer += "\n  ") += line;
+  cmd.footer(footer);
+}
+
 }  // namespace gpuscope::cli
 
 int main(int argc, char** argv) {

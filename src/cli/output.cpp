@@ -76,4 +76,9 @@ const CLI::Validator& output_path() {
   return v;
 }
 
+CLI::Option* add_output_option(CLI::App& cmd, std::string& path) {
+  return cmd.add_option("-o,--output", path, "Write to this file instead of standard output (- is standard output)")
+      ->check(output_path());
+}
+
 }  // namespace gpuscope::cli

@@ -50,4 +50,8 @@ bool colour_for(const std::string& path);
 // The check every -o/--output/--junit option takes: a file name, or "-".
 const CLI::Validator& output_path();
 
+// The -o/--output option of a command that prints to standard output unless
+// told otherwise, checked by output_path().
+CLI::Option* add_output_option(CLI::App& cmd, std::string& path);
+
 }  // namespace gpuscope::cli

@@ -17,17 +17,9 @@ namespace gpuscope {
 namespace {
 
 std::string_view outcome_word(CheckOutcome o) {
-  switch (o) {
-    case CheckOutcome::passed:
-      return "pass";
-    case CheckOutcome::failed:
-      return "FAIL";
-    case CheckOutcome::skipped:
-      return "skip";
-    case CheckOutcome::not_run:
-      break;
-  }
-  return "NOT RUN";
+  static constexpr std::string_view kWords[] = {"pass", "FAIL", "skip", "NOT RUN"};  // by CheckOutcome's value
+  const auto i = static_cast<std::size_t>(o);
+  return i < std::size(kWords) ? kWords[i] : kWords[3];
 }
 
 // Red for what fails the gate, green for a pass, none for a skip.

@@ -190,42 +190,19 @@ std::string pid_tid(std::uint64_t pid, std::int64_t tid) {
   return "\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
 }
 
+// Kineto's words for a memory kind and a sync type, by the enum's value.
 std::string_view memory_name(MemoryKind k) {
-  switch (k) {
-    case MemoryKind::pageable:
-      return "Pageable";
-    case MemoryKind::pinned:
-      return "Pinned";
-    case MemoryKind::device:
-      return "Device";
-    case MemoryKind::array:
-      return "Array";
-    case MemoryKind::managed:
-      return "Managed";
-    case MemoryKind::device_static:
-      return "Device Static";
-    case MemoryKind::managed_static:
-      return "Managed Static";
-    case MemoryKind::unknown:
-      break;
-  }
-  return "Unknown";
+  static constexpr std::string_view kNames[] = {"Unknown", "Pageable", "Pinned",        "Device",
+                                                "Array",   "Managed",  "Device Static", "Managed Static"};
+  const auto i = static_cast<std::size_t>(k);
+  return i < std::size(kNames) ? kNames[i] : kNames[0];
 }
 
 std::string_view sync_name(SyncType t) {
-  switch (t) {
-    case SyncType::event:
-      return "Event Sync";
-    case SyncType::stream_wait_event:
-      return "Stream Wait Event";
-    case SyncType::stream:
-      return "Stream Sync";
-    case SyncType::context:
-      return "Context Sync";
-    case SyncType::unknown:
-      break;
-  }
-  return "Sync";
+  static constexpr std::string_view kNames[] = {"Sync", "Event Sync", "Stream Wait Event", "Stream Sync",
+                                                "Context Sync"};
+  const auto i = static_cast<std::size_t>(t);
+  return i < std::size(kNames) ? kNames[i] : kNames[0];
 }
 
 // [SECTION] Events --------------------------------------------------------------------------------
@@ -357,6 +334,8 @@ class Exporter {
   void write_kernels();
   void write_memcpys();
   void write_memsets();
+  template <class CopyTable>
+  void write_copy(std::string_view cat, std::string_view name, const CopyTable& m, std::size_t i, OpTable table);
   void write_api_calls();
   void write_ranges();
   void write_sample(std::size_t row);
@@ -642,25 +621,29 @@ void Exporter::write_memcpys() {
                                std::string(memory_name(m.dst_kind_at(i))) + ")";
       it = names.emplace(key, json_string(name)).first;
     }
-    const TrackOut& tr = tracks_[m.track[i]];
-    complete("gpu_memcpy", it->second, tr.pid_tid, m.start[i], m.end[i]);
-    write_copy_args(out_, tr, m.correlation[i], m.bytes[i], m.start[i], m.end[i]);
-    out_.end_event();
-    if (flow_target(OpTable::memcpy, i, m.api[i])) flow('f', m.correlation[i], tr.pid_tid, m.start[i]);
+    write_copy("gpu_memcpy", it->second, m, i, OpTable::memcpy);
   }
 }
 
 void Exporter::write_memsets() {
   const MemsetTable& m = t_.memsets();
   for (std::size_t i = 0; i < m.size(); ++i) {
-    const TrackOut& tr = tracks_[m.track[i]];
     const std::string name =
         json_string("Memset (" + std::string(memory_name(static_cast<MemoryKind>(m.mem_kind[i]))) + ")");
-    complete("gpu_memset", name, tr.pid_tid, m.start[i], m.end[i]);
-    write_copy_args(out_, tr, m.correlation[i], m.bytes[i], m.start[i], m.end[i]);
-    out_.end_event();
-    if (flow_target(OpTable::memset, i, m.api[i])) flow('f', m.correlation[i], tr.pid_tid, m.start[i]);
+    write_copy("gpu_memset", name, m, i, OpTable::memset);
   }
+}
+
+// One memcpy or memset row `i` of `m`: its event, its arguments and the
+// arrow from its launch call.
+template <class CopyTable>
+void Exporter::write_copy(std::string_view cat, std::string_view name, const CopyTable& m, std::size_t i,
+                          OpTable table) {
+  const TrackOut& tr = tracks_[m.track[i]];
+  complete(cat, name, tr.pid_tid, m.start[i], m.end[i]);
+  write_copy_args(out_, tr, m.correlation[i], m.bytes[i], m.start[i], m.end[i]);
+  out_.end_event();
+  if (flow_target(table, i, m.api[i])) flow('f', m.correlation[i], tr.pid_tid, m.start[i]);
 }
 
 void Exporter::write_api_calls() {

@@ -251,25 +251,14 @@ class Writer {
   }
 
   void enums() {
-    Insert copy(db_, "INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (?, ?, ?)");
     static constexpr const char* kCopy[] = {"UNKNOWN", "HTOD", "DTOH", "HTOA", "ATOH", "ATOA",
                                             "ATOD",    "DTOA", "DTOD", "HTOH", "PTOP"};
-    for (int i = 0; i <= static_cast<int>(CopyKind::ptop); ++i)
-      (copy << std::int64_t{i} << std::string_view(std::string("CUDA_MEMCPY_OPER_") + kCopy[i])
-            << to_string(static_cast<CopyKind>(i)))
-          .insert(rows_);
-    Insert mem(db_, "INSERT INTO ENUM_CUDA_MEM_KIND VALUES (?, ?, ?)");
-    for (int i = 0; i <= static_cast<int>(MemoryKind::managed_static); ++i)
-      (mem << std::int64_t{i}
-           << std::string_view("CUDA_MEMOPR_MEMORY_KIND_" + upper(to_string(static_cast<MemoryKind>(i))))
-           << to_string(static_cast<MemoryKind>(i)))
-          .insert(rows_);
-    Insert sync(db_, "INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES (?, ?, ?)");
-    for (int i = 0; i <= static_cast<int>(SyncType::context); ++i)
-      (sync << std::int64_t{i}
-            << std::string_view("CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_" + upper(to_string(static_cast<SyncType>(i))))
-            << to_string(static_cast<SyncType>(i)))
-          .insert(rows_);
+    enum_table("INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (?, ?, ?)", CopyKind::ptop,
+               [](CopyKind k) { return std::string("CUDA_MEMCPY_OPER_") + kCopy[static_cast<int>(k)]; });
+    enum_table("INSERT INTO ENUM_CUDA_MEM_KIND VALUES (?, ?, ?)", MemoryKind::managed_static,
+               [](MemoryKind k) { return "CUDA_MEMOPR_MEMORY_KIND_" + upper(to_string(k)); });
+    enum_table("INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES (?, ?, ?)", SyncType::context,
+               [](SyncType k) { return "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_" + upper(to_string(k)); });
     Insert ev(db_, "INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES (?, ?, ?)");
     (ev << kNvtxMark << std::string_view("NvtxMark") << std::string_view("NVTX mark")).insert(rows_);
     (ev << kNvtxPushPopRange << std::string_view("NvtxPushPopRange") << std::string_view("NVTX push/pop range"))
@@ -279,6 +268,16 @@ class Writer {
     Insert cat(db_, "INSERT INTO ENUM_GPUSCOPE_KERNEL_CATEGORY VALUES (?, ?)");
     for (int i = 0; i < kKernelCategoryCount; ++i)
       (cat << std::int64_t{i} << to_string(static_cast<KernelCategory>(i))).insert(rows_);
+  }
+  // An ENUM_ table of Nsight Systems' form: each value of E from 0 to `last`,
+  // the name of its constant and gpuscope's word for it.
+  template <class E, class Constant>
+  void enum_table(const std::string& sql, E last, Constant&& constant) {
+    Insert ins(db_, sql);
+    for (int i = 0; i <= static_cast<int>(last); ++i) {
+      const E e = static_cast<E>(i);
+      (ins << std::int64_t{i} << std::string_view(constant(e)) << to_string(e)).insert(rows_);
+    }
   }
   static std::string upper(std::string_view s) {
     std::string u(s);

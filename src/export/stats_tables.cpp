@@ -41,25 +41,11 @@ constexpr Alias kNsysNames[] = {{"cuda_gpu_kern_sum", StatsReport::kernels},
 }  // namespace
 
 std::string_view to_string(StatsReport r) {
-  switch (r) {
-    case StatsReport::kernels:
-      return "kernels";
-    case StatsReport::api:
-      return "api";
-    case StatsReport::memcpy:
-      return "memcpy";
-    case StatsReport::memset:
-      return "memset";
-    case StatsReport::sync:
-      return "sync";
-    case StatsReport::ranges:
-      return "ranges";
-    case StatsReport::osrt:
-      return "osrt";
-    case StatsReport::steps:
-      break;
-  }
-  return "steps";
+  static constexpr std::string_view kNames[] = {"kernels", "api",    "memcpy", "memset",
+                                                "sync",    "ranges", "osrt",   "steps"};  // by StatsReport's value
+  static_assert(std::size(kNames) == std::size(kAll));
+  const auto i = static_cast<std::size_t>(r);
+  return i < std::size(kNames) ? kNames[i] : kNames[7];
 }
 
 bool parse_stats_report(std::string_view name, StatsReport* out) {
@@ -222,32 +208,33 @@ StatsTable api_table(const Trace& t) {
   return table;
 }
 
+// Copies or memsets of one GPU (kNoDevice: all), grouped by `kind` (a
+// column of `rows`), with their time and bytes.
+template <class Kind, class Rows, class KindColumn>
+StatsTable by_copy_kind(StatsTable table, const Trace& t, std::uint32_t device, const Rows& rows,
+                        const KindColumn& kind, const char* none) {
+  Groups groups;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (on_device(t, rows.track[i], device))
+      groups.add(kind[i], rows.end[i] - rows.start[i], static_cast<std::int64_t>(rows.bytes[i]));
+  timed_rows(table, groups, true, no_extra,
+             [](std::uint64_t k) { return std::string(to_string(static_cast<Kind>(k))); });
+  if (table.rows.empty()) table.note = none;
+  return table;
+}
+
 StatsTable memcpy_table(const Trace& t, std::uint32_t device) {
   StatsTable table{StatsReport::memcpy, "Memory copies, by kind (time and bytes)", {}, {}, {}};
   table.columns = timed_columns("count", true, {}, "kind", "Kind");
   const MemcpyTable& m = t.memcpys();
-  Groups groups;
-  for (std::size_t i = 0; i < m.size(); ++i)
-    if (on_device(t, m.track[i], device))
-      groups.add(m.kind[i], m.end[i] - m.start[i], static_cast<std::int64_t>(m.bytes[i]));
-  timed_rows(table, groups, true, no_extra,
-             [](std::uint64_t kind) { return std::string(to_string(static_cast<CopyKind>(kind))); });
-  if (table.rows.empty()) table.note = "no memory copies";
-  return table;
+  return by_copy_kind<CopyKind>(std::move(table), t, device, m, m.kind, "no memory copies");
 }
 
 StatsTable memset_table(const Trace& t, std::uint32_t device) {
   StatsTable table{StatsReport::memset, "Memsets, by memory kind (time and bytes)", {}, {}, {}};
   table.columns = timed_columns("count", true, {}, "memory", "Memory");
   const MemsetTable& m = t.memsets();
-  Groups groups;
-  for (std::size_t i = 0; i < m.size(); ++i)
-    if (on_device(t, m.track[i], device))
-      groups.add(m.mem_kind[i], m.end[i] - m.start[i], static_cast<std::int64_t>(m.bytes[i]));
-  timed_rows(table, groups, true, no_extra,
-             [](std::uint64_t kind) { return std::string(to_string(static_cast<MemoryKind>(kind))); });
-  if (table.rows.empty()) table.note = "no memsets";
-  return table;
+  return by_copy_kind<MemoryKind>(std::move(table), t, device, m, m.mem_kind, "no memsets");
 }
 
 StatsTable sync_table(const Trace& t, std::uint32_t device) {

@@ -26,24 +26,12 @@ constexpr const char* kKindLabels[graph::kPathKindCount] = {
 // [SECTION] Text ------------------------------------------------------------------------------
 
 std::string source_words(const WhatIfHeader& h) {
-  std::string s;
-  switch (h.source) {
-    case TraceSource::cupti:
-      s = "captured with gpuscope (CUPTI)";
-      break;
-    case TraceSource::chrome_json:
-      s = "imported Chrome/Kineto JSON";
-      break;
-    case TraceSource::synthetic:
-      s = "SYNTHETIC trace (generated, not measured)";
-      break;
-    case TraceSource::nsys_sqlite:
-      s = "imported Nsight Systems SQLite export";
-      break;
-    case TraceSource::unknown:
-      s = "source unknown";
-      break;
-  }
+  // By TraceSource's value: unknown, cupti, chrome_json, synthetic, nsys_sqlite.
+  static constexpr std::string_view kWords[] = {
+      "source unknown", "captured with gpuscope (CUPTI)", "imported Chrome/Kineto JSON",
+      "SYNTHETIC trace (generated, not measured)", "imported Nsight Systems SQLite export"};
+  const auto i = static_cast<std::size_t>(h.source);
+  const std::string s(i < std::size(kWords) ? kWords[i] : std::string_view());
   return h.producer.empty() ? s : s + " (" + h.producer + ")";
 }
 

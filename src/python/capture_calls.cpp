@@ -21,18 +21,7 @@ py::dict summary_dict(const capture::Summary& s) {
   d["ok"] = s.ok;
   d["message"] = text(s.message);
   d["output"] = text(s.output);
-  d["kernels"] = s.kernels;
-  d["memcpys"] = s.memcpys;
-  d["memsets"] = s.memsets;
-  d["api_calls"] = s.api_calls;
-  d["ranges"] = s.ranges;
-  d["syncs"] = s.syncs;
-  d["overheads"] = s.overheads;
-  d["dropped_records"] = s.dropped_records;
-  d["invalid_timestamps"] = s.invalid_timestamps;
-  d["overhead_ns"] = s.overhead_ns;
-  d["bytes_written"] = s.bytes_written;
-  d["pool_peak_bytes"] = s.pool_peak_bytes;
+  for (const auto& [key, count] : capture::kSummaryCounts) d[key] = s.*count;
   return d;
 }
 

@@ -254,24 +254,22 @@ std::string enum_values() {
   return s;
 }
 
-template <class T>
-struct ListOf : std::false_type {};
-template <class E>
-struct ListOf<std::vector<E>> : std::true_type {
+// Whether T is a Wrapper<E> (a std::vector or a std::optional), and its E.
+template <class T, template <class...> class Wrapper>
+struct ElementOf : std::false_type {};
+template <template <class...> class Wrapper, class E, class... Rest>
+struct ElementOf<Wrapper<E, Rest...>, Wrapper> : std::true_type {
   using Element = E;
 };
+template <class T>
+using ListOf = ElementOf<T, std::vector>;
+template <class T>
+using OptionalOf = ElementOf<T, std::optional>;
 
 template <IsRecord T>
 void read_record(T& x, const Json& in, const std::string& path, const Reader& r);
 template <IsRecord T>
 void describe_record(SchemaDoc& doc);
-
-template <class V>
-struct OptionalOf : std::false_type {};
-template <class E>
-struct OptionalOf<std::optional<E>> : std::true_type {
-  using Element = E;
-};
 
 template <IsRecord T>
 void emit_record(const T& x, Out& out, const ReportJsonOptions& options);

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace gpuscope::capture {
 
@@ -65,6 +66,22 @@ struct Summary {
   std::uint64_t bytes_written = 0;       // size of the file so far
   std::uint64_t pool_peak_bytes = 0;     // most buffer memory in use at once
 };
+
+// Summary's counts, each under the key that names it (the per-process
+// reports of `gpuscope capture`, Python's gpuscope.capture dicts).
+inline constexpr std::pair<const char*, std::uint64_t Summary::*> kSummaryCounts[] = {
+    {"kernels", &Summary::kernels},
+    {"memcpys", &Summary::memcpys},
+    {"memsets", &Summary::memsets},
+    {"api_calls", &Summary::api_calls},
+    {"ranges", &Summary::ranges},
+    {"syncs", &Summary::syncs},
+    {"overheads", &Summary::overheads},
+    {"dropped_records", &Summary::dropped_records},
+    {"invalid_timestamps", &Summary::invalid_timestamps},
+    {"overhead_ns", &Summary::overhead_ns},
+    {"bytes_written", &Summary::bytes_written},
+    {"pool_peak_bytes", &Summary::pool_peak_bytes}};
 
 // Starts a capture. Returns ok=false and a message when it cannot; the
 // program is unaffected either way.
