@@ -7,6 +7,8 @@ a Python program (the environment below is set for that program only):
   GPUSCOPE_CAPTURE_FRAMEWORK      ops,shapes,modules,stacks (a subset; default ops,shapes,modules) or none
   GPUSCOPE_CAPTURE_HOST_SAMPLING  samples per second of every thread's stack, or off
   GPUSCOPE_CAPTURE_FLUSH_MS       how often recorded data is written (default 1000)
+  GPUSCOPE_CAPTURE_TORCH_OBSERVER off: PyTorch's profiler records ops even where the native observer
+                                  was built for the program's torch (native_ops.py)
 
 Nothing here may raise into the program: every failure becomes a note in the
 host file ("framework view unavailable: <reason>"), which the capture shows.
@@ -137,10 +139,9 @@ class Session:
             self.notes.set("capture.framework", "unavailable: " + why)
             return
         if "ops" in self.items:
-            self.recorder = torch_ops.OpRecorder(torch, self.file, self.stats, self.notes, "shapes" in self.items,
-                                                 "stacks" in self.items, "modules" in self.items)
+            self.recorder = self._op_recorder(torch)
             _patch_program_profiler(torch, self.recorder)
-            if self._cuda_build_waiting(torch):
+            if self.recorder.uses_profiler and self._cuda_build_waiting(torch):
                 self.notes.set("capture.framework", "waiting for CUDA to start")
             else:
                 self.recorder.start()
@@ -150,6 +151,19 @@ class Session:
         if self.recorder is None or self.recorder.active or not self._cuda_build_waiting(torch):
             self._note_framework(torch)
 
+    def _op_recorder(self, torch):
+        """The native observer where it was built for this torch, else PyTorch's profiler; the
+        property capture.framework.recorder says which and why."""
+        from . import native_ops, torch_ops
+
+        lib, why = native_ops.load(torch, self.items)
+        if lib is not None:
+            self.notes.set("capture.framework.recorder", "native observer (built for torch %s)" % torch.__version__)
+            return native_ops.NativeRecorder(lib, torch, self.file, self.stats, self.notes, "shapes" in self.items)
+        self.notes.set("capture.framework.recorder", "torch profiler: " + why)
+        return torch_ops.OpRecorder(torch, self.file, self.stats, self.notes, "shapes" in self.items,
+                                    "stacks" in self.items, "modules" in self.items)
+
     def _note_framework(self, torch):
         r = self.recorder
         what = [x for x in FRAMEWORK_ITEMS if x in self.items and (x != "stacks" or (r is not None and r.with_stacks))]
@@ -157,7 +171,7 @@ class Session:
         if r is not None:
             if not r.active:
                 return  # the recorder said why
-            where = " on thread %d" % r.native_thread
+            where = r.where()
         self.notes.set("capture.framework", "pytorch %s: %s%s" % (torch.__version__, ",".join(what), where))
         self._noted_stacks = r is not None and r.with_stacks
 
@@ -200,7 +214,7 @@ class Session:
         if not r.active:
             torch = sys.modules["torch"]
             if r.not_started():
-                if self._cuda_build_waiting(torch):
+                if r.uses_profiler and self._cuda_build_waiting(torch):
                     self._start_cuda(torch)
                 if r.start(stacks=True):
                     self._note_framework(torch)

@@ -59,6 +59,26 @@ class HostFile:
                 return False
             return True
 
+    def write_raw(self, kind, columns):
+        """Appends one chunk whose fields after `k` and `strings` are given as JSON text
+        (`,"start":[…],…`, bytes), as the native observer formats its rows."""
+        with self._lock:
+            if self.failed is not None:
+                return False
+            head = '{"k":' + json.dumps(kind)
+            if self._new:
+                head += ',"strings":' + json.dumps(self._new, separators=(",", ":"), ensure_ascii=False)
+                self._new = []
+            line = head.encode("utf-8", "surrogatepass") + columns + b"}\n"
+            try:
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(self._fd, view):]
+            except OSError as e:
+                self.failed = str(e)
+                return False
+            return True
+
     def close(self):
         with self._lock:
             if self._fd >= 0:

@@ -123,6 +123,8 @@ def _json_strings(names):
 class OpRecorder:
     """The profiler session on one thread; see the module's comment."""
 
+    uses_profiler = True  # its start takes CUPTI on CUDA builds (see Session._cuda_build_waiting)
+
     def __init__(self, torch, host_file, stats, notes, shapes, stacks, skip_module_calls):
         self._torch = torch
         self._file = host_file
@@ -158,9 +160,8 @@ class OpRecorder:
     def wants_stacks(self):
         return self._stacks and self._stacks_failed is None
 
-    @property
-    def native_thread(self):
-        return self._native
+    def where(self):
+        return " on thread %d" % self._native
 
     @property
     def paused_by_program(self):
