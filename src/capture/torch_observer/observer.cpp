@@ -83,7 +83,7 @@ struct State {
   std::atomic<uint64_t> generation{1};  // changes in a forked child: thread caches start again
   // The take side (one caller at a time, under mu).
   std::vector<Row> staged;
-  std::size_t strings_sent = 0;  // strings given to the hook so far
+  std::size_t strings_sent = 0;   // strings given to the hook so far
   std::vector<int64_t> file_ids;  // string id -> the host file's id
   std::string blob, text;
 };

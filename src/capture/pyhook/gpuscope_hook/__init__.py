@@ -80,6 +80,7 @@ class Session:
     def __init__(self, directory, items, hz, flush_s):
         self.directory, self.items, self.hz, self.flush_s = directory, items, hz, flush_s
         self.recorder = None
+        self._recorder_note = ""  # which records ops, and why (property capture.framework.recorder)
         self.modules = None
         self._noted_stacks = False
         self._modules_flushed_ns = time.monotonic_ns()
@@ -158,9 +159,11 @@ class Session:
 
         lib, why = native_ops.load(torch, self.items)
         if lib is not None:
-            self.notes.set("capture.framework.recorder", "native observer (built for torch %s)" % torch.__version__)
+            self._recorder_note = "native observer (built for torch %s)" % torch.__version__
+            self.notes.set("capture.framework.recorder", self._recorder_note)
             return native_ops.NativeRecorder(lib, torch, self.file, self.stats, self.notes, "shapes" in self.items)
-        self.notes.set("capture.framework.recorder", "torch profiler: " + why)
+        self._recorder_note = "torch profiler: " + why
+        self.notes.set("capture.framework.recorder", self._recorder_note)
         return torch_ops.OpRecorder(torch, self.file, self.stats, self.notes, "shapes" in self.items,
                                     "stacks" in self.items, "modules" in self.items)
 
@@ -285,6 +288,7 @@ class Session:
             self._open(forked_from=parent)
             if self.recorder is not None:
                 self.recorder = self.recorder.forked(self.file, self.stats, self.notes)
+                self.notes.set("capture.framework.recorder", self._recorder_note)
                 if self.recorder.start(stacks=False):
                     self._note_framework(sys.modules["torch"])
             if self.modules is not None:
