@@ -118,6 +118,7 @@ struct NameEntry {
 
 struct OpContext : at::ObserverContext {
   Row row{};
+  uint64_t generation = 0;  // an op open across a fork ends in the child: not the child's
 };
 
 // What a thread keeps to itself: its buffer, Linux id and caches of string ids.
@@ -278,6 +279,7 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     r.fwd = r.seq >= 0 ? fn.forwardThreadId() : 0;
     link_evaluate(c, fn, name, ctx.get());
     if (s.shapes && !name.shapeless) std::tie(r.dims, r.types) = input_ids(fn, c);
+    ctx->generation = c.generation;
     r.start = now_ns();
     return ctx;
   } catch (...) {
@@ -290,10 +292,12 @@ void on_end(const at::RecordFunction& /*fn*/, at::ObserverContext* ctx) {
   if (ctx == nullptr) return;
   State& s = state();
   try {
-    Row r = static_cast<OpContext*>(ctx)->row;
+    const auto* op = static_cast<OpContext*>(ctx);
+    Row r = op->row;
     r.end = now_ns();
     ThreadCache& c = thread_cache();
     if (c.evaluate == ctx) c.evaluate = nullptr;  // freed after this
+    if (op->generation != c.generation) return;
     if (s.buffered.fetch_add(1, std::memory_order_relaxed) >= s.max_rows) {
       s.buffered.fetch_sub(1, std::memory_order_relaxed);
       s.dropped.fetch_add(1, std::memory_order_relaxed);
