@@ -170,3 +170,21 @@ def test_the_hook_checks_the_version_and_abi_the_library_was_built_for():
     assert load(torch, env={"GPUSCOPE_CAPTURE_TORCH_OBSERVER": "off"})[1] == "GPUSCOPE_CAPTURE_TORCH_OBSERVER=off"
     lib, why = load(torch, env={"GPUSCOPE_CAPTURE_TORCH_OBSERVER": "/nonexistent/lib.so"})
     assert lib is None and why.startswith("the native observer /nonexistent/lib.so does not load")
+
+
+def test_every_threads_ops_are_recorded_on_its_own_linux_thread(tmp_path):
+    script = tmp_path / "threads.py"
+    script.write_text(
+        "import threading, torch\n"
+        "def work():\n"
+        "    for _ in range(5): torch.ones(3).cumsum(0)\n"
+        "t = threading.Thread(target=work, name='side'); t.start(); t.join()\n"
+        "torch.ones(3).cumsum(0)\n")
+    out = str(tmp_path / "t.gscope")
+    p = subprocess.run([os.environ["GPUSCOPE_CLI"], "capture", "-o", out, "--host-sampling", "off", "--",
+                        sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    r = gpuscope.open(out).ranges
+    cumsum = r[(r.domain == "cpu_op") & (r.name == "aten::cumsum")]
+    assert len(cumsum) == 6
+    assert (cumsum.tid == cumsum.pid).sum() == 1 and cumsum.tid.nunique() == 2  # the side thread's five, on its track

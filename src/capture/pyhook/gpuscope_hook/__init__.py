@@ -264,8 +264,11 @@ class Session:
     # ---- fork -------------------------------------------------------------------------------------
 
     def _before_fork(self):
+        # PyTorch's profiler stops over a fork; the native observer goes on recording the other threads
+        # (the child drops what it inherits).
+        r = self.recorder
         try:
-            self._flush_torch(resume=False)
+            self._flush_torch(resume=r is not None and not r.uses_profiler)
         except Exception:
             pass
 

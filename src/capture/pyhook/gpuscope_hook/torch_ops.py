@@ -1,5 +1,9 @@
 """PyTorch's view of the program: ops with shapes, modules, Python stacks.
 
+Where gpuscope's native observer was built for the program's torch, it records
+the ops instead (native_ops.py, same rows, far cheaper); this is the path for
+every other torch, for stacks, and with GPUSCOPE_CAPTURE_TORCH_OBSERVER=off.
+
 Ops are recorded by PyTorch's own profiler collection (the RecordFunction
 observers Kineto uses) with CPU activity only, on the thread that imported
 torch and the threads it hands work to (autograd's). Nothing is added to the
