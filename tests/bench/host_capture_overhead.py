@@ -1,7 +1,7 @@
 """What the host half of `gpuscope capture` costs a Python program: per recorded PyTorch op, per host sample,
 and in a CPU-bound loop at 1 kHz sampling (docs/PERFORMANCE.md, "Capture: the host side").
 
-    python3 tests/bench/host_capture_overhead.py [--hook src/capture/pyhook] [--runs 5] [--ops 200000]
+    python3 tests/bench/host_capture_overhead.py [--hook src/capture/pyhook] [--observer LIB] [--runs 5] [--ops 200000]
 
 Each case runs a fresh interpreter (the one running this script, which needs torch) with the startup hook
 installed the way `gpuscope capture` installs it (PYTHONPATH, GPUSCOPE_CAPTURE_*), or without it, interleaved
@@ -11,7 +11,10 @@ CPU time (what the capture costs the machine; it moves far less than wall time o
 - ops: a 16-wide Linear + ReLU called in a loop (12 aten ops per call), with the flush interval set beyond the
   run so that every op is taken at exit. "inline" is the main thread's extra CPU time in the loop (what an op
   costs while it runs); "flush" is the flush's CPU time and wall time (taking PyTorch's results and writing
-  them, which a capture pays at a flush point every flush interval); both per recorded op.
+  them, which a capture pays at a flush point every flush interval); both per recorded op, and their sum. Each
+  framework case runs twice: through PyTorch's profiler (GPUSCOPE_CAPTURE_TORCH_OBSERVER=off) and through the
+  native observer (--observer, by default the one build/ made for this torch; those rows are left out when
+  there is none). Stacks only have the profiler path.
 - sampling: a pure-Python loop and a torch loop (256x256 matmuls, one thread), each a few seconds, with
   --host-sampling 1000 against off: the process's extra CPU time (every thread, the sampler's included) and the
   loop's extra wall time; per sample, the sampler's own CPU time.
@@ -78,8 +81,9 @@ def host_stats(directory):
     return stats
 
 
-def run(program, args, hook, framework, sampling, flush_ms=None):
+def run(program, args, hook, framework, sampling, flush_ms=None, observer="off"):
     env = dict(os.environ)
+    env["GPUSCOPE_CAPTURE_TORCH_OBSERVER"] = observer
     if flush_ms is not None:
         env["GPUSCOPE_CAPTURE_FLUSH_MS"] = str(flush_ms)
     with tempfile.TemporaryDirectory() as host_dir:
@@ -113,28 +117,45 @@ def per_op(rs, plain_cpu):
 
 
 def bench_ops(args):
-    cases = {"plain": None, "ops,shapes": ("ops,shapes", "off"), "ops,shapes,modules": ("ops,shapes,modules", "off"),
-             "ops,shapes,modules,stacks": ("ops,shapes,modules,stacks", "off")}
+    cases = {"plain": None}
+    for framework in ("ops,shapes", "ops,shapes,modules", "ops,shapes,modules,stacks"):
+        cases[framework + " (profiler)"] = (framework, "off", "off")
+        if args.observer and "stacks" not in framework:
+            cases[framework + " (native)"] = (framework, "off", args.observer)
     results = {name: [] for name in cases}
     for _ in range(args.runs):
         for name, case in cases.items():
             # No flush inside the loop: its extra CPU time is the inline cost alone, and
             # the flush at exit takes every op (each op costs the same at any flush).
-            results[name].append(run(OPS_PROGRAM, [str(args.ops)], args.hook if case else None,
-                                     *(case or ("", "")), flush_ms=10**9))
+            framework, sampling, observer = case or ("", "", "off")
+            results[name].append(run(OPS_PROGRAM, [str(args.ops)], args.hook if case else None, framework, sampling,
+                                     flush_ms=10**9, observer=observer))
     plain_cpu = median([r["cpu_ns"] for r in results["plain"]])
     plain_wall = median([r["loop_ns"] for r in results["plain"]])
     print("ops: %d calls of Linear+ReLU, median of %d runs; plain loop %.1f ms CPU, %.1f ms wall" % (
         args.ops // 12, args.runs, plain_cpu / 1e6, plain_wall / 1e6))
-    print("| framework | recorded ops | loop CPU | inline CPU per op | flush CPU per op | flush wall per op |")
-    print("|---|---|---|---|---|---|")
+    print("| framework (path) | recorded ops | loop CPU | inline CPU per op | flush CPU per op | in all per op (CPU) "
+          "| flush wall per op |")
+    print("|---|---|---|---|---|---|---|")
     for name in cases:
         if name == "plain":
             continue
         rs = results[name]
         inline, flush, flush_wall, ops = per_op(rs, plain_cpu)
-        print("| %s | %d | %.1f ms | %.2f µs | %.2f µs | %.2f µs |" % (
-            name, ops, median([r["cpu_ns"] for r in rs]) / 1e6, inline / 1e3, flush / 1e3, flush_wall / 1e3))
+        print("| %s | %d | %.1f ms | %.2f µs | %.2f µs | %.2f µs | %.2f µs |" % (
+            name, ops, median([r["cpu_ns"] for r in rs]) / 1e6, inline / 1e3, flush / 1e3, (inline + flush) / 1e3,
+            flush_wall / 1e3))
+
+
+def default_observer(here):
+    """The native observer build/ made for this interpreter's torch, or None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    path = os.path.join(here, "..", "..", "build", "share", "gpuscope", "pyhook", "torch_observer",
+                        "torch-" + torch.__version__, "libgpuscope_torch_observer.so")
+    return os.path.abspath(path) if os.path.exists(path) else None
 
 
 def bench_sampling(args):
@@ -158,6 +179,8 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hook", default=os.path.join(here, "..", "..", "src", "capture", "pyhook"))
+    ap.add_argument("--observer", default=default_observer(here),
+                    help="the native observer library for this torch (default: build/'s, if any)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--ops", type=int, default=200000)
     ap.add_argument("--only", choices=["ops", "sampling"])

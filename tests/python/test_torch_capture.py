@@ -177,7 +177,9 @@ def test_the_report_shows_the_op_table(run):
 
 
 def test_a_program_running_its_own_profiler_wins_without_a_crash(tmp_path):
-    p, out = capture(str(tmp_path), "--host-sampling", "off", args=("4", "--own-profiler"))
+    # PyTorch's profiler path (the native observer records beside the program's: test_torch_native_observer.py).
+    p, out = capture(str(tmp_path), "--host-sampling", "off", args=("4", "--own-profiler"),
+                     env={"GPUSCOPE_CAPTURE_TORCH_OBSERVER": "off"})
     assert p.returncode == 0, p.stderr
     assert "own profiler events:" in p.stdout
     t = gpuscope.open(out)

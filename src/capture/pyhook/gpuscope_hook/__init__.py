@@ -7,6 +7,8 @@ a Python program (the environment below is set for that program only):
   GPUSCOPE_CAPTURE_FRAMEWORK      ops,shapes,modules,stacks (a subset; default ops,shapes,modules) or none
   GPUSCOPE_CAPTURE_HOST_SAMPLING  samples per second of every thread's stack, or off
   GPUSCOPE_CAPTURE_FLUSH_MS       how often recorded data is written (default 1000)
+  GPUSCOPE_CAPTURE_TORCH_OBSERVER off: PyTorch's profiler records ops even where the native observer
+                                  was built for the program's torch (native_ops.py)
 
 Nothing here may raise into the program: every failure becomes a note in the
 host file ("framework view unavailable: <reason>"), which the capture shows.
@@ -78,6 +80,7 @@ class Session:
     def __init__(self, directory, items, hz, flush_s):
         self.directory, self.items, self.hz, self.flush_s = directory, items, hz, flush_s
         self.recorder = None
+        self._recorder_note = ""  # which records ops, and why (property capture.framework.recorder)
         self.modules = None
         self._noted_stacks = False
         self._modules_flushed_ns = time.monotonic_ns()
@@ -137,10 +140,9 @@ class Session:
             self.notes.set("capture.framework", "unavailable: " + why)
             return
         if "ops" in self.items:
-            self.recorder = torch_ops.OpRecorder(torch, self.file, self.stats, self.notes, "shapes" in self.items,
-                                                 "stacks" in self.items, "modules" in self.items)
+            self.recorder = self._op_recorder(torch)
             _patch_program_profiler(torch, self.recorder)
-            if self._cuda_build_waiting(torch):
+            if self.recorder.uses_profiler and self._cuda_build_waiting(torch):
                 self.notes.set("capture.framework", "waiting for CUDA to start")
             else:
                 self.recorder.start()
@@ -150,6 +152,21 @@ class Session:
         if self.recorder is None or self.recorder.active or not self._cuda_build_waiting(torch):
             self._note_framework(torch)
 
+    def _op_recorder(self, torch):
+        """The native observer where it was built for this torch, else PyTorch's profiler; the
+        property capture.framework.recorder says which and why."""
+        from . import native_ops, torch_ops
+
+        lib, why = native_ops.load(torch, self.items)
+        if lib is not None:
+            self._recorder_note = "native observer (built for torch %s)" % torch.__version__
+            self.notes.set("capture.framework.recorder", self._recorder_note)
+            return native_ops.NativeRecorder(lib, torch, self.file, self.stats, self.notes, "shapes" in self.items)
+        self._recorder_note = "torch profiler: " + why
+        self.notes.set("capture.framework.recorder", self._recorder_note)
+        return torch_ops.OpRecorder(torch, self.file, self.stats, self.notes, "shapes" in self.items,
+                                    "stacks" in self.items, "modules" in self.items)
+
     def _note_framework(self, torch):
         r = self.recorder
         what = [x for x in FRAMEWORK_ITEMS if x in self.items and (x != "stacks" or (r is not None and r.with_stacks))]
@@ -157,7 +174,7 @@ class Session:
         if r is not None:
             if not r.active:
                 return  # the recorder said why
-            where = " on thread %d" % r.native_thread
+            where = r.where()
         self.notes.set("capture.framework", "pytorch %s: %s%s" % (torch.__version__, ",".join(what), where))
         self._noted_stacks = r is not None and r.with_stacks
 
@@ -200,7 +217,7 @@ class Session:
         if not r.active:
             torch = sys.modules["torch"]
             if r.not_started():
-                if self._cuda_build_waiting(torch):
+                if r.uses_profiler and self._cuda_build_waiting(torch):
                     self._start_cuda(torch)
                 if r.start(stacks=True):
                     self._note_framework(torch)
@@ -247,8 +264,11 @@ class Session:
     # ---- fork -------------------------------------------------------------------------------------
 
     def _before_fork(self):
+        # PyTorch's profiler stops over a fork; the native observer goes on recording the other threads
+        # (the child drops what it inherits).
+        r = self.recorder
         try:
-            self._flush_torch(resume=False)
+            self._flush_torch(resume=r is not None and not r.uses_profiler)
         except Exception:
             pass
 
@@ -271,6 +291,7 @@ class Session:
             self._open(forked_from=parent)
             if self.recorder is not None:
                 self.recorder = self.recorder.forked(self.file, self.stats, self.notes)
+                self.notes.set("capture.framework.recorder", self._recorder_note)
                 if self.recorder.start(stacks=False):
                     self._note_framework(sys.modules["torch"])
             if self.modules is not None:

@@ -49,15 +49,31 @@ class HostFile:
                 chunk["strings"] = self._new
                 self._new = []
             chunk.update(columns)
-            line = json.dumps(chunk, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
-            try:
-                view = memoryview(line)
-                while view:
-                    view = view[os.write(self._fd, view):]
-            except OSError as e:
-                self.failed = str(e)
+            return self._append(json.dumps(chunk, separators=(",", ":"), ensure_ascii=False).encode(
+                "utf-8", "surrogatepass") + b"\n")
+
+    def write_raw(self, kind, columns):
+        """Appends one chunk whose fields after `k` and `strings` are given as JSON text
+        (`,"start":[…],…`, bytes), as the native observer formats its rows."""
+        with self._lock:
+            if self.failed is not None:
                 return False
-            return True
+            head = '{"k":' + json.dumps(kind)
+            if self._new:
+                head += ',"strings":' + json.dumps(self._new, separators=(",", ":"), ensure_ascii=False)
+                self._new = []
+            return self._append(head.encode("utf-8", "surrogatepass") + columns + b"}\n")
+
+    def _append(self, line):
+        """Writes one line (under the lock); False, and writing stops, on an error."""
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(self._fd, view):]
+        except OSError as e:
+            self.failed = str(e)
+            return False
+        return True
 
     def close(self):
         with self._lock:

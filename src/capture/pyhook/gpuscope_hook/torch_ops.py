@@ -1,5 +1,9 @@
 """PyTorch's view of the program: ops with shapes, modules, Python stacks.
 
+Where gpuscope's native observer was built for the program's torch, it records
+the ops instead (native_ops.py, same rows, far cheaper); this is the path for
+every other torch, for stacks, and with GPUSCOPE_CAPTURE_TORCH_OBSERVER=off.
+
 Ops are recorded by PyTorch's own profiler collection (the RecordFunction
 observers Kineto uses) with CPU activity only, on the thread that imported
 torch and the threads it hands work to (autograd's). Nothing is added to the
@@ -123,6 +127,8 @@ def _json_strings(names):
 class OpRecorder:
     """The profiler session on one thread; see the module's comment."""
 
+    uses_profiler = True  # its start takes CUPTI on CUDA builds (see Session._cuda_build_waiting)
+
     def __init__(self, torch, host_file, stats, notes, shapes, stacks, skip_module_calls):
         self._torch = torch
         self._file = host_file
@@ -158,9 +164,8 @@ class OpRecorder:
     def wants_stacks(self):
         return self._stacks and self._stacks_failed is None
 
-    @property
-    def native_thread(self):
-        return self._native
+    def where(self):
+        return " on thread %d" % self._native
 
     @property
     def paused_by_program(self):
