@@ -14,6 +14,7 @@ packages=(
   valgrind
   python3 python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pandas python3-pytest
   python3-pip python3-setuptools python3-wheel python3-venv
+  python3-torch libtorch-dev
   dpkg-dev file
 )
 
