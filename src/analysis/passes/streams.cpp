@@ -148,13 +148,12 @@ class LaunchValues {
     const TimeNs outlier = q == OpTotals::kCpu     ? 50'000
                            : q == OpTotals::kDelay ? 100'000
                                                    : std::numeric_limits<TimeNs>::max();
-    for (std::size_t i = 0; i < n; ++i) {
-      sum += v[i];
-      lo = std::min(lo, v[i]);
-      hi = std::max(hi, v[i]);
-      outliers += v[i] > outlier;
-    }
-    place.place(v, n);
+    place.place(v, n, [&](TimeNs x) {
+      sum += x;
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+      outliers += x > outlier;
+    });
     place.done();
     totals_.launch[q].add_totals(n, sum, lo, hi);
     if (q == OpTotals::kCpu) totals_.runtime_outliers += outliers;
