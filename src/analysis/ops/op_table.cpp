@@ -125,8 +125,13 @@ void in_launch_order(const Trace& t, Range&& range, Call&& call, Done&& done) {
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     const RowRange ranges = t.rows_of(TableId::ranges, tr), calls = t.rows_of(TableId::api_calls, tr);
     RowIndex next = ranges.begin;
+    // The next range's start in a local: most calls open no range.
+    TimeNs next_start = next < ranges.end ? range_start[next] : 0;
     for (RowIndex a = calls.begin; a < calls.end; ++a) {
-      for (const TimeNs s = call_start[a]; next < ranges.end && range_start[next] <= s; ++next) range(next);
+      for (const TimeNs s = call_start[a]; next < ranges.end && next_start <= s;) {
+        range(next);
+        if (++next < ranges.end) next_start = range_start[next];
+      }
       call(a);
     }
     for (; next < ranges.end; ++next) range(next);
@@ -189,6 +194,7 @@ class OpCallWalk {
     // Idle gaps ended by late launches, by launching call: charged to the op
     // that made the call as `call` passes it (calls come in row order).
     std::sort(late_.begin(), late_.end());
+    next_late_call_ = late_.empty() ? kNoRow : late_.front().first;
   }
 
   // GPU ops without a launch call.
@@ -251,12 +257,13 @@ class OpCallWalk {
     Open& top = open_.back();
     GroupSums& g = c_.groups[top.group];
     g.launch += api.end[a] - api.start[a];
-    if (next_late_ < late_.size() && late_[next_late_].first <= a) {  // one test for most calls
+    if (next_late_call_ <= a) {  // one test for most calls
       while (next_late_ < late_.size() && late_[next_late_].first < a) ++next_late_;
       for (; next_late_ < late_.size() && late_[next_late_].first == a; ++next_late_) {
         g.starved += late_[next_late_].second;
         top.starved += late_[next_late_].second;
       }
+      next_late_call_ = next_late_ < late_.size() ? late_[next_late_].first : kNoRow;
     }
     bool copy = false;
     each_op_of(t_, a, [&](OpRef op) {
@@ -315,6 +322,7 @@ class OpCallWalk {
   Calls& c_;
   LateLaunches& late_;
   std::size_t next_late_ = 0;
+  RowIndex next_late_call_ = kNoRow;  // late_[next_late_]'s call (kNoRow: none left)
   std::vector<Open> open_;
   // Open calls per group and per name: is a new call inside one of its own?
   std::vector<std::uint32_t> open_in_group_, open_in_name_;
@@ -560,11 +568,15 @@ class TopKernels {
       g = next_set(p == kNoRow ? 0 : c_.group_of[p], g);
     }
     const std::vector<RowIndex>& op_range = t_.api_calls().op_range;
-    for (RowIndex i = 0; i < k.size(); ++i) {
-      const RowIndex a = k.api[i];
-      const RowIndex r = a == kNoRow || op_range.empty() ? kNoRow : op_range[a];
-      const std::uint32_t set = r == kNoRow ? no_op_set : c_.group_of[r];
-      if (set) add(set, i);
+    if (dense_ && !op_range.empty()) {
+      add_dense(no_op_set);
+    } else {
+      for (RowIndex i = 0; i < k.size(); ++i) {
+        const RowIndex a = k.api[i];
+        const RowIndex r = a == kNoRow || op_range.empty() ? kNoRow : op_range[a];
+        const std::uint32_t set = r == kNoRow ? no_op_set : c_.group_of[r];
+        if (set) add(set, i);
+      }
     }
     spread();
   }
@@ -583,6 +595,31 @@ class TopKernels {
     Cell& cell = dense_ ? cells_[set * names_.size() + name] : sparse_[(std::uint64_t{set} << 32) | name];
     if (cell.count++ == 0 || i < cell.first) cell.first = i, cell.category = k.category[i];
     cell.time += k.end[i] - k.start[i];
+  }
+
+  // add() for every kernel into the dense table, the columns and the table
+  // in locals: the loop reads five columns of every kernel, and add()'s
+  // members reloaded per kernel were as many loads again.
+  void add_dense(std::uint32_t no_op_set) {
+    const KernelTable& k = t_.kernels();
+    const RowIndex* api = k.api.data();
+    const RowIndex* op_range = t_.api_calls().op_range.data();
+    const std::uint32_t* group_of = c_.group_of.data();
+    const std::uint32_t* name_id = name_id_.data();
+    const StringId* name = k.name.data();
+    const TimeNs* start = k.start.data();
+    const TimeNs* end = k.end.data();
+    Cell* cells = cells_.data();
+    const std::size_t names = names_.size();
+    const RowIndex n = static_cast<RowIndex>(k.size());
+    for (RowIndex i = 0; i < n; ++i) {
+      const RowIndex a = api[i];
+      const std::uint32_t set = a == kNoRow || op_range[a] == kNoRow ? no_op_set : group_of[op_range[a]];
+      if (!set) continue;
+      Cell& cell = cells[set * names + name_id[name[i]]];
+      if (cell.count++ == 0 || i < cell.first) cell.first = i, cell.category = k.category[i];
+      cell.time += end[i] - start[i];
+    }
   }
 
   // Per group, the slot bits of its rows; returns the "(no op)" rows' bits.
