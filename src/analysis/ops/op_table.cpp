@@ -532,18 +532,21 @@ std::vector<OpRow> by_name(const std::vector<OpRow>& rows, const std::vector<Cal
 // its slots.
 class TopKernels {
  public:
-  TopKernels(const Trace& t, Calls& c, Profile* p, std::size_t rows, std::size_t kernels)
-      : t_(t), c_(c), p_(p), rows_(rows), kernels_(kernels) {}
+  TopKernels(const Trace& t, Calls& c, Profile* p, std::size_t rows, std::size_t kernels,
+             const std::vector<OpTotals::Name>* counted)
+      : t_(t), c_(c), p_(p), rows_(rows), kernels_(kernels), counted_(counted) {}
 
   void run() {
     const KernelTable& k = t_.kernels();
-    // Dense ids of the kernel names.
+    // Dense ids of the kernel names (their order changes nothing below: the
+    // cells' sums go to maps by name).
     name_id_.assign(t_.strings().size(), kNone);
-    for (RowIndex i = 0; i < k.size(); ++i)
-      if (name_id_[k.name[i]] == kNone) {
-        name_id_[k.name[i]] = static_cast<std::uint32_t>(names_.size());
-        names_.push_back(k.name[i]);
-      }
+    if (!names_from_counts())
+      for (RowIndex i = 0; i < k.size(); ++i)
+        if (name_id_[k.name[i]] == kNone) {
+          name_id_[k.name[i]] = static_cast<std::uint32_t>(names_.size());
+          names_.push_back(k.name[i]);
+        }
     if (names_.empty()) return;
     // A table's top rows take part unless rows × names would be too large.
     const auto top = [&](const std::vector<OpRow>& rows) {
@@ -595,6 +598,26 @@ class TopKernels {
     Cell& cell = dense_ ? cells_[set * names_.size() + name] : sparse_[(std::uint64_t{set} << 32) | name];
     if (cell.count++ == 0 || i < cell.first) cell.first = i, cell.category = k.category[i];
     cell.time += k.end[i] - k.start[i];
+  }
+
+  // The kernel names from the device pass's per-name counts (a slot per name,
+  // or two: name + strings), when they count every kernel of the trace: no
+  // scan of the name column. False when there are none or some kernel is not
+  // in them (a device filter).
+  bool names_from_counts() {
+    if (!counted_) return false;
+    const std::size_t nstr = t_.strings().size();
+    std::uint64_t kernels = 0;
+    for (const OpTotals::Name& n : *counted_) kernels += n.count;
+    if (kernels != t_.kernels().size() || counted_->size() % std::max<std::size_t>(nstr, 1) != 0) return false;
+    for (std::size_t s = 0; s < counted_->size(); ++s) {
+      const std::size_t name = s % nstr;
+      if ((*counted_)[s].count && name_id_[name] == kNone) {
+        name_id_[name] = static_cast<std::uint32_t>(names_.size());
+        names_.push_back(static_cast<StringId>(name));
+      }
+    }
+    return true;
   }
 
   // add() for every kernel into the dense table, the columns and the table
@@ -719,6 +742,7 @@ class TopKernels {
   Calls& c_;
   Profile* p_;
   std::size_t rows_, kernels_;
+  const std::vector<OpTotals::Name>* counted_;  // the device pass's per-name counts, or null
   std::vector<std::uint32_t> name_id_;
   std::vector<StringId> names_;
   std::size_t top_names_ = 0, top_ops_ = 0;
@@ -861,7 +885,8 @@ OpSummary trace_op_summary(const Trace& t) {
   return s;
 }
 
-void op_pass(const Trace& t, Profile* p, const OpKernelLimits& limits, LateLaunches late_launches) {
+void op_pass(const Trace& t, Profile* p, const OpKernelLimits& limits, LateLaunches late_launches,
+             const std::vector<OpTotals::Name>* kernel_names) {
   OpSummary& s = p->op_summary;
   Calls c(t);
   op_calls(t, s, c, late_launches);
@@ -873,7 +898,7 @@ void op_pass(const Trace& t, Profile* p, const OpKernelLimits& limits, LateLaunc
   p->op_names = by_name(rows, folded);
   p->ops = std::move(rows);
   std::sort(p->ops.begin(), p->ops.end(), heavier);
-  TopKernels(t, c, p, std::min<std::size_t>(limits.rows, 32), limits.kernels).run();
+  TopKernels(t, c, p, std::min<std::size_t>(limits.rows, 32), limits.kernels, kernel_names).run();
   // The devices' achieved rate: Σ known FLOPs of the matrix, convolution and
   // attention ops not inside another such op / Σ their GPU time.
   double flops = 0;
