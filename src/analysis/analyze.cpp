@@ -176,7 +176,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   hotspot_pass(traces, opt, totals, &p);
   launch_pass(traces, opt, totals, &p);
   p.launches.late_launch_idle_ns = ev.launch_gaps.total();
-  op_pass(*rt.trace, &p, op_kernels, std::move(totals.late_launches));
+  op_pass(*rt.trace, &p, op_kernels, std::move(totals.late_launches), &totals.by_name[0]);
   module_pass(*rt.trace, &p);
   host_where_pass(rt, std::move(totals.idle_pieces), &p);
   summarize_steps(&p);

@@ -176,7 +176,7 @@ void BM_AnalyzePasses(benchmark::State& state) {
     lap();
     detail::launch_pass(traces, opt, totals, &p);
     lap();
-    detail::op_pass(t, &p, {}, std::move(totals.late_launches));
+    detail::op_pass(t, &p, {}, std::move(totals.late_launches), &totals.by_name[0]);
     lap();
     p.workload = detail::recognise_workload(t);
     lap();

@@ -393,8 +393,12 @@ void sort_copy_groups(std::vector<CopyGroup>& groups);
 void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
                   Profile* p);
 // The op table (ops/op_table.cpp): Profile::ops, op_names, op_summary, devices' achieved_tflops.
+// `kernel_names`: the device pass's per-name counts of this trace
+// (OpTotals::by_name), where the kernels under the top rows take the trace's
+// kernel names from when they count every kernel (else a scan finds them).
 void op_pass(const Trace& trace, Profile* p, const OpKernelLimits& limits = {},
-             std::vector<std::pair<RowIndex, TimeNs>> late_launches = {});
+             std::vector<std::pair<RowIndex, TimeNs>> late_launches = {},
+             const std::vector<OpTotals::Name>* kernel_names = nullptr);
 // A job's op table from its ranks' tables (in rank order; their kernels kept
 // as `kept` says): rows of the same name (and shapes and types) summed, rates
 // recomputed, the top rows' kernels merged (none for a row that some rank

@@ -125,8 +125,13 @@ void in_launch_order(const Trace& t, Range&& range, Call&& call, Done&& done) {
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     const RowRange ranges = t.rows_of(TableId::ranges, tr), calls = t.rows_of(TableId::api_calls, tr);
     RowIndex next = ranges.begin;
+    // The next range's start in a local: most calls open no range.
+    TimeNs next_start = next < ranges.end ? range_start[next] : 0;
     for (RowIndex a = calls.begin; a < calls.end; ++a) {
-      for (const TimeNs s = call_start[a]; next < ranges.end && range_start[next] <= s; ++next) range(next);
+      for (const TimeNs s = call_start[a]; next < ranges.end && next_start <= s;) {
+        range(next);
+        if (++next < ranges.end) next_start = range_start[next];
+      }
       call(a);
     }
     for (; next < ranges.end; ++next) range(next);
@@ -189,6 +194,7 @@ class OpCallWalk {
     // Idle gaps ended by late launches, by launching call: charged to the op
     // that made the call as `call` passes it (calls come in row order).
     std::sort(late_.begin(), late_.end());
+    next_late_call_ = late_.empty() ? kNoRow : late_.front().first;
   }
 
   // GPU ops without a launch call.
@@ -251,12 +257,13 @@ class OpCallWalk {
     Open& top = open_.back();
     GroupSums& g = c_.groups[top.group];
     g.launch += api.end[a] - api.start[a];
-    if (next_late_ < late_.size() && late_[next_late_].first <= a) {  // one test for most calls
+    if (next_late_call_ <= a) {  // one test for most calls
       while (next_late_ < late_.size() && late_[next_late_].first < a) ++next_late_;
       for (; next_late_ < late_.size() && late_[next_late_].first == a; ++next_late_) {
         g.starved += late_[next_late_].second;
         top.starved += late_[next_late_].second;
       }
+      next_late_call_ = next_late_ < late_.size() ? late_[next_late_].first : kNoRow;
     }
     bool copy = false;
     each_op_of(t_, a, [&](OpRef op) {
@@ -315,6 +322,7 @@ class OpCallWalk {
   Calls& c_;
   LateLaunches& late_;
   std::size_t next_late_ = 0;
+  RowIndex next_late_call_ = kNoRow;  // late_[next_late_]'s call (kNoRow: none left)
   std::vector<Open> open_;
   // Open calls per group and per name: is a new call inside one of its own?
   std::vector<std::uint32_t> open_in_group_, open_in_name_;
@@ -524,18 +532,21 @@ std::vector<OpRow> by_name(const std::vector<OpRow>& rows, const std::vector<Cal
 // its slots.
 class TopKernels {
  public:
-  TopKernels(const Trace& t, Calls& c, Profile* p, std::size_t rows, std::size_t kernels)
-      : t_(t), c_(c), p_(p), rows_(rows), kernels_(kernels) {}
+  TopKernels(const Trace& t, Calls& c, Profile* p, std::size_t rows, std::size_t kernels,
+             const std::vector<OpTotals::Name>* counted)
+      : t_(t), c_(c), p_(p), rows_(rows), kernels_(kernels), counted_(counted) {}
 
   void run() {
     const KernelTable& k = t_.kernels();
-    // Dense ids of the kernel names.
+    // Dense ids of the kernel names (their order changes nothing below: the
+    // cells' sums go to maps by name).
     name_id_.assign(t_.strings().size(), kNone);
-    for (RowIndex i = 0; i < k.size(); ++i)
-      if (name_id_[k.name[i]] == kNone) {
-        name_id_[k.name[i]] = static_cast<std::uint32_t>(names_.size());
-        names_.push_back(k.name[i]);
-      }
+    if (!names_from_counts())
+      for (RowIndex i = 0; i < k.size(); ++i)
+        if (name_id_[k.name[i]] == kNone) {
+          name_id_[k.name[i]] = static_cast<std::uint32_t>(names_.size());
+          names_.push_back(k.name[i]);
+        }
     if (names_.empty()) return;
     // A table's top rows take part unless rows × names would be too large.
     const auto top = [&](const std::vector<OpRow>& rows) {
@@ -560,11 +571,15 @@ class TopKernels {
       g = next_set(p == kNoRow ? 0 : c_.group_of[p], g);
     }
     const std::vector<RowIndex>& op_range = t_.api_calls().op_range;
-    for (RowIndex i = 0; i < k.size(); ++i) {
-      const RowIndex a = k.api[i];
-      const RowIndex r = a == kNoRow || op_range.empty() ? kNoRow : op_range[a];
-      const std::uint32_t set = r == kNoRow ? no_op_set : c_.group_of[r];
-      if (set) add(set, i);
+    if (dense_ && !op_range.empty()) {
+      add_dense(no_op_set);
+    } else {
+      for (RowIndex i = 0; i < k.size(); ++i) {
+        const RowIndex a = k.api[i];
+        const RowIndex r = a == kNoRow || op_range.empty() ? kNoRow : op_range[a];
+        const std::uint32_t set = r == kNoRow ? no_op_set : c_.group_of[r];
+        if (set) add(set, i);
+      }
     }
     spread();
   }
@@ -583,6 +598,51 @@ class TopKernels {
     Cell& cell = dense_ ? cells_[set * names_.size() + name] : sparse_[(std::uint64_t{set} << 32) | name];
     if (cell.count++ == 0 || i < cell.first) cell.first = i, cell.category = k.category[i];
     cell.time += k.end[i] - k.start[i];
+  }
+
+  // The kernel names from the device pass's per-name counts (a slot per name,
+  // or two: name + strings), when they count every kernel of the trace: no
+  // scan of the name column. False when there are none or some kernel is not
+  // in them (a device filter).
+  bool names_from_counts() {
+    if (!counted_) return false;
+    const std::size_t nstr = t_.strings().size();
+    std::uint64_t kernels = 0;
+    for (const OpTotals::Name& n : *counted_) kernels += n.count;
+    if (kernels != t_.kernels().size() || counted_->size() % std::max<std::size_t>(nstr, 1) != 0) return false;
+    for (std::size_t s = 0; s < counted_->size(); ++s) {
+      const std::size_t name = s % nstr;
+      if ((*counted_)[s].count && name_id_[name] == kNone) {
+        name_id_[name] = static_cast<std::uint32_t>(names_.size());
+        names_.push_back(static_cast<StringId>(name));
+      }
+    }
+    return true;
+  }
+
+  // add() for every kernel into the dense table, the columns and the table
+  // in locals: the loop reads five columns of every kernel, and add()'s
+  // members reloaded per kernel were as many loads again.
+  void add_dense(std::uint32_t no_op_set) {
+    const KernelTable& k = t_.kernels();
+    const RowIndex* api = k.api.data();
+    const RowIndex* op_range = t_.api_calls().op_range.data();
+    const std::uint32_t* group_of = c_.group_of.data();
+    const std::uint32_t* name_id = name_id_.data();
+    const StringId* name = k.name.data();
+    const TimeNs* start = k.start.data();
+    const TimeNs* end = k.end.data();
+    Cell* cells = cells_.data();
+    const std::size_t names = names_.size();
+    const RowIndex n = static_cast<RowIndex>(k.size());
+    for (RowIndex i = 0; i < n; ++i) {
+      const RowIndex a = api[i];
+      const std::uint32_t set = a == kNoRow || op_range[a] == kNoRow ? no_op_set : group_of[op_range[a]];
+      if (!set) continue;
+      Cell& cell = cells[set * names + name_id[name[i]]];
+      if (cell.count++ == 0 || i < cell.first) cell.first = i, cell.category = k.category[i];
+      cell.time += end[i] - start[i];
+    }
   }
 
   // Per group, the slot bits of its rows; returns the "(no op)" rows' bits.
@@ -682,6 +742,7 @@ class TopKernels {
   Calls& c_;
   Profile* p_;
   std::size_t rows_, kernels_;
+  const std::vector<OpTotals::Name>* counted_;  // the device pass's per-name counts, or null
   std::vector<std::uint32_t> name_id_;
   std::vector<StringId> names_;
   std::size_t top_names_ = 0, top_ops_ = 0;
@@ -824,7 +885,8 @@ OpSummary trace_op_summary(const Trace& t) {
   return s;
 }
 
-void op_pass(const Trace& t, Profile* p, const OpKernelLimits& limits, LateLaunches late_launches) {
+void op_pass(const Trace& t, Profile* p, const OpKernelLimits& limits, LateLaunches late_launches,
+             const std::vector<OpTotals::Name>* kernel_names) {
   OpSummary& s = p->op_summary;
   Calls c(t);
   op_calls(t, s, c, late_launches);
@@ -836,7 +898,7 @@ void op_pass(const Trace& t, Profile* p, const OpKernelLimits& limits, LateLaunc
   p->op_names = by_name(rows, folded);
   p->ops = std::move(rows);
   std::sort(p->ops.begin(), p->ops.end(), heavier);
-  TopKernels(t, c, p, std::min<std::size_t>(limits.rows, 32), limits.kernels).run();
+  TopKernels(t, c, p, std::min<std::size_t>(limits.rows, 32), limits.kernels, kernel_names).run();
   // The devices' achieved rate: Σ known FLOPs of the matrix, convolution and
   // attention ops not inside another such op / Σ their GPU time.
   double flops = 0;

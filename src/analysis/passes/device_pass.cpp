@@ -649,7 +649,8 @@ struct Sweep {
     }
     // The gap's parts, each charged once: after a sync, input wait, and the
     // rest by what ended it.
-    const TimeNs input_part = length_within(input_set, {g0, g1});
+    // (The input cursor, not a search: idle_input() below walks the same pieces from g0.)
+    const TimeNs input_part = input.length(g0, g1);
     const TimeNs rest = std::max<TimeNs>(0, gap - explained - input_part);
     const TrackId thread = linked && launch_api != kNoRow ? t.api_calls().track[launch_api] : IdlePiece::kNone;
     if (rest > 0) piece(g0, g1, gap_cause(gap < big, late, first_call && g0 < first_step_end), thread);

@@ -131,7 +131,9 @@ class LaunchValues {
     if (++n_ == kChunk) flush();
   }
   void flush() {
-    for (int q = 0; q < 3; ++q) add_up(q, values_->v[q], n_);
+    add_up<OpTotals::kCpu>(values_->v[OpTotals::kCpu], n_);
+    add_up<OpTotals::kGpu>(values_->v[OpTotals::kGpu], n_);
+    add_up<OpTotals::kDelay>(values_->v[OpTotals::kDelay], n_);
     n_ = 0;
   }
 
@@ -140,25 +142,25 @@ class LaunchValues {
   struct Chunk {
     TimeNs v[3][kChunk];
   };
-  void add_up(int q, const TimeNs* v, std::size_t n) {
+  // One quantity's values: its sums and their places against its bracket,
+  // in one loop; outliers counted for the CPU launch time and the delay only.
+  template <int q>
+  void add_up(const TimeNs* v, std::size_t n) {
     if (n == 0) return;
     BracketMedian::Placer place(totals_.launch[q]);
     TimeNs sum = 0, lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
     std::uint64_t outliers = 0;
-    const TimeNs outlier = q == OpTotals::kCpu     ? 50'000
-                           : q == OpTotals::kDelay ? 100'000
-                                                   : std::numeric_limits<TimeNs>::max();
-    for (std::size_t i = 0; i < n; ++i) {
-      sum += v[i];
-      lo = std::min(lo, v[i]);
-      hi = std::max(hi, v[i]);
-      outliers += v[i] > outlier;
-    }
-    place.place(v, n);
+    constexpr TimeNs outlier = q == OpTotals::kCpu ? 50'000 : 100'000;
+    place.place(v, n, [&](TimeNs x) {
+      sum += x;
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+      if constexpr (q != OpTotals::kGpu) outliers += x > outlier;
+    });
     place.done();
     totals_.launch[q].add_totals(n, sum, lo, hi);
-    if (q == OpTotals::kCpu) totals_.runtime_outliers += outliers;
-    if (q == OpTotals::kDelay) totals_.launch_delay_outliers += outliers;
+    if constexpr (q == OpTotals::kCpu) totals_.runtime_outliers += outliers;
+    if constexpr (q == OpTotals::kDelay) totals_.launch_delay_outliers += outliers;
   }
   OpTotals& totals_;
   std::unique_ptr<Chunk> values_;

@@ -106,9 +106,15 @@ class BracketMedian {
     }
     // place() for n values, with the room for them made first.
     void place(const TimeNs* v, std::size_t n) {
+      place(v, n, [](TimeNs) {});
+    }
+    // … and each value to `also` in the same loop (a caller's sums of the
+    // values: one read of each, in the loop's registers).
+    template <class Also>
+    [[gnu::always_inline]] void place(const TimeNs* v, std::size_t n, Also&& also) {
       if (!hist_ && keep_ && n_ + n >= cap_) {
         if (n_ + n >= kKeep + 1) {  // the room may run out: value by value
-          for (std::size_t i = 0; i < n; ++i) place(v[i]);
+          for (std::size_t i = 0; i < n; ++i) also(v[i]), place(v[i]);
           return;
         }
         m_->reserve_kept(n_ + n + 1);
@@ -117,6 +123,7 @@ class BracketMedian {
       std::uint64_t below = 0, in = 0;
       if (hist_) {
         for (std::size_t i = 0; i < n; ++i) {
+          also(v[i]);
           below += v[i] < lo_;
           const bool inside_i = inside(v[i]);
           in += inside_i;
@@ -125,6 +132,7 @@ class BracketMedian {
       } else if (keep_) {
         std::size_t k = n_;
         for (std::size_t i = 0; i < n; ++i) {
+          also(v[i]);
           below += v[i] < lo_;
           buf_[k] = v[i];
           k += inside(v[i]);
@@ -133,6 +141,7 @@ class BracketMedian {
         n_ = k;
       } else {
         for (std::size_t i = 0; i < n; ++i) {
+          also(v[i]);
           below += v[i] < lo_;
           in += inside(v[i]);
         }

@@ -117,6 +117,30 @@ TEST(OpTable, SelfAndTotalTimesAndTheUnattributedRow) {
   EXPECT_EQ(conv_time, 50'000);
 }
 
+// The op table covers the whole trace whatever device the analysis is
+// filtered to: the kernels under a top row include those of the other GPUs
+// (whose names the filtered device pass never counted).
+TEST(OpTable, TheKernelsUnderATopRowAreThoseOfEveryDevice) {
+  TraceFactory f;
+  f.device(0);
+  f.device(1);
+  f.range("outer", 0, 1'000'000);
+  f.kernel(0, 7, kSgemm, 250'000, 300'000, 200'000);
+  f.kernel(1, 7, "elementwise_kernel", 600'000, 700'000, 500'000);
+  const Trace t = f.build();
+  for (const std::uint32_t device : {kNoDevice, 0u, 1u}) {
+    AnalysisOptions opt;
+    opt.device = device;
+    const Profile p = analyze(t, opt);
+    const OpRow* outer = row(p.op_names, "outer");
+    ASSERT_TRUE(outer) << "device " << device;
+    std::vector<std::string> names;
+    for (const OpKernel& k : outer->top_kernels) names.push_back(k.name);
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"elementwise_kernel", std::string(kSgemm)})) << "device " << device;
+  }
+}
+
 // PyTorch's step ranges are one row, "ProfilerStep*" as PyTorch's own op
 // table names it, with a call per step; the ops inside them name it so in
 // their path.
