@@ -576,6 +576,13 @@ struct Finding {
   // Why the saving is not the plain one: the fix was not simulated (its
   // changed graph has a cycle), or it was and saves nothing. Empty otherwise.
   std::string saving_note;
+  // A simulated fix that saves nothing alone may save once the fixes that do
+  // save time are made (the host stops deciding the step): those fixes
+  // (`gpuscope whatif` changes), the median step with them, and with them and
+  // this one. Empty and 0 unless that makes the step at least 1 % shorter.
+  std::string after_fixes;
+  TimeNs after_from_ns = 0;
+  TimeNs after_to_ns = 0;
   // Which case of its rule fired, for tools and the answers to "What would
   // help?" ("too-small-grid", "preprocessing", "setup"); empty when the rule
   // has one case. docs/findings.md lists each rule's cases.

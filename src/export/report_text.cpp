@@ -255,7 +255,10 @@ std::string saving_words(const Profile& p, const Finding& f) {
                             duration(f.predicted_step_ns) + ", replay error " + percent1(p.simulation.replay_error);
   if (f.saving_source == SavingSource::simulated && !f.saving_note.empty())
     return (f.saving_ns > 0 ? "simulated saving " + duration(f.saving_ns) + ", " : "simulated, ") + f.saving_note +
-           " (" + f.fix + ": " + steps + ")";
+           " (" + f.fix + ": " + steps + ")" +
+           (f.after_fixes.empty() ? std::string()
+                                  : "; after " + f.after_fixes + " (the changes that save time now): median step " +
+                                        duration(f.after_from_ns) + " -> " + duration(f.after_to_ns));
   if (f.saving_source == SavingSource::simulated)
     return "simulated saving " + duration(f.saving_ns) + " (" + f.fix + ": " + steps + ")";
   if (!f.saving_note.empty())

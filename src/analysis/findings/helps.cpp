@@ -125,8 +125,11 @@ HelpAnswer no_gain(const Profile& p, std::string_view id, std::string_view quest
                                        " shorter in the replay (" + dur(step) + " -> " + dur(f.predicted_step_ns) +
                                        ", under " + pct(kMaterialGain) + ")"
                                  : " makes no step faster in the replay (" + f.saving_note + ")";
-  HelpAnswer a =
-      answer(id, question, Verdict::no, f.title + ", but " + fix + replay + ": the step's time is decided elsewhere");
+  std::string reason = f.title + ", but " + fix + replay + ": the step's time is decided elsewhere";
+  if (!f.after_fixes.empty())
+    reason += " now. After " + f.after_fixes + " (the changes that save time now), it would shorten the median step " +
+              dur(f.after_from_ns) + " -> " + dur(f.after_to_ns) + ": worth making after them";
+  HelpAnswer a = answer(id, question, Verdict::no, reason);
   a.findings.push_back(f.id);
   return a;
 }

@@ -177,6 +177,10 @@ struct TraceResult {
   // all are done. When they are other ones, the trace is read again.
   std::vector<bool> together_set;
   Predicted together;
+  // Per fix not in together_set: with together_set, so a fix that saves
+  // nothing alone can be told to save once the others are made (empty
+  // entries where together_set is empty or the fix is in it).
+  std::vector<Predicted> after;
   Graph g;
   std::vector<std::size_t> counted;
   bool whole = false;
@@ -200,6 +204,14 @@ void read(In& in, Predicted& p) {
   p.applied = in.flag(), p.cycles = in.u(), p.saving = in.d();
   read(in, p.steps);
 }
+void write_after(Out& o, const std::vector<Predicted>& after) {
+  o.u(after.size());
+  for (const Predicted& p : after) write(o, p);
+}
+void read_after(In& in, std::vector<Predicted>& after) {
+  after.resize(in.count(32));
+  for (Predicted& p : after) read(in, p);
+}
 // What combining needs of a trace's result (not its graph, which stays with the process that built it).
 void write(Out& o, const TraceResult& r) {
   o.u(r.ran), o.u(r.steps);
@@ -210,6 +222,7 @@ void write(Out& o, const TraceResult& r) {
   o.u(r.together_set.size());
   for (bool k : r.together_set) o.u(k);
   write(o, r.together);
+  write_after(o, r.after);
 }
 void read(In& in, TraceResult& r) {
   r.ran = in.flag(), r.steps = in.u();
@@ -220,6 +233,7 @@ void read(In& in, TraceResult& r) {
   r.together_set.resize(in.count(8));
   for (std::size_t k = 0; k < r.together_set.size(); ++k) r.together_set[k] = in.flag();
   read(in, r.together);
+  read_after(in, r.after);
 }
 
 // The critical path's totals of one trace (or, merged, of a job).
@@ -387,6 +401,19 @@ Predicted predict_together(const Trace& t, const TraceResult& r, const std::vect
   return predict(t, r, all);
 }
 
+// Each fix outside r.together_set that applies here, with that set.
+std::vector<Predicted> predict_after(const Trace& t, const TraceResult& r, const std::vector<Fix>& fixes) {
+  std::vector<Predicted> out(fixes.size());
+  if (std::none_of(r.together_set.begin(), r.together_set.end(), [](bool k) { return k; })) return out;
+  for (std::size_t k = 0; k < fixes.size(); ++k) {
+    if (r.together_set[k] || !r.fixes[k].applied) continue;
+    std::vector<bool> set = r.together_set;
+    set[k] = true;
+    out[k] = predict_together(t, r, fixes, set);
+  }
+  return out;
+}
+
 TraceResult run_trace(const Trace& t, const Plan& plan, const std::vector<Fix>& fixes, std::uint32_t device,
                       PathTally& tally) {
   TraceResult r;
@@ -431,6 +458,7 @@ TraceResult run_trace(const Trace& t, const Plan& plan, const std::vector<Fix>& 
   r.together_set.assign(fixes.size(), false);
   for (std::size_t k = 0; k < fixes.size(); ++k) r.together_set[k] = r.fixes[k].applied && r.fixes[k].saving >= 1;
   r.together = predict_together(t, r, fixes, r.together_set);
+  r.after = predict_after(t, r, fixes);
   return r;
 }
 
@@ -532,6 +560,37 @@ void together(const std::vector<TraceResult>& results, const std::vector<Fix>& f
   }
   const TimeNs step = median(std::move(steps));
   s->together = {text, step, speedup(s->replayed_step_ns, step)};
+}
+
+// A fix that saves nothing alone, replayed after the fixes that do: where
+// it then makes the median step at least 1 % shorter, its findings say so
+// (the host stops deciding the step once the others are made).
+void after_the_others(const std::vector<TraceResult>& results, const std::vector<Fix>& fixes,
+                      const std::vector<bool>& helps, Profile* p) {
+  const Simulation& s = p->simulation;
+  if (s.together.change.empty() || s.together.step_ns <= 0) return;
+  for (std::size_t k = 0; k < fixes.size(); ++k) {
+    if (helps[k]) continue;
+    std::vector<TimeNs> steps;
+    std::uint64_t cycles = 0;
+    bool applied = false;
+    for (const TraceResult& r : results) {
+      if (!r.ran || k >= r.after.size()) continue;
+      const Predicted& x = r.after[k].applied ? r.after[k] : r.together;
+      const std::vector<TimeNs>& mine = x.applied ? x.steps : r.replayed;
+      steps.insert(steps.end(), mine.begin(), mine.end());
+      cycles += x.cycles;
+      applied = applied || r.after[k].applied;
+    }
+    if (!applied || cycles > 0) continue;
+    const TimeNs step = median(std::move(steps));
+    if (static_cast<double>(step) > 0.99 * static_cast<double>(s.together.step_ns)) continue;
+    set_findings(p, fixes[k].spec, [&](Finding& f) {
+      f.after_fixes = s.together.change;
+      f.after_from_ns = s.together.step_ns;
+      f.after_to_ns = step;
+    });
+  }
 }
 
 // Why a change would not replay the finding's fix in this profile; empty
@@ -831,8 +890,11 @@ void SimulationShare::retogether(std::span<const std::size_t> mine, const TraceV
     std::vector<bool> set;
     stale_set(r, m.helps, &set);
     try {
-      visit(i, [&](const Trace& t) { r.together = predict_together(t, r, m.fixes, set); });
-      r.together_set = std::move(set);
+      visit(i, [&](const Trace& t) {
+        r.together = predict_together(t, r, m.fixes, set);
+        r.together_set = std::move(set);
+        r.after = predict_after(t, r, m.fixes);
+      });
     } catch (...) {
       m.errors[i] = std::current_exception();
     }
@@ -845,6 +907,7 @@ std::string SimulationShare::encode_together(std::size_t i) const {
   Out o;
   o.b = "R";
   write(o, m.results[i].together);
+  write_after(o, m.results[i].after);
   return std::move(o.b);
 }
 
@@ -856,16 +919,23 @@ void SimulationShare::decode_together(std::size_t i, std::string_view bytes) {
   std::vector<bool> set;
   stale_set(r, m.helps, &set);
   Predicted x;
+  std::vector<Predicted> after;
   read(in, x);
+  read_after(in, after);
   in.end();
+  if (after.size() != m.fixes.size())
+    in.fail("outcomes after the others of " + std::to_string(after.size()) + " fixes, not " +
+            std::to_string(m.fixes.size()));
   r.together = std::move(x);
   r.together_set = std::move(set);
+  r.after = std::move(after);
 }
 
 void SimulationShare::finish(Profile* p) {
   Impl& m = *impl_;
   m.rethrow_first();
   together(m.results, m.fixes, m.helps, &p->simulation);
+  after_the_others(m.results, m.fixes, m.helps, p);
   // Largest saving first, a simulated one first at equal savings; the
   // material ones numbered, and "What would help?" answered again.
   settle_findings(p);

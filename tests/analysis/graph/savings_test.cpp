@@ -183,6 +183,8 @@ TEST(SimulationShare, TwoSharesCombinedGiveTheOneProcessProfile) {
     EXPECT_EQ(p.findings[k].saving_source, one.findings[k].saving_source);
     EXPECT_EQ(p.findings[k].predicted_step_ns, one.findings[k].predicted_step_ns);
     EXPECT_EQ(p.findings[k].saving_note, one.findings[k].saving_note);
+    EXPECT_EQ(p.findings[k].after_fixes, one.findings[k].after_fixes);
+    EXPECT_EQ(p.findings[k].after_to_ns, one.findings[k].after_to_ns);
   }
 }
 
@@ -336,6 +338,16 @@ TEST(SimulatedSavings, AFixThatSavesNothingSaysSo) {
   EXPECT_GT(f->predicted_step_ns, 0);
   // It is not part of "together": only fixes that save time are.
   EXPECT_EQ(p.simulation.together.change.find("--scale convolution"), std::string::npos);
+  // But after the fix that does save time (--cuda-graphs: the host decides
+  // the step now), halving the math shortens the step: the finding says so.
+  EXPECT_EQ(f->after_fixes, "--cuda-graphs");
+  EXPECT_EQ(f->after_from_ns, p.simulation.together.step_ns);
+  EXPECT_LT(static_cast<double>(f->after_to_ns), 0.8 * static_cast<double>(f->after_from_ns));
+  for (const HelpAnswer& a : p.helps)
+    if (a.id == "mixed-precision") {
+      EXPECT_EQ(a.verdict, Verdict::no);
+      EXPECT_NE(a.reason.find("After --cuda-graphs"), std::string::npos) << a.reason;
+    }
   for (std::size_t i = 1; i < p.findings.size(); ++i) EXPECT_GE(p.findings[i - 1].saving_ns, p.findings[i].saving_ns);
 }
 
