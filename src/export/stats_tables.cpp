@@ -198,7 +198,7 @@ StatsTable kernel_table(const Trace& t, std::uint32_t device) {
   Groups groups;
   std::vector<KernelCategory> category(t.strings().size(), KernelCategory::other);
   for (std::size_t i = 0; i < k.size(); ++i) {
-    if (!on_device(t, k.track[i], device)) continue;
+    if (!on_device(t, k.track_at(i), device)) continue;
     groups.add(k.name[i], k.end[i] - k.start[i]);
     category[k.name[i]] = k.category_at(i);
   }
@@ -228,7 +228,7 @@ StatsTable memcpy_table(const Trace& t, std::uint32_t device) {
   const MemcpyTable& m = t.memcpys();
   Groups groups;
   for (std::size_t i = 0; i < m.size(); ++i)
-    if (on_device(t, m.track[i], device))
+    if (on_device(t, m.track_at(i), device))
       groups.add(m.kind[i], m.end[i] - m.start[i], static_cast<std::int64_t>(m.bytes[i]));
   timed_rows(table, groups, true, no_extra,
              [](std::uint64_t kind) { return std::string(to_string(static_cast<CopyKind>(kind))); });
@@ -242,7 +242,7 @@ StatsTable memset_table(const Trace& t, std::uint32_t device) {
   const MemsetTable& m = t.memsets();
   Groups groups;
   for (std::size_t i = 0; i < m.size(); ++i)
-    if (on_device(t, m.track[i], device))
+    if (on_device(t, m.track_at(i), device))
       groups.add(m.mem_kind[i], m.end[i] - m.start[i], static_cast<std::int64_t>(m.bytes[i]));
   timed_rows(table, groups, true, no_extra,
              [](std::uint64_t kind) { return std::string(to_string(static_cast<MemoryKind>(kind))); });

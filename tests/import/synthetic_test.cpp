@@ -40,7 +40,11 @@ std::vector<std::string> column_bytes(const Trace& t, TableId which) {
   t.tables().for_each_table([&](TableId id, const auto& table) {
     if (id != which) return;
     table.for_each_column([&](ColumnInfo, const auto& col) {
-      out.emplace_back(reinterpret_cast<const char*>(col.data()), col.size() * sizeof(col[0]));
+      using T = typename std::remove_cvref_t<decltype(col)>::value_type;
+      std::vector<T> rows(col.begin(), col.end());
+      if constexpr (detail::is_compact_column<std::remove_cvref_t<decltype(col)>>)
+        if (col.compacted()) detail::expand_rows(table, col, 0, table.size(), rows);
+      out.emplace_back(reinterpret_cast<const char*>(rows.data()), rows.size() * sizeof(T));
     });
   });
   return out;
