@@ -211,7 +211,7 @@ TEST_F(HostFiles, AnUnnamedThreadGoesWhereTheCudaCallsInsideItsOpsAre) {
   const RangeTable& g = t.ranges();
   for (std::size_t i = 0; i < g.size(); ++i)
     if (t.str(g.name[i]) == "ConvolutionBackward0") {
-      EXPECT_EQ(t.tracks()[g.track[i]].tid, 77u);
+      EXPECT_EQ(t.tracks()[g.track_at(i)].tid, 77u);
     }
   EXPECT_EQ(t.meta().stat("capture.framework.threads_unplaced"), 0u);
 }

@@ -30,7 +30,8 @@ TEST(GroupedColumn, GivesBackEveryRowsValue) {
     if (rows.empty()) continue;
     ASSERT_TRUE(col.compacted());
     EXPECT_TRUE(col.empty());
-    for (std::size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(col.value(i), rows[i]) << "row " << i << ", round " << round;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      ASSERT_EQ(col.value(i), rows[i]) << "row " << i << ", round " << round;
     std::vector<TrackId> expanded;
     KernelTable unused;
     detail::expand_rows(unused, col, 0, rows.size(), expanded);
