@@ -144,7 +144,7 @@ void selection_json(Writer& out, const View& view, const Trace& t) {
   out.member("row", sel.row);
   out.member("start_ns", (*tc.start)[sel.row]);
   out.member("end_ns", (*tc.end)[sel.row]);
-  out.member("track", (*tc.track)[sel.row]);
+  out.member("track", tc.track_at(sel.row));
   if (sel.table == TableId::kernels) {
     out.member("name", t.str(t.kernels().name[sel.row]));
     out.member("category", to_string(t.kernels().category_at(sel.row)));

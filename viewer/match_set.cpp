@@ -42,14 +42,14 @@ MatchSet MatchSet::by_names(const Trace& trace, const std::vector<std::uint8_t>&
   for (TableId table : kTables) {
     if (kernels_only && table != TableId::kernels) continue;
     const std::vector<StringId>& names = *name_column(trace, table);
-    const std::vector<TrackId>& track = *detail::time_columns(trace.tables(), table).track;
+    const detail::TimeColumns tc = detail::time_columns(trace.tables(), table);
     List& l = m.lists_[slot(table)];
     l.begin.assign(ntracks + 1, 0);
     for (RowIndex i = 0; i < names.size(); ++i) {
       const StringId id = names[i];
       if (id < name_matches.size() && name_matches[id]) {
         l.rows.push_back(i);
-        ++l.begin[track[i] + 1];
+        ++l.begin[tc.track_at(i) + 1];
       }
     }
     for (std::size_t t = 0; t < ntracks; ++t) l.begin[t + 1] += l.begin[t];
@@ -68,7 +68,7 @@ MatchSet MatchSet::by_category(const Trace& trace, KernelCategory category) {
   for (RowIndex i = 0; i < k.size(); ++i)
     if (k.category[i] == c) {
       l.rows.push_back(i);
-      ++l.begin[k.track[i] + 1];
+      ++l.begin[k.track_at(i) + 1];
     }
   for (std::size_t t = 0; t < ntracks; ++t) l.begin[t + 1] += l.begin[t];
   m.total_ = l.rows.size();
@@ -80,11 +80,11 @@ MatchSet MatchSet::of_rows(const Trace& trace, TableId table, std::vector<RowInd
   const int s = slot(table);
   if (s < 0) return m;
   const std::size_t ntracks = trace.tracks().size();
-  const std::vector<TrackId>& track = *detail::time_columns(trace.tables(), table).track;
+  const detail::TimeColumns tc = detail::time_columns(trace.tables(), table);
   List& l = m.lists_[s];
   l.begin.assign(ntracks + 1, 0);
   l.rows = std::move(rows);
-  for (RowIndex i : l.rows) ++l.begin[track[i] + 1];
+  for (RowIndex i : l.rows) ++l.begin[tc.track_at(i) + 1];
   for (std::size_t t = 0; t < ntracks; ++t) l.begin[t + 1] += l.begin[t];
   m.total_ = l.rows.size();
   return m;

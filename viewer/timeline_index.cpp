@@ -217,7 +217,7 @@ void TimelineIndex::add_samples(const Trace& trace, TrackId t, const std::vector
 bool TimelineIndex::sample_of(const Trace& trace, RowIndex row, const ThreadSamples** s, std::size_t* i) const {
   const RangeTable& rt = trace.tables().ranges;
   if (row >= rt.size()) return false;
-  const TrackId t = rt.track[row];
+  const TrackId t = rt.track_at(row);
   if (t >= samples_of_track_.size() || samples_of_track_[t] == kNone) return false;
   const ThreadSamples& ts = samples_[samples_of_track_[t]];
   for (std::size_t p = ts.first_at(rt.start[row]); p < ts.size() && ts.time[p] == rt.start[row]; ++p)

@@ -30,7 +30,7 @@ TableId table_of(OpTable t) {
 // A kernel's theoretical occupancy, and what limits it, in words (unknown: why).
 std::pair<std::string, std::string> occupancy_rows(const Trace& tr, RowIndex r) {
   const KernelTable& k = tr.kernels();
-  const OccupancyLimits limits = occupancy_limits(tr.device(tr.tracks()[k.track[r]].device));
+  const OccupancyLimits limits = occupancy_limits(tr.device(tr.tracks()[k.track_at(r)].device));
   const std::uint64_t threads = std::uint64_t{k.block_x[r]} * k.block_y[r] * k.block_z[r];
   if (threads == 0 || k.registers[r] == 0) return {"unknown: the trace gives no block size or registers", "-"};
   if (!limits.sm) return {"unknown: no limits for this GPU (its compute capability is not in the table)", "-"};
@@ -160,7 +160,7 @@ void View::draw_sample_details(const ThreadSamples& s, std::size_t i) {
   stats_.details.emplace_back("name", "host sample");
   if (!ImGui::BeginTable("sample", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
   detail_row("start", cat("+", format_timestamp(s.time[i] - tr.begin_time()), " from the trace start"));
-  const TrackId track = tr.ranges().track[r];
+  const TrackId track = tr.ranges().track_at(r);
   if (const TrackInfo* info = doc_->index().track_info(track)) detail_row("thread", info->label);
   const auto stack = s.stack(i);
   detail_row("frames", format::count(stack.size()));
@@ -198,7 +198,7 @@ void View::draw_details_fields(TableId table, RowIndex r) {
   const Trace& tr = doc_->trace();
   const auto& tc = detail::time_columns(tr.tables(), table);
   const TimeNs start = (*tc.start)[r], end = (*tc.end)[r];
-  const Track& trk = tr.tracks()[(*tc.track)[r]];
+  const Track& trk = tr.tracks()[tc.track_at(r)];
   detail_row("start", cat("+", format_timestamp(start - tr.begin_time()), " from the trace start"));
   detail_row("duration", format::duration(end - start));
   if (trk.kind == TrackKind::gpu) {
@@ -343,7 +343,7 @@ void View::draw_details_context(TableId table, RowIndex r) {
   const TraceTables& t = tr.tables();
   const auto& tc = detail::time_columns(t, table);
   const TimeNs start = (*tc.start)[r];
-  const TrackId track = (*tc.track)[r];
+  const TrackId track = tc.track_at(r);
   // The NVTX stack of a GPU op is the one around its launch, on the launching thread.
   TrackId stack_track = track;
   TimeNs stack_time = start;
@@ -352,7 +352,7 @@ void View::draw_details_context(TableId table, RowIndex r) {
     if (api != kNoRow) {
       stats_.panels.push_back("launch");
       const TimeNs as = t.api_calls.start[api], ae = t.api_calls.end[api];
-      const Track& at = tr.tracks()[t.api_calls.track[api]];
+      const Track& at = tr.tracks()[t.api_calls.track_at(api)];
       stats_.details.emplace_back("launched by", tr.str(t.api_calls.name[api]));
       ImGui::Text("Launched by %s", std::string(tr.str(t.api_calls.name[api])).c_str());
       // Launch delay: from the call's start to the GPU start (the GPU may start before the call returns).
@@ -377,7 +377,7 @@ void View::draw_details_context(TableId table, RowIndex r) {
         stats_.details.emplace_back("op", "(no op)");
         ImGui::TextDisabled("Op: (no op) - launched outside every framework op or NVTX range");
       }
-      stack_track = t.api_calls.track[api];
+      stack_track = t.api_calls.track_at(api);
       stack_time = as;
     } else {
       const std::uint32_t corr = table == TableId::kernels   ? t.kernels.correlation[r]

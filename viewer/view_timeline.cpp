@@ -1061,7 +1061,7 @@ void View::draw_match_cluster(ImDrawList* dl, TimeNs start, TimeNs end, std::uin
 bool View::row_position(TableId table, RowIndex row, float* y) const {
   const Trace& trace = doc_->trace();
   const TimelineIndex& ix = doc_->index();
-  const TrackId track = (*detail::time_columns(trace.tables(), table).track)[row];
+  const TrackId track = detail::time_columns(trace.tables(), table).track_at(row);
   const TrackInfo* info = ix.track_info(track);
   if (!info) return false;
   const std::size_t ti = static_cast<std::size_t>(info - ix.tracks().data());

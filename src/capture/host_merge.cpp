@@ -25,7 +25,7 @@ void copy_trace(const Trace& t, TraceBuilder& b) {
   for (const Process& p : t.processes()) b.add_process(p);
   for (const CounterSeries& c : t.counter_series()) b.counter_series(c.name, c.device, c.unit);
   b.meta() = t.meta();
-  // Stored columns only: derived ones are computed again at freeze.
+  // Stored columns only (compact ones as rows): derived ones are computed again at freeze.
   t.tables().for_each_table([&](TableId id, const auto& from) {
     b.tables().for_each_table([&](TableId to_id, auto& to) {
       if constexpr (std::is_same_v<std::remove_cvref_t<decltype(from)>, std::remove_cvref_t<decltype(to)>>) {
@@ -38,6 +38,7 @@ void copy_trace(const Trace& t, TraceBuilder& b) {
           const Col& src = *static_cast<const Col*>(sources[c++]);
           if (!(info.flags & kDerived)) col = src;
         });
+        detail::expand_columns(to);  // a builder holds every row's value
       }
     });
   });

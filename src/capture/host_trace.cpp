@@ -317,10 +317,10 @@ std::unordered_map<std::int64_t, TrackId> place_unknown_threads(const HostProces
     }
     std::unordered_map<TrackId, std::uint64_t> votes;
     for (std::size_t i = 0; i < api.size(); ++i) {
-      const Track& t = tracks[api.track[i]];
+      const Track& t = tracks[api.track_at(i)];
       if (t.kind != TrackKind::cpu || t.pid != p.pid) continue;
       auto it = std::upper_bound(merged.begin(), merged.end(), std::make_pair(api.start[i], INT64_MAX));
-      if (it != merged.begin() && std::prev(it)->second >= api.start[i]) ++votes[api.track[i]];
+      if (it != merged.begin() && std::prev(it)->second >= api.start[i]) ++votes[api.track_at(i)];
     }
     TrackId best = kNoRow;
     std::uint64_t most = 0;

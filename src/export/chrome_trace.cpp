@@ -539,7 +539,7 @@ void Exporter::write_metadata() {
 void Exporter::write_kernels() {
   const KernelTable& k = t_.kernels();
   for (std::size_t i = 0; i < k.size(); ++i) {
-    const TrackOut& tr = tracks_[k.track[i]];
+    const TrackOut& tr = tracks_[k.track_at(i)];
     complete("kernel", names_.get(k.name[i]), tr.pid_tid, k.start[i], k.end[i]);
     out_.raw(",\"args\":{\"device\":");
     out_.u64(tr.device);
@@ -639,7 +639,7 @@ void Exporter::write_memsets() {
 template <class CopyTable>
 void Exporter::write_copy(std::string_view cat, std::string_view name, const CopyTable& m, std::size_t i,
                           OpTable table) {
-  const TrackOut& tr = tracks_[m.track[i]];
+  const TrackOut& tr = tracks_[m.track_at(i)];
   complete(cat, name, tr.pid_tid, m.start[i], m.end[i]);
   write_copy_args(out_, tr, m.correlation[i], m.bytes[i], m.start[i], m.end[i]);
   out_.end_event();
@@ -649,7 +649,7 @@ void Exporter::write_copy(std::string_view cat, std::string_view name, const Cop
 void Exporter::write_api_calls() {
   const ApiCallTable& a = t_.api_calls();
   for (std::size_t i = 0; i < a.size(); ++i) {
-    const TrackOut& tr = tracks_[a.track[i]];
+    const TrackOut& tr = tracks_[a.track_at(i)];
     complete(a.domain_at(i) == ApiDomain::driver ? "cuda_driver" : "cuda_runtime", names_.get(a.name[i]), tr.pid_tid,
              a.start[i], a.end[i]);
     out_.raw(",\"args\":{");
@@ -677,7 +677,7 @@ void Exporter::write_sample(std::size_t i) {
   const RangeTable& r = t_.ranges();
   begin_event();
   out_.raw("{\"ph\":\"P\",\"cat\":\"host_sample\",\"name\":\"host sample\",");
-  out_.raw(tracks_[r.track[i]].pid_tid);
+  out_.raw(tracks_[r.track_at(i)].pid_tid);
   out_.raw(",\"ts\":");
   out_.us(rel(r.start[i]));
   out_.raw(",\"sf\":\"");
@@ -706,8 +706,8 @@ void Exporter::write_ranges() {
   const RangeTable& r = t_.ranges();
   const StringId sample_domain = t_.strings().find(kHostSampleDomain);
   for (std::size_t i = 0; i < r.size(); ++i) {
-    const TrackOut& tr = tracks_[r.track[i]];
-    const bool gpu = t_.tracks()[r.track[i]].kind == TrackKind::gpu;
+    const TrackOut& tr = tracks_[r.track_at(i)];
+    const bool gpu = t_.tracks()[r.track_at(i)].kind == TrackKind::gpu;
     const RangeKind kind = r.kind_at(i);
     if (kind == RangeKind::mark && r.domain[i] == sample_domain && !gpu) {
       write_sample(i);
@@ -784,7 +784,7 @@ void Exporter::write_syncs() {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const std::int64_t stream = s.stream[i] == kNoId ? std::int64_t{-1} : std::int64_t{s.stream[i]};
     const std::int64_t device = s.device[i] == kNoDevice ? std::int64_t{-1} : std::int64_t{s.device[i]};
-    const std::string where = s.device[i] == kNoDevice ? tracks_[s.track[i]].pid_tid : pid_tid(s.device[i], stream);
+    const std::string where = s.device[i] == kNoDevice ? tracks_[s.track_at(i)].pid_tid : pid_tid(s.device[i], stream);
     const std::string_view name = sync_name(s.type_at(i));
     complete("cuda_sync", json_string(name), where, s.start[i], s.end[i]);
     out_.raw(",\"args\":{\"cuda_sync_kind\":\"");
@@ -838,7 +838,7 @@ void Exporter::write_counters(ChromeExportStats& stats) {
 void Exporter::write_overheads() {
   const OverheadTable& o = t_.overheads();
   for (std::size_t i = 0; i < o.size(); ++i) {
-    complete("overhead", names_.get(o.kind[i]), tracks_[o.track[i]].pid_tid, o.start[i], o.end[i]);
+    complete("overhead", names_.get(o.kind[i]), tracks_[o.track_at(i)].pid_tid, o.start[i], o.end[i]);
     out_.ch('}');
     out_.end_event();
   }
@@ -849,7 +849,7 @@ void Exporter::write_overheads() {
 void Exporter::write_os_calls() {
   const OsCallTable& o = t_.os_calls();
   for (std::size_t i = 0; i < o.size(); ++i) {
-    complete("os_runtime", names_.get(o.name[i]), tracks_[o.track[i]].pid_tid, o.start[i], o.end[i]);
+    complete("os_runtime", names_.get(o.name[i]), tracks_[o.track_at(i)].pid_tid, o.start[i], o.end[i]);
     out_.raw(",\"args\":{\"return_value\":");
     out_.i64(o.status_at(i));
     if (const std::uint16_t nesting = o.nesting_at(i)) {

@@ -218,7 +218,7 @@ class Writer {
   // The pid of the process that launched a GPU op (through its API call), or
   // the GPU track's owning process.
   std::int64_t op_pid(RowIndex api, TrackId track) const {
-    if (api != kNoRow) return global_pid(t_.tracks()[t_.api_calls().track[api]].pid);
+    if (api != kNoRow) return global_pid(t_.tracks()[t_.api_calls().track_at(api)].pid);
     return global_pid(t_.tracks()[track].pid);
   }
   std::int64_t tid_of(TrackId track) const { return thread_ids_[track]; }
@@ -362,9 +362,9 @@ class Writer {
     const KernelTable& k = t_.kernels();
     Insert ins(db_, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < k.size(); ++i) {
-      const Track& tr = t_.tracks()[k.track[i]];
+      const Track& tr = t_.tracks()[k.track_at(i)];
       ins << k.start[i] << k.end[i] << std::int64_t{tr.device} << std::int64_t{0} << std::int64_t{tr.stream}
-          << std::int64_t{k.correlation[i]} << op_pid(k.api[i], k.track[i]) << std::int64_t{k.name[i]}
+          << std::int64_t{k.correlation[i]} << op_pid(k.api[i], k.track_at(i)) << std::int64_t{k.name[i]}
           << short_name_id(k.name[i]);
       if (const StringId m = k.mangled_at(i))
         ins << std::int64_t{m};
@@ -390,19 +390,19 @@ class Writer {
     const MemcpyTable& c = t_.memcpys();
     Insert cp(db_, "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < c.size(); ++i) {
-      const Track& tr = t_.tracks()[c.track[i]];
+      const Track& tr = t_.tracks()[c.track_at(i)];
       cp << c.start[i] << c.end[i] << std::int64_t{tr.device} << std::int64_t{0} << std::int64_t{tr.stream}
-         << std::int64_t{c.correlation[i]} << op_pid(c.api[i], c.track[i]) << i64(c.bytes[i]) << std::int64_t{c.kind[i]}
-         << std::int64_t{c.src_kind[i]} << std::int64_t{c.dst_kind[i]};
+         << std::int64_t{c.correlation[i]} << op_pid(c.api[i], c.track_at(i)) << i64(c.bytes[i])
+         << std::int64_t{c.kind[i]} << std::int64_t{c.src_kind[i]} << std::int64_t{c.dst_kind[i]};
       graph(cp, sparse_at(c.graph_id, i), sparse_at(c.graph_node_id, i));
       cp.insert(rows_);
     }
     const MemsetTable& s = t_.memsets();
     Insert ms(db_, "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < s.size(); ++i) {
-      const Track& tr = t_.tracks()[s.track[i]];
+      const Track& tr = t_.tracks()[s.track_at(i)];
       ms << s.start[i] << s.end[i] << std::int64_t{tr.device} << std::int64_t{0} << std::int64_t{tr.stream}
-         << std::int64_t{s.correlation[i]} << op_pid(s.api[i], s.track[i]) << std::int64_t{sparse_at(s.value, i)}
+         << std::int64_t{s.correlation[i]} << op_pid(s.api[i], s.track_at(i)) << std::int64_t{sparse_at(s.value, i)}
          << i64(s.bytes[i]) << std::int64_t{s.mem_kind[i]};
       graph(ms, sparse_at(s.graph_id, i), sparse_at(s.graph_node_id, i));
       ms.insert(rows_);
@@ -416,8 +416,8 @@ class Writer {
     Insert other(db_, "INSERT INTO GPUSCOPE_OTHER_API_CALLS VALUES (?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < a.size(); ++i) {
       Insert& ins = a.domain_at(i) == ApiDomain::driver ? driver : a.domain_at(i) == ApiDomain::other ? other : runtime;
-      (ins << a.start[i] << a.end[i] << tid_of(a.track[i]) << std::int64_t{a.correlation[i]} << std::int64_t{a.name[i]}
-           << std::int64_t{a.status_at(i)} << std::int64_t{a.cbid_at(i)})
+      (ins << a.start[i] << a.end[i] << tid_of(a.track_at(i)) << std::int64_t{a.correlation[i]}
+           << std::int64_t{a.name[i]} << std::int64_t{a.status_at(i)} << std::int64_t{a.cbid_at(i)})
           .insert(rows_);
     }
   }
@@ -426,7 +426,7 @@ class Writer {
     const SyncTable& s = t_.syncs();
     Insert ins(db_, "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (?,?,?,?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < s.size(); ++i) {
-      const Track& tr = t_.tracks()[s.track[i]];
+      const Track& tr = t_.tracks()[s.track_at(i)];
       ins << s.start[i] << s.end[i];
       if (s.device[i] == kNoDevice)
         ins.null();
@@ -437,7 +437,7 @@ class Writer {
         ins.null();
       else
         ins << std::int64_t{s.stream[i]};
-      ins << std::int64_t{s.correlation[i]} << global_pid(tr.pid) << tid_of(s.track[i]) << std::int64_t{s.type[i]};
+      ins << std::int64_t{s.correlation[i]} << global_pid(tr.pid) << tid_of(s.track_at(i)) << std::int64_t{s.type[i]};
       if (s.event[i] == kNoId)
         ins.null();
       else
@@ -454,7 +454,7 @@ class Writer {
     Insert nvtx(db_, "INSERT INTO NVTX_EVENTS VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
     Insert ann(db_, "INSERT INTO GPUSCOPE_ANNOTATIONS VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < r.size(); ++i) {
-      const Track& tr = t_.tracks()[r.track[i]];
+      const Track& tr = t_.tracks()[r.track_at(i)];
       const RangeKind kind = r.kind_at(i);
       const bool inputs = r.input_dims_at(i) != 0 || r.input_types_at(i) != 0 || r.concrete_inputs_at(i) != 0 ||
                           r.collective_at(i) != 0 || sequence_number(r, i) >= 0;
@@ -464,7 +464,7 @@ class Writer {
         if (tr.kind == TrackKind::gpu)
           ann.null() << std::int64_t{tr.device} << std::int64_t{tr.stream};
         else
-          (ann << tid_of(r.track[i])).null().null();
+          (ann << tid_of(r.track_at(i))).null().null();
         if (const std::uint32_t corr = r.correlation_at(i))
           ann << std::int64_t{corr};
         else
@@ -506,7 +506,7 @@ class Writer {
         nvtx << std::int64_t{color};
       else
         nvtx.null();
-      nvtx << t_.str(r.name[i]) << tid_of(r.track[i]);
+      nvtx << t_.str(r.name[i]) << tid_of(r.track_at(i));
       nvtx.null();  // endGlobalTid
       nvtx << std::int64_t{r.name[i]};
       if (r.domain[i])
@@ -605,7 +605,7 @@ class Writer {
     const OverheadTable& o = t_.overheads();
     Insert ins(db_, "INSERT INTO PROFILER_OVERHEAD VALUES (?, ?, ?, ?)");
     for (std::size_t i = 0; i < o.size(); ++i)
-      (ins << o.start[i] << o.end[i] << tid_of(o.track[i]) << std::int64_t{o.kind[i]}).insert(rows_);
+      (ins << o.start[i] << o.end[i] << tid_of(o.track_at(i)) << std::int64_t{o.kind[i]}).insert(rows_);
   }
 
   // Nsight Systems' OSRT_API (eventClass 27: a call; no call stacks), so that
@@ -614,7 +614,7 @@ class Writer {
     const OsCallTable& o = t_.os_calls();
     Insert ins(db_, "INSERT INTO OSRT_API VALUES (?, ?, 27, ?, ?, ?, ?, NULL)");
     for (std::size_t i = 0; i < o.size(); ++i)
-      (ins << o.start[i] << o.end[i] << tid_of(o.track[i]) << std::int64_t{o.name[i]} << o.status_at(i)
+      (ins << o.start[i] << o.end[i] << tid_of(o.track_at(i)) << std::int64_t{o.name[i]} << o.status_at(i)
            << std::int64_t{o.nesting_at(i)})
           .insert(rows_);
   }

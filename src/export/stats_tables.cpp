@@ -184,7 +184,7 @@ StatsTable kernel_table(const Trace& t, std::uint32_t device) {
   Groups groups;
   std::vector<KernelCategory> category(t.strings().size(), KernelCategory::other);
   for (std::size_t i = 0; i < k.size(); ++i) {
-    if (!on_device(t, k.track[i], device)) continue;
+    if (!on_device(t, k.track_at(i), device)) continue;
     groups.add(k.name[i], k.end[i] - k.start[i]);
     category[k.name[i]] = k.category_at(i);
   }

@@ -1396,7 +1396,7 @@ void Simulator::add_hardware_series() {
     for (TrackId t : g.stream_track) gpu_of_track[t] = g.index;
   std::vector<std::vector<RowIndex>> rows(gpus_.size());
   for (RowIndex i = 0; i < k.size(); ++i)
-    if (gpu_of_track[k.track[i]] != UINT32_MAX) rows[gpu_of_track[k.track[i]]].push_back(i);
+    if (gpu_of_track[k.track_at(i)] != UINT32_MAX) rows[gpu_of_track[k.track_at(i)]].push_back(i);
   std::unordered_map<StringId, KernelCategory> category;
   auto category_of = [&](StringId name) {
     auto it = category.find(name);

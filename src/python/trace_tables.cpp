@@ -7,7 +7,9 @@
 //
 // Every stored or derived column of a table becomes one 1-D array. A column
 // with rows is handed over as it is (no copy); a sparse column that is empty
-// becomes a fresh array of its default (0, or "no row" for a row reference).
+// becomes a fresh array of its default (0, or "no row" for a row reference);
+// a compact one (a table's track, a call's callback id) an array of its rows'
+// values.
 // Columns that name the row's device and stream (GPU tables) or process and
 // thread (CPU tables) are computed from the track, since that is how people
 // select rows. Each column has a role that tells the Python side how to show
@@ -122,6 +124,15 @@ py::array column_array(const std::vector<T>& column, std::size_t rows, py::handl
   return a;
 }
 
+// A copy of `values`, owned by the array (read-only, as the trace's own columns).
+template <class T>
+py::array owned_array(const std::vector<T>& values) {
+  py::array_t<T> out(static_cast<py::ssize_t>(values.size()));
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  out.attr("setflags")(py::arg("write") = false);
+  return out;
+}
+
 // One value of each row's track (device, stream, pid or tid); kNoId for a
 // track id out of range (never from a reader that checks ids).
 py::array track_field(const std::vector<TrackId>& track, const std::vector<Track>& tracks,
@@ -176,12 +187,20 @@ py::list table_columns(py::object self, const std::string& name) {
     const std::size_t rows = table.size();
     table.for_each_column([&](ColumnInfo info, const auto& column) {
       const std::string_view role = (info.flags & kString) ? "string" : role_of(id, info.name);
-      out.append(py::make_tuple(text(info.name), column_array(column, rows, self, role), text(role)));
-      if constexpr (requires { table.track; }) {
+      using C = std::remove_cvref_t<decltype(column)>;
+      // A compact column (trace/tables.h) becomes an array of its rows' values.
+      std::vector<typename C::value_type> expanded;
+      if constexpr (detail::is_compact_column<C>) {
+        if (column.compacted()) detail::expand_rows(table, column, 0, rows, expanded);
+      }
+      using Values = std::vector<typename C::value_type>;
+      const Values& values = expanded.empty() ? static_cast<const Values&>(column) : expanded;
+      py::array array = expanded.empty() ? column_array(column, rows, self, role) : owned_array(expanded);
+      out.append(py::make_tuple(text(info.name), std::move(array), text(role)));
+      if constexpr (requires { table.track; } && std::is_same_v<Values, std::vector<TrackId>>) {
         if (info.name == "track")
           for (const auto& [derived, field] : track_columns(id))
-            out.append(
-                py::make_tuple(derived, track_field(table.track, t.tracks(), field), text(role_of(id, derived))));
+            out.append(py::make_tuple(derived, track_field(values, t.tracks(), field), text(role_of(id, derived))));
       }
     });
   });

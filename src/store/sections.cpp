@@ -391,11 +391,10 @@ Contents decode_contents(ByteCursor in) {
 
 namespace {
 
-template <class Column>
-bool all_default(const Column& col, std::size_t begin, std::size_t n) {
-  using T = typename Column::value_type;
-  for (std::size_t i = begin; i < begin + n; ++i)
-    if (col[i] != T{}) return false;
+template <class T>
+bool all_default(const T* values, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (values[i] != T{}) return false;
   return true;
 }
 
@@ -411,9 +410,19 @@ void encode_table_rows(const Table& t, std::size_t begin, std::size_t n, ByteWri
     if (!(info.flags & kStored)) return;
     const bool is_first = first;
     first = false;
+    using C = std::remove_cvref_t<decltype(col)>;
+    using T = typename C::value_type;
+    // A compact column is written as its rows (the file keeps every row's value).
+    const T* values = col.data() + begin;
+    std::vector<T> expanded;
+    if constexpr (detail::is_compact_column<C>) {
+      if (col.compacted()) {
+        detail::expand_rows(t, col, begin, n, expanded);
+        values = expanded.data();
+      }
+    }
     // Sparse columns that are empty, or all zero in this chunk, are absent.
-    if ((info.flags & kSparse) && (col.empty() || all_default(col, begin, n))) return;
-    using T = typename std::remove_cvref_t<decltype(col)>::value_type;
+    if ((info.flags & kSparse) && ((col.empty() && expanded.empty()) || all_default(values, n))) return;
     const TimeNs* relative = nullptr;
     if constexpr (std::is_same_v<T, TimeNs>) {
       if (info.flags & kTime) {
@@ -423,7 +432,7 @@ void encode_table_rows(const Table& t, std::size_t begin, std::size_t n, ByteWri
           start = col.data() + begin;
       }
     }
-    encode_column<T>(info.name, col.data() + begin, n, relative, is_first, out, s.values);
+    encode_column<T>(info.name, values, n, relative, is_first, out, s.values);
     ++columns;
   });
   out.data()[count_at] = columns;

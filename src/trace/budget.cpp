@@ -132,7 +132,9 @@ std::uint64_t row_memory_bytes(TableId table) {
     std::array<std::uint64_t, kTableCount> s{};
     const TraceTables t;
     t.for_each_table([&](TableId id, const auto& tab) {
-      tab.for_each_column([&](ColumnInfo, const auto& col) { s[static_cast<int>(id)] += sizeof(col[0]); });
+      tab.for_each_column([&](ColumnInfo, const auto& col) {
+        s[static_cast<int>(id)] += sizeof(typename std::remove_cvref_t<decltype(col)>::value_type);
+      });
     });
     return s;
   }();

@@ -794,7 +794,7 @@ void TraceBuilder::index_tables(Trace& t) {
     const detail::TimeColumns tc = detail::time_columns(tb, table);
     const TrackIndexColumns index{t.index_[ti].begin, t.index_[ti].max_duration, t.index_[ti].ends_sorted};
     Bounds bounds;
-    if (!index_sorted_rows(*tc.track, *tc.start, *tc.end, groups, index, depth, lane_end, bounds)) {
+    if (!index_sorted_rows(*tc.track_rows, *tc.start, *tc.end, groups, index, depth, lane_end, bounds)) {
       tb.for_each_table([&](TableId which, auto& rows) {
         if (which != table) return;
         if constexpr (requires { rows.track; })
@@ -803,7 +803,7 @@ void TraceBuilder::index_tables(Trace& t) {
           sort_by_series(rows, groups);
       });
       bounds = Bounds{};
-      if (!index_sorted_rows(*tc.track, *tc.start, *tc.end, groups, index, depth, lane_end, bounds))
+      if (!index_sorted_rows(*tc.track_rows, *tc.start, *tc.end, groups, index, depth, lane_end, bounds))
         throw std::logic_error("freeze: rows out of order after sorting");
     }
     all.add(bounds);
@@ -913,6 +913,20 @@ void TraceBuilder::attribute_ops(Trace& t) {
   }
 }
 
+// Compact columns (trace/tables.h) to their frozen form: a table's track to
+// where each track's rows begin (the index), a callback id to one per name.
+void TraceBuilder::compact_columns(Trace& t) {
+  t.t_.for_each_table([&](TableId id, auto& table) {
+    const std::vector<RowIndex>& begin = t.index_[static_cast<int>(id)].begin;
+    table.for_each_column([&](ColumnInfo, auto& col) {
+      if constexpr (requires { col.block_first; })
+        col.compact(begin);
+      else if constexpr (requires { col.by_name; })
+        col.compact(table.name);
+    });
+  });
+}
+
 Trace TraceBuilder::freeze(Rows rows) {
   Trace t = std::move(trace_);
   trace_ = Trace();
@@ -933,6 +947,7 @@ Trace TraceBuilder::freeze(Rows rows) {
   index_tables(t);
   link_ops(t);
   attribute_ops(t);
+  compact_columns(t);
   // A column left empty (a sparse one no row needed, a derived one cleared)
   // gives back the room reserved for it: it would count in memory_bytes().
   tb.for_each_table([](TableId, auto& table) {

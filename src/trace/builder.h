@@ -13,7 +13,10 @@
 //      arrived out of order;
 //   3. fills derived columns: kernel categories, correlation links (API call
 //      <-> GPU op), range nesting depth, sync tracks resolved through their API
-//      call, per-track search indexes.
+//      call, per-track search indexes;
+//   4. compacts the compact columns (trace/tables.h): each table's track kept
+//      as where each track's rows begin, a callback id as one per call name
+//      where it is a function of the name.
 //
 // Appending never allocates per event beyond the columns' amortized growth.
 #pragma once
@@ -114,6 +117,7 @@ class TraceBuilder {
   static void link_ops(Trace& t);              // correlation links both ways, kernel categories
   static void attribute_ops(Trace& t);         // launching framework op of each API call, op nesting,
                                                // categories by launching op
+  static void compact_columns(Trace& t);       // compact columns (tables.h) to their frozen form
 
   Trace trace_;
   std::unordered_map<std::uint64_t, TrackId> gpu_tracks_, cpu_tracks_;

@@ -25,10 +25,20 @@
 //
 // Derived columns are computed at freeze (and again after loading a file); they
 // are no field of the Row, and the native file stores only the stored columns.
+//
+// Compact columns ("grouped" and "by name" below) are full while a builder
+// owns the table; a frozen table keeps less than a value per row: a grouped
+// column (a table's track, by which its rows are sorted) where each value's
+// rows begin, a by-name column (an API call's callback id) one value per name
+// when it is a function of the row's name. Read them through `*_at(i)`; the
+// file format, copies and exports expand them with detail::expand_rows.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "trace/types.h"
@@ -38,11 +48,13 @@ namespace gpuscope {
 // [SECTION] Column conventions --------------------------------------------------------------
 
 enum ColumnFlags : std::uint8_t {
-  kStored = 1,   // saved in .gscope files
-  kSparse = 2,   // may be empty, meaning "all rows are the default"
-  kDerived = 4,  // computed at freeze; not saved, not in the Row
-  kTime = 8,     // a timestamp in ns (delta-encoded by the file format)
-  kString = 16,  // a StringId (checked against the string table wherever rows are checked)
+  kStored = 1,    // saved in .gscope files
+  kSparse = 2,    // may be empty, meaning "all rows are the default"
+  kDerived = 4,   // computed at freeze; not saved, not in the Row
+  kTime = 8,      // a timestamp in ns (delta-encoded by the file format)
+  kString = 16,   // a StringId (checked against the string table wherever rows are checked)
+  kGrouped = 32,  // the rows are sorted by it once frozen: a frozen table keeps where each value's rows begin
+  kByName = 64,   // a frozen table keeps one value per `name` instead, when it is a function of the name
 };
 
 struct ColumnInfo {
@@ -66,14 +78,151 @@ inline T sparse_at(const std::vector<T>& column, std::size_t row) {
 
 namespace detail {
 
-// Row i of a column as the Row's type (an enumeration, not its byte); the
-// default for an empty sparse column.
-template <class T, std::uint8_t Flags, class C>
-inline T column_at(const std::vector<C>& column, std::size_t row, T fallback) {
-  if constexpr ((Flags & kSparse) != 0) {
-    if (column.empty()) return fallback;
+// A kGrouped column: the rows' values while a builder owns the table; once
+// frozen (compact()), only where each value's rows begin and the value of
+// every 1024th row, so that a row's value is one or two loads of a small
+// table (a binary search only in a block that spans several values).
+template <class T>
+struct GroupedColumn : std::vector<T> {
+  static constexpr unsigned kBlockShift = 10;
+  std::vector<std::uint32_t> group_begin;  // rows of value v: [group_begin[v], group_begin[v + 1])
+  std::vector<T> block_first;              // the value of row b << kBlockShift; then of the last row
+
+  // Reads must say which form they want (value(i)); writes go to the rows.
+  T& operator[](std::size_t i) { return std::vector<T>::operator[](i); }
+  const T& operator[](std::size_t i) const = delete;
+
+  bool compacted() const { return this->empty() && !block_first.empty(); }
+  T value(std::size_t i) const {
+    if (!compacted()) return std::vector<T>::operator[](i);
+    const std::size_t b = i >> kBlockShift;
+    const T lo = block_first[b], hi = block_first[b + 1];
+    if (lo == hi) return lo;
+    const auto* g = group_begin.data();
+    return static_cast<T>(std::upper_bound(g + lo + 1, g + hi + 1, i) - g - 1);
   }
-  return static_cast<T>(column[row]);
+  // Drops the rows' values, keeping `begin` (the rows of value v start at
+  // begin[v]; the rows are sorted by value).
+  void compact(std::span<const std::uint32_t> begin) {
+    const std::size_t n = this->size();
+    if (n == 0) return;
+    group_begin.assign(begin.begin(), begin.end());
+    block_first.clear();
+    for (std::size_t r = 0; r < n; r += std::size_t{1} << kBlockShift)
+      block_first.push_back(std::vector<T>::operator[](r));
+    block_first.push_back(std::vector<T>::operator[](n - 1));
+    std::vector<T>().swap(*this);
+  }
+  std::size_t compact_bytes() const {
+    return group_begin.capacity() * sizeof(std::uint32_t) + block_first.capacity() * sizeof(T);
+  }
+  void clear_compact() {
+    std::vector<std::uint32_t>().swap(group_begin);
+    std::vector<T>().swap(block_first);
+  }
+};
+
+// A kByName column: the rows' values while a builder owns the table; once
+// frozen, one value per name id when every row of a name has the same value.
+template <class T>
+struct ByNameColumn : std::vector<T> {
+  std::vector<T> by_name;  // indexed by the row's `name`
+
+  // Reads must say which form they want (the table's `*_at(i)`); writes go to the rows.
+  T& operator[](std::size_t i) { return std::vector<T>::operator[](i); }
+  const T& operator[](std::size_t i) const = delete;
+
+  bool compacted() const { return this->empty() && !by_name.empty(); }
+  // Keeps one value per name instead of the rows when that is a function of
+  // the name and takes less room; else keeps the rows.
+  void compact(const std::vector<std::uint32_t>& name) {
+    const std::size_t n = this->size();
+    if (n == 0 || name.size() != n) return;
+    const std::uint32_t names = *std::max_element(name.begin(), name.end()) + 1;
+    if (names >= n) return;
+    std::vector<T> value(names);
+    std::vector<std::uint8_t> seen(names, 0);
+    const T* v = this->data();
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t k = name[i];
+      if (!seen[k]) {
+        seen[k] = 1;
+        value[k] = v[i];
+      } else if (value[k] != v[i]) {
+        return;
+      }
+    }
+    by_name.swap(value);
+    std::vector<T>().swap(*this);
+  }
+  std::size_t compact_bytes() const { return by_name.capacity() * sizeof(T); }
+  void clear_compact() { std::vector<T>().swap(by_name); }
+};
+
+template <class T, std::uint8_t Flags>
+using ColumnStorage = std::conditional_t<(Flags & kGrouped) != 0, GroupedColumn<T>,
+                                         std::conditional_t<(Flags & kByName) != 0, ByNameColumn<T>, std::vector<T>>>;
+
+template <class C>
+constexpr bool is_compact_column = requires(const C& c) {
+  c.compacted();
+};
+
+// Row i of a column as the Row's type (an enumeration, not its byte); the
+// default for an empty sparse column; a compact column's value for the row.
+template <class T, std::uint8_t Flags, class C, class Table>
+inline T column_at(const C& column, std::size_t row, T fallback, const Table& table) {
+  if constexpr ((Flags & kGrouped) != 0) {
+    return static_cast<T>(column.value(row));
+  } else if constexpr ((Flags & kByName) != 0) {
+    if (column.empty()) return column.by_name.empty() ? fallback : static_cast<T>(column.by_name[table.name[row]]);
+    return static_cast<T>(column.data()[row]);
+  } else {
+    if constexpr ((Flags & kSparse) != 0) {
+      if (column.empty()) return fallback;
+    }
+    return static_cast<T>(column[row]);
+  }
+}
+
+// Rows [begin, begin + n) of a column as a builder held them (a compact one
+// expanded): for the file writer, copies and exports.
+template <class Table, class C>
+void expand_rows(const Table& table, const C& column, std::size_t begin, std::size_t n,
+                 std::vector<typename C::value_type>& out) {
+  out.resize(n);
+  if constexpr (requires { column.block_first; }) {
+    if (column.compacted()) {
+      for (std::size_t i = 0; i < n; ++i) out[i] = column.value(begin + i);
+      return;
+    }
+  } else if constexpr (requires { column.by_name; }) {
+    if (column.compacted()) {
+      for (std::size_t i = 0; i < n; ++i) out[i] = column.by_name[table.name[begin + i]];
+      return;
+    }
+  }
+  if (column.empty())  // sparse, every row the default
+    std::fill(out.begin(), out.end(), typename C::value_type{});
+  else
+    std::copy_n(column.data() + begin, n, out.data());
+}
+
+// Every compact column of a table back to its rows (a frozen table's copy
+// handed to a builder).
+template <class Table>
+void expand_columns(Table& table) {
+  const std::size_t n = table.size();
+  table.for_each_column([&](ColumnInfo, auto& col) {
+    if constexpr (is_compact_column<std::remove_cvref_t<decltype(col)>>) {
+      if (col.compacted()) {
+        std::vector<typename std::remove_cvref_t<decltype(col)>::value_type> rows;
+        expand_rows(table, col, 0, n, rows);
+        static_cast<std::vector<typename std::remove_cvref_t<decltype(col)>::value_type>&>(col).swap(rows);
+      }
+      col.clear_compact();
+    }
+  });
 }
 
 template <class T>
@@ -99,7 +248,7 @@ constexpr bool is_zero(T v) {
 #define GPUSCOPE_KERNEL_COLUMNS(COLUMN, DERIVED)                                                                       \
   COLUMN( start,         TimeNs,           TimeNs,        kStored | kTime,             0)                              \
   COLUMN( end,           TimeNs,           TimeNs,        kStored | kTime,             0)                              \
-  COLUMN( track,         TrackId,          TrackId,       kStored,                     0) /* GPU (device, stream) */   \
+  COLUMN( track,         TrackId,          TrackId,       kStored | kGrouped,          0) /* GPU (device, stream) */   \
   COLUMN( correlation,   std::uint32_t,    std::uint32_t, kStored,                     0) /* 0 = none */               \
   COLUMN( name,          StringId,         StringId,      kStored | kString,           0) /* demangled, shown */       \
   COLUMN( mangled,       StringId,         StringId,      kStored | kSparse | kString, 0) /* if known and not `name` */\
@@ -121,7 +270,7 @@ constexpr bool is_zero(T v) {
 #define GPUSCOPE_MEMCPY_COLUMNS(COLUMN, DERIVED)                                                                       \
   COLUMN( start,         TimeNs,        TimeNs,        kStored | kTime,   0)                                           \
   COLUMN( end,           TimeNs,        TimeNs,        kStored | kTime,   0)                                           \
-  COLUMN( track,         TrackId,       TrackId,       kStored,           0) /* GPU track */                           \
+  COLUMN( track,         TrackId,       TrackId,       kStored | kGrouped, 0) /* GPU track */                          \
   COLUMN( correlation,   std::uint32_t, std::uint32_t, kStored,           0)                                           \
   COLUMN( bytes,         std::uint64_t, std::uint64_t, kStored,           0)                                           \
   COLUMN( kind,          CopyKind,      std::uint8_t,  kStored,           CopyKind::unknown)                           \
@@ -134,7 +283,7 @@ constexpr bool is_zero(T v) {
 #define GPUSCOPE_MEMSET_COLUMNS(COLUMN, DERIVED)                                                                       \
   COLUMN( start,         TimeNs,        TimeNs,        kStored | kTime,   0)                                           \
   COLUMN( end,           TimeNs,        TimeNs,        kStored | kTime,   0)                                           \
-  COLUMN( track,         TrackId,       TrackId,       kStored,           0) /* GPU track */                           \
+  COLUMN( track,         TrackId,       TrackId,       kStored | kGrouped, 0) /* GPU track */                          \
   COLUMN( correlation,   std::uint32_t, std::uint32_t, kStored,           0)                                           \
   COLUMN( bytes,         std::uint64_t, std::uint64_t, kStored,           0)                                           \
   COLUMN( value,         std::uint32_t, std::uint32_t, kStored | kSparse, 0)                                           \
@@ -151,11 +300,11 @@ constexpr bool is_zero(T v) {
 #define GPUSCOPE_API_CALL_COLUMNS(COLUMN, DERIVED)                                                                     \
   COLUMN( start,       TimeNs,        TimeNs,        kStored | kTime,    0)                                            \
   COLUMN( end,         TimeNs,        TimeNs,        kStored | kTime,    0)                                            \
-  COLUMN( track,       TrackId,       TrackId,       kStored,            0) /* CPU track (pid, tid) */                 \
+  COLUMN( track,       TrackId,       TrackId,       kStored | kGrouped, 0) /* CPU track (pid, tid) */                 \
   COLUMN( correlation, std::uint32_t, std::uint32_t, kStored,            0)                                            \
   COLUMN( name,        StringId,      StringId,      kStored | kString,  0) /* e.g. "cudaLaunchKernel" */              \
   COLUMN( domain,      ApiDomain,     std::uint8_t,  kStored,            ApiDomain::runtime)                           \
-  COLUMN( cbid,        std::uint32_t, std::uint32_t, kStored | kSparse,  0) /* CUPTI callback id, 0 = unknown */       \
+  COLUMN( cbid,        std::uint32_t, std::uint32_t, kStored | kSparse | kByName, 0) /* CUPTI callback id, 0 none */  \
   COLUMN( status,      std::int32_t,  std::int32_t,  kStored | kSparse,  0) /* return code (0 = success) */            \
   DERIVED(op_table,    OpTable,       std::uint8_t,  kDerived,           OpTable::none)                                \
   DERIVED(op_row,      RowIndex,      RowIndex,      kDerived,           kNoRow)                                       \
@@ -172,7 +321,7 @@ constexpr bool is_zero(T v) {
 #define GPUSCOPE_RANGE_COLUMNS(COLUMN, DERIVED)                                                                        \
   COLUMN( start,           TimeNs,        TimeNs,        kStored | kTime,             0) /* end == start for marks */  \
   COLUMN( end,             TimeNs,        TimeNs,        kStored | kTime,             0)                               \
-  COLUMN( track,           TrackId,       TrackId,       kStored,                     0) /* CPU; GPU for GPU-side */   \
+  COLUMN( track,           TrackId,       TrackId,       kStored | kGrouped,          0) /* CPU; GPU for GPU-side */   \
   COLUMN( name,            StringId,      StringId,      kStored | kString,           0)                               \
   COLUMN( domain,          StringId,      StringId,      kStored | kString,           0) /* NVTX domain, "cpu_op", … */\
   COLUMN( kind,            RangeKind,     std::uint8_t,  kStored,                     RangeKind::push_pop)             \
@@ -197,7 +346,7 @@ constexpr bool is_zero(T v) {
 #define GPUSCOPE_SYNC_COLUMNS(COLUMN, DERIVED)                                                                         \
   COLUMN( start,       TimeNs,        TimeNs,        kStored | kTime, 0)                                               \
   COLUMN( end,         TimeNs,        TimeNs,        kStored | kTime, 0)                                               \
-  COLUMN( track,       TrackId,       TrackId,       kStored,         0)                                               \
+  COLUMN( track,       TrackId,       TrackId,       kStored | kGrouped, 0)                                            \
   COLUMN( correlation, std::uint32_t, std::uint32_t, kStored,         0)                                               \
   COLUMN( type,        SyncType,      std::uint8_t,  kStored,         SyncType::unknown)                               \
   COLUMN( device,      std::uint32_t, std::uint32_t, kStored,         kNoDevice)                                       \
@@ -218,7 +367,7 @@ constexpr bool is_zero(T v) {
 #define GPUSCOPE_OS_CALL_COLUMNS(COLUMN, DERIVED)                                                                      \
   COLUMN( start,   TimeNs,        TimeNs,        kStored | kTime,   0)                                                 \
   COLUMN( end,     TimeNs,        TimeNs,        kStored | kTime,   0)                                                 \
-  COLUMN( track,   TrackId,       TrackId,       kStored,           0) /* CPU track (pid, tid) */                      \
+  COLUMN( track,   TrackId,       TrackId,       kStored | kGrouped, 0) /* CPU track (pid, tid) */                     \
   COLUMN( name,    StringId,      StringId,      kStored | kString, 0) /* e.g. "pthread_mutex_lock" */                 \
   COLUMN( status,  std::int64_t,  std::int64_t,  kStored | kSparse, 0) /* the return value, as recorded */             \
   COLUMN( nesting, std::uint16_t, std::uint16_t, kStored | kSparse, 0) /* 0 = outermost, 1 = inside another, … */
@@ -226,7 +375,7 @@ constexpr bool is_zero(T v) {
 #define GPUSCOPE_OVERHEAD_COLUMNS(COLUMN, DERIVED)                                                                     \
   COLUMN( start, TimeNs,   TimeNs,   kStored | kTime,   0)                                                             \
   COLUMN( end,   TimeNs,   TimeNs,   kStored | kTime,   0)                                                             \
-  COLUMN( track, TrackId,  TrackId,  kStored,           0) /* CPU track the overhead happened on */                    \
+  COLUMN( track, TrackId,  TrackId,  kStored | kGrouped, 0) /* CPU track the overhead happened on */                   \
   COLUMN( kind,  StringId, StringId, kStored | kString, 0) /* e.g. "buffer_flush", "cupti_resource" */
 
 // clang-format on
@@ -241,9 +390,9 @@ constexpr bool is_zero(T v) {
 
 #define GPUSCOPE_ROW_FIELD(name, Type, Stored, flags, def) Type name = def;
 #define GPUSCOPE_NO_ROW_FIELD(name, Type, Stored, flags, def)
-#define GPUSCOPE_COLUMN_VECTOR(name, Type, Stored, flags, def) std::vector<Stored> name;
+#define GPUSCOPE_COLUMN_VECTOR(name, Type, Stored, flags, def) detail::ColumnStorage<Stored, (flags)> name;
 #define GPUSCOPE_COLUMN_AT(name, Type, Stored, flags, def) \
-  Type name##_at(std::size_t i) const { return detail::column_at<Type, (flags)>(name, i, def); }
+  Type name##_at(std::size_t i) const { return detail::column_at<Type, (flags)>(name, i, def, *this); }
 #define GPUSCOPE_VISIT_COLUMN(name, Type, Stored, flags, def) f(ColumnInfo{#name, (flags)}, s.name);
 #define GPUSCOPE_VISIT_ROW_COLUMN(name, Type, Stored, flags, def) f(ColumnTag<(flags)>{}, name, r.name);
 #define GPUSCOPE_NO_ROW_COLUMN(name, Type, Stored, flags, def)

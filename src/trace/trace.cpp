@@ -298,7 +298,7 @@ RowRange Trace::rows_overlapping(TableId table, TrackId track, TimeNs t0, TimeNs
 
 bool Trace::is_op_range(RowIndex r) const {
   const RangeTable& g = t_.ranges;
-  if (tracks_[g.track[r]].kind != TrackKind::cpu) return false;
+  if (tracks_[g.track_at(r)].kind != TrackKind::cpu) return false;
   switch (g.kind_at(r)) {
     case RangeKind::push_pop:
     case RangeKind::start_end:
@@ -335,7 +335,11 @@ namespace {
 template <class Table>
 std::size_t table_bytes(const Table& t) {
   std::size_t n = 0;
-  t.for_each_column([&](ColumnInfo, auto& col) { n += col.capacity() * sizeof(col[0]); });
+  t.for_each_column([&](ColumnInfo, auto& col) {
+    using C = std::remove_cvref_t<decltype(col)>;
+    n += col.capacity() * sizeof(typename C::value_type);
+    if constexpr (detail::is_compact_column<C>) n += col.compact_bytes();
+  });
   return n;
 }
 }  // namespace

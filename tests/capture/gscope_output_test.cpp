@@ -91,7 +91,7 @@ TEST_F(GscopeOutput, StreamedChunksReadBackAsOneTrace) {
   EXPECT_EQ(t.str(t.kernels().mangled_at(0)), "_Z6squarePfi");
   EXPECT_EQ(t.launching_api(OpRef{OpTable::kernel, 0}) != kNoRow, true);
   ASSERT_EQ(t.syncs().size(), 1u);
-  EXPECT_EQ(t.tracks()[t.syncs().track[0]].tid, 21u);  // resolved through its API call, across chunks
+  EXPECT_EQ(t.tracks()[t.syncs().track_at(0)].tid, 21u);  // resolved through its API call, across chunks
   ASSERT_EQ(t.ranges().size(), 1u);
   EXPECT_EQ(t.ranges().end[0], 1000);
   ASSERT_EQ(t.processes().size(), 1u);

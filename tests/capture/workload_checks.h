@@ -82,10 +82,10 @@ inline std::vector<Check> check_workload(const Trace& t, Expect expect, bool wit
     TimeNs best = 0;
     for (RowIndex a : spin)
       for (RowIndex b : spin)
-        if (k.track[a] != k.track[b])
+        if (k.track_at(a) != k.track_at(b))
           best = std::max(best, std::min(k.end[a], k.end[b]) - std::max(k.start[a], k.start[b]));
     std::set<TrackId> tracks;
-    for (RowIndex a : spin) tracks.insert(k.track[a]);
+    for (RowIndex a : spin) tracks.insert(k.track_at(a));
     check("two streams overlap", tracks.size() == 2 && best >= kSpinNs / 2,
           std::to_string(tracks.size()) + " streams, longest overlap " + std::to_string(best / 1000) + " us of " +
               std::to_string(kSpinNs / 1000) + " us kernels");
@@ -178,7 +178,7 @@ inline std::vector<Check> check_workload(const Trace& t, Expect expect, bool wit
     std::size_t stream_syncs = 0, unresolved = 0;
     for (RowIndex i = 0; i < t.syncs().size(); ++i) {
       stream_syncs += t.syncs().type_at(i) == SyncType::stream;
-      const Track& tr = t.tracks()[t.syncs().track[i]];
+      const Track& tr = t.tracks()[t.syncs().track_at(i)];
       unresolved += tr.kind != TrackKind::cpu || tr.tid == 0;
     }
     // overlap waits on both streams, copies and graph on one each.

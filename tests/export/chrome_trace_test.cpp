@@ -83,9 +83,9 @@ TEST(ChromeExport, EveryTableRoundTripsToTheNanosecond) {
       ++matched;
       EXPECT_EQ(p.base + to_ns(e.at("ts")) + to_ns(e.at("dur")), k.end[i]);
       EXPECT_EQ(e.at("pid"), 0);
-      EXPECT_EQ(e.at("tid"), t.tracks()[k.track[i]].stream);
+      EXPECT_EQ(e.at("tid"), t.tracks()[k.track_at(i)].stream);
       EXPECT_EQ(e.at("args").at("device"), 0);
-      EXPECT_EQ(e.at("args").at("stream"), t.tracks()[k.track[i]].stream);
+      EXPECT_EQ(e.at("args").at("stream"), t.tracks()[k.track_at(i)].stream);
       EXPECT_EQ(e.at("args").at("grid"), nlohmann::json::array({k.grid_x[i], k.grid_y[i], k.grid_z[i]}));
       EXPECT_EQ(e.at("args").at("block"), nlohmann::json::array({k.block_x[i], k.block_y[i], k.block_z[i]}));
       EXPECT_EQ(e.at("args").at("registers per thread"), k.registers[i]);
@@ -492,18 +492,18 @@ std::vector<Row> gpu_ops(const Trace& t) {
   std::vector<Row> rows;
   auto where = [&](TrackId id) { return std::pair(t.tracks()[id].device, std::int64_t{t.tracks()[id].stream}); };
   for (std::size_t i = 0; i < t.kernels().size(); ++i) {
-    const auto [d, s] = where(t.kernels().track[i]);
+    const auto [d, s] = where(t.kernels().track_at(i));
     rows.emplace_back(d, s, t.kernels().start[i], t.kernels().end[i], t.kernels().correlation[i],
                       std::string(t.str(t.kernels().name[i])));
   }
   for (std::size_t i = 0; i < t.memcpys().size(); ++i) {
-    const auto [d, s] = where(t.memcpys().track[i]);
+    const auto [d, s] = where(t.memcpys().track_at(i));
     rows.emplace_back(
         d, s, t.memcpys().start[i], t.memcpys().end[i], t.memcpys().correlation[i],
         "memcpy " + std::to_string(t.memcpys().bytes[i]) + " " + std::string(to_string(t.memcpys().kind_at(i))));
   }
   for (std::size_t i = 0; i < t.memsets().size(); ++i) {
-    const auto [d, s] = where(t.memsets().track[i]);
+    const auto [d, s] = where(t.memsets().track_at(i));
     rows.emplace_back(d, s, t.memsets().start[i], t.memsets().end[i], t.memsets().correlation[i],
                       "memset " + std::to_string(t.memsets().bytes[i]));
   }
@@ -515,8 +515,8 @@ std::vector<Row> api_calls(const Trace& t) {
   std::vector<Row> rows;
   const ApiCallTable& a = t.api_calls();
   for (std::size_t i = 0; i < a.size(); ++i)
-    rows.emplace_back(t.tracks()[a.track[i]].pid, t.tracks()[a.track[i]].tid, a.start[i], a.end[i], a.correlation[i],
-                      std::string(t.str(a.name[i])) + "/" + std::string(to_string(a.domain_at(i))));
+    rows.emplace_back(t.tracks()[a.track_at(i)].pid, t.tracks()[a.track_at(i)].tid, a.start[i], a.end[i],
+                      a.correlation[i], std::string(t.str(a.name[i])) + "/" + std::string(to_string(a.domain_at(i))));
   std::sort(rows.begin(), rows.end());
   return rows;
 }
@@ -525,7 +525,7 @@ std::vector<Row> ranges(const Trace& t) {
   std::vector<Row> rows;
   const RangeTable& r = t.ranges();
   for (std::size_t i = 0; i < r.size(); ++i) {
-    const Track& tr = t.tracks()[r.track[i]];
+    const Track& tr = t.tracks()[r.track_at(i)];
     rows.emplace_back(tr.kind == TrackKind::gpu ? tr.device : tr.pid,
                       tr.kind == TrackKind::gpu ? std::int64_t{tr.stream} : std::int64_t{tr.tid}, r.start[i], r.end[i],
                       0, std::string(t.str(r.name[i])));

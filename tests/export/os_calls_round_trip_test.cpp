@@ -30,7 +30,7 @@ std::vector<Call> calls_of(const Trace& t) {
   const OsCallTable& o = t.os_calls();
   std::vector<Call> out;
   for (std::size_t i = 0; i < o.size(); ++i) {
-    const Track& tr = t.tracks()[o.track[i]];
+    const Track& tr = t.tracks()[o.track_at(i)];
     out.emplace_back(o.start[i], o.end[i], tr.pid, tr.tid, std::string(t.str(o.name[i])), o.status_at(i),
                      o.nesting_at(i));
   }

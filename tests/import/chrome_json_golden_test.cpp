@@ -375,7 +375,7 @@ TEST(GoldenTrace, CudaSyncEvents) {
   std::size_t by_type[5] = {};
   for (std::size_t i = 0; i < t.syncs().size(); ++i) {
     ++by_type[static_cast<int>(t.syncs().type_at(i))];
-    EXPECT_EQ(t.tracks()[t.syncs().track[i]].kind, TrackKind::cpu);
+    EXPECT_EQ(t.tracks()[t.syncs().track_at(i)].kind, TrackKind::cpu);
     EXPECT_EQ(t.syncs().device[i], 0u);
   }
   // Counter({'Stream Wait Event': 20, 'Stream Sync': 16, 'Context Sync': 5})

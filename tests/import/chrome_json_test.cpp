@@ -153,7 +153,7 @@ TEST(ChromeJson, KinetoCurrentSchema) {
   EXPECT_EQ(k.registers[0], 72u);
   EXPECT_EQ(k.static_smem[0], 4096u);
   EXPECT_EQ(k.correlation[0], 7u);
-  const Track& kt = t.tracks()[k.track[0]];
+  const Track& kt = t.tracks()[k.track_at(0)];
   EXPECT_EQ(kt.kind, TrackKind::gpu);
   EXPECT_EQ(kt.device, 0u);
   EXPECT_EQ(kt.stream, 7u);
@@ -165,7 +165,7 @@ TEST(ChromeJson, KinetoCurrentSchema) {
   EXPECT_EQ(t.str(t.api_calls().name[launch]), "cudaLaunchKernel");
   EXPECT_EQ(t.api_calls().cbid_at(launch), 211u);
   EXPECT_EQ(t.api_calls().end[launch] - t.api_calls().start[launch], 5125);
-  const Track& at = t.tracks()[t.api_calls().track[launch]];
+  const Track& at = t.tracks()[t.api_calls().track_at(launch)];
   EXPECT_EQ(at.kind, TrackKind::cpu);
   EXPECT_EQ(at.pid, 100u);
   EXPECT_EQ(at.tid, 101u);
@@ -188,7 +188,7 @@ TEST(ChromeJson, KinetoCurrentSchema) {
   EXPECT_EQ(t.syncs().type_at(0), SyncType::stream);
   EXPECT_EQ(t.syncs().stream[0], 7u);
   EXPECT_EQ(t.syncs().device[0], 0u);
-  EXPECT_EQ(t.syncs().track[0], t.api_calls().track[launch]);  // resolved to the waiting thread
+  EXPECT_EQ(t.syncs().track_at(0), t.api_calls().track_at(launch));  // resolved to the waiting thread
 
   // Ranges: CPU annotations with their domain, the GPU-side step, the mark.
   const RowIndex step = find_range(t, "ProfilerStep#7");
@@ -198,7 +198,7 @@ TEST(ChromeJson, KinetoCurrentSchema) {
   for (RowIndex i = 0; i < t.ranges().size(); ++i) {
     const std::string_view name = t.str(t.ranges().name[i]);
     const std::string_view domain = t.str(t.ranges().domain[i]);
-    const Track& tr = t.tracks()[t.ranges().track[i]];
+    const Track& tr = t.tracks()[t.ranges().track_at(i)];
     if (name == "ProfilerStep#7" && tr.kind == TrackKind::gpu) {
       ++gpu_steps;
       EXPECT_EQ(domain, "gpu_user_annotation");
@@ -246,7 +246,7 @@ TEST(ChromeJson, Kineto2021Schema) {
   EXPECT_NE(t.kernels().api[0], kNoRow);
   ASSERT_EQ(t.memcpys().size(), 1u);
   // No args.device/stream: pid is the device, "stream 7" the stream.
-  const Track& mt = t.tracks()[t.memcpys().track[0]];
+  const Track& mt = t.tracks()[t.memcpys().track_at(0)];
   EXPECT_EQ(mt.device, 0u);
   EXPECT_EQ(mt.stream, 7u);
   EXPECT_EQ(t.memcpys().kind_at(0), CopyKind::htod);
@@ -255,7 +255,7 @@ TEST(ChromeJson, Kineto2021Schema) {
   ASSERT_NE(step, kNoRow);
   EXPECT_EQ(t.str(t.ranges().domain[step]), "cpu_op");
   EXPECT_EQ(t.ranges().correlation_at(step), 1u);
-  EXPECT_EQ(t.tracks()[t.ranges().track[step]].tid, 5u);  // numeric string tid
+  EXPECT_EQ(t.tracks()[t.ranges().track_at(step)].tid, 5u);  // numeric string tid
   EXPECT_EQ(t.meta().stat("import.skipped.flow"), 1u);
 }
 
@@ -442,8 +442,8 @@ TEST(ChromeJson, StringPidsGetStableIdsAndNames) {
   ]})J");
   ASSERT_EQ(t.ranges().size(), 3u);
   const RowIndex span = find_range(t, "PyTorch Profiler (0)"), again = find_range(t, "again");
-  EXPECT_EQ(t.ranges().track[span], t.ranges().track[again]);
-  const Track& tr = t.tracks()[t.ranges().track[span]];
+  EXPECT_EQ(t.ranges().track_at(span), t.ranges().track_at(again));
+  const Track& tr = t.tracks()[t.ranges().track_at(span)];
   EXPECT_EQ(tr.name, "PyTorch Profiler");
   bool spans = false;
   for (const Process& p : t.processes()) spans |= p.name == "Spans" && p.rank == -1;
@@ -460,7 +460,7 @@ TEST(ChromeJson, EscapesUnicodeAndKeyOrder) {
   ], "other": {"nested": [1, 2, {"deep": "value"}]}, "flag": true})J");
   ASSERT_EQ(t.kernels().size(), 1u);
   EXPECT_EQ(t.str(t.kernels().name[0]), "k\xC3\xA9rnel \"q\" \xF0\x9F\x98\x80");
-  EXPECT_EQ(t.tracks()[t.kernels().track[0]].device, 1u);
+  EXPECT_EQ(t.tracks()[t.kernels().track_at(0)].device, 1u);
   EXPECT_EQ(t.meta().property("chrome.meta.flag"), "true");
 }
 

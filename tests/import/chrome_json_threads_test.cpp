@@ -50,9 +50,13 @@ void expect_same_trace(const Trace& a, const Trace& b, const std::string& what) 
   auto digest = [](const Trace& t, std::vector<std::string>& out) {
     t.tables().for_each_table([&](TableId id, const auto& table) {
       table.for_each_column([&](ColumnInfo info, const auto& col) {
+        using T = typename std::remove_cvref_t<decltype(col)>::value_type;
+        std::vector<T> rows(col.begin(), col.end());
+        if constexpr (detail::is_compact_column<std::remove_cvref_t<decltype(col)>>)
+          if (col.compacted()) detail::expand_rows(table, col, 0, table.size(), rows);
         std::string s(to_string(id));
-        s += "." + std::string(info.name) + ":" + std::to_string(col.size()) + ":";
-        s.append(reinterpret_cast<const char*>(col.data()), col.size() * sizeof(col[0]));
+        s += "." + std::string(info.name) + ":" + std::to_string(rows.size()) + ":";
+        s.append(reinterpret_cast<const char*>(rows.data()), rows.size() * sizeof(T));
         out.push_back(std::move(s));
       });
     });

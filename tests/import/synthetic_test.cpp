@@ -40,7 +40,11 @@ std::vector<std::string> column_bytes(const Trace& t, TableId which) {
   t.tables().for_each_table([&](TableId id, const auto& table) {
     if (id != which) return;
     table.for_each_column([&](ColumnInfo, const auto& col) {
-      out.emplace_back(reinterpret_cast<const char*>(col.data()), col.size() * sizeof(col[0]));
+      using T = typename std::remove_cvref_t<decltype(col)>::value_type;
+      std::vector<T> rows(col.begin(), col.end());
+      if constexpr (detail::is_compact_column<std::remove_cvref_t<decltype(col)>>)
+        if (col.compacted()) detail::expand_rows(table, col, 0, table.size(), rows);
+      out.emplace_back(reinterpret_cast<const char*>(rows.data()), rows.size() * sizeof(T));
     });
   });
   return out;
@@ -68,7 +72,7 @@ TEST(Synthetic, HasExactlyTheRequestedKernelCount) {
       EXPECT_EQ(t.kernels().size(), n) << n << " kernels on " << gpus << " GPUs";
       // Split over the GPUs as evenly as possible.
       std::map<std::uint32_t, std::uint64_t> per_device;
-      for (std::size_t i = 0; i < t.kernels().size(); ++i) ++per_device[t.tracks()[t.kernels().track[i]].device];
+      for (std::size_t i = 0; i < t.kernels().size(); ++i) ++per_device[t.tracks()[t.kernels().track_at(i)].device];
       for (const auto& [d, count] : per_device) {
         EXPECT_GE(count, n / gpus);
         EXPECT_LE(count, n / gpus + 1);
@@ -123,7 +127,7 @@ TEST(Synthetic, EveryGpuOpHasItsLaunchCallAndCorrelationIsUnique) {
     EXPECT_EQ(api.correlation[a], t.kernels().correlation[i]);
     EXPECT_GE(t.kernels().start[i], api.end[a]) << "a kernel starts after its launch call returns";
     // The launching thread drives the kernel's GPU.
-    EXPECT_EQ(t.tracks()[api.track[a]].tid - 4250, t.tracks()[t.kernels().track[i]].device);
+    EXPECT_EQ(t.tracks()[api.track_at(a)].tid - 4250, t.tracks()[t.kernels().track_at(i)].device);
   }
   ASSERT_GT(t.memcpys().size(), 0u);
   for (std::size_t i = 0; i < t.memcpys().size(); ++i) {
@@ -211,7 +215,7 @@ TEST(Synthetic, PlantedKernelDurationsStaySteadyWithNoise) {
 TimeNs concurrent_time(const Trace& t, std::uint32_t device) {
   std::vector<std::pair<TimeNs, int>> edges;
   for (std::size_t i = 0; i < t.kernels().size(); ++i) {
-    if (t.tracks()[t.kernels().track[i]].device != device) continue;
+    if (t.tracks()[t.kernels().track_at(i)].device != device) continue;
     edges.push_back({t.kernels().start[i], +1});
     edges.push_back({t.kernels().end[i], -1});
   }
@@ -258,7 +262,7 @@ TEST(Synthetic, StepsAreNvtxRangesWithTheirPhases) {
   for (std::size_t i = 0; i < r.size(); ++i) {
     const std::string name(t.str(r.name[i]));
     EXPECT_EQ(r.kind_at(i), RangeKind::push_pop);
-    EXPECT_EQ(t.tracks()[r.track[i]].kind, TrackKind::cpu);
+    EXPECT_EQ(t.tracks()[r.track_at(i)].kind, TrackKind::cpu);
     if (name.rfind("step ", 0) == 0) {
       EXPECT_EQ(r.depth[i], 0u);
       ++count["step"];
@@ -276,7 +280,7 @@ TEST(Synthetic, StepsAreNvtxRangesWithTheirPhases) {
   for (std::size_t i = 0; i < r.size(); ++i) {
     if (t.str(r.name[i]).rfind("step ", 0) != 0) continue;
     std::uint64_t launched = 0;
-    const RowRange calls = t.rows_overlapping(TableId::api_calls, r.track[i], r.start[i], r.end[i]);
+    const RowRange calls = t.rows_overlapping(TableId::api_calls, r.track_at(i), r.start[i], r.end[i]);
     for (RowIndex a = calls.begin; a < calls.end; ++a)
       launched += static_cast<OpTable>(t.api_calls().op_table[a]) == OpTable::kernel;
     EXPECT_EQ(launched, per_step);
@@ -317,14 +321,14 @@ TEST(Synthetic, AStragglerMakesTheOthersWaitInNccl) {
   std::map<std::uint32_t, TimeNs> comm;
   for (std::size_t i = 0; i < t.kernels().size(); ++i)
     if (t.kernels().category_at(i) == KernelCategory::communication)
-      comm[t.tracks()[t.kernels().track[i]].device] += t.kernels().end[i] - t.kernels().start[i];
+      comm[t.tracks()[t.kernels().track_at(i)].device] += t.kernels().end[i] - t.kernels().start[i];
   ASSERT_EQ(comm.size(), 4u);
   for (std::uint32_t d : {0u, 1u, 3u}) EXPECT_GT(comm[d], 2 * comm[2]) << "device " << d;
   // All-reduce kernels of one bucket end together on every GPU.
   std::map<std::uint32_t, std::set<TimeNs>> ends_by_device;
   for (std::size_t i = 0; i < t.kernels().size(); ++i)
     if (t.kernels().category_at(i) == KernelCategory::communication)
-      ends_by_device[t.tracks()[t.kernels().track[i]].device].insert(t.kernels().end[i]);
+      ends_by_device[t.tracks()[t.kernels().track_at(i)].device].insert(t.kernels().end[i]);
   EXPECT_EQ(ends_by_device[0], ends_by_device[2]);
 }
 
@@ -394,7 +398,7 @@ TEST(Synthetic, HardwareSeriesFollowTheKernelsAndTheSeed) {
   const std::uint32_t sm = a.find_counter_series("hw.sm_active", 0);
   const RowRange rows = a.rows_of(TableId::counters, sm);
   for (RowIndex i = 0; i < k.size(); ++i) {
-    if (a.tracks()[k.track[i]].device != 0) continue;
+    if (a.tracks()[k.track_at(i)].device != 0) continue;
     const KernelCategory c = k.category_at(i);
     if (c != KernelCategory::padding && c != KernelCategory::convolution) continue;
     for (RowIndex r = rows.begin; r < rows.end; ++r) {

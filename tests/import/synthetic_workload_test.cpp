@@ -42,7 +42,8 @@ std::vector<Span> ranges_named(const Trace& t, std::string_view name, std::uint3
   std::vector<Span> out;
   const RangeTable& r = t.ranges();
   for (std::size_t i = 0; i < r.size(); ++i)
-    if (t.str(r.name[i]) == name && t.tracks()[r.track[i]].tid == 4250 + device) out.push_back({r.start[i], r.end[i]});
+    if (t.str(r.name[i]) == name && t.tracks()[r.track_at(i)].tid == 4250 + device)
+      out.push_back({r.start[i], r.end[i]});
   std::sort(out.begin(), out.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
   return out;
 }
@@ -52,9 +53,9 @@ TimeNs overlap(const Trace& t, std::uint32_t device, std::uint32_t stream_a, std
   std::vector<Span> a, b;
   const KernelTable& k = t.kernels();
   for (std::size_t i = 0; i < k.size(); ++i) {
-    if (device_of(t, k.track[i]) != device) continue;
-    if (stream_of(t, k.track[i]) == stream_a) a.push_back({k.start[i], k.end[i]});
-    if (stream_of(t, k.track[i]) == stream_b) b.push_back({k.start[i], k.end[i]});
+    if (device_of(t, k.track_at(i)) != device) continue;
+    if (stream_of(t, k.track_at(i)) == stream_a) a.push_back({k.start[i], k.end[i]});
+    if (stream_of(t, k.track_at(i)) == stream_b) b.push_back({k.start[i], k.end[i]});
   }
   TimeNs sum = 0;
   for (const Span& x : a)
@@ -80,7 +81,7 @@ TEST(SyntheticWorkload, RunsTheWorkloadsKernelsInItsRanges) {
   // resnet-train's ranges: step > data, forward, backward, all-reduce, optimizer; one per layer and per tensor.
   std::map<std::string, int> count;
   for (std::size_t i = 0; i < t.ranges().size(); ++i)
-    if (t.tracks()[t.ranges().track[i]].tid == 4250) ++count[std::string(t.str(t.ranges().name[i]))];
+    if (t.tracks()[t.ranges().track_at(i)].tid == 4250) ++count[std::string(t.str(t.ranges().name[i]))];
   for (const char* phase : {"step", "data", "forward", "backward", "all-reduce", "optimizer", "stem.conv",
                             "stage4.block1.bn2", "stage2.block0.proj.backward", "avgpool", "fc", "loss",
                             "all-reduce.stage3.block0.conv1.weight", "optimizer.fc.bias"})
@@ -108,7 +109,7 @@ TEST(SyntheticWorkload, TheReportsBatchesArePreparedThenCopiedFromPageableMemory
   for (std::size_t i = 0; i < m.size(); ++i) {
     EXPECT_EQ(m.kind_at(i), CopyKind::htod);
     EXPECT_EQ(m.src_kind_at(i), MemoryKind::pageable);
-    EXPECT_EQ(stream_of(t, m.track[i]), 7u);
+    EXPECT_EQ(stream_of(t, m.track_at(i)), 7u);
     const RowIndex a = m.api[i];
     ASSERT_NE(a, kNoRow);
     EXPECT_EQ(t.str(t.api_calls().name[a]), "cudaMemcpy");
@@ -133,7 +134,7 @@ TEST(SyntheticWorkload, TheReportsHostRunsPythonBetweenStepsAndSyncsBeforeTheAll
     for (std::uint32_t d = 1; d < 4; ++d)  // the loop's host time is every GPU's
       EXPECT_NEAR(double(steps[d][s].start - steps[d][s - 1].end), double(gap), 200'000.0) << "GPU " << d;
     const RowRange calls =
-        t.rows_overlapping(TableId::api_calls, t.ranges().track[0], steps[0][s - 1].end, steps[0][s].start);
+        t.rows_overlapping(TableId::api_calls, t.ranges().track_at(0), steps[0][s - 1].end, steps[0][s].start);
     EXPECT_EQ(calls.size(), 0u) << "a call between steps";
   }
   for (std::size_t i = 0; i < t.syncs().size(); ++i) EXPECT_EQ(t.syncs().type_at(i), SyncType::context);
@@ -144,7 +145,7 @@ TEST(SyntheticWorkload, TheReportsHostRunsPythonBetweenStepsAndSyncsBeforeTheAll
   EXPECT_EQ(device_syncs, 4u * 4);
   for (std::size_t i = 0; i < t.kernels().size(); ++i) {
     if (t.kernels().category_at(i) == KernelCategory::communication) {
-      EXPECT_EQ(stream_of(t, t.kernels().track[i]), 7u);
+      EXPECT_EQ(stream_of(t, t.kernels().track_at(i)), 7u);
     }
   }
 }
@@ -171,7 +172,7 @@ TEST(SyntheticWorkload, TheTunedJobOverlapsTheAllReduceTheUpdateAndTheCopies) {
   const Trace t = make_synthetic_trace(tuned_job(4));
   std::map<std::uint32_t, std::set<KernelCategory>> by_stream;
   for (std::size_t i = 0; i < t.kernels().size(); ++i)
-    by_stream[stream_of(t, t.kernels().track[i])].insert(t.kernels().category_at(i));
+    by_stream[stream_of(t, t.kernels().track_at(i))].insert(t.kernels().category_at(i));
   EXPECT_EQ(by_stream[8], (std::set<KernelCategory>{KernelCategory::optimizer}));
   EXPECT_EQ(by_stream[22], (std::set<KernelCategory>{KernelCategory::communication}));
   EXPECT_FALSE(by_stream[7].count(KernelCategory::padding));
@@ -180,7 +181,7 @@ TEST(SyntheticWorkload, TheTunedJobOverlapsTheAllReduceTheUpdateAndTheCopies) {
   EXPECT_GT(overlap(t, 0, 7, 22), 0) << "the all-reduce runs beside the backward";
   for (std::size_t i = 0; i < t.memcpys().size(); ++i) {
     EXPECT_EQ(t.memcpys().src_kind_at(i), MemoryKind::pinned);
-    EXPECT_EQ(stream_of(t, t.memcpys().track[i]), 21u);
+    EXPECT_EQ(stream_of(t, t.memcpys().track_at(i)), 21u);
   }
   EXPECT_EQ(t.memcpys().size(), 4u * 3) << "the next step's batch; the last step has none to fetch";
   EXPECT_EQ(t.syncs().size(), 0u);

@@ -64,7 +64,8 @@ def test_numeric_columns_are_read_only_views_of_the_trace(small):
     t = gpuscope.open(small)
     raw = {name: array for name, array, role in t._core.columns("kernels")}
     k = t.kernels
-    for column in ["start", "end", "track", "correlation", "grid_x", "block_x", "registers", "api"]:
+    # (`track` is computed: a loaded trace keeps where each track's rows begin.)
+    for column in ["start", "end", "correlation", "grid_x", "block_x", "registers", "api"]:
         array = k[column].array
         values = array._data if isinstance(array, pd.arrays.IntegerArray) else k[column].to_numpy()  # NA: a mask beside
         assert np.shares_memory(values, raw[column]), f"{column} was copied"

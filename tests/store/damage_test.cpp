@@ -209,7 +209,7 @@ Bytes appended_file(const Trace& t, std::uint32_t rows_per_chunk, bool finish) {
       KernelRow r;
       r.start = k.start[i];
       r.end = k.end[i];
-      r.track = k.track[i];
+      r.track = k.track_at(i);
       r.name = k.name[i];
       r.grid_x = r.block_x = 1;
       b.add_kernel(r);

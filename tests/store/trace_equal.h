@@ -52,8 +52,17 @@ inline void expect_traces_equal(const Trace& a, const Trace& b) {
           tb.for_each_column([&](ColumnInfo, const auto& col_b) {
             if constexpr (std::is_same_v<decltype(col_a), decltype(col_b)>) {
               if (ca == cb) {
-                EXPECT_TRUE(
-                    columns_equal(col_a, col_b, rows, std::string(to_string(id)) + "." + std::string(info.name)));
+                const std::string what = std::string(to_string(id)) + "." + std::string(info.name);
+                using C = std::remove_cvref_t<decltype(col_a)>;
+                if constexpr (gpuscope::detail::is_compact_column<C>) {
+                  // Compared as rows: the two may keep a column in different forms.
+                  std::vector<typename C::value_type> rows_a, rows_b;
+                  if (!col_a.empty() || col_a.compacted()) gpuscope::detail::expand_rows(ta, col_a, 0, rows, rows_a);
+                  if (!col_b.empty() || col_b.compacted()) gpuscope::detail::expand_rows(tb, col_b, 0, rows, rows_b);
+                  EXPECT_TRUE(columns_equal(rows_a, rows_b, rows, what));
+                } else {
+                  EXPECT_TRUE(columns_equal(col_a, col_b, rows, what));
+                }
               }
             }
             ++cb;

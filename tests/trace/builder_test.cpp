@@ -55,7 +55,9 @@ TEST(TraceBuilder, SortsByTrackThenStartAndRenumbersTracks) {
   ASSERT_EQ(k.size(), 5u);
   const std::vector<TimeNs> starts(k.start.begin(), k.start.end());
   EXPECT_EQ(starts, (std::vector<TimeNs>{10, 20, 0, 30, 5}));
-  EXPECT_EQ(k.track, (std::vector<TrackId>{0, 0, 1, 1, 2}));
+  std::vector<TrackId> tracks;
+  for (std::size_t i = 0; i < k.size(); ++i) tracks.push_back(k.track_at(i));
+  EXPECT_EQ(tracks, (std::vector<TrackId>{0, 0, 1, 1, 2}));
   EXPECT_EQ(t.rows_of(TableId::kernels, 0).size(), 2u);
   EXPECT_EQ(t.rows_of(TableId::kernels, 1).begin, 2u);
   EXPECT_EQ(t.rows_of(TableId::kernels, 3).size(), 0u);
@@ -246,7 +248,7 @@ TEST(TraceBuilder, SyncsFindTheirThreadThroughCorrelation) {
   Trace t = b.freeze();
   ASSERT_EQ(t.syncs().size(), 2u);
   std::vector<std::uint32_t> tids;
-  for (TrackId tr : t.syncs().track) tids.push_back(t.tracks()[tr].tid);
+  for (std::size_t i = 0; i < t.syncs().size(); ++i) tids.push_back(t.tracks()[t.syncs().track_at(i)].tid);
   std::sort(tids.begin(), tids.end());
   EXPECT_EQ(tids, (std::vector<std::uint32_t>{0, 9}));
 }

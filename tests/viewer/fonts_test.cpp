@@ -258,7 +258,7 @@ TEST_F(UiFrames, NoPanelOfTheReportShapedSampleDrawsAMissingGlyph) {
   frame_missing_glyphs(v);
   const TrackStats* stream = nullptr;
   for (const TrackStats& ts : v.stats().tracks)
-    if (ts.track == k.track[r] && !ts.compared) stream = &ts;  // A's track, not B's drawn under it
+    if (ts.track == k.track_at(r) && !ts.compared) stream = &ts;  // A's track, not B's drawn under it
   ASSERT_NE(stream, nullptr);
   ASSERT_TRUE(stream->visible);
   const float x = v.stats().timeline_x0 + v.stats().timeline_width_px / 2, y = stream->y + stream->height / 2;

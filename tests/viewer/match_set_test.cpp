@@ -69,7 +69,7 @@ TEST(MatchSet, FirstFromAndPerTrackLists) {
     const auto rows = m.on_track(TableId::kernels, tr);
     per_track += rows.size();
     for (RowIndex r : rows) {
-      ASSERT_EQ(t.kernels().track[r], tr);
+      ASSERT_EQ(t.kernels().track_at(r), tr);
       ASSERT_EQ(t.kernels().category_at(r), KernelCategory::gemm);
     }
   }

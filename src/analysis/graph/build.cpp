@@ -350,7 +350,7 @@ void Builder::syncs() {
     if (!in_window(s.start[i])) continue;
     const SyncType type = s.type_at(i);
     if (type == SyncType::stream_wait_event) continue;  // GPU-side: seen as the waiting stream's inferred edge
-    const std::uint32_t ci = s.track[i] < track_chain.size() ? track_chain[s.track[i]] : kNoTrack;
+    const std::uint32_t ci = s.track_at(i) < track_chain.size() ? track_chain[s.track_at(i)] : kNoTrack;
     if (ci == kNoTrack) {
       ++unmatched;
       continue;

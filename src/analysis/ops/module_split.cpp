@@ -62,7 +62,7 @@ struct ForwardOp {
 // op of its number in its process, or such ops on more than one thread.
 RowIndex forward_op(const Trace& t, const std::vector<ForwardOp>& forward, RowIndex b) {
   const RangeTable& rg = t.ranges();
-  const ForwardOp key{t.tracks()[rg.track[b]].pid, sequence_number(rg, b), 0, 0, 0};
+  const ForwardOp key{t.tracks()[rg.track_at(b)].pid, sequence_number(rg, b), 0, 0, 0};
   auto it = std::lower_bound(forward.begin(), forward.end(), key, [](const ForwardOp& x, const ForwardOp& k) {
     return std::tie(x.pid, x.sequence) < std::tie(k.pid, k.sequence);
   });
@@ -179,7 +179,7 @@ void module_pass(const Trace& t, Profile* p) {
   std::vector<ForwardOp> forward;
   for (RowIndex r = 0; r < rg.size(); ++r)
     if (sequence_number(rg, r) >= 0 && rg.fwd_thread_at(r) == 0 && t.is_op_range(r))
-      forward.push_back({t.tracks()[rg.track[r]].pid, sequence_number(rg, r), rg.start[r], rg.track[r], r});
+      forward.push_back({t.tracks()[rg.track_at(r)].pid, sequence_number(rg, r), rg.start[r], rg.track_at(r), r});
   std::sort(forward.begin(), forward.end());
   Modules m(t);
   std::vector<std::uint32_t> module_of(rg.size(), kNone);

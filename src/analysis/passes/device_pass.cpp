@@ -652,7 +652,7 @@ struct Sweep {
     // (The input cursor, not a search: idle_input() below walks the same pieces from g0.)
     const TimeNs input_part = input.length(g0, g1);
     const TimeNs rest = std::max<TimeNs>(0, gap - explained - input_part);
-    const TrackId thread = linked && launch_api != kNoRow ? t.api_calls().track[launch_api] : IdlePiece::kNone;
+    const TrackId thread = linked && launch_api != kNoRow ? t.api_calls().track_at(launch_api) : IdlePiece::kNone;
     if (rest > 0) piece(g0, g1, gap_cause(gap < big, late, first_call && g0 < first_step_end), thread);
     if (gap < big) {
       // A short gap a late launch ended is launch overhead (launch_gaps), less
@@ -909,7 +909,7 @@ IntervalSet input_ranges(const Trace& t) {
   std::vector<std::uint8_t> is_input(t.strings().size(), 2);  // 2 = not decided yet
   std::vector<TimeRange> found;
   for (std::size_t i = 0; i < r.size(); ++i) {
-    if (t.tracks()[r.track[i]].kind != TrackKind::cpu || r.kind_at(i) == RangeKind::mark) continue;
+    if (t.tracks()[r.track_at(i)].kind != TrackKind::cpu || r.kind_at(i) == RangeKind::mark) continue;
     std::uint8_t& decided = is_input[r.name[i]];
     if (decided == 2) decided = is_input_range_name(t.str(r.name[i])) ? 1 : 0;
     if (decided) found.push_back({r.start[i], r.end[i]});
@@ -942,7 +942,7 @@ std::vector<SyncEnd> sync_ends(const Trace& t, std::uint32_t device, const std::
     }
   }
   for (const BlockingCopy& b : blocking)
-    if (t.tracks()[t.memcpys().track[b.row]].device == device) out.push_back({t.api_calls().end[b.api], true});
+    if (t.tracks()[t.memcpys().track_at(b.row)].device == device) out.push_back({t.api_calls().end[b.api], true});
   std::sort(out.begin(), out.end(), [](const SyncEnd& a, const SyncEnd& b) { return a.end < b.end; });
   return out;
 }

@@ -359,7 +359,7 @@ std::vector<KernelSampleMean> kernel_sample_means(const Trace& t, RowIndex kerne
   std::vector<KernelSampleMean> out;
   const KernelTable& k = t.kernels();
   if (kernel >= k.size()) return out;
-  const std::uint32_t device = t.tracks()[k.track[kernel]].device;
+  const std::uint32_t device = t.tracks()[k.track_at(kernel)].device;
   const TimeNs start = k.start[kernel], end = k.end[kernel];
   const CounterTable& c = t.counters();
   const std::vector<CounterSeries>& all = t.counter_series();

@@ -40,7 +40,7 @@ std::vector<Sample> samples_by_thread(const Trace& t) {
   const StringId domain = t.strings().find(kHostSampleDomain);
   const RangeTable& r = t.ranges();
   for (std::size_t i = 0; i < r.size(); ++i)
-    if (r.domain[i] == domain && r.kind_at(i) == RangeKind::mark) out.push_back({r.track[i], r.start[i], r.name[i]});
+    if (r.domain[i] == domain && r.kind_at(i) == RangeKind::mark) out.push_back({r.track_at(i), r.start[i], r.name[i]});
   std::sort(out.begin(), out.end(),
             [](const Sample& a, const Sample& b) { return a.track != b.track ? a.track < b.track : a.time < b.time; });
   return out;
@@ -51,7 +51,7 @@ std::unordered_map<std::uint32_t, TrackId> main_threads(const Trace& t) {
   std::unordered_map<std::uint32_t, std::unordered_map<TrackId, std::uint64_t>> counts;
   const KernelTable& k = t.kernels();
   for (std::size_t i = 0; i < k.size(); ++i)
-    if (k.api[i] != kNoRow) ++counts[t.tracks()[k.track[i]].device][t.api_calls().track[k.api[i]]];
+    if (k.api[i] != kNoRow) ++counts[t.tracks()[k.track_at(i)].device][t.api_calls().track_at(k.api[i])];
   std::unordered_map<std::uint32_t, TrackId> out;
   for (const auto& [device, by_thread] : counts) {
     std::pair<TrackId, std::uint64_t> best{IdlePiece::kNone, 0};

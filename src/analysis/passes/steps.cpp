@@ -74,7 +74,7 @@ std::vector<CpuStep> cpu_steps(const Trace& t, StepSource* source) {
   // growing by doubling would touch (and copy) twice as much fresh memory.
   profiler.reserve(r.size());
   for (std::size_t i = 0; i < r.size(); ++i) {
-    if (t.tracks()[r.track[i]].kind != TrackKind::cpu || r.kind_at(i) == RangeKind::mark) continue;
+    if (t.tracks()[r.track_at(i)].kind != TrackKind::cpu || r.kind_at(i) == RangeKind::mark) continue;
     std::uint8_t& k = kind[r.name[i]];
     if (k == 0) {
       const std::string_view n = t.str(r.name[i]);
@@ -83,10 +83,10 @@ std::vector<CpuStep> cpu_steps(const Trace& t, StepSource* source) {
     if (k == 1) continue;
     const std::string_view name = t.str(r.name[i]);
     if (k == 2) {
-      profiler.push_back({{r.start[i], r.end[i]}, r.track[i], r.name[i], trailing_number(name, 0)});
+      profiler.push_back({{r.start[i], r.end[i]}, r.track_at(i), r.name[i], trailing_number(name, 0)});
     } else {
-      named.push_back({{r.start[i], r.end[i]}, r.track[i], r.name[i], -1});
-      ++named_per_track[r.track[i]];
+      named.push_back({{r.start[i], r.end[i]}, r.track_at(i), r.name[i], -1});
+      ++named_per_track[r.track_at(i)];
     }
   }
   std::vector<CpuStep> out;
@@ -168,13 +168,13 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
   auto visit = [&](OpRef op) {
     switch (op.table) {
       case OpTable::kernel:
-        add(k.track[op.row], k.end[op.row]);
+        add(k.track_at(op.row), k.end[op.row]);
         break;
       case OpTable::memcpy:
-        add(m.track[op.row], m.end[op.row]);
+        add(m.track_at(op.row), m.end[op.row]);
         break;
       case OpTable::memset:
-        add(z.track[op.row], z.end[op.row]);
+        add(z.track_at(op.row), z.end[op.row]);
         break;
       default:
         break;
@@ -193,11 +193,11 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
       const RowIndex op = row[i];
       const auto kind = static_cast<OpTable>(table[i]);
       if (kind == OpTable::kernel)
-        add(k.track[op], k.end[op]);  // tests, not a jump table: kernels are most calls
+        add(k.track_at(op), k.end[op]);  // tests, not a jump table: kernels are most calls
       else if (kind == OpTable::memcpy)
-        add(m.track[op], m.end[op]);
+        add(m.track_at(op), m.end[op]);
       else if (kind == OpTable::memset)
-        add(z.track[op], z.end[op]);
+        add(z.track_at(op), z.end[op]);
     }
   }
   flush();
@@ -303,11 +303,11 @@ std::string repeats_inside_one_call(const Trace& t, const std::vector<OpRef>& an
   // encloses every anchor's launch between them (one thread launches them).
   const RowIndex first = t.launching_api(anchors.front());
   const RowIndex last = t.launching_api(anchors.back());
-  if (first == kNoRow || last == kNoRow || a.track[first] != a.track[last]) return {};
+  if (first == kNoRow || last == kNoRow || a.track_at(first) != a.track_at(last)) return {};
   const TimeNs from = a.start[first], to = a.start[last];
   std::string found;
   TimeNs shortest = 0;
-  const RowRange rows = t.rows_overlapping(TableId::ranges, a.track[first], from, to);
+  const RowRange rows = t.rows_overlapping(TableId::ranges, a.track_at(first), from, to);
   for (RowIndex i = rows.begin; i < rows.end; ++i) {
     if (r.kind_at(i) == RangeKind::mark || r.start[i] > from || r.end[i] < to) continue;
     if (!one_call_by_name(t.str(r.name[i]), t.str(r.domain[i]))) continue;

@@ -326,7 +326,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
   std::vector<CopyBlock> blocks(m.size(), CopyBlock::none);
   for (const BlockingCopy& b : blocking_copies(t, opt)) blocks[b.row] = b.how;
   for (std::size_t i = 0; i < m.size(); ++i) {
-    if (!on_device(t, m.track[i], opt.device)) continue;
+    if (!on_device(t, m.track_at(i), opt.device)) continue;
     const TimeNs dur = m.end[i] - m.start[i];
     const CopyKind kind = m.kind_at(i);
     ++out.count;
@@ -352,7 +352,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
       out.pageable_bytes += m.bytes[i];
       ev->pageable.add(rt.shift({m.start[i], m.end[i]}), dur);
     }
-    const bool own_stream = t.rows_of(TableId::kernels, m.track[i]).empty();
+    const bool own_stream = t.rows_of(TableId::kernels, m.track_at(i)).empty();
     Group& g = groups[(direction_of(kind) * 2 + (own_stream ? 1 : 0)) * 4 + memory_of(m, i)];
     ++g.count;
     g.bytes += m.bytes[i];
@@ -385,7 +385,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
   sort_copy_groups(out.groups);
   const MemsetTable& z = t.memsets();
   for (std::size_t i = 0; i < z.size(); ++i) {
-    if (!on_device(t, z.track[i], opt.device)) continue;
+    if (!on_device(t, z.track_at(i), opt.device)) continue;
     ++out.memsets;
     out.memset_ns += z.end[i] - z.start[i];
   }

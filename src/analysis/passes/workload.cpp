@@ -157,7 +157,7 @@ Outside outside_the_kernels(const Trace& t, TimeRange kernels) {
   }
   const RangeTable& r = t.ranges();
   for (RowIndex i = 0; i < r.size(); ++i)
-    if (t.tracks()[r.track[i]].kind == TrackKind::cpu && r.kind_at(i) != RangeKind::mark && r.depth[i] == 0)
+    if (t.tracks()[r.track_at(i)].kind == TrackKind::cpu && r.kind_at(i) != RangeKind::mark && r.depth[i] == 0)
       add(r.name[i], r.start[i], r.end[i]);
   return o;
 }

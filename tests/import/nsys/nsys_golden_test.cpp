@@ -208,7 +208,7 @@ TEST_F(NsysGolden, Nsys2024CloverleafMpi) {
     EXPECT_EQ(t.syncs().device[i], 0u);
     EXPECT_EQ(t.syncs().stream[i], kNoId);
     // The waiting thread, found through the correlation (nsys records only the process).
-    EXPECT_EQ(t.tracks()[t.syncs().track[i]].tid, 1701896u);
+    EXPECT_EQ(t.tracks()[t.syncs().track_at(i)].tid, 1701896u);
   }
 
   // SELECT id, name, smCount, computeMajor, computeMinor, cuDevice FROM TARGET_INFO_GPU: four A100-SXM4-80GB;
@@ -257,7 +257,7 @@ TEST_F(NsysGolden, Nsys2024CloverleafMpi) {
     for (std::size_t i = 0; i < o.size(); ++i) {
       total += o.end[i] - o.start[i];
       EXPECT_EQ(o.nesting_at(i), 0u);
-      ++by_tid[t.tracks()[o.track[i]].tid];
+      ++by_tid[t.tracks()[o.track_at(i)].tid];
       poll += t.str(o.name[i]) == "poll";
     }
     EXPECT_EQ(total, 855689751);

@@ -220,14 +220,14 @@ INSERT INTO MPI_COMMUNICATORS VALUES (3, 10, 1, 0, 3, 8, 0, 0, '', 1), (3, 20, 2
   EXPECT_EQ(t.ranges().start[0], 1650);
   EXPECT_EQ(t.str(t.ranges().domain[0]), "cuda_event");
   EXPECT_EQ(t.str(t.ranges().name[0]), "cudaEventRecord (event 4)");
-  EXPECT_EQ(t.tracks()[t.ranges().track[0]].kind, TrackKind::gpu);
+  EXPECT_EQ(t.tracks()[t.ranges().track_at(0)].kind, TrackKind::gpu);
   EXPECT_EQ(t.ranges().correlation_at(0), 32u);
   EXPECT_EQ(t.meta().stat("import.skipped.cuda_event_without_time"), 1u);
   // syncType 2 is STREAM_SYNCHRONIZE in this file's ENUM_CUPTI_SYNC_TYPE.
   ASSERT_EQ(t.syncs().size(), 1u);
   EXPECT_EQ(t.syncs().type_at(0), SyncType::stream);
   EXPECT_EQ(t.syncs().stream[0], 9u);
-  EXPECT_EQ(t.tracks()[t.syncs().track[0]].tid, 5u);
+  EXPECT_EQ(t.tracks()[t.syncs().track_at(0)].tid, 5u);
   EXPECT_EQ(t.tracks()[0].name, "compute (stream 9)");
   EXPECT_EQ(t.meta().rank, 3);
   EXPECT_EQ(t.meta().world_size, 8);
@@ -288,7 +288,7 @@ INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUE
   EXPECT_EQ(r.payload_at(main_range), 12);
   EXPECT_EQ(r.depth[main_range], 1);                 // inside "step 0"
   EXPECT_EQ(r.kind_at(load), RangeKind::start_end);  // on the thread that started it
-  EXPECT_EQ(t.tracks()[r.track[load]].tid, 40u);
+  EXPECT_EQ(t.tracks()[r.track_at(load)].tid, 40u);
   EXPECT_EQ(r.payload_at(load), 3);
   const std::size_t tick = find("tick");
   EXPECT_EQ(r.kind_at(tick), RangeKind::mark);
@@ -357,7 +357,7 @@ CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NO
   for (std::size_t i = 0; i < 2; ++i) {
     const RowIndex a = t.kernels().api[i];
     ASSERT_NE(a, kNoRow);
-    EXPECT_EQ(t.tracks()[t.api_calls().track[a]].pid, t.tracks()[t.kernels().track[i]].pid);
+    EXPECT_EQ(t.tracks()[t.api_calls().track_at(a)].pid, t.tracks()[t.kernels().track_at(i)].pid);
   }
   EXPECT_NE(t.kernels().correlation[0], t.kernels().correlation[1]);
   EXPECT_NE(t.meta().property("nsys.correlation_ids"), "");
@@ -513,10 +513,10 @@ INSERT INTO OSRT_API VALUES (1000, 1000, 31, )sql" + n(gtid(42, 42)) +
   EXPECT_EQ(o.end[1], 2300);
   EXPECT_EQ(o.status_at(1), -1);
   EXPECT_EQ(o.nesting_at(1), 1u);
-  EXPECT_EQ(t.tracks()[o.track[1]].tid, 42u);
+  EXPECT_EQ(t.tracks()[o.track_at(1)].tid, 42u);
   EXPECT_EQ(t.str(o.name[2]), "mmap64");
   EXPECT_EQ(o.status_at(2), 140737488355328);  // a pointer: 64 bits kept
-  EXPECT_EQ(t.tracks()[o.track[2]].tid, 43u);
+  EXPECT_EQ(t.tracks()[o.track_at(2)].tid, 43u);
   EXPECT_EQ(t.meta().stat("import.skipped.osrt_start_marks"), 1u);
   EXPECT_EQ(t.meta().stat("import.skipped.osrt_finish_marks"), 1u);
   EXPECT_EQ(t.meta().stat("import.skipped.os_call_without_thread"), 1u);
