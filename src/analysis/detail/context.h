@@ -387,6 +387,9 @@ struct BlockingCopy {
 // staged by the driver and exempt); copy groups by most time first.
 std::vector<BlockingCopy> blocking_copies(const Trace& t, const AnalysisOptions& opt);
 void sort_copy_groups(std::vector<CopyGroup>& groups);
+// passes/streams.cpp: whether an API call synchronizes the host with the GPU
+// (cu…Synchronize…), for traces without synchronization records.
+bool is_sync_api(std::string_view name);
 
 // passes/hotspots.cpp: categories, hotspots and launch statistics over all traces,
 // from the totals the device passes gathered (plus the scans exact medians need).

@@ -917,10 +917,6 @@ IntervalSet input_ranges(const Trace& t) {
   return union_of(std::move(found));
 }
 
-bool is_sync_api(std::string_view name) {
-  return name.find("Synchronize") != std::string_view::npos && name.starts_with("cu");
-}
-
 // End times of the host synchronizations that concern `device`: sync records
 // for it or for no particular device, else (traces without sync records) the
 // synchronizing API calls; and the launching calls of its copies that block
