@@ -104,8 +104,8 @@ void summarize_steps(Profile* p) {
   s.step_time = summarize(durations);
 }
 
-void add_stats(const TraceMeta& meta, Profile* p) {
-  for (const auto& stat : meta.stats) {
+void add_stats(const std::vector<std::pair<std::string, std::uint64_t>>& stats, Profile* p) {
+  for (const auto& stat : stats) {
     auto it = std::find_if(p->trace_stats.begin(), p->trace_stats.end(),
                            [&](const auto& kv) { return kv.first == stat.first; });
     if (it == p->trace_stats.end())
@@ -166,7 +166,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   rank_rows(rt, devices, steps, &p);
   for (DeviceSummary& d : devices) p.devices.push_back(std::move(d));
   p.steps.steps = std::move(steps);
-  add_stats(t.meta(), &p);
+  add_stats(t.meta().stats, &p);
   p.trace_quality.files.push_back(file_quality(t, rt.file));
   if (t.end_time() > t.begin_time() || t.kernels().size()) p.window = rt.shift({t.begin_time(), t.end_time()});
   // The stream pass comes after the device pass: its scan of the launch

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <tuple>
+#include <type_traits>
 
 #include "words/damage_text.h"
 #include "words/format.h"
@@ -156,73 +158,63 @@ void compare_hardware(const Profile& before, const Profile& after, ProfileDiff& 
   }
 }
 
-// Kernel time per category, largest change first.
-void compare_categories(const Profile& before, const Profile& after, Scale scale, ProfileDiff& d) {
-  std::map<KernelCategory, CategoryDelta> cats;
-  for (const CategoryTime& c : before.categories) {
-    CategoryDelta& x = cats[c.category];
-    x.category = c.category;
-    x.before_ns = per(c.time_ns, scale.before);
-    x.before_share = c.share;
-  }
-  for (const CategoryTime& c : after.categories) {
-    CategoryDelta& x = cats[c.category];
-    x.category = c.category;
-    x.after_ns = per(c.time_ns, scale.after);
-    x.after_share = c.share;
-  }
-  for (const auto& [cat, x] : cats) d.categories.push_back(x);
-  std::stable_sort(d.categories.begin(), d.categories.end(), [](const CategoryDelta& x, const CategoryDelta& y) {
+// The rows of both runs matched by key, in key order: fill(delta, row, after)
+// fills the side of the delta that `row` belongs to (after: the after run's).
+template <class Delta, class Row, class Key, class Fill>
+std::vector<Delta> match_rows(const std::vector<Row>& before, const std::vector<Row>& after, Key key, Fill fill) {
+  std::map<std::invoke_result_t<Key&, const Row&>, Delta> by_key;
+  for (const Row& r : before) fill(by_key[key(r)], r, false);
+  for (const Row& r : after) fill(by_key[key(r)], r, true);
+  std::vector<Delta> out;
+  for (auto& [k, x] : by_key) out.push_back(std::move(x));
+  return out;
+}
+
+// Largest change of time first (key order among equal changes), the first `top`.
+template <class Delta>
+void largest_change_first(std::vector<Delta>& v, std::size_t top = std::numeric_limits<std::size_t>::max()) {
+  std::stable_sort(v.begin(), v.end(), [](const Delta& x, const Delta& y) {
     return std::abs(x.after_ns - x.before_ns) > std::abs(y.after_ns - y.before_ns);
   });
+  if (v.size() > top) v.resize(top);
+}
+
+// Kernel time per category, largest change first.
+void compare_categories(const Profile& before, const Profile& after, Scale scale, ProfileDiff& d) {
+  d.categories = match_rows<CategoryDelta>(
+      before.categories, after.categories, [](const CategoryTime& c) { return c.category; },
+      [&](CategoryDelta& x, const CategoryTime& c, bool a) {
+        x.category = c.category;
+        (a ? x.after_ns : x.before_ns) = per(c.time_ns, a ? scale.after : scale.before);
+        (a ? x.after_share : x.before_share) = c.share;
+      });
+  largest_change_first(d.categories);
 }
 
 // Kernel time per kernel name, largest change first, the first top_kernels.
 void compare_kernels(const Profile& before, const Profile& after, Scale scale, std::size_t top_kernels,
                      ProfileDiff& d) {
-  std::map<std::string, KernelDelta> ks;
-  for (const Hotspot& h : before.hotspots) {
-    KernelDelta& x = ks[h.name];
-    x.name = h.name;
-    x.category = h.category;
-    x.before_ns = per(h.stats.total, scale.before);
-    x.before_count = h.stats.count;
-  }
-  for (const Hotspot& h : after.hotspots) {
-    KernelDelta& x = ks[h.name];
-    x.name = h.name;
-    x.category = h.category;
-    x.after_ns = per(h.stats.total, scale.after);
-    x.after_count = h.stats.count;
-  }
-  for (auto& [name, x] : ks) d.kernels.push_back(std::move(x));
-  std::stable_sort(d.kernels.begin(), d.kernels.end(), [](const KernelDelta& x, const KernelDelta& y) {
-    return std::abs(x.after_ns - x.before_ns) > std::abs(y.after_ns - y.before_ns);
-  });
-  if (d.kernels.size() > top_kernels) d.kernels.resize(top_kernels);
+  d.kernels = match_rows<KernelDelta>(
+      before.hotspots, after.hotspots, [](const Hotspot& h) { return h.name; },
+      [&](KernelDelta& x, const Hotspot& h, bool a) {
+        x.name = h.name;
+        x.category = h.category;
+        (a ? x.after_ns : x.before_ns) = per(h.stats.total, a ? scale.after : scale.before);
+        (a ? x.after_count : x.before_count) = h.stats.count;
+      });
+  largest_change_first(d.kernels, top_kernels);
 }
 
 // GPU time per framework op (name × shapes × types), largest change first.
 void compare_ops(const Profile& before, const Profile& after, Scale scale, std::size_t top, ProfileDiff& d) {
-  std::map<std::tuple<std::string, std::string, std::string>, OpDelta> os;
-  auto key = [](const OpRow& r) { return std::make_tuple(r.name, r.shapes, r.dtypes); };
-  for (const OpRow& r : before.ops) {
-    OpDelta& x = os[key(r)];
-    x.name = r.name, x.shapes = r.shapes, x.dtypes = r.dtypes;
-    x.before_ns = per(r.gpu_total_ns, scale.before);
-    x.before_calls = r.calls;
-  }
-  for (const OpRow& r : after.ops) {
-    OpDelta& x = os[key(r)];
-    x.name = r.name, x.shapes = r.shapes, x.dtypes = r.dtypes;
-    x.after_ns = per(r.gpu_total_ns, scale.after);
-    x.after_calls = r.calls;
-  }
-  for (auto& [k, x] : os) d.ops.push_back(std::move(x));
-  std::stable_sort(d.ops.begin(), d.ops.end(), [](const OpDelta& x, const OpDelta& y) {
-    return std::abs(x.after_ns - x.before_ns) > std::abs(y.after_ns - y.before_ns);
-  });
-  if (d.ops.size() > top) d.ops.resize(top);
+  d.ops = match_rows<OpDelta>(
+      before.ops, after.ops, [](const OpRow& r) { return std::make_tuple(r.name, r.shapes, r.dtypes); },
+      [&](OpDelta& x, const OpRow& r, bool a) {
+        x.name = r.name, x.shapes = r.shapes, x.dtypes = r.dtypes;
+        (a ? x.after_ns : x.before_ns) = per(r.gpu_total_ns, a ? scale.after : scale.before);
+        (a ? x.after_calls : x.before_calls) = r.calls;
+      });
+  largest_change_first(d.ops, top);
 }
 
 // Findings matched by id: resolved, appeared, worse, better, unchanged; the
@@ -232,29 +224,24 @@ void compare_findings(const Profile& before, const Profile& after, ProfileDiff& 
   std::map<std::string, const Finding*> fa, fb;
   for (const Finding& f : before.findings) fa.emplace(f.id, &f);
   for (const Finding& f : after.findings) fb.emplace(f.id, &f);
-  for (const auto& [id, f] : fa) {
+  auto fill = [&](const std::string& id, const Finding& f, bool a) {
     FindingDelta& x = fs[id];
     x.id = id;
-    x.in_before = true;
-    x.before_severity = f->severity;
-    x.before_metric = f->metric;
-    x.threshold = f->threshold;
-    x.before_saving_ns = f->saving_ns;
-    x.before_title = f->title;
-    x.change = FindingChange::resolved;
+    (a ? x.in_after : x.in_before) = true;
+    (a ? x.after_severity : x.before_severity) = f.severity;
+    (a ? x.after_metric : x.before_metric) = f.metric;
+    x.threshold = f.threshold;
+    (a ? x.after_saving_ns : x.before_saving_ns) = f.saving_ns;
+    (a ? x.after_title : x.before_title) = f.title;
+  };
+  for (const auto& [id, f] : fa) fill(id, *f, false);
+  for (const auto& [id, f] : fb) fill(id, *f, true);
+  for (auto& [id, x] : fs) {
+    x.change = !x.in_after    ? FindingChange::resolved
+               : !x.in_before ? FindingChange::appeared
+                              : direction(*fa[id], *fb[id]);
+    d.findings.push_back(std::move(x));
   }
-  for (const auto& [id, f] : fb) {
-    FindingDelta& x = fs[id];
-    x.id = id;
-    x.in_after = true;
-    x.after_severity = f->severity;
-    x.after_metric = f->metric;
-    x.threshold = f->threshold;
-    x.after_saving_ns = f->saving_ns;
-    x.after_title = f->title;
-    x.change = x.in_before ? direction(*fa[id], *f) : FindingChange::appeared;
-  }
-  for (auto& [id, x] : fs) d.findings.push_back(std::move(x));
   auto rank = [](FindingChange c) { return static_cast<int>(c); };
   std::stable_sort(d.findings.begin(), d.findings.end(), [&](const FindingDelta& x, const FindingDelta& y) {
     if (rank(x.change) != rank(y.change)) return rank(x.change) < rank(y.change);

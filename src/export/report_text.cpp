@@ -644,13 +644,17 @@ void collective_sites(const Profile& p, const ReportTextOptions& o, std::string&
   out += t.render("  ") + "\n";
 }
 
-// The op table: the heaviest ops by GPU time (with their ops inside), each
-// with the kernels under it; then, where shapes were recorded, the heaviest
-// (op, shapes) rows with their roofline figures.
 std::string optional_fixed(const std::optional<double>& v, int decimals) { return v ? fixed(*v, decimals) : "-"; }
 
-void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
-  if (p.op_names.empty()) return;
+// An op's shapes cut to a table column's width.
+std::string short_shapes(std::string shapes) {
+  if (columns(shapes) > 48) shapes = shapes.substr(0, 47) + "…";
+  return shapes;
+}
+
+// The heaviest ops by GPU time (with their ops inside), each with the
+// kernels under it.
+void framework_ops(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const OpSummary& s = p.op_summary;
   out += "Top " + std::to_string(std::min(o.top, p.op_names.size())) + " framework ops of " + count(p.op_names.size()) +
          " (by GPU time with the ops inside; " + count(s.attributed) + " of " + count(s.gpu_ops) +
@@ -700,7 +704,11 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
     out += "  No input shapes recorded: profile with record_shapes=True for FLOPs and roofline figures.\n";
   if (s.malformed_shapes) out += "  " + count(s.malformed_shapes) + " op calls had shapes that could not be read.\n";
   out += "\n";
-  if (!s.shapes_recorded) return;
+}
+
+// The heaviest (op, shapes) rows with a cost formula, with their roofline
+// figures (once shapes were recorded).
+void roofline(const Profile& p, const ReportTextOptions& o, std::string& out) {
   Table r;
   r.rows.push_back({"#", "GPU total", "calls", "TFLOP/s", "TB/s", "FLOP/B", "bound", "roofline", "op", "shapes"});
   r.right = {true, true, true, true, true, true, false, true, false, false};
@@ -727,8 +735,7 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
     }
     works.push_back(&row);
     ++shown;
-    std::string shapes = row.shapes.empty() ? "?" : row.shapes;
-    if (columns(shapes) > 48) shapes = shapes.substr(0, 47) + "…";
+    const std::string shapes = short_shapes(row.shapes.empty() ? "?" : row.shapes);
     r.rows.push_back(
         {std::to_string(shown), duration(row.gpu_total_ns), count(row.calls), optional_fixed(row.achieved_tflops, 1),
          optional_fixed(row.achieved_tbps, 2), optional_fixed(row.intensity, 0), row.bound.empty() ? "-" : row.bound,
@@ -756,6 +763,13 @@ void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (!blank.empty()) out += wrap(no_figures, o.width, "  ", "  ");
   if (!p.devices.empty() && !p.devices[0].peaks_source.empty()) out += "  Peaks: " + p.devices[0].peaks_source + ".\n";
   out += "\n";
+}
+
+// The op table: the framework ops; then, where shapes were recorded, the roofline.
+void op_table(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  if (p.op_names.empty()) return;
+  framework_ops(p, o, out);
+  if (p.op_summary.shapes_recorded) roofline(p, o, out);
 }
 
 // Forward and backward GPU time per nn.Module, backward ops linked to their
@@ -954,9 +968,21 @@ std::string report_text(const Profile& p, const ReportTextOptions& o) {
 
 // [SECTION] Diff ----------------------------------------------------------------------------------------
 
-std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
-  std::string out = "gpuscope diff: " + (d.before_label.empty() ? std::string("before") : d.before_label) + " -> " +
-                    (d.after_label.empty() ? std::string("after") : d.after_label) + "\n";
+namespace {
+
+// A table of the diff under its title, when it has rows besides its header.
+void titled(std::string_view title, const Table& t, std::string& out) {
+  if (t.rows.size() > 1) out += std::string(title) + "\n" + t.render("  ") + "\n";
+}
+
+std::string change_percent(double a, double b) {
+  return a == 0 ? std::string("-") : (b >= a ? "+" : "") + percent1((b - a) / a);
+}
+
+// The two runs, what the times are, the summary lines and the headline figures.
+void diff_headline(const ProfileDiff& d, const ReportTextOptions& o, std::string& out) {
+  out += "gpuscope diff: " + (d.before_label.empty() ? std::string("before") : d.before_label) + " -> " +
+         (d.after_label.empty() ? std::string("after") : d.after_label) + "\n";
   out += d.per_step ? "Times per step (" + count(d.before_steps) + " and " + count(d.after_steps) + " steps per GPU)\n"
                     : "Times are totals over each trace (no steps on both sides)\n";
   out += "\n";
@@ -965,33 +991,34 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
   Table t;
   t.rows.push_back({"", "before", "after", "change"});
   t.right = {false, true, true, true};
-  auto delta = [](double a, double b) {
-    return a == 0 ? std::string("-") : (b >= a ? "+" : "") + percent1((b - a) / a);
-  };
   if (d.before_step_ns || d.after_step_ns)
     t.rows.push_back({"step time", duration(d.before_step_ns), duration(d.after_step_ns),
-                      delta(double(d.before_step_ns), double(d.after_step_ns))});
+                      change_percent(double(d.before_step_ns), double(d.after_step_ns))});
   t.rows.push_back({"kernel time", duration(d.before_kernel_ns), duration(d.after_kernel_ns),
-                    delta(double(d.before_kernel_ns), double(d.after_kernel_ns))});
+                    change_percent(double(d.before_kernel_ns), double(d.after_kernel_ns))});
   t.rows.push_back({"GPU utilization", percent1(d.before_utilization), percent1(d.after_utilization), ""});
   t.rows.push_back({"kernel concurrency", percent1(d.before_concurrency), percent1(d.after_concurrency), ""});
   t.rows.push_back({"HTA idle share", percent1(d.before_idle_share), percent1(d.after_idle_share), ""});
   auto memory_row = [&](const char* what, const std::optional<std::uint64_t>& a,
                         const std::optional<std::uint64_t>& b) {
     if (!a && !b) return;
-    t.rows.push_back({what, a ? bytes(*a) : "-", b ? bytes(*b) : "-", a && b ? delta(double(*a), double(*b)) : "-"});
+    t.rows.push_back(
+        {what, a ? bytes(*a) : "-", b ? bytes(*b) : "-", a && b ? change_percent(double(*a), double(*b)) : "-"});
   };
   memory_row("peak memory allocated", d.before_peak_allocated, d.after_peak_allocated);
   memory_row("peak memory reserved", d.before_peak_reserved, d.after_peak_reserved);
   out += t.render("  ") + "\n";
+}
 
+// Where the time went on both sides: kernel time by category, idle time by cause.
+void diff_breakdowns(const ProfileDiff& d, std::string& out) {
   Table c;
   c.rows.push_back({"category", "before", "after", "change", "share before", "share after"});
   c.right = {false, true, true, true, true, true};
   for (const CategoryDelta& x : d.categories)
     c.rows.push_back({std::string(to_string(x.category)), duration(x.before_ns), duration(x.after_ns),
                       duration(x.after_ns - x.before_ns), percent1(x.before_share), percent1(x.after_share)});
-  if (c.rows.size() > 1) out += "Kernel time by category\n" + c.render("  ") + "\n";
+  titled("Kernel time by category", c, out);
 
   Table idle;
   idle.rows.push_back({"cause", "before", "after", "change", "charged to before", "charged to after"});
@@ -1000,10 +1027,11 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
     idle.rows.push_back({std::string(idle_cause_words(x.cause)), duration(x.before_ns), duration(x.after_ns),
                          duration(x.after_ns - x.before_ns), x.before_finding.empty() ? "-" : x.before_finding,
                          x.after_finding.empty() ? "-" : x.after_finding});
-  if (idle.rows.size() > 1)
-    out += std::string("Idle time by cause (per GPU") + (d.per_step ? ", per step" : "") + ")\n" + idle.render("  ") +
-           "\n";
+  titled(std::string("Idle time by cause (per GPU") + (d.per_step ? ", per step" : "") + ")", idle, out);
+}
 
+// The kernels and framework ops whose time changed most, and the hardware counters.
+void diff_changes(const ProfileDiff& d, const ReportTextOptions& o, std::string& out) {
   Table k;
   k.rows.push_back({"before", "after", "change", "count before", "count after", "kernel"});
   k.right = {true, true, true, true, true, false};
@@ -1015,7 +1043,7 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
     k.rows.push_back({duration(x.before_ns), duration(x.after_ns), duration(x.after_ns - x.before_ns),
                       count(x.before_count), count(x.after_count), shown[i]});
   }
-  if (k.rows.size() > 1) out += "Kernels that changed most\n" + k.render("  ") + "\n";
+  titled("Kernels that changed most", k, out);
 
   Table ops;
   ops.rows.push_back({"before", "after", "change", "calls before", "calls after", "op"});
@@ -1023,13 +1051,11 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
   for (std::size_t i = 0; i < d.ops.size() && i < o.top; ++i) {
     const OpDelta& x = d.ops[i];
     if (x.after_ns == x.before_ns) continue;
-    std::string shapes = x.shapes;
-    if (columns(shapes) > 48) shapes = shapes.substr(0, 47) + "…";
+    const std::string shapes = short_shapes(x.shapes);
     ops.rows.push_back({duration(x.before_ns), duration(x.after_ns), duration(x.after_ns - x.before_ns),
                         count(x.before_calls), count(x.after_calls), x.name + (shapes.empty() ? "" : " " + shapes)});
   }
-  if (ops.rows.size() > 1)
-    out += "Framework ops that changed most (GPU time with the ops inside)\n" + ops.render("  ") + "\n";
+  titled("Framework ops that changed most (GPU time with the ops inside)", ops, out);
 
   Table hw;
   hw.rows.push_back({"before", "after", "samples before", "samples after", "series (mean over the GPUs)"});
@@ -1037,22 +1063,34 @@ std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
   for (const HwDelta& x : d.hardware)
     hw.rows.push_back({x.before ? hw_value(x.unit, *x.before) : "-", x.after ? hw_value(x.unit, *x.after) : "-",
                        count(x.before_samples), count(x.after_samples), x.name});
-  if (hw.rows.size() > 1) out += "Hardware (measured by the GPUs' counters)\n" + hw.render("  ") + "\n";
+  titled("Hardware (measured by the GPUs' counters)", hw, out);
+}
 
-  if (!d.findings.empty()) {
-    out += "Findings\n";
-    for (const FindingDelta& f : d.findings) {
-      std::string line = pad(std::string(to_string(f.change)), 9) + " " + f.id;
-      if (f.in_before && f.in_after)
-        line += ": " + percent1(f.before_metric) + " -> " + percent1(f.after_metric) + " (saving " +
-                duration(f.before_saving_ns) + " -> " + duration(f.after_saving_ns) + ")";
-      else if (f.in_before)
-        line += ": was " + f.before_title;
-      else
-        line += ": " + f.after_title;
-      out += wrap(line, o.width, "  ", "            ");
-    }
+// The findings resolved, new, worse, better or unchanged.
+void diff_findings(const ProfileDiff& d, const ReportTextOptions& o, std::string& out) {
+  if (d.findings.empty()) return;
+  out += "Findings\n";
+  for (const FindingDelta& f : d.findings) {
+    std::string line = pad(std::string(to_string(f.change)), 9) + " " + f.id;
+    if (f.in_before && f.in_after)
+      line += ": " + percent1(f.before_metric) + " -> " + percent1(f.after_metric) + " (saving " +
+              duration(f.before_saving_ns) + " -> " + duration(f.after_saving_ns) + ")";
+    else if (f.in_before)
+      line += ": was " + f.before_title;
+    else
+      line += ": " + f.after_title;
+    out += wrap(line, o.width, "  ", "            ");
   }
+}
+
+}  // namespace
+
+std::string diff_text(const ProfileDiff& d, const ReportTextOptions& o) {
+  std::string out;
+  diff_headline(d, o, out);
+  diff_breakdowns(d, out);
+  diff_changes(d, o, out);
+  diff_findings(d, o, out);
   return out;
 }
 

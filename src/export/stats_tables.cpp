@@ -215,7 +215,7 @@ StatsTable by_copy_kind(StatsTable table, const Trace& t, std::uint32_t device, 
                         const KindColumn& kind, const char* none) {
   Groups groups;
   for (std::size_t i = 0; i < rows.size(); ++i)
-    if (on_device(t, rows.track[i], device))
+    if (on_device(t, rows.track_at(i), device))
       groups.add(kind[i], rows.end[i] - rows.start[i], static_cast<std::int64_t>(rows.bytes[i]));
   timed_rows(table, groups, true, no_extra,
              [](std::uint64_t k) { return std::string(to_string(static_cast<Kind>(k))); });

@@ -240,7 +240,7 @@ struct RankParts {
 // statistics added to it (for one trace or a job's digests).
 void summarize_steps(Profile* p);
 void compute_skew(Profile* p);
-void add_stats(const TraceMeta& meta, Profile* p);
+void add_stats(const std::vector<std::pair<std::string, std::uint64_t>>& stats, Profile* p);
 
 // The op table's kernels (ops/op_table.cpp): the heaviest `rows` rows of each table
 // (at most 32) get their `kernels` heaviest kernels.
@@ -387,6 +387,9 @@ struct BlockingCopy {
 // staged by the driver and exempt); copy groups by most time first.
 std::vector<BlockingCopy> blocking_copies(const Trace& t, const AnalysisOptions& opt);
 void sort_copy_groups(std::vector<CopyGroup>& groups);
+// passes/streams.cpp: whether an API call synchronizes the host with the GPU
+// (cu…Synchronize…), for traces without synchronization records.
+bool is_sync_api(std::string_view name);
 
 // passes/hotspots.cpp: categories, hotspots and launch statistics over all traces,
 // from the totals the device passes gathered (plus the scans exact medians need).

@@ -854,17 +854,11 @@ void Builder::optimizer_buckets() {
   const auto opt = static_cast<std::uint8_t>(KernelCategory::optimizer);
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     std::vector<NodeId> comms, opts;
-    for (const Chain& c : g.chains) {
-      if (!c.gpu || c.device != g.steps[i].device) continue;
-      const TimeNs* s = g.obs_start.data();
-      for (const TimeNs* it = std::lower_bound(s + c.begin, s + c.end, ranges[i].start);
-           it != s + c.end && *it < ranges[i].end; ++it) {
-        const auto n = static_cast<NodeId>(it - s);
-        if (g.kind[n] != NodeKind::kernel) continue;
-        if (g.category[n] == comm) comms.push_back(n);
-        if (g.category[n] == opt) opts.push_back(n);
-      }
-    }
+    for_each_gpu_op_within(g, g.steps[i].device, ranges[i], [&](NodeId n) {
+      if (g.kind[n] != NodeKind::kernel) return;
+      if (g.category[n] == comm) comms.push_back(n);
+      if (g.category[n] == opt) opts.push_back(n);
+    });
     if (comms.empty() || opts.empty()) continue;
     auto by_start = [&](NodeId a, NodeId b) { return g.obs_start[a] < g.obs_start[b]; };
     std::sort(comms.begin(), comms.end(), by_start);

@@ -185,15 +185,9 @@ std::vector<std::vector<NodeId>> ops_by_step(const Graph& g) {
   const std::vector<TimeRange> ranges = measured_steps(g);
   std::vector<std::vector<NodeId>> out(ranges.size());
   for (std::size_t i = 0; i < ranges.size(); ++i) {
-    for (const Chain& c : g.chains) {
-      if (!c.gpu || c.device != g.steps[i].device) continue;
-      const TimeNs* s = g.obs_start.data();
-      for (const TimeNs* it = std::lower_bound(s + c.begin, s + c.end, ranges[i].start);
-           it != s + c.end && *it < ranges[i].end; ++it) {
-        const auto n = static_cast<NodeId>(it - s);
-        if (g.category[n] != kNoCategory) out[i].push_back(n);
-      }
-    }
+    for_each_gpu_op_within(g, g.steps[i].device, ranges[i], [&](NodeId n) {
+      if (g.category[n] != kNoCategory) out[i].push_back(n);
+    });
     std::sort(out[i].begin(), out[i].end(), [&](NodeId a, NodeId b) { return g.obs_start[a] < g.obs_start[b]; });
   }
   return out;

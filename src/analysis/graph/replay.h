@@ -10,6 +10,7 @@
 // says how close, and why not exactly where it is not).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -41,6 +42,18 @@ Timeline observed(const Graph& g);
 std::vector<TimeRange> step_ranges(const Graph& g, const Timeline& tl);
 // … on the observed times (without copying them into a timeline).
 std::vector<TimeRange> measured_steps(const Graph& g);
+// Calls f(node) for each GPU op of `device` that starts within `range` (a
+// step as measured): chain by chain, each chain's ops by start.
+template <class F>
+void for_each_gpu_op_within(const Graph& g, std::uint32_t device, TimeRange range, F&& f) {
+  const TimeNs* s = g.obs_start.data();
+  for (const Chain& c : g.chains) {
+    if (!c.gpu || c.device != device) continue;
+    for (const TimeNs* it = std::lower_bound(s + c.begin, s + c.end, range.start); it != s + c.end && *it < range.end;
+         ++it)
+      f(static_cast<NodeId>(it - s));
+  }
+}
 
 // First start and last end over every node (0, 0 for an empty graph).
 TimeRange span(const Timeline& tl);

@@ -483,14 +483,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   l.runtime_outliers += r.launches.runtime_outliers;
   l.launch_delay_outliers += r.launches.launch_delay_outliers;
   l.max_queue_depth = std::max(l.max_queue_depth, r.launches.max_queue_depth);
-  for (const auto& stat : r.trace_stats) {
-    auto it = std::find_if(p->trace_stats.begin(), p->trace_stats.end(),
-                           [&](const auto& kv) { return kv.first == stat.first; });
-    if (it == p->trace_stats.end())
-      p->trace_stats.push_back(stat);
-    else
-      it->second += stat.second;
-  }
+  detail::add_stats(r.trace_stats, p);
   for (const FileQuality& q : r.trace_quality.files) p->trace_quality.files.push_back(q);
   if (r.window.end > r.window.start || !r.devices.empty()) {
     const TimeRange w = shifted(r.window, x.offset);

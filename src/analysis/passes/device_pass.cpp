@@ -503,20 +503,14 @@ struct Sweep {
       if (k & kKernels) d.kernel_busy_ns += dt;
       if (k & kTwoKernels) multi_ += dt;
       if (k & kComputeBusy) d.compute_ns += dt;
-      if (k & kCommBusy) {
-        d.communication_ns += dt;
-        if (k & kComputeBusy)
-          comm_with_compute_ += dt;
-        else
-          d.exposed_communication_ns += dt;
-      }
-      if (k & kCopyBusy) {
-        d.memcpy_ns += dt;
-        if (k & kKernels)
-          copy_with_kernels_ += dt;
-        else
-          d.memcpy_exposed_ns += dt;
-      }
+      // Time busy with `what`: in all, and split by whether `other` ran alongside.
+      auto split = [&](unsigned what, unsigned other, TimeNs& total, TimeNs& alongside, TimeNs& alone) {
+        if (!(k & what)) return;
+        total += dt;
+        (k & other ? alongside : alone) += dt;
+      };
+      split(kCommBusy, kComputeBusy, d.communication_ns, comm_with_compute_, d.exposed_communication_ns);
+      split(kCopyBusy, kKernels, d.memcpy_ns, copy_with_kernels_, d.memcpy_exposed_ns);
       if (k & kOptimizerBusy) {
         ev.optimizer_ns += dt;
         if (k & kOtherThanOptimizer) ev.optimizer_overlapped_ns += dt;
@@ -745,122 +739,110 @@ struct Sweep {
     steps.finish();
   }
 
-  // The sweep: every start and end of the device's ops in time order. Most
-  // ops are taken in stretches of one run (below); the merge of runs and the
-  // ops in flight handles the rest.
-  void run() {
-    if (!wait_before_first_op()) return;
+  // Where the sweep stands: its clock, the state key of the ops in flight,
+  // and the current step's share of busy time. Kept by run() in a local
+  // (registers), like OpSums: the step's share is summed while pieces fall
+  // in its window (added to the step in memory, each piece would wait for
+  // the previous one's store) and handed over by settle_steps() before
+  // anything else adds to steps.
+  struct Cursor {
     TimeNs now = 0, first = 0, busy_until = 0;
     bool started = false;
-    OpSums sums;
-    RunOrder order(runs);
-    unsigned key = key_of(n);  // of the ops in flight now
-    // The current step's share of busy time, in locals while pieces fall in
-    // its window (added to the step in memory, each piece would wait for the
-    // previous one's store); handed over before anything else adds to steps.
+    unsigned key = 0;  // of the ops in flight now
     TimeNs step_lo = 0, step_hi = -1, step_time[3] = {0, 0, 0};
-    auto settle_steps = [&] {
-      if (step_time[0] | step_time[1] | step_time[2]) {
-        steps.deposit(step_time);
-        step_time[0] = step_time[1] = step_time[2] = 0;
-      }
-    };
-    // Moves the sweep to `at`: everything that happens at `now` has happened,
-    // so the conditions the evidence follows are evaluated once per instant,
-    // not per event; the time in between goes to the state key's total.
-    auto move_to = [&](TimeNs at) __attribute__((always_inline)) {
-      if (at > now) {
-        const unsigned mask = mask_of(key);
-        if (mask != state_mask) set_states(mask, now);
-        if (started) {
-          time_in_[key] += at - now;
-          if (key & kAny) {
-            if (now >= step_lo && at <= step_hi) {
-              step_time[field_index(key)] += at - now;
-            } else {
-              settle_steps();
-              steps.add(now, at, field_of(key));
-              steps.window(&step_lo, &step_hi);
-            }
+  };
+  void settle_steps(Cursor& c) {
+    if (c.step_time[0] | c.step_time[1] | c.step_time[2]) {
+      steps.deposit(c.step_time);
+      c.step_time[0] = c.step_time[1] = c.step_time[2] = 0;
+    }
+  }
+  // The conditions the evidence follows, for the ops in flight with state key `key` from `at` on.
+  [[gnu::always_inline]] void enter_state(unsigned key, TimeNs at) {
+    const unsigned mask = mask_of(key);
+    if (mask != state_mask) set_states(mask, at);
+  }
+  // Moves the sweep to `at`: everything that happens at `now` has happened,
+  // so the conditions the evidence follows are evaluated once per instant,
+  // not per event; the time in between goes to the state key's total.
+  [[gnu::always_inline]] void move_to(Cursor& c, TimeNs at) {
+    if (at > c.now) {
+      enter_state(c.key, c.now);
+      if (c.started) {
+        time_in_[c.key] += at - c.now;
+        if (c.key & kAny) {
+          if (c.now >= c.step_lo && at <= c.step_hi) {
+            c.step_time[field_index(c.key)] += at - c.now;
+          } else {
+            settle_steps(c);
+            steps.add(c.now, at, field_of(c.key));
+            steps.window(&c.step_lo, &c.step_hi);
           }
         }
-        now = at;
       }
-    };
+      c.now = at;
+    }
+  }
+
+  // The host sync starting at `at`, next of run s (table 0): in flight for HTA's figures only.
+  [[gnu::always_inline]] void take_sync(Cursor& c, Run& r, int s, TimeNs at, RunOrder& order, OpSums& sums) {
+    const RowIndex i = r.row++;
+    order.advanced(s, r);
+    sums.note_hta(at, r.end[i]);
+    n.add(kHta);
+    c.key = key_of(n);
+    fly(r.end[i], kHta);
+  }
+
+  // A stretch of run s from its op starting at `at`: its ops one after the
+  // other, for as long as nothing else happens on the device (no other run
+  // starts, no op in flight ends). The ops in flight stay as they are
+  // (`base_key`) throughout, apart from the run's own current op, so the
+  // order of events is known without the merge: most of a stream's ops are
+  // taken here, a few instructions each. Event for event what a merge of
+  // every start and end would do.
+  [[gnu::always_inline]] void take_stretch(Cursor& c, Run& r, int s, TimeNs at, RunOrder& order, OpSums& sums) {
+    const unsigned base_key = c.key;
+    const TimeNs limit = std::min(flying.empty() ? RunOrder::kNever : flying.back().end, order.second_start());
+    RowIndex j = r.row;
+    TimeNs a = at;
     for (;;) {
-      // Ends before starts at the same instant: touching ops do not overlap.
-      while (!flying.empty() && flying.back().end <= order.next_start()) {
-        move_to(flying.back().end);
-        n.remove(flying.back().cls);
-        key = key_of(n);
-        flying.pop_back();
+      const TimeNs e = r.end[j];
+      if (!c.started) {
+        c.started = true;
+        c.first = a;
+      } else if (!(base_key & kAny) && a > c.busy_until) {
+        bool linked = false;
+        RowIndex launch_api = kNoRow;
+        const TimeNs launch = launch_ending_gap(r, j, a, at, order, linked, launch_api);
+        settle_steps(c);  // close_gap() adds idle pieces to the steps (and may move on to a later one)
+        close_gap(c.busy_until, a, linked, launch, launch_api, first_call(r, j));
+        steps.window(&c.step_lo, &c.step_hi);
       }
-      const int s = order.next();
-      if (s < 0) break;
-      const TimeNs at = order.next_start();
-      move_to(at);
-      Run& r = runs[s];
-
-      if (r.table == 0) {  // a sync, for HTA only
-        const RowIndex i = r.row++;
-        order.advanced(s, r);
-        sums.note_hta(at, r.end[i]);
-        n.add(kHta);
-        key = key_of(n);
-        fly(r.end[i], kHta);
-        continue;
+      const std::uint8_t cls = account(r, j, a, e, r.api[j], sums);
+      c.busy_until = std::max(c.busy_until, e);
+      const unsigned last_key = key_with(base_key, cls);
+      ++j;
+      const TimeNs next = j < r.last ? r.start[j] : RunOrder::kNever;
+      if (e >= limit || next < e) {  // something else happens first: the op stays in flight
+        n.add(cls);
+        c.key = last_key;
+        fly(e, cls);
+        break;
       }
-
-      // A stretch of run s: its ops one after the other, for as long as
-      // nothing else happens on the device (no other run starts, no op in
-      // flight ends). The ops in flight stay as they are (`base_key`)
-      // throughout, apart from the run's own current op, so the order of
-      // events is known without the merge: most of a stream's ops are taken
-      // here, a few instructions each. Event for event what a merge of every
-      // start and end would do.
-      const unsigned base_key = key;
-      const TimeNs limit = std::min(flying.empty() ? RunOrder::kNever : flying.back().end, order.second_start());
-      RowIndex j = r.row;
-      TimeNs a = at;
-      for (;;) {
-        const TimeNs e = r.end[j];
-        if (!started) {
-          started = true;
-          first = a;
-        } else if (!(base_key & kAny) && a > busy_until) {
-          bool linked = false;
-          RowIndex launch_api = kNoRow;
-          const TimeNs launch = launch_ending_gap(r, j, a, at, order, linked, launch_api);
-          settle_steps();  // close_gap() adds idle pieces to the steps (and may move on to a later one)
-          close_gap(busy_until, a, linked, launch, launch_api, first_call(r, j));
-          steps.window(&step_lo, &step_hi);
-        }
-        const std::uint8_t cls = account(r, j, a, e, r.api[j], sums);
-        busy_until = std::max(busy_until, e);
-        const unsigned last_key = key_with(base_key, cls);
-        ++j;
-        const TimeNs next = j < r.last ? r.start[j] : RunOrder::kNever;
-        if (e >= limit || next < e) {  // something else happens first: the op stays in flight
-          n.add(cls);
-          key = last_key;
-          fly(e, cls);
-          break;
-        }
-        key = last_key;
-        move_to(e);  // the op ends
-        key = base_key;
-        if (next >= limit) break;
-        a = next;
-        move_to(a);  // the next one starts
-      }
-      r.row = j;
-      order.advanced(s, r);
+      c.key = last_key;
+      move_to(c, e);  // the op ends
+      c.key = base_key;
+      if (next >= limit) break;
+      a = next;
+      move_to(c, a);  // the next one starts
     }
-    {
-      const unsigned mask = mask_of(key);
-      if (mask != state_mask) set_states(mask, now);
-    }
-    settle_steps();
+    r.row = j;
+    order.advanced(s, r);
+  }
+
+  // The sums over every op, into the summary and the evidence.
+  void hand_over(const OpSums& sums) {
     d.kernel_time_ns += sums.kernel_time;
     ev.optimizer_kernels += sums.optimizer_kernels;
     ev.optimizer_kernel_ns += sums.optimizer_time;
@@ -868,7 +850,39 @@ struct Sweep {
     ev.optimizer_op_named_kernels += sums.op_named_kernels;
     ev.optimizer_op_kernel_ns += sums.op_time;
     hta_first = sums.hta_first, hta_last = sums.hta_last;
-    if (started) finish(first, now, sums);
+  }
+
+  // The sweep: every start and end of the device's ops in time order. Most
+  // ops are taken in stretches of one run (take_stretch()); the merge of
+  // runs and the ops in flight handles the rest.
+  void run() {
+    if (!wait_before_first_op()) return;
+    Cursor c;
+    OpSums sums;
+    RunOrder order(runs);
+    c.key = key_of(n);
+    for (;;) {
+      // Ends before starts at the same instant: touching ops do not overlap.
+      while (!flying.empty() && flying.back().end <= order.next_start()) {
+        move_to(c, flying.back().end);
+        n.remove(flying.back().cls);
+        c.key = key_of(n);
+        flying.pop_back();
+      }
+      const int s = order.next();
+      if (s < 0) break;
+      const TimeNs at = order.next_start();
+      move_to(c, at);
+      Run& r = runs[s];
+      if (r.table == 0)
+        take_sync(c, r, s, at, order, sums);
+      else
+        take_stretch(c, r, s, at, order, sums);
+    }
+    enter_state(c.key, c.now);
+    settle_steps(c);
+    hand_over(sums);
+    if (c.started) finish(c.first, c.now, sums);
   }
 
  private:
@@ -915,10 +929,6 @@ IntervalSet input_ranges(const Trace& t) {
     if (decided) found.push_back({r.start[i], r.end[i]});
   }
   return union_of(std::move(found));
-}
-
-bool is_sync_api(std::string_view name) {
-  return name.find("Synchronize") != std::string_view::npos && name.starts_with("cu");
 }
 
 // End times of the host synchronizations that concern `device`: sync records

@@ -223,8 +223,40 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
 
 // [SECTION] Host synchronizations -----------------------------------------------------------
 
+}  // namespace
+
 bool is_sync_api(std::string_view name) {
-  return name.find("Synchronize") != std::string_view::npos && (name.starts_with("cuda") || name.starts_with("cu"));
+  return name.find("Synchronize") != std::string_view::npos && name.starts_with("cu");
+}
+
+namespace {
+
+// One host synchronization of `type` lasting `ns` (one of no known type
+// counts in the totals only).
+void count_sync(SyncStats& out, SyncType type, TimeNs ns) {
+  ++out.count;
+  out.total_ns += ns;
+  switch (type) {
+    case SyncType::context:
+      ++out.device_syncs;
+      break;
+    case SyncType::stream:
+      ++out.stream_syncs;
+      break;
+    case SyncType::event:
+      ++out.event_syncs;
+      break;
+    default:
+      break;
+  }
+}
+
+// What a synchronizing API call waits for, by its name; unknown for a call
+// that does not synchronize.
+SyncType api_sync_type(std::string_view n) {
+  if (!is_sync_api(n)) return SyncType::unknown;
+  if (n.find("Device") != std::string_view::npos || n.find("Ctx") != std::string_view::npos) return SyncType::context;
+  return n.find("Stream") != std::string_view::npos ? SyncType::stream : SyncType::event;
 }
 
 void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p) {
@@ -236,45 +268,18 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p) {
       if (opt.device != kNoDevice && y.device[i] != kNoDevice && y.device[i] != opt.device) continue;
       // Stream-wait-event is a GPU-side dependency, not the host waiting.
       if (y.type_at(i) == SyncType::stream_wait_event) continue;
-      ++out.count;
-      out.total_ns += y.end[i] - y.start[i];
-      switch (y.type_at(i)) {
-        case SyncType::context:
-          ++out.device_syncs;
-          break;
-        case SyncType::stream:
-          ++out.stream_syncs;
-          break;
-        case SyncType::event:
-          ++out.event_syncs;
-          break;
-        default:
-          break;
-      }
+      count_sync(out, y.type_at(i), y.end[i] - y.start[i]);
     }
     return;
   }
   // Traces without synchronization records (Kineto's 2021 schema): the API calls.
   const ApiCallTable& a = t.api_calls();
-  std::vector<std::int8_t> kind(t.strings().size(), -1);  // -1 unknown, 0 not a sync, 1 device, 2 stream, 3 event
+  std::vector<std::int8_t> type(t.strings().size(), -1);  // per name: its SyncType, -1 not decided yet
   for (std::size_t i = 0; i < a.size(); ++i) {
-    std::int8_t& k = kind[a.name[i]];
-    if (k < 0) {
-      const std::string_view n = t.str(a.name[i]);
-      k = !is_sync_api(n)                                                                           ? 0
-          : (n.find("Device") != std::string_view::npos || n.find("Ctx") != std::string_view::npos) ? 1
-          : n.find("Stream") != std::string_view::npos                                              ? 2
-                                                                                                    : 3;
-    }
-    if (k == 0) continue;
-    ++out.count;
-    out.total_ns += a.end[i] - a.start[i];
-    if (k == 1)
-      ++out.device_syncs;
-    else if (k == 2)
-      ++out.stream_syncs;
-    else
-      ++out.event_syncs;
+    std::int8_t& k = type[a.name[i]];
+    if (k < 0) k = static_cast<std::int8_t>(api_sync_type(t.str(a.name[i])));
+    if (k != static_cast<std::int8_t>(SyncType::unknown))
+      count_sync(out, static_cast<SyncType>(k), a.end[i] - a.start[i]);
   }
 }
 
@@ -325,6 +330,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
   std::array<Group, 5 * 2 * 4> groups{};
   std::vector<CopyBlock> blocks(m.size(), CopyBlock::none);
   for (const BlockingCopy& b : blocking_copies(t, opt)) blocks[b.row] = b.how;
+  std::uint64_t* const count_of[] = {&out.htod, &out.dtoh, &out.dtod, &out.other, &out.other};  // by direction_of()
   for (std::size_t i = 0; i < m.size(); ++i) {
     if (!on_device(t, m.track_at(i), opt.device)) continue;
     const TimeNs dur = m.end[i] - m.start[i];
@@ -332,20 +338,8 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     ++out.count;
     out.bytes += m.bytes[i];
     out.time_ns += dur;
-    switch (kind) {
-      case CopyKind::htod:
-        ++out.htod;
-        break;
-      case CopyKind::dtoh:
-        ++out.dtoh;
-        break;
-      case CopyKind::dtod:
-        ++out.dtod;
-        break;
-      default:
-        ++out.other;
-        break;
-    }
+    const int direction = direction_of(kind);
+    ++*count_of[direction];
     if (m.src_kind_at(i) == MemoryKind::pageable || m.dst_kind_at(i) == MemoryKind::pageable) {
       ++out.pageable;
       out.pageable_ns += dur;
@@ -353,7 +347,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
       ev->pageable.add(rt.shift({m.start[i], m.end[i]}), dur);
     }
     const bool own_stream = t.rows_of(TableId::kernels, m.track_at(i)).empty();
-    Group& g = groups[(direction_of(kind) * 2 + (own_stream ? 1 : 0)) * 4 + memory_of(m, i)];
+    Group& g = groups[(direction * 2 + (own_stream ? 1 : 0)) * 4 + memory_of(m, i)];
     ++g.count;
     g.bytes += m.bytes[i];
     g.time += dur;
