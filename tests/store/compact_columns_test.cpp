@@ -9,6 +9,7 @@
 #include "store/gscope.h"
 #include "store/test_files.h"
 #include "store/trace_equal.h"
+#include "support/api_call_row.h"
 #include "support/real_traces.h"
 
 namespace gpuscope {
@@ -33,13 +34,7 @@ TEST(CompactColumns, SyntheticTraceLoadsInAtMost90BytesPerKernel) {
 }
 
 ApiCallRow call(TrackId track, TimeNs start, StringId name, std::uint32_t cbid) {
-  ApiCallRow a;
-  a.track = track;
-  a.start = start;
-  a.end = start + 1;
-  a.name = name;
-  a.cbid = cbid;
-  return a;
+  return testing::api_call_row(track, start, name, cbid);
 }
 
 // Callback ids round-trip in both forms: per name, and per row where one

@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "support/api_call_row.h"
 #include "trace/builder.h"
 
 namespace gpuscope {
@@ -40,13 +41,7 @@ TEST(GroupedColumn, GivesBackEveryRowsValue) {
 }
 
 ApiCallRow call(TrackId track, TimeNs start, StringId name, std::uint32_t cbid) {
-  ApiCallRow a;
-  a.track = track;
-  a.start = start;
-  a.end = start + 1;
-  a.name = name;
-  a.cbid = cbid;
-  return a;
+  return testing::api_call_row(track, start, name, cbid);
 }
 
 TEST(CompactColumns, FrozenTableKeepsNoTrackColumnAndEveryRowKeepsItsTrack) {

@@ -297,27 +297,34 @@ void ddp_by_nesting(const Trace& t, Examples* ddp) {
   }
 }
 
-// Graph launches (API calls counted per name, each name tested once) and
-// the GPU ops correlated to them: a Kineto trace keeps the launch's
-// correlation id on each kernel the graph replayed.
+// Calls `fn(row)` for each API call whose name passes `named` (each name
+// tested once; nothing read when no string of the trace passes).
+template <class Named, class Fn>
+void for_each_call_named(const Trace& t, Named named, Fn fn) {
+  if (!any_string(t, named)) return;
+  std::vector<std::uint8_t> is(t.strings().size(), 2);  // 2: not tested yet
+  const ApiCallTable& api = t.api_calls();
+  for (RowIndex a = 0; a < api.size(); ++a) {
+    std::uint8_t& l = is[api.name[a]];
+    if (l == 2) l = named(t.str(api.name[a]));
+    if (l) fn(a);
+  }
+}
+
+// Graph launches and the GPU ops correlated to them: a Kineto trace keeps
+// the launch's correlation id on each kernel the graph replayed.
 void count_graph_launches(const Trace& t, std::uint64_t* launches, std::uint64_t* replayed) {
   auto graph_launch = [](std::string_view n) {
     return n.starts_with("cudaGraphLaunch") || n.starts_with("cuGraphLaunch");
   };
-  if (!any_string(t, graph_launch)) return;
-  std::vector<std::uint8_t> is_launch(t.strings().size(), 2);  // 2: not tested yet
-  const ApiCallTable& api = t.api_calls();
-  for (RowIndex a = 0; a < api.size(); ++a) {
-    std::uint8_t& l = is_launch[api.name[a]];
-    if (l == 2) l = graph_launch(t.str(api.name[a]));
-    if (!l) continue;
+  for_each_call_named(t, graph_launch, [&](RowIndex a) {
     ++*launches;
     t.for_each_op_of(a, [&](OpRef op) { *replayed += op.table == OpTable::kernel; });
-  }
+  });
 }
 
-// Calls that pin host memory (each name tested once): a program that makes
-// them already knows pinned memory, and advice to pin says so.
+// Calls that pin host memory: a program that makes them already knows
+// pinned memory, and advice to pin says so.
 void count_pinning(const Trace& t, std::uint64_t* calls, TimeNs* ns) {
   auto pins = [](std::string_view n) {
     for (std::string_view p : {"cudaHostAlloc", "cudaMallocHost", "cudaHostRegister", "cuMemHostAlloc",
@@ -325,14 +332,8 @@ void count_pinning(const Trace& t, std::uint64_t* calls, TimeNs* ns) {
       if (n.starts_with(p)) return true;
     return false;
   };
-  if (!any_string(t, pins)) return;
-  std::vector<std::uint8_t> is_pin(t.strings().size(), 2);  // 2: not tested yet
   const ApiCallTable& api = t.api_calls();
-  for (RowIndex a = 0; a < api.size(); ++a) {
-    std::uint8_t& l = is_pin[api.name[a]];
-    if (l == 2) l = pins(t.str(api.name[a]));
-    if (l) ++*calls, *ns += api.end[a] - api.start[a];
-  }
+  for_each_call_named(t, pins, [&](RowIndex a) { ++*calls, *ns += api.end[a] - api.start[a]; });
 }
 
 std::string part(const Examples& e, const char* what) {
