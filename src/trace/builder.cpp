@@ -913,6 +913,17 @@ void TraceBuilder::attribute_ops(Trace& t) {
   }
 }
 
+namespace {
+
+// A column kept per name, compacted by its table's name column (a template,
+// so that tables without one are never looked at for it).
+template <class Table, class Column>
+void compact_by_name(const Table& table, Column& col) {
+  if constexpr (requires { table.name; }) col.compact(table.name);
+}
+
+}  // namespace
+
 // Compact columns (trace/tables.h) to their frozen form: a table's track to
 // where each track's rows begin (the index), a callback id to one per name.
 void TraceBuilder::compact_columns(Trace& t) {
@@ -922,7 +933,7 @@ void TraceBuilder::compact_columns(Trace& t) {
       if constexpr (requires { col.block_first; })
         col.compact(begin);
       else if constexpr (requires { col.by_name; })
-        col.compact(table.name);
+        compact_by_name(table, col);
     });
   });
 }
