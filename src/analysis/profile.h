@@ -558,6 +558,11 @@ enum class Severity : std::uint8_t { info = 0, warning = 1, critical = 2 };
 // fix applied (docs/whatif.md).
 enum class SavingSource : std::uint8_t { rule_of_thumb = 0, simulated = 1 };
 
+// What matters: a finding is numbered, a change answered yes and a
+// prediction shown when its time is at least this share of the run (of the
+// step, for a replayed prediction).
+inline constexpr double kMaterialShare = 0.01;
+
 struct Finding {
   std::string id;  // stable rule id: "padding-hotspot", "low-concurrency", …
   Severity severity = Severity::info;

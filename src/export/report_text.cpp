@@ -229,9 +229,10 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
     out += wrap(help_words(p, a), std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
   }
   const Simulation& sim = p.simulation;
-  // Together, only where the replay makes the step 1 % shorter or more: a
-  // 1.00x line would read as a prediction worth acting on.
-  if (sim.status == "simulated" && !sim.together.change.empty() && sim.together.speedup >= 1.01) {
+  // Together, only where the replay makes the step kMaterialShare shorter or
+  // more: a 1.00x line would read as a prediction worth acting on.
+  if (sim.status == "simulated" && !sim.together.change.empty() &&
+      double(sim.together.step_ns) <= (1 - kMaterialShare) * double(sim.replayed_step_ns)) {
     const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 7) + "  ";
     char x[32];
     std::snprintf(x, sizeof x, "%.2fx", sim.together.speedup);

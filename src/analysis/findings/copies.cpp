@@ -46,7 +46,30 @@ std::string pinned_elsewhere(const Profile& p) {
          "), yet these copies' host side is pageable: they do not use the pinned buffers. ";
 }
 
-std::string pageable_copy_fix(const Profile& p, const CopyGroup& g);
+// Copies with a pageable host side: pin, then copy asynchronously.
+std::string pageable_copy_fix(const Profile& p, const CopyGroup& g) {
+  if (g.direction == "DtoH")
+    return for_framework(p,
+                         "Copy into pinned host memory (a buffer allocated with pin_memory=True, filled by "
+                         ".copy_(src, non_blocking=True)) on a side stream and wait for it with an event only where "
+                         "the host reads it; read results (.item(), .cpu(), print(loss)) every N steps rather than "
+                         "every step.",
+                         "Read results back less often: keep metrics on the GPU and fetch them (.numpy(), "
+                         "printing a tensor) every N steps rather than every step.",
+                         "Copy into pinned host memory (cudaMallocHost, or cudaHostRegister on the existing buffer) "
+                         "with cudaMemcpyAsync on a side stream, and wait for it with an event only where the host "
+                         "reads it; read results back every N iterations rather than every one.");
+  return for_framework(p,
+                       "Copy from pinned memory, asynchronously: DataLoader(pin_memory=True) and .to(device, "
+                       "non_blocking=True) (cudaHostAlloc + cudaMemcpyAsync), on a copy stream that prefetches "
+                       "batch i+1 during step i.",
+                       "Let the input pipeline stage batches into pinned memory and onto the GPU ahead of the "
+                       "step: dataset.prefetch and tf.data.experimental.prefetch_to_device, so the copy of batch "
+                       "i+1 runs during step i.",
+                       "Copy from pinned memory, asynchronously: allocate the host buffers with cudaMallocHost "
+                       "(or pin existing ones once with cudaHostRegister) and copy with cudaMemcpyAsync on a "
+                       "stream of its own, so the copy overlaps the host and the GPU's work.");
+}
 
 // What to change for copies of this kind.
 std::string copy_fix(const Profile& p, const CopyGroup& g) {
@@ -100,31 +123,6 @@ std::string copy_fix(const Profile& p, const CopyGroup& g) {
                        "(tf.data.experimental.prefetch_to_device).",
                        "Copy while computing: cudaMemcpyAsync from pinned memory on a dedicated copy stream, copying "
                        "the next data while the current kernels run.");
-}
-
-// Copies with a pageable host side: pin, then copy asynchronously.
-std::string pageable_copy_fix(const Profile& p, const CopyGroup& g) {
-  if (g.direction == "DtoH")
-    return for_framework(p,
-                         "Copy into pinned host memory (a buffer allocated with pin_memory=True, filled by "
-                         ".copy_(src, non_blocking=True)) on a side stream and wait for it with an event only where "
-                         "the host reads it; read results (.item(), .cpu(), print(loss)) every N steps rather than "
-                         "every step.",
-                         "Read results back less often: keep metrics on the GPU and fetch them (.numpy(), "
-                         "printing a tensor) every N steps rather than every step.",
-                         "Copy into pinned host memory (cudaMallocHost, or cudaHostRegister on the existing buffer) "
-                         "with cudaMemcpyAsync on a side stream, and wait for it with an event only where the host "
-                         "reads it; read results back every N iterations rather than every one.");
-  return for_framework(p,
-                       "Copy from pinned memory, asynchronously: DataLoader(pin_memory=True) and .to(device, "
-                       "non_blocking=True) (cudaHostAlloc + cudaMemcpyAsync), on a copy stream that prefetches "
-                       "batch i+1 during step i.",
-                       "Let the input pipeline stage batches into pinned memory and onto the GPU ahead of the "
-                       "step: dataset.prefetch and tf.data.experimental.prefetch_to_device, so the copy of batch "
-                       "i+1 runs during step i.",
-                       "Copy from pinned memory, asynchronously: allocate the host buffers with cudaMallocHost "
-                       "(or pin existing ones once with cudaHostRegister) and copy with cudaMemcpyAsync on a "
-                       "stream of its own, so the copy overlaps the host and the GPU's work.");
 }
 
 // Whether pageable-memcpy fires: then the pageable copies' time is its own

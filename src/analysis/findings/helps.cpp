@@ -47,10 +47,6 @@ const Finding* minor(const Profile& p, std::string_view id) {
   return nullptr;
 }
 
-// A yes rests on a gain that matters: 1 % of the step, as a finding is
-// material at 1 % of the run.
-constexpr double kMaterialGain = 0.01;
-
 // A finding whose fix saves time that matters: a yes may rest on it. A
 // simulated fix makes the median step at least 1 % shorter; a rule of thumb
 // saves at least 1 % of the run.
@@ -58,9 +54,9 @@ bool gains(const Profile& p, const Finding* f) {
   if (!f || f->saving_ns <= 0) return false;
   const TimeNs step = p.simulation.replayed_step_ns;
   if (f->saving_source == SavingSource::simulated && step > 0)
-    return f->predicted_step_ns > 0 && double(f->predicted_step_ns) <= (1 - kMaterialGain) * double(step);
+    return f->predicted_step_ns > 0 && double(f->predicted_step_ns) <= (1 - kMaterialShare) * double(step);
   const TimeNs run = p.window.duration();
-  return run <= 0 || double(f->saving_ns) >= kMaterialGain * double(run);
+  return run <= 0 || double(f->saving_ns) >= kMaterialShare * double(run);
 }
 
 // What the answers read of the devices, summed over all of them.
@@ -123,7 +119,7 @@ HelpAnswer no_gain(const Profile& p, std::string_view id, std::string_view quest
   const std::string replay = f.saving_ns > 0 && f.predicted_step_ns > 0
                                  ? " makes the median step only " + dur(step - f.predicted_step_ns) +
                                        " shorter in the replay (" + dur(step) + " -> " + dur(f.predicted_step_ns) +
-                                       ", under " + pct(kMaterialGain) + ")"
+                                       ", under " + pct(kMaterialShare) + ")"
                                  : " makes no step faster in the replay (" + f.saving_note + ")";
   std::string reason = f.title + ", but " + fix + replay + ": the step's time is decided elsewhere";
   if (!f.after_fixes.empty())

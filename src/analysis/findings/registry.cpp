@@ -133,10 +133,9 @@ namespace gpuscope {
 
 std::span<const FindingRule> finding_rules() { return detail::kRuleList; }
 
-// A finding is material at 1 % of the run: its saving, or its own time's
-// share (of the run, or of kernel time for the rules that measure kernel
-// time). Below that it is true but does not change what to do first.
-constexpr double kMaterialShare = 0.01;
+// A finding is material at kMaterialShare of the run: its saving, or its own
+// time's share (of the run, or of kernel time for the rules that measure
+// kernel time). Below that it is true but does not change what to do first.
 
 void settle_findings(Profile* p) {
   std::vector<Finding>& all = p->findings;

@@ -493,12 +493,15 @@ struct FixOutcome {
   TimeNs step = 0;    // median predicted step (a trace it changes nothing in keeps its steps)
 };
 
-FixOutcome outcome(const std::vector<TraceResult>& results, std::size_t k) {
+// One prediction per trace (`pick`) over the job's traces: the steps of the
+// traces it applies to, the replayed ones of the others.
+template <class Pick>
+FixOutcome gather(const std::vector<TraceResult>& results, Pick pick) {
   FixOutcome x;
   std::vector<TimeNs> predicted;
   for (const TraceResult& r : results) {
     if (!r.ran) continue;
-    const Predicted& f = r.fixes[k];
+    const Predicted& f = pick(r);
     const std::vector<TimeNs>& steps = f.applied ? f.steps : r.replayed;
     predicted.insert(predicted.end(), steps.begin(), steps.end());
     x.saving += f.applied ? f.saving : 0;
@@ -507,6 +510,10 @@ FixOutcome outcome(const std::vector<TraceResult>& results, std::size_t k) {
   }
   x.step = median(std::move(predicted));
   return x;
+}
+
+FixOutcome outcome(const std::vector<TraceResult>& results, std::size_t k) {
+  return gather(results, [k](const TraceResult& r) -> const Predicted& { return r.fixes[k]; });
 }
 
 // Rules whose time is host time the GPU waited for (launches, per-op
@@ -543,23 +550,15 @@ void together(const std::vector<TraceResult>& results, const std::vector<Fix>& f
   for (std::size_t k = 0; k < fixes.size(); ++k)
     if (helps[k]) text += (text.empty() ? "" : " ") + fixes[k].spec;
   if (text.empty()) return;
-  std::vector<TimeNs> steps;
-  std::uint64_t cycles = 0;
   std::vector<bool> set;
-  for (const TraceResult& r : results) {
-    if (!r.ran) continue;
+  for (const TraceResult& r : results)
     if (stale_set(r, helps, &set)) throw std::logic_error("simulation: a trace's fixes together not predicted again");
-    const Predicted& x = r.together;
-    const std::vector<TimeNs>& mine = x.applied ? x.steps : r.replayed;
-    steps.insert(steps.end(), mine.begin(), mine.end());
-    cycles += x.cycles;
-  }
-  if (cycles > 0) {
-    s->together_note = "not simulated: " + cycle_words(text, cycles);
+  const FixOutcome x = gather(results, [](const TraceResult& r) -> const Predicted& { return r.together; });
+  if (x.cycles > 0) {
+    s->together_note = "not simulated: " + cycle_words(text, x.cycles);
     return;
   }
-  const TimeNs step = median(std::move(steps));
-  s->together = {text, step, speedup(s->replayed_step_ns, step)};
+  s->together = {text, x.step, speedup(s->replayed_step_ns, x.step)};
 }
 
 // A fix that saves nothing alone, replayed after the fixes that do: where
@@ -571,24 +570,19 @@ void after_the_others(const std::vector<TraceResult>& results, const std::vector
   if (s.together.change.empty() || s.together.step_ns <= 0) return;
   for (std::size_t k = 0; k < fixes.size(); ++k) {
     if (helps[k]) continue;
-    std::vector<TimeNs> steps;
-    std::uint64_t cycles = 0;
-    bool applied = false;
-    for (const TraceResult& r : results) {
-      if (!r.ran || k >= r.after.size()) continue;
-      const Predicted& x = r.after[k].applied ? r.after[k] : r.together;
-      const std::vector<TimeNs>& mine = x.applied ? x.steps : r.replayed;
-      steps.insert(steps.end(), mine.begin(), mine.end());
-      cycles += x.cycles;
-      applied = applied || r.after[k].applied;
-    }
-    if (!applied || cycles > 0) continue;
-    const TimeNs step = median(std::move(steps));
-    if (static_cast<double>(step) > 0.99 * static_cast<double>(s.together.step_ns)) continue;
+    // Each trace with its fixes together, and this one where it applies there.
+    const FixOutcome x = gather(results, [k](const TraceResult& r) -> const Predicted& {
+      return k < r.after.size() && r.after[k].applied ? r.after[k] : r.together;
+    });
+    const bool applied = std::any_of(results.begin(), results.end(), [k](const TraceResult& r) {
+      return r.ran && k < r.after.size() && r.after[k].applied;
+    });
+    if (!applied || x.cycles > 0) continue;
+    if (static_cast<double>(x.step) > (1 - kMaterialShare) * static_cast<double>(s.together.step_ns)) continue;
     set_findings(p, fixes[k].spec, [&](Finding& f) {
       f.after_fixes = s.together.change;
       f.after_from_ns = s.together.step_ns;
-      f.after_to_ns = step;
+      f.after_to_ns = x.step;
     });
   }
 }
@@ -766,7 +760,8 @@ void SimulationShare::decode(std::size_t i, std::string_view bytes) {
   PathTally tally;
   read(in, plan);
   read(in, r);
-  if (r.ran && (r.fixes.size() != m.fixes.size() || r.together_set.size() != m.fixes.size()))
+  if (r.ran &&
+      (r.fixes.size() != m.fixes.size() || r.together_set.size() != m.fixes.size() || r.after.size() != m.fixes.size()))
     in.fail("outcomes of " + std::to_string(r.fixes.size()) + " fixes, not " + std::to_string(m.fixes.size()));
   tally.read(in);
   in.end();
