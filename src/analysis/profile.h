@@ -744,6 +744,12 @@ struct WorkloadKind {
   // in buckets during the backward pass), else empty.
   std::string data_parallel;
   std::string data_parallel_evidence;
+  // The weight update's kind: "per-parameter" (a few kernels per parameter
+  // each step), "foreach" (multi-tensor kernels), "fused" (PyTorch's or
+  // apex's fused optimizer), "unknown" (an optimizer the trace cannot type);
+  // empty where no optimizer ran.
+  std::string optimizer;
+  std::string optimizer_evidence;
   std::uint64_t graph_launches = 0;    // cudaGraphLaunch / cuGraphLaunch calls
   std::uint64_t pinning_calls = 0;     // cudaHostAlloc / cudaMallocHost / cudaHostRegister (and cuMemHost…)
   TimeNs pinning_ns = 0;               // their time on the host

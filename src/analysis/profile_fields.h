@@ -472,6 +472,10 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
                            "`ddp` when gradients are all-reduced in buckets during the backward pass; empty "
                            "otherwise");
   added<&W::data_parallel_evidence>(v, "data_parallel_evidence", "", "the ops that told");
+  added<&W::optimizer>(v, "optimizer", "",
+                       "the weight update: `per-parameter`, `foreach` (multi-tensor), `fused`, `unknown` (the trace "
+                       "cannot tell); empty where no optimizer ran");
+  added<&W::optimizer_evidence>(v, "optimizer_evidence", "", "the kernels inside the optimizer's steps that told");
   added<&W::graph_launches>(v, "graph_launches", "", "cudaGraphLaunch / cuGraphLaunch calls");
   added<&W::pinning_calls>(
       v, "pinning_calls", "",

@@ -166,8 +166,11 @@ void header(const Profile& p, std::string& out) {
   std::string evidence = w.phase_evidence + "; " + w.execution_evidence;
   if (!w.framework_evidence.empty()) evidence += "; " + w.framework_evidence;
   if (!w.data_parallel.empty()) evidence += "; " + w.data_parallel_evidence;
+  if (!w.optimizer.empty()) evidence += "; optimizer " + w.optimizer + ": " + w.optimizer_evidence;
+  const std::string optimizer =
+      w.optimizer.empty() || w.optimizer == "unknown" ? std::string() : ", " + w.optimizer + " optimizer";
   out += "Workload: " + fw + w.phase + ", " + w.execution + ", " + count(w.ranks) +
-         (w.ranks == 1 ? " rank" : " ranks") + (w.data_parallel == "ddp" ? ", DDP" : "") +
+         (w.ranks == 1 ? " rank" : " ranks") + (w.data_parallel == "ddp" ? ", DDP" : "") + optimizer +
          (w.bundled ? ", gpuscope's bundled workload" : "") + " (" + evidence + ")\n";
   // No kernels, a span of microseconds, a one-shot program: what the findings can be about.
   if (!w.run_evidence.empty()) out += "Run: " + w.run_evidence + "\n";

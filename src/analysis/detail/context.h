@@ -443,6 +443,9 @@ void quote_host_where(Profile* p);
 // findings' advice fitted to it.
 WorkloadKind recognise_workload(const Trace& t);
 WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks);
+// The optimizer's kind (WorkloadKind::optimizer), from the op table, the
+// hotspots and the kernels counted inside the optimizer's steps.
+void recognise_optimizer(const Profile& p, const Evidence& ev, const FindingThresholds& th, WorkloadKind* w);
 void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings);
 
 // [SECTION] Small shared helpers

@@ -165,8 +165,9 @@ std::string waiting_for(const Profile& p) {
          "last at each collective and why.";
 }
 
-// The fix for exposed communication of this collective kind.
-std::string communication_fix(std::string_view k) {
+// The fix for exposed communication of this collective kind, in a run of
+// this kind (inference has no gradients; DDP already buckets them).
+std::string communication_fix(std::string_view k, const WorkloadKind& w) {
   if (k == "all_to_all" || k == "send_recv")
     return "Hide the all-to-all / send-recv: pipeline the input distribution so the next batch's exchange runs under "
            "this batch's compute (embedding models: TorchRec's pipelined training, or the sparse all-to-all "
@@ -181,6 +182,18 @@ std::string communication_fix(std::string_view k) {
     return "Broadcast less: broadcast parameters once at the start, not every step (PyTorch DDP: "
            "broadcast_buffers=False when the buffers need no sync each step), and run what stays on a communication "
            "stream alongside compute.";
+  if (w.phase == "inference")
+    return "Overlap the collectives with compute: in tensor-parallel inference, overlap each layer's all-reduce or "
+           "all-gather with the next GEMMs (asynchronous tensor parallelism, fused GEMM + collective kernels, NCCL "
+           "user buffers), or use fewer GPUs per model replica when communication outweighs the compute it spreads.";
+  if (w.data_parallel == "ddp")
+    return "This run already uses DDP (" + w.data_parallel_evidence +
+           "), which buckets gradients and overlaps their all-reduce with the backward pass: what stays exposed is "
+           "the buckets the backward pass leaves nothing to hide under (the last ones), or a slow link. Tune the "
+           "buckets (bucket_cap_mb: smaller buckets start communicating sooner, larger ones cost fewer launches; "
+           "static_graph=True, gradient_as_bucket_view=True), send less (a DDP communication hook compressing "
+           "gradients to bf16/fp16, or PowerSGD), or accumulate gradients over micro-batches under no_sync() so "
+           "fewer steps all-reduce.";
   return "Overlap the gradient all-reduce with the backward pass: bucket gradients and launch each bucket's "
          "all-reduce on a communication stream as soon as its gradients are ready (PyTorch DDP does this; tune "
          "bucket_cap_mb, gradient_as_bucket_view=True), not one all-reduce per tensor after the whole backward. Small "
@@ -209,7 +222,7 @@ void exposed_communication(Builder& b) {
       if (!mix.named.empty()) f.evidence += " " + mix.named;
       if (!mix.sites.empty()) f.evidence += " " + mix.sites;
       f.variant = mix.variant;
-      f.recommendation = communication_fix(mix.dominant);
+      f.recommendation = communication_fix(mix.dominant, b.p.workload);
       if (mix.variant == "waiting") {
         const std::string who = waited_for(b.p);
         f.title += ", likely waiting for another " + who;
@@ -274,8 +287,14 @@ void serialized_weight_update(Builder& b) {
       opt_ns += h.stats.total;
       if (contains_nocase(h.name, "multi_tensor") || contains_nocase(h.name, "fused")) fused_ns += h.stats.total;
     }
-    const bool fused = opt_ns > 0 && ratio(fused_ns, opt_ns) >= 0.5;
-    if (fused)
+    // The workload's kind where it is known (from the kernels inside the
+    // optimizer's steps), else the optimizer kernels' time by name.
+    const std::string& kind = b.p.workload.optimizer;
+    const bool fused = kind == "foreach" || kind == "fused" ||
+                       (kind != "per-parameter" && opt_ns > 0 && ratio(fused_ns, opt_ns) >= 0.5);
+    if (kind == "foreach" || kind == "fused")
+      f.evidence += " The optimizer is already " + kind + ": " + b.p.workload.optimizer_evidence + ".";
+    else if (fused)
       f.evidence += " " + pct(ratio(fused_ns, opt_ns)) +
                     " of the optimizer's kernel time is already in multi-tensor or fused kernels.";
     f.recommendation =
@@ -304,7 +323,8 @@ void unfused_optimizer(Builder& b) {
   const double per_step = double(ev.optimizer_op_kernels) / double(r.calls);
   const double named =
       ratio(static_cast<TimeNs>(ev.optimizer_op_named_kernels), static_cast<TimeNs>(ev.optimizer_op_kernels));
-  if (per_step < th.optimizer_kernels_per_step || named >= th.optimizer_fused_share) return;
+  // The kind is the workload's (recognise_optimizer: the same thresholds).
+  if (b.p.workload.optimizer != "per-parameter") return;
   // A multi-tensor optimizer does the same GPU work in a few launches: the
   // host time beyond the GPU work is what the GPU may wait for — and it is a
   // cost only where the GPU did wait: the idle time the optimizer's own late

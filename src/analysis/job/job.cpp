@@ -686,6 +686,7 @@ Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& 
   std::vector<const WorkloadKind*> kinds;
   for (const Member& x : m) kinds.push_back(&x.d->profile.workload);
   p.workload = detail::pool_workloads(kinds);
+  detail::recognise_optimizer(p, ev, opt.thresholds, &p.workload);
   p.findings = detail::find_problems(p, ev, opt);
   p.idle_charges = detail::charge_idle(p, ev, opt);
   pool_host_where(m, &p);

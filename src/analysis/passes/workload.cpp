@@ -6,6 +6,7 @@
 //
 // [SECTION] The run (no kernels, a span of microseconds, a one-shot program)
 // [SECTION] Recognition (from the names of the trace's ops and kernels)
+// [SECTION] The optimizer (per-parameter, foreach or fused, from the kernels inside its steps)
 // [SECTION] Jobs (the ranks' kinds together)
 // [SECTION] Advice that fits
 #include <algorithm>
@@ -336,8 +337,9 @@ void count_pinning(const Trace& t, std::uint64_t* calls, TimeNs* ns) {
   for_each_call_named(t, pins, [&](RowIndex a) { ++*calls, *ns += api.end[a] - api.start[a]; });
 }
 
-std::string part(const Examples& e, const char* what) {
-  return e.count ? format::count(e.count) + " " + what + " (" + e.said() + ")" : std::string();
+// "2 backward ops (…)", "1 Triton kernel (…)"; nothing when none matched.
+std::string part(const Examples& e, std::string_view one, std::string_view many) {
+  return e.count ? format::count(e.count, one, many) + " (" + e.said() + ")" : std::string();
 }
 std::string join(std::initializer_list<std::string> parts) {
   std::string s;
@@ -349,14 +351,15 @@ std::string join(std::initializer_list<std::string> parts) {
 void say_phase(const NameCounts& c, std::size_t kernels, WorkloadKind* w) {
   if (c.backward_ops.count || c.optimizer_ops.count || c.backward_kernels.count || c.optimizer_kernels.count) {
     w->phase = "training";
-    w->phase_evidence =
-        join({part(c.backward_ops, "backward ops"), part(c.optimizer_ops, "optimizer ops"),
-              part(c.backward_kernels, "backward kernels"), part(c.optimizer_kernels, "optimizer kernels")});
+    w->phase_evidence = join({part(c.backward_ops, "backward op", "backward ops"),
+                              part(c.optimizer_ops, "optimizer op", "optimizer ops"),
+                              part(c.backward_kernels, "backward kernel", "backward kernels"),
+                              part(c.optimizer_kernels, "optimizer kernel", "optimizer kernels")});
   } else if (c.inference_ops.count || c.framework_ops >= 100) {
     // Only a framework's own op events tell inference from a trace that
     // just does not name its backward pass (kernel names alone do not).
     w->phase = "inference";
-    w->phase_evidence = join({part(c.inference_ops, "inference ops"),
+    w->phase_evidence = join({part(c.inference_ops, "inference op", "inference ops"),
                               "no backward or optimizer op or kernel among " + format::count(c.framework_ops) +
                                   " framework ops and " + format::count(kernels) + " kernels"});
   } else {
@@ -367,20 +370,23 @@ void say_phase(const NameCounts& c, std::size_t kernels, WorkloadKind* w) {
 
 // The framework: the one with the most ops and kernels of its own names.
 void say_framework(const NameCounts& c, WorkloadKind* w) {
-  const std::pair<const Examples*, std::pair<const char*, const char*>> fws[] = {
-      {&c.torch, {"pytorch", "PyTorch ops and kernels"}},
-      {&c.tf, {"tensorflow", "TensorFlow ops and kernels"}},
-      {&c.jax, {"jax", "XLA computations and fusions"}}};
+  struct Named {
+    const Examples* e;
+    const char *id, *one, *many;
+  };
+  const Named fws[] = {{&c.torch, "pytorch", "PyTorch op or kernel", "PyTorch ops and kernels"},
+                       {&c.tf, "tensorflow", "TensorFlow op or kernel", "TensorFlow ops and kernels"},
+                       {&c.jax, "jax", "XLA computation or fusion", "XLA computations and fusions"}};
   const Examples* best = nullptr;
-  for (const auto& [e, words] : fws)
-    if (e->count && (!best || e->count > best->count)) {
-      best = e;
-      w->framework = words.first;
-      w->framework_evidence = part(*e, words.second);
+  for (const Named& f : fws)
+    if (f.e->count && (!best || f.e->count > best->count)) {
+      best = f.e;
+      w->framework = f.id;
+      w->framework_evidence = part(*f.e, f.one, f.many);
     }
   if (c.ddp.count) {
     w->data_parallel = "ddp";
-    w->data_parallel_evidence = part(c.ddp, "DDP ops");
+    w->data_parallel_evidence = part(c.ddp, "DDP op", "DDP ops");
   }
 }
 
@@ -390,7 +396,8 @@ void say_execution(const NameCounts& c, std::size_t kernels, WorkloadKind* w) {
                              " kernels replayed from CUDA graphs (graph ids)" +
                              (w->graph_launches ? ", " + format::count(w->graph_launches) + " graph launches" : "")
                        : std::string();
-  const std::string compiled = join({part(c.triton, "Triton kernels"), part(c.compiled_ops, "compiled regions")});
+  const std::string compiled = join(
+      {part(c.triton, "Triton kernel", "Triton kernels"), part(c.compiled_ops, "compiled region", "compiled regions")});
   if (w->graph_kernels * 10 >= kernels && w->graph_kernels > 0) {
     w->execution = "cuda graphs";
     w->execution_evidence = join({graphs, compiled});
@@ -426,6 +433,98 @@ WorkloadKind recognise_workload(const Trace& t) {
   say_execution(names, k.size(), &w);
   recognise_run(t, &w);
   return w;
+}
+
+// [SECTION] The optimizer --------------------------------------------------------------------
+
+namespace {
+
+// PyTorch's fused optimizers: aten::_fused_adam_/_fused_adamw_/_fused_sgd_/
+// _fused_adagrad_ ops, and their kernels (multi_tensor_apply_kernel over a
+// Fused*MathFunctor; apex's FusedAdam/FusedSGD).
+bool fused_optimizer_name(std::string_view n) {
+  if (n.starts_with("aten::_fused_"))
+    return contains_nocase(n, "adam") || contains_nocase(n, "sgd") || contains_nocase(n, "adagrad");
+  return n.find("FusedAdam") != std::string_view::npos || n.find("FusedSgd") != std::string_view::npos ||
+         n.find("FusedSGD") != std::string_view::npos || n.find("FusedAdagrad") != std::string_view::npos;
+}
+bool multi_tensor_name(std::string_view n) { return n.find("multi_tensor_apply") != std::string_view::npos; }
+
+std::string too_few(const FindingThresholds& th) {
+  return "too few per step to tell a per-parameter update of a small model from one over a few flattened "
+         "buffers (per-parameter from " +
+         format::fixed(th.optimizer_kernels_per_step, 0) + " per step)";
+}
+
+}  // namespace
+
+// The kind of weight update, from what ran inside the optimizer's steps
+// (PyTorch's Optimizer.step# ranges): per-parameter when they launch at
+// least `optimizer_kernels_per_step` kernels per step and under
+// `optimizer_fused_share` of them are multi-tensor; multi-tensor (foreach,
+// or fused when the kernels or ops are the fused ones) when at least that
+// share is; unknown when too few kernels to tell, or none recorded inside
+// the steps. Without step ranges, the optimizer kernels by name: multi-tensor
+// or fused names tell; per-parameter ones, per step of the trace, with the
+// same threshold. Nothing is said of a run with no optimizer at all.
+void recognise_optimizer(const Profile& p, const Evidence& ev, const FindingThresholds& th, WorkloadKind* w) {
+  w->optimizer.clear(), w->optimizer_evidence.clear();
+  const OpRow* step = nullptr;
+  std::uint64_t step_calls = 0, fused_ops = 0;
+  for (const OpRow& r : p.op_names) {
+    if (is_optimizer_step(r.name) && r.calls > 0) {
+      step_calls += r.calls;
+      if (!step || r.kernels_total > step->kernels_total) step = &r;
+    }
+    if (fused_optimizer_name(r.name)) fused_ops += r.calls;
+  }
+  std::uint64_t named = 0, fused_kernels = 0, multi = 0;
+  for (const Hotspot& h : p.hotspots) {
+    if (h.category != KernelCategory::optimizer) continue;
+    named += h.stats.count;
+    if (fused_optimizer_name(h.name)) fused_kernels += h.stats.count;
+    if (multi_tensor_name(h.name) || fused_optimizer_name(h.name)) multi += h.stats.count;
+  }
+  const bool fused = fused_ops > 0 || fused_kernels > 0;
+  const std::string fused_said =
+      fused_ops ? format::count(fused_ops, "fused optimizer op", "fused optimizer ops")
+                : format::count(fused_kernels, "fused optimizer kernel", "fused optimizer kernels");
+  auto say = [&](const char* kind, std::string why) { w->optimizer = kind, w->optimizer_evidence = std::move(why); };
+  if (step) {
+    const std::string inside =
+        " inside " + format::count(step_calls, "optimizer step", "optimizer steps") + " (\"" + step->name + "\")";
+    if (ev.optimizer_op_kernels == 0)
+      return say("unknown", "no kernel recorded as launched" + inside + ": the trace does not tell its kind");
+    const double per_step = static_cast<double>(ev.optimizer_op_kernels) / static_cast<double>(step_calls);
+    // Multi-tensor kernels inside the steps: those named optimizer kernels
+    // there, at most as many as the trace has multi-tensor kernels at all
+    // (a per-parameter kernel named "adam" is not one).
+    const std::uint64_t inside_multi = std::min<std::uint64_t>(ev.optimizer_op_named_kernels, multi);
+    const double share = static_cast<double>(inside_multi) / static_cast<double>(ev.optimizer_op_kernels);
+    const std::string counts = format::count(ev.optimizer_op_kernels, "kernel", "kernels") + inside + ", " +
+                               format::fixed(per_step, 0) + " per step, " + format::percent(share) +
+                               " of them multi-tensor or fused (multi_tensor_apply, fused Adam/SGD)";
+    if (share >= th.optimizer_fused_share)
+      return say(fused ? "fused" : "foreach", counts + (fused ? "; " + fused_said : std::string()));
+    if (inside_multi > 0) return say("unknown", counts + ": a mix, neither per-parameter nor multi-tensor throughout");
+    if (per_step >= th.optimizer_kernels_per_step) return say("per-parameter", counts);
+    return say("unknown", counts + ": " + too_few(th));
+  }
+  if (named == 0) return;  // no optimizer seen: nothing to say
+  const std::string kernels = format::count(named, "optimizer kernel", "optimizer kernels");
+  if (multi * 2 > named)
+    return say(fused ? "fused" : "foreach",
+               format::count(multi, "multi-tensor or fused kernel", "multi-tensor or fused kernels") + " of " +
+                   kernels + " by name (no optimizer step range to count them in)");
+  const std::size_t steps = p.steps.steps.size();
+  if (steps > 0 && static_cast<double>(named - multi) / static_cast<double>(steps) >= th.optimizer_kernels_per_step)
+    return say("per-parameter", kernels + " by name over " + format::count(steps, "step", "steps") + ", " +
+                                    format::fixed(static_cast<double>(named - multi) / static_cast<double>(steps), 0) +
+                                    " per step, not multi-tensor");
+  say("unknown", kernels + " by name, " + format::count(multi, "multi-tensor", "multi-tensor") +
+                     (steps ? ", " + format::fixed(static_cast<double>(named - multi) / static_cast<double>(steps), 0) +
+                                  " per step: " + too_few(th)
+                            : ", and no steps to count them per step"));
 }
 
 // [SECTION] Jobs -------------------------------------------------------------------------------
@@ -519,11 +618,6 @@ void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
           "graph launches (the optimizer step, data-dependent parts: torch.compile(mode='reduce-overhead') "
           "captures what it can), fuse the small kernels that stay eager, and give each kernel more work with a "
           "larger batch.";
-    if (w.phase == "inference" && f.id == "exposed-communication" &&
-        r.find("Overlap the gradient all-reduce with the backward pass") != std::string::npos)
-      r = "Overlap the collectives with compute: in tensor-parallel inference, overlap each layer's all-reduce or "
-          "all-gather with the next GEMMs (asynchronous tensor parallelism, fused GEMM + collective kernels, NCCL "
-          "user buffers), or use fewer GPUs per model replica when communication outweighs the compute it spreads.";
   }
 }
 

@@ -306,7 +306,8 @@ TEST(IdleGaps, GapsAfterSynchronizationsAreHostSyncsAlone) {
 // Steps of a convolution and then the weight update inside
 // "Optimizer.step#SGD.step": `kernels` kernels named `name`, 3 µs each,
 // launched one by one (a 10 µs call each).
-Trace optimizer_steps(int kernels, const char* name, bool range = true) {
+// With `mix`, several names: that many kernels of each, in turn.
+Trace optimizer_steps(const std::vector<std::pair<int, const char*>>& mix, bool range = true) {
   TraceFactory f;
   TimeNs t = 1 * ms;
   for (int s = 0; s < 5; ++s) {
@@ -314,10 +315,11 @@ Trace optimizer_steps(int kernels, const char* name, bool range = true) {
     f.kernel(0, 7, names::kConvTensorCore, t, t + 800 * us, t - 50 * us);
     TimeNs host = t + 800 * us;
     const TimeNs opt_start = host;
-    for (int k = 0; k < kernels; ++k) {
-      f.kernel(0, 7, name, host + 11 * us, host + 14 * us, host, 10 * us);
-      host += 15 * us;
-    }
+    for (const auto& [kernels, name] : mix)
+      for (int k = 0; k < kernels; ++k) {
+        f.kernel(0, 7, name, host + 11 * us, host + 14 * us, host, 10 * us);
+        host += 15 * us;
+      }
     if (range)
       f.range("Optimizer.step#SGD.step", opt_start - 1 * us, host - 2 * us, 1, RangeKind::annotation,
               "user_annotation");
@@ -325,6 +327,9 @@ Trace optimizer_steps(int kernels, const char* name, bool range = true) {
     t = host + 100 * us;
   }
   return f.build();
+}
+Trace optimizer_steps(int kernels, const char* name, bool range = true) {
+  return optimizer_steps({{kernels, name}}, range);
 }
 
 TEST(Optimizer, APerParameterOptimizerIsAFinding) {
@@ -357,6 +362,56 @@ TEST(Optimizer, MultiTensorOrUnannotatedOptimizersAreNot) {
   const Profile r = analyze(optimizer_steps(300, names::kRelu, false));
   EXPECT_FALSE(testing::find_finding(r, "unfused-optimizer")) << testing::describe_findings(r);
   EXPECT_FALSE(testing::find_finding(r, "serialized-weight-update")) << testing::describe_findings(r);
+}
+
+// [SECTION] The optimizer's kind in the workload ------------------------------------------------
+
+constexpr const char* kForeachKernel =
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+    "namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, "
+    "std::plus<float>, float>()";
+constexpr const char* kFusedKernel =
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+    "namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::FusedSgdMathFunctor<float, 3> >()";
+
+TEST(OptimizerKind, PerParameterForeachAndFusedAreTold) {
+  const WorkloadKind per = analyze(optimizer_steps(300, names::kRelu)).workload;
+  EXPECT_EQ(per.optimizer, "per-parameter") << per.optimizer_evidence;
+  EXPECT_TRUE(has(per.optimizer_evidence, "1,500 kernels inside 5 optimizer steps")) << per.optimizer_evidence;
+  EXPECT_TRUE(has(per.optimizer_evidence, "300 per step, 0% of them multi-tensor")) << per.optimizer_evidence;
+  const WorkloadKind foreach = analyze(optimizer_steps(4, kForeachKernel)).workload;
+  EXPECT_EQ(foreach.optimizer, "foreach") << foreach.optimizer_evidence;
+  const WorkloadKind fused = analyze(optimizer_steps(4, kFusedKernel)).workload;
+  EXPECT_EQ(fused.optimizer, "fused") << fused.optimizer_evidence;
+  EXPECT_TRUE(has(fused.optimizer_evidence, "fused optimizer kernels")) << fused.optimizer_evidence;
+  // Many multi-tensor kernels are still multi-tensor.
+  EXPECT_EQ(analyze(optimizer_steps(300, kForeachKernel)).workload.optimizer, "foreach");
+}
+
+TEST(OptimizerKind, UnknownWhereTheTraceCannotTell) {
+  // A few plain kernels per step: a small model's per-parameter update, or
+  // one over a few flattened buffers.
+  const WorkloadKind few = analyze(optimizer_steps(30, names::kRelu)).workload;
+  EXPECT_EQ(few.optimizer, "unknown") << few.optimizer_evidence;
+  EXPECT_TRUE(has(few.optimizer_evidence, "too few per step")) << few.optimizer_evidence;
+  // Some multi-tensor kernels among many plain ones: a mix, named as such,
+  // and not a per-parameter finding.
+  const Profile mixed = analyze(optimizer_steps({{200, names::kRelu}, {40, kForeachKernel}}));
+  EXPECT_EQ(mixed.workload.optimizer, "unknown") << mixed.workload.optimizer_evidence;
+  EXPECT_TRUE(has(mixed.workload.optimizer_evidence, "a mix")) << mixed.workload.optimizer_evidence;
+  EXPECT_FALSE(testing::find_finding(mixed, "unfused-optimizer")) << testing::describe_findings(mixed);
+  // Half of them multi-tensor or more: multi-tensor.
+  EXPECT_EQ(analyze(optimizer_steps({{100, names::kRelu}, {100, kForeachKernel}})).workload.optimizer, "foreach");
+}
+
+TEST(OptimizerKind, NothingIsSaidWithoutAnOptimizer) {
+  // Elementwise kernels outside an optimizer op: no optimizer at all.
+  const WorkloadKind none = analyze(optimizer_steps(300, names::kRelu, false)).workload;
+  EXPECT_EQ(none.optimizer, "") << none.optimizer_evidence;
+  // Multi-tensor kernels by name, without the step's range: foreach by name.
+  const WorkloadKind named = analyze(optimizer_steps(4, kForeachKernel, false)).workload;
+  EXPECT_EQ(named.optimizer, "foreach") << named.optimizer_evidence;
+  EXPECT_TRUE(has(named.optimizer_evidence, "no optimizer step range")) << named.optimizer_evidence;
 }
 
 }  // namespace

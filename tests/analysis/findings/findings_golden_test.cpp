@@ -200,5 +200,30 @@ TEST(ReviewedFindingsNsys, PinningAdviceKnowsTheProgramAlreadyPins) {
 
 INSTANTIATE_TEST_SUITE_P(RealTraces, ReviewedFindings, ::testing::ValuesIn(all_traces()), testing::TraceFileName());
 
+// The optimizer's kind, on every real trace: the ResNet-50 runs' SGD step
+// launches 483 plain kernels per step (per-parameter), the DDP sample's 9
+// multi_tensor_apply kernels (foreach); Shampoo's steps mix multi-tensor and
+// plain kernels (unknown, said as a mix); inference and programs without an
+// optimizer get nothing.
+TEST(ReviewedFindingsAll, OptimizerKindIsToldOrUnknown) {
+  const std::map<std::string, std::string> kind = {
+      {"kineto-resnet50-v100-workers0.json.gz", "per-parameter"},
+      {"kineto-resnet50-v100-workers4.json.gz", "per-parameter"},
+      {"hta-ns-resolution-v100.json.gz", "foreach"},
+      {"hta-sampled-rank0.json.gz", "unknown"},
+      {"hta-sampled-rank1.json.gz", "unknown"},
+  };
+  for (const std::string& file : all_traces()) {
+    const WorkloadKind& w = profile_of(file).workload;
+    const auto it = kind.find(file);
+    EXPECT_EQ(w.optimizer, it == kind.end() ? "" : it->second) << file << ": " << w.optimizer_evidence;
+    EXPECT_EQ(w.optimizer.empty(), w.optimizer_evidence.empty()) << file;
+    // A per-parameter optimizer is a (minor here) finding; nothing else is.
+    EXPECT_EQ(testing::find_any_finding(profile_of(file), "unfused-optimizer") != nullptr,
+              w.optimizer == "per-parameter")
+        << file;
+  }
+}
+
 }  // namespace
 }  // namespace gpuscope

@@ -419,7 +419,10 @@ TEST(Findings, AFusedOptimizerAloneIsToldToOverlapNotToFuse) {
   const Profile p = analyze(f.build());
   const Finding* w = testing::find_finding(p, "serialized-weight-update");
   ASSERT_TRUE(w) << testing::describe_findings(p);
-  EXPECT_NE(w->evidence.find("already in multi-tensor or fused kernels"), std::string::npos) << w->evidence;
+  EXPECT_EQ(p.workload.optimizer, "fused") << p.workload.optimizer_evidence;
+  EXPECT_NE(w->evidence.find("The optimizer is already fused: 20 multi-tensor or fused kernels of 20 optimizer"),
+            std::string::npos)
+      << w->evidence;
   EXPECT_EQ(w->recommendation.find("Use a fused multi-tensor optimizer"), std::string::npos) << w->recommendation;
   EXPECT_NE(w->recommendation.find("overlap the update"), std::string::npos) << w->recommendation;
 }

@@ -178,7 +178,7 @@ TEST(Helps, NothingPrescribedThatTheProgramAlreadyDoes) {
   p.devices[0].communication_ns = 200 * ms;
   p.devices[0].exposed_communication_ns = 150 * ms;
   p.workload.data_parallel = "ddp";
-  p.workload.data_parallel_evidence = "1 DDP ops (\"DistributedDataParallel.forward\")";
+  p.workload.data_parallel_evidence = "1 DDP op (\"DistributedDataParallel.forward\")";
   p.workload.execution = "cuda graphs";
   p.workload.execution_evidence = "5,046 of 5,100 kernels replayed from CUDA graphs";
   p.findings.push_back(finding("exposed-communication", 100 * ms, "Communication exposed"));

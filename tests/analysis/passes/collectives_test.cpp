@@ -122,6 +122,25 @@ TEST(Collectives, TwoSizesUnderOneKernelNameAreTransferNotWaiting) {
   }
 }
 
+// Inference with an exposed all-reduce after each step's compute (tensor
+// parallelism): there are no gradients, so the fix speaks of overlapping the
+// collectives with the GEMMs, not of the backward pass.
+TEST(Collectives, InferenceIsNotToldToOverlapGradients) {
+  TraceFactory f;
+  add_steps(f, 6, [&](int, TimeNs t) {
+    collective(f, t, 300 * us, {});
+    return t + 301 * us;
+  });
+  f.range("aten::inference_mode", 0, 100 * ms, 1, RangeKind::annotation, "cpu_op");
+  const Profile p = analyze(f.build());
+  ASSERT_EQ(p.workload.phase, "inference") << p.workload.phase_evidence;
+  const Finding* e = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_EQ(e->recommendation.rfind("Overlap the collectives with compute: in tensor-parallel inference", 0), 0u)
+      << e->recommendation;
+  EXPECT_EQ(e->recommendation.find("backward"), std::string::npos) << e->recommendation;
+}
+
 // DDP: each bucket's all-reduce launched from inside the backward pass
 // (autograd's hooks) under record_param_comms and nccl:all_reduce, run as
 // SendRecv kernels beside the next layer's gradients; the last one exposed.
@@ -176,6 +195,13 @@ TEST(Collectives, DdpAllReduceAsSendRecvKernelsIsNamedByItsAnnotation) {
   ASSERT_TRUE(a);
   EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
   EXPECT_NE(a->reason.find("already buckets gradients"), std::string::npos) << a->reason;
+  // Its exposed time is still a finding (the last bucket after the backward
+  // pass); the fix does not prescribe what DDP already does: it starts from
+  // DDP and tunes it.
+  const Finding* e = testing::find_any_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_EQ(e->recommendation.rfind("This run already uses DDP (", 0), 0u) << e->recommendation;
+  EXPECT_EQ(e->recommendation.find("Overlap the gradient all-reduce"), std::string::npos) << e->recommendation;
 }
 
 // The same all-reduces after the backward pass, outside it: not DDP, and
