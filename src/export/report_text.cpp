@@ -280,8 +280,20 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
   out +=
       p.workload.run == "tiny-span"
           ? "Minor observations (not numbered: over a GPU span of microseconds the trace cannot tell what they cost)\n"
-          : "Minor observations (true, but under 1% of the run; not numbered)\n";
-  for (const Finding& f : p.minor_findings) out += wrap(f.title + " (" + f.id + ")", o.width, "  - ", "    ");
+          : "Minor observations (true, but under 1% of the run, or their fix replayed shortens the step by under "
+            "1%; not numbered)\n";
+  for (const Finding& f : p.minor_findings) {
+    // One whose share is material but whose replayed fix is not says so.
+    const bool by_replay = f.saving_source == SavingSource::simulated && f.share >= kMaterialShare &&
+                           p.simulation.replayed_step_ns > 0 && f.predicted_step_ns > 0;
+    const TimeNs gain = p.simulation.replayed_step_ns - f.predicted_step_ns;
+    const std::string what =
+        (p.steps.steps.empty() ? "the replayed trace " : "the median step ") + duration(p.simulation.replayed_step_ns);
+    const std::string replayed = !by_replay ? std::string()
+                                 : gain > 0 ? "; " + f.fix + " shortens " + what + " by only " + duration(gain)
+                                            : "; " + f.fix + " does not shorten " + what;
+    out += wrap(f.title + " (" + f.id + replayed + ")", o.width, "  - ", "    ");
+  }
   out += "\n";
 }
 

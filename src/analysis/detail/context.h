@@ -431,6 +431,10 @@ void hardware_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vecto
 
 // findings/registry.cpp
 std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);
+// Whether a finding's fix saves time that matters (kMaterialShare): a
+// simulated one makes the median step that much shorter, a rule of thumb
+// saves that share of the run.
+bool saves_materially(const Profile& p, const Finding& f);
 // findings/idle.cpp: the GPUs' idle time by cause, each part with the finding
 // of p.findings that charges it (Profile::idle_charges).
 std::vector<IdleCharge> charge_idle(const Profile& p, const Evidence& ev, const AnalysisOptions& opt);

@@ -47,17 +47,9 @@ const Finding* minor(const Profile& p, std::string_view id) {
   return nullptr;
 }
 
-// A finding whose fix saves time that matters: a yes may rest on it. A
-// simulated fix makes the median step at least 1 % shorter; a rule of thumb
-// saves at least 1 % of the run.
-bool gains(const Profile& p, const Finding* f) {
-  if (!f || f->saving_ns <= 0) return false;
-  const TimeNs step = p.simulation.replayed_step_ns;
-  if (f->saving_source == SavingSource::simulated && step > 0)
-    return f->predicted_step_ns > 0 && double(f->predicted_step_ns) <= (1 - kMaterialShare) * double(step);
-  const TimeNs run = p.window.duration();
-  return run <= 0 || double(f->saving_ns) >= kMaterialShare * double(run);
-}
+// A finding whose fix saves time that matters: a yes may rest on it
+// (saves_materially, findings/registry.cpp).
+bool gains(const Profile& p, const Finding* f) { return f && saves_materially(p, *f); }
 
 // What the answers read of the devices, summed over all of them.
 struct JobTotals {

@@ -127,6 +127,17 @@ std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const A
   return out;
 }
 
+// A simulated fix makes the median step at least kMaterialShare shorter; a
+// rule of thumb saves at least kMaterialShare of the run.
+bool saves_materially(const Profile& p, const Finding& f) {
+  if (f.saving_ns <= 0) return false;
+  const TimeNs step = p.simulation.replayed_step_ns;
+  if (f.saving_source == SavingSource::simulated && step > 0)
+    return f.predicted_step_ns > 0 && double(f.predicted_step_ns) <= (1 - kMaterialShare) * double(step);
+  const TimeNs run = p.window.duration();
+  return run <= 0 || double(f.saving_ns) >= kMaterialShare * double(run);
+}
+
 }  // namespace gpuscope::detail
 
 namespace gpuscope {
@@ -136,6 +147,9 @@ std::span<const FindingRule> finding_rules() { return detail::kRuleList; }
 // A finding is material at kMaterialShare of the run: its saving, or its own
 // time's share (of the run, or of kernel time for the rules that measure
 // kernel time). Below that it is true but does not change what to do first.
+// A finding whose fix was replayed is judged by the replay: its saving, or
+// what it saves once the other fixes are made; its share alone does not
+// make it material when removing that time leaves the step as long.
 
 void settle_findings(Profile* p) {
   std::vector<Finding>& all = p->findings;
@@ -147,6 +161,8 @@ void settle_findings(Profile* p) {
   });
   const TimeNs run = p->window.duration();
   auto material = [&](const Finding& f) {
+    if (f.saving_source == SavingSource::simulated && p->simulation.replayed_step_ns > 0)
+      return detail::saves_materially(*p, f) || f.after_to_ns > 0;
     return f.share >= kMaterialShare || (run > 0 && double(f.saving_ns) >= kMaterialShare * double(run));
   };
   const auto minor = std::stable_partition(all.begin(), all.end(), material);

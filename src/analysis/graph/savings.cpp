@@ -390,6 +390,13 @@ Predicted predict(const Trace& t, const TraceResult& r, std::span<const Change> 
   return out;
 }
 
+TimeNs median(std::vector<TimeNs> v);
+// Whether a predicted median step is at least kMaterialShare shorter than
+// the replayed one.
+bool material_gain(TimeNs replayed, TimeNs predicted) {
+  return predicted > 0 && static_cast<double>(predicted) <= (1 - kMaterialShare) * static_cast<double>(replayed);
+}
+
 // The fixes of `set` applied together (none: nothing predicted).
 Predicted predict_together(const Trace& t, const TraceResult& r, const std::vector<Fix>& fixes,
                            const std::vector<bool>& set) {
@@ -455,8 +462,15 @@ TraceResult run_trace(const Trace& t, const Plan& plan, const std::vector<Fix>& 
     for (std::size_t i : r.counted) tally.add(t, g, step_path(g, tl, replayed, i));
   }
   for (const Fix& f : fixes) r.fixes.push_back(predict(t, r, f.changes));
+  // Together: the fixes that make this trace's median step materially
+  // shorter (the job's set is settled later; a trace whose set differs is
+  // predicted again).
   r.together_set.assign(fixes.size(), false);
-  for (std::size_t k = 0; k < fixes.size(); ++k) r.together_set[k] = r.fixes[k].applied && r.fixes[k].saving >= 1;
+  const TimeNs step = median(r.replayed);
+  for (std::size_t k = 0; k < fixes.size(); ++k) {
+    const Predicted& f = r.fixes[k];
+    r.together_set[k] = f.applied && f.saving >= 1 && material_gain(step, median(f.steps));
+  }
   r.together = predict_together(t, r, fixes, r.together_set);
   r.after = predict_after(t, r, fixes);
   return r;
@@ -686,7 +700,9 @@ struct SimulationShare::Impl {
   std::vector<TraceResult> results;
   std::vector<PathTally> tallies;
   std::vector<std::exception_ptr> errors;  // per trace: why it could not be simulated
-  std::vector<bool> helps;                 // per fix: simulated, with a saving: part of "together"
+  // Per fix: simulated, and its median step at least kMaterialShare
+  // shorter: part of "together" (a fix saving less is replayed after them).
+  std::vector<bool> helps;
   std::size_t ran = 0;
 
   void rethrow_first() const {
@@ -820,24 +836,28 @@ bool SimulationShare::combine(Profile* p) {
     // its median step is shorter too: a saving summed over the steps while
     // the typical step gets no faster is the replay's noise, not a gain.
     const bool median_faster = x.step < s.replayed_step_ns;
-    helps[k] = per_trace >= 1 && median_faster;
+    const bool saves = per_trace >= 1 && median_faster;
+    helps[k] = saves && material_gain(s.replayed_step_ns, x.step);
     set_findings(p, fixes[k].spec, [&](Finding& f) {
       const TimeNs charged = f.saving_ns;  // the rule's own time, before the replay
       f.saving_source = SavingSource::simulated;
       f.predicted_step_ns = x.step;
-      f.saving_ns = helps[k] ? static_cast<TimeNs>(per_trace) : 0;
+      f.saving_ns = saves ? static_cast<TimeNs>(per_trace) : 0;
       // A host-side fix is credited only with the GPU idle its launches
       // ended: the replay's step also gains where the freed host then hides
       // other waits (input loading, synchronizations), which their own
       // findings charge.
-      if (helps[k] && host_side_rule(f.id) && charged > 0 && f.saving_ns > charged) {
+      if (saves && host_side_rule(f.id) && charged > 0 && f.saving_ns > charged) {
         f.saving_note = "capped at the GPU idle its late launches ended (" + format::duration(charged) +
                         "); the replay's " + format::duration(f.saving_ns) +
                         " also counts waits the host then hides, which other findings charge";
         f.saving_ns = charged;
       }
       if (helps[k]) return;
-      if (per_trace <= -1)
+      if (saves)
+        f.saving_note = "the replay makes the median step only " + format::duration(s.replayed_step_ns - x.step) +
+                        " shorter, under " + format::percent(kMaterialShare);
+      else if (per_trace <= -1)
         f.saving_note =
             "no saving: with the fix the replay takes " + format::duration(static_cast<TimeNs>(-per_trace)) + " longer";
       else if (per_trace >= 1)

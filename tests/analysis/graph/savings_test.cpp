@@ -67,8 +67,10 @@ TEST(SimulatedSavings, PaddingFixPredictsTheRunWithoutPadding) {
 // A job read one trace at a time (each trace made, handed over and freed, as
 // `gpuscope report DIR` does) predicts exactly what the same traces held in
 // memory predict. The ranks differ (padding on one only), so the fixes that
-// count for the job are not one rank's own, and that rank's trace is read
-// again for the prediction of every fix together.
+// count for the job are not one rank's own: removing rank 0's padding
+// shortens its steps, but the median step of the job's pooled steps by
+// under 1 %, so it is not among the job's fixes together, and rank 0's
+// trace, whose own set had it, is read again for the job's set.
 TEST(SimulatedSavings, AJobReadOneTraceAtATimePredictsAsTheTracesInMemory) {
   auto options = [](int rank) {
     SyntheticOptions o;
@@ -94,7 +96,7 @@ TEST(SimulatedSavings, AJobReadOneTraceAtATimePredictsAsTheTracesInMemory) {
       &streamed, {}, 1);
   ASSERT_EQ(held.simulation.status, "simulated");
   EXPECT_EQ(streamed.simulation.status, held.simulation.status);
-  EXPECT_NE(held.simulation.together.change.find("--remove padding"), std::string::npos);
+  EXPECT_EQ(held.simulation.together.change, "--remove broadcast");
   EXPECT_EQ(streamed.simulation.together.change, held.simulation.together.change);
   EXPECT_EQ(streamed.simulation.together.step_ns, held.simulation.together.step_ns);
   EXPECT_LT(held.simulation.together.step_ns, held.simulation.replayed_step_ns);
@@ -357,7 +359,12 @@ TEST(SimulatedSavings, AFixThatSavesNothingSaysSo) {
 // change matched no op and went unreplayed, leaving a rule of thumb and a yes).
 TEST(SimulatedSavings, AFixIsNarrowedToTheCategoriesTheTraceHas) {
   const Profile p = simulated(open_trace(testing::real_trace("hta-event-sync-multistream.json.gz")));
-  const Finding* f = find(p, "no-tensor-cores");
+  // Not numbered: its share of kernel time is all of it, but its replayed
+  // fix leaves the step as long (a minor observation).
+  EXPECT_EQ(find(p, "no-tensor-cores"), nullptr);
+  const Finding* f = nullptr;
+  for (const Finding& m : p.minor_findings)
+    if (m.id == "no-tensor-cores") f = &m;
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->fix, "--scale gemm=0.5");
   EXPECT_EQ(f->saving_source, SavingSource::simulated);
