@@ -456,5 +456,33 @@ TEST(ReportText, ForwardAndBackwardPerModuleFromSequenceNumbers) {
   EXPECT_EQ(inference.find("Forward and backward GPU time per nn.Module"), std::string::npos) << inference;
 }
 
+// A finding with a material share whose replayed fix shortens the step by
+// under 1 %: a minor observation whose line says what the replay gave.
+TEST(ReportText, AMinorLineSaysWhatItsReplayGave) {
+  Profile p;
+  p.window = {0, 1000 * ms};
+  p.simulation.status = "simulated";
+  p.simulation.replayed_step_ns = 100 * ms;
+  Finding f;
+  f.id = "host-sync";
+  f.title = "21 host synchronizations leave the GPU idle 68 ms (6.8% of the run)";
+  f.share = 0.068;
+  f.saving_ns = 1300 * us;
+  f.saving_source = SavingSource::simulated;
+  f.fix = "--no-host-sync";
+  f.predicted_step_ns = 100 * ms - 130 * us;
+  p.findings.push_back(f);
+  settle_findings(&p);
+  ASSERT_TRUE(p.findings.empty());
+  ASSERT_EQ(p.minor_findings.size(), 1u);
+  std::string words;  // the wrapped lines' words, one space apart (no steps: the replayed trace)
+  std::istringstream in(report_text(p));
+  for (std::string w; in >> w;) words += w + " ";
+  EXPECT_NE(words.find("(6.8% of the run) (host-sync; --no-host-sync shortens the replayed trace 100.0 ms by only "
+                       "130.0 µs)"),
+            std::string::npos)
+      << words;
+}
+
 }  // namespace
 }  // namespace gpuscope
