@@ -149,7 +149,10 @@ std::span<const FindingRule> finding_rules() { return detail::kRuleList; }
 // kernel time). Below that it is true but does not change what to do first.
 // A finding whose fix was replayed is judged by the replay: its saving, or
 // what it saves once the other fixes are made; its share alone does not
-// make it material when removing that time leaves the step as long.
+// make it material when removing that time leaves the step as long. Not in
+// a job: each rank is replayed alone, so a fix that shortens one rank's
+// steps leaves the others' waits for it at their collectives as recorded,
+// and the pooled median step cannot say what the job would gain.
 
 void settle_findings(Profile* p) {
   std::vector<Finding>& all = p->findings;
@@ -161,7 +164,8 @@ void settle_findings(Profile* p) {
   });
   const TimeNs run = p->window.duration();
   auto material = [&](const Finding& f) {
-    if (f.saving_source == SavingSource::simulated && p->simulation.replayed_step_ns > 0)
+    if (f.saving_source == SavingSource::simulated && p->simulation.replayed_step_ns > 0 &&
+        p->trace_quality.files.size() <= 1)
       return detail::saves_materially(*p, f) || f.after_to_ns > 0;
     return f.share >= kMaterialShare || (run > 0 && double(f.saving_ns) >= kMaterialShare * double(run));
   };

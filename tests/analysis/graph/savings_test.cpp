@@ -97,6 +97,12 @@ TEST(SimulatedSavings, AJobReadOneTraceAtATimePredictsAsTheTracesInMemory) {
   ASSERT_EQ(held.simulation.status, "simulated");
   EXPECT_EQ(streamed.simulation.status, held.simulation.status);
   EXPECT_EQ(held.simulation.together.change, "--remove broadcast");
+  // Still a numbered finding of the job: each rank is replayed alone, so
+  // the pooled median does not judge it (the other rank's waits for rank 0
+  // stay as recorded).
+  const Finding* padding = find(held, "padding-hotspot");
+  ASSERT_NE(padding, nullptr);
+  EXPECT_EQ(padding->saving_source, SavingSource::simulated);
   EXPECT_EQ(streamed.simulation.together.change, held.simulation.together.change);
   EXPECT_EQ(streamed.simulation.together.step_ns, held.simulation.together.step_ns);
   EXPECT_LT(held.simulation.together.step_ns, held.simulation.replayed_step_ns);
