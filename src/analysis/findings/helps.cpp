@@ -108,6 +108,22 @@ HelpAnswer yes(const Profile& p, std::string_view id, std::string_view question,
 HelpAnswer no_gain(const Profile& p, std::string_view id, std::string_view question, const Finding& f) {
   const std::string fix = f.fix.empty() ? std::string("its fix") : f.fix;
   const TimeNs step = p.simulation.replayed_step_ns;
+  // In a job each rank is replayed alone: a fix that shortens some ranks'
+  // steps (a saving that matters) but hardly the pooled median step may
+  // still shorten the job's, by what the others wait for those ranks at
+  // their collectives; the replay cannot tell.
+  const TimeNs run = p.window.duration();
+  if (p.trace_quality.files.size() > 1 && run > 0 && double(f.saving_ns) >= kMaterialShare * double(run)) {
+    HelpAnswer a =
+        answer(id, question, Verdict::unknown,
+               f.title + ", and " + fix + " saves " + dur(f.saving_ns) + " per trace in the replay (" +
+                   pct1(double(f.saving_ns) / double(run)) + " of the run), but shortens the job's median step (" +
+                   dur(step) + ") by only " + dur(std::max<TimeNs>(0, step - f.predicted_step_ns)) +
+                   ": each rank is replayed alone, so how much the job gains depends on how long the "
+                   "other ranks wait for the ones it shortens, which the replay does not model");
+    a.findings.push_back(f.id);
+    return a;
+  }
   const std::string replay = f.saving_ns > 0 && f.predicted_step_ns > 0
                                  ? " makes the median step only " + dur(step - f.predicted_step_ns) +
                                        " shorter in the replay (" + dur(step) + " -> " + dur(f.predicted_step_ns) +
