@@ -43,6 +43,8 @@ import weakref
 
 from .host_file import CPU_OP, PYTHON_FUNCTION, USER_ANNOTATION
 
+_time_ns = time.time_ns
+
 MAX_OP_STACK = 32  # Python frames kept above each op
 FLUSH_OVERHEAD = "gpuscope: taking PyTorch's ops"  # the overhead row of a flush
 _MARK = "gpuscope#thread "  # a range naming the Linux id of the profiler's thread
@@ -397,76 +399,97 @@ class _Rows:
         return cols
 
 
+class _ThreadCalls(threading.local):
+    """One thread's open module calls and its finished ones (start, end, string id)."""
+
+    def __init__(self, owner):
+        self.calls = []
+        self.rows = []
+        self.tid = threading.get_native_id()
+        owner._register(self.rows, self.tid)
+
+
 class ModulePaths:
-    """nn.Module calls as ranges named by the module's path ("nn.Module: model.layer1.0.conv1")."""
+    """nn.Module calls as ranges named by the module's path ("nn.Module: model.layer1.0.conv1").
+
+    The hooks run on every module call, so they do little: one thread-local
+    read, one dict lookup for the path, a clock read and one list append
+    each; the finished calls wait in the thread's own list (appends and the
+    taker's `del rows[:n]` are each atomic under the GIL, so no lock)."""
 
     def __init__(self, torch, host_file, stats, notes, on_top_level_call):
         self._file = host_file
         self._stats = stats
         self._notes = notes
-        self._tls = threading.local()
         self._paths = {}  # id(module) -> (weakref, string id)
         self._on_top_level_call = on_top_level_call
         self._names_by_sid = {}
         self._torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
-        self._start, self._end, self._tid, self._name = [], [], [], []
         self._lock = threading.Lock()
+        self._threads = []  # (rows, native thread id, weakref to the thread)
+        self._tls = _ThreadCalls(self)
         m = torch.nn.modules.module
-        self._handles = [m.register_module_forward_pre_hook(self._pre), m.register_module_forward_hook(self._post)]
+        pre, post = self._hooks()
+        self._handles = [m.register_module_forward_pre_hook(pre), m.register_module_forward_hook(post)]
 
     def forked(self, host_file, stats, notes):
         """In a forked child: string ids and open calls belonged to the parent's file."""
         with self._lock:
             self._file, self._stats, self._notes = host_file, stats, notes
-            self._tls = threading.local()
-            self._paths, self._names_by_sid = {}, {}
-            self._start, self._end, self._tid, self._name = [], [], [], []
+            # The hooks hold these: emptied in place. This thread is the
+            # child's only one, with an id of its own.
+            self._paths.clear()
+            self._names_by_sid = {}
+            self._tls.calls.clear()
+            self._tls.rows.clear()
+            self._threads = [(self._tls.rows, threading.get_native_id(), weakref.ref(threading.current_thread()))]
 
     def remove(self):
         for h in self._handles:
             h.remove()
         self._handles = []
 
-    def _calls(self):
-        st = getattr(self._tls, "calls", None)
-        if st is None:
-            st = self._tls.calls = []
-        return st
+    def _register(self, rows, tid):
+        with self._lock:
+            self._threads.append((rows, tid, weakref.ref(threading.current_thread())))
 
-    def _pre(self, module, inputs):
-        try:
-            calls = self._calls()
-            if not calls:
-                self._on_top_level_call()
-            calls.append((module, self._path(module, calls), time.time_ns()))
-        except Exception as e:  # never into the program: stop recording modules, say why
-            self._failed(e)
+    def _hooks(self):
+        """The two hooks, as closures over what they read (no attribute lookups per call)."""
+        tls, paths, on_top, path_of, failed = self._tls, self._paths, self._on_top_level_call, self._path, self._failed
+        time_ns = _time_ns
 
-    def _post(self, module, inputs, output):
-        try:
-            t1 = time.time_ns()
-            calls = self._calls()
-            while calls:
-                m, sid, t0 = calls.pop()
-                if m is module:
-                    with self._lock:
-                        self._start.append(t0)
-                        self._end.append(t1)
-                        self._tid.append(threading.get_native_id())
-                        self._name.append(sid)
-                    return
-                self._stats.add("capture.framework.modules_unfinished", 1)  # its forward raised
-        except Exception as e:
-            self._failed(e)
+        def pre(module, inputs):
+            try:
+                calls = tls.calls
+                if not calls:
+                    on_top()
+                hit = paths.get(id(module))
+                sid = hit[1] if hit is not None and hit[0]() is module else path_of(module, calls)
+                calls.append((module, sid, time_ns()))
+            except Exception as e:  # never into the program: stop recording modules, say why
+                failed(e)
+
+        def post(module, inputs, output):
+            try:
+                t1 = time_ns()
+                calls = tls.calls
+                while calls:
+                    m, sid, t0 = calls.pop()
+                    if m is module:
+                        tls.rows.append((t0, t1, sid))
+                        return
+                    self._stats.add("capture.framework.modules_unfinished", 1)  # its forward raised
+            except Exception as e:
+                failed(e)
+
+        return pre, post
 
     def _failed(self, e):
         self.remove()
         self._notes.set("capture.framework.modules", "stopped: %r" % (e,))
 
     def _path(self, module, calls):
-        hit = self._paths.get(id(module))
-        if hit is not None and hit[0]() is module:
-            return hit[1]
+        """A module first called (or whose id was reused): its path, from the calling module's."""
         path = None
         if calls:
             parent = calls[-1][0]
@@ -492,10 +515,23 @@ class ModulePaths:
 
     def take(self):
         """The module calls finished since the last take, as range columns."""
+        start, end, tid, name = [], [], [], []
         with self._lock:
-            cols = self._start, self._end, self._tid, self._name
-            self._start, self._end, self._tid, self._name = [], [], [], []
-        return cols
+            alive = []
+            for rows, thread_id, thread in self._threads:
+                n = len(rows)
+                taken = rows[:n]
+                del rows[:n]  # calls finished meanwhile stay for the next take
+                for t0, t1, sid in taken:
+                    start.append(t0)
+                    end.append(t1)
+                    tid.append(thread_id)
+                    name.append(sid)
+                t = thread()
+                if rows or (t is not None and t.is_alive()):
+                    alive.append((rows, thread_id, thread))
+            self._threads = alive
+        return start, end, tid, name
 
 
 def _root_name(module, torch_dir):
