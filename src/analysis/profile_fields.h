@@ -759,7 +759,7 @@ constexpr void rows(V& v, Of<SyncStats>) {
   field<&Y::event_syncs>(v, "event_syncs", "", "event synchronizations");
   field<&Y::gpu_idle_after_ns>(v, "gpu_idle_after_ns", "ns",
                                "GPU idle from a sync's (or blocking copy's) end to its GPU's next op, when the "
-                               "queue had drained");
+                               "queue had drained, at most how long the call held the host");
   added<&Y::copies>(v, "copies", "", "copies that block the host (`memcpys.synchronous`), charged as synchronizations");
   added<&Y::copy_ns>(v, "copy_ns", "ns", "time hosts spent blocked in their calls");
   added<&Y::gpu_idle_after_copies_ns>(v, "gpu_idle_after_copies_ns", "ns",

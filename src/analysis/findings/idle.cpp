@@ -281,8 +281,8 @@ void gpu_idle_gaps(Builder& b) {
       "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) + "; gaps >= " + dur(th.idle_gap_ns) +
       " (nsys flags 500 ms; training steps are millisecond-scale) take " + pct1(gap_share) +
       " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold. By what ended them: warm-up " +
-      dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup) +
-      " gaps ended by the first call of a kernel before the first step ended), a late host launch " +
+      dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup, "gap", "gaps") +
+      " ended by the first call of a kernel before the first step ended), a late host launch " +
       dur(t.per_device(launch)) + ", work already queued " + dur(t.per_device(queued)) +
       "; GPU idle after host synchronizations or blocking copies " + dur(t.per_device(sync)) + " and input wait " +
       dur(t.per_device(input)) +

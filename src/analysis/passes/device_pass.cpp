@@ -81,6 +81,7 @@ struct Run {
 struct SyncEnd {
   TimeNs end;
   bool copy;
+  TimeNs blocked;  // how long the call held the host (end - start)
 };
 
 struct Flight {
@@ -626,18 +627,23 @@ struct Sweep {
     }
     if (gap >= big) ev.idle_gaps.add(rt.shift({g0, g1}), gap);
     // The first host synchronization that returned during the gap: the GPU had
-    // drained its queue and waited for the host from then on (input wait aside).
+    // drained its queue and waited for the host from then on (input wait
+    // aside). The sync is charged what it held the host back, at most: had it
+    // not blocked, the host's work after it would have begun that much
+    // earlier, and the next launch with it. A sync that returns at once on an
+    // idle GPU leaves the gap to the host's late launch.
     while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g0) ++next_sync;
     TimeNs explained = 0;
     if (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) {
-      const TimeNs from = sync_ends[next_sync].end;
-      const TimeNs blamed = (g1 - from) - length_within(input_set, {from, g1});
+      const SyncEnd& sync = sync_ends[next_sync];
+      const TimeNs from = sync.end;
+      const TimeNs blamed = std::min((g1 - from) - length_within(input_set, {from, g1}), sync.blocked);
       if (blamed > 0) {
         p.syncs.gpu_idle_after_ns += blamed;
-        if (sync_ends[next_sync].copy) p.syncs.gpu_idle_after_copies_ns += blamed;
+        if (sync.copy) p.syncs.gpu_idle_after_copies_ns += blamed;
         ev.sync_idle.add(rt.shift({from, g1}), blamed);
         explained += blamed;
-        piece(from, g1, sync_ends[next_sync].copy ? IdleCause::blocking_copy : IdleCause::host_sync);
+        piece(from, std::min(g1, from + blamed), sync.copy ? IdleCause::blocking_copy : IdleCause::host_sync);
       }
       while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) ++next_sync;
     }
@@ -941,18 +947,19 @@ std::vector<SyncEnd> sync_ends(const Trace& t, std::uint32_t device, const std::
   if (y.size()) {
     for (std::size_t i = 0; i < y.size(); ++i)
       if (y.type_at(i) != SyncType::stream_wait_event && (y.device[i] == device || y.device[i] == kNoDevice))
-        out.push_back({y.end[i], false});
+        out.push_back({y.end[i], false, y.end[i] - y.start[i]});
   } else {
     const ApiCallTable& a = t.api_calls();
     std::vector<std::int8_t> is_sync(t.strings().size(), -1);
     for (std::size_t i = 0; i < a.size(); ++i) {
       std::int8_t& s = is_sync[a.name[i]];
       if (s < 0) s = is_sync_api(t.str(a.name[i])) ? 1 : 0;
-      if (s) out.push_back({a.end[i], false});
+      if (s) out.push_back({a.end[i], false, a.end[i] - a.start[i]});
     }
   }
   for (const BlockingCopy& b : blocking)
-    if (t.tracks()[t.memcpys().track_at(b.row)].device == device) out.push_back({t.api_calls().end[b.api], true});
+    if (t.tracks()[t.memcpys().track_at(b.row)].device == device)
+      out.push_back({t.api_calls().end[b.api], true, t.api_calls().end[b.api] - t.api_calls().start[b.api]});
   std::sort(out.begin(), out.end(), [](const SyncEnd& a, const SyncEnd& b) { return a.end < b.end; });
   return out;
 }

@@ -285,20 +285,47 @@ TEST(IdleGaps, WarmUpAtTheStartIsNamedAndNotSaved) {
   EXPECT_GT(h->saving_ns, 50 * ms);
 }
 
-TEST(IdleGaps, GapsAfterSynchronizationsAreHostSyncsAlone) {
+// A sync is charged the idle after it up to what it held the host: had it
+// not blocked, the host's work after it would have begun that much earlier,
+// and the next launch with it. `blocked`: how long before the kernel's end
+// the sync is called; 2.2 ms of host work follow it.
+Profile syncs_then_host_work(TimeNs blocked) {
   TraceFactory f;
   TimeNs t = 1 * ms;
   for (int s = 0; s < 10; ++s) {
     f.kernel(0, 7, names::kConvTensorCore, t, t + 800 * us, t - 50 * us);
-    f.sync(SyncType::context, 0, kNoId, t - 40 * us, t + 800 * us);
+    f.sync(SyncType::context, 0, kNoId, t + 800 * us - blocked, t + 800 * us);
     f.kernel(0, 7, names::kRelu, t + 3 * ms, t + 3100 * us, t + 2990 * us);  // 2.2 ms of host work after the sync
     t += 3101 * us;
   }
-  const Trace tr = f.build();
-  const Profile p = analyze(tr);
-  ASSERT_TRUE(testing::find_finding(p, "host-sync")) << testing::describe_findings(p);
+  return analyze(f.build());
+}
+
+TEST(IdleGaps, GapsAfterSynchronizationsAreHostSyncsUpToWhatTheyHeldTheHost) {
+  // Each sync holds the host 2.5 ms, longer than the 2.2 ms gap after it:
+  // the gaps are the syncs' alone.
+  const Profile p = syncs_then_host_work(2500 * us);
+  const Finding* h = testing::find_finding(p, "host-sync");
+  ASSERT_TRUE(h) << testing::describe_findings(p);
+  EXPECT_EQ(p.syncs.gpu_idle_after_ns, 10 * 2200 * us);
   EXPECT_FALSE(testing::find_finding(p, "gpu-idle-gaps")) << testing::describe_findings(p);
   EXPECT_FALSE(testing::find_finding(p, "low-utilization")) << testing::describe_findings(p);
+  // Each holds it 0.84 ms: that much of each gap is the sync's; the other
+  // 1.36 ms the host's own work before its next launch (a late launch; the
+  // first gap, before the first call of its kernel, is warm-up).
+  const Profile q = syncs_then_host_work(840 * us);
+  ASSERT_TRUE(testing::find_finding(q, "host-sync")) << testing::describe_findings(q);
+  EXPECT_EQ(q.syncs.gpu_idle_after_ns, 10 * 840 * us);
+  const Finding* g = testing::find_finding(q, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(q);
+  EXPECT_TRUE(has(g->evidence,
+                  "warm-up 1.4 ms (1 gap ended by the first call of a kernel before the first step ended), a late host "
+                  "launch 12.2 ms"))
+      << g->evidence;
+  // A sync that returns at once on an idle GPU causes none of the gap.
+  const Profile r = syncs_then_host_work(0);
+  EXPECT_EQ(r.syncs.gpu_idle_after_ns, 0);
+  EXPECT_FALSE(testing::find_finding(r, "host-sync")) << testing::describe_findings(r);
 }
 
 // [SECTION] The optimizer by its ops -----------------------------------------------------
