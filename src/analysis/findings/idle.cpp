@@ -288,10 +288,18 @@ void gpu_idle_gaps(Builder& b) {
       dur(t.per_device(input)) +
       " are the host-sync, sync-memcpy and input-bound findings' (not counted here). Communication is never in a gap "
       "(a gap has no op running), so exposed communication does not overlap it.";
-  static constexpr const char* kLaunchAdvice =
-      "The next op was launched late: look at what the host does in these gaps (the viewer jumps to them): "
-      "logging, checkpointing, evaluation, Python overhead. Move that work off the critical path: asynchronous "
-      "checkpointing, metrics read every N steps instead of every step.";
+  // A training or serving loop (a framework's, or one the trace shows by its
+  // backward or optimizer), or a program of its own (an HPC code with MPI
+  // between its GPU phases): the words of the advice differ.
+  const bool framework = b.p.workload.framework != "unknown" || b.p.workload.phase != "unknown";
+  const char* const kLaunchAdvice =
+      framework ? "The next op was launched late: look at what the host does in these gaps (the viewer jumps to "
+                  "them): logging, checkpointing, evaluation, Python overhead. Move that work off the critical "
+                  "path: asynchronous checkpointing, metrics read every N steps instead of every step."
+                : "The next kernel was launched late: the host worked between the GPU's phases (the viewer jumps "
+                  "to the gaps; host samples, where recorded, say where). Give the GPU work to do meanwhile: "
+                  "launch the next kernels (asynchronously, on streams) before the host computes or communicates, "
+                  "use non-blocking MPI and asynchronous copies, or move that host computation to the GPU.";
   static constexpr const char* kQueuedAdvice =
       "The next op was already queued when the gap began: the GPU waited for a dependency the trace does not show "
       "(an event from another stream or process, a collective's peer, a graph launch). Find what the waiting stream "

@@ -238,6 +238,31 @@ TEST(IdleGaps, LateLaunchesAreNamedAndSaved) {
   EXPECT_FALSE(testing::find_finding(p, "low-utilization")) << testing::describe_findings(p);
 }
 
+// The advice fits the program: a trace with no framework and no training or
+// serving loop in it (an HPC code between MPI exchanges) is told to give the
+// GPU work while the host computes, not about checkpoints and Python; one
+// whose ops name PyTorch is told the training loop's words.
+TEST(IdleGaps, LateLaunchAdviceFitsTheProgram) {
+  const Profile p = analyze(gap_steps(10, 3 * ms, 100 * us));
+  ASSERT_EQ(p.workload.framework, "unknown");
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  EXPECT_TRUE(has(g->recommendation, "non-blocking MPI")) << g->recommendation;
+  EXPECT_FALSE(has(g->recommendation, "Python")) << g->recommendation;
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 10; ++s, t += 3801 * us) {
+    f.range("aten::conv2d", t - 100 * us, t + 10 * us, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 800 * us, t - 100 * us);
+    f.range("step " + std::to_string(s), t - 200 * us, t + 800 * us);
+  }
+  const Profile q = analyze(f.build());
+  ASSERT_EQ(q.workload.framework, "pytorch") << q.workload.framework_evidence;
+  const Finding* h = testing::find_finding(q, "gpu-idle-gaps");
+  ASSERT_TRUE(h) << testing::describe_findings(q);
+  EXPECT_TRUE(has(h->recommendation, "Python overhead")) << h->recommendation;
+}
+
 TEST(IdleGaps, QueuedWorkIsADependency) {
   const Trace tr = gap_steps(10, 3 * ms, 3500 * us);  // launched before the gap began: the GPU waited on something else
   const Profile p = analyze(tr);
