@@ -444,11 +444,27 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
   if (gains(p, lb) || gains(p, lo)) return yes(p, id, q, {lb, lo});
   if (const Finding* f = without_gain(p, "launch-bound")) return no_gain(p, id, q, *f);
   const TimeNs late = p.launches.late_launch_idle_ns;
-  return answer(id, q, Verdict::no,
-                "late launches left the GPUs idle " + dur(late) + " (" +
-                    pct1(j.span ? double(late) / double(j.span) : 0.0) +
-                    " of their span, in gaps shorter than 1 ms), below the launch-bound finding's threshold: the "
-                    "host keeps the GPU's queue filled nearly all the time");
+  auto of_span = [&](TimeNs ns) { return pct1(j.span ? double(ns) / double(j.span) : 0.0); };
+  const std::string short_gaps = "late launches left the GPUs idle " + dur(late) + " (" + of_span(late) +
+                                 " of their span, in gaps shorter than 1 ms), below the launch-bound finding's "
+                                 "threshold";
+  // Long gaps a late launch ended are the host's other work between
+  // launches: graphs do not shorten that, and the host does not keep the
+  // queue filled then.
+  TimeNs long_late = 0;
+  for (const IdleCharge& c : p.idle_charges)
+    if (c.cause == "late-launch-gap") long_late += c.ns;
+  if (j.span > 0 && double(long_late) >= kMaterialShare * double(j.span)) {
+    HelpAnswer a = answer(id, q, Verdict::no,
+                          short_gaps +
+                              ": launch overhead is not what the GPUs wait for. Their longer gaps ended by "
+                              "late launches (" +
+                              dur(long_late) + ", " + of_span(long_late) +
+                              ") are the host's other work between launches, which graphs do not remove");
+    if (numbered(p, "gpu-idle-gaps")) a.findings.push_back("gpu-idle-gaps");
+    return a;
+  }
+  return answer(id, q, Verdict::no, short_gaps + ": the host keeps the GPU's queue filled nearly all the time");
 }
 
 // Asked only when the trace shows work too small for the GPU: measured

@@ -217,6 +217,28 @@ TEST(Helps, HostSyncsAreNotACudaGraphsYes) {
   EXPECT_EQ(help(p, "cuda-graphs")->verdict, Verdict::no);
 }
 
+// Long gaps that late launches ended are the host's other work, not launch
+// overhead: the "no" to CUDA graphs says so, and does not claim the host
+// keeps the queue filled.
+TEST(Helps, LongLateLaunchGapsAreNotLaunchOverhead) {
+  Profile p = half_idle_profile();
+  p.launches.late_launch_idle_ns = 2 * ms;
+  p.idle_charges.push_back({"late-launch-gap", 400 * ms, "gpu-idle-gaps", ""});
+  p.findings.push_back(finding("gpu-idle-gaps", 400 * ms, "GPU idle gaps, mostly ended by late host launches"));
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "cuda-graphs");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no);
+  EXPECT_TRUE(has(a->reason, "longer gaps ended by late launches (400.0 ms, 40.0%) are the host's other work"))
+      << a->reason;
+  EXPECT_FALSE(has(a->reason, "keeps the GPU's queue filled")) << a->reason;
+  EXPECT_EQ(a->findings, std::vector<std::string>{"gpu-idle-gaps"});
+  // Without them, the host does keep the queue filled.
+  p.idle_charges.clear();
+  settle_findings(&p);
+  EXPECT_TRUE(has(help(p, "cuda-graphs")->reason, "keeps the GPU's queue filled")) << help(p, "cuda-graphs")->reason;
+}
+
 TEST(Helps, NoKernelsNoQuestions) {
   Profile p;
   p.window = {0, 10 * ms};
