@@ -425,6 +425,23 @@ std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j)
     return answer(id, q, Verdict::no,
                   pct1(double(tc) / double(all)) +
                       " of the listed convolution, GEMM and attention time already runs on tensor cores");
+  // Tensor cores already run some of the math (the no-tensor-cores finding
+  // stays silent from its threshold up): they are in use, and the rest runs
+  // in kernels that do not take them.
+  if (all && tc > 0 && mm >= FindingThresholds{}.tensor_core_eligible_share) {
+    const std::string said = pct1(double(tc) / double(all)) +
+                             " of the listed convolution, GEMM and attention time already runs on tensor cores (TF32 "
+                             "or reduced precision is in use); the rest, " +
+                             dur(all - tc) + ", runs in kernels whose names show no tensor-core math";
+    const double rest = j.span ? double(all - tc) / double(j.span) : 0.0;
+    if (rest < kMaterialShare)
+      return answer(id, q, Verdict::no,
+                    said + ", " + pct1(rest) + " of the GPUs' span: too little to shorten the step");
+    return answer(id, q, Verdict::unknown,
+                  said + " (" + pct1(rest) +
+                      " of the GPUs' span): whether those layers would take tensor cores (their dtypes and "
+                      "shapes) the trace does not tell");
+  }
   return answer(id, q, Verdict::no,
                 "convolution, GEMM and attention take " + pct1(mm) +
                     " of kernel time, too little for tensor cores to shorten the step");

@@ -239,6 +239,35 @@ TEST(Helps, LongLateLaunchGapsAreNotLaunchOverhead) {
   EXPECT_TRUE(has(help(p, "cuda-graphs")->reason, "keeps the GPU's queue filled")) << help(p, "cuda-graphs")->reason;
 }
 
+// Tensor cores already run part of the math (above no-tensor-cores'
+// threshold): no when the rest is too little of the span to shorten the
+// step, unknown when it is not (the trace cannot tell whether those layers
+// would take them).
+TEST(Helps, MathPartlyOnTensorCores) {
+  Profile p = half_idle_profile();  // 1 s span, 500 ms of kernels
+  CategoryTime conv;
+  conv.category = KernelCategory::convolution;
+  conv.share = 0.8;
+  p.categories.push_back(conv);
+  Hotspot on, off;
+  on.category = off.category = KernelCategory::convolution;
+  on.tensor_cores = true;
+  on.stats.total = 100 * ms;
+  off.stats.total = 300 * ms;  // 30 % of the span
+  p.hotspots = {on, off};
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "mixed-precision");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::unknown) << a->reason;
+  EXPECT_TRUE(has(a->reason, "25.0% of the listed convolution, GEMM and attention time already runs on tensor cores"))
+      << a->reason;
+  p.hotspots[0].stats.total = 1 * ms;
+  p.hotspots[1].stats.total = 5 * ms;  // 0.5 % of the span
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
+  EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "too little to shorten the step"));
+}
+
 TEST(Helps, NoKernelsNoQuestions) {
   Profile p;
   p.window = {0, 10 * ms};
