@@ -437,6 +437,7 @@ void tables_json(Writer& out, const View& view, const FrameStats& st) {
   out.member("op_columns", st.op_columns);
   out.member("ops_by_shapes", view.ops_by_shapes());
   out.member("ops_message", st.ops_message);
+  out.member("summary_workload", st.summary_workload);
   out.member("selected_op", or_null(!st.selected_op.empty(), st.selected_op));
   out.member("legend", st.legend);
   out.member("ruler_y", st.ruler_y);

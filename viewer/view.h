@@ -285,6 +285,7 @@ struct FrameStats {
   std::string selected_op;        // the op the side panel describes
   bool op_order_rebuilt = false;  // the table's order was recomputed this frame (sort, filter, mode or profile changed)
   std::string ops_message;
+  std::string summary_workload;  // the summary's Workload line as drawn
   // The details panel's fields in order (name, mangled, start, duration,
   // device, stream, grid, ..., launched by, nvtx (outermost first)).
   std::vector<std::pair<std::string, std::string>> details;
@@ -623,6 +624,7 @@ class View {
   void draw_path_breakdown(const Profile& p);
   // view_summary.cpp
   void draw_summary();
+  void draw_summary_workload(const WorkloadKind& w);
   void draw_summary_devices(const Profile& p);
   void draw_summary_categories(const Profile& p);
   void draw_summary_steps(const StepSummary& steps);

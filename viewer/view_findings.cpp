@@ -96,7 +96,8 @@ void View::draw_findings() {
                             : "No findings of 1%% of the run or more (minor observations below).");
   }
   for (std::size_t i = 0; i < profile->findings.size(); ++i) draw_finding(*profile, i);
-  if (!profile->minor_findings.empty() && ImGui::TreeNode("Minor observations (under 1% of the run)")) {
+  if (!profile->minor_findings.empty() &&
+      ImGui::TreeNode("Minor observations (under 1% of the run, or their replayed fix under 1% of the step)")) {
     for (const Finding& f : profile->minor_findings) ImGui::BulletText("%s (%s)", f.title.c_str(), f.id.c_str());
     ImGui::TreePop();
   }

@@ -1,5 +1,6 @@
-// View — summary: per-device utilization, concurrency and overlap, steps and
-// their breakdown, category shares, and what the source could not keep.
+// View — summary: what the program is (the report's Workload and Run lines),
+// per-device utilization, concurrency and overlap, steps and their
+// breakdown, category shares, and what the source could not keep.
 //
 // [SECTION] Small charts
 // [SECTION] Summary panel
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 
+#include "export/report_text.h"
 #include "viewer/colors.h"
 #include "viewer/time_format.h"
 #include "viewer/view.h"
@@ -63,6 +65,7 @@ void View::draw_summary() {
   }
   ImGui::Text("Window %s · %zu device%s", format::duration(p.window.duration()).c_str(), p.devices.size(),
               p.devices.size() == 1 ? "" : "s");
+  draw_summary_workload(p.workload);
   draw_summary_devices(p);
   ImGui::Spacing();
   draw_summary_categories(p);
@@ -70,6 +73,21 @@ void View::draw_summary() {
   draw_summary_steps(p.steps);
   ImGui::Spacing();
   draw_summary_launches(p, meta);
+}
+
+// What the program is (the report's Workload and Run lines): the kinds on
+// one line, the evidence in its tooltip.
+void View::draw_summary_workload(const WorkloadKind& w) {
+  stats_.summary_workload = workload_line(w, false);
+  ImGui::TextWrapped("Workload: %s", stats_.summary_workload.c_str());
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+    ImGui::TextUnformatted(workload_line(w).c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+  if (!w.run_evidence.empty()) ImGui::TextWrapped("Run: %s", w.run_evidence.c_str());
 }
 
 void View::draw_summary_devices(const Profile& p) {

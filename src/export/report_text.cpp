@@ -150,6 +150,25 @@ std::string gpu_count(const Profile& p) {
   return s;
 }
 
+}  // namespace
+
+std::string workload_line(const WorkloadKind& w, bool with_evidence) {
+  const std::string fw = w.framework == "unknown" ? std::string() : w.framework + ", ";
+  const std::string optimizer =
+      w.optimizer.empty() || w.optimizer == "unknown" ? std::string() : ", " + w.optimizer + " optimizer";
+  std::string line = fw + w.phase + ", " + w.execution + ", " + count(w.ranks) + (w.ranks == 1 ? " rank" : " ranks") +
+                     (w.data_parallel == "ddp" ? ", DDP" : "") + optimizer +
+                     (w.bundled ? ", gpuscope's bundled workload" : "");
+  if (!with_evidence) return line;
+  std::string evidence = w.phase_evidence + "; " + w.execution_evidence;
+  if (!w.framework_evidence.empty()) evidence += "; " + w.framework_evidence;
+  if (!w.data_parallel.empty()) evidence += "; " + w.data_parallel_evidence;
+  if (!w.optimizer.empty()) evidence += "; optimizer " + w.optimizer + ": " + w.optimizer_evidence;
+  return line + " (" + evidence + ")";
+}
+
+namespace {
+
 void header(const Profile& p, std::string& out) {
   std::string files;
   for (const std::string& f : p.files) files += (files.empty() ? "" : ", ") + f;
@@ -162,16 +181,7 @@ void header(const Profile& p, std::string& out) {
   line += " · " + duration(p.window.duration()) + " recorded";
   out += line + "\n";
   const WorkloadKind& w = p.workload;
-  std::string fw = w.framework == "unknown" ? std::string() : w.framework + ", ";
-  std::string evidence = w.phase_evidence + "; " + w.execution_evidence;
-  if (!w.framework_evidence.empty()) evidence += "; " + w.framework_evidence;
-  if (!w.data_parallel.empty()) evidence += "; " + w.data_parallel_evidence;
-  if (!w.optimizer.empty()) evidence += "; optimizer " + w.optimizer + ": " + w.optimizer_evidence;
-  const std::string optimizer =
-      w.optimizer.empty() || w.optimizer == "unknown" ? std::string() : ", " + w.optimizer + " optimizer";
-  out += "Workload: " + fw + w.phase + ", " + w.execution + ", " + count(w.ranks) +
-         (w.ranks == 1 ? " rank" : " ranks") + (w.data_parallel == "ddp" ? ", DDP" : "") + optimizer +
-         (w.bundled ? ", gpuscope's bundled workload" : "") + " (" + evidence + ")\n";
+  out += "Workload: " + workload_line(w) + "\n";
   // No kernels, a span of microseconds, a one-shot program: what the findings can be about.
   if (!w.run_evidence.empty()) out += "Run: " + w.run_evidence + "\n";
   if (!p.clock_alignment.empty()) out += "Clocks: " + p.clock_alignment + "\n";

@@ -22,6 +22,10 @@ struct ReportTextOptions {
 std::string report_text(const Profile& p, const ReportTextOptions& options = {});
 std::string diff_text(const ProfileDiff& d, const ReportTextOptions& options = {});
 
+// What the program is, as the report's Workload line says it: "pytorch,
+// training, eager, 1 rank, DDP, foreach optimizer"; with `evidence`, the
+// ops and kernels that told, in parentheses after it.
+std::string workload_line(const WorkloadKind& w, bool evidence = true);
 // An idle cause (IdleCharge::cause) in words: "input wait", "host sync", ...
 std::string_view idle_cause_words(std::string_view cause);
 // Where the host was during one idle cause (Profile::host_while_idle), as

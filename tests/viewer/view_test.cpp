@@ -16,6 +16,7 @@
 
 #include <unistd.h>
 
+#include "export/report_text.h"
 #include "import/synthetic.h"
 #include "store/gscope.h"
 #include "support/test_traces.h"
@@ -453,6 +454,9 @@ TEST_F(ViewTest, PanelsShowTheProfile) {
   frames(v, 2);
   EXPECT_TRUE(has_panel(v, "summary"));
   EXPECT_EQ(v.stats().summary_devices, 2u);
+  // What the program is, as the report says it.
+  EXPECT_EQ(v.stats().summary_workload, workload_line(v.document()->profile()->workload, false));
+  EXPECT_NE(v.stats().summary_workload.find("training"), std::string::npos) << v.stats().summary_workload;
   v.show(Panel::findings);
   frames(v, 2);
   EXPECT_TRUE(has_panel(v, "findings"));
