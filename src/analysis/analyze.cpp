@@ -184,6 +184,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   p.workload = recognise_workload(*rt.trace);
   p.workload.data_loading_recorded = ev.has_input_ranges;
   recognise_optimizer(p, ev, opt.thresholds, &p.workload);
+  note_compiled_copies(p.memcpys, &p.workload);
   p.findings = find_problems(p, ev, opt);
   p.idle_charges = charge_idle(p, ev, opt);
   quote_host_where(&p);

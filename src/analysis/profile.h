@@ -423,6 +423,9 @@ struct CopyGroup {
   std::uint64_t count = 0, bytes = 0;
   TimeNs time_ns = 0;          // Σ copy durations
   std::uint64_t blocking = 0;  // … of which blocked the host (as MemcpyStats::synchronous)
+  // … of which launched inside a compiled region (torch.compile's "Torch-Compiled
+  // Region", CompiledFunction): the compiler made them, not the model's code.
+  std::uint64_t compiled = 0;
 };
 
 struct MemcpyStats {
@@ -751,6 +754,7 @@ struct WorkloadKind {
   std::string optimizer;
   std::string optimizer_evidence;
   std::uint64_t graph_launches = 0;    // cudaGraphLaunch / cuGraphLaunch calls
+  std::uint64_t compiled_copies = 0;   // copies launched inside compiled regions (CopyGroup::compiled)
   std::uint64_t pinning_calls = 0;     // cudaHostAlloc / cudaMallocHost / cudaHostRegister (and cuMemHost…)
   TimeNs pinning_ns = 0;               // their time on the host
   bool data_loading_recorded = false;  // the trace has data-loading ranges: input wait can be measured

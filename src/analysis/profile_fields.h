@@ -477,6 +477,8 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
                        "cannot tell); empty where no optimizer ran");
   added<&W::optimizer_evidence>(v, "optimizer_evidence", "", "the kernels inside the optimizer's steps that told");
   added<&W::graph_launches>(v, "graph_launches", "", "cudaGraphLaunch / cuGraphLaunch calls");
+  added<&W::compiled_copies>(v, "compiled_copies", "",
+                             "copies launched inside compiled regions (torch.compile): made by the compiler");
   added<&W::pinning_calls>(
       v, "pinning_calls", "",
       "calls that pin host memory (cudaHostAlloc, cudaMallocHost, cudaHostRegister, cuMemHostAlloc, "
@@ -777,6 +779,9 @@ constexpr void rows(V& v, Of<CopyGroup>) {
   field<&G::bytes>(v, "bytes", "bytes", "bytes copied");
   field<&G::time_ns>(v, "time_ns", "ns", "Σ copy durations");
   field<&G::blocking>(v, "blocking", "", "of them, copies that block the host");
+  added<&G::compiled>(v, "compiled", "",
+                      "of them, copies launched inside a compiled region (torch.compile's \"Torch-Compiled "
+                      "Region\", CompiledFunction): made by the compiler");
 }
 
 template <class V>

@@ -161,6 +161,8 @@ std::string workload_line(const WorkloadKind& w, bool with_evidence) {
                      (w.bundled ? ", gpuscope's bundled workload" : "");
   if (!with_evidence) return line;
   std::string evidence = w.phase_evidence + "; " + w.execution_evidence;
+  if (w.compiled_copies)
+    evidence += "; " + count(w.compiled_copies, "copy", "copies") + " launched inside compiled regions";
   if (!w.framework_evidence.empty()) evidence += "; " + w.framework_evidence;
   if (!w.data_parallel.empty()) evidence += "; " + w.data_parallel_evidence;
   if (!w.optimizer.empty()) evidence += "; optimizer " + w.optimizer + ": " + w.optimizer_evidence;

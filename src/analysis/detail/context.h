@@ -450,6 +450,8 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks);
 // The optimizer's kind (WorkloadKind::optimizer), from the op table, the
 // hotspots and the kernels counted inside the optimizer's steps.
 void recognise_optimizer(const Profile& p, const Evidence& ev, const FindingThresholds& th, WorkloadKind* w);
+// Copies launched inside compiled regions, said with the execution's evidence.
+void note_compiled_copies(const MemcpyStats& m, WorkloadKind* w);
 void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings);
 
 // [SECTION] Small shared helpers
@@ -466,6 +468,13 @@ inline bool is_profiler_step(std::string_view name) { return name.starts_with("P
 // PyTorch's optimizer step ranges ("Optimizer.step#SGD.step"); with
 // `phase`, any of its phases ("Optimizer.zero_grad#SGD.zero_grad" too).
 inline bool is_optimizer_step(std::string_view name) { return name.starts_with("Optimizer.step#"); }
+// torch.compile's regions: the ops inside ran compiled code ("Torch-Compiled
+// Region: 0/0", CompiledFunction, CompiledFxGraph).
+inline bool is_compiled_region(std::string_view name) {
+  return name.find("Torch-Compiled Region") != std::string_view::npos ||
+         name.find("CompiledFunction") != std::string_view::npos ||
+         name.find("CompiledFxGraph") != std::string_view::npos || name.find("torch_compile") != std::string_view::npos;
+}
 inline bool is_optimizer_phase(std::string_view name) { return name.starts_with("Optimizer."); }
 
 // Whether a CPU range is the host loading input (PyTorch's

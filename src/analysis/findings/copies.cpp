@@ -76,6 +76,16 @@ std::string copy_fix(const Profile& p, const CopyGroup& g) {
   if (g.memory == "pageable" && (g.direction == "DtoH" || g.direction == "HtoD"))
     return pinned_elsewhere(p) + pageable_copy_fix(p, g);
   if (g.direction == "DtoD" || g.direction == "peer") {
+    // Made by the compiler, not by the model's code: removing clone() or
+    // .contiguous() from it does not apply.
+    if (g.direction == "DtoD" && 2 * g.compiled >= g.count)
+      return count(g.compiled, "copy", "copies") + " of these " + count(g.count) +
+             " were launched inside torch.compile's compiled regions: the compiler made them, so the model's own "
+             "clone() or .contiguous() calls are not where they come from. Under mode='reduce-overhead' CUDA graphs "
+             "copy each input that is not at a fixed address into the graph's buffer on every replay: keep inputs "
+             "in the same tensors from step to step (copy_ into them), or mark them static "
+             "(torch._dynamo.mark_static_address). Otherwise the compiled code's layout changes make them: "
+             "TORCH_LOGS=output_code shows which; the trace does not tell which of these it is.";
     if (g.direction == "DtoD" && !g.own_stream)
       return for_framework(
           p,

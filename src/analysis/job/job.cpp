@@ -474,6 +474,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
       c.groups.push_back(g);
     } else {
       it->count += g.count, it->bytes += g.bytes, it->time_ns += g.time_ns, it->blocking += g.blocking;
+      it->compiled += g.compiled;
     }
   }
   detail::sort_copy_groups(c.groups);
@@ -687,6 +688,7 @@ Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& 
   for (const Member& x : m) kinds.push_back(&x.d->profile.workload);
   p.workload = detail::pool_workloads(kinds);
   detail::recognise_optimizer(p, ev, opt.thresholds, &p.workload);
+  detail::note_compiled_copies(p.memcpys, &p.workload);
   p.findings = detail::find_problems(p, ev, opt);
   p.idle_charges = detail::charge_idle(p, ev, opt);
   pool_host_where(m, &p);

@@ -324,11 +324,26 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
   const MemcpyTable& m = t.memcpys();
   MemcpyStats& out = p->memcpys;
   struct Group {
-    std::uint64_t count = 0, bytes = 0, blocking = 0;
+    std::uint64_t count = 0, bytes = 0, blocking = 0, compiled = 0;
     TimeNs time = 0;
   };
   std::array<Group, 5 * 2 * 4> groups{};
   std::vector<CopyBlock> blocks(m.size(), CopyBlock::none);
+  // Whether a copy's launching call ran inside a compiled region (each range
+  // name tested once; nothing walked when the trace has no such region).
+  const bool any_compiled = any_string(t, is_compiled_region);
+  const ApiCallTable& a = t.api_calls();
+  const RangeTable& rg = t.ranges();
+  std::vector<std::int8_t> compiled_name(any_compiled ? t.strings().size() : 0, -1);
+  auto in_compiled = [&](RowIndex api) -> std::uint64_t {
+    if (!any_compiled || api == kNoRow) return 0;
+    for (RowIndex r = a.op_range_at(api), depth = 0; r != kNoRow && depth < 64; r = t.parent_op(r), ++depth) {
+      std::int8_t& c = compiled_name[rg.name[r]];
+      if (c < 0) c = is_compiled_region(t.str(rg.name[r])) ? 1 : 0;
+      if (c) return 1;
+    }
+    return 0;
+  };
   for (const BlockingCopy& b : blocking_copies(t, opt)) blocks[b.row] = b.how;
   std::uint64_t* const count_of[] = {&out.htod, &out.dtoh, &out.dtod, &out.other, &out.other};  // by direction_of()
   for (std::size_t i = 0; i < m.size(); ++i) {
@@ -351,6 +366,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     ++g.count;
     g.bytes += m.bytes[i];
     g.time += dur;
+    g.compiled += in_compiled(m.api[i]);
     if (blocks[i] == CopyBlock::none) continue;
     // A copy that blocks the host: charged as a host synchronization.
     ++g.blocking;
@@ -375,6 +391,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
       it = out.groups.end() - 1;
     }
     it->count += g.count, it->bytes += g.bytes, it->time_ns += g.time, it->blocking += g.blocking;
+    it->compiled += g.compiled;
   }
   sort_copy_groups(out.groups);
   const MemsetTable& z = t.memsets();

@@ -55,11 +55,7 @@ bool inference_op(std::string_view name) {
          contains_nocase(name, "vllm") || contains_nocase(name, "sglang") || contains_nocase(name, "prefill") ||
          contains_nocase(name, "decode_step");
 }
-bool compiled_op(std::string_view name) {
-  return name.find("Torch-Compiled Region") != std::string_view::npos ||
-         name.find("CompiledFunction") != std::string_view::npos ||
-         name.find("CompiledFxGraph") != std::string_view::npos || name.find("torch_compile") != std::string_view::npos;
-}
+bool compiled_op(std::string_view name) { return is_compiled_region(name); }
 bool triton_kernel(std::string_view name) { return name.starts_with("triton_") || name.starts_with("triton::"); }
 
 // The framework, by the names only it gives ops and kernels: PyTorch's aten
@@ -525,6 +521,13 @@ void recognise_optimizer(const Profile& p, const Evidence& ev, const FindingThre
                      (steps ? ", " + format::fixed(static_cast<double>(named - multi) / static_cast<double>(steps), 0) +
                                   " per step: " + too_few(th)
                             : ", and no steps to count them per step"));
+}
+
+// Copies made by the compiler: the copy advice speaks of them as such, and
+// the Workload line says how many.
+void note_compiled_copies(const MemcpyStats& m, WorkloadKind* w) {
+  w->compiled_copies = 0;
+  for (const CopyGroup& g : m.groups) w->compiled_copies += g.compiled;
 }
 
 // [SECTION] Jobs -------------------------------------------------------------------------------

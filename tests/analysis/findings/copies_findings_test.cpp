@@ -66,10 +66,13 @@ TEST(CopyGroups, ByDirectionStreamAndHostMemory) {
 // [SECTION] Advice by the kind of copy -------------------------------------------------------
 
 // Steps of a kernel and a copy with nothing alongside, the copy of the given kind.
-Trace copy_steps(std::uint32_t copy_stream, CopyKind kind, MemoryKind src, MemoryKind dst, bool pytorch = false) {
+// With `compiled`, the copy's op runs inside torch.compile's region.
+Trace copy_steps(std::uint32_t copy_stream, CopyKind kind, MemoryKind src, MemoryKind dst, bool pytorch = false,
+                 bool compiled = false) {
   TraceFactory f;
   TimeNs t = 1 * ms;
   for (int s = 0; s < 10; ++s) {
+    if (compiled) f.range("Torch-Compiled Region: 0/0", t - 55 * us, t - 25 * us, 1, RangeKind::annotation, "cpu_op");
     if (pytorch) f.range("aten::copy_", t - 52 * us, t - 30 * us, 1, RangeKind::annotation, "cpu_op");
     f.memcpy(0, copy_stream, kind, src, dst, 8 << 20, t, t + 300 * us, "cudaMemcpyAsync", t - 50 * us);
     f.kernel(0, 7, names::kConvTensorCore, t + 301 * us, t + 1000 * us, t - 40 * us);
@@ -100,6 +103,28 @@ TEST(CopyAdvice, DeviceToDeviceCopiesOnTheComputeStreamAreToBeRemoved) {
   EXPECT_TRUE(has(c->recommendation, "Pinned memory does not apply")) << c->recommendation;
   EXPECT_FALSE(has(c->recommendation, "clone()")) << c->recommendation;
   EXPECT_FALSE(has(c->recommendation, "torch.compile")) << c->recommendation;
+}
+
+// The same copies made inside torch.compile's compiled region: the compiler
+// made them, so the advice is not to remove the model's clone() calls.
+TEST(CopyAdvice, DeviceToDeviceCopiesInsideACompiledRegionAreTheCompilers) {
+  const Profile p = analyze(copy_steps(7, CopyKind::dtod, MemoryKind::device, MemoryKind::device, true, true));
+  ASSERT_EQ(p.workload.execution, "compiled") << p.workload.execution_evidence;
+  const CopyGroup& g = p.memcpys.groups.front();
+  EXPECT_EQ(g.direction, "DtoD");
+  EXPECT_EQ(g.compiled, 10u);
+  EXPECT_EQ(p.workload.compiled_copies, 10u);
+  const Finding* o = testing::find_finding(p, "low-memcpy-overlap");
+  ASSERT_TRUE(o) << testing::describe_findings(p);
+  EXPECT_TRUE(has(o->recommendation, "10 copies of these 10 were launched inside torch.compile's compiled regions"))
+      << o->recommendation;
+  EXPECT_TRUE(has(o->recommendation, "mark_static_address")) << o->recommendation;
+  EXPECT_FALSE(has(o->recommendation, "Remove the copies")) << o->recommendation;
+  // Outside the region (the test above): none is the compiler's.
+  EXPECT_EQ(analyze(copy_steps(7, CopyKind::dtod, MemoryKind::device, MemoryKind::device, true))
+                .memcpys.groups.front()
+                .compiled,
+            0u);
 }
 
 TEST(CopyAdvice, PinnedInputCopiesOnTheirOwnStreamAreDoneRight) {
