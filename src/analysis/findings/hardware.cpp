@@ -154,7 +154,9 @@ void memory_bound_kernels(Builder& b) {
   f.recommendation =
       "These kernels wait on memory, not on math: a faster kernel that moves the same bytes gains nothing here. "
       "Fusion pays: merge chains of elementwise, normalization and optimizer kernels so the data stays on chip "
-      "(torch.compile, fused optimizers with foreach/fused=True, fused bias + activation, fused layer norm), keep "
+      "(" +
+      fuser(b.p) +
+      "; fused optimizers with foreach/fused=True, fused bias + activation, fused layer norm), keep "
       "activations in bf16 to halve the bytes, and avoid materialising intermediates. Estimated saving: half their "
       "time." +
       (compute.empty() ? std::string()

@@ -126,27 +126,43 @@ std::vector<IdlePart> unclaimed_parts(const Builder& b, TimeNs rest) {
 
 // The advice for low-utilization's idle time, by its largest cause: the
 // trace says what ended each gap, so the advice follows it, never a guess.
-std::string unclaimed_fix(std::string_view largest) {
+std::string unclaimed_fix(const Profile& p, std::string_view largest) {
   const std::string saving = " Estimated saving: idle time the other findings do not count.";
   if (largest == "late launches")
     return "The host does not keep the GPU fed: the CPU launches work later than the GPU could run it, in gaps "
-           "shorter than the idle-gap rule's. Profile the host side (py-spy, the trace's CPU ops) for Python "
-           "overhead between launches; a larger batch per GPU also gives the GPU more work per launch." +
+           "shorter than the idle-gap rule's. " +
+           for_framework(p,
+                         "Profile the host side (py-spy, the trace's CPU ops) for Python overhead between launches; "
+                         "a larger batch per GPU also gives the GPU more work per launch.",
+                         "Profile the host side (the trace's CPU ops, py-spy) for Python and op overhead between "
+                         "launches, or compile the step (tf.function(jit_compile=True)); a larger batch per GPU also "
+                         "gives the GPU more work per launch.",
+                         "Look at what the host does between launches (a sampling profiler, the trace's CPU ranges) "
+                         "and launch the next kernels before it, or give each kernel more work.") +
            saving;
   if (largest == "input loading")
-    return "Most of it waits for input, each wait under input-bound's threshold: prefetch the next batch "
-           "(DataLoader num_workers, pin_memory=True, a copy stream) so it is ready when the step starts." +
+    return "Most of it waits for input, each wait under input-bound's threshold: " +
+           for_framework(p,
+                         "prefetch the next batch (DataLoader num_workers, pin_memory=True, a copy stream) so it is "
+                         "ready when the step starts.",
+                         "prefetch the next batch (dataset.prefetch, prefetch_to_device) so it is ready when the "
+                         "step starts.",
+                         "load and copy the next input while the current one is computed (a loader thread, pinned "
+                         "buffers, cudaMemcpyAsync on a copy stream).") +
            saving;
   if (largest == "after host synchronizations" || largest == "after blocking copies")
-    return "Most of it follows host synchronizations or blocking copies, each under its own finding's threshold: "
-           "read results back every N steps instead of every step, and copy with non_blocking=True from pinned "
-           "memory." +
+    return "Most of it follows host synchronizations or blocking copies, each under its own finding's threshold: " +
+           for_framework(p,
+                         "read results back every N steps instead of every step, and copy with non_blocking=True "
+                         "from pinned memory.",
+                         "read results back (.numpy(), printing tensors) every N steps instead of every step.",
+                         "synchronize only where the host needs the result, and copy asynchronously "
+                         "(cudaMemcpyAsync from pinned memory) instead of with blocking calls.") +
            saving;
   if (largest.starts_with("gaps under "))
     return "Most of it is the GPU's own switch from one kernel to the next, already queued: many short kernels in a "
-           "row. Fewer, larger kernels leave fewer switches: fuse elementwise chains (torch.compile), give each "
-           "kernel more work (a larger batch)." +
-           saving;
+           "row. Fewer, larger kernels leave fewer switches: fuse elementwise chains (" +
+           fuser(p) + "), give each kernel more work (a larger batch)." + saving;
   if (largest == "warm-up")
     return "Most of it is warm-up (first calls: module loading, allocation, autotuning): profile steady-state "
            "steps before acting on it. No saving is claimed for warm-up.";
@@ -200,7 +216,7 @@ void low_utilization(Builder& b) {
   std::string of_rest;
   for (const IdlePart& x : parts) of_rest += (of_rest.empty() ? "" : ", ") + x.what + " " + dur(t.per_device(x.ns));
   if (!of_rest.empty()) f.evidence += " That rest by cause: " + of_rest + ".";
-  f.recommendation = unclaimed_fix(parts.empty() ? "" : parts.front().what);
+  f.recommendation = unclaimed_fix(b.p, parts.empty() ? "" : parts.front().what);
   f.ranges = b.ev.idle_gaps.ranges();
 }
 
@@ -236,7 +252,9 @@ void busy_not_working(Builder& b) {
     f.recommendation =
         "The kernels are too small for the GPU: grids of a few blocks, a small batch per GPU, or chains of tiny "
         "launches. Give each kernel more work (a larger batch per GPU, fewer GPUs for this model size), fuse the small "
-        "kernels (torch.compile, XLA), run independent small kernels on separate streams, or pick library "
+        "kernels (" +
+        fuser(b.p) +
+        "), run independent small kernels on separate streams, or pick library "
         "algorithms that split the work across more blocks (split-K GEMMs).";
     f.kernels = hw.low_kernels;
   }

@@ -156,6 +156,18 @@ inline std::string for_framework(const Profile& p, std::string pytorch, std::str
   return either;
 }
 
+// What fuses small kernels, in the program's terms, for "fuse … (HERE)": a
+// compiled run is not told to compile (the ops it left eager are what is
+// left), a TensorFlow one is told XLA, a program of its own a fused kernel.
+inline std::string fuser(const Profile& p) {
+  if (p.workload.execution == "compiled")
+    return "already compiled: fuse the ops it leaves eager, TORCH_LOGS=graph_breaks";
+  if (p.workload.framework == "pytorch") return "torch.compile";
+  if (p.workload.framework == "tensorflow") return "XLA: tf.function(jit_compile=True)";
+  if (p.workload.framework == "jax") return "XLA under jax.jit: keep the work inside jit";
+  return "one kernel for the chain, hand-written or generated";
+}
+
 inline std::string device_words(const Totals& t) {
   return t.devices == 1 ? std::string("the GPU") : "the " + std::to_string(t.devices) + " GPUs";
 }

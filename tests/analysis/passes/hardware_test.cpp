@@ -299,6 +299,9 @@ TEST(Hardware, MemoryBoundCategoryFromDramAndIssue) {
   EXPECT_NE(f->title.find("issuing 10%"), std::string::npos) << f->title;
   EXPECT_NE(f->evidence.find("fewer than 20 samples"), std::string::npos) << f->evidence;
   EXPECT_NE(f->recommendation.find("Fusion pays"), std::string::npos) << f->recommendation;
+  // PyTorch's kernels, run eagerly: fusion is torch.compile's.
+  ASSERT_EQ(p.workload.framework, "pytorch");
+  EXPECT_NE(f->recommendation.find("(torch.compile; fused optimizers"), std::string::npos) << f->recommendation;
   ASSERT_FALSE(f->kernels.empty());
   EXPECT_NEAR(static_cast<double>(f->saving_ns), static_cast<double>(p.kernel_time_ns) / 2, 1e3);
   // The JSON report carries the per-category numbers.
@@ -306,6 +309,27 @@ TEST(Hardware, MemoryBoundCategoryFromDramAndIssue) {
   const auto& cat = j.at("devices").at(0).at("hw").at("by_category").at(0);
   EXPECT_NEAR(cat.at("dram_share").get<double>(), 0.75, 1e-9);
   EXPECT_EQ(cat.at("dram_samples").get<std::uint64_t>(), c.dram_samples);
+}
+
+// The same memory-bound kernels, the compiler's (Triton) or a program's own:
+// fusion is not told as torch.compile to a run that is compiled already, nor
+// to one with no framework.
+TEST(Hardware, MemoryBoundFusionAdviceFitsTheProgram) {
+  auto memory_bound = [](const std::string& s, TimeNs) {
+    return s == "hw.sm_active" ? 90.0 : s == "hw.sm_issue" ? 10.0 : s == "hw.dram_read" ? 50.0 : 25.0;
+  };
+  const Profile compiled = analyze(planted({10, "triton_poi_fused_add_mul_0", kBound}, memory_bound));
+  ASSERT_EQ(compiled.workload.execution, "compiled") << compiled.workload.execution_evidence;
+  const Finding* f = testing::find_finding(compiled, "memory-bound-kernels");
+  ASSERT_TRUE(f) << testing::describe_findings(compiled);
+  EXPECT_NE(f->recommendation.find("(already compiled: fuse the ops it leaves eager"), std::string::npos)
+      << f->recommendation;
+  const Profile own = analyze(planted({10, "saxpy_kernel", kBound}, memory_bound));
+  ASSERT_EQ(own.workload.framework, "unknown");
+  const Finding* g = testing::find_finding(own, "memory-bound-kernels");
+  ASSERT_TRUE(g) << testing::describe_findings(own);
+  EXPECT_EQ(g->recommendation.find("torch.compile"), std::string::npos) << g->recommendation;
+  EXPECT_NE(g->recommendation.find("(one kernel for the chain"), std::string::npos) << g->recommendation;
 }
 
 TEST(Hardware, DramInBytesPerSecondAgainstThePeak) {
