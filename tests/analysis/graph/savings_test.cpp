@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -64,6 +65,31 @@ TEST(SimulatedSavings, PaddingFixPredictsTheRunWithoutPadding) {
   for (std::size_t i = 1; i < p.findings.size(); ++i) EXPECT_GE(p.findings[i - 1].saving_ns, p.findings[i].saving_ns);
 }
 
+// Rank `rank` of a two-rank job: padding (20 %) on rank 0 only, broadcasts
+// on both at `broadcast`.
+SyntheticOptions two_rank_job(int rank, double broadcast) {
+  SyntheticOptions o;
+  o.kernels = 6000;
+  o.seed = static_cast<std::uint64_t>(rank + 1);
+  o.broadcast_share = broadcast;
+  o.padding_share = rank == 0 ? 0.2 : 0;
+  return o;
+}
+
+// That job, its traces in memory, analysed and simulated as one.
+struct TwoRankJob {
+  Trace t0, t1;
+  explicit TwoRankJob(double broadcast)
+      : t0(make_synthetic_trace(two_rank_job(0, broadcast))), t1(make_synthetic_trace(two_rank_job(1, broadcast))) {}
+  std::array<JobInput, 2> inputs() const { return {JobInput{&t0, "rank0"}, JobInput{&t1, "rank1"}}; }
+  Profile simulated() const {
+    const std::array<JobInput, 2> in = inputs();
+    Profile p = analyze_job(in);
+    simulate_findings(in, &p, {});
+    return p;
+  }
+};
+
 // A job read one trace at a time (each trace made, handed over and freed, as
 // `gpuscope report DIR` does) predicts exactly what the same traces held in
 // memory predict. The ranks differ (padding on one only), so the fixes that
@@ -72,14 +98,7 @@ TEST(SimulatedSavings, PaddingFixPredictsTheRunWithoutPadding) {
 // under 1 %, so it is not among the job's fixes together, and rank 0's
 // trace, whose own set had it, is read again for the job's set.
 TEST(SimulatedSavings, AJobReadOneTraceAtATimePredictsAsTheTracesInMemory) {
-  auto options = [](int rank) {
-    SyntheticOptions o;
-    o.kernels = 6000;
-    o.seed = static_cast<std::uint64_t>(rank + 1);
-    o.broadcast_share = 0.15;
-    o.padding_share = rank == 0 ? 0.2 : 0;
-    return o;
-  };
+  auto options = [](int rank) { return two_rank_job(rank, 0.15); };
   const Trace t0 = make_synthetic_trace(options(0)), t1 = make_synthetic_trace(options(1));
   const JobInput in[] = {{&t0, "rank0"}, {&t1, "rank1"}};
   Profile held = analyze_job(in);
@@ -117,17 +136,7 @@ TEST(SimulatedSavings, AJobReadOneTraceAtATimePredictsAsTheTracesInMemory) {
 // pooled median step hardly, and the replay cannot say what the other rank's
 // waits for rank 0 at the all-reduce would give back.
 TEST(SimulatedSavings, AFixOnOneRankOfAJobIsUnknownForTheJob) {
-  auto options = [](int rank) {
-    SyntheticOptions o;
-    o.kernels = 6000;
-    o.seed = static_cast<std::uint64_t>(rank + 1);
-    o.padding_share = rank == 0 ? 0.2 : 0;
-    return o;
-  };
-  const Trace t0 = make_synthetic_trace(options(0)), t1 = make_synthetic_trace(options(1));
-  const JobInput in[] = {{&t0, "rank0"}, {&t1, "rank1"}};
-  Profile p = analyze_job(in);
-  simulate_findings(in, &p, {});
+  const Profile p = TwoRankJob(0).simulated();
   ASSERT_EQ(p.simulation.status, "simulated");
   ASSERT_NE(find(p, "padding-hotspot"), nullptr);
   bool answered = false;
@@ -144,23 +153,16 @@ TEST(SimulatedSavings, AFixOnOneRankOfAJobIsUnknownForTheJob) {
 // under MPI): each simulates its trace, the bytes go to "process 0", which
 // combines them; the profile is the one process's.
 TEST(SimulationShare, TwoSharesCombinedGiveTheOneProcessProfile) {
-  auto options = [](int rank) {
-    SyntheticOptions o;
-    o.kernels = 6000;
-    o.seed = static_cast<std::uint64_t>(rank + 1);
-    o.broadcast_share = 0.15;
-    o.padding_share = rank == 0 ? 0.2 : 0;
-    return o;
-  };
-  const Trace t0 = make_synthetic_trace(options(0)), t1 = make_synthetic_trace(options(1));
-  const JobInput in[] = {{&t0, "rank0"}, {&t1, "rank1"}};
-  Profile one = analyze_job(in);
-  simulate_findings(in, &one, {});
+  const TwoRankJob job(0.15);
+  const std::array<JobInput, 2> in = job.inputs();
+  const Profile one = job.simulated();
   ASSERT_EQ(one.simulation.status, "simulated");
   ASSERT_FALSE(one.simulation.together.change.empty());
 
   Profile p = analyze_job(in);
-  const TraceVisitor visit = [&](std::size_t i, const std::function<void(const Trace&)>& f) { f(i == 0 ? t0 : t1); };
+  const TraceVisitor visit = [&](std::size_t i, const std::function<void(const Trace&)>& f) {
+    f(i == 0 ? job.t0 : job.t1);
+  };
   const SimulationPlan plan = simulation_plan(2, &p, {});
   ASSERT_TRUE(plan.run);
   ASSERT_FALSE(plan.fixes.empty());
