@@ -455,12 +455,12 @@ std::string too_few(const FindingThresholds& th) {
 }  // namespace
 
 // The kind of weight update, from what ran inside the optimizer's steps
-// (PyTorch's Optimizer.step# ranges): per-parameter when they launch at
-// least `optimizer_kernels_per_step` kernels per step and under
-// `optimizer_fused_share` of them are multi-tensor; multi-tensor (foreach,
-// or fused when the kernels or ops are the fused ones) when at least that
-// share is; unknown when too few kernels to tell, or none recorded inside
-// the steps. Without step ranges, the optimizer kernels by name: multi-tensor
+// (PyTorch's Optimizer.step# ranges): multi-tensor (foreach, or fused when
+// the kernels or ops are the fused ones) when at least
+// `optimizer_fused_share` of their kernels are; per-parameter when none is
+// and they launch at least `optimizer_kernels_per_step` per step; unknown
+// when both kinds mix, when too few kernels to tell, or when none is
+// recorded inside the steps. Without step ranges, the optimizer kernels by name: multi-tensor
 // or fused names tell; per-parameter ones, per step of the trace, with the
 // same threshold. Nothing is said of a run with no optimizer at all.
 void recognise_optimizer(const Profile& p, const Evidence& ev, const FindingThresholds& th, WorkloadKind* w) {
