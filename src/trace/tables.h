@@ -208,6 +208,17 @@ void expand_rows(const Table& table, const C& column, std::size_t begin, std::si
     std::copy_n(column.data() + begin, n, out.data());
 }
 
+// A column's stored rows as a vector, for comparing tables row by row: a
+// compact one expanded, an empty sparse one empty.
+template <class Table, class C>
+std::vector<typename C::value_type> stored_rows(const Table& table, const C& column) {
+  std::vector<typename C::value_type> out(column.begin(), column.end());
+  if constexpr (is_compact_column<C>) {
+    if (column.compacted()) expand_rows(table, column, 0, table.size(), out);
+  }
+  return out;
+}
+
 // Every compact column of a table back to its rows (a frozen table's copy
 // handed to a builder).
 template <class Table>

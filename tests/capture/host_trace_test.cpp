@@ -293,13 +293,8 @@ void expect_same_stored_columns(const Table& a, const Table& b) {
     b.for_each_column([&](ColumnInfo, const auto& other) {
       if constexpr (std::is_same_v<decltype(col), decltype(other)>)
         if (j == i && (info.flags & kStored)) {
-          using C = std::remove_cvref_t<decltype(col)>;
-          using T = typename C::value_type;
-          std::vector<T> x(col.begin(), col.end()), y(other.begin(), other.end());
-          if constexpr (detail::is_compact_column<C>) {  // compared as rows
-            if (col.compacted()) detail::expand_rows(a, col, 0, a.size(), x);
-            if (other.compacted()) detail::expand_rows(b, other, 0, b.size(), y);
-          }
+          using T = typename std::remove_cvref_t<decltype(col)>::value_type;
+          const std::vector<T> x = detail::stored_rows(a, col), y = detail::stored_rows(b, other);  // as rows
           // Bit for bit: a counter's value may be NaN.
           ASSERT_EQ(x.size(), y.size()) << info.name;
           EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(T)), 0) << info.name;

@@ -42,13 +42,8 @@ bool same(const Trace& a, const Trace& b) {
           int j = 0;
           tb.for_each_column([&](ColumnInfo, const auto& cb) {
             if constexpr (std::is_same_v<decltype(ca), decltype(cb)>) {
-              using C = std::remove_cvref_t<decltype(ca)>;
-              using T = typename C::value_type;
-              std::vector<T> x(ca.begin(), ca.end()), y(cb.begin(), cb.end());
-              if constexpr (detail::is_compact_column<C>) {  // compared as rows
-                if (ca.compacted()) detail::expand_rows(ta, ca, 0, ta.size(), x);
-                if (cb.compacted()) detail::expand_rows(tb, cb, 0, tb.size(), y);
-              }
+              using T = typename std::remove_cvref_t<decltype(ca)>::value_type;
+              const std::vector<T> x = detail::stored_rows(ta, ca), y = detail::stored_rows(tb, cb);  // as rows
               if (i == j &&
                   (x.size() != y.size() || (!x.empty() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) != 0)))
                 equal = false;

@@ -56,10 +56,8 @@ inline void expect_traces_equal(const Trace& a, const Trace& b) {
                 using C = std::remove_cvref_t<decltype(col_a)>;
                 if constexpr (gpuscope::detail::is_compact_column<C>) {
                   // Compared as rows: the two may keep a column in different forms.
-                  std::vector<typename C::value_type> rows_a, rows_b;
-                  if (!col_a.empty() || col_a.compacted()) gpuscope::detail::expand_rows(ta, col_a, 0, rows, rows_a);
-                  if (!col_b.empty() || col_b.compacted()) gpuscope::detail::expand_rows(tb, col_b, 0, rows, rows_b);
-                  EXPECT_TRUE(columns_equal(rows_a, rows_b, rows, what));
+                  EXPECT_TRUE(columns_equal(gpuscope::detail::stored_rows(ta, col_a),
+                                            gpuscope::detail::stored_rows(tb, col_b), rows, what));
                 } else {
                   EXPECT_TRUE(columns_equal(col_a, col_b, rows, what));
                 }
