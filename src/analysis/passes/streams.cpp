@@ -319,6 +319,30 @@ int memory_of(const MemcpyTable& m, std::size_t i) {
   return 3;
 }
 
+// Whether an API call ran inside an op whose name passes `named`: its
+// launching op or one around it (at most 64 levels up), each name tested once.
+template <class Named>
+class InsideOpNamed {
+ public:
+  InsideOpNamed(const Trace& t, Named named) : t_(t), named_(named) {}
+  bool operator()(RowIndex call) {
+    if (is_.empty()) is_.assign(t_.strings().size(), -1);  // on the first call only
+    const RangeTable& rg = t_.ranges();
+    for (RowIndex r = t_.api_calls().op_range_at(call), depth = 0; r != kNoRow && depth < 64;
+         r = t_.parent_op(r), ++depth) {
+      std::int8_t& s = is_[rg.name[r]];
+      if (s < 0) s = named_(t_.str(rg.name[r])) ? 1 : 0;
+      if (s) return true;
+    }
+    return false;
+  }
+
+ private:
+  const Trace& t_;
+  Named named_;
+  std::vector<std::int8_t> is_;  // per string: -1 not decided, 0 no, 1 yes
+};
+
 void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evidence* ev) {
   const Trace& t = *rt.trace;
   const MemcpyTable& m = t.memcpys();
@@ -329,20 +353,12 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
   };
   std::array<Group, 5 * 2 * 4> groups{};
   std::vector<CopyBlock> blocks(m.size(), CopyBlock::none);
-  // Whether a copy's launching call ran inside a compiled region (each range
-  // name tested once; nothing walked when the trace has no such region).
+  // Whether a copy's launching call ran inside a compiled region (nothing
+  // walked when the trace has no such region).
   const bool any_compiled = any_string(t, is_compiled_region);
-  const ApiCallTable& a = t.api_calls();
-  const RangeTable& rg = t.ranges();
-  std::vector<std::int8_t> compiled_name(any_compiled ? t.strings().size() : 0, -1);
+  InsideOpNamed inside_compiled(t, is_compiled_region);
   auto in_compiled = [&](RowIndex api) -> std::uint64_t {
-    if (!any_compiled || api == kNoRow) return 0;
-    for (RowIndex r = a.op_range_at(api), depth = 0; r != kNoRow && depth < 64; r = t.parent_op(r), ++depth) {
-      std::int8_t& c = compiled_name[rg.name[r]];
-      if (c < 0) c = is_compiled_region(t.str(rg.name[r])) ? 1 : 0;
-      if (c) return 1;
-    }
-    return 0;
+    return any_compiled && api != kNoRow && inside_compiled(api) ? 1 : 0;
   };
   for (const BlockingCopy& b : blocking_copies(t, opt)) blocks[b.row] = b.how;
   std::uint64_t* const count_of[] = {&out.htod, &out.dtoh, &out.dtod, &out.other, &out.other};  // by direction_of()
@@ -415,21 +431,10 @@ std::vector<BlockingCopy> blocking_copies(const Trace& t, const AnalysisOptions&
   std::vector<BlockingCopy> out;
   const MemcpyTable& m = t.memcpys();
   const ApiCallTable& a = t.api_calls();
-  const RangeTable& rg = t.ranges();
-  // Per string: -1 not decided, 0 no, 1 yes; for call names (a blocking copy
-  // call) and op names (.item()'s ops).
-  std::vector<std::int8_t> blocking_call(t.strings().size(), -1), scalar_op(t.strings().size(), -1);
-  auto in_scalar_op = [&](RowIndex call) {
-    for (RowIndex r = a.op_range_at(call), depth = 0; r != kNoRow && depth < 64; r = t.parent_op(r), ++depth) {
-      std::int8_t& s = scalar_op[rg.name[r]];
-      if (s < 0) {
-        const std::string_view n = t.str(rg.name[r]);
-        s = n == "aten::_local_scalar_dense" || n == "aten::item" ? 1 : 0;
-      }
-      if (s) return true;
-    }
-    return false;
-  };
+  // Per call name: -1 not decided, 0 no, 1 yes (a blocking copy call).
+  std::vector<std::int8_t> blocking_call(t.strings().size(), -1);
+  InsideOpNamed in_scalar_op(t,
+                             [](std::string_view n) { return n == "aten::_local_scalar_dense" || n == "aten::item"; });
   const auto exempt = static_cast<std::uint64_t>(opt.thresholds.sync_memcpy_htod_exempt_bytes);
   for (std::size_t i = 0; i < m.size(); ++i) {
     const RowIndex api = m.api[i];
