@@ -67,16 +67,11 @@ ImU32 category_color(KernelCategory c) {
 
 ImU32 copy_color(CopyKind k) {
   switch (k) {
-    case CopyKind::htod:
-      return other("copy HtoD");
-    case CopyKind::dtoh:
-      return other("copy DtoH");
-    case CopyKind::dtod:
-      return other("copy DtoD");
-    case CopyKind::ptop:
-      return other("copy PtoP");
-    default:
-      break;
+    case CopyKind::htod: return other("copy HtoD");
+    case CopyKind::dtoh: return other("copy DtoH");
+    case CopyKind::dtod: return other("copy DtoD");
+    case CopyKind::ptop: return other("copy PtoP");
+    default: break;
   }
   return other("copy");
 }

@@ -19,14 +19,10 @@ int table_slot(TableId t) {
 
 TableId table_of(graph::NodeKind k) {
   switch (k) {
-    case graph::NodeKind::kernel:
-      return TableId::kernels;
-    case graph::NodeKind::memcpy:
-      return TableId::memcpys;
-    case graph::NodeKind::memset:
-      return TableId::memsets;
-    default:
-      return TableId::api_calls;
+    case graph::NodeKind::kernel: return TableId::kernels;
+    case graph::NodeKind::memcpy: return TableId::memcpys;
+    case graph::NodeKind::memset: return TableId::memsets;
+    default: return TableId::api_calls;
   }
 }
 

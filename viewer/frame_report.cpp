@@ -251,14 +251,10 @@ void histogram_json(Writer& out, const View& view, const FrameStats& st, const T
 
 const char* savings_state(Document::Savings s) {
   switch (s) {
-    case Document::Savings::simulating:
-      return "simulating";
-    case Document::Savings::simulated:
-      return "simulated";
-    case Document::Savings::failed:
-      return "failed";
-    case Document::Savings::not_simulated:
-      break;
+    case Document::Savings::simulating: return "simulating";
+    case Document::Savings::simulated: return "simulated";
+    case Document::Savings::failed: return "failed";
+    case Document::Savings::not_simulated: break;
   }
   return "not_simulated";
 }

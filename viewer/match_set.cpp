@@ -10,14 +10,10 @@ namespace {
 
 const std::vector<StringId>* name_column(const Trace& t, TableId table) {
   switch (table) {
-    case TableId::kernels:
-      return &t.kernels().name;
-    case TableId::api_calls:
-      return &t.api_calls().name;
-    case TableId::ranges:
-      return &t.ranges().name;
-    default:
-      return nullptr;
+    case TableId::kernels: return &t.kernels().name;
+    case TableId::api_calls: return &t.api_calls().name;
+    case TableId::ranges: return &t.ranges().name;
+    default: return nullptr;
   }
 }
 
@@ -25,14 +21,10 @@ const std::vector<StringId>* name_column(const Trace& t, TableId table) {
 
 int MatchSet::slot(TableId t) {
   switch (t) {
-    case TableId::kernels:
-      return 0;
-    case TableId::api_calls:
-      return 1;
-    case TableId::ranges:
-      return 2;
-    default:
-      return -1;
+    case TableId::kernels: return 0;
+    case TableId::api_calls: return 1;
+    case TableId::ranges: return 2;
+    default: return -1;
   }
 }
 

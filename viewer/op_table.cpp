@@ -24,14 +24,10 @@ bool contains_nocase(std::string_view hay, std::string_view needle) {
 
 std::string_view text_value(const OpRow& r, OpColumn c) {
   switch (c) {
-    case OpColumn::name:
-      return r.name;
-    case OpColumn::shapes:
-      return r.shapes;
-    case OpColumn::bound:
-      return r.bound;
-    default:
-      return {};
+    case OpColumn::name: return r.name;
+    case OpColumn::shapes: return r.shapes;
+    case OpColumn::bound: return r.bound;
+    default: return {};
   }
 }
 
@@ -57,42 +53,30 @@ std::optional<double> op_sort_value(const OpRow& r, OpColumn c) {
   const bool calls = r.calls > 0;
   const double n = calls ? static_cast<double>(r.calls) : 1;
   switch (c) {
-    case OpColumn::calls:
-      return calls ? std::optional<double>(n) : std::nullopt;
-    case OpColumn::gpu_total:
-      return static_cast<double>(r.gpu_total_ns);
-    case OpColumn::gpu_self:
-      return static_cast<double>(r.gpu_self_ns);
-    case OpColumn::cpu_total:
-      return calls ? std::optional<double>(static_cast<double>(r.cpu_total_ns)) : std::nullopt;
-    case OpColumn::cpu_self:
-      return calls ? std::optional<double>(static_cast<double>(r.cpu_self_ns)) : std::nullopt;
+    case OpColumn::calls: return calls ? std::optional<double>(n) : std::nullopt;
+    case OpColumn::gpu_total: return static_cast<double>(r.gpu_total_ns);
+    case OpColumn::gpu_self: return static_cast<double>(r.gpu_self_ns);
+    case OpColumn::cpu_total: return calls ? std::optional<double>(static_cast<double>(r.cpu_total_ns)) : std::nullopt;
+    case OpColumn::cpu_self: return calls ? std::optional<double>(static_cast<double>(r.cpu_self_ns)) : std::nullopt;
     case OpColumn::kernels_per_call:
       return calls ? std::optional<double>(static_cast<double>(r.kernels_total) / n) : std::nullopt;
     case OpColumn::launch_per_call:
       return calls ? std::optional<double>(static_cast<double>(r.launch_ns) / n) : std::nullopt;
-    case OpColumn::tflops:
-      return r.achieved_tflops;
-    case OpColumn::tbps:
-      return r.achieved_tbps;
-    case OpColumn::roofline:
-      return r.roofline_fraction;
+    case OpColumn::tflops: return r.achieved_tflops;
+    case OpColumn::tbps: return r.achieved_tbps;
+    case OpColumn::roofline: return r.roofline_fraction;
     case OpColumn::name:
     case OpColumn::shapes:
-    case OpColumn::bound:
-      break;
+    case OpColumn::bound: break;
   }
   return std::nullopt;
 }
 
 std::string op_cell(const OpRow& r, OpColumn c) {
   switch (c) {
-    case OpColumn::name:
-      return r.name;
-    case OpColumn::shapes:
-      return r.shapes.empty() ? kUnknownCell : r.shapes;
-    case OpColumn::bound:
-      return r.bound.empty() ? kUnknownCell : r.bound;
+    case OpColumn::name: return r.name;
+    case OpColumn::shapes: return r.shapes.empty() ? kUnknownCell : r.shapes;
+    case OpColumn::bound: return r.bound.empty() ? kUnknownCell : r.bound;
     case OpColumn::gpu_total:
     case OpColumn::gpu_self:
     case OpColumn::cpu_total:
@@ -101,16 +85,11 @@ std::string op_cell(const OpRow& r, OpColumn c) {
       const std::optional<double> v = op_sort_value(r, c);
       return v ? format::duration(static_cast<TimeNs>(*v + 0.5)) : kUnknownCell;
     }
-    case OpColumn::calls:
-      return r.calls ? format::count(r.calls) : kUnknownCell;
-    case OpColumn::kernels_per_call:
-      return optional_fixed(op_sort_value(r, c), 1);
-    case OpColumn::tflops:
-      return optional_fixed(r.achieved_tflops, 1);
-    case OpColumn::tbps:
-      return optional_fixed(r.achieved_tbps, 2);
-    case OpColumn::roofline:
-      return r.roofline_fraction ? format::percent1(*r.roofline_fraction) : kUnknownCell;
+    case OpColumn::calls: return r.calls ? format::count(r.calls) : kUnknownCell;
+    case OpColumn::kernels_per_call: return optional_fixed(op_sort_value(r, c), 1);
+    case OpColumn::tflops: return optional_fixed(r.achieved_tflops, 1);
+    case OpColumn::tbps: return optional_fixed(r.achieved_tbps, 2);
+    case OpColumn::roofline: return r.roofline_fraction ? format::percent1(*r.roofline_fraction) : kUnknownCell;
   }
   return kUnknownCell;
 }

@@ -74,24 +74,15 @@ std::string View::event_name(TableId table, RowIndex row) const {
   const Trace& tr = doc_->trace();
   const TraceTables& t = tr.tables();
   switch (table) {
-    case TableId::kernels:
-      return std::string(tr.str(t.kernels.name[row]));
-    case TableId::memcpys:
-      return cat("Memcpy ", to_string(t.memcpys.kind_at(row)));
-    case TableId::memsets:
-      return "Memset";
-    case TableId::api_calls:
-      return std::string(tr.str(t.api_calls.name[row]));
-    case TableId::ranges:
-      return std::string(tr.str(t.ranges.name[row]));
-    case TableId::syncs:
-      return cat("Synchronize (", to_string(t.syncs.type_at(row)), ")");
-    case TableId::overheads:
-      return cat("Profiler overhead: ", tr.str(t.overheads.kind[row]));
-    case TableId::os_calls:
-      return std::string(tr.str(t.os_calls.name[row]));
-    default:
-      return {};
+    case TableId::kernels: return std::string(tr.str(t.kernels.name[row]));
+    case TableId::memcpys: return cat("Memcpy ", to_string(t.memcpys.kind_at(row)));
+    case TableId::memsets: return "Memset";
+    case TableId::api_calls: return std::string(tr.str(t.api_calls.name[row]));
+    case TableId::ranges: return std::string(tr.str(t.ranges.name[row]));
+    case TableId::syncs: return cat("Synchronize (", to_string(t.syncs.type_at(row)), ")");
+    case TableId::overheads: return cat("Profiler overhead: ", tr.str(t.overheads.kind[row]));
+    case TableId::os_calls: return std::string(tr.str(t.os_calls.name[row]));
+    default: return {};
   }
 }
 
@@ -333,8 +324,7 @@ void View::draw_details_of_kind(TableId table, RowIndex r) {
       detail_row("nesting", std::to_string(o.nesting_at(r)));
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 

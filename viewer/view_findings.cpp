@@ -27,12 +27,9 @@ namespace {
 
 ImVec4 severity_color(Severity s) {
   switch (s) {
-    case Severity::critical:
-      return ImVec4(0.95f, 0.3f, 0.3f, 1);
-    case Severity::warning:
-      return ImVec4(0.95f, 0.65f, 0.2f, 1);
-    case Severity::info:
-      break;
+    case Severity::critical: return ImVec4(0.95f, 0.3f, 0.3f, 1);
+    case Severity::warning: return ImVec4(0.95f, 0.65f, 0.2f, 1);
+    case Severity::info: break;
   }
   return ImVec4(0.5f, 0.7f, 0.95f, 1);
 }

@@ -89,18 +89,12 @@ void View::sort_hotspots(const Profile& profile, ImGuiTableSortSpecs* specs) {
     const ImGuiTableColumnSortSpecs& sp = specs->Specs[0];
     auto key = [&](const Hotspot& h) -> double {
       switch (static_cast<HotspotColumn>(sp.ColumnUserID)) {
-        case HotspotColumn::share:
-          return h.share;
-        case HotspotColumn::count:
-          return static_cast<double>(h.stats.count);
-        case HotspotColumn::mean:
-          return static_cast<double>(h.stats.mean);
-        case HotspotColumn::median:
-          return static_cast<double>(h.stats.median);
-        case HotspotColumn::max:
-          return static_cast<double>(h.stats.max);
-        default:
-          return static_cast<double>(h.stats.total);
+        case HotspotColumn::share: return h.share;
+        case HotspotColumn::count: return static_cast<double>(h.stats.count);
+        case HotspotColumn::mean: return static_cast<double>(h.stats.mean);
+        case HotspotColumn::median: return static_cast<double>(h.stats.median);
+        case HotspotColumn::max: return static_cast<double>(h.stats.max);
+        default: return static_cast<double>(h.stats.total);
       }
     };
     const bool asc = sp.SortDirection == ImGuiSortDirection_Ascending;

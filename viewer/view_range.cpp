@@ -162,15 +162,11 @@ void window_rows_table(const char* id, const std::vector<WindowRow>& rows, const
       const ImGuiTableColumnSortSpecs& sp = specs->Specs[0];
       auto key = [&](const WindowRow& r) -> double {
         switch (sp.ColumnIndex) {
-          case 1:
-            return static_cast<double>(r.count);
-          case 3:
-            return ops ? static_cast<double>(r.with_children_ns) : static_cast<double>(r.category);
+          case 1: return static_cast<double>(r.count);
+          case 3: return ops ? static_cast<double>(r.with_children_ns) : static_cast<double>(r.category);
           case 4:
-          case 5:
-            return r.share;
-          default:
-            return static_cast<double>(r.total_ns);
+          case 5: return r.share;
+          default: return static_cast<double>(r.total_ns);
         }
       };
       const bool asc = sp.SortDirection == ImGuiSortDirection_Ascending;

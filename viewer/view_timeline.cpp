@@ -573,12 +573,9 @@ float View::draw_activity_lanes(ImDrawList* dl, const DeviceActivity& a, float x
 ImU32 View::event_color(TableId table, RowIndex row) const {
   const TraceTables& t = doc_->trace().tables();
   switch (table) {
-    case TableId::kernels:
-      return category_color(t.kernels.category_at(row));
-    case TableId::memcpys:
-      return copy_color(t.memcpys.kind_at(row));
-    case TableId::memsets:
-      return memset_color();
+    case TableId::kernels: return category_color(t.kernels.category_at(row));
+    case TableId::memcpys: return copy_color(t.memcpys.kind_at(row));
+    case TableId::memsets: return memset_color();
     case TableId::api_calls:
       return api_color(t.api_calls.domain_at(row),
                        t.api_calls.op_table[row] != static_cast<std::uint8_t>(OpTable::none));
@@ -586,12 +583,9 @@ ImU32 View::event_color(TableId table, RowIndex row) const {
       const std::uint32_t c = t.ranges.color_at(row);
       return c ? argb_to_imgui(c) : palette_color(t.ranges.name[row]);
     }
-    case TableId::syncs:
-      return sync_color();
-    case TableId::os_calls:
-      return os_call_color();
-    default:
-      return overhead_color();
+    case TableId::syncs: return sync_color();
+    case TableId::os_calls: return os_call_color();
+    default: return overhead_color();
   }
 }
 
@@ -599,8 +593,7 @@ std::string_view View::event_label(TableId table, RowIndex row) {
   const Trace& tr = doc_->trace();
   const TraceTables& t = tr.tables();
   switch (table) {
-    case TableId::kernels:
-      return short_label(t.kernels.name[row]);
+    case TableId::kernels: return short_label(t.kernels.name[row]);
     case TableId::memcpys: {
       static const std::string labels[] = {"Memcpy",      "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
                                            "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
@@ -608,20 +601,13 @@ std::string_view View::event_label(TableId table, RowIndex row) {
       const auto k = static_cast<std::size_t>(t.memcpys.kind[row]);
       return k < std::size(labels) ? std::string_view(labels[k]) : std::string_view(labels[0]);
     }
-    case TableId::memsets:
-      return "Memset";
-    case TableId::api_calls:
-      return tr.str(t.api_calls.name[row]);
-    case TableId::ranges:
-      return tr.str(t.ranges.name[row]);
-    case TableId::syncs:
-      return "sync";
-    case TableId::overheads:
-      return tr.str(t.overheads.kind[row]);
-    case TableId::os_calls:
-      return tr.str(t.os_calls.name[row]);
-    default:
-      return {};
+    case TableId::memsets: return "Memset";
+    case TableId::api_calls: return tr.str(t.api_calls.name[row]);
+    case TableId::ranges: return tr.str(t.ranges.name[row]);
+    case TableId::syncs: return "sync";
+    case TableId::overheads: return tr.str(t.overheads.kind[row]);
+    case TableId::os_calls: return tr.str(t.os_calls.name[row]);
+    default: return {};
   }
 }
 

@@ -13,14 +13,10 @@ namespace gpuscope {
 
 std::string_view to_string(CheckOutcome o) {
   switch (o) {
-    case CheckOutcome::passed:
-      return "passed";
-    case CheckOutcome::failed:
-      return "failed";
-    case CheckOutcome::skipped:
-      return "skipped";
-    case CheckOutcome::not_run:
-      break;
+    case CheckOutcome::passed: return "passed";
+    case CheckOutcome::failed: return "failed";
+    case CheckOutcome::skipped: return "skipped";
+    case CheckOutcome::not_run: break;
   }
   return "not_run";
 }

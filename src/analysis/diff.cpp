@@ -18,16 +18,11 @@ namespace gpuscope {
 
 std::string_view to_string(FindingChange c) {
   switch (c) {
-    case FindingChange::resolved:
-      return "resolved";
-    case FindingChange::appeared:
-      return "new";
-    case FindingChange::better:
-      return "better";
-    case FindingChange::worse:
-      return "worse";
-    case FindingChange::unchanged:
-      break;
+    case FindingChange::resolved: return "resolved";
+    case FindingChange::appeared: return "new";
+    case FindingChange::better: return "better";
+    case FindingChange::worse: return "worse";
+    case FindingChange::unchanged: break;
   }
   return "unchanged";
 }
@@ -330,9 +325,7 @@ void summarize(ProfileDiff& d) {
         d.summary.push_back("Resolved " + x.id + ": " + metric_text(x.before_metric) + " -> below the " +
                             metric_text(x.threshold) + " threshold (was: " + x.before_title + ")");
         break;
-      case FindingChange::appeared:
-        d.summary.push_back("New " + x.id + ": " + x.after_title);
-        break;
+      case FindingChange::appeared: d.summary.push_back("New " + x.id + ": " + x.after_title); break;
       case FindingChange::better:
       case FindingChange::worse:
         d.summary.push_back(std::string(x.change == FindingChange::better ? "Better " : "Worse ") + x.id + ": " +
@@ -340,8 +333,7 @@ void summarize(ProfileDiff& d) {
                             std::string(to_string(x.before_severity)) + " -> " +
                             std::string(to_string(x.after_severity)) + ")");
         break;
-      case FindingChange::unchanged:
-        break;
+      case FindingChange::unchanged: break;
     }
   }
   for (const HelpDelta& x : d.helps) {

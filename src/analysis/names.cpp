@@ -69,28 +69,20 @@ bool is_tensor_core_kernel(std::string_view name) {
 
 std::string_view to_string(Severity s) {
   switch (s) {
-    case Severity::info:
-      return "info";
-    case Severity::warning:
-      return "warning";
-    case Severity::critical:
-      return "critical";
+    case Severity::info: return "info";
+    case Severity::warning: return "warning";
+    case Severity::critical: return "critical";
   }
   return "info";
 }
 
 std::string_view to_string(StepSource s) {
   switch (s) {
-    case StepSource::nvtx:
-      return "nvtx";
-    case StepSource::profiler_step:
-      return "profiler_step";
-    case StepSource::pattern:
-      return "pattern";
-    case StepSource::bursts:
-      return "bursts";
-    case StepSource::none:
-      break;
+    case StepSource::nvtx: return "nvtx";
+    case StepSource::profiler_step: return "profiler_step";
+    case StepSource::pattern: return "pattern";
+    case StepSource::bursts: return "bursts";
+    case StepSource::none: break;
   }
   return "none";
 }
@@ -99,14 +91,10 @@ std::string_view to_string(SavingSource s) { return s == SavingSource::simulated
 
 std::string_view to_string(Verdict v) {
   switch (v) {
-    case Verdict::yes:
-      return "yes";
-    case Verdict::no:
-      return "no";
-    case Verdict::unknown:
-      return "unknown";
-    case Verdict::not_applicable:
-      return "not_applicable";
+    case Verdict::yes: return "yes";
+    case Verdict::no: return "no";
+    case Verdict::unknown: return "unknown";
+    case Verdict::not_applicable: return "not_applicable";
   }
   return "unknown";
 }

@@ -251,12 +251,9 @@ void add_device_samples(Controller& c, TraceBuilder& b) {
 
 std::string waiting_for(const Controller& c) {
   switch (c.range.kind) {
-    case CaptureRange::Kind::cuda_profiler_api:
-      return "cudaProfilerStart()";
-    case CaptureRange::Kind::nvtx:
-      return "an NVTX range named '" + c.range.nvtx_name + "'";
-    case CaptureRange::Kind::whole_run:
-      break;
+    case CaptureRange::Kind::cuda_profiler_api: return "cudaProfilerStart()";
+    case CaptureRange::Kind::nvtx: return "an NVTX range named '" + c.range.nvtx_name + "'";
+    case CaptureRange::Kind::whole_run: break;
   }
   return std::to_string(c.options.delay_s) + " s of delay";
 }

@@ -222,9 +222,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     const void* p = nv->functionParams;
     if (!p) return;
     switch (cbid) {
-      case CUPTI_CBID_NVTX_nvtxRangePushA:
-        on_nvtx_push(static_cast<const nvtxRangePushA_params*>(p)->message);
-        break;
+      case CUPTI_CBID_NVTX_nvtxRangePushA: on_nvtx_push(static_cast<const nvtxRangePushA_params*>(p)->message); break;
       case CUPTI_CBID_NVTX_nvtxRangePushEx:
         on_nvtx_push(nvtx_message(static_cast<const nvtxRangePushEx_params*>(p)->eventAttrib));
         break;
@@ -232,9 +230,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
         on_nvtx_push(nvtx_message(static_cast<const nvtxDomainRangePushEx_params*>(p)->core.eventAttrib));
         break;
       case CUPTI_CBID_NVTX_nvtxRangePop:
-      case CUPTI_CBID_NVTX_nvtxDomainRangePop:
-        on_nvtx_pop();
-        break;
+      case CUPTI_CBID_NVTX_nvtxDomainRangePop: on_nvtx_pop(); break;
       case CUPTI_CBID_NVTX_nvtxRangeStartA:
         on_nvtx_start(static_cast<const nvtxRangeStartA_params*>(p)->message, nv->functionReturnValue);
         break;
@@ -246,14 +242,11 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
         on_nvtx_start(nvtx_message(static_cast<const nvtxDomainRangeStartEx_params*>(p)->core.eventAttrib),
                       nv->functionReturnValue);
         break;
-      case CUPTI_CBID_NVTX_nvtxRangeEnd:
-        on_nvtx_end(static_cast<const nvtxRangeEnd_params*>(p)->id);
-        break;
+      case CUPTI_CBID_NVTX_nvtxRangeEnd: on_nvtx_end(static_cast<const nvtxRangeEnd_params*>(p)->id); break;
       case CUPTI_CBID_NVTX_nvtxDomainRangeEnd:
         on_nvtx_end(static_cast<const nvtxDomainRangeEnd_params*>(p)->core.id);
         break;
-      default:
-        break;
+      default: break;
     }
   }
 }
@@ -353,40 +346,23 @@ namespace {
 // CUPTI's enum names, for messages about the kinds activity_kinds() asks for.
 std::string activity_kind_name(std::uint32_t kind) {
   switch (kind) {
-    case CUPTI_ACTIVITY_KIND_DEVICE:
-      return "DEVICE";
-    case CUPTI_ACTIVITY_KIND_CONTEXT:
-      return "CONTEXT";
-    case CUPTI_ACTIVITY_KIND_STREAM:
-      return "STREAM";
-    case CUPTI_ACTIVITY_KIND_OVERHEAD:
-      return "OVERHEAD";
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-      return "CONCURRENT_KERNEL";
-    case CUPTI_ACTIVITY_KIND_MEMCPY:
-      return "MEMCPY";
-    case CUPTI_ACTIVITY_KIND_MEMCPY2:
-      return "MEMCPY2";
-    case CUPTI_ACTIVITY_KIND_MEMSET:
-      return "MEMSET";
-    case CUPTI_ACTIVITY_KIND_RUNTIME:
-      return "RUNTIME";
-    case CUPTI_ACTIVITY_KIND_DRIVER:
-      return "DRIVER";
-    case CUPTI_ACTIVITY_KIND_MARKER:
-      return "MARKER";
-    case CUPTI_ACTIVITY_KIND_MARKER_DATA:
-      return "MARKER_DATA";
-    case CUPTI_ACTIVITY_KIND_NAME:
-      return "NAME";
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-      return "SYNCHRONIZATION";
-    case CUPTI_ACTIVITY_KIND_MEMORY2:
-      return "MEMORY2";
-    case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
-      return "MEMORY_POOL";
-    default:
-      return std::to_string(kind);
+    case CUPTI_ACTIVITY_KIND_DEVICE: return "DEVICE";
+    case CUPTI_ACTIVITY_KIND_CONTEXT: return "CONTEXT";
+    case CUPTI_ACTIVITY_KIND_STREAM: return "STREAM";
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: return "OVERHEAD";
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return "CONCURRENT_KERNEL";
+    case CUPTI_ACTIVITY_KIND_MEMCPY: return "MEMCPY";
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: return "MEMCPY2";
+    case CUPTI_ACTIVITY_KIND_MEMSET: return "MEMSET";
+    case CUPTI_ACTIVITY_KIND_RUNTIME: return "RUNTIME";
+    case CUPTI_ACTIVITY_KIND_DRIVER: return "DRIVER";
+    case CUPTI_ACTIVITY_KIND_MARKER: return "MARKER";
+    case CUPTI_ACTIVITY_KIND_MARKER_DATA: return "MARKER_DATA";
+    case CUPTI_ACTIVITY_KIND_NAME: return "NAME";
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return "SYNCHRONIZATION";
+    case CUPTI_ACTIVITY_KIND_MEMORY2: return "MEMORY2";
+    case CUPTI_ACTIVITY_KIND_MEMORY_POOL: return "MEMORY_POOL";
+    default: return std::to_string(kind);
   }
 }
 }  // namespace
@@ -522,8 +498,7 @@ std::string explain_failure(const std::string& step, int result, const std::stri
     case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_NOT_SUPPORTED:
-      return "this GPU setup does not support CUPTI tracing (" + step + ": " + code + ")";
+    case CUPTI_ERROR_NOT_SUPPORTED: return "this GPU setup does not support CUPTI tracing (" + step + ": " + code + ")";
     case CUPTI_ERROR_NOT_INITIALIZED:
     case CUPTI_ERROR_UNKNOWN:
     case CUPTI_ERROR_INVALID_DEVICE:
@@ -531,8 +506,7 @@ std::string explain_failure(const std::string& step, int result, const std::stri
     case CUPTI_ERROR_NOT_COMPATIBLE:
       if (needs_driver_check) *needs_driver_check = true;
       return "CUPTI could not start (" + step + ": " + code + ")";
-    default:
-      return step + " failed: " + code;
+    default: return step + " failed: " + code;
   }
 }
 

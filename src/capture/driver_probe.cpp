@@ -57,12 +57,9 @@ DriverProbe probe_cuda_driver() noexcept {
 
 std::string describe(const DriverProbe& p) {
   switch (p.result) {
-    case DriverProbe::Result::no_driver:
-      return "no CUDA device: the CUDA driver is not installed (" + p.detail + ")";
-    case DriverProbe::Result::no_device:
-      return "no CUDA device: " + p.detail;
-    case DriverProbe::Result::devices:
-      return std::to_string(p.device_count) + " CUDA device(s)";
+    case DriverProbe::Result::no_driver: return "no CUDA device: the CUDA driver is not installed (" + p.detail + ")";
+    case DriverProbe::Result::no_device: return "no CUDA device: " + p.detail;
+    case DriverProbe::Result::devices: return std::to_string(p.device_count) + " CUDA device(s)";
   }
   return p.detail;
 }

@@ -333,12 +333,9 @@ std::unordered_map<std::int64_t, TrackId> place_unknown_threads(const HostProces
 
 StringId domain_of(HostRangeCategory c, TraceBuilder& b) {
   switch (c) {
-    case HostRangeCategory::cpu_op:
-      return b.intern("cpu_op");
-    case HostRangeCategory::user_annotation:
-      return b.intern("user_annotation");
-    case HostRangeCategory::python_function:
-      break;
+    case HostRangeCategory::cpu_op: return b.intern("cpu_op");
+    case HostRangeCategory::user_annotation: return b.intern("user_annotation");
+    case HostRangeCategory::python_function: break;
   }
   return b.intern("python_function");
 }

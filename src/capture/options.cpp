@@ -253,21 +253,11 @@ std::string expand_output_pattern(std::string_view pattern, std::uint32_t pid, s
       continue;
     }
     switch (pattern[i + 1]) {
-      case 'p':
-        out += std::to_string(pid);
-        break;
-      case 'h':
-        out += host;
-        break;
-      case 'r':
-        out += std::to_string(rank < 0 ? 0 : rank);
-        break;
-      case 'n':
-        out += std::to_string(counter);
-        break;
-      case '%':
-        out += '%';
-        break;
+      case 'p': out += std::to_string(pid); break;
+      case 'h': out += host; break;
+      case 'r': out += std::to_string(rank < 0 ? 0 : rank); break;
+      case 'n': out += std::to_string(counter); break;
+      case '%': out += '%'; break;
       default:
         out += pattern[i];
         out += pattern[i + 1];

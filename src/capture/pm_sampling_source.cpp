@@ -38,13 +38,9 @@ std::string describe_profiling_error(const char* call, int r) {
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
       what = "the GPU is virtualized and its performance counters are not available to this guest";
       break;
-    case CUPTI_ERROR_HARDWARE_BUSY:
-      what = "another profiler holds the GPU's performance counters";
-      break;
+    case CUPTI_ERROR_HARDWARE_BUSY: what = "another profiler holds the GPU's performance counters"; break;
     case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_INVALID_CHIP_NAME:
-      what = "PM sampling is not supported on this GPU";
-      break;
+    case CUPTI_ERROR_INVALID_CHIP_NAME: what = "PM sampling is not supported on this GPU"; break;
     case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
       what = "the GPU is in MIG mode, where PM sampling is not supported";
       break;
@@ -60,9 +56,7 @@ std::string describe_profiling_error(const char* call, int r) {
     case CUPTI_ERROR_NOT_INITIALIZED:
       what = "the hardware-counter library could not be used (no GPU, or a sandbox that does not load it)";
       break;
-    default:
-      what = "the hardware counters could not be set up";
-      break;
+    default: what = "the hardware counters could not be set up"; break;
   }
   return what + " (" + call + ": " + result_name(r) + ")";
 }

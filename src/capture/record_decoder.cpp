@@ -41,86 +41,50 @@ const T& as(const void* record) {
 // Size of the records we know, to find a buffer's true end; 0 = unknown.
 std::size_t record_size(std::uint32_t kind) {
   switch (kind) {
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-      return sizeof(CUpti_ActivityKernel10);
-    case CUPTI_ACTIVITY_KIND_MEMCPY:
-      return sizeof(CUpti_ActivityMemcpy6);
-    case CUPTI_ACTIVITY_KIND_MEMCPY2:
-      return sizeof(CUpti_ActivityMemcpyPtoP4);
-    case CUPTI_ACTIVITY_KIND_MEMSET:
-      return sizeof(CUpti_ActivityMemset4);
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
+    case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: return sizeof(CUpti_ActivityMemcpyPtoP4);
+    case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
     case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER:
-      return sizeof(CUpti_ActivityAPI);
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-      return sizeof(CUpti_ActivitySynchronization2);
-    case CUPTI_ACTIVITY_KIND_MARKER:
-      return sizeof(CUpti_ActivityMarker2);
-    case CUPTI_ACTIVITY_KIND_MARKER_DATA:
-      return sizeof(CUpti_ActivityMarkerData2);
-    case CUPTI_ACTIVITY_KIND_NAME:
-      return sizeof(CUpti_ActivityName);
-    case CUPTI_ACTIVITY_KIND_DEVICE:
-      return sizeof(CUpti_ActivityDevice5);
-    case CUPTI_ACTIVITY_KIND_CONTEXT:
-      return sizeof(CUpti_ActivityContext3);
-    case CUPTI_ACTIVITY_KIND_STREAM:
-      return sizeof(CUpti_ActivityStream);
-    case CUPTI_ACTIVITY_KIND_OVERHEAD:
-      return sizeof(CUpti_ActivityOverhead3);
-    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
-      return sizeof(CUpti_ActivityExternalCorrelation);
-    case CUPTI_ACTIVITY_KIND_MEMORY2:
-      return sizeof(CUpti_ActivityMemory4);
-    case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
-      return sizeof(CUpti_ActivityMemoryPool3);
-    default:
-      return 0;
+    case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
+    case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
+    case CUPTI_ACTIVITY_KIND_MARKER_DATA: return sizeof(CUpti_ActivityMarkerData2);
+    case CUPTI_ACTIVITY_KIND_NAME: return sizeof(CUpti_ActivityName);
+    case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
+    case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
+    case CUPTI_ACTIVITY_KIND_STREAM: return sizeof(CUpti_ActivityStream);
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return sizeof(CUpti_ActivityExternalCorrelation);
+    case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
+    case CUPTI_ACTIVITY_KIND_MEMORY_POOL: return sizeof(CUpti_ActivityMemoryPool3);
+    default: return 0;
   }
 }
 
 std::string kind_name(std::uint32_t kind) {
   switch (kind) {
-    case CUPTI_ACTIVITY_KIND_KERNEL:
-      return "kernel_serialized";
-    case CUPTI_ACTIVITY_KIND_MARKER:
-      return "nvtx_sync_marker";
-    case CUPTI_ACTIVITY_KIND_NAME:
-      return "name_of_other_object";
-    case CUPTI_ACTIVITY_KIND_CDP_KERNEL:
-      return "cdp_kernel";
-    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
-      return "external_correlation";
-    case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
-      return "cuda_event";
+    case CUPTI_ACTIVITY_KIND_KERNEL: return "kernel_serialized";
+    case CUPTI_ACTIVITY_KIND_MARKER: return "nvtx_sync_marker";
+    case CUPTI_ACTIVITY_KIND_NAME: return "name_of_other_object";
+    case CUPTI_ACTIVITY_KIND_CDP_KERNEL: return "cdp_kernel";
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return "external_correlation";
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT: return "cuda_event";
     case CUPTI_ACTIVITY_KIND_MEMORY2:  // only records of an operation type this decoder does not know
       return "memory2";
-    case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
-      return "memory_pool";
-    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
-      return "graph_trace";
-    case CUPTI_ACTIVITY_KIND_JIT:
-      return "jit";
-    case CUPTI_ACTIVITY_KIND_DEVICE_ATTRIBUTE:
-      return "device_attribute";
-    case CUPTI_ACTIVITY_KIND_ENVIRONMENT:
-      return "environment";
-    case CUPTI_ACTIVITY_KIND_PREEMPTION:
-      return "preemption";
-    case CUPTI_ACTIVITY_KIND_FUNCTION:
-      return "function";
-    case CUPTI_ACTIVITY_KIND_MODULE:
-      return "module";
-    case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER:
-      return "unified_memory_counter";
-    case CUPTI_ACTIVITY_KIND_NVLINK:
-      return "nvlink";
-    case CUPTI_ACTIVITY_KIND_PCIE:
-      return "pcie";
-    case CUPTI_ACTIVITY_KIND_OPENMP:
-      return "openmp";
-    default:
-      return "kind_" + std::to_string(kind);
+    case CUPTI_ACTIVITY_KIND_MEMORY_POOL: return "memory_pool";
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: return "graph_trace";
+    case CUPTI_ACTIVITY_KIND_JIT: return "jit";
+    case CUPTI_ACTIVITY_KIND_DEVICE_ATTRIBUTE: return "device_attribute";
+    case CUPTI_ACTIVITY_KIND_ENVIRONMENT: return "environment";
+    case CUPTI_ACTIVITY_KIND_PREEMPTION: return "preemption";
+    case CUPTI_ACTIVITY_KIND_FUNCTION: return "function";
+    case CUPTI_ACTIVITY_KIND_MODULE: return "module";
+    case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER: return "unified_memory_counter";
+    case CUPTI_ACTIVITY_KIND_NVLINK: return "nvlink";
+    case CUPTI_ACTIVITY_KIND_PCIE: return "pcie";
+    case CUPTI_ACTIVITY_KIND_OPENMP: return "openmp";
+    default: return "kind_" + std::to_string(kind);
   }
 }
 
@@ -136,41 +100,26 @@ MemoryKind memory_kind(unsigned k) {
 
 SyncType sync_type(std::uint32_t t) {
   switch (t) {
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
-      return SyncType::event;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
-      return SyncType::stream_wait_event;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
-      return SyncType::stream;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
-      return SyncType::context;
-    default:
-      return SyncType::unknown;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return SyncType::event;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return SyncType::stream_wait_event;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return SyncType::stream;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return SyncType::context;
+    default: return SyncType::unknown;
   }
 }
 
 std::string_view overhead_kind_name(std::uint32_t k) {
   switch (k) {
-    case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER:
-      return "driver_compiler";
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH:
-      return "cupti_buffer_flush";
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION:
-      return "cupti_instrumentation";
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE:
-      return "cupti_resource";
-    case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING:
-      return "runtime_module_loading";
-    case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING:
-      return "lazy_function_loading";
-    case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL:
-      return "command_buffer_full";
-    case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST:
-      return "activity_buffer_request";
-    case CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT:
-      return "uvm_activity_init";
-    default:
-      return "unknown";
+    case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER: return "driver_compiler";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH: return "cupti_buffer_flush";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION: return "cupti_instrumentation";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE: return "cupti_resource";
+    case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING: return "runtime_module_loading";
+    case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING: return "lazy_function_loading";
+    case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL: return "command_buffer_full";
+    case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST: return "activity_buffer_request";
+    case CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT: return "uvm_activity_init";
+    default: return "unknown";
   }
 }
 
@@ -222,57 +171,23 @@ std::size_t RecordDecoder::decode(const std::uint8_t* buffer, std::size_t valid_
     end_known = size != 0;
     known_end = offset + size;
     switch (kind) {
-      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-        on_kernel(record);
-        break;
-      case CUPTI_ACTIVITY_KIND_MEMCPY:
-        on_memcpy(record);
-        break;
-      case CUPTI_ACTIVITY_KIND_MEMCPY2:
-        on_memcpy_p2p(record);
-        break;
-      case CUPTI_ACTIVITY_KIND_MEMSET:
-        on_memset(record);
-        break;
-      case CUPTI_ACTIVITY_KIND_RUNTIME:
-        on_api(record, false);
-        break;
-      case CUPTI_ACTIVITY_KIND_DRIVER:
-        on_api(record, true);
-        break;
-      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-        on_sync(record);
-        break;
-      case CUPTI_ACTIVITY_KIND_MARKER:
-        on_marker(record);
-        break;
-      case CUPTI_ACTIVITY_KIND_MARKER_DATA:
-        on_marker_data(record);
-        break;
-      case CUPTI_ACTIVITY_KIND_NAME:
-        on_name(record);
-        break;
-      case CUPTI_ACTIVITY_KIND_DEVICE:
-        on_device(record);
-        break;
-      case CUPTI_ACTIVITY_KIND_CONTEXT:
-        on_context(record);
-        break;
-      case CUPTI_ACTIVITY_KIND_STREAM:
-        on_stream(record);
-        break;
-      case CUPTI_ACTIVITY_KIND_OVERHEAD:
-        on_overhead(record);
-        break;
-      case CUPTI_ACTIVITY_KIND_MEMORY2:
-        on_memory(record);
-        break;
-      case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
-        on_memory_pool(record);
-        break;
-      default:
-        skip(kind);
-        break;
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: on_kernel(record); break;
+      case CUPTI_ACTIVITY_KIND_MEMCPY: on_memcpy(record); break;
+      case CUPTI_ACTIVITY_KIND_MEMCPY2: on_memcpy_p2p(record); break;
+      case CUPTI_ACTIVITY_KIND_MEMSET: on_memset(record); break;
+      case CUPTI_ACTIVITY_KIND_RUNTIME: on_api(record, false); break;
+      case CUPTI_ACTIVITY_KIND_DRIVER: on_api(record, true); break;
+      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: on_sync(record); break;
+      case CUPTI_ACTIVITY_KIND_MARKER: on_marker(record); break;
+      case CUPTI_ACTIVITY_KIND_MARKER_DATA: on_marker_data(record); break;
+      case CUPTI_ACTIVITY_KIND_NAME: on_name(record); break;
+      case CUPTI_ACTIVITY_KIND_DEVICE: on_device(record); break;
+      case CUPTI_ACTIVITY_KIND_CONTEXT: on_context(record); break;
+      case CUPTI_ACTIVITY_KIND_STREAM: on_stream(record); break;
+      case CUPTI_ACTIVITY_KIND_OVERHEAD: on_overhead(record); break;
+      case CUPTI_ACTIVITY_KIND_MEMORY2: on_memory(record); break;
+      case CUPTI_ACTIVITY_KIND_MEMORY_POOL: on_memory_pool(record); break;
+      default: skip(kind); break;
     }
   }
   counts_.records += walked;
@@ -540,9 +455,7 @@ void RecordDecoder::on_name(const void* record) {
     case CUPTI_ACTIVITY_OBJECT_DEVICE:
       b_.meta().set_property("device." + std::to_string(n.objectId.dcs.deviceId) + ".nvtx_name", n.name);
       break;
-    default:
-      skip(CUPTI_ACTIVITY_KIND_NAME);
-      break;
+    default: skip(CUPTI_ACTIVITY_KIND_NAME); break;
   }
 }
 
@@ -720,14 +633,9 @@ void RecordDecoder::on_memory_pool(const void* record) {
   DeviceMemory& m = memory_[p.deviceId];
   switch (p.memoryPoolOperationType) {
     case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED:
-    case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED:
-      m.pools[p.address] = p.size;
-      break;
-    case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED:
-      m.pools.erase(p.address);
-      break;
-    default:
-      return skip(p.kind);
+    case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED: m.pools[p.address] = p.size; break;
+    case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED: m.pools.erase(p.address); break;
+    default: return skip(p.kind);
   }
   sample_reserved(p.deviceId, static_cast<TimeNs>(p.timestamp));
 }

@@ -49,16 +49,11 @@ std::string utc_text(std::int64_t epoch_ns) {
 
 std::string_view source_text(TraceSource s) {
   switch (s) {
-    case TraceSource::synthetic:
-      return "synthetic (made by gpuscope synth, not a measurement)";
-    case TraceSource::cupti:
-      return "captured (recorded live by gpuscope through CUPTI)";
-    case TraceSource::chrome_json:
-      return "imported (from Chrome trace JSON)";
-    case TraceSource::nsys_sqlite:
-      return "imported (from an Nsight Systems SQLite export)";
-    case TraceSource::unknown:
-      break;
+    case TraceSource::synthetic: return "synthetic (made by gpuscope synth, not a measurement)";
+    case TraceSource::cupti: return "captured (recorded live by gpuscope through CUPTI)";
+    case TraceSource::chrome_json: return "imported (from Chrome trace JSON)";
+    case TraceSource::nsys_sqlite: return "imported (from an Nsight Systems SQLite export)";
+    case TraceSource::unknown: break;
   }
   return "unknown";
 }

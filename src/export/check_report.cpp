@@ -176,23 +176,12 @@ std::string xml(std::string_view s) {
       continue;
     }
     switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\n':
-        out += "&#10;";
-        break;
-      default:
-        out.append(s.substr(i, n));
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\n': out += "&#10;"; break;
+      default: out.append(s.substr(i, n));
     }
     i += n;
   }
@@ -211,15 +200,12 @@ std::string testcase(const std::string& name, CheckOutcome outcome, const std::s
   std::string s =
       "    <testcase" + attr("name", name) + attr("classname", "gpuscope.check") + attr("time", seconds(time));
   switch (outcome) {
-    case CheckOutcome::passed:
-      return s + ">\n      <system-out>" + xml(message) + "</system-out>\n    </testcase>\n";
-    case CheckOutcome::skipped:
-      return s + ">\n      <skipped" + attr("message", message) + "/>\n    </testcase>\n";
+    case CheckOutcome::passed: return s + ">\n      <system-out>" + xml(message) + "</system-out>\n    </testcase>\n";
+    case CheckOutcome::skipped: return s + ">\n      <skipped" + attr("message", message) + "/>\n    </testcase>\n";
     case CheckOutcome::not_run:
       return s + ">\n      <error" + attr("message", message) + attr("type", "not-run") + ">" + xml(message) +
              "</error>\n    </testcase>\n";
-    case CheckOutcome::failed:
-      break;
+    case CheckOutcome::failed: break;
   }
   return s + ">\n      <failure" + attr("message", message) + attr("type", "regression") + ">" + xml(message) +
          "</failure>\n    </testcase>\n";

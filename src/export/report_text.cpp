@@ -93,16 +93,11 @@ std::string wrap(std::string_view text, std::size_t width, const std::string& fi
 
 std::string source_words(TraceSource s) {
   switch (s) {
-    case TraceSource::cupti:
-      return "captured with gpuscope (CUPTI)";
-    case TraceSource::chrome_json:
-      return "imported Chrome/Kineto JSON";
-    case TraceSource::synthetic:
-      return "SYNTHETIC trace (generated, not measured)";
-    case TraceSource::nsys_sqlite:
-      return "imported Nsight Systems SQLite export";
-    case TraceSource::unknown:
-      break;
+    case TraceSource::cupti: return "captured with gpuscope (CUPTI)";
+    case TraceSource::chrome_json: return "imported Chrome/Kineto JSON";
+    case TraceSource::synthetic: return "SYNTHETIC trace (generated, not measured)";
+    case TraceSource::nsys_sqlite: return "imported Nsight Systems SQLite export";
+    case TraceSource::unknown: break;
   }
   return "source unknown or mixed";
 }
@@ -208,14 +203,10 @@ std::string finding_refs(const Profile& p, const std::vector<std::string>& ids) 
 
 std::string_view verdict_word(Verdict v) {
   switch (v) {
-    case Verdict::yes:
-      return "YES";
-    case Verdict::no:
-      return "no";
-    case Verdict::unknown:
-      return "unknown";
-    case Verdict::not_applicable:
-      return "n/a";
+    case Verdict::yes: return "YES";
+    case Verdict::no: return "no";
+    case Verdict::unknown: return "unknown";
+    case Verdict::not_applicable: return "n/a";
   }
   return "";
 }
@@ -312,12 +303,9 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
 // Bold red for critical, yellow for warning, cyan for the rest.
 std::string severity_colour(Severity s) {
   switch (s) {
-    case Severity::critical:
-      return "\033[1;31m";
-    case Severity::warning:
-      return "\033[33m";
-    default:
-      return "\033[36m";
+    case Severity::critical: return "\033[1;31m";
+    case Severity::warning: return "\033[33m";
+    default: return "\033[36m";
   }
 }
 

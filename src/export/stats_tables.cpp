@@ -294,10 +294,8 @@ std::string no_os_calls_note(const Trace& t) {
     case TraceSource::chrome_json:
       return "no OS runtime calls: Chrome/Kineto JSON traces do not record them (an Nsight Systems export traced "
              "with --trace=osrt has them)";
-    case TraceSource::synthetic:
-      return "no OS runtime calls: synthetic traces have none";
-    case TraceSource::unknown:
-      break;
+    case TraceSource::synthetic: return "no OS runtime calls: synthetic traces have none";
+    case TraceSource::unknown: break;
   }
   return "no OS runtime calls in this trace";
 }
@@ -367,30 +365,14 @@ std::vector<StatsTable> stats_tables(const Trace& trace, const Profile* profile,
   std::vector<StatsTable> out;
   for (StatsReport r : wanted) {
     switch (r) {
-      case StatsReport::kernels:
-        out.push_back(kernel_table(trace, o.device));
-        break;
-      case StatsReport::api:
-        out.push_back(api_table(trace));
-        break;
-      case StatsReport::memcpy:
-        out.push_back(memcpy_table(trace, o.device));
-        break;
-      case StatsReport::memset:
-        out.push_back(memset_table(trace, o.device));
-        break;
-      case StatsReport::sync:
-        out.push_back(sync_table(trace, o.device));
-        break;
-      case StatsReport::ranges:
-        out.push_back(range_table(trace));
-        break;
-      case StatsReport::osrt:
-        out.push_back(osrt_table(trace));
-        break;
-      case StatsReport::steps:
-        out.push_back(step_table(profile ? *profile : Profile{}, o.device));
-        break;
+      case StatsReport::kernels: out.push_back(kernel_table(trace, o.device)); break;
+      case StatsReport::api: out.push_back(api_table(trace)); break;
+      case StatsReport::memcpy: out.push_back(memcpy_table(trace, o.device)); break;
+      case StatsReport::memset: out.push_back(memset_table(trace, o.device)); break;
+      case StatsReport::sync: out.push_back(sync_table(trace, o.device)); break;
+      case StatsReport::ranges: out.push_back(range_table(trace)); break;
+      case StatsReport::osrt: out.push_back(osrt_table(trace)); break;
+      case StatsReport::steps: out.push_back(step_table(profile ? *profile : Profile{}, o.device)); break;
     }
   }
   return out;

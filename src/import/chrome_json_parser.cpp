@@ -265,16 +265,14 @@ EventParser::Cat EventParser::category(const Event& ev, const JsonBatch& b) {
 
 StringId EventParser::domain_of(Cat c, const RawString& cat, const JsonBatch& b) {
   switch (c) {
-    case Cat::cpu_op:
-      return domain_ids_[0] ? domain_ids_[0] : (domain_ids_[0] = cache_.get("cpu_op"));
+    case Cat::cpu_op: return domain_ids_[0] ? domain_ids_[0] : (domain_ids_[0] = cache_.get("cpu_op"));
     case Cat::user_annotation:
       return domain_ids_[1] ? domain_ids_[1] : (domain_ids_[1] = cache_.get("user_annotation"));
     case Cat::python_function:
       return domain_ids_[2] ? domain_ids_[2] : (domain_ids_[2] = cache_.get("python_function"));
     case Cat::gpu_annotation:
       return domain_ids_[3] ? domain_ids_[3] : (domain_ids_[3] = cache_.get("gpu_user_annotation"));
-    default:
-      return intern(cat, b);
+    default: return intern(cat, b);
   }
 }
 
@@ -301,19 +299,13 @@ void EventParser::add_event(Event& ev, const JsonBatch& b) {
   if (!ev.ts_ok) return skip(Skip::invalid_ts);
   note_time(ev.ts);
   switch (ph) {
-    case 'X':
-      return add_complete(ev, b);
-    case 'B':
-      return add_begin(ev, b);
-    case 'E':
-      return add_end(ev, b);
+    case 'X': return add_complete(ev, b);
+    case 'B': return add_begin(ev, b);
+    case 'E': return add_end(ev, b);
     case 'i':
-    case 'I':
-      return add_instant(ev, b);
-    case 'C':
-      return add_counter(ev, b);
-    default:
-      return;
+    case 'I': return add_instant(ev, b);
+    case 'C': return add_counter(ev, b);
+    default: return;
   }
 }
 
@@ -332,21 +324,14 @@ void EventParser::add_complete(Event& ev, const JsonBatch& b) {
     schema_2021_ = true;
   if (cat != Cat::other && cat != Cat::python_function) kineto_ = true;
   switch (cat) {
-    case Cat::kernel:
-      return kernel_event(ev, b, start, end);
-    case Cat::memcpy:
-      return memcpy_event(ev, b, start, end);
-    case Cat::memset:
-      return memset_event(ev, b, start, end);
+    case Cat::kernel: return kernel_event(ev, b, start, end);
+    case Cat::memcpy: return memcpy_event(ev, b, start, end);
+    case Cat::memset: return memset_event(ev, b, start, end);
     case Cat::runtime:
-    case Cat::driver:
-      return api_event(ev, b, start, end, cat);
-    case Cat::sync:
-      return sync_event(ev, b, start, end);
-    case Cat::gpu_annotation:
-      return gpu_range_event(ev, b, start, end, cat);
-    default:
-      return cpu_range_event(ev, b, start, end, cat);
+    case Cat::driver: return api_event(ev, b, start, end, cat);
+    case Cat::sync: return sync_event(ev, b, start, end);
+    case Cat::gpu_annotation: return gpu_range_event(ev, b, start, end, cat);
+    default: return cpu_range_event(ev, b, start, end, cat);
   }
 }
 

@@ -131,8 +131,7 @@ enum class EventField : std::uint8_t { ph, ts, dur, id, pid, tid, cat, name, arg
       if (is_key(key, "name")) return EventField::name;
       if (is_key(key, "args")) return EventField::args;
       break;
-    default:
-      break;
+    default: break;
   }
   return EventField::other;
 }
@@ -235,25 +234,14 @@ void EventReader::read_event(Walker& w, const JsonBatch& b, Event& ev) {
         ev.has_dur = true;
         ev.dur_ok = read_time(w, &ev.dur);
         return;
-      case EventField::id:
-        ev.id = read_id(w);
-        return;
-      case EventField::pid:
-        ev.pid = read_id(w);
-        return;
-      case EventField::tid:
-        ev.tid = read_id(w);
-        return;
-      case EventField::cat:
-        ev.cat = read_string(w);
-        return;
-      case EventField::name:
-        ev.name = read_string(w);
-        return;
+      case EventField::id: ev.id = read_id(w); return;
+      case EventField::pid: ev.pid = read_id(w); return;
+      case EventField::tid: ev.tid = read_id(w); return;
+      case EventField::cat: ev.cat = read_string(w); return;
+      case EventField::name: ev.name = read_string(w); return;
       case EventField::args:  // a counter's numeric args are its values (the phase may come later)
         return read_args(w, b, ev.args, !ev.ph.present || ev.phase() == 'C');
-      case EventField::other:
-        return;
+      case EventField::other: return;
     }
   });
 }
@@ -276,15 +264,9 @@ void EventReader::read_args(Walker& w, const JsonBatch& b, Args& a, bool collect
         read_dims(w, a.*f->dims);
         a.present |= f->present;
         return;
-      case ArgField::Type::string:
-        a.*f->string = read_string(w);
-        return;
-      case ArgField::Type::raw_json:
-        a.*f->raw_json = raw_value(w);
-        return;
-      case ArgField::Type::collective:
-        a.collective[f->collective] = raw_value(w);
-        return;
+      case ArgField::Type::string: a.*f->string = read_string(w); return;
+      case ArgField::Type::raw_json: a.*f->raw_json = raw_value(w); return;
+      case ArgField::Type::collective: a.collective[f->collective] = raw_value(w); return;
     }
   });
 }

@@ -232,26 +232,13 @@ class GzipSource final : public Source {
   [[noreturn]] void fail_corrupt(int rc) {
     const char* what = "invalid compressed data";
     switch (rc) {
-      case ISAL_INVALID_BLOCK:
-        what = "invalid deflate block";
-        break;
-      case ISAL_INVALID_SYMBOL:
-        what = "invalid deflate symbol";
-        break;
-      case ISAL_INVALID_LOOKBACK:
-        what = "invalid back-reference distance";
-        break;
-      case ISAL_INVALID_WRAPPER:
-        what = "invalid gzip header";
-        break;
-      case ISAL_UNSUPPORTED_METHOD:
-        what = "unsupported compression method";
-        break;
-      case ISAL_INCORRECT_CHECKSUM:
-        what = "gzip checksum mismatch";
-        break;
-      default:
-        break;
+      case ISAL_INVALID_BLOCK: what = "invalid deflate block"; break;
+      case ISAL_INVALID_SYMBOL: what = "invalid deflate symbol"; break;
+      case ISAL_INVALID_LOOKBACK: what = "invalid back-reference distance"; break;
+      case ISAL_INVALID_WRAPPER: what = "invalid gzip header"; break;
+      case ISAL_UNSUPPORTED_METHOD: what = "unsupported compression method"; break;
+      case ISAL_INCORRECT_CHECKSUM: what = "gzip checksum mismatch"; break;
+      default: break;
     }
     throw InputError(f_.path(), std::string("corrupt gzip data: ") + what + " (offset in the compressed file)",
                      file_done());
@@ -408,8 +395,7 @@ class Splitter {
           }
           ++pos;
           break;
-        case State::done:
-          fail(b, pos, "unexpected data after the end of the JSON document");
+        case State::done: fail(b, pos, "unexpected data after the end of the JSON document");
       }
     }
   }
@@ -432,10 +418,8 @@ class Splitter {
                  role_ != ItemRole::event && info_.saw_trace_events);
     }
     switch (state_) {
-      case State::done:
-        return;
-      case State::start:
-        fail_at(offset(b, end), saw_any_ ? "no JSON value" : "empty file: no JSON value");
+      case State::done: return;
+      case State::start: fail_at(offset(b, end), saw_any_ ? "no JSON value" : "empty file: no JSON value");
       case State::events_first:
       case State::events_next:
       case State::events_comma_or_end:
@@ -444,8 +428,7 @@ class Splitter {
           return;
         }
         return cut(offset(b, end), offset(b, end), "inside the \"traceEvents\" array, after a complete event", false);
-      default:
-        return cut(offset(b, end), offset(b, end), "inside the top-level object", info_.saw_trace_events);
+      default: return cut(offset(b, end), offset(b, end), "inside the top-level object", info_.saw_trace_events);
     }
   }
 

@@ -209,30 +209,14 @@ bool json_unescape(std::string_view raw, std::string* out) {
     const char e = raw[i + 1];
     i += 2;
     switch (e) {
-      case '"':
-        out->push_back('"');
-        break;
-      case '\\':
-        out->push_back('\\');
-        break;
-      case '/':
-        out->push_back('/');
-        break;
-      case 'b':
-        out->push_back('\b');
-        break;
-      case 'f':
-        out->push_back('\f');
-        break;
-      case 'n':
-        out->push_back('\n');
-        break;
-      case 'r':
-        out->push_back('\r');
-        break;
-      case 't':
-        out->push_back('\t');
-        break;
+      case '"': out->push_back('"'); break;
+      case '\\': out->push_back('\\'); break;
+      case '/': out->push_back('/'); break;
+      case 'b': out->push_back('\b'); break;
+      case 'f': out->push_back('\f'); break;
+      case 'n': out->push_back('\n'); break;
+      case 'r': out->push_back('\r'); break;
+      case 't': out->push_back('\t'); break;
       case 'u': {
         std::uint32_t cp = 0;
         if (!read_hex4(raw, i, &cp)) return false;
@@ -250,8 +234,7 @@ bool json_unescape(std::string_view raw, std::string* out) {
         append_utf8(cp, out);
         break;
       }
-      default:
-        return false;
+      default: return false;
     }
   }
   return true;

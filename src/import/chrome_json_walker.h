@@ -226,12 +226,9 @@ class JsonWalker {
           return;
         }
       }
-      case 't':
-        return literal("true");
-      case 'f':
-        return literal("false");
-      case 'n':
-        return literal("null");
+      case 't': return literal("true");
+      case 'f': return literal("false");
+      case 'n': return literal("null");
       default:
         if (at_number()) {
           number();

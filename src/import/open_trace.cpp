@@ -110,8 +110,7 @@ Trace open_trace(const std::string& path, const LoadProgress& progress) {
   try {
     const Head head = read_head(file);
     switch (classify(head)) {
-      case TraceFileKind::gscope:
-        return read_gscope(file, nullptr, progress);
+      case TraceFileKind::gscope: return read_gscope(file, nullptr, progress);
       case TraceFileKind::chrome_json:
       case TraceFileKind::chrome_json_gz: {
         ChromeImportOptions options;
@@ -123,8 +122,7 @@ Trace open_trace(const std::string& path, const LoadProgress& progress) {
         options.progress = progress;
         return import_nsys_sqlite(file, options);
       }
-      case TraceFileKind::unknown:
-        break;
+      case TraceFileKind::unknown: break;
     }
     if (head.size == 0) throw InputError(file, "empty file (not a trace)");
     if (named_like_sqlite(path)) return import_nsys_sqlite(file);  // throws: says what is wrong with it

@@ -879,15 +879,9 @@ void Simulator::place_rows() {
         const TrackId t = g.stream_track[op.stream];
         switch (op.kind) {
           case OpKind::kernel:
-          case OpKind::comm:
-            ++kernels[t];
-            break;
-          case OpKind::memset:
-            ++memsets[t];
-            break;
-          default:
-            ++memcpys[t];
-            break;
+          case OpKind::comm: ++kernels[t]; break;
+          case OpKind::memset: ++memsets[t]; break;
+          default: ++memcpys[t]; break;
         }
       }
       ++counters[g.index];
@@ -932,12 +926,9 @@ void Simulator::place_rows() {
 
 TimeNs Simulator::dependency(const Gpu& g, const Op& op) const {
   switch (op.wait) {
-    case Wait::nothing:
-      return 0;
-    case Wait::input:
-      return g.input_ready;
-    case Wait::main_stream:
-      return g.stream_free[0];
+    case Wait::nothing: return 0;
+    case Wait::input: return g.input_ready;
+    case Wait::main_stream: return g.stream_free[0];
     case Wait::all_compute: {
       TimeNs t = 0;
       for (std::uint32_t s = 0; s < p_.compute_streams; ++s) t = std::max(t, g.stream_free[s]);
@@ -946,10 +937,8 @@ TimeNs Simulator::dependency(const Gpu& g, const Op& op) const {
     case Wait::bucket:
       if (op.kind == OpKind::comm || !p_.buckets) return g.bucket_ready[op.bucket];
       return g.bucket_done[op.bucket];
-    case Wait::all_buckets:
-      return *std::max_element(g.bucket_done.begin(), g.bucket_done.end());
-    case Wait::updated:
-      return g.update_done[op.bucket];
+    case Wait::all_buckets: return *std::max_element(g.bucket_done.begin(), g.bucket_done.end());
+    case Wait::updated: return g.update_done[op.bucket];
   }
   return 0;
 }
@@ -984,21 +973,14 @@ void Simulator::plan_step(Gpu& g, std::uint64_t step) {
         if (straggler && op.compute) d = std::llround(static_cast<double>(d) * o_.straggler_slowdown);
         if (throttled) d = std::llround(static_cast<double>(d) * (kClockMhz / kThrottledClockMhz));
         break;
-      case OpKind::comm:
-        d = comm_dur_[op.bucket];
-        break;
+      case OpKind::comm: d = comm_dur_[op.bucket]; break;
       case OpKind::input_copy:
       case OpKind::prefetch_copy:
         d = noisy(g.rng, std::llround(kInputBytes / (op.blocking ? kPageableBytesPerNs : kInputBytesPerNs)));
         break;
-      case OpKind::host:
-        d = host_dur_[i];
-        break;
-      case OpKind::memset:
-        d = noisy(g.rng, std::llround(kGradientBytes / kMemsetBytesPerNs));
-        break;
-      default:
-        break;
+      case OpKind::host: d = host_dur_[i]; break;
+      case OpKind::memset: d = noisy(g.rng, std::llround(kGradientBytes / kMemsetBytesPerNs)); break;
+      default: break;
     }
     g.dur[i] = d;
     if (op.kind == OpKind::kernel && op.planted)
@@ -1111,14 +1093,9 @@ void Simulator::place(Gpu& g, std::size_t i) {
         g.bucket_ready[op.feeds_bucket] = std::max(g.bucket_ready[op.feeds_bucket], g.gpu_end[i]);
       if (op.updates >= 0) g.update_done[op.updates] = g.gpu_end[i];
       break;
-    case OpKind::input_copy:
-      g.input_ready = g.gpu_end[i];
-      break;
-    case OpKind::prefetch_copy:
-      g.next_input_ready = g.gpu_end[i];
-      break;
-    default:
-      break;
+    case OpKind::input_copy: g.input_ready = g.gpu_end[i]; break;
+    case OpKind::prefetch_copy: g.next_input_ready = g.gpu_end[i]; break;
+    default: break;
   }
 }
 
@@ -1167,9 +1144,7 @@ void Simulator::emit(Gpu& g, StringId step_name) {
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     switch (op.kind) {
-      case OpKind::push:
-        emit_push(g, i, op.name ? op_name_[i] : step_name);
-        continue;
+      case OpKind::push: emit_push(g, i, op.name ? op_name_[i] : step_name); continue;
       case OpKind::pop: {
         const RowIndex r = g.open_ranges.back();
         g.open_ranges.pop_back();
@@ -1180,8 +1155,7 @@ void Simulator::emit(Gpu& g, StringId step_name) {
         if (i >= g.cutoff && i < p_.sync_index) continue;
         emit_sync(g, i, op);
         continue;
-      default:
-        break;
+      default: break;
     }
     if (!g.active[i]) continue;
     if (op.aten >= 0) emit_framework_op(g, i, aten_[static_cast<std::size_t>(op.aten)]);
@@ -1367,10 +1341,8 @@ Load load_of(KernelCategory c, bool tensor_cores) {
     case KernelCategory::gemm:
       return tensor_cores ? Load{0.93, 0.45, 0.35, 0.70, 0.30} : Load{0.93, 0.45, 0.70, 0.01, 0.30};
     case KernelCategory::padding:
-    case KernelCategory::broadcast:
-      return {0.20, 0.10, 0.05, 0, 0.10};
-    case KernelCategory::communication:
-      return {0.12, 0.05, 0.04, 0, 0.15};
+    case KernelCategory::broadcast: return {0.20, 0.10, 0.05, 0, 0.10};
+    case KernelCategory::communication: return {0.12, 0.05, 0.04, 0, 0.15};
     case KernelCategory::transpose:
     case KernelCategory::normalization:
     case KernelCategory::elementwise:
@@ -1378,10 +1350,8 @@ Load load_of(KernelCategory c, bool tensor_cores) {
     case KernelCategory::pooling:
     case KernelCategory::softmax_loss:
     case KernelCategory::optimizer:
-    case KernelCategory::memory:
-      return {0.88, 0.70, 0.15, 0, 0.80};
-    default:
-      return {0.60, 0.40, 0.30, 0, 0.30};
+    case KernelCategory::memory: return {0.88, 0.70, 0.15, 0, 0.80};
+    default: return {0.60, 0.40, 0.30, 0, 0.30};
   }
 }
 

@@ -14,15 +14,11 @@ namespace {
 
 std::string_view source_kind(TraceSource s) {
   switch (s) {
-    case TraceSource::synthetic:
-      return "synthetic";
-    case TraceSource::cupti:
-      return "captured";
+    case TraceSource::synthetic: return "synthetic";
+    case TraceSource::cupti: return "captured";
     case TraceSource::chrome_json:
-    case TraceSource::nsys_sqlite:
-      return "imported";
-    case TraceSource::unknown:
-      break;
+    case TraceSource::nsys_sqlite: return "imported";
+    case TraceSource::unknown: break;
   }
   return "unknown";
 }
@@ -49,16 +45,11 @@ std::string source_losses_line(const TraceMeta& meta) {
 
 std::string_view trace_format_name(TraceFileKind k) {
   switch (k) {
-    case TraceFileKind::gscope:
-      return "gscope";
-    case TraceFileKind::chrome_json:
-      return "chrome-json";
-    case TraceFileKind::chrome_json_gz:
-      return "chrome-json-gz";
-    case TraceFileKind::nsys_sqlite:
-      return "nsys-sqlite";
-    case TraceFileKind::unknown:
-      break;
+    case TraceFileKind::gscope: return "gscope";
+    case TraceFileKind::chrome_json: return "chrome-json";
+    case TraceFileKind::chrome_json_gz: return "chrome-json-gz";
+    case TraceFileKind::nsys_sqlite: return "nsys-sqlite";
+    case TraceFileKind::unknown: break;
   }
   return "unknown";
 }

@@ -153,18 +153,15 @@ std::vector<std::pair<const char*, std::uint32_t Track::*>> track_columns(TableI
   switch (table) {
     case TableId::kernels:
     case TableId::memcpys:
-    case TableId::memsets:
-      return {{"device", &Track::device}, {"stream", &Track::stream}};
+    case TableId::memsets: return {{"device", &Track::device}, {"stream", &Track::stream}};
     case TableId::api_calls:
     case TableId::ranges:
     case TableId::syncs:
     case TableId::overheads:
-    case TableId::os_calls:
-      return {{"pid", &Track::pid}, {"tid", &Track::tid}};
+    case TableId::os_calls: return {{"pid", &Track::pid}, {"tid", &Track::tid}};
     case TableId::counters:
     case TableId::memory_events:
-    case TableId::count_:
-      break;
+    case TableId::count_: break;
   }
   return {};
 }

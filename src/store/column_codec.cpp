@@ -169,32 +169,15 @@ void read_planes_narrow(const std::uint8_t* planes, std::size_t n, std::size_t i
 template <bool Delta>
 void write_planes_any(int width, const std::uint64_t* x, std::size_t n, std::uint64_t base, std::uint8_t* planes) {
   switch (width) {
-    case 0:
-      break;
-    case 1:
-      write_planes<1, Delta>(x, n, base, planes);
-      break;
-    case 2:
-      write_planes<2, Delta>(x, n, base, planes);
-      break;
-    case 3:
-      write_planes<3, Delta>(x, n, base, planes);
-      break;
-    case 4:
-      write_planes<4, Delta>(x, n, base, planes);
-      break;
-    case 5:
-      write_planes<5, Delta>(x, n, base, planes);
-      break;
-    case 6:
-      write_planes<6, Delta>(x, n, base, planes);
-      break;
-    case 7:
-      write_planes<7, Delta>(x, n, base, planes);
-      break;
-    default:
-      write_planes<8, Delta>(x, n, base, planes);
-      break;
+    case 0: break;
+    case 1: write_planes<1, Delta>(x, n, base, planes); break;
+    case 2: write_planes<2, Delta>(x, n, base, planes); break;
+    case 3: write_planes<3, Delta>(x, n, base, planes); break;
+    case 4: write_planes<4, Delta>(x, n, base, planes); break;
+    case 5: write_planes<5, Delta>(x, n, base, planes); break;
+    case 6: write_planes<6, Delta>(x, n, base, planes); break;
+    case 7: write_planes<7, Delta>(x, n, base, planes); break;
+    default: write_planes<8, Delta>(x, n, base, planes); break;
   }
 }
 
@@ -208,24 +191,15 @@ using PlaneReader = void (*)(const std::uint8_t*, size_t, size_t, size_t, std::u
 template <bool Delta, bool Relative, bool Stats, class T>
 PlaneReader<T> plane_reader(int width) {
   switch (width) {
-    case 0:
-      return &read_planes<0, Delta, Relative, Stats, T>;
-    case 1:
-      return &read_planes<1, Delta, Relative, Stats, T>;
-    case 2:
-      return &read_planes<2, Delta, Relative, Stats, T>;
-    case 3:
-      return &read_planes<3, Delta, Relative, Stats, T>;
-    case 4:
-      return &read_planes<4, Delta, Relative, Stats, T>;
-    case 5:
-      return &read_planes<5, Delta, Relative, Stats, T>;
-    case 6:
-      return &read_planes<6, Delta, Relative, Stats, T>;
-    case 7:
-      return &read_planes<7, Delta, Relative, Stats, T>;
-    default:
-      return &read_planes<8, Delta, Relative, Stats, T>;
+    case 0: return &read_planes<0, Delta, Relative, Stats, T>;
+    case 1: return &read_planes<1, Delta, Relative, Stats, T>;
+    case 2: return &read_planes<2, Delta, Relative, Stats, T>;
+    case 3: return &read_planes<3, Delta, Relative, Stats, T>;
+    case 4: return &read_planes<4, Delta, Relative, Stats, T>;
+    case 5: return &read_planes<5, Delta, Relative, Stats, T>;
+    case 6: return &read_planes<6, Delta, Relative, Stats, T>;
+    case 7: return &read_planes<7, Delta, Relative, Stats, T>;
+    default: return &read_planes<8, Delta, Relative, Stats, T>;
   }
 }
 
@@ -233,10 +207,8 @@ template <bool Stats, class T>
 PlaneReader<T> narrow_reader(int width) {
   if constexpr (std::is_unsigned_v<T> && sizeof(T) <= 4) {
     switch (width) {
-      case 0:
-        return &read_planes_narrow<0, Stats, T>;
-      case 1:
-        return &read_planes_narrow<1, Stats, T>;
+      case 0: return &read_planes_narrow<0, Stats, T>;
+      case 1: return &read_planes_narrow<1, Stats, T>;
       case 2:
         if constexpr (sizeof(T) >= 2) return &read_planes_narrow<2, Stats, T>;
         break;
@@ -246,8 +218,7 @@ PlaneReader<T> narrow_reader(int width) {
       case 4:
         if constexpr (sizeof(T) >= 4) return &read_planes_narrow<4, Stats, T>;
         break;
-      default:
-        break;
+      default: break;
     }
   }
   (void)width;

@@ -137,24 +137,15 @@ bool skippable(std::uint16_t tag) { return tag != kTagStrings && tag != kTagTrac
 
 std::string tag_name(std::uint16_t tag) {
   switch (tag) {
-    case kTagStrings:
-      return "strings";
-    case kTagTracks:
-      return "tracks";
-    case kTagDevices:
-      return "devices";
-    case kTagProcesses:
-      return "processes";
-    case kTagCounterSeries:
-      return "counter series";
-    case kTagMeta:
-      return "meta";
-    case kTagContents:
-      return "contents";
-    case kTagFooter:
-      return "footer";
-    default:
-      break;
+    case kTagStrings: return "strings";
+    case kTagTracks: return "tracks";
+    case kTagDevices: return "devices";
+    case kTagProcesses: return "processes";
+    case kTagCounterSeries: return "counter series";
+    case kTagMeta: return "meta";
+    case kTagContents: return "contents";
+    case kTagFooter: return "footer";
+    default: break;
   }
   if (is_row_tag(tag)) return std::string(to_string(static_cast<TableId>(tag - kTagRowsBase)));
   return "unknown tag " + std::to_string(tag);
@@ -315,22 +306,14 @@ class Reader {
   void apply(std::uint16_t tag, std::uint32_t items, std::span<const std::uint8_t> payload) {
     const ByteCursor in(payload.data(), payload.size());
     switch (tag) {
-      case kTagStrings:
-        return decode_strings(in, builder_);
-      case kTagTracks:
-        return decode_tracks(in, builder_);
-      case kTagDevices:
-        return decode_devices(in, builder_);
-      case kTagProcesses:
-        return decode_processes(in, builder_);
-      case kTagCounterSeries:
-        return decode_counter_series(in, builder_);
-      case kTagMeta:
-        return decode_meta(in, builder_);
-      case kTagContents:
-        return read_contents(in);
-      default:
-        break;
+      case kTagStrings: return decode_strings(in, builder_);
+      case kTagTracks: return decode_tracks(in, builder_);
+      case kTagDevices: return decode_devices(in, builder_);
+      case kTagProcesses: return decode_processes(in, builder_);
+      case kTagCounterSeries: return decode_counter_series(in, builder_);
+      case kTagMeta: return decode_meta(in, builder_);
+      case kTagContents: return read_contents(in);
+      default: break;
     }
     if (is_row_tag(tag)) return decode_rows(static_cast<TableId>(tag - kTagRowsBase), in, items, builder_, ctx_);
     ++unknown_sections_;  // a section kind from a later version: not needed to read this one

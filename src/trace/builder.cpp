@@ -633,12 +633,9 @@ struct OpLinks {
 TimeNs primary_start(const TraceTables& tb, RowIndex a) {
   const RowIndex row = tb.api_calls.op_row[a];
   switch (static_cast<OpTable>(tb.api_calls.op_table[a])) {
-    case OpTable::kernel:
-      return tb.kernels.start[row];
-    case OpTable::memcpy:
-      return tb.memcpys.start[row];
-    default:
-      return tb.memsets.start[row];
+    case OpTable::kernel: return tb.kernels.start[row];
+    case OpTable::memcpy: return tb.memcpys.start[row];
+    default: return tb.memsets.start[row];
   }
 }
 

@@ -21,12 +21,9 @@ LossCount worse(LossCount a, LossCount b) {
 
 std::string_view to_string(LossCount c) {
   switch (c) {
-    case LossCount::exact:
-      return "exact";
-    case LossCount::at_least:
-      return "at_least";
-    case LossCount::estimate:
-      return "estimate";
+    case LossCount::exact: return "exact";
+    case LossCount::at_least: return "at_least";
+    case LossCount::estimate: return "estimate";
   }
   return "exact";
 }

@@ -22,27 +22,18 @@ struct TimeColumns {
 
 inline TimeColumns time_columns(const TraceTables& t, TableId table) {
   switch (table) {
-    case TableId::kernels:
-      return {&t.kernels.start, &t.kernels.end, &t.kernels.track, &t.kernels.track};
-    case TableId::memcpys:
-      return {&t.memcpys.start, &t.memcpys.end, &t.memcpys.track, &t.memcpys.track};
-    case TableId::memsets:
-      return {&t.memsets.start, &t.memsets.end, &t.memsets.track, &t.memsets.track};
-    case TableId::api_calls:
-      return {&t.api_calls.start, &t.api_calls.end, &t.api_calls.track, &t.api_calls.track};
-    case TableId::ranges:
-      return {&t.ranges.start, &t.ranges.end, &t.ranges.track, &t.ranges.track};
-    case TableId::syncs:
-      return {&t.syncs.start, &t.syncs.end, &t.syncs.track, &t.syncs.track};
-    case TableId::counters:
-      return {&t.counters.time, &t.counters.time, &t.counters.series, nullptr};
+    case TableId::kernels: return {&t.kernels.start, &t.kernels.end, &t.kernels.track, &t.kernels.track};
+    case TableId::memcpys: return {&t.memcpys.start, &t.memcpys.end, &t.memcpys.track, &t.memcpys.track};
+    case TableId::memsets: return {&t.memsets.start, &t.memsets.end, &t.memsets.track, &t.memsets.track};
+    case TableId::api_calls: return {&t.api_calls.start, &t.api_calls.end, &t.api_calls.track, &t.api_calls.track};
+    case TableId::ranges: return {&t.ranges.start, &t.ranges.end, &t.ranges.track, &t.ranges.track};
+    case TableId::syncs: return {&t.syncs.start, &t.syncs.end, &t.syncs.track, &t.syncs.track};
+    case TableId::counters: return {&t.counters.time, &t.counters.time, &t.counters.series, nullptr};
     case TableId::memory_events:
       return {&t.memory_events.time, &t.memory_events.time, &t.memory_events.series, nullptr};
-    case TableId::os_calls:
-      return {&t.os_calls.start, &t.os_calls.end, &t.os_calls.track, &t.os_calls.track};
+    case TableId::os_calls: return {&t.os_calls.start, &t.os_calls.end, &t.os_calls.track, &t.os_calls.track};
     case TableId::overheads:
-    case TableId::count_:
-      break;
+    case TableId::count_: break;
   }
   return {&t.overheads.start, &t.overheads.end, &t.overheads.track, &t.overheads.track};
 }

@@ -8,16 +8,11 @@ namespace gpuscope {
 
 std::string_view to_string(TraceSource s) {
   switch (s) {
-    case TraceSource::cupti:
-      return "cupti";
-    case TraceSource::chrome_json:
-      return "chrome-json";
-    case TraceSource::synthetic:
-      return "synthetic";
-    case TraceSource::nsys_sqlite:
-      return "nsys-sqlite";
-    case TraceSource::unknown:
-      break;
+    case TraceSource::cupti: return "cupti";
+    case TraceSource::chrome_json: return "chrome-json";
+    case TraceSource::synthetic: return "synthetic";
+    case TraceSource::nsys_sqlite: return "nsys-sqlite";
+    case TraceSource::unknown: break;
   }
   return "unknown";
 }
@@ -28,157 +23,100 @@ std::string_view to_string(CategoryRuleKind k) {
 
 std::string_view to_string(KernelCategory c) {
   switch (c) {
-    case KernelCategory::padding:
-      return "padding";
-    case KernelCategory::broadcast:
-      return "broadcast";
-    case KernelCategory::transpose:
-      return "transpose";
-    case KernelCategory::convolution:
-      return "convolution";
-    case KernelCategory::gemm:
-      return "gemm";
-    case KernelCategory::normalization:
-      return "normalization";
-    case KernelCategory::elementwise:
-      return "elementwise";
-    case KernelCategory::reduction:
-      return "reduction";
-    case KernelCategory::pooling:
-      return "pooling";
-    case KernelCategory::softmax_loss:
-      return "softmax_loss";
-    case KernelCategory::optimizer:
-      return "optimizer";
-    case KernelCategory::communication:
-      return "communication";
-    case KernelCategory::memory:
-      return "memory";
-    case KernelCategory::attention:
-      return "attention";
+    case KernelCategory::padding: return "padding";
+    case KernelCategory::broadcast: return "broadcast";
+    case KernelCategory::transpose: return "transpose";
+    case KernelCategory::convolution: return "convolution";
+    case KernelCategory::gemm: return "gemm";
+    case KernelCategory::normalization: return "normalization";
+    case KernelCategory::elementwise: return "elementwise";
+    case KernelCategory::reduction: return "reduction";
+    case KernelCategory::pooling: return "pooling";
+    case KernelCategory::softmax_loss: return "softmax_loss";
+    case KernelCategory::optimizer: return "optimizer";
+    case KernelCategory::communication: return "communication";
+    case KernelCategory::memory: return "memory";
+    case KernelCategory::attention: return "attention";
     case KernelCategory::other:
-    case KernelCategory::count_:
-      break;
+    case KernelCategory::count_: break;
   }
   return "other";
 }
 
 std::string_view to_string(CopyKind k) {
   switch (k) {
-    case CopyKind::htod:
-      return "HtoD";
-    case CopyKind::dtoh:
-      return "DtoH";
-    case CopyKind::htoa:
-      return "HtoA";
-    case CopyKind::atoh:
-      return "AtoH";
-    case CopyKind::atoa:
-      return "AtoA";
-    case CopyKind::atod:
-      return "AtoD";
-    case CopyKind::dtoa:
-      return "DtoA";
-    case CopyKind::dtod:
-      return "DtoD";
-    case CopyKind::htoh:
-      return "HtoH";
-    case CopyKind::ptop:
-      return "PtoP";
-    case CopyKind::unknown:
-      break;
+    case CopyKind::htod: return "HtoD";
+    case CopyKind::dtoh: return "DtoH";
+    case CopyKind::htoa: return "HtoA";
+    case CopyKind::atoh: return "AtoH";
+    case CopyKind::atoa: return "AtoA";
+    case CopyKind::atod: return "AtoD";
+    case CopyKind::dtoa: return "DtoA";
+    case CopyKind::dtod: return "DtoD";
+    case CopyKind::htoh: return "HtoH";
+    case CopyKind::ptop: return "PtoP";
+    case CopyKind::unknown: break;
   }
   return "unknown";
 }
 
 std::string_view to_string(MemoryKind k) {
   switch (k) {
-    case MemoryKind::pageable:
-      return "pageable";
-    case MemoryKind::pinned:
-      return "pinned";
-    case MemoryKind::device:
-      return "device";
-    case MemoryKind::array:
-      return "array";
-    case MemoryKind::managed:
-      return "managed";
-    case MemoryKind::device_static:
-      return "device_static";
-    case MemoryKind::managed_static:
-      return "managed_static";
-    case MemoryKind::unknown:
-      break;
+    case MemoryKind::pageable: return "pageable";
+    case MemoryKind::pinned: return "pinned";
+    case MemoryKind::device: return "device";
+    case MemoryKind::array: return "array";
+    case MemoryKind::managed: return "managed";
+    case MemoryKind::device_static: return "device_static";
+    case MemoryKind::managed_static: return "managed_static";
+    case MemoryKind::unknown: break;
   }
   return "unknown";
 }
 
 std::string_view to_string(ApiDomain d) {
   switch (d) {
-    case ApiDomain::runtime:
-      return "runtime";
-    case ApiDomain::driver:
-      return "driver";
-    case ApiDomain::other:
-      break;
+    case ApiDomain::runtime: return "runtime";
+    case ApiDomain::driver: return "driver";
+    case ApiDomain::other: break;
   }
   return "other";
 }
 
 std::string_view to_string(SyncType t) {
   switch (t) {
-    case SyncType::event:
-      return "event";
-    case SyncType::stream_wait_event:
-      return "stream_wait_event";
-    case SyncType::stream:
-      return "stream";
-    case SyncType::context:
-      return "context";
-    case SyncType::unknown:
-      break;
+    case SyncType::event: return "event";
+    case SyncType::stream_wait_event: return "stream_wait_event";
+    case SyncType::stream: return "stream";
+    case SyncType::context: return "context";
+    case SyncType::unknown: break;
   }
   return "unknown";
 }
 
 std::string_view to_string(RangeKind k) {
   switch (k) {
-    case RangeKind::push_pop:
-      return "push_pop";
-    case RangeKind::start_end:
-      return "start_end";
-    case RangeKind::mark:
-      return "mark";
-    case RangeKind::annotation:
-      return "annotation";
+    case RangeKind::push_pop: return "push_pop";
+    case RangeKind::start_end: return "start_end";
+    case RangeKind::mark: return "mark";
+    case RangeKind::annotation: return "annotation";
   }
   return "unknown";
 }
 
 std::string_view to_string(TableId t) {
   switch (t) {
-    case TableId::kernels:
-      return "kernels";
-    case TableId::memcpys:
-      return "memcpys";
-    case TableId::memsets:
-      return "memsets";
-    case TableId::api_calls:
-      return "api_calls";
-    case TableId::ranges:
-      return "ranges";
-    case TableId::syncs:
-      return "syncs";
-    case TableId::counters:
-      return "counters";
-    case TableId::overheads:
-      return "overheads";
-    case TableId::memory_events:
-      return "memory_events";
-    case TableId::os_calls:
-      return "os_calls";
-    case TableId::count_:
-      break;
+    case TableId::kernels: return "kernels";
+    case TableId::memcpys: return "memcpys";
+    case TableId::memsets: return "memsets";
+    case TableId::api_calls: return "api_calls";
+    case TableId::ranges: return "ranges";
+    case TableId::syncs: return "syncs";
+    case TableId::counters: return "counters";
+    case TableId::overheads: return "overheads";
+    case TableId::memory_events: return "memory_events";
+    case TableId::os_calls: return "os_calls";
+    case TableId::count_: break;
   }
   return "unknown";
 }
@@ -228,28 +166,17 @@ void TraceMeta::set_property(std::string_view key, std::string_view value) {
 
 std::size_t TraceTables::rows(TableId t) const {
   switch (t) {
-    case TableId::kernels:
-      return kernels.size();
-    case TableId::memcpys:
-      return memcpys.size();
-    case TableId::memsets:
-      return memsets.size();
-    case TableId::api_calls:
-      return api_calls.size();
-    case TableId::ranges:
-      return ranges.size();
-    case TableId::syncs:
-      return syncs.size();
-    case TableId::counters:
-      return counters.size();
-    case TableId::overheads:
-      return overheads.size();
-    case TableId::memory_events:
-      return memory_events.size();
-    case TableId::os_calls:
-      return os_calls.size();
-    case TableId::count_:
-      break;
+    case TableId::kernels: return kernels.size();
+    case TableId::memcpys: return memcpys.size();
+    case TableId::memsets: return memsets.size();
+    case TableId::api_calls: return api_calls.size();
+    case TableId::ranges: return ranges.size();
+    case TableId::syncs: return syncs.size();
+    case TableId::counters: return counters.size();
+    case TableId::overheads: return overheads.size();
+    case TableId::memory_events: return memory_events.size();
+    case TableId::os_calls: return os_calls.size();
+    case TableId::count_: break;
   }
   return 0;
 }
@@ -301,12 +228,9 @@ bool Trace::is_op_range(RowIndex r) const {
   if (tracks_[g.track_at(r)].kind != TrackKind::cpu) return false;
   switch (g.kind_at(r)) {
     case RangeKind::push_pop:
-    case RangeKind::start_end:
-      return true;
-    case RangeKind::annotation:
-      return g.domain[r] == cpu_op_domain_ || g.domain[r] == user_annotation_domain_;
-    case RangeKind::mark:
-      break;
+    case RangeKind::start_end: return true;
+    case RangeKind::annotation: return g.domain[r] == cpu_op_domain_ || g.domain[r] == user_annotation_domain_;
+    case RangeKind::mark: break;
   }
   return false;
 }
@@ -319,14 +243,10 @@ std::uint32_t Trace::find_counter_series(std::string_view name, std::uint32_t de
 
 RowIndex Trace::launching_api(OpRef op) const {
   switch (op.table) {
-    case OpTable::kernel:
-      return t_.kernels.api[op.row];
-    case OpTable::memcpy:
-      return t_.memcpys.api[op.row];
-    case OpTable::memset:
-      return t_.memsets.api[op.row];
-    case OpTable::none:
-      break;
+    case OpTable::kernel: return t_.kernels.api[op.row];
+    case OpTable::memcpy: return t_.memcpys.api[op.row];
+    case OpTable::memset: return t_.memsets.api[op.row];
+    case OpTable::none: break;
   }
   return kNoRow;
 }

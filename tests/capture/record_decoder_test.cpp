@@ -215,8 +215,7 @@ TEST(RecordDecoder, SyncGetsTheThreadOfItsApiCallEvenFromAnotherBuffer) {
         EXPECT_EQ(t.syncs().device[i], kNoDevice);  // context 2 was never described
         ++unknown;
         break;
-      default:
-        ADD_FAILURE() << "unexpected sync type";
+      default: ADD_FAILURE() << "unexpected sync type";
     }
   }
   EXPECT_EQ(resolved, 2);

@@ -116,9 +116,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         b.add_memset(z);
         break;
       }
-      default:
-        b.add_overhead(OverheadRow{s, e, cpu, b.intern(in.text())});
-        break;
+      default: b.add_overhead(OverheadRow{s, e, cpu, b.intern(in.text())}); break;
     }
   }
   Trace t;

@@ -127,9 +127,7 @@ std::string mixed_trace(int events, std::uint64_t seed) {
         out += "{\"ph\": \"B\", \"name\": \"" + name + "\", \"pid\": " + pid + ", \"tid\": " + tid + ", \"ts\": " + ts +
                "}";
         break;
-      case 10:
-        out += "{\"ph\": \"E\", \"pid\": " + pid + ", \"tid\": " + tid + ", \"ts\": " + ts + "}";
-        break;
+      case 10: out += "{\"ph\": \"E\", \"pid\": " + pid + ", \"tid\": " + tid + ", \"ts\": " + ts + "}"; break;
       case 11:
         out += "{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 100, \"ts\": " + ts +
                ", \"args\": {\"used\": " + std::to_string(rng() % 100) + ", \"fr\\u0065e\": 1.5}}";

@@ -57,27 +57,13 @@ std::vector<T> make_values(std::mt19937_64& rng, int shape, std::size_t n) {
   T acc{};
   for (std::size_t i = 0; i < n; ++i) {
     switch (shape) {
-      case 0:
-        v[i] = T{};
-        break;  // all zero
-      case 1:
-        v[i] = static_cast<T>(42);
-        break;  // constant
-      case 2:
-        v[i] = static_cast<T>(acc += static_cast<T>(rng() % 7));
-        break;  // ascending small steps
-      case 3:
-        v[i] = static_cast<T>(rng() % 300);
-        break;  // small random
-      case 4:
-        v[i] = static_cast<T>(rng());
-        break;  // anything
-      case 5:
-        v[i] = rng() % 2 ? L::max() : L::lowest();
-        break;  // extremes
-      default:
-        v[i] = static_cast<T>(L::max() - static_cast<T>(rng() % 3));
-        break;  // near max
+      case 0: v[i] = T{}; break;                                                    // all zero
+      case 1: v[i] = static_cast<T>(42); break;                                     // constant
+      case 2: v[i] = static_cast<T>(acc += static_cast<T>(rng() % 7)); break;       // ascending small steps
+      case 3: v[i] = static_cast<T>(rng() % 300); break;                            // small random
+      case 4: v[i] = static_cast<T>(rng()); break;                                  // anything
+      case 5: v[i] = rng() % 2 ? L::max() : L::lowest(); break;                     // extremes
+      default: v[i] = static_cast<T>(L::max() - static_cast<T>(rng() % 3)); break;  // near max
     }
   }
   return v;

@@ -312,18 +312,10 @@ TEST(GscopeCorruption, RandomMutationsWithChecksumsOffNeverCrash) {
     for (int e = 0; e < edits; ++e) {
       const std::size_t at = rng() % b.size();
       switch (rng() % 4) {
-        case 0:
-          b[at] = static_cast<std::uint8_t>(rng());
-          break;
-        case 1:
-          b[at] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
-          break;
-        case 2:
-          b[at] = rng() % 2 ? 0xff : 0;
-          break;
-        default:
-          b.resize(at);
-          break;
+        case 0: b[at] = static_cast<std::uint8_t>(rng()); break;
+        case 1: b[at] ^= static_cast<std::uint8_t>(1u << (rng() % 8)); break;
+        case 2: b[at] = rng() % 2 ? 0xff : 0; break;
+        default: b.resize(at); break;
       }
       if (b.empty()) break;
     }

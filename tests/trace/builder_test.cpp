@@ -114,14 +114,9 @@ TEST(TraceBuilder, LinksCorrelationBothWaysIncludingGraphLaunches) {
   std::vector<TimeNs> op_starts;
   t.for_each_op_of(graph, [&](OpRef op) {
     switch (op.table) {
-      case OpTable::kernel:
-        op_starts.push_back(t.kernels().start[op.row]);
-        break;
-      case OpTable::memset:
-        op_starts.push_back(t.memsets().start[op.row]);
-        break;
-      default:
-        ADD_FAILURE() << "unexpected op table";
+      case OpTable::kernel: op_starts.push_back(t.kernels().start[op.row]); break;
+      case OpTable::memset: op_starts.push_back(t.memsets().start[op.row]); break;
+      default: ADD_FAILURE() << "unexpected op table";
     }
   });
   ASSERT_EQ(op_starts.size(), 3u);

@@ -48,14 +48,9 @@ TEST(CategoryTime, SumsMatchBruteForceOnRandomLanes) {
         // Short runs, runs ending on and next to block boundaries, long runs.
         RowIndex b = a;
         switch (q % 4) {
-          case 0:
-            b = a + static_cast<RowIndex>(rng() % 10);
-            break;
-          case 1:
-            b = static_cast<RowIndex>((a / 64 + 1 + rng() % 3) * 64 + rng() % 3) - 1;
-            break;
-          default:
-            b = a + static_cast<RowIndex>(n ? rng() % (n + 1) : 0);
+          case 0: b = a + static_cast<RowIndex>(rng() % 10); break;
+          case 1: b = static_cast<RowIndex>((a / 64 + 1 + rng() % 3) * 64 + rng() % 3) - 1; break;
+          default: b = a + static_cast<RowIndex>(n ? rng() % (n + 1) : 0);
         }
         b = std::min<RowIndex>(b, static_cast<RowIndex>(n));
         ASSERT_EQ(ix.sum(a, b), brute_force(l, a, b)) << "n " << n << " [" << a << ", " << b << ")";

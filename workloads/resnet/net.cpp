@@ -175,8 +175,7 @@ std::vector<float> init_params(const NetSpec& net, std::uint32_t seed) {
       case ParamKind::bn_gamma:
         for (std::int64_t i = 0; i < pt.count; ++i) out[i] = 1.0f;
         break;
-      case ParamKind::bn_beta:
-        break;
+      case ParamKind::bn_beta: break;
       case ParamKind::fc_weight:
       case ParamKind::fc_bias: {
         const double bound = 1.0 / std::sqrt(static_cast<double>(net.fc_in));

@@ -331,20 +331,14 @@ void gpu_idle_gaps(Builder& b) {
           "torch.profiler.schedule(wait=1, warmup=2, active=3), or run a few iterations before the capture starts. "
           "No saving is claimed for warm-up.";
       break;
-    case kLaunch:
-      advice = kLaunchAdvice;
-      break;
-    case kQueued:
-      advice = kQueuedAdvice;
-      break;
+    case kLaunch: advice = kLaunchAdvice; break;
+    case kQueued: advice = kQueuedAdvice; break;
     case kSync:
       advice =
           "The gaps follow host synchronizations and blocking copies: see the host-sync and sync-memcpy findings "
           "(their fixes remove them).";
       break;
-    case kInput:
-      advice = "The gaps are input wait: see the input-bound finding (its fix removes them).";
-      break;
+    case kInput: advice = "The gaps are input wait: see the input-bound finding (its fix removes them)."; break;
   }
   // The saving has two causes with two fixes: each one that holds a tenth of
   // it or more gets its own advice, with its time.

@@ -222,15 +222,9 @@ void Builder::launches() {
     for (NodeId n = c.begin; n < c.end; ++n) {
       RowIndex api = kNoRow;
       switch (g.kind[n]) {
-        case NodeKind::kernel:
-          api = t.kernels().api[g.row[n]];
-          break;
-        case NodeKind::memcpy:
-          api = t.memcpys().api[g.row[n]];
-          break;
-        default:
-          api = t.memsets().api[g.row[n]];
-          break;
+        case NodeKind::kernel: api = t.kernels().api[g.row[n]]; break;
+        case NodeKind::memcpy: api = t.memcpys().api[g.row[n]]; break;
+        default: api = t.memsets().api[g.row[n]]; break;
       }
       const NodeId call = api == kNoRow ? kNoNode : api_node[api];
       launch_of[n] = call;

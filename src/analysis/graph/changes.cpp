@@ -506,26 +506,13 @@ Change make_change(ChangeKind kind) {
   Change c;
   c.kind = kind;
   switch (kind) {
-    case ChangeKind::overlap_allreduce:
-      c.text = "--overlap-allreduce";
-      break;
-    case ChangeKind::overlap_update:
-      c.text = "--overlap-update";
-      break;
-    case ChangeKind::no_input_wait:
-      c.text = "--no-input-wait";
-      break;
-    case ChangeKind::no_host_sync:
-      c.text = "--no-host-sync";
-      break;
-    case ChangeKind::cuda_graphs:
-      c.text = "--cuda-graphs";
-      break;
-    case ChangeKind::balance_ranks:
-      c.text = "--balance-ranks";
-      break;
-    default:
-      break;
+    case ChangeKind::overlap_allreduce: c.text = "--overlap-allreduce"; break;
+    case ChangeKind::overlap_update: c.text = "--overlap-update"; break;
+    case ChangeKind::no_input_wait: c.text = "--no-input-wait"; break;
+    case ChangeKind::no_host_sync: c.text = "--no-host-sync"; break;
+    case ChangeKind::cuda_graphs: c.text = "--cuda-graphs"; break;
+    case ChangeKind::balance_ranks: c.text = "--balance-ranks"; break;
+    default: break;
   }
   return c;
 }
@@ -577,54 +564,28 @@ Graph apply_changes(const Graph& base, const Trace& trace, std::span<const Chang
     Editor ed(g);
     switch (c.kind) {
       case ChangeKind::remove:
-      case ChangeKind::scale:
-        remove_or_scale(g, trace, c, &r);
-        break;
-      case ChangeKind::no_input_wait:
-        no_input_wait(g, trace, &r);
-        break;
-      case ChangeKind::no_host_sync:
-        no_host_sync(g, &r);
-        break;
-      case ChangeKind::cuda_graphs:
-        cuda_graphs(g, &r);
-        break;
-      case ChangeKind::balance_ranks:
-        balance_ranks(g, &r);
-        break;
-      case ChangeKind::overlap_allreduce:
-        overlap_allreduce(g, trace, ed, &r);
-        break;
-      case ChangeKind::overlap_update:
-        overlap_update(g, ed, &r);
-        break;
+      case ChangeKind::scale: remove_or_scale(g, trace, c, &r); break;
+      case ChangeKind::no_input_wait: no_input_wait(g, trace, &r); break;
+      case ChangeKind::no_host_sync: no_host_sync(g, &r); break;
+      case ChangeKind::cuda_graphs: cuda_graphs(g, &r); break;
+      case ChangeKind::balance_ranks: balance_ranks(g, &r); break;
+      case ChangeKind::overlap_allreduce: overlap_allreduce(g, trace, ed, &r); break;
+      case ChangeKind::overlap_update: overlap_update(g, ed, &r); break;
     }
     ed.commit();
     if (r.matched == 0) {
       std::string why = "matches nothing in this trace";
       switch (c.kind) {
         case ChangeKind::remove:
-        case ChangeKind::scale:
-          why = "matches no op";
-          break;
+        case ChangeKind::scale: why = "matches no op"; break;
         case ChangeKind::no_input_wait:
           why = "no input waits (no data-loading ranges on the CPU, no op waiting for a host-to-device copy)";
           break;
-        case ChangeKind::no_host_sync:
-          why = "no host synchronisation waits for the GPU inside a step";
-          break;
-        case ChangeKind::cuda_graphs:
-          why = "no launches";
-          break;
-        case ChangeKind::balance_ranks:
-          why = "needs at least two GPUs whose compute differs";
-          break;
-        case ChangeKind::overlap_allreduce:
-          why = "no all-reduce (communication kernels) inside the steps";
-          break;
-        case ChangeKind::overlap_update:
-          why = "needs optimizer kernels and an all-reduce in the same steps";
-          break;
+        case ChangeKind::no_host_sync: why = "no host synchronisation waits for the GPU inside a step"; break;
+        case ChangeKind::cuda_graphs: why = "no launches"; break;
+        case ChangeKind::balance_ranks: why = "needs at least two GPUs whose compute differs"; break;
+        case ChangeKind::overlap_allreduce: why = "no all-reduce (communication kernels) inside the steps"; break;
+        case ChangeKind::overlap_update: why = "needs optimizer kernels and an all-reduce in the same steps"; break;
       }
       throw ChangeError(c.text + ": " + why);
     }

@@ -7,46 +7,29 @@ namespace gpuscope::graph {
 
 std::string_view to_string(PathKind k) {
   switch (k) {
-    case PathKind::gpu_compute:
-      return "gpu_compute";
-    case PathKind::communication:
-      return "communication";
-    case PathKind::copy:
-      return "copy";
-    case PathKind::cpu_launch:
-      return "cpu_launch";
-    case PathKind::cpu_other:
-      return "cpu_other";
-    case PathKind::input_wait:
-      return "input_wait";
-    case PathKind::sync_wait:
-      return "sync_wait";
-    case PathKind::count_:
-      break;
+    case PathKind::gpu_compute: return "gpu_compute";
+    case PathKind::communication: return "communication";
+    case PathKind::copy: return "copy";
+    case PathKind::cpu_launch: return "cpu_launch";
+    case PathKind::cpu_other: return "cpu_other";
+    case PathKind::input_wait: return "input_wait";
+    case PathKind::sync_wait: return "sync_wait";
+    case PathKind::count_: break;
   }
   return "cpu_other";
 }
 
 std::string_view to_string(EdgeType t) {
   switch (t) {
-    case EdgeType::launch:
-      return "launch";
-    case EdgeType::sync:
-      return "sync";
-    case EdgeType::blocking_copy:
-      return "blocking_copy";
-    case EdgeType::inferred:
-      return "inferred";
-    case EdgeType::collective:
-      return "collective";
-    case EdgeType::join:
-      return "join";
-    case EdgeType::gradient:
-      return "gradient";
-    case EdgeType::bucket:
-      return "bucket";
-    case EdgeType::count_:
-      break;
+    case EdgeType::launch: return "launch";
+    case EdgeType::sync: return "sync";
+    case EdgeType::blocking_copy: return "blocking_copy";
+    case EdgeType::inferred: return "inferred";
+    case EdgeType::collective: return "collective";
+    case EdgeType::join: return "join";
+    case EdgeType::gradient: return "gradient";
+    case EdgeType::bucket: return "bucket";
+    case EdgeType::count_: break;
   }
   return "launch";
 }
@@ -77,12 +60,9 @@ PathKind Graph::path_kind(NodeId n) const {
       return category[n] == static_cast<std::uint8_t>(KernelCategory::communication) ? PathKind::communication
                                                                                      : PathKind::gpu_compute;
     case NodeKind::memcpy:
-    case NodeKind::memset:
-      return PathKind::copy;
-    case NodeKind::launch:
-      return PathKind::cpu_launch;
-    case NodeKind::sync:
-      return PathKind::sync_wait;
+    case NodeKind::memset: return PathKind::copy;
+    case NodeKind::launch: return PathKind::cpu_launch;
+    case NodeKind::sync: return PathKind::sync_wait;
     case NodeKind::call:
       return std::binary_search(input_calls.begin(), input_calls.end(), n) ? PathKind::input_wait : PathKind::cpu_other;
   }
@@ -108,10 +88,8 @@ std::string node_name(const Trace& trace, const Graph& g, NodeId n) {
       return r < trace.kernels().size() ? std::string(trace.str(trace.kernels().name[r])) : "kernel";
     case NodeKind::memcpy:
       return r < trace.memcpys().size() ? "Memcpy " + std::string(to_string(trace.memcpys().kind_at(r))) : "Memcpy";
-    case NodeKind::memset:
-      return "Memset";
-    default:
-      return r < trace.api_calls().size() ? std::string(trace.str(trace.api_calls().name[r])) : "call";
+    case NodeKind::memset: return "Memset";
+    default: return r < trace.api_calls().size() ? std::string(trace.str(trace.api_calls().name[r])) : "call";
   }
 }
 

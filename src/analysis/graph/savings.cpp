@@ -338,20 +338,13 @@ class PathTally {
  private:
   static TimeNs& kind(CriticalPath& c, PathKind k) {
     switch (k) {
-      case PathKind::gpu_compute:
-        return c.gpu_compute_ns;
-      case PathKind::communication:
-        return c.communication_ns;
-      case PathKind::copy:
-        return c.copy_ns;
-      case PathKind::cpu_launch:
-        return c.cpu_launch_ns;
-      case PathKind::input_wait:
-        return c.input_wait_ns;
-      case PathKind::sync_wait:
-        return c.sync_wait_ns;
-      default:
-        return c.cpu_other_ns;
+      case PathKind::gpu_compute: return c.gpu_compute_ns;
+      case PathKind::communication: return c.communication_ns;
+      case PathKind::copy: return c.copy_ns;
+      case PathKind::cpu_launch: return c.cpu_launch_ns;
+      case PathKind::input_wait: return c.input_wait_ns;
+      case PathKind::sync_wait: return c.sync_wait_ns;
+      default: return c.cpu_other_ns;
     }
   }
   CriticalPath acc_;

@@ -111,17 +111,10 @@ TimeNs gpu_time(const Trace& t, RowIndex a) {
   TimeNs d = 0;
   t.for_each_op_of(a, [&](OpRef op) {
     switch (op.table) {
-      case OpTable::kernel:
-        d += t.kernels().end[op.row] - t.kernels().start[op.row];
-        break;
-      case OpTable::memcpy:
-        d += t.memcpys().end[op.row] - t.memcpys().start[op.row];
-        break;
-      case OpTable::memset:
-        d += t.memsets().end[op.row] - t.memsets().start[op.row];
-        break;
-      case OpTable::none:
-        break;
+      case OpTable::kernel: d += t.kernels().end[op.row] - t.kernels().start[op.row]; break;
+      case OpTable::memcpy: d += t.memcpys().end[op.row] - t.memcpys().start[op.row]; break;
+      case OpTable::memset: d += t.memsets().end[op.row] - t.memsets().start[op.row]; break;
+      case OpTable::none: break;
     }
   });
   return d;

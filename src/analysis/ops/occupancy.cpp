@@ -119,14 +119,10 @@ OccupancyLimits occupancy_limits(const Device* device) {
 
 std::string_view to_string(OccupancyLimiter l) {
   switch (l) {
-    case OccupancyLimiter::block_size:
-      return "block size";
-    case OccupancyLimiter::blocks_per_sm:
-      return "blocks per SM";
-    case OccupancyLimiter::registers:
-      return "registers";
-    case OccupancyLimiter::shared_memory:
-      return "shared memory";
+    case OccupancyLimiter::block_size: return "block size";
+    case OccupancyLimiter::blocks_per_sm: return "blocks per SM";
+    case OccupancyLimiter::registers: return "registers";
+    case OccupancyLimiter::shared_memory: return "shared memory";
   }
   return "block size";
 }

@@ -151,14 +151,10 @@ void each_op_of(const Trace& t, RowIndex a, F&& f) {
 
 TimeNs duration(const Trace& t, OpRef op) {
   switch (op.table) {
-    case OpTable::kernel:
-      return t.kernels().end[op.row] - t.kernels().start[op.row];
-    case OpTable::memcpy:
-      return t.memcpys().end[op.row] - t.memcpys().start[op.row];
-    case OpTable::memset:
-      return t.memsets().end[op.row] - t.memsets().start[op.row];
-    case OpTable::none:
-      break;
+    case OpTable::kernel: return t.kernels().end[op.row] - t.kernels().start[op.row];
+    case OpTable::memcpy: return t.memcpys().end[op.row] - t.memcpys().start[op.row];
+    case OpTable::memset: return t.memsets().end[op.row] - t.memsets().start[op.row];
+    case OpTable::none: break;
   }
   return 0;
 }

@@ -131,18 +131,13 @@ double numel(const std::vector<std::int64_t>& shape) {
 
 double element_bytes(MathType m) {
   switch (m) {
-    case MathType::fp64:
-      return 8;
+    case MathType::fp64: return 8;
     case MathType::fp32:
-    case MathType::tf32:
-      return 4;
+    case MathType::tf32: return 4;
     case MathType::fp16:
-    case MathType::bf16:
-      return 2;
-    case MathType::fp8:
-      return 1;
-    case MathType::unknown:
-      break;
+    case MathType::bf16: return 2;
+    case MathType::fp8: return 1;
+    case MathType::unknown: break;
   }
   return 0;
 }
@@ -513,18 +508,13 @@ OpFamily op_family(std::string_view op) {
 OpCost op_cost(std::string_view op, const OpInputs& in) {
   const OpFamily family = op_family(op);
   switch (family) {
-    case OpFamily::gemm:
-      return gemm(op, in);
-    case OpFamily::convolution:
-      return op == "aten::convolution_backward" ? conv_backward(in) : conv_forward(op, in);
-    case OpFamily::attention:
-      return attention(op, in);
+    case OpFamily::gemm: return gemm(op, in);
+    case OpFamily::convolution: return op == "aten::convolution_backward" ? conv_backward(in) : conv_forward(op, in);
+    case OpFamily::attention: return attention(op, in);
     case OpFamily::elementwise:
     case OpFamily::reduction:
-    case OpFamily::normalization:
-      return memory_bound(family, op, in);
-    case OpFamily::none:
-      break;
+    case OpFamily::normalization: return memory_bound(family, op, in);
+    case OpFamily::none: break;
   }
   return {};
 }
@@ -533,20 +523,13 @@ OpCost op_cost(std::string_view op, const OpInputs& in) {
 
 double DevicePeaks::flops(MathType m) const {
   switch (m) {
-    case MathType::fp64:
-      return fp64;
-    case MathType::fp32:
-      return fp32;
-    case MathType::tf32:
-      return tf32;
-    case MathType::fp16:
-      return fp16;
-    case MathType::bf16:
-      return bf16;
-    case MathType::fp8:
-      return fp8;
-    case MathType::unknown:
-      break;
+    case MathType::fp64: return fp64;
+    case MathType::fp32: return fp32;
+    case MathType::tf32: return tf32;
+    case MathType::fp16: return fp16;
+    case MathType::bf16: return bf16;
+    case MathType::fp8: return fp8;
+    case MathType::unknown: break;
   }
   return 0;
 }

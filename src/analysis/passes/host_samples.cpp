@@ -69,13 +69,10 @@ std::unordered_map<std::uint32_t, TrackId> main_threads(const Trace& t) {
 int rank_of(IdleCause c) {
   switch (c) {
     case IdleCause::input_wait:
-    case IdleCause::input_before_start:
-      return 0;
+    case IdleCause::input_before_start: return 0;
     case IdleCause::host_sync:
-    case IdleCause::blocking_copy:
-      return 1;
-    default:
-      return 2;
+    case IdleCause::blocking_copy: return 1;
+    default: return 2;
   }
 }
 

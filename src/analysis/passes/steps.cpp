@@ -167,17 +167,10 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
   const MemsetTable& z = t.memsets();
   auto visit = [&](OpRef op) {
     switch (op.table) {
-      case OpTable::kernel:
-        add(k.track_at(op.row), k.end[op.row]);
-        break;
-      case OpTable::memcpy:
-        add(m.track_at(op.row), m.end[op.row]);
-        break;
-      case OpTable::memset:
-        add(z.track_at(op.row), z.end[op.row]);
-        break;
-      default:
-        break;
+      case OpTable::kernel: add(k.track_at(op.row), k.end[op.row]); break;
+      case OpTable::memcpy: add(m.track_at(op.row), m.end[op.row]); break;
+      case OpTable::memset: add(z.track_at(op.row), z.end[op.row]); break;
+      default: break;
     }
   };
   const TimeNs from = s.range.start, to = s.range.end;

@@ -237,17 +237,10 @@ void count_sync(SyncStats& out, SyncType type, TimeNs ns) {
   ++out.count;
   out.total_ns += ns;
   switch (type) {
-    case SyncType::context:
-      ++out.device_syncs;
-      break;
-    case SyncType::stream:
-      ++out.stream_syncs;
-      break;
-    case SyncType::event:
-      ++out.event_syncs;
-      break;
-    default:
-      break;
+    case SyncType::context: ++out.device_syncs; break;
+    case SyncType::stream: ++out.stream_syncs; break;
+    case SyncType::event: ++out.event_syncs; break;
+    default: break;
   }
 }
 
@@ -291,16 +284,11 @@ constexpr const char* kMemories[] = {"pinned", "pageable", "device", "unknown"};
 
 int direction_of(CopyKind k) {
   switch (k) {
-    case CopyKind::htod:
-      return 0;
-    case CopyKind::dtoh:
-      return 1;
-    case CopyKind::dtod:
-      return 2;
-    case CopyKind::ptop:
-      return 3;
-    default:
-      return 4;
+    case CopyKind::htod: return 0;
+    case CopyKind::dtoh: return 1;
+    case CopyKind::dtod: return 2;
+    case CopyKind::ptop: return 3;
+    default: return 4;
   }
 }
 

@@ -47,21 +47,14 @@ namespace {
 std::string describe(int rc, const char* message) {
   const std::string sqlite_says = std::string("SQLite: ") + (message ? message : sqlite3_errstr(rc));
   switch (rc & 0xff) {
-    case SQLITE_NOTADB:
-      return "not an SQLite database, or an encrypted one (" + sqlite_says + ")";
-    case SQLITE_CORRUPT:
-      return "corrupt SQLite database (" + sqlite_says + ")";
-    case SQLITE_CANTOPEN:
-      return "cannot open (" + sqlite_says + ")";
+    case SQLITE_NOTADB: return "not an SQLite database, or an encrypted one (" + sqlite_says + ")";
+    case SQLITE_CORRUPT: return "corrupt SQLite database (" + sqlite_says + ")";
+    case SQLITE_CANTOPEN: return "cannot open (" + sqlite_says + ")";
     case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return "the database is locked by a program writing it (" + sqlite_says + ")";
-    case SQLITE_IOERR:
-      return "cannot read (" + sqlite_says + ")";
-    case SQLITE_NOMEM:
-      return "out of memory (" + sqlite_says + ")";
-    default:
-      return sqlite_says;
+    case SQLITE_LOCKED: return "the database is locked by a program writing it (" + sqlite_says + ")";
+    case SQLITE_IOERR: return "cannot read (" + sqlite_says + ")";
+    case SQLITE_NOMEM: return "out of memory (" + sqlite_says + ")";
+    default: return sqlite_says;
   }
 }
 
@@ -252,12 +245,8 @@ bool Statement::step() {
 SqlValue Statement::value(int column) const {
   SqlValue v;
   switch (sqlite3_column_type(st_, column)) {
-    case SQLITE_INTEGER:
-      v.set_int(sqlite3_column_int64(st_, column));
-      break;
-    case SQLITE_FLOAT:
-      v.set_real(sqlite3_column_double(st_, column));
-      break;
+    case SQLITE_INTEGER: v.set_int(sqlite3_column_int64(st_, column)); break;
+    case SQLITE_FLOAT: v.set_real(sqlite3_column_double(st_, column)); break;
     case SQLITE_TEXT: {
       const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st_, column));
       v.set_bytes(SqlValue::Type::text, p ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(st_, column)));
@@ -269,8 +258,7 @@ SqlValue Statement::value(int column) const {
                   p ? static_cast<std::size_t>(sqlite3_column_bytes(st_, column)) : 0);
       break;
     }
-    default:
-      break;
+    default: break;
   }
   return v;
 }

@@ -240,29 +240,19 @@ inline std::uint64_t load_be64(const std::uint8_t* p) {
 // The value of serial type `type` whose `len` bytes start at p.
 inline void decode_value(std::uint64_t type, const std::uint8_t* p, std::uint64_t len, SqlValue& v) {
   switch (type) {
-    case 0:
-      v.set_null();
-      return;
-    case 1:
-      v.set_int(static_cast<std::int8_t>(p[0]));
-      return;
-    case 2:
-      v.set_int(static_cast<std::int16_t>((p[0] << 8) | p[1]));
-      return;
+    case 0: v.set_null(); return;
+    case 1: v.set_int(static_cast<std::int8_t>(p[0])); return;
+    case 2: v.set_int(static_cast<std::int16_t>((p[0] << 8) | p[1])); return;
     case 3:
       v.set_int(static_cast<std::int32_t>((std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
                                           (std::uint32_t{p[2]} << 8)) >>
                 8);
       return;
-    case 4:
-      v.set_int(static_cast<std::int32_t>(be32(p)));
-      return;
+    case 4: v.set_int(static_cast<std::int32_t>(be32(p))); return;
     case 5:
       v.set_int(static_cast<std::int64_t>((std::uint64_t{be16(p)} << 48) | (std::uint64_t{be32(p + 2)} << 16)) >> 16);
       return;
-    case 6:
-      v.set_int(static_cast<std::int64_t>(load_be64(p)));
-      return;
+    case 6: v.set_int(static_cast<std::int64_t>(load_be64(p))); return;
     case 7: {
       const std::uint64_t x = load_be64(p);
       double d;
@@ -274,11 +264,8 @@ inline void decode_value(std::uint64_t type, const std::uint8_t* p, std::uint64_
       return;
     }
     case 8:
-    case 9:
-      v.set_int(type == 9);
-      return;
-    default:
-      v.set_bytes(type & 1 ? SqlValue::Type::text : SqlValue::Type::blob, reinterpret_cast<const char*>(p), len);
+    case 9: v.set_int(type == 9); return;
+    default: v.set_bytes(type & 1 ? SqlValue::Type::text : SqlValue::Type::blob, reinterpret_cast<const char*>(p), len);
   }
 }
 

@@ -48,17 +48,10 @@ Figures brute_force(const std::vector<Op>& ops) {
       ++any;
       switch (o.kind) {
         case Kind::compute:
-        case Kind::optimizer:
-          ++kernels, ++compute;
-          break;
-        case Kind::comm:
-          ++kernels, ++comm;
-          break;
-        case Kind::copy:
-          ++copies;
-          break;
-        case Kind::fill:
-          break;
+        case Kind::optimizer: ++kernels, ++compute; break;
+        case Kind::comm: ++kernels, ++comm; break;
+        case Kind::copy: ++copies; break;
+        case Kind::fill: break;
       }
     }
     if (any) f.busy += dt;
@@ -93,21 +86,13 @@ TEST(Sweep, DeviceFiguresMatchBruteForceOnRandomStreams) {
         const Kind kind = static_cast<Kind>(pick(10) < 6 ? 0 : pick(5));
         const TimeNs start = std::max<TimeNs>(t, 1'000'000), end = start + dur;
         switch (kind) {
-          case Kind::compute:
-            f.kernel(0, s, names::kRelu, start, end);
-            break;
-          case Kind::comm:
-            f.kernel(0, s, names::kAllReduce, start, end);
-            break;
-          case Kind::optimizer:
-            f.kernel(0, s, names::kSgd, start, end);
-            break;
+          case Kind::compute: f.kernel(0, s, names::kRelu, start, end); break;
+          case Kind::comm: f.kernel(0, s, names::kAllReduce, start, end); break;
+          case Kind::optimizer: f.kernel(0, s, names::kSgd, start, end); break;
           case Kind::copy:
             f.memcpy(0, s, CopyKind::htod, MemoryKind::pinned, MemoryKind::device, 4096, start, end);
             break;
-          case Kind::fill:
-            f.memset(0, s, start, end);
-            break;
+          case Kind::fill: f.memset(0, s, start, end); break;
         }
         ops.push_back({start, end, kind});
         t = std::max(t, end);

@@ -54,24 +54,15 @@ class SqlitePages : public testing::NsysTest {
     std::mt19937_64 rng(seed);
     auto value = [&]() -> std::string {
       switch (rng() % 9) {
-        case 0:
-          return "NULL";
-        case 1:
-          return std::to_string(static_cast<std::int64_t>(rng()) >> (rng() % 64));
-        case 2:
-          return rng() % 2 ? "9223372036854775807" : "-9223372036854775808";
-        case 3:
-          return std::to_string(static_cast<int>(rng() % 3));  // 0 and 1 have serial types of their own
-        case 4:
-          return std::to_string(static_cast<double>(rng() % 1000) / 8.0);
-        case 5:
-          return "'" + std::string(rng() % 3 == 0 ? 2000 + rng() % 70000 : rng() % 40, 'a' + rng() % 26) + "'";
-        case 6:
-          return "x'" + std::string(2 * (rng() % 20), '7') + "'";
-        case 7:
-          return "'é日本'";
-        default:
-          return std::to_string(-static_cast<std::int64_t>(rng() % 100000));
+        case 0: return "NULL";
+        case 1: return std::to_string(static_cast<std::int64_t>(rng()) >> (rng() % 64));
+        case 2: return rng() % 2 ? "9223372036854775807" : "-9223372036854775808";
+        case 3: return std::to_string(static_cast<int>(rng() % 3));  // 0 and 1 have serial types of their own
+        case 4: return std::to_string(static_cast<double>(rng() % 1000) / 8.0);
+        case 5: return "'" + std::string(rng() % 3 == 0 ? 2000 + rng() % 70000 : rng() % 40, 'a' + rng() % 26) + "'";
+        case 6: return "x'" + std::string(2 * (rng() % 20), '7') + "'";
+        case 7: return "'é日本'";
+        default: return std::to_string(-static_cast<std::int64_t>(rng() % 100000));
       }
     };
     std::string sql =
