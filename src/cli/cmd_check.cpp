@@ -35,6 +35,14 @@ namespace gpuscope::cli {
 
 namespace {
 
+// What --help says of the command.
+constexpr const char* kAbout =
+    "Regression gate for CI: compare a candidate run with a baseline of the same workload and exit 1 when it "
+    "exceeds a limit (step time, a kernel category's share, new critical findings), 0 when it is within all of "
+    "them, 2 when something could not be checked (bad input, runs of different workloads, no steps, a change "
+    "that cannot be told from the baseline's noise). Each side is a trace, a directory of traces, or a report "
+    "saved with `gpuscope report --json`.";
+
 struct CheckArgs {
   std::string baseline, candidate, junit;
   std::string max_step_regression = "5%";
@@ -187,14 +195,7 @@ void run(const CheckArgs& a, Context& ctx) {
 }
 
 void add(CLI::App& app, Context& ctx) {
-  auto args = std::make_shared<CheckArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "check",
-      "Regression gate for CI: compare a candidate run with a baseline of the same workload and exit 1 when it "
-      "exceeds a limit (step time, a kernel category's share, new critical findings), 0 when it is within all of "
-      "them, 2 when something could not be checked (bad input, runs of different workloads, no steps, a change "
-      "that cannot be told from the baseline's noise). Each side is a trace, a directory of traces, or a report "
-      "saved with `gpuscope report --json`.");
+  const auto [cmd, args] = add_command<CheckArgs>(app, "check", kAbout, ctx, run);
   cmd->add_option("BASELINE", args->baseline, "Trace, directory of traces, or saved report JSON; - for standard input")
       ->required();
   cmd->add_option("CANDIDATE", args->candidate,
@@ -230,7 +231,6 @@ void add(CLI::App& app, Context& ctx) {
   add_examples(*cmd, {"gpuscope check baseline.gscope candidate.gscope --junit check.xml",
                       "gpuscope check perf/baseline-report.json run.gscope --max-step-regression 3% --noise off",
                       "gpuscope check base.gscope run.gscope --max-share-increase padding=2 --fail-on new-finding"});
-  cmd->callback([args, &ctx] { run(*args, ctx); });
 }
 
 const CommandRegistration registration(57, add);

@@ -27,6 +27,12 @@ namespace gpuscope::cli {
 
 namespace {
 
+// What --help says of the command.
+constexpr const char* kAbout =
+    "Compare two runs (before/after a change): step time, kernel time by category and by kernel (per step when "
+    "both have steps), and which findings were resolved, appeared, got better or worse. Each side is a trace, a "
+    "directory of traces, or a report saved with `gpuscope report --json`.";
+
 struct DiffArgs {
   std::string before, after, output;
   bool json = false;
@@ -56,12 +62,7 @@ void run(const DiffArgs& a) {
 }
 
 void add(CLI::App& app, Context&) {
-  auto args = std::make_shared<DiffArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "diff",
-      "Compare two runs (before/after a change): step time, kernel time by category and by kernel (per step when "
-      "both have steps), and which findings were resolved, appeared, got better or worse. Each side is a trace, a "
-      "directory of traces, or a report saved with `gpuscope report --json`.");
+  const auto [cmd, args] = add_command<DiffArgs>(app, "diff", kAbout, run);
   cmd->add_option("BEFORE", args->before, "Trace, directory of traces, or saved report JSON")->required();
   cmd->add_option("AFTER", args->after, "Trace, directory of traces, or saved report JSON")->required();
   cmd->add_flag("--json", args->json, "Print the comparison as JSON (schema gpuscope.diff/1, docs/report-schema.md)");
@@ -73,7 +74,6 @@ void add(CLI::App& app, Context&) {
   add_examples(*cmd, {"gpuscope diff before.gscope after.gscope",
                       "gpuscope diff baseline-report.json run.gscope --json -o diff.json",
                       "gpuscope diff run.gscope <(zcat other.json.gz)"});
-  cmd->callback([args] { run(*args); });
 }
 
 const CommandRegistration registration(55, add);

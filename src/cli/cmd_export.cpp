@@ -17,6 +17,13 @@ namespace gpuscope::cli {
 
 namespace {
 
+// What --help says of the command.
+constexpr const char* kAbout =
+    "Convert a trace (.gscope, Chrome JSON, .json.gz or Nsight Systems .sqlite) to Chrome Trace Event JSON in "
+    "PyTorch profiler (Kineto) "
+    "conventions, for Perfetto, chrome://tracing and HTA, or to an SQLite database with Nsight Systems' table names. "
+    "Timestamps keep every nanosecond.";
+
 struct ExportArgs {
   std::string input, out, format = "auto";
   int gzip_level = 1;
@@ -66,13 +73,7 @@ void run(const ExportArgs& a) {
 }
 
 void add(CLI::App& app, Context&) {
-  auto args = std::make_shared<ExportArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "export",
-      "Convert a trace (.gscope, Chrome JSON, .json.gz or Nsight Systems .sqlite) to Chrome Trace Event JSON in "
-      "PyTorch profiler (Kineto) "
-      "conventions, for Perfetto, chrome://tracing and HTA, or to an SQLite database with Nsight Systems' table names. "
-      "Timestamps keep every nanosecond.");
+  const auto [cmd, args] = add_command<ExportArgs>(app, "export", kAbout, run);
   cmd->add_option("FILE", args->input, "Trace to convert")->required();
   cmd->add_option("-o,--output", args->out,
                   "Output: OUT.json, OUT.json.gz (gzip) or OUT.sqlite; - for standard output (with --format)")
@@ -87,7 +88,6 @@ void add(CLI::App& app, Context&) {
   cmd->add_flag("--no-flows", args->no_flows, "chrome: leave out the ac2g arrows from launch calls to GPU ops");
   add_examples(*cmd, {"gpuscope export run.gscope -o run.json.gz", "gpuscope export report.sqlite -o run.json",
                       "gpuscope export run.gscope -o - --format chrome | gzip > run.json.gz"});
-  cmd->callback([args] { run(*args); });
 }
 
 const CommandRegistration registration(40, add);

@@ -19,6 +19,11 @@ namespace gpuscope::cli {
 
 namespace {
 
+// What --help says of the command.
+constexpr const char* kAbout =
+    "Convert a Chrome trace / PyTorch profiler (Kineto) JSON file, plain or .gz, or an Nsight Systems SQLite export "
+    "(nsys export --type sqlite), into a .gscope file";
+
 struct ImportArgs {
   std::string input, output;
   bool quiet = false;
@@ -76,11 +81,7 @@ void run(const ImportArgs& args) {
 }
 
 void add(CLI::App& app, Context&) {
-  auto args = std::make_shared<ImportArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "import",
-      "Convert a Chrome trace / PyTorch profiler (Kineto) JSON file, plain or .gz, or an Nsight Systems SQLite export "
-      "(nsys export --type sqlite), into a .gscope file");
+  const auto [cmd, args] = add_command<ImportArgs>(app, "import", kAbout, run);
   cmd->add_option("input", args->input,
                   "trace JSON (.json or .json.gz) or Nsight Systems export (.sqlite); - for standard input")
       ->required();
@@ -94,7 +95,6 @@ void add(CLI::App& app, Context&) {
        "ssh node1 cat /tmp/trace.json | gpuscope import - -o run.gscope"},
       "Events gpuscope cannot use are counted by reason (shown here and by `gpuscope info`), never dropped silently.\n"
       "Mapping of Kineto categories and of Nsight Systems tables to gpuscope tables: docs/import.md.");
-  cmd->callback([args] { run(*args); });
 }
 
 const CommandRegistration registration(30, add);

@@ -17,6 +17,11 @@
 namespace gpuscope::cli {
 namespace {
 
+// What --help says of the command.
+constexpr const char* kAbout =
+    "Describe a trace: its source (synthetic, captured or imported), producer, host, command line, devices, rows "
+    "per table and per track, time span, counters, and every record lost or skipped.";
+
 struct InfoArgs {
   std::string file;
   bool json = false;
@@ -205,18 +210,13 @@ void run(const InfoArgs& a) {
 }
 
 void add(CLI::App& app, Context&) {
-  auto args = std::make_shared<InfoArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "info",
-      "Describe a trace: its source (synthetic, captured or imported), producer, host, command line, devices, rows "
-      "per table and per track, time span, counters, and every record lost or skipped.");
+  const auto [cmd, args] = add_command<InfoArgs>(app, "info", kAbout, run);
   cmd->add_option("FILE", args->file, "Trace file (.gscope, Chrome JSON, .json.gz or Nsight Systems .sqlite)")
       ->required();
   cmd->add_flag("--json", args->json, "Print JSON (schema gpuscope.info/1) instead of text");
   cmd->add_flag("--all-tracks", args->all_tracks, "List every track (text lists the first 64)");
   add_examples(*cmd, {"gpuscope info run.gscope", "gpuscope info report.sqlite --json | jq .tables",
                       "zcat trace.json.gz | gpuscope info -"});
-  cmd->callback([args] { run(*args); });
 }
 
 const CommandRegistration registration(20, add);

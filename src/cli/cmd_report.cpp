@@ -31,6 +31,18 @@ namespace gpuscope::cli {
 
 namespace {
 
+// What --help says of the command.
+constexpr const char* kAbout =
+    "Diagnose a trace: the usual changes (more workers? overlap the all-reduce or the weight update? more "
+    "streams? another layout? mixed precision? CUDA graphs?) answered yes or no with the number that says so, "
+    "findings ordered by estimated saving (what is slow, the numbers, what to change), per-GPU "
+    "utilization, kernel concurrency, copy/communication overlap, steps and their breakdown, time by kernel "
+    "category, top kernels, launches, syncs, HTA's temporal breakdown. Several files (one per rank, or a "
+    "directory of them) are analysed as one job, one file at a time: per-rank rows, clocks aligned on matched "
+    "collectives, each collective's last arrival, stragglers by the wait they caused, files left out and why. "
+    "Under `mpirun -n P` or `srun` the P processes share the files and process 0 prints the report, the same "
+    "bytes as one process (docs/scale.md).";
+
 struct ReportArgs {
   std::vector<std::string> inputs;
   std::string output;
@@ -73,18 +85,7 @@ void run(const ReportArgs& a) {
 }
 
 void add(CLI::App& app, Context&) {
-  auto args = std::make_shared<ReportArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "report",
-      "Diagnose a trace: the usual changes (more workers? overlap the all-reduce or the weight update? more "
-      "streams? another layout? mixed precision? CUDA graphs?) answered yes or no with the number that says so, "
-      "findings ordered by estimated saving (what is slow, the numbers, what to change), per-GPU "
-      "utilization, kernel concurrency, copy/communication overlap, steps and their breakdown, time by kernel "
-      "category, top kernels, launches, syncs, HTA's temporal breakdown. Several files (one per rank, or a "
-      "directory of them) are analysed as one job, one file at a time: per-rank rows, clocks aligned on matched "
-      "collectives, each collective's last arrival, stragglers by the wait they caused, files left out and why. "
-      "Under `mpirun -n P` or `srun` the P processes share the files and process 0 prints the report, the same "
-      "bytes as one process (docs/scale.md).");
+  const auto [cmd, args] = add_command<ReportArgs>(app, "report", kAbout, run);
   cmd->add_option("FILE", args->inputs,
                   "Traces (.gscope, Chrome/Kineto .json or .json.gz, Nsight Systems .sqlite) or directories of them")
       ->required();
@@ -102,7 +103,6 @@ void add(CLI::App& app, Context&) {
   add_output_option(*cmd, args->output);
   add_examples(*cmd, {"gpuscope report run.gscope", "gpuscope report --json run.gscope -o report.json",
                       "gpuscope report ranks/ -j 8 --device 0"});
-  cmd->callback([args] { run(*args); });
 }
 
 const CommandRegistration registration(50, add);

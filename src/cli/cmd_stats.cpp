@@ -24,6 +24,14 @@ namespace gpuscope::cli {
 
 namespace {
 
+// What --help says of the command.
+constexpr const char* kAbout =
+    "Summaries of a trace as Nsight Systems' `nsys stats` prints them: per kernel name, CUDA API call, memory copy "
+    "kind, memset, synchronization type, NVTX / framework range and OS runtime call (nsys' osrt_sum, from exports "
+    "traced with --trace=osrt) the calls, total, mean, median, min, max and standard deviation of the durations "
+    "(and bytes), and each one's share; and the steps, one row each. Any trace gpuscope reads; a summary the trace "
+    "has nothing for says why.";
+
 struct StatsArgs {
   std::string input, output, format = "table";
   std::vector<std::string> reports;
@@ -107,14 +115,7 @@ void run(const StatsArgs& a) {
 }
 
 void add(CLI::App& app, Context&) {
-  auto args = std::make_shared<StatsArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "stats",
-      "Summaries of a trace as Nsight Systems' `nsys stats` prints them: per kernel name, CUDA API call, memory copy "
-      "kind, memset, synchronization type, NVTX / framework range and OS runtime call (nsys' osrt_sum, from exports "
-      "traced with --trace=osrt) the calls, total, mean, median, min, max and standard deviation of the durations "
-      "(and bytes), and each one's share; and the steps, one row each. Any trace gpuscope reads; a summary the trace "
-      "has nothing for says why.");
+  const auto [cmd, args] = add_command<StatsArgs>(app, "stats", kAbout, run);
   cmd->add_option("FILE", args->input,
                   "Trace (.gscope, Chrome/Kineto .json or .json.gz, Nsight Systems .sqlite); - for standard input")
       ->required();
@@ -135,7 +136,6 @@ void add(CLI::App& app, Context&) {
       *cmd, {"gpuscope stats run.gscope", "gpuscope stats report.sqlite --report kernels --format csv -o kernels.csv",
              "gpuscope stats report.sqlite --report osrt_sum",
              "gpuscope stats trace.json.gz --report api,memcpy,steps --format json | jq '.reports[0].rows[0]'"});
-  cmd->callback([args] { run(*args); });
 }
 
 const CommandRegistration registration(51, add);  // after report

@@ -17,6 +17,11 @@
 namespace gpuscope::cli {
 namespace {
 
+// What --help says of the command.
+constexpr const char* kAbout =
+    "Open traces in the desktop viewer (gpuscope-view): timeline, hotspots, ops, findings, summary, compare; a "
+    "directory of rank traces opens as a job (one timeline on the job clock)";
+
 struct ViewArgs {
   std::vector<std::string> files;
   std::string screenshot, size, view, zoom, select, select_op, find, font, select_instance;
@@ -72,11 +77,7 @@ void run(const ViewArgs& a) {
 }
 
 void add(CLI::App& app, Context&) {
-  auto args = std::make_shared<ViewArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "view",
-      "Open traces in the desktop viewer (gpuscope-view): timeline, hotspots, ops, findings, summary, compare; a "
-      "directory of rank traces opens as a job (one timeline on the job clock)");
+  const auto [cmd, args] = add_command<ViewArgs>(app, "view", kAbout, run);
   cmd->add_option(
          "files", args->files,
          "trace to open (.gscope, Chrome/Kineto .json or .json.gz, Nsight Systems .sqlite); a second one to compare; "
@@ -104,7 +105,6 @@ void add(CLI::App& app, Context&) {
                   "marked");
   add_examples(*cmd, {"gpuscope view run.gscope", "gpuscope view before.gscope after.gscope",
                       "xvfb-run -a gpuscope view run.gscope --view findings --screenshot findings.png"});
-  cmd->callback([args] { run(*args); });
 }
 
 const CommandRegistration registration(80, add);

@@ -19,6 +19,14 @@ namespace gpuscope::cli {
 
 namespace {
 
+// What --help says of the command.
+constexpr const char* kAbout =
+    "Predict the step time after a change: replay the trace's dependency graph (launches, stream order, "
+    "syncs, waits between streams, collectives) with the observed durations, apply the changes and replay "
+    "again. Prints the step time as measured, as replayed (with the replay error: how far to trust the "
+    "prediction) and as changed, the speedup, and the critical path split by kind and kernel category. "
+    "docs/whatif.md.";
+
 struct WhatIfArgs {
   std::string input;
   std::string output;
@@ -73,14 +81,7 @@ void run(const WhatIfArgs& a) {
 }
 
 void add(CLI::App& app, Context&) {
-  auto args = std::make_shared<WhatIfArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "whatif",
-      "Predict the step time after a change: replay the trace's dependency graph (launches, stream order, "
-      "syncs, waits between streams, collectives) with the observed durations, apply the changes and replay "
-      "again. Prints the step time as measured, as replayed (with the replay error: how far to trust the "
-      "prediction) and as changed, the speedup, and the critical path split by kind and kernel category. "
-      "docs/whatif.md.");
+  const auto [cmd, args] = add_command<WhatIfArgs>(app, "whatif", kAbout, run);
   cmd->add_option("TRACE", args->input, "Trace (.gscope, Chrome/Kineto .json or .json.gz)")->required();
   cmd->add_option("--remove", args->remove,
                   "Remove the ops of a kernel category (padding, broadcast, transpose, …) or whose name matches "
@@ -104,7 +105,6 @@ void add(CLI::App& app, Context&) {
   add_examples(*cmd, {"gpuscope whatif run.gscope --remove padding",
                       "gpuscope whatif run.gscope --scale normalization=0.5 --overlap-allreduce",
                       "gpuscope whatif run.gscope --cuda-graphs --json -o whatif.json"});
-  cmd->callback([args] { run(*args); });
 }
 
 const CommandRegistration registration(52, add);  // after report
