@@ -104,15 +104,8 @@ void summarize_steps(Profile* p) {
   s.step_time = summarize(durations);
 }
 
-void add_stats(const std::vector<std::pair<std::string, std::uint64_t>>& stats, Profile* p) {
-  for (const auto& stat : stats) {
-    auto it = std::find_if(p->trace_stats.begin(), p->trace_stats.end(),
-                           [&](const auto& kv) { return kv.first == stat.first; });
-    if (it == p->trace_stats.end())
-      p->trace_stats.push_back(stat);
-    else
-      it->second += stat.second;
-  }
+void add_stats(const NamedCounts& stats, Profile* p) {
+  for (const auto& [key, n] : stats) add_count(p->trace_stats, key, n);
 }
 
 }  // namespace detail

@@ -123,29 +123,22 @@ std::string_view to_string(TableId t) {
 
 // ---- TraceMeta
 
-std::uint64_t TraceMeta::stat(std::string_view key) const {
-  for (const auto& [k, v] : stats)
+std::uint64_t count_of(const NamedCounts& counts, std::string_view key) {
+  for (const auto& [k, v] : counts)
     if (k == key) return v;
   return 0;
 }
 
-void TraceMeta::add_stat(std::string_view key, std::uint64_t delta) {
-  for (auto& [k, v] : stats)
-    if (k == key) {
-      v += delta;
-      return;
-    }
-  stats.emplace_back(std::string(key), delta);
+namespace {
+std::uint64_t& count_slot(NamedCounts& counts, std::string_view key) {
+  for (auto& [k, v] : counts)
+    if (k == key) return v;
+  return counts.emplace_back(std::string(key), 0).second;
 }
+}  // namespace
 
-void TraceMeta::set_stat(std::string_view key, std::uint64_t value) {
-  for (auto& [k, v] : stats)
-    if (k == key) {
-      v = value;
-      return;
-    }
-  stats.emplace_back(std::string(key), value);
-}
+void add_count(NamedCounts& counts, std::string_view key, std::uint64_t delta) { count_slot(counts, key) += delta; }
+void set_count(NamedCounts& counts, std::string_view key, std::uint64_t value) { count_slot(counts, key) = value; }
 
 std::string_view TraceMeta::property(std::string_view key) const {
   for (const auto& [k, v] : properties)

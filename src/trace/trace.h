@@ -152,6 +152,13 @@ inline std::string_view nsys_name_of_hardware(std::string_view hw) {
 
 // [SECTION] Metadata ------------------------------------------------------------------------
 
+// Counts keyed by a dotted name, in the order the keys first came: what a
+// source or an analysis could not keep, inferred or adjusted.
+using NamedCounts = std::vector<std::pair<std::string, std::uint64_t>>;
+std::uint64_t count_of(const NamedCounts& counts, std::string_view key);  // 0 when absent
+void add_count(NamedCounts& counts, std::string_view key, std::uint64_t delta);
+void set_count(NamedCounts& counts, std::string_view key, std::uint64_t value);
+
 // Where the trace came from and what was lost on the way. `stats` holds counts
 // keyed by a dotted name: "capture.dropped_records", "capture.invalid_timestamps",
 // "import.skipped.<reason>", … Every event a source could not keep is counted
@@ -163,15 +170,15 @@ struct TraceMeta {
   std::string command_line;
   TimeNs start_time_ns = 0;  // wall-clock (epoch) ns of the start of recording, 0 if unknown
   std::int32_t rank = -1, world_size = 0;
-  std::vector<std::pair<std::string, std::uint64_t>> stats;
+  NamedCounts stats;
   std::vector<std::pair<std::string, std::string>> properties;
   // What storage lost (a cut or damaged file), apart from recording drops in
   // `stats`: filled by the file's reader, kept when the trace is saved.
   FileDamage damage;
 
-  std::uint64_t stat(std::string_view key) const;
-  void add_stat(std::string_view key, std::uint64_t delta);
-  void set_stat(std::string_view key, std::uint64_t value);
+  std::uint64_t stat(std::string_view key) const { return count_of(stats, key); }
+  void add_stat(std::string_view key, std::uint64_t delta) { add_count(stats, key, delta); }
+  void set_stat(std::string_view key, std::uint64_t value) { set_count(stats, key, value); }
   std::string_view property(std::string_view key) const;
   void set_property(std::string_view key, std::string_view value);
 

@@ -240,7 +240,7 @@ struct RankParts {
 // statistics added to it (for one trace or a job's digests).
 void summarize_steps(Profile* p);
 void compute_skew(Profile* p);
-void add_stats(const std::vector<std::pair<std::string, std::uint64_t>>& stats, Profile* p);
+void add_stats(const NamedCounts& stats, Profile* p);
 
 // The op table's kernels (ops/op_table.cpp): the heaviest `rows` rows of each table
 // (at most 32) get their `kernels` heaviest kernels.

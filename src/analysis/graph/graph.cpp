@@ -34,21 +34,6 @@ std::string_view to_string(EdgeType t) {
   return "launch";
 }
 
-std::uint64_t Graph::stat(std::string_view key) const {
-  for (const auto& [k, v] : stats)
-    if (k == key) return v;
-  return 0;
-}
-
-void Graph::add_stat(std::string_view key, std::uint64_t n) {
-  for (auto& [k, v] : stats)
-    if (k == key) {
-      v += n;
-      return;
-    }
-  stats.emplace_back(std::string(key), n);
-}
-
 std::uint32_t Graph::chain_of(NodeId n) const {
   auto it = std::upper_bound(chains.begin(), chains.end(), n, [](NodeId x, const Chain& c) { return x < c.begin; });
   return static_cast<std::uint32_t>(it - chains.begin()) - 1;

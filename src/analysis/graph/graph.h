@@ -179,14 +179,14 @@ struct Graph {
 
   // What the trace lacked, and what was inferred or adjusted instead, keyed
   // by a dotted name ("graph.ops_without_launch", …), like TraceMeta::stats.
-  std::vector<std::pair<std::string, std::uint64_t>> stats;
+  NamedCounts stats;
   // True when no op could be linked to its launch: the graph holds only
   // stream order (each stream replays from its first op's observed start).
   bool stream_order_only = false;
 
   std::size_t size() const { return kind.size(); }
-  std::uint64_t stat(std::string_view key) const;
-  void add_stat(std::string_view key, std::uint64_t n);
+  std::uint64_t stat(std::string_view key) const { return count_of(stats, key); }
+  void add_stat(std::string_view key, std::uint64_t n) { add_count(stats, key, n); }
   // The chain holding node n (binary search over the chains).
   std::uint32_t chain_of(NodeId n) const;
   // What the node's own time is on the critical path.
