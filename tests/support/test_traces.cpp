@@ -85,7 +85,8 @@ void TraceFactory::range(std::string_view name, TimeNs start, TimeNs end, std::u
 }
 
 void TraceFactory::op(std::string_view name, std::string_view domain, TimeNs start, TimeNs end, std::string_view dims,
-                      std::string_view types, std::string_view collective, std::uint32_t tid) {
+                      std::string_view types, std::string_view collective, std::uint32_t tid,
+                      std::string_view concrete) {
   RangeRow r;
   r.start = start;
   r.end = end;
@@ -96,6 +97,7 @@ void TraceFactory::op(std::string_view name, std::string_view domain, TimeNs sta
   if (!dims.empty()) r.input_dims = b_.intern(dims);
   if (!types.empty()) r.input_types = b_.intern(types);
   if (!collective.empty()) r.collective = b_.intern(collective);
+  if (!concrete.empty()) r.concrete_inputs = b_.intern(concrete);
   b_.add_range(r);
 }
 
@@ -114,8 +116,8 @@ void TraceFactory::autograd_op(std::string_view name, TimeNs start, TimeNs end, 
 }
 
 void TraceFactory::cpu_op(std::string_view name, TimeNs start, TimeNs end, std::string_view dims,
-                          std::string_view types, std::uint32_t tid) {
-  op(name, "cpu_op", start, end, dims, types, {}, tid);
+                          std::string_view types, std::uint32_t tid, std::string_view concrete) {
+  op(name, "cpu_op", start, end, dims, types, {}, tid, concrete);
 }
 
 void TraceFactory::comm_op(std::string_view name, TimeNs start, TimeNs end, std::string_view dims,

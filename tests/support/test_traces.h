@@ -50,8 +50,9 @@ class TraceFactory {
              RangeKind kind = RangeKind::push_pop, std::string_view domain = "nvtx");
   // A PyTorch op (a cpu_op range) with its recorded input shapes and types,
   // as record_shapes=True gives them.
+  // `concrete`: its recorded scalar arguments (Kineto's "Concrete Inputs").
   void cpu_op(std::string_view name, TimeNs start, TimeNs end, std::string_view dims, std::string_view types,
-              std::uint32_t tid = 1);
+              std::uint32_t tid = 1, std::string_view concrete = {});
   // A framework op around a collective (nccl:all_reduce, record_param_comms, …),
   // with its recorded inputs (empty: none) and Kineto's collective arguments
   // as the importer keeps them (RangeRow::collective, a compact JSON object;
@@ -75,7 +76,7 @@ class TraceFactory {
  private:
   std::uint32_t launch(std::string_view name, TimeNs op_start, TimeNs api_start, TimeNs api_dur, std::uint32_t tid);
   void op(std::string_view name, std::string_view domain, TimeNs start, TimeNs end, std::string_view dims,
-          std::string_view types, std::string_view collective, std::uint32_t tid);
+          std::string_view types, std::string_view collective, std::uint32_t tid, std::string_view concrete = {});
 
   TraceBuilder b_;
   std::uint32_t next_ = 1;

@@ -2,6 +2,7 @@
 // ops whose launch calls take longer than their GPU work.
 // Each rule: rules.h; its row in registry.cpp and docs/findings.md.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -26,6 +27,61 @@ void for_each_launching_op(const Profile& p, F&& f) {
     if (r.gpu_self_ns > 0 && r.calls > 0) f(r);
 }
 }  // namespace
+
+// FlashAttention-2's kernels (flash_fwd_kernel, flash_bwd_…), which use no
+// Hopper-only tensor-core instructions; FlashAttention-3's carry "Sm90".
+bool flash_attention_2(std::string_view kernel) {
+  return (contains_nocase(kernel, "flash_fwd") || contains_nocase(kernel, "flash_bwd")) &&
+         !contains_nocase(kernel, "sm90");
+}
+
+// What would bring an op that fills the GPU nearer its roofline: only the
+// changes its shapes, precision and kernel leave open, never one it has made.
+std::string roofline_fix(const OpRow& r, bool fp32_on_recent, bool small_many, const OpKernel* main,
+                         const std::vector<DeviceSummary>& devices) {
+  std::string fix;
+  if (r.family == "gemm" && !r.aligned8)
+    fix += " Pad the dimensions to multiples of 8 (16 for fp8): tensor cores need it.";
+  if (fp32_on_recent)
+    fix +=
+        " Compute in bf16 or fp16 (torch.autocast), or let fp32 products use TF32 "
+        "(torch.backends.cuda.matmul.allow_tf32 = True).";
+  if (small_many) fix += " Batch the small products into one (torch.bmm, grouped GEMMs).";
+  bool hopper = !devices.empty();
+  for (const DeviceSummary& d : devices) hopper = hopper && d.compute_major == 9;
+  if (r.family == "attention" && main && hopper && flash_attention_2(main->name))
+    fix +=
+        " Its kernel is FlashAttention-2's, which uses none of Hopper's warpgroup tensor-core instructions "
+        "(FlashAttention-2 reaches about 35% of an H100's peak, the FlashAttention-3 paper): an attention "
+        "kernel written for Hopper runs it faster: cuDNN's fused attention (PyTorch 2.5 and later: "
+        "torch.nn.attention.sdpa_kernel(SDPBackend.CUDNN_ATTENTION)) or FlashAttention-3.";
+  bool volta = false;  // fp16 tensor cores, no TF32 or bf16
+  for (const DeviceSummary& d : devices) volta = volta || d.compute_major == 7;
+  if (r.math == "fp32" && !fp32_on_recent && volta)
+    fix += " Compute in fp16 (torch.autocast): this GPU's tensor cores run fp16 products, not fp32 ones.";
+  if (!fix.empty()) return fix.substr(1);
+  // Nothing in the shapes or precision is left to change: the kernel chosen
+  // for this shape, or the amount of work per call, is.
+  std::string done = r.math.empty() || r.math == "fp32" ? "" : "Its precision is " + r.math + " already; ";
+  const auto said = [&done](std::string rest) {
+    if (done.empty()) rest[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(rest[0])));
+    return done + rest;
+  };
+  if (r.family == "convolution")
+    return said(std::string("what is left is cuDNN's choice of kernel: let it time the candidates "
+                            "(torch.backends.cudnn.benchmark = True, if the run does not set it)") +
+                (main && contains_nocase(main->name, "nhwc")
+                     ? "."
+                     : " and give it channels_last (NHWC) tensors, the layout its tensor-core kernels use."));
+  if (r.family == "attention")
+    return said(
+        "the trace shows no faster attention kernel for this GPU: more work per call (more sequences "
+        "in a batch, longer sequences) is what raises its rate.");
+  return said(std::string(r.family == "gemm" ? "its dimensions are multiples of 8; " : "") +
+              "what is left is the kernel chosen for this shape: torch.compile(mode=\"max-autotune\") times other "
+              "kernels for it, and a larger product (a larger batch, projections fused into one) runs nearer the "
+              "roofline.");
+}
 
 // Matrix products, convolutions and attention far below their roofline; GEMMs
 // with a dimension not a multiple of 8 named as such (tensor cores need it).
@@ -53,8 +109,10 @@ void op_below_roofline(Builder& b) {
       why = " Its dimensions (" + r.dims + ") are not all multiples of 8: tensor cores cannot run it at full rate.";
     bool recent = false;
     for (const DeviceSummary& d : b.p.devices) recent = recent || d.compute_major >= 8;
-    if (r.math == "fp32" && recent) why += " It computes in fp32 on a GPU where TF32 or bf16 run many times faster.";
-    if (r.family == "gemm" && r.calls >= 100 && r.intensity && *r.intensity < 50)
+    const bool fp32_on_recent = r.math == "fp32" && recent;
+    if (fp32_on_recent) why += " It computes in fp32 on a GPU where TF32 or bf16 run many times faster.";
+    const bool small_many = r.family == "gemm" && r.calls >= 100 && r.intensity && *r.intensity < 50;
+    if (small_many)
       why += " It is small (" + fmt("%.0f", *r.intensity) + " FLOP/B) and called " + count(r.calls) +
              " times: batched into one product it would run nearer the roofline.";
     // Fewer blocks than SMs: one wave that leaves SMs idle. No kernel choice,
@@ -85,10 +143,7 @@ void op_below_roofline(Builder& b) {
                           : " Padding and precision do not help a kernel that leaves SMs idle.") +
           saving_words;
     else
-      f.recommendation =
-          "Pad the dimensions to multiples of 8 (16 for fp8), batch small products (torch.bmm, grouped GEMMs), use "
-          "bf16/fp16 autocast or TF32 (torch.backends.cuda.matmul.allow_tf32) for fp32 math." +
-          saving_words;
+      f.recommendation = roofline_fix(r, fp32_on_recent, small_many, main, b.p.devices) + saving_words;
     for (const OpKernel& k : r.top_kernels) f.kernels.push_back(k.name);
   });
 }

@@ -225,7 +225,54 @@ TEST(OpTable, AProductWithFewerBlocksThanSmsIsTooSmallToFillTheGpu) {
   const Finding* g = testing::find_finding(many, "op-below-roofline");
   ASSERT_TRUE(g);
   EXPECT_EQ(g->evidence.find("blocks on a GPU"), std::string::npos) << g->evidence;
-  EXPECT_EQ(g->recommendation.rfind("Pad the dimensions", 0), 0u) << g->recommendation;
+  // Aligned, in bf16, called once: nothing to pad, no precision to lower, no
+  // products to batch; the kernel's choice and the size of the product are left.
+  EXPECT_EQ(g->recommendation.rfind("Its precision is bf16 already; its dimensions are multiples of 8;", 0), 0u)
+      << g->recommendation;
+  EXPECT_EQ(g->recommendation.find("Pad"), std::string::npos) << g->recommendation;
+  EXPECT_EQ(g->recommendation.find("autocast"), std::string::npos) << g->recommendation;
+}
+
+// The fix of a product below its roofline names only what the op leaves
+// open: padding for a dimension not a multiple of 8, a lower precision for
+// fp32 math on a GPU with TF32/bf16 tensor cores.
+TEST(OpTable, ARooflineFixNamesOnlyWhatTheOpLeavesOpen) {
+  TraceFactory f;
+  f.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
+  f.cpu_op("aten::mm", 100'000, 400'000, "[[1000,1002],[1002,1000]]", R"(["float","float"])");
+  f.kernel(0, 7, "ampere_sgemm_128x64_nn", 1'000'000, 3'000'000, 200'000, 5'000, 1000);
+  const Profile p = analyze(f.build());
+  const Finding* g = testing::find_finding(p, "op-below-roofline");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->recommendation.rfind("Pad the dimensions to multiples of 8", 0), 0u) << g->recommendation;
+  EXPECT_NE(g->recommendation.find("allow_tf32"), std::string::npos) << g->recommendation;
+  EXPECT_EQ(g->recommendation.find("already"), std::string::npos) << g->recommendation;
+}
+
+// FlashAttention-2's kernel on a Hopper GPU: the fix is an attention kernel
+// written for Hopper; on an A100 the same kernel gets no such advice.
+TEST(OpTable, FlashAttention2OnHopperIsToldOfHopperKernels) {
+  const auto attention = [](int major, const char* gpu) {
+    TraceFactory f;
+    f.device(0, 132, major, gpu);
+    f.cpu_op("aten::_flash_attention_forward", 100'000, 400'000,
+             "[[16,559,16,64],[16,559,16,64],[16,559,16,64],[],[],[],[],[],[]]",
+             R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","","","","Scalar","Scalar"])", 1,
+             R"(["","","","","","559","559","0.0","True"])");
+    f.kernel(0, 7, "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>>", 1'000'000,
+             9'000'000, 200'000, 5'000, 1000);
+    return analyze(f.build());
+  };
+  const Profile h100 = attention(9, "NVIDIA H100 80GB HBM3");
+  const Finding* g = testing::find_finding(h100, "op-below-roofline");
+  ASSERT_TRUE(g);
+  EXPECT_NE(g->recommendation.find("FlashAttention-2's"), std::string::npos) << g->recommendation;
+  EXPECT_NE(g->recommendation.find("CUDNN_ATTENTION"), std::string::npos) << g->recommendation;
+  const Profile a100 = attention(8, "NVIDIA A100-SXM4-80GB");
+  const Finding* a = testing::find_finding(a100, "op-below-roofline");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->recommendation.find("CUDNN_ATTENTION"), std::string::npos) << a->recommendation;
+  EXPECT_EQ(a->recommendation.rfind("Its precision is bf16 already;", 0), 0u) << a->recommendation;
 }
 
 TEST(OpTable, MalformedShapesAreCountedAndGiveNoCost) {
