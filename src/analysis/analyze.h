@@ -141,7 +141,10 @@ void settle_findings(Profile* p);
 
 // True if a kernel name marks tensor-core math (HMMA/IMMA/GMMA, cuDNN/cuBLAS
 // tile names such as h884, s1688, 16816, cutlass tensorop, Hopper sm90 xmma
-// and nvjet GEMMs).
-bool is_tensor_core_kernel(std::string_view name);
+// and nvjet GEMMs, Blackwell tcgen05). For a convolution, GEMM or attention
+// kernel (`category`), an FP8 or FP4 element type in its name (e4m3, e5m2,
+// e2m1, MX formats) marks it too: such products run only on tensor cores (a
+// quantize kernel naming the same types is elementwise, and not marked).
+bool is_tensor_core_kernel(std::string_view name, KernelCategory category = KernelCategory::other);
 
 }  // namespace gpuscope

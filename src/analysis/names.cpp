@@ -57,13 +57,24 @@ constexpr std::string_view kTensorCoreFragments[] = {
     "fmha_cutlassf_bf16",
     "fmha_cutlassb_f16",
     "fmha_cutlassb_bf16",
+    "fmhasm",   // TensorRT-LLM / FlashInfer fused attention for one architecture (fmhaSm90…, fmhaSm100a…)
+    "tcgen05",  // Blackwell's tensor-core instructions
 };
+
+// Element types only tensor cores multiply: FP8 (e4m3, e5m2), FP4 (e2m1),
+// the MX block-scaled formats and their scale type (ue8m0).
+constexpr std::string_view kTensorCoreOnlyTypes[] = {"e4m3", "e5m2", "e2m1", "ue8m0", "mxf8", "mxf4", "nvfp4"};
 
 }  // namespace
 
-bool is_tensor_core_kernel(std::string_view name) {
+bool is_tensor_core_kernel(std::string_view name, KernelCategory category) {
   for (std::string_view f : kTensorCoreFragments)
     if (contains_nocase(name, f)) return true;
+  if (category == KernelCategory::gemm || category == KernelCategory::convolution ||
+      category == KernelCategory::attention)
+    for (std::string_view f : kTensorCoreOnlyTypes)
+      // A matrix-vector product may widen its FP8 weights and run on the CUDA cores.
+      if (contains_nocase(name, f) && !contains_nocase(name, "gemv")) return true;
   return false;
 }
 

@@ -325,11 +325,25 @@ constexpr std::size_t kClassifiedBytes = 8192;  // the longest real kernel name 
 // A name in lower case, searched with memmem (linear whatever the name holds,
 // where a byte-by-byte search of a name like "xxxx…" against a pattern
 // starting with "x" steps back at every byte).
+// The name in lower case, with CUTLASS's number types blanked out: a kernel
+// that takes cutlass::bfloat16_t (a MoE finalize, a norm) is not thereby a
+// CUTLASS GEMM; the "cutlass" rule is for CUTLASS's kernels themselves.
 class LoweredName {
  public:
   explicit LoweredName(std::string_view s) : text_(s) {
     for (char& c : text_)
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
+    static constexpr std::string_view kTypes[] = {"half_t",  "bfloat16_t", "tfloat32_t", "float_e", "float_ue",
+                                                  "int4b_t", "uint4b_t",   "complex<",   "array<",  "alignedarray<"};
+    constexpr std::string_view ns = "cutlass::";
+    for (std::size_t at = text_.find(ns); at != std::string::npos; at = text_.find(ns, at + 1)) {
+      const std::string_view rest = std::string_view(text_).substr(at + ns.size());
+      for (std::string_view t : kTypes)
+        if (rest.starts_with(t)) {
+          text_.replace(at, ns.size(), ns.size(), ' ');
+          break;
+        }
+    }
   }
   bool contains(std::string_view lower_needle) const {
     return lower_needle.empty() || ::memmem(text_.data(), text_.size(), lower_needle.data(), lower_needle.size());

@@ -241,6 +241,19 @@ constexpr const char* kEigenRowSum =
     "long, float*)";
 
 // Layout changes as TensorFlow runs them: Eigen shufflings and SwapDimension kernels.
+// A kernel that takes CUTLASS's number types is not thereby a CUTLASS GEMM
+// (a MoE finalize from an LLM serving engine); CUTLASS's own kernels are.
+TEST(KernelCategory, CutlassNumberTypesDoNotMakeAGemm) {
+  check({
+      {"void moe::dev::finalize::finalizeKernelVecLoad<moe::dev::finalize::KernelParams<cutlass::bfloat16_t, "
+       "cutlass::bfloat16_t, 4, true> >(moe::dev::finalize::KernelParams<cutlass::bfloat16_t, cutlass::bfloat16_t, 4, "
+       "true>)",
+       K::other},
+      {"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::half_t> >(Params)", K::gemm},
+      {"void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align2>(Params)", K::gemm},
+  });
+}
+
 TEST(KernelCategory, EigenShufflingsAndTensorFlowSwapsAreTransposes) {
   check({
       {"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -33,6 +34,24 @@ void for_each_launching_op(const Profile& p, F&& f) {
 bool flash_attention_2(std::string_view kernel) {
   return (contains_nocase(kernel, "flash_fwd") || contains_nocase(kernel, "flash_bwd")) &&
          !contains_nocase(kernel, "sm90");
+}
+
+// A dimension of the cost formula's "M=… N=… K=… batch=…" (0: absent).
+double dim_of(std::string_view dims, std::string_view key) {
+  const std::string k = std::string(key) + "=";
+  for (std::size_t at = dims.find(k); at != std::string_view::npos; at = dims.find(k, at + 1))
+    if (at == 0 || dims[at - 1] == ' ') return std::atof(std::string(dims.substr(at + k.size())).c_str());
+  return 0;
+}
+
+// A batched product shaped like eager attention's: the scores Q·K^T
+// (M = N = the sequence, K = the head's width) or scores·V (M = K = the
+// sequence, N = the head's width).
+bool attention_shaped(const OpRow& r) {
+  if (r.family != "gemm" || dim_of(r.dims, "batch") < 2) return false;
+  const double m = dim_of(r.dims, "M"), n = dim_of(r.dims, "N"), k = dim_of(r.dims, "K");
+  constexpr double kHeadWidth = 256;
+  return m > kHeadWidth && ((m == n && k <= kHeadWidth) || (m == k && n <= kHeadWidth));
 }
 
 // What would bring an op that fills the GPU nearer its roofline: only the
@@ -94,6 +113,8 @@ void op_below_roofline(Builder& b) {
   for_each_launching_op(b.p, [&](const OpRow& r) {
     if (shown == 5 || !r.roofline_fraction || *r.roofline_fraction >= th.roofline_min_fraction) return;
     if (r.family != "gemm" && r.family != "convolution" && r.family != "attention") return;
+    // Eager attention's own products: its fix (a fused attention kernel) removes them.
+    if (attention_shaped(r) && eager_attention_fires(b)) return;
     const double share = ratio(r.gpu_self_ns, b.t.gpu_time);
     if (share < th.op_min_share) return;
     ++shown;

@@ -375,11 +375,16 @@ void memory_bound_aux(Builder& b) {
 
 // Attention computed eagerly: a softmax between two GEMMs on a stream, again
 // and again (attention_pass), where no fused attention kernel runs.
+bool eager_attention_fires(const Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  return b.t.of(KernelCategory::attention) == 0 && b.ev.attention_chains >= th.eager_attention_min_chains &&
+         ratio(b.ev.attention_chain_ns, b.t.gpu_time) >= th.eager_attention_share;
+}
+
 void eager_attention(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
-  if (b.t.of(KernelCategory::attention) > 0 || b.ev.attention_chains < th.eager_attention_min_chains) return;
+  if (!eager_attention_fires(b)) return;
   const double share = ratio(b.ev.attention_chain_ns, b.t.gpu_time);
-  if (share < th.eager_attention_share) return;
   const TimeNs between = b.ev.attention_chain_ns - b.ev.attention_chain_gemm_ns;
   Finding& f = b.add(share >= 3 * th.eager_attention_share ? Severity::critical : Severity::warning, share,
                      th.eager_attention_share, b.t.per_device(between));

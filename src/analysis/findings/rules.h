@@ -218,6 +218,9 @@ void launch_bound(Builder& b);
 void host_sync(Builder& b);
 // Whether launch-bound fires (op-launch-overhead then leaves its ops to it).
 bool launch_bound_fires(const Builder& b);
+// Whether eager-attention reports this run (its own test, shared with the
+// rules that leave its GEMMs to it).
+bool eager_attention_fires(const Builder& b);
 // The share of blocking-copy time among host waits, and whether sync-memcpy
 // fires (the idle rules leave its time to it).
 double blocking_copy_share(const Builder& b);

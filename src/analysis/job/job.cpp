@@ -525,7 +525,7 @@ void pool_durations(const std::vector<Member>& m, const AnalysisOptions& opt, Pr
     h.category = pool.category;
     h.stats = pool.d.stats();
     h.share = detail::ratio(h.stats.total, gpu_time);
-    h.tensor_cores = is_tensor_core_kernel(h.name);
+    h.tensor_cores = is_tensor_core_kernel(h.name, h.category);
     h.category_rule = category_rule_text(h.name, h.category);
     p->hotspots.push_back(std::move(h));
   }

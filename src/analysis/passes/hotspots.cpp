@@ -206,7 +206,7 @@ std::vector<Hotspot> hotspot_rows(const NameIds& ids, const std::vector<NameAcc>
     h.stats.mean = a.total / static_cast<TimeNs>(a.count);
     h.stats.median = medians[id];
     h.share = ratio(a.total, gpu_time);
-    h.tensor_cores = is_tensor_core_kernel(h.name);
+    h.tensor_cores = is_tensor_core_kernel(h.name, h.category);
     h.category_rule = category_rule_text(h.name, h.category);
     hot.push_back(std::move(h));
   }

@@ -67,6 +67,8 @@ struct K {
   const char* name;
   TimeNs duration;
   const char* op = nullptr;  // the framework op (cpu_op range) around its launch, if any
+  const char* dims = "";     // its recorded input shapes and types (record_shapes=True), if any
+  const char* types = "";
 };
 
 // `steps` iterations on GPU 0, stream 7: the kernels back to back (1 µs apart),
@@ -76,7 +78,7 @@ void add_steps(TraceFactory& f, int steps, const std::vector<K>& kernels) {
   for (int s = 0; s < steps; ++s) {
     const TimeNs step_start = t;
     for (const K& k : kernels) {
-      if (k.op) f.range(k.op, t - 101 * us, t - 94 * us, 1, RangeKind::annotation, "cpu_op");
+      if (k.op) f.cpu_op(k.op, t - 101 * us, t - 94 * us, k.dims, k.types);
       f.kernel(0, 7, k.name, t, t + k.duration, t - 100 * us, 5 * us);
       t += k.duration + 1 * us;
     }
@@ -113,6 +115,32 @@ TEST(EagerAttention, SoftmaxBetweenTwoGemmsEveryStepIsUnfusedAttention) {
   EXPECT_NE(f->recommendation.find("scaled_dot_product_attention"), std::string::npos);
   ASSERT_FALSE(f->kernels.empty());
   EXPECT_EQ(f->kernels.front(), kSoftmax);
+}
+
+// The products of eager attention are its own: far below their roofline,
+// they are not told to pad or batch, since the fused kernel replaces them.
+// A product of another shape in the same run still is.
+TEST(EagerAttention, ItsProductsAreNotAlsoBelowTheirRoofline) {
+  constexpr const char* bf16x2 = R"(["c10::BFloat16","c10::BFloat16"])";
+  std::vector<K> step = {{names::kGemmTensorCore, 300 * us, "aten::mm", "[[4096,1000],[1000,1000]]", bf16x2},
+                         {kBmm, 200 * us, "aten::bmm", "[[16,5185,64],[16,64,5185]]", bf16x2},
+                         {kScale, 50 * us},
+                         {kSoftmax, 300 * us},
+                         {kCopy, 50 * us},
+                         {kBmm, 200 * us, "aten::bmm", "[[16,5185,5185],[16,5185,64]]", bf16x2}};
+  const Profile p = analyze_steps(5, step);
+  ASSERT_TRUE(testing::find_finding(p, "eager-attention")) << testing::describe_findings(p);
+  bool mm = false;
+  for (const Finding& f : p.findings) {
+    if (f.id != "op-below-roofline") continue;
+    EXPECT_EQ(f.title.find("aten::bmm"), std::string::npos) << f.title;
+    mm = mm || f.title.starts_with("aten::mm");
+  }
+  for (const Finding& f : p.minor_findings) {
+    if (f.id != "op-below-roofline") continue;
+    EXPECT_EQ(f.title.find("aten::bmm"), std::string::npos) << f.title;
+  }
+  EXPECT_TRUE(mm) << testing::describe_findings(p);
 }
 
 TEST(EagerAttention, SilentWhereFusedAttentionRuns) {
@@ -276,6 +304,20 @@ TEST(TensorCoreNames, FusedAttentionAndMmaFamiliesCountButFp32KernelsDoNot) {
         "void cutlass::Kernel<cutlass_80_simt_sgemm_128x128_8x4_nn_align1>(cutlass_80_simt_sgemm_128x128_8x4_"
         "nn_align1::Params)"})
     EXPECT_FALSE(is_tensor_core_kernel(name)) << name;
+}
+
+// FP8 and FP4 products run only on tensor cores: a GEMM or attention kernel
+// naming those element types is marked; a quantize kernel naming them is not,
+// nor a matrix-vector product (it may widen the weights on the CUDA cores).
+TEST(TensorCoreNames, Fp8AndFp4ProductsAreTensorCoreMath) {
+  EXPECT_TRUE(is_tensor_core_kernel("bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1",
+                                    KernelCategory::gemm));
+  EXPECT_TRUE(is_tensor_core_kernel("fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvCausalP16VarSeqQ128Kv128",
+                                    KernelCategory::attention));
+  EXPECT_FALSE(is_tensor_core_kernel("void vllm::scaled_fp8_quant_kernel<c10::BFloat16, c10::Float8_e4m3fn>",
+                                     KernelCategory::elementwise));
+  EXPECT_FALSE(is_tensor_core_kernel("bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3"));  // category not known
+  EXPECT_FALSE(is_tensor_core_kernel("void fp8_gemv_kernel<__nv_fp8_e4m3>(Params)", KernelCategory::gemm));
 }
 
 TEST(TensorCoreNames, AttentionIsPartOfTheMathNoTensorCoresLooksAt) {
