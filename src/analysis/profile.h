@@ -743,6 +743,11 @@ struct WorkloadKind {
   // "tensorflow", "jax" or "unknown".
   std::string framework = "unknown";
   std::string framework_evidence;
+  // The LLM serving engine that ran it, where its own ops or kernels say so:
+  // "vllm", "sglang", else empty. Its own switches are the fix's words (CUDA
+  // graphs are the engine's to capture, not the user's).
+  std::string engine;
+  std::string engine_evidence;
   // Data parallelism the program already does: "ddp" (gradients all-reduced
   // in buckets during the backward pass), else empty.
   std::string data_parallel;

@@ -468,6 +468,10 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
   added<&W::framework>(v, "framework", "",
                        "`pytorch`, `tensorflow`, `jax` or `unknown`: the framework the fixes are worded for");
   added<&W::framework_evidence>(v, "framework_evidence", "", "the ops and kernels that told");
+  added<&W::engine>(v, "engine", "",
+                    "`vllm` or `sglang`: the LLM serving engine whose own ops or kernels ran (its switches are the "
+                    "fixes' words); empty otherwise");
+  added<&W::engine_evidence>(v, "engine_evidence", "", "the ops and kernels that told");
   added<&W::data_parallel>(v, "data_parallel", "",
                            "`ddp` when gradients are all-reduced in buckets during the backward pass; empty "
                            "otherwise");

@@ -148,7 +148,8 @@ std::string gpu_count(const Profile& p) {
 }  // namespace
 
 std::string workload_line(const WorkloadKind& w, bool with_evidence) {
-  const std::string fw = w.framework == "unknown" ? std::string() : w.framework + ", ";
+  const std::string fw = (w.framework == "unknown" ? std::string() : w.framework + ", ") +
+                         (w.engine.empty() ? std::string() : w.engine + ", ");
   const std::string optimizer =
       w.optimizer.empty() || w.optimizer == "unknown" ? std::string() : ", " + w.optimizer + " optimizer";
   std::string line = fw + w.phase + ", " + w.execution + ", " + count(w.ranks) + (w.ranks == 1 ? " rank" : " ranks") +
@@ -159,6 +160,7 @@ std::string workload_line(const WorkloadKind& w, bool with_evidence) {
   if (w.compiled_copies)
     evidence += "; " + count(w.compiled_copies, "copy", "copies") + " launched inside compiled regions";
   if (!w.framework_evidence.empty()) evidence += "; " + w.framework_evidence;
+  if (!w.engine_evidence.empty()) evidence += "; " + w.engine_evidence;
   if (!w.data_parallel.empty()) evidence += "; " + w.data_parallel_evidence;
   if (!w.optimizer.empty()) evidence += "; optimizer " + w.optimizer + ": " + w.optimizer_evidence;
   return line + " (" + evidence + ")";
@@ -269,7 +271,9 @@ std::string saving_words(const Profile& p, const Finding& f) {
   if (f.saving_source == SavingSource::simulated)
     return "simulated saving " + duration(f.saving_ns) + " (" + f.fix + ": " + steps + ")";
   if (!f.saving_note.empty())
-    return "estimated saving " + duration(f.saving_ns) + " (rule of thumb; " + f.saving_note + ")";
+    return (f.saving_ns > 0 ? "estimated saving " + duration(f.saving_ns) + " (rule of thumb; "
+                            : std::string("no time saving estimated (")) +
+           f.saving_note + ")";
   if (f.saving_ns == 0) return "no time saving estimated";  // an advisory rule (docs/findings.md)
   if (p.simulation.status.empty()) return "estimated saving " + duration(f.saving_ns);
   return "estimated saving " + duration(f.saving_ns) +

@@ -155,8 +155,8 @@ void memory_bound_kernels(Builder& b) {
       "These kernels wait on memory, not on math: a faster kernel that moves the same bytes gains nothing here. "
       "Fusion pays: merge chains of elementwise, normalization and optimizer kernels so the data stays on chip "
       "(" +
-      fuser(b.p) +
-      "; fused optimizers with foreach/fused=True, fused bias + activation, fused layer norm), keep "
+      fuser(b.p) + (b.p.workload.optimizer == "per-parameter" ? "; a fused optimizer (fused=True)" : "") +
+      "; fused bias + activation, fused layer norm), keep "
       "activations in bf16 to halve the bytes, and avoid materialising intermediates. Estimated saving: half their "
       "time." +
       (compute.empty() ? std::string()

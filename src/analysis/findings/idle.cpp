@@ -273,11 +273,18 @@ void gpu_idle_gaps(Builder& b) {
   const TimeNs explained = std::min(ev.idle_gaps_explained_ns, ev.idle_gaps.total());
   const TimeNs sync = std::min(ev.idle_gaps_sync_ns, explained), input = explained - sync;
   const TimeNs warmup = ev.idle_gaps_warmup_ns, launch = ev.idle_gaps_launch_ns, queued = ev.idle_gaps_queued_ns;
-  const TimeNs saving = launch + queued;
-  // Critical by the gaps a fix of the program removes (warm-up aside).
-  const Severity sev = ratio(saving, t.span) >= 0.25 ? Severity::critical : Severity::warning;
+  // Late launches have a known fix (the host's work between them); what
+  // queued work waited for the trace does not show, so its gaps are no
+  // estimated saving: unknown, said with their time.
+  const TimeNs saving = launch;
+  // Critical by the gaps a fix of the program may remove (warm-up aside).
+  const Severity sev = ratio(launch + queued, t.span) >= 0.25 ? Severity::critical : Severity::warning;
   Finding& f = b.add(sev, gap_share, th.idle_gaps_share, t.per_device(saving));
   f.share = gap_share;
+  if (queued > 0)
+    f.saving_note = "the " + dur(t.per_device(queued)) +
+                    " of gaps ended by work already queued are not counted: the trace does not show what that work "
+                    "waited for, so what removing the wait saves is unknown";
   const std::vector<TimeRange> r = ev.idle_gaps.ranges();
   // The cause with the most time decides the title's words and the advice.
   enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput };
@@ -291,16 +298,22 @@ void gpu_idle_gaps(Builder& b) {
   const std::string most = 2 * by_cause[top] >= all_causes
                                ? std::string("mostly ")
                                : "the largest part (" + pct(ratio(by_cause[top], all_causes)) + ") ";
+  // Without steps every kernel's first call in the trace counts as warm-up:
+  // said as first calls, not as the start of a capture.
+  const bool stepped = !b.p.steps.steps.empty();
   f.title = count(ev.idle_gaps.count()) +
             (ev.idle_gaps.count() == 1 ? " GPU idle gap of at least " : " GPU idle gaps of at least ") +
             dur(th.idle_gap_ns) + " total " + dur(t.per_device(ev.idle_gaps.total())) + " (" + pct1(gap_share) +
-            " of the run), " + most + kWords[top];
+            " of the run), " + most +
+            (top == kWarmup && !stepped ? "ended by kernels' first calls (warm-up)" : kWords[top]);
   f.evidence =
       "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) + "; gaps >= " + dur(th.idle_gap_ns) +
       " (nsys flags 500 ms; training steps are millisecond-scale) take " + pct1(gap_share) +
       " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold. By what ended them: warm-up " +
       dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup, "gap", "gaps") +
-      " ended by the first call of a kernel before the first step ended), a late host launch " +
+      (stepped ? " ended by the first call of a kernel before the first step ended), a late host launch "
+               : " ended by the first call of a kernel; the trace has no steps, so any first call counts), a late "
+                 "host launch ") +
       dur(t.per_device(launch)) + ", work already queued " + dur(t.per_device(queued)) +
       "; GPU idle after host synchronizations or blocking copies " + dur(t.per_device(sync)) + " and input wait " +
       dur(t.per_device(input)) +
@@ -325,11 +338,18 @@ void gpu_idle_gaps(Builder& b) {
   std::string advice;
   switch (top) {
     case kWarmup:
-      advice =
-          "Most of the idle time is warm-up: first calls that load modules, allocate memory or autotune "
-          "(cudnn.benchmark, cuBLAS heuristics) before the first step. Profile steady-state steps instead: "
-          "torch.profiler.schedule(wait=1, warmup=2, active=3), or run a few iterations before the capture starts. "
-          "No saving is claimed for warm-up.";
+      advice = std::string(stepped ? "Most of the idle time is warm-up: first calls that load modules, allocate "
+                                     "memory or autotune (cudnn.benchmark, cuBLAS heuristics) before the first step. "
+                                   : "Most of the idle time ends at a kernel's first call: warm-up (loading its "
+                                     "module, allocating memory, autotuning), which a trace without steps cannot "
+                                     "tell from the program's own pauses. ") +
+               for_framework(b.p,
+                             "Profile steady-state steps instead: torch.profiler.schedule(wait=1, warmup=2, "
+                             "active=3), or run a few iterations before the capture starts.",
+                             "Profile steady-state steps instead: start the profiler after a few steps "
+                             "(tf.profiler.experimental.start later, or the TensorBoard callback's profile_batch).",
+                             "Profile steady-state work instead: run a few iterations before the capture starts.") +
+               " No saving is claimed for warm-up.";
       break;
     case kLaunch: advice = kLaunchAdvice; break;
     case kQueued: advice = kQueuedAdvice; break;
@@ -351,8 +371,10 @@ void gpu_idle_gaps(Builder& b) {
   if (top != kQueued && queued > 0 && queued * 10 >= saving)
     advice += " Gaps ended by work already queued (" + dur(t.per_device(queued)) + "): " + lower_first(kQueuedAdvice);
   f.recommendation = advice + " Estimated saving: the gaps ended by late launches (" + dur(t.per_device(launch)) +
-                     ") or queued work (" + dur(t.per_device(queued)) +
-                     "), each by its own fix (not warm-up, input wait or the idle after synchronizations).";
+                     "), not warm-up, input wait or the idle after synchronizations" +
+                     (queued > 0 ? "; the gaps ended by queued work (" + dur(t.per_device(queued)) +
+                                       ") save an unknown share of their time, by what their wait turns out to be."
+                                 : ".");
   f.ranges = r;
 }
 
@@ -520,7 +542,20 @@ std::string launch_fix(const Profile& p, bool short_ops) {
   const WorkloadKind& w = p.workload;
   const bool training = w.phase == "training", inference = w.phase == "inference";
   std::string graphs;
-  if (w.execution == "cuda graphs")
+  if (w.engine == "vllm")
+    graphs = std::string(w.execution == "cuda graphs"
+                             ? "vLLM already replays CUDA graphs, so these launches are of batches it did not capture: "
+                             : "vLLM replays CUDA graphs only for the batch sizes it captured, and for none under "
+                               "--enforce-eager: run without --enforce-eager, and ") +
+             "capture this batch's size (the cudagraph capture sizes of its compilation config)";
+  else if (w.engine == "sglang")
+    graphs =
+        std::string(w.execution == "cuda graphs"
+                        ? "SGLang already replays CUDA graphs, so these launches are of batches it did not capture: "
+                        : "SGLang replays CUDA graphs only up to its largest captured batch, and for none under "
+                          "--disable-cuda-graph: run without --disable-cuda-graph, and ") +
+        "raise --cuda-graph-max-bs to this batch's size";
+  else if (w.execution == "cuda graphs")
     graphs = for_framework(p,
                            "the run already replays CUDA graphs, so these launches are of what still runs eagerly: "
                            "capture more of the step (fewer graph breaks, torch.compile(mode='reduce-overhead') on "
@@ -544,12 +579,16 @@ std::string launch_fix(const Profile& p, bool short_ops) {
                           " in a CUDA graph (torch.cuda.CUDAGraph, torch.compile(mode='reduce-overhead'))",
                       "compile the step (tf.function(jit_compile=True), XLA) so it launches as few, larger programs",
                       "capture the repeated launch sequence in a CUDA graph (cudaStreamBeginCapture, cudaGraphLaunch)");
-  const bool compiled = w.execution != "eager" && !w.execution.empty();
+  // A serving engine's kernels are its own to fuse.
+  const bool compiled = (w.execution != "eager" && !w.execution.empty()) || !w.engine.empty();
   const std::string fuse =
       compiled ? ""
                : for_framework(p,
-                               training ? ", fuse small elementwise kernels (torch.compile, fused optimizers)"
-                                        : ", fuse small elementwise kernels (torch.compile)",
+                               // A weight update of a few kernels per parameter is many launches;
+                               // a foreach or fused one is already few.
+                               training && w.optimizer == "per-parameter"
+                                   ? ", fuse small elementwise kernels (torch.compile, a fused optimizer: fused=True)"
+                                   : ", fuse small elementwise kernels (torch.compile)",
                                ", fuse small ops (XLA)", ", fuse small kernels");
   const std::string loop = inference ? "the serving loop" : "the training loop";
   if (short_ops)

@@ -75,6 +75,15 @@ bool jax_name(std::string_view n) {
   return n.starts_with("jit_") || n.starts_with("pjit_") || n.starts_with("xla::") || n.starts_with("loop_fusion") ||
          n.starts_with("input_fusion") || n.starts_with("wrapped_") || n.starts_with("XlaModule");
 }
+// LLM serving engines, by their own op namespaces (torch custom ops
+// registered by the engine), kernels and Python sources.
+bool vllm_name(std::string_view n) {
+  return n.find("vllm::") != std::string_view::npos || n.find("vllm/") != std::string_view::npos;
+}
+bool sglang_name(std::string_view n) {
+  return n.starts_with("sglang::") || n.starts_with("sgl_kernel::") || n.find("sglang/") != std::string_view::npos ||
+         n.find("sgl_kernel") != std::string_view::npos;
+}
 // Gradient all-reduce issued by DDP's reducer: its forward annotation, or a
 // collective op launched from inside the backward pass (autograd's hooks).
 bool ddp_name(std::string_view n) { return n.find("DistributedDataParallel") != std::string_view::npos; }
@@ -234,7 +243,7 @@ namespace {
 // name tested once) and kernels (only when some name is one looked for).
 struct NameCounts {
   Examples backward_ops, optimizer_ops, inference_ops, compiled_ops, backward_kernels, optimizer_kernels, triton;
-  Examples torch, tf, jax, ddp;
+  Examples torch, tf, jax, ddp, vllm, sglang;
   std::uint64_t framework_ops = 0;  // PyTorch's cpu_op events
 };
 
@@ -251,7 +260,7 @@ NameCounts count_names(const Trace& t) {
   const KernelTable& k = t.kernels();
   if (any_string(t, [](std::string_view n) {
         return backward_kernel(n) || optimizer_kernel(n) || triton_kernel(n) || pytorch_name(n) || tensorflow_name(n) ||
-               jax_name(n);
+               jax_name(n) || vllm_name(n) || sglang_name(n);
       }))
     for (std::size_t i = 0; i < k.size(); ++i) ++kernel_rows[k.name[i]];
   for (StringId id = 0; id < op_rows.size(); ++id) {
@@ -265,6 +274,8 @@ NameCounts count_names(const Trace& t) {
       if (tensorflow_name(n)) c.tf.add(n, op_rows[id]);
       if (jax_name(n)) c.jax.add(n, op_rows[id]);
       if (ddp_name(n)) c.ddp.add(n, op_rows[id]);
+      if (vllm_name(n)) c.vllm.add(n, op_rows[id]);
+      if (sglang_name(n)) c.sglang.add(n, op_rows[id]);
     }
     if (kernel_rows[id]) {
       const std::string_view n = t.str(id);
@@ -274,6 +285,8 @@ NameCounts count_names(const Trace& t) {
       if (pytorch_name(n)) c.torch.add(n, kernel_rows[id], true);
       if (tensorflow_name(n)) c.tf.add(n, kernel_rows[id], true);
       if (jax_name(n)) c.jax.add(n, kernel_rows[id], true);
+      if (vllm_name(n)) c.vllm.add(n, kernel_rows[id], true);
+      if (sglang_name(n)) c.sglang.add(n, kernel_rows[id], true);
     }
   }
   return c;
@@ -309,10 +322,11 @@ void for_each_call_named(const Trace& t, Named named, Fn fn) {
 }
 
 // Graph launches and the GPU ops correlated to them: a Kineto trace keeps
-// the launch's correlation id on each kernel the graph replayed.
+// the launch's correlation id on each kernel the graph replayed (ROCm's
+// Kineto traces name the same call hipGraphLaunch).
 void count_graph_launches(const Trace& t, std::uint64_t* launches, std::uint64_t* replayed) {
   auto graph_launch = [](std::string_view n) {
-    return n.starts_with("cudaGraphLaunch") || n.starts_with("cuGraphLaunch");
+    return n.starts_with("cudaGraphLaunch") || n.starts_with("cuGraphLaunch") || n.starts_with("hipGraphLaunch");
   };
   for_each_call_named(t, graph_launch, [&](RowIndex a) {
     ++*launches;
@@ -380,6 +394,13 @@ void say_framework(const NameCounts& c, WorkloadKind* w) {
       w->framework = f.id;
       w->framework_evidence = part(*f.e, f.one, f.many);
     }
+  // The serving engine: the one with more names of its own.
+  if (c.vllm.count || c.sglang.count) {
+    const bool vllm = c.vllm.count >= c.sglang.count;
+    w->engine = vllm ? "vllm" : "sglang";
+    w->engine_evidence = vllm ? part(c.vllm, "vLLM op or kernel", "vLLM ops and kernels")
+                              : part(c.sglang, "SGLang op or kernel", "SGLang ops and kernels");
+  }
   if (c.ddp.count) {
     w->data_parallel = "ddp";
     w->data_parallel_evidence = part(c.ddp, "DDP op", "DDP ops");
@@ -552,6 +573,7 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
     w.data_loading_recorded = w.data_loading_recorded || r->data_loading_recorded;
     if (w.framework == "unknown" && r->framework != "unknown")
       w.framework = r->framework, w.framework_evidence = r->framework_evidence;
+    if (w.engine.empty() && !r->engine.empty()) w.engine = r->engine, w.engine_evidence = r->engine_evidence;
     if (w.data_parallel.empty() && !r->data_parallel.empty())
       w.data_parallel = r->data_parallel, w.data_parallel_evidence = r->data_parallel_evidence;
     if (r->execution != w.execution && r->execution != "eager" && w.execution == "eager") {

@@ -97,6 +97,43 @@ TEST(Workload, GraphReplaysAndTritonKernels) {
   EXPECT_EQ(analyze(g.build()).workload.execution, "compiled");
 }
 
+// An LLM serving engine is recognised by its own ops, and a launch-bound run
+// of it is told the engine's switches for CUDA graphs, not torch.compile's.
+TEST(Workload, AServingEngineIsToldItsOwnSwitches) {
+  TraceFactory f;
+  f.device(0);
+  // Short kernels, each launched 30 µs after the last one ended: launch-bound.
+  for (int i = 0; i < 400; ++i) {
+    const TimeNs at = 1'000'000 + i * 40'000;
+    f.range(i % 2 ? "vllm::unified_attention_with_output" : "aten::addmm", at, at + 36'000, 1, RangeKind::annotation,
+            "cpu_op");
+    f.kernel(0, 7, i % 2 ? "void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16>" : "nvjet_tst_64x64_TNT",
+             at + 34'000, at + 38'000, at + 30'000, 3'000);
+  }
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.workload.engine, "vllm") << p.workload.engine_evidence;
+  EXPECT_NE(p.workload.engine_evidence.find("vllm::unified_attention_with_output"), std::string::npos)
+      << p.workload.engine_evidence;
+  const Finding* lb = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(lb);
+  EXPECT_NE(lb->recommendation.find("--enforce-eager"), std::string::npos) << lb->recommendation;
+  EXPECT_EQ(lb->recommendation.find("reduce-overhead"), std::string::npos) << lb->recommendation;
+  EXPECT_EQ(lb->recommendation.find("fuse"), std::string::npos) << lb->recommendation;
+  // Without the engine's ops: PyTorch's own words.
+  TraceFactory g;
+  g.device(0);
+  for (int i = 0; i < 400; ++i) {
+    const TimeNs at = 1'000'000 + i * 40'000;
+    g.range("aten::addmm", at, at + 36'000, 1, RangeKind::annotation, "cpu_op");
+    g.kernel(0, 7, "nvjet_tst_64x64_TNT", at + 34'000, at + 38'000, at + 30'000, 3'000);
+  }
+  const Profile q = analyze(g.build());
+  EXPECT_TRUE(q.workload.engine.empty()) << q.workload.engine;
+  const Finding* plain = testing::find_finding(q, "launch-bound");
+  ASSERT_TRUE(plain);
+  EXPECT_NE(plain->recommendation.find("reduce-overhead"), std::string::npos) << plain->recommendation;
+}
+
 TEST(Workload, BundledOnlyFromItsCommandLine) {
   TraceFactory f;
   f.device(0);
