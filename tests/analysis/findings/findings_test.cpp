@@ -467,6 +467,27 @@ TEST(Findings, PageableAndBlockingCopies) {
   EXPECT_EQ(p.memcpys.pageable, 10u);
 }
 
+// Gaps ended by work already queued (launched before the gap began): the
+// trace does not show what that work waited for, so the finding says the
+// gaps and claims no saving for them.
+TEST(Findings, GapsEndedByQueuedWorkClaimNoSaving) {
+  TraceFactory f;
+  f.device(0);
+  TimeNs t = 5 * ms;
+  for (int i = 0; i < 20; ++i) {
+    // Launched 50 µs into the previous kernel; starts 2 ms after it ends.
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, t - 2950 * us, 5 * us);
+    t += 3 * ms;
+  }
+  const Profile p = analyze(f.build());
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  EXPECT_NE(g->title.find("ended by work already queued"), std::string::npos) << g->title;
+  EXPECT_EQ(g->saving_ns, 0);
+  EXPECT_NE(g->saving_note.find("unknown"), std::string::npos) << g->saving_note;
+  EXPECT_NE(g->recommendation.find("save an unknown share"), std::string::npos) << g->recommendation;
+}
+
 TEST(Findings, LongHostGapsBetweenSteps) {
   TraceFactory f;
   add_steps(f, 10, kCleanStep, 3 * ms);
