@@ -591,6 +591,8 @@ std::string launch_fix(const Profile& p, bool short_ops) {
                                    : ", fuse small elementwise kernels (torch.compile)",
                                ", fuse small ops (XLA)", ", fuse small kernels");
   const std::string loop = inference ? "the serving loop" : "the training loop";
+  if (short_ops && !w.engine.empty())
+    return "Launch less: " + graphs + ". More requests batched together also give each kernel more work.";
   if (short_ops)
     return "Launch less: " + graphs + fuse +
            ", and give each kernel more work (a larger batch). Bundled workload: --graphs on.";
