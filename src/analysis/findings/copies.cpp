@@ -46,14 +46,23 @@ std::string pinned_elsewhere(const Profile& p) {
          "), yet these copies' host side is pageable: they do not use the pinned buffers. ";
 }
 
+// How often to read results back: a training loop reads its metrics every
+// N steps; an inference run needs its outputs, so it launches the next
+// batch's work before it waits for them.
+std::string read_back_words(const Profile& p) {
+  if (p.workload.phase == "inference")
+    return "launch the next batch's work before the host waits for these outputs, so the GPU has it queued.";
+  return "read results (.item(), .cpu(), print(loss)) every N steps rather than every step.";
+}
+
 // Copies with a pageable host side: pin, then copy asynchronously.
 std::string pageable_copy_fix(const Profile& p, const CopyGroup& g) {
   if (g.direction == "DtoH")
     return for_framework(p,
                          "Copy into pinned host memory (a buffer allocated with pin_memory=True, filled by "
                          ".copy_(src, non_blocking=True)) on a side stream and wait for it with an event only where "
-                         "the host reads it; read results (.item(), .cpu(), print(loss)) every N steps rather than "
-                         "every step.",
+                         "the host reads it; " +
+                             read_back_words(p),
                          "Read results back less often: keep metrics on the GPU and fetch them (.numpy(), "
                          "printing a tensor) every N steps rather than every step.",
                          "Copy into pinned host memory (cudaMallocHost, or cudaHostRegister on the existing buffer) "
@@ -106,8 +115,8 @@ std::string copy_fix(const Profile& p, const CopyGroup& g) {
   if (g.direction == "DtoH")
     return for_framework(p,
                          "Issue the copy asynchronously on a side stream and wait for it with an event only where the "
-                         "host reads it; read results (.item(), .cpu(), print(loss)) every N steps rather than every "
-                         "step.",
+                         "host reads it; " +
+                             read_back_words(p),
                          "Read results back less often: keep metrics on the GPU and fetch them every N steps.",
                          "Issue the copy asynchronously (cudaMemcpyAsync) on a side stream and wait for it with an "
                          "event only where the host reads it; read results back every N iterations rather than every "
@@ -250,9 +259,13 @@ void sync_memcpy(Builder& b) {
   f.recommendation =
       (scalar
            ? for_framework(b.p,
-                           "Reading values back (.item(), .cpu(), print(loss)) waits for the GPU: keep metrics on "
-                           "the GPU and read them every N steps, or copy them into pinned memory with "
-                           "non_blocking=True and wait on an event where they are needed.",
+                           b.p.workload.phase == "inference"
+                               ? "Reading values back (.item(), .tolist(), .cpu()) waits for the GPU: copy them into "
+                                 "pinned memory with non_blocking=True and wait on an event just before they are "
+                                 "used, launching the next step's work first."
+                               : "Reading values back (.item(), .cpu(), print(loss)) waits for the GPU: keep metrics "
+                                 "on the GPU and read them every N steps, or copy them into pinned memory with "
+                                 "non_blocking=True and wait on an event where they are needed.",
                            "Reading values back (.numpy(), printing a tensor) waits for the GPU: keep metrics on "
                            "the GPU and read them every N steps.",
                            "Reading values back with a blocking cudaMemcpy waits for the GPU: read them every N "

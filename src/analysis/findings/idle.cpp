@@ -681,9 +681,14 @@ void host_sync(Builder& b) {
                     dur(t.per_device(s.gpu_idle_after_copies_ns)) + ": the sync-memcpy finding's, not counted here.";
     f.recommendation = for_framework(
         b.p,
-        "Keep the host ahead of the GPU: avoid .item(), .cpu(), print(loss) and torch.cuda.synchronize() inside the "
-        "step (accumulate metrics on the GPU, read them every N steps), and order streams with events "
-        "(cudaStreamWaitEvent) instead of host synchronizations.",
+        b.p.workload.phase == "inference"
+            ? "Keep the host ahead of the GPU: launch the next batch's (or token's) work before waiting for this "
+              "one's outputs (copy them with non_blocking=True and wait on an event where they are read), avoid "
+              "torch.cuda.synchronize() between steps, and order streams with events (cudaStreamWaitEvent) instead "
+              "of host synchronizations."
+            : "Keep the host ahead of the GPU: avoid .item(), .cpu(), print(loss) and torch.cuda.synchronize() "
+              "inside the step (accumulate metrics on the GPU, read them every N steps), and order streams with "
+              "events (cudaStreamWaitEvent) instead of host synchronizations.",
         "Keep the host ahead of the GPU: avoid .numpy() and printing tensors inside the step (accumulate metrics on "
         "the GPU, read them every N steps).",
         "Keep the host ahead of the GPU: synchronize (cudaDeviceSynchronize, cudaStreamSynchronize) only where the "
