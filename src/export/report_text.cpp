@@ -288,7 +288,7 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
       p.workload.run == "tiny-span"
           ? "Minor observations (not numbered: over a GPU span of microseconds the trace cannot tell what they cost)\n"
           : "Minor observations (true, but under 1% of the run, or their fix replayed shortens the step by under "
-            "1%; not numbered)\n";
+            "1%, or their kernels are not on the replayed critical path; not numbered)\n";
   for (const Finding& f : p.minor_findings) {
     // One whose share is material but whose replayed fix is not says so.
     const bool by_replay = f.saving_source == SavingSource::simulated && f.share >= kMaterialShare &&
@@ -296,9 +296,19 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
     const TimeNs gain = p.simulation.replayed_step_ns - f.predicted_step_ns;
     const std::string what =
         (p.steps.steps.empty() ? "the replayed trace " : "the median step ") + duration(p.simulation.replayed_step_ns);
-    const std::string replayed = !by_replay ? std::string()
-                                 : gain > 0 ? "; " + f.fix + " shortens " + what + " by only " + duration(gain)
-                                            : "; " + f.fix + " does not shorten " + what;
+    // One the critical path left no saving says so.
+    const bool off_path = f.saving_note.starts_with("capped at the GPU compute on the replayed critical path");
+    const CriticalPath& c = p.critical_path;
+    const std::string host =
+        c.length_ns > 0
+            ? percent(double(c.cpu_launch_ns + c.cpu_other_ns + c.input_wait_ns + c.sync_wait_ns) / double(c.length_ns))
+            : std::string("?");
+    const std::string replayed =
+        off_path ? "; the replayed critical path is " + host + " host time: faster kernels pay once the host is fixed"
+
+        : !by_replay ? std::string()
+        : gain > 0   ? "; " + f.fix + " shortens " + what + " by only " + duration(gain)
+                     : "; " + f.fix + " does not shorten " + what;
     out += wrap(f.title + " (" + f.id + replayed + ")", o.width, "  - ", "    ");
   }
   out += "\n";

@@ -492,12 +492,18 @@ std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
   const std::string_view id = "larger-batch";
   const std::string_view q = "a larger batch per GPU?";
   HelpAnswer a = answer(id, q, Verdict::yes, {});
-  for (const Finding& f : p.findings) {
-    if (f.id != "busy-not-working" && !(f.id == "op-below-roofline" && f.variant == "too-small-grid")) continue;
-    if (a.reason.empty()) a.reason = "the work is too small for the GPU: " + f.title;
-    if (std::find(a.findings.begin(), a.findings.end(), f.id) == a.findings.end()) a.findings.push_back(f.id);
-  }
-  if (a.findings.empty()) return std::nullopt;
+  bool small = false;
+  // Numbered, or minor where the critical path leaves it no saving now (a
+  // launch-bound run: more work per launch is then its fix as well).
+  for (const std::vector<Finding>* list : {&p.findings, &p.minor_findings})
+    for (const Finding& f : *list) {
+      if (f.id != "busy-not-working" && !(f.id == "op-below-roofline" && f.variant == "too-small-grid")) continue;
+      small = true;
+      if (a.reason.empty()) a.reason = "the work is too small for the GPU: " + f.title;
+      if (list == &p.findings && std::find(a.findings.begin(), a.findings.end(), f.id) == a.findings.end())
+        a.findings.push_back(f.id);
+    }
+  if (!small) return std::nullopt;
   const Finding* fits = numbered(p, "larger-batch-fits");
   if (!fits) fits = minor(p, "larger-batch-fits");
   if (fits) {

@@ -154,10 +154,49 @@ std::span<const FindingRule> finding_rules() { return detail::kRuleList; }
 // steps leaves the others' waits for it at their collectives as recorded,
 // and the pooled median step cannot say what the job would gain.
 
+namespace {
+
+// Rules whose fix makes kernels faster and whose saving is a rule of thumb
+// over the kernels' own time: the replay cannot apply their fix.
+bool kernel_speed_rule(std::string_view id) {
+  return id == "op-below-roofline" || id == "memory-bound-aux" || id == "eager-attention" ||
+         id == "memory-bound-kernels";
+}
+
+// A faster kernel shortens a step only by its time on the step's critical
+// path: where the replayed path is mostly host time (launches, Python,
+// syncs), the kernels' own time overstates what making them faster saves.
+// Such a saving is capped at the GPU compute on the paths (scaled to the
+// trace's steps) and says why.
+void cap_by_critical_path(Profile* p, std::vector<Finding>& all) {
+  const CriticalPath& c = p->critical_path;
+  if (c.length_ns <= 0 || p->trace_quality.files.size() > 1) return;
+  const TimeNs host = c.cpu_launch_ns + c.cpu_other_ns + c.input_wait_ns + c.sync_wait_ns;
+  const double host_share = double(host) / double(c.length_ns);
+  if (host_share < 0.5) return;
+  const double scale = c.steps > 0 && !p->steps.steps.empty() ? double(p->steps.steps.size()) / double(c.steps) : 1.0;
+  const auto cap = static_cast<TimeNs>(double(c.gpu_compute_ns) * scale);
+  const std::string note = "capped at the GPU compute on the replayed critical path (" + format::duration(cap) +
+                           "): the path is " + format::percent(host_share) +
+                           " host time (launches, Python, synchronizations), so faster kernels shorten the step "
+                           "only once that is fixed";
+  for (Finding& f : all) {
+    if (!kernel_speed_rule(f.id) || f.saving_source != SavingSource::rule_of_thumb || f.saving_ns <= cap ||
+        f.saving_note == note)
+      continue;
+    f.saving_ns = cap;
+    f.saving_note = note;
+    if (f.severity == Severity::critical) f.severity = Severity::warning;
+  }
+}
+
+}  // namespace
+
 void settle_findings(Profile* p) {
   std::vector<Finding>& all = p->findings;
   for (Finding& f : p->minor_findings) all.push_back(std::move(f));
   p->minor_findings.clear();
+  cap_by_critical_path(p, all);
   std::stable_sort(all.begin(), all.end(), [](const Finding& a, const Finding& b) {
     if (a.saving_ns != b.saving_ns) return a.saving_ns > b.saving_ns;
     return a.saving_source == SavingSource::simulated && b.saving_source != SavingSource::simulated;

@@ -18,6 +18,7 @@
 #include "import/open_trace.h"
 #include "import/synthetic.h"
 #include "support/real_traces.h"
+#include "support/test_traces.h"
 
 namespace gpuscope::graph {
 namespace {
@@ -366,6 +367,33 @@ TEST(SimulatedSavings, OverlappingTheAllReduceIsNotReplayedForOtherCollectives) 
 // A simulated fix that saves nothing (ResNet-50 on a V100 with 4 workers:
 // halving the convolutions' and GEMMs' time changes no median step) is shown
 // as no saving, never as a negative one.
+// A product far below its roofline in a run whose replayed critical path is
+// the host's: its kernels are not what decides the step, so its rule-of-thumb
+// saving is capped at the GPU compute on the path and it is not numbered; the
+// larger batch it calls for is still asked about.
+TEST(SimulatedSavings, AKernelFindingOffTheCriticalPathSavesNothingNow) {
+  testing::TraceFactory f;
+  f.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
+  TimeNs t = 1'000'000;
+  for (int i = 0; i < 200; ++i) {
+    f.cpu_op("aten::mm", t, t + 20'000, "[[128,512],[512,512]]", R"(["c10::BFloat16","c10::BFloat16"])");
+    f.kernel(0, 7, "sm90_xmma_gemm_bf16bf16_bf16f32", t + 20'000, t + 30'000, t + 5'000, 10'000, 16);
+    t += 250'000;  // the host's own work between launches
+  }
+  const Trace tr = f.build();
+  const Profile p = simulated(tr);
+  ASSERT_EQ(p.simulation.status, "simulated");
+  EXPECT_EQ(find(p, "op-below-roofline"), nullptr);
+  const auto minor = std::find_if(p.minor_findings.begin(), p.minor_findings.end(),
+                                  [](const Finding& m) { return m.id == "op-below-roofline"; });
+  ASSERT_NE(minor, p.minor_findings.end());
+  EXPECT_TRUE(minor->saving_note.starts_with("capped at the GPU compute on the replayed critical path"))
+      << minor->saving_note;
+  EXPECT_LE(minor->saving_ns, p.critical_path.gpu_compute_ns);
+  EXPECT_TRUE(std::any_of(p.helps.begin(), p.helps.end(),
+                          [](const HelpAnswer& a) { return a.id == "larger-batch" && a.verdict == Verdict::yes; }));
+}
+
 TEST(SimulatedSavings, AFixThatSavesNothingSaysSo) {
   const Trace t = open_trace(testing::real_trace("kineto-resnet50-v100-workers4.json.gz"));
   const Profile p = simulated(t);
