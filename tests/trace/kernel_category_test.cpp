@@ -181,6 +181,13 @@ TEST(KernelCategory, FusedAttentionKernelsAreAttention) {
 // with a bias epilogue stays one ("bias" is an elementwise pattern further down).
 TEST(KernelCategory, BatchedGroupedAndBiasEpilogueGemmsAreGemm) {
   check({
+      // CUTLASS's number types in a kernel's arguments do not make it a GEMM
+      // (a MoE finalize from an LLM serving engine); CUTLASS's own kernels are.
+      {"void moe::dev::finalize::finalizeKernelVecLoad<moe::dev::finalize::KernelParams<cutlass::bfloat16_t, "
+       "cutlass::bfloat16_t, 4, true> >(moe::dev::finalize::KernelParams<cutlass::bfloat16_t, cutlass::bfloat16_t, 4, "
+       "true>)",
+       K::other},
+      {"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::half_t> >(Params)", K::gemm},
       {"void gemmSN_NN_kernel<float, 256, 4, 2, 8, 3, 4, false, cublasGemvTensorStridedBatched<float const>, "
        "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float> >(cublasGemmSmallNParams<"
        "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, "
@@ -241,19 +248,6 @@ constexpr const char* kEigenRowSum =
     "long, float*)";
 
 // Layout changes as TensorFlow runs them: Eigen shufflings and SwapDimension kernels.
-// A kernel that takes CUTLASS's number types is not thereby a CUTLASS GEMM
-// (a MoE finalize from an LLM serving engine); CUTLASS's own kernels are.
-TEST(KernelCategory, CutlassNumberTypesDoNotMakeAGemm) {
-  check({
-      {"void moe::dev::finalize::finalizeKernelVecLoad<moe::dev::finalize::KernelParams<cutlass::bfloat16_t, "
-       "cutlass::bfloat16_t, 4, true> >(moe::dev::finalize::KernelParams<cutlass::bfloat16_t, cutlass::bfloat16_t, 4, "
-       "true>)",
-       K::other},
-      {"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::half_t> >(Params)", K::gemm},
-      {"void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align2>(Params)", K::gemm},
-  });
-}
-
 TEST(KernelCategory, EigenShufflingsAndTensorFlowSwapsAreTransposes) {
   check({
       {"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"

@@ -66,11 +66,13 @@ TEST(CopyGroups, ByDirectionStreamAndHostMemory) {
 // [SECTION] Advice by the kind of copy -------------------------------------------------------
 
 // Steps of a kernel and a copy with nothing alongside, the copy of the given kind.
-// With `compiled`, the copy's op runs inside torch.compile's region.
+// With `compiled`, the copy's op runs inside torch.compile's region; with
+// `inference`, the whole run inside torch.inference_mode.
 Trace copy_steps(std::uint32_t copy_stream, CopyKind kind, MemoryKind src, MemoryKind dst, bool pytorch = false,
-                 bool compiled = false) {
+                 bool compiled = false, bool inference = false) {
   TraceFactory f;
   TimeNs t = 1 * ms;
+  if (inference) f.range("torch.inference_mode", 0, 20 * ms, 1, RangeKind::annotation, "user_annotation");
   for (int s = 0; s < 10; ++s) {
     if (compiled) f.range("Torch-Compiled Region: 0/0", t - 55 * us, t - 25 * us, 1, RangeKind::annotation, "cpu_op");
     if (pytorch) f.range("aten::copy_", t - 52 * us, t - 30 * us, 1, RangeKind::annotation, "cpu_op");
@@ -176,24 +178,14 @@ TEST(CopyAdvice, PageableCopiesAreAdvisedByDirection) {
 // An inference run needs its outputs: its read-backs are not told to happen
 // every N steps (that is a training loop's metrics), but to wait later.
 TEST(CopyAdvice, AnInferenceRunIsNotToldToReadItsOutputsLessOften) {
-  TraceFactory f;
-  TimeNs t = 1 * ms;
-  f.range("torch.inference_mode", 0, 20 * ms, 1, RangeKind::annotation, "user_annotation");
-  for (int s = 0; s < 10; ++s) {
-    f.range("aten::copy_", t - 52 * us, t - 30 * us, 1, RangeKind::annotation, "cpu_op");
-    f.memcpy(0, 7, CopyKind::dtoh, MemoryKind::device, MemoryKind::pageable, 8 << 20, t, t + 300 * us,
-             "cudaMemcpyAsync", t - 50 * us);
-    f.kernel(0, 7, names::kConvTensorCore, t + 301 * us, t + 1000 * us, t - 40 * us);
-    t += 1001 * us;
-  }
-  const Profile p = analyze(f.build());
+  const Profile p = analyze(copy_steps(7, CopyKind::dtoh, MemoryKind::device, MemoryKind::pageable, true, false, true));
   ASSERT_EQ(p.workload.phase, "inference") << p.workload.phase_evidence;
   const Finding* h = testing::find_finding(p, "pageable-memcpy");
   ASSERT_TRUE(h) << testing::describe_findings(p);
-  EXPECT_TRUE(has(h->recommendation, "Copy into pinned host memory")) << h->recommendation;
-  EXPECT_TRUE(has(h->recommendation, "before the host waits for these outputs")) << h->recommendation;
-  EXPECT_FALSE(has(h->recommendation, "every N steps")) << h->recommendation;
-  EXPECT_FALSE(has(h->recommendation, "print(loss)")) << h->recommendation;
+  const std::string& fix = h->recommendation;
+  EXPECT_TRUE(has(fix, "Copy into pinned host memory") && has(fix, "before the host waits for these outputs") &&
+              !has(fix, "every N steps") && !has(fix, "print(loss)"))
+      << fix;
 }
 
 // [SECTION] Copies that block the host are synchronizations ------------------------------
