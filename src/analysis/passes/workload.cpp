@@ -190,6 +190,18 @@ void recognise_run(const Trace& t, WorkloadKind* w) {
     w->run_evidence = "no kernels: nothing on the GPU to diagnose (" + format::count(copies) + " copies, " +
                       format::count(fills) + " fills and " + format::count(t.api_calls().size()) + " API calls" +
                       of_recorded + ")";
+    // Kineto's CUPTI range profiler (profiler_metrics) records each kernel as
+    // a "cuda_profiler_range" with its counters, measured by replaying it
+    // alone: the kernels ran, but the trace holds no timeline of them.
+    const StringId profiled = t.strings().find("cuda_profiler_range");
+    std::uint64_t ranges = 0;
+    if (profiled != StringTable::kNoString)
+      for (RowIndex r = 0; r < t.ranges().size(); ++r) ranges += t.ranges().domain[r] == profiled;
+    if (ranges)
+      w->run_evidence += "; its " + format::count(ranges) +
+                         " cuda_profiler_range events are kernels measured one at a time by the CUPTI range "
+                         "profiler (Kineto's profiler_metrics), each replayed for its hardware counters, so their "
+                         "times are not run times: record without profiler_metrics for a timeline to diagnose";
     return;
   }
   TimeRange window{k.start[0], k.end[0]};

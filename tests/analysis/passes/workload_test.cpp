@@ -264,6 +264,17 @@ TEST(WorkloadRun, NoKernelsIsNothingToDiagnose) {
         << p.workload.run_evidence;
     EXPECT_TRUE(p.findings.empty()) << testing::describe_findings(p);  // not "utilization 22%" over copies
   }
+  // Kernels measured by the CUPTI range profiler, each replayed alone: said
+  // to be no timeline, and how to record one.
+  TraceFactory profiled;
+  for (TimeNs i = 0; i < 5; ++i)
+    profiled.range("void at::native::vectorized_elementwise_kernel<4>", i * 1'000'000, i * 1'000'000 + 900'000, 1,
+                   RangeKind::annotation, "cuda_profiler_range");
+  const Profile q = analyze(profiled.build());
+  EXPECT_EQ(q.workload.run, "no-kernels");
+  EXPECT_NE(q.workload.run_evidence.find("5 cuda_profiler_range events are kernels measured one at a time"),
+            std::string::npos)
+      << q.workload.run_evidence;
 }
 
 TEST(WorkloadRun, AGpuSpanOfMicrosecondsNumbersNoFinding) {
