@@ -172,6 +172,7 @@ std::optional<TensorMeasure> measured_tensor_activity(const Builder& b) {
 
 void no_tensor_cores(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
+  if (!nvidia_gpus(b.p)) return;  // another vendor's matrix units: their kernel names are not NVIDIA's
   if (const std::optional<TensorMeasure> m = measured_tensor_activity(b)) {
     const TimeNs eligible = b.t.math_ns();
     const double eligible_share = ratio(eligible, b.t.gpu_time);

@@ -401,6 +401,9 @@ std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j)
   const std::string_view id = "mixed-precision";
   const std::string_view q = "mixed precision (tensor cores)?";
   if (j.kernels == 0) return std::nullopt;
+  if (!rules::nvidia_gpus(p))
+    return answer(id, q, Verdict::unknown,
+                  "the GPUs are not NVIDIA's: which kernels use their matrix units the kernel names do not tell");
   if (const Finding* f = numbered(p, "no-tensor-cores"); gains(p, f)) return yes(p, id, q, {f});
   if (const Finding* f = without_gain(p, "no-tensor-cores")) return no_gain(p, id, q, *f);
   const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm, KernelCategory::attention});

@@ -148,6 +148,17 @@ inline LoaderWorkers loader_workers(const Profile& p) {
   return multi ? LoaderWorkers::some : single ? LoaderWorkers::none : LoaderWorkers::unknown;
 }
 
+// True unless a GPU is plainly not NVIDIA's: an AMD name, or a compute
+// capability no NVIDIA GPU has (ROCm traces give 9.4 for gfx942). Tensor-core
+// kernel names and SM tables are NVIDIA's.
+inline bool nvidia_gpus(const Profile& p) {
+  for (const DeviceSummary& d : p.devices)
+    if (contains_nocase(d.name, "amd") || contains_nocase(d.name, "radeon") || contains_nocase(d.name, "instinct") ||
+        (d.compute_major == 9 && d.compute_minor != 0))
+      return false;
+  return true;
+}
+
 // The framework's words where the trace says which framework ran
 // (WorkloadKind::framework), else words for either.
 inline std::string for_framework(const Profile& p, std::string pytorch, std::string tensorflow, std::string either) {

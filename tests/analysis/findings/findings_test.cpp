@@ -444,6 +444,18 @@ TEST(Findings, Fp32ConvolutionsOnTensorCoreHardware) {
   add_steps(old, 5, {{names::kConvFp32, 800 * us}, {names::kRelu, 100 * us}});
   const Trace t2 = old.build();
   EXPECT_FALSE(testing::find_finding(analyze(t2), "no-tensor-cores"));
+
+  // An AMD GPU (a ROCm trace): its matrix units' kernels are not named as
+  // NVIDIA's, so neither the finding nor a yes.
+  TraceFactory amd;
+  amd.device(0, 304, 9, "AMD Instinct MI300X");
+  add_steps(amd, 5, {{names::kConvFp32, 800 * us}, {names::kRelu, 100 * us}});
+  const Profile q = analyze(amd.build());
+  EXPECT_FALSE(testing::find_finding(q, "no-tensor-cores")) << testing::describe_findings(q);
+  const auto precision =
+      std::find_if(q.helps.begin(), q.helps.end(), [](const HelpAnswer& a) { return a.id == "mixed-precision"; });
+  ASSERT_NE(precision, q.helps.end());
+  EXPECT_EQ(precision->verdict, Verdict::unknown) << precision->reason;
 }
 
 TEST(Findings, PageableAndBlockingCopies) {

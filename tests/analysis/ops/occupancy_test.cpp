@@ -177,6 +177,15 @@ TEST(Occupancy, LimitsSaySourceTraceFirst) {
   EXPECT_EQ(occupancy_limits(&d).source, "unknown");
   EXPECT_FALSE(occupancy_limits(&d).sm);
   EXPECT_EQ(occupancy_limits(nullptr).source, "unknown");
+  // An AMD GPU of a ROCm trace gives a compute capability too (9.0 for
+  // gfx90a): NVIDIA's table does not describe it.
+  Device amd;
+  amd.name = "AMD Instinct MI250X";
+  amd.compute_major = 9;
+  amd.warp_size = 64;
+  EXPECT_FALSE(occupancy_limits(&amd).sm);
+  amd.warp_size = 0;
+  EXPECT_FALSE(occupancy_limits(&amd).sm);
 }
 
 // A kernel with its launch shape, launched by a cudaLaunchKernel call that
