@@ -180,6 +180,10 @@ std::optional<HelpAnswer> input_from_samples(const Profile& p, double idle, cons
 std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   const std::string_view id = "input-workers";
   if (j.kernels == 0) return std::nullopt;
+  // A serving engine is fed by requests, not by a data loader.
+  if (!p.workload.engine.empty() && !numbered(p, "input-bound"))
+    return answer(id, kInput, Verdict::not_applicable,
+                  "an LLM serving engine (" + p.workload.engine + "): requests feed it, not a data loader");
   if (const Finding* f = numbered(p, "input-bound"); gains(p, f)) return yes(p, id, kInput, {f});
   // Host preprocessing before the GPU's first op: workers that prepare the
   // next input are the answer, though no data-loading range was recorded.

@@ -119,6 +119,11 @@ TEST(Workload, AServingEngineIsToldItsOwnSwitches) {
   EXPECT_NE(lb->recommendation.find("--enforce-eager"), std::string::npos) << lb->recommendation;
   EXPECT_EQ(lb->recommendation.find("reduce-overhead"), std::string::npos) << lb->recommendation;
   EXPECT_EQ(lb->recommendation.find("fuse"), std::string::npos) << lb->recommendation;
+  // Requests feed it, not a data loader.
+  const auto input =
+      std::find_if(p.helps.begin(), p.helps.end(), [](const HelpAnswer& a) { return a.id == "input-workers"; });
+  ASSERT_NE(input, p.helps.end());
+  EXPECT_EQ(input->verdict, Verdict::not_applicable) << input->reason;
   // Without the engine's ops: PyTorch's own words.
   TraceFactory g;
   g.device(0);
