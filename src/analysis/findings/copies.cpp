@@ -95,14 +95,22 @@ std::string copy_fix(const Profile& p, const CopyGroup& g) {
              "in the same tensors from step to step (copy_ into them), or mark them static "
              "(torch._dynamo.mark_static_address). Otherwise the compiled code's layout changes make them: "
              "TORCH_LOGS=output_code shows which; the trace does not tell which of these it is.";
+    // A run that compiles part of itself: the copies are mostly the eager
+    // part's, so compiling is not news, compiling that part is.
+    const std::string compile =
+        p.workload.execution == "eager"
+            ? "torch.compile fuses most of them away."
+            : count(g.count - g.compiled, "copy", "copies") + " of these " + count(g.count) +
+                  " ran outside the compiled regions: the code that makes them runs eagerly (graph breaks: "
+                  "TORCH_LOGS=graph_breaks), and compiling it fuses most of them away.";
     if (g.direction == "DtoD" && !g.own_stream)
       return for_framework(
           p,
           "These are device-to-device copies on the compute stream: tensors copied by clone(), copy_(), "
           ".contiguous() or .to(dtype) between kernels. Remove the copies rather than speed them up: keep "
           "tensors contiguous in the layout the next op wants (or let it take a strided view), use in-place "
-          "ops, and avoid clone() of tensors that are not written to; torch.compile fuses most of them away. "
-          "Pinned memory does not apply.",
+          "ops, and avoid clone() of tensors that are not written to; " +
+              compile + " Pinned memory does not apply.",
           "These are device-to-device copies on the compute stream between kernels (transposes, casts, "
           "identity copies): let XLA fuse them away (tf.function(jit_compile=True)) or keep tensors in the layout "
           "the next op wants. Pinned memory does not apply.",
