@@ -46,6 +46,19 @@ inline const std::vector<std::string>& real_nsys_files() {
   return files;
 }
 
+// Real traces kept for the findings' review (review/, relative to
+// tests/data/traces): not in the every-trace suites (no HTA reference or
+// golden counts), but their findings are written down and checked.
+inline const std::vector<std::string>& real_review_files() {
+  static const std::vector<std::string> files = {
+      "review/hta-cupti-range-profiler.json.gz",
+      "review/hta-dlrm-compiled-a100.json.gz",
+      "review/tracelens-qwen-h100.json.gz",
+      "review/tracelens-vllm-gptoss-b200.json.gz",
+  };
+  return files;
+}
+
 inline std::filesystem::path real_traces_dir() { return GPUSCOPE_TRACES_DIR; }
 
 // The path of `file` in tests/data/traces. A missing file throws, so the test

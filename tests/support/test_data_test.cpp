@@ -16,6 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::real_nsys_files;
+using testing::real_review_files;
 using testing::real_trace;
 using testing::real_trace_files;
 using testing::real_traces_dir;
@@ -31,6 +32,7 @@ TEST(TestData, FolderHoldsExactlyTheListedFiles) {
   ASSERT_TRUE(fs::is_directory(real_traces_dir())) << "missing test data folder: " << real_traces_dir();
   std::set<std::string> want(real_trace_files().begin(), real_trace_files().end());
   want.insert(real_nsys_files().begin(), real_nsys_files().end());
+  want.insert(real_review_files().begin(), real_review_files().end());
   for (const std::string& f : want) EXPECT_TRUE(fs::is_regular_file(real_traces_dir() / f)) << "missing: " << f;
   // Any trace or export in the folder is in the list (so every-trace suites run on it).
   for (const auto& e : fs::recursive_directory_iterator(real_traces_dir())) {
@@ -50,7 +52,7 @@ TEST(TestData, EveryTraceHasItsHtaReference) {
 
 TEST(TestData, ReadmeHasAProvenanceRowForEveryFileAndTheLicensesAreThere) {
   const std::string readme = slurp(real_trace("README.md"));
-  for (const auto* list : {&real_trace_files(), &real_nsys_files()})
+  for (const auto* list : {&real_trace_files(), &real_nsys_files(), &real_review_files()})
     for (const std::string& f : *list) EXPECT_NE(readme.find("| " + f + " |"), std::string::npos) << f;
   for (const char* license : {"pytorch-kineto.txt", "HolisticTraceAnalysis.txt", "TraceLens.txt", "pipit.txt"}) {
     const std::string text = slurp(real_trace(std::string("LICENSES/") + license));

@@ -50,6 +50,13 @@ const std::map<std::string, Reviewed>& reviewed() {
        {{"eager-attention", "pageable-memcpy", "step-host-time"}, {"larger-batch-fits", "sync-memcpy"}}},
       {"nsys/nsys2022-saxpy-mpi-openacc.sqlite", {{"gpu-idle-gaps", "pageable-memcpy", "sync-memcpy"}, {}}},
       {"nsys/nsys2024-cloverleaf-a100-mpi.sqlite", {{"host-sync", "pageable-memcpy"}, {"sync-memcpy"}}},
+      {"review/hta-cupti-range-profiler.json.gz", {{}, {}}},  // no kernel timeline: nothing to diagnose
+      {"review/hta-dlrm-compiled-a100.json.gz",
+       {{"exposed-communication", "gpu-idle-gaps", "low-memcpy-overlap", "low-utilization", "serialized-weight-update"},
+        {"sync-memcpy"}}},
+      {"review/tracelens-qwen-h100.json.gz", {{"memory-bound-aux", "op-below-roofline"}, {"larger-batch-fits"}}},
+      {"review/tracelens-vllm-gptoss-b200.json.gz",
+       {{"gpu-idle-gaps", "launch-bound"}, {"op-below-roofline", "op-below-roofline", "op-below-roofline"}}},
   };
   return m;
 }
@@ -57,6 +64,7 @@ const std::map<std::string, Reviewed>& reviewed() {
 std::vector<std::string> all_traces() {
   std::vector<std::string> v = testing::real_trace_files();
   for (const std::string& f : testing::real_nsys_files()) v.push_back(f);
+  for (const std::string& f : testing::real_review_files()) v.push_back(f);
   return v;
 }
 
@@ -212,6 +220,7 @@ TEST(ReviewedFindingsAll, OptimizerKindIsToldOrUnknown) {
       {"hta-ns-resolution-v100.json.gz", "foreach"},
       {"hta-sampled-rank0.json.gz", "unknown"},
       {"hta-sampled-rank1.json.gz", "unknown"},
+      {"review/hta-dlrm-compiled-a100.json.gz", "fused"},
   };
   for (const std::string& file : all_traces()) {
     const WorkloadKind& w = profile_of(file).workload;
@@ -223,6 +232,49 @@ TEST(ReviewedFindingsAll, OptimizerKindIsToldOrUnknown) {
               w.optimizer == "per-parameter")
         << file;
   }
+}
+
+// What the review traces' reports must say, sentence by sentence: what the
+// program already does is recognised and no fix prescribes it, and where the
+// trace cannot tell, the report says so.
+TEST(ReviewedFindingsAll, TheReviewTracesAreToldWhatFitsThem) {
+  const auto fix = [](const Profile& p, std::string_view id) {
+    const Finding* f = testing::find_finding(p, id);
+    return f ? f->recommendation : std::string("(no ") + std::string(id) + ")";
+  };
+  const auto verdict = [](const Profile& p, std::string_view id) {
+    for (const HelpAnswer& a : p.helps)
+      if (a.id == id) return a.verdict;
+    return Verdict::not_applicable;
+  };
+  // vLLM on a B200: the engine's CUDA-graph switches, its FP8/FP4 products on tensor cores.
+  const Profile& vllm = profile_of("review/tracelens-vllm-gptoss-b200.json.gz");
+  EXPECT_EQ(vllm.workload.engine, "vllm") << vllm.workload.engine_evidence;
+  EXPECT_NE(fix(vllm, "launch-bound").find("--enforce-eager"), std::string::npos) << fix(vllm, "launch-bound");
+  EXPECT_EQ(fix(vllm, "launch-bound").find("reduce-overhead"), std::string::npos) << fix(vllm, "launch-bound");
+  EXPECT_EQ(verdict(vllm, "mixed-precision"), Verdict::no);
+  EXPECT_EQ(verdict(vllm, "input-workers"), Verdict::not_applicable);
+  // An eager LLM on an H100: FlashAttention-2 is told of Hopper's attention kernels, not to pad or autocast.
+  const Profile& qwen = profile_of("review/tracelens-qwen-h100.json.gz");
+  EXPECT_NE(fix(qwen, "op-below-roofline").find("CUDNN_ATTENTION"), std::string::npos)
+      << fix(qwen, "op-below-roofline");
+  EXPECT_EQ(fix(qwen, "op-below-roofline").find("autocast"), std::string::npos) << fix(qwen, "op-below-roofline");
+  EXPECT_NE(fix(qwen, "memory-bound-aux").find("RMS norm"), std::string::npos) << fix(qwen, "memory-bound-aux");
+  // The range profiler's kernels: no timeline, said so.
+  const Profile& ranged = profile_of("review/hta-cupti-range-profiler.json.gz");
+  EXPECT_EQ(ranged.workload.run, "no-kernels");
+  EXPECT_NE(ranged.workload.run_evidence.find("77 cuda_profiler_range events"), std::string::npos)
+      << ranged.workload.run_evidence;
+  // A compiled DLRM rank: gaps ended by queued work are no claimed saving;
+  // its copies are not told to use torch.compile, which it does.
+  const Profile& dlrm = profile_of("review/hta-dlrm-compiled-a100.json.gz");
+  const Finding* gaps = testing::find_finding(dlrm, "gpu-idle-gaps");
+  ASSERT_NE(gaps, nullptr);
+  EXPECT_NE(gaps->saving_note.find("unknown"), std::string::npos) << gaps->saving_note;
+  EXPECT_LT(gaps->saving_ns, 10'000'000);
+  EXPECT_EQ(fix(dlrm, "low-memcpy-overlap").find("torch.compile fuses"), std::string::npos)
+      << fix(dlrm, "low-memcpy-overlap");
+  EXPECT_EQ(dlrm.workload.execution, "compiled");
 }
 
 }  // namespace
