@@ -403,7 +403,7 @@ void input_bound(Builder& b) {
       const LoaderWorkers workers = loader_workers(b.p);
       if (workers != LoaderWorkers::unknown)
         f.evidence += workers == LoaderWorkers::none
-                          ? " The DataLoader loads in the training process (_SingleProcessDataLoaderIter: "
+                          ? " The DataLoader loads in the main process (_SingleProcessDataLoaderIter: "
                             "num_workers=0)."
                           : " The DataLoader already loads in worker processes (_MultiProcessingDataLoaderIter), "
                             "and they do not keep up.";
