@@ -277,8 +277,10 @@ void gpu_idle_gaps(Builder& b) {
   // queued work waited for the trace does not show, so its gaps are no
   // estimated saving: unknown, said with their time.
   const TimeNs saving = launch;
-  // Critical by the gaps a fix of the program may remove (warm-up aside).
-  const Severity sev = ratio(launch + queued, t.span) >= 0.25 ? Severity::critical : Severity::warning;
+  // The gaps a fix of the program may remove (warm-up aside): they decide
+  // the severity, and which causes get advice of their own.
+  const TimeNs fixable = launch + queued;
+  const Severity sev = ratio(fixable, t.span) >= 0.25 ? Severity::critical : Severity::warning;
   Finding& f = b.add(sev, gap_share, th.idle_gaps_share, t.per_device(saving));
   f.share = gap_share;
   if (queued > 0)
@@ -360,15 +362,15 @@ void gpu_idle_gaps(Builder& b) {
       break;
     case kInput: advice = "The gaps are input wait: see the input-bound finding (its fix removes them)."; break;
   }
-  // The saving has two causes with two fixes: each one that holds a tenth of
-  // it or more gets its own advice, with its time.
+  // The fixable gaps have two causes with two fixes: each one that holds a
+  // tenth of them or more gets its own advice, with its time.
   auto lower_first = [](std::string text) {
     text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
     return text;
   };
-  if (top != kLaunch && launch > 0 && launch * 10 >= saving)
+  if (top != kLaunch && launch > 0 && launch * 10 >= fixable)
     advice += " Gaps ended by late launches (" + dur(t.per_device(launch)) + "): " + lower_first(kLaunchAdvice);
-  if (top != kQueued && queued > 0 && queued * 10 >= saving)
+  if (top != kQueued && queued > 0 && queued * 10 >= fixable)
     advice += " Gaps ended by work already queued (" + dur(t.per_device(queued)) + "): " + lower_first(kQueuedAdvice);
   f.recommendation = advice + " Estimated saving: the gaps ended by late launches (" + dur(t.per_device(launch)) +
                      "), not warm-up, input wait or the idle after synchronizations" +

@@ -482,22 +482,39 @@ TEST(Findings, PageableAndBlockingCopies) {
 // Gaps ended by work already queued (launched before the gap began): the
 // trace does not show what that work waited for, so the finding says the
 // gaps and claims no saving for them.
-TEST(Findings, GapsEndedByQueuedWorkClaimNoSaving) {
+// 20 kernels 2 ms apart; the first `late` of the gaps are ended by a launch
+// made 50 µs into the gap, the others by work queued before it began.
+Profile gaps_ended_by(int late) {
   TraceFactory f;
   f.device(0);
   TimeNs t = 5 * ms;
   for (int i = 0; i < 20; ++i) {
-    // Launched 50 µs into the previous kernel; starts 2 ms after it ends.
-    f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, t - 2950 * us, 5 * us);
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, i > 0 && i <= late ? t - 1950 * us : t - 2950 * us, 5 * us);
     t += 3 * ms;
   }
-  const Profile p = analyze(f.build());
+  return analyze(f.build());
+}
+
+// Gaps ended by work already queued (launched before the gap began): the
+// trace does not show what that work waited for, so the finding says the
+// gaps and claims no saving for them. Late launches get advice of their own
+// where they hold a tenth of the gaps a fix may remove.
+TEST(Findings, GapsEndedByQueuedWorkClaimNoSaving) {
+  const Profile p = gaps_ended_by(0);
   const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
   ASSERT_TRUE(g) << testing::describe_findings(p);
   EXPECT_NE(g->title.find("ended by work already queued"), std::string::npos) << g->title;
   EXPECT_EQ(g->saving_ns, 0);
   EXPECT_NE(g->saving_note.find("unknown"), std::string::npos) << g->saving_note;
   EXPECT_NE(g->recommendation.find("save an unknown share"), std::string::npos) << g->recommendation;
+  // One late gap of 19: under a tenth, no advice of its own.
+  const Finding* one = testing::find_finding(gaps_ended_by(1), "gpu-idle-gaps");
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->recommendation.find("Gaps ended by late launches"), std::string::npos) << one->recommendation;
+  // Five of 19: a quarter, its own advice.
+  const Finding* five = testing::find_finding(gaps_ended_by(5), "gpu-idle-gaps");
+  ASSERT_TRUE(five);
+  EXPECT_NE(five->recommendation.find("Gaps ended by late launches"), std::string::npos) << five->recommendation;
 }
 
 TEST(Findings, LongHostGapsBetweenSteps) {
