@@ -139,6 +139,14 @@ std::span<const FindingRule> finding_rules();
 // replay again once it has simulated the fixes (analysis/graph/savings.h).
 void settle_findings(Profile* p);
 
+// The share of the replayed critical path that is host time (launch calls,
+// other CPU time, input and sync waits); 0 without a path.
+double critical_path_host_share(const CriticalPath& c);
+// Whether settle_findings() capped this finding's rule-of-thumb saving at the
+// GPU compute on the critical path (a faster kernel would not shorten a step
+// the host decides).
+bool capped_by_critical_path(const Profile& p, const Finding& f);
+
 // True if a kernel name marks tensor-core math (HMMA/IMMA/GMMA, cuDNN/cuBLAS
 // tile names such as h884, s1688, 16816, cutlass tensorop, Hopper sm90 xmma
 // and nvjet GEMMs, Blackwell tcgen05). For a convolution, GEMM or attention

@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/analyze.h"
 #include "analysis/ops/occupancy.h"
 #include "words/damage_text.h"
 #include "words/format.h"
@@ -297,18 +298,13 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
     const std::string what =
         (p.steps.steps.empty() ? "the replayed trace " : "the median step ") + duration(p.simulation.replayed_step_ns);
     // One the critical path left no saving says so.
-    const bool off_path = f.saving_note.starts_with("capped at the GPU compute on the replayed critical path");
-    const CriticalPath& c = p.critical_path;
-    const std::string host =
-        c.length_ns > 0
-            ? percent(double(c.cpu_launch_ns + c.cpu_other_ns + c.input_wait_ns + c.sync_wait_ns) / double(c.length_ns))
-            : std::string("?");
-    const std::string replayed =
-        off_path ? "; the replayed critical path is " + host + " host time: faster kernels pay once the host is fixed"
-
-        : !by_replay ? std::string()
-        : gain > 0   ? "; " + f.fix + " shortens " + what + " by only " + duration(gain)
-                     : "; " + f.fix + " does not shorten " + what;
+    const std::string replayed = capped_by_critical_path(p, f)
+                                     ? "; the replayed critical path is " +
+                                           percent(critical_path_host_share(p.critical_path)) +
+                                           " host time: faster kernels pay once the host is fixed"
+                                 : !by_replay ? std::string()
+                                 : gain > 0   ? "; " + f.fix + " shortens " + what + " by only " + duration(gain)
+                                              : "; " + f.fix + " does not shorten " + what;
     out += wrap(f.title + " (" + f.id + replayed + ")", o.width, "  - ", "    ");
   }
   out += "\n";

@@ -167,30 +167,46 @@ bool kernel_speed_rule(std::string_view id) {
 // path: where the replayed path is mostly host time (launches, Python,
 // syncs), the kernels' own time overstates what making them faster saves.
 // Such a saving is capped at the GPU compute on the paths (scaled to the
-// trace's steps) and says why.
-void cap_by_critical_path(Profile* p, std::vector<Finding>& all) {
-  const CriticalPath& c = p->critical_path;
-  if (c.length_ns <= 0 || p->trace_quality.files.size() > 1) return;
-  const TimeNs host = c.cpu_launch_ns + c.cpu_other_ns + c.input_wait_ns + c.sync_wait_ns;
-  const double host_share = double(host) / double(c.length_ns);
-  if (host_share < 0.5) return;
-  const double scale = c.steps > 0 && !p->steps.steps.empty() ? double(p->steps.steps.size()) / double(c.steps) : 1.0;
+// trace's steps); the note says why (empty: no cap applies).
+struct PathCap {
+  TimeNs cap = 0;
+  std::string note;
+};
+PathCap critical_path_cap(const Profile& p) {
+  const CriticalPath& c = p.critical_path;
+  const double host_share = critical_path_host_share(c);
+  if (host_share < 0.5 || p.trace_quality.files.size() > 1) return {};
+  const double scale = c.steps > 0 && !p.steps.steps.empty() ? double(p.steps.steps.size()) / double(c.steps) : 1.0;
   const auto cap = static_cast<TimeNs>(double(c.gpu_compute_ns) * scale);
-  const std::string note = "capped at the GPU compute on the replayed critical path (" + format::duration(cap) +
-                           "): the path is " + format::percent(host_share) +
-                           " host time (launches, Python, synchronizations), so faster kernels shorten the step "
-                           "only once that is fixed";
+  return {cap, "capped at the GPU compute on the replayed critical path (" + format::duration(cap) + "): the path is " +
+                   format::percent(host_share) +
+                   " host time (launches, Python, synchronizations), so faster kernels shorten the step only once "
+                   "that is fixed"};
+}
+
+void cap_by_critical_path(Profile* p, std::vector<Finding>& all) {
+  const PathCap c = critical_path_cap(*p);
+  if (c.note.empty()) return;
   for (Finding& f : all) {
-    if (!kernel_speed_rule(f.id) || f.saving_source != SavingSource::rule_of_thumb || f.saving_ns <= cap ||
-        f.saving_note == note)
+    if (!kernel_speed_rule(f.id) || f.saving_source != SavingSource::rule_of_thumb || f.saving_ns <= c.cap ||
+        f.saving_note == c.note)
       continue;
-    f.saving_ns = cap;
-    f.saving_note = note;
+    f.saving_ns = c.cap;
+    f.saving_note = c.note;
     if (f.severity == Severity::critical) f.severity = Severity::warning;
   }
 }
 
 }  // namespace
+
+double critical_path_host_share(const CriticalPath& c) {
+  if (c.length_ns <= 0) return 0;
+  return double(c.cpu_launch_ns + c.cpu_other_ns + c.input_wait_ns + c.sync_wait_ns) / double(c.length_ns);
+}
+
+bool capped_by_critical_path(const Profile& p, const Finding& f) {
+  return !f.saving_note.empty() && kernel_speed_rule(f.id) && f.saving_note == critical_path_cap(p).note;
+}
 
 void settle_findings(Profile* p) {
   std::vector<Finding>& all = p->findings;

@@ -148,14 +148,10 @@ inline LoaderWorkers loader_workers(const Profile& p) {
   return multi ? LoaderWorkers::some : single ? LoaderWorkers::none : LoaderWorkers::unknown;
 }
 
-// True unless a GPU is plainly not NVIDIA's: an AMD name, or a compute
-// capability no NVIDIA GPU has (ROCm traces give 9.4 for gfx942). Tensor-core
-// kernel names and SM tables are NVIDIA's.
+// True unless a GPU of the profile is plainly not NVIDIA's (nvidia_gpu()).
 inline bool nvidia_gpus(const Profile& p) {
   for (const DeviceSummary& d : p.devices)
-    if (contains_nocase(d.name, "amd") || contains_nocase(d.name, "radeon") || contains_nocase(d.name, "instinct") ||
-        (d.compute_major == 9 && d.compute_minor != 0))
-      return false;
+    if (!nvidia_gpu(d.name, d.compute_major, d.compute_minor)) return false;
   return true;
 }
 

@@ -91,17 +91,14 @@ std::optional<SmLimits> sm_limits_for(std::int32_t major, std::int32_t minor) {
   return std::nullopt;
 }
 
-// An AMD GPU in a ROCm Kineto trace reports a "compute capability" too (9.0
-// for gfx90a), but NVIDIA's table of SM limits does not describe it: its
-// wavefronts are 64 wide.
-static bool nvidia_device(const Device& d) {
-  return d.warp_size != 64 && !contains_nocase(d.name, "amd") && !contains_nocase(d.name, "radeon") &&
-         !contains_nocase(d.name, "instinct");
+bool nvidia_gpu(std::string_view name, std::int32_t major, std::int32_t minor, std::uint32_t warp_size) {
+  return warp_size != 64 && !contains_nocase(name, "amd") && !contains_nocase(name, "radeon") &&
+         !contains_nocase(name, "instinct") && !(major == 9 && minor != 0);
 }
 
 OccupancyLimits occupancy_limits(const Device* device) {
   OccupancyLimits out;
-  if (!device || !nvidia_device(*device)) return out;
+  if (!device || !nvidia_gpu(device->name, device->compute_major, device->compute_minor, device->warp_size)) return out;
   std::optional<SmLimits> sm = sm_limits_for(device->compute_major, device->compute_minor);
   // Without the table's row the allocation units are not known: no guess.
   if (!sm) return out;

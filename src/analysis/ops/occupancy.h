@@ -57,6 +57,13 @@ struct OccupancyLimits {
 };
 OccupancyLimits occupancy_limits(const Device* device);
 
+// True unless a GPU is plainly not NVIDIA's: an AMD name, 64-wide
+// wavefronts, or a compute capability no NVIDIA GPU has (ROCm traces give
+// 9.4 for gfx942, and 9.0 for gfx90a under an AMD name). NVIDIA's SM tables
+// and tensor-core kernel names do not describe other GPUs. `warp_size` 0:
+// not known.
+bool nvidia_gpu(std::string_view name, std::int32_t major, std::int32_t minor, std::uint32_t warp_size = 0);
+
 enum class OccupancyLimiter : std::uint8_t { block_size = 0, blocks_per_sm = 1, registers = 2, shared_memory = 3 };
 std::string_view to_string(OccupancyLimiter l);  // "block size", "blocks per SM", "registers", "shared memory"
 
