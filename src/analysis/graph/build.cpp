@@ -67,6 +67,7 @@ struct Builder {
   std::vector<NodeId> api_node;            // API row -> the outermost call node containing it
   NodeId gpu_nodes = 0;                    // GPU ops are nodes [0, gpu_nodes) (their chains come first)
   std::vector<NodeId> launch_of;           // GPU node -> its launch call node (GPU nodes only)
+  std::vector<NodeId> first_launched;      // chain -> its first op whose launch the trace has (GPU chains)
   std::vector<std::uint32_t> track_chain;  // track -> chain index (kNoTrack: none)
   // Search positions in other chains, for queries in time order along one chain.
   std::vector<NodeId> hint;
@@ -216,9 +217,12 @@ void Builder::chains() {
 
 void Builder::launches() {
   fill_huge(launch_of, gpu_nodes, kNoNode);
+  first_launched.assign(g.chains.size(), kNoNode);
   std::uint64_t without = 0, linked = 0;
   for (const Chain& c : g.chains) {
     if (!c.gpu) continue;
+    NodeId& first = first_launched[&c - g.chains.data()];
+    first = c.end;
     for (NodeId n = c.begin; n < c.end; ++n) {
       RowIndex api = kNoRow;
       switch (g.kind[n]) {
@@ -232,6 +236,7 @@ void Builder::launches() {
         ++without;
       } else {
         ++linked;
+        first = std::min(first, n);
         if (g.kind[call] == NodeKind::call) g.kind[call] = NodeKind::launch;
       }
     }
@@ -285,9 +290,13 @@ const DeviceLatency& Builder::latency_of(std::uint32_t device) const {
 
 // The last op of the chain launched before `at` (kNoNode if none).
 // Ops of a stream run in the order they were launched, so their launch times
-// do not decrease along the chain (an op without a launch counts at its start).
+// do not decrease along the chain. An op without a launch counts at its start,
+// except the ops before the chain's first launch the trace has: the trace
+// began (or its window opened) with them already queued, so they were
+// launched before any call it holds.
 NodeId Builder::last_launched_before(const Chain& c, TimeNs at) const {
-  NodeId lo = c.begin, hi = c.end;  // the first op launched at or after `at` is in [lo, hi]
+  const NodeId first = first_launched[&c - g.chains.data()];
+  NodeId lo = first < c.end ? first : c.begin, hi = c.end;  // the first op launched at or after `at` is in [lo, hi]
   while (lo < hi) {
     const NodeId mid = lo + (hi - lo) / 2;
     const NodeId call = launch_of[mid];
@@ -334,7 +343,14 @@ void Builder::syncs() {
     for (const Chain& c : g.chains) {
       if (!c.gpu || (device != kNoDevice && c.device != device)) continue;
       if (type == SyncType::stream && t.tracks()[c.track].stream != stream) continue;
-      const NodeId n = last_launched_before(c, g.obs_start[call]);
+      NodeId n = last_launched_before(c, g.obs_start[call]);
+      if (n != kNoNode && n < first_launched[&c - g.chains.data()]) {
+        // Queued before the trace began: those still running after the call
+        // returned were launched after it, by a thread the trace does not hold.
+        const TimeNs* e = g.obs_end.data();
+        const TimeNs* it = std::upper_bound(e + c.begin, e + n + 1, g.obs_end[call] + o.tolerance_ns);
+        n = it == e + c.begin ? kNoNode : static_cast<NodeId>(it - e - 1);
+      }
       if (n != kNoNode) ops.push_back(n);
     }
     return ops;

@@ -131,6 +131,37 @@ TEST(Graph, HostSyncWaitsForTheStreamItSynchronises) {
   EXPECT_LT(free.end[sync], us(20));
 }
 
+// A trace that begins with work already queued: the stream's first kernels
+// have no launch in it. A sync at the start waits for them, so the path goes
+// through their GPU time, not the sync's; a kernel without a launch that ran
+// after the sync returned was not waited for (a thread the trace does not hold
+// launched it).
+TEST(Graph, ASyncWaitsForTheWorkQueuedBeforeTheTraceBegan) {
+  TinyTrace b;
+  b.call("cudaGetDevice", 0, 1);
+  b.kernel("queued a", 0, 7, 2, 400);
+  b.kernel("queued b", 0, 7, 401, 800);
+  b.call("cudaDeviceSynchronize", 5, 803);
+  b.kernel("late", 0, 8, 850, 870);  // launched by no recorded call, after the sync
+  b.kernel("other", 0, 8, 880, 890, 815);
+  b.kernel("next", 0, 7, 960, 1000, 820);
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  const Timeline tl = replay_exactly(g);
+  const NodeId sync = node_named(t, g, "cudaDeviceSynchronize");
+  EXPECT_EQ(g.kind[sync], NodeKind::sync);
+  const NodeId late = node_named(t, g, "late");
+  for (std::uint32_t i = g.in_begin[sync]; i < g.in_begin[sync + 1]; ++i) EXPECT_NE(g.in[i].src, late);
+  EXPECT_EQ(g.stat("graph.syncs_ending_before_op"), 0u);
+  TimeNs by_kind[kPathKindCount] = {};
+  for (const PathSegment& seg : trace_path(g, tl)) by_kind[static_cast<int>(seg.kind)] += seg.end - seg.start;
+  EXPECT_LE(by_kind[static_cast<int>(PathKind::sync_wait)], us(3));    // the return only
+  EXPECT_GE(by_kind[static_cast<int>(PathKind::gpu_compute)], us(798));  // both queued kernels
+  // Halving the queued kernels lets the sync return sooner.
+  const Timeline p = changed(t, g, {parse_scale("/queued/=0.5")});
+  EXPECT_LT(p.end[sync], us(500));
+}
+
 // The k-th communication kernel of each device is one collective: all end
 // when the last one has started plus the transfer time.
 TEST(Graph, CollectivesEndWhenTheLastDeviceArrives) {
