@@ -155,7 +155,7 @@ TEST(Graph, ASyncWaitsForTheWorkQueuedBeforeTheTraceBegan) {
   EXPECT_EQ(g.stat("graph.syncs_ending_before_op"), 0u);
   TimeNs by_kind[kPathKindCount] = {};
   for (const PathSegment& seg : trace_path(g, tl)) by_kind[static_cast<int>(seg.kind)] += seg.end - seg.start;
-  EXPECT_LE(by_kind[static_cast<int>(PathKind::sync_wait)], us(3));    // the return only
+  EXPECT_LE(by_kind[static_cast<int>(PathKind::sync_wait)], us(3));      // the return only
   EXPECT_GE(by_kind[static_cast<int>(PathKind::gpu_compute)], us(798));  // both queued kernels
   // Halving the queued kernels lets the sync return sooner.
   const Timeline p = changed(t, g, {parse_scale("/queued/=0.5")});
