@@ -115,9 +115,8 @@ bool is_one_of(std::string_view f, std::span<const std::string_view> list) {
   return false;
 }
 
-}  // namespace
-
-Options parse_options(std::span<const char* const> args) {
+// The flags given, by name (-h as --help), each once; values checked later.
+std::map<std::string, std::string, std::less<>> given_flags(std::span<const char* const> args) {
   std::map<std::string, std::string, std::less<>> given;
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string_view a = args[i];
@@ -144,75 +143,81 @@ Options parse_options(std::span<const char* const> args) {
     if (given.count(a)) throw OptionError(std::string(a) + ": given twice");
     given.emplace(std::string(a), std::string(value));
   }
+  return given;
+}
 
+// Sets the option flag `f` names to `v`, or says why it cannot.
+void apply_flag(Options& o, std::string_view f, const std::string& v) {
+  if (f == "--layout")
+    o.layout = pick<Layout>(f, v, {{"nhwc", Layout::nhwc}, {"nchw", Layout::nchw}});
+  else if (f == "--padding")
+    o.padding = pick<PaddingMode>(f, v, {{"explicit", PaddingMode::explicit_pad}, {"fused", PaddingMode::fused}});
+  else if (f == "--bias")
+    o.bias = pick<BiasMode>(f, v, {{"broadcast", BiasMode::broadcast}, {"fused", BiasMode::fused}});
+  else if (f == "--bn")
+    o.bn = pick<BnMode>(f, v, {{"naive", BnMode::naive}, {"transpose", BnMode::transpose}, {"fused", BnMode::fused}});
+  else if (f == "--update")
+    o.update = pick<UpdateMode>(f, v, {{"sync", UpdateMode::sync}, {"overlap", UpdateMode::overlap}});
+  else if (f == "--allreduce")
+    o.allreduce = pick<AllReduceMode>(f, v, {{"end", AllReduceMode::end}, {"bucketed", AllReduceMode::bucketed}});
+  else if (f == "--data") {
+    if (v.starts_with("cifar:")) {
+      o.data = DataMode::cifar;
+      o.cifar_dir = v.substr(6);
+      if (o.cifar_dir.empty()) throw OptionError("--data: cifar: needs a directory (cifar:DIR)");
+    } else if (v == "synthetic" || v == "host") {
+      o.data = v == "synthetic" ? DataMode::synthetic : DataMode::host;
+    } else if (v == "cifar") {
+      throw OptionError("--data: cifar needs a directory (cifar:DIR)");
+    } else {
+      throw OptionError("--data: expected synthetic, host or cifar:DIR, got '" + v + "'");
+    }
+  } else if (f == "--precision")
+    o.precision =
+        pick<Precision>(f, v, {{"fp32", Precision::fp32}, {"tf32", Precision::tf32}, {"bf16", Precision::bf16}});
+  else if (f == "--graphs")
+    o.graphs = pick<bool>(f, v, {{"on", true}, {"off", false}});
+  else if (f == "--gpus")
+    o.gpus = parse_int(f, v, 1, 1024);
+  else if (f == "--batch")
+    o.batch = parse_int(f, v, 2, 4096);
+  else if (f == "--steps")
+    o.steps = parse_int(f, v, 1, 100000000);
+  else if (f == "--warmup")
+    o.warmup = parse_int(f, v, 0, 100000000);
+  else if (f == "--log-every")
+    o.log_every = parse_int(f, v, 1, 100000000);
+  else if (f == "--lr")
+    o.lr = parse_float(f, v, 0.0f, 10.0f);
+  else if (f == "--momentum")
+    o.momentum = parse_float(f, v, 0.0f, 0.999f);
+  else if (f == "--weight-decay")
+    o.weight_decay = parse_float(f, v, 0.0f, 1.0f);
+  else if (f == "--seed")
+    o.seed = static_cast<std::uint32_t>(parse_int(f, v, 0, 2147483647));
+  else if (f == "--profile") {
+    if (v.empty()) throw OptionError("--profile: needs an output file name");
+    o.profile_path = v;
+  } else if (f == "--make-cifar") {
+    if (v.empty()) throw OptionError("--make-cifar: needs a directory");
+    o.make_cifar_dir = v;
+  } else if (f == "--verify")
+    o.verify = true;
+  else if (f == "--check-sync")
+    o.check_sync = true;
+}
+
+}  // namespace
+
+Options parse_options(std::span<const char* const> args) {
+  std::map<std::string, std::string, std::less<>> given = given_flags(args);
   Options o;
   if (given.count("--help")) {
     o.help = true;
     return o;
   }
   apply_preset(o, given.count("--preset") ? std::string_view(given["--preset"]) : "tuned");
-
-  for (const auto& [flag, v] : given) {
-    const std::string_view f = flag;
-    if (f == "--layout")
-      o.layout = pick<Layout>(f, v, {{"nhwc", Layout::nhwc}, {"nchw", Layout::nchw}});
-    else if (f == "--padding")
-      o.padding = pick<PaddingMode>(f, v, {{"explicit", PaddingMode::explicit_pad}, {"fused", PaddingMode::fused}});
-    else if (f == "--bias")
-      o.bias = pick<BiasMode>(f, v, {{"broadcast", BiasMode::broadcast}, {"fused", BiasMode::fused}});
-    else if (f == "--bn")
-      o.bn = pick<BnMode>(f, v, {{"naive", BnMode::naive}, {"transpose", BnMode::transpose}, {"fused", BnMode::fused}});
-    else if (f == "--update")
-      o.update = pick<UpdateMode>(f, v, {{"sync", UpdateMode::sync}, {"overlap", UpdateMode::overlap}});
-    else if (f == "--allreduce")
-      o.allreduce = pick<AllReduceMode>(f, v, {{"end", AllReduceMode::end}, {"bucketed", AllReduceMode::bucketed}});
-    else if (f == "--data") {
-      if (v.starts_with("cifar:")) {
-        o.data = DataMode::cifar;
-        o.cifar_dir = v.substr(6);
-        if (o.cifar_dir.empty()) throw OptionError("--data: cifar: needs a directory (cifar:DIR)");
-      } else if (v == "synthetic" || v == "host") {
-        o.data = v == "synthetic" ? DataMode::synthetic : DataMode::host;
-      } else if (v == "cifar") {
-        throw OptionError("--data: cifar needs a directory (cifar:DIR)");
-      } else {
-        throw OptionError("--data: expected synthetic, host or cifar:DIR, got '" + v + "'");
-      }
-    } else if (f == "--precision")
-      o.precision =
-          pick<Precision>(f, v, {{"fp32", Precision::fp32}, {"tf32", Precision::tf32}, {"bf16", Precision::bf16}});
-    else if (f == "--graphs")
-      o.graphs = pick<bool>(f, v, {{"on", true}, {"off", false}});
-    else if (f == "--gpus")
-      o.gpus = parse_int(f, v, 1, 1024);
-    else if (f == "--batch")
-      o.batch = parse_int(f, v, 2, 4096);
-    else if (f == "--steps")
-      o.steps = parse_int(f, v, 1, 100000000);
-    else if (f == "--warmup")
-      o.warmup = parse_int(f, v, 0, 100000000);
-    else if (f == "--log-every")
-      o.log_every = parse_int(f, v, 1, 100000000);
-    else if (f == "--lr")
-      o.lr = parse_float(f, v, 0.0f, 10.0f);
-    else if (f == "--momentum")
-      o.momentum = parse_float(f, v, 0.0f, 0.999f);
-    else if (f == "--weight-decay")
-      o.weight_decay = parse_float(f, v, 0.0f, 1.0f);
-    else if (f == "--seed")
-      o.seed = static_cast<std::uint32_t>(parse_int(f, v, 0, 2147483647));
-    else if (f == "--profile") {
-      if (v.empty()) throw OptionError("--profile: needs an output file name");
-      o.profile_path = v;
-    } else if (f == "--make-cifar") {
-      if (v.empty()) throw OptionError("--make-cifar: needs a directory");
-      o.make_cifar_dir = v;
-    } else if (f == "--verify")
-      o.verify = true;
-    else if (f == "--check-sync")
-      o.check_sync = true;
-  }
-
+  for (const auto& [flag, v] : given) apply_flag(o, flag, v);
   if (o.bn == BnMode::transpose && o.layout != Layout::nchw)
     throw OptionError("--bn transpose converts NCHW to NHWC around batch norm; it needs --layout nchw");
   if (o.data != DataMode::cifar && !o.cifar_dir.empty()) o.cifar_dir.clear();

@@ -260,67 +260,16 @@ void busy_not_working(Builder& b) {
   }
 }
 
-void gpu_idle_gaps(Builder& b) {
-  const FindingThresholds& th = b.opt.thresholds;
+namespace {
+
+// What ended the gaps, by cause; the one with the most time decides the advice.
+enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput };
+
+// The advice for the gaps' largest cause, then a line for each other fixable
+// cause (late launches, queued work) that holds a tenth of them or more.
+std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, bool stepped) {
   const Totals& t = b.t;
-  if (!idle_gaps_fire(b)) return;
-  const Evidence& ev = b.ev;
-  const double gap_share = ratio(ev.idle_gaps.total(), t.span);
-  // The gaps' parts: input wait and the idle after host synchronizations are
-  // the input-bound and host-sync findings' (their fixes remove it); warm-up
-  // is a one-time cost at the start of the capture (no fix of the program
-  // saves it); the rest is this finding's saving.
-  const TimeNs explained = std::min(ev.idle_gaps_explained_ns, ev.idle_gaps.total());
-  const TimeNs sync = std::min(ev.idle_gaps_sync_ns, explained), input = explained - sync;
-  const TimeNs warmup = ev.idle_gaps_warmup_ns, launch = ev.idle_gaps_launch_ns, queued = ev.idle_gaps_queued_ns;
-  // Late launches have a known fix (the host's work between them); what
-  // queued work waited for the trace does not show, so its gaps are no
-  // estimated saving: unknown, said with their time.
-  const TimeNs saving = launch;
-  // The gaps a fix of the program may remove (warm-up aside): they decide
-  // the severity, and which causes get advice of their own.
   const TimeNs fixable = launch + queued;
-  const Severity sev = ratio(fixable, t.span) >= 0.25 ? Severity::critical : Severity::warning;
-  Finding& f = b.add(sev, gap_share, th.idle_gaps_share, t.per_device(saving));
-  f.share = gap_share;
-  if (queued > 0)
-    f.saving_note = "the " + dur(t.per_device(queued)) +
-                    " of gaps ended by work already queued are not counted: the trace does not show what that work "
-                    "waited for, so what removing the wait saves is unknown";
-  const std::vector<TimeRange> r = ev.idle_gaps.ranges();
-  // The cause with the most time decides the title's words and the advice.
-  enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput };
-  const std::array<TimeNs, 5> by_cause = {warmup, launch, queued, sync, input};
-  const auto top = static_cast<Cause>(std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
-  static constexpr const char* kWords[] = {"warm-up at the start of the capture", "ended by late host launches",
-                                           "ended by work already queued (dependencies, event waits)",
-                                           "after host synchronizations and blocking copies", "waiting for input"};
-  // "mostly" only where the cause holds half the gaps' time or more.
-  const TimeNs all_causes = warmup + launch + queued + sync + input;
-  const std::string most = 2 * by_cause[top] >= all_causes
-                               ? std::string("mostly ")
-                               : "the largest part (" + pct(ratio(by_cause[top], all_causes)) + ") ";
-  // Without steps every kernel's first call in the trace counts as warm-up:
-  // said as first calls, not as the start of a capture.
-  const bool stepped = !b.p.steps.steps.empty();
-  f.title = count(ev.idle_gaps.count()) +
-            (ev.idle_gaps.count() == 1 ? " GPU idle gap of at least " : " GPU idle gaps of at least ") +
-            dur(th.idle_gap_ns) + " total " + dur(t.per_device(ev.idle_gaps.total())) + " (" + pct1(gap_share) +
-            " of the run), " + most +
-            (top == kWarmup && !stepped ? "ended by kernels' first calls (warm-up)" : kWords[top]);
-  f.evidence =
-      "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) + "; gaps >= " + dur(th.idle_gap_ns) +
-      " (nsys flags 500 ms; training steps are millisecond-scale) take " + pct1(gap_share) +
-      " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold. By what ended them: warm-up " +
-      dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup, "gap", "gaps") +
-      (stepped ? " ended by the first call of a kernel before the first step ended), a late host launch "
-               : " ended by the first call of a kernel; the trace has no steps, so any first call counts), a late "
-                 "host launch ") +
-      dur(t.per_device(launch)) + ", work already queued " + dur(t.per_device(queued)) +
-      "; GPU idle after host synchronizations or blocking copies " + dur(t.per_device(sync)) + " and input wait " +
-      dur(t.per_device(input)) +
-      " are the host-sync, sync-memcpy and input-bound findings' (not counted here). Communication is never in a gap "
-      "(a gap has no op running), so exposed communication does not overlap it.";
   // A training or serving loop (a framework's, or one the trace shows by its
   // backward or optimizer), or a program of its own (an HPC code with MPI
   // between its GPU phases): the words of the advice differ.
@@ -372,6 +321,72 @@ void gpu_idle_gaps(Builder& b) {
     advice += " Gaps ended by late launches (" + dur(t.per_device(launch)) + "): " + lower_first(kLaunchAdvice);
   if (top != kQueued && queued > 0 && queued * 10 >= fixable)
     advice += " Gaps ended by work already queued (" + dur(t.per_device(queued)) + "): " + lower_first(kQueuedAdvice);
+  return advice;
+}
+
+}  // namespace
+
+void gpu_idle_gaps(Builder& b) {
+  const FindingThresholds& th = b.opt.thresholds;
+  const Totals& t = b.t;
+  if (!idle_gaps_fire(b)) return;
+  const Evidence& ev = b.ev;
+  const double gap_share = ratio(ev.idle_gaps.total(), t.span);
+  // The gaps' parts: input wait and the idle after host synchronizations are
+  // the input-bound and host-sync findings' (their fixes remove it); warm-up
+  // is a one-time cost at the start of the capture (no fix of the program
+  // saves it); the rest is this finding's saving.
+  const TimeNs explained = std::min(ev.idle_gaps_explained_ns, ev.idle_gaps.total());
+  const TimeNs sync = std::min(ev.idle_gaps_sync_ns, explained), input = explained - sync;
+  const TimeNs warmup = ev.idle_gaps_warmup_ns, launch = ev.idle_gaps_launch_ns, queued = ev.idle_gaps_queued_ns;
+  // Late launches have a known fix (the host's work between them); what
+  // queued work waited for the trace does not show, so its gaps are no
+  // estimated saving: unknown, said with their time.
+  const TimeNs saving = launch;
+  // The gaps a fix of the program may remove (warm-up aside): they decide
+  // the severity, and which causes get advice of their own.
+  const TimeNs fixable = launch + queued;
+  const Severity sev = ratio(fixable, t.span) >= 0.25 ? Severity::critical : Severity::warning;
+  Finding& f = b.add(sev, gap_share, th.idle_gaps_share, t.per_device(saving));
+  f.share = gap_share;
+  if (queued > 0)
+    f.saving_note = "the " + dur(t.per_device(queued)) +
+                    " of gaps ended by work already queued are not counted: the trace does not show what that work "
+                    "waited for, so what removing the wait saves is unknown";
+  const std::vector<TimeRange> r = ev.idle_gaps.ranges();
+  // The cause with the most time decides the title's words and the advice.
+  const std::array<TimeNs, 5> by_cause = {warmup, launch, queued, sync, input};
+  const auto top = static_cast<Cause>(std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
+  static constexpr const char* kWords[] = {"warm-up at the start of the capture", "ended by late host launches",
+                                           "ended by work already queued (dependencies, event waits)",
+                                           "after host synchronizations and blocking copies", "waiting for input"};
+  // "mostly" only where the cause holds half the gaps' time or more.
+  const TimeNs all_causes = warmup + launch + queued + sync + input;
+  const std::string most = 2 * by_cause[top] >= all_causes
+                               ? std::string("mostly ")
+                               : "the largest part (" + pct(ratio(by_cause[top], all_causes)) + ") ";
+  // Without steps every kernel's first call in the trace counts as warm-up:
+  // said as first calls, not as the start of a capture.
+  const bool stepped = !b.p.steps.steps.empty();
+  f.title = count(ev.idle_gaps.count()) +
+            (ev.idle_gaps.count() == 1 ? " GPU idle gap of at least " : " GPU idle gaps of at least ") +
+            dur(th.idle_gap_ns) + " total " + dur(t.per_device(ev.idle_gaps.total())) + " (" + pct1(gap_share) +
+            " of the run), " + most +
+            (top == kWarmup && !stepped ? "ended by kernels' first calls (warm-up)" : kWords[top]);
+  f.evidence =
+      "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) + "; gaps >= " + dur(th.idle_gap_ns) +
+      " (nsys flags 500 ms; training steps are millisecond-scale) take " + pct1(gap_share) +
+      " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold. By what ended them: warm-up " +
+      dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup, "gap", "gaps") +
+      (stepped ? " ended by the first call of a kernel before the first step ended), a late host launch "
+               : " ended by the first call of a kernel; the trace has no steps, so any first call counts), a late "
+                 "host launch ") +
+      dur(t.per_device(launch)) + ", work already queued " + dur(t.per_device(queued)) +
+      "; GPU idle after host synchronizations or blocking copies " + dur(t.per_device(sync)) + " and input wait " +
+      dur(t.per_device(input)) +
+      " are the host-sync, sync-memcpy and input-bound findings' (not counted here). Communication is never in a gap "
+      "(a gap has no op running), so exposed communication does not overlap it.";
+  const std::string advice = gap_advice(b, top, launch, queued, stepped);
   f.recommendation = advice + " Estimated saving: the gaps ended by late launches (" + dur(t.per_device(launch)) +
                      "), not warm-up, input wait or the idle after synchronizations" +
                      (queued > 0 ? "; the gaps ended by queued work (" + dur(t.per_device(queued)) +

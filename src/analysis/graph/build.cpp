@@ -112,6 +112,8 @@ struct Builder {
   NodeId push_node(NodeKind kind, std::uint8_t category, RowIndex row, TimeNs start, TimeNs end);
   const DeviceLatency& latency_of(std::uint32_t device) const;
   NodeId last_launched_before(const Chain& c, TimeNs t) const;
+  NodeId latest_before(NodeId call, std::uint32_t device) const;
+  std::vector<NodeId> waits_on(NodeId call, SyncType type, std::uint32_t device, std::uint32_t stream) const;
   NodeId node_starting_at(const Chain& c, TimeNs at) const;
   CpuPoint cpu_point(const Chain& c, TimeNs at) const;
   NodeId inferred_source(NodeId n, const Chain& c, TimeNs explained);
@@ -308,6 +310,48 @@ NodeId Builder::last_launched_before(const Chain& c, TimeNs at) const {
   return lo == c.begin ? kNoNode : lo - 1;
 }
 
+// The op a sync on `device` (kNoDevice: any) waited for when the trace does
+// not say: the last one to end, no later than the call, among the ops
+// launched before the call started; none if the GPU was idle by then.
+NodeId Builder::latest_before(NodeId call, std::uint32_t device) const {
+  NodeId best = kNoNode;
+  for (const Chain& c : g.chains) {
+    if (!c.gpu || (device != kNoDevice && c.device != device)) continue;
+    NodeId n = last_launched_before(c, g.obs_start[call]);
+    for (int back = 0; n != kNoNode && n >= c.begin && back < 64; ++back, --n) {
+      if (g.obs_end[n] <= g.obs_end[call] + o.tolerance_ns) break;
+      if (n == c.begin) {
+        n = kNoNode;
+        break;
+      }
+    }
+    if (n == kNoNode || g.obs_end[n] > g.obs_end[call] + o.tolerance_ns) continue;
+    if (best == kNoNode || g.obs_end[n] > g.obs_end[best]) best = n;
+  }
+  if (best != kNoNode && g.obs_end[best] <= g.obs_start[call]) best = kNoNode;  // nothing to wait for
+  return best;
+}
+
+// The ops a stream or device sync waited for: on each stream it covers, the
+// last op launched before the call started.
+std::vector<NodeId> Builder::waits_on(NodeId call, SyncType type, std::uint32_t device, std::uint32_t stream) const {
+  std::vector<NodeId> ops;
+  for (const Chain& c : g.chains) {
+    if (!c.gpu || (device != kNoDevice && c.device != device)) continue;
+    if (type == SyncType::stream && t.tracks()[c.track].stream != stream) continue;
+    NodeId n = last_launched_before(c, g.obs_start[call]);
+    if (n != kNoNode && n < first_launched[&c - g.chains.data()]) {
+      // Queued before the trace began: those still running after the call
+      // returned were launched after it, by a thread the trace does not hold.
+      const TimeNs* e = g.obs_end.data();
+      const TimeNs* it = std::upper_bound(e + c.begin, e + n + 1, g.obs_end[call] + o.tolerance_ns);
+      n = it == e + c.begin ? kNoNode : static_cast<NodeId>(it - e - 1);
+    }
+    if (n != kNoNode) ops.push_back(n);
+  }
+  return ops;
+}
+
 void Builder::syncs() {
   const SyncTable& s = t.syncs();
   const ApiCallTable& a = t.api_calls();
@@ -317,45 +361,6 @@ void Builder::syncs() {
     for (NodeId op : ops) waits.push_back({call, op, EdgeType::sync});
     if (g.kind[call] != NodeKind::launch || !ops.empty()) g.kind[call] = NodeKind::sync;
   };
-  // The op a sync on `device` (kNoDevice: any) waited for when the trace does
-  // not say: the last one to end, no later than the call, among the ops
-  // launched before the call started; none if the GPU was idle by then.
-  auto latest_before = [&](NodeId call, std::uint32_t device) {
-    NodeId best = kNoNode;
-    for (const Chain& c : g.chains) {
-      if (!c.gpu || (device != kNoDevice && c.device != device)) continue;
-      NodeId n = last_launched_before(c, g.obs_start[call]);
-      for (int back = 0; n != kNoNode && n >= c.begin && back < 64; ++back, --n) {
-        if (g.obs_end[n] <= g.obs_end[call] + o.tolerance_ns) break;
-        if (n == c.begin) {
-          n = kNoNode;
-          break;
-        }
-      }
-      if (n == kNoNode || g.obs_end[n] > g.obs_end[call] + o.tolerance_ns) continue;
-      if (best == kNoNode || g.obs_end[n] > g.obs_end[best]) best = n;
-    }
-    if (best != kNoNode && g.obs_end[best] <= g.obs_start[call]) best = kNoNode;  // nothing to wait for
-    return best;
-  };
-  auto waits_on = [&](NodeId call, SyncType type, std::uint32_t device, std::uint32_t stream) {
-    std::vector<NodeId> ops;
-    for (const Chain& c : g.chains) {
-      if (!c.gpu || (device != kNoDevice && c.device != device)) continue;
-      if (type == SyncType::stream && t.tracks()[c.track].stream != stream) continue;
-      NodeId n = last_launched_before(c, g.obs_start[call]);
-      if (n != kNoNode && n < first_launched[&c - g.chains.data()]) {
-        // Queued before the trace began: those still running after the call
-        // returned were launched after it, by a thread the trace does not hold.
-        const TimeNs* e = g.obs_end.data();
-        const TimeNs* it = std::upper_bound(e + c.begin, e + n + 1, g.obs_end[call] + o.tolerance_ns);
-        n = it == e + c.begin ? kNoNode : static_cast<NodeId>(it - e - 1);
-      }
-      if (n != kNoNode) ops.push_back(n);
-    }
-    return ops;
-  };
-
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (!in_window(s.start[i])) continue;
     const SyncType type = s.type_at(i);
