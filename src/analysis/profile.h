@@ -521,8 +521,9 @@ struct OpSummary {
   std::uint64_t unmatched_correlation = 0;  // … of which name a correlation id no launch call has
   std::uint64_t with_shapes = 0;            // op calls with recorded input shapes
   std::uint64_t malformed_shapes = 0;       // … whose shapes could not be read (no cost is given for them)
-  std::uint64_t overlapping = 0;            // op ranges overlapping another without nesting
-  bool shapes_recorded = false;             // any op had input shapes (PyTorch: record_shapes=True)
+  std::uint64_t above_peak = 0;   // … whose cost, in the time they took, exceeds the GPU's peak (no cost given)
+  std::uint64_t overlapping = 0;  // op ranges overlapping another without nesting
+  bool shapes_recorded = false;   // any op had input shapes (PyTorch: record_shapes=True)
 };
 
 // Forward and backward GPU time per nn.Module (docs/ops.md, "Forward and

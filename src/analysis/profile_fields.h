@@ -421,6 +421,9 @@ constexpr void rows(V& v, Of<OpSummary>) {
                                    "… of which name a correlation id that no launch call has");
   field<&S::with_shapes>(v, "with_shapes", "", "op calls with recorded input shapes");
   field<&S::malformed_shapes>(v, "malformed_shapes", "", "… whose shapes could not be read (no cost given)");
+  field<&S::above_peak>(v, "above_peak", "",
+                        "… whose cost, in the time they took, exceeds the GPU's peak: the formula overcounts (a "
+                        "broadcast or repeated input the shapes do not show); no cost or roofline given");
   field<&S::overlapping>(v, "overlapping", "", "op ranges overlapping another without nesting");
   field<&S::shapes_recorded>(v, "shapes_recorded", "",
                              "any op had input shapes; false: record with record_shapes=True for FLOPs");

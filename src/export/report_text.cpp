@@ -729,6 +729,10 @@ void framework_ops(const Profile& p, const ReportTextOptions& o, std::string& ou
   if (!s.shapes_recorded)
     out += "  No input shapes recorded: profile with record_shapes=True for FLOPs and roofline figures.\n";
   if (s.malformed_shapes) out += "  " + count(s.malformed_shapes) + " op calls had shapes that could not be read.\n";
+  if (s.above_peak)
+    out += "  " + count(s.above_peak) +
+           " op calls would exceed the GPU's peak by their shapes' cost (an input broadcast or read twice, which the "
+           "shapes do not show): no cost or roofline is given for them.\n";
   out += "\n";
 }
 

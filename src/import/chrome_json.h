@@ -33,7 +33,8 @@
 //    µs-grid rounding can be reproduced), "chrome.sub_us_timestamps" = "1" when any ts or dur is not
 //    a whole number of µs; distributedInfo -> meta.rank/world_size (and every process's rank);
 //    deviceProperties -> devices (those the GPU events use; "chrome.devices_listed" = how many the
-//    file listed); scalar top-level keys -> properties "chrome.meta.<key>".
+//    file listed; one device listed under another id than the one device the events use describes it,
+//    said in "chrome.device_properties_renumbered"); scalar top-level keys -> properties "chrome.meta.<key>".
 //  Timestamps are parsed from the decimal text to exact ns (never via double); the model's times are
 //  absolute: ts_origin_ns + ts.
 #pragma once

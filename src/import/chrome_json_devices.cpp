@@ -97,11 +97,20 @@ void EventParser::add_devices() {
     if (t.kind == TrackKind::gpu) used.push_back(t.device);
   std::sort(used.begin(), used.end());
   used.erase(std::unique(used.begin(), used.end()), used.end());
+  // One GPU listed under another number than the one GPU the events use
+  // (ROCm traces list the process's device 0 and put its kernels on the
+  // physical device's number): the process saw one GPU, so it is that one.
+  const bool one_renumbered = listed_devices_.size() == 1 && used.size() == 1 && listed_devices_[0].id != used[0];
+  if (one_renumbered)
+    builder_.meta().set_property("chrome.device_properties_renumbered",
+                                 "listed device " + std::to_string(listed_devices_[0].id) + " is device " +
+                                     std::to_string(used[0]) + ": the only one listed and the only one the events use");
   for (std::uint32_t id : used) {
     Device d;
     d.id = id;
     for (const Device& listed : listed_devices_)
-      if (listed.id == id) d = listed;
+      if (listed.id == id || one_renumbered) d = listed;
+    d.id = id;
     builder_.add_device(d);
   }
   if (!listed_devices_.empty())

@@ -47,6 +47,10 @@ constexpr CategoryRule kRules[] = {
     {K::broadcast, "tensorbroadcastingop"},
     {K::broadcast, "broadcast"},
 
+    // CUTLASS's convolutions in cuDNN (cutlass_cudnn_train…ImplicitGemmConvolution),
+    // whose template arguments can say "NoPermute": before the layout changes.
+    {K::convolution, "implicitgemmconvolution"},
+
     // Layout changes.
     {K::transpose, "transpose"},
     {K::transpose, "tensorshufflingop"},
@@ -95,6 +99,11 @@ constexpr CategoryRule kRules[] = {
     {K::normalization, "gammabetabackward"},
     {K::normalization, "computefusedparams"},
 
+    // Writes into a serving engine's KV cache (vLLM's reshape_and_cache_flash,
+    // concat_and_cache_mla): copies, before "_flash_" below.
+    {K::memory, "reshape_and_cache"},
+    {K::memory, "concat_and_cache"},
+
     // Fused attention, before "fprop" (cuDNN's SDPA engines are fprop/bprop
     // kernels), "cutlass" and "gemm" (FlashAttention and xFormers are CUTLASS
     // kernels) and "softmax" (their names mention the softmax they fuse).
@@ -107,7 +116,9 @@ constexpr CategoryRule kRules[] = {
     {K::attention, "attention"},
     {K::attention, "mem_eff"},
     {K::attention, "sdpa"},
-    {K::attention, "_flash_"},  // cuDNN's flash fprop/bprop engines (cudnn_generated_*_flash_*)
+    {K::attention, "_flash_"},   // cuDNN's flash fprop/bprop engines (cudnn_generated_*_flash_*)
+    {K::attention, "attn_fwd"},  // Triton's and AITER's attention kernels (attn_fwd, _attn_fwd, attn_bwd)
+    {K::attention, "attn_bwd"},
 
     // Convolutions (cuDNN, CUTLASS conv, im2col) before GEMM: cuDNN's
     // implicit-GEMM convolutions carry "gemm" in their names too.
@@ -147,6 +158,7 @@ constexpr CategoryRule kRules[] = {
     {K::gemm, "matmul"},
     {K::gemm, "splitkreduce"},
     {K::gemm, "triton_tem_"},
+    {K::gemm, "cijk_"},  // Tensile's (rocBLAS, hipBLASLt) GEMMs: Cijk_Ailk_Bljk_…, with "Bias" epilogues
 
     // Loss and softmax.
     {K::softmax_loss, "softmax"},

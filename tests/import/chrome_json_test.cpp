@@ -233,6 +233,30 @@ TEST(ChromeJson, KinetoCurrentSchema) {
   EXPECT_EQ(t.meta().stat("import.ignored.sort_index_metadata"), 1u);
 }
 
+// One GPU listed under another number than the one GPU the events use (a
+// ROCm trace: the process's device 0, the kernels on physical device 2) is
+// that GPU, and the file is said to number them differently; with two listed,
+// or two used, nothing is guessed.
+TEST(ChromeJson, OneListedDeviceUnderAnotherNumberDescribesTheOneUsed) {
+  const auto trace = [](const char* listed) {
+    return import_text(std::string(R"J({"deviceProperties": [)J") + listed + R"J(], "traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "attn_fwd", "pid": 2, "tid": 7, "ts": 10, "dur": 5,
+       "args": {"device": 2, "stream": 7, "correlation": 1}}]})J");
+  };
+  const Trace one = trace(R"J({"id": 0, "name": "AMD Instinct MI300X", "computeMajor": 9, "computeMinor": 4,
+                               "numSms": 304, "warpSize": 64})J");
+  ASSERT_EQ(one.devices().size(), 1u);
+  EXPECT_EQ(one.devices()[0].id, 2u);
+  EXPECT_EQ(one.devices()[0].name, "AMD Instinct MI300X");
+  EXPECT_EQ(one.devices()[0].sm_count, 304u);
+  EXPECT_EQ(one.meta().property("chrome.device_properties_renumbered"),
+            "listed device 0 is device 2: the only one listed and the only one the events use");
+  const Trace two = trace(R"J({"id": 0, "name": "AMD Instinct MI300X"}, {"id": 1, "name": "AMD Instinct MI300X"})J");
+  ASSERT_EQ(two.devices().size(), 1u);
+  EXPECT_EQ(two.devices()[0].name, "");
+  EXPECT_EQ(two.meta().property("chrome.device_properties_renumbered"), "");
+}
+
 TEST(ChromeJson, Kineto2021Schema) {
   const Trace t = import_text(R"J({"schemaVersion": 1, "traceEvents": [
     {"ph": "X", "cat": "Operator", "name": "ProfilerStep#3", "pid": 5, "tid": "5", "ts": 10, "dur": 100, "args": {"external id": 1}},

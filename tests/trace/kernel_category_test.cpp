@@ -164,6 +164,19 @@ TEST(KernelCategory, FusedAttentionKernelsAreAttention) {
       {"void at::native::(anonymous namespace)::efficient_attention_forward_kernel<float>(float*, float const*)",
        K::attention},
       {"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128_4x1x1_kernel0_0", K::attention},
+      {"attn_fwd", K::attention},
+      // A mangled CUTLASS convolution whose template arguments hold "NoPermute".
+      {"_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_11threadblock22ImplicitGemm"
+       "MultistageINS_4gemm9GemmShapeILi64ELi128ELi32EEENS4_52Conv2dWgradOutputGradientTileAccessIteratorOptimized"
+       "INS_11MatrixShapeILi64ELi32EEENS_10tfloat32_tENS_9transform29PitchLinearWarpRakedThreadMapINS_6layout10"
+       "NoPermuteEEEEE",
+       K::convolution},  // Triton's (and ROCm AITER's) flash attention
+      {"_attn_bwd", K::attention},
+      // A serving engine's KV-cache write is a copy, "_flash_" in its name or not.
+      {"void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, unsigned char, (vllm::Fp8KVCacheDataType)1>("
+       "__nv_bfloat16 const*, __nv_bfloat16 const*, unsigned char*, unsigned char*, long const*, long, long, long, "
+       "long, long, int, int, int, float const*, float const*)",
+       K::memory},
       // Eager attention's pieces are not.
       {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float, c10::BFloat16, "
        "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(c10::BFloat16*, c10::BFloat16 const*, int)",
@@ -181,6 +194,10 @@ TEST(KernelCategory, FusedAttentionKernelsAreAttention) {
 // with a bias epilogue stays one ("bias" is an elementwise pattern further down).
 TEST(KernelCategory, BatchedGroupedAndBiasEpilogueGemmsAreGemm) {
   check({
+      // Tensile's GEMMs (hipBLASLt on an MI300X), a bias epilogue in the name.
+      {"Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x192x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1_CLR1_"
+       "CADS0_DTLA0_DTLB0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA8_GRVWB8_GSUAMBSK_GLS0_ISA942_IU1_K1",
+       K::gemm},
       // CUTLASS's number types in a kernel's arguments do not make it a GEMM
       // (a MoE finalize from an LLM serving engine); CUTLASS's own kernels are.
       {"void moe::dev::finalize::finalizeKernelVecLoad<moe::dev::finalize::KernelParams<cutlass::bfloat16_t, "

@@ -57,7 +57,7 @@ bool attention_shaped(const OpRow& r) {
 // What would bring an op that fills the GPU nearer its roofline: only the
 // changes its shapes, precision and kernel leave open, never one it has made.
 std::string roofline_fix(const OpRow& r, bool fp32_on_recent, bool small_many, const OpKernel* main,
-                         const std::vector<DeviceSummary>& devices) {
+                         const std::vector<DeviceSummary>& devices, bool pytorch) {
   std::string fix;
   if (r.family == "gemm" && !r.aligned8)
     fix += " Pad the dimensions to multiples of 8 (16 for fp8): tensor cores need it.";
@@ -66,8 +66,9 @@ std::string roofline_fix(const OpRow& r, bool fp32_on_recent, bool small_many, c
         " Compute in bf16 or fp16 (torch.autocast), or let fp32 products use TF32 "
         "(torch.backends.cuda.matmul.allow_tf32 = True).";
   if (small_many) fix += " Batch the small products into one (torch.bmm, grouped GEMMs).";
-  bool hopper = !devices.empty();
-  for (const DeviceSummary& d : devices) hopper = hopper && d.compute_major == 9;
+  bool hopper = !devices.empty();  // NVIDIA's compute capability 9 (ROCm gives gfx942 as 9.4)
+  for (const DeviceSummary& d : devices)
+    hopper = hopper && d.compute_major == 9 && nvidia_gpu(d.name, d.compute_major, d.compute_minor);
   if (r.family == "attention" && main && hopper && flash_attention_2(main->name))
     fix +=
         " Its kernel is FlashAttention-2's, which uses none of Hopper's warpgroup tensor-core instructions "
@@ -92,6 +93,18 @@ std::string roofline_fix(const OpRow& r, bool fp32_on_recent, bool small_many, c
                 (main && contains_nocase(main->name, "nhwc")
                      ? "."
                      : " and give it channels_last (NHWC) tensors, the layout its tensor-core kernels use."));
+  if (r.family == "attention" && r.bound == "compute") {
+    // A call large enough to be compute-bound has work enough: the kernel
+    // itself is slow, and which other one is faster the trace cannot tell.
+    bool nvidia = true;
+    for (const DeviceSummary& d : devices) nvidia = nvidia && nvidia_gpu(d.name, d.compute_major, d.compute_minor);
+    return said(std::string("what is left is the attention kernel itself; whether another one runs this shape "
+                            "faster on this GPU the trace cannot tell: time the others (") +
+                (pytorch ? "PyTorch's SDPA backends, torch.nn.attention.sdpa_kernel; " : "") +
+                (nvidia ? "cuDNN's fused attention, FlashAttention-3 on Hopper"
+                        : "the GPU vendor's own, such as ROCm's Composable Kernel or AITER flash attention") +
+                ").");
+  }
   if (r.family == "attention")
     return said(
         "the trace shows no faster attention kernel for this GPU: more work per call (more sequences "
@@ -164,7 +177,9 @@ void op_below_roofline(Builder& b) {
                           : " Padding and precision do not help a kernel that leaves SMs idle.") +
           saving_words;
     else
-      f.recommendation = roofline_fix(r, fp32_on_recent, small_many, main, b.p.devices) + saving_words;
+      f.recommendation =
+          roofline_fix(r, fp32_on_recent, small_many, main, b.p.devices, b.p.workload.framework == "pytorch") +
+          saving_words;
     for (const OpKernel& k : r.top_kernels) f.kernels.push_back(k.name);
   });
 }

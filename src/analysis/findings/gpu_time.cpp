@@ -80,28 +80,70 @@ bool cudnn_fused_batch_norm(std::string_view name) {
          name.starts_with("cudnn::bn_");
 }
 
+// A normalization over each sample's features (layer norm, RMS norm) or
+// groups of channels (group, instance norm), by the kernel's name: not batch
+// norm, whose fix (cuDNN's fused kernels, folding into the convolution's
+// epilogue) does not apply to it.
+bool per_sample_norm(std::string_view name) {
+  for (std::string_view f : {"layer_norm", "layernorm", "LayerNorm", "rms_norm", "rmsnorm", "RMSNorm", "RmsNorm",
+                             "group_norm", "groupnorm", "GroupNorm", "instance_norm", "InstanceNorm"})
+    if (name.find(f) != std::string_view::npos) return true;
+  return false;
+}
+
+// The evidence and fix of a normalization that is mostly layer, RMS or group norm.
+void per_sample_norm_advice(Builder& b, Finding& f, double norm, TimeNs per_sample_ns) {
+  f.evidence = "Top kernels: " + top_kernels_text(b.p, KernelCategory::normalization) + ". Share " + pct1(norm) +
+               " vs threshold " + pct1(b.opt.thresholds.normalization_share) + "; " + dur(per_sample_ns) +
+               " of it is layer, RMS or group norm (by the kernels' names): each call is one pass over the "
+               "activations, which only fusing it with the ops beside it shortens.";
+  const bool pytorch = b.p.workload.framework == "pytorch";
+  f.recommendation =
+      "Fuse the normalization with the ops around it (the residual add before it, the elementwise ops "
+      "after it): " +
+      fuser(b.p) +
+      (pytorch && b.p.workload.execution != "compiled"
+           ? "; otherwise a fused add-and-norm kernel (Apex's FusedLayerNorm or FusedRMSNorm, "
+             "Transformer Engine's LayerNormLinear)"
+           : std::string()) +
+      ". Estimated saving: half the normalization time.";
+  f.kernels = kernels_of(b.p, KernelCategory::normalization);
+  f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::normalization)].ranges();
+}
+
 }  // namespace
 
-// Normalization: slow when it is a large share of kernel time, or large next
-// to the convolutions it follows — unless cuDNN's fused batch norm already
-// does most of it (its fix is in place; what is left is the tensor cores' and
-// the layout's, which their own rules judge).
+// Normalization: slow when it is a large share of kernel time, or (batch
+// norm) large next to the convolutions it follows — unless cuDNN's fused
+// batch norm already does most of it (its fix is in place; what is left is
+// the tensor cores' and the layout's, which their own rules judge). Layer, RMS
+// and group norm get the fix that fits them: fusion with their neighbours.
 void slow_normalization(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const double norm = b.t.share_of_gpu(KernelCategory::normalization);
   const TimeNs norm_ns = b.t.category[static_cast<int>(KernelCategory::normalization)];
   const TimeNs conv_ns = b.t.category[static_cast<int>(KernelCategory::convolution)];
-  const bool vs_conv = conv_ns > 0 && norm_ns * 2 >= conv_ns && norm >= 0.05;
-  TimeNs fused_ns = 0;
-  for (const Hotspot& h : b.p.hotspots)
-    if (h.category == KernelCategory::normalization && cudnn_fused_batch_norm(h.name)) fused_ns += h.stats.total;
+  TimeNs fused_ns = 0, per_sample_ns = 0;
+  for (const Hotspot& h : b.p.hotspots) {
+    if (h.category != KernelCategory::normalization) continue;
+    if (cudnn_fused_batch_norm(h.name)) fused_ns += h.stats.total;
+    if (per_sample_norm(h.name)) per_sample_ns += h.stats.total;
+  }
   if (norm_ns > 0 && fused_ns * 2 >= norm_ns) return;
+  // Mostly layer or RMS norm (a transformer's): one memory pass per call,
+  // which only fusion with the ops beside it shortens; next to the
+  // convolutions it is no batch norm after them, so only its share counts.
+  const bool per_sample = norm_ns > 0 && per_sample_ns * 2 >= norm_ns;
+  const bool vs_conv = !per_sample && conv_ns > 0 && norm_ns * 2 >= conv_ns && norm >= 0.05;
   if (norm > 0 && (norm >= th.normalization_share || vs_conv)) {
     Finding& f = b.add(norm >= 2 * th.normalization_share ? Severity::critical : Severity::warning, norm,
                        th.normalization_share, b.t.per_device(norm_ns) / 2);
     f.share = norm;
-    f.title = pct1(norm) + " of kernel time (" + dur(norm_ns) + ") is in normalization kernels" +
-              (conv_ns > 0 ? ", " + fmt("%.2f", double(norm_ns) / double(conv_ns)) + "x the convolution time" : "");
+    f.title =
+        pct1(norm) + " of kernel time (" + dur(norm_ns) + ") is in normalization kernels" +
+        (conv_ns > 0 && !per_sample ? ", " + fmt("%.2f", double(norm_ns) / double(conv_ns)) + "x the convolution time"
+                                    : "");
+    if (per_sample) return per_sample_norm_advice(b, f, norm, per_sample_ns);
     // Kernels the template-argument rule placed: per-channel statistics computed as generic reductions.
     TimeNs stats_ns = 0;
     std::uint64_t stats_kernels = 0;

@@ -220,7 +220,20 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
   const bool inference = p.workload.phase == "inference";
   const std::string_view q = inference ? "overlap communication with compute?" : "overlap all-reduce with backward?";
   if (j.kernels == 0) return std::nullopt;
-  if (j.comm == 0) return answer(id, q, Verdict::not_applicable, "no communication kernels in this trace");
+  if (j.comm == 0) {
+    // Collectives the framework annotated whose kernels the trace lacks: how
+    // long they ran, and whether they overlapped, it cannot tell.
+    std::uint64_t annotated = 0;
+    for (const OpRow& r : p.ops)
+      if (r.name.starts_with("nccl:") || r.name.starts_with("gloo:") || r.name.starts_with("c10d::"))
+        annotated += r.calls;
+    if (annotated)
+      return answer(id, q, Verdict::unknown,
+                    "the framework recorded " + format::count(annotated, "collective op", "collective ops") +
+                        " (nccl:…, c10d::…) but the trace holds none of their kernels: how long they ran and what "
+                        "they overlapped it cannot tell");
+    return answer(id, q, Verdict::not_applicable, "no communication kernels in this trace");
+  }
   const Finding* f = numbered(p, "exposed-communication");
   const double run = double(j.span);
   if (inference) {
@@ -258,13 +271,20 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
     if (f) a.findings.push_back(f->id);
     return a;
   };
+  // DDP overlaps by design: not a change to make. What stays exposed is
+  // said with its time, and what decides it (the trace does not show which
+  // bucket, or whether a peer was late).
   if (p.workload.data_parallel == "ddp")
-    return with_finding(answer(id, q, Verdict::no,
-                               "the run already buckets gradients and overlaps their all-reduce with the backward pass "
-                               "(DDP: " +
-                                   p.workload.data_parallel_evidence + "); what stays exposed (" + dur(exposed_ns) +
-                                   ", " + pct1(share) +
-                                   " of the GPUs' time) is its last bucket or waiting for other ranks"));
+    return with_finding(
+        answer(id, q, Verdict::no,
+               "the run already buckets gradients and overlaps their all-reduce with the backward pass (DDP: " +
+                   p.workload.data_parallel_evidence + "); " + exposed + " stays exposed" +
+                   (share >= 0.05 ? std::string(": the bucket size (bucket_cap_mb)") +
+                                        (p.workload.execution == "compiled"
+                                             ? " and, compiled, DDPOptimizer's split of the backward graph"
+                                             : "") +
+                                        " decide how much of it can run under the backward pass"
+                                  : std::string())));
   if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(p, id, q, *g);
   if (share < 0.01)
     return with_finding(answer(id, q, Verdict::no,

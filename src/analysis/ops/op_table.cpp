@@ -374,7 +374,10 @@ void rates(OpRow& row) {
 }
 
 // Known cost of a row's calls (the same shapes each call) and its rates.
-void roofline(OpRow& row, const OpCost& cost, const std::optional<DevicePeaks>& peaks) {
+// Returns false where those rates exceed the GPU's peak: the formula
+// overcounts (an input broadcast from fewer elements, or the same tensor
+// twice, which the shapes do not show), so the row gets no cost or roofline.
+bool roofline(OpRow& row, const OpCost& cost, const std::optional<DevicePeaks>& peaks) {
   row.family = std::string(to_string(cost.family));
   row.math = std::string(to_string(cost.math));
   row.dims = cost.dims;
@@ -382,9 +385,9 @@ void roofline(OpRow& row, const OpCost& cost, const std::optional<DevicePeaks>& 
   const double calls = static_cast<double>(row.calls);
   if (cost.flops) row.flops = *cost.flops * calls;
   if (cost.bytes) row.bytes = *cost.bytes * calls;
-  if (row.gpu_total_ns <= 0) return;
+  if (row.gpu_total_ns <= 0) return true;
   rates(row);
-  if (!peaks) return;
+  if (!peaks) return true;
   const double peak_flops = peaks->flops(cost.math), peak_bw = peaks->memory_bandwidth;
   if (row.intensity && peak_flops > 0 && peak_bw > 0) {
     // The roofline at this intensity: min(peak FLOP/s, intensity × bandwidth).
@@ -396,6 +399,10 @@ void roofline(OpRow& row, const OpCost& cost, const std::optional<DevicePeaks>& 
     row.bound = "memory";
     row.roofline_fraction = *row.achieved_tbps * 1e12 / peak_bw;
   }
+  if (!row.roofline_fraction || *row.roofline_fraction <= 1) return true;
+  row.flops.reset(), row.bytes.reset(), row.roofline_fraction.reset(), row.bound.clear();
+  rates(row);
+  return false;
 }
 
 std::optional<DevicePeaks> trace_peaks(const Trace& t) {
@@ -449,7 +456,8 @@ std::vector<OpRow> group_rows(const Trace& t, const Calls& c, OpSummary& s) {
         in = {};
       }
     }
-    if (op_family(row.name) != OpFamily::none) roofline(row, op_cost(row.name, in), peaks);
+    if (op_family(row.name) != OpFamily::none && !roofline(row, op_cost(row.name, in), peaks))
+      s.above_peak += row.calls;
   }
   if (c.no_op_count) {
     auto none = std::find_if(rows.begin(), rows.end(),
@@ -791,6 +799,7 @@ void pool_op_tables(const std::vector<const Profile*>& ranks, const OpKernelLimi
     s.unattributed += o.unattributed, s.unattributed_ns += o.unattributed_ns;
     s.no_correlation += o.no_correlation, s.unmatched_correlation += o.unmatched_correlation;
     s.with_shapes += o.with_shapes, s.malformed_shapes += o.malformed_shapes, s.overlapping += o.overlapping;
+    s.above_peak += o.above_peak;
     any_op = any_op || !r->ops.empty();
   }
   s.shapes_recorded = s.with_shapes > 0;

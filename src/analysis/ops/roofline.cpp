@@ -428,10 +428,11 @@ OpCost memory_bound(OpFamily family, std::string_view op, const OpInputs& in) {
   // input (elementwise, normalization; in-place ops write their first input),
   // negligible for reductions.
   const double written = family == OpFamily::reduction ? 0 : s.largest * s.largest_es;
-  c.bytes = s.bytes + written;
+  // A fill reads nothing: its one input is the tensor it writes.
+  const bool fill = op == "aten::zero_" || op == "aten::fill_";
+  c.bytes = (fill ? 0 : s.bytes) + written;
   if (family == OpFamily::elementwise) c.flops = s.largest;  // one operation per output element
   c.dims = "elements=" + fmt(s.largest);
-  (void)op;
   return c;
 }
 
@@ -552,6 +553,8 @@ const std::vector<DevicePeaks>& device_peak_table() {
        989.4 * T, 1978.9 * T, 4.8 * T},
       {"B200", "NVIDIA HGX B200 datasheet (per GPU, dense)", 37 * T, 75 * T, 1100 * T, 2250 * T, 2250 * T, 4500 * T,
        8.0 * T},
+      {"MI300X", "AMD Instinct MI300X datasheet (dense; FP64 and FP32 vector)", 81.7 * T, 163.4 * T, 653.7 * T,
+       1307.4 * T, 1307.4 * T, 2614.9 * T, 5.3 * T},
   };
   return kTable;
 }
@@ -572,6 +575,7 @@ std::optional<DevicePeaks> peaks_for_device(std::string_view name) {
   if (has("H100")) return model(has("PCIE") ? "H100 PCIe" : "H100 SXM");
   if (has("H200")) return model("H200 SXM");
   if (has("B200")) return model("B200");
+  if (has("MI300X")) return model("MI300X");
   return std::nullopt;
 }
 

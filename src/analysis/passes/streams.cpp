@@ -307,30 +307,6 @@ int memory_of(const MemcpyTable& m, std::size_t i) {
   return 3;
 }
 
-// Whether an API call ran inside an op whose name passes `named`: its
-// launching op or one around it (at most 64 levels up), each name tested once.
-template <class Named>
-class InsideOpNamed {
- public:
-  InsideOpNamed(const Trace& t, Named named) : t_(t), named_(named) {}
-  bool operator()(RowIndex call) {
-    if (is_.empty()) is_.assign(t_.strings().size(), -1);  // on the first call only
-    const RangeTable& rg = t_.ranges();
-    for (RowIndex r = t_.api_calls().op_range_at(call), depth = 0; r != kNoRow && depth < 64;
-         r = t_.parent_op(r), ++depth) {
-      std::int8_t& s = is_[rg.name[r]];
-      if (s < 0) s = named_(t_.str(rg.name[r])) ? 1 : 0;
-      if (s) return true;
-    }
-    return false;
-  }
-
- private:
-  const Trace& t_;
-  Named named_;
-  std::vector<std::int8_t> is_;  // per string: -1 not decided, 0 no, 1 yes
-};
-
 void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evidence* ev) {
   const Trace& t = *rt.trace;
   const MemcpyTable& m = t.memcpys();

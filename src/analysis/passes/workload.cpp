@@ -257,7 +257,25 @@ struct NameCounts {
   Examples backward_ops, optimizer_ops, inference_ops, compiled_ops, backward_kernels, optimizer_kernels, triton;
   Examples torch, tf, jax, ddp, vllm, sglang;
   std::uint64_t framework_ops = 0;  // PyTorch's cpu_op events
+  double compiled_time_share = 0;   // of kernel time: Triton kernels and kernels launched in compiled regions
 };
+
+// The share of kernel time in generated (Triton) kernels or in kernels whose
+// launching call ran inside a compiled region.
+double compiled_time_share(const Trace& t, bool regions) {
+  InsideOpNamed inside(t, is_compiled_region);
+  const KernelTable& k = t.kernels();
+  std::vector<std::int8_t> triton(t.strings().size(), -1);
+  TimeNs compiled = 0, all = 0;
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    const TimeNs d = k.end[i] - k.start[i];
+    all += d;
+    std::int8_t& tr = triton[k.name[i]];
+    if (tr < 0) tr = triton_kernel(t.str(k.name[i])) ? 1 : 0;
+    if (tr || (regions && k.api[i] != kNoRow && inside(k.api[i]))) compiled += d;
+  }
+  return all > 0 ? static_cast<double>(compiled) / static_cast<double>(all) : 0.0;
+}
 
 NameCounts count_names(const Trace& t) {
   NameCounts c;
@@ -430,9 +448,17 @@ void say_execution(const NameCounts& c, std::size_t kernels, WorkloadKind* w) {
   if (w->graph_kernels * 10 >= kernels && w->graph_kernels > 0) {
     w->execution = "cuda graphs";
     w->execution_evidence = join({graphs, compiled});
-  } else if (c.triton.count || c.compiled_ops.count) {
+  } else if (c.compiled_time_share >= 0.1 || (c.compiled_ops.count && !c.triton.count)) {
+    // Compiled: a tenth of the kernel time generated or launched from
+    // compiled regions, or compiled regions whose backend generates no Triton.
     w->execution = "compiled";
     w->execution_evidence = join({compiled, graphs});
+  } else if (c.triton.count) {
+    // A helper compiled, the model run op by op (a serving engine's
+    // embedding masking, a compiled loss): eager, said with what was compiled.
+    w->execution_evidence = join({compiled + " (" + format::percent(c.compiled_time_share) +
+                                      " of kernel time: a small part compiled, the rest eager)",
+                                  graphs.empty() ? "no kernel replayed from a CUDA graph" : graphs});
   } else {
     w->execution_evidence =
         join({graphs.empty() ? "no kernel replayed from a CUDA graph" : graphs, "no Triton kernel or compiled region"});
@@ -447,6 +473,8 @@ WorkloadKind recognise_workload(const Trace& t) {
   w.bundled = m.command_line.find("resnet-train") != std::string::npos;
   w.ranks = m.world_size > 1 ? static_cast<std::uint32_t>(m.world_size) : 1;
   NameCounts names = count_names(t);
+  if (names.triton.count || names.compiled_ops.count)
+    names.compiled_time_share = compiled_time_share(t, names.compiled_ops.count > 0);
   ddp_by_nesting(t, &names.ddp);
   const KernelTable& k = t.kernels();
   if (!k.graph_id.empty())

@@ -279,6 +279,33 @@ TEST(SlowNormalization, EigenReductionsOverNchwChannelsAreNamedAsSuch) {
   EXPECT_EQ(g->evidence.find("{0,2,3} of NCHW"), std::string::npos) << g->evidence;
 }
 
+TEST(SlowNormalization, LayerNormIsToldToFuseNotToUseBatchNorm) {
+  constexpr const char* kLayerNorm =
+      "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float, "
+      "c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, c10::BFloat16*)";
+  // A transformer's layer norm, a large share: fuse it with its neighbours.
+  const Profile p = analyze_steps(5, {{names::kGemmTensorCore, 400 * us}, {kLayerNorm, 150 * us}});
+  const Finding* f = testing::find_finding(p, "slow-normalization");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_NE(f->evidence.find("layer, RMS or group norm"), std::string::npos) << f->evidence;
+  EXPECT_NE(f->recommendation.find("Fuse the normalization with the ops around it"), std::string::npos)
+      << f->recommendation;
+  for (const std::string* text : {&f->title, &f->evidence, &f->recommendation}) {
+    EXPECT_EQ(text->find("atch norm"), std::string::npos) << *text;
+    EXPECT_EQ(text->find("BatchNorm"), std::string::npos) << *text;
+  }
+  // Half a patch-embedding convolution's time and under the share threshold:
+  // it is no batch norm after convolutions, so it stays silent.
+  const Profile q = analyze_steps(
+      5, {{names::kGemmTensorCore, 1200 * us}, {names::kConvTensorCore, 100 * us}, {kLayerNorm, 110 * us}});
+  EXPECT_FALSE(testing::find_finding(q, "slow-normalization")) << testing::describe_findings(q);
+  // The same time in batch norm beside that convolution still fires.
+  const Profile r = analyze_steps(5, {{names::kGemmTensorCore, 1200 * us},
+                                      {names::kConvTensorCore, 100 * us},
+                                      {"bn_forward_naive_stats_kernel(float const*, float*, int)", 110 * us}});
+  EXPECT_TRUE(testing::find_finding(r, "slow-normalization")) << testing::describe_findings(r);
+}
+
 // [SECTION] Tensor-core kernel names
 
 TEST(TensorCoreNames, FusedAttentionAndMmaFamiliesCountButFp32KernelsDoNot) {

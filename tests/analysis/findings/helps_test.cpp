@@ -193,10 +193,30 @@ TEST(Helps, NothingPrescribedThatTheProgramAlreadyDoes) {
   ASSERT_NE(comm, nullptr);
   EXPECT_EQ(comm->verdict, Verdict::no);
   EXPECT_TRUE(has(comm->reason, "already buckets gradients")) << comm->reason;
+  EXPECT_TRUE(has(comm->reason, "bucket_cap_mb")) << comm->reason;  // 15 % exposed: what decides it is named
+  EXPECT_FALSE(has(comm->reason, "last bucket")) << comm->reason;   // which bucket the trace does not say
   const HelpAnswer* graphs = help(p, "cuda-graphs");
   ASSERT_NE(graphs, nullptr);
   EXPECT_EQ(graphs->verdict, Verdict::no);
   EXPECT_TRUE(has(graphs->reason, "already replays CUDA graphs")) << graphs->reason;
+}
+
+// Collectives the framework annotated whose kernels the trace lacks: how
+// long they ran, the trace cannot tell; "no communication" would be false.
+TEST(Helps, AnnotatedCollectivesWithoutKernelsAreUnknown) {
+  Profile p = half_idle_profile();
+  OpRow r;
+  r.name = "nccl:all_reduce";
+  r.calls = 2;
+  p.ops.push_back(r);
+  settle_findings(&p);
+  const HelpAnswer* comm = help(p, "overlap-communication");
+  ASSERT_NE(comm, nullptr);
+  EXPECT_EQ(comm->verdict, Verdict::unknown) << comm->reason;
+  EXPECT_TRUE(has(comm->reason, "2 collective ops")) << comm->reason;
+  p.ops.clear();
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "overlap-communication")->verdict, Verdict::not_applicable);
 }
 
 TEST(Helps, AnUnfusedOptimizerIsNotAnOverlapProblem) {

@@ -276,6 +276,61 @@ TEST(OpTable, FlashAttention2OnHopperIsToldOfHopperKernels) {
   EXPECT_EQ(a->recommendation.rfind("Its precision is bf16 already;", 0), 0u) << a->recommendation;
 }
 
+// A compute-bound attention call has work enough: the fix is the kernel, and
+// which other one is faster the trace cannot tell; the candidates named are
+// the GPU vendor's (ROCm gives an MI300X's gfx942 as compute capability 9.4).
+TEST(OpTable, ALargeSlowAttentionIsToldToTimeOtherKernelsOfItsVendor) {
+  const auto attention = [](int major, const char* gpu, const char* kernel) {
+    TraceFactory f;
+    f.device(0, 132, major, gpu);
+    f.cpu_op("aten::_flash_attention_forward", 100'000, 400'000,
+             "[[8,4096,16,128],[8,4096,16,128],[8,4096,16,128],[],[],[],[],[],[]]",
+             R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","","","","Scalar","Scalar"])", 1,
+             R"(["","","","","","4096","4096","0.0","False"])");
+    f.kernel(0, 7, kernel, 1'000'000, 31'000'000, 200'000, 5'000, 1000);
+    return analyze(f.build());
+  };
+  const Profile amd = attention(9, "AMD Instinct MI300X", "attn_fwd");
+  const Finding* a = testing::find_finding(amd, "op-below-roofline");
+  ASSERT_TRUE(a) << testing::describe_findings(amd);
+  EXPECT_NE(a->evidence.find("compute-bound"), std::string::npos) << a->evidence;
+  EXPECT_NE(a->recommendation.find("the trace cannot tell"), std::string::npos) << a->recommendation;
+  EXPECT_NE(a->recommendation.find("AITER"), std::string::npos) << a->recommendation;
+  for (const char* word : {"cuDNN", "Hopper", "more work per call"})
+    EXPECT_EQ(a->recommendation.find(word), std::string::npos) << word << ": " << a->recommendation;
+  const Profile h100 = attention(9, "NVIDIA H100 80GB HBM3",
+                                 "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128_4x1x1");
+  const Finding* h = testing::find_finding(h100, "op-below-roofline");
+  ASSERT_TRUE(h) << testing::describe_findings(h100);
+  EXPECT_NE(h->recommendation.find("FlashAttention-3"), std::string::npos) << h->recommendation;
+  EXPECT_EQ(h->recommendation.find("AITER"), std::string::npos) << h->recommendation;
+}
+
+// A fill writes its tensor and reads nothing; an op whose shapes' cost would
+// run faster than the GPU's peak (an input broadcast or read twice, which
+// shapes do not show) gets no cost or roofline, and is counted.
+TEST(OpTable, FillsReadNothingAndCostsAbovePeakAreNotGiven) {
+  TraceFactory f;
+  f.device(0, 108, 8, "NVIDIA A100-SXM4-80GB");
+  f.cpu_op("aten::zero_", 100'000, 110'000, "[[2798,4096]]", R"(["float"])");
+  f.kernel(0, 7, "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>", 200'000, 226'800,
+           101'000);
+  f.cpu_op("aten::mul", 300'000, 310'000, "[[4,2798,2798],[4,2798,2798]]", R"(["float","float"])");
+  f.kernel(0, 7, "void at::native::elementwise_kernel<128, 2, MulFunctor<float>>", 400'000, 547'000, 301'000);
+  const Profile p = analyze(f.build());
+  const OpRow* zero = row(p.ops, "aten::zero_");
+  ASSERT_TRUE(zero && zero->bytes && zero->roofline_fraction);
+  EXPECT_DOUBLE_EQ(*zero->bytes, 2798.0 * 4096 * 4);  // written once
+  EXPECT_GT(*zero->roofline_fraction, 0.8);
+  EXPECT_LT(*zero->roofline_fraction, 0.9);
+  const OpRow* mul = row(p.ops, "aten::mul");
+  ASSERT_TRUE(mul);
+  EXPECT_FALSE(mul->roofline_fraction);
+  EXPECT_FALSE(mul->bytes);
+  EXPECT_TRUE(mul->bound.empty());
+  EXPECT_EQ(p.op_summary.above_peak, 1u);
+}
+
 TEST(OpTable, MalformedShapesAreCountedAndGiveNoCost) {
   TraceFactory f;
   f.device(0);

@@ -229,6 +229,7 @@ TEST(Peaks, KnownModelsByTheirNames) {
   EXPECT_DOUBLE_EQ(peaks_for_device("NVIDIA A100-SXM4-80GB")->memory_bandwidth, 2.039e12);
   EXPECT_DOUBLE_EQ(peaks_for_device("NVIDIA H200")->memory_bandwidth, 4.8e12);
   EXPECT_TRUE(peaks_for_device("NVIDIA B200"));
+  EXPECT_DOUBLE_EQ(peaks_for_device("AMD Instinct MI300X")->bf16, 1307.4e12);
   EXPECT_FALSE(peaks_for_device("Test GPU"));
   for (const DevicePeaks& p : device_peak_table()) {
     EXPECT_GT(p.fp32, 0) << p.model;

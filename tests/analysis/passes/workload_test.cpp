@@ -95,6 +95,16 @@ TEST(Workload, GraphReplaysAndTritonKernels) {
   g.device(0);
   eager_ops(g, 5, "aten::add", "triton_poi_fused_add_0");
   EXPECT_EQ(analyze(g.build()).workload.execution, "compiled");
+  // One small compiled helper beside a model run op by op: eager, said so
+  // with the compiled share of kernel time.
+  TraceFactory h;
+  h.device(0);
+  eager_ops(h, 1, "aten::add", "triton_poi_fused_add_0");
+  eager_ops(h, 40, "aten::mm", "ampere_sgemm_128x64_nn", 1'000'000);
+  const WorkloadKind e = analyze(h.build()).workload;
+  EXPECT_EQ(e.execution, "eager") << e.execution_evidence;
+  EXPECT_NE(e.execution_evidence.find("of kernel time: a small part compiled, the rest eager"), std::string::npos)
+      << e.execution_evidence;
 }
 
 // An LLM serving engine is recognised by its own ops, and a launch-bound run
