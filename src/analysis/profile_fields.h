@@ -940,6 +940,9 @@ constexpr void rows(V& v, Of<CriticalPath>) {
   field<&C::input_wait_ns>(v, "input_wait_ns", "ns", "CPU time in data-loading ranges");
   field<&C::sync_wait_ns>(v, "sync_wait_ns", "ns",
                           "host synchronisations, from the op they waited for to their return");
+  field<&C::gpu_wait_ns>(v, "gpu_wait_ns", "ns",
+                         "a stream idle before an op, beyond its typical gap, that no recorded dependency explains "
+                         "(an event, a peer, records the trace lacks): unknown cause");
   field<&C::categories>(v, "categories", "", "the GPU time by category, largest first");
   field<&C::ops>(v, "ops", "", "the ops with the most time on the paths, most first");
 }

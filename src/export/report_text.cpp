@@ -580,7 +580,7 @@ void critical_path(const Profile& p, const ReportTextOptions& o, std::string& ou
        {std::pair{c.gpu_compute_ns, "GPU compute"}, std::pair{c.communication_ns, "communication"},
         std::pair{c.copy_ns, "copies"}, std::pair{c.cpu_launch_ns, "CPU launch overhead"},
         std::pair{c.cpu_other_ns, "other CPU time"}, std::pair{c.input_wait_ns, "input wait"},
-        std::pair{c.sync_wait_ns, "sync wait"}})
+        std::pair{c.sync_wait_ns, "sync wait"}, std::pair{c.gpu_wait_ns, "GPU waits the trace does not explain"}})
     if (ns > 0) kinds += (kinds.empty() ? "" : ", ") + std::string(label) + " " + share(ns);
   out += wrap(kinds, o.width, "  by kind: ", "           ");
   std::string cats;

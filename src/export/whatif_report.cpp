@@ -20,8 +20,9 @@ using graph::WhatIf;
 using json::kv;
 using Out = json::Writer;
 
-constexpr const char* kKindLabels[graph::kPathKindCount] = {
-    "GPU compute", "communication", "copy", "CPU launch overhead", "other CPU time", "input wait", "sync wait"};
+constexpr const char* kKindLabels[graph::kPathKindCount] = {"GPU compute",         "communication",       "copy",
+                                                            "CPU launch overhead", "other CPU time",      "input wait",
+                                                            "sync wait",           "unexplained GPU wait"};
 
 // [SECTION] Text ------------------------------------------------------------------------------
 

@@ -122,13 +122,24 @@ class Walker {
     return {kNoNode, false, t};                                            // started on its own: the path begins here
   }
 
-  // The gap before a node: the GPU's belongs to the op; the CPU's is CPU time,
-  // partly data loading.
+  // The gap before a node: on a GPU stream, the device's typical gap between
+  // back-to-back ops belongs to the op and the rest is a wait nothing
+  // recorded explains; the CPU's is CPU time, partly data loading.
   void gap(NodeId n, TimeNs a, TimeNs b, bool gpu, TimeNs stop) {
-    if (gpu) return segment(n, a, b, g_.path_kind(n), stop);
+    if (gpu) {
+      const TimeNs own = std::min(b - a, typical_gap(g_.chains[chain_].device));
+      segment(n, a + own, b, PathKind::gpu_wait, stop);  // later piece first: the walk goes back in time
+      return segment(n, a, a + own, g_.path_kind(n), stop);
+    }
     const TimeNs input = std::min(g_.input_of(n), std::max<TimeNs>(0, b - a));
     segment(n, b - input, b, PathKind::input_wait, stop);  // later piece first: the walk goes back in time
     segment(n, a, b - input, PathKind::cpu_other, stop);
+  }
+
+  TimeNs typical_gap(std::uint32_t device) const {
+    for (const DeviceLatency& l : g_.latencies)
+      if (l.device == device) return l.stream_gap_ns;
+    return 1'000;
   }
 
   const Graph& g_;

@@ -14,6 +14,7 @@ std::string_view to_string(PathKind k) {
     case PathKind::cpu_other: return "cpu_other";
     case PathKind::input_wait: return "input_wait";
     case PathKind::sync_wait: return "sync_wait";
+    case PathKind::gpu_wait: return "gpu_wait";
     case PathKind::count_: break;
   }
   return "cpu_other";

@@ -57,6 +57,7 @@ enum class PathKind : std::uint8_t {
   cpu_other,        // CPU time between calls and in other API calls
   input_wait,       // CPU time loading data (data-loader ranges)
   sync_wait,        // host synchronisations: the return after the GPU work they waited for
+  gpu_wait,         // a stream idle before an op, beyond its typical gap, that no recorded dependency explains
   count_
 };
 inline constexpr int kPathKindCount = static_cast<int>(PathKind::count_);

@@ -162,6 +162,31 @@ TEST(Graph, ASyncWaitsForTheWorkQueuedBeforeTheTraceBegan) {
   EXPECT_LT(p.end[sync], us(500));
 }
 
+// A stream idle before an op for longer than its typical gap, with nothing in
+// the trace to explain it (the launch long before, no sync, no other stream):
+// that wait is the path's, of unknown cause, not the op's time.
+TEST(Graph, AnUnexplainedGapOnTheGpuIsAWaitNotTheNextOpsTime) {
+  TinyTrace b;
+  for (int i = 0; i < 10; ++i) b.kernel("relu", 0, 7, 10 + 10 * i, 19 + 10 * i, 1 + 2 * i);  // typical gap: 1 µs
+  b.kernel("after the wait", 0, 7, 600, 605, 25);
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  const Timeline tl = replay_exactly(g);
+  TimeNs wait = 0;
+  const NodeId after = node_named(t, g, "after the wait");
+  TimeNs after_own = 0;
+  for (const PathSegment& seg : trace_path(g, tl)) {
+    if (seg.kind == PathKind::gpu_wait) wait += seg.end - seg.start;
+    if (seg.node == after && seg.kind == PathKind::gpu_compute) after_own += seg.end - seg.start;
+  }
+  EXPECT_EQ(wait, us(600) - us(109) - us(1));  // the gap less the typical one
+  EXPECT_EQ(after_own, us(5) + us(1));         // its own time and the typical gap
+  const PathSummary s = summarize_paths(t, g, tl);
+  EXPECT_EQ(s.by_kind[static_cast<int>(PathKind::gpu_wait)], wait);
+  ASSERT_FALSE(s.top.empty());
+  EXPECT_EQ(s.top[0].name, "relu");  // the wait is no op's time
+}
+
 // The k-th communication kernel of each device is one collective: all end
 // when the last one has started plus the transfer time.
 TEST(Graph, CollectivesEndWhenTheLastDeviceArrives) {
