@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -166,6 +167,11 @@ struct EvidenceFields {
   // outside its idle time).
   TimeNs input_wait_before_start_ns = 0;
   std::uint64_t idle_gaps_warmup = 0;  // gaps ended by warm-up
+  // Where the launching thread was during the gaps late launches ended: the
+  // innermost op, range or API call over each instant, Σ by name, sorted by
+  // name ("": nothing recorded).
+  std::vector<std::pair<std::string, TimeNs>> idle_gaps_host;
+  std::vector<std::pair<std::string, TimeNs>> idle_gaps_host_ops;  // the same by the outermost framework op
   // Kernels counted as the weight update: optimizer kernels by name, and the
   // kernels launched inside the optimizer's ops (PyTorch's
   // "Optimizer.step#SGD.step"), communication aside.
@@ -180,6 +186,25 @@ struct EvidenceFields {
   TimeNs attention_chain_ns = 0;       // Σ durations of the chains' kernels, GEMM to GEMM
   TimeNs attention_chain_gemm_ns = 0;  // … of which their GEMMs
 };
+// Adds `from` to `into`, both sorted by name, summing the times of a name.
+inline void merge_by_name(std::vector<std::pair<std::string, TimeNs>>* into,
+                          const std::vector<std::pair<std::string, TimeNs>>& from) {
+  std::vector<std::pair<std::string, TimeNs>> out;
+  std::merge(into->begin(), into->end(), from.begin(), from.end(), std::back_inserter(out),
+             [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (n > 0 && out[n - 1].first == out[i].first) {
+      out[n - 1].second += out[i].second;
+      continue;
+    }
+    if (n != i) out[n] = std::move(out[i]);
+    ++n;
+  }
+  out.resize(n);
+  *into = std::move(out);
+}
+
 struct Evidence : EvidenceFields {
   explicit Evidence(std::size_t keep = 10) {
     for (auto& t : ops_by_category) t.set_keep(keep);
@@ -213,6 +238,8 @@ struct Evidence : EvidenceFields {
     idle_gaps_sync_ns += o.idle_gaps_sync_ns, idle_gaps_warmup_ns += o.idle_gaps_warmup_ns;
     idle_gaps_launch_ns += o.idle_gaps_launch_ns, idle_gaps_queued_ns += o.idle_gaps_queued_ns;
     idle_gaps_warmup += o.idle_gaps_warmup;
+    merge_by_name(&idle_gaps_host, o.idle_gaps_host);
+    merge_by_name(&idle_gaps_host_ops, o.idle_gaps_host_ops);
     input_wait_before_start_ns += o.input_wait_before_start_ns;
     optimizer_kernel_ns += o.optimizer_kernel_ns;
     optimizer_op_kernels += o.optimizer_op_kernels, optimizer_op_named_kernels += o.optimizer_op_named_kernels;

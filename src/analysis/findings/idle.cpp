@@ -265,23 +265,43 @@ namespace {
 // What ended the gaps, by cause; the one with the most time decides the advice.
 enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput };
 
+// Where the launching thread was during the gaps late launches ended, most
+// time first (at most five; "" if the trace recorded nothing there).
+std::string host_in_late_gaps(const Builder& b, const std::vector<std::pair<std::string, TimeNs>>& by_name) {
+  std::vector<std::pair<std::string, TimeNs>> where = by_name;
+  std::sort(where.begin(), where.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  std::string out;
+  for (std::size_t i = 0; i < where.size() && i < 5; ++i)
+    out += (i ? "; " : "") + (where[i].first.empty() ? std::string("no recorded op or call") : where[i].first) + " " +
+           dur(b.t.per_device(where[i].second));
+  return out;
+}
+
 // The advice for the gaps' largest cause, then a line for each other fixable
 // cause (late launches, queued work) that holds a tenth of them or more.
 std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, bool stepped) {
   const Totals& t = b.t;
   const TimeNs fixable = launch + queued;
+  // Where the thread was is known when recorded ops or calls cover at least
+  // half the gaps' time; else the advice names the usual suspects.
+  TimeNs named = 0, all = 0;
+  for (const auto& [name, ns] : b.ev.idle_gaps_host) all += ns, named += name.empty() ? 0 : ns;
+  const bool host_known = all > 0 && 2 * named >= all;
   // A training or serving loop (a framework's, or one the trace shows by its
   // backward or optimizer), or a program of its own (an HPC code with MPI
   // between its GPU phases): the words of the advice differ.
   const bool framework = b.p.workload.framework != "unknown" || b.p.workload.phase != "unknown";
   const char* const kLaunchAdvice =
-      framework ? "The next op was launched late: look at what the host does in these gaps (the viewer jumps to "
-                  "them): logging, checkpointing, evaluation, Python overhead. Move that work off the critical "
-                  "path: asynchronous checkpointing, metrics read every N steps instead of every step."
-                : "The next kernel was launched late: the host worked between the GPU's phases (the viewer jumps "
-                  "to the gaps; host samples, where recorded, say where). Give the GPU work to do meanwhile: "
-                  "launch the next kernels (asynchronously, on streams) before the host computes or communicates, "
-                  "use non-blocking MPI and asynchronous copies, or move that host computation to the GPU.";
+      host_known  ? "The next op was launched late: the host was busy with the work the evidence names (where the "
+                    "launching thread was during these gaps). Make that work cheaper, or do it while the GPU still "
+                    "has work queued, so that the next launch comes before the GPU runs dry."
+      : framework ? "The next op was launched late: look at what the host does in these gaps (the viewer jumps to "
+                    "them): logging, checkpointing, evaluation, Python overhead. Move that work off the critical "
+                    "path: asynchronous checkpointing, metrics read every N steps instead of every step."
+                  : "The next kernel was launched late: the host worked between the GPU's phases (the viewer jumps "
+                    "to the gaps; host samples, where recorded, say where). Give the GPU work to do meanwhile: "
+                    "launch the next kernels (asynchronously, on streams) before the host computes or communicates, "
+                    "use non-blocking MPI and asynchronous copies, or move that host computation to the GPU.";
   static constexpr const char* kQueuedAdvice =
       "The next op was already queued when the gap began: the GPU waited for a dependency the trace does not show "
       "(an event from another stream or process, a collective's peer, a graph launch). Find what the waiting stream "
@@ -386,6 +406,14 @@ void gpu_idle_gaps(Builder& b) {
       dur(t.per_device(input)) +
       " are the host-sync, sync-memcpy and input-bound findings' (not counted here). Communication is never in a gap "
       "(a gap has no op running), so exposed communication does not overlap it.";
+  if (const std::string where = host_in_late_gaps(b, ev.idle_gaps_host); launch > 0 && !where.empty()) {
+    f.evidence +=
+        " During the gaps late launches ended, the launching thread was in (the innermost op, range or "
+        "CUDA call, by time): " +
+        where + ".";
+    if (const std::string ops = host_in_late_gaps(b, ev.idle_gaps_host_ops); !ops.empty())
+      f.evidence += " By the outermost framework op: " + ops + ".";
+  }
   const std::string advice = gap_advice(b, top, launch, queued, stepped);
   f.recommendation = advice + " Estimated saving: the gaps ended by late launches (" + dur(t.per_device(launch)) +
                      "), not warm-up, input wait or the idle after synchronizations" +

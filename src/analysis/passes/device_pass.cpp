@@ -374,6 +374,9 @@ struct Sweep {
   std::vector<std::pair<RowIndex, TimeNs>>* late_launches = nullptr;
   // The idle time's pieces by cause, when the trace has host samples.
   std::vector<IdlePiece>* idle_pieces = nullptr;
+  // (launching thread, gap) of each idle gap of gpu-idle-gaps' size a late
+  // launch ended: where that thread was meanwhile (host_in_gaps).
+  std::vector<std::pair<TrackId, TimeRange>> late_gaps;
   void piece(TimeNs a, TimeNs b, IdleCause cause, TrackId thread = IdlePiece::kNone) {
     if (idle_pieces && b > a) idle_pieces->push_back({a, b, thread, d.id, cause});
   }
@@ -670,6 +673,7 @@ struct Sweep {
         ++ev.idle_gaps_warmup;
       } else if (late) {
         ev.idle_gaps_launch_ns += rest;
+        if (thread != IdlePiece::kNone) late_gaps.push_back({thread, {g0, g1}});
       } else {
         ev.idle_gaps_queued_ns += rest;
       }
@@ -900,6 +904,56 @@ struct Sweep {
 // Launch statistics: one op in BracketMedian::kStride of the device's
 // streams, taken by row (the stream passes then see every op against the
 // range this sample brackets).
+// Where a thread was during some gaps: the innermost op, range or API call
+// recorded over each instant, its time summed by name ("" where it recorded
+// nothing), and the same time by the outermost framework op (cpu_op) around
+// it. A thread's ranges and calls nest, so a stack of the open ones gives each
+// its time less its children's.
+void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange>>& gaps,
+                  std::map<std::string, TimeNs>* out, std::map<std::string, TimeNs>* outer) {
+  constexpr StringId kNone = ~StringId{0};
+  struct Piece {
+    TimeNs start, end, own;
+    StringId name, top = kNone;  // top: the outermost framework op around it (itself included)
+  };
+  const StringId cpu_op = t.strings().find("cpu_op");
+  std::vector<Piece> pieces, open;
+  const RangeTable& rg = t.ranges();
+  const ApiCallTable& api = t.api_calls();
+  for (const auto& [thread, gap] : gaps) {
+    pieces.clear();
+    auto add = [&](TimeNs s, TimeNs e, StringId name, bool op) {
+      s = std::max(s, gap.start), e = std::min(e, gap.end);
+      if (e > s) pieces.push_back({s, e, e - s, name, op ? name : kNone});
+    };
+    const RowRange ranges = t.rows_overlapping(TableId::ranges, thread, gap.start, gap.end);
+    for (RowIndex r = ranges.begin; r < ranges.end; ++r)
+      add(rg.start[r], rg.end[r], rg.name[r], rg.domain[r] == cpu_op && cpu_op != StringTable::kNoString);
+    const RowRange calls = t.rows_overlapping(TableId::api_calls, thread, gap.start, gap.end);
+    for (RowIndex r = calls.begin; r < calls.end; ++r) add(api.start[r], api.end[r], api.name[r], false);
+    std::sort(pieces.begin(), pieces.end(),
+              [](const Piece& a, const Piece& b) { return a.start != b.start ? a.start < b.start : a.end > b.end; });
+    TimeNs covered = 0, reach = gap.start;
+    open.clear();
+    auto close = [&](const Piece& p) {
+      (*out)[std::string(t.str(p.name))] += p.own;
+      if (p.top != kNone) (*outer)[std::string(t.str(p.top))] += p.own;
+    };
+    for (Piece p : pieces) {
+      while (!open.empty() && open.back().end <= p.start) close(open.back()), open.pop_back();
+      if (!open.empty()) {
+        open.back().own -= std::min(p.end, open.back().end) - p.start;
+        if (open.back().top != kNone) p.top = open.back().top;
+      }
+      covered += std::max<TimeNs>(0, p.end - std::max(p.start, reach));
+      reach = std::max(reach, p.end);
+      open.push_back(p);
+    }
+    for (const Piece& p : open) close(p);
+    if (gap.duration() > covered) (*out)[""] += gap.duration() - covered;
+  }
+}
+
 void sample_launches(const Trace& t, const std::vector<TrackId>& tracks, OpTotals& totals) {
   const ApiCallTable& a = t.api_calls();
   auto rows = [&](TableId table, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
@@ -1037,6 +1091,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
   HtaComputeNames hta_compute(t);
   const bool samples = has_host_samples(t);
   const bool hta_rounds = has_sub_us_timestamps(t);
+  std::map<std::string, TimeNs> host_in_late_gaps, ops_in_late_gaps;
   {
     std::size_t ops = 0;
     for (const auto& [device, tracks] : by_device)
@@ -1073,6 +1128,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     if (samples) sweep.idle_pieces = &totals->idle_pieces;
     sweep.add_runs(tracks);
     sweep.run();
+    host_in_gaps(t, sweep.late_gaps, &host_in_late_gaps, &ops_in_late_gaps);
     if (d.kernels + d.memcpys + d.memsets == 0) continue;
     // The side work per stream (a stream's runs are next to each other).
     for (std::size_t i = 0; i < sweep.runs.size();) {
@@ -1095,6 +1151,8 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     if (!hta->empty()) hta->back().rank = rt.rank;
     summaries->push_back(std::move(d));
   }
+  for (auto& [name, ns] : host_in_late_gaps) ev->idle_gaps_host.emplace_back(name, ns);
+  for (auto& [name, ns] : ops_in_late_gaps) ev->idle_gaps_host_ops.emplace_back(name, ns);
 }
 
 }  // namespace gpuscope::detail

@@ -530,6 +530,31 @@ TEST(Findings, LongHostGapsBetweenSteps) {
   EXPECT_FALSE(testing::find_finding(p, "low-utilization"));
 }
 
+// Gaps ended by late launches name where the launching thread was meanwhile:
+// the innermost op or call by time, and the outermost framework op around it.
+TEST(Findings, LateLaunchGapsSayWhereTheHostWas) {
+  TraceFactory f;
+  for (int i = 0; i < 10; ++i) {
+    const TimeNs t0 = 10 * ms + i * 5 * ms;
+    f.range("aten::conv2d", t0, t0 + 20 * us, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, names::kConvTensorCore, t0 + 30 * us, t0 + 1 * ms, t0 + 5 * us, 5 * us);
+    f.range("aten::unflatten_dense_tensors", t0 + 1 * ms, t0 + 4 * ms, 1, RangeKind::annotation, "cpu_op");
+    f.range("aten::view", t0 + 1500 * us, t0 + 3500 * us, 1, RangeKind::annotation, "cpu_op");
+  }
+  const Profile p = analyze(f.build());
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  EXPECT_NE(g->evidence.find("the launching thread was in (the innermost op, range or CUDA call, by time): "
+                             "aten::view 18.0 ms; no recorded op or call 9.1 ms; aten::unflatten_dense_tensors 9.0 ms"),
+            std::string::npos)
+      << g->evidence;
+  EXPECT_NE(g->evidence.find("By the outermost framework op: aten::unflatten_dense_tensors 27.0 ms"), std::string::npos)
+      << g->evidence;
+  EXPECT_NE(g->recommendation.find("the host was busy with the work the evidence names"), std::string::npos)
+      << g->recommendation;
+  EXPECT_EQ(g->recommendation.find("checkpointing"), std::string::npos) << g->recommendation;
+}
+
 // Kernels all launched up front, with idle gaps between them on the GPU:
 // what ended each gap was queued work, not the host, so low-utilization's
 // advice is about dependencies, not about the host.
