@@ -277,6 +277,28 @@ std::string host_in_late_gaps(const Builder& b, const std::vector<std::pair<std:
   return out;
 }
 
+// DDP's buffer broadcast, where it holds a fifth of the late-launch gaps:
+// under DDP (broadcast_buffers=True, the default) every forward first sends
+// rank 0's buffers (batch norm's running statistics) to all ranks, flattened
+// into one tensor and unflattened back (nccl:broadcast between the two).
+std::string ddp_buffer_broadcast(const Builder& b) {
+  if (b.p.workload.data_parallel != "ddp") return {};
+  bool broadcast = false;
+  for (const OpRow& r : b.p.ops) broadcast = broadcast || r.name == "nccl:broadcast" || r.name == "c10d::broadcast_";
+  TimeNs flat = 0, all = 0;
+  for (const auto& [name, ns] : b.ev.idle_gaps_host_ops) {
+    all += ns;
+    if (name == "aten::flatten_dense_tensors" || name == "aten::unflatten_dense_tensors") flat += ns;
+  }
+  if (!broadcast || all == 0 || 5 * flat < all) return {};
+  return "Of those gaps, " + dur(b.t.per_device(flat)) +
+         " were spent flattening and unflattening tensors around a broadcast: DDP's broadcast of the module's "
+         "buffers (batch norm's running statistics) from rank 0 at the start of every forward "
+         "(broadcast_buffers=True, the default). Where the buffers need not match across ranks every step, "
+         "DistributedDataParallel(model, broadcast_buffers=False) removes it (SyncBatchNorm keeps the statistics "
+         "in step instead).";
+}
+
 // The advice for the gaps' largest cause, then a line for each other fixable
 // cause (late launches, queued work) that holds a tenth of them or more.
 std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, bool stepped) {
@@ -337,8 +359,11 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, bool
     text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
     return text;
   };
+  const std::string ddp = ddp_buffer_broadcast(b);
+  if (top == kLaunch && !ddp.empty()) advice += " " + ddp;
   if (top != kLaunch && launch > 0 && launch * 10 >= fixable)
-    advice += " Gaps ended by late launches (" + dur(t.per_device(launch)) + "): " + lower_first(kLaunchAdvice);
+    advice += " Gaps ended by late launches (" + dur(t.per_device(launch)) + "): " + lower_first(kLaunchAdvice) +
+              (ddp.empty() ? "" : " " + ddp);
   if (top != kQueued && queued > 0 && queued * 10 >= fixable)
     advice += " Gaps ended by work already queued (" + dur(t.per_device(queued)) + "): " + lower_first(kQueuedAdvice);
   return advice;

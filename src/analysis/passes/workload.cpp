@@ -373,8 +373,17 @@ void count_pinning(const Trace& t, std::uint64_t* calls, TimeNs* ns) {
       if (n.starts_with(p)) return true;
     return false;
   };
+  // A library's own pinned buffer (cuDNN's inside the first convolution) is
+  // not the program pinning its inputs.
+  InsideOpNamed in_library(t, [](std::string_view op) {
+    for (std::string_view lib : {"conv", "cudnn", "matmul", "linear", "attention", "aten::mm", "aten::bmm", "addmm"})
+      if (op.find(lib) != std::string_view::npos) return true;
+    return false;
+  });
   const ApiCallTable& api = t.api_calls();
-  for_each_call_named(t, pins, [&](RowIndex a) { ++*calls, *ns += api.end[a] - api.start[a]; });
+  for_each_call_named(t, pins, [&](RowIndex a) {
+    if (!in_library(a)) ++*calls, *ns += api.end[a] - api.start[a];
+  });
 }
 
 // "2 backward ops (…)", "1 Triton kernel (…)"; nothing when none matched.

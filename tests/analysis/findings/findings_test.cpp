@@ -532,16 +532,26 @@ TEST(Findings, LongHostGapsBetweenSteps) {
 
 // Gaps ended by late launches name where the launching thread was meanwhile:
 // the innermost op or call by time, and the outermost framework op around it.
-TEST(Findings, LateLaunchGapsSayWhereTheHostWas) {
+// `ddp`: inside DDP's forward, with the broadcast between the flattening.
+Trace late_gaps_in_unflatten(bool ddp) {
   TraceFactory f;
   for (int i = 0; i < 10; ++i) {
     const TimeNs t0 = 10 * ms + i * 5 * ms;
+    if (ddp) {
+      f.range("DistributedDataParallel.forward", t0 + 900 * us, t0 + 4900 * us, 1, RangeKind::annotation,
+              "user_annotation");
+      f.range("nccl:broadcast", t0 + 950 * us, t0 + 990 * us, 1, RangeKind::annotation, "cpu_op");
+    }
     f.range("aten::conv2d", t0, t0 + 20 * us, 1, RangeKind::annotation, "cpu_op");
     f.kernel(0, 7, names::kConvTensorCore, t0 + 30 * us, t0 + 1 * ms, t0 + 5 * us, 5 * us);
     f.range("aten::unflatten_dense_tensors", t0 + 1 * ms, t0 + 4 * ms, 1, RangeKind::annotation, "cpu_op");
     f.range("aten::view", t0 + 1500 * us, t0 + 3500 * us, 1, RangeKind::annotation, "cpu_op");
   }
-  const Profile p = analyze(f.build());
+  return f.build();
+}
+
+TEST(Findings, LateLaunchGapsSayWhereTheHostWas) {
+  const Profile p = analyze(late_gaps_in_unflatten(false));
   const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
   ASSERT_TRUE(g) << testing::describe_findings(p);
   EXPECT_NE(g->evidence.find("the launching thread was in (the innermost op, range or CUDA call, by time): "
@@ -553,6 +563,13 @@ TEST(Findings, LateLaunchGapsSayWhereTheHostWas) {
   EXPECT_NE(g->recommendation.find("the host was busy with the work the evidence names"), std::string::npos)
       << g->recommendation;
   EXPECT_EQ(g->recommendation.find("checkpointing"), std::string::npos) << g->recommendation;
+  EXPECT_EQ(g->recommendation.find("broadcast_buffers"), std::string::npos) << g->recommendation;
+  // Under DDP, with its broadcast: the buffer broadcast is named, with its switch.
+  const Profile q = analyze(late_gaps_in_unflatten(true));
+  ASSERT_EQ(q.workload.data_parallel, "ddp");
+  const Finding* h = testing::find_finding(q, "gpu-idle-gaps");
+  ASSERT_TRUE(h) << testing::describe_findings(q);
+  EXPECT_NE(h->recommendation.find("broadcast_buffers=False"), std::string::npos) << h->recommendation;
 }
 
 // Kernels all launched up front, with idle gaps between them on the GPU:

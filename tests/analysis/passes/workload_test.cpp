@@ -107,6 +107,21 @@ TEST(Workload, GraphReplaysAndTritonKernels) {
       << e.execution_evidence;
 }
 
+// Pinning the program does counts; cuDNN's own pinned buffer, allocated
+// inside its first convolution, does not.
+TEST(Workload, PinningInsideALibraryOpIsTheLibrarys) {
+  TraceFactory f;
+  f.device(0);
+  f.range("aten::cudnn_convolution", 1'000'000, 2'000'000, 1, RangeKind::annotation, "cpu_op");
+  f.api("cudaHostAlloc", 1'100'000, 1'200'000, 1);
+  f.range("aten::pin_memory", 3'000'000, 4'000'000, 1, RangeKind::annotation, "cpu_op");
+  f.api("cudaHostAlloc", 3'100'000, 3'300'000, 1);
+  f.kernel(0, 7, testing::names::kConvTensorCore, 5'000'000, 6'000'000);
+  const WorkloadKind w = analyze(f.build()).workload;
+  EXPECT_EQ(w.pinning_calls, 1u);
+  EXPECT_EQ(w.pinning_ns, 200'000);
+}
+
 // An LLM serving engine is recognised by its own ops, and a launch-bound run
 // of it is told the engine's switches for CUDA graphs, not torch.compile's.
 TEST(Workload, AServingEngineIsToldItsOwnSwitches) {
