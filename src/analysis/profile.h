@@ -582,6 +582,9 @@ struct Finding {
   SavingSource saving_source = SavingSource::rule_of_thumb;
   std::string fix;               // the fix as a `gpuscope whatif` change ("--remove padding"); empty: none
   TimeNs predicted_step_ns = 0;  // median step after the fix, simulated (0: not simulated)
+  // The replay's own saving where saving_ns is capped below it (a host-side
+  // fix is credited only with the GPU idle its late launches ended); 0 otherwise.
+  TimeNs replay_saving_ns = 0;
   // Why the saving is not the plain one: the fix was not simulated (its
   // changed graph has a cycle), or it was and saves nothing. Empty otherwise.
   std::string saving_note;

@@ -836,6 +836,10 @@ constexpr void rows(V& v, Of<Finding>) {
   added<&F::fix>(v, "fix", "", "the fix as `gpuscope whatif` changes; empty where the graph cannot express it");
   added<&F::predicted_step_ns>(v, "predicted_step_ns", "ns",
                                "median step after the fix, simulated; 0 when not simulated");
+  added<&F::replay_saving_ns>(v, "replay_saving_ns", "ns",
+                              "the replay's own saving where `saving_ns` is capped below it (a host-side fix is "
+                              "credited only with the GPU idle its late launches ended; the replay also removes host "
+                              "time other findings count); 0 otherwise");
   added<&F::saving_note>(v, "saving_note", "",
                          "why the saving is not the plain estimate: the fix's changed graph has a dependency "
                          "cycle (not simulated, the rule of thumb stays), or the simulated fix saves nothing "

@@ -245,9 +245,18 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
     const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 7) + "  ";
     char x[32];
     std::snprintf(x, sizeof x, "%.2fx", sim.together.speedup);
+    // A fix whose finding credits less than its replay removes: the
+    // prediction is an upper bound.
+    bool capped = false;
+    for (const Finding& f : p.findings)
+      capped =
+          capped || (f.replay_saving_ns > 0 && !f.fix.empty() && sim.together.change.find(f.fix) != std::string::npos);
     out += wrap(sim.together.change + " predicts a median step of " + duration(sim.together.step_ns) + " (now " +
                     duration(sim.replayed_step_ns) + ", " + x + "); the dependency graph's replay of " + sim.scope +
-                    ", replay error " + percent1(sim.replay_error) + " (docs/whatif.md)",
+                    ", replay error " + percent1(sim.replay_error) + " (docs/whatif.md)" +
+                    (capped ? "; an upper bound: the replay also removes host time that the findings count as "
+                              "warm-up or charge elsewhere, which their savings leave out"
+                            : ""),
                 std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
   } else if (!sim.together_note.empty()) {
     const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 7) + "  ";

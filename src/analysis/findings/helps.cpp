@@ -94,8 +94,10 @@ HelpAnswer yes(const Profile& p, std::string_view id, std::string_view question,
     if (!gains(p, f)) continue;
     if (a.reason.empty()) a.reason = f->title;
     if (std::find(a.findings.begin(), a.findings.end(), f->id) == a.findings.end()) a.findings.push_back(f->id);
+    // A capped saving's prediction is not quoted: the replay's step also
+    // loses host time other findings count (warm-up, syncs).
     if (a.fix.empty() && f->saving_source == SavingSource::simulated && f->predicted_step_ns > 0 &&
-        f->predicted_step_ns < p.simulation.replayed_step_ns) {
+        f->predicted_step_ns < p.simulation.replayed_step_ns && f->replay_saving_ns == 0) {
       a.fix = f->fix;
       a.predicted_step_ns = f->predicted_step_ns;
     }

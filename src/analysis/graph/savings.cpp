@@ -846,6 +846,7 @@ bool SimulationShare::combine(Profile* p) {
         f.saving_note = "capped at the GPU idle its late launches ended (" + format::duration(charged) +
                         "); the replay's " + format::duration(f.saving_ns) +
                         " also counts waits the host then hides, which other findings charge";
+        f.replay_saving_ns = f.saving_ns;
         f.saving_ns = charged;
       }
       if (helps[k]) return;

@@ -162,6 +162,14 @@ TEST(Helps, AYesQuotesOnlyAFasterPrediction) {
   EXPECT_EQ(a->verdict, Verdict::yes);
   EXPECT_EQ(a->fix, "--no-input-wait");
   EXPECT_EQ(a->predicted_step_ns, 70 * ms);
+  // A saving capped below the replay's (which also removes host time other
+  // findings count): yes, but the replay's step is not quoted.
+  p.findings.back().replay_saving_ns = 400 * ms;
+  settle_findings(&p);
+  a = help(p, "input-workers");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::yes);
+  EXPECT_EQ(a->predicted_step_ns, 0);
 }
 
 TEST(Helps, IdleWithoutDataLoadingRangesIsUnknownForWorkers) {
