@@ -769,8 +769,9 @@ struct WorkloadKind {
   bool data_loading_recorded = false;  // the trace has data-loading ranges: input wait can be measured
   // How much of the recording is work on the GPU to diagnose
   // (docs/findings.md, "What the program is"): "no-kernels" (nothing on the
-  // GPU to diagnose), "tiny-span" (its GPU ops span less than 100 µs and
-  // under 1 % of the recording: any figure over them is noise), "one-shot" (a whole program whose setup
+  // GPU to diagnose), "tiny-span" (its GPU ops span, or take in all, less
+  // than 100 µs and under 1 % of the recording: any figure over them is
+  // noise), "one-shot" (a whole program whose setup
   // before the first kernel and teardown after the last take at least a
   // third of the recording); empty: none of these. None of the first two
   // has numbered findings or "What would help?" answers; a one-shot run's

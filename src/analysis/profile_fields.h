@@ -495,7 +495,8 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
                                    "the trace has data-loading ranges, so input wait can be measured");
   field<&W::run>(
       v, "run", "",
-      "`no-kernels` (nothing on the GPU to diagnose), `tiny-span` (GPU ops spanning under 100 µs and 1 % "
+      "`no-kernels` (nothing on the GPU to diagnose), `tiny-span` (GPU ops spanning, or taking in all, under 100 µs "
+      "and 1 % "
       "of the recording: no finding is numbered), `one-shot` (a whole program whose setup and teardown take at "
       "least a third of the recording: findings about them are minor); empty: none of these");
   field<&W::run_evidence>(v, "run_evidence", "", "what shows it, with the numbers, and what to profile instead");

@@ -294,11 +294,10 @@ std::string saving_words(const Profile& p, const Finding& f) {
 // Findings under 1 % of the run: one line each, after the numbered ones.
 void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.minor_findings.empty()) return;
-  out +=
-      p.workload.run == "tiny-span"
-          ? "Minor observations (not numbered: over a GPU span of microseconds the trace cannot tell what they cost)\n"
-          : "Minor observations (true, but under 1% of the run, or their fix replayed shortens the step by under "
-            "1%, or their kernels are not on the replayed critical path; not numbered)\n";
+  out += p.workload.run == "tiny-span"
+             ? "Minor observations (not numbered: over microseconds of GPU work the trace cannot tell what they cost)\n"
+             : "Minor observations (true, but under 1% of the run, or their fix replayed shortens the step by under "
+               "1%, or their kernels are not on the replayed critical path; not numbered)\n";
   for (const Finding& f : p.minor_findings) {
     // One whose share is material but whose replayed fix is not says so.
     const bool by_replay = f.saving_source == SavingSource::simulated && f.share >= kMaterialShare &&
@@ -332,7 +331,7 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.findings.empty()) {
     const std::string& run = p.workload.run;
     out += run == "no-kernels"  ? "Findings: none: no kernels, nothing on the GPU to diagnose.\n\n"
-           : run == "tiny-span" ? "Findings: none numbered: findings over a GPU span of microseconds would be "
+           : run == "tiny-span" ? "Findings: none numbered: findings over microseconds of GPU work would be "
                                   "noise (see Run above).\n\n"
            : p.minor_findings.empty()
                ? "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n\n"

@@ -211,10 +211,21 @@ void recognise_run(const Trace& t, WorkloadKind* w) {
   w->setup_ns = std::max<TimeNs>(0, window.start - recorded.start);
   w->teardown_ns = std::max<TimeNs>(0, recorded.end - window.end);
   const TimeRange gpu{t.gpu_begin_time(), t.gpu_end_time()};
-  if (gpu.duration() < kTinySpan && gpu.duration() < kTinyShare * static_cast<double>(recorded.duration())) {
+  // The GPU's own time (kernels, copies, fills; overlaps counted twice, so
+  // never less than its busy time): a few tiny kernels spread over a longer
+  // span are as little to diagnose as a short span.
+  TimeNs work = 0;
+  for (RowIndex i = 0; i < k.size(); ++i) work += k.end[i] - k.start[i];
+  for (RowIndex i = 0; i < t.memcpys().size(); ++i) work += t.memcpys().end[i] - t.memcpys().start[i];
+  for (RowIndex i = 0; i < t.memsets().size(); ++i) work += t.memsets().end[i] - t.memsets().start[i];
+  const double tiny_share = kTinyShare * static_cast<double>(recorded.duration());
+  const bool short_span = gpu.duration() < kTinySpan && gpu.duration() < tiny_share;
+  if (short_span || (work < kTinySpan && work < tiny_share)) {
     w->run = "tiny-span";
-    w->run_evidence = "the GPU's work spans " + format::duration(gpu.duration()) + " (" + format::count(k.size()) +
-                      (k.size() == 1 ? " kernel" : " kernels") + ")" + of_recorded +
+    w->run_evidence = (short_span ? "the GPU's work spans " + format::duration(gpu.duration())
+                                  : "the GPU works " + format::duration(work) + " in all, over a span of " +
+                                        format::duration(gpu.duration())) +
+                      " (" + format::count(k.size()) + (k.size() == 1 ? " kernel" : " kernels") + ")" + of_recorded +
                       ": too little to diagnose, and any figure over it would be noise; profile a steady state, "
                       "several iterations after a few untimed ones (torch.profiler.schedule(wait=1, warmup=1, "
                       "active=3))";
@@ -668,7 +679,7 @@ void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
   };
   if (w.run == "no-kernels" || w.run == "tiny-span")
     for (Finding& f : findings)
-      if (f.id != "dropped-records") demote(f, "the GPU's work spans microseconds: any figure over it is noise");
+      if (f.id != "dropped-records") demote(f, "the GPU works microseconds: any figure over it is noise");
   // A one-shot run: nothing numbered about its setup or teardown (copies of
   // the weights before the first kernel, module unloading after the last,
   // the idle time around them).

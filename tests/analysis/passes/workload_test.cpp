@@ -8,6 +8,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/detail/context.h"
+#include "analysis/graph/savings.h"
 #include "import/open_trace.h"
 #include "support/findings.h"
 #include "support/real_traces.h"
@@ -319,6 +320,22 @@ TEST(WorkloadRun, AGpuSpanOfMicrosecondsNumbersNoFinding) {
             std::string::npos)
       << p.workload.run_evidence;
   EXPECT_TRUE(p.findings.empty()) << testing::describe_findings(p);
+  // Four kernels of 7.5 µs over 1.6 ms of a 2 s recording (a first launch
+  // that loads its module): as little to judge, and nothing is simulated
+  // into a saving.
+  TraceFactory w;
+  w.range("main", 0, 2'000'000'000, 1);
+  for (TimeNs t : {100'000'000, 100'500'000, 101'000'000, 101'600'000})
+    w.kernel(0, 7, "vectorized_elementwise_kernel", t, t + 7'500, t - 1'000, 20'000);
+  const Trace tw = w.build();
+  const JobInput inputs[] = {{&tw, {}}};
+  const Profile q = graph::analyze_and_simulate(inputs, {});
+  EXPECT_EQ(q.workload.run, "tiny-span");
+  EXPECT_NE(q.workload.run_evidence.find("the GPU works 30.0 µs in all, over a span of 1.6 ms (4 kernels)"),
+            std::string::npos)
+      << q.workload.run_evidence;
+  EXPECT_TRUE(q.findings.empty()) << testing::describe_findings(q);
+  for (const Finding& m : q.minor_findings) EXPECT_EQ(m.saving_ns, 0) << m.id;
   // 109 µs of kernels is a span to judge.
   TraceFactory g;
   for (TimeNs t = 0; t <= 100'000; t += 10'000) g.kernel(0, 7, "k", t, t + 9'000);
