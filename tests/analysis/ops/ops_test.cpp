@@ -250,19 +250,32 @@ TEST(OpTable, ARooflineFixNamesOnlyWhatTheOpLeavesOpen) {
       << fix;
 }
 
+// One bf16 attention op of `batch` sequences of `seq` tokens (16 heads of
+// `width`; causal or not) on `gpu`, its kernel running [1 ms, end).
+Profile attention_op(int major, const char* gpu, const char* kernel, int batch, int seq, int width, bool causal,
+                     TimeNs end) {
+  TraceFactory f;
+  f.device(0, 132, major, gpu);
+  // Appended piece by piece: GCC 12 warns (-Wrestrict) on some chains of string +.
+  std::string q = "[";
+  q += std::to_string(batch), q += ",", q += std::to_string(seq), q += ",16,", q += std::to_string(width), q += "]";
+  std::string dims = "[";
+  dims += q, dims += ",", dims += q, dims += ",", dims += q, dims += ",[],[],[],[],[],[]]";
+  std::string concrete = R"(["","","","","",")";
+  concrete += std::to_string(seq), concrete += R"(",")", concrete += std::to_string(seq);
+  concrete += R"(","0.0",")", concrete += causal ? "True" : "False", concrete += R"("])";
+  f.cpu_op("aten::_flash_attention_forward", 100'000, 400'000, dims,
+           R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","","","","Scalar","Scalar"])", 1, concrete);
+  f.kernel(0, 7, kernel, 1'000'000, end, 200'000, 5'000, 1000);
+  return analyze(f.build());
+}
+
 // FlashAttention-2's kernel on a Hopper GPU: the fix is an attention kernel
 // written for Hopper; on an A100 the same kernel gets no such advice.
 TEST(OpTable, FlashAttention2OnHopperIsToldOfHopperKernels) {
   const auto attention = [](int major, const char* gpu) {
-    TraceFactory f;
-    f.device(0, 132, major, gpu);
-    f.cpu_op("aten::_flash_attention_forward", 100'000, 400'000,
-             "[[16,559,16,64],[16,559,16,64],[16,559,16,64],[],[],[],[],[],[]]",
-             R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","","","","Scalar","Scalar"])", 1,
-             R"(["","","","","","559","559","0.0","True"])");
-    f.kernel(0, 7, "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>>", 1'000'000,
-             9'000'000, 200'000, 5'000, 1000);
-    return analyze(f.build());
+    return attention_op(major, gpu, "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>>",
+                        16, 559, 64, true, 9'000'000);
   };
   const Profile h100 = attention(9, "NVIDIA H100 80GB HBM3");
   const Finding* g = testing::find_finding(h100, "op-below-roofline");
@@ -281,14 +294,7 @@ TEST(OpTable, FlashAttention2OnHopperIsToldOfHopperKernels) {
 // the GPU vendor's (ROCm gives an MI300X's gfx942 as compute capability 9.4).
 TEST(OpTable, ALargeSlowAttentionIsToldToTimeOtherKernelsOfItsVendor) {
   const auto attention = [](int major, const char* gpu, const char* kernel) {
-    TraceFactory f;
-    f.device(0, 132, major, gpu);
-    f.cpu_op("aten::_flash_attention_forward", 100'000, 400'000,
-             "[[8,4096,16,128],[8,4096,16,128],[8,4096,16,128],[],[],[],[],[],[]]",
-             R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","","","","Scalar","Scalar"])", 1,
-             R"(["","","","","","4096","4096","0.0","False"])");
-    f.kernel(0, 7, kernel, 1'000'000, 31'000'000, 200'000, 5'000, 1000);
-    return analyze(f.build());
+    return attention_op(major, gpu, kernel, 8, 4096, 128, false, 31'000'000);
   };
   const Profile amd = attention(9, "AMD Instinct MI300X", "attn_fwd");
   const Finding* a = testing::find_finding(amd, "op-below-roofline");
