@@ -656,7 +656,11 @@ struct Sweep {
     const TimeNs input_part = input.length(g0, g1);
     const TimeNs rest = std::max<TimeNs>(0, gap - explained - input_part);
     const TrackId thread = linked && launch_api != kNoRow ? t.api_calls().track_at(launch_api) : IdlePiece::kNone;
-    if (rest > 0) piece(g0, g1, gap_cause(gap < big, late, first_call && g0 < first_step_end), thread);
+    // Warm-up is the host's first call of a kernel (loading, autotuning)
+    // holding the GPU up: not where that kernel was queued before the gap
+    // began (it waited for something else: an event, a dependency).
+    const bool warm_up = first_call && g0 < first_step_end && (late || !linked);
+    if (rest > 0) piece(g0, g1, gap_cause(gap < big, late, warm_up), thread);
     if (gap < big) {
       // A short gap a late launch ended is launch overhead (launch_gaps), less
       // what a synchronization or input loading before it explains; a longer
@@ -668,7 +672,7 @@ struct Sweep {
     } else {
       ev.idle_gaps_explained_ns += explained + input_part;
       ev.idle_gaps_sync_ns += explained;
-      if (first_call && g0 < first_step_end) {
+      if (warm_up) {
         ev.idle_gaps_warmup_ns += rest;
         ++ev.idle_gaps_warmup;
       } else if (late) {
@@ -1114,8 +1118,16 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     }
     std::vector<Step*> mine;
     TimeNs first_step_end = RunOrder::kNever;
+    std::int32_t first_index = std::numeric_limits<std::int32_t>::max();
     for (Step& s : steps)
-      if (s.device == device) mine.push_back(&s), first_step_end = std::min(first_step_end, s.range.end);
+      if (s.device == device)
+        mine.push_back(&s), first_step_end = std::min(first_step_end, s.range.end),
+                            first_index = std::min(first_index, s.index);
+    // The profiler numbers its steps from the program's first (ProfilerStep#0):
+    // a first recorded step past it means steps ran before the recording, so a
+    // kernel's first call in the trace is not its first call, and no warm-up.
+    if (p->steps.source == StepSource::profiler_step && !mine.empty() && first_index > 0)
+      first_step_end = std::numeric_limits<TimeNs>::min();
 
     sample_launches(t, tracks, *totals);
     Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *names, info);

@@ -361,6 +361,40 @@ TEST(IdleGaps, WarmUpAtTheStartIsNamedAndNotSaved) {
   EXPECT_GT(h->saving_ns, 50 * ms);
 }
 
+// Warm-up is the program's first call of a kernel holding the GPU up. A
+// recording that starts at ProfilerStep#4 follows steps that already made
+// those calls; a first call queued long before its gap did not hold it up.
+Trace first_steps_gap(const char* step_name, TimeNs lead) {
+  TraceFactory f;
+  f.kernel(0, 7, names::kRelu, 1 * ms, 1 * ms + 10 * us, 400 * us);
+  TimeNs t = 51 * ms;
+  for (int s = 0; s < 10; ++s) {
+    const TimeNs launch = s == 0 ? t - lead : t - 20 * us;
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 500 * us, launch);
+    f.kernel(0, 7, names::kGemmTensorCore, t + 501 * us, t + 800 * us, t);
+    f.range(std::string(step_name) + std::to_string(s + 4), s == 0 ? 1 * ms - 20 * us : t - 30 * us, t + 800 * us, 1,
+            RangeKind::annotation, "user_annotation");
+    t += 801 * us;
+  }
+  return f.build();
+}
+
+TEST(IdleGaps, FirstCallsAreWarmUpOnlyWhereTheProgramMadeThemThere) {
+  const Profile own = analyze(first_steps_gap("step ", 20 * us));  // steps named by the program: its first
+  const Finding* g = testing::find_finding(own, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(own);
+  EXPECT_TRUE(has(g->title, "warm-up")) << g->title;
+  const Profile later = analyze(first_steps_gap("ProfilerStep#", 20 * us));
+  ASSERT_EQ(later.steps.source, StepSource::profiler_step);
+  const Finding* h = testing::find_finding(later, "gpu-idle-gaps");
+  ASSERT_TRUE(h) << testing::describe_findings(later);
+  EXPECT_TRUE(has(h->title, "late host launches")) << h->title;
+  const Profile queued = analyze(first_steps_gap("step ", 50500 * us));  // launched before the gap began
+  const Finding* q = testing::find_finding(queued, "gpu-idle-gaps");
+  ASSERT_TRUE(q) << testing::describe_findings(queued);
+  EXPECT_TRUE(has(q->title, "work already queued")) << q->title;
+}
+
 // A sync is charged the idle after it up to what it held the host: had it
 // not blocked, the host's work after it would have begun that much earlier,
 // and the next launch with it. `blocked`: how long before the kernel's end
