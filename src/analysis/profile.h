@@ -146,8 +146,9 @@ struct DeviceSummary {
   // that ends each gap: HTA's rules applied to the device instead of a stream.
   TimeNs idle_host_wait_ns = 0, idle_kernel_wait_ns = 0, idle_other_ns = 0;
   std::uint64_t kernels = 0, memcpys = 0, memsets = 0;
-  std::uint32_t streams = 0;  // streams with at least one GPU op
-  double sm_efficiency = 0;   // duration-weighted min(blocks / SMs, 1); 0 if SM count unknown
+  std::uint32_t streams = 0;       // streams with at least one GPU op
+  double sm_efficiency = 0;        // duration-weighted min(blocks / SMs, 1); 0 if SM count unknown
+  double sm_efficiency_known = 0;  // the share of kernel time whose grid is recorded (sm_efficiency is over it)
   // Σ FLOPs of the ops with a known cost / Σ their GPU time; null when no op's FLOPs are known
   std::optional<double> achieved_tflops;
   std::string peaks_source;  // where the roofline's peaks came from (a datasheet), empty when unknown

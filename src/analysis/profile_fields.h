@@ -310,7 +310,11 @@ constexpr void rows(V& v, Of<DeviceSummary>) {
   field<&D::memsets>(v, "memsets", "", "fills run");
   field<&D::streams>(v, "streams", "", "streams with at least one GPU op");
   field<&D::sm_efficiency>(v, "sm_efficiency", "fraction",
-                           "duration-weighted min(blocks / SMs, 1); 0 when the SM count is unknown");
+                           "duration-weighted min(blocks / SMs, 1) over the kernels whose grid is recorded; 0 when "
+                           "the SM count is unknown");
+  added<&D::sm_efficiency_known>(v, "sm_efficiency_known", "fraction",
+                                 "the share of kernel time whose grid is recorded: `sm_efficiency` is over it (a "
+                                 "graph replay's kernels may carry none)");
   field<&D::achieved_tflops>(v, "achieved_tflops", "TFLOP/s",
                              "Σ FLOPs of the matrix, convolution and attention ops whose shapes were recorded / "
                              "Σ their GPU time; null when unknown (docs/ops.md)");

@@ -279,9 +279,15 @@ ConcurrencyRoom concurrency_room(const DeviceSummary& d) {
   if (o.gpu_fill && o.theoretical && *o.theoretical > 0 && o.known_share >= 0.5) {
     r.used = std::min(1.0, *o.gpu_fill / *o.theoretical);
     r.measure = "GPU fill";
-  } else if (d.sm_count) {
+  } else if (d.sm_count && d.sm_efficiency_known >= 0.5) {
     r.used = d.sm_efficiency;
     r.measure = "SM efficiency";
+  } else if (d.sm_count) {
+    // Most kernel time without a recorded grid: how much of the GPU it
+    // fills is unknown (r.used 0, no room claimed).
+    r.measure = "unknown";
+    r.idle_bound = d.idle_host_wait_ns + d.idle_other_ns >= d.kernel_busy_ns && d.idle_ns > 0;
+    return r;
   } else {
     r.used = d.utilization;
     r.measure = "utilization";

@@ -528,6 +528,7 @@ struct Sweep {
   struct OpSums {
     TimeNs kernel_time = 0;
     Wide sm_time = 0;
+    TimeNs grid_time = 0;  // of kernels whose grid the trace records
     std::uint64_t optimizer_kernels = 0;
     TimeNs optimizer_time = 0;
     std::uint64_t op_kernels = 0, op_named_kernels = 0;  // launched by an optimizer op, of them named optimizer kernels
@@ -575,6 +576,7 @@ struct Sweep {
       // integers: exact, and no conversion or floating-point chain per kernel.
       const std::uint64_t blocks = std::uint64_t{k.grid_x[i]} * std::uint64_t{k.grid_y[i]} * std::uint64_t{k.grid_z[i]};
       sums.sm_time += static_cast<Wide>(static_cast<std::uint64_t>(dur)) * std::min<std::uint64_t>(blocks, sms);
+      sums.grid_time += blocks ? dur : 0;
       const bool optimizer = (cls & kOptimizer) != 0;
       sums.optimizer_kernels += optimizer;
       sums.optimizer_time += optimizer ? dur : 0;
@@ -747,8 +749,11 @@ struct Sweep {
     d.mean_kernels_in_flight = ratio(d.kernel_time_ns, d.kernel_busy_ns);
     d.communication_compute_overlap = ratio(comm_with_compute_, d.communication_ns);
     d.memcpy_compute_overlap = ratio(copy_with_kernels_, d.memcpy_ns);
-    if (sms && d.kernel_time_ns > 0)
-      d.sm_efficiency = static_cast<double>(sums.sm_time) / double(sms) / double(d.kernel_time_ns);
+    // Over the kernels whose grid is recorded (a graph replay's may not be):
+    // a kernel without one is unknown, not a kernel of no blocks.
+    if (sms && sums.grid_time > 0)
+      d.sm_efficiency = static_cast<double>(sums.sm_time) / double(sms) / double(sums.grid_time);
+    d.sm_efficiency_known = ratio(sums.grid_time, d.kernel_time_ns);
     if (t.end_time() > last) idle_input(last, t.end_time());
     steps.finish();
   }

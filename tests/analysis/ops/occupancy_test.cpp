@@ -341,6 +341,29 @@ TEST(LowConcurrency, ShortKernelsFillingAThirdOfTheThreadsLeaveRoomThoughTheyHav
   EXPECT_NE(f->evidence.find("GPU fill"), std::string::npos) << f->evidence;
 }
 
+// Kernels replayed from a CUDA graph may carry no grid: how much of the GPU
+// they fill is unknown, not zero, so no room is claimed and "more streams?"
+// says unknown.
+TEST(LowConcurrency, KernelsWithoutARecordedGridAreUnknownNotEmpty) {
+  testing::TraceFactory f;
+  f.device(0, 108, 8, "NVIDIA A100-SXM4-80GB");
+  for (int i = 0; i < 100; ++i) {
+    const TimeNs start = 1'000'000 + i * 70'000;  // busy 71 %: idle time to fill
+    f.kernel(0, 7, "graph_kernel", start, start + 50'000, 900'000, 5'000, 0);  // no grid recorded
+  }
+  const Profile p = analyze(f.build());
+  const DeviceSummary& d = p.devices.at(0);
+  EXPECT_DOUBLE_EQ(d.sm_efficiency_known, 0.0);
+  const ConcurrencyRoom room = concurrency_room(d);
+  EXPECT_EQ(room.measure, "unknown");
+  EXPECT_FALSE(room.room);
+  EXPECT_FALSE(testing::find_finding(p, "low-concurrency")) << testing::describe_findings(p);
+  for (const HelpAnswer& a : p.helps) {
+    if (a.id != "more-streams") continue;
+    EXPECT_EQ(a.verdict, Verdict::unknown) << a.reason;
+  }
+}
+
 TEST(LowConcurrency, NotWhenTheGpuWaitsForTheHostLongerThanItComputes) {
   // 100 µs gaps, each ended by a kernel launched 10 µs before it: after the previous one ended (host wait 9.9 ms
   // against 5 ms of kernels). More streams cannot fill time in which nothing is launched yet.
