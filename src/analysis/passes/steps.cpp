@@ -31,7 +31,8 @@ namespace {
 
 // [SECTION] Where steps come from ----------------------------------------------------------------
 
-// "step", "Step 3", "step#3", "train_step", "iteration 12", "iter_5" …
+// "step", "Step 3", "step#3", "train_step", "iteration 12", "iter_5", and a
+// serving engine's "step[DECODE bs=32]" (a bracketed description) …
 bool is_step_name(std::string_view name) {
   std::string s;
   for (char c : name) s.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
@@ -41,6 +42,7 @@ bool is_step_name(std::string_view name) {
     const std::string_view rest = std::string_view(s).substr(prefix.size());
     if (rest.empty()) return true;
     const char c = rest.front();
+    if (c == '[' && rest.back() == ']' && prefix == "step") return true;
     if (std::isdigit(static_cast<unsigned char>(c)) || c == ' ' || c == '#' || c == '_' || c == ':' || c == '-' ||
         c == '=')
       return rest.find_first_not_of(" #_:-=0123456789") == std::string_view::npos;

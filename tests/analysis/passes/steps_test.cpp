@@ -117,6 +117,26 @@ std::vector<const Step*> steps_of(const Profile& p, std::uint32_t device) {
   return v;
 }
 
+// A serving engine's annotated batches ("step[DECODE bs=32]", SGLang) are steps.
+TEST(StepsFromRanges, ABracketedDescriptionAfterStepIsAStep) {
+  testing::TraceFactory f;
+  for (int i = 0; i < 3; ++i) {
+    const TimeNs t0 = 1'000'000 + i * 2'000'000;
+    f.range(i == 1 ? "step[EXTEND bs=15 toks=15360]" : "step[DECODE bs=32]", t0, t0 + 1'500'000, 1,
+            RangeKind::annotation, "user_annotation");
+    f.kernel(0, 7, "k", t0 + 100'000, t0 + 1'400'000, t0 + 10'000);
+  }
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.steps.source, StepSource::nvtx);
+  EXPECT_EQ(p.steps.steps.size(), 3u);
+  testing::TraceFactory g;  // "stepper[x]" is no step
+  g.range("stepper[x]", 1'000'000, 2'000'000, 1, RangeKind::annotation, "user_annotation");
+  g.range("stepper[x]", 3'000'000, 4'000'000, 1, RangeKind::annotation, "user_annotation");
+  g.kernel(0, 7, "k", 1'100'000, 1'900'000, 1'010'000);
+  g.kernel(0, 7, "k", 3'100'000, 3'900'000, 3'010'000);
+  EXPECT_NE(analyze(g.build()).steps.source, StepSource::nvtx);
+}
+
 TEST(StepsWithoutMarkers, TensorFlowShapedRunGetsItsStepsFromTheBursts) {
   std::vector<std::vector<TimeNs>> bursts;
   const Profile p = analyze(tf_training_trace({}, &bursts));
