@@ -348,7 +348,7 @@ TEST(LowConcurrency, KernelsWithoutARecordedGridAreUnknownNotEmpty) {
   testing::TraceFactory f;
   f.device(0, 108, 8, "NVIDIA A100-SXM4-80GB");
   for (int i = 0; i < 100; ++i) {
-    const TimeNs start = 1'000'000 + i * 70'000;  // busy 71 %: idle time to fill
+    const TimeNs start = 1'000'000 + i * 70'000;                               // busy 71 %: idle time to fill
     f.kernel(0, 7, "graph_kernel", start, start + 50'000, 900'000, 5'000, 0);  // no grid recorded
   }
   const Profile p = analyze(f.build());
