@@ -929,7 +929,9 @@ void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange
   std::vector<Piece> pieces, open;
   const RangeTable& rg = t.ranges();
   const ApiCallTable& api = t.api_calls();
-  for (const auto& [thread, gap] : gaps) {
+  for (const auto& thread_gap : gaps) {
+    const TrackId thread = thread_gap.first;  // not bindings: lambdas below capture them (clang 14)
+    const TimeRange gap = thread_gap.second;
     pieces.clear();
     auto add = [&](TimeNs s, TimeNs e, StringId name, bool op) {
       s = std::max(s, gap.start), e = std::min(e, gap.end);
