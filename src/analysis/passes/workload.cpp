@@ -214,10 +214,14 @@ void recognise_run(const Trace& t, WorkloadKind* w) {
   // The GPU's own time (kernels, copies, fills; overlaps counted twice, so
   // never less than its busy time): a few tiny kernels spread over a longer
   // span are as little to diagnose as a short span.
+  // Summed only until it reaches kTinySpan: past that it decides nothing
+  // (a 10M-kernel trace stops within its first kernels).
   TimeNs work = 0;
-  for (RowIndex i = 0; i < k.size(); ++i) work += k.end[i] - k.start[i];
-  for (RowIndex i = 0; i < t.memcpys().size(); ++i) work += t.memcpys().end[i] - t.memcpys().start[i];
-  for (RowIndex i = 0; i < t.memsets().size(); ++i) work += t.memsets().end[i] - t.memsets().start[i];
+  for (RowIndex i = 0; i < k.size() && work < kTinySpan; ++i) work += k.end[i] - k.start[i];
+  for (RowIndex i = 0; i < t.memcpys().size() && work < kTinySpan; ++i)
+    work += t.memcpys().end[i] - t.memcpys().start[i];
+  for (RowIndex i = 0; i < t.memsets().size() && work < kTinySpan; ++i)
+    work += t.memsets().end[i] - t.memsets().start[i];
   const double tiny_share = kTinyShare * static_cast<double>(recorded.duration());
   const bool short_span = gpu.duration() < kTinySpan && gpu.duration() < tiny_share;
   if (short_span || (work < kTinySpan && work < tiny_share)) {
