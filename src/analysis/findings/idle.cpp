@@ -166,7 +166,8 @@ std::string unclaimed_fix(const Profile& p, std::string_view largest) {
   if (largest == "warm-up")
     return "Most of it is warm-up (first calls: module loading, allocation, autotuning): profile steady-state "
            "steps before acting on it. No saving is claimed for warm-up.";
-  return "Most of it ends with work already queued: the GPU waited for a dependency, not for the host (an event "
+  return "Most of it ends with work held by a dependency (queued before the gap, or started long after its launch "
+         "returned): the GPU waited for something other than the host (an event "
          "from another stream, a copy, a collective's peer, another process); the trace does not say which. Look "
          "at what the next op on each stream waits on (its stream's previous work, an event, a peer), then overlap "
          "it or wait on finer-grained events." +
@@ -325,7 +326,8 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, bool
                     "launch the next kernels (asynchronously, on streams) before the host computes or communicates, "
                     "use non-blocking MPI and asynchronous copies, or move that host computation to the GPU.";
   static constexpr const char* kQueuedAdvice =
-      "The next op was already queued when the gap began: the GPU waited for a dependency the trace does not show "
+      "The next op was queued before the GPU ran it (before the gap began, or its launch returned long before it "
+      "started): the GPU waited for a dependency the trace does not show "
       "(an event from another stream or process, a collective's peer, a graph launch). Find what the waiting stream "
       "depends on and overlap it, or remove the wait (cudaStreamWaitEvent on finer-grained events).";
   std::string advice;
@@ -365,7 +367,7 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, bool
     advice += " Gaps ended by late launches (" + dur(t.per_device(launch)) + "): " + lower_first(kLaunchAdvice) +
               (ddp.empty() ? "" : " " + ddp);
   if (top != kQueued && queued > 0 && queued * 10 >= fixable)
-    advice += " Gaps ended by work already queued (" + dur(t.per_device(queued)) + "): " + lower_first(kQueuedAdvice);
+    advice += " Gaps ended by work held by a dependency (" + dur(t.per_device(queued)) + "): " + lower_first(kQueuedAdvice);
   return advice;
 }
 
@@ -396,14 +398,14 @@ void gpu_idle_gaps(Builder& b) {
   f.share = gap_share;
   if (queued > 0)
     f.saving_note = "the " + dur(t.per_device(queued)) +
-                    " of gaps ended by work already queued are not counted: the trace does not show what that work "
+                    " of gaps ended by work held by a dependency are not counted: the trace does not show what that work "
                     "waited for, so what removing the wait saves is unknown";
   const std::vector<TimeRange> r = ev.idle_gaps.ranges();
   // The cause with the most time decides the title's words and the advice.
   const std::array<TimeNs, 5> by_cause = {warmup, launch, queued, sync, input};
   const auto top = static_cast<Cause>(std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
   static constexpr const char* kWords[] = {"warm-up at the start of the capture", "ended by late host launches",
-                                           "ended by work already queued (dependencies, event waits)",
+                                           "ended by work held by a dependency (event waits, other streams)",
                                            "after host synchronizations and blocking copies", "waiting for input"};
   // "mostly" only where the cause holds half the gaps' time or more.
   const TimeNs all_causes = warmup + launch + queued + sync + input;
@@ -426,7 +428,10 @@ void gpu_idle_gaps(Builder& b) {
       (stepped ? " ended by the first call of a kernel before the first step ended), a late host launch "
                : " ended by the first call of a kernel; the trace has no steps, so any first call counts), a late "
                  "host launch ") +
-      dur(t.per_device(launch)) + ", work already queued " + dur(t.per_device(queued)) +
+      dur(t.per_device(launch)) +
+      (launch > 0 ? " (until " + dur(b.opt.consecutive_kernel_delay_ns) + " after the launch returned)" : "") +
+      ", work held by a dependency " + dur(t.per_device(queued)) +
+      (queued > 0 ? " (queued before the gap, or waiting after its launch returned)" : "") +
       "; GPU idle after host synchronizations or blocking copies " + dur(t.per_device(sync)) + " and input wait " +
       dur(t.per_device(input)) +
       " are the host-sync, sync-memcpy and input-bound findings' (not counted here). Communication is never in a gap "

@@ -114,7 +114,15 @@ class Walker {
       if ((e.flags & (kToEnd | kDisabled)) || e.type != EdgeType::launch) continue;
       const TimeNs at = point(e.src, e);
       if (at + e.lat == t) {
-        segment(n, at, t, PathKind::cpu_launch, stop);
+        // The launch holds the op for the device's typical launch latency
+        // after the call's start, and at least until 30 µs after it returned
+        // (the slack the device pass gives a late launch, which every
+        // measured GPU starts its work within); an op that starts later
+        // waited for something the trace does not record as well.
+        const TimeNs held =
+            std::clamp(std::max(at + typical_launch(own.device), tl_.end[e.src] + kLaunchSlackNs), at, t);
+        segment(n, held, t, PathKind::gpu_wait, stop);  // later piece first: the walk goes back in time
+        segment(n, at, held, PathKind::cpu_launch, stop);
         return {e.src, !(e.flags & kFromStart), at};
       }
     }
@@ -141,6 +149,13 @@ class Walker {
       if (l.device == device) return l.stream_gap_ns;
     return 1'000;
   }
+  // A launch call's start to its op's start, typical on the device.
+  TimeNs typical_launch(std::uint32_t device) const {
+    for (const DeviceLatency& l : g_.latencies)
+      if (l.device == device) return l.launch_ns;
+    return 0;
+  }
+  static constexpr TimeNs kLaunchSlackNs = 30'000;
 
   const Graph& g_;
   const Timeline& tl_;

@@ -622,13 +622,24 @@ struct Sweep {
     const TimeNs gap = g1 - g0;
     const TimeNs big = opt.thresholds.idle_gap_ns;
     const bool late = linked && launch > g0;
+    // A late launch holds the GPU up until it returns and its work can start
+    // (a launch's latency, well under consecutive_kernel_delay_ns on every
+    // GPU measured); work that starts later than that waited for something
+    // else as well (an event, another stream, a dependency the trace does not
+    // record): that part of the gap is not the host's.
+    const TimeNs host_until =
+        !late                 ? g0
+        : launch_api == kNoRow ? g1
+                               : std::clamp(t.api_calls().end[launch_api] + opt.consecutive_kernel_delay_ns, g0, g1);
+    const TimeNs other = g1 - host_until;
     if (late) {
-      d.idle_host_wait_ns += gap;
-      steps.add(g0, g1, &Step::host_wait_ns);
-    } else if (gap < opt.consecutive_kernel_delay_ns) {
-      d.idle_kernel_wait_ns += gap;
+      d.idle_host_wait_ns += host_until - g0;
+      steps.add(g0, host_until, &Step::host_wait_ns);
+    }
+    if (gap < opt.consecutive_kernel_delay_ns) {
+      d.idle_kernel_wait_ns += other;
     } else {
-      d.idle_other_ns += gap;
+      d.idle_other_ns += other;
     }
     if (gap >= big) ev.idle_gaps.add(rt.shift({g0, g1}), gap);
     // The first host synchronization that returned during the gap: the GPU had
@@ -657,32 +668,35 @@ struct Sweep {
     // (The input cursor, not a search: idle_input() below walks the same pieces from g0.)
     const TimeNs input_part = input.length(g0, g1);
     const TimeNs rest = std::max<TimeNs>(0, gap - explained - input_part);
+    // The rest's part the late launch holds (the gap's start up to
+    // host_until) and the part its work waited beyond that.
+    const TimeNs rest_host = late ? std::min(rest, host_until - g0) : 0, rest_other = rest - rest_host;
     const TrackId thread = linked && launch_api != kNoRow ? t.api_calls().track_at(launch_api) : IdlePiece::kNone;
     // Warm-up is the host's first call of a kernel (loading, autotuning)
     // holding the GPU up: not where that kernel was queued before the gap
     // began (it waited for something else: an event, a dependency).
     const bool warm_up = first_call && g0 < first_step_end && (late || !linked);
-    if (rest > 0) piece(g0, g1, gap_cause(gap < big, late, warm_up), thread);
+    if (rest_host > 0) piece(g0, host_until, gap_cause(gap < big, true, warm_up), thread);
+    if (rest_other > 0) piece(host_until, g1, gap_cause(gap < big, false, warm_up && !late), thread);
     if (gap < big) {
       // A short gap a late launch ended is launch overhead (launch_gaps), less
       // what a synchronization or input loading before it explains; a longer
       // one is gpu-idle-gaps' (by what ended it).
-      if (late && rest > 0) {
-        if (late_launches && launch_api != kNoRow) late_launches->push_back({launch_api, rest});
-        ev.launch_gaps.add(rt.shift({g0, g1}), rest);
+      if (rest_host > 0) {
+        if (late_launches && launch_api != kNoRow) late_launches->push_back({launch_api, rest_host});
+        ev.launch_gaps.add(rt.shift({g0, host_until}), rest_host);
       }
     } else {
       ev.idle_gaps_explained_ns += explained + input_part;
       ev.idle_gaps_sync_ns += explained;
       if (warm_up) {
-        ev.idle_gaps_warmup_ns += rest;
+        ev.idle_gaps_warmup_ns += late ? rest_host : rest;
         ++ev.idle_gaps_warmup;
       } else if (late) {
-        ev.idle_gaps_launch_ns += rest;
-        if (thread != IdlePiece::kNone) late_gaps.push_back({thread, {g0, g1}});
-      } else {
-        ev.idle_gaps_queued_ns += rest;
+        ev.idle_gaps_launch_ns += rest_host;
+        if (thread != IdlePiece::kNone && rest_host > 0) late_gaps.push_back({thread, {g0, host_until}});
       }
+      ev.idle_gaps_queued_ns += warm_up && !late ? 0 : rest_other;
     }
     idle_input(g0, g1);
   }

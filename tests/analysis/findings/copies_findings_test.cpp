@@ -278,7 +278,7 @@ Trace gap_steps(int steps, TimeNs gap, TimeNs lead) {
 }
 
 TEST(IdleGaps, LateLaunchesAreNamedAndSaved) {
-  const Trace tr = gap_steps(10, 3 * ms, 100 * us);  // launched 100 µs before the step: after the gap began
+  const Trace tr = gap_steps(10, 3 * ms, 20 * us);  // launched 20 µs before the step: after the gap began
   const Profile p = analyze(tr);
   const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
   ASSERT_TRUE(g) << testing::describe_findings(p);
@@ -294,7 +294,7 @@ TEST(IdleGaps, LateLaunchesAreNamedAndSaved) {
 // GPU work while the host computes, not about checkpoints and Python; one
 // whose ops name PyTorch is told the training loop's words.
 TEST(IdleGaps, LateLaunchAdviceFitsTheProgram) {
-  const Profile p = analyze(gap_steps(10, 3 * ms, 100 * us));
+  const Profile p = analyze(gap_steps(10, 3 * ms, 20 * us));
   ASSERT_EQ(p.workload.framework, "unknown");
   const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
   ASSERT_TRUE(g) << testing::describe_findings(p);
@@ -319,8 +319,27 @@ TEST(IdleGaps, QueuedWorkIsADependency) {
   const Profile p = analyze(tr);
   const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
   ASSERT_TRUE(g) << testing::describe_findings(p);
-  EXPECT_TRUE(has(g->title, "work already queued")) << g->title;
+  EXPECT_TRUE(has(g->title, "work held by a dependency")) << g->title;
   EXPECT_TRUE(has(g->recommendation, "dependency")) << g->recommendation;
+}
+
+// A launch after the gap began holds the GPU up only until it returns (and a
+// launch's latency after): a kernel that starts long after its launch
+// returned waited for something else too, and that part is not the host's.
+TEST(IdleGaps, ALateLaunchExplainsTheGapOnlyUntilItReturned) {
+  // Each step's first kernel is launched 1 ms into a 3 ms gap; its call
+  // returns 5 µs later, and the kernel starts 2 ms after that.
+  const Trace tr = gap_steps(10, 3 * ms, 2 * ms);
+  const Profile p = analyze(tr);
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  EXPECT_TRUE(has(g->title, "work held by a dependency")) << g->title;
+  // Per gap: 1 ms + 1 µs before the launch, 5 µs of the call and 30 µs of latency.
+  EXPECT_EQ(g->saving_ns, 9 * (1 * ms + 1 * us + 35 * us));
+  EXPECT_TRUE(has(g->evidence, "after the launch returned")) << g->evidence;
+  const DeviceSummary& d = p.devices.front();
+  EXPECT_EQ(d.idle_host_wait_ns, 9 * (1 * ms + 1 * us + 35 * us));
+  EXPECT_EQ(d.idle_host_wait_ns + d.idle_kernel_wait_ns + d.idle_other_ns, d.idle_ns);
 }
 
 TEST(IdleGaps, WarmUpAtTheStartIsNamedAndNotSaved) {
@@ -392,7 +411,7 @@ TEST(IdleGaps, FirstCallsAreWarmUpOnlyWhereTheProgramMadeThemThere) {
   const Profile queued = analyze(first_steps_gap("step ", 50500 * us));  // launched before the gap began
   const Finding* q = testing::find_finding(queued, "gpu-idle-gaps");
   ASSERT_TRUE(q) << testing::describe_findings(queued);
-  EXPECT_TRUE(has(q->title, "work already queued")) << q->title;
+  EXPECT_TRUE(has(q->title, "work held by a dependency")) << q->title;
 }
 
 // A sync is charged the idle after it up to what it held the host: had it

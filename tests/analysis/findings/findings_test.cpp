@@ -479,23 +479,24 @@ TEST(Findings, PageableAndBlockingCopies) {
   EXPECT_EQ(p.memcpys.pageable, 10u);
 }
 
-// Gaps ended by work already queued (launched before the gap began): the
+// Gaps ended by work held by a dependency (launched before the gap began): the
 // trace does not show what that work waited for, so the finding says the
 // gaps and claims no saving for them.
 // 20 kernels 2 ms apart; the first `late` of the gaps are ended by a launch
-// made 50 µs into the gap, the others by work queued before it began.
+// made 20 µs before its kernel starts, the others by work queued before the
+// gap began.
 Profile gaps_ended_by(int late) {
   TraceFactory f;
   f.device(0);
   TimeNs t = 5 * ms;
   for (int i = 0; i < 20; ++i) {
-    f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, i > 0 && i <= late ? t - 1950 * us : t - 2950 * us, 5 * us);
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, i > 0 && i <= late ? t - 20 * us : t - 2950 * us, 5 * us);
     t += 3 * ms;
   }
   return analyze(f.build());
 }
 
-// Gaps ended by work already queued (launched before the gap began): the
+// Gaps ended by work held by a dependency (launched before the gap began): the
 // trace does not show what that work waited for, so the finding says the
 // gaps and claims no saving for them. Late launches get advice of their own
 // where they hold a tenth of the gaps a fix may remove.
@@ -503,7 +504,7 @@ TEST(Findings, GapsEndedByQueuedWorkClaimNoSaving) {
   const Profile p = gaps_ended_by(0);
   const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
   ASSERT_TRUE(g) << testing::describe_findings(p);
-  EXPECT_NE(g->title.find("ended by work already queued"), std::string::npos) << g->title;
+  EXPECT_NE(g->title.find("ended by work held by a dependency"), std::string::npos) << g->title;
   EXPECT_EQ(g->saving_ns, 0);
   EXPECT_NE(g->saving_note.find("unknown"), std::string::npos) << g->saving_note;
   EXPECT_NE(g->recommendation.find("save an unknown share"), std::string::npos) << g->recommendation;
@@ -585,7 +586,7 @@ TEST(Findings, LowUtilizationFromQueuedWorkIsNotBlamedOnTheHost) {
   EXPECT_FALSE(testing::find_finding(p, "launch-bound")) << testing::describe_findings(p);
   EXPECT_NE(u->evidence.find("That rest by cause: short gaps ended by queued work or dependencies"), std::string::npos)
       << u->evidence;
-  EXPECT_NE(u->recommendation.find("not for the host"), std::string::npos) << u->recommendation;
+  EXPECT_NE(u->recommendation.find("other than the host"), std::string::npos) << u->recommendation;
   EXPECT_EQ(u->recommendation.find("The host does not keep the GPU fed"), std::string::npos) << u->recommendation;
 }
 

@@ -187,6 +187,28 @@ TEST(Graph, AnUnexplainedGapOnTheGpuIsAWaitNotTheNextOpsTime) {
   EXPECT_EQ(s.top[0].name, "relu");  // the wait is no op's time
 }
 
+// A launch holds its op until it returned (and a launch's latency after): an
+// op that started long after that, on an idle stream, waited for something
+// the trace does not record, and the path says so instead of calling the wait
+// launch overhead.
+TEST(Graph, ALaunchHoldsItsOpOnlyUntilItReturned) {
+  TinyTrace b;
+  for (int i = 0; i < 10; ++i) b.kernel("relu", 0, 7, 10 + 10 * i, 19 + 10 * i, 8 + 10 * i);  // launch: 2 µs
+  b.kernel("held", 0, 7, 1200, 1205, 150);  // launched at 150 µs, returned at 152 µs, ran at 1,200 µs
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  const Timeline tl = replay_exactly(g);
+  const NodeId held = node_named(t, g, "held");
+  TimeNs launch = 0, wait = 0;
+  for (const PathSegment& seg : trace_path(g, tl)) {
+    if (seg.node != held) continue;
+    launch += seg.kind == PathKind::cpu_launch ? seg.end - seg.start : 0;
+    wait += seg.kind == PathKind::gpu_wait ? seg.end - seg.start : 0;
+  }
+  EXPECT_EQ(launch, us(2) + us(30));  // the call, and 30 µs after it returned
+  EXPECT_EQ(wait, us(1200) - us(182));
+}
+
 // The k-th communication kernel of each device is one collective: all end
 // when the last one has started plus the transfer time.
 TEST(Graph, CollectivesEndWhenTheLastDeviceArrives) {
