@@ -11,12 +11,14 @@
 // start to the end of the last GPU op it launched — GPU work runs behind the
 // CPU — clipped so consecutive steps of a device never overlap. Where the CPU
 // range outlasts the GPU work it launched, the difference is the step's host
-// tail, stated apart (Step::host_tail_ns). The device pass fills in their
-// breakdown.
+// tail, stated apart (Step::host_tail_ns). A device's first step starts no
+// earlier than the work queued ahead of it was done (backlog_end). The device pass fills in
+// their breakdown.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -197,6 +199,46 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
   }
   flush();
   return {found.begin(), found.end()};
+}
+
+// When the work queued ahead of a device's first step was done: on each of
+// its streams, the ops launched before the step began (and the ops with no
+// launch ahead of them), and the ops with no launch in the trace that the
+// step's first op on the stream queued behind (launched before they were
+// done: work queued before the trace began). A first step would otherwise absorb that backlog:
+// a GPU 155 ms behind its host at the trace's start made a 210 ms step 372 ms.
+// (Later steps start where the one before them ended: order_steps.)
+// `step`: from the host's start of the step to the end of its work.
+TimeNs backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, TimeRange step) {
+  const ApiCallTable& a = t.api_calls();
+  TimeNs backlog = std::numeric_limits<TimeNs>::min();
+  auto ahead = [&](TableId id, const TimeNs* start, const TimeNs* end, const RowIndex* api, TrackId track) {
+    const RowRange rows = t.rows_of(id, track);
+    TimeNs unlaunched = std::numeric_limits<TimeNs>::min();  // ops with no launch since the last launched one
+    for (RowIndex i = rows.begin; i < rows.end && start[i] < step.end; ++i) {
+      if (api[i] == kNoRow) {
+        unlaunched = std::max(unlaunched, end[i]);
+        continue;
+      }
+      if (a.start[api[i]] >= step.start) {
+        // Ops with no launch ahead of the step's first op count where the
+        // host had launched that op before they were done: it queued behind
+        // them. Else they may be the step's own, with their launches lost.
+        if (a.start[api[i]] < unlaunched) backlog = std::max(backlog, unlaunched);
+        return;
+      }
+      backlog = std::max({backlog, unlaunched, end[i]});  // queued before the step began
+    }
+  };
+  const KernelTable& k = t.kernels();
+  const MemcpyTable& m = t.memcpys();
+  const MemsetTable& z = t.memsets();
+  for (TrackId track : device_tracks) {
+    ahead(TableId::kernels, k.start.data(), k.end.data(), k.api.data(), track);
+    ahead(TableId::memcpys, m.start.data(), m.end.data(), m.api.data(), track);
+    ahead(TableId::memsets, z.start.data(), z.end.data(), z.api.data(), track);
+  }
+  return backlog;
 }
 
 // [SECTION] The repeating kernel pattern --------------------------------------------------------------
@@ -693,6 +735,17 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
   }
   if (f.steps.empty() && why_none && why_none->empty()) *why_none = not_steps;
   order_steps(f);
+  // A device's first step found on the CPU starts when the work queued ahead
+  // of it was done (later ones where the step before them ended).
+  if (source == StepSource::profiler_step || source == StepSource::nvtx)
+    for (std::size_t i = 0; i < f.steps.size(); ++i)
+      if (Step& st = f.steps[i]; i == 0 || f.steps[i - 1].device != st.device) {
+        const TimeNs began = backlog_end(t, tracks.at(st.device), st.range);
+        if (began > st.range.start && began < st.range.end) {
+          st.range.start = began;
+          st.host_tail_ns = std::min(st.host_tail_ns, st.range.duration());
+        }
+      }
   // Hand the steps over without copying them into a vector that grows as it
   // goes: a 10M-kernel trace has ~250k of them, and fresh memory is costly.
   if (origins) origins->insert(origins->end(), f.from.begin(), f.from.end());

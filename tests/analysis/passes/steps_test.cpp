@@ -137,6 +137,42 @@ TEST(StepsFromRanges, ABracketedDescriptionAfterStepIsAStep) {
   EXPECT_NE(analyze(g.build()).steps.source, StepSource::nvtx);
 }
 
+// A GPU behind its host when the trace begins (work queued before it, with
+// no launch in the trace, or launched before the first step) runs that
+// backlog first: the first step starts when it is done, not when the host
+// began the step, so it does not absorb the backlog. Later steps start where
+// the one before ended.
+TEST(StepsFromRanges, TheFirstStepStartsWhenTheBacklogAheadOfItIsDone) {
+  auto run = [](bool backlog) {
+    testing::TraceFactory f;
+    TimeNs gpu = 1'000'000;
+    if (backlog) {
+      for (int i = 0; i < 10; ++i, gpu += 10'000'000)
+        f.kernel(0, 7, "queued", gpu, gpu + 10'000'000, TraceFactory::kNoLaunch);
+      f.kernel(0, 8, "launched before", gpu, gpu + 5'000'000, 500'000);  // another stream, launched before step 0
+      gpu += 5'000'000;
+    }
+    for (int s = 0; s < 3; ++s) {
+      const TimeNs host = 1'000'000 + s * 20'000'000;
+      f.range("ProfilerStep#" + std::to_string(s), host, host + 20'000'000, 1, RangeKind::annotation,
+              "user_annotation");
+      gpu = std::max(gpu, host + 100'000);
+      f.kernel(0, 7, "step work", gpu, gpu + 18'000'000, host + 50'000);
+      gpu += 18'000'000;
+    }
+    return analyze(f.build());
+  };
+  const Profile clean = run(false);
+  ASSERT_EQ(clean.steps.steps.size(), 3u);
+  EXPECT_EQ(clean.steps.steps[0].range.start, 1'000'000);  // the host's start
+  const Profile behind = run(true);
+  ASSERT_EQ(behind.steps.steps.size(), 3u);
+  // The backlog: 100 ms queued before the trace, then 5 ms launched before the first step.
+  EXPECT_EQ(behind.steps.steps[0].range.start, 106'000'000);
+  EXPECT_EQ(behind.steps.steps[0].range.duration(), 18'000'000);
+  EXPECT_EQ(behind.steps.steps[1].range.duration(), 18'000'000);
+}
+
 TEST(StepsWithoutMarkers, TensorFlowShapedRunGetsItsStepsFromTheBursts) {
   std::vector<std::vector<TimeNs>> bursts;
   const Profile p = analyze(tf_training_trace({}, &bursts));
