@@ -301,7 +301,9 @@ constexpr void rows(V& v, Of<DeviceSummary>) {
   field<&D::memcpy_exposed_ns>(v, "memcpy_exposed_ns", "ns", "|memcpys \\ kernels|");
   field<&D::kernel_time_ns>(v, "kernel_time_ns", "ns", "Σ kernel durations (not a union)");
   field<&D::idle_ns>(v, "idle_ns", "ns", "span_ns − busy_ns");
-  field<&D::idle_host_wait_ns>(v, "idle_host_wait_ns", "ns", "idle gaps ended by an op launched after the gap began, until 30 µs after its launch returned");
+  field<&D::idle_host_wait_ns>(
+      v, "idle_host_wait_ns", "ns",
+      "idle gaps ended by an op launched after the gap began, until 30 µs after its launch returned");
   field<&D::idle_kernel_wait_ns>(v, "idle_kernel_wait_ns", "ns",
                                  "other idle gaps shorter than the consecutive-kernel delay (30 µs)");
   field<&D::idle_other_ns>(v, "idle_other_ns", "ns", "the remaining idle gaps; the three add up to idle_ns");

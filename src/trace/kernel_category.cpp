@@ -378,7 +378,9 @@ std::string category_rule_text(std::string_view name, KernelCategory placed) {
   const std::string_view core = without_parameters(name).substr(0, kClassifiedBytes);
   std::optional<std::string> stat = per_channel_statistic(core);
   const KernelCategory by_name = stat ? KernelCategory::normalization : classify_kernel(name);
-  if (placed != by_name) return "launching op: a convolution op (\"conv\" in its name)";
+  if (placed != by_name)
+    return placed == KernelCategory::memory ? "launching op: a multi-tensor copy (_foreach_copy_)"
+                                            : "launching op: a convolution op (\"conv\" in its name)";
   if (stat) return *std::move(stat);
   const LoweredName lowered(core);
   for (const CategoryRule& r : kRules)
@@ -399,6 +401,10 @@ bool parse_category(std::string_view s, KernelCategory* out) {
 
 KernelCategory classify_by_op(std::string_view op_name, KernelCategory by_name) {
   if (by_name == KernelCategory::gemm && contains_nocase(op_name, "conv")) return KernelCategory::convolution;
+  // A multi-tensor kernel that copies (torch._foreach_copy_: CUDA-graph
+  // inputs, EMA snapshots) moves memory; it updates no weights.
+  if (by_name == KernelCategory::optimizer && op_name.find("_foreach_copy") != std::string_view::npos)
+    return KernelCategory::memory;
   return by_name;
 }
 

@@ -44,8 +44,9 @@ std::string category_rule_text(std::string_view demangled_name, KernelCategory p
 // The category of a kernel given the framework op that launched it, where the
 // op says more than the kernel's name: a GEMM kernel launched by a
 // convolution op (cuDNN runs convolutions as implicit GEMMs with cuBLAS-named
-// kernels such as volta_sgemm_*) is convolution. Returns `by_name` when no
-// op rule applies. Matching is case-insensitive.
+// kernels such as volta_sgemm_*) is convolution; a multi-tensor kernel
+// launched by torch._foreach_copy_ is memory, not optimizer. Returns
+// `by_name` when no op rule applies. Matching is case-insensitive.
 KernelCategory classify_by_op(std::string_view op_name, KernelCategory by_name);
 
 // Parses "padding", "gemm", … (as printed by to_string); returns false if unknown.

@@ -367,7 +367,8 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, bool
     advice += " Gaps ended by late launches (" + dur(t.per_device(launch)) + "): " + lower_first(kLaunchAdvice) +
               (ddp.empty() ? "" : " " + ddp);
   if (top != kQueued && queued > 0 && queued * 10 >= fixable)
-    advice += " Gaps ended by work held by a dependency (" + dur(t.per_device(queued)) + "): " + lower_first(kQueuedAdvice);
+    advice +=
+        " Gaps ended by work held by a dependency (" + dur(t.per_device(queued)) + "): " + lower_first(kQueuedAdvice);
   return advice;
 }
 
@@ -397,9 +398,10 @@ void gpu_idle_gaps(Builder& b) {
   Finding& f = b.add(sev, gap_share, th.idle_gaps_share, t.per_device(saving));
   f.share = gap_share;
   if (queued > 0)
-    f.saving_note = "the " + dur(t.per_device(queued)) +
-                    " of gaps ended by work held by a dependency are not counted: the trace does not show what that work "
-                    "waited for, so what removing the wait saves is unknown";
+    f.saving_note =
+        "the " + dur(t.per_device(queued)) +
+        " of gaps ended by work held by a dependency are not counted: the trace does not show what that work "
+        "waited for, so what removing the wait saves is unknown";
   const std::vector<TimeRange> r = ev.idle_gaps.ranges();
   // The cause with the most time decides the title's words and the advice.
   const std::array<TimeNs, 5> by_cause = {warmup, launch, queued, sync, input};

@@ -627,10 +627,10 @@ struct Sweep {
     // GPU measured); work that starts later than that waited for something
     // else as well (an event, another stream, a dependency the trace does not
     // record): that part of the gap is not the host's.
-    const TimeNs host_until =
-        !late                 ? g0
-        : launch_api == kNoRow ? g1
-                               : std::clamp(t.api_calls().end[launch_api] + opt.consecutive_kernel_delay_ns, g0, g1);
+    const TimeNs host_until = !late ? g0
+                              : launch_api == kNoRow
+                                  ? g1
+                                  : std::clamp(t.api_calls().end[launch_api] + opt.consecutive_kernel_delay_ns, g0, g1);
     const TimeNs other = g1 - host_until;
     if (late) {
       d.idle_host_wait_ns += host_until - g0;

@@ -82,7 +82,7 @@ bool vllm_name(std::string_view n) {
 }
 bool sglang_name(std::string_view n) {
   return n.starts_with("sglang::") || n.starts_with("sgl_kernel::") || n.find("sglang/") != std::string_view::npos ||
-         n.find("sgl_kernel") != std::string_view::npos;
+         n.find("sgl_kernel") != std::string_view::npos || n.find("sgl_hip") != std::string_view::npos;  // ROCm
 }
 // Gradient all-reduce issued by DDP's reducer: its forward annotation, or a
 // collective op launched from inside the backward pass (autograd's hooks).
@@ -271,6 +271,11 @@ namespace {
 struct NameCounts {
   Examples backward_ops, optimizer_ops, inference_ops, compiled_ops, backward_kernels, optimizer_kernels, triton;
   Examples torch, tf, jax, ddp, vllm, sglang;
+  // The engines' names on the host (ops, annotations, Python frames): an
+  // engine's own code. Kernels cross engines (SGLang runs vLLM's paged
+  // attention kernels), so they decide only where the host says nothing.
+  std::uint64_t vllm_host = 0, sglang_host = 0;
+  Examples vllm_py, sglang_py;      // their Python frames
   std::uint64_t framework_ops = 0;  // PyTorch's cpu_op events
   double compiled_time_share = 0;   // of kernel time: Triton kernels and kernels launched in compiled regions
 };
@@ -295,19 +300,29 @@ double compiled_time_share(const Trace& t, bool regions) {
 NameCounts count_names(const Trace& t) {
   NameCounts c;
   std::vector<std::uint64_t> op_rows(t.strings().size(), 0), kernel_rows(t.strings().size(), 0);
+  std::vector<std::uint64_t> optimizer_rows(t.strings().size(), 0);
   const RangeTable& rg = t.ranges();
-  const StringId cpu_op = t.strings().find("cpu_op");
+  const StringId cpu_op = t.strings().find("cpu_op"), python = t.strings().find("python_function");
   for (RowIndex r = 0; r < rg.size(); ++r)
     if (t.is_op_range(r)) {
       ++op_rows[rg.name[r]];
       if (rg.kind_at(r) == RangeKind::annotation && rg.domain[r] == cpu_op) ++c.framework_ops;
+    } else if (python != StringTable::kNoString && rg.domain[r] == python) {
+      const std::string_view n = t.str(rg.name[r]);
+      if (vllm_name(n)) c.vllm_py.add(n, 1), ++c.vllm_host;
+      if (sglang_name(n)) c.sglang_py.add(n, 1), ++c.sglang_host;
     }
   const KernelTable& k = t.kernels();
   if (any_string(t, [](std::string_view n) {
         return backward_kernel(n) || optimizer_kernel(n) || triton_kernel(n) || pytorch_name(n) || tensorflow_name(n) ||
                jax_name(n) || vllm_name(n) || sglang_name(n);
       }))
-    for (std::size_t i = 0; i < k.size(); ++i) ++kernel_rows[k.name[i]];
+    for (std::size_t i = 0; i < k.size(); ++i) {
+      ++kernel_rows[k.name[i]];
+      // An optimizer's kernel by name that its launching op says is not one
+      // (a multi-tensor copy: aten::_foreach_copy_) is no optimizer.
+      optimizer_rows[k.name[i]] += k.category_at(i) == KernelCategory::optimizer;
+    }
   for (StringId id = 0; id < op_rows.size(); ++id) {
     if (op_rows[id]) {
       const std::string_view n = t.str(id);
@@ -319,13 +334,13 @@ NameCounts count_names(const Trace& t) {
       if (tensorflow_name(n)) c.tf.add(n, op_rows[id]);
       if (jax_name(n)) c.jax.add(n, op_rows[id]);
       if (ddp_name(n)) c.ddp.add(n, op_rows[id]);
-      if (vllm_name(n)) c.vllm.add(n, op_rows[id]);
-      if (sglang_name(n)) c.sglang.add(n, op_rows[id]);
+      if (vllm_name(n)) c.vllm.add(n, op_rows[id]), c.vllm_host += op_rows[id];
+      if (sglang_name(n)) c.sglang.add(n, op_rows[id]), c.sglang_host += op_rows[id];
     }
     if (kernel_rows[id]) {
       const std::string_view n = t.str(id);
       if (backward_kernel(n)) c.backward_kernels.add(n, kernel_rows[id], true);
-      if (optimizer_kernel(n)) c.optimizer_kernels.add(n, kernel_rows[id], true);
+      if (optimizer_kernel(n) && optimizer_rows[id]) c.optimizer_kernels.add(n, optimizer_rows[id], true);
       if (triton_kernel(n)) c.triton.add(n, kernel_rows[id], true);
       if (pytorch_name(n)) c.torch.add(n, kernel_rows[id], true);
       if (tensorflow_name(n)) c.tf.add(n, kernel_rows[id], true);
@@ -419,13 +434,19 @@ void say_phase(const NameCounts& c, std::size_t kernels, WorkloadKind* w) {
                               part(c.optimizer_ops, "optimizer op", "optimizer ops"),
                               part(c.backward_kernels, "backward kernel", "backward kernels"),
                               part(c.optimizer_kernels, "optimizer kernel", "optimizer kernels")});
-  } else if (c.inference_ops.count || c.framework_ops >= 100) {
-    // Only a framework's own op events tell inference from a trace that
-    // just does not name its backward pass (kernel names alone do not).
+  } else if (c.inference_ops.count || c.framework_ops >= 100 || c.vllm_host || c.sglang_host) {
+    // Only a framework's own op events, or a serving engine's own code on
+    // the host, tell inference from a trace that just does not name its
+    // backward pass (kernel names alone do not).
     w->phase = "inference";
-    w->phase_evidence = join({part(c.inference_ops, "inference op", "inference ops"),
-                              "no backward or optimizer op or kernel among " + format::count(c.framework_ops) +
-                                  " framework ops and " + format::count(kernels) + " kernels"});
+    const std::uint64_t engine = c.vllm_host + c.sglang_host;
+    w->phase_evidence =
+        join({part(c.inference_ops, "inference op", "inference ops"),
+              engine && !c.inference_ops.count ? format::count(engine, "op or Python frame of the serving engine",
+                                                               "ops and Python frames of the serving engine")
+                                               : std::string(),
+              "no backward or optimizer op or kernel among " + format::count(c.framework_ops) + " framework ops and " +
+                  format::count(kernels) + " kernels"});
   } else {
     w->phase_evidence = "no backward or optimizer op or kernel, and too few framework ops (" +
                         format::count(c.framework_ops) + ") to call it inference";
@@ -448,12 +469,15 @@ void say_framework(const NameCounts& c, WorkloadKind* w) {
       w->framework = f.id;
       w->framework_evidence = part(*f.e, f.one, f.many);
     }
-  // The serving engine: the one with more names of its own.
-  if (c.vllm.count || c.sglang.count) {
-    const bool vllm = c.vllm.count >= c.sglang.count;
+  // The serving engine: the one with more names of its own on the host, else
+  // in its kernels.
+  if (c.vllm.count || c.sglang.count || c.vllm_py.count || c.sglang_py.count) {
+    const bool vllm = c.vllm_host || c.sglang_host ? c.vllm_host >= c.sglang_host : c.vllm.count >= c.sglang.count;
     w->engine = vllm ? "vllm" : "sglang";
-    w->engine_evidence = vllm ? part(c.vllm, "vLLM op or kernel", "vLLM ops and kernels")
-                              : part(c.sglang, "SGLang op or kernel", "SGLang ops and kernels");
+    w->engine_evidence = vllm ? join({part(c.vllm, "vLLM op or kernel", "vLLM ops and kernels"),
+                                      part(c.vllm_py, "vLLM Python frame", "vLLM Python frames")})
+                              : join({part(c.sglang, "SGLang op or kernel", "SGLang ops and kernels"),
+                                      part(c.sglang_py, "SGLang Python frame", "SGLang Python frames")});
   }
   if (c.ddp.count) {
     w->data_parallel = "ddp";

@@ -69,6 +69,8 @@ TEST(Attribution, GemmKernelOfAConvolutionIsConvolution) {
   EXPECT_EQ(classify_by_op("aten::convolution_backward", KernelCategory::gemm), KernelCategory::convolution);
   EXPECT_EQ(classify_by_op("aten::addmm", KernelCategory::gemm), KernelCategory::gemm);
   EXPECT_EQ(classify_by_op("aten::cudnn_convolution", KernelCategory::elementwise), KernelCategory::elementwise);
+  EXPECT_EQ(classify_by_op("aten::_foreach_copy_", KernelCategory::optimizer), KernelCategory::memory);
+  EXPECT_EQ(classify_by_op("aten::_foreach_add_", KernelCategory::optimizer), KernelCategory::optimizer);
 }
 
 const OpRow* row(const std::vector<OpRow>& rows, std::string_view name) {

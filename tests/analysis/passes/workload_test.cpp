@@ -165,6 +165,42 @@ TEST(Workload, AServingEngineIsToldItsOwnSwitches) {
   EXPECT_NE(plain->recommendation.find("reduce-overhead"), std::string::npos) << plain->recommendation;
 }
 
+// The engine whose own code runs on the host (its Python frames, its ops) is
+// the engine, though it runs another engine's kernels (SGLang on ROCm runs
+// vLLM's paged attention); a multi-tensor kernel that copies
+// (torch._foreach_copy_, CUDA-graph inputs) is memory work, not an optimizer,
+// so the run is inference, not training with a foreach optimizer.
+TEST(Workload, TheEngineIsTheOneWhoseCodeRunsOnTheHost) {
+  TraceFactory f;
+  f.device(0);
+  constexpr const char* kMultiTensor =
+      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+      "namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::CopyFunctor<float, float, float, 2, 1, "
+      "1>>(at::native::(anonymous namespace)::TensorListMetadata<2>, ...)";
+  for (int i = 0; i < 8; ++i) {
+    const TimeNs at = 1'000'000 + i * 1'000'000;
+    f.range("/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py(1496): replay", at,
+            at + 900'000, 1, RangeKind::annotation, "python_function");
+    f.range("aten::_foreach_copy_", at + 10'000, at + 60'000, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, kMultiTensor, at + 70'000, at + 80'000, at + 20'000);
+    f.kernel(0, 7,
+             "void paged_attention_ll4mi_QKV_mfma16_kernel<0, __hip_bfloat16, __hip_bfloat16, "
+             "(vllm::Fp8KVCacheDataType)0, 1, 128, 256, false, 4, 1>",
+             at + 100'000, at + 700'000, at + 90'000);
+  }
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  EXPECT_EQ(p.workload.engine, "sglang") << p.workload.engine_evidence;
+  EXPECT_NE(p.workload.engine_evidence.find("SGLang Python frames"), std::string::npos) << p.workload.engine_evidence;
+  EXPECT_EQ(p.workload.phase, "inference") << p.workload.phase_evidence;
+  EXPECT_TRUE(p.workload.optimizer.empty()) << p.workload.optimizer_evidence;
+  for (std::size_t i = 0; i < t.kernels().size(); ++i) {
+    if (t.str(t.kernels().name[i]) == kMultiTensor) {
+      EXPECT_EQ(t.kernels().category_at(i), KernelCategory::memory);
+    }
+  }
+}
+
 TEST(Workload, BundledOnlyFromItsCommandLine) {
   TraceFactory f;
   f.device(0);
