@@ -415,7 +415,8 @@ struct BlockingCopy {
 std::vector<BlockingCopy> blocking_copies(const Trace& t, const AnalysisOptions& opt);
 void sort_copy_groups(std::vector<CopyGroup>& groups);
 // passes/streams.cpp: whether an API call synchronizes the host with the GPU
-// (cu…Synchronize…), for traces without synchronization records.
+// (cu…Synchronize…, hip…Synchronize…), for traces without synchronization
+// records.
 bool is_sync_api(std::string_view name);
 
 // passes/hotspots.cpp: categories, hotspots and launch statistics over all traces,

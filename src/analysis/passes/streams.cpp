@@ -226,7 +226,9 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
 }  // namespace
 
 bool is_sync_api(std::string_view name) {
-  return name.find("Synchronize") != std::string_view::npos && name.starts_with("cu");
+  // CUDA's runtime and driver (cudaStreamSynchronize, cuCtxSynchronize) and
+  // HIP's (hipDeviceSynchronize, hipEventSynchronize).
+  return name.find("Synchronize") != std::string_view::npos && (name.starts_with("cu") || name.starts_with("hip"));
 }
 
 namespace {

@@ -395,6 +395,21 @@ TEST(Metrics, DeviceFilterKeepsOneGpu) {
   EXPECT_EQ(analyze(t).devices.size(), 2u);
 }
 
+// Without synchronization records (an imported ROCm trace), synchronizing
+// calls are known by name: CUDA's and HIP's alike.
+TEST(Metrics, SyncCallsByNameIncludeHips) {
+  TraceFactory f;
+  f.kernel(0, 7, "k", 0, 1000, -100, 5);
+  f.api("hipDeviceSynchronize", 10, 1010);
+  f.kernel(0, 7, "k", 2000, 3000, 1900, 5);
+  f.api("hipEventSynchronize", 1950, 3010);
+  f.api("hipEventDestroy", 3100, 3110);
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.syncs.count, 2u);
+  EXPECT_EQ(p.syncs.device_syncs, 1u);
+  EXPECT_EQ(p.syncs.event_syncs, 1u);
+}
+
 TEST(Metrics, SyncAndCopyStatistics) {
   TraceFactory f;
   f.kernel(0, 7, "k", 0, 1000, -100, 5);
