@@ -100,6 +100,7 @@ void summarize_steps(Profile* p) {
     s.idle_ns += st.idle_ns;
     s.input_wait_ns += st.input_wait_ns;
     s.host_tail_ns += st.host_tail_ns;
+    s.lead_idle_ns += st.lead_idle_ns;
   }
   s.step_time = summarize(durations);
 }

@@ -218,6 +218,10 @@ struct Step {
   // batch's preparation inside the step). Part of the step's time, stated
   // apart from its GPU breakdown; 0 for steps found from the kernel pattern.
   TimeNs host_tail_ns = 0;
+  // GPU idle from the step's start to its first GPU op, for steps from
+  // ranges (0 for steps found on the GPU): a loop fetches its batch before it
+  // launches the step's work, so a wait for input falls here, if anywhere.
+  TimeNs lead_idle_ns = 0;
   // Most bytes in live allocations on its device during the step; nullopt
   // where the trace does not say. The least during the step (min_…) tells
   // what stays allocated across steps (weights, optimizer state).
@@ -239,7 +243,7 @@ struct StepSummary {
   DurationStats step_time;  // over steps
   // Sums over all steps, so shares can be quoted for the whole run.
   TimeNs total_ns = 0, compute_ns = 0, communication_ns = 0, memcpy_ns = 0, idle_ns = 0, input_wait_ns = 0;
-  TimeNs host_tail_ns = 0;
+  TimeNs host_tail_ns = 0, lead_idle_ns = 0;
   // Why a repeating kernel pattern was not taken for steps (it repeats inside
   // one call: a model's layers in one forward pass); empty otherwise.
   std::string not_steps;

@@ -546,6 +546,9 @@ constexpr void rows(V& v, Of<Step>) {
   field<&S::host_tail_ns>(v, "host_tail_ns", "ns",
                           "CPU time in the step after the last GPU op it launched ended (apart from the GPU "
                           "breakdown; 0 for pattern steps)");
+  field<&S::lead_idle_ns>(v, "lead_idle_ns", "ns",
+                          "GPU idle from the step's start to its first GPU op, where a wait for the step's input "
+                          "falls (steps from ranges; 0 for steps found on the GPU)");
   maybe<&S::peak_allocated_bytes>(v, "peak_allocated_bytes", "bytes",
                                   "most bytes in live allocations on its GPU during the step; null: not known");
   maybe<&S::min_allocated_bytes>(v, "min_allocated_bytes", "bytes",
@@ -577,6 +580,7 @@ constexpr void rows(V& v, Of<StepSummary>) {
   field<&S::idle_ns>(v, "idle_ns", "ns", "Σ idle_ns");
   field<&S::input_wait_ns>(v, "input_wait_ns", "ns", "Σ input_wait_ns");
   field<&S::host_tail_ns>(v, "host_tail_ns", "ns", "Σ host_tail_ns");
+  field<&S::lead_idle_ns>(v, "lead_idle_ns", "ns", "Σ lead_idle_ns");
   field<&S::not_steps>(v, "not_steps", "",
                        "why a repeating kernel pattern was not taken for steps (it repeats inside one call: "
                        "a model's layers); empty otherwise");

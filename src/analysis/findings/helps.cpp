@@ -179,6 +179,29 @@ std::optional<HelpAnswer> input_from_samples(const Profile& p, double idle, cons
   return std::nullopt;
 }
 
+// Without data-loading ranges, steps from ranges bound what input can cost:
+// a loop fetches its batch before it launches the step's work, so a wait for
+// it is GPU idle before the step's first op; fetched inside a step (micro-
+// batches), a wait long enough to matter is a gap of gpu-idle-gaps' size
+// that a late launch ended. Both together under 5 % of step time: no.
+std::optional<HelpAnswer> input_from_step_leads(const Profile& p, double idle) {
+  const StepSummary& st = p.steps;
+  if ((st.source != StepSource::profiler_step && st.source != StepSource::nvtx) || st.total_ns <= 0)
+    return std::nullopt;
+  TimeNs late_gaps = 0;
+  for (const IdleCharge& c : p.idle_charges)
+    if (c.cause == "late-launch-gap") late_gaps += c.ns;
+  const double lead = ratio(st.lead_idle_ns, st.total_ns), gaps = ratio(late_gaps, st.total_ns);
+  if (lead + gaps >= 0.05) return std::nullopt;
+  return answer(
+      "input-workers", kInput, Verdict::no,
+      "the GPUs are idle " + pct1(idle) + " of step time, but only " + pct1(lead) +
+          " before each step's first GPU op, where a loop waits for its next batch, and " + pct1(gaps) +
+          " in long gaps (gpu-idle-gaps' size) that a late launch ended (a batch fetched inside a step): the rest "
+          "is inside the steps, between their own launches or waiting on dependencies and syncs, which "
+          "more workers do not shorten");
+}
+
 std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   const std::string_view id = "input-workers";
   if (j.kernels == 0) return std::nullopt;
@@ -200,6 +223,7 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
                   "the GPUs are idle only " + pct1(idle) + where + ": there is no waiting for input to remove");
   if (!p.workload.data_loading_recorded) {
     if (std::optional<HelpAnswer> a = input_from_samples(p, idle, where)) return a;
+    if (std::optional<HelpAnswer> a = input_from_step_leads(p, idle)) return a;
     return answer(id, kInput, Verdict::unknown,
                   "the GPUs are idle " + pct1(idle) + where +
                       ", but the trace records no data-loading ranges (DataLoader.__next__, tf.data, NVTX around the "

@@ -241,6 +241,46 @@ TimeNs backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, Ti
   return backlog;
 }
 
+// One table of one of a device's tracks, and where its previous step's
+// search ended (steps come in order).
+struct OpCursor {
+  const TimeNs* start;
+  const TimeNs* end;
+  RowRange rows;
+  RowIndex hint;
+};
+
+std::vector<OpCursor> op_cursors(const Trace& t, const std::vector<TrackId>& device_tracks) {
+  std::vector<OpCursor> out;
+  const KernelTable& k = t.kernels();
+  const MemcpyTable& m = t.memcpys();
+  const MemsetTable& z = t.memsets();
+  auto add = [&](TableId id, const TimeNs* start, const TimeNs* end, TrackId track) {
+    const RowRange rows = t.rows_of(id, track);
+    if (rows.begin < rows.end) out.push_back({start, end, rows, rows.begin});
+  };
+  for (TrackId track : device_tracks) {
+    add(TableId::kernels, k.start.data(), k.end.data(), track);
+    add(TableId::memcpys, m.start.data(), m.end.data(), track);
+    add(TableId::memsets, z.start.data(), z.end.data(), track);
+  }
+  return out;
+}
+
+// The GPU's idle time from a step's start to its first op there: 0 where an
+// op is still running at the start.
+TimeNs lead_idle(std::vector<OpCursor>& cursors, TimeRange step) {
+  TimeNs first = step.end;
+  bool busy = false;
+  for (OpCursor& c : cursors) {
+    const RowIndex i = detail::first_at_or_after(c.start, c.rows.begin, c.rows.end, c.hint, step.start);
+    c.hint = i;
+    busy = busy || (i > c.rows.begin && c.end[i - 1] > step.start);
+    if (i < c.rows.end) first = std::min(first, c.start[i]);
+  }
+  return busy ? 0 : std::clamp<TimeNs>(first - step.start, 0, step.duration());
+}
+
 // [SECTION] The repeating kernel pattern --------------------------------------------------------------
 
 // On the device's busiest stream, a kernel name that occurs once per
@@ -737,15 +777,21 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
   order_steps(f);
   // A device's first step found on the CPU starts when the work queued ahead
   // of it was done (later ones where the step before them ended).
+  std::vector<OpCursor> cursors;
   if (source == StepSource::profiler_step || source == StepSource::nvtx)
-    for (std::size_t i = 0; i < f.steps.size(); ++i)
-      if (Step& st = f.steps[i]; i == 0 || f.steps[i - 1].device != st.device) {
-        const TimeNs began = backlog_end(t, tracks.at(st.device), st.range);
+    for (std::size_t i = 0; i < f.steps.size(); ++i) {
+      Step& st = f.steps[i];
+      const std::vector<TrackId>& device_tracks = tracks.at(st.device);
+      if (i == 0 || f.steps[i - 1].device != st.device) {
+        cursors = op_cursors(t, device_tracks);
+        const TimeNs began = backlog_end(t, device_tracks, st.range);
         if (began > st.range.start && began < st.range.end) {
           st.range.start = began;
           st.host_tail_ns = std::min(st.host_tail_ns, st.range.duration());
         }
       }
+      st.lead_idle_ns = lead_idle(cursors, st.range);
+    }
   // Hand the steps over without copying them into a vector that grows as it
   // goes: a 10M-kernel trace has ~250k of them, and fresh memory is costly.
   if (origins) origins->insert(origins->end(), f.from.begin(), f.from.end());

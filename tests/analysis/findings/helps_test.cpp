@@ -186,6 +186,32 @@ TEST(Helps, IdleWithoutDataLoadingRangesIsUnknownForWorkers) {
   EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::no);
 }
 
+// Steps from ranges bound what input can cost without data-loading ranges:
+// a loop waits for its batch before the step's first GPU op, or (a batch
+// fetched inside a step) in a long gap a late launch ended. Little of both:
+// no; much of either, or steps found on the GPU: unknown.
+TEST(Helps, StepsFromRangesBoundTheInputWait) {
+  Profile p = half_idle_profile();
+  p.steps.source = StepSource::profiler_step;
+  p.steps.lead_idle_ns = 10 * ms;  // 1 % of step time
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "input-workers");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_TRUE(has(a->reason, "before each step's first GPU op")) << a->reason;
+  p.steps.lead_idle_ns = 200 * ms;  // 20 %: the loop may wait for its batch there
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::unknown);
+  p.steps.lead_idle_ns = 10 * ms;
+  p.idle_charges.push_back({"late-launch-gap", 100 * ms, "gpu-idle-gaps", ""});  // long host gaps inside steps
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::unknown);
+  p.idle_charges.clear();
+  p.steps.source = StepSource::bursts;  // a step begins at its first op: nothing to bound
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::unknown);
+}
+
 TEST(Helps, NothingPrescribedThatTheProgramAlreadyDoes) {
   Profile p = half_idle_profile();
   p.devices[0].communication_ns = 200 * ms;

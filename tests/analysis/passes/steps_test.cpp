@@ -165,12 +165,16 @@ TEST(StepsFromRanges, TheFirstStepStartsWhenTheBacklogAheadOfItIsDone) {
   const Profile clean = run(false);
   ASSERT_EQ(clean.steps.steps.size(), 3u);
   EXPECT_EQ(clean.steps.steps[0].range.start, 1'000'000);  // the host's start
+  // Each step's GPU idles 100 µs before its first op: where a loop waits for its batch.
+  for (const Step& s : clean.steps.steps) EXPECT_EQ(s.lead_idle_ns, 100'000) << s.name;
+  EXPECT_EQ(clean.steps.lead_idle_ns, 300'000);
   const Profile behind = run(true);
   ASSERT_EQ(behind.steps.steps.size(), 3u);
   // The backlog: 100 ms queued before the trace, then 5 ms launched before the first step.
   EXPECT_EQ(behind.steps.steps[0].range.start, 106'000'000);
   EXPECT_EQ(behind.steps.steps[0].range.duration(), 18'000'000);
   EXPECT_EQ(behind.steps.steps[1].range.duration(), 18'000'000);
+  EXPECT_EQ(behind.steps.steps[1].lead_idle_ns, 0);  // the GPU is still busy when the host starts it
 }
 
 TEST(StepsWithoutMarkers, TensorFlowShapedRunGetsItsStepsFromTheBursts) {
