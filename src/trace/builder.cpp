@@ -299,23 +299,24 @@ TrackId TraceBuilder::add_track(const Track& t) {
   return id;
 }
 
-void TraceBuilder::add_device(const Device& d) {
-  for (Device& x : trace_.devices_)
-    if (x.id == d.id) {
-      x = d;
+namespace {
+
+// Replaces the record of `all` whose `key` matches r's, or appends r.
+template <class Record, class Key>
+void put_record(std::vector<Record>& all, const Record& r, Key Record::*key) {
+  for (Record& x : all)
+    if (x.*key == r.*key) {
+      x = r;
       return;
     }
-  trace_.devices_.push_back(d);
+  all.push_back(r);
 }
 
-void TraceBuilder::add_process(const Process& p) {
-  for (Process& x : trace_.processes_)
-    if (x.pid == p.pid) {
-      x = p;
-      return;
-    }
-  trace_.processes_.push_back(p);
-}
+}  // namespace
+
+void TraceBuilder::add_device(const Device& d) { put_record(trace_.devices_, d, &Device::id); }
+
+void TraceBuilder::add_process(const Process& p) { put_record(trace_.processes_, p, &Process::pid); }
 
 std::uint32_t TraceBuilder::counter_series(std::string_view name, std::uint32_t device, std::string_view unit) {
   auto& all = trace_.counter_series_;
