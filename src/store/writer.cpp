@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <span>
 #include <stdexcept>
 
 #include "store/detail/format.h"
@@ -166,6 +167,21 @@ namespace {
 constexpr std::uint32_t kStringsPerSection = 1u << 20;
 constexpr std::uint64_t kStringBytesPerSection = 16ull << 20;
 
+// The records of `now` that `written` does not hold as they are (new or
+// changed), in one section with `tag`; then `written` is `now`.
+template <class Record>
+void write_changed(SectionWriter& w, std::uint16_t tag, void (*encode)(std::span<const Record>, ByteWriter&),
+                   const std::vector<Record>& now, std::vector<Record>& written, ByteWriter& payload) {
+  std::vector<Record> changed;
+  for (const Record& r : now)
+    if (std::find(written.begin(), written.end(), r) == written.end()) changed.push_back(r);
+  if (changed.empty()) return;
+  payload.clear();
+  encode(changed, payload);
+  w.write_section(tag, static_cast<std::uint32_t>(changed.size()), payload);
+  written = now;
+}
+
 }  // namespace
 
 void write_trace_parts(SectionWriter& w, WrittenState& state, const TraceParts& p, std::uint32_t rows_per_chunk) {
@@ -200,28 +216,8 @@ void write_trace_parts(SectionWriter& w, WrittenState& state, const TraceParts& 
   }
 
   // Devices and processes: new or changed records (readers replace by id / pid).
-  {
-    std::vector<Device> changed;
-    for (const Device& d : p.devices)
-      if (std::find(state.devices.begin(), state.devices.end(), d) == state.devices.end()) changed.push_back(d);
-    if (!changed.empty()) {
-      payload.clear();
-      encode_devices(changed, payload);
-      w.write_section(kTagDevices, static_cast<std::uint32_t>(changed.size()), payload);
-      state.devices = p.devices;
-    }
-  }
-  {
-    std::vector<Process> changed;
-    for (const Process& x : p.processes)
-      if (std::find(state.processes.begin(), state.processes.end(), x) == state.processes.end()) changed.push_back(x);
-    if (!changed.empty()) {
-      payload.clear();
-      encode_processes(changed, payload);
-      w.write_section(kTagProcesses, static_cast<std::uint32_t>(changed.size()), payload);
-      state.processes = p.processes;
-    }
-  }
+  write_changed(w, kTagDevices, encode_devices, p.devices, state.devices, payload);
+  write_changed(w, kTagProcesses, encode_processes, p.processes, state.processes, payload);
 
   const auto nseries = static_cast<std::uint32_t>(p.counter_series.size());
   if (state.counter_series < nseries) {
