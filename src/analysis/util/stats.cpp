@@ -310,6 +310,15 @@ void sort_durations(std::span<TimeNs> v) {
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<TimeNs>(a[i] + static_cast<std::uint64_t>(lo));
 }
 
+// Adds n at value v to (value, count) pairs sorted by value: to the last pair
+// when it holds v, else as a new pair.
+void add_sorted(std::vector<std::pair<TimeNs, std::uint64_t>>& items, TimeNs v, std::uint64_t n) {
+  if (!items.empty() && items.back().first == v)
+    items.back().second += n;
+  else
+    items.push_back({v, n});
+}
+
 }  // namespace
 
 DurationSketch DurationSketch::of(std::span<TimeNs> values, std::size_t exact_cap) {
@@ -321,10 +330,7 @@ DurationSketch DurationSketch::of(std::span<TimeNs> values, std::size_t exact_ca
   s.max_ = values.back();
   for (TimeNs v : values) {
     s.total_ += v;
-    if (!s.items_.empty() && s.items_.back().first == v)
-      ++s.items_.back().second;
-    else
-      s.items_.push_back({v, 1});
+    add_sorted(s.items_, v, 1);
   }
   if (s.items_.size() > exact_cap) s.to_buckets();
   return s;
@@ -332,22 +338,11 @@ DurationSketch DurationSketch::of(std::span<TimeNs> values, std::size_t exact_ca
 
 void DurationSketch::to_buckets() {
   std::vector<std::pair<TimeNs, std::uint64_t>> b;
-  for (const auto& [v, n] : items_) {
-    const TimeNs k = exact_ ? bucket(v) : v;
-    if (!b.empty() && b.back().first == k)
-      b.back().second += n;
-    else
-      b.push_back({k, n});
-  }
+  for (const auto& [v, n] : items_) add_sorted(b, exact_ ? bucket(v) : v, n);
   // Negative values' floors run toward zero: equal floors may not be adjacent.
   std::sort(b.begin(), b.end());
   items_.clear();
-  for (const auto& item : b) {
-    if (!items_.empty() && items_.back().first == item.first)
-      items_.back().second += item.second;
-    else
-      items_.push_back(item);
-  }
+  for (const auto& [v, n] : b) add_sorted(items_, v, n);
   exact_ = false;
 }
 
@@ -367,12 +362,7 @@ void DurationSketch::merge(const DurationSketch& o, std::size_t exact_cap) {
   std::merge(items_.begin(), items_.end(), other.items_.begin(), other.items_.end(), std::back_inserter(merged),
              [](const auto& a, const auto& b) { return a.first < b.first; });
   items_.clear();
-  for (const auto& item : merged) {
-    if (!items_.empty() && items_.back().first == item.first)
-      items_.back().second += item.second;
-    else
-      items_.push_back(item);
-  }
+  for (const auto& [v, n] : merged) add_sorted(items_, v, n);
   count_ += o.count_;
   total_ += o.total_;
   min_ = std::min(min_, o.min_);
