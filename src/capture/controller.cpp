@@ -16,9 +16,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "capture/buffer_pool.h"
 #include "capture/collector.h"
@@ -462,80 +464,75 @@ Summary failure(std::string message) {
   return s;
 }
 
+// f(c) with the controller's lock held; if anything throws, on_error(what
+// the exception says, or null when it is no std::exception) instead.
+template <class F, class OnError>
+auto locked(F&& f, OnError&& on_error) noexcept -> decltype(f(std::declval<Controller&>())) {
+  try {
+    Controller& c = ctl();
+    std::lock_guard lock(c.mutex);
+    return f(c);
+  } catch (const std::exception& e) {
+    return on_error(e.what());
+  } catch (...) {
+    return on_error(nullptr);
+  }
+}
+
 }  // namespace
 
 // [SECTION] Public API (gpuscope/capture.h) and injected mode ------------------------------------
 
 Summary start(const Options& options) noexcept {
-  try {
-    Controller& c = ctl();
-    std::lock_guard lock(c.mutex);
-    return start_locked(c, options);
-  } catch (const std::exception& e) {
-    return failure(std::string("capture could not start: ") + e.what());
-  } catch (...) {
-    return failure("capture could not start");
-  }
+  return locked([&](Controller& c) { return start_locked(c, options); },
+                [](const char* why) {
+                  return failure(why ? std::string("capture could not start: ") + why : "capture could not start");
+                });
 }
 
 Summary stop() noexcept {
-  try {
-    Controller& c = ctl();
-    std::lock_guard lock(c.mutex);
-    return stop_locked(c, /*at_exit=*/false);
-  } catch (...) {
-    return failure("capture could not stop cleanly");
-  }
+  return locked([](Controller& c) { return stop_locked(c, /*at_exit=*/false); },
+                [](const char*) { return failure("capture could not stop cleanly"); });
 }
 
 Summary status() noexcept {
-  try {
-    Controller& c = ctl();
-    std::lock_guard lock(c.mutex);
-    if (!c.active) return c.last;
-    Summary s = summary_of(c.collector->stats(), c.collector->path());
-    bool recording = false;
-    {
-      std::lock_guard record_lock(c.record_mutex);
-      recording = c.policy.recording();
-    }
-    s.message = (recording ? "recording to " : "waiting, writing to ") + c.collector->path();
-    return s;
-  } catch (...) {
-    return Summary{};
-  }
+  return locked(
+      [](Controller& c) {
+        if (!c.active) return c.last;
+        Summary s = summary_of(c.collector->stats(), c.collector->path());
+        bool recording = false;
+        {
+          std::lock_guard record_lock(c.record_mutex);
+          recording = c.policy.recording();
+        }
+        s.message = (recording ? "recording to " : "waiting, writing to ") + c.collector->path();
+        return s;
+      },
+      [](const char*) { return Summary{}; });
 }
 
 bool running() noexcept {
-  try {
-    Controller& c = ctl();
-    std::lock_guard lock(c.mutex);
-    return c.active;
-  } catch (...) {
-    return false;
-  }
+  return locked([](Controller& c) { return c.active; }, [](const char*) { return false; });
 }
 
 void start_injected() noexcept {
   static std::atomic<bool> once{false};
   if (once.exchange(true)) return;  // CUDA may call InitializeInjection more than once
-  try {
-    Controller& c = ctl();
-    std::lock_guard lock(c.mutex);
-    c.injected = true;
-    if (const char* dir = std::getenv(kEnvReportDir); dir && *dir) c.report_dir = dir;
-    std::string warnings;
-    const Options o = from_environment(&warnings);
-    Summary s = start_locked(c, o);
-    if (!warnings.empty()) {
-      say(c, warnings);
-      if (!c.warnings.empty()) c.warnings += "; ";
-      c.warnings += warnings;
-    }
-    if (s.ok) say(c, s.message);
-  } catch (...) {
-    // Never let anything escape into cuInit.
-  }
+  locked(
+      [](Controller& c) {
+        c.injected = true;
+        if (const char* dir = std::getenv(kEnvReportDir); dir && *dir) c.report_dir = dir;
+        std::string warnings;
+        const Options o = from_environment(&warnings);
+        Summary s = start_locked(c, o);
+        if (!warnings.empty()) {
+          say(c, warnings);
+          if (!c.warnings.empty()) c.warnings += "; ";
+          c.warnings += warnings;
+        }
+        if (s.ok) say(c, s.message);
+      },
+      [](const char*) {});  // never let anything escape into cuInit
 }
 
 }  // namespace gpuscope::capture
