@@ -716,6 +716,24 @@ struct SimulationShare::Impl {
       return "Esimulation: an unknown error";
     }
   }
+  // visit(i, on_trace), keeping what it throws as trace i's error.
+  template <class OnTrace>
+  void visit_keeping_error(std::size_t i, const TraceVisitor& visit, OnTrace&& on_trace) {
+    try {
+      visit(i, on_trace);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  }
+  // 'R' and what `body` writes, or 'E' and trace i's error.
+  template <class Body>
+  std::string encoded(std::size_t i, Body&& body) const {
+    if (errors[i]) return error_bytes(i);
+    Out o;
+    o.b = "R";
+    body(o);
+    return std::move(o.b);
+  }
   // 'E' and why, or false and the rest to read.
   bool read_error(std::size_t i, std::string_view bytes) {
     if (bytes.starts_with("E")) {
@@ -743,26 +761,20 @@ void SimulationShare::simulate(std::span<const std::size_t> mine, const TraceVis
   Impl& m = *impl_;
   parallel_for(mine.size(), jobs, [&](std::size_t k) {
     const std::size_t i = mine[k];
-    try {
-      visit(i, [&](const Trace& t) {
-        m.plans[i] = plan_for(t, m.o);
-        if (m.plans[i].run) m.results[i] = run_trace(t, m.plans[i], m.fixes, m.o.device, m.tallies[i]);
-      });
-    } catch (...) {
-      m.errors[i] = std::current_exception();
-    }
+    m.visit_keeping_error(i, visit, [&](const Trace& t) {
+      m.plans[i] = plan_for(t, m.o);
+      if (m.plans[i].run) m.results[i] = run_trace(t, m.plans[i], m.fixes, m.o.device, m.tallies[i]);
+    });
   });
 }
 
 std::string SimulationShare::encode(std::size_t i) const {
   const Impl& m = *impl_;
-  if (m.errors[i]) return m.error_bytes(i);
-  Out o;
-  o.b = "R";
-  write(o, m.plans[i]);
-  write(o, m.results[i]);
-  m.tallies[i].write(o);
-  return std::move(o.b);
+  return m.encoded(i, [&](Out& o) {
+    write(o, m.plans[i]);
+    write(o, m.results[i]);
+    m.tallies[i].write(o);
+  });
 }
 
 void SimulationShare::decode(std::size_t i, std::string_view bytes) {
@@ -903,26 +915,20 @@ void SimulationShare::retogether(std::span<const std::size_t> mine, const TraceV
     TraceResult& r = m.results[i];
     std::vector<bool> set;
     stale_set(r, m.helps, &set);
-    try {
-      visit(i, [&](const Trace& t) {
-        r.together = predict_together(t, r, m.fixes, set);
-        r.together_set = std::move(set);
-        r.after = predict_after(t, r, m.fixes);
-      });
-    } catch (...) {
-      m.errors[i] = std::current_exception();
-    }
+    m.visit_keeping_error(i, visit, [&](const Trace& t) {
+      r.together = predict_together(t, r, m.fixes, set);
+      r.together_set = std::move(set);
+      r.after = predict_after(t, r, m.fixes);
+    });
   });
 }
 
 std::string SimulationShare::encode_together(std::size_t i) const {
   const Impl& m = *impl_;
-  if (m.errors[i]) return m.error_bytes(i);
-  Out o;
-  o.b = "R";
-  write(o, m.results[i].together);
-  write_after(o, m.results[i].after);
-  return std::move(o.b);
+  return m.encoded(i, [&](Out& o) {
+    write(o, m.results[i].together);
+    write_after(o, m.results[i].after);
+  });
 }
 
 void SimulationShare::decode_together(std::size_t i, std::string_view bytes) {
