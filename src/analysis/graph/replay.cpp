@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/util/stats.h"
 #include "trace/fresh_memory.h"
 
 namespace gpuscope::graph {
@@ -229,20 +230,6 @@ TimeRange span_of(const Times& start, const Times& end) {
   return {*std::min_element(start.begin(), start.end()), *std::max_element(end.begin(), end.end())};
 }
 
-TimeNs median_of(std::vector<TimeNs> v) {
-  if (v.empty()) return 0;
-  const std::size_t k = (v.size() - 1) / 2;  // the lower middle, as analysis's medians
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
-}
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const std::size_t k = (v.size() - 1) / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
-}
-
 double relative(TimeNs a, TimeNs b) {
   if (b == 0) return a == 0 ? 0.0 : 1.0;
   return std::fabs(static_cast<double>(a - b)) / static_cast<double>(b);
@@ -279,7 +266,7 @@ StepTime step_time(const std::vector<TimeRange>& steps, TimeRange whole) {
   d.reserve(steps.size());
   for (const TimeRange& r : steps) d.push_back(r.duration()), out.total += r.duration();
   out.mean = out.total / static_cast<TimeNs>(steps.size());
-  out.median = median_of(std::move(d));
+  out.median = lower_median(std::move(d));
   return out;
 }
 
@@ -293,7 +280,7 @@ TimelineError compare(const std::vector<TimeRange>& replayed, const std::vector<
     per_step.push_back(relative(replayed[i].duration(), measured[i].duration()));
     e.step_worst = std::max(e.step_worst, per_step.back());
   }
-  e.step_median = median_of(std::move(per_step));
+  e.step_median = lower_median(std::move(per_step));
   e.span = relative(replayed_span.duration(), measured_span.duration());
   return e;
 }

@@ -28,6 +28,7 @@
 #include "analysis/graph/graph.h"
 #include "analysis/graph/replay.h"
 #include "analysis/util/parallel.h"
+#include "analysis/util/stats.h"
 #include "trace/kernel_category.h"
 #include "words/format.h"
 
@@ -385,7 +386,6 @@ Predicted predict(const Trace& t, const TraceResult& r, std::span<const Change> 
   return out;
 }
 
-TimeNs median(std::vector<TimeNs> v);
 // Whether a predicted median step is at least kMaterialShare shorter than
 // the replayed one.
 bool material_gain(TimeNs replayed, TimeNs predicted) {
@@ -461,21 +461,14 @@ TraceResult run_trace(const Trace& t, const Plan& plan, const std::vector<Fix>& 
   // shorter (the job's set is settled later; a trace whose set differs is
   // predicted again).
   r.together_set.assign(fixes.size(), false);
-  const TimeNs step = median(r.replayed);
+  const TimeNs step = lower_median(r.replayed);
   for (std::size_t k = 0; k < fixes.size(); ++k) {
     const Predicted& f = r.fixes[k];
-    r.together_set[k] = f.applied && f.saving >= 1 && material_gain(step, median(f.steps));
+    r.together_set[k] = f.applied && f.saving >= 1 && material_gain(step, lower_median(f.steps));
   }
   r.together = predict_together(t, r, fixes, r.together_set);
   r.after = predict_after(t, r, fixes);
   return r;
-}
-
-TimeNs median(std::vector<TimeNs> v) {
-  if (v.empty()) return 0;
-  const std::size_t k = (v.size() - 1) / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
 }
 
 double speedup(TimeNs replayed, TimeNs predicted) {
@@ -517,7 +510,7 @@ FixOutcome gather(const std::vector<TraceResult>& results, Pick pick) {
     x.cycles += f.applied ? f.cycles : 0;
     x.applied = x.applied || f.applied;
   }
-  x.step = median(std::move(predicted));
+  x.step = lower_median(std::move(predicted));
   return x;
 }
 
@@ -828,7 +821,7 @@ bool SimulationShare::combine(Profile* p) {
   s.status = "simulated";
   s.scope = scope_words(plans, s.steps);
   p->critical_path.steps = s.steps;
-  s.replayed_step_ns = median(replayed);
+  s.replayed_step_ns = lower_median(replayed);
   // Each fix alone, then the findings it belongs to.
   std::vector<bool>& helps = m.helps;
   helps.assign(fixes.size(), false);

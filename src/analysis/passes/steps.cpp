@@ -24,6 +24,7 @@
 
 #include "analysis/detail/context.h"
 #include "analysis/util/search.h"
+#include "analysis/util/stats.h"
 #include "trace/fresh_memory.h"
 #include "words/format.h"
 
@@ -477,12 +478,6 @@ bool alike_count(std::uint64_t n, std::uint64_t median) {
 }
 bool alike_time(TimeNs d, TimeNs median) { return 2 * d >= median && d <= 2 * median; }
 
-template <class T>
-T median_of(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  return v[(v.size() - 1) / 2];
-}
-
 // The steps that bursts beginning at `begins` (the starts of the ops after
 // the step gaps, in time order) cut the device's ops into, if they look
 // alike; empty otherwise.
@@ -506,8 +501,8 @@ Bursts split_bursts(const Trace& t, const std::vector<TrackId>& tracks, const st
   if (b.steps.size() < 3) return {};
   std::vector<TimeNs> durations;
   for (const TimeRange& r : b.steps) durations.push_back(r.duration());
-  const std::uint64_t ops_median = median_of(counts);
-  const TimeNs time_median = median_of(durations);
+  const std::uint64_t ops_median = lower_median(counts);
+  const TimeNs time_median = lower_median(durations);
   if (ops_median < 2) return {};
   b.min_ops = ~std::uint64_t{0};
   for (std::size_t i = 1; i < b.steps.size(); ++i) {

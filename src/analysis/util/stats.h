@@ -2,7 +2,9 @@
 // exact, and fast on tens of millions of values.
 #pragma once
 
+#include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -23,6 +25,16 @@ TimeNs select_kth(std::span<TimeNs> values, std::size_t k);
 TimeNs select_kth(std::span<TimeNs> values, std::size_t k, TimeNs lo, TimeNs hi);
 // … and for values that fit 32 bits (durations under 4.29 s: half the memory).
 std::uint32_t select_kth(std::span<std::uint32_t> values, std::size_t k, std::uint32_t lo, std::uint32_t hi);
+
+// The median of a few values, the lower of the two middle ones for an even
+// count (as summarize() takes it); 0 for none.
+template <class T>
+T lower_median(std::vector<T> v) {
+  if (v.empty()) return 0;
+  const std::size_t k = (v.size() - 1) / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
 
 // Statistics of `values` (reordered). The median of an even count is the
 // lower of the two middle values, so it is always an observed duration.
