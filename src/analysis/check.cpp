@@ -78,6 +78,13 @@ void cannot_run(CheckResult& c, bool allow_skip, const std::string& why) {
   c.message = why + (allow_skip ? " (skipped: --allow-skip)" : "");
 }
 
+// Which run has none of something (its total is 0 or less): "either run",
+// "the baseline" or "the candidate".
+const char* lacking(TimeNs before, TimeNs after) {
+  if (before <= 0 && after <= 0) return "either run";
+  return before <= 0 ? "the baseline" : "the candidate";
+}
+
 CheckResult step_time_check(const CheckReport& r, bool allow_skip) {
   const ProfileDiff& d = r.diff;
   CheckResult c;
@@ -85,10 +92,7 @@ CheckResult step_time_check(const CheckReport& r, bool allow_skip) {
   c.threshold = r.step_limit;
   if (d.before_step_ns <= 0 || d.after_step_ns <= 0) {
     cannot_run(c, allow_skip,
-               std::string("no steps in ") +
-                   (d.before_step_ns <= 0 && d.after_step_ns <= 0 ? "either run"
-                    : d.before_step_ns <= 0                       ? "the baseline"
-                                                                  : "the candidate") +
+               std::string("no steps in ") + lacking(d.before_step_ns, d.after_step_ns) +
                    " (steps come from ProfilerStep#N or NVTX step ranges, or the repeating kernel pattern)");
     return c;
   }
@@ -123,10 +127,7 @@ CheckResult share_check(const ProfileDiff& d, KernelCategory category, double li
   c.threshold = limit;
   if (d.before_kernel_ns <= 0 || d.after_kernel_ns <= 0) {
     cannot_run(c, allow_skip,
-               std::string("no kernel time in ") +
-                   (d.before_kernel_ns <= 0 && d.after_kernel_ns <= 0 ? "either run"
-                    : d.before_kernel_ns <= 0                         ? "the baseline"
-                                                                      : "the candidate") +
+               std::string("no kernel time in ") + lacking(d.before_kernel_ns, d.after_kernel_ns) +
                    ": a category's share of it cannot be compared");
     return c;
   }
