@@ -293,8 +293,6 @@ std::string fish_text(const std::string& text) {
 }
 
 std::string fish_script(const std::vector<CommandInfo>& commands) {
-  std::vector<std::string> names;
-  for (const CommandInfo& c : commands) names.push_back(c.name);
   std::string s =
       "# fish completion for gpuscope (generated from its command-line definition: gpuscope completion "
       "fish)\ncomplete -c gpuscope -f\n";
