@@ -170,20 +170,19 @@ Options from_environment(std::string* warnings) {
     *warnings += std::string(name) + "='" + value + "' ignored: " + std::string(why);
   };
   if (const char* v = env(kEnvOutput)) o.output = v;
-  if (const char* v = env(kEnvTrace)) {
-    std::string error;
-    if (auto t = parse_trace_list(v, &error))
-      o.trace = *t;
-    else
-      warn(kEnvTrace, v, error);
-  }
-  if (const char* v = env(kEnvRange)) {
-    std::string error;
-    if (parse_capture_range(v, &error))
-      o.capture_range = v;
-    else
-      warn(kEnvRange, v, error);
-  }
+  // A variable that `parse` reads: set(its text, what parse made of it), or
+  // a warning with parse's reason.
+  auto parsed = [&](const char* name, auto parse, auto set) {
+    if (const char* v = env(name)) {
+      std::string error;
+      if (auto x = parse(v, &error))
+        set(v, *x);
+      else
+        warn(name, v, error);
+    }
+  };
+  parsed(kEnvTrace, parse_trace_list, [&](const char*, unsigned t) { o.trace = t; });
+  parsed(kEnvRange, parse_capture_range, [&](const char* v, const CaptureRange&) { o.capture_range = v; });
   auto seconds = [&](const char* name, double* out) {
     if (const char* v = env(name)) {
       double x = 0;
@@ -208,13 +207,7 @@ Options from_environment(std::string* warnings) {
   integer(kEnvPoolMb, &o.pool_mb);
   integer(kEnvFlushMs, &o.flush_ms);
   integer(kEnvGpuMetricsHz, &o.gpu_metrics_hz);
-  if (const char* v = env(kEnvGpuMetrics)) {
-    std::string error;
-    if (parse_metric_list(v, &error))
-      o.gpu_metrics = v;
-    else
-      warn(kEnvGpuMetrics, v, error);
-  }
+  parsed(kEnvGpuMetrics, parse_metric_list, [&](const char* v, const MetricRequest&) { o.gpu_metrics = v; });
   const std::string problem = validate(o);
   if (!problem.empty()) {
     warn("options", "", problem + "; using defaults");
