@@ -103,6 +103,8 @@ class Insert {
     sqlite3_bind_null(st_, ++col_);
     return *this;
   }
+  // v, or NULL for 0 (an id or value the row does not have).
+  Insert& or_null(std::int64_t v) { return v ? *this << v : null(); }
   void insert(std::uint64_t& rows) {
     if (sqlite3_step(st_) != SQLITE_DONE) db_.fail(sqlite3_errmsg(db_.get()));
     sqlite3_reset(st_);
@@ -222,6 +224,14 @@ class Writer {
     return global_pid(t_.tracks()[track].pid);
   }
   std::int64_t tid_of(TrackId track) const { return thread_ids_[track]; }
+  // The columns a kernel's, memcpy's and memset's row start with: start, end,
+  // deviceId, contextId (0), streamId, correlationId, globalPid.
+  template <class Table>
+  void op_columns(Insert& ins, const Table& t, std::size_t i) const {
+    const Track& tr = t_.tracks()[t.track_at(i)];
+    ins << t.start[i] << t.end[i] << std::int64_t{tr.device} << std::int64_t{0} << std::int64_t{tr.stream}
+        << std::int64_t{t.correlation[i]} << op_pid(t.api[i], t.track_at(i));
+  }
   // globalTid of every CPU track: nsys' (pid << 24 | tid) where that is
   // unique, else a value of its own from 2^62 up (GPUSCOPE_TRACKS maps it back).
   void thread_ids() {
@@ -362,14 +372,9 @@ class Writer {
     const KernelTable& k = t_.kernels();
     Insert ins(db_, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < k.size(); ++i) {
-      const Track& tr = t_.tracks()[k.track_at(i)];
-      ins << k.start[i] << k.end[i] << std::int64_t{tr.device} << std::int64_t{0} << std::int64_t{tr.stream}
-          << std::int64_t{k.correlation[i]} << op_pid(k.api[i], k.track_at(i)) << std::int64_t{k.name[i]}
-          << short_name_id(k.name[i]);
-      if (const StringId m = k.mangled_at(i))
-        ins << std::int64_t{m};
-      else
-        ins.null();
+      op_columns(ins, k, i);
+      ins << std::int64_t{k.name[i]} << short_name_id(k.name[i]);
+      ins.or_null(k.mangled_at(i));
       ins << std::int64_t{k.grid_x[i]} << std::int64_t{k.grid_y[i]} << std::int64_t{k.grid_z[i]}
           << std::int64_t{k.block_x[i]} << std::int64_t{k.block_y[i]} << std::int64_t{k.block_z[i]}
           << std::int64_t{k.registers[i]} << std::int64_t{k.static_smem[i]} << std::int64_t{k.dynamic_smem[i]};
@@ -390,20 +395,16 @@ class Writer {
     const MemcpyTable& c = t_.memcpys();
     Insert cp(db_, "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < c.size(); ++i) {
-      const Track& tr = t_.tracks()[c.track_at(i)];
-      cp << c.start[i] << c.end[i] << std::int64_t{tr.device} << std::int64_t{0} << std::int64_t{tr.stream}
-         << std::int64_t{c.correlation[i]} << op_pid(c.api[i], c.track_at(i)) << i64(c.bytes[i])
-         << std::int64_t{c.kind[i]} << std::int64_t{c.src_kind[i]} << std::int64_t{c.dst_kind[i]};
+      op_columns(cp, c, i);
+      cp << i64(c.bytes[i]) << std::int64_t{c.kind[i]} << std::int64_t{c.src_kind[i]} << std::int64_t{c.dst_kind[i]};
       graph(cp, sparse_at(c.graph_id, i), sparse_at(c.graph_node_id, i));
       cp.insert(rows_);
     }
     const MemsetTable& s = t_.memsets();
     Insert ms(db_, "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < s.size(); ++i) {
-      const Track& tr = t_.tracks()[s.track_at(i)];
-      ms << s.start[i] << s.end[i] << std::int64_t{tr.device} << std::int64_t{0} << std::int64_t{tr.stream}
-         << std::int64_t{s.correlation[i]} << op_pid(s.api[i], s.track_at(i)) << std::int64_t{sparse_at(s.value, i)}
-         << i64(s.bytes[i]) << std::int64_t{s.mem_kind[i]};
+      op_columns(ms, s, i);
+      ms << std::int64_t{sparse_at(s.value, i)} << i64(s.bytes[i]) << std::int64_t{s.mem_kind[i]};
       graph(ms, sparse_at(s.graph_id, i), sparse_at(s.graph_node_id, i));
       ms.insert(rows_);
     }
@@ -465,26 +466,13 @@ class Writer {
           ann.null() << std::int64_t{tr.device} << std::int64_t{tr.stream};
         else
           (ann << tid_of(r.track_at(i))).null().null();
-        if (const std::uint32_t corr = r.correlation_at(i))
-          ann << std::int64_t{corr};
-        else
-          ann.null();
+        ann.or_null(r.correlation_at(i));
         ann << std::int64_t{r.kind[i]};
-        if (const std::uint32_t color = r.color_at(i))
-          ann << std::int64_t{color};
-        else
-          ann.null();
-        if (const std::int64_t payload = r.payload_at(i))
-          ann << payload;
-        else
-          ann.null();
+        ann.or_null(r.color_at(i));
+        ann.or_null(r.payload_at(i));
         for (const StringId input :
-             {r.input_dims_at(i), r.input_types_at(i), r.concrete_inputs_at(i), r.collective_at(i)}) {
-          if (input)
-            ann << std::int64_t{input};
-          else
-            ann.null();
-        }
+             {r.input_dims_at(i), r.input_types_at(i), r.concrete_inputs_at(i), r.collective_at(i)})
+          ann.or_null(input);
         if (const std::int64_t seq = sequence_number(r, i); seq >= 0)
           ann << seq << std::int64_t{r.fwd_thread_at(i)};
         else
@@ -502,21 +490,12 @@ class Writer {
         nvtx << r.end[i];
       nvtx << type;
       nvtx.null().null();  // rangeId, category
-      if (const std::uint32_t color = r.color_at(i))
-        nvtx << std::int64_t{color};
-      else
-        nvtx.null();
+      nvtx.or_null(r.color_at(i));
       nvtx << t_.str(r.name[i]) << tid_of(r.track_at(i));
       nvtx.null();  // endGlobalTid
       nvtx << std::int64_t{r.name[i]};
-      if (r.domain[i])
-        nvtx << std::int64_t{r.domain[i]};
-      else
-        nvtx.null();
-      if (const std::int64_t payload = r.payload_at(i))
-        nvtx << payload;
-      else
-        nvtx.null();
+      nvtx.or_null(r.domain[i]);
+      nvtx.or_null(r.payload_at(i));
       nvtx.insert(rows_);
     }
   }
