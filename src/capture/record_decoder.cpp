@@ -33,6 +33,16 @@ constexpr std::uint32_t kMaxCallbackId = 1u << 16;
 
 std::uint64_t pack(std::uint32_t a, std::uint32_t b) { return (std::uint64_t{a} << 32) | b; }
 
+// The track `key` stands for in `tracks`: added to the trace as make() gives
+// it the first time.
+template <class Make>
+TrackId track_of(std::unordered_map<std::uint64_t, TrackId>& tracks, std::uint64_t key, TraceBuilder& b, Make&& make) {
+  if (const auto it = tracks.find(key); it != tracks.end()) return it->second;
+  const TrackId id = b.add_track(make());
+  tracks.emplace(key, id);
+  return id;
+}
+
 template <class T>
 const T& as(const void* record) {
   return *static_cast<const T*>(record);
@@ -504,36 +514,25 @@ void RecordDecoder::on_stream(const void* record) {
 
 TrackId RecordDecoder::gpu_track(std::uint32_t device, std::uint32_t stream) {
   const std::uint64_t key = pack(device, stream);
-  if (const auto it = gpu_tracks_.find(key); it != gpu_tracks_.end()) return it->second;
-  Track t;
-  t.kind = TrackKind::gpu;
-  t.device = device;
-  t.stream = stream;
-  t.pid = opt_.pid;
-  t.name = "stream " + std::to_string(stream);
-  if (null_streams_.count(key))
-    t.name += " (default)";
-  else if (const auto p = stream_priority_.find(key); p != stream_priority_.end())
-    t.name += " (priority " + std::to_string(p->second) + ")";
-  const TrackId id = b_.add_track(t);
-  gpu_tracks_.emplace(key, id);
-  return id;
+  return track_of(gpu_tracks_, key, b_, [&] {
+    Track t{TrackKind::gpu, device, stream, opt_.pid, 0, "stream " + std::to_string(stream)};
+    if (null_streams_.count(key))
+      t.name += " (default)";
+    else if (const auto p = stream_priority_.find(key); p != stream_priority_.end())
+      t.name += " (priority " + std::to_string(p->second) + ")";
+    return t;
+  });
 }
 
 TrackId RecordDecoder::cpu_track(std::uint32_t pid, std::uint32_t tid) {
-  const std::uint64_t key = pack(pid, tid);
-  if (const auto it = cpu_tracks_.find(key); it != cpu_tracks_.end()) return it->second;
-  Track t;
-  t.kind = TrackKind::cpu;
-  t.pid = pid;
-  t.tid = tid;
-  if (tid == 0)
-    t.name = "CUPTI";
-  else if (opt_.thread_names_from_proc && pid == opt_.pid)
-    t.name = thread_name_from_proc(pid, tid);
-  const TrackId id = b_.add_track(t);
-  cpu_tracks_.emplace(key, id);
-  return id;
+  return track_of(cpu_tracks_, pack(pid, tid), b_, [&] {
+    Track t{TrackKind::cpu, 0, 0, pid, tid, {}};
+    if (tid == 0)
+      t.name = "CUPTI";
+    else if (opt_.thread_names_from_proc && pid == opt_.pid)
+      t.name = thread_name_from_proc(pid, tid);
+    return t;
+  });
 }
 
 StringId RecordDecoder::kernel_name(const char* raw, StringId* mangled) {
