@@ -54,6 +54,17 @@ std::uint64_t gather(const std::uint8_t* planes, std::size_t n, std::size_t i) {
   return v;
 }
 
+// Row i's value before from_mapped: for a delta column, the running value `a`
+// advanced by the row's delta; else base + the row's offset.
+template <int W, bool Delta>
+std::uint64_t mapped_at(const std::uint8_t* planes, std::size_t n, std::size_t i, std::uint64_t base,
+                        std::uint64_t& a) {
+  if constexpr (Delta)
+    return a += static_cast<std::uint64_t>(unzigzag(gather<W>(planes, n, i)));
+  else
+    return base + gather<W>(planes, n, i);
+}
+
 template <int W, bool Delta>
 void write_planes(const std::uint64_t* x, std::size_t n, std::uint64_t base, std::uint8_t* planes) {
   for (std::size_t i = 0; i < n; ++i) {
@@ -87,11 +98,7 @@ void read_planes(const std::uint8_t* planes, std::size_t n, std::size_t i0, std:
     std::uint64_t before = 0;
     [[maybe_unused]] std::uint64_t a = acc;
     for (std::size_t j = 0; j < k; ++j) {
-      std::uint64_t d;
-      if constexpr (Delta)
-        d = a += static_cast<std::uint64_t>(unzigzag(gather<W>(planes, n, i0 + j)));
-      else
-        d = base + gather<W>(planes, n, i0 + j);
+      const std::uint64_t d = mapped_at<W, Delta>(planes, n, i0 + j, base, a);
       const auto r = static_cast<std::uint64_t>(rel[j]);
       const std::uint64_t e = r + d;
       out[j] = static_cast<T>(e);
@@ -101,26 +108,14 @@ void read_planes(const std::uint8_t* planes, std::size_t n, std::size_t i0, std:
     if (before >> 63) st.before_relative = true;
   } else if constexpr (std::is_same_v<T, std::int64_t>) {
     // from_mapped is "+ kSignBit": folded into the base (or the running value).
-    if constexpr (Delta) {
-      std::uint64_t a = acc + kSignBit;
-      for (std::size_t j = 0; j < k; ++j) {
-        a += static_cast<std::uint64_t>(unzigzag(gather<W>(planes, n, i0 + j)));
-        out[j] = static_cast<T>(a);
-      }
-      acc = a - kSignBit;
-    } else {
-      const std::uint64_t b = base + kSignBit;
-      for (std::size_t j = 0; j < k; ++j) out[j] = static_cast<T>(b + gather<W>(planes, n, i0 + j));
-    }
+    std::uint64_t a = acc + kSignBit;
+    const std::uint64_t b = base + kSignBit;
+    for (std::size_t j = 0; j < k; ++j) out[j] = static_cast<T>(mapped_at<W, Delta>(planes, n, i0 + j, b, a));
+    if constexpr (Delta) acc = a - kSignBit;
   } else {
     std::uint64_t a = acc;
     for (std::size_t j = 0; j < k; ++j) {
-      std::uint64_t x;
-      if constexpr (Delta)
-        x = a += static_cast<std::uint64_t>(unzigzag(gather<W>(planes, n, i0 + j)));
-      else
-        x = base + gather<W>(planes, n, i0 + j);
-      const T v = from_mapped<T>(x, bad);
+      const T v = from_mapped<T>(mapped_at<W, Delta>(planes, n, i0 + j, base, a), bad);
       out[j] = v;
       if constexpr (Stats) {
         lo = v < lo ? v : lo;
