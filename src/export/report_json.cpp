@@ -16,6 +16,7 @@
 
 #include "export/detail/report_fields.h"
 #include "trace/error.h"
+#include "trace/json_text.h"
 
 namespace gpuscope {
 
@@ -31,20 +32,10 @@ using detail::Reader;
 // recurses on nothing, but a document of a million '[' is not a report).
 void check_depth(std::string_view text, const Reader& r) {
   int depth = 0;
-  bool in_string = false, escape = false;
+  JsonStringScan strings;
   for (char c : text) {
-    if (in_string) {
-      if (escape)
-        escape = false;
-      else if (c == '\\')
-        escape = true;
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"')
-      in_string = true;
-    else if (c == '[' || c == '{') {
+    if (strings.in_string(c)) continue;
+    if (c == '[' || c == '{') {
       if (++depth > 32) r.fail("", "nested more than 32 levels deep: not a gpuscope report");
     } else if (c == ']' || c == '}') {
       --depth;

@@ -18,6 +18,7 @@
 
 #include "import/chrome_json_keys.h"
 #include "trace/budget.h"
+#include "trace/json_text.h"
 
 namespace gpuscope::detail::chrome {
 
@@ -77,22 +78,9 @@ std::string_view EventParser::unescape(const RawString& s, const JsonBatch& b) {
 StringId EventParser::intern_json(std::string_view text) {
   if (text.empty()) return kEmptyString;
   json_scratch_.clear();
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      json_scratch_.push_back(c);
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') continue;
-    if (c == '"') in_string = true;
-    json_scratch_.push_back(c);
-  }
+  JsonStringScan strings;
+  for (char c : text)
+    if (strings.in_string(c) || !(c == ' ' || c == '\n' || c == '\t' || c == '\r')) json_scratch_.push_back(c);
   return cache_.get(json_scratch_);
 }
 
