@@ -50,6 +50,26 @@ void expect_end(const ByteCursor& in, const char* what) {
   if (!in.done()) throw FormatError(std::string(what) + ": trailing bytes");
 }
 
+// The count of `items`, then a record of each: fields(w, item).
+template <class Items, class F>
+void write_records(ByteWriter& out, const Items& items, F&& fields) {
+  ByteWriter tmp;
+  out.varint(items.size());
+  for (const auto& item : items) write_record(out, tmp, [&](ByteWriter& w) { fields(w, item); });
+}
+
+// A count of records (`what` names one in errors), read(r) for each, then
+// the end of the payload (`whats` names them).
+template <class F>
+void read_records(ByteCursor& in, const char* what, const char* whats, F&& read) {
+  const std::uint64_t count = read_count(in, what);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    ByteCursor r = read_record(in);
+    read(r);
+  }
+  expect_end(in, whats);
+}
+
 // What an earlier file lost, after the meta record's other fields (docs/format.md, "meta").
 void encode_damage(const FileDamage& d, ByteWriter& w) {
   w.u8(d.truncated ? 1 : 0);
@@ -143,26 +163,20 @@ void decode_strings(ByteCursor in, TraceBuilder& b) {
 }
 
 void encode_tracks(std::span<const Track> tracks, std::span<const TrackId> ids, ByteWriter& out) {
-  ByteWriter tmp;
-  out.varint(ids.size());
-  for (TrackId id : ids) {
+  write_records(out, ids, [&](ByteWriter& w, TrackId id) {
     const Track& t = tracks[id];
-    write_record(out, tmp, [&](ByteWriter& w) {
-      w.varint(id);
-      w.u8(static_cast<std::uint8_t>(t.kind));
-      w.varint(t.device);
-      w.varint(t.stream);
-      w.varint(t.pid);
-      w.varint(t.tid);
-      w.str(t.name);
-    });
-  }
+    w.varint(id);
+    w.u8(static_cast<std::uint8_t>(t.kind));
+    w.varint(t.device);
+    w.varint(t.stream);
+    w.varint(t.pid);
+    w.varint(t.tid);
+    w.str(t.name);
+  });
 }
 
 void decode_tracks(ByteCursor in, TraceBuilder& b) {
-  const std::uint64_t count = read_count(in, "track");
-  for (std::uint64_t i = 0; i < count; ++i) {
-    ByteCursor r = read_record(in);
+  read_records(in, "track", "tracks", [&](ByteCursor& r) {
     const std::uint64_t id = r.varint();
     Track t;
     const std::uint8_t kind = r.u8();
@@ -186,36 +200,31 @@ void decode_tracks(ByteCursor in, TraceBuilder& b) {
     } else {
       throw FormatError("track id " + std::to_string(id) + " skips ahead of " + std::to_string(have));
     }
-  }
-  expect_end(in, "tracks");
+  });
 }
 
 void encode_devices(std::span<const Device> devices, ByteWriter& out) {
-  ByteWriter tmp;
-  out.varint(devices.size());
-  for (const Device& d : devices) {
-    write_record(out, tmp, [&](ByteWriter& w) {
-      w.varint(d.id);
-      w.str(d.name);
-      w.str(d.uuid);
-      w.svarint(d.compute_major);
-      w.svarint(d.compute_minor);
-      w.varint(d.sm_count);
-      w.varint(d.memory_bytes);
-      w.varint(d.core_clock_khz);
-      w.varint(d.memory_clock_khz);
-      w.varint(d.memory_bus_width_bits);
-      w.varint(d.max_threads_per_sm);
-      w.varint(d.max_blocks_per_sm);
-      w.varint(d.max_threads_per_block);
-      w.varint(d.registers_per_sm);
-      w.varint(d.shared_memory_per_sm);
-      w.varint(d.warp_size);
-      w.f64(d.peak_fp32_flops);
-      w.f64(d.peak_tensor_flops);
-      w.f64(d.peak_memory_bandwidth);
-    });
-  }
+  write_records(out, devices, [](ByteWriter& w, const Device& d) {
+    w.varint(d.id);
+    w.str(d.name);
+    w.str(d.uuid);
+    w.svarint(d.compute_major);
+    w.svarint(d.compute_minor);
+    w.varint(d.sm_count);
+    w.varint(d.memory_bytes);
+    w.varint(d.core_clock_khz);
+    w.varint(d.memory_clock_khz);
+    w.varint(d.memory_bus_width_bits);
+    w.varint(d.max_threads_per_sm);
+    w.varint(d.max_blocks_per_sm);
+    w.varint(d.max_threads_per_block);
+    w.varint(d.registers_per_sm);
+    w.varint(d.shared_memory_per_sm);
+    w.varint(d.warp_size);
+    w.f64(d.peak_fp32_flops);
+    w.f64(d.peak_tensor_flops);
+    w.f64(d.peak_memory_bandwidth);
+  });
 }
 
 namespace {
@@ -227,9 +236,7 @@ std::int32_t read_i32(ByteCursor& r, const char* what) {
 }  // namespace
 
 void decode_devices(ByteCursor in, TraceBuilder& b) {
-  const std::uint64_t count = read_count(in, "device");
-  for (std::uint64_t i = 0; i < count; ++i) {
-    ByteCursor r = read_record(in);
+  read_records(in, "device", "devices", [&](ByteCursor& r) {
     Device d;
     d.id = r.varint32("device id");
     d.name = r.str();
@@ -251,33 +258,25 @@ void decode_devices(ByteCursor in, TraceBuilder& b) {
     d.peak_tensor_flops = r.f64();
     d.peak_memory_bandwidth = r.f64();
     b.add_device(d);
-  }
-  expect_end(in, "devices");
+  });
 }
 
 void encode_processes(std::span<const Process> processes, ByteWriter& out) {
-  ByteWriter tmp;
-  out.varint(processes.size());
-  for (const Process& p : processes) {
-    write_record(out, tmp, [&](ByteWriter& w) {
-      w.varint(p.pid);
-      w.str(p.name);
-      w.svarint(p.rank);
-    });
-  }
+  write_records(out, processes, [](ByteWriter& w, const Process& p) {
+    w.varint(p.pid);
+    w.str(p.name);
+    w.svarint(p.rank);
+  });
 }
 
 void decode_processes(ByteCursor in, TraceBuilder& b) {
-  const std::uint64_t count = read_count(in, "process");
-  for (std::uint64_t i = 0; i < count; ++i) {
-    ByteCursor r = read_record(in);
+  read_records(in, "process", "processes", [&](ByteCursor& r) {
     Process p;
     p.pid = r.varint32("pid");
     p.name = r.str();
     p.rank = read_i32(r, "rank");
     b.add_process(p);
-  }
-  expect_end(in, "processes");
+  });
 }
 
 void encode_counter_series(std::span<const CounterSeries> all, std::uint32_t first, std::uint32_t end,
@@ -297,16 +296,13 @@ void encode_counter_series(std::span<const CounterSeries> all, std::uint32_t fir
 void decode_counter_series(ByteCursor in, TraceBuilder& b) {
   const std::uint64_t first = in.varint();
   if (first != b.all_counter_series().size()) throw FormatError("counter series out of order");
-  const std::uint64_t count = read_count(in, "counter series");
-  for (std::uint64_t i = 0; i < count; ++i) {
-    ByteCursor r = read_record(in);
+  read_records(in, "counter series", "counter series", [&](ByteCursor& r) {
     const std::string_view name = r.str();
     const std::uint32_t device = r.varint32("series device");
     const std::string_view unit = r.str();
     const std::size_t expected = b.all_counter_series().size();
     if (b.counter_series(name, device, unit) != expected) throw FormatError("duplicate counter series");
-  }
-  expect_end(in, "counter series");
+  });
 }
 
 void encode_meta(const TraceMeta& m, ByteWriter& out) {
@@ -365,7 +361,12 @@ void decode_meta(ByteCursor in, TraceBuilder& b) {
 
 // [SECTION] Contents ----------------------------------------------------------------------------
 
-void encode_contents(const Contents& c, ByteWriter& out) {
+namespace {
+
+// The totals that the contents section and the footer both end with (a
+// Contents or a Footer): rows per table, strings, tracks, counter series.
+template <class Totals>
+void encode_totals(const Totals& c, ByteWriter& out) {
   out.varint(kTableCount);
   for (std::uint64_t rows : c.table_rows) out.varint(rows);
   out.varint(c.strings);
@@ -373,9 +374,10 @@ void encode_contents(const Contents& c, ByteWriter& out) {
   out.varint(c.counter_series);
 }
 
-Contents decode_contents(ByteCursor in) {
-  Contents c;
-  const std::uint64_t tables = read_count(in, "table");
+// The same after their count of tables: the rows of the tables this version
+// knows are kept, those of later ones skipped.
+template <class Totals>
+void decode_totals(ByteCursor& in, std::uint64_t tables, Totals& c) {
   for (std::uint64_t t = 0; t < tables; ++t) {
     const std::uint64_t rows = in.varint();
     if (t < static_cast<std::uint64_t>(kTableCount)) c.table_rows[t] = rows;
@@ -383,6 +385,15 @@ Contents decode_contents(ByteCursor in) {
   c.strings = in.varint();
   c.tracks = in.varint();
   c.counter_series = in.varint();
+}
+
+}  // namespace
+
+void encode_contents(const Contents& c, ByteWriter& out) { encode_totals(c, out); }
+
+Contents decode_contents(ByteCursor in) {
+  Contents c;
+  decode_totals(in, read_count(in, "table"), c);
   expect_end(in, "contents");
   return c;
 }
@@ -511,6 +522,18 @@ struct RowChecker {
       if (!valid_duration(start[i], stop[i])) bad_row(table, i - begin, "lasts 2^63 ns or more");
     }
   }
+  // Rows with a start, an end and a track (its kind as track_ids() takes it).
+  template <class Table>
+  void timed_rows(const Table& t, int kind, bool allow_resolve = false) const {
+    intervals(t.start, t.end);
+    track_ids(t.track, kind, allow_resolve);
+  }
+  // Rows of a counter series: the series exists.
+  void series_ids(const std::vector<std::uint32_t>& series_of) const {
+    if (below(series_of, series)) return;
+    for (std::size_t i = begin; i < end; ++i)
+      if (series_of[i] >= series) bad_row(table, i - begin, "series id out of range");
+  }
   void track_ids(const std::vector<TrackId>& track, int kind, bool allow_resolve = false) const {
     if (const DecodeStats* st = stats.find(&track); st && !allow_resolve) {
       if (st->min > st->max) return;  // no rows
@@ -546,55 +569,33 @@ struct RowChecker {
 
 constexpr unsigned kMaxMemoryKind = static_cast<unsigned>(MemoryKind::managed_static);
 
-void check_rows(const RowChecker& c, const KernelTable& t) {
-  c.intervals(t.start, t.end);
-  c.track_ids(t.track, 0);
-}
+void check_rows(const RowChecker& c, const KernelTable& t) { c.timed_rows(t, 0); }
 void check_rows(const RowChecker& c, const MemcpyTable& t) {
-  c.intervals(t.start, t.end);
-  c.track_ids(t.track, 0);
+  c.timed_rows(t, 0);
   c.at_most(t.kind, static_cast<unsigned>(CopyKind::ptop), "kind");
   c.at_most(t.src_kind, kMaxMemoryKind, "src_kind");
   c.at_most(t.dst_kind, kMaxMemoryKind, "dst_kind");
 }
 void check_rows(const RowChecker& c, const MemsetTable& t) {
-  c.intervals(t.start, t.end);
-  c.track_ids(t.track, 0);
+  c.timed_rows(t, 0);
   c.at_most(t.mem_kind, kMaxMemoryKind, "mem_kind");
 }
 void check_rows(const RowChecker& c, const ApiCallTable& t) {
-  c.intervals(t.start, t.end);
-  c.track_ids(t.track, 1);
+  c.timed_rows(t, 1);
   c.at_most(t.domain, static_cast<unsigned>(ApiDomain::other), "domain");
 }
 void check_rows(const RowChecker& c, const RangeTable& t) {
-  c.intervals(t.start, t.end);
-  c.track_ids(t.track, -1);
+  c.timed_rows(t, -1);
   c.at_most(t.kind, static_cast<unsigned>(RangeKind::annotation), "kind");
 }
 void check_rows(const RowChecker& c, const SyncTable& t) {
-  c.intervals(t.start, t.end);
-  c.track_ids(t.track, 1, /*allow_resolve=*/true);
+  c.timed_rows(t, 1, /*allow_resolve=*/true);
   c.at_most(t.type, static_cast<unsigned>(SyncType::context), "type");
 }
-void check_rows(const RowChecker& c, const CounterTable& t) {
-  if (c.below(t.series, c.series)) return;
-  for (std::size_t i = c.begin; i < c.end; ++i)
-    if (t.series[i] >= c.series) bad_row(c.table, i - c.begin, "series id out of range");
-}
-void check_rows(const RowChecker& c, const MemoryEventTable& t) {
-  if (c.below(t.series, c.series)) return;
-  for (std::size_t i = c.begin; i < c.end; ++i)
-    if (t.series[i] >= c.series) bad_row(c.table, i - c.begin, "series id out of range");
-}
-void check_rows(const RowChecker& c, const OverheadTable& t) {
-  c.intervals(t.start, t.end);
-  c.track_ids(t.track, 1);
-}
-void check_rows(const RowChecker& c, const OsCallTable& t) {
-  c.intervals(t.start, t.end);
-  c.track_ids(t.track, 1);
-}
+void check_rows(const RowChecker& c, const CounterTable& t) { c.series_ids(t.series); }
+void check_rows(const RowChecker& c, const MemoryEventTable& t) { c.series_ids(t.series); }
+void check_rows(const RowChecker& c, const OverheadTable& t) { c.timed_rows(t, 1); }
+void check_rows(const RowChecker& c, const OsCallTable& t) { c.timed_rows(t, 1); }
 
 // Every string column (flagged kString in the table's column list).
 template <class Table>
@@ -716,11 +717,7 @@ void encode_footer(const Footer& f, ByteWriter& out) {
     out.varint(e.tag);
     out.varint(e.items);
   }
-  out.varint(kTableCount);
-  for (std::uint64_t rows : f.table_rows) out.varint(rows);
-  out.varint(f.strings);
-  out.varint(f.tracks);
-  out.varint(f.counter_series);
+  encode_totals(f, out);
 }
 
 Footer decode_footer(ByteCursor in) {
@@ -738,14 +735,7 @@ Footer decode_footer(ByteCursor in) {
     e.tag = static_cast<std::uint16_t>(tag);
     e.items = in.varint32("section items");
   }
-  const std::uint64_t tables = in.varint();
-  for (std::uint64_t t = 0; t < tables; ++t) {
-    const std::uint64_t rows = in.varint();
-    if (t < static_cast<std::uint64_t>(kTableCount)) f.table_rows[t] = rows;
-  }
-  f.strings = in.varint();
-  f.tracks = in.varint();
-  f.counter_series = in.varint();
+  decode_totals(in, in.varint(), f);
   expect_end(in, "footer");
   return f;
 }
