@@ -17,6 +17,7 @@
 
 #include "trace/budget.h"
 #include "trace/error.h"
+#include "trace/files.h"
 
 namespace gpuscope::capture {
 
@@ -276,13 +277,11 @@ HostProcess read_host_file(const std::string& path) {
 
 std::vector<HostProcess> read_host_files(const std::string& dir) {
   std::vector<HostProcess> out;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() != ".host") continue;
-    out.push_back(read_host_file(entry.path().string()));
+  for (const std::string& file : files::files_with_extension(dir, ".host")) {
+    out.push_back(read_host_file(file));
     HostProcess& p = out.back();
     if (p.pid == 0) {  // no header: the pid is the file's name
-      const std::string stem = entry.path().stem().string();
+      const std::string stem = std::filesystem::path(file).stem().string();
       p.pid = static_cast<std::uint32_t>(std::strtoul(stem.c_str(), nullptr, 10));
     }
   }

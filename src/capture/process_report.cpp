@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "trace/files.h"
 
 namespace gpuscope::capture {
 
@@ -52,10 +53,8 @@ bool write_process_report(const std::string& dir, const ProcessReport& r) noexce
 
 std::vector<ProcessReport> read_process_reports(const std::string& dir) {
   std::vector<ProcessReport> out;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() != ".report") continue;
-    std::ifstream in(entry.path());
+  for (const std::string& file : files::files_with_extension(dir, ".report")) {
+    std::ifstream in(file);
     ProcessReport r;
     std::string line;
     while (std::getline(in, line)) {

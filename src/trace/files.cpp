@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -347,6 +348,14 @@ void spool(const std::string& path, int in, int mem, std::uint64_t max_bytes, co
 }  // namespace
 
 std::string input_name(const std::string& path) { return path == "-" ? "standard input" : path; }
+
+std::vector<std::string> files_with_extension(const std::string& dir, std::string_view extension) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().extension() == extension) out.push_back(entry.path().string());
+  return out;
+}
 
 std::string seekable_path(const std::string& given, int wait_s, const HeadCheck& check_head, std::uint64_t max_bytes) {
   const bool stdin_given = given == "-";

@@ -25,6 +25,8 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace gpuscope::files {
 
@@ -109,5 +111,10 @@ std::string seekable_path(const std::string& path, int wait_s = 10, const HeadCh
 // What messages call an input or output: "standard input" for "-" as an
 // input, the path otherwise.
 std::string input_name(const std::string& path);
+
+// The paths of the entries of directory `dir` whose extension is `extension`
+// (".host"), in the order the directory lists them; none when it cannot be
+// read.
+std::vector<std::string> files_with_extension(const std::string& dir, std::string_view extension);
 
 }  // namespace gpuscope::files
