@@ -186,6 +186,23 @@ class JsonWalker {
     return true;
   }
 
+  // Skips the items of an object or array (`close` ends it) after its
+  // opening bracket, item() skipping each one.
+  template <class Item>
+  void skip_items(char close, const char* missing_close, Item&& item) {
+    ++p_;
+    skip_ws();
+    if (consume(close)) return;
+    for (;;) {
+      skip_ws();
+      item();
+      skip_ws();
+      if (consume(',')) continue;
+      expect(close, missing_close);
+      return;
+    }
+  }
+
   // Skips one value of any type, checking its grammar.
   void skip_value() {
     switch (*p_) {
@@ -194,12 +211,8 @@ class JsonWalker {
         string(&esc);
         return;
       }
-      case '{': {
-        ++p_;
-        skip_ws();
-        if (consume('}')) return;
-        for (;;) {
-          skip_ws();
+      case '{':
+        return skip_items('}', "expected ',' or '}' in an object", [&] {
           if (*p_ != '"') throw JsonSyntaxError{p_, "expected a key string"};
           bool esc;
           string(&esc);
@@ -207,25 +220,8 @@ class JsonWalker {
           expect(':', "expected ':' after a key");
           skip_ws();
           skip_value();
-          skip_ws();
-          if (consume(',')) continue;
-          expect('}', "expected ',' or '}' in an object");
-          return;
-        }
-      }
-      case '[': {
-        ++p_;
-        skip_ws();
-        if (consume(']')) return;
-        for (;;) {
-          skip_ws();
-          skip_value();
-          skip_ws();
-          if (consume(',')) continue;
-          expect(']', "expected ',' or ']' in an array");
-          return;
-        }
-      }
+        });
+      case '[': return skip_items(']', "expected ',' or ']' in an array", [&] { skip_value(); });
       case 't': return literal("true");
       case 'f': return literal("false");
       case 'n': return literal("null");
