@@ -293,7 +293,7 @@ class GpuscopeReader {
     for (std::size_t p = 0; p < n; ++p) out.emplace_back(table, at.base[p], at.capacity[p]);
     std::vector<Pending> pending(n);
     for (Pending& p : pending) p.narrow.emplace(narrow(reader));
-    run_parts(n, in_.threads(), [&](std::size_t p) {
+    run_jobs(n, in_.threads(), [&](std::size_t p) {
       RowWriter<KernelTable, KernelRow>& w = out[p];
       Pending& later = pending[p];
       Narrow& c = *later.narrow;
@@ -431,7 +431,7 @@ class GpuscopeReader {
     for (std::size_t j = 0; j < jobs.size(); ++j) out.emplace_back(table, at.base[j], at.capacity[j]);
     std::vector<Pending> pending(jobs.size());
     for (std::size_t j = 0; j < jobs.size(); ++j) pending[j].narrow.emplace(narrow(readers[jobs[j].source]));
-    run_parts(jobs.size(), in_.threads(), [&](std::size_t j) {
+    run_jobs(jobs.size(), in_.threads(), [&](std::size_t j) {
       TableReader& reader = readers[jobs[j].source];
       RowWriter<ApiCallTable, ApiCallRow>& w = out[j];
       Pending& later = pending[j];

@@ -13,46 +13,16 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstring>
-#include <exception>
-#include <thread>
 #include <vector>
 
 #include "trace/fresh_memory.h"
+#include "trace/parallel.h"
 #include "trace/row_values.h"
 #include "trace/tables.h"
 
 namespace gpuscope::nsys {
-
-// Runs job(part) for parts 0..n-1 on up to `threads` threads (the calling
-// one included); rethrows the first exception of a part after all finished.
-template <class Job>
-void run_parts(std::size_t n, unsigned threads, Job&& job) {
-  const std::size_t workers = std::min<std::size_t>(threads > 0 ? threads : 1, n);
-  if (workers <= 1) {
-    for (std::size_t p = 0; p < n; ++p) job(p);
-    return;
-  }
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> errors(n);
-  auto loop = [&] {
-    for (std::size_t p; (p = next.fetch_add(1)) < n;) {
-      try {
-        job(p);
-      } catch (...) {
-        errors[p] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t i = 1; i < workers; ++i) pool.emplace_back(loop);
-  loop();
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
-}
 
 // At most one row per 16 bytes of the file, for a reservation made from a
 // count the file claims: every real export's rows take more room than that
@@ -79,7 +49,7 @@ template <class Table>
 void size_columns(Table& t, std::size_t rows, unsigned threads) {
   std::size_t columns = 0;
   t.for_each_column([&](ColumnInfo, auto&) { ++columns; });
-  run_parts(columns, threads, [&](std::size_t c) {
+  run_jobs(columns, threads, [&](std::size_t c) {
     std::size_t i = 0;
     t.for_each_column([&](ColumnInfo info, auto& col) {
       if (i++ != c || (info.flags & (kSparse | kDerived))) return;

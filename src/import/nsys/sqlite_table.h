@@ -88,7 +88,7 @@ class TableReader {
     if (names_.empty()) sql += "NULL";
     sql += " FROM " + quote_identifier(table_.name);
     if (table_.has_rowid) sql += " ORDER BY rowid";
-    // Parts of several tables may be read on different threads (run_parts):
+    // Parts of several tables may be read on different threads (run_jobs):
     // those read through SQLite take turns on the one connection.
     const std::lock_guard<std::mutex> turn(db_.connection_lock());
     Statement st(db_, sql, "reading " + table_.name);
