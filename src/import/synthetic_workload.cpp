@@ -396,6 +396,22 @@ class WorkloadBuilder {
     pop();
   }
 
+  // Batch norm's per-channel reduction (the statistics forward, the gradient
+  // sums backward): the naive or the NHWC kernel, then its finalize kernel.
+  void channel_reduction(const char* naive, const char* nhwc, const char* finalize, int naive_us, int nhwc_us,
+                         double m) {
+    kernel(naive_ ? naive : nhwc, naive_ ? kChannelShape : kChunkShape,
+           us((naive_ ? naive_us : nhwc_us) * m * o_.normalization_slowdown));
+    kernel(finalize, kSmallShape, us(3));
+  }
+
+  // A per-channel tensor materialised by a broadcast kernel, then the
+  // elementwise kernel `op` that reads it (--bias broadcast).
+  void broadcast_then(const char* op, double m) {
+    kernel(wname::kBroadcast, kElementShape, us(20 * m), kBroadcast);
+    kernel(op, kElementShape, us(22 * m));
+  }
+
   // Statistics, then scale and shift: by materialised per-channel tensors and
   // elementwise kernels (--bias broadcast), or one apply kernel with the
   // residual add and ReLU folded in; with --bn transpose, in NHWC between
@@ -404,14 +420,10 @@ class WorkloadBuilder {
     push(bn.name);
     const double m = mem(bn.stage), slow = o_.normalization_slowdown;
     if (transpose_) kernel(wname::kToNhwc, kElementShape, us(20 * m), kTranspose);
-    kernel(naive_ ? wname::kStatsNaive : wname::kStatsNhwc, naive_ ? kChannelShape : kChunkShape,
-           us((naive_ ? 40 : 18) * m * slow));
-    kernel(wname::kStatsFinalize, kSmallShape, us(3));
+    channel_reduction(wname::kStatsNaive, wname::kStatsNhwc, wname::kStatsFinalize, 40, 18, m);
     if (broadcast_) {
-      kernel(wname::kBroadcast, kElementShape, us(20 * m), kBroadcast);
-      kernel(wname::kMul, kElementShape, us(22 * m));
-      kernel(wname::kBroadcast, kElementShape, us(20 * m), kBroadcast);
-      kernel(wname::kAdd, kElementShape, us(22 * m));
+      broadcast_then(wname::kMul, m);
+      broadcast_then(wname::kAdd, m);
     } else {
       kernel(wname::kApply, kElementShape, us(25 * m * slow));
     }
@@ -429,17 +441,12 @@ class WorkloadBuilder {
       kernel(wname::kToNhwc, kElementShape, us(20 * m), kTranspose);
       kernel(wname::kToNhwc, kElementShape, us(20 * m), kTranspose);
     }
-    kernel(naive_ ? wname::kReduceNaive : wname::kReduceNhwc, naive_ ? kChannelShape : kChunkShape,
-           us((naive_ ? 50 : 25) * m * slow));
-    kernel(wname::kReduceFinalize, kSmallShape, us(3));
+    channel_reduction(wname::kReduceNaive, wname::kReduceNhwc, wname::kReduceFinalize, 50, 25, m);
     if (broadcast_) {  // dx = ka * g + kb * x + kc
-      kernel(wname::kBroadcast, kElementShape, us(20 * m), kBroadcast);
-      kernel(wname::kMul, kElementShape, us(22 * m));
-      kernel(wname::kBroadcast, kElementShape, us(20 * m), kBroadcast);
-      kernel(wname::kMul, kElementShape, us(22 * m));
+      broadcast_then(wname::kMul, m);
+      broadcast_then(wname::kMul, m);
       kernel(wname::kAdd, kElementShape, us(22 * m));
-      kernel(wname::kBroadcast, kElementShape, us(20 * m), kBroadcast);
-      kernel(wname::kAdd, kElementShape, us(22 * m));
+      broadcast_then(wname::kAdd, m);
     } else {
       kernel(wname::kApplyBackward, kElementShape, us(30 * m * slow));
     }
