@@ -39,6 +39,20 @@ State& state() {
   return *s;
 }
 
+// f(s) with the state locked; false, with `failure` in *error, when it
+// throws.
+template <class F>
+bool locked_or_failed(std::string* error, const char* failure, F&& f) noexcept {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  try {
+    return f(s);
+  } catch (...) {
+    if (error) *error = failure;
+    return false;
+  }
+}
+
 // Runtime and driver calls that are frequent and say nothing about GPU work
 // (device/attribute queries, error polling, event bookkeeping).
 constexpr CUpti_CallbackId kNoisyRuntimeCalls[] = {
@@ -276,10 +290,8 @@ bool subscribed() noexcept {
 }
 
 bool subscribe(const CaptureRange& range, RangeHooks hooks, std::string* error) noexcept {
-  State& s = state();
-  std::lock_guard lock(s.mutex);
-  if (s.subscriber) return true;
-  try {
+  return locked_or_failed(error, "cuptiSubscribe: unexpected failure", [&](State& s) {
+    if (s.subscriber) return true;
     s.on_begin.store(hooks.begin, std::memory_order_release);
     s.on_end.store(hooks.end, std::memory_order_release);
     s.nvtx_name = range.nvtx_name;
@@ -326,10 +338,7 @@ bool subscribe(const CaptureRange& range, RangeHooks hooks, std::string* error) 
     }
     s.subscriber = sub;
     return true;
-  } catch (...) {
-    if (error) *error = "cuptiSubscribe: unexpected failure";
-    return false;
-  }
+  });
 }
 
 void unsubscribe() noexcept {
@@ -405,9 +414,7 @@ std::vector<std::uint32_t> trimmed_callbacks(bool driver) {
 }
 
 bool enable(unsigned trace, std::string* warnings, std::string* error) noexcept {
-  State& s = state();
-  std::lock_guard lock(s.mutex);
-  try {
+  return locked_or_failed(error, "enabling CUPTI activity: unexpected failure", [&](State& s) {
     if (!s.enabled.empty()) return true;
     const std::vector<ActivityKindPlan> wants = activity_kinds(trace);
     bool essential_failed = false;
@@ -441,10 +448,7 @@ bool enable(unsigned trace, std::string* warnings, std::string* error) noexcept 
     // Only syncs that actually waited, not every unfinished cudaEventQuery poll.
     if (trace & kSync) cuptiActivityEnableAllSyncRecords(0);
     return true;
-  } catch (...) {
-    if (error) *error = "enabling CUPTI activity: unexpected failure";
-    return false;
-  }
+  });
 }
 
 void disable() noexcept {
