@@ -943,6 +943,35 @@ void trace_stats(const Profile& p, std::string& out) {
   if (any) out += "\n";
 }
 
+// The text report's sections, in order (those that take no options as
+// without_options<section>).
+using TextSection = void (*)(const Profile&, const ReportTextOptions&, std::string&);
+template <void (*Section)(const Profile&, std::string&)>
+void without_options(const Profile& p, const ReportTextOptions&, std::string& out) {
+  Section(p, out);
+}
+constexpr TextSection kTextSections[] = {without_options<storage_damage>,
+                                         without_options<header>,
+                                         answers_section,
+                                         findings,
+                                         without_options<devices>,
+                                         idle_charges,
+                                         without_options<hardware>,
+                                         without_options<occupancy>,
+                                         without_options<memory>,
+                                         steps,
+                                         critical_path,
+                                         without_options<categories>,
+                                         hotspots,
+                                         collective_sites,
+                                         op_table,
+                                         module_split,
+                                         without_options<host_side>,
+                                         without_options<hta>,
+                                         without_options<ranks>,
+                                         without_options<stragglers>,
+                                         without_options<trace_stats>};
+
 }  // namespace
 
 std::string_view idle_cause_words(std::string_view cause) {
@@ -979,27 +1008,7 @@ std::string host_where_line(const HostWhere& w) {
 
 std::string report_text(const Profile& p, const ReportTextOptions& o) {
   std::string out;
-  storage_damage(p, out);
-  header(p, out);
-  answers_section(p, o, out);
-  findings(p, o, out);
-  devices(p, out);
-  idle_charges(p, o, out);
-  hardware(p, out);
-  occupancy(p, out);
-  memory(p, out);
-  steps(p, o, out);
-  critical_path(p, o, out);
-  categories(p, out);
-  hotspots(p, o, out);
-  collective_sites(p, o, out);
-  op_table(p, o, out);
-  module_split(p, o, out);
-  host_side(p, out);
-  hta(p, out);
-  ranks(p, out);
-  stragglers(p, out);
-  trace_stats(p, out);
+  for (TextSection section : kTextSections) section(p, o, out);
   while (out.size() > 1 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
   return out;
 }
