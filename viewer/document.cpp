@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <mutex>
+#include <utility>
 
 #include "trace/error.h"
 
@@ -12,49 +14,48 @@
 
 namespace gpuscope::viewer {
 
+namespace {
+
+// A copy of `field`, which `m` guards.
+template <class T>
+T read_locked(std::mutex& m, const T& field) {
+  std::lock_guard lock(m);
+  return field;
+}
+
+// field = value, with `m`, which guards it, held.
+template <class T>
+void write_locked(std::mutex& m, T& field, T value) {
+  std::lock_guard lock(m);
+  field = std::move(value);
+}
+
+}  // namespace
+
 // [SECTION] Document ---------------------------------------------------------------------------
 
 Document::Document(std::string path, Trace trace)
     : path_(std::move(path)), trace_(std::move(trace)), index_(TimelineIndex::build(trace_)) {}
 
-std::shared_ptr<const Profile> Document::profile() const {
-  std::lock_guard lock(profile_mutex_);
-  return profile_;
-}
+std::shared_ptr<const Profile> Document::profile() const { return read_locked(profile_mutex_, profile_); }
 
-void Document::set_profile(std::shared_ptr<const Profile> p) {
-  std::lock_guard lock(profile_mutex_);
-  profile_ = std::move(p);
-}
+void Document::set_profile(std::shared_ptr<const Profile> p) { write_locked(profile_mutex_, profile_, std::move(p)); }
 
-std::shared_ptr<const PathOverlay> Document::path_overlay() const {
-  std::lock_guard lock(profile_mutex_);
-  return path_overlay_;
-}
+std::shared_ptr<const PathOverlay> Document::path_overlay() const { return read_locked(profile_mutex_, path_overlay_); }
 
 void Document::set_path_overlay(std::shared_ptr<const PathOverlay> p) {
-  std::lock_guard lock(profile_mutex_);
-  path_overlay_ = std::move(p);
+  write_locked(profile_mutex_, path_overlay_, std::move(p));
 }
 
-std::string Document::savings_error() const {
-  std::lock_guard lock(profile_mutex_);
-  return savings_error_;
-}
+std::string Document::savings_error() const { return read_locked(profile_mutex_, savings_error_); }
 
 void Document::set_savings(Savings s, std::string error) {
-  {
-    std::lock_guard lock(profile_mutex_);
-    savings_error_ = std::move(error);
-  }
+  write_locked(profile_mutex_, savings_error_, std::move(error));
   savings_ = s;
 }
 
 void Document::set_analysis_error(std::string e) {
-  {
-    std::lock_guard lock(profile_mutex_);
-    analysis_error_ = std::move(e);
-  }
+  write_locked(profile_mutex_, analysis_error_, std::move(e));
   analysis_failed_ = true;
 }
 
@@ -118,25 +119,13 @@ double Loader::fraction() const {
   return t > 0 ? std::min(1.0, static_cast<double>(done_.load()) / static_cast<double>(t)) : 0.0;
 }
 
-std::string Loader::phase() const {
-  std::lock_guard lock(mutex_);
-  return phase_;
-}
+std::string Loader::phase() const { return read_locked(mutex_, phase_); }
 
-void Loader::set_phase(std::string p) {
-  std::lock_guard lock(mutex_);
-  phase_ = std::move(p);
-}
+void Loader::set_phase(std::string p) { write_locked(mutex_, phase_, std::move(p)); }
 
-std::shared_ptr<Document> Loader::document() const {
-  std::lock_guard lock(mutex_);
-  return document_;
-}
+std::shared_ptr<Document> Loader::document() const { return read_locked(mutex_, document_); }
 
-std::string Loader::error() const {
-  std::lock_guard lock(mutex_);
-  return error_;
-}
+std::string Loader::error() const { return read_locked(mutex_, error_); }
 
 void Loader::run(Source source) {
   using clock = std::chrono::steady_clock;
