@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "trace/time_columns.h"
+#include "viewer/clipped_rows.h"
 #include "viewer/colors.h"
 #include "viewer/elide.h"
 #include "viewer/time_format.h"
@@ -135,53 +136,49 @@ void View::draw_kernel_table(const Profile& profile) {
   sort_hotspots(profile, ImGui::TableGetSortSpecs());
 
   const auto& hs = profile.hotspots;
-  ImGuiListClipper clipper;
-  clipper.Begin(static_cast<int>(hotspot_order_.size()));
-  while (clipper.Step()) {
-    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-      const std::uint32_t index = hotspot_order_[static_cast<std::size_t>(i)];
-      const Hotspot& h = hs[index];
-      const std::string& label = hotspot_names_[index];
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::PushID(i);
-      const float name_w = std::max(80.0f, ImGui::GetContentRegionAvail().x);
-      const std::string shown = elide(label, name_w);
-      // The row is one click target, but for its "histogram" button (drawn over it).
-      if (ImGui::Selectable(shown.c_str(), highlighted_kernel_ == h.name,
-                            ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
-        highlight_kernel(h.name);
-      ImGui::SetItemAllowOverlap();
-      stats_.hotspot_targets.push_back(target(h.name));
-      stats_.hotspot_list.push_back({label, h.name, std::string(to_string(h.category)), format::duration(h.stats.total),
-                                     format::percent1(h.share), format::count(h.stats.count)});
-      if (ImGui::IsItemHovered() && shown != h.name) {
-        ImGui::BeginTooltip();
-        ImGui::PushTextWrapPos(600);
-        ImGui::TextUnformatted(h.name.c_str());
-        ImGui::PopTextWrapPos();
-        ImGui::EndTooltip();
-      }
-      if (ImGui::TableNextColumn()) {
-        if (ImGui::SmallButton("histogram")) {
-          const StringId id = doc_->trace().strings().find(h.name);
-          if (id != StringTable::kNoString) show_histogram(TableId::kernels, id);
-        }
-        if (ImGui::IsItemVisible()) stats_.hotspot_histogram_targets.push_back(target(h.name));
-      }
-      ImGui::PopID();
-      ImGui::TableNextColumn();
-      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(category_color(h.category)), "%s",
-                         std::string(to_string(h.category)).c_str());
-      text_cell(format::duration(h.stats.total));
-      ImGui::TableNextColumn();
-      percent_bar(h.share, category_color(h.category), 60, IM_COL32(60, 60, 70, 255));
-      text_cell(format::count(h.stats.count));
-      text_cell(format::duration(h.stats.mean));
-      text_cell(format::duration(h.stats.median));
-      text_cell(format::duration(h.stats.max));
+  for_visible_rows(hotspot_order_.size(), [&](int i) {
+    const std::uint32_t index = hotspot_order_[static_cast<std::size_t>(i)];
+    const Hotspot& h = hs[index];
+    const std::string& label = hotspot_names_[index];
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::PushID(i);
+    const float name_w = std::max(80.0f, ImGui::GetContentRegionAvail().x);
+    const std::string shown = elide(label, name_w);
+    // The row is one click target, but for its "histogram" button (drawn over it).
+    if (ImGui::Selectable(shown.c_str(), highlighted_kernel_ == h.name,
+                          ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
+      highlight_kernel(h.name);
+    ImGui::SetItemAllowOverlap();
+    stats_.hotspot_targets.push_back(target(h.name));
+    stats_.hotspot_list.push_back({label, h.name, std::string(to_string(h.category)), format::duration(h.stats.total),
+                                   format::percent1(h.share), format::count(h.stats.count)});
+    if (ImGui::IsItemHovered() && shown != h.name) {
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(600);
+      ImGui::TextUnformatted(h.name.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndTooltip();
     }
-  }
+    if (ImGui::TableNextColumn()) {
+      if (ImGui::SmallButton("histogram")) {
+        const StringId id = doc_->trace().strings().find(h.name);
+        if (id != StringTable::kNoString) show_histogram(TableId::kernels, id);
+      }
+      if (ImGui::IsItemVisible()) stats_.hotspot_histogram_targets.push_back(target(h.name));
+    }
+    ImGui::PopID();
+    ImGui::TableNextColumn();
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(category_color(h.category)), "%s",
+                       std::string(to_string(h.category)).c_str());
+    text_cell(format::duration(h.stats.total));
+    ImGui::TableNextColumn();
+    percent_bar(h.share, category_color(h.category), 60, IM_COL32(60, 60, 70, 255));
+    text_cell(format::count(h.stats.count));
+    text_cell(format::duration(h.stats.mean));
+    text_cell(format::duration(h.stats.median));
+    text_cell(format::duration(h.stats.max));
+  });
   stats_.hotspot_rows = hs.size();
   ImGui::EndTable();
 }

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "viewer/clipped_rows.h"
 #include "viewer/colors.h"
 #include "viewer/text.h"
 #include "viewer/view.h"
@@ -624,20 +625,17 @@ void View::draw_job_arrivals() {
   ImGui::TableSetupColumn("waited");
   ImGui::TableSetupColumn("part");
   ImGui::TableHeadersRow();
-  ImGuiListClipper clipper;
-  clipper.Begin(static_cast<int>(parts.size()));
-  while (clipper.Step())
-    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-      const InstancePart& p = parts[static_cast<std::size_t>(i)];
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      if (p.last) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.35f, 0.3f, 1));
-      ImGui::Text("%d%s", job_->ranks[p.rank].rank, p.last ? " (last)" : "");
-      if (p.last) ImGui::PopStyleColor();
-      text_cell(format::duration(p.range.start - c.first_arrival_ns));
-      text_cell(format::duration(p.waited_ns));
-      text_cell(format::duration(p.range.end - p.range.start));
-    }
+  for_visible_rows(parts.size(), [&](int i) {
+    const InstancePart& p = parts[static_cast<std::size_t>(i)];
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    if (p.last) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.35f, 0.3f, 1));
+    ImGui::Text("%d%s", job_->ranks[p.rank].rank, p.last ? " (last)" : "");
+    if (p.last) ImGui::PopStyleColor();
+    text_cell(format::duration(p.range.start - c.first_arrival_ns));
+    text_cell(format::duration(p.waited_ns));
+    text_cell(format::duration(p.range.end - p.range.start));
+  });
   ImGui::EndTable();
 }
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "viewer/clipped_rows.h"
 #include "viewer/colors.h"
 #include "viewer/elide.h"
 #include "viewer/op_table.h"
@@ -183,40 +184,36 @@ void View::draw_op_table(const Profile& profile) {
   header_row(ncols, stats_.op_headers);
   sort_ops(profile, ImGui::TableGetSortSpecs());
 
-  ImGuiListClipper clipper;
-  clipper.Begin(static_cast<int>(op_order_.size()));
-  while (clipper.Step()) {
-    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-      const std::uint32_t index = op_order_[static_cast<std::size_t>(i)];
-      const OpRow& r = rows[index];
-      ImGui::TableNextRow();
-      ImGui::PushID(i);
-      std::vector<std::string> cells;
-      cells.reserve(cols.size());
-      for (std::size_t c = 0; c < cols.size(); ++c) {
-        ImGui::TableSetColumnIndex(static_cast<int>(c));
-        std::string cell = op_cell(r, cols[c]);
-        if (cols[c] == OpColumn::name) {
-          const std::string shown = elide(cell, std::max(40.0f, ImGui::GetContentRegionAvail().x));
-          if (ImGui::Selectable(shown.c_str(), op_selected(profile, index), ImGuiSelectableFlags_SpanAllColumns))
-            highlight_op(profile, index);
-          stats_.op_targets.push_back(target(op_by_shapes_ ? cat(r.name, " ", r.shapes) : r.name));
-          if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("%s%s%s", r.name.c_str(), r.path.empty() ? "" : "\nin ", r.path.c_str());
-        } else if (cols[c] == OpColumn::shapes && cell.size() > kShapesWidth) {
-          ImGui::TextUnformatted(cat(cell.substr(0, kShapesWidth - 1), "…").c_str());
-          if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", cell.c_str());
-        } else if (cell == kUnknownCell) {
-          ImGui::TextDisabled("%s", cell.c_str());
-        } else {
-          ImGui::TextUnformatted(cell.c_str());
-        }
-        cells.push_back(std::move(cell));
+  for_visible_rows(op_order_.size(), [&](int i) {
+    const std::uint32_t index = op_order_[static_cast<std::size_t>(i)];
+    const OpRow& r = rows[index];
+    ImGui::TableNextRow();
+    ImGui::PushID(i);
+    std::vector<std::string> cells;
+    cells.reserve(cols.size());
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      ImGui::TableSetColumnIndex(static_cast<int>(c));
+      std::string cell = op_cell(r, cols[c]);
+      if (cols[c] == OpColumn::name) {
+        const std::string shown = elide(cell, std::max(40.0f, ImGui::GetContentRegionAvail().x));
+        if (ImGui::Selectable(shown.c_str(), op_selected(profile, index), ImGuiSelectableFlags_SpanAllColumns))
+          highlight_op(profile, index);
+        stats_.op_targets.push_back(target(op_by_shapes_ ? cat(r.name, " ", r.shapes) : r.name));
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("%s%s%s", r.name.c_str(), r.path.empty() ? "" : "\nin ", r.path.c_str());
+      } else if (cols[c] == OpColumn::shapes && cell.size() > kShapesWidth) {
+        ImGui::TextUnformatted(cat(cell.substr(0, kShapesWidth - 1), "…").c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", cell.c_str());
+      } else if (cell == kUnknownCell) {
+        ImGui::TextDisabled("%s", cell.c_str());
+      } else {
+        ImGui::TextUnformatted(cell.c_str());
       }
-      ImGui::PopID();
-      stats_.op_list.push_back(std::move(cells));
+      cells.push_back(std::move(cell));
     }
-  }
+    ImGui::PopID();
+    stats_.op_list.push_back(std::move(cells));
+  });
   stats_.op_rows = op_order_.size();
   stats_.op_columns.clear();
   for (OpColumn c : cols) stats_.op_columns.emplace_back(op_column_label(c));

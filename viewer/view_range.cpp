@@ -12,6 +12,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "viewer/clipped_rows.h"
 #include "viewer/colors.h"
 #include "viewer/elide.h"
 #include "viewer/text.h"
@@ -176,37 +177,34 @@ void window_rows_table(const char* id, const std::vector<WindowRow>& rows, const
       specs->SpecsDirty = false;
     }
   }
-  ImGuiListClipper clipper;
-  clipper.Begin(static_cast<int>(order.size()));
-  while (clipper.Step())
-    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-      const std::uint32_t index = order[static_cast<std::size_t>(i)];
-      const WindowRow& r = rows[index];
-      std::vector<std::string> cells = {index < names.size() ? names[index] : r.name,
-                                        format::count(r.count),
-                                        format::duration(r.total_ns),
-                                        ops ? format::duration(r.with_children_ns) : std::string(to_string(r.category)),
-                                        format::percent1(r.share),
-                                        format::percent1(r.of_window)};
-      ImGui::TableNextRow();
-      ImGui::PushID(i);
-      for (int c = 0; c < columns; ++c) {
-        if (!ImGui::TableSetColumnIndex(c)) continue;
-        if (c == 0) {
-          if (ImGui::Selectable(elide(cells[0], ImGui::GetContentRegionAvail().x).c_str(), false,
-                                ImGuiSelectableFlags_SpanAllColumns) &&
-              clicked)
-            *clicked = r.name;
-          if (ImGui::IsItemHovered() && cells[0] != r.name) ImGui::SetTooltip("%s", r.name.c_str());
-        } else if (c == 3 && !ops) {
-          ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(category_color(r.category)), "%s", cells[3].c_str());
-        } else {
-          ImGui::TextUnformatted(cells[static_cast<std::size_t>(c)].c_str());
-        }
+  for_visible_rows(order.size(), [&](int i) {
+    const std::uint32_t index = order[static_cast<std::size_t>(i)];
+    const WindowRow& r = rows[index];
+    std::vector<std::string> cells = {index < names.size() ? names[index] : r.name,
+                                      format::count(r.count),
+                                      format::duration(r.total_ns),
+                                      ops ? format::duration(r.with_children_ns) : std::string(to_string(r.category)),
+                                      format::percent1(r.share),
+                                      format::percent1(r.of_window)};
+    ImGui::TableNextRow();
+    ImGui::PushID(i);
+    for (int c = 0; c < columns; ++c) {
+      if (!ImGui::TableSetColumnIndex(c)) continue;
+      if (c == 0) {
+        if (ImGui::Selectable(elide(cells[0], ImGui::GetContentRegionAvail().x).c_str(), false,
+                              ImGuiSelectableFlags_SpanAllColumns) &&
+            clicked)
+          *clicked = r.name;
+        if (ImGui::IsItemHovered() && cells[0] != r.name) ImGui::SetTooltip("%s", r.name.c_str());
+      } else if (c == 3 && !ops) {
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(category_color(r.category)), "%s", cells[3].c_str());
+      } else {
+        ImGui::TextUnformatted(cells[static_cast<std::size_t>(c)].c_str());
       }
-      ImGui::PopID();
-      if (drawn) drawn->push_back(std::move(cells));
     }
+    ImGui::PopID();
+    if (drawn) drawn->push_back(std::move(cells));
+  });
   ImGui::EndTable();
 }
 
