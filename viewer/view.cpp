@@ -49,6 +49,14 @@ void text_cell(std::string_view text) {
   ImGui::TextUnformatted(text.data(), text.data() + text.size());
 }
 
+void color_swatch(ImU32 color) {
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float s = ImGui::GetTextLineHeight();
+  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + s - 4, p.y + s - 2), color);
+  ImGui::Dummy(ImVec2(s - 2, s));
+  ImGui::SameLine();
+}
+
 void percent_bar(double share, ImU32 color, float width, ImU32 background) {
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const float h = ImGui::GetTextLineHeight();

@@ -76,6 +76,9 @@ void draw_column_runs(ImDrawList* dl, float x0, float bottom, std::span<const Co
 
 // The next column of the current table, holding `text`.
 void text_cell(std::string_view text);
+// A square of `color` one text line high, the next item after it on the
+// same line (a table row's category colour).
+void color_swatch(ImU32 color);
 // A horizontal bar `width` wide of `share` in [0, 1], in `color` over
 // `background`, with the percentage after it.
 void percent_bar(double share, ImU32 color, float width, ImU32 background);

@@ -201,12 +201,7 @@ void View::draw_category_table(const Profile& profile) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::PushID(static_cast<int>(c.category));
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    const float s = ImGui::GetTextLineHeight();
-    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + s - 4, p.y + s - 2),
-                                              category_color(c.category));
-    ImGui::Dummy(ImVec2(s - 2, s));
-    ImGui::SameLine();
+    color_swatch(category_color(c.category));
     if (ImGui::Selectable(name.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) highlight_category(c.category);
     stats_.category_targets.push_back(target(name));
     ImGui::PopID();

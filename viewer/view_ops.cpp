@@ -261,12 +261,7 @@ void View::draw_selected_op(const Profile& profile) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::PushID(static_cast<int>(i));
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    const float h = ImGui::GetTextLineHeight();
-    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + h - 4, p.y + h - 2),
-                                              category_color(k.category));
-    ImGui::Dummy(ImVec2(h - 2, h));
-    ImGui::SameLine();
+    color_swatch(category_color(k.category));
     if (ImGui::Selectable(selected_op_kernel_labels_[i].c_str(), highlighted_kernel_ == name,
                           ImGuiSelectableFlags_SpanAllColumns))
       highlight_kernel(name);  // as a hotspot row: its instances, the first one selected
