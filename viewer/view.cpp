@@ -185,6 +185,13 @@ bool View::busy() const {
          range_worker_.busy();
 }
 
+bool View::panel_open(const char* panel, bool open, const char* none) {
+  stats_.panels.push_back(panel);
+  if (!doc_) return false;
+  if (!open) ImGui::TextDisabled("%s", none);
+  return open;
+}
+
 std::shared_ptr<const Profile> View::panel_profile(const char* panel) {
   stats_.panels.push_back(panel);
   if (!doc_) return nullptr;

@@ -595,6 +595,9 @@ class View {
   // A panel that shows analysis results: records that it was drawn and returns
   // the profile, or draws "analysing..." / the analysis error and returns null.
   std::shared_ptr<const Profile> panel_profile(const char* panel);
+  // Counts `panel` as drawn; false when there is no document, or when `open`
+  // is false, after saying `none` (greyed) in the panel instead.
+  bool panel_open(const char* panel, bool open, const char* none);
   // Two children side by side: `side` is min(max_side, side_share × the
   // width) wide at the right, `main` takes the rest.
   using ProfilePart = void (View::*)(const Profile&);

@@ -56,14 +56,10 @@ void View::select_histogram_bin(std::size_t bin) {
 }
 
 void View::draw_histogram() {
-  stats_.panels.push_back("histogram");
-  if (!doc_) return;
-  if (!histogram_) {
-    ImGui::TextDisabled(
-        "No histogram open. Open one from a kernel's row in Hotspots, an op in Ops, or the Details of a selected "
-        "kernel or range (H): the durations of every instance of that name.");
+  if (!panel_open("histogram", histogram_.has_value(),
+                  "No histogram open. Open one from a kernel's row in Hotspots, an op in Ops, or the Details of a "
+                  "selected kernel or range (H): the durations of every instance of that name."))
     return;
-  }
   const DurationHistogram& h = *histogram_;
   const Trace& t = doc_->trace();
   const std::string what = h.table == TableId::kernels ? "kernel" : "range";

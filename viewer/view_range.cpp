@@ -211,14 +211,10 @@ void window_rows_table(const char* id, const std::vector<WindowRow>& rows, const
 }  // namespace
 
 void View::draw_range_panel() {
-  stats_.panels.push_back("range");
-  if (!doc_) return;
-  if (!range_) {
-    ImGui::TextDisabled(
-        "No range selected. Drag on the time ruler (or Shift+drag on the tracks) to select one: its length, "
-        "and the time per kernel, category, op, stream and GPU inside it.");
+  if (!panel_open("range", range_.has_value(),
+                  "No range selected. Drag on the time ruler (or Shift+drag on the tracks) to select one: its "
+                  "length, and the time per kernel, category, op, stream and GPU inside it."))
     return;
-  }
   const TimeNs origin = doc_->trace().begin_time();
   ImGui::Text("Range %s .. %s  ·  %s", format_offset(range_->start - origin, 1000).c_str(),
               format_offset(range_->end - origin, 1000).c_str(), format::duration(range_->duration()).c_str());
