@@ -508,8 +508,8 @@ void say_execution(const NameCounts& c, std::size_t kernels, WorkloadKind* w) {
                                       " of kernel time: a small part compiled, the rest eager)",
                                   graphs.empty() ? "no kernel replayed from a CUDA graph" : graphs});
   } else {
-    w->execution_evidence =
-        join({graphs.empty() ? "no kernel replayed from a CUDA graph" : graphs, "no Triton kernel or compiled region"});
+    w->execution_evidence = join({graphs.empty() ? "no kernel replayed from a CUDA graph" : graphs,
+                                  "no kernel named as inductor's Triton kernels (triton_…) and no compiled region"});
   }
 }
 
