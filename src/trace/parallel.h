@@ -12,8 +12,7 @@
 
 namespace gpuscope {
 
-// job(i) for i in [0, n) on up to `threads` threads (0 counts as 1), the
-// calling one among them. Every job runs whatever the others throw; the
+// job(i) for i in [0, n) on up to `threads` threads (0 counts as 1). Every job runs whatever the others throw; the
 // exception of the lowest failing i, if any, is rethrown once all are done.
 template <class Job>
 void run_jobs(std::size_t n, unsigned threads, Job&& job) {
@@ -28,11 +27,18 @@ void run_jobs(std::size_t n, unsigned threads, Job&& job) {
       }
     }
   };
+  // With more than one, all run on threads of their own and the caller
+  // waits: jobs then allocate from those threads' malloc arenas, not the
+  // caller's, which in Python's process also holds the interpreter's objects
+  // (a job's freed memory there stays part of the process's peak).
   const std::size_t workers = std::min<std::size_t>(threads > 0 ? threads : 1, n);
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < workers; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  if (workers <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < workers; ++t) pool.emplace_back(work);
+    for (std::thread& t : pool) t.join();
+  }
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
 }
