@@ -31,7 +31,11 @@ class Sampler:
         self._stack_ids = {}  # (code, line, …) tuple -> string id
         self._frame_names = {}  # (code, line) -> "file(line): function"
         self.taken = self.dropped = self.missed = 0
-        self.cost_ns = 0  # CPU time spent sampling (the overhead numbers)
+        # The sampler thread's own CPU time (sampling and writing: the overhead
+        # numbers), read at each write: a thread CPU clock read is a system call,
+        # which per sample would cost as much as a third of the sample.
+        self.cost_ns = 0
+        self._cpu_at_write = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="gpuscope-sampler", daemon=True)
 
@@ -45,10 +49,17 @@ class Sampler:
         self._write()
 
     def _run(self):
+        self._cpu_at_write = time.thread_time_ns()
         try:
             self._loop()
         except Exception as e:  # sampling stops; the program goes on
             self._file.write("meta", stats={}, notes={"capture.host_sampling.stopped": repr(e)})
+        self._account_cpu()  # stop() writes the rest
+
+    def _account_cpu(self):
+        now = time.thread_time_ns()
+        self.cost_ns += now - self._cpu_at_write
+        self._cpu_at_write = now
 
     def _loop(self):
         me = threading.get_ident()
@@ -73,7 +84,6 @@ class Sampler:
                 next_flush = now + self._flush_ns
 
     def _sample(self, me):
-        t0 = time.thread_time_ns()
         wall = time.time_ns()
         frames = sys._current_frames()
         # This thread's own frame would make a cycle (this frame -> the dict ->
@@ -92,7 +102,6 @@ class Sampler:
             n += 1
             self.taken += 1
         frame = frames = None
-        self.cost_ns += time.thread_time_ns() - t0
 
     def _stack_id(self, frame):
         key = []
@@ -118,6 +127,8 @@ class Sampler:
         return name
 
     def _write(self):
+        if threading.current_thread() is self._thread:
+            self._account_cpu()
         counts = {"capture.host.samples.taken": self.taken, "capture.host.samples.dropped": self.dropped,
                   "capture.host.samples.missed": self.missed, "capture.host.samples.cost_ns": self.cost_ns}
         self.taken = self.dropped = self.missed = self.cost_ns = 0
