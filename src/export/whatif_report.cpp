@@ -198,7 +198,8 @@ std::string whatif_text(const WhatIf& w, const WhatIfHeader& h) {
   std::string out = "gpuscope whatif: " + h.file + "\n";
   const bool steps = w.measured.steps > 0;
   out += "Source: " + source_words(h) + " · " + format::count(h.gpus) + (h.gpus == 1 ? " GPU" : " GPUs") + " · ";
-  out += steps ? format::count(w.measured.steps) + " steps (" + std::string(to_string(w.graph.step_source)) + ")"
+  out += steps ? format::count(w.measured.steps, "step", "steps") + " (" + std::string(to_string(w.graph.step_source)) +
+                     ")"
                : "no steps: the whole trace is predicted (its span)";
   out += "\n";
   const auto& e = w.graph.edges;

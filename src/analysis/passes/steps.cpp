@@ -100,11 +100,12 @@ std::vector<CpuStep> cpu_steps(const Trace& t, StepSource* source) {
     out = std::move(profiler);
   } else if (!named.empty()) {
     // The threads with at least two step ranges (one per GPU when a process
-    // drives several GPUs from one thread each).
+    // drives several GPUs from one thread each); where no thread marked two,
+    // the one step each marked (a serving engine's trace of one step).
     *source = StepSource::nvtx;
     for (CpuStep& s : named)
-      if (named_per_track[s.track] >= 2) out.push_back(std::move(s));
-    if (out.empty()) *source = StepSource::none;
+      if (named_per_track[s.track] >= 2) out.push_back(s);
+    if (out.empty()) out = std::move(named);
   }
   std::sort(out.begin(), out.end(), [](const CpuStep& a, const CpuStep& b) {
     return a.track != b.track ? a.track < b.track : a.range.start < b.range.start;
@@ -202,34 +203,41 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
   return {found.begin(), found.end()};
 }
 
-// When the work queued ahead of a device's first step was done: on each of
-// its streams, the ops launched before the step began (and the ops with no
-// launch ahead of them), and the ops with no launch in the trace that the
-// step's first op on the stream queued behind (launched before they were
-// done: work queued before the trace began). A first step would otherwise absorb that backlog:
-// a GPU 155 ms behind its host at the trace's start made a 210 ms step 372 ms.
+// When the work queued ahead of a device's first step was done: the ops
+// launched before the step began (and the ops with no launch ahead of them),
+// and the ops with no launch in the trace that the step's first op on a
+// stream queued behind (launched before they were done: work queued before
+// the trace began), where that work runs at the step's start (or begins
+// within `slack` of it). A first step would otherwise absorb that backlog: a
+// GPU 155 ms behind its host at the trace's start made a 210 ms step 372 ms.
+// Queued work that does not run then — the GPU idle from the step's start,
+// the ops held by a dependency — is no backlog: that wait is the step's.
 // (Later steps start where the one before them ended: order_steps.)
 // `step`: from the host's start of the step to the end of its work.
-TimeNs backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, TimeRange step) {
+TimeNs backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, TimeRange step, TimeNs slack) {
   const ApiCallTable& a = t.api_calls();
-  TimeNs backlog = std::numeric_limits<TimeNs>::min();
+  std::vector<TimeRange> backlog;  // the ops queued ahead of the step
   auto ahead = [&](TableId id, const TimeNs* start, const TimeNs* end, const RowIndex* api, TrackId track) {
     const RowRange rows = t.rows_of(id, track);
-    TimeNs unlaunched = std::numeric_limits<TimeNs>::min();  // ops with no launch since the last launched one
+    std::size_t unlaunched = backlog.size();  // ops with no launch since the last launched one, from here
     for (RowIndex i = rows.begin; i < rows.end && start[i] < step.end; ++i) {
       if (api[i] == kNoRow) {
-        unlaunched = std::max(unlaunched, end[i]);
+        backlog.push_back({start[i], end[i]});
         continue;
       }
       if (a.start[api[i]] >= step.start) {
         // Ops with no launch ahead of the step's first op count where the
         // host had launched that op before they were done: it queued behind
         // them. Else they may be the step's own, with their launches lost.
-        if (a.start[api[i]] < unlaunched) backlog = std::max(backlog, unlaunched);
+        TimeNs done = std::numeric_limits<TimeNs>::min();
+        for (std::size_t j = unlaunched; j < backlog.size(); ++j) done = std::max(done, backlog[j].end);
+        if (a.start[api[i]] >= done) backlog.resize(unlaunched);
         return;
       }
-      backlog = std::max({backlog, unlaunched, end[i]});  // queued before the step began
+      backlog.push_back({start[i], end[i]});  // queued before the step began
+      unlaunched = backlog.size();
     }
+    backlog.resize(unlaunched);  // no op of the step queued behind them
   };
   const KernelTable& k = t.kernels();
   const MemcpyTable& m = t.memcpys();
@@ -239,7 +247,12 @@ TimeNs backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, Ti
     ahead(TableId::memcpys, m.start.data(), m.end.data(), m.api.data(), track);
     ahead(TableId::memsets, z.start.data(), z.end.data(), z.api.data(), track);
   }
-  return backlog;
+  // The backlog still running at the step's start, or starting within
+  // `slack` of it: the GPU was behind. Else it was held (and idle) first.
+  TimeNs first = std::numeric_limits<TimeNs>::max(), done = std::numeric_limits<TimeNs>::min();
+  for (const TimeRange& r : backlog)
+    if (r.end > step.start) first = std::min(first, r.start), done = std::max(done, r.end);
+  return first <= step.start + slack ? done : std::numeric_limits<TimeNs>::min();
 }
 
 // One table of one of a device's tracks, and where its previous step's
@@ -779,7 +792,7 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
       const std::vector<TrackId>& device_tracks = tracks.at(st.device);
       if (i == 0 || f.steps[i - 1].device != st.device) {
         cursors = op_cursors(t, device_tracks);
-        const TimeNs began = backlog_end(t, device_tracks, st.range);
+        const TimeNs began = backlog_end(t, device_tracks, st.range, opt.thresholds.idle_gap_ns);
         if (began > st.range.start && began < st.range.end) {
           st.range.start = began;
           st.host_tail_ns = std::min(st.host_tail_ns, st.range.duration());

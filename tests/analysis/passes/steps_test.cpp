@@ -177,6 +177,38 @@ TEST(StepsFromRanges, TheFirstStepStartsWhenTheBacklogAheadOfItIsDone) {
   EXPECT_EQ(behind.steps.steps[1].lead_idle_ns, 0);  // the GPU is still busy when the host starts it
 }
 
+// Work launched before the first step that does not run at its start (held
+// by a dependency: the GPU idle meanwhile) is no backlog of a GPU behind its
+// host: the wait is the step's, which starts when the host began it (an
+// SGLang decode step whose queued ops waited 463 ms for an event).
+TEST(StepsFromRanges, WorkHeldAtTheFirstStepsStartIsNoBacklog) {
+  testing::TraceFactory f;
+  f.kernel(0, 7, "held", 50'000'000, 50'010'000, 900'000);  // launched before the step, started 49 ms after it
+  for (int s = 0; s < 2; ++s) {
+    const TimeNs host = 1'000'000 + s * 60'000'000;
+    f.range("step", host, host + 55'000'000, 1, RangeKind::push_pop, "nvtx");
+    const TimeNs gpu = s == 0 ? 50'020'000 : host + 100'000;
+    f.kernel(0, 7, "step work", gpu, gpu + 5'000'000, host + 50'000);
+  }
+  const Profile p = analyze(f.build());
+  ASSERT_EQ(p.steps.steps.size(), 2u);
+  EXPECT_EQ(p.steps.steps[0].range.start, 1'000'000);  // the host's start
+  EXPECT_EQ(p.steps.steps[0].lead_idle_ns, 49'000'000);
+  EXPECT_GE(p.steps.steps[0].idle_ns, 49'000'000);
+}
+
+// One step range on its thread (a serving engine's trace of one batch) is a
+// step, as one ProfilerStep is.
+TEST(StepsFromRanges, OneStepRangeIsOneStep) {
+  testing::TraceFactory f;
+  f.range("step[DECODE bs=32]", 1'000'000, 9'000'000, 1, RangeKind::annotation, "user_annotation");
+  f.kernel(0, 7, "k", 1'100'000, 8'000'000, 1'010'000);
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.steps.source, StepSource::nvtx);
+  ASSERT_EQ(p.steps.steps.size(), 1u);
+  EXPECT_EQ(p.steps.steps[0].range.start, 1'000'000);
+}
+
 TEST(StepsWithoutMarkers, TensorFlowShapedRunGetsItsStepsFromTheBursts) {
   std::vector<std::vector<TimeNs>> bursts;
   const Profile p = analyze(tf_training_trace({}, &bursts));
