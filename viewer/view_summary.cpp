@@ -197,6 +197,9 @@ void View::draw_summary_launches(const Profile& p, const TraceMeta& meta) {
     ImGui::Text("Launches: %s · CPU launch mean %s · launch delay median %s · %s of kernels shorter than their launch",
                 format::count(l.launches).c_str(), format::duration(l.cpu_launch.mean).c_str(),
                 format::duration(l.launch_delay.median).c_str(), format::percent(l.short_kernel_share).c_str());
+  if (l.graph_ops > 0)
+    ImGui::Text("%s GPU ops replayed by graph launches (not in the launch figures)",
+                format::count(l.graph_ops).c_str());
   if (!meta.stats.empty()) {
     ImGui::TextUnformatted("Source statistics (events the source could not keep are counted here):");
     for (const auto& [k, v] : meta.stats) ImGui::BulletText("%s: %s", k.c_str(), format::count(v).c_str());

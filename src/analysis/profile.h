@@ -275,7 +275,10 @@ struct IdleByCause {
 };
 
 struct LaunchStats {
-  std::uint64_t launches = 0;               // API calls linked to a GPU op
+  std::uint64_t launches = 0;  // API calls linked to a GPU op, graph launches aside
+  // GPU ops replayed by a graph launch (cudaGraphLaunch): one call starts
+  // them all, so they are left out of the figures below.
+  std::uint64_t graph_ops = 0;
   DurationStats cpu_launch;                 // duration of the launching API calls
   DurationStats gpu_duration;               // duration of the ops they launched
   DurationStats launch_delay;               // op start - launching call end
@@ -633,7 +636,8 @@ struct HelpAnswer {
 struct IdleCharge {
   // Stable: "input-wait", "host-sync", "blocking-copy", "late-launch" (gaps
   // under the idle-gap threshold), "late-launch-gap", "queued-gap",
-  // "warm-up" (gaps of the threshold or more), "other" (the rest: short gaps
+  // "unlaunched-gap" (ended by ops with no launch in the trace: late launch
+  // or held work, unknown), "warm-up" (gaps of the threshold or more), "other" (the rest: short gaps
   // ended by queued work or dependencies, and what no part explains);
   // "input-before-start": input loading before a GPU's first op, outside its
   // span and so not part of its idle time (listed last).

@@ -612,7 +612,9 @@ constexpr void rows(V& v, Of<IdleByCause>) {
 template <class V>
 constexpr void rows(V& v, Of<LaunchStats>) {
   using L = LaunchStats;
-  field<&L::launches>(v, "launches", "", "API calls linked to a GPU op");
+  field<&L::launches>(v, "launches", "", "API calls linked to a GPU op, graph launches aside");
+  field<&L::graph_ops>(v, "graph_ops", "",
+                       "GPU ops replayed by a graph launch (cudaGraphLaunch), left out of the figures below");
   field<&L::cpu_launch>(v, "cpu_launch", "", "of the launching calls' durations");
   field<&L::gpu_duration>(v, "gpu_duration", "", "of the launched ops' durations");
   field<&L::launch_delay>(v, "launch_delay", "", "of op start − launching call end (may be negative)");
@@ -886,7 +888,7 @@ constexpr void rows(V& v, Of<IdleCharge>) {
   using C = IdleCharge;
   field<&C::cause>(v, "cause", "",
                    "`input-wait`, `host-sync`, `blocking-copy`, `late-launch` (gaps under the idle-gap threshold), "
-                   "`late-launch-gap`, `queued-gap`, `warm-up` (gaps at or over it), `other`; and "
+                   "`late-launch-gap`, `queued-gap`, `unlaunched-gap`, `warm-up` (gaps at or over it), `other`; and "
                    "`input-before-start` (input loading before a GPU's first op: not in its idle time)");
   field<&C::ns>(v, "ns", "ns", "its time, summed over the GPUs");
   field<&C::finding>(v, "finding", "", "the rule id of the finding (numbered or minor) that charges it; empty: none");

@@ -177,7 +177,8 @@ void header(const Profile& p, std::string& out) {
   if (!p.producer.empty()) line += " (" + p.producer + ")";
   line += " · " + gpu_count(p);
   if (!p.steps.steps.empty())
-    line += " · " + count(p.steps.steps.size()) + " steps (" + std::string(to_string(p.steps.source)) + ")";
+    line += " · " + format::count(p.steps.steps.size(), "step", "steps") + " (" +
+            std::string(to_string(p.steps.source)) + ")";
   line += " · " + duration(p.window.duration()) + " recorded";
   out += line + "\n";
   const WorkloadKind& w = p.workload;
@@ -847,11 +848,18 @@ void module_split(const Profile& p, const ReportTextOptions& o, std::string& out
 
 void host_side(const Profile& p, std::string& out) {
   const LaunchStats& l = p.launches;
+  // Ops a graph launch replayed share its one call: counted apart.
+  const std::string graph_ops =
+      l.graph_ops ? " (" + count(l.graph_ops) + " more GPU ops replayed by graph launches, not in these figures)"
+                  : std::string();
   if (l.launches)
-    out += "Launches: " + count(l.launches) + " · CPU launch call median " + duration(l.cpu_launch.median) +
+    out += "Launches: " + count(l.launches) + graph_ops + " · CPU launch call median " + duration(l.cpu_launch.median) +
            " · GPU op median " + duration(l.gpu_duration.median) + " · launch delay median " +
            duration(l.launch_delay.median) + " (max " + duration(l.launch_delay.max) +
            ") · ops shorter than their launch " + percent(l.short_kernel_share) + " · deepest queue " +
+           count(l.max_queue_depth) + "\n";
+  else if (l.graph_ops)
+    out += "Launches: none but graph launches, which replayed " + count(l.graph_ops) + " GPU ops · deepest queue " +
            count(l.max_queue_depth) + "\n";
   const MemcpyStats& m = p.memcpys;
   if (m.count)
@@ -872,7 +880,7 @@ void host_side(const Profile& p, std::string& out) {
            (y.copies ? " (" + duration(y.gpu_idle_after_copies_ns) + " after " + count(y.copies) + " blocking copies)"
                      : std::string()) +
            "\n";
-  if (l.launches || m.count || y.count) out += "\n";
+  if (l.launches || l.graph_ops || m.count || y.count) out += "\n";
 }
 
 void hta(const Profile& p, std::string& out) {
@@ -981,6 +989,7 @@ std::string_view idle_cause_words(std::string_view cause) {
   if (cause == "late-launch") return "late launches, short gaps";
   if (cause == "late-launch-gap") return "late launches, long gaps";
   if (cause == "queued-gap") return "queued work, long gaps";
+  if (cause == "unlaunched-gap") return "no launch recorded, long gaps";
   if (cause == "warm-up") return "warm-up (first calls)";
   if (cause == "input-before-start") return "input loading, before start";
   return "other";

@@ -160,9 +160,11 @@ struct EvidenceFields {
   // input wait (input-bound's: idle_gaps_explained_ns less the sync part),
   // and the rest by what ended the gap: warm-up (the first call of a kernel
   // before the first step ends: lazy loading, autotuning, first allocations),
-  // a late host launch, or work already queued (a dependency, an event wait,
-  // a graph replay; also ops with no launching call).
+  // a late host launch, work already queued (a dependency, an event wait, a
+  // graph replay), or ops with no launch in the trace (which of the others
+  // it was, the trace cannot tell).
   TimeNs idle_gaps_sync_ns = 0, idle_gaps_warmup_ns = 0, idle_gaps_launch_ns = 0, idle_gaps_queued_ns = 0;
+  TimeNs idle_gaps_unlaunched_ns = 0;
   // The part of input_wait before a GPU's first op (outside its span, so
   // outside its idle time).
   TimeNs input_wait_before_start_ns = 0;
@@ -237,6 +239,7 @@ struct Evidence : EvidenceFields {
     allocator_call_ns += o.allocator_call_ns;
     idle_gaps_sync_ns += o.idle_gaps_sync_ns, idle_gaps_warmup_ns += o.idle_gaps_warmup_ns;
     idle_gaps_launch_ns += o.idle_gaps_launch_ns, idle_gaps_queued_ns += o.idle_gaps_queued_ns;
+    idle_gaps_unlaunched_ns += o.idle_gaps_unlaunched_ns;
     idle_gaps_warmup += o.idle_gaps_warmup;
     merge_by_name(&idle_gaps_host, o.idle_gaps_host);
     merge_by_name(&idle_gaps_host_ops, o.idle_gaps_host_ops);
@@ -290,11 +293,12 @@ enum class IdleCause : std::uint8_t {
   late_launch,
   late_launch_gap,
   queued_gap,
+  unlaunched_gap,
   warm_up,
   other,
   input_before_start,
 };
-inline constexpr int kIdleCauseCount = 9;
+inline constexpr int kIdleCauseCount = 10;
 std::string_view idle_cause_name(IdleCause c);
 // A stretch [start, end) of a device's idle time and what it waited for.
 // `thread`: the CPU track whose launch ended it (kNone: none known). The
@@ -320,12 +324,14 @@ struct OpTotals {
   // Per trace of the job, per StringId of a kernel name: its kernels' durations.
   std::vector<std::vector<Name>> by_name;
   // CPU launch time, GPU time and launch delay of every op with a launching
-  // call: the device passes sample one op in BracketMedian::kStride, the
+  // call but a graph launch: the device passes sample one op in BracketMedian::kStride, the
   // stream passes add every op, launch_pass() finishes.
   enum { kCpu, kGpu, kDelay };
   std::array<BracketMedian, 3> launch;
   std::uint32_t countdown = 1;  // ops until the next sampled one
   std::uint64_t short_kernels = 0, runtime_outliers = 0, launch_delay_outliers = 0;
+  // Ops replayed by a graph launch: left out of the launch statistics.
+  std::uint64_t graph_ops = 0;
   // (launching API call, GPU idle it ended) of each idle gap shorter than
   // the idle-gap threshold that a late launch ended, in no particular order:
   // the op table charges them to the op that launched (OpRow::starved_ns).
@@ -418,6 +424,23 @@ void sort_copy_groups(std::vector<CopyGroup>& groups);
 // (cu…Synchronize…, hip…Synchronize…), for traces without synchronization
 // records.
 bool is_sync_api(std::string_view name);
+// Calls that replay a CUDA or HIP graph (cudaGraphLaunch, cuGraphLaunch,
+// hipGraphLaunch): one call starts every op of the graph, so its duration
+// and the delay from its end to each op are not per-launch figures.
+inline bool is_graph_launch_name(std::string_view n) {
+  return n.starts_with("cudaGraphLaunch") || n.starts_with("cuGraphLaunch") || n.starts_with("hipGraphLaunch");
+}
+// Which API calls of a trace replay a graph, by their name; nothing to test
+// (and no cost per call) where the trace names no such call.
+class GraphLaunches {
+ public:
+  explicit GraphLaunches(const Trace& t);
+  bool operator()(RowIndex call) const { return !by_name_.empty() && by_name_[name_[call]]; }
+
+ private:
+  const StringId* name_ = nullptr;
+  std::vector<std::uint8_t> by_name_;  // per StringId; empty: none
+};
 
 // passes/hotspots.cpp: categories, hotspots and launch statistics over all traces,
 // from the totals the device passes gathered (plus the scans exact medians need).

@@ -185,6 +185,15 @@ std::optional<HelpAnswer> input_from_samples(const Profile& p, double idle, cons
 // batches), a wait long enough to matter is a gap of gpu-idle-gaps' size
 // that a late launch ended. Both together under 5 % of step time: no; where
 // under 90 % of the GPU ops have a launch in the trace, nothing is said.
+// Whether at least 90 % of the GPU ops have their launch in the trace: what
+// ended a gap, and so the host's part of the idle time, comes from the
+// launches.
+bool launches_cover(const Profile& p) {
+  std::uint64_t ops = 0;
+  for (const DeviceSummary& d : p.devices) ops += d.kernels + d.memcpys + d.memsets;
+  return ops > 0 && (p.launches.launches + p.launches.graph_ops) * 10 >= ops * 9;
+}
+
 std::optional<HelpAnswer> input_from_step_leads(const Profile& p, double idle) {
   const StepSummary& st = p.steps;
   if ((st.source != StepSource::profiler_step && st.source != StepSource::nvtx) || st.total_ns <= 0)
@@ -192,9 +201,7 @@ std::optional<HelpAnswer> input_from_step_leads(const Profile& p, double idle) {
   // A step's GPU extent and a gap's cause come from the launches linked to
   // their ops: a trace that links few of its ops (launch records stripped or
   // lost) bounds nothing.
-  std::uint64_t ops = 0;
-  for (const DeviceSummary& d : p.devices) ops += d.kernels + d.memcpys + d.memsets;
-  if (ops == 0 || p.launches.launches * 10 < ops * 9) return std::nullopt;
+  if (!launches_cover(p)) return std::nullopt;
   TimeNs late_gaps = 0;
   for (const IdleCharge& c : p.idle_charges)
     if (c.cause == "late-launch-gap") late_gaps += c.ns;
@@ -405,8 +412,10 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
     // time, whether or not kernels would fit beside the ones that run.
     if (room.idle_bound) {
       const TimeNs waits = main->idle_host_wait_ns + main->idle_other_ns;
-      std::string why = gpu + " waits for the host or for dependencies " + dur(waits) + " (for the host " +
-                        pct(double(main->idle_host_wait_ns) / double(waits)) + "), longer than its " +
+      // The host's part only where the launches say it.
+      const std::string host =
+          launches_cover(p) ? " (for the host " + pct(double(main->idle_host_wait_ns) / double(waits)) + ")" : "";
+      std::string why = gpu + " waits for the host or for dependencies " + dur(waits) + host + ", longer than its " +
                         dur(main->kernel_busy_ns) +
                         " of kernels: nothing is ready to run beside them (see the findings on idle time)";
       if (!room.room && room.used > 0) why += "; while they run, " + rules::room_words(room, *main);

@@ -100,6 +100,7 @@ std::vector<IdlePart> unclaimed_parts(const Builder& b, TimeNs rest) {
   add(launch_bound_fires(b), "late launches", ev.launch_gaps.total());
   add(gaps, "late launches", ev.idle_gaps_launch_ns);
   add(gaps, "queued work or dependencies", ev.idle_gaps_queued_ns);
+  add(gaps, "ops with no launch in the trace", ev.idle_gaps_unlaunched_ns);
   add(gaps, "warm-up", ev.idle_gaps_warmup_ns);
   // Merge the two late-launch parts, then what no part explains.
   std::vector<IdlePart> merged;
@@ -264,7 +265,7 @@ void busy_not_working(Builder& b) {
 namespace {
 
 // What ended the gaps, by cause; the one with the most time decides the advice.
-enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput };
+enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput, kUnlaunched };
 
 // Where the launching thread was during the gaps late launches ended, most
 // time first (at most five; "" if the trace recorded nothing there).
@@ -302,9 +303,9 @@ std::string ddp_buffer_broadcast(const Builder& b) {
 
 // The advice for the gaps' largest cause, then a line for each other fixable
 // cause (late launches, queued work) that holds a tenth of them or more.
-std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, bool stepped) {
+std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, TimeNs unlaunched, bool stepped) {
   const Totals& t = b.t;
-  const TimeNs fixable = launch + queued;
+  const TimeNs fixable = launch + queued + unlaunched;
   // Where the thread was is known when recorded ops or calls cover at least
   // half the gaps' time; else the advice names the usual suspects.
   TimeNs named = 0, all = 0;
@@ -330,8 +331,15 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, bool
       "started): the GPU waited for a dependency the trace does not show "
       "(an event from another stream or process, a collective's peer, a graph launch). Find what the waiting stream "
       "depends on and overlap it, or remove the wait (cudaStreamWaitEvent on finer-grained events).";
+  static constexpr const char* kUnlaunchedAdvice =
+      "Their launch records were not kept (a sampled or filtered trace, or work queued before the capture "
+      "began), so whether the GPU waited for the host's launch or for a dependency the trace cannot tell. "
+      "Capture with the CUDA runtime calls (torch.profiler's CUDA activity, gpuscope capture) to find out.";
   std::string advice;
   switch (top) {
+    case kUnlaunched:
+      advice = std::string("The ops that ended most of these gaps have no launch in the trace. ") + kUnlaunchedAdvice;
+      break;
     case kWarmup:
       advice = std::string(stepped ? "Most of the idle time is warm-up: first calls that load modules, allocate "
                                      "memory or autotune (cudnn.benchmark, cuBLAS heuristics) before the first step. "
@@ -369,7 +377,25 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, bool
   if (top != kQueued && queued > 0 && queued * 10 >= fixable)
     advice +=
         " Gaps ended by work held by a dependency (" + dur(t.per_device(queued)) + "): " + lower_first(kQueuedAdvice);
+  if (top != kUnlaunched && unlaunched > 0 && unlaunched * 10 >= fixable)
+    advice += " Gaps ended by ops with no launch in the trace (" + dur(t.per_device(unlaunched)) +
+              "): " + lower_first(kUnlaunchedAdvice);  // "their launch records were not kept …"
   return advice;
+}
+
+// Why the gaps ended by held work and by ops with no launch are no saving.
+std::string unknown_gaps_note(const Totals& t, TimeNs queued, TimeNs unlaunched) {
+  std::string note;
+  if (queued > 0)
+    note = "the " + dur(t.per_device(queued)) +
+           " of gaps ended by work held by a dependency are not counted: the trace does not show what that work "
+           "waited for, so what removing the wait saves is unknown";
+  if (unlaunched > 0)
+    note += note.empty() ? "the " + dur(t.per_device(unlaunched)) +
+                               " of gaps ended by ops with no launch in the trace are not counted: what they waited "
+                               "for (their launch or a dependency) is unknown"
+                         : ", nor the " + dur(t.per_device(unlaunched)) + " ended by ops with no launch in the trace";
+  return note;
 }
 
 }  // namespace
@@ -387,30 +413,31 @@ void gpu_idle_gaps(Builder& b) {
   const TimeNs explained = std::min(ev.idle_gaps_explained_ns, ev.idle_gaps.total());
   const TimeNs sync = std::min(ev.idle_gaps_sync_ns, explained), input = explained - sync;
   const TimeNs warmup = ev.idle_gaps_warmup_ns, launch = ev.idle_gaps_launch_ns, queued = ev.idle_gaps_queued_ns;
+  const TimeNs unlaunched = ev.idle_gaps_unlaunched_ns;
   // Late launches have a known fix (the host's work between them); what
-  // queued work waited for the trace does not show, so its gaps are no
-  // estimated saving: unknown, said with their time.
+  // queued work waited for the trace does not show, nor whether ops with no
+  // launch in it waited for their launch or for a dependency, so those gaps
+  // are no estimated saving: unknown, said with their time.
   const TimeNs saving = launch;
   // The gaps a fix of the program may remove (warm-up aside): they decide
   // the severity, and which causes get advice of their own.
-  const TimeNs fixable = launch + queued;
+  const TimeNs fixable = launch + queued + unlaunched;
   const Severity sev = ratio(fixable, t.span) >= 0.25 ? Severity::critical : Severity::warning;
   Finding& f = b.add(sev, gap_share, th.idle_gaps_share, t.per_device(saving));
   f.share = gap_share;
-  if (queued > 0)
-    f.saving_note =
-        "the " + dur(t.per_device(queued)) +
-        " of gaps ended by work held by a dependency are not counted: the trace does not show what that work "
-        "waited for, so what removing the wait saves is unknown";
+  f.saving_note = unknown_gaps_note(t, queued, unlaunched);
   const std::vector<TimeRange> r = ev.idle_gaps.ranges();
   // The cause with the most time decides the title's words and the advice.
-  const std::array<TimeNs, 5> by_cause = {warmup, launch, queued, sync, input};
+  const std::array<TimeNs, 6> by_cause = {warmup, launch, queued, sync, input, unlaunched};
   const auto top = static_cast<Cause>(std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
-  static constexpr const char* kWords[] = {"warm-up at the start of the capture", "ended by late host launches",
+  static constexpr const char* kWords[] = {"warm-up at the start of the capture",
+                                           "ended by late host launches",
                                            "ended by work held by a dependency (event waits, other streams)",
-                                           "after host synchronizations and blocking copies", "waiting for input"};
+                                           "after host synchronizations and blocking copies",
+                                           "waiting for input",
+                                           "ended by ops with no launch in the trace (cause unknown)"};
   // "mostly" only where the cause holds half the gaps' time or more.
-  const TimeNs all_causes = warmup + launch + queued + sync + input;
+  const TimeNs all_causes = warmup + launch + queued + sync + input + unlaunched;
   const std::string most = 2 * by_cause[top] >= all_causes
                                ? std::string("mostly ")
                                : "the largest part (" + pct(ratio(by_cause[top], all_causes)) + ") ";
@@ -434,6 +461,9 @@ void gpu_idle_gaps(Builder& b) {
       (launch > 0 ? " (until " + dur(b.opt.consecutive_kernel_delay_ns) + " after the launch returned)" : "") +
       ", work held by a dependency " + dur(t.per_device(queued)) +
       (queued > 0 ? " (queued before the gap, or waiting after its launch returned)" : "") +
+      (unlaunched > 0 ? ", ops with no launch in the trace " + dur(t.per_device(unlaunched)) +
+                            " (a late launch or held work: the trace cannot tell)"
+                      : "") +
       "; GPU idle after host synchronizations or blocking copies " + dur(t.per_device(sync)) + " and input wait " +
       dur(t.per_device(input)) +
       " are the host-sync, sync-memcpy and input-bound findings' (not counted here). Communication is never in a gap "
@@ -446,12 +476,17 @@ void gpu_idle_gaps(Builder& b) {
     if (const std::string ops = host_in_late_gaps(b, ev.idle_gaps_host_ops); !ops.empty())
       f.evidence += " By the outermost framework op: " + ops + ".";
   }
-  const std::string advice = gap_advice(b, top, launch, queued, stepped);
+  const std::string advice = gap_advice(b, top, launch, queued, unlaunched, stepped);
+  const TimeNs unknown = queued + unlaunched;
   f.recommendation = advice + " Estimated saving: the gaps ended by late launches (" + dur(t.per_device(launch)) +
                      "), not warm-up, input wait or the idle after synchronizations" +
-                     (queued > 0 ? "; the gaps ended by queued work (" + dur(t.per_device(queued)) +
-                                       ") save an unknown share of their time, by what their wait turns out to be."
-                                 : ".");
+                     (unknown > 0 ? "; the gaps ended by " +
+                                        std::string(queued > 0 && unlaunched > 0 ? "queued work or ops with no launch"
+                                                    : queued > 0                 ? "queued work"
+                                                                                 : "ops with no launch") +
+                                        " (" + dur(t.per_device(unknown)) +
+                                        ") save an unknown share of their time, by what their wait turns out to be."
+                                  : ".");
   f.ranges = r;
 }
 
@@ -831,6 +866,7 @@ std::vector<IdleCharge> charge_idle(const Profile& p, const Evidence& ev, const 
   const bool gaps = idle_gaps_fire(b);
   add("late-launch-gap", ev.idle_gaps_launch_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
   add("queued-gap", ev.idle_gaps_queued_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
+  add("unlaunched-gap", ev.idle_gaps_unlaunched_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
   add("warm-up", ev.idle_gaps_warmup_ns, gaps, "gpu-idle-gaps", "a one-time cost (first calls): no finding charges it");
   if (gaps && !out.empty() && out.back().cause == "warm-up") out.back().note = "no saving claimed: a one-time cost";
   add("other", std::max<TimeNs>(0, t.idle - charged), false, "",

@@ -50,7 +50,7 @@ constexpr RuleEntry kRules[] = {
       "critical at ≥ 80 % of the samples"},
      busy_not_working},
     {{"gpu-idle-gaps", "idle gaps of at least 1 ms, their share of the run, by what ended them",
-      "critical at ≥ 25 % ended by late launches or queued work"},
+      "critical at ≥ 25 % ended by late launches, queued work or unlaunched ops"},
      gpu_idle_gaps},
     {{"input-bound", "GPU idle while the host loads data, share of step time", "critical when highly",
       "--no-input-wait"},

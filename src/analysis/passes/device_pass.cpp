@@ -609,10 +609,15 @@ struct Sweep {
   }
 
   // What a gap's time that neither input nor a sync explains is charged to
-  // (the same split as close_gap's).
-  static IdleCause gap_cause(bool short_gap, bool late, bool warm_up) {
+  // (the same split as close_gap's). A long gap that ops with no launch in
+  // the trace ended may have waited for their launch or for a dependency:
+  // unknown, not queued work.
+  static IdleCause gap_cause(bool short_gap, bool late, bool warm_up, bool linked) {
     if (short_gap) return late ? IdleCause::late_launch : IdleCause::other;
-    return warm_up ? IdleCause::warm_up : late ? IdleCause::late_launch_gap : IdleCause::queued_gap;
+    return warm_up  ? IdleCause::warm_up
+           : late   ? IdleCause::late_launch_gap
+           : linked ? IdleCause::queued_gap
+                    : IdleCause::unlaunched_gap;
   }
 
   // A gap [g0, g1) ends with ops starting at g1; `launch` is the earliest of
@@ -676,8 +681,8 @@ struct Sweep {
     // holding the GPU up: not where that kernel was queued before the gap
     // began (it waited for something else: an event, a dependency).
     const bool warm_up = first_call && g0 < first_step_end && (late || !linked);
-    if (rest_host > 0) piece(g0, host_until, gap_cause(gap < big, true, warm_up), thread);
-    if (rest_other > 0) piece(host_until, g1, gap_cause(gap < big, false, warm_up && !late), thread);
+    if (rest_host > 0) piece(g0, host_until, gap_cause(gap < big, true, warm_up, linked), thread);
+    if (rest_other > 0) piece(host_until, g1, gap_cause(gap < big, false, warm_up && !late, linked), thread);
     if (gap < big) {
       // A short gap a late launch ended is launch overhead (launch_gaps), less
       // what a synchronization or input loading before it explains; a longer
@@ -696,7 +701,7 @@ struct Sweep {
         ev.idle_gaps_launch_ns += rest_host;
         if (thread != IdlePiece::kNone && rest_host > 0) late_gaps.push_back({thread, {g0, host_until}});
       }
-      ev.idle_gaps_queued_ns += warm_up && !late ? 0 : rest_other;
+      (linked ? ev.idle_gaps_queued_ns : ev.idle_gaps_unlaunched_ns) += warm_up && !late ? 0 : rest_other;
     }
     idle_input(g0, g1);
   }
@@ -981,13 +986,14 @@ void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange
 
 void sample_launches(const Trace& t, const std::vector<TrackId>& tracks, OpTotals& totals) {
   const ApiCallTable& a = t.api_calls();
+  const GraphLaunches graph_launch(t);
   auto rows = [&](TableId table, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
                   const std::vector<RowIndex>& api, TrackId tr) {
     const RowRange r = t.rows_of(table, tr);
     // The countdown carries over from the previous rows (64-bit: no wrap at the end of a 32-bit row range).
     std::uint64_t i = std::uint64_t{r.begin} + totals.countdown - 1;
     for (; i < r.end; i += BracketMedian::kStride) {
-      if (api[i] == kNoRow) continue;
+      if (api[i] == kNoRow || graph_launch(api[i])) continue;
       const TimeNs call_end = a.end[api[i]];
       totals.launch[OpTotals::kCpu].sample(call_end - a.start[api[i]]);
       totals.launch[OpTotals::kGpu].sample(end[i] - start[i]);

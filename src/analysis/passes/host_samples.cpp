@@ -213,9 +213,9 @@ void sum_up(const Trace& t, const std::vector<Sample>& samples, const std::vecto
 }  // namespace
 
 std::string_view idle_cause_name(IdleCause c) {
-  static constexpr std::string_view kNames[kIdleCauseCount] = {"input-wait",  "host-sync",       "blocking-copy",
-                                                               "late-launch", "late-launch-gap", "queued-gap",
-                                                               "warm-up",     "other",           "input-before-start"};
+  static constexpr std::string_view kNames[kIdleCauseCount] = {
+      "input-wait", "host-sync",      "blocking-copy", "late-launch", "late-launch-gap",
+      "queued-gap", "unlaunched-gap", "warm-up",       "other",       "input-before-start"};
   return kNames[static_cast<int>(c)];
 }
 

@@ -175,13 +175,14 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
   const TimeNs* call_starts = t.api_calls().start.data();
   const TimeNs* call_ends = t.api_calls().end.data();
   const TimeNs short_gap = opt.consecutive_kernel_delay_ns;
+  const GraphLaunches graph_launch(t);
   LaunchValues values(totals);
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (!on_device(t, tr, opt.device)) continue;
     bool first = true, any = false, in_order = true;
     TimeNs busy_until = 0, host_wait = 0, kernel_wait = 0, other = 0;
     QueueDepth queue;
-    std::uint64_t short_kernels = 0;
+    std::uint64_t short_kernels = 0, graph_ops = 0;
     for_each_op_in_order(t, tr, [&](TimeNs start, TimeNs end, RowIndex api) {
       any = true;
       const bool linked = api != kNoRow;
@@ -201,10 +202,15 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
       first = false;
       if (!linked) return;
       in_order = in_order && queue.add(start, call_start);
+      if (graph_launch(api)) {
+        ++graph_ops;
+        return;
+      }
       short_kernels += end - start < call_end - call_start;
       values.add(call_end - call_start, end - start, start - call_end);
     });
     totals.short_kernels += short_kernels;
+    totals.graph_ops += graph_ops;
     if (any) {
       IdleByCause row;
       row.rank = rt.rank;
@@ -224,6 +230,14 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
 // [SECTION] Host synchronizations -----------------------------------------------------------
 
 }  // namespace
+
+GraphLaunches::GraphLaunches(const Trace& t) : name_(t.api_calls().name.data()) {
+  for (StringId id = 0; id < t.strings().size(); ++id)
+    if (is_graph_launch_name(t.str(id))) {
+      if (by_name_.empty()) by_name_.assign(t.strings().size(), 0);
+      by_name_[id] = 1;
+    }
+}
 
 bool is_sync_api(std::string_view name) {
   // CUDA's runtime and driver (cudaStreamSynchronize, cuCtxSynchronize) and

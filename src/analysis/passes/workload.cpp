@@ -385,10 +385,7 @@ void for_each_call_named(const Trace& t, Named named, Fn fn) {
 // the launch's correlation id on each kernel the graph replayed (ROCm's
 // Kineto traces name the same call hipGraphLaunch).
 void count_graph_launches(const Trace& t, std::uint64_t* launches, std::uint64_t* replayed) {
-  auto graph_launch = [](std::string_view n) {
-    return n.starts_with("cudaGraphLaunch") || n.starts_with("cuGraphLaunch") || n.starts_with("hipGraphLaunch");
-  };
-  for_each_call_named(t, graph_launch, [&](RowIndex a) {
+  for_each_call_named(t, is_graph_launch_name, [&](RowIndex a) {
     ++*launches;
     t.for_each_op_of(a, [&](OpRef op) { *replayed += op.table == OpTable::kernel; });
   });

@@ -323,6 +323,39 @@ TEST(IdleGaps, QueuedWorkIsADependency) {
   EXPECT_TRUE(has(g->recommendation, "dependency")) << g->recommendation;
 }
 
+// A gap ended by ops whose launch the trace does not hold (a sampled or
+// filtered trace) may have waited for that launch or for a dependency: the
+// trace cannot tell, so it is said as unknown, never as held work, and
+// claims no saving; the host's share of the wait is not quoted either.
+TEST(IdleGaps, GapsEndedByOpsWithNoLaunchAreUnknown) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 10; ++s, t += 3801 * us) {
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 500 * us, TraceFactory::kNoLaunch);
+    f.kernel(0, 7, names::kGemmTensorCore, t + 501 * us, t + 800 * us, TraceFactory::kNoLaunch);
+  }
+  const Profile p = analyze(f.build());
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  EXPECT_TRUE(has(g->title, "no launch in the trace (cause unknown)")) << g->title;
+  EXPECT_FALSE(has(g->title, "held by a dependency")) << g->title;
+  EXPECT_EQ(g->saving_ns, 0);
+  EXPECT_TRUE(has(g->saving_note, "no launch in the trace")) << g->saving_note;
+  EXPECT_TRUE(has(g->recommendation, "cannot tell")) << g->recommendation;
+  TimeNs unlaunched = 0, queued = 0;
+  for (const IdleCharge& c : p.idle_charges) {
+    if (c.cause == "unlaunched-gap") unlaunched += c.ns;
+    if (c.cause == "queued-gap") queued += c.ns;
+  }
+  EXPECT_EQ(unlaunched, 9 * 3001 * us);
+  EXPECT_EQ(queued, 0);
+  for (const HelpAnswer& a : p.helps) {
+    if (a.id == "more-streams") {
+      EXPECT_FALSE(has(a.reason, "(for the host")) << a.reason;
+    }
+  }
+}
+
 // A launch after the gap began holds the GPU up only until it returns (and a
 // launch's latency after): a kernel that starts long after its launch
 // returned waited for something else too, and that part is not the host's.

@@ -197,6 +197,37 @@ TEST(Metrics, LaunchStatisticsAndQueueDepth) {
   EXPECT_EQ(analyze(t2).launches.max_queue_depth, 5u);
 }
 
+// A graph launch starts every op of the graph from one call: its duration
+// and the delay from its end to each op are no per-launch figures, so the
+// ops it replayed are counted apart, not as launches (the vLLM decode trace's
+// "CPU launch call median 506.8 µs" was one graph launch counted per kernel).
+TEST(Metrics, OpsReplayedByAGraphLaunchAreLeftOutOfTheLaunchStatistics) {
+  TraceFactory f;
+  for (int i = 0; i < 3; ++i)
+    f.kernel(0, 7, "eager", 100'000 + i * 100'000, 100'000 + i * 100'000 + 2'000, 90'000 + i * 100'000, 4'000);
+  const std::uint32_t c = f.api("cudaGraphLaunch", 1'000'000, 1'500'000);  // 500 µs
+  for (int k = 0; k < 50; ++k) {
+    KernelRow row;
+    row.start = 1'510'000 + k * 10'000;
+    row.end = row.start + 3'000;
+    row.track = f.builder().gpu_track(0, 7);
+    row.name = f.builder().intern("replayed");
+    row.correlation = c;
+    f.builder().add_kernel(row);
+  }
+  const Trace t = f.build();
+  const LaunchStats l = analyze(t).launches;
+  EXPECT_EQ(l.launches, 3u);
+  EXPECT_EQ(l.graph_ops, 50u);
+  EXPECT_EQ(l.cpu_launch.median, 4'000);
+  EXPECT_EQ(l.cpu_launch.max, 4'000);
+  EXPECT_EQ(l.gpu_duration.max, 2'000);
+  EXPECT_EQ(l.launch_delay.max, 6'000);
+  EXPECT_EQ(l.short_kernels, 3u);  // 2 µs on the GPU, 4 µs on the CPU: the replayed ones are not compared
+  EXPECT_EQ(l.short_kernel_share, 1.0);
+  EXPECT_GE(l.max_queue_depth, 1u);  // the graph's ops are still queued by its launch
+}
+
 // Launch statistics when the sampled ops mislead the bracket: every
 // kStride-th kernel (the ones the device pass samples) runs long, the rest
 // short; the medians still come out exact (StreamingStats' extra scans).
