@@ -303,7 +303,9 @@ void serialized_weight_update(Builder& b) {
                              "torch.optim.SGD/Adam(foreach=True or fused=True), apex FusedSGD/FusedAdam) and overlap "
                              "the update ")) +
         "with communication and the next forward: update each gradient bucket as soon as its all-reduce completes, "
-        "on a separate stream. Bundled workload: --update overlapped.";
+        "on a separate stream. Bundled workload: --update overlapped. The saving is an upper bound: the update's "
+        "time alone, if all of it ran beside other work without slowing it (kernels that share the SMs each run "
+        "slower, so less is saved).";
     f.kernels = kernels_of(b.p, KernelCategory::optimizer);
     if (f.kernels.empty() && !ops.empty())
       for (const OpKernel& k : ops.front()->top_kernels) f.kernels.push_back(k.name);
