@@ -206,7 +206,13 @@ std::optional<HelpAnswer> input_from_step_leads(const Profile& p, double idle) {
   for (const IdleCharge& c : p.idle_charges)
     if (c.cause == "late-launch-gap") late_gaps += c.ns;
   const double lead = ratio(st.lead_idle_ns, st.total_ns), gaps = ratio(late_gaps, st.total_ns);
-  if (lead + gaps >= 0.05) return std::nullopt;
+  // Too much to rule out: unknown, with the bound the steps give.
+  if (lead + gaps >= 0.05)
+    return answer("input-workers", kInput, Verdict::unknown,
+                  "the GPUs are idle " + pct1(idle) + " of step time; at most " + pct1(lead + gaps) +
+                      " can be a wait for input (" + pct1(lead) + " before each step's first GPU op, " + pct1(gaps) +
+                      " in long gaps a late launch ended), but the trace records no data-loading ranges "
+                      "(DataLoader.__next__, tf.data, NVTX around the input pipeline) to tell how much is");
   return answer(
       "input-workers", kInput, Verdict::no,
       "the GPUs are idle " + pct1(idle) + " of step time, but only " + pct1(lead) +
@@ -226,8 +232,14 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   if (const Finding* f = numbered(p, "input-bound"); gains(p, f)) return yes(p, id, kInput, {f});
   // Host preprocessing before the GPU's first op: workers that prepare the
   // next input are the answer, though no data-loading range was recorded.
-  if (const Finding* f = numbered(p, "step-host-time"); gains(p, f) && f->variant == "preprocessing")
-    return yes(p, id, kInput, {f});
+  // Only the time before the GPU's first op is the next input's: the host's
+  // tail after the GPU's last op is no loader's.
+  if (const Finding* f = numbered(p, "step-host-time");
+      gains(p, f) && f->variant == "preprocessing" && p.steps.before_gpu_ns > 0 && p.steps.total_ns > 0)
+    return yes(p, id, kInput, {f},
+               pct1(ratio(p.steps.before_gpu_ns, p.steps.total_ns)) + " of step time (" + dur(p.steps.before_gpu_ns) +
+                   ") passes before the GPU's first op while the host preprocesses the input: workers that prepare "
+                   "the next input while the GPU runs hide it");
   if (const Finding* f = without_gain(p, "input-bound")) return no_gain(p, id, kInput, *f);
   const StepSummary& st = p.steps;
   const double idle = st.total_ns > 0 ? double(st.idle_ns) / double(st.total_ns) : 1.0 - j.utilization;

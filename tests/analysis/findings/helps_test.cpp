@@ -208,6 +208,8 @@ TEST(Helps, StepsFromRangesBoundTheInputWait) {
   p.steps.lead_idle_ns = 200 * ms;  // 20 %: the loop may wait for its batch there
   settle_findings(&p);
   EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::unknown);
+  EXPECT_TRUE(has(help(p, "input-workers")->reason, "at most 20.0% can be a wait for input"))
+      << help(p, "input-workers")->reason;
   p.steps.lead_idle_ns = 10 * ms;
   p.idle_charges.push_back({"late-launch-gap", 100 * ms, "gpu-idle-gaps", ""});  // long host gaps inside steps
   settle_findings(&p);
