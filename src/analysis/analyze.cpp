@@ -143,7 +143,10 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   totals.by_name.resize(1);
   const Trace& t = *rt.trace;
   std::vector<Step> steps;
-  p.steps.source = find_steps(rt, opt, &steps, nullptr, &p.steps.not_steps, &p.steps.source_evidence);
+  EarlyOps early;
+  p.steps.source = find_steps(rt, opt, &steps, nullptr, &p.steps.not_steps, &p.steps.source_evidence, &early);
+  p.steps.early_ops = early.ops;
+  p.steps.early_ops_ns = early.ns;
   std::vector<DeviceSummary> devices;
   std::vector<TemporalBreakdown> hta;
   ExposedCommunication exposed_comm;

@@ -252,6 +252,12 @@ struct StepSummary {
   // part before the first op. outside_ranges: the longest host ranges wholly
   // inside that time, most first (up to 5 names).
   TimeNs outside_gpu_ns = 0, before_gpu_ns = 0;
+  // Ops of a GPU's first step that started before the step did on the GPU:
+  // beside the work queued ahead of it (a GPU behind its host at the
+  // trace's start), on another stream. The step starts when that backlog is
+  // done, so they are in no step's time; Σ GPUs.
+  std::uint64_t early_ops = 0;
+  TimeNs early_ops_ns = 0;  // Σ their durations
   std::vector<HostRange> outside_ranges;
   // How steps found on the GPU (pattern, bursts) were found: the kernel that
   // begins each iteration and its period, or the bursts and the host gaps

@@ -588,6 +588,10 @@ constexpr void rows(V& v, Of<StepSummary>) {
                             "step time before its GPU's first op or after its last (host time the GPU's span "
                             "does not see)");
   field<&S::before_gpu_ns>(v, "before_gpu_ns", "ns", "the part of outside_gpu_ns before the GPU's first op");
+  field<&S::early_ops>(v, "early_ops", "",
+                       "ops of a GPU's first step that started before it did, beside the work queued ahead of it "
+                       "(in no step's time), Σ GPUs");
+  field<&S::early_ops_ns>(v, "early_ops_ns", "ns", "Σ early_ops' durations");
   field<&S::outside_ranges>(v, "outside_ranges", "",
                             "the longest host ranges wholly inside that time, most first (up to 5 names)");
   field<&S::source_evidence>(v, "source_evidence", "",

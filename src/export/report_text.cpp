@@ -557,6 +557,14 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
            percent1(double(s.host_tail_ns) / double(s.total_ns)) +
            " of step time: the GPU had none of the step's work left then, so that time counts in the steps' "
            "idle unless other work ran; the host work there delays the next step's launches\n";
+  if (s.early_ops > 0)
+    out += wrap(
+        "The first step starts on the GPU when the work queued ahead of it (before the trace, or before "
+        "the step) was done; " +
+            count(s.early_ops, "op", "ops") + " of its own (" + duration(s.early_ops_ns) +
+            " of GPU time) started before that, beside the backlog on another stream, and are in no step's "
+            "time.",
+        o.width, "  ", "  ");
   Table tb;
   bool memory = false;
   for (const Step& st : s.steps) memory = memory || st.peak_allocated_bytes;

@@ -365,9 +365,16 @@ struct StepOrigin {
 // With `why_none`, why a repeating kernel pattern was not taken for steps
 // (it repeats inside one call: a model's layers), when that is so; with
 // `how`, how steps found on the GPU (pattern, bursts) were found.
+// With `early`, the ops of the devices' first steps that started before
+// the step did on the GPU, beside the work queued ahead of it (left out of
+// the step's time: StepSummary::early_ops).
+struct EarlyOps {
+  std::uint64_t ops = 0;
+  TimeNs ns = 0;  // Σ their durations
+};
 StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
                       std::vector<StepOrigin>* origins = nullptr, std::string* why_none = nullptr,
-                      std::string* how = nullptr);
+                      std::string* how = nullptr, EarlyOps* early = nullptr);
 
 // passes/steps.cpp: the steps' time outside their GPU's work (before its first op,
 // after its last; all in the shifted clock) and the longest host ranges

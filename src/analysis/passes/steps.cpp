@@ -212,11 +212,22 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
 // GPU 155 ms behind its host at the trace's start made a 210 ms step 372 ms.
 // Queued work that does not run then — the GPU idle from the step's start,
 // the ops held by a dependency — is no backlog: that wait is the step's.
-// (Later steps start where the one before them ended: order_steps.)
+// The step's own ops that ran beside the backlog, on another stream, before
+// it was done are counted (`early`), not taken in: they would bring the
+// backlog back into the step. (Later steps start where the one before them
+// ended: order_steps.)
 // `step`: from the host's start of the step to the end of its work.
-TimeNs backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, TimeRange step, TimeNs slack) {
+struct Backlog {
+  TimeNs end = std::numeric_limits<TimeNs>::min();  // min(): none
+  std::uint64_t early_ops = 0;                      // the step's own ops that started before `end`
+  TimeNs early_ns = 0;                              // Σ their durations
+};
+
+Backlog backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, TimeRange step, TimeNs slack) {
   const ApiCallTable& a = t.api_calls();
   std::vector<TimeRange> backlog;  // the ops queued ahead of the step
+  std::vector<TimeRange>
+      own;  // the step's own ops, up to the first on each stream that starts after the backlog's start
   auto ahead = [&](TableId id, const TimeNs* start, const TimeNs* end, const RowIndex* api, TrackId track) {
     const RowRange rows = t.rows_of(id, track);
     std::size_t unlaunched = backlog.size();  // ops with no launch since the last launched one, from here
@@ -226,6 +237,9 @@ TimeNs backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, Ti
         continue;
       }
       if (a.start[api[i]] >= step.start) {
+        // The step's own ops from here on this stream, while they may start
+        // beside the backlog (which ends before the step's host range does).
+        for (RowIndex j = i; j < rows.end && start[j] < step.end; ++j) own.push_back({start[j], end[j]});
         // Ops with no launch ahead of the step's first op count where the
         // host had launched that op before they were done: it queued behind
         // them. Else they may be the step's own, with their launches lost.
@@ -252,7 +266,12 @@ TimeNs backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, Ti
   TimeNs first = std::numeric_limits<TimeNs>::max(), done = std::numeric_limits<TimeNs>::min();
   for (const TimeRange& r : backlog)
     if (r.end > step.start) first = std::min(first, r.start), done = std::max(done, r.end);
-  return first <= step.start + slack ? done : std::numeric_limits<TimeNs>::min();
+  Backlog out;
+  if (first > step.start + slack) return out;
+  out.end = done;
+  for (const TimeRange& r : own)
+    if (r.start < done) ++out.early_ops, out.early_ns += r.end - r.start;
+  return out;
 }
 
 // One table of one of a device's tracks, and where its previous step's
@@ -760,7 +779,7 @@ void order_steps(Found& f) {
 }  // namespace
 
 StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
-                      std::vector<StepOrigin>* origins, std::string* why_none, std::string* how) {
+                      std::vector<StepOrigin>* origins, std::string* why_none, std::string* how, EarlyOps* early) {
   const Trace& t = *rt.trace;
   DeviceTracks tracks;
   for (TrackId i = 0; i < t.tracks().size(); ++i)
@@ -792,10 +811,11 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
       const std::vector<TrackId>& device_tracks = tracks.at(st.device);
       if (i == 0 || f.steps[i - 1].device != st.device) {
         cursors = op_cursors(t, device_tracks);
-        const TimeNs began = backlog_end(t, device_tracks, st.range, opt.thresholds.idle_gap_ns);
-        if (began > st.range.start && began < st.range.end) {
-          st.range.start = began;
+        const Backlog behind = backlog_end(t, device_tracks, st.range, opt.thresholds.idle_gap_ns);
+        if (behind.end > st.range.start && behind.end < st.range.end) {
+          st.range.start = behind.end;
           st.host_tail_ns = std::min(st.host_tail_ns, st.range.duration());
+          if (early) early->ops += behind.early_ops, early->ns += behind.early_ns;
         }
       }
       st.lead_idle_ns = lead_idle(cursors, st.range);

@@ -177,6 +177,23 @@ TEST(StepsFromRanges, TheFirstStepStartsWhenTheBacklogAheadOfItIsDone) {
   EXPECT_EQ(behind.steps.steps[1].lead_idle_ns, 0);  // the GPU is still busy when the host starts it
 }
 
+// The first step's own ops that run beside the backlog, on another stream,
+// are counted and said, not taken in (they would bring the backlog back in).
+TEST(StepsFromRanges, TheFirstStepsOwnOpsBesideTheBacklogAreCounted) {
+  testing::TraceFactory f;
+  f.kernel(0, 7, "queued", 1'000'000, 100'000'000, TraceFactory::kNoLaunch);  // the backlog
+  f.range("ProfilerStep#0", 2'000'000, 110'000'000, 1, RangeKind::annotation, "user_annotation");
+  f.kernel(0, 8, "own, beside it", 3'000'000, 4'000'000, 2'100'000);
+  f.kernel(0, 7, "own, behind it", 100'000'000, 105'000'000, 2'200'000);
+  f.range("ProfilerStep#1", 110'000'000, 120'000'000, 1, RangeKind::annotation, "user_annotation");
+  f.kernel(0, 7, "next", 110'100'000, 119'000'000, 110'050'000);
+  const Profile p = analyze(f.build());
+  ASSERT_EQ(p.steps.steps.size(), 2u);
+  EXPECT_EQ(p.steps.steps[0].range.start, 100'000'000);
+  EXPECT_EQ(p.steps.early_ops, 1u);
+  EXPECT_EQ(p.steps.early_ops_ns, 1'000'000);
+}
+
 // Work launched before the first step that does not run at its start (held
 // by a dependency: the GPU idle meanwhile) is no backlog of a GPU behind its
 // host: the wait is the step's, which starts when the host began it (an
