@@ -155,4 +155,11 @@ bool capped_by_critical_path(const Profile& p, const Finding& f);
 // quantize kernel naming the same types is elementwise, and not marked).
 bool is_tensor_core_kernel(std::string_view name, KernelCategory category = KernelCategory::other);
 
+// True if a kernel name marks AMD matrix-core (MFMA, WMMA) math: "mfma"
+// (paged_attention_ll4mi_QKV_mfma16_kernel), a Tensile/hipBLASLt tile with
+// its matrix instruction (Cijk_…_MT64x16x256_MI16x16x1_…), Composable
+// Kernel's XDL GEMMs (DeviceGemmXdl, gridwise_gemm_xdl), "wmma". A kernel
+// without one may use them too: the mark tells yes, its absence nothing.
+bool is_amd_matrix_core_kernel(std::string_view name);
+
 }  // namespace gpuscope

@@ -78,6 +78,15 @@ bool is_tensor_core_kernel(std::string_view name, KernelCategory category) {
   return false;
 }
 
+bool is_amd_matrix_core_kernel(std::string_view name) {
+  for (std::string_view f : {"mfma", "wmma", "gemm_xdl", "gemmxdl", "_xdl_", "xdlops"})
+    if (contains_nocase(name, f)) return true;
+  // Tensile's matrix-instruction tile: "_MI" and a digit ("_MI16x16x1_").
+  for (std::size_t i = name.find("_MI"); i != std::string_view::npos; i = name.find("_MI", i + 1))
+    if (i + 3 < name.size() && std::isdigit(static_cast<unsigned char>(name[i + 3]))) return true;
+  return false;
+}
+
 std::string_view to_string(Severity s) {
   switch (s) {
     case Severity::info: return "info";

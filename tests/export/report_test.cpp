@@ -291,8 +291,9 @@ TEST(ReportText, HostPreprocessingBeforeTheGpuAnswersWorkersAndStreams) {
 
 // A bf16 product on an H100 whose kernel launches 16 blocks on 132 SMs:
 // the report asks whether a larger batch would help, and says yes, with the
-// launch that shows it. A trace with no sign of work too small for the GPU
-// is not asked (a batch size is not something it can judge).
+// launch that shows it. A trace with no sign of work too small for the GPU,
+// and not launch-bound, is not asked (a batch size is not something it can
+// judge).
 TEST(ReportText, ALargerBatchIsAskedOnlyWhenTheWorkIsTooSmallForTheGpu) {
   TraceFactory f;
   f.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
@@ -304,9 +305,13 @@ TEST(ReportText, ALargerBatchIsAskedOnlyWhenTheWorkIsTooSmallForTheGpu) {
   EXPECT_NE(text.find("its main kernel launches 16 blocks on a GPU of\n"), std::string::npos) << text;
   EXPECT_NE(text.find("132 SMs (finding 1)"), std::string::npos) << text;
 
-  TraceFactory g;
-  for (int i = 0; i < 10; ++i) g.kernel(0, 7, names::kRelu, i * ms, i * ms + 500 * us, i * ms - 10 * us);
+  TraceFactory g;  // each kernel launched before the GPU ran dry: not launch-bound either
+  for (int i = 0; i < 10; ++i) g.kernel(0, 7, names::kRelu, i * ms, i * ms + 500 * us, i * ms - 900 * us);
   EXPECT_EQ(verdict(report_text(analyze(g.build())), "a larger batch per GPU?"), "missing");
+  // Launched late, the same kernels leave the GPU waiting for each launch: asked, and yes.
+  TraceFactory h;
+  for (int i = 0; i < 10; ++i) h.kernel(0, 7, names::kRelu, i * ms, i * ms + 500 * us, i * ms - 10 * us);
+  EXPECT_EQ(verdict(report_text(analyze(h.build())), "a larger batch per GPU?"), "YES");
 }
 
 TEST(ReportText, SaysWhatPlacedAHotspotWhereItsNameDidNot) {

@@ -475,13 +475,49 @@ std::optional<HelpAnswer> answer_layout(const Profile& p, const JobTotals& j) {
           " of kernel time");
 }
 
+// A 16- or 8-bit element type in an AMD kernel's name: bf16/fp16/fp8 words,
+// or Tensile's type code (Cijk_…_BBS_: bf16 in, bf16 out, fp32 compute;
+// HHS, HSS, BSS; SB is fp32, DB fp64).
+bool amd_reduced_precision_name(std::string_view n) {
+  for (std::string_view f : {"bf16", "bfloat16", "half", "fp16", "f16", "fp8", "f8", "_BBS_", "_BSS_", "_HHS_", "_HSS_",
+                             "_BBH_", "_HHH_", "_I8I_", "_4xi8"})
+    if (f.front() == '_' ? n.find(f) != std::string_view::npos : contains_nocase(n, f)) return true;
+  return false;
+}
+
+// Another vendor's GPUs: AMD's matrix-core kernels say so in their names
+// (is_amd_matrix_core_kernel), and some say their element type; a kernel
+// without such a name may still use them, so the names can tell "already
+// reduced precision on the matrix cores", never the opposite.
+HelpAnswer precision_off_nvidia(const Profile& p) {
+  const std::string_view id = "mixed-precision";
+  const std::string_view q = "mixed precision (tensor cores)?";
+  TimeNs matrix = 0, reduced = 0, all = 0;
+  for (const Hotspot& h : p.hotspots)
+    if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm ||
+        h.category == KernelCategory::attention) {
+      all += h.stats.total;
+      if (!is_amd_matrix_core_kernel(h.name)) continue;
+      matrix += h.stats.total;
+      reduced += amd_reduced_precision_name(h.name) ? h.stats.total : 0;
+    }
+  const std::string share = pct1(ratio(matrix, all)) +
+                            " of the listed convolution, GEMM and attention time runs in kernels named for AMD's "
+                            "matrix cores (MFMA: mfma, Tensile's MI tiles, Composable Kernel's xdl, wmma), " +
+                            pct1(ratio(reduced, all)) + " with a 16- or 8-bit type in the name";
+  if (all > 0 && reduced * 10 >= all * 9)
+    return answer(id, q, Verdict::no, share + ": the math already runs in reduced precision on the matrix cores");
+  return answer(id, q, Verdict::unknown,
+                "the GPUs are not NVIDIA's: " + share +
+                    "; in which precision the other kernels multiply, and whether the unmarked ones use the matrix "
+                    "cores, their names do not tell");
+}
+
 std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j) {
   const std::string_view id = "mixed-precision";
   const std::string_view q = "mixed precision (tensor cores)?";
   if (j.kernels == 0) return std::nullopt;
-  if (!rules::nvidia_gpus(p))
-    return answer(id, q, Verdict::unknown,
-                  "the GPUs are not NVIDIA's: which kernels use their matrix units the kernel names do not tell");
+  if (!rules::nvidia_gpus(p)) return precision_off_nvidia(p);
   if (const Finding* f = numbered(p, "no-tensor-cores"); gains(p, f)) return yes(p, id, q, {f});
   if (const Finding* f = without_gain(p, "no-tensor-cores")) return no_gain(p, id, q, *f);
   const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm, KernelCategory::attention});
@@ -531,7 +567,7 @@ std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j)
 std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) {
   const std::string_view id = "cuda-graphs";
   const std::string_view q = "fewer launches (CUDA graphs)?";
-  if (j.kernels == 0 || !p.launches.launches) return std::nullopt;
+  if (j.kernels == 0 || (!p.launches.launches && !p.launches.graph_ops)) return std::nullopt;
   if (p.workload.execution == "cuda graphs")
     return answer(id, q, Verdict::no,
                   "the run already replays CUDA graphs (" + p.workload.execution_evidence +
@@ -574,14 +610,31 @@ std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
   const std::string_view q = "a larger batch per GPU?";
   HelpAnswer a = answer(id, q, Verdict::yes, {});
   bool small = false;
-  // Numbered, or minor where the critical path leaves it no saving now (a
-  // launch-bound run: more work per launch is then its fix as well).
+  // A launch-bound run (the GPU waits for the host's next launch): a larger
+  // batch puts more work behind each launch, at the same host cost.
+  const Finding* lb = numbered(p, "launch-bound");
+  const bool per_launch = gains(p, lb);
+  if (per_launch) {
+    small = true;
+    a.reason =
+        "the GPU waits for the host's launches, and a larger batch puts more work behind each one at the "
+        "same host cost: " +
+        lb->title;
+    a.findings.push_back(lb->id);
+  }
+  // Numbered; or minor (its op too little of the run, or the critical path
+  // leaving it no saving now) only beside that launch-bound reason, never
+  // the answer's only ground.
   for (const std::vector<Finding>* list : {&p.findings, &p.minor_findings})
     for (const Finding& f : *list) {
       if (f.id != "busy-not-working" && !(f.id == "op-below-roofline" && f.variant == "too-small-grid")) continue;
+      const bool numbered_here = list == &p.findings;
+      if (!numbered_here && !per_launch) continue;
+      if (!small || (per_launch && a.reason.find("; and ") == std::string::npos))
+        a.reason += small ? "; and " + std::string(numbered_here ? "" : "a minor finding: ") + f.title
+                          : "the work is too small for the GPU: " + f.title;
       small = true;
-      if (a.reason.empty()) a.reason = "the work is too small for the GPU: " + f.title;
-      if (list == &p.findings && std::find(a.findings.begin(), a.findings.end(), f.id) == a.findings.end())
+      if (numbered_here && std::find(a.findings.begin(), a.findings.end(), f.id) == a.findings.end())
         a.findings.push_back(f.id);
     }
   if (!small) return std::nullopt;

@@ -347,6 +347,18 @@ TEST(TensorCoreNames, Fp8AndFp4ProductsAreTensorCoreMath) {
   EXPECT_FALSE(is_tensor_core_kernel("void fp8_gemv_kernel<__nv_fp8_e4m3>(Params)", KernelCategory::gemm));
 }
 
+// AMD's matrix cores (MFMA, WMMA) show in their kernels' names: the mark
+// says they are used; its absence says nothing (a helper naming no tile).
+TEST(TensorCoreNames, AmdMatrixCoreKernelsAreNamed) {
+  for (const char* name : {"Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT64x16x256_MI16x16x1_SN_LDSB1_AFC1_AFEM1",
+                           "void paged_attention_ll4mi_QKV_mfma16_kernel<__hip_bfloat16, __hip_bfloat16, 4>(int)",
+                           "ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm_xdl_cshuffle_v3>", "rocwmma_gemm_kernel"})
+    EXPECT_TRUE(is_amd_matrix_core_kernel(name)) << name;
+  for (const char* name : {"Cijk_Ailk_Bljk_SB_MT64x64x8_SE_K1", "void at::native::vectorized_elementwise_kernel<4>",
+                           "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi256ELi8EEEvPT_", "MIOpenConvUni"})
+    EXPECT_FALSE(is_amd_matrix_core_kernel(name)) << name;
+}
+
 TEST(TensorCoreNames, AttentionIsPartOfTheMathNoTensorCoresLooksAt) {
   // FP32 memory-efficient attention on an H100: the math runs without tensor cores.
   const char* fp32_attention =

@@ -330,6 +330,38 @@ TEST(Helps, MathPartlyOnTensorCores) {
   EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "too little to shorten the step"));
 }
 
+// AMD's GPUs: kernels named for the matrix cores (MFMA) tell that the math
+// already uses them; kernels without the mark tell nothing, so the answer
+// is unknown, never yes.
+TEST(Helps, AmdMatrixCoreNamesAnswerOnlyAlreadyUsed) {
+  Profile p = half_idle_profile();
+  p.devices[0].name = "AMD Instinct MI300X";
+  p.devices[0].compute_major = 9;
+  p.devices[0].compute_minor = 4;
+  CategoryTime gemm;
+  gemm.category = KernelCategory::gemm;
+  gemm.share = 0.8;
+  p.categories.push_back(gemm);
+  Hotspot mfma, plain;
+  mfma.category = plain.category = KernelCategory::gemm;
+  mfma.name = "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT64x16x256_MI16x16x1_SN_LDSB1";  // bf16
+  mfma.stats.total = 380 * ms;
+  plain.name = "Cijk_Ailk_Bljk_SB_MT64x64x8_SE_K1";
+  plain.stats.total = 20 * ms;
+  p.hotspots = {mfma, plain};
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
+  EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "95.0%")) << help(p, "mixed-precision")->reason;
+  p.hotspots[1].stats.total = 300 * ms;
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::unknown) << help(p, "mixed-precision")->reason;
+  // FP32 on the matrix cores (Tensile's SB): on them, but not in reduced precision.
+  p.hotspots[0].name = "Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN_LDSB0";
+  p.hotspots[1].stats.total = 20 * ms;
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::unknown) << help(p, "mixed-precision")->reason;
+}
+
 TEST(Helps, NoKernelsNoQuestions) {
   Profile p;
   p.window = {0, 10 * ms};
