@@ -63,7 +63,7 @@ constexpr std::string_view kTensorCoreFragments[] = {
 
 // Element types only tensor cores multiply: FP8 (e4m3, e5m2), FP4 (e2m1),
 // the MX block-scaled formats and their scale type (ue8m0).
-constexpr std::string_view kTensorCoreOnlyTypes[] = {"e4m3", "e5m2", "e2m1", "ue8m0", "mxf8", "mxf4", "nvfp4"};
+constexpr std::string_view kTensorCoreOnlyTypes[] = {"e4m3", "e5m2", "e2m1", "ue8m0", "mxf8", "mxf4", "mxfp", "nvfp4"};
 
 }  // namespace
 

@@ -497,14 +497,18 @@ HelpAnswer precision_off_nvidia(const Profile& p) {
     if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm ||
         h.category == KernelCategory::attention) {
       all += h.stats.total;
-      if (!is_amd_matrix_core_kernel(h.name)) continue;
+      // AMD's marks, or the vendor-neutral ones (FP8/FP4 products, fused
+      // flash attention) that set Hotspot::tensor_cores.
+      if (!is_amd_matrix_core_kernel(h.name) && !h.tensor_cores) continue;
       matrix += h.stats.total;
       reduced += amd_reduced_precision_name(h.name) ? h.stats.total : 0;
     }
-  const std::string share = pct1(ratio(matrix, all)) +
-                            " of the listed convolution, GEMM and attention time runs in kernels named for AMD's "
-                            "matrix cores (MFMA: mfma, Tensile's MI tiles, Composable Kernel's xdl, wmma), " +
-                            pct1(ratio(reduced, all)) + " with a 16- or 8-bit type in the name";
+  const std::string share =
+      pct1(ratio(matrix, all)) +
+      " of the listed convolution, GEMM and attention time runs in kernels named for AMD's "
+      "matrix cores (mfma, Tensile's MI tiles, Composable Kernel's xdl, wmma, FP8/FP4 products, flash "
+      "attention), " +
+      pct1(ratio(reduced, all)) + " with a 16- or 8-bit type in the name";
   if (all > 0 && reduced * 10 >= all * 9)
     return answer(id, q, Verdict::no, share + ": the math already runs in reduced precision on the matrix cores");
   return answer(id, q, Verdict::unknown,

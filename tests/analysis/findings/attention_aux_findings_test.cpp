@@ -343,6 +343,7 @@ TEST(TensorCoreNames, Fp8AndFp4ProductsAreTensorCoreMath) {
                                     KernelCategory::attention));
   EXPECT_FALSE(is_tensor_core_kernel("void vllm::scaled_fp8_quant_kernel<c10::BFloat16, c10::Float8_e4m3fn>",
                                      KernelCategory::elementwise));
+  EXPECT_TRUE(is_tensor_core_kernel("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1", KernelCategory::gemm));
   EXPECT_FALSE(is_tensor_core_kernel("bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3"));  // category not known
   EXPECT_FALSE(is_tensor_core_kernel("void fp8_gemv_kernel<__nv_fp8_e4m3>(Params)", KernelCategory::gemm));
 }

@@ -360,6 +360,11 @@ TEST(Helps, AmdMatrixCoreNamesAnswerOnlyAlreadyUsed) {
   p.hotspots[1].stats.total = 20 * ms;
   settle_findings(&p);
   EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::unknown) << help(p, "mixed-precision")->reason;
+  // Triton's bf16 × MXFP4 product: FP4 is multiplied only by the matrix cores.
+  p.hotspots[0].name = "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1";
+  p.hotspots[0].tensor_cores = is_tensor_core_kernel(p.hotspots[0].name, KernelCategory::gemm);
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
 }
 
 TEST(Helps, NoKernelsNoQuestions) {
