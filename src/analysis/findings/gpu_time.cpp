@@ -85,9 +85,9 @@ bool cudnn_fused_batch_norm(std::string_view name) {
 // norm, whose fix (cuDNN's fused kernels, folding into the convolution's
 // epilogue) does not apply to it.
 bool per_sample_norm(std::string_view name) {
-  for (std::string_view f : {"layer_norm", "layernorm", "LayerNorm", "rms_norm", "rmsnorm", "RMSNorm", "RmsNorm",
-                             "group_norm", "groupnorm", "GroupNorm", "instance_norm", "InstanceNorm"})
-    if (name.find(f) != std::string_view::npos) return true;
+  for (std::string_view f :
+       {"layer_norm", "layernorm", "rms_norm", "rmsnorm", "group_norm", "groupnorm", "instance_norm", "instancenorm"})
+    if (contains_nocase(name, f)) return true;
   return false;
 }
 
