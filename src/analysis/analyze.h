@@ -82,13 +82,17 @@ struct FindingThresholds {
   double optimizer_fused_share = 0.5;        // … with less than this share of them multi-tensor / fused
 };
 
+inline constexpr TimeNs kConsecutiveKernelDelayNs = 30'000;  // AnalysisOptions::consecutive_kernel_delay_ns' default
+
 struct AnalysisOptions {
   // Analyse only this device (CUDA ordinal); kNoDevice = all.
   std::uint32_t device = kNoDevice;
   // HTA's consecutive_kernel_delay: gaps shorter than this between ops of a
   // stream (not caused by the host) count as kernel_wait. HTA's default of 30
-  // is in the trace's unit, µs for Kineto traces, hence 30 µs.
-  TimeNs consecutive_kernel_delay_ns = 30'000;
+  // is in the trace's unit, µs for Kineto traces, hence 30 µs. Also how
+  // long after a late launch returned its op may start and still count as
+  // waiting for that launch (every measured GPU starts work within it).
+  TimeNs consecutive_kernel_delay_ns = kConsecutiveKernelDelayNs;
   // Most time ranges attached to one finding (the viewer jumps to them).
   std::size_t max_ranges_per_finding = 10;
   // Most hotspots kept (per kernel name); 0 = all.

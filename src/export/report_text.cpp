@@ -882,12 +882,15 @@ void host_side(const Profile& p, std::string& out) {
   }
   const SyncStats& y = p.syncs;
   if (y.count || y.copies)
-    out += "Host syncs: " + count(y.count) + " (" + count(y.device_syncs) + " device, " + count(y.stream_syncs) +
-           " stream, " + count(y.event_syncs) + " event), host blocked " + duration(y.total_ns) +
-           ", GPU idle after them " + duration(y.gpu_idle_after_ns) +
-           (y.copies ? " (" + duration(y.gpu_idle_after_copies_ns) + " after " + count(y.copies) + " blocking copies)"
-                     : std::string()) +
-           "\n";
+    out +=
+        "Host syncs: " + count(y.count) + " (" + count(y.device_syncs) + " device, " + count(y.stream_syncs) +
+        " stream, " + count(y.event_syncs) + " event), host blocked " + duration(y.total_ns) +
+        (y.copies ? " in them and " + duration(y.copy_ns) + " in " + count(y.copies, "blocking copy", "blocking copies")
+                  : std::string()) +
+        ", GPU idle after them " + duration(y.gpu_idle_after_ns) +
+        (y.copies ? " (" + duration(y.gpu_idle_after_copies_ns) + " after " + count(y.copies) + " blocking copies)"
+                  : std::string()) +
+        "\n";
   if (l.launches || l.graph_ops || m.count || y.count) out += "\n";
 }
 

@@ -323,20 +323,31 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
     if (f) a.findings.push_back(f->id);
     return a;
   };
-  // DDP overlaps by design: not a change to make. What stays exposed is
-  // said with its time, and what decides it (the trace does not show which
-  // bucket, or whether a peer was late).
-  if (p.workload.data_parallel == "ddp")
-    return with_finding(
-        answer(id, q, Verdict::no,
-               "the run already buckets gradients and overlaps their all-reduce with the backward pass (DDP: " +
-                   p.workload.data_parallel_evidence + "); " + exposed + " stays exposed" +
-                   (share >= 0.05 ? std::string(": the bucket size (bucket_cap_mb)") +
-                                        (p.workload.execution == "compiled"
-                                             ? " and, compiled, DDPOptimizer's split of the backward graph"
-                                             : "") +
-                                        " decide how much of it can run under the backward pass"
-                                  : std::string())));
+  // DDP overlaps by design: not a change to make, where the trace shows it
+  // overlapping (half the all-reduce's time or more under compute, or too
+  // little exposed to matter). What stays exposed is said with its time,
+  // and what decides it (the trace does not show which bucket, or whether a
+  // peer was late). A DDP run whose all-reduce runs alone (one bucket after
+  // the backward pass) is not told it already overlaps.
+  const TimeNs comm_ns = ar ? ar->time_ns : TimeNs(j.comm);
+  const double under_compute = comm_ns > 0 ? 1.0 - ratio(std::min(exposed_ns, comm_ns), comm_ns) : 0.0;
+  const bool ddp = p.workload.data_parallel == "ddp";
+  const std::string deciders = p.workload.execution == "compiled"
+                                   ? "the bucket size (bucket_cap_mb) and, compiled, DDPOptimizer's split of the "
+                                     "backward graph decide"
+                                   : "the bucket size (bucket_cap_mb) decides";
+  const std::string ddp_alone = ddp ? "; the run uses DDP (" + p.workload.data_parallel_evidence + "), but only " +
+                                          pct1(under_compute) +
+                                          " of its all-reduce time runs under compute: " + deciders +
+                                          " whether the all-reduce starts during the backward pass"
+                                    : std::string();
+  if (ddp && (under_compute >= 0.5 || share < 0.05))
+    return with_finding(answer(
+        id, q, Verdict::no,
+        "the run already buckets gradients and overlaps their all-reduce with the backward pass (DDP: " +
+            p.workload.data_parallel_evidence + "; " + pct1(under_compute) + " of its all-reduce time runs under " +
+            "compute); still, " + exposed +
+            (share >= 0.05 ? ": " + deciders + " how much of it can run under the backward pass" : std::string())));
   if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(p, id, q, *g);
   if (share < 0.01)
     return with_finding(answer(id, q, Verdict::no,
@@ -354,7 +365,13 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
     return yes(p, id, q, {f},
                exposed +
                    ": bucket the gradients and launch each bucket's all-reduce as soon as its gradients are "
-                   "ready, under the rest of the backward pass");
+                   "ready, under the rest of the backward pass" +
+                   ddp_alone);
+  if (ddp)
+    return with_finding(answer(id, q, Verdict::unknown,
+                               exposed + ddp_alone +
+                                   "; what overlapping it would save the "
+                                   "trace cannot tell"));
   return answer(id, q, Verdict::no,
                 exposed + ", and communication with no compute alongside is " +
                     pct1(j.span ? double(j.exposed) / run : 0.0) + " of the GPUs' time (" +

@@ -282,10 +282,9 @@ void Builder::latencies() {
 }
 
 const DeviceLatency& Builder::latency_of(std::uint32_t device) const {
-  for (const DeviceLatency& l : g.latencies)
-    if (l.device == device) return l;
   static const DeviceLatency none{kNoDevice, 1'000, 5'000};
-  return none;
+  const DeviceLatency* l = graph::latency_of(g, device);
+  return l ? *l : none;
 }
 
 // [SECTION] Host synchronisations and blocking copies ----------------------------------------------

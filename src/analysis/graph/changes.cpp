@@ -205,9 +205,8 @@ void disable_waits(Graph& g, NodeId n) {
 }
 
 TimeNs typical_launch(const Graph& g, std::uint32_t device) {
-  for (const DeviceLatency& l : g.latencies)
-    if (l.device == device) return l.launch_ns;
-  return 5'000;
+  const DeviceLatency* l = latency_of(g, device);
+  return l ? l->launch_ns : 5'000;
 }
 
 bool is_comm(const Graph& g, NodeId n) {

@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analysis/analyze.h"
+
 namespace gpuscope::graph {
 
 namespace {
@@ -120,7 +122,7 @@ class Walker {
         // measured GPU starts its work within); an op that starts later
         // waited for something the trace does not record as well.
         const TimeNs held =
-            std::clamp(std::max(at + typical_launch(own.device), tl_.end[e.src] + kLaunchSlackNs), at, t);
+            std::clamp(std::max(at + typical_launch(own.device), tl_.end[e.src] + kConsecutiveKernelDelayNs), at, t);
         segment(n, held, t, PathKind::gpu_wait, stop);  // later piece first: the walk goes back in time
         segment(n, at, held, PathKind::cpu_launch, stop);
         return {e.src, !(e.flags & kFromStart), at};
@@ -145,17 +147,14 @@ class Walker {
   }
 
   TimeNs typical_gap(std::uint32_t device) const {
-    for (const DeviceLatency& l : g_.latencies)
-      if (l.device == device) return l.stream_gap_ns;
-    return 1'000;
+    const DeviceLatency* l = latency_of(g_, device);
+    return l ? l->stream_gap_ns : 1'000;
   }
   // A launch call's start to its op's start, typical on the device.
   TimeNs typical_launch(std::uint32_t device) const {
-    for (const DeviceLatency& l : g_.latencies)
-      if (l.device == device) return l.launch_ns;
-    return 0;
+    const DeviceLatency* l = latency_of(g_, device);
+    return l ? l->launch_ns : 0;
   }
-  static constexpr TimeNs kLaunchSlackNs = 30'000;
 
   const Graph& g_;
   const Timeline& tl_;

@@ -5,6 +5,12 @@
 
 namespace gpuscope::graph {
 
+const DeviceLatency* latency_of(const Graph& g, std::uint32_t device) {
+  for (const DeviceLatency& l : g.latencies)
+    if (l.device == device) return &l;
+  return nullptr;
+}
+
 std::string_view to_string(PathKind k) {
   switch (k) {
     case PathKind::gpu_compute: return "gpu_compute";

@@ -150,6 +150,9 @@ struct DeviceLatency {
   TimeNs stream_gap_ns = 0;  // previous op's end on the stream -> the op's start (GPU-bound ops)
   TimeNs launch_ns = 0;      // launch call's start -> the op's start (launch-bound ops)
 };
+struct Graph;
+// The device's latencies in the graph; nullptr: none measured.
+const DeviceLatency* latency_of(const Graph& g, std::uint32_t device);
 
 struct Graph {
   // Nodes (one array per field; index = NodeId).

@@ -857,6 +857,15 @@ bool SimulationShare::combine(Profile* p) {
         f.replay_saving_ns = f.saving_ns;
         f.saving_ns = charged;
       }
+      // Hiding communication under compute saves at most its exposed time:
+      // a replay that gains more also moved work that waited on it.
+      if (saves && f.id == "exposed-communication" && charged > 0 && f.saving_ns > charged) {
+        f.saving_note = "capped at the exposed communication time (" + format::duration(charged) + "); the replay's " +
+                        format::duration(f.saving_ns) +
+                        " also counts work that waited on it, which overlapping does not remove by itself";
+        f.replay_saving_ns = f.saving_ns;
+        f.saving_ns = charged;
+      }
       if (helps[k]) return;
       if (saves)
         f.saving_note = "the replay makes the median step only " + format::duration(s.replayed_step_ns - x.step) +
