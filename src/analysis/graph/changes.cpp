@@ -15,6 +15,7 @@
 #include <cmath>
 #include <optional>
 
+#include "analysis/analyze.h"
 #include "analysis/graph/replay.h"
 #include "trace/kernel_category.h"
 #include "trace/name_pattern.h"
@@ -313,14 +314,19 @@ void no_host_sync(Graph& g, ChangeResult* r) {
 
 // Under a CUDA graph the step's launches replay from one call: each costs the
 // CPU 1 µs, and the CPU time between calls (framework code) is gone, except
-// data loading and synchronisations, which stay outside the graph.
+// data loading and synchronisations, which stay outside the graph. A launch
+// call of a millisecond or more does one-off setup (loading the kernel's
+// module, a first call's autotuning), which a graph does not remove from the
+// trace's step: it keeps its time.
 void cuda_graphs(Graph& g, ChangeResult* r) {
   constexpr TimeNs kLaunchNs = 1'000;
+  const TimeNs setup = FindingThresholds{}.launch_setup_ns;
   const std::vector<TimeRange> steps = sorted_steps(g);
   for (const Chain& c : g.chains) {
     if (c.gpu) continue;
     for (NodeId n = c.begin; n < c.end; ++n) {
       if (g.kind[n] == NodeKind::sync || !inside_a_step(steps, g.obs_start[n])) continue;
+      if (g.kind[n] == NodeKind::launch && g.obs_end[n] - g.obs_start[n] >= setup) continue;
       if (g.kind[n] == NodeKind::launch) {
         ++r->matched;
         r->matched_ns += g.obs_end[n] - g.obs_start[n];
