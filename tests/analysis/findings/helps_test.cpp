@@ -309,18 +309,25 @@ TEST(Helps, LongLateLaunchGapsAreNotLaunchOverhead) {
   EXPECT_TRUE(has(help(p, "cuda-graphs")->reason, "keeps the GPU's queue filled")) << help(p, "cuda-graphs")->reason;
 }
 
+// The half-idle profile with 80 % of its kernel time in `math`, and two
+// hotspots of that category (their names and times set by the test).
+Profile math_profile(KernelCategory math, Hotspot* a, Hotspot* b) {
+  Profile p = half_idle_profile();
+  CategoryTime c;
+  c.category = math;
+  c.share = 0.8;
+  p.categories.push_back(c);
+  a->category = b->category = math;
+  return p;
+}
+
 // Tensor cores already run part of the math (above no-tensor-cores'
 // threshold): no when the rest is too little of the span to shorten the
 // step, unknown when it is not (the trace cannot tell whether those layers
 // would take them).
 TEST(Helps, MathPartlyOnTensorCores) {
-  Profile p = half_idle_profile();  // 1 s span, 500 ms of kernels
-  CategoryTime conv;
-  conv.category = KernelCategory::convolution;
-  conv.share = 0.8;
-  p.categories.push_back(conv);
   Hotspot on, off;
-  on.category = off.category = KernelCategory::convolution;
+  Profile p = math_profile(KernelCategory::convolution, &on, &off);  // 1 s span, 500 ms of kernels
   on.tensor_cores = true;
   on.stats.total = 100 * ms;
   off.stats.total = 300 * ms;  // 30 % of the span
@@ -342,16 +349,11 @@ TEST(Helps, MathPartlyOnTensorCores) {
 // already uses them; kernels without the mark tell nothing, so the answer
 // is unknown, never yes.
 TEST(Helps, AmdMatrixCoreNamesAnswerOnlyAlreadyUsed) {
-  Profile p = half_idle_profile();
+  Hotspot mfma, plain;
+  Profile p = math_profile(KernelCategory::gemm, &mfma, &plain);
   p.devices[0].name = "AMD Instinct MI300X";
   p.devices[0].compute_major = 9;
   p.devices[0].compute_minor = 4;
-  CategoryTime gemm;
-  gemm.category = KernelCategory::gemm;
-  gemm.share = 0.8;
-  p.categories.push_back(gemm);
-  Hotspot mfma, plain;
-  mfma.category = plain.category = KernelCategory::gemm;
   mfma.name = "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT64x16x256_MI16x16x1_SN_LDSB1";  // bf16
   mfma.stats.total = 380 * ms;
   plain.name = "Cijk_Ailk_Bljk_SB_MT64x64x8_SE_K1";
