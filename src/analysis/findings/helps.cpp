@@ -267,25 +267,28 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
 // gradients (DDP), when the replay of the fix predicts no faster step, when
 // it is under 1 % of the run, or when its sites mostly wait for another rank
 // (overlap does not shorten that); yes on the exposed-communication finding.
+// No communication kernels: collectives the framework annotated whose
+// kernels the trace lacks (how long they ran, and whether they overlapped,
+// it cannot tell), or none at all.
+HelpAnswer without_communication(const Profile& p, std::string_view id, std::string_view q) {
+  std::uint64_t annotated = 0;
+  for (const OpRow& r : p.ops)
+    if (r.name.starts_with("nccl:") || r.name.starts_with("gloo:") || r.name.starts_with("c10d::"))
+      annotated += r.calls;
+  if (annotated)
+    return answer(id, q, Verdict::unknown,
+                  "the framework recorded " + format::count(annotated, "collective op", "collective ops") +
+                      " (nccl:…, c10d::…) but the trace holds none of their kernels: how long they ran and what "
+                      "they overlapped it cannot tell");
+  return answer(id, q, Verdict::not_applicable, "no communication kernels in this trace");
+}
+
 std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals& j) {
   const std::string_view id = "overlap-communication";
   const bool inference = p.workload.phase == "inference";
   const std::string_view q = inference ? "overlap communication with compute?" : "overlap all-reduce with backward?";
   if (j.kernels == 0) return std::nullopt;
-  if (j.comm == 0) {
-    // Collectives the framework annotated whose kernels the trace lacks: how
-    // long they ran, and whether they overlapped, it cannot tell.
-    std::uint64_t annotated = 0;
-    for (const OpRow& r : p.ops)
-      if (r.name.starts_with("nccl:") || r.name.starts_with("gloo:") || r.name.starts_with("c10d::"))
-        annotated += r.calls;
-    if (annotated)
-      return answer(id, q, Verdict::unknown,
-                    "the framework recorded " + format::count(annotated, "collective op", "collective ops") +
-                        " (nccl:…, c10d::…) but the trace holds none of their kernels: how long they ran and what "
-                        "they overlapped it cannot tell");
-    return answer(id, q, Verdict::not_applicable, "no communication kernels in this trace");
-  }
+  if (j.comm == 0) return without_communication(p, id, q);
   const Finding* f = numbered(p, "exposed-communication");
   const double run = double(j.span);
   if (inference) {
@@ -324,8 +327,9 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
     return a;
   };
   // DDP overlaps by design: not a change to make, where the trace shows it
-  // overlapping (half the all-reduce's time or more under compute, or too
-  // little exposed to matter). What stays exposed is said with its time,
+  // overlapping (a tenth of the all-reduce's time or more under compute: its
+  // buckets' all-reduces start during the backward pass; or too little
+  // exposed to matter). What stays exposed is said with its time,
   // and what decides it (the trace does not show which bucket, or whether a
   // peer was late). A DDP run whose all-reduce runs alone (one bucket after
   // the backward pass) is not told it already overlaps.
@@ -341,7 +345,7 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
                                           " of its all-reduce time runs under compute: " + deciders +
                                           " whether the all-reduce starts during the backward pass"
                                     : std::string();
-  if (ddp && (under_compute >= 0.5 || share < 0.05))
+  if (ddp && (under_compute >= 0.1 || share < 0.05))
     return with_finding(answer(
         id, q, Verdict::no,
         "the run already buckets gradients and overlaps their all-reduce with the backward pass (DDP: " +
