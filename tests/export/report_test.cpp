@@ -256,6 +256,57 @@ TEST(ReportText, MoreStreamsIsNoWhenTheGpuWaitsForTheHost) {
       << text;
 }
 
+// The same idle GPU, but each kernel was launched long before it ran: the
+// GPU waited for work held by a dependency the trace does not show, and
+// whether anything independent could have run meanwhile, it cannot tell.
+TEST(ReportText, MoreStreamsIsUnknownWhenTheGpuWaitsForHeldWork) {
+  TraceFactory f;
+  for (int i = 0; i < 100; ++i) {
+    const TimeNs start = 1'000'000 + i * 250 * us;
+    f.kernel(0, 7, names::kRelu, start, start + 50 * us, start - 200 * us, 5'000, 8);
+  }
+  const Profile p = analyze(f.build());
+  const std::string text = report_text(p), why = help_reason(p, "more-streams");
+  EXPECT_EQ(verdict(text, "more streams?"), "unknown") << text;
+  EXPECT_NE(why.find("GPU 0 waits 19.8 ms, longer than its 5.0 ms of kernels, 100.0% of it for work queued but held "
+                     "by a dependency"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("the trace cannot tell"), std::string::npos) << why;
+}
+
+// Half the kernels have no launch in the trace, in short gaps: the launch
+// wait the trace shows is nil, but the gaps those ops ended may be late
+// launches too, so whether graphs help is a range, not a no.
+TEST(ReportText, FewerLaunchesIsUnknownWhereOpsHaveNoLaunchInTheTrace) {
+  TraceFactory f;
+  for (int i = 0; i < 100; ++i) {
+    const TimeNs start = 1'000'000 + i * 250 * us;
+    f.kernel(0, 7, names::kRelu, start, start + 200 * us, i % 2 ? TraceFactory::kNoLaunch : start - 100 * us);
+  }
+  const Profile p = analyze(f.build());
+  const std::string text = report_text(p), why = help_reason(p, "cuda-graphs");
+  EXPECT_EQ(verdict(text, "fewer launches (CUDA graphs)?"), "unknown") << text;
+  EXPECT_NE(why.find("50% of the GPU ops have no launch in the trace"), std::string::npos) << why;
+  EXPECT_NE(why.find("the launch wait is between 0.0% and"), std::string::npos) << why;
+}
+
+// All launched, all early: the GPU idles a fifth of its span, but never for
+// a launch; the answer is no, and it does not say the host keeps the queue
+// filled "nearly all the time".
+TEST(ReportText, FewerLaunchesIsNoWhereTheIdleTimeIsNotALaunchWait) {
+  TraceFactory f;
+  for (int i = 0; i < 100; ++i) {
+    const TimeNs start = 1'000'000 + i * 250 * us;
+    f.kernel(0, 7, names::kRelu, start, start + 200 * us, start - 100 * us);
+  }
+  const Profile p = analyze(f.build());
+  const std::string text = report_text(p), why = help_reason(p, "cuda-graphs");
+  EXPECT_EQ(verdict(text, "fewer launches (CUDA graphs)?"), "no") << text;
+  EXPECT_NE(why.find("waits for something other than a launch, and graphs shorten neither"), std::string::npos) << why;
+  EXPECT_EQ(why.find("nearly all the time"), std::string::npos) << why;
+}
+
 // Kernels that fill the GPU, but it is idle three times as long as it runs
 // them, waiting for the host: the answer is about that idle time (another
 // stream would have nothing to run in it), not only that no kernel fits

@@ -188,10 +188,21 @@ std::optional<HelpAnswer> input_from_samples(const Profile& p, double idle, cons
 // Whether at least 90 % of the GPU ops have their launch in the trace: what
 // ended a gap, and so the host's part of the idle time, comes from the
 // launches.
-bool launches_cover(const Profile& p) {
+std::uint64_t gpu_ops(const Profile& p) {
   std::uint64_t ops = 0;
   for (const DeviceSummary& d : p.devices) ops += d.kernels + d.memcpys + d.memsets;
+  return ops;
+}
+
+bool launches_cover(const Profile& p) {
+  const std::uint64_t ops = gpu_ops(p);
   return ops > 0 && (p.launches.launches + p.launches.graph_ops) * 10 >= ops * 9;
+}
+
+// The share of GPU ops no launch in the trace accounts for.
+double unlaunched_share(const Profile& p) {
+  const std::uint64_t ops = gpu_ops(p), launched = p.launches.launches + p.launches.graph_ops;
+  return ops > launched ? double(ops - launched) / double(ops) : 0.0;
 }
 
 std::optional<HelpAnswer> input_from_step_leads(const Profile& p, double idle) {
@@ -414,6 +425,20 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
                     " of kernel time, and too little of it runs with nothing else on the GPU to gain from overlap");
 }
 
+// The GPUs' long gaps whose wait the trace cannot name, by kind; empty if none.
+std::string held_words(const Profile& p) {
+  TimeNs queued = 0, unlaunched = 0;
+  for (const IdleCharge& c : p.idle_charges) {
+    if (c.cause == "queued-gap") queued += c.ns;
+    if (c.cause == "unlaunched-gap") unlaunched += c.ns;
+  }
+  std::string s;
+  if (queued) s = dur(queued) + " of gaps ended by work held by a dependency the trace does not show";
+  if (unlaunched)
+    s += (s.empty() ? "" : ", ") + dur(unlaunched) + " by ops with no launch in the trace, late launches or held work";
+  return s.empty() ? s : " (on all GPUs: " + s + ")";
+}
+
 std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
   const std::string_view id = "more-streams";
   const std::string_view q = "more streams?";
@@ -446,8 +471,23 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
     if (room.idle_bound) {
       const TimeNs waits = main->idle_host_wait_ns + main->idle_other_ns;
       // The host's part only where the launches say it.
-      const std::string host =
-          launches_cover(p) ? " (for the host " + pct(double(main->idle_host_wait_ns) / double(waits)) + ")" : "";
+      const bool known = launches_cover(p);
+      const double host_share = waits ? double(main->idle_host_wait_ns) / double(waits) : 0.0;
+      // Waiting mostly for work held by a dependency the trace does not
+      // show (or for ops whose launch it lacks): what that work waits for
+      // decides whether anything independent could run meanwhile.
+      if (!known || host_share < 0.5)
+        return answer(id, q, Verdict::unknown,
+                      gpu + " waits " + dur(waits) + ", longer than its " + dur(main->kernel_busy_ns) +
+                          " of kernels, " +
+                          (known ? pct1(1.0 - host_share) + " of it for work queued but held by a dependency"
+                           : main->idle_host_wait_ns
+                               ? "only " + dur(main->idle_host_wait_ns) + " of it for launches the trace shows"
+                               : "none of it for a launch the trace shows") +
+                          held_words(p) +
+                          ": whether independent work could run on another stream meanwhile depends on what it "
+                          "waited for, which the trace cannot tell (see the findings on idle time)");
+      const std::string host = " (for the host " + pct(host_share) + ")";
       std::string why = gpu + " waits for the host or for dependencies " + dur(waits) + host + ", longer than its " +
                         dur(main->kernel_busy_ns) +
                         " of kernels: nothing is ready to run beside them (see the findings on idle time)";
@@ -610,9 +650,20 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
   // Long gaps a late launch ended are the host's other work between
   // launches: graphs do not shorten that, and the host does not keep the
   // queue filled then.
-  TimeNs long_late = 0;
-  for (const IdleCharge& c : p.idle_charges)
+  TimeNs long_late = 0, short_other = 0;
+  for (const IdleCharge& c : p.idle_charges) {
     if (c.cause == "late-launch-gap") long_late += c.ns;
+    if (c.cause == "other") short_other += c.ns;
+  }
+  // Ops with no launch in the trace: the short gaps they (or held work)
+  // ended may be late launches too, so the launch wait is a range.
+  if (!launches_cover(p) && j.span > 0 && double(short_other) >= kMaterialShare * double(j.span))
+    return answer(
+        id, q, Verdict::unknown,
+        short_gaps + "; but " + pct(unlaunched_share(p)) +
+            " of the GPU ops have no launch in the trace, and the short gaps ended by them or by held work (" +
+            dur(short_other) + ", " + of_span(short_other) + ") may be late launches too: the launch wait is between " +
+            of_span(late) + " and " + of_span(late + short_other) + " of the span, the trace cannot tell where");
   if (j.span > 0 && double(long_late) >= kMaterialShare * double(j.span)) {
     HelpAnswer a = answer(id, q, Verdict::no,
                           short_gaps +
@@ -623,6 +674,11 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
     if (numbered(p, "gpu-idle-gaps")) a.findings.push_back("gpu-idle-gaps");
     return a;
   }
+  if (j.utilization < 0.9)
+    return answer(id, q, Verdict::no,
+                  short_gaps + ": the rest of the GPUs' idle time (" + pct1(1.0 - j.utilization) +
+                      " of their span in all) lies in gaps of 1 ms or more, or waits for something other than a "
+                      "launch, and graphs shorten neither (see the findings on idle time)");
   return answer(id, q, Verdict::no, short_gaps + ": the host keeps the GPU's queue filled nearly all the time");
 }
 
