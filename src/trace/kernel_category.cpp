@@ -62,9 +62,15 @@ constexpr CategoryRule kRules[] = {
     {K::transpose, "nhwc2nchw"},
     {K::transpose, "permute"},
 
+    // FBGEMM's table-batched embedding backward
+    // (split_embedding_backward_codegen_rowwise_adagrad_…) applies the
+    // optimizer inside the backward kernel: it runs in the backward pass, no
+    // weight update of its own to overlap, so not an optimizer kernel.
+    {K::other, "embedding_backward"},
+    {K::other, "embedding_nobag_backward"},
+
     // Optimizer updates (before elementwise: they are elementwise kernels).
-    // PyTorch's foreach/fused optimizers run multi_tensor_apply kernels;
-    // FBGEMM's embedding backward applies the optimizer in the same kernel.
+    // PyTorch's foreach/fused optimizers run multi_tensor_apply kernels.
     {K::optimizer, "multi_tensor_apply"},
     {K::optimizer, "adagrad"},
     {K::optimizer, "sgd"},

@@ -131,6 +131,12 @@ TEST(KernelCategory, LibrariesAndFrameworks) {
        "std::plus<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous "
        "namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float)",
        K::optimizer},
+      // FBGEMM's embedding backward with the optimizer fused in runs in the
+      // backward pass: not a weight update of its own.
+      {"void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<float, float, float, "
+       "1ul, 16>(at::GenericPackedTensorAccessor<float, 2ul, at::RestrictPtrTraits, long>)",
+       K::other},
+      {"split_embedding_nobag_backward_codegen_sgd_unweighted_kernel_warp_per_row_1", K::other},
       {"void at::native::(anonymous namespace)::RowwiseMomentsCUDAKernel<float, float>(long, float, float const*, "
        "float*, float*)",
        K::normalization},
