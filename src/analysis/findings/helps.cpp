@@ -18,6 +18,7 @@
 // [SECTION] One function per question
 // [SECTION] Entry points
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -536,13 +537,29 @@ std::optional<HelpAnswer> answer_layout(const Profile& p, const JobTotals& j) {
           " of kernel time");
 }
 
-// A 16- or 8-bit element type in an AMD kernel's name: bf16/fp16/fp8 words,
+// A 16-, 8- or 4-bit element type in an AMD kernel's name: bf16/fp16/fp8 words,
 // or Tensile's type code (Cijk_…_BBS_: bf16 in, bf16 out, fp32 compute;
-// HHS, HSS, BSS; SB is fp32, DB fp64).
+// HHS, HSS, BSS; SB is fp32, DB fp64). A word counts only as a word: not
+// after a letter ("buf8"), nor before one ("halfway"), except the FP8
+// formats' e4m3/e5m2 ("f8E4M3FN").
 bool amd_reduced_precision_name(std::string_view n) {
-  for (std::string_view f : {"bf16", "bfloat16", "half", "fp16", "f16", "fp8", "f8", "_BBS_", "_BSS_", "_HHS_", "_HSS_",
-                             "_BBH_", "_HHH_", "_I8I_", "_4xi8"})
-    if (f.front() == '_' ? n.find(f) != std::string_view::npos : contains_nocase(n, f)) return true;
+  for (std::string_view f : {"_BBS_", "_BSS_", "_HHS_", "_HSS_", "_BBH_", "_HHH_", "_I8I_", "_4xi8"})
+    if (n.find(f) != std::string_view::npos) return true;
+  auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+  auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  std::string lower(n);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (std::string_view w : {"bf16", "bfloat16", "half", "fp16", "f16", "fp8", "f8", "mxfp8", "mxfp4", "fp4"})
+    for (std::size_t i = lower.find(w); i != std::string::npos; i = lower.find(w, i + 1)) {
+      const std::string_view after = std::string_view(lower).substr(i + w.size());
+      const bool fp8_format = w.back() == '8' && (after.starts_with("e4m3") || after.starts_with("e5m2"));
+      // "x" between sizes and types is a separator: 16x128, bf16xmxfp4.
+      const bool starts = i == 0 || !letter(lower[i - 1]) || (lower[i - 1] == 'x' && i >= 2 && digit(lower[i - 2]));
+      const bool ends =
+          after.empty() || !letter(after.front()) || fp8_format || (after.front() == 'x' && digit(w.back()));
+      if (starts && ends) return true;
+    }
   return false;
 }
 
