@@ -846,23 +846,19 @@ bool SimulationShare::combine(Profile* p) {
       f.saving_source = SavingSource::simulated;
       f.predicted_step_ns = x.step;
       f.saving_ns = saves ? static_cast<TimeNs>(per_trace) : 0;
-      // A host-side fix is credited only with the GPU idle its launches
-      // ended: the replay's step also gains where the freed host then hides
-      // other waits (input loading, synchronizations), which their own
-      // findings charge.
-      if (saves && host_side_rule(f.id) && charged > 0 && f.saving_ns > charged) {
-        f.saving_note = "capped at the GPU idle its late launches ended (" + format::duration(charged) +
-                        "); the replay's " + format::duration(f.saving_ns) +
-                        " also counts waits the host then hides, which other findings charge";
-        f.replay_saving_ns = f.saving_ns;
-        f.saving_ns = charged;
-      }
-      // Hiding communication under compute saves at most its exposed time:
-      // a replay that gains more also moved work that waited on it.
-      if (saves && f.id == "exposed-communication" && charged > 0 && f.saving_ns > charged) {
-        f.saving_note = "capped at the exposed communication time (" + format::duration(charged) + "); the replay's " +
-                        format::duration(f.saving_ns) +
-                        " also counts work that waited on it, which overlapping does not remove by itself";
+      // A fix is credited at most with the time its rule charged: a
+      // host-side fix with the GPU idle its launches ended (the replay's step
+      // also gains where the freed host then hides input loading or syncs,
+      // which their own findings charge); hiding communication with its
+      // exposed time (a replay that gains more also moved work that waited
+      // on it).
+      const bool host = host_side_rule(f.id), comm = f.id == "exposed-communication";
+      if (saves && (host || comm) && charged > 0 && f.saving_ns > charged) {
+        f.saving_note = std::string("capped at ") +
+                        (host ? "the GPU idle its late launches ended (" : "the exposed communication time (") +
+                        format::duration(charged) + "); the replay's " + format::duration(f.saving_ns) +
+                        (host ? " also counts waits the host then hides, which other findings charge"
+                              : " also counts work that waited on it, which overlapping does not remove by itself");
         f.replay_saving_ns = f.saving_ns;
         f.saving_ns = charged;
       }

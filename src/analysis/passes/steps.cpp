@@ -227,7 +227,7 @@ Backlog backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, T
   const ApiCallTable& a = t.api_calls();
   std::vector<TimeRange> backlog;  // the ops queued ahead of the step
   std::vector<TimeRange>
-      own;  // the step's own ops, up to the first on each stream that starts after the backlog's start
+      own;  // the step's own ops: on each stream, from its first launched in the step to the step's end
   auto ahead = [&](TableId id, const TimeNs* start, const TimeNs* end, const RowIndex* api, TrackId track) {
     const RowRange rows = t.rows_of(id, track);
     std::size_t unlaunched = backlog.size();  // ops with no launch since the last launched one, from here
