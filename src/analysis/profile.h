@@ -782,6 +782,13 @@ struct WorkloadKind {
   std::uint64_t pinning_calls = 0;     // cudaHostAlloc / cudaMallocHost / cudaHostRegister (and cuMemHost…)
   TimeNs pinning_ns = 0;               // their time on the host
   bool data_loading_recorded = false;  // the trace has data-loading ranges: input wait can be measured
+  // Where the data loading's host time goes: the data-loading ranges' time
+  // (their union per thread) and the path down the host ranges nested in
+  // them, outermost first, each the heaviest inside the one before while it
+  // holds more than half of that time (up to 16). In a job: the rank that
+  // loads longest.
+  TimeNs data_loading_ns = 0;
+  std::vector<HostRange> input_work;
   // How much of the recording is work on the GPU to diagnose
   // (docs/findings.md, "What the program is"): "no-kernels" (nothing on the
   // GPU to diagnose), "tiny-span" (its GPU ops span, or take in all, less

@@ -499,6 +499,13 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
   added<&W::pinning_ns>(v, "pinning_ns", "ns", "their time on the host");
   added<&W::data_loading_recorded>(v, "data_loading_recorded", "",
                                    "the trace has data-loading ranges, so input wait can be measured");
+  added<&W::data_loading_ns>(v, "data_loading_ns", "ns",
+                             "the data-loading ranges' time on the host (their union on each thread); in a job, "
+                             "the rank's that loads longest");
+  added<&W::input_work>(v, "input_work", "",
+                        "where that time goes: the path down the host ranges nested in the data-loading ranges "
+                        "(merged by name as a flame graph), outermost first, each the heaviest inside the one "
+                        "before while it holds more than half of data_loading_ns (up to 16)");
   field<&W::run>(
       v, "run", "",
       "`no-kernels` (nothing on the GPU to diagnose), `tiny-span` (GPU ops spanning, or taking in all, under 100 µs "

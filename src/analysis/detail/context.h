@@ -384,6 +384,7 @@ void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& 
 // Adds `add` to `into` by name (times and counts summed), keeping the
 // longest 5 names, most first (a job's ranks, one after another).
 void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>* into);
+inline constexpr std::size_t kInputWorkNames = 16;  // WorkloadKind::input_work
 
 // passes/device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the
 // breakdown of `steps`, GPU idle after host synchronizations, and evidence;

@@ -490,6 +490,29 @@ void gpu_idle_gaps(Builder& b) {
   f.ranges = r;
 }
 
+namespace {
+
+// Step time outside the GPU's work: before its first op or after its last,
+// the GPU has nothing at all, and the span-based figures (utilization, idle
+// gaps) cannot see that time. What input-bound counts (data-loading ranges)
+// is left to it.
+bool preprocessing_name(std::string_view n) {
+  for (std::string_view w : {"preprocess", "read_video", "decode", "image_processing", "tokeniz", "transform",
+                             "collate", "augment", "load_image", "feature_extraction"})
+    if (contains_nocase(n, w)) return true;
+  return false;
+}
+
+// The innermost few ranges of the path down the data loading's host time
+// (WorkloadKind::input_work): where the input time goes.
+std::vector<const HostRange*> input_hot(const WorkloadKind& w) {
+  std::vector<const HostRange*> hot;
+  for (std::size_t i = w.input_work.size() > 3 ? w.input_work.size() - 3 : 0; i < w.input_work.size(); ++i)
+    hot.push_back(&w.input_work[i]);
+  return hot;
+}
+}  // namespace
+
 // Input: GPU idle while the host runs data-loading ranges.
 void input_bound(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
@@ -519,6 +542,20 @@ void input_bound(Builder& b) {
                             "num_workers=0)."
                           : " The DataLoader already loads in worker processes (_MultiProcessingDataLoaderIter), "
                             "and they do not keep up.";
+      const WorkloadKind& w = b.p.workload;
+      const std::vector<const HostRange*> hot = input_hot(w);
+      const HostRange* preprocessing = nullptr;  // the innermost range on the path named for it
+      if (!hot.empty()) {
+        f.evidence += " Of the data-loading ranges' " + dur(w.data_loading_ns) +
+                      " on the host, most is in (innermost last, each inside the one before): ";
+        for (std::size_t i = 0; i < hot.size(); ++i) {
+          f.evidence += (i ? " > " : "") + hot[i]->name + " " + dur(std::min(hot[i]->ns, w.data_loading_ns)) + " (" +
+                        count(hot[i]->count, "call", "calls") + ")";
+        }
+        for (const HostRange& h : w.input_work)
+          if (preprocessing_name(h.name)) preprocessing = &h;
+        f.evidence += ".";
+      }
       // pin_memory=True only where input copies come from pageable memory
       // (or the trace has none to tell).
       std::uint64_t htod = 0, pageable_htod = 0;
@@ -536,32 +573,29 @@ void input_bound(Builder& b) {
                     pin + ", prefetch_factor and persistent_workers; "
               : "Load the next batch while the GPU computes: more DataLoader workers (num_workers >= 4 per GPU)" + pin +
                     ", prefetch_factor and persistent_workers; ";
-      f.recommendation = for_framework(
-          b.p, torch_fix + gpu_side,
-          "Load the next batch while the GPU computes: dataset.prefetch(tf.data.AUTOTUNE), map(..., "
-          "num_parallel_calls=tf.data.AUTOTUNE), dataset.cache() for a dataset that fits; " +
-              gpu_side,
-          "Load the next batch while the GPU computes: more DataLoader workers (num_workers >= 4 per GPU), "
-          "pin_memory=True, prefetch_factor and persistent_workers; " +
-              gpu_side + " In TensorFlow dataset.prefetch(tf.data.AUTOTUNE) and num_parallel_calls.");
+      // Preprocessing on the loading thread: cheaper or elsewhere, not only
+      // more of it in parallel.
+      const std::string cheaper =
+          preprocessing ? "The input time is preprocessing on the host (" + preprocessing->name +
+                              (preprocessing != hot.back() ? ", most of it in " + hot.back()->name : std::string()) +
+                              "): make it cheaper or move it off the loading thread, onto the GPU (torchvision "
+                              "transforms v2 on CUDA tensors; Hugging Face's fast image processors, use_fast=True) or "
+                              "done once ahead of time. "
+                        : "";
+      f.recommendation =
+          cheaper +
+          for_framework(
+              b.p, torch_fix + gpu_side,
+              "Load the next batch while the GPU computes: dataset.prefetch(tf.data.AUTOTUNE), map(..., "
+              "num_parallel_calls=tf.data.AUTOTUNE), dataset.cache() for a dataset that fits; " +
+                  gpu_side,
+              "Load the next batch while the GPU computes: more DataLoader workers (num_workers >= 4 per GPU), "
+              "pin_memory=True, prefetch_factor and persistent_workers; " +
+                  gpu_side + " In TensorFlow dataset.prefetch(tf.data.AUTOTUNE) and num_parallel_calls.");
       f.ranges = b.ev.input_wait.ranges();
     }
   }
 }
-
-namespace {
-
-// Step time outside the GPU's work: before its first op or after its last,
-// the GPU has nothing at all, and the span-based figures (utilization, idle
-// gaps) cannot see that time. What input-bound counts (data-loading ranges)
-// is left to it.
-bool preprocessing_name(std::string_view n) {
-  for (std::string_view w : {"preprocess", "read_video", "decode", "image_processing", "tokeniz", "transform",
-                             "collate", "augment", "load_image", "feature_extraction"})
-    if (contains_nocase(n, w)) return true;
-  return false;
-}
-}  // namespace
 
 void step_host_time(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;

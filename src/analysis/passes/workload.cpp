@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/detail/context.h"
+#include "analysis/util/intervals.h"
 #include "words/format.h"
 
 namespace gpuscope::detail {
@@ -413,6 +414,67 @@ void count_pinning(const Trace& t, std::uint64_t* calls, TimeNs* ns) {
   });
 }
 
+// Where the data loading's host time goes: the data-loading ranges' time
+// (their union on each thread) and the path down the host ranges nested in
+// them (an image processor's preprocess, its resize, the library call doing
+// it), each step the heaviest of the ranges inside the one before, while it
+// holds more than half of the data-loading time. The ranges of each thread
+// merge into one tree by name, as a flame graph does: the same function
+// called from two lines of its caller stays apart.
+void input_work(const Trace& t, WorkloadKind* w) {
+  if (!any_string(t, is_input_range_name)) return;
+  const RangeTable& r = t.ranges();
+  std::vector<std::uint8_t> is_input(t.strings().size(), 2);  // 2 = not decided yet
+  std::map<TrackId, std::vector<TimeRange>> loading;
+  for (RowIndex i = 0; i < r.size(); ++i) {
+    if (r.kind_at(i) == RangeKind::mark || t.tracks()[r.track_at(i)].kind != TrackKind::cpu) continue;
+    std::uint8_t& decided = is_input[r.name[i]];
+    if (decided == 2) decided = is_input_range_name(t.str(r.name[i])) ? 1 : 0;
+    if (decided) loading[r.track_at(i)].push_back({r.start[i], r.end[i]});
+  }
+  struct Node {
+    std::int64_t parent;
+    StringId name;
+    TimeNs ns = 0;
+    std::uint64_t count = 0;
+  };
+  std::vector<Node> nodes;
+  std::map<std::pair<std::int64_t, StringId>, std::int64_t> child;
+  std::vector<RowIndex> rows;
+  std::vector<std::pair<TimeNs, std::int64_t>> open;  // enclosing ranges: end, node
+  for (auto& [track, spans] : loading)
+    for (const TimeRange& s : intervals::union_of(std::move(spans))) {
+      w->data_loading_ns += s.duration();
+      const RowRange in = t.rows_overlapping(TableId::ranges, track, s.start, s.end);
+      rows.clear();
+      for (RowIndex i = in.begin; i < in.end; ++i)
+        if (r.kind_at(i) != RangeKind::mark && is_input[r.name[i]] != 1 && r.start[i] >= s.start && r.end[i] <= s.end)
+          rows.push_back(i);
+      // Outer before inner where two start together.
+      std::sort(rows.begin(), rows.end(), [&](RowIndex x, RowIndex y) {
+        return r.start[x] != r.start[y] ? r.start[x] < r.start[y] : r.end[x] > r.end[y];
+      });
+      open.clear();
+      for (RowIndex i : rows) {
+        while (!open.empty() && open.back().first < r.end[i]) open.pop_back();
+        const std::int64_t parent = open.empty() ? -1 : open.back().second;
+        auto [it, fresh] = child.try_emplace({parent, r.name[i]}, static_cast<std::int64_t>(nodes.size()));
+        if (fresh) nodes.push_back({parent, r.name[i]});
+        nodes[it->second].ns += r.end[i] - r.start[i];
+        ++nodes[it->second].count;
+        open.emplace_back(r.end[i], it->second);
+      }
+    }
+  for (std::int64_t at = -1; w->input_work.size() < kInputWorkNames;) {
+    std::int64_t best = -1;
+    for (std::size_t n = 0; n < nodes.size(); ++n)
+      if (nodes[n].parent == at && (best < 0 || nodes[n].ns > nodes[best].ns)) best = static_cast<std::int64_t>(n);
+    if (best < 0 || 2 * nodes[best].ns <= w->data_loading_ns) break;
+    w->input_work.push_back({std::string(t.str(nodes[best].name)), nodes[best].ns, nodes[best].count});
+    at = best;
+  }
+}
+
 // "2 backward ops (…)", "1 Triton kernel (…)"; nothing when none matched.
 std::string part(const Examples& e, std::string_view one, std::string_view many) {
   return e.count ? format::count(e.count, one, many) + " (" + e.said() + ")" : std::string();
@@ -530,6 +592,7 @@ WorkloadKind recognise_workload(const Trace& t) {
   count_graph_launches(t, &w.graph_launches, &replayed);
   w.graph_kernels = std::max(w.graph_kernels, replayed);
   count_pinning(t, &w.pinning_calls, &w.pinning_ns);
+  input_work(t, &w);
   say_phase(names, k.size(), &w);
   say_framework(names, &w);
   say_execution(names, k.size(), &w);
@@ -646,6 +709,7 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
   w.graph_kernels = 0;
   w.graph_launches = 0;
   w.pinning_calls = 0, w.pinning_ns = 0;
+  w.data_loading_ns = 0, w.input_work.clear();
   for (const WorkloadKind* r : ranks) {
     w.graph_kernels += r->graph_kernels;
     w.bundled = w.bundled && r->bundled;
@@ -655,6 +719,8 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
     }
     w.graph_launches += r->graph_launches;
     w.pinning_calls += r->pinning_calls, w.pinning_ns += r->pinning_ns;
+    // The rank that loads longest speaks for the job.
+    if (r->data_loading_ns > w.data_loading_ns) w.data_loading_ns = r->data_loading_ns, w.input_work = r->input_work;
     w.data_loading_recorded = w.data_loading_recorded || r->data_loading_recorded;
     if (w.framework == "unknown" && r->framework != "unknown")
       w.framework = r->framework, w.framework_evidence = r->framework_evidence;
