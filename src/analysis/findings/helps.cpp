@@ -411,19 +411,31 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
   if (const Finding* f = without_gain(p, "serialized-weight-update")) return no_gain(p, id, q, *f);
   // Optimizer kernels by name, or (when more) the GPU time of the optimizer's ops (Optimizer.step#…).
   double opt = category_share(p, {KernelCategory::optimizer});
-  for (const OpRow& r : p.op_names)
-    if (is_optimizer_step(r.name) && p.kernel_time_ns > 0)
-      opt = std::max(opt, double(r.gpu_total_ns) / double(p.kernel_time_ns));
+  // Communication the step launches (a distributed optimizer's exchange)
+  // is not update work to overlap: as the finding, it is left out.
+  TimeNs comm = 0;
+  for (const OpRow& r : p.op_names) {
+    if (!is_optimizer_step(r.name) || p.kernel_time_ns <= 0) continue;
+    TimeNs c = 0;
+    for (const OpKernel& k : r.top_kernels) c += k.category == KernelCategory::communication ? k.time_ns : 0;
+    comm = std::max(comm, c);
+    opt = std::max(opt, double(std::max<TimeNs>(0, r.gpu_total_ns - c)) / double(p.kernel_time_ns));
+  }
   if (opt == 0)
     return answer(id, q, Verdict::unknown,
                   p.workload.phase == "training"
                       ? "the trace names no optimizer op or kernel, so the weight update's time cannot be measured"
                       : "the trace does not show a training step (no backward or optimizer op or kernel)");
-  if (opt < 0.05)
-    return answer(id, q, Verdict::no, "optimizer kernels are " + pct1(opt) + " of kernel time: too little to matter");
+  std::string update =
+      "the weight update's kernels (named as optimizer kernels, or launched by the "
+      "optimizer's step) are " +
+      pct1(opt) + " of kernel time";
+  if (comm > 0 && p.kernel_time_ns > 0)
+    update += " (besides " + pct1(double(comm) / double(p.kernel_time_ns)) +
+              " in communication kernels the optimizer's step launches: see the findings on communication)";
+  if (opt < 0.05) return answer(id, q, Verdict::no, update + ": too little to matter");
   return answer(id, q, Verdict::no,
-                "optimizer kernels are " + pct1(opt) +
-                    " of kernel time, and too little of it runs with nothing else on the GPU to gain from overlap");
+                update + ", and too little of it runs with nothing else on the GPU to gain from overlap");
 }
 
 // The GPUs' long gaps whose wait the trace cannot name, by kind; empty if none.

@@ -269,6 +269,26 @@ TEST(Helps, AnnotatedCollectivesWithoutKernelsAreUnknown) {
   EXPECT_EQ(help(p, "overlap-communication")->verdict, Verdict::not_applicable);
 }
 
+// A distributed optimizer's step (Shampoo) launches its exchange: 190 ms of
+// send/recv kernels and 10 ms of update math under Optimizer.step. The
+// communication is not update work to overlap; the update itself is 2 %.
+TEST(Helps, AnOptimizerStepsCommunicationIsNotItsUpdate) {
+  Profile p = half_idle_profile();
+  OpRow r;
+  r.name = "Optimizer.step#Shampoo.step";
+  r.calls = 2;
+  r.gpu_total_ns = 200 * ms;
+  r.top_kernels = {{"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", KernelCategory::communication, 2, 190 * ms, 0},
+                   {"cutlass::Kernel", KernelCategory::gemm, 20, 10 * ms, 0}};
+  p.op_names.push_back(r);
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "overlap-weight-update");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_TRUE(has(a->reason, "are 2.0% of kernel time (besides 38.0% in communication kernels")) << a->reason;
+  EXPECT_TRUE(has(a->reason, "too little to matter")) << a->reason;
+}
+
 TEST(Helps, AnUnfusedOptimizerIsNotAnOverlapProblem) {
   Profile p = half_idle_profile();
   p.findings.push_back(finding("unfused-optimizer", 100 * ms, "Optimizer.step launches 483 kernels per step"));
