@@ -223,7 +223,7 @@ void View::draw_evidence_list(const Profile& p, const Finding& f) {
 // [SECTION] What would help?, the idle time and the critical path ------------------------------
 
 std::string_view View::verdict_text(Verdict v) {
-  static constexpr std::string_view kTexts[] = {"YES", "no", "unknown", "n/a"};  // by Verdict's value
+  static constexpr std::string_view kTexts[] = {"YES", "no", "unknown", "n/a", "later"};  // by Verdict's value
   const auto i = static_cast<std::size_t>(v);
   return i < std::size(kTexts) ? kTexts[i] : "unknown";
 }
@@ -254,8 +254,10 @@ void View::draw_helps(const Profile& p) {
     text_cell(a.question);
     ImGui::TableNextColumn();
     const std::string_view v = verdict_text(a.verdict);
-    ImGui::TextColored(a.verdict == Verdict::yes ? ImVec4(0.6f, 0.9f, 0.6f, 1) : ImVec4(0.75f, 0.75f, 0.75f, 1), "%s",
-                       std::string(v).c_str());
+    const ImVec4 colour = a.verdict == Verdict::yes     ? ImVec4(0.6f, 0.9f, 0.6f, 1)
+                          : a.verdict == Verdict::later ? ImVec4(0.9f, 0.85f, 0.5f, 1)
+                                                        : ImVec4(0.75f, 0.75f, 0.75f, 1);
+    ImGui::TextColored(colour, "%s", std::string(v).c_str());
     ImGui::TableNextColumn();
     ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted(because.c_str());

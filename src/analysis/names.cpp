@@ -115,6 +115,7 @@ std::string_view to_string(Verdict v) {
     case Verdict::no: return "no";
     case Verdict::unknown: return "unknown";
     case Verdict::not_applicable: return "not_applicable";
+    case Verdict::later: return "later";
   }
   return "unknown";
 }

@@ -625,7 +625,10 @@ struct Finding {
 // The answer to one of the changes users ask about ("more streams?"), from
 // the trace: yes (with the findings that show it), no (with what in the trace
 // says so), unknown (the trace cannot tell, and why), or not applicable.
-enum class Verdict : std::uint8_t { yes = 0, no = 1, unknown = 2, not_applicable = 3 };
+// `later`: not now (the replay of its fix alone gains nothing: something
+// else decides the step), but yes after the changes that save time now (the
+// replay with them predicts a step shorter by 1 % or more).
+enum class Verdict : std::uint8_t { yes = 0, no = 1, unknown = 2, not_applicable = 3, later = 4 };
 struct HelpAnswer {
   std::string id;        // stable: "input-workers", "overlap-communication", … (docs/findings.md)
   std::string question;  // "more data-loader workers?"

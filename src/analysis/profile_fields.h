@@ -147,7 +147,7 @@ inline constexpr int kEnumValues<LossCount> = static_cast<int>(LossCount::estima
 template <>
 inline constexpr int kEnumValues<SavingSource> = static_cast<int>(SavingSource::simulated) + 1;
 template <>
-inline constexpr int kEnumValues<Verdict> = static_cast<int>(Verdict::not_applicable) + 1;
+inline constexpr int kEnumValues<Verdict> = static_cast<int>(Verdict::later) + 1;
 
 // [SECTION] Values computed for the report ------------------------------------------------
 
@@ -886,7 +886,9 @@ constexpr void rows(V& v, Of<HelpAnswer>) {
   using H = HelpAnswer;
   field<&H::id>(v, "id", "", "the question's stable id (docs/findings.md, \"What would help?\")");
   field<&H::question>(v, "question", "", "the question, as the report asks it");
-  field<&H::verdict>(v, "verdict", "", "the answer; `unknown` where the trace cannot tell");
+  field<&H::verdict>(v, "verdict", "",
+                     "the answer; `unknown` where the trace cannot tell; `later`: no gain now, but a gain after the "
+                     "changes that save time now (the replay with them says so)");
   field<&H::reason>(v, "reason", "", "what in the trace decides it, with the numbers");
   field<&H::findings>(v, "findings", "", "ids of the numbered findings behind the answer");
   added<&H::fix>(v, "fix", "", "the `gpuscope whatif` change the replay simulated for it; empty: none");

@@ -211,6 +211,7 @@ std::string_view verdict_word(Verdict v) {
     case Verdict::no: return "no";
     case Verdict::unknown: return "unknown";
     case Verdict::not_applicable: return "n/a";
+    case Verdict::later: return "later";
   }
   return "";
 }

@@ -136,7 +136,7 @@ HelpAnswer no_gain(const Profile& p, std::string_view id, std::string_view quest
   if (!f.after_fixes.empty())
     reason += " now. After " + f.after_fixes + " (the changes that save time now), it would shorten the median step " +
               dur(f.after_from_ns) + " -> " + dur(f.after_to_ns) + ": worth making after them";
-  HelpAnswer a = answer(id, question, Verdict::no, reason);
+  HelpAnswer a = answer(id, question, f.after_fixes.empty() ? Verdict::no : Verdict::later, reason);
   a.findings.push_back(f.id);
   return a;
 }

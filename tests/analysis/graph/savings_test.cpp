@@ -412,7 +412,8 @@ TEST(SimulatedSavings, AFixThatSavesNothingSaysSo) {
   EXPECT_LT(static_cast<double>(f->after_to_ns), 0.8 * static_cast<double>(f->after_from_ns));
   for (const HelpAnswer& a : p.helps)
     if (a.id == "mixed-precision") {
-      EXPECT_EQ(a.verdict, Verdict::no);
+      // Not a no: the change worth making next.
+      EXPECT_EQ(a.verdict, Verdict::later);
       EXPECT_NE(a.reason.find("After --cuda-graphs"), std::string::npos) << a.reason;
     }
   for (std::size_t i = 1; i < p.findings.size(); ++i) EXPECT_GE(p.findings[i - 1].saving_ns, p.findings[i].saving_ns);
