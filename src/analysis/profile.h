@@ -792,6 +792,9 @@ struct WorkloadKind {
   // loads longest.
   TimeNs data_loading_ns = 0;
   std::vector<HostRange> input_work;
+  // Python function ranges recorded: PyTorch's Python tracer (with_stack=True)
+  // records one per Python call, and slows the host's Python as it does.
+  std::uint64_t python_ranges = 0;
   // How much of the recording is work on the GPU to diagnose
   // (docs/findings.md, "What the program is"): "no-kernels" (nothing on the
   // GPU to diagnose), "tiny-span" (its GPU ops span, or take in all, less

@@ -506,6 +506,9 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
                         "where that time goes: the path down the host ranges nested in the data-loading ranges "
                         "(merged by name as a flame graph), outermost first, each the heaviest inside the one "
                         "before while it holds more than half of data_loading_ns (up to 16)");
+  added<&W::python_ranges>(v, "python_ranges", "",
+                           "Python function ranges recorded (PyTorch's Python tracer, with_stack=True, records one "
+                           "per Python call and slows the host as it does)");
   field<&W::run>(
       v, "run", "",
       "`no-kernels` (nothing on the GPU to diagnose), `tiny-span` (GPU ops spanning, or taking in all, under 100 µs "

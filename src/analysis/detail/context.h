@@ -385,6 +385,9 @@ void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& 
 // longest 5 names, most first (a job's ranks, one after another).
 void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>* into);
 inline constexpr std::size_t kInputWorkNames = 16;  // WorkloadKind::input_work
+// Python function ranges from which a trace counts as recorded under
+// PyTorch's Python tracer (a few stray ones are not a tracer's).
+inline constexpr std::uint64_t kTracedPythonRanges = 100;
 
 // passes/device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the
 // breakdown of `steps`, GPU idle after host synchronizations, and evidence;

@@ -124,6 +124,18 @@ std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const A
   if (p.devices.size() == 1)
     for (Finding& f : out)
       if (f.device == kNoDevice) f.device = p.devices.front().id;
+  // The host's time under PyTorch's Python tracer is the traced program's
+  // plus the tracer's, by an amount the trace does not show: what a
+  // host-side rule charges is then an upper bound.
+  if (p.workload.python_ranges >= kTracedPythonRanges)
+    for (Finding& f : out)
+      if (f.id == "launch-bound" || f.id == "op-launch-overhead" || f.id == "unfused-optimizer" ||
+          f.id == "step-host-time")
+        f.evidence += " The trace was recorded with PyTorch's Python tracer on (" +
+                      format::count(p.workload.python_ranges) +
+                      " Python function ranges: with_stack=True), which slows the host's Python by an amount the "
+                      "trace does not show: the host time here, and the saving, are upper bounds; profile with "
+                      "with_stack=False to size them.";
   return out;
 }
 

@@ -278,6 +278,7 @@ struct NameCounts {
   std::uint64_t vllm_host = 0, sglang_host = 0;
   Examples vllm_py, sglang_py;      // their Python frames
   std::uint64_t framework_ops = 0;  // PyTorch's cpu_op events
+  std::uint64_t python_ranges = 0;  // PyTorch's python_function events
   double compiled_time_share = 0;   // of kernel time: Triton kernels and kernels launched in compiled regions
 };
 
@@ -309,6 +310,7 @@ NameCounts count_names(const Trace& t) {
       ++op_rows[rg.name[r]];
       if (rg.kind_at(r) == RangeKind::annotation && rg.domain[r] == cpu_op) ++c.framework_ops;
     } else if (python != StringTable::kNoString && rg.domain[r] == python) {
+      ++c.python_ranges;
       const std::string_view n = t.str(rg.name[r]);
       if (vllm_name(n)) c.vllm_py.add(n, 1), ++c.vllm_host;
       if (sglang_name(n)) c.sglang_py.add(n, 1), ++c.sglang_host;
@@ -593,6 +595,7 @@ WorkloadKind recognise_workload(const Trace& t) {
   w.graph_kernels = std::max(w.graph_kernels, replayed);
   count_pinning(t, &w.pinning_calls, &w.pinning_ns);
   input_work(t, &w);
+  w.python_ranges = names.python_ranges;
   say_phase(names, k.size(), &w);
   say_framework(names, &w);
   say_execution(names, k.size(), &w);
@@ -709,7 +712,7 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
   w.graph_kernels = 0;
   w.graph_launches = 0;
   w.pinning_calls = 0, w.pinning_ns = 0;
-  w.data_loading_ns = 0, w.input_work.clear();
+  w.data_loading_ns = 0, w.input_work.clear(), w.python_ranges = 0;
   for (const WorkloadKind* r : ranks) {
     w.graph_kernels += r->graph_kernels;
     w.bundled = w.bundled && r->bundled;
@@ -719,6 +722,7 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
     }
     w.graph_launches += r->graph_launches;
     w.pinning_calls += r->pinning_calls, w.pinning_ns += r->pinning_ns;
+    w.python_ranges += r->python_ranges;
     // The rank that loads longest speaks for the job.
     if (r->data_loading_ns > w.data_loading_ns) w.data_loading_ns = r->data_loading_ns, w.input_work = r->input_work;
     w.data_loading_recorded = w.data_loading_recorded || r->data_loading_recorded;

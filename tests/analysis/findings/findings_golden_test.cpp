@@ -162,6 +162,24 @@ TEST(ReviewedFindingsBert, SmallProductsAreSaidToLeaveSmsIdle) {
   EXPECT_TRUE(gemm);
 }
 
+// BERT recorded with PyTorch's Python tracer (with_stack=True: 1,385 Python
+// function ranges in a 4.4 ms step): the host time launch-bound charges is
+// the program's plus the tracer's, so it is said to be an upper bound. The
+// ResNet-50 traces, recorded without it, are not told so.
+TEST(ReviewedFindingsBert, HostTimeUnderThePythonTracerIsAnUpperBound) {
+  const Profile& p = profile_of("tracelens-bert-small-h100.json.gz");
+  EXPECT_EQ(p.workload.python_ranges, 1385u);
+  const auto launch = std::find_if(p.findings.begin(), p.findings.end(),
+                                   [](const Finding& f) { return f.id == "launch-bound"; });
+  ASSERT_NE(launch, p.findings.end());
+  EXPECT_NE(launch->evidence.find("recorded with PyTorch's Python tracer on (1,385 Python function ranges"),
+            std::string::npos)
+      << launch->evidence;
+  const Profile& q = profile_of("kineto-resnet50-v100-workers4.json.gz");
+  EXPECT_EQ(q.workload.python_ranges, 0u);
+  for (const Finding& f : q.findings) EXPECT_EQ(f.evidence.find("Python tracer"), std::string::npos) << f.id;
+}
+
 // The two sampled ranks of a 128-rank DDP job: every communication kernel is
 // a SendRecv, but the framework's annotations say all-to-all, all-gather and
 // all-reduce; the sites that recur vary little (docs/findings.md, "On the
