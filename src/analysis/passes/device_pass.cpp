@@ -679,8 +679,15 @@ struct Sweep {
     const TrackId thread = linked && launch_api != kNoRow ? t.api_calls().track_at(launch_api) : IdlePiece::kNone;
     // Warm-up is the host's first call of a kernel (loading, autotuning)
     // holding the GPU up: not where that kernel was queued before the gap
-    // began (it waited for something else: an event, a dependency).
-    const bool warm_up = first_call && g0 < first_step_end && (late || !linked);
+    // began (it waited for something else: an event, a dependency). Where
+    // steps ran before the recording, a first call in the trace is warm-up
+    // only if its launching call itself shows setup: a launch call of
+    // launch_setup_ns or more (loading the kernel's module; a launch into a
+    // full queue blocks too, but never while the GPU idles).
+    const bool setup_call = late && launch_api != kNoRow &&
+                            t.api_calls().end[launch_api] - t.api_calls().start[launch_api] >=
+                                opt.thresholds.launch_setup_ns;
+    const bool warm_up = first_call && (g0 < first_step_end || setup_call) && (late || !linked);
     if (rest_host > 0) piece(g0, host_until, gap_cause(gap < big, true, warm_up, linked), thread);
     if (rest_other > 0) piece(host_until, g1, gap_cause(gap < big, false, warm_up && !late, linked), thread);
     if (gap < big) {

@@ -416,13 +416,14 @@ TEST(IdleGaps, WarmUpAtTheStartIsNamedAndNotSaved) {
 // Warm-up is the program's first call of a kernel holding the GPU up. A
 // recording that starts at ProfilerStep#4 follows steps that already made
 // those calls; a first call queued long before its gap did not hold it up.
-Trace first_steps_gap(const char* step_name, TimeNs lead) {
+// `call`: how long the first convolution's launching call lasts.
+Trace first_steps_gap(const char* step_name, TimeNs lead, TimeNs call = 5 * us) {
   TraceFactory f;
   f.kernel(0, 7, names::kRelu, 1 * ms, 1 * ms + 10 * us, 400 * us);
   TimeNs t = 51 * ms;
   for (int s = 0; s < 10; ++s) {
     const TimeNs launch = s == 0 ? t - lead : t - 20 * us;
-    f.kernel(0, 7, names::kConvTensorCore, t, t + 500 * us, launch);
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 500 * us, launch, s == 0 ? call : 5 * us);
     f.kernel(0, 7, names::kGemmTensorCore, t + 501 * us, t + 800 * us, t);
     f.range(std::string(step_name) + std::to_string(s + 4), s == 0 ? 1 * ms - 20 * us : t - 30 * us, t + 800 * us, 1,
             RangeKind::annotation, "user_annotation");
@@ -441,6 +442,14 @@ TEST(IdleGaps, FirstCallsAreWarmUpOnlyWhereTheProgramMadeThemThere) {
   const Finding* h = testing::find_finding(later, "gpu-idle-gaps");
   ASSERT_TRUE(h) << testing::describe_findings(later);
   EXPECT_TRUE(has(h->title, "late host launches")) << h->title;
+  // There too, a first call whose launching call itself takes 5 ms (the
+  // kernel's module loaded on its first use) is warm-up: a launch call that
+  // long is setup, and no steady-state step pays it.
+  const Profile setup = analyze(first_steps_gap("ProfilerStep#", 5 * ms, 5 * ms - 20 * us));
+  const Finding* u = testing::find_finding(setup, "gpu-idle-gaps");
+  ASSERT_TRUE(u) << testing::describe_findings(setup);
+  EXPECT_TRUE(has(u->title, "warm-up")) << u->title;
+  EXPECT_EQ(u->saving_ns, 0);
   const Profile queued = analyze(first_steps_gap("step ", 50500 * us));  // launched before the gap began
   const Finding* q = testing::find_finding(queued, "gpu-idle-gaps");
   ASSERT_TRUE(q) << testing::describe_findings(queued);
