@@ -296,6 +296,12 @@ struct LaunchStats {
   // GPU idle in gaps shorter than the idle-gap threshold that ended with an
   // op launched after the gap began (the GPU waited for a launch), Σ devices.
   TimeNs late_launch_idle_ns = 0;
+  // How long after its launch call returned a trace's first GPU op started,
+  // where that is 1 ms or more (kClockDisagreeNs) with no GPU work recorded
+  // before it: the host's and the GPU's clocks disagree, or the GPU ran
+  // work the trace does not hold (0: not so). In a job, the first such rank.
+  TimeNs first_op_delay_ns = 0;
+  std::int32_t first_op_delay_rank = -1;
 };
 
 // One collective call site (docs/metrics.md, "Collective sites"): the

@@ -641,6 +641,12 @@ constexpr void rows(V& v, Of<LaunchStats>) {
   added<&L::late_launch_idle_ns>(v, "late_launch_idle_ns", "ns",
                                  "GPU idle in gaps under the idle-gap threshold that an op launched after the "
                                  "gap began ended (the GPU waited for a launch), Σ GPUs");
+  added<&L::first_op_delay_ns>(v, "first_op_delay_ns", "ns",
+                               "how long after its launch returned a trace's first GPU op started, where that is "
+                               "1 ms or more with no GPU work recorded before it: the host's and GPU's clocks "
+                               "disagree or the GPU ran unrecorded work, so launch delays, queue depths and the "
+                               "critical path's host/GPU split are unreliable; 0 otherwise");
+  added<&L::first_op_delay_rank>(v, "first_op_delay_rank", "", "the rank it was seen on, in a job; -1 otherwise");
 }
 
 template <class V>

@@ -191,6 +191,15 @@ void header(const Profile& p, std::string& out) {
   for (const std::vector<Finding>* list : {&p.findings, &p.minor_findings})
     for (const Finding& f : *list)
       if (f.id == "dropped-records") out += "WARNING: " + f.title + "\n";
+  if (const LaunchStats& l = p.launches; l.first_op_delay_ns > 0)
+    out += "WARNING: " +
+           (l.first_op_delay_rank >= 0 ? "on rank " + std::to_string(l.first_op_delay_rank) + ", " : std::string()) +
+           "the GPU's first op started " + duration(l.first_op_delay_ns) +
+           " after its launch call returned, with no GPU work recorded before it" +
+           (l.launches ? ", and every launched op waited at least " + duration(l.launch_delay.min) : std::string()) +
+           ": the host's and the GPU's clocks disagree by about that much, or the GPU ran work the trace does not "
+           "hold. Launch delays, queue depths and the critical path's split between host and GPU are unreliable "
+           "here.\n";
   out += "\n";
 }
 

@@ -256,6 +256,32 @@ TEST(ReportText, MoreStreamsIsNoWhenTheGpuWaitsForTheHost) {
       << text;
 }
 
+// Every op starts 5 ms after its launch returned, the first too, with
+// nothing recorded on the GPU before it: no queue held it (the stream was
+// empty), so the host's and the GPU's clocks disagree, or the GPU ran work
+// the trace lacks. The report says so before any figure built on it; a
+// trace whose first op starts at once says nothing.
+TEST(ReportText, AFirstOpLongAfterItsLaunchWarnsOfTheClocks) {
+  for (const TimeNs skew : {5 * ms, 10 * us}) {
+    TraceFactory f;
+    for (int i = 0; i < 20; ++i) {
+      const TimeNs launch = 1 * ms + i * 100 * us;
+      f.kernel(0, 7, names::kRelu, launch + 5 * us + skew + i * 40 * us, launch + 5 * us + skew + i * 40 * us + 30 * us,
+               launch);
+    }
+    const Profile p = analyze(f.build());
+    const std::string text = report_text(p);
+    if (skew == 5 * ms) {
+      EXPECT_NE(text.find("WARNING: the GPU's first op started 5.0 ms after its launch call returned, with no GPU "
+                          "work recorded before it, and every launched op waited at least 5.0 ms"),
+                std::string::npos)
+          << text;
+    } else {
+      EXPECT_EQ(p.launches.first_op_delay_ns, 0);
+    }
+  }
+}
+
 // The same idle GPU, but each kernel was launched long before it ran: the
 // GPU waited for work held by a dependency the trace does not show, and
 // whether anything independent could have run meanwhile, it cannot tell.

@@ -684,9 +684,9 @@ struct Sweep {
     // only if its launching call itself shows setup: a launch call of
     // launch_setup_ns or more (loading the kernel's module; a launch into a
     // full queue blocks too, but never while the GPU idles).
-    const bool setup_call = late && launch_api != kNoRow &&
-                            t.api_calls().end[launch_api] - t.api_calls().start[launch_api] >=
-                                opt.thresholds.launch_setup_ns;
+    const bool setup_call =
+        late && launch_api != kNoRow &&
+        t.api_calls().end[launch_api] - t.api_calls().start[launch_api] >= opt.thresholds.launch_setup_ns;
     const bool warm_up = first_call && (g0 < first_step_end || setup_call) && (late || !linked);
     if (rest_host > 0) piece(g0, host_until, gap_cause(gap < big, true, warm_up, linked), thread);
     if (rest_other > 0) piece(host_until, g1, gap_cause(gap < big, false, warm_up && !late, linked), thread);

@@ -291,6 +291,39 @@ void for_each_launch(const std::vector<RankedTrace>& traces, const AnalysisOptio
 
 }  // namespace
 
+namespace {
+
+// A trace's first GPU op (each GPU track's first row) that started long
+// after its launch call returned, with nothing recorded running before it
+// on the GPU: not a queue it waited in, but clocks that disagree or GPU
+// work the trace does not hold.
+void note_clock_disagreement(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, LaunchStats* out) {
+  for (const RankedTrace& rt : traces) {
+    const Trace& t = *rt.trace;
+    TimeNs first = std::numeric_limits<TimeNs>::max();
+    RowIndex api = kNoRow;
+    auto consider = [&](TableId table, const std::vector<TimeNs>& start, const std::vector<RowIndex>& apis,
+                        TrackId tr) {
+      const RowRange rows = t.rows_of(table, tr);
+      if (!rows.empty() && start[rows.begin] < first) first = start[rows.begin], api = apis[rows.begin];
+    };
+    for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+      if (!on_device(t, tr, opt.device)) continue;
+      consider(TableId::kernels, t.kernels().start, t.kernels().api, tr);
+      consider(TableId::memcpys, t.memcpys().start, t.memcpys().api, tr);
+      consider(TableId::memsets, t.memsets().start, t.memsets().api, tr);
+    }
+    if (api == kNoRow) continue;
+    const TimeNs delay = first - t.api_calls().end[api];
+    if (delay < kClockDisagreeNs) continue;
+    out->first_op_delay_ns = delay;
+    if (traces.size() > 1) out->first_op_delay_rank = rt.rank;
+    return;
+  }
+}
+
+}  // namespace
+
 void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, OpTotals& totals, Profile* p) {
   LaunchStats& out = p->launches;
   // CPU launch time, GPU time and launch delay of every launched op, exact,
@@ -326,6 +359,7 @@ void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& 
   out.launch_delay = stats[kDelay];
   out.launches = out.cpu_launch.count;
   out.short_kernel_share = out.launches ? double(out.short_kernels) / double(out.launches) : 0.0;
+  note_clock_disagreement(traces, opt, &out);
 }
 
 }  // namespace gpuscope::detail

@@ -169,8 +169,8 @@ TEST(ReviewedFindingsBert, SmallProductsAreSaidToLeaveSmsIdle) {
 TEST(ReviewedFindingsBert, HostTimeUnderThePythonTracerIsAnUpperBound) {
   const Profile& p = profile_of("tracelens-bert-small-h100.json.gz");
   EXPECT_EQ(p.workload.python_ranges, 1385u);
-  const auto launch = std::find_if(p.findings.begin(), p.findings.end(),
-                                   [](const Finding& f) { return f.id == "launch-bound"; });
+  const auto launch =
+      std::find_if(p.findings.begin(), p.findings.end(), [](const Finding& f) { return f.id == "launch-bound"; });
   ASSERT_NE(launch, p.findings.end());
   EXPECT_NE(launch->evidence.find("recorded with PyTorch's Python tracer on (1,385 Python function ranges"),
             std::string::npos)
