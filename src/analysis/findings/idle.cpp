@@ -782,6 +782,19 @@ void launch_bound(Builder& b) {
                                   for_framework(b.p, " (Python, the framework's dispatch per op).",
                                                 " (Python, the framework's dispatch per op).", "."));
     f.recommendation = launch_fix(b.p, short_ops);
+    // vLLM's default graphs are piecewise: attention stays eager between them.
+    if (b.p.workload.engine == "vllm") {
+      TimeNs attention = 0;
+      for (const OpRow& r : b.p.op_names)
+        if (r.name.find("unified_attention") != std::string::npos) attention += r.starved_ns;
+      if (attention > 0)
+        f.recommendation +=
+            " vLLM's default CUDA graphs are piecewise: attention runs eagerly between them, and its "
+            "launches held the GPU " +
+            dur(t.per_device(attention)) +
+            " here, which they do not remove (full graphs do, where its attention backend supports "
+            "them); the replay graphs every launch, so its prediction is an upper bound.";
+    }
     // The ops whose late launches the GPU waited for most, by name, and the
     // optimizer's phases around them (op-launch-overhead leaves its ops to
     // this finding when it fires: the same idle time).
