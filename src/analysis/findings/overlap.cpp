@@ -15,13 +15,18 @@ namespace gpuscope::detail::rules {
 // something could run beside them (analysis/ops/occupancy.h, concurrency_room:
 // the gate and the saving).
 std::string room_words(const ConcurrencyRoom& room, const DeviceSummary& d) {
+  const DeviceOccupancy& o = d.occupancy;
+  // GPU fill against what the kernels' occupancy allows: a ratio of two
+  // figures, said as one, not as the GPU fill itself.
+  if (room.measure == "GPU fill" && o.gpu_fill && o.theoretical)
+    return "kernels use " + pct(room.used) + " of what their occupancy allows on GPU " + std::to_string(d.id) +
+           " (they hold " + pct(*o.gpu_fill) +
+           " of its thread slots, its GPU fill; their theoretical occupancy "
+           "allows " +
+           pct(*o.theoretical) + ")";
   std::string s =
       "kernels use " + pct(room.used) + " of GPU " + std::to_string(d.id) + " by " + std::string(room.measure);
-  const DeviceOccupancy& o = d.occupancy;
-  if (room.measure == "GPU fill" && o.gpu_fill && o.theoretical)
-    s += " (they hold " + pct(*o.gpu_fill) + " of its thread slots; their theoretical occupancy allows " +
-         pct(*o.theoretical) + ")";
-  else if (room.measure == "SM efficiency")
+  if (room.measure == "SM efficiency")
     s += " (blocks against the " + std::to_string(d.sm_count) + " SMs, duration-weighted)";
   return s;
 }

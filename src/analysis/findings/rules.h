@@ -199,9 +199,10 @@ struct Builder {
   }
 };
 
-// "kernels use 87% of GPU 0 by GPU fill (they hold 49% of its thread slots;
-// their theoretical occupancy allows 56%)": the measure with the figures it
-// divides, so the answer reads the same as the occupancy line.
+// "kernels use 87% of what their occupancy allows on GPU 0 (they hold 49% of
+// its thread slots, its GPU fill; their theoretical occupancy allows 56%)":
+// the measure with the figures it divides, so the answer reads the same as
+// the occupancy line.
 std::string room_words(const ConcurrencyRoom& room, const DeviceSummary& d);
 
 // [SECTION] The rules, by family ------------------------------------------------------------
