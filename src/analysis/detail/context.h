@@ -389,7 +389,7 @@ inline constexpr std::size_t kInputWorkNames = 16;  // WorkloadKind::input_work
 // PyTorch's Python tracer (a few stray ones are not a tracer's).
 inline constexpr std::uint64_t kTracedPythonRanges = 100;
 // A first GPU op this long after its launch, with nothing recorded on the
-// GPU before it, is no launch delay (LaunchStats::clock_note).
+// GPU before it, is no launch delay (LaunchStats::first_op_delay_ns).
 inline constexpr TimeNs kClockDisagreeNs = 1'000'000;
 
 // passes/device_pass.cpp: a DeviceSummary and HTA's temporal breakdown per GPU, the

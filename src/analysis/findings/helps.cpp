@@ -69,6 +69,14 @@ struct JobTotals {
   }
 };
 
+// The GPUs' idle time charged to one cause (IdleCharge::cause), Σ GPUs.
+TimeNs idle_of(const Profile& p, std::string_view cause) {
+  TimeNs ns = 0;
+  for (const IdleCharge& c : p.idle_charges)
+    if (c.cause == cause) ns += c.ns;
+  return ns;
+}
+
 double category_share(const Profile& p, std::initializer_list<KernelCategory> cats) {
   double s = 0;
   for (const CategoryTime& c : p.categories)
@@ -214,9 +222,7 @@ std::optional<HelpAnswer> input_from_step_leads(const Profile& p, double idle) {
   // their ops: a trace that links few of its ops (launch records stripped or
   // lost) bounds nothing.
   if (!launches_cover(p)) return std::nullopt;
-  TimeNs late_gaps = 0;
-  for (const IdleCharge& c : p.idle_charges)
-    if (c.cause == "late-launch-gap") late_gaps += c.ns;
+  const TimeNs late_gaps = idle_of(p, "late-launch-gap");
   const double lead = ratio(st.lead_idle_ns, st.total_ns), gaps = ratio(late_gaps, st.total_ns);
   // Too much to rule out: unknown, with the bound the steps give.
   if (lead + gaps >= 0.05)
@@ -440,11 +446,7 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
 
 // The GPUs' long gaps whose wait the trace cannot name, by kind; empty if none.
 std::string held_words(const Profile& p) {
-  TimeNs queued = 0, unlaunched = 0;
-  for (const IdleCharge& c : p.idle_charges) {
-    if (c.cause == "queued-gap") queued += c.ns;
-    if (c.cause == "unlaunched-gap") unlaunched += c.ns;
-  }
+  const TimeNs queued = idle_of(p, "queued-gap"), unlaunched = idle_of(p, "unlaunched-gap");
   std::string s;
   if (queued) s = dur(queued) + " of gaps ended by work held by a dependency the trace does not show";
   if (unlaunched)
@@ -679,11 +681,7 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
   // Long gaps a late launch ended are the host's other work between
   // launches: graphs do not shorten that, and the host does not keep the
   // queue filled then.
-  TimeNs long_late = 0, short_other = 0;
-  for (const IdleCharge& c : p.idle_charges) {
-    if (c.cause == "late-launch-gap") long_late += c.ns;
-    if (c.cause == "other") short_other += c.ns;
-  }
+  const TimeNs long_late = idle_of(p, "late-launch-gap"), short_other = idle_of(p, "other");
   // Ops with no launch in the trace: the short gaps they (or held work)
   // ended may be late launches too, so the launch wait is a range.
   if (!launches_cover(p) && j.span > 0 && double(short_other) >= kMaterialShare * double(j.span))
