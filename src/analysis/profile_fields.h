@@ -276,7 +276,9 @@ template <class V>
 constexpr void rows(V& v, Of<DeviceSummary>) {
   using D = DeviceSummary;
   field<&D::id>(v, "id", "", "CUDA ordinal");
-  field<&D::name>(v, "name", "", "device name; empty when the trace does not say");
+  field<&D::name>(v, "name", "",
+                  "device name; where the trace leaves it empty or generic, the model its properties alone identify, "
+                  "\"(inferred: …)\"; else empty");
   field<&D::rank>(v, "rank", "", "distributed rank of the process that drove it; -1: unknown");
   field<&D::compute_major>(v, "compute_major", "", "compute capability, major; 0 when unknown");
   field<&D::compute_minor>(v, "compute_minor", "", "compute capability, minor; 0 when unknown");

@@ -438,6 +438,10 @@ void sort_copy_groups(std::vector<CopyGroup>& groups);
 // (cu…Synchronize…, hip…Synchronize…), for traces without synchronization
 // records.
 bool is_sync_api(std::string_view name);
+// passes/streams.cpp: whether sync record `i` was made by a call that polls
+// and returns at once (cudaEventQuery, cudaStreamQuery: CUPTI files them as
+// event synchronizations), so the host never waited in it.
+bool is_poll_sync(const Trace& t, std::size_t i);
 // Calls that replay a CUDA or HIP graph (cudaGraphLaunch, cuGraphLaunch,
 // hipGraphLaunch): one call starts every op of the graph, so its duration
 // and the delay from its end to each op are not per-launch figures.

@@ -416,7 +416,7 @@ std::optional<DevicePeaks> trace_peaks(const Trace& t) {
       p.memory_bandwidth = d.peak_memory_bandwidth;
       return p;
     }
-    if (auto p = peaks_for_device(d.name)) return p;
+    if (auto p = peaks_for_device(device_model_name(d))) return p;
   }
   return std::nullopt;
 }

@@ -579,4 +579,28 @@ std::optional<DevicePeaks> peaks_for_device(std::string_view name) {
   return std::nullopt;
 }
 
+std::string device_model_name(const Device& d) {
+  if (!d.name.empty() && d.name != "AMD Radeon Graphics") return d.name;
+  // AMD's Instinct parts by architecture (ROCm gives gfx942 as 9.4, gfx90a
+  // as 9.0) and compute units per device (an MI250's GCD is a device):
+  // AMD's datasheets. MI300X and MI325X share gfx942 and 304 CUs and differ
+  // in memory (192 GB vs 256 GB).
+  const double gib = double(d.memory_bytes) / double(1ull << 30);
+  std::string model;
+  if (d.warp_size == 64 || d.warp_size == 0) {
+    if (d.compute_major == 9 && d.compute_minor == 4 && d.sm_count == 304 && gib > 150 && gib < 200)
+      model = "AMD Instinct MI300X";
+    else if (d.compute_major == 9 && d.compute_minor == 4 && d.sm_count == 304 && gib >= 230 && gib < 260)
+      model = "AMD Instinct MI325X";
+    else if (d.compute_major == 9 && d.compute_minor == 4 && d.sm_count == 228)
+      model = "AMD Instinct MI300A";
+    else if (d.compute_major == 9 && d.compute_minor == 0 && d.sm_count == 110)
+      model = "AMD Instinct MI250X (one GCD)";
+  }
+  if (model.empty()) return d.name;
+  const char* arch = d.compute_minor == 4 ? "gfx942" : "gfx90a";
+  return model + " (inferred: " + arch + ", " + std::to_string(d.sm_count) + " CUs" +
+         (d.name.empty() ? "" : "; named \"" + d.name + "\"") + ")";
+}
+
 }  // namespace gpuscope

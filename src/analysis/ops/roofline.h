@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "trace/trace.h"
+
 namespace gpuscope {
 
 // [SECTION] Recorded inputs -------------------------------------------------------------------
@@ -83,5 +85,10 @@ struct DevicePeaks {
 const std::vector<DevicePeaks>& device_peak_table();
 // The peaks of a device named `device_name` ("Tesla V100-SXM2-32GB", "NVIDIA H100 80GB HBM3"), or nullopt.
 std::optional<DevicePeaks> peaks_for_device(std::string_view device_name);
+// The device's name, or where the trace leaves it empty or generic (ROCm's
+// "" or "AMD Radeon Graphics"), the model its properties identify, said to
+// be inferred: "AMD Instinct MI300X (inferred: gfx942, 304 CUs)". Only
+// properties that one model alone has give a name.
+std::string device_model_name(const Device& d);
 
 }  // namespace gpuscope

@@ -21,6 +21,7 @@
 
 #include "analysis/detail/context.h"
 #include "analysis/ops/occupancy.h"
+#include "analysis/ops/roofline.h"
 #include "analysis/passes/hta.h"
 #include "analysis/passes/hta_rules.h"
 #include "analysis/util/intervals.h"
@@ -1038,7 +1039,8 @@ std::vector<SyncEnd> sync_ends(const Trace& t, std::uint32_t device, const std::
   const SyncTable& y = t.syncs();
   if (y.size()) {
     for (std::size_t i = 0; i < y.size(); ++i)
-      if (y.type_at(i) != SyncType::stream_wait_event && (y.device[i] == device || y.device[i] == kNoDevice))
+      if (y.type_at(i) != SyncType::stream_wait_event && (y.device[i] == device || y.device[i] == kNoDevice) &&
+          !(y.type_at(i) == SyncType::event && is_poll_sync(t, i)))
         out.push_back({y.end[i], false, y.end[i] - y.start[i]});
   } else {
     const ApiCallTable& a = t.api_calls();
@@ -1145,7 +1147,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     d.rank = rt.rank;
     const Device* info = t.device(device);
     if (info) {
-      d.name = info->name;
+      d.name = device_model_name(*info);
       d.compute_major = info->compute_major;
       d.compute_minor = info->compute_minor;
       d.sm_count = info->sm_count;

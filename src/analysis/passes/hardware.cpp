@@ -117,7 +117,8 @@ double peak_bandwidth_of(const Trace& t, std::uint32_t device) {
     if (dev.id == device) {
       peak_bandwidth = dev.peak_memory_bandwidth;
       if (peak_bandwidth <= 0)
-        if (const std::optional<DevicePeaks> p = peaks_for_device(dev.name)) peak_bandwidth = p->memory_bandwidth;
+        if (const std::optional<DevicePeaks> p = peaks_for_device(device_model_name(dev)))
+          peak_bandwidth = p->memory_bandwidth;
     }
   return peak_bandwidth;
 }

@@ -245,6 +245,18 @@ bool is_sync_api(std::string_view name) {
   return name.find("Synchronize") != std::string_view::npos && (name.starts_with("cu") || name.starts_with("hip"));
 }
 
+bool is_poll_sync(const Trace& t, std::size_t i) {
+  const SyncTable& y = t.syncs();
+  const TrackId track = y.track_at(i);
+  if (track >= t.tracks().size()) return false;
+  const ApiCallTable& a = t.api_calls();
+  const RowRange r = t.rows_overlapping(TableId::api_calls, track, y.start[i], y.start[i]);
+  for (RowIndex k = r.begin; k < r.end; ++k)
+    if (a.start[k] <= y.start[i] && a.end[k] >= y.start[i] && t.str(a.name[k]).find("Query") != std::string_view::npos)
+      return true;
+  return false;
+}
+
 namespace {
 
 // One host synchronization of `type` lasting `ns` (one of no known type
@@ -277,6 +289,7 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p) {
       if (opt.device != kNoDevice && y.device[i] != kNoDevice && y.device[i] != opt.device) continue;
       // Stream-wait-event is a GPU-side dependency, not the host waiting.
       if (y.type_at(i) == SyncType::stream_wait_event) continue;
+      if (y.type_at(i) == SyncType::event && is_poll_sync(t, i)) continue;  // a poll: the host did not wait
       count_sync(out, y.type_at(i), y.end[i] - y.start[i]);
     }
     return;

@@ -238,5 +238,28 @@ TEST(Peaks, KnownModelsByTheirNames) {
   }
 }
 
+// ROCm traces may leave the name empty (or generic): the properties that one
+// model alone has name it, said to be inferred; others stay as they are.
+TEST(Peaks, AmdModelsInferredFromTheirProperties) {
+  Device d;
+  d.compute_major = 9, d.compute_minor = 4, d.sm_count = 304, d.warp_size = 64;
+  d.memory_bytes = 206141652992;  // 192 GiB
+  EXPECT_EQ(device_model_name(d), "AMD Instinct MI300X (inferred: gfx942, 304 CUs)");
+  EXPECT_DOUBLE_EQ(peaks_for_device(device_model_name(d))->bf16, 1307.4e12);
+  d.memory_bytes = 256ull << 30;
+  EXPECT_EQ(device_model_name(d), "AMD Instinct MI325X (inferred: gfx942, 304 CUs)");
+  d.sm_count = 228;
+  EXPECT_EQ(device_model_name(d), "AMD Instinct MI300A (inferred: gfx942, 228 CUs)");
+  d.sm_count = 200;  // no model has it
+  EXPECT_EQ(device_model_name(d), "");
+  d.name = "AMD Radeon Graphics", d.compute_minor = 0, d.sm_count = 104;  // an MI250's GCD or an MI210: either
+  EXPECT_EQ(device_model_name(d), "AMD Radeon Graphics");
+  d.sm_count = 110;
+  EXPECT_EQ(device_model_name(d),
+            "AMD Instinct MI250X (one GCD) (inferred: gfx90a, 110 CUs; named \"AMD Radeon Graphics\")");
+  d.name = "NVIDIA H100 80GB HBM3";  // a name the trace gives is kept
+  EXPECT_EQ(device_model_name(d), "NVIDIA H100 80GB HBM3");
+}
+
 }  // namespace
 }  // namespace gpuscope

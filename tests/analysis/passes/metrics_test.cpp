@@ -441,6 +441,27 @@ TEST(Metrics, SyncCallsByNameIncludeHips) {
   EXPECT_EQ(p.syncs.event_syncs, 1u);
 }
 
+// CUPTI files a cudaEventQuery (a poll that returns at once) as an event
+// synchronization: the host never waited in it, so it is no host sync.
+TEST(Metrics, EventQueriesAreNotHostSyncs) {
+  TraceFactory f;
+  f.kernel(0, 7, "k", 0, 1000, -100, 5);
+  f.sync(SyncType::event, 0, kNoId, 1500, 2500);  // cudaEventSynchronize: counted
+  const std::uint32_t c = f.api("cudaEventQuery", 3000, 3004);
+  SyncRow q;
+  q.start = 3001;
+  q.end = 3003;
+  q.track = f.builder().cpu_track(TraceFactory::kPid, 1);
+  q.correlation = c;
+  q.type = SyncType::event;
+  q.device = 0;
+  f.builder().add_sync(q);
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.syncs.count, 1u);
+  EXPECT_EQ(p.syncs.event_syncs, 1u);
+  EXPECT_EQ(p.syncs.total_ns, 1000);
+}
+
 TEST(Metrics, SyncAndCopyStatistics) {
   TraceFactory f;
   f.kernel(0, 7, "k", 0, 1000, -100, 5);
