@@ -146,6 +146,19 @@ void settle_findings(Profile* p);
 // The share of the replayed critical path that is host time (launch calls,
 // other CPU time, input and sync waits); 0 without a path.
 double critical_path_host_share(const CriticalPath& c);
+// A GPU-bound run (every GPU busy 90 % of its span or more, steps that do
+// not wait outside it, a critical path mostly on the GPU) whose heaviest
+// kernels (up to 3, each 10 % of kernel time or more, communication aside)
+// have no roofline and no hardware counters: whether they could run faster
+// the trace cannot tell. Empty unless they hold half the kernel time or more.
+struct UnmeasuredKernels {
+  double utilization = 0;           // the least busy GPU's
+  std::vector<const Hotspot*> hot;  // into Profile::hotspots
+  double share = 0;                 // Σ their share of kernel time
+  bool shapes = false;              // the trace records ops' input shapes
+};
+UnmeasuredKernels unmeasured_kernels(const Profile& p);
+
 // Whether settle_findings() capped this finding's rule-of-thumb saving at the
 // GPU compute on the critical path (a faster kernel would not shorten a step
 // the host decides).

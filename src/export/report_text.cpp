@@ -338,15 +338,41 @@ std::string severity_colour(Severity s) {
   }
 }
 
+// A run with no finding that is GPU-bound in kernels nothing measured:
+// what the trace cannot tell, and how to find out ("" when not so).
+std::string gpu_bound_words(const Profile& p, const ReportTextOptions& o) {
+  const UnmeasuredKernels u = unmeasured_kernels(p);
+  if (u.hot.empty()) return {};
+  std::vector<std::string_view> names;
+  for (const Hotspot* h : u.hot) names.push_back(h->name);
+  const std::vector<std::string> shown = short_kernel_names(names, kTableNameWidth);
+  std::string list;
+  for (std::size_t i = 0; i < u.hot.size(); ++i) list += (i ? "; " : "") + shown[i] + " " + percent1(u.hot[i]->share);
+  bool nvidia = true;
+  for (const DeviceSummary& d : p.devices) nvidia = nvidia && nvidia_gpu(d.name, d.compute_major, d.compute_minor);
+  const std::string text =
+      "But the GPUs are busy " + percent1(u.utilization) +
+      " of their span or more, so their kernels decide the time, and " + percent1(u.share) +
+      " of kernel time is in kernels whose efficiency the trace cannot tell (" + list + "): " +
+      (u.shapes ? "no op with recorded shapes and a cost formula launched them" : "no input shapes are recorded") +
+      " and no hardware counters, so no roofline says how near the GPU's peak they run. Any gain left is inside "
+      "them: measure them (" +
+      (nvidia ? "Nsight Compute, ncu --kernel-name regex:NAME; gpuscope capture --metrics"
+              : "rocprof-compute, or the vendor's kernel profiler") +
+      (u.shapes || p.workload.framework != "pytorch" ? "" : "; torch.profiler's record_shapes=True for the roofline") +
+      ").";
+  return wrap(text, o.width, "  ", "  ");
+}
+
 void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.findings.empty()) {
     const std::string& run = p.workload.run;
-    out += run == "no-kernels"  ? "Findings: none: no kernels, nothing on the GPU to diagnose.\n\n"
-           : run == "tiny-span" ? "Findings: none numbered: findings over microseconds of GPU work would be "
-                                  "noise (see Run above).\n\n"
-           : p.minor_findings.empty()
-               ? "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n\n"
-               : "Findings: none of 1% of the run or more.\n\n";
+    out += run == "no-kernels"        ? "Findings: none: no kernels, nothing on the GPU to diagnose.\n\n"
+           : run == "tiny-span"       ? "Findings: none numbered: findings over microseconds of GPU work would be "
+                                        "noise (see Run above).\n\n"
+           : p.minor_findings.empty() ? "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n"
+                                      : "Findings: none of 1% of the run or more.\n";
+    if (run != "no-kernels" && run != "tiny-span") out += gpu_bound_words(p, o) + "\n";
     minor_findings(p, o, out);
     return;
   }
@@ -410,7 +436,7 @@ void idle_charges(const Profile& p, const ReportTextOptions& o, std::string& out
   out += "Where the idle time went (" + duration(TimeNs(double(all) / gpus)) +
          (p.devices.size() > 1 ? " per GPU" : "") + "; each part charged to one finding)\n";
   Table t;
-  t.rows.push_back({"cause", "time", "share", "charged to"});
+  t.rows.push_back({"cause", "time", "of idle", "charged to"});
   t.right = {false, true, true, false};
   std::vector<std::vector<std::string>> why;
   for (const IdleCharge& c : p.idle_charges) {
@@ -652,14 +678,18 @@ void hotspots(const Profile& p, const ReportTextOptions& o, std::string& out) {
   std::vector<std::string_view> names;
   for (std::size_t i = 0; i < p.hotspots.size() && i < o.top; ++i) names.push_back(p.hotspots[i].name);
   const std::vector<std::string> shown = short_kernel_names(names, kTableNameWidth);
+  // AMD's GPUs: the kernels named for their matrix cores are marked too.
+  bool amd = false;
+  for (const DeviceSummary& d : p.devices) amd = amd || !nvidia_gpu(d.name, d.compute_major, d.compute_minor);
   for (std::size_t i = 0; i < names.size(); ++i) {
     const Hotspot& h = p.hotspots[i];
+    const bool marked = h.tensor_cores || (amd && is_amd_matrix_core_kernel(h.name));
     t.rows.push_back({std::to_string(i + 1), percent1(h.share), duration(h.stats.total), count(h.stats.count),
                       duration(h.stats.mean), duration(h.stats.median), duration(h.stats.max),
-                      std::string(to_string(h.category)) + (h.tensor_cores ? "*" : ""), shown[i]});
+                      std::string(to_string(h.category)) + (marked ? "*" : ""), shown[i]});
   }
   out += t.render("  ");
-  out += "  (* tensor-core kernel)\n";
+  out += amd ? "  (* tensor- or matrix-core kernel, by its name)\n" : "  (* tensor-core kernel)\n";
   // Where a kernel's name did not decide its category, say what did.
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string& rule = p.hotspots[i].category_rule;

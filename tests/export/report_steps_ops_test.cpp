@@ -85,6 +85,22 @@ TEST(ReportOps, CallsWithGpuWorkAndCallsInsideTheirOwnOpAreSaid) {
   }
 }
 
+// No finding, but the GPU is busy and its kernels have no roofline: the
+// report says that what they could gain is unknown, and how to measure them.
+TEST(ReportRun, NoFindingOnABusyGpuSaysItsKernelsAreUnmeasured) {
+  TraceFactory f;
+  TimeNs t = 1'000'000;
+  for (int i = 0; i < 50; ++i, t += 1'001'000)
+    f.kernel(0, 7, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_kernel", t,
+             t + 1'000'000, t - 100'000);
+  const Profile p = analyze(f.build());
+  ASSERT_TRUE(p.findings.empty());
+  const std::string text = report_text(p);
+  EXPECT_NE(text.find("Findings: none. No rule crossed its threshold"), std::string::npos) << text;
+  EXPECT_NE(text.find("But the GPUs are busy 99.9% of their span or more"), std::string::npos) << text;
+  EXPECT_NE(text.find("Nsight Compute"), std::string::npos) << text;
+}
+
 TEST(ReportRun, ATraceWithoutKernelsSaysThereIsNothingToDiagnose) {
   TraceFactory f;
   for (TimeNs i = 0; i < 4; ++i)

@@ -440,6 +440,10 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
     update += " (besides " + pct1(double(comm) / double(p.kernel_time_ns)) +
               " in communication kernels the optimizer's step launches: see the findings on communication)";
   if (opt < 0.05) return answer(id, q, Verdict::no, update + ": too little to matter");
+  // A share of little kernel time: measured against the GPUs' span.
+  const double of_span = j.span ? opt * double(p.kernel_time_ns) / double(j.span) : 0.0;
+  if (of_span < kMaterialShare)
+    return answer(id, q, Verdict::no, update + ", " + pct1(of_span) + " of the GPUs' span: too little to matter");
   return answer(id, q, Verdict::no,
                 update + ", and too little of it runs with nothing else on the GPU to gain from overlap");
 }
@@ -507,6 +511,8 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
                         dur(main->kernel_busy_ns) +
                         " of kernels: nothing is ready to run beside them (see the findings on idle time)";
       if (!room.room && room.used > 0) why += "; while they run, " + rules::room_words(room, *main);
+      // Streams the program already has: the verdict is not for want of them.
+      if (main->streams > 1) why += "; it already runs its GPU work on " + std::to_string(main->streams) + " streams";
       return answer(id, q, Verdict::no, why);
     }
     if (room.room && room.side_work_apart)
@@ -581,7 +587,7 @@ bool amd_reduced_precision_name(std::string_view n) {
 // (is_amd_matrix_core_kernel), and some say their element type; a kernel
 // without such a name may still use them, so the names can tell "already
 // reduced precision on the matrix cores", never the opposite.
-HelpAnswer precision_off_nvidia(const Profile& p) {
+HelpAnswer precision_off_nvidia(const Profile& p, const JobTotals& j) {
   const std::string_view id = "mixed-precision";
   const std::string_view q = "mixed precision (tensor cores)?";
   TimeNs matrix = 0, reduced = 0, all = 0;
@@ -603,6 +609,33 @@ HelpAnswer precision_off_nvidia(const Profile& p) {
       pct1(ratio(reduced, all)) + " with a 16- or 8-bit type in the name";
   if (all > 0 && reduced * 10 >= all * 9)
     return answer(id, q, Verdict::no, share + ": the math already runs in reduced precision on the matrix cores");
+  // The framework's ops say their precision where the trace records their
+  // input types: the math of the GPU time they launched themselves.
+  TimeNs wide = 0, typed = 0;
+  std::string example;
+  for (const OpRow& r : p.ops) {
+    if ((r.family != "gemm" && r.family != "convolution" && r.family != "attention") || r.math.empty() ||
+        r.math == "unknown" || r.gpu_self_ns <= 0)
+      continue;
+    typed += r.gpu_self_ns;
+    if (r.math != "fp32" && r.math != "fp64") continue;
+    wide += r.gpu_self_ns;
+    if (example.empty()) example = r.name + " " + r.math;
+  }
+  const TimeNs span = j.span;
+  if (typed > 0 && wide * 2 >= typed) {
+    const std::string said = "the framework's ops record 32- or 64-bit inputs for " + pct1(ratio(wide, typed)) +
+                             " of the GPU time of the GEMMs, convolutions and attention whose types it records (" +
+                             example + ")";
+    if (span > 0 && ratio(all, span) < kMaterialShare)
+      return answer(id, q, Verdict::no,
+                    said + ", but that math takes " + pct1(ratio(all, span)) +
+                        " of the GPUs' span: too little to shorten the step");
+    return answer(id, q, Verdict::unknown,
+                  said +
+                      ": reduced precision (autocast to bf16) would move it to the matrix cores' faster rates, "
+                      "but by how much that shortens the step the trace cannot tell on these GPUs");
+  }
   return answer(id, q, Verdict::unknown,
                 "the GPUs are not NVIDIA's: " + share +
                     "; in which precision the other kernels multiply, and whether the unmarked ones use the matrix "
@@ -613,7 +646,7 @@ std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j)
   const std::string_view id = "mixed-precision";
   const std::string_view q = "mixed precision (tensor cores)?";
   if (j.kernels == 0) return std::nullopt;
-  if (!rules::nvidia_gpus(p)) return precision_off_nvidia(p);
+  if (!rules::nvidia_gpus(p)) return precision_off_nvidia(p, j);
   if (const Finding* f = numbered(p, "no-tensor-cores"); gains(p, f)) return yes(p, id, q, {f});
   if (const Finding* f = without_gain(p, "no-tensor-cores")) return no_gain(p, id, q, *f);
   const double mm = category_share(p, {KernelCategory::convolution, KernelCategory::gemm, KernelCategory::attention});

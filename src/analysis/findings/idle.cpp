@@ -279,6 +279,15 @@ std::string host_in_late_gaps(const Builder& b, const std::vector<std::pair<std:
   return out;
 }
 
+// Where the launching thread was during the late-launch gaps is known when
+// recorded ops or calls cover at least half the gaps' time; else the advice
+// names the usual suspects, and the saving is an upper bound.
+bool late_host_known(const Builder& b) {
+  TimeNs named = 0, all = 0;
+  for (const auto& [name, ns] : b.ev.idle_gaps_host) all += ns, named += name.empty() ? 0 : ns;
+  return all > 0 && 2 * named >= all;
+}
+
 // DDP's buffer broadcast, where it holds a fifth of the late-launch gaps:
 // under DDP (broadcast_buffers=True, the default) every forward first sends
 // rank 0's buffers (batch norm's running statistics) to all ranks, flattened
@@ -306,11 +315,7 @@ std::string ddp_buffer_broadcast(const Builder& b) {
 std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, TimeNs unlaunched, bool stepped) {
   const Totals& t = b.t;
   const TimeNs fixable = launch + queued + unlaunched;
-  // Where the thread was is known when recorded ops or calls cover at least
-  // half the gaps' time; else the advice names the usual suspects.
-  TimeNs named = 0, all = 0;
-  for (const auto& [name, ns] : b.ev.idle_gaps_host) all += ns, named += name.empty() ? 0 : ns;
-  const bool host_known = all > 0 && 2 * named >= all;
+  const bool host_known = late_host_known(b);
   // A training or serving loop (a framework's, or one the trace shows by its
   // backward or optimizer), or a program of its own (an HPC code with MPI
   // between its GPU phases): the words of the advice differ.
@@ -428,6 +433,9 @@ void gpu_idle_gaps(Builder& b) {
   Finding& f = b.add(sev, gap_share, th.idle_gaps_share, t.per_device(saving));
   f.share = gap_share;
   f.saving_note = unknown_gaps_note(t, queued, unlaunched);
+  if (launch > 0 && !late_host_known(b))
+    f.saving_note = "an upper bound: the trace does not record what the host did in most of these gaps" +
+                    (f.saving_note.empty() ? std::string() : "; " + f.saving_note);
   const std::vector<TimeRange> r = ev.idle_gaps.ranges();
   // The cause with the most time decides the title's words and the advice.
   const std::array<TimeNs, 6> by_cause = {warmup, launch, queued, sync, input, unlaunched};
@@ -480,7 +488,10 @@ void gpu_idle_gaps(Builder& b) {
   }
   const std::string advice = gap_advice(b, top, launch, queued, unlaunched, stepped);
   const TimeNs unknown = queued + unlaunched;
-  f.recommendation = advice + " Estimated saving: the gaps ended by late launches (" + dur(t.per_device(launch)) +
+  const bool bound = launch > 0 && !late_host_known(b);
+  f.recommendation = advice + " Estimated saving: " + (bound ? "at most " : "") + "the gaps ended by late launches (" +
+                     dur(t.per_device(launch)) +
+                     (bound ? ": an upper bound, since what the host did in them is unknown" : "") +
                      "), not warm-up, input wait or the idle after synchronizations" +
                      (unknown > 0 ? "; the gaps ended by " +
                                         std::string(queued > 0 && unlaunched > 0 ? "queued work or ops with no launch"

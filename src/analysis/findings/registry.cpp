@@ -242,4 +242,34 @@ void settle_findings(Profile* p) {
   p->helps = detail::answer_questions(*p);
 }
 
+UnmeasuredKernels unmeasured_kernels(const Profile& p) {
+  UnmeasuredKernels u;
+  if (p.devices.empty() || p.kernel_time_ns <= 0) return u;
+  u.utilization = 1;
+  for (const DeviceSummary& d : p.devices) {
+    u.utilization = std::min(u.utilization, d.utilization);
+    if (d.hw.busy_samples > 0) return {};  // counters measured them
+  }
+  if (u.utilization < 0.9 || critical_path_host_share(p.critical_path) >= 0.5) return {};
+  // Steps that wait outside the GPU's span, or idle inside it: not GPU-bound.
+  const StepSummary& st = p.steps;
+  if (st.total_ns > 0 && double(std::max(st.idle_ns, st.outside_gpu_ns)) > 0.1 * double(st.total_ns)) return {};
+  auto has_roofline = [&](const std::string& k) {
+    for (const OpRow& r : p.ops)
+      if (r.roofline_fraction)
+        for (const OpKernel& x : r.top_kernels)
+          if (x.name == k) return true;
+    return false;
+  };
+  for (const Hotspot& h : p.hotspots) {
+    if (u.hot.size() == 3 || h.share < 0.1) break;
+    if (h.category == KernelCategory::communication || has_roofline(h.name)) continue;
+    u.hot.push_back(&h);
+    u.share += h.share;
+  }
+  if (u.share < 0.5) return {};
+  for (const OpRow& r : p.ops) u.shapes = u.shapes || !r.shapes.empty();
+  return u;
+}
+
 }  // namespace gpuscope

@@ -84,6 +84,46 @@ TEST(Findings, CleanTracesHaveNone) {
   }
 }
 
+// A clean run that is GPU-bound has no finding, but whether its heaviest
+// kernels could run faster the trace cannot tell without a roofline or
+// counters: unmeasured_kernels() names them. Not where the steps wait
+// outside the GPU, nor for kernels a roofline measures.
+TEST(Findings, GpuBoundKernelsWithoutARooflineAreUnmeasured) {
+  {
+    TraceFactory f;
+    add_steps(f, 10, kCleanStep);
+    const Profile p = analyze(f.build());
+    const UnmeasuredKernels u = unmeasured_kernels(p);
+    ASSERT_EQ(u.hot.size(), 3u);
+    EXPECT_EQ(u.hot[0]->name, names::kConvTensorCore);
+    EXPECT_NEAR(u.share, (500.0 + 200 + 100) / 850, 1e-3);
+    EXPECT_FALSE(u.shapes);
+    EXPECT_GT(u.utilization, 0.99);
+  }
+  {
+    TraceFactory f;
+    add_steps(f, 10, kCleanStep, 3 * ms);  // host gaps between steps: not GPU-bound
+    EXPECT_TRUE(unmeasured_kernels(analyze(f.build())).hot.empty());
+  }
+  {
+    // The GEMM's op records its shapes: its roofline measures it, and the
+    // kernels left hold under half the kernel time.
+    TraceFactory f;
+    f.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
+    TimeNs t = 1 * ms;
+    for (int s = 0; s < 10; ++s) {
+      f.cpu_op("aten::mm", t - 50 * us, t - 40 * us, "[[4096, 4096], [4096, 4096]]",
+               "[\"c10::BFloat16\", \"c10::BFloat16\"]");
+      f.kernel(0, 7, names::kGemmTensorCore, t, t + 800 * us, t - 45 * us);
+      f.kernel(0, 7, names::kRelu, t + 801 * us, t + 1000 * us, t - 30 * us);
+      t += 1001 * us;
+    }
+    const Profile p = analyze(f.build());
+    ASSERT_FALSE(p.ops.empty());
+    EXPECT_TRUE(unmeasured_kernels(p).hot.empty()) << unmeasured_kernels(p).hot.size();
+  }
+}
+
 TEST(Findings, PaddingAndBroadcastTimeGiveExactlyThoseFindingsWithThoseShares) {
   TraceFactory f;
   add_steps(f, 10, {{names::kConvTensorCore, 590 * us}, {names::kPad, 210 * us}, {names::kBroadcast, 200 * us}});
@@ -590,6 +630,24 @@ TEST(Findings, LongHostGapsBetweenSteps) {
   EXPECT_EQ(g->ranges[0].duration(), 3 * ms + 1 * us);
   // The gaps are the idle time: low-utilization does not report it again.
   EXPECT_FALSE(testing::find_finding(p, "low-utilization"));
+  // Nothing records what the host did in them: the saving is an upper bound.
+  EXPECT_NE(g->saving_note.find("an upper bound: the trace does not record what the host did"), std::string::npos)
+      << g->saving_note;
+  EXPECT_NE(g->recommendation.find("Estimated saving: at most the gaps ended by late launches"), std::string::npos)
+      << g->recommendation;
+}
+
+// A program whose GPU work already runs on several streams, idle for its
+// host: "more streams? no" says so, not as if it had one.
+TEST(Findings, MoreStreamsSaysTheStreamsTheProgramHas) {
+  TraceFactory f;
+  add_steps(f, 10, {{names::kConvTensorCore, 500 * us, 7}, {names::kRelu, 100 * us, 9}}, 3 * ms);
+  const Profile p = analyze(f.build());
+  const HelpAnswer* a = nullptr;
+  for (const HelpAnswer& h : p.helps) a = h.id == "more-streams" ? &h : a;
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_NE(a->reason.find("it already runs its GPU work on 2 streams"), std::string::npos) << a->reason;
 }
 
 // Gaps ended by late launches name where the launching thread was meanwhile:
@@ -626,6 +684,7 @@ TEST(Findings, LateLaunchGapsSayWhereTheHostWas) {
       << g->recommendation;
   EXPECT_EQ(g->recommendation.find("checkpointing"), std::string::npos) << g->recommendation;
   EXPECT_EQ(g->recommendation.find("broadcast_buffers"), std::string::npos) << g->recommendation;
+  EXPECT_EQ(g->saving_note.find("upper bound"), std::string::npos) << g->saving_note;  // the host's work is known
   // Under DDP, with its broadcast: the buffer broadcast is named, with its switch.
   const Profile q = analyze(late_gaps_in_unflatten(true));
   ASSERT_EQ(q.workload.data_parallel, "ddp");

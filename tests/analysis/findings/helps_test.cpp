@@ -410,6 +410,63 @@ TEST(Helps, AmdMatrixCoreNamesAnswerOnlyAlreadyUsed) {
   EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
 }
 
+// Where the framework's ops record their input types, the math's precision
+// is known though the kernels' names do not say it: fp32 GEMMs on AMD's GPUs
+// are unknown (what bf16 would gain the trace cannot tell), and no when
+// their time is too little of the span to matter.
+TEST(Helps, AmdPrecisionFromTheOpsRecordedTypes) {
+  Hotspot plain, other;
+  Profile p = math_profile(KernelCategory::gemm, &plain, &other);
+  p.devices[0].name = "AMD Instinct MI300X";
+  p.devices[0].compute_major = 9;
+  p.devices[0].compute_minor = 4;
+  plain.name = "Cijk_Ailk_Bljk_SB_MT64x64x8_SE_K1";
+  plain.stats.total = 300 * ms;
+  other.name = "Cijk_Ailk_Bljk_SB_MT32x32x8_SE_K1";
+  other.stats.total = 100 * ms;
+  p.hotspots = {plain, other};
+  settle_findings(&p);
+  EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "their names do not tell")) << help(p, "mixed-precision")->reason;
+  OpRow r;
+  r.name = "aten::addmm";
+  r.family = "gemm";
+  r.math = "fp32";
+  r.gpu_self_ns = 400 * ms;
+  p.ops.push_back(r);
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "mixed-precision");
+  EXPECT_EQ(a->verdict, Verdict::unknown) << a->reason;
+  EXPECT_TRUE(has(a->reason, "record 32- or 64-bit inputs for 100.0%")) << a->reason;
+  EXPECT_TRUE(has(a->reason, "aten::addmm fp32")) << a->reason;
+  p.hotspots[0].stats.total = 4 * ms;  // 0.5 % of the span
+  p.hotspots[1].stats.total = 1 * ms;
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
+  EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "too little to shorten the step"));
+  p.ops[0].math = "bf16";  // recorded reduced precision: not fp32, the names decide again
+  settle_findings(&p);
+  EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "their names do not tell")) << help(p, "mixed-precision")->reason;
+}
+
+// The weight update's share of kernel time says little where the GPU is
+// mostly idle: measured against the span, 5 % of 10 ms of kernels in a
+// 1 s span is too little to matter.
+TEST(Helps, AWeightUpdateOfLittleSpanIsNoWhateverItsKernelShare) {
+  Profile p = half_idle_profile();
+  p.devices[0].busy_ns = p.devices[0].kernel_busy_ns = p.devices[0].kernel_time_ns = 10 * ms;
+  p.kernel_time_ns = 10 * ms;
+  OpRow r;
+  r.name = "Optimizer.step#SGD.step";
+  r.calls = 1;
+  r.gpu_total_ns = 2 * ms;  // 20 % of kernel time, 0.2 % of the span
+  r.top_kernels = {{"multi_tensor_apply_kernel", KernelCategory::optimizer, 1, 2 * ms, 0}};
+  p.op_names.push_back(r);
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "overlap-weight-update");
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_TRUE(has(a->reason, "20.0% of kernel time, 0.2% of the GPUs' span: too little to matter")) << a->reason;
+}
+
 TEST(Helps, NoKernelsNoQuestions) {
   Profile p;
   p.window = {0, 10 * ms};
