@@ -262,12 +262,28 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
     for (const Finding& f : p.findings)
       capped =
           capped || (f.replay_saving_ns > 0 && !f.fix.empty() && sim.together.change.find(f.fix) != std::string::npos);
+    // A step shorter than the GPU's recorded busy time in a step, with no
+    // kernel made faster: the replay ran the streams' work more side by side
+    // than the run did, each collective keeping its recorded time (its wait
+    // for other ranks included) wherever it starts.
+    std::vector<TimeNs> busy;
+    for (const Step& st : p.steps.steps) busy.push_back(st.compute_ns + st.communication_ns + st.memcpy_ns);
+    std::sort(busy.begin(), busy.end());
+    const TimeNs busy_median = busy.empty() ? 0 : busy[busy.size() / 2];
+    const bool below_busy = busy_median > 0 && sim.together.step_ns < busy_median &&
+                            sim.together.change.find("--scale") == std::string::npos;
     out += wrap(sim.together.change + " predicts a median step of " + duration(sim.together.step_ns) + " (now " +
                     duration(sim.replayed_step_ns) + ", " + x + "); the dependency graph's replay of " + sim.scope +
                     ", replay error " + percent1(sim.replay_error) + " (docs/whatif.md)" +
                     (capped ? "; an upper bound: the replay also removes host time that the findings count as "
                               "warm-up or charge elsewhere, which their savings leave out"
-                            : ""),
+                            : "") +
+                    (below_busy ? "; shorter than the GPU's own busy time in the recorded steps (median " +
+                                      duration(busy_median) +
+                                      "): the replay overlaps the streams' work more than the run did and keeps each "
+                                      "collective's recorded time, its wait for other ranks included, wherever it "
+                                      "starts, so read it as a bound, not a forecast"
+                                : ""),
                 std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
   } else if (!sim.together_note.empty()) {
     const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 7) + "  ";

@@ -101,6 +101,25 @@ TEST(ReportRun, NoFindingOnABusyGpuSaysItsKernelsAreUnmeasured) {
   EXPECT_NE(text.find("Nsight Compute"), std::string::npos) << text;
 }
 
+// A replayed step shorter than the GPU's own busy time in the recorded
+// steps, with no kernel made faster: the together line says to read it as a
+// bound; a prediction above that busy time, or one that scales kernels, not.
+TEST(ReportRun, ATogetherStepBelowTheGpusBusyTimeIsABound) {
+  Profile p = bursts_profile();
+  ASSERT_FALSE(p.steps.steps.empty());
+  for (Step& s : p.steps.steps) s.compute_ns = 60'000'000, s.communication_ns = 6'000'000, s.idle_ns = 10'000'000;
+  p.simulation.status = "simulated";
+  p.simulation.scope = "all 4 steps";
+  p.simulation.replayed_step_ns = 76'000'000;
+  p.simulation.together = {"--cuda-graphs", 55'000'000, 76.0 / 55};
+  const char* said = "(median 66.0 ms): the replay overlaps";
+  EXPECT_NE(report_text(p).find(said), std::string::npos) << report_text(p);
+  p.simulation.together = {"--cuda-graphs", 70'000'000, 76.0 / 70};
+  EXPECT_EQ(report_text(p).find("the replay overlaps"), std::string::npos) << report_text(p);
+  p.simulation.together = {"--scale gemm=0.5", 55'000'000, 76.0 / 55};
+  EXPECT_EQ(report_text(p).find("the replay overlaps"), std::string::npos) << report_text(p);
+}
+
 TEST(ReportRun, ATraceWithoutKernelsSaysThereIsNothingToDiagnose) {
   TraceFactory f;
   for (TimeNs i = 0; i < 4; ++i)

@@ -298,7 +298,9 @@ void sync_memcpy(Builder& b) {
       "blocking call (cudaMemcpy; nsys rule cuda_memcpy_sync), has a pageable host side, or reads a value back "
       "(.item(), a small .to('cpu'): aten::_local_scalar_dense); host-to-device copies <= " +
       bytes(std::uint64_t(th.sync_memcpy_htod_exempt_bytes)) +
-      " are staged and excluded. Like a host synchronization it is charged the host time blocked (" +
+      " are staged and excluded (unless a synchronous call's copy began on the GPU over a launch's latency after "
+      "the call, which returned only after that: it waited for the work queued ahead). Like a host synchronization it "
+      "is charged the host time blocked (" +
       dur(m.synchronous_ns) + ") plus the GPU idle after it returned (" +
       dur(t.per_device(y.gpu_idle_after_copies_ns)) + "): " + pct1(share) + " of the run vs a " +
       pct1(th.sync_memcpy_share) + " threshold.";

@@ -172,7 +172,22 @@ std::string waiting_for(const Profile& p) {
 
 // The fix for exposed communication of this collective kind, in a run of
 // this kind (inference has no gradients; DDP already buckets them).
-std::string communication_fix(std::string_view k, const WorkloadKind& w) {
+std::string communication_fix(std::string_view k, const Profile& p) {
+  const WorkloadKind& w = p.workload;
+  // TorchRec's pipelined training names its phases: the next batch's input
+  // distribution (sparse_data_dist) started ahead of this batch's wait for
+  // it (wait_sparse_data_dist). Then the input's exchange is pipelined
+  // already, and what stays exposed is the model's own all-to-alls.
+  bool pipelined = false;
+  for (const OpRow& r : p.op_names) pipelined = pipelined || r.name.find("wait_sparse_data_dist") != std::string::npos;
+  if ((k == "all_to_all" || k == "send_recv") && pipelined)
+    return "The input distribution is already pipelined (TorchRec's sparse_data_dist for the next batch runs ahead "
+           "of this batch's wait_sparse_data_dist), so pipelining it is not the fix: see which all-to-alls stay "
+           "exposed (the collective sites, by size and place). For the embeddings' own exchange, forward and "
+           "backward: send less (quantized embedding communication: TorchRec's QCommsConfig, fp16/bf16 forward and "
+           "backward), revisit the sharding plan so fewer rows cross ranks (table-wise against row-wise or "
+           "column-wise sharding), or overlap the embedding all-to-all with the dense part (a pipeline that runs the "
+           "sparse forward ahead, TorchRec's semi-synchronous or prefetching pipelines).";
   if (k == "all_to_all" || k == "send_recv")
     return "Hide the all-to-all / send-recv: pipeline the input distribution so the next batch's exchange runs under "
            "this batch's compute (embedding models: TorchRec's pipelined training, or the sparse all-to-all "
@@ -227,7 +242,7 @@ void exposed_communication(Builder& b) {
       if (!mix.named.empty()) f.evidence += " " + mix.named;
       if (!mix.sites.empty()) f.evidence += " " + mix.sites;
       f.variant = mix.variant;
-      f.recommendation = communication_fix(mix.dominant, b.p.workload);
+      f.recommendation = communication_fix(mix.dominant, b.p);
       if (mix.variant == "waiting") {
         const std::string who = waited_for(b.p);
         f.title += ", likely waiting for another " + who;

@@ -433,14 +433,20 @@ std::vector<BlockingCopy> blocking_copies(const Trace& t, const AnalysisOptions&
     const RowIndex api = m.api[i];
     if (api == kNoRow) continue;
     const CopyKind kind = m.kind_at(i);
-    // Small host-to-device copies are staged by the driver, which returns at
-    // once (nsys's cuda_memcpy_sync exempts them).
-    if (kind == CopyKind::htod && m.bytes[i] <= exempt) continue;
     std::int8_t& b = blocking_call[a.name[api]];
     if (b < 0) {
       const std::string_view call = t.str(a.name[api]);
       b = call.find("emcpy") != std::string_view::npos && call.find("Async") == std::string_view::npos ? 1 : 0;
     }
+    // Small host-to-device copies are staged by the driver, which returns at
+    // once (nsys's cuda_memcpy_sync exempts them); but a synchronous copy
+    // call waits for its stream first: one whose copy began on the GPU
+    // longer than a launch takes after the call started, and that returned
+    // only after that, waited for the work queued ahead of it (ROCm's
+    // hipMemcpyWithStream of 60 bytes, 493 ms).
+    if (kind == CopyKind::htod && m.bytes[i] <= exempt &&
+        !(b && a.end[api] >= m.start[i] && m.start[i] - a.start[api] > opt.consecutive_kernel_delay_ns))
+      continue;
     CopyBlock how = CopyBlock::none;
     if (b)
       how = CopyBlock::call;

@@ -239,6 +239,25 @@ TEST(Collectives, AllToAllIsNotAnAllReduce) {
   EXPECT_NE(a->reason.find("no all-reduce in this trace"), std::string::npos) << a->reason;
 }
 
+// TorchRec's pipelined training (its phases named sparse_data_dist and
+// wait_sparse_data_dist) already pipelines the input distribution: the fix
+// of an exposed all-to-all is not to pipeline it.
+TEST(Collectives, AllToAllOfAPipelinedInputIsNotToldToPipelineIt) {
+  TraceFactory f;
+  add_steps(f, 6, [&](int, TimeNs t) {
+    f.range("## sparse_data_dist ##", t - 60 * us, t - 40 * us, 1, RangeKind::annotation, "user_annotation");
+    f.range("## wait_sparse_data_dist ##", t - 30 * us, t - 20 * us, 1, RangeKind::annotation, "user_annotation");
+    collective(f, t, 400 * us, {names::kSendRecv, "nccl:all_to_all", "[[1024]]", "[\"long\"]"});
+    return t + 401 * us;
+  });
+  const Profile p = analyze(f.build());
+  const Finding* e = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_NE(e->recommendation.find("The input distribution is already pipelined"), std::string::npos)
+      << e->recommendation;
+  EXPECT_EQ(e->recommendation.find("pipeline the input distribution"), std::string::npos) << e->recommendation;
+}
+
 // Rank 1 of a 4-rank job: the 64 MiB all-reduce, the 2nd collective of each
 // step, takes 1 ms in half the steps and 6 ms in the others (it waits for a
 // late rank); the 1 MiB one before it is steady. With `steady`, the large

@@ -487,6 +487,23 @@ TEST(Metrics, SyncAndCopyStatistics) {
   EXPECT_EQ(p.memcpys.synchronous_ns, 1100);
 }
 
+// A small host-to-device copy by a synchronous call is exempt (staged, the
+// call returns at once), unless the call returned only after the GPU began
+// the copy and took longer than a launch: it waited for the queued work.
+TEST(Metrics, ASmallSynchronousCopyThatWaitedForItsStreamBlocks) {
+  for (const bool waited : {true, false}) {
+    SCOPED_TRACE(waited);
+    TraceFactory f;
+    f.kernel(0, 7, "k", 0, 10'000'000, -100, 5);
+    const TimeNs call = waited ? 10'050'000 : 2'000;  // from 100 µs: until after the copy, or 2 µs
+    f.memcpy(0, 7, CopyKind::htod, MemoryKind::pinned, MemoryKind::device, 60, 10'000'000, 10'002'000,
+             "hipMemcpyWithStream", 100'000, call);
+    const Profile p = analyze(f.build());
+    EXPECT_EQ(p.memcpys.synchronous, waited ? 1u : 0u);
+    EXPECT_EQ(p.memcpys.synchronous_ns, waited ? call : 0);
+  }
+}
+
 TEST(Metrics, EmptyTraceGivesAnEmptyProfile) {
   TraceFactory f;
   const Trace t = f.build();
