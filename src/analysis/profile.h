@@ -446,6 +446,9 @@ struct CopyGroup {
   // … of which launched inside a compiled region (torch.compile's "Torch-Compiled
   // Region", CompiledFunction): the compiler made them, not the model's code.
   std::uint64_t compiled = 0;
+  // … of which launched inside autograd's AccumulateGrad (its hooks
+  // included: DDP copies each gradient into its all-reduce bucket there).
+  std::uint64_t gradient = 0;
 };
 
 struct MemcpyStats {

@@ -824,6 +824,9 @@ constexpr void rows(V& v, Of<CopyGroup>) {
   added<&G::compiled>(v, "compiled", "",
                       "of them, copies launched inside a compiled region (torch.compile's \"Torch-Compiled "
                       "Region\", CompiledFunction): made by the compiler");
+  added<&G::gradient>(v, "gradient", "",
+                      "of them, copies launched inside autograd's AccumulateGrad (its hooks included: DDP's copy "
+                      "of each gradient into its bucket)");
 }
 
 template <class V>

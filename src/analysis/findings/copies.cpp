@@ -103,6 +103,20 @@ std::string copy_fix(const Profile& p, const CopyGroup& g) {
             : count(g.count - g.compiled, "copy", "copies") + " of these " + count(g.count) +
                   " ran outside the compiled regions: the code that makes them runs eagerly (graph breaks: "
                   "TORCH_LOGS=graph_breaks), and compiling it fuses most of them away.";
+    // Most of the eager ones made by autograd's gradient accumulation: not
+    // the model's code, and no compiling of the model removes them.
+    const std::uint64_t eager = g.count - g.compiled;
+    if (g.direction == "DtoD" && eager > 0 && 2 * g.gradient >= eager)
+      return count(g.gradient, "copy", "copies") + " of these " + count(g.count) +
+             " were launched inside autograd's AccumulateGrad, where gradients are accumulated: " +
+             (p.workload.data_parallel == "ddp"
+                  ? "under DDP these are most likely its hooks' copies of each gradient into its all-reduce "
+                    "bucket, which DistributedDataParallel(..., gradient_as_bucket_view=True) avoids by making the "
+                    "gradients views of the buckets (PyTorch's DDP documentation; the default is False, and the "
+                    "trace does not show the setting). Compiling the model's forward does not remove them."
+                  : "a gradient copied into .grad (a fresh .grad each step, or one of another layout or dtype "
+                    "than the parameter's); compiling the model's forward does not remove them.") +
+             " Pinned memory does not apply.";
     if (g.direction == "DtoD" && !g.own_stream)
       return for_framework(
           p,

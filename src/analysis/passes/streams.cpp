@@ -341,7 +341,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
   const MemcpyTable& m = t.memcpys();
   MemcpyStats& out = p->memcpys;
   struct Group {
-    std::uint64_t count = 0, bytes = 0, blocking = 0, compiled = 0;
+    std::uint64_t count = 0, bytes = 0, blocking = 0, compiled = 0, gradient = 0;
     TimeNs time = 0;
   };
   std::array<Group, 5 * 2 * 4> groups{};
@@ -353,6 +353,8 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
   auto in_compiled = [&](RowIndex api) -> std::uint64_t {
     return any_compiled && api != kNoRow && inside_compiled(api) ? 1 : 0;
   };
+  // Inside autograd's gradient accumulation (and the hooks DDP hangs on it).
+  InsideOpNamed in_accumulate(t, [](std::string_view n) { return n.ends_with("torch::autograd::AccumulateGrad"); });
   for (const BlockingCopy& b : blocking_copies(t, opt)) blocks[b.row] = b.how;
   std::uint64_t* const count_of[] = {&out.htod, &out.dtoh, &out.dtod, &out.other, &out.other};  // by direction_of()
   for (std::size_t i = 0; i < m.size(); ++i) {
@@ -376,6 +378,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     g.bytes += m.bytes[i];
     g.time += dur;
     g.compiled += in_compiled(m.api[i]);
+    if (kind == CopyKind::dtod && m.api[i] != kNoRow && in_accumulate(m.api[i])) ++g.gradient;
     if (blocks[i] == CopyBlock::none) continue;
     // A copy that blocks the host: charged as a host synchronization.
     ++g.blocking;
@@ -400,7 +403,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
       it = out.groups.end() - 1;
     }
     it->count += g.count, it->bytes += g.bytes, it->time_ns += g.time, it->blocking += g.blocking;
-    it->compiled += g.compiled;
+    it->compiled += g.compiled, it->gradient += g.gradient;
   }
   sort_copy_groups(out.groups);
   const MemsetTable& z = t.memsets();

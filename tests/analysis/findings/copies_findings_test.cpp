@@ -140,6 +140,38 @@ TEST(CopyAdvice, DeviceToDeviceCopiesInsideACompiledRegionAreTheCompilers) {
       << r->recommendation;
 }
 
+// Device-to-device copies launched inside autograd's AccumulateGrad are the
+// gradient accumulation's (under DDP, most likely its copy of each gradient
+// into its bucket): not the model's clone() calls, and no compiling of the
+// forward removes them.
+TEST(CopyAdvice, CopiesInsideGradientAccumulationAreAutogradsNotTheModels) {
+  for (const bool ddp : {false, true}) {
+    SCOPED_TRACE(ddp);
+    TraceFactory f;
+    TimeNs t = 1 * ms;
+    for (int s = 0; s < 10; ++s) {
+      if (ddp)
+        f.range("DistributedDataParallel.forward", t - 90 * us, t - 70 * us, 1, RangeKind::annotation,
+                "user_annotation");
+      f.range("torch::autograd::AccumulateGrad", t - 55 * us, t - 25 * us, 1, RangeKind::annotation, "cpu_op");
+      f.range("aten::copy_", t - 52 * us, t - 30 * us, 1, RangeKind::annotation, "cpu_op");
+      f.memcpy(0, 7, CopyKind::dtod, MemoryKind::device, MemoryKind::device, 8 << 20, t, t + 300 * us,
+               "cudaMemcpyAsync", t - 50 * us);
+      f.kernel(0, 7, names::kConvTensorCore, t + 301 * us, t + 1000 * us, t - 20 * us);
+      f.range("step " + std::to_string(s), t - 100 * us, t + 1000 * us);
+      t += 1001 * us;
+    }
+    const Profile p = analyze(f.build());
+    EXPECT_EQ(p.memcpys.groups.front().gradient, 10u);
+    const Finding* o = testing::find_finding(p, "low-memcpy-overlap");
+    ASSERT_TRUE(o) << testing::describe_findings(p);
+    EXPECT_TRUE(has(o->recommendation, "10 copies of these 10 were launched inside autograd's AccumulateGrad"))
+        << o->recommendation;
+    EXPECT_EQ(has(o->recommendation, "gradient_as_bucket_view=True"), ddp) << o->recommendation;
+    EXPECT_FALSE(has(o->recommendation, "Remove the copies")) << o->recommendation;
+  }
+}
+
 TEST(CopyAdvice, PinnedInputCopiesOnTheirOwnStreamAreDoneRight) {
   const Trace right = copy_steps(20, CopyKind::htod, MemoryKind::pinned, MemoryKind::device);
   const Profile p = analyze(right);
