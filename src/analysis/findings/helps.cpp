@@ -96,8 +96,32 @@ HelpAnswer answer(std::string_view id, std::string_view question, Verdict v, std
 
 // Yes, on the numbered findings of `fs` whose fixes save time (the first one
 // states it); the prediction of the first of them the replay simulated.
+// A fix whose replay the trace's own dependencies made impossible (a cycle:
+// an op would wait for one that waits for it): the program's order is not
+// what the fix assumes, so what it saves is unknown.
+bool replay_cycle(const Finding& f) {
+  return f.saving_note.starts_with("not simulated: ") && f.saving_note.find("cycle") != std::string::npos;
+}
+
 HelpAnswer yes(const Profile& p, std::string_view id, std::string_view question,
                std::initializer_list<const Finding*> fs, std::string reason = {}) {
+  // Every finding behind the yes has a fix the replay could not order: unknown.
+  bool any = false, ordered = false;
+  for (const Finding* f : fs)
+    if (gains(p, f)) any = true, ordered = ordered || !replay_cycle(*f);
+  if (any && !ordered) {
+    HelpAnswer a = answer(id, question, Verdict::unknown, {});
+    for (const Finding* f : fs) {
+      if (!gains(p, f)) continue;
+      if (a.reason.empty())
+        a.reason = f->title + "; but in the replay " +
+                   f->saving_note.substr(std::string_view("not simulated: ").size()) +
+                   ": the program's own dependencies do not allow the change as the fix makes it, so what it saves "
+                   "the trace cannot tell";
+      a.findings.push_back(f->id);
+    }
+    return a;
+  }
   HelpAnswer a = answer(id, question, Verdict::yes, std::move(reason));
   for (const Finding* f : fs) {
     if (!gains(p, f)) continue;
@@ -219,25 +243,33 @@ std::optional<HelpAnswer> input_from_step_leads(const Profile& p, double idle) {
   if ((st.source != StepSource::profiler_step && st.source != StepSource::nvtx) || st.total_ns <= 0)
     return std::nullopt;
   // A step's GPU extent and a gap's cause come from the launches linked to
-  // their ops: a trace that links few of its ops (launch records stripped or
-  // lost) bounds nothing.
-  if (!launches_cover(p)) return std::nullopt;
-  const TimeNs late_gaps = idle_of(p, "late-launch-gap");
+  // their ops: a trace that links under half its ops (launch records
+  // stripped or sampled) bounds nothing; where it lacks the launches of
+  // more than a tenth, the long gaps those ops ended may be late launches
+  // too, and count in the bound (work held by a dependency was launched in
+  // time: no input wait).
+  if (unlaunched_share(p) > 0.5) return std::nullopt;
+  const bool covered = launches_cover(p);
+  const TimeNs late_gaps = idle_of(p, "late-launch-gap") + (covered ? 0 : idle_of(p, "unlaunched-gap"));
   const double lead = ratio(st.lead_idle_ns, st.total_ns), gaps = ratio(late_gaps, st.total_ns);
+  const std::string in_gaps =
+      covered ? " in long gaps a late launch ended" : " in long gaps a late launch or an op with no launch ended";
   // Too much to rule out: unknown, with the bound the steps give.
   if (lead + gaps >= 0.05)
     return answer("input-workers", kInput, Verdict::unknown,
                   "the GPUs are idle " + pct1(idle) + " of step time; at most " + pct1(lead + gaps) +
                       " can be a wait for input (" + pct1(lead) + " before each step's first GPU op, " + pct1(gaps) +
-                      " in long gaps a late launch ended), but the trace records no data-loading ranges "
+                      in_gaps +
+                      "), but the trace records no data-loading ranges "
                       "(DataLoader.__next__, tf.data, NVTX around the input pipeline) to tell how much is");
-  return answer(
-      "input-workers", kInput, Verdict::no,
-      "the GPUs are idle " + pct1(idle) + " of step time, but only " + pct1(lead) +
-          " before each step's first GPU op, where a loop waits for its next batch, and " + pct1(gaps) +
-          " in long gaps (gpu-idle-gaps' size) that a late launch ended (a batch fetched inside a step): the rest "
-          "is inside the steps, between their own launches or waiting on dependencies and syncs, which "
-          "more workers do not shorten");
+  return answer("input-workers", kInput, Verdict::no,
+                "the GPUs are idle " + pct1(idle) + " of step time, but only " + pct1(lead) +
+                    " before each step's first GPU op, where a loop waits for its next batch, and " + pct1(gaps) +
+                    (covered ? " in long gaps (gpu-idle-gaps' size) that a late launch ended"
+                             : " in long gaps (gpu-idle-gaps' size) that a late launch or an op with no launch ended") +
+                    " (a batch fetched inside a step): the rest "
+                    "is inside the steps, between their own launches or waiting on dependencies and syncs, which "
+                    "more workers do not shorten");
 }
 
 std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {

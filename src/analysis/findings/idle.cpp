@@ -442,7 +442,7 @@ void gpu_idle_gaps(Builder& b) {
   const auto top = static_cast<Cause>(std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
   static constexpr const char* kWords[] = {"warm-up at the start of the capture",
                                            "ended by late host launches",
-                                           "ended by work held by a dependency (event waits, other streams)",
+                                           "ended by work held by a dependency (launched in time, started late)",
                                            "after host synchronizations and blocking copies",
                                            "waiting for input",
                                            "ended by ops with no launch in the trace (cause unknown)"};

@@ -297,6 +297,22 @@ TEST(ReviewedFindingsAll, TheReviewTracesAreToldWhatFitsThem) {
   EXPECT_EQ(fix(dlrm, "low-memcpy-overlap").find("torch.compile fuses"), std::string::npos)
       << fix(dlrm, "low-memcpy-overlap");
   EXPECT_EQ(dlrm.workload.execution, "compiled");
+  // Its eager DtoD copies are autograd's AccumulateGrad's (DDP's gradient
+  // copies, most likely): said so, not "compile them away".
+  EXPECT_NE(fix(dlrm, "low-memcpy-overlap").find("705 copies of these 1,280 were launched inside autograd's"),
+            std::string::npos)
+      << fix(dlrm, "low-memcpy-overlap");
+  // Optimizer kernels per step by what the optimizer's steps launched (18),
+  // not all of them over the steps (108 / 5: a backlog step's among them).
+  const Finding* update = testing::find_finding(dlrm, "serialized-weight-update");
+  ASSERT_NE(update, nullptr);
+  EXPECT_NE(update->title.find("(18 per step launched by the optimizer's step)"), std::string::npos) << update->title;
+  // Held work was launched in time: only the long gaps that late launches or
+  // ops without a launch ended bound the input wait.
+  const HelpAnswer* input = testing::find_help(dlrm, "input-workers");
+  ASSERT_NE(input, nullptr);
+  EXPECT_EQ(input->verdict, Verdict::unknown);
+  EXPECT_NE(input->reason.find("at most 8.3% can be a wait for input"), std::string::npos) << input->reason;
 }
 
 }  // namespace

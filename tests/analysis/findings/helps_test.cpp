@@ -218,6 +218,21 @@ TEST(Helps, StepsFromRangesBoundTheInputWait) {
   p.steps.source = StepSource::bursts;  // a step begins at its first op: nothing to bound
   settle_findings(&p);
   EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::unknown);
+  // A tenth of the ops without their launch (under half): the long gaps they
+  // ended count in the bound, since they may be late launches; gaps ended by
+  // held work (launched in time) do not.
+  p.steps.source = StepSource::profiler_step;
+  p.devices[0].kernels = 1200;
+  p.idle_charges.push_back({"queued-gap", 300 * ms, "gpu-idle-gaps", ""});
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::no) << help(p, "input-workers")->reason;
+  EXPECT_TRUE(has(help(p, "input-workers")->reason, "a late launch or an op with no launch ended"))
+      << help(p, "input-workers")->reason;
+  p.idle_charges.push_back({"unlaunched-gap", 80 * ms, "gpu-idle-gaps", ""});
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::unknown);
+  EXPECT_TRUE(has(help(p, "input-workers")->reason, "at most 9.0% can be a wait for input"))
+      << help(p, "input-workers")->reason;
 }
 
 TEST(Helps, NothingPrescribedThatTheProgramAlreadyDoes) {

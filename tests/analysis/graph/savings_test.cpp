@@ -346,6 +346,28 @@ TEST(SimulatedSavings, AFixWhoseGraphHasACycleKeepsItsRuleOfThumb) {
   expect_not_simulated_for_a_cycle(simulated(testing::cyclic_allreduce_trace()), "synthetic");
 }
 
+// The compiled DLRM rank: --overlap-allreduce moves its all-reduce, so its
+// saving is at most the all-reduce's exposed time (125.8 ms), not all the
+// communication's (185.3 ms) nor the replay's 159.6 ms; and the update's
+// overlap, whose replay the trace's dependencies made a cycle, is unknown,
+// not yes.
+TEST(SimulatedSavings, DlrmSavingsStayWithinWhatTheirFixesMove) {
+  const Profile p = simulated(open_trace(testing::real_trace("review/hta-dlrm-compiled-a100.json.gz")));
+  const Finding* comm = find(p, "exposed-communication");
+  ASSERT_NE(comm, nullptr);
+  EXPECT_EQ(comm->saving_source, SavingSource::simulated);
+  EXPECT_EQ(comm->saving_ns, 125'762'000);
+  EXPECT_NE(comm->saving_note.find("capped at the all-reduce's exposed time"), std::string::npos) << comm->saving_note;
+  const Finding* update = find(p, "serialized-weight-update");
+  ASSERT_NE(update, nullptr);
+  EXPECT_NE(update->saving_note.find("dependency cycle"), std::string::npos) << update->saving_note;
+  const HelpAnswer* a = nullptr;
+  for (const HelpAnswer& h : p.helps) a = h.id == "overlap-weight-update" ? &h : a;
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::unknown) << a->reason;
+  EXPECT_NE(a->reason.find("the program's own dependencies do not allow the change"), std::string::npos) << a->reason;
+}
+
 // --overlap-allreduce replays gradient all-reduce buckets: HTA's ranks, whose
 // exposed communication is mostly all-to-all (all-reduce 20 % and 2.2 %),
 // are not simulated with it, and keep the rule of thumb with the reason.
