@@ -308,6 +308,35 @@ std::vector<AuxPart> aux_parts(const Builder& b) {
   return parts;
 }
 
+// The dimensions of an op row's first recorded input ("[[8,16,128,64],[…]]"
+// → 4); 0 when not recorded.
+std::size_t first_input_rank(const std::string& shapes) {
+  const std::size_t open = shapes.find('[', 1), close = shapes.find(']', open == std::string::npos ? 0 : open);
+  if (open == std::string::npos || close == std::string::npos || close == open + 1) return 0;
+  return 1 + static_cast<std::size_t>(std::count(shapes.begin() + open, shapes.begin() + close, ','));
+}
+
+// neg/cat/mul are rotary embeddings only on attention's queries and keys:
+// where aten::neg's inputs are recorded, one of 3 or more dimensions (batch,
+// heads, sequence, head dim), not a loss's [1024, 1]; where they are not,
+// attention in the trace (its kernels or ops).
+bool rotary_shaped(const Profile& p) {
+  bool recorded = false;
+  for (const OpRow& r : p.ops) {
+    if (r.name != "aten::neg" || r.shapes.empty()) continue;
+    recorded = true;
+    if (first_input_rank(r.shapes) >= 3) return true;
+  }
+  if (recorded) return false;
+  if (p.categories.end() != std::find_if(p.categories.begin(), p.categories.end(), [](const CategoryTime& c) {
+        return c.category == KernelCategory::attention && c.time_ns > 0;
+      }))
+    return true;
+  for (const OpRow& r : p.op_names)
+    if (contains_nocase(r.name, "attention") || contains_nocase(r.name, "softmax")) return true;
+  return false;
+}
+
 // The op chains the CPU op tree shows, each with the fused op that replaces it.
 std::string fusable_chains(const Profile& p) {
   auto has = [&](std::initializer_list<std::string_view> names) {
@@ -323,7 +352,7 @@ std::string fusable_chains(const Profile& p) {
   auto add = [&](const std::string& chain) { s += (s.empty() ? "" : "; ") + chain; };
   if (has({"pow", "mean", "rsqrt"}))
     add("pow/mean/rsqrt/mul: an RMS norm written out (torch.nn.RMSNorm or a fused RMSNorm kernel)");
-  if (has({"neg", "cat"}) && has({"mul"})) add("neg/cat/mul: rotary embeddings (a fused RoPE kernel)");
+  if (has({"neg", "cat"}) && has({"mul"}) && rotary_shaped(p)) add("neg/cat/mul: rotary embeddings (a fused RoPE kernel)");
   if (has({"silu", "mul"})) add("silu × mul: a SwiGLU gate (a fused SiLU-and-mul kernel)");
   if (has({"gelu", "mul"})) add("gelu × mul: a GeGLU gate (a fused GELU-and-mul kernel)");
   if (has({"var_mean"}) || has({"var", "mean"}))

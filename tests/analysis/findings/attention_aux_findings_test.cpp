@@ -207,8 +207,15 @@ TEST(MemoryBoundAux, RotaryEmbeddingChainsAndTensorFlowKernelsGetTheirAdvice) {
     rope.push_back({kCopy, 20 * us, "aten::cat"});
     rope.push_back({kScale, 20 * us, "aten::mul"});
   }
+  // Without attention in the trace (no attention kernel or op, and no
+  // recorded shapes), neg/cat/mul is no rotary embedding: a loss, metrics.
   Profile p = analyze_steps(5, rope);
   const Finding* f = testing::find_finding(p, "memory-bound-aux");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_EQ(f->evidence.find("rotary"), std::string::npos) << f->evidence;
+  rope.push_back({kScale, 20 * us, "aten::_softmax"});  // attention's softmax
+  p = analyze_steps(5, rope);
+  f = testing::find_finding(p, "memory-bound-aux");
   ASSERT_TRUE(f) << testing::describe_findings(p);
   EXPECT_NE(f->evidence.find("neg/cat/mul: rotary embeddings"), std::string::npos) << f->evidence;
   EXPECT_EQ(f->evidence.find("pow/mean/rsqrt"), std::string::npos) << f->evidence;
