@@ -666,7 +666,9 @@ constexpr void rows(V& v, Of<CollectiveSite>) {
                      "its place among its step's collectives of its kind and size; -1: outside steps");
   field<&C::kernel>(v, "kernel", "", "the kernel of its first instance");
   field<&C::durations>(v, "durations", "", "of its instances (one per step it ran in)");
-  field<&C::wait_ns>(v, "wait_ns", "ns", "Σ (instance − fastest instance): time beyond the transfer");
+  field<&C::wait_ns>(v, "wait_ns", "ns",
+                     "Σ (instance − fastest instance): time beyond the transfer; 0 for a site with neither a place in "
+                     "a step nor a size (calls of any size, not comparable)");
   field<&C::exposed_ns>(v, "exposed_ns", "ns", "Σ of its instances' time with no compute kernel alongside");
 }
 

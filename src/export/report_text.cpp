@@ -735,7 +735,9 @@ void collective_sites(const Profile& p, const ReportTextOptions& o, std::string&
     t.rows.push_back({std::to_string(s.rank), std::to_string(s.device), s.kind, s.bytes ? bytes(s.bytes) : "?",
                       s.ordinal < 0 ? "-" : std::to_string(s.ordinal + 1), count(s.durations.count),
                       duration(s.durations.min), duration(s.durations.median), duration(s.durations.max),
-                      duration(s.wait_ns), duration(s.exposed_ns), s.named_by});
+                      // Neither a place in a step nor a size: calls of any size, anywhere, not
+                      // comparable with each other (no waiting said).
+                      s.ordinal < 0 && s.bytes == 0 ? "-" : duration(s.wait_ns), duration(s.exposed_ns), s.named_by});
   }
   if (!many_ranks)
     for (std::vector<std::string>& row : t.rows) row.erase(row.begin());

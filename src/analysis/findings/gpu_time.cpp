@@ -352,7 +352,8 @@ std::string fusable_chains(const Profile& p) {
   auto add = [&](const std::string& chain) { s += (s.empty() ? "" : "; ") + chain; };
   if (has({"pow", "mean", "rsqrt"}))
     add("pow/mean/rsqrt/mul: an RMS norm written out (torch.nn.RMSNorm or a fused RMSNorm kernel)");
-  if (has({"neg", "cat"}) && has({"mul"}) && rotary_shaped(p)) add("neg/cat/mul: rotary embeddings (a fused RoPE kernel)");
+  if (has({"neg", "cat"}) && has({"mul"}) && rotary_shaped(p))
+    add("neg/cat/mul: rotary embeddings (a fused RoPE kernel)");
   if (has({"silu", "mul"})) add("silu × mul: a SwiGLU gate (a fused SiLU-and-mul kernel)");
   if (has({"gelu", "mul"})) add("gelu × mul: a GeGLU gate (a fused GELU-and-mul kernel)");
   if (has({"var_mean"}) || has({"var", "mean"}))

@@ -295,7 +295,9 @@ CollectiveSummary summarize_sites(const std::vector<CollectiveSite>& sites) {
   }
   std::map<std::string_view, CollectiveKind> kinds;
   for (auto& [key, p] : pooled) {
-    p.wait_ns = p.durations.total - static_cast<TimeNs>(p.durations.count) * p.durations.min;
+    p.wait_ns = p.ordinal >= 0 || p.bytes > 0
+                    ? p.durations.total - static_cast<TimeNs>(p.durations.count) * p.durations.min
+                    : 0;
     CollectiveKind& k = kinds[p.kind];
     k.kind = p.kind;
     ++k.sites;
@@ -365,7 +367,11 @@ void collective_pass(const RankedTrace& rt, const AnalysisOptions& opt, const st
     s.ordinal = g.first->ordinal;
     s.kernel = std::string(t.str(t.kernels().name[g.first->kernel]));
     s.durations = summarize(g.durations);
-    s.wait_ns = s.durations.total - static_cast<TimeNs>(s.durations.count) * s.durations.min;
+    // Without a place in a step or a known size, the site holds calls of any
+    // size anywhere: not comparable with each other, so no waiting is said.
+    s.wait_ns = s.ordinal >= 0 || s.bytes > 0
+                    ? s.durations.total - static_cast<TimeNs>(s.durations.count) * s.durations.min
+                    : 0;
     s.exposed_ns = g.exposed;
     p->collective_sites.push_back(std::move(s));
   }

@@ -258,6 +258,21 @@ TEST(Collectives, AllToAllOfAPipelinedInputIsNotToldToPipelineIt) {
   EXPECT_EQ(e->recommendation.find("pipeline the input distribution"), std::string::npos) << e->recommendation;
 }
 
+// Calls with neither a place in a step (no steps) nor a size (no
+// annotation): a site of any size, anywhere, whose calls are not comparable,
+// so no waiting is said of it however much they differ.
+TEST(Collectives, ASiteWithoutPlaceOrSizeSaysNoWaiting) {
+  TraceFactory f;
+  f.device(0);
+  for (int i = 0; i < 4; ++i) collective(f, (i + 1) * 10 * ms, (i ? 100 : 5000) * us, Coll{names::kSendRecv, nullptr});
+  const Profile p = analyze(f.build());
+  ASSERT_EQ(p.collective_sites.size(), 1u);
+  EXPECT_EQ(p.collective_sites[0].ordinal, -1);
+  EXPECT_EQ(p.collective_sites[0].bytes, 0u);
+  EXPECT_EQ(p.collective_sites[0].wait_ns, 0);
+  EXPECT_EQ(p.collective_summary.wait_ns, 0);
+}
+
 // Rank 1 of a 4-rank job: the 64 MiB all-reduce, the 2nd collective of each
 // step, takes 1 ms in half the steps and 6 ms in the others (it waits for a
 // late rank); the 1 MiB one before it is steady. With `steady`, the large
