@@ -890,6 +890,19 @@ void module_split(const Profile& p, const ReportTextOptions& o, std::string& out
     return;
   }
   if (m.backward_ops == 0) return;  // inference: no backward pass to split
+  // Without module ranges the one row's "forward" is every GPU op outside
+  // the backward ops (the optimizer, communication, work of backward ops
+  // that carry no sequence number): no forward/backward ratio to read.
+  if (m.modules.size() == 1 && m.modules[0].name == "(no module)") {
+    out += wrap(
+               "Forward and backward GPU time per nn.Module: unknown (the trace has no nn.Module ranges; "
+               "torch.profiler with_modules=True, or gpuscope capture's modules, record them). The backward ops "
+               "the trace links to forward ops launched " +
+                   duration(m.modules[0].backward_gpu_ns) + " of GPU work.",
+               o.width, "", "  ") +
+           "\n";
+    return;
+  }
   out += "Forward and backward GPU time per nn.Module (" + count(m.linked) + " of " + count(m.backward_ops) +
          " backward ops linked to their forward ops by PyTorch's sequence numbers)\n";
   Table t;
@@ -904,11 +917,6 @@ void module_split(const Profile& p, const ReportTextOptions& o, std::string& out
   if (m.unlinked > 0)
     t.rows.push_back({"(unlinked backward)", "-", duration(m.unlinked_gpu_ns), "-", count(m.unlinked)});
   out += t.render("  ");
-  if (m.modules.size() == 1 && m.modules[0].name == "(no module)")
-    out += wrap(
-        "The trace has no nn.Module ranges: every op is under (no module) (torch.profiler with_modules=True, "
-        "or gpuscope capture's modules, record them).",
-        o.width, "  ", "  ");
   out += "\n";
 }
 
