@@ -896,9 +896,10 @@ void module_split(const Profile& p, const ReportTextOptions& o, std::string& out
   if (m.modules.size() == 1 && m.modules[0].name == "(no module)") {
     out += wrap(
                "Forward and backward GPU time per nn.Module: unknown (the trace has no nn.Module ranges; "
-               "torch.profiler with_modules=True, or gpuscope capture's modules, record them). The backward ops "
-               "the trace links to forward ops launched " +
-                   duration(m.modules[0].backward_gpu_ns) + " of GPU work.",
+               "torch.profiler with_modules=True, or gpuscope capture's modules, record them)." +
+                   (m.linked ? " The " + count(m.linked) + " backward ops the trace links to forward ops launched " +
+                                   duration(m.modules[0].backward_gpu_ns) + " of GPU work."
+                             : std::string()),
                o.width, "", "  ") +
            "\n";
     return;

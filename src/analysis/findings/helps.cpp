@@ -615,6 +615,28 @@ bool amd_reduced_precision_name(std::string_view n) {
   return false;
 }
 
+// The framework's ops say their math's precision where the trace records
+// their input types: the GPU time they launched themselves, in GEMMs,
+// convolutions and attention with a recorded type, and of it the part with
+// 32- or 64-bit inputs (an example op).
+struct OpPrecision {
+  TimeNs typed = 0, wide = 0;
+  std::string example;
+};
+OpPrecision op_precision(const Profile& p) {
+  OpPrecision o;
+  for (const OpRow& r : p.ops) {
+    if ((r.family != "gemm" && r.family != "convolution" && r.family != "attention") || r.math.empty() ||
+        r.math == "unknown" || r.gpu_self_ns <= 0)
+      continue;
+    o.typed += r.gpu_self_ns;
+    if (r.math != "fp32" && r.math != "fp64") continue;
+    o.wide += r.gpu_self_ns;
+    if (o.example.empty()) o.example = r.name + " " + r.math;
+  }
+  return o;
+}
+
 // Another vendor's GPUs: AMD's matrix-core kernels say so in their names
 // (is_amd_matrix_core_kernel), and some say their element type; a kernel
 // without such a name may still use them, so the names can tell "already
@@ -641,24 +663,12 @@ HelpAnswer precision_off_nvidia(const Profile& p, const JobTotals& j) {
       pct1(ratio(reduced, all)) + " with a 16- or 8-bit type in the name";
   if (all > 0 && reduced * 10 >= all * 9)
     return answer(id, q, Verdict::no, share + ": the math already runs in reduced precision on the matrix cores");
-  // The framework's ops say their precision where the trace records their
-  // input types: the math of the GPU time they launched themselves.
-  TimeNs wide = 0, typed = 0;
-  std::string example;
-  for (const OpRow& r : p.ops) {
-    if ((r.family != "gemm" && r.family != "convolution" && r.family != "attention") || r.math.empty() ||
-        r.math == "unknown" || r.gpu_self_ns <= 0)
-      continue;
-    typed += r.gpu_self_ns;
-    if (r.math != "fp32" && r.math != "fp64") continue;
-    wide += r.gpu_self_ns;
-    if (example.empty()) example = r.name + " " + r.math;
-  }
+  const OpPrecision op = op_precision(p);
   const TimeNs span = j.span;
-  if (typed > 0 && wide * 2 >= typed) {
-    const std::string said = "the framework's ops record 32- or 64-bit inputs for " + pct1(ratio(wide, typed)) +
+  if (op.typed > 0 && op.wide * 2 >= op.typed) {
+    const std::string said = "the framework's ops record 32- or 64-bit inputs for " + pct1(ratio(op.wide, op.typed)) +
                              " of the GPU time of the GEMMs, convolutions and attention whose types it records (" +
-                             example + ")";
+                             op.example + ")";
     if (span > 0 && ratio(all, span) < kMaterialShare)
       return answer(id, q, Verdict::no,
                     said + ", but that math takes " + pct1(ratio(all, span)) +
@@ -699,10 +709,31 @@ std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j)
   if (!known && tc == 0)
     return answer(id, q, Verdict::unknown,
                   "no kernel's name shows tensor-core math and the trace does not say which GPU ran it");
-  if (all && double(tc) / double(all) >= 0.5)
-    return answer(id, q, Verdict::no,
-                  pct1(double(tc) / double(all)) +
-                      " of the listed convolution, GEMM and attention time already runs on tensor cores");
+  if (all && double(tc) / double(all) >= 0.5) {
+    const std::string on = pct1(double(tc) / double(all)) +
+                           " of the listed convolution, GEMM and attention time already runs on tensor cores";
+    // On fp32 inputs (the ops' recorded types) Ampere's and later tensor
+    // cores run TF32: half the rate of bf16/fp16 on the same cores.
+    const OpPrecision op = op_precision(p);
+    bool ampere = false;
+    for (const DeviceSummary& d : p.devices) ampere = ampere || d.compute_major >= 8;
+    if (ampere && op.typed > 0 && op.wide * 2 >= op.typed) {
+      const double of_span = j.span ? double(all) / double(j.span) : 0.0;
+      const std::string tf32 = on + ", but the framework's ops record fp32 inputs for " +
+                               pct1(ratio(op.wide, op.typed)) + " of the GEMM, convolution and attention time (" +
+                               op.example + "), so those tensor cores run TF32, at half the rate of bf16 or fp16";
+      if (of_span < kMaterialShare)
+        return answer(id, q, Verdict::no,
+                      tf32 + "; that math takes " + pct1(of_span) +
+                          " of the GPUs' span: too "
+                          "little to shorten the step");
+      return answer(id, q, Verdict::unknown,
+                    tf32 +
+                        " (autocast to bf16); how much of the step that would save the trace cannot tell without "
+                        "replaying it");
+    }
+    return answer(id, q, Verdict::no, on);
+  }
   // Tensor cores already run some of the math (the no-tensor-cores finding
   // stays silent from its threshold up): they are in use, and the rest runs
   // in kernels that do not take them.

@@ -386,6 +386,33 @@ TEST(Helps, MathPartlyOnTensorCores) {
   EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "too little to shorten the step"));
 }
 
+// Tensor-core kernels on fp32 inputs (the ops' recorded types) run TF32 on
+// Ampere and later, at half bf16's rate: not "already mixed precision".
+TEST(Helps, TensorCoresOnFp32InputsAreTf32) {
+  Hotspot on, off;
+  Profile p = math_profile(KernelCategory::gemm, &on, &off);  // compute capability 8
+  on.name = "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x4_nn_align1>";
+  on.tensor_cores = true;
+  on.stats.total = 300 * ms;
+  off.stats.total = 10 * ms;
+  p.hotspots = {on, off};
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
+  OpRow r;
+  r.name = "aten::mm";
+  r.family = "gemm";
+  r.math = "fp32";
+  r.gpu_self_ns = 310 * ms;
+  p.ops.push_back(r);
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "mixed-precision");
+  EXPECT_EQ(a->verdict, Verdict::unknown) << a->reason;
+  EXPECT_TRUE(has(a->reason, "so those tensor cores run TF32")) << a->reason;
+  p.devices[0].compute_major = 7;  // Volta: no TF32, fp32 runs on CUDA cores
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
+}
+
 // AMD's GPUs: kernels named for the matrix cores (MFMA) tell that the math
 // already uses them; kernels without the mark tell nothing, so the answer
 // is unknown, never yes.
