@@ -380,7 +380,8 @@ TEST(ReportText, ALargerBatchIsAskedOnlyWhenTheWorkIsTooSmallForTheGpu) {
   EXPECT_EQ(verdict(text, "a larger batch per GPU?"), "YES") << text;
   // (as wrapped at 100 columns)
   EXPECT_NE(text.find("its main kernel launches 16 blocks on a GPU of\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("132 SMs (finding 1)"), std::string::npos) << text;
+  EXPECT_NE(text.find("132 SMs; whether a larger batch fits in memory the"), std::string::npos) << text;
+  EXPECT_NE(text.find("profile_memory=True) (finding 1)"), std::string::npos) << text;
 
   TraceFactory g;  // each kernel launched before the GPU ran dry: not launch-bound either
   for (int i = 0; i < 10; ++i) g.kernel(0, 7, names::kRelu, i * ms, i * ms + 500 * us, i * ms - 900 * us);

@@ -849,6 +849,24 @@ std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
   } else if (const Finding* full = numbered(p, "memory-pressure")) {
     a.reason += "; but memory is near capacity: " + full->title;
     a.findings.push_back(full->id);
+  } else {
+    bool recorded = false;
+    for (const DeviceSummary& d : p.devices) recorded = recorded || (d.memory_bytes && d.peak_allocated_bytes);
+    a.reason += recorded ? "; whether a batch large enough to matter fits, the memory peak does not show (it leaves "
+                           "less than half the GPU's memory free)"
+                         : "; whether a larger batch fits in memory the trace does not say (no memory records: "
+                           "torch.profiler's profile_memory=True)";
+  }
+  // What grows with the batch besides the work behind each launch: input
+  // loading the GPU waits for, and the all-to-all's bytes.
+  if (const Finding* in = numbered(p, "input-bound"); gains(p, in)) {
+    a.reason += "; but the input the GPU already waits for grows with the batch: fix it first (" + in->title + ")";
+    a.findings.push_back(in->id);
+  }
+  if (const Finding* ex = numbered(p, "exposed-communication");
+      ex && !p.collective_summary.kinds.empty() && p.collective_summary.kinds.front().kind == "all_to_all") {
+    a.reason += "; and the exposed all-to-all's bytes grow with the batch too";
+    a.findings.push_back(ex->id);
   }
   return a;
 }

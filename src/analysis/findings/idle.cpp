@@ -749,14 +749,21 @@ std::string launch_fix(const Profile& p, bool short_ops) {
                                    ? ", fuse small elementwise kernels (torch.compile, a fused optimizer: fused=True)"
                                    : ", fuse small elementwise kernels (torch.compile)",
                                ", fuse small ops (XLA)", ", fuse small kernels");
-  const std::string loop = inference ? "the serving loop" : "the training loop";
+  const std::string loop = inference ? "the serving loop" : training ? "the training loop" : "the loop";
+  // .item() named only where the trace has reads back (aten::item, its
+  // aten::_local_scalar_dense).
+  bool reads_back = false;
+  for (const OpRow& r : p.op_names)
+    reads_back = reads_back || r.name == "aten::item" || r.name == "aten::_local_scalar_dense";
   if (short_ops && !w.engine.empty())
     return "Launch less: " + graphs + ". More requests batched together also give each kernel more work.";
   if (short_ops)
     return "Launch less: " + graphs + fuse +
            ", and give each kernel more work (a larger batch). Bundled workload: --graphs on.";
   return "Take host time out of the launch path: " + graphs + " so the host no longer runs each op, " +
-         for_framework(p, "move work out of " + loop + "'s Python (logging, .item(), per-step bookkeeping), ",
+         for_framework(p,
+                       "move work out of " + loop + "'s Python (logging, " + (reads_back ? ".item(), " : "") +
+                           "per-step bookkeeping), ",
                        "move work out of " + loop + "'s Python (logging, per-step bookkeeping), ",
                        "move other host work out of the loop that launches the kernels, ") +
          "and give each kernel more work so it outlasts the host's time per launch. Bundled workload: --graphs on.";

@@ -788,6 +788,20 @@ void SimulationShare::decode(std::size_t i, std::string_view bytes) {
   m.errors[i] = nullptr;
 }
 
+namespace {
+
+// What --overlap-allreduce moves is the all-reduce: its exposed time (per
+// GPU) bounds what it can hide, not all communication's; -1 for another fix
+// or a trace with no all-reduce site.
+TimeNs moved_allreduce_exposed(const Profile& p, std::string_view spec) {
+  if (spec != "--overlap-allreduce" || p.devices.empty()) return -1;
+  for (const CollectiveKind& c : p.collective_summary.kinds)
+    if (c.kind == "all_reduce") return c.exposed_ns / static_cast<TimeNs>(p.devices.size());
+  return -1;
+}
+
+}  // namespace
+
 bool SimulationShare::combine(Profile* p) {
   Impl& m = *impl_;
   m.rethrow_first();
@@ -841,12 +855,7 @@ bool SimulationShare::combine(Profile* p) {
     const bool median_faster = x.step < s.replayed_step_ns;
     const bool saves = per_trace >= 1 && median_faster;
     helps[k] = saves && material_gain(s.replayed_step_ns, x.step);
-    // What --overlap-allreduce moves is the all-reduce: its exposed time
-    // bounds what it can hide, not all communication's (per GPU).
-    TimeNs allreduce_exposed = -1;
-    if (fixes[k].spec == "--overlap-allreduce" && !p->devices.empty())
-      for (const CollectiveKind& c : p->collective_summary.kinds)
-        if (c.kind == "all_reduce") allreduce_exposed = c.exposed_ns / static_cast<TimeNs>(p->devices.size());
+    const TimeNs allreduce_exposed = moved_allreduce_exposed(*p, fixes[k].spec);
     set_findings(p, fixes[k].spec, [&](Finding& f) {
       TimeNs charged = f.saving_ns;  // the rule's own time, before the replay
       const bool only_allreduce =

@@ -509,6 +509,28 @@ TEST(Helps, AWeightUpdateOfLittleSpanIsNoWhateverItsKernelShare) {
   EXPECT_TRUE(has(a->reason, "20.0% of kernel time, 0.2% of the GPUs' span: too little to matter")) << a->reason;
 }
 
+// A larger batch for a launch-bound run: yes, but said with what grows with
+// the batch too (input the GPU already waits for, an exposed all-to-all),
+// and whether memory allows it where the trace cannot tell.
+TEST(Helps, ALargerBatchSaysWhatGrowsWithIt) {
+  Profile p = half_idle_profile();
+  p.findings.push_back(finding("launch-bound", 100 * ms, "Launch-bound: the GPU waits for launches 10%"));
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "larger-batch");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::yes) << a->reason;
+  EXPECT_TRUE(has(a->reason, "whether a larger batch fits in memory the trace does not say")) << a->reason;
+  EXPECT_FALSE(has(a->reason, "fix it first")) << a->reason;
+  p.findings.push_back(finding("input-bound", 200 * ms, "Input-bound: the GPU waits for input 20%"));
+  p.collective_summary.kinds.push_back({"all_to_all", 1, 50 * ms, 40 * ms, 0, 0});
+  p.findings.push_back(finding("exposed-communication", 40 * ms, "Communication is exposed 4%"));
+  settle_findings(&p);
+  a = help(p, "larger-batch");
+  EXPECT_TRUE(has(a->reason, "but the input the GPU already waits for grows with the batch: fix it first"))
+      << a->reason;
+  EXPECT_TRUE(has(a->reason, "the exposed all-to-all's bytes grow with the batch too")) << a->reason;
+}
+
 TEST(Helps, NoKernelsNoQuestions) {
   Profile p;
   p.window = {0, 10 * ms};
