@@ -474,6 +474,7 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
   field<&W::execution_evidence>(v, "execution_evidence", "", "graph ids, graph launches, Triton kernels, regions");
   field<&W::graph_kernels>(v, "graph_kernels", "", "kernels replayed from CUDA graphs");
   field<&W::ranks>(v, "ranks", "", "processes of the job (world size, or the job's files)");
+  added<&W::world_size>(v, "world_size", "", "the world size the trace's distributed info gives; 0: not given");
   field<&W::bundled>(v, "bundled", "",
                      "a trace of gpuscope's bundled workload (resnet-train): only then do fixes name its switches");
   added<&W::framework>(v, "framework", "",

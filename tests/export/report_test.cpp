@@ -352,18 +352,30 @@ TEST(ReportText, MoreStreamsIsNoWhenTheGpuWaitsForTheHostThoughItsKernelsFillIt)
   EXPECT_EQ(why.find("would not fit"), std::string::npos) << why;
 }
 
-// One step: the host preprocesses 6 ms before the GPU's first op, then 4 ms
-// of GPU work. The GPU's span is all busy; the step is not.
+// Steps in which the host preprocesses 6 ms before the GPU's first op, then
+// 4 ms of GPU work. The GPU's span is all busy; the steps are not. Workers
+// preparing the next input help where there is a next input: with two steps
+// yes; with one, that input was the only one the GPU ran, so unknown.
 TEST(ReportText, HostPreprocessingBeforeTheGpuAnswersWorkersAndStreams) {
-  TraceFactory f;
-  f.range("video_classification.py(129): preprocess", 100 * us, 6 * ms, 1, RangeKind::annotation, "python_function");
-  for (int i = 0; i < 4; ++i)
-    f.kernel(0, 7, names::kConvTensorCore, 6 * ms + i * ms, 7 * ms + i * ms, 6 * ms - 50 * us + i * us, 1 * us);
-  f.range("ProfilerStep#3", 0, 10 * ms, 1, RangeKind::annotation, "user_annotation");
-  const std::string text = report_text(analyze(f.build()));
-  EXPECT_EQ(verdict(text, "more data-loader workers?"), "YES") << text;
-  EXPECT_EQ(verdict(text, "more streams?"), "no") << text;
-  EXPECT_NE(text.find("lies outside it with nothing launched"), std::string::npos) << text;
+  for (const int steps : {2, 1}) {
+    SCOPED_TRACE(steps);
+    TraceFactory f;
+    for (int s = 0; s < steps; ++s) {
+      const TimeNs t0 = s * 10 * ms;
+      f.range("video_classification.py(129): preprocess", t0 + 100 * us, t0 + 6 * ms, 1, RangeKind::annotation,
+              "python_function");
+      for (int i = 0; i < 4; ++i)
+        f.kernel(0, 7, names::kConvTensorCore, t0 + 6 * ms + i * ms, t0 + 7 * ms + i * ms,
+                 t0 + 6 * ms - 50 * us + i * us, 1 * us);
+      f.range("ProfilerStep#" + std::to_string(3 + s), t0, t0 + 10 * ms, 1, RangeKind::annotation, "user_annotation");
+    }
+    const std::string text = report_text(analyze(f.build()));
+    EXPECT_EQ(verdict(text, "more data-loader workers?"), steps == 2 ? "YES" : "unknown") << text;
+    if (steps == 2) continue;
+    EXPECT_NE(text.find("the trace holds one step"), std::string::npos) << text;
+    EXPECT_EQ(verdict(text, "more streams?"), "no") << text;
+    EXPECT_NE(text.find("lies outside it with nothing launched"), std::string::npos) << text;
+  }
 }
 
 // A bf16 product on an H100 whose kernel launches 16 blocks on 132 SMs:

@@ -264,18 +264,35 @@ void no_tensor_cores(Builder& b) {
     const std::string layout =
         " and channel counts that are multiples of 8 so cuDNN and cuBLAS choose tensor-core kernels. Estimated "
         "saving: half the math time. Bundled workload: --precision bf16.";
-    f.recommendation = for_framework(
-        b.p,
-        "Train in mixed precision: torch.autocast with bf16/fp16 (or TF32 on Ampere and newer: "
-        "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32); use channels_last" +
-            layout,
-        "Train in mixed precision: tf.keras.mixed_precision.set_global_policy('mixed_float16' or "
-        "'mixed_bfloat16') (TF32 is on by default on Ampere and newer); use data_format='channels_last'" +
-            layout,
-        "Train in mixed precision: torch.autocast with bf16/fp16 (or TF32 on Ampere and newer: "
-        "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32), tf.keras.mixed_precision; use NHWC "
-        "(channels_last)" +
-            layout);
+    // Volta and Turing (7.x): tensor cores take fp16 only, neither bf16
+    // nor TF32; fp16 training needs loss scaling.
+    bool pre_ampere = true;
+    for (const DeviceSummary& d : b.p.devices) pre_ampere = pre_ampere && d.compute_major > 0 && d.compute_major < 8;
+    if (pre_ampere)
+      f.recommendation = for_framework(
+          b.p,
+          "Train in mixed precision with fp16: torch.autocast(device_type='cuda', dtype=torch.float16) with "
+          "torch.cuda.amp.GradScaler (this GPU's tensor cores take fp16, not bf16 or TF32); use channels_last" +
+              layout,
+          "Train in mixed precision with fp16: tf.keras.mixed_precision.set_global_policy('mixed_float16') (this "
+          "GPU's tensor cores take fp16, not bf16 or TF32); use data_format='channels_last'" +
+              layout,
+          "Compute in fp16 with fp32 accumulation (this GPU's tensor cores take fp16, not bf16 or TF32; training "
+          "needs loss scaling); use NHWC (channels_last)" +
+              layout);
+    else
+      f.recommendation = for_framework(
+          b.p,
+          "Train in mixed precision: torch.autocast with bf16/fp16 (or TF32 on Ampere and newer: "
+          "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32); use channels_last" +
+              layout,
+          "Train in mixed precision: tf.keras.mixed_precision.set_global_policy('mixed_float16' or "
+          "'mixed_bfloat16') (TF32 is on by default on Ampere and newer); use data_format='channels_last'" +
+              layout,
+          "Train in mixed precision: torch.autocast with bf16/fp16 (or TF32 on Ampere and newer: "
+          "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32), tf.keras.mixed_precision; use "
+          "NHWC (channels_last)" +
+              layout);
     for (const Hotspot& h : b.p.hotspots)
       if (is_math(h.category) && f.kernels.size() < 5) f.kernels.push_back(h.name);
     f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::convolution)].ranges();

@@ -285,11 +285,25 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   // Only the time before the GPU's first op is the next input's: the host's
   // tail after the GPU's last op is no loader's.
   if (const Finding* f = numbered(p, "step-host-time");
-      gains(p, f) && f->variant == "preprocessing" && p.steps.before_gpu_ns > 0 && p.steps.total_ns > 0)
+      gains(p, f) && f->variant == "preprocessing" && p.steps.before_gpu_ns > 0 && p.steps.total_ns > 0) {
+    // One step: its preprocessing made the only input the GPU ran, and no
+    // next input is there to prepare meanwhile.
+    if (p.steps.steps.size() < 2) {
+      HelpAnswer a =
+          answer(id, kInput, Verdict::unknown,
+                 pct1(ratio(p.steps.before_gpu_ns, p.steps.total_ns)) + " of the step (" + dur(p.steps.before_gpu_ns) +
+                     ") passes before the GPU's first op while the host preprocesses its input, but the trace holds "
+                     "one step: that input is the only one the GPU ran, so nothing could be prepared beside it. "
+                     "Over many inputs, workers preparing the next one while the GPU runs would hide it; faster "
+                     "preprocessing shortens even one");
+      a.findings.push_back(f->id);
+      return a;
+    }
     return yes(p, id, kInput, {f},
                pct1(ratio(p.steps.before_gpu_ns, p.steps.total_ns)) + " of step time (" + dur(p.steps.before_gpu_ns) +
                    ") passes before the GPU's first op while the host preprocesses the input: workers that prepare "
                    "the next input while the GPU runs hide it");
+  }
   if (const Finding* f = without_gain(p, "input-bound")) return no_gain(p, id, kInput, *f);
   const StepSummary& st = p.steps;
   const double idle = st.total_ns > 0 ? double(st.idle_ns) / double(st.total_ns) : 1.0 - j.utilization;
@@ -321,10 +335,21 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
 // kernels the trace lacks (how long they ran, and whether they overlapped,
 // it cannot tell), or none at all.
 HelpAnswer without_communication(const Profile& p, std::string_view id, std::string_view q) {
-  std::uint64_t annotated = 0;
-  for (const OpRow& r : p.ops)
-    if (r.name.starts_with("nccl:") || r.name.starts_with("gloo:") || r.name.starts_with("c10d::"))
-      annotated += r.calls;
+  // One collective is often annotated twice (c10d::allreduce_ around
+  // nccl:all_reduce): counted by the prefix with the most calls.
+  std::uint64_t nccl = 0, gloo = 0, c10d = 0;
+  for (const OpRow& r : p.ops) {
+    if (r.name.starts_with("nccl:")) nccl += r.calls;
+    if (r.name.starts_with("gloo:")) gloo += r.calls;
+    if (r.name.starts_with("c10d::")) c10d += r.calls;
+  }
+  const std::uint64_t annotated = std::max({nccl, gloo, c10d});
+  // A process group of one (world size 1): its collectives move nothing.
+  if (annotated && p.workload.world_size == 1)
+    return answer(id, q, Verdict::not_applicable,
+                  "a single-process run (world size 1 in the trace's distributed info): its " +
+                      format::count(annotated, "collective op", "collective ops") +
+                      " (nccl:…, c10d::…) have no other rank to exchange data with");
   if (annotated)
     return answer(id, q, Verdict::unknown,
                   "the framework recorded " + format::count(annotated, "collective op", "collective ops") +

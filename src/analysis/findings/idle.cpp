@@ -780,25 +780,44 @@ void launch_bound(Builder& b) {
   if (!launch_bound_fires(b)) return;
   const double launch_share = ratio(b.ev.launch_gaps.total(), t.span);
   const LaunchStats& l = b.p.launches;
-  const bool short_ops = l.short_kernel_share >= th.launch_short_kernel_share;
+  // The host's time per launch over the steps (step time / launches: the
+  // host decides a launch-bound step) against its launch call: three times
+  // the call or more, its own time per op (Python, dispatch), not the
+  // launch calls, is what the GPU waits for, short kernels or not.
+  const double host_per_launch =
+      b.p.steps.total_ns > 0 && l.launches > 0 ? double(b.p.steps.total_ns) / double(l.launches) : 0.0;
+  const bool host_dominates = l.cpu_launch.median > 0 && host_per_launch >= 3.0 * double(l.cpu_launch.median);
+  const bool short_ops = l.short_kernel_share >= th.launch_short_kernel_share && !host_dominates;
   {
     Finding& f = b.add(launch_share >= 0.25 ? Severity::critical : Severity::warning, launch_share,
                        th.launch_host_wait_share, t.per_device(b.ev.launch_gaps.total()));
     f.share = launch_share;
     f.variant = short_ops ? "short-ops" : "host-per-op";
-    f.title = "Launch-bound: the GPU waits for launches " + pct1(launch_share) + " of the time, in gaps under " +
-              dur(th.idle_gap_ns) + " (" + pct(l.short_kernel_share) +
-              " of GPU ops run shorter than their launch call: median " + dur(l.gpu_duration.median) +
-              " on the GPU vs " + dur(l.cpu_launch.median) + " on the CPU)";
-    f.evidence = count(b.ev.launch_gaps.count()) + " idle gaps shorter than " + dur(th.idle_gap_ns) +
-                 " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
-                 pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) +
-                 " threshold, xprof's kernel-launch levels 3 % and 15 %); short ops " + pct(l.short_kernel_share) +
-                 (short_ops ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
-                            : ": most kernels outlast their launch, so the host's own time between launches is "
-                              "what the GPU waits for" +
-                                  for_framework(b.p, " (Python, the framework's dispatch per op).",
-                                                " (Python, the framework's dispatch per op).", "."));
+    // Most kernels outlasting their launch call: the host's own time per op
+    // (Python, dispatch), not the launch calls, is what the GPU waits for.
+    f.title = (short_ops ? "Launch-bound: the GPU waits for launches "
+                         : "Host-bound between launches: the GPU waits for the host's next launch ") +
+              pct1(launch_share) + " of the time, in gaps under " + dur(th.idle_gap_ns) + " (" +
+              pct(l.short_kernel_share) + " of GPU ops run shorter than their launch call: median " +
+              dur(l.gpu_duration.median) + " on the GPU vs " + dur(l.cpu_launch.median) + " on the CPU)";
+    f.evidence =
+        count(b.ev.launch_gaps.count()) + " idle gaps shorter than " + dur(th.idle_gap_ns) +
+        " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
+        pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) +
+        " threshold, xprof's kernel-launch levels 3 % and 15 %); short ops " + pct(l.short_kernel_share) +
+        (short_ops        ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
+         : host_dominates ? ", but the host spends " + dur(static_cast<TimeNs>(host_per_launch)) +
+                                " per launch over the steps (step time / launches), " +
+                                fmt("%.0f", host_per_launch / double(l.cpu_launch.median)) +
+                                "x its launch call's median: its own time per op, not the launch calls, is what the "
+                                "GPU waits for" +
+                                for_framework(b.p, " (Python, the framework's dispatch per op).",
+                                              " (Python, the framework's dispatch per op).", ".")
+                          : ": most kernels outlast their launch, so the host's own time between launches is "
+                            "what the GPU waits for" +
+                                for_framework(b.p, " (Python, the framework's dispatch per op).",
+                                              " (Python, the framework's dispatch per op).", "."));
+
     f.recommendation = launch_fix(b.p, short_ops);
     // vLLM's default graphs are piecewise: attention stays eager between them.
     if (b.p.workload.engine == "vllm") {

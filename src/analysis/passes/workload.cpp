@@ -581,6 +581,7 @@ WorkloadKind recognise_workload(const Trace& t) {
   const TraceMeta& m = t.meta();
   w.bundled = m.command_line.find("resnet-train") != std::string::npos;
   w.ranks = m.world_size > 1 ? static_cast<std::uint32_t>(m.world_size) : 1;
+  w.world_size = m.world_size;
   NameCounts names = count_names(t);
   if (names.triton.count || names.compiled_ops.count)
     names.compiled_time_share = compiled_time_share(t, names.compiled_ops.count > 0);

@@ -902,6 +902,29 @@ TEST(LaunchBound, LongKernelsDoNotHideTheWaitForLaunches) {
   EXPECT_FALSE(testing::find_finding(launch_overhead_trace(20, 40 * us, 2 * us), "launch-bound"));
 }
 
+// Short kernels launched by short calls, but 200 µs of the host's own time
+// between launches: the host's time per op is what the GPU waits for, not
+// the launch calls (host-per-op), though most kernels are shorter than their
+// launch call. With the host only a little slower than its calls, short-ops.
+TEST(LaunchBound, HostTimePerOpBeyondTheLaunchCallIsHostPerOp) {
+  for (const TimeNs between : {200 * us, 12 * us}) {
+    SCOPED_TRACE(between);
+    TraceFactory f;
+    TimeNs t = 1 * ms;
+    for (int s = 0; s < 5; ++s) {
+      const TimeNs s0 = t;
+      for (int i = 0; i < 50; ++i, t += between) f.kernel(0, 7, names::kRelu, t + 6 * us, t + 8 * us, t, 5 * us);
+      f.range("step " + std::to_string(s), s0 - 10 * us, t);
+    }
+    const Profile p = analyze(f.build());
+    const Finding* lb = testing::find_finding(p, "launch-bound");
+    ASSERT_TRUE(lb) << testing::describe_findings(p);
+    EXPECT_GT(p.launches.short_kernel_share, 0.5);
+    EXPECT_EQ(lb->variant, between == 200 * us ? "host-per-op" : "short-ops") << lb->evidence;
+    EXPECT_EQ(lb->title.starts_with("Host-bound between launches"), between == 200 * us) << lb->title;
+  }
+}
+
 TEST(OpLaunchOverhead, OneOrTwoCallsAreNotAPattern) {
   // A first call's launch carries one-off costs (lazy module loading): not a finding.
   for (int calls : {1, 2}) {
