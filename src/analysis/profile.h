@@ -443,6 +443,7 @@ struct CopyGroup {
   std::uint64_t count = 0, bytes = 0;
   TimeNs time_ns = 0;          // Σ copy durations
   std::uint64_t blocking = 0;  // … of which blocked the host (as MemcpyStats::synchronous)
+  TimeNs blocking_ns = 0;      // … their launching calls' durations: the host time they blocked
   // … of which launched inside a compiled region (torch.compile's "Torch-Compiled
   // Region", CompiledFunction): the compiler made them, not the model's code.
   std::uint64_t compiled = 0;

@@ -824,6 +824,7 @@ constexpr void rows(V& v, Of<CopyGroup>) {
   field<&G::bytes>(v, "bytes", "bytes", "bytes copied");
   field<&G::time_ns>(v, "time_ns", "ns", "Σ copy durations");
   field<&G::blocking>(v, "blocking", "", "of them, copies that block the host");
+  added<&G::blocking_ns>(v, "blocking_ns", "ns", "the host time those blocked (their launching calls' durations)");
   added<&G::compiled>(v, "compiled", "",
                       "of them, copies launched inside a compiled region (torch.compile's \"Torch-Compiled "
                       "Region\", CompiledFunction): made by the compiler");

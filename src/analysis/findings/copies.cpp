@@ -300,9 +300,11 @@ void sync_memcpy(Builder& b) {
   const double share = blocking_copy_share(b);
   Finding& f = b.add(share >= 0.05 ? Severity::warning : Severity::info, share, th.sync_memcpy_share,
                      t.per_device(y.gpu_idle_after_copies_ns));
+  // The kind that held the host longest (a count would name 2 small
+  // input copies over the one read-back that waited for the whole forward).
   const CopyGroup* top = nullptr;
   for (const CopyGroup& g : m.groups)
-    if (g.blocking && (!top || g.blocking > top->blocking)) top = &g;
+    if (g.blocking && (!top || g.blocking_ns > top->blocking_ns)) top = &g;
   const bool one = m.synchronous == 1;
   f.title = count(m.synchronous, "copy blocks", "copies block") + " the host " + dur(m.synchronous_ns) +
             (one ? " and leaves" : " and leave") + " the GPU idle " + dur(t.per_device(y.gpu_idle_after_copies_ns)) +
@@ -318,7 +320,9 @@ void sync_memcpy(Builder& b) {
       dur(m.synchronous_ns) + ") plus the GPU idle after it returned (" +
       dur(t.per_device(y.gpu_idle_after_copies_ns)) + "): " + pct1(share) + " of the run vs a " +
       pct1(th.sync_memcpy_share) + " threshold.";
-  if (top) f.evidence += " Most of them: " + copy_group_words(*top) + ", " + count(top->blocking) + " blocking.";
+  if (top)
+    f.evidence += " The kind that held the host longest: " + copy_group_words(*top) + ", " + count(top->blocking) +
+                  " blocking it " + dur(top->blocking_ns) + ".";
   // Small device-to-host copies read values back (.item(), a loss to print).
   const bool scalar = top && top->direction == "DtoH" && top->bytes <= 65536 * top->count;
   f.recommendation =

@@ -476,7 +476,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
       c.groups.push_back(g);
     } else {
       it->count += g.count, it->bytes += g.bytes, it->time_ns += g.time_ns, it->blocking += g.blocking;
-      it->compiled += g.compiled, it->gradient += g.gradient;
+      it->compiled += g.compiled, it->gradient += g.gradient, it->blocking_ns += g.blocking_ns;
     }
   }
   detail::sort_copy_groups(c.groups);

@@ -342,7 +342,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
   MemcpyStats& out = p->memcpys;
   struct Group {
     std::uint64_t count = 0, bytes = 0, blocking = 0, compiled = 0, gradient = 0;
-    TimeNs time = 0;
+    TimeNs time = 0, blocking_ns = 0;
   };
   std::array<Group, 5 * 2 * 4> groups{};
   std::vector<CopyBlock> blocks(m.size(), CopyBlock::none);
@@ -386,6 +386,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     const TimeRange call_range{t.api_calls().start[api], t.api_calls().end[api]};
     ++out.synchronous;
     out.synchronous_ns += call_range.duration();
+    g.blocking_ns += call_range.duration();
     ++p->syncs.copies;
     p->syncs.copy_ns += call_range.duration();
     ev->sync_memcpy.add(rt.shift(call_range), call_range.duration());
@@ -403,7 +404,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
       it = out.groups.end() - 1;
     }
     it->count += g.count, it->bytes += g.bytes, it->time_ns += g.time, it->blocking += g.blocking;
-    it->compiled += g.compiled, it->gradient += g.gradient;
+    it->compiled += g.compiled, it->gradient += g.gradient, it->blocking_ns += g.blocking_ns;
   }
   sort_copy_groups(out.groups);
   const MemsetTable& z = t.memsets();
