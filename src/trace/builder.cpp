@@ -894,7 +894,17 @@ void TraceBuilder::attribute_ops(Trace& t) {
   }
 
   KernelTable& k = tb.kernels;
-  std::vector<std::uint8_t> by_op;  // (op name id * categories + category) -> category, 0xff = not yet
+  std::vector<std::uint8_t> by_op;    // (op name id * categories + category) -> category, 0xff = not yet
+  std::vector<std::int8_t> pad_name;  // per string: -1 not decided, 0 no, 1 a pad op
+  auto inside_pad_op = [&](RowIndex r) {
+    for (int depth = 0; r != kNoRow && depth < 8; r = rg.parent[r], ++depth) {
+      if (pad_name.empty()) pad_name.assign(t.strings_.size(), -1);
+      std::int8_t& p = pad_name[rg.name[r]];
+      if (p < 0) p = is_pad_op(t.strings_.get(rg.name[r])) ? 1 : 0;
+      if (p) return true;
+    }
+    return false;
+  };
   for (std::size_t i = 0; i < k.size(); ++i) {
     const RowIndex a = k.api[i];
     if (a == kNoRow) continue;
@@ -904,9 +914,16 @@ void TraceBuilder::attribute_ops(Trace& t) {
     if (by_op.empty()) by_op.assign(std::size_t{t.strings_.size()} * kKernelCategoryCount, 0xff);
     std::uint8_t& c = by_op[key];
     if (c == 0xff) c = static_cast<std::uint8_t>(classify_by_op(t.strings_.get(rg.name[r]), k.category_at(i)));
-    if (c == k.category[i]) continue;
+    std::uint8_t placed = c;
+    // PyTorch pads with generic fill and copy kernels under its pad ops
+    // (aten::constant_pad_nd > aten::copy_): an enclosing pad op names them.
+    if ((placed == static_cast<std::uint8_t>(KernelCategory::memory) ||
+         placed == static_cast<std::uint8_t>(KernelCategory::elementwise)) &&
+        inside_pad_op(r))
+      placed = static_cast<std::uint8_t>(KernelCategory::padding);
+    if (placed == k.category[i]) continue;
     if (k.category_rule.empty()) k.category_rule.assign(k.size(), 0);
-    k.category[i] = c;
+    k.category[i] = placed;
     k.category_rule[i] = static_cast<std::uint8_t>(CategoryRuleKind::launching_op);
   }
 }

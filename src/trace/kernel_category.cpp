@@ -414,6 +414,11 @@ KernelCategory classify_by_op(std::string_view op_name, KernelCategory by_name) 
   return by_name;
 }
 
+bool is_pad_op(std::string_view n) {
+  return n == "aten::constant_pad_nd" || n == "aten::pad" || n.starts_with("aten::reflection_pad") ||
+         n.starts_with("aten::replication_pad") || n == "aten::_pad_circular";
+}
+
 // Kernel names run to hundreds of bytes (C++ templates) and every name is
 // tried against every pattern, so the search looks at 16 starting places at
 // a time: a place is a candidate when its byte and the next one equal the

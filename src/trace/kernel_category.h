@@ -48,6 +48,10 @@ std::string category_rule_text(std::string_view demangled_name, KernelCategory p
 // launched by torch._foreach_copy_ is memory, not optimizer. Returns
 // `by_name` when no op rule applies. Matching is case-insensitive.
 KernelCategory classify_by_op(std::string_view op_name, KernelCategory by_name);
+// PyTorch's pad ops (aten::constant_pad_nd, aten::pad, reflection and
+// replication pads, aten::_pad_circular): the fill and copy kernels under
+// them pad.
+bool is_pad_op(std::string_view op_name);
 
 // Parses "padding", "gemm", … (as printed by to_string); returns false if unknown.
 bool parse_category(std::string_view s, KernelCategory* out);

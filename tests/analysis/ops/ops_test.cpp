@@ -73,6 +73,24 @@ TEST(Attribution, GemmKernelOfAConvolutionIsConvolution) {
   EXPECT_EQ(classify_by_op("aten::_foreach_add_", KernelCategory::optimizer), KernelCategory::optimizer);
 }
 
+// PyTorch pads with its generic copy and fill kernels: under a pad op, a
+// few levels up from the launching aten::copy_, they are padding; the same
+// kernels under another op stay what their names say.
+TEST(Attribution, CopiesUnderAPadOpArePadding) {
+  TraceFactory f;
+  f.range("aten::constant_pad_nd", 100'000, 200'000, 1, RangeKind::annotation, "cpu_op");
+  f.range("aten::copy_", 120'000, 180'000, 1, RangeKind::annotation, "cpu_op");
+  f.kernel(0, 7, "void at::native::elementwise_kernel<128, 4>(int, copy_kernel)", 300'000, 310'000, 130'000);
+  f.range("aten::copy_", 400'000, 480'000, 1, RangeKind::annotation, "cpu_op");
+  f.kernel(0, 7, "void at::native::elementwise_kernel<128, 4>(int, copy_kernel)", 500'000, 510'000, 410'000);
+  const Trace t = f.build();
+  EXPECT_EQ(t.kernels().category_at(kernel_launched_at(t, 130'000)), KernelCategory::padding);
+  EXPECT_EQ(t.kernels().category_rule_at(kernel_launched_at(t, 130'000)), CategoryRuleKind::launching_op);
+  EXPECT_NE(t.kernels().category_at(kernel_launched_at(t, 410'000)), KernelCategory::padding);
+  EXPECT_TRUE(is_pad_op("aten::reflection_pad2d"));
+  EXPECT_FALSE(is_pad_op("aten::_pad_packed_sequence"));
+}
+
 const OpRow* row(const std::vector<OpRow>& rows, std::string_view name) {
   auto it = std::find_if(rows.begin(), rows.end(), [&](const OpRow& r) { return r.name == name; });
   return it == rows.end() ? nullptr : &*it;
