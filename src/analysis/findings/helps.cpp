@@ -94,8 +94,6 @@ HelpAnswer answer(std::string_view id, std::string_view question, Verdict v, std
   return a;
 }
 
-// Yes, on the numbered findings of `fs` whose fixes save time (the first one
-// states it); the prediction of the first of them the replay simulated.
 // A fix whose replay the trace's own dependencies made impossible (a cycle:
 // an op would wait for one that waits for it): the program's order is not
 // what the fix assumes, so what it saves is unknown.
@@ -103,6 +101,8 @@ bool replay_cycle(const Finding& f) {
   return f.saving_note.starts_with("not simulated: ") && f.saving_note.find("cycle") != std::string::npos;
 }
 
+// Yes, on the numbered findings of `fs` whose fixes save time (the first one
+// states it); the prediction of the first of them the replay simulated.
 HelpAnswer yes(const Profile& p, std::string_view id, std::string_view question,
                std::initializer_list<const Finding*> fs, std::string reason = {}) {
   // Every finding behind the yes has a fix the replay could not order: unknown.
@@ -877,8 +877,8 @@ std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
   } else {
     bool recorded = false;
     for (const DeviceSummary& d : p.devices) recorded = recorded || (d.memory_bytes && d.peak_allocated_bytes);
-    a.reason += recorded ? "; whether a batch large enough to matter fits, the memory peak does not show (it leaves "
-                           "less than half the GPU's memory free)"
+    a.reason += recorded ? "; whether a batch large enough to matter fits, the memory peak does not show (it is over "
+                           "half the GPU's memory, or leaves no room for one 1.5x larger)"
                          : "; whether a larger batch fits in memory the trace does not say (no memory records: "
                            "torch.profiler's profile_memory=True)";
   }

@@ -279,6 +279,18 @@ void place_in_steps(std::vector<CollectiveCall>& calls, const std::vector<Step>&
 
 // [SECTION] Sites ------------------------------------------------------------------------------
 
+namespace {
+
+// Σ (instance − fastest instance): the time beyond the transfer. Without a
+// place in a step or a known size, a site holds calls of any size anywhere:
+// not comparable with each other, so no waiting is said (0).
+TimeNs site_wait(const CollectiveSite& s) {
+  if (s.ordinal < 0 && s.bytes == 0) return 0;
+  return s.durations.total - static_cast<TimeNs>(s.durations.count) * s.durations.min;
+}
+
+}  // namespace
+
 CollectiveSummary summarize_sites(const std::vector<CollectiveSite>& sites) {
   CollectiveSummary out;
   // Pooled by call site: the same site of every GPU and rank.
@@ -295,9 +307,7 @@ CollectiveSummary summarize_sites(const std::vector<CollectiveSite>& sites) {
   }
   std::map<std::string_view, CollectiveKind> kinds;
   for (auto& [key, p] : pooled) {
-    p.wait_ns = p.ordinal >= 0 || p.bytes > 0
-                    ? p.durations.total - static_cast<TimeNs>(p.durations.count) * p.durations.min
-                    : 0;
+    p.wait_ns = site_wait(p);
     CollectiveKind& k = kinds[p.kind];
     k.kind = p.kind;
     ++k.sites;
@@ -367,11 +377,7 @@ void collective_pass(const RankedTrace& rt, const AnalysisOptions& opt, const st
     s.ordinal = g.first->ordinal;
     s.kernel = std::string(t.str(t.kernels().name[g.first->kernel]));
     s.durations = summarize(g.durations);
-    // Without a place in a step or a known size, the site holds calls of any
-    // size anywhere: not comparable with each other, so no waiting is said.
-    s.wait_ns = s.ordinal >= 0 || s.bytes > 0
-                    ? s.durations.total - static_cast<TimeNs>(s.durations.count) * s.durations.min
-                    : 0;
+    s.wait_ns = site_wait(s);
     s.exposed_ns = g.exposed;
     p->collective_sites.push_back(std::move(s));
   }
