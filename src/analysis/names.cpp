@@ -135,6 +135,14 @@ bool parse_step_source(std::string_view s, StepSource* out) {
 
 namespace detail {
 
+bool is_setup_api(std::string_view n) {
+  for (std::string_view p : {"cuInit", "cuCtxCreate", "cuDevicePrimaryCtxRetain", "cuModuleLoad", "cuLibraryLoad",
+                             "hipModuleLoad", "cudaStreamCreate", "cuStreamCreate", "hipStreamCreate", "cudnnCreate",
+                             "cublasCreate", "cublasLtCreate", "hipblasCreate", "miopenCreate"})
+    if (n.starts_with(p)) return true;
+  return false;
+}
+
 bool is_input_range_name(std::string_view name) {
   // PyTorch: "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
   // TensorFlow: "IteratorGetNext"; NVTX ranges of hand-written loops.

@@ -263,6 +263,10 @@ struct StepSummary {
   // begins each iteration and its period, or the bursts and the host gaps
   // between them. Empty for steps from ranges.
   std::string source_evidence;
+  // Data-loading host ranges (merged where they overlap) that begin inside a
+  // step: about one per step in a training loop; several per step where one
+  // recorded step holds several iterations of the loop.
+  std::uint64_t input_fetches = 0;
 };
 
 // [SECTION] Idle time, launches, communication -----------------------------------------

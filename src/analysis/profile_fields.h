@@ -611,6 +611,10 @@ constexpr void rows(V& v, Of<StepSummary>) {
                              "how steps found on the GPU were found: the kernel that begins each iteration and "
                              "its period (`pattern`), or the bursts and the host gaps between them (`bursts`); "
                              "empty for steps from ranges");
+  added<&S::input_fetches>(v, "input_fetches", "",
+                           "data-loading host ranges (merged where they overlap) that begin inside a step: about "
+                           "one per step in a training loop, several where a recorded step holds several "
+                           "iterations");
 }
 
 // [SECTION] Idle time, launches, ranks -------------------------------------------------------

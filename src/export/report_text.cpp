@@ -591,9 +591,23 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
     return;
   }
   const DurationStats& t = s.step_time;
-  out += "Steps: " + count(s.steps.size()) + " from " + std::string(to_string(s.source)) + " · mean " +
-         duration(t.mean) + ", median " + duration(t.median) + ", min " + duration(t.min) + ", max " + duration(t.max) +
-         "\n";
+  if (s.steps.size() == 1)
+    out += wrap("Steps: 1 from " + std::string(to_string(s.source)) + " · " + duration(t.mean) +
+                    " (one step recorded: no step-to-step spread; capture several to tell a one-off stall from the "
+                    "steady state)",
+                o.width, "", "  ");
+  else
+    out += "Steps: " + count(s.steps.size()) + " from " + std::string(to_string(s.source)) + " · mean " +
+           duration(t.mean) + ", median " + duration(t.median) + ", min " + duration(t.min) + ", max " +
+           duration(t.max) + "\n";
+  // Several data-loader fetches per recorded step: the loop ran several
+  // iterations inside one step, so per-step figures cover several batches.
+  if (s.input_fetches >= 2 * s.steps.size())
+    out += wrap(count(s.input_fetches, "data-loader fetch", "data-loader fetches") + " begin inside " +
+                    count(s.steps.size(), "step", "steps") +
+                    ": each recorded step holds several iterations of the loop, so per-step figures cover "
+                    "several batches",
+                o.width, "  ", "    ");
   // Steps the GPU's work marked, without step ranges: how they were found.
   if (!s.source_evidence.empty()) out += wrap("from the GPU's work: " + s.source_evidence, o.width, "  ", "    ");
   if (s.total_ns > 0)

@@ -97,7 +97,7 @@ py::list names_of(int count) {
 py::dict enum_names() {
   py::dict d;
   d["kernel_category"] = names_of<KernelCategory>(kKernelCategoryCount);
-  d["category_rule"] = names_of<CategoryRuleKind>(static_cast<int>(CategoryRuleKind::launching_op) + 1);
+  d["category_rule"] = names_of<CategoryRuleKind>(kCategoryRuleKinds);
   d["copy_kind"] = names_of<CopyKind>(static_cast<int>(CopyKind::ptop) + 1);
   d["memory_kind"] = names_of<MemoryKind>(static_cast<int>(MemoryKind::managed_static) + 1);
   d["api_domain"] = names_of<ApiDomain>(static_cast<int>(ApiDomain::other) + 1);

@@ -894,16 +894,22 @@ void TraceBuilder::attribute_ops(Trace& t) {
   }
 
   KernelTable& k = tb.kernels;
-  std::vector<std::uint8_t> by_op;    // (op name id * categories + category) -> category, 0xff = not yet
-  std::vector<std::int8_t> pad_name;  // per string: -1 not decided, 0 no, 1 a pad op
+  std::vector<std::uint8_t> by_op;  // (op name id * categories + category) -> category, 0xff = not yet
+  // Per string: -1 not decided, 0 neither, 1 a pad op, 2 a layout op.
+  std::vector<std::int8_t> pad_name;
+  // The category a pad or layout op around op r gives its copies and fills
+  // (the innermost such op decides), `none` if no op around it is one.
   auto inside_pad_op = [&](RowIndex r) {
     for (int depth = 0; r != kNoRow && depth < 8; r = rg.parent[r], ++depth) {
       if (pad_name.empty()) pad_name.assign(t.strings_.size(), -1);
       std::int8_t& p = pad_name[rg.name[r]];
-      if (p < 0) p = is_pad_op(t.strings_.get(rg.name[r])) ? 1 : 0;
-      if (p) return true;
+      if (p < 0) {
+        const std::string_view n = t.strings_.get(rg.name[r]);
+        p = is_pad_op(n) ? 1 : is_layout_copy_op(n) ? 2 : 0;
+      }
+      if (p) return p == 1 ? KernelCategory::padding : KernelCategory::transpose;
     }
-    return false;
+    return KernelCategory::other;
   };
   for (std::size_t i = 0; i < k.size(); ++i) {
     const RowIndex a = k.api[i];
@@ -915,16 +921,21 @@ void TraceBuilder::attribute_ops(Trace& t) {
     std::uint8_t& c = by_op[key];
     if (c == 0xff) c = static_cast<std::uint8_t>(classify_by_op(t.strings_.get(rg.name[r]), k.category_at(i)));
     std::uint8_t placed = c;
+    auto rule = CategoryRuleKind::launching_op;
     // PyTorch pads with generic fill and copy kernels under its pad ops
-    // (aten::constant_pad_nd > aten::copy_): an enclosing pad op names them.
-    if ((placed == static_cast<std::uint8_t>(KernelCategory::memory) ||
-         placed == static_cast<std::uint8_t>(KernelCategory::elementwise)) &&
-        inside_pad_op(r))
-      placed = static_cast<std::uint8_t>(KernelCategory::padding);
+    // (aten::constant_pad_nd > aten::copy_), and changes a tensor's layout
+    // with a copy under aten::contiguous or aten::reshape (they copy only a
+    // tensor that is not contiguous): an enclosing pad or layout op names them.
+    if (placed == static_cast<std::uint8_t>(KernelCategory::memory) ||
+        placed == static_cast<std::uint8_t>(KernelCategory::elementwise))
+      if (const KernelCategory around = inside_pad_op(r); around != KernelCategory::other) {
+        placed = static_cast<std::uint8_t>(around);
+        rule = around == KernelCategory::padding ? CategoryRuleKind::pad_op : CategoryRuleKind::layout_op;
+      }
     if (placed == k.category[i]) continue;
     if (k.category_rule.empty()) k.category_rule.assign(k.size(), 0);
     k.category[i] = placed;
-    k.category_rule[i] = static_cast<std::uint8_t>(CategoryRuleKind::launching_op);
+    k.category_rule[i] = static_cast<std::uint8_t>(rule);
   }
 }
 

@@ -384,9 +384,14 @@ std::string category_rule_text(std::string_view name, KernelCategory placed) {
   const std::string_view core = without_parameters(name).substr(0, kClassifiedBytes);
   std::optional<std::string> stat = per_channel_statistic(core);
   const KernelCategory by_name = stat ? KernelCategory::normalization : classify_kernel(name);
-  if (placed != by_name)
-    return placed == KernelCategory::memory ? "launching op: a multi-tensor copy (_foreach_copy_)"
-                                            : "launching op: a convolution op (\"conv\" in its name)";
+  if (placed != by_name) switch (placed) {
+      case KernelCategory::memory: return "launching op: a multi-tensor copy (_foreach_copy_)";
+      case KernelCategory::padding: return "launching op: inside a pad op (aten::constant_pad_nd, aten::pad)";
+      case KernelCategory::transpose:
+        return "launching op: inside a layout copy (aten::contiguous, aten::reshape of a view that is not "
+               "contiguous)";
+      default: return "launching op: a convolution op (\"conv\" in its name)";
+    }
   if (stat) return *std::move(stat);
   const LoweredName lowered(core);
   for (const CategoryRule& r : kRules)
@@ -418,6 +423,8 @@ bool is_pad_op(std::string_view n) {
   return n == "aten::constant_pad_nd" || n == "aten::pad" || n.starts_with("aten::reflection_pad") ||
          n.starts_with("aten::replication_pad") || n == "aten::_pad_circular";
 }
+
+bool is_layout_copy_op(std::string_view n) { return n == "aten::contiguous" || n == "aten::reshape"; }
 
 // Kernel names run to hundreds of bytes (C++ templates) and every name is
 // tried against every pattern, so the search looks at 16 starting places at

@@ -52,6 +52,11 @@ KernelCategory classify_by_op(std::string_view op_name, KernelCategory by_name);
 // replication pads, aten::_pad_circular): the fill and copy kernels under
 // them pad.
 bool is_pad_op(std::string_view op_name);
+// Whether a framework op copies only to change a tensor's layout: PyTorch's
+// aten::contiguous and aten::reshape, which copy a tensor only where it is
+// not contiguous (a transposed or permuted view) and return a view of any
+// other.
+bool is_layout_copy_op(std::string_view op_name);
 
 // Parses "padding", "gemm", … (as printed by to_string); returns false if unknown.
 bool parse_category(std::string_view s, KernelCategory* out);

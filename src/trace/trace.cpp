@@ -18,7 +18,13 @@ std::string_view to_string(TraceSource s) {
 }
 
 std::string_view to_string(CategoryRuleKind k) {
-  return k == CategoryRuleKind::launching_op ? "launching op" : "kernel name";
+  switch (k) {
+    case CategoryRuleKind::launching_op: return "launching op";
+    case CategoryRuleKind::pad_op: return "pad op";
+    case CategoryRuleKind::layout_op: return "layout op";
+    case CategoryRuleKind::kernel_name: break;
+  }
+  return "kernel name";
 }
 
 std::string_view to_string(KernelCategory c) {

@@ -88,10 +88,16 @@ std::string_view to_string(KernelCategory c);
 // that cuDNN runs for a convolution is convolution work). Kernels placed by
 // their template arguments (an Eigen reduction over {0, 2, 3}) are
 // kernel_name: the name alone decides (category_rule_text() says which rule).
+// launching_op: the op's own name (a convolution op's GEMM); pad_op and
+// layout_op: a pad op or a layout copy (aten::contiguous, aten::reshape)
+// around the launching op, whose copy and fill kernels pad or change layout.
 enum class CategoryRuleKind : std::uint8_t {
   kernel_name = 0,
   launching_op = 1,
+  pad_op = 2,
+  layout_op = 3,
 };
+inline constexpr int kCategoryRuleKinds = 4;
 std::string_view to_string(CategoryRuleKind k);
 
 enum class CopyKind : std::uint8_t {

@@ -113,7 +113,7 @@ TEST_F(Samples, TheReportJobAnswersTheReportsFourQuestions) {
 
   const nlohmann::json layout = answer(r, "data-layout");
   EXPECT_EQ(layout.at("verdict"), "yes");
-  EXPECT_NE(layout.at("reason").get<std::string>().find("21.4% padding + 20.0% broadcast"), std::string::npos)
+  EXPECT_NE(layout.at("reason").get<std::string>().find("(padding 21.4%, broadcast 20.0%)"), std::string::npos)
       << layout;
   EXPECT_TRUE(contains(layout.at("findings"), "padding-hotspot"));
   EXPECT_TRUE(contains(layout.at("findings"), "broadcast-hotspot"));

@@ -229,7 +229,7 @@ Profile full_profile() {
   yes.id = "data-layout";
   yes.question = "a different data layout?";
   yes.verdict = Verdict::yes;
-  yes.reason = "21.0% padding + 20.0% broadcast of kernel time is layout overhead";
+  yes.reason = "41.0% of kernel time is layout overhead (padding 21.0%, broadcast 20.0%)";
   yes.findings = {"padding-hotspot", "broadcast-hotspot"};
   yes.fix = "--remove padding";
   yes.predicted_step_ns = 4'000;

@@ -187,6 +187,12 @@ struct EvidenceFields {
   std::uint64_t attention_chains = 0;
   TimeNs attention_chain_ns = 0;       // Σ durations of the chains' kernels, GEMM to GEMM
   TimeNs attention_chain_gemm_ns = 0;  // … of which their GEMMs
+  // The held parts of gaps (of idle_gaps_queued_ns) whose op's launching
+  // thread called a stream-wait (cudaStreamWaitEvent, hipStreamWaitEvent)
+  // since its previous launch, Σ, and that call's name (the first seen; ""
+  // if none).
+  std::string held_wait_call;
+  TimeNs held_wait_ns = 0;
 };
 // Adds `from` to `into`, both sorted by name, summing the times of a name.
 inline void merge_by_name(std::vector<std::pair<std::string, TimeNs>>* into,
@@ -250,6 +256,8 @@ struct Evidence : EvidenceFields {
     attention_chains += o.attention_chains;
     attention_chain_ns += o.attention_chain_ns;
     attention_chain_gemm_ns += o.attention_chain_gemm_ns;
+    if (held_wait_call.empty()) held_wait_call = o.held_wait_call;
+    held_wait_ns += o.held_wait_ns;
   }
 };
 
@@ -549,6 +557,14 @@ inline bool is_optimizer_phase(std::string_view name) { return name.starts_with(
 // Whether a CPU range is the host loading input (PyTorch's
 // "enumerate(DataLoader)#…", NVTX "data"/"load batch", …).
 bool is_input_range_name(std::string_view name);
+// names.cpp: whether an API call sets up what a program uses from then on
+// (initialising CUDA, creating a context, loading a module, creating a
+// stream or a library's handle): a one-time cost, not the program's steady work.
+bool is_setup_api(std::string_view name);
+// passes/memory.cpp: cudaMalloc, cudaFree, cuMemAlloc_v2, cuMemFree,
+// cudaMallocManaged, hipMalloc, … but not the stream-ordered (…Async) calls,
+// nor pinned host memory (…Host).
+bool is_allocator_call(std::string_view name);
 
 // Whether some string of the trace passes `pred`: a pass that reads every
 // row for the rows of a few names can be skipped when no name is one of

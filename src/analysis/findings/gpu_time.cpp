@@ -12,10 +12,10 @@ namespace gpuscope::detail::rules {
 
 namespace {
 
-void category_hotspot(Builder& b, KernelCategory cat, double threshold, const char* what, const char* why,
-                      const char* fix, double saving_fraction) {
+Finding* category_hotspot(Builder& b, KernelCategory cat, double threshold, const char* what, const char* why,
+                          const char* fix, double saving_fraction) {
   const double share = b.t.share_of_gpu(cat);
-  if (share < threshold || share == 0) return;
+  if (share < threshold || share == 0) return nullptr;
   const TimeNs time = b.t.category[static_cast<int>(cat)];
   Finding& f = b.add(share >= 3 * threshold ? Severity::critical : Severity::warning, share, threshold,
                      static_cast<TimeNs>(static_cast<double>(b.t.per_device(time)) * saving_fraction));
@@ -27,6 +27,7 @@ void category_hotspot(Builder& b, KernelCategory cat, double threshold, const ch
   f.recommendation = fix;
   f.kernels = kernels_of(b.p, cat);
   f.ranges = b.ev.ops_by_category[static_cast<int>(cat)].ranges();
+  return &f;
 }
 }  // namespace
 
@@ -58,6 +59,29 @@ void broadcast_hotspot(Builder& b) {
 
 void layout_transpose(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
+  // The transposes' time in copies a layout op made (aten::contiguous or
+  // aten::reshape of a permuted view: attention heads, patch embeddings),
+  // not NCHW/NHWC conversions between layers.
+  TimeNs copies = 0, all = 0;
+  for (const Hotspot& h : b.p.hotspots) {
+    if (h.category != KernelCategory::transpose) continue;
+    all += h.stats.total;
+    if (h.category_rule.starts_with("launching op: inside a layout copy")) copies += h.stats.total;
+  }
+  if (all > 0 && 2 * copies >= all) {
+    Finding* f = category_hotspot(
+        b, KernelCategory::transpose, th.transpose_share, "layout copies",
+        "Most of them are copies that aten::contiguous or aten::reshape made of views that are not contiguous "
+        "(permuted or transposed tensors: attention heads split and merged, patch or sequence dimensions moved): "
+        "each reads and writes the whole tensor once more.",
+        "Keep the tensors in the layout their consumer reads: use ops that take strided views "
+        "(scaled_dot_product_attention on [batch, heads, sequence, dim] views without .contiguous(), "
+        "einsum/matmul on the permuted view), fold the permute into the producing GEMM's output layout, or let a "
+        "compiler fuse the copy into its neighbours (torch.compile).",
+        1.0);
+    if (f) f->variant = "copies";
+    return;
+  }
   category_hotspot(
       b, KernelCategory::transpose, th.transpose_share, "layout transposes",
       "Converting activations between NCHW and NHWC around individual layers costs a full read and write of the "

@@ -272,6 +272,29 @@ std::optional<HelpAnswer> input_from_step_leads(const Profile& p, double idle) {
                     "more workers do not shorten");
 }
 
+// Without steps: a wait for input ends in a long gap a late launch ended
+// (the host fetched, then launched), so the long gaps' other causes bound it
+// (warm-up, syncs, work held by a dependency, launched in time). Under 5 %
+// of the GPUs' span: no. Nothing said where under half the ops have a
+// launch in the trace, or where the rest exceeds that bound.
+std::optional<HelpAnswer> input_from_gaps(const Profile& p, const JobTotals& j, double idle) {
+  if (p.steps.total_ns > 0 || j.span <= 0 || unlaunched_share(p) > 0.5) return std::nullopt;
+  const bool covered = launches_cover(p);
+  const TimeNs late_gaps = idle_of(p, "late-launch-gap") + (covered ? 0 : idle_of(p, "unlaunched-gap"));
+  const double bound = ratio(late_gaps, j.span);
+  if (bound >= 0.05) return std::nullopt;
+  const TimeNs warm = idle_of(p, "warm-up");
+  return answer("input-workers", kInput, Verdict::no,
+                "the GPUs are idle " + pct1(idle) + " of their span, but " +
+                    (warm > 0 ? dur(warm) + " of it is warm-up (first calls, set-up) and " : std::string()) + "only " +
+                    pct1(bound) +
+                    (covered ? " lies in long gaps a late launch ended"
+                             : " in long gaps a late launch or an op with no "
+                               "launch ended") +
+                    ", where a wait for input would be: the rest waits for other things, which more workers do not "
+                    "shorten");
+}
+
 std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   const std::string_view id = "input-workers";
   if (j.kernels == 0) return std::nullopt;
@@ -314,6 +337,7 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   if (!p.workload.data_loading_recorded) {
     if (std::optional<HelpAnswer> a = input_from_samples(p, idle, where)) return a;
     if (std::optional<HelpAnswer> a = input_from_step_leads(p, idle)) return a;
+    if (std::optional<HelpAnswer> a = input_from_gaps(p, j, idle)) return a;
     return answer(id, kInput, Verdict::unknown,
                   "the GPUs are idle " + pct1(idle) + where +
                       ", but the trace records no data-loading ranges (DataLoader.__next__, tf.data, NVTX around the "
@@ -509,7 +533,7 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
 std::string held_words(const Profile& p) {
   const TimeNs queued = idle_of(p, "queued-gap"), unlaunched = idle_of(p, "unlaunched-gap");
   std::string s;
-  if (queued) s = dur(queued) + " of gaps ended by work held by a dependency the trace does not show";
+  if (queued) s = dur(queued) + " of gaps ended by held work whose cause the trace does not show";
   if (unlaunched)
     s += (s.empty() ? "" : ", ") + dur(unlaunched) + " by ops with no launch in the trace, late launches or held work";
   return s.empty() ? s : " (on all GPUs: " + s + ")";
@@ -595,15 +619,22 @@ std::optional<HelpAnswer> answer_layout(const Profile& p, const JobTotals& j) {
   const Finding* bc = numbered(p, "broadcast-hotspot");
   const Finding* tr = numbered(p, "layout-transpose");
   if (gains(p, pad) || gains(p, bc) || gains(p, tr)) {
+    // Layout copies of permuted views are removed by keeping the consumer's
+    // layout, not by a symmetric pad or a fused bias.
+    const bool copies = tr && tr->variant == "copies";
     std::string parts;
+    double all = 0;
     for (const auto& [cat, word] :
          {std::pair{KernelCategory::padding, "padding"}, std::pair{KernelCategory::broadcast, "broadcast"},
-          std::pair{KernelCategory::transpose, "transposes"}}) {
+          std::pair{KernelCategory::transpose, copies ? "layout copies" : "transposes"}}) {
       const double s = category_share(p, {cat});
-      if (s >= 0.005) parts += (parts.empty() ? "" : " + ") + pct1(s) + " " + word;
+      if (s >= 0.005) parts += (parts.empty() ? "" : ", ") + std::string(word) + " " + pct1(s), all += s;
     }
     return yes(p, id, q, {pad, bc, tr},
-               parts + " of kernel time is layout overhead a fused or symmetric layout removes");
+               pct1(all) + " of kernel time is layout overhead (" + parts + ") that " +
+                   (copies && !gains(p, pad) && !gains(p, bc) ? "keeping tensors in the layout their consumer reads"
+                                                              : "a fused or symmetric layout") +
+                   " removes");
   }
   for (std::string_view rule : {"padding-hotspot", "broadcast-hotspot", "layout-transpose"})
     if (const Finding* f = without_gain(p, rule)) return no_gain(p, id, q, *f);

@@ -310,6 +310,47 @@ std::string ddp_buffer_broadcast(const Builder& b) {
          "in step instead).";
 }
 
+// What the gaps ended by held work waited for: a stream wait where the
+// launching thread called one just before, else what the trace cannot show
+// (a collective's peer only where the trace has communication).
+std::string queued_advice(const Builder& b) {
+  const std::string held =
+      "The next op was queued before the GPU ran it (before the gap began, or its launch returned long before it "
+      "started): ";
+  // Most of the held time behind a stream wait the launching thread made.
+  if (!b.ev.held_wait_call.empty() && 2 * b.ev.held_wait_ns >= b.ev.idle_gaps_queued_ns)
+    return held + "of the gaps' held time, " + dur(b.t.per_device(b.ev.held_wait_ns)) + " waited behind a " +
+           b.ev.held_wait_call +
+           " that the launching thread called since its previous launch: the stream waited for an event (recorded "
+           "on another stream, or by another process), and no GPU op the trace records ran on that GPU meanwhile, "
+           "so what the event waited for (work outside the recording, another device or process) is unknown from "
+           "this trace. Record the producing stream's work (an earlier or longer capture window), then overlap it "
+           "or wait on finer-grained events.";
+  return held + "the GPU waited for a dependency the trace does not show (an event from another stream or process" +
+         (b.t.comm > 0 ? ", a collective's peer" : "") +
+         ", a graph launch). Find what the waiting stream depends on and overlap it, or remove the wait "
+         "(cudaStreamWaitEvent on finer-grained events).";
+}
+
+// The device allocator's calls, where they hold a fifth of the late-launch
+// gaps: a caching allocator (PyTorch's, TensorFlow's BFC) calls cudaMalloc
+// in a steady loop only when its cache was emptied or new sizes appear.
+std::string allocator_in_gaps(const Builder& b) {
+  TimeNs alloc = 0, all = 0;
+  for (const auto& [name, ns] : b.ev.idle_gaps_host) {
+    all += ns;
+    if (is_allocator_call(name)) alloc += ns;
+  }
+  if (all == 0 || 5 * alloc < all) return {};
+  return "Of those gaps, " + dur(b.t.per_device(alloc)) +
+         " were spent in the device allocator's own calls (cudaMalloc, cudaFree): a caching allocator makes them "
+         "in a steady loop only where its cache was emptied" +
+         for_framework(b.p, " (torch.cuda.empty_cache() between iterations, or a retry after an out-of-memory error)",
+                       " (a new session, or a memory limit reached)", "") +
+         " or new tensor sizes appear: keep the cache warm between iterations, keep shapes stable, and time "
+         "iterations after the first.";
+}
+
 // The advice for the gaps' largest cause, then a line for each other fixable
 // cause (late launches, queued work) that holds a tenth of them or more.
 std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, TimeNs unlaunched, bool stepped) {
@@ -333,11 +374,7 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, Time
                     "to the gaps; host samples, where recorded, say where). Give the GPU work to do meanwhile: "
                     "launch the next kernels (asynchronously, on streams) before the host computes or communicates, "
                     "use non-blocking MPI and asynchronous copies, or move that host computation to the GPU.";
-  static constexpr const char* kQueuedAdvice =
-      "The next op was queued before the GPU ran it (before the gap began, or its launch returned long before it "
-      "started): the GPU waited for a dependency the trace does not show "
-      "(an event from another stream or process, a collective's peer, a graph launch). Find what the waiting stream "
-      "depends on and overlap it, or remove the wait (cudaStreamWaitEvent on finer-grained events).";
+  const std::string kQueuedAdvice = queued_advice(b);
   static constexpr const char* kUnlaunchedAdvice =
       "Their launch records were not kept (a sampled or filtered trace, or work queued before the capture "
       "began), so whether the GPU waited for the host's launch or for a dependency the trace cannot tell. "
@@ -376,7 +413,8 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, Time
     text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
     return text;
   };
-  const std::string ddp = ddp_buffer_broadcast(b);
+  std::string ddp = ddp_buffer_broadcast(b);  // and the allocator's calls
+  if (const std::string alloc = allocator_in_gaps(b); !alloc.empty()) ddp += (ddp.empty() ? "" : " ") + alloc;
   if (top == kLaunch && !ddp.empty()) advice += " " + ddp;
   if (top != kLaunch && launch > 0 && launch * 10 >= fixable)
     advice += " Gaps ended by late launches (" + dur(t.per_device(launch)) + "): " + lower_first(kLaunchAdvice) +
@@ -464,9 +502,11 @@ void gpu_idle_gaps(Builder& b) {
       " (nsys flags 500 ms; training steps are millisecond-scale) take " + pct1(gap_share) +
       " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold. By what ended them: warm-up " +
       dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup, "gap", "gaps") +
-      (stepped ? " ended by the first call of a kernel before the first step ended), a late host launch "
-               : " ended by the first call of a kernel; the trace has no steps, so any first call counts), a late "
-                 "host launch ") +
+      (stepped ? " ended by the first call of a kernel before the first step ended, or by a launch the host made "
+                 "after set-up calls such as creating streams or handles and loading modules), a late host launch "
+               : " ended by the first call of a kernel, where with no steps in the trace any first call counts, or "
+                 "by a launch the host made after set-up calls such as creating streams or handles and loading "
+                 "modules), a late host launch ") +
       dur(t.per_device(launch)) +
       (launch > 0 ? " (until " + dur(b.opt.consecutive_kernel_delay_ns) + " after the launch returned)" : "") +
       ", work held by a dependency " + dur(t.per_device(queued)) +

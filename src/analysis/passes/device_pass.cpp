@@ -688,7 +688,8 @@ struct Sweep {
     const bool setup_call =
         late && launch_api != kNoRow &&
         t.api_calls().end[launch_api] - t.api_calls().start[launch_api] >= opt.thresholds.launch_setup_ns;
-    const bool warm_up = first_call && (g0 < first_step_end || setup_call) && (late || !linked);
+    const bool warm_up = (first_call && (g0 < first_step_end || setup_call) && (late || !linked)) ||
+                         (late && gap >= big && setup_in(thread, g0, host_until));
     if (rest_host > 0) piece(g0, host_until, gap_cause(gap < big, true, warm_up, linked), thread);
     if (rest_other > 0) piece(host_until, g1, gap_cause(gap < big, false, warm_up && !late, linked), thread);
     if (gap < big) {
@@ -710,8 +711,46 @@ struct Sweep {
         if (thread != IdlePiece::kNone && rest_host > 0) late_gaps.push_back({thread, {g0, host_until}});
       }
       (linked ? ev.idle_gaps_queued_ns : ev.idle_gaps_unlaunched_ns) += warm_up && !late ? 0 : rest_other;
+      if (linked && !(warm_up && !late) && rest_other > 0) note_stream_wait(launch_api, rest_other);
     }
     idle_input(g0, g1);
+  }
+
+  // Whether the launching thread spent at least half of [a, b) in set-up
+  // calls (is_setup_api: creating streams, loading modules, creating a
+  // context): a one-time cost, warm-up like a kernel's first call.
+  std::vector<std::int8_t> setup_api;  // per name: -1 not decided yet
+  [[gnu::noinline]] bool setup_in(TrackId thread, TimeNs a, TimeNs b) {
+    if (thread == IdlePiece::kNone || b <= a) return false;
+    const ApiCallTable& api = t.api_calls();
+    if (setup_api.empty()) setup_api.assign(t.strings().size(), -1);
+    const RowRange r = t.rows_overlapping(TableId::api_calls, thread, a, b);
+    TimeNs in = 0;
+    for (RowIndex k = r.begin; k < r.end; ++k) {
+      std::int8_t& s = setup_api[api.name[k]];
+      if (s < 0) s = is_setup_api(t.str(api.name[k])) ? 1 : 0;
+      if (s) in += std::max<TimeNs>(0, std::min(b, api.end[k]) - std::max(a, api.start[k]));
+    }
+    return 2 * in >= b - a;
+  }
+
+  // The held work's launching thread: a stream-wait call among its calls
+  // since its previous launch (at most 64 calls back) is what held the work
+  // (the stream waits for an event recorded on another stream).
+  [[gnu::noinline]] void note_stream_wait(RowIndex api, TimeNs held) {
+    if (api == kNoRow) return;
+    const ApiCallTable& a = t.api_calls();
+    const TrackId track = a.track_at(api);
+    for (RowIndex k = api, n = 0; k > 0 && n < 64; ++n) {
+      --k;
+      if (a.track_at(k) != track || a.op_table[k] != static_cast<std::uint8_t>(OpTable::none)) return;
+      const std::string_view name = t.str(a.name[k]);
+      if (name.find("StreamWaitEvent") != std::string_view::npos) {
+        if (ev.held_wait_call.empty()) ev.held_wait_call = std::string(name);
+        ev.held_wait_ns += held;
+        return;
+      }
+    }
   }
 
   // Input wait before this GPU's first op counts too: a GPU that has not
@@ -1016,18 +1055,50 @@ void sample_launches(const Trace& t, const std::vector<TrackId>& tracks, OpTotal
   }
 }
 
-// Union of the trace's data-loading CPU ranges.
-IntervalSet input_ranges(const Trace& t) {
+// A data-loading range that fetches a batch: not a Python frame of the
+// loader's set-up ("dataloader.py(478): __iter__", "…: __len__"), only one
+// whose function fetches ("…: __next__").
+bool is_fetch_name(std::string_view name) {
+  const std::size_t frame = name.find(".py(");
+  if (frame == std::string_view::npos) return true;
+  const std::size_t colon = name.find("): ", frame);
+  return colon != std::string_view::npos && name.substr(colon).find("next") != std::string_view::npos;
+}
+
+// Union of the trace's data-loading CPU ranges; `fetches`: the union of
+// those that fetch a batch (is_fetch_name).
+IntervalSet input_ranges(const Trace& t, IntervalSet* fetches) {
   const RangeTable& r = t.ranges();
-  std::vector<std::uint8_t> is_input(t.strings().size(), 2);  // 2 = not decided yet
-  std::vector<TimeRange> found;
+  std::vector<std::uint8_t> is_input(t.strings().size(), 3);  // 3 = not decided yet; 2 = fetches
+  std::vector<TimeRange> found, fetching;
   for (std::size_t i = 0; i < r.size(); ++i) {
     if (t.tracks()[r.track_at(i)].kind != TrackKind::cpu || r.kind_at(i) == RangeKind::mark) continue;
     std::uint8_t& decided = is_input[r.name[i]];
-    if (decided == 2) decided = is_input_range_name(t.str(r.name[i])) ? 1 : 0;
+    if (decided == 3) {
+      const std::string_view name = t.str(r.name[i]);
+      decided = !is_input_range_name(name) ? 0 : is_fetch_name(name) ? 2 : 1;
+    }
     if (decided) found.push_back({r.start[i], r.end[i]});
+    if (decided == 2) fetching.push_back({r.start[i], r.end[i]});
   }
+  *fetches = union_of(std::move(fetching));
   return union_of(std::move(found));
+}
+
+// The pieces of `fetches` that begin inside a step (of any device: a step's
+// range is the same host time on each).
+std::uint64_t fetches_in_steps(const IntervalSet& fetches, const std::vector<Step>& steps) {
+  if (fetches.empty() || steps.empty()) return 0;
+  std::vector<TimeRange> ranges;
+  for (const Step& s : steps) ranges.push_back(s.range);
+  const IntervalSet in_steps = union_of(std::move(ranges));
+  std::uint64_t n = 0;
+  for (const TimeRange& piece : fetches) {
+    auto after = std::upper_bound(in_steps.begin(), in_steps.end(), piece.start,
+                                  [](TimeNs at, const TimeRange& r) { return at < r.start; });
+    n += after != in_steps.begin() && std::prev(after)->end > piece.start;
+  }
+  return n;
 }
 
 // End times of the host synchronizations that concern `device`: sync records
@@ -1118,13 +1189,19 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
   const Trace& t = *rt.trace;
   // Per name; names whose kernels the launching op placed in another category
   // have a second slot (name + strings), so a name's two categories stay apart.
-  const std::size_t slots = t.strings().size() * (t.kernels().category_rule.empty() ? 1 : 2);
+  // A slot per name and rule that placed some kernel (CategoryRuleKind):
+  // as many slots per name as the highest rule in the trace needs.
+  const std::vector<std::uint8_t>& rules = t.kernels().category_rule;
+  const std::size_t slots =
+      t.strings().size() * (rules.empty() ? 1 : 1 + std::size_t{*std::max_element(rules.begin(), rules.end())});
   names->assign(slots, {0, 0, std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::min(), 0});
   std::map<std::uint32_t, std::vector<TrackId>> by_device;
   for (TrackId i = 0; i < t.tracks().size(); ++i)
     if (on_device(t, i, opt.device)) by_device[t.tracks()[i].device].push_back(i);
-  const IntervalSet inputs = input_ranges(t);
+  IntervalSet fetches;
+  const IntervalSet inputs = input_ranges(t, &fetches);
   if (!inputs.empty()) ev->has_input_ranges = true;
+  p->steps.input_fetches += fetches_in_steps(fetches, steps);
   const std::vector<BlockingCopy> blocking = blocking_copies(t, opt);
   const std::vector<std::uint8_t> optimizer_op = optimizer_op_kernels(t);
   const HtaOpFilter hta_filter(t);

@@ -9,6 +9,7 @@
 // durations out grouped by name (and the names grouped by category), then
 // select the middle of each group (stats.h's histogram select).
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -27,10 +28,10 @@ namespace {
 // One id per distinct kernel name over all traces, with its category.
 class NameIds {
  public:
-  // by_op: the kernels of this name that their launching op placed in `cat`
-  // (a name can have kernels of two categories: two rows).
-  std::uint32_t of(std::string_view name, KernelCategory cat, bool by_op = false) {
-    auto [it, added] = (by_op ? by_op_ids_ : ids_).emplace(name, static_cast<std::uint32_t>(names_.size()));
+  // rule: what placed the kernels of this name in `cat` (CategoryRuleKind:
+  // a name can have kernels of several categories, one row per rule).
+  std::uint32_t of(std::string_view name, KernelCategory cat, std::size_t rule = 0) {
+    auto [it, added] = ids_[rule].emplace(name, static_cast<std::uint32_t>(names_.size()));
     if (added) {
       names_.push_back(name);
       cats_.push_back(cat);
@@ -42,7 +43,7 @@ class NameIds {
   KernelCategory category(std::uint32_t id) const { return cats_[id]; }
 
  private:
-  std::unordered_map<std::string_view, std::uint32_t> ids_, by_op_ids_;
+  std::array<std::unordered_map<std::string_view, std::uint32_t>, kCategoryRuleKinds> ids_;
   std::vector<std::string_view> names_;
   std::vector<KernelCategory> cats_;
 };
@@ -62,7 +63,7 @@ void name_ids(const std::vector<RankedTrace>& traces, const OpTotals& totals, Na
     for (std::size_t s = 0; s < names.size(); ++s)
       if (names[s].count)
         by_string[s] =
-            ids.of(t.str(static_cast<StringId>(s % nstr)), static_cast<KernelCategory>(names[s].category), s >= nstr);
+            ids.of(t.str(static_cast<StringId>(s % nstr)), static_cast<KernelCategory>(names[s].category), s / nstr);
   }
 }
 

@@ -9,6 +9,13 @@
 
 namespace gpuscope::detail {
 
+bool is_allocator_call(std::string_view name) {
+  const bool alloc_or_free = name.starts_with("cudaMalloc") || name.starts_with("cudaFree") ||
+                             name.starts_with("cuMemAlloc") || name.starts_with("cuMemFree") ||
+                             name.starts_with("hipMalloc") || name.starts_with("hipFree");
+  return alloc_or_free && name.find("Async") == std::string_view::npos && name.find("Host") == std::string_view::npos;
+}
+
 namespace {
 
 // A memory series' samples: a step function, each sample the level from its
@@ -53,14 +60,6 @@ Levels levels(const Trace& t, std::string_view name, std::uint32_t device) {
   const std::uint32_t s = t.find_counter_series(name, device);
   if (s != kNoSeries) l.rows = t.rows_of(TableId::counters, s);
   return l;
-}
-
-// cudaMalloc, cudaFree, cuMemAlloc_v2, cuMemFree, cudaMallocManaged, … but not
-// the stream-ordered (…Async) calls, nor pinned host memory (…Host).
-bool is_allocator_call(std::string_view name) {
-  const bool alloc_or_free = name.starts_with("cudaMalloc") || name.starts_with("cudaFree") ||
-                             name.starts_with("cuMemAlloc") || name.starts_with("cuMemFree");
-  return alloc_or_free && name.find("Async") == std::string_view::npos && name.find("Host") == std::string_view::npos;
 }
 
 void allocator_calls(const RankedTrace& rt, Evidence* ev) {

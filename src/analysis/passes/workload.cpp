@@ -120,6 +120,10 @@ constexpr double kTinyShare = 0.01;
 // A whole-program recording whose setup and teardown take at least this
 // share of it is a one-shot run.
 constexpr double kOneShotShare = 1.0 / 3;
+// A process's first CUDA call that lasts this long initialised CUDA (a
+// context's creation takes 0.1 s to tens of seconds; a call on a running
+// context, microseconds).
+constexpr TimeNs kInitCallNs = 100'000'000;
 
 // Calls only a program's start or exit makes: CUDA's initialisation and
 // contexts, module loading and unloading, a device reset (the runtime's
@@ -240,13 +244,24 @@ void recognise_run(const Trace& t, WorkloadKind* w) {
       recorded.duration() > 0 ? static_cast<double>(w->setup_ns + w->teardown_ns) / recorded.duration() : 0.0;
   if (outside < kOneShotShare) return;
   const Outside o = outside_the_kernels(t, window);
-  if (o.lifetime_calls == 0) return;  // not the program's start or exit: a profiler's window
+  // The runtime initialises CUDA on a process's first call (creating its
+  // context): a first call that held the host kInitCallNs or more is that.
+  const ApiCallTable& a = t.api_calls();
+  RowIndex first = kNoRow;
+  for (RowIndex i = 0; i < a.size(); ++i)
+    if (first == kNoRow || a.start[i] < a.start[first]) first = i;
+  const bool init = first != kNoRow && a.end[first] <= window.start && a.end[first] - a.start[first] >= kInitCallNs;
+  if (o.lifetime_calls == 0 && !init) return;  // not the program's start or exit: a profiler's window
   std::vector<std::pair<std::uint64_t, StringId>> calls;
   for (const auto& [name, n] : o.lifetime) calls.push_back({n, name});
   std::sort(calls.begin(), calls.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::string shown;
   for (std::size_t i = 0; i < calls.size() && i < 3; ++i)
     shown += (shown.empty() ? "" : ", ") + format::count(calls[i].first) + " " + std::string(t.str(calls[i].second));
+  if (init)
+    shown += (shown.empty() ? "" : "; ") + std::string("the first CUDA call, ") + std::string(t.str(a.name[first])) +
+             ", held the host " + format::duration(a.end[first] - a.start[first]) +
+             ": the runtime's initialisation, creating the context";
   auto part = [&](const char* what, TimeNs ns, const std::map<StringId, TimeNs>& names) {
     const std::string top = longest(t, names);
     return std::string(what) + " " + format::duration(ns) + (top.empty() ? "" : " (" + top + ")");

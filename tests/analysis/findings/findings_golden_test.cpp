@@ -54,7 +54,8 @@ const std::map<std::string, Reviewed>& reviewed() {
       {"review/hta-dlrm-compiled-a100.json.gz",
        {{"exposed-communication", "gpu-idle-gaps", "low-memcpy-overlap", "low-utilization", "serialized-weight-update"},
         {"sync-memcpy"}}},
-      {"review/tracelens-qwen-h100.json.gz", {{"memory-bound-aux", "op-below-roofline"}, {"larger-batch-fits"}}},
+      {"review/tracelens-qwen-h100.json.gz",
+       {{"layout-transpose", "memory-bound-aux", "op-below-roofline"}, {"larger-batch-fits"}}},
       {"review/tracelens-vllm-gptoss-b200.json.gz",
        {{"gpu-idle-gaps", "launch-bound"}, {"op-below-roofline", "op-below-roofline", "op-below-roofline"}}},
   };
@@ -282,6 +283,11 @@ TEST(ReviewedFindingsAll, TheReviewTracesAreToldWhatFitsThem) {
       << fix(qwen, "op-below-roofline");
   EXPECT_EQ(fix(qwen, "op-below-roofline").find("autocast"), std::string::npos) << fix(qwen, "op-below-roofline");
   EXPECT_NE(fix(qwen, "memory-bound-aux").find("RMS norm"), std::string::npos) << fix(qwen, "memory-bound-aux");
+  // Its transposes are the attention wrapper's .contiguous() copies of
+  // permuted heads: told to keep the consumer's layout, not channels_last.
+  EXPECT_NE(fix(qwen, "layout-transpose").find("scaled_dot_product_attention"), std::string::npos)
+      << fix(qwen, "layout-transpose");
+  EXPECT_EQ(fix(qwen, "layout-transpose").find("channels_last"), std::string::npos) << fix(qwen, "layout-transpose");
   // The range profiler's kernels: no timeline, said so.
   const Profile& ranged = profile_of("review/hta-cupti-range-profiler.json.gz");
   EXPECT_EQ(ranged.workload.run, "no-kernels");

@@ -619,6 +619,73 @@ TEST(Findings, GapsEndedByQueuedWorkClaimNoSaving) {
   EXPECT_NE(five->recommendation.find("Gaps ended by late launches"), std::string::npos) << five->recommendation;
 }
 
+// Held work whose launching thread called cudaStreamWaitEvent just before
+// the launch waited behind that event: the finding names the call (the
+// trace shows it) and says what it cannot show (the event's producer). With
+// no communication in the trace, a collective's peer is no candidate.
+TEST(Findings, HeldWorkBehindAStreamWaitNamesTheWait) {
+  auto held = [](bool wait) {
+    TraceFactory f;
+    f.device(0);
+    TimeNs t = 5 * ms;
+    for (int i = 0; i < 20; ++i) {
+      if (wait && i > 0) f.api("cudaStreamWaitEvent", t - 2960 * us, t - 2956 * us);
+      f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, i > 0 ? t - 2950 * us : t - 20 * us, 5 * us);
+      t += 3 * ms;
+    }
+    return analyze(f.build());
+  };
+  const Profile p = held(true);
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  EXPECT_NE(g->recommendation.find("of the gaps' held time, 38.0 ms waited behind a cudaStreamWaitEvent"),
+            std::string::npos)
+      << g->recommendation;
+  EXPECT_EQ(g->saving_ns, 0);
+  const Profile q = held(false);
+  const Finding* h = testing::find_finding(q, "gpu-idle-gaps");
+  ASSERT_TRUE(h) << testing::describe_findings(q);
+  EXPECT_EQ(h->recommendation.find("waited behind"), std::string::npos) << h->recommendation;
+  EXPECT_EQ(h->recommendation.find("a collective's peer"), std::string::npos) << h->recommendation;
+  EXPECT_NE(h->recommendation.find("a dependency the trace does not show"), std::string::npos) << h->recommendation;
+}
+
+// A late launch after the host spent the gap creating a stream (cuDNN's
+// first convolution makes its own) is warm-up: a one-time cost, no saving.
+// After the same time in cudaMalloc it is not, and the advice names the
+// caching allocator (an emptied cache grows again).
+TEST(Findings, LateLaunchesAfterSetUpCallsAreWarmUpAndAfterAllocationsNot) {
+  auto late_after = [](std::string_view call) {
+    TraceFactory f;
+    f.device(0);
+    TimeNs t = 5 * ms;
+    for (int i = 0; i < 20; ++i) {
+      if (i > 0) f.api(call, t - 1990 * us, t - 40 * us);
+      f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, t - 20 * us, 5 * us);
+      t += 3 * ms;
+    }
+    return analyze(f.build());
+  };
+  auto idle_of = [](const Profile& p, std::string_view cause) {
+    TimeNs ns = 0;
+    for (const IdleCharge& c : p.idle_charges) ns += c.cause == cause ? c.ns : 0;
+    return ns;
+  };
+  const Profile setup = late_after("cudaStreamCreateWithFlags");
+  EXPECT_GT(idle_of(setup, "warm-up"), 18 * 1900 * us);
+  EXPECT_EQ(idle_of(setup, "late-launch-gap"), 0);
+  const Profile alloc = late_after("cudaMalloc");
+  EXPECT_EQ(idle_of(alloc, "warm-up"), 0);
+  EXPECT_GT(idle_of(alloc, "late-launch-gap"), 18 * 1900 * us);
+  const Finding* g = testing::find_finding(alloc, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(alloc);
+  EXPECT_NE(g->recommendation.find("in the device allocator's own calls (cudaMalloc, cudaFree)"), std::string::npos)
+      << g->recommendation;
+  const Finding* w = testing::find_finding(setup, "gpu-idle-gaps");
+  ASSERT_TRUE(w) << testing::describe_findings(setup);
+  EXPECT_EQ(w->saving_ns, 0) << w->saving_note;
+}
+
 TEST(Findings, LongHostGapsBetweenSteps) {
   TraceFactory f;
   add_steps(f, 10, kCleanStep, 3 * ms);

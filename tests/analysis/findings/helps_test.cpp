@@ -579,6 +579,34 @@ TEST(MinorFindings, UnderOnePercentOfTheRunAreListedNotNumbered) {
   EXPECT_TRUE(p.minor_findings.empty());
 }
 
+// Without steps, a wait for input ends in a long gap a late launch ended:
+// where the idle time is warm-up (late launches after set-up calls) or work
+// held by a dependency, what is left under 5 % of the span bounds any input
+// wait: no, with the warm-up said. Late launches after plain host work keep
+// it unknown (that host work may be loading input).
+TEST(Helps, WithoutStepsLongGapsOfOtherCausesRuleOutInput) {
+  auto run = [](std::string_view call) {
+    TraceFactory f;
+    f.device(0);
+    TimeNs t = 5 * ms;
+    for (int i = 0; i < 20; ++i) {
+      if (i > 0 && !call.empty()) f.api(call, t - 1990 * us, t - 40 * us);
+      f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, t - 20 * us, 5 * us);
+      t += 3 * ms;
+    }
+    return analyze(f.build());
+  };
+  const Profile setup = run("cudaStreamCreateWithFlags");
+  const HelpAnswer* a = help(setup, "input-workers");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_TRUE(has(a->reason, "of it is warm-up (first calls, set-up) and only 0.0% lies in long gaps")) << a->reason;
+  const Profile host = run("");
+  const HelpAnswer* b = help(host, "input-workers");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->verdict, Verdict::unknown) << b->reason;
+}
+
 // [SECTION] Recognition from traces ----------------------------------------------------------
 
 TEST(Recognition, KernelsCorrelatedToGraphLaunchesAreReplays) {

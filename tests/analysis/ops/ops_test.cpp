@@ -85,10 +85,41 @@ TEST(Attribution, CopiesUnderAPadOpArePadding) {
   f.kernel(0, 7, "void at::native::elementwise_kernel<128, 4>(int, copy_kernel)", 500'000, 510'000, 410'000);
   const Trace t = f.build();
   EXPECT_EQ(t.kernels().category_at(kernel_launched_at(t, 130'000)), KernelCategory::padding);
-  EXPECT_EQ(t.kernels().category_rule_at(kernel_launched_at(t, 130'000)), CategoryRuleKind::launching_op);
+  EXPECT_EQ(t.kernels().category_rule_at(kernel_launched_at(t, 130'000)), CategoryRuleKind::pad_op);
   EXPECT_NE(t.kernels().category_at(kernel_launched_at(t, 410'000)), KernelCategory::padding);
   EXPECT_TRUE(is_pad_op("aten::reflection_pad2d"));
   EXPECT_FALSE(is_pad_op("aten::_pad_packed_sequence"));
+}
+
+// aten::contiguous and aten::reshape copy only a tensor that is not
+// contiguous: their copies change its layout (attention heads permuted,
+// then made contiguous), as a transpose kernel would. A plain copy_ or a
+// clone outside them stays memory.
+TEST(Attribution, CopiesUnderALayoutOpAreTransposes) {
+  TraceFactory f;
+  f.range("aten::reshape", 100'000, 200'000, 1, RangeKind::annotation, "cpu_op");
+  f.range("aten::clone", 110'000, 190'000, 1, RangeKind::annotation, "cpu_op");
+  f.range("aten::copy_", 120'000, 180'000, 1, RangeKind::annotation, "cpu_op");
+  f.kernel(0, 7, "void at::native::elementwise_kernel<128, 4>(int, direct_copy_kernel_cuda)", 300'000, 310'000,
+           130'000);
+  f.range("aten::contiguous", 200'000, 260'000, 1, RangeKind::annotation, "cpu_op");
+  f.kernel(0, 7, "void at::native::elementwise_kernel<128, 4>(int, direct_copy_kernel_cuda)", 320'000, 330'000,
+           230'000);
+  f.range("aten::clone", 400'000, 480'000, 1, RangeKind::annotation, "cpu_op");
+  f.kernel(0, 7, "void at::native::elementwise_kernel<128, 4>(int, direct_copy_kernel_cuda)", 500'000, 510'000,
+           410'000);
+  const Trace t = f.build();
+  for (TimeNs at : {TimeNs{130'000}, TimeNs{230'000}}) {
+    EXPECT_EQ(t.kernels().category_at(kernel_launched_at(t, at)), KernelCategory::transpose) << at;
+    EXPECT_EQ(t.kernels().category_rule_at(kernel_launched_at(t, at)), CategoryRuleKind::layout_op) << at;
+  }
+  EXPECT_NE(t.kernels().category_at(kernel_launched_at(t, 410'000)), KernelCategory::transpose);
+  EXPECT_EQ(category_rule_text("void at::native::elementwise_kernel<128, 4>(int, direct_copy_kernel_cuda)",
+                               KernelCategory::transpose)
+                .rfind("launching op: inside a layout copy", 0),
+            0u);
+  EXPECT_TRUE(is_layout_copy_op("aten::contiguous"));
+  EXPECT_FALSE(is_layout_copy_op("aten::clone"));
 }
 
 const OpRow* row(const std::vector<OpRow>& rows, std::string_view name) {
