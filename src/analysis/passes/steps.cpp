@@ -223,6 +223,19 @@ struct Backlog {
   TimeNs early_ns = 0;                              // Σ their durations
 };
 
+// Whether a host synchronization that began before `before` was still
+// blocking at `done` (it returned once the work before it was done).
+bool sync_waited(const Trace& t, TimeNs done, TimeNs before) {
+  const ApiCallTable& a = t.api_calls();
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    if (t.tracks()[tr].kind != TrackKind::cpu) continue;
+    const RowRange r = t.rows_overlapping(TableId::api_calls, tr, done, done);
+    for (RowIndex k = r.begin; k < r.end; ++k)
+      if (a.start[k] < before && a.start[k] <= done && a.end[k] >= done && is_sync_api(t.str(a.name[k]))) return true;
+  }
+  return false;
+}
+
 Backlog backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, TimeRange step, TimeNs slack) {
   const ApiCallTable& a = t.api_calls();
   std::vector<TimeRange> backlog;  // the ops queued ahead of the step
@@ -242,10 +255,13 @@ Backlog backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, T
         for (RowIndex j = i; j < rows.end && start[j] < step.end; ++j) own.push_back({start[j], end[j]});
         // Ops with no launch ahead of the step's first op count where the
         // host had launched that op before they were done: it queued behind
-        // them. Else they may be the step's own, with their launches lost.
+        // them; or where a host synchronization that began before that
+        // launch waited for them (it returned when they were done: they
+        // were queued before it, and the step launched nothing before it).
+        // Else they may be the step's own, with their launches lost.
         TimeNs done = std::numeric_limits<TimeNs>::min();
         for (std::size_t j = unlaunched; j < backlog.size(); ++j) done = std::max(done, backlog[j].end);
-        if (a.start[api[i]] >= done) backlog.resize(unlaunched);
+        if (a.start[api[i]] >= done && !sync_waited(t, done, a.start[api[i]])) backlog.resize(unlaunched);
         return;
       }
       backlog.push_back({start[i], end[i]});  // queued before the step began

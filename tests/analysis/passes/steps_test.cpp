@@ -194,6 +194,30 @@ TEST(StepsFromRanges, TheFirstStepsOwnOpsBesideTheBacklogAreCounted) {
   EXPECT_EQ(p.steps.early_ops_ns, 1'000'000);
 }
 
+// Work with no launch in the trace that runs at the first step's start
+// while the host waits in a synchronization it began there (a benchmark
+// harness's torch.cuda.synchronize() before the timed forward) was queued
+// before that sync, and the step launched nothing before it: the previous
+// iteration's tail, not the step's own. Without that sync, ops with no
+// launch that ended before the step's first launch may be the step's own
+// with their launches lost, and stay in it.
+TEST(StepsFromRanges, WorkASyncAtTheStepsStartWaitedForIsBacklog) {
+  auto run = [](bool sync) {
+    testing::TraceFactory f;
+    f.range("ProfilerStep#6", 1'000'000, 60'000'000, 1, RangeKind::annotation, "user_annotation");
+    f.kernel(0, 7, "previous tail", 900'000, 15'000'000, TraceFactory::kNoLaunch);
+    if (sync) f.api("cudaDeviceSynchronize", 1'050'000, 15'010'000);
+    f.kernel(0, 7, "step work", 15'100'000, 50'000'000, 15'050'000);
+    return analyze(f.build());
+  };
+  const Profile waited = run(true);
+  ASSERT_EQ(waited.steps.steps.size(), 1u);
+  EXPECT_EQ(waited.steps.steps[0].range.start, 15'000'000);
+  const Profile lost = run(false);
+  ASSERT_EQ(lost.steps.steps.size(), 1u);
+  EXPECT_EQ(lost.steps.steps[0].range.start, 1'000'000);
+}
+
 // Work launched before the first step that does not run at its start (held
 // by a dependency: the GPU idle meanwhile) is no backlog of a GPU behind its
 // host: the wait is the step's, which starts when the host began it (an
