@@ -9,6 +9,7 @@
 #include "export/report_text.h"
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -975,7 +976,7 @@ void host_side(const Profile& p, std::string& out) {
   if (l.launches || l.graph_ops || m.count || y.count) out += "\n";
 }
 
-void hta(const Profile& p, std::string& out) {
+void hta(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.temporal_breakdown.empty()) return;
   out += "HTA temporal breakdown (Holistic Trace Analysis' definitions: idle / compute / non-compute of the span)\n";
   for (const TemporalBreakdown& t : p.temporal_breakdown) {
@@ -986,6 +987,19 @@ void hta(const Profile& p, std::string& out) {
            "% · non-compute " + fixed(std::max(0.0, t.non_compute_share) * 100, 2) + "% (span " + duration(t.span_ns) +
            ")\n";
     if (!t.non_compute_note.empty()) out += "    (" + t.non_compute_note + ")\n";
+    // Where HTA's idle share and this report's differ by a point or more,
+    // say both and why they can (HTA's own rounding and span).
+    for (const DeviceSummary& d : p.devices) {
+      if (d.id != t.device || d.rank != t.rank || d.span_ns <= 0) continue;
+      const double ours = 1.0 - d.utilization;
+      if (std::abs(t.idle_share - ours) < 0.01) continue;
+      out += wrap("(this report's idle for the GPU is " + fixed(ours * 100, 2) + "% of its " + duration(d.span_ns) +
+                      " span; HTA's differs by its definitions: it takes its own span, and where the trace has "
+                      "times finer than a µs it rounds each op inward to whole µs, its start up and its end down, "
+                      "which moves the busy time of many short ops to idle; docs/metrics.md, \"HTA's temporal "
+                      "breakdown\")",
+                  o.width, "    ", "     ");
+    }
   }
   out += "\n";
 }
@@ -1067,7 +1081,7 @@ constexpr TextSection kTextSections[] = {without_options<storage_damage>,
                                          op_table,
                                          module_split,
                                          without_options<host_side>,
-                                         without_options<hta>,
+                                         hta,
                                          without_options<ranks>,
                                          without_options<stragglers>,
                                          without_options<trace_stats>};

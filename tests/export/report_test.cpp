@@ -170,6 +170,23 @@ TEST(ReportText, OneStepWithSeveralFetchesSaysSo) {
   EXPECT_NE(text.find("3 data-loader fetches begin inside 1 step"), std::string::npos) << text;
 }
 
+// HTA's idle share a point or more away from the report's own: both are
+// said, and the definitions that part them named.
+TEST(ReportText, HtaIdleFarFromTheReportsOwnIsExplained) {
+  Profile p = sample_profile();
+  ASSERT_FALSE(p.temporal_breakdown.empty());
+  TemporalBreakdown& t = p.temporal_breakdown.front();
+  const DeviceSummary* d = nullptr;
+  for (const DeviceSummary& x : p.devices) d = x.id == t.device && x.rank == t.rank ? &x : d;
+  ASSERT_NE(d, nullptr);
+  t.idle_share = 1.0 - d->utilization;
+  EXPECT_EQ(report_text(p).find("HTA's differs by its definitions"), std::string::npos);
+  t.idle_share = 1.0 - d->utilization + 0.04;
+  const std::string text = report_text(p);
+  EXPECT_NE(text.find("HTA's differs by its definitions"), std::string::npos) << text;
+  EXPECT_NE(text.find("this report's idle for the GPU is"), std::string::npos) << text;
+}
+
 TEST(ReportText, ANegativeHtaShareIsShownAsZeroAndExplained) {
   Profile p = sample_profile();
   ASSERT_FALSE(p.temporal_breakdown.empty());

@@ -675,8 +675,9 @@ bool amd_reduced_precision_name(std::string_view n) {
 // their input types: the GPU time they launched themselves, in GEMMs,
 // convolutions and attention with a recorded type, and of it the part with
 // 32- or 64-bit inputs (an example op).
+// `narrow`: the part with 16- or 8-bit inputs.
 struct OpPrecision {
-  TimeNs typed = 0, wide = 0;
+  TimeNs typed = 0, wide = 0, narrow = 0;
   std::string example;
 };
 OpPrecision op_precision(const Profile& p) {
@@ -686,6 +687,7 @@ OpPrecision op_precision(const Profile& p) {
         r.math == "unknown" || r.gpu_self_ns <= 0)
       continue;
     o.typed += r.gpu_self_ns;
+    if (r.math == "bf16" || r.math == "fp16" || r.math == "fp8") o.narrow += r.gpu_self_ns;
     if (r.math != "fp32" && r.math != "fp64") continue;
     o.wide += r.gpu_self_ns;
     if (o.example.empty()) o.example = r.name + " " + r.math;
@@ -721,6 +723,14 @@ HelpAnswer precision_off_nvidia(const Profile& p, const JobTotals& j) {
     return answer(id, q, Verdict::no, share + ": the math already runs in reduced precision on the matrix cores");
   const OpPrecision op = op_precision(p);
   const TimeNs span = j.span;
+  // The ops' recorded input types cover the math and say 16 or 8 bits: the
+  // kernels whose names do not say (a Triton flash attention's attn_fwd)
+  // multiply in reduced precision too, which AMD's matrix cores take.
+  if (all > 0 && op.typed * 10 >= all * 9 && op.narrow * 10 >= op.typed * 9)
+    return answer(id, q, Verdict::no,
+                  "the framework's ops record 16- or 8-bit inputs for " + pct1(ratio(op.narrow, op.typed)) +
+                      " of the GPU time of the GEMMs, convolutions and attention whose types it records, and " + share +
+                      ": the math already runs in reduced precision, which AMD's matrix cores take");
   if (op.typed > 0 && op.wide * 2 >= op.typed) {
     const std::string said = "the framework's ops record 32- or 64-bit inputs for " + pct1(ratio(op.wide, op.typed)) +
                              " of the GPU time of the GEMMs, convolutions and attention whose types it records (" +

@@ -561,12 +561,15 @@ void say_framework(const NameCounts& c, WorkloadKind* w) {
   }
 }
 
-void say_execution(const NameCounts& c, std::size_t kernels, WorkloadKind* w) {
+// `by_ids`: the graph kernels were counted by the graph ids the recorder
+// kept, else by the graph launch each kernel's correlation names.
+void say_execution(const NameCounts& c, std::size_t kernels, bool by_ids, WorkloadKind* w) {
   const std::string graphs =
-      w->graph_kernels ? format::count(w->graph_kernels) + " of " + format::count(kernels) +
-                             " kernels replayed from CUDA graphs (graph ids)" +
-                             (w->graph_launches ? ", " + format::count(w->graph_launches) + " graph launches" : "")
-                       : std::string();
+      w->graph_kernels
+          ? format::count(w->graph_kernels) + " of " + format::count(kernels) + " kernels replayed from CUDA graphs (" +
+                (by_ids ? "graph ids" : "correlated with their graph launch") + ")" +
+                (w->graph_launches ? ", " + format::count(w->graph_launches) + " graph launches" : "")
+          : std::string();
   const std::string compiled = join(
       {part(c.triton, "Triton kernel", "Triton kernels"), part(c.compiled_ops, "compiled region", "compiled regions")});
   if (w->graph_kernels * 10 >= kernels && w->graph_kernels > 0) {
@@ -608,13 +611,14 @@ WorkloadKind recognise_workload(const Trace& t) {
   // graph launches.
   std::uint64_t replayed = 0;
   count_graph_launches(t, &w.graph_launches, &replayed);
+  const bool by_ids = w.graph_kernels >= replayed;
   w.graph_kernels = std::max(w.graph_kernels, replayed);
   count_pinning(t, &w.pinning_calls, &w.pinning_ns);
   input_work(t, &w);
   w.python_ranges = names.python_ranges;
   say_phase(names, k.size(), &w);
   say_framework(names, &w);
-  say_execution(names, k.size(), &w);
+  say_execution(names, k.size(), by_ids, &w);
   recognise_run(t, &w);
   return w;
 }

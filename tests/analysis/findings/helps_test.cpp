@@ -485,7 +485,15 @@ TEST(Helps, AmdPrecisionFromTheOpsRecordedTypes) {
   settle_findings(&p);
   EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
   EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "too little to shorten the step"));
-  p.ops[0].math = "bf16";  // recorded reduced precision: not fp32, the names decide again
+  // Recorded reduced precision for the math the names leave unmarked (a
+  // Triton flash attention's attn_fwd with bf16 inputs): no, it already is.
+  p.ops[0].math = "bf16";
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
+  EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "record 16- or 8-bit inputs for 100.0%"))
+      << help(p, "mixed-precision")->reason;
+  // Types recorded for too little of the math: the names decide again.
+  p.ops[0].gpu_self_ns = 1 * ms;
   settle_findings(&p);
   EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "their names do not tell")) << help(p, "mixed-precision")->reason;
 }
