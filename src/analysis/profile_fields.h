@@ -507,8 +507,9 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
                              "the rank's that loads longest");
   added<&W::input_work>(v, "input_work", "",
                         "where that time goes: the path down the host ranges nested in the data-loading ranges "
-                        "(merged by name as a flame graph), outermost first, each the heaviest inside the one "
-                        "before while it holds more than half of data_loading_ns (up to 16)");
+                        "(merged by name as a flame graph), outermost first, each the heaviest function inside "
+                        "the one before (its calls summed over every path and Python line it was recorded at) "
+                        "while it holds more than half of data_loading_ns (up to 16)");
   added<&W::python_ranges>(v, "python_ranges", "",
                            "Python function ranges recorded (PyTorch's Python tracer, with_stack=True, records one "
                            "per Python call and slows the host as it does)");

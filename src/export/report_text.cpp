@@ -739,8 +739,8 @@ void collective_sites(const Profile& p, const ReportTextOptions& o, std::string&
                                       [&](const CollectiveSite& s) { return s.rank != p.collective_sites[0].rank; });
   out += "Collective sites: " + std::to_string(std::min(o.top, p.collective_sites.size())) + " of " +
          count(p.collective_sites.size()) +
-         " (kind and size at one place in the step, # its place there; compared across steps: the fastest instance "
-         "is the transfer, the time beyond it waiting)\n";
+         " (kind and size at one place in the step, # its place there; compared across steps: the time beyond the "
+         "fastest instance is waiting, at least: the fastest may have waited too)\n";
   Table t;
   t.rows.push_back(
       {"rank", "GPU", "kind", "size", "#", "steps", "min", "median", "max", "waiting", "exposed", "named by"});

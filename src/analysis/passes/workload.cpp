@@ -438,6 +438,16 @@ void count_pinning(const Trace& t, std::uint64_t* calls, TimeNs* ns) {
 // holds more than half of the data-loading time. The ranges of each thread
 // merge into one tree by name, as a flame graph does: the same function
 // called from two lines of its caller stays apart.
+// A Python frame's name without its line ("file.py(164): f" → "file.py: f");
+// any other name as it is.
+std::string function_of(std::string_view name) {
+  const std::size_t open = name.find(".py(");
+  if (open == std::string_view::npos) return std::string(name);
+  const std::size_t close = name.find("): ", open);
+  if (close == std::string_view::npos) return std::string(name);
+  return std::string(name.substr(0, open + 3)) + std::string(name.substr(close + 1));
+}
+
 void input_work(const Trace& t, WorkloadKind* w) {
   if (!any_string(t, is_input_range_name)) return;
   const RangeTable& r = t.ranges();
@@ -482,13 +492,37 @@ void input_work(const Trace& t, WorkloadKind* w) {
         open.emplace_back(r.end[i], it->second);
       }
     }
-  for (std::int64_t at = -1; w->input_work.size() < kInputWorkNames;) {
-    std::int64_t best = -1;
+  // Down the call tree by function: at each level the function with the
+  // most time under the level above, its calls summed over every path and
+  // line it was recorded at (a generator's frames name the line it resumed
+  // at: "detection.py(164): preprocess" and "(176)" are one function).
+  std::vector<std::int64_t> at = {-1}, next;
+  struct Function {
+    TimeNs ns = 0;
+    std::uint64_t count = 0;
+    StringId shown = 0;  // the name of its heaviest node
+    TimeNs shown_ns = -1;
+  };
+  std::map<std::string, Function> by_function;
+  while (w->input_work.size() < kInputWorkNames) {
+    by_function.clear();
     for (std::size_t n = 0; n < nodes.size(); ++n)
-      if (nodes[n].parent == at && (best < 0 || nodes[n].ns > nodes[best].ns)) best = static_cast<std::int64_t>(n);
-    if (best < 0 || 2 * nodes[best].ns <= w->data_loading_ns) break;
-    w->input_work.push_back({std::string(t.str(nodes[best].name)), nodes[best].ns, nodes[best].count});
-    at = best;
+      if (std::find(at.begin(), at.end(), nodes[n].parent) != at.end()) {
+        Function& f = by_function[function_of(t.str(nodes[n].name))];
+        f.ns += nodes[n].ns, f.count += nodes[n].count;
+        if (nodes[n].ns > f.shown_ns) f.shown = nodes[n].name, f.shown_ns = nodes[n].ns;
+      }
+    auto best = by_function.end();
+    for (auto it = by_function.begin(); it != by_function.end(); ++it)
+      if (best == by_function.end() || it->second.ns > best->second.ns) best = it;
+    if (best == by_function.end() || 2 * best->second.ns <= w->data_loading_ns) break;
+    w->input_work.push_back({std::string(t.str(best->second.shown)), best->second.ns, best->second.count});
+    next.clear();
+    for (std::size_t n = 0; n < nodes.size(); ++n)
+      if (std::find(at.begin(), at.end(), nodes[n].parent) != at.end() &&
+          function_of(t.str(nodes[n].name)) == best->first)
+        next.push_back(static_cast<std::int64_t>(n));
+    at.swap(next);
   }
 }
 

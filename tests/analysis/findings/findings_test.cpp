@@ -298,14 +298,16 @@ TEST(Findings, InputBoundAdviceFollowsWhatTheLoaderAlreadyDoes) {
 // __next__ (380 µs) > an image processor's preprocess (320 µs) > its resize
 // (280 µs) > the library's zoom (270 µs), and 50 µs of other work.
 // `callers`: each step's preprocess inside a caller of its own, alternating
-// between two, as one function called from two lines.
-void nested_loading(TraceFactory& f, TimeNs t, int step, bool callers) {
+// between two functions (1), or between two lines of one generator, which
+// Python's tracer names by the line it resumed at (2).
+void nested_loading(TraceFactory& f, TimeNs t, int step, int callers) {
   auto py = [&](std::string_view name, TimeNs a, TimeNs b) {
     f.range(name, t + a * us, t + b * us, 1, RangeKind::annotation, "python_function");
   };
   py("torch/utils/data/_utils/fetch.py(25): fetch", 5, 395);
   py("pipelines/pt_utils.py(180): __next__", 10, 390);
-  if (callers) py(step % 2 ? "a.py(1): f" : "b.py(2): g", 10, 335);
+  if (callers == 1) py(step % 2 ? "a.py(1): f" : "b.py(2): g", 10, 335);
+  if (callers == 2) py(step % 2 ? "detection.py(164): preprocess" : "detection.py(176): preprocess", 10, 335);
   py("image_processing_owlv2.py(368): preprocess", 10, 330);
   py("image_processing_owlv2.py(301): resize", 20, 300);
   py("scipy/ndimage/_interpolation.py(739): zoom", 25, 295);
@@ -316,9 +318,8 @@ void nested_loading(TraceFactory& f, TimeNs t, int step, bool callers) {
 // heaviest inside the one before while it holds more than half; the fix
 // names the preprocessing.
 TEST(Findings, InputBoundSaysWhereTheLoadingTimeGoes) {
-  const Profile p =
-      analyze(data_loader_steps("_SingleProcessDataLoaderIter", MemoryKind::unknown,
-                                [](TraceFactory& f, TimeNs t, int s) { nested_loading(f, t, s, false); }));
+  const Profile p = analyze(data_loader_steps("_SingleProcessDataLoaderIter", MemoryKind::unknown,
+                                              [](TraceFactory& f, TimeNs t, int s) { nested_loading(f, t, s, 0); }));
   EXPECT_EQ(p.workload.data_loading_ns, 6 * 400 * us);
   std::vector<std::string> path;
   for (const HostRange& h : p.workload.input_work) path.push_back(h.name);
@@ -343,12 +344,20 @@ TEST(Findings, InputBoundSaysWhereTheLoadingTimeGoes) {
   // merged as a flame graph, neither caller holds more than half, and the
   // path stops above them (by name alone, preprocess would look whole).
   const Profile q = analyze(data_loader_steps("_SingleProcessDataLoaderIter", MemoryKind::unknown,
-                                              [](TraceFactory& f, TimeNs t, int s) { nested_loading(f, t, s, true); }));
+                                              [](TraceFactory& f, TimeNs t, int s) { nested_loading(f, t, s, 1); }));
   ASSERT_EQ(q.workload.input_work.size(), 2u);
   EXPECT_EQ(q.workload.input_work.back().name, "pipelines/pt_utils.py(180): __next__");
   const Finding* g = testing::find_finding(q, "input-bound");
   ASSERT_TRUE(g);
   EXPECT_EQ(g->recommendation.find("The input time is preprocessing"), std::string::npos) << g->recommendation;
+  // One generator recorded at two lines is one function: the path goes on
+  // through it, every step's calls counted.
+  const Profile r = analyze(data_loader_steps("_SingleProcessDataLoaderIter", MemoryKind::unknown,
+                                              [](TraceFactory& f, TimeNs t, int s) { nested_loading(f, t, s, 2); }));
+  ASSERT_EQ(r.workload.input_work.size(), 6u);
+  EXPECT_EQ(r.workload.input_work[2].count, 6u);
+  EXPECT_EQ(r.workload.input_work.back().name, "scipy/ndimage/_interpolation.py(739): zoom");
+  EXPECT_EQ(r.workload.input_work.back().count, 6u);
 }
 
 // One inference step: the host preprocesses for 6 ms, then the GPU runs 4 ms.
