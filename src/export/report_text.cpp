@@ -845,9 +845,16 @@ void roofline(const Profile& p, const ReportTextOptions& o, std::string& out) {
     // An op that launches nothing itself and the op inside it that does the
     // work (aten::linear and aten::addmm), with the same calls and GPU time,
     // are one piece of work: shown once.
+    // So is an op inside one shown, of its family, with its calls and its
+    // FLOPs (aten::bmm inside aten::matmul, which also copies its input to
+    // make it contiguous): the outer row's time holds the inner's.
     const bool wrapped = std::any_of(works.begin(), works.end(), [&](const OpRow* w) {
-      return w->gpu_total_ns == row.gpu_total_ns && w->calls == row.calls &&
-             (w->gpu_self_ns == 0 || row.gpu_self_ns == 0);
+      const bool same_work =
+          w->gpu_total_ns == row.gpu_total_ns && w->calls == row.calls && (w->gpu_self_ns == 0 || row.gpu_self_ns == 0);
+      const bool inside = w->calls == row.calls && w->family == row.family && w->flops && row.flops &&
+                          std::abs(*w->flops - *row.flops) <= 1e-6 * *w->flops &&
+                          row.path.find(w->name) != std::string::npos && row.gpu_total_ns <= w->gpu_total_ns;
+      return same_work || inside;
     });
     if (wrapped) {
       ++same;
@@ -878,7 +885,8 @@ void roofline(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (same)
     out += wrap(count(same) + (same == 1 ? " row" : " rows") +
                     " left out: an op that launches nothing itself around an op shown, or the reverse, with the "
-                    "same calls and GPU time.",
+                    "same calls and GPU time; or an op inside one shown with its calls and FLOPs (aten::bmm in "
+                    "aten::matmul, whose time also holds the copies it makes).",
                 o.width, "  ", "  ");
   if (!blank.empty()) out += wrap(no_figures, o.width, "  ", "  ");
   if (!p.devices.empty() && !p.devices[0].peaks_source.empty()) out += "  Peaks: " + p.devices[0].peaks_source + ".\n";

@@ -187,6 +187,20 @@ TEST(ReportText, HtaIdleFarFromTheReportsOwnIsExplained) {
   EXPECT_NE(text.find("this report's idle for the GPU is"), std::string::npos) << text;
 }
 
+// aten::bmm inside aten::matmul with the same calls and FLOPs is the same
+// math (the matmul's time also holds the copy it makes to make its input
+// contiguous): TimeSformer's attention products are one row each.
+TEST(ReportText, TheRooflineShowsAnOpInsideAnotherOfTheSameWorkOnce) {
+  const Profile p = analyze(open_trace(testing::real_trace("tracelens-timesformer-h100.json.gz")));
+  const std::string text = report_text(p);
+  const std::size_t at = text.find("Roofline of the heaviest ops with a cost formula");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string table = text.substr(at, text.find("\n\n", at) - at);
+  EXPECT_NE(table.find("aten::matmul bf16   [[8,12,3137,64],[8,12,64,3137]]"), std::string::npos) << table;
+  EXPECT_EQ(table.find("aten::bmm bf16      [[96,3137,64],[96,64,3137]]"), std::string::npos) << table;
+  EXPECT_NE(table.find("or an op inside one shown with its calls and FLOPs"), std::string::npos) << table;
+}
+
 TEST(ReportText, ANegativeHtaShareIsShownAsZeroAndExplained) {
   Profile p = sample_profile();
   ASSERT_FALSE(p.temporal_breakdown.empty());
