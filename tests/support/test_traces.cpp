@@ -350,6 +350,19 @@ Trace every_table_trace() {
   return b.freeze();
 }
 
+Trace late_launches_after(std::string_view call) {
+  constexpr TimeNs us = 1'000, ms = 1'000'000;
+  TraceFactory f;
+  f.device(0);
+  TimeNs t = 5 * ms;
+  for (int i = 0; i < 20; ++i) {
+    if (i > 0 && !call.empty()) f.api(call, t - 1990 * us, t - 40 * us);
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, t - 20 * us, 5 * us);
+    t += 3 * ms;
+  }
+  return f.build();
+}
+
 Trace hardware_metrics_trace() {
   TraceBuilder b;
   b.meta().source = TraceSource::cupti;

@@ -133,6 +133,11 @@ Trace every_table_trace();
 // integral, large (B/s) and zero values, and a NaN. Its samples start at kT0.
 Trace hardware_metrics_trace();
 
+// 20 kernels 3 ms apart on one GPU, no steps; each after the first ended a
+// 2 ms gap by a late launch (20 µs before it starts), the host in `call`
+// for most of the gap (none where `call` is empty).
+Trace late_launches_after(std::string_view call);
+
 // [SECTION] Random traces -----------------------------------------------------------------
 
 struct RandomTraceOptions {

@@ -664,17 +664,7 @@ TEST(Findings, HeldWorkBehindAStreamWaitNamesTheWait) {
 // After the same time in cudaMalloc it is not, and the advice names the
 // caching allocator (an emptied cache grows again).
 TEST(Findings, LateLaunchesAfterSetUpCallsAreWarmUpAndAfterAllocationsNot) {
-  auto late_after = [](std::string_view call) {
-    TraceFactory f;
-    f.device(0);
-    TimeNs t = 5 * ms;
-    for (int i = 0; i < 20; ++i) {
-      if (i > 0) f.api(call, t - 1990 * us, t - 40 * us);
-      f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, t - 20 * us, 5 * us);
-      t += 3 * ms;
-    }
-    return analyze(f.build());
-  };
+  auto late_after = [](std::string_view call) { return analyze(testing::late_launches_after(call)); };
   auto idle_of = [](const Profile& p, std::string_view cause) {
     TimeNs ns = 0;
     for (const IdleCharge& c : p.idle_charges) ns += c.cause == cause ? c.ns : 0;

@@ -593,17 +593,7 @@ TEST(MinorFindings, UnderOnePercentOfTheRunAreListedNotNumbered) {
 // wait: no, with the warm-up said. Late launches after plain host work keep
 // it unknown (that host work may be loading input).
 TEST(Helps, WithoutStepsLongGapsOfOtherCausesRuleOutInput) {
-  auto run = [](std::string_view call) {
-    TraceFactory f;
-    f.device(0);
-    TimeNs t = 5 * ms;
-    for (int i = 0; i < 20; ++i) {
-      if (i > 0 && !call.empty()) f.api(call, t - 1990 * us, t - 40 * us);
-      f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, t - 20 * us, 5 * us);
-      t += 3 * ms;
-    }
-    return analyze(f.build());
-  };
+  auto run = [](std::string_view call) { return analyze(testing::late_launches_after(call)); };
   const Profile setup = run("cudaStreamCreateWithFlags");
   const HelpAnswer* a = help(setup, "input-workers");
   ASSERT_TRUE(a);
