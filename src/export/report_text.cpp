@@ -319,6 +319,24 @@ std::string saving_words(const Profile& p, const Finding& f) {
                         : " (rule of thumb: " + f.fix + " changed nothing in the steps replayed)");
 }
 
+// "; its time lies inside finding 2's": where most of a minor observation's
+// time ranges lie inside a numbered finding's (a copy that blocked the host
+// while the GPU idled for another cause), so the same time is not read as
+// two costs; empty otherwise.
+std::string same_time_as(const Profile& p, const Finding& minor) {
+  TimeNs own = 0;
+  for (const TimeRange& r : minor.ranges) own += r.duration();
+  if (own <= 0) return {};
+  for (std::size_t i = 0; i < p.findings.size(); ++i) {
+    TimeNs inside = 0;
+    for (const TimeRange& m : minor.ranges)
+      for (const TimeRange& r : p.findings[i].ranges)
+        inside += std::max<TimeNs>(0, std::min(m.end, r.end) - std::max(m.start, r.start));
+    if (2 * inside >= own) return "; its time lies inside finding " + std::to_string(i + 1) + "'s";
+  }
+  return {};
+}
+
 // Findings under 1 % of the run: one line each, after the numbered ones.
 void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.minor_findings.empty()) return;
@@ -341,7 +359,7 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
                                  : !by_replay ? std::string()
                                  : gain > 0   ? "; " + f.fix + " shortens " + what + " by only " + duration(gain)
                                               : "; " + f.fix + " does not shorten " + what;
-    out += wrap(f.title + " (" + f.id + replayed + ")", o.width, "  - ", "    ");
+    out += wrap(f.title + " (" + f.id + replayed + same_time_as(p, f) + ")", o.width, "  - ", "    ");
   }
   out += "\n";
 }

@@ -201,6 +201,24 @@ TEST(ReportText, TheRooflineShowsAnOpInsideAnotherOfTheSameWorkOnce) {
   EXPECT_NE(table.find("or an op inside one shown with its calls and FLOPs"), std::string::npos) << table;
 }
 
+// A minor observation whose time lies inside a numbered finding's (a copy
+// that blocked the host while the GPU idled for the finding's cause) says
+// so; one elsewhere does not.
+TEST(ReportText, AMinorObservationInsideANumberedFindingsTimeSaysSo) {
+  Profile p = sample_profile();
+  ASSERT_FALSE(p.findings.empty());
+  p.findings[0].ranges = {{1'000'000, 500'000'000}};
+  Finding m;
+  m.id = "sync-memcpy";
+  m.title = "1 copy blocks the host 463.1 ms";
+  m.ranges = {{2'000'000, 465'000'000}};
+  p.minor_findings = {m};
+  EXPECT_NE(report_text(p).find("(sync-memcpy; its time lies inside finding 1's)"), std::string::npos)
+      << report_text(p);
+  p.minor_findings[0].ranges = {{600'000'000, 900'000'000}};
+  EXPECT_EQ(report_text(p).find("its time lies inside finding"), std::string::npos) << report_text(p);
+}
+
 TEST(ReportText, ANegativeHtaShareIsShownAsZeroAndExplained) {
   Profile p = sample_profile();
   ASSERT_FALSE(p.temporal_breakdown.empty());
