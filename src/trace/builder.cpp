@@ -898,7 +898,7 @@ void TraceBuilder::attribute_ops(Trace& t) {
   // Per string: -1 not decided, 0 neither, 1 a pad op, 2 a layout op.
   std::vector<std::int8_t> pad_name;
   // The category a pad or layout op around op r gives its copies and fills
-  // (the innermost such op decides), `none` if no op around it is one.
+  // (the innermost such op decides), `other` if no op around it is one.
   auto inside_pad_op = [&](RowIndex r) {
     for (int depth = 0; r != kNoRow && depth < 8; r = rg.parent[r], ++depth) {
       if (pad_name.empty()) pad_name.assign(t.strings_.size(), -1);

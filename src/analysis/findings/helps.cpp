@@ -289,8 +289,7 @@ std::optional<HelpAnswer> input_from_gaps(const Profile& p, const JobTotals& j, 
                     (warm > 0 ? dur(warm) + " of it is warm-up (first calls, set-up) and " : std::string()) + "only " +
                     pct1(bound) +
                     (covered ? " lies in long gaps a late launch ended"
-                             : " in long gaps a late launch or an op with no "
-                               "launch ended") +
+                             : " lies in long gaps a late launch or an op with no launch ended") +
                     ", where a wait for input would be: the rest waits for other things, which more workers do not "
                     "shorten");
 }

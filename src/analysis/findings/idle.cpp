@@ -342,9 +342,15 @@ std::string allocator_in_gaps(const Builder& b) {
     if (is_allocator_call(name)) alloc += ns;
   }
   if (all == 0 || 5 * alloc < all) return {};
-  return "Of those gaps, " + dur(b.t.per_device(alloc)) +
-         " were spent in the device allocator's own calls (cudaMalloc, cudaFree): a caching allocator makes them "
-         "in a steady loop only where its cache was emptied" +
+  const std::string spent = "Of those gaps, " + dur(b.t.per_device(alloc)) +
+                            " were spent in the device allocator's own calls (cudaMalloc, cudaFree)";
+  // A program of its own allocates in its loop; a framework's caching
+  // allocator only where its cache was emptied or new sizes appear.
+  if (b.p.workload.framework == "unknown")
+    return spent +
+           ": the program allocates and frees device memory between its launches. Allocate the buffers once and "
+           "reuse them, or use the stream-ordered allocator (cudaMallocAsync with a memory pool).";
+  return spent + ": a caching allocator makes them in a steady loop only where its cache was emptied" +
          for_framework(b.p, " (torch.cuda.empty_cache() between iterations, or a retry after an out-of-memory error)",
                        " (a new session, or a memory limit reached)", "") +
          " or new tensor sizes appear: keep the cache warm between iterations, keep shapes stable, and time "

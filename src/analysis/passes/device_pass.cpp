@@ -1187,9 +1187,8 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
                  OpTotals* totals, std::vector<OpTotals::Name>* names, ExposedCommunication* exposed_comm) {
   const Trace& t = *rt.trace;
-  // Per name; names whose kernels the launching op placed in another category
-  // have a second slot (name + strings), so a name's two categories stay apart.
-  // A slot per name and rule that placed some kernel (CategoryRuleKind):
+  // Per name and rule that placed its kernels (CategoryRuleKind: slot name +
+  // rule × strings), so a name's kernels of several categories stay apart;
   // as many slots per name as the highest rule in the trace needs.
   const std::vector<std::uint8_t>& rules = t.kernels().category_rule;
   const std::size_t slots =

@@ -259,7 +259,7 @@ void recognise_run(const Trace& t, WorkloadKind* w) {
   for (std::size_t i = 0; i < calls.size() && i < 3; ++i)
     shown += (shown.empty() ? "" : ", ") + format::count(calls[i].first) + " " + std::string(t.str(calls[i].second));
   if (init)
-    shown += (shown.empty() ? "" : "; ") + std::string("the first CUDA call, ") + std::string(t.str(a.name[first])) +
+    shown += (shown.empty() ? "" : "; ") + std::string("the first runtime call, ") + std::string(t.str(a.name[first])) +
              ", held the host " + format::duration(a.end[first] - a.start[first]) +
              ": the runtime's initialisation, creating the context";
   auto part = [&](const char* what, TimeNs ns, const std::map<StringId, TimeNs>& names) {
@@ -496,7 +496,13 @@ void input_work(const Trace& t, WorkloadKind* w) {
   // most time under the level above, its calls summed over every path and
   // line it was recorded at (a generator's frames name the line it resumed
   // at: "detection.py(164): preprocess" and "(176)" are one function).
-  std::vector<std::int64_t> at = {-1}, next;
+  // Each node's function, and whether its parent is on the level above
+  // (indexed by parent + 1: the root is -1).
+  std::vector<std::string> function(nodes.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n) function[n] = function_of(t.str(nodes[n].name));
+  std::vector<std::uint8_t> above(nodes.size() + 1, 0);
+  above[0] = 1;
+  std::vector<std::int64_t> next;
   struct Function {
     TimeNs ns = 0;
     std::uint64_t count = 0;
@@ -507,8 +513,8 @@ void input_work(const Trace& t, WorkloadKind* w) {
   while (w->input_work.size() < kInputWorkNames) {
     by_function.clear();
     for (std::size_t n = 0; n < nodes.size(); ++n)
-      if (std::find(at.begin(), at.end(), nodes[n].parent) != at.end()) {
-        Function& f = by_function[function_of(t.str(nodes[n].name))];
+      if (above[nodes[n].parent + 1]) {
+        Function& f = by_function[function[n]];
         f.ns += nodes[n].ns, f.count += nodes[n].count;
         if (nodes[n].ns > f.shown_ns) f.shown = nodes[n].name, f.shown_ns = nodes[n].ns;
       }
@@ -519,10 +525,9 @@ void input_work(const Trace& t, WorkloadKind* w) {
     w->input_work.push_back({std::string(t.str(best->second.shown)), best->second.ns, best->second.count});
     next.clear();
     for (std::size_t n = 0; n < nodes.size(); ++n)
-      if (std::find(at.begin(), at.end(), nodes[n].parent) != at.end() &&
-          function_of(t.str(nodes[n].name)) == best->first)
-        next.push_back(static_cast<std::int64_t>(n));
-    at.swap(next);
+      if (above[nodes[n].parent + 1] && function[n] == best->first) next.push_back(static_cast<std::int64_t>(n));
+    std::fill(above.begin(), above.end(), 0);
+    for (std::int64_t n : next) above[n + 1] = 1;
   }
 }
 
