@@ -17,6 +17,9 @@ namespace gpuscope {
 
 // Thresholds of the findings (docs/findings.md says where each comes from).
 // Shares are fractions in [0, 1].
+// FindingThresholds::launch_setup_ns' default: a launch call this long did setup work.
+inline constexpr TimeNs kLaunchSetupNs = 1'000'000;
+
 struct FindingThresholds {
   double padding_share = 0.05;  // of GPU time; critical at 3x
   double broadcast_share = 0.05;
@@ -57,7 +60,7 @@ struct FindingThresholds {
   double roofline_min_fraction = 0.3;            // ops reaching less of their roofline than this
   double launch_overhead_min_share = 0.01;       // launch time beyond the op's GPU time, of kernel time
   std::uint64_t launch_overhead_min_calls = 3;   // … for ops called at least this often (a pattern, not a first call)
-  TimeNs launch_setup_ns = 1'000'000;            // a mean launch call this long does setup work, not launching
+  TimeNs launch_setup_ns = kLaunchSetupNs;       // a mean launch call this long does setup work, not launching
   double memory_headroom_share = 0.50;           // peak allocated below this share of GPU memory: room for more
   double memory_usable_share = 0.90;             // … of which a larger batch may fill this share (fragmentation)
   double memory_pressure_share = 0.90;           // peak reserved (or allocated) at this share: close to capacity

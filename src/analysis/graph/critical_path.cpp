@@ -123,8 +123,8 @@ class Walker {
         // waited for something the trace does not record as well.
         const TimeNs held =
             std::clamp(std::max(at + typical_launch(own.device), tl_.end[e.src] + kConsecutiveKernelDelayNs), at, t);
-        segment(n, held, t, PathKind::gpu_wait, stop);  // later piece first: the walk goes back in time
-        segment(n, at, held, PathKind::cpu_launch, stop);
+        segment(n, held, t, PathKind::gpu_wait, stop);    // later piece first: the walk goes back in time
+        segment(n, at, held, g_.path_kind(e.src), stop);  // a launch call, or setup work (Graph::path_kind)
         return {e.src, !(e.flags & kFromStart), at};
       }
     }

@@ -3,6 +3,8 @@
 
 #include "analysis/graph/graph.h"
 
+#include "analysis/analyze.h"
+
 namespace gpuscope::graph {
 
 const DeviceLatency* latency_of(const Graph& g, std::uint32_t device) {
@@ -53,7 +55,10 @@ PathKind Graph::path_kind(NodeId n) const {
                                                                                      : PathKind::gpu_compute;
     case NodeKind::memcpy:
     case NodeKind::memset: return PathKind::copy;
-    case NodeKind::launch: return PathKind::cpu_launch;
+    // A launch call of a millisecond or more did setup work (loading the
+    // kernel's module, autotuning), not launching: other CPU time.
+    case NodeKind::launch:
+      return obs_end[n] - obs_start[n] >= kLaunchSetupNs ? PathKind::cpu_other : PathKind::cpu_launch;
     case NodeKind::sync: return PathKind::sync_wait;
     case NodeKind::call:
       return std::binary_search(input_calls.begin(), input_calls.end(), n) ? PathKind::input_wait : PathKind::cpu_other;

@@ -277,6 +277,28 @@ TEST(SimulationShare, BadBytesAreRefusedWithWhatIsWrong) {
   EXPECT_TRUE(fine.combine(&p));
 }
 
+// A launch call of a millisecond or more does setup work (loading the
+// kernel's module, autotuning), not launching: on the critical path it is
+// other CPU time, and a launch call of microseconds launch overhead.
+TEST(SimulatedSavings, ALongLaunchCallOnThePathIsSetupNotLaunchOverhead) {
+  auto path = [](TimeNs call) {
+    testing::TraceFactory f;
+    f.device(0);
+    TimeNs t = 5'000'000;
+    for (int i = 0; i < 6; ++i) {
+      f.kernel(0, 7, "k", t, t + 20'000, t - call - 10'000, call);
+      t += 20'000 + call + 30'000;
+    }
+    return simulated(f.build()).critical_path;
+  };
+  const CriticalPath setup = path(2'000'000);
+  ASSERT_GT(setup.length_ns, 0);
+  EXPECT_GT(setup.cpu_other_ns, 5 * 2'000'000);
+  EXPECT_LT(setup.cpu_launch_ns, 2'000'000);
+  const CriticalPath launches = path(40'000);
+  EXPECT_GT(launches.cpu_launch_ns, 5 * 30'000);
+}
+
 TEST(SimulatedSavings, CriticalPathAddsUpToTheStepsReplayed) {
   SyntheticOptions o;
   o.kernels = 20000;
