@@ -188,6 +188,11 @@ TEST(RealTraceMemory, PeaksWhereTheTraceHasThem) {
   EXPECT_LT(fits->metric, 0.002);
   EXPECT_NE(fits->title.find("96.6 MiB of 79.18 GiB"), std::string::npos) << fits->title;
   EXPECT_NE(fits->title.find("over 100× larger"), std::string::npos) << fits->title;
+  // An estimate from one run's peak, said so; BERT's inference batches
+  // inputs, it scales no learning rate.
+  EXPECT_NE(fits->title.find("if memory grew in proportion to it"), std::string::npos) << fits->title;
+  EXPECT_EQ(fits->recommendation.find("learning rate"), std::string::npos) << fits->recommendation;
+  EXPECT_NE(fits->recommendation.find("more requests batched together"), std::string::npos) << fits->recommendation;
   EXPECT_FALSE(testing::find_any_finding(bert, "memory-pressure"));
 
   const Profile resnet = analyze(load("kineto-resnet50-v100-workers0.json.gz"));

@@ -69,7 +69,7 @@ void larger_batch_fits(Builder& b) {
                      : "the GPU";
   f.title = "Memory peaks at " + bytes(m.peak) + " of " + bytes(m.capacity) + " (" + pct1(m.share()) + ") on " + where +
             ": a batch " + (factor > 100 ? std::string("over 100") : "about " + factor_text(factor)) +
-            "× larger would fit";
+            "× larger would fit if memory grew in proportion to it (an estimate from this run's peak)";
   f.evidence =
       "Peak allocated " + bytes(m.peak) + (m.from_steps ? " during the steps" : " over the trace") + ", under the " +
       pct(th.memory_headroom_share) + " of the GPU's memory below which room for a larger batch is looked for. " +
@@ -80,11 +80,15 @@ void larger_batch_fits(Builder& b) {
       ", to fill " + pct(th.memory_usable_share) + " of the memory (the rest left for fragmentation): " +
       (factor > 100 ? std::string("over 100") : factor_text(factor)) + "× the batch." +
       (m.d->peak_reserved_bytes ? " The allocator held at most " + bytes(*m.d->peak_reserved_bytes) + "." : "");
+  // Inference batches inputs; training also scales its learning rate.
   f.recommendation =
-      "Raise the batch size per GPU (scale the learning rate with it, or keep the global batch and use fewer GPUs or "
-      "fewer gradient-accumulation steps): more work per launch and per step makes launch and synchronization "
-      "overhead a smaller share. Memory grows about linearly with the batch: raise it in steps (2×, then 4×), measure "
-      "samples per second at each, and keep the size where it stops rising, below the estimate.";
+      std::string(b.p.workload.phase == "inference"
+                      ? "Put more inputs in each forward pass (a larger batch, or more requests batched together): "
+                      : "Raise the batch size per GPU (scale the learning rate with it, or keep the global batch and "
+                        "use fewer GPUs or fewer gradient-accumulation steps): ") +
+      "more work per launch and per step makes launch and synchronization overhead a smaller share. Memory grows "
+      "about linearly with the batch: raise it in steps (2×, then 4×), measure samples per second at each, and keep "
+      "the size where it stops rising, below the estimate.";
 }
 
 void memory_pressure(Builder& b) {
