@@ -70,7 +70,13 @@ TEST_F(GscopeOutput, StreamedChunksReadBackAsOneTrace) {
   first.add(marker_record(CUPTI_ACTIVITY_FLAG_MARKER_START, 100, 1, kPid, 21, "step"));
   first.add(kernel_record(200, 400, 0, 13, 2, "_Z6squarePfi"));
   hand_over(pool, first);
-  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  // The second buffer goes in once the first is written as a chunk of its
+  // own (waiting for it, not a fixed time: a loaded machine may not run the
+  // collector's thread within any given sleep).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (c->chunks_written() < 1 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_GE(c->chunks_written(), 1u);
   second.add(api_record(false, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 150, 160, kPid, 21, 2));
   second.add(api_record(false, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 890, 995, kPid, 21, 3));
   second.add(marker_record(CUPTI_ACTIVITY_FLAG_MARKER_END, 1000, 1, kPid, 21, nullptr));
