@@ -135,10 +135,17 @@ bool parse_step_source(std::string_view s, StepSource* out) {
 
 namespace detail {
 
+bool is_start_api(std::string_view n) {
+  for (std::string_view p :
+       {"cuInit", "cuCtxCreate", "cuDevicePrimaryCtxRetain", "cuModuleLoad", "cuLibraryLoad", "hipModuleLoad"})
+    if (n.starts_with(p)) return true;
+  return false;
+}
+
 bool is_setup_api(std::string_view n) {
-  for (std::string_view p : {"cuInit", "cuCtxCreate", "cuDevicePrimaryCtxRetain", "cuModuleLoad", "cuLibraryLoad",
-                             "hipModuleLoad", "cudaStreamCreate", "cuStreamCreate", "hipStreamCreate", "cudnnCreate",
-                             "cublasCreate", "cublasLtCreate", "hipblasCreate", "miopenCreate"})
+  if (is_start_api(n)) return true;
+  for (std::string_view p : {"cudaStreamCreate", "cuStreamCreate", "hipStreamCreate", "cudnnCreate", "cublasCreate",
+                             "cublasLtCreate", "hipblasCreate", "miopenCreate"})
     if (n.starts_with(p)) return true;
   return false;
 }

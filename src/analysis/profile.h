@@ -289,6 +289,11 @@ struct LaunchStats {
   // GPU ops replayed by a graph launch (cudaGraphLaunch): one call starts
   // them all, so they are left out of the figures below.
   std::uint64_t graph_ops = 0;
+  // GPU ops with no launch in the trace that ran before their stream's first
+  // launched op: a stream runs its work in launch order, so they were
+  // launched before that op, before the recording began, and were queued
+  // (a first step's backlog), not launched late. Σ streams.
+  std::uint64_t backlog_ops = 0;
   DurationStats cpu_launch;                 // duration of the launching API calls
   DurationStats gpu_duration;               // duration of the ops they launched
   DurationStats launch_delay;               // op start - launching call end
@@ -814,14 +819,21 @@ struct WorkloadKind {
   // (docs/findings.md, "What the program is"): "no-kernels" (nothing on the
   // GPU to diagnose), "tiny-span" (its GPU ops span, or take in all, less
   // than 100 µs and under 1 % of the recording: any figure over them is
-  // noise), "one-shot" (a whole program whose setup
+  // noise), "sampled" (its GPU ops are a sample: their correlation ids
+  // span a thousand times as many calls or more, so most of the GPU's work
+  // between them is missing), "one-shot" (a whole program whose setup
   // before the first kernel and teardown after the last take at least a
-  // third of the recording); empty: none of these. None of the first two
+  // third of the recording); empty: none of these. None of the first three
   // has numbered findings or "What would help?" answers; a one-shot run's
   // findings about its setup or teardown are minor.
   std::string run;
   std::string run_evidence;  // what shows it, with the numbers, and what to profile instead
-  TimeRange kernel_window;   // the first kernel's start to the last one's end (the trace's clock; empty in a job)
+  // Non-empty where the trace keeps only the API calls that launched GPU
+  // work (a filtered trace: 100 calls or more, every one a launch): what the
+  // host did between launches, syncs and event waits included, is not in it,
+  // so host syncs and the host's side of the critical path are unknown.
+  std::string host_filtered;
+  TimeRange kernel_window;  // the first kernel's start to the last one's end (the trace's clock; empty in a job)
   TimeNs setup_ns = 0, teardown_ns = 0;  // recorded time before the first kernel / after the last
 };
 

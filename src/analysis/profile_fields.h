@@ -517,9 +517,15 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
       v, "run", "",
       "`no-kernels` (nothing on the GPU to diagnose), `tiny-span` (GPU ops spanning, or taking in all, under 100 µs "
       "and 1 % "
-      "of the recording: no finding is numbered), `one-shot` (a whole program whose setup and teardown take at "
+      "of the recording: no finding is numbered), `sampled` (GPU ops whose correlation ids span a thousand times "
+      "as many calls or more: a sample, most of the GPU's work missing; no finding is numbered), `one-shot` (a whole "
+      "program whose setup and teardown take at "
       "least a third of the recording: findings about them are minor); empty: none of these");
   field<&W::run_evidence>(v, "run_evidence", "", "what shows it, with the numbers, and what to profile instead");
+  added<&W::host_filtered>(v, "host_filtered", "",
+                           "non-empty where the trace keeps only the API calls that launched GPU work (100 or "
+                           "more, every one a launch): why, and that host syncs and the host's side of the critical "
+                           "path are unknown");
   field<&W::kernel_window>(v, "kernel_window", "",
                            "the first kernel's start to the last one's end, in the trace's clock (empty in a job)");
   field<&W::setup_ns>(v, "setup_ns", "ns", "recorded time before the first kernel");
@@ -655,6 +661,9 @@ constexpr void rows(V& v, Of<LaunchStats>) {
                                "disagree or the GPU ran unrecorded work, so launch delays, queue depths and the "
                                "critical path's host/GPU split are unreliable; 0 otherwise");
   added<&L::first_op_delay_rank>(v, "first_op_delay_rank", "", "the rank it was seen on, in a job; -1 otherwise");
+  added<&L::backlog_ops>(v, "backlog_ops", "",
+                         "GPU ops with no launch in the trace that ran before their stream's first launched op: "
+                         "launched before the recording began, so queued, not launched late");
 }
 
 template <class V>

@@ -186,6 +186,7 @@ void header(const Profile& p, std::string& out) {
   out += "Workload: " + workload_line(w) + "\n";
   // No kernels, a span of microseconds, a one-shot program: what the findings can be about.
   if (!w.run_evidence.empty()) out += "Run: " + w.run_evidence + "\n";
+  if (!w.host_filtered.empty()) out += "Recording: " + w.host_filtered + "\n";
   if (!p.clock_alignment.empty()) out += "Clocks: " + p.clock_alignment + "\n";
   for (const LeftOut& l : p.left_out)
     out += "Left out: " + (l.file.empty() ? l.problem : l.file + ": " + l.problem) + "\n";
@@ -226,13 +227,27 @@ std::string_view verdict_word(Verdict v) {
   return "";
 }
 
+// Whether the replay's measured step (the predictions' "now") is longer than
+// the step table's median by 5% or more: the replay measures a step from its
+// host range's start, with the work queued ahead of a first step that the
+// step table leaves out (docs/whatif.md, "Limits").
+bool replay_holds_backlog(const Profile& p) {
+  const TimeNs median = p.steps.step_time.median;
+  return median > 0 && p.simulation.status == "simulated" &&
+         double(p.simulation.replayed_step_ns) >= 1.05 * double(median);
+}
+
+// "now 49.4 ms", and where the replay's step is not the step table's, which it is.
+std::string replay_now(const Profile& p) {
+  return "now " + duration(p.simulation.replayed_step_ns) + (replay_holds_backlog(p) ? " as replayed: see Steps" : "");
+}
+
 // The answer's reason, the numbered findings behind it and the replay's prediction.
 std::string help_words(const Profile& p, const HelpAnswer& a) {
   std::string s = a.reason;
   if (const std::string refs = finding_refs(p, a.findings); !refs.empty()) s += " (" + refs + ")";
   if (a.predicted_step_ns > 0)
-    s += "; " + a.fix + " predicts a median step of " + duration(a.predicted_step_ns) + " (now " +
-         duration(p.simulation.replayed_step_ns) + ")";
+    s += "; " + a.fix + " predicts a median step of " + duration(a.predicted_step_ns) + " (" + replay_now(p) + ")";
   return s;
 }
 
@@ -240,7 +255,9 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
   if (p.devices.empty()) return;
   out += "What would help? The usual changes, answered from this trace\n";
   if (p.helps.empty()) {  // no kernels or a span of microseconds: the Run line says why
-    out += "  not answered: the trace has too little GPU work to tell (see Run above)\n\n";
+    out += p.workload.run == "sampled"
+               ? "  not answered: the trace is a sample of the GPU's work (see Run above)\n\n"
+               : "  not answered: the trace has too little GPU work to tell (see Run above)\n\n";
     return;
   }
   std::size_t qw = 0;
@@ -273,9 +290,9 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
     const TimeNs busy_median = busy.empty() ? 0 : busy[busy.size() / 2];
     const bool below_busy = busy_median > 0 && sim.together.step_ns < busy_median &&
                             sim.together.change.find("--scale") == std::string::npos;
-    out += wrap(sim.together.change + " predicts a median step of " + duration(sim.together.step_ns) + " (now " +
-                    duration(sim.replayed_step_ns) + ", " + x + "); the dependency graph's replay of " + sim.scope +
-                    ", replay error " + percent1(sim.replay_error) + " (docs/whatif.md)" +
+    out += wrap(sim.together.change + " predicts a median step of " + duration(sim.together.step_ns) + " (" +
+                    replay_now(p) + ", " + x + "); the dependency graph's replay of " + sim.scope + ", replay error " +
+                    percent1(sim.replay_error) + " (docs/whatif.md)" +
                     (capped ? "; an upper bound: the replay also removes host time that the findings count as "
                               "warm-up or charge elsewhere, which their savings leave out"
                             : "") +
@@ -342,6 +359,8 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
   if (p.minor_findings.empty()) return;
   out += p.workload.run == "tiny-span"
              ? "Minor observations (not numbered: over microseconds of GPU work the trace cannot tell what they cost)\n"
+         : p.workload.run == "sampled"
+             ? "Minor observations (not numbered: a sample of the GPU's work cannot tell what they cost)\n"
              : "Minor observations (true, but under 1% of the run, or their fix replayed shortens the step by under "
                "1%, or their kernels are not on the replayed critical path; not numbered)\n";
   for (const Finding& f : p.minor_findings) {
@@ -405,9 +424,11 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
     out += run == "no-kernels"        ? "Findings: none: no kernels, nothing on the GPU to diagnose.\n\n"
            : run == "tiny-span"       ? "Findings: none numbered: findings over microseconds of GPU work would be "
                                         "noise (see Run above).\n\n"
+           : run == "sampled"         ? "Findings: none numbered: the trace is a sample, most of the GPU's work is not "
+                                        "in it (see Run above).\n\n"
            : p.minor_findings.empty() ? "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n"
                                       : "Findings: none of 1% of the run or more.\n";
-    if (run != "no-kernels" && run != "tiny-span") out += gpu_bound_words(p, o) + "\n";
+    if (run != "no-kernels" && run != "tiny-span" && run != "sampled") out += gpu_bound_words(p, o) + "\n";
     minor_findings(p, o, out);
     return;
   }
@@ -615,10 +636,10 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
                     " (one step recorded: no step-to-step spread; capture several to tell a one-off stall from the "
                     "steady state)",
                 o.width, "", "  ");
-  else
+  else  // the median of two steps would be one of them
     out += "Steps: " + count(s.steps.size()) + " from " + std::string(to_string(s.source)) + " · mean " +
-           duration(t.mean) + ", median " + duration(t.median) + ", min " + duration(t.min) + ", max " +
-           duration(t.max) + "\n";
+           duration(t.mean) + (s.steps.size() > 2 ? ", median " + duration(t.median) : std::string()) + ", min " +
+           duration(t.min) + ", max " + duration(t.max) + "\n";
   // Several data-loader fetches per recorded step: the loop ran several
   // iterations inside one step, so per-step figures cover several batches.
   if (s.input_fetches >= 2 * s.steps.size())
@@ -650,6 +671,14 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
             " of GPU time) started before that, beside the backlog on another stream, and are in no step's "
             "time.",
         o.width, "  ", "  ");
+  if (replay_holds_backlog(p))
+    out += wrap("The what-if replay measures " + std::string(s.steps.size() == 1 ? "the step" : "each step") +
+                    " from its host range's start, as the trace ran it: median " +
+                    duration(p.simulation.replayed_step_ns) + " against this table's " + duration(t.median) +
+                    ", because it keeps the work queued ahead of the first step, which this table leaves out. "
+                    "A prediction's saving is the difference it makes to that replayed step (docs/whatif.md, "
+                    "\"Limits\").",
+                o.width, "  ", "  ");
   Table tb;
   bool memory = false;
   for (const Step& st : s.steps) memory = memory || st.peak_allocated_bytes;
@@ -685,6 +714,11 @@ void critical_path(const Profile& p, const ReportTextOptions& o, std::string& ou
         std::pair{c.sync_wait_ns, "sync wait"}, std::pair{c.gpu_wait_ns, "GPU waits the trace does not explain"}})
     if (ns > 0) kinds += (kinds.empty() ? "" : ", ") + std::string(label) + " " + share(ns);
   out += wrap(kinds, o.width, "  by kind: ", "           ");
+  if (!p.workload.host_filtered.empty())
+    out += wrap(
+        "the trace keeps only launch calls (see Recording above): the host's waits are missing from it, "
+        "so its CPU and GPU-wait shares are unreliable",
+        o.width, "  ", "  ");
   std::string cats;
   for (const PathCategory& pc : c.categories)
     cats += (cats.empty() ? "" : ", ") + std::string(to_string(pc.category)) + " " + share(pc.ns);
@@ -999,7 +1033,9 @@ void host_side(const Profile& p, std::string& out) {
         (y.copies ? " (" + duration(y.gpu_idle_after_copies_ns) + " after " + count(y.copies) + " blocking copies)"
                   : std::string()) +
         "\n";
-  if (l.launches || l.graph_ops || m.count || y.count) out += "\n";
+  if (!p.workload.host_filtered.empty())
+    out += "Host syncs: unknown: the trace keeps only launch calls (see Recording above)\n";
+  if (l.launches || l.graph_ops || m.count || y.count || !p.workload.host_filtered.empty()) out += "\n";
 }
 
 void hta(const Profile& p, const ReportTextOptions& o, std::string& out) {

@@ -340,6 +340,7 @@ struct OpTotals {
   std::uint64_t short_kernels = 0, runtime_outliers = 0, launch_delay_outliers = 0;
   // Ops replayed by a graph launch: left out of the launch statistics.
   std::uint64_t graph_ops = 0;
+  std::uint64_t backlog_ops = 0;  // LaunchStats::backlog_ops
   // (launching API call, GPU idle it ended) of each idle gap shorter than
   // the idle-gap threshold that a late launch ended, in no particular order:
   // the op table charges them to the op that launched (OpRow::starved_ns).
@@ -557,6 +558,9 @@ inline bool is_optimizer_phase(std::string_view name) { return name.starts_with(
 // Whether a CPU range is the host loading input (PyTorch's
 // "enumerate(DataLoader)#…", NVTX "data"/"load batch", …).
 bool is_input_range_name(std::string_view name);
+// names.cpp: whether an API call starts what only a program's start makes
+// (initialising CUDA, creating a context, loading a module).
+bool is_start_api(std::string_view name);
 // names.cpp: whether an API call sets up what a program uses from then on
 // (initialising CUDA, creating a context, loading a module, creating a
 // stream or a library's handle): a one-time cost, not the program's steady work.

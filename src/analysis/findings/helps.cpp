@@ -227,14 +227,20 @@ std::uint64_t gpu_ops(const Profile& p) {
   return ops;
 }
 
+// Ops queued before the recording began (LaunchStats::backlog_ops) count as
+// launched: their launch is known to precede every gap they end.
+std::uint64_t launched_ops(const Profile& p) {
+  return p.launches.launches + p.launches.graph_ops + p.launches.backlog_ops;
+}
+
 bool launches_cover(const Profile& p) {
   const std::uint64_t ops = gpu_ops(p);
-  return ops > 0 && (p.launches.launches + p.launches.graph_ops) * 10 >= ops * 9;
+  return ops > 0 && launched_ops(p) * 10 >= ops * 9;
 }
 
 // The share of GPU ops no launch in the trace accounts for.
 double unlaunched_share(const Profile& p) {
-  const std::uint64_t ops = gpu_ops(p), launched = p.launches.launches + p.launches.graph_ops;
+  const std::uint64_t ops = gpu_ops(p), launched = launched_ops(p);
   return ops > launched ? double(ops - launched) / double(ops) : 0.0;
 }
 
@@ -958,7 +964,7 @@ std::vector<HelpAnswer> answer_questions(const Profile& p) {
   std::vector<HelpAnswer> out;
   // Nothing on the GPU, or a span of microseconds: the trace cannot answer
   // any of them (the report's Run line says why).
-  if (p.workload.run == "no-kernels" || p.workload.run == "tiny-span") return out;
+  if (p.workload.run == "no-kernels" || p.workload.run == "tiny-span" || p.workload.run == "sampled") return out;
   const JobTotals totals(p);
   for (auto* question : kQuestions)
     if (std::optional<HelpAnswer> a = question(p, totals)) out.push_back(std::move(*a));

@@ -508,11 +508,13 @@ void gpu_idle_gaps(Builder& b) {
       " (nsys flags 500 ms; training steps are millisecond-scale) take " + pct1(gap_share) +
       " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold. By what ended them: warm-up " +
       dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup, "gap", "gaps") +
-      (stepped ? " ended by the first call of a kernel before the first step ended, or by a launch the host made "
-                 "after set-up calls such as creating streams or handles and loading modules), a late host launch "
-               : " ended by the first call of a kernel, where with no steps in the trace any first call counts, or "
-                 "by a launch the host made after set-up calls such as creating streams or handles and loading "
-                 "modules), a late host launch ") +
+      (stepped ? " ended by the first call of a kernel or of the framework op that launched it before the first "
+                 "step ended, or by a launch the host made after set-up calls such as creating streams or handles "
+                 "and loading modules, or inside a range the program named warm-up), a late host launch "
+               : " ended by the first call of a kernel or of the framework op that launched it, where with no "
+                 "steps in the trace any first call counts, or by a launch the host made after set-up calls such "
+                 "as creating streams or handles and loading modules, or inside a range the program named warm-up), "
+                 "a late host launch ") +
       dur(t.per_device(launch)) +
       (launch > 0 ? " (until " + dur(b.opt.consecutive_kernel_delay_ns) + " after the launch returned)" : "") +
       ", work held by a dependency " + dur(t.per_device(queued)) +

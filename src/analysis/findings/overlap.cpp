@@ -179,20 +179,34 @@ std::string communication_fix(std::string_view k, const Profile& p) {
   // it (wait_sparse_data_dist). Then the input's exchange is pipelined
   // already, and what stays exposed is the model's own all-to-alls.
   bool pipelined = false;
-  for (const OpRow& r : p.op_names) pipelined = pipelined || r.name.find("wait_sparse_data_dist") != std::string::npos;
+  // fbgemm's quantizing ops around the embeddings' exchange (TorchRec's
+  // QCommsConfig): its communication is quantized already.
+  std::string quantized;
+  for (const OpRow& r : p.op_names) {
+    pipelined = pipelined || r.name.find("wait_sparse_data_dist") != std::string::npos;
+    if (quantized.empty() && r.name.starts_with("fbgemm::FloatTo") && r.name.find("Quantized") != std::string::npos)
+      quantized = r.name;
+  }
+  const std::string send_less =
+      quantized.empty()
+          ? "send less (quantized embedding communication: TorchRec's QCommsConfig, fp16/bf16 forward and backward)"
+          : "its exchange is quantized already (" + quantized +
+                ": TorchRec's QCommsConfig), so a lower precision is not the next step";
   if ((k == "all_to_all" || k == "send_recv") && pipelined)
     return "The input distribution is already pipelined (TorchRec's sparse_data_dist for the next batch runs ahead "
            "of this batch's wait_sparse_data_dist), so pipelining it is not the fix: see which all-to-alls stay "
            "exposed (the collective sites, by size and place). For the embeddings' own exchange, forward and "
-           "backward: send less (quantized embedding communication: TorchRec's QCommsConfig, fp16/bf16 forward and "
-           "backward), revisit the sharding plan so fewer rows cross ranks (table-wise against row-wise or "
+           "backward: " +
+           send_less +
+           "; revisit the sharding plan so fewer rows cross ranks (table-wise against row-wise or "
            "column-wise sharding), or overlap the embedding all-to-all with the dense part (a pipeline that runs the "
            "sparse forward ahead, TorchRec's semi-synchronous or prefetching pipelines).";
   if (k == "all_to_all" || k == "send_recv")
     return "Hide the all-to-all / send-recv: pipeline the input distribution so the next batch's exchange runs under "
            "this batch's compute (embedding models: TorchRec's pipelined training, or the sparse all-to-all "
            "overlapped with the dense part), revisit the sharding plan so fewer rows cross ranks, and for pipeline "
-           "parallelism overlap each send/recv with the next micro-batch (interleaved schedules).";
+           "parallelism overlap each send/recv with the next micro-batch (interleaved schedules)." +
+           (quantized.empty() ? std::string() : " Its embeddings' exchange is quantized already (" + quantized + ").");
   if (k == "all_gather" || k == "reduce_scatter")
     return "Overlap the all-gathers and reduce-scatters with compute: prefetch the next layer's parameters while "
            "this one computes (FSDP forward_prefetch/backward_prefetch, limit_all_gathers; ZeRO-3 prefetch "

@@ -641,7 +641,7 @@ SimulationPlan simulation_plan(std::size_t n, Profile* p, const SimulationOption
   plan.run = true;
   // Too little GPU work to diagnose (the Run line says why): its findings
   // stay without a saving, so none is simulated into one.
-  if (p->workload.run == "no-kernels" || p->workload.run == "tiny-span") return plan;
+  if (p->workload.run == "no-kernels" || p->workload.run == "tiny-span" || p->workload.run == "sampled") return plan;
   // The distinct fixes of the findings, in the findings' order (the minor
   // ones too: a simulated saving may make one material).
   for (std::vector<Finding>* list : {&p->findings, &p->minor_findings})

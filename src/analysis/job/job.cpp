@@ -484,6 +484,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   LaunchStats& l = p->launches;
   l.short_kernels += r.launches.short_kernels;
   l.graph_ops += r.launches.graph_ops;
+  l.backlog_ops += r.launches.backlog_ops;
   l.late_launch_idle_ns += r.launches.late_launch_idle_ns;
   l.runtime_outliers += r.launches.runtime_outliers;
   l.launch_delay_outliers += r.launches.launch_delay_outliers;

@@ -72,6 +72,10 @@ struct Run {
   std::uint8_t table;  // kKernel, kCopy, kFill, or 0 for host syncs (seen by HTA only)
   RowIndex row, last;
   TrackId track = 0;
+  // Ops of this stream with no launch in the trace that start before this
+  // (its first launched op's start) were queued before the recording began
+  // (LaunchStats::backlog_ops): the gaps they end are no late launches.
+  TimeNs backlog_until = 0;
   // Summed by the sweep for the occupancy's side work: the time of this
   // run's communication kernels and copies, and whether it has a compute kernel.
   TimeNs side = 0;
@@ -413,6 +417,13 @@ struct Sweep {
     flying[j] = {end, cls};
   }
 
+  // The start of the first op in `rows` with a launch in the trace (kNever: none).
+  static TimeNs first_launched(const std::vector<TimeNs>& start, const std::vector<RowIndex>& api, RowRange rows) {
+    for (RowIndex i = rows.begin; i < rows.end; ++i)
+      if (api[i] != kNoRow) return start[i];
+    return RunOrder::kNever;
+  }
+
   void add_runs(const std::vector<TrackId>& tracks) {
     const KernelTable& k = t.kernels();
     const MemcpyTable& m = t.memcpys();
@@ -422,6 +433,9 @@ struct Sweep {
                      zr = t.rows_of(TableId::memsets, tr);
       if (kr.empty() && cr.empty() && zr.empty()) continue;
       ++d.streams;
+      const TimeNs backlog_until = std::min(
+          {first_launched(k.start, k.api, kr), first_launched(m.start, m.api, cr), first_launched(z.start, z.api, zr)});
+      const std::size_t first_run = runs.size();
       if (!kr.empty())
         runs.push_back({k.start.data(), k.end.data(), k.api.data(), k.category.data(), k.correlation.data(),
                         k.name.data(), optimizer_op, kKernel, kr.begin, kr.end, tr});
@@ -431,6 +445,8 @@ struct Sweep {
       if (!zr.empty())
         runs.push_back({z.start.data(), z.end.data(), z.api.data(), nullptr, z.correlation.data(), nullptr, nullptr,
                         kFill, zr.begin, zr.end, tr});
+      for (std::size_t i = first_run; i < runs.size(); ++i)
+        runs[i].backlog_until = backlog_until == RunOrder::kNever ? 0 : backlog_until;
       d.kernels += kr.size();
       d.memcpys += cr.size();
       d.memsets += zr.size();
@@ -689,7 +705,9 @@ struct Sweep {
         late && launch_api != kNoRow &&
         t.api_calls().end[launch_api] - t.api_calls().start[launch_api] >= opt.thresholds.launch_setup_ns;
     const bool warm_up = (first_call && (g0 < first_step_end || setup_call) && (late || !linked)) ||
-                         (late && gap >= big && setup_in(thread, g0, host_until));
+                         (late && gap >= big &&
+                          (setup_in(thread, g0, host_until) || in_warm_up_range(thread, g0, host_until) ||
+                           (g0 < first_step_end && in_first_op_call(launch_api, g0, host_until))));
     if (rest_host > 0) piece(g0, host_until, gap_cause(gap < big, true, warm_up, linked), thread);
     if (rest_other > 0) piece(host_until, g1, gap_cause(gap < big, false, warm_up && !late, linked), thread);
     if (gap < big) {
@@ -734,9 +752,61 @@ struct Sweep {
     return 2 * in >= b - a;
   }
 
+  // Whether the launching thread spent at least half of [a, b) inside a
+  // range the program named as warm-up ("warmup", "warm_up", "warm-up": a
+  // benchmark's or a training loop's iterations before it measures).
+  std::vector<std::pair<TrackId, TimeRange>> warm_up_ranges;
+  int warm_up_ranges_state = -1;  // -1 not looked for yet, 0 none, 1 some
+  [[gnu::noinline]] bool in_warm_up_range(TrackId thread, TimeNs a, TimeNs b) {
+    if (thread == IdlePiece::kNone || b <= a || warm_up_ranges_state == 0) return false;
+    if (warm_up_ranges_state < 0) {
+      std::vector<std::int8_t> named(t.strings().size(), 0);
+      bool any = false;
+      for (StringId id = 0; id < t.strings().size(); ++id) {
+        const std::string_view n = t.str(id);
+        named[id] = contains_nocase(n, "warmup") || contains_nocase(n, "warm_up") || contains_nocase(n, "warm-up");
+        any = any || named[id];
+      }
+      const RangeTable& r = t.ranges();
+      if (any)
+        for (RowIndex i = 0; i < r.size(); ++i)
+          if (named[r.name[i]] && t.tracks()[r.track_at(i)].kind == TrackKind::cpu)
+            warm_up_ranges.push_back({r.track_at(i), {r.start[i], r.end[i]}});
+      warm_up_ranges_state = warm_up_ranges.empty() ? 0 : 1;
+      if (warm_up_ranges_state == 0) return false;
+    }
+    TimeNs in = 0;
+    for (const auto& [track, range] : warm_up_ranges)
+      if (track == thread) in = std::max(in, std::min(b, range.end) - std::max(a, range.start));
+    return 2 * in >= b - a;
+  }
+
+  // Whether the launching thread spent at least half of [a, b) inside the
+  // first call in the trace of the op that launched the work (its innermost
+  // framework op): a library's first call creates its handles, loads its
+  // kernels and picks its algorithms there, warm-up like a kernel's first
+  // call, whichever of its ops (a workspace's memset) ends the gap.
+  std::vector<RowIndex> first_op_of_name;  // per name: the earliest op range (kNoRow: none)
+  [[gnu::noinline]] bool in_first_op_call(RowIndex api, TimeNs a, TimeNs b) {
+    if (api == kNoRow || b <= a || t.api_calls().op_range.empty()) return false;
+    const RowIndex op = t.api_calls().op_range_at(api);
+    if (op == kNoRow) return false;
+    const RangeTable& r = t.ranges();
+    if (first_op_of_name.empty()) {
+      first_op_of_name.assign(t.strings().size(), kNoRow);
+      for (RowIndex i = 0; i < r.size(); ++i) {
+        RowIndex& f = first_op_of_name[r.name[i]];
+        if ((f == kNoRow || r.start[i] < r.start[f]) && t.is_op_range(i)) f = i;
+      }
+    }
+    if (first_op_of_name[r.name[op]] != op) return false;
+    return 2 * (std::min(b, r.end[op]) - std::max(a, r.start[op])) >= b - a;
+  }
+
   // The held work's launching thread: a stream-wait call among its calls
   // since its previous launch (at most 64 calls back) is what held the work
   // (the stream waits for an event recorded on another stream).
+  std::vector<std::int8_t> stream_wait_api;  // per name: -1 not decided yet
   [[gnu::noinline]] void note_stream_wait(RowIndex api, TimeNs held) {
     if (api == kNoRow) return;
     const ApiCallTable& a = t.api_calls();
@@ -744,9 +814,11 @@ struct Sweep {
     for (RowIndex k = api, n = 0; k > 0 && n < 64; ++n) {
       --k;
       if (a.track_at(k) != track || a.op_table[k] != static_cast<std::uint8_t>(OpTable::none)) return;
-      const std::string_view name = t.str(a.name[k]);
-      if (name.find("StreamWaitEvent") != std::string_view::npos) {
-        if (ev.held_wait_call.empty()) ev.held_wait_call = std::string(name);
+      if (stream_wait_api.empty()) stream_wait_api.assign(t.strings().size(), -1);
+      std::int8_t& w = stream_wait_api[a.name[k]];
+      if (w < 0) w = t.str(a.name[k]).find("StreamWaitEvent") != std::string_view::npos ? 1 : 0;
+      if (w) {
+        if (ev.held_wait_call.empty()) ev.held_wait_call = std::string(t.str(a.name[k]));
         ev.held_wait_ns += held;
         return;
       }
@@ -776,9 +848,11 @@ struct Sweep {
   TimeNs launch_ending_gap(const Run& r, RowIndex j, TimeNs a, TimeNs at, const RunOrder& order, bool& linked,
                            RowIndex& api_out) const {
     const RowIndex api = r.api[j];
-    linked = api != kNoRow;
+    // An op queued before the recording began ended the gap: linked, with no
+    // launch to wait for.
+    linked = api != kNoRow || a < r.backlog_until;
     api_out = api;
-    TimeNs launch = linked ? t.api_calls().start[api] : 0;
+    TimeNs launch = api != kNoRow ? t.api_calls().start[api] : 0;
     auto consider = [&](const Run& q, RowIndex from) {
       for (RowIndex x = from; x < q.last && q.start[x] == a; ++x)
         if (q.api[x] != kNoRow) {

@@ -353,6 +353,7 @@ void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& 
   }
   out.short_kernels = totals.short_kernels;
   out.graph_ops = totals.graph_ops;
+  out.backlog_ops = totals.backlog_ops;
   out.runtime_outliers = totals.runtime_outliers;
   out.launch_delay_outliers = totals.launch_delay_outliers;
   out.cpu_launch = stats[kCpu];

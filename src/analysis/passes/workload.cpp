@@ -126,12 +126,12 @@ constexpr double kOneShotShare = 1.0 / 3;
 constexpr TimeNs kInitCallNs = 100'000'000;
 
 // Calls only a program's start or exit makes: CUDA's initialisation and
-// contexts, module loading and unloading, a device reset (the runtime's
-// names may carry a version suffix: cudaDeviceReset_v3020).
+// contexts, module loading (is_start_api) and unloading, a device reset
+// (the runtime's names may carry a version suffix: cudaDeviceReset_v3020).
 bool lifetime_call(std::string_view n) {
-  for (std::string_view p : {"cuInit", "cuCtxCreate", "cuCtxDestroy", "cuDevicePrimaryCtxRetain",
-                             "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxReset", "cuModuleLoad", "cuModuleUnload",
-                             "cuModuleGetLoadingMode", "cuLibraryLoad", "cuLibraryUnload", "cudaDeviceReset"})
+  if (is_start_api(n)) return true;
+  for (std::string_view p : {"cuCtxDestroy", "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxReset", "cuModuleUnload",
+                             "cuModuleGetLoadingMode", "cuLibraryUnload", "cudaDeviceReset"})
     if (n.starts_with(p)) return true;
   return false;
 }
@@ -184,8 +184,59 @@ std::string longest(const Trace& t, const std::map<StringId, TimeNs>& by_name) {
   return s;
 }
 
+// A sample of the GPU's ops: CUPTI numbers every API call it records
+// (correlation ids), and a complete trace holds a GPU op for one call in
+// 60 or fewer (launches among event queries, attribute reads and syncs).
+// GPU ops whose ids span a thousand times as many calls or more, over
+// 10,000 ids at least, are what a sampler or filter kept: most of the GPU's
+// work between them is missing.
+constexpr std::uint64_t kSampledIds = 10'000, kSampledRatio = 1'000;
+
+// A stream's ops run in launch order, so its first and last ops carry about
+// its lowest and highest ids: the span is read from them, not every row.
+bool sampled_ops(const Trace& t, std::string* evidence) {
+  const std::uint64_t n = t.kernels().size() + t.memcpys().size() + t.memsets().size();
+  std::uint32_t lo = std::numeric_limits<std::uint32_t>::max(), hi = 0;
+  auto ends = [&](TableId table, const std::vector<std::uint32_t>& correlation) {
+    for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+      const RowRange r = t.rows_of(table, tr);
+      if (r.empty() || correlation[r.begin] == 0 || correlation[r.end - 1] == 0) continue;
+      lo = std::min({lo, correlation[r.begin], correlation[r.end - 1]});
+      hi = std::max({hi, correlation[r.begin], correlation[r.end - 1]});
+    }
+  };
+  ends(TableId::kernels, t.kernels().correlation);
+  ends(TableId::memcpys, t.memcpys().correlation);
+  ends(TableId::memsets, t.memsets().correlation);
+  if (n == 0 || hi < lo) return false;
+  const std::uint64_t ids = std::uint64_t(hi) - lo + 1;
+  if (ids < kSampledIds || ids < kSampledRatio * n) return false;
+  *evidence = "a sample: its " + format::count(n) + " GPU ops carry correlation ids spanning " + format::count(ids) +
+              " API calls (one op in " + format::count(ids / n) +
+              "; a complete trace has one in 60 or fewer), so most of the GPU's work between them is not in the "
+              "trace: utilisation, idle time, steps and the critical path cannot be measured from it; profile "
+              "without sampling or filtering";
+  return true;
+}
+
+// A trace filtered down to the launches: 100 or more API calls and every one
+// of them launched a GPU op. A program's unfiltered calls always include
+// others (event records and queries, syncs, allocations, attribute reads).
+void filtered_host(const Trace& t, WorkloadKind* w) {
+  const ApiCallTable& a = t.api_calls();
+  if (a.size() < 100) return;
+  for (RowIndex i = 0; i < a.size(); ++i)
+    if (a.op_table[i] == static_cast<std::uint8_t>(OpTable::none)) return;
+  w->host_filtered = "every one of its " + format::count(a.size()) +
+                     " API calls launched a GPU op, where a program's calls always include others (event records, "
+                     "syncs, allocations): the trace was filtered to the launches, so host syncs, event waits and "
+                     "what the host did between launches are not in it, and the host's side of the critical path "
+                     "is unknown";
+}
+
 // What the trace's GPU work amounts to against its recording.
 void recognise_run(const Trace& t, WorkloadKind* w) {
+  filtered_host(t, w);
   const KernelTable& k = t.kernels();
   const TimeRange recorded{t.begin_time(), t.end_time()};
   const std::string of_recorded = " of the " + format::duration(recorded.duration()) + " recorded";
@@ -238,6 +289,10 @@ void recognise_run(const Trace& t, WorkloadKind* w) {
                       ": too little to diagnose, and any figure over it would be noise; profile a steady state, "
                       "several iterations after a few untimed ones (torch.profiler.schedule(wait=1, warmup=1, "
                       "active=3))";
+    return;
+  }
+  if (sampled_ops(t, &w->run_evidence)) {
+    w->run = "sampled";
     return;
   }
   const double outside =
@@ -782,6 +837,8 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
     w.graph_launches += r->graph_launches;
     w.pinning_calls += r->pinning_calls, w.pinning_ns += r->pinning_ns;
     w.python_ranges += r->python_ranges;
+    if (w.host_filtered.empty() && !r->host_filtered.empty())
+      w.host_filtered = r->host_filtered + " (one rank's trace)";
     // The rank that loads longest speaks for the job.
     if (r->data_loading_ns > w.data_loading_ns) w.data_loading_ns = r->data_loading_ns, w.input_work = r->input_work;
     w.data_loading_recorded = w.data_loading_recorded || r->data_loading_recorded;
@@ -834,6 +891,9 @@ void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
   if (w.run == "no-kernels" || w.run == "tiny-span")
     for (Finding& f : findings)
       if (f.id != "dropped-records") demote(f, "the GPU works microseconds: any figure over it is noise");
+  if (w.run == "sampled")
+    for (Finding& f : findings)
+      if (f.id != "dropped-records") demote(f, "a sampled trace: most of the GPU's work is not in it");
   // A one-shot run: nothing numbered about its setup or teardown (copies of
   // the weights before the first kernel, module unloading after the last,
   // the idle time around them).

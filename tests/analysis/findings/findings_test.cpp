@@ -687,6 +687,80 @@ TEST(Findings, LateLaunchesAfterSetUpCallsAreWarmUpAndAfterAllocationsNot) {
   EXPECT_EQ(w->saving_ns, 0) << w->saving_note;
 }
 
+// A late launch after the host spent most of the gap inside the first call
+// of the op that launched it (cuDNN's first convolution creating its
+// handles, whichever of its ops ends the gap) is warm-up; after the same time
+// in that op's second call it is not. Nor is time inside a range the program
+// named as warm-up.
+TEST(Findings, LateLaunchesInsideAnOpsFirstCallOrAWarmUpRangeAreWarmUp) {
+  auto trace = [](std::string_view op2, std::string_view around) {
+    TraceFactory f;
+    f.device(0);
+    f.kernel(0, 7, names::kConvTensorCore, 1 * ms, 2 * ms, 900 * us);
+    if (!around.empty()) f.range(around, 2 * ms, 30 * ms);
+    // Two calls of an op, each 8 ms on the host before its memset: the first
+    // one's gap is its first call's.
+    f.range("aten::cudnn_convolution", 2 * ms, 11 * ms, 1, RangeKind::annotation, "cpu_op");
+    f.memset(0, 7, 10 * ms + 20 * us, 10 * ms + 40 * us, 10 * ms);
+    f.range(op2, 11 * ms, 20 * ms, 1, RangeKind::annotation, "cpu_op");
+    f.memset(0, 7, 19 * ms + 20 * us, 19 * ms + 40 * us, 19 * ms);
+    f.kernel(0, 7, names::kConvTensorCore, 20 * ms, 21 * ms, 19 * ms + 100 * us);
+    return analyze(f.build());
+  };
+  auto idle_of = [](const Profile& p, std::string_view cause) {
+    TimeNs ns = 0;
+    for (const IdleCharge& c : p.idle_charges) ns += c.cause == cause ? c.ns : 0;
+    return ns;
+  };
+  const Profile again = trace("aten::cudnn_convolution", "");
+  EXPECT_GT(idle_of(again, "warm-up"), 7 * ms);
+  EXPECT_LT(idle_of(again, "warm-up"), 9 * ms);
+  EXPECT_GT(idle_of(again, "late-launch-gap"), 7 * ms);
+  // Both calls first of their names: both gaps warm-up.
+  const Profile firsts = trace("aten::max_pool2d", "");
+  EXPECT_GT(idle_of(firsts, "warm-up"), 16 * ms);
+  EXPECT_EQ(idle_of(firsts, "late-launch-gap"), 0);
+  // Inside "[param|…|warmup|forward]": warm-up whatever the op.
+  const Profile named = trace("aten::cudnn_convolution", "[param|alex_net|warmup|forward]");
+  EXPECT_GT(idle_of(named, "warm-up"), 16 * ms);
+  EXPECT_EQ(idle_of(named, "late-launch-gap"), 0);
+}
+
+// Ops with no launch in the trace that ran before their stream's first
+// launched op were queued before the recording began: the gaps they end are
+// queued work, not launches the trace lacks. Unlaunched ops after a launched
+// one are not.
+TEST(Findings, UnlaunchedOpsAheadOfAStreamsFirstLaunchAreABacklog) {
+  auto trace = [](bool backlog_first) {
+    TraceFactory f;
+    f.device(0);
+    TimeNs t = 1 * ms;
+    auto unlaunched = [&](int n) {
+      for (int i = 0; i < n; ++i, t += 3 * ms) f.kernel(0, 7, names::kRelu, t, t + 1 * ms, TraceFactory::kNoLaunch);
+    };
+    auto launched = [&](int n) {
+      for (int i = 0; i < n; ++i, t += 1100 * us) f.kernel(0, 7, names::kRelu, t, t + 1 * ms, t - 500 * us);
+    };
+    if (backlog_first)
+      unlaunched(5), launched(20);
+    else
+      launched(20), unlaunched(5);
+    return analyze(f.build());
+  };
+  const Profile ahead = trace(true);
+  EXPECT_EQ(ahead.launches.backlog_ops, 5u);
+  auto idle_of = [](const Profile& p, std::string_view cause) {
+    TimeNs ns = 0;
+    for (const IdleCharge& c : p.idle_charges) ns += c.cause == cause ? c.ns : 0;
+    return ns;
+  };
+  EXPECT_EQ(idle_of(ahead, "unlaunched-gap"), 0);
+  EXPECT_GE(idle_of(ahead, "queued-gap"), 4 * 2 * ms);
+  const Profile after = trace(false);
+  EXPECT_EQ(after.launches.backlog_ops, 0u);
+  EXPECT_GE(idle_of(after, "unlaunched-gap"), 4 * 2 * ms);
+}
+
 TEST(Findings, LongHostGapsBetweenSteps) {
   TraceFactory f;
   add_steps(f, 10, kCleanStep, 3 * ms);

@@ -432,7 +432,59 @@ TEST(Workload, RealTraces) {
           << w.run_evidence;
     }
     EXPECT_FALSE(w.bundled);
+    // HTA's sampled traces keep only the API calls that launched GPU work;
+    // every other real trace has calls besides (syncs, event records, …).
+    EXPECT_EQ(w.host_filtered.empty(), !std::string_view(e.file).starts_with("hta-sampled")) << w.host_filtered;
   }
+}
+
+// GPU ops whose correlation ids span a thousand times as many API calls are
+// a sample: nothing numbered, no answers. Ids as dense as a complete
+// trace's (one op in 60) are not.
+TEST(WorkloadRun, GpuOpsSpreadOverManyMoreCallsAreASample) {
+  auto trace = [](std::uint32_t id_step) {
+    TraceFactory f;
+    f.device(0);
+    for (std::uint32_t i = 0; i < 20; ++i) {
+      KernelRow k;
+      k.start = 1'000'000 + TimeNs(i) * 2'000'000;
+      k.end = k.start + 100'000;
+      k.track = f.builder().gpu_track(0, 7);
+      k.name = f.builder().intern("gemm_kernel");
+      k.grid_x = k.grid_y = k.grid_z = 1;
+      k.block_x = k.block_y = k.block_z = 1;
+      k.correlation = 1 + i * id_step;
+      f.builder().add_kernel(k);
+    }
+    return analyze(f.build());
+  };
+  const Profile sampled = trace(2'500);
+  EXPECT_EQ(sampled.workload.run, "sampled");
+  EXPECT_NE(sampled.workload.run_evidence.find("its 20 GPU ops carry correlation ids spanning 47,501 API calls"),
+            std::string::npos)
+      << sampled.workload.run_evidence;
+  EXPECT_TRUE(sampled.findings.empty()) << testing::describe_findings(sampled);
+  EXPECT_TRUE(sampled.helps.empty());
+  EXPECT_EQ(trace(60).workload.run, "");
+  // (HTA's trace_compare fragments hold 17 ops over 42,087 ids.)
+  const Profile real = analyze(open_trace(testing::real_trace("hta-sampled-rank0.json.gz")), {});
+  EXPECT_EQ(real.workload.run, "");  // its ops are one in 216 ids: all its launches are kept
+}
+
+// A trace whose 100 or more API calls all launched GPU work was filtered:
+// its syncs are unknown, not none.
+TEST(WorkloadRun, ATraceOfLaunchCallsAloneWasFiltered) {
+  auto trace = [](bool sync) {
+    TraceFactory f;
+    f.device(0);
+    for (int i = 0; i < 120; ++i) f.kernel(0, 7, "gemm_kernel", 1'000'000 + i * 50'000, 1'040'000 + i * 50'000);
+    if (sync) f.sync(SyncType::context, 0, kNoId, 8'000'000, 8'100'000);
+    return analyze(f.build());
+  };
+  const Profile filtered = trace(false);
+  EXPECT_NE(filtered.workload.host_filtered.find("every one of its 120 API calls launched a GPU op"), std::string::npos)
+      << filtered.workload.host_filtered;
+  EXPECT_EQ(trace(true).workload.host_filtered, "");
 }
 
 }  // namespace
