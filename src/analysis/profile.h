@@ -354,6 +354,13 @@ struct CollectiveSummary {
   // most instances); durations.count 0 when no site repeats.
   CollectiveSite widest;
   std::uint64_t renamed_sites = 0;  // sites whose annotation names another kind than their kernel's name
+  // Waiting the message sizes prove, whatever the link: Σ over sites of a
+  // known size whose traffic is at most twice their message (all_reduce,
+  // all_to_all, broadcast, reduce, send_recv) of what their fastest instance
+  // took beyond twice their bytes at 1 GB/s plus 2 ms, times their
+  // instances; and the site with the most of it (durations.count 0: none).
+  TimeNs size_wait_ns = 0;
+  CollectiveSite size_widest;
 };
 
 // One row per rank (per file) of a multi-file job; per device when one

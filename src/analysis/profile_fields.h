@@ -716,6 +716,13 @@ constexpr void rows(V& v, Of<CollectiveSummary>) {
       "its median then that of the one with the most instances); `durations.count` 0 when no site repeats");
   field<&S::renamed_sites>(v, "renamed_sites", "",
                            "sites whose annotation names another kind than their kernel's name");
+  added<&S::size_wait_ns>(v, "size_wait_ns", "ns",
+                          "waiting the message sizes prove whatever the link: Σ over sites of a known size whose "
+                          "traffic is at most twice their message (all_reduce, all_to_all, broadcast, reduce, "
+                          "send_recv) of their fastest instance's time beyond twice their bytes at 1 GB/s plus 2 ms, "
+                          "times their instances");
+  added<&S::size_widest>(v, "size_widest", "",
+                         "the pooled site with the most of size_wait_ns; `durations.count` 0 when none");
 }
 
 template <class V>

@@ -705,6 +705,16 @@ void critical_path(const Profile& p, const ReportTextOptions& o, std::string& ou
   const CriticalPath& c = p.critical_path;
   if (c.length_ns <= 0) return;
   out += "Critical path (what decided the step time: " + p.simulation.scope + " replayed, docs/whatif.md)\n";
+  // Host and GPU on clocks that disagree: which of them held a point is not
+  // known, so the split by kind is not shown (the warning above says why).
+  if (p.launches.first_op_delay_ns > 0) {
+    out += wrap(
+               "not shown: the host's and the GPU's clocks disagree (see the WARNING above), so the path's split "
+               "between host time and GPU waits is unknown",
+               o.width, "  ", "  ") +
+           "\n";
+    return;
+  }
   const auto share = [&](TimeNs ns) { return percent1(double(ns) / double(c.length_ns)); };
   std::string kinds;
   for (const auto& [ns, label] :
@@ -1006,8 +1016,9 @@ void host_side(const Profile& p, std::string& out) {
     out += "Launches: " + count(l.launches) + graph_ops + " · CPU launch call median " + duration(l.cpu_launch.median) +
            " · GPU op median " + duration(l.gpu_duration.median) + " · launch delay median " +
            duration(l.launch_delay.median) + " (max " + duration(l.launch_delay.max) +
-           ") · ops shorter than their launch " + percent(l.short_kernel_share) + " · deepest queue " +
-           count(l.max_queue_depth) + "\n";
+           (l.first_op_delay_ns > 0 ? "; unreliable: the clocks disagree" : "") + ") · ops shorter than their launch " +
+           percent(l.short_kernel_share) + " · deepest queue " + count(l.max_queue_depth) +
+           (l.first_op_delay_ns > 0 ? " (unreliable)" : "") + "\n";
   else if (l.graph_ops)
     out += "Launches: none but graph launches, which replayed " + count(l.graph_ops) + " GPU ops · deepest queue " +
            count(l.max_queue_depth) + "\n";

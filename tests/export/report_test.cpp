@@ -350,6 +350,14 @@ TEST(ReportText, AFirstOpLongAfterItsLaunchWarnsOfTheClocks) {
                           "work recorded before it, and every launched op waited at least 5.0 ms"),
                 std::string::npos)
           << text;
+      // Nothing printed over the disagreeing clocks as if it were known.
+      Profile q = p;
+      q.critical_path.length_ns = 6'000, q.critical_path.gpu_wait_ns = 6'000;
+      q.simulation.scope = "all 2 steps";
+      const std::string path = report_text(q);
+      EXPECT_NE(path.find("not shown: the host's and the GPU's clocks disagree"), std::string::npos) << path;
+      EXPECT_EQ(path.find("by kind:"), std::string::npos) << path;
+      EXPECT_NE(path.find("; unreliable: the clocks disagree)"), std::string::npos) << path;
     } else {
       EXPECT_EQ(p.launches.first_op_delay_ns, 0);
     }

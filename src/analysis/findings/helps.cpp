@@ -525,6 +525,34 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
   if (comm > 0 && p.kernel_time_ns > 0)
     update += " (besides " + pct1(double(comm) / double(p.kernel_time_ns)) +
               " in communication kernels the optimizer's step launches: see the findings on communication)";
+  // The optimizer's step on the host: a per-parameter optimizer holds the
+  // host far longer than its GPU work takes, and that host time, not its
+  // kernels, is what the update costs a step (nothing to overlap on the GPU).
+  const OpRow* step_op = nullptr;
+  for (const OpRow& r : p.op_names)
+    if (is_optimizer_step(r.name) && (!step_op || r.cpu_total_ns > step_op->cpu_total_ns)) step_op = &r;
+  if (step_op && p.steps.total_ns > 0 && p.workload.host_filtered.empty() &&
+      double(step_op->cpu_total_ns) >= 0.05 * double(p.steps.total_ns) &&
+      step_op->cpu_total_ns >= 4 * std::max<TimeNs>(1, step_op->gpu_total_ns)) {
+    const TimeNs calls = static_cast<TimeNs>(std::max<std::uint64_t>(1, step_op->calls));
+    // What shortens it, from what the optimizer already is.
+    const std::string& kind = p.workload.optimizer;
+    const std::string shorter =
+        kind == "per-parameter" ? "a multi-tensor (foreach) or fused optimizer shortens the step"
+        : kind == "foreach"     ? "the optimizer is multi-tensor already: a fused one (fused=True) or a compiled "
+                                  "optimizer step (torch.compile) shortens the step"
+        : kind == "fused"       ? "the optimizer is fused already: what is left is the host's own work around it"
+                                : "a multi-tensor or fused optimizer, where it is not one already, shortens the step";
+    HelpAnswer a = answer(id, q, Verdict::no,
+                          update + "; but " + step_op->name + " holds the host " + dur(step_op->cpu_total_ns / calls) +
+                              " per call (" + pct1(double(step_op->cpu_total_ns) / double(p.steps.total_ns)) +
+                              " of step time) for " + dur(step_op->gpu_total_ns / calls) +
+                              " of GPU work: the update costs host time, which overlapping its GPU work does not "
+                              "remove; where the GPU waits on the host (the critical path's CPU time), " +
+                              shorter);
+    if (numbered(p, "unfused-optimizer") || minor(p, "unfused-optimizer")) a.findings.push_back("unfused-optimizer");
+    return a;
+  }
   if (opt < 0.05) return answer(id, q, Verdict::no, update + ": too little to matter");
   // A share of little kernel time: measured against the GPUs' span.
   const double of_span = j.span ? opt * double(p.kernel_time_ns) / double(j.span) : 0.0;

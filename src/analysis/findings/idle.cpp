@@ -940,6 +940,23 @@ void host_sync(Builder& b) {
         "Keep the host ahead of the GPU: synchronize (cudaDeviceSynchronize, cudaStreamSynchronize) only where the "
         "host needs the results, read results back every N iterations rather than every one, and order streams "
         "with events (cudaEventRecord, cudaStreamWaitEvent) instead of host synchronizations.");
+    // A sync after nearly every kernel (a launch wrapper that checks each
+    // launch by synchronizing): the host never runs ahead, so every launch's
+    // latency lies on the GPU's timeline; removing that sync is the fix.
+    std::uint64_t kernels = 0;
+    for (const DeviceSummary& d : b.p.devices) kernels += d.kernels;
+    const std::uint64_t waits = s.device_syncs + s.stream_syncs;
+    if (kernels >= 100 && 10 * waits >= 9 * kernels) {
+      f.evidence += " That is a sync for nearly every kernel (" + count(waits) + " device and stream syncs for " +
+                    count(kernels) +
+                    " kernels): the host never queues work ahead, so each launch's latency and the sync's return "
+                    "lie on the GPU's timeline.";
+      f.recommendation =
+          "Synchronize once where the host reads results, not after every kernel: a launch wrapper that checks "
+          "each launch by synchronizing serialises the host with the GPU (check launches with "
+          "cudaGetLastError(), which does not wait, and keep a synchronizing check for debug builds). " +
+          f.recommendation;
+    }
     f.ranges = b.ev.sync_idle.ranges();
   }
 }

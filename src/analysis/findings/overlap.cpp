@@ -102,6 +102,23 @@ std::string site_words(const CollectiveSite& s) {
          ordinal_words(s.ordinal) + ", named by " + s.named_by + ")";
 }
 
+// Waiting the message sizes prove, said after the sites' comparison (and
+// deciding the variant where the sites alone do not).
+void size_words(const CollectiveSummary& c, CollectiveMix& m) {
+  if (c.size_wait_ns <= 0 || c.size_widest.durations.count == 0) return;
+  const CollectiveSite& s = c.size_widest;
+  m.sites += (m.sites.empty() ? "" : " ") +
+             std::string(
+                 "The message sizes bound it too: at 1 GB/s, slower than any link "
+                 "a GPU job runs on, and 2 ms of latency, the collectives' "
+                 "fastest instances still took ") +
+             dur(c.size_wait_ns) + " more than their bytes need (" + pct(ratio(c.size_wait_ns, c.time_ns)) +
+             " of communication time), so that much is waiting at least, whatever the link; most: " + site_words(s) +
+             ", fastest " + dur(s.durations.min) + " over " + count(s.durations.count) +
+             (s.durations.count == 1 ? " instance." : " instances.");
+  if (ratio(c.size_wait_ns, c.time_ns) >= kWaitingOfComm) m.variant = "waiting";
+}
+
 CollectiveMix collective_mix(const Profile& p) {
   CollectiveMix m;
   const CollectiveSummary& c = p.collective_summary;
@@ -133,6 +150,7 @@ CollectiveMix collective_mix(const Profile& p) {
                          "another, so waiting cannot be told from transfer."
                        : "No collective site (kind, size, place in the step) ran more than once, so waiting "
                          "cannot be told from transfer.";
+    size_words(c, m);
     return m;
   }
   const double waiting = ratio(c.wait_ns, c.repeated_ns);
@@ -143,10 +161,12 @@ CollectiveMix collective_mix(const Profile& p) {
             std::string(p.files.size() > 1 ? "steps and ranks" : "steps") + "): of the " + dur(c.repeated_ns) +
             " in the " + count(c.repeated_sites) + " sites seen more than once, " + dur(c.wait_ns) + " (" +
             pct(waiting) +
-            ") is beyond each site's fastest instance (waiting), the rest transfer. Widest: " + site_words(w) +
-            ", fastest " + dur(w.durations.min) + ", " + (pooled ? "mean " : "median ") +
+            ") is beyond each site's fastest instance (waiting), the rest transfer or a wait every instance "
+            "shares. Widest: " +
+            site_words(w) + ", fastest " + dur(w.durations.min) + ", " + (pooled ? "mean " : "median ") +
             dur(pooled ? w.durations.mean : w.durations.median) + ", longest " + dur(w.durations.max) + " over " +
             count(w.durations.count) + " instances.";
+  size_words(c, m);
   return m;
 }
 

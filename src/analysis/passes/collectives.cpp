@@ -289,6 +289,25 @@ TimeNs site_wait(const CollectiveSite& s) {
   return s.durations.total - static_cast<TimeNs>(s.durations.count) * s.durations.min;
 }
 
+// What a site's instances took beyond what their bytes could need on any
+// link a GPU job runs on: twice the message (a ring all-reduce moves
+// 2(n-1)/n of it per rank; an all-to-all, broadcast or send its size) at
+// 1 GB/s, slower than PCIe, InfiniBand or 10 GbE, plus 2 ms of latency (an
+// all-to-all over hundreds of ranks). Its fastest instance's excess, per
+// instance: waiting, whatever the link. Gathers and scatters move the
+// message times the ranks, which the trace may not give: none said.
+constexpr TimeNs kSlowLinkLatencyNs = 2'000'000;
+
+TimeNs size_wait(const CollectiveSite& s) {
+  if (s.bytes == 0 || s.durations.count == 0) return 0;
+  if (s.kind != "all_reduce" && s.kind != "all_to_all" && s.kind != "broadcast" && s.kind != "reduce" &&
+      s.kind != "send_recv")
+    return 0;
+  const TimeNs need = static_cast<TimeNs>(std::min<std::uint64_t>(s.bytes, std::uint64_t(1) << 50)) * 2 +
+                      kSlowLinkLatencyNs;  // 1 GB/s: a byte a nanosecond
+  return std::max<TimeNs>(0, s.durations.min - need) * static_cast<TimeNs>(s.durations.count);
+}
+
 }  // namespace
 
 CollectiveSummary summarize_sites(const std::vector<CollectiveSite>& sites) {
@@ -308,6 +327,10 @@ CollectiveSummary summarize_sites(const std::vector<CollectiveSite>& sites) {
   std::map<std::string_view, CollectiveKind> kinds;
   for (auto& [key, p] : pooled) {
     p.wait_ns = site_wait(p);
+    if (const TimeNs w = size_wait(p); w > 0) {
+      out.size_wait_ns += w;
+      if (w > size_wait(out.size_widest)) out.size_widest = p;
+    }
     CollectiveKind& k = kinds[p.kind];
     k.kind = p.kind;
     ++k.sites;

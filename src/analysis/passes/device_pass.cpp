@@ -672,9 +672,13 @@ struct Sweep {
     // idle GPU leaves the gap to the host's late launch.
     while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g0) ++next_sync;
     TimeNs explained = 0;
+    TimeNs rest_from = g0;  // where the parts after the sync's begin
     if (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) {
       const SyncEnd& sync = sync_ends[next_sync];
-      const TimeNs from = sync.end;
+      // A sync the host was already blocked in when the GPU ran dry holds the gap from its start: nothing
+      // could be queued meanwhile (its return's latency included: a loop syncing after each kernel).
+      const bool blocked_at_start = sync.end - sync.blocked <= g0;
+      const TimeNs from = blocked_at_start ? g0 : sync.end;
       const TimeNs blamed = std::min((g1 - from) - length_within(input_set, {from, g1}), sync.blocked);
       if (blamed > 0) {
         p.syncs.gpu_idle_after_ns += blamed;
@@ -682,6 +686,7 @@ struct Sweep {
         ev.sync_idle.add(rt.shift({from, g1}), blamed);
         explained += blamed;
         piece(from, std::min(g1, from + blamed), sync.copy ? IdleCause::blocking_copy : IdleCause::host_sync);
+        if (blocked_at_start) rest_from = std::min(g1, g0 + blamed);
       }
       while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) ++next_sync;
     }
@@ -692,7 +697,8 @@ struct Sweep {
     const TimeNs rest = std::max<TimeNs>(0, gap - explained - input_part);
     // The rest's part the late launch holds (the gap's start up to
     // host_until) and the part its work waited beyond that.
-    const TimeNs rest_host = late ? std::min(rest, host_until - g0) : 0, rest_other = rest - rest_host;
+    const TimeNs rest_host = late ? std::clamp<TimeNs>(host_until - rest_from, 0, rest) : 0,
+                 rest_other = rest - rest_host;
     const TrackId thread = linked && launch_api != kNoRow ? t.api_calls().track_at(launch_api) : IdlePiece::kNone;
     // Warm-up is the host's first call of a kernel (loading, autotuning)
     // holding the GPU up: not where that kernel was queued before the gap
@@ -708,15 +714,16 @@ struct Sweep {
                          (late && gap >= big &&
                           (setup_in(thread, g0, host_until) || in_warm_up_range(thread, g0, host_until) ||
                            (g0 < first_step_end && in_first_op_call(launch_api, g0, host_until))));
-    if (rest_host > 0) piece(g0, host_until, gap_cause(gap < big, true, warm_up, linked), thread);
-    if (rest_other > 0) piece(host_until, g1, gap_cause(gap < big, false, warm_up && !late, linked), thread);
+    if (rest_host > 0) piece(rest_from, host_until, gap_cause(gap < big, true, warm_up, linked), thread);
+    if (rest_other > 0)
+      piece(std::max(host_until, rest_from), g1, gap_cause(gap < big, false, warm_up && !late, linked), thread);
     if (gap < big) {
       // A short gap a late launch ended is launch overhead (launch_gaps), less
       // what a synchronization or input loading before it explains; a longer
       // one is gpu-idle-gaps' (by what ended it).
       if (rest_host > 0) {
         if (late_launches && launch_api != kNoRow) late_launches->push_back({launch_api, rest_host});
-        ev.launch_gaps.add(rt.shift({g0, host_until}), rest_host);
+        ev.launch_gaps.add(rt.shift({rest_from, host_until}), rest_host);
       }
     } else {
       ev.idle_gaps_explained_ns += explained + input_part;
@@ -726,7 +733,7 @@ struct Sweep {
         ++ev.idle_gaps_warmup;
       } else if (late) {
         ev.idle_gaps_launch_ns += rest_host;
-        if (thread != IdlePiece::kNone && rest_host > 0) late_gaps.push_back({thread, {g0, host_until}});
+        if (thread != IdlePiece::kNone && rest_host > 0) late_gaps.push_back({thread, {rest_from, host_until}});
       }
       (linked ? ev.idle_gaps_queued_ns : ev.idle_gaps_unlaunched_ns) += warm_up && !late ? 0 : rest_other;
       if (linked && !(warm_up && !late) && rest_other > 0) note_stream_wait(launch_api, rest_other);

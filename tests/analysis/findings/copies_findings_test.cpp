@@ -294,14 +294,15 @@ TEST(BlockingCopies, APageableCopyIsChargedAsAHostSync) {
   EXPECT_EQ(p.memcpys.synchronous_ns, 10 * 810 * us);
   EXPECT_EQ(p.syncs.copies, 10u);
   EXPECT_EQ(p.syncs.copy_ns, 10 * 810 * us);
-  EXPECT_EQ(p.syncs.gpu_idle_after_copies_ns, 10 * 300 * us);  // from the call's end to the next kernel
-  EXPECT_EQ(p.syncs.gpu_idle_after_ns, 10 * 300 * us);
+  EXPECT_EQ(p.syncs.gpu_idle_after_copies_ns,
+            10 * 305 * us);  // from the copy's end (the call still blocked) to the next kernel
+  EXPECT_EQ(p.syncs.gpu_idle_after_ns, 10 * 305 * us);
   EXPECT_EQ(p.syncs.count, 0u);
   const Finding* s = testing::find_finding(p, "sync-memcpy");
   ASSERT_TRUE(s) << testing::describe_findings(p);
   // Rated by host time blocked + GPU idle after, not by the copies' 5 µs each.
-  EXPECT_NEAR(s->metric, double(10 * (810 + 300) * us) / double(p.devices[0].span_ns), 1e-9);
-  EXPECT_EQ(s->saving_ns, 10 * 300 * us);
+  EXPECT_NEAR(s->metric, double(10 * (810 + 305) * us) / double(p.devices[0].span_ns), 1e-9);
+  EXPECT_EQ(s->saving_ns, 10 * 305 * us);
   EXPECT_TRUE(has(s->title, "DtoH to pageable memory")) << s->title;
   EXPECT_TRUE(has(s->recommendation, ".item()")) << s->recommendation;  // a small read-back
   // The idle after the copies is sync-memcpy's: host-sync (no sync calls) stays silent.
@@ -312,7 +313,7 @@ TEST(BlockingCopies, ItemReadsBackAsAHostSync) {
   const Trace item = read_back_steps(MemoryKind::pinned, true, true);
   const Profile p = analyze(item);
   EXPECT_EQ(p.memcpys.synchronous, 10u);
-  EXPECT_EQ(p.syncs.gpu_idle_after_copies_ns, 10 * 300 * us);
+  EXPECT_EQ(p.syncs.gpu_idle_after_copies_ns, 10 * 305 * us);
   ASSERT_TRUE(testing::find_finding(p, "sync-memcpy")) << testing::describe_findings(p);
 
   // The same pinned copy outside .item(), asynchronous: nothing blocks.
@@ -535,6 +536,26 @@ Profile syncs_then_host_work(TimeNs blocked) {
     t += 3101 * us;
   }
   return analyze(f.build());
+}
+
+// A sync the host was blocked in when the GPU ran dry holds the gap from the
+// GPU's last op on, its slow return included: a loop that syncs after every
+// kernel leaves nothing to a late launch.
+TEST(IdleGaps, ASyncBlockingWhenTheGpuRanDryHoldsTheWholeGap) {
+  TraceFactory f;
+  f.device(0);
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 40; ++s) {
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 500 * us, t - 20 * us);
+    // Called 100 µs into the kernel, returns 150 µs after it ended; the next
+    // launch comes 20 µs later.
+    f.sync(SyncType::context, 0, kNoId, t + 100 * us, t + 650 * us);
+    t += 700 * us;
+  }
+  const Profile p = analyze(f.build());
+  // Each 200 µs gap: all of it the sync's, none a late launch.
+  EXPECT_EQ(p.syncs.gpu_idle_after_ns, 39 * 200 * us);
+  EXPECT_EQ(p.launches.late_launch_idle_ns, 0);
 }
 
 TEST(IdleGaps, GapsAfterSynchronizationsAreHostSyncsUpToWhatTheyHeldTheHost) {

@@ -223,6 +223,18 @@ TEST(ReviewedFindingsNsys, PinningAdviceKnowsTheProgramAlreadyPins) {
   const Finding* f = testing::find_any_finding(clover, "pageable-memcpy");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->recommendation.find("already pins"), std::string::npos) << f->recommendation;
+  // CloverLeaf synchronizes after every kernel: the GPU idle from each
+  // kernel's end, while the host was still blocked in the sync, is the
+  // sync's (18.9 ms, not the 16.6 ms after the syncs returned), and the fix
+  // names the per-kernel sync.
+  const Finding* sync = testing::find_finding(clover, "host-sync");
+  ASSERT_NE(sync, nullptr);
+  EXPECT_NE(sync->title.find("leave the GPU idle 18.9 ms"), std::string::npos) << sync->title;
+  EXPECT_NE(sync->evidence.find("a sync for nearly every kernel (1,312 device and stream syncs for 1,312 kernels)"),
+            std::string::npos)
+      << sync->evidence;
+  EXPECT_EQ(sync->recommendation.rfind("Synchronize once where the host reads results, not after every kernel", 0), 0u)
+      << sync->recommendation;
 }
 
 INSTANTIATE_TEST_SUITE_P(RealTraces, ReviewedFindings, ::testing::ValuesIn(all_traces()), testing::TraceFileName());
@@ -292,6 +304,19 @@ TEST(ReviewedFindingsAll, TheReviewTracesAreToldWhatFitsThem) {
   // before the recording and drained by the harness's sync: not launches
   // the trace lacks, so whether launches held the GPU is known (no).
   EXPECT_EQ(qwen.launches.backlog_ops, 509u);
+  // ResNet-50's per-parameter SGD: 1.3 ms of GPU work per step, 18.8 ms of
+  // the host's. Overlapping the update is still no, and the answer says
+  // where its cost is; ns-resolution's optimizer step is not so.
+  const HelpAnswer* sgd =
+      testing::find_help(profile_of("kineto-resnet50-v100-workers0.json.gz"), "overlap-weight-update");
+  ASSERT_NE(sgd, nullptr);
+  EXPECT_EQ(sgd->verdict, Verdict::no);
+  EXPECT_NE(sgd->reason.find("holds the host 18.8 ms per call (10.6% of step time) for 1.3 ms of GPU work"),
+            std::string::npos)
+      << sgd->reason;
+  const HelpAnswer* plain = testing::find_help(profile_of("hta-ns-resolution-v100.json.gz"), "overlap-weight-update");
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(plain->reason.find("holds the host"), std::string::npos) << plain->reason;
   // HTA's sampled recommender rank quantizes its embeddings' exchange to
   // FP8 already (fbgemm's quantize ops): no lower precision is prescribed.
   const Profile& sampled = profile_of("hta-sampled-rank0.json.gz");
