@@ -368,18 +368,23 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, Time
   // between its GPU phases): the words of the advice differ.
   const bool framework = b.p.workload.framework != "unknown" || b.p.workload.phase != "unknown";
   const char* const kLaunchAdvice =
-      host_known  ? "The next op was launched late: the host was busy with the work the evidence names (where the "
-                    "launching thread was during these gaps). Make that work cheaper, or do it while the GPU still "
-                    "has work queued, so that the next launch comes before the GPU runs dry."
-      : framework ? "The next op was launched late, and the trace records nothing the launching thread did for most "
-                    "of these gaps: what the host did is unknown. Record it first (Python stacks: with_stack=True, "
-                    "or NVTX ranges around the loop's phases; the viewer jumps to the gaps); in a training loop the "
-                    "usual causes are logging, checkpointing, evaluation and Python overhead, moved off the "
-                    "critical path by asynchronous checkpointing and metrics read every N steps."
-                  : "The next kernel was launched late: the host worked between the GPU's phases (the viewer jumps "
-                    "to the gaps; host samples, where recorded, say where). Give the GPU work to do meanwhile: "
-                    "launch the next kernels (asynchronously, on streams) before the host computes or communicates, "
-                    "use non-blocking MPI and asynchronous copies, or move that host computation to the GPU.";
+      !b.p.workload.host_filtered.empty()
+          ? "The next op was launched late, and the trace keeps only the launch calls (see Recording): what the "
+            "launching thread did meanwhile, syncs and waits included, was filtered out, so the cause is unknown. "
+            "Profile again without filtering the trace (Python stacks: with_stack=True, or NVTX ranges around the "
+            "loop's phases) to see it."
+      : host_known ? "The next op was launched late: the host was busy with the work the evidence names (where the "
+                     "launching thread was during these gaps). Make that work cheaper, or do it while the GPU still "
+                     "has work queued, so that the next launch comes before the GPU runs dry."
+      : framework  ? "The next op was launched late, and the trace records nothing the launching thread did for most "
+                     "of these gaps: what the host did is unknown. Record it first (Python stacks: with_stack=True, "
+                     "or NVTX ranges around the loop's phases; the viewer jumps to the gaps); in a training loop the "
+                     "usual causes are logging, checkpointing, evaluation and Python overhead, moved off the "
+                     "critical path by asynchronous checkpointing and metrics read every N steps."
+                   : "The next kernel was launched late: the host worked between the GPU's phases (the viewer jumps "
+                     "to the gaps; host samples, where recorded, say where). Give the GPU work to do meanwhile: "
+                     "launch the next kernels (asynchronously, on streams) before the host computes or communicates, "
+                     "use non-blocking MPI and asynchronous copies, or move that host computation to the GPU.";
   const std::string kQueuedAdvice = queued_advice(b);
   static constexpr const char* kUnlaunchedAdvice =
       "Their launch records were not kept (a sampled or filtered trace, or work queued before the capture "
@@ -832,8 +837,10 @@ void launch_bound(Builder& b) {
   // host decides a launch-bound step) against its launch call: three times
   // the call or more, its own time per op (Python, dispatch), not the
   // launch calls, is what the GPU waits for, short kernels or not.
+  // The host's data loading inside the steps is not time per launch.
+  const TimeNs loading = b.p.workload.data_loading_ns < b.p.steps.total_ns ? b.p.workload.data_loading_ns : 0;
   const double host_per_launch =
-      b.p.steps.total_ns > 0 && l.launches > 0 ? double(b.p.steps.total_ns) / double(l.launches) : 0.0;
+      b.p.steps.total_ns > 0 && l.launches > 0 ? double(b.p.steps.total_ns - loading) / double(l.launches) : 0.0;
   const bool host_dominates = l.cpu_launch.median > 0 && host_per_launch >= 3.0 * double(l.cpu_launch.median);
   const bool short_ops = l.short_kernel_share >= th.launch_short_kernel_share && !host_dominates;
   {
@@ -853,18 +860,20 @@ void launch_bound(Builder& b) {
         " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
         pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) +
         " threshold, xprof's kernel-launch levels 3 % and 15 %); short ops " + pct(l.short_kernel_share) +
-        (short_ops        ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
-         : host_dominates ? ", but the host spends " + dur(static_cast<TimeNs>(host_per_launch)) +
-                                " per launch over the steps (step time / launches), " +
-                                fmt("%.0f", host_per_launch / double(l.cpu_launch.median)) +
-                                "x its launch call's median: its own time per op, not the launch calls, is what the "
-                                "GPU waits for" +
-                                for_framework(b.p, " (Python, the framework's dispatch per op).",
-                                              " (Python, the framework's dispatch per op).", ".")
-                          : ": most kernels outlast their launch, so the host's own time between launches is "
-                            "what the GPU waits for" +
-                                for_framework(b.p, " (Python, the framework's dispatch per op).",
-                                              " (Python, the framework's dispatch per op).", "."));
+        (short_ops ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
+         : host_dominates
+             ? ", but the host spends " + dur(static_cast<TimeNs>(host_per_launch)) + " per launch over the steps (" +
+                   (loading > 0 ? "step time less its data loading, " + dur(loading) + ", / launches"
+                                : std::string("step time / launches")) +
+                   "), " + fmt("%.0f", host_per_launch / double(l.cpu_launch.median)) +
+                   "x its launch call's median: its own time per op, not the launch calls, is what the "
+                   "GPU waits for" +
+                   for_framework(b.p, " (Python, the framework's dispatch per op).",
+                                 " (Python, the framework's dispatch per op).", ".")
+             : ": most kernels outlast their launch, so the host's own time between launches is "
+               "what the GPU waits for" +
+                   for_framework(b.p, " (Python, the framework's dispatch per op).",
+                                 " (Python, the framework's dispatch per op).", "."));
 
     f.recommendation = launch_fix(b.p, short_ops);
     // vLLM's default graphs are piecewise: attention stays eager between them.

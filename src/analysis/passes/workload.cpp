@@ -600,10 +600,10 @@ std::string join(std::initializer_list<std::string> parts) {
 void say_phase(const NameCounts& c, std::size_t kernels, WorkloadKind* w) {
   if (c.backward_ops.count || c.optimizer_ops.count || c.backward_kernels.count || c.optimizer_kernels.count) {
     w->phase = "training";
-    w->phase_evidence = join({part(c.backward_ops, "backward op", "backward ops"),
-                              part(c.optimizer_ops, "optimizer op", "optimizer ops"),
-                              part(c.backward_kernels, "backward kernel", "backward kernels"),
-                              part(c.optimizer_kernels, "optimizer kernel", "optimizer kernels")});
+    w->phase_evidence = join(
+        {part(c.backward_ops, "backward op", "backward ops"), part(c.optimizer_ops, "optimizer op", "optimizer ops"),
+         part(c.backward_kernels, "kernel named as backward", "kernels named as backward"),
+         part(c.optimizer_kernels, "kernel named as an optimizer's", "kernels named as an optimizer's")});
   } else if (c.inference_ops.count || c.framework_ops >= 100 || c.vllm_host || c.sglang_host) {
     // Only a framework's own op events, or a serving engine's own code on
     // the host, tell inference from a trace that just does not name its
