@@ -325,9 +325,10 @@ void recognise_run(const Trace& t, WorkloadKind* w) {
   w->run_evidence = "one-shot run: " + format::percent1(outside) + of_recorded + " is " +
                     part("setup before the first kernel,", w->setup_ns, o.setup) + ", and " +
                     part("teardown after the last,", w->teardown_ns, o.teardown) +
-                    "; the program's start or exit is in the recording (" + shown +
-                    "). The findings are about the GPU's " + format::duration(window.duration()) +
-                    " of work, none about setup or teardown; to measure a steady state, profile more iterations, "
+                    "; the program's start or exit is in the recording (" + shown + "). The findings are about the " +
+                    format::duration(window.duration()) +
+                    " from the first kernel to the last, none about setup or teardown; to measure a steady state, "
+                    "profile more iterations, "
                     "or only them (nsys --capture-range=cudaProfilerApi around the loop)";
 }
 
