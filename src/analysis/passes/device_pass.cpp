@@ -16,6 +16,7 @@
 // table), and the ops in flight at any time are few.
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <limits>
 #include <map>
 
@@ -759,9 +760,28 @@ struct Sweep {
     return 2 * in >= b - a;
   }
 
+  // A name that marks a warm-up phase: "warmup", "warm_up" or "warm-up" as a
+  // word of its own ("[param|…|warmup|forward]", "warmup_iter"), not inside
+  // an identifier ("WarmupLR.step"), nor a learning-rate schedule's warm-up
+  // (a name that also says "lr" or "sched"), which runs in every step.
+  static bool warm_up_name(std::string_view n) {
+    if (contains_nocase(n, "lr") || contains_nocase(n, "sched")) return false;
+    for (std::string_view w : {"warmup", "warm_up", "warm-up"})
+      for (std::size_t at = 0; at + w.size() <= n.size(); ++at) {
+        bool same = true;
+        for (std::size_t i = 0; same && i < w.size(); ++i)
+          same = std::tolower(static_cast<unsigned char>(n[at + i])) == w[i];
+        if (!same) continue;
+        const bool open = at == 0 || !std::isalpha(static_cast<unsigned char>(n[at - 1]));
+        const bool close = at + w.size() == n.size() || !std::isalpha(static_cast<unsigned char>(n[at + w.size()]));
+        if (open && close) return true;
+      }
+    return false;
+  }
+
   // Whether the launching thread spent at least half of [a, b) inside a
-  // range the program named as warm-up ("warmup", "warm_up", "warm-up": a
-  // benchmark's or a training loop's iterations before it measures).
+  // range the program named as warm-up (warm_up_name: a benchmark's or a
+  // training loop's iterations before it measures).
   std::vector<std::pair<TrackId, TimeRange>> warm_up_ranges;
   int warm_up_ranges_state = -1;  // -1 not looked for yet, 0 none, 1 some
   [[gnu::noinline]] bool in_warm_up_range(TrackId thread, TimeNs a, TimeNs b) {
@@ -771,7 +791,7 @@ struct Sweep {
       bool any = false;
       for (StringId id = 0; id < t.strings().size(); ++id) {
         const std::string_view n = t.str(id);
-        named[id] = contains_nocase(n, "warmup") || contains_nocase(n, "warm_up") || contains_nocase(n, "warm-up");
+        named[id] = warm_up_name(n);
         any = any || named[id];
       }
       const RangeTable& r = t.ranges();

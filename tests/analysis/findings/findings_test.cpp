@@ -724,6 +724,11 @@ TEST(Findings, LateLaunchesInsideAnOpsFirstCallOrAWarmUpRangeAreWarmUp) {
   const Profile named = trace("aten::cudnn_convolution", "[param|alex_net|warmup|forward]");
   EXPECT_GT(idle_of(named, "warm-up"), 16 * ms);
   EXPECT_EQ(idle_of(named, "late-launch-gap"), 0);
+  // A learning-rate schedule's warm-up runs in every step: not a phase.
+  for (const char* scheduler : {"WarmupLR.step", "lr_warmup", "LinearWarmupScheduler.step"}) {
+    const Profile lr = trace("aten::cudnn_convolution", scheduler);
+    EXPECT_GT(idle_of(lr, "late-launch-gap"), 7 * ms) << scheduler;
+  }
 }
 
 // Ops with no launch in the trace that ran before their stream's first
