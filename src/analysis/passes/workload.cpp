@@ -188,8 +188,10 @@ std::string longest(const Trace& t, const std::map<StringId, TimeNs>& by_name) {
 // (correlation ids), and a complete trace holds a GPU op for one call in
 // 60 or fewer (launches among event queries, attribute reads and syncs).
 // GPU ops whose ids span a thousand times as many calls or more, over
-// 10,000 ids at least, are what a sampler or filter kept: most of the GPU's
-// work between them is missing.
+// 10,000 ids at least, with the trace's API calls as sparse (under one in
+// a hundred ids: a program that polls a thousand times a kernel records
+// its polls), are what a sampler or filter kept: most of the GPU's work
+// between them is missing.
 constexpr std::uint64_t kSampledIds = 10'000, kSampledRatio = 1'000;
 
 // A stream's ops run in launch order, so its first and last ops carry about
@@ -210,7 +212,7 @@ bool sampled_ops(const Trace& t, std::string* evidence) {
   ends(TableId::memsets, t.memsets().correlation);
   if (n == 0 || hi < lo) return false;
   const std::uint64_t ids = std::uint64_t(hi) - lo + 1;
-  if (ids < kSampledIds || ids < kSampledRatio * n) return false;
+  if (ids < kSampledIds || ids < kSampledRatio * n || 100 * std::uint64_t(t.api_calls().size()) >= ids) return false;
   *evidence = "a sample: its " + format::count(n) + " GPU ops carry correlation ids spanning " + format::count(ids) +
               " API calls (one op in " + format::count(ids / n) +
               "; a complete trace has one in 60 or fewer), so most of the GPU's work between them is not in the "

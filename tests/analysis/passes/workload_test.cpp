@@ -442,9 +442,11 @@ TEST(Workload, RealTraces) {
 // a sample: nothing numbered, no answers. Ids as dense as a complete
 // trace's (one op in 60) are not.
 TEST(WorkloadRun, GpuOpsSpreadOverManyMoreCallsAreASample) {
-  auto trace = [](std::uint32_t id_step) {
+  auto trace = [](std::uint32_t id_step, int polls = 0) {
     TraceFactory f;
     f.device(0);
+    // A program that polls between kernels records its polls: ids used, not dropped.
+    for (int i = 0; i < polls; ++i) f.api("cudaEventQuery", 100 + i, 101 + i);
     for (std::uint32_t i = 0; i < 20; ++i) {
       KernelRow k;
       k.start = 1'000'000 + TimeNs(i) * 2'000'000;
@@ -466,6 +468,7 @@ TEST(WorkloadRun, GpuOpsSpreadOverManyMoreCallsAreASample) {
   EXPECT_TRUE(sampled.findings.empty()) << testing::describe_findings(sampled);
   EXPECT_TRUE(sampled.helps.empty());
   EXPECT_EQ(trace(60).workload.run, "");
+  EXPECT_EQ(trace(2'500, 2'000).workload.run, "");
   // (HTA's trace_compare fragments hold 17 ops over 42,087 ids.)
   const Profile real = analyze(open_trace(testing::real_trace("hta-sampled-rank0.json.gz")), {});
   EXPECT_EQ(real.workload.run, "");  // its ops are one in 216 ids: all its launches are kept
