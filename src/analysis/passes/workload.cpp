@@ -216,7 +216,7 @@ bool sampled_ops(const Trace& t, std::string* evidence) {
   *evidence = "a sample: its " + format::count(n) + " GPU ops carry correlation ids spanning " + format::count(ids) +
               " API calls (one op in " + format::count(ids / n) +
               "; a complete trace has one in 60 or fewer), so most of the GPU's work between them is not in the "
-              "trace: utilisation, idle time, steps and the critical path cannot be measured from it; profile "
+              "trace: utilization, idle time, steps and the critical path cannot be measured from it; profile "
               "without sampling or filtering";
   return true;
 }
