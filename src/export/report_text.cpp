@@ -1034,7 +1034,15 @@ void host_side(const Profile& p, std::string& out) {
            (g.blocking ? ", " + count(g.blocking) + " blocking" : std::string()) + "\n";
   }
   const SyncStats& y = p.syncs;
-  if (y.count || y.copies)
+  // A trace filtered to its launch calls holds no sync calls to count: the
+  // syncs are unknown, the blocking copies (launches themselves) are not.
+  if (!p.workload.host_filtered.empty())
+    out += "Host syncs: unknown: the trace keeps only launch calls (see Recording above)" +
+           (y.copies ? "; " + count(y.copies, "blocking copy", "blocking copies") + " held the host " +
+                           duration(y.copy_ns) + ", GPU idle after them " + duration(y.gpu_idle_after_copies_ns)
+                     : std::string()) +
+           "\n";
+  else if (y.count || y.copies)
     out +=
         "Host syncs: " + count(y.count) + " (" + count(y.device_syncs) + " device, " + count(y.stream_syncs) +
         " stream, " + count(y.event_syncs) + " event), host blocked " + duration(y.total_ns) +
@@ -1044,8 +1052,6 @@ void host_side(const Profile& p, std::string& out) {
         (y.copies ? " (" + duration(y.gpu_idle_after_copies_ns) + " after " + count(y.copies) + " blocking copies)"
                   : std::string()) +
         "\n";
-  if (!p.workload.host_filtered.empty())
-    out += "Host syncs: unknown: the trace keeps only launch calls (see Recording above)\n";
   if (l.launches || l.graph_ops || m.count || y.count || !p.workload.host_filtered.empty()) out += "\n";
 }
 

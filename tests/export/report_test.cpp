@@ -148,6 +148,17 @@ TEST(ReportJson, RefusesMalformedDocumentsWithAClearError) {
 // One recorded step has no spread to quote (no mean or median of one), and
 // a step that holds several data-loader fetches holds several iterations of
 // the loop: the Steps line says both.
+// A trace of launch calls alone: its syncs are unknown, never "0".
+TEST(ReportText, AFilteredTracesSyncsAreUnknown) {
+  TraceFactory f;
+  f.device(0);
+  for (int i = 0; i < 120; ++i) f.kernel(0, 7, names::kRelu, 1 * ms + i * 50 * us, 1 * ms + i * 50 * us + 40 * us);
+  const std::string text = report_text(analyze(f.build()));
+  EXPECT_NE(text.find("Recording: every one of its 120 API calls launched a GPU op"), std::string::npos) << text;
+  EXPECT_NE(text.find("Host syncs: unknown: the trace keeps only launch calls"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Host syncs: 0"), std::string::npos) << text;
+}
+
 TEST(ReportText, OneStepWithSeveralFetchesSaysSo) {
   TraceFactory f;
   f.device(0);
