@@ -582,28 +582,43 @@ bool any_string(const Trace& t, Pred&& pred) {
 
 inline double ratio(TimeNs a, TimeNs b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
 
-// Whether an API call ran inside an op whose name passes `named`: its
-// launching op or one around it (at most 64 levels up), each name tested once.
+// A test of names, made once per string of the trace and kept: a pass over
+// rows asks about far fewer names than rows. The table is made on the first
+// question only.
 template <class Named>
-class InsideOpNamed {
+class NameMemo {
  public:
-  InsideOpNamed(const Trace& t, Named named) : t_(t), named_(named) {}
-  bool operator()(RowIndex call) {
-    if (is_.empty()) is_.assign(t_.strings().size(), -1);  // on the first call only
-    const RangeTable& rg = t_.ranges();
-    for (RowIndex r = t_.api_calls().op_range_at(call), depth = 0; r != kNoRow && depth < 64;
-         r = t_.parent_op(r), ++depth) {
-      std::int8_t& s = is_[rg.name[r]];
-      if (s < 0) s = named_(t_.str(rg.name[r])) ? 1 : 0;
-      if (s) return true;
-    }
-    return false;
+  NameMemo(const Trace& t, Named named) : t_(t), named_(named) {}
+  bool operator()(StringId name) {
+    if (is_.empty()) is_.assign(t_.strings().size(), -1);
+    std::int8_t& s = is_[name];
+    if (s < 0) s = named_(t_.str(name)) ? 1 : 0;
+    return s != 0;
   }
 
  private:
   const Trace& t_;
   Named named_;
   std::vector<std::int8_t> is_;  // per string: -1 not decided, 0 no, 1 yes
+};
+
+// Whether an API call ran inside an op whose name passes `named`: its
+// launching op or one around it (at most 64 levels up), each name tested once.
+template <class Named>
+class InsideOpNamed {
+ public:
+  InsideOpNamed(const Trace& t, Named named) : t_(t), named_(t, named) {}
+  bool operator()(RowIndex call) {
+    const RangeTable& rg = t_.ranges();
+    for (RowIndex r = t_.api_calls().op_range_at(call), depth = 0; r != kNoRow && depth < 64;
+         r = t_.parent_op(r), ++depth)
+      if (named_(rg.name[r])) return true;
+    return false;
+  }
+
+ private:
+  const Trace& t_;
+  NameMemo<Named> named_;
 };
 
 }  // namespace gpuscope::detail

@@ -506,8 +506,14 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
   // Communication the step launches (a distributed optimizer's exchange)
   // is not update work to overlap: as the finding, it is left out.
   TimeNs comm = 0;
+  // The optimizer's step on the host: a per-parameter optimizer holds the
+  // host far longer than its GPU work takes, and that host time, not its
+  // kernels, is what the update costs a step (nothing to overlap on the GPU).
+  const OpRow* step_op = nullptr;
   for (const OpRow& r : p.op_names) {
-    if (!is_optimizer_step(r.name) || p.kernel_time_ns <= 0) continue;
+    if (!is_optimizer_step(r.name)) continue;
+    if (!step_op || r.cpu_total_ns > step_op->cpu_total_ns) step_op = &r;
+    if (p.kernel_time_ns <= 0) continue;
     TimeNs c = 0;
     for (const OpKernel& k : r.top_kernels) c += k.category == KernelCategory::communication ? k.time_ns : 0;
     comm = std::max(comm, c);
@@ -525,12 +531,6 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
   if (comm > 0 && p.kernel_time_ns > 0)
     update += " (besides " + pct1(double(comm) / double(p.kernel_time_ns)) +
               " in communication kernels the optimizer's step launches: see the findings on communication)";
-  // The optimizer's step on the host: a per-parameter optimizer holds the
-  // host far longer than its GPU work takes, and that host time, not its
-  // kernels, is what the update costs a step (nothing to overlap on the GPU).
-  const OpRow* step_op = nullptr;
-  for (const OpRow& r : p.op_names)
-    if (is_optimizer_step(r.name) && (!step_op || r.cpu_total_ns > step_op->cpu_total_ns)) step_op = &r;
   if (step_op && p.steps.total_ns > 0 && p.workload.host_filtered.empty() &&
       double(step_op->cpu_total_ns) >= 0.05 * double(p.steps.total_ns) &&
       step_op->cpu_total_ns >= 4 * std::max<TimeNs>(1, step_op->gpu_total_ns)) {

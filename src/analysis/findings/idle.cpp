@@ -952,12 +952,10 @@ void host_sync(Builder& b) {
     // A sync after nearly every kernel (a launch wrapper that checks each
     // launch by synchronizing): the host never runs ahead, so every launch's
     // latency lies on the GPU's timeline; removing that sync is the fix.
-    std::uint64_t kernels = 0;
-    for (const DeviceSummary& d : b.p.devices) kernels += d.kernels;
     const std::uint64_t waits = s.device_syncs + s.stream_syncs;
-    if (kernels >= 100 && 10 * waits >= 9 * kernels) {
+    if (t.kernels >= 100 && 10 * waits >= 9 * t.kernels) {
       f.evidence += " That is a sync for nearly every kernel (" + count(waits) + " device and stream syncs for " +
-                    count(kernels) +
+                    count(t.kernels) +
                     " kernels): the host never queues work ahead, so each launch's latency and the sync's return "
                     "lie on the GPU's timeline.";
       f.recommendation =

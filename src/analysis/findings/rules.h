@@ -53,10 +53,12 @@ struct Totals {
   TimeNs category[kKernelCategoryCount] = {};
   std::uint64_t category_count[kKernelCategoryCount] = {};
   TimeNs gpu_time = 0;
+  std::uint64_t kernels = 0;
 
   explicit Totals(const Profile& p) {
     for (const DeviceSummary& d : p.devices) {
       ++devices;
+      kernels += d.kernels;
       span += d.span_ns;
       busy += d.busy_ns;
       idle += d.idle_ns;

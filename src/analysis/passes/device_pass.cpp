@@ -424,6 +424,13 @@ struct Sweep {
       if (api[i] != kNoRow) return start[i];
     return RunOrder::kNever;
   }
+  // Ops in `rows` (by start) that start before `until`: before their table's
+  // first launched op too, so with no launch in the trace.
+  static std::uint64_t starting_before(const std::vector<TimeNs>& start, RowRange rows, TimeNs until) {
+    return static_cast<std::uint64_t>(std::lower_bound(start.begin() + rows.begin, start.begin() + rows.end, until) -
+                                      (start.begin() + rows.begin));
+  }
+  std::uint64_t backlog_ops = 0;  // LaunchStats::backlog_ops, this device's
 
   void add_runs(const std::vector<TrackId>& tracks) {
     const KernelTable& k = t.kernels();
@@ -448,6 +455,9 @@ struct Sweep {
                         kFill, zr.begin, zr.end, tr});
       for (std::size_t i = first_run; i < runs.size(); ++i)
         runs[i].backlog_until = backlog_until == RunOrder::kNever ? 0 : backlog_until;
+      if (backlog_until != RunOrder::kNever)
+        backlog_ops += starting_before(k.start, kr, backlog_until) + starting_before(m.start, cr, backlog_until) +
+                       starting_before(z.start, zr, backlog_until);
       d.kernels += kr.size();
       d.memcpys += cr.size();
       d.memsets += zr.size();
@@ -745,18 +755,14 @@ struct Sweep {
   // Whether the launching thread spent at least half of [a, b) in set-up
   // calls (is_setup_api: creating streams, loading modules, creating a
   // context): a one-time cost, warm-up like a kernel's first call.
-  std::vector<std::int8_t> setup_api;  // per name: -1 not decided yet
+  NameMemo<bool (*)(std::string_view)> setup_api{t, is_setup_api};
   [[gnu::noinline]] bool setup_in(TrackId thread, TimeNs a, TimeNs b) {
     if (thread == IdlePiece::kNone || b <= a) return false;
     const ApiCallTable& api = t.api_calls();
-    if (setup_api.empty()) setup_api.assign(t.strings().size(), -1);
     const RowRange r = t.rows_overlapping(TableId::api_calls, thread, a, b);
     TimeNs in = 0;
-    for (RowIndex k = r.begin; k < r.end; ++k) {
-      std::int8_t& s = setup_api[api.name[k]];
-      if (s < 0) s = is_setup_api(t.str(api.name[k])) ? 1 : 0;
-      if (s) in += std::max<TimeNs>(0, std::min(b, api.end[k]) - std::max(a, api.start[k]));
-    }
+    for (RowIndex k = r.begin; k < r.end; ++k)
+      if (setup_api(api.name[k])) in += std::max<TimeNs>(0, std::min(b, api.end[k]) - std::max(a, api.start[k]));
     return 2 * in >= b - a;
   }
 
@@ -833,7 +839,8 @@ struct Sweep {
   // The held work's launching thread: a stream-wait call among its calls
   // since its previous launch (at most 64 calls back) is what held the work
   // (the stream waits for an event recorded on another stream).
-  std::vector<std::int8_t> stream_wait_api;  // per name: -1 not decided yet
+  static bool is_stream_wait(std::string_view name) { return name.find("StreamWaitEvent") != std::string_view::npos; }
+  NameMemo<bool (*)(std::string_view)> stream_wait_api{t, is_stream_wait};
   [[gnu::noinline]] void note_stream_wait(RowIndex api, TimeNs held) {
     if (api == kNoRow) return;
     const ApiCallTable& a = t.api_calls();
@@ -841,10 +848,7 @@ struct Sweep {
     for (RowIndex k = api, n = 0; k > 0 && n < 64; ++n) {
       --k;
       if (a.track_at(k) != track || a.op_table[k] != static_cast<std::uint8_t>(OpTable::none)) return;
-      if (stream_wait_api.empty()) stream_wait_api.assign(t.strings().size(), -1);
-      std::int8_t& w = stream_wait_api[a.name[k]];
-      if (w < 0) w = t.str(a.name[k]).find("StreamWaitEvent") != std::string_view::npos ? 1 : 0;
-      if (w) {
+      if (stream_wait_api(a.name[k])) {
         if (ev.held_wait_call.empty()) ev.held_wait_call = std::string(t.str(a.name[k]));
         ev.held_wait_ns += held;
         return;
@@ -1352,6 +1356,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     if (!t.api_calls().op_range.empty()) sweep.late_launches = &totals->late_launches;
     if (samples) sweep.idle_pieces = &totals->idle_pieces;
     sweep.add_runs(tracks);
+    totals->backlog_ops += sweep.backlog_ops;
     sweep.run();
     host_in_gaps(t, sweep.late_gaps, &host_in_late_gaps, &ops_in_late_gaps);
     if (d.kernels + d.memcpys + d.memsets == 0) continue;

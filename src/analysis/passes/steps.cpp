@@ -868,16 +868,14 @@ void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& 
   // Host ranges wholly inside those stretches, by name (not the steps' own ranges).
   std::map<StringId, HostRange> by_name;
   const RangeTable& r = t.ranges();
-  std::vector<std::int8_t> step_named(t.strings().size(), -1);  // per name: not decided yet, no, yes
+  NameMemo step_named(t, [](std::string_view n) { return is_profiler_step(n) || is_step_name(n); });
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (t.tracks()[tr].kind != TrackKind::cpu) continue;
     for (const TimeRange& o : outside) {
       const RowRange rows = t.rows_overlapping(TableId::ranges, tr, o.start, o.end);
       for (RowIndex i = rows.begin; i < rows.end; ++i) {
         if (r.kind_at(i) == RangeKind::mark || r.start[i] < o.start || r.end[i] > o.end) continue;
-        std::int8_t& step = step_named[r.name[i]];
-        if (step < 0) step = is_profiler_step(t.str(r.name[i])) || is_step_name(t.str(r.name[i]));
-        if (step) continue;
+        if (step_named(r.name[i])) continue;
         HostRange& h = by_name[r.name[i]];
         h.ns += r.end[i] - r.start[i];
         ++h.count;

@@ -183,8 +183,6 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
     TimeNs busy_until = 0, host_wait = 0, kernel_wait = 0, other = 0;
     QueueDepth queue;
     std::uint64_t short_kernels = 0, graph_ops = 0;
-    std::uint64_t unlaunched_first = 0;  // ops with no launch before the stream's first launched one
-    bool launched = false;
     for_each_op_in_order(t, tr, [&](TimeNs start, TimeNs end, RowIndex api) {
       any = true;
       const bool linked = api != kNoRow;
@@ -202,11 +200,7 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
       }
       busy_until = first ? end : std::max(busy_until, end);
       first = false;
-      if (!linked) {
-        unlaunched_first += !launched;
-        return;
-      }
-      launched = true;
+      if (!linked) return;
       in_order = in_order && queue.add(start, call_start);
       if (graph_launch(api)) {
         ++graph_ops;
@@ -217,7 +211,6 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
     });
     totals.short_kernels += short_kernels;
     totals.graph_ops += graph_ops;
-    if (launched) totals.backlog_ops += unlaunched_first;
     if (any) {
       IdleByCause row;
       row.rank = rt.rank;

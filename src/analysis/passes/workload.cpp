@@ -157,14 +157,12 @@ Outside outside_the_kernels(const Trace& t, TimeRange kernels) {
     return true;
   };
   const ApiCallTable& a = t.api_calls();
-  std::vector<std::int8_t> lifetime(t.strings().size(), -1);  // per name: not decided yet, no, yes
+  NameMemo lifetime(t, lifetime_call);
   for (RowIndex i = 0; i < a.size(); ++i) {
     // A kernel's launch is the work's, not setup (the first kernel's comes just before it).
     if (a.op_table[i] == static_cast<std::uint8_t>(OpTable::kernel)) continue;
     if (!add(a.name[i], a.start[i], a.end[i])) continue;
-    std::int8_t& l = lifetime[a.name[i]];
-    if (l < 0) l = lifetime_call(t.str(a.name[i]));
-    if (l) ++o.lifetime_calls, ++o.lifetime[a.name[i]];
+    if (lifetime(a.name[i])) ++o.lifetime_calls, ++o.lifetime[a.name[i]];
   }
   const RangeTable& r = t.ranges();
   for (RowIndex i = 0; i < r.size(); ++i)
