@@ -357,7 +357,7 @@ struct CollectiveSummary {
   // Waiting the message sizes prove, whatever the link: Σ over sites of a
   // known size whose traffic is at most twice their message (all_reduce,
   // all_to_all, broadcast, reduce, send_recv) of what their fastest instance
-  // took beyond twice their bytes at 1 GB/s plus 2 ms, times their
+  // took beyond twice their bytes at 100 MB/s plus 2 ms, times their
   // instances; and the site with the most of it (durations.count 0: none).
   TimeNs size_wait_ns = 0;
   CollectiveSite size_widest;

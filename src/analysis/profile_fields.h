@@ -719,7 +719,7 @@ constexpr void rows(V& v, Of<CollectiveSummary>) {
   added<&S::size_wait_ns>(v, "size_wait_ns", "ns",
                           "waiting the message sizes prove whatever the link: Σ over sites of a known size whose "
                           "traffic is at most twice their message (all_reduce, all_to_all, broadcast, reduce, "
-                          "send_recv) of their fastest instance's time beyond twice their bytes at 1 GB/s plus 2 ms, "
+                          "send_recv) of their fastest instance's time beyond twice their bytes at 100 MB/s plus 2 ms, "
                           "times their instances");
   added<&S::size_widest>(v, "size_widest", "",
                          "the pooled site with the most of size_wait_ns; `durations.count` 0 when none");

@@ -109,7 +109,7 @@ void size_words(const CollectiveSummary& c, CollectiveMix& m) {
   const CollectiveSite& s = c.size_widest;
   m.sites += (m.sites.empty() ? "" : " ") +
              std::string(
-                 "The message sizes bound it too: at 1 GB/s, slower than any link "
+                 "The message sizes bound it too: at 100 MB/s, slower than any link "
                  "a GPU job runs on, and 2 ms of latency, the collectives' "
                  "fastest instances still took ") +
              dur(c.size_wait_ns) + " more than their bytes need (" + pct(ratio(c.size_wait_ns, c.time_ns)) +

@@ -292,7 +292,8 @@ TimeNs site_wait(const CollectiveSite& s) {
 // What a site's instances took beyond what their bytes could need on any
 // link a GPU job runs on: twice the message (a ring all-reduce moves
 // 2(n-1)/n of it per rank; an all-to-all, broadcast or send its size) at
-// 1 GB/s, slower than PCIe, InfiniBand or 10 GbE, plus 2 ms of latency (an
+// 100 MB/s, slower than PCIe, InfiniBand or even 1 GbE (125 MB/s), plus
+// 2 ms of latency (an
 // all-to-all over hundreds of ranks). Its fastest instance's excess, per
 // instance: waiting, whatever the link. Gathers and scatters move the
 // message times the ranks, which the trace may not give: none said.
@@ -303,8 +304,8 @@ TimeNs size_wait(const CollectiveSite& s) {
   if (s.kind != "all_reduce" && s.kind != "all_to_all" && s.kind != "broadcast" && s.kind != "reduce" &&
       s.kind != "send_recv")
     return 0;
-  const TimeNs need = static_cast<TimeNs>(std::min<std::uint64_t>(s.bytes, std::uint64_t(1) << 50)) * 2 +
-                      kSlowLinkLatencyNs;  // 1 GB/s: a byte a nanosecond
+  const TimeNs need = static_cast<TimeNs>(std::min<std::uint64_t>(s.bytes, std::uint64_t(1) << 46)) * 2 * 10 +
+                      kSlowLinkLatencyNs;  // 100 MB/s: a byte in 10 ns
   return std::max<TimeNs>(0, s.durations.min - need) * static_cast<TimeNs>(s.durations.count);
 }
 

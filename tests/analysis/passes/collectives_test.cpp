@@ -318,9 +318,41 @@ TEST(Collectives, SteadySitesAreTransfer) {
   EXPECT_EQ(e->variant, "transfer");
   EXPECT_EQ(e->title.find("waiting"), std::string::npos) << e->title;
   EXPECT_EQ(p.collective_summary.wait_ns, 0);
+  // 64 MiB in 3.5 ms and 1 MiB in 100 µs are faster than 100 MB/s: the
+  // sizes prove no waiting either.
+  EXPECT_EQ(p.collective_summary.size_wait_ns, 0);
+  EXPECT_EQ(p.collective_summary.size_widest.durations.count, 0u);
   const HelpAnswer* a = find_help(p, "overlap-communication");
   ASSERT_TRUE(a);
   EXPECT_EQ(a->verdict, Verdict::yes) << a->reason;
+}
+
+// A 3 KiB all-to-all that takes 30 ms in every step: its instances agree, so
+// comparing the site with itself proves nothing, but 3 KiB needs 61 µs at
+// 100 MB/s (slower than any link a GPU job runs on, 1 GbE included) plus
+// 2 ms of latency: the rest is waiting, whatever the link. One that takes
+// 2 ms is within the bound: no waiting said.
+TEST(Collectives, MessageSizesProveWaitingWithoutASecondInstance) {
+  for (const TimeNs d : {30 * ms, 2 * ms}) {
+    TraceFactory f;
+    add_steps(f, 6, [&](int, TimeNs t) {
+      collective(f, t, d, {names::kSendRecv, "nccl:all_to_all", "[[768]]", "[\"float\"]"});
+      return t + d + 1 * us;
+    });
+    const Profile p = analyze(f.build());
+    const CollectiveSummary& c = p.collective_summary;
+    EXPECT_EQ(c.wait_ns, 0);
+    if (d == 2 * ms) {
+      EXPECT_EQ(c.size_wait_ns, 0);
+      continue;
+    }
+    EXPECT_EQ(c.size_wait_ns, 6 * (d - 3072 * 2 * 10 - 2 * ms));
+    EXPECT_EQ(c.size_widest.bytes, 3072u);
+    const Finding* e = testing::find_finding(p, "exposed-communication");
+    ASSERT_TRUE(e) << testing::describe_findings(p);
+    EXPECT_EQ(e->variant, "waiting");
+    EXPECT_NE(e->evidence.find("at 100 MB/s, slower than any link"), std::string::npos) << e->evidence;
+  }
 }
 
 // Sites are per step only where steps exist: without them, the instances of
