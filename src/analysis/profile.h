@@ -807,7 +807,13 @@ struct WorkloadKind {
   // empty where no optimizer ran.
   std::string optimizer;
   std::string optimizer_evidence;
-  std::uint64_t graph_launches = 0;    // cudaGraphLaunch / cuGraphLaunch calls
+  std::uint64_t graph_launches = 0;  // cudaGraphLaunch / cuGraphLaunch calls
+  // CUDA graph captures (cudaStreamBeginCapture to EndCapture, on one
+  // thread), the launches and async copies recorded inside them (they run
+  // where the graph is launched, not there), and the time they cover.
+  std::uint64_t graph_captures = 0;
+  std::uint64_t captured_launches = 0;
+  TimeNs capture_ns = 0;
   std::uint64_t compiled_copies = 0;   // copies launched inside compiled regions (CopyGroup::compiled)
   std::uint64_t pinning_calls = 0;     // cudaHostAlloc / cudaMallocHost / cudaHostRegister (and cuMemHost…)
   TimeNs pinning_ns = 0;               // their time on the host
@@ -828,13 +834,22 @@ struct WorkloadKind {
   // than 100 µs and under 1 % of the recording: any figure over them is
   // noise), "sampled" (its GPU ops are a sample: their correlation ids
   // span a thousand times as many calls or more, so most of the GPU's work
-  // between them is missing), "one-shot" (a whole program whose setup
+  // between them is missing), "graph-capture" (CUDA graph captures and the
+  // runs before them, at least 90 % of the kernel time ending before the
+  // last capture does, and no graph replayed: set-up only, the steady state
+  // replays the graphs), "one-shot" (a whole program whose setup
   // before the first kernel and teardown after the last take at least a
-  // third of the recording); empty: none of these. None of the first three
+  // third of the recording); empty: none of these. None of the first four
   // has numbered findings or "What would help?" answers; a one-shot run's
   // findings about its setup or teardown are minor.
   std::string run;
   std::string run_evidence;  // what shows it, with the numbers, and what to profile instead
+  // A run whose findings are not numbered and whose questions are not
+  // answered: nothing on the GPU to diagnose, microseconds of it, a sample,
+  // or set-up only.
+  bool nothing_to_number() const {
+    return run == "no-kernels" || run == "tiny-span" || run == "sampled" || run == "graph-capture";
+  }
   // Non-empty where the trace keeps only the API calls that launched GPU
   // work (a filtered trace: 100 calls or more, every one a launch): what the
   // host did between launches, syncs and event waits included, is not in it,

@@ -493,6 +493,12 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
                        "cannot tell); empty where no optimizer ran");
   added<&W::optimizer_evidence>(v, "optimizer_evidence", "", "the kernels inside the optimizer's steps that told");
   added<&W::graph_launches>(v, "graph_launches", "", "cudaGraphLaunch / cuGraphLaunch calls");
+  added<&W::graph_captures>(v, "graph_captures", "",
+                            "CUDA graph captures: cudaStreamBeginCapture to EndCapture on one thread");
+  added<&W::captured_launches>(v, "captured_launches", "",
+                               "launches and async copies recorded inside the captures (they run where the graph "
+                               "is launched)");
+  added<&W::capture_ns>(v, "capture_ns", "ns", "the time the captures cover (their union)");
   added<&W::compiled_copies>(v, "compiled_copies", "",
                              "copies launched inside compiled regions (torch.compile): made by the compiler");
   added<&W::pinning_calls>(
@@ -518,7 +524,9 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
       "`no-kernels` (nothing on the GPU to diagnose), `tiny-span` (GPU ops spanning, or taking in all, under 100 µs "
       "and 1 % "
       "of the recording: no finding is numbered), `sampled` (GPU ops whose correlation ids span a thousand times "
-      "as many calls or more: a sample, most of the GPU's work missing; no finding is numbered), `one-shot` (a whole "
+      "as many calls or more: a sample, most of the GPU's work missing; no finding is numbered), `graph-capture` "
+      "(CUDA graph captures and the runs before them, no graph replayed: set-up only; no finding is numbered), "
+      "`one-shot` (a whole "
       "program whose setup and teardown take at "
       "least a third of the recording: findings about them are minor); empty: none of these");
   field<&W::run_evidence>(v, "run_evidence", "", "what shows it, with the numbers, and what to profile instead");

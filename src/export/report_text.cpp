@@ -255,8 +255,9 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
   if (p.devices.empty()) return;
   out += "What would help? The usual changes, answered from this trace\n";
   if (p.helps.empty()) {  // no kernels or a span of microseconds: the Run line says why
-    out += p.workload.run == "sampled"
-               ? "  not answered: the trace is a sample of the GPU's work (see Run above)\n\n"
+    out += p.workload.run == "sampled" ? "  not answered: the trace is a sample of the GPU's work (see Run above)\n\n"
+           : p.workload.run == "graph-capture"
+               ? "  not answered: the trace records set-up, graph capture, not the work (see Run above)\n\n"
                : "  not answered: the trace has too little GPU work to tell (see Run above)\n\n";
     return;
   }
@@ -361,6 +362,8 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
              ? "Minor observations (not numbered: over microseconds of GPU work the trace cannot tell what they cost)\n"
          : p.workload.run == "sampled"
              ? "Minor observations (not numbered: a sample of the GPU's work cannot tell what they cost)\n"
+         : p.workload.run == "graph-capture"
+             ? "Minor observations (not numbered: about set-up, graph capture and the runs before it)\n"
              : "Minor observations (true, but under 1% of the run, or their fix replayed shortens the step by under "
                "1%, or their kernels are not on the replayed critical path; not numbered)\n";
   for (const Finding& f : p.minor_findings) {
@@ -426,9 +429,11 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
                                         "noise (see Run above).\n\n"
            : run == "sampled"         ? "Findings: none numbered: the trace is a sample, most of the GPU's work is not "
                                         "in it (see Run above).\n\n"
+           : run == "graph-capture"   ? "Findings: none numbered: the trace records set-up, graph capture, not the "
+                                        "work (see Run above).\n\n"
            : p.minor_findings.empty() ? "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n"
                                       : "Findings: none of 1% of the run or more.\n";
-    if (run != "no-kernels" && run != "tiny-span" && run != "sampled") out += gpu_bound_words(p, o) + "\n";
+    if (!p.workload.nothing_to_number()) out += gpu_bound_words(p, o) + "\n";
     minor_findings(p, o, out);
     return;
   }

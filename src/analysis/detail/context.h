@@ -193,6 +193,8 @@ struct EvidenceFields {
   // if none).
   std::string held_wait_call;
   TimeNs held_wait_ns = 0;
+  // … of which ended by ops a graph launch (cudaGraphLaunch) queued.
+  TimeNs held_graph_ns = 0;
 };
 // Adds `from` to `into`, both sorted by name, summing the times of a name.
 inline void merge_by_name(std::vector<std::pair<std::string, TimeNs>>* into,
@@ -258,6 +260,7 @@ struct Evidence : EvidenceFields {
     attention_chain_gemm_ns += o.attention_chain_gemm_ns;
     if (held_wait_call.empty()) held_wait_call = o.held_wait_call;
     held_wait_ns += o.held_wait_ns;
+    held_graph_ns += o.held_graph_ns;
   }
 };
 
@@ -531,6 +534,18 @@ void recognise_optimizer(const Profile& p, const Evidence& ev, const FindingThre
 // Copies launched inside compiled regions, said with the execution's evidence.
 void note_compiled_copies(const MemcpyStats& m, WorkloadKind* w);
 void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings);
+// The CUDA (HIP) graph captures of a trace: each thread's
+// cudaStreamBeginCapture (cuStreamBeginCapture, hipStreamBeginCapture) to
+// its next EndCapture. The launches between them record into the graph and
+// run nothing then: its work runs where the graph is launched.
+struct GraphCaptures {
+  std::vector<TimeRange> windows;  // their union, in time order (an intervals::IntervalSet)
+  std::uint64_t captures = 0;      // begin-end pairs
+  std::uint64_t launches = 0;      // launch and async copy calls inside them, on the capturing thread
+  TimeNs last_end = 0;             // where the last one ends
+  StringId begin = StringTable::kNoString, end = StringTable::kNoString;  // the calls' names, as recorded
+};
+GraphCaptures graph_captures(const Trace& t);
 
 // [SECTION] Small shared helpers
 

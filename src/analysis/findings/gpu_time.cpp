@@ -82,14 +82,23 @@ void layout_transpose(Builder& b) {
     if (f) f->variant = "copies";
     return;
   }
-  category_hotspot(
+  Finding* f = category_hotspot(
       b, KernelCategory::transpose, th.transpose_share, "layout transposes",
       "Converting activations between NCHW and NHWC around individual layers costs a full read and write of the "
       "tensor each time.",
-      "Keep one layout end to end: NHWC (channels_last in PyTorch, data_format='channels_last' in TensorFlow) suits "
-      "tensor-core convolutions and batch norm; convert once at the input, not around each layer. Bundled workload: "
-      "--layout nhwc.",
-      1.0);
+      "", 1.0);
+  if (!f) return;
+  const std::string rest =
+      " suits tensor-core convolutions and batch norm; convert once at the input, not around each layer. Bundled "
+      "workload: --layout nhwc.";
+  f->recommendation = for_framework(b.p,
+                                    "Keep one layout end to end: NHWC (model.to(memory_format=torch.channels_last) "
+                                    "and the inputs likewise)" +
+                                        rest,
+                                    "Keep one layout end to end: NHWC (data_format='channels_last')" + rest,
+                                    "Keep one layout end to end: NHWC (channels_last in PyTorch, "
+                                    "data_format='channels_last' in TensorFlow)" +
+                                        rest);
 }
 
 namespace {
@@ -285,9 +294,19 @@ void no_tensor_cores(Builder& b) {
                  "with hmma/884/1688/16816/xmma/gmma/wmma/tensorop/nvjet, FlashAttention) take " +
                  pct1(tc_share) + " of it, vs a " + pct1(th.tensor_core_min_share) +
                  " threshold. Top: " + top_math_kernels_text(b.p, 2) + ".";
+    // The layout advice is for convolutions: a run of GEMMs alone is told
+    // about its dimensions only.
+    const bool convolutions = b.t.category[static_cast<int>(KernelCategory::convolution)] > 0;
+    const std::string saving = " Estimated saving: half the math time. Bundled workload: --precision bf16.";
     const std::string layout =
-        " and channel counts that are multiples of 8 so cuDNN and cuBLAS choose tensor-core kernels. Estimated "
-        "saving: half the math time. Bundled workload: --precision bf16.";
+        " and channel counts that are multiples of 8 so cuDNN and cuBLAS choose tensor-core "
+        "kernels." +
+        saving;
+    auto nhwc = [&](const char* words) {
+      return convolutions
+                 ? std::string("; use ") + words + layout
+                 : "; keep the GEMMs' dimensions multiples of 8 so cuBLAS chooses tensor-core kernels." + saving;
+    };
     // Volta and Turing (7.x): tensor cores take fp16 only, neither bf16
     // nor TF32; fp16 training needs loss scaling.
     bool pre_ampere = true;
@@ -296,27 +315,26 @@ void no_tensor_cores(Builder& b) {
       f.recommendation = for_framework(
           b.p,
           "Train in mixed precision with fp16: torch.autocast(device_type='cuda', dtype=torch.float16) with "
-          "torch.cuda.amp.GradScaler (this GPU's tensor cores take fp16, not bf16 or TF32); use channels_last" +
-              layout,
+          "torch.cuda.amp.GradScaler (this GPU's tensor cores take fp16, not bf16 or TF32)" +
+              nhwc("channels_last"),
           "Train in mixed precision with fp16: tf.keras.mixed_precision.set_global_policy('mixed_float16') (this "
-          "GPU's tensor cores take fp16, not bf16 or TF32); use data_format='channels_last'" +
-              layout,
+          "GPU's tensor cores take fp16, not bf16 or TF32)" +
+              nhwc("data_format='channels_last'"),
           "Compute in fp16 with fp32 accumulation (this GPU's tensor cores take fp16, not bf16 or TF32; training "
-          "needs loss scaling); use NHWC (channels_last)" +
-              layout);
+          "needs loss scaling)" +
+              nhwc("NHWC (channels_last)"));
     else
       f.recommendation = for_framework(
           b.p,
           "Train in mixed precision: torch.autocast with bf16/fp16 (or TF32 on Ampere and newer: "
-          "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32); use channels_last" +
-              layout,
+          "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32)" +
+              nhwc("channels_last"),
           "Train in mixed precision: tf.keras.mixed_precision.set_global_policy('mixed_float16' or "
-          "'mixed_bfloat16') (TF32 is on by default on Ampere and newer); use data_format='channels_last'" +
-              layout,
+          "'mixed_bfloat16') (TF32 is on by default on Ampere and newer)" +
+              nhwc("data_format='channels_last'"),
           "Train in mixed precision: torch.autocast with bf16/fp16 (or TF32 on Ampere and newer: "
-          "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32), tf.keras.mixed_precision; use "
-          "NHWC (channels_last)" +
-              layout);
+          "torch.backends.cuda.matmul.allow_tf32 / torch.backends.cudnn.allow_tf32), tf.keras.mixed_precision" +
+              nhwc("NHWC (channels_last)"));
     for (const Hotspot& h : b.p.hotspots)
       if (is_math(h.category) && f.kernels.size() < 5) f.kernels.push_back(h.name);
     f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::convolution)].ranges();

@@ -387,6 +387,17 @@ HelpAnswer without_communication(const Profile& p, std::string_view id, std::str
   return answer(id, q, Verdict::not_applicable, "no communication kernels in this trace");
 }
 
+// Inference has no gradients: overlap each layer's collective with compute.
+std::optional<HelpAnswer> answer_inference_communication(const Profile& p, const JobTotals& j, const Finding* f,
+                                                         std::string_view id, std::string_view q) {
+  if (gains(p, f)) return yes(p, id, q, {f});
+  if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(p, id, q, *g);
+  return answer(id, q, Verdict::no,
+                "communication with no compute alongside is " +
+                    pct1(j.span ? double(j.exposed) / double(j.span) : 0.0) + " of the GPUs' time (" +
+                    pct1(1.0 - double(j.exposed) / double(j.comm)) + " of communication already runs under compute)");
+}
+
 std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals& j) {
   const std::string_view id = "overlap-communication";
   const bool inference = p.workload.phase == "inference";
@@ -395,14 +406,7 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
   if (j.comm == 0) return without_communication(p, id, q);
   const Finding* f = numbered(p, "exposed-communication");
   const double run = double(j.span);
-  if (inference) {
-    if (gains(p, f)) return yes(p, id, q, {f});
-    if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(p, id, q, *g);
-    return answer(id, q, Verdict::no,
-                  "communication with no compute alongside is " + pct1(j.span ? double(j.exposed) / run : 0.0) +
-                      " of the GPUs' time (" + pct1(1.0 - double(j.exposed) / double(j.comm)) +
-                      " of communication already runs under compute)");
-  }
+  if (inference) return answer_inference_communication(p, j, f, id, q);
   // The call sites say which collective the exposed time is; a profile
   // without them (none matched) speaks of its communication as a whole.
   const CollectiveSummary& c = p.collective_summary;
@@ -449,6 +453,11 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
                                           " of its all-reduce time runs under compute: " + deciders +
                                           " whether the all-reduce starts during the backward pass"
                                     : std::string();
+  if (f && f->variant == "slow")
+    return with_finding(answer(id, q, Verdict::no,
+                               exposed + ", but it is slow for its size (" + rules::slow_all_reduce(p) +
+                                   "): overlapping hides at most the compute beside it; find why the transfer is "
+                                   "this slow first"));
   if (ddp && (under_compute >= 0.1 || share < 0.05))
     return with_finding(answer(
         id, q, Verdict::no,
@@ -629,6 +638,15 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
       if (main->streams > 1) why += "; it already runs its GPU work on " + std::to_string(main->streams) + " streams";
       return answer(id, q, Verdict::no, why);
     }
+    if (room.room && room.host_bound)
+      return answer(
+          id, q, Verdict::no,
+          gpu + " waits for the host's late launches " + dur(main->idle_host_wait_ns) + ", " +
+              pct(ratio(main->idle_host_wait_ns, main->kernel_busy_ns)) + " of its " + dur(main->kernel_busy_ns) +
+              " of kernels: the host does not keep even one stream fed, so work for another would be "
+              "launched as late (see the findings on launches)" +
+              (main->streams > 1 ? "; it already runs its GPU work on " + std::to_string(main->streams) + " streams"
+                                 : std::string()));
     if (room.room && room.side_work_apart)
       return answer(id, q, Verdict::no, "copies and communication already run on streams of their own on " + gpu);
     if (!room.room && main->kernels >= 2 && room.used > 0)
@@ -783,6 +801,27 @@ HelpAnswer precision_off_nvidia(const Profile& p, const JobTotals& j) {
                     "cores, their names do not tell");
 }
 
+// A tensor-core kernel whose name says TF32 (fp32 data on the tensor
+// cores): cuDNN's and cuBLAS's "tf32" kernels, CUTLASS's "s1688" ones
+// (fp32 operands, the m16n8k8 TF32 shape); not one that names a 16- or
+// 8-bit type too.
+bool tf32_kernel(std::string_view n) {
+  for (std::string_view narrow : {"bf16", "f16", "fp16", "h1688", "h16816", "i8", "e4m3", "e5m2", "fp8"})
+    if (n.find(narrow) != std::string_view::npos) return false;
+  return n.find("tf32") != std::string_view::npos || n.find("s1688") != std::string_view::npos;
+}
+// The identifier of a TF32 kernel's name that says so (a CUTLASS
+// template's "cutlass_80_tensorop_s1688gemm_…" inside "cutlass::Kernel<…>").
+std::string tf32_identifier(std::string_view n) {
+  std::size_t at = n.find("tf32");
+  if (at == std::string_view::npos) at = n.find("s1688");
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::size_t b = at, e = at;
+  while (b > 0 && ident(n[b - 1])) --b;
+  while (e < n.size() && ident(n[e])) ++e;
+  return format::short_kernel_name(n.substr(b, e - b));
+}
+
 std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j) {
   const std::string_view id = "mixed-precision";
   const std::string_view q = "mixed precision (tensor cores)?";
@@ -800,11 +839,17 @@ std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j)
   }
   if (known && !capable)
     return answer(id, q, Verdict::not_applicable, "the GPUs have no tensor cores (compute capability below 7.0)");
-  TimeNs tc = 0, all = 0;
+  TimeNs tc = 0, all = 0, tf32 = 0;
+  const Hotspot* tf32_top = nullptr;
   for (const Hotspot& h : p.hotspots)
     if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm ||
-        h.category == KernelCategory::attention)
+        h.category == KernelCategory::attention) {
       all += h.stats.total, tc += h.tensor_cores ? h.stats.total : 0;
+      if (h.tensor_cores && tf32_kernel(h.name)) {
+        tf32 += h.stats.total;
+        if (!tf32_top || h.stats.total > tf32_top->stats.total) tf32_top = &h;
+      }
+    }
   if (!known && tc == 0)
     return answer(id, q, Verdict::unknown,
                   "no kernel's name shows tensor-core math and the trace does not say which GPU ran it");
@@ -816,18 +861,26 @@ std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j)
     const OpPrecision op = op_precision(p);
     bool ampere = false;
     for (const DeviceSummary& d : p.devices) ampere = ampere || d.compute_major >= 8;
-    if (ampere && op.typed > 0 && op.wide * 2 >= op.typed) {
+    // Without the ops' types, the kernels' names: TF32 kernels on half the
+    // tensor-core time or more.
+    const bool by_ops = ampere && op.typed > 0 && op.wide * 2 >= op.typed;
+    const bool by_names = ampere && !by_ops && op.typed == 0 && tf32_top && 2 * tf32 >= tc;
+    if (by_ops || by_names) {
       const double of_span = j.span ? double(all) / double(j.span) : 0.0;
-      const std::string tf32 = on + ", but the framework's ops record fp32 inputs for " +
-                               pct1(ratio(op.wide, op.typed)) + " of the GEMM, convolution and attention time (" +
-                               op.example + "), so those tensor cores run TF32, at half the rate of bf16 or fp16";
+      const std::string tf32_words =
+          by_ops ? on + ", but the framework's ops record fp32 inputs for " + pct1(ratio(op.wide, op.typed)) +
+                       " of the GEMM, convolution and attention time (" + op.example +
+                       "), so those tensor cores run TF32, at half the rate of bf16 or fp16"
+                 : on + ", but " + pct1(ratio(tf32, tc)) + " of that time is in kernels whose names say TF32 (" +
+                       tf32_identifier(tf32_top->name) +
+                       "): fp32 data on the tensor cores, at half the rate of bf16 or fp16";
       if (of_span < kMaterialShare)
         return answer(id, q, Verdict::no,
-                      tf32 + "; that math takes " + pct1(of_span) +
+                      tf32_words + "; that math takes " + pct1(of_span) +
                           " of the GPUs' span: too "
                           "little to shorten the step");
       return answer(id, q, Verdict::unknown,
-                    tf32 +
+                    tf32_words +
                         " (autocast to bf16); how much of the step that would save the trace cannot tell without "
                         "replaying it");
     }
@@ -861,8 +914,9 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
   if (j.kernels == 0 || (!p.launches.launches && !p.launches.graph_ops)) return std::nullopt;
   if (p.workload.execution == "cuda graphs")
     return answer(id, q, Verdict::no,
-                  "the run already replays CUDA graphs (" + p.workload.execution_evidence +
-                      "): see the findings for what still runs eagerly");
+                  std::string(p.workload.graph_kernels ? "the run already replays CUDA graphs ("
+                                                       : "the run already captures CUDA graphs (") +
+                      p.workload.execution_evidence + "): see the findings for what still runs eagerly");
   const Finding* lb = numbered(p, "launch-bound");
   const Finding* lo = numbered(p, "op-launch-overhead");
   if (lo && lo->variant != "launch") lo = nullptr;
@@ -992,7 +1046,7 @@ std::vector<HelpAnswer> answer_questions(const Profile& p) {
   std::vector<HelpAnswer> out;
   // Nothing on the GPU, or a span of microseconds: the trace cannot answer
   // any of them (the report's Run line says why).
-  if (p.workload.run == "no-kernels" || p.workload.run == "tiny-span" || p.workload.run == "sampled") return out;
+  if (p.workload.nothing_to_number()) return out;
   const JobTotals totals(p);
   for (auto* question : kQuestions)
     if (std::optional<HelpAnswer> a = question(p, totals)) out.push_back(std::move(*a));

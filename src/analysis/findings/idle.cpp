@@ -317,6 +317,13 @@ std::string queued_advice(const Builder& b) {
   const std::string held =
       "The next op was queued before the GPU ran it (before the gap began, or its launch returned long before it "
       "started): ";
+  // Most of the held time ended by a graph's replayed ops: the wait is the graph's.
+  if (2 * b.ev.held_graph_ns >= b.ev.idle_gaps_queued_ns && b.ev.held_graph_ns > 0)
+    return held + "of the gaps' held time, " + dur(b.t.per_device(b.ev.held_graph_ns)) +
+           " ended at ops a CUDA graph replayed, launched long before they ran: the wait is at the graph's head or "
+           "between its nodes (a dependency captured into it: an event wait, a collective, a host node, or a node "
+           "the recording does not show). Look at the graph's nodes and their edges (cudaGraphDebugDotPrint, or "
+           "the capture's eager run), then overlap what they wait for or split the graph there.";
   // Most of the held time behind a stream wait the launching thread made.
   if (!b.ev.held_wait_call.empty() && 2 * b.ev.held_wait_ns >= b.ev.idle_gaps_queued_ns)
     return held + "of the gaps' held time, " + dur(b.t.per_device(b.ev.held_wait_ns)) + " waited behind a " +
@@ -454,6 +461,15 @@ std::string unknown_gaps_note(const Totals& t, TimeNs queued, TimeNs unlaunched)
   return note;
 }
 
+// What counts as warm-up, for the evidence.
+std::string warm_up_words(bool stepped) {
+  return std::string(" ended by the first call of a kernel or of the framework op that launched it") +
+         (stepped ? " before the first step ended" : ", where with no steps in the trace any first call counts") +
+         ", or by a launch the host made after set-up calls such as creating streams or handles and loading "
+         "modules, inside a range the program named warm-up, or while the host captured a CUDA graph), a late "
+         "host launch ";
+}
+
 }  // namespace
 
 void gpu_idle_gaps(Builder& b) {
@@ -512,14 +528,7 @@ void gpu_idle_gaps(Builder& b) {
       "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) + "; gaps >= " + dur(th.idle_gap_ns) +
       " (nsys flags 500 ms; training steps are millisecond-scale) take " + pct1(gap_share) +
       " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold. By what ended them: warm-up " +
-      dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup, "gap", "gaps") +
-      (stepped ? " ended by the first call of a kernel or of the framework op that launched it before the first "
-                 "step ended, or by a launch the host made after set-up calls such as creating streams or handles "
-                 "and loading modules, or inside a range the program named warm-up), a late host launch "
-               : " ended by the first call of a kernel or of the framework op that launched it, where with no "
-                 "steps in the trace any first call counts, or by a launch the host made after set-up calls such "
-                 "as creating streams or handles and loading modules, or inside a range the program named warm-up), "
-                 "a late host launch ") +
+      dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup, "gap", "gaps") + warm_up_words(stepped) +
       dur(t.per_device(launch)) +
       (launch > 0 ? " (until " + dur(b.opt.consecutive_kernel_delay_ns) + " after the launch returned)" : "") +
       ", work held by a dependency " + dur(t.per_device(queued)) +
@@ -754,28 +763,31 @@ std::string launch_fix(const Profile& p, bool short_ops) {
   const WorkloadKind& w = p.workload;
   const bool training = w.phase == "training", inference = w.phase == "inference";
   std::string graphs;
+  const std::string already = w.graph_kernels ? "already replays CUDA graphs" : "already captures CUDA graphs";
   if (w.engine == "vllm")
     graphs = std::string(w.execution == "cuda graphs"
-                             ? "vLLM already replays CUDA graphs, so these launches are of batches it did not capture: "
+                             ? "vLLM " + already + ", so these launches are of batches it did not capture: "
                              : "vLLM replays CUDA graphs only for the batch sizes it captured, and for none under "
                                "--enforce-eager: run without --enforce-eager, and ") +
              "capture this batch's size (the cudagraph capture sizes of its compilation config)";
   else if (w.engine == "sglang")
-    graphs =
-        std::string(w.execution == "cuda graphs"
-                        ? "SGLang already replays CUDA graphs, so these launches are of batches it did not capture: "
-                        : "SGLang replays CUDA graphs only up to its largest captured batch, and for none under "
-                          "--disable-cuda-graph: run without --disable-cuda-graph, and ") +
-        "raise --cuda-graph-max-bs to this batch's size";
+    graphs = std::string(w.execution == "cuda graphs"
+                             ? "SGLang " + already + ", so these launches are of batches it did not capture: "
+                             : "SGLang replays CUDA graphs only up to its largest captured batch, and for none under "
+                               "--disable-cuda-graph: run without --disable-cuda-graph, and ") +
+             "raise --cuda-graph-max-bs to this batch's size";
   else if (w.execution == "cuda graphs")
     graphs = for_framework(p,
-                           "the run already replays CUDA graphs, so these launches are of what still runs eagerly: "
-                           "capture more of the step (fewer graph breaks, torch.compile(mode='reduce-overhead') on "
-                           "the eager parts)",
-                           "the run already replays CUDA graphs, so these launches are of what still runs eagerly: "
-                           "compile more of the step",
-                           "the run already replays CUDA graphs, so these launches are of what still runs eagerly: "
-                           "capture more of the launch sequence in the graphs");
+                           "the run " + already +
+                               ", so these launches are of what still runs eagerly: "
+                               "capture more of the step (fewer graph breaks, torch.compile(mode='reduce-overhead') on "
+                               "the eager parts)",
+                           "the run " + already +
+                               ", so these launches are of what still runs eagerly: "
+                               "compile more of the step",
+                           "the run " + already +
+                               ", so these launches are of what still runs eagerly: "
+                               "capture more of the launch sequence in the graphs");
   else if (w.execution == "compiled")
     graphs = for_framework(p,
                            "the model is compiled but still launches kernel by kernel: add CUDA graphs "

@@ -2,6 +2,7 @@
 // update, the optimizer's launches, the rank or GPU the others wait for.
 // Each rule: rules.h; its row in registry.cpp and docs/findings.md.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -170,6 +171,32 @@ CollectiveMix collective_mix(const Profile& p) {
   return m;
 }
 
+}  // namespace
+
+std::string slow_all_reduce(const Profile& p) {
+  constexpr std::uint64_t kLarge = 4u << 20;  // latency is a small part of its time on any link
+  constexpr double kSlowBusBw = 5e9;          // bytes/s: below PCIe, NVLink, xGMI and InfiniBand
+  const CollectiveSite* slow = nullptr;
+  for (const CollectiveSite& s : p.collective_sites)
+    if (s.kind == "all_reduce" && s.bytes >= kLarge && s.durations.min > 0 &&
+        (!slow || s.durations.total > slow->durations.total))
+      slow = &s;
+  if (!slow) return {};
+  // nccl-tests' bus bandwidth: a ring all-reduce moves 2(n-1)/n of the
+  // message per rank; with the ranks unknown, n = 2 (a factor of 1, the lowest).
+  const std::uint32_t n = std::max<std::uint32_t>(2, p.workload.ranks);
+  const double algbw = double(slow->bytes) / (double(slow->durations.min) * 1e-9);
+  const double busbw = algbw * 2.0 * double(n - 1) / double(n);
+  if (busbw >= kSlowBusBw) return {};
+  return "the " + bytes(slow->bytes) + " all-reduce's fastest instance took " + dur(slow->durations.min) + ": " +
+         fmt("%.1f", algbw / 1e9) + " GB/s of algorithm bandwidth, " + fmt("%.1f", busbw / 1e9) +
+         " GB/s of bus bandwidth" +
+         (p.workload.ranks > 1 ? " over " + std::to_string(p.workload.ranks) + " ranks"
+                               : std::string(" (the ranks unknown: taken as 2, the lowest)"));
+}
+
+namespace {
+
 // Who a waiting collective waits for: another rank, or (one process driving
 // several GPUs) another GPU.
 std::string waited_for(const Profile& p) {
@@ -188,6 +215,35 @@ std::string waiting_for(const Profile& p) {
          (p.workload.ranks > 1 ? "a " + std::to_string(p.workload.ranks) + "-rank job" : std::string("a job")) +
          ": open the whole job, gpuscope report DIR with every rank's trace file in DIR, to see which rank arrives "
          "last at each collective and why.";
+}
+
+// Gradients all-reduced a tensor at a time: 100 all-reduces or more in each
+// step, and small ones (a median message under 1 MiB, or, where no size is
+// recorded, a median instance under 50 µs, less than a 25 MB bucket takes
+// on any link). DDP's reducer all-reduces buckets of 25 MB by default, so
+// these are not its buckets, whatever else says DDP. Empty otherwise.
+std::string per_tensor_all_reduce(const Profile& p) {
+  constexpr std::uint64_t kPerStep = 100, kSmallBytes = 1 << 20;
+  constexpr TimeNs kSmallNs = 50'000;
+  std::map<std::uint32_t, std::uint64_t> per_device;
+  std::vector<TimeNs> durations;
+  std::vector<std::uint64_t> sizes;
+  for (const CollectiveSite& s : p.collective_sites) {
+    if (s.kind != "all_reduce" || s.ordinal < 0 || s.durations.count == 0) continue;
+    ++per_device[s.device];
+    durations.push_back(s.durations.median);
+    if (s.bytes) sizes.push_back(s.bytes);
+  }
+  std::uint64_t per_step = 0;
+  for (const auto& [device, n] : per_device) per_step = std::max(per_step, n);
+  if (per_step < kPerStep) return {};
+  const TimeNs median = lower_median(durations);
+  // Sizes where most sites record one.
+  const bool sized = 2 * sizes.size() >= durations.size();
+  const std::uint64_t median_bytes = sized ? lower_median(sizes) : 0;
+  if (sized ? median_bytes >= kSmallBytes : median >= kSmallNs) return {};
+  return count(per_step) + " all-reduces in each step, median " + dur(median) +
+         (sized ? ", median message " + bytes(median_bytes) : std::string(", sizes not recorded"));
 }
 
 // The fix for exposed communication of this collective kind, in a run of
@@ -240,6 +296,14 @@ std::string communication_fix(std::string_view k, const Profile& p) {
     return "Overlap the collectives with compute: in tensor-parallel inference, overlap each layer's all-reduce or "
            "all-gather with the next GEMMs (asynchronous tensor parallelism, fused GEMM + collective kernels, NCCL "
            "user buffers), or use fewer GPUs per model replica when communication outweighs the compute it spreads.";
+  if (const std::string each = per_tensor_all_reduce(p); !each.empty())
+    return "The gradients are all-reduced a tensor at a time (" + each +
+           "): small messages, each paying the collective's latency, and not DDP's buckets (25 MB by default)" +
+           (w.data_parallel == "ddp" ? ", although the trace also shows " + w.data_parallel_evidence : "") +
+           ". Bucket them: DistributedDataParallel's reducer all-reduces buckets as their gradients are ready, under "
+           "the rest of the backward pass (bucket_cap_mb), or flatten the gradients into a few buffers before "
+           "all-reducing them (torch.distributed's all_reduce_coalesced); then fewer, larger messages move at the "
+           "link's bandwidth instead of its latency.";
   if (w.data_parallel == "ddp")
     return "This run already uses DDP (" + w.data_parallel_evidence +
            "), which buckets gradients and overlaps their all-reduce with the backward pass: what stays exposed is "
@@ -285,7 +349,33 @@ void exposed_communication(Builder& b) {
                            "than in others, and overlapping or a faster link does not shorten a wait for a late " +
                            who + "." + waiting_for(b.p) + " Then: " + f.recommendation;
       }
-      f.recommendation += " Estimated saving: at most the exposed time, were all of it hidden under compute.";
+      if (const std::string slow = mix.dominant == "all_reduce" ? slow_all_reduce(b.p) : std::string();
+          !slow.empty() && mix.variant != "waiting") {
+        // Too slow to hide: what it needs is a faster transfer, whose gain
+        // the trace cannot size (the link, a late rank, the transport).
+        f.variant = "slow";
+        f.title += ", and slow for its size";
+        f.evidence += " Slow for its size: " + slow +
+                      " (nccl-tests' busbw: algorithm bandwidth x 2(n-1)/n), below PCIe, NVLink, xGMI and "
+                      "InfiniBand, as slow as Ethernet of 40 Gb/s or less.";
+        f.recommendation =
+            "Find why the all-reduce is this slow before overlapping it: overlap hides at most the compute beside "
+            "it. A rank that arrives late makes every rank's collective wait" +
+            (b.p.files.size() > 1 ? std::string(" (the Stragglers table)")
+                                  : std::string(" (open the whole job: gpuscope report DIR with every rank's trace)")) +
+            "; NCCL_DEBUG=INFO prints the transport each channel uses (P2P, NVLink or xGMI, IB, or NET/Socket, "
+            "Ethernet through the host), and a job whose GPUs share a node or an InfiniBand fabric should not fall "
+            "back to sockets. Where the ranks do talk over Ethernet, send less: a larger batch per GPU, or "
+            "gradients accumulated over micro-batches under no_sync(), all-reduce less often; a communication "
+            "hook compressing gradients to bf16 halves the bytes. Estimated saving: unknown; what a faster "
+            "transfer saves depends on the link and the ranks, which the trace does not show.";
+        f.saving_ns = 0;
+        f.saving_note =
+            "unknown: the transfer is slow for its size; what a faster one saves depends on the link and "
+            "the ranks, which the trace does not show";
+      } else {
+        f.recommendation += " Estimated saving: at most the exposed time, were all of it hidden under compute.";
+      }
       f.kernels = kernels_of(b.p, KernelCategory::communication);
       f.ranges = b.ev.exposed_comm.ranges();
     }

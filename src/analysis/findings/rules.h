@@ -207,6 +207,13 @@ struct Builder {
 // the occupancy line.
 std::string room_words(const ConcurrencyRoom& room, const DeviceSummary& d);
 
+// overlap.cpp: an all-reduce of 4 MiB or more whose fastest instance moves
+// its data slower than any link between GPUs but Ethernet (bus bandwidth
+// under 5 GB/s): "the 16.8 MiB all-reduce's fastest instance took 8.7 ms:
+// 2.0 GB/s of algorithm bandwidth, 3.5 GB/s of bus bandwidth over 8 ranks";
+// empty where none is.
+std::string slow_all_reduce(const Profile& p);
+
 // [SECTION] The rules, by family ------------------------------------------------------------
 
 // gpu_time.cpp: where the GPU time goes.

@@ -294,6 +294,7 @@ ConcurrencyRoom concurrency_room(const DeviceSummary& d) {
   }
   r.room = d.kernels >= 2 && r.used < kRoomBelow;
   r.idle_bound = d.idle_host_wait_ns + d.idle_other_ns >= d.kernel_busy_ns && d.idle_ns > 0;
+  r.host_bound = 4 * d.idle_host_wait_ns >= d.kernel_busy_ns && d.idle_host_wait_ns > 0;
   r.side_work_apart = o.side_work_ns > 0 && o.side_work_shared_ns == 0;
   if (r.room) {
     const double busy = static_cast<double>(d.kernel_busy_ns);

@@ -174,9 +174,13 @@ struct ConcurrencyRoom {
   // (launches, synchronizations, input) or for work queued behind something
   // else at least as long as it runs kernels, so nothing is ready to run beside them.
   bool idle_bound = false;
+  // The GPU waits for the host's late launches a quarter of its kernel time
+  // or more: the host does not keep even one stream fed, so work for a
+  // second would not be queued either (it would be launched as late).
+  bool host_bound = false;
   // Communication and copies already run on streams of their own.
   bool side_work_apart = false;
-  bool fires() const { return room && !idle_bound && !side_work_apart; }
+  bool fires() const { return room && !idle_bound && !host_bound && !side_work_apart; }
   // Kernel busy time × (1 − used), never more than the kernels could overlap
   // each other (kernel busy time × (1 − 1 / kernels)).
   TimeNs saving_ns = 0;

@@ -752,11 +752,28 @@ struct Sweep {
     idle_input(g0, g1);
   }
 
+  // Whether at least half of [a, b) lies inside CUDA graph captures (any
+  // thread's): the host records launches into a graph and the GPU gets none
+  // of them, set-up like a module load.
+  std::vector<TimeRange> captures;
+  int captures_state = -1;  // -1 not looked for yet, 0 none, 1 some
+  [[gnu::noinline]] bool in_capture(TimeNs a, TimeNs b) {
+    if (b <= a || captures_state == 0) return false;
+    if (captures_state < 0) {
+      captures = graph_captures(t).windows;
+      captures_state = captures.empty() ? 0 : 1;
+      if (captures_state == 0) return false;
+    }
+    return 2 * intervals::length_within(captures, {a, b}) >= b - a;
+  }
+
   // Whether the launching thread spent at least half of [a, b) in set-up
   // calls (is_setup_api: creating streams, loading modules, creating a
-  // context): a one-time cost, warm-up like a kernel's first call.
+  // context), or inside graph captures: a one-time cost, warm-up like a
+  // kernel's first call.
   NameMemo<bool (*)(std::string_view)> setup_api{t, is_setup_api};
   [[gnu::noinline]] bool setup_in(TrackId thread, TimeNs a, TimeNs b) {
+    if (in_capture(a, b)) return true;
     if (thread == IdlePiece::kNone || b <= a) return false;
     const ApiCallTable& api = t.api_calls();
     const RowRange r = t.rows_overlapping(TableId::api_calls, thread, a, b);
@@ -841,9 +858,12 @@ struct Sweep {
   // (the stream waits for an event recorded on another stream).
   static bool is_stream_wait(std::string_view name) { return name.find("StreamWaitEvent") != std::string_view::npos; }
   NameMemo<bool (*)(std::string_view)> stream_wait_api{t, is_stream_wait};
+  NameMemo<bool (*)(std::string_view)> graph_launch_api{t, is_graph_launch_name};
   [[gnu::noinline]] void note_stream_wait(RowIndex api, TimeNs held) {
     if (api == kNoRow) return;
     const ApiCallTable& a = t.api_calls();
+    // Held work a graph launch queued: it waited inside the graph or at its head.
+    if (graph_launch_api(a.name[api])) ev.held_graph_ns += held;
     const TrackId track = a.track_at(api);
     for (RowIndex k = api, n = 0; k > 0 && n < 64; ++n) {
       --k;

@@ -235,7 +235,36 @@ void filtered_host(const Trace& t, WorkloadKind* w) {
 }
 
 // What the trace's GPU work amounts to against its recording.
-void recognise_run(const Trace& t, WorkloadKind* w) {
+// A recording of graph captures and the runs before them, no graph replayed:
+// at least 90 % of the kernel time ends before the last capture does. That
+// is a program's start-up (a serving engine capturing its batch sizes), not
+// its steady state, which replays the graphs.
+bool graph_capture_run(const Trace& t, const GraphCaptures& c, TimeRange recorded, WorkloadKind* w) {
+  if (c.captures == 0 || w->graph_kernels > 0 || w->graph_launches > 0) return false;
+  const KernelTable& k = t.kernels();
+  TimeNs all = 0, before = 0;
+  for (RowIndex i = 0; i < k.size(); ++i) {
+    all += k.end[i] - k.start[i];
+    if (k.end[i] <= c.last_end) before += k.end[i] - k.start[i];
+  }
+  if (10 * before < 9 * all) return false;
+  w->run = "graph-capture";
+  const TimeNs covered = intervals::length(c.windows);
+  w->run_evidence =
+      "the trace records set-up: " + format::count(c.captures) +
+      (c.captures == 1 ? " CUDA graph capture (" : " CUDA graph captures (") + std::string(t.str(c.begin)) + " to " +
+      std::string(t.str(c.end)) + ", " + format::duration(covered) + ", " +
+      format::percent(static_cast<double>(covered) / static_cast<double>(std::max<TimeNs>(1, recorded.duration()))) +
+      " of the " + format::duration(recorded.duration()) + " recorded; " + format::count(c.launches) +
+      " launches recorded into them, which run only where a graph is launched) and the runs before them (" +
+      format::count(k.size()) + " kernels, " + format::percent(static_cast<double>(before) / static_cast<double>(all)) +
+      " of their time ending before the last capture does), and no graph replayed: a program's start-up, not its "
+      "steady state. Profile where the graphs replay (a serving engine's requests after start-up, a training "
+      "loop's steps after its capture)";
+  return true;
+}
+
+void recognise_run(const Trace& t, const GraphCaptures& captures, WorkloadKind* w) {
   filtered_host(t, w);
   const KernelTable& k = t.kernels();
   const TimeRange recorded{t.begin_time(), t.end_time()};
@@ -295,6 +324,7 @@ void recognise_run(const Trace& t, WorkloadKind* w) {
     w->run = "sampled";
     return;
   }
+  if (graph_capture_run(t, captures, recorded, w)) return;
   const double outside =
       recorded.duration() > 0 ? static_cast<double>(w->setup_ns + w->teardown_ns) / recorded.duration() : 0.0;
   if (outside < kOneShotShare) return;
@@ -465,6 +495,58 @@ void count_graph_launches(const Trace& t, std::uint64_t* launches, std::uint64_t
   });
 }
 
+bool capture_begin_name(std::string_view n) { return n.find("StreamBeginCapture") != std::string_view::npos; }
+
+// What a capture records: kernel launches (cudaLaunchKernel, cuLaunchKernel,
+// hipModuleLaunchKernel, …), host functions and asynchronous copies and
+// fills; a graph launch inside a capture is a child graph, recorded too.
+bool captured_call_name(std::string_view n) {
+  return n.find("Launch") != std::string_view::npos ||
+         ((n.find("Memcpy") != std::string_view::npos || n.find("Memset") != std::string_view::npos) &&
+          n.find("Async") != std::string_view::npos);
+}
+
+}  // namespace
+
+GraphCaptures graph_captures(const Trace& t) {
+  GraphCaptures c;
+  if (!any_string(t, capture_begin_name)) return c;
+  // Per name: 1 begins a capture, 2 ends one, 3 is recorded into one, 0 none.
+  std::vector<std::uint8_t> kind(t.strings().size(), 0);
+  for (StringId id = 0; id < t.strings().size(); ++id) {
+    const std::string_view n = t.str(id);
+    kind[id] = capture_begin_name(n)                                  ? 1
+               : n.find("StreamEndCapture") != std::string_view::npos ? 2
+               : captured_call_name(n)                                ? 3
+                                                                      : 0;
+  }
+  // The rows are in time order per thread, the threads one after another.
+  const ApiCallTable& a = t.api_calls();
+  std::vector<TimeRange> windows;
+  TrackId track = 0;
+  bool first = true;
+  TimeNs open = -1;
+  std::uint64_t inside = 0;
+  for (RowIndex i = 0; i < a.size(); ++i) {
+    const std::uint8_t k = kind[a.name[i]];
+    if (k == 0) continue;
+    if (const TrackId tr = a.track_at(i); tr != track || first) track = tr, open = -1, first = false;
+    if (k == 1) {
+      open = a.start[i], inside = 0, c.begin = a.name[i];
+    } else if (k == 3) {
+      inside += open >= 0;
+    } else if (open >= 0) {
+      windows.push_back({open, a.end[i]});
+      ++c.captures, c.launches += inside, open = -1, c.end = a.name[i];
+      c.last_end = std::max(c.last_end, a.end[i]);
+    }
+  }
+  c.windows = intervals::union_of(std::move(windows));
+  return c;
+}
+
+namespace {
+
 // Calls that pin host memory: a program that makes them already knows
 // pinned memory, and advice to pin says so.
 void count_pinning(const Trace& t, std::uint64_t* calls, TimeNs* ns) {
@@ -482,8 +564,21 @@ void count_pinning(const Trace& t, std::uint64_t* calls, TimeNs* ns) {
     return false;
   });
   const ApiCallTable& api = t.api_calls();
+  // Nor is a communication library registering its own buffers while it
+  // initialises (a CUDA-aware MPI's cudaHostRegister inside MPI_Init).
+  NameMemo library_init(t, [](std::string_view n) {
+    return n.starts_with("MPI_Init") || n.starts_with("ncclCommInit") || n.starts_with("nvshmem_init") ||
+           n.starts_with("shmem_init") || n.starts_with("ucp_init");
+  });
+  auto in_init = [&](RowIndex a) {
+    const RangeTable& rg = t.ranges();
+    const RowRange r = t.rows_overlapping(TableId::ranges, api.track_at(a), api.start[a], api.end[a]);
+    for (RowIndex q = r.begin; q < r.end; ++q)
+      if (rg.start[q] <= api.start[a] && rg.end[q] >= api.end[a] && library_init(rg.name[q])) return true;
+    return false;
+  };
   for_each_call_named(t, pins, [&](RowIndex a) {
-    if (!in_library(a)) ++*calls, *ns += api.end[a] - api.start[a];
+    if (!in_library(a) && !in_init(a)) ++*calls, *ns += api.end[a] - api.start[a];
   });
 }
 
@@ -665,11 +760,19 @@ void say_execution(const NameCounts& c, std::size_t kernels, bool by_ids, Worklo
                 (by_ids ? "graph ids" : "correlated with their graph launch") + ")" +
                 (w->graph_launches ? ", " + format::count(w->graph_launches) + " graph launches" : "")
           : std::string();
+  // A program that captures graphs uses them, replayed in the trace or not.
+  const std::string captured = w->graph_captures
+                                   ? format::count(w->graph_captures) +
+                                         (w->graph_captures == 1 ? " CUDA graph capture" : " CUDA graph captures") +
+                                         " recording " + format::count(w->captured_launches) +
+                                         " launches, which run where a graph is launched" +
+                                         (w->graph_kernels ? "" : "; no graph replayed in the trace")
+                                   : std::string();
   const std::string compiled = join(
       {part(c.triton, "Triton kernel", "Triton kernels"), part(c.compiled_ops, "compiled region", "compiled regions")});
-  if (w->graph_kernels * 10 >= kernels && w->graph_kernels > 0) {
+  if ((w->graph_kernels * 10 >= kernels && w->graph_kernels > 0) || w->graph_captures > 0) {
     w->execution = "cuda graphs";
-    w->execution_evidence = join({graphs, compiled});
+    w->execution_evidence = join({captured, graphs, compiled});
   } else if (c.compiled_time_share >= 0.1 || (c.compiled_ops.count && !c.triton.count)) {
     // Compiled: a tenth of the kernel time generated or launched from
     // compiled regions, or compiled regions whose backend generates no Triton.
@@ -708,13 +811,16 @@ WorkloadKind recognise_workload(const Trace& t) {
   count_graph_launches(t, &w.graph_launches, &replayed);
   const bool by_ids = w.graph_kernels >= replayed;
   w.graph_kernels = std::max(w.graph_kernels, replayed);
+  const GraphCaptures captures = graph_captures(t);
+  w.graph_captures = captures.captures, w.captured_launches = captures.launches;
+  w.capture_ns = intervals::length(captures.windows);
   count_pinning(t, &w.pinning_calls, &w.pinning_ns);
   input_work(t, &w);
   w.python_ranges = names.python_ranges;
   say_phase(names, k.size(), &w);
   say_framework(names, &w);
   say_execution(names, k.size(), by_ids, &w);
-  recognise_run(t, &w);
+  recognise_run(t, captures, &w);
   return w;
 }
 
@@ -895,6 +1001,9 @@ void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
   if (w.run == "sampled")
     for (Finding& f : findings)
       if (f.id != "dropped-records") demote(f, "a sampled trace: most of the GPU's work is not in it");
+  if (w.run == "graph-capture")
+    for (Finding& f : findings)
+      if (f.id != "dropped-records") demote(f, "about set-up: graph capture and the runs before it");
   // A one-shot run: nothing numbered about its setup or teardown (copies of
   // the weights before the first kernel, module unloading after the last,
   // the idle time around them).
@@ -913,8 +1022,11 @@ void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
     if (!w.bundled)
       if (const std::size_t at = r.find(" Bundled workload:"); at != std::string::npos) r.erase(at);
     if (w.execution == "cuda graphs" && (f.id == "launch-bound" || f.id == "op-launch-overhead"))
-      r = "This run already replays CUDA graphs (" + format::count(w.graph_kernels) +
-          " kernels from graphs): the launch gaps left are outside them. Capture what still runs eagerly between "
+      r = (w.graph_kernels
+               ? "This run already replays CUDA graphs (" + format::count(w.graph_kernels) + " kernels from graphs)"
+               : "This run already captures CUDA graphs (" + format::count(w.graph_captures) +
+                     (w.graph_captures == 1 ? " capture" : " captures") + ", none replayed in the trace)") +
+          ": the launch gaps left are outside them. Capture what still runs eagerly between "
           "graph launches (the optimizer step, data-dependent parts: torch.compile(mode='reduce-overhead') "
           "captures what it can), fuse the small kernels that stay eager, and give each kernel more work with a "
           "larger batch.";

@@ -578,8 +578,8 @@ TEST(IdleGaps, GapsAfterSynchronizationsAreHostSyncsUpToWhatTheyHeldTheHost) {
   EXPECT_TRUE(has(g->evidence,
                   "warm-up 1.4 ms (1 gap ended by the first call of a kernel or of the framework op that launched "
                   "it before the first step ended, or by a launch the host made after set-up calls such as creating "
-                  "streams or handles and loading modules, or inside a range the program named warm-up), a late "
-                  "host launch 12.2 ms"))
+                  "streams or handles and loading modules, inside a range the program named warm-up, or while "
+                  "the host captured a CUDA graph), a late host launch 12.2 ms"))
       << g->evidence;
   // A sync that returns at once on an idle GPU causes none of the gap.
   const Profile r = syncs_then_host_work(0);

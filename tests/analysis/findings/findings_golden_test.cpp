@@ -206,17 +206,19 @@ TEST(ReviewedFindingsSampled, CollectivesAreNamedByTheirAnnotations) {
   }
 }
 
-// Nothing prescribed that the program already does: the OpenACC/MPI saxpy
-// pins host memory (9 pinning calls, cudaHostRegister among them, 316 ms of
-// its setup), yet its big copies are pageable; the advice says so instead of
-// telling it to start pinning. CloverLeaf pins nothing: the plain advice.
+// Nothing prescribed that the program already does, and nothing said of the
+// program that a library did: the OpenACC/MPI saxpy's 9 cudaHostRegister
+// calls (316 ms) all lie inside MPI_Init, a CUDA-aware MPI registering its
+// own buffers, so the program is told to pin, not that it already pins.
+// CloverLeaf pins nothing: the plain advice.
 TEST(ReviewedFindingsNsys, PinningAdviceKnowsTheProgramAlreadyPins) {
   const Profile& saxpy = profile_of("nsys/nsys2022-saxpy-mpi-openacc.sqlite");
-  EXPECT_EQ(saxpy.workload.pinning_calls, 9u);
+  EXPECT_EQ(saxpy.workload.pinning_calls, 0u);
   for (const char* id : {"pageable-memcpy", "sync-memcpy"}) {
     const Finding* f = testing::find_any_finding(saxpy, id);
     ASSERT_NE(f, nullptr) << id;
-    EXPECT_EQ(f->recommendation.rfind("The program already pins host memory (9 calls", 0), 0u) << f->recommendation;
+    EXPECT_EQ(f->recommendation.find("already pins"), std::string::npos) << f->recommendation;
+    EXPECT_NE(f->recommendation.find("cudaMallocHost"), std::string::npos) << f->recommendation;
   }
   const Profile& clover = profile_of("nsys/nsys2024-cloverleaf-a100-mpi.sqlite");
   EXPECT_EQ(clover.workload.pinning_calls, 0u);

@@ -242,6 +242,7 @@ TEST(Helps, NothingPrescribedThatTheProgramAlreadyDoes) {
   p.workload.data_parallel = "ddp";
   p.workload.data_parallel_evidence = "1 DDP op (\"DistributedDataParallel.forward\")";
   p.workload.execution = "cuda graphs";
+  p.workload.graph_kernels = 5046;
   p.workload.execution_evidence = "5,046 of 5,100 kernels replayed from CUDA graphs";
   p.findings.push_back(finding("exposed-communication", 100 * ms, "Communication exposed"));
   p.findings.push_back(finding("launch-bound", 50 * ms, "Launch-bound"));
@@ -396,6 +397,15 @@ TEST(Helps, TensorCoresOnFp32InputsAreTf32) {
   on.stats.total = 300 * ms;
   off.stats.total = 10 * ms;
   p.hotspots = {on, off};
+  settle_findings(&p);
+  // Without the ops' types, the kernel's name says TF32 (CUTLASS's s1688:
+  // fp32 operands on the tensor cores).
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::unknown) << help(p, "mixed-precision")->reason;
+  EXPECT_TRUE(has(help(p, "mixed-precision")->reason,
+                  "kernels whose names say TF32 (cutlass_80_tensorop_s1688gemm_64x64_32x4_nn_align1)"))
+      << help(p, "mixed-precision")->reason;
+  // A bf16 kernel's name says nothing of TF32.
+  p.hotspots[0].name = "void cutlass::Kernel<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x4_nn_align8>";
   settle_findings(&p);
   EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
   OpRow r;

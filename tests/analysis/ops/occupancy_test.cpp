@@ -376,6 +376,26 @@ TEST(LowConcurrency, NotWhenTheGpuWaitsForTheHostLongerThanItComputes) {
   EXPECT_FALSE(testing::find_finding(p, "low-concurrency")) << testing::describe_findings(p);
 }
 
+// 20 µs gaps, each ended by a kernel launched 10 µs into it: the GPU waits
+// for the host's launches 2 ms, 40 % of its 5 ms of kernels, though less
+// than it computes. The host does not keep one stream fed, so a second
+// stream's work would be launched as late: no finding, "more streams?" no.
+TEST(LowConcurrency, NotWhenTheHostCannotKeepOneStreamFed) {
+  const Profile p = analyze(chain(20'000, 10'000).build());
+  const DeviceSummary& d = p.devices.at(0);
+  EXPECT_LT(d.idle_host_wait_ns + d.idle_other_ns, d.kernel_busy_ns);
+  EXPECT_GE(4 * d.idle_host_wait_ns, d.kernel_busy_ns);
+  const ConcurrencyRoom room = concurrency_room(d);
+  EXPECT_TRUE(room.room);
+  EXPECT_FALSE(room.idle_bound);
+  EXPECT_TRUE(room.host_bound);
+  EXPECT_FALSE(testing::find_finding(p, "low-concurrency")) << testing::describe_findings(p);
+  const HelpAnswer* a = testing::find_help(p, "more-streams");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_NE(a->reason.find("does not keep even one stream fed"), std::string::npos) << a->reason;
+}
+
 TEST(LowConcurrency, NotWhenCopiesAlreadyRunOnTheirOwnStream) {
   auto with_copies = [](std::uint32_t stream) {
     testing::TraceFactory f = chain(2'000, 10'000);

@@ -355,6 +355,63 @@ TEST(Collectives, MessageSizesProveWaitingWithoutASecondInstance) {
   }
 }
 
+// Rank 0 of an 8-rank job whose 16 MiB all-reduce takes `d` in every step
+// after a 600 µs convolution: nothing to hide it under.
+Profile steady_all_reduce(TimeNs d) {
+  TraceFactory f(0);
+  f.meta().world_size = 8;
+  add_steps(f, 6, [&](int, TimeNs t) {
+    collective(f, t, d, sized(4'194'304));
+    return t + d + 1 * us;
+  });
+  return analyze(f.build());
+}
+
+// An all-reduce slow for its size: 16 MiB in 8.7 ms is 1.9 GB/s of
+// algorithm bandwidth, 3.4 GB/s of bus bandwidth over 8 ranks, below any
+// link between GPUs but Ethernet. Overlap cannot hide it: the finding says
+// what to look for (a late rank, the transport), claims no saving and stays
+// numbered; "overlap all-reduce?" is no. In 1 ms (29 GB/s of bus
+// bandwidth) it is not slow.
+TEST(Collectives, AnAllReduceSlowForItsSizeIsSaidSlowNotToOverlap) {
+  const Profile p = steady_all_reduce(8700 * us);
+  const Finding* e = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_EQ(e->variant, "slow");
+  EXPECT_EQ(e->saving_ns, 0);
+  EXPECT_NE(e->evidence.find("3.4 GB/s of bus bandwidth over 8 ranks"), std::string::npos) << e->evidence;
+  EXPECT_NE(e->recommendation.find("NCCL_DEBUG=INFO"), std::string::npos) << e->recommendation;
+  const HelpAnswer* a = find_help(p, "overlap-communication");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_NE(a->reason.find("slow for its size"), std::string::npos) << a->reason;
+
+  const Profile fast = steady_all_reduce(1 * ms);
+  const Finding* g = testing::find_finding(fast, "exposed-communication");
+  ASSERT_TRUE(g) << testing::describe_findings(fast);
+  EXPECT_NE(g->variant, "slow");
+  EXPECT_GT(g->saving_ns, 0);
+}
+
+// Gradients all-reduced a tensor at a time: 120 small all-reduces in each
+// step are not DDP's 25 MB buckets; 20 are too few to say so.
+TEST(Collectives, ManySmallAllReducesPerStepAreToldToBucket) {
+  for (const int per_step : {120, 20}) {
+    TraceFactory f;
+    add_steps(f, 5, [&](int, TimeNs t) {
+      for (int i = 0; i < per_step; ++i, t += 31 * us) collective(f, t, 30 * us, sized(1024));
+      return t;
+    });
+    const Profile p = analyze(f.build());
+    const Finding* e = testing::find_finding(p, "exposed-communication");
+    ASSERT_TRUE(e) << testing::describe_findings(p);
+    const bool told = e->recommendation.find("a tensor at a time (" + std::to_string(per_step) +
+                                             " all-reduces in each step, median 30.0 µs, median message "
+                                             "4.0 KiB)") != std::string::npos;
+    EXPECT_EQ(told, per_step == 120) << e->recommendation;
+  }
+}
+
 // Sites are per step only where steps exist: without them, the instances of
 // one kind and size are one site.
 TEST(Collectives, WithoutStepsOneSitePerKindAndSize) {

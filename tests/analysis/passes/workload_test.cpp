@@ -109,10 +109,13 @@ TEST(Workload, GraphReplaysAndTritonKernels) {
 }
 
 // Pinning the program does counts; cuDNN's own pinned buffer, allocated
-// inside its first convolution, does not.
+// inside its first convolution, does not, nor a CUDA-aware MPI registering
+// its buffers inside MPI_Init.
 TEST(Workload, PinningInsideALibraryOpIsTheLibrarys) {
   TraceFactory f;
   f.device(0);
+  f.range("MPI_Init", 100'000, 900'000, 1);
+  f.api("cudaHostRegister", 200'000, 700'000, 1);
   f.range("aten::cudnn_convolution", 1'000'000, 2'000'000, 1, RangeKind::annotation, "cpu_op");
   f.api("cudaHostAlloc", 1'100'000, 1'200'000, 1);
   f.range("aten::pin_memory", 3'000'000, 4'000'000, 1, RangeKind::annotation, "cpu_op");
@@ -436,6 +439,79 @@ TEST(Workload, RealTraces) {
     // every other real trace has calls besides (syncs, event records, …).
     EXPECT_EQ(w.host_filtered.empty(), !std::string_view(e.file).starts_with("hta-sampled")) << w.host_filtered;
   }
+}
+
+// A serving engine's start-up: before each of 5 captures, an eager run of 20
+// short kernels, launched late one by one; then cudaStreamBeginCapture, 20
+// launches recorded into the graph (no GPU op), cudaStreamEndCapture. With
+// `replays`, the graphs are then launched, each replaying 20 kernels.
+Profile capture_trace(bool replays) {
+  TraceFactory f;
+  f.device(0);
+  TimeNs t = 1'000'000;
+  for (int c = 0; c < 5; ++c) {
+    for (int i = 0; i < 20; ++i, t += 30'000) f.kernel(0, 7, "rms_norm_kernel", t + 20'000, t + 25'000, t + 5'000);
+    f.api("cudaStreamBeginCapture", t, t + 2'000);
+    for (int i = 0; i < 20; ++i) f.api("cudaLaunchKernel", t + 3'000 + i * 100'000, t + 8'000 + i * 100'000);
+    t += 2'000'000;
+    f.api("cudaStreamEndCapture", t, t + 5'000);
+    f.api("cudaGraphInstantiateWithFlags", t + 6'000, t + 200'000);
+    t += 300'000;
+  }
+  if (replays)
+    for (int c = 0; c < 5; ++c, t += 1'000'000) {
+      const std::uint32_t id = f.api("cudaGraphLaunch", t, t + 10'000);
+      for (int i = 0; i < 20; ++i) {
+        KernelRow k;
+        k.start = t + 20'000 + i * 6'000;
+        k.end = k.start + 5'000;
+        k.track = f.builder().gpu_track(0, 7);
+        k.name = f.builder().intern("rms_norm_kernel");
+        k.grid_x = k.grid_y = k.grid_z = k.block_x = k.block_y = k.block_z = 1;
+        k.correlation = id;
+        f.builder().add_kernel(k);
+      }
+    }
+  return analyze(f.build());
+}
+
+// Launches between a stream's BeginCapture and EndCapture record into a
+// graph and run nothing: a trace of captures and the runs before them, with
+// no replay, is a program's start-up. Nothing is numbered, nothing answered,
+// and the program is said to use CUDA graphs, not told to.
+TEST(WorkloadRun, GraphCaptureWithoutReplaysIsSetUp) {
+  const Profile p = capture_trace(false);
+  const WorkloadKind& w = p.workload;
+  EXPECT_EQ(w.graph_captures, 5u);
+  EXPECT_EQ(w.captured_launches, 100u);
+  EXPECT_EQ(w.capture_ns, 5 * 2'005'000);
+  EXPECT_EQ(w.execution, "cuda graphs") << w.execution_evidence;
+  EXPECT_NE(w.execution_evidence.find("5 CUDA graph captures recording 100 launches"), std::string::npos)
+      << w.execution_evidence;
+  EXPECT_EQ(w.run, "graph-capture") << w.run_evidence;
+  EXPECT_NE(w.run_evidence.find("cudaStreamBeginCapture to cudaStreamEndCapture"), std::string::npos) << w.run_evidence;
+  EXPECT_TRUE(p.findings.empty()) << testing::describe_findings(p);
+  EXPECT_TRUE(p.helps.empty());
+  // The GPU's idle time during each capture is set-up, like a module load.
+  TimeNs warm_up = 0;
+  for (const IdleCharge& c : p.idle_charges)
+    if (c.cause == "warm-up") warm_up += c.ns;
+  EXPECT_GE(warm_up, 4 * 2'000'000) << testing::describe_findings(p);
+}
+
+// The same captures, then replayed: the trace holds the work, so it is
+// diagnosed, and the program is said to replay graphs.
+TEST(WorkloadRun, GraphCaptureThenReplaysIsDiagnosed) {
+  const Profile p = capture_trace(true);
+  const WorkloadKind& w = p.workload;
+  EXPECT_EQ(w.run, "") << w.run_evidence;
+  EXPECT_EQ(w.execution, "cuda graphs");
+  EXPECT_EQ(w.graph_kernels, 100u);
+  EXPECT_EQ(w.graph_captures, 5u);
+  const HelpAnswer* a = testing::find_help(p, "cuda-graphs");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_NE(a->reason.find("already replays CUDA graphs"), std::string::npos) << a->reason;
 }
 
 // GPU ops whose correlation ids span a thousand times as many API calls are
