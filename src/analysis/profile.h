@@ -118,6 +118,16 @@ struct DeviceOccupancy {
   // and copies (memcpys), and the part of it on streams that also run compute
   // kernels (0 with side work: it already has streams of its own).
   TimeNs side_work_ns = 0, side_work_shared_ns = 0;
+  // Compute kernels whose grid has fewer blocks than half the GPU's SMs
+  // (Nsight Compute's "grid too small to fill the device"): their count,
+  // Σ durations, Σ duration × blocks / SMs (their time were each block's
+  // work spread over every SM: the rest is what more blocks could save, at
+  // most), and the one with the most time, with its blocks. Measured only
+  // where the GPU fill is under a quarter; 0 and empty otherwise.
+  std::uint64_t small_grid_kernels = 0;
+  TimeNs small_grid_ns = 0, small_grid_spread_ns = 0;
+  std::string small_grid_top;
+  std::uint64_t small_grid_top_blocks = 0;
 };
 
 struct DeviceSummary {

@@ -270,6 +270,14 @@ constexpr void rows(V& v, Of<DeviceOccupancy>) {
                           "Σ durations of communication kernels and copies (work that could run beside compute)");
   field<&O::side_work_shared_ns>(v, "side_work_shared_ns", "ns",
                                  "… of those on streams that also run compute kernels (0: on streams of their own)");
+  added<&O::small_grid_kernels>(v, "small_grid_kernels", "",
+                                "compute kernels whose grid has fewer blocks than half the SMs (measured where the "
+                                "GPU fill is under a quarter)");
+  added<&O::small_grid_ns>(v, "small_grid_ns", "ns", "their Σ durations");
+  added<&O::small_grid_spread_ns>(v, "small_grid_spread_ns", "ns",
+                                  "Σ duration × blocks / SMs: their time were their work spread over every SM");
+  added<&O::small_grid_top>(v, "small_grid_top", "", "the one with the most time");
+  added<&O::small_grid_top_blocks>(v, "small_grid_top_blocks", "", "its blocks");
 }
 
 template <class V>

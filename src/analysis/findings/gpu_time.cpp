@@ -245,6 +245,57 @@ std::optional<TensorMeasure> measured_tensor_activity(const Builder& b) {
 }
 }  // namespace
 
+// Kernels launched with fewer blocks than half the GPU's SMs, with nothing
+// running beside them: most SMs idle while they run (Nsight Compute's launch
+// statistics: "the grid is too small to fill the available resources").
+void small_grid(Builder& b) {
+  constexpr double kShare = 0.05, kCritical = 0.25;
+  TimeNs ns = 0, spread = 0, kernel_ns = 0;
+  std::uint64_t kernels = 0;
+  const DeviceSummary* top = nullptr;
+  for (const DeviceSummary& d : b.p.devices) {
+    kernel_ns += d.kernel_time_ns;
+    const DeviceOccupancy& o = d.occupancy;
+    if (o.small_grid_ns == 0 || d.kernel_concurrency >= b.opt.thresholds.low_concurrency) continue;
+    ns += o.small_grid_ns, spread += o.small_grid_spread_ns, kernels += o.small_grid_kernels;
+    if (!top || o.small_grid_ns > top->occupancy.small_grid_ns) top = &d;
+  }
+  const double share = ratio(ns, kernel_ns);
+  if (!top || share < kShare) return;
+  const DeviceOccupancy& o = top->occupancy;
+  Finding& f =
+      b.add(share >= kCritical ? Severity::critical : Severity::warning, share, kShare, b.t.per_device(ns - spread));
+  f.share = share;
+  f.device = b.t.devices > 1 ? kNoDevice : top->id;
+  f.title = count(kernels, "kernel runs", "kernels run") + " on fewer blocks than half the GPU's SMs: " + pct1(share) +
+            " of kernel time (" + dur(b.t.per_device(ns)) + ") with most of the GPU idle";
+  f.evidence = "Heaviest: " + format::short_kernel_name(o.small_grid_top) + ", " +
+               count(o.small_grid_top_blocks, "block", "blocks") + " on GPU " + std::to_string(top->id) + "'s " +
+               std::to_string(top->sm_count) + " SMs (GPU fill " + (o.gpu_fill ? pct1(*o.gpu_fill) : "-") +
+               "); kernel concurrency " + pct1(top->kernel_concurrency) +
+               ": nothing else runs beside them. Their share of kernel time " + pct1(share) + " vs a " + pct1(kShare) +
+               " threshold (ours; Nsight Compute flags a grid smaller than the SM count).";
+  // A framework sizes its kernels' grids by their tensors: the program's
+  // lever is the work per launch, not the grid.
+  const std::string saving =
+      " Estimated saving: at most their time less what their blocks' work would take "
+      "spread over every SM (" +
+      dur(b.t.per_device(spread)) +
+      "), a rule of thumb: blocks that each wait on memory latency gain less from more of them.";
+  f.recommendation =
+      b.p.workload.framework == "unknown"
+          ? "Give each launch enough blocks to fill the GPU: at least as many as it has SMs, better several times "
+            "that (a grid-stride loop keeps any problem size correct); for OpenACC or OpenMP offload, let the "
+            "compiler choose the gangs or teams (no num_gangs()/num_teams() limit; collapse() nested loops to expose "
+            "more iterations); for a library's kernel, a larger batch gives it more blocks." +
+                saving
+          : "The framework and its libraries size these kernels' grids by their tensors: grids this small are "
+            "tensors this small, or a small batch. A larger batch per GPU gives each launch more blocks; fusing the "
+            "small ops (" +
+                fuser(b.p) + ") makes fewer, larger launches." + saving;
+  f.kernels = {o.small_grid_top};
+}
+
 void no_tensor_cores(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   if (!nvidia_gpus(b.p)) return;  // another vendor's matrix units: their kernel names are not NVIDIA's

@@ -222,6 +222,7 @@ void broadcast_hotspot(Builder& b);
 void layout_transpose(Builder& b);
 void slow_normalization(Builder& b);
 void no_tensor_cores(Builder& b);
+void small_grid(Builder& b);
 void memory_bound_aux(Builder& b);
 void eager_attention(Builder& b);
 

@@ -266,6 +266,43 @@ DeviceOccupancy device_occupancy(const Trace& t, std::span<const TrackId> tracks
   return sums.figures(kernel_ns);
 }
 
+void small_grids(const Trace& t, std::span<const TrackId> tracks, std::uint32_t sm_count, DeviceOccupancy* out) {
+  if (sm_count < 2) return;
+  const KernelTable& k = t.kernels();
+  // A kernel that only waits (PyTorch's torch.cuda._sleep spins in one
+  // block) is no work to spread.
+  std::vector<std::int8_t> spins(t.strings().size(), -1);
+  auto spin = [&](StringId n) {
+    if (spins[n] < 0) spins[n] = contains_nocase(t.str(n), "spin_kernel") || contains_nocase(t.str(n), "sleep");
+    return spins[n] == 1;
+  };
+  std::vector<TimeNs> by_name(t.strings().size(), 0);
+  std::vector<std::uint64_t> blocks_of(t.strings().size(), 0);
+  std::uint64_t spread = 0;  // Σ duration × blocks: blocks under 64k (half the SMs), durations under days
+  for (TrackId tr : tracks) {
+    const RowRange rows = t.rows_of(TableId::kernels, tr);
+    for (RowIndex i = rows.begin; i < rows.end; ++i) {
+      const std::uint64_t blocks = std::uint64_t{k.grid_x[i]} * k.grid_y[i] * k.grid_z[i];
+      if (blocks == 0 || 2 * blocks >= sm_count || k.category_at(i) == KernelCategory::communication || spin(k.name[i]))
+        continue;
+      const TimeNs dur = k.end[i] - k.start[i];
+      ++out->small_grid_kernels;
+      out->small_grid_ns += dur;
+      spread += static_cast<std::uint64_t>(dur) * blocks;
+      by_name[k.name[i]] += dur;
+      blocks_of[k.name[i]] = std::max(blocks_of[k.name[i]], blocks);
+    }
+  }
+  out->small_grid_spread_ns = static_cast<TimeNs>(spread / sm_count);
+  StringId top = StringTable::kNoString;
+  for (StringId id = 0; id < by_name.size(); ++id)
+    if (by_name[id] > 0 && (top == StringTable::kNoString || by_name[id] > by_name[top])) top = id;
+  if (top != StringTable::kNoString) {
+    out->small_grid_top = std::string(t.str(top));
+    out->small_grid_top_blocks = blocks_of[top];
+  }
+}
+
 // [SECTION] Room for concurrency ---------------------------------------------------------------------
 
 ConcurrencyRoom concurrency_room(const DeviceSummary& d) {

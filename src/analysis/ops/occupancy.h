@@ -153,6 +153,10 @@ class OccupancySums {
   TimeNs side_ns_ = 0, side_shared_ns_ = 0;
 };
 
+// The compute kernels of one GPU (on `tracks`) whose grid has fewer blocks
+// than half its `sm_count` SMs: DeviceOccupancy's small_grid_* figures.
+void small_grids(const Trace& t, std::span<const TrackId> tracks, std::uint32_t sm_count, DeviceOccupancy* out);
+
 // The occupancy figures of one GPU from its kernels on `tracks`, in one pass
 // over their rows (the device sweep sums the same as it goes).
 DeviceOccupancy device_occupancy(const Trace& t, std::span<const TrackId> tracks, const Device* device,

@@ -1391,6 +1391,9 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
       sweep.occupancy.add_side_work(side, compute);
     }
     d.occupancy = sweep.occupancy.figures(d.kernel_time_ns);
+    // A GPU its kernels leave mostly empty: how much of that is grids too
+    // small for it (one more pass over its kernels, only then).
+    if (d.occupancy.gpu_fill && *d.occupancy.gpu_fill < 0.25) small_grids(t, tracks, d.sm_count, &d.occupancy);
     // HTA's breakdown of this device: from the sweep, except on sub-µs traces,
     // where HTA's rounding needs the reference emulation.
     if (hta_rounds)

@@ -33,26 +33,34 @@ const std::map<std::string, Reviewed>& reviewed() {
   static const std::map<std::string, Reviewed> m = {
       {"hta-alexnet.json.gz", {{"gpu-idle-gaps"}, {"pageable-memcpy", "sync-memcpy"}}},
       {"hta-event-sync-multistream.json.gz", {{"gpu-idle-gaps", "no-tensor-cores"}, {}}},
-      {"hta-event-sync.json.gz", {{"launch-bound", "step-host-time"}, {"pageable-memcpy", "sync-memcpy"}}},
+      // small-grid: its reduce kernel runs on 1 block of the 108 SMs.
+      {"hta-event-sync.json.gz",
+       {{"launch-bound", "small-grid", "step-host-time"}, {"pageable-memcpy", "sync-memcpy"}}},
       {"hta-ns-resolution-v100.json.gz", {{"no-tensor-cores"}, {}}},
       {"hta-sampled-rank0.json.gz", {{"exposed-communication", "gpu-idle-gaps", "low-utilization"}, {"sync-memcpy"}}},
       {"hta-sampled-rank1.json.gz", {{"exposed-communication", "gpu-idle-gaps", "low-utilization"}, {}}},
-      {"hta-triton.json.gz", {{}, {"step-host-time"}}},  // its GPU work spans 1.8 µs: no finding is numbered
+      {"hta-triton.json.gz",
+       {{}, {"small-grid", "step-host-time"}}},  // its GPU work spans 1.8 µs: no finding is numbered
       {"kineto-resnet50-v100-workers0.json.gz",
        {{"input-bound", "launch-bound", "no-tensor-cores", "pageable-memcpy"}, {"sync-memcpy", "unfused-optimizer"}}},
       {"kineto-resnet50-v100-workers4.json.gz",
        {{"launch-bound", "no-tensor-cores", "pageable-memcpy"}, {"sync-memcpy", "unfused-optimizer"}}},
       {"tracelens-bert-small-h100.json.gz",
-       {{"launch-bound", "op-below-roofline"},
+       // small-grid: flash attention on 16 blocks of the 132 SMs (an inference batch that small).
+       {{"launch-bound", "op-below-roofline", "small-grid"},
         {"larger-batch-fits", "op-below-roofline", "op-below-roofline", "op-below-roofline", "op-below-roofline",
          "sync-memcpy"}}},
       {"tracelens-timesformer-h100.json.gz",
        {{"eager-attention", "pageable-memcpy", "step-host-time"}, {"larger-batch-fits", "sync-memcpy"}}},
-      {"nsys/nsys2022-saxpy-mpi-openacc.sqlite", {{"gpu-idle-gaps", "pageable-memcpy", "sync-memcpy"}, {}}},
+      // small-grid: saxpy runs on 2 blocks of the 108 SMs.
+      {"nsys/nsys2022-saxpy-mpi-openacc.sqlite",
+       {{"gpu-idle-gaps", "pageable-memcpy", "small-grid", "sync-memcpy"}, {}}},
       {"nsys/nsys2024-cloverleaf-a100-mpi.sqlite", {{"host-sync", "pageable-memcpy"}, {"sync-memcpy"}}},
       {"review/hta-cupti-range-profiler.json.gz", {{}, {}}},  // no kernel timeline: nothing to diagnose
       {"review/hta-dlrm-compiled-a100.json.gz",
-       {{"exposed-communication", "gpu-idle-gaps", "low-memcpy-overlap", "low-utilization", "serialized-weight-update"},
+       // small-grid: elementwise kernels on 8 blocks of the 108 SMs, 5.4 % of kernel time.
+       {{"exposed-communication", "gpu-idle-gaps", "low-memcpy-overlap", "low-utilization", "serialized-weight-update",
+         "small-grid"},
         {"sync-memcpy"}}},
       {"review/tracelens-qwen-h100.json.gz",
        {{"layout-transpose", "memory-bound-aux", "op-below-roofline"}, {"larger-batch-fits"}}},

@@ -376,6 +376,59 @@ TEST(LowConcurrency, NotWhenTheGpuWaitsForTheHostLongerThanItComputes) {
   EXPECT_FALSE(testing::find_finding(p, "low-concurrency")) << testing::describe_findings(p);
 }
 
+// A program of its own whose kernels run on 2 blocks of 512 threads on a
+// 108-SM GPU (an OpenACC loop limited to 2 gangs), one after another: most
+// SMs idle while they run, and what spreading the same work over every SM
+// would leave is the saving's bound. 200 blocks fill the GPU: no finding.
+TEST(SmallGrid, KernelsOnFewerBlocksThanHalfTheSmsLeaveTheGpuIdle) {
+  for (const std::uint32_t blocks : {2u, 200u}) {
+    testing::TraceFactory f;
+    f.device(0, 108, 8);
+    for (int i = 0; i < 20; ++i) {
+      const TimeNs start = 1'000'000 + i * 1'100'000;
+      shaped_kernel(f, start, start + 1'000'000, blocks, 512, 32);
+    }
+    const Profile p = analyze(f.build());
+    const Finding* g = testing::find_finding(p, "small-grid");
+    if (blocks == 200) {
+      EXPECT_FALSE(g) << testing::describe_findings(p);
+      EXPECT_EQ(p.devices.at(0).occupancy.small_grid_kernels, 0u);
+      continue;
+    }
+    const DeviceOccupancy& o = p.devices.at(0).occupancy;
+    EXPECT_EQ(o.small_grid_kernels, 20u);
+    EXPECT_EQ(o.small_grid_ns, 20'000'000);
+    EXPECT_EQ(o.small_grid_spread_ns, 20'000'000 * 2 / 108);
+    EXPECT_EQ(o.small_grid_top_blocks, 2u);
+    ASSERT_TRUE(g) << testing::describe_findings(p);
+    EXPECT_EQ(g->saving_ns, 20'000'000 - 20'000'000 * 2 / 108);
+    EXPECT_NE(g->evidence.find("shaped_kernel, 2 blocks on GPU 0's 108 SMs"), std::string::npos) << g->evidence;
+    EXPECT_NE(g->recommendation.find("grid-stride loop"), std::string::npos) << g->recommendation;
+  }
+}
+
+// A kernel that only waits (torch.cuda._sleep's one-block spin) is no work
+// to spread over the SMs.
+TEST(SmallGrid, ASpinKernelIsNotWork) {
+  for (const char* name : {"at::cuda::(anonymous namespace)::spin_kernel(long)", "scale_kernel(float*, int)"}) {
+    testing::TraceFactory f;
+    f.device(0, 108, 8);
+    KernelRow k;
+    k.start = 1'000'000, k.end = 9'000'000;
+    k.track = f.builder().gpu_track(0, 7);
+    k.name = f.builder().intern(name);
+    k.grid_x = k.grid_y = k.grid_z = 1;  // one block of 32 threads
+    k.block_x = 32, k.block_y = k.block_z = 1;
+    k.registers = 16;
+    k.correlation = f.api("cudaLaunchKernel", 900'000, 905'000);
+    f.builder().add_kernel(k);
+    const Profile p = analyze(f.build());
+    const bool spin = std::string_view(name).find("spin") != std::string_view::npos;
+    EXPECT_EQ(p.devices.at(0).occupancy.small_grid_kernels, spin ? 0u : 1u) << name;
+    EXPECT_EQ(testing::find_any_finding(p, "small-grid") != nullptr, !spin) << testing::describe_findings(p);
+  }
+}
+
 // 20 µs gaps, each ended by a kernel launched 10 µs into it: the GPU waits
 // for the host's launches 2 ms, 40 % of its 5 ms of kernels, though less
 // than it computes. The host does not keep one stream fed, so a second
