@@ -367,7 +367,8 @@ void exposed_communication(Builder& b) {
             "Ethernet through the host), and a job whose GPUs share a node or an InfiniBand fabric should not fall "
             "back to sockets. Where the ranks do talk over Ethernet, send less: a larger batch per GPU, or "
             "gradients accumulated over micro-batches under no_sync(), all-reduce less often; a communication "
-            "hook compressing gradients to bf16 halves the bytes. Estimated saving: unknown; what a faster "
+            "hook that compresses the gradients (to bf16 where they are fp32, or PowerSGD) sends fewer bytes. "
+            "Estimated saving: unknown; what a faster "
             "transfer saves depends on the link and the ranks, which the trace does not show.";
         f.saving_ns = 0;
         f.saving_note =

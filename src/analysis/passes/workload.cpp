@@ -234,7 +234,6 @@ void filtered_host(const Trace& t, WorkloadKind* w) {
                      "is unknown";
 }
 
-// What the trace's GPU work amounts to against its recording.
 // A recording of graph captures and the runs before them, no graph replayed:
 // at least 90 % of the kernel time ends before the last capture does. That
 // is a program's start-up (a serving engine capturing its batch sizes), not
@@ -264,6 +263,7 @@ bool graph_capture_run(const Trace& t, const GraphCaptures& c, TimeRange recorde
   return true;
 }
 
+// What the trace's GPU work amounts to against its recording.
 void recognise_run(const Trace& t, const GraphCaptures& captures, WorkloadKind* w) {
   filtered_host(t, w);
   const KernelTable& k = t.kernels();
