@@ -343,7 +343,8 @@ void sync_memcpy(Builder& b) {
            : (top ? copy_fix(b.p, *top) + " " : std::string("Use cudaMemcpyAsync on a stream with pinned memory. ")) +
                  "Wait for the data only where it is needed (an event), so the host keeps launching work "
                  "meanwhile.") +
-      " Estimated saving: the GPU idle after the copies.";
+      " Estimated saving: at most the GPU idle after the copies: the host's work after a copy may need its data, "
+      "which the trace does not show.";
   f.ranges = b.ev.sync_memcpy.ranges();
 }
 
