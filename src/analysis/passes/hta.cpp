@@ -12,10 +12,11 @@
 #include "analysis/passes/hta.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <string>
@@ -84,6 +85,29 @@ bool hta_non_compute(std::string_view name) {
   return c != std::string_view::npos && name.find("LaunchKernel", c + 4) != std::string_view::npos;
 }
 
+// ns/1000 rounded to the nearest double, ties to even, as Python's float()
+// (and strtod) round the JSON text "<ns/1000>.<ns%1000>". Below 2^53 both
+// operands of one IEEE division are exact, so it is correctly rounded; beyond
+// (absolute epoch times) the quotient is formed in 128-bit integers: at least
+// 11 bits past the 53 kept, plus a sticky bit for the remainder.
+double hta_json_us(TimeNs ns) {
+  if (ns > -(TimeNs{1} << 53) && ns < (TimeNs{1} << 53)) return static_cast<double>(ns) / 1000.0;
+  __extension__ typedef unsigned __int128 Wide;
+  const std::uint64_t mag = ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+  constexpr int kScale = 20;  // mag >= 2^53, so q >= 2^(53 + 20) / 1000 > 2^63
+  const Wide num = static_cast<Wide>(mag) << kScale;
+  const Wide q = num / 1000;
+  const bool sticky = num % 1000 != 0;
+  const auto high = static_cast<std::uint64_t>(q >> 64);
+  const int bits = high ? 128 - std::countl_zero(high) : 64 - std::countl_zero(static_cast<std::uint64_t>(q));
+  const int shift = bits - 53;  // 11..21
+  std::uint64_t m = static_cast<std::uint64_t>(q >> shift);
+  const Wide rest = q & ((Wide{1} << shift) - 1), half = Wide{1} << (shift - 1);
+  if (rest > half || (rest == half && (sticky || (m & 1)))) ++m;  // m may become 2^53: still exact
+  const double d = std::ldexp(static_cast<double>(m), shift - kScale);
+  return ns < 0 ? -d : d;
+}
+
 }  // namespace detail
 
 namespace {
@@ -105,30 +129,16 @@ class Grid {
 
   TimeRange op(TimeNs start, TimeNs end) const {
     if (!sub_us_) return {start, end};
-    const double ts = json_us(start - origin_);
+    const double ts = detail::hta_json_us(start - origin_);
     const double dur = static_cast<double>(end - start) / 1000.0;  // exact operands: correctly rounded
     return {static_cast<TimeNs>(std::ceil(ts)) * 1000, static_cast<TimeNs>(std::floor(ts + dur)) * 1000};
   }
   TimeNs point(TimeNs t) const {
     if (!sub_us_) return t;
-    return static_cast<TimeNs>(std::ceil(json_us(t - origin_))) * 1000;
+    return static_cast<TimeNs>(std::ceil(detail::hta_json_us(t - origin_))) * 1000;
   }
 
  private:
-  // The double Python's float() gives for the JSON text "<ns/1000>.<ns%1000>":
-  // correctly rounded. For |ns| < 2^53 one IEEE division of exact operands is
-  // correctly rounded too; beyond that (absolute epoch times) strtod decides.
-  static double json_us(TimeNs ns) {
-    if (ns > -(TimeNs{1} << 53) && ns < (TimeNs{1} << 53)) return static_cast<double>(ns) / 1000.0;
-    char buf[48];
-    const TimeNs whole = ns / 1000, frac = ns % 1000;
-    if (ns < 0)
-      std::snprintf(buf, sizeof buf, "-%lld.%03lld", -static_cast<long long>(whole), -static_cast<long long>(frac));
-    else
-      std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(whole), static_cast<long long>(frac));
-    return std::strtod(buf, nullptr);
-  }
-
   bool sub_us_;
   TimeNs origin_ = 0;
 };

@@ -54,4 +54,10 @@ double hta_comm_comp_overlap(const Trace& trace);
 // importer's "chrome.sub_us_timestamps" property).
 bool has_sub_us_timestamps(const Trace& trace);
 
+namespace detail {
+// The double that the JSON text of ns / 1000 µs ("<ns/1000>.<ns%1000>", three
+// decimals) parses to in Python: ns / 1000 correctly rounded, ties to even.
+double hta_json_us(TimeNs ns);
+}  // namespace detail
+
 }  // namespace gpuscope

@@ -6,6 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <vector>
+
 #include "support/test_traces.h"
 
 namespace gpuscope {
@@ -69,6 +76,44 @@ TEST(Hta, SubMicrosecondTracesUseThePandasDoubleOfTheJsonMicroseconds) {
   const Trace t = f.build();
   const TemporalBreakdown b = hta_temporal_breakdown(t);
   EXPECT_EQ(b.span_ns, 63'000);  // [689, floor(689.0 + 63.813) = 752]
+}
+
+// What HTA's pandas reads: the JSON text of the µs, parsed by strtod (which
+// rounds correctly, as Python's float() does).
+double json_us_through_text(TimeNs ns) {
+  char buf[48];
+  const long long whole = ns / 1000, frac = ns % 1000;
+  if (ns < 0)
+    std::snprintf(buf, sizeof buf, "-%llu.%03lld", 0ull - static_cast<unsigned long long>(whole), -frac);
+  else
+    std::snprintf(buf, sizeof buf, "%lld.%03lld", whole, frac);
+  return std::strtod(buf, nullptr);
+}
+
+void expect_same_as_text(TimeNs ns) {
+  const double want = json_us_through_text(ns), got = detail::hta_json_us(ns);
+  ASSERT_EQ(got, want) << ns;  // the same double, bit for bit (never NaN)
+}
+
+TEST(Hta, JsonMicrosecondsAreTheDoubleTheTextParsesTo) {
+  constexpr TimeNs kMin = std::numeric_limits<TimeNs>::min(), kMax = std::numeric_limits<TimeNs>::max();
+  std::vector<TimeNs> edges = {0, 1, -1, 999, 1000, 1001, kMin, kMin + 1, kMax, kMax - 1};
+  for (int b = 50; b < 63; ++b) {  // around each power of two from below 2^53 to 2^62
+    const TimeNs p = TimeNs{1} << b;
+    for (TimeNs d = -3000; d <= 3000; ++d) edges.push_back(p + d), edges.push_back(-p - d);
+  }
+  // Halfway cases: at 2^50 µs and above a double's spacing is 1/4 µs or more,
+  // and odd multiples of 125 ns fall exactly between two doubles.
+  for (TimeNs base : {TimeNs{1712195495519689047}, TimeNs{1} << 60, TimeNs{4'000'000'000'000'000'000}})
+    for (TimeNs k = 0; k < 20'000; ++k) edges.push_back(base / 1000 * 1000 + k * 125), edges.push_back(-base - k * 125);
+  for (TimeNs ns : edges) expect_same_as_text(ns);
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 1'000'000; ++i) {
+    const int bits = 40 + static_cast<int>(rng() % 24);  // magnitudes 2^40 .. 2^63
+    const std::uint64_t r = rng() >> (64 - bits);
+    const auto ns = static_cast<TimeNs>(r);
+    expect_same_as_text(i % 2 ? ns : -ns);
+  }
 }
 
 TEST(Hta, RoundedIntervalsMergeThePandasWay) {
