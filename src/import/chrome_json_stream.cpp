@@ -26,6 +26,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include <simdjson.h>
 
@@ -296,9 +299,95 @@ std::size_t find_special(const char* p, std::size_t n) {
   return n;
 }
 
+// What the splitter needs of 64 bytes of a container: the prefix XOR of its
+// quotes within `valid` (bit i: an odd number of quotes at or before i, so
+// bit 63 is the parity of them all), its brackets ('[' | 0x20 == '{' and
+// ']' | 0x20 == '}': two compares find all four; which one it is is read
+// from the text for the few there are), and whether it holds a backslash.
+// Loads past the text stay inside the buffer's padding; their bits are
+// masked off (a stale backslash only sends the block down the exact
+// byte-by-byte path).
+struct BlockMasks {
+  std::uint64_t quote_prefix, brackets;
+  bool backslash;
+};
+
+#if defined(__SSE2__)
+[[gnu::always_inline]] inline BlockMasks block_masks_sse2(const char* p, std::uint64_t valid) {
+  std::uint64_t quote = 0, brackets = 0;
+  __m128i backslashes = _mm_setzero_si128();
+  const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), lower20 = _mm_set1_epi8(0x20);
+  const __m128i brace_open = _mm_set1_epi8('{'), brace_close = _mm_set1_epi8('}');
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    const __m128i folded = _mm_or_si128(v, lower20);
+    const int sh = 16 * k;
+    backslashes = _mm_or_si128(backslashes, _mm_cmpeq_epi8(v, bs));
+    quote |= std::uint64_t(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)))) << sh;
+    brackets |= std::uint64_t(static_cast<unsigned>(_mm_movemask_epi8(
+                    _mm_or_si128(_mm_cmpeq_epi8(folded, brace_open), _mm_cmpeq_epi8(folded, brace_close)))))
+                << sh;
+  }
+  std::uint64_t prefix = quote & valid;
+  prefix ^= prefix << 1;
+  prefix ^= prefix << 2;
+  prefix ^= prefix << 4;
+  prefix ^= prefix << 8;
+  prefix ^= prefix << 16;
+  prefix ^= prefix << 32;
+  return BlockMasks{prefix, brackets, _mm_movemask_epi8(backslashes) != 0};
+}
+#endif
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define GPUSCOPE_SPLITTER_AVX2 1
+
+bool cpu_has_avx2() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul");
+  }();
+  return has;
+}
+#endif
+
+std::atomic<bool> g_splitter_avx2_allowed{true};
+
+bool splitter_avx2() {
+#if defined(GPUSCOPE_SPLITTER_AVX2)
+  return cpu_has_avx2() && g_splitter_avx2_allowed.load(std::memory_order_relaxed);
+#else
+  return false;
+#endif
+}
+
+#if defined(GPUSCOPE_SPLITTER_AVX2)
+
+[[gnu::target("avx2,pclmul"), gnu::always_inline]] inline BlockMasks block_masks_avx2(const char* p,
+                                                                                      std::uint64_t valid) {
+  const __m256i q = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\'), lower20 = _mm256_set1_epi8(0x20);
+  const __m256i brace_open = _mm256_set1_epi8('{'), brace_close = _mm256_set1_epi8('}');
+  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
+  const __m256i lo_folded = _mm256_or_si256(lo, lower20), hi_folded = _mm256_or_si256(hi, lower20);
+  const auto quote = (std::uint64_t(static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, q)))) << 32 |
+                      static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, q)))) &
+                     valid;
+  const auto lo_brackets = static_cast<std::uint32_t>(_mm256_movemask_epi8(
+      _mm256_or_si256(_mm256_cmpeq_epi8(lo_folded, brace_open), _mm256_cmpeq_epi8(lo_folded, brace_close))));
+  const auto hi_brackets = static_cast<std::uint32_t>(_mm256_movemask_epi8(
+      _mm256_or_si256(_mm256_cmpeq_epi8(hi_folded, brace_open), _mm256_cmpeq_epi8(hi_folded, brace_close))));
+  const __m256i backslashes = _mm256_or_si256(_mm256_cmpeq_epi8(lo, bs), _mm256_cmpeq_epi8(hi, bs));
+  // Carry-less multiplication by all ones is the prefix XOR.
+  const __m128i prefix = _mm_clmulepi64_si128(_mm_set_epi64x(0, static_cast<long long>(quote)), _mm_set1_epi8(-1), 0);
+  return BlockMasks{static_cast<std::uint64_t>(_mm_cvtsi128_si64(prefix)),
+                    std::uint64_t{hi_brackets} << 32 | lo_brackets, !_mm256_testz_si256(backslashes, backslashes)};
+}
+#endif
+
 class Splitter {
  public:
-  Splitter(const std::string& path, bool gzip) : path_(path), gzip_(gzip) {}
+  Splitter(const std::string& path, bool gzip) : path_(path), gzip_(gzip), avx2_(splitter_avx2()) {}
 
   // Scans data[pos, end) of `b`, adding segments for every item completed.
   void scan(JsonBatch& b, std::size_t& pos, std::size_t end) {
@@ -511,9 +600,9 @@ class Splitter {
       if (pos >= end) return false;
       // Containers take 64 bytes at a time unless a backslash is near.
       if (!stack_.empty() && !escape_) {
-        const int r = scan_block(b, pos, end);
+        const int r = scan_blocks(b, pos, end);
         if (r > 0) return true;
-        if (r == 0) continue;
+        if (r == 0) return false;  // at `end`
       }
       // Scalar: up to the end of this 64-byte stretch (or the item's end).
       const std::size_t stop = std::min(end, pos + 64);
@@ -521,49 +610,57 @@ class Splitter {
     }
   }
 
-  // One 64-byte block of a container, without backslashes: quote and bracket
-  // bitmasks, strings found by a prefix XOR of the quotes, brackets outside
-  // strings walked bit by bit. Returns 1 if the item ended (pos just past
-  // it), 0 if the block was consumed, -1 if the block holds a backslash (the
-  // caller scans it byte by byte).
-  int scan_block(JsonBatch& b, std::size_t& pos, std::size_t end) {
+  // Consecutive 64-byte blocks of a container, without backslashes: quote and
+  // bracket bitmasks (block_masks), strings found by a prefix XOR of the
+  // quotes, brackets outside strings walked bit by bit. Returns 1 if the item
+  // ended (pos just past it), 0 at `end`, -1 at a block that holds a
+  // backslash (the caller scans it byte by byte). AVX2 and carry-less
+  // multiplication where the processor has them (the same masks).
+  int scan_blocks(JsonBatch& b, std::size_t& pos, std::size_t end) {
+#if defined(GPUSCOPE_SPLITTER_AVX2)
+    if (avx2_) return scan_blocks_avx2(b, pos, end);
+#endif
+    return scan_blocks_sse2(b, pos, end);
+  }
+
+  int scan_blocks_sse2(JsonBatch& b, std::size_t& pos, std::size_t end) {
 #if defined(__SSE2__)
-    const char* d = b.data.get();
-    const std::size_t avail = std::min<std::size_t>(64, end - pos);
-    const std::uint64_t valid = avail == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << avail) - 1;
-    // Per 16 bytes: one mask of quotes and one of brackets ('[' | 0x20 == '{'
-    // and ']' | 0x20 == '}': two compares find all four; which one it is is
-    // read from the text for the few there are); backslashes are only looked
-    // for, in all 64 bytes at once (a block with one is scanned byte by byte).
-    std::uint64_t quote = 0, brackets = 0;
-    __m128i backslashes = _mm_setzero_si128();
-    const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), lower20 = _mm_set1_epi8(0x20);
-    const __m128i brace_open = _mm_set1_epi8('{'), brace_close = _mm_set1_epi8('}');
-    for (int k = 0; k < 4; ++k) {
-      // Loads past `end` stay inside the buffer's padding; their bits are masked off.
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + pos + 16 * k));
-      const __m128i folded = _mm_or_si128(v, lower20);
-      const int sh = 16 * k;
-      backslashes = _mm_or_si128(backslashes, _mm_cmpeq_epi8(v, bs));
-      quote |= std::uint64_t(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)))) << sh;
-      brackets |= std::uint64_t(static_cast<unsigned>(_mm_movemask_epi8(
-                      _mm_or_si128(_mm_cmpeq_epi8(folded, brace_open), _mm_cmpeq_epi8(folded, brace_close)))))
-                  << sh;
+    for (;;) {
+      const std::size_t avail = std::min<std::size_t>(64, end - pos);
+      const int r = walk_block(block_masks_sse2(b.data.get() + pos, valid_bits(avail)), b, pos, avail);
+      if (r != 0 || pos >= end) return r;
     }
+#else
+    (void)b, (void)pos, (void)end;
+    return -1;
+#endif
+  }
+
+#if defined(GPUSCOPE_SPLITTER_AVX2)
+  [[gnu::target("avx2,pclmul")]] int scan_blocks_avx2(JsonBatch& b, std::size_t& pos, std::size_t end) {
+    for (;;) {
+      const std::size_t avail = std::min<std::size_t>(64, end - pos);
+      const int r = walk_block(block_masks_avx2(b.data.get() + pos, valid_bits(avail)), b, pos, avail);
+      if (r != 0 || pos >= end) return r;
+    }
+  }
+#endif
+
+  static std::uint64_t valid_bits(std::size_t avail) {
+    return avail == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << avail) - 1;
+  }
+
+  // The rest of one block, from its masks: 1 if the item ended there (pos
+  // just past it), 0 if the block was consumed (pos past it), -1 if it holds
+  // a backslash (pos unchanged).
+  [[gnu::always_inline]] int walk_block(const BlockMasks& m, JsonBatch& b, std::size_t& pos, std::size_t avail) {
     // Past `end` (the last block of a buffer) a stale backslash only sends the
     // block down the exact byte-by-byte path.
-    if (_mm_movemask_epi8(backslashes)) return -1;
-    quote &= valid;
+    if (m.backslash) return -1;
     // inside[i] = parity of the quotes at or before i (flipped if a string is open).
-    std::uint64_t inside = quote;
-    inside ^= inside << 1;
-    inside ^= inside << 2;
-    inside ^= inside << 4;
-    inside ^= inside << 8;
-    inside ^= inside << 16;
-    inside ^= inside << 32;
-    if (in_string_) inside = ~inside;
-    brackets &= valid & ~inside;
+    const std::uint64_t inside = in_string_ ? ~m.quote_prefix : m.quote_prefix;
+    std::uint64_t brackets = m.brackets & valid_bits(avail) & ~inside;
+    const char* d = b.data.get();
     while (brackets) {
       const std::size_t at = pos + static_cast<std::size_t>(__builtin_ctzll(brackets));
       brackets &= brackets - 1;
@@ -582,13 +679,9 @@ class Splitter {
         }
       }
     }
-    if (__builtin_popcountll(quote) & 1) in_string_ = !in_string_;
+    if (m.quote_prefix >> 63) in_string_ = !in_string_;  // an odd number of quotes
     pos += avail;
     return 0;
-#else
-    (void)b, (void)pos, (void)end;
-    return -1;
-#endif
   }
 
   // Byte-by-byte scan of [pos, stop); true when the item ended (pos just past it).
@@ -710,6 +803,7 @@ class Splitter {
   std::size_t failed_at_ = 0;  // where scan() found a structural error (0: none)
   std::vector<char> stack_;    // closers expected, innermost last
   bool in_string_ = false, escape_ = false;
+  bool avx2_;  // 64-byte blocks through AVX2 (block_masks_avx2)
 };
 
 }  // namespace
@@ -974,6 +1068,15 @@ struct JsonStream::Impl {
     cv.notify_all();
   }
 };
+
+bool allow_splitter_avx2(bool allow) {
+  g_splitter_avx2_allowed.store(allow, std::memory_order_relaxed);
+#if defined(GPUSCOPE_SPLITTER_AVX2)
+  return cpu_has_avx2();
+#else
+  return false;
+#endif
+}
 
 JsonStream::JsonStream(const std::string& path, const LoadProgress& progress, std::size_t buffer_bytes)
     : impl_(std::make_unique<Impl>(path, progress, std::max<std::size_t>(buffer_bytes, 16))) {

@@ -32,6 +32,12 @@ inline constexpr std::size_t kJsonPadding = 64;                     // simdjson'
 inline constexpr std::size_t kMaxItemBytes = std::size_t{1} << 30;  // one event or top-level value
 inline constexpr int kMaxJsonDepth = 256;
 
+// The splitter looks at 64 bytes at a time through AVX2 and carry-less
+// multiplication where the processor has them, else through SSE2; both find
+// the same items and errors. Tests turn AVX2 off (for imports started after
+// the call) to compare the two; returns whether the processor has it.
+bool allow_splitter_avx2(bool allow);
+
 // A run of items inside a batch buffer. Positions index JsonBatch::data.
 struct JsonSegment {
   enum class Kind : std::uint8_t {

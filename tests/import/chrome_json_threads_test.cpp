@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "import/chrome_json.h"
+#include "import/chrome_json_stream.h"
 #include "support/real_traces.h"
 
 namespace gpuscope {
@@ -220,6 +221,53 @@ TEST(ChromeJsonThreads, MalformedInputGivesTheSameFirstError) {
     }
   }
   EXPECT_GT(errors, 60);
+}
+
+// The splitter's AVX2 blocks against its SSE2 blocks: the same trace, and the
+// same first error, with buffers small enough to put batch ends everywhere.
+class SplitterWithoutAvx2 : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!detail::allow_splitter_avx2(true)) GTEST_SKIP() << "no AVX2 on this processor: the splitter has one path";
+  }
+  void TearDown() override { detail::allow_splitter_avx2(true); }
+  static Trace import_sse2(const std::string& path, int threads, std::size_t bytes) {
+    detail::allow_splitter_avx2(false);
+    Trace t = import(path, threads, bytes);
+    detail::allow_splitter_avx2(true);
+    return t;
+  }
+};
+
+TEST_F(SplitterWithoutAvx2, SameTraceAsWithAvx2) {
+  const std::string path = write_temp("mixed_simd.json", mixed_trace(3000, 5));
+  for (std::size_t bytes : {std::size_t{64}, std::size_t{301}, std::size_t{65536}})
+    expect_same_trace(import(path, 1, bytes), import_sse2(path, 1, bytes), "buffer " + std::to_string(bytes));
+  for (const std::string& file : testing::real_trace_files()) {
+    if (!file.ends_with(".json.gz") && !file.ends_with(".json")) continue;
+    const std::string p = testing::real_trace(file);
+    expect_same_trace(import(p, 2, 1u << 20), import_sse2(p, 2, 1u << 20), p);
+  }
+}
+
+TEST_F(SplitterWithoutAvx2, SameFirstErrorAsWithAvx2) {
+  const std::string good = mixed_trace(400, 13);
+  std::mt19937_64 rng(5);
+  int errors = 0;
+  for (int iter = 0; iter < 80; ++iter) {
+    std::string bad = good;
+    const std::size_t at = 40 + rng() % (bad.size() - 80);
+    const char* junk[] = {"\"", "}", "]", "{", "[", "\\", "\\\"", "\x01"};
+    bad.insert(at, junk[rng() % 8]);
+    const std::string path = write_temp("bad_simd.json", bad);
+    std::optional<std::string> sse2;
+    detail::allow_splitter_avx2(false);
+    sse2 = error_of(path, 1, 512);
+    detail::allow_splitter_avx2(true);
+    EXPECT_EQ(error_of(path, 1, 512), sse2) << "corruption " << iter;
+    errors += sse2.has_value();
+  }
+  EXPECT_GT(errors, 40);
 }
 
 }  // namespace
