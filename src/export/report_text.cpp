@@ -437,7 +437,7 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
     minor_findings(p, o, out);
     return;
   }
-  out += "Findings, largest estimated saving first\n";
+  out += "Findings, the critical first, then by estimated saving\n";
   int n = 0;
   for (const Finding& f : p.findings) {
     const std::string num = std::to_string(++n) + ". ";

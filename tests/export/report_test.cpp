@@ -256,7 +256,7 @@ TEST(ReportText, ANegativeHtaShareIsShownAsZeroAndExplained) {
 TEST(ReportText, ShowsFindingsFirstWithTheirNumbers) {
   const Profile p = sample_profile();
   const std::string text = report_text(p);
-  const auto findings = text.find("Findings, largest estimated saving first");
+  const auto findings = text.find("Findings, the critical first, then by estimated saving");
   const auto gpus = text.find("GPUs (window");
   ASSERT_NE(findings, std::string::npos) << text;
   ASSERT_NE(gpus, std::string::npos);
@@ -531,7 +531,7 @@ TEST(ReportText, AnswersTheUsualQuestionsYesOrNoWithTheReason) {
   const std::string text = report_text(analyze(tr));
   const auto answers = text.find("What would help?");
   ASSERT_NE(answers, std::string::npos) << text;
-  EXPECT_LT(answers, text.find("Findings, largest estimated saving first"));
+  EXPECT_LT(answers, text.find("Findings, the critical first, then by estimated saving"));
   EXPECT_EQ(verdict(text, "a different data layout?"), "YES") << text;
   EXPECT_NE(text.find("21.0%, broadcast 20.0%)"), std::string::npos) << text;
   EXPECT_NE(text.find("(findings 1,"), std::string::npos) << text;  // padding and broadcast, wrapped

@@ -258,7 +258,12 @@ void settle_findings(Profile* p) {
   for (Finding& f : p->minor_findings) all.push_back(std::move(f));
   p->minor_findings.clear();
   cap_by_critical_path(p, all);
+  // The critical ones first: a problem that holds a large share of the run
+  // leads even where what fixing it saves is unknown (work held by a
+  // dependency the trace does not show); then the largest saving.
   std::stable_sort(all.begin(), all.end(), [](const Finding& a, const Finding& b) {
+    if ((a.severity == Severity::critical) != (b.severity == Severity::critical))
+      return a.severity == Severity::critical;
     if (a.saving_ns != b.saving_ns) return a.saving_ns > b.saving_ns;
     return a.saving_source == SavingSource::simulated && b.saving_source != SavingSource::simulated;
   });
