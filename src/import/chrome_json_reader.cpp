@@ -214,8 +214,8 @@ constexpr KeyTable<ArgField, 32, 128> kArgKeys({
 
 void EventReader::read_event(Walker& w, const JsonBatch& b, Event& ev) {
   ev.clear();
-  counter_keys_.clear();
-  bool flow = false;       // a flow's other fields are not used: only check their grammar
+  if (!counter_keys_.empty()) counter_keys_.clear();  // clear() walks the deque's map even when empty
+  bool flow = false;                                  // a flow's other fields are not used: only check their grammar
   std::uint32_t seen = 0;  // keys read: a repeated key keeps its first value (docs/import.md)
   for_each_member(w, b, [&](std::string_view key) {
     const EventField field = flow ? EventField::other : event_field(key);

@@ -399,8 +399,9 @@ class Splitter {
         continue;
       }
       const char c = d[pos];
-      if (is_ws(c)) {
-        ++pos;
+      if (is_ws(c)) {  // a run of it (Kineto indents each event)
+        do ++pos;
+        while (pos < end && is_ws(d[pos]));
         continue;
       }
       switch (state_) {
