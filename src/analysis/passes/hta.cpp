@@ -88,23 +88,23 @@ bool hta_non_compute(std::string_view name) {
 // ns/1000 rounded to the nearest double, ties to even, as Python's float()
 // (and strtod) round the JSON text "<ns/1000>.<ns%1000>". Below 2^53 both
 // operands of one IEEE division are exact, so it is correctly rounded; beyond
-// (absolute epoch times) the quotient is formed in 128-bit integers: at least
-// 11 bits past the 53 kept, plus a sticky bit for the remainder.
+// (absolute epoch times) integers do it: the quotient scaled to 63 bits (the
+// whole µs shifted up, the remainder's bits below them), 10 of them past the
+// 53 kept, plus a sticky bit for what the division left.
 double hta_json_us(TimeNs ns) {
   if (ns > -(TimeNs{1} << 53) && ns < (TimeNs{1} << 53)) return static_cast<double>(ns) / 1000.0;
-  __extension__ typedef unsigned __int128 Wide;
   const std::uint64_t mag = ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
-  constexpr int kScale = 20;  // mag >= 2^53, so q >= 2^(53 + 20) / 1000 > 2^63
-  const Wide num = static_cast<Wide>(mag) << kScale;
-  const Wide q = num / 1000;
-  const bool sticky = num % 1000 != 0;
-  const auto high = static_cast<std::uint64_t>(q >> 64);
-  const int bits = high ? 128 - std::countl_zero(high) : 64 - std::countl_zero(static_cast<std::uint64_t>(q));
-  const int shift = bits - 53;  // 11..21
-  std::uint64_t m = static_cast<std::uint64_t>(q >> shift);
-  const Wide rest = q & ((Wide{1} << shift) - 1), half = Wide{1} << (shift - 1);
-  if (rest > half || (rest == half && (sticky || (m & 1)))) ++m;  // m may become 2^53: still exact
-  const double d = std::ldexp(static_cast<double>(m), shift - kScale);
+  const std::uint64_t whole = mag / 1000, rem = mag % 1000;  // whole: 44 to 54 bits
+  const int k = std::countl_zero(whole) - 1;                 // 9 to 19
+  const std::uint64_t low = rem << k;                        // < 1000 * 2^19
+  const std::uint64_t q = (whole << k) | (low / 1000);       // in [2^62, 2^63)
+  const bool sticky = low % 1000 != 0;
+  std::uint64_t m = q >> 10;
+  const std::uint64_t rest = q & 1023;
+  if (rest > 512 || (rest == 512 && (sticky || (m & 1)))) ++m;  // m may become 2^53: still exact
+  // m * 2^(10 - k), exactly: a power of two from its bits.
+  const double scale = std::bit_cast<double>(static_cast<std::uint64_t>(1023 + 10 - k) << 52);
+  const double d = static_cast<double>(m) * scale;
   return ns < 0 ? -d : d;
 }
 
