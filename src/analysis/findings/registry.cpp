@@ -153,22 +153,21 @@ std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const A
     for (Finding& f : out)
       if (f.device == kNoDevice) f.device = p.devices.front().id;
   // The host's time under PyTorch's Python tracer is the traced program's
-  // plus the tracer's, by an amount the trace does not show: what a
-  // host-side rule charges is then an upper bound.
+  // plus the tracer's, by an amount the trace does not show; a slowed host's
+  // is more than the program's own too: what a host-side rule charges is
+  // then an upper bound.
+  std::string caveats;
   if (p.workload.python_ranges >= kTracedPythonRanges)
+    caveats = " The trace was recorded with PyTorch's Python tracer on (" + format::count(p.workload.python_ranges) +
+              " Python function ranges: with_stack=True), which slows the host's Python by an amount the trace does "
+              "not show: the host time here, and the saving, are upper bounds; profile with with_stack=False to "
+              "size them.";
+  caveats += slow_host(p);
+  if (!caveats.empty())
     for (Finding& f : out)
       if (f.id == "launch-bound" || f.id == "op-launch-overhead" || f.id == "unfused-optimizer" ||
           f.id == "step-host-time")
-        f.evidence += " The trace was recorded with PyTorch's Python tracer on (" +
-                      format::count(p.workload.python_ranges) +
-                      " Python function ranges: with_stack=True), which slows the host's Python by an amount the "
-                      "trace does not show: the host time here, and the saving, are upper bounds; profile with "
-                      "with_stack=False to size them.";
-  if (const std::string slow = slow_host(p); !slow.empty())
-    for (Finding& f : out)
-      if (f.id == "launch-bound" || f.id == "op-launch-overhead" || f.id == "unfused-optimizer" ||
-          f.id == "step-host-time")
-        f.evidence += slow;
+        f.evidence += caveats;
   return out;
 }
 
