@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
@@ -667,7 +668,7 @@ class Splitter {
       brackets &= brackets - 1;
       const char c = d[at];
       if (c == '{' || c == '[') {
-        if (static_cast<int>(stack_.size()) >= kMaxJsonDepth)
+        if (stack_.size() >= kMaxJsonDepth)
           fail(b, at, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
         stack_.push_back(c == '{' ? '}' : ']');
       } else {
@@ -718,7 +719,7 @@ class Splitter {
         in_string_ = true;
         ++pos;
       } else if (c == '{' || c == '[') {
-        if (static_cast<int>(stack_.size()) >= kMaxJsonDepth)
+        if (stack_.size() >= kMaxJsonDepth)
           fail(b, pos, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
         stack_.push_back(c == '{' ? '}' : ']');
         ++pos;
@@ -802,7 +803,18 @@ class Splitter {
   std::size_t item_start_ = 0;
   std::size_t items_end_ = 1;  // end of the last complete item in the batch being scanned
   std::size_t failed_at_ = 0;  // where scan() found a structural error (0: none)
-  std::vector<char> stack_;    // closers expected, innermost last
+  // The closers expected, innermost last: at most kMaxJsonDepth (a deeper
+  // item fails before its push), so a fixed array without growth checks.
+  struct Closers {
+    std::array<char, kMaxJsonDepth> c;
+    int n = 0;
+    void clear() { n = 0; }
+    bool empty() const { return n == 0; }
+    int size() const { return n; }
+    char back() const { return c[static_cast<std::size_t>(n - 1)]; }
+    void push_back(char x) { c[static_cast<std::size_t>(n++)] = x; }
+    void pop_back() { --n; }
+  } stack_;
   bool in_string_ = false, escape_ = false;
   bool avx2_;  // 64-byte blocks through AVX2 (block_masks_avx2)
 };

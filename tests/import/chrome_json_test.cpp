@@ -884,6 +884,20 @@ TEST(ChromeJsonMalformed, DeepNesting) {
   for (int i = 0; i < 200; ++i) ok += "]";
   ok += "}}]}";
   EXPECT_EQ(import_text(ok).ranges().size(), 1u);
+  // At the limit: the event, its args and 254 arrays are 256 levels; one more is too deep.
+  for (int arrays : {254, 255}) {
+    std::string edge =
+        R"J({"traceEvents": [{"ph": "X", "name": "n", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"a": )J";
+    for (int i = 0; i < arrays; ++i) edge += "[";
+    for (int i = 0; i < arrays; ++i) edge += "]";
+    edge += "}}]}";
+    if (arrays == 254) {
+      EXPECT_EQ(import_text(edge).ranges().size(), 1u);
+    } else {
+      const InputError e = import_error(edge);
+      EXPECT_NE(e.reason().find("nested deeper than 256"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(ChromeJsonMalformed, HugeNumbersAreCountedNotKept) {
