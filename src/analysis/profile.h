@@ -295,10 +295,14 @@ struct IdleByCause {
 };
 
 struct LaunchStats {
-  std::uint64_t launches = 0;  // API calls linked to a GPU op, graph launches aside
+  std::uint64_t launches = 0;  // API calls linked to a GPU op, graph launches and synchronous copies aside
   // GPU ops replayed by a graph launch (cudaGraphLaunch): one call starts
   // them all, so they are left out of the figures below.
   std::uint64_t graph_ops = 0;
+  // Copies made by a synchronous copy call (cudaMemcpy, hipMemcpyWithStream):
+  // the host waited in the call for the copy, so they are not asynchronous
+  // launches and are left out of the figures below (Copies counts them).
+  std::uint64_t synchronous_copies = 0;
   // GPU ops with no launch in the trace that ran before their stream's first
   // launched op: a stream runs its work in launch order, so they were
   // launched before that op, before the recording began, and were queued

@@ -656,7 +656,7 @@ constexpr void rows(V& v, Of<IdleByCause>) {
 template <class V>
 constexpr void rows(V& v, Of<LaunchStats>) {
   using L = LaunchStats;
-  field<&L::launches>(v, "launches", "", "API calls linked to a GPU op, graph launches aside");
+  field<&L::launches>(v, "launches", "", "API calls linked to a GPU op, graph launches and synchronous copies aside");
   field<&L::graph_ops>(v, "graph_ops", "",
                        "GPU ops replayed by a graph launch (cudaGraphLaunch), left out of the figures below");
   field<&L::cpu_launch>(v, "cpu_launch", "", "of the launching calls' durations");
@@ -680,6 +680,9 @@ constexpr void rows(V& v, Of<LaunchStats>) {
   added<&L::backlog_ops>(v, "backlog_ops", "",
                          "GPU ops with no launch in the trace that ran before their stream's first launched op: "
                          "launched before the recording began, so queued, not launched late");
+  added<&L::synchronous_copies>(v, "synchronous_copies", "",
+                                "copies made by a synchronous copy call (cudaMemcpy): the host waited in the call, so "
+                                "they are left out of the launch figures");
 }
 
 template <class V>

@@ -1013,10 +1013,13 @@ void module_split(const Profile& p, const ReportTextOptions& o, std::string& out
 
 void host_side(const Profile& p, std::string& out) {
   const LaunchStats& l = p.launches;
-  // Ops a graph launch replayed share its one call: counted apart.
-  const std::string graph_ops =
-      l.graph_ops ? " (" + count(l.graph_ops) + " more GPU ops replayed by graph launches, not in these figures)"
-                  : std::string();
+  // Ops a graph launch replayed share its one call, and a synchronous copy
+  // call waits for its copy: counted apart.
+  std::string apart;
+  if (l.graph_ops) apart = count(l.graph_ops) + " more GPU ops replayed by graph launches";
+  if (l.synchronous_copies)
+    apart += (apart.empty() ? "" : ", ") + count(l.synchronous_copies) + (l.synchronous_copies == 1 ? " more copy" : " more copies") + " by synchronous copy calls";
+  const std::string graph_ops = apart.empty() ? apart : " (" + apart + ", not in these figures)";
   if (l.launches)
     out += "Launches: " + count(l.launches) + graph_ops + " · CPU launch call median " + duration(l.cpu_launch.median) +
            " · GPU op median " + duration(l.gpu_duration.median) + " · launch delay median " +
@@ -1025,8 +1028,11 @@ void host_side(const Profile& p, std::string& out) {
            percent(l.short_kernel_share) + " · deepest queue " + count(l.max_queue_depth) +
            (l.first_op_delay_ns > 0 ? " (unreliable)" : "") + "\n";
   else if (l.graph_ops)
-    out += "Launches: none but graph launches, which replayed " + count(l.graph_ops) + " GPU ops · deepest queue " +
-           count(l.max_queue_depth) + "\n";
+    out += "Launches: none but graph launches, which replayed " + count(l.graph_ops) + " GPU ops" +
+           (l.synchronous_copies ? ", and " + count(l.synchronous_copies) + " synchronous copy calls" : std::string()) +
+           " · deepest queue " + count(l.max_queue_depth) + "\n";
+  else if (l.synchronous_copies)
+    out += "Launches: none but " + count(l.synchronous_copies) + " synchronous copy calls\n";
   const MemcpyStats& m = p.memcpys;
   if (m.count)
     out += "Copies: " + count(m.count) + " (" + bytes(m.bytes) + ", " + duration(m.time_ns) + "): " + count(m.htod) +
@@ -1057,7 +1063,7 @@ void host_side(const Profile& p, std::string& out) {
         (y.copies ? " (" + duration(y.gpu_idle_after_copies_ns) + " after " + count(y.copies) + " blocking copies)"
                   : std::string()) +
         "\n";
-  if (l.launches || l.graph_ops || m.count || y.count || !p.workload.host_filtered.empty()) out += "\n";
+  if (l.launches || l.graph_ops || l.synchronous_copies || m.count || y.count || !p.workload.host_filtered.empty()) out += "\n";
 }
 
 void hta(const Profile& p, const ReportTextOptions& o, std::string& out) {

@@ -375,6 +375,28 @@ TEST(ReportText, AFirstOpLongAfterItsLaunchWarnsOfTheClocks) {
   }
 }
 
+// The launch line counts synchronous copy calls apart, in words that agree
+// in number, and says so where they are the only launches.
+TEST(ReportText, TheLaunchLineCountsSynchronousCopiesApart) {
+  Profile p;
+  p.launches.launches = 4;
+  p.launches.cpu_launch = {4, 16'000, 4'000, 4'000, 4'000, 4'000};
+  p.launches.synchronous_copies = 1;
+  std::string text = report_text(p);
+  EXPECT_NE(text.find("Launches: 4 (1 more copy by synchronous copy calls, not in these figures)"), std::string::npos)
+      << text;
+  p.launches.graph_ops = 50, p.launches.synchronous_copies = 2;
+  text = report_text(p);
+  EXPECT_NE(text.find("(50 more GPU ops replayed by graph launches, 2 more copies by synchronous copy calls, not in "
+                      "these figures)"),
+            std::string::npos)
+      << text;
+  p.launches = {};
+  p.launches.synchronous_copies = 3;
+  text = report_text(p);
+  EXPECT_NE(text.find("Launches: none but 3 synchronous copy calls\n"), std::string::npos) << text;
+}
+
 // The same idle GPU, but each kernel was launched long before it ran: the
 // GPU waited for work held by a dependency the trace does not show, and
 // whether anything independent could have run meanwhile, it cannot tell.

@@ -335,14 +335,15 @@ struct OpTotals {
   // Per trace of the job, per StringId of a kernel name: its kernels' durations.
   std::vector<std::vector<Name>> by_name;
   // CPU launch time, GPU time and launch delay of every op with a launching
-  // call but a graph launch: the device passes sample one op in BracketMedian::kStride, the
+  // call but a graph launch or a synchronous copy call: the device passes sample one op in BracketMedian::kStride, the
   // stream passes add every op, launch_pass() finishes.
   enum { kCpu, kGpu, kDelay };
   std::array<BracketMedian, 3> launch;
   std::uint32_t countdown = 1;  // ops until the next sampled one
   std::uint64_t short_kernels = 0, runtime_outliers = 0, launch_delay_outliers = 0;
-  // Ops replayed by a graph launch: left out of the launch statistics.
-  std::uint64_t graph_ops = 0;
+  // Ops replayed by a graph launch, and copies by a synchronous copy call:
+  // left out of the launch statistics.
+  std::uint64_t graph_ops = 0, synchronous_copies = 0;
   std::uint64_t backlog_ops = 0;  // LaunchStats::backlog_ops
   // (launching API call, GPU idle it ended) of each idle gap shorter than
   // the idle-gap threshold that a late launch ended, in no particular order:
@@ -460,16 +461,26 @@ bool is_poll_sync(const Trace& t, std::size_t i);
 inline bool is_graph_launch_name(std::string_view n) {
   return n.starts_with("cudaGraphLaunch") || n.starts_with("cuGraphLaunch") || n.starts_with("hipGraphLaunch");
 }
-// Which API calls of a trace replay a graph, by their name; nothing to test
-// (and no cost per call) where the trace names no such call.
-class GraphLaunches {
+// A synchronous copy call (cudaMemcpy, cuMemcpyDtoH_v2, hipMemcpyWithStream:
+// a CUDA or HIP call with "emcpy" and without "Async" in its name): the host waits in it for its stream and the copy,
+// so it is not an asynchronous launch, and its duration and delay are not
+// launch figures (nsys's cuda_memcpy_sync rule looks for the same calls).
+inline bool is_synchronous_copy_name(std::string_view n) {
+  return (n.starts_with("cu") || n.starts_with("hip")) && n.find("emcpy") != std::string_view::npos &&
+         n.find("Async") == std::string_view::npos;
+}
+// What kind of launch each API call of a trace is, by its name: a graph
+// launch, a synchronous copy call, or any other (an asynchronous launch).
+// Nothing to test (and no cost per call) where the trace names neither.
+class LaunchCalls {
  public:
-  explicit GraphLaunches(const Trace& t);
-  bool operator()(RowIndex call) const { return !by_name_.empty() && by_name_[name_[call]]; }
+  enum Kind : std::uint8_t { kAsync = 0, kGraph = 1, kSynchronousCopy = 2 };
+  explicit LaunchCalls(const Trace& t);
+  Kind operator()(RowIndex call) const { return by_name_.empty() ? kAsync : Kind(by_name_[name_[call]]); }
 
  private:
   const StringId* name_ = nullptr;
-  std::vector<std::uint8_t> by_name_;  // per StringId; empty: none
+  std::vector<std::uint8_t> by_name_;  // Kind per StringId; empty: all kAsync
 };
 
 // passes/hotspots.cpp: categories, hotspots and launch statistics over all traces,

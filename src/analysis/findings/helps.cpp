@@ -230,7 +230,8 @@ std::uint64_t gpu_ops(const Profile& p) {
 // Ops queued before the recording began (LaunchStats::backlog_ops) count as
 // launched: their launch is known to precede every gap they end.
 std::uint64_t launched_ops(const Profile& p) {
-  return p.launches.launches + p.launches.graph_ops + p.launches.backlog_ops;
+  const LaunchStats& l = p.launches;
+  return l.launches + l.graph_ops + l.synchronous_copies + l.backlog_ops;
 }
 
 bool launches_cover(const Profile& p) {

@@ -81,17 +81,20 @@ std::vector<RankParts::Name> name_sketches(const Trace& t, const AnalysisOptions
   return names;
 }
 
-// CPU launch time, GPU time and launch delay of every launched op, as sketches.
+// CPU launch time, GPU time and launch delay of every op launched
+// asynchronously (as the rank's own launch statistics: graph launches and
+// synchronous copy calls aside), as sketches.
 std::array<DurationSketch, 3> launch_sketches(const Trace& t, const AnalysisOptions& opt) {
   std::array<std::vector<TimeNs>, 3> v;
   const ApiCallTable& a = t.api_calls();
+  const detail::LaunchCalls launch_kind(t);
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (!detail::on_device(t, tr, opt.device)) continue;
     auto rows = [&](TableId table, const std::vector<TimeNs>& s, const std::vector<TimeNs>& e,
                     const std::vector<RowIndex>& api) {
       const RowRange r = t.rows_of(table, tr);
       for (RowIndex i = r.begin; i < r.end; ++i) {
-        if (api[i] == kNoRow) continue;
+        if (api[i] == kNoRow || launch_kind(api[i]) != detail::LaunchCalls::kAsync) continue;
         const TimeNs call_end = a.end[api[i]];
         v[detail::OpTotals::kCpu].push_back(call_end - a.start[api[i]]);
         v[detail::OpTotals::kGpu].push_back(e[i] - s[i]);
@@ -484,6 +487,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   LaunchStats& l = p->launches;
   l.short_kernels += r.launches.short_kernels;
   l.graph_ops += r.launches.graph_ops;
+  l.synchronous_copies += r.launches.synchronous_copies;
   l.backlog_ops += r.launches.backlog_ops;
   l.late_launch_idle_ns += r.launches.late_launch_idle_ns;
   l.runtime_outliers += r.launches.runtime_outliers;

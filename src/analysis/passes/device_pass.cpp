@@ -1158,14 +1158,14 @@ void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange
 
 void sample_launches(const Trace& t, const std::vector<TrackId>& tracks, OpTotals& totals) {
   const ApiCallTable& a = t.api_calls();
-  const GraphLaunches graph_launch(t);
+  const LaunchCalls launch_kind(t);
   auto rows = [&](TableId table, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
                   const std::vector<RowIndex>& api, TrackId tr) {
     const RowRange r = t.rows_of(table, tr);
     // The countdown carries over from the previous rows (64-bit: no wrap at the end of a 32-bit row range).
     std::uint64_t i = std::uint64_t{r.begin} + totals.countdown - 1;
     for (; i < r.end; i += BracketMedian::kStride) {
-      if (api[i] == kNoRow || graph_launch(api[i])) continue;
+      if (api[i] == kNoRow || launch_kind(api[i]) != LaunchCalls::kAsync) continue;
       const TimeNs call_end = a.end[api[i]];
       totals.launch[OpTotals::kCpu].sample(call_end - a.start[api[i]]);
       totals.launch[OpTotals::kGpu].sample(end[i] - start[i]);

@@ -267,21 +267,21 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
 namespace {
 
 // Calls f(launch call row, op start, op end) for every op with a launching
-// call but a graph launch, per stream and table (the device filter is
+// call but a graph launch or a synchronous copy call, per stream and table (the device filter is
 // checked once per stream).
 template <class F>
 void for_each_launch(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, F&& f) {
   for (const RankedTrace& rt : traces) {
     const Trace& t = *rt.trace;
     const ApiCallTable& a = t.api_calls();
-    const GraphLaunches graph_launch(t);
+    const LaunchCalls launch_kind(t);
     for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
       if (!on_device(t, tr, opt.device)) continue;
       auto rows = [&](TableId table, const std::vector<TimeNs>& s, const std::vector<TimeNs>& e,
                       const std::vector<RowIndex>& api) {
         const RowRange r = t.rows_of(table, tr);
         for (RowIndex i = r.begin; i < r.end; ++i)
-          if (api[i] != kNoRow && !graph_launch(api[i])) f(a, api[i], s[i], e[i]);
+          if (api[i] != kNoRow && launch_kind(api[i]) == LaunchCalls::kAsync) f(a, api[i], s[i], e[i]);
       };
       rows(TableId::kernels, t.kernels().start, t.kernels().end, t.kernels().api);
       rows(TableId::memcpys, t.memcpys().start, t.memcpys().end, t.memcpys().api);
@@ -353,6 +353,7 @@ void launch_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& 
   }
   out.short_kernels = totals.short_kernels;
   out.graph_ops = totals.graph_ops;
+  out.synchronous_copies = totals.synchronous_copies;
   out.backlog_ops = totals.backlog_ops;
   out.runtime_outliers = totals.runtime_outliers;
   out.launch_delay_outliers = totals.launch_delay_outliers;

@@ -175,14 +175,14 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
   const TimeNs* call_starts = t.api_calls().start.data();
   const TimeNs* call_ends = t.api_calls().end.data();
   const TimeNs short_gap = opt.consecutive_kernel_delay_ns;
-  const GraphLaunches graph_launch(t);
+  const LaunchCalls launch_kind(t);
   LaunchValues values(totals);
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (!on_device(t, tr, opt.device)) continue;
     bool first = true, any = false, in_order = true;
     TimeNs busy_until = 0, host_wait = 0, kernel_wait = 0, other = 0;
     QueueDepth queue;
-    std::uint64_t short_kernels = 0, graph_ops = 0;
+    std::uint64_t short_kernels = 0, graph_ops = 0, synchronous_copies = 0;
     for_each_op_in_order(t, tr, [&](TimeNs start, TimeNs end, RowIndex api) {
       any = true;
       const bool linked = api != kNoRow;
@@ -202,8 +202,9 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
       first = false;
       if (!linked) return;
       in_order = in_order && queue.add(start, call_start);
-      if (graph_launch(api)) {
-        ++graph_ops;
+      if (const LaunchCalls::Kind k = launch_kind(api); k != LaunchCalls::kAsync) {
+        graph_ops += k == LaunchCalls::kGraph;
+        synchronous_copies += k == LaunchCalls::kSynchronousCopy;
         return;
       }
       short_kernels += end - start < call_end - call_start;
@@ -211,6 +212,7 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
     });
     totals.short_kernels += short_kernels;
     totals.graph_ops += graph_ops;
+    totals.synchronous_copies += synchronous_copies;
     if (any) {
       IdleByCause row;
       row.rank = rt.rank;
@@ -231,12 +233,14 @@ void per_stream(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& tot
 
 }  // namespace
 
-GraphLaunches::GraphLaunches(const Trace& t) : name_(t.api_calls().name.data()) {
-  for (StringId id = 0; id < t.strings().size(); ++id)
-    if (is_graph_launch_name(t.str(id))) {
-      if (by_name_.empty()) by_name_.assign(t.strings().size(), 0);
-      by_name_[id] = 1;
-    }
+LaunchCalls::LaunchCalls(const Trace& t) : name_(t.api_calls().name.data()) {
+  for (StringId id = 0; id < t.strings().size(); ++id) {
+    const std::string_view n = t.str(id);
+    const Kind k = is_graph_launch_name(n) ? kGraph : is_synchronous_copy_name(n) ? kSynchronousCopy : kAsync;
+    if (k == kAsync) continue;
+    if (by_name_.empty()) by_name_.assign(t.strings().size(), kAsync);
+    by_name_[id] = k;
+  }
 }
 
 bool is_sync_api(std::string_view name) {
@@ -439,8 +443,7 @@ std::vector<BlockingCopy> blocking_copies(const Trace& t, const AnalysisOptions&
     const CopyKind kind = m.kind_at(i);
     std::int8_t& b = blocking_call[a.name[api]];
     if (b < 0) {
-      const std::string_view call = t.str(a.name[api]);
-      b = call.find("emcpy") != std::string_view::npos && call.find("Async") == std::string_view::npos ? 1 : 0;
+      b = is_synchronous_copy_name(t.str(a.name[api])) ? 1 : 0;
     }
     // Small host-to-device copies are staged by the driver, which returns at
     // once (nsys's cuda_memcpy_sync exempts them); but a synchronous copy

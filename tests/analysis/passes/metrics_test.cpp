@@ -228,6 +228,33 @@ TEST(Metrics, OpsReplayedByAGraphLaunchAreLeftOutOfTheLaunchStatistics) {
   EXPECT_GE(l.max_queue_depth, 1u);  // the graph's ops are still queued by its launch
 }
 
+// A synchronous copy call (cudaMemcpy) returns only after its copy ended:
+// its duration is the copy's, and its "delay" is negative. Such copies are
+// counted apart, not as launches (a saxpy's 15 blocking copies had made the
+// launch call median 18.2 ms and the launch delay median -18.8 ms); an
+// asynchronous copy call stays a launch.
+TEST(Metrics, CopiesBySynchronousCallsAreLeftOutOfTheLaunchStatistics) {
+  TraceFactory f;
+  for (int i = 0; i < 3; ++i)
+    f.kernel(0, 7, "k", 100'000 + i * 100'000, 100'000 + i * 100'000 + 20'000, 90'000 + i * 100'000, 4'000);
+  // Two blocking copies: the call spans the copy (18 ms) and returns after it.
+  for (int i = 0; i < 2; ++i)
+    f.memcpy(0, 7, CopyKind::htod, MemoryKind::pageable, MemoryKind::device, 64 << 20, 1'000'000 + i * 20'000'000,
+             19'000'000 + i * 20'000'000, "cudaMemcpy", 999'000 + i * 20'000'000, 18'002'000);
+  // One asynchronous copy from pinned memory: a launch.
+  f.memcpy(0, 7, CopyKind::htod, MemoryKind::pinned, MemoryKind::device, 1 << 20, 50'000'000, 50'100'000,
+           "cudaMemcpyAsync", 49'990'000, 4'000);
+  const Trace t = f.build();
+  const Profile p = analyze(t);
+  const LaunchStats& l = p.launches;
+  EXPECT_EQ(l.launches, 4u);
+  EXPECT_EQ(l.synchronous_copies, 2u);
+  EXPECT_EQ(l.cpu_launch.max, 4'000);
+  EXPECT_GT(l.launch_delay.min, 0);
+  EXPECT_EQ(l.short_kernels, 0u);
+  EXPECT_EQ(p.memcpys.synchronous, 2u);  // still blocking copies for the copy and sync figures
+}
+
 // Launch statistics when the sampled ops mislead the bracket: every
 // kStride-th kernel (the ones the device pass samples) runs long, the rest
 // short; the medians still come out exact (StreamingStats' extra scans).
