@@ -44,14 +44,14 @@ double dim_of(std::string_view dims, std::string_view key) {
   return 0;
 }
 
-// A batched product shaped like eager attention's: the scores Q·K^T
-// (M = N = the sequence, K = the head's width) or scores·V (M = K = the
-// sequence, N = the head's width).
+// The sequence may be shorter than the head's width (attention over a
+// video's 8 frames); a product whose three sides are equal is told from
+// neither.
 bool attention_shaped(const OpRow& r) {
   if (r.family != "gemm" || dim_of(r.dims, "batch") < 2) return false;
   const double m = dim_of(r.dims, "M"), n = dim_of(r.dims, "N"), k = dim_of(r.dims, "K");
   constexpr double kHeadWidth = 256;
-  return m > kHeadWidth && ((m == n && k <= kHeadWidth) || (m == k && n <= kHeadWidth));
+  return m > 0 && ((m == n && k <= kHeadWidth && k != m) || (m == k && n <= kHeadWidth && n != m));
 }
 
 // What would bring an op that fills the GPU nearer its roofline: only the

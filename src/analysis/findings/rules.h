@@ -239,6 +239,10 @@ bool launch_bound_fires(const Builder& b);
 // Whether eager-attention reports this run (its own test, shared with the
 // rules that leave its GEMMs to it).
 bool eager_attention_fires(const Builder& b);
+// A batched product shaped like eager attention's (framework_ops.cpp): the
+// scores Q·K^T (M = N = the sequence, K = the head's width, up to 256) or
+// scores·V (M = K = the sequence, N = the head's width); not a cube.
+bool attention_shaped(const OpRow& r);
 // The share of blocking-copy time among host waits, and whether sync-memcpy
 // fires (the idle rules leave its time to it).
 double blocking_copy_share(const Builder& b);
