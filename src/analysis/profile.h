@@ -686,7 +686,10 @@ struct IdleCharge {
   // Stable: "input-wait", "host-sync", "blocking-copy", "late-launch" (gaps
   // under the idle-gap threshold), "late-launch-gap", "queued-gap",
   // "unlaunched-gap" (ended by ops with no launch in the trace: late launch
-  // or held work, unknown), "warm-up" (gaps of the threshold or more), "other" (the rest: short gaps
+  // or held work, unknown), "unrecorded-gap" (held until a stream's first
+  // op in the trace: the stream may have run work queued before the
+  // recording began, so whether the GPU idled is unknown; no finding charges
+  // it), "warm-up" (gaps of the threshold or more), "other" (the rest: short gaps
   // ended by queued work or dependencies, and what no part explains);
   // "input-before-start": input loading before a GPU's first op, outside its
   // span and so not part of its idle time (listed last).

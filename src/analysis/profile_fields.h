@@ -957,10 +957,12 @@ constexpr void rows(V& v, Of<HelpAnswer>) {
 template <class V>
 constexpr void rows(V& v, Of<IdleCharge>) {
   using C = IdleCharge;
-  field<&C::cause>(v, "cause", "",
-                   "`input-wait`, `host-sync`, `blocking-copy`, `late-launch` (gaps under the idle-gap threshold), "
-                   "`late-launch-gap`, `queued-gap`, `unlaunched-gap`, `warm-up` (gaps at or over it), `other`; and "
-                   "`input-before-start` (input loading before a GPU's first op: not in its idle time)");
+  field<&C::cause>(
+      v, "cause", "",
+      "`input-wait`, `host-sync`, `blocking-copy`, `late-launch` (gaps under the idle-gap threshold), "
+      "`late-launch-gap`, `queued-gap`, `unlaunched-gap`, `unrecorded-gap` (before a stream's first recorded "
+      "op: whether the GPU idled is unknown), `warm-up` (gaps at or over it), `other`; and "
+      "`input-before-start` (input loading before a GPU's first op: not in its idle time)");
   field<&C::ns>(v, "ns", "ns", "its time, summed over the GPUs");
   field<&C::finding>(v, "finding", "", "the rule id of the finding (numbered or minor) that charges it; empty: none");
   added<&C::note>(v, "note", "", "why no finding charges it, or how the finding does");

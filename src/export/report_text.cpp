@@ -170,6 +170,21 @@ std::string workload_line(const WorkloadKind& w, bool with_evidence) {
 
 namespace {
 
+// Idle time before a stream's first recorded op, where it is 1 % of the
+// GPUs' span or more: the figures over it may count busy time as idle.
+std::string unrecorded_warning(const Profile& p) {
+  TimeNs span = 0;
+  for (const DeviceSummary& d : p.devices) span += d.span_ns;
+  for (const IdleCharge& c : p.idle_charges)
+    if (c.cause == "unrecorded-gap" && span > 0 && c.ns * 100 >= span)
+      return "WARNING: " + duration(c.ns) + " of the GPUs' idle time (" + percent1(double(c.ns) / double(span)) +
+             " of their span) ends with a stream's first op in the trace, queued before that gap: the stream was "
+             "probably still running work launched before the recording began (or waited for another process). "
+             "Utilization, idle time and step times count it as idle; whether it was, the trace cannot tell. "
+             "Start the recording between iterations, after a synchronize.\n";
+  return {};
+}
+
 void header(const Profile& p, std::string& out) {
   std::string files;
   for (const std::string& f : p.files) files += (files.empty() ? "" : ", ") + f;
@@ -202,6 +217,7 @@ void header(const Profile& p, std::string& out) {
            ": the host's and the GPU's clocks disagree by about that much, or the GPU ran work the trace does not "
            "hold. Launch delays, queue depths and the critical path's split between host and GPU are unreliable "
            "here.\n";
+  out += unrecorded_warning(p);
   out += "\n";
 }
 
@@ -1018,7 +1034,8 @@ void host_side(const Profile& p, std::string& out) {
   std::string apart;
   if (l.graph_ops) apart = count(l.graph_ops) + " more GPU ops replayed by graph launches";
   if (l.synchronous_copies)
-    apart += (apart.empty() ? "" : ", ") + count(l.synchronous_copies) + (l.synchronous_copies == 1 ? " more copy" : " more copies") + " by synchronous copy calls";
+    apart += (apart.empty() ? "" : ", ") + count(l.synchronous_copies) +
+             (l.synchronous_copies == 1 ? " more copy" : " more copies") + " by synchronous copy calls";
   const std::string graph_ops = apart.empty() ? apart : " (" + apart + ", not in these figures)";
   if (l.launches)
     out += "Launches: " + count(l.launches) + graph_ops + " · CPU launch call median " + duration(l.cpu_launch.median) +
@@ -1063,7 +1080,8 @@ void host_side(const Profile& p, std::string& out) {
         (y.copies ? " (" + duration(y.gpu_idle_after_copies_ns) + " after " + count(y.copies) + " blocking copies)"
                   : std::string()) +
         "\n";
-  if (l.launches || l.graph_ops || l.synchronous_copies || m.count || y.count || !p.workload.host_filtered.empty()) out += "\n";
+  if (l.launches || l.graph_ops || l.synchronous_copies || m.count || y.count || !p.workload.host_filtered.empty())
+    out += "\n";
 }
 
 void hta(const Profile& p, const ReportTextOptions& o, std::string& out) {
@@ -1186,6 +1204,7 @@ std::string_view idle_cause_words(std::string_view cause) {
   if (cause == "late-launch-gap") return "late launches, long gaps";
   if (cause == "queued-gap") return "queued work, long gaps";
   if (cause == "unlaunched-gap") return "no launch recorded, long gaps";
+  if (cause == "unrecorded-gap") return "before a stream's first op";
   if (cause == "warm-up") return "warm-up (first calls)";
   if (cause == "input-before-start") return "input loading, before start";
   return "other";

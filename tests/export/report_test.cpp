@@ -397,6 +397,23 @@ TEST(ReportText, TheLaunchLineCountsSynchronousCopiesApart) {
   EXPECT_NE(text.find("Launches: none but 3 synchronous copy calls\n"), std::string::npos) << text;
 }
 
+// Idle time before a stream's first recorded op, 1 % of the span or more,
+// is warned of at the top: the figures over it may count busy time as idle.
+TEST(ReportText, IdleBeforeAStreamsFirstRecordedOpIsWarnedOf) {
+  Profile p;
+  DeviceSummary d;
+  d.span_ns = 100 * ms;
+  p.devices = {d};
+  p.idle_charges.push_back({"unrecorded-gap", 2 * ms, "", ""});
+  std::string text = report_text(p);
+  EXPECT_NE(text.find("WARNING: 2.0 ms of the GPUs' idle time (2.0% of their span) ends with a stream's first op"),
+            std::string::npos)
+      << text;
+  p.idle_charges.back().ns = 900 * us;
+  text = report_text(p);
+  EXPECT_EQ(text.find("first op in the trace, queued before that gap"), std::string::npos) << text;
+}
+
 // The same idle GPU, but each kernel was launched long before it ran: the
 // GPU waited for work held by a dependency the trace does not show, and
 // whether anything independent could have run meanwhile, it cannot tell.

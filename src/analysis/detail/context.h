@@ -165,6 +165,14 @@ struct EvidenceFields {
   // it was, the trace cannot tell).
   TimeNs idle_gaps_sync_ns = 0, idle_gaps_warmup_ns = 0, idle_gaps_launch_ns = 0, idle_gaps_queued_ns = 0;
   TimeNs idle_gaps_unlaunched_ns = 0;
+  // Long gaps ended by work queued before them that is the first op of its
+  // stream in the trace (not in idle_gaps_queued_ns): the stream may have run
+  // work queued before the recording began, so whether the GPU idled is
+  // unknown. How many, and the largest (its device and stream).
+  TimeNs idle_gaps_unrecorded_ns = 0;
+  std::uint64_t unrecorded_gaps = 0;
+  TimeRange unrecorded_largest{0, 0};
+  std::uint32_t unrecorded_device = 0, unrecorded_stream = 0;
   // The part of input_wait before a GPU's first op (outside its span, so
   // outside its idle time).
   TimeNs input_wait_before_start_ns = 0;
@@ -231,6 +239,7 @@ struct Evidence : EvidenceFields {
   }
   void shift(TimeNs by) {
     each_ranges(*this, [&](TopRanges& t) { t.shift(by); });
+    if (unrecorded_gaps) unrecorded_largest = {unrecorded_largest.start + by, unrecorded_largest.end + by};
   }
   // Adds another trace's evidence (on the same clock).
   void merge(const Evidence& o) {
@@ -248,6 +257,11 @@ struct Evidence : EvidenceFields {
     idle_gaps_sync_ns += o.idle_gaps_sync_ns, idle_gaps_warmup_ns += o.idle_gaps_warmup_ns;
     idle_gaps_launch_ns += o.idle_gaps_launch_ns, idle_gaps_queued_ns += o.idle_gaps_queued_ns;
     idle_gaps_unlaunched_ns += o.idle_gaps_unlaunched_ns;
+    idle_gaps_unrecorded_ns += o.idle_gaps_unrecorded_ns;
+    unrecorded_gaps += o.unrecorded_gaps;
+    if (o.unrecorded_largest.duration() > unrecorded_largest.duration())
+      unrecorded_largest = o.unrecorded_largest, unrecorded_device = o.unrecorded_device,
+      unrecorded_stream = o.unrecorded_stream;
     idle_gaps_warmup += o.idle_gaps_warmup;
     merge_by_name(&idle_gaps_host, o.idle_gaps_host);
     merge_by_name(&idle_gaps_host_ops, o.idle_gaps_host_ops);
@@ -305,11 +319,12 @@ enum class IdleCause : std::uint8_t {
   late_launch_gap,
   queued_gap,
   unlaunched_gap,
+  unrecorded_gap,
   warm_up,
   other,
   input_before_start,
 };
-inline constexpr int kIdleCauseCount = 10;
+inline constexpr int kIdleCauseCount = 11;
 std::string_view idle_cause_name(IdleCause c);
 // A stretch [start, end) of a device's idle time and what it waited for.
 // `thread`: the CPU track whose launch ended it (kNone: none known). The

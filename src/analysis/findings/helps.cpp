@@ -579,6 +579,9 @@ std::string held_words(const Profile& p) {
   if (queued) s = dur(queued) + " of gaps ended by held work whose cause the trace does not show";
   if (unlaunched)
     s += (s.empty() ? "" : ", ") + dur(unlaunched) + " by ops with no launch in the trace, late launches or held work";
+  if (const TimeNs unrecorded = idle_of(p, "unrecorded-gap"))
+    s += (s.empty() ? "" : ", ") + dur(unrecorded) +
+         " before a stream's first recorded op, perhaps work queued before the recording";
   return s.empty() ? s : " (on all GPUs: " + s + ")";
 }
 

@@ -51,14 +51,20 @@ namespace {
 // The idle gaps' time that gpu-idle-gaps counts itself: what neither input
 // wait nor a host synchronization explains (warm-up, late launches, queued work).
 TimeNs idle_gaps_own_ns(const Evidence& ev) {
-  return std::max<TimeNs>(0, ev.idle_gaps.total() - std::min(ev.idle_gaps_explained_ns, ev.idle_gaps.total()));
+  return std::max<TimeNs>(
+      0, ev.idle_gaps.total() - std::min(ev.idle_gaps_explained_ns, ev.idle_gaps.total()) - ev.idle_gaps_unrecorded_ns);
+}
+// The gaps' time but those before a stream's first recorded op (whether the
+// GPU idled in them, the trace cannot tell).
+TimeNs idle_gaps_known_ns(const Evidence& ev) {
+  return std::max<TimeNs>(0, ev.idle_gaps.total() - ev.idle_gaps_unrecorded_ns);
 }
 // The gaps take the threshold's share of the run, and not only as input wait
 // or idle after synchronizations (which input-bound, host-sync and
 // sync-memcpy report).
 bool idle_gaps_fire(const Builder& b) {
   const double th = b.opt.thresholds.idle_gaps_share;
-  return has_span(b.t) && b.ev.idle_gaps.count() > 0 && ratio(b.ev.idle_gaps.total(), b.t.span) >= th &&
+  return has_span(b.t) && b.ev.idle_gaps.count() > 0 && ratio(idle_gaps_known_ns(b.ev), b.t.span) >= th &&
          ratio(idle_gaps_own_ns(b.ev), b.t.span) >= th;
 }
 
@@ -182,9 +188,13 @@ void low_utilization(Builder& b) {
   if (!has_span(t)) return;
   const double util = ratio(t.busy, t.span);
   if (util >= th.low_utilization) return;
+  // Gaps before a stream's first recorded op may have been busy: judged
+  // without them.
+  const TimeNs unknown = std::min(b.ev.idle_gaps_unrecorded_ns, t.idle);
+  if (unknown > 0 && ratio(t.busy, t.span - unknown) >= th.low_utilization) return;
   // The idle time no other finding counts: reported here only when it matters.
   const IdleClaims c = idle_claims(b);
-  const TimeNs rest = std::max<TimeNs>(0, t.idle - c.total());
+  const TimeNs rest = std::max<TimeNs>(0, t.idle - unknown - c.total());
   if (ratio(rest, t.span) < th.low_utilization_rest_share) return;
   Finding& f = b.add(util < 0.6 * th.low_utilization ? Severity::critical : Severity::warning, util, th.low_utilization,
                      t.per_device(rest));
@@ -461,6 +471,17 @@ std::string unknown_gaps_note(const Totals& t, TimeNs queued, TimeNs unlaunched)
   return note;
 }
 
+// The gaps before a stream's first recorded op, left out of the finding's
+// figures; empty if none.
+std::string unrecorded_words(const Builder& b) {
+  const Evidence& ev = b.ev;
+  if (ev.idle_gaps_unrecorded_ns <= 0) return {};
+  return " Not counted: " + dur(b.t.per_device(ev.idle_gaps_unrecorded_ns)) + " of " +
+         count(ev.unrecorded_gaps, "gap", "gaps") +
+         " ended by a stream's first op in the trace, queued before the gap (the stream may have run work queued "
+         "before the recording began: whether the GPU idled, the trace cannot tell).";
+}
+
 // What counts as warm-up, for the evidence.
 std::string warm_up_words(bool stepped) {
   return std::string(" ended by the first call of a kernel or of the framework op that launched it") +
@@ -477,7 +498,7 @@ void gpu_idle_gaps(Builder& b) {
   const Totals& t = b.t;
   if (!idle_gaps_fire(b)) return;
   const Evidence& ev = b.ev;
-  const double gap_share = ratio(ev.idle_gaps.total(), t.span);
+  const double gap_share = ratio(idle_gaps_known_ns(ev), t.span);
   // The gaps' parts: input wait and the idle after host synchronizations are
   // the input-bound and host-sync findings' (their fixes remove it); warm-up
   // is a one-time cost at the start of the capture (no fix of the program
@@ -519,9 +540,9 @@ void gpu_idle_gaps(Builder& b) {
   // Without steps every kernel's first call in the trace counts as warm-up:
   // said as first calls, not as the start of a capture.
   const bool stepped = !b.p.steps.steps.empty();
-  f.title = count(ev.idle_gaps.count()) +
-            (ev.idle_gaps.count() == 1 ? " GPU idle gap of at least " : " GPU idle gaps of at least ") +
-            dur(th.idle_gap_ns) + " total " + dur(t.per_device(ev.idle_gaps.total())) + " (" + pct1(gap_share) +
+  const std::uint64_t gaps = ev.idle_gaps.count() - std::min(ev.unrecorded_gaps, ev.idle_gaps.count());
+  f.title = count(gaps) + (gaps == 1 ? " GPU idle gap of at least " : " GPU idle gaps of at least ") +
+            dur(th.idle_gap_ns) + " total " + dur(t.per_device(idle_gaps_known_ns(ev))) + " (" + pct1(gap_share) +
             " of the run), " + most +
             (top == kWarmup && !stepped ? "ended by kernels' first calls (warm-up)" : kWords[top]);
   f.evidence =
@@ -539,7 +560,8 @@ void gpu_idle_gaps(Builder& b) {
       "; GPU idle after host synchronizations or blocking copies " + dur(t.per_device(sync)) + " and input wait " +
       dur(t.per_device(input)) +
       " are the host-sync, sync-memcpy and input-bound findings' (not counted here). Communication is never in a gap "
-      "(a gap has no op running), so exposed communication does not overlap it.";
+      "(a gap has no op running), so exposed communication does not overlap it." +
+      unrecorded_words(b);
   if (const std::string where = host_in_late_gaps(b, ev.idle_gaps_host); launch > 0 && !where.empty()) {
     f.evidence +=
         " During the gaps late launches ended, the launching thread was in (the innermost op, range or "
@@ -1005,7 +1027,7 @@ std::vector<IdleCharge> charge_idle(const Profile& p, const Evidence& ev, const 
     c.ns = ns;
     if (fires) {
       c.finding = std::string(id);
-    } else if (low_util) {
+    } else if (low_util && cause != "unrecorded-gap") {
       c.finding = "low-utilization";
       c.note = id.empty() ? std::string("idle time no other finding explains")
                           : "under " + std::string(id) + "'s threshold: idle time no other finding counts";
@@ -1037,6 +1059,12 @@ std::vector<IdleCharge> charge_idle(const Profile& p, const Evidence& ev, const 
   add("late-launch-gap", ev.idle_gaps_launch_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
   add("queued-gap", ev.idle_gaps_queued_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
   add("unlaunched-gap", ev.idle_gaps_unlaunched_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
+  add("unrecorded-gap", ev.idle_gaps_unrecorded_ns, false, "",
+      "ended by a stream's first op in the trace, queued before the gap (the largest " +
+          dur(ev.unrecorded_largest.duration()) + ", stream " + std::to_string(ev.unrecorded_stream) + " of GPU " +
+          std::to_string(ev.unrecorded_device) +
+          "): the stream may have run work queued before the recording began, so whether the GPU idled is "
+          "unknown; no finding");
   add("warm-up", ev.idle_gaps_warmup_ns, gaps, "gpu-idle-gaps", "a one-time cost (first calls): no finding charges it");
   if (gaps && !out.empty() && out.back().cause == "warm-up") out.back().note = "no saving claimed: a one-time cost";
   add("other", std::max<TimeNs>(0, t.idle - charged), false, "",

@@ -640,21 +640,41 @@ struct Sweep {
   // (the same split as close_gap's). A long gap that ops with no launch in
   // the trace ended may have waited for their launch or for a dependency:
   // unknown, not queued work.
-  static IdleCause gap_cause(bool short_gap, bool late, bool warm_up, bool linked) {
+  static IdleCause gap_cause(bool short_gap, bool late, bool warm_up, bool linked, bool unrecorded) {
     if (short_gap) return late ? IdleCause::late_launch : IdleCause::other;
-    return warm_up  ? IdleCause::warm_up
-           : late   ? IdleCause::late_launch_gap
-           : linked ? IdleCause::queued_gap
-                    : IdleCause::unlaunched_gap;
+    return warm_up      ? IdleCause::warm_up
+           : late       ? IdleCause::late_launch_gap
+           : unrecorded ? IdleCause::unrecorded_gap
+           : linked     ? IdleCause::queued_gap
+                        : IdleCause::unlaunched_gap;
+  }
+
+  // Whether op j of run r is the first op of its stream the trace records
+  // (no kernel, copy or fill of its stream starts before it).
+  [[gnu::noinline]] bool first_on_stream(const Run& r, RowIndex j) const {
+    const TableId own = r.table == kKernel ? TableId::kernels : r.table == kCopy ? TableId::memcpys : TableId::memsets;
+    if (t.rows_of(own, r.track).begin != j) return false;
+    auto earlier = [&](TableId table, const std::vector<TimeNs>& start) {
+      const RowRange rows = t.rows_of(table, r.track);
+      return table != own && !rows.empty() && start[rows.begin] < r.start[j];
+    };
+    return !earlier(TableId::kernels, t.kernels().start) && !earlier(TableId::memcpys, t.memcpys().start) &&
+           !earlier(TableId::memsets, t.memsets().start);
   }
 
   // A gap [g0, g1) ends with ops starting at g1; `launch` is the earliest of
   // their launching calls' starts (`linked` false if none is linked);
-  // `first_call`: the op ending it is the first kernel of its name.
-  void close_gap(TimeNs g0, TimeNs g1, bool linked, TimeNs launch, RowIndex launch_api, bool first_call) {
+  // (r, j): the op ending it.
+  [[gnu::always_inline]] void close_gap(TimeNs g0, TimeNs g1, bool linked, TimeNs launch, RowIndex launch_api,
+                                        const Run& r, RowIndex j) {
     const TimeNs gap = g1 - g0;
     const TimeNs big = opt.thresholds.idle_gap_ns;
     const bool late = linked && launch > g0;
+    // A long gap ended by the first op of its stream in the trace, held
+    // after its launch: the stream may have been running work queued before
+    // the recording began (the GPU busy, not idle), or waited for another
+    // process; what the held part was, the trace cannot tell.
+    const bool unrecorded = gap >= big && linked && first_on_stream(r, j);
     // A late launch holds the GPU up until it returns and its work can start
     // (a launch's latency, well under consecutive_kernel_delay_ns on every
     // GPU measured); work that starts later than that waited for something
@@ -721,13 +741,16 @@ struct Sweep {
     const bool setup_call =
         late && launch_api != kNoRow &&
         t.api_calls().end[launch_api] - t.api_calls().start[launch_api] >= opt.thresholds.launch_setup_ns;
-    const bool warm_up = (first_call && (g0 < first_step_end || setup_call) && (late || !linked)) ||
+    const bool warm_up = (first_call(r, j) && (g0 < first_step_end || setup_call) && (late || !linked)) ||
                          (late && gap >= big &&
                           (setup_in(thread, g0, host_until) || in_warm_up_range(thread, g0, host_until) ||
                            (g0 < first_step_end && in_first_op_call(launch_api, g0, host_until))));
-    if (rest_host > 0) piece(rest_from, host_until, gap_cause(gap < big, true, warm_up, linked), thread);
-    if (rest_other > 0)
-      piece(std::max(host_until, rest_from), g1, gap_cause(gap < big, false, warm_up && !late, linked), thread);
+    if (idle_pieces) {  // only where the trace has host samples
+      if (rest_host > 0) piece(rest_from, host_until, gap_cause(gap < big, true, warm_up, linked, false), thread);
+      if (rest_other > 0)
+        piece(std::max(host_until, rest_from), g1, gap_cause(gap < big, false, warm_up && !late, linked, unrecorded),
+              thread);
+    }
     if (gap < big) {
       // A short gap a late launch ended is launch overhead (launch_gaps), less
       // what a synchronization or input loading before it explains; a longer
@@ -737,19 +760,38 @@ struct Sweep {
         ev.launch_gaps.add(rt.shift({rest_from, host_until}), rest_host);
       }
     } else {
-      ev.idle_gaps_explained_ns += explained + input_part;
-      ev.idle_gaps_sync_ns += explained;
-      if (warm_up) {
-        ev.idle_gaps_warmup_ns += late ? rest_host : rest;
-        ++ev.idle_gaps_warmup;
-      } else if (late) {
-        ev.idle_gaps_launch_ns += rest_host;
-        if (thread != IdlePiece::kNone && rest_host > 0) late_gaps.push_back({thread, {rest_from, host_until}});
-      }
-      (linked ? ev.idle_gaps_queued_ns : ev.idle_gaps_unlaunched_ns) += warm_up && !late ? 0 : rest_other;
-      if (linked && !(warm_up && !late) && rest_other > 0) note_stream_wait(launch_api, rest_other);
+      long_gap({g0, g1, explained, input_part, rest, rest_host, rest_from, host_until, thread, launch_api, late, linked,
+                warm_up, unrecorded},
+               r);
     }
     idle_input(g0, g1);
+  }
+
+  // A gap of idle_gap_ns or more, split by close_gap(): its parts into the
+  // evidence gpu-idle-gaps reads.
+  struct LongGap {
+    TimeNs g0, g1, explained, input_part, rest, rest_host, rest_from, host_until;
+    TrackId thread;
+    RowIndex launch_api;
+    bool late, linked, warm_up, unrecorded;
+  };
+  [[gnu::noinline]] void long_gap(const LongGap& x, const Run& r) {
+    const TimeNs rest_other = x.rest - x.rest_host;
+    ev.idle_gaps_explained_ns += x.explained + x.input_part;
+    ev.idle_gaps_sync_ns += x.explained;
+    if (x.warm_up) {
+      ev.idle_gaps_warmup_ns += x.late ? x.rest_host : x.rest;
+      ++ev.idle_gaps_warmup;
+    } else if (x.late) {
+      ev.idle_gaps_launch_ns += x.rest_host;
+      if (x.thread != IdlePiece::kNone && x.rest_host > 0) late_gaps.push_back({x.thread, {x.rest_from, x.host_until}});
+    }
+    const bool held = !(x.warm_up && !x.late) && rest_other > 0;
+    (x.unrecorded ? ev.idle_gaps_unrecorded_ns
+     : x.linked   ? ev.idle_gaps_queued_ns
+                  : ev.idle_gaps_unlaunched_ns) += held ? rest_other : 0;
+    if (held && x.unrecorded) note_unrecorded(r, rt.shift({x.g0, x.g1}));
+    if (held && x.linked && !x.unrecorded) note_stream_wait(x.launch_api, rest_other);
   }
 
   // Whether at least half of [a, b) lies inside CUDA graph captures (any
@@ -874,6 +916,15 @@ struct Sweep {
         return;
       }
     }
+  }
+
+  // The largest gap before a stream's first recorded op (idle_gaps_unrecorded_ns).
+  [[gnu::noinline]] void note_unrecorded(const Run& r, TimeRange gap) {
+    ++ev.unrecorded_gaps;
+    if (gap.duration() <= ev.unrecorded_largest.duration()) return;
+    ev.unrecorded_largest = gap;
+    ev.unrecorded_device = t.tracks()[r.track].device;
+    ev.unrecorded_stream = t.tracks()[r.track].stream;
   }
 
   // Input wait before this GPU's first op counts too: a GPU that has not
@@ -1026,7 +1077,7 @@ struct Sweep {
         RowIndex launch_api = kNoRow;
         const TimeNs launch = launch_ending_gap(r, j, a, at, order, linked, launch_api);
         settle_steps(c);  // close_gap() adds idle pieces to the steps (and may move on to a later one)
-        close_gap(c.busy_until, a, linked, launch, launch_api, first_call(r, j));
+        close_gap(c.busy_until, a, linked, launch, launch_api, r, j);
         steps.window(&c.step_lo, &c.step_hi);
       }
       const std::uint8_t cls = account(r, j, a, e, r.api[j], sums);

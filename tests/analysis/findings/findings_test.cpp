@@ -766,6 +766,48 @@ TEST(Findings, UnlaunchedOpsAheadOfAStreamsFirstLaunchAreABacklog) {
   EXPECT_GE(idle_of(after, "unlaunched-gap"), 4 * 2 * ms);
 }
 
+// A long gap ended by the first op a stream has in the trace, launched
+// long before it ran: the stream may have been running work queued before
+// the recording began (a serving engine's previous batch), so whether the
+// GPU idled, the trace cannot tell. Neither gpu-idle-gaps nor
+// low-utilization counts it; the idle table says it apart. The same gap
+// ended by a stream's later op (the stream ran recorded work before) is
+// held work, counted as ever; one ended by a late launch stays a late launch.
+TEST(Findings, AGapBeforeAStreamsFirstRecordedOpIsUnknown) {
+  enum Case { first_held, later_held, first_late };
+  auto trace = [](Case c) {
+    TraceFactory f;
+    f.device(0);
+    f.kernel(0, 7, names::kRelu, 0, 100 * us, TraceFactory::kAuto);  // another stream's work, then nothing
+    if (c == later_held) f.kernel(0, 9, names::kRelu, 20 * us, 60 * us, 10 * us, 5 * us);
+    // Stream 9's op: launched at 0.2 ms (or at 49.9 ms: late), run at 50 ms.
+    f.kernel(0, 9, names::kRelu, 50 * ms, 60 * ms, c == first_late ? 49'900 * us : 200 * us, 5 * us);
+    return analyze(f.build());
+  };
+  auto idle_of = [](const Profile& p, std::string_view cause) {
+    TimeNs ns = 0;
+    for (const IdleCharge& c : p.idle_charges) ns += c.cause == cause ? c.ns : 0;
+    return ns;
+  };
+  const Profile held = trace(first_held);
+  EXPECT_GE(idle_of(held, "unrecorded-gap"), 49 * ms) << testing::describe_findings(held);
+  EXPECT_EQ(idle_of(held, "queued-gap"), 0);
+  EXPECT_FALSE(testing::find_finding(held, "gpu-idle-gaps")) << testing::describe_findings(held);
+  EXPECT_FALSE(testing::find_finding(held, "low-utilization")) << testing::describe_findings(held);
+  for (const IdleCharge& c : held.idle_charges)
+    if (c.cause == "unrecorded-gap") {
+      EXPECT_TRUE(c.finding.empty());
+      EXPECT_NE(c.note.find("stream 9 of GPU 0"), std::string::npos) << c.note;
+    }
+  const Profile later = trace(later_held);
+  EXPECT_EQ(idle_of(later, "unrecorded-gap"), 0);
+  EXPECT_GE(idle_of(later, "queued-gap"), 49 * ms);
+  EXPECT_TRUE(testing::find_finding(later, "gpu-idle-gaps")) << testing::describe_findings(later);
+  const Profile late = trace(first_late);
+  EXPECT_LT(idle_of(late, "unrecorded-gap"), 1 * ms);
+  EXPECT_GE(idle_of(late, "late-launch-gap"), 49 * ms);
+}
+
 TEST(Findings, LongHostGapsBetweenSteps) {
   TraceFactory f;
   add_steps(f, 10, kCleanStep, 3 * ms);
