@@ -2,7 +2,8 @@
 // root object's values other than "traceEvents" (distributedInfo, scalar
 // keys; deviceProperties in chrome_json_devices.cpp), and finishing the
 // trace after the last event: track names, processes, devices, the time
-// origin, what was skipped, and where a file cut short stopped.
+// origin, HIP grids given in work-items, what was skipped, and where a file
+// cut short stopped.
 //
 // [SECTION] Top-level values
 // [SECTION] Finishing
@@ -10,6 +11,8 @@
 // [SECTION] Meta and skip counts
 // [SECTION] Files cut short
 #include <algorithm>
+#include <type_traits>
+#include <vector>
 
 #include "import/chrome_json_parser.h"
 #include "trace/error.h"
@@ -95,12 +98,46 @@ void EventParser::finish(const JsonStreamInfo& info, const EventReader& reader) 
   for (auto& [track, stack] : open_) skips_[static_cast<int>(Skip::unclosed_begin)] += stack.size();
   // Times: the model's clock is absolute ns; ts was relative to baseTimeNanoseconds.
   if (origin_ns_ != 0) shift_times(origin_ns_);
+  grids_in_blocks();
   add_since_start_samples();
   if (info_.cut_short) note_rows_after_cut();
   name_tracks();
   add_processes();
   add_devices();
   set_meta();
+}
+
+// HIP's hipExtModuleLaunchKernel (and hipHccModuleLaunchKernel, its old
+// name) takes the launch's global work size, work-items per dimension, where
+// every other launch call (hipLaunchKernel, hipModuleLaunchKernel) takes
+// blocks; ROCm's tracer records the kernel's "grid" as the call took it. A
+// kernel such a call launched (by correlation) gets its grid in blocks, as
+// the model keeps it: ceil(grid / block) in each dimension. Counted under
+// import.converted.grid_from_work_items. Only files that name such a call
+// pay for more than two lookups.
+void EventParser::grids_in_blocks() {
+  const StringId ext = builder_.strings().find("hipExtModuleLaunchKernel");
+  const StringId hcc = builder_.strings().find("hipHccModuleLaunchKernel");
+  if (ext == StringTable::kNoString && hcc == StringTable::kNoString) return;
+  const ApiCallTable& api = builder_.tables().api_calls;
+  std::vector<std::uint32_t> launches;  // correlations of the calls that take work-items
+  for (std::size_t i = 0; i < api.size(); ++i)
+    if ((api.name[i] == ext || api.name[i] == hcc) && api.correlation[i] != 0) launches.push_back(api.correlation[i]);
+  std::sort(launches.begin(), launches.end());
+  KernelTable& k = builder_.tables().kernels;
+  auto in_blocks = [](auto& grid, std::uint32_t block) {
+    if (block > 1) grid = static_cast<std::remove_reference_t<decltype(grid)>>((grid + block - 1) / block);
+  };
+  std::uint64_t converted = 0;
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    if (k.correlation[i] == 0 || !std::binary_search(launches.begin(), launches.end(), k.correlation[i])) continue;
+    if (k.block_x[i] == 0) continue;  // no block recorded: nothing to divide by
+    in_blocks(k.grid_x[i], k.block_x[i]);
+    in_blocks(k.grid_y[i], k.block_y[i]);
+    in_blocks(k.grid_z[i], k.block_z[i]);
+    ++converted;
+  }
+  if (converted) builder_.meta().set_stat("import.converted.grid_from_work_items", converted);
 }
 
 Trace EventParser::freeze() {

@@ -150,6 +150,7 @@ class EventParser {
   void note_cut();
   void note_rows_after_cut();
   void shift_times(std::int64_t delta);
+  void grids_in_blocks();
   // chrome_json_columns.cpp
   std::uint64_t check_memory(const JsonBatch& b, const EventParser* incoming) const;
   template <class Table>

@@ -257,6 +257,38 @@ TEST(ChromeJson, OneListedDeviceUnderAnotherNumberDescribesTheOneUsed) {
   EXPECT_EQ(two.meta().property("chrome.device_properties_renumbered"), "");
 }
 
+// hipExtModuleLaunchKernel (and hipHccModuleLaunchKernel, its old name)
+// takes the global work size, in work-items; every other launch call takes
+// blocks. The kernels it launched get their grid in blocks (ceil per
+// dimension), counted; hipLaunchKernel's and hipModuleLaunchKernel's grids,
+// and a kernel without a block, are kept as recorded.
+TEST(ChromeJson, HipGlobalWorkSizeGridsBecomeBlocks) {
+  const Trace t = import_text(R"J({"traceEvents": [
+    {"ph": "X", "cat": "cuda_runtime", "name": "hipExtModuleLaunchKernel", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 1, "tid": 1, "ts": 3, "dur": 1, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "hipModuleLaunchKernel", "pid": 1, "tid": 1, "ts": 5, "dur": 1, "args": {"correlation": 3}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "hipHccModuleLaunchKernel", "pid": 1, "tid": 1, "ts": 7, "dur": 1, "args": {"correlation": 4}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "hipExtModuleLaunchKernel", "pid": 1, "tid": 1, "ts": 8, "dur": 1, "args": {"correlation": 5}},
+    {"ph": "X", "cat": "kernel", "name": "ext", "pid": 0, "tid": 7, "ts": 10, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 1, "grid": [65536, 3, 1], "block": [256, 2, 1]}},
+    {"ph": "X", "cat": "kernel", "name": "launch", "pid": 0, "tid": 7, "ts": 12, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 2, "grid": [65536, 1, 1], "block": [256, 1, 1]}},
+    {"ph": "X", "cat": "kernel", "name": "module", "pid": 0, "tid": 7, "ts": 14, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 3, "grid": [300, 1, 1], "block": [256, 1, 1]}},
+    {"ph": "X", "cat": "kernel", "name": "hcc", "pid": 0, "tid": 7, "ts": 16, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 4, "grid": [1000, 1, 1], "block": [256, 1, 1]}},
+    {"ph": "X", "cat": "kernel", "name": "no block", "pid": 0, "tid": 7, "ts": 18, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 5, "grid": [1000, 1, 1]}}
+  ]})J");
+  const auto& k = t.kernels();
+  ASSERT_EQ(k.size(), 5u);
+  EXPECT_EQ(k.grid_x[0], 256u);  // 65,536 work-items in blocks of 256
+  EXPECT_EQ(k.grid_y[0], 2u);    // 3 in blocks of 2: the last one partial
+  EXPECT_EQ(k.grid_z[0], 1u);
+  EXPECT_EQ(k.grid_x[1], 65536u);
+  EXPECT_EQ(k.grid_x[2], 300u);
+  EXPECT_EQ(k.grid_x[3], 4u);
+  EXPECT_EQ(k.grid_x[4], 1000u);
+  EXPECT_EQ(t.meta().stat("import.converted.grid_from_work_items"), 2u);
+  // A trace without such a call has no such count.
+  EXPECT_EQ(import_text(kKineto).meta().stat("import.converted.grid_from_work_items"), 0u);
+}
+
 TEST(ChromeJson, Kineto2021Schema) {
   const Trace t = import_text(R"J({"schemaVersion": 1, "traceEvents": [
     {"ph": "X", "cat": "Operator", "name": "ProfilerStep#3", "pid": 5, "tid": "5", "ts": 10, "dur": 100, "args": {"external id": 1}},
