@@ -328,6 +328,98 @@ std::optional<std::string> per_channel_statistic(std::string_view core) {
   return std::nullopt;
 }
 
+// [SECTION] Inductor's fused kernels: what the op list in the name may decide
+
+// TorchInductor names a Triton kernel it generates after the graph's ops it
+// fused: triton_<kind>_fused_<op>_<op>…_<n>, kind poi (pointwise), red
+// (reduction), per (persistent reduction) or tem (a template: a GEMM or a
+// convolution). The list says what the graph did around the kernel, not what
+// the kernel does: a pointwise kernel that fuses a bias add, a GELU and the
+// transposed view of its output is elementwise. So the layout rules
+// (transpose, padding, broadcast) read the list only when every op in it
+// moves data and computes nothing; and a poi/red/per kernel is never a GEMM,
+// a convolution or an attention kernel, whatever ops it fused around one:
+// Inductor runs those as library calls or templates.
+struct InductorKernel {
+  bool fused = false;                   // triton_{poi,red,per,tem}_fused_…
+  bool data_movement = false;           // every op of the list moves data only
+  bool pointwise_or_reduction = false;  // poi, red, per
+};
+
+// ATen ops that move, view, copy or pad data and compute nothing, as
+// Inductor spells them in a kernel's name (no "aten." prefix).
+constexpr std::string_view kDataMovementOps[] = {"transpose",
+                                                 "permute",
+                                                 "t",
+                                                 "view",
+                                                 "_unsafe_view",
+                                                 "reshape",
+                                                 "_reshape_alias",
+                                                 "expand",
+                                                 "clone",
+                                                 "contiguous",
+                                                 "copy",
+                                                 "_to_copy",
+                                                 "cat",
+                                                 "stack",
+                                                 "squeeze",
+                                                 "unsqueeze",
+                                                 "select",
+                                                 "slice",
+                                                 "unbind",
+                                                 "split",
+                                                 "split_with_sizes",
+                                                 "as_strided",
+                                                 "alias",
+                                                 "narrow",
+                                                 "flatten",
+                                                 "unflatten",
+                                                 "movedim",
+                                                 "empty",
+                                                 "empty_like",
+                                                 "new_empty",
+                                                 "constant_pad_nd",
+                                                 "detach",
+                                                 "lift_fresh"};
+
+// Whether every op of the list `ops` ("_to_copy_transpose_view_31": ops
+// joined by '_', then the kernel's number) is a data-movement op; an op
+// that is not one of them (add, mul, mean, gelu, rsqrt, …) makes it false.
+bool moves_data_only(std::string_view ops) {
+  bool any = false;
+  while (!ops.empty() && !std::isdigit(static_cast<unsigned char>(ops.front()))) {
+    std::size_t longest = 0;  // the longest op that starts here and ends at '_': split_with_sizes, not split
+    for (std::string_view op : kDataMovementOps)
+      if (ops.starts_with(op) && (ops.size() == op.size() || ops[op.size()] == '_'))
+        longest = std::max(longest, op.size());
+    if (longest == 0) return false;
+    any = true;
+    ops.remove_prefix(std::min(ops.size(), longest + 1));
+  }
+  return any;
+}
+
+InductorKernel inductor_kernel(std::string_view lowered) {
+  InductorKernel k;
+  constexpr std::string_view kTriton = "triton_", kFused = "_fused_";  // triton_<kind>_fused_
+  if (lowered.size() < kTriton.size() + 3 + kFused.size() || !lowered.starts_with(kTriton) ||
+      lowered.substr(kTriton.size() + 3, kFused.size()) != kFused)
+    return k;
+  const std::string_view kind = lowered.substr(kTriton.size(), 3);
+  if (kind != "poi" && kind != "red" && kind != "per" && kind != "tem") return k;
+  k.fused = true;
+  k.pointwise_or_reduction = kind != "tem";
+  k.data_movement = moves_data_only(lowered.substr(kTriton.size() + 3 + kFused.size()));
+  return k;
+}
+
+// Whether a rule of category `c` may read the name of kernel `k`.
+bool rule_applies(KernelCategory c, const InductorKernel& k) {
+  if (!k.fused) return true;
+  if ((c == K::transpose || c == K::padding || c == K::broadcast) && !k.data_movement) return false;
+  return !(k.pointwise_or_reduction && (c == K::gemm || c == K::convolution || c == K::attention));
+}
+
 }  // namespace
 
 std::span<const CategoryRule> category_rules() { return kRules; }
@@ -366,18 +458,27 @@ class LoweredName {
   bool contains(std::string_view lower_needle) const {
     return lower_needle.empty() || ::memmem(text_.data(), text_.size(), lower_needle.data(), lower_needle.size());
   }
+  std::string_view text() const { return text_; }
 
  private:
   std::string text_;
 };
 
+namespace {
+// The first rule of the table that reads this name and finds its pattern.
+const CategoryRule* first_rule(const LoweredName& lowered) {
+  const InductorKernel inductor = inductor_kernel(lowered.text());
+  for (const CategoryRule& r : kRules)
+    if (rule_applies(r.category, inductor) && lowered.contains(r.pattern)) return &r;
+  return nullptr;
+}
+}  // namespace
+
 KernelCategory classify_kernel(std::string_view name) {
   const std::string_view core = without_parameters(name).substr(0, kClassifiedBytes);
   if (per_channel_statistic(core)) return KernelCategory::normalization;
-  const LoweredName lowered(core);
-  for (const CategoryRule& r : kRules)
-    if (lowered.contains(r.pattern)) return r.category;
-  return KernelCategory::other;
+  const CategoryRule* r = first_rule(LoweredName(core));
+  return r ? r->category : KernelCategory::other;
 }
 
 std::string category_rule_text(std::string_view name, KernelCategory placed) {
@@ -393,9 +494,7 @@ std::string category_rule_text(std::string_view name, KernelCategory placed) {
       default: return "launching op: a convolution op (\"conv\" in its name)";
     }
   if (stat) return *std::move(stat);
-  const LoweredName lowered(core);
-  for (const CategoryRule& r : kRules)
-    if (lowered.contains(r.pattern)) return "name: " + std::string(r.pattern);
+  if (const CategoryRule* r = first_rule(LoweredName(core))) return "name: " + std::string(r->pattern);
   return "no rule (other)";
 }
 

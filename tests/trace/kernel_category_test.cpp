@@ -289,6 +289,52 @@ TEST(KernelCategory, EigenShufflingsAndTensorFlowSwapsAreTransposes) {
   });
 }
 
+// Inductor's fused kernels are named after the ops they fused: the layout
+// rules read that list only when every op in it moves data, and a pointwise
+// or reduction kernel is never a GEMM, convolution or attention kernel.
+TEST(KernelCategory, InductorKernelsAreLayoutKernelsOnlyWhenEveryFusedOpMovesData) {
+  check({
+      // Every op a view, copy or transpose: a layout change.
+      {"triton_poi_fused_clone_transpose_21", K::transpose},
+      {"triton_poi_fused__unsafe_view_clone_slice_transpose_11", K::transpose},
+      {"triton_poi_fused_permute_0", K::transpose},
+      {"triton_poi_fused_constant_pad_nd_0", K::padding},
+      {"triton_poi_fused__to_copy_constant_pad_nd_view_2", K::padding},
+      // A compute op among them: what the kernel computes decides.
+      {"triton_red_fused__to_copy_add_addmm_div_empty_like_mean_mul_neg_pow_rsqrt_stack_sub_transpose_unbind_"
+       "unsqueeze_view_31",
+       K::reduction},
+      {"triton_poi_fused__unsafe_view_addmm_cat_clone_gelu_transpose_view_34", K::elementwise},
+      {"triton_per_fused__to_copy_add_addmm_mean_mul_pow_rsqrt_transpose_view_8", K::reduction},
+      {"triton_red_fused_abs_amax_transpose_view_32", K::reduction},
+      {"triton_poi_fused_add_constant_pad_nd_3", K::elementwise},
+      {"triton_poi_fused_constant_pad_nd_moe_forward_0", K::elementwise},
+      // The heavy op the graph fused around is not the kernel.
+      {"triton_poi_fused__scaled_dot_product_flash_attention_cat_transpose_view_10", K::elementwise},
+      {"triton_red_fused__to_copy_add_addmm_as_strided_fmha_v3_fwd_mean_mul_neg_pow_rsqrt_stack_unbind_unsqueeze_"
+       "view_24",
+       K::reduction},
+      {"triton_poi_fused_convolution_relu_3", K::elementwise},
+      {"triton_poi_fused_bmm_2", K::elementwise},
+      // What the op list says of the kernel itself still counts.
+      {"triton_red_fused_add_addmm_mul_native_layer_norm_split_unsqueeze_view_16", K::normalization},
+      {"triton_per_fused__softmax_0", K::softmax_loss},
+      {"triton_poi_fused_add_0", K::elementwise},
+      {"triton_poi_fused_0", K::elementwise},
+      {"triton_poi_fused_", K::elementwise},
+      {"triton_poi", K::other},
+      {"triton_", K::other},
+      // A template is a GEMM or a convolution, whatever layout its output takes.
+      {"triton_tem_fused_addmm_transpose_view_0", K::gemm},
+      {"triton_tem_fused_convolution_0", K::convolution},
+      // Not Inductor's: the layout words keep their meaning.
+      {"batched_transpose_16x64_pack_1x4_ediv_1x2_half", K::transpose},
+      {"transpose_kernel_add", K::transpose},
+  });
+  EXPECT_EQ(category_rule_text("triton_poi_fused__unsafe_view_addmm_cat_clone_gelu_transpose_view_34", K::elementwise),
+            "name: triton_poi_");
+}
+
 TEST(KernelCategory, PerChannelEigenReductionsAreNormalizationByTheirTemplateArguments) {
   check({
       {kEigenChannelMean, K::normalization},
