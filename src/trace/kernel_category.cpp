@@ -125,6 +125,10 @@ constexpr CategoryRule kRules[] = {
     {K::attention, "_flash_"},   // cuDNN's flash fprop/bprop engines (cudnn_generated_*_flash_*)
     {K::attention, "attn_fwd"},  // Triton's and AITER's attention kernels (attn_fwd, _attn_fwd, attn_bwd)
     {K::attention, "attn_bwd"},
+    {K::attention, "sage_fwd"},          // SageAttention's kernel as AITER builds it
+    {K::attention, "qk_int_sv_"},        // SageAttention's CUDA kernels (qk_int_sv_f8_attn_kernel: int8 QK, fp8 SV)
+    {K::attention, "withkvcache"},       // FlashInfer's SinglePrefillWithKVCacheKernel, SingleDecodeWith…
+    {K::attention, "withpagedkvcache"},  // FlashInfer's BatchPrefillWithPagedKVCacheKernel, BatchDecodeWith…
 
     // Convolutions (cuDNN, CUTLASS conv, im2col) before GEMM: cuDNN's
     // implicit-GEMM convolutions carry "gemm" in their names too.
@@ -146,8 +150,9 @@ constexpr CategoryRule kRules[] = {
     {K::elementwise, "fp8rowwise"},
     {K::elementwise, "hfp8"},
     {K::elementwise, "qparam"},
-    {K::other, "fbgemm_gpu::"},  // embedding helpers; not GEMMs despite the library's name
-    {K::gemm, "epilogue::"},     // cuBLASLt GEMM epilogues (not "epilogue": ATen's SoftMaxForwardEpilogue)
+    {K::elementwise, "sage_quant"},  // SageAttention's quantization of Q and K
+    {K::other, "fbgemm_gpu::"},      // embedding helpers; not GEMMs despite the library's name
+    {K::gemm, "epilogue::"},         // cuBLASLt GEMM epilogues (not "epilogue": ATen's SoftMaxForwardEpilogue)
 
     // Matrix multiplies.
     // Batched and grouped GEMMs (gemmBatched, gemm_batched, strided_batched

@@ -289,6 +289,28 @@ TEST(KernelCategory, EigenShufflingsAndTensorFlowSwapsAreTransposes) {
   });
 }
 
+// Attention kernels of the serving and diffusion stacks: SageAttention (as
+// AITER builds it, and its CUDA kernels), FlashInfer's prefill and decode,
+// CK tile's and AITER's fmha; the quantization SageAttention runs first is
+// elementwise, and a sampling kernel of the same library is not attention.
+TEST(KernelCategory, SageAttentionAndFlashInferAreAttention) {
+  check({
+      {"sage_fwd", K::attention},
+      {"void qk_int_sv_f8_attn_kernel<128, 64, 4, 8, 128, (QuantGranularity)2, (QuantGranularity)2, float, false, "
+       "__nv_bfloat16, (ComputeUnit)0, (MaskMode)0, false, false>(signed char*, signed char*)",
+       K::attention},
+      {"void flashinfer::BatchDecodeWithPagedKVCacheKernel<(flashinfer::PosEncodingMode)0, 2u, 4u, 8u, 16u, 1u, 8u, "
+       "__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, int>(__nv_bfloat16*)",
+       K::attention},
+      {"void flashinfer::SinglePrefillWithKVCacheKernel<128u, 1u>(__half*)", K::attention},
+      {"aiter::fmha_fwd_hd128_bf16_rtz", K::attention},
+      {"sage_quant_kernel", K::elementwise},
+      {"void flashinfer::sampling::TopKTopPSamplingFromProbKernel<1024u, (cub::BlockScanAlgorithm)1>(float*)",
+       K::other},
+      {"void flashinfer::AppendPagedKVCacheKernel<128u, 8u, __nv_bfloat16, int>(__nv_bfloat16*)", K::other},
+  });
+}
+
 // Inductor's fused kernels are named after the ops they fused: the layout
 // rules read that list only when every op in it moves data, and a pointwise
 // or reduction kernel is never a GEMM, convolution or attention kernel.
