@@ -178,7 +178,8 @@ bool is_tensor_core_kernel(std::string_view name, KernelCategory category = Kern
 // True if a kernel name marks AMD matrix-core (MFMA, WMMA) math: "mfma"
 // (paged_attention_ll4mi_QKV_mfma16_kernel), a Tensile/hipBLASLt tile with
 // its matrix instruction (Cijk_…_MT64x16x256_MI16x16x1_…), Composable
-// Kernel's XDL GEMMs (DeviceGemmXdl, gridwise_gemm_xdl), "wmma". A kernel
+// Kernel's XDL GEMMs (DeviceGemmXdl, gridwise_gemm_xdl), MIOpen's xdlops
+// implicit-GEMM convolutions (igemm_fwd_gtcx2_nhwc_bf16_…), "wmma". A kernel
 // without one may use them too: the mark tells yes, its absence nothing.
 bool is_amd_matrix_core_kernel(std::string_view name);
 

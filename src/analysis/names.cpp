@@ -79,7 +79,9 @@ bool is_tensor_core_kernel(std::string_view name, KernelCategory category) {
 }
 
 bool is_amd_matrix_core_kernel(std::string_view name) {
-  for (std::string_view f : {"mfma", "wmma", "gemm_xdl", "gemmxdl", "_xdl_", "xdlops"})
+  // MIOpen's implicit-GEMM convolutions for the matrix cores are "gtcx"
+  // (igemm_fwd_gtcx2_nhwc_bf16_…: xdlops; "gtc" alone runs without them).
+  for (std::string_view f : {"mfma", "wmma", "gemm_xdl", "gemmxdl", "_xdl_", "xdlops", "_gtcx"})
     if (contains_nocase(name, f)) return true;
   // Tensile's matrix-instruction tile: "_MI" and a digit ("_MI16x16x1_").
   for (std::size_t i = name.find("_MI"); i != std::string_view::npos; i = name.find("_MI", i + 1))

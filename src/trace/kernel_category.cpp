@@ -144,6 +144,11 @@ constexpr CategoryRule kRules[] = {
     {K::convolution, "col2im"},
     {K::convolution, "fft2d_"},      // cuDNN's FFT convolution algorithms
     {K::convolution, "cask_cudnn"},  // cuDNN's convolution set-up kernels (computeOffsetsKernel)
+    // MIOpen's implicit-GEMM convolutions, one per direction: forward, backward
+    // data, backward weights (igemm_fwd_gtcx2_nhwc_bf16_…, igemm_wrw_gtc…).
+    {K::convolution, "igemm_fwd_"},
+    {K::convolution, "igemm_bwd_"},
+    {K::convolution, "igemm_wrw_"},
 
     // Quantization and dtype packing are elementwise, before "gemm" catches fbgemm_gpu's.
     {K::elementwise, "quantize"},

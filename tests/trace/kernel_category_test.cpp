@@ -289,6 +289,25 @@ TEST(KernelCategory, EigenShufflingsAndTensorFlowSwapsAreTransposes) {
   });
 }
 
+// MIOpen's implicit-GEMM convolutions carry "gemm" and no "conv": their
+// direction word (fwd, bwd, wrw) after "igemm_" says convolution; a GEMM
+// library's integer GEMM is not one.
+TEST(KernelCategory, MIOpenImplicitGemmConvolutionsAreConvolutions) {
+  check({
+      {"igemm_fwd_gtcx2_nhwc_bf16_bx0_ex1_bt32x256x32_wt16x64x4_ws1x1_wr1x2_ta1x4x1x1_1x8x1x32_tb1x4x8x1_1x8x1x32_gkgs",
+       K::convolution},
+      {"igemm_bwd_gtcx2_nhwc_bf16_bx0_ex1_bt128x128x32_wt32x32x8_ws1x1_wr2x2_ta1x8x2x1_1x4x1x64_tb1x8x1x2_1x4x1x64_mh_"
+       "gkgs",
+       K::convolution},
+      {"igemm_wrw_gtcx2_nhwc_bf16_bx0_ex1_bt256x128x16_wt32x32x8_ws2x1_wr2x2_ta1x4x1x4_1x4x1x64_tb1x4x1x2_1x4x1x64_"
+       "gkgs",
+       K::convolution},
+      {"igemm_fwd_gtc_nchw_fp32_bx0_ex0_bt128x128x16_tb1x1x1x1", K::convolution},
+      {"volta_igemm_int8_128x128_ldg4_nn", K::gemm},
+      {"Cijk_Ailk_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT64x16x256_MI16x16x1_SN_LDSB1", K::gemm},
+  });
+}
+
 // Attention kernels of the serving and diffusion stacks: SageAttention (as
 // AITER builds it, and its CUDA kernels), FlashInfer's prefill and decode,
 // CK tile's and AITER's fmha; the quantization SageAttention runs first is

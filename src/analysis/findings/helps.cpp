@@ -700,14 +700,36 @@ std::optional<HelpAnswer> answer_layout(const Profile& p, const JobTotals& j) {
           " of kernel time");
 }
 
+// The input type of a Tensile GEMM (rocBLAS, hipBLASLt), from the field
+// that follows its index fields: Cijk_Ailk_Bljk_<types>_…. The field opens
+// with a type code, the inputs' (or, where A and B differ from the math's
+// type, A's then B's), and may go on with the output's and the compute's:
+// "BBS" (bf16 in and out, fp32 compute), "B" (then "_BS_BH" in hipBLASLt's
+// newer spelling), "HHS", "SB" (fp32, then "B" for beta), "I8II", "F8B8…".
+// True when that first code is a 16-, 8- or 4-bit type; false when it is a
+// wider one or the name is not Tensile's.
+bool tensile_reduced_input(std::string_view n) {
+  // The C, A and B index fields: "Cijk_", "Ailk_", "Bljk_" (a letter, then
+  // the indices in lower case; Tensile writes a mirrored index in upper case).
+  std::size_t at = 0;
+  for (char field : {'C', 'A', 'B'}) {
+    if (at >= n.size() || n[at] != field) return false;
+    const std::size_t end = n.find('_', at);
+    if (end == std::string_view::npos || end == at + 1) return false;
+    at = end + 1;
+  }
+  const std::string_view types = n.substr(at);
+  for (std::string_view narrow : {"4xi8", "F8", "B8", "I8", "H", "B"})
+    if (types.starts_with(narrow)) return true;
+  return false;
+}
+
 // A 16-, 8- or 4-bit element type in an AMD kernel's name: bf16/fp16/fp8 words,
-// or Tensile's type code (Cijk_…_BBS_: bf16 in, bf16 out, fp32 compute;
-// HHS, HSS, BSS; SB is fp32, DB fp64). A word counts only as a word: not
-// after a letter ("buf8"), nor before one ("halfway"), except the FP8
-// formats' e4m3/e5m2 ("f8E4M3FN").
+// or Tensile's type code (tensile_reduced_input). A word counts only as a
+// word: not after a letter ("buf8"), nor before one ("halfway"), except the
+// FP8 formats' e4m3/e5m2 ("f8E4M3FN").
 bool amd_reduced_precision_name(std::string_view n) {
-  for (std::string_view f : {"_BBS_", "_BSS_", "_HHS_", "_HSS_", "_BBH_", "_HHH_", "_I8I_", "_4xi8"})
-    if (n.find(f) != std::string_view::npos) return true;
+  if (tensile_reduced_input(n)) return true;
   auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
   auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
   std::string lower(n);

@@ -462,6 +462,44 @@ TEST(Helps, AmdMatrixCoreNamesAnswerOnlyAlreadyUsed) {
   EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
 }
 
+// MIOpen's xdlops convolutions (gtcx) run on the matrix cores and name their
+// type as a word; Tensile writes its input type as the code that opens the
+// field after the index fields, in every spelling (BBS, B_BS, HHS, SB, S_B).
+TEST(Helps, AmdConvolutionsAndTensileSpellingsSayTheirType) {
+  Hotspot conv, gemm;
+  Profile p = math_profile(KernelCategory::convolution, &conv, &gemm);
+  p.devices[0].name = "AMD Instinct MI210";
+  p.devices[0].compute_major = 9;
+  gemm.category = KernelCategory::gemm;
+  conv.name = "igemm_fwd_gtcx2_nhwc_bf16_bx0_ex1_bt32x256x32_wt16x64x4_ws1x1_wr1x2_ta1x4x1x1_1x8x1x32_gkgs";
+  conv.stats.total = 300 * ms;
+  gemm.name = "Cijk_Ailk_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT64x64x64_MI16x16x1_SN_LDSB1";
+  gemm.stats.total = 100 * ms;
+  p.hotspots = {conv, gemm};
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
+  EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "100.0% with a 16- or 8-bit type"))
+      << help(p, "mixed-precision")->reason;
+  const auto answer_for = [&](const char* conv_name, const char* gemm_name) {
+    p.hotspots[0].name = conv_name;
+    p.hotspots[1].name = gemm_name;
+    settle_findings(&p);
+    return help(p, "mixed-precision")->verdict;
+  };
+  EXPECT_EQ(answer_for("igemm_fwd_gtcx3_nhwc_fp16_bx0_ex1_bt64x64x32", "Cijk_Alik_Bljk_HHS_BH_MT64x64x64_MI16x16x1"),
+            Verdict::no);
+  EXPECT_EQ(answer_for("igemm_bwd_gtcx_nchw_bf16_bx0_ex1_bt64x64x32", "Cijk_Ailk_Bljk_HB_MT64x64x8_MI32x32x8"),
+            Verdict::no);
+  // fp32 in both spellings, and a MIOpen convolution without the matrix
+  // cores ("gtc" without "x"): nothing tells reduced precision.
+  EXPECT_NE(answer_for("igemm_fwd_gtcx2_nhwc_fp32_bx0_ex1_bt64x64x32", "Cijk_Ailk_Bljk_S_B_Bias_HA_S_SAV_MI16x16x4"),
+            Verdict::no);
+  EXPECT_NE(answer_for("igemm_fwd_gtc_nhwc_bf16_bx0_ex1_bt64x64x32", "Cijk_Ailk_Bljk_SB_MT64x64x8_MI16x16x4"),
+            Verdict::no);
+  EXPECT_TRUE(is_amd_matrix_core_kernel("igemm_wrw_gtcx2_nhwc_bf16_bx0_ex1_bt256x128x16_wt32x32x8"));
+  EXPECT_FALSE(is_amd_matrix_core_kernel("igemm_wrw_gtc_nhwc_bf16_bx0_ex1_bt256x128x16"));
+}
+
 // Where the framework's ops record their input types, the math's precision
 // is known though the kernels' names do not say it: fp32 GEMMs on AMD's GPUs
 // are unknown (what bf16 would gain the trace cannot tell), and no when
