@@ -168,8 +168,9 @@ UnmeasuredKernels unmeasured_kernels(const Profile& p);
 bool capped_by_critical_path(const Profile& p, const Finding& f);
 
 // True if a kernel name marks tensor-core math (HMMA/IMMA/GMMA, cuDNN/cuBLAS
-// tile names such as h884, s1688, 16816, cutlass tensorop, Hopper sm90 xmma
-// and nvjet GEMMs, Blackwell tcgen05). For a convolution, GEMM or attention
+// tile names such as h884, s1688, 16816, CUTLASS's tensorop (not as the end
+// of another word: MIOpen's SubTensorOpWithScalar1d is elementwise), Hopper
+// sm90 xmma and nvjet GEMMs, Blackwell tcgen05). For a convolution, GEMM or attention
 // kernel (`category`), an FP8 or FP4 element type in its name (e4m3, e5m2,
 // e2m1, MX formats) marks it too: such products run only on tensor cores (a
 // quantize kernel naming the same types is elementwise, and not marked).

@@ -13,19 +13,18 @@ namespace {
 
 // Fragments that mark tensor-core math in cuDNN/cuBLAS/CUTLASS kernel names:
 // Volta/Turing HMMA tiles (h884, h1688, s884, i8816), Ampere (16816, s1688
-// for TF32, xmma), Hopper (gmma, wgmma, sm90 xmma, nvjet), CUTLASS tensorop,
-// the WMMA API; fused attention that runs only on tensor cores (FlashAttention
-// 1-3 and cuDNN's flash engines take fp16/bf16 only) or whose name gives a
-// half type (memory-efficient fmha_cutlassF_f16/bf16; its f32 variants use the
-// FP32 pipes). Not "mma" alone ("gammabetabackward"), not "sm80_" alone.
+// for TF32, xmma), Hopper (gmma, wgmma, sm90 xmma, nvjet), the WMMA API
+// (CUTLASS's tensorop: cutlass_tensor_op below); fused attention that runs
+// only on tensor cores (FlashAttention 1-3 and cuDNN's flash engines take
+// fp16/bf16 only) or whose name gives a half type (memory-efficient
+// fmha_cutlassF_f16/bf16; its f32 variants use the FP32 pipes). Not "mma"
+// alone ("gammabetabackward"), not "sm80_" alone.
 // Lower-case; matched case-insensitively.
 constexpr std::string_view kTensorCoreFragments[] = {
     "hmma",
     "imma",
     "gmma",
     "wgmma",
-    "tensorop",
-    "tensor_op",
     "xmma",
     "h884",
     "h1688",
@@ -65,11 +64,30 @@ constexpr std::string_view kTensorCoreFragments[] = {
 // the MX block-scaled formats and their scale type (ue8m0).
 constexpr std::string_view kTensorCoreOnlyTypes[] = {"e4m3", "e5m2", "e2m1", "ue8m0", "mxf8", "mxf4", "mxfp", "nvfp4"};
 
+// CUTLASS's tensor-core operator class: "tensorop" as a word of a
+// snake_case name (cutlass_tensorop_s1688gemm_…, cutlass_80_tensorop_…,
+// tensor_op), or inside a CamelCase type of a name that is CUTLASS's
+// (cutlass::arch::OpClassTensorOp, MmaTensorOp, TensorOpMultiplicand). Not
+// the end of another library's word: MIOpen's SubTensorOpWithScalar1d is an
+// elementwise operation on tensors.
+bool cutlass_tensor_op(std::string_view name) {
+  for (std::string_view w : {"tensorop", "tensor_op"}) {
+    if (!contains_nocase(name, w)) continue;  // the common case: one search, as for any fragment
+    if (contains_nocase(name, "cutlass")) return true;
+    for (std::size_t i = 0; i + w.size() <= name.size(); ++i)
+      if ((i == 0 || !std::isalpha(static_cast<unsigned char>(name[i - 1]))) &&
+          contains_nocase(name.substr(i, w.size()), w))
+        return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool is_tensor_core_kernel(std::string_view name, KernelCategory category) {
   for (std::string_view f : kTensorCoreFragments)
     if (contains_nocase(name, f)) return true;
+  if (cutlass_tensor_op(name)) return true;
   if (category == KernelCategory::gemm || category == KernelCategory::convolution ||
       category == KernelCategory::attention)
     for (std::string_view f : kTensorCoreOnlyTypes)

@@ -368,6 +368,18 @@ TEST(TensorCoreNames, FusedAttentionAndMmaFamiliesCountButFp32KernelsDoNot) {
     EXPECT_FALSE(is_tensor_core_kernel(name)) << name;
 }
 
+// CUTLASS's "tensorop" marks its tensor-core kernels, as a word of a
+// snake_case name or inside CUTLASS's own types; MIOpen's elementwise
+// SubTensorOp… kernels end another word with it and are not marked.
+TEST(TensorCoreNames, CutlassTensorOpCountsButNotAsTheEndOfAnotherWord) {
+  for (const char* name : {"cutlass_tensorop_f64_gemm_64x32_nn_align1", "my_tensor_op_kernel",
+                           "void cutlass::Kernel<cutlass::gemm::kernel::Gemm<cutlass::gemm::threadblock::MmaPipelined<"
+                           "cutlass::gemm::GemmShape<128, 128, 32>, cutlass::arch::OpClassTensorOp> > >(Params)"})
+    EXPECT_TRUE(is_tensor_core_kernel(name)) << name;
+  for (const char* name : {"SubTensorOpWithScalar1d", "SubTensorOpWithCastTensor1d", "SubTensorOpWithSubTensor2d"})
+    EXPECT_FALSE(is_tensor_core_kernel(name)) << name;
+}
+
 // FP8 and FP4 products run only on tensor cores: a GEMM or attention kernel
 // naming those element types is marked; a quantize kernel naming them is not,
 // nor a matrix-vector product (it may widen the weights on the CUDA cores).
