@@ -479,7 +479,7 @@ namespace {
 const CategoryRule* first_rule(const LoweredName& lowered) {
   const InductorKernel inductor = inductor_kernel(lowered.text());
   for (const CategoryRule& r : kRules)
-    if (rule_applies(r.category, inductor) && lowered.contains(r.pattern)) return &r;
+    if (lowered.contains(r.pattern) && rule_applies(r.category, inductor)) return &r;
   return nullptr;
 }
 }  // namespace
@@ -494,7 +494,9 @@ KernelCategory classify_kernel(std::string_view name) {
 std::string category_rule_text(std::string_view name, KernelCategory placed) {
   const std::string_view core = without_parameters(name).substr(0, kClassifiedBytes);
   std::optional<std::string> stat = per_channel_statistic(core);
-  const KernelCategory by_name = stat ? KernelCategory::normalization : classify_kernel(name);
+  // The table is searched once: the rule that placed the name is the one to name.
+  const CategoryRule* rule = stat ? nullptr : first_rule(LoweredName(core));
+  const KernelCategory by_name = stat ? KernelCategory::normalization : rule ? rule->category : KernelCategory::other;
   if (placed != by_name) switch (placed) {
       case KernelCategory::memory: return "launching op: a multi-tensor copy (_foreach_copy_)";
       case KernelCategory::padding: return "launching op: inside a pad op (aten::constant_pad_nd, aten::pad)";
@@ -504,7 +506,7 @@ std::string category_rule_text(std::string_view name, KernelCategory placed) {
       default: return "launching op: a convolution op (\"conv\" in its name)";
     }
   if (stat) return *std::move(stat);
-  if (const CategoryRule* r = first_rule(LoweredName(core))) return "name: " + std::string(r->pattern);
+  if (rule) return "name: " + std::string(rule->pattern);
   return "no rule (other)";
 }
 
