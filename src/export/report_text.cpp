@@ -390,13 +390,16 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
     const std::string what =
         (p.steps.steps.empty() ? "the replayed trace " : "the median step ") + duration(p.simulation.replayed_step_ns);
     // One the critical path left no saving says so.
-    const std::string replayed = capped_by_critical_path(p, f)
-                                     ? "; the replayed critical path is " +
-                                           percent(critical_path_host_share(p.critical_path)) +
-                                           " host time: faster kernels pay once the host is fixed"
-                                 : !by_replay ? std::string()
-                                 : gain > 0   ? "; " + f.fix + " shortens " + what + " by only " + duration(gain)
-                                              : "; " + f.fix + " does not shorten " + what;
+    const std::string replayed =
+        capped_by_critical_path(p, f)
+            ? "; the replayed critical path is " + percent(critical_path_host_share(p.critical_path)) +
+                  " host time: faster kernels pay once the host is fixed"
+        : !by_replay ? std::string()
+        : gain > 0 && double(gain) >= kMaterialShare * double(p.simulation.replayed_step_ns)
+            ? "; " + f.fix + " shortens " + what + " by " + duration(gain) + " but the run by only " +
+                  duration(f.saving_ns) + ": the time moves into other steps"
+        : gain > 0 ? "; " + f.fix + " shortens " + what + " by only " + duration(gain)
+                   : "; " + f.fix + " does not shorten " + what;
     out += wrap(f.title + " (" + f.id + replayed + same_time_as(p, f) + ")", o.width, "  - ", "    ");
   }
   out += "\n";

@@ -126,11 +126,34 @@ TEST(Helps, AReplayedGainUnderOnePercentOfTheStepIsNo) {
   EXPECT_TRUE(has(a->reason, "only 6.0 µs shorter in the replay")) << a->reason;
   EXPECT_TRUE(has(a->reason, "under 1")) << a->reason;
   EXPECT_TRUE(p.findings.empty());  // not numbered either
-  // At 2 % of the step it is a yes, and numbered.
+  // At 2 % of the step and of the run it is a yes, and numbered.
   p.minor_findings.front().predicted_step_ns = 98 * ms;
+  p.minor_findings.front().saving_ns = 20 * ms;
   settle_findings(&p);
   EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::yes);
   EXPECT_EQ(p.findings.size(), 1u);
+}
+
+// A replay whose median step is 2 % shorter but whose steps together save
+// under 1 % of the run (the time moved into another step: an op held to its
+// measured start waits the longer) gains nothing material: no, said so.
+TEST(Helps, AShorterMedianStepWithoutAShorterRunIsNo) {
+  Profile p = half_idle_profile();
+  p.simulation.status = "simulated";
+  p.simulation.replayed_step_ns = 100 * ms;
+  Finding f = finding("no-tensor-cores", 4500 * us, "Tensor cores idle");
+  f.share = 0.26;
+  f.saving_source = SavingSource::simulated;
+  f.fix = "--scale gemm=0.5";
+  f.predicted_step_ns = 92 * ms;  // the median step 8 % shorter, the 1 s run 0.45 %
+  p.findings.push_back(f);
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "mixed-precision");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_TRUE(has(a->reason, "but all the steps together only 4.5 ms")) << a->reason;
+  EXPECT_TRUE(has(a->reason, "the time moves into other steps")) << a->reason;
+  EXPECT_EQ(a->predicted_step_ns, 0);
 }
 
 TEST(Helps, ARuleOfThumbGainUnderOnePercentOfTheRunIsNotAYes) {
