@@ -206,7 +206,7 @@ namespace {
 // over the kernels' own time: the replay cannot apply their fix.
 bool kernel_speed_rule(std::string_view id) {
   return id == "op-below-roofline" || id == "memory-bound-aux" || id == "eager-attention" ||
-         id == "memory-bound-kernels";
+         id == "memory-bound-kernels" || id == "small-grid";
 }
 
 // A faster kernel shortens a step only by its time on the step's critical
@@ -273,7 +273,11 @@ void settle_findings(Profile* p) {
     if (f.saving_source == SavingSource::simulated && p->simulation.replayed_step_ns > 0 &&
         p->trace_quality.files.size() <= 1)
       return detail::saves_materially(*p, f) || f.after_to_ns > 0;
-    return f.share >= kMaterialShare || (run > 0 && double(f.saving_ns) >= kMaterialShare * double(run));
+    const bool saves = run > 0 && double(f.saving_ns) >= kMaterialShare * double(run);
+    // Faster kernels off a critical path of host time: judged by what they
+    // save now, not by their share.
+    if (capped_by_critical_path(*p, f)) return saves;
+    return f.share >= kMaterialShare || saves;
   };
   const auto minor = std::stable_partition(all.begin(), all.end(), material);
   p->minor_findings.assign(std::make_move_iterator(minor), std::make_move_iterator(all.end()));

@@ -134,6 +134,27 @@ TEST(Helps, AReplayedGainUnderOnePercentOfTheStepIsNo) {
   EXPECT_EQ(p.findings.size(), 1u);
 }
 
+// Kernels too small for the GPU, on a replayed critical path of host time:
+// filling the GPU saves nothing until the host is fixed, so the finding is
+// judged by that (no) saving, not by its share of kernel time: a minor
+// observation. On a critical path of GPU work it keeps its number.
+TEST(Helps, SmallGridsOffAHostBoundCriticalPathAreMinor) {
+  for (const bool host_bound : {true, false}) {
+    Profile p = half_idle_profile();
+    p.critical_path.length_ns = 10 * ms;
+    (host_bound ? p.critical_path.cpu_other_ns : p.critical_path.gpu_compute_ns) = 10 * ms;
+    Finding f = finding("small-grid", 20 * ms, "3 kernels run on fewer blocks than half the GPU's SMs");
+    f.share = 0.087;
+    p.findings.push_back(f);
+    settle_findings(&p);
+    EXPECT_EQ(p.findings.size(), host_bound ? 0u : 1u) << host_bound;
+    EXPECT_EQ(p.minor_findings.size(), host_bound ? 1u : 0u) << host_bound;
+    if (host_bound) {
+      EXPECT_EQ(p.minor_findings.front().saving_ns, 0);
+    }
+  }
+}
+
 // A replay whose median step is 2 % shorter but whose steps together save
 // under 1 % of the run (the time moved into another step: an op held to its
 // measured start waits the longer) gains nothing material: no, said so.
