@@ -872,9 +872,13 @@ void launch_bound(Builder& b) {
   // the call or more, its own time per op (Python, dispatch), not the
   // launch calls, is what the GPU waits for, short kernels or not.
   // The host's data loading inside the steps is not time per launch.
-  const TimeNs loading = b.p.workload.data_loading_ns < b.p.steps.total_ns ? b.p.workload.data_loading_ns : 0;
+  // Without steps, the recording is the host's time (one pass, a serving
+  // engine's batch).
+  const bool stepped = b.p.steps.total_ns > 0;
+  const TimeNs host_time = stepped ? b.p.steps.total_ns : b.p.window.duration();
+  const TimeNs loading = b.p.workload.data_loading_ns < host_time ? b.p.workload.data_loading_ns : 0;
   const double host_per_launch =
-      b.p.steps.total_ns > 0 && l.launches > 0 ? double(b.p.steps.total_ns - loading) / double(l.launches) : 0.0;
+      host_time > 0 && l.launches > 0 ? double(host_time - loading) / double(l.launches) : 0.0;
   const bool host_dominates = l.cpu_launch.median > 0 && host_per_launch >= 3.0 * double(l.cpu_launch.median);
   const bool short_ops = l.short_kernel_share >= th.launch_short_kernel_share && !host_dominates;
   {
@@ -889,25 +893,24 @@ void launch_bound(Builder& b) {
               pct1(launch_share) + " of the time, in gaps under " + dur(th.idle_gap_ns) + " (" +
               pct(l.short_kernel_share) + " of GPU ops run shorter than their launch call: median " +
               dur(l.gpu_duration.median) + " on the GPU vs " + dur(l.cpu_launch.median) + " on the CPU)";
-    f.evidence =
-        count(b.ev.launch_gaps.count()) + " idle gaps shorter than " + dur(th.idle_gap_ns) +
-        " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
-        pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) +
-        " threshold, xprof's kernel-launch levels 3 % and 15 %); short ops " + pct(l.short_kernel_share) +
-        (short_ops ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
-         : host_dominates
-             ? ", but the host spends " + dur(static_cast<TimeNs>(host_per_launch)) + " per launch over the steps (" +
-                   (loading > 0 ? "step time less its data loading, " + dur(loading) + ", / launches"
-                                : std::string("step time / launches")) +
-                   "), " + fmt("%.0f", host_per_launch / double(l.cpu_launch.median)) +
-                   "x its launch call's median: its own time per op, not the launch calls, is what the "
-                   "GPU waits for" +
-                   for_framework(b.p, " (Python, the framework's dispatch per op).",
-                                 " (Python, the framework's dispatch per op).", ".")
-             : ": most kernels outlast their launch, so the host's own time between launches is "
-               "what the GPU waits for" +
-                   for_framework(b.p, " (Python, the framework's dispatch per op).",
-                                 " (Python, the framework's dispatch per op).", "."));
+    f.evidence = count(b.ev.launch_gaps.count()) + " idle gaps shorter than " + dur(th.idle_gap_ns) +
+                 " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
+                 pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) +
+                 " threshold, xprof's kernel-launch levels 3 % and 15 %); short ops " + pct(l.short_kernel_share) +
+                 (short_ops ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
+                  : host_dominates
+                      ? ", but the host spends " + dur(static_cast<TimeNs>(host_per_launch)) + " per launch over the " +
+                            (stepped ? "steps (step time" : "recording (its time") +
+                            (loading > 0 ? " less its data loading, " + dur(loading) + ", / launches" : " / launches") +
+                            "), " + fmt("%.0f", host_per_launch / double(l.cpu_launch.median)) +
+                            "x its launch call's median: its own time per op, not the launch calls, is what the "
+                            "GPU waits for" +
+                            for_framework(b.p, " (Python, the framework's dispatch per op).",
+                                          " (Python, the framework's dispatch per op).", ".")
+                      : ": most kernels outlast their launch, so the host's own time between launches is "
+                        "what the GPU waits for" +
+                            for_framework(b.p, " (Python, the framework's dispatch per op).",
+                                          " (Python, the framework's dispatch per op).", "."));
 
     f.recommendation = launch_fix(b.p, short_ops);
     // vLLM's default graphs are piecewise: attention stays eager between them.

@@ -1095,23 +1095,32 @@ TEST(LaunchBound, LongKernelsDoNotHideTheWaitForLaunches) {
 // between launches: the host's time per op is what the GPU waits for, not
 // the launch calls (host-per-op), though most kernels are shorter than their
 // launch call. With the host only a little slower than its calls, short-ops.
+// Without steps (one pass, a serving engine's batch), the recording is the
+// host's time.
 TEST(LaunchBound, HostTimePerOpBeyondTheLaunchCallIsHostPerOp) {
-  for (const TimeNs between : {200 * us, 12 * us}) {
-    SCOPED_TRACE(between);
-    TraceFactory f;
-    TimeNs t = 1 * ms;
-    for (int s = 0; s < 5; ++s) {
-      const TimeNs s0 = t;
-      for (int i = 0; i < 50; ++i, t += between) f.kernel(0, 7, names::kRelu, t + 6 * us, t + 8 * us, t, 5 * us);
-      f.range("step " + std::to_string(s), s0 - 10 * us, t);
+  for (const bool stepped : {true, false})
+    for (const TimeNs between : {200 * us, 12 * us}) {
+      SCOPED_TRACE(::testing::Message() << between << (stepped ? " stepped" : " no steps"));
+      TraceFactory f;
+      TimeNs t = 1 * ms;
+      for (int s = 0; s < 5; ++s) {
+        const TimeNs s0 = t;
+        for (int i = 0; i < 50; ++i, t += between) f.kernel(0, 7, names::kRelu, t + 6 * us, t + 8 * us, t, 5 * us);
+        if (stepped) f.range("step " + std::to_string(s), s0 - 10 * us, t);
+      }
+      const Profile p = analyze(f.build());
+      const Finding* lb = testing::find_finding(p, "launch-bound");
+      ASSERT_TRUE(lb) << testing::describe_findings(p);
+      EXPECT_GT(p.launches.short_kernel_share, 0.5);
+      EXPECT_EQ(lb->variant, between == 200 * us ? "host-per-op" : "short-ops") << lb->evidence;
+      EXPECT_EQ(lb->title.starts_with("Host-bound between launches"), between == 200 * us) << lb->title;
+      if (between != 200 * us) continue;
+      EXPECT_EQ(p.steps.total_ns > 0, stepped);
+      EXPECT_NE(lb->evidence.find(p.steps.total_ns > 0 ? "per launch over the steps (step time / launches)"
+                                                       : "per launch over the recording (its time / launches)"),
+                std::string::npos)
+          << lb->evidence;
     }
-    const Profile p = analyze(f.build());
-    const Finding* lb = testing::find_finding(p, "launch-bound");
-    ASSERT_TRUE(lb) << testing::describe_findings(p);
-    EXPECT_GT(p.launches.short_kernel_share, 0.5);
-    EXPECT_EQ(lb->variant, between == 200 * us ? "host-per-op" : "short-ops") << lb->evidence;
-    EXPECT_EQ(lb->title.starts_with("Host-bound between launches"), between == 200 * us) << lb->title;
-  }
 }
 
 TEST(OpLaunchOverhead, OneOrTwoCallsAreNotAPattern) {
