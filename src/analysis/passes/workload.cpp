@@ -1020,7 +1020,8 @@ void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
   for (Finding& f : findings) {
     std::string& r = f.recommendation;
     if (!w.bundled)
-      if (const std::size_t at = r.find(" Bundled workload:"); at != std::string::npos) r.erase(at);
+      if (const std::size_t at = r.find(" Bundled workload:"); at != std::string::npos)
+        r.erase(at, r.find('.', at) == std::string::npos ? std::string::npos : r.find('.', at) + 1 - at);
     if (w.execution == "cuda graphs" && (f.id == "launch-bound" || f.id == "op-launch-overhead"))
       r = (w.graph_kernels
                ? "This run already replays CUDA graphs (" + format::count(w.graph_kernels) + " kernels from graphs)"
