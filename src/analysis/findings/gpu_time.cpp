@@ -57,6 +57,20 @@ void broadcast_hotspot(Builder& b) {
       1.0);
 }
 
+namespace {
+// A normalization over each sample's features (layer norm, RMS norm) or
+// groups of channels (group, instance norm), by the kernel's name: not batch
+// norm, whose fix (cuDNN's fused kernels, folding into the convolution's
+// epilogue) does not apply to it.
+bool per_sample_norm(std::string_view name) {
+  for (std::string_view f :
+       {"layer_norm", "layernorm", "rms_norm", "rmsnorm", "group_norm", "groupnorm", "instance_norm", "instancenorm"})
+    if (contains_nocase(name, f)) return true;
+  return false;
+}
+
+}  // namespace
+
 void layout_transpose(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   // The transposes' time in copies a layout op made (aten::contiguous or
@@ -88,9 +102,19 @@ void layout_transpose(Builder& b) {
       "tensor each time.",
       "", 1.0);
   if (!f) return;
+  // Batch norm's NHWC kernels count only where batch norm runs beside the
+  // convolutions (normalization kernels that are not layer, RMS or group norm).
+  bool batch_norm = false;
+  if (b.t.of(KernelCategory::convolution) > 0)
+    for (const Hotspot& h : b.p.hotspots)
+      batch_norm = batch_norm || (h.category == KernelCategory::normalization && !per_sample_norm(h.name));
   const std::string rest =
-      " suits tensor-core convolutions and batch norm; convert once at the input, not around each layer. Bundled "
-      "workload: --layout nhwc.";
+      " suits " +
+      for_vendor(
+          b.p, "tensor-core convolutions", "MIOpen's NHWC (matrix-core) convolution solvers",
+          "the vendor libraries' NHWC convolutions (tensor cores on NVIDIA, MIOpen's matrix-core solvers on AMD)") +
+      (batch_norm ? " and batch norm" : "") +
+      "; convert once at the input, not around each layer. Bundled workload: --layout nhwc.";
   f->recommendation = for_framework(b.p,
                                     "Keep one layout end to end: NHWC (model.to(memory_format=torch.channels_last) "
                                     "and the inputs likewise)" +
@@ -104,24 +128,14 @@ void layout_transpose(Builder& b) {
 namespace {
 
 // cuDNN's batch norm (cudnnBatchNormalizationForwardTraining and its
-// backward, the NHWC persistent kernels): statistics, normalization and the
-// affine transform in one kernel per pass — already the fused batch norm
-// this rule's fix asks for.
+// backward, the NHWC persistent kernels) and MIOpen's (MIOpenBatchNormFwd…,
+// MIOpenBatchNormBwd…): statistics, normalization and the affine transform
+// in one kernel per pass — already the fused batch norm this rule's fix asks
+// for.
 bool cudnn_fused_batch_norm(std::string_view name) {
   return name.find("bn_fw_tr") != std::string_view::npos || name.find("bn_bw_") != std::string_view::npos ||
          name.find("bn_fw_inf") != std::string_view::npos || name.find("nhwc_batch_norm") != std::string_view::npos ||
-         name.starts_with("cudnn::bn_");
-}
-
-// A normalization over each sample's features (layer norm, RMS norm) or
-// groups of channels (group, instance norm), by the kernel's name: not batch
-// norm, whose fix (cuDNN's fused kernels, folding into the convolution's
-// epilogue) does not apply to it.
-bool per_sample_norm(std::string_view name) {
-  for (std::string_view f :
-       {"layer_norm", "layernorm", "rms_norm", "rmsnorm", "group_norm", "groupnorm", "instance_norm", "instancenorm"})
-    if (contains_nocase(name, f)) return true;
-  return false;
+         name.starts_with("cudnn::bn_") || name.starts_with("MIOpenBatchNorm");
 }
 
 // The evidence and fix of a normalization that is mostly layer, RMS or group norm.
@@ -142,6 +156,54 @@ void per_sample_norm_advice(Builder& b, Finding& f, double norm, TimeNs per_samp
       ". Estimated saving: half the normalization time.";
   f.kernels = kernels_of(b.p, KernelCategory::normalization);
   f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::normalization)].ranges();
+}
+
+// PyTorch's own batch-norm kernels (at::native::batch_norm_*): what
+// torch.nn.BatchNorm2d runs where the vendor's library does not take the
+// tensors (on ROCm, MIOpen takes only some dtypes and layouts).
+bool native_batch_norm(std::string_view name) { return name.find("at::native::batch_norm_") != std::string_view::npos; }
+
+// A fused batch norm, in the words of the framework and of the GPU's vendor:
+// cuDNN's on NVIDIA, MIOpen's on AMD (no cuDNN on ROCm), either where the
+// trace does not say whose GPU it is.
+std::string batch_norm_fix(const Profile& p) {
+  const std::string rest =
+      " and fold BN + ReLU (+ residual add) into one kernel; keep one layout so no transposes surround it. "
+      "Estimated saving: half the normalization time. Bundled workload: --bn fused.";
+  const GpuVendor vendor = gpu_vendor(p);
+  bool native = false;
+  for (const Hotspot& h : p.hotspots)
+    native = native || (h.category == KernelCategory::normalization && native_batch_norm(h.name));
+  const std::string amd_pytorch =
+      "Use MIOpen's batch norm (torch.nn.BatchNorm2d on ROCm runs it only for the dtypes and layouts MIOpen takes, "
+      "PyTorch's native kernels, at::native::batch_norm_*, otherwise" +
+      std::string(native ? ", as here" : "") +
+      ") with channels_last for its NHWC kernels, or let torch.compile fold BN + ReLU (+ residual add) into one "
+      "kernel; keep one layout so no transposes surround it. Estimated saving: half the normalization time. "
+      "Bundled workload: --bn fused.";
+  const std::string pytorch =
+      vendor == GpuVendor::nvidia ? "Use cuDNN's fused batch norm: torch.nn.BatchNorm2d on CUDA tensors (channels_last "
+                                    "for its NHWC kernels)" +
+                                        rest
+      : vendor == GpuVendor::amd
+          ? amd_pytorch
+          : "Use the vendor library's fused batch norm (cuDNN on NVIDIA, MIOpen on AMD): torch.nn.BatchNorm2d on GPU "
+            "tensors (channels_last for its NHWC kernels)" +
+                rest;
+  const std::string either =
+      for_vendor(p,
+                 "Use a fused batch norm (cuDNN's training kernels, NHWC and its persistent modes; "
+                 "torch.nn.BatchNorm2d with channels_last; tf.nn.fused_batch_norm)",
+                 "Use a fused batch norm (MIOpen's batch norm, NHWC; torch.nn.BatchNorm2d with channels_last; "
+                 "tf.nn.fused_batch_norm)",
+                 "Use a fused batch norm (the vendor library's: cuDNN on NVIDIA, MIOpen on AMD; "
+                 "torch.nn.BatchNorm2d with channels_last; tf.nn.fused_batch_norm)");
+  return for_framework(p, pytorch,
+                       "Use a fused batch norm: tf.keras.layers.BatchNormalization(fused=True) or "
+                       "tf.nn.fused_batch_norm, not tf.nn.moments with tf.nn.batch_normalization "
+                       "(data_format='channels_last' for its NHWC kernels)" +
+                           rest,
+                       either + rest);
 }
 
 }  // namespace
@@ -198,19 +260,7 @@ void slow_normalization(Builder& b) {
           "(tf.nn.moments / unfused batch norm), not by a batch-norm kernel.";
     else
       f.evidence += " Batch norm in NCHW done as reductions over axes [0,2,3] with few threads is slow.";
-    const std::string rest =
-        " and fold BN + ReLU (+ residual add) into one kernel; keep one layout so no transposes surround it. "
-        "Estimated saving: half the normalization time. Bundled workload: --bn fused.";
-    f.recommendation = for_framework(
-        b.p,
-        "Use cuDNN's fused batch norm: torch.nn.BatchNorm2d on CUDA tensors (channels_last for its NHWC kernels)" +
-            rest,
-        "Use a fused batch norm: tf.keras.layers.BatchNormalization(fused=True) or tf.nn.fused_batch_norm, not "
-        "tf.nn.moments with tf.nn.batch_normalization (data_format='channels_last' for its NHWC kernels)" +
-            rest,
-        "Use a fused batch norm (cuDNN's training kernels, NHWC and its persistent modes; torch.nn.BatchNorm2d with "
-        "channels_last; tf.nn.fused_batch_norm)" +
-            rest);
+    f.recommendation = batch_norm_fix(b.p);
     f.kernels = kernels_of(b.p, KernelCategory::normalization);
     f.ranges = b.ev.ops_by_category[static_cast<int>(KernelCategory::normalization)].ranges();
   }
@@ -590,10 +640,15 @@ void eager_attention(Builder& b) {
           3) +
       ".";
   f.recommendation =
-      "Use a fused attention kernel: torch.nn.functional.scaled_dot_product_attention (it picks FlashAttention, "
-      "memory-efficient or cuDNN attention), flash_attn, or the model's SDPA attention implementation "
-      "(attn_implementation=\"sdpa\" in Hugging Face Transformers) instead of matmul + softmax + matmul; it keeps "
-      "the scores on chip. Estimated saving: the kernels between the GEMMs (an upper bound is the chains' whole " +
+      "Use a fused attention kernel: torch.nn.functional.scaled_dot_product_attention in the "
+      "model's attention module (it picks " +
+      for_vendor(b.p, "FlashAttention, memory-efficient or cuDNN attention",
+                 "AOTriton's or Composable Kernel's flash or memory-efficient attention on ROCm",
+                 "a flash or memory-efficient attention kernel for the GPU") +
+      "; in Hugging Face Transformers, attn_implementation=\"sdpa\" where the model supports it), or " +
+      for_vendor(b.p, "flash_attn", "flash_attn's ROCm build", "flash_attn") +
+      ", instead of matmul + softmax + matmul; it keeps the scores on chip. Estimated saving: the "
+      "kernels between the GEMMs (an upper bound is the chains' whole " +
       dur(b.t.per_device(b.ev.attention_chain_ns)) + ").";
   for (const Hotspot& h : b.p.hotspots)
     if (f.kernels.size() < 5 && h.category == KernelCategory::softmax_loss && contains_nocase(h.name, "softmax"))

@@ -630,8 +630,10 @@ void input_bound(Builder& b) {
       f.evidence = "GPU idle while data-loading ranges run on the host: " + dur(b.ev.input_wait.total()) +
                    "; xprof's anchors: >= " + pct(th.input_moderate) + " moderately, >= " + pct(th.input_high) +
                    " highly input-bound. Host-wait idle overall: " + pct(ratio(t.host_wait, t.span)) + " of the run.";
-      const std::string gpu_side =
-          "decode and augment on the GPU (NVIDIA DALI) or keep a small dataset resident on the GPU.";
+      const std::string gpu_side = "decode and augment on the GPU (" +
+                                   for_vendor(b.p, "NVIDIA DALI", "ROCm's rocDecode and rocJPEG",
+                                              "NVIDIA DALI, or rocDecode and rocJPEG on AMD") +
+                                   ") or keep a small dataset resident on the GPU.";
       const LoaderWorkers workers = loader_workers(b.p);
       if (workers != LoaderWorkers::unknown)
         f.evidence += workers == LoaderWorkers::none
@@ -743,7 +745,8 @@ void step_host_time(Builder& b) {
     f.recommendation =
         "Preprocessing on the host holds the GPU up: prepare the next input while the GPU runs this one (a "
         "DataLoader with num_workers and prefetch_factor, a preprocessing thread or process, batched requests in a "
-        "serving engine), or move decoding and resizing to the GPU (torchvision.io / NVDEC, NVIDIA DALI).";
+        "serving engine), or move decoding and resizing to the GPU (" +
+        gpu_decoders(b.p) + ").";
   } else {
     f.recommendation =
         std::string(warmup ? "With so few steps this may be warm-up (first-call allocation, autotuning, lazy "

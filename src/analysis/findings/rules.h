@@ -157,6 +157,39 @@ inline bool nvidia_gpus(const Profile& p) {
   return true;
 }
 
+// Whose GPUs ran the trace, for fixes that name a vendor's library (cuDNN,
+// NVDEC and DALI are NVIDIA's; MIOpen, rocDecode and rocJPEG are ROCm's):
+// amd where a GPU is plainly not NVIDIA's (nvidia_gpu()), nvidia where
+// every GPU has a name or a compute capability and none is AMD's, unknown
+// where no GPU says what it is (a fix then names both or neither).
+enum class GpuVendor { unknown, nvidia, amd };
+inline GpuVendor gpu_vendor(const Profile& p) {
+  bool known = !p.devices.empty();
+  for (const DeviceSummary& d : p.devices) {
+    if (!nvidia_gpu(d.name, d.compute_major, d.compute_minor)) return GpuVendor::amd;
+    known = known && (!d.name.empty() || d.compute_major > 0);
+  }
+  return known ? GpuVendor::nvidia : GpuVendor::unknown;
+}
+
+// The words of a fix by vendor: NVIDIA's, AMD's (ROCm's), or for either.
+inline std::string for_vendor(const Profile& p, std::string nvidia, std::string amd, std::string either) {
+  switch (gpu_vendor(p)) {
+    case GpuVendor::nvidia: return nvidia;
+    case GpuVendor::amd: return amd;
+    case GpuVendor::unknown: break;
+  }
+  return either;
+}
+
+// Where decoding and resizing move to the GPU, on the vendor's decoders.
+inline std::string gpu_decoders(const Profile& p) {
+  return for_vendor(p, "torchvision.io / NVDEC, NVIDIA DALI",
+                    "ROCm's rocDecode and rocJPEG, torchvision's transforms on GPU tensors",
+                    "the GPU vendor's decoders (NVDEC or DALI on NVIDIA, rocDecode or rocJPEG on AMD), "
+                    "torchvision's transforms on GPU tensors");
+}
+
 // The framework's words where the trace says which framework ran
 // (WorkloadKind::framework), else words for either.
 inline std::string for_framework(const Profile& p, std::string pytorch, std::string tensorflow, std::string either) {

@@ -87,9 +87,11 @@ void add_steps(TraceFactory& f, int steps, const std::vector<K>& kernels) {
   }
 }
 
-Profile analyze_steps(int steps, const std::vector<K>& kernels) {
+// `gpu`: the device's name (compute capability 9); empty: a device without
+// name or compute capability, so the trace does not say whose GPU ran it.
+Profile analyze_steps(int steps, const std::vector<K>& kernels, const std::string& gpu = "NVIDIA H100") {
   TraceFactory f;
-  f.device(0, 132, 9, "NVIDIA H100");
+  f.device(0, 132, gpu.empty() ? 0 : 9, gpu);
   add_steps(f, steps, kernels);
   const Trace t = f.build();
   return analyze(t);
@@ -417,6 +419,107 @@ TEST(TensorCoreNames, AttentionIsPartOfTheMathNoTensorCoresLooksAt) {
   // FlashAttention is tensor-core math: nothing to say.
   p = analyze_steps(5, {{kFlash, 800 * us}, {names::kRelu, 100 * us}});
   EXPECT_FALSE(testing::find_finding(p, "no-tensor-cores")) << testing::describe_findings(p);
+}
+
+// [SECTION] Fixes in the GPU vendor's words
+
+constexpr const char* kMi300 = "AMD Instinct MI300X";
+// PyTorch's own batch-norm kernels, which BatchNorm2d runs where MIOpen does not take the tensors (bf16 on ROCm).
+constexpr const char* kNativeBatchNorm =
+    "void at::native::batch_norm_collect_statistics_kernel<at::native::Var, c10::BFloat16, c10::BFloat16, float, "
+    "int>(at::GenericPackedTensorAccessor<c10::BFloat16 const, 3ul, at::RestrictPtrTraits, int>, float, float, "
+    "at::GenericPackedTensorAccessor<float, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float, "
+    "1ul, at::RestrictPtrTraits, int>)";
+constexpr const char* kMiopenConv = "naive_conv_ab_nonpacked_fwd_nchw_float_double_float";
+constexpr const char* kMiopenBatchNorm = "MIOpenBatchNormFwdTrainSpatial";
+constexpr const char* kNchwToNhwc =
+    "void nchwToNhwcKernel<float, float, float, true, false, (cudnnKernelDataType_t)0>(int, int, int, int, float "
+    "const*, float*, float, float)";
+
+bool has(const std::string& text, const char* words) { return text.find(words) != std::string::npos; }
+
+TEST(GpuVendor, TheDevicesNameOrComputeCapabilitySaysWhoseGpu) {
+  using detail::rules::GpuVendor;
+  Profile p;
+  EXPECT_EQ(detail::rules::gpu_vendor(p), GpuVendor::unknown);  // no device at all
+  DeviceSummary d;
+  p.devices.push_back(d);
+  EXPECT_EQ(detail::rules::gpu_vendor(p), GpuVendor::unknown);  // a device that says nothing of itself
+  p.devices[0].name = "NVIDIA H100 80GB HBM3";
+  p.devices[0].compute_major = 9;
+  EXPECT_EQ(detail::rules::gpu_vendor(p), GpuVendor::nvidia);
+  p.devices[0].name = "AMD Instinct MI210";  // gfx90a: compute capability 9.0, as a Hopper's
+  EXPECT_EQ(detail::rules::gpu_vendor(p), GpuVendor::amd);
+  p.devices[0].name.clear();
+  p.devices[0].compute_minor = 4;  // gfx942: no NVIDIA GPU is 9.4
+  EXPECT_EQ(detail::rules::gpu_vendor(p), GpuVendor::amd);
+  p.devices[0].compute_major = 8, p.devices[0].compute_minor = 0;
+  EXPECT_EQ(detail::rules::gpu_vendor(p), GpuVendor::nvidia);
+  // One AMD GPU among unnamed ones: the run is AMD's.
+  p.devices.push_back(d);
+  p.devices[1].name = kMi300;
+  EXPECT_EQ(detail::rules::gpu_vendor(p), GpuVendor::amd);
+}
+
+TEST(GpuVendor, BatchNormFixIsMiopensOnAmdCudnnsOnNvidiaBothWhereUnknown) {
+  const std::vector<K> step = {{kMiopenConv, 400 * us}, {kNativeBatchNorm, 300 * us}};
+  const Profile amd = analyze_steps(5, step, kMi300);
+  const Finding* f = testing::find_finding(amd, "slow-normalization");
+  ASSERT_TRUE(f) << testing::describe_findings(amd);
+  EXPECT_TRUE(has(f->recommendation, "MIOpen's batch norm")) << f->recommendation;
+  EXPECT_TRUE(has(f->recommendation, "at::native::batch_norm_*, otherwise, as here)")) << f->recommendation;
+  EXPECT_FALSE(has(f->recommendation, "cuDNN")) << f->recommendation;
+  EXPECT_FALSE(has(f->recommendation, "CUDA tensors")) << f->recommendation;
+
+  const Profile nvidia = analyze_steps(5, {{names::kConvTensorCore, 400 * us}, {kNativeBatchNorm, 300 * us}});
+  const Finding* g = testing::find_finding(nvidia, "slow-normalization");
+  ASSERT_TRUE(g) << testing::describe_findings(nvidia);
+  EXPECT_TRUE(has(g->recommendation, "cuDNN's fused batch norm")) << g->recommendation;
+  EXPECT_FALSE(has(g->recommendation, "MIOpen")) << g->recommendation;
+
+  const Profile unknown = analyze_steps(5, step, "");
+  const Finding* h = testing::find_finding(unknown, "slow-normalization");
+  ASSERT_TRUE(h) << testing::describe_findings(unknown);
+  EXPECT_TRUE(has(h->recommendation, "cuDNN on NVIDIA, MIOpen on AMD")) << h->recommendation;
+
+  // MIOpen's own batch norm holding the normalization time is the fused batch norm already: silent.
+  const Profile fused = analyze_steps(5, {{kMiopenConv, 400 * us}, {kMiopenBatchNorm, 300 * us}}, kMi300);
+  EXPECT_FALSE(testing::find_finding(fused, "slow-normalization")) << testing::describe_findings(fused);
+}
+
+TEST(GpuVendor, LayoutFixNamesMiopensSolversOnAmdAndBatchNormOnlyWhereItRuns) {
+  const std::vector<K> with_bn = {{kMiopenConv, 400 * us}, {kNchwToNhwc, 100 * us}, {kNativeBatchNorm, 30 * us}};
+  const Profile amd = analyze_steps(5, with_bn, kMi300);
+  const Finding* f = testing::find_finding(amd, "layout-transpose");
+  ASSERT_TRUE(f) << testing::describe_findings(amd);
+  EXPECT_TRUE(has(f->recommendation, "MIOpen's NHWC (matrix-core) convolution solvers and batch norm"))
+      << f->recommendation;
+  EXPECT_FALSE(has(f->recommendation, "tensor-core")) << f->recommendation;
+  // No batch norm beside the convolutions: the fix does not name it.
+  const Profile no_bn = analyze_steps(5, {{names::kConvTensorCore, 400 * us}, {kNchwToNhwc, 100 * us}});
+  const Finding* g = testing::find_finding(no_bn, "layout-transpose");
+  ASSERT_TRUE(g) << testing::describe_findings(no_bn);
+  EXPECT_TRUE(has(g->recommendation, "suits tensor-core convolutions;")) << g->recommendation;
+  EXPECT_FALSE(has(g->recommendation, "batch norm")) << g->recommendation;
+}
+
+TEST(GpuVendor, AttentionFixFitsEveryModelAndNamesCudnnOnlyOnNvidia) {
+  const Profile nvidia = analyze_steps(5, kEagerAttention);
+  const Finding* f = testing::find_finding(nvidia, "eager-attention");
+  ASSERT_TRUE(f) << testing::describe_findings(nvidia);
+  EXPECT_TRUE(has(f->recommendation, "cuDNN attention")) << f->recommendation;
+  EXPECT_TRUE(has(f->recommendation, "in the model's attention module")) << f->recommendation;
+  EXPECT_TRUE(has(f->recommendation, "attn_implementation=\"sdpa\" where the model supports it")) << f->recommendation;
+  const Profile amd = analyze_steps(5, kEagerAttention, kMi300);
+  const Finding* g = testing::find_finding(amd, "eager-attention");
+  ASSERT_TRUE(g) << testing::describe_findings(amd);
+  EXPECT_TRUE(has(g->recommendation, "AOTriton")) << g->recommendation;
+  EXPECT_FALSE(has(g->recommendation, "cuDNN")) << g->recommendation;
+  const Profile unknown = analyze_steps(5, kEagerAttention, "");
+  const Finding* h = testing::find_finding(unknown, "eager-attention");
+  ASSERT_TRUE(h) << testing::describe_findings(unknown);
+  EXPECT_FALSE(has(h->recommendation, "cuDNN")) << h->recommendation;
+  EXPECT_FALSE(has(h->recommendation, "AOTriton")) << h->recommendation;
 }
 
 }  // namespace

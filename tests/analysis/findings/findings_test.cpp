@@ -362,8 +362,12 @@ TEST(Findings, InputBoundSaysWhereTheLoadingTimeGoes) {
 
 // One inference step: the host preprocesses for 6 ms, then the GPU runs 4 ms.
 // The GPU's span is its 4 ms, all busy: only the step shows the wait.
-Trace preprocess_then_compute(std::string_view host_range, std::string_view domain) {
+// `gpu`: the device's name; empty: a device without name or compute
+// capability (whose GPU, unknown).
+Trace preprocess_then_compute(std::string_view host_range, std::string_view domain,
+                              const std::string& gpu = "Test GPU") {
   TraceFactory f;
+  f.device(0, 80, gpu.empty() ? 0 : 8, gpu);
   const TimeNs s0 = 1 * ms;
   f.range(host_range, s0 + 100 * us, s0 + 6 * ms, 1, RangeKind::annotation, domain);
   for (int i = 0; i < 4; ++i)
@@ -389,6 +393,28 @@ TEST(Findings, HostPreprocessingBeforeTheGpusFirstOpIsStepHostTime) {
   EXPECT_NE(f->recommendation.find("Preprocessing on the host"), std::string::npos) << f->recommendation;
   // The span-based rules see a GPU busy all its span.
   EXPECT_FALSE(testing::find_finding(p, "low-utilization"));
+}
+
+// Decoding moved to the GPU names the decoders the GPU's vendor ships:
+// NVDEC and DALI are NVIDIA's, rocDecode and rocJPEG ROCm's; a trace that
+// does not say whose GPU ran it names both.
+TEST(Findings, StepHostTimeNamesTheGpuVendorsDecoders) {
+  const std::string range = "transformers/pipelines/video_classification.py(129): preprocess";
+  auto fix = [&](const std::string& gpu) {
+    const Profile p = analyze(preprocess_then_compute(range, "python_function", gpu));
+    const Finding* f = testing::find_finding(p, "step-host-time");
+    EXPECT_TRUE(f) << testing::describe_findings(p);
+    return f ? f->recommendation : std::string();
+  };
+  const std::string amd = fix("AMD Instinct MI300X VF");
+  EXPECT_NE(amd.find("rocDecode and rocJPEG"), std::string::npos) << amd;
+  EXPECT_EQ(amd.find("NVDEC"), std::string::npos) << amd;
+  EXPECT_EQ(amd.find("DALI"), std::string::npos) << amd;
+  const std::string nvidia = fix("NVIDIA H100 80GB HBM3");
+  EXPECT_NE(nvidia.find("NVDEC, NVIDIA DALI"), std::string::npos) << nvidia;
+  EXPECT_EQ(nvidia.find("rocDecode"), std::string::npos) << nvidia;
+  const std::string unknown = fix("");
+  EXPECT_NE(unknown.find("NVDEC or DALI on NVIDIA, rocDecode or rocJPEG on AMD"), std::string::npos) << unknown;
 }
 
 TEST(Findings, DataLoadingBeforeTheFirstOpIsInputBoundNotStepHostTime) {
