@@ -1035,7 +1035,7 @@ void host_side(const Profile& p, std::string& out) {
   // Ops a graph launch replayed share its one call, and a synchronous copy
   // call waits for its copy: counted apart.
   std::string apart;
-  if (l.graph_ops) apart = count(l.graph_ops) + " more GPU ops replayed by graph launches";
+  if (l.graph_ops) apart = count(l.graph_ops, "more GPU op", "more GPU ops") + " replayed by graph launches";
   if (l.synchronous_copies)
     apart += (apart.empty() ? "" : ", ") + count(l.synchronous_copies) +
              (l.synchronous_copies == 1 ? " more copy" : " more copies") + " by synchronous copy calls";
@@ -1048,11 +1048,14 @@ void host_side(const Profile& p, std::string& out) {
            percent(l.short_kernel_share) + " · deepest queue " + count(l.max_queue_depth) +
            (l.first_op_delay_ns > 0 ? " (unreliable)" : "") + "\n";
   else if (l.graph_ops)
-    out += "Launches: none but graph launches, which replayed " + count(l.graph_ops) + " GPU ops" +
-           (l.synchronous_copies ? ", and " + count(l.synchronous_copies) + " synchronous copy calls" : std::string()) +
+    out += "Launches: none but graph launches, which replayed " + count(l.graph_ops, "GPU op", "GPU ops") +
+           (l.synchronous_copies
+                ? ", and " + count(l.synchronous_copies, "synchronous copy call", "synchronous copy calls")
+                : std::string()) +
            " · deepest queue " + count(l.max_queue_depth) + "\n";
   else if (l.synchronous_copies)
-    out += "Launches: none but " + count(l.synchronous_copies) + " synchronous copy calls\n";
+    out +=
+        "Launches: none but " + count(l.synchronous_copies, "synchronous copy call", "synchronous copy calls") + "\n";
   const MemcpyStats& m = p.memcpys;
   if (m.count)
     out += "Copies: " + count(m.count) + " (" + bytes(m.bytes) + ", " + duration(m.time_ns) + "): " + count(m.htod) +

@@ -211,8 +211,8 @@ bool sampled_ops(const Trace& t, std::string* evidence) {
   if (n == 0 || hi < lo) return false;
   const std::uint64_t ids = std::uint64_t(hi) - lo + 1;
   if (ids < kSampledIds || ids < kSampledRatio * n || 100 * std::uint64_t(t.api_calls().size()) >= ids) return false;
-  *evidence = "a sample: its " + format::count(n) + " GPU ops carry correlation ids spanning " + format::count(ids) +
-              " API calls (one op in " + format::count(ids / n) +
+  *evidence = "a sample: its " + format::count(n, "GPU op", "GPU ops") + " carry correlation ids spanning " +
+              format::count(ids, "API call", "API calls") + " (one op in " + format::count(ids / n) +
               "; a complete trace has one in 60 or fewer), so most of the GPU's work between them is not in the "
               "trace: utilization, idle time, steps and the critical path cannot be measured from it; profile "
               "without sampling or filtering";
@@ -272,9 +272,9 @@ void recognise_run(const Trace& t, const GraphCaptures& captures, WorkloadKind* 
   if (k.size() == 0) {
     const std::uint64_t copies = t.memcpys().size(), fills = t.memsets().size();
     w->run = "no-kernels";
-    w->run_evidence = "no kernels: nothing on the GPU to diagnose (" + format::count(copies) + " copies, " +
-                      format::count(fills) + " fills and " + format::count(t.api_calls().size()) + " API calls" +
-                      of_recorded + ")";
+    w->run_evidence = "no kernels: nothing on the GPU to diagnose (" + format::count(copies, "copy", "copies") + ", " +
+                      format::count(fills, "fill", "fills") + " and " +
+                      format::count(t.api_calls().size(), "API call", "API calls") + of_recorded + ")";
     // Kineto's CUPTI range profiler (profiler_metrics) records each kernel as
     // a "cuda_profiler_range" with its counters, measured by replaying it
     // alone: the kernels ran, but the trace holds no timeline of them.
@@ -711,8 +711,9 @@ void say_phase(const NameCounts& c, std::size_t kernels, WorkloadKind* w) {
               engine && !c.inference_ops.count ? format::count(engine, "op or Python frame of the serving engine",
                                                                "ops and Python frames of the serving engine")
                                                : std::string(),
-              "no backward or optimizer op or kernel among " + format::count(c.framework_ops) + " framework ops and " +
-                  format::count(kernels) + " kernels"});
+              "no backward or optimizer op or kernel among " +
+                  format::count(c.framework_ops, "framework op", "framework ops") + " and " +
+                  format::count(kernels, "kernel", "kernels")});
   } else {
     w->phase_evidence = "no backward or optimizer op or kernel, and too few framework ops (" +
                         format::count(c.framework_ops) + ") to call it inference";
@@ -756,16 +757,16 @@ void say_framework(const NameCounts& c, WorkloadKind* w) {
 void say_execution(const NameCounts& c, std::size_t kernels, bool by_ids, WorkloadKind* w) {
   const std::string graphs =
       w->graph_kernels
-          ? format::count(w->graph_kernels) + " of " + format::count(kernels) + " kernels replayed from CUDA graphs (" +
-                (by_ids ? "graph ids" : "correlated with their graph launch") + ")" +
-                (w->graph_launches ? ", " + format::count(w->graph_launches) + " graph launches" : "")
+          ? format::count(w->graph_kernels) + " of " + format::count(kernels, "kernel", "kernels") +
+                " replayed from CUDA graphs (" + (by_ids ? "graph ids" : "correlated with their graph launch") + ")" +
+                (w->graph_launches ? ", " + format::count(w->graph_launches, "graph launch", "graph launches") : "")
           : std::string();
   // A program that captures graphs uses them, replayed in the trace or not.
   const std::string captured = w->graph_captures
                                    ? format::count(w->graph_captures) +
                                          (w->graph_captures == 1 ? " CUDA graph capture" : " CUDA graph captures") +
-                                         " recording " + format::count(w->captured_launches) +
-                                         " launches, which run where a graph is launched" +
+                                         " recording " + format::count(w->captured_launches, "launch", "launches") +
+                                         ", which run where a graph is launched" +
                                          (w->graph_kernels ? "" : "; no graph replayed in the trace")
                                    : std::string();
   const std::string compiled = join(
@@ -985,6 +986,17 @@ bool mostly_outside(const Finding& f, TimeRange window) {
   return all > 0 && 2 * inside < all;
 }
 
+namespace {
+// What a run that replays CUDA graphs still runs eagerly, by its phase: an
+// inference run has no optimizer step.
+std::string eager_parts(const WorkloadKind& w) {
+  if (w.phase == "training") return "the optimizer step, data-dependent parts";
+  if (w.phase == "inference")
+    return "the parts outside the captured graphs, such as text encoders or pre/post-processing";
+  return "data-dependent parts, and the optimizer step if it trains";
+}
+}  // namespace
+
 void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
   // Nothing on the GPU, or a span of microseconds: no finding is numbered
   // (the workload line says why); the recording's own damage still is.
@@ -1023,14 +1035,14 @@ void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
       if (const std::size_t at = r.find(" Bundled workload:"); at != std::string::npos)
         r.erase(at, r.find('.', at) == std::string::npos ? std::string::npos : r.find('.', at) + 1 - at);
     if (w.execution == "cuda graphs" && (f.id == "launch-bound" || f.id == "op-launch-overhead"))
-      r = (w.graph_kernels
-               ? "This run already replays CUDA graphs (" + format::count(w.graph_kernels) + " kernels from graphs)"
-               : "This run already captures CUDA graphs (" + format::count(w.graph_captures) +
-                     (w.graph_captures == 1 ? " capture" : " captures") + ", none replayed in the trace)") +
-          ": the launch gaps left are outside them. Capture what still runs eagerly between "
-          "graph launches (the optimizer step, data-dependent parts: torch.compile(mode='reduce-overhead') "
-          "captures what it can), fuse the small kernels that stay eager, and give each kernel more work with a "
-          "larger batch.";
+      r = (w.graph_kernels ? "This run already replays CUDA graphs (" +
+                                 format::count(w.graph_kernels, "kernel", "kernels") + " from graphs)"
+                           : "This run already captures CUDA graphs (" + format::count(w.graph_captures) +
+                                 (w.graph_captures == 1 ? " capture" : " captures") + ", none replayed in the trace)") +
+          ": the launch gaps left are outside them. Capture what still runs eagerly between graph launches (" +
+          eager_parts(w) +
+          ": torch.compile(mode='reduce-overhead') captures what it can), fuse the small kernels that stay eager, "
+          "and give each kernel more work with a larger batch.";
   }
 }
 

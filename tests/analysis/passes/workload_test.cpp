@@ -235,6 +235,18 @@ TEST(Workload, AdviceFitsTheWorkload) {
   EXPECT_EQ(a[0].recommendation, "Pad once. The saving is an upper bound.");  // only the bundled workload's sentence
   EXPECT_NE(a[1].recommendation.find("already replays CUDA graphs (42 kernels"), std::string::npos);
   EXPECT_EQ(a[2].id, "exposed-communication");  // its words are the rule's (Collectives.InferenceIs…)
+  // An inference run has no optimizer step to capture; a training run does.
+  EXPECT_EQ(a[1].recommendation.find("optimizer"), std::string::npos) << a[1].recommendation;
+  EXPECT_NE(a[1].recommendation.find("text encoders or pre/post-processing"), std::string::npos) << a[1].recommendation;
+  WorkloadKind training = other;
+  training.phase = "training";
+  training.graph_kernels = 1;
+  std::vector<Finding> t = fs;
+  detail::fit_to_workload(training, t);
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_NE(t[1].recommendation.find("(1 kernel from graphs)"), std::string::npos) << t[1].recommendation;
+  EXPECT_NE(t[1].recommendation.find("the optimizer step, data-dependent parts"), std::string::npos)
+      << t[1].recommendation;
   WorkloadKind bundled;
   bundled.phase = "training";
   bundled.bundled = true;
@@ -446,11 +458,11 @@ TEST(Workload, RealTraces) {
 // short kernels, launched late one by one; then cudaStreamBeginCapture, 20
 // launches recorded into the graph (no GPU op), cudaStreamEndCapture. With
 // `replays`, the graphs are then launched, each replaying 20 kernels.
-Profile capture_trace(bool replays) {
+Profile capture_trace(bool replays, int graphs = 5) {
   TraceFactory f;
   f.device(0);
   TimeNs t = 1'000'000;
-  for (int c = 0; c < 5; ++c) {
+  for (int c = 0; c < graphs; ++c) {
     for (int i = 0; i < 20; ++i, t += 30'000) f.kernel(0, 7, "rms_norm_kernel", t + 20'000, t + 25'000, t + 5'000);
     f.api("cudaStreamBeginCapture", t, t + 2'000);
     for (int i = 0; i < 20; ++i) f.api("cudaLaunchKernel", t + 3'000 + i * 100'000, t + 8'000 + i * 100'000);
@@ -460,7 +472,7 @@ Profile capture_trace(bool replays) {
     t += 300'000;
   }
   if (replays)
-    for (int c = 0; c < 5; ++c, t += 1'000'000) {
+    for (int c = 0; c < graphs; ++c, t += 1'000'000) {
       const std::uint32_t id = f.api("cudaGraphLaunch", t, t + 10'000);
       for (int i = 0; i < 20; ++i) {
         KernelRow k;
@@ -513,6 +525,20 @@ TEST(WorkloadRun, GraphCaptureThenReplaysIsDiagnosed) {
   ASSERT_TRUE(a);
   EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
   EXPECT_NE(a->reason.find("already replays CUDA graphs"), std::string::npos) << a->reason;
+  EXPECT_NE(w.execution_evidence.find("5 CUDA graph captures recording 100 launches"), std::string::npos)
+      << w.execution_evidence;
+  EXPECT_NE(w.execution_evidence.find("100 of 200 kernels replayed from CUDA graphs (correlated with their graph "
+                                      "launch), 5 graph launches"),
+            std::string::npos)
+      << w.execution_evidence;
+  // One graph, captured once and launched once: each count in the singular.
+  const Profile one = capture_trace(true, 1);
+  EXPECT_NE(one.workload.execution_evidence.find("1 CUDA graph capture recording 20 launches"), std::string::npos)
+      << one.workload.execution_evidence;
+  EXPECT_NE(one.workload.execution_evidence.find(", 1 graph launch"), std::string::npos)
+      << one.workload.execution_evidence;
+  EXPECT_EQ(one.workload.execution_evidence.find("1 graph launches"), std::string::npos)
+      << one.workload.execution_evidence;
 }
 
 // GPU ops whose correlation ids span a thousand times as many API calls are
