@@ -350,13 +350,14 @@ Trace every_table_trace() {
   return b.freeze();
 }
 
-Trace late_launches_after(std::string_view call) {
+Trace late_launches_after(std::string_view call, bool ops) {
   constexpr TimeNs us = 1'000, ms = 1'000'000;
   TraceFactory f;
   f.device(0);
   TimeNs t = 5 * ms;
   for (int i = 0; i < 20; ++i) {
     if (i > 0 && !call.empty()) f.api(call, t - 1990 * us, t - 40 * us);
+    if (ops) f.cpu_op("aten::conv2d", t - 25 * us, t - 10 * us, "", "");
     f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, t - 20 * us, 5 * us);
     t += 3 * ms;
   }

@@ -135,8 +135,9 @@ Trace hardware_metrics_trace();
 
 // 20 kernels 3 ms apart on one GPU, no steps; each after the first ended a
 // 2 ms gap by a late launch (20 µs before it starts), the host in `call`
-// for most of the gap (none where `call` is empty).
-Trace late_launches_after(std::string_view call);
+// for most of the gap (none where `call` is empty). With `ops`, each launch
+// inside a framework op (aten::conv2d): the host side recorded too.
+Trace late_launches_after(std::string_view call, bool ops = false);
 
 // [SECTION] Random traces -----------------------------------------------------------------
 

@@ -218,6 +218,7 @@ TEST(Helps, AYesQuotesOnlyAFasterPrediction) {
 
 TEST(Helps, IdleWithoutDataLoadingRangesIsUnknownForWorkers) {
   Profile p = half_idle_profile();
+  p.op_names.push_back(OpRow{.name = "aten::conv2d", .calls = 1000});  // the host side recorded
   settle_findings(&p);
   const HelpAnswer* a = help(p, "input-workers");
   ASSERT_NE(a, nullptr);
@@ -228,6 +229,27 @@ TEST(Helps, IdleWithoutDataLoadingRangesIsUnknownForWorkers) {
   p.steps.input_wait_ns = 10 * ms;
   settle_findings(&p);
   EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::no);
+}
+
+// A trace of the GPU's ops and the runtime's calls alone cannot show where
+// the host waited for input: unknown, saying so; but a GPU idle under 5 % of
+// the time has no input wait to remove, whatever the trace records.
+TEST(Helps, WithoutTheHostSideInputWaitIsUnknownUnlessTheGpuBarelyIdles) {
+  Profile p = half_idle_profile();
+  p.steps = {};
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "input-workers");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::unknown) << a->reason;
+  EXPECT_TRUE(has(a->reason, "records only the GPU's ops and the runtime's calls")) << a->reason;
+  p.devices[0].busy_ns = p.devices[0].kernel_busy_ns = 980 * ms;
+  p.devices[0].idle_ns = 20 * ms;
+  p.devices[0].utilization = 0.98;
+  settle_findings(&p);
+  a = help(p, "input-workers");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_TRUE(has(a->reason, "idle only 2.0%")) << a->reason;
 }
 
 // Steps from ranges bound what input can cost without data-loading ranges:
@@ -683,9 +705,16 @@ TEST(MinorFindings, UnderOnePercentOfTheRunAreListedNotNumbered) {
 // where the idle time is warm-up (late launches after set-up calls) or work
 // held by a dependency, what is left under 5 % of the span bounds any input
 // wait: no, with the warm-up said. Late launches after plain host work keep
-// it unknown (that host work may be loading input).
+// it unknown (that host work may be loading input), and so does a trace
+// of the GPU's ops and the runtime's calls alone (no framework op, Python
+// function or step): it cannot show where the host waited.
 TEST(Helps, WithoutStepsLongGapsOfOtherCausesRuleOutInput) {
-  auto run = [](std::string_view call) { return analyze(testing::late_launches_after(call)); };
+  auto run = [](std::string_view call, bool ops = true) { return analyze(testing::late_launches_after(call, ops)); };
+  const Profile gpu_only = run("cudaStreamCreateWithFlags", false);
+  const HelpAnswer* u = help(gpu_only, "input-workers");
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->verdict, Verdict::unknown) << u->reason;
+  EXPECT_TRUE(has(u->reason, "records only the GPU's ops and the runtime's calls")) << u->reason;
   const Profile setup = run("cudaStreamCreateWithFlags");
   const HelpAnswer* a = help(setup, "input-workers");
   ASSERT_TRUE(a);
