@@ -620,6 +620,11 @@ enum class SavingSource : std::uint8_t { rule_of_thumb = 0, simulated = 1 };
 // prediction shown when its time is at least this share of the run (of the
 // step, for a replayed prediction).
 inline constexpr double kMaterialShare = 0.01;
+// Whether a predicted median step is at least kMaterialShare shorter than
+// the replayed one.
+inline bool materially_shorter(TimeNs replayed, TimeNs predicted) {
+  return predicted > 0 && static_cast<double>(predicted) <= (1 - kMaterialShare) * static_cast<double>(replayed);
+}
 
 struct Finding {
   std::string id;  // stable rule id: "padding-hotspot", "low-concurrency", …

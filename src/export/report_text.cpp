@@ -395,7 +395,7 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
             ? "; the replayed critical path is " + percent(critical_path_host_share(p.critical_path)) +
                   " host time: faster kernels pay once the host is fixed"
         : !by_replay ? std::string()
-        : gain > 0 && double(gain) >= kMaterialShare * double(p.simulation.replayed_step_ns)
+        : materially_shorter(p.simulation.replayed_step_ns, f.predicted_step_ns)
             ? "; " + f.fix + " shortens " + what + " by " + duration(gain) + " but the run by only " +
                   duration(f.saving_ns) + ": the time moves into other steps"
         : gain > 0 ? "; " + f.fix + " shortens " + what + " by only " + duration(gain)

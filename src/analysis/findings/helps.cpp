@@ -160,8 +160,7 @@ HelpAnswer no_gain(const Profile& p, std::string_view id, std::string_view quest
     return a;
   }
   // The median step materially shorter, but not the run: the time moved into other steps.
-  const bool moved =
-      f.saving_ns > 0 && f.predicted_step_ns > 0 && double(f.predicted_step_ns) <= (1 - kMaterialShare) * double(step);
+  const bool moved = f.saving_ns > 0 && materially_shorter(step, f.predicted_step_ns);
   const std::string replay =
       moved ? " makes the median step " + dur(step - f.predicted_step_ns) + " shorter in the replay (" + dur(step) +
                   " -> " + dur(f.predicted_step_ns) + ") but all the steps together only " + dur(f.saving_ns) +

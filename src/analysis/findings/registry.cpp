@@ -180,7 +180,7 @@ bool saves_materially(const Profile& p, const Finding& f) {
   // A simulated fix: its median step materially shorter, and the run too
   // (a replay can shorten most steps while the time moves into one).
   if (f.saving_source == SavingSource::simulated && step > 0)
-    return f.predicted_step_ns > 0 && double(f.predicted_step_ns) <= (1 - kMaterialShare) * double(step) && overall;
+    return materially_shorter(step, f.predicted_step_ns) && overall;
   return overall;
 }
 

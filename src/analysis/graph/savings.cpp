@@ -386,11 +386,9 @@ Predicted predict(const Trace& t, const TraceResult& r, std::span<const Change> 
   return out;
 }
 
-// Whether a predicted median step is at least kMaterialShare shorter than
-// the replayed one.
-bool material_gain(TimeNs replayed, TimeNs predicted) {
-  return predicted > 0 && static_cast<double>(predicted) <= (1 - kMaterialShare) * static_cast<double>(replayed);
-}
+// Whether a saving over the steps is at least kMaterialShare of their
+// replayed time (both summed and scaled alike).
+bool material_saving(double saving, double replayed) { return replayed > 0 && saving >= kMaterialShare * replayed; }
 
 // The fixes of `set` applied together (none: nothing predicted).
 Predicted predict_together(const Trace& t, const TraceResult& r, const std::vector<Fix>& fixes,
@@ -464,8 +462,8 @@ TraceResult run_trace(const Trace& t, const Plan& plan, const std::vector<Fix>& 
   const TimeNs step = lower_median(r.replayed);
   for (std::size_t k = 0; k < fixes.size(); ++k) {
     const Predicted& f = r.fixes[k];
-    r.together_set[k] = f.applied && f.saving >= kMaterialShare * static_cast<double>(sum(r.replayed)) * r.scale &&
-                        f.saving >= 1 && material_gain(step, lower_median(f.steps));
+    r.together_set[k] = f.applied && material_saving(f.saving, static_cast<double>(sum(r.replayed)) * r.scale) &&
+                        f.saving >= 1 && materially_shorter(step, lower_median(f.steps));
   }
   r.together = predict_together(t, r, fixes, r.together_set);
   r.after = predict_after(t, r, fixes);
@@ -499,7 +497,7 @@ struct FixOutcome {
   // median step's: a replay can shorten most steps while the time moves into
   // one (an op held to its measured start waits the longer), and a median
   // then claims a gain the run does not get.
-  bool material_overall() const { return replayed > 0 && saving >= kMaterialShare * replayed; }
+  bool material_overall() const { return material_saving(saving, replayed); }
 };
 
 // One prediction per trace (`pick`) over the job's traces: the steps of the
@@ -865,7 +863,7 @@ bool SimulationShare::combine(Profile* p) {
     // the typical step gets no faster is the replay's noise, not a gain.
     const bool median_faster = x.step < s.replayed_step_ns;
     const bool saves = per_trace >= 1 && median_faster;
-    helps[k] = saves && material_gain(s.replayed_step_ns, x.step) && x.material_overall();
+    helps[k] = saves && materially_shorter(s.replayed_step_ns, x.step) && x.material_overall();
     const TimeNs allreduce_exposed = moved_allreduce_exposed(*p, fixes[k].spec);
     set_findings(p, fixes[k].spec, [&](Finding& f) {
       TimeNs charged = f.saving_ns;  // the rule's own time, before the replay
@@ -894,7 +892,7 @@ bool SimulationShare::combine(Profile* p) {
         f.saving_ns = charged;
       }
       if (helps[k]) return;
-      if (saves && material_gain(s.replayed_step_ns, x.step))
+      if (saves && materially_shorter(s.replayed_step_ns, x.step))
         f.saving_note = "the replay makes the median step " + format::duration(s.replayed_step_ns - x.step) +
                         " shorter, but all the steps together only " + format::duration(f.saving_ns) + ", under " +
                         format::percent(kMaterialShare) + " of their time: the rest moves into other steps";
