@@ -600,6 +600,42 @@ bool preprocessing_name(std::string_view n) {
   return false;
 }
 
+// Whether a host range's name says it decodes its input (images, video,
+// audio): only then do the vendor's decoders belong in the fix. Preprocessing
+// named otherwise (resizing, rescaling, normalizing arrays) is array work
+// that moves to GPU tensors, not to a decoder.
+bool decoding_name(std::string_view n) {
+  for (std::string_view w : {"decode", "read_video", "read_image", "imread", "image.open", "jpeg", "pyav", "av.open",
+                             "videoreader", "video_reader", "load_image", "pil/image", "imagefile", "audio"})
+    if (contains_nocase(n, w)) return true;
+  return false;
+}
+
+// Where preprocessing moves to the GPU, from the names of its longest host
+// ranges: the vendor's decoders where one of them decodes, and the array
+// work (resize, rescale, normalize) on GPU tensors after an upload of the
+// raw 8-bit input, a quarter of float32's bytes, in every case.
+std::string preprocessing_to_gpu(const Profile& p, bool decodes) {
+  return std::string("move it to the GPU: ") + (decodes ? "decoding on " + gpu_decoders(p) + "; " : "") +
+         "upload the raw 8-bit input (a quarter of float32's bytes) and resize, rescale and normalize GPU tensors "
+         "(torchvision transforms v2 on CUDA tensors; Hugging Face's fast image processors, use_fast=True)";
+}
+
+// The input-bound fix's GPU side: the vendor's decoders only where the
+// loading's ranges decode, or where no range says what the loading does.
+// `said`: the fix already moves the preprocessing onto GPU tensors.
+std::string input_on_gpu(const Profile& p, bool said) {
+  bool decodes = p.workload.input_work.empty();
+  for (const HostRange& h : p.workload.input_work) decodes = decodes || decoding_name(h.name);
+  if (!decodes && said) return "a small dataset can also stay resident on the GPU.";
+  return decodes ? "decode and augment on the GPU (" +
+                       for_vendor(p, "NVIDIA DALI", "ROCm's rocDecode and rocJPEG",
+                                  "NVIDIA DALI, or rocDecode and rocJPEG on AMD") +
+                       ") or keep a small dataset resident on the GPU."
+                 : "augment GPU tensors (torchvision transforms v2" + for_vendor(p, ", NVIDIA DALI", "", "") +
+                       ") or keep a small dataset resident on the GPU.";
+}
+
 // The innermost few ranges of the path down the data loading's host time
 // (WorkloadKind::input_work): where the input time goes.
 std::vector<const HostRange*> input_hot(const WorkloadKind& w) {
@@ -630,10 +666,6 @@ void input_bound(Builder& b) {
       f.evidence = "GPU idle while data-loading ranges run on the host: " + dur(b.ev.input_wait.total()) +
                    "; xprof's anchors: >= " + pct(th.input_moderate) + " moderately, >= " + pct(th.input_high) +
                    " highly input-bound. Host-wait idle overall: " + pct(ratio(t.host_wait, t.span)) + " of the run.";
-      const std::string gpu_side = "decode and augment on the GPU (" +
-                                   for_vendor(b.p, "NVIDIA DALI", "ROCm's rocDecode and rocJPEG",
-                                              "NVIDIA DALI, or rocDecode and rocJPEG on AMD") +
-                                   ") or keep a small dataset resident on the GPU.";
       const LoaderWorkers workers = loader_workers(b.p);
       if (workers != LoaderWorkers::unknown)
         f.evidence += workers == LoaderWorkers::none
@@ -681,6 +713,7 @@ void input_bound(Builder& b) {
                               "transforms v2 on CUDA tensors; Hugging Face's fast image processors, use_fast=True) or "
                               "done once ahead of time. "
                         : "";
+      const std::string gpu_side = input_on_gpu(b.p, !cheaper.empty());
       f.recommendation =
           cheaper +
           for_framework(
@@ -708,12 +741,13 @@ void step_host_time(Builder& b) {
   const bool compiled = b.p.workload.execution == "compiled";
   std::string ranges;
   TimeNs named = 0;
-  bool preprocessing = false;
+  bool preprocessing = false, decodes = false;
   for (const HostRange& h : s.outside_ranges) {
     ranges +=
         (ranges.empty() ? "" : "; ") + h.name + " " + dur(h.ns) + (h.count > 1 ? " (" + count(h.count) + "x)" : "");
     named = std::max(named, h.ns);
     preprocessing = preprocessing || preprocessing_name(h.name);
+    decodes = decodes || decoding_name(h.name);
   }
   // A first call that compiles (a compiled program, few steps, most of the
   // time before the GPU starts and in no recorded range): the steady state
@@ -745,8 +779,8 @@ void step_host_time(Builder& b) {
     f.recommendation =
         "Preprocessing on the host holds the GPU up: prepare the next input while the GPU runs this one (a "
         "DataLoader with num_workers and prefetch_factor, a preprocessing thread or process, batched requests in a "
-        "serving engine), or move decoding and resizing to the GPU (" +
-        gpu_decoders(b.p) + ").";
+        "serving engine), or " +
+        preprocessing_to_gpu(b.p, decodes) + ".";
   } else {
     f.recommendation =
         std::string(warmup ? "With so few steps this may be warm-up (first-call allocation, autotuning, lazy "

@@ -339,6 +339,10 @@ TEST(Findings, InputBoundSaysWhereTheLoadingTimeGoes) {
                                      0),
             0u)
       << in->recommendation;
+  // Resizing is array work, not decoding: no decoder is named for it.
+  EXPECT_EQ(in->recommendation.find("DALI"), std::string::npos) << in->recommendation;
+  EXPECT_NE(in->recommendation.find("a small dataset can also stay resident on the GPU"), std::string::npos)
+      << in->recommendation;
 
   // The same preprocess under two callers, each holding half of the steps:
   // merged as a flame graph, neither caller holds more than half, and the
@@ -395,11 +399,25 @@ TEST(Findings, HostPreprocessingBeforeTheGpusFirstOpIsStepHostTime) {
   EXPECT_FALSE(testing::find_finding(p, "low-utilization"));
 }
 
+// Loading whose ranges decode images gets the vendor's decoders.
+TEST(Findings, InputBoundNamesDecodersWhereTheLoadingDecodes) {
+  const Profile p = analyze(
+      data_loader_steps("_SingleProcessDataLoaderIter", MemoryKind::unknown, [](TraceFactory& f, TimeNs t, int) {
+        f.range("torch/utils/data/_utils/fetch.py(25): fetch", t + 5 * us, t + 395 * us, 1, RangeKind::annotation,
+                "python_function");
+        f.range("PIL/ImageFile.py(250): load", t + 10 * us, t + 380 * us, 1, RangeKind::annotation, "python_function");
+      }));
+  const Finding* in = testing::find_finding(p, "input-bound");
+  ASSERT_TRUE(in) << testing::describe_findings(p);
+  EXPECT_NE(in->recommendation.find("decode and augment on the GPU (NVIDIA DALI)"), std::string::npos)
+      << in->recommendation;
+}
+
 // Decoding moved to the GPU names the decoders the GPU's vendor ships:
 // NVDEC and DALI are NVIDIA's, rocDecode and rocJPEG ROCm's; a trace that
 // does not say whose GPU ran it names both.
 TEST(Findings, StepHostTimeNamesTheGpuVendorsDecoders) {
-  const std::string range = "transformers/pipelines/video_classification.py(129): preprocess";
+  const std::string range = "transformers/pipelines/video_classification.py(36): read_video_pyav";
   auto fix = [&](const std::string& gpu) {
     const Profile p = analyze(preprocess_then_compute(range, "python_function", gpu));
     const Finding* f = testing::find_finding(p, "step-host-time");
@@ -415,6 +433,21 @@ TEST(Findings, StepHostTimeNamesTheGpuVendorsDecoders) {
   EXPECT_EQ(nvidia.find("rocDecode"), std::string::npos) << nvidia;
   const std::string unknown = fix("");
   EXPECT_NE(unknown.find("NVDEC or DALI on NVIDIA, rocDecode or rocJPEG on AMD"), std::string::npos) << unknown;
+}
+
+// Preprocessing whose ranges do not decode (resizing, normalizing arrays)
+// moves to GPU tensors: no decoder is named for it.
+TEST(Findings, StepHostTimeNamesNoDecoderForArrayWork) {
+  for (const std::string gpu : {"NVIDIA H100 80GB HBM3", "AMD Instinct MI300X VF"}) {
+    const Profile p = analyze(preprocess_then_compute(
+        "transformers/models/videomae/image_processing_videomae.py(178): _preprocess_image", "python_function", gpu));
+    const Finding* f = testing::find_finding(p, "step-host-time");
+    ASSERT_TRUE(f) << testing::describe_findings(p);
+    EXPECT_NE(f->recommendation.find("resize, rescale and normalize GPU tensors"), std::string::npos)
+        << f->recommendation;
+    for (const char* decoder : {"NVDEC", "DALI", "rocDecode", "rocJPEG", "decoding"})
+      EXPECT_EQ(f->recommendation.find(decoder), std::string::npos) << decoder << ": " << f->recommendation;
+  }
 }
 
 TEST(Findings, DataLoadingBeforeTheFirstOpIsInputBoundNotStepHostTime) {
