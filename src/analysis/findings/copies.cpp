@@ -68,10 +68,18 @@ std::string pageable_copy_fix(const Profile& p, const CopyGroup& g) {
                          "Copy into pinned host memory (cudaMallocHost, or cudaHostRegister on the existing buffer) "
                          "with cudaMemcpyAsync on a side stream, and wait for it with an event only where the host "
                          "reads it; read results back every N iterations rather than every one.");
+  // A DataLoader only where the trace shows one feeding the run.
+  const bool loader = loader_workers(p) != LoaderWorkers::unknown;
   return for_framework(p,
-                       "Copy from pinned memory, asynchronously: DataLoader(pin_memory=True) and .to(device, "
-                       "non_blocking=True) (cudaHostAlloc + cudaMemcpyAsync), on a copy stream that prefetches "
-                       "batch i+1 during step i.",
+                       loader
+                           ? "Copy from pinned memory, asynchronously: DataLoader(pin_memory=True) and .to(device, "
+                             "non_blocking=True) (cudaHostAlloc + cudaMemcpyAsync), on a copy stream that "
+                             "prefetches batch i+1 during step i."
+                           : "Copy from pinned memory, asynchronously: fill a pinned buffer that is reused from input "
+                             "to input (torch.empty(..., pin_memory=True); DataLoader(pin_memory=True) where a "
+                             "DataLoader makes the input) and copy it with .to(device, non_blocking=True) "
+                             "(cudaHostAlloc + cudaMemcpyAsync); with several inputs, on a copy stream that uploads "
+                             "input i+1 while the GPU runs input i.",
                        "Let the input pipeline stage batches into pinned memory and onto the GPU ahead of the "
                        "step: dataset.prefetch and tf.data.experimental.prefetch_to_device, so the copy of batch "
                        "i+1 runs during step i.",

@@ -196,6 +196,10 @@ TEST(CopyAdvice, PageableCopiesAreAdvisedByDirection) {
   ASSERT_TRUE(g) << testing::describe_findings(p);
   EXPECT_TRUE(has(g->title, "mostly HtoD from pageable memory")) << g->title;
   EXPECT_TRUE(has(g->recommendation, "pin_memory=True")) << g->recommendation;
+  // No DataLoader in the trace: pinning the tensor is the fix, a DataLoader
+  // only where one makes it, and no batches of a loop the trace lacks.
+  EXPECT_TRUE(has(g->recommendation, "fill a pinned buffer that is reused")) << g->recommendation;
+  EXPECT_FALSE(has(g->recommendation, "batch i+1")) << g->recommendation;
 
   const Trace out = copy_steps(7, CopyKind::dtoh, MemoryKind::device, MemoryKind::pageable, true);
   const Profile q = analyze(out);
