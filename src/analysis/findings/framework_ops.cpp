@@ -154,9 +154,9 @@ void op_below_roofline(Builder& b) {
     const OpKernel* main = r.top_kernels.empty() ? nullptr : &r.top_kernels.front();
     const bool too_small = main && main->blocks > 0 && sms > 0 && main->blocks < sms;
     if (too_small)
-      why += " Its main kernel launches " + count(main->blocks) + " blocks on a GPU of " + count(sms) +
-             " SMs: at most " + pct(double(main->blocks) / double(sms)) +
-             " of the SMs work, the product is too small to fill the GPU.";
+      why += " Its main kernel launches " + blocks_words(b.p, main->blocks) + " on a GPU of " + count(sms) + " " +
+             std::string(sm_words(b.p)) + ": at most " + pct(double(main->blocks) / double(sms)) + " of the " +
+             std::string(sm_words(b.p)) + " work, the product is too small to fill the GPU.";
     f.evidence = "Roofline fraction " + pct1(frac) + " vs threshold " + pct1(th.roofline_min_fraction) + " (" +
                  r.bound + "-bound at " + fmt("%.1f", r.intensity.value_or(0)) + " FLOP/B, " + r.math + ", " +
                  count(r.calls, "call", "calls") + "; " + r.dims + ")." + why;
@@ -165,7 +165,8 @@ void op_below_roofline(Builder& b) {
                                      " of the roofline would take, at most the op's time.";
     if (too_small) {
       f.variant = "too-small-grid";
-      f.title += "; its main kernel launches " + count(main->blocks) + " blocks on a GPU of " + count(sms) + " SMs";
+      f.title += "; its main kernel launches " + blocks_words(b.p, main->blocks) + " on a GPU of " + count(sms) + " " +
+                 std::string(sm_words(b.p));
     }
     if (too_small)
       f.recommendation =

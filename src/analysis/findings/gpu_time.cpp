@@ -317,14 +317,18 @@ void small_grid(Builder& b) {
       b.add(share >= kCritical ? Severity::critical : Severity::warning, share, kShare, b.t.per_device(ns - spread));
   f.share = share;
   f.device = b.t.devices > 1 ? kNoDevice : top->id;
-  f.title = count(kernels, "kernel runs", "kernels run") + " on fewer blocks than half the GPU's SMs: " + pct1(share) +
-            " of kernel time (" + dur(b.t.per_device(ns)) + ") with most of the GPU idle";
+  const std::string sms(sm_words(b.p));
+  f.title = count(kernels, "kernel runs", "kernels run") + " on fewer " +
+            (gpu_vendor(b.p) == GpuVendor::amd ? "workgroups" : "blocks") + " than half the GPU's " + sms + ": " +
+            pct1(share) + " of kernel time (" + dur(b.t.per_device(ns)) + ") with most of the GPU idle";
   f.evidence = "Heaviest: " + format::short_kernel_name(o.small_grid_top) + ", " +
-               count(o.small_grid_top_blocks, "block", "blocks") + " on GPU " + std::to_string(top->id) + "'s " +
-               std::to_string(top->sm_count) + " SMs (GPU fill " + (o.gpu_fill ? pct1(*o.gpu_fill) : "-") +
+               blocks_words(b.p, o.small_grid_top_blocks) + " on GPU " + std::to_string(top->id) + "'s " +
+               std::to_string(top->sm_count) + " " + sms + " (GPU fill " + (o.gpu_fill ? pct1(*o.gpu_fill) : "-") +
                "); kernel concurrency " + pct1(top->kernel_concurrency) +
                ": nothing else runs beside them. Their share of kernel time " + pct1(share) + " vs a " + pct1(kShare) +
                " threshold (ours; Nsight Compute flags a grid smaller than the SM count).";
+  // (Nsight Compute's rule is NVIDIA's; the same holds for a grid smaller
+  // than an AMD GPU's compute units.)
   // A framework sizes its kernels' grids by their tensors: the program's
   // lever is the work per launch, not the grid.
   const std::string saving =

@@ -28,7 +28,9 @@ std::string room_words(const ConcurrencyRoom& room, const DeviceSummary& d) {
   std::string s =
       "kernels use " + pct(room.used) + " of GPU " + std::to_string(d.id) + " by " + std::string(room.measure);
   if (room.measure == "SM efficiency")
-    s += " (blocks against the " + std::to_string(d.sm_count) + " SMs, duration-weighted)";
+    s += nvidia_gpu(d.name, d.compute_major, d.compute_minor)
+             ? " (blocks against the " + std::to_string(d.sm_count) + " SMs, duration-weighted)"
+             : " (workgroups against the " + std::to_string(d.sm_count) + " CUs, duration-weighted)";
   return s;
 }
 

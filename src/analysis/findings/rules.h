@@ -172,6 +172,15 @@ inline GpuVendor gpu_vendor(const Profile& p) {
   return known ? GpuVendor::nvidia : GpuVendor::unknown;
 }
 
+// The GPU's multiprocessors and its kernels' thread groups in the vendor's
+// words: SMs and blocks on NVIDIA (and where the vendor is unknown), compute
+// units (CUs) and workgroups on AMD.
+inline std::string_view sm_words(const Profile& p) { return gpu_vendor(p) == GpuVendor::amd ? "CUs" : "SMs"; }
+inline std::string blocks_words(const Profile& p, std::uint64_t n) {
+  const bool amd = gpu_vendor(p) == GpuVendor::amd;
+  return format::count(n) + (amd ? (n == 1 ? " workgroup" : " workgroups") : (n == 1 ? " block" : " blocks"));
+}
+
 // The words of a fix by vendor: NVIDIA's, AMD's (ROCm's), or for either.
 inline std::string for_vendor(const Profile& p, std::string nvidia, std::string amd, std::string either) {
   switch (gpu_vendor(p)) {

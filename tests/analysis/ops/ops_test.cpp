@@ -249,11 +249,16 @@ TEST(OpTable, ShapesGiveFlopsAndRoofline) {
 
 // A small bf16 product on an H100 (132 SMs), its kernel launched with
 // `blocks` blocks: far below its roofline either way.
-Profile small_product(std::uint32_t blocks) {
+// `amd`: the same on an MI300X (304 CUs) in a Tensile kernel.
+Profile small_product(std::uint32_t blocks, bool amd = false) {
   TraceFactory f;
-  f.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
+  if (amd)
+    f.device(0, 304, 9, "AMD Instinct MI300X VF");
+  else
+    f.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
   f.cpu_op("aten::mm", 100'000, 400'000, "[[128,512],[512,512]]", R"(["c10::BFloat16","c10::BFloat16"])");
-  f.kernel(0, 7, "sm90_xmma_gemm_bf16bf16_bf16f32", 1'000'000, 1'050'000, 200'000, 5'000, blocks);
+  f.kernel(0, 7, amd ? "Cijk_Ailk_Bljk_BBS_BH_MT64x64x32_MI16x16x1" : "sm90_xmma_gemm_bf16bf16_bf16f32", 1'000'000,
+           1'050'000, 200'000, 5'000, blocks);
   return analyze(f.build());
 }
 
@@ -271,6 +276,14 @@ TEST(OpTable, AProductWithFewerBlocksThanSmsIsTooSmallToFillTheGpu) {
   EXPECT_NE(f->evidence.find("launches 16 blocks on a GPU of 132 SMs: at most 12% of the SMs work"), std::string::npos)
       << f->evidence;
   EXPECT_EQ(f->recommendation.rfind("Give each launch more work", 0), 0u) << f->recommendation;
+  // An AMD GPU's words: workgroups on compute units.
+  const Profile amd = small_product(16, true);
+  const Finding* a = testing::find_finding(amd, "op-below-roofline");
+  ASSERT_TRUE(a) << testing::describe_findings(amd);
+  EXPECT_NE(a->evidence.find("launches 16 workgroups on a GPU of 304 CUs: at most 5.3% of the CUs work"),
+            std::string::npos)
+      << a->evidence;
+  EXPECT_EQ(a->title.find("SMs"), std::string::npos) << a->title;
 
   const Profile many = small_product(1000);
   const Finding* g = testing::find_finding(many, "op-below-roofline");
