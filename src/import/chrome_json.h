@@ -34,7 +34,9 @@
 //    a whole number of µs; distributedInfo -> meta.rank/world_size (and every process's rank);
 //    deviceProperties -> devices (those the GPU events use; "chrome.devices_listed" = how many the
 //    file listed; one device listed under another id than the one device the events use describes it,
-//    said in "chrome.device_properties_renumbered"); scalar top-level keys -> properties "chrome.meta.<key>".
+//    said in "chrome.device_properties_renumbered"; [memory] events under that listed number then move to
+//    the events' one GPU, said in "chrome.memory_device_renumbered"); scalar top-level keys -> properties
+//    "chrome.meta.<key>". [memory] Device Type 1 (CUDA) and 6 (HIP) are GPU memory, 0 the host's.
 //  Timestamps are parsed from the decimal text to exact ns (never via double); the model's times are
 //  absolute: ts_origin_ns + ts.
 #pragma once

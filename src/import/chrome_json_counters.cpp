@@ -80,14 +80,15 @@ std::uint32_t EventParser::memory_series(std::uint32_t device, MemorySeries whic
 // sample of the allocated and reserved series. Without the totals (2021
 // schema) the event belongs to the "since start" series, whose samples
 // finish() adds up from the changes. Device Type 0 is the host (c10's CPU),
-// 1 a GPU (CUDA, also ROCm's).
+// 1 a GPU (CUDA, also ROCm's as PyTorch masquerades it) and 6 a GPU under
+// c10's HIP type (ROCm builds that record it as such).
 void EventParser::add_memory_event(const Event& ev) {
   const Args& a = ev.args;
   if (!(a.present & kArgMemBytes)) return skip(Skip::memory_without_bytes);
   std::uint32_t device = kNoDevice;
   const bool has_id = (a.present & kArgMemDevice) && a.mem_device >= 0 && a.mem_device <= 0xffffffffLL;
   if (a.present & kArgMemDeviceType) {
-    if (a.mem_device_type == 1) {
+    if (a.mem_device_type == 1 || a.mem_device_type == 6) {
       if (!has_id) return skip(Skip::memory_on_other_device);
       device = static_cast<std::uint32_t>(a.mem_device);
     } else if (a.mem_device_type != 0) {

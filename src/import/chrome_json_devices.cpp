@@ -88,13 +88,49 @@ void EventParser::read_device_properties(EventReader& reader, Walker& w, const J
 
 // [SECTION] The devices the events use -----------------------------------------------------------
 
+// Memory events under the one listed device's number (the process's device
+// 0, PyTorch's ordinal) while every GPU event is on one other number (ROCm
+// traces put kernels on the physical device's): the process saw one GPU, so
+// its memory is that GPU's. Said in "chrome.memory_device_renumbered"; with
+// more than one device listed or used, nothing is guessed.
+void EventParser::renumber_memory_device() {
+  if (listed_devices_.size() != 1 || memory_devices_.size() != 1) return;
+  const std::uint32_t from = memory_devices_[0];
+  if (from != listed_devices_[0].id) return;
+  std::vector<std::uint32_t> gpu = sync_devices_;
+  for (const Track& t : builder_.tracks())
+    if (t.kind == TrackKind::gpu) gpu.push_back(t.device);
+  std::sort(gpu.begin(), gpu.end());
+  gpu.erase(std::unique(gpu.begin(), gpu.end()), gpu.end());
+  if (gpu.size() != 1 || gpu[0] == from) return;
+  builder_.renumber_counter_series(from, gpu[0]);
+  memory_devices_[0] = gpu[0];
+  builder_.meta().set_property("chrome.memory_device_renumbered",
+                               "memory events of device " + std::to_string(from) + " are device " +
+                                   std::to_string(gpu[0]) +
+                                   "'s: the only device listed, and the events' only other GPU");
+}
+
 // Devices: those the events use (GPU tracks, syncs, memory series),
 // described by deviceProperties when listed there.
 void EventParser::add_devices() {
+  renumber_memory_device();
   std::vector<std::uint32_t> used = sync_devices_;
-  used.insert(used.end(), memory_devices_.begin(), memory_devices_.end());
   for (const Track& t : builder_.tracks())
     if (t.kind == TrackKind::gpu) used.push_back(t.device);
+  // Memory events of a GPU on which nothing of the trace ran, beside GPUs
+  // that ran its work: kept, but no GPU's figures include them (counted).
+  if (!used.empty()) {
+    const auto& series = builder_.all_counter_series();
+    const MemoryEventTable& m = builder_.tables().memory_events;
+    std::uint64_t elsewhere = 0;
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      const std::uint32_t d = series[m.series[i]].device;
+      elsewhere += d != kNoDevice && std::find(used.begin(), used.end(), d) == used.end();
+    }
+    if (elsewhere) builder_.meta().set_stat("import.unattributed.memory_events", elsewhere);
+  }
+  used.insert(used.end(), memory_devices_.begin(), memory_devices_.end());
   std::sort(used.begin(), used.end());
   used.erase(std::unique(used.begin(), used.end()), used.end());
   // One GPU listed under another number than the one GPU the events use

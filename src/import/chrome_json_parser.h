@@ -141,6 +141,7 @@ class EventParser {
   // chrome_json_devices.cpp
   void read_device_properties(EventReader& reader, Walker& w, const JsonBatch& b);
   void add_devices();
+  void renumber_memory_device();
   // chrome_json_meta.cpp
   void read_distributed_info(EventReader& reader, Walker& w, const JsonBatch& b);
   void top_scalar(const std::string& key, const std::string& value, const JsonBatch& b, const char* at);

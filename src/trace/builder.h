@@ -66,6 +66,12 @@ class TraceBuilder {
 
   std::uint32_t counter_series(std::string_view name, std::uint32_t device = kNoDevice, std::string_view unit = {});
   const std::vector<CounterSeries>& all_counter_series() const { return trace_.counter_series_; }
+  // Moves every counter series of device `from` to device `to` (an importer
+  // that learns late which GPU a series' number means).
+  void renumber_counter_series(std::uint32_t from, std::uint32_t to) {
+    for (CounterSeries& c : trace_.counter_series_)
+      if (c.device == from) c.device = to;
+  }
 
   TraceMeta& meta() { return trace_.meta_; }
   const TraceMeta& meta() const { return trace_.meta_; }

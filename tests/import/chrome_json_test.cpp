@@ -257,6 +257,33 @@ TEST(ChromeJson, OneListedDeviceUnderAnotherNumberDescribesTheOneUsed) {
   EXPECT_EQ(two.meta().property("chrome.device_properties_renumbered"), "");
 }
 
+// ROCm's PyTorch records [memory] events as Device Type 6 (c10's HIP) under
+// the process's device 0 while the kernels carry the physical device 2: with
+// one device listed and one GPU used, the memory is that GPU's, and the file
+// says so; a second listed device leaves it where the events put it.
+TEST(ChromeJson, MemoryUnderTheListedNumberIsTheOneUsedGpus) {
+  const auto trace = [](const char* listed) {
+    return import_text(std::string(R"J({"deviceProperties": [)J") + listed + R"J(], "traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "attn_fwd", "pid": 2, "tid": 7, "ts": 10, "dur": 5,
+       "args": {"device": 2, "stream": 7, "correlation": 1}},
+      {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 9, "tid": 9, "ts": 12,
+       "args": {"Total Reserved": 4096, "Total Allocated": 2048, "Bytes": 2048, "Device Id": 0,
+                "Device Type": 6}}]})J");
+  };
+  const Trace one = trace(R"J({"id": 0, "name": "AMD Instinct MI300X"})J");
+  EXPECT_EQ(one.meta().stat("import.skipped.memory_on_other_device"), 0u);
+  ASSERT_EQ(one.devices().size(), 1u);
+  EXPECT_EQ(one.devices()[0].id, 2u);
+  EXPECT_NE(one.find_counter_series(series_name::kMemoryAllocated, 2), kNoSeries);
+  EXPECT_EQ(one.meta().property("chrome.memory_device_renumbered"),
+            "memory events of device 0 are device 2's: the only device listed, and the events' only other GPU");
+  const Trace two = trace(R"J({"id": 0, "name": "AMD Instinct MI300X"}, {"id": 1, "name": "AMD Instinct MI300X"})J");
+  EXPECT_EQ(one.meta().stat("import.unattributed.memory_events"), 0u);
+  EXPECT_EQ(two.meta().property("chrome.memory_device_renumbered"), "");
+  EXPECT_NE(two.find_counter_series(series_name::kMemoryAllocated, 0), kNoSeries);
+  EXPECT_EQ(two.meta().stat("import.unattributed.memory_events"), 1u);
+}
+
 // hipExtModuleLaunchKernel (and hipHccModuleLaunchKernel, its old name)
 // takes the global work size, in work-items; every other launch call takes
 // blocks. The kernels it launched get their grid in blocks (ceil per
@@ -320,7 +347,8 @@ TEST(ChromeJson, Kineto2021Schema) {
 // series; CPU allocations go to the host's series (no device).
 TEST(ChromeJson, KinetoMemoryEventsWithTotals) {
   const Trace t = import_text(
-      R"J({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "H100", "totalGlobalMem": 85000000000}],
+      R"J({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "H100", "totalGlobalMem": 85000000000},
+                                                {"id": 1, "name": "H100", "totalGlobalMem": 85000000000}],
   "traceEvents": [
     {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 9, "tid": 9, "ts": 10.5,
      "args": {"Total Reserved": 4194304, "Total Allocated": 1536, "Bytes": 512, "Addr": 140000000000000, "Device Id": 0, "Device Type": 1, "Ev Idx": 3}},
@@ -357,6 +385,8 @@ TEST(ChromeJson, KinetoMemoryEventsWithTotals) {
   EXPECT_EQ(t.counters().value[r.begin + 1], 6291456);
   EXPECT_EQ(t.meta().stat("import.skipped.memory_on_other_device"), 1u);
   EXPECT_EQ(t.meta().stat("import.skipped.memory_without_bytes"), 1u);
+  // Device 0's memory beside device 1's kernels: kept, and said to be no GPU's figures.
+  EXPECT_EQ(t.meta().stat("import.unattributed.memory_events"), 2u);
   // Not marks any more; a name that only looks alike still is one.
   EXPECT_EQ(find_range(t, "[memory]"), kNoRow);
   EXPECT_NE(find_range(t, "[memory] "), kNoRow);

@@ -1052,10 +1052,17 @@ std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
   } else {
     bool recorded = false;
     for (const DeviceSummary& d : p.devices) recorded = recorded || (d.memory_bytes && d.peak_allocated_bytes);
+    // Memory records the importer could not tie to these GPUs are records
+    // all the same: the option that makes them is on.
+    bool elsewhere = false;
+    for (const auto& [key, n] : p.trace_stats)
+      elsewhere = elsewhere || (key == "import.unattributed.memory_events" && n);
     a.reason += recorded ? "; whether a batch large enough to matter fits, the memory peak does not show (it is over "
                            "half the GPU's memory, or leaves no room for one 1.5x larger)"
-                         : "; whether a larger batch fits in memory the trace does not say (no memory records: "
-                           "torch.profiler's profile_memory=True)";
+                : elsewhere ? "; whether a larger batch fits in memory the trace does not say (its memory records "
+                              "name a GPU that ran none of its work: import.unattributed.memory_events)"
+                            : "; whether a larger batch fits in memory the trace does not say (no memory records: "
+                              "torch.profiler's profile_memory=True)";
   }
   // What grows with the batch besides the work behind each launch: input
   // loading the GPU waits for, and the all-to-all's bytes.

@@ -642,7 +642,19 @@ TEST(Helps, ALargerBatchSaysWhatGrowsWithIt) {
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->verdict, Verdict::yes) << a->reason;
   EXPECT_TRUE(has(a->reason, "whether a larger batch fits in memory the trace does not say")) << a->reason;
+  EXPECT_TRUE(has(a->reason, "profile_memory=True")) << a->reason;
   EXPECT_FALSE(has(a->reason, "fix it first")) << a->reason;
+  // Memory records on a GPU that ran none of the work: the option is on; they
+  // are not said to be missing.
+  {
+    Profile q = p;
+    q.trace_stats.emplace_back("import.unattributed.memory_events", 12);
+    settle_findings(&q);
+    const HelpAnswer* b = help(q, "larger-batch");
+    ASSERT_NE(b, nullptr);
+    EXPECT_TRUE(has(b->reason, "its memory records name a GPU that ran none of its work")) << b->reason;
+    EXPECT_FALSE(has(b->reason, "profile_memory=True")) << b->reason;
+  }
   p.findings.push_back(finding("input-bound", 200 * ms, "Input-bound: the GPU waits for input 20%"));
   p.collective_summary.kinds.push_back({"all_to_all", 1, 50 * ms, 40 * ms, 0, 0});
   p.findings.push_back(finding("exposed-communication", 40 * ms, "Communication is exposed 4%"));
