@@ -562,10 +562,19 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
   if (comm > 0 && p.kernel_time_ns > 0)
     update += " (besides " + pct1(double(comm) / double(p.kernel_time_ns)) +
               " in communication kernels the optimizer's step launches: see the findings on communication)";
-  if (step_op && p.steps.total_ns > 0 && p.workload.host_filtered.empty() &&
-      double(step_op->cpu_total_ns) >= 0.05 * double(p.steps.total_ns) &&
+  if (step_op && p.steps.total_ns > 0 && double(step_op->cpu_total_ns) >= 0.05 * double(p.steps.total_ns) &&
       step_op->cpu_total_ns >= 4 * std::max<TimeNs>(1, step_op->gpu_total_ns)) {
     const TimeNs calls = static_cast<TimeNs>(std::max<std::uint64_t>(1, step_op->calls));
+    // A trace filtered to the launches: the step's host time is recorded,
+    // what it waited for in it (a sync, a collective, Python) is not.
+    if (!p.workload.host_filtered.empty())
+      return answer(id, q, Verdict::unknown,
+                    update + "; but " + step_op->name + " holds the host " + dur(step_op->cpu_total_ns / calls) +
+                        " per call (" + pct1(double(step_op->cpu_total_ns) / double(p.steps.total_ns)) +
+                        " of step time) for " + dur(step_op->gpu_total_ns / calls) +
+                        " of GPU work, and the trace was filtered to the launches: whether that time is the "
+                        "optimizer's own work or a wait inside it (a sync, its communication), and so what "
+                        "overlapping or shortening it would save, the trace cannot tell");
     // What shortens it, from what the optimizer already is.
     const std::string& kind = p.workload.optimizer;
     const std::string shorter =

@@ -631,6 +631,30 @@ TEST(Helps, AWeightUpdateOfLittleSpanIsNoWhateverItsKernelShare) {
   EXPECT_TRUE(has(a->reason, "20.0% of kernel time, 0.2% of the GPUs' span: too little to matter")) << a->reason;
 }
 
+// An optimizer step that holds the host a third of the step for little GPU
+// work: no to overlapping its kernels where the trace shows the host's side;
+// unknown where the trace was filtered to the launches (its waits are gone).
+TEST(Helps, AWeightUpdateHoldingTheHostIsUnknownInAFilteredTrace) {
+  Profile p = half_idle_profile();
+  OpRow r;
+  r.name = "Optimizer.step#Shampoo.step";
+  r.calls = 2;
+  r.cpu_total_ns = 400 * ms;  // 40 % of step time
+  r.gpu_total_ns = 4 * ms;
+  r.top_kernels = {{"multi_tensor_apply_kernel", KernelCategory::optimizer, 2, 4 * ms, 0}};
+  p.op_names.push_back(r);
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "overlap-weight-update");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_TRUE(has(a->reason, "holds the host 200.0 ms per call (40.0% of step time)")) << a->reason;
+  p.workload.host_filtered = "every one of its API calls launched a GPU op";
+  settle_findings(&p);
+  a = help(p, "overlap-weight-update");
+  EXPECT_EQ(a->verdict, Verdict::unknown) << a->reason;
+  EXPECT_TRUE(has(a->reason, "the trace was filtered to the launches")) << a->reason;
+}
+
 // A larger batch for a launch-bound run: yes, but said with what grows with
 // the batch too (input the GPU already waits for, an exposed all-to-all),
 // and whether memory allows it where the trace cannot tell.
