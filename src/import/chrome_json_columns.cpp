@@ -151,6 +151,7 @@ void EventParser::absorb(const EventParser& l, const EventReader& local_reader) 
   profiler_span_start_ = std::min(profiler_span_start_, l.profiler_span_start_);
   for (std::uint32_t d : l.sync_devices_)
     if (std::find(sync_devices_.begin(), sync_devices_.end(), d) == sync_devices_.end()) sync_devices_.push_back(d);
+  call_copy_kinds_.insert(call_copy_kinds_.end(), l.call_copy_kinds_.begin(), l.call_copy_kinds_.end());
 }
 
 }  // namespace gpuscope::detail::chrome

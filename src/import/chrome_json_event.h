@@ -65,6 +65,9 @@ struct Args {
   std::int64_t sequence = 0, fwd_thread = 0;
   std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   RawString name, labels, sync_kind;
+  // A copy call's or copy's "kind": ROCm's tracer writes the hipMemcpyKind
+  // of the runtime call ("1": host to device, "2": device to host).
+  RawString copy_kind;
   // PyTorch's record_shapes arguments, as raw JSON text of the batch.
   std::string_view input_dims, input_types, concrete_inputs;
   // The values of kCollectiveKeys, as raw JSON text.
@@ -85,7 +88,7 @@ struct Event {
     has_ts = ts_ok = has_dur = dur_ok = false;
     ts = dur = 0;
     args.present = 0;
-    args.name = args.labels = args.sync_kind = RawString{};
+    args.name = args.labels = args.sync_kind = args.copy_kind = RawString{};
     args.input_dims = args.input_types = args.concrete_inputs = {};
     args.collective = {};
     args.numbers.clear();

@@ -99,6 +99,7 @@ void EventParser::finish(const JsonStreamInfo& info, const EventReader& reader) 
   // Times: the model's clock is absolute ns; ts was relative to baseTimeNanoseconds.
   if (origin_ns_ != 0) shift_times(origin_ns_);
   grids_in_blocks();
+  copy_kinds_from_calls();
   add_since_start_samples();
   if (info_.cut_short) note_rows_after_cut();
   name_tracks();
@@ -138,6 +139,29 @@ void EventParser::grids_in_blocks() {
     ++converted;
   }
   if (converted) builder_.meta().set_stat("import.converted.grid_from_work_items", converted);
+}
+
+// ROCm's tracer names a copy between a device and pinned host memory
+// "Memcpy DtoD" while its runtime call (by correlation) says the direction
+// ("kind": 1 host to device, 2 device to host). A copy recorded as
+// device-to-device whose call says otherwise takes the call's direction, its
+// host side of unknown memory (pinned or pageable, the call does not say);
+// counted under import.converted.copy_kind_from_call.
+void EventParser::copy_kinds_from_calls() {
+  if (call_copy_kinds_.empty()) return;
+  std::sort(call_copy_kinds_.begin(), call_copy_kinds_.end());
+  MemcpyTable& m = builder_.tables().memcpys;
+  std::uint64_t converted = 0;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m.kind[i] != static_cast<std::uint8_t>(CopyKind::dtod) || m.correlation[i] == 0) continue;
+    const auto it = std::lower_bound(call_copy_kinds_.begin(), call_copy_kinds_.end(),
+                                     std::pair{m.correlation[i], CopyKind::unknown});
+    if (it == call_copy_kinds_.end() || it->first != m.correlation[i]) continue;
+    m.kind[i] = static_cast<std::uint8_t>(it->second);
+    (it->second == CopyKind::htod ? m.src_kind[i] : m.dst_kind[i]) = static_cast<std::uint8_t>(MemoryKind::unknown);
+    ++converted;
+  }
+  if (converted) builder_.meta().set_stat("import.converted.copy_kind_from_call", converted);
 }
 
 Trace EventParser::freeze() {

@@ -385,6 +385,12 @@ void EventParser::api_event(const Event& ev, const JsonBatch& b, TimeNs start, T
   r.name = intern(ev.name, b);
   r.domain = cat == Cat::runtime ? ApiDomain::runtime : ApiDomain::driver;
   if (a.present & kArgCbid) r.cbid = as_u32(a.cbid);
+  // hipMemcpyKind 1 and 2 (cudaMemcpyKind numbers them alike): the
+  // direction the call asked for, which the copy's own record may not say.
+  if (a.copy_kind.present && r.correlation != 0) {
+    const std::string_view k = unescape(a.copy_kind, b);
+    if (k == "1" || k == "2") call_copy_kinds_.emplace_back(r.correlation, k == "1" ? CopyKind::htod : CopyKind::dtoh);
+  }
   builder_.add_api_call(r);
 }
 

@@ -152,6 +152,7 @@ class EventParser {
   void note_rows_after_cut();
   void shift_times(std::int64_t delta);
   void grids_in_blocks();
+  void copy_kinds_from_calls();
   // chrome_json_columns.cpp
   std::uint64_t check_memory(const JsonBatch& b, const EventParser* incoming) const;
   template <class Table>
@@ -186,6 +187,9 @@ class EventParser {
   std::vector<std::uint32_t> since_start_series_, memory_devices_;
   std::array<StringId, 4> domain_ids_{};
   std::vector<std::uint32_t> sync_devices_;
+  // (correlation, direction) of copy calls that say their direction
+  // (ROCm's hipMemcpy* "kind"): CopyKind::htod or dtoh.
+  std::vector<std::pair<std::uint32_t, CopyKind>> call_copy_kinds_;
   std::vector<Device> listed_devices_;
   std::set<std::string> top_keys_;  // keys of the root object read (a repeated one is skipped)
 

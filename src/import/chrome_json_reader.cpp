@@ -167,7 +167,7 @@ constexpr ArgField collective(std::uint8_t seen, std::uint8_t index) {
   return ArgField{ArgField::Type::collective, seen, 0, nullptr, nullptr, nullptr, nullptr, index};
 }
 
-constexpr KeyTable<ArgField, 32, 128> kArgKeys({
+constexpr KeyTable<ArgField, 33, 128> kArgKeys({
     // GPU ops, API calls, syncs
     {"device", integer(0, &Args::device, kArgDevice)},
     {"stream", integer(1, &Args::stream, kArgStream)},
@@ -206,6 +206,8 @@ constexpr KeyTable<ArgField, 32, 128> kArgKeys({
     // autograd: a forward op and its backward ops share the sequence number
     {"Sequence number", integer(29, &Args::sequence, kArgSequence)},
     {"Fwd thread id", integer(30, &Args::fwd_thread, kArgFwdThread)},
+    // copies: ROCm's copy calls say their direction
+    {"kind", string(31, &Args::copy_kind)},
 });
 
 }  // namespace

@@ -284,6 +284,35 @@ TEST(ChromeJson, MemoryUnderTheListedNumberIsTheOneUsedGpus) {
   EXPECT_EQ(two.meta().stat("import.unattributed.memory_events"), 1u);
 }
 
+// ROCm's tracer names a copy to or from pinned host memory "Memcpy DtoD";
+// its runtime call's "kind" (hipMemcpyKind: 1 host to device, 2 device to
+// host) says the direction, which the copy takes, its host side unknown.
+// A copy whose call says device to device (3), or says nothing, keeps its own.
+TEST(ChromeJson, RocmCopiesTakeTheirCallsDirection) {
+  const Trace t = import_text(R"J({"traceEvents": [
+    {"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "pid": 9, "tid": 9, "ts": 1, "dur": 30,
+     "args": {"correlation": 810, "bytes": "1", "kind": "2"}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 2, "tid": 0, "ts": 5, "dur": 2,
+     "args": {"device": 2, "stream": 0, "correlation": 810, "kind": "DtoD", "bytes": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyAsync", "pid": 9, "tid": 9, "ts": 40, "dur": 3,
+     "args": {"correlation": 811, "kind": "1"}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 2, "tid": 0, "ts": 45, "dur": 2,
+     "args": {"device": 2, "stream": 0, "correlation": 811, "bytes": 4096}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyAsync", "pid": 9, "tid": 9, "ts": 50, "dur": 3,
+     "args": {"correlation": 812, "kind": "3"}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 2, "tid": 0, "ts": 55, "dur": 2,
+     "args": {"device": 2, "stream": 0, "correlation": 812, "bytes": 128}}]})J");
+  const MemcpyTable& m = t.memcpys();
+  ASSERT_EQ(m.size(), 3u);
+  std::vector<CopyKind> kinds;
+  for (std::size_t i = 0; i < m.size(); ++i) kinds.push_back(m.kind_at(i));
+  EXPECT_EQ(kinds, (std::vector<CopyKind>{CopyKind::dtoh, CopyKind::htod, CopyKind::dtod}));
+  EXPECT_EQ(m.src_kind_at(0), MemoryKind::device);
+  EXPECT_EQ(m.dst_kind_at(0), MemoryKind::unknown);
+  EXPECT_EQ(m.src_kind_at(1), MemoryKind::unknown);
+  EXPECT_EQ(t.meta().stat("import.converted.copy_kind_from_call"), 2u);
+}
+
 // hipExtModuleLaunchKernel (and hipHccModuleLaunchKernel, its old name)
 // takes the global work size, in work-items; every other launch call takes
 // blocks. The kernels it launched get their grid in blocks (ceil per
