@@ -541,12 +541,13 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
   // host far longer than its GPU work takes, and that host time, not its
   // kernels, is what the update costs a step (nothing to overlap on the GPU).
   const OpRow* step_op = nullptr;
+  TimeNs step_comm = 0;  // step_op's communication kernels' time
   for (const OpRow& r : p.op_names) {
     if (!is_optimizer_step(r.name)) continue;
-    if (!step_op || r.cpu_total_ns > step_op->cpu_total_ns) step_op = &r;
-    if (p.kernel_time_ns <= 0) continue;
     TimeNs c = 0;
     for (const OpKernel& k : r.top_kernels) c += k.category == KernelCategory::communication ? k.time_ns : 0;
+    if (!step_op || r.cpu_total_ns > step_op->cpu_total_ns) step_op = &r, step_comm = c;
+    if (p.kernel_time_ns <= 0) continue;
     comm = std::max(comm, c);
     opt = std::max(opt, double(std::max<TimeNs>(0, r.gpu_total_ns - c)) / double(p.kernel_time_ns));
   }
@@ -562,19 +563,22 @@ std::optional<HelpAnswer> answer_weight_update(const Profile& p, const JobTotals
   if (comm > 0 && p.kernel_time_ns > 0)
     update += " (besides " + pct1(double(comm) / double(p.kernel_time_ns)) +
               " in communication kernels the optimizer's step launches: see the findings on communication)";
+  // A trace filtered to the launches: the step's host time is recorded,
+  // what it waited for in it (a sync, its own communication) is not, so its
+  // GPU work is weighed without the communication.
+  const bool filtered = !p.workload.host_filtered.empty();
+  const TimeNs step_gpu = step_op ? step_op->gpu_total_ns - (filtered ? step_comm : 0) : 0;
   if (step_op && p.steps.total_ns > 0 && double(step_op->cpu_total_ns) >= 0.05 * double(p.steps.total_ns) &&
-      step_op->cpu_total_ns >= 4 * std::max<TimeNs>(1, step_op->gpu_total_ns)) {
+      step_op->cpu_total_ns >= 4 * std::max<TimeNs>(1, step_gpu)) {
     const TimeNs calls = static_cast<TimeNs>(std::max<std::uint64_t>(1, step_op->calls));
-    // A trace filtered to the launches: the step's host time is recorded,
-    // what it waited for in it (a sync, a collective, Python) is not.
-    if (!p.workload.host_filtered.empty())
+    if (filtered)
       return answer(id, q, Verdict::unknown,
                     update + "; but " + step_op->name + " holds the host " + dur(step_op->cpu_total_ns / calls) +
                         " per call (" + pct1(double(step_op->cpu_total_ns) / double(p.steps.total_ns)) +
-                        " of step time) for " + dur(step_op->gpu_total_ns / calls) +
-                        " of GPU work, and the trace was filtered to the launches: whether that time is the "
-                        "optimizer's own work or a wait inside it (a sync, its communication), and so what "
-                        "overlapping or shortening it would save, the trace cannot tell");
+                        " of step time) for " + dur(step_gpu / calls) +
+                        " of GPU work besides communication, and the trace was filtered to the launches: whether "
+                        "that time is the optimizer's own work or a wait inside it (a sync, its communication), "
+                        "and so what overlapping or shortening it would save, the trace cannot tell");
     // What shortens it, from what the optimizer already is.
     const std::string& kind = p.workload.optimizer;
     const std::string shorter =

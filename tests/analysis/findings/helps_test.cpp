@@ -653,6 +653,13 @@ TEST(Helps, AWeightUpdateHoldingTheHostIsUnknownInAFilteredTrace) {
   a = help(p, "overlap-weight-update");
   EXPECT_EQ(a->verdict, Verdict::unknown) << a->reason;
   EXPECT_TRUE(has(a->reason, "the trace was filtered to the launches")) << a->reason;
+  // Its own all-gather's kernels are not the update's GPU work there.
+  p.op_names.back().gpu_total_ns = 204 * ms;
+  p.op_names.back().top_kernels.push_back({"ncclDevKernel_AllGather", KernelCategory::communication, 2, 200 * ms, 0});
+  settle_findings(&p);
+  a = help(p, "overlap-weight-update");
+  EXPECT_EQ(a->verdict, Verdict::unknown) << a->reason;
+  EXPECT_TRUE(has(a->reason, "for 2.0 ms of GPU work besides communication")) << a->reason;
 }
 
 // A larger batch for a launch-bound run: yes, but said with what grows with
