@@ -214,9 +214,9 @@ void header(const Profile& p, std::string& out) {
            "the GPU's first op started " + duration(l.first_op_delay_ns) +
            " after its launch call returned, with no GPU work recorded before it" +
            (l.launches ? ", and every launched op waited at least " + duration(l.launch_delay.min) : std::string()) +
-           ": the host's and the GPU's clocks disagree by about that much, or the GPU ran work the trace does not "
-           "hold. Launch delays, queue depths and the critical path's split between host and GPU are unreliable "
-           "here.\n";
+           ": either the host's and the GPU's clocks disagree by about that much, or the GPU was still running "
+           "work the trace does not hold (queued before the recording began); the trace cannot tell which. Launch "
+           "delays, queue depths and the critical path's split between host and GPU are unreliable here.\n";
   out += unrecorded_warning(p);
   out += "\n";
 }
@@ -733,8 +733,8 @@ void critical_path(const Profile& p, const ReportTextOptions& o, std::string& ou
   // known, so the split by kind is not shown (the warning above says why).
   if (p.launches.first_op_delay_ns > 0) {
     out += wrap(
-               "not shown: the host's and the GPU's clocks disagree (see the WARNING above), so the path's split "
-               "between host time and GPU waits is unknown",
+               "not shown: the host's and the GPU's clocks disagree, or unrecorded work held the GPU (see the "
+               "WARNING above), so the path's split between host time and GPU waits is unknown",
                o.width, "  ", "  ") +
            "\n";
     return;
@@ -1044,9 +1044,9 @@ void host_side(const Profile& p, std::string& out) {
     out += "Launches: " + count(l.launches) + graph_ops + " · CPU launch call median " + duration(l.cpu_launch.median) +
            " · GPU op median " + duration(l.gpu_duration.median) + " · launch delay median " +
            duration(l.launch_delay.median) + " (max " + duration(l.launch_delay.max) +
-           (l.first_op_delay_ns > 0 ? "; unreliable: the clocks disagree" : "") + ") · ops shorter than their launch " +
-           percent(l.short_kernel_share) + " · deepest queue " + count(l.max_queue_depth) +
-           (l.first_op_delay_ns > 0 ? " (unreliable)" : "") + "\n";
+           (l.first_op_delay_ns > 0 ? "; unreliable: see the WARNING above" : "") +
+           ") · ops shorter than their launch " + percent(l.short_kernel_share) + " · deepest queue " +
+           count(l.max_queue_depth) + (l.first_op_delay_ns > 0 ? " (unreliable)" : "") + "\n";
   else if (l.graph_ops)
     out += "Launches: none but graph launches, which replayed " + count(l.graph_ops, "GPU op", "GPU ops") +
            (l.synchronous_copies

@@ -282,8 +282,12 @@ std::string communication_fix(std::string_view k, const Profile& p) {
   if (k == "all_to_all" || k == "send_recv")
     return "Hide the all-to-all / send-recv: pipeline the input distribution so the next batch's exchange runs under "
            "this batch's compute (embedding models: TorchRec's pipelined training, or the sparse all-to-all "
-           "overlapped with the dense part), revisit the sharding plan so fewer rows cross ranks, and for pipeline "
-           "parallelism overlap each send/recv with the next micro-batch (interleaved schedules)." +
+           "overlapped with the dense part), and revisit the sharding plan so fewer rows cross ranks." +
+           // Point-to-point sends by the framework's own name: pipeline
+           // stages' activations, whose schedule is the lever.
+           std::string(k == "send_recv" ? " For pipeline parallelism, overlap each send/recv with the next "
+                                          "micro-batch (interleaved schedules)."
+                                        : "") +
            (quantized.empty() ? std::string() : " Its embeddings' exchange is quantized already (" + quantized + ").");
   if (k == "all_gather" || k == "reduce_scatter")
     return "Overlap the all-gathers and reduce-scatters with compute: prefetch the next layer's parameters while "

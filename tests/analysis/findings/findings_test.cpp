@@ -208,6 +208,18 @@ TEST(Findings, ExposedCommunicationIsAdvisedByCollectiveAndTail) {
     EXPECT_EQ(e->recommendation.find("waiting"), std::string::npos) << e->recommendation;
     EXPECT_EQ(e->variant, "transfer");
   }
+  // Point-to-point kernels with no annotation to say otherwise: pipeline
+  // stages' sends get the schedule advice.
+  {
+    TraceFactory f;
+    add_steps(f, 10,
+              {{names::kConvTensorCore, 600 * us}, {"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", 300 * us, 13}});
+    const Profile p = analyze(f.build());
+    const Finding* e = testing::find_finding(p, "exposed-communication");
+    ASSERT_TRUE(e) << testing::describe_findings(p);
+    EXPECT_NE(e->recommendation.find("For pipeline parallelism, overlap each send/recv"), std::string::npos)
+        << e->recommendation;
+  }
   // One all-gather per step waits 20x longer in one step. Without steps (and
   // without message sizes) one collective of a kind cannot be told from
   // another: no judgement.
