@@ -191,6 +191,13 @@ struct Hotspot {
   std::uint32_t device = kNoDevice;  // kNoDevice when aggregated over devices
   bool tensor_cores = false;         // the name marks a tensor-core kernel (hmma, 16816, wgmma, …)
   std::string category_rule;         // what placed it in its category ("name: gemm", category_rule_text())
+  // The Python line that launched most of its time, on a trace with
+  // PyTorch's Python tracer (with_stack): the innermost Python frame around
+  // the launching call outside torch's own modules, and that frame's share
+  // of the time of the launches looked at; empty and 0 where the trace has
+  // no Python frames (docs/metrics.md, "Python frames").
+  std::string python_frame;
+  double python_frame_share = 0;
 };
 
 // [SECTION] Steps ---------------------------------------------------------------------------------

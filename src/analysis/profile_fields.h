@@ -364,6 +364,10 @@ constexpr void rows(V& v, Of<Hotspot>) {
   added<&H::category_rule>(v, "category_rule", "",
                            "what placed it in its category: \"name: <pattern>\", \"template arguments: …\", "
                            "\"launching op: …\"");
+  added<&H::python_frame>(v, "python_frame", "",
+                          "the Python line that launched most of its time (innermost Python frame around the launch "
+                          "outside torch's modules); empty without Python frames");
+  added<&H::python_frame_share>(v, "python_frame_share", "fraction", "python_frame's share of its launches' time");
   field<&H::stats>(v, "stats", "", "of the kernels' durations");
 }
 

@@ -93,7 +93,22 @@ void layout_transpose(Builder& b) {
         "einsum/matmul on the permuted view), fold the permute into the producing GEMM's output layout, or let a "
         "compiler fuse the copy into its neighbours (torch.compile).",
         1.0);
-    if (f) f->variant = "copies";
+    if (!f) return;
+    f->variant = "copies";
+    // The Python line that makes the copies, and whose code it is.
+    const LaunchedFrom from = launched_from(b.p, [](const Hotspot& h) {
+      return h.category == KernelCategory::transpose &&
+             h.category_rule.starts_with("launching op: inside a layout copy");
+    });
+    if (!from.frame.empty()) {
+      f->evidence += " The heaviest of them are launched from " + from.frame + " (" + pct(from.share) +
+                     " of their time, by the Python frames the trace recorded).";
+      if (from.library)
+        f->recommendation = "These copies are made in a library's code (" + from.frame +
+                            "), not the program's: a version of the library that avoids them, a patch of that "
+                            "line, or torch.compile, which fuses such copies into their neighbours, removes them. " +
+                            f->recommendation;
+    }
     return;
   }
   Finding* f = category_hotspot(
@@ -654,6 +669,16 @@ void eager_attention(Builder& b) {
       ", instead of matmul + softmax + matmul; it keeps the scores on chip. Estimated saving: the "
       "kernels between the GEMMs (an upper bound is the chains' whole " +
       dur(b.t.per_device(b.ev.attention_chain_ns)) + ").";
+  // The attention module to change, where the trace recorded Python frames.
+  const LaunchedFrom from = launched_from(b.p, [](const Hotspot& h) {
+    return h.category == KernelCategory::softmax_loss && contains_nocase(h.name, "softmax") &&
+           !contains_nocase(h.name, "loss");
+  });
+  if (!from.frame.empty())
+    f.recommendation += " The softmax is launched from " + from.frame + " (" + pct(from.share) + " of its time): " +
+                        (from.library ? "that is the library's attention code, so the change is its SDPA option, a "
+                                        "version that has one, or a patch of that module."
+                                      : "the attention to replace.");
   for (const Hotspot& h : b.p.hotspots)
     if (f.kernels.size() < 5 && h.category == KernelCategory::softmax_loss && contains_nocase(h.name, "softmax"))
       f.kernels.push_back(h.name);

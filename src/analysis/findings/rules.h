@@ -181,6 +181,31 @@ inline std::string blocks_words(const Profile& p, std::uint64_t n) {
   return format::count(n) + (amd ? (n == 1 ? " workgroup" : " workgroups") : (n == 1 ? " block" : " blocks"));
 }
 
+// Where in Python the heaviest kernel of a kind was launched from
+// (Hotspot::python_frame): the frame, its share of that kernel's time, and
+// whether the frame is a library's (Hugging Face's, diffusers', vLLM's, an
+// installed package's) rather than the program's own code. Empty frame:
+// the trace has no Python frames for it.
+struct LaunchedFrom {
+  std::string frame;
+  double share = 0;
+  bool library = false;
+};
+template <class Pred>
+LaunchedFrom launched_from(const Profile& p, Pred&& of_kind) {
+  for (const Hotspot& h : p.hotspots) {
+    if (!of_kind(h)) continue;
+    if (h.python_frame.empty()) return {};
+    LaunchedFrom l{h.python_frame, h.python_frame_share, false};
+    for (std::string_view lib : {"site-packages/", "dist-packages/", "transformers/", "diffusers/", "vllm/", "sglang/",
+                                 "timm/", "torchvision/", "accelerate/", "peft/", "xformers/", "megatron/",
+                                 "deepspeed/", "torchrec/", "fbgemm_gpu/", "apex/"})
+      l.library = l.library || l.frame.starts_with(lib) || l.frame.find("/" + std::string(lib)) != std::string::npos;
+    return l;
+  }
+  return {};
+}
+
 // The words of a fix by vendor: NVIDIA's, AMD's (ROCm's), or for either.
 inline std::string for_vendor(const Profile& p, std::string nvidia, std::string amd, std::string either) {
   switch (gpu_vendor(p)) {

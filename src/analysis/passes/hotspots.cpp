@@ -237,6 +237,81 @@ std::vector<CategoryTime> category_rows(std::array<DurationStats, kKernelCategor
   return rows;
 }
 
+// [SECTION] Python frames --------------------------------------------------------------------
+
+// A frame of torch's own modules (nn.Module plumbing, functional wrappers):
+// not where the program decided to launch.
+bool torch_frame(std::string_view f) {
+  return f.starts_with("torch/") || f.find("/torch/") != std::string_view::npos || f.starts_with("<built-in method") ||
+         f.starts_with("<built-in function");
+}
+
+constexpr std::size_t kFramedHotspots = 16;      // the heaviest names given a frame
+constexpr std::uint64_t kFramedLaunches = 2000;  // launches of one name looked at, at most (evenly spread)
+constexpr int kFrameScan = 1024;                 // ranges before a call looked at for its frames
+
+// The innermost Python frame around [start, end) on `track` outside
+// torch's modules, kNoString where none is found within kFrameScan ranges.
+StringId launching_frame(const Trace& t, TrackId track, TimeNs start, TimeNs end, StringId python) {
+  const RangeTable& g = t.ranges();
+  const RowRange rows = t.rows_of(TableId::ranges, track);
+  const TimeNs* begin = g.start.data() + rows.begin;
+  RowIndex i = rows.begin + static_cast<RowIndex>(std::upper_bound(begin, begin + rows.size(), start) - begin);
+  for (int n = 0; i > rows.begin && n < kFrameScan; ++n) {
+    --i;
+    if (g.domain[i] != python || g.end[i] < end) continue;
+    if (!torch_frame(t.str(g.name[i]))) return g.name[i];
+  }
+  return StringId(StringTable::kNoString);
+}
+
+// Hotspot::python_frame of the heaviest rows, on traces with Python frames.
+void python_frames(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt,
+                   const std::vector<std::vector<std::uint32_t>>& kernel_ids, const NameIds& ids,
+                   std::vector<Hotspot>& hot) {
+  const std::size_t n = std::min(hot.size(), kFramedHotspots);
+  std::vector<std::uint32_t> slot(ids.size(), kUnset);  // global name id -> hot row
+  for (std::uint32_t id = 0; id < ids.size(); ++id)
+    for (std::size_t h = 0; h < n; ++h)
+      if (hot[h].category == ids.category(id) && hot[h].name == ids.name(id)) slot[id] = static_cast<std::uint32_t>(h);
+  std::vector<std::unordered_map<std::string, TimeNs>> by_frame(n);
+  std::vector<TimeNs> looked(n, 0);
+  std::vector<std::uint64_t> seen(n, 0);
+  for (std::size_t ti = 0; ti < traces.size(); ++ti) {
+    const Trace& t = *traces[ti].trace;
+    const StringId python = t.strings().find("python_function");
+    if (python == StringTable::kNoString) continue;
+    const KernelTable& k = t.kernels();
+    const ApiCallTable& api = t.api_calls();
+    const std::size_t nstr = t.strings().size();
+    for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+      if (!on_device(t, tr, opt.device)) continue;
+      const RowRange r = t.rows_of(TableId::kernels, tr);
+      for (RowIndex i = r.begin; i < r.end; ++i) {
+        const std::size_t rule = k.category_rule.empty() ? 0 : k.category_rule[i];
+        const std::uint32_t id = kernel_ids[ti][k.name[i] + rule * nstr];
+        if (id == kUnset || slot[id] == kUnset || k.api[i] == kNoRow) continue;
+        const std::uint32_t h = slot[id];
+        const std::uint64_t stride = std::max<std::uint64_t>(1, hot[h].stats.count / kFramedLaunches);
+        if (seen[h]++ % stride) continue;
+        const RowIndex a = k.api[i];
+        const TimeNs d = k.end[i] - k.start[i];
+        looked[h] += d;
+        const StringId f = launching_frame(t, api.track_at(a), api.start[a], api.end[a], python);
+        if (f != StringTable::kNoString) by_frame[h][std::string(t.str(f))] += d;
+      }
+    }
+  }
+  for (std::size_t h = 0; h < n; ++h) {
+    const auto best = std::max_element(by_frame[h].begin(), by_frame[h].end(), [](const auto& x, const auto& y) {
+      return x.second != y.second ? x.second < y.second : x.first > y.first;
+    });
+    if (best == by_frame[h].end() || looked[h] <= 0) continue;
+    hot[h].python_frame = best->first;
+    hot[h].python_frame_share = ratio(best->second, looked[h]);
+  }
+}
+
 }  // namespace
 
 void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions& opt, const OpTotals& totals,
@@ -259,6 +334,7 @@ void hotspot_pass(const std::vector<RankedTrace>& traces, const AnalysisOptions&
       fits_32_bits ? select_medians<std::uint32_t>(traces, opt, kernel_ids, ids, acc, layout, by_category)
                    : select_medians<TimeNs>(traces, opt, kernel_ids, ids, acc, layout, by_category);
   p->hotspots = hotspot_rows(ids, acc, medians, gpu_time, opt.max_hotspots);
+  python_frames(traces, opt, kernel_ids, ids, p->hotspots);
   for (CategoryTime& ct : category_rows(by_category, gpu_time)) p->categories.push_back(ct);
 }
 

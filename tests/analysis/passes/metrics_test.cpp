@@ -111,6 +111,40 @@ TEST(Metrics, HotspotStatisticsAreExact) {
   EXPECT_DOUBLE_EQ(h.share, 150.0 / 155);
 }
 
+// The Python line that launched a kernel: the innermost python_function
+// range around its launch call, torch's own frames passed over; the frame
+// with most of the kernel's time, and its share. No Python frames: none.
+TEST(Metrics, HotspotsNameThePythonLineThatLaunchedThem) {
+  constexpr TimeNs us = 1'000;
+  TraceFactory f;
+  const auto py = [&](std::string_view name, TimeNs a, TimeNs b) {
+    f.range(name, a, b, 1, RangeKind::annotation, "python_function");
+  };
+  // Three launches from model.py's forward (through torch's Module call),
+  // one from train.py's loop: 300 of 400 µs from the model.
+  for (int i = 0; i < 4; ++i) {
+    const TimeNs t = i * 100 * us;
+    const bool model = i < 3;
+    py("train.py(57): <module>", t, t + 90 * us);
+    if (model) {
+      py("model.py(12): forward", t + 1 * us, t + 80 * us);
+      py("torch/nn/modules/module.py(1750): _call_impl", t + 2 * us, t + 70 * us);
+    }
+    f.kernel(0, 7, "my_kernel", t + 20 * us, t + 120 * us, t + 10 * us, 5 * us);
+  }
+  const Profile p = analyze(f.build());
+  ASSERT_FALSE(p.hotspots.empty());
+  EXPECT_EQ(p.hotspots[0].python_frame, "model.py(12): forward");
+  EXPECT_DOUBLE_EQ(p.hotspots[0].python_frame_share, 0.75);
+
+  TraceFactory g;
+  g.kernel(0, 7, "my_kernel", 10 * us, 20 * us);
+  const Profile q = analyze(g.build());
+  ASSERT_FALSE(q.hotspots.empty());
+  EXPECT_EQ(q.hotspots[0].python_frame, "");
+  EXPECT_EQ(q.hotspots[0].python_frame_share, 0);
+}
+
 // Many kernels per name (the bucketed select), three names in two categories,
 // checked against sorting; once with durations that fit 32 bits and once with
 // a fifth of them just over 2^32 ns (the 64-bit path: truncated to 32 bits,
