@@ -373,7 +373,10 @@ void rates(OpRow& row) {
   if (row.flops && row.bytes && *row.bytes > 0) row.intensity = *row.flops / *row.bytes;
 }
 
-// Known cost of a row's calls (the same shapes each call) and its rates.
+// Known cost of a row's calls that launched GPU work (the same shapes each
+// call), and its rates: the work of the calls whose GPU time they divide by.
+// A call that launched nothing (one recorded into a CUDA graph capture, its
+// work run where the graph is launched; one on the CPU) adds no FLOPs.
 // Returns false where those rates exceed the GPU's peak: the formula
 // overcounts (an input broadcast from fewer elements, or the same tensor
 // twice, which the shapes do not show), so the row gets no cost or roofline.
@@ -382,7 +385,7 @@ bool roofline(OpRow& row, const OpCost& cost, const std::optional<DevicePeaks>& 
   row.math = std::string(to_string(cost.math));
   row.dims = cost.dims;
   row.aligned8 = cost.aligned8;
-  const double calls = static_cast<double>(row.calls);
+  const double calls = static_cast<double>(row.gpu_calls);
   if (cost.flops) row.flops = *cost.flops * calls;
   if (cost.bytes) row.bytes = *cost.bytes * calls;
   if (row.gpu_total_ns <= 0) return true;
@@ -504,8 +507,10 @@ std::vector<OpRow> by_name(const std::vector<OpRow>& rows, const std::vector<Cal
     const CallTotals fold = at < folded.size() ? folded[at] : CallTotals{};
     n.calls -= fold.calls, n.nested_calls += fold.calls, n.gpu_calls -= fold.gpu_calls;
     n.cpu_total_ns -= fold.cpu_total, n.gpu_total_ns -= fold.gpu_total, n.kernels_total -= fold.kernels_total;
-    // A row's FLOPs and bytes are its calls' (the same shapes each call): the folded calls' share goes.
-    const double kept = r.calls ? static_cast<double>(r.calls - fold.calls) / static_cast<double>(r.calls) : 1.0;
+    // A row's FLOPs and bytes are its GPU calls' (the same shapes each call): the folded ones' share goes.
+    const double kept = r.gpu_calls ? static_cast<double>(r.gpu_calls - std::min(fold.gpu_calls, r.gpu_calls)) /
+                                          static_cast<double>(r.gpu_calls)
+                                    : 1.0;
     if (r.flops)
       n.flops = n.flops.value_or(0) + *r.flops * kept;
     else

@@ -247,6 +247,36 @@ TEST(OpTable, ShapesGiveFlopsAndRoofline) {
   EXPECT_NE(p.devices[0].peaks_source.find("H100"), std::string::npos);
 }
 
+// Calls of an op that launched nothing (recorded into a CUDA graph capture,
+// their work run where the graph is launched) do no work of the op's GPU
+// time: its FLOPs and rate are those of the calls that launched its kernels.
+TEST(OpTable, FlopsCountOnlyTheCallsThatLaunchedTheGpuWork) {
+  auto product = [](int idle_calls) {
+    TraceFactory f;
+    f.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
+    f.cpu_op("aten::mm", 100'000, 400'000, "[[4096,4096],[4096,4096]]", R"(["c10::BFloat16","c10::BFloat16"])");
+    f.kernel(0, 7, "sm90_xmma_gemm_bf16bf16_bf16f32", 1'000'000, 1'500'000, 200'000);
+    for (int i = 0; i < idle_calls; ++i)
+      f.cpu_op("aten::mm", 2'000'000 + i * 100'000, 2'050'000 + i * 100'000, "[[4096,4096],[4096,4096]]",
+               R"(["c10::BFloat16","c10::BFloat16"])");
+    return analyze(f.build());
+  };
+  const double flops = 2.0 * 4096 * 4096 * 4096;
+  for (int idle : {0, 3}) {
+    SCOPED_TRACE(idle);
+    const Profile p = product(idle);
+    const OpRow* mm = row(p.ops, "aten::mm");
+    ASSERT_TRUE(mm && mm->flops && mm->achieved_tflops);
+    EXPECT_EQ(mm->calls, 1u + idle);
+    EXPECT_EQ(mm->gpu_calls, 1u);
+    EXPECT_DOUBLE_EQ(*mm->flops, flops);
+    EXPECT_NEAR(*mm->achieved_tflops, flops / 500e-6 / 1e12, 1e-9);
+    const OpRow* by_name = row(p.op_names, "aten::mm");
+    ASSERT_TRUE(by_name && by_name->flops);
+    EXPECT_DOUBLE_EQ(*by_name->flops, flops);
+  }
+}
+
 // A small bf16 product on an H100 (132 SMs), its kernel launched with
 // `blocks` blocks: far below its roofline either way.
 // `amd`: the same on an MI300X (304 CUs) in a Tensile kernel.
