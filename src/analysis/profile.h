@@ -332,6 +332,11 @@ struct LaunchStats {
   // work the trace does not hold (0: not so). In a job, the first such rank.
   TimeNs first_op_delay_ns = 0;
   std::int32_t first_op_delay_rank = -1;
+  // Of the host's time over the steps (or, without steps, the recorded
+  // window), what it spent issuing no launches: inside CUDA graph captures up
+  // to each graph's first run (GraphSetup), or blocked in host
+  // synchronizations. Σ ranks.
+  TimeNs host_not_launching_ns = 0;
 };
 
 // One collective call site (docs/metrics.md, "Collective sites"): the
@@ -470,6 +475,12 @@ struct SyncStats {
   std::uint64_t copies = 0;
   TimeNs copy_ns = 0;                   // time hosts spent blocked in their calls
   TimeNs gpu_idle_after_copies_ns = 0;  // the part of gpu_idle_after_ns that follows them
+  // Synchronizations of the one-time set-up of CUDA graphs (a capture up to
+  // the graph's first run, torch's cudagraph trees recording one): in none
+  // of the figures above; the GPU idle after them is warm-up, no sync's.
+  std::uint64_t setup_syncs = 0;
+  TimeNs setup_ns = 0;       // time hosts spent blocked in them
+  TimeNs setup_idle_ns = 0;  // GPU idle after them (as gpu_idle_after_ns)
 };
 
 // The copies of one kind: direction × the stream they ran on × host memory.

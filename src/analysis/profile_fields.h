@@ -687,6 +687,10 @@ constexpr void rows(V& v, Of<LaunchStats>) {
   added<&L::synchronous_copies>(v, "synchronous_copies", "",
                                 "copies made by a synchronous copy call (cudaMemcpy): the host waited in the call, so "
                                 "they are left out of the launch figures");
+  added<&L::host_not_launching_ns>(v, "host_not_launching_ns", "ns",
+                                   "of the host's time over the steps (without steps, the recorded window), what it "
+                                   "spent issuing no launches: inside CUDA graph captures up to each graph's first "
+                                   "run, or blocked in host synchronizations");
 }
 
 template <class V>
@@ -855,6 +859,11 @@ constexpr void rows(V& v, Of<SyncStats>) {
   added<&Y::copy_ns>(v, "copy_ns", "ns", "time hosts spent blocked in their calls");
   added<&Y::gpu_idle_after_copies_ns>(v, "gpu_idle_after_copies_ns", "ns",
                                       "the part of `gpu_idle_after_ns` that follows them");
+  added<&Y::setup_syncs>(v, "setup_syncs", "",
+                         "synchronizations of CUDA graphs' one-time set-up (from a capture to the graph's first "
+                         "run, or inside torch's cudagraph trees recording one), in none of the figures above");
+  added<&Y::setup_ns>(v, "setup_ns", "ns", "time hosts spent blocked in them");
+  added<&Y::setup_idle_ns>(v, "setup_idle_ns", "ns", "GPU idle after them, charged as warm-up");
 }
 
 template <class V>

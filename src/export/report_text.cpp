@@ -313,6 +313,13 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
                     (capped ? "; an upper bound: the replay also removes host time that the findings count as "
                               "warm-up or charge elsewhere, which their savings leave out"
                             : "") +
+                    (p.workload.graph_captures
+                         ? "; the recording holds " +
+                               count(p.workload.graph_captures, "CUDA graph capture", "CUDA graph captures") + " (" +
+                               duration(p.workload.capture_ns) +
+                               "), one-time set-up the replay keeps as recorded: a gain over a capture call is not "
+                               "the steady state's, so profile steady-state replays to size it"
+                         : "") +
                     (below_busy ? "; shorter than the GPU's own busy time in the recorded steps (median " +
                                       duration(busy_median) +
                                       "): the replay overlaps the streams' work more than the run did and keeps each "
@@ -1076,7 +1083,7 @@ void host_side(const Profile& p, std::string& out) {
                            duration(y.copy_ns) + ", GPU idle after them " + duration(y.gpu_idle_after_copies_ns)
                      : std::string()) +
            "\n";
-  else if (y.count || y.copies)
+  else if (y.count || y.copies || y.setup_syncs)
     out +=
         "Host syncs: " + count(y.count) + " (" + count(y.device_syncs) + " device, " + count(y.stream_syncs) +
         " stream, " + count(y.event_syncs) + " event), host blocked " + duration(y.total_ns) +
@@ -1085,8 +1092,14 @@ void host_side(const Profile& p, std::string& out) {
         ", GPU idle after them " + duration(y.gpu_idle_after_ns) +
         (y.copies ? " (" + duration(y.gpu_idle_after_copies_ns) + " after " + count(y.copies) + " blocking copies)"
                   : std::string()) +
+        (y.setup_syncs ? "; not in these figures, " + count(y.setup_syncs) +
+                             " more of CUDA graphs' one-time set-up (recording a graph up to its first run) held "
+                             "the host " +
+                             duration(y.setup_ns) + ", GPU idle after them " + duration(y.setup_idle_ns) + " (warm-up)"
+                       : std::string()) +
         "\n";
-  if (l.launches || l.graph_ops || l.synchronous_copies || m.count || y.count || !p.workload.host_filtered.empty())
+  if (l.launches || l.graph_ops || l.synchronous_copies || m.count || y.count || y.setup_syncs ||
+      !p.workload.host_filtered.empty())
     out += "\n";
 }
 

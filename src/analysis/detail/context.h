@@ -177,6 +177,10 @@ struct EvidenceFields {
   // outside its idle time).
   TimeNs input_wait_before_start_ns = 0;
   std::uint64_t idle_gaps_warmup = 0;  // gaps ended by warm-up
+  // Of the warm-up gaps, those at least half inside CUDA graph captures (the
+  // host recording launches into a graph): how many, their time in captures.
+  std::uint64_t idle_gaps_capture = 0;
+  TimeNs idle_gaps_capture_ns = 0;
   // Where the launching thread was during the gaps late launches ended: the
   // innermost op, range or API call over each instant, Σ by name, sorted by
   // name ("": nothing recorded).
@@ -263,6 +267,7 @@ struct Evidence : EvidenceFields {
       unrecorded_largest = o.unrecorded_largest, unrecorded_device = o.unrecorded_device,
       unrecorded_stream = o.unrecorded_stream;
     idle_gaps_warmup += o.idle_gaps_warmup;
+    idle_gaps_capture += o.idle_gaps_capture, idle_gaps_capture_ns += o.idle_gaps_capture_ns;
     merge_by_name(&idle_gaps_host, o.idle_gaps_host);
     merge_by_name(&idle_gaps_host_ops, o.idle_gaps_host_ops);
     input_wait_before_start_ns += o.input_wait_before_start_ns;
@@ -570,8 +575,39 @@ struct GraphCaptures {
   std::uint64_t launches = 0;      // launch and async copy calls inside them, on the capturing thread
   TimeNs last_end = 0;             // where the last one ends
   StringId begin = StringTable::kNoString, end = StringTable::kNoString;  // the calls' names, as recorded
+  std::vector<std::pair<TrackId, TimeRange>> each;                        // each capture: its thread and window
 };
 GraphCaptures graph_captures(const Trace& t);
+// The one-time set-up of CUDA (HIP) graphs: each capture from its
+// BeginCapture to the end of the graph's first run (the GPU work of its
+// thread's first graph launch after the EndCapture, which a recorder such as
+// torch's cudagraph trees runs once and synchronises after), or to the
+// EndCapture where no launch follows; and the ranges of torch's cudagraph
+// trees recording a graph. A synchronization the host makes in it waits for
+// set-up, once, not for a step; nothing a user changes removes it.
+class GraphSetup {
+ public:
+  explicit GraphSetup(const Trace& t);
+  bool any() const { return !phases_.empty(); }
+  // Whether a host call on `thread` that begins at `at` lies in the set-up.
+  bool holds(TrackId thread, TimeNs at) const;
+  // The set-up of every thread, its union in time order; `captures_only`:
+  // the captures up to their graphs' first runs, not the recorder's ranges
+  // (which may hold the recorder's own launches).
+  std::vector<TimeRange> windows(bool captures_only = false) const;
+
+ private:
+  struct Phase {
+    TrackId thread;
+    TimeRange range;
+    bool capture;  // a capture up to its graph's first run, not a recording range
+  };
+  std::vector<Phase> phases_;  // in no order
+};
+// torch's cudagraph trees recording a graph: its Python frames
+// ("torch/_inductor/cudagraph_trees.py(2205): record_function", "…: _record")
+// and its timed range ("CUDAGraphNode.record (dynamo_timed)").
+bool cudagraph_recording_name(std::string_view n);
 
 // [SECTION] Small shared helpers
 

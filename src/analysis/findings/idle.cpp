@@ -374,6 +374,26 @@ std::string allocator_in_gaps(const Builder& b) {
          "iterations after the first.";
 }
 
+// The CUDA (HIP) graph captures among the warm-up gaps, said as what they
+// are: the host recording launches into a graph, the GPU running none.
+std::string graph_word(const Profile& p) { return for_vendor(p, "CUDA graph", "HIP graph", "CUDA (HIP) graph"); }
+std::string capture_words(const Builder& b) {
+  const Evidence& ev = b.ev;
+  if (ev.idle_gaps_capture == 0) return "";
+  const bool one = ev.idle_gaps_capture == 1;
+  return " Of the warm-up, " + count(ev.idle_gaps_capture, "gap", "gaps") + (one ? " lies" : " lie") + " mostly in " +
+         (one ? "a " : "") + graph_word(b.p) + (one ? " capture (" : " captures (") +
+         for_vendor(b.p, "cudaStreamBeginCapture to cudaStreamEndCapture",
+                    "hipStreamBeginCapture to hipStreamEndCapture", "BeginCapture to EndCapture") +
+         ", " + dur(b.t.per_device(ev.idle_gaps_capture_ns)) +
+         " of the gaps' time): the host recorded launches into a graph, which run nothing until the graph is "
+         "launched, a one-time set-up.";
+}
+// Whether the graph captures hold at least half the warm-up gaps' time.
+bool capture_mostly(const Builder& b) {
+  return b.ev.idle_gaps_capture_ns > 0 && 2 * b.ev.idle_gaps_capture_ns >= b.ev.idle_gaps_warmup_ns;
+}
+
 // The advice for the gaps' largest cause, then a line for each other fixable
 // cause (late launches, queued work) that holds a tenth of them or more.
 std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, TimeNs unlaunched, bool stepped) {
@@ -413,11 +433,16 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, Time
       advice = std::string("The ops that ended most of these gaps have no launch in the trace. ") + kUnlaunchedAdvice;
       break;
     case kWarmup:
-      advice = std::string(stepped ? "Most of the idle time is warm-up: first calls that load modules, allocate "
-                                     "memory or autotune (cudnn.benchmark, cuBLAS heuristics) before the first step. "
-                                   : "Most of the idle time ends at a kernel's first call: warm-up (loading its "
-                                     "module, allocating memory, autotuning), which a trace without steps cannot "
-                                     "tell from the program's own pauses. ") +
+      advice = std::string(capture_mostly(b)
+                               ? "Most of the idle time is the " + graph_word(b.p) +
+                                     " capture: the host records the launches into a graph and the GPU runs none "
+                                     "of them until the graph is launched, once; replays skip it. "
+                           : stepped ? "Most of the idle time is warm-up: first calls that load modules, allocate "
+                                       "memory or autotune (cudnn.benchmark, cuBLAS heuristics) before the first "
+                                       "step. "
+                                     : "Most of the idle time ends at a kernel's first call: warm-up (loading its "
+                                       "module, allocating memory, autotuning), which a trace without steps cannot "
+                                       "tell from the program's own pauses. ") +
                for_framework(b.p,
                              "Profile steady-state steps instead: torch.profiler.schedule(wait=1, warmup=2, "
                              "active=3), or run a few iterations before the capture starts.",
@@ -544,7 +569,9 @@ void gpu_idle_gaps(Builder& b) {
   f.title = count(gaps) + (gaps == 1 ? " GPU idle gap of at least " : " GPU idle gaps of at least ") +
             dur(th.idle_gap_ns) + " total " + dur(t.per_device(idle_gaps_known_ns(ev))) + " (" + pct1(gap_share) +
             " of the run), " + most +
-            (top == kWarmup && !stepped ? "ended by kernels' first calls (warm-up)" : kWords[top]);
+            (top == kWarmup && capture_mostly(b) ? "warm-up: the " + graph_word(b.p) + " capture"
+             : top == kWarmup && !stepped        ? std::string("ended by kernels' first calls (warm-up)")
+                                                 : std::string(kWords[top]));
   f.evidence =
       "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) + "; gaps >= " + dur(th.idle_gap_ns) +
       " (nsys flags 500 ms; training steps are millisecond-scale) take " + pct1(gap_share) +
@@ -561,7 +588,7 @@ void gpu_idle_gaps(Builder& b) {
       dur(t.per_device(input)) +
       " are the host-sync, sync-memcpy and input-bound findings' (not counted here). Communication is never in a gap "
       "(a gap has no op running), so exposed communication does not overlap it." +
-      unrecorded_words(b);
+      capture_words(b) + unrecorded_words(b);
   if (const std::string where = host_in_late_gaps(b, ev.idle_gaps_host); launch > 0 && !where.empty()) {
     f.evidence +=
         " During the gaps late launches ended, the launching thread was in (the innermost op, range or "
@@ -892,6 +919,14 @@ std::string launch_fix(const Profile& p, bool short_ops) {
                        "move other host work out of the loop that launches the kernels, ") +
          "and give each kernel more work so it outlasts the host's time per launch. Bundled workload: --graphs on.";
 }
+
+// Of the host's time over the steps (or the recording), what it spent in
+// CUDA graph captures or blocked in synchronizations: it issued no launches
+// then (none where under kMaterialShare of that time).
+TimeNs host_away(const LaunchStats& l, TimeNs recorded) {
+  if (double(l.host_not_launching_ns) < kMaterialShare * double(recorded)) return 0;
+  return std::clamp<TimeNs>(l.host_not_launching_ns, 0, recorded);
+}
 }  // namespace
 
 // Launch-bound: the GPU sits idle in short gaps that late launches end. Sized
@@ -912,7 +947,9 @@ void launch_bound(Builder& b) {
   // Without steps, the recording is the host's time (one pass, a serving
   // engine's batch).
   const bool stepped = b.p.steps.total_ns > 0;
-  const TimeNs host_time = stepped ? b.p.steps.total_ns : b.p.window.duration();
+  const TimeNs recorded = stepped ? b.p.steps.total_ns : b.p.window.duration();
+  const TimeNs away = host_away(l, recorded);
+  const TimeNs host_time = recorded - away;
   const TimeNs loading = b.p.workload.data_loading_ns < host_time ? b.p.workload.data_loading_ns : 0;
   const double host_per_launch =
       host_time > 0 && l.launches > 0 ? double(host_time - loading) / double(l.launches) : 0.0;
@@ -938,7 +975,14 @@ void launch_bound(Builder& b) {
                   : host_dominates
                       ? ", but the host spends " + dur(static_cast<TimeNs>(host_per_launch)) + " per launch over the " +
                             (stepped ? "steps (step time" : "recording (its time") +
-                            (loading > 0 ? " less its data loading, " + dur(loading) + ", / launches" : " / launches") +
+                            (away > 0 ? " less the " + dur(away) + " it spent " +
+                                            (b.p.workload.graph_captures ? "in CUDA graph captures and synchronizations"
+                                                                         : "blocked in synchronizations") +
+                                            ","
+                                      : "") +
+                            (loading > 0 ? (away > 0 ? " and" : " less") + std::string(" its data loading, ") +
+                                               dur(loading) + ", / launches"
+                                         : " / launches") +
                             "), " + fmt("%.0f", host_per_launch / double(l.cpu_launch.median)) +
                             "x its launch call's median: its own time per op, not the launch calls, is what the "
                             "GPU waits for" +
@@ -1008,6 +1052,12 @@ void host_sync(Builder& b) {
     if (s.copies)
       f.evidence += " Copies that block the host (" + count(s.copies) + ") leave it idle another " +
                     dur(t.per_device(s.gpu_idle_after_copies_ns)) + ": the sync-memcpy finding's, not counted here.";
+    if (s.setup_syncs)
+      f.evidence += " Not counted either: " + count(s.setup_syncs, "synchronization", "synchronizations") +
+                    " of CUDA graphs' one-time set-up (from a capture to the graph's first run, or inside torch's "
+                    "cudagraph trees recording one), which held the host " +
+                    dur(s.setup_ns) + ": the GPU idle after them (" + dur(t.per_device(s.setup_idle_ns)) +
+                    ") is warm-up, which no change of the program removes.";
     f.recommendation = for_framework(
         b.p,
         b.p.workload.phase == "inference"

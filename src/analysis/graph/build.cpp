@@ -899,6 +899,7 @@ Graph build_graph(const Trace& trace, const GraphOptions& options) {
   b.steps();
   b.optimizer_buckets();
   b.edges();
+  g.setup = detail::GraphSetup(trace).windows();
   return g;
 }
 

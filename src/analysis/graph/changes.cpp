@@ -300,7 +300,7 @@ std::vector<TimeRange> sorted_steps(const Graph& g) {
 void no_host_sync(Graph& g, ChangeResult* r) {
   const std::vector<TimeRange> steps = sorted_steps(g);
   for (NodeId n = 0; n < g.size(); ++n) {
-    if (g.kind[n] != NodeKind::sync || !inside_a_step(steps, g.obs_start[n])) continue;
+    if (g.kind[n] != NodeKind::sync || !inside_a_step(steps, g.obs_start[n]) || g.in_setup(g.obs_start[n])) continue;
     bool any = false;
     for (std::uint32_t i = g.in_begin[n]; i < g.in_begin[n + 1]; ++i)
       if (g.in[i].type == EdgeType::sync && !(g.in[i].flags & kDisabled)) g.in[i].flags |= kDisabled, any = true;
@@ -317,7 +317,8 @@ void no_host_sync(Graph& g, ChangeResult* r) {
 // data loading and synchronisations, which stay outside the graph. A launch
 // call of a millisecond or more does one-off setup (loading the kernel's
 // module, a first call's autotuning), which a graph does not remove from the
-// trace's step: it keeps its time.
+// trace's step: it keeps its time. So does CUDA graphs' own set-up (a
+// capture up to the graph's first run), which happens once, graphs or not.
 void cuda_graphs(Graph& g, ChangeResult* r) {
   constexpr TimeNs kLaunchNs = 1'000;
   const TimeNs setup = FindingThresholds{}.launch_setup_ns;
@@ -325,7 +326,7 @@ void cuda_graphs(Graph& g, ChangeResult* r) {
   for (const Chain& c : g.chains) {
     if (c.gpu) continue;
     for (NodeId n = c.begin; n < c.end; ++n) {
-      if (g.kind[n] == NodeKind::sync || !inside_a_step(steps, g.obs_start[n])) continue;
+      if (g.kind[n] == NodeKind::sync || !inside_a_step(steps, g.obs_start[n]) || g.in_setup(g.obs_start[n])) continue;
       if (g.kind[n] == NodeKind::launch && g.obs_end[n] - g.obs_start[n] >= setup) continue;
       if (g.kind[n] == NodeKind::launch) {
         ++r->matched;

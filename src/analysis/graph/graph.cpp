@@ -75,7 +75,13 @@ std::size_t Graph::memory_bytes() const {
   auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
   return bytes(kind) + bytes(category) + bytes(row) + bytes(obs_start) + bytes(obs_end) + bytes(dur) + bytes(lat) +
          bytes(in_begin) + bytes(in) + bytes(chains) + bytes(groups) + bytes(group_members) + bytes(input) +
-         bytes(input_calls) + bytes(steps) + bytes(step_ops);
+         bytes(input_calls) + bytes(steps) + bytes(step_ops) + bytes(setup);
+}
+
+bool Graph::in_setup(TimeNs at) const {
+  auto after =
+      std::upper_bound(setup.begin(), setup.end(), at, [](TimeNs x, const TimeRange& r) { return x < r.start; });
+  return after != setup.begin() && at < std::prev(after)->end;
 }
 
 std::string node_name(const Trace& trace, const Graph& g, NodeId n) {

@@ -180,6 +180,12 @@ struct Graph {
 
   std::vector<DeviceLatency> latencies;
   TimeNs call_cost_ns = 0;  // median launch-call duration: what a sync costs when it does not wait
+  // CUDA graphs' one-time set-up, in time order (each capture up to the
+  // graph's first run, torch's cudagraph trees recording one: analysis'
+  // GraphSetup): no change of the program removes it, so the changes that
+  // take host time away (--cuda-graphs, --no-host-sync) leave it as recorded.
+  std::vector<TimeRange> setup;
+  bool in_setup(TimeNs at) const;
 
   // What the trace lacked, and what was inferred or adjusted instead, keyed
   // by a dotted name ("graph.ops_without_launch", …), like TraceMeta::stats.

@@ -466,6 +466,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   y.gpu_idle_after_ns += r.syncs.gpu_idle_after_ns;
   y.copies += r.syncs.copies, y.copy_ns += r.syncs.copy_ns;
   y.gpu_idle_after_copies_ns += r.syncs.gpu_idle_after_copies_ns;
+  y.setup_syncs += r.syncs.setup_syncs, y.setup_ns += r.syncs.setup_ns, y.setup_idle_ns += r.syncs.setup_idle_ns;
   MemcpyStats& c = p->memcpys;
   const MemcpyStats& o = r.memcpys;
   c.count += o.count, c.bytes += o.bytes, c.time_ns += o.time_ns, c.htod += o.htod, c.dtoh += o.dtoh;
@@ -490,6 +491,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   l.synchronous_copies += r.launches.synchronous_copies;
   l.backlog_ops += r.launches.backlog_ops;
   l.late_launch_idle_ns += r.launches.late_launch_idle_ns;
+  l.host_not_launching_ns += r.launches.host_not_launching_ns;
   l.runtime_outliers += r.launches.runtime_outliers;
   l.launch_delay_outliers += r.launches.launch_delay_outliers;
   l.max_queue_depth = std::max(l.max_queue_depth, r.launches.max_queue_depth);

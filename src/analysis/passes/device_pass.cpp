@@ -19,6 +19,7 @@
 #include <cctype>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "analysis/detail/context.h"
 #include "analysis/ops/occupancy.h"
@@ -87,7 +88,8 @@ struct Run {
 struct SyncEnd {
   TimeNs end;
   bool copy;
-  TimeNs blocked;  // how long the call held the host (end - start)
+  TimeNs blocked;      // how long the call held the host (end - start)
+  bool setup = false;  // of CUDA graphs' one-time set-up (GraphSetup): the idle after it is warm-up
 };
 
 struct Flight {
@@ -662,6 +664,40 @@ struct Sweep {
            !earlier(TableId::memsets, t.memsets().start);
   }
 
+  // The first host synchronization that returned during the gap [g0, g1):
+  // the GPU had drained its queue and waited for the host from then on
+  // (input wait aside). The sync is charged what it held the host back, at
+  // most: had it not blocked, the host's work after it would have begun that
+  // much earlier, and the next launch with it. A sync that returns at once on
+  // an idle GPU leaves the gap to the host's late launch. A sync of CUDA
+  // graphs' set-up is charged as warm-up (`setup`), not as a sync.
+  [[gnu::always_inline]] void charge_sync(TimeNs g0, TimeNs g1, TimeNs* explained, TimeNs* setup, TimeNs* rest_from) {
+    while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g0) ++next_sync;
+    if (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) {
+      const SyncEnd& sync = sync_ends[next_sync];
+      // A sync the host was already blocked in when the GPU ran dry holds the gap from its start: nothing
+      // could be queued meanwhile (its return's latency included: a loop syncing after each kernel).
+      const bool blocked_at_start = sync.end - sync.blocked <= g0;
+      const TimeNs from = blocked_at_start ? g0 : sync.end;
+      const TimeNs blamed = std::min((g1 - from) - length_within(input_set, {from, g1}), sync.blocked);
+      if (blamed > 0 && sync.setup) {
+        // CUDA graphs' one-time set-up: warm-up, no sync's to remove.
+        p.syncs.setup_idle_ns += blamed;
+        *setup = blamed;
+        piece(from, std::min(g1, from + blamed), IdleCause::warm_up);
+        if (blocked_at_start) *rest_from = std::min(g1, g0 + blamed);
+      } else if (blamed > 0) {
+        p.syncs.gpu_idle_after_ns += blamed;
+        if (sync.copy) p.syncs.gpu_idle_after_copies_ns += blamed;
+        ev.sync_idle.add(rt.shift({from, g1}), blamed);
+        *explained += blamed;
+        piece(from, std::min(g1, from + blamed), sync.copy ? IdleCause::blocking_copy : IdleCause::host_sync);
+        if (blocked_at_start) *rest_from = std::min(g1, g0 + blamed);
+      }
+      while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) ++next_sync;
+    }
+  }
+
   // A gap [g0, g1) ends with ops starting at g1; `launch` is the earliest of
   // their launching calls' starts (`linked` false if none is linked);
   // (r, j): the op ending it.
@@ -695,37 +731,15 @@ struct Sweep {
       d.idle_other_ns += other;
     }
     if (gap >= big) ev.idle_gaps.add(rt.shift({g0, g1}), gap);
-    // The first host synchronization that returned during the gap: the GPU had
-    // drained its queue and waited for the host from then on (input wait
-    // aside). The sync is charged what it held the host back, at most: had it
-    // not blocked, the host's work after it would have begun that much
-    // earlier, and the next launch with it. A sync that returns at once on an
-    // idle GPU leaves the gap to the host's late launch.
-    while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g0) ++next_sync;
-    TimeNs explained = 0;
+    // The part after a host synchronization that returned during the gap.
+    TimeNs explained = 0, setup = 0;
     TimeNs rest_from = g0;  // where the parts after the sync's begin
-    if (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) {
-      const SyncEnd& sync = sync_ends[next_sync];
-      // A sync the host was already blocked in when the GPU ran dry holds the gap from its start: nothing
-      // could be queued meanwhile (its return's latency included: a loop syncing after each kernel).
-      const bool blocked_at_start = sync.end - sync.blocked <= g0;
-      const TimeNs from = blocked_at_start ? g0 : sync.end;
-      const TimeNs blamed = std::min((g1 - from) - length_within(input_set, {from, g1}), sync.blocked);
-      if (blamed > 0) {
-        p.syncs.gpu_idle_after_ns += blamed;
-        if (sync.copy) p.syncs.gpu_idle_after_copies_ns += blamed;
-        ev.sync_idle.add(rt.shift({from, g1}), blamed);
-        explained += blamed;
-        piece(from, std::min(g1, from + blamed), sync.copy ? IdleCause::blocking_copy : IdleCause::host_sync);
-        if (blocked_at_start) rest_from = std::min(g1, g0 + blamed);
-      }
-      while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) ++next_sync;
-    }
+    charge_sync(g0, g1, &explained, &setup, &rest_from);
     // The gap's parts, each charged once: after a sync, input wait, and the
     // rest by what ended it.
     // (The input cursor, not a search: idle_input() below walks the same pieces from g0.)
     const TimeNs input_part = input.length(g0, g1);
-    const TimeNs rest = std::max<TimeNs>(0, gap - explained - input_part);
+    const TimeNs rest = std::max<TimeNs>(0, gap - explained - setup - input_part);
     // The rest's part the late launch holds (the gap's start up to
     // host_until) and the part its work waited beyond that.
     const TimeNs rest_host = late ? std::clamp<TimeNs>(host_until - rest_from, 0, rest) : 0,
@@ -760,8 +774,8 @@ struct Sweep {
         ev.launch_gaps.add(rt.shift({rest_from, host_until}), rest_host);
       }
     } else {
-      long_gap({g0, g1, explained, input_part, rest, rest_host, rest_from, host_until, thread, launch_api, late, linked,
-                warm_up, unrecorded},
+      long_gap({g0, g1, explained, setup, input_part, rest, rest_host, rest_from, host_until, thread, launch_api, late,
+                linked, warm_up, unrecorded},
                r);
     }
     idle_input(g0, g1);
@@ -770,7 +784,7 @@ struct Sweep {
   // A gap of idle_gap_ns or more, split by close_gap(): its parts into the
   // evidence gpu-idle-gaps reads.
   struct LongGap {
-    TimeNs g0, g1, explained, input_part, rest, rest_host, rest_from, host_until;
+    TimeNs g0, g1, explained, setup, input_part, rest, rest_host, rest_from, host_until;
     TrackId thread;
     RowIndex launch_api;
     bool late, linked, warm_up, unrecorded;
@@ -779,9 +793,14 @@ struct Sweep {
     const TimeNs rest_other = x.rest - x.rest_host;
     ev.idle_gaps_explained_ns += x.explained + x.input_part;
     ev.idle_gaps_sync_ns += x.explained;
+    // After a sync of CUDA graphs' set-up: warm-up, whatever ended the gap.
+    ev.idle_gaps_warmup_ns += x.setup;
+    ev.idle_gaps_warmup += x.setup > 0 && !x.warm_up;
     if (x.warm_up) {
       ev.idle_gaps_warmup_ns += x.late ? x.rest_host : x.rest;
       ++ev.idle_gaps_warmup;
+      if (in_capture(x.g0, x.g1))
+        ++ev.idle_gaps_capture, ev.idle_gaps_capture_ns += length_within(captures, {x.g0, x.g1});
     } else if (x.late) {
       ev.idle_gaps_launch_ns += x.rest_host;
       if (x.thread != IdlePiece::kNone && x.rest_host > 0) late_gaps.push_back({x.thread, {x.rest_from, x.host_until}});
@@ -1281,21 +1300,26 @@ std::uint64_t fetches_in_steps(const IntervalSet& fetches, const std::vector<Ste
 // for it or for no particular device, else (traces without sync records) the
 // synchronizing API calls; and the launching calls of its copies that block
 // the host (`blocking`).
-std::vector<SyncEnd> sync_ends(const Trace& t, std::uint32_t device, const std::vector<BlockingCopy>& blocking) {
+std::vector<SyncEnd> sync_ends(const Trace& t, std::uint32_t device, const std::vector<BlockingCopy>& blocking,
+                               std::optional<GraphSetup>& setup) {
   std::vector<SyncEnd> out;
+  auto add = [&](TrackId thread, TimeNs a, TimeNs b) {
+    if (!setup) setup.emplace(t);
+    out.push_back({b, false, b - a, setup->any() && setup->holds(thread, a)});
+  };
   const SyncTable& y = t.syncs();
   if (y.size()) {
     for (std::size_t i = 0; i < y.size(); ++i)
       if (y.type_at(i) != SyncType::stream_wait_event && (y.device[i] == device || y.device[i] == kNoDevice) &&
           !(y.type_at(i) == SyncType::event && is_poll_sync(t, i)))
-        out.push_back({y.end[i], false, y.end[i] - y.start[i]});
+        add(y.track_at(i), y.start[i], y.end[i]);
   } else {
     const ApiCallTable& a = t.api_calls();
     std::vector<std::int8_t> is_sync(t.strings().size(), -1);
     for (std::size_t i = 0; i < a.size(); ++i) {
       std::int8_t& s = is_sync[a.name[i]];
       if (s < 0) s = is_sync_api(t.str(a.name[i])) ? 1 : 0;
-      if (s) out.push_back({a.end[i], false, a.end[i] - a.start[i]});
+      if (s) add(a.track_at(i), a.start[i], a.end[i]);
     }
   }
   for (const BlockingCopy& b : blocking)
@@ -1378,6 +1402,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
   if (!inputs.empty()) ev->has_input_ranges = true;
   p->steps.input_fetches += fetches_in_steps(fetches, steps);
   const std::vector<BlockingCopy> blocking = blocking_copies(t, opt);
+  std::optional<GraphSetup> setup;  // made at the first sync
   const std::vector<std::uint8_t> optimizer_op = optimizer_op_kernels(t);
   const HtaOpFilter hta_filter(t);
   HtaComputeNames hta_compute(t);
@@ -1421,7 +1446,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *names, info);
     sweep.sms = d.sm_count;
     if (exposed_comm) sweep.exposed_comm.keep_all(&(*exposed_comm)[device]);
-    sweep.sync_ends = sync_ends(t, device, blocking);
+    sweep.sync_ends = sync_ends(t, device, blocking, setup);
     sweep.first_step_end = first_step_end;
     sweep.optimizer_op = optimizer_op.empty() ? nullptr : optimizer_op.data();
     if (!t.api_calls().op_range.empty()) sweep.late_launches = &totals->late_launches;

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "analysis/detail/context.h"
+#include "analysis/util/intervals.h"
 
 namespace gpuscope::detail {
 
@@ -284,17 +285,28 @@ SyncType api_sync_type(std::string_view n) {
   return n.find("Stream") != std::string_view::npos ? SyncType::stream : SyncType::event;
 }
 
-void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p) {
+// Counts the host synchronizations; `held`: the host time in them.
+void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const GraphSetup& setup, Profile* p,
+                std::vector<TimeRange>* held) {
   const Trace& t = *rt.trace;
   SyncStats& out = p->syncs;
   const SyncTable& y = t.syncs();
+  // A sync of CUDA graphs' one-time set-up counts apart (GraphSetup).
+  auto count = [&](SyncType type, TrackId thread, TimeNs a, TimeNs b) {
+    held->push_back(rt.shift({a, b}));
+    if (setup.any() && setup.holds(thread, a)) {
+      ++out.setup_syncs, out.setup_ns += b - a;
+      return;
+    }
+    count_sync(out, type, b - a);
+  };
   if (y.size()) {
     for (std::size_t i = 0; i < y.size(); ++i) {
       if (opt.device != kNoDevice && y.device[i] != kNoDevice && y.device[i] != opt.device) continue;
       // Stream-wait-event is a GPU-side dependency, not the host waiting.
       if (y.type_at(i) == SyncType::stream_wait_event) continue;
       if (y.type_at(i) == SyncType::event && is_poll_sync(t, i)) continue;  // a poll: the host did not wait
-      count_sync(out, y.type_at(i), y.end[i] - y.start[i]);
+      count(y.type_at(i), y.track_at(i), y.start[i], y.end[i]);
     }
     return;
   }
@@ -305,8 +317,21 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p) {
     std::int8_t& k = type[a.name[i]];
     if (k < 0) k = static_cast<std::int8_t>(api_sync_type(t.str(a.name[i])));
     if (k != static_cast<std::int8_t>(SyncType::unknown))
-      count_sync(out, static_cast<SyncType>(k), a.end[i] - a.start[i]);
+      count(static_cast<SyncType>(k), a.track_at(i), a.start[i], a.end[i]);
   }
+}
+
+// The host time over the steps (without steps, the recorded window) in
+// which it issued no launches: CUDA graph captures up to their graphs' first
+// runs, and host synchronizations (`held`, on the shifted clock).
+void host_not_launching(const RankedTrace& rt, const GraphSetup& setup, std::vector<TimeRange> held, Profile* p) {
+  for (const TimeRange& w : setup.windows(true)) held.push_back(rt.shift(w));
+  if (held.empty()) return;
+  const std::vector<TimeRange> away = intervals::union_of(std::move(held));
+  TimeNs n = 0;
+  for (const Step& s : p->steps.steps) n += intervals::length_within(away, s.range);
+  if (p->steps.steps.empty()) n = intervals::length_within(away, p->window);
+  p->launches.host_not_launching_ns = n;
 }
 
 // [SECTION] Copies ------------------------------------------------------------------------------
@@ -470,7 +495,10 @@ std::vector<BlockingCopy> blocking_copies(const Trace& t, const AnalysisOptions&
 
 void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev) {
   per_stream(rt, opt, totals, p);
-  host_syncs(rt, opt, p);
+  GraphSetup setup(*rt.trace);
+  std::vector<TimeRange> held;
+  host_syncs(rt, opt, setup, p, &held);
+  host_not_launching(rt, setup, std::move(held), p);
   copies(rt, opt, p, ev);
 }
 

@@ -537,12 +537,64 @@ GraphCaptures graph_captures(const Trace& t) {
       inside += open >= 0;
     } else if (open >= 0) {
       windows.push_back({open, a.end[i]});
+      c.each.push_back({track, {open, a.end[i]}});
       ++c.captures, c.launches += inside, open = -1, c.end = a.name[i];
       c.last_end = std::max(c.last_end, a.end[i]);
     }
   }
   c.windows = intervals::union_of(std::move(windows));
   return c;
+}
+
+bool cudagraph_recording_name(std::string_view n) {
+  if (n.starts_with("CUDAGraphNode.record")) return true;
+  if (n.find("cudagraph_trees.py(") == std::string_view::npos) return false;
+  return n.ends_with(": record_function") || n.ends_with(": _record");
+}
+
+GraphSetup::GraphSetup(const Trace& t) {
+  // torch's cudagraph trees recording a graph, where the trace has its ranges.
+  if (any_string(t, cudagraph_recording_name)) {
+    NameMemo recording(t, cudagraph_recording_name);
+    const RangeTable& rg = t.ranges();
+    for (RowIndex r = 0; r < rg.size(); ++r)
+      if (recording(rg.name[r])) phases_.push_back({rg.track_at(r), {rg.start[r], rg.end[r]}, false});
+  }
+  GraphCaptures c = graph_captures(t);
+  if (c.each.empty()) return;
+  // Each thread's graph launches, in time order (rows are per thread, in time order).
+  std::vector<std::pair<TrackId, RowIndex>> launches;
+  for_each_call_named(t, is_graph_launch_name, [&](RowIndex a) { launches.push_back({t.api_calls().track_at(a), a}); });
+  const ApiCallTable& api = t.api_calls();
+  for (auto& [thread, w] : c.each) {
+    auto next = std::find_if(launches.begin(), launches.end(), [&, th = thread, end = w.end](const auto& l) {
+      return l.first == th && api.start[l.second] >= end;
+    });
+    TimeNs until = w.end;
+    if (next != launches.end()) {
+      until = std::max(until, api.end[next->second]);
+      t.for_each_op_of(next->second, [&](OpRef op) {
+        const TimeNs e = op.table == OpTable::kernel   ? t.kernels().end[op.row]
+                         : op.table == OpTable::memcpy ? t.memcpys().end[op.row]
+                                                       : t.memsets().end[op.row];
+        until = std::max(until, e);
+      });
+    }
+    phases_.push_back({thread, {w.start, until}, true});
+  }
+}
+
+bool GraphSetup::holds(TrackId thread, TimeNs a) const {
+  for (const Phase& p : phases_)
+    if (p.thread == thread && a >= p.range.start && a < p.range.end) return true;
+  return false;
+}
+
+std::vector<TimeRange> GraphSetup::windows(bool captures_only) const {
+  std::vector<TimeRange> w;
+  for (const Phase& p : phases_)
+    if (p.capture || !captures_only) w.push_back(p.range);
+  return intervals::union_of(std::move(w));
 }
 
 namespace {

@@ -307,6 +307,35 @@ TEST(Graph, CudaGraphsKeepASetupLaunchCall) {
   EXPECT_LT(span(p).duration(), span(observed(g)).duration());
 }
 
+// The host's time recording launches into a CUDA graph (BeginCapture to
+// EndCapture) is one-time set-up, graphs or not: --cuda-graphs keeps it as
+// recorded. The same calls under names that capture nothing are the
+// step's host time between launches, which it removes.
+TEST(Graph, CudaGraphsKeepTheCaptureOfAGraph) {
+  auto trace = [](std::string_view begin, std::string_view end) {
+    TinyTrace b;
+    for (int i = 0; i < 10; ++i) b.kernel("small", 0, 7, 20 * i + 12, 20 * i + 14, 20 * i, 10);
+    b.call(begin, 200, 201);
+    for (int i = 0; i < 20; ++i) b.call("cudaLaunchKernel", 210 + 100 * i, 212 + 100 * i);  // recorded: run nothing
+    b.call(end, 2200, 2201);
+    b.kernel("after", 0, 7, 2222, 2224, 2210, 10);
+    b.range("step 1", 0, 2300);
+    b.range("step 2", 2300, 2301);
+    return b.freeze();
+  };
+  const Trace captured = trace("cudaStreamBeginCapture", "cudaStreamEndCapture");
+  const Graph g = build_graph(captured);
+  ASSERT_EQ(g.setup.size(), 1u);
+  EXPECT_EQ(g.setup[0].start, us(200));
+  replay_exactly(g);
+  EXPECT_GE(span(changed(captured, g, {make_change(ChangeKind::cuda_graphs)})).duration(), us(2000));
+  const Trace plain = trace("cudaEventRecord", "cudaEventQuery");
+  const Graph h = build_graph(plain);
+  EXPECT_TRUE(h.setup.empty());
+  replay_exactly(h);
+  EXPECT_LT(span(changed(plain, h, {make_change(ChangeKind::cuda_graphs)})).duration(), us(1000));
+}
+
 TEST(Graph, ChangesThatMatchNothingAreErrors) {
   TinyTrace b;
   b.kernel("k", 0, 7, 10, 20, 0);
