@@ -36,7 +36,7 @@ TimeNs replay(TraceFactory& f, TimeNs at) {
 }
 
 struct Planted {
-  bool capture = true;         // BeginCapture/EndCapture around the recorded launches
+  bool capture = true;          // BeginCapture/EndCapture around the recorded launches
   std::string_view range = {};  // a Python frame around the first run and its sync
 };
 
@@ -110,10 +110,12 @@ TEST(GraphSetup, ASyncAfterAGraphLaunchWithNoCaptureIsASync) {
 // torch's cudagraph trees recording a graph (its Python frame around the
 // sync) is set-up wherever the capture calls are; another frame is not.
 TEST(GraphSetup, ASyncInsideTorchsCudagraphRecordingIsSetUp) {
-  const Profile in = graph_run({.capture = false, .range = "torch/_inductor/cudagraph_trees.py(2205): record_function"});
+  const Profile in =
+      graph_run({.capture = false, .range = "torch/_inductor/cudagraph_trees.py(2205): record_function"});
   EXPECT_EQ(in.syncs.setup_syncs, 1u);
   EXPECT_EQ(in.syncs.count, 10u);
-  const Profile other = graph_run({.capture = false, .range = "diffusers/pipelines/flux/pipeline_flux.py(652): __call__"});
+  const Profile other =
+      graph_run({.capture = false, .range = "diffusers/pipelines/flux/pipeline_flux.py(652): __call__"});
   EXPECT_EQ(other.syncs.setup_syncs, 0u);
   EXPECT_EQ(other.syncs.count, 11u);
 }
