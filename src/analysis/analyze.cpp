@@ -147,6 +147,8 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   p.steps.source = find_steps(rt, opt, &steps, nullptr, &p.steps.not_steps, &p.steps.source_evidence, &early);
   p.steps.early_ops = early.ops;
   p.steps.early_ops_ns = early.ns;
+  p.steps.backlog_ops = early.backlog_ops;
+  p.steps.backlog_ns = early.backlog_ns;
   std::vector<DeviceSummary> devices;
   std::vector<TemporalBreakdown> hta;
   ExposedCommunication exposed_comm;

@@ -275,6 +275,15 @@ struct StepSummary {
   // done, so they are in no step's time; Σ GPUs.
   std::uint64_t early_ops = 0;
   TimeNs early_ops_ns = 0;  // Σ their durations
+  // The work queued ahead of the GPUs' first steps from ranges (launched
+  // before the trace began, or before the step) that ran before the step
+  // started on the GPU: in no step's time; Σ GPUs.
+  std::uint64_t backlog_ops = 0;
+  TimeNs backlog_ns = 0;  // Σ their durations
+  // Host time blocked in synchronizations (device, stream and event syncs)
+  // inside the steps, Σ steps: the host waited for the GPU then, and issued
+  // nothing.
+  TimeNs sync_blocked_ns = 0;
   std::vector<HostRange> outside_ranges;
   // How steps found on the GPU (pattern, bursts) were found: the kernel that
   // begins each iteration and its period, or the bursts and the host gaps

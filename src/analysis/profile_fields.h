@@ -632,6 +632,12 @@ constexpr void rows(V& v, Of<StepSummary>) {
                        "ops of a GPU's first step that started before it did, beside the work queued ahead of it "
                        "(in no step's time), Σ GPUs");
   field<&S::early_ops_ns>(v, "early_ops_ns", "ns", "Σ early_ops' durations");
+  added<&S::backlog_ops>(v, "backlog_ops", "",
+                         "ops queued ahead of a GPU's first step (before the trace began, or before the step) that "
+                         "ran before it started on the GPU (in no step's time), Σ GPUs");
+  added<&S::backlog_ns>(v, "backlog_ns", "ns", "Σ backlog_ops' durations");
+  added<&S::sync_blocked_ns>(v, "sync_blocked_ns", "ns",
+                             "host time blocked in synchronizations (device, stream, event) inside the steps, Σ steps");
   field<&S::outside_ranges>(v, "outside_ranges", "",
                             "the longest host ranges wholly inside that time, most first (up to 5 names)");
   field<&S::source_evidence>(v, "source_evidence", "",

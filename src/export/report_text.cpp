@@ -694,14 +694,26 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
            percent1(double(s.host_tail_ns) / double(s.total_ns)) +
            " of step time: the GPU had none of the step's work left then, so that time counts in the steps' "
            "idle unless other work ran; the host work there delays the next step's launches\n";
-  if (s.early_ops > 0)
+  if (s.early_ops > 0 || s.backlog_ops > 0) {
+    // The backlog's share of all GPU time (Σ devices' busy time).
+    TimeNs busy = 0;
+    for (const DeviceSummary& d : p.devices) busy += d.busy_ns;
+    const std::string backlog =
+        s.backlog_ops > 0 ? " (" + count(s.backlog_ops, "GPU op", "GPU ops") + ", " + duration(s.backlog_ns) +
+                                (busy > 0 ? ", " + percent1(double(s.backlog_ns) / double(busy)) + " of GPU busy time"
+                                          : std::string()) +
+                                ", in no step's time)"
+                          : "";
     out += wrap(
         "The first step starts on the GPU when the work queued ahead of it (before the trace, or before "
-        "the step) was done; " +
-            count(s.early_ops, "op", "ops") + " of its own (" + duration(s.early_ops_ns) +
-            " of GPU time) started before that, beside the backlog on another stream, and are in no step's "
-            "time.",
+        "the step) was done" +
+            backlog +
+            (s.early_ops > 0 ? "; " + count(s.early_ops, "op", "ops") + " of its own (" + duration(s.early_ops_ns) +
+                                   " of GPU time) started before that, beside the backlog on another "
+                                   "stream, and are in no step's time."
+                             : "."),
         o.width, "  ", "  ");
+  }
   if (replay_holds_backlog(p))
     out += wrap("The what-if replay measures " + std::string(s.steps.size() == 1 ? "the step" : "each step") +
                     " from its host range's start, as the trace ran it: median " +

@@ -400,10 +400,13 @@ struct StepOrigin {
 // `how`, how steps found on the GPU (pattern, bursts) were found.
 // With `early`, the ops of the devices' first steps that started before
 // the step did on the GPU, beside the work queued ahead of it (left out of
-// the step's time: StepSummary::early_ops).
+// the step's time: StepSummary::early_ops), and the work queued ahead of
+// those steps (StepSummary::backlog_ops).
 struct EarlyOps {
   std::uint64_t ops = 0;
   TimeNs ns = 0;  // Σ their durations
+  std::uint64_t backlog_ops = 0;
+  TimeNs backlog_ns = 0;  // Σ their durations
 };
 StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
                       std::vector<StepOrigin>* origins = nullptr, std::string* why_none = nullptr,

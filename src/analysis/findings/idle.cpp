@@ -943,7 +943,8 @@ void launch_bound(Builder& b) {
   // host decides a launch-bound step) against its launch call: three times
   // the call or more, its own time per op (Python, dispatch), not the
   // launch calls, is what the GPU waits for, short kernels or not.
-  // The host's data loading inside the steps is not time per launch.
+  // The host's data loading inside the steps is not time per launch, nor
+  // its time blocked in synchronizations (it waited for the GPU then).
   // Without steps, the recording is the host's time (one pass, a serving
   // engine's batch).
   const bool stepped = b.p.steps.total_ns > 0;

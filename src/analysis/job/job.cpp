@@ -449,6 +449,9 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   p->steps.before_gpu_ns += r.steps.before_gpu_ns;
   p->steps.early_ops += r.steps.early_ops;
   p->steps.early_ops_ns += r.steps.early_ops_ns;
+  p->steps.backlog_ops += r.steps.backlog_ops;
+  p->steps.backlog_ns += r.steps.backlog_ns;
+  p->steps.sync_blocked_ns += r.steps.sync_blocked_ns;
   p->steps.input_fetches += r.steps.input_fetches;
   detail::merge_host_ranges(r.steps.outside_ranges, &p->steps.outside_ranges);
   for (IdleByCause i : r.idle) i.rank = x.rank, p->idle.push_back(i);

@@ -285,7 +285,26 @@ SyncType api_sync_type(std::string_view n) {
   return n.find("Stream") != std::string_view::npos ? SyncType::stream : SyncType::event;
 }
 
-// Counts the host synchronizations; `held`: the host time in them.
+// The host time blocked in `syncs` (in the shifted clock) inside the steps:
+// per device in time order, none overlapping the one before (find_steps).
+TimeNs blocked_in_steps(const std::vector<Step>& steps, std::vector<TimeRange> syncs) {
+  if (syncs.empty() || steps.empty()) return 0;
+  std::sort(syncs.begin(), syncs.end(), [](const TimeRange& a, const TimeRange& b) { return a.start < b.start; });
+  TimeNs out = 0;
+  for (std::size_t b = 0, e = 0; b < steps.size(); b = e) {
+    while (e < steps.size() && steps[e].device == steps[b].device) ++e;
+    const auto first = steps.begin() + static_cast<std::ptrdiff_t>(b),
+               last = steps.begin() + static_cast<std::ptrdiff_t>(e);
+    for (const TimeRange& y : syncs)
+      for (auto s = std::partition_point(first, last, [&](const Step& x) { return x.range.end <= y.start; });
+           s != last && s->range.start < y.end; ++s)
+        out += std::min(y.end, s->range.end) - std::max(y.start, s->range.start);
+  }
+  return out;
+}
+
+// Counts the host synchronizations; `held`: the host time in them (also
+// the steps' share of it, StepSummary::sync_blocked_ns).
 void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const GraphSetup& setup, Profile* p,
                 std::vector<TimeRange>* held) {
   const Trace& t = *rt.trace;
@@ -308,17 +327,18 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const GraphSe
       if (y.type_at(i) == SyncType::event && is_poll_sync(t, i)) continue;  // a poll: the host did not wait
       count(y.type_at(i), y.track_at(i), y.start[i], y.end[i]);
     }
-    return;
+  } else {
+    // Traces without synchronization records (Kineto's 2021 schema): the API calls.
+    const ApiCallTable& a = t.api_calls();
+    std::vector<std::int8_t> type(t.strings().size(), -1);  // per name: its SyncType, -1 not decided yet
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      std::int8_t& k = type[a.name[i]];
+      if (k < 0) k = static_cast<std::int8_t>(api_sync_type(t.str(a.name[i])));
+      if (k != static_cast<std::int8_t>(SyncType::unknown))
+        count(static_cast<SyncType>(k), a.track_at(i), a.start[i], a.end[i]);
+    }
   }
-  // Traces without synchronization records (Kineto's 2021 schema): the API calls.
-  const ApiCallTable& a = t.api_calls();
-  std::vector<std::int8_t> type(t.strings().size(), -1);  // per name: its SyncType, -1 not decided yet
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    std::int8_t& k = type[a.name[i]];
-    if (k < 0) k = static_cast<std::int8_t>(api_sync_type(t.str(a.name[i])));
-    if (k != static_cast<std::int8_t>(SyncType::unknown))
-      count(static_cast<SyncType>(k), a.track_at(i), a.start[i], a.end[i]);
-  }
+  p->steps.sync_blocked_ns = blocked_in_steps(p->steps.steps, *held);
 }
 
 // The host time over the steps (without steps, the recorded window) in

@@ -1194,6 +1194,36 @@ TEST(LaunchBound, HostTimePerOpBeyondTheLaunchCallIsHostPerOp) {
     }
 }
 
+// The host's time blocked in synchronizations inside the steps is no time
+// per launch: it waited for the GPU then (an MI300 trace's step ends in 4.1
+// ms of hipDeviceSynchronize). Short launches 12 µs apart with a 900 µs
+// sync in each step are short-ops; 200 µs apart, host-per-op, the sync
+// said as left out.
+TEST(LaunchBound, TimeBlockedInSyncsIsNoHostTimePerLaunch) {
+  for (const TimeNs between : {200 * us, 12 * us}) {
+    SCOPED_TRACE(::testing::Message() << between);
+    TraceFactory f;
+    TimeNs t = 1 * ms;
+    for (int s = 0; s < 5; ++s) {
+      const TimeNs s0 = t;
+      for (int i = 0; i < 50; ++i, t += between) f.kernel(0, 7, names::kRelu, t + 6 * us, t + 8 * us, t, 5 * us);
+      f.api("cudaDeviceSynchronize", t, t + 900 * us);
+      t += 900 * us;
+      f.range("step " + std::to_string(s), s0 - 10 * us, t);
+    }
+    const Profile p = analyze(f.build());
+    EXPECT_EQ(p.steps.sync_blocked_ns, 5 * 900 * us);
+    const Finding* lb = testing::find_finding(p, "launch-bound");
+    ASSERT_TRUE(lb) << testing::describe_findings(p);
+    EXPECT_EQ(lb->variant, between == 200 * us ? "host-per-op" : "short-ops") << lb->evidence;
+    if (between == 200 * us) {
+      EXPECT_NE(lb->evidence.find("(step time less its time blocked in synchronizations, 4.5 ms, / launches)"),
+                std::string::npos)
+          << lb->evidence;
+    }
+  }
+}
+
 TEST(OpLaunchOverhead, OneOrTwoCallsAreNotAPattern) {
   // A first call's launch carries one-off costs (lazy module loading): not a finding.
   for (int calls : {1, 2}) {

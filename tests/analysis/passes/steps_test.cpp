@@ -218,6 +218,36 @@ TEST(StepsFromRanges, WorkASyncAtTheStepsStartWaitedForIsBacklog) {
   EXPECT_EQ(lost.steps.steps[0].range.start, 1'000'000);
 }
 
+// The host's and the GPU's clocks need not agree to the microsecond: a sync
+// that returns a little before the backlog's recorded end (7.5 µs in an
+// MI300 trace) was still blocking when its last op began, so it waited for
+// it, and the backlog stays out of the step (said as backlog_ops). A sync
+// that returned before that op began did not wait for it. The host's time
+// blocked in syncs inside the step is counted (sync_blocked_ns).
+TEST(StepsFromRanges, ASyncThatReturnsJustBeforeTheBacklogsRecordedEndWaitedForIt) {
+  auto run = [](TimeNs sync_end) {
+    testing::TraceFactory f;
+    f.range("ProfilerStep#6", 1'000'000, 60'000'000, 1, RangeKind::annotation, "user_annotation");
+    f.kernel(0, 7, "previous tail", 900'000, 14'000'000, TraceFactory::kNoLaunch);
+    f.kernel(0, 7, "previous tail", 14'000'000, 15'000'000, TraceFactory::kNoLaunch);
+    f.api("hipDeviceSynchronize", 1'050'000, sync_end);
+    f.kernel(0, 7, "step work", 15'100'000, 50'000'000, 15'050'000);
+    f.api("hipDeviceSynchronize", 50'000'000, 50'100'000);  // the step's own, at its end
+    return analyze(f.build());
+  };
+  const Profile skewed = run(14'992'500);
+  ASSERT_EQ(skewed.steps.steps.size(), 1u);
+  EXPECT_EQ(skewed.steps.steps[0].range.start, 15'000'000);
+  EXPECT_EQ(skewed.steps.backlog_ops, 2u);
+  EXPECT_EQ(skewed.steps.backlog_ns, 14'100'000);
+  EXPECT_EQ(skewed.steps.sync_blocked_ns, 100'000);  // the first sync ended before the step began on the GPU
+  const Profile early = run(13'900'000);
+  ASSERT_EQ(early.steps.steps.size(), 1u);
+  EXPECT_EQ(early.steps.steps[0].range.start, 1'000'000);
+  EXPECT_EQ(early.steps.backlog_ops, 0u);
+  EXPECT_EQ(early.steps.sync_blocked_ns, 12'850'000 + 100'000);  // both syncs lie in the step
+}
+
 // Work launched before the first step that does not run at its start (held
 // by a dependency: the GPU idle meanwhile) is no backlog of a GPU behind its
 // host: the wait is the step's, which starts when the host began it (an
