@@ -104,6 +104,14 @@ bool is_amd_matrix_core_kernel(std::string_view name) {
   // Tensile's matrix-instruction tile: "_MI" and a digit ("_MI16x16x1_").
   for (std::size_t i = name.find("_MI"); i != std::string_view::npos; i = name.find("_MI", i + 1))
     if (i + 3 < name.size() && std::isdigit(static_cast<unsigned char>(name[i + 3]))) return true;
+  // Fused attention for AMD's GPUs multiplies on the matrix cores: AOTriton's
+  // (PyTorch-ROCm's flash attention for SDPA: attn_fwd, its backward's
+  // bwd_kernel_dk_dv and bwd_kernel_dq, Triton's tl.dot on MFMA), Composable
+  // Kernel's and AITER's (ck_tile::FmhaFwdKernel, fmha_fwd_…, fmha_bwd_…).
+  // Their names do not say their element type.
+  for (std::string_view f :
+       {"attn_fwd", "attn_bwd", "bwd_kernel_dk_dv", "bwd_kernel_dq", "fmhafwd", "fmhabwd", "fmha_fwd", "fmha_bwd"})
+    if (contains_nocase(name, f)) return true;
   return false;
 }
 

@@ -810,10 +810,26 @@ OpPrecision op_precision(const Profile& p) {
 // (is_amd_matrix_core_kernel), and some say their element type; a kernel
 // without such a name may still use them, so the names can tell "already
 // reduced precision on the matrix cores", never the opposite.
+// Whether the framework ops that launched `kernel` (those of the op table
+// that list it among their kernels) are GEMMs, convolutions or attention
+// that all record 16- or 8-bit inputs: the precision a kernel's name does
+// not say (AOTriton's attn_fwd), from what its launching ops were given.
+bool launched_with_narrow_inputs(const Profile& p, std::string_view kernel) {
+  bool any = false;
+  for (const OpRow& r : p.ops) {
+    if (r.family != "gemm" && r.family != "convolution" && r.family != "attention") continue;
+    if (std::none_of(r.top_kernels.begin(), r.top_kernels.end(), [&](const OpKernel& k) { return k.name == kernel; }))
+      continue;
+    if (r.math != "bf16" && r.math != "fp16" && r.math != "fp8") return false;
+    any = true;
+  }
+  return any;
+}
+
 HelpAnswer precision_off_nvidia(const Profile& p, const JobTotals& j) {
   const std::string_view id = "mixed-precision";
   const std::string_view q = "mixed precision (tensor cores)?";
-  TimeNs matrix = 0, reduced = 0, all = 0;
+  TimeNs matrix = 0, reduced = 0, by_ops = 0, all = 0;
   for (const Hotspot& h : p.hotspots)
     if (h.category == KernelCategory::convolution || h.category == KernelCategory::gemm ||
         h.category == KernelCategory::attention) {
@@ -822,15 +838,24 @@ HelpAnswer precision_off_nvidia(const Profile& p, const JobTotals& j) {
       // flash attention) that set Hotspot::tensor_cores.
       if (!is_amd_matrix_core_kernel(h.name) && !h.tensor_cores) continue;
       matrix += h.stats.total;
-      reduced += amd_reduced_precision_name(h.name) ? h.stats.total : 0;
+      if (amd_reduced_precision_name(h.name))
+        reduced += h.stats.total;
+      else if (launched_with_narrow_inputs(p, h.name))
+        by_ops += h.stats.total;
     }
+  if (category_share(p, {KernelCategory::convolution, KernelCategory::gemm, KernelCategory::attention}) == 0)
+    return answer(id, q, Verdict::not_applicable, "no convolution, GEMM or attention kernels in this trace");
   const std::string share =
       pct1(ratio(matrix, all)) +
       " of the listed convolution, GEMM and attention time runs in kernels named for AMD's "
-      "matrix cores (mfma, Tensile's MI tiles, Composable Kernel's xdl, wmma, FP8/FP4 products, flash "
-      "attention), " +
-      pct1(ratio(reduced, all)) + " with a 16- or 8-bit type in the name";
-  if (all > 0 && reduced * 10 >= all * 9)
+      "matrix cores (mfma, Tensile's MI tiles, Composable Kernel's xdl and fmha, wmma, FP8/FP4 products, flash "
+      "attention, AOTriton's attn_fwd), " +
+      pct1(ratio(reduced, all)) + " with a 16- or 8-bit type in the name" +
+      (by_ops > 0 ? " and " + pct1(ratio(by_ops, all)) +
+                        " in kernels whose launching GEMM, convolution or attention ops all record 16- or 8-bit "
+                        "inputs"
+                  : std::string());
+  if (all > 0 && (reduced + by_ops) * 10 >= all * 9)
     return answer(id, q, Verdict::no, share + ": the math already runs in reduced precision on the matrix cores");
   const OpPrecision op = op_precision(p);
   const TimeNs span = j.span;

@@ -612,6 +612,59 @@ TEST(Helps, AmdPrecisionFromTheOpsRecordedTypes) {
   EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "their names do not tell")) << help(p, "mixed-precision")->reason;
 }
 
+// AMD's fused attention (AOTriton's attn_fwd under PyTorch-ROCm's SDPA,
+// Composable Kernel's and AITER's fmha) runs on the matrix cores, and its
+// name gives no type: the attention, GEMM or convolution ops that launched
+// it tell its precision where they all record 16- or 8-bit inputs, though
+// they launched only part of its time (the rest queued before the trace).
+// One launching op with fp32 inputs leaves it unknown; a trace with no such
+// math at all is n/a.
+TEST(Helps, AmdAttentionKernelsTakeTheirPrecisionFromTheirLaunchingOps) {
+  Hotspot gemm, attn;
+  Profile p = math_profile(KernelCategory::gemm, &gemm, &attn);
+  p.devices[0].name = "AMD Instinct MI300X";
+  p.devices[0].compute_major = 9;
+  p.devices[0].compute_minor = 4;
+  gemm.name = "Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT256x128x64_MI16x16x1_SN_LDSB1";  // bf16
+  gemm.stats.total = 300 * ms;
+  attn.name = "attn_fwd";
+  attn.category = KernelCategory::attention;
+  attn.stats.total = 100 * ms;
+  p.hotspots = {gemm, attn};
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "mixed-precision");
+  EXPECT_EQ(a->verdict, Verdict::unknown) << a->reason;
+  EXPECT_TRUE(has(a->reason, "100.0% of the listed")) << a->reason;  // attn_fwd is on the matrix cores
+  OpRow r;
+  r.name = "aten::_flash_attention_forward";
+  r.family = "attention";
+  r.math = "bf16";
+  r.gpu_self_ns = 60 * ms;
+  r.top_kernels = {{"attn_fwd", KernelCategory::attention, 24, 60 * ms, 0}};
+  p.ops.push_back(r);
+  settle_findings(&p);
+  a = help(p, "mixed-precision");
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_TRUE(has(a->reason,
+                  "25.0% in kernels whose launching GEMM, convolution or attention ops all record 16- or "
+                  "8-bit inputs"))
+      << a->reason;
+  r.name = "aten::_efficient_attention_forward";
+  r.math = "fp32";
+  p.ops.push_back(r);
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::unknown) << help(p, "mixed-precision")->reason;
+  EXPECT_TRUE(is_amd_matrix_core_kernel("bwd_kernel_dk_dv"));
+  EXPECT_TRUE(is_amd_matrix_core_kernel("ck_tile::FmhaFwdKernel<ck_tile::BlockFmhaPipelineQRKSVSAsync<>>"));
+  EXPECT_TRUE(is_amd_matrix_core_kernel("_ZN5aiter37fmha_fwd_hd128_bf16_causal_a32_rtz_pssk"));
+  EXPECT_FALSE(is_amd_matrix_core_kernel("at::native::(anonymous namespace)::vectorized_layer_norm_kernel"));
+  // No convolution, GEMM or attention at all (a unit test of norm layers).
+  p.categories[0].category = KernelCategory::normalization;
+  for (Hotspot& h : p.hotspots) h.category = KernelCategory::normalization;
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::not_applicable) << help(p, "mixed-precision")->reason;
+}
+
 // The weight update's share of kernel time says little where the GPU is
 // mostly idle: measured against the span, 5 % of 10 ms of kernels in a
 // 1 s span is too little to matter.
