@@ -512,8 +512,8 @@ std::string warm_up_words(bool stepped) {
   return std::string(" ended by the first call of a kernel or of the framework op that launched it") +
          (stepped ? " before the first step ended" : ", where with no steps in the trace any first call counts") +
          ", or by a launch the host made after set-up calls such as creating streams or handles and loading "
-         "modules, inside a range the program named warm-up, or while the host captured a CUDA graph), a late "
-         "host launch ";
+         "modules, inside a range the program named warm-up, inside an op's first call that took ten times its "
+         "slowest later call or more, or while the host captured a CUDA graph), a late host launch ";
 }
 
 }  // namespace

@@ -756,9 +756,7 @@ struct Sweep {
         late && launch_api != kNoRow &&
         t.api_calls().end[launch_api] - t.api_calls().start[launch_api] >= opt.thresholds.launch_setup_ns;
     const bool warm_up = (first_call(r, j) && (g0 < first_step_end || setup_call) && (late || !linked)) ||
-                         (late && gap >= big &&
-                          (setup_in(thread, g0, host_until) || in_warm_up_range(thread, g0, host_until) ||
-                           (g0 < first_step_end && in_first_op_call(launch_api, g0, host_until))));
+                         (late && gap >= big && one_time_host_work(thread, launch_api, g0, host_until));
     if (idle_pieces) {  // only where the trace has host samples
       if (rest_host > 0) piece(rest_from, host_until, gap_cause(gap < big, true, warm_up, linked, false), thread);
       if (rest_other > 0)
@@ -811,6 +809,15 @@ struct Sweep {
                   : ev.idle_gaps_unlaunched_ns) += held ? rest_other : 0;
     if (held && x.unrecorded) note_unrecorded(r, rt.shift({x.g0, x.g1}));
     if (held && x.linked && !x.unrecorded) note_stream_wait(x.launch_api, rest_other);
+  }
+
+  // Whether the launching thread spent [a, b), the host part of a long gap a
+  // late launch ended, on one-time work: set-up calls, a range named
+  // warm-up, the first call of the launching op before the first step ended,
+  // or an op's first call much slower than its later ones.
+  bool one_time_host_work(TrackId thread, RowIndex launch_api, TimeNs a, TimeNs b) {
+    return setup_in(thread, a, b) || in_warm_up_range(thread, a, b) ||
+           (a < first_step_end && in_first_op_call(launch_api, a, b)) || in_slow_first_call(thread, a, b);
   }
 
   // Whether at least half of [a, b) lies inside CUDA graph captures (any
@@ -898,20 +905,54 @@ struct Sweep {
   // kernels and picks its algorithms there, warm-up like a kernel's first
   // call, whichever of its ops (a workspace's memset) ends the gap.
   std::vector<RowIndex> first_op_of_name;  // per name: the earliest op range (kNoRow: none)
+  void first_ops() {
+    const RangeTable& r = t.ranges();
+    first_op_of_name.assign(t.strings().size(), kNoRow);
+    for (RowIndex i = 0; i < r.size(); ++i) {
+      RowIndex& f = first_op_of_name[r.name[i]];
+      if ((f == kNoRow || r.start[i] < r.start[f]) && t.is_op_range(i)) f = i;
+    }
+  }
   [[gnu::noinline]] bool in_first_op_call(RowIndex api, TimeNs a, TimeNs b) {
     if (api == kNoRow || b <= a || t.api_calls().op_range.empty()) return false;
     const RowIndex op = t.api_calls().op_range_at(api);
     if (op == kNoRow) return false;
     const RangeTable& r = t.ranges();
-    if (first_op_of_name.empty()) {
-      first_op_of_name.assign(t.strings().size(), kNoRow);
-      for (RowIndex i = 0; i < r.size(); ++i) {
-        RowIndex& f = first_op_of_name[r.name[i]];
-        if ((f == kNoRow || r.start[i] < r.start[f]) && t.is_op_range(i)) f = i;
-      }
-    }
+    if (first_op_of_name.empty()) first_ops();
     if (first_op_of_name[r.name[op]] != op) return false;
     return 2 * (std::min(b, r.end[op]) - std::max(a, r.start[op])) >= b - a;
+  }
+
+  // Whether the launching thread spent at least half of [a, b) inside the
+  // first call in the trace of an op (any framework op around that time)
+  // that took kSlowFirstCall times its slowest later call or more: that
+  // first call did one-time set-up (loading, compiling, allocating), warm-up
+  // whenever it runs, where the op's later calls show what it costs once
+  // set up (an MI300 norm test's first aten::arange: 28.6 ms, every later
+  // one 0.03 ms at most). An op with no later call shows nothing.
+  static constexpr TimeNs kSlowFirstCall = 10;
+  std::vector<TimeNs> later_max_of_name;  // per name: its slowest call after the first ended (-1: none)
+  [[gnu::noinline]] bool in_slow_first_call(TrackId thread, TimeNs a, TimeNs b) {
+    if (thread == IdlePiece::kNone || b <= a) return false;
+    const RangeTable& r = t.ranges();
+    if (later_max_of_name.empty()) {
+      if (first_op_of_name.empty()) first_ops();
+      later_max_of_name.assign(t.strings().size(), -1);
+      for (RowIndex i = 0; i < r.size(); ++i) {
+        const RowIndex f = first_op_of_name[r.name[i]];
+        // Calls inside the first call (an op that calls itself) are part of it.
+        if (f != kNoRow && i != f && r.start[i] >= r.end[f] && t.is_op_range(i))
+          later_max_of_name[r.name[i]] = std::max(later_max_of_name[r.name[i]], r.end[i] - r.start[i]);
+      }
+    }
+    const RowRange rows = t.rows_overlapping(TableId::ranges, thread, a, b);
+    for (RowIndex i = rows.begin; i < rows.end; ++i) {
+      if (first_op_of_name[r.name[i]] != i) continue;
+      const TimeNs later = later_max_of_name[r.name[i]];
+      if (later < 0 || r.end[i] - r.start[i] < kSlowFirstCall * std::max<TimeNs>(later, 1)) continue;
+      if (2 * (std::min(b, r.end[i]) - std::max(a, r.start[i])) >= b - a) return true;
+    }
+    return false;
   }
 
   // The held work's launching thread: a stream-wait call among its calls

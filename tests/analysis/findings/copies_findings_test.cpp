@@ -526,6 +526,44 @@ TEST(IdleGaps, FirstCallsAreWarmUpOnlyWhereTheProgramMadeThemThere) {
   EXPECT_TRUE(has(q->title, "work held by a dependency")) << q->title;
 }
 
+// An op's first call that takes ten times its slowest later call or more did
+// one-time set-up (an MI300 norm test's first aten::arange: 28.6 ms, its
+// later calls 0.03 ms at most): the gap the host spent in it is warm-up,
+// wherever it falls, with no saving. Where the later calls take as long,
+// the op costs that every time: a late launch.
+// `later`: how long each of the op's calls after the first one takes.
+Profile slow_first_call(TimeNs later) {
+  TraceFactory f;
+  TimeNs u = 1 * ms;
+  for (int s = 0; s < 10; ++s) {
+    if (s >= 5 && (s == 5 || later >= ms)) {
+      const TimeNs call = s == 5 ? 30 * ms : later;
+      f.cpu_op("aten::arange", u, u + call, "[[],[],[]]", "[\"Scalar\",\"Scalar\",\"Scalar\"]");
+      u += call + 30 * us;
+    } else if (s > 5) {
+      f.cpu_op("aten::arange", u - 25 * us, u - 25 * us + later, "[[],[],[]]", "[\"Scalar\",\"Scalar\",\"Scalar\"]");
+    }
+    f.kernel(0, 7, names::kConvTensorCore, u, u + 500 * us, u - 20 * us);
+    f.kernel(0, 7, names::kGemmTensorCore, u + 501 * us, u + 800 * us, u);
+    f.range("step " + std::to_string(s), u - 30 * us, u + 800 * us);
+    u += 801 * us;
+  }
+  return analyze(f.build());
+}
+
+TEST(IdleGaps, AnOpsFirstCallMuchSlowerThanItsLaterOnesIsWarmUp) {
+  const Profile once = slow_first_call(20 * us);
+  const Finding* g = testing::find_finding(once, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(once);
+  EXPECT_TRUE(has(g->title, "warm-up")) << g->title;
+  EXPECT_EQ(g->saving_ns, 0);
+  const Profile every = slow_first_call(30 * ms);
+  const Finding* h = testing::find_finding(every, "gpu-idle-gaps");
+  ASSERT_TRUE(h) << testing::describe_findings(every);
+  EXPECT_TRUE(has(h->title, "late host launches")) << h->title;
+  EXPECT_GE(h->saving_ns, 5 * 30 * ms);
+}
+
 // A sync is charged the idle after it up to what it held the host: had it
 // not blocked, the host's work after it would have begun that much earlier,
 // and the next launch with it. `blocked`: how long before the kernel's end
@@ -582,8 +620,9 @@ TEST(IdleGaps, GapsAfterSynchronizationsAreHostSyncsUpToWhatTheyHeldTheHost) {
   EXPECT_TRUE(has(g->evidence,
                   "warm-up 1.4 ms (1 gap ended by the first call of a kernel or of the framework op that launched "
                   "it before the first step ended, or by a launch the host made after set-up calls such as creating "
-                  "streams or handles and loading modules, inside a range the program named warm-up, or while "
-                  "the host captured a CUDA graph), a late host launch 12.2 ms"))
+                  "streams or handles and loading modules, inside a range the program named warm-up, inside an "
+                  "op's first call that took ten times its slowest later call or more, or while the host "
+                  "captured a CUDA graph), a late host launch 12.2 ms"))
       << g->evidence;
   // A sync that returns at once on an idle GPU causes none of the gap.
   const Profile r = syncs_then_host_work(0);
