@@ -250,9 +250,23 @@ double unlaunched_share(const Profile& p) {
   return ops > launched ? double(ops - launched) / double(ops) : 0.0;
 }
 
-std::optional<HelpAnswer> input_from_step_leads(const Profile& p, double idle) {
+// Steps that cover under a tenth of the GPUs' span are a small part of the
+// recording (a kernel pattern that repeats twice in one pass of a unit
+// test): what they spent is no measure of the run, so the answers that
+// weigh step time weigh the span instead, and say why.
+constexpr double kStepsCoverShare = 0.1;
+bool steps_cover_little(const Profile& p, const JobTotals& j) {
+  return p.steps.total_ns > 0 && j.span > 0 && double(p.steps.total_ns) < kStepsCoverShare * double(j.span);
+}
+std::string steps_cover_words(const Profile& p, const JobTotals& j) {
+  return " (the " + format::count(p.steps.steps.size(), "step", "steps") + " found cover " +
+         pct1(ratio(p.steps.total_ns, j.span)) + " of it, too little to weigh by step time)";
+}
+
+std::optional<HelpAnswer> input_from_step_leads(const Profile& p, const JobTotals& j, double idle) {
   const StepSummary& st = p.steps;
-  if ((st.source != StepSource::profiler_step && st.source != StepSource::nvtx) || st.total_ns <= 0)
+  if ((st.source != StepSource::profiler_step && st.source != StepSource::nvtx) || st.total_ns <= 0 ||
+      steps_cover_little(p, j))
     return std::nullopt;
   // A step's GPU extent and a gap's cause come from the launches linked to
   // their ops: a trace that links under half its ops (launch records
@@ -290,14 +304,16 @@ std::optional<HelpAnswer> input_from_step_leads(const Profile& p, double idle) {
 // of the GPUs' span: no. Nothing said where under half the ops have a
 // launch in the trace, or where the rest exceeds that bound.
 std::optional<HelpAnswer> input_from_gaps(const Profile& p, const JobTotals& j, double idle) {
-  if (p.steps.total_ns > 0 || j.span <= 0 || unlaunched_share(p) > 0.5) return std::nullopt;
+  if ((p.steps.total_ns > 0 && !steps_cover_little(p, j)) || j.span <= 0 || unlaunched_share(p) > 0.5)
+    return std::nullopt;
   const bool covered = launches_cover(p);
   const TimeNs late_gaps = idle_of(p, "late-launch-gap") + (covered ? 0 : idle_of(p, "unlaunched-gap"));
   const double bound = ratio(late_gaps, j.span);
   if (bound >= 0.05) return std::nullopt;
   const TimeNs warm = idle_of(p, "warm-up");
   return answer("input-workers", kInput, Verdict::no,
-                "the GPUs are idle " + pct1(idle) + " of their span, but " +
+                "the GPUs are idle " + pct1(idle) + " of their span" +
+                    (p.steps.total_ns > 0 ? steps_cover_words(p, j) : std::string()) + ", but " +
                     (warm > 0 ? dur(warm) + " of it is warm-up (first calls, set-up) and " : std::string()) + "only " +
                     pct1(bound) +
                     (covered ? " lies in long gaps a late launch ended"
@@ -350,8 +366,10 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   }
   if (const Finding* f = without_gain(p, "input-bound")) return no_gain(p, id, kInput, *f);
   const StepSummary& st = p.steps;
-  const double idle = st.total_ns > 0 ? double(st.idle_ns) / double(st.total_ns) : 1.0 - j.utilization;
-  const std::string where = st.total_ns > 0 ? " of step time" : " of their span";
+  const bool stepped = st.total_ns > 0 && !steps_cover_little(p, j);
+  const double idle = stepped ? double(st.idle_ns) / double(st.total_ns) : 1.0 - j.utilization;
+  const std::string where =
+      stepped ? " of step time" : " of their span" + (st.total_ns > 0 ? steps_cover_words(p, j) : std::string());
   if (idle < 0.05)
     return answer(id, kInput, Verdict::no,
                   "the GPUs are idle only " + pct1(idle) + where + ": there is no waiting for input to remove");
@@ -363,7 +381,7 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
                         ", but the trace records only the GPU's ops and the runtime's calls (no framework ops, "
                         "Python functions or steps), so it cannot show where the host waited for input: record the "
                         "host side too (torch.profiler with ProfilerActivity.CPU)");
-    if (std::optional<HelpAnswer> a = input_from_step_leads(p, idle)) return a;
+    if (std::optional<HelpAnswer> a = input_from_step_leads(p, j, idle)) return a;
     if (std::optional<HelpAnswer> a = input_from_gaps(p, j, idle)) return a;
     return answer(id, kInput, Verdict::unknown,
                   "the GPUs are idle " + pct1(idle) + where +
@@ -372,8 +390,8 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   }
   return answer(id, kInput, Verdict::no,
                 "the GPU waits for input " +
-                    pct1(st.total_ns > 0 ? double(st.input_wait_ns) / double(st.total_ns) : 0.0) + where + " (idle " +
-                    pct1(idle) + " in all): the rest of the idle time has other causes");
+                    pct1(stepped ? ratio(st.input_wait_ns, st.total_ns) : ratio(idle_of(p, "input-wait"), j.span)) +
+                    where + " (idle " + pct1(idle) + " in all): the rest of the idle time has other causes");
 }
 
 // The all-reduce's own exposed time decides (its call sites: the kind the

@@ -301,6 +301,37 @@ TEST(Helps, StepsFromRangesBoundTheInputWait) {
       << help(p, "input-workers")->reason;
 }
 
+// Steps that cover under a tenth of the GPUs' span (a kernel pattern that
+// repeats twice in a unit test's one pass: 0.7 % of it) are no measure of
+// the run: the data-loader answer weighs the span, as without steps, and
+// says why. Steps that cover half of it are weighed as steps.
+TEST(Helps, StepsThatCoverLittleOfTheSpanAreNotWeighed) {
+  Profile p = half_idle_profile();
+  p.steps.source = StepSource::pattern;
+  p.steps.steps.resize(2);
+  p.steps.total_ns = 7 * ms;
+  p.steps.idle_ns = 6 * ms;
+  OpRow op;  // the host side is recorded
+  op.name = "aten::layer_norm";
+  p.op_names.push_back(op);
+  p.idle_charges.push_back({"warm-up", 450 * ms, "gpu-idle-gaps", ""});
+  p.idle_charges.push_back({"late-launch-gap", 2 * ms, "gpu-idle-gaps", ""});
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "input-workers");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_TRUE(has(a->reason,
+                  "idle 50.0% of their span (the 2 steps found cover 0.7% of it, too little to weigh by "
+                  "step time)"))
+      << a->reason;
+  p.steps.total_ns = 500 * ms;
+  p.steps.idle_ns = 250 * ms;
+  settle_findings(&p);
+  a = help(p, "input-workers");
+  EXPECT_TRUE(has(a->reason, "of step time")) << a->reason;
+  EXPECT_FALSE(has(a->reason, "too little to weigh")) << a->reason;
+}
+
 TEST(Helps, NothingPrescribedThatTheProgramAlreadyDoes) {
   Profile p = half_idle_profile();
   p.devices[0].communication_ns = 200 * ms;
