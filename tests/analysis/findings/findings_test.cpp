@@ -1217,7 +1217,8 @@ TEST(LaunchBound, TimeBlockedInSyncsIsNoHostTimePerLaunch) {
     ASSERT_TRUE(lb) << testing::describe_findings(p);
     EXPECT_EQ(lb->variant, between == 200 * us ? "host-per-op" : "short-ops") << lb->evidence;
     if (between == 200 * us) {
-      EXPECT_NE(lb->evidence.find("(step time less its time blocked in synchronizations, 4.5 ms, / launches)"),
+      EXPECT_NE(lb->evidence.find("200.0 µs per launch over the steps (step time less the 4.5 ms it spent blocked in "
+                                  "synchronizations, / launches)"),
                 std::string::npos)
           << lb->evidence;
     }
