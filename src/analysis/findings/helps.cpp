@@ -1017,9 +1017,9 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
   if (j.kernels == 0 || (!p.launches.launches && !p.launches.graph_ops)) return std::nullopt;
   if (p.workload.execution == "cuda graphs")
     return answer(id, q, Verdict::no,
-                  std::string(p.workload.graph_kernels ? "the run already replays CUDA graphs ("
-                                                       : "the run already captures CUDA graphs (") +
-                      p.workload.execution_evidence + "): see the findings for what still runs eagerly");
+                  std::string(p.workload.graph_kernels ? "the run already replays " : "the run already captures ") +
+                      rules::graph_words(p) + "s (" + p.workload.execution_evidence +
+                      "): see the findings for what still runs eagerly");
   const Finding* lb = numbered(p, "launch-bound");
   const Finding* lo = numbered(p, "op-launch-overhead");
   if (lo && lo->variant != "launch") lo = nullptr;

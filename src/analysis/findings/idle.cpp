@@ -845,22 +845,31 @@ namespace {
 // CUDA graphs is told to capture what still runs eagerly, a compiled one to
 // add CUDA graphs rather than to compile, an inference run nothing about
 // optimizers or a training loop.
+// The runtime calls that capture and replay a graph, in the vendor's API.
+std::string capture_calls(const Profile& p) {
+  return gpu_vendor(p) == GpuVendor::amd ? "hipStreamBeginCapture, hipGraphLaunch"
+                                         : "cudaStreamBeginCapture, cudaGraphLaunch";
+}
+
 std::string launch_fix(const Profile& p, bool short_ops) {
   const WorkloadKind& w = p.workload;
   const bool training = w.phase == "training", inference = w.phase == "inference";
   std::string graphs;
-  const std::string already = w.graph_kernels ? "already replays CUDA graphs" : "already captures CUDA graphs";
+  const std::string graph = graph_words(p);
+  const std::string already = (w.graph_kernels ? "already replays " : "already captures ") + graph + "s";
   if (w.engine == "vllm")
     graphs = std::string(w.execution == "cuda graphs"
                              ? "vLLM " + already + ", so these launches are of batches it did not capture: "
-                             : "vLLM replays CUDA graphs only for the batch sizes it captured, and for none under "
-                               "--enforce-eager: run without --enforce-eager, and ") +
+                             : "vLLM replays " + graph +
+                                   "s only for the batch sizes it captured, and for none under "
+                                   "--enforce-eager: run without --enforce-eager, and ") +
              "capture this batch's size (the cudagraph capture sizes of its compilation config)";
   else if (w.engine == "sglang")
     graphs = std::string(w.execution == "cuda graphs"
                              ? "SGLang " + already + ", so these launches are of batches it did not capture: "
-                             : "SGLang replays CUDA graphs only up to its largest captured batch, and for none under "
-                               "--disable-cuda-graph: run without --disable-cuda-graph, and ") +
+                             : "SGLang replays " + graph +
+                                   "s only up to its largest captured batch, and for none under "
+                                   "--disable-cuda-graph: run without --disable-cuda-graph, and ") +
              "raise --cuda-graph-max-bs to this batch's size";
   else if (w.execution == "cuda graphs")
     graphs = for_framework(p,
@@ -876,19 +885,20 @@ std::string launch_fix(const Profile& p, bool short_ops) {
                                "capture more of the launch sequence in the graphs");
   else if (w.execution == "compiled")
     graphs = for_framework(p,
-                           "the model is compiled but still launches kernel by kernel: add CUDA graphs "
-                           "(torch.compile(mode='reduce-overhead'), or mode='max-autotune')",
+                           "the model is compiled but still launches kernel by kernel: add " + graph +
+                               "s (torch.compile(mode='reduce-overhead'), or mode='max-autotune')",
                            "compile the whole step (tf.function(jit_compile=True)) so it launches as few, larger "
                            "programs",
-                           "capture the repeated launch sequence in a CUDA graph (cudaStreamBeginCapture, "
-                           "cudaGraphLaunch)");
+                           "capture the repeated launch sequence in a " + graph + " (" + capture_calls(p) + ")");
   else
-    graphs =
-        for_framework(p,
-                      std::string(inference ? "capture the forward pass" : "capture the step") +
-                          " in a CUDA graph (torch.cuda.CUDAGraph, torch.compile(mode='reduce-overhead'))",
-                      "compile the step (tf.function(jit_compile=True), XLA) so it launches as few, larger programs",
-                      "capture the repeated launch sequence in a CUDA graph (cudaStreamBeginCapture, cudaGraphLaunch)");
+    graphs = for_framework(
+        p,
+        std::string(inference ? "capture the forward pass" : "capture the step") + " in a " + graph +
+            (gpu_vendor(p) == GpuVendor::amd ? " (torch.cuda.CUDAGraph, which captures HIP graphs on ROCm, "
+                                             : " (torch.cuda.CUDAGraph, ") +
+            "torch.compile(mode='reduce-overhead'))",
+        "compile the step (tf.function(jit_compile=True), XLA) so it launches as few, larger programs",
+        "capture the repeated launch sequence in a " + graph + " (" + capture_calls(p) + ")");
   // A serving engine's kernels are its own to fuse.
   const bool compiled = (w.execution != "eager" && !w.execution.empty()) || !w.engine.empty();
   const std::string fuse =

@@ -821,8 +821,9 @@ void say_execution(const NameCounts& c, std::size_t kernels, bool by_ids, Worklo
                                          ", which run where a graph is launched" +
                                          (w->graph_kernels ? "" : "; no graph replayed in the trace")
                                    : std::string();
-  const std::string compiled = join(
-      {part(c.triton, "Triton kernel", "Triton kernels"), part(c.compiled_ops, "compiled region", "compiled regions")});
+  const std::string compiled =
+      join({part(c.triton, "inductor Triton kernel (triton_…)", "inductor Triton kernels (triton_…)"),
+            part(c.compiled_ops, "compiled region", "compiled regions")});
   if ((w->graph_kernels * 10 >= kernels && w->graph_kernels > 0) || w->graph_captures > 0) {
     w->execution = "cuda graphs";
     w->execution_evidence = join({captured, graphs, compiled});

@@ -501,6 +501,34 @@ TEST(Findings, TinyKernelsLaunchedOneByOneAreLaunchBound) {
   EXPECT_GT(l->metric, 0.5);
 }
 
+// The graph in the GPU vendor's words: a HIP graph and hip* calls on AMD,
+// a CUDA graph and cuda* calls otherwise.
+TEST(LaunchBound, TheGraphIsTheVendors) {
+  for (const bool amd : {false, true}) {
+    for (const bool framework : {false, true}) {
+      TraceFactory f;
+      f.device(0, amd ? 304 : 132, 9, amd ? "AMD Instinct MI300X" : "NVIDIA H100 80GB HBM3");
+      TimeNs cpu = 1 * ms;
+      for (int i = 0; i < 2000; ++i) {
+        if (framework) f.range("aten::add", cpu - 1 * us, cpu + 5 * us, 1, RangeKind::annotation, "cpu_op");
+        f.kernel(0, 7, framework ? names::kRelu : "saxpy_kernel", cpu + 6 * us, cpu + 8 * us, cpu, 5 * us);
+        cpu += 9 * us;
+      }
+      const Profile p = analyze(f.build());
+      const Finding* l = testing::find_finding(p, "launch-bound");
+      ASSERT_TRUE(l) << testing::describe_findings(p);
+      const std::string& fix = l->recommendation;
+      EXPECT_NE(fix.find(amd ? "HIP graph" : "CUDA graph"), std::string::npos) << fix;
+      EXPECT_EQ(fix.find(amd ? "CUDA graph" : "HIP graph"), std::string::npos) << fix;
+      if (!framework) {
+        EXPECT_NE(fix.find(amd ? "hipStreamBeginCapture, hipGraphLaunch" : "cudaStreamBeginCapture, cudaGraphLaunch"),
+                  std::string::npos)
+            << fix;
+      }
+    }
+  }
+}
+
 // Launch-bound's advice fits what the run already does: a compiled run
 // (Triton kernels) is told to add CUDA graphs, not to compile; a run that is
 // not known to train is not told about fused optimizers.
