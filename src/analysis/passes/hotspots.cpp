@@ -3,6 +3,7 @@
 //
 // [SECTION] Naming GPU ops across traces
 // [SECTION] Categories and hotspots
+// [SECTION] Python frames
 // [SECTION] Launch statistics
 //
 // Exact medians without sorting 10^7 durations: count per name first, lay the
