@@ -257,6 +257,9 @@ void EventReader::read_args(Walker& w, const JsonBatch& b, Args& a, bool collect
       if (collect_numbers && w.at_number()) return read_number_arg(w, key, a);
       return w.skip_value();
     }
+    // A counter's number under a key read elsewhere as text (a copy's
+    // "kind"): a value of its series all the same.
+    if (f->type == ArgField::Type::string && collect_numbers && w.at_number()) return read_number_arg(w, key, a);
     if (!once(seen, f->seen, w)) return;
     switch (f->type) {
       case ArgField::Type::integer:

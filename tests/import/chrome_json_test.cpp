@@ -311,6 +311,11 @@ TEST(ChromeJson, RocmCopiesTakeTheirCallsDirection) {
   EXPECT_EQ(m.dst_kind_at(0), MemoryKind::unknown);
   EXPECT_EQ(m.src_kind_at(1), MemoryKind::unknown);
   EXPECT_EQ(t.meta().stat("import.converted.copy_kind_from_call"), 2u);
+  // A counter whose arg is named "kind" keeps it as a series.
+  const Trace c = import_text(R"J({"traceEvents": [
+    {"ph": "C", "name": "x", "pid": 1, "tid": 1, "ts": 1, "args": {"kind": 3, "v": 2}}]})J");
+  EXPECT_NE(c.find_counter_series("x.kind", kNoDevice), kNoSeries);
+  EXPECT_NE(c.find_counter_series("x.v", kNoDevice), kNoSeries);
 }
 
 // hipExtModuleLaunchKernel (and hipHccModuleLaunchKernel, its old name)
