@@ -187,7 +187,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   p.findings = find_problems(p, ev, opt);
   p.idle_charges = charge_idle(p, ev, opt);
   quote_host_where(&p);
-  fit_to_workload(p.workload, p.findings);
+  fit_to_workload(p.workload, p.findings, graph_word_of(p.devices));
   settle_findings(&p);
   return p;
 }

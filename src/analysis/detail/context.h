@@ -567,7 +567,10 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks);
 void recognise_optimizer(const Profile& p, const Evidence& ev, const FindingThresholds& th, WorkloadKind* w);
 // Copies launched inside compiled regions, said with the execution's evidence.
 void note_compiled_copies(const MemcpyStats& m, WorkloadKind* w);
-void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings);
+// `graph`: the vendor's word for a captured graph ("CUDA graph", "HIP graph": graph_word_of()).
+void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings, std::string_view graph = "CUDA graph");
+// "HIP graph" where a GPU of the profile is plainly not NVIDIA's, else "CUDA graph".
+std::string_view graph_word_of(const std::vector<DeviceSummary>& devices);
 // The CUDA (HIP) graph captures of a trace: each thread's
 // cudaStreamBeginCapture (cuStreamBeginCapture, hipStreamBeginCapture) to
 // its next EndCapture. The launches between them record into the graph and

@@ -709,7 +709,7 @@ Profile analyze_digests(std::vector<RankDigest> digests, const AnalysisOptions& 
   p.idle_charges = detail::charge_idle(p, ev, opt);
   pool_host_where(m, &p);
   detail::quote_host_where(&p);
-  detail::fit_to_workload(p.workload, p.findings);
+  detail::fit_to_workload(p.workload, p.findings, detail::graph_word_of(p.devices));
   settle_findings(&p);
   return p;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/detail/context.h"
+#include "analysis/ops/occupancy.h"
 #include "analysis/util/intervals.h"
 #include "words/format.h"
 
@@ -238,6 +239,15 @@ void filtered_host(const Trace& t, WorkloadKind* w) {
 // at least 90 % of the kernel time ends before the last capture does. That
 // is a program's start-up (a serving engine capturing its batch sizes), not
 // its steady state, which replays the graphs.
+// A captured launch sequence in the vendor's words: a HIP graph where a GPU
+// of the trace is plainly not NVIDIA's (PyTorch's CUDA graph API captures
+// one on ROCm), a CUDA graph otherwise.
+std::string graph_word(const Trace& t) {
+  for (const Device& d : t.devices())
+    if (!nvidia_gpu(d.name, d.compute_major, d.compute_minor)) return "HIP graph";
+  return "CUDA graph";
+}
+
 bool graph_capture_run(const Trace& t, const GraphCaptures& c, TimeRange recorded, WorkloadKind* w) {
   if (c.captures == 0 || w->graph_kernels > 0 || w->graph_launches > 0) return false;
   const KernelTable& k = t.kernels();
@@ -250,8 +260,8 @@ bool graph_capture_run(const Trace& t, const GraphCaptures& c, TimeRange recorde
   w->run = "graph-capture";
   const TimeNs covered = intervals::length(c.windows);
   w->run_evidence =
-      "the trace records set-up: " + format::count(c.captures) +
-      (c.captures == 1 ? " CUDA graph capture (" : " CUDA graph captures (") + std::string(t.str(c.begin)) + " to " +
+      "the trace records set-up: " + format::count(c.captures) + " " + graph_word(t) +
+      (c.captures == 1 ? " capture (" : " captures (") + std::string(t.str(c.begin)) + " to " +
       std::string(t.str(c.end)) + ", " + format::duration(covered) + ", " +
       format::percent(static_cast<double>(covered) / static_cast<double>(std::max<TimeNs>(1, recorded.duration()))) +
       " of the " + format::duration(recorded.duration()) + " recorded; " + format::count(c.launches) +
@@ -806,21 +816,21 @@ void say_framework(const NameCounts& c, WorkloadKind* w) {
 
 // `by_ids`: the graph kernels were counted by the graph ids the recorder
 // kept, else by the graph launch each kernel's correlation names.
-void say_execution(const NameCounts& c, std::size_t kernels, bool by_ids, WorkloadKind* w) {
+// `graph`: "CUDA graph" or "HIP graph" (graph_word()).
+void say_execution(const NameCounts& c, std::size_t kernels, bool by_ids, const std::string& graph, WorkloadKind* w) {
   const std::string graphs =
       w->graph_kernels
-          ? format::count(w->graph_kernels) + " of " + format::count(kernels, "kernel", "kernels") +
-                " replayed from CUDA graphs (" + (by_ids ? "graph ids" : "correlated with their graph launch") + ")" +
+          ? format::count(w->graph_kernels) + " of " + format::count(kernels, "kernel", "kernels") + " replayed from " +
+                graph + "s (" + (by_ids ? "graph ids" : "correlated with their graph launch") + ")" +
                 (w->graph_launches ? ", " + format::count(w->graph_launches, "graph launch", "graph launches") : "")
           : std::string();
   // A program that captures graphs uses them, replayed in the trace or not.
-  const std::string captured = w->graph_captures
-                                   ? format::count(w->graph_captures) +
-                                         (w->graph_captures == 1 ? " CUDA graph capture" : " CUDA graph captures") +
-                                         " recording " + format::count(w->captured_launches, "launch", "launches") +
-                                         ", which run where a graph is launched" +
-                                         (w->graph_kernels ? "" : "; no graph replayed in the trace")
-                                   : std::string();
+  const std::string captured =
+      w->graph_captures
+          ? format::count(w->graph_captures) + " " + graph + (w->graph_captures == 1 ? " capture" : " captures") +
+                " recording " + format::count(w->captured_launches, "launch", "launches") +
+                ", which run where a graph is launched" + (w->graph_kernels ? "" : "; no graph replayed in the trace")
+          : std::string();
   const std::string compiled =
       join({part(c.triton, "inductor Triton kernel (triton_…)", "inductor Triton kernels (triton_…)"),
             part(c.compiled_ops, "compiled region", "compiled regions")});
@@ -837,9 +847,9 @@ void say_execution(const NameCounts& c, std::size_t kernels, bool by_ids, Worklo
     // embedding masking, a compiled loss): eager, said with what was compiled.
     w->execution_evidence = join({compiled + " (" + format::percent(c.compiled_time_share) +
                                       " of kernel time: a small part compiled, the rest eager)",
-                                  graphs.empty() ? "no kernel replayed from a CUDA graph" : graphs});
+                                  graphs.empty() ? "no kernel replayed from a " + graph : graphs});
   } else {
-    w->execution_evidence = join({graphs.empty() ? "no kernel replayed from a CUDA graph" : graphs,
+    w->execution_evidence = join({graphs.empty() ? "no kernel replayed from a " + graph : graphs,
                                   "no kernel named as inductor's Triton kernels (triton_…) and no compiled region"});
   }
 }
@@ -873,7 +883,7 @@ WorkloadKind recognise_workload(const Trace& t) {
   w.python_ranges = names.python_ranges;
   say_phase(names, k.size(), &w);
   say_framework(names, &w);
-  say_execution(names, k.size(), by_ids, &w);
+  say_execution(names, k.size(), by_ids, graph_word(t), &w);
   recognise_run(t, captures, &w);
   return w;
 }
@@ -1050,7 +1060,13 @@ std::string eager_parts(const WorkloadKind& w) {
 }
 }  // namespace
 
-void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
+std::string_view graph_word_of(const std::vector<DeviceSummary>& devices) {
+  for (const DeviceSummary& d : devices)
+    if (!nvidia_gpu(d.name, d.compute_major, d.compute_minor)) return "HIP graph";
+  return "CUDA graph";
+}
+
+void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings, std::string_view graph) {
   // Nothing on the GPU, or a span of microseconds: no finding is numbered
   // (the workload line says why); the recording's own damage still is.
   // They stay as minor observations (no saving, no share: settle_findings()
@@ -1087,11 +1103,14 @@ void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings) {
     if (!w.bundled)
       if (const std::size_t at = r.find(" Bundled workload:"); at != std::string::npos)
         r.erase(at, r.find('.', at) == std::string::npos ? std::string::npos : r.find('.', at) + 1 - at);
-    if (w.execution == "cuda graphs" && (f.id == "launch-bound" || f.id == "op-launch-overhead"))
-      r = (w.graph_kernels ? "This run already replays CUDA graphs (" +
-                                 format::count(w.graph_kernels, "kernel", "kernels") + " from graphs)"
-                           : "This run already captures CUDA graphs (" + format::count(w.graph_captures) +
-                                 (w.graph_captures == 1 ? " capture" : " captures") + ", none replayed in the trace)") +
+    // A serving engine's launch advice is its own (its capture sizes), kept.
+    if (w.execution == "cuda graphs" && (f.id == "launch-bound" || f.id == "op-launch-overhead") &&
+        (w.engine.empty() || f.id != "launch-bound"))
+      r = (w.graph_kernels
+               ? "This run already replays " + std::string(graph) + "s (" +
+                     format::count(w.graph_kernels, "kernel", "kernels") + " from graphs)"
+               : "This run already captures " + std::string(graph) + "s (" + format::count(w.graph_captures) +
+                     (w.graph_captures == 1 ? " capture" : " captures") + ", none replayed in the trace)") +
           ": the launch gaps left are outside them. Capture what still runs eagerly between graph launches (" +
           eager_parts(w) +
           ": torch.compile(mode='reduce-overhead') captures what it can), fuse the small kernels that stay eager, "

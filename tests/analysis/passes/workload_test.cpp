@@ -247,6 +247,17 @@ TEST(Workload, AdviceFitsTheWorkload) {
   EXPECT_NE(t[1].recommendation.find("(1 kernel from graphs)"), std::string::npos) << t[1].recommendation;
   EXPECT_NE(t[1].recommendation.find("the optimizer step, data-dependent parts"), std::string::npos)
       << t[1].recommendation;
+  // On AMD the graphs are HIP graphs; a serving engine's launch advice (its
+  // capture sizes) is its own and stays.
+  std::vector<Finding> h = fs;
+  detail::fit_to_workload(other, h, "HIP graph");
+  EXPECT_NE(h[1].recommendation.find("already replays HIP graphs (42 kernels"), std::string::npos)
+      << h[1].recommendation;
+  WorkloadKind engine = other;
+  engine.engine = "vllm";
+  std::vector<Finding> e = fs;
+  detail::fit_to_workload(engine, e);
+  EXPECT_EQ(e[1].recommendation, "Capture the step in a CUDA graph.");
   WorkloadKind bundled;
   bundled.phase = "training";
   bundled.bundled = true;
