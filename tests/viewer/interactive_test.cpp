@@ -146,10 +146,11 @@ class Interactive : public ::testing::Test {
   }
   fs::path frame_json() const { return dir_ / "frame.json"; }
 
-  // The latest frame for which `ready` holds, waiting for it (60 s at most).
+  // The latest frame for which `ready` holds, waiting for it (120 s at most:
+  // CI runs these beside the fuzz targets' build on two cores).
   json frame(const std::function<bool(const json&)>& ready, const char* what = "the frame") {
     json last;
-    for (int i = 0; i < 1200; ++i) {
+    for (int i = 0; i < 2400; ++i) {
       std::ifstream f(frame_json());
       if (f.good()) {
         try {
