@@ -208,9 +208,7 @@ LaunchedFrom launched_from(const Profile& p, Pred&& of_kind) {
 
 // A captured launch sequence in the vendor's words: a CUDA graph, a HIP
 // graph on AMD (PyTorch's torch.cuda.CUDAGraph captures one there).
-inline std::string graph_words(const Profile& p) {
-  return gpu_vendor(p) == GpuVendor::amd ? "HIP graph" : "CUDA graph";
-}
+inline std::string graph_words(const Profile& p) { return std::string(graph_word_of(p.devices)); }
 
 // The words of a fix by vendor: NVIDIA's, AMD's (ROCm's), or for either.
 inline std::string for_vendor(const Profile& p, std::string nvidia, std::string amd, std::string either) {
