@@ -51,11 +51,12 @@ bool optimizer_kernel(std::string_view name) {
   return contains_nocase(name, "adam") || contains_nocase(name, "sgd_") ||
          name.find("multi_tensor_apply") != std::string_view::npos;
 }
-// Serving engines and inference annotations.
+// Inference annotations. A serving engine's own ops (vllm::…, sglang::…)
+// are counted as the engine's, not as inference markers: an engine's GEMM op
+// says which library ran, not that the run was inference.
 bool inference_op(std::string_view name) {
   return contains_nocase(name, "inference_mode") || contains_nocase(name, "execute_model") ||
-         contains_nocase(name, "vllm") || contains_nocase(name, "sglang") || contains_nocase(name, "prefill") ||
-         contains_nocase(name, "decode_step");
+         contains_nocase(name, "prefill") || contains_nocase(name, "decode_step");
 }
 bool compiled_op(std::string_view name) { return is_compiled_region(name); }
 bool triton_kernel(std::string_view name) { return name.starts_with("triton_") || name.starts_with("triton::"); }
@@ -83,7 +84,7 @@ bool vllm_name(std::string_view n) {
   return n.find("vllm::") != std::string_view::npos || n.find("vllm/") != std::string_view::npos;
 }
 bool sglang_name(std::string_view n) {
-  return n.starts_with("sglang::") || n.starts_with("sgl_kernel::") || n.find("sglang/") != std::string_view::npos ||
+  return n.starts_with("sglang::") || n.starts_with("sglang_profiler::") || n.starts_with("sgl_kernel::") || n.find("sglang/") != std::string_view::npos ||
          n.find("sgl_kernel") != std::string_view::npos || n.find("sgl_hip") != std::string_view::npos;  // ROCm
 }
 // Gradient all-reduce issued by DDP's reducer: its forward annotation, or a

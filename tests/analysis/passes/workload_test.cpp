@@ -143,6 +143,11 @@ TEST(Workload, AServingEngineIsToldItsOwnSwitches) {
   EXPECT_EQ(p.workload.engine, "vllm") << p.workload.engine_evidence;
   EXPECT_NE(p.workload.engine_evidence.find("vllm::unified_attention_with_output"), std::string::npos)
       << p.workload.engine_evidence;
+  // The engine's ops make the run inference as the engine's, not as
+  // inference annotations: an engine's attention op marks no phase.
+  EXPECT_EQ(p.workload.phase, "inference") << p.workload.phase_evidence;
+  EXPECT_EQ(p.workload.phase_evidence.find("inference op"), std::string::npos) << p.workload.phase_evidence;
+  EXPECT_NE(p.workload.phase_evidence.find("of the serving engine"), std::string::npos) << p.workload.phase_evidence;
   const Finding* lb = testing::find_finding(p, "launch-bound");
   ASSERT_TRUE(lb);
   EXPECT_NE(lb->recommendation.find("--enforce-eager"), std::string::npos) << lb->recommendation;
