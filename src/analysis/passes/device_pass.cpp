@@ -787,6 +787,20 @@ struct Sweep {
     RowIndex launch_api;
     bool late, linked, warm_up, unrecorded;
   };
+  // Where the launching thread was while a late launch held the GPU up: the
+  // gap's part before the launch returned, less the input wait in it (the
+  // input-bound finding's, said there): each wait is charged once.
+  void late_gap(const LongGap& x) {
+    TimeNs from = x.rest_from;
+    if (x.input_part > 0)  // from g0: the cursor must not pass what idle_input() walks next
+      input.pieces(x.g0, x.g1, [&](TimeNs s, TimeNs e) {
+        s = std::max(s, x.rest_from), e = std::min(e, x.host_until);
+        if (s >= e) return;
+        if (s > from) late_gaps.push_back({x.thread, {from, s}});
+        from = std::max(from, e);
+      });
+    if (x.host_until > from) late_gaps.push_back({x.thread, {from, x.host_until}});
+  }
   [[gnu::noinline]] void long_gap(const LongGap& x, const Run& r) {
     const TimeNs rest_other = x.rest - x.rest_host;
     ev.idle_gaps_explained_ns += x.explained + x.input_part;
@@ -801,7 +815,7 @@ struct Sweep {
         ++ev.idle_gaps_capture, ev.idle_gaps_capture_ns += length_within(captures, {x.g0, x.g1});
     } else if (x.late) {
       ev.idle_gaps_launch_ns += x.rest_host;
-      if (x.thread != IdlePiece::kNone && x.rest_host > 0) late_gaps.push_back({x.thread, {x.rest_from, x.host_until}});
+      if (x.thread != IdlePiece::kNone && x.rest_host > 0) late_gap(x);
     }
     const bool held = !(x.warm_up && !x.late) && rest_other > 0;
     (x.unrecorded ? ev.idle_gaps_unrecorded_ns

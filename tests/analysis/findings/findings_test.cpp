@@ -981,6 +981,28 @@ TEST(Findings, LateLaunchGapsSayWhereTheHostWas) {
   EXPECT_NE(h->recommendation.find("broadcast_buffers=False"), std::string::npos) << h->recommendation;
 }
 
+// A gap both the input wait and a late launch end: the data loading in it is
+// the input wait's, said by input-bound; where the launching thread was
+// names only the rest, so no wait is charged twice.
+TEST(Findings, LateLaunchGapsLeaveTheInputWaitToInputBound) {
+  TraceFactory f;
+  for (int i = 0; i < 10; ++i) {
+    const TimeNs t0 = 10 * ms + i * 5 * ms;
+    f.range("aten::conv2d", t0, t0 + 20 * us, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, names::kConvTensorCore, t0 + 30 * us, t0 + 1 * ms, t0 + 5 * us, 5 * us);
+    f.range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t0 + 1 * ms, t0 + 3 * ms, 1,
+            RangeKind::annotation, "cpu_op");
+    f.range("aten::view", t0 + 3 * ms, t0 + 4 * ms, 1, RangeKind::annotation, "cpu_op");
+  }
+  const Profile p = analyze(f.build());
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  const std::size_t at = g->evidence.find("the launching thread was in");
+  ASSERT_NE(at, std::string::npos) << g->evidence;
+  EXPECT_EQ(g->evidence.find("DataLoader", at), std::string::npos) << g->evidence;
+  EXPECT_NE(g->evidence.find("aten::view 9.0 ms", at), std::string::npos) << g->evidence;
+}
+
 // Kernels all launched up front, with idle gaps between them on the GPU:
 // what ended each gap was queued work, not the host, so low-utilization's
 // advice is about dependencies, not about the host.
