@@ -84,8 +84,9 @@ bool vllm_name(std::string_view n) {
   return n.find("vllm::") != std::string_view::npos || n.find("vllm/") != std::string_view::npos;
 }
 bool sglang_name(std::string_view n) {
-  return n.starts_with("sglang::") || n.starts_with("sglang_profiler::") || n.starts_with("sgl_kernel::") || n.find("sglang/") != std::string_view::npos ||
-         n.find("sgl_kernel") != std::string_view::npos || n.find("sgl_hip") != std::string_view::npos;  // ROCm
+  return n.starts_with("sglang::") || n.starts_with("sglang_profiler::") || n.starts_with("sgl_kernel::") ||
+         n.find("sglang/") != std::string_view::npos || n.find("sgl_kernel") != std::string_view::npos ||
+         n.find("sgl_hip") != std::string_view::npos;  // ROCm
 }
 // Gradient all-reduce issued by DDP's reducer: its forward annotation, or a
 // collective op launched from inside the backward pass (autograd's hooks).
