@@ -95,8 +95,10 @@ PathOverlay compute_path_overlay(const Trace& trace, std::size_t max_ops) {
   } else {
     const std::vector<TimeRange> replayed = graph::step_ranges(g, tl);
     for (const graph::GraphStep& st : g.steps) out.step_index.push_back(st.index);
-    for (std::size_t i = 0; i < g.steps.size(); ++i)
-      add_path(graph::step_path(g, tl, replayed, i), static_cast<std::int32_t>(i));
+    std::vector<std::size_t> all(g.steps.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    const std::vector<std::vector<graph::PathSegment>> paths = graph::steps_paths(g, tl, replayed, all);
+    for (std::size_t i = 0; i < paths.size(); ++i) add_path(paths[i], static_cast<std::int32_t>(i));
     out.scope = "each of " + format::count(g.steps.size()) + " steps";
     out.replay_error = graph::compare(replayed, measured, graph::span(tl), graph::measured_span(g)).step_median;
   }

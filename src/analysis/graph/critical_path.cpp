@@ -248,6 +248,55 @@ std::vector<PathSegment> trace_path(const Graph& g, const Timeline& tl) {
   return out;
 }
 
+namespace {
+
+// Path segments in time order cut at the bounds of `ranges` (in time order,
+// not overlapping): pieces[k] the parts inside ranges[k].
+void cut_into(const std::vector<PathSegment>& path, const std::vector<TimeRange>& ranges,
+              std::vector<std::vector<PathSegment>*>& pieces) {
+  std::size_t k = 0;
+  for (const PathSegment& seg : path) {
+    while (k < ranges.size() && ranges[k].end <= seg.start) ++k;
+    for (std::size_t j = k; j < ranges.size() && ranges[j].start < seg.end; ++j) {
+      const TimeNs a = std::max(seg.start, ranges[j].start), b = std::min(seg.end, ranges[j].end);
+      if (a < b) pieces[j]->push_back(PathSegment{seg.node, a, b, seg.kind});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::vector<PathSegment>> steps_paths(const Graph& g, const Timeline& tl,
+                                                  const std::vector<TimeRange>& steps,
+                                                  const std::vector<std::size_t>& which) {
+  std::vector<std::vector<PathSegment>> out(which.size());
+  std::vector<std::uint32_t> devices;
+  for (std::size_t i : which)
+    if (std::find(devices.begin(), devices.end(), g.steps[i].device) == devices.end())
+      devices.push_back(g.steps[i].device);
+  for (std::uint32_t d : devices) {
+    std::vector<std::size_t> at;  // positions in `which` of this device's steps
+    std::size_t last = which.size();
+    TimeNs first = INT64_MAX;
+    for (std::size_t k = 0; k < which.size(); ++k) {
+      if (g.steps[which[k]].device != d) continue;
+      at.push_back(k);
+      first = std::min(first, steps[which[k]].start);
+      if (last == which.size() || steps[which[k]].end > steps[which[last]].end) last = k;
+    }
+    // The last step's walk (from its last op, or its CPU range's end), back
+    // to the first step's start.
+    std::vector<TimeRange> stretched = steps;
+    stretched[which[last]].start = first;
+    const std::vector<PathSegment> path = step_path(g, tl, stretched, which[last]);
+    std::vector<TimeRange> ranges;
+    std::vector<std::vector<PathSegment>*> pieces;
+    for (std::size_t k : at) ranges.push_back(steps[which[k]]), pieces.push_back(&out[k]);
+    cut_into(path, ranges, pieces);
+  }
+  return out;
+}
+
 // [SECTION] Summary ------------------------------------------------------------------------------------
 
 PathSummary summarize_paths(const Trace& trace, const Graph& g, const Timeline& tl, std::size_t top) {
@@ -276,7 +325,9 @@ PathSummary summarize_paths(const Trace& trace, const Graph& g, const Timeline& 
     add(trace_path(g, tl));
   } else {
     const std::vector<TimeRange> steps = step_ranges(g, tl);
-    for (std::size_t i = 0; i < steps.size(); ++i) add(step_path(g, tl, steps, i));
+    std::vector<std::size_t> all(steps.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    for (const std::vector<PathSegment>& path : steps_paths(g, tl, steps, all)) add(path);
     s.steps = steps.size();
   }
   for (auto& [name, op] : ops) {

@@ -27,6 +27,16 @@ struct PathSegment {
 // step ranges are `steps` (step_ranges(g, tl)); segments in time order.
 std::vector<PathSegment> step_path(const Graph& g, const Timeline& tl, const std::vector<TimeRange>& steps,
                                    std::size_t i);
+// The critical paths of the steps `which` (indices into `steps`, in time
+// order on each device): one walk per device back from the last end of
+// their ops to the first one's start, cut at the steps' bounds; result i is
+// step which[i]'s. Not each step's own walk: consecutive steps tile the run,
+// so a step's GPU work that ends it early lengthens the next one wherever
+// that one's start waits for the host; only the run's one path tells which
+// work set the pace.
+std::vector<std::vector<PathSegment>> steps_paths(const Graph& g, const Timeline& tl,
+                                                  const std::vector<TimeRange>& steps,
+                                                  const std::vector<std::size_t>& which);
 // The critical path of the whole timeline (from the last end back to the first start).
 std::vector<PathSegment> trace_path(const Graph& g, const Timeline& tl);
 

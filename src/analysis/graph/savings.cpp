@@ -452,7 +452,7 @@ TraceResult run_trace(const Trace& t, const Plan& plan, const std::vector<Fix>& 
     tally.add(t, g, trace_path(g, tl));
   } else {
     r.replayed = durations(replayed, r.counted);
-    for (std::size_t i : r.counted) tally.add(t, g, step_path(g, tl, replayed, i));
+    for (const std::vector<PathSegment>& path : steps_paths(g, tl, replayed, r.counted)) tally.add(t, g, path);
   }
   for (const Fix& f : fixes) r.fixes.push_back(predict(t, r, f.changes));
   // Together: the fixes that make this trace's median step materially

@@ -446,6 +446,44 @@ TEST(Graph, StepsAndTheirCriticalPaths) {
   EXPECT_EQ(s.top[0].count, 3u);
 }
 
+// A loop whose host loads each batch for 600 µs and then launches 495 µs of
+// GPU work that ends 100 µs into the next load: each step's window ends with
+// its kernel, yet the pace is the host's. The steps' paths are the run's one
+// path cut at their bounds: the GPU work is on it only at the run's end, not
+// in every step (its own walk back from each step's kernel would say so).
+TEST(Graph, StepsWhosePaceTheHostSetsHaveTheHostOnTheirPaths) {
+  TinyTrace b;
+  b.call("cudaGetDevice", 0, 1);
+  for (int s = 0; s < 4; ++s) {
+    const double t0 = 100 + 1000.0 * s;
+    b.range("step " + std::to_string(s), t0, t0 + 1000);
+    b.range("load", t0, t0 + 600);
+    b.kernel("conv", 0, 7, t0 + 605, t0 + 1100, t0 + 600);
+  }
+  const Trace t = b.freeze();
+  const Graph g = build_graph(t);
+  ASSERT_EQ(g.steps.size(), 4u);
+  const Timeline tl = replay_exactly(g);
+  const std::vector<TimeRange> steps = step_ranges(g, tl);
+  const std::vector<std::vector<PathSegment>> paths = steps_paths(g, tl, steps, {0, 1, 2, 3});
+  ASSERT_EQ(paths.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    TimeNs sum = 0, gpu = 0;
+    for (const PathSegment& seg : paths[i]) {
+      sum += seg.end - seg.start;
+      if (seg.kind == PathKind::gpu_compute) gpu += seg.end - seg.start;
+    }
+    EXPECT_EQ(sum, steps[i].duration()) << i;
+    if (i < 3) EXPECT_EQ(gpu, 0) << i;  // the next load does not wait for it
+    else EXPECT_GE(gpu, us(490));       // the run ends with it
+  }
+  const PathSummary s = summarize_paths(t, g, tl);
+  EXPECT_EQ(s.steps, 4u);
+  ASSERT_FALSE(s.top.empty());
+  EXPECT_EQ(s.top[0].count, 1u);  // the last step's conv only
+  EXPECT_LT(s.by_kind[static_cast<int>(PathKind::gpu_compute)] * 3, s.length);
+}
+
 TEST(Graph, SlackIsZeroOnTheCriticalPathAndPositiveOffIt) {
   TinyTrace b;
   b.kernel("long", 0, 7, 10, 1010, 0);
