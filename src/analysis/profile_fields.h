@@ -1052,6 +1052,9 @@ constexpr void rows(V& v, Of<CriticalPath>) {
   field<&C::gpu_wait_ns>(v, "gpu_wait_ns", "ns",
                          "a stream idle before an op, beyond its typical gap, that no recorded dependency explains "
                          "(an event, a peer, records the trace lacks): unknown cause");
+  field<&C::optimizer_host_ns>(v, "optimizer_host_ns", "ns",
+                               "of the host's time on the paths (launch calls, CPU time between calls), what lies "
+                               "inside the optimizer's steps (Optimizer.step#…)");
   field<&C::categories>(v, "categories", "", "the GPU time by category, largest first");
   field<&C::ops>(v, "ops", "", "the ops with the most time on the paths, most first");
 }

@@ -510,8 +510,9 @@ void unfused_optimizer(Builder& b) {
   f.recommendation =
       "Update all parameters in a few launches: torch.optim.SGD/Adam/AdamW(..., foreach=True) (multi-tensor) or "
       "fused=True (one fused kernel, Adam/AdamW/SGD), apex FusedSGD/FusedAdam, or torch.compile the optimizer "
-      "step. Estimated saving: the host time of the optimizer step beyond its GPU work, at most the GPU idle time "
-      "its launches ended.";
+      "step. Estimated saving: the host time of the optimizer step beyond its GPU work, at most what waited for "
+      "it: the GPU idle its launches ended, or, after the replay, its host time on the critical path (the next "
+      "step's work waiting for the update to finish on the host).";
   for (const OpKernel& k : r.top_kernels) f.kernels.push_back(k.name);
 }
 

@@ -230,7 +230,30 @@ PathCap critical_path_cap(const Profile& p) {
                    "that is fixed"};
 }
 
+// Hiding communication under compute shortens a step only by the
+// communication on its critical path: where the host decides the step, the
+// exposed time is mostly time the host would have taken anyway. One GPU's
+// trace only (the paths of several are summed; the exposed time is per GPU).
+void cap_communication_by_critical_path(const Profile& p, std::vector<Finding>& all) {
+  const CriticalPath& c = p.critical_path;
+  if (c.length_ns <= 0 || p.devices.size() != 1 || p.trace_quality.files.size() > 1 ||
+      !p.workload.host_filtered.empty() || critical_path_host_share(c) < 0.5)
+    return;
+  const double scale = c.steps > 0 && !p.steps.steps.empty() ? double(p.steps.steps.size()) / double(c.steps) : 1.0;
+  const auto cap = static_cast<TimeNs>(double(c.communication_ns) * scale);
+  for (Finding& f : all) {
+    if (f.id != "exposed-communication" || f.saving_source != SavingSource::rule_of_thumb || f.saving_ns <= cap)
+      continue;
+    f.saving_note = (f.saving_note.empty() ? "" : f.saving_note + "; ") +
+                    "capped at the communication on the replayed critical path (" + format::duration(cap) +
+                    "): the path is " + format::percent(critical_path_host_share(c)) +
+                    " host time, which the step takes whether or not the communication is hidden";
+    f.saving_ns = cap;
+  }
+}
+
 void cap_by_critical_path(Profile* p, std::vector<Finding>& all) {
+  cap_communication_by_critical_path(*p, all);
   const PathCap c = critical_path_cap(*p);
   if (c.note.empty()) return;
   for (Finding& f : all) {
@@ -240,6 +263,36 @@ void cap_by_critical_path(Profile* p, std::vector<Finding>& all) {
     f.saving_ns = c.cap;
     f.saving_note = c.note;
     if (f.severity == Severity::critical) f.severity = Severity::warning;
+  }
+}
+
+// A per-parameter optimizer's host time costs the run where the next work
+// waited for it: on the replayed critical path (a loop whose host sets the
+// pace, the GPU done with the step's work meanwhile), not only in the GPU
+// idle its own launches ended, which is all the rule could see before the
+// replay. Its saving is then its host time on the paths, at most the step's
+// host time beyond its GPU work (what a multi-tensor update removes).
+void credit_optimizer_on_path(Profile* p, std::vector<Finding>& all) {
+  const CriticalPath& c = p->critical_path;
+  if (c.optimizer_host_ns <= 0 || p->trace_quality.files.size() > 1) return;
+  const OpRow* r = nullptr;
+  for (const OpRow& row : p->op_names)
+    if (detail::is_optimizer_step(row.name) && row.calls > 0 && (!r || row.kernels_total > r->kernels_total)) r = &row;
+  if (!r) return;
+  const double scale = c.steps > 0 && !p->steps.steps.empty() ? double(p->steps.steps.size()) / double(c.steps) : 1.0;
+  const auto on_path = static_cast<TimeNs>(double(c.optimizer_host_ns) * scale);
+  const TimeNs excess = std::max<TimeNs>(0, r->cpu_total_ns - r->gpu_total_ns);
+  const TimeNs credit = std::min(on_path, excess);
+  const TimeNs run = p->window.duration();
+  for (Finding& f : all) {
+    if (f.id != "unfused-optimizer" || f.saving_source != SavingSource::rule_of_thumb || credit <= f.saving_ns)
+      continue;
+    f.saving_ns = credit;
+    if (run > 0) f.share = std::max(f.share, double(credit) / double(run));
+    f.saving_note = "its host time on the replayed critical path (" + format::duration(on_path) +
+                    ": the next work waited for the optimizer step longer than the GPU waited for its launches), "
+                    "at most its host time beyond its GPU work (" +
+                    format::duration(excess) + ")";
   }
 }
 
@@ -258,6 +311,7 @@ void settle_findings(Profile* p) {
   std::vector<Finding>& all = p->findings;
   for (Finding& f : p->minor_findings) all.push_back(std::move(f));
   p->minor_findings.clear();
+  credit_optimizer_on_path(p, all);
   cap_by_critical_path(p, all);
   // The critical ones first: a problem that holds a large share of the run
   // leads even where what fixing it saves is unknown (work held by a

@@ -240,12 +240,18 @@ void read(In& in, TraceResult& r) {
 // The critical path's totals of one trace (or, merged, of a job).
 class PathTally {
  public:
-  void add(const Trace& t, const Graph& g, const std::vector<PathSegment>& path) {
+  // `optimizer`: the trace's optimizer steps (measured times, in order, not
+  // overlapping), where a host piece's node started.
+  void add(const Trace& t, const Graph& g, const std::vector<PathSegment>& path,
+           const std::vector<TimeRange>& optimizer = {}) {
     std::vector<NodeId> seen;
     for (const PathSegment& s : path) {
       const TimeNs d = s.end - s.start;
       acc_.length_ns += d;
       kind(acc_, s.kind) += d;
+      if (!optimizer.empty() && s.node != kNoNode && !is_gpu(g.kind[s.node]) &&
+          (s.kind == PathKind::cpu_launch || s.kind == PathKind::cpu_other) && inside(optimizer, g.obs_start[s.node]))
+        acc_.optimizer_host_ns += d;
       if (s.node == kNoNode || !is_gpu(g.kind[s.node])) continue;
       if (s.kind != PathKind::gpu_compute && s.kind != PathKind::communication && s.kind != PathKind::copy) continue;
       const std::uint8_t cat = g.category[s.node] < kKernelCategoryCount
@@ -271,6 +277,7 @@ class PathTally {
     out->input_wait_ns += acc_.input_wait_ns;
     out->sync_wait_ns += acc_.sync_wait_ns;
     out->gpu_wait_ns += acc_.gpu_wait_ns;
+    out->optimizer_host_ns += acc_.optimizer_host_ns;
   }
   // Another trace's tally after this one's.
   void merge(const PathTally& o) {
@@ -288,8 +295,9 @@ class PathTally {
     }
   }
   void write(Out& o) const {
-    for (TimeNs x : {acc_.length_ns, acc_.gpu_compute_ns, acc_.communication_ns, acc_.copy_ns, acc_.cpu_launch_ns,
-                     acc_.cpu_other_ns, acc_.input_wait_ns, acc_.sync_wait_ns, acc_.gpu_wait_ns})
+    for (TimeNs x :
+         {acc_.length_ns, acc_.gpu_compute_ns, acc_.communication_ns, acc_.copy_ns, acc_.cpu_launch_ns,
+          acc_.cpu_other_ns, acc_.input_wait_ns, acc_.sync_wait_ns, acc_.gpu_wait_ns, acc_.optimizer_host_ns})
       o.i(x);
     o.u(by_category_.size());
     for (const auto& [cat, ns] : by_category_) o.u(cat), o.i(ns);
@@ -300,8 +308,9 @@ class PathTally {
     }
   }
   void read(In& in) {
-    for (TimeNs* x : {&acc_.length_ns, &acc_.gpu_compute_ns, &acc_.communication_ns, &acc_.copy_ns, &acc_.cpu_launch_ns,
-                      &acc_.cpu_other_ns, &acc_.input_wait_ns, &acc_.sync_wait_ns, &acc_.gpu_wait_ns})
+    for (TimeNs* x :
+         {&acc_.length_ns, &acc_.gpu_compute_ns, &acc_.communication_ns, &acc_.copy_ns, &acc_.cpu_launch_ns,
+          &acc_.cpu_other_ns, &acc_.input_wait_ns, &acc_.sync_wait_ns, &acc_.gpu_wait_ns, &acc_.optimizer_host_ns})
       *x = in.i();
     for (std::size_t k = in.count(16); k > 0; --k) {
       const std::uint64_t cat = in.u();
@@ -350,11 +359,39 @@ class PathTally {
       default: return c.cpu_other_ns;
     }
   }
+  static bool inside(const std::vector<TimeRange>& ranges, TimeNs at) {
+    const auto it =
+        std::upper_bound(ranges.begin(), ranges.end(), at, [](TimeNs x, const TimeRange& r) { return x < r.start; });
+    return it != ranges.begin() && at < std::prev(it)->end;
+  }
   CriticalPath acc_;
   std::map<std::uint8_t, TimeNs> by_category_;
   std::unordered_map<std::string, PathOp> ops_;
   std::vector<std::string> order_;  // names in the order first seen
 };
+
+// The trace's optimizer steps (Optimizer.step#… ranges), merged, in time order.
+std::vector<TimeRange> optimizer_steps(const Trace& t) {
+  std::vector<TimeRange> out;
+  const RangeTable& rg = t.ranges();
+  std::vector<bool> optimizer(t.strings().size(), false);
+  bool any = false;
+  for (StringId id = 0; id < t.strings().size(); ++id)
+    if (detail::is_optimizer_step(t.str(id))) optimizer[id] = any = true;
+  if (!any) return out;
+  for (RowIndex r = 0; r < rg.size(); ++r)
+    if (rg.name[r] < optimizer.size() && optimizer[rg.name[r]]) out.push_back({rg.start[r], rg.end[r]});
+  std::sort(out.begin(), out.end(), [](const TimeRange& a, const TimeRange& b) { return a.start < b.start; });
+  std::size_t n = 0;
+  for (const TimeRange& r : out) {
+    if (n > 0 && r.start <= out[n - 1].end)
+      out[n - 1].end = std::max(out[n - 1].end, r.end);
+    else
+      out[n++] = r;
+  }
+  out.resize(n);
+  return out;
+}
 
 // The counted steps' durations on a timeline, and their sum.
 std::vector<TimeNs> durations(const std::vector<TimeRange>& steps, const std::vector<std::size_t>& counted) {
@@ -449,10 +486,12 @@ TraceResult run_trace(const Trace& t, const Plan& plan, const std::vector<Fix>& 
   if (r.whole) {
     r.error.step_median = r.error.step_worst = r.error.span;
     r.replayed = {span(tl).duration()};
-    tally.add(t, g, trace_path(g, tl));
+    tally.add(t, g, trace_path(g, tl), optimizer_steps(t));
   } else {
     r.replayed = durations(replayed, r.counted);
-    for (const std::vector<PathSegment>& path : steps_paths(g, tl, replayed, r.counted)) tally.add(t, g, path);
+    const std::vector<TimeRange> optimizer = optimizer_steps(t);
+    for (const std::vector<PathSegment>& path : steps_paths(g, tl, replayed, r.counted))
+      tally.add(t, g, path, optimizer);
   }
   for (const Fix& f : fixes) r.fixes.push_back(predict(t, r, f.changes));
   // Together: the fixes that make this trace's median step materially

@@ -474,8 +474,10 @@ TEST(Graph, StepsWhosePaceTheHostSetsHaveTheHostOnTheirPaths) {
       if (seg.kind == PathKind::gpu_compute) gpu += seg.end - seg.start;
     }
     EXPECT_EQ(sum, steps[i].duration()) << i;
-    if (i < 3) EXPECT_EQ(gpu, 0) << i;  // the next load does not wait for it
-    else EXPECT_GE(gpu, us(490));       // the run ends with it
+    if (i < 3)
+      EXPECT_EQ(gpu, 0) << i;  // the next load does not wait for it
+    else
+      EXPECT_GE(gpu, us(490));  // the run ends with it
   }
   const PathSummary s = summarize_paths(t, g, tl);
   EXPECT_EQ(s.steps, 4u);

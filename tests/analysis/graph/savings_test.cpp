@@ -17,6 +17,7 @@
 #include "analysis/graph/tiny_trace.h"
 #include "import/open_trace.h"
 #include "import/synthetic.h"
+#include "support/findings.h"
 #include "support/real_traces.h"
 #include "support/test_traces.h"
 
@@ -532,6 +533,81 @@ TEST(SimulatedSavings, TooBigToReplayKeepsRulesOfThumbAndSaysWhy) {
   EXPECT_EQ(p.simulation.status.rfind("not simulated: ", 0), 0u) << p.simulation.status;
   for (const Finding& f : p.findings) EXPECT_EQ(f.saving_source, SavingSource::rule_of_thumb) << f.id;
   EXPECT_EQ(p.critical_path.length_ns, 0);
+}
+
+// A host-paced loop with a per-parameter optimizer (`opt_host`: its step's
+// host time, µs): each step loads a batch (600 µs), launches a long kernel,
+// then the update's 130 tiny kernels, which queue behind it; the GPU is
+// done long before the next batch is loaded, so it seldom waits for the
+// update's launches, but the next step's loading waits for the update on the
+// host: that time is on the critical path and is the finding's saving.
+Trace host_paced_per_parameter_update(TimeNs opt_host, TimeNs conv = 295'000) {
+  testing::TraceFactory f;
+  constexpr TimeNs us = 1'000;
+  const TimeNs step = (700 + 100) * us + opt_host;
+  for (int i = 0; i < 8; ++i) {
+    const TimeNs t0 = 1'000 * us + i * step;
+    f.range("ProfilerStep#" + std::to_string(i), t0, t0 + step, 1, RangeKind::annotation, "user_annotation");
+    f.range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t0, t0 + 600 * us, 1, RangeKind::annotation,
+            "cpu_op");
+    // GPU-bound (conv longer than a step): each step's kernels start when the last ones are done.
+    const TimeNs busy = std::max<TimeNs>(0, i * (conv + 300 * us - step));
+    f.kernel(0, 7, testing::names::kConvTensorCore, t0 + 605 * us + busy, t0 + 605 * us + busy + conv, t0 + 600 * us,
+             3 * us);
+    const TimeNs u0 = t0 + 700 * us;
+    f.range("Optimizer.step#SGD.step", u0, u0 + opt_host, 1, RangeKind::annotation, "user_annotation");
+    for (int k = 0; k < 130; ++k) {
+      const TimeNs call = u0 + k * (opt_host / 131);
+      const TimeNs at = std::max(call + 5 * us, t0 + 606 * us + busy + conv + k * 1 * us);
+      f.kernel(0, 7, "void at::native::vectorized_elementwise_kernel<4, sgd>", at, at + 1 * us, call, 2 * us);
+    }
+  }
+  return f.build();
+}
+
+TEST(SimulatedSavings, AnUpdateWhoseHostTimeTheNextStepWaitsForSavesThatTime) {
+  const Profile p = simulated(host_paced_per_parameter_update(1'300'000));
+  ASSERT_EQ(p.simulation.status, "simulated");
+  EXPECT_GT(p.critical_path.optimizer_host_ns, 0);
+  const Finding* f = find(p, "unfused-optimizer");
+  ASSERT_NE(f, nullptr) << testing::describe_findings(p);
+  EXPECT_NE(f->saving_note.find("on the replayed critical path"), std::string::npos) << f->saving_note;
+  // About the update's host time in every step, not the GPU's few waits.
+  EXPECT_GE(f->saving_ns, 8 * 1'000'000) << f->saving_note;
+  EXPECT_LE(f->saving_ns, 8 * 1'300'000) << f->saving_note;
+  // GPU-bound (the step's kernels take longer than its host time): the host
+  // runs ahead, the update's host time is off the path, nothing is credited.
+  const Profile q = simulated(host_paced_per_parameter_update(1'300'000, 3'000'000));
+  const Finding* g = find(q, "unfused-optimizer");
+  for (const Finding& m : q.minor_findings) g = g ? g : (m.id == "unfused-optimizer" ? &m : nullptr);
+  ASSERT_NE(g, nullptr) << testing::describe_findings(q);
+  EXPECT_EQ(g->saving_note.find("on the replayed critical path"), std::string::npos) << g->saving_note;
+  EXPECT_LT(g->saving_ns * 4, f->saving_ns) << g->saving_note;
+}
+
+// A host-paced loop on one GPU whose all-to-all runs with no compute beside
+// it: exposed, but the next step waits for the host, not for it. Hiding it
+// saves at most its time on the critical path.
+TEST(SimulatedSavings, HidingCommunicationSavesAtMostItsTimeOnTheCriticalPath) {
+  testing::TraceFactory f;
+  constexpr TimeNs us = 1'000;
+  for (int i = 0; i < 8; ++i) {
+    const TimeNs t0 = 1'000 * us + i * 2'000 * us;
+    f.range("ProfilerStep#" + std::to_string(i), t0, t0 + 2'000 * us, 1, RangeKind::annotation, "user_annotation");
+    f.range("nccl:all_to_all", t0 + 100 * us, t0 + 110 * us, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 9, "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", t0 + 110 * us, t0 + 700 * us,
+             t0 + 105 * us, 3 * us);
+    f.kernel(0, 7, testing::names::kConvTensorCore, t0 + 705 * us, t0 + 900 * us, t0 + 120 * us, 3 * us);
+    f.range("host work", t0 + 130 * us, t0 + 2'000 * us, 1, RangeKind::annotation, "user_annotation");
+  }
+  const Profile p = simulated(f.build());
+  ASSERT_EQ(p.simulation.status, "simulated");
+  const Finding* e = find(p, "exposed-communication");
+  ASSERT_NE(e, nullptr) << testing::describe_findings(p);
+  EXPECT_NE(e->saving_note.find("capped at the communication on the replayed critical path"), std::string::npos)
+      << e->saving_note;
+  // The exposed time is 590 µs a step; only the last step's is on the path.
+  EXPECT_LT(e->saving_ns, 2 * 590 * us) << e->saving_note;
 }
 
 }  // namespace
