@@ -95,7 +95,7 @@ TEST_F(ReportCli, ReportOfTheInputBoundTraceLeadsWithInputBound) {
   }
   for (const auto& f : j["minor_findings"]) minor.push_back(f["id"]);
   EXPECT_EQ(ids, (std::vector<std::string>{"input-bound", "unfused-optimizer", "launch-bound", "pageable-memcpy",
-                                            "no-tensor-cores"}));
+                                           "no-tensor-cores"}));
   EXPECT_EQ(sources,
             (std::vector<std::string>{"simulated", "rule_of_thumb", "simulated", "rule_of_thumb", "simulated"}));
   const auto& update = j["findings"][1];
