@@ -28,7 +28,10 @@ little of each event as it can.
   ranges, deduplicated by being ranges: one per call, however many ops ran
   in it;
 - modules: global nn.Module forward hooks time every module call and name it
-  by its path from the root ("nn.Module: model.layer1.0.conv1").
+  by its path from the root ("nn.Module: model.layer1.0.conv1"); the hooks are
+  written in C (src/capture/module_hooks, built with Python's limited API)
+  where that library was built and loads, else they are Python closures; the
+  property capture.framework.module_hooks says which ran and why.
 
 The program's own profiler wins: when it enables one on our thread, ours
 pauses (what it recorded is written first) and resumes when it stops.
@@ -43,7 +46,10 @@ import weakref
 
 from .host_file import CPU_OP, PYTHON_FUNCTION, USER_ANNOTATION
 
-_time_ns = time.time_ns
+_time_ns = time.time_ns  # CLOCK_REALTIME ns: the C hooks read the same clock
+
+ENV_MODULE_HOOKS = "GPUSCOPE_CAPTURE_MODULE_HOOKS"  # off, or the path of the C hooks' library to use
+MODULE_HOOKS = "_module_hooks.abi3.so"  # in module_hooks/ beside this package
 
 MAX_OP_STACK = 32  # Python frames kept above each op
 FLUSH_OVERHEAD = "gpuscope: taking PyTorch's ops"  # the overhead row of a flush
@@ -412,12 +418,15 @@ class _ThreadCalls(threading.local):
 class ModulePaths:
     """nn.Module calls as ranges named by the module's path ("nn.Module: model.layer1.0.conv1").
 
-    The hooks run on every module call, so they do little: one thread-local
-    read, one dict lookup for the path, a clock read and one list append
-    each; the finished calls wait in the thread's own list (appends and the
-    taker's `del rows[:n]` are each atomic under the GIL, so no lock)."""
+    The hooks run on every module call, so they do little: the C hooks
+    (load_module_hooks) where they load, else Python closures (`_hooks`) with
+    the same semantics: one thread-local read, one dict lookup for the path, a
+    clock read and one list append each; the finished calls wait in the
+    thread's own list (appends and the taker's `del rows[:n]` are each atomic
+    under the GIL, so no lock). Either way Python names a module only on its
+    first call (`_name`)."""
 
-    def __init__(self, torch, host_file, stats, notes, on_top_level_call):
+    def __init__(self, torch, host_file, stats, notes, on_top_level_call, env=os.environ):
         self._file = host_file
         self._stats = stats
         self._notes = notes
@@ -428,8 +437,19 @@ class ModulePaths:
         self._lock = threading.Lock()
         self._threads = []  # (rows, native thread id, weakref to the thread)
         self._tls = _ThreadCalls(self)
+        self._native, why = load_module_hooks(env)
+        if self._native is not None:
+            try:
+                self._native.configure(on_top_level_call, self._name, self._failed)
+                pre, post = self._native.pre, self._native.post
+                self.hooks_note = "C hooks (%s)" % self._native.__file__
+            except Exception as e:
+                self._native, why = None, "the C hooks do not start: %r" % (e,)
+        if self._native is None:
+            pre, post = self._hooks()
+            self.hooks_note = "Python hooks: " + why
+        notes.set("capture.framework.module_hooks", self.hooks_note)
         m = torch.nn.modules.module
-        pre, post = self._hooks()
         self._handles = [m.register_module_forward_pre_hook(pre), m.register_module_forward_hook(post)]
 
     def forked(self, host_file, stats, notes):
@@ -443,8 +463,13 @@ class ModulePaths:
             self._tls.calls.clear()
             self._tls.rows.clear()
             self._threads = [(self._tls.rows, threading.get_native_id(), weakref.ref(threading.current_thread()))]
+            if self._native is not None:
+                self._native.forked()
+        notes.set("capture.framework.module_hooks", self.hooks_note)
 
     def remove(self):
+        if self._native is not None:
+            self._native.stop()
         for h in self._handles:
             h.remove()
         self._handles = []
@@ -454,7 +479,7 @@ class ModulePaths:
             self._threads.append((rows, tid, weakref.ref(threading.current_thread())))
 
     def _hooks(self):
-        """The two hooks, as closures over what they read (no attribute lookups per call)."""
+        """The two Python hooks, as closures over what they read (no attribute lookups per call)."""
         tls, paths, on_top, path_of, failed = self._tls, self._paths, self._on_top_level_call, self._path, self._failed
         time_ns = _time_ns
 
@@ -490,10 +515,17 @@ class ModulePaths:
 
     def _path(self, module, calls):
         """A module first called (or whose id was reused): its path, from the calling module's."""
+        parent, parent_sid = (calls[-1][0], calls[-1][1]) if calls else (None, 0)
+        sid = self._name(module, parent, parent_sid)
+        self._paths[id(module)] = (weakref.ref(module), sid)
+        return sid
+
+    def _name(self, module, parent, parent_sid):
+        """The string id of a module's path, from its calling module's (None: a top-level call);
+        the C hooks call it on a cache miss."""
         path = None
-        if calls:
-            parent = calls[-1][0]
-            parent_path = self._file_path(calls[-1][1])
+        if parent is not None:
+            parent_path = self._file_path(parent_sid)
             for n, child in parent._modules.items():
                 if child is module:
                     path = parent_path + "." + n
@@ -506,7 +538,6 @@ class ModulePaths:
         if path is None:
             path = _root_name(module, self._torch_dir)
         sid = self._file.string("nn.Module: " + path)
-        self._paths[id(module)] = (weakref.ref(module), sid)
         self._names_by_sid[sid] = path
         return sid
 
@@ -515,6 +546,11 @@ class ModulePaths:
 
     def take(self):
         """The module calls finished since the last take, as range columns."""
+        if self._native is not None:
+            start, end, tid, name, unfinished = self._native.take()
+            if unfinished:
+                self._stats.add("capture.framework.modules_unfinished", unfinished)
+            return start, end, tid, name
         start, end, tid, name = [], [], [], []
         with self._lock:
             alive = []
@@ -534,11 +570,43 @@ class ModulePaths:
         return start, end, tid, name
 
 
+def load_module_hooks(env=os.environ):
+    """(the C hooks' extension module, None) where it loads into this Python, else (None, why not)."""
+    choice = env.get(ENV_MODULE_HOOKS, "").strip()
+    if choice == "off":
+        return None, "%s=off" % ENV_MODULE_HOOKS
+    if sys.implementation.name != "cpython" or sys.version_info < (3, 10):
+        return None, "%s %d.%d has no stable ABI 3.10" % (sys.implementation.name, *sys.version_info[:2])
+    is_gil_enabled = getattr(sys, "_is_gil_enabled", None)
+    if is_gil_enabled is not None and not is_gil_enabled():
+        return None, "a free-threaded Python"
+    path = choice or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_hooks",
+                                  MODULE_HOOKS)
+    if not os.path.exists(path):
+        return None, "the C hooks were not built (no %s)" % path
+    try:
+        import importlib.machinery
+        import importlib.util
+
+        name = __package__ + "._module_hooks"
+        loader = importlib.machinery.ExtensionFileLoader(name, path)
+        module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, path, loader=loader))
+        loader.exec_module(module)
+        for f in ("configure", "pre", "post", "take", "forked", "stop"):
+            getattr(module, f)
+    except Exception as e:
+        return None, "the C hooks %s do not load: %r" % (path, e)
+    return module, None
+
+
 def _root_name(module, torch_dir):
     """The name the program calls a top-level module by: the variable in the
-    calling frame (or an attribute of its `self`) that holds it, else its class."""
-    frame = sys._getframe(3)
-    while frame is not None and frame.f_code.co_filename.startswith(torch_dir):
+    calling frame (or an attribute of its `self`) that holds it, else its class.
+    The calling frame is the first outside torch and this file (the Python
+    hooks' frames are here; the C hooks have none)."""
+    here = _root_name.__code__.co_filename
+    frame = sys._getframe(1)
+    while frame is not None and (frame.f_code.co_filename == here or frame.f_code.co_filename.startswith(torch_dir)):
         frame = frame.f_back
     if frame is not None:
         for scope in (frame.f_locals, frame.f_globals):
