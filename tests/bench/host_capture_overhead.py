@@ -1,7 +1,8 @@
 """What the host half of `gpuscope capture` costs a Python program: per recorded PyTorch op, per host sample,
 and in a CPU-bound loop at 1 kHz sampling (docs/PERFORMANCE.md, "Capture: the host side").
 
-    python3 tests/bench/host_capture_overhead.py [--hook src/capture/pyhook] [--observer LIB] [--runs 5] [--ops 200000]
+    python3 tests/bench/host_capture_overhead.py [--hook src/capture/pyhook] [--observer LIB] [--module-hooks LIB]
+                                                 [--runs 5] [--ops 200000]
 
 Each case runs a fresh interpreter (the one running this script, which needs torch) with the startup hook
 installed the way `gpuscope capture` installs it (PYTHONPATH, GPUSCOPE_CAPTURE_*), or without it, interleaved
@@ -14,7 +15,8 @@ CPU time (what the capture costs the machine; it moves far less than wall time o
   them, which a capture pays at a flush point every flush interval); both per recorded op, and their sum. Each
   framework case runs twice: through PyTorch's profiler (GPUSCOPE_CAPTURE_TORCH_OBSERVER=off) and through the
   native observer (--observer, by default the one build/ made for this torch; those rows are left out when
-  there is none). Stacks only have the profiler path.
+  there is none). Stacks only have the profiler path. The module hooks are the C ones (--module-hooks, by default
+  the ones build/ made; "off": the Python hooks) wherever the hook under test has them.
 - sampling: a pure-Python loop and a torch loop (256x256 matmuls, one thread), each a few seconds, with
   --host-sampling 1000 against off: the process's extra CPU time (every thread, the sampler's included) and the
   loop's extra wall time; per sample, the sampler's own CPU time.
@@ -81,9 +83,11 @@ def host_stats(directory):
     return stats
 
 
-def run(program, args, hook, framework, sampling, flush_ms=None, observer="off"):
+def run(program, args, hook, framework, sampling, flush_ms=None, observer="off", module_hooks=None):
     env = dict(os.environ)
     env["GPUSCOPE_CAPTURE_TORCH_OBSERVER"] = observer
+    if module_hooks:
+        env["GPUSCOPE_CAPTURE_MODULE_HOOKS"] = module_hooks
     if flush_ms is not None:
         env["GPUSCOPE_CAPTURE_FLUSH_MS"] = str(flush_ms)
     with tempfile.TemporaryDirectory() as host_dir:
@@ -129,7 +133,7 @@ def bench_ops(args):
             # the flush at exit takes every op (each op costs the same at any flush).
             framework, sampling, observer = case or ("", "", "off")
             results[name].append(run(OPS_PROGRAM, [str(args.ops)], args.hook if case else None, framework, sampling,
-                                     flush_ms=10**9, observer=observer))
+                                     flush_ms=10**9, observer=observer, module_hooks=args.module_hooks))
     plain_cpu = median([r["cpu_ns"] for r in results["plain"]])
     plain_wall = median([r["loop_ns"] for r in results["plain"]])
     print("ops: %d calls of Linear+ReLU, median of %d runs; plain loop %.1f ms CPU, %.1f ms wall" % (
@@ -158,6 +162,12 @@ def default_observer(here):
     return os.path.abspath(path) if os.path.exists(path) else None
 
 
+def default_module_hooks(here):
+    """The C module hooks build/ made, or None."""
+    path = os.path.join(here, "..", "..", "build", "share", "gpuscope", "pyhook", "module_hooks", "_module_hooks.abi3.so")
+    return os.path.abspath(path) if os.path.exists(path) else None
+
+
 def bench_sampling(args):
     for label, program in (("pure-Python loop", PYTHON_LOOP), ("torch matmul loop", TORCH_LOOP)):
         off, on = [], []
@@ -181,6 +191,8 @@ def main():
     ap.add_argument("--hook", default=os.path.join(here, "..", "..", "src", "capture", "pyhook"))
     ap.add_argument("--observer", default=default_observer(here),
                     help="the native observer library for this torch (default: build/'s, if any)")
+    ap.add_argument("--module-hooks", default=default_module_hooks(here),
+                    help="the C nn.Module hooks' library, or off (default: build/'s, if any)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--ops", type=int, default=200000)
     ap.add_argument("--only", choices=["ops", "sampling"])

@@ -1,9 +1,10 @@
 """The startup hook's nn.Module hooks (gpuscope_hook/torch_ops.py, ModulePaths) in-process, through both paths:
 the C hooks (src/capture/module_hooks) and the Python fallback must name and time the same calls — nested modules,
 a forward that raises, a module whose id is reused, threads, a fork — and never raise into the program."""
-import gc
+import collections
 import json
 import os
+import subprocess
 import sys
 import threading
 
@@ -18,6 +19,7 @@ HOOK = os.environ.get("GPUSCOPE_TEST_PYHOOK") or os.path.join(
     os.path.dirname(os.environ["GPUSCOPE_CLI"]), os.pardir, "share", "gpuscope", "pyhook")
 sys.path.insert(0, os.path.abspath(HOOK))
 
+import gpuscope  # noqa: E402
 from gpuscope_hook import torch_ops  # noqa: E402
 
 NATIVE = os.path.join(os.path.abspath(HOOK), "module_hooks", torch_ops.MODULE_HOOKS)
@@ -245,3 +247,33 @@ def test_a_failing_hook_stops_recording_and_says_why(which):
         assert r.notes["capture.framework.modules"] == "stopped: RuntimeError('flush failed')"
     finally:
         r.close()
+
+
+def _capture(tmp, env):
+    program = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_train.py")
+    out = os.path.join(str(tmp), "run.gscope")
+    p = subprocess.run([os.environ["GPUSCOPE_CLI"], "capture", "-o", out, "--framework", "modules",
+                        "--host-sampling", "off", "--", sys.executable, program, "4"], capture_output=True, text=True,
+                       cwd=str(tmp), env={**os.environ, **env}, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return gpuscope.open(out)
+
+
+def test_a_capture_gives_the_same_module_calls_both_ways(tmp_path):
+    if not os.path.exists(NATIVE):
+        pytest.skip("the C hooks were not built (needs Python >= 3.10's headers: python3-dev)")
+    runs = {}
+    for which, value in (("native", ""), ("python", "off")):
+        (tmp_path / which).mkdir()
+        t = _capture(tmp_path / which, {torch_ops.ENV_MODULE_HOOKS: value})
+        props = t.info["properties"]
+        notes = [v for k, v in props.items() if k.startswith("capture.framework.module_hooks")]
+        assert len(notes) == 2, props  # the program and its DataLoader worker
+        assert all(n.startswith("C hooks (") if which == "native" else n == "Python hooks: %s=off" % (
+            torch_ops.ENV_MODULE_HOOKS) for n in notes), notes
+        r = t.ranges
+        r = r[r.domain == "python_function"]
+        assert (r.end >= r.start).all()
+        runs[which] = collections.Counter(r.name)
+    assert runs["native"] == runs["python"]
+    assert runs["native"]["nn.Module: model.features.0"] == 4 and runs["native"]["nn.Module: loss_fn"] == 4

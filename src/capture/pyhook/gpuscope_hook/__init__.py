@@ -9,6 +9,8 @@ a Python program (the environment below is set for that program only):
   GPUSCOPE_CAPTURE_FLUSH_MS       how often recorded data is written (default 1000)
   GPUSCOPE_CAPTURE_TORCH_OBSERVER off: PyTorch's profiler records ops even where the native observer
                                   was built for the program's torch (native_ops.py)
+  GPUSCOPE_CAPTURE_MODULE_HOOKS   off: Python nn.Module hooks even where the C ones were built
+                                  (torch_ops.py, ModulePaths); or the path of the C hooks' library
 
 Nothing here may raise into the program: every failure becomes a note in the
 host file ("framework view unavailable: <reason>"), which the capture shows.
