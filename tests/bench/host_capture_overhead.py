@@ -17,6 +17,8 @@ CPU time (what the capture costs the machine; it moves far less than wall time o
   native observer (--observer, by default the one build/ made for this torch; those rows are left out when
   there is none). Stacks only have the profiler path. The module hooks are the C ones (--module-hooks, by default
   the ones build/ made; "off": the Python hooks) wherever the hook under test has them.
+- modules: CPU time per nn.Module call (a Sequential of 20 Identity, in-process): PyTorch's own call, with an empty
+  global hook pair (PyTorch's slow path), with gpuscope's Python hooks and with its C hooks (--module-hooks).
 - sampling: a pure-Python loop and a torch loop (256x256 matmuls, one thread), each a few seconds, with
   --host-sampling 1000 against off: the process's extra CPU time (every thread, the sampler's included) and the
   loop's extra wall time; per sample, the sampler's own CPU time.
@@ -42,6 +44,52 @@ with torch.no_grad():
         m(x)
     dt, dc = time.perf_counter_ns() - t, time.thread_time_ns() - c
 print(json.dumps({"loop_ns": dt, "cpu_ns": dc}))
+"""
+
+MODULES_PROGRAM = r"""
+import json, statistics, sys, time, torch
+sys.path.insert(0, sys.argv[1])
+from gpuscope_hook import torch_ops
+class File:
+    n = 0
+    def string(self, text):
+        self.n += 1
+        return self.n
+class Stats(dict):
+    def add(self, k, n): self[k] = self.get(k, 0) + n
+class Notes(dict):
+    set = dict.__setitem__
+m = torch.nn.Sequential(*[torch.nn.Identity() for _ in range(20)])
+x = torch.zeros(1)
+mm = torch.nn.modules.module
+def loop(n=5000):
+    c = time.thread_time_ns()
+    for _ in range(n):
+        m(x)
+    return (time.thread_time_ns() - c) / (n * 21)
+def case(kind):
+    if kind == "none":
+        return loop()
+    if kind == "empty hooks":
+        h = [mm.register_module_forward_pre_hook(lambda *a: None), mm.register_module_forward_hook(lambda *a: None)]
+    else:
+        env = {torch_ops.ENV_MODULE_HOOKS: "off" if kind == "Python hooks" else sys.argv[2]}
+        p = torch_ops.ModulePaths(torch, File(), Stats(), Notes(), lambda: None, env=env)
+        assert (p._native is not None) == (kind == "C hooks"), p.hooks_note
+        h = p._handles
+    try:
+        return loop()
+    finally:
+        for x_ in h:
+            x_.remove()
+kinds = ["none", "empty hooks", "Python hooks"] + (["C hooks"] if sys.argv[2] != "off" else [])
+out = {k: [] for k in kinds}
+for k in kinds:
+    case(k)
+for _ in range(int(sys.argv[3])):
+    for k in kinds:
+        out[k].append(case(k))
+print(json.dumps({k: statistics.median(v) for k, v in out.items()}))
 """
 
 PYTHON_LOOP = r"""
@@ -168,6 +216,20 @@ def default_module_hooks(here):
     return os.path.abspath(path) if os.path.exists(path) else None
 
 
+def bench_modules(args):
+    """Per nn.Module call (a Sequential of 20 Identity, 5,000 calls, in-process): PyTorch's own call, its slow
+    path under any global hook (an empty Python pair), gpuscope's Python hooks and its C hooks."""
+    hooks = args.module_hooks or "off"
+    p = subprocess.run([sys.executable, "-c", MODULES_PROGRAM, args.hook, hooks, str(args.runs)],
+                       capture_output=True, text=True, check=True)
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    print("modules: CPU per module call, median of %d rounds (the cases interleaved)" % args.runs)
+    print("| hooks | per module call | above PyTorch's own call |")
+    print("|---|---:|---:|")
+    for k, v in r.items():
+        print("| %s | %.2f µs | %.2f µs |" % (k, v / 1e3, (v - r["none"]) / 1e3))
+
+
 def bench_sampling(args):
     for label, program in (("pure-Python loop", PYTHON_LOOP), ("torch matmul loop", TORCH_LOOP)):
         off, on = [], []
@@ -195,12 +257,14 @@ def main():
                     help="the C nn.Module hooks' library, or off (default: build/'s, if any)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--ops", type=int, default=200000)
-    ap.add_argument("--only", choices=["ops", "sampling"])
+    ap.add_argument("--only", choices=["ops", "modules", "sampling"])
     args = ap.parse_args()
     args.hook = os.path.abspath(args.hook)
-    if args.only != "sampling":
+    if args.only in (None, "ops"):
         bench_ops(args)
-    if args.only != "ops":
+    if args.only in (None, "modules"):
+        bench_modules(args)
+    if args.only in (None, "sampling"):
         print("\nsampling at 1000 Hz against off (framework none), median of %d runs:" % args.runs)
         print("| loop | off: CPU / wall | CPU overhead | wall overhead | samples | CPU per sample |")
         print("|---|---|---|---|---|---|")
