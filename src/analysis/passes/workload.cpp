@@ -911,6 +911,54 @@ std::string too_few(const FindingThresholds& th) {
          format::fixed(th.optimizer_kernels_per_step, 0) + " per step)";
 }
 
+// The optimizer classes PyTorch's step ranges name ("Optimizer.step#Adam.step"
+// → Adam), most launching first, each once: "Shampoo and EMAOptimizer".
+std::string optimizer_classes(const Profile& p) {
+  std::vector<std::pair<std::uint64_t, std::string>> found;
+  for (const OpRow& r : p.op_names) {
+    if (!is_optimizer_step(r.name) || r.calls == 0) continue;
+    std::string_view cls = std::string_view(r.name).substr(std::string_view("Optimizer.step#").size());
+    if (cls.ends_with(".step")) cls.remove_suffix(5);
+    if (cls.empty()) continue;
+    auto same = [&](const auto& f) { return f.second == cls; };
+    if (std::find_if(found.begin(), found.end(), same) == found.end()) found.emplace_back(r.kernels_total, cls);
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string said;
+  for (std::size_t i = 0; i < found.size(); ++i)
+    said += (i == 0 ? "" : i + 1 == found.size() ? " and " : ", ") + found[i].second;
+  return said;
+}
+
+// The optimizer fbgemm fuses into its table-batched embeddings' backward
+// kernels (split_embedding_backward_codegen_<optimizer>_{weighted,unweighted}_…,
+// "none": no update in them): "rowwise_adagrad", or empty.
+std::string fused_embedding_optimizer(const Profile& p) {
+  constexpr std::string_view kPrefix = "split_embedding_backward_codegen_";
+  for (const Hotspot& h : p.hotspots) {
+    const std::size_t at = h.name.find(kPrefix);
+    if (at == std::string::npos) continue;
+    std::string_view rest = std::string_view(h.name).substr(at + kPrefix.size());
+    std::size_t end = std::min(rest.find("_unweighted"), rest.find("_weighted"));
+    if (end == std::string_view::npos) end = rest.find("_kernel");
+    if (end == std::string_view::npos || end == 0) continue;
+    const std::string_view opt = rest.substr(0, end);
+    if (opt != "none" && opt != "dense") return std::string(opt);
+  }
+  return {};
+}
+
+// The optimizers the trace names, before the evidence of their kind: the
+// classes of the step ranges, and fbgemm's fused embedding optimizer.
+std::string named_optimizers(const Profile& p) {
+  const std::string classes = optimizer_classes(p), tbe = fused_embedding_optimizer(p);
+  std::string said = classes.empty() ? std::string() : classes + " (their Optimizer.step ranges)";
+  if (!tbe.empty())
+    said += (said.empty() ? "" : ", and ") + tbe +
+            " fused into fbgemm's embedding backward kernels (split_embedding_backward_codegen_" + tbe + "_…)";
+  return said.empty() ? said : said + "; ";
+}
+
 }  // namespace
 
 // The kind of weight update, from what ran inside the optimizer's steps
@@ -944,7 +992,8 @@ void recognise_optimizer(const Profile& p, const Evidence& ev, const FindingThre
   const std::string fused_said =
       fused_ops ? format::count(fused_ops, "fused optimizer op", "fused optimizer ops")
                 : format::count(fused_kernels, "fused optimizer kernel", "fused optimizer kernels");
-  auto say = [&](const char* kind, std::string why) { w->optimizer = kind, w->optimizer_evidence = std::move(why); };
+  const std::string named_as = named_optimizers(p);
+  auto say = [&](const char* kind, std::string why) { w->optimizer = kind, w->optimizer_evidence = named_as + why; };
   if (step) {
     const std::string inside =
         " inside " + format::count(step_calls, "optimizer step", "optimizer steps") + " (\"" + step->name + "\")";
@@ -965,7 +1014,11 @@ void recognise_optimizer(const Profile& p, const Evidence& ev, const FindingThre
     if (per_step >= th.optimizer_kernels_per_step) return say("per-parameter", counts);
     return say("unknown", counts + ": " + too_few(th));
   }
-  if (named == 0) return;  // no optimizer seen: nothing to say
+  if (named == 0) {
+    // Only the update fused into the embeddings' backward: fused; else no optimizer seen, nothing to say.
+    if (!fused_embedding_optimizer(p).empty()) say("fused", "no optimizer step range or kernel besides");
+    return;
+  }
   const std::string kernels = format::count(named, "optimizer kernel", "optimizer kernels");
   if (multi * 2 > named)
     return say(fused ? "fused" : "foreach",

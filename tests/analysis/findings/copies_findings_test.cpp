@@ -733,6 +733,33 @@ TEST(OptimizerKind, UnknownWhereTheTraceCannotTell) {
   EXPECT_EQ(analyze(optimizer_steps({{100, names::kRelu}, {100, kForeachKernel}})).workload.optimizer, "foreach");
 }
 
+// The optimizers the trace names: the classes of PyTorch's step ranges,
+// and the optimizer fbgemm fuses into its embedding backward kernels
+// (split_embedding_backward_codegen_<optimizer>_…; "none" updates nothing).
+TEST(OptimizerKind, TheNamedOptimizersAreSaid) {
+  constexpr const char* kTbe =
+      "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<c10::Half, float, "
+      "c10::Half, 2ul, 32>()";
+  constexpr const char* kTbeNone =
+      "void split_embedding_backward_codegen_none_unweighted_kernel_cta_per_row_1<c10::Half, float, c10::Half>()";
+  const WorkloadKind per = analyze(optimizer_steps(300, names::kRelu)).workload;
+  EXPECT_TRUE(has(per.optimizer_evidence, "SGD (their Optimizer.step ranges); 1,500 kernels"))
+      << per.optimizer_evidence;
+  EXPECT_FALSE(has(per.optimizer_evidence, "fbgemm")) << per.optimizer_evidence;
+  const WorkloadKind mixed = analyze(optimizer_steps({{200, names::kRelu}, {40, kForeachKernel}, {1, kTbe}})).workload;
+  EXPECT_EQ(mixed.optimizer, "unknown") << mixed.optimizer_evidence;
+  EXPECT_TRUE(has(mixed.optimizer_evidence,
+                  "SGD (their Optimizer.step ranges), and rowwise_adagrad fused into fbgemm's embedding backward "
+                  "kernels (split_embedding_backward_codegen_rowwise_adagrad_…)"))
+      << mixed.optimizer_evidence;
+  // The fused embedding update alone: a fused optimizer.
+  const WorkloadKind tbe = analyze(optimizer_steps(4, kTbe, false)).workload;
+  EXPECT_EQ(tbe.optimizer, "fused") << tbe.optimizer_evidence;
+  EXPECT_TRUE(has(tbe.optimizer_evidence, "rowwise_adagrad fused into fbgemm's")) << tbe.optimizer_evidence;
+  const WorkloadKind none = analyze(optimizer_steps(4, kTbeNone, false)).workload;
+  EXPECT_EQ(none.optimizer, "") << none.optimizer_evidence;
+}
+
 TEST(OptimizerKind, NothingIsSaidWithoutAnOptimizer) {
   // Elementwise kernels outside an optimizer op: no optimizer at all.
   const WorkloadKind none = analyze(optimizer_steps(300, names::kRelu, false)).workload;
