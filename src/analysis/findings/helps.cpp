@@ -925,6 +925,72 @@ std::string tf32_identifier(std::string_view n) {
   return format::short_kernel_name(n.substr(b, e - b));
 }
 
+// A kernel whose name says plain FP32 math on the CUDA cores: cuBLAS's and
+// CUTLASS's SIMT sgemm kernels (ampere_sgemm_128x64_nn, cutlass_80_simt_sgemm_…).
+bool fp32_simt_kernel(std::string_view n) { return n.find("sgemm") != std::string_view::npos; }
+
+// The matrix math of the precision answer: convolution, GEMM and attention
+// kernel time, the tensor cores' share of it, and their TF32-named part.
+struct MatrixMath {
+  TimeNs all = 0, tc = 0, tf32 = 0;
+  const Hotspot* tf32_top = nullptr;
+};
+
+// Tensor cores on fp32 data (TF32: the ops record fp32 inputs, or the
+// kernels' names say TF32): not reduced precision. Which part runs TF32,
+// which plain FP32 kernels, and how large that matrix math is: bf16 or fp16
+// would halve its bytes and double the TF32 part's rate (more for the FP32
+// kernels', at most all of their time), so the most it saves is half the
+// TF32 time and all the rest; under kPriorityShare of the span, not a
+// priority.
+HelpAnswer precision_tf32(const Profile& p, const JobTotals& j, const MatrixMath& m, const OpPrecision& op,
+                          bool by_ops) {
+  constexpr double kPriorityShare = 0.05;
+  const std::string_view id = "mixed-precision";
+  const std::string_view q = "mixed precision (tensor cores)?";
+  const std::string on =
+      pct1(double(m.tc) / double(m.all)) + " of the listed convolution, GEMM and attention time runs on tensor cores";
+  std::string said = by_ops ? on + ", but the framework's ops record fp32 inputs for " +
+                                  pct1(ratio(op.wide, op.typed)) + " of the GEMM, convolution and attention time (" +
+                                  op.example + "), so those tensor cores run TF32, at half the rate of bf16 or fp16"
+                            : on + ", but " + pct1(ratio(m.tf32, m.tc)) +
+                                  " of that time is in kernels whose names say TF32 (" +
+                                  tf32_identifier(m.tf32_top->name) +
+                                  "): fp32 data on the tensor cores, at half the rate of bf16 or fp16";
+  TimeNs simt = 0;
+  const Hotspot* simt_top = nullptr;
+  for (const Hotspot& h : p.hotspots)
+    if ((h.category == KernelCategory::convolution || h.category == KernelCategory::gemm ||
+         h.category == KernelCategory::attention) &&
+        !h.tensor_cores && fp32_simt_kernel(h.name)) {
+      simt += h.stats.total;
+      if (!simt_top || h.stats.total > simt_top->stats.total) simt_top = &h;
+    }
+  if (simt_top)
+    said += "; " + pct1(ratio(simt, m.all)) + " runs in plain FP32 kernels on the CUDA cores (" +
+            format::short_kernel_name(simt_top->name) + ")";
+  if (m.all - m.tc - simt > 0)
+    said += "; " + pct1(ratio(m.all - m.tc - simt, m.all)) + " in kernels whose names show neither";
+  const double of_span = j.span ? double(m.all) / double(j.span) : 0.0;
+  const double kernel_share =
+      category_share(p, {KernelCategory::convolution, KernelCategory::gemm, KernelCategory::attention});
+  said += ". That matrix math is " + pct1(kernel_share) + " of kernel time, " + pct1(of_span) + " of the GPUs' span";
+  if (of_span < kMaterialShare) return answer(id, q, Verdict::no, said + ": too little to shorten the step");
+  // bf16 or fp16 would halve its bytes and double the TF32 part's rate.
+  const TimeNs most = m.all - m.tc / 2;
+  const double most_share = j.span ? double(most) / double(j.span) : 0.0;
+  if (most_share < kPriorityShare)
+    return answer(id, q, Verdict::no,
+                  said +
+                      ": bf16 or fp16 (autocast) would halve its bytes and double the tensor cores' rate, saving "
+                      "at most " +
+                      dur(most) + " (" + pct1(most_share) + " of the span): not a priority");
+  return answer(id, q, Verdict::unknown,
+                said +
+                    ": bf16 or fp16 (autocast) would halve its bytes and double the tensor cores' rate; how much "
+                    "of the step that would save the trace cannot tell without replaying it");
+}
+
 std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j) {
   const std::string_view id = "mixed-precision";
   const std::string_view q = "mixed precision (tensor cores)?";
@@ -960,33 +1026,17 @@ std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j)
     const std::string on = pct1(double(tc) / double(all)) +
                            " of the listed convolution, GEMM and attention time already runs on tensor cores";
     // On fp32 inputs (the ops' recorded types) Ampere's and later tensor
-    // cores run TF32: half the rate of bf16/fp16 on the same cores.
+    // cores run TF32: half the rate of bf16/fp16 on the same cores. A
+    // kernel named TF32 is itself an Ampere-or-later one (TF32 came with
+    // compute capability 8.0), where the trace does not say the GPU.
     const OpPrecision op = op_precision(p);
-    bool ampere = false;
+    bool ampere = !known && tf32_top;
     for (const DeviceSummary& d : p.devices) ampere = ampere || d.compute_major >= 8;
     // Without the ops' types, the kernels' names: TF32 kernels on half the
     // tensor-core time or more.
     const bool by_ops = ampere && op.typed > 0 && op.wide * 2 >= op.typed;
     const bool by_names = ampere && !by_ops && op.typed == 0 && tf32_top && 2 * tf32 >= tc;
-    if (by_ops || by_names) {
-      const double of_span = j.span ? double(all) / double(j.span) : 0.0;
-      const std::string tf32_words =
-          by_ops ? on + ", but the framework's ops record fp32 inputs for " + pct1(ratio(op.wide, op.typed)) +
-                       " of the GEMM, convolution and attention time (" + op.example +
-                       "), so those tensor cores run TF32, at half the rate of bf16 or fp16"
-                 : on + ", but " + pct1(ratio(tf32, tc)) + " of that time is in kernels whose names say TF32 (" +
-                       tf32_identifier(tf32_top->name) +
-                       "): fp32 data on the tensor cores, at half the rate of bf16 or fp16";
-      if (of_span < kMaterialShare)
-        return answer(id, q, Verdict::no,
-                      tf32_words + "; that math takes " + pct1(of_span) +
-                          " of the GPUs' span: too "
-                          "little to shorten the step");
-      return answer(id, q, Verdict::unknown,
-                    tf32_words +
-                        " (autocast to bf16); how much of the step that would save the trace cannot tell without "
-                        "replaying it");
-    }
+    if (by_ops || by_names) return precision_tf32(p, j, {all, tc, tf32, tf32_top}, op, by_ops);
     return answer(id, q, Verdict::no, on);
   }
   // Tensor cores already run some of the math (the no-tensor-cores finding

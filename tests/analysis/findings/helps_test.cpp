@@ -520,6 +520,42 @@ TEST(Helps, TensorCoresOnFp32InputsAreTf32) {
   EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
 }
 
+// TF32 is not mixed precision: the answer says which part runs TF32, which
+// plain FP32 kernels, and how large that math is; a small share is not a
+// priority. A TF32 kernel's name tells an Ampere-or-later GPU where the
+// trace does not name it.
+TEST(Helps, Tf32AndFp32MathAreSaidWithTheirShare) {
+  Hotspot on, off;
+  Profile p = math_profile(KernelCategory::gemm, &on, &off);  // 1 s span
+  p.devices[0].compute_major = 0;                             // the GPU not named
+  on.name = "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x64_32x6_nt_align1>";
+  on.tensor_cores = true;
+  on.stats.total = 40 * ms;
+  off.name = "ampere_sgemm_128x64_nn";
+  off.stats.total = 10 * ms;
+  p.hotspots = {on, off};
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "mixed-precision");
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_FALSE(has(a->reason, "already")) << a->reason;
+  EXPECT_TRUE(has(a->reason, "kernels whose names say TF32 (cutlass_80_tensorop_s1688gemm_128x64_32x6_nt_align1)"))
+      << a->reason;
+  EXPECT_TRUE(has(a->reason, "20.0% runs in plain FP32 kernels on the CUDA cores (ampere_sgemm_128x64_nn)"))
+      << a->reason;
+  EXPECT_TRUE(has(a->reason, "saving at most 30.0 ms (3.0% of the span): not a priority")) << a->reason;
+  // The same math at a large share: unknown, not "no".
+  p.hotspots[0].stats.total = 300 * ms;
+  p.hotspots[1].stats.total = 100 * ms;
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::unknown) << help(p, "mixed-precision")->reason;
+  EXPECT_FALSE(has(help(p, "mixed-precision")->reason, "not a priority")) << help(p, "mixed-precision")->reason;
+  // Reduced precision on the tensor cores is what "already" means.
+  p.hotspots[0].name = "void cutlass::Kernel<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x4_nn_align8>";
+  settle_findings(&p);
+  EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "already runs on tensor cores"))
+      << help(p, "mixed-precision")->reason;
+}
+
 // AMD's GPUs: kernels named for the matrix cores (MFMA) tell that the math
 // already uses them; kernels without the mark tell nothing, so the answer
 // is unknown, never yes.
