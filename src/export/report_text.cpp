@@ -258,12 +258,29 @@ std::string replay_now(const Profile& p) {
   return "now " + duration(p.simulation.replayed_step_ns) + (replay_holds_backlog(p) ? " as replayed: see Steps" : "");
 }
 
+// Where a replayed change holds the fix of a finding whose saving is a lower
+// bound (no-tensor-cores' "lower-bound" case: its --scale makes only the
+// math faster, not the fp32 memory-bound work mixed precision speeds up
+// too): saying so, with the finding; empty otherwise.
+std::string lower_bound_words(const Profile& p, const std::string& change, bool with_ref) {
+  for (const Finding& f : p.findings)
+    if (f.variant == "lower-bound" && f.id == "no-tensor-cores" && !f.fix.empty() &&
+        change.find(f.fix) != std::string::npos) {
+      const std::string ref = finding_refs(p, {f.id});
+      return "; a lower bound: it makes only the convolutions and GEMMs 2x faster, not the fp32 normalization and "
+             "elementwise work mixed precision also speeds up" +
+             (ref.empty() || !with_ref ? std::string() : " (" + ref + ")");
+    }
+  return {};
+}
+
 // The answer's reason, the numbered findings behind it and the replay's prediction.
 std::string help_words(const Profile& p, const HelpAnswer& a) {
   std::string s = a.reason;
   if (const std::string refs = finding_refs(p, a.findings); !refs.empty()) s += " (" + refs + ")";
   if (a.predicted_step_ns > 0)
-    s += "; " + a.fix + " predicts a median step of " + duration(a.predicted_step_ns) + " (" + replay_now(p) + ")";
+    s += "; " + a.fix + " predicts a median step of " + duration(a.predicted_step_ns) + " (" + replay_now(p) + ")" +
+         lower_bound_words(p, a.fix, false);
   return s;
 }
 
@@ -309,7 +326,7 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
                             sim.together.change.find("--scale") == std::string::npos;
     out += wrap(sim.together.change + " predicts a median step of " + duration(sim.together.step_ns) + " (" +
                     replay_now(p) + ", " + x + "); the dependency graph's replay of " + sim.scope + ", replay error " +
-                    percent1(sim.replay_error) + " (docs/whatif.md)" +
+                    percent1(sim.replay_error) + " (docs/whatif.md)" + lower_bound_words(p, sim.together.change, true) +
                     (capped ? "; an upper bound: the replay also removes host time that the findings count as "
                               "warm-up or charge elsewhere, which their savings leave out"
                             : "") +

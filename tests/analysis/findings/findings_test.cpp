@@ -647,6 +647,25 @@ TEST(Findings, Fp32ConvolutionsOnTensorCoreHardware) {
   EXPECT_EQ(tc->metric, 0.0);
   EXPECT_EQ(tc->saving_ns, 5 * 400 * us);
   EXPECT_NE(tc->title.find("Tesla V100"), std::string::npos);
+  // The fp32 elementwise work (11.1% of kernel time) is memory-bound work
+  // mixed precision speeds up too: the saving is a lower bound, and fusing
+  // that work comes next.
+  EXPECT_EQ(tc->variant, "lower-bound");
+  EXPECT_NE(tc->recommendation.find("a lower bound: the replay makes only the convolutions and GEMMs 2× faster"),
+            std::string::npos)
+      << tc->recommendation;
+  EXPECT_NE(tc->recommendation.find("(11.1% of kernel time here)"), std::string::npos) << tc->recommendation;
+  EXPECT_NE(tc->recommendation.find("is a larger share of the step: fuse it ("), std::string::npos)
+      << tc->recommendation;
+  // Little of it: no such words.
+  TraceFactory lean;
+  lean.device(0, 80, 7, "Tesla V100");
+  add_steps(lean, 5, {{names::kConvFp32, 800 * us}, {names::kRelu, 40 * us}});
+  const Profile lp = analyze(lean.build());
+  const Finding* l = testing::find_finding(lp, "no-tensor-cores");
+  ASSERT_TRUE(l) << testing::describe_findings(lp);
+  EXPECT_EQ(l->variant, "");
+  EXPECT_EQ(l->recommendation.find("lower bound"), std::string::npos) << l->recommendation;
 
   TraceFactory old;
   old.device(0, 80, 6, "Tesla P100");  // no tensor cores: nothing to say
