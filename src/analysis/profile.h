@@ -717,6 +717,9 @@ struct HelpAnswer {
 struct IdleCharge {
   // Stable: "input-wait", "host-sync", "blocking-copy", "late-launch" (gaps
   // under the idle-gap threshold), "late-launch-gap", "queued-gap",
+  // "comm-gap" (held work launched in a host range named for communication
+  // with no communication kernel recorded for it: probably communication
+  // the trace did not record),
   // "unlaunched-gap" (ended by ops with no launch in the trace: late launch
   // or held work, unknown), "unrecorded-gap" (held until a stream's first
   // op in the trace: the stream may have run work queued before the

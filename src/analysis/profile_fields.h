@@ -979,7 +979,9 @@ constexpr void rows(V& v, Of<IdleCharge>) {
   field<&C::cause>(
       v, "cause", "",
       "`input-wait`, `host-sync`, `blocking-copy`, `late-launch` (gaps under the idle-gap threshold), "
-      "`late-launch-gap`, `queued-gap`, `unlaunched-gap`, `unrecorded-gap` (before a stream's first recorded "
+      "`late-launch-gap`, `queued-gap`, `comm-gap` (held at a host range named for communication with no "
+      "communication kernel recorded for it: probably communication the trace did not record), `unlaunched-gap`, "
+      "`unrecorded-gap` (before a stream's first recorded "
       "op: whether the GPU idled is unknown), `warm-up` (gaps at or over it), `other`; and "
       "`input-before-start` (input loading before a GPU's first op: not in its idle time)");
   field<&C::ns>(v, "ns", "ns", "its time, summed over the GPUs");

@@ -1251,6 +1251,7 @@ std::string_view idle_cause_words(std::string_view cause) {
   if (cause == "late-launch") return "late launches, short gaps";
   if (cause == "late-launch-gap") return "late launches, long gaps";
   if (cause == "queued-gap") return "queued work, long gaps";
+  if (cause == "comm-gap") return "unrecorded comm, long gaps";
   if (cause == "unlaunched-gap") return "no launch recorded, long gaps";
   if (cause == "unrecorded-gap") return "before a stream's first op";
   if (cause == "warm-up") return "warm-up (first calls)";

@@ -171,6 +171,16 @@ struct EvidenceFields {
   // unknown. How many, and the largest (its device and stream).
   TimeNs idle_gaps_unrecorded_ns = 0;
   std::uint64_t unrecorded_gaps = 0;
+  // The held parts of long gaps (not in idle_gaps_queued_ns) whose ending op
+  // was launched in a host range named for communication (is_comm_range_name)
+  // that launched no communication kernel the trace records, or in one the
+  // launching thread entered during the gap: most likely communication the
+  // trace did not record. How many gaps, the largest held part and its
+  // range's name.
+  TimeNs idle_gaps_comm_ns = 0;
+  std::uint64_t comm_gaps = 0;
+  TimeNs comm_gap_largest_ns = 0;
+  std::string comm_gap_range;
   TimeRange unrecorded_largest{0, 0};
   std::uint32_t unrecorded_device = 0, unrecorded_stream = 0;
   // The part of input_wait before a GPU's first op (outside its span, so
@@ -263,6 +273,9 @@ struct Evidence : EvidenceFields {
     idle_gaps_unlaunched_ns += o.idle_gaps_unlaunched_ns;
     idle_gaps_unrecorded_ns += o.idle_gaps_unrecorded_ns;
     unrecorded_gaps += o.unrecorded_gaps;
+    idle_gaps_comm_ns += o.idle_gaps_comm_ns, comm_gaps += o.comm_gaps;
+    if (o.comm_gap_largest_ns > comm_gap_largest_ns)
+      comm_gap_largest_ns = o.comm_gap_largest_ns, comm_gap_range = o.comm_gap_range;
     if (o.unrecorded_largest.duration() > unrecorded_largest.duration())
       unrecorded_largest = o.unrecorded_largest, unrecorded_device = o.unrecorded_device,
       unrecorded_stream = o.unrecorded_stream;
@@ -331,6 +344,12 @@ enum class IdleCause : std::uint8_t {
 };
 inline constexpr int kIdleCauseCount = 11;
 std::string_view idle_cause_name(IdleCause c);
+// Whether a host range's name marks communication (case-insensitive):
+// all_to_all / alltoall / all2all / a2a, all_gather / allgather,
+// reduce_scatter / reducescatter, all_reduce / allreduce, and send or recv
+// as a word (sendrecv, isend, irecv, send_recv). The held-gap rule reads it
+// (docs/findings.md, gpu-idle-gaps).
+bool is_comm_range_name(std::string_view name);
 // A stretch [start, end) of a device's idle time and what it waited for.
 // `thread`: the CPU track whose launch ended it (kNone: none known). The
 // pieces of one gap can overlap (input loading during a gap after a sync):

@@ -629,6 +629,8 @@ std::string held_words(const Profile& p) {
   const TimeNs queued = idle_of(p, "queued-gap"), unlaunched = idle_of(p, "unlaunched-gap");
   std::string s;
   if (queued) s = dur(queued) + " of gaps ended by held work whose cause the trace does not show";
+  if (const TimeNs comm = idle_of(p, "comm-gap"))
+    s += (s.empty() ? "" : ", ") + dur(comm) + " held at communication the trace likely did not record";
   if (unlaunched)
     s += (s.empty() ? "" : ", ") + dur(unlaunched) + " by ops with no launch in the trace, late launches or held work";
   if (const TimeNs unrecorded = idle_of(p, "unrecorded-gap"))

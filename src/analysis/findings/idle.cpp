@@ -106,6 +106,7 @@ std::vector<IdlePart> unclaimed_parts(const Builder& b, TimeNs rest) {
   add(launch_bound_fires(b), "late launches", ev.launch_gaps.total());
   add(gaps, "late launches", ev.idle_gaps_launch_ns);
   add(gaps, "queued work or dependencies", ev.idle_gaps_queued_ns);
+  add(gaps, "communication the trace did not record", ev.idle_gaps_comm_ns);
   add(gaps, "ops with no launch in the trace", ev.idle_gaps_unlaunched_ns);
   add(gaps, "warm-up", ev.idle_gaps_warmup_ns);
   // Merge the two late-launch parts, then what no part explains.
@@ -170,6 +171,11 @@ std::string unclaimed_fix(const Profile& p, std::string_view largest) {
     return "Most of it is the GPU's own switch from one kernel to the next, already queued: many short kernels in a "
            "row. Fewer, larger kernels leave fewer switches: fuse elementwise chains (" +
            fuser(p) + "), give each kernel more work (a larger batch)." + saving;
+  if (largest == "communication the trace did not record")
+    return "Most of it ends at ops held after their launch in host ranges named for communication that launched "
+           "no communication kernel the trace records: most likely the collective the trace did not record. Record "
+           "it (an unfiltered, unsampled trace) before acting on it; see the findings on communication." +
+           saving;
   if (largest == "warm-up")
     return "Most of it is warm-up (first calls: module loading, allocation, autotuning): profile steady-state "
            "steps before acting on it. No saving is claimed for warm-up.";
@@ -275,7 +281,7 @@ void busy_not_working(Builder& b) {
 namespace {
 
 // What ended the gaps, by cause; the one with the most time decides the advice.
-enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput, kUnlaunched };
+enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput, kUnlaunched, kComm };
 
 // Where the launching thread was during the gaps late launches ended, most
 // time first (at most five; "" if the trace recorded nothing there).
@@ -349,6 +355,22 @@ std::string queued_advice(const Builder& b) {
          "(cudaStreamWaitEvent on finer-grained events).";
 }
 
+// What the gaps held at communication the trace did not record waited for:
+// the collective of the range their ops were launched in, dropped from the
+// trace; not a dependency to split into finer-grained events.
+std::string comm_gap_advice(const Builder& b) {
+  const Evidence& ev = b.ev;
+  return "The ops that ended them were launched in host ranges named for communication (" + ev.comm_gap_range +
+         " held the largest, " + dur(ev.comm_gap_largest_ns) +
+         ") and held after their launch with the whole GPU idle, while the trace records no communication kernel "
+         "for those ranges" +
+         (b.p.workload.host_filtered.empty() ? std::string()
+                                             : " (the trace was filtered to its launches: see Recording)") +
+         ": most likely the GPU waited for that collective (its transfer or its peers), communication the trace did "
+         "not record, not a dependency that finer-grained events would remove. See the findings on communication; "
+         "profile without filtering or sampling to record it.";
+}
+
 // The device allocator's calls, where they hold a fifth of the late-launch
 // gaps: a caching allocator (PyTorch's, TensorFlow's BFC) calls cudaMalloc
 // in a steady loop only when its cache was emptied or new sizes appear.
@@ -398,7 +420,8 @@ bool capture_mostly(const Builder& b) {
 // cause (late launches, queued work) that holds a tenth of them or more.
 std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, TimeNs unlaunched, bool stepped) {
   const Totals& t = b.t;
-  const TimeNs fixable = launch + queued + unlaunched;
+  const TimeNs comm = b.ev.idle_gaps_comm_ns;
+  const TimeNs fixable = launch + queued + unlaunched + comm;
   const bool host_known = late_host_known(b);
   // A training or serving loop (a framework's, or one the trace shows by its
   // backward or optimizer), or a program of its own (an HPC code with MPI
@@ -453,6 +476,7 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, Time
       break;
     case kLaunch: advice = kLaunchAdvice; break;
     case kQueued: advice = kQueuedAdvice; break;
+    case kComm: advice = comm_gap_advice(b); break;
     case kSync:
       advice =
           "The gaps follow host synchronizations and blocking copies: see the host-sync and sync-memcpy findings "
@@ -475,6 +499,9 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, Time
   if (top != kQueued && queued > 0 && queued * 10 >= fixable)
     advice +=
         " Gaps ended by work held by a dependency (" + dur(t.per_device(queued)) + "): " + lower_first(kQueuedAdvice);
+  if (top != kComm && comm > 0 && comm * 10 >= fixable)
+    advice += " Gaps held at communication the trace did not record (" + dur(t.per_device(comm)) +
+              "): " + lower_first(comm_gap_advice(b));
   if (top != kUnlaunched && unlaunched > 0 && unlaunched * 10 >= fixable)
     advice += " Gaps ended by ops with no launch in the trace (" + dur(t.per_device(unlaunched)) +
               "): " + lower_first(kUnlaunchedAdvice);  // "their launch records were not kept …"
@@ -482,7 +509,7 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, Time
 }
 
 // Why the gaps ended by held work and by ops with no launch are no saving.
-std::string unknown_gaps_note(const Totals& t, TimeNs queued, TimeNs unlaunched) {
+std::string unknown_gaps_note(const Totals& t, TimeNs queued, TimeNs unlaunched, TimeNs comm) {
   std::string note;
   if (queued > 0)
     note = "the " + dur(t.per_device(queued)) +
@@ -493,6 +520,9 @@ std::string unknown_gaps_note(const Totals& t, TimeNs queued, TimeNs unlaunched)
                                " of gaps ended by ops with no launch in the trace are not counted: what they waited "
                                "for (their launch or a dependency) is unknown"
                          : ", nor the " + dur(t.per_device(unlaunched)) + " ended by ops with no launch in the trace";
+  if (comm > 0)
+    note += (note.empty() ? "the " : ", nor the ") + dur(t.per_device(comm)) +
+            " held at communication the trace did not record (the communication's, not the host's)";
   return note;
 }
 
@@ -505,6 +535,17 @@ std::string unrecorded_words(const Builder& b) {
          count(ev.unrecorded_gaps, "gap", "gaps") +
          " ended by a stream's first op in the trace, queued before the gap (the stream may have run work queued "
          "before the recording began: whether the GPU idled, the trace cannot tell).";
+}
+
+// The gaps held at communication the trace did not record, for the
+// evidence; empty if none.
+std::string comm_gap_words(const Builder& b) {
+  const Evidence& ev = b.ev;
+  if (ev.idle_gaps_comm_ns <= 0) return {};
+  return ", work held at communication the trace likely did not record " + dur(b.t.per_device(ev.idle_gaps_comm_ns)) +
+         " (" + count(ev.comm_gaps, "gap", "gaps") +
+         " ended by ops launched in host ranges named for communication, such as " + ev.comm_gap_range +
+         ", for which the trace records no communication kernel)";
 }
 
 // What counts as warm-up, for the evidence.
@@ -531,7 +572,7 @@ void gpu_idle_gaps(Builder& b) {
   const TimeNs explained = std::min(ev.idle_gaps_explained_ns, ev.idle_gaps.total());
   const TimeNs sync = std::min(ev.idle_gaps_sync_ns, explained), input = explained - sync;
   const TimeNs warmup = ev.idle_gaps_warmup_ns, launch = ev.idle_gaps_launch_ns, queued = ev.idle_gaps_queued_ns;
-  const TimeNs unlaunched = ev.idle_gaps_unlaunched_ns;
+  const TimeNs unlaunched = ev.idle_gaps_unlaunched_ns, comm = ev.idle_gaps_comm_ns;
   // Late launches have a known fix (the host's work between them); what
   // queued work waited for the trace does not show, nor whether ops with no
   // launch in it waited for their launch or for a dependency, so those gaps
@@ -539,26 +580,27 @@ void gpu_idle_gaps(Builder& b) {
   const TimeNs saving = launch;
   // The gaps a fix of the program may remove (warm-up aside): they decide
   // the severity, and which causes get advice of their own.
-  const TimeNs fixable = launch + queued + unlaunched;
+  const TimeNs fixable = launch + queued + unlaunched + comm;
   const Severity sev = ratio(fixable, t.span) >= 0.25 ? Severity::critical : Severity::warning;
   Finding& f = b.add(sev, gap_share, th.idle_gaps_share, t.per_device(saving));
   f.share = gap_share;
-  f.saving_note = unknown_gaps_note(t, queued, unlaunched);
+  f.saving_note = unknown_gaps_note(t, queued, unlaunched, comm);
   if (launch > 0 && !late_host_known(b))
     f.saving_note = "an upper bound: the trace does not record what the host did in most of these gaps" +
                     (f.saving_note.empty() ? std::string() : "; " + f.saving_note);
   const std::vector<TimeRange> r = ev.idle_gaps.ranges();
   // The cause with the most time decides the title's words and the advice.
-  const std::array<TimeNs, 6> by_cause = {warmup, launch, queued, sync, input, unlaunched};
+  const std::array<TimeNs, 7> by_cause = {warmup, launch, queued, sync, input, unlaunched, comm};
   const auto top = static_cast<Cause>(std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
   static constexpr const char* kWords[] = {"warm-up at the start of the capture",
                                            "ended by late host launches",
                                            "ended by work held by a dependency (launched in time, started late)",
                                            "after host synchronizations and blocking copies",
                                            "waiting for input",
-                                           "ended by ops with no launch in the trace (cause unknown)"};
+                                           "ended by ops with no launch in the trace (cause unknown)",
+                                           "held at communication the trace likely did not record"};
   // "mostly" only where the cause holds half the gaps' time or more.
-  const TimeNs all_causes = warmup + launch + queued + sync + input + unlaunched;
+  const TimeNs all_causes = warmup + launch + queued + sync + input + unlaunched + comm;
   const std::string most = 2 * by_cause[top] >= all_causes
                                ? std::string("mostly ")
                                : "the largest part (" + pct(ratio(by_cause[top], all_causes)) + ") ";
@@ -580,7 +622,7 @@ void gpu_idle_gaps(Builder& b) {
       dur(t.per_device(launch)) +
       (launch > 0 ? " (until " + dur(b.opt.consecutive_kernel_delay_ns) + " after the launch returned)" : "") +
       ", work held by a dependency " + dur(t.per_device(queued)) +
-      (queued > 0 ? " (queued before the gap, or waiting after its launch returned)" : "") +
+      (queued > 0 ? " (queued before the gap, or waiting after its launch returned)" : "") + comm_gap_words(b) +
       (unlaunched > 0 ? ", ops with no launch in the trace " + dur(t.per_device(unlaunched)) +
                             " (a late launch or held work: the trace cannot tell)"
                       : "") +
@@ -609,8 +651,12 @@ void gpu_idle_gaps(Builder& b) {
                                                     : queued > 0                 ? "queued work"
                                                                                  : "ops with no launch") +
                                         " (" + dur(t.per_device(unknown)) +
-                                        ") save an unknown share of their time, by what their wait turns out to be."
-                                  : ".");
+                                        ") save an unknown share of their time, by what their wait turns out to be"
+                                  : "") +
+                     (comm > 0 ? "; those held at communication the trace did not record (" + dur(t.per_device(comm)) +
+                                     ") are the communication's to hide"
+                               : "") +
+                     ".";
   f.ranges = r;
 }
 
@@ -1159,6 +1205,11 @@ std::vector<IdleCharge> charge_idle(const Profile& p, const Evidence& ev, const 
   const bool gaps = idle_gaps_fire(b);
   add("late-launch-gap", ev.idle_gaps_launch_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
   add("queued-gap", ev.idle_gaps_queued_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
+  add("comm-gap", ev.idle_gaps_comm_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
+  if (!out.empty() && out.back().cause == "comm-gap")
+    out.back().note = "probably communication the trace did not record (held at " + ev.comm_gap_range +
+                      ", no communication kernel recorded for it)" +
+                      (out.back().note.empty() ? std::string() : "; " + out.back().note);
   add("unlaunched-gap", ev.idle_gaps_unlaunched_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
   add("unrecorded-gap", ev.idle_gaps_unrecorded_ns, false, "",
       "ended by a stream's first op in the trace, queued before the gap (the largest " +

@@ -335,7 +335,13 @@ void exposed_communication(Builder& b) {
                          th.exposed_comm_moderate, t.per_device(t.exposed_comm));
       f.share = share;
       const double overlapped = ratio(t.comm - t.exposed_comm, t.comm);
-      f.title = "Communication is exposed " + pct1(share) + " of the run (" + dur(t.per_device(t.exposed_comm)) +
+      // Held gaps at communication the trace did not record (gpu-idle-gaps
+      // counts their time): exposed communication too, most likely.
+      const TimeNs unrecorded = b.ev.idle_gaps_comm_ns;
+      f.title = "Communication is exposed " + pct1(share) + " of the run (" +
+                (unrecorded > 0 ? "at least " + dur(t.per_device(t.exposed_comm)) + ", and up to " +
+                                      dur(t.per_device(unrecorded)) + " more the trace likely did not record"
+                                : dur(t.per_device(t.exposed_comm))) +
                 "): only " + pct(overlapped) + " of communication time overlaps compute";
       f.evidence = "Communication kernels run " + dur(t.comm) + " (summed over GPUs), " + dur(t.exposed_comm) +
                    " of it with no compute kernel alongside: " + pct1(share) + " of the run vs xprof's anchors (" +
@@ -345,6 +351,13 @@ void exposed_communication(Builder& b) {
       if (!mix.said.empty()) f.evidence += " By collective (of the exposed time): " + mix.said + ".";
       if (!mix.named.empty()) f.evidence += " " + mix.named;
       if (!mix.sites.empty()) f.evidence += " " + mix.sites;
+      if (unrecorded > 0)
+        f.evidence +=
+            " Not recorded, most likely: " + dur(unrecorded) + " of GPU idle in " +
+            count(b.ev.comm_gaps, "gap", "gaps") + " held at ops launched in host ranges named for communication (" +
+            b.ev.comm_gap_range + " the largest) for which the trace records no communication kernel" +
+            (b.p.workload.host_filtered.empty() ? std::string() : " (the trace was filtered to its launches)") +
+            ": the collective ran, unrecorded, while the GPU waited (gpu-idle-gaps counts that time).";
       f.variant = mix.variant;
       f.recommendation = communication_fix(mix.dominant, b.p);
       if (mix.variant == "waiting") {

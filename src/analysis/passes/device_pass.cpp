@@ -818,11 +818,72 @@ struct Sweep {
       if (x.thread != IdlePiece::kNone && x.rest_host > 0) late_gap(x);
     }
     const bool held = !(x.warm_up && !x.late) && rest_other > 0;
-    (x.unrecorded ? ev.idle_gaps_unrecorded_ns
-     : x.linked   ? ev.idle_gaps_queued_ns
-                  : ev.idle_gaps_unlaunched_ns) += held ? rest_other : 0;
+    const StringId comm = held && x.linked && !x.unrecorded ? comm_hold(x.g0, x.g1) : kNoComm;
+    (x.unrecorded      ? ev.idle_gaps_unrecorded_ns
+     : comm != kNoComm ? ev.idle_gaps_comm_ns
+     : x.linked        ? ev.idle_gaps_queued_ns
+                       : ev.idle_gaps_unlaunched_ns) += held ? rest_other : 0;
     if (held && x.unrecorded) note_unrecorded(r, rt.shift({x.g0, x.g1}));
-    if (held && x.linked && !x.unrecorded) note_stream_wait(x.launch_api, rest_other);
+    if (comm != kNoComm) {
+      ++ev.comm_gaps;
+      if (rest_other > ev.comm_gap_largest_ns)
+        ev.comm_gap_largest_ns = rest_other, ev.comm_gap_range = std::string(t.str(comm));
+    } else if (held && x.linked && !x.unrecorded) {
+      note_stream_wait(x.launch_api, rest_other);
+    }
+  }
+
+  // Whether a held long gap [g0, g1) most likely waited for communication
+  // the trace did not record: an op starting at g1 (or within a kernel
+  // switch of it, consecutive_kernel_delay_ns) was launched inside a
+  // host range named for communication (is_comm_range_name), or in one its
+  // launching thread entered during the gap before that launch, and that
+  // range launched no communication kernel the trace records (a filtered or
+  // sampled trace that dropped the collective, whose wait the next op
+  // shows). The range's name, or kNoComm.
+  static constexpr StringId kNoComm = ~StringId{0};
+  NameMemo<bool (*)(std::string_view)> comm_range_name{t, is_comm_range_name};
+  [[gnu::noinline]] StringId comm_hold(TimeNs g0, TimeNs g1) {
+    const ApiCallTable& c = t.api_calls();
+    const RangeTable& rg = t.ranges();
+    if (rg.size() == 0) return kNoComm;
+    // Ops starting within a kernel switch of the gap's end were released with
+    // the op that ended it (an NCCL kernel 3 µs before the op it held up).
+    const TimeNs released = g1 + opt.consecutive_kernel_delay_ns;
+    for (const Run& q : runs) {
+      if (!q.api) continue;
+      const TableId table = q.table == kKernel ? TableId::kernels
+                            : q.table == kCopy ? TableId::memcpys
+                                               : TableId::memsets;
+      const RowRange rows = t.rows_of(table, q.track);
+      const TimeNs* at = std::lower_bound(q.start + rows.begin, q.start + rows.end, g1);
+      for (RowIndex j = static_cast<RowIndex>(at - q.start); j < rows.end && q.start[j] <= released; ++j) {
+        const RowIndex api = q.api[j];
+        if (api == kNoRow) continue;
+        const TrackId thread = c.track_at(api);
+        const TimeNs lo = std::min(g0, c.start[api]), hi = c.end[api];
+        const RowRange in = t.rows_overlapping(TableId::ranges, thread, lo, hi);
+        RowIndex found = kNoRow;  // the innermost (latest-starting) such range
+        for (RowIndex i = in.begin; i < in.end; ++i)
+          if (rg.start[i] <= hi && rg.end[i] >= lo && comm_range_name(rg.name[i]) &&
+              (found == kNoRow || rg.start[i] >= rg.start[found]) &&
+              !launched_comm_kernel(thread, rg.start[i], rg.end[i]))
+            found = i;
+        if (found != kNoRow) return rg.name[found];
+      }
+    }
+    return kNoComm;
+  }
+  // Whether a call on `thread` in [a, b] launched a communication kernel.
+  bool launched_comm_kernel(TrackId thread, TimeNs a, TimeNs b) const {
+    const ApiCallTable& c = t.api_calls();
+    const RowRange calls = t.rows_overlapping(TableId::api_calls, thread, a, b);
+    for (RowIndex k = calls.begin; k < calls.end; ++k)
+      if (c.start[k] >= a && c.start[k] <= b && c.op_table[k] == static_cast<std::uint8_t>(OpTable::kernel) &&
+          c.op_row[k] != kNoRow &&
+          t.kernels().category[c.op_row[k]] == static_cast<std::uint8_t>(KernelCategory::communication))
+        return true;
+    return false;
   }
 
   // Whether the launching thread spent [a, b), the host part of a long gap a
@@ -1225,6 +1286,27 @@ struct Sweep {
 };
 
 // [SECTION] Helpers ------------------------------------------------------------------------------------
+
+}  // namespace
+
+bool is_comm_range_name(std::string_view name) {
+  std::string lower(name);
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (std::string_view marker : {"all_to_all", "alltoall", "all2all", "a2a", "all_gather", "allgather",
+                                  "reduce_scatter", "reducescatter", "all_reduce", "allreduce"})
+    if (lower.find(marker) != std::string::npos) return true;
+  // send and recv as words of the name (letters and digits between separators).
+  for (std::size_t i = 0; i < lower.size();) {
+    std::size_t e = i;
+    while (e < lower.size() && std::isalnum(static_cast<unsigned char>(lower[e]))) ++e;
+    const std::string_view word = std::string_view(lower).substr(i, e - i);
+    if (word == "send" || word == "recv" || word == "isend" || word == "irecv" || word == "sendrecv") return true;
+    i = e + 1;
+  }
+  return false;
+}
+
+namespace {
 
 // Launch statistics: one op in BracketMedian::kStride of the device's
 // streams, taken by row (the stream passes then see every op against the

@@ -777,6 +777,74 @@ TEST(Findings, HeldWorkBehindAStreamWaitNamesTheWait) {
   EXPECT_NE(h->recommendation.find("a dependency the trace does not show"), std::string::npos) << h->recommendation;
 }
 
+// Held gaps at communication the trace did not record: 20 kernels 2 ms
+// apart, each launched long before it ran (the gap's held work) inside the
+// host range `range`; a recorded all-to-all earlier in the trace. Where
+// `nccl_in_range`, each range also launches an NCCL kernel the trace
+// records (it runs beside the previous kernel, not in the gap).
+Profile held_at_range(std::string_view range, bool nccl_in_range) {
+  TraceFactory f;
+  f.device(0);
+  f.range("nccl:all_to_all", 1 * ms, 1 * ms + 50 * us);
+  f.kernel(0, 20, "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", 2 * ms, 12 * ms, 1 * ms + 10 * us);
+  TimeNs t = 15 * ms;
+  for (int i = 0; i < 20; ++i) {
+    const TimeNs launch = t - 2950 * us;
+    if (i > 0) {
+      f.range(range, launch - 20 * us, launch + 20 * us);
+      if (nccl_in_range)
+        f.kernel(0, 20, "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", t - 2900 * us, t - 2100 * us,
+                 launch - 15 * us, 3 * us);
+    }
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, i > 0 ? launch : t - 20 * us, 5 * us);
+    t += 3 * ms;
+  }
+  return analyze(f.build());
+}
+
+TimeNs idle_charged(const Profile& p, std::string_view cause) {
+  TimeNs ns = 0;
+  for (const IdleCharge& c : p.idle_charges) ns += c.cause == cause ? c.ns : 0;
+  return ns;
+}
+
+// A held gap whose work was launched in a host range named for
+// communication that launched no communication kernel the trace records is
+// most likely that communication, unrecorded: charged as such, said in the
+// exposed communication ("at least … and up to … more"), and not told to
+// wait on finer-grained events. The same gaps with no such range, or with
+// the range's NCCL kernel recorded, stay held work.
+TEST(Findings, HeldGapsAtUnrecordedCommunicationAreCommunication) {
+  const Profile p = held_at_range("All2All_Pooled_ReqBackward", false);
+  EXPECT_GT(idle_charged(p, "comm-gap"), 18 * 1900 * us);
+  EXPECT_EQ(idle_charged(p, "queued-gap"), 0);
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  EXPECT_NE(g->title.find("held at communication the trace likely did not record"), std::string::npos) << g->title;
+  EXPECT_NE(g->recommendation.find("All2All_Pooled_ReqBackward"), std::string::npos) << g->recommendation;
+  EXPECT_EQ(g->recommendation.find("cudaStreamWaitEvent on finer-grained events"), std::string::npos)
+      << g->recommendation;
+  const Finding* c = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(c) << testing::describe_findings(p);
+  EXPECT_NE(c->title.find("at least 10.0 ms, and up to 38.0 ms more the trace likely did not record"),
+            std::string::npos)
+      << c->title;
+  // Other comm-named spellings count too.
+  EXPECT_GT(idle_charged(held_at_range("c10d::recv_", false), "comm-gap"), 0);
+  EXPECT_GT(idle_charged(held_at_range("## reduce_scatter_fwd ##", false), "comm-gap"), 0);
+  for (const Profile& q : {held_at_range("aten::mm", false), held_at_range("All2All_Pooled_ReqBackward", true),
+                           held_at_range("sender_queue", false)}) {
+    EXPECT_EQ(idle_charged(q, "comm-gap"), 0);
+    EXPECT_GT(idle_charged(q, "queued-gap"), 18 * 1900 * us);
+    const Finding* h = testing::find_finding(q, "gpu-idle-gaps");
+    ASSERT_TRUE(h) << testing::describe_findings(q);
+    EXPECT_NE(h->recommendation.find("finer-grained events"), std::string::npos) << h->recommendation;
+    if (const Finding* e = testing::find_finding(q, "exposed-communication")) {
+      EXPECT_EQ(e->title.find("did not record"), std::string::npos) << e->title;
+    }
+  }
+}
+
 // A late launch after the host spent the gap creating a stream (cuDNN's
 // first convolution makes its own) is warm-up: a one-time cost, no saving.
 // After the same time in cudaMalloc it is not, and the advice names the
