@@ -870,6 +870,14 @@ struct WorkloadKind {
   std::uint64_t graph_captures = 0;
   std::uint64_t captured_launches = 0;
   TimeNs capture_ns = 0;
+  // The replays of graphs captured in the trace: graph launches after a
+  // capture's end on its thread, the kernels they ran, their summed time, and
+  // the kernel category with the most of it ("gemm 61%"): what a later call
+  // that replays the graph costs the GPU.
+  std::uint64_t replay_launches = 0;
+  std::uint64_t replay_kernels = 0;
+  TimeNs replay_kernel_ns = 0;
+  std::string replay_top;
   std::uint64_t compiled_copies = 0;   // copies launched inside compiled regions (CopyGroup::compiled)
   std::uint64_t pinning_calls = 0;     // cudaHostAlloc / cudaMallocHost / cudaHostRegister (and cuMemHost…)
   TimeNs pinning_ns = 0;               // their time on the host

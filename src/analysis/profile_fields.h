@@ -511,6 +511,12 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
                                "launches and async copies recorded inside the captures (they run where the graph "
                                "is launched)");
   added<&W::capture_ns>(v, "capture_ns", "ns", "the time the captures cover (their union)");
+  added<&W::replay_launches>(v, "replay_launches", "",
+                             "graph launches after a capture's end on its thread: replays of a graph the trace "
+                             "captured");
+  added<&W::replay_kernels>(v, "replay_kernels", "", "the kernels those replays ran");
+  added<&W::replay_kernel_ns>(v, "replay_kernel_ns", "ns", "their summed time: a later call's GPU work");
+  added<&W::replay_top>(v, "replay_top", "", "the kernel category with the most of that time, and its share");
   added<&W::compiled_copies>(v, "compiled_copies", "",
                              "copies launched inside compiled regions (torch.compile): made by the compiler");
   added<&W::pinning_calls>(

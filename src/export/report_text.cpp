@@ -26,6 +26,13 @@ namespace gpuscope {
 
 namespace {
 
+// "HIP graph" where a GPU of the profile is plainly not NVIDIA's, else "CUDA graph".
+std::string graph_word(const Profile& p) {
+  for (const DeviceSummary& d : p.devices)
+    if (!nvidia_gpu(d.name, d.compute_major, d.compute_minor)) return "HIP graph";
+  return "CUDA graph";
+}
+
 using namespace format;
 
 // [SECTION] Layout helpers ----------------------------------------------------------------------
@@ -324,26 +331,27 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
     const TimeNs busy_median = busy.empty() ? 0 : busy[busy.size() / 2];
     const bool below_busy = busy_median > 0 && sim.together.step_ns < busy_median &&
                             sim.together.change.find("--scale") == std::string::npos;
-    out += wrap(sim.together.change + " predicts a median step of " + duration(sim.together.step_ns) + " (" +
-                    replay_now(p) + ", " + x + "); the dependency graph's replay of " + sim.scope + ", replay error " +
-                    percent1(sim.replay_error) + " (docs/whatif.md)" + lower_bound_words(p, sim.together.change, true) +
-                    (capped ? "; an upper bound: the replay also removes host time that the findings count as "
-                              "warm-up or charge elsewhere, which their savings leave out"
-                            : "") +
-                    (p.workload.graph_captures
-                         ? "; the recording holds " +
-                               count(p.workload.graph_captures, "CUDA graph capture", "CUDA graph captures") + " (" +
-                               duration(p.workload.capture_ns) +
-                               "), one-time set-up the replay keeps as recorded: a gain over a capture call is not "
-                               "the steady state's, so profile steady-state replays to size it"
+    out +=
+        wrap(sim.together.change + " predicts a median step of " + duration(sim.together.step_ns) + " (" +
+                 replay_now(p) + ", " + x + "); the dependency graph's replay of " + sim.scope + ", replay error " +
+                 percent1(sim.replay_error) + " (docs/whatif.md)" + lower_bound_words(p, sim.together.change, true) +
+                 (capped ? "; an upper bound: the replay also removes host time that the findings count as "
+                           "warm-up or charge elsewhere, which their savings leave out"
                          : "") +
-                    (below_busy ? "; shorter than the GPU's own busy time in the recorded steps (median " +
-                                      duration(busy_median) +
-                                      "): the replay overlaps the streams' work more than the run did and keeps each "
-                                      "collective's recorded time, its wait for other ranks included, wherever it "
-                                      "starts, so read it as a bound, not a forecast"
-                                : ""),
-                std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
+                 (p.workload.graph_captures
+                      ? "; the recording holds " +
+                            count(p.workload.graph_captures, graph_word(p) + " capture", graph_word(p) + " captures") +
+                            " (" + duration(p.workload.capture_ns) +
+                            "), one-time set-up the replay keeps as recorded: a gain over a capture call is not "
+                            "the steady state's, so profile steady-state replays to size it"
+                      : "") +
+                 (below_busy ? "; shorter than the GPU's own busy time in the recorded steps (median " +
+                                   duration(busy_median) +
+                                   "): the replay overlaps the streams' work more than the run did and keeps each "
+                                   "collective's recorded time, its wait for other ranks included, wherever it "
+                                   "starts, so read it as a bound, not a forecast"
+                             : ""),
+             std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
   } else if (!sim.together_note.empty()) {
     const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 7) + "  ";
     out += wrap(sim.together_note, std::max(o.width, columns(first) + 30), first, std::string(columns(first), ' '));
@@ -1099,7 +1107,13 @@ void host_side(const Profile& p, std::string& out) {
            count(m.pageable) + " pageable · " + count(m.synchronous) + " blocking\n";
   for (std::size_t i = 0; i < m.groups.size() && i < 4; ++i) {
     const CopyGroup& g = m.groups[i];
-    out += "  " + g.direction + " " + g.memory + (g.own_stream ? " on a copy stream" : " on a compute stream") + ": " +
+    // A memory kind the recorder left out is said as such, not as if a place.
+    const std::string memory = g.memory != "unknown" ? g.memory
+                                                     : std::string(g.direction == "HtoD"   ? "from"
+                                                                   : g.direction == "DtoH" ? "to"
+                                                                                           : "with") +
+                                                           " memory of unknown kind (pinned or pageable not recorded)";
+    out += "  " + g.direction + " " + memory + (g.own_stream ? " on a copy stream" : " on a compute stream") + ": " +
            count(g.count) + " (" + bytes(g.bytes) + ", " + duration(g.time_ns) + ")" +
            (g.blocking ? ", " + count(g.blocking) + " blocking" : std::string()) + "\n";
   }
@@ -1121,8 +1135,8 @@ void host_side(const Profile& p, std::string& out) {
         ", GPU idle after them " + duration(y.gpu_idle_after_ns) +
         (y.copies ? " (" + duration(y.gpu_idle_after_copies_ns) + " after " + count(y.copies) + " blocking copies)"
                   : std::string()) +
-        (y.setup_syncs ? "; not in these figures, " + count(y.setup_syncs) +
-                             " more of CUDA graphs' one-time set-up (recording a graph up to its first run) held "
+        (y.setup_syncs ? "; not in these figures, " + count(y.setup_syncs) + " more of " + graph_word(p) +
+                             "s' one-time set-up (recording a graph up to its first run) held "
                              "the host " +
                              duration(y.setup_ns) + ", GPU idle after them " + duration(y.setup_idle_ns) + " (warm-up)"
                        : std::string()) +

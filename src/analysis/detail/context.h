@@ -601,6 +601,10 @@ struct GraphCaptures {
   TimeNs last_end = 0;             // where the last one ends
   StringId begin = StringTable::kNoString, end = StringTable::kNoString;  // the calls' names, as recorded
   std::vector<std::pair<TrackId, TimeRange>> each;                        // each capture: its thread and window
+  // The graphs' instantiation (cudaGraphInstantiate, hipGraphInstantiateWithFlags, …): calls, host time, a name.
+  std::uint64_t instantiates = 0;
+  TimeNs instantiate_ns = 0;
+  StringId instantiate = StringTable::kNoString;
 };
 GraphCaptures graph_captures(const Trace& t);
 // The one-time set-up of CUDA (HIP) graphs: each capture from its

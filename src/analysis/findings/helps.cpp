@@ -52,6 +52,23 @@ const Finding* minor(const Profile& p, std::string_view id) {
 // (saves_materially, findings/registry.cpp).
 bool gains(const Profile& p, const Finding* f) { return f && saves_materially(p, *f); }
 
+// A trace of a one-time graph capture: it captures graphs and launches each
+// at most once, its first run. Its waits for the host are the capture's and
+// the program's first calls'; later calls replay the graph, whose kernels
+// have no host launches between them, so how they wait the trace cannot say.
+bool one_time_capture(const Profile& p) {
+  return p.workload.graph_captures > 0 && p.workload.graph_launches <= p.workload.graph_captures;
+}
+std::string one_time_words(const Profile& p) {
+  const WorkloadKind& w = p.workload;
+  const std::string graph = rules::graph_words(p);
+  return "the trace records a one-time " + graph + " capture (" +
+         rules::count(w.graph_captures, "capture", "captures") + ", " +
+         rules::count(w.graph_launches, "graph launch", "graph launches") +
+         ", each graph run at most once) and the program's first calls: whether later calls, which replay the " +
+         graph + ", wait for the host the trace cannot tell; profile such a call";
+}
+
 // What the answers read of the devices, summed over all of them.
 struct JobTotals {
   TimeNs span = 0, busy = 0, comm = 0, exposed = 0;
@@ -670,6 +687,10 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
     // time, whether or not kernels would fit beside the ones that run.
     if (room.idle_bound) {
       const TimeNs waits = main->idle_host_wait_ns + main->idle_other_ns;
+      if (one_time_capture(p))
+        return answer(id, q, Verdict::unknown,
+                      gpu + " waits " + dur(waits) + ", longer than its " + dur(main->kernel_busy_ns) +
+                          " of kernels, but " + one_time_words(p));
       // The host's part only where the launches say it.
       const bool known = launches_cover(p);
       const double host_share = waits ? double(main->idle_host_wait_ns) / double(waits) : 0.0;
@@ -1125,7 +1146,9 @@ std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
   // A launch-bound run (the GPU waits for the host's next launch): a larger
   // batch puts more work behind each launch, at the same host cost.
   const Finding* lb = numbered(p, "launch-bound");
-  const bool per_launch = gains(p, lb);
+  // The launch gaps of a one-time capture trace are not the steady state's.
+  const bool capture_only = gains(p, lb) && one_time_capture(p);
+  const bool per_launch = gains(p, lb) && !capture_only;
   if (per_launch) {
     small = true;
     a.reason =
@@ -1149,6 +1172,9 @@ std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
       if (numbered_here && std::find(a.findings.begin(), a.findings.end(), f.id) == a.findings.end())
         a.findings.push_back(f.id);
     }
+  if (!small && capture_only)
+    return answer(id, q, Verdict::unknown,
+                  "the GPU waits for the host's launches here (" + lb->title + "), but " + one_time_words(p));
   if (!small) return std::nullopt;
   const Finding* fits = numbered(p, "larger-batch-fits");
   if (!fits) fits = minor(p, "larger-batch-fits");

@@ -456,6 +456,19 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, Time
       advice = std::string("The ops that ended most of these gaps have no launch in the trace. ") + kUnlaunchedAdvice;
       break;
     case kWarmup:
+      if (capture_mostly(b) && b.p.workload.replay_kernels > 0) {
+        // The trace holds the capture and the graph's replay: the gap is the
+        // capture, and the replay is what a later call runs.
+        const WorkloadKind& w = b.p.workload;
+        advice = "Most of the idle time is the " + graph_word(b.p) +
+                 " capture: the host records the launches into a graph and the GPU runs none of them until the "
+                 "graph is launched. The replay after it (" +
+                 count(w.replay_launches, "graph launch", "graph launches") + ", " + count(w.replay_kernels) +
+                 " kernels, " + dur(w.replay_kernel_ns) + " of kernel time, " + w.replay_top +
+                 ") is what each later call runs: profile a later call, the same one again (a second generate() or "
+                 "forward), which replays the graph without capturing it. No saving is claimed for warm-up.";
+        break;
+      }
       advice = std::string(capture_mostly(b)
                                ? "Most of the idle time is the " + graph_word(b.p) +
                                      " capture: the host records the launches into a graph and the GPU runs none "
@@ -549,12 +562,13 @@ std::string comm_gap_words(const Builder& b) {
 }
 
 // What counts as warm-up, for the evidence.
-std::string warm_up_words(bool stepped) {
+std::string warm_up_words(const Profile& p, bool stepped) {
   return std::string(" ended by the first call of a kernel or of the framework op that launched it") +
          (stepped ? " before the first step ended" : ", where with no steps in the trace any first call counts") +
          ", or by a launch the host made after set-up calls such as creating streams or handles and loading "
          "modules, inside a range the program named warm-up, inside an op's first call that took ten times its "
-         "slowest later call or more, or while the host captured a CUDA graph), a late host launch ";
+         "slowest later call or more, or while the host captured a " +
+         std::string(graph_word_of(p.devices)) + "), a late host launch ";
 }
 
 }  // namespace
@@ -618,7 +632,7 @@ void gpu_idle_gaps(Builder& b) {
       "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) + "; gaps >= " + dur(th.idle_gap_ns) +
       " (nsys flags 500 ms; training steps are millisecond-scale) take " + pct1(gap_share) +
       " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold. By what ended them: warm-up " +
-      dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup, "gap", "gaps") + warm_up_words(stepped) +
+      dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup, "gap", "gaps") + warm_up_words(b.p, stepped) +
       dur(t.per_device(launch)) +
       (launch > 0 ? " (until " + dur(b.opt.consecutive_kernel_delay_ns) + " after the launch returned)" : "") +
       ", work held by a dependency " + dur(t.per_device(queued)) +
@@ -1024,31 +1038,33 @@ void launch_bound(Builder& b) {
               pct1(launch_share) + " of the time, in gaps under " + dur(th.idle_gap_ns) + " (" +
               pct(l.short_kernel_share) + " of GPU ops run shorter than their launch call: median " +
               dur(l.gpu_duration.median) + " on the GPU vs " + dur(l.cpu_launch.median) + " on the CPU)";
-    f.evidence = count(b.ev.launch_gaps.count()) + " idle gaps shorter than " + dur(th.idle_gap_ns) +
-                 " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
-                 pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) +
-                 " threshold, xprof's kernel-launch levels 3 % and 15 %); short ops " + pct(l.short_kernel_share) +
-                 (short_ops ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
-                  : host_dominates
-                      ? ", but the host spends " + dur(static_cast<TimeNs>(host_per_launch)) + " per launch over the " +
-                            (stepped ? "steps (step time" : "recording (its time") +
-                            (away > 0 ? " less the " + dur(away) + " it spent " +
-                                            (b.p.workload.graph_captures ? "in CUDA graph captures and synchronizations"
-                                                                         : "blocked in synchronizations") +
-                                            ","
-                                      : "") +
-                            (loading > 0 ? (away > 0 ? " and" : " less") + std::string(" its data loading, ") +
-                                               dur(loading) + ", / launches"
-                                         : " / launches") +
-                            "), " + fmt("%.0f", host_per_launch / double(l.cpu_launch.median)) +
-                            "x its launch call's median: its own time per op, not the launch calls, is what the "
-                            "GPU waits for" +
-                            for_framework(b.p, " (Python, the framework's dispatch per op).",
-                                          " (Python, the framework's dispatch per op).", ".")
-                      : ": most kernels outlast their launch, so the host's own time between launches is "
-                        "what the GPU waits for" +
-                            for_framework(b.p, " (Python, the framework's dispatch per op).",
-                                          " (Python, the framework's dispatch per op).", "."));
+    f.evidence =
+        count(b.ev.launch_gaps.count()) + " idle gaps shorter than " + dur(th.idle_gap_ns) +
+        " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
+        pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) +
+        " threshold, xprof's kernel-launch levels 3 % and 15 %); short ops " + pct(l.short_kernel_share) +
+        (short_ops ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
+         : host_dominates
+             ? ", but the host spends " + dur(static_cast<TimeNs>(host_per_launch)) + " per launch over the " +
+                   (stepped ? "steps (step time" : "recording (its time") +
+                   (away > 0 ? " less the " + dur(away) + " it spent " +
+                                   (b.p.workload.graph_captures ? "in " + std::string(graph_word_of(b.p.devices)) +
+                                                                      " captures and synchronizations"
+                                                                : std::string("blocked in synchronizations")) +
+                                   ","
+                             : "") +
+                   (loading > 0 ? (away > 0 ? " and" : " less") + std::string(" its data loading, ") + dur(loading) +
+                                      ", / launches"
+                                : " / launches") +
+                   "), " + fmt("%.0f", host_per_launch / double(l.cpu_launch.median)) +
+                   "x its launch call's median: its own time per op, not the launch calls, is what the "
+                   "GPU waits for" +
+                   for_framework(b.p, " (Python, the framework's dispatch per op).",
+                                 " (Python, the framework's dispatch per op).", ".")
+             : ": most kernels outlast their launch, so the host's own time between launches is "
+               "what the GPU waits for" +
+                   for_framework(b.p, " (Python, the framework's dispatch per op).",
+                                 " (Python, the framework's dispatch per op).", "."));
 
     f.recommendation = launch_fix(b.p, short_ops);
     // vLLM's default graphs are piecewise: attention stays eager between them.
@@ -1110,8 +1126,9 @@ void host_sync(Builder& b) {
       f.evidence += " Copies that block the host (" + count(s.copies) + ") leave it idle another " +
                     dur(t.per_device(s.gpu_idle_after_copies_ns)) + ": the sync-memcpy finding's, not counted here.";
     if (s.setup_syncs)
-      f.evidence += " Not counted either: " + count(s.setup_syncs, "synchronization", "synchronizations") +
-                    " of CUDA graphs' one-time set-up (from a capture to the graph's first run, or inside torch's "
+      f.evidence += " Not counted either: " + count(s.setup_syncs, "synchronization", "synchronizations") + " of " +
+                    std::string(graph_word_of(b.p.devices)) +
+                    "s' one-time set-up (from a capture to the graph's first run, or inside torch's "
                     "cudagraph trees recording one), which held the host " +
                     dur(s.setup_ns) + ": the GPU idle after them (" + dur(t.per_device(s.setup_idle_ns)) +
                     ") is warm-up, which no change of the program removes.";

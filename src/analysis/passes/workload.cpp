@@ -250,28 +250,97 @@ std::string graph_word(const Trace& t) {
   return "CUDA graph";
 }
 
-bool graph_capture_run(const Trace& t, const GraphCaptures& c, TimeRange recorded, WorkloadKind* w) {
-  if (c.captures == 0 || w->graph_kernels > 0 || w->graph_launches > 0) return false;
+// A Python frame of the program's own ("…/cuda_graph_runner.py(1201):
+// capture_one_batch_size" -> "cuda_graph_runner.capture_one_batch_size"),
+// empty for the interpreter's and torch's own (threading, multiprocessing,
+// torch/cuda/graphs.py, torch/_inductor/…), which name no place to look.
+std::string own_frame(std::string_view n) {
+  const std::size_t py = n.find(".py("), colon = n.find("): ");
+  if (py == std::string_view::npos || colon == std::string_view::npos || colon < py) return {};
+  const std::string_view path = n.substr(0, py);
+  for (std::string_view lib : {"torch/", "threading", "multiprocessing/", "contextlib", "runpy", "concurrent/"})
+    if (path.find(lib) != std::string_view::npos) return {};
+  const std::size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1)) + "." +
+         std::string(n.substr(colon + 3));
+}
+
+// What ran a capture, where the trace says: the two innermost of the
+// program's own Python frames around it, outer first ("cuda_graph_runner.
+// capture_one_batch_size → _capture_graph"), else the innermost range the
+// program named around it (a user annotation, not a profiler step).
+std::string capturing_code(const Trace& t, TrackId thread, TimeRange w) {
+  const RangeTable& rg = t.ranges();
+  const StringId python = t.strings().find("python_function"), user = t.strings().find("user_annotation");
+  if (python == StringTable::kNoString && user == StringTable::kNoString) return {};
+  std::vector<std::pair<TimeNs, std::string>> frames;  // (length, name): innermost is shortest
+  std::pair<TimeNs, std::string> named{-1, {}};
+  for (RowIndex r = 0; r < rg.size(); ++r) {
+    if (rg.start[r] > w.start || rg.end[r] < w.end || rg.track_at(r) != thread) continue;
+    const TimeNs len = rg.end[r] - rg.start[r];
+    if (python != StringTable::kNoString && rg.domain[r] == python) {
+      if (std::string f = own_frame(t.str(rg.name[r])); !f.empty()) frames.push_back({len, std::move(f)});
+    } else if (user != StringTable::kNoString && rg.domain[r] == user &&
+               !t.str(rg.name[r]).starts_with("ProfilerStep") && (named.first < 0 || len < named.first)) {
+      named = {len, std::string(t.str(rg.name[r]))};
+    }
+  }
+  if (frames.empty()) return named.second.empty() ? std::string() : "the range \"" + named.second + "\"";
+  std::sort(frames.begin(), frames.end());
+  if (frames.size() == 1) return frames[0].second;
+  const std::string& inner = frames[0].second;
+  const std::string& outer = frames[1].second;
+  const std::size_t dot = outer.find('.');
+  const bool same_module = inner.compare(0, dot + 1, outer, 0, dot + 1) == 0;
+  return outer + " → " + (same_module ? inner.substr(dot + 1) : inner);
+}
+
+// Where to profile the replays instead, for the engine or framework that ran
+// the trace (their documented profiler entry points).
+std::string replay_profiling(const WorkloadKind& w) {
+  if (w.engine == "sglang")
+    return "SGLang's server with SGLANG_TORCH_PROFILER_DIR set, over requests sent after start-up between its "
+           "/start_profile and /stop_profile endpoints (or python -m sglang.bench_serving ... --profile)";
+  if (w.engine == "vllm")
+    return "vLLM with VLLM_TORCH_PROFILER_DIR set, over requests sent after start-up between the server's "
+           "/start_profile and /stop_profile endpoints, or the LLM class's start_profile() and stop_profile() around "
+           "a generate() call";
+  if (w.framework == "pytorch")
+    return "a training loop's steps or a service's requests after the capture, the first ones skipped "
+           "(torch.profiler.schedule(wait=1, warmup=1, active=3))";
+  return "a training loop's steps or a service's requests after the capture";
+}
+
+// `tiny`: the GPU works microseconds, so where its few kernels fall decides nothing.
+bool graph_capture_run(const Trace& t, const GraphCaptures& c, TimeRange recorded, WorkloadKind* w, bool tiny) {
+  if (c.captures == 0 || c.launches == 0 || w->graph_kernels > 0 || w->graph_launches > 0) return false;
   const KernelTable& k = t.kernels();
   TimeNs all = 0, before = 0;
   for (RowIndex i = 0; i < k.size(); ++i) {
     all += k.end[i] - k.start[i];
     if (k.end[i] <= c.last_end) before += k.end[i] - k.start[i];
   }
-  if (10 * before < 9 * all) return false;
+  if (!tiny && 10 * before < 9 * all) return false;
   w->run = "graph-capture";
   const TimeNs covered = intervals::length(c.windows);
+  const std::string code = c.each.empty() ? std::string() : capturing_code(t, c.each[0].first, c.each[0].second);
+  const bool one = c.captures == 1;
   w->run_evidence =
-      "the trace records set-up: " + format::count(c.captures) + " " + graph_word(t) +
-      (c.captures == 1 ? " capture (" : " captures (") + std::string(t.str(c.begin)) + " to " +
-      std::string(t.str(c.end)) + ", " + format::duration(covered) + ", " +
+      "the trace records set-up, not a steady state: " + format::count(c.captures) + " " + graph_word(t) +
+      (one ? " capture" : " captures") + (code.empty() ? "" : (one ? ", in " : ", the first in ") + code) + " (" +
+      std::string(t.str(c.begin)) + " to " + std::string(t.str(c.end)) + ": " + format::duration(covered) +
+      " of host time, " +
       format::percent(static_cast<double>(covered) / static_cast<double>(std::max<TimeNs>(1, recorded.duration()))) +
-      " of the " + format::duration(recorded.duration()) + " recorded; " + format::count(c.launches) +
-      " launches recorded into them, which run only where a graph is launched) and the runs before them (" +
-      format::count(k.size()) + " kernels, " + format::percent(static_cast<double>(before) / static_cast<double>(all)) +
-      " of their time ending before the last capture does), and no graph replayed: a program's start-up, not its "
-      "steady state. Profile where the graphs replay (a serving engine's requests after start-up, a training "
-      "loop's steps after its capture)";
+      " of the " + format::duration(recorded.duration()) + " recorded, recording " + format::count(c.launches) +
+      " launches whose kernels run only when the graph is replayed" +
+      (c.instantiates ? "; " + std::string(t.str(c.instantiate)) + " " + format::duration(c.instantiate_ns) +
+                            (c.instantiates > 1 ? " over " + format::count(c.instantiates) + " calls" : "")
+                      : "") +
+      ") and the runs before " + (one ? "it (" : "them (") + format::count(k.size(), "kernel", "kernels") + ", " +
+      format::percent(all > 0 ? static_cast<double>(before) / static_cast<double>(all) : 1.0) +
+      " of their time ending before the last capture does); no graph is replayed in the trace: a program's "
+      "start-up. Profile where the graphs replay: " +
+      replay_profiling(*w);
   return true;
 }
 
@@ -322,6 +391,8 @@ void recognise_run(const Trace& t, const GraphCaptures& captures, WorkloadKind* 
   const double tiny_share = kTinyShare * static_cast<double>(recorded.duration());
   const bool short_span = gpu.duration() < kTinySpan && gpu.duration() < tiny_share;
   if (short_span || (work < kTinySpan && work < tiny_share)) {
+    // A capture whose kernels all run at replay leaves the GPU little to do: the trace is the capture's.
+    if (graph_capture_run(t, captures, recorded, w, true)) return;
     w->run = "tiny-span";
     w->run_evidence = (short_span ? "the GPU's work spans " + format::duration(gpu.duration())
                                   : "the GPU works " + format::duration(work) + " in all, over a span of " +
@@ -336,7 +407,7 @@ void recognise_run(const Trace& t, const GraphCaptures& captures, WorkloadKind* 
     w->run = "sampled";
     return;
   }
-  if (graph_capture_run(t, captures, recorded, w)) return;
+  if (graph_capture_run(t, captures, recorded, w, false)) return;
   const double outside =
       recorded.duration() > 0 ? static_cast<double>(w->setup_ns + w->teardown_ns) / recorded.duration() : 0.0;
   if (outside < kOneShotShare) return;
@@ -518,6 +589,35 @@ bool captured_call_name(std::string_view n) {
           n.find("Async") != std::string_view::npos);
 }
 
+// The replays of the graphs the trace captured: each capturing thread's
+// graph launches after its first capture ends, with the kernels they ran.
+void count_replays(const Trace& t, const GraphCaptures& c, WorkloadKind* w) {
+  if (c.each.empty()) return;
+  std::map<TrackId, TimeNs> first_end;
+  for (const auto& [thread, window] : c.each)
+    if (auto [it, added] = first_end.try_emplace(thread, window.end); !added)
+      it->second = std::min(it->second, window.end);
+  const ApiCallTable& a = t.api_calls();
+  const KernelTable& k = t.kernels();
+  std::map<KernelCategory, TimeNs> by_category;
+  for_each_call_named(t, is_graph_launch_name, [&](RowIndex l) {
+    const auto it = first_end.find(a.track_at(l));
+    if (it == first_end.end() || a.start[l] < it->second) return;
+    ++w->replay_launches;
+    t.for_each_op_of(l, [&](OpRef op) {
+      if (op.table != OpTable::kernel) return;
+      ++w->replay_kernels;
+      w->replay_kernel_ns += k.end[op.row] - k.start[op.row];
+      by_category[k.category_at(op.row)] += k.end[op.row] - k.start[op.row];
+    });
+  });
+  if (by_category.empty() || w->replay_kernel_ns <= 0) return;
+  const auto top = std::max_element(by_category.begin(), by_category.end(),
+                                    [](const auto& x, const auto& y) { return x.second < y.second; });
+  w->replay_top = std::string(to_string(top->first)) + " " +
+                  format::percent(static_cast<double>(top->second) / static_cast<double>(w->replay_kernel_ns));
+}
+
 }  // namespace
 
 GraphCaptures graph_captures(const Trace& t) {
@@ -530,6 +630,7 @@ GraphCaptures graph_captures(const Trace& t) {
     kind[id] = capture_begin_name(n)                                  ? 1
                : n.find("StreamEndCapture") != std::string_view::npos ? 2
                : captured_call_name(n)                                ? 3
+               : n.find("GraphInstantiate") != std::string_view::npos ? 4
                                                                       : 0;
   }
   // The rows are in time order per thread, the threads one after another.
@@ -542,6 +643,10 @@ GraphCaptures graph_captures(const Trace& t) {
   for (RowIndex i = 0; i < a.size(); ++i) {
     const std::uint8_t k = kind[a.name[i]];
     if (k == 0) continue;
+    if (k == 4) {
+      ++c.instantiates, c.instantiate_ns += a.end[i] - a.start[i], c.instantiate = a.name[i];
+      continue;
+    }
     if (const TrackId tr = a.track_at(i); tr != track || first) track = tr, open = -1, first = false;
     if (k == 1) {
       open = a.start[i], inside = 0, c.begin = a.name[i];
@@ -831,7 +936,15 @@ void say_execution(const NameCounts& c, std::size_t kernels, bool by_ids, const 
       w->graph_captures
           ? format::count(w->graph_captures) + " " + graph + (w->graph_captures == 1 ? " capture" : " captures") +
                 " recording " + format::count(w->captured_launches, "launch", "launches") +
-                ", which run where a graph is launched" + (w->graph_kernels ? "" : "; no graph replayed in the trace")
+                ", which run where a graph is launched" + (w->graph_kernels ? "" : "; no graph replayed in the trace") +
+                (w->replay_kernels
+                     ? std::string(w->graph_captures == 1 ? "; the graph" : "; the graphs") +
+                           " launched after the capture (" +
+                           format::count(w->replay_launches, "graph launch", "graph launches") + ") ran " +
+                           format::count(w->replay_kernels) + " kernels, " + format::duration(w->replay_kernel_ns) +
+                           " of kernel time (" + w->replay_top + "): what a later call that replays " +
+                           (w->graph_captures == 1 ? "it" : "them") + " costs the GPU"
+                     : "")
           : std::string();
   const std::string compiled =
       join({part(c.triton, "inductor Triton kernel (triton_…)", "inductor Triton kernels (triton_…)"),
@@ -880,6 +993,7 @@ WorkloadKind recognise_workload(const Trace& t) {
   const GraphCaptures captures = graph_captures(t);
   w.graph_captures = captures.captures, w.captured_launches = captures.launches;
   w.capture_ns = intervals::length(captures.windows);
+  count_replays(t, captures, &w);
   count_pinning(t, &w.pinning_calls, &w.pinning_ns);
   input_work(t, &w);
   w.python_ranges = names.python_ranges;
@@ -1051,6 +1165,7 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
   w.ranks = static_cast<std::uint32_t>(ranks.size());
   w.graph_kernels = 0;
   w.graph_launches = 0;
+  w.replay_launches = 0, w.replay_kernels = 0, w.replay_kernel_ns = 0;
   w.pinning_calls = 0, w.pinning_ns = 0;
   w.data_loading_ns = 0, w.input_work.clear(), w.python_ranges = 0;
   for (const WorkloadKind* r : ranks) {
@@ -1061,6 +1176,8 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
       w.phase_evidence = r->phase_evidence;
     }
     w.graph_launches += r->graph_launches;
+    w.replay_launches += r->replay_launches, w.replay_kernels += r->replay_kernels;
+    w.replay_kernel_ns += r->replay_kernel_ns;
     w.pinning_calls += r->pinning_calls, w.pinning_ns += r->pinning_ns;
     w.python_ranges += r->python_ranges;
     if (w.host_filtered.empty() && !r->host_filtered.empty())
@@ -1137,9 +1254,17 @@ void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings, std:
   if (w.run == "sampled")
     for (Finding& f : findings)
       if (f.id != "dropped-records") demote(f, "a sampled trace: most of the GPU's work is not in it");
-  if (w.run == "graph-capture")
+  if (w.run == "graph-capture") {
+    // The host recording launches while the GPU has nothing to run is what a
+    // capture is: a step's host time around the GPU's work, and kernels never
+    // side by side (a capture runs almost none), say nothing of the program.
+    findings.erase(
+        std::remove_if(findings.begin(), findings.end(),
+                       [](const Finding& f) { return f.id == "step-host-time" || f.id == "low-concurrency"; }),
+        findings.end());
     for (Finding& f : findings)
       if (f.id != "dropped-records") demote(f, "about set-up: graph capture and the runs before it");
+  }
   // A one-shot run: nothing numbered about its setup or teardown (copies of
   // the weights before the first kernel, module unloading after the last,
   // the idle time around them).

@@ -473,8 +473,9 @@ TEST(Workload, RealTraces) {
 // A serving engine's start-up: before each of 5 captures, an eager run of 20
 // short kernels, launched late one by one; then cudaStreamBeginCapture, 20
 // launches recorded into the graph (no GPU op), cudaStreamEndCapture. With
-// `replays`, the graphs are then launched, each replaying 20 kernels.
-Profile capture_trace(bool replays, int graphs = 5) {
+// `replays`, the graphs are then launched, `launches_each` times each, each
+// launch replaying 20 kernels.
+Profile capture_trace(bool replays, int graphs = 5, int launches_each = 1) {
   TraceFactory f;
   f.device(0);
   TimeNs t = 1'000'000;
@@ -488,7 +489,7 @@ Profile capture_trace(bool replays, int graphs = 5) {
     t += 300'000;
   }
   if (replays)
-    for (int c = 0; c < graphs; ++c, t += 1'000'000) {
+    for (int c = 0; c < graphs * launches_each; ++c, t += 1'000'000) {
       const std::uint32_t id = f.api("cudaGraphLaunch", t, t + 10'000);
       for (int i = 0; i < 20; ++i) {
         KernelRow k;
@@ -555,6 +556,110 @@ TEST(WorkloadRun, GraphCaptureThenReplaysIsDiagnosed) {
       << one.workload.execution_evidence;
   EXPECT_EQ(one.workload.execution_evidence.find("1 graph launches"), std::string::npos)
       << one.workload.execution_evidence;
+}
+
+// An engine's start-up that captures one graph on an AMD GPU: 2 fill
+// kernels, then (with `capture`) hipStreamBeginCapture, 200 launches recorded
+// into the graph, hipStreamEndCapture and the graph's instantiation; without
+// it the same 200 launch calls launch nothing the trace kept. `frames`: the
+// program's Python frames and range around the capture, under an
+// interpreter's frame; `engine`: their path names SGLang's or vLLM's code
+// ("" a program of its own).
+Profile tiny_capture(bool capture, bool frames, std::string_view engine) {
+  TraceFactory f;
+  f.device(0, 304, 9, "AMD Instinct MI300X");
+  f.kernel(0, 7, "fill_kernel", 1'000'000, 1'005'000);
+  f.kernel(0, 7, "fill_kernel", 1'100'000, 1'106'000);
+  const std::string root = engine == "sglang" ? "/sgl-workspace/sglang/python/sglang/srt/model_executor/"
+                           : engine == "vllm" ? "/usr/lib/python3/vllm/worker/"
+                                              : "/app/";
+  if (frames) {
+    const RangeKind a = RangeKind::annotation;
+    f.range("threading.py(1016): _bootstrap_inner", 0, 40'000'000, 1, a, "python_function");
+    f.range(root + "cuda_graph_runner.py(1201): capture_one_batch_size", 500'000, 35'000'000, 1, a, "python_function");
+    f.range(root + "cuda_graph_runner.py(941): _capture_graph", 1'500'000, 34'000'000, 1, a, "python_function");
+    f.range("torch/cuda/graphs.py(98): capture_begin", 1'900'000, 2'100'000, 1, a, "python_function");
+    f.range("capture_32_DECODE", 1'400'000, 34'500'000, 1, a, "user_annotation");
+  }
+  if (capture) f.api("hipStreamBeginCapture", 2'000'000, 2'003'000);
+  for (int i = 0; i < 200; ++i) f.api("hipModuleLaunchKernel", 2'100'000 + i * 140'000, 2'105'000 + i * 140'000);
+  if (capture) {
+    f.api("hipStreamEndCapture", 32'000'000, 32'005'000);
+    f.api("hipGraphInstantiateWithFlags", 32'010'000, 33'570'000);
+  }
+  return analyze(f.build());
+}
+
+// A capture leaves the GPU microseconds of work: the trace is the capture,
+// said as one (what ran it, its host time, the graph's instantiation, that
+// its kernels run at replay) with the engine's own way to profile replays;
+// the host's recording and the lone kernels are not findings even unnumbered.
+TEST(WorkloadRun, ACaptureWithLittleGpuWorkIsTheCapture) {
+  const Profile p = tiny_capture(true, true, "sglang");
+  const WorkloadKind& w = p.workload;
+  EXPECT_EQ(w.engine, "sglang");
+  EXPECT_EQ(w.run, "graph-capture") << w.run_evidence;
+  for (const char* said :
+       {"1 HIP graph capture, in cuda_graph_runner.capture_one_batch_size → _capture_graph (hipStreamBeginCapture "
+        "to hipStreamEndCapture: 30.0 ms of host time",
+        "recording 200 launches whose kernels run only when the graph is replayed; hipGraphInstantiateWithFlags 1.6 "
+        "ms)",
+        "the runs before it (2 kernels, 100% of their time ending before the last capture does)",
+        "SGLANG_TORCH_PROFILER_DIR", "/start_profile and /stop_profile", "sglang.bench_serving"})
+    EXPECT_NE(w.run_evidence.find(said), std::string::npos) << said << "\n" << w.run_evidence;
+  EXPECT_TRUE(p.findings.empty()) << testing::describe_findings(p);
+  EXPECT_TRUE(p.helps.empty());
+  for (const Finding& f : p.minor_findings) {
+    EXPECT_NE(f.id, "step-host-time");
+    EXPECT_NE(f.id, "low-concurrency");
+  }
+  // vLLM's entry points for vLLM; a program of its own gets torch.profiler's
+  // schedule, and without Python frames the range the program named.
+  const Profile vllm = tiny_capture(true, true, "vllm");
+  EXPECT_NE(vllm.workload.run_evidence.find("VLLM_TORCH_PROFILER_DIR"), std::string::npos)
+      << vllm.workload.run_evidence;
+  EXPECT_NE(vllm.workload.run_evidence.find("start_profile()"), std::string::npos) << vllm.workload.run_evidence;
+  const Profile own = tiny_capture(true, false, "");
+  EXPECT_EQ(own.workload.run, "graph-capture") << own.workload.run_evidence;
+  EXPECT_EQ(own.workload.run_evidence.find(", in "), std::string::npos) << own.workload.run_evidence;
+  EXPECT_EQ(own.workload.run_evidence.find("SGLANG"), std::string::npos) << own.workload.run_evidence;
+  // The same microseconds of work with no capture stay too little to diagnose.
+  const Profile plain = tiny_capture(false, true, "sglang");
+  EXPECT_EQ(plain.workload.run, "tiny-span") << plain.workload.run_evidence;
+}
+
+// A graph captured and launched once: the replay's kernels are the one
+// steady-state figure such a trace gives, said with the capture; the waits
+// of the eager runs before it say nothing of a steady state that replays the
+// graph. Launched more often than captured, the trace is a steady state.
+TEST(WorkloadRun, AOneTimeCaptureSaysItsReplayAndNotItsWaits) {
+  const Profile one = capture_trace(true, 1);
+  const WorkloadKind& w = one.workload;
+  EXPECT_EQ(w.replay_launches, 1u);
+  EXPECT_EQ(w.replay_kernels, 20u);
+  EXPECT_EQ(w.replay_kernel_ns, 100'000);
+  EXPECT_NE(w.execution_evidence.find("the graph launched after the capture (1 graph launch) ran 20 kernels, 100.0 µs "
+                                      "of kernel time ("),
+            std::string::npos)
+      << w.execution_evidence;
+  // The eager runs before the capture wait for their launches (launch-bound
+  // is numbered), yet whether later calls do the trace cannot tell.
+  ASSERT_TRUE(testing::find_finding(one, "launch-bound")) << testing::describe_findings(one);
+  for (const char* id : {"larger-batch", "more-streams"}) {
+    const HelpAnswer* a = testing::find_help(one, id);
+    ASSERT_TRUE(a) << id;
+    EXPECT_EQ(a->verdict, Verdict::unknown) << id << ": " << a->reason;
+    EXPECT_NE(a->reason.find("one-time CUDA graph capture (1 capture, 1 graph launch"), std::string::npos) << a->reason;
+  }
+  // The graph replayed three times: a steady state, whose launch waits answer.
+  const Profile steady = capture_trace(true, 1, 3);
+  EXPECT_EQ(steady.workload.replay_launches, 3u);
+  for (const HelpAnswer& a : steady.helps) EXPECT_EQ(a.reason.find("one-time"), std::string::npos) << a.reason;
+  const HelpAnswer* batch = testing::find_help(steady, "larger-batch");
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(batch->verdict, Verdict::yes) << batch->reason;
+  // No capture in the trace: nothing said of a replay.
+  EXPECT_EQ(tiny_capture(false, false, "").workload.replay_launches, 0u);
 }
 
 // GPU ops whose correlation ids span a thousand times as many API calls are
