@@ -13,6 +13,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "analysis/analyze.h"
@@ -312,29 +313,64 @@ void no_host_sync(Graph& g, ChangeResult* r) {
   r->what = "host synchronisations";
 }
 
+// The nodes of each CPU chain on a step's launch path: after the chain's
+// first launch in the step up to its last (the launches' own calls aside,
+// which launch_path_calls marks). Host time before a step's first launch
+// (the loop's own code, a harness's synchronisation, profiler.step, Python
+// before the first op) and after its last is outside any graph: a replayed
+// graph starts at the first launch. Without steps the trace is one step.
+std::vector<std::uint8_t> launch_path(const Graph& g, const std::vector<TimeRange>& steps) {
+  std::vector<std::uint8_t> on(g.size(), 0);
+  const std::vector<TimeRange> whole{{std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max()}};
+  const std::vector<TimeRange>& ranges = steps.empty() ? whole : steps;
+  for (const Chain& c : g.chains) {
+    if (c.gpu) continue;
+    for (const TimeRange& s : ranges) {
+      // The chain's nodes are in time order: those starting inside the step.
+      const auto first = std::lower_bound(g.obs_start.begin() + c.begin, g.obs_start.begin() + c.end, s.start);
+      const auto last = std::upper_bound(first, g.obs_start.begin() + c.end, s.end);
+      NodeId a = kNoNode, z = kNoNode;
+      for (auto it = first; it != last; ++it) {
+        const auto n = static_cast<NodeId>(it - g.obs_start.begin());
+        if (g.kind[n] != NodeKind::launch) continue;
+        if (a == kNoNode) a = n;
+        z = n;
+      }
+      if (a == kNoNode) continue;
+      on[a] = 2;  // its own call only
+      for (NodeId n = a + 1; n <= z; ++n) on[n] = 1;
+    }
+  }
+  return on;
+}
+
 // Under a CUDA graph the step's launches replay from one call: each costs the
-// CPU 1 µs, and the CPU time between calls (framework code) is gone, except
-// data loading and synchronisations, which stay outside the graph. A launch
-// call of a millisecond or more does one-off setup (loading the kernel's
-// module, a first call's autotuning), which a graph does not remove from the
-// trace's step: it keeps its time. So does CUDA graphs' own set-up (a
-// capture up to the graph's first run), which happens once, graphs or not.
+// CPU 1 µs, and the CPU time between them (framework code) is gone, except
+// data loading and synchronisations, which stay outside the graph, and the
+// host time before the step's first launch and after its last (launch_path).
+// A launch call of a millisecond or more does one-off setup (loading the
+// kernel's module, a first call's autotuning), which a graph does not remove
+// from the trace's step: it keeps its time. So does CUDA graphs' own set-up
+// (a capture up to the graph's first run), which happens once, graphs or not.
 void cuda_graphs(Graph& g, ChangeResult* r) {
   constexpr TimeNs kLaunchNs = 1'000;
   const TimeNs setup = FindingThresholds{}.launch_setup_ns;
   const std::vector<TimeRange> steps = sorted_steps(g);
+  const std::vector<std::uint8_t> on = launch_path(g, steps);
   for (const Chain& c : g.chains) {
     if (c.gpu) continue;
     for (NodeId n = c.begin; n < c.end; ++n) {
-      if (g.kind[n] == NodeKind::sync || !inside_a_step(steps, g.obs_start[n]) || g.in_setup(g.obs_start[n])) continue;
+      if (!on[n] || g.kind[n] == NodeKind::sync || g.in_setup(g.obs_start[n])) continue;
       if (g.kind[n] == NodeKind::launch && g.obs_end[n] - g.obs_start[n] >= setup) continue;
       if (g.kind[n] == NodeKind::launch) {
         ++r->matched;
         r->matched_ns += g.obs_end[n] - g.obs_start[n];
       }
-      const TimeNs keep = g.input_of(n);
-      r->matched_ns += std::max<TimeNs>(0, g.lat[n] - keep);
-      g.lat[n] = std::min(g.lat[n], keep);
+      if (on[n] == 1) {
+        const TimeNs keep = g.input_of(n);
+        r->matched_ns += std::max<TimeNs>(0, g.lat[n] - keep);
+        g.lat[n] = std::min(g.lat[n], keep);
+      }
       g.dur[n] = std::min(g.dur[n], kLaunchNs);
     }
   }

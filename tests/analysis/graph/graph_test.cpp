@@ -289,6 +289,32 @@ TEST(Graph, CudaGraphsMakeLaunchesCheap) {
   EXPECT_LT(span(p).duration(), span(observed(g)).duration() / 3);
 }
 
+// A CUDA graph replays the step's launches: the host time before the step's
+// first launch (a harness's device synchronisation, profiler.step, Python
+// before the first op) and after its last is outside it, and --cuda-graphs
+// keeps it; the time between launches goes.
+TEST(Graph, CudaGraphsKeepTheHostTimeBeforeTheFirstLaunch) {
+  auto trace = [](double lead) {
+    TinyTrace b;
+    b.range("step 1", 0, 400 + lead);
+    b.call("cudaDeviceSynchronize", 5, 10);
+    for (int i = 0; i < 10; ++i) b.kernel("small", 0, 7, lead + 40 * i + 12, lead + 40 * i + 14, lead + 40 * i, 10);
+    b.call("cudaGetDevice", lead + 390, lead + 391);
+    b.range("step 2", 400 + lead, 401 + lead);
+    return b.freeze();
+  };
+  const Trace late = trace(300), early = trace(20);
+  const Graph g = build_graph(late), h = build_graph(early);
+  replay_exactly(g);
+  replay_exactly(h);
+  const TimeNs with_lead = span(changed(late, g, {make_change(ChangeKind::cuda_graphs)})).duration();
+  const TimeNs without = span(changed(early, h, {make_change(ChangeKind::cuda_graphs)})).duration();
+  // The 280 µs more before the first launch stay; the 360 µs between the
+  // launches go in both.
+  EXPECT_GE(with_lead - without, us(270));
+  EXPECT_LT(without, us(200));
+}
+
 // A launch call of a millisecond or more is one-off setup (the kernel's
 // module loading on its first call): a CUDA graph does not take it out of the
 // trace's step, so --cuda-graphs keeps its time (an MI250 trace whose one
