@@ -812,6 +812,13 @@ void critical_path(const Profile& p, const ReportTextOptions& o, std::string& ou
       t.rows.push_back({duration(c.ops[i].ns), share(c.ops[i].ns), count(c.ops[i].count),
                         std::string(to_string(c.ops[i].category)), shown[i]});
     out += t.render("  ");
+    // The replayed step keeps the work queued ahead of the first step: the
+    // path's ops count it, the step table does not (see Steps).
+    if (p.steps.backlog_ops > 0 && replay_holds_backlog(p))
+      out += wrap("The path's ops include the " + count(p.steps.backlog_ops, "GPU op", "GPU ops") + " (" +
+                      duration(p.steps.backlog_ns) +
+                      ") queued ahead of the first step, which the replayed step keeps (see Steps)",
+                  o.width, "  ", "  ");
   }
   out += "\n";
 }
@@ -898,6 +905,17 @@ std::string short_shapes(std::string shapes) {
   return shapes;
 }
 
+// The "(no op)" row's label: where GPU ops with no launch in the trace ran
+// before their stream's first launched op (LaunchStats::backlog_ops), they
+// were queued before the recording began (a first step's backlog), and the
+// row says so: all of it, or how many of its ops.
+std::string op_row_label(const Profile& p, const OpRow& r) {
+  const std::uint64_t queued = p.launches.backlog_ops, none = p.op_summary.unattributed;
+  if (r.name != "(no op)" || r.calls != 0 || queued == 0 || none == 0) return r.name;
+  if (queued >= none) return "(no op: queued before the recording)";
+  return "(no op: " + count(queued) + " of " + count(none) + " queued before the recording)";
+}
+
 // The heaviest ops by GPU time (with their ops inside), each with the
 // kernels under it.
 void framework_ops(const Profile& p, const ReportTextOptions& o, std::string& out) {
@@ -928,7 +946,7 @@ void framework_ops(const Profile& p, const ReportTextOptions& o, std::string& ou
                                : count(r.calls),
                       r.calls ? fixed(double(r.kernels_total) / calls, 1) : "-",
                       r.calls ? duration(static_cast<TimeNs>(double(r.launch_ns) / calls)) : "-",
-                      optional_fixed(r.achieved_tflops, 1), r.name});
+                      optional_fixed(r.achieved_tflops, 1), op_row_label(p, r)});
     rows_of.push_back(i);
     std::vector<std::string_view> names;
     for (const OpKernel& k : r.top_kernels) names.push_back(k.name);

@@ -85,6 +85,31 @@ TEST(ReportOps, CallsWithGpuWorkAndCallsInsideTheirOwnOpAreSaid) {
   }
 }
 
+// GPU ops with no launch that ran before their stream's first launched op
+// were queued before the recording: the "(no op)" row says so. Ops with no
+// launch later in the stream are launched outside the recording's ops, as
+// far as the trace tells: the row keeps its name, or counts the queued ones.
+Profile queued_profile(bool queued_first, bool late_too) {
+  TraceFactory f;
+  if (queued_first)
+    for (int i = 0; i < 5; ++i)
+      f.kernel(0, 7, "tail_kernel", 1'000'000 + i * 100'000, 1'090'000 + i * 100'000, TraceFactory::kNoLaunch);
+  f.range("aten::mul", 1'200'000, 1'300'000, 1, RangeKind::annotation, "cpu_op");
+  f.kernel(0, 7, "mul_kernel", 1'600'000, 1'700'000, 1'250'000);
+  if (late_too) f.kernel(0, 7, "late_kernel", 2'000'000, 2'050'000, TraceFactory::kNoLaunch);
+  return analyze(f.build());
+}
+
+TEST(ReportOps, TheNoOpRowSaysWhenItsOpsWereQueuedBeforeTheRecording) {
+  const std::string queued = report_text(queued_profile(true, false));
+  EXPECT_NE(queued.find("(no op: queued before the recording)"), std::string::npos) << queued;
+  const std::string some = report_text(queued_profile(true, true));
+  EXPECT_NE(some.find("(no op: 5 of 6 queued before the recording)"), std::string::npos) << some;
+  const std::string late = report_text(queued_profile(false, true));
+  EXPECT_EQ(late.find("queued before the recording"), std::string::npos) << late;
+  EXPECT_NE(late.find("(no op)"), std::string::npos) << late;
+}
+
 // No finding, but the GPU is busy and its kernels have no roofline: the
 // report says that what they could gain is unknown, and how to measure them.
 TEST(ReportRun, NoFindingOnABusyGpuSaysItsKernelsAreUnmeasured) {

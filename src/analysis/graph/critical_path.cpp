@@ -315,7 +315,13 @@ PathSummary summarize_paths(const Trace& trace, const Graph& g, const Timeline& 
       const std::uint8_t cat = g.category[seg.node];
       if (cat < kKernelCategoryCount) s.by_category[cat] += d;
       if (top == 0) continue;
-      PathSummary::Op& op = ops[node_name(trace, g, seg.node)];
+      // One row per kernel name and category, as the kernel table splits
+      // them (a copy kernel placed in a layout copy by its launching op is
+      // a transpose there, the same kernel elsewhere memory).
+      std::string key = node_name(trace, g, seg.node);
+      key += '\0';
+      key += static_cast<char>(cat);
+      PathSummary::Op& op = ops[key];
       op.category = cat;
       op.ns += d;
       if (std::find(counted.begin(), counted.end(), seg.node) == counted.end()) ++op.count, counted.push_back(seg.node);
@@ -330,8 +336,8 @@ PathSummary summarize_paths(const Trace& trace, const Graph& g, const Timeline& 
     for (const std::vector<PathSegment>& path : steps_paths(g, tl, steps, all)) add(path);
     s.steps = steps.size();
   }
-  for (auto& [name, op] : ops) {
-    op.name = name;
+  for (auto& [key, op] : ops) {
+    op.name = key.substr(0, key.size() - 2);
     s.top.push_back(std::move(op));
   }
   std::sort(s.top.begin(), s.top.end(), [](const PathSummary::Op& a, const PathSummary::Op& b) {
