@@ -149,6 +149,10 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   p.steps.early_ops_ns = early.ns;
   p.steps.backlog_ops = early.backlog_ops;
   p.steps.backlog_ns = early.backlog_ns;
+  for (int c = 0; c < kKernelCategoryCount; ++c)
+    if (early.category_count[c] > 0)
+      p.steps.backlog_categories.push_back(
+          {static_cast<KernelCategory>(c), early.category_ns[c], 0, early.category_count[c], {}});
   std::vector<DeviceSummary> devices;
   std::vector<TemporalBreakdown> hta;
   ExposedCommunication exposed_comm;
@@ -159,6 +163,9 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   collective_pass(rt, opt, steps, exposed_comm, &p);
   for (Step& s : steps) s.range = rt.shift(s.range);
   steps_outside_gpu(rt, devices, steps, &p.steps);
+  steps_lead_host(rt, steps, &p.steps);
+  if (p.steps.source == StepSource::profiler_step || p.steps.source == StepSource::nvtx)
+    steps_host_issue(rt, steps, &p.steps);
   // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
   // several GPUs gets one row per GPU (HTA would merge them; see metrics.md).
   for (TemporalBreakdown& tb : hta) p.temporal_breakdown.push_back(tb);

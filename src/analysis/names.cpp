@@ -192,6 +192,15 @@ bool is_input_range_name(std::string_view name) {
   return false;
 }
 
+bool is_data_loading_frame(std::string_view name) {
+  if (is_input_range_name(name)) return true;
+  for (std::string_view f :
+       {"torch/utils/data", "collate", "fetch", "dataset", "tokeniz", "imread", "imdecode", "decode_jpeg",
+        "decode_image", ".read", "read(", "readinto", "load", "npyio", "pil/", "image.open"})
+    if (contains_nocase(name, f)) return true;
+  return false;
+}
+
 }  // namespace detail
 
 }  // namespace gpuscope

@@ -27,6 +27,7 @@
 // documentation, never NaN.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -280,6 +281,10 @@ struct StepSummary {
   // started on the GPU: in no step's time; Σ GPUs.
   std::uint64_t backlog_ops = 0;
   TimeNs backlog_ns = 0;  // Σ their durations
+  // The backlog's kernels by category (time_ns and count; share and stats
+  // unset): the findings that weigh shares of kernel time leave them out,
+  // to measure the steps' own work.
+  std::vector<CategoryTime> backlog_categories;
   // Host time blocked in synchronizations (device, stream and event syncs)
   // inside the steps, Σ steps: the host waited for the GPU then, and issued
   // nothing.
@@ -293,7 +298,40 @@ struct StepSummary {
   // step: about one per step in a training loop; several per step where one
   // recorded step holds several iterations of the loop.
   std::uint64_t input_fetches = 0;
+  // Of lead_idle_ns (the GPU idle before each step's first op), the host
+  // time the step's thread spent in recorded host ranges (framework ops,
+  // Python functions, annotations) or runtime calls that begin or end inside
+  // the step (not the step's own range, nor ranges around the whole step);
+  // the part of it in ranges whose names are data loading (a data loader,
+  // torch.utils.data, a dataset, collate, fetch, tokenizing, file reads; on
+  // any thread); and the outermost of those ranges by name, most first (up to 5).
+  TimeNs lead_recorded_ns = 0, lead_input_ns = 0;
+  std::vector<HostRange> lead_ranges;
+  // Σ over the steps from ranges of the host's time issuing the step's GPU
+  // work: from the first to the end of the last launching call (made in the
+  // step) of the ops the step ran on its GPU, less the time that thread was
+  // blocked in synchronizations meanwhile; 0 where no step has one. The
+  // steps cannot end sooner than that, whatever the GPU saves.
+  TimeNs host_issue_ns = 0;
 };
+
+// How much GPU-side fixes can shorten the steps before they wait for the
+// host's launches: step time beyond the host's time issuing them
+// (StepSummary::host_issue_ns); -1 where that is not measured.
+inline TimeNs launch_margin_ns(const StepSummary& s) {
+  return s.host_issue_ns > 0 && s.total_ns > 0 ? std::max<TimeNs>(0, s.total_ns - s.host_issue_ns) : -1;
+}
+
+// The rules whose fix makes the GPU's kernels shorter or fewer and leaves the
+// host's launches as they are (docs/findings.md, "Capped by the host"):
+// their savings stop at launch_margin_ns unless the fix removes launches too.
+inline bool shortens_kernels(std::string_view id) {
+  for (std::string_view r :
+       {"padding-hotspot", "broadcast-hotspot", "layout-transpose", "slow-normalization", "no-tensor-cores",
+        "memory-bound-aux", "eager-attention", "small-grid", "memory-bound-kernels", "op-below-roofline"})
+    if (id == r) return true;
+  return false;
+}
 
 // [SECTION] Idle time, launches, communication -----------------------------------------
 

@@ -642,6 +642,9 @@ constexpr void rows(V& v, Of<StepSummary>) {
                          "ops queued ahead of a GPU's first step (before the trace began, or before the step) that "
                          "ran before it started on the GPU (in no step's time), Σ GPUs");
   added<&S::backlog_ns>(v, "backlog_ns", "ns", "Σ backlog_ops' durations");
+  added<&S::backlog_categories>(v, "backlog_categories", "",
+                                "backlog_ops' kernels by category (time_ns, count): left out of the findings' "
+                                "shares of kernel time");
   added<&S::sync_blocked_ns>(v, "sync_blocked_ns", "ns",
                              "host time blocked in synchronizations (device, stream, event) inside the steps, Σ steps");
   field<&S::outside_ranges>(v, "outside_ranges", "",
@@ -654,6 +657,19 @@ constexpr void rows(V& v, Of<StepSummary>) {
                            "data-loading host ranges (merged where they overlap) that begin inside a step: about "
                            "one per step in a training loop, several where a recorded step holds several "
                            "iterations");
+  added<&S::lead_recorded_ns>(v, "lead_recorded_ns", "ns",
+                              "of lead_idle_ns, the host time the step's thread spent in recorded host ranges or "
+                              "runtime calls that begin or end inside the step (not the step's own range, nor "
+                              "ranges around the whole step)");
+  added<&S::lead_input_ns>(v, "lead_input_ns", "ns",
+                           "of lead_idle_ns, the time in host ranges whose names are data loading (a data "
+                           "loader, torch.utils.data, a dataset, collate, fetch, tokenizing, file reads; any thread)");
+  added<&S::lead_ranges>(v, "lead_ranges", "",
+                         "the outermost host ranges in lead_idle_ns by name, most first (up to 5 names)");
+  added<&S::host_issue_ns>(v, "host_issue_ns", "ns",
+                           "Σ over steps from ranges of the host's time issuing the step's GPU work: first to the "
+                           "end of the last launching call made in the step, less that thread's time blocked in "
+                           "synchronizations meanwhile; 0 where no step has one");
 }
 
 // [SECTION] Idle time, launches, ranks -------------------------------------------------------

@@ -361,6 +361,29 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
   out += "\n";
 }
 
+// Where the host's launches cap the GPU-side savings (the findings that
+// shorten kernels claim more than the steps' time beyond the host's time
+// issuing them: "fewer launches" says "not now, but next"), that margin;
+// -1 otherwise.
+TimeNs launch_cap(const Profile& p) {
+  // Per GPU, as the savings are: the steps of every GPU are summed.
+  const TimeNs summed = launch_margin_ns(p.steps);
+  if (summed < 0) return -1;
+  const TimeNs margin = summed / static_cast<TimeNs>(std::max<std::size_t>(1, p.devices.size()));
+  TimeNs claimed = 0;
+  for (const Finding& f : p.findings)
+    if (shortens_kernels(f.id)) claimed += f.saving_ns;
+  return claimed > margin ? margin : -1;
+}
+
+// A rule of thumb's saving on the GPU side, where the host's launches cap it.
+std::string capped_words(const Profile& p, const Finding& f) {
+  const TimeNs cap = launch_cap(p);
+  if (cap < 0 || !shortens_kernels(f.id) || f.saving_ns <= cap) return {};
+  return "; the host's launches cap it at " + duration(cap) +
+         " unless the fix removes them too (torch.compile does both; see \"fewer launches\")";
+}
+
 // "simulated saving 12.3 ms (…)", "estimated saving 12.3 ms (rule of thumb…)", or no saving at all.
 // A simulated fix that saves nothing says so instead of a saving.
 std::string saving_words(const Profile& p, const Finding& f) {
@@ -379,10 +402,12 @@ std::string saving_words(const Profile& p, const Finding& f) {
                             : std::string("no time saving estimated (")) +
            f.saving_note + ")";
   if (f.saving_ns == 0) return "no time saving estimated";  // an advisory rule (docs/findings.md)
-  if (p.simulation.status.empty()) return "estimated saving " + duration(f.saving_ns);
+  const std::string capped = capped_words(p, f);
+  if (p.simulation.status.empty())
+    return "estimated saving " + duration(f.saving_ns) + (capped.empty() ? "" : " (" + capped.substr(2) + ")");
   return "estimated saving " + duration(f.saving_ns) +
-         (f.fix.empty() ? " (rule of thumb: the dependency graph cannot express this fix)"
-                        : " (rule of thumb: " + f.fix + " changed nothing in the steps replayed)");
+         (f.fix.empty() ? " (rule of thumb: the dependency graph cannot express this fix" + capped + ")"
+                        : " (rule of thumb: " + f.fix + " changed nothing in the steps replayed" + capped + ")");
 }
 
 // "; its time lies inside finding 2's": where most of a minor observation's

@@ -426,6 +426,9 @@ struct EarlyOps {
   TimeNs ns = 0;  // Σ their durations
   std::uint64_t backlog_ops = 0;
   TimeNs backlog_ns = 0;  // Σ their durations
+  // The backlog's kernels by category (StepSummary::backlog_categories).
+  std::array<TimeNs, kKernelCategoryCount> category_ns{};
+  std::array<std::uint64_t, kKernelCategoryCount> category_count{};
 };
 StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
                       std::vector<StepOrigin>* origins = nullptr, std::string* why_none = nullptr,
@@ -436,6 +439,21 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
 // wholly inside it, added to `out`.
 void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& devices, const std::vector<Step>& steps,
                        StepSummary* out);
+// passes/steps.cpp: what the host did in the GPU idle before each step's
+// first op (Step::lead_idle_ns; steps in the shifted clock): the time its
+// thread's recorded ranges and runtime calls cover, the part in ranges
+// named as data loading, and the outermost ranges by name
+// (StepSummary::lead_recorded_ns, lead_input_ns, lead_ranges), added to `out`.
+void steps_lead_host(const RankedTrace& rt, const std::vector<Step>& steps, StepSummary* out);
+// passes/steps.cpp: for the steps from ranges (in the shifted clock), the
+// host's time issuing each one's GPU work (StepSummary::host_issue_ns),
+// added to `out`.
+void steps_host_issue(const RankedTrace& rt, const std::vector<Step>& steps, StepSummary* out);
+// names.cpp: whether a host range's name is data loading, widely: an input
+// range (is_input_range_name), or a Python frame of torch.utils.data, a
+// dataset, collation, a fetch, tokenizing or a file read (a bare __getitem__
+// is no dataset's: os.environ has one).
+bool is_data_loading_frame(std::string_view name);
 // Adds `add` to `into` by name (times and counts summed), keeping the
 // longest 5 names, most first (a job's ranks, one after another).
 void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>* into);

@@ -12,18 +12,27 @@ namespace gpuscope::detail::rules {
 
 namespace {
 
+// Where the work queued ahead of the first step is left out of the shares
+// (Totals::backlog_kernel_ns), the sentence that says so; empty otherwise.
+std::string backlog_words(const Builder& b) {
+  if (b.t.backlog_kernel_ns <= 0) return {};
+  return " The " + dur(b.t.backlog_kernel_ns) +
+         " of kernels queued ahead of the first step (run before it, in no step's time; see Steps) are left out "
+         "of these shares.";
+}
+
 Finding* category_hotspot(Builder& b, KernelCategory cat, double threshold, const char* what, const char* why,
                           const char* fix, double saving_fraction) {
-  const double share = b.t.share_of_gpu(cat);
+  const double share = b.t.own_share(cat);
   if (share < threshold || share == 0) return nullptr;
-  const TimeNs time = b.t.category[static_cast<int>(cat)];
+  const TimeNs time = b.t.own(cat);
   Finding& f = b.add(share >= 3 * threshold ? Severity::critical : Severity::warning, share, threshold,
                      static_cast<TimeNs>(static_cast<double>(b.t.per_device(time)) * saving_fraction));
   f.share = share;
-  f.title = pct1(share) + " of kernel time (" + dur(time) + ") is in " + what + " (" +
-            count(b.t.category_count[static_cast<int>(cat)]) + " launches)";
-  f.evidence = std::string("Top kernels: ") + top_kernels_text(b.p, cat) + ". Share of kernel time " + pct1(share) +
-               " vs threshold " + pct1(threshold) + ". " + why;
+  f.title = pct1(share) + " " + b.t.kernel_time_words() + " (" + dur(time) + ") is in " + what + " (" +
+            count(b.t.own_count[static_cast<int>(cat)]) + " launches)";
+  f.evidence = std::string("Top kernels: ") + top_kernels_text(b.p, cat) + ". Share " + b.t.kernel_time_words() + " " +
+               pct1(share) + " vs threshold " + pct1(threshold) + ". " + why + backlog_words(b);
   f.recommendation = fix;
   f.kernels = kernels_of(b.p, cat);
   f.ranges = b.ev.ops_by_category[static_cast<int>(cat)].ranges();
@@ -509,12 +518,12 @@ std::vector<AuxPart> aux_parts(const Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   std::vector<AuxPart> parts;
   for (KernelCategory c : {KernelCategory::elementwise, KernelCategory::memory, KernelCategory::reduction})
-    parts.push_back({c, b.t.of(c)});
+    parts.push_back({c, b.t.own(c)});
   const std::pair<KernelCategory, double> own[] = {{KernelCategory::transpose, th.transpose_share},
                                                    {KernelCategory::padding, th.padding_share},
                                                    {KernelCategory::broadcast, th.broadcast_share}};
   for (const auto& [c, threshold] : own)
-    if (b.t.share_of_gpu(c) < threshold) parts.push_back({c, b.t.of(c)});  // below its own finding's threshold
+    if (b.t.own_share(c) < threshold) parts.push_back({c, b.t.own(c)});  // below its own finding's threshold
   return parts;
 }
 
@@ -586,12 +595,12 @@ void memory_bound_aux(Builder& b) {
   const AuxPart* top = nullptr;
   for (const AuxPart& a : parts) {
     aux += a.ns;
-    launches += b.t.category_count[static_cast<int>(a.category)];
+    launches += b.t.own_count[static_cast<int>(a.category)];
     if (!top || a.ns > top->ns) top = &a;
   }
-  const TimeNs math = b.t.math_ns();
-  const double aux_share = ratio(aux, b.t.gpu_time);
-  const double top_share = top ? ratio(top->ns, b.t.gpu_time) : 0.0;
+  const TimeNs math = b.t.own_math_ns();
+  const double aux_share = ratio(aux, b.t.own_gpu_time);
+  const double top_share = top ? ratio(top->ns, b.t.own_gpu_time) : 0.0;
   const bool over_math = math > 0 && aux > math && aux_share >= th.aux_min_share;
   const bool one_kind = top_share > th.aux_category_share;
   // A share of kernel time says little when the kernels hardly fill the run (a
@@ -604,17 +613,16 @@ void memory_bound_aux(Builder& b) {
                      over_math ? aux_share : top_share, over_math ? th.aux_min_share : th.aux_category_share,
                      b.t.per_device(aux) / 2);
   f.share = aux_share;
-  f.title = "Memory-bound auxiliary work dominates: " + pct1(aux_share) + " of kernel time (" + dur(aux) + ", " +
-            count(launches) + " launches) in elementwise, copy, reduction and layout kernels" +
+  f.title = "Memory-bound auxiliary work dominates: " + pct1(aux_share) + " " + b.t.kernel_time_words() + " (" +
+            dur(aux) + ", " + count(launches) + " launches) in elementwise, copy, reduction and layout kernels" +
             (math > 0 ? ", " + fmt("%.2f", double(aux) / double(math)) + "x the math" : std::string(", and no math"));
   std::string split;
   for (const AuxPart& a : parts)
     if (a.ns > 0)
-      split +=
-          (split.empty() ? "" : ", ") + std::string(to_string(a.category)) + " " + pct1(b.t.share_of_gpu(a.category));
+      split += (split.empty() ? "" : ", ") + std::string(to_string(a.category)) + " " + pct1(b.t.own_share(a.category));
   f.evidence =
-      "By category: " + split + " of kernel time; the math (convolution + GEMM + attention) " +
-      pct1(ratio(math, b.t.gpu_time)) + "; this work fills " + pct1(ratio(aux, b.t.span)) +
+      "By category: " + split + " " + b.t.kernel_time_words() + "; the math (convolution + GEMM + attention) " +
+      pct1(ratio(math, b.t.own_gpu_time)) + "; this work fills " + pct1(ratio(aux, b.t.span)) +
       " of the GPUs' span. Fires when it exceeds the math (with at least " + pct1(th.aux_min_share) +
       " of kernel time) or one category of it holds more than " + pct1(th.aux_category_share) +
       ", and fills at least " + pct1(th.aux_min_span_share) + " of the span in at least " + count(th.aux_min_kernels) +
@@ -627,6 +635,7 @@ void memory_bound_aux(Builder& b) {
           },
           3) +
       ".";
+  f.evidence += backlog_words(b);
   const std::string chains = fusable_chains(b.p);
   if (!chains.empty()) f.evidence += " The CPU ops show chains to fuse: " + chains + ".";
   const bool tf = tensorflow_kernels(b.p);

@@ -102,6 +102,21 @@ double category_share(const Profile& p, std::initializer_list<KernelCategory> ca
   return s;
 }
 
+// The categories' share of the steps' own kernel time: without the work
+// queued ahead of the first step, as the category rules weigh it
+// (rules::Totals::own_share).
+double own_category_share(const Profile& p, std::initializer_list<KernelCategory> cats) {
+  const rules::Totals t(p);
+  TimeNs time = 0;
+  for (KernelCategory k : cats) time += t.own(k);
+  return ratio(time, t.own_gpu_time);
+}
+
+// "of kernel time", or "of the steps' kernel time" where a backlog is left out.
+std::string kernel_time_words(const Profile& p) {
+  return p.steps.backlog_categories.empty() ? "of kernel time" : "of the steps' kernel time";
+}
+
 HelpAnswer answer(std::string_view id, std::string_view question, Verdict v, std::string reason) {
   HelpAnswer a;
   a.id = std::string(id);
@@ -280,6 +295,34 @@ std::string steps_cover_words(const Profile& p, const JobTotals& j) {
          pct1(ratio(p.steps.total_ns, j.span)) + " of it, too little to weigh by step time)";
 }
 
+// Where the host ranges and runtime calls recorded on the steps' thread
+// cover at least 90 % of the GPU idle before each step's first op and no
+// range there is named as data loading (StepSummary::lead_recorded_ns,
+// lead_input_ns), that time is no wait for input: "no", with what the host
+// did instead. Without such ranges (no Python frames, no ops) it stays
+// unknown.
+constexpr double kLeadRecordedShare = 0.9;
+std::optional<HelpAnswer> lead_not_input(const Profile& p, double idle, double lead, double gaps,
+                                         const std::string& in_gaps) {
+  const StepSummary& st = p.steps;
+  if (st.lead_idle_ns <= 0 || st.lead_input_ns > 0 || st.lead_ranges.empty() ||
+      double(st.lead_recorded_ns) < kLeadRecordedShare * double(st.lead_idle_ns))
+    return std::nullopt;
+  std::string did;
+  for (std::size_t i = 0; i < st.lead_ranges.size() && i < 3; ++i)
+    did += (did.empty() ? "" : "; ") + st.lead_ranges[i].name + " " + dur(st.lead_ranges[i].ns);
+  return answer("input-workers", kInput, Verdict::no,
+                "the GPUs are idle " + pct1(idle) + " of step time, " + pct1(lead) +
+                    " of it before each step's first GPU op, where a loop waits for its next batch, but the "
+                    "trace's host ranges cover " +
+                    pct(ratio(st.lead_recorded_ns, st.lead_idle_ns)) +
+                    " of that time and none of them loads data (no DataLoader, dataset, collate or file read): "
+                    "the host runs " +
+                    did + "; " + pct1(gaps) + in_gaps +
+                    ". More workers do not shorten either: the wait is the host's own work before the first "
+                    "launch");
+}
+
 std::optional<HelpAnswer> input_from_step_leads(const Profile& p, const JobTotals& j, double idle) {
   const StepSummary& st = p.steps;
   if ((st.source != StepSource::profiler_step && st.source != StepSource::nvtx) || st.total_ns <= 0 ||
@@ -297,6 +340,12 @@ std::optional<HelpAnswer> input_from_step_leads(const Profile& p, const JobTotal
   const double lead = ratio(st.lead_idle_ns, st.total_ns), gaps = ratio(late_gaps, st.total_ns);
   const std::string in_gaps =
       covered ? " in long gaps a late launch ended" : " in long gaps a late launch or an op with no launch ended";
+  // The host's time before each step's first GPU op recorded (Python
+  // frames, ops, runtime calls) and none of it data loading: the loop does
+  // not wait for a batch there, whatever the idle is.
+  if (lead + gaps >= 0.05 && gaps < 0.05) {
+    if (std::optional<HelpAnswer> a = lead_not_input(p, idle, lead, gaps, in_gaps)) return a;
+  }
   // Too much to rule out: unknown, with the bound the steps give.
   if (lead + gaps >= 0.05)
     return answer("input-workers", kInput, Verdict::unknown,
@@ -757,11 +806,11 @@ std::optional<HelpAnswer> answer_layout(const Profile& p, const JobTotals& j) {
     for (const auto& [cat, word] :
          {std::pair{KernelCategory::padding, "padding"}, std::pair{KernelCategory::broadcast, "broadcast"},
           std::pair{KernelCategory::transpose, copies ? "layout copies" : "transposes"}}) {
-      const double s = category_share(p, {cat});
+      const double s = own_category_share(p, {cat});
       if (s >= 0.005) parts += (parts.empty() ? "" : ", ") + std::string(word) + " " + pct1(s), all += s;
     }
     return yes(p, id, q, {pad, bc, tr},
-               pct1(all) + " of kernel time is layout overhead (" + parts + ") that " +
+               pct1(all) + " " + kernel_time_words(p) + " is layout overhead (" + parts + ") that " +
                    (copies && !gains(p, pad) && !gains(p, bc) ? "keeping tensors in the layout their consumer reads"
                                                               : "a fused or symmetric layout") +
                    " removes");
@@ -771,8 +820,8 @@ std::optional<HelpAnswer> answer_layout(const Profile& p, const JobTotals& j) {
   return answer(
       id, q, Verdict::no,
       "padding, broadcast and transpose kernels take " +
-          pct1(category_share(p, {KernelCategory::padding, KernelCategory::broadcast, KernelCategory::transpose})) +
-          " of kernel time");
+          pct1(own_category_share(p, {KernelCategory::padding, KernelCategory::broadcast, KernelCategory::transpose})) +
+          " " + kernel_time_words(p));
 }
 
 // The input type of a Tensile GEMM (rocBLAS, hipBLASLt), from the field
@@ -1084,6 +1133,49 @@ std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j)
                     " of kernel time, too little for tensor cores to shorten the step");
 }
 
+// Not now, but next: the host keeps the queue filled, but it takes nearly
+// the steps' time to issue their launches (StepSummary::host_issue_ns), so
+// the GPU-side findings' savings beyond that margin would make the steps
+// wait for launches: fixes that remove the launches as well (torch.compile,
+// CUDA graphs) are what gains them. Said where those savings exceed the
+// margin.
+std::optional<HelpAnswer> launches_next(const Profile& p, const std::string& short_gaps) {
+  const StepSummary& st = p.steps;
+  // Per GPU, as the savings are: the steps of every GPU are summed.
+  const TimeNs summed = launch_margin_ns(st);
+  if (summed < 0) return std::nullopt;
+  const std::size_t gpus = std::max<std::size_t>(1, p.devices.size());
+  const TimeNs margin = summed / static_cast<TimeNs>(gpus);
+  TimeNs claimed = 0;
+  std::vector<std::string> ids;
+  for (const Finding& f : p.findings)
+    if (shortens_kernels(f.id) && f.saving_ns > 0) claimed += f.saving_ns, ids.push_back(f.id);
+  if (claimed <= margin) return std::nullopt;
+  TimeNs busy = 0;
+  for (const Step& s : st.steps) busy += s.compute_ns + s.communication_ns + s.memcpy_ns;
+  const bool one = st.steps.size() == 1;
+  const std::string each = one ? "the step" : "the steps", whose = one ? "the step's" : "the steps'";
+  std::string inflated;
+  if (p.workload.python_ranges >= detail::kTracedPythonRanges) inflated = "with_stack=True (Python function ranges)";
+  if (p.op_summary.with_shapes > 0)
+    inflated += (inflated.empty() ? "" : " and ") + std::string("record_shapes=True (op input shapes)");
+  HelpAnswer a =
+      answer("cuda-graphs", "fewer launches (CUDA graphs)?", Verdict::no,
+             "not now, but next: " + short_gaps + ", so the host keeps the GPU's queue filled; but it issues " + whose +
+                 " launches in " + dur(st.host_issue_ns) + (one ? "" : " in all") + " for " + dur(busy) +
+                 " of GPU work (" + each + " " + dur(st.total_ns) + "), so a GPU-side saving beyond " + dur(margin) +
+                 (gpus > 1 ? " per GPU" : "") +
+                 " needs the launches to go too (torch.compile, which also fuses the kernels, or CUDA graphs): the "
+                 "findings that shorten kernels claim " +
+                 dur(claimed) +
+                 (inflated.empty() ? std::string()
+                                   : ". The trace was recorded with " + inflated +
+                                         ", which slow the host: its issue time may be shorter, and this margin "
+                                         "larger, in a run without them"));
+  for (const std::string& f : ids) a.findings.push_back(f);
+  return a;
+}
+
 std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) {
   const std::string_view id = "cuda-graphs";
   const std::string_view q = "fewer launches (CUDA graphs)?";
@@ -1126,6 +1218,7 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
     if (numbered(p, "gpu-idle-gaps")) a.findings.push_back("gpu-idle-gaps");
     return a;
   }
+  if (std::optional<HelpAnswer> a = launches_next(p, short_gaps)) return a;
   if (j.utilization < 0.9)
     return answer(id, q, Verdict::no,
                   short_gaps + ": the rest of the GPUs' idle time (" + pct1(1.0 - j.utilization) +

@@ -79,6 +79,33 @@ struct Totals {
       category_count[static_cast<int>(c.category)] = c.count;
     }
     gpu_time = p.kernel_time_ns;
+    // Work queued ahead of the first step ran in no step's time (the
+    // previous iteration's tail): the category rules weigh the steps' own
+    // work, without it (own_…).
+    std::copy(std::begin(category), std::end(category), std::begin(own_category));
+    std::copy(std::begin(category_count), std::end(category_count), std::begin(own_count));
+    own_gpu_time = gpu_time;
+    for (const CategoryTime& c : p.steps.backlog_categories) {
+      const int i = static_cast<int>(c.category);
+      const TimeNs ns = std::min(c.time_ns, own_category[i]);
+      own_category[i] -= ns, own_gpu_time -= ns, backlog_kernel_ns += ns;
+      own_count[i] -= std::min(c.count, own_count[i]);
+    }
+  }
+  // The categories without the backlog's kernels, and their total; the
+  // backlog's kernel time left out (0: none).
+  TimeNs own_category[kKernelCategoryCount] = {};
+  std::uint64_t own_count[kKernelCategoryCount] = {};
+  TimeNs own_gpu_time = 0, backlog_kernel_ns = 0;
+  TimeNs own(KernelCategory c) const { return own_category[static_cast<int>(c)]; }
+  double own_share(KernelCategory c) const { return ratio(own(c), own_gpu_time); }
+  TimeNs own_math_ns() const {
+    return own(KernelCategory::convolution) + own(KernelCategory::gemm) + own(KernelCategory::attention);
+  }
+  // "of kernel time", or where a backlog is left out, "of the steps' kernel
+  // time".
+  std::string kernel_time_words() const {
+    return backlog_kernel_ns > 0 ? "of the steps' kernel time" : "of kernel time";
   }
   // A time summed over devices, as wall-clock time (devices run in parallel).
   TimeNs per_device(TimeNs summed) const { return devices ? summed / static_cast<TimeNs>(devices) : summed; }

@@ -451,9 +451,21 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   p->steps.early_ops_ns += r.steps.early_ops_ns;
   p->steps.backlog_ops += r.steps.backlog_ops;
   p->steps.backlog_ns += r.steps.backlog_ns;
+  for (const CategoryTime& c : r.steps.backlog_categories) {
+    auto same = std::find_if(p->steps.backlog_categories.begin(), p->steps.backlog_categories.end(),
+                             [&](const CategoryTime& x) { return x.category == c.category; });
+    if (same == p->steps.backlog_categories.end())
+      p->steps.backlog_categories.push_back(c);
+    else
+      same->time_ns += c.time_ns, same->count += c.count;
+  }
   p->steps.sync_blocked_ns += r.steps.sync_blocked_ns;
   p->steps.input_fetches += r.steps.input_fetches;
   detail::merge_host_ranges(r.steps.outside_ranges, &p->steps.outside_ranges);
+  p->steps.lead_recorded_ns += r.steps.lead_recorded_ns;
+  p->steps.lead_input_ns += r.steps.lead_input_ns;
+  p->steps.host_issue_ns += r.steps.host_issue_ns;
+  detail::merge_host_ranges(r.steps.lead_ranges, &p->steps.lead_ranges);
   for (IdleByCause i : r.idle) i.rank = x.rank, p->idle.push_back(i);
   for (CollectiveSite s : r.collective_sites) s.rank = x.rank, p->collective_sites.push_back(std::move(s));
   for (TemporalBreakdown tb : r.temporal_breakdown) tb.rank = x.rank, p->temporal_breakdown.push_back(tb);

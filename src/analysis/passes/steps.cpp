@@ -15,6 +15,7 @@
 // earlier than the work queued ahead of it was done (backlog_end). The device pass fills in
 // their breakdown.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <iterator>
@@ -217,12 +218,17 @@ std::map<std::uint32_t, Extent> launched_in(const Trace& t, const CpuStep& s,
 // backlog back into the step. (Later steps start where the one before them
 // ended: order_steps.)
 // `step`: from the host's start of the step to the end of its work.
+constexpr std::uint8_t kNotAKernel = 0xff;  // a backlog op's category when it is a copy
+
 struct Backlog {
   TimeNs end = std::numeric_limits<TimeNs>::min();  // min(): none
   std::uint64_t early_ops = 0;                      // the step's own ops that started before `end`
   TimeNs early_ns = 0;                              // Σ their durations
   std::uint64_t ops = 0;                            // the backlog's ops
   TimeNs ns = 0;                                    // Σ their durations
+  // The backlog's kernels by category: time and count (EarlyOps).
+  std::array<TimeNs, kKernelCategoryCount> category_ns{};
+  std::array<std::uint64_t, kKernelCategoryCount> category_count{};
 };
 
 // Whether a host synchronization that began before `before` waited for the
@@ -245,15 +251,19 @@ bool sync_waited(const Trace& t, TimeRange last, TimeNs before) {
 
 Backlog backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, TimeRange step, TimeNs slack) {
   const ApiCallTable& a = t.api_calls();
-  std::vector<TimeRange> backlog;  // the ops queued ahead of the step
+  std::vector<TimeRange> backlog;      // the ops queued ahead of the step
+  std::vector<std::uint8_t> category;  // per backlog op: its kernel category, kNotAKernel for copies
   std::vector<TimeRange>
       own;  // the step's own ops: on each stream, from its first launched in the step to the step's end
-  auto ahead = [&](TableId id, const TimeNs* start, const TimeNs* end, const RowIndex* api, TrackId track) {
+  auto ahead = [&](TableId id, const TimeNs* start, const TimeNs* end, const RowIndex* api, const std::uint8_t* cat,
+                   TrackId track) {
     const RowRange rows = t.rows_of(id, track);
     std::size_t unlaunched = backlog.size();  // ops with no launch since the last launched one, from here
     for (RowIndex i = rows.begin; i < rows.end && start[i] < step.end; ++i) {
+      category.resize(backlog.size());
       if (api[i] == kNoRow) {
         backlog.push_back({start[i], end[i]});
+        category.push_back(cat ? cat[i] : kNotAKernel);
         continue;
       }
       if (a.start[api[i]] >= step.start) {
@@ -273,6 +283,7 @@ Backlog backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, T
         return;
       }
       backlog.push_back({start[i], end[i]});  // queued before the step began
+      category.push_back(cat ? cat[i] : kNotAKernel);
       unlaunched = backlog.size();
     }
     backlog.resize(unlaunched);  // no op of the step queued behind them
@@ -281,10 +292,11 @@ Backlog backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, T
   const MemcpyTable& m = t.memcpys();
   const MemsetTable& z = t.memsets();
   for (TrackId track : device_tracks) {
-    ahead(TableId::kernels, k.start.data(), k.end.data(), k.api.data(), track);
-    ahead(TableId::memcpys, m.start.data(), m.end.data(), m.api.data(), track);
-    ahead(TableId::memsets, z.start.data(), z.end.data(), z.api.data(), track);
+    ahead(TableId::kernels, k.start.data(), k.end.data(), k.api.data(), k.category.data(), track);
+    ahead(TableId::memcpys, m.start.data(), m.end.data(), m.api.data(), nullptr, track);
+    ahead(TableId::memsets, z.start.data(), z.end.data(), z.api.data(), nullptr, track);
   }
+  category.resize(backlog.size());
   // The backlog still running at the step's start, or starting within
   // `slack` of it: the GPU was behind. Else it was held (and idle) first.
   TimeNs first = std::numeric_limits<TimeNs>::max(), done = std::numeric_limits<TimeNs>::min();
@@ -294,7 +306,11 @@ Backlog backlog_end(const Trace& t, const std::vector<TrackId>& device_tracks, T
   if (first > step.start + slack) return out;
   out.end = done;
   out.ops = backlog.size();
-  for (const TimeRange& r : backlog) out.ns += r.duration();
+  for (std::size_t i = 0; i < backlog.size(); ++i) {
+    out.ns += backlog[i].duration();
+    if (category[i] < kKernelCategoryCount)
+      out.category_ns[category[i]] += backlog[i].duration(), ++out.category_count[category[i]];
+  }
   for (const TimeRange& r : own)
     if (r.start < done) ++out.early_ops, out.early_ns += r.end - r.start;
   return out;
@@ -841,9 +857,12 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
         if (behind.end > st.range.start && behind.end < st.range.end) {
           st.range.start = behind.end;
           st.host_tail_ns = std::min(st.host_tail_ns, st.range.duration());
-          if (early)
+          if (early) {
             early->ops += behind.early_ops, early->ns += behind.early_ns, early->backlog_ops += behind.ops,
                 early->backlog_ns += behind.ns;
+            for (int c = 0; c < kKernelCategoryCount; ++c)
+              early->category_ns[c] += behind.category_ns[c], early->category_count[c] += behind.category_count[c];
+          }
         }
       }
       st.lead_idle_ns = lead_idle(cursors, st.range);
@@ -900,6 +919,140 @@ void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& 
     found.push_back(std::move(entry.second));
   }
   merge_host_ranges(found, &out->outside_ranges);
+}
+
+namespace {
+
+// The CPU track holding a step's range at `at` (trace clock): the loop's
+// thread; kNoTrack where no step-named range is there.
+TrackId step_thread(const Trace& t, TimeNs at, NameMemo<bool (*)(std::string_view)>& step_named) {
+  const RangeTable& r = t.ranges();
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    if (t.tracks()[tr].kind != TrackKind::cpu) continue;
+    const RowRange rows = t.rows_overlapping(TableId::ranges, tr, at, at);
+    for (RowIndex i = rows.begin; i < rows.end; ++i)
+      if (r.start[i] <= at && r.end[i] >= at && step_named(r.name[i])) return tr;
+  }
+  return std::numeric_limits<TrackId>::max();
+}
+
+bool step_or_run_name(std::string_view n) { return is_profiler_step(n) || is_step_name(n); }
+
+// Σ of the union of `pieces` (sorted here).
+TimeNs union_length(std::vector<TimeRange>& pieces) {
+  std::sort(pieces.begin(), pieces.end(), [](const TimeRange& a, const TimeRange& b) { return a.start < b.start; });
+  TimeNs total = 0, at = std::numeric_limits<TimeNs>::min();
+  for (const TimeRange& p : pieces) {
+    const TimeNs from = std::max(at, p.start);
+    if (p.end > from) total += p.end - from;
+    at = std::max(at, p.end);
+  }
+  return total;
+}
+
+// Adds to `by_name` the outermost of `named` (clipped ranges of one thread):
+// each not inside one taken before it, by start, the longer first.
+void outermost(std::vector<std::pair<TimeRange, StringId>>& named, std::map<StringId, HostRange>& by_name) {
+  std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) {
+    return a.first.start != b.first.start ? a.first.start < b.first.start : a.first.end > b.first.end;
+  });
+  TimeNs reach = std::numeric_limits<TimeNs>::min();
+  for (const auto& [c, name] : named) {
+    if (c.start < reach) continue;
+    reach = c.end;
+    HostRange& h = by_name[name];
+    h.ns += c.duration();
+    ++h.count;
+  }
+}
+
+}  // namespace
+
+void steps_lead_host(const RankedTrace& rt, const std::vector<Step>& steps, StepSummary* out) {
+  const Trace& t = *rt.trace;
+  const RangeTable& r = t.ranges();
+  const ApiCallTable& api = t.api_calls();
+  NameMemo<bool (*)(std::string_view)> step_named(t, &step_or_run_name);
+  NameMemo<bool (*)(std::string_view)> loading(t, &is_data_loading_frame);
+  std::map<StringId, HostRange> by_name;
+  std::vector<TimeRange> covered, input;
+  std::vector<std::pair<TimeRange, StringId>> named;
+  for (const Step& st : steps) {
+    if (st.lead_idle_ns <= 0) continue;
+    named.clear();
+    const TimeRange w{st.range.start - rt.offset, st.range.start + st.lead_idle_ns - rt.offset};
+    const TimeNs step_end = st.range.end - rt.offset;
+    const TrackId thread = step_thread(t, w.start, step_named);
+    covered.clear(), input.clear();
+    // A range that began before the step and outlasts it encloses the loop
+    // (the harness's function): it says nothing of what the step did.
+    auto inside = [&](TimeNs a, TimeNs b) { return !(a <= w.start && b >= step_end); };
+    for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+      if (t.tracks()[tr].kind != TrackKind::cpu) continue;
+      const RowRange rows = t.rows_overlapping(TableId::ranges, tr, w.start, w.end);
+      for (RowIndex i = rows.begin; i < rows.end; ++i) {
+        if (r.kind_at(i) == RangeKind::mark || !inside(r.start[i], r.end[i]) || step_named(r.name[i])) continue;
+        const TimeRange c{std::max(r.start[i], w.start), std::min(r.end[i], w.end)};
+        if (c.end <= c.start) continue;
+        if (loading(r.name[i])) input.push_back(c);
+        if (tr != thread) continue;
+        covered.push_back(c);
+        named.push_back({c, r.name[i]});
+      }
+      if (tr != thread) continue;
+      const RowRange calls = t.rows_overlapping(TableId::api_calls, tr, w.start, w.end);
+      for (RowIndex i = calls.begin; i < calls.end; ++i)
+        if (api.end[i] > w.start && api.start[i] < w.end)
+          covered.push_back({std::max(api.start[i], w.start), std::min(api.end[i], w.end)});
+    }
+    out->lead_recorded_ns += union_length(covered);
+    out->lead_input_ns += union_length(input);
+    outermost(named, by_name);
+  }
+  std::vector<HostRange> found;
+  for (auto& entry : by_name) {
+    entry.second.name = std::string(t.str(entry.first));
+    found.push_back(std::move(entry.second));
+  }
+  merge_host_ranges(found, &out->lead_ranges);
+}
+
+void steps_host_issue(const RankedTrace& rt, const std::vector<Step>& steps, StepSummary* out) {
+  const Trace& t = *rt.trace;
+  const ApiCallTable& api = t.api_calls();
+  NameMemo<bool (*)(std::string_view)> sync_named(t, &is_sync_api);
+  for (const Step& st : steps) {
+    const TimeRange w{st.range.start - rt.offset, st.range.end - rt.offset};
+    TimeNs first = std::numeric_limits<TimeNs>::max(), last = std::numeric_limits<TimeNs>::min();
+    RowIndex last_call = kNoRow;
+    auto add = [&](const auto& table, TableId id, TrackId tr) {
+      const RowRange rows = t.rows_overlapping(id, tr, w.start, w.end);
+      for (RowIndex i = rows.begin; i < rows.end; ++i) {
+        const RowIndex a = table.api[i];
+        // Launched in the step: work launched before it ran there as its backlog.
+        if (a == kNoRow || api.start[a] < w.start || table.start[i] < w.start) continue;
+        first = std::min(first, api.start[a]);
+        if (api.end[a] > last) last = api.end[a], last_call = a;
+      }
+    };
+    for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+      if (t.tracks()[tr].kind != TrackKind::gpu || t.tracks()[tr].device != st.device) continue;
+      add(t.kernels(), TableId::kernels, tr);
+      add(t.memcpys(), TableId::memcpys, tr);
+      add(t.memsets(), TableId::memsets, tr);
+    }
+    if (last <= first) continue;
+    // Time the launching thread spent blocked in synchronizations meanwhile
+    // is waiting, not issuing (a loss read with .item() mid-step).
+    TimeNs blocked = 0;
+    if (last_call != kNoRow) {
+      const RowRange calls = t.rows_overlapping(TableId::api_calls, api.track.value(last_call), first, last);
+      for (RowIndex i = calls.begin; i < calls.end; ++i)
+        if (sync_named(api.name[i]))
+          blocked += std::max<TimeNs>(0, std::min(api.end[i], last) - std::max(api.start[i], first));
+    }
+    out->host_issue_ns += std::max<TimeNs>(0, last - first - blocked);
+  }
 }
 
 void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>* into) {

@@ -252,6 +252,69 @@ TEST(Helps, WithoutTheHostSideInputWaitIsUnknownUnlessTheGpuBarelyIdles) {
   EXPECT_TRUE(has(a->reason, "idle only 2.0%")) << a->reason;
 }
 
+// The host's time before each step's first GPU op, recorded (Python frames,
+// ops, runtime calls) and none of it data loading: the loop waits for no
+// batch there, so more workers is a "no" that says what the host did. A
+// data-loading range there, or too little of that time recorded: unknown.
+TEST(Helps, RecordedHostWorkBeforeTheFirstOpIsNoInputWait) {
+  Profile p = half_idle_profile();
+  p.op_names.push_back(OpRow{.name = "aten::linear", .calls = 1000});
+  p.steps.source = StepSource::profiler_step;
+  p.steps.lead_idle_ns = 200 * ms;  // 20 %: more than the bound rules out
+  p.steps.lead_recorded_ns = 195 * ms;
+  p.steps.lead_ranges = {{"torch/cuda/__init__.py(1030): synchronize", 120 * ms, 10},
+                         {"torch/profiler/profiler.py(832): step", 60 * ms, 10}};
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "input-workers");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_TRUE(has(a->reason, "cover 98% of that time and none of them loads data")) << a->reason;
+  EXPECT_TRUE(has(a->reason, "torch/cuda/__init__.py(1030): synchronize 120.0 ms")) << a->reason;
+  p.steps.lead_input_ns = 5 * ms;  // a dataset's __getitem__ among them
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::unknown) << help(p, "input-workers")->reason;
+  p.steps.lead_input_ns = 0;
+  p.steps.lead_recorded_ns = 100 * ms;  // half of it unrecorded: it may be a fetch
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::unknown) << help(p, "input-workers")->reason;
+  p.steps.lead_recorded_ns = 0;
+  p.steps.lead_ranges.clear();
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::unknown);
+}
+
+// Not now, but next: the host keeps the queue filled, but issues the step's
+// launches in nearly the step's time, so the GPU-side findings' savings
+// beyond that margin need the launches gone too. A host far ahead of the GPU,
+// or savings within the margin: the plain no.
+TEST(Helps, AHostThatBarelyKeepsUpMakesGraphsTheNextStep) {
+  Profile p = half_idle_profile();
+  p.devices[0].busy_ns = p.devices[0].kernel_busy_ns = 950 * ms;
+  p.devices[0].idle_ns = 50 * ms;
+  p.devices[0].utilization = 0.95;
+  p.steps.source = StepSource::profiler_step;
+  Step st;
+  st.compute_ns = 950 * ms;
+  st.range = {0, 1000 * ms};
+  p.steps.steps.push_back(st);
+  p.steps.host_issue_ns = 960 * ms;
+  p.findings.push_back(finding("memory-bound-aux", 300 * ms, "Memory-bound auxiliary work dominates"));
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "cuda-graphs");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no);
+  EXPECT_TRUE(has(a->reason, "not now, but next")) << a->reason;
+  EXPECT_TRUE(has(a->reason, "issues the step's launches in 960.0 ms for 950.0 ms of GPU work")) << a->reason;
+  EXPECT_TRUE(has(a->reason, "a GPU-side saving beyond 40.0 ms needs the launches to go too")) << a->reason;
+  EXPECT_EQ(a->findings, std::vector<std::string>{"memory-bound-aux"});
+  p.steps.host_issue_ns = 500 * ms;  // the host far ahead: the saving fits in its margin
+  settle_findings(&p);
+  EXPECT_FALSE(has(help(p, "cuda-graphs")->reason, "not now, but next")) << help(p, "cuda-graphs")->reason;
+  p.steps.host_issue_ns = 0;  // not measured
+  settle_findings(&p);
+  EXPECT_FALSE(has(help(p, "cuda-graphs")->reason, "not now, but next")) << help(p, "cuda-graphs")->reason;
+}
+
 // Steps from ranges bound what input can cost without data-loading ranges:
 // a loop waits for its batch before the step's first GPU op, or (a batch
 // fetched inside a step) in a long gap a late launch ended. Little of both:
@@ -911,6 +974,33 @@ TEST(Recognition, KernelsCorrelatedToGraphLaunchesAreReplays) {
   EXPECT_EQ(p.workload.execution, "cuda graphs");
   EXPECT_EQ(p.workload.graph_kernels, 60u);
   EXPECT_EQ(p.workload.graph_launches, 3u);
+}
+
+// What the host did before a step's first GPU op: the step thread's ranges
+// that begin or end inside the step (not the step's own, nor one around the
+// whole loop) and its runtime calls; the outermost named; a data loader's
+// frames there counted apart.
+Profile lead_profile(const char* fetch) {
+  TraceFactory f;
+  f.range("run_loop", 0, 100 * ms, 1, RangeKind::annotation, "python_function");  // around every step
+  f.range("ProfilerStep#1", 1 * ms, 50 * ms, 1, RangeKind::annotation, "user_annotation");
+  f.range(fetch, 1 * ms, 9 * ms, 1, RangeKind::annotation, "python_function");
+  f.range("torch/cuda/__init__.py(1030): synchronize", 9 * ms, 10 * ms, 1, RangeKind::annotation, "python_function");
+  f.cpu_op("aten::linear", 10 * ms, 11 * ms, "", "");
+  f.kernel(0, 7, "gemm_kernel", 11 * ms, 40 * ms, 10500 * us);
+  return analyze(f.build());
+}
+
+TEST(Recognition, TheHostsWorkBeforeAStepsFirstOpIsRecorded) {
+  const Profile p = lead_profile("models/prep.py(10): build_masks");
+  EXPECT_EQ(p.steps.lead_idle_ns, 10 * ms);
+  EXPECT_GE(p.steps.lead_recorded_ns, 9 * ms);
+  EXPECT_EQ(p.steps.lead_input_ns, 0);
+  ASSERT_FALSE(p.steps.lead_ranges.empty());
+  EXPECT_EQ(p.steps.lead_ranges[0].name, "models/prep.py(10): build_masks");
+  for (const HostRange& h : p.steps.lead_ranges) EXPECT_NE(h.name, "run_loop");
+  const Profile q = lead_profile("torch/utils/data/dataloader.py(620): __next__");
+  EXPECT_EQ(q.steps.lead_input_ns, 8 * ms);
 }
 
 TEST(Recognition, FrameworkAndDdpFromTheirOps) {

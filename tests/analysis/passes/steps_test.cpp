@@ -218,6 +218,43 @@ TEST(StepsFromRanges, WorkASyncAtTheStepsStartWaitedForIsBacklog) {
   EXPECT_EQ(lost.steps.steps[0].range.start, 1'000'000);
 }
 
+// The backlog's kernels are kept by category (backlog_categories), and the
+// findings that weigh shares of kernel time leave them out: the previous
+// iteration's elementwise tail does not make the step's own work look
+// memory-bound. Where no sync shows it queued before the step, it stays the
+// step's, and counts.
+TEST(StepsFromRanges, TheBacklogsKernelsStayOutOfTheShareFindings) {
+  auto run = [](bool sync) {
+    testing::TraceFactory f;
+    f.range("ProfilerStep#6", 1'000'000, 60'000'000, 1, RangeKind::annotation, "user_annotation");
+    for (int i = 0; i < 20; ++i)
+      f.kernel(0, 7, names::kRelu, 900'000 + i * 700'000, 1'600'000 + i * 700'000, TraceFactory::kNoLaunch);
+    if (sync) f.api("cudaDeviceSynchronize", 1'050'000, 14'910'000);
+    f.kernel(0, 7, names::kGemmTensorCore, 15'000'000, 40'000'000, 14'950'000);
+    for (int i = 0; i < 20; ++i)
+      f.kernel(0, 7, names::kRelu, 40'000'000 + i * 250'000, 40'250'000 + i * 250'000, 14'960'000 + i * 10'000);
+    return analyze(f.build());
+  };
+  auto fired = [](const Profile& p) {
+    for (const Finding& f : p.findings)
+      if (f.id == "memory-bound-aux") return true;
+    for (const Finding& f : p.minor_findings)
+      if (f.id == "memory-bound-aux") return true;
+    return false;
+  };
+  const Profile queued = run(true);
+  ASSERT_EQ(queued.steps.backlog_ops, 20u);
+  ASSERT_EQ(queued.steps.backlog_categories.size(), 1u);
+  EXPECT_EQ(queued.steps.backlog_categories[0].category, KernelCategory::elementwise);
+  EXPECT_EQ(queued.steps.backlog_categories[0].time_ns, 14'000'000);
+  EXPECT_EQ(queued.steps.backlog_categories[0].count, 20u);
+  EXPECT_FALSE(fired(queued));  // the step's own: 5 ms of elementwise against 25 ms of GEMM
+  const Profile own = run(false);
+  EXPECT_EQ(own.steps.backlog_ops, 0u);
+  EXPECT_TRUE(own.steps.backlog_categories.empty());
+  EXPECT_TRUE(fired(own));  // 19 ms of elementwise, 43 % of kernel time
+}
+
 // The host's and the GPU's clocks need not agree to the microsecond: a sync
 // that returns a little before the backlog's recorded end (7.5 µs in an
 // MI300 trace) was still blocking when its last op began, so it waited for
