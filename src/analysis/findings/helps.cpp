@@ -318,8 +318,8 @@ std::optional<HelpAnswer> lead_not_input(const Profile& p, double idle, double l
                     pct(ratio(st.lead_recorded_ns, st.lead_idle_ns)) +
                     " of that time and none of them loads data (no DataLoader, dataset, collate or file read): "
                     "the host runs " +
-                    did + "; " + pct1(gaps) + in_gaps +
-                    ". More workers do not shorten either: the wait is the host's own work before the first "
+                    did + ". Only " + pct1(gaps) + " of step time lies" + in_gaps +
+                    ": more workers do not shorten the wait, which is the host's own work before the first "
                     "launch");
 }
 
