@@ -150,6 +150,8 @@ Profile full_profile() {
   p.steps.total_ns = 4'500;
   p.steps.outside_gpu_ns = 900, p.steps.before_gpu_ns = 600;
   p.steps.outside_ranges = {{"preprocess", 500, 2}};
+  p.steps.lead_ranges = {{"torch/cuda/__init__.py(1030): synchronize", 300, 3}};
+  p.steps.backlog_categories = {{KernelCategory::elementwise, 700, 0, 4, {}}};
   p.workload.data_loading_ns = 900;
   p.workload.input_work = {{"preprocess", 600, 2}};
   p.idle = {{1, 1, 7, 100, 20, 3}};
