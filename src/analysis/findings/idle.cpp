@@ -418,6 +418,41 @@ bool capture_mostly(const Builder& b) {
 
 // The advice for the gaps' largest cause, then a line for each other fixable
 // cause (late launches, queued work) that holds a tenth of them or more.
+// The advice for gaps mostly warm-up: a graph capture (with its replay where
+// the trace holds it), first calls before the first step, or first calls in a
+// trace without steps.
+std::string warm_up_advice(Builder& b, bool stepped) {
+  if (capture_mostly(b) && b.p.workload.replay_kernels > 0) {
+    // The trace holds the capture and the graph's replay: the gap is the
+    // capture, and the replay is what a later call runs.
+    const WorkloadKind& w = b.p.workload;
+    return "Most of the idle time is the " + graph_word(b.p) +
+           " capture: the host records the launches into a graph and the GPU runs none of them until the "
+           "graph is launched. The replay after it (" +
+           count(w.replay_launches, "graph launch", "graph launches") + ", " + count(w.replay_kernels) + " kernels, " +
+           dur(w.replay_kernel_ns) + " of kernel time, " + w.replay_top +
+           ") is what each later call runs: profile a later call, the same one again (a second generate() or "
+           "forward), which replays the graph without capturing it. No saving is claimed for warm-up.";
+  }
+  return std::string(capture_mostly(b)
+                         ? "Most of the idle time is the " + graph_word(b.p) +
+                               " capture: the host records the launches into a graph and the GPU runs none "
+                               "of them until the graph is launched, once; replays skip it. "
+                     : stepped ? "Most of the idle time is warm-up: first calls that load modules, allocate "
+                                 "memory or autotune (cudnn.benchmark, cuBLAS heuristics) before the first "
+                                 "step. "
+                               : "Most of the idle time ends at a kernel's first call: warm-up (loading its "
+                                 "module, allocating memory, autotuning), which a trace without steps cannot "
+                                 "tell from the program's own pauses. ") +
+         for_framework(b.p,
+                       "Profile steady-state steps instead: torch.profiler.schedule(wait=1, warmup=2, "
+                       "active=3), or run a few iterations before the capture starts.",
+                       "Profile steady-state steps instead: start the profiler after a few steps "
+                       "(tf.profiler.experimental.start later, or the TensorBoard callback's profile_batch).",
+                       "Profile steady-state work instead: run a few iterations before the capture starts.") +
+         " No saving is claimed for warm-up.";
+}
+
 std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, TimeNs unlaunched, bool stepped) {
   const Totals& t = b.t;
   const TimeNs comm = b.ev.idle_gaps_comm_ns;
@@ -455,38 +490,7 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, Time
     case kUnlaunched:
       advice = std::string("The ops that ended most of these gaps have no launch in the trace. ") + kUnlaunchedAdvice;
       break;
-    case kWarmup:
-      if (capture_mostly(b) && b.p.workload.replay_kernels > 0) {
-        // The trace holds the capture and the graph's replay: the gap is the
-        // capture, and the replay is what a later call runs.
-        const WorkloadKind& w = b.p.workload;
-        advice = "Most of the idle time is the " + graph_word(b.p) +
-                 " capture: the host records the launches into a graph and the GPU runs none of them until the "
-                 "graph is launched. The replay after it (" +
-                 count(w.replay_launches, "graph launch", "graph launches") + ", " + count(w.replay_kernels) +
-                 " kernels, " + dur(w.replay_kernel_ns) + " of kernel time, " + w.replay_top +
-                 ") is what each later call runs: profile a later call, the same one again (a second generate() or "
-                 "forward), which replays the graph without capturing it. No saving is claimed for warm-up.";
-        break;
-      }
-      advice = std::string(capture_mostly(b)
-                               ? "Most of the idle time is the " + graph_word(b.p) +
-                                     " capture: the host records the launches into a graph and the GPU runs none "
-                                     "of them until the graph is launched, once; replays skip it. "
-                           : stepped ? "Most of the idle time is warm-up: first calls that load modules, allocate "
-                                       "memory or autotune (cudnn.benchmark, cuBLAS heuristics) before the first "
-                                       "step. "
-                                     : "Most of the idle time ends at a kernel's first call: warm-up (loading its "
-                                       "module, allocating memory, autotuning), which a trace without steps cannot "
-                                       "tell from the program's own pauses. ") +
-               for_framework(b.p,
-                             "Profile steady-state steps instead: torch.profiler.schedule(wait=1, warmup=2, "
-                             "active=3), or run a few iterations before the capture starts.",
-                             "Profile steady-state steps instead: start the profiler after a few steps "
-                             "(tf.profiler.experimental.start later, or the TensorBoard callback's profile_batch).",
-                             "Profile steady-state work instead: run a few iterations before the capture starts.") +
-               " No saving is claimed for warm-up.";
-      break;
+    case kWarmup: advice = warm_up_advice(b, stepped); break;
     case kLaunch: advice = kLaunchAdvice; break;
     case kQueued: advice = kQueuedAdvice; break;
     case kComm: advice = comm_gap_advice(b); break;
