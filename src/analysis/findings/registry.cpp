@@ -218,11 +218,17 @@ struct PathCap {
   TimeNs cap = 0;
   std::string note;
 };
+// The replayed paths' totals scaled to the trace's steps (the replay may
+// cover some of them only).
+double path_scale(const Profile& p) {
+  const CriticalPath& c = p.critical_path;
+  return c.steps > 0 && !p.steps.steps.empty() ? double(p.steps.steps.size()) / double(c.steps) : 1.0;
+}
 PathCap critical_path_cap(const Profile& p) {
   const CriticalPath& c = p.critical_path;
   const double host_share = critical_path_host_share(c);
   if (host_share < 0.5 || p.trace_quality.files.size() > 1) return {};
-  const double scale = c.steps > 0 && !p.steps.steps.empty() ? double(p.steps.steps.size()) / double(c.steps) : 1.0;
+  const double scale = path_scale(p);
   const auto cap = static_cast<TimeNs>(double(c.gpu_compute_ns) * scale);
   return {cap, "capped at the GPU compute on the replayed critical path (" + format::duration(cap) + "): the path is " +
                    format::percent(host_share) +
@@ -239,7 +245,7 @@ void cap_communication_by_critical_path(const Profile& p, std::vector<Finding>& 
   if (c.length_ns <= 0 || p.devices.size() != 1 || p.trace_quality.files.size() > 1 ||
       !p.workload.host_filtered.empty() || critical_path_host_share(c) < 0.5)
     return;
-  const double scale = c.steps > 0 && !p.steps.steps.empty() ? double(p.steps.steps.size()) / double(c.steps) : 1.0;
+  const double scale = path_scale(p);
   const auto cap = static_cast<TimeNs>(double(c.communication_ns) * scale);
   for (Finding& f : all) {
     if (f.id != "exposed-communication" || f.saving_source != SavingSource::rule_of_thumb || f.saving_ns <= cap)
@@ -279,7 +285,7 @@ void credit_optimizer_on_path(Profile* p, std::vector<Finding>& all) {
   for (const OpRow& row : p->op_names)
     if (detail::is_optimizer_step(row.name) && row.calls > 0 && (!r || row.kernels_total > r->kernels_total)) r = &row;
   if (!r) return;
-  const double scale = c.steps > 0 && !p->steps.steps.empty() ? double(p->steps.steps.size()) / double(c.steps) : 1.0;
+  const double scale = path_scale(*p);
   const auto on_path = static_cast<TimeNs>(double(c.optimizer_host_ns) * scale);
   const TimeNs excess = std::max<TimeNs>(0, r->cpu_total_ns - r->gpu_total_ns);
   const TimeNs credit = std::min(on_path, excess);
