@@ -178,27 +178,39 @@ bool is_setup_api(std::string_view n) {
   return false;
 }
 
-bool is_input_range_name(std::string_view name) {
+namespace {
+// ASCII lower case (what contains_nocase compares in), once per name: each
+// pattern is then one find() over it.
+std::string ascii_lower(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
+  return lower;
+}
+bool has_any(std::string_view lower, std::initializer_list<std::string_view> parts) {
+  return std::any_of(parts.begin(), parts.end(),
+                     [&](std::string_view f) { return lower.find(f) != std::string_view::npos; });
+}
+bool input_range_lower(std::string_view lower) {
   // PyTorch: "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
   // TensorFlow: "IteratorGetNext"; NVTX ranges of hand-written loops.
-  for (std::string_view f :
-       {"dataloader", "data_loader", "data loader", "data_load", "data load", "load_batch", "load batch", "next_batch",
-        "next batch", "iteratorgetnext", "input_pipeline", "input pipeline", "data_wait", "wait_for_data"})
-    if (contains_nocase(name, f)) return true;
-  std::string lower;
-  for (char c : name) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  if (has_any(lower, {"dataloader", "data_loader", "data loader", "data_load", "data load", "load_batch", "load batch",
+                      "next_batch", "next batch", "iteratorgetnext", "input_pipeline", "input pipeline", "data_wait",
+                      "wait_for_data"}))
+    return true;
   for (std::string_view exact : {"data", "input", "load", "batch", "load data", "data loading", "prefetch"})
     if (lower == exact) return true;
   return false;
 }
+}  // namespace
+
+bool is_input_range_name(std::string_view name) { return input_range_lower(ascii_lower(name)); }
 
 bool is_data_loading_frame(std::string_view name) {
-  if (is_input_range_name(name)) return true;
-  for (std::string_view f :
-       {"torch/utils/data", "collate", "fetch", "dataset", "tokeniz", "imread", "imdecode", "decode_jpeg",
-        "decode_image", ".read", "read(", "readinto", "load", "npyio", "pil/", "image.open"})
-    if (contains_nocase(name, f)) return true;
-  return false;
+  const std::string lower = ascii_lower(name);
+  return input_range_lower(lower) || has_any(lower, {"torch/utils/data", "collate", "fetch", "dataset", "tokeniz",
+                                                     "imread", "imdecode", "decode_jpeg", "decode_image", ".read",
+                                                     "read(", "readinto", "load", "npyio", "pil/", "image.open"});
 }
 
 }  // namespace detail

@@ -515,6 +515,9 @@ struct TrackIndexColumns {
   std::vector<RowIndex>& begin;
   std::vector<TimeNs>& max_duration;
   std::vector<std::uint8_t>& ends_sorted;
+  std::vector<TimeNs>& reach;
+  std::vector<RowIndex>& reach_begin;
+  RowIndex reach_block;
 };
 
 // First-fit lanes for many overlapping rows (index_sorted_rows): the busy
@@ -559,13 +562,18 @@ bool index_sorted_rows(const std::vector<TrackId>& track, const std::vector<Time
   ix.begin.assign(groups + 1, 0);
   ix.max_duration.assign(groups, 0);
   ix.ends_sorted.assign(groups, 1);
+  ix.reach.clear();
+  ix.reach_begin.assign(groups + 1, 0);
   std::size_t next_group = 0;  // groups below this one have their begin set
   std::size_t i = 0;
   while (i < n) {
     const TrackId g = track[i];
     if (g >= groups) throw std::logic_error("freeze: track id out of range after validation");
     if (g < next_group) return false;  // a track that came before
-    for (; next_group <= g; ++next_group) ix.begin[next_group] = static_cast<RowIndex>(i);
+    for (; next_group <= g; ++next_group) {
+      ix.begin[next_group] = static_cast<RowIndex>(i);
+      ix.reach_begin[next_group] = static_cast<RowIndex>(ix.reach.size());
+    }
     const std::size_t first = i;
     TimeNs prev_end = std::numeric_limits<TimeNs>::min();
     TimeNs max_duration = 0;
@@ -614,9 +622,22 @@ bool index_sorted_rows(const std::vector<TrackId>& track, const std::vector<Time
     if (!in_order) return false;
     ix.max_duration[g] = max_duration;
     ix.ends_sorted[g] = ends_sorted ? 1 : 0;
+    if (!ends_sorted) {
+      // A second pass over the ends of a nesting track only (ranges): the
+      // loops above stay as they were for the op tables.
+      TimeNs reach = std::numeric_limits<TimeNs>::min();
+      for (std::size_t r = first; r < i; ++r) {
+        reach = std::max(reach, end[r]);
+        if ((r - first + 1) % ix.reach_block == 0 || r + 1 == i) ix.reach.push_back(reach);
+      }
+    }
     bounds.add(start[first], prev_end);
   }
-  for (; next_group <= groups; ++next_group) ix.begin[next_group] = static_cast<RowIndex>(n);
+  for (; next_group <= groups; ++next_group) {
+    ix.begin[next_group] = static_cast<RowIndex>(n);
+    ix.reach_begin[next_group] = static_cast<RowIndex>(ix.reach.size());
+  }
+  ix.reach.shrink_to_fit();
   return true;
 }
 
@@ -790,7 +811,9 @@ void TraceBuilder::index_tables(Trace& t) {
     const std::size_t groups = by_series ? t.counter_series_.size() : ntracks;
     std::uint16_t* depth = table == TableId::ranges ? tb.ranges.depth.data() : nullptr;
     const detail::TimeColumns tc = detail::time_columns(tb, table);
-    const TrackIndexColumns index{t.index_[ti].begin, t.index_[ti].max_duration, t.index_[ti].ends_sorted};
+    Trace::TrackIndex& tix = t.index_[ti];
+    const TrackIndexColumns index{tix.begin, tix.max_duration, tix.ends_sorted,
+                                  tix.reach, tix.reach_begin,  Trace::kReachBlock};
     Bounds bounds;
     if (!index_sorted_rows(*tc.track_rows, *tc.start, *tc.end, groups, index, depth, lane_end, bounds)) {
       tb.for_each_table([&](TableId which, auto& rows) {

@@ -218,6 +218,20 @@ RowRange Trace::rows_overlapping(TableId table, TrackId track, TimeNs t0, TimeNs
     TimeNs from;
     if (__builtin_sub_overflow(t0, ix.max_duration[track], &from)) from = std::numeric_limits<TimeNs>::min();
     lo = static_cast<RowIndex>(std::lower_bound(start + all.begin, start + hi, from) - start);
+    // Tighter where a few long rows set that bound far back (a step's or a
+    // phase's range over thousands of ops): the first row that ends at or
+    // after t0, from the running maximum of ends by blocks.
+    const TimeNs* reach = ix.reach.data() + ix.reach_begin[track];
+    const TimeNs* reach_end = ix.reach.data() + ix.reach_begin[track + 1];
+    const auto block = static_cast<RowIndex>(std::lower_bound(reach, reach_end, t0) - reach);
+    if (reach != reach_end) {
+      RowIndex first = all.end;  // no row ends at or after t0
+      if (reach + block != reach_end) {
+        first = all.begin + block * kReachBlock;
+        while (first < all.end && end[first] < t0) ++first;
+      }
+      lo = std::max(lo, std::min(first, hi));
+    }
   }
   return {lo, std::max(lo, hi)};
 }
@@ -268,7 +282,8 @@ std::size_t Trace::memory_bytes() const {
   t_.for_each_table([&](TableId, const auto& table) { n += table_bytes(table); });
   for (const TrackIndex& ix : index_)
     n += ix.begin.capacity() * sizeof(RowIndex) + ix.max_duration.capacity() * sizeof(TimeNs) +
-         ix.ends_sorted.capacity();
+         ix.ends_sorted.capacity() + ix.reach.capacity() * sizeof(TimeNs) +
+         ix.reach_begin.capacity() * sizeof(RowIndex);
   n += extra_ops_.capacity() * sizeof(ExtraOp);
   n += tracks_.capacity() * sizeof(Track) + devices_.capacity() * sizeof(Device) +
        processes_.capacity() * sizeof(Process) + counter_series_.capacity() * sizeof(CounterSeries);

@@ -336,7 +336,15 @@ class Trace {
     std::vector<RowIndex> begin;
     std::vector<TimeNs> max_duration;       // longest event on each track
     std::vector<std::uint8_t> ends_sorted;  // 1 if ends are non-decreasing on the track
+    // Tracks whose ends are not sorted (ranges that nest): the running
+    // maximum of ends at the last row of each block of kReachBlock rows (and
+    // at the track's last row), the blocks of track g at
+    // reach[reach_begin[g] .. reach_begin[g + 1]). The first row that ends
+    // at or after t0 is in the first block that reaches t0.
+    std::vector<TimeNs> reach;
+    std::vector<RowIndex> reach_begin;
   };
+  static constexpr RowIndex kReachBlock = 64;
 
   TraceMeta meta_;
   StringTable strings_;

@@ -469,6 +469,52 @@ TEST(TraceBuilder, RowsOverlappingMatchesBruteForce) {
   }
 }
 
+// On tracks of nested ranges longer than a block of the index (64 rows),
+// several such tracks, the range starts at the first row that overlaps the
+// window: a long range that ended before it (a step's, a phase's) does not
+// send the search back to its start. Against brute force.
+TEST(TraceBuilder, RowsOverlappingStartsAtTheFirstOverlappingRange) {
+  std::mt19937_64 rng(99);
+  for (int round = 0; round < 40; ++round) {
+    TraceBuilder b;
+    const TrackId c0 = b.cpu_track(1, 1), c1 = b.cpu_track(1, 2);
+    for (TrackId c : {c0, c1}) {
+      const int n = 1 + static_cast<int>(rng() % 400);
+      for (int i = 0; i < n; ++i) {
+        RangeRow r;
+        r.track = c;
+        r.start = static_cast<TimeNs>(rng() % 5000);
+        r.end = r.start + static_cast<TimeNs>(rng() % (rng() % 50 == 0 ? 2000 : 20));
+        b.add_range(r);
+      }
+    }
+    const Trace t = b.freeze();
+    const RangeTable& g = t.ranges();
+    for (int q = 0; q < 50; ++q) {
+      const TimeNs t0 = static_cast<TimeNs>(rng() % 5200) - 100;
+      const TimeNs t1 = t0 + static_cast<TimeNs>(rng() % 200);
+      for (TrackId track = 0; track < t.tracks().size(); ++track) {
+        const RowRange all = t.rows_of(TableId::ranges, track);
+        const RowRange got = t.rows_overlapping(TableId::ranges, track, t0, t1);
+        RowIndex first = kNoRow;
+        for (RowIndex i = all.begin; i < all.end; ++i) {
+          const bool overlaps = g.start[i] <= t1 && g.end[i] >= t0;
+          if (overlaps && first == kNoRow) first = i;
+          if (overlaps) {
+            EXPECT_TRUE(i >= got.begin && i < got.end) << "missed row " << i;
+          }
+          if (i >= got.begin && i < got.end) {
+            EXPECT_LE(g.start[i], t1);
+          }
+        }
+        if (first != kNoRow) {
+          EXPECT_EQ(got.begin, first) << "window [" << t0 << "," << t1 << "]";
+        }
+      }
+    }
+  }
+}
+
 // A window starting near the earliest time on a track of nested ranges: the
 // search start (window start minus the longest range) saturates instead of
 // wrapping around to the latest time, so every row is still found.
