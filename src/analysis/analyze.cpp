@@ -164,8 +164,10 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   for (Step& s : steps) s.range = rt.shift(s.range);
   steps_outside_gpu(rt, devices, steps, &p.steps);
   steps_lead_host(rt, steps, &p.steps);
-  if (p.steps.source == StepSource::profiler_step || p.steps.source == StepSource::nvtx)
+  if (p.steps.source == StepSource::profiler_step || p.steps.source == StepSource::nvtx) {
     steps_host_issue(rt, steps, &p.steps);
+    steps_slow(rt, steps, &p.steps);
+  }
   // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
   // several GPUs gets one row per GPU (HTA would merge them; see metrics.md).
   for (TemporalBreakdown& tb : hta) p.temporal_breakdown.push_back(tb);

@@ -246,9 +246,10 @@ void compare_findings(const Profile& before, const Profile& after, ProfileDiff& 
 
 // The idle time by cause on both sides, in the order the report lists causes.
 void compare_idle(const Profile& before, const Profile& after, Scale scale, ProfileDiff& d) {
-  static constexpr std::string_view kOrder[] = {"input-wait",      "host-sync",  "blocking-copy", "late-launch",
-                                                "late-launch-gap", "queued-gap", "comm-gap",      "unlaunched-gap",
-                                                "unrecorded-gap",  "warm-up",    "other",         "input-before-start"};
+  static constexpr std::string_view kOrder[] = {
+      "input-wait",      "host-sync",  "blocking-copy",     "pageable-staging", "late-launch",
+      "late-launch-gap", "queued-gap", "comm-gap",          "unlaunched-gap",   "unrecorded-gap",
+      "warm-up",         "other",      "input-before-start"};
   auto row = [&](const std::string& cause) -> IdleDelta& {
     for (IdleDelta& x : d.idle)
       if (x.cause == cause) return x;

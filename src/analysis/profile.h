@@ -255,6 +255,29 @@ struct HostRange {
   std::uint64_t count = 0;  // ranges of that name
 };
 
+// One of the loop thread's outermost ops in a slow step, by name: its host
+// time in that step against its median over the steps of that GPU (0 in a
+// step without it).
+struct OpGrowth {
+  std::string name;
+  TimeNs ns = 0, median_ns = 0;
+};
+
+// A step from ranges that took a fifth longer than the median step of its
+// GPU, or more (of four steps or more): what grew, against the median of
+// each part over those steps.
+struct SlowStep {
+  std::string name;
+  std::int32_t rank = -1;
+  std::uint32_t device = kNoDevice;
+  TimeNs ns = 0, median_ns = 0;                  // its time, the median step's
+  TimeNs idle_ns = 0, median_idle_ns = 0;        // the GPU's idle time in it
+  TimeNs compute_ns = 0, median_compute_ns = 0;  // compute kernels' time in it
+  // The loop thread's ops that took the most host time beyond their median
+  // (up to 3, most first; only those that grew).
+  std::vector<OpGrowth> ops;
+};
+
 struct StepSummary {
   StepSource source = StepSource::none;
   std::vector<Step> steps;
@@ -313,6 +336,9 @@ struct StepSummary {
   // blocked in synchronizations meanwhile; 0 where no step has one. The
   // steps cannot end sooner than that, whatever the GPU saves.
   TimeNs host_issue_ns = 0;
+  // The steps a fifth slower than their GPU's median step, or more (steps
+  // from ranges, four or more on the GPU), slowest first, up to 3 per GPU.
+  std::vector<SlowStep> slow_steps;
 };
 
 // How much GPU-side fixes can shorten the steps before they wait for the
@@ -753,7 +779,9 @@ struct HelpAnswer {
 // that charges it (docs/findings.md, "Where the idle time went"). The parts
 // are disjoint; with the rest they add up to the GPUs' idle time.
 struct IdleCharge {
-  // Stable: "input-wait", "host-sync", "blocking-copy", "late-launch" (gaps
+  // Stable: "input-wait", "host-sync", "blocking-copy", "pageable-staging"
+  // (before a host-to-device copy from pageable memory, from its call's start
+  // to the copy's: the driver staging its bytes), "late-launch" (gaps
   // under the idle-gap threshold), "late-launch-gap", "queued-gap",
   // "comm-gap" (held work launched in a host range named for communication
   // with no communication kernel recorded for it: probably communication

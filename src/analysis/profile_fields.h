@@ -611,6 +611,30 @@ constexpr void rows(V& v, Of<HostRange>) {
 }
 
 template <class V>
+constexpr void rows(V& v, Of<OpGrowth>) {
+  using T = OpGrowth;
+  field<&T::name>(v, "name", "", "the op's name");
+  field<&T::ns>(v, "ns", "ns", "its host time in the step (outermost ops of that name on the step's thread)");
+  field<&T::median_ns>(v, "median_ns", "ns", "the median of that over the steps of its GPU (0 in a step without it)");
+}
+
+template <class V>
+constexpr void rows(V& v, Of<SlowStep>) {
+  using T = SlowStep;
+  field<&T::name>(v, "name", "", "the step's name");
+  field<&T::rank>(v, "rank", "", "distributed rank; -1: unknown");
+  field<&T::device>(v, "device", "", "CUDA ordinal");
+  field<&T::ns>(v, "ns", "ns", "its duration");
+  field<&T::median_ns>(v, "median_ns", "ns", "the median step's duration on its GPU");
+  field<&T::idle_ns>(v, "idle_ns", "ns", "the GPU's idle time in it");
+  field<&T::median_idle_ns>(v, "median_idle_ns", "ns", "the median of that over the steps of its GPU");
+  field<&T::compute_ns>(v, "compute_ns", "ns", "compute kernels' time in it");
+  field<&T::median_compute_ns>(v, "median_compute_ns", "ns", "the median of that over the steps of its GPU");
+  field<&T::ops>(v, "ops", "",
+                 "the step thread's ops whose host time grew most beyond their median (up to 3, most first)");
+}
+
+template <class V>
 constexpr void rows(V& v, Of<StepSummary>) {
   using S = StepSummary;
   field<&S::source>(v, "source", "",
@@ -670,6 +694,9 @@ constexpr void rows(V& v, Of<StepSummary>) {
                            "Σ over steps from ranges of the host's time issuing the step's GPU work: first to the "
                            "end of the last launching call made in the step, less that thread's time blocked in "
                            "synchronizations meanwhile; 0 where no step has one");
+  added<&S::slow_steps>(v, "slow_steps", "",
+                        "steps from ranges a fifth slower than their GPU's median step or more (four steps or "
+                        "more on the GPU), slowest first, up to 3 per GPU: what grew");
 }
 
 // [SECTION] Idle time, launches, ranks -------------------------------------------------------

@@ -169,6 +169,19 @@ struct Record<HostRange> {
 };
 
 template <>
+struct Record<OpGrowth> {
+  static constexpr std::string_view name = "op_growth";
+  static constexpr std::string_view meaning = "An op's host time in a slow step against its median over the steps.";
+};
+
+template <>
+struct Record<SlowStep> {
+  static constexpr std::string_view name = "slow_step";
+  static constexpr std::string_view meaning =
+      "A step a fifth slower than its GPU's median step or more, and what grew (docs/metrics.md, \"Slow steps\").";
+};
+
+template <>
 struct Record<StepSummary> {
   static constexpr std::string_view name = "step_summary";
   static constexpr std::string_view meaning = "The steps together; the times are sums over all steps.";

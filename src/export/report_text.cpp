@@ -702,6 +702,35 @@ void memory(const Profile& p, std::string& out) {
   out += t.render("  ") + "\n";
 }
 
+// The steps a fifth slower than their GPU's median step, and what grew.
+void slow_steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  const StepSummary& s = p.steps;
+  if (s.slow_steps.empty()) return;
+  out += "  Slow steps (a fifth or more over their GPU's median step), against the median of each part:\n";
+  for (const SlowStep& x : s.slow_steps) {
+    std::string line = x.name + (p.ranks.size() > 1 ? " (rank " + std::to_string(x.rank) + ", GPU " : " (GPU ") +
+                       std::to_string(x.device) + "): " + duration(x.ns) + " against " + duration(x.median_ns) + " (+" +
+                       duration(x.ns - x.median_ns) + "); GPU idle " + duration(x.idle_ns) + " (" +
+                       duration(x.median_idle_ns) + "), compute " + duration(x.compute_ns) + " (" +
+                       duration(x.median_compute_ns) + ")";
+    TimeNs grown = 0, most = 0;
+    bool spread = x.ops.size() >= 3;
+    std::string ops;
+    for (const OpGrowth& g : x.ops) {
+      ops += (ops.empty() ? "" : ", ") + g.name + " " + duration(g.ns) + " (" + duration(g.median_ns) + ")";
+      grown += g.ns - g.median_ns, most = std::max(most, g.ns - g.median_ns);
+      spread = spread && g.median_ns > 0 && 5 * g.ns >= 6 * g.median_ns;
+    }
+    if (!ops.empty()) line += "; the step's thread spent longest beyond the median in " + ops;
+    // The same ops, each slower, none most of it: the host itself ran slower.
+    if (spread && 2 * most < grown && 2 * grown >= x.ns - x.median_ns)
+      line +=
+          ": the same ops each took longer on the host; what slowed it (other processes or the data "
+          "loader's workers on its cores, garbage collection) the trace does not record";
+    out += wrap(line, o.width, "    ", "      ");
+  }
+}
+
 void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const StepSummary& s = p.steps;
   if (s.steps.empty()) {
@@ -790,10 +819,11 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   }
   out += tb.render("  ");
   if (s.steps.size() > o.max_steps) out += "  … " + count(s.steps.size() - o.max_steps) + " more (--json lists all)\n";
+  slow_steps(p, o, out);
   out += "\n";
 }
 
-// The steps' critical path on the replayed dependency graph.
+// The critical path on the replayed dependency graph.
 void critical_path(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const CriticalPath& c = p.critical_path;
   if (c.length_ns <= 0) return;
@@ -1305,6 +1335,7 @@ std::string_view idle_cause_words(std::string_view cause) {
   if (cause == "input-wait") return "input loading";
   if (cause == "host-sync") return "after host synchronizations";
   if (cause == "blocking-copy") return "after blocking copies";
+  if (cause == "pageable-staging") return "pageable copies' staging";
   if (cause == "late-launch") return "late launches, short gaps";
   if (cause == "late-launch-gap") return "late launches, long gaps";
   if (cause == "queued-gap") return "queued work, long gaps";

@@ -181,6 +181,40 @@ TEST(ReportText, OneStepWithSeveralFetchesSaysSo) {
   EXPECT_NE(text.find("3 data-loader fetches begin inside 1 step"), std::string::npos) << text;
 }
 
+// A slow step whose ops each took longer on the host says that the host ran
+// slower and that the trace does not say why; one whose growth is one op's
+// does not.
+TEST(ReportText, SlowStepsSayWhatGrew) {
+  Profile p;
+  Step st;
+  st.name = "ProfilerStep#1";
+  st.range = {0, 20 * ms};
+  p.steps.steps = {st, st, st, st};
+  p.steps.source = StepSource::profiler_step;
+  SlowStep spread{"ProfilerStep#9", 0, 0, 33 * ms, 25 * ms, 10 * ms, 4 * ms, 12 * ms, 12 * ms, {}};
+  spread.ops = {
+      {"aten::batch_norm", 6 * ms, 4 * ms}, {"aten::conv2d", 5 * ms, 3 * ms}, {"aten::relu_", 3 * ms, 2 * ms}};
+  SlowStep one = spread;
+  one.name = "ProfilerStep#5";
+  one.ops = {{"aten::to", 9 * ms, 2 * ms}, {"aten::conv2d", 4 * ms, 3 * ms}, {"aten::relu_", 3 * ms, 2 * ms}};
+  p.steps.slow_steps = {spread, one};
+  std::string text;  // the lines unwrapped
+  for (const char c : report_text(p))
+    if (c == '\n')
+      text += ' ';
+    else if (c != ' ' || text.empty() || text.back() != ' ')
+      text += c;
+  const std::size_t a = text.find("ProfilerStep#9 (GPU 0): 33.0 ms against 25.0 ms (+8.0 ms)");
+  const std::size_t b = text.find("ProfilerStep#5 (GPU 0)");
+  ASSERT_NE(a, std::string::npos) << text;
+  ASSERT_NE(b, std::string::npos) << text;
+  const std::string first = text.substr(a, b - a), second = text.substr(b);
+  EXPECT_NE(first.find("the same ops each took longer on the host"), std::string::npos) << first;
+  EXPECT_NE(first.find("the trace does not record"), std::string::npos) << first;
+  EXPECT_EQ(second.find("the same ops each took longer"), std::string::npos) << second;
+  EXPECT_NE(second.find("aten::to 9.0 ms (2.0 ms)"), std::string::npos) << second;
+}
+
 // HTA's idle share a point or more away from the report's own: both are
 // said, and the definitions that part them named.
 TEST(ReportText, HtaIdleFarFromTheReportsOwnIsExplained) {

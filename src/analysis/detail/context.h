@@ -217,6 +217,14 @@ struct EvidenceFields {
   TimeNs held_wait_ns = 0;
   // … of which ended by ops a graph launch (cudaGraphLaunch) queued.
   TimeNs held_graph_ns = 0;
+  // GPU idle while the driver staged the bytes of the host-to-device copy
+  // from pageable memory that ended the gap (from its call's start, or the
+  // gap's, to the copy's start; input wait and syncs aside), in gaps of any
+  // length, and how many gaps. In long gaps it counts as explained
+  // (idle_gaps_explained_ns): pageable-memcpy's, not gpu-idle-gaps'.
+  TimeNs staging_idle_ns = 0;
+  std::uint64_t staging_gaps = 0;
+  TimeNs idle_gaps_staging_ns = 0;  // … of which in long gaps (idle_gaps)
 };
 // Adds `from` to `into`, both sorted by name, summing the times of a name.
 inline void merge_by_name(std::vector<std::pair<std::string, TimeNs>>* into,
@@ -272,6 +280,8 @@ struct Evidence : EvidenceFields {
     idle_gaps_launch_ns += o.idle_gaps_launch_ns, idle_gaps_queued_ns += o.idle_gaps_queued_ns;
     idle_gaps_unlaunched_ns += o.idle_gaps_unlaunched_ns;
     idle_gaps_unrecorded_ns += o.idle_gaps_unrecorded_ns;
+    staging_idle_ns += o.staging_idle_ns, staging_gaps += o.staging_gaps;
+    idle_gaps_staging_ns += o.idle_gaps_staging_ns;
     unrecorded_gaps += o.unrecorded_gaps;
     idle_gaps_comm_ns += o.idle_gaps_comm_ns, comm_gaps += o.comm_gaps;
     if (o.comm_gap_largest_ns > comm_gap_largest_ns)
@@ -341,8 +351,9 @@ enum class IdleCause : std::uint8_t {
   warm_up,
   other,
   input_before_start,
+  pageable_staging,
 };
-inline constexpr int kIdleCauseCount = 11;
+inline constexpr int kIdleCauseCount = 12;
 std::string_view idle_cause_name(IdleCause c);
 // Whether a host range's name marks communication (case-insensitive):
 // all_to_all / alltoall / all2all / a2a, all_gather / allgather,
@@ -449,6 +460,9 @@ void steps_lead_host(const RankedTrace& rt, const std::vector<Step>& steps, Step
 // host's time issuing each one's GPU work (StepSummary::host_issue_ns),
 // added to `out`.
 void steps_host_issue(const RankedTrace& rt, const std::vector<Step>& steps, StepSummary* out);
+// The steps a fifth slower than their GPU's median step or more, and what
+// grew (StepSummary::slow_steps); for steps from ranges.
+void steps_slow(const RankedTrace& rt, const std::vector<Step>& steps, StepSummary* out);
 // names.cpp: whether a host range's name is data loading, widely: an input
 // range (is_input_range_name), or a Python frame of torch.utils.data, a
 // dataset, collation, a fetch, tokenizing or a file read (a bare __getitem__

@@ -174,6 +174,8 @@ std::string copy_fix(const Profile& p, const CopyGroup& g) {
                        "the next data while the current kernels run.");
 }
 
+}  // namespace
+
 // Whether pageable-memcpy fires: then the pageable copies' time is its own
 // (pinning them is the fix that also lets them overlap), and
 // low-memcpy-overlap counts only the others.
@@ -181,8 +183,6 @@ bool pageable_fires(const Builder& b) {
   const MemcpyStats& m = b.p.memcpys;
   return m.pageable > 0 && ratio(m.pageable_ns, b.t.span) >= b.opt.thresholds.pageable_min_share;
 }
-
-}  // namespace
 
 // Copies that nothing overlaps: except those done right (pinned HtoD on their
 // own stream), and the pageable ones when pageable-memcpy has them.
@@ -264,7 +264,10 @@ void pageable_memcpy(Builder& b) {
   if (pageable_fires(b)) {
     bool measured = false;
     double reference = 0;
-    const TimeNs saving = pinning_saving(m, &measured, &reference);
+    // Pinned, a copy's DMA starts at its call: the GPU's wait for the
+    // driver's staging goes too (measured), besides the copies' own time.
+    const TimeNs staging = b.ev.staging_idle_ns;
+    const TimeNs saving = pinning_saving(m, &measured, &reference) + staging;
     Finding& f = b.add(pageable_share >= 0.05 ? Severity::warning : Severity::info, pageable_share,
                        th.pageable_min_share, t.per_device(saving));
     f.share = pageable_share;
@@ -282,17 +285,27 @@ void pageable_memcpy(Builder& b) {
     for (const CopyGroup& g : m.groups)
       if (g.memory == "pageable") kinds += (kinds.empty() ? "" : "; ") + copy_group_words(g);
     if (!kinds.empty()) f.evidence += " By kind: " + kinds + ".";
-    f.recommendation =
-        (top ? copy_fix(b.p, *top) : copy_fix(b.p, CopyGroup{"HtoD", false, "pageable"})) +
-        (measured ? " Estimated saving: their time beyond the same bytes at the " + format::bandwidth(reference * 1e9) +
-                        " this trace's pinned copies of that direction reached; overlapping them with compute "
-                        "(asynchronous copies on a copy stream) can hide the rest."
-                  : " Estimated saving: half the copy time, a rule of thumb: the trace has no pinned copy of that "
-                    "direction to measure the bus by. These ran at " +
-                        format::bandwidth(gbps * 1e9) +
-                        ": where that is near the bus's pinned rate (about 12 GB/s on PCIe 3 x16, 25 on PCIe 4, 50 "
-                        "on PCIe 5), pinning alone saves little, and what it buys is overlap with compute "
-                        "(an asynchronous copy: non_blocking=True, cudaMemcpyAsync), which can hide all of it.");
+    if (staging > 0)
+      f.evidence += " Before " + count(b.ev.staging_gaps, "host-to-device copy", "host-to-device copies") +
+                    " the GPU sat idle " + dur(t.per_device(staging)) +
+                    " while the driver staged their bytes (their call had begun, their copy had not): on the "
+                    "pinned path a copy starts at its call.";
+    const std::string estimate =
+        measured ? "their time beyond the same bytes at the " + format::bandwidth(reference * 1e9) +
+                       " this trace's pinned copies of that direction reached; overlapping them with compute "
+                       "(asynchronous copies on a copy stream) can hide the rest"
+                 : "half the copy time, a rule of thumb: the trace has no pinned copy of that direction to measure "
+                   "the bus by. These ran at " +
+                       format::bandwidth(gbps * 1e9) +
+                       ": where that is near the bus's pinned rate (about 12 GB/s on PCIe 3 x16, 25 on PCIe 4, 50 "
+                       "on PCIe 5), pinning alone saves little, and what it buys is overlap with compute "
+                       "(an asynchronous copy: non_blocking=True, cudaMemcpyAsync), which can hide all of it";
+    f.recommendation = (top ? copy_fix(b.p, *top) : copy_fix(b.p, CopyGroup{"HtoD", false, "pageable"})) +
+                       " Estimated saving: " +
+                       (staging > 0 ? "the GPU's idle time while the driver staged them (" +
+                                          dur(t.per_device(staging)) + ", measured), plus " + estimate
+                                    : estimate) +
+                       ".";
     f.ranges = b.ev.pageable.ranges();
   }
 }

@@ -1293,9 +1293,12 @@ std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
   }
   // What grows with the batch besides the work behind each launch: input
   // loading the GPU waits for, and the all-to-all's bytes.
+  // Input the GPU already waits for: a larger batch waits longer for it, so
+  // the answer is "later", after the input.
   if (const Finding* in = numbered(p, "input-bound"); gains(p, in)) {
     a.reason += "; but the input the GPU already waits for grows with the batch: fix it first (" + in->title + ")";
     a.findings.push_back(in->id);
+    a.verdict = Verdict::later;
   }
   if (const Finding* ex = numbered(p, "exposed-communication");
       ex && !p.collective_summary.kinds.empty() && p.collective_summary.kinds.front().kind == "all_to_all") {

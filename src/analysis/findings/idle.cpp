@@ -103,6 +103,7 @@ std::vector<IdlePart> unclaimed_parts(const Builder& b, TimeNs rest) {
   add(input_bound_fires(b), "input loading", ev.input_wait.total() - ev.input_wait_before_start_ns);
   add(host_sync_fires(b), "after host synchronizations", sync_idle_ns(b.p));
   add(sync_memcpy_fires(b), "after blocking copies", b.p.syncs.gpu_idle_after_copies_ns);
+  add(pageable_fires(b), "the driver staging pageable copies", ev.staging_idle_ns);
   add(launch_bound_fires(b), "late launches", ev.launch_gaps.total());
   add(gaps, "late launches", ev.idle_gaps_launch_ns);
   add(gaps, "queued work or dependencies", ev.idle_gaps_queued_ns);
@@ -166,6 +167,11 @@ std::string unclaimed_fix(const Profile& p, std::string_view largest) {
                          "read results back (.numpy(), printing tensors) every N steps instead of every step.",
                          "synchronize only where the host needs the result, and copy asynchronously "
                          "(cudaMemcpyAsync from pinned memory) instead of with blocking calls.") +
+           saving;
+  if (largest == "the driver staging pageable copies")
+    return "Most of it waits for the driver to stage host-to-device copies from pageable memory, under "
+           "pageable-memcpy's threshold: copy from pinned memory (cudaMallocHost, cudaHostRegister; "
+           "pin_memory=True in PyTorch), where a copy starts at its call." +
            saving;
   if (largest.starts_with("gaps under "))
     return "Most of it is the GPU's own switch from one kernel to the next, already queued: many short kernels in a "
@@ -281,7 +287,16 @@ void busy_not_working(Builder& b) {
 namespace {
 
 // What ended the gaps, by cause; the one with the most time decides the advice.
-enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput, kUnlaunched, kComm };
+enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput, kUnlaunched, kComm, kStaging };
+// The title's words for the cause with the most time, by Cause.
+constexpr const char* kGapCauseWords[] = {"warm-up at the start of the capture",
+                                          "ended by late host launches",
+                                          "ended by work held by a dependency (launched in time, started late)",
+                                          "after host synchronizations and blocking copies",
+                                          "waiting for input",
+                                          "ended by ops with no launch in the trace (cause unknown)",
+                                          "held at communication the trace likely did not record",
+                                          "waiting for the driver to stage pageable copies"};
 
 // Where the launching thread was during the gaps late launches ended, most
 // time first (at most five; "" if the trace recorded nothing there).
@@ -500,6 +515,11 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, Time
           "(their fixes remove them).";
       break;
     case kInput: advice = "The gaps are input wait: see the input-bound finding (its fix removes them)."; break;
+    case kStaging:
+      advice =
+          "The gaps wait for the driver to stage host-to-device copies from pageable memory: see the "
+          "pageable-memcpy finding (pinned memory removes them).";
+      break;
   }
   // The fixable gaps have two causes with two fixes: each one that holds a
   // tenth of them or more gets its own advice, with its time.
@@ -577,6 +597,14 @@ std::string warm_up_words(const Profile& p, bool stepped) {
 
 }  // namespace
 
+// The gaps' parts other findings count (their fixes remove them).
+std::string explained_words(const Totals& t, TimeNs sync, TimeNs staging, TimeNs input) {
+  return "; GPU idle after host synchronizations or blocking copies " + dur(t.per_device(sync)) +
+         (staging > 0 ? ", while the driver staged pageable copies " + dur(t.per_device(staging)) + "," : "") +
+         " and input wait " + dur(t.per_device(input)) + " are the host-sync, sync-memcpy" +
+         (staging > 0 ? ", pageable-memcpy" : "") + " and input-bound findings' (not counted here).";
+}
+
 void gpu_idle_gaps(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
@@ -588,7 +616,8 @@ void gpu_idle_gaps(Builder& b) {
   // is a one-time cost at the start of the capture (no fix of the program
   // saves it); the rest is this finding's saving.
   const TimeNs explained = std::min(ev.idle_gaps_explained_ns, ev.idle_gaps.total());
-  const TimeNs sync = std::min(ev.idle_gaps_sync_ns, explained), input = explained - sync;
+  const TimeNs sync = std::min(ev.idle_gaps_sync_ns, explained);
+  const TimeNs staging = std::min(ev.idle_gaps_staging_ns, explained - sync), input = explained - sync - staging;
   const TimeNs warmup = ev.idle_gaps_warmup_ns, launch = ev.idle_gaps_launch_ns, queued = ev.idle_gaps_queued_ns;
   const TimeNs unlaunched = ev.idle_gaps_unlaunched_ns, comm = ev.idle_gaps_comm_ns;
   // Late launches have a known fix (the host's work between them); what
@@ -608,17 +637,10 @@ void gpu_idle_gaps(Builder& b) {
                     (f.saving_note.empty() ? std::string() : "; " + f.saving_note);
   const std::vector<TimeRange> r = ev.idle_gaps.ranges();
   // The cause with the most time decides the title's words and the advice.
-  const std::array<TimeNs, 7> by_cause = {warmup, launch, queued, sync, input, unlaunched, comm};
+  const std::array<TimeNs, 8> by_cause = {warmup, launch, queued, sync, input, unlaunched, comm, staging};
   const auto top = static_cast<Cause>(std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
-  static constexpr const char* kWords[] = {"warm-up at the start of the capture",
-                                           "ended by late host launches",
-                                           "ended by work held by a dependency (launched in time, started late)",
-                                           "after host synchronizations and blocking copies",
-                                           "waiting for input",
-                                           "ended by ops with no launch in the trace (cause unknown)",
-                                           "held at communication the trace likely did not record"};
   // "mostly" only where the cause holds half the gaps' time or more.
-  const TimeNs all_causes = warmup + launch + queued + sync + input + unlaunched + comm;
+  const TimeNs all_causes = warmup + launch + queued + sync + input + unlaunched + comm + staging;
   const std::string most = 2 * by_cause[top] >= all_causes
                                ? std::string("mostly ")
                                : "the largest part (" + pct(ratio(by_cause[top], all_causes)) + ") ";
@@ -631,24 +653,23 @@ void gpu_idle_gaps(Builder& b) {
             " of the run), " + most +
             (top == kWarmup && capture_mostly(b) ? "warm-up: the " + graph_word(b.p) + " capture"
              : top == kWarmup && !stepped        ? std::string("ended by kernels' first calls (warm-up)")
-                                                 : std::string(kWords[top]));
-  f.evidence =
-      "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) + "; gaps >= " + dur(th.idle_gap_ns) +
-      " (nsys flags 500 ms; training steps are millisecond-scale) take " + pct1(gap_share) +
-      " of the devices' time vs a " + pct1(th.idle_gaps_share) + " threshold. By what ended them: warm-up " +
-      dur(t.per_device(warmup)) + " (" + count(ev.idle_gaps_warmup, "gap", "gaps") + warm_up_words(b.p, stepped) +
-      dur(t.per_device(launch)) +
-      (launch > 0 ? " (until " + dur(b.opt.consecutive_kernel_delay_ns) + " after the launch returned)" : "") +
-      ", work held by a dependency " + dur(t.per_device(queued)) +
-      (queued > 0 ? " (queued before the gap, or waiting after its launch returned)" : "") + comm_gap_words(b) +
-      (unlaunched > 0 ? ", ops with no launch in the trace " + dur(t.per_device(unlaunched)) +
-                            " (a late launch or held work: the trace cannot tell)"
-                      : "") +
-      "; GPU idle after host synchronizations or blocking copies " + dur(t.per_device(sync)) + " and input wait " +
-      dur(t.per_device(input)) +
-      " are the host-sync, sync-memcpy and input-bound findings' (not counted here). Communication is never in a gap "
-      "(a gap has no op running), so exposed communication does not overlap it." +
-      capture_words(b) + unrecorded_words(b);
+                                                 : std::string(kGapCauseWords[top]));
+  f.evidence = "Largest gap " + (r.empty() ? std::string("-") : dur(r.front().duration())) +
+               "; gaps >= " + dur(th.idle_gap_ns) + " (nsys flags 500 ms; training steps are millisecond-scale) take " +
+               pct1(gap_share) + " of the devices' time vs a " + pct1(th.idle_gaps_share) +
+               " threshold. By what ended them: warm-up " + dur(t.per_device(warmup)) + " (" +
+               count(ev.idle_gaps_warmup, "gap", "gaps") + warm_up_words(b.p, stepped) + dur(t.per_device(launch)) +
+               (launch > 0 ? " (until " + dur(b.opt.consecutive_kernel_delay_ns) + " after the launch returned)" : "") +
+               ", work held by a dependency " + dur(t.per_device(queued)) +
+               (queued > 0 ? " (queued before the gap, or waiting after its launch returned)" : "") +
+               comm_gap_words(b) +
+               (unlaunched > 0 ? ", ops with no launch in the trace " + dur(t.per_device(unlaunched)) +
+                                     " (a late launch or held work: the trace cannot tell)"
+                               : "") +
+               explained_words(t, sync, staging, input) +
+               " Communication is never in a gap "
+               "(a gap has no op running), so exposed communication does not overlap it." +
+               capture_words(b) + unrecorded_words(b);
   if (const std::string where = host_in_late_gaps(b, ev.idle_gaps_host); launch > 0 && !where.empty()) {
     f.evidence +=
         " During the gaps late launches ended, the launching thread was in (the innermost op, range or "
@@ -1211,6 +1232,8 @@ std::vector<IdleCharge> charge_idle(const Profile& p, const Evidence& ev, const 
   add("host-sync", sync_idle_ns(p), host_sync_fires(b), "host-sync", "under host-sync's threshold");
   add("blocking-copy", p.syncs.gpu_idle_after_copies_ns, sync_memcpy_fires(b), "sync-memcpy",
       "under sync-memcpy's threshold");
+  add("pageable-staging", ev.staging_idle_ns, pageable_fires(b), "pageable-memcpy",
+      "under pageable-memcpy's threshold");
   {
     const bool lb = launch_bound_fires(b);
     const std::string_view ops = found("op-launch-overhead")  ? "op-launch-overhead"

@@ -345,6 +345,9 @@ bool attention_shaped(const OpRow& r);
 // fires (the idle rules leave its time to it).
 double blocking_copy_share(const Builder& b);
 bool sync_memcpy_fires(const Builder& b);
+// Whether pageable-memcpy fires (copies.cpp): the GPU idle while the driver
+// staged pageable copies is then its own.
+bool pageable_fires(const Builder& b);
 
 // overlap.cpp: what runs alone that could overlap.
 void low_concurrency(Builder& b);

@@ -87,7 +87,8 @@ GPUSCOPE_FIELDS(detail::Evidence) {
             x.attention_chain_gemm_ns, x.input_wait_before_start_ns, x.idle_gaps_host, x.idle_gaps_host_ops,
             x.idle_gaps_unlaunched_ns, x.held_wait_call, x.held_wait_ns, x.held_graph_ns, x.idle_gaps_unrecorded_ns,
             x.unrecorded_gaps, x.unrecorded_largest, x.unrecorded_device, x.unrecorded_stream, x.idle_gaps_capture,
-            x.idle_gaps_capture_ns, x.idle_gaps_comm_ns, x.comm_gaps, x.comm_gap_largest_ns, x.comm_gap_range);
+            x.idle_gaps_capture_ns, x.idle_gaps_comm_ns, x.comm_gaps, x.comm_gap_largest_ns, x.comm_gap_range,
+            x.staging_idle_ns, x.staging_gaps, x.idle_gaps_staging_ns);
 }
 GPUSCOPE_FIELDS(detail::RankParts::Name) { return io(x.name, x.category, x.durations); }
 GPUSCOPE_FIELDS(detail::RankParts) { return io(x.evidence, x.names, x.launch); }

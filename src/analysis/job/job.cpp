@@ -466,6 +466,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   p->steps.lead_input_ns += r.steps.lead_input_ns;
   p->steps.host_issue_ns += r.steps.host_issue_ns;
   detail::merge_host_ranges(r.steps.lead_ranges, &p->steps.lead_ranges);
+  for (SlowStep s : r.steps.slow_steps) s.rank = x.rank, p->steps.slow_steps.push_back(std::move(s));
   for (IdleByCause i : r.idle) i.rank = x.rank, p->idle.push_back(i);
   for (CollectiveSite s : r.collective_sites) s.rank = x.rank, p->collective_sites.push_back(std::move(s));
   for (TemporalBreakdown tb : r.temporal_breakdown) tb.rank = x.rank, p->temporal_breakdown.push_back(tb);

@@ -651,6 +651,12 @@ struct Sweep {
                         : IdleCause::unlaunched_gap;
   }
 
+  // Whether copy j is host-to-device from pageable memory.
+  bool pageable_htod(RowIndex j) const {
+    const MemcpyTable& m = t.memcpys();
+    return m.kind_at(j) == CopyKind::htod && m.src_kind_at(j) == MemoryKind::pageable;
+  }
+
   // Whether op j of run r is the first op of its stream the trace records
   // (no kernel, copy or fill of its stream starts before it).
   [[gnu::noinline]] bool first_on_stream(const Run& r, RowIndex j) const {
@@ -716,15 +722,23 @@ struct Sweep {
     // GPU measured); work that starts later than that waited for something
     // else as well (an event, another stream, a dependency the trace does not
     // record): that part of the gap is not the host's.
-    const TimeNs host_until = !late ? g0
-                              : launch_api == kNoRow
-                                  ? g1
-                                  : std::clamp(t.api_calls().end[launch_api] + opt.consecutive_kernel_delay_ns, g0, g1);
-    const TimeNs other = g1 - host_until;
-    if (late) {
-      d.idle_host_wait_ns += host_until - g0;
-      steps.add(g0, host_until, &Step::host_wait_ns);
+    // A host-to-device copy from pageable memory starts only once the driver
+    // has staged its bytes (the call, in progress, copies them into a pinned
+    // buffer first): from the call's start, or the gap's, the GPU waits for
+    // that staging, which pinned memory removes (pageable-memcpy's).
+    const TimeNs staging_from = linked && launch_api != kNoRow && r.table == kCopy && pageable_htod(j)
+                                    ? std::clamp(t.api_calls().start[launch_api], g0, g1)
+                                    : g1;
+    const TimeNs host_returned =
+        !late                  ? g0
+        : launch_api == kNoRow ? g1
+                               : std::clamp(t.api_calls().end[launch_api] + opt.consecutive_kernel_delay_ns, g0, g1);
+    const TimeNs other = g1 - host_returned;
+    if (late) {  // the staging is the host's too (the driver's copy on the CPU)
+      d.idle_host_wait_ns += host_returned - g0;
+      steps.add(g0, host_returned, &Step::host_wait_ns);
     }
+    const TimeNs host_until = std::min(host_returned, staging_from);
     if (gap < opt.consecutive_kernel_delay_ns) {
       d.idle_kernel_wait_ns += other;
     } else {
@@ -739,11 +753,21 @@ struct Sweep {
     // rest by what ended it.
     // (The input cursor, not a search: idle_input() below walks the same pieces from g0.)
     const TimeNs input_part = input.length(g0, g1);
-    const TimeNs rest = std::max<TimeNs>(0, gap - explained - setup - input_part);
-    // The rest's part the late launch holds (the gap's start up to
-    // host_until) and the part its work waited beyond that.
+    const TimeNs all_rest = std::max<TimeNs>(0, gap - explained - setup - input_part);
+    // The staging's part of that rest (input wait or a sync explains the
+    // time they overlap), then what the late launch holds (the gap's start
+    // up to host_until) and the part its work waited beyond that.
+    const TimeNs staging = std::clamp<TimeNs>(g1 - std::max(staging_from, rest_from), 0, all_rest);
+    const TimeNs rest = all_rest - staging;
     const TimeNs rest_host = late ? std::clamp<TimeNs>(host_until - rest_from, 0, rest) : 0,
                  rest_other = rest - rest_host;
+    if (staging > 0) {
+      ev.staging_idle_ns += staging;
+      ++ev.staging_gaps;
+      if (gap >= big) ev.idle_gaps_explained_ns += staging, ev.idle_gaps_staging_ns += staging;
+      piece(g1 - staging, g1, IdleCause::pageable_staging,
+            launch_api != kNoRow ? t.api_calls().track_at(launch_api) : IdlePiece::kNone);
+    }
     const TrackId thread = linked && launch_api != kNoRow ? t.api_calls().track_at(launch_api) : IdlePiece::kNone;
     // Warm-up is the host's first call of a kernel (loading, autotuning)
     // holding the GPU up: not where that kernel was queued before the gap
@@ -760,8 +784,8 @@ struct Sweep {
     if (idle_pieces) {  // only where the trace has host samples
       if (rest_host > 0) piece(rest_from, host_until, gap_cause(gap < big, true, warm_up, linked, false), thread);
       if (rest_other > 0)
-        piece(std::max(host_until, rest_from), g1, gap_cause(gap < big, false, warm_up && !late, linked, unrecorded),
-              thread);
+        piece(std::max(host_until, rest_from), g1 - staging,
+              gap_cause(gap < big, false, warm_up && !late, linked, unrecorded), thread);
     }
     if (gap < big) {
       // A short gap a late launch ended is launch overhead (launch_gaps), less

@@ -214,8 +214,8 @@ void sum_up(const Trace& t, const std::vector<Sample>& samples, const std::vecto
 
 std::string_view idle_cause_name(IdleCause c) {
   static constexpr std::string_view kNames[kIdleCauseCount] = {
-      "input-wait",     "host-sync",      "blocking-copy", "late-launch", "late-launch-gap",   "queued-gap",
-      "unlaunched-gap", "unrecorded-gap", "warm-up",       "other",       "input-before-start"};
+      "input-wait",     "host-sync",      "blocking-copy", "late-launch", "late-launch-gap",    "queued-gap",
+      "unlaunched-gap", "unrecorded-gap", "warm-up",       "other",       "input-before-start", "pageable-staging"};
   return kNames[static_cast<int>(c)];
 }
 

@@ -923,19 +923,6 @@ void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& 
 
 namespace {
 
-// The CPU track holding a step's range at `at` (trace clock): the loop's
-// thread; kNoTrack where no step-named range is there.
-TrackId step_thread(const Trace& t, TimeNs at, NameMemo<bool (*)(std::string_view)>& step_named) {
-  const RangeTable& r = t.ranges();
-  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
-    if (t.tracks()[tr].kind != TrackKind::cpu) continue;
-    const RowRange rows = t.rows_overlapping(TableId::ranges, tr, at, at);
-    for (RowIndex i = rows.begin; i < rows.end; ++i)
-      if (r.start[i] <= at && r.end[i] >= at && step_named(r.name[i])) return tr;
-  }
-  return std::numeric_limits<TrackId>::max();
-}
-
 bool step_or_run_name(std::string_view n) { return is_profiler_step(n) || is_step_name(n); }
 
 // Σ of the union of `pieces` (sorted here).
@@ -966,6 +953,75 @@ void outermost(std::vector<std::pair<TimeRange, StringId>>& named, std::map<Stri
   }
 }
 
+// Ranges of each CPU thread whose name passes `named` and not `unless` (not
+// marks): few (a step's data loading), so a step finds its own among these,
+// not among every op of the thread.
+struct NamedRows {
+  std::vector<std::vector<RowIndex>> rows;  // by track, in start order
+  std::vector<TimeNs> longest;              // by track
+
+  // Calls f(row) for the rows of `tr` that overlap [from, to].
+  template <class F>
+  void overlapping(const RangeTable& r, TrackId tr, TimeNs from, TimeNs to, F&& f) const {
+    const std::vector<RowIndex>& of = rows[tr];
+    auto i = std::lower_bound(of.begin(), of.end(), from - longest[tr],
+                              [&](RowIndex row, TimeNs at) { return r.start[row] < at; });
+    for (; i != of.end() && r.start[*i] <= to; ++i)
+      if (r.end[*i] >= from) f(*i);
+  }
+};
+
+NamedRows named_rows(const Trace& t, NameMemo<bool (*)(std::string_view)>& named,
+                     NameMemo<bool (*)(std::string_view)>& unless) {
+  NamedRows out;
+  out.rows.resize(t.tracks().size());
+  out.longest.assign(t.tracks().size(), 0);
+  // Per string: 1 a range's name, 2 one that passes; each name tested once.
+  const RangeTable& r = t.ranges();
+  std::vector<std::uint8_t> flag(t.strings().size(), 0);
+  for (std::size_t i = 0; i < r.size(); ++i) flag[r.name[i]] = 1;
+  bool any = false;
+  for (StringId id = 0; id < flag.size(); ++id)
+    if (flag[id] == 1) {
+      flag[id] = named(id) && !unless(id) ? 2 : 0;
+      any = any || flag[id] == 2;
+    }
+  if (!any) return out;
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    if (t.tracks()[tr].kind != TrackKind::cpu) continue;
+    const RowRange rows = t.rows_of(TableId::ranges, tr);
+    for (RowIndex i = rows.begin; i < rows.end; ++i)
+      if (flag[r.name[i]] == 2 && r.kind_at(i) != RangeKind::mark) {
+        out.rows[tr].push_back(i);
+        out.longest[tr] = std::max(out.longest[tr], r.end[i] - r.start[i]);
+      }
+  }
+  return out;
+}
+
+// The CPU track holding a step's range at `at` (trace clock), the step's
+// start: the loop's thread; kNoTrack where no step-named range is there. A
+// range that ends at `at` is the step before. The step's range starts at
+// `at` where the steps are ranges: found by the rows starting there first.
+TrackId step_thread(const Trace& t, TimeNs at, NameMemo<bool (*)(std::string_view)>& step_named) {
+  const RangeTable& r = t.ranges();
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    if (t.tracks()[tr].kind != TrackKind::cpu) continue;
+    const RowRange all = t.rows_of(TableId::ranges, tr);
+    const TimeNs* start = r.start.data();
+    const auto from = std::lower_bound(start + all.begin, start + all.end, at);
+    for (auto i = static_cast<RowIndex>(from - start); i < all.end && r.start[i] == at; ++i)
+      if (r.end[i] > at && step_named(r.name[i])) return tr;
+  }
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    if (t.tracks()[tr].kind != TrackKind::cpu) continue;
+    const RowRange rows = t.rows_overlapping(TableId::ranges, tr, at + 1, at + 1);
+    for (RowIndex i = rows.begin; i < rows.end; ++i)
+      if (r.start[i] <= at && r.end[i] > at && step_named(r.name[i])) return tr;
+  }
+  return std::numeric_limits<TrackId>::max();
+}
+
 }  // namespace
 
 void steps_lead_host(const RankedTrace& rt, const std::vector<Step>& steps, StepSummary* out) {
@@ -974,6 +1030,7 @@ void steps_lead_host(const RankedTrace& rt, const std::vector<Step>& steps, Step
   const ApiCallTable& api = t.api_calls();
   NameMemo<bool (*)(std::string_view)> step_named(t, &step_or_run_name);
   NameMemo<bool (*)(std::string_view)> loading(t, &is_data_loading_frame);
+  const NamedRows loaders = named_rows(t, loading, step_named);
   std::map<StringId, HostRange> by_name;
   std::vector<TimeRange> covered, input;
   std::vector<std::pair<TimeRange, StringId>> named;
@@ -987,20 +1044,28 @@ void steps_lead_host(const RankedTrace& rt, const std::vector<Step>& steps, Step
     // A range that began before the step and outlasts it encloses the loop
     // (the harness's function): it says nothing of what the step did.
     auto inside = [&](TimeNs a, TimeNs b) { return !(a <= w.start && b >= step_end); };
+    auto clipped = [&](RowIndex i) { return TimeRange{std::max(r.start[i], w.start), std::min(r.end[i], w.end)}; };
     for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
       if (t.tracks()[tr].kind != TrackKind::cpu) continue;
-      const RowRange rows = t.rows_overlapping(TableId::ranges, tr, w.start, w.end);
+      if (tr != thread) {
+        // Other threads: only their data loading counts (a worker's fetch).
+        loaders.overlapping(r, tr, w.start + 1, w.end, [&](RowIndex i) {
+          if (const TimeRange c = clipped(i); c.end > c.start && inside(r.start[i], r.end[i])) input.push_back(c);
+        });
+        continue;
+      }
+      // From w.start + 1: a row that ends at the window's start (the step
+      // before) has nothing in it.
+      const RowRange rows = t.rows_overlapping(TableId::ranges, tr, w.start + 1, w.end);
       for (RowIndex i = rows.begin; i < rows.end; ++i) {
         if (r.kind_at(i) == RangeKind::mark || !inside(r.start[i], r.end[i]) || step_named(r.name[i])) continue;
-        const TimeRange c{std::max(r.start[i], w.start), std::min(r.end[i], w.end)};
+        const TimeRange c = clipped(i);
         if (c.end <= c.start) continue;
         if (loading(r.name[i])) input.push_back(c);
-        if (tr != thread) continue;
         covered.push_back(c);
         named.push_back({c, r.name[i]});
       }
-      if (tr != thread) continue;
-      const RowRange calls = t.rows_overlapping(TableId::api_calls, tr, w.start, w.end);
+      const RowRange calls = t.rows_overlapping(TableId::api_calls, tr, w.start + 1, w.end);
       for (RowIndex i = calls.begin; i < calls.end; ++i)
         if (api.end[i] > w.start && api.start[i] < w.end)
           covered.push_back({std::max(api.start[i], w.start), std::min(api.end[i], w.end)});
@@ -1053,6 +1118,85 @@ void steps_host_issue(const RankedTrace& rt, const std::vector<Step>& steps, Ste
     }
     out->host_issue_ns += std::max<TimeNs>(0, last - first - blocked);
   }
+}
+
+namespace {
+
+// The median, the lower of the two middle values for an even count (as the
+// step times' median: a step's own time).
+TimeNs median_of(std::vector<TimeNs> v) {
+  if (v.empty()) return 0;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+// The outermost ops wholly inside each step on its thread, host time by name.
+std::vector<std::map<StringId, TimeNs>> step_ops(const RankedTrace& rt, const std::vector<const Step*>& list) {
+  const Trace& t = *rt.trace;
+  const RangeTable& r = t.ranges();
+  NameMemo<bool (*)(std::string_view)> step_named(t, &step_or_run_name);
+  std::vector<std::map<StringId, TimeNs>> ops(list.size());
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    const TimeRange w{list[k]->range.start - rt.offset, list[k]->range.end - rt.offset};
+    const TrackId thread = step_thread(t, w.start, step_named);
+    if (thread == std::numeric_limits<TrackId>::max()) continue;
+    const RowRange rows = t.rows_overlapping(TableId::ranges, thread, w.start + 1, w.end);
+    TimeNs reach = std::numeric_limits<TimeNs>::min();
+    for (RowIndex i = rows.begin; i < rows.end; ++i) {
+      if (r.start[i] < w.start || r.end[i] > w.end || r.start[i] < reach) continue;
+      if (r.kind_at(i) == RangeKind::mark || step_named(r.name[i])) continue;
+      reach = r.end[i];
+      ops[k][r.name[i]] += r.end[i] - r.start[i];
+    }
+  }
+  return ops;
+}
+
+// The slow steps of one GPU's steps (in time order), slowest first.
+void slow_steps_of(const RankedTrace& rt, const std::vector<const Step*>& list, StepSummary* out) {
+  constexpr std::size_t kMinSteps = 4, kMost = 3, kOps = 3;
+  if (list.size() < kMinSteps) return;
+  std::vector<TimeNs> time, idle, compute;
+  for (const Step* s : list)
+    time.push_back(s->range.duration()), idle.push_back(s->idle_ns), compute.push_back(s->compute_ns);
+  const TimeNs median = median_of(time);
+  std::vector<std::size_t> slow;
+  for (std::size_t k = 0; k < list.size(); ++k)
+    if (median > 0 && time[k] > median && time[k] - median >= median / 5) slow.push_back(k);
+  if (slow.empty()) return;
+  std::stable_sort(slow.begin(), slow.end(), [&](std::size_t a, std::size_t b) { return time[a] > time[b]; });
+  if (slow.size() > kMost) slow.resize(kMost);
+  const std::vector<std::map<StringId, TimeNs>> ops = step_ops(rt, list);
+  for (std::size_t k : slow) {
+    SlowStep s;
+    s.name = list[k]->name, s.rank = list[k]->rank, s.device = list[k]->device;
+    s.ns = time[k], s.median_ns = median;
+    s.idle_ns = idle[k], s.median_idle_ns = median_of(idle);
+    s.compute_ns = compute[k], s.median_compute_ns = median_of(compute);
+    for (const auto& [name, ns] : ops[k]) {
+      std::vector<TimeNs> across;
+      for (const auto& m : ops) {
+        const auto it = m.find(name);
+        across.push_back(it == m.end() ? 0 : it->second);
+      }
+      const TimeNs typical = median_of(std::move(across));
+      if (ns > typical) s.ops.push_back({std::string(rt.trace->str(name)), ns, typical});
+    }
+    std::stable_sort(s.ops.begin(), s.ops.end(), [](const OpGrowth& a, const OpGrowth& b) {
+      return a.ns - a.median_ns != b.ns - b.median_ns ? a.ns - a.median_ns > b.ns - b.median_ns : a.name < b.name;
+    });
+    if (s.ops.size() > kOps) s.ops.resize(kOps);
+    out->slow_steps.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
+void steps_slow(const RankedTrace& rt, const std::vector<Step>& steps, StepSummary* out) {
+  std::map<std::uint32_t, std::vector<const Step*>> by_device;
+  for (const Step& st : steps) by_device[st.device].push_back(&st);
+  for (const auto& [device, list] : by_device) slow_steps_of(rt, list, out);
 }
 
 void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>* into) {

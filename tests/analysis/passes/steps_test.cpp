@@ -437,5 +437,63 @@ TEST(StepsWithoutMarkers, GapsTheGpuDidNotWaitForTheHostAreNoStepBoundaries) {
   EXPECT_TRUE(analyze(f.build()).steps.steps.empty());
 }
 
+// Six steps of 20 ms; one the host ran slower in (each op on its thread
+// takes 1.5x as long), one that waited 12 ms in one op: both are named as
+// slow steps, with the ops that grew against their median, most first.
+TEST(SlowSteps, TheOpsThatGrewAreNamedAgainstTheirMedian) {
+  TraceFactory f;
+  TimeNs host = 1'000'000;
+  for (int s = 0; s < 6; ++s) {
+    const bool slower = s == 2, waits = s == 4;
+    const TimeNs scale = slower ? 3 : 2;  // halves
+    const TimeNs a = 6'000'000 * scale / 2, b = 4'000'000 * scale / 2, c = 2'000'000 * scale / 2;
+    const TimeNs extra = waits ? 12'000'000 : 0;
+    const TimeNs len = 20'000'000 + (slower ? 6'000'000 : 0) + extra;
+    f.range("ProfilerStep#" + std::to_string(s), host, host + len, 1, RangeKind::annotation, "user_annotation");
+    f.range("aten::conv2d", host + 100'000, host + 100'000 + a, 1, RangeKind::annotation, "cpu_op");
+    f.range("aten::batch_norm", host + 100'000 + a, host + 100'000 + a + b, 1, RangeKind::annotation, "cpu_op");
+    f.range("aten::to", host + 100'000 + a + b, host + 100'000 + a + b + c + extra, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, "step work", host + 200'000, host + 10'000'000, host + 150'000);
+    host += len;
+  }
+  const Profile p = analyze(f.build());
+  ASSERT_EQ(p.steps.slow_steps.size(), 2u);
+  const SlowStep& wait = p.steps.slow_steps[0];  // 32 ms, slowest first
+  EXPECT_EQ(wait.name, "ProfilerStep#4");
+  EXPECT_EQ(wait.ns, 32'000'000);
+  EXPECT_EQ(wait.median_ns, 20'000'000);
+  ASSERT_FALSE(wait.ops.empty());
+  EXPECT_EQ(wait.ops[0].name, "aten::to");
+  EXPECT_EQ(wait.ops[0].ns, 14'000'000);
+  EXPECT_EQ(wait.ops[0].median_ns, 2'000'000);
+  EXPECT_EQ(wait.ops.size(), 1u);  // the others did not grow
+  const SlowStep& slow = p.steps.slow_steps[1];
+  EXPECT_EQ(slow.name, "ProfilerStep#2");
+  ASSERT_EQ(slow.ops.size(), 3u);
+  EXPECT_EQ(slow.ops[0].name, "aten::conv2d");  // +3 ms
+  EXPECT_EQ(slow.ops[0].ns, 9'000'000);
+  EXPECT_EQ(slow.ops[0].median_ns, 6'000'000);
+  EXPECT_EQ(slow.ops[1].name, "aten::batch_norm");  // +2 ms
+  EXPECT_EQ(slow.ops[2].name, "aten::to");          // +1 ms
+}
+
+// Steps within a fifth of the median are not slow; nor are steps of a GPU
+// with fewer than four.
+TEST(SlowSteps, NoneWithinAFifthOrWithFewSteps) {
+  for (const int n : {3, 6}) {
+    TraceFactory f;
+    TimeNs host = 1'000'000;
+    for (int s = 0; s < n; ++s) {
+      const TimeNs len = s == 1 ? (n == 3 ? 40'000'000 : 23'000'000) : 20'000'000;
+      f.range("ProfilerStep#" + std::to_string(s), host, host + len, 1, RangeKind::annotation, "user_annotation");
+      f.kernel(0, 7, "step work", host + 200'000, host + 10'000'000, host + 150'000);
+      host += len;
+    }
+    const Profile p = analyze(f.build());
+    ASSERT_EQ(p.steps.steps.size(), static_cast<std::size_t>(n));
+    EXPECT_TRUE(p.steps.slow_steps.empty()) << n;
+  }
+}
+
 }  // namespace
 }  // namespace gpuscope
