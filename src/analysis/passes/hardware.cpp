@@ -12,8 +12,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
-#include <map>
+#include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include "analysis/detail/context.h"
@@ -29,49 +31,148 @@ namespace {
 // application clocks (0x2) and sync boost (0x10) are not a slowdown.
 constexpr std::uint64_t kThermalOrPower = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
 
-// The device's kernels by start, with the running maximum of their ends, to
-// find the kernels in flight at a time.
-class InFlight {
- public:
-  InFlight(const Trace& t, std::uint32_t device) {
-    const KernelTable& k = t.kernels();
+// Whether two of the kernels, (start, row) by start, start and end
+// together: the only ones whose order in `kernels` is a choice that shows
+// (as the last of the longest in flight). Runs of one start longer than
+// `kLongRun` count as such, unchecked.
+bool twins(const KernelTable& k, const std::vector<std::pair<TimeNs, RowIndex>>& kernels) {
+  constexpr std::size_t kLongRun = 64;
+  for (std::size_t a = 0, b = 0; a < kernels.size(); a = b) {
+    for (b = a + 1; b < kernels.size() && kernels[b].first == kernels[a].first;) ++b;
+    if (b - a > kLongRun) return true;
+    for (std::size_t x = a; x + 1 < b; ++x)
+      for (std::size_t y = x + 1; y < b; ++y)
+        if (k.end[kernels[x].second] == k.end[kernels[y].second]) return true;
+  }
+  return false;
+}
+
+// The device's kernels as (start, row), by start, in the order std::sort
+// gives them by start. Where each track's kernels are by start, the tracks
+// merged instead, for less than the sort: the same order but among kernels
+// that start together, whose order shows only if two also end together
+// (twins); then the sort.
+std::vector<std::pair<TimeNs, RowIndex>> kernels_by_start(const Trace& t, std::uint32_t device) {
+  const KernelTable& k = t.kernels();
+  const auto before = [](const auto& a, const auto& b) { return a.first < b.first; };
+  std::vector<std::pair<TimeNs, RowIndex>> by_start;
+  std::vector<std::size_t> track_end;
+  bool tracks_sorted = true;
+  auto collect = [&] {  // track by track
     for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
       const Track& track = t.tracks()[tr];
       if (track.kind != TrackKind::gpu || track.device != device) continue;
       const RowRange rows = t.rows_of(TableId::kernels, tr);
-      for (RowIndex i = rows.begin; i < rows.end; ++i) rows_.push_back(i);
+      const auto begin = static_cast<std::ptrdiff_t>(by_start.size());
+      for (RowIndex i = rows.begin; i < rows.end; ++i) by_start.emplace_back(k.start[i], i);
+      tracks_sorted = tracks_sorted && std::is_sorted(by_start.begin() + begin, by_start.end(), before);
+      track_end.push_back(by_start.size());
     }
-    std::sort(rows_.begin(), rows_.end(), [&](RowIndex a, RowIndex b) { return k.start[a] < k.start[b]; });
-    starts_.reserve(rows_.size());
-    max_end_.reserve(rows_.size());
-    TimeNs m = INT64_MIN;
-    for (RowIndex i : rows_) {
-      starts_.push_back(k.start[i]);
-      m = std::max(m, k.end[i]);
-      max_end_.push_back(m);
+  };
+  collect();
+  if (tracks_sorted) {
+    for (std::size_t r = 1; r < track_end.size(); ++r)
+      std::inplace_merge(by_start.begin(), by_start.begin() + static_cast<std::ptrdiff_t>(track_end[r - 1]),
+                         by_start.begin() + static_cast<std::ptrdiff_t>(track_end[r]), before);
+    if (!twins(k, by_start)) return by_start;
+    by_start.clear(), track_end.clear();
+    collect();
+  }
+  std::sort(by_start.begin(), by_start.end(), before);
+  return by_start;
+}
+
+// What a hw.* series measures, as far as attribution cares.
+enum class HwKind { sm_active, tensor_active, sm_issue, dram, other };
+HwKind hw_kind_of(std::string_view name) {
+  if (name == "hw.sm_active") return HwKind::sm_active;
+  if (name == "hw.tensor_active") return HwKind::tensor_active;
+  if (name == "hw.sm_issue") return HwKind::sm_issue;
+  if (name == "hw.dram_read" || name == "hw.dram_write") return HwKind::dram;
+  return HwKind::other;
+}
+
+// Whether a sample at `at` with value `v` counts: a finite value in the window `w`.
+bool counts(TimeRange w, TimeNs at, double v) {
+  return std::isfinite(v) && !(w.duration() > 0 && (at < w.start || at > w.end));
+}
+
+// The kernel in flight at each time a device's hw.* series sampled (in the
+// window): the times, sorted and distinct, and at each the longest kernel
+// in flight (of the longest, the last by start), or kNoRow when the GPU was
+// idle. One sweep over the kernels by start with a heap of those started,
+// longest first, rather than a search per sample.
+class SampleKernels {
+ public:
+  // `kernels`: the device's, by start (kernels_by_start).
+  SampleKernels(const Trace& t, const std::vector<std::pair<TimeNs, RowIndex>>& kernels,
+                const std::vector<std::uint32_t>& series, TimeRange w) {
+    collect_times(t, series, w);
+    const KernelTable& k = t.kernels();
+    kernel_.reserve(times_.size());
+    category_.reserve(times_.size());
+    std::vector<std::pair<TimeNs, std::size_t>> started;  // a heap of (length, index in `kernels`)
+    std::size_t j = 0;
+    for (TimeNs at : times_) {
+      for (; j < kernels.size() && kernels[j].first <= at; ++j) {
+        const RowIndex r = kernels[j].second;
+        if (k.end[r] <= at) continue;  // over before this time, and so before any later one
+        started.emplace_back(k.end[r] - k.start[r], j);
+        std::push_heap(started.begin(), started.end());
+      }
+      // Ended kernels leave the heap once on top; time only grows.
+      while (!started.empty() && k.end[kernels[started.front().second].second] <= at) {
+        std::pop_heap(started.begin(), started.end());
+        started.pop_back();
+      }
+      const RowIndex kr = started.empty() ? kNoRow : kernels[started.front().second].second;
+      kernel_.push_back(kr);
+      category_.push_back(kr == kNoRow ? KernelCategory{} : k.category_at(kr));
     }
   }
-  // The longest kernel in flight at `at`, or kNoRow.
-  RowIndex longest_at(const KernelTable& k, TimeNs at) const {
-    std::size_t j = static_cast<std::size_t>(std::upper_bound(starts_.begin(), starts_.end(), at) - starts_.begin());
-    RowIndex best = kNoRow;
-    TimeNs best_len = -1;
-    while (j > 0 && max_end_[j - 1] > at) {
-      --j;
-      const RowIndex i = rows_[j];
-      if (k.end[i] > at && k.end[i] - k.start[i] > best_len) best = i, best_len = k.end[i] - k.start[i];
-    }
-    return best;
+  std::size_t size() const { return times_.size(); }
+  // The index of `at`, one of the times; a cursor makes a series' samples in
+  // time order a walk rather than a search each.
+  std::size_t index_of(TimeNs at, std::size_t& cursor) const {
+    if (cursor >= times_.size() || times_[cursor] > at)
+      cursor = static_cast<std::size_t>(std::lower_bound(times_.begin(), times_.end(), at) - times_.begin());
+    while (times_[cursor] < at) ++cursor;
+    return cursor;
   }
-  bool empty() const { return rows_.empty(); }
+  RowIndex kernel(std::size_t i) const { return kernel_[i]; }
+  KernelCategory category(std::size_t i) const { return category_[i]; }
 
  private:
-  std::vector<RowIndex> rows_;
-  std::vector<TimeNs> starts_, max_end_;
-};
+  // The times of the series' samples that count, sorted and distinct.
+  void collect_times(const Trace& t, const std::vector<std::uint32_t>& series, TimeRange w) {
+    const CounterTable& c = t.counters();
+    std::vector<TimeNs> one, merged;
+    for (std::uint32_t s : series) {
+      const RowRange rows = t.rows_of(TableId::counters, s);
+      if (same_times(c, rows, w)) continue;  // the usual case: series sampled together
+      one.clear();
+      for (RowIndex i = rows.begin; i < rows.end; ++i)
+        if (counts(w, c.time[i], c.value[i])) one.push_back(c.time[i]);
+      if (!std::is_sorted(one.begin(), one.end())) std::sort(one.begin(), one.end());
+      one.erase(std::unique(one.begin(), one.end()), one.end());
+      merged.clear();
+      std::set_union(times_.begin(), times_.end(), one.begin(), one.end(), std::back_inserter(merged));
+      times_.swap(merged);
+    }
+  }
 
-// A series' value as a fraction of peak: "%" series hold 0–100.
-double as_fraction(const CounterSeries& s, double v) { return s.unit == "%" ? v / 100.0 : v; }
+  // Whether the samples in `rows` that count were taken at times_, each once.
+  bool same_times(const CounterTable& c, RowRange rows, TimeRange w) const {
+    std::size_t p = 0;
+    for (RowIndex i = rows.begin; i < rows.end; ++i)
+      if (counts(w, c.time[i], c.value[i]) && (p >= times_.size() || times_[p++] != c.time[i])) return false;
+    return p == times_.size();
+  }
+
+  std::vector<TimeNs> times_;
+  std::vector<RowIndex> kernel_;
+  std::vector<KernelCategory> category_;
+};
 
 struct Sums {
   double sum = 0;
@@ -90,9 +191,10 @@ struct Dram {
   double bytes_per_s = std::numeric_limits<double>::quiet_NaN();
   double share = std::numeric_limits<double>::quiet_NaN();  // fraction of the peak bandwidth
 };
-Dram dram_of(const CounterSeries& s, double v, double peak) {
+// `pct`: whether the series' unit is "%".
+Dram dram_of(bool pct, double v, double peak) {
   Dram d;
-  if (s.unit == "%") {
+  if (pct) {
     d.share = v / 100.0;
     if (peak > 0) d.bytes_per_s = d.share * peak;
   } else {
@@ -125,61 +227,57 @@ double peak_bandwidth_of(const Trace& t, std::uint32_t device) {
 
 // What a device's hw.* samples add up to, per category of the kernel in
 // flight at each; DRAM read and write are separate series, summed per
-// sample time.
+// sample time (indexed as SampleKernels' times; unknown where no kernel ran).
 struct SampleSums {
   std::array<CategorySums, kKernelCategoryCount> by_cat{};
   std::unordered_map<StringId, std::uint64_t> low_kernels;  // kernels in flight at low-SM-activity samples
-  std::map<TimeNs, std::pair<Dram, KernelCategory>> dram_at;
+  std::vector<Dram> dram_at;
   Sums busy;
 };
 
-// A hw.* sample of series cs, value v at `at`, to the kernel in flight then.
-void attribute_sample(const Trace& t, const AnalysisOptions& opt, const InFlight& in_flight, const CounterSeries& cs,
-                      TimeNs at, double v, double peak_bandwidth, DeviceHw& hw, SampleSums& sums) {
-  const KernelTable& k = t.kernels();
-  const RowIndex kr = in_flight.longest_at(k, at);
-  if (kr == kNoRow) return;
-  const KernelCategory cat = k.category_at(kr);
-  CategorySums& cat_sums = sums.by_cat[static_cast<int>(cat)];
-  const double f = as_fraction(cs, v);
-  if (cs.name == "hw.sm_active") {
-    cat_sums.sm_active.add(f);
-    sums.busy.add(f);
-    if (f < opt.thresholds.hw_low_sm_active) {
-      ++hw.low_busy_samples;
-      ++sums.low_kernels[k.name[kr]];
-    }
-  } else if (cs.name == "hw.tensor_active") {
-    cat_sums.tensor_active.add(f);
-  } else if (cs.name == "hw.sm_issue") {
-    cat_sums.sm_issue.add(f);
-  } else if (cs.name == "hw.dram_read" || cs.name == "hw.dram_write") {
-    auto& slot = sums.dram_at[at];
-    add_dram(slot.first, dram_of(cs, v, peak_bandwidth));
-    slot.second = cat;
-  }
-}
-
 // Series s's samples in the window `w`: its metric (min, mean, max), and each
 // hw.* sample attributed to the kernel in flight.
-void add_series(const Trace& t, const AnalysisOptions& opt, TimeRange w, const InFlight& in_flight, std::uint32_t s,
-                double peak_bandwidth, DeviceHw& hw, SampleSums& sums) {
+void add_series(const Trace& t, const AnalysisOptions& opt, TimeRange w, const SampleKernels* at_kernels,
+                std::uint32_t s, double peak_bandwidth, DeviceHw& hw, SampleSums& sums) {
   const CounterTable& c = t.counters();
+  const KernelTable& k = t.kernels();
   const CounterSeries& cs = t.counter_series()[s];
   const RowRange rows = t.rows_of(TableId::counters, s);
-  const bool hw_series = cs.name.starts_with(series_name::kHardwarePrefix);
+  const bool attribute = at_kernels && cs.name.starts_with(series_name::kHardwarePrefix);
+  const HwKind kind = hw_kind_of(cs.name);
+  const bool pct = cs.unit == "%";
   HwMetric m{cs.name, cs.unit, 0, 0, 0, 0};
   double sum = 0;
+  std::size_t cursor = 0;
   for (RowIndex i = rows.begin; i < rows.end; ++i) {
     const TimeNs at = c.time[i];
     const double v = c.value[i];
-    if (!std::isfinite(v)) continue;
-    if (w.duration() > 0 && (at < w.start || at > w.end)) continue;
+    if (!counts(w, at, v)) continue;
     m.min = m.samples ? std::min(m.min, v) : v;
     m.max = m.samples ? std::max(m.max, v) : v;
     sum += v;
     ++m.samples;
-    if (hw_series && !in_flight.empty()) attribute_sample(t, opt, in_flight, cs, at, v, peak_bandwidth, hw, sums);
+    if (!attribute) continue;
+    // The sample, to the kernel in flight at its time.
+    const std::size_t ti = at_kernels->index_of(at, cursor);
+    const RowIndex kr = at_kernels->kernel(ti);
+    if (kr == kNoRow) continue;
+    CategorySums& cat_sums = sums.by_cat[static_cast<int>(at_kernels->category(ti))];
+    const double f = pct ? v / 100.0 : v;  // a fraction of peak: "%" series hold 0–100
+    switch (kind) {
+      case HwKind::sm_active:
+        cat_sums.sm_active.add(f);
+        sums.busy.add(f);
+        if (f < opt.thresholds.hw_low_sm_active) {
+          ++hw.low_busy_samples;
+          ++sums.low_kernels[k.name[kr]];
+        }
+        break;
+      case HwKind::tensor_active: cat_sums.tensor_active.add(f); break;
+      case HwKind::sm_issue: cat_sums.sm_issue.add(f); break;
+      case HwKind::dram: add_dram(sums.dram_at[ti], dram_of(pct, v, peak_bandwidth)); break;
+      case HwKind::other: break;
+    }
   }
   if (m.samples) {
     m.mean = sum / static_cast<double>(m.samples);
@@ -189,11 +287,12 @@ void add_series(const Trace& t, const AnalysisOptions& opt, TimeRange w, const I
 
 // The sums per kernel category (most samples first), busy samples, and the
 // kernels most often in flight at low SM activity.
-void summarise_categories(const Trace& t, SampleSums& sums, DeviceHw& hw) {
-  for (const auto& [at, v] : sums.dram_at) {
-    CategorySums& cs = sums.by_cat[static_cast<int>(v.second)];
-    if (std::isfinite(v.first.bytes_per_s)) cs.dram.add(v.first.bytes_per_s);
-    if (std::isfinite(v.first.share)) cs.dram_share.add(v.first.share);
+void summarise_categories(const Trace& t, const SampleKernels* at_kernels, SampleSums& sums, DeviceHw& hw) {
+  for (std::size_t i = 0; i < sums.dram_at.size(); ++i) {
+    const Dram& v = sums.dram_at[i];
+    CategorySums& cs = sums.by_cat[static_cast<int>(at_kernels->category(i))];
+    if (std::isfinite(v.bytes_per_s)) cs.dram.add(v.bytes_per_s);
+    if (std::isfinite(v.share)) cs.dram_share.add(v.share);
   }
   for (int ci = 0; ci < kKernelCategoryCount; ++ci) {
     const CategorySums& cs = sums.by_cat[ci];
@@ -261,7 +360,7 @@ void step_means(const Trace& t, std::uint32_t device, double peak_bandwidth, con
     const std::uint32_t series = t.find_counter_series(dram, device);
     if (series == kNoSeries) continue;
     mean_in_steps(series, [&](Step& st, double v) {
-      const double bytes = dram_of(all[series], v, peak_bandwidth).bytes_per_s;
+      const double bytes = dram_of(all[series].unit == "%", v, peak_bandwidth).bytes_per_s;
       if (std::isfinite(bytes)) st.hw.dram_bytes_per_s = st.hw.dram_bytes_per_s.value_or(0) + bytes;
     });
   }
@@ -327,11 +426,19 @@ void summarise_device(const Trace& t, const AnalysisOptions& opt, TimeRange w, D
     if (series_name::is_hardware_metric(all[s]) && all[s].device == d.id) mine.push_back(s);
   if (mine.empty()) return;
   std::sort(mine.begin(), mine.end(), [&](std::uint32_t a, std::uint32_t b) { return all[a].name < all[b].name; });
-  const InFlight in_flight(t, d.id);
   const double peak_bandwidth = peak_bandwidth_of(t, d.id);
+  std::optional<SampleKernels> at_kernels;
+  if (const std::vector<std::pair<TimeNs, RowIndex>> kernels = kernels_by_start(t, d.id); !kernels.empty()) {
+    std::vector<std::uint32_t> hw_series;
+    for (std::uint32_t s : mine)
+      if (all[s].name.starts_with(series_name::kHardwarePrefix)) hw_series.push_back(s);
+    at_kernels.emplace(t, kernels, hw_series, w);
+  }
+  const SampleKernels* attribution = at_kernels ? &*at_kernels : nullptr;
   SampleSums sums;
-  for (std::uint32_t s : mine) add_series(t, opt, w, in_flight, s, peak_bandwidth, d.hw, sums);
-  summarise_categories(t, sums, d.hw);
+  if (attribution) sums.dram_at.resize(attribution->size());
+  for (std::uint32_t s : mine) add_series(t, opt, w, attribution, s, peak_bandwidth, d.hw, sums);
+  summarise_categories(t, attribution, sums, d.hw);
   step_means(t, d.id, peak_bandwidth, steps);
   summarise_throttling(t, d.id, d.hw, steps);
 }
