@@ -7,8 +7,11 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -100,6 +103,92 @@ TEST(Hardware, MeansPerGpuAndSamplesByCategory) {
   ASSERT_EQ(back.devices.size(), 1u);
   EXPECT_EQ(back.devices[0].hw.metrics.size(), 4u);
   EXPECT_EQ(back.devices[0].hw.by_category.size(), hw.by_category.size());
+}
+
+// Each sample goes to the longest kernel in flight at its time, of equally
+// long ones the last to start (a brute force over the kernels here): kernels
+// of several categories overlapping on three streams, lengths that repeat,
+// and series sampled at times of their own (DRAM read and write apart, so
+// that a DRAM sample time is the union of both).
+TEST(Hardware, SamplesGoToTheLongestKernelInFlight) {
+  TraceFactory f;
+  f.device(0, 132, 9, "NVIDIA H100");
+  const char* names[] = {"volta_sgemm_128x64_nn",
+                         "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+                         "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float> >()",
+                         "void cunn_SoftMaxForward<4, float, float, float, cunn::SoftMaxForwardEpilogue>()"};
+  const TimeNs lengths[] = {20 * us, 50 * us, 50 * us, 200 * us, 900 * us, 50 * us};
+  struct K {
+    TimeNs start, end;
+    std::string name;
+  };
+  std::vector<K> kernels;
+  std::uint32_t lcg = 12345;
+  auto next = [&] { return lcg = lcg * 1664525u + 1013904223u, lcg >> 8; };
+  for (std::uint32_t stream = 0; stream < 3; ++stream)
+    for (TimeNs at = 1 * ms + stream; at < 20 * ms;) {
+      // Starts 3 ns apart stay apart across the streams: no two kernels start together.
+      const TimeNs len = lengths[next() % 6], start = at + 3 * static_cast<TimeNs>(next() % 40) * us;
+      kernels.push_back({start, start + len, names[next() % 4]});
+      f.kernel(0, 7 + stream, kernels.back().name, start, start + len, start - 5 * us);
+      at = start + len + 3;
+    }
+  const std::uint32_t sm = f.builder().counter_series("hw.sm_active", 0, "%");
+  const std::uint32_t issue = f.builder().counter_series("hw.sm_issue", 0, "%");
+  const std::uint32_t read = f.builder().counter_series("hw.dram_read", 0, "B/s");
+  const std::uint32_t write = f.builder().counter_series("hw.dram_write", 0, "B/s");
+  for (TimeNs at = 1 * ms; at <= 21 * ms; at += 37 * us) f.builder().add_counter({at, sm, 10.0});
+  for (TimeNs at = 1 * ms + 1; at <= 21 * ms; at += 53 * us) f.builder().add_counter({at, issue, 50.0});
+  for (TimeNs at = 1 * ms; at <= 21 * ms; at += 37 * us) f.builder().add_counter({at, read, 1e11});
+  for (TimeNs at = 1 * ms; at <= 21 * ms; at += 41 * us) f.builder().add_counter({at, write, 1e11});
+  const Trace t = f.build();
+
+  // The brute force: the kernel's name at `at`, empty when none runs.
+  auto kernel_at = [&](TimeNs at) {
+    const K* best = nullptr;
+    for (const K& k : kernels)
+      if (k.start <= at && at < k.end &&
+          (!best || k.end - k.start > best->end - best->start ||
+           (k.end - k.start == best->end - best->start && k.start > best->start)))
+        best = &k;
+    return best ? best->name : std::string();
+  };
+  std::map<std::string, KernelCategory> category;
+  for (RowIndex i = 0; i < t.kernels().size(); ++i)
+    category[std::string(t.str(t.kernels().name[i]))] = t.kernels().category_at(i);
+  std::map<KernelCategory, std::uint64_t> want_sm, want_issue, want_dram;
+  std::map<std::string, std::uint64_t> low;
+  std::set<TimeNs> dram_times;
+  for (TimeNs at = 1 * ms; at <= 21 * ms; at += 37 * us) dram_times.insert(at);
+  for (TimeNs at = 1 * ms; at <= 21 * ms; at += 41 * us) dram_times.insert(at);
+  for (TimeNs at = 1 * ms; at <= 21 * ms; at += 37 * us)
+    if (const std::string k = kernel_at(at); !k.empty()) ++want_sm[category[k]], ++low[k];
+  for (TimeNs at = 1 * ms + 1; at <= 21 * ms; at += 53 * us)
+    if (const std::string k = kernel_at(at); !k.empty()) ++want_issue[category[k]];
+  for (TimeNs at : dram_times)
+    if (const std::string k = kernel_at(at); !k.empty()) ++want_dram[category[k]];
+  ASSERT_GE(want_sm.size(), 3u);  // the kernels' names are of several categories
+
+  const Profile p = analyze(t);
+  ASSERT_EQ(p.devices.size(), 1u);
+  const DeviceHw& hw = p.devices[0].hw;
+  std::map<KernelCategory, std::uint64_t> got_sm, got_issue, got_dram;
+  for (const HwCategory& c : hw.by_category) {
+    if (c.samples) got_sm[c.category] = c.samples;
+    if (c.issue_samples) got_issue[c.category] = c.issue_samples;
+    if (c.dram_samples) got_dram[c.category] = c.dram_samples;
+  }
+  EXPECT_EQ(got_sm, want_sm);
+  EXPECT_EQ(got_issue, want_issue);
+  EXPECT_EQ(got_dram, want_dram);
+  // Every sm_active sample is low (10 %): the kernels most often in flight at them, by count, then name.
+  std::vector<std::pair<std::uint64_t, std::string>> by_count;
+  for (const auto& [name, n] : low) by_count.emplace_back(n, name);
+  std::sort(by_count.begin(), by_count.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  std::vector<std::string> want_low;
+  for (std::size_t i = 0; i < by_count.size() && i < 5; ++i) want_low.push_back(by_count[i].second);
+  EXPECT_EQ(hw.low_kernels, want_low);
 }
 
 TEST(Hardware, NoSeriesNoSummaryAndNoFindings) {
