@@ -1082,10 +1082,38 @@ void steps_lead_host(const RankedTrace& rt, const std::vector<Step>& steps, Step
   merge_host_ranges(found, &out->lead_ranges);
 }
 
+namespace {
+// Each thread's synchronizing calls (start, end), in start order, and the
+// longest: the few calls among every API call that the host's issue time
+// leaves out.
+struct SyncCalls {
+  std::vector<std::vector<TimeRange>> calls;  // by track
+  std::vector<TimeNs> longest;                // by track
+};
+SyncCalls sync_calls(const Trace& t) {
+  const ApiCallTable& api = t.api_calls();
+  std::vector<std::int8_t> sync(t.strings().size(), -1);  // per name: -1 not decided
+  SyncCalls out;
+  out.calls.resize(t.tracks().size());
+  out.longest.assign(t.tracks().size(), 0);
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    const RowRange rows = t.rows_of(TableId::api_calls, tr);
+    for (RowIndex i = rows.begin; i < rows.end; ++i) {
+      std::int8_t& is = sync[api.name[i]];
+      if (is < 0) is = is_sync_api(t.str(api.name[i])) ? 1 : 0;
+      if (!is) continue;
+      out.calls[tr].push_back({api.start[i], api.end[i]});
+      out.longest[tr] = std::max(out.longest[tr], api.end[i] - api.start[i]);
+    }
+  }
+  return out;
+}
+}  // namespace
+
 void steps_host_issue(const RankedTrace& rt, const std::vector<Step>& steps, StepSummary* out) {
   const Trace& t = *rt.trace;
   const ApiCallTable& api = t.api_calls();
-  NameMemo<bool (*)(std::string_view)> sync_named(t, &is_sync_api);
+  const SyncCalls syncs = sync_calls(t);
   for (const Step& st : steps) {
     const TimeRange w{st.range.start - rt.offset, st.range.end - rt.offset};
     TimeNs first = std::numeric_limits<TimeNs>::max(), last = std::numeric_limits<TimeNs>::min();
@@ -1111,10 +1139,12 @@ void steps_host_issue(const RankedTrace& rt, const std::vector<Step>& steps, Ste
     // is waiting, not issuing (a loss read with .item() mid-step).
     TimeNs blocked = 0;
     if (last_call != kNoRow) {
-      const RowRange calls = t.rows_overlapping(TableId::api_calls, api.track.value(last_call), first, last);
-      for (RowIndex i = calls.begin; i < calls.end; ++i)
-        if (sync_named(api.name[i]))
-          blocked += std::max<TimeNs>(0, std::min(api.end[i], last) - std::max(api.start[i], first));
+      const TrackId thread = api.track_at(last_call);
+      const std::vector<TimeRange>& calls = syncs.calls[thread];
+      auto i = std::lower_bound(calls.begin(), calls.end(), first - syncs.longest[thread],
+                                [](const TimeRange& c, TimeNs at) { return c.start < at; });
+      for (; i != calls.end() && i->start <= last; ++i)
+        blocked += std::max<TimeNs>(0, std::min(i->end, last) - std::max(i->start, first));
     }
     out->host_issue_ns += std::max<TimeNs>(0, last - first - blocked);
   }

@@ -495,5 +495,27 @@ TEST(SlowSteps, NoneWithinAFifthOrWithFewSteps) {
   }
 }
 
+// The host's issue time per step: from the first launch in the step to the
+// end of the last, less the time the launching thread was blocked in a
+// synchronization meanwhile (a .item() mid-step); launches before the step
+// (its backlog) are not the step's.
+TEST(StepsFromRanges, TheHostsIssueTimeLeavesOutItsSyncs) {
+  TraceFactory f;
+  TimeNs host = 1'000'000;
+  for (int s = 0; s < 3; ++s) {
+    f.range("ProfilerStep#" + std::to_string(s), host, host + 10'000'000, 1, RangeKind::annotation, "user_annotation");
+    // Launches at +1 ms and +2 ms (5 µs each), a 3 ms sync from +3 ms, a launch at +7 ms.
+    f.kernel(0, 7, "a", host + 1'100'000, host + 1'500'000, host + 1'000'000);
+    f.kernel(0, 7, "b", host + 2'100'000, host + 2'900'000, host + 2'000'000);
+    f.sync(SyncType::stream, 0, 7, host + 3'000'000, host + 6'000'000);
+    f.kernel(0, 7, "c", host + 7'100'000, host + 7'500'000, host + 7'000'000);
+    host += 10'000'000;
+  }
+  const Profile p = analyze(f.build());
+  ASSERT_EQ(p.steps.steps.size(), 3u);
+  // Per step: 6.005 ms from the first launch's start (+1 ms) to the last's end, less the 3 ms sync.
+  EXPECT_EQ(p.steps.host_issue_ns, 3 * (6'005'000 - 3'000'000));
+}
+
 }  // namespace
 }  // namespace gpuscope
