@@ -719,10 +719,11 @@ void slow_steps(const Profile& p, const ReportTextOptions& o, std::string& out) 
     for (const OpGrowth& g : x.ops) {
       ops += (ops.empty() ? "" : ", ") + g.name + " " + duration(g.ns) + " (" + duration(g.median_ns) + ")";
       grown += g.ns - g.median_ns, most = std::max(most, g.ns - g.median_ns);
-      spread = spread && g.median_ns > 0 && 5 * g.ns >= 6 * g.median_ns;
+      spread = spread && g.median_ns > 0 && 10 * g.ns >= 11 * g.median_ns;
     }
     if (!ops.empty()) line += "; the step's thread spent longest beyond the median in " + ops;
-    // The same ops, each slower, none most of it: the host itself ran slower.
+    // The same ops, each a tenth slower or more, none most of it: the host
+    // itself ran slower.
     if (spread && 2 * most < grown && 2 * grown >= x.ns - x.median_ns)
       line +=
           ": the same ops each took longer on the host; what slowed it (other processes or the data "

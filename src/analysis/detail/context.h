@@ -196,6 +196,10 @@ struct EvidenceFields {
   // name ("": nothing recorded).
   std::vector<std::pair<std::string, TimeNs>> idle_gaps_host;
   std::vector<std::pair<std::string, TimeNs>> idle_gaps_host_ops;  // the same by the outermost framework op
+  // … by the innermost range the program named around it (an NVTX range, a
+  // record_function or user annotation; not a framework op, a Python
+  // function or a step's range), and of that the device allocator's calls.
+  std::vector<std::pair<std::string, TimeNs>> idle_gaps_host_named, idle_gaps_allocator_named;
   // Kernels counted as the weight update: optimizer kernels by name, and the
   // kernels launched inside the optimizer's ops (PyTorch's
   // "Optimizer.step#SGD.step"), communication aside.
@@ -293,6 +297,8 @@ struct Evidence : EvidenceFields {
     idle_gaps_capture += o.idle_gaps_capture, idle_gaps_capture_ns += o.idle_gaps_capture_ns;
     merge_by_name(&idle_gaps_host, o.idle_gaps_host);
     merge_by_name(&idle_gaps_host_ops, o.idle_gaps_host_ops);
+    merge_by_name(&idle_gaps_host_named, o.idle_gaps_host_named);
+    merge_by_name(&idle_gaps_allocator_named, o.idle_gaps_allocator_named);
     input_wait_before_start_ns += o.input_wait_before_start_ns;
     optimizer_kernel_ns += o.optimizer_kernel_ns;
     optimizer_op_kernels += o.optimizer_op_kernels, optimizer_op_named_kernels += o.optimizer_op_named_kernels;
@@ -681,6 +687,9 @@ inline bool on_device(const Trace& t, TrackId track, std::uint32_t device_filter
 
 // PyTorch's profiler's step ranges ("ProfilerStep#12").
 inline bool is_profiler_step(std::string_view name) { return name.starts_with("ProfilerStep#"); }
+// A step's range by its name: ProfilerStep#N, or a loop's own ("step 3",
+// "train_step", "iteration 12": passes/steps.cpp).
+bool is_step_range_name(std::string_view name);
 // PyTorch's optimizer step ranges ("Optimizer.step#SGD.step"); with
 // `phase`, any of its phases ("Optimizer.zero_grad#SGD.zero_grad" too).
 inline bool is_optimizer_step(std::string_view name) { return name.starts_with("Optimizer.step#"); }

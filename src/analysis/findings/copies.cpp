@@ -264,10 +264,11 @@ void pageable_memcpy(Builder& b) {
   if (pageable_fires(b)) {
     bool measured = false;
     double reference = 0;
-    // Pinned, a copy's DMA starts at its call: the GPU's wait for the
-    // driver's staging goes too (measured), besides the copies' own time.
+    // Pinned, a copy needs no staging: the GPU's wait for it goes (measured),
+    // besides what the pinned copies' rate saves of the copies' own time.
     const TimeNs staging = b.ev.staging_idle_ns;
-    const TimeNs saving = pinning_saving(m, &measured, &reference) + staging;
+    const TimeNs pinning = pinning_saving(m, &measured, &reference);
+    const TimeNs saving = staging > 0 ? staging + (measured ? pinning : 0) : pinning;
     Finding& f = b.add(pageable_share >= 0.05 ? Severity::warning : Severity::info, pageable_share,
                        th.pageable_min_share, t.per_device(saving));
     f.share = pageable_share;
@@ -288,8 +289,8 @@ void pageable_memcpy(Builder& b) {
     if (staging > 0)
       f.evidence += " Before " + count(b.ev.staging_gaps, "host-to-device copy", "host-to-device copies") +
                     " the GPU sat idle " + dur(t.per_device(staging)) +
-                    " while the driver staged their bytes (their call had begun, their copy had not): on the "
-                    "pinned path a copy starts at its call.";
+                    " while the driver staged their bytes (their call had begun and not yet returned, their copy "
+                    "had not begun): from pinned memory a copy needs no staging.";
     const std::string estimate =
         measured ? "their time beyond the same bytes at the " + format::bandwidth(reference * 1e9) +
                        " this trace's pinned copies of that direction reached; overlapping them with compute "
@@ -300,12 +301,19 @@ void pageable_memcpy(Builder& b) {
                        ": where that is near the bus's pinned rate (about 12 GB/s on PCIe 3 x16, 25 on PCIe 4, 50 "
                        "on PCIe 5), pinning alone saves little, and what it buys is overlap with compute "
                        "(an asynchronous copy: non_blocking=True, cudaMemcpyAsync), which can hide all of it";
-    f.recommendation = (top ? copy_fix(b.p, *top) : copy_fix(b.p, CopyGroup{"HtoD", false, "pageable"})) +
-                       " Estimated saving: " +
-                       (staging > 0 ? "the GPU's idle time while the driver staged them (" +
-                                          dur(t.per_device(staging)) + ", measured), plus " + estimate
-                                    : estimate) +
-                       ".";
+    // Measured staging and no pinned copy to measure the bus by: the copies'
+    // own time is left out (at a bus's pinned rate, pinning saves little of it).
+    f.recommendation =
+        (top ? copy_fix(b.p, *top) : copy_fix(b.p, CopyGroup{"HtoD", false, "pageable"})) + " Estimated saving: " +
+        (staging > 0
+             ? "the GPU's idle time while the driver staged them (" + dur(t.per_device(staging)) + ", measured)" +
+                   (measured ? ", plus " + estimate
+                             : std::string("; what pinning does to the copies' own time (they ran at ") +
+                                   format::bandwidth(gbps * 1e9) +
+                                   ") the trace has no pinned copy of that direction to tell: asynchronous "
+                                   "copies on a copy stream can hide it")
+             : estimate) +
+        ".";
     f.ranges = b.ev.pageable.ranges();
   }
 }

@@ -301,13 +301,26 @@ constexpr const char* kGapCauseWords[] = {"warm-up at the start of the capture",
 // Where the launching thread was during the gaps late launches ended, most
 // time first (at most five; "" if the trace recorded nothing there).
 std::string host_in_late_gaps(const Builder& b, const std::vector<std::pair<std::string, TimeNs>>& by_name) {
-  std::vector<std::pair<std::string, TimeNs>> where = by_name;
+  std::vector<std::pair<std::string, TimeNs>> where;
+  for (const auto& x : by_name)
+    if (x.second > 0) where.push_back(x);
   std::sort(where.begin(), where.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
   std::string out;
   for (std::size_t i = 0; i < where.size() && i < 5; ++i)
     out += (i ? "; " : "") + (where[i].first.empty() ? std::string("no recorded op or call") : where[i].first) + " " +
            dur(b.t.per_device(where[i].second));
   return out;
+}
+
+// The same time by the innermost range the program named around it, where
+// that adds to the innermost list (not ranges that were leaves there).
+std::string named_ranges_words(const Builder& b) {
+  const Evidence& ev = b.ev;
+  const bool adds = std::any_of(ev.idle_gaps_host_named.begin(), ev.idle_gaps_host_named.end(), [&](const auto& x) {
+    return x.second > 0 && std::find(ev.idle_gaps_host.begin(), ev.idle_gaps_host.end(), x) == ev.idle_gaps_host.end();
+  });
+  const std::string named = host_in_late_gaps(b, ev.idle_gaps_host_named);
+  return adds && !named.empty() ? " By the innermost range the program named around it: " + named + "." : "";
 }
 
 // Where the launching thread was during the late-launch gaps is known when
@@ -396,8 +409,13 @@ std::string allocator_in_gaps(const Builder& b) {
     if (is_allocator_call(name)) alloc += ns;
   }
   if (all == 0 || 5 * alloc < all) return {};
+  // The program's own range that holds most of those calls (a benchmark's
+  // timed region, a phase it named), where one holds half of them or more.
+  std::string where;
+  for (const auto& [name, ns] : b.ev.idle_gaps_allocator_named)
+    if (2 * ns >= alloc) where = ", " + dur(b.t.per_device(ns)) + " of them inside the program's range " + name;
   const std::string spent = "Of those gaps, " + dur(b.t.per_device(alloc)) +
-                            " were spent in the device allocator's own calls (cudaMalloc, cudaFree)";
+                            " were spent in the device allocator's own calls (cudaMalloc, cudaFree)" + where;
   // A program of its own allocates in its loop; a framework's caching
   // allocator only where its cache was emptied or new sizes appear.
   if (b.p.workload.framework == "unknown")
@@ -677,6 +695,7 @@ void gpu_idle_gaps(Builder& b) {
         where + ".";
     if (const std::string ops = host_in_late_gaps(b, ev.idle_gaps_host_ops); !ops.empty())
       f.evidence += " By the outermost framework op: " + ops + ".";
+    f.evidence += named_ranges_words(b);
   }
   const std::string advice = gap_advice(b, top, launch, queued, unlaunched, stepped);
   const TimeNs unknown = queued + unlaunched;

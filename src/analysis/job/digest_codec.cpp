@@ -88,7 +88,8 @@ GPUSCOPE_FIELDS(detail::Evidence) {
             x.idle_gaps_unlaunched_ns, x.held_wait_call, x.held_wait_ns, x.held_graph_ns, x.idle_gaps_unrecorded_ns,
             x.unrecorded_gaps, x.unrecorded_largest, x.unrecorded_device, x.unrecorded_stream, x.idle_gaps_capture,
             x.idle_gaps_capture_ns, x.idle_gaps_comm_ns, x.comm_gaps, x.comm_gap_largest_ns, x.comm_gap_range,
-            x.staging_idle_ns, x.staging_gaps, x.idle_gaps_staging_ns);
+            x.staging_idle_ns, x.staging_gaps, x.idle_gaps_staging_ns, x.idle_gaps_host_named,
+            x.idle_gaps_allocator_named);
 }
 GPUSCOPE_FIELDS(detail::RankParts::Name) { return io(x.name, x.category, x.durations); }
 GPUSCOPE_FIELDS(detail::RankParts) { return io(x.evidence, x.names, x.launch); }

@@ -651,10 +651,15 @@ struct Sweep {
                         : IdleCause::unlaunched_gap;
   }
 
-  // Whether copy j is host-to-device from pageable memory.
-  bool pageable_htod(RowIndex j) const {
+  // Whether copy j, starting at `at`, waited for the driver to stage it:
+  // host-to-device from pageable memory, above the inline size
+  // (thresholds.sync_memcpy_htod_exempt_bytes), its call still running then
+  // or returned within a launch's latency (consecutive_kernel_delay_ns).
+  bool staged_copy(RowIndex j, RowIndex api, TimeNs at) const {
     const MemcpyTable& m = t.memcpys();
-    return m.kind_at(j) == CopyKind::htod && m.src_kind_at(j) == MemoryKind::pageable;
+    return m.kind_at(j) == CopyKind::htod && m.src_kind_at(j) == MemoryKind::pageable &&
+           m.bytes[j] > static_cast<std::uint64_t>(opt.thresholds.sync_memcpy_htod_exempt_bytes) &&
+           t.api_calls().end[api] + opt.consecutive_kernel_delay_ns >= at;
   }
 
   // Whether op j of run r is the first op of its stream the trace records
@@ -725,8 +730,12 @@ struct Sweep {
     // A host-to-device copy from pageable memory starts only once the driver
     // has staged its bytes (the call, in progress, copies them into a pinned
     // buffer first): from the call's start, or the gap's, the GPU waits for
-    // that staging, which pinned memory removes (pageable-memcpy's).
-    const TimeNs staging_from = linked && launch_api != kNoRow && r.table == kCopy && pageable_htod(j)
+    // that staging, which pinned memory removes (pageable-memcpy's). Only
+    // where the call was still running when the copy began (or returned
+    // within a launch's latency of it: a call that returned long before
+    // queued a copy that waited for something else), and for copies above
+    // the size the driver passes inline (whose wait is a launch's latency).
+    const TimeNs staging_from = linked && launch_api != kNoRow && r.table == kCopy && staged_copy(j, launch_api, g1)
                                     ? std::clamp(t.api_calls().start[launch_api], g0, g1)
                                     : g1;
     const TimeNs host_returned =
@@ -1019,6 +1028,9 @@ struct Sweep {
     const RangeTable& r = t.ranges();
     if (first_op_of_name.empty()) first_ops();
     if (first_op_of_name[r.name[op]] != op) return false;
+    // A range over half the recording or more is the run's (a harness's or
+    // a loop's own range around everything), not an op's first call.
+    if (2 * (r.end[op] - r.start[op]) >= t.end_time() - t.begin_time()) return false;
     return 2 * (std::min(b, r.end[op]) - std::max(a, r.start[op])) >= b - a;
   }
 
@@ -1338,52 +1350,75 @@ namespace {
 // Where a thread was during some gaps: the innermost op, range or API call
 // recorded over each instant, its time summed by name ("" where it recorded
 // nothing), and the same time by the outermost framework op (cpu_op) around
-// it. A thread's ranges and calls nest, so a stack of the open ones gives each
-// its time less its children's.
-void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange>>& gaps,
-                  std::map<std::string, TimeNs>* out, std::map<std::string, TimeNs>* outer) {
+// it, and by the innermost range the program named around it (NVTX, a
+// record_function or user annotation: the program's own words for its
+// phases), that of the device allocator's calls apart. A thread's ranges and
+// calls nest, so a stack of the open ones gives each its time less its
+// children's.
+struct HostInGaps {
+  std::map<std::string, TimeNs> innermost, outermost_op, named, allocator_named;
+};
+void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange>>& gaps, HostInGaps* out) {
   constexpr StringId kNone = ~StringId{0};
   struct Piece {
     TimeNs start, end, own;
     StringId name, top = kNone;  // top: the outermost framework op around it (itself included)
+    StringId named = kNone;      // the innermost range the program named around it (itself included)
   };
   const StringId cpu_op = t.strings().find("cpu_op");
+  const StringId python = t.strings().find("python_function");
+  NameMemo<bool (*)(std::string_view)> step_named(t, &is_step_range_name);
   std::vector<Piece> pieces, open;
   const RangeTable& rg = t.ranges();
   const ApiCallTable& api = t.api_calls();
+  // A range the program named: an annotation or NVTX range, not a framework
+  // op, a Python function, a mark or a step's range, nor one over half the
+  // recording or more (a harness's range around the whole run says nothing
+  // of where in it the host was).
+  const TimeNs half = (t.end_time() - t.begin_time()) / 2;
+  auto program_named = [&](RowIndex r) {
+    const StringId d = rg.domain[r];
+    return (d != cpu_op || cpu_op == StringTable::kNoString) && (d != python || python == StringTable::kNoString) &&
+           rg.kind_at(r) != RangeKind::mark && rg.end[r] - rg.start[r] < half && !step_named(rg.name[r]);
+  };
   for (const auto& thread_gap : gaps) {
     const TrackId thread = thread_gap.first;  // not bindings: lambdas below capture them (clang 14)
     const TimeRange gap = thread_gap.second;
     pieces.clear();
-    auto add = [&](TimeNs s, TimeNs e, StringId name, bool op) {
+    auto add = [&](TimeNs s, TimeNs e, StringId name, bool op, bool named) {
       s = std::max(s, gap.start), e = std::min(e, gap.end);
-      if (e > s) pieces.push_back({s, e, e - s, name, op ? name : kNone});
+      if (e > s) pieces.push_back({s, e, e - s, name, op ? name : kNone, named ? name : kNone});
     };
     const RowRange ranges = t.rows_overlapping(TableId::ranges, thread, gap.start, gap.end);
     for (RowIndex r = ranges.begin; r < ranges.end; ++r)
-      add(rg.start[r], rg.end[r], rg.name[r], rg.domain[r] == cpu_op && cpu_op != StringTable::kNoString);
+      add(rg.start[r], rg.end[r], rg.name[r], rg.domain[r] == cpu_op && cpu_op != StringTable::kNoString,
+          program_named(r));
     const RowRange calls = t.rows_overlapping(TableId::api_calls, thread, gap.start, gap.end);
-    for (RowIndex r = calls.begin; r < calls.end; ++r) add(api.start[r], api.end[r], api.name[r], false);
+    for (RowIndex r = calls.begin; r < calls.end; ++r) add(api.start[r], api.end[r], api.name[r], false, false);
     std::sort(pieces.begin(), pieces.end(),
               [](const Piece& a, const Piece& b) { return a.start != b.start ? a.start < b.start : a.end > b.end; });
     TimeNs covered = 0, reach = gap.start;
     open.clear();
     auto close = [&](const Piece& p) {
-      (*out)[std::string(t.str(p.name))] += p.own;
-      if (p.top != kNone) (*outer)[std::string(t.str(p.top))] += p.own;
+      const std::string name(t.str(p.name));
+      out->innermost[name] += p.own;
+      if (p.top != kNone) out->outermost_op[std::string(t.str(p.top))] += p.own;
+      if (p.named != kNone) out->named[std::string(t.str(p.named))] += p.own;
+      if (p.named != kNone && is_allocator_call(name)) out->allocator_named[std::string(t.str(p.named))] += p.own;
     };
     for (Piece p : pieces) {
       while (!open.empty() && open.back().end <= p.start) close(open.back()), open.pop_back();
       if (!open.empty()) {
         open.back().own -= std::min(p.end, open.back().end) - p.start;
         if (open.back().top != kNone) p.top = open.back().top;
+        if (p.named == kNone) p.named = open.back().named;
       }
       covered += std::max<TimeNs>(0, p.end - std::max(p.start, reach));
       reach = std::max(reach, p.end);
       open.push_back(p);
     }
     for (const Piece& p : open) close(p);
-    if (gap.duration() > covered) (*out)[""] += gap.duration() - covered;
+    if (gap.duration() > covered) out->innermost[""] += gap.duration() - covered;
   }
 }
 
@@ -1483,8 +1518,12 @@ std::vector<SyncEnd> sync_ends(const Trace& t, std::uint32_t device, const std::
       if (s) add(a.track_at(i), a.start[i], a.end[i]);
     }
   }
+  // A blocking copy's call that returned before its own copy began (a
+  // pageable host-to-device copy returns once staged) drained nothing: the
+  // GPU idle until that copy is the copy's own wait, not the idle after a sync.
   for (const BlockingCopy& b : blocking)
-    if (t.tracks()[t.memcpys().track_at(b.row)].device == device)
+    if (t.tracks()[t.memcpys().track_at(b.row)].device == device &&
+        t.api_calls().end[b.api] >= t.memcpys().start[b.row])
       out.push_back({t.api_calls().end[b.api], true, t.api_calls().end[b.api] - t.api_calls().start[b.api]});
   std::sort(out.begin(), out.end(), [](const SyncEnd& a, const SyncEnd& b) { return a.end < b.end; });
   return out;
@@ -1569,7 +1608,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
   HtaComputeNames hta_compute(t);
   const bool samples = has_host_samples(t);
   const bool hta_rounds = has_sub_us_timestamps(t);
-  std::map<std::string, TimeNs> host_in_late_gaps, ops_in_late_gaps;
+  HostInGaps host_in_late_gaps;
   {
     std::size_t ops = 0;
     for (const auto& [device, tracks] : by_device)
@@ -1615,7 +1654,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     sweep.add_runs(tracks);
     totals->backlog_ops += sweep.backlog_ops;
     sweep.run();
-    host_in_gaps(t, sweep.late_gaps, &host_in_late_gaps, &ops_in_late_gaps);
+    host_in_gaps(t, sweep.late_gaps, &host_in_late_gaps);
     if (d.kernels + d.memcpys + d.memsets == 0) continue;
     // The side work per stream (a stream's runs are next to each other).
     for (std::size_t i = 0; i < sweep.runs.size();) {
@@ -1641,8 +1680,10 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     if (!hta->empty()) hta->back().rank = rt.rank;
     summaries->push_back(std::move(d));
   }
-  for (auto& [name, ns] : host_in_late_gaps) ev->idle_gaps_host.emplace_back(name, ns);
-  for (auto& [name, ns] : ops_in_late_gaps) ev->idle_gaps_host_ops.emplace_back(name, ns);
+  for (auto& [name, ns] : host_in_late_gaps.innermost) ev->idle_gaps_host.emplace_back(name, ns);
+  for (auto& [name, ns] : host_in_late_gaps.outermost_op) ev->idle_gaps_host_ops.emplace_back(name, ns);
+  for (auto& [name, ns] : host_in_late_gaps.named) ev->idle_gaps_host_named.emplace_back(name, ns);
+  for (auto& [name, ns] : host_in_late_gaps.allocator_named) ev->idle_gaps_allocator_named.emplace_back(name, ns);
 }
 
 }  // namespace gpuscope::detail

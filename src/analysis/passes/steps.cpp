@@ -879,6 +879,8 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
   return source;
 }
 
+bool is_step_range_name(std::string_view name) { return is_profiler_step(name) || is_step_name(name); }
+
 void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& devices, const std::vector<Step>& steps,
                        StepSummary* out) {
   const Trace& t = *rt.trace;
@@ -1183,7 +1185,23 @@ std::vector<std::map<StringId, TimeNs>> step_ops(const RankedTrace& rt, const st
   return ops;
 }
 
-// The slow steps of one GPU's steps (in time order), slowest first.
+// The first GPU op on `device` the trace records (trace clock); the
+// largest time where none.
+TimeNs first_op_on(const Trace& t, std::uint32_t device) {
+  TimeNs first = std::numeric_limits<TimeNs>::max();
+  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+    if (t.tracks()[tr].kind != TrackKind::gpu || t.tracks()[tr].device != device) continue;
+    for (const auto& [id, start] :
+         {std::pair{TableId::kernels, &t.kernels().start}, std::pair{TableId::memcpys, &t.memcpys().start},
+          std::pair{TableId::memsets, &t.memsets().start}})
+      if (const RowRange rows = t.rows_of(id, tr); !rows.empty()) first = std::min(first, (*start)[rows.begin]);
+  }
+  return first;
+}
+
+// The slow steps of one GPU's steps (in time order), slowest first. A step
+// that began before the GPU's first recorded op holds work queued before the
+// recording, which the trace cannot split from its own: never called slow.
 void slow_steps_of(const RankedTrace& rt, const std::vector<const Step*>& list, StepSummary* out) {
   constexpr std::size_t kMinSteps = 4, kMost = 3, kOps = 3;
   if (list.size() < kMinSteps) return;
@@ -1191,9 +1209,12 @@ void slow_steps_of(const RankedTrace& rt, const std::vector<const Step*>& list, 
   for (const Step* s : list)
     time.push_back(s->range.duration()), idle.push_back(s->idle_ns), compute.push_back(s->compute_ns);
   const TimeNs median = median_of(time);
+  const TimeNs first_op = first_op_on(*rt.trace, list.front()->device);
   std::vector<std::size_t> slow;
   for (std::size_t k = 0; k < list.size(); ++k)
-    if (median > 0 && time[k] > median && time[k] - median >= median / 5) slow.push_back(k);
+    if (median > 0 && time[k] > median && time[k] - median >= median / 5 &&
+        list[k]->range.start - rt.offset >= first_op)
+      slow.push_back(k);
   if (slow.empty()) return;
   std::stable_sort(slow.begin(), slow.end(), [&](std::size_t a, std::size_t b) { return time[a] > time[b]; });
   if (slow.size() > kMost) slow.resize(kMost);

@@ -873,6 +873,36 @@ TEST(Findings, LateLaunchesAfterSetUpCallsAreWarmUpAndAfterAllocationsNot) {
   EXPECT_EQ(w->saving_ns, 0) << w->saving_note;
 }
 
+// The late-launch gaps by the innermost range the program named around the
+// host's time (an NVTX range, a benchmark's timed region), and the allocator's
+// calls tied to the range that holds most of them; a range around the whole
+// run says nothing of where in it the host was, and is left out.
+TEST(Findings, LateLaunchGapsByTheProgramsOwnRanges) {
+  constexpr TimeNs t0 = 5'000'000;
+  TraceFactory f;
+  f.device(0);
+  f.range("[bench|all]", 1'000'000, t0 + 61'000'000);
+  TimeNs t = t0;
+  for (int i = 0; i < 20; ++i) {
+    if (i > 0) {
+      f.range("[bench|measure]", t - 1995 * us, t - 35 * us);
+      f.api("cudaMalloc", t - 1990 * us, t - 40 * us);
+    }
+    f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, t - 20 * us, 5 * us);
+    t += 3 * ms;
+  }
+  const Profile p = analyze(f.build());
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  const std::size_t named = g->evidence.find("By the innermost range the program named around it: [bench|measure]");
+  ASSERT_NE(named, std::string::npos) << g->evidence;
+  EXPECT_EQ(g->evidence.find("[bench|all]", named), std::string::npos) << g->evidence;
+  // Nor is that range, around every launch, the launching op's first call: no warm-up.
+  EXPECT_NE(g->evidence.find("warm-up 0 ns"), std::string::npos) << g->evidence;
+  EXPECT_NE(g->recommendation.find("of them inside the program's range [bench|measure]"), std::string::npos)
+      << g->recommendation;
+}
+
 // A late launch after the host spent most of the gap inside the first call
 // of the op that launched it (cuDNN's first convolution creating its
 // handles, whichever of its ops ends the gap) is warm-up; after the same time
