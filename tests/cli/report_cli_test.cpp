@@ -105,9 +105,8 @@ TEST_F(ReportCli, ReportOfTheInputBoundTraceLeadsWithInputBound) {
   const auto& launch = j["findings"][2];
   // The GPU idle its late launches ended (after a sync, the part beyond
   // what the sync held the host is a late launch's too; from the GPU's last
-  // op to a blocking call's return, the call's; before a pageable copy, from
-  // its call's start, the driver's staging: pageable-memcpy's).
-  EXPECT_EQ(launch["saving_ns"].get<long long>(), 94'859'000) << launch.dump();
+  // op to a blocking call's return, the call's).
+  EXPECT_EQ(launch["saving_ns"].get<long long>(), 94'868'000) << launch.dump();
   EXPECT_NE(launch["saving_note"].get<std::string>().find("capped at the GPU idle its late launches ended"),
             std::string::npos);
   EXPECT_EQ(minor, (std::vector<std::string>{"sync-memcpy"}));
