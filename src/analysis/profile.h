@@ -534,6 +534,26 @@ struct Skew {
 
 // [SECTION] Synchronization and copies -------------------------------------------------
 
+// One place where the steps synchronize with the GPU between their launches
+// (SyncStats::mid_step).
+struct SyncSite {
+  // The innermost Python function outside torch's modules around it, else
+  // the innermost named range (record_function, NVTX) that is no step, else
+  // `op`, else the synchronizing call's name.
+  std::string where;
+  std::string op;    // the outermost framework ops around them ("aten::item, aten::to"); empty: none
+  std::string part;  // the named range directly under the step it lies in (StepPart); empty: none
+  std::uint64_t count = 0;
+  TimeNs blocked_ns = 0;  // host time blocked in them
+};
+
+// A named range directly under the steps, by name, over the steps.
+struct StepPart {
+  std::string name;
+  std::uint64_t launches = 0;  // GPU ops launched inside it (from any thread), on the steps' GPU
+  std::uint64_t syncs = 0;     // synchronizations inside it (as SyncStats::mid_step, its first launch's on)
+};
+
 struct SyncStats {
   std::uint64_t count = 0;  // host-side synchronizations (device/stream/event syncs)
   TimeNs total_ns = 0;      // time hosts spent blocked in them
@@ -554,6 +574,20 @@ struct SyncStats {
   std::uint64_t setup_syncs = 0;
   TimeNs setup_ns = 0;       // time hosts spent blocked in them
   TimeNs setup_idle_ns = 0;  // GPU idle after them (as gpu_idle_after_ns)
+  // Of the synchronizations and blocking copies above, those between a
+  // step's first and last launch on its GPU (without steps: the recording's
+  // first and last launch), which a CUDA graph capture of the step cannot
+  // hold; a copy and a synchronization inside one framework op (.item()'s
+  // aten::_local_scalar_dense) count as one. For the steps of one GPU per
+  // trace (the one with the most steps).
+  std::uint64_t mid_step = 0;
+  TimeNs mid_step_ns = 0;                // host time blocked in them
+  std::uint64_t mid_step_steps = 0;      // the steps looked in (0: no steps, the recording)
+  std::vector<SyncSite> mid_step_sites;  // by place, most synchronizations first (at most 8 a rank)
+  // The named ranges directly under those steps (record_function, NVTX;
+  // none without steps from ranges), by name: what could be captured apart.
+  std::vector<StepPart> step_parts;  // most launches first (at most 8 a rank)
+  std::uint64_t step_launches = 0;   // GPU ops launched inside those steps, on their GPU
 };
 
 // The copies of one kind: direction × the stream they ran on × host memory.

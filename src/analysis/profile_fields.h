@@ -919,6 +919,38 @@ constexpr void rows(V& v, Of<SyncStats>) {
                          "run, or inside torch's cudagraph trees recording one), in none of the figures above");
   added<&Y::setup_ns>(v, "setup_ns", "ns", "time hosts spent blocked in them");
   added<&Y::setup_idle_ns>(v, "setup_idle_ns", "ns", "GPU idle after them, charged as warm-up");
+  added<&Y::mid_step>(v, "mid_step", "",
+                      "of the synchronizations and blocking copies, those between a step's first and last launch "
+                      "(without steps, the recording's), which a CUDA graph capture of the step cannot hold; a copy "
+                      "and a synchronization inside one framework op count once");
+  added<&Y::mid_step_ns>(v, "mid_step_ns", "ns", "host time blocked in them");
+  added<&Y::mid_step_steps>(v, "mid_step_steps", "", "the steps they were looked for in (0: the recording)");
+  added<&Y::mid_step_sites>(v, "mid_step_sites", "", "where they are, by place, most first (at most 8 a rank)");
+  added<&Y::step_parts>(v, "step_parts", "",
+                        "the named ranges directly under those steps, by name, most launches first (at most 8 a "
+                        "rank)");
+  added<&Y::step_launches>(v, "step_launches", "", "GPU ops launched inside those steps");
+}
+
+template <class V>
+constexpr void rows(V& v, Of<SyncSite>) {
+  using S = SyncSite;
+  field<&S::where>(v, "where", "",
+                   "the innermost Python function outside torch's modules around it, else the innermost named "
+                   "range that is no step, else `op`, else the synchronizing call");
+  field<&S::op>(v, "op", "", "the outermost framework ops around them, comma-separated; empty: none");
+  field<&S::part>(v, "part", "", "the named range directly under the step it lies in; empty: none");
+  field<&S::count>(v, "count", "", "synchronizations there");
+  field<&S::blocked_ns>(v, "blocked_ns", "ns", "host time blocked in them");
+}
+
+template <class V>
+constexpr void rows(V& v, Of<StepPart>) {
+  using P = StepPart;
+  field<&P::name>(v, "name", "", "the range's name");
+  field<&P::launches>(v, "launches", "", "GPU ops launched inside it (from any thread)");
+  field<&P::syncs>(v, "syncs", "",
+                   "synchronizations inside it (a copy and a synchronization in one framework op count once)");
 }
 
 template <class V>

@@ -280,6 +280,21 @@ struct Record<SyncStats> {
 };
 
 template <>
+struct Record<SyncSite> {
+  static constexpr std::string_view name = "sync_site";
+  static constexpr std::string_view meaning =
+      "One place where the steps synchronize with the GPU between their launches (a CUDA graph capture cannot "
+      "hold one).";
+};
+
+template <>
+struct Record<StepPart> {
+  static constexpr std::string_view name = "step_part";
+  static constexpr std::string_view meaning =
+      "A named range directly under the steps (record_function, NVTX), by name.";
+};
+
+template <>
 struct Record<CopyGroup> {
   static constexpr std::string_view name = "copy_group";
   static constexpr std::string_view meaning = "The copies of one direction, stream kind and host memory.";

@@ -205,6 +205,9 @@ Profile full_profile() {
   p.memcpys.groups = {{"HtoD", false, "pageable", 2, 1 << 20, 900, 1}};
   p.syncs.copies = 1;
   p.syncs.gpu_idle_after_copies_ns = 40;
+  p.syncs.mid_step = 2;
+  p.syncs.mid_step_sites = {{"train.py(12): step", "aten::item", "## sparse ##", 2, 30}};
+  p.syncs.step_parts = {{"## forward ##", 40, 0}, {"## sparse ##", 3, 2}};
   Finding f;
   f.id = "padding-hotspot";
   f.severity = Severity::critical;

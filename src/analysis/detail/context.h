@@ -509,6 +509,28 @@ void attention_pass(const RankedTrace& rt, const AnalysisOptions& opt, Evidence*
 // counts, copies; every launched op into totals.launch (bracket() called).
 void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev);
 
+// A synchronization stream_pass counted (no CUDA graph set-up's): its host
+// thread, its times on the trace's own clock, and its API call (kNoRow:
+// unknown).
+struct HostSyncCall {
+  TrackId thread;
+  TimeNs start, end;
+  RowIndex api;
+};
+// passes/sync_sites.cpp: of those and the blocking copies, the ones between
+// the steps' launches, where they are, and the named ranges under the steps
+// (SyncStats::mid_step…).
+void sync_site_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std::vector<HostSyncCall>& calls,
+                    Profile* p);
+// Their order in SyncStats (a job's merge keeps it): sites by count, then
+// blocked time; parts by launches.
+void sort_sync_sites(std::vector<SyncSite>& sites);
+void sort_step_parts(std::vector<StepPart>& parts);
+
+// passes/hotspots.cpp: a Python frame of torch's own modules (nn.Module
+// plumbing, functional wrappers): not where the program decided to launch.
+bool torch_frame(std::string_view f);
+
 // How a copy blocks the host: its launching call returns only once the GPU's
 // queue has drained (and the copy is done), like a synchronization.
 enum class CopyBlock : std::uint8_t {

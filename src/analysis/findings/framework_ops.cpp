@@ -262,7 +262,7 @@ void op_launch_overhead(Builder& b) {
           "autotuning runs once.";
     else
       f.recommendation =
-          "Launch less: fuse the ops' small kernels (" + fuser(b.p) +
+          capture_plan(b.p).lead() + "Launch less: fuse the ops' small kernels (" + fuser(b.p) +
           "), capture the step in a CUDA graph (torch.cuda.graphs / torch.compile mode=\"reduce-overhead\"), or "
           "make each call do more work (larger batches).";
   }

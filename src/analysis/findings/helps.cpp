@@ -1176,6 +1176,14 @@ std::optional<HelpAnswer> launches_next(const Profile& p, const std::string& sho
   return a;
 }
 
+// An answer that says to capture the step, with the synchronizations
+// between its launches that no capture holds (rules::capture_plan).
+HelpAnswer with_capture_plan(const Profile& p, HelpAnswer a) {
+  const rules::CapturePlan plan = rules::capture_plan(p);
+  if (!plan.empty()) a.reason += "; but " + plan.blocked + ": " + plan.then;
+  return a;
+}
+
 std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) {
   const std::string_view id = "cuda-graphs";
   const std::string_view q = "fewer launches (CUDA graphs)?";
@@ -1188,7 +1196,7 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
   const Finding* lb = numbered(p, "launch-bound");
   const Finding* lo = numbered(p, "op-launch-overhead");
   if (lo && lo->variant != "launch") lo = nullptr;
-  if (gains(p, lb) || gains(p, lo)) return yes(p, id, q, {lb, lo});
+  if (gains(p, lb) || gains(p, lo)) return with_capture_plan(p, yes(p, id, q, {lb, lo}));
   if (const Finding* f = without_gain(p, "launch-bound")) return no_gain(p, id, q, *f);
   const TimeNs late = p.launches.late_launch_idle_ns;
   auto of_span = [&](TimeNs ns) { return pct1(j.span ? double(ns) / double(j.span) : 0.0); };
@@ -1218,7 +1226,7 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
     if (numbered(p, "gpu-idle-gaps")) a.findings.push_back("gpu-idle-gaps");
     return a;
   }
-  if (std::optional<HelpAnswer> a = launches_next(p, short_gaps)) return a;
+  if (std::optional<HelpAnswer> a = launches_next(p, short_gaps)) return with_capture_plan(p, std::move(*a));
   if (j.utilization < 0.9)
     return answer(id, q, Verdict::no,
                   short_gaps + ": the rest of the GPUs' idle time (" + pct1(1.0 - j.utilization) +

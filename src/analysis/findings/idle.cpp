@@ -945,6 +945,104 @@ std::string zero_grad_fix(const Builder& b, const std::vector<const OpRow*>& pha
 }  // namespace
 
 namespace {
+// How many of the steps' synchronizations: "2 per step", "3 in 6 steps";
+// without steps "3 times".
+std::string sync_rate(std::uint64_t n, std::uint64_t steps) {
+  if (steps <= 1) return n == 1 ? "once" : count(n) + " times";
+  if (n % steps == 0) return count(n / steps) + " per step";
+  return count(n) + " in " + count(steps, "step", "steps");
+}
+// A framework op's read back in the program's words, where PyTorch fixes it.
+std::string read_back_words(const std::string& op) {
+  if (op == "aten::is_nonzero") return op + ": a tensor's truth value read on the host";
+  if (op == "aten::_local_scalar_dense") return op + ": .item()";
+  return op;
+}
+// "`place` (op, 2 per step, 13.2 ms blocked)".
+std::string site_words(const SyncSite& s, std::uint64_t steps) {
+  std::string x = "`" + s.where + "` (";
+  if (!s.op.empty() && s.op != s.where) x += read_back_words(s.op) + ", ";
+  return x + sync_rate(s.count, steps) + ", " + dur(s.blocked_ns) + " blocked)";
+}
+// The parts that hold no synchronization and issue the most launches, while
+// they issue half the steps' launches or more: "## backward ## and ## forward ##"
+// and their share; empty otherwise.
+struct FreeParts {
+  std::vector<std::string> names;
+  double share = 0;
+};
+// "a, b and c" (`last`: " and ", " or ").
+std::string listed(const std::vector<std::string>& names, std::string_view last) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? std::string(last) : std::string(", ")) + names[i];
+  return out;
+}
+FreeParts sync_free_parts(const SyncStats& y) {
+  std::uint64_t free = 0;
+  for (const StepPart& s : y.step_parts)
+    if (s.syncs == 0) free += s.launches;
+  if (y.step_launches == 0 || 2 * free < y.step_launches) return {};
+  std::vector<std::string> names;
+  std::uint64_t named = 0;
+  for (const StepPart& s : y.step_parts) {  // most launches first
+    if (s.syncs || s.launches == 0) continue;
+    if (names.size() == 3 || (!names.empty() && 10 * named >= 9 * free)) break;
+    names.push_back(s.name), named += s.launches;
+  }
+  return {names, ratio(named, y.step_launches)};
+}
+}  // namespace
+
+std::string CapturePlan::lead() const {
+  if (blocked.empty()) return {};
+  return std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>(blocked[0])))) + blocked.substr(1) +
+         "; " + then + ". ";
+}
+
+CapturePlan capture_plan(const Profile& p) {
+  const SyncStats& y = p.syncs;
+  CapturePlan plan;
+  if (y.mid_step == 0 || y.mid_step_sites.empty() || !p.workload.engine.empty() || p.workload.framework == "tensorflow")
+    return plan;
+  const std::uint64_t steps = y.mid_step_steps;
+  const bool one = steps == 1;
+  const std::string whose = steps == 0 ? "the recording" : one ? "the step" : "the steps";
+  const bool several = y.mid_step_sites.size() > 1;
+  plan.blocked = "a " + graph_words(p) + " capture cannot hold a synchronization with the host, and " + whose +
+                 (steps > 1 ? " synchronize" : " synchronizes") + " with it " + sync_rate(y.mid_step, steps) +
+                 " between " + (steps > 1 ? "their" : "its") + " launches" +
+                 (several ? " (" + dur(y.mid_step_ns) + " blocked in all)" : "") + ": ";
+  std::uint64_t shown = 0;
+  std::size_t i = 0;
+  for (; i < y.mid_step_sites.size() && i < 3; ++i) {
+    plan.blocked += (i ? ", " : "") + site_words(y.mid_step_sites[i], steps);
+    shown += y.mid_step_sites[i].count;
+  }
+  if (shown < y.mid_step)
+    plan.blocked +=
+        ", and " + count(y.mid_step - shown) +
+        (y.mid_step_sites.size() > i ? " more in " + count(y.mid_step_sites.size() - i, "other place", "other places")
+                                     : " more");
+  const FreeParts free = sync_free_parts(y);
+  if (!free.names.empty()) {
+    plan.parts = listed(free.names, " and ");
+    plan.then = "none lies in " + listed(free.names, " or ") + ", which issue " + pct(free.share) + " of " +
+                (one ? "its" : "the steps'") + " launches: capture those rather than the whole step";
+  } else if (std::all_of(y.mid_step_sites.begin(), y.mid_step_sites.end(), [](const SyncSite& x) {
+               return x.where == "aten::to" || x.where == "aten::copy_" || x.where == "aten::_to_copy";
+             })) {
+    // Copies of the input to the GPU, blocking: kept out of the graph, not removed.
+    plan.then = std::string(y.mid_step == 1 ? "keep it" : "keep them") +
+                " out of the capture: copy each batch into the graph's static input tensors before its replay "
+                "(from pinned memory, non_blocking=True)";
+  } else {
+    plan.then = y.mid_step == 1 ? "remove it before capturing" : "remove them before capturing";
+  }
+  return plan;
+}
+
+namespace {
 // Launch-bound's advice, for what the run already does: a run that replays
 // CUDA graphs is told to capture what still runs eagerly, a compiled one to
 // add CUDA graphs rather than to compile, an inference run nothing about
@@ -957,6 +1055,8 @@ std::string capture_calls(const Profile& p) {
 
 std::string launch_fix(const Profile& p, bool short_ops) {
   const WorkloadKind& w = p.workload;
+  // Synchronizations between the steps' launches come first: no capture holds them.
+  const CapturePlan plan = capture_plan(p);
   const bool training = w.phase == "training", inference = w.phase == "inference";
   std::string graphs;
   const std::string graph = graph_words(p);
@@ -997,7 +1097,9 @@ std::string launch_fix(const Profile& p, bool short_ops) {
   else
     graphs = for_framework(
         p,
-        std::string(inference ? "capture the forward pass" : "capture the step") + " in a " + graph +
+        (plan.parts.empty()
+             ? std::string(inference ? "capture the forward pass" : "capture the step") + " in a " + graph
+             : "capture " + plan.parts + " in " + graph + "s") +
             (gpu_vendor(p) == GpuVendor::amd ? " (torch.cuda.CUDAGraph, which captures HIP graphs on ROCm, "
                                              : " (torch.cuda.CUDAGraph, ") +
             "torch.compile(mode='reduce-overhead'))",
@@ -1023,9 +1125,9 @@ std::string launch_fix(const Profile& p, bool short_ops) {
   if (short_ops && !w.engine.empty())
     return "Launch less: " + graphs + ". More requests batched together also give each kernel more work.";
   if (short_ops)
-    return "Launch less: " + graphs + fuse +
+    return plan.lead() + "Launch less: " + graphs + fuse +
            ", and give each kernel more work (a larger batch). Bundled workload: --graphs on.";
-  return "Take host time out of the launch path: " + graphs + " so the host no longer runs each op, " +
+  return plan.lead() + "Take host time out of the launch path: " + graphs + " so the host no longer runs each op, " +
          for_framework(p,
                        "move work out of " + loop + "'s Python (logging, " + (reads_back ? ".item(), " : "") +
                            "per-step bookkeeping), ",

@@ -334,6 +334,22 @@ void launch_bound(Builder& b);
 void host_sync(Builder& b);
 // Whether launch-bound fires (op-launch-overhead then leaves its ops to it).
 bool launch_bound_fires(const Builder& b);
+// What a CUDA (HIP) graph capture of the step must leave out: the steps'
+// synchronizations with the host between their launches (SyncStats::
+// mid_step), which a capture cannot hold, named by place. `blocked`: "a
+// CUDA graph capture cannot hold a synchronization with the host, and the
+// step synchronizes …: `place` (…), …"; `then`: what to do ("remove them
+// first", or capture the step's parts that hold none); `parts`: those parts
+// ("## forward ## and ## backward ##") where they issue half the steps'
+// launches or more. All empty where the trace shows none (or the run is a
+// TensorFlow one or a serving engine's, whose advice captures nothing).
+struct CapturePlan {
+  std::string blocked, then, parts;
+  bool empty() const { return blocked.empty(); }
+  // The sentence said before the advice to capture: "A CUDA graph … ; remove them first. "
+  std::string lead() const;
+};
+CapturePlan capture_plan(const Profile& p);
 // Whether eager-attention reports this run (its own test, shared with the
 // rules that leave its GEMMs to it).
 bool eager_attention_fires(const Builder& b);

@@ -429,6 +429,31 @@ void cross_rank(const std::vector<Member>& m, const Matching& matching, Profile*
 TimeRange shifted(TimeRange r, TimeNs by) { return {r.start + by, r.end + by}; }
 
 // One rank's rows into the job, relabelled with its job rank and moved onto the job clock.
+// A rank's synchronizations between its steps' launches into the job's:
+// the places and parts each rank kept, by place and by name.
+void merge_sync_sites(const SyncStats& r, SyncStats* y) {
+  y->mid_step += r.mid_step, y->mid_step_ns += r.mid_step_ns, y->mid_step_steps += r.mid_step_steps;
+  y->step_launches += r.step_launches;
+  for (const SyncSite& s : r.mid_step_sites) {
+    auto it = std::find_if(y->mid_step_sites.begin(), y->mid_step_sites.end(),
+                           [&](const SyncSite& h) { return h.where == s.where && h.part == s.part; });
+    if (it == y->mid_step_sites.end())
+      y->mid_step_sites.push_back(s);
+    else
+      it->count += s.count, it->blocked_ns += s.blocked_ns;
+  }
+  for (const StepPart& s : r.step_parts) {
+    auto it =
+        std::find_if(y->step_parts.begin(), y->step_parts.end(), [&](const StepPart& h) { return h.name == s.name; });
+    if (it == y->step_parts.end())
+      y->step_parts.push_back(s);
+    else
+      it->launches += s.launches, it->syncs += s.syncs;
+  }
+  detail::sort_sync_sites(y->mid_step_sites);
+  detail::sort_step_parts(y->step_parts);
+}
+
 void add_rank(const Member& x, Profile* p, bool* any_window) {
   const Profile& r = x.d->profile;
   for (DeviceSummary d : r.devices) {
@@ -483,6 +508,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   y.copies += r.syncs.copies, y.copy_ns += r.syncs.copy_ns;
   y.gpu_idle_after_copies_ns += r.syncs.gpu_idle_after_copies_ns;
   y.setup_syncs += r.syncs.setup_syncs, y.setup_ns += r.syncs.setup_ns, y.setup_idle_ns += r.syncs.setup_idle_ns;
+  merge_sync_sites(r.syncs, &y);
   MemcpyStats& c = p->memcpys;
   const MemcpyStats& o = r.memcpys;
   c.count += o.count, c.bytes += o.bytes, c.time_ns += o.time_ns, c.htod += o.htod, c.dtoh += o.dtoh;

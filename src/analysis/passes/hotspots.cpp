@@ -240,12 +240,14 @@ std::vector<CategoryTime> category_rows(std::array<DurationStats, kKernelCategor
 
 // [SECTION] Python frames --------------------------------------------------------------------
 
-// A frame of torch's own modules (nn.Module plumbing, functional wrappers):
-// not where the program decided to launch.
+}  // namespace
+
 bool torch_frame(std::string_view f) {
   return f.starts_with("torch/") || f.find("/torch/") != std::string_view::npos || f.starts_with("<built-in method") ||
          f.starts_with("<built-in function");
 }
+
+namespace {
 
 constexpr std::size_t kFramedHotspots = 16;      // the heaviest names given a frame
 constexpr std::uint64_t kFramedLaunches = 2000;  // launches of one name looked at, at most (evenly spread)

@@ -306,18 +306,19 @@ TimeNs blocked_in_steps(const std::vector<Step>& steps, std::vector<TimeRange> s
 // Counts the host synchronizations; `held`: the host time in them (also
 // the steps' share of it, StepSummary::sync_blocked_ns).
 void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const GraphSetup& setup, Profile* p,
-                std::vector<TimeRange>* held) {
+                std::vector<TimeRange>* held, std::vector<HostSyncCall>* calls) {
   const Trace& t = *rt.trace;
   SyncStats& out = p->syncs;
   const SyncTable& y = t.syncs();
   // A sync of CUDA graphs' one-time set-up counts apart (GraphSetup).
-  auto count = [&](SyncType type, TrackId thread, TimeNs a, TimeNs b) {
+  auto count = [&](SyncType type, TrackId thread, TimeNs a, TimeNs b, RowIndex api) {
     held->push_back(rt.shift({a, b}));
     if (setup.any() && setup.holds(thread, a)) {
       ++out.setup_syncs, out.setup_ns += b - a;
       return;
     }
     count_sync(out, type, b - a);
+    calls->push_back({thread, a, b, api});
   };
   if (y.size()) {
     for (std::size_t i = 0; i < y.size(); ++i) {
@@ -325,7 +326,7 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const GraphSe
       // Stream-wait-event is a GPU-side dependency, not the host waiting.
       if (y.type_at(i) == SyncType::stream_wait_event) continue;
       if (y.type_at(i) == SyncType::event && is_poll_sync(t, i)) continue;  // a poll: the host did not wait
-      count(y.type_at(i), y.track_at(i), y.start[i], y.end[i]);
+      count(y.type_at(i), y.track_at(i), y.start[i], y.end[i], kNoRow);
     }
   } else {
     // Traces without synchronization records (Kineto's 2021 schema): the API calls.
@@ -335,7 +336,7 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const GraphSe
       std::int8_t& k = type[a.name[i]];
       if (k < 0) k = static_cast<std::int8_t>(api_sync_type(t.str(a.name[i])));
       if (k != static_cast<std::int8_t>(SyncType::unknown))
-        count(static_cast<SyncType>(k), a.track_at(i), a.start[i], a.end[i]);
+        count(static_cast<SyncType>(k), a.track_at(i), a.start[i], a.end[i], static_cast<RowIndex>(i));
     }
   }
   p->steps.sync_blocked_ns = blocked_in_steps(p->steps.steps, *held);
@@ -517,9 +518,11 @@ void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& to
   per_stream(rt, opt, totals, p);
   GraphSetup setup(*rt.trace);
   std::vector<TimeRange> held;
-  host_syncs(rt, opt, setup, p, &held);
+  std::vector<HostSyncCall> calls;
+  host_syncs(rt, opt, setup, p, &held, &calls);
   host_not_launching(rt, setup, std::move(held), p);
   copies(rt, opt, p, ev);
+  sync_site_pass(rt, opt, calls, p);
 }
 
 }  // namespace gpuscope::detail

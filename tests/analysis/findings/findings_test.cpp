@@ -1189,6 +1189,117 @@ TEST(LaunchBound, OtherOpsLaunchingFillsAreNotToldAboutZeroGrad) {
   EXPECT_EQ(l->recommendation.find("set_to_none"), std::string::npos) << l->recommendation;
 }
 
+// Three launch-bound steps of tiny kernels launched one by one; with
+// `read_back`, each reads a scalar back between its launches, inside a
+// Python function > aten::is_nonzero > aten::item >
+// aten::_local_scalar_dense (a device-to-host copy and a stream
+// synchronization, one read back). With `parts`, the steps' launches lie in
+// "## forward ##" and "## backward ##" and the read back in
+// "## sparse_data_dist ##" between them (TorchRec's pipeline names them so).
+constexpr const char* kMaskFrame = "transformers/modeling_attn_mask_utils.py(429): _prepare_4d_attention_mask_for_sdpa";
+Trace read_back_trace(bool read_back, bool parts) {
+  TraceFactory f;
+  TimeNs cpu = 1 * ms;
+  auto launches = [&](int n, const char* part) {
+    const TimeNs begin = cpu;
+    for (int i = 0; i < n; ++i) {
+      f.range("aten::add", cpu - 1 * us, cpu + 5 * us, 1, RangeKind::annotation, "cpu_op");
+      f.kernel(0, 7, names::kRelu, cpu + 6 * us, cpu + 8 * us, cpu, 5 * us);
+      cpu += 9 * us;
+    }
+    if (parts) f.range(part, begin - 2 * us, cpu, 1, RangeKind::annotation, "user_annotation");
+    cpu += 5 * us;
+  };
+  for (int s = 0; s < 3; ++s) {
+    const TimeNs begin = cpu;
+    launches(300, "## forward ##");
+    if (read_back) {
+      const TimeNs r = cpu;
+      if (parts)
+        f.range("## sparse_data_dist ##", r - 1 * us, r + 61 * us, 1, RangeKind::annotation, "user_annotation");
+      f.range(kMaskFrame, r, r + 60 * us, 1, RangeKind::annotation, "python_function");
+      f.range("aten::is_nonzero", r + 1 * us, r + 59 * us, 1, RangeKind::annotation, "cpu_op");
+      f.range("aten::item", r + 2 * us, r + 58 * us, 1, RangeKind::annotation, "cpu_op");
+      f.range("aten::_local_scalar_dense", r + 3 * us, r + 57 * us, 1, RangeKind::annotation, "cpu_op");
+      f.memcpy(0, 7, CopyKind::dtoh, MemoryKind::device, MemoryKind::pinned, 4, r + 10 * us, r + 12 * us,
+               "cudaMemcpyAsync", r + 4 * us, 10 * us);
+      f.sync(SyncType::stream, 0, 7, r + 20 * us, r + 50 * us);
+    }
+    cpu += 70 * us;
+    launches(100, "## backward ##");
+    f.range("ProfilerStep#" + std::to_string(s), begin - 5 * us, cpu, 1, RangeKind::annotation, "user_annotation");
+    cpu += 20 * us;
+  }
+  return f.build();
+}
+
+// A capture cannot hold a synchronization: the advice to capture names the
+// read back first, by its Python function, before telling to capture.
+TEST(LaunchBound, ACaptureIsToldOfTheReadsBackItCannotHold) {
+  const Profile p = analyze(read_back_trace(true, false));
+  EXPECT_EQ(p.syncs.mid_step, 3u);  // one a step: the copy and its synchronization are one read back
+  EXPECT_EQ(p.syncs.mid_step_steps, 3u);
+  EXPECT_EQ(p.syncs.mid_step_ns, 3 * (10 * us + 30 * us));
+  ASSERT_EQ(p.syncs.mid_step_sites.size(), 1u);
+  EXPECT_EQ(p.syncs.mid_step_sites[0].where, kMaskFrame);
+  EXPECT_EQ(p.syncs.mid_step_sites[0].op, "aten::is_nonzero");
+  EXPECT_EQ(p.syncs.mid_step_sites[0].count, 3u);
+  const Finding* l = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(l) << testing::describe_findings(p);
+  const std::string& fix = l->recommendation;
+  EXPECT_EQ(fix.rfind("A CUDA graph capture cannot hold a synchronization with the host, and the steps synchronize "
+                      "with it 1 per step between their launches: `" +
+                          std::string(kMaskFrame) + "` (aten::is_nonzero",
+                      0),
+            0u)
+      << fix;
+  EXPECT_NE(fix.find("remove them before capturing. "), std::string::npos) << fix;
+  EXPECT_LT(fix.find(kMaskFrame), fix.find("capture the forward pass in a CUDA graph")) << fix;
+  const HelpAnswer* graphs = testing::find_help(p, "cuda-graphs");
+  ASSERT_TRUE(graphs);
+  EXPECT_NE(graphs->reason.find(std::string("but a CUDA graph capture cannot hold")), std::string::npos)
+      << graphs->reason;
+  EXPECT_NE(graphs->reason.find(kMaskFrame), std::string::npos) << graphs->reason;
+}
+
+TEST(LaunchBound, WithoutReadsBackTheCaptureAdviceIsUnchanged) {
+  const Profile p = analyze(read_back_trace(false, false));
+  EXPECT_EQ(p.syncs.mid_step, 0u);
+  EXPECT_TRUE(p.syncs.mid_step_sites.empty());
+  const Finding* l = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(l) << testing::describe_findings(p);
+  EXPECT_EQ(l->recommendation.rfind("Launch less: capture the forward pass in a CUDA graph (torch.cuda.CUDAGraph, "
+                                    "torch.compile(mode='reduce-overhead')), fuse small elementwise kernels",
+                                    0),
+            0u)
+      << l->recommendation;
+  EXPECT_EQ(l->recommendation.find("cannot hold"), std::string::npos) << l->recommendation;
+  const HelpAnswer* graphs = testing::find_help(p, "cuda-graphs");
+  ASSERT_TRUE(graphs);
+  EXPECT_EQ(graphs->reason.find("cannot hold"), std::string::npos) << graphs->reason;
+}
+
+// The read backs lie between the parts that issue the launches: those parts
+// are what to capture, not the whole step.
+TEST(LaunchBound, ReadsBackBetweenTheStepsPartsLeaveThePartsToCapture) {
+  const Profile p = analyze(read_back_trace(true, true));
+  ASSERT_EQ(p.syncs.mid_step_sites.size(), 1u);
+  EXPECT_EQ(p.syncs.mid_step_sites[0].part, "## sparse_data_dist ##");
+  ASSERT_GE(p.syncs.step_parts.size(), 3u);
+  EXPECT_EQ(p.syncs.step_parts[0].name, "## forward ##");
+  EXPECT_EQ(p.syncs.step_parts[0].launches, 900u);
+  EXPECT_EQ(p.syncs.step_parts[0].syncs, 0u);
+  const Finding* l = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(l) << testing::describe_findings(p);
+  const std::string& fix = l->recommendation;
+  const std::string none = "none lies in ## forward ## or ## backward ##, which issue ";
+  EXPECT_NE(fix.find(none + "100% of the steps' launches: capture those rather than the whole step. "),
+            std::string::npos)
+      << fix;
+  EXPECT_NE(fix.find("capture ## forward ## and ## backward ## in CUDA graphs"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("capture the forward pass"), std::string::npos) << fix;
+}
+
 TEST(Findings, NormalizationAndTransposeHotspots) {
   TraceFactory f;
   add_steps(f, 5,
