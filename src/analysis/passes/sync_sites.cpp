@@ -219,15 +219,39 @@ void sync_site_pass(const RankedTrace& rt, const AnalysisOptions& opt, const std
   const ApiCallTable& a = t.api_calls();
   SyncStats& out = p->syncs;
   std::unordered_map<StringId, StepPart> by_part;
+  // Launches per part (parts[i][k]), summed by name after: one launch per GPU
+  // op, and a track's launches come in time order, so the last window and
+  // part found are tried first.
+  std::vector<std::vector<std::uint64_t>> part_launches(parts.size());
+  for (std::size_t i = 0; i < parts.size(); ++i) part_launches[i].assign(parts[i].size(), 0);
+  std::ptrdiff_t last_window = -1;
+  const Part* last_part = nullptr;
+  std::ptrdiff_t last_part_window = -1;
+  auto holds = [](const TimeRange& r, TimeNs at) { return r.start <= at && at <= r.end; };
   for_each_launch(t, opt.device, device, [&](RowIndex api) {
     const TimeNs at = a.start[api] + rt.offset;
-    const std::ptrdiff_t i = window_at(windows, at);
+    // window_at gives the latest-starting window that starts at or before
+    // `at`; the cached one is that window only while the next has not begun.
+    const std::ptrdiff_t i = last_window >= 0 && holds(windows[last_window].range, at) &&
+                                     (static_cast<std::size_t>(last_window) + 1 == windows.size() ||
+                                      windows[last_window + 1].range.start > at)
+                                 ? last_window
+                                 : (last_window = window_at(windows, at));
     if (i < 0) return;
     windows[i].first = std::min(windows[i].first, at);
     windows[i].last = std::max(windows[i].last, at);
     ++out.step_launches;
-    if (const Part* part = part_at(parts[i], at)) ++by_part[part->name].launches;
+    const std::vector<Part>& mine = parts[i];
+    const Part* part = last_part_window == i && last_part && holds(last_part->range, at) &&
+                               (last_part + 1 == mine.data() + mine.size() || (last_part + 1)->range.start > at)
+                           ? last_part
+                           : part_at(mine, at);
+    last_part = part, last_part_window = i;
+    if (part) ++part_launches[i][static_cast<std::size_t>(part - mine.data())];
   });
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    for (std::size_t k = 0; k < parts[i].size(); ++k)
+      if (part_launches[i][k]) by_part[parts[i][k].name].launches += part_launches[i][k];
   // The synchronizations, then the blocking copies; a copy and a
   // synchronization inside one framework op are one point.
   std::vector<HostSyncCall> all = calls;
