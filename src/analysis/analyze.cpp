@@ -166,7 +166,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   steps_lead_host(rt, steps, &p.steps);
   if (p.steps.source == StepSource::profiler_step || p.steps.source == StepSource::nvtx) {
     steps_host_issue(rt, steps, &p.steps);
-    steps_slow(rt, steps, &p.steps);
+    steps_slow(rt, devices, steps, &p.steps);
   }
   // HTA reads one GPU per rank: the rank's row is that GPU's. A trace with
   // several GPUs gets one row per GPU (HTA would merge them; see metrics.md).

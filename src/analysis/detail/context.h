@@ -468,7 +468,8 @@ void steps_lead_host(const RankedTrace& rt, const std::vector<Step>& steps, Step
 void steps_host_issue(const RankedTrace& rt, const std::vector<Step>& steps, StepSummary* out);
 // The steps a fifth slower than their GPU's median step or more, and what
 // grew (StepSummary::slow_steps); for steps from ranges.
-void steps_slow(const RankedTrace& rt, const std::vector<Step>& steps, StepSummary* out);
+void steps_slow(const RankedTrace& rt, const std::vector<DeviceSummary>& devices, const std::vector<Step>& steps,
+                StepSummary* out);
 // names.cpp: whether a host range's name is data loading, widely: an input
 // range (is_input_range_name), or a Python frame of torch.utils.data, a
 // dataset, collation, a fetch, tokenizing or a file read (a bare __getitem__

@@ -901,7 +901,7 @@ void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& 
   // Host ranges wholly inside those stretches, by name (not the steps' own ranges).
   std::map<StringId, HostRange> by_name;
   const RangeTable& r = t.ranges();
-  NameMemo step_named(t, [](std::string_view n) { return is_profiler_step(n) || is_step_name(n); });
+  NameMemo<bool (*)(std::string_view)> step_named(t, &is_step_range_name);
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (t.tracks()[tr].kind != TrackKind::cpu) continue;
     for (const TimeRange& o : outside) {
@@ -924,8 +924,6 @@ void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& 
 }
 
 namespace {
-
-bool step_or_run_name(std::string_view n) { return is_profiler_step(n) || is_step_name(n); }
 
 // Σ of the union of `pieces` (sorted here).
 TimeNs union_length(std::vector<TimeRange>& pieces) {
@@ -1030,7 +1028,7 @@ void steps_lead_host(const RankedTrace& rt, const std::vector<Step>& steps, Step
   const Trace& t = *rt.trace;
   const RangeTable& r = t.ranges();
   const ApiCallTable& api = t.api_calls();
-  NameMemo<bool (*)(std::string_view)> step_named(t, &step_or_run_name);
+  NameMemo<bool (*)(std::string_view)> step_named(t, &is_step_range_name);
   NameMemo<bool (*)(std::string_view)> loading(t, &is_data_loading_frame);
   const NamedRows loaders = named_rows(t, loading, step_named);
   std::map<StringId, HostRange> by_name;
@@ -1154,20 +1152,11 @@ void steps_host_issue(const RankedTrace& rt, const std::vector<Step>& steps, Ste
 
 namespace {
 
-// The median, the lower of the two middle values for an even count (as the
-// step times' median: a step's own time).
-TimeNs median_of(std::vector<TimeNs> v) {
-  if (v.empty()) return 0;
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;
-}
-
 // The outermost ops wholly inside each step on its thread, host time by name.
 std::vector<std::map<StringId, TimeNs>> step_ops(const RankedTrace& rt, const std::vector<const Step*>& list) {
   const Trace& t = *rt.trace;
   const RangeTable& r = t.ranges();
-  NameMemo<bool (*)(std::string_view)> step_named(t, &step_or_run_name);
+  NameMemo<bool (*)(std::string_view)> step_named(t, &is_step_range_name);
   std::vector<std::map<StringId, TimeNs>> ops(list.size());
   for (std::size_t k = 0; k < list.size(); ++k) {
     const TimeRange w{list[k]->range.start - rt.offset, list[k]->range.end - rt.offset};
@@ -1185,35 +1174,19 @@ std::vector<std::map<StringId, TimeNs>> step_ops(const RankedTrace& rt, const st
   return ops;
 }
 
-// The first GPU op on `device` the trace records (trace clock); the
-// largest time where none.
-TimeNs first_op_on(const Trace& t, std::uint32_t device) {
-  TimeNs first = std::numeric_limits<TimeNs>::max();
-  for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
-    if (t.tracks()[tr].kind != TrackKind::gpu || t.tracks()[tr].device != device) continue;
-    for (const auto& [id, start] :
-         {std::pair{TableId::kernels, &t.kernels().start}, std::pair{TableId::memcpys, &t.memcpys().start},
-          std::pair{TableId::memsets, &t.memsets().start}})
-      if (const RowRange rows = t.rows_of(id, tr); !rows.empty()) first = std::min(first, (*start)[rows.begin]);
-  }
-  return first;
-}
-
 // The slow steps of one GPU's steps (in time order), slowest first. A step
 // that began before the GPU's first recorded op holds work queued before the
 // recording, which the trace cannot split from its own: never called slow.
-void slow_steps_of(const RankedTrace& rt, const std::vector<const Step*>& list, StepSummary* out) {
+void slow_steps_of(const RankedTrace& rt, TimeNs first_op, const std::vector<const Step*>& list, StepSummary* out) {
   constexpr std::size_t kMinSteps = 4, kMost = 3, kOps = 3;
   if (list.size() < kMinSteps) return;
   std::vector<TimeNs> time, idle, compute;
   for (const Step* s : list)
     time.push_back(s->range.duration()), idle.push_back(s->idle_ns), compute.push_back(s->compute_ns);
-  const TimeNs median = median_of(time);
-  const TimeNs first_op = first_op_on(*rt.trace, list.front()->device);
+  const TimeNs median = lower_median(time);
   std::vector<std::size_t> slow;
   for (std::size_t k = 0; k < list.size(); ++k)
-    if (median > 0 && time[k] > median && time[k] - median >= median / 5 &&
-        list[k]->range.start - rt.offset >= first_op)
+    if (median > 0 && time[k] > median && time[k] - median >= median / 5 && list[k]->range.start >= first_op)
       slow.push_back(k);
   if (slow.empty()) return;
   std::stable_sort(slow.begin(), slow.end(), [&](std::size_t a, std::size_t b) { return time[a] > time[b]; });
@@ -1223,15 +1196,15 @@ void slow_steps_of(const RankedTrace& rt, const std::vector<const Step*>& list, 
     SlowStep s;
     s.name = list[k]->name, s.rank = list[k]->rank, s.device = list[k]->device;
     s.ns = time[k], s.median_ns = median;
-    s.idle_ns = idle[k], s.median_idle_ns = median_of(idle);
-    s.compute_ns = compute[k], s.median_compute_ns = median_of(compute);
+    s.idle_ns = idle[k], s.median_idle_ns = lower_median(idle);
+    s.compute_ns = compute[k], s.median_compute_ns = lower_median(compute);
     for (const auto& [name, ns] : ops[k]) {
       std::vector<TimeNs> across;
       for (const auto& m : ops) {
         const auto it = m.find(name);
         across.push_back(it == m.end() ? 0 : it->second);
       }
-      const TimeNs typical = median_of(std::move(across));
+      const TimeNs typical = lower_median(std::move(across));
       if (ns > typical) s.ops.push_back({std::string(rt.trace->str(name)), ns, typical});
     }
     std::stable_sort(s.ops.begin(), s.ops.end(), [](const OpGrowth& a, const OpGrowth& b) {
@@ -1244,10 +1217,15 @@ void slow_steps_of(const RankedTrace& rt, const std::vector<const Step*>& list, 
 
 }  // namespace
 
-void steps_slow(const RankedTrace& rt, const std::vector<Step>& steps, StepSummary* out) {
+void steps_slow(const RankedTrace& rt, const std::vector<DeviceSummary>& devices, const std::vector<Step>& steps,
+                StepSummary* out) {
   std::map<std::uint32_t, std::vector<const Step*>> by_device;
   for (const Step& st : steps) by_device[st.device].push_back(&st);
-  for (const auto& [device, list] : by_device) slow_steps_of(rt, list, out);
+  for (const auto& [device, list] : by_device) {
+    // Its first recorded op: where its window begins (no window: no op).
+    const auto d = std::find_if(devices.begin(), devices.end(), [&](const DeviceSummary& x) { return x.id == device; });
+    if (d != devices.end() && d->window.end > d->window.start) slow_steps_of(rt, d->window.start, list, out);
+  }
 }
 
 void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>* into) {
