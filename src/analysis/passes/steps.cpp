@@ -1221,10 +1221,11 @@ void steps_slow(const RankedTrace& rt, const std::vector<DeviceSummary>& devices
                 StepSummary* out) {
   std::map<std::uint32_t, std::vector<const Step*>> by_device;
   for (const Step& st : steps) by_device[st.device].push_back(&st);
-  for (const auto& [device, list] : by_device) {
+  for (const auto& entry : by_device) {  // not bindings: the lambda captures the ordinal (clang 14)
+    const std::uint32_t device = entry.first;
     // Its first recorded op: where its window begins (no window: no op).
     const auto d = std::find_if(devices.begin(), devices.end(), [&](const DeviceSummary& x) { return x.id == device; });
-    if (d != devices.end() && d->window.end > d->window.start) slow_steps_of(rt, d->window.start, list, out);
+    if (d != devices.end() && d->window.end > d->window.start) slow_steps_of(rt, d->window.start, entry.second, out);
   }
 }
 
