@@ -344,6 +344,27 @@ bool graph_capture_run(const Trace& t, const GraphCaptures& c, TimeRange recorde
   return true;
 }
 
+// Kineto's activity types of accelerators other than CUDA and ROCm GPUs
+// (libkineto's ActivityType names): their events are kept as host ranges
+// under these categories, and gpuscope diagnoses none of them. A trace with
+// no kernels but such events says so, rather than only "no kernels".
+std::string other_accelerators(const Trace& t) {
+  static constexpr std::string_view kKinds[] = {"mtia_ccp_events", "mtia_runtime", "mtia_insight", "hpu_op",
+                                                "xpu_runtime",     "privateuse1_runtime", "privateuse1_driver"};
+  std::vector<std::pair<StringId, std::uint64_t>> counts;
+  for (std::string_view kind : kKinds)
+    if (const StringId id = t.strings().find(kind); id != StringTable::kNoString) counts.emplace_back(id, 0);
+  if (counts.empty()) return {};
+  for (RowIndex r = 0; r < t.ranges().size(); ++r)
+    for (auto& [id, n] : counts) n += t.ranges().domain[r] == id;
+  std::string listed;
+  for (const auto& [id, n] : counts)
+    if (n) listed += (listed.empty() ? "" : ", ") + format::count(n) + " " + std::string(t.str(id));
+  if (listed.empty()) return {};
+  return "; the trace records another accelerator's work (" + listed +
+         " events, kept as host ranges), which gpuscope does not model: its device time is not analysed";
+}
+
 // What the trace's GPU work amounts to against its recording.
 void recognise_run(const Trace& t, const GraphCaptures& captures, WorkloadKind* w) {
   filtered_host(t, w);
@@ -368,6 +389,7 @@ void recognise_run(const Trace& t, const GraphCaptures& captures, WorkloadKind* 
                          " cuda_profiler_range events are kernels measured one at a time by the CUPTI range "
                          "profiler (Kineto's profiler_metrics), each replayed for its hardware counters, so their "
                          "times are not run times: record without profiler_metrics for a timeline to diagnose";
+    w->run_evidence += other_accelerators(t);
     return;
   }
   TimeRange window{k.start[0], k.end[0]};

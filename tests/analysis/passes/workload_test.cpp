@@ -374,6 +374,18 @@ TEST(WorkloadRun, NoKernelsIsNothingToDiagnose) {
   EXPECT_NE(q.workload.run_evidence.find("5 cuda_profiler_range events are kernels measured one at a time"),
             std::string::npos)
       << q.workload.run_evidence;
+  // Another accelerator's events (Kineto's MTIA activity types) are named,
+  // not left as "no kernels" alone; a trace without them says nothing of it.
+  TraceFactory mtia;
+  for (TimeNs i = 0; i < 4; ++i)
+    mtia.range("pe_exe", i * 1'000'000, i * 1'000'000 + 500'000, 1, RangeKind::annotation, "mtia_ccp_events");
+  mtia.range("mtiaLaunchKernel", 0, 10'000, 1, RangeKind::annotation, "mtia_runtime");
+  const Profile m = analyze(mtia.build());
+  EXPECT_EQ(m.workload.run, "no-kernels");
+  EXPECT_NE(m.workload.run_evidence.find("another accelerator's work (4 mtia_ccp_events, 1 mtia_runtime events"),
+            std::string::npos)
+      << m.workload.run_evidence;
+  EXPECT_EQ(q.workload.run_evidence.find("another accelerator"), std::string::npos) << q.workload.run_evidence;
 }
 
 TEST(WorkloadRun, AGpuSpanOfMicrosecondsNumbersNoFinding) {
