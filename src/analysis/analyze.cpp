@@ -145,6 +145,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   std::vector<Step> steps;
   EarlyOps early;
   p.steps.source = find_steps(rt, opt, &steps, nullptr, &p.steps.not_steps, &p.steps.source_evidence, &early);
+  if (steps.empty()) p.steps.unused_step_ranges = step_ranges_on_host(t);
   p.steps.early_ops = early.ops;
   p.steps.early_ops_ns = early.ns;
   p.steps.backlog_ops = early.backlog_ops;

@@ -288,6 +288,10 @@ struct StepSummary {
   // Why a repeating kernel pattern was not taken for steps (it repeats inside
   // one call: a model's layers in one forward pass); empty otherwise.
   std::string not_steps;
+  // Where no step was found: the host's step ranges (ProfilerStep#N, NVTX
+  // step ranges) none of which holds GPU work (a trace of another device, or
+  // of the host only); 0 otherwise.
+  std::uint64_t unused_step_ranges = 0;
   // Step time outside its GPU's work (before the GPU's first op, after its
   // last): host time the GPU-span metrics cannot see. before_gpu_ns is the
   // part before the first op. outside_ranges: the longest host ranges wholly

@@ -654,6 +654,9 @@ constexpr void rows(V& v, Of<StepSummary>) {
   field<&S::not_steps>(v, "not_steps", "",
                        "why a repeating kernel pattern was not taken for steps (it repeats inside one call: "
                        "a model's layers); empty otherwise");
+  field<&S::unused_step_ranges>(v, "unused_step_ranges", "",
+                                "where no step was found: the host's step ranges (ProfilerStep#N, NVTX step "
+                                "ranges), none of which holds GPU work; 0 otherwise");
   field<&S::outside_gpu_ns>(v, "outside_gpu_ns", "ns",
                             "step time before its GPU's first op or after its last (host time the GPU's span "
                             "does not see)");

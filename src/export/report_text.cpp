@@ -735,10 +735,14 @@ void slow_steps(const Profile& p, const ReportTextOptions& o, std::string& out) 
 void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const StepSummary& s = p.steps;
   if (s.steps.empty()) {
-    out += s.not_steps.empty()
-               ? "Steps: none found (no ProfilerStep or NVTX step ranges, no repeating kernel pattern, no bursts of "
-                 "GPU work between host gaps).\n\n"
-               : "Steps: none found (no ProfilerStep or NVTX step ranges; " + s.not_steps + ").\n\n";
+    const std::string ranges = s.unused_step_ranges
+                                   ? format::count(s.unused_step_ranges, "ProfilerStep or NVTX step range",
+                                                   "ProfilerStep or NVTX step ranges") +
+                                         (s.unused_step_ranges == 1 ? ", around no GPU work" : ", none around GPU work")
+                                   : "no ProfilerStep or NVTX step ranges";
+    out += s.not_steps.empty() ? "Steps: none found (" + ranges +
+                                     ", no repeating kernel pattern, no bursts of GPU work between host gaps).\n\n"
+                               : "Steps: none found (" + ranges + "; " + s.not_steps + ").\n\n";
     return;
   }
   const DurationStats& t = s.step_time;

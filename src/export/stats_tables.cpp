@@ -352,7 +352,10 @@ StatsTable step_table(const Profile& p, std::uint32_t device) {
     table.rows.push_back(std::move(row));
   }
   table.note = table.rows.empty()
-                   ? (p.steps.not_steps.empty() ? "no steps found" : "no steps: " + p.steps.not_steps)
+                   ? (p.steps.unused_step_ranges ? "no steps: " + std::to_string(p.steps.unused_step_ranges) +
+                                                       " step ranges on the host, none around GPU work"
+                      : p.steps.not_steps.empty() ? "no steps found"
+                                                  : "no steps: " + p.steps.not_steps)
                    : "steps from " + std::string(to_string(p.steps.source)) + "; start_ns from the start of the trace";
   return table;
 }

@@ -32,6 +32,25 @@ Profile bursts_profile() {
   return analyze(f.build());
 }
 
+TEST(ReportSteps, StepRangesAroundNoGpuWorkAreNotCalledAbsent) {
+  // ProfilerStep ranges on the host, no kernel (another device's trace, or
+  // the host's only): no step, and the text does not say "no ProfilerStep".
+  TraceFactory f;
+  for (TimeNs i = 0; i < 3; ++i)
+    f.range("ProfilerStep#" + std::to_string(i), i * 10'000'000, i * 10'000'000 + 9'000'000, 1, RangeKind::annotation,
+            "user_annotation");
+  const Profile p = analyze(f.build());
+  EXPECT_TRUE(p.steps.steps.empty());
+  EXPECT_EQ(p.steps.unused_step_ranges, 3u);
+  const std::string text = report_text(p);
+  EXPECT_NE(text.find("Steps: none found (3 ProfilerStep or NVTX step ranges, none around GPU work"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("no ProfilerStep"), std::string::npos) << text;
+  EXPECT_NE(report_json(p).find("\"unused_step_ranges\": 3"), std::string::npos);
+  // Steps found: the count stays 0.
+  EXPECT_EQ(bursts_profile().steps.unused_step_ranges, 0u);
+}
+
 TEST(ReportSteps, StepsFromBurstsSayHowTheyWereFound) {
   const Profile p = bursts_profile();
   ASSERT_EQ(p.steps.source, StepSource::bursts);

@@ -450,6 +450,8 @@ struct EarlyOps {
 StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>* steps,
                       std::vector<StepOrigin>* origins = nullptr, std::string* why_none = nullptr,
                       std::string* how = nullptr, EarlyOps* early = nullptr);
+// passes/steps.cpp: the host's step ranges (ProfilerStep#N, NVTX step ranges).
+std::uint64_t step_ranges_on_host(const Trace& t);
 
 // passes/steps.cpp: the steps' time outside their GPU's work (before its first op,
 // after its last; all in the shifted clock) and the longest host ranges

@@ -468,6 +468,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   }
   if (p->steps.source == StepSource::none) p->steps.source = r.steps.source;
   if (p->steps.not_steps.empty()) p->steps.not_steps = r.steps.not_steps;
+  p->steps.unused_step_ranges = p->steps.steps.empty() ? p->steps.unused_step_ranges + r.steps.unused_step_ranges : 0;
   if (p->steps.source_evidence.empty() && !r.steps.source_evidence.empty())  // the first rank's, said so
     p->steps.source_evidence = r.steps.source_evidence + (x.rank >= 0 ? " (rank " + std::to_string(x.rank) + ")" : "");
   p->steps.outside_gpu_ns += r.steps.outside_gpu_ns;

@@ -881,6 +881,15 @@ StepSource find_steps(const RankedTrace& rt, const AnalysisOptions& opt, std::ve
 
 bool is_step_range_name(std::string_view name) { return is_profiler_step(name) || is_step_name(name); }
 
+std::uint64_t step_ranges_on_host(const Trace& t) {
+  const RangeTable& r = t.ranges();
+  NameMemo<bool (*)(std::string_view)> step_named(t, &is_step_range_name);
+  std::uint64_t n = 0;
+  for (RowIndex i = 0; i < r.size(); ++i)
+    n += t.tracks()[r.track_at(i)].kind == TrackKind::cpu && r.kind_at(i) != RangeKind::mark && step_named(r.name[i]);
+  return n;
+}
+
 void steps_outside_gpu(const RankedTrace& rt, const std::vector<DeviceSummary>& devices, const std::vector<Step>& steps,
                        StepSummary* out) {
   const Trace& t = *rt.trace;

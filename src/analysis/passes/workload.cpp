@@ -349,7 +349,7 @@ bool graph_capture_run(const Trace& t, const GraphCaptures& c, TimeRange recorde
 // under these categories, and gpuscope diagnoses none of them. A trace with
 // no kernels but such events says so, rather than only "no kernels".
 std::string other_accelerators(const Trace& t) {
-  static constexpr std::string_view kKinds[] = {"mtia_ccp_events", "mtia_runtime", "mtia_insight", "hpu_op",
+  static constexpr std::string_view kKinds[] = {"mtia_ccp_events", "mtia_runtime",        "mtia_insight",      "hpu_op",
                                                 "xpu_runtime",     "privateuse1_runtime", "privateuse1_driver"};
   std::vector<std::pair<StringId, std::uint64_t>> counts;
   for (std::string_view kind : kKinds)
