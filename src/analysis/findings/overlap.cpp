@@ -325,6 +325,20 @@ std::string communication_fix(std::string_view k, const Profile& p) {
 }
 }  // namespace
 
+namespace {
+// Per GPU, the exposed communication that compute could cover: at most its
+// compute not yet beside communication (|compute| - |communication ∩
+// compute|). Summed over the GPUs.
+TimeNs hideable_communication(const Profile& p) {
+  TimeNs out = 0;
+  for (const DeviceSummary& d : p.devices) {
+    const TimeNs beside = d.communication_ns - d.exposed_communication_ns;  // communication under compute
+    out += std::min(d.exposed_communication_ns, std::max<TimeNs>(0, d.compute_ns - beside));
+  }
+  return out;
+}
+}  // namespace
+
 void exposed_communication(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
@@ -393,6 +407,18 @@ void exposed_communication(Builder& b) {
         f.saving_note =
             "unknown: the transfer is slow for its size; what a faster one saves depends on the link and "
             "the ranks, which the trace does not show";
+      } else if (const TimeNs hideable = hideable_communication(b.p); hideable < t.exposed_comm) {
+        // Overlap hides communication only under compute that exists: the
+        // compute not yet beside communication bounds what it can save.
+        f.saving_ns = t.per_device(hideable);
+        f.saving_note = "at most the compute not yet beside communication (" + dur(t.per_device(hideable)) +
+                        "), under which overlap could hide the exposed time";
+        f.recommendation += " Estimated saving: at most " + dur(t.per_device(hideable)) +
+                            ", the compute kernels' time not yet beside communication, under which overlap could "
+                            "hide it; the other " +
+                            dur(t.per_device(t.exposed_comm - hideable)) +
+                            " of exposed time has no compute to hide under: only less communication (fewer bytes, "
+                            "fewer or shorter waits) shortens it.";
       } else {
         f.recommendation += " Estimated saving: at most the exposed time, were all of it hidden under compute.";
       }

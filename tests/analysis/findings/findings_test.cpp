@@ -192,6 +192,20 @@ TEST(Findings, AllReduceAfterBackwardWithIdleComputeIsExposed) {
   EXPECT_EQ(e->kernels.front(), names::kAllReduce);
 }
 
+// Overlap hides communication only under compute: where a step's
+// communication outlasts its compute, the saving is the compute not yet
+// beside communication, and the rest is said to need less communication.
+TEST(Findings, ExposedCommunicationSavesAtMostTheComputeToHideUnder) {
+  TraceFactory f;
+  add_steps(f, 10, {{names::kConvTensorCore, 200 * us}, {names::kAllReduce, 500 * us, 13}});
+  const Profile p = analyze(f.build());
+  const Finding* e = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_EQ(p.devices[0].exposed_communication_ns, 10 * 500 * us);
+  EXPECT_EQ(e->saving_ns, 10 * 200 * us);  // not the 5 ms exposed
+  EXPECT_NE(e->recommendation.find("has no compute to hide under"), std::string::npos) << e->recommendation;
+}
+
 // The fix follows the collective: all-reduce keeps the DDP advice; gathers
 // get prefetching. A collective whose instances at the same place take far
 // longer in some steps than its fastest is said to be likely waiting for
