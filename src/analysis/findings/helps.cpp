@@ -1216,6 +1216,20 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
             " of the GPU ops have no launch in the trace, and the short gaps ended by them or by held work (" +
             dur(short_other) + ", " + of_span(short_other) + ") may be late launches too: the launch wait is between " +
             of_span(late) + " and " + of_span(late + short_other) + " of the span, the trace cannot tell where");
+  if (j.span > 0 && double(long_late) >= kMaterialShare * double(j.span) && !p.workload.host_filtered.empty()) {
+    // A trace filtered to its launches keeps nothing of what the host did
+    // between them: that time's cause is unknown.
+    HelpAnswer a = answer(id, q, Verdict::unknown,
+                          short_gaps +
+                              ": launch overhead is not what the GPUs wait for in short gaps. Their longer "
+                              "gaps ended by late launches (" +
+                              dur(long_late) + ", " + of_span(long_late) +
+                              ") are host time this trace cannot explain: it was filtered to its launches, so whether "
+                              "the host computed (which graphs do not remove), waited on a synchronization (which a "
+                              "capture cannot hold) or ran framework code a graph would replay, it does not show");
+    if (numbered(p, "gpu-idle-gaps")) a.findings.push_back("gpu-idle-gaps");
+    return a;
+  }
   if (j.span > 0 && double(long_late) >= kMaterialShare * double(j.span)) {
     HelpAnswer a = answer(id, q, Verdict::no,
                           short_gaps +
