@@ -681,7 +681,7 @@ struct OpRow {
   std::string bound;                  // "compute" | "memory"; empty when unknown
   std::string math;                   // the precision the roofline used: fp32, bf16, …
   std::string dims;                   // the formula's dimensions of its first call ("M=… N=… K=…")
-  bool aligned8 = true;               // GEMMs: M, N, K all multiples of 8
+  bool aligned8 = true;               // GEMMs: M, N, K all multiples of 8; convolutions: their channels
   std::vector<OpKernel> top_kernels;  // its kernels with the ops inside it, most time first (top rows only)
   // Calls that launched GPU work, themselves or through the ops inside them
   // (every call that holds GPU time): a row without recorded shapes mixes

@@ -418,7 +418,9 @@ constexpr void rows(V& v, Of<OpRow>) {
   field<&O::bound>(v, "bound", "", "`compute` or `memory` by the roofline; empty when unknown");
   field<&O::math>(v, "math", "", "the precision whose peak the roofline used (fp32, bf16, …)");
   field<&O::dims>(v, "dims", "", "the formula's dimensions (`M=… N=… K=… batch=…`)");
-  field<&O::aligned8>(v, "aligned8", "", "GEMMs: M, N and K all multiples of 8");
+  field<&O::aligned8>(v, "aligned8", "",
+                      "GEMMs: M, N and K all multiples of 8; convolutions: input channels per group (an "
+                      "image's 3 or 4 aside) and output channels multiples of 8");
   field<&O::top_kernels>(v, "top_kernels", "", "its kernels, most time first (the heaviest rows only)");
   field<&O::gpu_calls>(v, "gpu_calls", "",
                        "calls that launched GPU work, themselves or through the ops inside them (the calls "

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analysis/findings/rules.h"
+#include "analysis/ops/roofline.h"
 
 namespace gpuscope::detail::rules {
 
@@ -403,6 +404,43 @@ std::string tensor_core_saving(const Builder& b) {
   return said + ". Bundled workload: --precision bf16.";
 }
 
+namespace {
+// The layout advice for convolutions: channels_last, and channel counts that
+// are multiples of 8 unless the ops' recorded shapes show they are already
+// (or name one that is not).
+std::string conv_layout_advice(const Profile& p, const char* words) {
+  TimeNs known = 0, unaligned = 0, conv = 0;
+  const OpRow* first = nullptr;
+  for (const OpRow& r : p.ops) {
+    if (r.family != "convolution" || r.gpu_self_ns <= 0) continue;
+    conv += r.gpu_self_ns;
+    OpInputs in;
+    if (r.name == "aten::convolution_backward" || !parse_op_inputs(r.shapes, "", "", &in)) continue;
+    const std::optional<bool> aligned = conv_channels_aligned(in);
+    if (!aligned) continue;
+    known += r.gpu_self_ns;
+    if (!*aligned) {
+      unaligned += r.gpu_self_ns;
+      if (!first) first = &r;
+    }
+  }
+  const std::string use = std::string("; use ") + words;
+  if (first)
+    return use + " and make the channel counts multiples of 8 (" + first->name + " " + first->shapes + " is not; " +
+           pct(ratio(unaligned, conv)) +
+           " of the convolution ops' GPU time has channels that are not) so cuDNN "
+           "chooses tensor-core kernels.";
+  if (conv > 0 && known == conv)
+    return use +
+           " so cuDNN chooses tensor-core kernels (the convolutions' channel counts, as recorded, are "
+           "multiples of 8 already).";
+  if (conv > 0 && 2 * known >= conv)
+    return use + " so cuDNN chooses tensor-core kernels (the channel counts are multiples of 8 already, in the " +
+           pct(ratio(known, conv)) + " of the convolution ops' GPU time whose shapes the trace records).";
+  return use + " and channel counts that are multiples of 8 so cuDNN and cuBLAS choose tensor-core kernels.";
+}
+}  // namespace
+
 void no_tensor_cores(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   if (!nvidia_gpus(b.p)) return;  // another vendor's matrix units: their kernel names are not NVIDIA's
@@ -458,13 +496,9 @@ void no_tensor_cores(Builder& b) {
     const std::string saving = tensor_core_saving(b);
     // Its saving (and the replay's prediction) a lower bound: the report says so where it quotes the prediction.
     if (fp32_aux_share(b) >= kAuxLowerBoundShare) f.variant = "lower-bound";
-    const std::string layout =
-        " and channel counts that are multiples of 8 so cuDNN and cuBLAS choose tensor-core "
-        "kernels." +
-        saving;
     auto nhwc = [&](const char* words) {
       return convolutions
-                 ? std::string("; use ") + words + layout
+                 ? conv_layout_advice(b.p, words) + saving
                  : "; keep the GEMMs' dimensions multiples of 8 so cuBLAS chooses tensor-core kernels." + saving;
     };
     // Volta and Turing (7.x): tensor cores take fp16 only, neither bf16

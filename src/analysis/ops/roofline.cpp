@@ -192,6 +192,11 @@ std::string fmt(double v) {
 
 bool aligned(double v) { return std::fmod(v, 8.0) == 0; }
 
+// A convolution's channels as tensor cores want them: input channels per
+// group and output channels multiples of 8, but for an image's own 3 or 4
+// input channels (the stem), which cuDNN pads itself.
+bool channels_aligned(double c_per_group, double k) { return (c_per_group <= 4 || aligned(c_per_group)) && aligned(k); }
+
 // [SECTION] Families ---------------------------------------------------------------------------
 
 // C[batch, M, N] = A[batch, M, K] · B[batch, K, N] (+ bias).
@@ -309,6 +314,7 @@ OpCost conv_forward(std::string_view op, const OpInputs& in) {
     bytes += numel(*bias->shape) * bias->bytes_per_element;
   c.bytes = bytes;
   c.dims = "N=" + fmt(n) + " C=" + fmt(double(xs[1])) + " K=" + fmt(k) + " groups=" + fmt(g);
+  c.aligned8 = channels_aligned(c_per_group, k);
   return c;
 }
 
@@ -352,6 +358,7 @@ OpCost conv_backward(const OpInputs& in) {
       (numel(ys) + numel(*x->shape) + numel(ws) + (grad_input ? numel(*x->shape) : 0) + (grad_weight ? numel(ws) : 0)) *
       es;
   c.dims = "N=" + fmt(double(ys[0])) + " C=" + fmt(double((*x->shape)[1])) + " K=" + fmt(double(ys[1]));
+  c.aligned8 = channels_aligned(double(ws[1]), double(ys[1]));
   return c;
 }
 
@@ -504,6 +511,14 @@ OpFamily op_family(std::string_view op) {
                   "aten::zero_"}))
     return OpFamily::elementwise;
   return OpFamily::none;
+}
+
+std::optional<bool> conv_channels_aligned(const OpInputs& in) {
+  if (in.dims.size() < 2) return std::nullopt;
+  const auto& xs = in.dims[0];
+  const auto& ws = in.dims[1];
+  if (xs.size() < 3 || xs.size() != ws.size() || ws[0] < 1 || ws[1] < 1 || xs[1] % ws[1] != 0) return std::nullopt;
+  return channels_aligned(double(ws[1]), double(ws[0]));
 }
 
 OpCost op_cost(std::string_view op, const OpInputs& in) {

@@ -61,7 +61,8 @@ struct OpCost {
   MathType math = MathType::unknown;
   // The dimensions the formula used, in words ("M=2048 N=768 K=3072 batch=1"), empty when unknown.
   std::string dims;
-  // For GEMMs: whether every one of M, N, K is a multiple of 8 (tensor cores at full rate).
+  // For GEMMs: whether every one of M, N, K is a multiple of 8 (tensor cores at full rate); for
+  // convolutions: input channels per group (an image's 3 or 4 aside) and output channels.
   bool aligned8 = true;
 };
 
@@ -69,6 +70,12 @@ struct OpCost {
 OpFamily op_family(std::string_view op_name);
 // The cost of one call of `op_name` with `inputs`.
 OpCost op_cost(std::string_view op_name, const OpInputs& inputs);
+// A forward convolution's channels (input [N, C, …], weight [K, C/groups,
+// …]) as tensor cores want them: input channels per group (an image's 3 or
+// 4 aside) and output channels multiples of 8. Null where the shapes are
+// not a convolution's; the rest of its inputs (stride, groups) need not be
+// recorded.
+std::optional<bool> conv_channels_aligned(const OpInputs& inputs);
 
 // [SECTION] Device peaks -----------------------------------------------------------------------
 

@@ -205,6 +205,20 @@ TEST(ReviewedFindingsResNet, ViewsThatTakeTenMicrosecondsMeanASlowedHost) {
   for (const Finding& f : q.findings) EXPECT_EQ(f.evidence.find("only make a view"), std::string::npos) << f.id;
 }
 
+// ResNet-50's channel counts are multiples of 8 already (its recorded
+// convolution shapes say so): the tensor-core fix asks for channels_last
+// only, not for what the model has.
+TEST(ReviewedFindingsResNet, TheTensorCoreFixDoesNotAskForChannelsTheModelHas) {
+  for (const char* file : {"kineto-resnet50-v100-workers0.json.gz", "kineto-resnet50-v100-workers4.json.gz"}) {
+    const Finding* f = testing::find_finding(profile_of(file), "no-tensor-cores");
+    ASSERT_NE(f, nullptr) << file;
+    EXPECT_NE(f->recommendation.find("channel counts, as recorded, are multiples of 8 already"), std::string::npos)
+        << f->recommendation;
+    EXPECT_EQ(f->recommendation.find("and channel counts that are multiples of 8"), std::string::npos)
+        << f->recommendation;
+  }
+}
+
 // The two sampled ranks of a 128-rank DDP job: every communication kernel is
 // a SendRecv, but the framework's annotations say all-to-all, all-gather and
 // all-reduce; the sites that recur vary little (docs/findings.md, "On the

@@ -261,5 +261,30 @@ TEST(Peaks, AmdModelsInferredFromTheirProperties) {
   EXPECT_EQ(device_model_name(d), "NVIDIA H100 80GB HBM3");
 }
 
+// Tensor cores want a convolution's channels in multiples of 8; an image's
+// 3 input channels (the stem) are cuDNN's to pad. Only the input and weight
+// shapes are needed (a 2021 trace records no stride or groups).
+TEST(Convolution, ChannelsAlignedFromTheShapesAlone) {
+  auto aligned = [](std::string_view dims) {
+    OpInputs in;
+    EXPECT_TRUE(parse_op_inputs(dims, "", "", &in)) << dims;
+    return conv_channels_aligned(in);
+  };
+  EXPECT_EQ(aligned("[[32,64,56,56],[256,64,1,1],[],[],[],[],[],[],[]]"), std::optional<bool>(true));
+  EXPECT_EQ(aligned("[[32,3,224,224],[64,3,7,7],[],[],[]]"), std::optional<bool>(true));  // the stem
+  EXPECT_EQ(aligned("[[32,20,56,56],[64,20,3,3]]"), std::optional<bool>(false));          // 20 input channels
+  EXPECT_EQ(aligned("[[32,64,56,56],[100,64,3,3]]"), std::optional<bool>(false));         // 100 output channels
+  EXPECT_EQ(aligned("[[32,64,56,56],[64,8,3,3]]"), std::optional<bool>(true));            // 8 groups of 8
+  EXPECT_EQ(aligned("[[2048,768],[768,768]]"), std::nullopt);                             // not a convolution's
+  EXPECT_EQ(aligned("[[32,64,56,56]]"), std::nullopt);
+  // The forward's cost says the same where it is known.
+  const OpCost twenty = cost("aten::cudnn_convolution", "[[32,20,56,56],[64,20,3,3],[],[],[],[],[],[],[]]",
+                             R"(["float","float","ScalarList","ScalarList","ScalarList","Scalar","Scalar","Scalar",
+                                 "Scalar"])",
+                             R"(["","","[1, 1]","[1, 1]","[1, 1]","1","False","False","True"])");
+  ASSERT_TRUE(twenty.flops);
+  EXPECT_FALSE(twenty.aligned8);
+}
+
 }  // namespace
 }  // namespace gpuscope
