@@ -942,8 +942,8 @@ bool SimulationShare::combine(Profile* p) {
         f.saving_note =
             "no saving: with the fix the replay takes " + format::duration(static_cast<TimeNs>(-per_trace)) + " longer";
       else if (per_trace >= 1)
-        f.saving_note = "no saving: with the fix the median step is " + format::duration(x.step) +
-                        ", not shorter than " + format::duration(s.replayed_step_ns);
+        f.saving_note = "no saving: the replayed median step is " + format::duration(s.replayed_step_ns) + ", and " +
+                        format::duration(x.step) + " with the fix: no shorter";
       else
         f.saving_note = "no saving: with the fix the replay takes as long";
     });
