@@ -946,8 +946,11 @@ struct WorkloadKind {
   std::string execution_evidence;
   std::uint64_t graph_kernels = 0;  // kernels replayed from CUDA graphs
   std::uint32_t ranks = 1;          // processes of the job (world size, or the job's files)
-  std::int32_t world_size = 0;      // as the trace's distributed info says it (0: not said)
-  bool bundled = false;             // a trace of gpuscope's bundled workload (resnet-train)
+  // One rank's trace of an MPI job (calls that talk to other ranks, and no
+  // world size): said so, with the calls; empty otherwise.
+  std::string mpi_evidence;
+  std::int32_t world_size = 0;  // as the trace's distributed info says it (0: not said)
+  bool bundled = false;         // a trace of gpuscope's bundled workload (resnet-train)
   // The framework that ran it, for the words of every fix: "pytorch",
   // "tensorflow", "jax" or "unknown".
   std::string framework = "unknown";

@@ -488,6 +488,9 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
   field<&W::execution_evidence>(v, "execution_evidence", "", "graph ids, graph launches, Triton kernels, regions");
   field<&W::graph_kernels>(v, "graph_kernels", "", "kernels replayed from CUDA graphs");
   field<&W::ranks>(v, "ranks", "", "processes of the job (world size, or the job's files)");
+  added<&W::mpi_evidence>(v, "mpi_evidence", "",
+                          "one rank's trace of an MPI job (calls to other ranks, no world size): the calls; empty "
+                          "otherwise");
   added<&W::world_size>(v, "world_size", "", "the world size the trace's distributed info gives; 0: not given");
   field<&W::bundled>(v, "bundled", "",
                      "a trace of gpuscope's bundled workload (resnet-train): only then do fixes name its switches");
@@ -656,7 +659,7 @@ constexpr void rows(V& v, Of<StepSummary>) {
   field<&S::not_steps>(v, "not_steps", "",
                        "why a repeating kernel pattern was not taken for steps (it repeats inside one call: "
                        "a model's layers); empty otherwise");
-  field<&S::unused_step_ranges>(v, "unused_step_ranges", "",
+  added<&S::unused_step_ranges>(v, "unused_step_ranges", "",
                                 "where no step was found: the host's step ranges (ProfilerStep#N, NVTX step "
                                 "ranges), none of which holds GPU work; 0 otherwise");
   field<&S::outside_gpu_ns>(v, "outside_gpu_ns", "ns",

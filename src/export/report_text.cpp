@@ -161,7 +161,10 @@ std::string workload_line(const WorkloadKind& w, bool with_evidence) {
                          (w.engine.empty() ? std::string() : w.engine + ", ");
   const std::string optimizer =
       w.optimizer.empty() || w.optimizer == "unknown" ? std::string() : ", " + w.optimizer + " optimizer";
-  std::string line = fw + w.phase + ", " + w.execution + ", " + count(w.ranks) + (w.ranks == 1 ? " rank" : " ranks") +
+  std::string line = fw + w.phase + ", " + w.execution + ", " + count(w.ranks) +
+                     (w.ranks != 1             ? " ranks"
+                      : w.mpi_evidence.empty() ? " rank"
+                                               : " rank of an MPI job") +
                      (w.data_parallel == "ddp" ? ", DDP" : "") + optimizer +
                      (w.bundled ? ", gpuscope's bundled workload" : "");
   if (!with_evidence) return line;
@@ -169,6 +172,7 @@ std::string workload_line(const WorkloadKind& w, bool with_evidence) {
   if (w.compiled_copies)
     evidence += "; " + count(w.compiled_copies, "copy", "copies") + " launched inside compiled regions";
   if (!w.framework_evidence.empty()) evidence += "; " + w.framework_evidence;
+  if (!w.mpi_evidence.empty()) evidence += "; " + w.mpi_evidence;
   if (!w.engine_evidence.empty()) evidence += "; " + w.engine_evidence;
   if (!w.data_parallel.empty()) evidence += "; " + w.data_parallel_evidence;
   if (!w.optimizer.empty()) evidence += "; optimizer " + w.optimizer + ": " + w.optimizer_evidence;

@@ -51,6 +51,21 @@ TEST(ReportSteps, StepRangesAroundNoGpuWorkAreNotCalledAbsent) {
   EXPECT_EQ(bursts_profile().steps.unused_step_ranges, 0u);
 }
 
+// One process's trace that sends to and receives from others over MPI:
+// one rank of a job, said in the Workload line; a job's ranks are not.
+TEST(ReportWorkload, OneRankOfAnMpiJobIsSaidToBeOne) {
+  TraceFactory f;
+  f.kernel(0, 7, "saxpy", 1'000'000, 2'000'000, 900'000, 5'000);
+  f.range("MPI_Init", 0, 500'000, 1, RangeKind::annotation, "MPI");
+  f.range("MPI_Send", 2'100'000, 2'200'000, 1, RangeKind::annotation, "MPI");
+  f.range("MPI_Recv", 2'300'000, 2'400'000, 1, RangeKind::annotation, "MPI");
+  const Profile p = analyze(f.build());
+  EXPECT_NE(p.workload.mpi_evidence.find("2 MPI calls to other ranks (\"MPI_Send\", \"MPI_Recv\")"), std::string::npos)
+      << p.workload.mpi_evidence;
+  EXPECT_NE(report_text(p).find(", 1 rank of an MPI job"), std::string::npos);
+  EXPECT_TRUE(analyze(TraceFactory().build()).workload.mpi_evidence.empty());
+}
+
 TEST(ReportSteps, StepsFromBurstsSayHowTheyWereFound) {
   const Profile p = bursts_profile();
   ASSERT_EQ(p.steps.source, StepSource::bursts);

@@ -159,18 +159,32 @@ Outside outside_the_kernels(const Trace& t, TimeRange kernels) {
       return false;
     return true;
   };
+  // The outermost ranges outside the kernels, per thread: a call inside one
+  // (cudaHostRegister inside MPI_Init) is part of its time, not more of it.
+  std::map<TrackId, std::vector<TimeRange>> outer;
+  const RangeTable& r = t.ranges();
+  for (RowIndex i = 0; i < r.size(); ++i)
+    if (t.tracks()[r.track_at(i)].kind == TrackKind::cpu && r.kind_at(i) != RangeKind::mark && r.depth[i] == 0 &&
+        add(r.name[i], r.start[i], r.end[i]))
+      outer[r.track_at(i)].push_back({r.start[i], r.end[i]});
+  for (auto& [track, v] : outer)
+    std::sort(v.begin(), v.end(), [](TimeRange x, TimeRange y) { return x.start < y.start; });
+  auto inside_range = [&](TrackId track, TimeNs start, TimeNs end) {
+    const auto it = outer.find(track);
+    if (it == outer.end()) return false;
+    const std::vector<TimeRange>& v = it->second;
+    auto after = std::upper_bound(v.begin(), v.end(), start, [](TimeNs s, TimeRange x) { return s < x.start; });
+    return after != v.begin() && std::prev(after)->end >= end;
+  };
   const ApiCallTable& a = t.api_calls();
   NameMemo lifetime(t, lifetime_call);
   for (RowIndex i = 0; i < a.size(); ++i) {
     // A kernel's launch is the work's, not setup (the first kernel's comes just before it).
     if (a.op_table[i] == static_cast<std::uint8_t>(OpTable::kernel)) continue;
-    if (!add(a.name[i], a.start[i], a.end[i])) continue;
+    if (a.end[i] > kernels.start && a.start[i] < kernels.end) continue;
     if (lifetime(a.name[i])) ++o.lifetime_calls, ++o.lifetime[a.name[i]];
+    if (!inside_range(a.track_at(i), a.start[i], a.end[i])) add(a.name[i], a.start[i], a.end[i]);
   }
-  const RangeTable& r = t.ranges();
-  for (RowIndex i = 0; i < r.size(); ++i)
-    if (t.tracks()[r.track_at(i)].kind == TrackKind::cpu && r.kind_at(i) != RangeKind::mark && r.depth[i] == 0)
-      add(r.name[i], r.start[i], r.end[i]);
   return o;
 }
 
@@ -993,12 +1007,50 @@ void say_execution(const NameCounts& c, std::size_t kernels, bool by_ids, const 
 
 }  // namespace
 
+namespace {
+// MPI calls that talk to other ranks (not MPI_Init, MPI_Finalize, the
+// communicator's size and rank queries or the clock).
+bool mpi_peer_call(std::string_view n) {
+  if (!n.starts_with("MPI_")) return false;
+  for (std::string_view own : {"MPI_Init", "MPI_Finalize", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Wtime",
+                               "MPI_Initialized", "MPI_Finalized", "MPI_Query_thread", "MPI_Get_"})
+    if (n.starts_with(own)) return false;
+  return true;
+}
+
+// A trace of one process that talks to others over MPI (its ranges or
+// calls): one rank of a job, whose other ranks this file does not hold.
+std::string mpi_job_evidence(const Trace& t) {
+  if (!any_string(t, mpi_peer_call)) return {};
+  std::uint64_t n = 0;
+  std::vector<StringId> named;  // the first two names, each once
+  NameMemo<bool (*)(std::string_view)> peer(t, &mpi_peer_call);
+  auto add = [&](StringId name) {
+    ++n;
+    if (named.size() < 2 && std::find(named.begin(), named.end(), name) == named.end()) named.push_back(name);
+  };
+  const RangeTable& r = t.ranges();
+  for (RowIndex i = 0; i < r.size(); ++i)
+    if (peer(r.name[i])) add(r.name[i]);
+  const ApiCallTable& a = t.api_calls();
+  for (RowIndex i = 0; i < a.size(); ++i)
+    if (peer(a.name[i])) add(a.name[i]);
+  Examples calls;
+  for (StringId id : named) calls.add(t.str(id), 0);
+  calls.count = n;
+  if (!calls.count) return {};
+  return "one rank of an MPI job: " + format::count(calls.count, "MPI call", "MPI calls") + " to other ranks (" +
+         calls.said() + "); the other ranks' traces are not in this file (gpuscope report DIR reads a job's)";
+}
+}  // namespace
+
 WorkloadKind recognise_workload(const Trace& t) {
   WorkloadKind w;
   const TraceMeta& m = t.meta();
   w.bundled = m.command_line.find("resnet-train") != std::string::npos;
   w.ranks = m.world_size > 1 ? static_cast<std::uint32_t>(m.world_size) : 1;
   w.world_size = m.world_size;
+  if (w.ranks == 1) w.mpi_evidence = mpi_job_evidence(t);
   NameCounts names = count_names(t);
   if (names.triton.count || names.compiled_ops.count)
     names.compiled_time_share = compiled_time_share(t, names.compiled_ops.count > 0);
@@ -1185,6 +1237,7 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
   if (ranks.empty()) return w;
   w = *ranks.front();
   w.ranks = static_cast<std::uint32_t>(ranks.size());
+  if (w.ranks > 1) w.mpi_evidence.clear();  // the job's files hold its ranks
   w.graph_kernels = 0;
   w.graph_launches = 0;
   w.replay_launches = 0, w.replay_kernels = 0, w.replay_kernel_ns = 0;

@@ -263,6 +263,20 @@ TEST(ReviewedFindingsSampled, CollectivesAreNamedByTheirAnnotations) {
   }
 }
 
+// The saxpy's setup is MPI_Init, with the cudaHostRegister calls inside it
+// counted once (its time, not more of it); and its trace is one rank of an
+// MPI job (it sends to and receives from another), said so.
+TEST(ReviewedFindingsNsys, SetupCountsNestedCallsOnceAndOneRankOfAnMpiJobIsSaidToBe) {
+  const Profile& saxpy = profile_of("nsys/nsys2022-saxpy-mpi-openacc.sqlite");
+  EXPECT_EQ(saxpy.workload.run, "one-shot");
+  EXPECT_NE(saxpy.workload.run_evidence.find("(MPI_Init 645.7 ms, "), std::string::npos) << saxpy.workload.run_evidence;
+  EXPECT_EQ(saxpy.workload.run_evidence.find("cudaHostRegister"), std::string::npos) << saxpy.workload.run_evidence;
+  EXPECT_NE(saxpy.workload.mpi_evidence.find("15 MPI calls to other ranks (\"MPI_Send\", \"MPI_Recv\")"),
+            std::string::npos)
+      << saxpy.workload.mpi_evidence;
+  EXPECT_TRUE(profile_of("nsys/nsys2024-cloverleaf-a100-mpi.sqlite").workload.mpi_evidence.empty());
+}
+
 // Nothing prescribed that the program already does, and nothing said of the
 // program that a library did: the OpenACC/MPI saxpy's 9 cudaHostRegister
 // calls (316 ms) all lie inside MPI_Init, a CUDA-aware MPI registering its
