@@ -9,10 +9,11 @@
 // forward thread, and the op's input shapes and dtypes as Kineto's "Input
 // Dims" / "Input type" texts. Names and texts are interned in one table; the
 // hook gives each its id in the host file and takes the rows in bulk, as the
-// columns text of a "ranges" chunk (no Python per op), formatted in chunks of
+// columns text of a "ranges" chunk (no Python per op), formatted in parts of
 // at most ~256 KiB into one buffer kept for the process's life, which the hook
-// writes to the host file as they come. Memory is bounded: rows beyond the
-// limit are dropped and counted, and no flush allocates text for all its rows.
+// writes to the host file as they come. Rows live in fixed blocks, moved by
+// pointer when taken and reused. Memory is bounded: rows beyond the limit are
+// dropped and counted, and no flush allocates text for all its rows.
 //
 // [SECTION] Rows, strings and thread buffers
 // [SECTION] The callback
@@ -64,14 +65,46 @@ struct Row {
   uint8_t cat;     // 0 cpu_op, 1 user_annotation
 };
 
+// Rows are kept in fixed blocks: a buffer grows without copying what it holds,
+// and blocks are reused (no fresh memory once a thread's buffer has grown).
+constexpr std::size_t kBlockRows = 1024;
+struct Block {
+  Row rows[kBlockRows];  // left uninitialized: touched only as rows are written
+};
+
 struct ThreadBuffer {
   std::mutex mu;
-  std::vector<Row> rows;
-  bool dead = false;  // its thread has exited: freed once taken
-  // The take side's (under State::mu): the rows taken, until formatted. The
-  // two vectors swap at each take, so both keep their capacity (no copy, no
-  // fresh memory once each has grown).
-  std::vector<Row> taken;
+  std::vector<Block*> blocks;  // the rows recorded, `count` of them
+  std::size_t count = 0;
+  std::vector<Block*> spare;  // blocks to reuse
+  bool dead = false;          // its thread has exited: freed once taken
+  // The take side's (under State::mu): the blocks taken, until formatted.
+  std::vector<Block*> taken;
+  std::size_t taken_count = 0;
+
+  void push(const Row& r) {
+    const std::size_t i = count % kBlockRows;
+    if (i == 0) {
+      if (spare.empty()) {
+        blocks.push_back(new Block);
+      } else {
+        blocks.push_back(spare.back());
+        spare.pop_back();
+      }
+    }
+    blocks.back()->rows[i] = r;
+    ++count;
+  }
+  const Row& taken_row(std::size_t i) const { return taken[i / kBlockRows]->rows[i % kBlockRows]; }
+  void recycle_taken() {  // under mu
+    spare.insert(spare.end(), taken.begin(), taken.end());
+    taken.clear();
+    taken_count = 0;
+  }
+  ~ThreadBuffer() {
+    for (const auto* list : {&blocks, &spare, &taken})
+      for (Block* b : *list) delete b;
+  }
 };
 
 // Where formatting the taken rows stands between two calls.
@@ -323,7 +356,7 @@ void on_end(const at::RecordFunction& /*fn*/, at::ObserverContext* ctx) {
       return;
     }
     std::lock_guard<std::mutex> g(c.buffer->mu);
-    c.buffer->rows.push_back(r);
+    c.buffer->push(r);
   } catch (...) {
     s.errors.fetch_add(1, std::memory_order_relaxed);
   }
@@ -337,13 +370,16 @@ constexpr const char* kKeys[] = {"start", "end", "tid", "name", "cat", "dims", "
 // Drops the taken rows (formatted, or left half-formatted by a flush that stopped).
 void finish_format_locked(State& s) {
   Cursor& k = s.cursor;
-  for (ThreadBuffer* b : k.parts) b->taken.clear();  // capacity kept: the thread's next buffer
+  for (ThreadBuffer* b : k.parts) {
+    std::lock_guard<std::mutex> g(b->mu);
+    b->recycle_taken();  // the thread's next blocks
+  }
   k.parts.clear();
   k.active = false;
 }
 
-// Moves every thread's rows to the take side by swapping the two vectors of
-// its buffer (nothing copied); frees the buffers of exited threads once their
+// Moves every thread's rows to the take side, block pointers only (no row
+// copied); frees the buffers of exited threads once their
 // rows are formatted. Rows a flush took and did not format (it failed, or
 // writing had stopped) are dropped and counted.
 int64_t collect_locked(State& s) {
@@ -354,15 +390,14 @@ int64_t collect_locked(State& s) {
     bool dead;
     {
       std::lock_guard<std::mutex> g(b->mu);
-      if (!b->taken.empty()) {
-        s.dropped.fetch_add(b->taken.size(), std::memory_order_relaxed);
-        b->taken.clear();
-      }
-      b->taken.swap(b->rows);
-      moved += static_cast<int64_t>(b->taken.size());
+      if (b->taken_count) s.dropped.fetch_add(b->taken_count, std::memory_order_relaxed);
+      b->recycle_taken();
+      b->taken.swap(b->blocks);
+      b->taken_count = std::exchange(b->count, 0);
+      moved += static_cast<int64_t>(b->taken_count);
       dead = b->dead;
     }
-    if (dead && b->taken.empty())
+    if (dead && b->taken_count == 0)
       delete b;
     else
       s.buffers[kept++] = b;
@@ -377,9 +412,9 @@ void begin_format_locked(State& s) {
   k.parts.clear();
   bool sequenced = false;
   for (ThreadBuffer* b : s.buffers) {
-    if (b->taken.empty()) continue;
+    if (b->taken_count == 0) continue;
     k.parts.push_back(b);
-    for (const Row& r : b->taken) sequenced |= r.seq >= 0;
+    for (std::size_t i = 0; i < b->taken_count && !sequenced; ++i) sequenced = b->taken_row(i).seq >= 0;
   }
   k.columns.assign({kStart, kEnd, kTid, kName, kCat});
   if (s.shapes) k.columns.insert(k.columns.end(), {kDims, kTypes});
@@ -394,18 +429,23 @@ void begin_format_locked(State& s) {
 template <typename F>
 char* put_values(Cursor& k, char* p, const char* limit, F value) {
   while (k.part < k.parts.size()) {
-    const std::vector<Row>& rows = k.parts[k.part]->taken;
-    const Row* r = rows.data() + k.row;
-    const Row* const end = rows.data() + rows.size();
+    const ThreadBuffer& b = *k.parts[k.part];
+    std::size_t row = k.row;
     bool any = k.any;
-    for (; r != end && p < limit; ++r) {
-      if (any) *p++ = ',';
-      any = true;
-      p = std::to_chars(p, p + 20, value(*r)).ptr;
+    while (row < b.taken_count && p < limit) {  // a block at a time
+      const Row* const first = &b.taken_row(row);
+      const Row* const end = first + std::min(b.taken_count - row, kBlockRows - row % kBlockRows);
+      const Row* r = first;
+      for (; r != end && p < limit; ++r) {
+        if (any) *p++ = ',';
+        any = true;
+        p = std::to_chars(p, p + 20, value(*r)).ptr;
+      }
+      row += static_cast<std::size_t>(r - first);
     }
     k.any = any;
-    k.row = static_cast<std::size_t>(r - rows.data());
-    if (r != end) return p;
+    k.row = row;
+    if (row < b.taken_count) return p;
     ++k.part;
     k.row = 0;
   }
