@@ -54,11 +54,12 @@ def load(torch, items, env=os.environ):
                 version, ", ".join(built) if built else "none")
     try:
         lib = ctypes.CDLL(path)
+        lib.gpuscope_observer_interface.restype, lib.gpuscope_observer_interface.argtypes = ctypes.c_int, []
+        if lib.gpuscope_observer_interface() != INTERFACE:  # before the rest, which another one may lack
+            return None, "the native observer %s is of another gpuscope" % path
         _declare(lib)
     except (OSError, AttributeError) as e:
         return None, "the native observer %s does not load: %s" % (path, e)
-    if lib.gpuscope_observer_interface() != INTERFACE:
-        return None, "the native observer %s is of another gpuscope" % path
     built_for = lib.gpuscope_observer_torch_version().decode("utf-8", "replace")
     if built_for != version:
         return None, "the native observer was built for torch %s, the program imported %s" % (built_for, version)
