@@ -3,6 +3,7 @@ loop (torch_train.py) captured both ways gives the same ops, shapes, sequence li
 hook falls back to the profiler, and says why, where the observer was built for another torch."""
 import collections
 import ctypes
+import json
 import os
 import shutil
 import subprocess
@@ -190,3 +191,58 @@ def test_every_threads_ops_are_recorded_on_its_own_linux_thread(tmp_path):
     cumsum = r[(r.domain == "cpu_op") & (r.name == "aten::cumsum")]
     assert len(cumsum) == 6
     assert (cumsum.tid == cumsum.pid).sum() == 1 and cumsum.tid.nunique() == 2  # the side thread's five, on its track
+
+
+FLUSH_PROGRAM = r"""
+import ctypes, json, sys, threading, torch
+sys.path.insert(0, sys.argv[1])
+from gpuscope_hook import host_file, native_ops
+class Stats(dict):
+    def add(self, k, n): self[k] = self.get(k, 0) + n
+class Notes(dict):
+    set = dict.__setitem__
+lib, why = native_ops.load(torch, {"ops", "shapes"})
+assert lib is not None, why
+f = host_file.HostFile(sys.argv[2], 1)
+stats = Stats()
+rec = native_ops.NativeRecorder(lib, torch, f, stats, Notes(), shapes=True)
+assert rec.start()
+m = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU())
+x = torch.randn(4, 16, requires_grad=True)
+def work(n):
+    for _ in range(n):
+        m(x).sum().backward()
+side = threading.Thread(target=work, args=(300,))
+side.start()
+work(1500)
+side.join()
+rec.flush()
+# Rows taken and never formatted (a flush that failed between the two) are dropped and counted.
+work(10)
+lib.gpuscope_observer_collect(ctypes.byref(ctypes.c_int64()))
+rec.flush(resume=False)
+f.close()
+print(json.dumps(stats))
+"""
+
+
+def test_a_flush_writes_its_rows_in_bounded_parts_as_one_line(tmp_path):
+    """The rows come from the observer ~256 KiB at a time, written as they come: the host file still holds one
+    compact JSON line per flush, its columns whole and of one length."""
+    p = subprocess.run([sys.executable, "-c", FLUSH_PROGRAM, HOOK, str(tmp_path)], capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "PYTHONPATH": ""})
+    assert p.returncode == 0, p.stderr
+    stats = json.loads(p.stdout.strip().splitlines()[-1])
+    lines = (tmp_path / "1.host").read_bytes().split(b"\n")
+    assert lines[-1] == b""
+    chunks = [json.loads(line) for line in lines[:-1]]
+    ranges = [(line, c) for line, c in zip(lines, chunks) if c["k"] == "ranges"]
+    assert len(ranges) == 1  # the second flush took nothing new
+    line, c = ranges[0]
+    assert len(line) > 4 * (256 << 10)  # written in several parts
+    assert line == json.dumps(c, separators=(",", ":"), ensure_ascii=False).encode()
+    columns = ["start", "end", "tid", "name", "cat", "dims", "types", "seq", "fwd"]
+    assert [k for k in c if k not in ("k", "strings")] == columns
+    assert {len(c[k]) for k in columns} == {stats["capture.framework.ops"]}
+    assert len(set(c["tid"])) == 2 and all(e >= s for s, e in zip(c["start"], c["end"]))
+    assert stats["capture.framework.ops_dropped"] >= 10 * 7  # the rows taken and not formatted

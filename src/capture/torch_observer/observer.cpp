@@ -9,8 +9,11 @@
 // forward thread, and the op's input shapes and dtypes as Kineto's "Input
 // Dims" / "Input type" texts. Names and texts are interned in one table; the
 // hook gives each its id in the host file and takes the rows in bulk, as the
-// columns text of a "ranges" chunk (no Python per op). Memory is bounded: rows
-// beyond the limit are dropped and counted.
+// columns text of a "ranges" chunk (no Python per op), formatted in parts of
+// at most ~256 KiB into one buffer kept for the process's life, which the hook
+// writes to the host file as they come. Rows live in fixed blocks, moved by
+// pointer when taken and reused. Memory is bounded: rows beyond the limit are
+// dropped and counted, and no flush allocates text for all its rows.
 //
 // [SECTION] Rows, strings and thread buffers
 // [SECTION] The callback
@@ -26,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cstdint>
@@ -47,7 +51,8 @@ namespace {
 
 // [SECTION] Rows, strings and thread buffers
 
-constexpr int kInterface = 1;  // what native_ops.py expects of this library
+constexpr int kInterface = 2;              // what native_ops.py expects of this library
+constexpr std::size_t kChunk = 256 << 10;  // the formatted text handed over per call (and a little more)
 
 struct Row {
   int64_t start, end;
@@ -60,10 +65,56 @@ struct Row {
   uint8_t cat;     // 0 cpu_op, 1 user_annotation
 };
 
+// Rows are kept in fixed blocks: a buffer grows without copying what it holds,
+// and blocks are reused (no fresh memory once a thread's buffer has grown).
+constexpr std::size_t kBlockRows = 1024;
+struct Block {
+  Row rows[kBlockRows];  // left uninitialized: touched only as rows are written
+};
+
 struct ThreadBuffer {
   std::mutex mu;
-  std::vector<Row> rows;
-  bool dead = false;  // its thread has exited: freed once taken
+  std::vector<Block*> blocks;  // the rows recorded, `count` of them
+  std::size_t count = 0;
+  std::vector<Block*> spare;  // blocks to reuse
+  bool dead = false;          // its thread has exited: freed once taken
+  // The take side's (under State::mu): the blocks taken, until formatted.
+  std::vector<Block*> taken;
+  std::size_t taken_count = 0;
+
+  void push(const Row& r) {
+    const std::size_t i = count % kBlockRows;
+    if (i == 0) {
+      if (spare.empty()) {
+        blocks.push_back(new Block);
+      } else {
+        blocks.push_back(spare.back());
+        spare.pop_back();
+      }
+    }
+    blocks.back()->rows[i] = r;
+    ++count;
+  }
+  const Row& taken_row(std::size_t i) const { return taken[i / kBlockRows]->rows[i % kBlockRows]; }
+  void recycle_taken() {  // under mu
+    spare.insert(spare.end(), taken.begin(), taken.end());
+    taken.clear();
+    taken_count = 0;
+  }
+  ~ThreadBuffer() {
+    for (const auto* list : {&blocks, &spare, &taken})
+      for (Block* b : *list) delete b;
+  }
+};
+
+// Where formatting the taken rows stands between two calls.
+struct Cursor {
+  bool active = false;
+  std::vector<ThreadBuffer*> parts;  // the buffers with taken rows, in order
+  std::vector<int> columns;          // Column values to write
+  std::size_t column = 0, part = 0, row = 0;
+  bool opened = false;  // the current column's key is written
+  bool any = false;     // a value of the current column is written
 };
 
 struct State {
@@ -82,10 +133,11 @@ struct State {
   std::atomic<uint64_t> errors{0};
   std::atomic<uint64_t> generation{1};  // changes in a forked child: thread caches start again
   // The take side (one caller at a time, under mu).
-  std::vector<Row> staged;
   std::size_t strings_sent = 0;   // strings given to the hook so far
   std::vector<int64_t> file_ids;  // string id -> the host file's id
-  std::string blob, text;
+  std::string blob;
+  Cursor cursor;
+  std::unique_ptr<char[]> chunk;  // kChunk and some: the formatted text handed over
 };
 
 State& state() {
@@ -304,7 +356,7 @@ void on_end(const at::RecordFunction& /*fn*/, at::ObserverContext* ctx) {
       return;
     }
     std::lock_guard<std::mutex> g(c.buffer->mu);
-    c.buffer->rows.push_back(r);
+    c.buffer->push(r);
   } catch (...) {
     s.errors.fetch_add(1, std::memory_order_relaxed);
   }
@@ -312,64 +364,141 @@ void on_end(const at::RecordFunction& /*fn*/, at::ObserverContext* ctx) {
 
 // [SECTION] Taking the rows
 
-// Moves every thread's rows to the staging area; frees the buffers of exited threads.
+enum Column { kStart, kEnd, kTid, kName, kCat, kDims, kTypes, kSeq, kFwd };
+constexpr const char* kKeys[] = {"start", "end", "tid", "name", "cat", "dims", "types", "seq", "fwd"};
+
+// Drops the taken rows (formatted, or left half-formatted by a flush that stopped).
+void finish_format_locked(State& s) {
+  Cursor& k = s.cursor;
+  for (ThreadBuffer* b : k.parts) {
+    std::lock_guard<std::mutex> g(b->mu);
+    b->recycle_taken();  // the thread's next blocks
+  }
+  k.parts.clear();
+  k.active = false;
+}
+
+// Moves every thread's rows to the take side, block pointers only (no row
+// copied); frees the buffers of exited threads once their
+// rows are formatted. Rows a flush took and did not format (it failed, or
+// writing had stopped) are dropped and counted.
 int64_t collect_locked(State& s) {
-  std::vector<ThreadBuffer*> kept;
-  kept.reserve(s.buffers.size());
+  if (s.cursor.active) finish_format_locked(s);
+  std::size_t kept = 0;
   int64_t moved = 0;
   for (ThreadBuffer* b : s.buffers) {
     bool dead;
     {
       std::lock_guard<std::mutex> g(b->mu);
-      s.staged.insert(s.staged.end(), b->rows.begin(), b->rows.end());
-      moved += static_cast<int64_t>(b->rows.size());
-      b->rows.clear();
+      if (b->taken_count) s.dropped.fetch_add(b->taken_count, std::memory_order_relaxed);
+      b->recycle_taken();
+      b->taken.swap(b->blocks);
+      b->taken_count = std::exchange(b->count, 0);
+      moved += static_cast<int64_t>(b->taken_count);
       dead = b->dead;
     }
-    if (dead)
+    if (dead && b->taken_count == 0)
       delete b;
     else
-      kept.push_back(b);
+      s.buffers[kept++] = b;
   }
-  s.buffers.swap(kept);
+  s.buffers.resize(kept);
   s.buffered.fetch_sub(moved, std::memory_order_relaxed);
   return moved;
 }
 
-template <typename F>
-void append_column(std::string& out, const char* key, const std::vector<Row>& rows, F value) {
-  out.append(",\"").append(key).append("\":[");
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (i) out.push_back(',');
-    append_int(out, value(rows[i]));
+void begin_format_locked(State& s) {
+  Cursor& k = s.cursor;
+  k.parts.clear();
+  bool sequenced = false;
+  for (ThreadBuffer* b : s.buffers) {
+    if (b->taken_count == 0) continue;
+    k.parts.push_back(b);
+    for (std::size_t i = 0; i < b->taken_count && !sequenced; ++i) sequenced = b->taken_row(i).seq >= 0;
   }
-  out.push_back(']');
+  k.columns.assign({kStart, kEnd, kTid, kName, kCat});
+  if (s.shapes) k.columns.insert(k.columns.end(), {kDims, kTypes});
+  if (sequenced) k.columns.insert(k.columns.end(), {kSeq, kFwd});
+  k.column = k.part = k.row = 0;
+  k.opened = k.any = false;
+  k.active = true;
 }
 
-// The staged rows as the columns of a "ranges" chunk, with the host file's string ids.
-void format_locked(State& s) {
-  const auto& ids = s.file_ids;
-  auto file_id = [&](uint32_t id) -> int64_t { return id < ids.size() ? ids[id] : 0; };
-  const auto& rows = s.staged;
-  std::string& out = s.text;
-  out.clear();
-  out.reserve(rows.size() * 96 + 64);
-  bool sequenced = false;
-  for (const Row& r : rows) sequenced |= r.seq >= 0;
-  append_column(out, "start", rows, [](const Row& r) { return r.start; });
-  append_column(out, "end", rows, [](const Row& r) { return r.end; });
-  append_column(out, "tid", rows, [](const Row& r) { return int64_t{r.tid}; });
-  append_column(out, "name", rows, [&](const Row& r) { return file_id(r.name); });
-  append_column(out, "cat", rows, [](const Row& r) { return int64_t{r.cat}; });
-  if (s.shapes) {
-    append_column(out, "dims", rows, [&](const Row& r) { return file_id(r.dims); });
-    append_column(out, "types", rows, [&](const Row& r) { return file_id(r.types); });
+// Writes the current column's values from the cursor on, while p is below limit
+// (each value takes at most 21 bytes past it).
+template <typename F>
+char* put_values(Cursor& k, char* p, const char* limit, F value) {
+  while (k.part < k.parts.size()) {
+    const ThreadBuffer& b = *k.parts[k.part];
+    std::size_t row = k.row;
+    bool any = k.any;
+    while (row < b.taken_count && p < limit) {  // a block at a time
+      const Row* const first = &b.taken_row(row);
+      const Row* const end = first + std::min(b.taken_count - row, kBlockRows - row % kBlockRows);
+      const Row* r = first;
+      for (; r != end && p < limit; ++r) {
+        if (any) *p++ = ',';
+        any = true;
+        p = std::to_chars(p, p + 20, value(*r)).ptr;
+      }
+      row += static_cast<std::size_t>(r - first);
+    }
+    k.any = any;
+    k.row = row;
+    if (row < b.taken_count) return p;
+    ++k.part;
+    k.row = 0;
   }
-  if (sequenced) {
-    append_column(out, "seq", rows, [](const Row& r) { return r.seq; });
-    append_column(out, "fwd", rows, [](const Row& r) { return static_cast<int64_t>(r.fwd); });
+  return p;
+}
+
+char* put_column(State& s, int column, char* p, const char* limit) {
+  Cursor& k = s.cursor;
+  const int64_t* const ids = s.file_ids.data();
+  const std::size_t n = s.file_ids.size();
+  auto file_id = [ids, n](uint32_t id) -> int64_t { return id < n ? ids[id] : 0; };
+  switch (column) {
+    case kStart: return put_values(k, p, limit, [](const Row& r) { return r.start; });
+    case kEnd: return put_values(k, p, limit, [](const Row& r) { return r.end; });
+    case kTid: return put_values(k, p, limit, [](const Row& r) { return int64_t{r.tid}; });
+    case kName: return put_values(k, p, limit, [&](const Row& r) { return file_id(r.name); });
+    case kCat: return put_values(k, p, limit, [](const Row& r) { return int64_t{r.cat}; });
+    case kDims: return put_values(k, p, limit, [&](const Row& r) { return file_id(r.dims); });
+    case kTypes: return put_values(k, p, limit, [&](const Row& r) { return file_id(r.types); });
+    case kSeq: return put_values(k, p, limit, [](const Row& r) { return r.seq; });
+    case kFwd: return put_values(k, p, limit, [](const Row& r) { return static_cast<int64_t>(r.fwd); });
+    default: return p;
   }
-  s.staged.clear();
+}
+
+// The next part of the taken rows as the columns of a "ranges" chunk, with the
+// host file's string ids, into s.chunk: at most kChunk bytes and a value more;
+// 0 once all is given (the rows are then dropped).
+std::size_t format_next_locked(State& s) {
+  Cursor& k = s.cursor;
+  if (!k.active) begin_format_locked(s);
+  if (!s.chunk) s.chunk.reset(new char[kChunk + 64]);
+  char* const begin = s.chunk.get();
+  const char* const limit = begin + kChunk;
+  char* p = begin;
+  while (k.column < k.columns.size() && p < limit) {
+    const int column = k.columns[k.column];
+    if (!k.opened) {
+      const std::string_view key = kKeys[column];
+      p = std::copy(key.begin(), key.end(), std::copy_n(",\"", 2, p));
+      p = std::copy_n("\":[", 3, p);
+      k.opened = true;
+      k.any = false;
+      k.part = k.row = 0;
+    }
+    p = put_column(s, column, p, limit);
+    if (k.part < k.parts.size()) break;
+    *p++ = ']';
+    ++k.column;
+    k.opened = false;
+  }
+  if (p == begin) finish_format_locked(s);
+  return static_cast<std::size_t>(p - begin);
 }
 
 // [SECTION] Fork
@@ -382,7 +511,8 @@ void after_fork_parent() { state().mu.unlock(); }
 void after_fork_child() {
   State& s = state();
   s.buffers.clear();  // their locks may be held by threads that do not exist here
-  s.staged.clear();
+  s.cursor.parts.clear();
+  s.cursor.active = false;
   s.buffered.store(0);
   s.dropped.store(0);
   s.errors.store(0);
@@ -466,13 +596,14 @@ __attribute__((visibility("default"))) void gpuscope_observer_string_ids(const i
   s.strings_sent += static_cast<std::size_t>(count);
 }
 
-// The collected rows as a "ranges" chunk's columns (",\"start\":[…],…"); valid until the next call.
-__attribute__((visibility("default"))) const char* gpuscope_observer_format(size_t* size) {
+// The collected rows as a "ranges" chunk's columns (",\"start\":[…],…"), a
+// part of at most ~256 KiB at each call, valid until the next; size 0 once all
+// of it is given. The next collect drops what a caller left unread.
+__attribute__((visibility("default"))) const char* gpuscope_observer_format_next(size_t* size) {
   State& s = state();
   std::lock_guard<std::mutex> g(s.mu);
-  format_locked(s);
-  *size = s.text.size();
-  return s.text.data();
+  *size = format_next_locked(s);
+  return s.chunk.get();
 }
 
 // Rows dropped (the buffers were full) and callback failures since the last call.

@@ -1,10 +1,11 @@
 """The per-process host file the hook writes and `gpuscope capture` merges.
 
 One file per process, `<dir>/<pid>.host`: lines of compact JSON, each a
-self-contained chunk appended with one write() (docs/capture.md, "The host
-file"). A string is sent once, in the `strings` list of the first chunk that
-uses it; rows name strings by their index (0 is the empty string). A process
-killed mid-write leaves at most its last line cut, which the reader counts and
+self-contained chunk appended with one write() (the native observer's rows
+with a few, under the file's lock; docs/capture.md, "The host file"). A
+string is sent once, in the `strings` list of the first chunk that uses it;
+rows name strings by their index (0 is the empty string). A process killed
+mid-write leaves at most its last line cut, which the reader counts and
 skips.
 """
 
@@ -52,9 +53,10 @@ class HostFile:
             return self._append(json.dumps(chunk, separators=(",", ":"), ensure_ascii=False).encode(
                 "utf-8", "surrogatepass") + b"\n")
 
-    def write_raw(self, kind, columns):
+    def write_raw(self, kind, parts):
         """Appends one chunk whose fields after `k` and `strings` are given as JSON text
-        (`,"start":[…],…`, bytes), as the native observer formats its rows."""
+        (`,"start":[…],…`) in parts (bytes-like, each written before the next is taken), as the native
+        observer formats its rows. The line is written in several write()s, all under the lock."""
         with self._lock:
             if self.failed is not None:
                 return False
@@ -62,10 +64,15 @@ class HostFile:
             if self._new:
                 head += ',"strings":' + json.dumps(self._new, separators=(",", ":"), ensure_ascii=False)
                 self._new = []
-            return self._append(head.encode("utf-8", "surrogatepass") + columns + b"}\n")
+            if not self._append(head.encode("utf-8", "surrogatepass")):
+                return False
+            for part in parts:
+                if not self._append(part):
+                    return False
+            return self._append(b"}\n")
 
     def _append(self, line):
-        """Writes one line (under the lock); False, and writing stops, on an error."""
+        """Writes one line, or a part of one (under the lock); False, and writing stops, on an error."""
         try:
             view = memoryview(line)
             while view:

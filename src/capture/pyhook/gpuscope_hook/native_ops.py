@@ -24,7 +24,7 @@ from .torch_ops import FLUSH_OVERHEAD, SHAPELESS_OPS
 
 ENV = "GPUSCOPE_CAPTURE_TORCH_OBSERVER"  # off, or the path of a library to use
 ENV_MAX_ROWS = "GPUSCOPE_CAPTURE_MAX_BUFFERED_OPS"
-INTERFACE = 1
+INTERFACE = 2
 MAX_BUFFERED_OPS = 1 << 20  # rows held between flush points (56 bytes each), beyond which ops are dropped
 LIBRARY = "libgpuscope_torch_observer.so"
 
@@ -54,11 +54,12 @@ def load(torch, items, env=os.environ):
                 version, ", ".join(built) if built else "none")
     try:
         lib = ctypes.CDLL(path)
+        lib.gpuscope_observer_interface.restype, lib.gpuscope_observer_interface.argtypes = ctypes.c_int, []
+        if lib.gpuscope_observer_interface() != INTERFACE:  # before the rest, which another one may lack
+            return None, "the native observer %s is of another gpuscope" % path
         _declare(lib)
     except (OSError, AttributeError) as e:
         return None, "the native observer %s does not load: %s" % (path, e)
-    if lib.gpuscope_observer_interface() != INTERFACE:
-        return None, "the native observer %s is of another gpuscope" % path
     built_for = lib.gpuscope_observer_torch_version().decode("utf-8", "replace")
     if built_for != version:
         return None, "the native observer was built for torch %s, the program imported %s" % (built_for, version)
@@ -80,7 +81,7 @@ def _declare(lib):
             ("gpuscope_observer_collect", i64, [ctypes.POINTER(i64)]),
             ("gpuscope_observer_new_strings", ctypes.c_void_p, [i64, size_p]),
             ("gpuscope_observer_string_ids", None, [ctypes.POINTER(i64), i64]),
-            ("gpuscope_observer_format", ctypes.c_void_p, [size_p]),
+            ("gpuscope_observer_format_next", ctypes.c_void_p, [size_p]),
             ("gpuscope_observer_dropped", i64, []),
             ("gpuscope_observer_errors", i64, [])):
         f = getattr(lib, name)
@@ -179,10 +180,18 @@ class NativeRecorder:
             if n:
                 self._stats.add(key, n)
         if rows:
-            size = ctypes.c_size_t()
-            text = ctypes.string_at(lib.gpuscope_observer_format(ctypes.byref(size)), size.value)
-            self._file.write_raw("ranges", text)
+            self._file.write_raw("ranges", self._formatted())
             self._stats.add("capture.framework.ops", rows)
+
+    def _formatted(self):
+        """The taken rows' columns text, in parts of at most ~256 KiB: views of the library's one buffer, each
+        valid until the next is asked for (written, not copied: no memory in proportion to the rows)."""
+        size = ctypes.c_size_t()
+        while True:
+            address = self._lib.gpuscope_observer_format_next(ctypes.byref(size))
+            if not size.value:
+                return
+            yield memoryview((ctypes.c_char * size.value).from_address(address)).cast("B")
 
     # ---- the program's own profiler: both record, neither disturbs the other ------------------------
 
