@@ -1,6 +1,7 @@
 #include "trace/trace.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "trace/time_columns.h"
 
@@ -200,40 +201,92 @@ RowRange Trace::rows_of(TableId table, TrackId track) const {
   return {ix.begin[track], ix.begin[track + 1]};
 }
 
-RowRange Trace::rows_overlapping(TableId table, TrackId track, TimeNs t0, TimeNs t1) const {
+namespace {
+
+// The first index i in [lo, hi) with v[i] >= x (hi if none), v sorted on
+// [lo, hi), galloping outwards from `hint` (clamped) before a binary search
+// in the bracket found: a few probes near the hint instead of a search over
+// the whole track, whose every probe is a cache miss.
+template <class T>
+RowIndex gallop(const T* v, RowIndex lo, RowIndex hi, RowIndex hint, T x) {
+  hint = std::clamp(hint, lo, hi);
+  RowIndex a = hint, b = hint;  // the answer ends up in [a, b]
+  RowIndex step = 1;
+  if (hint < hi && v[hint] < x) {  // after hint: v[a - 1] < x throughout
+    a = hint + 1;
+    b = a;
+    while (b < hi && v[b] < x) {
+      a = b + 1;
+      step *= 2;
+      b = hi - b > step ? b + step : hi;
+    }
+  } else {  // at or before hint: b == hi or v[b] >= x throughout
+    while (a > lo && v[a - 1] >= x) {
+      b = a - 1;
+      step *= 2;
+      a = a - lo > step ? a - step : lo;
+    }
+  }
+  return static_cast<RowIndex>(std::lower_bound(v + a, v + b, x) - v);
+}
+
+}  // namespace
+
+// `first(v, lo, hi, x, near)`: the first index in [lo, hi) with v[i] >= x,
+// `near` a guess of it (the plain search ignores it).
+template <class First>
+RowRange Trace::overlapping(TableId table, TrackId track, TimeNs t0, TimeNs t1, RowIndex near, First&& first) const {
   const RowRange all = rows_of(table, track);
   if (all.empty() || t1 < t0) return {all.begin, all.begin};
   const detail::TimeColumns tc = detail::time_columns(t_, table);
   const TimeNs* start = tc.start->data();
   const TimeNs* end = tc.end->data();
   // Last candidate: the first row starting after t1.
-  const RowIndex hi = static_cast<RowIndex>(std::upper_bound(start + all.begin, start + all.end, t1) - start);
+  const RowIndex hi =
+      t1 == std::numeric_limits<TimeNs>::max() ? all.end : first(start, all.begin, all.end, t1 + 1, near);
   const TrackIndex& ix = index_[static_cast<int>(table)];
   RowIndex lo;
   if (ix.ends_sorted[track]) {
-    lo = static_cast<RowIndex>(std::lower_bound(end + all.begin, end + hi, t0) - end);
+    lo = first(end, all.begin, hi, t0, near);
   } else {
-    // Events on this track nest or overlap: any row ending at or after t0
-    // starts at or after t0 - (the longest event on the track).
-    TimeNs from;
-    if (__builtin_sub_overflow(t0, ix.max_duration[track], &from)) from = std::numeric_limits<TimeNs>::min();
-    lo = static_cast<RowIndex>(std::lower_bound(start + all.begin, start + hi, from) - start);
-    // Tighter where a few long rows set that bound far back (a step's or a
-    // phase's range over thousands of ops): the first row that ends at or
-    // after t0, from the running maximum of ends by blocks.
+    // Events on this track nest or overlap. The first row that ends at or
+    // after t0, from the running maximum of ends by blocks: a few long rows
+    // (a step's or a phase's range over thousands of ops) do not send the
+    // search back to their start.
     const TimeNs* reach = ix.reach.data() + ix.reach_begin[track];
-    const TimeNs* reach_end = ix.reach.data() + ix.reach_begin[track + 1];
-    const auto block = static_cast<RowIndex>(std::lower_bound(reach, reach_end, t0) - reach);
-    if (reach != reach_end) {
-      RowIndex first = all.end;  // no row ends at or after t0
-      if (reach + block != reach_end) {
-        first = all.begin + block * kReachBlock;
-        while (first < all.end && end[first] < t0) ++first;
+    const auto blocks = static_cast<RowIndex>(ix.reach_begin[track + 1] - ix.reach_begin[track]);
+    if (blocks) {
+      const RowIndex block =
+          first(reach, 0, blocks, t0, near >= all.begin ? (near - all.begin) / kReachBlock : RowIndex{0});
+      RowIndex row = all.end;  // no row ends at or after t0
+      if (block != blocks) {
+        row = all.begin + block * kReachBlock;
+        while (row < all.end && end[row] < t0) ++row;
       }
-      lo = std::max(lo, std::min(first, hi));
+      lo = std::min(row, hi);
+    } else {
+      // Any row ending at or after t0 starts at or after t0 - (the longest
+      // event on the track).
+      TimeNs from;
+      if (__builtin_sub_overflow(t0, ix.max_duration[track], &from)) from = std::numeric_limits<TimeNs>::min();
+      lo = first(start, all.begin, hi, from, near);
     }
   }
   return {lo, std::max(lo, hi)};
+}
+
+RowRange Trace::rows_overlapping(TableId table, TrackId track, TimeNs t0, TimeNs t1) const {
+  return overlapping(table, track, t0, t1, 0, [](const TimeNs* v, RowIndex lo, RowIndex hi, TimeNs x, RowIndex) {
+    return static_cast<RowIndex>(std::lower_bound(v + lo, v + hi, x) - v);
+  });
+}
+
+RowRange Trace::rows_overlapping(TableId table, TrackId track, TimeNs t0, TimeNs t1, RowIndex* hint) const {
+  const RowRange r = overlapping(
+      table, track, t0, t1, *hint,
+      [](const TimeNs* v, RowIndex lo, RowIndex hi, TimeNs x, RowIndex near) { return gallop(v, lo, hi, near, x); });
+  *hint = r.begin;
+  return r;
 }
 
 bool Trace::is_op_range(RowIndex r) const {

@@ -284,6 +284,11 @@ class Trace {
   // Rows of `table` on `track` that overlap [t0, t1] (an event touching the
   // window counts). Binary search: O(log n) plus the rows returned.
   RowRange rows_overlapping(TableId table, TrackId track, TimeNs t0, TimeNs t1) const;
+  // The same rows, for a caller whose windows move along the track (each
+  // near the one before: a trace's steps in time order): the searches start
+  // at `*hint` (any row; set to the range's begin for the next call), a few
+  // probes each instead of a binary search over the whole track.
+  RowRange rows_overlapping(TableId table, TrackId track, TimeNs t0, TimeNs t1, RowIndex* hint) const;
 
   // Correlation, both ways, O(1): the API call that launched a GPU op…
   RowIndex launching_api(OpRef op) const;
@@ -345,6 +350,8 @@ class Trace {
     std::vector<RowIndex> reach_begin;
   };
   static constexpr RowIndex kReachBlock = 64;
+  template <class First>
+  RowRange overlapping(TableId table, TrackId track, TimeNs t0, TimeNs t1, RowIndex near, First&& first) const;
 
   TraceMeta meta_;
   StringTable strings_;

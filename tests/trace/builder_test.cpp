@@ -515,6 +515,45 @@ TEST(TraceBuilder, RowsOverlappingStartsAtTheFirstOverlappingRange) {
   }
 }
 
+// The search from a hint returns the same rows as the one without, whatever
+// the hint and wherever the windows go (forward, as a pass over steps moves,
+// and back), on tracks of disjoint kernels and of nested ranges longer than
+// a block of the index.
+TEST(TraceBuilder, RowsOverlappingFromAHintIsTheSame) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 40; ++round) {
+    TraceBuilder b;
+    const TrackId g = b.gpu_track(0, 1);
+    const TrackId c = b.cpu_track(1, 1);
+    TimeNs at = 0;
+    const int n = 1 + static_cast<int>(rng() % 400);
+    for (int i = 0; i < n; ++i) {
+      at += static_cast<TimeNs>(rng() % 20);
+      b.add_kernel(kernel(g, at, at + static_cast<TimeNs>(rng() % 15)));
+      RangeRow r;
+      r.track = c;
+      r.start = static_cast<TimeNs>(rng() % 5000);
+      r.end = r.start + static_cast<TimeNs>(rng() % (rng() % 50 == 0 ? 2000 : 20));
+      b.add_range(r);
+    }
+    const Trace t = b.freeze();
+    for (TableId table : {TableId::kernels, TableId::ranges}) {
+      const TrackId track = table == TableId::kernels ? 0 : 1;
+      RowIndex hint = static_cast<RowIndex>(rng() % 500);
+      TimeNs t0 = -100;
+      for (int q = 0; q < 60; ++q) {
+        t0 = rng() % 4 == 0 ? static_cast<TimeNs>(rng() % 5200) - 100 : t0 + static_cast<TimeNs>(rng() % 200);
+        const TimeNs t1 = t0 + static_cast<TimeNs>(rng() % 200) - 10;
+        const RowRange want = t.rows_overlapping(table, track, t0, t1);
+        const RowRange got = t.rows_overlapping(table, track, t0, t1, &hint);
+        EXPECT_EQ(got.begin, want.begin) << "window [" << t0 << "," << t1 << "]";
+        EXPECT_EQ(got.end, want.end) << "window [" << t0 << "," << t1 << "]";
+        EXPECT_EQ(hint, got.begin);
+      }
+    }
+  }
+}
+
 // A window starting near the earliest time on a track of nested ranges: the
 // search start (window start minus the longest range) saturates instead of
 // wrapping around to the latest time, so every row is still found.

@@ -1012,19 +1012,25 @@ NamedRows named_rows(const Trace& t, NameMemo<bool (*)(std::string_view)>& named
 // start: the loop's thread; kNoTrack where no step-named range is there. A
 // range that ends at `at` is the step before. The step's range starts at
 // `at` where the steps are ranges: found by the rows starting there first.
-TrackId step_thread(const Trace& t, TimeNs at, NameMemo<bool (*)(std::string_view)>& step_named) {
+// `hints`: per track, where its last search landed (RangeHints), for steps
+// looked up in time order.
+struct RangeHints {
+  std::vector<RowIndex> at, overlapping;  // by track
+  explicit RangeHints(const Trace& t) : at(t.tracks().size(), 0), overlapping(t.tracks().size(), 0) {}
+};
+TrackId step_thread(const Trace& t, TimeNs at, NameMemo<bool (*)(std::string_view)>& step_named, RangeHints& hints) {
   const RangeTable& r = t.ranges();
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (t.tracks()[tr].kind != TrackKind::cpu) continue;
     const RowRange all = t.rows_of(TableId::ranges, tr);
-    const TimeNs* start = r.start.data();
-    const auto from = std::lower_bound(start + all.begin, start + all.end, at);
-    for (auto i = static_cast<RowIndex>(from - start); i < all.end && r.start[i] == at; ++i)
+    const RowIndex from = detail::first_at_or_after(r.start.data(), all.begin, all.end, hints.at[tr], at);
+    hints.at[tr] = from;
+    for (RowIndex i = from; i < all.end && r.start[i] == at; ++i)
       if (r.end[i] > at && step_named(r.name[i])) return tr;
   }
   for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
     if (t.tracks()[tr].kind != TrackKind::cpu) continue;
-    const RowRange rows = t.rows_overlapping(TableId::ranges, tr, at + 1, at + 1);
+    const RowRange rows = t.rows_overlapping(TableId::ranges, tr, at + 1, at + 1, &hints.overlapping[tr]);
     for (RowIndex i = rows.begin; i < rows.end; ++i)
       if (r.start[i] <= at && r.end[i] > at && step_named(r.name[i])) return tr;
   }
@@ -1043,12 +1049,14 @@ void steps_lead_host(const RankedTrace& rt, const std::vector<Step>& steps, Step
   std::map<StringId, HostRange> by_name;
   std::vector<TimeRange> covered, input;
   std::vector<std::pair<TimeRange, StringId>> named;
+  RangeHints hints(t);
+  std::vector<RowIndex> call_hints(t.tracks().size(), 0);
   for (const Step& st : steps) {
     if (st.lead_idle_ns <= 0) continue;
     named.clear();
     const TimeRange w{st.range.start - rt.offset, st.range.start + st.lead_idle_ns - rt.offset};
     const TimeNs step_end = st.range.end - rt.offset;
-    const TrackId thread = step_thread(t, w.start, step_named);
+    const TrackId thread = step_thread(t, w.start, step_named, hints);
     covered.clear(), input.clear();
     // A range that began before the step and outlasts it encloses the loop
     // (the harness's function): it says nothing of what the step did.
@@ -1065,7 +1073,7 @@ void steps_lead_host(const RankedTrace& rt, const std::vector<Step>& steps, Step
       }
       // From w.start + 1: a row that ends at the window's start (the step
       // before) has nothing in it.
-      const RowRange rows = t.rows_overlapping(TableId::ranges, tr, w.start + 1, w.end);
+      const RowRange rows = t.rows_overlapping(TableId::ranges, tr, w.start + 1, w.end, &hints.overlapping[tr]);
       for (RowIndex i = rows.begin; i < rows.end; ++i) {
         if (r.kind_at(i) == RangeKind::mark || !inside(r.start[i], r.end[i]) || step_named(r.name[i])) continue;
         const TimeRange c = clipped(i);
@@ -1074,7 +1082,7 @@ void steps_lead_host(const RankedTrace& rt, const std::vector<Step>& steps, Step
         covered.push_back(c);
         named.push_back({c, r.name[i]});
       }
-      const RowRange calls = t.rows_overlapping(TableId::api_calls, tr, w.start + 1, w.end);
+      const RowRange calls = t.rows_overlapping(TableId::api_calls, tr, w.start + 1, w.end, &call_hints[tr]);
       for (RowIndex i = calls.begin; i < calls.end; ++i)
         if (api.end[i] > w.start && api.start[i] < w.end)
           covered.push_back({std::max(api.start[i], w.start), std::min(api.end[i], w.end)});
@@ -1123,25 +1131,33 @@ void steps_host_issue(const RankedTrace& rt, const std::vector<Step>& steps, Ste
   const Trace& t = *rt.trace;
   const ApiCallTable& api = t.api_calls();
   const SyncCalls syncs = sync_calls(t);
+  // Per track and table, where the last step's rows ended: the steps come
+  // in time order per device, so each search starts near its answer.
+  std::vector<RowIndex> hints(3 * t.tracks().size(), 0);
   for (const Step& st : steps) {
     const TimeRange w{st.range.start - rt.offset, st.range.end - rt.offset};
     TimeNs first = std::numeric_limits<TimeNs>::max(), last = std::numeric_limits<TimeNs>::min();
     RowIndex last_call = kNoRow;
-    auto add = [&](const auto& table, TableId id, TrackId tr) {
-      const RowRange rows = t.rows_overlapping(id, tr, w.start, w.end);
-      for (RowIndex i = rows.begin; i < rows.end; ++i) {
+    auto add = [&](const auto& table, TableId id, TrackId tr, int k) {
+      // The rows that start in the window: of the rows overlapping it, the
+      // ones the test below may keep.
+      const RowRange all = t.rows_of(id, tr);
+      RowIndex& hint = hints[3 * tr + k];
+      RowIndex i = detail::first_at_or_after(table.start.data(), all.begin, all.end, hint, w.start);
+      for (; i < all.end && table.start[i] <= w.end; ++i) {
         const RowIndex a = table.api[i];
         // Launched in the step: work launched before it ran there as its backlog.
-        if (a == kNoRow || api.start[a] < w.start || table.start[i] < w.start) continue;
+        if (a == kNoRow || api.start[a] < w.start) continue;
         first = std::min(first, api.start[a]);
         if (api.end[a] > last) last = api.end[a], last_call = a;
       }
+      hint = i;
     };
     for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
       if (t.tracks()[tr].kind != TrackKind::gpu || t.tracks()[tr].device != st.device) continue;
-      add(t.kernels(), TableId::kernels, tr);
-      add(t.memcpys(), TableId::memcpys, tr);
-      add(t.memsets(), TableId::memsets, tr);
+      add(t.kernels(), TableId::kernels, tr, 0);
+      add(t.memcpys(), TableId::memcpys, tr, 1);
+      add(t.memsets(), TableId::memsets, tr, 2);
     }
     if (last <= first) continue;
     // Time the launching thread spent blocked in synchronizations meanwhile
@@ -1167,11 +1183,12 @@ std::vector<std::map<StringId, TimeNs>> step_ops(const RankedTrace& rt, const st
   const RangeTable& r = t.ranges();
   NameMemo<bool (*)(std::string_view)> step_named(t, &is_step_range_name);
   std::vector<std::map<StringId, TimeNs>> ops(list.size());
+  RangeHints hints(t);
   for (std::size_t k = 0; k < list.size(); ++k) {
     const TimeRange w{list[k]->range.start - rt.offset, list[k]->range.end - rt.offset};
-    const TrackId thread = step_thread(t, w.start, step_named);
+    const TrackId thread = step_thread(t, w.start, step_named, hints);
     if (thread == std::numeric_limits<TrackId>::max()) continue;
-    const RowRange rows = t.rows_overlapping(TableId::ranges, thread, w.start + 1, w.end);
+    const RowRange rows = t.rows_overlapping(TableId::ranges, thread, w.start + 1, w.end, &hints.overlapping[thread]);
     TimeNs reach = std::numeric_limits<TimeNs>::min();
     for (RowIndex i = rows.begin; i < rows.end; ++i) {
       if (r.start[i] < w.start || r.end[i] > w.end || r.start[i] < reach) continue;
