@@ -273,6 +273,10 @@ struct SlowStep {
   TimeNs ns = 0, median_ns = 0;                  // its time, the median step's
   TimeNs idle_ns = 0, median_idle_ns = 0;        // the GPU's idle time in it
   TimeNs compute_ns = 0, median_compute_ns = 0;  // compute kernels' time in it
+  // How long it ran before its GPU's first recorded op: what the GPU did
+  // then (idle, or work queued before the recording) is unknown, so its
+  // idle is not compared; 0 for a step that began after it.
+  TimeNs before_gpu_ns = 0;
   // The loop thread's ops that took the most host time beyond their median
   // (up to 3, most first; only those that grew).
   std::vector<OpGrowth> ops;

@@ -635,6 +635,9 @@ constexpr void rows(V& v, Of<SlowStep>) {
   field<&T::median_idle_ns>(v, "median_idle_ns", "ns", "the median of that over the steps of its GPU");
   field<&T::compute_ns>(v, "compute_ns", "ns", "compute kernels' time in it");
   field<&T::median_compute_ns>(v, "median_compute_ns", "ns", "the median of that over the steps of its GPU");
+  added<&T::before_gpu_ns>(v, "before_gpu_ns", "ns",
+                           "how long it ran before its GPU's first recorded op (what the GPU did then is unknown); 0 "
+                           "for a step that began after it");
   field<&T::ops>(v, "ops", "",
                  "the step thread's ops whose host time grew most beyond their median (up to 3, most first)");
 }

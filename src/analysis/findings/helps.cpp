@@ -1327,6 +1327,17 @@ std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
     a.reason += "; and the exposed all-to-all's bytes grow with the batch too";
     a.findings.push_back(ex->id);
   }
+  // A serving engine's batch is the requests it holds at once: its caps
+  // raise it only while requests wait in its queue, which a GPU trace does
+  // not show.
+  if (!p.workload.engine.empty() && a.verdict == Verdict::yes) {
+    a.verdict = Verdict::unknown;
+    a.reason = "a serving engine (" + p.workload.engine +
+               ") batches the requests it holds at once: raising its caps (vLLM's max_num_seqs and "
+               "max_num_batched_tokens, SGLang's max_running_requests) makes the batch larger only while requests "
+               "wait in its queue, which the trace does not show; " +
+               a.reason;
+  }
   return a;
 }
 

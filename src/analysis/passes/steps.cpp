@@ -1201,8 +1201,8 @@ std::vector<std::map<StringId, TimeNs>> step_ops(const RankedTrace& rt, const st
 }
 
 // The slow steps of one GPU's steps (in time order), slowest first. A step
-// that began before the GPU's first recorded op holds work queued before the
-// recording, which the trace cannot split from its own: never called slow.
+// that began before the GPU's first recorded op says how long before: what
+// the GPU did then (idle, or work queued before the recording) is unknown.
 void slow_steps_of(const RankedTrace& rt, TimeNs first_op, const std::vector<const Step*>& list, StepSummary* out) {
   constexpr std::size_t kMinSteps = 4, kMost = 3, kOps = 3;
   if (list.size() < kMinSteps) return;
@@ -1212,8 +1212,7 @@ void slow_steps_of(const RankedTrace& rt, TimeNs first_op, const std::vector<con
   const TimeNs median = lower_median(time);
   std::vector<std::size_t> slow;
   for (std::size_t k = 0; k < list.size(); ++k)
-    if (median > 0 && time[k] > median && time[k] - median >= median / 5 && list[k]->range.start >= first_op)
-      slow.push_back(k);
+    if (median > 0 && time[k] > median && time[k] - median >= median / 5) slow.push_back(k);
   if (slow.empty()) return;
   std::stable_sort(slow.begin(), slow.end(), [&](std::size_t a, std::size_t b) { return time[a] > time[b]; });
   if (slow.size() > kMost) slow.resize(kMost);
@@ -1224,6 +1223,7 @@ void slow_steps_of(const RankedTrace& rt, TimeNs first_op, const std::vector<con
     s.ns = time[k], s.median_ns = median;
     s.idle_ns = idle[k], s.median_idle_ns = lower_median(idle);
     s.compute_ns = compute[k], s.median_compute_ns = lower_median(compute);
+    s.before_gpu_ns = std::max<TimeNs>(0, first_op - list[k]->range.start);
     for (const auto& [name, ns] : ops[k]) {
       std::vector<TimeNs> across;
       for (const auto& m : ops) {

@@ -362,6 +362,8 @@ TEST(ReviewedFindingsAll, TheReviewTracesAreToldWhatFitsThem) {
       << fix(vllm, "launch-bound");
   EXPECT_EQ(verdict(vllm, "mixed-precision"), Verdict::no);
   EXPECT_EQ(verdict(vllm, "input-workers"), Verdict::not_applicable);
+  // Its batch is the requests it holds: whether more wait, the trace cannot tell.
+  EXPECT_EQ(verdict(vllm, "larger-batch"), Verdict::unknown);
   // An eager LLM on an H100: FlashAttention-2 is told of Hopper's attention kernels, not to pad or autocast.
   const Profile& qwen = profile_of("review/tracelens-qwen-h100.json.gz");
   EXPECT_NE(fix(qwen, "op-below-roofline").find("CUDNN_ATTENTION"), std::string::npos)
