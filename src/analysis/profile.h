@@ -796,6 +796,11 @@ struct Finding {
   // one; 0 otherwise. A finding is numbered when this share or its saving
   // is at least 1 % of the run; else it is a minor observation.
   double share = 0;
+  // The id of another finding whose fix removes this one's saving too (a
+  // CUDA graph capture of the step removes the per-parameter optimizer's
+  // host time with every other op's): the saving is part of that one's, not
+  // in addition to it. Empty otherwise.
+  std::string saving_within;
 };
 
 // [SECTION] What would help? ----------------------------------------------------------------
@@ -906,6 +911,9 @@ struct Prediction {
   std::string change;  // the `gpuscope whatif` change(s): "--remove padding"
   TimeNs step_ns = 0;  // median step predicted (the span without steps)
   double speedup = 0;  // replayed / predicted step
+  // Wall-clock saving over the replayed steps, per trace (as a finding's
+  // simulated saving_ns is); 0 where the replay is not shorter.
+  TimeNs saving_ns = 0;
 };
 
 // What the replay of the dependency graph covered and predicted.

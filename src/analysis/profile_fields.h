@@ -1048,6 +1048,10 @@ constexpr void rows(V& v, Of<Finding>) {
   added<&F::share>(v, "share", "",
                    "its time as a share of the run (of kernel time for rules that measure kernel time) where "
                    "the rule measures one; with `saving_ns`, what decides whether it is numbered (≥ 1 %)");
+  added<&F::saving_within>(v, "saving_within", "",
+                           "the id of another finding whose fix removes this one's saving too (CUDA graphs "
+                           "remove a per-parameter optimizer's host time with every other op's): its saving is "
+                           "part of that one's, not in addition; empty otherwise");
 }
 
 template <class V>
@@ -1159,6 +1163,9 @@ constexpr void rows(V& v, Of<Prediction>) {
   field<&T::change>(v, "change", "", "the `gpuscope whatif` change(s)");
   field<&T::step_ns>(v, "step_ns", "ns", "median step predicted (the span without steps)");
   field<&T::speedup>(v, "speedup", "ratio", "replayed / predicted step");
+  added<&T::saving_ns>(v, "saving_ns", "ns",
+                       "wall-clock saving over the replayed steps, per trace (as a finding's simulated "
+                       "`saving_ns`); 0 where the replay is not shorter");
 }
 
 template <class V>

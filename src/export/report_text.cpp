@@ -414,6 +414,93 @@ std::string saving_words(const Profile& p, const Finding& f) {
                         : " (rule of thumb: " + f.fix + " changed nothing in the steps replayed" + capped + ")");
 }
 
+// "; part of what finding 3's fix saves, not in addition to it": where another
+// numbered finding's fix removes this one's saving too
+// (Finding::saving_within: a CUDA graph of the step removes the per-parameter
+// optimizer's host time with every other op's); empty otherwise.
+std::string within_words(const Profile& p, const Finding& f) {
+  if (f.saving_within.empty()) return {};
+  for (std::size_t i = 0; i < p.findings.size(); ++i) {
+    const Finding& g = p.findings[i];
+    if (g.id != f.saving_within) continue;
+    const std::string n = std::to_string(i + 1);
+    return "; part of what finding " + n + "'s fix saves" +
+           (g.replay_saving_ns > 0 && !g.fix.empty()
+                ? " (its replay, " + g.fix + ", saves " + duration(g.replay_saving_ns) + ")"
+                : std::string()) +
+           ", not in addition to it: a CUDA graph of the step removes the optimizer's host time with every other "
+           "op's, and the GPU's wait for the optimizer's launches is part of the late-launch idle finding " +
+           n + " counts";
+  }
+  return {};  // a minor one: no numbered saving to add it to
+}
+
+// Rules whose fix removes only GPU idle time, no kernel made shorter: together
+// they save at most the GPUs' idle time.
+bool removes_only_idle(std::string_view id) {
+  return id == "input-bound" || id == "launch-bound" || id == "op-launch-overhead" || id == "unfused-optimizer" ||
+         id == "host-sync" || id == "gpu-idle-gaps" || id == "low-utilization" || id == "step-host-time";
+}
+
+// The GPUs' idle time in the steps (the span without steps), per GPU as the
+// savings are.
+TimeNs idle_per_gpu(const Profile& p) {
+  TimeNs idle = 0;
+  if (!p.steps.steps.empty())
+    for (const Step& st : p.steps.steps) idle += st.idle_ns;
+  else
+    for (const DeviceSummary& d : p.devices) idle += d.idle_ns;
+  return idle / static_cast<TimeNs>(std::max<std::size_t>(1, p.devices.size()));
+}
+
+// After the numbered findings, where their savings added up exceed what the
+// fixes together save (the replay of them together, with the findings it
+// does not replay) or what is there to save (the GPUs' idle time, for fixes
+// that only remove idle): each saving is its fix's alone, and they overlap.
+std::string overlap_words(const Profile& p) {
+  const Prediction& tg = p.simulation.together;
+  const bool replayed = p.simulation.status == "simulated" && !tg.change.empty() && tg.saving_ns > 0;
+  auto in_replay = [&](const Finding& f) {
+    return replayed && f.saving_source == SavingSource::simulated && !f.fix.empty() &&
+           tg.change.find(f.fix) != std::string::npos;
+  };
+  TimeNs sum = 0, idle_only = 0, not_replayed = 0;
+  std::vector<std::string> idle_ids;
+  int adding = 0;
+  for (const Finding& f : p.findings) {
+    if (f.saving_ns <= 0) continue;
+    ++adding;
+    sum += f.saving_ns;
+    if (removes_only_idle(f.id)) {
+      idle_only += f.saving_ns;
+      idle_ids.push_back(f.id);
+    }
+    bool covered = in_replay(f);
+    for (const Finding& g : p.findings) covered = covered || (g.id == f.saving_within && in_replay(g));
+    if (!covered) not_replayed += f.saving_ns;
+  }
+  if (adding < 2) return {};
+  const TimeNs idle = idle_per_gpu(p);
+  const bool over_idle = idle > 0 && double(idle_only) > (1 + kMaterialShare) * double(idle);
+  const TimeNs together = replayed ? tg.saving_ns + not_replayed : idle + (sum - idle_only);
+  const bool over_replay = replayed && double(sum) > (1 + kMaterialShare) * double(together);
+  if (!over_idle && !over_replay) return {};
+  std::string s = "The savings overlap: added up, the numbered findings' savings make " + duration(sum);
+  if (over_idle)
+    s += ", more than the " + duration(idle) + " the GPU" + (p.devices.size() > 1 ? "s idle" : " idles") +
+         (p.steps.steps.empty() ? " in its span" : " in the steps") + ", all that fixes which only remove idle time (" +
+         finding_refs(p, idle_ids) + ") can save";
+  if (over_replay)
+    s += std::string(over_idle ? ", and" : ",") + " more than their fixes save together: " + tg.change +
+         " replayed together saves " + duration(tg.saving_ns) + " over " + p.simulation.scope + " (median step " +
+         duration(p.simulation.replayed_step_ns) + " -> " + duration(tg.step_ns) + ")" +
+         (not_replayed > 0 ? ", and the findings it does not replay, " + duration(not_replayed) : std::string());
+  s += ". Each saving is its own fix's, made alone; where two remove the same wait they overlap: all of them together "
+       "save " +
+       std::string(replayed ? "about " : "at most ") + duration(together) + ", not the sum.";
+  return s;
+}
+
 // "; its time lies inside finding 2's": where most of a minor observation's
 // time ranges lie inside a numbered finding's (a copy that blocked the host
 // while the GPU idled for another cause), so the same time is not read as
@@ -526,7 +613,7 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
     if (o.colour) head.replace(head.find(tag), tag.size(), severity_colour(f.severity) + tag + "\033[0m");
     out += head;
     const std::string ind(5, ' ');
-    std::string meta = f.id + " · " + saving_words(p, f);
+    std::string meta = f.id + " · " + saving_words(p, f) + within_words(p, f);
     if (f.device != kNoDevice && p.devices.size() > 1) meta += " · GPU " + std::to_string(f.device);
     out += wrap(meta, o.width, ind, ind + "  ");
     out += wrap(f.evidence, o.width, ind + "why: ", ind + "     ");
@@ -538,6 +625,7 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
       out += ind + "where: " + where + " (gpuscope view jumps there)\n";
     }
   }
+  if (const std::string overlap = overlap_words(p); !overlap.empty()) out += wrap(overlap, o.width, "  ", "  ");
   out += "\n";
   minor_findings(p, o, out);
 }

@@ -180,6 +180,78 @@ TEST(ReportRun, ATogetherStepBelowTheGpusBusyTimeIsABound) {
   EXPECT_EQ(report_text(p).find("the replay overlaps"), std::string::npos) << report_text(p);
 }
 
+// Numbered savings that remove the same waits: each is its fix's alone, so
+// where they add up to more than the fixes replayed together save, or than
+// the GPU's idle time in the steps (all that fixes removing only idle can
+// save), a line says they overlap and gives the combined figure; and a
+// saving another finding's fix removes too says it is part of that one's.
+Profile overlapping_savings() {
+  Profile p = bursts_profile();
+  for (Step& s : p.steps.steps) s.idle_ns = 10'000'000;
+  const TimeNs idle = 10'000'000 * static_cast<TimeNs>(p.steps.steps.size());
+  p.simulation.status = "simulated";
+  p.simulation.scope = "all 4 steps";
+  p.simulation.replayed_step_ns = 20'000'000;
+  p.steps.step_time.median = 20'000'000;
+  p.simulation.together = {"--no-input-wait --cuda-graphs", 13'000'000, 20.0 / 13, idle * 7 / 10};
+  auto add = [&](const char* id, const char* fix, TimeNs saving) {
+    Finding& f = p.findings.emplace_back();
+    f.id = id;
+    f.title = id;
+    f.fix = fix;
+    f.saving_ns = saving;
+    f.saving_source = *fix ? SavingSource::simulated : SavingSource::rule_of_thumb;
+    f.predicted_step_ns = 15'000'000;
+    return &f;
+  };
+  p.findings.clear();
+  add("input-bound", "--no-input-wait", idle / 2);
+  add("unfused-optimizer", "", idle * 3 / 10)->saving_within = "launch-bound";
+  add("launch-bound", "--cuda-graphs", idle / 4)->replay_saving_ns = idle / 2;
+  return p;
+}
+
+// The report's text with its wrapped lines joined.
+std::string unwrapped(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+    out += ' ';
+  }
+  return out;
+}
+
+TEST(ReportRun, OverlappingSavingsSayTheyOverlapWithTheCombinedFigure) {
+  Profile p = overlapping_savings();
+  const std::string text = unwrapped(report_text(p));
+  // 20 + 12 + 10 ms added up, against 40 ms idle in 4 steps and 28 ms replayed together.
+  ASSERT_EQ(p.steps.steps.size(), 4U);
+  EXPECT_NE(text.find("The savings overlap: added up, the numbered findings' savings make 42.0 ms, more than the "
+                      "40.0 ms the GPU idles in the steps"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("replayed together saves 28.0 ms over all 4 steps"), std::string::npos) << text;
+  EXPECT_NE(text.find("save about 28.0 ms, not the sum"), std::string::npos) << text;
+  // The optimizer's saving inside launch-bound's (finding 3), not beside it.
+  const std::size_t opt = text.find("unfused-optimizer · ");
+  ASSERT_NE(opt, std::string::npos) << text;
+  EXPECT_NE(text.find("part of what finding 3's fix saves (its replay, --cuda-graphs, saves 20.0 ms), not in "
+                      "addition to it",
+                      opt),
+            std::string::npos)
+      << text;
+  // Savings that fit both bounds: no such line.
+  p.findings.resize(1);
+  p.findings.push_back(overlapping_savings().findings[2]);
+  p.findings[1].replay_saving_ns = 0;
+  p.findings[1].saving_ns = 8'000'000;
+  EXPECT_EQ(report_text(p).find("The savings overlap"), std::string::npos) << report_text(p);
+}
+
 TEST(ReportRun, ATraceWithoutKernelsSaysThereIsNothingToDiagnose) {
   TraceFactory f;
   for (TimeNs i = 0; i < 4; ++i)

@@ -135,8 +135,7 @@ std::vector<IdlePart> unclaimed_parts(const Builder& b, TimeNs rest) {
 
 // The advice for low-utilization's idle time, by its largest cause: the
 // trace says what ended each gap, so the advice follows it, never a guess.
-std::string unclaimed_fix(const Profile& p, std::string_view largest) {
-  const std::string saving = " Estimated saving: idle time the other findings do not count.";
+std::string unclaimed_fix(const Profile& p, std::string_view largest, const std::string& saving) {
   if (largest == "late launches")
     return "The host does not keep the GPU fed: the CPU launches work later than the GPU could run it, in gaps "
            "shorter than the idle-gap rule's. " +
@@ -192,6 +191,57 @@ std::string unclaimed_fix(const Profile& p, std::string_view largest) {
          "it or wait on finer-grained events." +
          saving;
 }
+
+// Whether the fix given for a part of low-utilization's idle time removes
+// that part: input loading (prefetch), the idle after synchronizations and
+// blocking copies (read back less often), the driver's staging (pin) and late
+// launches (the host's own work between launches) end where their fix is
+// made. Work held by a dependency the trace does not show, the GPU's own
+// switch between queued kernels, unrecorded communication, ops with no launch
+// and warm-up have no fix here whose effect the trace can size.
+bool removed_by_its_fix(std::string_view what) {
+  return what == "input loading" || what == "after host synchronizations" || what == "after blocking copies" ||
+         what == "the driver staging pageable copies" || what == "late launches";
+}
+// Why a part's time is not claimed as a saving.
+std::string unclaimed_why(std::string_view what) {
+  if (what == "short gaps ended by queued work or dependencies" || what == "queued work or dependencies")
+    return "a dependency the trace does not show";
+  if (what.starts_with("gaps under ")) return "fewer, larger kernels remove an unknown share";
+  if (what == "communication the trace did not record") return "the communication's, not the idle time's";
+  if (what == "ops with no launch in the trace") return "a late launch or a dependency: unknown";
+  if (what == "warm-up") return "a one-time cost";
+  return "under its own finding's threshold; the advice here is about the largest part";
+}
+
+// low-utilization's saving: only the part its fix (the largest part's)
+// removes; the rest, and all of it when that fix's effect is unknown, is
+// said as not claimed, with why. Never the whole rest as a proxy.
+struct UnclaimedSaving {
+  TimeNs ns = 0;         // summed over GPUs
+  std::string note;      // why the rest is not claimed
+  std::string sentence;  // the fix's "Estimated saving" sentence
+};
+UnclaimedSaving unclaimed_saving(const Totals& t, const std::vector<IdlePart>& parts) {
+  UnclaimedSaving u;
+  if (parts.empty()) return u;
+  const bool known = removed_by_its_fix(parts.front().what);
+  if (known) u.ns = parts.front().ns;
+  std::string rest;
+  for (std::size_t i = known ? 1 : 0; i < parts.size(); ++i)
+    rest += (rest.empty() ? "" : "; ") + dur(t.per_device(parts[i].ns)) +
+            (parts[i].what.starts_with("after ") ? " idle " : " of ") + parts[i].what + " (" +
+            unclaimed_why(parts[i].what) + ")";
+  if (known) {
+    u.sentence = " Estimated saving: the " + parts.front().what + " part (" + dur(t.per_device(u.ns)) +
+                 "), which the fix removes" + (rest.empty() ? "." : "; what the rest saves is unknown.");
+    if (!rest.empty()) u.note = "its " + parts.front().what + " part; not claimed: " + rest;
+  } else {
+    u.sentence = " What it saves is unknown: the trace does not show what ended most of it, so no saving is claimed.";
+    u.note = "what fixing it saves is unknown, so none is claimed: " + rest;
+  }
+  return u;
+}
 }  // namespace
 
 void low_utilization(Builder& b) {
@@ -208,8 +258,11 @@ void low_utilization(Builder& b) {
   const IdleClaims c = idle_claims(b);
   const TimeNs rest = std::max<TimeNs>(0, t.idle - unknown - c.total());
   if (ratio(rest, t.span) < th.low_utilization_rest_share) return;
+  const std::vector<IdlePart> parts = unclaimed_parts(b, rest);
+  const UnclaimedSaving saving = unclaimed_saving(t, parts);
   Finding& f = b.add(util < 0.6 * th.low_utilization ? Severity::critical : Severity::warning, util, th.low_utilization,
-                     t.per_device(rest));
+                     t.per_device(saving.ns));
+  f.saving_note = saving.note;
   f.share = ratio(rest, t.span);
   std::string range =
       t.devices > 1 ? " (" + pct(t.min_util) + "–" + pct(t.max_util) + " across " + std::to_string(t.devices) + " GPUs)"
@@ -236,11 +289,10 @@ void low_utilization(Builder& b) {
     f.evidence += " Counted by other findings (not here): " + counted + "; the rest, " + dur(t.per_device(rest)) +
                   " (" + pct1(ratio(rest, t.span)) + " of the run, threshold " + pct1(th.low_utilization_rest_share) +
                   "), is this finding's.";
-  const std::vector<IdlePart> parts = unclaimed_parts(b, rest);
   std::string of_rest;
   for (const IdlePart& x : parts) of_rest += (of_rest.empty() ? "" : ", ") + x.what + " " + dur(t.per_device(x.ns));
   if (!of_rest.empty()) f.evidence += " That rest by cause: " + of_rest + ".";
-  f.recommendation = unclaimed_fix(b.p, parts.empty() ? "" : parts.front().what);
+  f.recommendation = unclaimed_fix(b.p, parts.empty() ? "" : parts.front().what, saving.sentence);
   f.ranges = b.ev.idle_gaps.ranges();
 }
 

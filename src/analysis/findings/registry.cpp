@@ -302,6 +302,22 @@ void credit_optimizer_on_path(Profile* p, std::vector<Finding>& all) {
   }
 }
 
+// A CUDA graph capture of the step (launch-bound's fix; op-launch-overhead's
+// where it is launch overhead, not set-up) replays every op's kernels from
+// one call: the host no longer runs the per-parameter optimizer's ops
+// either, and the GPU's wait for their launches is part of the late-launch
+// idle those findings count. So the optimizer's saving is part of what that
+// fix saves, not in addition to it: the same wait is not charged twice.
+void optimizer_within_graphs(std::vector<Finding>& all) {
+  const Finding* graphs = nullptr;
+  for (const Finding& f : all)
+    if (f.id == "launch-bound" || (!graphs && f.id == "op-launch-overhead" && f.variant != "setup")) graphs = &f;
+  if (!graphs) return;
+  const std::string id = graphs->id;
+  for (Finding& f : all)
+    if (f.id == "unfused-optimizer" && f.saving_ns > 0) f.saving_within = id;
+}
+
 }  // namespace
 
 double critical_path_host_share(const CriticalPath& c) {
@@ -319,6 +335,7 @@ void settle_findings(Profile* p) {
   p->minor_findings.clear();
   credit_optimizer_on_path(p, all);
   cap_by_critical_path(p, all);
+  optimizer_within_graphs(all);
   // The critical ones first: a problem that holds a large share of the run
   // leads even where what fixing it saves is unknown (work held by a
   // dependency the trace does not show); then the largest saving.

@@ -559,6 +559,11 @@ FixOutcome gather(const std::vector<TraceResult>& results, Pick pick) {
   return x;
 }
 
+// A saving summed over `traces` traces, per trace, in whole ns (0: none).
+TimeNs per_trace_ns(double saving, double traces) {
+  return traces > 0 && saving / traces >= 1 ? static_cast<TimeNs>(saving / traces) : 0;
+}
+
 FixOutcome outcome(const std::vector<TraceResult>& results, std::size_t k) {
   return gather(results, [k](const TraceResult& r) -> const Predicted& { return r.fixes[k]; });
 }
@@ -605,7 +610,9 @@ void together(const std::vector<TraceResult>& results, const std::vector<Fix>& f
     s->together_note = "not simulated: " + cycle_words(text, x.cycles);
     return;
   }
-  s->together = {text, x.step, speedup(s->replayed_step_ns, x.step)};
+  const auto ran =
+      static_cast<double>(std::count_if(results.begin(), results.end(), [](const TraceResult& r) { return r.ran; }));
+  s->together = {text, x.step, speedup(s->replayed_step_ns, x.step), per_trace_ns(x.saving, ran)};
 }
 
 // A fix that saves nothing alone, replayed after the fixes that do: where
@@ -895,8 +902,8 @@ bool SimulationShare::combine(Profile* p) {
                    [&](Finding& f) { f.saving_note = "not simulated: " + cycle_words(fixes[k].spec, x.cycles); });
       continue;
     }
-    s.predictions.push_back({fixes[k].spec, x.step, speedup(s.replayed_step_ns, x.step)});
     const double per_trace = x.saving / static_cast<double>(ran);
+    s.predictions.push_back({fixes[k].spec, x.step, speedup(s.replayed_step_ns, x.step), per_trace_ns(per_trace, 1)});
     // A fix saves time when the replay with it is shorter over the steps and
     // its median step is shorter too: a saving summed over the steps while
     // the typical step gets no faster is the replay's noise, not a gain.

@@ -4,6 +4,7 @@
 // case done right.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -759,6 +760,35 @@ TEST(Optimizer, APerParameterOptimizerIsAFinding) {
   ASSERT_TRUE(w) << testing::describe_findings(p);
   EXPECT_TRUE(has(w->title, "1,500 optimizer kernels (300 per step launched by the optimizer's step)")) << w->title;
   EXPECT_EQ(w->metric, 0.0);
+}
+
+// The optimizer's kernels launched one by one, each later than the GPU could
+// run it: the GPU's wait for them is late-launch idle, which launch-bound
+// counts, and a CUDA graph of the step (its fix) removes the optimizer's
+// host time with every other op's. The optimizer's saving is part of that
+// finding's, not in addition to it.
+TEST(Optimizer, ItsSavingIsPartOfLaunchBoundsWhereBothFire) {
+  const Profile p = analyze(optimizer_steps(300, names::kRelu));
+  const Finding* u = testing::find_any_finding(p, "unfused-optimizer");
+  const Finding* l = testing::find_any_finding(p, "launch-bound");
+  ASSERT_TRUE(u && l) << testing::describe_findings(p);
+  EXPECT_GT(u->saving_ns, 0);
+  EXPECT_EQ(u->saving_within, "launch-bound");
+  EXPECT_TRUE(l->saving_within.empty());
+  // Without launch-bound (its late launches under its threshold) the saving stands alone.
+  Profile q = analyze(optimizer_steps(300, names::kRelu));
+  q.findings.erase(
+      std::remove_if(q.findings.begin(), q.findings.end(), [](const Finding& f) { return f.id == "launch-bound"; }),
+      q.findings.end());
+  q.minor_findings.erase(std::remove_if(q.minor_findings.begin(), q.minor_findings.end(),
+                                        [](const Finding& f) { return f.id == "launch-bound"; }),
+                         q.minor_findings.end());
+  for (Finding& f : q.findings) f.saving_within.clear();
+  for (Finding& f : q.minor_findings) f.saving_within.clear();
+  settle_findings(&q);
+  const Finding* alone = testing::find_any_finding(q, "unfused-optimizer");
+  ASSERT_TRUE(alone) << testing::describe_findings(q);
+  EXPECT_TRUE(alone->saving_within.empty());
 }
 
 TEST(Optimizer, MultiTensorOrUnannotatedOptimizersAreNot) {

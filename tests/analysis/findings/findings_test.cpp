@@ -1149,6 +1149,17 @@ TEST(Findings, LowUtilizationFromQueuedWorkIsNotBlamedOnTheHost) {
       << u->evidence;
   EXPECT_NE(u->recommendation.find("other than the host"), std::string::npos) << u->recommendation;
   EXPECT_EQ(u->recommendation.find("The host does not keep the GPU fed"), std::string::npos) << u->recommendation;
+  // What that work waited for the trace does not show: no saving is claimed
+  // for it, and the finding is numbered by its share, saying why.
+  EXPECT_EQ(u->saving_ns, 0);
+  EXPECT_NE(u->saving_note.find("what fixing it saves is unknown, so none is claimed: "), std::string::npos)
+      << u->saving_note;
+  EXPECT_NE(
+      u->saving_note.find("of short gaps ended by queued work or dependencies (a dependency the trace does not show)"),
+      std::string::npos)
+      << u->saving_note;
+  EXPECT_NE(u->recommendation.find("What it saves is unknown"), std::string::npos) << u->recommendation;
+  EXPECT_GE(u->share, 0.05);
 }
 
 // Back-to-back queued kernels shorter than the GPU's switch between them.
@@ -1162,6 +1173,9 @@ TEST(Findings, LowUtilizationFromKernelSwitchesAdvisesFewerKernels) {
   EXPECT_NE(u->evidence.find("That rest by cause: gaps under 30.0 µs between queued kernels"), std::string::npos)
       << u->evidence;
   EXPECT_NE(u->recommendation.find("switch from one kernel to the next"), std::string::npos) << u->recommendation;
+  // Fewer, larger kernels remove an unknown share of the switches.
+  EXPECT_EQ(u->saving_ns, 0);
+  EXPECT_NE(u->saving_note.find("fewer, larger kernels remove an unknown share"), std::string::npos) << u->saving_note;
 }
 
 // Five steps, each an Optimizer.zero_grad that launches `fills` fill kernels
