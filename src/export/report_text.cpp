@@ -800,15 +800,15 @@ void slow_steps(const Profile& p, const ReportTextOptions& o, std::string& out) 
   if (s.slow_steps.empty()) return;
   out += "  Slow steps (a fifth or more over their GPU's median step), against the median of each part:\n";
   for (const SlowStep& x : s.slow_steps) {
-    std::string line = x.name + (p.ranks.size() > 1 ? " (rank " + std::to_string(x.rank) + ", GPU " : " (GPU ") +
-                       std::to_string(x.device) + "): " + duration(x.ns) + " against " + duration(x.median_ns) + " (+" +
-                       duration(x.ns - x.median_ns) + "); " +
-                       (x.before_gpu_ns > 0
-                            ? "it began " + duration(x.before_gpu_ns) +
-                                  " before the GPU's first recorded op: whether the GPU sat idle then or ran work "
-                                  "queued before the recording, the trace does not show"
-                            : "GPU idle " + duration(x.idle_ns) + " (" + duration(x.median_idle_ns) + ")") +
-                       ", compute " + duration(x.compute_ns) + " (" + duration(x.median_compute_ns) + ")";
+    std::string line =
+        x.name + (p.ranks.size() > 1 ? " (rank " + std::to_string(x.rank) + ", GPU " : " (GPU ") +
+        std::to_string(x.device) + "): " + duration(x.ns) + " against " + duration(x.median_ns) + " (+" +
+        duration(x.ns - x.median_ns) + "); " +
+        (x.before_gpu_ns > 0 ? "it began " + duration(x.before_gpu_ns) +
+                                   " before the GPU's first recorded op: whether the GPU sat idle then or ran work "
+                                   "queued before the recording, the trace does not show"
+                             : "GPU idle " + duration(x.idle_ns) + " (" + duration(x.median_idle_ns) + ")") +
+        ", compute " + duration(x.compute_ns) + " (" + duration(x.median_compute_ns) + ")";
     TimeNs grown = 0, most = 0;
     bool spread = x.ops.size() >= 3;
     std::string ops;

@@ -151,7 +151,7 @@ Profile full_profile() {
   p.steps.outside_gpu_ns = 900, p.steps.before_gpu_ns = 600;
   p.steps.outside_ranges = {{"preprocess", 500, 2}};
   p.steps.lead_ranges = {{"torch/cuda/__init__.py(1030): synchronize", 300, 3}};
-  p.steps.slow_steps = {{"ProfilerStep#9", 0, 0, 163, 126, 61, 24, 98, 99, {{"aten::batch_norm", 25, 16}}}};
+  p.steps.slow_steps = {{"ProfilerStep#9", 0, 0, 163, 126, 61, 24, 98, 99, 7, {{"aten::batch_norm", 25, 16}}}};
   p.steps.backlog_categories = {{KernelCategory::elementwise, 700, 0, 4, {}}};
   p.workload.data_loading_ns = 900;
   p.workload.input_work = {{"preprocess", 600, 2}};
