@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "trace/search.h"
 #include "trace/time_columns.h"
 
 namespace gpuscope {
@@ -201,37 +202,6 @@ RowRange Trace::rows_of(TableId table, TrackId track) const {
   return {ix.begin[track], ix.begin[track + 1]};
 }
 
-namespace {
-
-// The first index i in [lo, hi) with v[i] >= x (hi if none), v sorted on
-// [lo, hi), galloping outwards from `hint` (clamped) before a binary search
-// in the bracket found: a few probes near the hint instead of a search over
-// the whole track, whose every probe is a cache miss.
-template <class T>
-RowIndex gallop(const T* v, RowIndex lo, RowIndex hi, RowIndex hint, T x) {
-  hint = std::clamp(hint, lo, hi);
-  RowIndex a = hint, b = hint;  // the answer ends up in [a, b]
-  RowIndex step = 1;
-  if (hint < hi && v[hint] < x) {  // after hint: v[a - 1] < x throughout
-    a = hint + 1;
-    b = a;
-    while (b < hi && v[b] < x) {
-      a = b + 1;
-      step *= 2;
-      b = hi - b > step ? b + step : hi;
-    }
-  } else {  // at or before hint: b == hi or v[b] >= x throughout
-    while (a > lo && v[a - 1] >= x) {
-      b = a - 1;
-      step *= 2;
-      a = a - lo > step ? a - step : lo;
-    }
-  }
-  return static_cast<RowIndex>(std::lower_bound(v + a, v + b, x) - v);
-}
-
-}  // namespace
-
 // `first(v, lo, hi, x, near)`: the first index in [lo, hi) with v[i] >= x,
 // `near` a guess of it (the plain search ignores it).
 template <class First>
@@ -282,9 +252,10 @@ RowRange Trace::rows_overlapping(TableId table, TrackId track, TimeNs t0, TimeNs
 }
 
 RowRange Trace::rows_overlapping(TableId table, TrackId track, TimeNs t0, TimeNs t1, RowIndex* hint) const {
-  const RowRange r = overlapping(
-      table, track, t0, t1, *hint,
-      [](const TimeNs* v, RowIndex lo, RowIndex hi, TimeNs x, RowIndex near) { return gallop(v, lo, hi, near, x); });
+  const RowRange r =
+      overlapping(table, track, t0, t1, *hint, [](const TimeNs* v, RowIndex lo, RowIndex hi, TimeNs x, RowIndex near) {
+        return first_at_or_after(v, lo, hi, near, x);
+      });
   *hint = r.begin;
   return r;
 }

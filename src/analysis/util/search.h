@@ -9,35 +9,12 @@
 #include <cstdint>
 #include <cstring>
 
+#include "trace/search.h"
 #include "trace/types.h"
 
 namespace gpuscope::detail {
 
-// The first index i in [lo, hi) with v[i] >= x (hi if none), for v sorted on
-// [lo, hi); `hint` is where to start looking (any value: clamped). Galloping
-// outwards from the hint, then a binary search in the bracket found.
-template <class T>
-RowIndex first_at_or_after(const T* v, RowIndex lo, RowIndex hi, RowIndex hint, T x) {
-  hint = std::clamp(hint, lo, hi);
-  RowIndex a = hint, b = hint;  // the answer ends up in [a, b]
-  RowIndex step = 1;
-  if (hint < hi && v[hint] < x) {  // after hint: v[a - 1] < x throughout
-    a = hint + 1;
-    b = a;
-    while (b < hi && v[b] < x) {
-      a = b + 1;
-      step *= 2;
-      b = hi - b > step ? b + step : hi;
-    }
-  } else {  // at or before hint: b == hi or v[b] >= x throughout
-    while (a > lo && v[a - 1] >= x) {
-      b = a - 1;
-      step *= 2;
-      a = a - lo > step ? a - step : lo;
-    }
-  }
-  return static_cast<RowIndex>(std::lower_bound(v + a, v + b, x) - v);
-}
+using gpuscope::first_at_or_after;  // trace/search.h
 
 // The first row i in [from, to) with column[i] == value (to if none).
 // memchr looks at 16-32 bytes at a time: a pass that wants the few kernels
