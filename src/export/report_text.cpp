@@ -804,11 +804,13 @@ void slow_steps(const Profile& p, const ReportTextOptions& o, std::string& out) 
         x.name + (p.ranks.size() > 1 ? " (rank " + std::to_string(x.rank) + ", GPU " : " (GPU ") +
         std::to_string(x.device) + "): " + duration(x.ns) + " against " + duration(x.median_ns) + " (+" +
         duration(x.ns - x.median_ns) + "); " +
-        (x.before_gpu_ns > 0 ? "it began " + duration(x.before_gpu_ns) +
+        (x.before_gpu_ns > 0 ? std::string()
+                             : "GPU idle " + duration(x.idle_ns) + " (" + duration(x.median_idle_ns) + "), ") +
+        "compute " + duration(x.compute_ns) + " (" + duration(x.median_compute_ns) + ")" +
+        (x.before_gpu_ns > 0 ? "; it began " + duration(x.before_gpu_ns) +
                                    " before the GPU's first recorded op: whether the GPU sat idle then or ran work "
                                    "queued before the recording, the trace does not show"
-                             : "GPU idle " + duration(x.idle_ns) + " (" + duration(x.median_idle_ns) + ")") +
-        ", compute " + duration(x.compute_ns) + " (" + duration(x.median_compute_ns) + ")";
+                             : std::string());
     TimeNs grown = 0, most = 0;
     bool spread = x.ops.size() >= 3;
     std::string ops;
@@ -832,9 +834,9 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const StepSummary& s = p.steps;
   if (s.steps.empty()) {
     const std::string ranges = s.unused_step_ranges
-                                   ? format::count(s.unused_step_ranges, "ProfilerStep or NVTX step range",
-                                                   "ProfilerStep or NVTX step ranges") +
-                                         (s.unused_step_ranges == 1 ? ", around no GPU work" : ", none around GPU work")
+                                   ? format::count(s.unused_step_ranges, "step range", "step ranges") +
+                                         " (ProfilerStep#N or NVTX)" +
+                                         (s.unused_step_ranges == 1 ? " around no GPU work" : ", none around GPU work")
                                    : "no ProfilerStep or NVTX step ranges";
     out += s.not_steps.empty() ? "Steps: none found (" + ranges +
                                      ", no repeating kernel pattern, no bursts of GPU work between host gaps).\n\n"

@@ -43,7 +43,8 @@ TEST(ReportSteps, StepRangesAroundNoGpuWorkAreNotCalledAbsent) {
   EXPECT_TRUE(p.steps.steps.empty());
   EXPECT_EQ(p.steps.unused_step_ranges, 3u);
   const std::string text = report_text(p);
-  EXPECT_NE(text.find("Steps: none found (3 ProfilerStep or NVTX step ranges, none around GPU work"), std::string::npos)
+  EXPECT_NE(text.find("Steps: none found (3 step ranges (ProfilerStep#N or NVTX), none around GPU work"),
+            std::string::npos)
       << text;
   EXPECT_EQ(text.find("no ProfilerStep"), std::string::npos) << text;
   EXPECT_NE(report_json(p).find("\"unused_step_ranges\": 3"), std::string::npos);
