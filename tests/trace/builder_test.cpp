@@ -425,27 +425,35 @@ TEST(TraceBuilder, FreezeLeavesTheBuilderReusable) {
   EXPECT_EQ(first.str(first.kernels().name[0]), "a");
 }
 
+// Random tracks for the search tests: track 0 of up to `rows` disjoint
+// kernels one after the other, track 1 of as many ranges starting anywhere
+// in [0, starts), nested or not, one in `long_one_in` of them `long_ns` long
+// at most (20 ns the others).
+Trace random_tracks(std::mt19937_64& rng, int rows, TimeNs starts, std::uint64_t long_one_in, TimeNs long_ns) {
+  TraceBuilder b;
+  const TrackId g = b.gpu_track(0, 1);
+  const TrackId c = b.cpu_track(1, 1);
+  TimeNs at = 0;
+  const int n = 1 + static_cast<int>(rng() % static_cast<std::uint64_t>(rows));
+  for (int i = 0; i < n; ++i) {
+    at += static_cast<TimeNs>(rng() % 20);
+    b.add_kernel(kernel(g, at, at + static_cast<TimeNs>(rng() % 15)));
+    RangeRow r;
+    r.track = c;
+    r.start = static_cast<TimeNs>(rng() % static_cast<std::uint64_t>(starts));
+    r.end = r.start + static_cast<TimeNs>(rng() % static_cast<std::uint64_t>(rng() % long_one_in == 0 ? long_ns : 20));
+    b.add_range(r);
+  }
+  return b.freeze();
+}
+
 // rows_overlapping must return every row that overlaps the window (and only
 // rows that start before its end), on tracks of disjoint kernels and of
 // nested ranges alike. Checked against brute force over many random cases.
 TEST(TraceBuilder, RowsOverlappingMatchesBruteForce) {
   std::mt19937_64 rng(1234);
   for (int round = 0; round < 200; ++round) {
-    TraceBuilder b;
-    const TrackId g = b.gpu_track(0, 1);
-    const TrackId c = b.cpu_track(1, 1);
-    TimeNs at = 0;
-    const int n = 1 + static_cast<int>(rng() % 60);
-    for (int i = 0; i < n; ++i) {
-      at += static_cast<TimeNs>(rng() % 20);
-      b.add_kernel(kernel(g, at, at + static_cast<TimeNs>(rng() % 15)));
-      RangeRow r;
-      r.track = c;
-      r.start = static_cast<TimeNs>(rng() % 500);
-      r.end = r.start + static_cast<TimeNs>(rng() % (rng() % 4 == 0 ? 400 : 20));
-      b.add_range(r);
-    }
-    Trace t = b.freeze();
+    Trace t = random_tracks(rng, 60, 500, 4, 400);
     for (int q = 0; q < 30; ++q) {
       const TimeNs t0 = static_cast<TimeNs>(rng() % 600) - 50;
       const TimeNs t1 = t0 + static_cast<TimeNs>(rng() % 100);
@@ -522,21 +530,7 @@ TEST(TraceBuilder, RowsOverlappingStartsAtTheFirstOverlappingRange) {
 TEST(TraceBuilder, RowsOverlappingFromAHintIsTheSame) {
   std::mt19937_64 rng(7);
   for (int round = 0; round < 40; ++round) {
-    TraceBuilder b;
-    const TrackId g = b.gpu_track(0, 1);
-    const TrackId c = b.cpu_track(1, 1);
-    TimeNs at = 0;
-    const int n = 1 + static_cast<int>(rng() % 400);
-    for (int i = 0; i < n; ++i) {
-      at += static_cast<TimeNs>(rng() % 20);
-      b.add_kernel(kernel(g, at, at + static_cast<TimeNs>(rng() % 15)));
-      RangeRow r;
-      r.track = c;
-      r.start = static_cast<TimeNs>(rng() % 5000);
-      r.end = r.start + static_cast<TimeNs>(rng() % (rng() % 50 == 0 ? 2000 : 20));
-      b.add_range(r);
-    }
-    const Trace t = b.freeze();
+    const Trace t = random_tracks(rng, 400, 5000, 50, 2000);
     for (TableId table : {TableId::kernels, TableId::ranges}) {
       const TrackId track = table == TableId::kernels ? 0 : 1;
       RowIndex hint = static_cast<RowIndex>(rng() % 500);
