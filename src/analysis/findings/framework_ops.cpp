@@ -157,9 +157,18 @@ void op_below_roofline(Builder& b) {
       why += " Its main kernel launches " + blocks_words(b.p, main->blocks) + " on a GPU of " + count(sms) + " " +
              std::string(sm_words(b.p)) + ": at most " + pct(double(main->blocks) / double(sms)) + " of the " +
              std::string(sm_words(b.p)) + " work, the product is too small to fill the GPU.";
-    f.evidence = "Roofline fraction " + pct1(frac) + " vs threshold " + pct1(th.roofline_min_fraction) + " (" +
-                 r.bound + "-bound at " + fmt("%.1f", r.intensity.value_or(0)) + " FLOP/B, " + r.math + ", " +
-                 count(r.calls, "call", "calls") + "; " + r.dims + ")." + why;
+    // Under the memory roof the fraction is the bandwidth its inputs and
+    // outputs use, read once (a kernel that reads them again moves more);
+    // under the compute roof, the share of its precision's peak.
+    const std::string roof = r.bound == "memory"
+                                 ? "under the memory roof at " + fmt("%.1f", r.intensity.value_or(0)) +
+                                       " FLOP/B: it moves its inputs and outputs at " + pct1(frac) +
+                                       " of the GPU's bandwidth, so bandwidth limits it only if it reads them several "
+                                       "times over"
+                                 : "under the compute roof at " + fmt("%.1f", r.intensity.value_or(0)) +
+                                       " FLOP/B: its math runs at " + pct1(frac) + " of its precision's peak";
+    f.evidence = "Roofline fraction " + pct1(frac) + " vs threshold " + pct1(th.roofline_min_fraction) + " (" + roof +
+                 "; " + r.math + ", " + count(r.calls, "call", "calls") + "; " + r.dims + ")." + why;
     const std::string saving_words = " Estimated saving: the time above what reaching " +
                                      pct(th.roofline_min_fraction) +
                                      " of the roofline would take, at most the op's time.";
