@@ -741,6 +741,10 @@ bool is_setup_api(std::string_view name);
 // cudaMallocManaged, hipMalloc, … but not the stream-ordered (…Async) calls,
 // nor pinned host memory (…Host).
 bool is_allocator_call(std::string_view name);
+// passes/memory.cpp: a range the program named for emptying caches
+// ("[param|clear_cache]", "flush_l2", "empty_cache"): a benchmark's
+// cold-cache set-up before the iteration it measures.
+bool is_cache_flush_name(std::string_view name);
 
 // Whether some string of the trace passes `pred`: a pass that reads every
 // row for the rows of a few names can be skipped when no name is one of

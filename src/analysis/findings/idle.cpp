@@ -468,6 +468,13 @@ std::string allocator_in_gaps(const Builder& b) {
     if (2 * ns >= alloc) where = ", " + dur(b.t.per_device(ns)) + " of them inside the program's range " + name;
   const std::string spent = "Of those gaps, " + dur(b.t.per_device(alloc)) +
                             " were spent in the device allocator's own calls (cudaMalloc, cudaFree)" + where;
+  // The program empties the cache itself (a benchmark's cold-cache set-up):
+  // the iteration after it allocates anew by design.
+  for (const OpRow& r : b.p.op_names)
+    if (is_cache_flush_name(r.name))
+      return spent + ": the program empties the caches itself (" + r.name +
+             "), so the iteration after it allocates anew: a cold-cache measurement by design, not a cost of a loop "
+             "that keeps its allocator's cache. Measure warm iterations (without the flush) to see the steady state.";
   // A program of its own allocates in its loop; a framework's caching
   // allocator only where its cache was emptied or new sizes appear.
   if (b.p.workload.framework == "unknown")
@@ -660,7 +667,8 @@ std::string warm_up_words(const Profile& p, bool stepped) {
   return std::string(" ended by the first call of a kernel or of the framework op that launched it") +
          (stepped ? " before the first step ended" : ", where with no steps in the trace any first call counts") +
          ", or by a launch the host made after set-up calls such as creating streams or handles and loading "
-         "modules, inside a range the program named warm-up, inside an op's first call that took ten times its "
+         "modules, inside a range the program named warm-up or for emptying caches, inside an op's first call that "
+         "took ten times its "
          "slowest later call or more, or while the host captured a " +
          std::string(graph_word_of(p.devices)) + "), a late host launch ";
 }
@@ -674,6 +682,48 @@ std::string explained_words(const Totals& t, TimeNs sync, TimeNs staging, TimeNs
          " and input wait " + dur(t.per_device(input)) + " are the host-sync, sync-memcpy" +
          (staging > 0 ? ", pageable-memcpy" : "") + " and input-bound findings' (not counted here).";
 }
+
+namespace {
+// The device allocator's calls in late-launch gaps after the program empties
+// the caches itself (a benchmark's cold-cache set-up, is_cache_flush_name):
+// re-allocation by design, no saving of the program it measures.
+TimeNs flushed_allocation(const Builder& b) {
+  bool flushes = false;
+  for (const OpRow& r : b.p.op_names) flushes = flushes || is_cache_flush_name(r.name);
+  if (!flushes) return 0;
+  TimeNs alloc = 0;
+  for (const auto& [name, ns] : b.ev.idle_gaps_host)
+    if (is_allocator_call(name)) alloc += ns;
+  return alloc;
+}
+
+// The finding's saving, said: the gaps ended by late launches, less the
+// re-allocation after the program's own cache flush.
+std::string gap_saving_words(const Builder& b, TimeNs launch, TimeNs flushed, TimeNs queued, TimeNs unlaunched,
+                             TimeNs comm) {
+  const Totals& t = b.t;
+  const TimeNs unknown = queued + unlaunched;
+  const bool bound = launch > 0 && !late_host_known(b);
+  return " Estimated saving: " + std::string(bound ? "at most " : "") + "the gaps ended by late launches (" +
+         dur(t.per_device(launch)) + (bound ? ": an upper bound, since what the host did in them is unknown" : "") +
+         ")" +
+         (flushed > 0 ? " less the " + dur(t.per_device(flushed)) +
+                            " of them in the allocator's calls, in a program that empties its caches itself"
+                      : std::string()) +
+         ", not warm-up, input wait or the idle after synchronizations" +
+         (unknown > 0 ? "; the gaps ended by " +
+                            std::string(queued > 0 && unlaunched > 0 ? "queued work or ops with no launch"
+                                        : queued > 0                 ? "queued work"
+                                                                     : "ops with no launch") +
+                            " (" + dur(t.per_device(unknown)) +
+                            ") save an unknown share of their time, by what their wait turns out to be"
+                      : "") +
+         (comm > 0 ? "; those held at communication the trace did not record (" + dur(t.per_device(comm)) +
+                         ") are the communication's to hide"
+                   : "") +
+         ".";
+}
+}  // namespace
 
 void gpu_idle_gaps(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
@@ -694,7 +744,8 @@ void gpu_idle_gaps(Builder& b) {
   // queued work waited for the trace does not show, nor whether ops with no
   // launch in it waited for their launch or for a dependency, so those gaps
   // are no estimated saving: unknown, said with their time.
-  const TimeNs saving = launch;
+  const TimeNs flushed = std::min(flushed_allocation(b), launch);
+  const TimeNs saving = launch - flushed;
   // The gaps a fix of the program may remove (warm-up aside): they decide
   // the severity, and which causes get advice of their own.
   const TimeNs fixable = launch + queued + unlaunched + comm;
@@ -750,23 +801,7 @@ void gpu_idle_gaps(Builder& b) {
     f.evidence += named_ranges_words(b);
   }
   const std::string advice = gap_advice(b, top, launch, queued, unlaunched, stepped);
-  const TimeNs unknown = queued + unlaunched;
-  const bool bound = launch > 0 && !late_host_known(b);
-  f.recommendation = advice + " Estimated saving: " + (bound ? "at most " : "") + "the gaps ended by late launches (" +
-                     dur(t.per_device(launch)) +
-                     (bound ? ": an upper bound, since what the host did in them is unknown" : "") +
-                     "), not warm-up, input wait or the idle after synchronizations" +
-                     (unknown > 0 ? "; the gaps ended by " +
-                                        std::string(queued > 0 && unlaunched > 0 ? "queued work or ops with no launch"
-                                                    : queued > 0                 ? "queued work"
-                                                                                 : "ops with no launch") +
-                                        " (" + dur(t.per_device(unknown)) +
-                                        ") save an unknown share of their time, by what their wait turns out to be"
-                                  : "") +
-                     (comm > 0 ? "; those held at communication the trace did not record (" + dur(t.per_device(comm)) +
-                                     ") are the communication's to hide"
-                               : "") +
-                     ".";
+  f.recommendation = advice + gap_saving_words(b, launch, flushed, queued, unlaunched, comm);
   f.ranges = r;
 }
 

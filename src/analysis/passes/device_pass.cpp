@@ -962,9 +962,13 @@ struct Sweep {
   // A name that marks a warm-up phase: "warmup", "warm_up" or "warm-up" as a
   // word of its own ("[param|…|warmup|forward]", "warmup_iter"), not inside
   // an identifier ("WarmupLR.step"), nor a learning-rate schedule's warm-up
-  // (a name that also says "lr" or "sched"), which runs in every step.
+  // (a name that also says "lr" or "sched"), which runs in every step. Or
+  // one that names emptying caches ("[param|clear_cache]", "flush_l2"): a
+  // benchmark's cold-cache set-up before what it measures, no cost of the
+  // program it measures.
   static bool warm_up_name(std::string_view n) {
     if (contains_nocase(n, "lr") || contains_nocase(n, "sched")) return false;
+    if (is_cache_flush_name(n)) return true;
     for (std::string_view w : {"warmup", "warm_up", "warm-up"})
       for (std::size_t at = 0; at + w.size() <= n.size(); ++at) {
         bool same = true;

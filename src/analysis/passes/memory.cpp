@@ -16,6 +16,12 @@ bool is_allocator_call(std::string_view name) {
   return alloc_or_free && name.find("Async") == std::string_view::npos && name.find("Host") == std::string_view::npos;
 }
 
+bool is_cache_flush_name(std::string_view name) {
+  for (std::string_view w : {"clear_cache", "empty_cache", "flush_cache", "cache_flush", "flush_l2", "clear_l2"})
+    if (contains_nocase(name, w)) return true;
+  return false;
+}
+
 namespace {
 
 // A memory series' samples: a step function, each sample the level from its

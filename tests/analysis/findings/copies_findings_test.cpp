@@ -705,7 +705,8 @@ TEST(IdleGaps, GapsAfterSynchronizationsAreHostSyncsUpToWhatTheyHeldTheHost) {
   EXPECT_TRUE(has(g->evidence,
                   "warm-up 1.4 ms (1 gap ended by the first call of a kernel or of the framework op that launched "
                   "it before the first step ended, or by a launch the host made after set-up calls such as creating "
-                  "streams or handles and loading modules, inside a range the program named warm-up, inside an "
+                  "streams or handles and loading modules, inside a range the program named warm-up or for emptying "
+                  "caches, inside an "
                   "op's first call that took ten times its slowest later call or more, or while the host "
                   "captured a CUDA graph), a late host launch 12.2 ms"))
       << g->evidence;

@@ -917,6 +917,41 @@ TEST(Findings, LateLaunchGapsByTheProgramsOwnRanges) {
       << g->recommendation;
 }
 
+// A program that empties its caches itself (a benchmark's "[param|clear_cache]"
+// before each measured iteration) re-allocates by design: the allocator's
+// calls in the late-launch gaps are said to be that, and are no saving;
+// the flush's own range is warm-up (the harness's, not the program's cost).
+TEST(Findings, AllocationAfterTheProgramsOwnCacheFlushIsNoSaving) {
+  auto trace = [](bool flush) {
+    TraceFactory f;
+    f.device(0);
+    TimeNs t = 5 * ms;
+    for (int i = 0; i < 20; ++i) {
+      if (i > 0) {
+        if (flush) f.range("[bench|clear_cache]", t - 2990 * us, t - 2000 * us);
+        f.range("[bench|measure]", t - 1995 * us, t - 35 * us);
+        f.api("cudaMalloc", t - 1990 * us, t - 40 * us);
+      }
+      f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, t - 20 * us, 5 * us);
+      t += 4 * ms;
+    }
+    return analyze(f.build());
+  };
+  const Profile plain = trace(false), flushed = trace(true);
+  const Finding* a = testing::find_finding(plain, "gpu-idle-gaps");
+  const Finding* b = testing::find_finding(flushed, "gpu-idle-gaps");
+  ASSERT_TRUE(a && b) << testing::describe_findings(plain) << testing::describe_findings(flushed);
+  EXPECT_GT(a->saving_ns, 30 * ms) << a->recommendation;
+  EXPECT_NE(a->recommendation.find("the program allocates and frees device memory"), std::string::npos)
+      << a->recommendation;
+  // 19 cudaMalloc calls of 1.95 ms each in the gaps: all the allocator's.
+  EXPECT_LT(b->saving_ns, a->saving_ns - 30 * ms) << b->recommendation;
+  EXPECT_NE(b->recommendation.find("the program empties the caches itself ([bench|clear_cache])"), std::string::npos)
+      << b->recommendation;
+  EXPECT_NE(b->recommendation.find("in a program that empties its caches itself"), std::string::npos)
+      << b->recommendation;
+}
+
 // A late launch after the host spent most of the gap inside the first call
 // of the op that launched it (cuDNN's first convolution creating its
 // handles, whichever of its ops ends the gap) is warm-up; after the same time
@@ -954,6 +989,10 @@ TEST(Findings, LateLaunchesInsideAnOpsFirstCallOrAWarmUpRangeAreWarmUp) {
   const Profile named = trace("aten::cudnn_convolution", "[param|alex_net|warmup|forward]");
   EXPECT_GT(idle_of(named, "warm-up"), 16 * ms);
   EXPECT_EQ(idle_of(named, "late-launch-gap"), 0);
+  // Inside a range named for emptying caches: the harness's cold-cache set-up.
+  const Profile flush = trace("aten::cudnn_convolution", "[param|clear_cache]");
+  EXPECT_GT(idle_of(flush, "warm-up"), 16 * ms);
+  EXPECT_EQ(idle_of(flush, "late-launch-gap"), 0);
   // A learning-rate schedule's warm-up runs in every step: not a phase.
   for (const char* scheduler : {"WarmupLR.step", "lr_warmup", "LinearWarmupScheduler.step"}) {
     const Profile lr = trace("aten::cudnn_convolution", scheduler);
