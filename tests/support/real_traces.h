@@ -52,7 +52,8 @@ inline const std::vector<std::string>& real_nsys_files() {
 inline const std::vector<std::string>& real_review_files() {
   static const std::vector<std::string> files = {
       "review/hta-cupti-range-profiler.json.gz", "review/hta-dlrm-compiled-a100.json.gz",
-      "review/tracelens-qwen-h100.json.gz", "review/tracelens-vllm-gptoss-b200.json.gz"};
+      "review/tracelens-qwen-h100.json.gz", "review/tracelens-vllm-gptoss-b200.json.gz",
+      "review/tracelens-mi210-gpu-only.json.gz"};
   return files;
 }
 

@@ -388,16 +388,6 @@ std::optional<HelpAnswer> input_from_gaps(const Profile& p, const JobTotals& j, 
                     "shorten");
 }
 
-// Whether the trace records the host's side of the run: framework ops,
-// Python functions, steps from ranges or host samples. Without any (only
-// the runtime's calls and the GPU's ops) it cannot show where the host
-// waited for input: that wait is in the host's work between launches,
-// which such a trace leaves out.
-bool host_side_recorded(const Profile& p) {
-  return !p.op_names.empty() || p.workload.python_ranges > 0 || !p.host_while_idle.empty() ||
-         p.steps.source == StepSource::profiler_step || p.steps.source == StepSource::nvtx;
-}
-
 std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   const std::string_view id = "input-workers";
   if (j.kernels == 0) return std::nullopt;
@@ -441,7 +431,7 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
                   "the GPUs are idle only " + pct1(idle) + where + ": there is no waiting for input to remove");
   if (!p.workload.data_loading_recorded) {
     if (std::optional<HelpAnswer> a = input_from_samples(p, idle, where)) return a;
-    if (!host_side_recorded(p))
+    if (!rules::host_side_recorded(p))
       return answer(id, kInput, Verdict::unknown,
                     "the GPUs are idle " + pct1(idle) + where +
                         ", but the trace records only the GPU's ops and the runtime's calls (no framework ops, "

@@ -1259,6 +1259,13 @@ void launch_bound(Builder& b) {
       host_time > 0 && l.launches > 0 ? double(host_time - loading) / double(l.launches) : 0.0;
   const bool host_dominates = l.cpu_launch.median > 0 && host_per_launch >= 3.0 * double(l.cpu_launch.median);
   const bool short_ops = l.short_kernel_share >= th.launch_short_kernel_share && !host_dominates;
+  // What the host's time per op is, where the trace records the host's side.
+  const std::string host_work =
+      !host_side_recorded(b.p)
+          ? " (what it did between launches the trace does not record: it holds only the GPU's ops and the "
+            "runtime's calls)."
+          : for_framework(b.p, " (Python, the framework's dispatch per op).",
+                          " (Python, the framework's dispatch per op).", ".");
   {
     Finding& f = b.add(launch_share >= 0.25 ? Severity::critical : Severity::warning, launch_share,
                        th.launch_host_wait_share, t.per_device(b.ev.launch_gaps.total()));
@@ -1292,14 +1299,16 @@ void launch_bound(Builder& b) {
                    "), " + fmt("%.0f", host_per_launch / double(l.cpu_launch.median)) +
                    "x its launch call's median: its own time per op, not the launch calls, is what the "
                    "GPU waits for" +
-                   for_framework(b.p, " (Python, the framework's dispatch per op).",
-                                 " (Python, the framework's dispatch per op).", ".")
+                   host_work
              : ": most kernels outlast their launch, so the host's own time between launches is "
                "what the GPU waits for" +
-                   for_framework(b.p, " (Python, the framework's dispatch per op).",
-                                 " (Python, the framework's dispatch per op).", "."));
+                   host_work);
+    if (!host_side_recorded(b.p))
+      f.recommendation =
+          "Record the host side first (torch.profiler with ProfilerActivity.CPU, or NVTX ranges): "
+          "what the host does between launches is not in this trace. Then: ";
 
-    f.recommendation = launch_fix(b.p, short_ops);
+    f.recommendation += launch_fix(b.p, short_ops);
     // vLLM's default graphs are piecewise: attention stays eager between them.
     if (b.p.workload.engine == "vllm") {
       TimeNs attention = 0;

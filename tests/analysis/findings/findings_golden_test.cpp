@@ -68,6 +68,7 @@ const std::map<std::string, Reviewed>& reviewed() {
        {{"layout-transpose", "memory-bound-aux", "op-below-roofline"}, {"larger-batch-fits"}}},
       {"review/tracelens-vllm-gptoss-b200.json.gz",
        {{"gpu-idle-gaps", "launch-bound"}, {"op-below-roofline", "op-below-roofline", "op-below-roofline"}}},
+      {"review/tracelens-mi210-gpu-only.json.gz", {{"launch-bound", "layout-transpose", "slow-normalization"}, {}}},
   };
   return m;
 }
@@ -369,6 +370,17 @@ TEST(ReviewedFindingsAll, TheReviewTracesAreToldWhatFitsThem) {
   EXPECT_NE(fix(qwen, "op-below-roofline").find("CUDNN_ATTENTION"), std::string::npos)
       << fix(qwen, "op-below-roofline");
   EXPECT_EQ(fix(qwen, "op-below-roofline").find("autocast"), std::string::npos) << fix(qwen, "op-below-roofline");
+  // Recorded with GPU activities only: the host's time per launch is measured,
+  // what the host did in it is not recorded, and the report does not guess.
+  {
+    const Profile& gpu_only = profile_of("review/tracelens-mi210-gpu-only.json.gz");
+    const Finding* l = testing::find_finding(gpu_only, "launch-bound");
+    ASSERT_TRUE(l);
+    EXPECT_NE(l->evidence.find("what it did between launches the trace does not record"), std::string::npos)
+        << l->evidence;
+    EXPECT_EQ(l->evidence.find("Python"), std::string::npos) << l->evidence;
+    EXPECT_EQ(l->recommendation.rfind("Record the host side first", 0), 0u) << l->recommendation;
+  }
   // AlexNet's benchmark empties the caches itself ([param|clear_cache]) before
   // the iteration it measures: the flush's host time is the harness's, and
   // the measured iteration's re-allocation (cudaMalloc) is by design.
