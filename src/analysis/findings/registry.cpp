@@ -165,8 +165,9 @@ std::vector<Finding> find_problems(const Profile& p, const Evidence& ev, const A
   caveats += slow_host(p);
   if (!caveats.empty())
     for (Finding& f : out)
+      // gpu-idle-gaps: where its saving is the gaps late launches ended.
       if (f.id == "launch-bound" || f.id == "op-launch-overhead" || f.id == "unfused-optimizer" ||
-          f.id == "step-host-time")
+          f.id == "step-host-time" || (f.id == "gpu-idle-gaps" && f.saving_ns > 0))
         f.evidence += caveats;
   return out;
 }

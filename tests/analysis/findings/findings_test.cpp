@@ -917,6 +917,34 @@ TEST(Findings, LateLaunchGapsByTheProgramsOwnRanges) {
       << g->recommendation;
 }
 
+// Under PyTorch's Python tracer (with_stack=True) the host's time between
+// launches is the program's plus the tracer's: the saving gpu-idle-gaps
+// claims for late launches is said to be an upper bound, as launch-bound's.
+TEST(Findings, LateLaunchGapsUnderThePythonTracerAreAnUpperBound) {
+  auto trace = [](bool traced) {
+    TraceFactory f;
+    f.device(0);
+    TimeNs t = 5 * ms;
+    for (int i = 0; i < 20; ++i) {
+      if (i > 0 && traced)
+        for (int k = 0; k < 10; ++k)
+          f.range("model.py(" + std::to_string(10 + k) + "): forward", t - 1900 * us + k * 150 * us,
+                  t - 1800 * us + k * 150 * us, 1, RangeKind::annotation, "python_function");
+      f.kernel(0, 7, names::kConvTensorCore, t, t + 1 * ms, t - 20 * us, 5 * us);
+      t += 3 * ms;
+    }
+    return analyze(f.build());
+  };
+  const Profile plain = trace(false), traced = trace(true);
+  const Finding* a = testing::find_finding(plain, "gpu-idle-gaps");
+  const Finding* b = testing::find_finding(traced, "gpu-idle-gaps");
+  ASSERT_TRUE(a && b) << testing::describe_findings(plain) << testing::describe_findings(traced);
+  ASSERT_GT(b->saving_ns, 0);
+  EXPECT_EQ(a->evidence.find("Python tracer"), std::string::npos) << a->evidence;
+  EXPECT_NE(b->evidence.find("recorded with PyTorch's Python tracer on (190 Python function ranges"), std::string::npos)
+      << b->evidence;
+}
+
 // A program that empties its caches itself (a benchmark's "[param|clear_cache]"
 // before each measured iteration) re-allocates by design: the allocator's
 // calls in the late-launch gaps are said to be that, and are no saving;
