@@ -737,6 +737,12 @@ struct ModuleSplit {
   TimeNs backward_gpu_ns = 0;       // GPU ops launched inside backward ops
   TimeNs unlinked_gpu_ns = 0;       // … inside unlinked ones
   std::vector<ModuleTime> modules;  // forward + backward GPU time, most first
+  // Of backward_gpu_ns, what forward ops run inside backward ops launched:
+  // the forward pass recomputed for the gradients (activation checkpointing,
+  // torch.utils.checkpoint), counted in the backward time of the module of
+  // the backward op it runs in.
+  TimeNs recomputed_gpu_ns = 0;
+  std::uint64_t recomputed_ops = 0;  // … those forward ops (outermost ones)
   friend bool operator==(const ModuleSplit&, const ModuleSplit&) = default;
 };
 

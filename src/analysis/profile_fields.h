@@ -470,13 +470,19 @@ constexpr void rows(V& v, Of<ModuleSplit>) {
   field<&S::known>(v, "known", "",
                    "the trace has sequence numbers; false: the split is unknown (never guessed from names) and the "
                    "rest is 0");
-  field<&S::backward_ops>(v, "backward_ops", "", "outermost backward ops (ops naming a forward thread)");
+  field<&S::backward_ops>(v, "backward_ops", "",
+                          "outermost backward ops (ops naming a forward thread, or autograd's evaluate_function "
+                          "ranges: AccumulateGrad and the hooks it runs have no forward op)");
   field<&S::linked>(v, "linked", "", "… linked to a forward op");
   field<&S::unlinked>(v, "unlinked", "",
                       "… not: no forward op of their number in the process, or such ops on several threads");
   field<&S::backward_gpu_ns>(v, "backward_gpu_ns", "ns", "Σ GPU ops launched inside backward ops");
   field<&S::unlinked_gpu_ns>(v, "unlinked_gpu_ns", "ns", "… inside unlinked ones");
   field<&S::modules>(v, "modules", "", "per module, most forward + backward GPU time first");
+  added<&S::recomputed_gpu_ns>(v, "recomputed_gpu_ns", "ns",
+                               "of backward_gpu_ns, launched by forward ops run inside backward ops: the forward pass "
+                               "recomputed for the gradients (activation checkpointing)");
+  added<&S::recomputed_ops>(v, "recomputed_ops", "", "those forward ops (the outermost inside each backward op)");
 }
 
 template <class V>

@@ -1235,6 +1235,15 @@ void module_split(const Profile& p, const ReportTextOptions& o, std::string& out
   }
   out += "Forward and backward GPU time per nn.Module (" + count(m.linked) + " of " + count(m.backward_ops) +
          " backward ops linked to their forward ops by PyTorch's sequence numbers)\n";
+  // Forward ops inside backward ops: activation checkpointing's recompute,
+  // in the backward time of the module whose backward op ran it.
+  if (m.recomputed_gpu_ns > 0)
+    out += wrap("Of the backward time, " + duration(m.recomputed_gpu_ns) + " (" +
+                    percent(double(m.recomputed_gpu_ns) / double(std::max<TimeNs>(1, m.backward_gpu_ns))) +
+                    ") is forward ops run inside backward ops (" + count(m.recomputed_ops) +
+                    "): the forward pass recomputed for the gradients (activation checkpointing), counted in the "
+                    "backward time of the module whose backward op ran it.",
+                o.width, "  ", "  ");
   Table t;
   t.rows.push_back({"module", "forward", "backward", "bwd/fwd", "backward ops"});
   t.right = {false, true, true, true, true};
@@ -1245,7 +1254,7 @@ void module_split(const Profile& p, const ReportTextOptions& o, std::string& out
     t.rows.push_back({x.name, duration(x.forward_gpu_ns), duration(x.backward_gpu_ns), ratio, count(x.backward_ops)});
   }
   if (m.unlinked > 0)
-    t.rows.push_back({"(unlinked backward)", "-", duration(m.unlinked_gpu_ns), "-", count(m.unlinked)});
+    t.rows.push_back({"(backward, not linked)", "-", duration(m.unlinked_gpu_ns), "-", count(m.unlinked)});
   out += t.render("  ");
   out += "\n";
 }

@@ -34,15 +34,43 @@ constexpr std::uint32_t kNone = 0xffffffffu;
 
 bool is_backward(const RangeTable& rg, RowIndex r) { return rg.fwd_thread_at(r) != 0 && sequence_number(rg, r) >= 0; }
 
+// Autograd's engine runs every node in a range of this name; a node with no
+// forward op (AccumulateGrad, which adds a leaf's gradient, and the hooks it
+// runs: DDP's all-reduce) names no forward thread, but is backward work.
+constexpr std::string_view kEvaluate = "autograd::engine::evaluate_function:";
+
 // Per range row: the outermost backward op it is (or is inside), kNoRow if
 // none. Parents come before their children in row order.
 std::vector<RowIndex> outermost_backward(const Trace& t) {
   const RangeTable& rg = t.ranges();
   std::vector<RowIndex> out(rg.size(), kNoRow);
+  std::vector<std::int8_t> evaluate(t.strings().size(), -1);  // per name: 1 autograd's node range, -1 not known
   for (RowIndex r = 0; r < rg.size(); ++r) {
     if (!t.is_op_range(r)) continue;
     const RowIndex p = rg.parent[r];
-    out[r] = p != kNoRow && out[p] != kNoRow ? out[p] : is_backward(rg, r) ? r : kNoRow;
+    if (p != kNoRow && out[p] != kNoRow) {
+      out[r] = out[p];
+      continue;
+    }
+    std::int8_t& e = evaluate[rg.name[r]];
+    if (e < 0) e = t.str(rg.name[r]).starts_with(kEvaluate) ? 1 : 0;
+    out[r] = is_backward(rg, r) || e == 1 ? r : kNoRow;
+  }
+  return out;
+}
+
+// Per range row: the outermost forward op inside a backward op it is (or is
+// inside), kNoRow if none: the forward pass recomputed for the gradients.
+std::vector<RowIndex> recomputed_forward(const Trace& t, const std::vector<RowIndex>& backward) {
+  const RangeTable& rg = t.ranges();
+  std::vector<RowIndex> out(rg.size(), kNoRow);
+  for (RowIndex r = 0; r < rg.size(); ++r) {
+    if (backward[r] == kNoRow || backward[r] == r) continue;
+    const RowIndex p = rg.parent[r];
+    if (p != kNoRow && out[p] != kNoRow)
+      out[r] = out[p];
+    else if (sequence_number(rg, r) >= 0 && rg.fwd_thread_at(r) == 0 && t.is_op_range(r))
+      out[r] = r;
   }
   return out;
 }
@@ -191,12 +219,15 @@ void module_pass(const Trace& t, Profile* p) {
     linked_to[r] = f;
     ++m.row(module_of[f]).backward_ops;
   }
+  const std::vector<RowIndex> recomputed = recomputed_forward(t, backward);
+  for (RowIndex r = 0; r < rg.size(); ++r) s.recomputed_ops += recomputed[r] == r;
   const ApiCallTable& api = t.api_calls();
   for (RowIndex a = 0; a < api.size(); ++a) {
     const RowIndex r = api.op_range_at(a);
     if (r == kNoRow || backward[r] == kNoRow || api.op_table[a] == static_cast<std::uint8_t>(OpTable::none)) continue;
     const TimeNs d = gpu_time(t, a);
     s.backward_gpu_ns += d;
+    if (recomputed[r] != kNoRow) s.recomputed_gpu_ns += d;
     const RowIndex f = linked_to[backward[r]];
     if (f == kNoRow)
       s.unlinked_gpu_ns += d;
@@ -228,6 +259,7 @@ void pool_module_splits(const std::vector<const Profile*>& ranks, Profile* job) 
     s.known = true;
     s.backward_ops += o.backward_ops, s.linked += o.linked, s.unlinked += o.unlinked;
     s.backward_gpu_ns += o.backward_gpu_ns, s.unlinked_gpu_ns += o.unlinked_gpu_ns;
+    s.recomputed_gpu_ns += o.recomputed_gpu_ns, s.recomputed_ops += o.recomputed_ops;
     for (const ModuleTime& x : o.modules) {
       ModuleTime& into = by_name.try_emplace(x.name, ModuleTime{x.name}).first->second;
       into.forward_gpu_ns += x.forward_gpu_ns, into.backward_gpu_ns += x.backward_gpu_ns;

@@ -3,7 +3,8 @@
 
 The expected figures of ModuleSplitGolden (module_split_golden_test.cpp):
 backward ops are the op ranges (cpu_op, user_annotation) with a "Fwd thread
-id" > 0 and no such op around them on their thread; each links to the forward
+id" > 0, or named "autograd::engine::evaluate_function: …" (AccumulateGrad has
+no forward op), and no such op around them on their thread; each links to the forward
 ops (a "Sequence number", "Fwd thread id" 0) of its number in its process
 when those are all on one thread, to the one that started last; a GPU op's
 time goes to the backward op around the innermost op around its launch call
@@ -38,7 +39,7 @@ def main(path):
     for e in events:
         if e.get("ph") == "X" and str(e.get("cat", "")).lower() in OPS:
             s = ns(e["ts"])
-            ops.append((int(e["pid"]), int(e["tid"]), s, s + ns(e.get("dur", 0)), e.get("args", {})))
+            ops.append((int(e["pid"]), int(e["tid"]), s, s + ns(e.get("dur", 0)), e.get("args", {}), e.get("name", "")))
     # Nesting per thread: start order, the longer first.
     by_thread = collections.defaultdict(list)
     for i, o in enumerate(ops):
@@ -52,14 +53,16 @@ def main(path):
             while stack and ops[stack[-1]][3] <= ops[i][2]:
                 stack.pop()
             parent = stack[-1] if stack else None
-            bwd = ops[i][4].get("Fwd thread id", 0) > 0 and "Sequence number" in ops[i][4]
+            # autograd's node ranges without a forward op (AccumulateGrad and its hooks) are backward too
+            bwd = (ops[i][4].get("Fwd thread id", 0) > 0 and "Sequence number" in ops[i][4]) or ops[i][5].startswith(
+                "autograd::engine::evaluate_function:")
             outer_bwd[i] = outer_bwd[parent] if parent is not None and outer_bwd[parent] is not None else (
                 i if bwd else None)
             stack.append(i)
         starts[key] = [ops[i][2] for i in rows]
         order[key] = rows
     forward = collections.defaultdict(list)
-    for i, (pid, tid, s, _, a) in enumerate(ops):
+    for i, (pid, tid, s, _, a, _name) in enumerate(ops):
         if "Sequence number" in a and a.get("Fwd thread id", 0) == 0:
             forward[(pid, a["Sequence number"])].append((s, tid, i))
     linked = unlinked = 0
@@ -67,7 +70,7 @@ def main(path):
     for i, o in enumerate(ops):
         if outer_bwd[i] != i:
             continue
-        cands = forward.get((o[0], o[4]["Sequence number"]), [])
+        cands = forward.get((o[0], o[4]["Sequence number"]), []) if "Sequence number" in o[4] else []
         if cands and len({t for _, t, _ in cands}) == 1:
             linked += 1
             link[i] = max(cands)[2]

@@ -120,5 +120,53 @@ TEST(ModuleSplit, TheLastForwardOpOfTheNumberGivesTheModule) {
   EXPECT_EQ(module(s, "model"), nullptr);  // no time there
 }
 
+// AccumulateGrad adds a leaf's gradient (and runs the hooks on it: DDP's
+// all-reduce): autograd's node range, no forward thread, no forward op. Its
+// work is the backward pass's, not linked to a module, never the forward's.
+TEST(ModuleSplit, AccumulateGradIsBackwardWorkWithNoForwardOp) {
+  TraceFactory f;
+  f.device(0);
+  f.range("nn.Module: model.fc", 0, 100'000, kForward, RangeKind::annotation, "python_function");
+  f.autograd_op("aten::linear", 10'000, 50'000, 7, 0, kForward);
+  f.kernel(0, 7, "forward_gemm", 30'000, 40'000, 20'000, 1'000, 1000, kForward);
+  f.cpu_op("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 200'000, 300'000, "", "", kAutograd);
+  f.cpu_op("nccl:all_reduce", 210'000, 250'000, "", "", kAutograd);
+  f.kernel(0, 9, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 230'000, 280'000, 220'000, 1'000, 1000, kAutograd);
+  const ModuleSplit s = analyze(f.build()).module_split;
+  ASSERT_TRUE(s.known);
+  EXPECT_EQ(s.backward_ops, 1u);
+  EXPECT_EQ(s.unlinked, 1u);
+  EXPECT_EQ(s.backward_gpu_ns, 50'000);
+  EXPECT_EQ(s.unlinked_gpu_ns, 50'000);
+  const ModuleTime* fc = module(s, "model.fc");
+  ASSERT_NE(fc, nullptr);
+  EXPECT_EQ(fc->forward_gpu_ns, 10'000);
+  EXPECT_EQ(module(s, "(no module)"), nullptr);  // the all-reduce is not forward time
+}
+
+// Activation checkpointing: the backward op of a checkpointed block runs its
+// forward again (forward ops, numbered, no forward thread, inside it) before
+// the gradients. That GPU time is backward time, and said to be recomputation.
+TEST(ModuleSplit, ForwardOpsInsideABackwardOpAreRecomputation) {
+  TraceFactory f;
+  f.device(0);
+  f.range("nn.Module: model.block", 0, 100'000, kForward, RangeKind::annotation, "python_function");
+  f.autograd_op("aten::relu", 10'000, 50'000, 7, 0, kForward);
+  f.kernel(0, 7, "relu_kernel", 30'000, 40'000, 20'000, 1'000, 1000, kForward);
+  f.autograd_op("autograd::engine::evaluate_function: ReluBackward0", 200'000, 400'000, 7, kForwardNumber, kAutograd);
+  f.autograd_op("aten::conv2d", 210'000, 260'000, 3, 0, kAutograd);  // the recomputed forward
+  f.kernel(0, 7, "conv_fwd", 240'000, 265'000, 230'000, 1'000, 1000, kAutograd);
+  f.cpu_op("aten::threshold_backward", 300'000, 350'000, "", "", kAutograd);
+  f.kernel(0, 7, "relu_bwd", 330'000, 340'000, 320'000, 1'000, 1000, kAutograd);
+  const ModuleSplit s = analyze(f.build()).module_split;
+  EXPECT_EQ(s.linked, 1u);
+  EXPECT_EQ(s.backward_gpu_ns, 35'000);
+  EXPECT_EQ(s.recomputed_gpu_ns, 25'000);
+  EXPECT_EQ(s.recomputed_ops, 1u);
+  const ModuleTime* block = module(s, "model.block");
+  ASSERT_NE(block, nullptr);
+  EXPECT_EQ(block->backward_gpu_ns, 35'000);
+}
+
 }  // namespace
 }  // namespace gpuscope
