@@ -191,6 +191,16 @@ TEST(ReviewedFindingsBert, HostTimeUnderThePythonTracerIsAnUpperBound) {
   for (const Finding& f : q.findings) EXPECT_EQ(f.evidence.find("Python tracer"), std::string::npos) << f.id;
 }
 
+// The ops the GPU waited for, counted by their calls that launched GPU work:
+// of the vLLM trace's 236 aten::copy_ calls, 234 did.
+TEST(ReviewedFindingsVllm, TheOpsWaitedForCountTheirCallsThatLaunched) {
+  const Finding* lb = testing::find_finding(profile_of("review/tracelens-vllm-gptoss-b200.json.gz"), "launch-bound");
+  ASSERT_NE(lb, nullptr);
+  EXPECT_NE(lb->evidence.find("aten::copy_ 9.6 ms (234 of its 236 calls launched GPU work)"), std::string::npos)
+      << lb->evidence;
+  EXPECT_NE(lb->evidence.find("vllm::moe_forward 16.3 ms (36 calls)"), std::string::npos) << lb->evidence;
+}
+
 // A host slowed by something the trace does not name: the 2021 ResNet-50
 // trace's ops that only make a view take 16.9 µs each (about 1 µs on every
 // other real trace at hand, 0.4 µs on BERT's H100 host), so launch-bound's
