@@ -881,6 +881,43 @@ TEST(Helps, ALargerBatchSaysWhatGrowsWithIt) {
   EXPECT_TRUE(has(a->reason, "the exposed all-to-all's bytes grow with the batch too")) << a->reason;
 }
 
+// A launch-bound trace recorded with PyTorch's Python tracer: the tracer
+// slows the host by an amount the trace does not show, so a wait measured
+// over that host is no ground for a larger batch, however far over its
+// threshold; unless most GPU ops run shorter than their launch call, a
+// runtime call the tracer does not slow.
+TEST(Helps, ALaunchWaitUnderThePythonTracerIsNoGroundForALargerBatch) {
+  Profile p = half_idle_profile();
+  Finding lb = finding("launch-bound", 60 * ms, "Host-bound between launches: the GPU waits 6.0%");
+  lb.metric = 0.06, lb.threshold = 0.05, lb.share = 0.06;
+  p.findings.push_back(lb);
+  p.launches.short_kernel_share = 0.078;
+  p.workload.python_ranges = 201'328;
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "larger-batch");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::unknown) << a->reason;
+  EXPECT_TRUE(has(a->reason, "6.0% vs a 5.0% threshold")) << a->reason;
+  EXPECT_TRUE(has(a->reason, "with_stack=True")) << a->reason;
+  EXPECT_TRUE(has(a->reason, "only 7.8% of GPU ops run shorter than their launch call")) << a->reason;
+  EXPECT_EQ(a->findings, std::vector<std::string>{"launch-bound"});
+  // Most ops shorter than their launch call: launching alone outpaces the GPU.
+  {
+    Profile q = p;
+    q.launches.short_kernel_share = 0.66;
+    settle_findings(&q);
+    const HelpAnswer* b = help(q, "larger-batch");
+    EXPECT_EQ(b->verdict, Verdict::yes) << b->reason;
+    EXPECT_TRUE(has(b->reason, "most GPU ops run shorter than their launch call, which it does not slow")) << b->reason;
+  }
+  // Fewer Python ranges than the tracer records: the host is the program's.
+  p.workload.python_ranges = 12;
+  settle_findings(&p);
+  a = help(p, "larger-batch");
+  EXPECT_EQ(a->verdict, Verdict::yes) << a->reason;
+  EXPECT_FALSE(has(a->reason, "Python tracer")) << a->reason;
+}
+
 TEST(Helps, NoKernelsNoQuestions) {
   Profile p;
   p.window = {0, 10 * ms};
