@@ -800,7 +800,8 @@ struct Finding {
   // Its time as a share of the run (of kernel time for the rules that
   // measure kernel time: padding, tensor cores, …), where the rule measures
   // one; 0 otherwise. A finding is numbered when this share or its saving
-  // is at least 1 % of the run; else it is a minor observation.
+  // is at least 1 % of the run (an info finding with a saving: that saving,
+  // of the GPUs' span); else it is a minor observation.
   double share = 0;
   // The id of another finding whose fix removes this one's saving too (a
   // CUDA graph capture of the step removes the per-parameter optimizer's

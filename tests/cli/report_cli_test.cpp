@@ -73,7 +73,9 @@ void expect_one_line_error(const Result& r, const std::string& mentions) {
 // idle gaps the loading leaves are input wait (input-bound's), so no
 // gpu-idle-gaps or low-utilization finding reports them again; the pageable
 // input copies are one finding (pinning them is also what lets them
-// overlap); tensor cores are numbered by their share, with no saving (the
+// overlap), a minor one: they take 1.2 % of the run, but what pinning is
+// measured to save, the GPU's idle while the driver staged them, is 0.8 ms;
+// tensor cores are numbered by their share, with no saving (the
 // replay of halving the math time gives no shorter median step). Launch-bound
 // (the GPU waits for launches 9.3 % of the time) is second: its replay with
 // CUDA graphs gains more, because the freed host then loads the input while
@@ -94,10 +96,8 @@ TEST_F(ReportCli, ReportOfTheInputBoundTraceLeadsWithInputBound) {
     sources.push_back(f["saving_source"]);
   }
   for (const auto& f : j["minor_findings"]) minor.push_back(f["id"]);
-  EXPECT_EQ(ids, (std::vector<std::string>{"input-bound", "unfused-optimizer", "launch-bound", "pageable-memcpy",
-                                           "no-tensor-cores"}));
-  EXPECT_EQ(sources,
-            (std::vector<std::string>{"simulated", "rule_of_thumb", "simulated", "rule_of_thumb", "simulated"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"input-bound", "unfused-optimizer", "launch-bound", "no-tensor-cores"}));
+  EXPECT_EQ(sources, (std::vector<std::string>{"simulated", "rule_of_thumb", "simulated", "simulated"}));
   const auto& update = j["findings"][1];
   EXPECT_NE(update["saving_note"].get<std::string>().find("its host time on the replayed critical path"),
             std::string::npos)
@@ -109,7 +109,7 @@ TEST_F(ReportCli, ReportOfTheInputBoundTraceLeadsWithInputBound) {
   EXPECT_EQ(launch["saving_ns"].get<long long>(), 94'868'000) << launch.dump();
   EXPECT_NE(launch["saving_note"].get<std::string>().find("capped at the GPU idle its late launches ended"),
             std::string::npos);
-  EXPECT_EQ(minor, (std::vector<std::string>{"sync-memcpy"}));
+  EXPECT_EQ(minor, (std::vector<std::string>{"pageable-memcpy", "sync-memcpy"}));
   for (std::size_t i = 1; i < j["findings"].size(); ++i)
     EXPECT_GE(j["findings"][i - 1]["saving_ns"].get<long long>(), j["findings"][i]["saving_ns"].get<long long>());
   EXPECT_EQ(j["findings"].back()["saving_ns"].get<long long>(), 0);

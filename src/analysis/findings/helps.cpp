@@ -1239,6 +1239,33 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
   return answer(id, q, Verdict::no, short_gaps + ": the host keeps the GPU's queue filled nearly all the time");
 }
 
+// Whether a larger batch fits in memory: larger-batch-fits (numbered or
+// minor), memory-pressure, or what the trace cannot say, added to `a`.
+void add_batch_memory(const Profile& p, HelpAnswer* a) {
+  const Finding* fits = numbered(p, "larger-batch-fits");
+  if (!fits) fits = minor(p, "larger-batch-fits");
+  if (fits) {
+    a->reason += "; and memory allows it: " + fits->title;
+  } else if (const Finding* full = numbered(p, "memory-pressure")) {
+    a->reason += "; but memory is near capacity: " + full->title;
+    a->findings.push_back(full->id);
+  } else {
+    bool recorded = false;
+    for (const DeviceSummary& d : p.devices) recorded = recorded || (d.memory_bytes && d.peak_allocated_bytes);
+    // Memory records the importer could not tie to these GPUs are records
+    // all the same: the option that makes them is on.
+    bool elsewhere = false;
+    for (const auto& [key, n] : p.trace_stats)
+      elsewhere = elsewhere || (key == "import.unattributed.memory_events" && n);
+    a->reason += recorded ? "; whether a batch large enough to matter fits, the memory peak does not show (it is over "
+                            "half the GPU's memory, or leaves no room for one 1.5x larger)"
+                 : elsewhere ? "; whether a larger batch fits in memory the trace does not say (its memory records "
+                               "name a GPU that ran none of its work: import.unattributed.memory_events)"
+                             : "; whether a larger batch fits in memory the trace does not say (no memory records: "
+                               "torch.profiler's profile_memory=True)";
+  }
+}
+
 // Asked only when the trace shows work too small for the GPU: measured
 // (busy-not-working), or a product whose main kernel launches fewer blocks
 // than the GPU has SMs (op-below-roofline's "too-small-grid"). Without either,
@@ -1253,13 +1280,27 @@ std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
   const Finding* lb = numbered(p, "launch-bound");
   // The launch gaps of a one-time capture trace are not the steady state's.
   const bool capture_only = gains(p, lb) && one_time_capture(p);
-  const bool per_launch = gains(p, lb) && !capture_only;
+  // Nor are they the program's alone where the recording itself slowed the
+  // host, by an amount the trace does not show (PyTorch's Python tracer,
+  // with_stack=True), and no trace records the tracer's own cost to take it
+  // out: the wait stands only where most GPU ops run shorter than their
+  // launch call (HTA's short-kernel rule), a runtime call the tracer does not
+  // slow, so that launching alone outpaces the GPU. A serving engine's batch
+  // is unknown for its own reason (below).
+  const bool traced_host = p.workload.engine.empty() && p.workload.python_ranges >= kTracedPythonRanges;
+  const bool outpaced = p.launches.short_kernel_share >= FindingThresholds{}.launch_short_kernel_share;
+  const bool traced = gains(p, lb) && !capture_only && traced_host && !outpaced;
+  const bool per_launch = gains(p, lb) && !capture_only && !traced;
   if (per_launch) {
     small = true;
     a.reason =
         "the GPU waits for the host's launches, and a larger batch puts more work behind each one at the "
         "same host cost: " +
-        lb->title;
+        lb->title +
+        (traced_host ? std::string("; the trace was recorded with PyTorch's Python tracer on, which slows the "
+                                   "host, but most GPU ops run shorter than their launch call, which it does not "
+                                   "slow")
+                     : std::string());
     a.findings.push_back(lb->id);
   }
   // Numbered; or minor (its op too little of the run, or the critical path
@@ -1280,29 +1321,22 @@ std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
   if (!small && capture_only)
     return answer(id, q, Verdict::unknown,
                   "the GPU waits for the host's launches here (" + lb->title + "), but " + one_time_words(p));
-  if (!small) return std::nullopt;
-  const Finding* fits = numbered(p, "larger-batch-fits");
-  if (!fits) fits = minor(p, "larger-batch-fits");
-  if (fits) {
-    a.reason += "; and memory allows it: " + fits->title;
-  } else if (const Finding* full = numbered(p, "memory-pressure")) {
-    a.reason += "; but memory is near capacity: " + full->title;
-    a.findings.push_back(full->id);
-  } else {
-    bool recorded = false;
-    for (const DeviceSummary& d : p.devices) recorded = recorded || (d.memory_bytes && d.peak_allocated_bytes);
-    // Memory records the importer could not tie to these GPUs are records
-    // all the same: the option that makes them is on.
-    bool elsewhere = false;
-    for (const auto& [key, n] : p.trace_stats)
-      elsewhere = elsewhere || (key == "import.unattributed.memory_events" && n);
-    a.reason += recorded ? "; whether a batch large enough to matter fits, the memory peak does not show (it is over "
-                           "half the GPU's memory, or leaves no room for one 1.5x larger)"
-                : elsewhere ? "; whether a larger batch fits in memory the trace does not say (its memory records "
-                              "name a GPU that ran none of its work: import.unattributed.memory_events)"
-                            : "; whether a larger batch fits in memory the trace does not say (no memory records: "
-                              "torch.profiler's profile_memory=True)";
+  if (!small && traced) {
+    HelpAnswer u =
+        answer(id, q, Verdict::unknown,
+               "the GPU waits for the host's launches here (" + lb->title + ": " + pct1(lb->metric) + " vs a " +
+                   pct1(lb->threshold) +
+                   " threshold), but the trace was recorded with PyTorch's Python tracer on (with_stack=True), "
+                   "which slows the host by an amount the trace does not show, and only " +
+                   pct(p.launches.short_kernel_share) +
+                   " of GPU ops run shorter than their launch call (a runtime call it does not slow): whether "
+                   "the GPU would still wait for its launches without the tracer, and a larger batch help, the "
+                   "trace cannot tell; profile with with_stack=False to measure it");
+    u.findings.push_back(lb->id);
+    return u;
   }
+  if (!small) return std::nullopt;
+  add_batch_memory(p, &a);
   // What grows with the batch besides the work behind each launch: input
   // loading the GPU waits for, and the all-to-all's bytes.
   // Input the GPU already waits for: a larger batch waits longer for it, so

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "analysis/findings/rules.h"
 
@@ -1236,6 +1237,25 @@ TimeNs host_away(const LaunchStats& l, TimeNs recorded) {
 // by that idle time alone (the issue is the GPU waiting, however long its
 // kernels); whether most ops are shorter than their launch call (HTA's
 // short-kernel rule) says what the host's time goes to, not whether it costs.
+// The ops whose late launches the GPU waited for most (at most five), each
+// with its calls, or how many of them launched GPU work where some did not:
+// one recorded into a graph capture (or run on the CPU) launched nothing the
+// GPU could wait for. Empty without such ops.
+std::string waited_ops_words(const Builder& b, std::vector<const OpRow*> ops) {
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const OpRow* x, const OpRow* y) { return x->starved_ns > y->starved_ns; });
+  auto calls = [](const OpRow& r) {
+    return r.gpu_calls > 0 && r.gpu_calls < r.calls
+               ? count(r.gpu_calls) + " of its " + count(r.calls) + " calls launched GPU work"
+               : count(r.calls, "call", "calls");
+  };
+  std::string ranked;
+  for (std::size_t i = 0; i < ops.size() && i < 5; ++i)
+    ranked +=
+        (i ? "; " : "") + ops[i]->name + " " + dur(b.t.per_device(ops[i]->starved_ns)) + " (" + calls(*ops[i]) + ")";
+  return ranked.empty() ? std::string() : " The GPU waited longest for the launches of: " + ranked + ".";
+}
+
 void launch_bound(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
@@ -1330,13 +1350,7 @@ void launch_bound(Builder& b) {
       if (r.starved_ns > 0) ops.push_back(&r);
       if (is_optimizer_phase(r.name) && r.starved_total_ns > 0) phases.push_back(&r);
     }
-    std::stable_sort(ops.begin(), ops.end(),
-                     [](const OpRow* x, const OpRow* y) { return x->starved_ns > y->starved_ns; });
-    std::string ranked;
-    for (std::size_t i = 0; i < ops.size() && i < 5; ++i)
-      ranked += (i ? "; " : "") + ops[i]->name + " " + dur(t.per_device(ops[i]->starved_ns)) + " (" +
-                count(ops[i]->calls, "call", "calls") + ")";
-    if (!ranked.empty()) f.evidence += " The GPU waited longest for the launches of: " + ranked + ".";
+    f.evidence += waited_ops_words(b, std::move(ops));
     std::string in_phases;
     for (const OpRow* r : phases)
       in_phases += (in_phases.empty() ? "" : ", ") + r->name + " " + dur(t.per_device(r->starved_total_ns));

@@ -1522,6 +1522,42 @@ TEST(OpLaunchOverhead, LaunchBoundHasItsOpsWhenItFires) {
   EXPECT_FALSE(testing::find_finding(p, "op-launch-overhead")) << testing::describe_findings(p);
 }
 
+// The ops the GPU waited for are counted by their calls that launched GPU
+// work: 30 calls of aten::add recorded into a CUDA graph capture (each a
+// launch call that runs nothing then), which the GPU never waited for, then
+// 20 eager ones (the xDiT Flux capture trace: 171 of aten::mm's 598 calls).
+TEST(LaunchBound, TheOpsWaitedForCountTheirCallsThatLaunchedGpuWork) {
+  TraceFactory f;
+  f.device(0);
+  TimeNs t = 1 * ms;
+  f.api("cudaStreamBeginCapture", t, t + 2 * us);
+  t += 5 * us;
+  for (int i = 0; i < 30; ++i) {
+    f.range("aten::add", t, t + 10 * us, 1, RangeKind::annotation, "cpu_op");
+    f.api("cudaLaunchKernel", t + 1 * us, t + 6 * us);
+    t += 20 * us;
+  }
+  f.api("cudaStreamEndCapture", t, t + 5 * us);
+  t += 10 * us;
+  const TimeNs launch = 40 * us, gpu = 2 * us;
+  for (int i = 0; i < 20; ++i) {
+    f.range("aten::add", t, t + launch + 2 * us, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, "vectorized_elementwise_kernel", t + launch + 1 * us, t + launch + 1 * us + gpu, t + 1 * us,
+             launch - 1 * us);
+    t += launch + 10 * us;
+  }
+  const Profile p = analyze(f.build());
+  const Finding* lb = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(lb) << testing::describe_findings(p);
+  EXPECT_NE(lb->evidence.find("waited longest for the launches of: aten::add "), std::string::npos) << lb->evidence;
+  EXPECT_NE(lb->evidence.find("(20 of its 50 calls launched GPU work)"), std::string::npos) << lb->evidence;
+  // Every call launching: the calls alone.
+  const Profile eager = launch_overhead_trace(20, 40 * us, 2 * us, 0);
+  const Finding* e = testing::find_finding(eager, "launch-bound");
+  ASSERT_TRUE(e) << testing::describe_findings(eager);
+  EXPECT_NE(e->evidence.find("(20 calls)"), std::string::npos) << e->evidence;
+}
+
 // The GPU's wait for launches decides, not the share of short kernels: with
 // two long GEMMs per short op the GPU still waits 16 % of the time for the
 // short ops' launches (host-per-op); at 2 % of the run it does not fire.
