@@ -492,11 +492,13 @@ inline constexpr TimeNs kClockDisagreeNs = 1'000'000;
 // breakdown of `steps`, GPU idle after host synchronizations, and evidence;
 // per-name and launch totals into `totals` (this trace's by_name is `names`);
 // with `exposed_comm`, every piece of communication no compute kernel hides,
-// per device, on the trace's clock, in time order and disjoint.
+// per device, on the trace's clock, in time order and disjoint; with
+// `copies_alone`, the same of the copies no kernel runs beside.
 using ExposedCommunication = std::map<std::uint32_t, std::vector<TimeRange>>;
 void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
-                 OpTotals* totals, std::vector<OpTotals::Name>* names, ExposedCommunication* exposed_comm = nullptr);
+                 OpTotals* totals, std::vector<OpTotals::Name>* names, ExposedCommunication* exposed_comm = nullptr,
+                 ExposedCommunication* copies_alone = nullptr);
 
 // passes/host_samples.cpp: where the host was during each cause's idle time
 // (Profile::host_while_idle), from the trace's host samples and the device
@@ -510,7 +512,9 @@ void attention_pass(const RankedTrace& rt, const AnalysisOptions& opt, Evidence*
 
 // passes/streams.cpp: idle by cause and queue depth per stream, host synchronization
 // counts, copies; every launched op into totals.launch (bracket() called).
-void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev);
+// `copies_alone` (device_pass's): each copy group's time with no kernel beside it.
+void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev,
+                 const ExposedCommunication& copies_alone = {});
 
 // A synchronization stream_pass counted (no CUDA graph set-up's): its host
 // thread, its times on the trace's own clock, and its API call (kNoRow:
