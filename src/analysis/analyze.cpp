@@ -156,8 +156,8 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
           {static_cast<KernelCategory>(c), early.category_ns[c], 0, early.category_count[c], {}});
   std::vector<DeviceSummary> devices;
   std::vector<TemporalBreakdown> hta;
-  ExposedCommunication exposed_comm;
-  device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[0], &exposed_comm);
+  ExposedCommunication exposed_comm, copies_alone;
+  device_pass(rt, opt, steps, &p, &devices, &hta, &ev, &totals, &totals.by_name[0], &exposed_comm, &copies_alone);
   memory_pass(rt, opt, devices, steps, &ev);
   attention_pass(rt, opt, &ev);
   hardware_pass(rt, opt, devices, steps);
@@ -181,7 +181,7 @@ Profile analyze_trace(const RankedTrace& rt, const AnalysisOptions& opt, Evidenc
   // The stream pass comes after the device pass: its scan of the launch
   // statistics needs the range the device pass's sample brackets.
   for (auto& m : totals.launch) m.bracket();
-  stream_pass(rt, opt, totals, &p, &ev);
+  stream_pass(rt, opt, totals, &p, &ev, copies_alone);
   hotspot_pass(traces, opt, totals, &p);
   launch_pass(traces, opt, totals, &p);
   p.launches.late_launch_idle_ns = ev.launch_gaps.total();

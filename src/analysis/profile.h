@@ -613,6 +613,11 @@ struct CopyGroup {
   // … of which launched inside autograd's AccumulateGrad (its hooks
   // included: DDP copies each gradient into its all-reduce bucket there).
   std::uint64_t gradient = 0;
+  std::uint64_t gradient_bytes = 0;  // … their bytes
+  // The copies' time with no kernel running on their GPU (Σ copies), and
+  // that of the ones launched inside AccumulateGrad.
+  TimeNs exposed_ns = 0;
+  TimeNs gradient_exposed_ns = 0;
 };
 
 struct MemcpyStats {

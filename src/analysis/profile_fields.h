@@ -988,6 +988,10 @@ constexpr void rows(V& v, Of<CopyGroup>) {
   added<&G::gradient>(v, "gradient", "",
                       "of them, copies launched inside autograd's AccumulateGrad (its hooks included: DDP's copy "
                       "of each gradient into its bucket)");
+  added<&G::gradient_bytes>(v, "gradient_bytes", "bytes", "their bytes");
+  added<&G::exposed_ns>(v, "exposed_ns", "ns", "the copies' time with no kernel running on their GPU");
+  added<&G::gradient_exposed_ns>(v, "gradient_exposed_ns", "ns",
+                                 "of it, that of the copies launched inside AccumulateGrad");
 }
 
 template <class V>

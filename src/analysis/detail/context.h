@@ -492,11 +492,13 @@ inline constexpr TimeNs kClockDisagreeNs = 1'000'000;
 // breakdown of `steps`, GPU idle after host synchronizations, and evidence;
 // per-name and launch totals into `totals` (this trace's by_name is `names`);
 // with `exposed_comm`, every piece of communication no compute kernel hides,
-// per device, on the trace's clock, in time order and disjoint.
+// per device, on the trace's clock, in time order and disjoint; with
+// `copies_alone`, the same of the copies no kernel runs beside.
 using ExposedCommunication = std::map<std::uint32_t, std::vector<TimeRange>>;
 void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
-                 OpTotals* totals, std::vector<OpTotals::Name>* names, ExposedCommunication* exposed_comm = nullptr);
+                 OpTotals* totals, std::vector<OpTotals::Name>* names, ExposedCommunication* exposed_comm = nullptr,
+                 ExposedCommunication* copies_alone = nullptr);
 
 // passes/host_samples.cpp: where the host was during each cause's idle time
 // (Profile::host_while_idle), from the trace's host samples and the device
@@ -510,7 +512,9 @@ void attention_pass(const RankedTrace& rt, const AnalysisOptions& opt, Evidence*
 
 // passes/streams.cpp: idle by cause and queue depth per stream, host synchronization
 // counts, copies; every launched op into totals.launch (bracket() called).
-void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev);
+// `copies_alone` (device_pass's): each copy group's time with no kernel beside it.
+void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev,
+                 const ExposedCommunication& copies_alone = {});
 
 // A synchronization stream_pass counted (no CUDA graph set-up's): its host
 // thread, its times on the trace's own clock, and its API call (kNoRow:
@@ -726,6 +730,24 @@ inline bool is_compiled_region(std::string_view name) {
          name.find("CompiledFxGraph") != std::string_view::npos || name.find("torch_compile") != std::string_view::npos;
 }
 inline bool is_optimizer_phase(std::string_view name) { return name.starts_with("Optimizer."); }
+
+// DDP's gradient all-reduce as its buckets, from the collective sites (the
+// same all-reduce, by size and place in the step, seen in two steps or
+// more): where DDP is recognised and one bucket holds most of the bytes
+// all-reduced per step with no compute kernel beside it, DDP already
+// launched it when its gradients were ready, at the end of the backward
+// pass, and nothing was left to hide it under (findings/overlap.cpp).
+struct DdpOneBucket {
+  std::vector<std::uint64_t> sizes;  // the buckets' bytes per step, largest first
+  double share = 0;                  // the largest's share of the bytes all-reduced per step
+  double under_compute = 0;          // the share of its time a compute kernel ran beside it
+  TimeNs exposed_ns = 0;             // its exposed time, Σ instances and GPUs
+  // "99.9% of the all-reduced bytes per step are in one 1.67 GiB bucket (2
+  // buckets per step: 1.67 GiB, 1.4 MiB), with no compute kernel beside it
+  // (0.0% of its time)".
+  std::string words() const;
+};
+std::optional<DdpOneBucket> ddp_one_bucket(const Profile& p);
 
 // Whether a CPU range is the host loading input (PyTorch's
 // "enumerate(DataLoader)#…", NVTX "data"/"load batch", …).

@@ -88,6 +88,15 @@ std::string pageable_copy_fix(const Profile& p, const CopyGroup& g) {
                        "stream of its own, so the copy overlaps the host and the GPU's work.");
 }
 
+// Device-to-device copies mostly made by autograd's gradient accumulation
+// (of those launched outside compiled regions, where the compiler's copies
+// are not the most): copy_fix names their fix, which removes them only.
+bool gradient_copies(const CopyGroup& g) {
+  if (g.direction != "DtoD" || 2 * g.compiled >= g.count) return false;
+  const std::uint64_t eager = g.count - g.compiled;
+  return eager > 0 && 2 * g.gradient >= eager;
+}
+
 // What to change for copies of this kind.
 std::string copy_fix(const Profile& p, const CopyGroup& g) {
   if (g.memory == "pageable" && (g.direction == "DtoH" || g.direction == "HtoD"))
@@ -113,8 +122,7 @@ std::string copy_fix(const Profile& p, const CopyGroup& g) {
                   "TORCH_LOGS=graph_breaks), and compiling it fuses most of them away.";
     // Most of the eager ones made by autograd's gradient accumulation: not
     // the model's code, and no compiling of the model removes them.
-    const std::uint64_t eager = g.count - g.compiled;
-    if (g.direction == "DtoD" && eager > 0 && 2 * g.gradient >= eager)
+    if (gradient_copies(g))
       return count(g.gradient, "copy", "copies") + " of these " + count(g.count) +
              " were launched inside autograd's AccumulateGrad, where gradients are accumulated: " +
              (p.workload.data_parallel == "ddp"
@@ -224,6 +232,22 @@ void low_memcpy_overlap(Builder& b) {
     f.evidence += " Pinned host-to-device copies on a copy stream (" + pct(ratio(all - to_fix - pageable, all)) +
                   " of copy time) are done right and left out of the saving.";
   f.recommendation = top ? copy_fix(b.p, *top) : copy_fix(b.p, CopyGroup{});
+  // The fix named removes the gradient-accumulation copies only: the saving
+  // is their time with no kernel beside them; the rest's origin is unknown.
+  if (top && gradient_copies(*top)) {
+    const TimeNs named = std::min(exposed, top->gradient_exposed_ns);
+    const std::uint64_t others = top->count - top->gradient;
+    f.saving_ns = t.per_device(named);
+    f.saving_note = "what the fix named removes: the time the " + count(top->gradient) +
+                    " copies launched inside AccumulateGrad ran with no kernel beside them; the other copies' is "
+                    "not counted: where they come from, and so what removes them, the trace does not show";
+    if (others > 0)
+      f.recommendation += " The other " + count(others, "copy", "copies") + " of this kind (" +
+                          bytes(top->bytes - std::min(top->bytes, top->gradient_bytes)) + ", " +
+                          dur(t.per_device(std::max<TimeNs>(0, top->exposed_ns - top->gradient_exposed_ns))) +
+                          " with no kernel beside them) were launched elsewhere: where they come from, and so "
+                          "their fix, the trace does not show.";
+  }
   f.ranges = b.ev.memcpy_exposed.ranges();
 }
 

@@ -48,9 +48,17 @@ const Finding* minor(const Profile& p, std::string_view id) {
   return nullptr;
 }
 
+// A fix whose replay the trace's own dependencies made impossible (a cycle:
+// an op would wait for one that waits for it): the program's order is not
+// what the fix assumes, so what it saves is unknown.
+bool replay_cycle(const Finding& f) {
+  return f.saving_note.starts_with("not simulated: ") && f.saving_note.find("cycle") != std::string::npos;
+}
+
 // A finding whose fix saves time that matters: a yes may rest on it
-// (saves_materially, findings/registry.cpp).
-bool gains(const Profile& p, const Finding* f) { return f && saves_materially(p, *f); }
+// (saves_materially, findings/registry.cpp); or a numbered one whose fix
+// the replay could not order, on which a yes rests as unknown (yes()).
+bool gains(const Profile& p, const Finding* f) { return f && (saves_materially(p, *f) || replay_cycle(*f)); }
 
 // A trace of a one-time graph capture: it captures graphs and launches each
 // at most once, its first run. Its waits for the host are the capture's and
@@ -124,13 +132,6 @@ HelpAnswer answer(std::string_view id, std::string_view question, Verdict v, std
   a.verdict = v;
   a.reason = std::move(reason);
   return a;
-}
-
-// A fix whose replay the trace's own dependencies made impossible (a cycle:
-// an op would wait for one that waits for it): the program's order is not
-// what the fix assumes, so what it saves is unknown.
-bool replay_cycle(const Finding& f) {
-  return f.saving_note.starts_with("not simulated: ") && f.saving_note.find("cycle") != std::string::npos;
 }
 
 // Yes, on the numbered findings of `fs` whose fixes save time (the first one
@@ -494,6 +495,21 @@ std::optional<HelpAnswer> answer_inference_communication(const Profile& p, const
                     pct1(1.0 - double(j.exposed) / double(j.comm)) + " of communication already runs under compute)");
 }
 
+// DDP's one bucket that holds most bytes, ready at the end of the backward
+// pass: launching buckets when ready is done already, and what splitting it
+// would save the trace cannot tell (ddp_one_bucket).
+std::optional<HelpAnswer> one_bucket_answer(const Profile& p, std::string_view id, std::string_view q,
+                                            const std::string& exposed) {
+  const std::optional<DdpOneBucket> one = ddp_one_bucket(p);
+  if (!one) return std::nullopt;
+  return answer(id, q, Verdict::unknown,
+                exposed + ", but DDP (" + p.workload.data_parallel_evidence +
+                    ") already launches each bucket's all-reduce when its gradients are ready: " + one->words() +
+                    "; what splitting it would save (a smaller bucket_cap_mb, if it holds many parameters) the "
+                    "trace cannot tell, as it does not show when each gradient is ready; a replay would have to "
+                    "assume it");
+}
+
 std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals& j) {
   const std::string_view id = "overlap-communication";
   const bool inference = p.workload.phase == "inference";
@@ -561,6 +577,8 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
             p.workload.data_parallel_evidence + "; " + pct1(under_compute) + " of its all-reduce time runs under " +
             "compute); still, " + exposed +
             (share >= 0.05 ? ": " + deciders + " how much of it can run under the backward pass" : std::string())));
+  if (ddp && share >= 0.01)
+    if (std::optional<HelpAnswer> a = one_bucket_answer(p, id, q, exposed)) return with_finding(std::move(*a));
   if (const Finding* g = without_gain(p, "exposed-communication")) return no_gain(p, id, q, *g);
   if (share < 0.01)
     return with_finding(answer(id, q, Verdict::no,

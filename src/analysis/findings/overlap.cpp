@@ -2,7 +2,9 @@
 // update, the optimizer's launches, the rank or GPU the others wait for.
 // Each rule: rules.h; its row in registry.cpp and docs/findings.md.
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -310,6 +312,15 @@ std::string communication_fix(std::string_view k, const Profile& p) {
            "the rest of the backward pass (bucket_cap_mb), or flatten the gradients into a few buffers before "
            "all-reducing them (torch.distributed's all_reduce_coalesced); then fewer, larger messages move at the "
            "link's bandwidth instead of its latency.";
+  if (const std::optional<DdpOneBucket> one = ddp_one_bucket(p))
+    return "This run already uses DDP (" + w.data_parallel_evidence +
+           "), which launches each gradient bucket's all-reduce as soon as its gradients are ready: here " +
+           one->words() +
+           ". Splitting it (a smaller bucket_cap_mb, where the bucket holds many parameters) would start part of it "
+           "under the backward pass, but what that saves the trace cannot tell: it does not show when each "
+           "gradient is ready. What shortens it for certain is sending less (a DDP communication hook compressing "
+           "gradients to bf16/fp16, or PowerSGD), or all-reducing less often (gradients accumulated over "
+           "micro-batches under no_sync()).";
   if (w.data_parallel == "ddp")
     return "This run already uses DDP (" + w.data_parallel_evidence +
            "), which buckets gradients and overlaps their all-reduce with the backward pass: what stays exposed is "
@@ -336,6 +347,26 @@ TimeNs hideable_communication(const Profile& p) {
     out += std::min(d.exposed_communication_ns, std::max<TimeNs>(0, d.compute_ns - beside));
   }
   return out;
+}
+
+// DDP's one bucket ready at the end of the backward pass: nothing is left to
+// hide it under, and what splitting it saves the trace cannot tell. The rest
+// of the exposed time keeps its rule of thumb. False where that is not so.
+bool one_bucket_saving(const Profile& p, const Totals& t, const CollectiveMix& mix, Finding* f) {
+  if (mix.dominant != "all_reduce" || mix.variant == "waiting") return false;
+  const std::optional<DdpOneBucket> one = ddp_one_bucket(p);
+  if (!one) return false;
+  const TimeNs rest = std::max<TimeNs>(
+      0, std::min(t.exposed_comm - std::min(one->exposed_ns, t.exposed_comm), hideable_communication(p)));
+  f->saving_ns = t.per_device(rest);
+  f->saving_note =
+      "at most the exposed time of the communication other than DDP's largest bucket; what hiding "
+      "that bucket's " +
+      dur(t.per_device(one->exposed_ns)) +
+      " would save is unknown: the trace does not show what splitting it would start earlier";
+  f->recommendation += " Estimated saving: unknown for the bucket's " + dur(t.per_device(one->exposed_ns)) +
+                       "; at most " + dur(t.per_device(rest)) + " for the rest, were all of it hidden under compute.";
+  return true;
 }
 }  // namespace
 
@@ -407,6 +438,8 @@ void exposed_communication(Builder& b) {
         f.saving_note =
             "unknown: the transfer is slow for its size; what a faster one saves depends on the link and "
             "the ranks, which the trace does not show";
+      } else if (one_bucket_saving(b.p, t, mix, &f)) {
+        // DDP's one bucket: its saving is set there.
       } else if (const TimeNs hideable = hideable_communication(b.p); hideable < t.exposed_comm) {
         // Overlap hides communication only under compute that exists: the
         // compute not yet beside communication bounds what it can save.
@@ -502,6 +535,17 @@ void serialized_weight_update(Builder& b) {
         "on a separate stream. Bundled workload: --update overlapped. The saving is an upper bound: the update's "
         "time alone, if all of it ran beside other work without slowing it (kernels that share the SMs each run "
         "slower, so less is saved).";
+    // One DDP bucket holds nearly every gradient: the update waits for its
+    // all-reduce, and no bucket finishes early enough to update under the
+    // others' communication.
+    if (const std::optional<DdpOneBucket> one = ddp_one_bucket(b.p))
+      f.recommendation =
+          (fused ? std::string("The optimizer is already multi-tensor or fused. ")
+                 : std::string("Use a fused multi-tensor optimizer (one kernel for all parameters: "
+                               "torch.optim.SGD/Adam(foreach=True or fused=True), apex FusedSGD/FusedAdam). ")) +
+          "Updating each gradient bucket as its all-reduce completes gains little here: " + one->words() +
+          ", and the update needs its gradients. What overlapping the update with the next forward would save the "
+          "trace cannot tell.";
     f.kernels = kernels_of(b.p, KernelCategory::optimizer);
     if (f.kernels.empty() && !ops.empty())
       for (const OpKernel& k : ops.front()->top_kernels) f.kernels.push_back(k.name);
@@ -625,3 +669,52 @@ void straggler(Builder& b) {
 }
 
 }  // namespace gpuscope::detail::rules
+
+namespace gpuscope::detail {
+
+std::optional<DdpOneBucket> ddp_one_bucket(const Profile& p) {
+  if (p.workload.data_parallel != "ddp") return std::nullopt;
+  // The all-reduce sites seen in two steps or more, pooled over GPUs and
+  // ranks by size and place in the step: DDP's buckets, one site each.
+  struct Bucket {
+    TimeNs time = 0, exposed = 0;
+  };
+  std::map<std::pair<std::uint64_t, std::int32_t>, Bucket> buckets;
+  for (const CollectiveSite& s : p.collective_sites) {
+    if (s.kind != "all_reduce" || s.ordinal < 0 || s.bytes == 0 || s.durations.count < 2) continue;
+    Bucket& b = buckets[{s.bytes, s.ordinal}];
+    b.time += s.durations.total, b.exposed += s.exposed_ns;
+  }
+  if (buckets.empty()) return std::nullopt;
+  std::uint64_t total = 0;
+  const std::pair<const std::pair<std::uint64_t, std::int32_t>, Bucket>* largest = nullptr;
+  DdpOneBucket out;
+  for (const auto& entry : buckets) {
+    total += entry.first.first;
+    out.sizes.push_back(entry.first.first);
+    if (!largest || entry.first.first > largest->first.first) largest = &entry;
+  }
+  std::sort(out.sizes.begin(), out.sizes.end(), std::greater<>());
+  const Bucket& b = largest->second;
+  out.share = double(largest->first.first) / double(total);
+  out.under_compute = b.time > 0 ? 1.0 - double(std::min(b.exposed, b.time)) / double(b.time) : 0.0;
+  out.exposed_ns = b.exposed;
+  // Most of the bytes, and (almost) nothing computed beside it.
+  constexpr double kMostBytes = 0.75, kAlone = 0.05;
+  if (out.share < kMostBytes || out.under_compute > kAlone) return std::nullopt;
+  return out;
+}
+
+std::string DdpOneBucket::words() const {
+  std::string list;
+  for (std::size_t i = 0; i < sizes.size() && i < 4; ++i) list += (i ? ", " : "") + rules::bytes(sizes[i]);
+  if (sizes.size() > 4) list += ", …";
+  return rules::pct1(share) + " of the bytes all-reduced per step are in one " + rules::bytes(sizes.front()) +
+         " bucket (" + rules::count(sizes.size(), "bucket", "buckets") + " per step, by the all-reduce calls " +
+         "seen at the same place in each step: " + list + "), with " +
+         (under_compute > 0 ? "a compute kernel beside it " + rules::pct1(under_compute) + " of its time"
+                            : std::string("no compute kernel beside it")) +
+         ": it was ready at the end of the backward pass, with nothing left to hide it under";
+}
+
+}  // namespace gpuscope::detail

@@ -260,8 +260,31 @@ void cap_communication_by_critical_path(const Profile& p, std::vector<Finding>& 
   }
 }
 
+// Overlapping the weight update shortens a step by at most the optimizer
+// kernels' time on its critical path: the update's time off the path is
+// hidden already. One GPU's trace only, as the communication's cap.
+void cap_update_by_critical_path(const Profile& p, std::vector<Finding>& all) {
+  const CriticalPath& c = p.critical_path;
+  if (c.length_ns <= 0 || c.categories.empty() || p.devices.size() != 1 || p.trace_quality.files.size() > 1) return;
+  TimeNs on_path = 0;
+  for (const PathCategory& k : c.categories)
+    if (k.category == KernelCategory::optimizer) on_path += k.ns;
+  const auto cap = static_cast<TimeNs>(double(on_path) * path_scale(p));
+  for (Finding& f : all) {
+    if (f.id != "serialized-weight-update" || f.saving_source != SavingSource::rule_of_thumb || f.saving_ns <= cap)
+      continue;
+    f.saving_note = (f.saving_note.empty() ? "" : f.saving_note + "; ") +
+                    (cap > 0 ? "capped at the optimizer kernels' time on the replayed critical path (" +
+                                   format::duration(cap) + "): the rest of the update is off the path already"
+                             : std::string("none of the optimizer kernels' time is on the replayed critical path: "
+                                           "the update is off the path already"));
+    f.saving_ns = cap;
+  }
+}
+
 void cap_by_critical_path(Profile* p, std::vector<Finding>& all) {
   cap_communication_by_critical_path(*p, all);
+  cap_update_by_critical_path(*p, all);
   const PathCap c = critical_path_cap(*p);
   if (c.note.empty()) return;
   for (Finding& f : all) {

@@ -19,6 +19,7 @@
 #include <bit>
 #include <exception>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -648,6 +649,13 @@ void after_the_others(const std::vector<TraceResult>& results, const std::vector
 // a replay that moved it as gradient buckets would answer a different question.
 std::string fix_misses(const Profile& p, std::string_view fix) {
   if (fix != "--overlap-allreduce") return {};
+  // DDP's buckets already start when ready; the replay would have to assume
+  // when the gradients of the one that holds most bytes are ready (earlier
+  // than the trace shows): a figure the trace does not back.
+  if (const std::optional<detail::DdpOneBucket> one = detail::ddp_one_bucket(p))
+    return "--overlap-allreduce would have to assume when each bucket's gradients are ready, which the trace does "
+           "not show (DDP already launches each bucket when it is ready, and its largest, " +
+           format::percent1(one->share) + " of the bytes, was ready at the end of the backward pass)";
   const CollectiveSummary& c = p.collective_summary;
   if (c.kinds.empty() || c.exposed_ns <= 0) return {};
   TimeNs all_reduce = 0;
@@ -705,7 +713,7 @@ SimulationPlan simulation_plan(std::size_t n, Profile* p, const SimulationOption
       if (f.id == "exposed-communication" && f.variant == "slow") f.fix.clear();
       if (f.fix.empty()) continue;
       if (std::string why = fix_misses(*p, f.fix); !why.empty()) {
-        f.saving_note = "not simulated: " + why;
+        f.saving_note = "not simulated: " + why + (f.saving_note.empty() ? "" : "; " + f.saving_note);
         f.fix.clear();
         continue;
       }
@@ -855,6 +863,19 @@ TimeNs moved_allreduce_exposed(const Profile& p, std::string_view spec) {
   return -1;
 }
 
+// A fix whose changed graph has dependency cycles: the program's own
+// dependencies do not allow the change as the fix makes it, so what it saves
+// is unknown, not its rule's estimate. The finding keeps the weight that
+// estimate gave it (its share of the run), so it stays numbered where it was.
+void unordered_fix(Profile* p, const std::string& spec, std::uint64_t cycles) {
+  const TimeNs run = p->window.duration();
+  set_findings(p, spec, [&](Finding& f) {
+    if (run > 0) f.share = std::max(f.share, static_cast<double>(f.saving_ns) / static_cast<double>(run));
+    f.saving_note = "not simulated: " + cycle_words(spec, cycles);
+    f.saving_ns = 0;
+  });
+}
+
 }  // namespace
 
 bool SimulationShare::combine(Profile* p) {
@@ -898,8 +919,7 @@ bool SimulationShare::combine(Profile* p) {
     const FixOutcome x = outcome(results, k);
     if (!x.applied) continue;
     if (x.cycles > 0) {
-      set_findings(p, fixes[k].spec,
-                   [&](Finding& f) { f.saving_note = "not simulated: " + cycle_words(fixes[k].spec, x.cycles); });
+      unordered_fix(p, fixes[k].spec, x.cycles);
       continue;
     }
     const double per_trace = x.saving / static_cast<double>(ran);

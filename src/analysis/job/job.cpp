@@ -525,6 +525,8 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
     } else {
       it->count += g.count, it->bytes += g.bytes, it->time_ns += g.time_ns, it->blocking += g.blocking;
       it->compiled += g.compiled, it->gradient += g.gradient, it->blocking_ns += g.blocking_ns;
+      it->gradient_bytes += g.gradient_bytes, it->exposed_ns += g.exposed_ns;
+      it->gradient_exposed_ns += g.gradient_exposed_ns;
     }
   }
   detail::sort_copy_groups(c.groups);

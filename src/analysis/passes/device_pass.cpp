@@ -1589,7 +1589,8 @@ std::vector<std::uint8_t> optimizer_op_kernels(const Trace& t) {
 
 void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<Step>& steps, Profile* p,
                  std::vector<DeviceSummary>* summaries, std::vector<TemporalBreakdown>* hta, Evidence* ev,
-                 OpTotals* totals, std::vector<OpTotals::Name>* names, ExposedCommunication* exposed_comm) {
+                 OpTotals* totals, std::vector<OpTotals::Name>* names, ExposedCommunication* exposed_comm,
+                 ExposedCommunication* copies_alone) {
   const Trace& t = *rt.trace;
   // Per name and rule that placed its kernels (CategoryRuleKind: slot name +
   // rule × strings), so a name's kernels of several categories stay apart;
@@ -1627,12 +1628,9 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     d.id = device;
     d.rank = rt.rank;
     const Device* info = t.device(device);
-    if (info) {
-      d.name = device_model_name(*info);
-      d.compute_major = info->compute_major;
-      d.compute_minor = info->compute_minor;
+    if (info)
+      d.name = device_model_name(*info), d.compute_major = info->compute_major, d.compute_minor = info->compute_minor,
       d.sm_count = info->sm_count;
-    }
     std::vector<Step*> mine;
     TimeNs first_step_end = RunOrder::kNever;
     std::int32_t first_index = std::numeric_limits<std::int32_t>::max();
@@ -1650,6 +1648,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
     Sweep sweep(rt, opt, d, *ev, *p, std::move(mine), inputs, hta_filter, hta_compute, *names, info);
     sweep.sms = d.sm_count;
     if (exposed_comm) sweep.exposed_comm.keep_all(&(*exposed_comm)[device]);
+    if (copies_alone) sweep.copy_alone.keep_all(&(*copies_alone)[device]);
     sweep.sync_ends = sync_ends(t, device, blocking, setup);
     sweep.first_step_end = first_step_end;
     sweep.optimizer_op = optimizer_op.empty() ? nullptr : optimizer_op.data();

@@ -10,6 +10,8 @@
 #include <array>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <tuple>
 
 #include "analysis/detail/context.h"
 #include "analysis/util/intervals.h"
@@ -386,14 +388,44 @@ int memory_of(const MemcpyTable& m, std::size_t i) {
   return 3;
 }
 
-void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evidence* ev) {
+// Each copy's time with no kernel running on its GPU (`alone`: those
+// pieces per device, in time order), added to its group's.
+struct CopyAlone {
+  std::uint32_t device;
+  TimeNs start, end;
+  std::uint16_t group;
+  bool gradient;
+};
+template <class Group>
+void add_alone(std::vector<CopyAlone>& copies, const ExposedCommunication& alone, Group* groups) {
+  const auto earlier = [](const CopyAlone& a, const CopyAlone& b) {
+    return std::tie(a.device, a.start, a.end) < std::tie(b.device, b.start, b.end);
+  };
+  if (!std::is_sorted(copies.begin(), copies.end(), earlier)) std::sort(copies.begin(), copies.end(), earlier);
+  static const intervals::IntervalSet kNone;
+  std::optional<intervals::ForwardLength> on;
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    const CopyAlone& c = copies[i];
+    if (i == 0 || c.device != copies[i - 1].device) {
+      const auto found = alone.find(c.device);
+      on.emplace(found == alone.end() ? kNone : found->second);
+    }
+    const TimeNs ns = on->length(c.start, c.end);
+    groups[c.group].exposed += ns;
+    if (c.gradient) groups[c.group].gradient_exposed += ns;
+  }
+}
+
+void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evidence* ev,
+            const ExposedCommunication& copies_alone) {
   const Trace& t = *rt.trace;
   const MemcpyTable& m = t.memcpys();
   MemcpyStats& out = p->memcpys;
   struct Group {
-    std::uint64_t count = 0, bytes = 0, blocking = 0, compiled = 0, gradient = 0;
-    TimeNs time = 0, blocking_ns = 0;
+    std::uint64_t count = 0, bytes = 0, blocking = 0, compiled = 0, gradient = 0, gradient_bytes = 0;
+    TimeNs time = 0, blocking_ns = 0, exposed = 0, gradient_exposed = 0;
   };
+  std::vector<CopyAlone> alone;
   std::array<Group, 5 * 2 * 4> groups{};
   std::vector<CopyBlock> blocks(m.size(), CopyBlock::none);
   // Whether a copy's launching call ran inside a compiled region (nothing
@@ -423,12 +455,18 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
       ev->pageable.add(rt.shift({m.start[i], m.end[i]}), dur);
     }
     const bool own_stream = t.rows_of(TableId::kernels, m.track_at(i)).empty();
-    Group& g = groups[(direction * 2 + (own_stream ? 1 : 0)) * 4 + memory_of(m, i)];
+    const int key = (direction * 2 + (own_stream ? 1 : 0)) * 4 + memory_of(m, i);
+    Group& g = groups[key];
     ++g.count;
     g.bytes += m.bytes[i];
     g.time += dur;
     g.compiled += in_compiled(m.api[i]);
-    if (kind == CopyKind::dtod && m.api[i] != kNoRow && in_accumulate(m.api[i])) ++g.gradient;
+    const bool gradient = kind == CopyKind::dtod && m.api[i] != kNoRow && in_accumulate(m.api[i]);
+    g.gradient += gradient;
+    g.gradient_bytes += gradient ? m.bytes[i] : 0;
+    if (!copies_alone.empty())
+      alone.push_back(
+          {t.tracks()[m.track_at(i)].device, m.start[i], m.end[i], static_cast<std::uint16_t>(key), gradient});
     if (blocks[i] == CopyBlock::none) continue;
     // A copy that blocks the host: charged as a host synchronization.
     ++g.blocking;
@@ -441,6 +479,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     p->syncs.copy_ns += call_range.duration();
     ev->sync_memcpy.add(rt.shift(call_range), call_range.duration());
   }
+  add_alone(alone, copies_alone, groups.data());
   for (std::size_t k = 0; k < groups.size(); ++k) {
     const Group& g = groups[k];
     if (g.count == 0) continue;
@@ -455,6 +494,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     }
     it->count += g.count, it->bytes += g.bytes, it->time_ns += g.time, it->blocking += g.blocking;
     it->compiled += g.compiled, it->gradient += g.gradient, it->blocking_ns += g.blocking_ns;
+    it->gradient_bytes += g.gradient_bytes, it->exposed_ns += g.exposed, it->gradient_exposed_ns += g.gradient_exposed;
   }
   sort_copy_groups(out.groups);
   const MemsetTable& z = t.memsets();
@@ -514,14 +554,15 @@ std::vector<BlockingCopy> blocking_copies(const Trace& t, const AnalysisOptions&
 
 // [SECTION] Entry point ---------------------------------------------------------------------------
 
-void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev) {
+void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& totals, Profile* p, Evidence* ev,
+                 const ExposedCommunication& copies_alone) {
   per_stream(rt, opt, totals, p);
   GraphSetup setup(*rt.trace);
   std::vector<TimeRange> held;
   std::vector<HostSyncCall> calls;
   host_syncs(rt, opt, setup, p, &held, &calls);
   host_not_launching(rt, setup, std::move(held), p);
-  copies(rt, opt, p, ev);
+  copies(rt, opt, p, ev, copies_alone);
   sync_site_pass(rt, opt, calls, p);
 }
 

@@ -173,6 +173,43 @@ TEST(CopyAdvice, CopiesInsideGradientAccumulationAreAutogradsNotTheModels) {
   }
 }
 
+// The fix named for the gradient accumulation's copies removes those only:
+// the saving is their time with no kernel beside them, and the other copies
+// of the kind, launched elsewhere, are said with no fix the trace backs.
+TEST(CopyAdvice, TheGradientCopiesFixSavesTheirTimeOnly) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 10; ++s) {
+    f.range("DistributedDataParallel.forward", t - 95 * us, t - 90 * us, 1, RangeKind::annotation, "user_annotation");
+    f.range("torch::autograd::AccumulateGrad", t - 55 * us, t - 25 * us, 1, RangeKind::annotation, "cpu_op");
+    f.range("aten::copy_", t - 52 * us, t - 30 * us, 1, RangeKind::annotation, "cpu_op");
+    f.memcpy(0, 7, CopyKind::dtod, MemoryKind::device, MemoryKind::device, 8 << 20, t, t + 300 * us, "cudaMemcpyAsync",
+             t - 50 * us);
+    f.range("aten::clone", t - 20 * us, t - 10 * us, 1, RangeKind::annotation, "cpu_op");
+    f.memcpy(0, 7, CopyKind::dtod, MemoryKind::device, MemoryKind::device, 4 << 20, t + 301 * us, t + 501 * us,
+             "cudaMemcpyAsync", t - 15 * us);
+    f.kernel(0, 7, names::kConvTensorCore, t + 502 * us, t + 1200 * us, t - 5 * us);
+    f.range("step " + std::to_string(s), t - 100 * us, t + 1200 * us);
+    t += 1201 * us;
+  }
+  const Profile p = analyze(f.build());
+  const CopyGroup& g = p.memcpys.groups.front();
+  EXPECT_EQ(g.gradient, 10u);
+  EXPECT_EQ(g.gradient_bytes, 10u * (8 << 20));
+  EXPECT_EQ(g.exposed_ns, 10 * 500 * us);
+  EXPECT_EQ(g.gradient_exposed_ns, 10 * 300 * us);
+  const Finding* o = testing::find_finding(p, "low-memcpy-overlap");
+  ASSERT_TRUE(o) << testing::describe_findings(p);
+  EXPECT_TRUE(has(o->recommendation, "gradient_as_bucket_view=True")) << o->recommendation;
+  EXPECT_EQ(o->saving_ns, 10 * 300 * us);
+  EXPECT_TRUE(has(o->saving_note, "what the fix named removes")) << o->saving_note;
+  EXPECT_TRUE(has(o->recommendation,
+                  "The other 10 copies of this kind (40.0 MiB, 2.0 ms with no kernel beside "
+                  "them) were launched elsewhere: where they come from, and so their fix, the "
+                  "trace does not show."))
+      << o->recommendation;
+}
+
 TEST(CopyAdvice, PinnedInputCopiesOnTheirOwnStreamAreDoneRight) {
   const Trace right = copy_steps(20, CopyKind::htod, MemoryKind::pinned, MemoryKind::device);
   const Profile p = analyze(right);

@@ -109,6 +109,42 @@ TEST(Helps, AFixWhoseReplayGivesNoFasterStepIsNeverYes) {
   EXPECT_EQ(a->predicted_step_ns, 0);
 }
 
+// Overlapping the update shortens the step by at most the optimizer
+// kernels' time on the replayed critical path; a replay that could not order
+// the change (a dependency cycle) leaves what it saves unknown: no saving,
+// the finding numbered by its share, and the answer unknown, not yes.
+TEST(Helps, AnUpdateSavesAtMostItsTimeOnTheCriticalPathAndUnknownWhereTheReplayCannotOrderIt) {
+  Profile p = half_idle_profile();
+  p.critical_path.length_ns = 800 * ms;
+  p.critical_path.gpu_compute_ns = 600 * ms;
+  p.critical_path.categories = {{KernelCategory::gemm, 560 * ms}, {KernelCategory::optimizer, 40 * ms}};
+  Finding f = finding("serialized-weight-update", 100 * ms, "The weight update runs alone");
+  f.share = 0.2;
+  p.findings.push_back(f);
+  settle_findings(&p);
+  ASSERT_EQ(p.findings.size(), 1u);
+  EXPECT_EQ(p.findings.front().saving_ns, 40 * ms);
+  EXPECT_TRUE(has(p.findings.front().saving_note,
+                  "capped at the optimizer kernels' time on the replayed critical path (40.0 ms)"))
+      << p.findings.front().saving_note;
+  EXPECT_EQ(help(p, "overlap-weight-update")->verdict, Verdict::yes);
+
+  Profile q = half_idle_profile();
+  Finding c = finding("serialized-weight-update", 0, "The weight update runs alone");
+  c.share = 0.2;
+  c.saving_note =
+      "not simulated: --overlap-update makes 1 dependency cycle in the graph (an op would wait for one that waits "
+      "for it), which the replay cannot order";
+  q.findings.push_back(c);
+  settle_findings(&q);
+  ASSERT_EQ(q.findings.size(), 1u);  // numbered by its share
+  const HelpAnswer* a = help(q, "overlap-weight-update");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::unknown) << a->reason;
+  EXPECT_TRUE(has(a->reason, "the program's own dependencies do not allow the change")) << a->reason;
+  EXPECT_EQ(a->findings, std::vector<std::string>{"serialized-weight-update"});
+}
+
 TEST(Helps, AReplayedGainUnderOnePercentOfTheStepIsNo) {
   Profile p = half_idle_profile();
   p.simulation.status = "simulated";

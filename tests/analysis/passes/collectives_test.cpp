@@ -8,10 +8,12 @@
 // one site that waits in half the steps.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/analyze.h"
+#include "analysis/detail/context.h"
 #include "analysis/passes/collectives.h"
 #include "support/findings.h"
 #include "support/test_traces.h"
@@ -218,6 +220,97 @@ TEST(Collectives, AllReduceAfterBackwardIsOverlapped) {
   ASSERT_TRUE(a);
   EXPECT_EQ(a->verdict, Verdict::yes) << a->reason;
   EXPECT_NE(a->reason.find("the all-reduce is exposed 3.6 ms"), std::string::npos) << a->reason;
+}
+
+// DDP whose gradients are nearly all in one bucket: per step a 1 MiB bucket
+// all-reduced beside the backward pass's compute, then (`split`: two equal
+// 50 MiB buckets, else) one 100 MiB bucket launched the moment the last
+// compute kernel ends, nothing beside it; then the fused optimizer's update.
+Trace ddp_one_bucket_trace(bool split) {
+  TraceFactory f;
+  f.device(0);
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 6; ++s) {
+    const TimeNs s0 = t;
+    f.range("DistributedDataParallel.forward", s0 - 350 * us, s0 - 320 * us, 1, RangeKind::annotation,
+            "user_annotation");
+    for (int k = 0; k < 3; ++k) {
+      f.kernel(0, 7, names::kConvTensorCore, t, t + 300 * us, s0 - 250 * us + k * 10 * us);
+      if (k == 1) collective(f, t + 10 * us, 200 * us, sized(262'144));
+      t += 300 * us;
+    }
+    if (split)
+      for (int b = 0; b < 2; ++b, t += 1001 * us) collective(f, t, 1 * ms, sized(13'107'200));
+    else
+      collective(f, t, 2 * ms, sized(26'214'400)), t += 2001 * us;
+    f.range("Optimizer.step#FusedAdam.step", t - 60 * us, t - 20 * us, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, "void multi_tensor_apply_kernel<TensorListMetadata<4>, FusedAdamMathFunctor<float, 4> >()", t,
+             t + 300 * us, t - 50 * us);
+    t += 301 * us;
+    f.range("step " + std::to_string(s), s0 - 400 * us, t);
+    t += 400 * us;
+  }
+  return f.build();
+}
+
+// DDP launches each bucket when its gradients are ready: with 99% of the
+// bytes in one bucket, ready at the end of the backward pass, "launch each
+// bucket as soon as it is ready" is done already; what splitting it saves
+// the trace cannot tell, so the answer is unknown, the finding's saving
+// leaves that bucket out, and its fix gives the buckets.
+TEST(Collectives, DdpWithOneBucketAfterTheBackwardPassIsNotToldToOverlap) {
+  const Profile p = analyze(ddp_one_bucket_trace(false));
+  ASSERT_EQ(p.workload.data_parallel, "ddp") << p.workload.data_parallel_evidence;
+  const std::optional<detail::DdpOneBucket> one = detail::ddp_one_bucket(p);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->sizes, (std::vector<std::uint64_t>{104'857'600, 1'048'576}));
+  EXPECT_NEAR(one->share, 100.0 / 101.0, 1e-9);
+  EXPECT_EQ(one->under_compute, 0.0);
+  EXPECT_EQ(one->exposed_ns, 6 * 2 * ms);
+  const std::string words =
+      "99.0% of the bytes all-reduced per step are in one 100.0 MiB bucket (2 buckets per "
+      "step, by the all-reduce calls seen at the same place in each step: 100.0 MiB, 1.0 MiB), "
+      "with no compute kernel beside it";
+  EXPECT_EQ(one->words().rfind(words, 0), 0u) << one->words();
+  const HelpAnswer* a = find_help(p, "overlap-communication");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->verdict, Verdict::unknown) << a->reason;
+  EXPECT_NE(a->reason.find("already launches each bucket's all-reduce when its gradients are ready: " + words),
+            std::string::npos)
+      << a->reason;
+  EXPECT_EQ(a->reason.find("launch each bucket's all-reduce as soon as"), std::string::npos) << a->reason;
+  const Finding* e = testing::find_any_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_NE(e->recommendation.find("which launches each gradient bucket's all-reduce as soon as its gradients are "
+                                   "ready: here " +
+                                   words),
+            std::string::npos)
+      << e->recommendation;
+  // Its saving leaves the bucket out: the rest is the small bucket's exposed
+  // time (none: it runs beside compute).
+  EXPECT_EQ(e->saving_ns, 0);
+  EXPECT_NE(e->saving_note.find("what hiding that bucket's 12.0 ms would save is unknown"), std::string::npos)
+      << e->saving_note;
+  // The update cannot start per bucket: the one bucket holds its gradients.
+  const Finding* u = testing::find_any_finding(p, "serialized-weight-update");
+  ASSERT_TRUE(u) << testing::describe_findings(p);
+  EXPECT_NE(
+      u->recommendation.find("Updating each gradient bucket as its all-reduce completes gains little here: " + words),
+      std::string::npos)
+      << u->recommendation;
+  EXPECT_EQ(u->recommendation.find("update each gradient bucket as soon as"), std::string::npos) << u->recommendation;
+
+  // The same bytes in two equal buckets: no bucket holds most of them, and
+  // the answer and the fix are as for any DDP run.
+  const Profile q = analyze(ddp_one_bucket_trace(true));
+  EXPECT_FALSE(detail::ddp_one_bucket(q));
+  const HelpAnswer* b = find_help(q, "overlap-communication");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->reason.find("bytes all-reduced per step are in one"), std::string::npos) << b->reason;
+  const Finding* g = testing::find_any_finding(q, "exposed-communication");
+  ASSERT_TRUE(g) << testing::describe_findings(q);
+  EXPECT_EQ(g->recommendation.rfind("This run already uses DDP (", 0), 0u) << g->recommendation;
+  EXPECT_NE(g->recommendation.find("Tune the buckets"), std::string::npos) << g->recommendation;
 }
 
 // All-to-all as SendRecv kernels: the all-reduce question does not apply,
