@@ -114,7 +114,7 @@ Profile full_profile() {
   p.op_names = p.ops;
   p.op_names[0].shapes = p.op_names[0].dtypes = "";
   p.op_summary = {3, 3, 2, 1, 10, 3, 0, 0, true};
-  p.module_split = {true, 3, 2, 1, 900, 100, {{"model.fc", 500, 800, 2}, {"(no module)", 40, 0, 0}}};
+  p.module_split = {true, 3, 2, 1, 900, 100, {{"model.fc", 500, 800, 2}, {"(no module)", 40, 0, 0}}, 300, 4};
   p.devices[0].achieved_tflops = 1.048576;
   p.devices[0].peaks_source = "NVIDIA H200 Tensor Core GPU datasheet (SXM, dense) (H200 SXM)";
   DeviceHw& hw = p.devices[0].hw;
