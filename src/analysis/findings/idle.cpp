@@ -1256,6 +1256,17 @@ std::string waited_ops_words(const Builder& b, std::vector<const OpRow*> ops) {
   return ranked.empty() ? std::string() : " The GPU waited longest for the launches of: " + ranked + ".";
 }
 
+namespace {
+// What the host's time per op is, where the trace records the host's side.
+std::string host_work_words(const Profile& p) {
+  if (!host_side_recorded(p))
+    return " (what it did between launches the trace does not record: it holds only the GPU's ops and the runtime's "
+           "calls).";
+  return for_framework(p, " (Python, the framework's dispatch per op).", " (Python, the framework's dispatch per op).",
+                       ".");
+}
+}  // namespace
+
 void launch_bound(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
@@ -1279,13 +1290,7 @@ void launch_bound(Builder& b) {
       host_time > 0 && l.launches > 0 ? double(host_time - loading) / double(l.launches) : 0.0;
   const bool host_dominates = l.cpu_launch.median > 0 && host_per_launch >= 3.0 * double(l.cpu_launch.median);
   const bool short_ops = l.short_kernel_share >= th.launch_short_kernel_share && !host_dominates;
-  // What the host's time per op is, where the trace records the host's side.
-  const std::string host_work =
-      !host_side_recorded(b.p)
-          ? " (what it did between launches the trace does not record: it holds only the GPU's ops and the "
-            "runtime's calls)."
-          : for_framework(b.p, " (Python, the framework's dispatch per op).",
-                          " (Python, the framework's dispatch per op).", ".");
+  const std::string host_work = host_work_words(b.p);
   {
     Finding& f = b.add(launch_share >= 0.25 ? Severity::critical : Severity::warning, launch_share,
                        th.launch_host_wait_share, t.per_device(b.ev.launch_gaps.total()));
