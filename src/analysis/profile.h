@@ -611,13 +611,22 @@ struct CopyGroup {
   // Region", CompiledFunction): the compiler made them, not the model's code.
   std::uint64_t compiled = 0;
   // … of which launched inside autograd's AccumulateGrad (its hooks
-  // included: DDP copies each gradient into its all-reduce bucket there).
+  // included: DDP copies each gradient into its all-reduce bucket there) or
+  // DDP's copy of the all-reduced buckets back (copy_bucket_to_grad).
   std::uint64_t gradient = 0;
   std::uint64_t gradient_bytes = 0;  // … their bytes
   // The copies' time with no kernel running on their GPU (Σ copies), and
   // that of the ones launched inside AccumulateGrad.
   TimeNs exposed_ns = 0;
   TimeNs gradient_exposed_ns = 0;
+  // … of which device-to-device copies launched by an op directly under
+  // DistributedDataParallel.forward, outside the model's ops: DDP's
+  // broadcast of the module's buffers (broadcast_buffers), and their time
+  // with no kernel running.
+  std::uint64_t buffers = 0;
+  TimeNs buffers_exposed_ns = 0;
+  // … of which no launching call is in the trace (queued before it began).
+  std::uint64_t unlaunched = 0;
 };
 
 struct MemcpyStats {

@@ -987,11 +987,16 @@ constexpr void rows(V& v, Of<CopyGroup>) {
                       "Region\", CompiledFunction): made by the compiler");
   added<&G::gradient>(v, "gradient", "",
                       "of them, copies launched inside autograd's AccumulateGrad (its hooks included: DDP's copy "
-                      "of each gradient into its bucket)");
+                      "of each gradient into its bucket) or DDP's copy_bucket_to_grad");
   added<&G::gradient_bytes>(v, "gradient_bytes", "bytes", "their bytes");
   added<&G::exposed_ns>(v, "exposed_ns", "ns", "the copies' time with no kernel running on their GPU");
   added<&G::gradient_exposed_ns>(v, "gradient_exposed_ns", "ns",
                                  "of it, that of the copies launched inside AccumulateGrad");
+  added<&G::buffers>(v, "buffers", "",
+                     "of them, device-to-device copies launched by an op directly under "
+                     "DistributedDataParallel.forward: DDP's broadcast of the module's buffers");
+  added<&G::buffers_exposed_ns>(v, "buffers_exposed_ns", "ns", "their time with no kernel running on their GPU");
+  added<&G::unlaunched>(v, "unlaunched", "", "of them, copies with no launching call in the trace");
 }
 
 template <class V>

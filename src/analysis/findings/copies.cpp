@@ -93,8 +93,46 @@ std::string pageable_copy_fix(const Profile& p, const CopyGroup& g) {
 // are not the most): copy_fix names their fix, which removes them only.
 bool gradient_copies(const CopyGroup& g) {
   if (g.direction != "DtoD" || 2 * g.compiled >= g.count) return false;
-  const std::uint64_t eager = g.count - g.compiled;
-  return eager > 0 && 2 * g.gradient >= eager;
+  // Of the eager copies whose launch the trace holds, most are autograd's
+  // or DDP's (copies queued before the recording: origin unknown).
+  const std::uint64_t eager = g.count - g.compiled - std::min(g.count - g.compiled, g.unlaunched);
+  return eager > 0 && 2 * (g.gradient + g.buffers) >= eager;
+}
+
+// The fix for copies made by autograd's gradient accumulation and by DDP
+// (gradient_copies): the gradient copies', the buffer broadcast's, and what
+// the trace cannot place.
+std::string gradient_copy_fix(const Profile& p, const CopyGroup& g) {
+  const bool ddp = p.workload.data_parallel == "ddp";
+  std::string out;
+  if (g.gradient > 0)
+    out = count(g.gradient, "copy", "copies") + " of these " + count(g.count) +
+          " were launched inside autograd's AccumulateGrad or DDP's copy_bucket_to_grad, where gradients are "
+          "accumulated: " +
+          (ddp ? "under DDP these are most likely its copies of each gradient into its all-reduce bucket and back, "
+                 "which DistributedDataParallel(..., gradient_as_bucket_view=True) avoids by making the gradients "
+                 "views of the buckets (PyTorch's DDP documentation; the default is False, and the trace does not "
+                 "show the setting). Compiling the model's forward does not remove them."
+               : "a gradient copied into .grad (a fresh .grad each step, or one of another layout or dtype "
+                 "than the parameter's); compiling the model's forward does not remove them.");
+  if (g.buffers > 0) {
+    const std::string of = out.empty() ? " of these " + count(g.count) : std::string();
+    if (!out.empty()) out += ' ';
+    out += count(g.buffers, "copy", "copies") + of +
+           " were launched by ops directly under DistributedDataParallel.forward, before the model's own ops: "
+           "most likely DDP's broadcast of the module's buffers (BatchNorm's running statistics) from rank 0 at "
+           "each forward (broadcast_buffers=True, the default), which broadcast_buffers=False skips where the "
+           "buffers need no sync across ranks.";
+  }
+  if (g.unlaunched > 0) {
+    out += ' ';
+    out += count(g.unlaunched, "copy was", "copies were");
+    out +=
+        " queued before the recording began (no launch in the trace): where they come from, the trace does not "
+        "show.";
+  }
+  out += " Pinned memory does not apply.";
+  return out;
 }
 
 // What to change for copies of this kind.
@@ -122,17 +160,7 @@ std::string copy_fix(const Profile& p, const CopyGroup& g) {
                   "TORCH_LOGS=graph_breaks), and compiling it fuses most of them away.";
     // Most of the eager ones made by autograd's gradient accumulation: not
     // the model's code, and no compiling of the model removes them.
-    if (gradient_copies(g))
-      return count(g.gradient, "copy", "copies") + " of these " + count(g.count) +
-             " were launched inside autograd's AccumulateGrad, where gradients are accumulated: " +
-             (p.workload.data_parallel == "ddp"
-                  ? "under DDP these are most likely its hooks' copies of each gradient into its all-reduce "
-                    "bucket, which DistributedDataParallel(..., gradient_as_bucket_view=True) avoids by making the "
-                    "gradients views of the buckets (PyTorch's DDP documentation; the default is False, and the "
-                    "trace does not show the setting). Compiling the model's forward does not remove them."
-                  : "a gradient copied into .grad (a fresh .grad each step, or one of another layout or dtype "
-                    "than the parameter's); compiling the model's forward does not remove them.") +
-             " Pinned memory does not apply.";
+    if (gradient_copies(g)) return gradient_copy_fix(p, g);
     if (g.direction == "DtoD" && !g.own_stream)
       return for_framework(
           p,
@@ -235,18 +263,21 @@ void low_memcpy_overlap(Builder& b) {
   // The fix named removes the gradient-accumulation copies only: the saving
   // is their time with no kernel beside them; the rest's origin is unknown.
   if (top && gradient_copies(*top)) {
-    const TimeNs named = std::min(exposed, top->gradient_exposed_ns);
-    const std::uint64_t others = top->count - top->gradient;
+    const TimeNs named = std::min(exposed, top->gradient_exposed_ns + top->buffers_exposed_ns);
+    const std::uint64_t others = top->count - top->gradient - top->buffers - top->unlaunched;
     f.saving_ns = t.per_device(named);
-    f.saving_note = "what the fix named removes: the time the " + count(top->gradient) +
-                    " copies launched inside AccumulateGrad ran with no kernel beside them; the other copies' is "
-                    "not counted: where they come from, and so what removes them, the trace does not show";
+    f.saving_note = "what the fixes named remove: the time the " + count(top->gradient + top->buffers) +
+                    " copies launched inside AccumulateGrad or by DDP ran with no kernel beside them; the other "
+                    "copies' is not counted: where they come from, and so what removes them, the trace does not show";
     if (others > 0)
-      f.recommendation += " The other " + count(others, "copy", "copies") + " of this kind (" +
-                          bytes(top->bytes - std::min(top->bytes, top->gradient_bytes)) + ", " +
-                          dur(t.per_device(std::max<TimeNs>(0, top->exposed_ns - top->gradient_exposed_ns))) +
-                          " with no kernel beside them) were launched elsewhere: where they come from, and so "
-                          "their fix, the trace does not show.";
+      f.recommendation +=
+          " The other " + count(others, "copy", "copies") + " of this kind" +
+          (top->buffers == 0 && top->unlaunched == 0
+               ? " (" + bytes(top->bytes - std::min(top->bytes, top->gradient_bytes)) + ", " +
+                     dur(t.per_device(std::max<TimeNs>(0, top->exposed_ns - top->gradient_exposed_ns))) +
+                     " with no kernel beside them)"
+               : std::string()) +
+          " were launched elsewhere: where they come from, and so their fix, the trace does not show.";
   }
   f.ranges = b.ev.memcpy_exposed.ranges();
 }

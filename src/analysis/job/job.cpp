@@ -527,6 +527,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
       it->compiled += g.compiled, it->gradient += g.gradient, it->blocking_ns += g.blocking_ns;
       it->gradient_bytes += g.gradient_bytes, it->exposed_ns += g.exposed_ns;
       it->gradient_exposed_ns += g.gradient_exposed_ns;
+      it->buffers += g.buffers, it->buffers_exposed_ns += g.buffers_exposed_ns, it->unlaunched += g.unlaunched;
     }
   }
   detail::sort_copy_groups(c.groups);

@@ -388,13 +388,25 @@ int memory_of(const MemcpyTable& m, std::size_t i) {
   return 3;
 }
 
+// Whether a copy's launching call ran in an op directly under
+// DistributedDataParallel.forward (no op between them): DDP's own work
+// before the model's forward, its broadcast of the module's buffers
+// (broadcast_buffers) where the copy is device to device.
+bool ddp_buffer_copy(const Trace& t, RowIndex api) {
+  if (api == kNoRow || t.api_calls().op_range.empty()) return false;
+  const RowIndex op = t.api_calls().op_range_at(api);
+  if (op == kNoRow) return false;
+  const RowIndex parent = t.parent_op(op);
+  return parent != kNoRow && t.str(t.ranges().name[parent]) == "DistributedDataParallel.forward";
+}
+
 // Each copy's time with no kernel running on its GPU (`alone`: those
 // pieces per device, in time order), added to its group's.
 struct CopyAlone {
   std::uint32_t device;
   TimeNs start, end;
   std::uint16_t group;
-  bool gradient;
+  bool gradient, buffers;
 };
 template <class Group>
 void add_alone(std::vector<CopyAlone>& copies, const ExposedCommunication& alone, Group* groups) {
@@ -413,6 +425,7 @@ void add_alone(std::vector<CopyAlone>& copies, const ExposedCommunication& alone
     const TimeNs ns = on->length(c.start, c.end);
     groups[c.group].exposed += ns;
     if (c.gradient) groups[c.group].gradient_exposed += ns;
+    if (c.buffers) groups[c.group].buffers_exposed += ns;
   }
 }
 
@@ -423,7 +436,8 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
   MemcpyStats& out = p->memcpys;
   struct Group {
     std::uint64_t count = 0, bytes = 0, blocking = 0, compiled = 0, gradient = 0, gradient_bytes = 0;
-    TimeNs time = 0, blocking_ns = 0, exposed = 0, gradient_exposed = 0;
+    std::uint64_t buffers = 0, unlaunched = 0;
+    TimeNs time = 0, blocking_ns = 0, exposed = 0, gradient_exposed = 0, buffers_exposed = 0;
   };
   std::vector<CopyAlone> alone;
   std::array<Group, 5 * 2 * 4> groups{};
@@ -435,8 +449,11 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
   auto in_compiled = [&](RowIndex api) -> std::uint64_t {
     return any_compiled && api != kNoRow && inside_compiled(api) ? 1 : 0;
   };
-  // Inside autograd's gradient accumulation (and the hooks DDP hangs on it).
-  InsideOpNamed in_accumulate(t, [](std::string_view n) { return n.ends_with("torch::autograd::AccumulateGrad"); });
+  // Inside autograd's gradient accumulation (and the hooks DDP hangs on it),
+  // or DDP's copy of the all-reduced buckets back into the gradients.
+  InsideOpNamed in_accumulate(t, [](std::string_view n) {
+    return n.ends_with("torch::autograd::AccumulateGrad") || n.ends_with("copy_bucket_to_grad");
+  });
   for (const BlockingCopy& b : blocking_copies(t, opt)) blocks[b.row] = b.how;
   std::uint64_t* const count_of[] = {&out.htod, &out.dtoh, &out.dtod, &out.other, &out.other};  // by direction_of()
   for (std::size_t i = 0; i < m.size(); ++i) {
@@ -464,9 +481,12 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     const bool gradient = kind == CopyKind::dtod && m.api[i] != kNoRow && in_accumulate(m.api[i]);
     g.gradient += gradient;
     g.gradient_bytes += gradient ? m.bytes[i] : 0;
+    const bool buffers = kind == CopyKind::dtod && !gradient && ddp_buffer_copy(t, m.api[i]);
+    g.buffers += buffers;
+    g.unlaunched += m.api[i] == kNoRow;
     if (!copies_alone.empty())
       alone.push_back(
-          {t.tracks()[m.track_at(i)].device, m.start[i], m.end[i], static_cast<std::uint16_t>(key), gradient});
+          {t.tracks()[m.track_at(i)].device, m.start[i], m.end[i], static_cast<std::uint16_t>(key), gradient, buffers});
     if (blocks[i] == CopyBlock::none) continue;
     // A copy that blocks the host: charged as a host synchronization.
     ++g.blocking;
@@ -495,6 +515,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     it->count += g.count, it->bytes += g.bytes, it->time_ns += g.time, it->blocking += g.blocking;
     it->compiled += g.compiled, it->gradient += g.gradient, it->blocking_ns += g.blocking_ns;
     it->gradient_bytes += g.gradient_bytes, it->exposed_ns += g.exposed, it->gradient_exposed_ns += g.gradient_exposed;
+    it->buffers += g.buffers, it->buffers_exposed_ns += g.buffers_exposed, it->unlaunched += g.unlaunched;
   }
   sort_copy_groups(out.groups);
   const MemsetTable& z = t.memsets();

@@ -202,12 +202,54 @@ TEST(CopyAdvice, TheGradientCopiesFixSavesTheirTimeOnly) {
   ASSERT_TRUE(o) << testing::describe_findings(p);
   EXPECT_TRUE(has(o->recommendation, "gradient_as_bucket_view=True")) << o->recommendation;
   EXPECT_EQ(o->saving_ns, 10 * 300 * us);
-  EXPECT_TRUE(has(o->saving_note, "what the fix named removes")) << o->saving_note;
+  EXPECT_TRUE(has(o->saving_note, "what the fixes named remove")) << o->saving_note;
   EXPECT_TRUE(has(o->recommendation,
                   "The other 10 copies of this kind (40.0 MiB, 2.0 ms with no kernel beside "
                   "them) were launched elsewhere: where they come from, and so their fix, the "
                   "trace does not show."))
       << o->recommendation;
+}
+
+// Under DDP the copies it makes itself: the all-reduced buckets copied back
+// into the gradients (copy_bucket_to_grad: gradient_as_bucket_view=True) and
+// the module's buffers broadcast at each forward (copies directly under
+// DistributedDataParallel.forward: broadcast_buffers=False). Copies queued
+// before the recording have no launch: said as unknown, in no majority.
+TEST(CopyAdvice, DdpsOwnCopiesAreToldDdpsSwitches) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int i = 0; i < 4; ++i)
+    f.memcpy(0, 7, CopyKind::dtod, MemoryKind::device, MemoryKind::device, 1 << 20, 100 * us + i * 200 * us,
+             200 * us + i * 200 * us, "cudaMemcpyAsync", TraceFactory::kNoLaunch);
+  for (int s = 0; s < 10; ++s) {
+    f.range("DistributedDataParallel.forward", t - 95 * us, t - 60 * us, 1, RangeKind::annotation, "cpu_op");
+    f.range("aten::copy_", t - 90 * us, t - 70 * us, 1, RangeKind::annotation, "cpu_op");
+    f.memcpy(0, 7, CopyKind::dtod, MemoryKind::device, MemoryKind::device, 1 << 20, t, t + 100 * us, "cudaMemcpyAsync",
+             t - 85 * us);
+    f.range("torch.distributed.ddp.reducer::copy_bucket_to_grad", t - 55 * us, t - 25 * us, 1, RangeKind::annotation,
+            "cpu_op");
+    f.range("aten::copy_", t - 52 * us, t - 30 * us, 1, RangeKind::annotation, "cpu_op");
+    f.memcpy(0, 7, CopyKind::dtod, MemoryKind::device, MemoryKind::device, 8 << 20, t + 101 * us, t + 401 * us,
+             "cudaMemcpyAsync", t - 50 * us);
+    f.kernel(0, 7, names::kConvTensorCore, t + 402 * us, t + 1200 * us, t - 5 * us);
+    f.range("step " + std::to_string(s), t - 100 * us, t + 1200 * us);
+    t += 1201 * us;
+  }
+  const Profile p = analyze(f.build());
+  const CopyGroup& g = p.memcpys.groups.front();
+  EXPECT_EQ(g.gradient, 10u);
+  EXPECT_EQ(g.buffers, 10u);
+  EXPECT_EQ(g.unlaunched, 4u);
+  EXPECT_EQ(g.buffers_exposed_ns, 10 * 100 * us);
+  const Finding* o = testing::find_finding(p, "low-memcpy-overlap");
+  ASSERT_TRUE(o) << testing::describe_findings(p);
+  EXPECT_TRUE(has(o->recommendation, "gradient_as_bucket_view=True")) << o->recommendation;
+  EXPECT_TRUE(has(o->recommendation, "10 copies were launched by ops directly under DistributedDataParallel.forward"))
+      << o->recommendation;
+  EXPECT_TRUE(has(o->recommendation, "broadcast_buffers=False")) << o->recommendation;
+  EXPECT_TRUE(has(o->recommendation, "4 copies were queued before the recording began")) << o->recommendation;
+  EXPECT_FALSE(has(o->recommendation, "torch.compile")) << o->recommendation;
+  EXPECT_EQ(o->saving_ns, 10 * 400 * us);
 }
 
 TEST(CopyAdvice, PinnedInputCopiesOnTheirOwnStreamAreDoneRight) {
