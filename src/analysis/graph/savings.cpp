@@ -655,7 +655,7 @@ std::string fix_misses(const Profile& p, std::string_view fix) {
   if (const std::optional<detail::DdpOneBucket> one = detail::ddp_one_bucket(p))
     return "--overlap-allreduce would have to assume when each bucket's gradients are ready, which the trace does "
            "not show (DDP already launches each bucket when it is ready, and its largest, " +
-           format::percent1(one->share) + " of the bytes, was ready at the end of the backward pass)";
+           format::percent1(one->share) + " of the bytes, ran with nothing computed beside it)";
   const CollectiveSummary& c = p.collective_summary;
   if (c.kinds.empty() || c.exposed_ns <= 0) return {};
   TimeNs all_reduce = 0;
