@@ -714,7 +714,7 @@ std::string DdpOneBucket::words() const {
          "seen at the same place in each step: " + list + "), with " +
          (under_compute > 0 ? "a compute kernel beside it " + rules::pct1(under_compute) + " of its time"
                             : std::string("no compute kernel beside it")) +
-         ": it ran with nothing computed beside it, so nothing was left to hide it under";
+         ": nothing was left to hide it under";
 }
 
 }  // namespace gpuscope::detail
