@@ -416,7 +416,7 @@ struct LaunchStats {
   // Of the host's time over the steps (or, without steps, the recorded
   // window), what it spent issuing no launches: inside CUDA graph captures up
   // to each graph's first run (GraphSetup), or blocked in host
-  // synchronizations. Σ ranks.
+  // synchronizations or blocking copies. Σ ranks.
   TimeNs host_not_launching_ns = 0;
 };
 

@@ -762,7 +762,7 @@ constexpr void rows(V& v, Of<LaunchStats>) {
   added<&L::host_not_launching_ns>(v, "host_not_launching_ns", "ns",
                                    "of the host's time over the steps (without steps, the recorded window), what it "
                                    "spent issuing no launches: inside CUDA graph captures up to each graph's first "
-                                   "run, or blocked in host synchronizations");
+                                   "run, or blocked in host synchronizations or blocking copies");
 }
 
 template <class V>

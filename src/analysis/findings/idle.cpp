@@ -1257,6 +1257,14 @@ std::string waited_ops_words(const Builder& b, std::vector<const OpRow*> ops) {
 }
 
 namespace {
+// Where the host issued no launches (LaunchStats::host_not_launching_ns).
+std::string away_words(const Profile& p) {
+  const std::string copies = p.syncs.copies > 0 ? " and blocking copies" : "";
+  return p.workload.graph_captures
+             ? "in " + std::string(graph_word_of(p.devices)) + " captures, synchronizations" + copies
+             : "blocked in synchronizations" + copies;
+}
+
 // What the host's time per op is, where the trace records the host's side.
 std::string host_work_words(const Profile& p) {
   if (!host_side_recorded(p))
@@ -1308,26 +1316,20 @@ void launch_bound(Builder& b) {
         " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
         pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) +
         " threshold, xprof's kernel-launch levels 3 % and 15 %); short ops " + pct(l.short_kernel_share) +
-        (short_ops ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
-         : host_dominates
-             ? ", but the host spends " + dur(static_cast<TimeNs>(host_per_launch)) + " per launch over the " +
-                   (stepped ? "steps (step time" : "recording (its time") +
-                   (away > 0 ? " less the " + dur(away) + " it spent " +
-                                   (b.p.workload.graph_captures ? "in " + std::string(graph_word_of(b.p.devices)) +
-                                                                      " captures and synchronizations"
-                                                                : std::string("blocked in synchronizations")) +
-                                   ","
-                             : "") +
-                   (loading > 0 ? (away > 0 ? " and" : " less") + std::string(" its data loading, ") + dur(loading) +
-                                      ", / launches"
-                                : " / launches") +
-                   "), " + fmt("%.0f", host_per_launch / double(l.cpu_launch.median)) +
-                   "x its launch call's median: its own time per op, not the launch calls, is what the "
-                   "GPU waits for" +
-                   host_work
-             : ": most kernels outlast their launch, so the host's own time between launches is "
-               "what the GPU waits for" +
-                   host_work);
+        (short_ops        ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
+         : host_dominates ? ", but the host spends " + dur(static_cast<TimeNs>(host_per_launch)) +
+                                " per launch over the " + (stepped ? "steps (step time" : "recording (its time") +
+                                (away > 0 ? " less the " + dur(away) + " it spent " + away_words(b.p) + "," : "") +
+                                (loading > 0 ? (away > 0 ? " and" : " less") + std::string(" its data loading, ") +
+                                                   dur(loading) + ", / launches"
+                                             : " / launches") +
+                                "), " + fmt("%.0f", host_per_launch / double(l.cpu_launch.median)) +
+                                "x its launch call's median: its own time per op, not the launch calls, is what the "
+                                "GPU waits for" +
+                                host_work
+                          : ": most kernels outlast their launch, so the host's own time between launches is "
+                            "what the GPU waits for" +
+                                host_work);
     if (!host_side_recorded(b.p))
       f.recommendation =
           "Record the host side first (torch.profiler with ProfilerActivity.CPU, or NVTX ranges): "

@@ -346,7 +346,8 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const GraphSe
 
 // The host time over the steps (without steps, the recorded window) in
 // which it issued no launches: CUDA graph captures up to their graphs' first
-// runs, and host synchronizations (`held`, on the shifted clock).
+// runs, host synchronizations and blocking copies (`held`, on the shifted
+// clock).
 void host_not_launching(const RankedTrace& rt, const GraphSetup& setup, std::vector<TimeRange> held, Profile* p) {
   for (const TimeRange& w : setup.windows(true)) held.push_back(rt.shift(w));
   if (held.empty()) return;
@@ -429,8 +430,9 @@ void add_alone(std::vector<CopyAlone>& copies, const ExposedCommunication& alone
   }
 }
 
+// `held`: the host time in the copies that block it (on the shifted clock).
 void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evidence* ev,
-            const ExposedCommunication& copies_alone) {
+            const ExposedCommunication& copies_alone, std::vector<TimeRange>* held) {
   const Trace& t = *rt.trace;
   const MemcpyTable& m = t.memcpys();
   MemcpyStats& out = p->memcpys;
@@ -498,6 +500,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     ++p->syncs.copies;
     p->syncs.copy_ns += call_range.duration();
     ev->sync_memcpy.add(rt.shift(call_range), call_range.duration());
+    held->push_back(rt.shift(call_range));
   }
   add_alone(alone, copies_alone, groups.data());
   for (std::size_t k = 0; k < groups.size(); ++k) {
@@ -582,8 +585,9 @@ void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& to
   std::vector<TimeRange> held;
   std::vector<HostSyncCall> calls;
   host_syncs(rt, opt, setup, p, &held, &calls);
+  // The host issues no launch while a copy blocks it either.
+  copies(rt, opt, p, ev, copies_alone, &held);
   host_not_launching(rt, setup, std::move(held), p);
-  copies(rt, opt, p, ev, copies_alone);
   sync_site_pass(rt, opt, calls, p);
 }
 

@@ -1634,6 +1634,29 @@ TEST(LaunchBound, TimeBlockedInSyncsIsNoHostTimePerLaunch) {
   }
 }
 
+// Nor is its time blocked in a copy that blocks it (a synchronous copy call,
+// a pageable copy): a step that ends in a 900 µs cudaMemcpy is said as such.
+TEST(LaunchBound, TimeBlockedInCopiesIsNoHostTimePerLaunch) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 5; ++s) {
+    const TimeNs s0 = t;
+    for (int i = 0; i < 50; ++i, t += 200 * us) f.kernel(0, 7, names::kRelu, t + 6 * us, t + 8 * us, t, 5 * us);
+    f.memcpy(0, 7, CopyKind::dtoh, MemoryKind::device, MemoryKind::pageable, 64 << 20, t + 880 * us, t + 895 * us,
+             "cudaMemcpy", t, 900 * us);
+    t += 900 * us;
+    f.range("step " + std::to_string(s), s0 - 10 * us, t);
+  }
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.launches.host_not_launching_ns, 5 * 900 * us);
+  const Finding* lb = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(lb) << testing::describe_findings(p);
+  EXPECT_NE(lb->evidence.find("(step time less the 4.5 ms it spent blocked in synchronizations and blocking copies, "
+                              "/ launches)"),
+            std::string::npos)
+      << lb->evidence;
+}
+
 TEST(OpLaunchOverhead, OneOrTwoCallsAreNotAPattern) {
   // A first call's launch carries one-off costs (lazy module loading): not a finding.
   for (int calls : {1, 2}) {
