@@ -735,16 +735,16 @@ inline bool is_optimizer_phase(std::string_view name) { return name.starts_with(
 // same all-reduce, by size and place in the step, seen in two steps or
 // more): where DDP is recognised and one bucket holds most of the bytes
 // all-reduced per step with no compute kernel beside it, DDP already
-// launched it when its gradients were ready, at the end of the backward
-// pass, and nothing was left to hide it under (findings/overlap.cpp).
+// launched it when its gradients were ready and nothing was left to hide it
+// under (findings/overlap.cpp).
 struct DdpOneBucket {
   std::vector<std::uint64_t> sizes;  // the buckets' bytes per step, largest first
   double share = 0;                  // the largest's share of the bytes all-reduced per step
   double under_compute = 0;          // the share of its time a compute kernel ran beside it
   TimeNs exposed_ns = 0;             // its exposed time, Σ instances and GPUs
-  // "99.9% of the all-reduced bytes per step are in one 1.67 GiB bucket (2
-  // buckets per step: 1.67 GiB, 1.4 MiB), with no compute kernel beside it
-  // (0.0% of its time)".
+  // "99.9% of the bytes all-reduced per step are in one 1.67 GiB bucket (2
+  // buckets per step, …: 1.67 GiB, 1.4 MiB), with no compute kernel beside
+  // it: nothing was left to hide it under".
   std::string words() const;
 };
 std::optional<DdpOneBucket> ddp_one_bucket(const Profile& p);

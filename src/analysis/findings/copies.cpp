@@ -89,8 +89,9 @@ std::string pageable_copy_fix(const Profile& p, const CopyGroup& g) {
 }
 
 // Device-to-device copies mostly made by autograd's gradient accumulation
-// (of those launched outside compiled regions, where the compiler's copies
-// are not the most): copy_fix names their fix, which removes them only.
+// or by DDP (of those launched outside compiled regions, where the
+// compiler's copies are not the most): copy_fix names their fixes, which
+// remove them only.
 bool gradient_copies(const CopyGroup& g) {
   if (g.direction != "DtoD" || 2 * g.compiled >= g.count) return false;
   // Of the eager copies whose launch the trace holds, most are autograd's

@@ -255,8 +255,6 @@ inline std::string gpu_decoders(const Profile& p) {
                     "torchvision's transforms on GPU tensors");
 }
 
-// The framework's words where the trace says which framework ran
-// (WorkloadKind::framework), else words for either.
 // Whether the trace records the host's side of the run: framework ops,
 // Python functions, steps from ranges or host samples. Without any (only
 // the runtime's calls and the GPU's ops) it cannot show what the host did
@@ -266,6 +264,8 @@ inline bool host_side_recorded(const Profile& p) {
          p.steps.source == StepSource::profiler_step || p.steps.source == StepSource::nvtx;
 }
 
+// The framework's words where the trace says which framework ran
+// (WorkloadKind::framework), else words for either.
 inline std::string for_framework(const Profile& p, std::string pytorch, std::string tensorflow, std::string either) {
   if (p.workload.framework == "pytorch") return pytorch;
   if (p.workload.framework == "tensorflow") return tensorflow;

@@ -923,7 +923,8 @@ bool SimulationShare::combine(Profile* p) {
       continue;
     }
     const double per_trace = x.saving / static_cast<double>(ran);
-    s.predictions.push_back({fixes[k].spec, x.step, speedup(s.replayed_step_ns, x.step), per_trace_ns(per_trace, 1)});
+    s.predictions.push_back(
+        {fixes[k].spec, x.step, speedup(s.replayed_step_ns, x.step), per_trace_ns(x.saving, static_cast<double>(ran))});
     // A fix saves time when the replay with it is shorter over the steps and
     // its median step is shorter too: a saving summed over the steps while
     // the typical step gets no faster is the replay's noise, not a gain.

@@ -44,17 +44,11 @@ constexpr std::string_view kEvaluate = "autograd::engine::evaluate_function:";
 std::vector<RowIndex> outermost_backward(const Trace& t) {
   const RangeTable& rg = t.ranges();
   std::vector<RowIndex> out(rg.size(), kNoRow);
-  std::vector<std::int8_t> evaluate(t.strings().size(), -1);  // per name: 1 autograd's node range, -1 not known
+  NameMemo evaluate(t, [](std::string_view n) { return n.starts_with(kEvaluate); });
   for (RowIndex r = 0; r < rg.size(); ++r) {
     if (!t.is_op_range(r)) continue;
     const RowIndex p = rg.parent[r];
-    if (p != kNoRow && out[p] != kNoRow) {
-      out[r] = out[p];
-      continue;
-    }
-    std::int8_t& e = evaluate[rg.name[r]];
-    if (e < 0) e = t.str(rg.name[r]).starts_with(kEvaluate) ? 1 : 0;
-    out[r] = is_backward(rg, r) || e == 1 ? r : kNoRow;
+    out[r] = p != kNoRow && out[p] != kNoRow ? out[p] : is_backward(rg, r) || evaluate(rg.name[r]) ? r : kNoRow;
   }
   return out;
 }
