@@ -813,7 +813,8 @@ struct Finding {
   std::string variant;
   // Its time as a share of the run (of kernel time for the rules that
   // measure kernel time: padding, tensor cores, …), where the rule measures
-  // one; 0 otherwise. A finding is numbered when this share or its saving
+  // one (gpu-idle-gaps: the part of its gaps a fix of the program may remove,
+  // warm-up aside); 0 otherwise. A finding is numbered when this share or its saving
   // is at least 1 % of the run (an info finding with a saving: that saving,
   // of the GPUs' span); else it is a minor observation.
   double share = 0;

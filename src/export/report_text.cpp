@@ -529,7 +529,8 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
          : p.workload.run == "graph-capture"
              ? "Minor observations (not numbered: about set-up, graph capture and the runs before it)\n"
              : "Minor observations (true, but under 1% of the run, or their fix replayed shortens the step by under "
-               "1%, or their kernels are not on the replayed critical path; not numbered)\n";
+               "1%, or their kernels are not on the replayed critical path, or what a fix could remove of them is "
+               "under 1% of the run, the rest warm-up; not numbered)\n";
   for (const Finding& f : p.minor_findings) {
     // One whose share is material but whose replayed fix is not says so.
     const bool by_replay = f.saving_source == SavingSource::simulated && f.share >= kMaterialShare &&

@@ -191,6 +191,11 @@ struct EvidenceFields {
   // host recording launches into a graph): how many, their time in captures.
   std::uint64_t idle_gaps_capture = 0;
   TimeNs idle_gaps_capture_ns = 0;
+  // Of the warm-up gaps' time, the part said warm-up only because a kernel's
+  // first call in a trace without steps ended it: such a trace cannot tell
+  // warm-up from the program's own pauses, so gpu-idle-gaps keeps it in the
+  // share that numbers it.
+  TimeNs idle_gaps_warmup_unsure_ns = 0;
   // Where the launching thread was during the gaps late launches ended: the
   // innermost op, range or API call over each instant, Σ by name, sorted by
   // name ("": nothing recorded).
@@ -295,6 +300,7 @@ struct Evidence : EvidenceFields {
       unrecorded_stream = o.unrecorded_stream;
     idle_gaps_warmup += o.idle_gaps_warmup;
     idle_gaps_capture += o.idle_gaps_capture, idle_gaps_capture_ns += o.idle_gaps_capture_ns;
+    idle_gaps_warmup_unsure_ns += o.idle_gaps_warmup_unsure_ns;
     merge_by_name(&idle_gaps_host, o.idle_gaps_host);
     merge_by_name(&idle_gaps_host_ops, o.idle_gaps_host_ops);
     merge_by_name(&idle_gaps_host_named, o.idle_gaps_host_named);

@@ -752,7 +752,12 @@ void gpu_idle_gaps(Builder& b) {
   const TimeNs fixable = launch + queued + unlaunched + comm;
   const Severity sev = ratio(fixable, t.span) >= 0.25 ? Severity::critical : Severity::warning;
   Finding& f = b.add(sev, gap_share, th.idle_gaps_share, t.per_device(saving));
-  f.share = gap_share;
+  // Its own share, the one that numbers it, is what a fix of the program may
+  // remove: warm-up is a one-time cost (unless only a first call in a trace
+  // without steps says so), the idle after syncs and input wait are other
+  // findings', and a harness's own re-allocation is by design. A trace that
+  // is mostly warm-up gets a minor line, not a numbered finding.
+  f.share = ratio(fixable - flushed + std::min(ev.idle_gaps_warmup_unsure_ns, warmup), t.span);
   f.saving_note = unknown_gaps_note(t, queued, unlaunched, comm);
   if (launch > 0 && !late_host_known(b))
     f.saving_note = "an upper bound: the trace does not record what the host did in most of these gaps" +

@@ -788,8 +788,10 @@ struct Sweep {
     const bool setup_call =
         late && launch_api != kNoRow &&
         t.api_calls().end[launch_api] - t.api_calls().start[launch_api] >= opt.thresholds.launch_setup_ns;
-    const bool warm_up = (first_call(r, j) && (g0 < first_step_end || setup_call) && (late || !linked)) ||
-                         (late && gap >= big && one_time_host_work(thread, launch_api, g0, host_until));
+    const bool one_time = late && gap >= big && one_time_host_work(thread, launch_api, g0, host_until);
+    const bool warm_up = (first_call(r, j) && (g0 < first_step_end || setup_call) && (late || !linked)) || one_time;
+    // Said warm-up only as a first call in a trace without steps.
+    const bool unsure = warm_up && !one_time && !setup_call && first_step_end == RunOrder::kNever;
     if (idle_pieces) {  // only where the trace has host samples
       if (rest_host > 0) piece(rest_from, host_until, gap_cause(gap < big, true, warm_up, linked, false), thread);
       if (rest_other > 0)
@@ -806,7 +808,7 @@ struct Sweep {
       }
     } else {
       long_gap({g0, g1, explained, setup, input_part, rest, rest_host, rest_from, host_until, thread, launch_api, late,
-                linked, warm_up, unrecorded},
+                linked, warm_up, unsure, unrecorded},
                r);
     }
     idle_input(g0, g1);
@@ -818,7 +820,7 @@ struct Sweep {
     TimeNs g0, g1, explained, setup, input_part, rest, rest_host, rest_from, host_until;
     TrackId thread;
     RowIndex launch_api;
-    bool late, linked, warm_up, unrecorded;
+    bool late, linked, warm_up, unsure, unrecorded;
   };
   // Where the launching thread was while a late launch held the GPU up: the
   // gap's part before the launch returned, less the input wait in it (the
@@ -843,6 +845,7 @@ struct Sweep {
     ev.idle_gaps_warmup += x.setup > 0 && !x.warm_up;
     if (x.warm_up) {
       ev.idle_gaps_warmup_ns += x.late ? x.rest_host : x.rest;
+      if (x.unsure) ev.idle_gaps_warmup_unsure_ns += x.late ? x.rest_host : x.rest;
       ++ev.idle_gaps_warmup;
       if (in_capture(x.g0, x.g1))
         ++ev.idle_gaps_capture, ev.idle_gaps_capture_ns += length_within(captures, {x.g0, x.g1});

@@ -31,7 +31,9 @@ struct Reviewed {
 
 const std::map<std::string, Reviewed>& reviewed() {
   static const std::map<std::string, Reviewed> m = {
-      {"hta-alexnet.json.gz", {{"gpu-idle-gaps"}, {"pageable-memcpy", "sync-memcpy"}}},
+      // gpu-idle-gaps minor: 99.7 % of its gaps' time is warm-up, and what is left (the late launches
+      // of 38.6 ms, the harness's re-allocation after its own cache flush aside) is 0.3 % of the run.
+      {"hta-alexnet.json.gz", {{}, {"gpu-idle-gaps", "pageable-memcpy", "sync-memcpy"}}},
       {"hta-event-sync-multistream.json.gz", {{"gpu-idle-gaps", "no-tensor-cores"}, {}}},
       // small-grid: its reduce kernel runs on 1 block of the 108 SMs.
       {"hta-event-sync.json.gz",
@@ -435,7 +437,7 @@ TEST(ReviewedFindingsAll, TheReviewTracesAreToldWhatFitsThem) {
   // the measured iteration's re-allocation (cudaMalloc) is by design.
   {
     const Profile& alexnet = profile_of("hta-alexnet.json.gz");
-    const Finding* g = testing::find_finding(alexnet, "gpu-idle-gaps");
+    const Finding* g = testing::find_any_finding(alexnet, "gpu-idle-gaps");
     ASSERT_TRUE(g);
     EXPECT_NE(g->recommendation.find("the program empties the caches itself ([param|clear_cache])"), std::string::npos)
         << g->recommendation;
