@@ -392,8 +392,9 @@ void sync_memcpy(Builder& b) {
     if (g.blocking && (!top || g.blocking_ns > top->blocking_ns)) top = &g;
   const bool one = m.synchronous == 1;
   f.title = count(m.synchronous, "copy blocks", "copies block") + " the host " + dur(m.synchronous_ns) +
-            (one ? " and leaves" : " and leave") + " the GPU idle " + dur(t.per_device(y.gpu_idle_after_copies_ns)) +
-            (one ? " after it" : " after them") + (top ? (one ? ", " : ", mostly ") + copy_kind_words(*top) : "");
+            (one ? " and is" : " and are") + " charged " + dur(t.per_device(y.gpu_idle_after_copies_ns)) +
+            " of the GPU's idle after " + (one ? "it" : "them") +
+            (top ? (one ? ", " : ", mostly ") + copy_kind_words(*top) : "");
   f.evidence =
       "A copy blocks the calling thread until the GPU's queue drains and the copy is done when it is launched by a "
       "blocking call (cudaMemcpy; nsys rule cuda_memcpy_sync), has a pageable host side, or reads a value back "
@@ -402,9 +403,12 @@ void sync_memcpy(Builder& b) {
       " are staged and excluded (unless a synchronous call's copy began on the GPU over a launch's latency after "
       "the call, which returned only after that: it waited for the work queued ahead). Like a host synchronization it "
       "is charged the host time blocked (" +
-      dur(m.synchronous_ns) + ") plus the GPU idle after it returned (" +
+      dur(m.synchronous_ns) + ") plus the GPU idle in the gap it leaves (" +
       dur(t.per_device(y.gpu_idle_after_copies_ns)) + "): " + pct1(share) + " of the run vs a " +
-      pct1(th.sync_memcpy_share) + " threshold.";
+      pct1(th.sync_memcpy_share) +
+      " threshold. Of that gap each copy is charged at most how long it held the host (had it not blocked, the "
+      "host's next launch would have come that much earlier, though part of that time the GPU was still busy "
+      "with the copy and the work ahead of it); the rest of the gap is the host's own work, a late launch.";
   if (top)
     f.evidence += " The kind that held the host longest: " + copy_group_words(*top) + ", " + count(top->blocking) +
                   " blocking it " + dur(top->blocking_ns) + ".";

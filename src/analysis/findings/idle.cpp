@@ -1389,7 +1389,10 @@ void host_sync(Builder& b) {
     f.evidence = count(s.device_syncs) + " device, " + count(s.stream_syncs) + " stream and " + count(s.event_syncs) +
                  " event synchronizations held the host " + dur(s.total_ns) +
                  "; after they returned the GPU had nothing queued until the host launched again (" + pct1(sync_share) +
-                 " vs a " + pct1(th.host_sync_share) + " threshold).";
+                 " vs a " + pct1(th.host_sync_share) +
+                 " threshold). Of each gap a synchronization is charged at most how long it held the host (had it "
+                 "not blocked, the host's next launch would have come that much earlier); the rest of the gap is the "
+                 "host's own work, a late launch.";
     if (s.copies)
       f.evidence += " Copies that block the host (" + count(s.copies) + ") leave it idle another " +
                     dur(t.per_device(s.gpu_idle_after_copies_ns)) + ": the sync-memcpy finding's, not counted here.";
