@@ -439,18 +439,23 @@ struct CollectiveSite {
   DurationStats durations;    // of its instances' kernels (one per step it ran in)
   TimeNs wait_ns = 0;         // Σ (instance − fastest instance): time beyond the transfer
   TimeNs exposed_ns = 0;      // Σ of its instances' time with no compute kernel alongside on their GPU
+  // The optimizer's step its first instance was launched inside
+  // ("Optimizer.step#Shampoo.step": a sharded optimizer's own exchange); empty: none.
+  std::string optimizer;
 };
 
 // The collective sites together: the same site (kind, size, place in the
 // step) of every GPU and rank pooled, its fastest instance anywhere taken as
 // the transfer; by kind, and over all.
 struct CollectiveKind {
-  std::string kind;         // as CollectiveSite::kind
-  std::uint64_t sites = 0;  // pooled sites of this kind
-  TimeNs time_ns = 0;       // Σ their instances' durations
-  TimeNs exposed_ns = 0;    // Σ their exposed time
-  TimeNs repeated_ns = 0;   // Σ durations of those seen more than once (steps, ranks) with a place or size
-  TimeNs wait_ns = 0;       // … of which beyond each one's fastest instance: waiting
+  std::string kind;                 // as CollectiveSite::kind
+  std::uint64_t sites = 0;          // pooled sites of this kind
+  TimeNs time_ns = 0;               // Σ their instances' durations
+  TimeNs exposed_ns = 0;            // Σ their exposed time
+  TimeNs repeated_ns = 0;           // Σ durations of those seen more than once (steps, ranks) with a place or size
+  TimeNs wait_ns = 0;               // … of which beyond each one's fastest instance: waiting
+  TimeNs optimizer_exposed_ns = 0;  // Σ exposed time of its sites launched inside an optimizer's step
+  std::string optimizer;            // the first of those steps' names; empty: none
 };
 struct CollectiveSummary {
   std::vector<CollectiveKind> kinds;  // most exposed time first

@@ -784,6 +784,9 @@ constexpr void rows(V& v, Of<CollectiveSite>) {
                      "Σ (instance − fastest instance): time beyond the transfer; 0 for a site with neither a place in "
                      "a step nor a size (calls of any size, not comparable)");
   field<&C::exposed_ns>(v, "exposed_ns", "ns", "Σ of its instances' time with no compute kernel alongside");
+  added<&C::optimizer>(v, "optimizer", "",
+                       "the optimizer's step its first instance was launched inside (\"Optimizer.step#Shampoo.step\": "
+                       "a sharded optimizer's own exchange); empty: none");
 }
 
 template <class V>
@@ -797,6 +800,9 @@ constexpr void rows(V& v, Of<CollectiveKind>) {
                          "Σ durations of the sites seen more than once (steps or ranks), with a place in the step or a "
                          "known size");
   field<&K::wait_ns>(v, "wait_ns", "ns", "… of which beyond each site's fastest instance: waiting");
+  added<&K::optimizer_exposed_ns>(v, "optimizer_exposed_ns", "ns",
+                                  "Σ exposed time of its sites launched inside an optimizer's step");
+  added<&K::optimizer>(v, "optimizer", "", "the first of those steps' names; empty: none");
 }
 
 template <class V>

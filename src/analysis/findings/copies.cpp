@@ -391,10 +391,13 @@ void sync_memcpy(Builder& b) {
   for (const CopyGroup& g : m.groups)
     if (g.blocking && (!top || g.blocking_ns > top->blocking_ns)) top = &g;
   const bool one = m.synchronous == 1;
-  f.title = count(m.synchronous, "copy blocks", "copies block") + " the host " + dur(m.synchronous_ns) +
-            (one ? " and is" : " and are") + " charged " + dur(t.per_device(y.gpu_idle_after_copies_ns)) +
-            " of the GPU's idle after " + (one ? "it" : "them") +
-            (top ? (one ? ", " : ", mostly ") + copy_kind_words(*top) : "");
+  f.title =
+      count(m.synchronous, "copy blocks", "copies block") + " the host " + dur(m.synchronous_ns) +
+      (y.gpu_idle_after_copies_ns > 0
+           ? std::string(one ? " and is" : " and are") + " charged " + dur(t.per_device(y.gpu_idle_after_copies_ns)) +
+                 " of the GPU's idle after " + (one ? "it" : "them")
+           : std::string(", but the GPU is not left idle after ") + (one ? "it" : "them")) +
+      (top ? (one ? ", " : ", mostly ") + copy_kind_words(*top) : "");
   f.evidence =
       "A copy blocks the calling thread until the GPU's queue drains and the copy is done when it is launched by a "
       "blocking call (cudaMemcpy; nsys rule cuda_memcpy_sync), has a pageable host side, or reads a value back "

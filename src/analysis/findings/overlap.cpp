@@ -337,6 +337,52 @@ std::string communication_fix(std::string_view k, const Profile& p) {
 }  // namespace
 
 namespace {
+// A kind's exposed time launched mostly inside the optimizer's step: the
+// optimizer's own exchange (a sharded optimizer gathering its updates or
+// preconditioners: ZeRO, distributed Shampoo), after the backward pass, not
+// a layer's: FSDP's layer-by-layer prefetch and DDP's buckets do not apply,
+// and what the optimizer can overlap the trace cannot tell.
+bool launched_by_optimizer(const CollectiveKind& k) {
+  return k.exposed_ns > 0 && 2 * k.optimizer_exposed_ns >= k.exposed_ns;
+}
+
+// `lead`: how the kind is named ("Its all_gather", "The all_gather (31% of the exposed time)").
+std::string optimizer_exchange_fix(const CollectiveKind& k, const std::string& lead) {
+  return lead + " is launched inside the optimizer's step (" + k.optimizer +
+         "): the optimizer's own exchange (a sharded optimizer gathering its updated parameters or state), after the "
+         "backward pass, not a layer's, so layer-by-layer prefetching and gradient buckets do not reach it. Whether "
+         "that optimizer can start it under the next forward pass, or send it at a lower precision, depends on its "
+         "options, which the trace does not show: look there first.";
+}
+
+// The fix for the dominant kind, then for each other kind that holds a fifth
+// of the exposed time or more and has a fix of its own (two kinds, two
+// fixes: an all-gather in the optimizer's step is no all-to-all).
+std::string kinds_fix(const Profile& p, std::string_view dominant) {
+  const CollectiveSummary& c = p.collective_summary;
+  std::string out;
+  for (const CollectiveKind& k : c.kinds) {
+    if (k.kind == dominant) {
+      out = launched_by_optimizer(k) ? optimizer_exchange_fix(k, "Its " + k.kind) : communication_fix(dominant, p);
+      break;
+    }
+  }
+  if (out.empty()) out = communication_fix(dominant, p);
+  for (const CollectiveKind& k : c.kinds) {
+    if (k.kind == dominant || 5 * k.exposed_ns < c.exposed_ns) continue;
+    const bool own = launched_by_optimizer(k);
+    // The other kinds' general fixes; a reduce or an unnamed collective has none.
+    if (!own && k.kind != "all_to_all" && k.kind != "send_recv" && k.kind != "all_gather" &&
+        k.kind != "reduce_scatter" && k.kind != "broadcast" && k.kind != "all_reduce")
+      continue;
+    const std::string share = pct(ratio(k.exposed_ns, c.exposed_ns)) + " of the exposed time";
+    out += ' ';
+    out += own ? optimizer_exchange_fix(k, "The " + k.kind + " (" + share + ")")
+               : "The " + k.kind + " holds " + share + ". " + communication_fix(k.kind, p);
+  }
+  return out;
+}
+
 // Per GPU, the exposed communication that compute could cover: at most its
 // compute not yet beside communication (|compute| - |communication ∩
 // compute|). Summed over the GPUs.
@@ -404,7 +450,7 @@ void exposed_communication(Builder& b) {
             (b.p.workload.host_filtered.empty() ? std::string() : " (the trace was filtered to its launches)") +
             ": the collective ran, unrecorded, while the GPU waited (gpu-idle-gaps counts that time).";
       f.variant = mix.variant;
-      f.recommendation = communication_fix(mix.dominant, b.p);
+      f.recommendation = kinds_fix(b.p, mix.dominant);
       if (mix.variant == "waiting") {
         const std::string who = waited_for(b.p);
         f.title += ", likely waiting for another " + who;

@@ -168,13 +168,17 @@ std::uint64_t input_bytes(std::string_view dims, std::string_view types) {
 namespace {
 
 // What the ops around a kernel's launch say of its collective: the kind of the
-// innermost that names one, the bytes of the innermost that gives them.
+// innermost that names one, the bytes of the innermost that gives them, and
+// the optimizer's step around it (a sharded optimizer's own exchange).
 // `memo` holds annotation_kind() per range name (ranges without arguments).
 void describe(const Trace& t, std::vector<std::int8_t>& memo, CollectiveCall& c) {
   const RangeTable& rg = t.ranges();
   bool named = false;
   RowIndex r = t.launching_op(OpRef{OpTable::kernel, c.kernel});
-  for (int depth = 0; r != kNoRow && depth < 32 && !(named && c.bytes); ++depth, r = t.parent_op(r)) {
+  for (int depth = 0; r != kNoRow && depth < 32 && !(named && c.bytes && c.optimizer != kNoRow);
+       ++depth, r = t.parent_op(r)) {
+    if (c.optimizer == kNoRow && is_optimizer_step(t.str(rg.name[r]))) c.optimizer = r;
+    if (named && c.bytes) continue;
     const StringId args = rg.collective_at(r);
     int kind = 0;
     if (args) {
@@ -337,6 +341,10 @@ CollectiveSummary summarize_sites(const std::vector<CollectiveSite>& sites) {
     ++k.sites;
     k.time_ns += p.durations.total;
     k.exposed_ns += p.exposed_ns;
+    if (!p.optimizer.empty()) {
+      k.optimizer_exposed_ns += p.exposed_ns;
+      if (k.optimizer.empty()) k.optimizer = p.optimizer;
+    }
     // Without a place in a step or a known size, a site holds every call of
     // its kind (any size, anywhere): not comparable with itself.
     if (p.durations.count >= 2 && (p.ordinal >= 0 || p.bytes > 0)) {
@@ -400,6 +408,7 @@ void collective_pass(const RankedTrace& rt, const AnalysisOptions& opt, const st
     s.bytes = g.first->bytes;
     s.ordinal = g.first->ordinal;
     s.kernel = std::string(t.str(t.kernels().name[g.first->kernel]));
+    if (g.first->optimizer != kNoRow) s.optimizer = std::string(t.str(t.ranges().name[g.first->optimizer]));
     s.durations = summarize(g.durations);
     s.wait_ns = site_wait(s);
     s.exposed_ns = g.exposed;

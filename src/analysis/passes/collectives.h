@@ -24,6 +24,7 @@ struct CollectiveCall {
   RowIndex annotation = kNoRow;  // the range that named the kind; kNoRow: the kernel's name did
   std::int32_t step = -1;        // Step::index of the step of its device it starts in; -1: none
   std::int32_t ordinal = -1;     // its place among its step's calls of the same kind and size; -1: no step
+  RowIndex optimizer = kNoRow;   // the optimizer's step op its launch is inside (Optimizer.step#…); kNoRow: none
 };
 
 // The communication kernels of the GPUs `device` selects (kNoDevice: all),

@@ -332,6 +332,45 @@ TEST(Collectives, AllToAllIsNotAnAllReduce) {
   EXPECT_NE(a->reason.find("no all-reduce in this trace"), std::string::npos) << a->reason;
 }
 
+// Two kinds, two fixes: an all-gather launched inside the optimizer's step
+// (a sharded optimizer's own exchange, Shampoo's) beside a dominant
+// all-to-all gets a fix of its own, not the all-to-all's nor FSDP's
+// layer-by-layer prefetching; the same all-gather outside it gets the
+// general all-gather fix.
+TEST(Collectives, AnAllGatherInTheOptimizersStepGetsItsOwnFix) {
+  auto run = [](bool in_optimizer) {
+    TraceFactory f;
+    add_steps(f, 6, [&](int, TimeNs t) {
+      collective(f, t, 400 * us, {names::kSendRecv, "nccl:all_to_all", "[[1024]]", "[\"long\"]"});
+      const TimeNs g = t + 401 * us;
+      if (in_optimizer) f.cpu_op("Optimizer.step#Shampoo.step", g - 100 * us, g - 20 * us, "", "");
+      collective(f, g, 300 * us,
+                 {"ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", "nccl:_all_gather_base",
+                  "[[4096]]", "[\"float\"]"});
+      return g + 301 * us;
+    });
+    return analyze(f.build());
+  };
+  const Profile p = run(true);
+  const Finding* e = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  ASSERT_FALSE(p.collective_summary.kinds.empty());
+  EXPECT_EQ(p.collective_summary.kinds.front().kind, "all_to_all");
+  EXPECT_NE(e->recommendation.find("Hide the all-to-all"), std::string::npos) << e->recommendation;
+  EXPECT_NE(e->recommendation.find("The all_gather (43% of the exposed time) is launched inside the optimizer's step "
+                                   "(Optimizer.step#Shampoo.step)"),
+            std::string::npos)
+      << e->recommendation;
+  EXPECT_EQ(e->recommendation.find("FSDP"), std::string::npos) << e->recommendation;
+  const Profile q = run(false);
+  const Finding* h = testing::find_finding(q, "exposed-communication");
+  ASSERT_TRUE(h) << testing::describe_findings(q);
+  EXPECT_NE(h->recommendation.find("The all_gather holds 43% of the exposed time. Overlap the all-gathers"),
+            std::string::npos)
+      << h->recommendation;
+  for (const CollectiveKind& k : q.collective_summary.kinds) EXPECT_EQ(k.optimizer_exposed_ns, 0) << k.kind;
+}
+
 // TorchRec's pipelined training (its phases named sparse_data_dist and
 // wait_sparse_data_dist) already pipelines the input distribution: the fix
 // of an exposed all-to-all is not to pipeline it.
