@@ -452,6 +452,41 @@ std::string comm_gap_advice(const Builder& b) {
          "profile without filtering or sampling to record it.";
 }
 
+// Whether a host frame is torch.compile's generated wrapper: Inductor's
+// compiled module (written under its cache directory, torchinductor_<user>),
+// its output-code runner, or the input checks the module calls.
+bool inductor_wrapper_frame(std::string_view name) {
+  return name.find("torchinductor_") != std::string_view::npos ||
+         name.find("torch/_inductor/") != std::string_view::npos ||
+         name.find("assert_size_stride") != std::string_view::npos;
+}
+
+// torch.compile's generated wrapper, where it holds half of the late-launch
+// gaps' host time: the Python that runs at each call of a compiled graph
+// before and between its kernels (input size and stride checks, output
+// allocation, one launch per kernel). CUDA graphs replay the kernels without
+// running it (mode="reduce-overhead"); Inductor's size_asserts switch drops
+// the checks.
+std::string inductor_wrapper_in_gaps(const Builder& b) {
+  TimeNs wrapper = 0, all = 0;
+  std::string top;
+  TimeNs top_ns = 0;
+  for (const auto& [name, ns] : b.ev.idle_gaps_host) {
+    all += ns;
+    if (!inductor_wrapper_frame(name)) continue;
+    wrapper += ns;
+    if (ns > top_ns) top = name, top_ns = ns;
+  }
+  if (all == 0 || 2 * wrapper < all) return {};
+  return "Of those gaps, " + dur(b.t.per_device(wrapper)) + " were spent in torch.compile's generated wrapper (" + top +
+         " the most): the Python Inductor runs at each call of a compiled graph, before and between its kernels "
+         "(checking its inputs' sizes and strides, allocating outputs, launching one kernel at a time). " +
+         graph_words(b.p) +
+         "s replay the graph's kernels without running it (torch.compile(mode=\"reduce-overhead\")), and "
+         "torch._inductor.config.size_asserts=False drops the input checks; under the Python tracer "
+         "(with_stack=True) every line it runs is traced too, so profile without it before sizing this.";
+}
+
 // The device allocator's calls, where they hold a fifth of the late-launch
 // gaps: a caching allocator (PyTorch's, TensorFlow's BFC) calls cudaMalloc
 // in a steady loop only when its cache was emptied or new sizes appear.
@@ -607,6 +642,8 @@ std::string gap_advice(Builder& b, Cause top, TimeNs launch, TimeNs queued, Time
   };
   std::string ddp = ddp_buffer_broadcast(b);  // and the allocator's calls
   if (const std::string alloc = allocator_in_gaps(b); !alloc.empty()) ddp += (ddp.empty() ? "" : " ") + alloc;
+  if (const std::string wrapper = inductor_wrapper_in_gaps(b); !wrapper.empty())
+    ddp += (ddp.empty() ? "" : " ") + wrapper;
   if (top == kLaunch && !ddp.empty()) advice += " " + ddp;
   if (top != kLaunch && launch > 0 && launch * 10 >= fixable)
     advice += " Gaps ended by late launches (" + dur(t.per_device(launch)) + "): " + lower_first(kLaunchAdvice) +

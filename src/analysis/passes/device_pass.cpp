@@ -1359,23 +1359,26 @@ namespace {
 // nothing), and the same time by the outermost framework op (cpu_op) around
 // it, and by the innermost range the program named around it (NVTX, a
 // record_function or user annotation: the program's own words for its
-// phases), that of the device allocator's calls apart. A thread's ranges and
-// calls nest, so a stack of the open ones gives each its time less its
-// children's.
+// phases), that of the device allocator's calls apart. Each instant goes to
+// the latest-started piece still open over it: ranges that do not nest
+// exactly (a Python frame ending after the op inside it began) give each
+// instant to one name, never two.
 struct HostInGaps {
   std::map<std::string, TimeNs> innermost, outermost_op, named, allocator_named;
 };
 void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange>>& gaps, HostInGaps* out) {
   constexpr StringId kNone = ~StringId{0};
   struct Piece {
-    TimeNs start, end, own;
+    TimeNs start, end, own;      // own: the instants it is the innermost open piece over
     StringId name, top = kNone;  // top: the outermost framework op around it (itself included)
     StringId named = kNone;      // the innermost range the program named around it (itself included)
   };
   const StringId cpu_op = t.strings().find("cpu_op");
   const StringId python = t.strings().find("python_function");
   NameMemo<bool (*)(std::string_view)> step_named(t, &is_step_range_name);
-  std::vector<Piece> pieces, open;
+  constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
+  std::vector<Piece> pieces;
+  std::vector<std::size_t> open_rows;
   const RangeTable& rg = t.ranges();
   const ApiCallTable& api = t.api_calls();
   // A range the program named: an annotation or NVTX range, not a framework
@@ -1394,7 +1397,7 @@ void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange
     pieces.clear();
     auto add = [&](TimeNs s, TimeNs e, StringId name, bool op, bool named) {
       s = std::max(s, gap.start), e = std::min(e, gap.end);
-      if (e > s) pieces.push_back({s, e, e - s, name, op ? name : kNone, named ? name : kNone});
+      if (e > s) pieces.push_back({s, e, 0, name, op ? name : kNone, named ? name : kNone});
     };
     const RowRange ranges = t.rows_overlapping(TableId::ranges, thread, gap.start, gap.end);
     for (RowIndex r = ranges.begin; r < ranges.end; ++r)
@@ -1404,27 +1407,38 @@ void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange
     for (RowIndex r = calls.begin; r < calls.end; ++r) add(api.start[r], api.end[r], api.name[r], false, false);
     std::sort(pieces.begin(), pieces.end(),
               [](const Piece& a, const Piece& b) { return a.start != b.start ? a.start < b.start : a.end > b.end; });
-    TimeNs covered = 0, reach = gap.start;
-    open.clear();
-    auto close = [&](const Piece& p) {
+    // `open`: indices of the pieces begun, in start order; those ended are
+    // dropped from its top as time passes it, so its top is the innermost.
+    TimeNs covered = 0, now = gap.start;
+    std::vector<std::size_t>& stack = open_rows;
+    stack.clear();
+    std::size_t next = 0;
+    for (;;) {
+      while (!stack.empty() && pieces[stack.back()].end <= now) stack.pop_back();
+      const TimeNs starts = next < pieces.size() ? pieces[next].start : kNever;
+      const TimeNs ends = stack.empty() ? kNever : pieces[stack.back()].end;
+      if (starts == kNever && ends == kNever) break;
+      const TimeNs to = std::min(starts, ends);
+      if (!stack.empty() && to > now) pieces[stack.back()].own += to - now, covered += to - now;
+      now = std::max(now, to);
+      if (starts <= ends) {
+        Piece& p = pieces[next];
+        if (!stack.empty()) {
+          const Piece& around = pieces[stack.back()];
+          if (around.top != kNone) p.top = around.top;
+          if (p.named == kNone) p.named = around.named;
+        }
+        stack.push_back(next++);
+      }
+    }
+    for (const Piece& p : pieces) {
+      if (p.own <= 0) continue;
       const std::string name(t.str(p.name));
       out->innermost[name] += p.own;
       if (p.top != kNone) out->outermost_op[std::string(t.str(p.top))] += p.own;
       if (p.named != kNone) out->named[std::string(t.str(p.named))] += p.own;
       if (p.named != kNone && is_allocator_call(name)) out->allocator_named[std::string(t.str(p.named))] += p.own;
-    };
-    for (Piece p : pieces) {
-      while (!open.empty() && open.back().end <= p.start) close(open.back()), open.pop_back();
-      if (!open.empty()) {
-        open.back().own -= std::min(p.end, open.back().end) - p.start;
-        if (open.back().top != kNone) p.top = open.back().top;
-        if (p.named == kNone) p.named = open.back().named;
-      }
-      covered += std::max<TimeNs>(0, p.end - std::max(p.start, reach));
-      reach = std::max(reach, p.end);
-      open.push_back(p);
     }
-    for (const Piece& p : open) close(p);
     if (gap.duration() > covered) out->innermost[""] += gap.duration() - covered;
   }
 }

@@ -1179,6 +1179,48 @@ TEST(Findings, LateLaunchGapsSayWhereTheHostWas) {
   EXPECT_NE(h->recommendation.find("broadcast_buffers=False"), std::string::npos) << h->recommendation;
 }
 
+// Where the launching thread was, from ranges that do not nest exactly (a
+// Python frame ending after the op inside it began, as the Python tracer
+// records them): each instant goes to one name, the latest begun, so the
+// names add up to the gaps. Most of it in torch.compile's generated wrapper
+// (Inductor's compiled module, its input checks): the advice names it.
+TEST(Findings, LateLaunchGapsInTheCompiledWrapperAreNamedOnce) {
+  TraceFactory f;
+  for (int i = 0; i < 10; ++i) {
+    const TimeNs t0 = 10 * ms + i * 5 * ms;
+    f.range("aten::conv2d", t0, t0 + 20 * us, 1, RangeKind::annotation, "cpu_op");
+    f.kernel(0, 7, names::kConvTensorCore, t0 + 30 * us, t0 + 1 * ms, t0 + 5 * us, 5 * us);
+    f.range("Torch-Compiled Region: 0/0", t0 + 1 * ms, t0 + 4500 * us, 1, RangeKind::annotation, "cpu_op");
+    f.range("/tmp/torchinductor_u/ab/cab.py(10): call", t0 + 1 * ms, t0 + 3 * ms, 1, RangeKind::annotation,
+            "python_function");
+    f.range("<built-in function assert_size_stride>", t0 + 2 * ms, t0 + 4 * ms, 1, RangeKind::annotation,
+            "python_function");
+  }
+  const Profile p = analyze(f.build());
+  const Finding* g = testing::find_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  // 9 gaps: 1 ms in call(), then 2 ms in the check that outlives it, 0.5 ms in the region alone.
+  EXPECT_NE(g->evidence.find("the launching thread was in (the innermost op, range or CUDA call, by time): "
+                             "<built-in function assert_size_stride> 18.0 ms; "),
+            std::string::npos)
+      << g->evidence;
+  EXPECT_NE(g->evidence.find("/tmp/torchinductor_u/ab/cab.py(10): call 9.0 ms"), std::string::npos) << g->evidence;
+  EXPECT_NE(g->evidence.find("Torch-Compiled Region: 0/0 4.5 ms"), std::string::npos) << g->evidence;
+  EXPECT_NE(g->evidence.find("By the outermost framework op: Torch-Compiled Region: 0/0 31.5 ms"), std::string::npos)
+      << g->evidence;
+  EXPECT_NE(g->recommendation.find("Of those gaps, 27.0 ms were spent in torch.compile's generated wrapper "
+                                   "(<built-in function assert_size_stride> the most)"),
+            std::string::npos)
+      << g->recommendation;
+  EXPECT_NE(g->recommendation.find("torch._inductor.config.size_asserts=False"), std::string::npos)
+      << g->recommendation;
+  // Without the compiled module's frames: no such advice.
+  const Profile q = analyze(late_gaps_in_unflatten(false));
+  const Finding* h = testing::find_finding(q, "gpu-idle-gaps");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->recommendation.find("torch.compile"), std::string::npos) << h->recommendation;
+}
+
 // A gap both the input wait and a late launch end: the data loading in it is
 // the input wait's, said by input-bound; where the launching thread was
 // names only the rest, so no wait is charged twice.
