@@ -437,7 +437,12 @@ std::string conv_layout_advice(const Profile& p, const char* words) {
   if (conv > 0 && 2 * known >= conv)
     return use + " so cuDNN chooses tensor-core kernels (the channel counts are multiples of 8 already, in the " +
            pct(ratio(known, conv)) + " of the convolution ops' GPU time whose shapes the trace records).";
-  return use + " and channel counts that are multiples of 8 so cuDNN and cuBLAS choose tensor-core kernels.";
+  // Too few shapes recorded to tell: said as a check, not as a change.
+  return use + " so cuDNN and cuBLAS choose tensor-core kernels; they need channel counts that are multiples of 8, " +
+         "which the trace cannot confirm (" +
+         (conv > 0 ? "the convolution ops' shapes are recorded for " + pct(ratio(known, conv)) + " of their GPU time"
+                   : std::string("no convolution op with recorded shapes")) +
+         (p.workload.framework == "pytorch" ? ": torch.profiler's record_shapes=True shows them)." : ").");
 }
 }  // namespace
 
