@@ -632,6 +632,14 @@ struct CopyGroup {
   TimeNs buffers_exposed_ns = 0;
   // … of which no launching call is in the trace (queued before it began).
   std::uint64_t unlaunched = 0;
+
+  // Adds another group's counts and times (its direction, stream and memory aside).
+  void add(const CopyGroup& o) {
+    count += o.count, bytes += o.bytes, time_ns += o.time_ns, blocking += o.blocking, blocking_ns += o.blocking_ns;
+    compiled += o.compiled, gradient += o.gradient, gradient_bytes += o.gradient_bytes;
+    exposed_ns += o.exposed_ns, gradient_exposed_ns += o.gradient_exposed_ns;
+    buffers += o.buffers, buffers_exposed_ns += o.buffers_exposed_ns, unlaunched += o.unlaunched;
+  }
 };
 
 struct MemcpyStats {

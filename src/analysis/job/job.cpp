@@ -523,11 +523,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
     if (it == c.groups.end()) {
       c.groups.push_back(g);
     } else {
-      it->count += g.count, it->bytes += g.bytes, it->time_ns += g.time_ns, it->blocking += g.blocking;
-      it->compiled += g.compiled, it->gradient += g.gradient, it->blocking_ns += g.blocking_ns;
-      it->gradient_bytes += g.gradient_bytes, it->exposed_ns += g.exposed_ns;
-      it->gradient_exposed_ns += g.gradient_exposed_ns;
-      it->buffers += g.buffers, it->buffers_exposed_ns += g.buffers_exposed_ns, it->unlaunched += g.unlaunched;
+      it->add(g);
     }
   }
   detail::sort_copy_groups(c.groups);

@@ -424,9 +424,9 @@ void add_alone(std::vector<CopyAlone>& copies, const ExposedCommunication& alone
       on.emplace(found == alone.end() ? kNone : found->second);
     }
     const TimeNs ns = on->length(c.start, c.end);
-    groups[c.group].exposed += ns;
-    if (c.gradient) groups[c.group].gradient_exposed += ns;
-    if (c.buffers) groups[c.group].buffers_exposed += ns;
+    groups[c.group].exposed_ns += ns;
+    if (c.gradient) groups[c.group].gradient_exposed_ns += ns;
+    if (c.buffers) groups[c.group].buffers_exposed_ns += ns;
   }
 }
 
@@ -436,13 +436,9 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
   const Trace& t = *rt.trace;
   const MemcpyTable& m = t.memcpys();
   MemcpyStats& out = p->memcpys;
-  struct Group {
-    std::uint64_t count = 0, bytes = 0, blocking = 0, compiled = 0, gradient = 0, gradient_bytes = 0;
-    std::uint64_t buffers = 0, unlaunched = 0;
-    TimeNs time = 0, blocking_ns = 0, exposed = 0, gradient_exposed = 0, buffers_exposed = 0;
-  };
+  // By direction × stream × host memory (their names set when kept).
   std::vector<CopyAlone> alone;
-  std::array<Group, 5 * 2 * 4> groups{};
+  std::array<CopyGroup, 5 * 2 * 4> groups{};
   std::vector<CopyBlock> blocks(m.size(), CopyBlock::none);
   // Whether a copy's launching call ran inside a compiled region (nothing
   // walked when the trace has no such region).
@@ -475,10 +471,10 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     }
     const bool own_stream = t.rows_of(TableId::kernels, m.track_at(i)).empty();
     const int key = (direction * 2 + (own_stream ? 1 : 0)) * 4 + memory_of(m, i);
-    Group& g = groups[key];
+    CopyGroup& g = groups[key];
     ++g.count;
     g.bytes += m.bytes[i];
-    g.time += dur;
+    g.time_ns += dur;
     g.compiled += in_compiled(m.api[i]);
     const bool gradient = kind == CopyKind::dtod && m.api[i] != kNoRow && in_accumulate(m.api[i]);
     g.gradient += gradient;
@@ -504,7 +500,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
   }
   add_alone(alone, copies_alone, groups.data());
   for (std::size_t k = 0; k < groups.size(); ++k) {
-    const Group& g = groups[k];
+    const CopyGroup& g = groups[k];
     if (g.count == 0) continue;
     const std::string direction = kDirections[k / 8], memory = kMemories[k % 4];
     const bool own = (k / 4) % 2 == 1;
@@ -515,10 +511,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
       out.groups.push_back({direction, own, memory});
       it = out.groups.end() - 1;
     }
-    it->count += g.count, it->bytes += g.bytes, it->time_ns += g.time, it->blocking += g.blocking;
-    it->compiled += g.compiled, it->gradient += g.gradient, it->blocking_ns += g.blocking_ns;
-    it->gradient_bytes += g.gradient_bytes, it->exposed_ns += g.exposed, it->gradient_exposed_ns += g.gradient_exposed;
-    it->buffers += g.buffers, it->buffers_exposed_ns += g.buffers_exposed, it->unlaunched += g.unlaunched;
+    it->add(g);
   }
   sort_copy_groups(out.groups);
   const MemsetTable& z = t.memsets();
