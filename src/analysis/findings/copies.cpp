@@ -143,14 +143,24 @@ std::string copy_fix(const Profile& p, const CopyGroup& g) {
   if (g.direction == "DtoD" || g.direction == "peer") {
     // Made by the compiler, not by the model's code: removing clone() or
     // .contiguous() from it does not apply.
-    if (g.direction == "DtoD" && 2 * g.compiled >= g.count)
-      return count(g.compiled, "copy", "copies") + " of these " + count(g.count) +
-             " were launched inside torch.compile's compiled regions: the compiler made them, so the model's own "
-             "clone() or .contiguous() calls are not where they come from. Under mode='reduce-overhead' CUDA graphs "
-             "copy each input that is not at a fixed address into the graph's buffer on every replay: keep inputs "
-             "in the same tensors from step to step (copy_ into them), or mark them static "
-             "(torch._dynamo.mark_static_address). Otherwise the compiled code's layout changes make them: "
-             "TORCH_LOGS=output_code shows which; the trace does not tell which of these it is.";
+    // Graph replays copy their inputs in only where graphs replay: a trace
+    // with no graph launch has none to blame.
+    if (g.direction == "DtoD" && 2 * g.compiled >= g.count) {
+      const std::string made = count(g.compiled, "copy", "copies") + " of these " + count(g.count) +
+                               " were launched inside torch.compile's compiled regions: the compiler made them, so "
+                               "the model's own clone() or .contiguous() calls are not where they come from. ";
+      if (p.workload.graph_launches == 0)
+        return made +
+               "No CUDA graph is launched in this trace, so they are not a graph replay's input copies: the "
+               "compiled code copies tensors itself (a clone() or a layout change the compiler kept, in the "
+               "compiled forward or backward). TORCH_LOGS=output_code shows the generated code that makes them; "
+               "what removes them depends on why it copies, which the trace does not show.";
+      return made +
+             "Under mode='reduce-overhead' CUDA graphs copy each input that is not at a fixed address into the "
+             "graph's buffer on every replay: keep inputs in the same tensors from step to step (copy_ into them), "
+             "or mark them static (torch._dynamo.mark_static_address). Otherwise the compiled code's layout changes "
+             "make them: TORCH_LOGS=output_code shows which; the trace does not tell which of these it is.";
+    }
     // A run that compiles part of itself: the copies are mostly the eager
     // part's, so compiling is not news, compiling that part is.
     const std::string compile =

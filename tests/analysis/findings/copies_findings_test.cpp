@@ -123,7 +123,11 @@ TEST(CopyAdvice, DeviceToDeviceCopiesInsideACompiledRegionAreTheCompilers) {
   ASSERT_TRUE(o) << testing::describe_findings(p);
   EXPECT_TRUE(has(o->recommendation, "10 copies of these 10 were launched inside torch.compile's compiled regions"))
       << o->recommendation;
-  EXPECT_TRUE(has(o->recommendation, "mark_static_address")) << o->recommendation;
+  // No graph is launched: not a graph replay's input copies.
+  ASSERT_EQ(p.workload.graph_launches, 0u);
+  EXPECT_TRUE(has(o->recommendation, "No CUDA graph is launched in this trace, so they are not a graph replay's"))
+      << o->recommendation;
+  EXPECT_FALSE(has(o->recommendation, "mark_static_address")) << o->recommendation;
   EXPECT_FALSE(has(o->recommendation, "Remove the copies")) << o->recommendation;
   // Outside the region (the test above): none is the compiler's.
   EXPECT_EQ(analyze(copy_steps(7, CopyKind::dtod, MemoryKind::device, MemoryKind::device, true))
