@@ -85,6 +85,9 @@ bool cutlass_tensor_op(std::string_view name) {
 }  // namespace
 
 bool is_tensor_core_kernel(std::string_view name, KernelCategory category) {
+  // A copy or a collective does no matrix math, whatever its name holds
+  // (vLLM's reshape_and_cache_flash_kernel writes the KV cache).
+  if (category == KernelCategory::memory || category == KernelCategory::communication) return false;
   for (std::string_view f : kTensorCoreFragments)
     if (contains_nocase(name, f)) return true;
   if (cutlass_tensor_op(name)) return true;

@@ -189,9 +189,17 @@ std::string slow_all_reduce(const Profile& p) {
   // nccl-tests' bus bandwidth: a ring all-reduce moves 2(n-1)/n of the
   // message per rank; with the ranks unknown, n = 2 (a factor of 1, the lowest).
   const std::uint32_t n = std::max<std::uint32_t>(2, p.workload.ranks);
+  const auto bus = [&](const CollectiveSite& s) {
+    return double(s.bytes) / (double(s.durations.min) * 1e-9) * 2.0 * double(n - 1) / double(n);
+  };
   const double algbw = double(slow->bytes) / (double(slow->durations.min) * 1e-9);
-  const double busbw = algbw * 2.0 * double(n - 1) / double(n);
+  const double busbw = bus(*slow);
   if (busbw >= kSlowBusBw) return {};
+  // Another large all-reduce that moved its bytes faster shows the link is
+  // not slow: a time that does not grow with the size is a fixed cost (a
+  // wait for another rank, a per-call cost), not the transfer.
+  for (const CollectiveSite& s : p.collective_sites)
+    if (s.kind == "all_reduce" && s.bytes >= kLarge && s.durations.min > 0 && bus(s) >= kSlowBusBw) return {};
   return "the " + bytes(slow->bytes) + " all-reduce's fastest instance took " + dur(slow->durations.min) + ": " +
          fmt("%.1f", algbw / 1e9) + " GB/s of algorithm bandwidth, " + fmt("%.1f", busbw / 1e9) +
          " GB/s of bus bandwidth" +
@@ -226,17 +234,30 @@ std::string waiting_for(const Profile& p) {
 // recorded, a median instance under 50 µs, less than a 25 MB bucket takes
 // on any link). DDP's reducer all-reduces buckets of 25 MB by default, so
 // these are not its buckets, whatever else says DDP. Empty otherwise.
+// The all-reduce sites in each step, at most over the GPUs.
+std::uint64_t all_reduces_per_step(const Profile& p) {
+  std::map<std::uint32_t, std::uint64_t> per_device;
+  for (const CollectiveSite& s : p.collective_sites)
+    if (s.kind == "all_reduce" && s.ordinal >= 0 && s.durations.count > 0) ++per_device[s.device];
+  std::uint64_t n = 0;
+  for (const auto& [device, k] : per_device) n = std::max(n, k);
+  return n;
+}
+
 std::string per_tensor_all_reduce(const Profile& p) {
   constexpr std::uint64_t kPerStep = 100, kSmallBytes = 1 << 20;
   constexpr TimeNs kSmallNs = 50'000;
   std::map<std::uint32_t, std::uint64_t> per_device;
   std::vector<TimeNs> durations;
   std::vector<std::uint64_t> sizes;
+  TimeNs all = 0, short_ones = 0;  // Σ instances' time, and of the sites under kSmallNs
   for (const CollectiveSite& s : p.collective_sites) {
     if (s.kind != "all_reduce" || s.ordinal < 0 || s.durations.count == 0) continue;
     ++per_device[s.device];
     durations.push_back(s.durations.median);
     if (s.bytes) sizes.push_back(s.bytes);
+    all += s.durations.total;
+    if (s.durations.median < kSmallNs) short_ones += s.durations.total;
   }
   std::uint64_t per_step = 0;
   for (const auto& [device, n] : per_device) per_step = std::max(per_step, n);
@@ -246,6 +267,9 @@ std::string per_tensor_all_reduce(const Profile& p) {
   const bool sized = 2 * sizes.size() >= durations.size();
   const std::uint64_t median_bytes = sized ? lower_median(sizes) : 0;
   if (sized ? median_bytes >= kSmallBytes : median >= kSmallNs) return {};
+  // Without sizes, short instances say latency only where they hold most of
+  // the time: many short ones beside a few long ones are not what it costs.
+  if (!sized && 2 * short_ones < all) return {};
   return count(per_step) + " all-reduces in each step, median " + dur(median) +
          (sized ? ", median message " + bytes(median_bytes) : std::string(", sizes not recorded"));
 }
@@ -321,6 +345,17 @@ std::string communication_fix(std::string_view k, const Profile& p) {
            "gradient is ready. What shortens it for certain is sending less (a DDP communication hook compressing "
            "gradients to bf16/fp16, or PowerSGD), or all-reducing less often (gradients accumulated over "
            "micro-batches under no_sync()).";
+  // DDP's 25 MB buckets make a few all-reduces a step; a hundred or more
+  // (short ones aside, which hold little of the time) may be its buckets
+  // made small, or a compiler's split of them: the trace cannot tell.
+  if (const std::uint64_t n = all_reduces_per_step(p); w.data_parallel == "ddp" && n >= 100)
+    return "The trace shows DDP (" + w.data_parallel_evidence + "), yet " + count(n) +
+           " all-reduces run in each step, far more than DDP's 25 MB buckets make: whether they are its buckets "
+           "(a small bucket_cap_mb, or a compiler splitting them per graph) the trace cannot tell. What stays exposed "
+           "is what the backward pass "
+           "leaves nothing to hide under, or a slow link: send less (a DDP communication hook compressing "
+           "gradients to bf16/fp16), or accumulate gradients over micro-batches under no_sync() so fewer steps "
+           "all-reduce.";
   if (w.data_parallel == "ddp")
     return "This run already uses DDP (" + w.data_parallel_evidence +
            "), which buckets gradients and overlaps their all-reduce with the backward pass: what stays exposed is "

@@ -368,6 +368,15 @@ TEST(TensorCoreNames, FusedAttentionAndMmaFamiliesCountButFp32KernelsDoNot) {
         "void cutlass::Kernel<cutlass_80_simt_sgemm_128x128_8x4_nn_align1>(cutlass_80_simt_sgemm_128x128_8x4_"
         "nn_align1::Params)"})
     EXPECT_FALSE(is_tensor_core_kernel(name)) << name;
+  // A copy does no matrix math: vLLM's KV-cache write is named "flash" but is memory work.
+  const char* kv_write =
+      "void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16, (vllm::Fp8KVCacheDataType)0>("
+      "__nv_bfloat16 const*, __nv_bfloat16 const*, __nv_bfloat16*, __nv_bfloat16*, long const*, long, long, long, "
+      "long, int, int, int, float const*, float const*)";
+  EXPECT_TRUE(is_tensor_core_kernel(kv_write));  // by its name alone
+  EXPECT_FALSE(is_tensor_core_kernel(kv_write, KernelCategory::memory));
+  EXPECT_FALSE(
+      is_tensor_core_kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL_wgmma_like", KernelCategory::communication));
 }
 
 // CUTLASS's "tensorop" marks its tensor-core kernels, as a word of a

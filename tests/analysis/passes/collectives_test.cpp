@@ -14,6 +14,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/detail/context.h"
+#include "analysis/findings/rules.h"
 #include "analysis/passes/collectives.h"
 #include "support/findings.h"
 #include "support/test_traces.h"
@@ -525,6 +526,26 @@ TEST(Collectives, AnAllReduceSlowForItsSizeIsSaidSlowNotToOverlap) {
   EXPECT_GT(g->saving_ns, 0);
 }
 
+// A 16 MiB all-reduce in 9.0 ms beside a 64 MiB one in 8.9 ms: the
+// larger one moves its bytes at 13.2 GB/s of bus bandwidth, so the link is not
+// slow, and the time that does not grow with the size is a fixed cost (a
+// wait, a per-call cost), not a slow transfer.
+TEST(Collectives, AnAllReduceAsLongAsALargerOneIsNotSlowForItsSize) {
+  TraceFactory f(0);
+  f.meta().world_size = 8;
+  add_steps(f, 6, [&](int, TimeNs t) {
+    collective(f, t, 9000 * us, sized(4'194'304));
+    const TimeNs u = t + 9001 * us;
+    collective(f, u, 8900 * us, sized(16'777'216));
+    return u + 8901 * us;
+  });
+  const Profile p = analyze(f.build());
+  const Finding* e = testing::find_any_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_NE(e->variant, "slow") << e->title;
+  EXPECT_EQ(detail::rules::slow_all_reduce(p), "");
+}
+
 // Gradients all-reduced a tensor at a time: 120 small all-reduces in each
 // step are not DDP's 25 MB buckets; 20 are too few to say so.
 TEST(Collectives, ManySmallAllReducesPerStepAreToldToBucket) {
@@ -541,6 +562,34 @@ TEST(Collectives, ManySmallAllReducesPerStepAreToldToBucket) {
                                              " all-reduces in each step, median 30.0 µs, median message "
                                              "4.0 KiB)") != std::string::npos;
     EXPECT_EQ(told, per_step == 120) << e->recommendation;
+  }
+}
+
+// Without sizes, 120 short all-reduces per step say latency only where they
+// hold most of the time: beside 10 of 2 ms each (4x their time) they do not.
+// Under DDP, 130 a step are not said to be its buckets, nor not to be.
+TEST(Collectives, ManyShortAllReducesBesideLongOnesAreNotToldToBucket) {
+  for (const bool long_ones : {false, true}) {
+    TraceFactory f;
+    add_steps(f, 5, [&](int, TimeNs t) {
+      if (long_ones)
+        f.range("DistributedDataParallel.forward", t - 300 * us, t - 250 * us, 1, RangeKind::annotation,
+                "user_annotation");
+      for (int i = 0; i < 120; ++i, t += 31 * us) collective(f, t, 30 * us, {});
+      for (int i = 0; long_ones && i < 10; ++i, t += 2001 * us) collective(f, t, 2 * ms, {});
+      return t;
+    });
+    const Profile p = analyze(f.build());
+    const Finding* e = testing::find_any_finding(p, "exposed-communication");
+    ASSERT_TRUE(e) << testing::describe_findings(p);
+    const bool told = e->recommendation.find("a tensor at a time") != std::string::npos;
+    EXPECT_EQ(told, !long_ones) << e->recommendation;
+    if (!long_ones) continue;
+    ASSERT_EQ(p.workload.data_parallel, "ddp");
+    EXPECT_NE(e->recommendation.find("yet 130 all-reduces run in each step, far more than DDP's 25 MB buckets make"),
+              std::string::npos)
+        << e->recommendation;
+    EXPECT_EQ(e->recommendation.find("which buckets gradients"), std::string::npos) << e->recommendation;
   }
 }
 
