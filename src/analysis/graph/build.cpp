@@ -99,6 +99,7 @@ struct Builder {
   void launches();
   void latencies();
   void syncs();
+  void full_queue_waits();
   void blocking_copies();
   void collectives();
   void edges();
@@ -415,6 +416,52 @@ void Builder::syncs() {
   if (unmatched) g.add_stat("graph.syncs_without_call", unmatched);
   if (no_target) g.add_stat("graph.syncs_without_target", no_target);
   if (inferred) g.add_stat("graph.sync_targets_inferred", inferred);
+}
+
+// A launch into a full queue: with kFullQueue ops or more of its stream
+// launched and not yet ended as the call began, a call of kMinWait or more
+// that returned within kReturn of an op of its stream ending (the op ended
+// while the call ran) waited for that op to free a slot (the runtime's queue
+// holds about a thousand). A faster GPU frees the slot sooner, so the replay
+// must not keep that time as the host's. It stays a launch (no host sync
+// removes it); the wait is a blocking call's.
+void Builder::full_queue_waits() {
+  constexpr NodeId kFullQueue = 512;
+  constexpr TimeNs kMinWait = 20'000, kReturn = 30'000;
+  const TimeNs* e = g.obs_end.data();
+  std::uint64_t found = 0;
+  std::vector<TimeNs> free;  // the launch calls that did not wait: what a call costs
+  for (const Chain& c : g.chains) {
+    if (!c.gpu) continue;
+    for (NodeId m = c.begin; m < std::min<NodeId>(c.end, c.begin + kFullQueue) && free.size() < (1u << 16); ++m)
+      if (launch_of[m] != kNoNode) free.push_back(g.obs_end[launch_of[m]] - g.obs_start[launch_of[m]]);
+    if (c.end - c.begin <= kFullQueue) continue;
+    NodeId ended = c.begin;  // the first op of the stream not ended when the call began
+    for (NodeId m = c.begin + kFullQueue; m < c.end; ++m) {
+      const NodeId call = launch_of[m];
+      if (call == kNoNode || g.kind[call] != NodeKind::launch) continue;
+      const TimeNs s = g.obs_start[call], f = g.obs_end[call];
+      const bool sampled = free.size() < (1u << 16);
+      if (f - s < kMinWait) {
+        if (sampled) free.push_back(f - s);
+        continue;
+      }
+      while (ended < m && e[ended] <= s) ++ended;
+      if (m - ended < kFullQueue) {
+        if (sampled) free.push_back(f - s);
+        continue;
+      }
+      // The last op of the stream ended by the call's return (ends rise along a stream).
+      const NodeId freed = static_cast<NodeId>(std::upper_bound(e + ended, e + m, f + o.tolerance_ns) - e);
+      if (freed == ended || e[freed - 1] <= s || f - e[freed - 1] > kReturn) continue;
+      waits.push_back({call, freed - 1, EdgeType::blocking_copy});
+      ++found;
+    }
+  }
+  if (!found) return;
+  g.add_stat("graph.full_queue_waits", found);
+  // A run whose launches mostly waited: their median is no call's own cost.
+  g.call_cost_ns = quantile(free, 0.5, 5'000);
 }
 
 // A copy whose call returns only when it is done: cudaMemcpy (no Async), and
@@ -893,6 +940,7 @@ Graph build_graph(const Trace& trace, const GraphOptions& options) {
   b.launches();
   b.latencies();
   b.syncs();
+  b.full_queue_waits();
   b.blocking_copies();
   b.collectives();
   b.input();

@@ -315,6 +315,40 @@ TEST(Graph, CudaGraphsKeepTheHostTimeBeforeTheFirstLaunch) {
   EXPECT_LT(without, us(200));
 }
 
+// A host far ahead of a busy GPU fills the launch queue: once 1,024 ops of
+// the stream are pending, each launch call returns only when an op ahead of
+// it ends and frees a slot. That time is the GPU's, not the host's: halving
+// the kernels halves the step in the replay. A launch that slow with the
+// queue not full (a setup call) stays the host's.
+TEST(Graph, ALaunchIntoAFullQueueWaitsForTheGpu) {
+  auto trace = [](bool full) {
+    TinyTrace b;
+    constexpr int kOps = 3000, kQueue = 1024;
+    double free_at = 0;  // when the host's previous call returned
+    for (int i = 0; i < kOps; ++i) {
+      const double start = 10 + 1000.0 * i, end = start + 999;
+      // The first kQueue + 1 launches take 0.5 µs each; then each returns 1 µs after op i - kQueue ends.
+      const double call = free_at + 0.5;
+      const double returns = full && i > kQueue ? 10 + 1000.0 * (i - kQueue) + 999 + 1 : call + 0.5;
+      b.kernel("k", 0, 7, start, end, call, returns - call);
+      free_at = returns;
+    }
+    b.range("step 1", 0, 10 + 1000.0 * kOps + 10);
+    b.range("step 2", 10 + 1000.0 * kOps + 10, 10 + 1000.0 * kOps + 11);
+    return b.freeze();
+  };
+  for (const bool full : {true, false}) {
+    const Trace t = trace(full);
+    const Graph g = build_graph(t);
+    replay_exactly(g);
+    const TimeNs before = span(observed(g)).duration();
+    const TimeNs after = span(changed(t, g, parse_changes("--scale /k/=0.5"))).duration();
+    // Both ways the GPU decides the step: half the kernels, about half the step.
+    EXPECT_LT(after, before * 6 / 10) << (full ? "full queue" : "free queue");
+    EXPECT_EQ(g.stat("graph.full_queue_waits") > 0, full);
+  }
+}
+
 // A launch call of a millisecond or more is one-off setup (the kernel's
 // module loading on its first call): a CUDA graph does not take it out of the
 // trace's step, so --cuda-graphs keeps its time (an MI250 trace whose one
