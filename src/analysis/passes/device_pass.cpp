@@ -682,8 +682,12 @@ struct Sweep {
   // much earlier, and the next launch with it. A sync that returns at once on
   // an idle GPU leaves the gap to the host's late launch. A sync of CUDA
   // graphs' set-up is charged as warm-up (`setup`), not as a sync.
+  // A sync's return stamped up to kSyncSkewNs before the GPU's last op ended
+  // returned with it: the host's and the GPU's clocks disagree by that much
+  // (an MI300X device sync 7.5 µs "before" the op it waited for).
+  static constexpr TimeNs kSyncSkewNs = 10'000;
   [[gnu::always_inline]] void charge_sync(TimeNs g0, TimeNs g1, TimeNs* explained, TimeNs* setup, TimeNs* rest_from) {
-    while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g0) ++next_sync;
+    while (next_sync < sync_ends.size() && sync_ends[next_sync].end < g0 - kSyncSkewNs) ++next_sync;
     if (next_sync < sync_ends.size() && sync_ends[next_sync].end < g1) {
       const SyncEnd& sync = sync_ends[next_sync];
       // A sync the host was already blocked in when the GPU ran dry holds the gap from its start: nothing

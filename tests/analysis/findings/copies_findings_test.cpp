@@ -798,6 +798,28 @@ TEST(IdleGaps, ASyncBlockingWhenTheGpuRanDryHoldsTheWholeGap) {
   EXPECT_EQ(p.launches.late_launch_idle_ns, 0);
 }
 
+// A device sync whose return the host's clock stamps a few µs before the
+// GPU's clock ends the op it waited for returned with it: the gap after is
+// the sync's, not a late launch's. 20 µs early is no clock's disagreement.
+TEST(IdleGaps, ASyncStampedJustBeforeTheOpItWaitedForStillHoldsTheGap) {
+  auto run = [](TimeNs early) {
+    TraceFactory f;
+    f.device(0);
+    TimeNs t = 1 * ms;
+    for (int s = 0; s < 40; ++s) {
+      f.kernel(0, 7, names::kConvTensorCore, t, t + 500 * us, t - 20 * us);
+      f.sync(SyncType::context, 0, kNoId, t + 100 * us, t + 500 * us - early);
+      t += 700 * us;  // the next launch 180 µs after the kernel ended
+    }
+    return analyze(f.build());
+  };
+  const Profile skewed = run(7 * us);
+  EXPECT_EQ(skewed.syncs.gpu_idle_after_ns, 39 * 200 * us);
+  EXPECT_EQ(skewed.launches.late_launch_idle_ns, 0);
+  const Profile before = run(20 * us);
+  EXPECT_EQ(before.syncs.gpu_idle_after_ns, 0);
+}
+
 TEST(IdleGaps, GapsAfterSynchronizationsAreHostSyncsUpToWhatTheyHeldTheHost) {
   // Each sync holds the host 2.5 ms, longer than the 2.2 ms gap after it:
   // the gaps are the syncs' alone.
