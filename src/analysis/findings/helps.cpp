@@ -389,6 +389,9 @@ std::optional<HelpAnswer> input_from_gaps(const Profile& p, const JobTotals& j, 
                     "shorten");
 }
 
+// Python function ranges enough to say the tracer recorded the host's Python.
+constexpr std::uint64_t kTracedPython = 1000;
+
 std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   const std::string_view id = "input-workers";
   if (j.kernels == 0) return std::nullopt;
@@ -438,8 +441,18 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
                         ", but the trace records only the GPU's ops and the runtime's calls (no framework ops, "
                         "Python functions or steps), so it cannot show where the host waited for input: record the "
                         "host side too (torch.profiler with ProfilerActivity.CPU)");
-    if (std::optional<HelpAnswer> a = input_from_step_leads(p, j, idle)) return a;
-    if (std::optional<HelpAnswer> a = input_from_gaps(p, j, idle)) return a;
+    std::optional<HelpAnswer> a = input_from_step_leads(p, j, idle);
+    if (!a) a = input_from_gaps(p, j, idle);
+    if (a && a->verdict != Verdict::unknown) return a;
+    // Inference whose Python the tracer recorded, frame by frame, with no
+    // data loader in it: where the idle time cannot rule a loader out, no
+    // loader is there to give workers.
+    if (p.workload.phase == "inference" && p.workload.python_ranges >= kTracedPython)
+      return answer(id, kInput, Verdict::not_applicable,
+                    "an inference run whose recorded Python (" + format::count(p.workload.python_ranges) +
+                        " function ranges: with_stack=True) never enters a data loader or another data-loading "
+                        "range: no loader feeds it");
+    if (a) return a;
     return answer(id, kInput, Verdict::unknown,
                   "the GPUs are idle " + pct1(idle) + where +
                       ", but the trace records no data-loading ranges (DataLoader.__next__, tf.data, NVTX around the "

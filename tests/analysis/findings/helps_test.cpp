@@ -267,6 +267,28 @@ TEST(Helps, IdleWithoutDataLoadingRangesIsUnknownForWorkers) {
   EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::no);
 }
 
+// Inference whose Python the tracer recorded with no data loader in it: no
+// loader to give workers (not unknown). Training, or too little Python
+// recorded to say: unknown as before.
+TEST(Helps, InferenceWithTracedPythonAndNoLoaderIsNotAskedForWorkers) {
+  Profile p = half_idle_profile();
+  p.op_names.push_back(OpRow{.name = "aten::conv2d", .calls = 1000});
+  p.workload.phase = "inference";
+  p.workload.python_ranges = 5000;
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "input-workers");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::not_applicable) << a->reason;
+  EXPECT_TRUE(has(a->reason, "never enters a data loader")) << a->reason;
+  p.workload.python_ranges = 10;
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::unknown);
+  p.workload.python_ranges = 5000;
+  p.workload.phase = "training";
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::unknown);
+}
+
 // A trace of the GPU's ops and the runtime's calls alone cannot show where
 // the host waited for input: unknown, saying so; but a GPU idle under 5 % of
 // the time has no input wait to remove, whatever the trace records.
