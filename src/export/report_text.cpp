@@ -1318,9 +1318,12 @@ void host_side(const Profile& p, std::string& out) {
         " stream, " + count(y.event_syncs) + " event), host blocked " + duration(y.total_ns) +
         (y.copies ? " in them and " + duration(y.copy_ns) + " in " + count(y.copies, "blocking copy", "blocking copies")
                   : std::string()) +
-        ", GPU idle after them " + duration(y.gpu_idle_after_ns) +
-        (y.copies ? " (" + duration(y.gpu_idle_after_copies_ns) + " after " + count(y.copies) + " blocking copies)"
-                  : std::string()) +
+        // Without GPU ops in the trace, whether the GPU idled after them is unknown.
+        (p.devices.empty() ? std::string(", GPU idle after them: unknown (the trace has no GPU ops)")
+                           : ", GPU idle after them " + duration(y.gpu_idle_after_ns) +
+                                 (y.copies ? " (" + duration(y.gpu_idle_after_copies_ns) + " after " + count(y.copies) +
+                                                 " blocking copies)"
+                                           : std::string())) +
         (y.setup_syncs ? "; not in these figures, " + count(y.setup_syncs) + " more of " + graph_word(p) +
                              "s' one-time set-up (recording a graph up to its first run) held "
                              "the host " +

@@ -246,6 +246,16 @@ TEST(ReportText, TheRooflineShowsAnOpInsideAnotherOfTheSameWorkOnce) {
   EXPECT_NE(table.find("or an op inside one shown with its calls and FLOPs"), std::string::npos) << table;
 }
 
+// The range profiler's trace has host syncs but no GPU ops: whether the GPU
+// idled after them is unknown, not 0 ns.
+TEST(ReportText, SyncsWithoutGpuOpsLeaveTheIdleAfterThemUnknown) {
+  const Profile p = analyze(open_trace(testing::real_trace("review/hta-cupti-range-profiler.json.gz")));
+  ASSERT_TRUE(p.devices.empty());
+  const std::string text = report_text(p);
+  EXPECT_NE(text.find("GPU idle after them: unknown (the trace has no GPU ops)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("GPU idle after them 0 ns"), std::string::npos) << text;
+}
+
 // A minor observation whose time lies inside a numbered finding's (a copy
 // that blocked the host while the GPU idled for the finding's cause) says
 // so; one elsewhere does not.
