@@ -341,16 +341,16 @@ bool graph_capture_run(const Trace& t, const GraphCaptures& c, TimeRange recorde
   const bool one = c.captures == 1;
   w->run_evidence =
       "the trace records set-up, not a steady state: " + format::count(c.captures) + " " + graph_word(t) +
-      (one ? " capture" : " captures") + (code.empty() ? "" : (one ? ", in " : ", the first in ") + code) + " (" +
-      std::string(t.str(c.begin)) + " to " + std::string(t.str(c.end)) + ": " + format::duration(covered) +
-      " of host time, " +
+      (one ? " capture" : " captures") + " (" + std::string(t.str(c.begin)) + " to " + std::string(t.str(c.end)) +
+      ": " + format::duration(covered) + (one ? " of host time, " : " of host time in all, ") +
       format::percent(static_cast<double>(covered) / static_cast<double>(std::max<TimeNs>(1, recorded.duration()))) +
       " of the " + format::duration(recorded.duration()) + " recorded, recording " + format::count(c.launches) +
       " launches whose kernels run only when the graph is replayed" +
       (c.instantiates ? "; " + std::string(t.str(c.instantiate)) + " " + format::duration(c.instantiate_ns) +
                             (c.instantiates > 1 ? " over " + format::count(c.instantiates) + " calls" : "")
                       : "") +
-      ") and the runs before " + (one ? "it (" : "them (") + format::count(k.size(), "kernel", "kernels") + ", " +
+      ")" + (code.empty() ? "" : (one ? ", in " : ", the first in ") + code) + ", and the runs before " +
+      (one ? "it (" : "them (") + format::count(k.size(), "kernel", "kernels") + ", " +
       format::percent(all > 0 ? static_cast<double>(before) / static_cast<double>(all) : 1.0) +
       " of their time ending before the last capture does); no graph is replayed in the trace: a program's "
       "start-up. Profile where the graphs replay: " +
