@@ -20,6 +20,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 #include "analysis/detail/context.h"
 #include "analysis/ops/occupancy.h"
@@ -1069,12 +1070,47 @@ struct Sweep {
     }
     const RowRange rows = t.rows_overlapping(TableId::ranges, thread, a, b);
     for (RowIndex i = rows.begin; i < rows.end; ++i) {
-      if (first_op_of_name[r.name[i]] != i) continue;
-      const TimeNs later = later_max_of_name[r.name[i]];
-      if (later < 0 || r.end[i] - r.start[i] < kSlowFirstCall * std::max<TimeNs>(later, 1)) continue;
-      if (2 * (std::min(b, r.end[i]) - std::max(a, r.start[i])) >= b - a) return true;
+      if (2 * (std::min(b, r.end[i]) - std::max(a, r.start[i])) < b - a) continue;
+      if (first_op_of_name[r.name[i]] == i) {
+        const TimeNs later = later_max_of_name[r.name[i]];
+        if (later >= 0 && r.end[i] - r.start[i] >= kSlowFirstCall * std::max<TimeNs>(later, 1)) return true;
+      }
+      if (slow_first_of_shapes(i)) return true;
     }
     return false;
+  }
+
+  // The same per input shapes: an op's first call with shapes it has not run
+  // before (cuBLAS choosing a GEMM's algorithm for each new shape: a B200's
+  // first aten::addmm of each shape 1.5-2.5 ms, every later one under
+  // 0.1 ms) that took kSlowFirstCall times the slowest later call of those
+  // shapes or more.
+  struct ShapeCalls {
+    RowIndex first = kNoRow;
+    TimeNs later_max = -1;
+  };
+  std::unordered_map<std::uint64_t, ShapeCalls> shape_calls;
+  int shape_calls_state = -1;  // -1 not made yet, 0 no op records shapes, 1 made
+  [[gnu::noinline]] bool slow_first_of_shapes(RowIndex op) {
+    const RangeTable& r = t.ranges();
+    auto key = [&](RowIndex i) { return (std::uint64_t{r.name[i]} << 32) | r.input_dims_at(i); };
+    if (shape_calls_state < 0) {
+      for (RowIndex i = 0; i < r.size(); ++i)
+        if (r.input_dims_at(i) != StringTable::kNoString && t.is_op_range(i)) {
+          ShapeCalls& s = shape_calls[key(i)];
+          if (s.first == kNoRow || r.start[i] < r.start[s.first]) s.first = i;
+        }
+      for (RowIndex i = 0; i < r.size(); ++i) {
+        if (r.input_dims_at(i) == StringTable::kNoString || !t.is_op_range(i)) continue;
+        ShapeCalls& s = shape_calls[key(i)];
+        if (i != s.first && r.start[i] >= r.end[s.first]) s.later_max = std::max(s.later_max, r.end[i] - r.start[i]);
+      }
+      shape_calls_state = shape_calls.empty() ? 0 : 1;
+    }
+    if (shape_calls_state == 0 || r.input_dims_at(op) == StringTable::kNoString) return false;
+    const auto it = shape_calls.find(key(op));
+    if (it == shape_calls.end() || it->second.first != op || it->second.later_max < 0) return false;
+    return r.end[op] - r.start[op] >= kSlowFirstCall * std::max<TimeNs>(it->second.later_max, 1);
   }
 
   // The held work's launching thread: a stream-wait call among its calls

@@ -762,6 +762,30 @@ TEST(IdleGaps, AnOpsFirstCallMuchSlowerThanItsLaterOnesIsWarmUp) {
   EXPECT_GE(h->saving_ns, 5 * 30 * ms);
 }
 
+// The same per input shapes: the op ran before with other shapes, but its
+// first call with new ones took 30 ms and every later one 20 µs (cuBLAS
+// choosing an algorithm for each new GEMM shape): warm-up, no saving.
+TEST(IdleGaps, AnOpsFirstCallWithNewShapesMuchSlowerThanItsLaterOnesIsWarmUp) {
+  TraceFactory f;
+  TimeNs u = 1 * ms;
+  for (int s = 0; s < 10; ++s) {
+    // Step 5's first call with the new shapes ends just before its kernel's launch.
+    const bool fresh = s == 5;
+    const TimeNs op_start = fresh ? u - 30 * ms - 25 * us : u - 25 * us, op_end = fresh ? u - 25 * us : u - 5 * us;
+    f.cpu_op("aten::addmm", op_start, op_end, s >= 5 ? "[[16,16]]" : "[[8,8]]", "[\"float\"]");
+    f.kernel(0, 7, names::kConvTensorCore, u, u + 500 * us, u - 20 * us);
+    f.kernel(0, 7, names::kGemmTensorCore, u + 501 * us, u + 800 * us, u);
+    f.range("step " + std::to_string(s), op_start - 5 * us, u + 800 * us);
+    u += 801 * us + (s == 4 ? 30 * ms + 30 * us : 0);
+  }
+  const Profile p = analyze(f.build());
+  const Finding* g = testing::find_any_finding(p, "gpu-idle-gaps");
+  ASSERT_TRUE(g) << testing::describe_findings(p);
+  EXPECT_TRUE(has(g->title, "warm-up")) << g->title;
+  EXPECT_EQ(g->saving_ns, 0);
+  EXPECT_FALSE(testing::find_finding(p, "gpu-idle-gaps")) << testing::describe_findings(p);
+}
+
 // A sync is charged the idle after it up to what it held the host: had it
 // not blocked, the host's work after it would have begun that much earlier,
 // and the next launch with it. `blocked`: how long before the kernel's end

@@ -71,8 +71,10 @@ const std::map<std::string, Reviewed>& reviewed() {
         {"sync-memcpy"}}},
       {"review/tracelens-qwen-h100.json.gz",
        {{"layout-transpose", "memory-bound-aux", "op-below-roofline"}, {"larger-batch-fits"}}},
+      // gpu-idle-gaps minor: its 9.1 ms of gaps lie in each GEMM shape's first aten::addmm (1.5-2.5 ms,
+      // every later call of the shape under 0.1 ms): warm-up, which no fix of the program saves.
       {"review/tracelens-vllm-gptoss-b200.json.gz",
-       {{"gpu-idle-gaps", "launch-bound"}, {"op-below-roofline", "op-below-roofline", "op-below-roofline"}}},
+       {{"launch-bound"}, {"gpu-idle-gaps", "op-below-roofline", "op-below-roofline", "op-below-roofline"}}},
       {"review/tracelens-mi210-gpu-only.json.gz", {{"launch-bound", "layout-transpose", "slow-normalization"}, {}}},
   };
   return m;
