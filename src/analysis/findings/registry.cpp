@@ -375,6 +375,9 @@ void settle_findings(Profile* p) {
   TimeNs span = 0;
   for (const DeviceSummary& d : p->devices) span += d.span_ns;
   if (!p->devices.empty()) span /= static_cast<TimeNs>(p->devices.size());
+  // Steps longer than the GPUs' span (host work before each step's first
+  // GPU op) are the run a saving is judged against.
+  if (!p->devices.empty()) span = std::max(span, p->steps.total_ns / static_cast<TimeNs>(p->devices.size()));
   auto material = [&](const Finding& f) {
     if (f.saving_source == SavingSource::simulated && p->simulation.replayed_step_ns > 0 &&
         p->trace_quality.files.size() <= 1)
