@@ -389,9 +389,6 @@ std::optional<HelpAnswer> input_from_gaps(const Profile& p, const JobTotals& j, 
                     "shorten");
 }
 
-// Python function ranges enough to say the tracer recorded the host's Python.
-constexpr std::uint64_t kTracedPython = 1000;
-
 std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   const std::string_view id = "input-workers";
   if (j.kernels == 0) return std::nullopt;
@@ -447,7 +444,7 @@ std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
     // Inference whose Python the tracer recorded, frame by frame, with no
     // data loader in it: where the idle time cannot rule a loader out, no
     // loader is there to give workers.
-    if (p.workload.phase == "inference" && p.workload.python_ranges >= kTracedPython)
+    if (p.workload.phase == "inference" && p.workload.python_ranges >= detail::kTracedPythonRanges)
       return answer(id, kInput, Verdict::not_applicable,
                     "an inference run whose recorded Python (" + format::count(p.workload.python_ranges) +
                         " function ranges: with_stack=True) never enters a data loader or another data-loading "
@@ -1217,7 +1214,21 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
   const Finding* lb = numbered(p, "launch-bound");
   const Finding* lo = numbered(p, "op-launch-overhead");
   if (lo && lo->variant != "launch") lo = nullptr;
-  if (gains(p, lb) || gains(p, lo)) return with_capture_plan(p, yes(p, id, q, {lb, lo}));
+  if (gains(p, lb) || gains(p, lo)) {
+    HelpAnswer a = with_capture_plan(p, yes(p, id, q, {lb, lo}));
+    // Under PyTorch's Python tracer the host's time between launches is
+    // inflated by an amount the trace does not show, unless launching alone
+    // outpaces the GPU (most ops shorter than their launch call).
+    if (p.workload.engine.empty() && p.workload.python_ranges >= detail::kTracedPythonRanges &&
+        p.launches.short_kernel_share < FindingThresholds{}.launch_short_kernel_share)
+      a.reason +=
+          "; the trace was recorded with PyTorch's Python tracer on (with_stack=True), which slows the host "
+          "between launches by an amount it does not show, and only " +
+          pct(p.launches.short_kernel_share) +
+          " of GPU ops run shorter than their launch call: without the tracer the wait, and what graphs "
+          "save, may be smaller (profile with with_stack=False to size it)";
+    return a;
+  }
   if (const Finding* f = without_gain(p, "launch-bound")) return no_gain(p, id, q, *f);
   const TimeNs late = p.launches.late_launch_idle_ns;
   auto of_span = [&](TimeNs ns) { return pct1(j.span ? double(ns) / double(j.span) : 0.0); };

@@ -534,6 +534,22 @@ TEST(Helps, AnUnfusedOptimizerIsNotAnOverlapProblem) {
   EXPECT_EQ(a->findings, std::vector<std::string>{"unfused-optimizer"});
 }
 
+// A launch-bound run recorded under the Python tracer: graphs is yes, said
+// with the tracer's caveat unless most ops are shorter than their launch.
+TEST(Helps, ACudaGraphsYesUnderThePythonTracerSaysItMayBeSmaller) {
+  for (const double short_share : {0.1, 0.8}) {
+    Profile p = half_idle_profile();
+    p.workload.python_ranges = 5000;
+    p.launches.short_kernel_share = short_share;
+    p.findings.push_back(finding("launch-bound", 100 * ms, "Host-bound between launches"));
+    settle_findings(&p);
+    const HelpAnswer* a = help(p, "cuda-graphs");
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(a->verdict, Verdict::yes) << a->reason;
+    EXPECT_EQ(has(a->reason, "Python tracer on (with_stack=True)"), short_share < 0.5) << a->reason;
+  }
+}
+
 TEST(Helps, HostSyncsAreNotACudaGraphsYes) {
   Profile p = half_idle_profile();
   p.findings.push_back(finding("host-sync", 100 * ms, "host synchronizations leave the GPU idle"));
