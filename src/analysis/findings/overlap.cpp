@@ -229,11 +229,6 @@ std::string waiting_for(const Profile& p) {
          "last at each collective and why.";
 }
 
-// Gradients all-reduced a tensor at a time: 100 all-reduces or more in each
-// step, and small ones (a median message under 1 MiB, or, where no size is
-// recorded, a median instance under 50 µs, less than a 25 MB bucket takes
-// on any link). DDP's reducer all-reduces buckets of 25 MB by default, so
-// these are not its buckets, whatever else says DDP. Empty otherwise.
 // The all-reduce sites in each step, at most over the GPUs.
 std::uint64_t all_reduces_per_step(const Profile& p) {
   std::map<std::uint32_t, std::uint64_t> per_device;
@@ -244,6 +239,11 @@ std::uint64_t all_reduces_per_step(const Profile& p) {
   return n;
 }
 
+// Gradients all-reduced a tensor at a time: 100 all-reduces or more in each
+// step, and small ones (a median message under 1 MiB, or, where no size is
+// recorded, a median instance under 50 µs, less than a 25 MB bucket takes
+// on any link). DDP's reducer all-reduces buckets of 25 MB by default, so
+// these are not its buckets, whatever else says DDP. Empty otherwise.
 std::string per_tensor_all_reduce(const Profile& p) {
   constexpr std::uint64_t kPerStep = 100, kSmallBytes = 1 << 20;
   constexpr TimeNs kSmallNs = 50'000;
@@ -346,16 +346,15 @@ std::string communication_fix(std::string_view k, const Profile& p) {
            "gradients to bf16/fp16, or PowerSGD), or all-reducing less often (gradients accumulated over "
            "micro-batches under no_sync()).";
   // DDP's 25 MB buckets make a few all-reduces a step; a hundred or more
-  // (short ones aside, which hold little of the time) may be its buckets
+  // that are not all small (per_tensor_all_reduce above) may be its buckets
   // made small, or a compiler's split of them: the trace cannot tell.
   if (const std::uint64_t n = all_reduces_per_step(p); w.data_parallel == "ddp" && n >= 100)
     return "The trace shows DDP (" + w.data_parallel_evidence + "), yet " + count(n) +
            " all-reduces run in each step, far more than DDP's 25 MB buckets make: whether they are its buckets "
-           "(a small bucket_cap_mb, or a compiler splitting them per graph) the trace cannot tell. What stays exposed "
-           "is what the backward pass "
-           "leaves nothing to hide under, or a slow link: send less (a DDP communication hook compressing "
-           "gradients to bf16/fp16), or accumulate gradients over micro-batches under no_sync() so fewer steps "
-           "all-reduce.";
+           "(a small bucket_cap_mb, or a compiler splitting them per graph) the trace cannot tell. What stays "
+           "exposed is what the backward pass leaves nothing to hide under, or a slow link: send less (a DDP "
+           "communication hook compressing gradients to bf16/fp16), or accumulate gradients over micro-batches "
+           "under no_sync() so fewer steps all-reduce.";
   if (w.data_parallel == "ddp")
     return "This run already uses DDP (" + w.data_parallel_evidence +
            "), which buckets gradients and overlaps their all-reduce with the backward pass: what stays exposed is "

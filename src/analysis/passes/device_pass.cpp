@@ -1447,8 +1447,8 @@ void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange
     for (RowIndex r = calls.begin; r < calls.end; ++r) add(api.start[r], api.end[r], api.name[r], false, false);
     std::sort(pieces.begin(), pieces.end(),
               [](const Piece& a, const Piece& b) { return a.start != b.start ? a.start < b.start : a.end > b.end; });
-    // `open`: indices of the pieces begun, in start order; those ended are
-    // dropped from its top as time passes it, so its top is the innermost.
+    // `stack`: indices of the pieces begun, in start order; those ended are
+    // dropped from its top as time passes them, so its top is the innermost.
     TimeNs covered = 0, now = gap.start;
     std::vector<std::size_t>& stack = open_rows;
     stack.clear();
@@ -1462,6 +1462,8 @@ void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange
       if (!stack.empty() && to > now) pieces[stack.back()].own += to - now, covered += to - now;
       now = std::max(now, to);
       if (starts <= ends) {
+        // One that ended as this one begins is not around it.
+        while (!stack.empty() && pieces[stack.back()].end <= now) stack.pop_back();
         Piece& p = pieces[next];
         if (!stack.empty()) {
           const Piece& around = pieces[stack.back()];
