@@ -702,7 +702,8 @@ struct OpRow {
   TimeNs gpu_self_ns = 0, gpu_total_ns = 0;  // GPU ops it launched itself / with the ops inside it
   std::uint64_t kernels = 0;                 // GPU ops it launched itself
   std::uint64_t kernels_total = 0;           // … with the ops inside it
-  TimeNs launch_ns = 0;                      // Σ its own launch calls' durations
+  TimeNs launch_ns =
+      0;  // Σ its own launch calls' durations, less a blocking copy's wait (the call until its copy ended)
   TimeNs copy_call_ns = 0;      // … of which calls that launched copies or fills (they may wait: not launch overhead)
   TimeNs starved_ns = 0;        // GPU idle in gaps under 1 ms its own late launches ended
   TimeNs starved_total_ns = 0;  // … with the ops inside it

@@ -398,7 +398,9 @@ constexpr void rows(V& v, Of<OpRow>) {
   field<&O::gpu_total_ns>(v, "gpu_total_ns", "ns", "… with those of the ops inside it");
   field<&O::kernels>(v, "kernels", "", "GPU ops (kernels, copies, fills) it launched itself");
   field<&O::kernels_total>(v, "kernels_total", "", "… with those of the ops inside it");
-  field<&O::launch_ns>(v, "launch_ns", "ns", "Σ durations of its own launch calls");
+  field<&O::launch_ns>(v, "launch_ns", "ns",
+                       "Σ durations of its own launch calls, less the part of a call before a copy it launched "
+                       "ended, where the call returned after that (a blocking copy's wait)");
   added<&O::copy_call_ns>(v, "copy_call_ns", "ns",
                           "… of which calls that launched copies or fills (they may wait for the GPU: not "
                           "launch overhead)");

@@ -252,7 +252,6 @@ class OpCallWalk {
     if (open_.empty()) return;  // not reached: the launching op is open
     Open& top = open_.back();
     GroupSums& g = c_.groups[top.group];
-    g.launch += api.end[a] - api.start[a];
     if (next_late_call_ <= a) {  // one test for most calls
       while (next_late_ < late_.size() && late_[next_late_].first < a) ++next_late_;
       for (; next_late_ < late_.size() && late_[next_late_].first == a; ++next_late_) {
@@ -262,8 +261,15 @@ class OpCallWalk {
       next_late_call_ = next_late_ < late_.size() ? late_[next_late_].first : kNoRow;
     }
     bool copy = false;
+    // A copy that ended before its call returned held the call until then:
+    // the call waited for it and the work queued ahead (a blocking
+    // read-back), which is no launch overhead.
+    const TimeNs s0 = api.start[a], e0 = api.end[a];
+    TimeNs waited = 0;
     each_op_of(t_, a, [&](OpRef op) {
       copy = copy || op.table != OpTable::kernel;
+      if (op.table == OpTable::memcpy && t_.memcpys().end[op.row] <= e0)
+        waited = std::max(waited, t_.memcpys().end[op.row] - s0);
       const TimeNs d = duration(t_, op);
       ++s_.attributed;
       top.gpu += d;
@@ -271,7 +277,9 @@ class OpCallWalk {
       g.gpu_self += d;
       ++g.kernels;
     });
-    if (copy) g.copy_call += api.end[a] - api.start[a];
+    const TimeNs own = (e0 - s0) - std::clamp<TimeNs>(waited, 0, e0 - s0);
+    g.launch += own;
+    if (copy) g.copy_call += own;
   }
 
   void finish() {

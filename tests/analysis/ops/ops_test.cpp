@@ -127,6 +127,21 @@ const OpRow* row(const std::vector<OpRow>& rows, std::string_view name) {
   return it == rows.end() ? nullptr : &*it;
 }
 
+// A read-back's call that returned after its copy ended waited for the copy
+// (and the work queued ahead): only its part after the copy is launch time.
+TEST(OpTable, ABlockingCopysWaitIsNoLaunchTime) {
+  TraceFactory f;
+  f.kernel(0, 7, "busy", 0, 400'000, 0);
+  f.cpu_op("aten::copy_", 5'000, 420'000, "[[1]]", "[\"float\"]");
+  f.memcpy(0, 7, CopyKind::dtoh, MemoryKind::device, MemoryKind::pageable, 4, 400'500, 402'000, "cudaMemcpyAsync",
+           10'000, 405'000);  // returns at 415 µs, 13 µs after its copy ended
+  const Profile p = analyze(f.build());
+  const OpRow* copy = row(p.op_names, "aten::copy_");
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(copy->launch_ns, 13'000);
+  EXPECT_EQ(copy->copy_call_ns, 13'000);
+}
+
 TEST(OpTable, SelfAndTotalTimesAndTheUnattributedRow) {
   const Trace t = attribution_trace();
   const Profile p = analyze(t);
@@ -615,9 +630,17 @@ TEST(OpTable, MatchesAPlainReferenceOnRandomTraces) {
     gpu(t.kernels()), gpu(t.memcpys()), gpu(t.memsets());
     for (RowIndex r = 0; r < n; ++r)
       if (rg.parent[r] != kNoRow) child[rg.parent[r]] += rg.end[r] - rg.start[r];
+    // A call whose copy ended before it returned waited for it: that part is no launch time.
+    std::vector<TimeNs> waited(api.size(), 0);
+    for (std::size_t i = 0; i < t.memcpys().size(); ++i) {
+      const RowIndex a = t.memcpys().api[i];
+      if (a != kNoRow && t.memcpys().end[i] <= api.end[a])
+        waited[a] = std::max(waited[a], t.memcpys().end[i] - api.start[a]);
+    }
     for (RowIndex a = 0; a < api.size(); ++a)
       if (api.op_range_at(a) != kNoRow && api.op_table[a] != static_cast<std::uint8_t>(OpTable::none))
-        launch[api.op_range_at(a)] += api.end[a] - api.start[a];
+        launch[api.op_range_at(a)] +=
+            api.end[a] - api.start[a] - std::clamp<TimeNs>(waited[a], 0, api.end[a] - api.start[a]);
     using Key = std::tuple<std::string, std::string, std::string>;
     std::map<Key, OpRow> want, want_name;
     auto key = [&](RowIndex r, bool shapes) {
