@@ -389,6 +389,20 @@ std::optional<HelpAnswer> input_from_gaps(const Profile& p, const JobTotals& j, 
                     "shorten");
 }
 
+// Whether PyTorch's Python tracer (with_stack=True) recorded the host, which
+// it slows by an amount the trace does not show; not a serving engine's
+// trace, whose host time is said for its own reasons.
+bool python_traced(const Profile& p) {
+  return p.workload.engine.empty() && p.workload.python_ranges >= detail::kTracedPythonRanges;
+}
+
+// Whether launching alone outpaces the GPU: most GPU ops run shorter than
+// their launch call (HTA's short-kernel rule), a runtime call the tracer
+// does not slow.
+bool launches_outpace_gpu(const Profile& p) {
+  return p.launches.short_kernel_share >= FindingThresholds{}.launch_short_kernel_share;
+}
+
 std::optional<HelpAnswer> answer_input(const Profile& p, const JobTotals& j) {
   const std::string_view id = "input-workers";
   if (j.kernels == 0) return std::nullopt;
@@ -1219,8 +1233,7 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
     // Under PyTorch's Python tracer the host's time between launches is
     // inflated by an amount the trace does not show, unless launching alone
     // outpaces the GPU (most ops shorter than their launch call).
-    if (p.workload.engine.empty() && p.workload.python_ranges >= detail::kTracedPythonRanges &&
-        p.launches.short_kernel_share < FindingThresholds{}.launch_short_kernel_share)
+    if (python_traced(p) && !launches_outpace_gpu(p))
       a.reason +=
           "; the trace was recorded with PyTorch's Python tracer on (with_stack=True), which slows the host "
           "between launches by an amount it does not show, and only " +
@@ -1329,8 +1342,8 @@ std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
   // launch call (HTA's short-kernel rule), a runtime call the tracer does not
   // slow, so that launching alone outpaces the GPU. A serving engine's batch
   // is unknown for its own reason (below).
-  const bool traced_host = p.workload.engine.empty() && p.workload.python_ranges >= kTracedPythonRanges;
-  const bool outpaced = p.launches.short_kernel_share >= FindingThresholds{}.launch_short_kernel_share;
+  const bool traced_host = python_traced(p);
+  const bool outpaced = launches_outpace_gpu(p);
   const bool traced = gains(p, lb) && !capture_only && traced_host && !outpaced;
   const bool per_launch = gains(p, lb) && !capture_only && !traced;
   if (per_launch) {

@@ -461,6 +461,25 @@ bool inductor_wrapper_frame(std::string_view name) {
          name.find("assert_size_stride") != std::string_view::npos;
 }
 
+// Of the host time in the gaps late launches ended (by innermost name), the
+// part in names `of` accepts, the whole, and the name with the most of it.
+struct HostShare {
+  TimeNs in = 0, all = 0;
+  std::string top;
+};
+template <class Pred>
+HostShare host_share(const Builder& b, Pred&& of) {
+  HostShare s;
+  TimeNs top_ns = 0;
+  for (const auto& [name, ns] : b.ev.idle_gaps_host) {
+    s.all += ns;
+    if (!of(name)) continue;
+    s.in += ns;
+    if (ns > top_ns) s.top = name, top_ns = ns;
+  }
+  return s;
+}
+
 // torch.compile's generated wrapper, where it holds half of the late-launch
 // gaps' host time: the Python that runs at each call of a compiled graph
 // before and between its kernels (input size and stride checks, output
@@ -468,17 +487,9 @@ bool inductor_wrapper_frame(std::string_view name) {
 // running it (mode="reduce-overhead"); Inductor's size_asserts switch drops
 // the checks.
 std::string inductor_wrapper_in_gaps(const Builder& b) {
-  TimeNs wrapper = 0, all = 0;
-  std::string top;
-  TimeNs top_ns = 0;
-  for (const auto& [name, ns] : b.ev.idle_gaps_host) {
-    all += ns;
-    if (!inductor_wrapper_frame(name)) continue;
-    wrapper += ns;
-    if (ns > top_ns) top = name, top_ns = ns;
-  }
-  if (all == 0 || 2 * wrapper < all) return {};
-  return "Of those gaps, " + dur(b.t.per_device(wrapper)) + " were spent in torch.compile's generated wrapper (" + top +
+  const HostShare s = host_share(b, inductor_wrapper_frame);
+  if (s.all == 0 || 2 * s.in < s.all) return {};
+  return "Of those gaps, " + dur(b.t.per_device(s.in)) + " were spent in torch.compile's generated wrapper (" + s.top +
          " the most): the Python Inductor runs at each call of a compiled graph, before and between its kernels "
          "(checking its inputs' sizes and strides, allocating outputs, launching one kernel at a time). " +
          graph_words(b.p) +
@@ -491,12 +502,9 @@ std::string inductor_wrapper_in_gaps(const Builder& b) {
 // gaps: a caching allocator (PyTorch's, TensorFlow's BFC) calls cudaMalloc
 // in a steady loop only when its cache was emptied or new sizes appear.
 std::string allocator_in_gaps(const Builder& b) {
-  TimeNs alloc = 0, all = 0;
-  for (const auto& [name, ns] : b.ev.idle_gaps_host) {
-    all += ns;
-    if (is_allocator_call(name)) alloc += ns;
-  }
-  if (all == 0 || 5 * alloc < all) return {};
+  const HostShare s = host_share(b, [](const std::string& name) { return is_allocator_call(name); });
+  const TimeNs alloc = s.in;
+  if (s.all == 0 || 5 * alloc < s.all) return {};
   // The program's own range that holds most of those calls (a benchmark's
   // timed region, a phase it named), where one holds half of them or more.
   std::string where;

@@ -247,21 +247,18 @@ std::uint64_t all_reduces_per_step(const Profile& p) {
 std::string per_tensor_all_reduce(const Profile& p) {
   constexpr std::uint64_t kPerStep = 100, kSmallBytes = 1 << 20;
   constexpr TimeNs kSmallNs = 50'000;
-  std::map<std::uint32_t, std::uint64_t> per_device;
+  const std::uint64_t per_step = all_reduces_per_step(p);
+  if (per_step < kPerStep) return {};
   std::vector<TimeNs> durations;
   std::vector<std::uint64_t> sizes;
   TimeNs all = 0, short_ones = 0;  // Σ instances' time, and of the sites under kSmallNs
   for (const CollectiveSite& s : p.collective_sites) {
     if (s.kind != "all_reduce" || s.ordinal < 0 || s.durations.count == 0) continue;
-    ++per_device[s.device];
     durations.push_back(s.durations.median);
     if (s.bytes) sizes.push_back(s.bytes);
     all += s.durations.total;
     if (s.durations.median < kSmallNs) short_ones += s.durations.total;
   }
-  std::uint64_t per_step = 0;
-  for (const auto& [device, n] : per_device) per_step = std::max(per_step, n);
-  if (per_step < kPerStep) return {};
   const TimeNs median = lower_median(durations);
   // Sizes where most sites record one.
   const bool sized = 2 * sizes.size() >= durations.size();
