@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -442,15 +443,15 @@ bool removes_only_idle(std::string_view id) {
          id == "host-sync" || id == "gpu-idle-gaps" || id == "low-utilization" || id == "step-host-time";
 }
 
-// The GPUs' idle time in the steps (the span without steps), per GPU as the
-// savings are.
+// The GPUs' idle time, per GPU as the savings are: in their spans, steps
+// and the gaps between them alike (gpu-idle-gaps counts the gaps between
+// steps too), or in the steps where those begin before the span does.
 TimeNs idle_per_gpu(const Profile& p) {
-  TimeNs idle = 0;
-  if (!p.steps.steps.empty())
-    for (const Step& st : p.steps.steps) idle += st.idle_ns;
-  else
-    for (const DeviceSummary& d : p.devices) idle += d.idle_ns;
-  return idle / static_cast<TimeNs>(std::max<std::size_t>(1, p.devices.size()));
+  TimeNs idle = 0, in_steps = 0;
+  for (const DeviceSummary& d : p.devices) idle += d.idle_ns;
+  // Steps that begin before their GPU's first op hold idle outside its span.
+  for (const Step& st : p.steps.steps) in_steps += st.idle_ns;
+  return std::max(idle, in_steps) / static_cast<TimeNs>(std::max<std::size_t>(1, p.devices.size()));
 }
 
 // After the numbered findings, where their savings added up exceed what the
@@ -488,8 +489,7 @@ std::string overlap_words(const Profile& p) {
   std::string s = "The savings overlap: added up, the numbered findings' savings make " + duration(sum);
   if (over_idle)
     s += ", more than the " + duration(idle) + " the GPU" + (p.devices.size() > 1 ? "s idle" : " idles") +
-         (p.steps.steps.empty() ? " in its span" : " in the steps") + ", all that fixes which only remove idle time (" +
-         finding_refs(p, idle_ids) + ") can save";
+         ", all that fixes which only remove idle time (" + finding_refs(p, idle_ids) + ") can save";
   if (over_replay)
     s += std::string(over_idle ? ", and" : ",") + " more than their fixes save together: " + tg.change +
          " replayed together saves " + duration(tg.saving_ns) + " over " + p.simulation.scope + " (median step " +
@@ -831,6 +831,45 @@ void slow_steps(const Profile& p, const ReportTextOptions& o, std::string& out) 
   }
 }
 
+// Steps on several GPUs, or that leave much of their GPUs' span outside them
+// (the host's work between the loop's step ranges): how many per GPU, and
+// how much of the span no step's figures count.
+void step_coverage(const Profile& p, const ReportTextOptions& o, std::string& out) {
+  const StepSummary& s = p.steps;
+  std::map<std::uint32_t, TimeNs> in_steps;  // per device: step time inside its span
+  for (const Step& st : s.steps)
+    if (st.device == kNoDevice) return;  // steps of the host: no GPU span to compare
+  TimeNs span = 0, covered = 0;
+  for (const DeviceSummary& d : p.devices) {
+    TimeNs mine = 0;
+    bool any = false;
+    for (const Step& st : s.steps)
+      if (st.device == d.id) {
+        any = true;
+        mine += std::max<TimeNs>(0, std::min(st.range.end, d.window.end) - std::max(st.range.start, d.window.start));
+      }
+    if (!any) continue;
+    in_steps[d.id] = mine;
+    span += d.window.duration();
+    covered += std::min(mine, d.window.duration());
+  }
+  const std::size_t gpus = in_steps.size();
+  std::string line;
+  if (gpus > 1 && s.steps.size() % gpus == 0)
+    line = count(s.steps.size() / gpus, "step", "steps") + " on each of " + std::to_string(gpus) + " GPUs";
+  else if (gpus > 1)
+    line = "on " + std::to_string(gpus) + " GPUs";
+  if (span > 0 && double(covered) < 0.9 * double(span))
+    line += std::string(line.empty() ? "" : "; ") + (s.steps.size() == 1 ? "the step covers " : "the steps cover ") +
+            percent1(double(covered) / double(span)) + " of " +
+            (gpus > 1              ? "their GPUs' spans: "
+             : s.steps.size() == 1 ? "its GPU's span: "
+                                   : "their GPU's span: ") +
+            duration((span - covered) / static_cast<TimeNs>(gpus)) + (gpus > 1 ? " per GPU" : "") + " lies " +
+            (s.steps.size() == 1 ? "before or after it" : "before, between or after them") + ", in no step's figures";
+  if (!line.empty()) out += wrap(line, o.width, "  ", "    ");
+}
+
 void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const StepSummary& s = p.steps;
   if (s.steps.empty()) {
@@ -854,6 +893,7 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
     out += "Steps: " + count(s.steps.size()) + " from " + std::string(to_string(s.source)) + " · mean " +
            duration(t.mean) + (s.steps.size() > 2 ? ", median " + duration(t.median) : std::string()) + ", min " +
            duration(t.min) + ", max " + duration(t.max) + "\n";
+  step_coverage(p, o, out);
   // Several data-loader fetches per recorded step: the loop ran several
   // iterations inside one step, so per-step figures cover several batches.
   if (s.input_fetches >= 2 * s.steps.size())
@@ -915,7 +955,11 @@ void steps(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (memory) tb.rows.back().push_back("peak memory"), tb.right.push_back(true);
   for (std::size_t i = 0; i < s.steps.size() && i < o.max_steps; ++i) {
     const Step& st = s.steps[i];
-    tb.rows.push_back({st.name, st.device == kNoDevice ? "-" : std::to_string(st.device), duration(st.range.duration()),
+    // A name without a number ("step", every step's NVTX range) takes the
+    // step's index on its GPU, so the rows are told apart.
+    const bool numbered = std::any_of(st.name.begin(), st.name.end(), [](char c) { return c >= '0' && c <= '9'; });
+    tb.rows.push_back({numbered ? st.name : st.name + ' ' + std::to_string(st.index),
+                       st.device == kNoDevice ? "-" : std::to_string(st.device), duration(st.range.duration()),
                        duration(st.compute_ns), duration(st.communication_ns), duration(st.memcpy_ns),
                        duration(st.idle_ns), duration(st.input_wait_ns)});
     if (tail) tb.rows.back().push_back(duration(st.host_tail_ns));

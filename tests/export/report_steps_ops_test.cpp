@@ -9,6 +9,7 @@
 #include "export/report_json.h"
 #include "export/report_text.h"
 #include "support/test_traces.h"
+#include "words/format.h"
 
 namespace gpuscope {
 namespace {
@@ -183,8 +184,8 @@ TEST(ReportRun, ATogetherStepBelowTheGpusBusyTimeIsABound) {
 
 // Numbered savings that remove the same waits: each is its fix's alone, so
 // where they add up to more than the fixes replayed together save, or than
-// the GPU's idle time in the steps (all that fixes removing only idle can
-// save), a line says they overlap and gives the combined figure; and a
+// the GPU's idle time (all that fixes removing only idle can save), a line
+// says they overlap and gives the combined figure; and a
 // saving another finding's fix removes too says it is part of that one's.
 Profile overlapping_savings() {
   Profile p = bursts_profile();
@@ -232,7 +233,7 @@ TEST(ReportRun, OverlappingSavingsSayTheyOverlapWithTheCombinedFigure) {
   // 20 + 12 + 10 ms added up, against 40 ms idle in 4 steps and 28 ms replayed together.
   ASSERT_EQ(p.steps.steps.size(), 4U);
   EXPECT_NE(text.find("The savings overlap: added up, the numbered findings' savings make 42.0 ms, more than the "
-                      "40.0 ms the GPU idles in the steps"),
+                      "40.0 ms the GPU idles, all that fixes"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("replayed together saves 28.0 ms over all 4 steps"), std::string::npos) << text;
@@ -251,6 +252,50 @@ TEST(ReportRun, OverlappingSavingsSayTheyOverlapWithTheCombinedFigure) {
   p.findings[1].replay_saving_ns = 0;
   p.findings[1].saving_ns = 8'000'000;
   EXPECT_EQ(report_text(p).find("The savings overlap"), std::string::npos) << report_text(p);
+}
+
+// The bound for fixes that only remove idle time is the GPU's idle in its
+// span, gaps between the steps included (gpu-idle-gaps counts them), where
+// that is more than the steps' own idle.
+TEST(ReportRun, TheIdleBoundCountsTheGapsBetweenSteps) {
+  Profile p = overlapping_savings();
+  p.devices.at(0).idle_ns = 80'000'000;  // 40 ms in the steps, 40 ms between them
+  const std::string text = unwrapped(report_text(p));
+  EXPECT_EQ(text.find("the GPU idles, all that fixes"), std::string::npos) << text;
+  // Still more than the replay of the fixes together saves.
+  EXPECT_NE(text.find("The savings overlap: added up, the numbered findings' savings make 42.0 ms, more than their "
+                      "fixes save together"),
+            std::string::npos)
+      << text;
+}
+
+// Steps whose ranges share one name are told apart by their index, and the
+// time of their GPUs' spans outside every step is said.
+TEST(ReportSteps, StepsOfOneNameAreNumberedAndTheirCoverageSaid) {
+  Profile p = bursts_profile();
+  ASSERT_EQ(p.steps.steps.size(), 4U);
+  const DeviceSummary& d = p.devices.at(0);
+  TimeNs in_steps = 0;
+  for (Step& s : p.steps.steps) {  // each step its burst and a quarter of the gap after it
+    s.name = "step";
+    s.range.end = s.range.start + 740'000;
+    in_steps += s.range.duration();
+  }
+  const std::string text = unwrapped(report_text(p));
+  EXPECT_NE(text.find("step 0 "), std::string::npos) << text;
+  EXPECT_NE(text.find("step 3 "), std::string::npos) << text;
+  // The steps leave more than a tenth of the span outside them.
+  ASSERT_LT(double(in_steps), 0.9 * double(d.window.duration()));
+  EXPECT_NE(text.find("the steps cover " + format::percent1(double(in_steps) / double(d.window.duration())) +
+                      " of their GPU's span: " + format::duration(d.window.duration() - in_steps) +
+                      " lies before, between or after them, in no step's figures"),
+            std::string::npos)
+      << text;
+  // Steps that cover the span: no such line.
+  p.steps.steps.back().range.end = d.window.end;
+  p.steps.steps.front().range.start = d.window.start;
+  for (std::size_t i = 1; i < p.steps.steps.size(); ++i) p.steps.steps[i].range.start = p.steps.steps[i - 1].range.end;
+  EXPECT_EQ(report_text(p).find("the steps cover"), std::string::npos) << report_text(p);
 }
 
 TEST(ReportRun, ATraceWithoutKernelsSaysThereIsNothingToDiagnose) {
