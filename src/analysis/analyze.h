@@ -167,6 +167,12 @@ UnmeasuredKernels unmeasured_kernels(const Profile& p);
 // the host decides).
 bool capped_by_critical_path(const Profile& p, const Finding& f);
 
+// A finding of the GPU waiting for the host's launches in a trace of a
+// one-time graph capture (its capture and the program's first calls): not
+// numbered, since whether later calls, which replay the graph, wait the
+// trace cannot tell.
+bool launch_wait_in_capture(const Profile& p, const Finding& f);
+
 // True if a kernel name marks tensor-core math (HMMA/IMMA/GMMA, cuDNN/cuBLAS
 // tile names such as h884, s1688, 16816, CUTLASS's tensorop (not as the end
 // of another word: MIOpen's SubTensorOpWithScalar1d is elementwise), Hopper

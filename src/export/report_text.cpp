@@ -530,11 +530,16 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
              ? "Minor observations (not numbered: about set-up, graph capture and the runs before it)\n"
              : "Minor observations (true, but under 1% of the run, or their fix replayed shortens the step by under "
                "1%, or their kernels are not on the replayed critical path, or what a fix could remove of them is "
-               "under 1% of the run, the rest warm-up; not numbered)\n";
+               "under 1% of the run, the rest warm-up" +
+                   std::string(std::any_of(p.minor_findings.begin(), p.minor_findings.end(),
+                                           [&](const Finding& f) { return launch_wait_in_capture(p, f); })
+                                   ? ", or they are waits for launches in a one-time graph capture"
+                                   : "") +
+                   "; not numbered)\n";
   for (const Finding& f : p.minor_findings) {
     // One whose share is material but whose replayed fix is not says so.
-    const bool by_replay = f.saving_source == SavingSource::simulated && f.share >= kMaterialShare &&
-                           p.simulation.replayed_step_ns > 0 && f.predicted_step_ns > 0;
+    const bool by_replay = f.saving_source == SavingSource::simulated && !launch_wait_in_capture(p, f) &&
+                           f.share >= kMaterialShare && p.simulation.replayed_step_ns > 0 && f.predicted_step_ns > 0;
     const TimeNs gain = p.simulation.replayed_step_ns - f.predicted_step_ns;
     const std::string what =
         (p.steps.steps.empty() ? "the replayed trace " : "the median step ") + duration(p.simulation.replayed_step_ns);
@@ -549,7 +554,14 @@ void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& o
                   duration(f.saving_ns) + ": the time moves into other steps"
         : gain > 0 ? "; " + f.fix + " shortens " + what + " by only " + duration(gain)
                    : "; " + f.fix + " does not shorten " + what;
-    out += wrap(f.title + " (" + f.id + replayed + same_time_as(p, f) + ")", o.width, "  - ", "    ");
+    // A launch wait not numbered because the trace is a one-time capture's.
+    const std::string capture =
+        launch_wait_in_capture(p, f)
+            ? "; in a one-time " + graph_word(p) +
+                  " capture and the program's first calls: whether later calls, which replay the graph, wait for "
+                  "the host the trace cannot tell"
+            : std::string();
+    out += wrap(f.title + capture + " (" + f.id + replayed + same_time_as(p, f) + ")", o.width, "  - ", "    ");
   }
   out += "\n";
 }
@@ -600,7 +612,11 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
            : run == "graph-capture"   ? "Findings: none numbered: the trace records set-up, graph capture, not the "
                                         "work (see Run above).\n\n"
            : p.minor_findings.empty() ? "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n"
-                                      : "Findings: none of 1% of the run or more.\n";
+           : std::any_of(p.minor_findings.begin(), p.minor_findings.end(),
+                         [&](const Finding& f) { return launch_wait_in_capture(p, f); })
+               ? "Findings: none numbered: none of 1% of the run or more but waits for launches in a one-time graph "
+                 "capture, which say nothing of later calls that replay the graph.\n"
+               : "Findings: none of 1% of the run or more.\n";
     if (!p.workload.nothing_to_number()) out += gpu_bound_words(p, o) + "\n";
     minor_findings(p, o, out);
     return;

@@ -60,13 +60,7 @@ bool replay_cycle(const Finding& f) {
 // the replay could not order, on which a yes rests as unknown (yes()).
 bool gains(const Profile& p, const Finding* f) { return f && (saves_materially(p, *f) || replay_cycle(*f)); }
 
-// A trace of a one-time graph capture: it captures graphs and launches each
-// at most once, its first run. Its waits for the host are the capture's and
-// the program's first calls'; later calls replay the graph, whose kernels
-// have no host launches between them, so how they wait the trace cannot say.
-bool one_time_capture(const Profile& p) {
-  return p.workload.graph_captures > 0 && p.workload.graph_launches <= p.workload.graph_captures;
-}
+using rules::one_time_capture;
 std::string one_time_words(const Profile& p) {
   const WorkloadKind& w = p.workload;
   const std::string graph = rules::graph_words(p);
@@ -1224,7 +1218,10 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
     return answer(id, q, Verdict::no,
                   std::string(p.workload.graph_kernels ? "the run already replays " : "the run already captures ") +
                       rules::graph_words(p) + "s (" + p.workload.execution_evidence +
-                      "): see the findings for what still runs eagerly");
+                      (one_time_capture(p) ? "); the recording is its one-time capture and first calls: what still "
+                                             "runs eagerly in later calls, and whether they wait for it, the trace "
+                                             "cannot tell"
+                                           : "): see the findings for what still runs eagerly"));
   const Finding* lb = numbered(p, "launch-bound");
   const Finding* lo = numbered(p, "op-launch-overhead");
   if (lo && lo->variant != "launch") lo = nullptr;
@@ -1333,7 +1330,9 @@ std::optional<HelpAnswer> answer_batch(const Profile& p, const JobTotals&) {
   // A launch-bound run (the GPU waits for the host's next launch): a larger
   // batch puts more work behind each launch, at the same host cost.
   const Finding* lb = numbered(p, "launch-bound");
-  // The launch gaps of a one-time capture trace are not the steady state's.
+  // The launch gaps of a one-time capture trace are not the steady state's
+  // (its launch-bound finding is a minor line for that reason).
+  if (!lb && one_time_capture(p)) lb = minor(p, "launch-bound");
   const bool capture_only = gains(p, lb) && one_time_capture(p);
   // Nor are they the program's alone where the recording itself slowed the
   // host, by an amount the trace does not show (PyTorch's Python tracer,

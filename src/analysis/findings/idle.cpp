@@ -1337,10 +1337,16 @@ void launch_bound(Builder& b) {
   // launch calls, is what the GPU waits for, short kernels or not.
   // The host's data loading inside the steps is not time per launch, nor
   // its time blocked in synchronizations (it waited for the GPU then).
-  // Without steps, the recording is the host's time (one pass, a serving
-  // engine's batch).
+  // Without steps, the recording up to its last GPU op is the host's time
+  // (one pass, a serving engine's batch): what the host did after it
+  // launched nothing the GPU waited for, and a profiler's end-of-window
+  // marker can lie well after the last event.
   const bool stepped = b.p.steps.total_ns > 0;
-  const TimeNs recorded = stepped ? b.p.steps.total_ns : b.p.window.duration();
+  TimeNs gpu_end = b.p.window.start;
+  for (const DeviceSummary& d : b.p.devices) gpu_end = std::max(gpu_end, d.window.end);
+  const TimeNs recorded =
+      stepped ? b.p.steps.total_ns
+              : std::min(b.p.window.end, gpu_end > b.p.window.start ? gpu_end : b.p.window.end) - b.p.window.start;
   const TimeNs away = host_away(l, recorded);
   const TimeNs host_time = recorded - away;
   const TimeNs loading = b.p.workload.data_loading_ns < host_time ? b.p.workload.data_loading_ns : 0;
@@ -1361,25 +1367,25 @@ void launch_bound(Builder& b) {
               pct1(launch_share) + " of the time, in gaps under " + dur(th.idle_gap_ns) + " (" +
               pct(l.short_kernel_share) + " of GPU ops run shorter than their launch call: median " +
               dur(l.gpu_duration.median) + " on the GPU vs " + dur(l.cpu_launch.median) + " on the CPU)";
-    f.evidence =
-        count(b.ev.launch_gaps.count()) + " idle gaps shorter than " + dur(th.idle_gap_ns) +
-        " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
-        pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) +
-        " threshold, xprof's kernel-launch levels 3 % and 15 %); short ops " + pct(l.short_kernel_share) +
-        (short_ops        ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
-         : host_dominates ? ", but the host spends " + dur(static_cast<TimeNs>(host_per_launch)) +
-                                " per launch over the " + (stepped ? "steps (step time" : "recording (its time") +
-                                (away > 0 ? " less the " + dur(away) + " it spent " + away_words(b.p) + "," : "") +
-                                (loading > 0 ? (away > 0 ? " and" : " less") + std::string(" its data loading, ") +
-                                                   dur(loading) + ", / launches"
-                                             : " / launches") +
-                                "), " + fmt("%.0f", host_per_launch / double(l.cpu_launch.median)) +
-                                "x its launch call's median: its own time per op, not the launch calls, is what the "
-                                "GPU waits for" +
-                                host_work
-                          : ": most kernels outlast their launch, so the host's own time between launches is "
-                            "what the GPU waits for" +
-                                host_work);
+    f.evidence = count(b.ev.launch_gaps.count()) + " idle gaps shorter than " + dur(th.idle_gap_ns) +
+                 " ended by an op launched after the gap began total " + dur(b.ev.launch_gaps.total()) + " (" +
+                 pct1(launch_share) + " vs a " + pct1(th.launch_host_wait_share) +
+                 " threshold, xprof's kernel-launch levels 3 % and 15 %); short ops " + pct(l.short_kernel_share) +
+                 (short_ops ? " (HTA's short-kernel rule: most kernels take less time than launching them)."
+                  : host_dominates
+                      ? ", but the host spends " + dur(static_cast<TimeNs>(host_per_launch)) + " per launch over the " +
+                            (stepped ? "steps (step time" : "recording (its time to the last GPU op") +
+                            (away > 0 ? " less the " + dur(away) + " it spent " + away_words(b.p) + "," : "") +
+                            (loading > 0 ? (away > 0 ? " and" : " less") + std::string(" its data loading, ") +
+                                               dur(loading) + ", / launches"
+                                         : " / launches") +
+                            "), " + fmt("%.0f", host_per_launch / double(l.cpu_launch.median)) +
+                            "x its launch call's median: its own time per op, not the launch calls, is what the "
+                            "GPU waits for" +
+                            host_work
+                      : ": most kernels outlast their launch, so the host's own time between launches is "
+                        "what the GPU waits for" +
+                            host_work);
     if (!host_side_recorded(b.p))
       f.recommendation =
           "Record the host side first (torch.profiler with ProfilerActivity.CPU, or NVTX ranges): "

@@ -343,11 +343,21 @@ void optimizer_within_graphs(std::vector<Finding>& all) {
     if (f.id == "unfused-optimizer" && f.saving_ns > 0) f.saving_within = id;
 }
 
+// The rules whose time is the GPU waiting for the host's launches, which a
+// graph replay removes.
+bool launch_wait_rule(const Finding& f) {
+  return f.id == "launch-bound" || (f.id == "op-launch-overhead" && f.variant != "setup");
+}
+
 }  // namespace
 
 double critical_path_host_share(const CriticalPath& c) {
   if (c.length_ns <= 0) return 0;
   return double(c.cpu_launch_ns + c.cpu_other_ns + c.input_wait_ns + c.sync_wait_ns) / double(c.length_ns);
+}
+
+bool launch_wait_in_capture(const Profile& p, const Finding& f) {
+  return launch_wait_rule(f) && detail::rules::one_time_capture(p);
 }
 
 bool capped_by_critical_path(const Profile& p, const Finding& f) {
@@ -378,7 +388,12 @@ void settle_findings(Profile* p) {
   // Steps longer than the GPUs' span (host work before each step's first
   // GPU op) are the run a saving is judged against.
   if (!p->devices.empty()) span = std::max(span, p->steps.total_ns / static_cast<TimeNs>(p->devices.size()));
+  // A one-time graph capture's waits for the host's launches are the
+  // capture's and the program's first calls': later calls replay the graph,
+  // and whether they wait the trace cannot tell (the answers say so). Not
+  // numbered, their line says why.
   auto material = [&](const Finding& f) {
+    if (launch_wait_in_capture(*p, f)) return false;
     if (f.saving_source == SavingSource::simulated && p->simulation.replayed_step_ns > 0 &&
         p->trace_quality.files.size() <= 1)
       return detail::saves_materially(*p, f) || f.after_to_ns > 0;

@@ -237,6 +237,14 @@ LaunchedFrom launched_from(const Profile& p, Pred&& of_kind) {
 // graph on AMD (PyTorch's torch.cuda.CUDAGraph captures one there).
 inline std::string graph_words(const Profile& p) { return std::string(graph_word_of(p.devices)); }
 
+// A trace of a one-time graph capture: it captures graphs and launches each
+// at most once, its first run. Its waits for the host are the capture's and
+// the program's first calls'; later calls replay the graph, whose kernels
+// have no host launches between them, so how they wait the trace cannot say.
+inline bool one_time_capture(const Profile& p) {
+  return p.workload.graph_captures > 0 && p.workload.graph_launches <= p.workload.graph_captures;
+}
+
 // The words of a fix by vendor: NVIDIA's, AMD's (ROCm's), or for either.
 inline std::string for_vendor(const Profile& p, std::string nvidia, std::string amd, std::string either) {
   switch (gpu_vendor(p)) {

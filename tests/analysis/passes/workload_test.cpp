@@ -653,9 +653,10 @@ TEST(WorkloadRun, AOneTimeCaptureSaysItsReplayAndNotItsWaits) {
                                       "of kernel time ("),
             std::string::npos)
       << w.execution_evidence;
-  // The eager runs before the capture wait for their launches (launch-bound
-  // is numbered), yet whether later calls do the trace cannot tell.
-  ASSERT_TRUE(testing::find_finding(one, "launch-bound")) << testing::describe_findings(one);
+  // The eager runs before the capture wait for their launches, yet whether
+  // later calls do the trace cannot tell: launch-bound is a minor line.
+  EXPECT_FALSE(testing::find_finding(one, "launch-bound")) << testing::describe_findings(one);
+  ASSERT_TRUE(testing::find_any_finding(one, "launch-bound")) << testing::describe_findings(one);
   for (const char* id : {"larger-batch", "more-streams"}) {
     const HelpAnswer* a = testing::find_help(one, id);
     ASSERT_TRUE(a) << id;
@@ -666,6 +667,7 @@ TEST(WorkloadRun, AOneTimeCaptureSaysItsReplayAndNotItsWaits) {
   const Profile steady = capture_trace(true, 1, 3);
   EXPECT_EQ(steady.workload.replay_launches, 3u);
   for (const HelpAnswer& a : steady.helps) EXPECT_EQ(a.reason.find("one-time"), std::string::npos) << a.reason;
+  EXPECT_TRUE(testing::find_finding(steady, "launch-bound")) << testing::describe_findings(steady);
   const HelpAnswer* batch = testing::find_help(steady, "larger-batch");
   ASSERT_TRUE(batch);
   EXPECT_EQ(batch->verdict, Verdict::yes) << batch->reason;
