@@ -530,6 +530,16 @@ TEST(ReportText, MoreStreamsIsNoWhenTheGpuWaitsForTheHostThoughItsKernelsFillIt)
       << why;
   EXPECT_NE(why.find("while they run, kernels use 100% of GPU 0"), std::string::npos) << why;
   EXPECT_EQ(why.find("would not fit"), std::string::npos) << why;
+  // Every cause of the idle counts in the wait, as in the GPUs table: a
+  // gap ended by queued work too.
+  Profile q = p;
+  q.devices[0].idle_kernel_wait_ns = q.devices[0].idle_host_wait_ns / 3;
+  q.devices[0].idle_host_wait_ns -= q.devices[0].idle_kernel_wait_ns;
+  settle_findings(&q);
+  EXPECT_NE(
+      help_reason(q, "more-streams").find("GPU 0 waits for the host or for dependencies 14.8 ms (for the host 67%)"),
+      std::string::npos)
+      << help_reason(q, "more-streams");
 }
 
 // Steps in which the host preprocesses 6 ms before the GPU's first op, then

@@ -405,12 +405,19 @@ std::string tensor_core_saving(const Builder& b) {
 }
 
 namespace {
+// The input channels per group of a convolution op's recorded weight.
+std::int64_t stem_channels(const OpRow& r) {
+  OpInputs in;
+  return parse_op_inputs(r.shapes, "", "", &in) && in.dims.size() > 1 && in.dims[1].size() > 1 ? in.dims[1][1] : 0;
+}
+
 // The layout advice for convolutions: channels_last, and channel counts that
 // are multiples of 8 unless the ops' recorded shapes show they are already
 // (or name one that is not).
 std::string conv_layout_advice(const Profile& p, const char* words) {
   TimeNs known = 0, unaligned = 0, conv = 0;
   const OpRow* first = nullptr;
+  const OpRow* stem = nullptr;
   for (const OpRow& r : p.ops) {
     if (r.family != "convolution" || r.gpu_self_ns <= 0) continue;
     conv += r.gpu_self_ns;
@@ -418,6 +425,9 @@ std::string conv_layout_advice(const Profile& p, const char* words) {
     if (r.name == "aten::convolution_backward" || !parse_op_inputs(r.shapes, "", "", &in)) continue;
     const std::optional<bool> aligned = conv_channels_aligned(in);
     if (!aligned) continue;
+    // An image's own 3 or 4 input channels (the stem), which cuDNN pads
+    // itself: aligned as tensor cores take them, but not a multiple of 8.
+    if (*aligned && in.dims[1][1] % 8 != 0) stem = &r;
     known += r.gpu_self_ns;
     if (!*aligned) {
       unaligned += r.gpu_self_ns;
@@ -430,13 +440,17 @@ std::string conv_layout_advice(const Profile& p, const char* words) {
            pct(ratio(unaligned, conv)) +
            " of the convolution ops' GPU time has channels that are not) so cuDNN "
            "chooses tensor-core kernels.";
+  const std::string but_stem = stem ? ", but for the stem's " + std::to_string(stem_channels(*stem)) +
+                                          " input channels (an image's), which cuDNN pads itself"
+                                    : std::string();
   if (conv > 0 && known == conv)
     return use +
            " so cuDNN chooses tensor-core kernels (the convolutions' channel counts, as recorded, are "
-           "multiples of 8 already).";
+           "multiples of 8 already" +
+           but_stem + ").";
   if (conv > 0 && 2 * known >= conv)
-    return use + " so cuDNN chooses tensor-core kernels (the channel counts are multiples of 8 already, in the " +
-           pct(ratio(known, conv)) + " of the convolution ops' GPU time whose shapes the trace records).";
+    return use + " so cuDNN chooses tensor-core kernels (the channel counts are multiples of 8 already" + but_stem +
+           ", in the " + pct(ratio(known, conv)) + " of the convolution ops' GPU time whose shapes the trace records).";
   // Too few shapes recorded to tell: said as a check, not as a change.
   return use + " so cuDNN and cuBLAS choose tensor-core kernels; they need channel counts that are multiples of 8, " +
          "which the trace cannot confirm (" +

@@ -761,7 +761,7 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
     // Idle longer than busy: another stream would have nothing to run in that
     // time, whether or not kernels would fit beside the ones that run.
     if (room.idle_bound) {
-      const TimeNs waits = main->idle_host_wait_ns + main->idle_other_ns;
+      const TimeNs waits = main->idle_host_wait_ns + main->idle_kernel_wait_ns + main->idle_other_ns;
       if (one_time_capture(p))
         return answer(id, q, Verdict::unknown,
                       gpu + " waits " + dur(waits) + ", longer than its " + dur(main->kernel_busy_ns) +
@@ -1039,8 +1039,8 @@ struct MatrixMath {
 // which plain FP32 kernels, and how large that matrix math is: bf16 or fp16
 // would halve its bytes and double the TF32 part's rate (more for the FP32
 // kernels', at most all of their time), so the most it saves is half the
-// TF32 time and all the rest; under kPriorityShare of the span, not a
-// priority.
+// TF32 time and all the rest, said as a bound under kPriorityShare of the
+// span.
 HelpAnswer precision_tf32(const Profile& p, const JobTotals& j, const MatrixMath& m, const OpPrecision& op,
                           bool by_ops) {
   constexpr double kPriorityShare = 0.05;
@@ -1077,12 +1077,15 @@ HelpAnswer precision_tf32(const Profile& p, const JobTotals& j, const MatrixMath
   // bf16 or fp16 would halve its bytes and double the TF32 part's rate.
   const TimeNs most = m.all - m.tc / 2;
   const double most_share = j.span ? double(most) / double(j.span) : 0.0;
+  // Small but over the 1 % the findings number: the bound, said as such.
   if (most_share < kPriorityShare)
-    return answer(id, q, Verdict::no,
+    return answer(id, q, Verdict::unknown,
                   said +
                       ": bf16 or fp16 (autocast) would halve its bytes and double the tensor cores' rate, saving "
                       "at most " +
-                      dur(most) + " (" + pct1(most_share) + " of the span): not a priority");
+                      dur(most) + " (" + pct1(most_share) +
+                      " of the span); how much of the step that would save the trace cannot tell without replaying "
+                      "it");
   return answer(id, q, Verdict::unknown,
                 said +
                     ": bf16 or fp16 (autocast) would halve its bytes and double the tensor cores' rate; how much "

@@ -162,15 +162,18 @@ CollectiveMix collective_mix(const Profile& p) {
   m.variant = waiting >= kWaitingShare && ratio(c.wait_ns, c.time_ns) >= kWaitingOfComm ? "waiting" : "transfer";
   const CollectiveSite& w = c.widest;
   const bool pooled = w.rank < 0 || w.device == kNoDevice;
-  m.sites = "Each collective compared with itself (same kind, size and place in the step, across " +
-            std::string(p.files.size() > 1 ? "steps and ranks" : "steps") + "): of the " + dur(c.repeated_ns) +
-            " in the " + count(c.repeated_sites) + " sites seen more than once, " + dur(c.wait_ns) + " (" +
-            pct(waiting) +
-            ") is beyond each site's fastest instance (waiting), the rest transfer or a wait every instance "
-            "shares. Widest: " +
-            site_words(w) + ", fastest " + dur(w.durations.min) + ", " + (pooled ? "mean " : "median ") +
-            dur(pooled ? w.durations.mean : w.durations.median) + ", longest " + dur(w.durations.max) + " over " +
-            count(w.durations.count) + " instances.";
+  m.sites =
+      "Each collective compared with itself (same kind, size and place in the step, across " +
+      std::string(p.files.size() > 1 ? "steps and ranks" : "steps") + "): of the " + dur(c.repeated_ns) + " in the " +
+      count(c.repeated_sites) + " sites seen more than once, " + dur(c.wait_ns) + " (" + pct(waiting) +
+      ") is beyond each site's fastest instance (waiting), the rest transfer or a wait every instance "
+      "shares. Widest: " +
+      site_words(w) + ", fastest " + dur(w.durations.min) +
+      // Of two instances the median would be one of them.
+      (w.durations.count > 2 || pooled
+           ? ", " + std::string(pooled ? "mean " : "median ") + dur(pooled ? w.durations.mean : w.durations.median)
+           : std::string()) +
+      ", longest " + dur(w.durations.max) + " over " + count(w.durations.count) + " instances.";
   size_words(c, m);
   return m;
 }

@@ -262,13 +262,18 @@ TEST(ReviewedFindingsResNet, ViewsThatTakeTenMicrosecondsMeanASlowedHost) {
 }
 
 // ResNet-50's channel counts are multiples of 8 already (its recorded
-// convolution shapes say so): the tensor-core fix asks for channels_last
-// only, not for what the model has.
+// convolution shapes say so), but for its stem's 3 image channels: the
+// tensor-core fix asks for channels_last only, not for what the model has.
 TEST(ReviewedFindingsResNet, TheTensorCoreFixDoesNotAskForChannelsTheModelHas) {
   for (const char* file : {"kineto-resnet50-v100-workers0.json.gz", "kineto-resnet50-v100-workers4.json.gz"}) {
     const Finding* f = testing::find_finding(profile_of(file), "no-tensor-cores");
     ASSERT_NE(f, nullptr) << file;
     EXPECT_NE(f->recommendation.find("channel counts, as recorded, are multiples of 8 already"), std::string::npos)
+        << f->recommendation;
+    // But for the stem's image channels, recorded as [32,3,224,224] x [64,3,7,7].
+    EXPECT_NE(
+        f->recommendation.find("already, but for the stem's 3 input channels (an image's), which cuDNN pads itself)"),
+        std::string::npos)
         << f->recommendation;
     EXPECT_EQ(f->recommendation.find("and channel counts that are multiples of 8"), std::string::npos)
         << f->recommendation;

@@ -673,19 +673,20 @@ TEST(Helps, Tf32AndFp32MathAreSaidWithTheirShare) {
   p.hotspots = {on, off};
   settle_findings(&p);
   const HelpAnswer* a = help(p, "mixed-precision");
-  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  // Over the 1 % the findings number, under 5 %: unknown, with the bound.
+  EXPECT_EQ(a->verdict, Verdict::unknown) << a->reason;
   EXPECT_FALSE(has(a->reason, "already")) << a->reason;
   EXPECT_TRUE(has(a->reason, "kernels whose names say TF32 (cutlass_80_tensorop_s1688gemm_128x64_32x6_nt_align1)"))
       << a->reason;
   EXPECT_TRUE(has(a->reason, "20.0% runs in plain FP32 kernels on the CUDA cores (ampere_sgemm_128x64_nn)"))
       << a->reason;
-  EXPECT_TRUE(has(a->reason, "saving at most 30.0 ms (3.0% of the span): not a priority")) << a->reason;
-  // The same math at a large share: unknown, not "no".
+  EXPECT_TRUE(has(a->reason, "saving at most 30.0 ms (3.0% of the span); how much of the step")) << a->reason;
+  // The same math at a large share: unknown, without a bound.
   p.hotspots[0].stats.total = 300 * ms;
   p.hotspots[1].stats.total = 100 * ms;
   settle_findings(&p);
   EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::unknown) << help(p, "mixed-precision")->reason;
-  EXPECT_FALSE(has(help(p, "mixed-precision")->reason, "not a priority")) << help(p, "mixed-precision")->reason;
+  EXPECT_FALSE(has(help(p, "mixed-precision")->reason, "saving at most")) << help(p, "mixed-precision")->reason;
   // Reduced precision on the tensor cores is what "already" means.
   p.hotspots[0].name = "void cutlass::Kernel<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x4_nn_align8>";
   settle_findings(&p);
