@@ -588,6 +588,12 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
                                exposed + ", but it is slow for its size (" + rules::slow_all_reduce(p) +
                                    "): overlapping hides at most the compute beside it; find why the transfer is "
                                    "this slow first"));
+  if (f && f->variant == "fixed-cost")
+    return with_finding(answer(id, q, Verdict::no,
+                               exposed + ", but most of it is a cost each call pays whatever its size (" +
+                                   rules::all_reduce_fixed_cost(p) +
+                                   "): overlapping hides at most the compute beside it; find what each call waits "
+                                   "for first"));
   if (ddp && (under_compute >= 0.1 || share < 0.05))
     return with_finding(answer(
         id, q, Verdict::no,

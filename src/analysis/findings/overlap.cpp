@@ -180,6 +180,37 @@ CollectiveMix collective_mix(const Profile& p) {
 
 }  // namespace
 
+std::string all_reduce_fixed_cost(const Profile& p) {
+  constexpr std::uint64_t kLarge = 4u << 20;
+  const CollectiveSite* big = nullptr;  // the largest, by its bytes
+  for (const CollectiveSite& s : p.collective_sites)
+    if (s.kind == "all_reduce" && s.bytes >= kLarge && s.durations.min > 0 &&
+        (!big || s.bytes > big->bytes || (s.bytes == big->bytes && s.durations.total > big->durations.total)))
+      big = &s;
+  if (!big) return {};
+  // The smaller all-reduce of the same device whose fastest instance comes
+  // nearest the large one's in time.
+  const CollectiveSite* small = nullptr;
+  for (const CollectiveSite& s : p.collective_sites)
+    if (s.kind == "all_reduce" && s.device == big->device && s.bytes > 0 && 2 * s.bytes <= big->bytes &&
+        s.durations.min > 0 && 2 * s.durations.min >= big->durations.min &&
+        (!small || s.durations.min > small->durations.min))
+      small = &s;
+  if (!small) return {};
+  // t = fixed + bytes / rate through the two fastest instances.
+  const double slope = double(big->durations.min - small->durations.min) / double(big->bytes - small->bytes);
+  // At most the smaller one's whole time (a larger one as fast: all of it).
+  const double fixed = std::min({double(small->durations.min), double(big->durations.min),
+                                 double(big->durations.min) - slope * double(big->bytes)});
+  if (fixed < 0.5 * double(big->durations.min)) return {};
+  return "the " + bytes(small->bytes) + " all-reduce's fastest instance took " + dur(small->durations.min) + ", " +
+         pct(ratio(small->durations.min, big->durations.min)) + " of the " + bytes(big->bytes) + " one's " +
+         dur(big->durations.min) + " for " + pct(ratio(small->bytes, big->bytes)) + " of its bytes: about " +
+         dur(static_cast<TimeNs>(fixed)) +
+         " of each call does not grow with its size (a wait every instance shares, for a rank late at every step, "
+         "or a fixed cost per call), which a faster link would not shorten";
+}
+
 std::string slow_all_reduce(const Profile& p) {
   constexpr std::uint64_t kLarge = 4u << 20;  // latency is a small part of its time on any link
   constexpr double kSlowBusBw = 5e9;          // bytes/s: below PCIe, NVLink, xGMI and InfiniBand
@@ -203,6 +234,9 @@ std::string slow_all_reduce(const Profile& p) {
   // wait for another rank, a per-call cost), not the transfer.
   for (const CollectiveSite& s : p.collective_sites)
     if (s.kind == "all_reduce" && s.bytes >= kLarge && s.durations.min > 0 && bus(s) >= kSlowBusBw) return {};
+  // So does a smaller one that took half its time or more for half its
+  // bytes or fewer (all_reduce_fixed_cost()).
+  if (!all_reduce_fixed_cost(p).empty()) return {};
   return "the " + bytes(slow->bytes) + " all-reduce's fastest instance took " + dur(slow->durations.min) + ": " +
          fmt("%.1f", algbw / 1e9) + " GB/s of algorithm bandwidth, " + fmt("%.1f", busbw / 1e9) +
          " GB/s of bus bandwidth" +
@@ -518,6 +552,26 @@ void exposed_communication(Builder& b) {
         f.saving_note =
             "unknown: the transfer is slow for its size; what a faster one saves depends on the link and "
             "the ranks, which the trace does not show";
+      } else if (const std::string fixed =
+                     mix.dominant == "all_reduce" && mix.variant != "waiting" ? all_reduce_fixed_cost(b.p) : "";
+                 !fixed.empty()) {
+        // Slow, but not for its size: a cost each call pays whatever it
+        // moves, which neither overlap nor a faster link removes.
+        f.variant = "fixed-cost";
+        f.title += ", mostly a cost each call pays whatever its size";
+        f.evidence += " Not the link: " + fixed + ".";
+        f.recommendation =
+            "Most of each all-reduce's time does not grow with its size: find what every call waits "
+            "for before overlapping it or changing the link." +
+            waiting_for(b.p) +
+            " A rank late at every step (more work, a slower GPU or input) makes every call wait the "
+            "same; so does a cost of its own in each call (NCCL_DEBUG=INFO shows the transport and "
+            "its set-up), which the trace cannot tell apart from the wait. Then: " +
+            f.recommendation;
+        f.saving_ns = 0;
+        f.saving_note =
+            "unknown: most of the time is a cost each call pays whatever its size, which the trace does not "
+            "explain";
       } else if (one_bucket_saving(b.p, t, mix, &f)) {
         // DDP's one bucket: its saving is set there.
       } else if (const TimeNs hideable = hideable_communication(b.p); hideable < t.exposed_comm) {

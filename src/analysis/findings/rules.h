@@ -328,6 +328,13 @@ std::string room_words(const ConcurrencyRoom& room, const DeviceSummary& d);
 // 2.0 GB/s of algorithm bandwidth, 3.5 GB/s of bus bandwidth over 8 ranks";
 // empty where none is.
 std::string slow_all_reduce(const Profile& p);
+// Where a smaller all-reduce (half the bytes or fewer) of the same GPU took
+// half the large one's time or more at its fastest, so that, through the
+// two, half the large one's time or more does not grow with the size: what
+// shows it ("the 5.5 MiB all-reduce's fastest instance took 6.7 ms, 77% of
+// the 16.8 MiB one's 8.7 ms for 33% of its bytes: about 5.7 ms of each call
+// does not grow with its size …"); empty otherwise.
+std::string all_reduce_fixed_cost(const Profile& p);
 
 // [SECTION] The rules, by family ------------------------------------------------------------
 

@@ -546,6 +546,46 @@ TEST(Collectives, AnAllReduceAsLongAsALargerOneIsNotSlowForItsSize) {
   EXPECT_EQ(detail::rules::slow_all_reduce(p), "");
 }
 
+// A 16 MiB all-reduce in 8.7 ms beside a 4 MiB one in 6.7 ms: through the
+// two, 6.0 ms of each call does not grow with its size, so the time is a
+// cost each call pays (a rank late at every step, a per-call cost), not a
+// slow link: the finding and "overlap all-reduce?" say so, with no saving.
+TEST(Collectives, AnAllReduceWhoseTimeDoesNotGrowWithItsSizeIsAFixedCost) {
+  TraceFactory f(0);
+  f.meta().world_size = 8;
+  add_steps(f, 6, [&](int, TimeNs t) {
+    collective(f, t, 6700 * us, sized(1'048'576));
+    const TimeNs u = t + 6701 * us;
+    collective(f, u, 8700 * us, sized(4'194'304));
+    return u + 8701 * us;
+  });
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(detail::rules::slow_all_reduce(p), "");
+  const std::string fixed = detail::rules::all_reduce_fixed_cost(p);
+  EXPECT_NE(fixed.find("the 4.0 MiB all-reduce's fastest instance took 6.7 ms, 77% of the 16.0 MiB one's 8.7 ms for "
+                       "25% of its bytes: about 6.0 ms of each call does not grow with its size"),
+            std::string::npos)
+      << fixed;
+  const Finding* e = testing::find_finding(p, "exposed-communication");
+  ASSERT_TRUE(e) << testing::describe_findings(p);
+  EXPECT_EQ(e->variant, "fixed-cost") << e->title;
+  EXPECT_EQ(e->saving_ns, 0);
+  const HelpAnswer* a = find_help(p, "overlap-communication");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
+  EXPECT_NE(a->reason.find("a cost each call pays whatever its size"), std::string::npos) << a->reason;
+  // Time that grows with the size (2 ms for the 4 MiB one): no such words.
+  TraceFactory g(0);
+  g.meta().world_size = 8;
+  add_steps(g, 6, [&](int, TimeNs t) {
+    collective(g, t, 2000 * us, sized(1'048'576));
+    const TimeNs u = t + 2001 * us;
+    collective(g, u, 8700 * us, sized(4'194'304));
+    return u + 8701 * us;
+  });
+  EXPECT_EQ(detail::rules::all_reduce_fixed_cost(analyze(g.build())), "");
+}
+
 // Gradients all-reduced a tensor at a time: 120 small all-reduces in each
 // step are not DDP's 25 MB buckets; 20 are too few to say so.
 TEST(Collectives, ManySmallAllReducesPerStepAreToldToBucket) {
