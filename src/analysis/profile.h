@@ -416,8 +416,12 @@ struct LaunchStats {
   // Of the host's time over the steps (or, without steps, the recorded
   // window), what it spent issuing no launches: inside CUDA graph captures up
   // to each graph's first run (GraphSetup), or blocked in host
-  // synchronizations or blocking copies. Σ ranks.
+  // synchronizations or blocking copies, or in kernel launch calls that took
+  // launch_setup_ns or more (loading the kernel's module on its first
+  // launch, or a launch into a full queue). Σ ranks.
   TimeNs host_not_launching_ns = 0;
+  // The part of it in those long launch calls (Σ ranks).
+  TimeNs long_launch_ns = 0;
 };
 
 // One collective call site (docs/metrics.md, "Collective sites"): the

@@ -761,10 +761,15 @@ constexpr void rows(V& v, Of<LaunchStats>) {
   added<&L::synchronous_copies>(v, "synchronous_copies", "",
                                 "copies made by a synchronous copy call (cudaMemcpy): the host waited in the call, so "
                                 "they are left out of the launch figures");
-  added<&L::host_not_launching_ns>(v, "host_not_launching_ns", "ns",
-                                   "of the host's time over the steps (without steps, the recorded window), what it "
-                                   "spent issuing no launches: inside CUDA graph captures up to each graph's first "
-                                   "run, or blocked in host synchronizations or blocking copies");
+  added<&L::host_not_launching_ns>(
+      v, "host_not_launching_ns", "ns",
+      "of the host's time over the steps (without steps, the recorded window), what it "
+      "spent issuing no launches: inside CUDA graph captures up to each graph's first "
+      "run, blocked in host synchronizations or blocking copies, or in kernel launch calls "
+      "of 1 ms or more (loading the kernel's module, a launch into a full queue)");
+  added<&L::long_launch_ns>(v, "long_launch_ns", "ns",
+                            "the part of host_not_launching_ns in kernel launch calls of 1 ms or more (loading the "
+                            "kernel's module on its first launch, a launch into a full queue)");
 }
 
 template <class V>

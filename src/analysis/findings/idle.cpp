@@ -1309,10 +1309,20 @@ std::string waited_ops_words(const Builder& b, std::vector<const OpRow*> ops) {
 namespace {
 // Where the host issued no launches (LaunchStats::host_not_launching_ns).
 std::string away_words(const Profile& p) {
+  std::vector<std::string> in;
   const std::string copies = p.syncs.copies > 0 ? " and blocking copies" : "";
-  return p.workload.graph_captures
-             ? "in " + std::string(graph_word_of(p.devices)) + " captures, synchronizations" + copies
-             : "blocked in synchronizations" + copies;
+  // Time besides the long launch calls: graph captures, syncs and copies.
+  if (p.launches.host_not_launching_ns > p.launches.long_launch_ns)
+    in.push_back(p.workload.graph_captures
+                     ? "in " + std::string(graph_word_of(p.devices)) + " captures, synchronizations" + copies
+                     : "blocked in synchronizations" + copies);
+  if (p.launches.long_launch_ns > 0)
+    in.push_back("in kernel launch calls of 1 ms or more (" +
+                 (in.empty() ? std::string() : dur(p.launches.long_launch_ns) + ": ") +
+                 "loading a kernel's module on its first launch, or a launch into a full queue)");
+  std::string out;
+  for (std::size_t i = 0; i < in.size(); ++i) out += (i == 0 ? "" : i + 1 == in.size() ? " and " : ", ") + in[i];
+  return out;
 }
 
 // What the host's time per op is, where the trace records the host's side.

@@ -534,6 +534,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   l.backlog_ops += r.launches.backlog_ops;
   l.late_launch_idle_ns += r.launches.late_launch_idle_ns;
   l.host_not_launching_ns += r.launches.host_not_launching_ns;
+  l.long_launch_ns += r.launches.long_launch_ns;
   l.runtime_outliers += r.launches.runtime_outliers;
   l.launch_delay_outliers += r.launches.launch_delay_outliers;
   l.max_queue_depth = std::max(l.max_queue_depth, r.launches.max_queue_depth);

@@ -347,15 +347,28 @@ void host_syncs(const RankedTrace& rt, const AnalysisOptions& opt, const GraphSe
 // The host time over the steps (without steps, the recorded window) in
 // which it issued no launches: CUDA graph captures up to their graphs' first
 // runs, host synchronizations and blocking copies (`held`, on the shifted
-// clock).
-void host_not_launching(const RankedTrace& rt, const GraphSetup& setup, std::vector<TimeRange> held, Profile* p) {
+// clock), and kernel launch calls that took launch_setup_ns or more (loading the
+// kernel's module on its first launch, or a launch into a full queue
+// waiting for the GPU): not the host's own time between launches.
+void host_not_launching(const RankedTrace& rt, const AnalysisOptions& opt, const GraphSetup& setup,
+                        std::vector<TimeRange> held, Profile* p) {
   for (const TimeRange& w : setup.windows(true)) held.push_back(rt.shift(w));
+  const ApiCallTable& a = rt.trace->api_calls();
+  std::vector<TimeRange> long_launches;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a.end[i] - a.start[i] >= opt.thresholds.launch_setup_ns &&
+        a.op_table[i] == static_cast<std::uint8_t>(OpTable::kernel))
+      long_launches.push_back(rt.shift({a.start[i], a.end[i]}));
+  auto within = [&](std::vector<TimeRange> ranges) {
+    const std::vector<TimeRange> u = intervals::union_of(std::move(ranges));
+    TimeNs n = 0;
+    for (const Step& s : p->steps.steps) n += intervals::length_within(u, s.range);
+    return p->steps.steps.empty() ? intervals::length_within(u, p->window) : n;
+  };
+  if (!long_launches.empty()) p->launches.long_launch_ns = within(long_launches);
+  held.insert(held.end(), long_launches.begin(), long_launches.end());
   if (held.empty()) return;
-  const std::vector<TimeRange> away = intervals::union_of(std::move(held));
-  TimeNs n = 0;
-  for (const Step& s : p->steps.steps) n += intervals::length_within(away, s.range);
-  if (p->steps.steps.empty()) n = intervals::length_within(away, p->window);
-  p->launches.host_not_launching_ns = n;
+  p->launches.host_not_launching_ns = within(std::move(held));
 }
 
 // [SECTION] Copies ------------------------------------------------------------------------------
@@ -580,7 +593,7 @@ void stream_pass(const RankedTrace& rt, const AnalysisOptions& opt, OpTotals& to
   host_syncs(rt, opt, setup, p, &held, &calls);
   // The host issues no launch while a copy blocks it either.
   copies(rt, opt, p, ev, copies_alone, &held);
-  host_not_launching(rt, setup, std::move(held), p);
+  host_not_launching(rt, opt, setup, std::move(held), p);
   sync_site_pass(rt, opt, calls, p);
 }
 

@@ -1704,6 +1704,33 @@ TEST(LaunchBound, TimeBlockedInCopiesIsNoHostTimePerLaunch) {
       << lb->evidence;
 }
 
+// Nor is its time in kernel launch calls of 1 ms or more (loading the
+// kernel's module on its first launch, a launch into a full queue): a 6 ms
+// first launch in a step of 50 launches 200 µs apart is said as such, and
+// the time per launch is the rest's.
+TEST(LaunchBound, LongLaunchCallsAreNoHostTimePerLaunch) {
+  TraceFactory f;
+  TimeNs t = 1 * ms;
+  for (int s = 0; s < 5; ++s) {
+    const TimeNs s0 = t;
+    const TimeNs first = s == 0 ? 6 * ms : 5 * us;  // the first launch loads the module
+    f.kernel(0, 7, names::kRelu, t + first + 1 * us, t + first + 3 * us, t, first);
+    t += first + 200 * us;
+    for (int i = 1; i < 50; ++i, t += 200 * us) f.kernel(0, 7, names::kRelu, t + 6 * us, t + 8 * us, t, 5 * us);
+    f.range("step " + std::to_string(s), s0 - 10 * us, t);
+  }
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.launches.long_launch_ns, 6 * ms);
+  EXPECT_EQ(p.launches.host_not_launching_ns, 6 * ms);
+  const Finding* lb = testing::find_finding(p, "launch-bound");
+  ASSERT_TRUE(lb) << testing::describe_findings(p);
+  EXPECT_NE(lb->evidence.find("per launch over the steps (step time less the 6.0 ms it spent in kernel launch calls "
+                              "of 1 ms or more (loading a kernel's module on its first launch, or a launch "
+                              "into a full queue), / launches)"),
+            std::string::npos)
+      << lb->evidence;
+}
+
 TEST(OpLaunchOverhead, OneOrTwoCallsAreNotAPattern) {
   // A first call's launch carries one-off costs (lazy module loading): not a finding.
   for (int calls : {1, 2}) {
