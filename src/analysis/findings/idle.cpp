@@ -342,7 +342,7 @@ namespace {
 // What ended the gaps, by cause; the one with the most time decides the advice.
 enum Cause { kWarmup, kLaunch, kQueued, kSync, kInput, kUnlaunched, kComm, kStaging };
 // The title's words for the cause with the most time, by Cause.
-constexpr const char* kGapCauseWords[] = {"warm-up at the start of the capture",
+constexpr const char* kGapCauseWords[] = {"warm-up (first calls and set-up)",
                                           "ended by late host launches",
                                           "ended by work held by a dependency (launched in time, started late)",
                                           "after host synchronizations and blocking copies",
