@@ -135,7 +135,10 @@ void op_below_roofline(Builder& b) {
     const double frac = *r.roofline_fraction;
     const TimeNs saving = static_cast<TimeNs>(static_cast<double>(b.t.per_device(r.gpu_self_ns)) *
                                               std::clamp(1 - frac / th.roofline_min_fraction, 0.0, 1.0));
-    Finding& f = b.add(share >= 0.1 ? Severity::critical : Severity::warning, frac, th.roofline_min_fraction, saving);
+    // Critical by what reaching the threshold saves, a tenth of kernel time
+    // or more, not by the op's share: an op near the threshold saves little.
+    const double saved = share * std::clamp(1 - frac / th.roofline_min_fraction, 0.0, 1.0);
+    Finding& f = b.add(saved >= 0.1 ? Severity::critical : Severity::warning, frac, th.roofline_min_fraction, saving);
     f.title = op_words(r) + " reaches " + pct1(frac) + " of its roofline (" + fmt("%.1f", *r.achieved_tflops) +
               " TFLOP/s, " + dur(r.gpu_self_ns) + ", " + pct1(share) + " of kernel time)";
     std::string why;

@@ -101,7 +101,8 @@ constexpr RuleEntry kRules[] = {
       "warning at ≥ 25 %, else info"},
      memory_bound_kernels},
     {{"dropped-records", "records the recorder lost", "critical if ≥ 1 % of the GPU ops"}, dropped_records},
-    {{"op-below-roofline", "matrix, convolution and attention ops far below their roofline", "critical at ≥ 10 %"},
+    {{"op-below-roofline", "matrix, convolution and attention ops far below their roofline",
+      "critical where reaching 30 % of the roofline saves ≥ 10 % of kernel time"},
      op_below_roofline},
     {{"op-launch-overhead", "ops whose launch calls take longer than their GPU work", "warning"}, op_launch_overhead},
 };

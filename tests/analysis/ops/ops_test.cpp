@@ -357,6 +357,22 @@ TEST(OpTable, ARooflineFixNamesOnlyWhatTheOpLeavesOpen) {
   EXPECT_TRUE(fix.starts_with("Pad the dimensions to multiples of 8") && fix.find("allow_tf32") != std::string::npos &&
               fix.find("already") == std::string::npos)
       << fix;
+  // Far below the roofline, all of kernel time: critical.
+  EXPECT_EQ(g->severity, Severity::critical);
+  // The same op just under the threshold (28.5 % of its roofline) saves a
+  // twentieth of its time, whatever its share: a warning.
+  const double frac = g->metric;
+  ASSERT_GT(frac, 0);
+  TraceFactory near;
+  near.device(0, 132, 9, "NVIDIA H100 80GB HBM3");
+  near.cpu_op("aten::mm", 100'000, 400'000, "[[1000,1002],[1002,1000]]", R"(["float","float"])");
+  near.kernel(0, 7, "ampere_sgemm_128x64_nn", 1'000'000, 1'000'000 + static_cast<TimeNs>(2e6 * frac / 0.285), 200'000,
+              5'000, 1000);
+  const Profile q = analyze(near.build());
+  const Finding* h = testing::find_any_finding(q, "op-below-roofline");
+  ASSERT_TRUE(h) << testing::describe_findings(q);
+  EXPECT_NEAR(h->metric, 0.285, 0.001);
+  EXPECT_EQ(h->severity, Severity::warning);
 }
 
 // One bf16 attention op of `batch` sequences of `seq` tokens (16 heads of
