@@ -278,6 +278,7 @@ class PathTally {
     out->input_wait_ns += acc_.input_wait_ns;
     out->sync_wait_ns += acc_.sync_wait_ns;
     out->gpu_wait_ns += acc_.gpu_wait_ns;
+    out->gpu_gap_ns += acc_.gpu_gap_ns;
     out->optimizer_host_ns += acc_.optimizer_host_ns;
   }
   // Another trace's tally after this one's.
@@ -296,9 +297,9 @@ class PathTally {
     }
   }
   void write(Out& o) const {
-    for (TimeNs x :
-         {acc_.length_ns, acc_.gpu_compute_ns, acc_.communication_ns, acc_.copy_ns, acc_.cpu_launch_ns,
-          acc_.cpu_other_ns, acc_.input_wait_ns, acc_.sync_wait_ns, acc_.gpu_wait_ns, acc_.optimizer_host_ns})
+    for (TimeNs x : {acc_.length_ns, acc_.gpu_compute_ns, acc_.communication_ns, acc_.copy_ns, acc_.cpu_launch_ns,
+                     acc_.cpu_other_ns, acc_.input_wait_ns, acc_.sync_wait_ns, acc_.gpu_wait_ns, acc_.gpu_gap_ns,
+                     acc_.optimizer_host_ns})
       o.i(x);
     o.u(by_category_.size());
     for (const auto& [cat, ns] : by_category_) o.u(cat), o.i(ns);
@@ -309,9 +310,9 @@ class PathTally {
     }
   }
   void read(In& in) {
-    for (TimeNs* x :
-         {&acc_.length_ns, &acc_.gpu_compute_ns, &acc_.communication_ns, &acc_.copy_ns, &acc_.cpu_launch_ns,
-          &acc_.cpu_other_ns, &acc_.input_wait_ns, &acc_.sync_wait_ns, &acc_.gpu_wait_ns, &acc_.optimizer_host_ns})
+    for (TimeNs* x : {&acc_.length_ns, &acc_.gpu_compute_ns, &acc_.communication_ns, &acc_.copy_ns, &acc_.cpu_launch_ns,
+                      &acc_.cpu_other_ns, &acc_.input_wait_ns, &acc_.sync_wait_ns, &acc_.gpu_wait_ns, &acc_.gpu_gap_ns,
+                      &acc_.optimizer_host_ns})
       *x = in.i();
     for (std::size_t k = in.count(16); k > 0; --k) {
       const std::uint64_t cat = in.u();
@@ -357,6 +358,7 @@ class PathTally {
       case PathKind::input_wait: return c.input_wait_ns;
       case PathKind::sync_wait: return c.sync_wait_ns;
       case PathKind::gpu_wait: return c.gpu_wait_ns;
+      case PathKind::gpu_gap: return c.gpu_gap_ns;
       default: return c.cpu_other_ns;
     }
   }
