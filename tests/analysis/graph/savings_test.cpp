@@ -360,6 +360,29 @@ TEST(SimulatedSavings, AnOpsTimeOnTheCriticalPathIsAtMostItsOwnRun) {
   EXPECT_EQ(ops, categories);
 }
 
+// On real traces too: each row of the critical path, one per kernel name and
+// category as the kernel table splits them, is at most that row's kernel
+// time (Qwen on an H100: the same copy kernel is a transpose inside a layout
+// copy and memory elsewhere; the path's rows once merged the two under one
+// category, and counted the gaps before each op as its time).
+TEST(SimulatedSavings, EachRowOfTheCriticalPathIsAtMostItsKernelTablesTime) {
+  for (const char* name : {"review/tracelens-qwen-h100.json.gz", "hta-ns-resolution-v100.json.gz"}) {
+    const Trace t = open_trace(testing::real_trace(name));
+    const Profile p = simulated(t);
+    ASSERT_GT(p.critical_path.length_ns, 0) << name;
+    std::map<std::pair<std::string, KernelCategory>, TimeNs> table;
+    for (const Hotspot& h : p.hotspots) table[{h.name, h.category}] += h.stats.total;
+    std::size_t checked = 0;
+    for (const PathOp& op : p.critical_path.ops) {
+      const auto it = table.find({op.name, op.category});
+      if (it == table.end()) continue;  // a copy (no kernel row), or a kernel past the hotspots kept
+      ++checked;
+      EXPECT_LE(op.ns, it->second) << name << ": " << op.name << " (" << to_string(op.category) << ")";
+    }
+    EXPECT_GE(checked, 5u) << name;
+  }
+}
+
 // A rule whose fix the graph cannot express keeps its rule of thumb.
 // ResNet-50 with 0 workers: idle gaps and copy findings beside input-bound.
 TEST(SimulatedSavings, FindingsWithoutAFixKeepTheirRuleOfThumb) {
