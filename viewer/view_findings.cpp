@@ -317,10 +317,15 @@ void View::draw_path_breakdown(const Profile& p) {
       cat("Critical path: ", format::duration(c.length_ns),
           c.steps ? cat(" over ", format::count(c.steps), " steps") : std::string(" (the whole trace)"));
   if (!ImGui::CollapsingHeader(head.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
-  const std::pair<const char*, TimeNs> kinds[] = {
-      {"GPU compute", c.gpu_compute_ns}, {"communication", c.communication_ns},  {"copies", c.copy_ns},
-      {"CPU launch", c.cpu_launch_ns},   {"CPU other", c.cpu_other_ns},          {"input wait", c.input_wait_ns},
-      {"sync wait", c.sync_wait_ns},     {"unexplained GPU wait", c.gpu_wait_ns}};
+  const std::pair<const char*, TimeNs> kinds[] = {{"GPU compute", c.gpu_compute_ns},
+                                                  {"communication", c.communication_ns},
+                                                  {"copies", c.copy_ns},
+                                                  {"CPU launch", c.cpu_launch_ns},
+                                                  {"CPU other", c.cpu_other_ns},
+                                                  {"input wait", c.input_wait_ns},
+                                                  {"sync wait", c.sync_wait_ns},
+                                                  {"unexplained GPU wait", c.gpu_wait_ns},
+                                                  {"gaps before GPU ops", c.gpu_gap_ns}};
   auto bar = [&](const std::string& label, TimeNs ns, ImU32 color) {
     const double share = static_cast<double>(ns) / static_cast<double>(c.length_ns);
     ImGui::TextUnformatted(label.c_str());

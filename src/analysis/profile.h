@@ -937,7 +937,7 @@ struct CriticalPath {
   std::uint64_t steps = 0;  // steps whose paths are summed (0: one path over the whole trace)
   TimeNs length_ns = 0;     // Σ of the paths' lengths
   TimeNs gpu_compute_ns = 0, communication_ns = 0, copy_ns = 0, cpu_launch_ns = 0, cpu_other_ns = 0, input_wait_ns = 0,
-         sync_wait_ns = 0, gpu_wait_ns = 0;
+         sync_wait_ns = 0, gpu_wait_ns = 0, gpu_gap_ns = 0;
   // Of the host's time on the paths (launch calls and the CPU time between
   // calls), what lies inside the optimizer's steps (Optimizer.step#…): the
   // weight update's host time the next work waited for.

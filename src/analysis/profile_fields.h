@@ -1167,7 +1167,7 @@ constexpr void rows(V& v, Of<CriticalPath>) {
   using C = CriticalPath;
   field<&C::steps>(v, "steps", "", "steps whose paths are summed (0: one path over the whole trace)");
   field<&C::length_ns>(v, "length_ns", "ns", "Σ of the paths' lengths (= Σ of those steps' times)");
-  field<&C::gpu_compute_ns>(v, "gpu_compute_ns", "ns", "kernels other than communication, with their gaps");
+  field<&C::gpu_compute_ns>(v, "gpu_compute_ns", "ns", "kernels other than communication: their own run");
   field<&C::communication_ns>(v, "communication_ns", "ns", "communication kernels");
   field<&C::copy_ns>(v, "copy_ns", "ns", "memcpys and memsets");
   field<&C::cpu_launch_ns>(v, "cpu_launch_ns", "ns", "launch calls and the latency to their ops' start");
@@ -1178,6 +1178,9 @@ constexpr void rows(V& v, Of<CriticalPath>) {
   field<&C::gpu_wait_ns>(v, "gpu_wait_ns", "ns",
                          "a stream idle before an op, beyond its typical gap, that no recorded dependency explains "
                          "(an event, a peer, records the trace lacks): unknown cause");
+  field<&C::gpu_gap_ns>(v, "gpu_gap_ns", "ns",
+                        "a stream idle before an op for what held it: the device's typical gap after the previous "
+                        "op of its stream, or the latency after the op on another stream it waited for");
   field<&C::optimizer_host_ns>(v, "optimizer_host_ns", "ns",
                                "of the host's time on the paths (launch calls, CPU time between calls), what lies "
                                "inside the optimizer's steps (Optimizer.step#…)");

@@ -1002,13 +1002,24 @@ void critical_path(const Profile& p, const ReportTextOptions& o, std::string& ou
            "\n";
     return;
   }
+  // A sample of the GPU's ops: the path runs through the few the trace kept
+  // and the gaps where the rest ran, so no share of it is known.
+  if (p.workload.run == "sampled") {
+    out += wrap(
+               "not shown: the trace is a sample of the GPU's work (see Run above), most of its GPU ops are "
+               "missing, so the path's split between GPU work, host time and GPU waits is unknown",
+               o.width, "  ", "  ") +
+           "\n";
+    return;
+  }
   const auto share = [&](TimeNs ns) { return percent1(double(ns) / double(c.length_ns)); };
   std::string kinds;
   for (const auto& [ns, label] :
        {std::pair{c.gpu_compute_ns, "GPU compute"}, std::pair{c.communication_ns, "communication"},
-        std::pair{c.copy_ns, "copies"}, std::pair{c.cpu_launch_ns, "CPU launch overhead"},
-        std::pair{c.cpu_other_ns, "other CPU time"}, std::pair{c.input_wait_ns, "input wait"},
-        std::pair{c.sync_wait_ns, "sync wait"}, std::pair{c.gpu_wait_ns, "GPU waits the trace does not explain"}})
+        std::pair{c.copy_ns, "copies"}, std::pair{c.gpu_gap_ns, "gaps before GPU ops"},
+        std::pair{c.cpu_launch_ns, "CPU launch overhead"}, std::pair{c.cpu_other_ns, "other CPU time"},
+        std::pair{c.input_wait_ns, "input wait"}, std::pair{c.sync_wait_ns, "sync wait"},
+        std::pair{c.gpu_wait_ns, "GPU waits the trace does not explain"}})
     if (ns > 0) kinds += (kinds.empty() ? "" : ", ") + std::string(label) + " " + share(ns);
   out += wrap(kinds, o.width, "  by kind: ", "           ");
   if (!p.workload.host_filtered.empty())

@@ -20,9 +20,10 @@ using graph::WhatIf;
 using json::kv;
 using Out = json::Writer;
 
-constexpr const char* kKindLabels[graph::kPathKindCount] = {"GPU compute",         "communication",       "copy",
-                                                            "CPU launch overhead", "other CPU time",      "input wait",
-                                                            "sync wait",           "unexplained GPU wait"};
+constexpr const char* kKindLabels[graph::kPathKindCount] = {
+    "GPU compute",         "communication",        "copy",
+    "CPU launch overhead", "other CPU time",       "input wait",
+    "sync wait",           "unexplained GPU wait", "gaps before GPU ops"};
 
 // [SECTION] Text ------------------------------------------------------------------------------
 

@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "analysis/analyze.h"
 #include "analysis/diff.h"
+#include "analysis/graph/savings.h"
 #include "analysis/passes/hta.h"
 #include "export/report_json.h"
 #include "export/report_text.h"
@@ -157,6 +159,37 @@ TEST(ReportText, AFilteredTracesSyncsAreUnknown) {
   EXPECT_NE(text.find("Recording: every one of its 120 API calls launched a GPU op"), std::string::npos) << text;
   EXPECT_NE(text.find("Host syncs: unknown: the trace keeps only launch calls"), std::string::npos) << text;
   EXPECT_EQ(text.find("Host syncs: 0"), std::string::npos) << text;
+}
+
+// A trace whose GPU ops are a sample (one in 2,500 correlation ids): the
+// critical path runs through the few ops kept and the gaps where the rest
+// ran, so its split by kind is unknown, and no share of it is printed.
+TEST(ReportText, ASampledTracesCriticalPathSplitIsUnknown) {
+  TraceFactory f;
+  f.device(0);
+  for (std::uint32_t i = 0; i < 20; ++i) {
+    KernelRow k;
+    k.start = 1 * ms + TimeNs(i) * 2 * ms;
+    k.end = k.start + 100 * us;
+    k.track = f.builder().gpu_track(0, 7);
+    k.name = f.builder().intern(names::kRelu);
+    k.grid_x = k.grid_y = k.grid_z = 1;
+    k.block_x = k.block_y = k.block_z = 1;
+    k.correlation = 1 + i * 2'500;
+    f.builder().add_kernel(k);
+  }
+  const Trace t = f.build();
+  const JobInput in{&t, "sampled.gscope"};
+  const Profile p = graph::analyze_and_simulate(std::span<const JobInput>(&in, 1), {});
+  ASSERT_EQ(p.workload.run, "sampled");
+  ASSERT_GT(p.critical_path.length_ns, 0);
+  const std::string text = report_text(p);
+  EXPECT_NE(text.find("  not shown: the trace is a sample of the GPU's work (see Run above), most of its GPU ops are\n"
+                      "  missing, so the path's split between GPU work, host time and GPU waits is unknown"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("by kind:"), std::string::npos) << text;
+  EXPECT_EQ(text.find("on the path"), std::string::npos) << text;
 }
 
 TEST(ReportText, OneStepWithSeveralFetchesSaysSo) {

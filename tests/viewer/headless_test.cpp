@@ -278,7 +278,7 @@ TEST_F(Headless, FindingsAreTheReportsOnEveryRealTrace) {
     const std::pair<const char*, const char*> kinds[] = {
         {"GPU compute", "gpu_compute_ns"}, {"communication", "communication_ns"}, {"copies", "copy_ns"},
         {"CPU launch", "cpu_launch_ns"},   {"CPU other", "cpu_other_ns"},         {"input wait", "input_wait_ns"},
-        {"sync wait", "sync_wait_ns"}};
+        {"sync wait", "sync_wait_ns"},     {"gaps before GPU ops", "gpu_gap_ns"}};
     std::map<std::string, std::string> drawn;
     for (const json& row : savings["critical_path"]) drawn[row["label"]] = row["time"];
     for (const auto& [label, key] : kinds) {

@@ -8,9 +8,11 @@
 // At a node's end: its own work held it (start + duration), or a to-end edge
 // (a sync's GPU op plus the return latency; a collective's last arrival plus
 // the transfer). At a node's start: the previous node of its chain plus the
-// gap (which belongs to the node), or a to-start edge (another stream; a
-// launch plus its latency). Ties go to the node's own chain: back-to-back GPU
-// work is the GPU's, not the launch's.
+// gap, or a to-start edge (another stream; a launch plus its latency). Ties
+// go to the node's own chain: back-to-back GPU work is the GPU's, not the
+// launch's. Each piece of time is charged to one kind: a GPU op's own kind
+// only for its own work (at most its duration), the gap or wait before it
+// to the gap's kind (PathKind::gpu_gap, gpu_wait, cpu_launch).
 #include "analysis/graph/critical_path.h"
 
 #include <algorithm>
@@ -85,6 +87,13 @@ class Walker {
         return {e.src, !(e.flags & kFromStart), at};
       }
     }
+    // Nothing recorded held its end: a GPU op's own work is its duration,
+    // what lies beyond it a wait the trace does not explain.
+    if (is_gpu(g_.kind[n])) {
+      segment(n, tl_.start[n] + g_.dur[n], t, PathKind::gpu_wait, stop);  // later piece first
+      segment(n, tl_.start[n], tl_.start[n] + g_.dur[n], g_.path_kind(n), stop);
+      return {n, false, tl_.start[n]};
+    }
     segment(n, tl_.start[n], t, g_.path_kind(n), stop);
     return {n, false, tl_.start[n]};
   }
@@ -107,7 +116,10 @@ class Walker {
       if ((e.flags & (kToEnd | kDisabled)) || e.type == EdgeType::launch) continue;
       const TimeNs at = point(e.src, e);
       if (at + e.lat == t) {
-        segment(n, at, t, g_.path_kind(n), stop);
+        // The time from what held it to its start is not its own work: on a
+        // GPU stream the gap after the op it waited for, on a CPU thread
+        // the time between calls.
+        segment(n, at, t, own.gpu ? PathKind::gpu_gap : PathKind::cpu_other, stop);
         return {e.src, !(e.flags & kFromStart), at};
       }
     }
@@ -132,14 +144,15 @@ class Walker {
     return {kNoNode, false, t};                                            // started on its own: the path begins here
   }
 
-  // The gap before a node: on a GPU stream, the device's typical gap between
-  // back-to-back ops belongs to the op and the rest is a wait nothing
-  // recorded explains; the CPU's is CPU time, partly data loading.
+  // The gap before a node: on a GPU stream, up to the device's typical gap
+  // between back-to-back ops is the stream's gap (not the op's own work)
+  // and the rest is a wait nothing recorded explains; the CPU's is CPU
+  // time, partly data loading.
   void gap(NodeId n, TimeNs a, TimeNs b, bool gpu, TimeNs stop) {
     if (gpu) {
-      const TimeNs own = std::min(b - a, typical_gap(g_.chains[chain_].device));
-      segment(n, a + own, b, PathKind::gpu_wait, stop);  // later piece first: the walk goes back in time
-      return segment(n, a, a + own, g_.path_kind(n), stop);
+      const TimeNs typical = std::min(b - a, typical_gap(g_.chains[chain_].device));
+      segment(n, a + typical, b, PathKind::gpu_wait, stop);  // later piece first: the walk goes back in time
+      return segment(n, a, a + typical, PathKind::gpu_gap, stop);
     }
     const TimeNs input = std::min(g_.input_of(n), std::max<TimeNs>(0, b - a));
     segment(n, b - input, b, PathKind::input_wait, stop);  // later piece first: the walk goes back in time

@@ -23,6 +23,7 @@ std::string_view to_string(PathKind k) {
     case PathKind::input_wait: return "input_wait";
     case PathKind::sync_wait: return "sync_wait";
     case PathKind::gpu_wait: return "gpu_wait";
+    case PathKind::gpu_gap: return "gpu_gap";
     case PathKind::count_: break;
   }
   return "cpu_other";

@@ -50,7 +50,7 @@ inline bool is_gpu(NodeKind k) { return k <= NodeKind::memset; }
 
 // What a piece of time on the critical path is.
 enum class PathKind : std::uint8_t {
-  gpu_compute = 0,  // kernels other than communication (and the gaps that belong to them)
+  gpu_compute = 0,  // kernels other than communication: their own run, never the gap before one
   communication,    // collective kernels
   copy,             // memcpys and memsets
   cpu_launch,       // launch calls and the latency from a launch to its op's start
@@ -58,6 +58,8 @@ enum class PathKind : std::uint8_t {
   input_wait,       // CPU time loading data (data-loader ranges)
   sync_wait,        // host synchronisations: the return after the GPU work they waited for
   gpu_wait,         // a stream idle before an op, beyond its typical gap, that no recorded dependency explains
+  gpu_gap,          // a stream idle before an op for what held it: the device's typical gap after the previous
+                    // op of the stream, or the latency after the op on another stream it waited for
   count_
 };
 inline constexpr int kPathKindCount = static_cast<int>(PathKind::count_);

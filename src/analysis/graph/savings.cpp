@@ -259,9 +259,12 @@ class PathTally {
                                    ? g.category[s.node]
                                    : static_cast<std::uint8_t>(KernelCategory::other);
       by_category_[cat] += d;
-      auto [it, added] = ops_.try_emplace(node_name(t, g, s.node));
+      // One row per kernel name and category, as the kernel table splits them.
+      const std::string name = node_name(t, g, s.node);
+      auto [it, added] = ops_.try_emplace(key(name, cat));
       if (added) order_.push_back(it->first);
       PathOp& op = it->second;
+      op.name = name;
       op.category = static_cast<KernelCategory>(cat);
       op.ns += d;
       if (std::find(seen.begin(), seen.end(), s.node) == seen.end()) ++op.count, seen.push_back(s.node);
@@ -278,6 +281,7 @@ class PathTally {
     out->input_wait_ns += acc_.input_wait_ns;
     out->sync_wait_ns += acc_.sync_wait_ns;
     out->gpu_wait_ns += acc_.gpu_wait_ns;
+    out->gpu_gap_ns += acc_.gpu_gap_ns;
     out->optimizer_host_ns += acc_.optimizer_host_ns;
   }
   // Another trace's tally after this one's.
@@ -286,32 +290,33 @@ class PathTally {
     o.add_kinds_to(&sum);
     acc_ = sum;
     for (const auto& [cat, ns] : o.by_category_) by_category_[cat] += ns;
-    for (const std::string& name : o.order_) {
-      const PathOp& theirs = o.ops_.at(name);
-      auto [it, added] = ops_.try_emplace(name);
-      if (added) order_.push_back(name);
+    for (const std::string& k : o.order_) {
+      const PathOp& theirs = o.ops_.at(k);
+      auto [it, added] = ops_.try_emplace(k);
+      if (added) order_.push_back(k);
+      it->second.name = theirs.name;
       it->second.category = theirs.category;
       it->second.ns += theirs.ns;
       it->second.count += theirs.count;
     }
   }
   void write(Out& o) const {
-    for (TimeNs x :
-         {acc_.length_ns, acc_.gpu_compute_ns, acc_.communication_ns, acc_.copy_ns, acc_.cpu_launch_ns,
-          acc_.cpu_other_ns, acc_.input_wait_ns, acc_.sync_wait_ns, acc_.gpu_wait_ns, acc_.optimizer_host_ns})
+    for (TimeNs x : {acc_.length_ns, acc_.gpu_compute_ns, acc_.communication_ns, acc_.copy_ns, acc_.cpu_launch_ns,
+                     acc_.cpu_other_ns, acc_.input_wait_ns, acc_.sync_wait_ns, acc_.gpu_wait_ns, acc_.gpu_gap_ns,
+                     acc_.optimizer_host_ns})
       o.i(x);
     o.u(by_category_.size());
     for (const auto& [cat, ns] : by_category_) o.u(cat), o.i(ns);
     o.u(order_.size());
-    for (const std::string& name : order_) {
-      const PathOp& op = ops_.at(name);
-      o.s(name), o.u(static_cast<std::uint8_t>(op.category)), o.i(op.ns), o.u(op.count);
+    for (const std::string& k : order_) {
+      const PathOp& op = ops_.at(k);
+      o.s(op.name), o.u(static_cast<std::uint8_t>(op.category)), o.i(op.ns), o.u(op.count);
     }
   }
   void read(In& in) {
-    for (TimeNs* x :
-         {&acc_.length_ns, &acc_.gpu_compute_ns, &acc_.communication_ns, &acc_.copy_ns, &acc_.cpu_launch_ns,
-          &acc_.cpu_other_ns, &acc_.input_wait_ns, &acc_.sync_wait_ns, &acc_.gpu_wait_ns, &acc_.optimizer_host_ns})
+    for (TimeNs* x : {&acc_.length_ns, &acc_.gpu_compute_ns, &acc_.communication_ns, &acc_.copy_ns, &acc_.cpu_launch_ns,
+                      &acc_.cpu_other_ns, &acc_.input_wait_ns, &acc_.sync_wait_ns, &acc_.gpu_wait_ns, &acc_.gpu_gap_ns,
+                      &acc_.optimizer_host_ns})
       *x = in.i();
     for (std::size_t k = in.count(16); k > 0; --k) {
       const std::uint64_t cat = in.u();
@@ -324,9 +329,10 @@ class PathTally {
       const std::uint64_t cat = in.u();
       if (cat >= static_cast<std::uint64_t>(kKernelCategoryCount))
         in.fail("a kernel category of " + std::to_string(cat));
-      auto [it, added] = ops_.try_emplace(name);
+      auto [it, added] = ops_.try_emplace(key(name, static_cast<std::uint8_t>(cat)));
       if (!added) in.fail("the op " + name + " twice");
-      order_.push_back(std::move(name));
+      order_.push_back(it->first);
+      it->second.name = std::move(name);
       it->second.category = static_cast<KernelCategory>(cat);
       it->second.ns = in.i();
       it->second.count = in.u();
@@ -337,13 +343,10 @@ class PathTally {
     for (const auto& [cat, ns] : by_category_) out->categories.push_back({static_cast<KernelCategory>(cat), ns});
     std::sort(out->categories.begin(), out->categories.end(),
               [](const PathCategory& a, const PathCategory& b) { return a.ns > b.ns; });
-    for (const auto& [name, op] : ops_) {
-      PathOp row = op;
-      row.name = name;
-      out->ops.push_back(row);
-    }
-    std::sort(out->ops.begin(), out->ops.end(),
-              [](const PathOp& a, const PathOp& b) { return a.ns != b.ns ? a.ns > b.ns : a.name < b.name; });
+    for (const auto& entry : ops_) out->ops.push_back(entry.second);
+    std::sort(out->ops.begin(), out->ops.end(), [](const PathOp& a, const PathOp& b) {
+      return a.ns != b.ns ? a.ns > b.ns : a.name != b.name ? a.name < b.name : a.category < b.category;
+    });
     if (out->ops.size() > top) out->ops.resize(top);
   }
 
@@ -357,6 +360,7 @@ class PathTally {
       case PathKind::input_wait: return c.input_wait_ns;
       case PathKind::sync_wait: return c.sync_wait_ns;
       case PathKind::gpu_wait: return c.gpu_wait_ns;
+      case PathKind::gpu_gap: return c.gpu_gap_ns;
       default: return c.cpu_other_ns;
     }
   }
@@ -367,8 +371,12 @@ class PathTally {
   }
   CriticalPath acc_;
   std::map<std::uint8_t, TimeNs> by_category_;
-  std::unordered_map<std::string, PathOp> ops_;
-  std::vector<std::string> order_;  // names in the order first seen
+  // An op row's key: its kernel name and category.
+  static std::string key(const std::string& name, std::uint8_t category) {
+    return name + '\0' + static_cast<char>(category);
+  }
+  std::unordered_map<std::string, PathOp> ops_;  // by key()
+  std::vector<std::string> order_;               // keys in the order first seen
 };
 
 // The trace's optimizer steps (Optimizer.step#… ranges), merged, in time order.

@@ -164,7 +164,8 @@ TEST(Graph, ASyncWaitsForTheWorkQueuedBeforeTheTraceBegan) {
 
 // A stream idle before an op for longer than its typical gap, with nothing in
 // the trace to explain it (the launch long before, no sync, no other stream):
-// that wait is the path's, of unknown cause, not the op's time.
+// that wait is the path's, of unknown cause, not the op's time; the typical
+// gap is the path's gap before a GPU op, not the op's time either.
 TEST(Graph, AnUnexplainedGapOnTheGpuIsAWaitNotTheNextOpsTime) {
   TinyTrace b;
   for (int i = 0; i < 10; ++i) b.kernel("relu", 0, 7, 10 + 10 * i, 19 + 10 * i, 1 + 2 * i);  // typical gap: 1 µs
@@ -174,13 +175,15 @@ TEST(Graph, AnUnexplainedGapOnTheGpuIsAWaitNotTheNextOpsTime) {
   const Timeline tl = replay_exactly(g);
   TimeNs wait = 0;
   const NodeId after = node_named(t, g, "after the wait");
-  TimeNs after_own = 0;
+  TimeNs after_own = 0, after_gap = 0;
   for (const PathSegment& seg : trace_path(g, tl)) {
     if (seg.kind == PathKind::gpu_wait) wait += seg.end - seg.start;
     if (seg.node == after && seg.kind == PathKind::gpu_compute) after_own += seg.end - seg.start;
+    if (seg.node == after && seg.kind == PathKind::gpu_gap) after_gap += seg.end - seg.start;
   }
   EXPECT_EQ(wait, us(600) - us(109) - us(1));  // the gap less the typical one
-  EXPECT_EQ(after_own, us(5) + us(1));         // its own time and the typical gap
+  EXPECT_EQ(after_own, us(5));                 // its own time only
+  EXPECT_EQ(after_gap, us(1));                 // the typical gap
   const PathSummary s = summarize_paths(t, g, tl);
   EXPECT_EQ(s.by_kind[static_cast<int>(PathKind::gpu_wait)], wait);
   ASSERT_FALSE(s.top.empty());
@@ -491,13 +494,15 @@ TEST(Graph, StepsAndTheirCriticalPaths) {
   const std::vector<TimeRange> steps = step_ranges(g, tl);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     EXPECT_EQ(steps[i].duration(), us(600));  // from the range's start to its last op's end
-    TimeNs sum = 0, gpu = 0;
+    TimeNs sum = 0, gpu = 0, gap = 0;
     for (const PathSegment& seg : step_path(g, tl, steps, i)) {
       sum += seg.end - seg.start;
       if (seg.kind == PathKind::gpu_compute) gpu += seg.end - seg.start;
+      if (seg.kind == PathKind::gpu_gap) gap += seg.end - seg.start;
     }
     EXPECT_EQ(sum, steps[i].duration());
-    EXPECT_EQ(gpu, us(590));  // both kernels and the gap between them
+    EXPECT_EQ(gpu, us(589));  // both kernels
+    EXPECT_EQ(gap, us(1));    // and the gap between them
   }
   const PathSummary s = summarize_paths(t, g, tl);
   EXPECT_EQ(s.steps, 3u);

@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -309,7 +310,7 @@ TEST(SimulatedSavings, CriticalPathAddsUpToTheStepsReplayed) {
   ASSERT_GT(c.steps, 0u);
   EXPECT_EQ(c.steps, p.simulation.steps);
   const TimeNs kinds = c.gpu_compute_ns + c.communication_ns + c.copy_ns + c.cpu_launch_ns + c.cpu_other_ns +
-                       c.input_wait_ns + c.sync_wait_ns;
+                       c.input_wait_ns + c.sync_wait_ns + c.gpu_wait_ns + c.gpu_gap_ns;
   EXPECT_EQ(kinds, c.length_ns);
   EXPECT_GT(c.communication_ns, 0);  // the all-reduce after backward is on the path
   TimeNs gpu = 0;
@@ -320,6 +321,66 @@ TEST(SimulatedSavings, CriticalPathAddsUpToTheStepsReplayed) {
   const Finding* f = find(p, "exposed-communication");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->saving_source, SavingSource::simulated);
+}
+
+// An op's row on the critical path is its own run, never the gap before it:
+// memsets and kernels queued far ahead, 150 µs apart on their stream (the
+// device's typical gap), and a last kernel on another stream 8 µs after the
+// first stream's last op (a wait inferred from timing). The gaps are the
+// path's gaps before GPU ops; each op row is at most its ops' summed run.
+TEST(SimulatedSavings, AnOpsTimeOnTheCriticalPathIsAtMostItsOwnRun) {
+  testing::TraceFactory f;
+  f.device(0);
+  constexpr TimeNs kGap = 150'000, kMemset = 5'000, kKernel = 4'000, kTail = 50'000;
+  TimeNs t = 2'000'000, launch = 1'000'000;
+  for (int i = 0; i < 10; ++i) {
+    f.memset(0, 7, t, t + kMemset, launch);
+    t += kMemset + kGap, launch += 6'000;
+    f.kernel(0, 7, "k", t, t + kKernel, launch);
+    t += kKernel + kGap, launch += 6'000;
+  }
+  const TimeNs last_end = t - kGap;
+  f.kernel(0, 8, "tail", last_end + 8'000, last_end + 8'000 + kTail, launch);
+  const CriticalPath c = simulated(f.build()).critical_path;
+  ASSERT_GT(c.length_ns, 0);
+  const std::map<std::string, TimeNs> run{{"Memset", 10 * kMemset}, {"k", 10 * kKernel}, {"tail", kTail}};
+  ASSERT_EQ(c.ops.size(), 3u);
+  for (const PathOp& op : c.ops) {
+    ASSERT_TRUE(run.count(op.name)) << op.name;
+    EXPECT_LE(op.ns, run.at(op.name)) << op.name;
+  }
+  // The 19 gaps between the first stream's ops and the 8 µs before the tail.
+  EXPECT_EQ(c.gpu_gap_ns, 19 * kGap + 8'000);
+  EXPECT_EQ(c.gpu_compute_ns, 10 * kKernel + kTail);
+  EXPECT_EQ(c.copy_ns, 10 * kMemset);
+  TimeNs categories = 0, ops = 0;
+  for (const PathCategory& pc : c.categories) categories += pc.ns;
+  for (const PathOp& op : c.ops) ops += op.ns;
+  EXPECT_EQ(categories, c.gpu_compute_ns + c.communication_ns + c.copy_ns);
+  EXPECT_EQ(ops, categories);
+}
+
+// On real traces too: each row of the critical path, one per kernel name and
+// category as the kernel table splits them, is at most that row's kernel
+// time (Qwen on an H100: the same copy kernel is a transpose inside a layout
+// copy and memory elsewhere; the path's rows once merged the two under one
+// category, and counted the gaps before each op as its time).
+TEST(SimulatedSavings, EachRowOfTheCriticalPathIsAtMostItsKernelTablesTime) {
+  for (const char* name : {"review/tracelens-qwen-h100.json.gz", "hta-ns-resolution-v100.json.gz"}) {
+    const Trace t = open_trace(testing::real_trace(name));
+    const Profile p = simulated(t);
+    ASSERT_GT(p.critical_path.length_ns, 0) << name;
+    std::map<std::pair<std::string, KernelCategory>, TimeNs> table;
+    for (const Hotspot& h : p.hotspots) table[{h.name, h.category}] += h.stats.total;
+    std::size_t checked = 0;
+    for (const PathOp& op : p.critical_path.ops) {
+      const auto it = table.find({op.name, op.category});
+      if (it == table.end()) continue;  // a copy (no kernel row), or a kernel past the hotspots kept
+      ++checked;
+      EXPECT_LE(op.ns, it->second) << name << ": " << op.name << " (" << to_string(op.category) << ")";
+    }
+    EXPECT_GE(checked, 5u) << name;
+  }
 }
 
 // A rule whose fix the graph cannot express keeps its rule of thumb.
