@@ -1002,7 +1002,12 @@ struct WorkloadKind {
   // world size): said so, with the calls; empty otherwise.
   std::string mpi_evidence;
   std::int32_t world_size = 0;  // as the trace's distributed info says it (0: not said)
-  bool bundled = false;         // a trace of gpuscope's bundled workload (resnet-train)
+  std::int32_t rank = -1;       // the trace's own rank, as its distributed info says it (-1: not said, or a job)
+  // One rank's trace of a distributed job whose size it does not give (no
+  // world size, but a rank, a process-group backend or DDP's ops): what
+  // shows it; empty otherwise (and in a job, whose files hold its ranks).
+  std::string rank_evidence;
+  bool bundled = false;  // a trace of gpuscope's bundled workload (resnet-train)
   // The framework that ran it, for the words of every fix: "pytorch",
   // "tensorflow", "jax" or "unknown".
   std::string framework = "unknown";
@@ -1053,7 +1058,9 @@ struct WorkloadKind {
   std::uint64_t python_ranges = 0;
   // How much of the recording is work on the GPU to diagnose
   // (docs/findings.md, "What the program is"): "no-kernels" (nothing on the
-  // GPU to diagnose), "tiny-span" (its GPU ops span, or take in all, less
+  // GPU to diagnose), "gpu-unrecorded" (no GPU op, though the program used
+  // GPUs: listed GPUs, GPU runtime calls, host ops that launch GPU work or
+  // a GPU process-group backend; its GPU side was not recorded), "tiny-span" (its GPU ops span, or take in all, less
   // than 100 µs and under 1 % of the recording: any figure over them is
   // noise), "sampled" (its GPU ops are a sample: their correlation ids
   // span a thousand times as many calls or more, so most of the GPU's work
@@ -1062,7 +1069,7 @@ struct WorkloadKind {
   // last capture does, and no graph replayed: set-up only, the steady state
   // replays the graphs), "one-shot" (a whole program whose setup
   // before the first kernel and teardown after the last take at least a
-  // third of the recording); empty: none of these. None of the first four
+  // third of the recording); empty: none of these. None of the first five
   // has numbered findings or "What would help?" answers; a one-shot run's
   // findings about its setup or teardown are minor.
   std::string run;
@@ -1071,7 +1078,8 @@ struct WorkloadKind {
   // answered: nothing on the GPU to diagnose, microseconds of it, a sample,
   // or set-up only.
   bool nothing_to_number() const {
-    return run == "no-kernels" || run == "tiny-span" || run == "sampled" || run == "graph-capture";
+    return run == "no-kernels" || run == "gpu-unrecorded" || run == "tiny-span" || run == "sampled" ||
+           run == "graph-capture";
   }
   // Non-empty where the trace keeps only the API calls that launched GPU
   // work (a filtered trace: 100 calls or more, every one a launch): what the

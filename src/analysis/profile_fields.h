@@ -500,6 +500,10 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
                           "one rank's trace of an MPI job (calls to other ranks, no world size): the calls; empty "
                           "otherwise");
   added<&W::world_size>(v, "world_size", "", "the world size the trace's distributed info gives; 0: not given");
+  added<&W::rank>(v, "rank", "", "the trace's own rank, as its distributed info gives it; -1: not given, or a job");
+  added<&W::rank_evidence>(v, "rank_evidence", "",
+                           "one rank's trace of a job whose size it does not give (no world size, but a rank, a "
+                           "process-group backend or DDP's ops): what shows it; empty otherwise");
   field<&W::bundled>(v, "bundled", "",
                      "a trace of gpuscope's bundled workload (resnet-train): only then do fixes name its switches");
   added<&W::framework>(v, "framework", "",
@@ -552,7 +556,9 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
                            "per Python call and slows the host as it does)");
   field<&W::run>(
       v, "run", "",
-      "`no-kernels` (nothing on the GPU to diagnose), `tiny-span` (GPU ops spanning, or taking in all, under 100 µs "
+      "`no-kernels` (nothing on the GPU to diagnose), `gpu-unrecorded` (no GPU op, though the program used GPUs: "
+      "listed GPUs, GPU runtime calls, host ops that launch GPU work or a GPU process-group backend; its GPU side "
+      "was not recorded, no finding is numbered), `tiny-span` (GPU ops spanning, or taking in all, under 100 µs "
       "and 1 % "
       "of the recording: no finding is numbered), `sampled` (GPU ops whose correlation ids span a thousand times "
       "as many calls or more: a sample, most of the GPU's work missing; no finding is numbered), `graph-capture` "

@@ -144,6 +144,7 @@ void storage_damage(const Profile& p, std::string& out) {
 
 // "4 GPUs", or "1 GPU with data (4 in the trace)" when a damaged file left some without any.
 std::string gpu_count(const Profile& p) {
+  if (p.devices.empty() && p.workload.run == "gpu-unrecorded") return "0 GPUs recorded";
   std::string s = std::to_string(p.devices.size()) + (p.devices.size() == 1 ? " GPU" : " GPUs");
   std::size_t declared = 0;
   bool note = false;
@@ -157,15 +158,27 @@ std::string gpu_count(const Profile& p) {
 
 }  // namespace
 
+namespace {
+// "1 rank", "8 ranks" (a job's files, or a trace's world size without its
+// own rank), "rank 3 of 8" (one rank's trace), "rank 0 of an unknown
+// number" (a rank without a world size), "1 rank of an MPI job".
+std::string rank_words(const WorkloadKind& w) {
+  const std::string own = w.rank >= 0 ? "rank " + std::to_string(w.rank) : "1 rank";
+  if (w.ranks > 1)
+    return w.rank >= 0 && w.world_size > 1 && w.ranks == static_cast<std::uint32_t>(w.world_size)
+               ? own + " of " + count(w.ranks)
+               : count(w.ranks) + " ranks";
+  if (!w.mpi_evidence.empty()) return "1 rank of an MPI job";
+  return w.rank_evidence.empty() ? std::string("1 rank") : own + " of an unknown number";
+}
+}  // namespace
+
 std::string workload_line(const WorkloadKind& w, bool with_evidence) {
   const std::string fw = (w.framework == "unknown" ? std::string() : w.framework + ", ") +
                          (w.engine.empty() ? std::string() : w.engine + ", ");
   const std::string optimizer =
       w.optimizer.empty() || w.optimizer == "unknown" ? std::string() : ", " + w.optimizer + " optimizer";
-  std::string line = fw + w.phase + ", " + w.execution + ", " + count(w.ranks) +
-                     (w.ranks != 1             ? " ranks"
-                      : w.mpi_evidence.empty() ? " rank"
-                                               : " rank of an MPI job") +
+  std::string line = fw + w.phase + ", " + w.execution + ", " + rank_words(w) +
                      (w.data_parallel == "ddp" ? ", DDP" : "") + optimizer +
                      (w.bundled ? ", gpuscope's bundled workload" : "");
   if (!with_evidence) return line;
@@ -174,6 +187,7 @@ std::string workload_line(const WorkloadKind& w, bool with_evidence) {
     evidence += "; " + count(w.compiled_copies, "copy", "copies") + " launched inside compiled regions";
   if (!w.framework_evidence.empty()) evidence += "; " + w.framework_evidence;
   if (!w.mpi_evidence.empty()) evidence += "; " + w.mpi_evidence;
+  if (!w.rank_evidence.empty()) evidence += "; " + w.rank_evidence;
   if (!w.engine_evidence.empty()) evidence += "; " + w.engine_evidence;
   if (!w.data_parallel.empty()) evidence += "; " + w.data_parallel_evidence;
   if (!w.optimizer.empty()) evidence += "; optimizer " + w.optimizer + ": " + w.optimizer_evidence;
@@ -605,6 +619,8 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.findings.empty()) {
     const std::string& run = p.workload.run;
     out += run == "no-kernels"        ? "Findings: none: no kernels, nothing on the GPU to diagnose.\n\n"
+           : run == "gpu-unrecorded"  ? "Findings: none: the GPU side was not recorded, so nothing on the GPU can be "
+                                        "diagnosed (see Run above).\n\n"
            : run == "tiny-span"       ? "Findings: none numbered: findings over microseconds of GPU work would be "
                                         "noise (see Run above).\n\n"
            : run == "sampled"         ? "Findings: none numbered: the trace is a sample, most of the GPU's work is not "
@@ -649,7 +665,8 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
 
 void devices(const Profile& p, std::string& out) {
   if (p.devices.empty()) {
-    out += "GPUs: no GPU activity in this trace.\n\n";
+    out += p.workload.run == "gpu-unrecorded" ? "GPUs: none recorded, though the program used GPUs (see Run above).\n\n"
+                                              : "GPUs: no GPU activity in this trace.\n\n";
     return;
   }
   out += "GPUs (window = first to last GPU op)\n";
@@ -1151,8 +1168,9 @@ std::string op_row_label(const Profile& p, const OpRow& r) {
 void framework_ops(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const OpSummary& s = p.op_summary;
   out += "Top " + std::to_string(std::min(o.top, p.op_names.size())) + " framework ops of " + count(p.op_names.size()) +
-         " (by GPU time with the ops inside; " + count(s.attributed) + " of " + count(s.gpu_ops) +
-         " GPU ops have a launching op)\n";
+         (s.gpu_ops == 0 ? std::string(" (by CPU time with the ops inside: the trace has no GPU op)\n")
+                         : " (by GPU time with the ops inside; " + count(s.attributed) + " of " + count(s.gpu_ops) +
+                               " GPU ops have a launching op)\n");
   Table t;
   t.rows.push_back(
       {"#", "GPU total", "GPU self", "CPU total", "CPU self", "calls", "kernels/call", "launch/call", "TFLOP/s", "op"});

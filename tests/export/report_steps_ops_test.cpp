@@ -313,6 +313,44 @@ TEST(ReportRun, ATraceWithoutKernelsSaysThereIsNothingToDiagnose) {
   EXPECT_EQ(back.workload.run_evidence, p.workload.run_evidence);
 }
 
+TEST(ReportRun, ATraceWhoseGpuSideWasNotRecordedSaysSo) {
+  // Host ops that launch GPU work, and no GPU op: not "nothing on the GPU".
+  TraceFactory f;
+  f.range("nccl:all_reduce", 1'000'000, 2'000'000, 1, RangeKind::annotation, "user_annotation");
+  f.range("aten::record_stream", 3'000'000, 3'010'000, 1, RangeKind::annotation, "cpu_op");
+  const Profile p = analyze(f.build());
+  const std::string text = report_text(p);
+  for (const char* line : {" · 0 GPUs recorded · ", "Run: the GPU side was not recorded",
+                           "Findings: none: the GPU side was not recorded, so nothing on the GPU can be diagnosed",
+                           "GPUs: none recorded, though the program used GPUs",
+                           "framework ops of 2 (by CPU time with the ops inside: the trace has no GPU op)"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  EXPECT_EQ(text.find("nothing on the GPU to diagnose"), std::string::npos) << text;
+  const Profile back = parse_report_json(report_json(p), "saved.json");
+  EXPECT_EQ(back.workload.run, "gpu-unrecorded");
+  EXPECT_EQ(back.workload.run_evidence, p.workload.run_evidence);
+}
+
+TEST(ReportRun, TheRankLineSaysWhichRankOfHowMany) {
+  auto line = [](std::int32_t rank, std::int32_t world, std::string_view backend) {
+    TraceFactory f;
+    f.kernel(0, 7, "k", 0, 1'000'000);
+    f.meta().rank = rank, f.meta().world_size = world;
+    if (!backend.empty()) f.meta().set_property("chrome.distributed.backend", backend);
+    const Profile p = analyze(f.build());
+    const Profile back = parse_report_json(report_json(p), "saved.json");
+    EXPECT_EQ(back.workload.rank, p.workload.rank);
+    EXPECT_EQ(back.workload.rank_evidence, p.workload.rank_evidence);
+    return workload_line(p.workload, false);
+  };
+  EXPECT_EQ(line(-1, 0, ""), "unknown, eager, 1 rank");
+  EXPECT_EQ(line(0, 1, "nccl"), "unknown, eager, 1 rank");
+  EXPECT_EQ(line(0, 0, ""), "unknown, eager, rank 0 of an unknown number");
+  EXPECT_EQ(line(-1, 0, "nccl"), "unknown, eager, 1 rank of an unknown number");
+  EXPECT_EQ(line(34, 300, "gloo"), "unknown, eager, rank 34 of 300");
+  EXPECT_EQ(line(-1, 8, "nccl"), "unknown, eager, 8 ranks");
+}
+
 TEST(ReportRun, AOneShotRunKeepsItsWindowThroughJson) {
   TraceFactory f;
   f.api("cuInit", 0, 80'000'000);

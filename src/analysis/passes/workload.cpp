@@ -379,6 +379,147 @@ std::string other_accelerators(const Trace& t) {
          " events, kept as host ranges), which gpuscope does not model: its device time is not analysed";
 }
 
+// GPU runtime calls that launch GPU work or copy or fill memory (CUDA's and
+// HIP's runtime and driver calls, graph launches).
+bool gpu_work_call(std::string_view n) {
+  for (std::string_view part : {"LaunchKernel", "cuLaunch", "GraphLaunch", "Memcpy", "Memset"})
+    if (n.find(part) != std::string_view::npos) return true;
+  return false;
+}
+// Host ops that launch GPU work wherever the trace records it: PyTorch's
+// NCCL collectives (nccl:all_reduce, …), aten::record_stream (a CUDA
+// stream's use of a tensor), cuDNN's and MIOpen's ops, and the fused
+// optimizer classes of apex and DeepSpeed (Optimizer.step#FusedAdam.step).
+bool gpu_work_op(std::string_view n) {
+  return n.starts_with("nccl:") || n == "aten::record_stream" || contains_nocase(n, "cudnn") ||
+         contains_nocase(n, "miopen") || (is_optimizer_step(n) && n.find("#Fused") != std::string_view::npos);
+}
+
+// "6 nccl:all_to_all, 48 aten::record_stream": the names counted, most
+// first, up to three.
+std::string most_named(const Trace& t, const std::map<StringId, std::uint64_t>& counts) {
+  std::vector<std::pair<std::uint64_t, StringId>> by_count;
+  for (const auto& [name, n] : counts) by_count.push_back({n, name});
+  std::sort(by_count.begin(), by_count.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string s;
+  for (std::size_t i = 0; i < by_count.size() && i < 3; ++i)
+    s += (s.empty() ? "" : ", ") + format::count(by_count[i].first) + " " + std::string(t.str(by_count[i].second));
+  return s;
+}
+
+// What shows that a trace without GPU ops comes from a program that used
+// GPUs: the GPUs its device list names (Kineto's deviceProperties), GPU
+// runtime calls that launch or copy (not where the trace captures CUDA
+// graphs: launches into a graph run nothing then), host ops that launch GPU
+// work, a GPU process-group backend (NCCL, RCCL). Empty where nothing does.
+std::string gpu_use(const Trace& t, bool capturing) {
+  std::vector<std::string> said;
+  if (const std::string_view listed = t.meta().property("chrome.devices_listed"); !listed.empty() && listed != "0")
+    said.push_back("its device list (deviceProperties) names " + std::string(listed) +
+                   (listed == "1" ? " GPU" : " GPUs"));
+  std::map<StringId, std::uint64_t> calls, ops;
+  NameMemo<bool (*)(std::string_view)> call_named(t, &gpu_work_call), op_named(t, &gpu_work_op);
+  const ApiCallTable& a = t.api_calls();
+  for (RowIndex i = 0; i < a.size() && !capturing; ++i)
+    if (call_named(a.name[i])) ++calls[a.name[i]];
+  const RangeTable& r = t.ranges();
+  for (RowIndex i = 0; i < r.size(); ++i)
+    if (r.kind_at(i) != RangeKind::mark && op_named(r.name[i])) ++ops[r.name[i]];
+  if (!calls.empty()) said.push_back("GPU runtime calls that launch or copy (" + most_named(t, calls) + ")");
+  if (!ops.empty()) said.push_back("host ops that launch GPU work (" + most_named(t, ops) + ")");
+  const std::string_view backend = t.meta().property("chrome.distributed.backend");
+  if (contains_nocase(backend, "nccl"))
+    said.push_back("its process group's backend, " + std::string(backend) + ", runs collectives on GPUs");
+  std::string s;
+  for (const std::string& part : said) s += (s.empty() ? "" : "; ") + part;
+  return s;
+}
+
+// Where the host's time went, by its outermost ranges (those below the
+// profiler's step ranges where there are some, the steps themselves and
+// Kineto's span of the whole recording, category "Trace", not
+// counted): up to three names holding 5 % of the recording or more, each
+// with the union of its ranges over every thread. For a trace with no GPU
+// work: what the host did.
+std::string host_time(const Trace& t, TimeNs recorded) {
+  std::map<StringId, std::vector<TimeRange>> by_name;
+  std::map<StringId, std::vector<TrackId>> threads;
+  const RangeTable& r = t.ranges();
+  NameMemo<bool (*)(std::string_view)> step_named(t, &is_step_range_name);
+  const StringId span = t.strings().find("Trace");
+  for (RowIndex i = 0; i < r.size(); ++i) {
+    if (t.tracks()[r.track_at(i)].kind != TrackKind::cpu || r.kind_at(i) == RangeKind::mark) continue;
+    if (step_named(r.name[i]) || (span != StringTable::kNoString && r.domain[i] == span)) continue;
+    const RowIndex up = r.parent[i];
+    if (up != kNoRow && !step_named(r.name[up])) continue;
+    by_name[r.name[i]].push_back({r.start[i], r.end[i]});
+    std::vector<TrackId>& on = threads[r.name[i]];
+    if (std::find(on.begin(), on.end(), r.track_at(i)) == on.end()) on.push_back(r.track_at(i));
+  }
+  std::vector<std::pair<TimeNs, StringId>> longest_first;
+  for (auto& [name, ranges] : by_name) longest_first.push_back({intervals::length(intervals::union_of(ranges)), name});
+  std::sort(longest_first.begin(), longest_first.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string s;
+  for (std::size_t i = 0; i < longest_first.size() && i < 3; ++i) {
+    const auto& [ns, name] = longest_first[i];
+    if (recorded <= 0 || ns * 20 < recorded) break;
+    const std::size_t n = by_name[name].size(), on = threads[name].size();
+    const std::string_view named = t.str(name);
+    s += (s.empty() ? "" : ", ") + (named.size() > 60 ? format::short_kernel_name(named, 60) : std::string(named)) +
+         " " + format::duration(ns) + " (" + format::percent(static_cast<double>(ns) / static_cast<double>(recorded)) +
+         "; " + format::count(n, "range", "ranges") + (on > 1 ? " on " + format::count(on) + " threads" : "") + ")";
+  }
+  return s.empty() ? s : "; the host's time, by its outermost ranges: " + s;
+}
+
+// A trace with no GPU op from a program that used GPUs (gpu_use()): its GPU
+// side was not recorded, and every GPU figure is unknown, not zero.
+void gpu_unrecorded(const Trace& t, const GraphCaptures& captures, WorkloadKind* w) {
+  const std::string used = gpu_use(t, captures.captures > 0);
+  if (used.empty()) return;
+  const TimeNs recorded = t.end_time() - t.begin_time();
+  w->run = "gpu-unrecorded";
+  w->run_evidence =
+      "the GPU side was not recorded: no kernel, copy or fill in the " + format::duration(recorded) +
+      " recorded, though the program used GPUs (" + used +
+      "), so every GPU figure is unknown. Record the GPU's activity: " +
+      (w->framework == "pytorch" || w->framework == "unknown"
+           ? "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]); where CUDA was "
+             "asked for, CUPTI failed to record it, and the profiler's log (the trace's WARNING and ERROR lists) "
+             "says why"
+           : "a profiler with the GPU's activity on (CUPTI)");
+}
+
+// A trace without kernels: nothing on the GPU to diagnose, kernels the
+// CUPTI range profiler replayed, another accelerator's work, or a GPU side
+// not recorded (gpu_unrecorded()); and where the host's time went.
+void no_kernels_run(const Trace& t, const GraphCaptures& captures, WorkloadKind* w) {
+  const TimeRange recorded{t.begin_time(), t.end_time()};
+  const std::string of_recorded = " of the " + format::duration(recorded.duration()) + " recorded";
+  const std::uint64_t copies = t.memcpys().size(), fills = t.memsets().size();
+  w->run = "no-kernels";
+  w->run_evidence = "no kernels: nothing on the GPU to diagnose (" + format::count(copies, "copy", "copies") + ", " +
+                    format::count(fills, "fill", "fills") + " and " +
+                    format::count(t.api_calls().size(), "API call", "API calls") + of_recorded + ")";
+  // Kineto's CUPTI range profiler (profiler_metrics) records each kernel as
+  // a "cuda_profiler_range" with its counters, measured by replaying it
+  // alone: the kernels ran, but the trace holds no timeline of them.
+  const StringId profiled = t.strings().find("cuda_profiler_range");
+  std::uint64_t ranges = 0;
+  if (profiled != StringTable::kNoString)
+    for (RowIndex r = 0; r < t.ranges().size(); ++r) ranges += t.ranges().domain[r] == profiled;
+  if (ranges)
+    w->run_evidence += "; its " + format::count(ranges) +
+                       " cuda_profiler_range events are kernels measured one at a time by the CUPTI range "
+                       "profiler (Kineto's profiler_metrics), each replayed for its hardware counters, so their "
+                       "times are not run times: record without profiler_metrics for a timeline to diagnose";
+  const std::string others = other_accelerators(t);
+  w->run_evidence += others;
+  if (ranges || !others.empty()) return;  // their events are kept as host ranges: not the host's time
+  if (copies == 0 && fills == 0) gpu_unrecorded(t, captures, w);
+  w->run_evidence += host_time(t, recorded.duration());
+}
+
 // What the trace's GPU work amounts to against its recording.
 void recognise_run(const Trace& t, const GraphCaptures& captures, WorkloadKind* w) {
   filtered_host(t, w);
@@ -386,24 +527,7 @@ void recognise_run(const Trace& t, const GraphCaptures& captures, WorkloadKind* 
   const TimeRange recorded{t.begin_time(), t.end_time()};
   const std::string of_recorded = " of the " + format::duration(recorded.duration()) + " recorded";
   if (k.size() == 0) {
-    const std::uint64_t copies = t.memcpys().size(), fills = t.memsets().size();
-    w->run = "no-kernels";
-    w->run_evidence = "no kernels: nothing on the GPU to diagnose (" + format::count(copies, "copy", "copies") + ", " +
-                      format::count(fills, "fill", "fills") + " and " +
-                      format::count(t.api_calls().size(), "API call", "API calls") + of_recorded + ")";
-    // Kineto's CUPTI range profiler (profiler_metrics) records each kernel as
-    // a "cuda_profiler_range" with its counters, measured by replaying it
-    // alone: the kernels ran, but the trace holds no timeline of them.
-    const StringId profiled = t.strings().find("cuda_profiler_range");
-    std::uint64_t ranges = 0;
-    if (profiled != StringTable::kNoString)
-      for (RowIndex r = 0; r < t.ranges().size(); ++r) ranges += t.ranges().domain[r] == profiled;
-    if (ranges)
-      w->run_evidence += "; its " + format::count(ranges) +
-                         " cuda_profiler_range events are kernels measured one at a time by the CUPTI range "
-                         "profiler (Kineto's profiler_metrics), each replayed for its hardware counters, so their "
-                         "times are not run times: record without profiler_metrics for a timeline to diagnose";
-    w->run_evidence += other_accelerators(t);
+    no_kernels_run(t, captures, w);
     return;
   }
   TimeRange window{k.start[0], k.end[0]};
@@ -1044,12 +1168,31 @@ std::string mpi_job_evidence(const Trace& t) {
 }
 }  // namespace
 
+namespace {
+// One rank's trace of a distributed job whose size it does not give: no
+// world size, but a rank, a process-group backend or DDP's ops (an MPI
+// job's rank is said by mpi_job_evidence()).
+std::string unsized_job(const Trace& t, const WorkloadKind& w) {
+  const TraceMeta& m = t.meta();
+  if (m.world_size > 0 || !w.mpi_evidence.empty()) return {};
+  std::string said;
+  auto add = [&](const std::string& part) { said += (said.empty() ? "" : ", ") + part; };
+  if (m.rank >= 0) add("its distributed info gives rank " + std::to_string(m.rank));
+  if (const std::string_view backend = m.property("chrome.distributed.backend"); !backend.empty())
+    add("a " + std::string(backend) + " process-group backend");
+  if (w.data_parallel == "ddp") add("DDP's ops");
+  if (said.empty()) return {};
+  return "the job's size unknown: " + said + ", but no world size";
+}
+}  // namespace
+
 WorkloadKind recognise_workload(const Trace& t) {
   WorkloadKind w;
   const TraceMeta& m = t.meta();
   w.bundled = m.command_line.find("resnet-train") != std::string::npos;
   w.ranks = m.world_size > 1 ? static_cast<std::uint32_t>(m.world_size) : 1;
   w.world_size = m.world_size;
+  w.rank = m.rank;
   if (w.ranks == 1) w.mpi_evidence = mpi_job_evidence(t);
   NameCounts names = count_names(t);
   if (names.triton.count || names.compiled_ops.count)
@@ -1074,6 +1217,7 @@ WorkloadKind recognise_workload(const Trace& t) {
   say_phase(names, k.size(), &w);
   say_framework(names, &w);
   say_execution(names, k.size(), by_ids, graph_word(t), &w);
+  w.rank_evidence = unsized_job(t, w);
   recognise_run(t, captures, &w);
   return w;
 }
@@ -1237,7 +1381,7 @@ WorkloadKind pool_workloads(const std::vector<const WorkloadKind*>& ranks) {
   if (ranks.empty()) return w;
   w = *ranks.front();
   w.ranks = static_cast<std::uint32_t>(ranks.size());
-  if (w.ranks > 1) w.mpi_evidence.clear();  // the job's files hold its ranks
+  if (w.ranks > 1) w.mpi_evidence.clear(), w.rank_evidence.clear(), w.rank = -1;  // the job's files hold its ranks
   w.graph_kernels = 0;
   w.graph_launches = 0;
   w.replay_launches = 0, w.replay_kernels = 0, w.replay_kernel_ns = 0;
@@ -1323,7 +1467,7 @@ void fit_to_workload(const WorkloadKind& w, std::vector<Finding>& findings, std:
     f.share = 0;
     f.saving_note = why;
   };
-  if (w.run == "no-kernels" || w.run == "tiny-span")
+  if (w.run == "no-kernels" || w.run == "gpu-unrecorded" || w.run == "tiny-span")
     for (Finding& f : findings)
       if (f.id != "dropped-records") demote(f, "the GPU works microseconds: any figure over it is noise");
   if (w.run == "sampled")

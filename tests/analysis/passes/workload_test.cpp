@@ -388,6 +388,86 @@ TEST(WorkloadRun, NoKernelsIsNothingToDiagnose) {
   EXPECT_EQ(q.workload.run_evidence.find("another accelerator"), std::string::npos) << q.workload.run_evidence;
 }
 
+TEST(WorkloadRun, NoGpuOpFromAProgramThatUsedGpusIsUnrecorded) {
+  // A DDP step whose host ran an NCCL collective and a fused optimizer, its
+  // device list naming 8 GPUs, and no GPU op: the GPU side was not
+  // recorded (torch.profiler without ProfilerActivity.CUDA), not idle.
+  TraceFactory f;
+  f.meta().set_property("chrome.devices_listed", "8");
+  f.range("ProfilerStep#1", 0, 10'000'000, 1, RangeKind::annotation, "user_annotation");
+  f.range("## backward ##", 1'000'000, 6'000'000, 1, RangeKind::annotation, "user_annotation");
+  f.range("nccl:all_reduce", 2'000'000, 2'500'000, 1, RangeKind::annotation, "user_annotation");
+  f.range("Optimizer.step#FusedAdam.step", 7'000'000, 8'000'000, 1, RangeKind::annotation, "user_annotation");
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.workload.run, "gpu-unrecorded");
+  EXPECT_TRUE(p.workload.nothing_to_number());
+  for (const char* part :
+       {"the GPU side was not recorded: no kernel, copy or fill in the 10.0 ms recorded", "names 8 GPUs",
+        "host ops that launch GPU work (1 nccl:all_reduce, 1 Optimizer.step#FusedAdam.step)",
+        "every GPU figure is unknown", "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]",
+        "the host's time, by its outermost ranges: ## backward ## 5.0 ms (50%; 1 range), "
+        "Optimizer.step#FusedAdam.step 1.0 ms (10%; 1 range)"})
+    EXPECT_NE(p.workload.run_evidence.find(part), std::string::npos) << part << "\n" << p.workload.run_evidence;
+  EXPECT_TRUE(p.findings.empty()) << testing::describe_findings(p);
+  // Launch calls without a GPU op (CUPTI's activity records lost), or an
+  // NCCL process group alone, say the same.
+  TraceFactory calls, nccl;
+  for (TimeNs i = 0; i < 5; ++i) calls.api("cudaLaunchKernel", i * 100'000, i * 100'000 + 5'000);
+  nccl.meta().set_property("chrome.distributed.backend", "nccl");
+  nccl.range("aten::add", 0, 1'000'000, 1, RangeKind::annotation, "cpu_op");
+  const Profile c = analyze(calls.build()), n = analyze(nccl.build());
+  EXPECT_EQ(c.workload.run, "gpu-unrecorded");
+  EXPECT_NE(c.workload.run_evidence.find("GPU runtime calls that launch or copy (5 cudaLaunchKernel)"),
+            std::string::npos)
+      << c.workload.run_evidence;
+  EXPECT_EQ(n.workload.run, "gpu-unrecorded");
+  EXPECT_NE(n.workload.run_evidence.find("its process group's backend, nccl, runs collectives on GPUs"),
+            std::string::npos)
+      << n.workload.run_evidence;
+  // A host-only run (gloo's all-reduces on two threads, no GPU listed):
+  // nothing on the GPU, and where the host's time went (the union of the
+  // ranges over both threads, the step range not counted).
+  TraceFactory host;
+  host.meta().set_property("chrome.distributed.backend", "gloo");
+  host.range("ProfilerStep#1", 0, 1'000'000, 1, RangeKind::annotation, "user_annotation");
+  for (std::uint32_t tid : {2u, 3u})
+    for (TimeNs i = 0; i < 5; ++i)
+      host.range("gloo:all_reduce", i * 2'000'000, i * 2'000'000 + 1'500'000, tid, RangeKind::annotation,
+                 "user_annotation");
+  const Profile h = analyze(host.build());
+  EXPECT_EQ(h.workload.run, "no-kernels");
+  EXPECT_EQ(h.workload.run_evidence.rfind("no kernels: nothing on the GPU to diagnose", 0), 0u)
+      << h.workload.run_evidence;
+  EXPECT_NE(h.workload.run_evidence.find(
+                "the host's time, by its outermost ranges: gloo:all_reduce 7.5 ms (79%; 10 ranges on 2 threads)"),
+            std::string::npos)
+      << h.workload.run_evidence;
+}
+
+TEST(Workload, ARankWithoutAWorldSizeIsOneOfAnUnknownNumber) {
+  auto workload = [](std::int32_t rank, std::int32_t world, std::string_view backend) {
+    TraceFactory f;
+    f.kernel(0, 7, "k", 0, 1'000'000);
+    f.meta().rank = rank, f.meta().world_size = world;
+    if (!backend.empty()) f.meta().set_property("chrome.distributed.backend", backend);
+    return analyze(f.build()).workload;
+  };
+  const WorkloadKind ranked = workload(0, 0, ""), backend = workload(-1, 0, "nccl");
+  EXPECT_EQ(ranked.rank, 0);
+  EXPECT_EQ(ranked.ranks, 1u);
+  EXPECT_EQ(ranked.rank_evidence, "the job's size unknown: its distributed info gives rank 0, but no world size");
+  EXPECT_EQ(backend.rank, -1);
+  EXPECT_EQ(backend.rank_evidence, "the job's size unknown: a nccl process-group backend, but no world size");
+  // A world size given (even 1), or nothing distributed at all: no doubt.
+  for (const WorkloadKind& w : {workload(34, 300, "gloo"), workload(0, 1, "nccl"), workload(-1, 0, "")})
+    EXPECT_TRUE(w.rank_evidence.empty()) << w.rank_evidence;
+  EXPECT_EQ(workload(34, 300, "gloo").rank, 34);
+  // A job's files hold its ranks: no one rank's number stands for it.
+  const WorkloadKind job = detail::pool_workloads({&ranked, &ranked});
+  EXPECT_EQ(job.rank, -1);
+  EXPECT_TRUE(job.rank_evidence.empty());
+}
+
 TEST(WorkloadRun, AGpuSpanOfMicrosecondsNumbersNoFinding) {
   // One 2 µs kernel in a 13 s step (a first call that compiles).
   TraceFactory f;
