@@ -585,6 +585,11 @@ struct SyncStats {
   std::uint64_t copies = 0;
   TimeNs copy_ns = 0;                   // time hosts spent blocked in their calls
   TimeNs gpu_idle_after_copies_ns = 0;  // the part of gpu_idle_after_ns that follows them
+  // Gaps after a read-back of results (device to host, 1 MiB or more) in
+  // which the host then worked longer than the copy held it: that work most
+  // likely uses the results, so the gap is charged to it (a late launch),
+  // not to the copy. Σ devices.
+  std::uint64_t readback_gaps = 0;
   // Synchronizations of the one-time set-up of CUDA graphs (a capture up to
   // the graph's first run, torch's cudagraph trees recording one): in none
   // of the figures above; the GPU idle after them is warm-up, no sync's.

@@ -950,6 +950,10 @@ constexpr void rows(V& v, Of<SyncStats>) {
   added<&Y::copy_ns>(v, "copy_ns", "ns", "time hosts spent blocked in their calls");
   added<&Y::gpu_idle_after_copies_ns>(v, "gpu_idle_after_copies_ns", "ns",
                                       "the part of `gpu_idle_after_ns` that follows them");
+  added<&Y::readback_gaps>(v, "readback_gaps", "",
+                           "GPU idle gaps after a read-back of results (device to host, 1 MiB or more) in which the "
+                           "host then worked longer than the copy held it: charged to that work (a late launch), "
+                           "which most likely uses the results, not to the copy");
   added<&Y::setup_syncs>(v, "setup_syncs", "",
                          "synchronizations of CUDA graphs' one-time set-up (from a capture to the graph's first "
                          "run, or inside torch's cudagraph trees recording one), in none of the figures above");

@@ -401,13 +401,15 @@ void sync_memcpy(Builder& b) {
   for (const CopyGroup& g : m.groups)
     if (g.blocking && (!top || g.blocking_ns > top->blocking_ns)) top = &g;
   const bool one = m.synchronous == 1;
-  f.title =
-      count(m.synchronous, "copy blocks", "copies block") + " the host " + dur(m.synchronous_ns) +
-      (y.gpu_idle_after_copies_ns > 0
-           ? std::string(one ? " and is" : " and are") + " charged " + dur(t.per_device(y.gpu_idle_after_copies_ns)) +
-                 " of the GPU's idle after " + (one ? "it" : "them")
-           : std::string(", but the GPU is not left idle after ") + (one ? "it" : "them")) +
-      (top ? (one ? ", " : ", mostly ") + copy_kind_words(*top) : "");
+  f.title = count(m.synchronous, "copy blocks", "copies block") + " the host " + dur(m.synchronous_ns) +
+            (y.gpu_idle_after_copies_ns > 0 ? std::string(one ? " and is" : " and are") + " charged " +
+                                                  dur(t.per_device(y.gpu_idle_after_copies_ns)) +
+                                                  " of the GPU's idle after " + (one ? "it" : "them")
+             : y.readback_gaps > 0
+                 ? std::string(", and the GPU's idle after ") + (one ? "it" : "them") +
+                       " is charged to the host's work that follows, which most likely uses the results read back"
+                 : std::string(", but the GPU is not left idle after ") + (one ? "it" : "them")) +
+            (top ? (one ? ", " : ", mostly ") + copy_kind_words(*top) : "");
   f.evidence =
       "A copy blocks the calling thread until the GPU's queue drains and the copy is done when it is launched by a "
       "blocking call (cudaMemcpy; nsys rule cuda_memcpy_sync), has a pageable host side, or reads a value back "
@@ -422,6 +424,11 @@ void sync_memcpy(Builder& b) {
       " threshold. Of that gap each copy is charged at most how long it held the host (had it not blocked, the "
       "host's next launch would have come that much earlier, though part of that time the GPU was still busy "
       "with the copy and the work ahead of it); the rest of the gap is the host's own work, a late launch.";
+  if (y.readback_gaps > 0)
+    f.evidence += " Not charged: " + count(y.readback_gaps, "gap", "gaps") +
+                  " after a read-back of results (device to host, 1 MiB or more) in which the host then worked "
+                  "longer than the copy held it: that work most likely uses the results, so the copy did not put the "
+                  "next launch off (the gap is the host's work, a late launch).";
   if (top)
     f.evidence += " The kind that held the host longest: " + copy_group_words(*top) + ", " + count(top->blocking) +
                   " blocking it " + dur(top->blocking_ns) + ".";

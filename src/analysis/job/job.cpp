@@ -508,6 +508,7 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   y.gpu_idle_after_ns += r.syncs.gpu_idle_after_ns;
   y.copies += r.syncs.copies, y.copy_ns += r.syncs.copy_ns;
   y.gpu_idle_after_copies_ns += r.syncs.gpu_idle_after_copies_ns;
+  y.readback_gaps += r.syncs.readback_gaps;
   y.setup_syncs += r.syncs.setup_syncs, y.setup_ns += r.syncs.setup_ns, y.setup_idle_ns += r.syncs.setup_idle_ns;
   merge_sync_sites(r.syncs, &y);
   MemcpyStats& c = p->memcpys;

@@ -91,7 +91,14 @@ struct SyncEnd {
   bool copy;
   TimeNs blocked;      // how long the call held the host (end - start)
   bool setup = false;  // of CUDA graphs' one-time set-up (GraphSetup): the idle after it is warm-up
+  // A read-back of results (device to host, kReadbackBytes or more): the
+  // host's work after it most likely uses them.
+  bool readback = false;
 };
+
+// A device-to-host copy this large reads back results, not a value checked
+// in passing (.item(), a metric): 1 MiB.
+constexpr std::uint64_t kReadbackBytes = 1u << 20;
 
 struct Flight {
   TimeNs end;
@@ -695,7 +702,12 @@ struct Sweep {
       // could be queued meanwhile (its return's latency included: a loop syncing after each kernel).
       const bool blocked_at_start = sync.end - sync.blocked <= g0;
       const TimeNs from = blocked_at_start ? g0 : sync.end;
-      const TimeNs blamed = std::min((g1 - from) - length_within(input_set, {from, g1}), sync.blocked);
+      // A read-back of results followed by host work longer than the copy
+      // held the host: that work most likely uses them, so the copy's wait
+      // did not put the next launch off; the gap is the host's work.
+      const bool consumed = sync.readback && g1 - sync.end > sync.blocked;
+      const TimeNs blamed = consumed ? 0 : std::min((g1 - from) - length_within(input_set, {from, g1}), sync.blocked);
+      if (consumed) p.syncs.readback_gaps += 1;
       if (blamed > 0 && sync.setup) {
         // CUDA graphs' one-time set-up: warm-up, no sync's to remove.
         p.syncs.setup_idle_ns += blamed;
@@ -1587,7 +1599,8 @@ std::vector<SyncEnd> sync_ends(const Trace& t, std::uint32_t device, const std::
   for (const BlockingCopy& b : blocking)
     if (t.tracks()[t.memcpys().track_at(b.row)].device == device &&
         t.api_calls().end[b.api] >= t.memcpys().start[b.row])
-      out.push_back({t.api_calls().end[b.api], true, t.api_calls().end[b.api] - t.api_calls().start[b.api]});
+      out.push_back({t.api_calls().end[b.api], true, t.api_calls().end[b.api] - t.api_calls().start[b.api], false,
+                     t.memcpys().kind_at(b.row) == CopyKind::dtoh && t.memcpys().bytes[b.row] >= kReadbackBytes});
   std::sort(out.begin(), out.end(), [](const SyncEnd& a, const SyncEnd& b) { return a.end < b.end; });
   return out;
 }

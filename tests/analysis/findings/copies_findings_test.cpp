@@ -357,11 +357,12 @@ TEST(CopyAdvice, AnInferenceRunIsNotToldToReadItsOutputsLessOften) {
 
 // [SECTION] Copies that block the host are synchronizations ------------------------------
 
-// Steps of an 800 µs kernel and a device-to-host copy of the result whose
-// call starts with the kernel; the next kernel is launched 300 µs after the
-// call returns. `blocking`: the call lasts until the copy is done (a
-// pageable copy, or .item()); else it returns at once.
-Trace read_back_steps(MemoryKind host, bool blocking, bool in_item) {
+// Steps of an 800 µs kernel and a device-to-host copy of the result (4
+// bytes, or `bytes`) whose call starts with the kernel; the next kernel is
+// launched 300 µs (or `after`) after the call returns. `blocking`: the call
+// lasts until the copy is done (a pageable copy, or .item()); else it
+// returns at once.
+Trace read_back_steps(MemoryKind host, bool blocking, bool in_item, std::uint64_t bytes = 4, TimeNs after = 300'000) {
   TraceFactory f;
   TimeNs t = 1 * ms;
   for (int s = 0; s < 10; ++s) {
@@ -369,9 +370,9 @@ Trace read_back_steps(MemoryKind host, bool blocking, bool in_item) {
     const TimeNs call_end = blocking ? t + 810 * us : t + 5 * us;
     if (in_item)
       f.range("aten::_local_scalar_dense", t - 2 * us, call_end + 1 * us, 1, RangeKind::annotation, "cpu_op");
-    f.memcpy(0, 7, CopyKind::dtoh, MemoryKind::device, host, 4, t + 800 * us, t + 805 * us, "cudaMemcpyAsync", t,
+    f.memcpy(0, 7, CopyKind::dtoh, MemoryKind::device, host, bytes, t + 800 * us, t + 805 * us, "cudaMemcpyAsync", t,
              call_end - t);
-    const TimeNs next = (blocking ? call_end : t + 805 * us) + 300 * us;
+    const TimeNs next = (blocking ? call_end : t + 805 * us) + after;
     f.kernel(0, 7, names::kRelu, next, next + 100 * us, next - 10 * us);
     t = next + 101 * us;
   }
@@ -398,6 +399,30 @@ TEST(BlockingCopies, APageableCopyIsChargedAsAHostSync) {
   EXPECT_TRUE(has(s->recommendation, ".item()")) << s->recommendation;  // a small read-back
   // The idle after the copies is sync-memcpy's: host-sync (no sync calls) stays silent.
   EXPECT_FALSE(testing::find_finding(p, "host-sync"));
+}
+
+// A read-back of results (4 MiB) followed by 2 ms of host work, longer than
+// the 810 µs the copy held the host: that work most likely uses the results,
+// so the gap is the host's (a late launch), not the copy's. Followed by 300
+// µs, or a 4-byte value read back and 2 ms of work, the copy is charged.
+TEST(BlockingCopies, AReadBackOfResultsTheHostThenWorksOnIsNotChargedTheGap) {
+  const Profile p = analyze(read_back_steps(MemoryKind::pageable, true, false, 4 << 20, 2 * ms));
+  EXPECT_EQ(p.syncs.copies, 10u);
+  EXPECT_EQ(p.syncs.gpu_idle_after_copies_ns, 0);
+  EXPECT_EQ(p.syncs.readback_gaps, 10u);
+  const Finding* s = testing::find_any_finding(p, "sync-memcpy");
+  ASSERT_TRUE(s) << testing::describe_findings(p);
+  EXPECT_EQ(s->saving_ns, 0);
+  EXPECT_TRUE(has(s->title,
+                  "is charged to the host's work that follows, which most likely uses the results read "
+                  "back"))
+      << s->title;
+  EXPECT_TRUE(has(s->evidence, "Not charged: 10 gaps after a read-back of results")) << s->evidence;
+  EXPECT_EQ(analyze(read_back_steps(MemoryKind::pageable, true, false, 4 << 20)).syncs.gpu_idle_after_copies_ns,
+            10 * 305 * us);
+  const Profile scalar = analyze(read_back_steps(MemoryKind::pageable, true, false, 4, 2 * ms));
+  EXPECT_EQ(scalar.syncs.readback_gaps, 0u);
+  EXPECT_EQ(scalar.syncs.gpu_idle_after_copies_ns, 10 * 810 * us);
 }
 
 TEST(BlockingCopies, ItemReadsBackAsAHostSync) {
