@@ -29,6 +29,19 @@ void for_each_launching_op(const Profile& p, F&& f) {
 }
 }  // namespace
 
+SlowProducts attention_products_below_roofline(const Profile& p, const FindingThresholds& th) {
+  SlowProducts out;
+  TimeNs top = 0;
+  for_each_launching_op(p, [&](const OpRow& r) {
+    if (!attention_shaped(r) || !r.roofline_fraction || *r.roofline_fraction >= th.roofline_min_fraction) return;
+    const auto above = static_cast<TimeNs>(double(r.gpu_self_ns) *
+                                           std::clamp(1 - *r.roofline_fraction / th.roofline_min_fraction, 0.0, 1.0));
+    out.ns += above;
+    if (above > top) top = above, out.top = &r, out.top_words = op_words(r);
+  });
+  return out;
+}
+
 // FlashAttention-2's kernels (flash_fwd_kernel, flash_bwd_…), which use no
 // Hopper-only tensor-core instructions; FlashAttention-3's carry "Sm90".
 bool flash_attention_2(std::string_view kernel) {

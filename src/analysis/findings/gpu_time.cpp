@@ -731,8 +731,13 @@ void eager_attention(Builder& b) {
   if (!eager_attention_fires(b)) return;
   const double share = ratio(b.ev.attention_chain_ns, b.t.gpu_time);
   const TimeNs between = b.ev.attention_chain_ns - b.ev.attention_chain_gemm_ns;
+  // The chains' products far below their roofline (a sequence of 8 frames:
+  // tiny matrices, one small product per head): a fused kernel runs them
+  // near it, so their time above the threshold's is saved too.
+  const SlowProducts slow = attention_products_below_roofline(b.p, th);
+  const TimeNs products = std::min(slow.ns, b.ev.attention_chain_gemm_ns);
   Finding& f = b.add(share >= 3 * th.eager_attention_share ? Severity::critical : Severity::warning, share,
-                     th.eager_attention_share, b.t.per_device(between));
+                     th.eager_attention_share, b.t.per_device(between + products));
   f.share = share;
   f.title = "Attention runs unfused: " + count(b.ev.attention_chains) + " GEMM → softmax → GEMM chains take " +
             pct1(share) + " of kernel time (" + dur(b.ev.attention_chain_ns) + "), and no fused attention kernel runs";
@@ -760,8 +765,16 @@ void eager_attention(Builder& b) {
       "; in Hugging Face Transformers, attn_implementation=\"sdpa\" where the model supports it), or " +
       for_vendor(b.p, "flash_attn", "flash_attn's ROCm build", "flash_attn") +
       ", instead of matmul + softmax + matmul; it keeps the scores on chip. Estimated saving: the "
-      "kernels between the GEMMs (an upper bound is the chains' whole " +
-      dur(b.t.per_device(b.ev.attention_chain_ns)) + ").";
+      "kernels between the GEMMs" +
+      (products > 0 ? std::string(" and the products' time above " + pct(th.roofline_min_fraction) +
+                                  " of their roofline (" + dur(b.t.per_device(products)) + ")")
+                    : std::string()) +
+      " (an upper bound is the chains' whole " + dur(b.t.per_device(b.ev.attention_chain_ns)) + ").";
+  if (products > 0)
+    f.evidence += " The products themselves run far below their roofline: " + slow.top_words + " reaches " +
+                  pct1(*slow.top->roofline_fraction) + " of it (" + dur(slow.top->gpu_self_ns) +
+                  "); a fused kernel runs them near it, so the products' time above " + pct(th.roofline_min_fraction) +
+                  " of it, " + dur(b.t.per_device(products)) + " in all, is saved too.";
   // The attention module to change, where the trace recorded Python frames.
   const LaunchedFrom from = launched_from(b.p, [](const Hotspot& h) {
     return h.category == KernelCategory::softmax_loss && contains_nocase(h.name, "softmax") &&

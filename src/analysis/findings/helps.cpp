@@ -528,6 +528,21 @@ std::optional<HelpAnswer> one_bucket_answer(const Profile& p, std::string_view i
                     "assume it");
 }
 
+// An all-reduce slow for its size, or mostly a cost each call pays whatever
+// its size (exposed-communication's `slow` and `fixed-cost`): overlapping
+// hides at most the compute beside it, and what it needs comes first.
+HelpAnswer not_the_overlap(const Profile& p, const Finding& f, std::string_view id, std::string_view q,
+                           const std::string& exposed) {
+  if (f.variant == "slow")
+    return answer(id, q, Verdict::no,
+                  exposed + ", but it is slow for its size (" + rules::slow_all_reduce(p) +
+                      "): overlapping hides at most the compute beside it; find why the transfer is this slow first");
+  return answer(id, q, Verdict::no,
+                exposed + ", but most of it is a cost each call pays whatever its size (" +
+                    rules::all_reduce_fixed_cost(p) +
+                    "): overlapping hides at most the compute beside it; find what each call waits for first");
+}
+
 std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals& j) {
   const std::string_view id = "overlap-communication";
   const bool inference = p.workload.phase == "inference";
@@ -583,17 +598,8 @@ std::optional<HelpAnswer> answer_communication(const Profile& p, const JobTotals
                                           " of its all-reduce time runs under compute: " + deciders +
                                           " whether the all-reduce starts during the backward pass"
                                     : std::string();
-  if (f && f->variant == "slow")
-    return with_finding(answer(id, q, Verdict::no,
-                               exposed + ", but it is slow for its size (" + rules::slow_all_reduce(p) +
-                                   "): overlapping hides at most the compute beside it; find why the transfer is "
-                                   "this slow first"));
-  if (f && f->variant == "fixed-cost")
-    return with_finding(answer(id, q, Verdict::no,
-                               exposed + ", but most of it is a cost each call pays whatever its size (" +
-                                   rules::all_reduce_fixed_cost(p) +
-                                   "): overlapping hides at most the compute beside it; find what each call waits "
-                                   "for first"));
+  if (f && (f->variant == "slow" || f->variant == "fixed-cost"))
+    return with_finding(not_the_overlap(p, *f, id, q, exposed));
   if (ddp && (under_compute >= 0.1 || share < 0.05))
     return with_finding(answer(
         id, q, Verdict::no,

@@ -484,6 +484,58 @@ bool one_bucket_saving(const Profile& p, const Totals& t, const CollectiveMix& m
 }
 }  // namespace
 
+namespace {
+// An all-reduce slow for its size (slow_all_reduce(): `slow`): what it needs
+// is a faster transfer, whose gain the trace cannot size.
+void say_slow(const Builder& b, const std::string& slow, Finding& f) {
+  // Too slow to hide: what it needs is a faster transfer, whose gain
+  // the trace cannot size (the link, a late rank, the transport).
+  f.variant = "slow";
+  f.title += ", and slow for its size";
+  f.evidence += " Slow for its size: " + slow +
+                " (nccl-tests' busbw: algorithm bandwidth x 2(n-1)/n), below PCIe, NVLink, xGMI and "
+                "InfiniBand, as slow as Ethernet of 40 Gb/s or less.";
+  f.recommendation =
+      "Find why the all-reduce is this slow before overlapping it: overlap hides at most the compute beside "
+      "it. A rank that arrives late makes every rank's collective wait" +
+      (b.p.files.size() > 1 ? std::string(" (the Stragglers table)")
+                            : std::string(" (open the whole job: gpuscope report DIR with every rank's trace)")) +
+      "; NCCL_DEBUG=INFO prints the transport each channel uses (P2P, NVLink or xGMI, IB, or NET/Socket, "
+      "Ethernet through the host), and a job whose GPUs share a node or an InfiniBand fabric should not fall "
+      "back to sockets. Where the ranks do talk over Ethernet, send less: a larger batch per GPU, or "
+      "gradients accumulated over micro-batches under no_sync(), all-reduce less often; a communication "
+      "hook that compresses the gradients (to bf16 where they are fp32, or PowerSGD) sends fewer bytes. "
+      "Estimated saving: unknown; what a faster "
+      "transfer saves depends on the link and the ranks, which the trace does not show.";
+  f.saving_ns = 0;
+  f.saving_note =
+      "unknown: the transfer is slow for its size; what a faster one saves depends on the link and "
+      "the ranks, which the trace does not show";
+}
+
+// An all-reduce whose time does not grow with its size
+// (all_reduce_fixed_cost(): `fixed`).
+void say_fixed_cost(const Builder& b, const std::string& fixed, Finding& f) {
+  // Slow, but not for its size: a cost each call pays whatever it
+  // moves, which neither overlap nor a faster link removes.
+  f.variant = "fixed-cost";
+  f.title += ", mostly a cost each call pays whatever its size";
+  f.evidence += " Not the link: " + fixed + ".";
+  f.recommendation =
+      "Most of each all-reduce's time does not grow with its size: find what every call waits "
+      "for before overlapping it or changing the link." +
+      waiting_for(b.p) +
+      " A rank late at every step (more work, a slower GPU or input) makes every call wait the "
+      "same; so does a cost of its own in each call (NCCL_DEBUG=INFO shows the transport and "
+      "its set-up), which the trace cannot tell apart from the wait. Then: " +
+      f.recommendation;
+  f.saving_ns = 0;
+  f.saving_note =
+      "unknown: most of the time is a cost each call pays whatever its size, which the trace does not "
+      "explain";
+}
+}  // namespace
+
 void exposed_communication(Builder& b) {
   const FindingThresholds& th = b.opt.thresholds;
   const Totals& t = b.t;
@@ -529,49 +581,11 @@ void exposed_communication(Builder& b) {
       }
       if (const std::string slow = mix.dominant == "all_reduce" ? slow_all_reduce(b.p) : std::string();
           !slow.empty() && mix.variant != "waiting") {
-        // Too slow to hide: what it needs is a faster transfer, whose gain
-        // the trace cannot size (the link, a late rank, the transport).
-        f.variant = "slow";
-        f.title += ", and slow for its size";
-        f.evidence += " Slow for its size: " + slow +
-                      " (nccl-tests' busbw: algorithm bandwidth x 2(n-1)/n), below PCIe, NVLink, xGMI and "
-                      "InfiniBand, as slow as Ethernet of 40 Gb/s or less.";
-        f.recommendation =
-            "Find why the all-reduce is this slow before overlapping it: overlap hides at most the compute beside "
-            "it. A rank that arrives late makes every rank's collective wait" +
-            (b.p.files.size() > 1 ? std::string(" (the Stragglers table)")
-                                  : std::string(" (open the whole job: gpuscope report DIR with every rank's trace)")) +
-            "; NCCL_DEBUG=INFO prints the transport each channel uses (P2P, NVLink or xGMI, IB, or NET/Socket, "
-            "Ethernet through the host), and a job whose GPUs share a node or an InfiniBand fabric should not fall "
-            "back to sockets. Where the ranks do talk over Ethernet, send less: a larger batch per GPU, or "
-            "gradients accumulated over micro-batches under no_sync(), all-reduce less often; a communication "
-            "hook that compresses the gradients (to bf16 where they are fp32, or PowerSGD) sends fewer bytes. "
-            "Estimated saving: unknown; what a faster "
-            "transfer saves depends on the link and the ranks, which the trace does not show.";
-        f.saving_ns = 0;
-        f.saving_note =
-            "unknown: the transfer is slow for its size; what a faster one saves depends on the link and "
-            "the ranks, which the trace does not show";
+        say_slow(b, slow, f);
       } else if (const std::string fixed =
                      mix.dominant == "all_reduce" && mix.variant != "waiting" ? all_reduce_fixed_cost(b.p) : "";
                  !fixed.empty()) {
-        // Slow, but not for its size: a cost each call pays whatever it
-        // moves, which neither overlap nor a faster link removes.
-        f.variant = "fixed-cost";
-        f.title += ", mostly a cost each call pays whatever its size";
-        f.evidence += " Not the link: " + fixed + ".";
-        f.recommendation =
-            "Most of each all-reduce's time does not grow with its size: find what every call waits "
-            "for before overlapping it or changing the link." +
-            waiting_for(b.p) +
-            " A rank late at every step (more work, a slower GPU or input) makes every call wait the "
-            "same; so does a cost of its own in each call (NCCL_DEBUG=INFO shows the transport and "
-            "its set-up), which the trace cannot tell apart from the wait. Then: " +
-            f.recommendation;
-        f.saving_ns = 0;
-        f.saving_note =
-            "unknown: most of the time is a cost each call pays whatever its size, which the trace does not "
-            "explain";
+        say_fixed_cost(b, fixed, f);
       } else if (one_bucket_saving(b.p, t, mix, &f)) {
         // DDP's one bucket: its saving is set there.
       } else if (const TimeNs hideable = hideable_communication(b.p); hideable < t.exposed_comm) {

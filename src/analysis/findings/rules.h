@@ -381,6 +381,16 @@ bool eager_attention_fires(const Builder& b);
 // scores Q·K^T (M = N = the sequence, K = the head's width, up to 256) or
 // scores·V (M = K = the sequence, N = the head's width); not a cube.
 bool attention_shaped(const OpRow& r);
+// The attention-shaped products (attention_shaped) below roofline_min_fraction
+// of their roofline: their time above what that fraction would take (Σ
+// devices), which a fused attention kernel, running them near it, removes;
+// and the one with the most ("matmul [[3136,12,8,64],[3136,12,64,8]] (fp32)").
+struct SlowProducts {
+  TimeNs ns = 0;
+  const OpRow* top = nullptr;
+  std::string top_words;
+};
+SlowProducts attention_products_below_roofline(const Profile& p, const FindingThresholds& th);
 // The share of blocking-copy time among host waits, and whether sync-memcpy
 // fires (the idle rules leave its time to it).
 double blocking_copy_share(const Builder& b);

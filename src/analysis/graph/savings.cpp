@@ -886,6 +886,32 @@ void unordered_fix(Profile* p, const std::string& spec, std::uint64_t cycles) {
 
 }  // namespace
 
+namespace {
+// A fix is credited at most with the time its rule charged: a host-side fix
+// with the GPU idle its launches ended (the replay's step also gains where
+// the freed host then hides input loading or syncs, which their own findings
+// charge); hiding communication with its exposed time (a replay that gains
+// more also moved work that waited on it). Within 1 % of it, the two figures
+// read the same: the cap, unsaid.
+void cap_at_charged(Finding& f, TimeNs charged, bool only_allreduce) {
+  const bool host = host_side_rule(f.id), comm = f.id == "exposed-communication";
+  if (!(host || comm) || charged <= 0 || f.saving_ns <= charged) return;
+  if (double(f.saving_ns) <= (1 + kMaterialShare) * double(charged)) {
+    f.saving_ns = charged;
+    return;
+  }
+  f.saving_note = std::string("capped at ") +
+                  (host             ? "the GPU idle its late launches ended ("
+                   : only_allreduce ? "the all-reduce's exposed time ("
+                                    : "the exposed communication time (") +
+                  format::duration(charged) + "); the replay's " + format::duration(f.saving_ns) +
+                  (host ? " also counts waits the host then hides, which other findings charge"
+                        : " also counts work that waited on it, which overlapping does not remove by itself");
+  f.replay_saving_ns = f.saving_ns;
+  f.saving_ns = charged;
+}
+}  // namespace
+
 bool SimulationShare::combine(Profile* p) {
   Impl& m = *impl_;
   m.rethrow_first();
@@ -948,27 +974,7 @@ bool SimulationShare::combine(Profile* p) {
       f.saving_source = SavingSource::simulated;
       f.predicted_step_ns = x.step;
       f.saving_ns = saves ? static_cast<TimeNs>(per_trace) : 0;
-      // A fix is credited at most with the time its rule charged: a
-      // host-side fix with the GPU idle its launches ended (the replay's step
-      // also gains where the freed host then hides input loading or syncs,
-      // which their own findings charge); hiding communication with its
-      // exposed time (a replay that gains more also moved work that waited
-      // on it).
-      const bool host = host_side_rule(f.id), comm = f.id == "exposed-communication";
-      // Within 1 % of it, the two figures read the same: the cap, unsaid.
-      const bool close = double(f.saving_ns) <= (1 + kMaterialShare) * double(charged);
-      if (saves && (host || comm) && charged > 0 && f.saving_ns > charged && close) f.saving_ns = charged;
-      if (saves && (host || comm) && charged > 0 && f.saving_ns > charged) {
-        f.saving_note = std::string("capped at ") +
-                        (host             ? "the GPU idle its late launches ended ("
-                         : only_allreduce ? "the all-reduce's exposed time ("
-                                          : "the exposed communication time (") +
-                        format::duration(charged) + "); the replay's " + format::duration(f.saving_ns) +
-                        (host ? " also counts waits the host then hides, which other findings charge"
-                              : " also counts work that waited on it, which overlapping does not remove by itself");
-        f.replay_saving_ns = f.saving_ns;
-        f.saving_ns = charged;
-      }
+      if (saves) cap_at_charged(f, charged, only_allreduce);
       if (helps[k]) return;
       if (saves && materially_shorter(s.replayed_step_ns, x.step))
         f.saving_note = "the replay makes the median step " + format::duration(s.replayed_step_ns - x.step) +

@@ -153,7 +153,24 @@ TEST(EagerAttention, ItsProductsAreNotAlsoBelowTheirRoofline) {
                            {kSoftmax, 300 * us},
                            {kCopy, 50 * us},
                            {kBmm, 200 * us, "aten::bmm", values, bf16x2}};
-    expect_attention_products_not_below_roofline(analyze_steps(5, step));
+    const Profile p = analyze_steps(5, step);
+    expect_attention_products_not_below_roofline(p);
+    // Their time above 30 % of their roofline is the eager-attention
+    // finding's to save, beside the kernels between the products.
+    const Finding* e = testing::find_finding(p, "eager-attention");
+    ASSERT_TRUE(e) << testing::describe_findings(p);
+    const detail::rules::SlowProducts slow = detail::rules::attention_products_below_roofline(p, FindingThresholds{});
+    EXPECT_EQ(e->saving_ns, 5 * 400 * us + slow.ns) << e->evidence;
+    if (!short_sequence) continue;  // 16 heads of 5,185 tokens: near enough their roofline
+    ASSERT_GT(slow.ns, 0);
+    ASSERT_TRUE(slow.top);
+    EXPECT_EQ(slow.top->name, "aten::bmm");
+    EXPECT_NE(e->evidence.find("The products themselves run far below their roofline: aten::bmm"), std::string::npos)
+        << e->evidence;
+    EXPECT_NE(
+        e->recommendation.find("the kernels between the GEMMs and the products' time above 30% of their roofline"),
+        std::string::npos)
+        << e->recommendation;
   }
 }
 
