@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/analyze.h"
@@ -526,20 +527,26 @@ TEST(Collectives, AnAllReduceSlowForItsSizeIsSaidSlowNotToOverlap) {
   EXPECT_GT(g->saving_ns, 0);
 }
 
+// Rank 0 of an 8-rank job whose steps each run two all-reduces one after
+// the other: {floats, duration} each.
+Profile two_all_reduces(std::pair<std::uint64_t, TimeNs> a, std::pair<std::uint64_t, TimeNs> b) {
+  TraceFactory f(0);
+  f.meta().world_size = 8;
+  add_steps(f, 6, [&](int, TimeNs t) {
+    collective(f, t, a.second, sized(a.first));
+    const TimeNs u = t + a.second + 1 * us;
+    collective(f, u, b.second, sized(b.first));
+    return u + b.second + 1 * us;
+  });
+  return analyze(f.build());
+}
+
 // A 16 MiB all-reduce in 9.0 ms beside a 64 MiB one in 8.9 ms: the
 // larger one moves its bytes at 13.2 GB/s of bus bandwidth, so the link is not
 // slow, and the time that does not grow with the size is a fixed cost (a
 // wait, a per-call cost), not a slow transfer.
 TEST(Collectives, AnAllReduceAsLongAsALargerOneIsNotSlowForItsSize) {
-  TraceFactory f(0);
-  f.meta().world_size = 8;
-  add_steps(f, 6, [&](int, TimeNs t) {
-    collective(f, t, 9000 * us, sized(4'194'304));
-    const TimeNs u = t + 9001 * us;
-    collective(f, u, 8900 * us, sized(16'777'216));
-    return u + 8901 * us;
-  });
-  const Profile p = analyze(f.build());
+  const Profile p = two_all_reduces({4'194'304, 9000 * us}, {16'777'216, 8900 * us});
   const Finding* e = testing::find_any_finding(p, "exposed-communication");
   ASSERT_TRUE(e) << testing::describe_findings(p);
   EXPECT_NE(e->variant, "slow") << e->title;
@@ -551,15 +558,7 @@ TEST(Collectives, AnAllReduceAsLongAsALargerOneIsNotSlowForItsSize) {
 // cost each call pays (a rank late at every step, a per-call cost), not a
 // slow link: the finding and "overlap all-reduce?" say so, with no saving.
 TEST(Collectives, AnAllReduceWhoseTimeDoesNotGrowWithItsSizeIsAFixedCost) {
-  TraceFactory f(0);
-  f.meta().world_size = 8;
-  add_steps(f, 6, [&](int, TimeNs t) {
-    collective(f, t, 6700 * us, sized(1'048'576));
-    const TimeNs u = t + 6701 * us;
-    collective(f, u, 8700 * us, sized(4'194'304));
-    return u + 8701 * us;
-  });
-  const Profile p = analyze(f.build());
+  const Profile p = two_all_reduces({1'048'576, 6700 * us}, {4'194'304, 8700 * us});
   EXPECT_EQ(detail::rules::slow_all_reduce(p), "");
   const std::string fixed = detail::rules::all_reduce_fixed_cost(p);
   EXPECT_NE(fixed.find("the 4.0 MiB all-reduce's fastest instance took 6.7 ms, 77% of the 16.0 MiB one's 8.7 ms for "
@@ -575,15 +574,7 @@ TEST(Collectives, AnAllReduceWhoseTimeDoesNotGrowWithItsSizeIsAFixedCost) {
   EXPECT_EQ(a->verdict, Verdict::no) << a->reason;
   EXPECT_NE(a->reason.find("a cost each call pays whatever its size"), std::string::npos) << a->reason;
   // Time that grows with the size (2 ms for the 4 MiB one): no such words.
-  TraceFactory g(0);
-  g.meta().world_size = 8;
-  add_steps(g, 6, [&](int, TimeNs t) {
-    collective(g, t, 2000 * us, sized(1'048'576));
-    const TimeNs u = t + 2001 * us;
-    collective(g, u, 8700 * us, sized(4'194'304));
-    return u + 8701 * us;
-  });
-  EXPECT_EQ(detail::rules::all_reduce_fixed_cost(analyze(g.build())), "");
+  EXPECT_EQ(detail::rules::all_reduce_fixed_cost(two_all_reduces({1'048'576, 2000 * us}, {4'194'304, 8700 * us})), "");
 }
 
 // Gradients all-reduced a tensor at a time: 120 small all-reduces in each
