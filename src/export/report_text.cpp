@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
-#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -885,27 +885,28 @@ void slow_steps(const Profile& p, const ReportTextOptions& o, std::string& out) 
 // how much of the span no step's figures count.
 void step_coverage(const Profile& p, const ReportTextOptions& o, std::string& out) {
   const StepSummary& s = p.steps;
-  std::map<std::uint32_t, TimeNs> in_steps;  // per device: step time inside its span
   for (const Step& st : s.steps)
     if (st.device == kNoDevice) return;  // steps of the host: no GPU span to compare
   TimeNs span = 0, covered = 0;
+  std::set<std::size_t> counts;  // steps per GPU
+  std::size_t gpus = 0;
   for (const DeviceSummary& d : p.devices) {
     TimeNs mine = 0;
-    bool any = false;
+    std::size_t n = 0;
     for (const Step& st : s.steps)
-      if (st.device == d.id) {
-        any = true;
+      if (st.device == d.id && st.rank == d.rank) {
+        ++n;
         mine += std::max<TimeNs>(0, std::min(st.range.end, d.window.end) - std::max(st.range.start, d.window.start));
       }
-    if (!any) continue;
-    in_steps[d.id] = mine;
+    if (n == 0) continue;
+    ++gpus;
+    counts.insert(n);
     span += d.window.duration();
     covered += std::min(mine, d.window.duration());
   }
-  const std::size_t gpus = in_steps.size();
   std::string line;
-  if (gpus > 1 && s.steps.size() % gpus == 0)
-    line = count(s.steps.size() / gpus, "step", "steps") + " on each of " + std::to_string(gpus) + " GPUs";
+  if (gpus > 1 && counts.size() == 1)
+    line = count(*counts.begin(), "step", "steps") + " on each of " + std::to_string(gpus) + " GPUs";
   else if (gpus > 1)
     line = "on " + std::to_string(gpus) + " GPUs";
   if (span > 0 && double(covered) < 0.9 * double(span))
