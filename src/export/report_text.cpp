@@ -549,23 +549,28 @@ std::string same_time_as(const Profile& p, const Finding& minor) {
   return {};
 }
 
+// Whether a minor line is a launch wait left unnumbered because the trace
+// is a one-time graph capture's (launch_wait_in_capture).
+bool any_capture_wait(const Profile& p) {
+  return std::any_of(p.minor_findings.begin(), p.minor_findings.end(),
+                     [&](const Finding& f) { return launch_wait_in_capture(p, f); });
+}
+
 // Findings under 1 % of the run: one line each, after the numbered ones.
 void minor_findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.minor_findings.empty()) return;
-  out += p.workload.run == "tiny-span"
-             ? "Minor observations (not numbered: over microseconds of GPU work the trace cannot tell what they cost)\n"
-         : p.workload.run == "sampled"
-             ? "Minor observations (not numbered: a sample of the GPU's work cannot tell what they cost)\n"
-         : p.workload.run == "graph-capture"
-             ? "Minor observations (not numbered: about set-up, graph capture and the runs before it)\n"
-             : "Minor observations (true, but under 1% of the run, or their fix replayed shortens the step by under "
-               "1%, or their kernels are not on the replayed critical path, or what a fix could remove of them is "
-               "under 1% of the run, the rest warm-up" +
-                   std::string(std::any_of(p.minor_findings.begin(), p.minor_findings.end(),
-                                           [&](const Finding& f) { return launch_wait_in_capture(p, f); })
-                                   ? ", or they are waits for launches in a one-time graph capture"
-                                   : "") +
-                   "; not numbered)\n";
+  out +=
+      p.workload.run == "tiny-span"
+          ? "Minor observations (not numbered: over microseconds of GPU work the trace cannot tell what they cost)\n"
+      : p.workload.run == "sampled"
+          ? "Minor observations (not numbered: a sample of the GPU's work cannot tell what they cost)\n"
+      : p.workload.run == "graph-capture"
+          ? "Minor observations (not numbered: about set-up, graph capture and the runs before it)\n"
+          : "Minor observations (true, but under 1% of the run, or their fix replayed shortens the step by under "
+            "1%, or their kernels are not on the replayed critical path, or what a fix could remove of them is "
+            "under 1% of the run, the rest warm-up" +
+                std::string(any_capture_wait(p) ? ", or they are waits for launches in a one-time graph capture" : "") +
+                "; not numbered)\n";
   for (const Finding& f : p.minor_findings) {
     // One whose share is material but whose replayed fix is not says so.
     const bool by_replay = f.saving_source == SavingSource::simulated && !launch_wait_in_capture(p, f) &&
@@ -644,8 +649,7 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
            : run == "graph-capture"   ? "Findings: none numbered: the trace records set-up, graph capture, not the "
                                         "work (see Run above).\n\n"
            : p.minor_findings.empty() ? "Findings: none. No rule crossed its threshold (docs/findings.md lists them).\n"
-           : std::any_of(p.minor_findings.begin(), p.minor_findings.end(),
-                         [&](const Finding& f) { return launch_wait_in_capture(p, f); })
+           : any_capture_wait(p)
                ? "Findings: none numbered: none of 1% of the run or more but waits for launches in a one-time graph "
                  "capture, which say nothing of later calls that replay the graph.\n"
                : "Findings: none of 1% of the run or more.\n";

@@ -20,6 +20,12 @@ std::string op_words(const OpRow& r) {
   return r.name + (shapes.empty() ? "" : " " + shapes) + (r.math.empty() ? "" : " (" + r.math + ")");
 }
 
+// The part of an op's time above what reaching roofline_min_fraction of its
+// roofline would take (0 at or above it).
+double share_above_threshold(double fraction, const FindingThresholds& th) {
+  return std::clamp(1 - fraction / th.roofline_min_fraction, 0.0, 1.0);
+}
+
 // The rows of ops that launched kernels themselves (not the ops around them,
 // which would count the same time twice), heaviest first.
 template <class F>
@@ -34,8 +40,7 @@ SlowProducts attention_products_below_roofline(const Profile& p, const FindingTh
   TimeNs top = 0;
   for_each_launching_op(p, [&](const OpRow& r) {
     if (!attention_shaped(r) || !r.roofline_fraction || *r.roofline_fraction >= th.roofline_min_fraction) return;
-    const auto above = static_cast<TimeNs>(double(r.gpu_self_ns) *
-                                           std::clamp(1 - *r.roofline_fraction / th.roofline_min_fraction, 0.0, 1.0));
+    const auto above = static_cast<TimeNs>(double(r.gpu_self_ns) * share_above_threshold(*r.roofline_fraction, th));
     out.ns += above;
     if (above > top) top = above, out.top = &r, out.top_words = op_words(r);
   });
@@ -146,11 +151,11 @@ void op_below_roofline(Builder& b) {
     ++shown;
     // Reaching the threshold would save this much; never more than the op's time.
     const double frac = *r.roofline_fraction;
-    const TimeNs saving = static_cast<TimeNs>(static_cast<double>(b.t.per_device(r.gpu_self_ns)) *
-                                              std::clamp(1 - frac / th.roofline_min_fraction, 0.0, 1.0));
+    const TimeNs saving =
+        static_cast<TimeNs>(static_cast<double>(b.t.per_device(r.gpu_self_ns)) * share_above_threshold(frac, th));
     // Critical by what reaching the threshold saves, a tenth of kernel time
     // or more, not by the op's share: an op near the threshold saves little.
-    const double saved = share * std::clamp(1 - frac / th.roofline_min_fraction, 0.0, 1.0);
+    const double saved = share * share_above_threshold(frac, th);
     Finding& f = b.add(saved >= 0.1 ? Severity::critical : Severity::warning, frac, th.roofline_min_fraction, saving);
     f.title = op_words(r) + " reaches " + pct1(frac) + " of its roofline (" + fmt("%.1f", *r.achieved_tflops) +
               " TFLOP/s, " + dur(r.gpu_self_ns) + ", " + pct1(share) + " of kernel time)";
