@@ -713,8 +713,11 @@ constexpr void rows(V& v, Of<StepSummary>) {
   added<&S::lead_input_ns>(v, "lead_input_ns", "ns",
                            "of lead_idle_ns, the time in host ranges whose names are data loading (a data "
                            "loader, torch.utils.data, a dataset, collate, fetch, tokenizing, file reads; any thread)");
-  added<&S::lead_ranges>(v, "lead_ranges", "",
-                         "the outermost host ranges in lead_idle_ns by name, most first (up to 5 names)");
+  added<&S::lead_ranges>(
+      v, "lead_ranges", "",
+      "the host ranges in lead_idle_ns by name, most first (up to 5 names): the outermost, or below a "
+      "wrapper (a range one of whose direct children covers 90% of it or more) that child, down "
+      "the chain");
   added<&S::host_issue_ns>(v, "host_issue_ns", "ns",
                            "Σ over steps from ranges of the host's time issuing the step's GPU work: first to the "
                            "end of the last launching call made in the step, less that thread's time blocked in "

@@ -947,17 +947,41 @@ TimeNs union_length(std::vector<TimeRange>& pieces) {
 }
 
 // Adds to `by_name` the outermost of `named` (clipped ranges of one thread):
-// each not inside one taken before it, by start, the longer first.
+// each not inside one taken before it, by start, the longer first. A range
+// one of whose direct children covers 90 % of it or more is a wrapper (a
+// harness's entry point, a module's call into its forward): the child is
+// named instead, down to the first range whose time is spread over its
+// children or is its own.
+constexpr double kWrapperShare = 0.9;
 void outermost(std::vector<std::pair<TimeRange, StringId>>& named, std::map<StringId, HostRange>& by_name) {
   std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) {
     return a.first.start != b.first.start ? a.first.start < b.first.start : a.first.end > b.first.end;
   });
+  // The longest direct child of named[i] (inside it, not inside an earlier
+  // child), or i itself where none covers kWrapperShare of it.
+  auto dominant_child = [&](std::size_t i) {
+    const TimeRange& p = named[i].first;
+    std::size_t best = i;
+    TimeNs reach = std::numeric_limits<TimeNs>::min();
+    for (std::size_t j = i + 1; j < named.size() && named[j].first.start < p.end; ++j) {
+      const TimeRange& c = named[j].first;
+      if (c.start < reach || c.end > p.end) continue;
+      reach = c.end;
+      if (double(c.duration()) >= kWrapperShare * double(p.duration()) &&
+          (best == i || c.duration() > named[best].first.duration()))
+        best = j;
+    }
+    return best;
+  };
   TimeNs reach = std::numeric_limits<TimeNs>::min();
-  for (const auto& [c, name] : named) {
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    const TimeRange& c = named[i].first;
     if (c.start < reach) continue;
     reach = c.end;
-    HostRange& h = by_name[name];
-    h.ns += c.duration();
+    std::size_t at = i;
+    for (std::size_t child = dominant_child(at); child != at; child = dominant_child(at)) at = child;
+    HostRange& h = by_name[named[at].second];
+    h.ns += named[at].first.duration();
     ++h.count;
   }
 }

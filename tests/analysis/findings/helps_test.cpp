@@ -1145,6 +1145,26 @@ TEST(Recognition, TheHostsWorkBeforeAStepsFirstOpIsRecorded) {
   EXPECT_EQ(q.steps.lead_input_ns, 8 * ms);
 }
 
+// A harness's entry point that only wraps the model's forward is not what
+// the host runs: the range below the wrapper chain is named, and a range
+// whose time is spread over its children stops the descent.
+TEST(Recognition, TheHostsWorkBeforeAStepsFirstOpNamesTheRangeBelowItsWrappers) {
+  TraceFactory f;
+  f.range("ProfilerStep#1", 1 * ms, 50 * ms, 1, RangeKind::annotation, "user_annotation");
+  f.range("harness.py(106): run_action", 1 * ms, 40 * ms, 1, RangeKind::annotation, "python_function");
+  f.range("nn.Module: Model_0", 1100 * us, 40 * ms, 1, RangeKind::annotation, "python_function");
+  f.range("model.py(20): forward", 1200 * us, 40 * ms, 1, RangeKind::annotation, "python_function");
+  // Two children of 4 ms each under the forward's 8.8 ms before the launch.
+  f.range("model.py(30): embed", 1300 * us, 5300 * us, 1, RangeKind::annotation, "python_function");
+  f.range("model.py(40): mask", 5400 * us, 9400 * us, 1, RangeKind::annotation, "python_function");
+  f.cpu_op("aten::linear", 10 * ms, 11 * ms, "", "");
+  f.kernel(0, 7, "gemm_kernel", 11 * ms, 40 * ms, 10500 * us);
+  const Profile p = analyze(f.build());
+  ASSERT_EQ(p.steps.lead_ranges.size(), 1u);
+  EXPECT_EQ(p.steps.lead_ranges[0].name, "model.py(20): forward");
+  EXPECT_EQ(p.steps.lead_ranges[0].ns, 9800 * us);
+}
+
 TEST(Recognition, FrameworkAndDdpFromTheirOps) {
   TraceFactory f;
   f.range("ProfilerStep#1", 0, 20 * ms, 1, RangeKind::annotation, "cpu_op");
