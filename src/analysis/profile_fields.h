@@ -558,7 +558,9 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
       v, "run", "",
       "`no-kernels` (nothing on the GPU to diagnose), `gpu-unrecorded` (no GPU op, though the program used GPUs: "
       "listed GPUs, GPU runtime calls, host ops that launch GPU work or a GPU process-group backend; its GPU side "
-      "was not recorded, no finding is numbered), `tiny-span` (GPU ops spanning, or taking in all, under 100 µs "
+      "was not recorded, or its events lie on processes named as devices, as TensorFlow's and JAX's profilers "
+      "write them, which gpuscope does not read as GPU ops; no finding is numbered), `tiny-span` (GPU ops spanning, or "
+      "taking in all, under 100 µs "
       "and 1 % "
       "of the recording: no finding is numbered), `sampled` (GPU ops whose correlation ids span a thousand times "
       "as many calls or more: a sample, most of the GPU's work missing; no finding is numbered), `graph-capture` "

@@ -636,12 +636,18 @@ std::string gpu_bound_words(const Profile& p, const ReportTextOptions& o) {
   return wrap(text, o.width, "  ", "  ");
 }
 
+// A GPU side the trace lacks ("not recorded") or holds in a form gpuscope
+// does not read ("not read": events on processes named as devices).
+std::string not_recorded(const Profile& p) {
+  return p.workload.run_evidence.starts_with("the GPU side was not read") ? "not read" : "not recorded";
+}
+
 void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.findings.empty()) {
     const std::string& run = p.workload.run;
-    out += run == "no-kernels"        ? "Findings: none: no kernels, nothing on the GPU to diagnose.\n\n"
-           : run == "gpu-unrecorded"  ? "Findings: none: the GPU side was not recorded, so nothing on the GPU can be "
-                                        "diagnosed (see Run above).\n\n"
+    out += run == "no-kernels"       ? "Findings: none: no kernels, nothing on the GPU to diagnose.\n\n"
+           : run == "gpu-unrecorded" ? "Findings: none: the GPU side was " + not_recorded(p) +
+                                           ", so nothing on the GPU can be diagnosed (see Run above).\n\n"
            : run == "tiny-span"       ? "Findings: none numbered: findings over microseconds of GPU work would be "
                                         "noise (see Run above).\n\n"
            : run == "sampled"         ? "Findings: none numbered: the trace is a sample, most of the GPU's work is not "
@@ -685,8 +691,10 @@ void findings(const Profile& p, const ReportTextOptions& o, std::string& out) {
 
 void devices(const Profile& p, std::string& out) {
   if (p.devices.empty()) {
-    out += p.workload.run == "gpu-unrecorded" ? "GPUs: none recorded, though the program used GPUs (see Run above).\n\n"
-                                              : "GPUs: no GPU activity in this trace.\n\n";
+    out += p.workload.run == "gpu-unrecorded"
+               ? "GPUs: none " + std::string(not_recorded(p) == "not read" ? "read" : "recorded") +
+                     ", though the program used GPUs (see Run above).\n\n"
+               : "GPUs: no GPU activity in this trace.\n\n";
     return;
   }
   out += "GPUs (window = first to last GPU op)\n";

@@ -362,6 +362,37 @@ bool graph_capture_run(const Trace& t, const GraphCaptures& c, TimeRange recorde
 // (libkineto's ActivityType names): their events are kept as host ranges
 // under these categories, and gpuscope diagnoses none of them. A trace with
 // no kernels but such events says so, rather than only "no kernels".
+// Processes named as TensorFlow's and JAX's profilers name a device
+// ("/device:GPU:0", "/job:localhost/replica:0/task:0/device:GPU:0 Compute",
+// "/device:GPU:0/stream:7 Compute"): their events are that device's work,
+// which a Chrome trace of those profilers does not mark as kernels, so
+// they were kept as host ranges. Said, with their count, rather than
+// passed off as the host's time.
+std::string device_named_processes(const Trace& t) {
+  std::vector<std::uint32_t> pids;
+  std::string first;
+  for (const Process& p : t.processes())
+    if (p.name.find("/device:") != std::string::npos) {
+      pids.push_back(p.pid);
+      if (first.empty()) first = p.name;
+    }
+  if (pids.empty()) return {};
+  std::uint64_t n = 0;
+  const RangeTable& r = t.ranges();
+  for (RowIndex i = 0; i < r.size(); ++i) {
+    const Track& tr = t.tracks()[r.track_at(i)];
+    n += tr.kind == TrackKind::cpu && std::find(pids.begin(), pids.end(), tr.pid) != pids.end();
+  }
+  if (n == 0) return {};
+  return "; " + format::count(n, "event lies", "events lie") + " on " +
+         format::count(pids.size(), "process", "processes") + " named as a device (\"" +
+         (first.size() > 80 ? first.substr(0, 77) + "..." : first) +
+         "\": TensorFlow's and JAX's profilers name devices so), kept as host ranges: gpuscope reads GPU activity "
+         "from PyTorch's profiler (Kineto), Nsight Systems' SQLite export and its own captures, not from these "
+         "profilers' traces, so the device time is unknown here. Record the program with `gpuscope capture -- "
+         "CMD` for its GPU activity";
+}
+
 std::string other_accelerators(const Trace& t) {
   static constexpr std::string_view kKinds[] = {"mtia_ccp_events", "mtia_runtime",        "mtia_insight",      "hpu_op",
                                                 "xpu_runtime",     "privateuse1_runtime", "privateuse1_driver"};
@@ -513,6 +544,12 @@ void no_kernels_run(const Trace& t, const GraphCaptures& captures, WorkloadKind*
                        " cuda_profiler_range events are kernels measured one at a time by the CUPTI range "
                        "profiler (Kineto's profiler_metrics), each replayed for its hardware counters, so their "
                        "times are not run times: record without profiler_metrics for a timeline to diagnose";
+  if (std::string devices = device_named_processes(t); !devices.empty()) {
+    w->run = "gpu-unrecorded";
+    w->run_evidence = "the GPU side was not read: no kernel, copy or fill recognised in the " +
+                      format::duration(recorded.duration()) + " recorded" + devices;
+    return;
+  }
   const std::string others = other_accelerators(t);
   w->run_evidence += others;
   if (ranges || !others.empty()) return;  // their events are kept as host ranges: not the host's time

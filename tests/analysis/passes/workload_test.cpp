@@ -388,6 +388,34 @@ TEST(WorkloadRun, NoKernelsIsNothingToDiagnose) {
   EXPECT_EQ(q.workload.run_evidence.find("another accelerator"), std::string::npos) << q.workload.run_evidence;
 }
 
+// TensorFlow's and JAX's profilers name each device's process
+// "/device:GPU:N" and do not mark its events as kernels: they are kept as
+// host ranges, and the run says the device time is unknown rather than
+// calling a kernel the host's time.
+TEST(WorkloadRun, EventsOnAProcessNamedAsADeviceAreNotTheHostsTime) {
+  TraceFactory f;
+  f.builder().add_process({TraceFactory::kPid, "/device:GPU:0"});
+  for (TimeNs i = 0; i < 4; ++i)
+    f.range("volta_sgemm_128x64_nn", i * 1'000'000, i * 1'000'000 + 800'000, 7, RangeKind::annotation, "");
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.workload.run, "gpu-unrecorded");
+  EXPECT_NE(p.workload.run_evidence.find("4 events lie on 1 process named as a device (\"/device:GPU:0\""),
+            std::string::npos)
+      << p.workload.run_evidence;
+  EXPECT_NE(p.workload.run_evidence.find("the device time is unknown here"), std::string::npos);
+  EXPECT_EQ(p.workload.run_evidence.find("the host's time"), std::string::npos) << p.workload.run_evidence;
+  EXPECT_TRUE(p.findings.empty()) << testing::describe_findings(p);
+  // The same ranges on a process named as a program are the host's.
+  TraceFactory host;
+  host.builder().add_process({TraceFactory::kPid, "python3"});
+  for (TimeNs i = 0; i < 4; ++i)
+    host.range("load_images", i * 1'000'000, i * 1'000'000 + 800'000, 7, RangeKind::annotation, "");
+  const Profile q = analyze(host.build());
+  EXPECT_EQ(q.workload.run, "no-kernels");
+  EXPECT_NE(q.workload.run_evidence.find("the host's time, by its outermost ranges: load_images"), std::string::npos)
+      << q.workload.run_evidence;
+}
+
 TEST(WorkloadRun, NoGpuOpFromAProgramThatUsedGpusIsUnrecorded) {
   // A DDP step whose host ran an NCCL collective and a fused optimizer, its
   // device list naming 8 GPUs, and no GPU op: the GPU side was not
