@@ -111,9 +111,10 @@ std::string roofline_fix(const OpRow& r, bool fp32_on_recent, bool small_many, c
                 (main && contains_nocase(main->name, "nhwc")
                      ? "."
                      : " and give it channels_last (NHWC) tensors, the layout its tensor-core kernels use."));
-  if (r.family == "attention" && r.bound == "compute") {
-    // A call large enough to be compute-bound has work enough: the kernel
-    // itself is slow, and which other one is faster the trace cannot tell.
+  if (r.family == "attention") {
+    // Which other attention kernel runs this shape faster the trace cannot
+    // tell (it shows the one that ran, not the candidates the installed
+    // libraries hold); a call not yet compute-bound may also lack work.
     bool nvidia = true;
     for (const DeviceSummary& d : devices) nvidia = nvidia && nvidia_gpu(d.name, d.compute_major, d.compute_minor);
     return said(std::string("what is left is the attention kernel itself; whether another one runs this shape "
@@ -121,12 +122,12 @@ std::string roofline_fix(const OpRow& r, bool fp32_on_recent, bool small_many, c
                 (pytorch ? "PyTorch's SDPA backends, torch.nn.attention.sdpa_kernel; " : "") +
                 (nvidia ? "cuDNN's fused attention, FlashAttention-3 on Hopper"
                         : "the GPU vendor's own, such as ROCm's Composable Kernel or AITER flash attention") +
-                ").");
+                ")" +
+                (r.bound == "compute" ? "."
+                                      : "; a call this far from its compute bound may also lack work: more "
+                                        "sequences in a batch raise its rate where its grid leaves the GPU's "
+                                        "units idle."));
   }
-  if (r.family == "attention")
-    return said(
-        "the trace shows no faster attention kernel for this GPU: more work per call (more sequences "
-        "in a batch, longer sequences) is what raises its rate.");
   return said(std::string(r.family == "gemm" ? "its dimensions are multiples of 8; " : "") +
               "what is left is the kernel chosen for this shape: torch.compile(mode=\"max-autotune\") times other "
               "kernels for it, and a larger product (a larger batch, projections fused into one) runs nearer the "

@@ -495,7 +495,7 @@ std::string inductor_wrapper_in_gaps(const Builder& b) {
          graph_words(b.p) +
          "s replay the graph's kernels without running it (torch.compile(mode=\"reduce-overhead\")), and "
          "torch._inductor.config.size_asserts=False drops the input checks; under the Python tracer "
-         "(with_stack=True) every line it runs is traced too, so profile without it before sizing this.";
+         "(with_stack=True) every Python call it makes is traced too, so profile without it before sizing this.";
 }
 
 // The device allocator's calls, where they hold a fifth of the late-launch
@@ -883,10 +883,12 @@ bool decoding_name(std::string_view n) {
 // Where preprocessing moves to the GPU, from the names of its longest host
 // ranges: the vendor's decoders where one of them decodes, and the array
 // work (resize, rescale, normalize) on GPU tensors after an upload of the
-// raw 8-bit input, a quarter of float32's bytes, in every case.
+// raw 8-bit input, a quarter of float32's bytes (half of a 16-bit
+// float's), in every case.
 std::string preprocessing_to_gpu(const Profile& p, bool decodes) {
   return std::string("move it to the GPU: ") + (decodes ? "decoding on " + gpu_decoders(p) + "; " : "") +
-         "upload the raw 8-bit input (a quarter of float32's bytes) and resize, rescale and normalize GPU tensors "
+         "upload the raw 8-bit input (a quarter of float32's bytes, half of a 16-bit float's) and resize, rescale and "
+         "normalize GPU tensors "
          "(torchvision transforms v2 on CUDA tensors; Hugging Face's fast image processors, use_fast=True)";
 }
 

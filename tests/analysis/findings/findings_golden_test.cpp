@@ -35,9 +35,10 @@ const std::map<std::string, Reviewed>& reviewed() {
       // of 38.6 ms, the harness's re-allocation after its own cache flush aside) is 0.3 % of the run.
       {"hta-alexnet.json.gz", {{}, {"gpu-idle-gaps", "pageable-memcpy", "sync-memcpy"}}},
       {"hta-event-sync-multistream.json.gz", {{"gpu-idle-gaps", "no-tensor-cores"}, {}}},
-      // small-grid: its reduce kernel runs on 1 block of the 108 SMs.
+      // small-grid minor: its reduce kernel runs on 1 block of the 108 SMs, but the small grids' 12 µs
+      // are 0.4 % of the 3.2 ms step, which the host holds: no fix of them can save 1 % of it.
       {"hta-event-sync.json.gz",
-       {{"launch-bound", "small-grid", "step-host-time"}, {"pageable-memcpy", "sync-memcpy"}}},
+       {{"launch-bound", "step-host-time"}, {"pageable-memcpy", "small-grid", "sync-memcpy"}}},
       {"hta-ns-resolution-v100.json.gz", {{"no-tensor-cores"}, {}}},
       {"hta-sampled-rank0.json.gz", {{"exposed-communication", "gpu-idle-gaps", "low-utilization"}, {"sync-memcpy"}}},
       {"hta-sampled-rank1.json.gz", {{"exposed-communication", "gpu-idle-gaps", "low-utilization"}, {}}},

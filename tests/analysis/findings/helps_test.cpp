@@ -341,6 +341,23 @@ TEST(Helps, RecordedHostWorkBeforeTheFirstOpIsNoInputWait) {
   EXPECT_EQ(help(p, "input-workers")->verdict, Verdict::unknown);
 }
 
+// A rule that measures a share of kernel time is numbered only where that
+// share of the kernels' time is 1 % of the run or more: a quarter of 4 ms of
+// kernels in a 1 s run cannot give back 1 % of it, however large the share.
+TEST(Helps, AShareOfLittleKernelTimeIsMinor) {
+  for (const TimeNs kernels : {4 * ms, 400 * ms}) {
+    Profile p = half_idle_profile();
+    p.kernel_time_ns = p.devices[0].kernel_time_ns = kernels;
+    Finding f = finding("small-grid", kernels / 4 - kernels / 400, "Kernels on small grids");
+    f.share = 0.25;
+    p.findings.push_back(f);
+    settle_findings(&p);
+    const bool numbered = !p.findings.empty() && p.findings[0].id == "small-grid";
+    EXPECT_EQ(numbered, kernels == 400 * ms) << kernels;
+    EXPECT_EQ(p.minor_findings.size(), kernels == 400 * ms ? 0u : 1u);
+  }
+}
+
 // Not now, but next: the host keeps the queue filled, but issues the step's
 // launches in nearly the step's time, so the GPU-side findings' savings
 // beyond that margin need the launches gone too. A host far ahead of the GPU,
