@@ -1471,7 +1471,8 @@ void hta(const Profile& p, const ReportTextOptions& o, std::string& out) {
       const double ours = 1.0 - d.utilization;
       if (std::abs(t.idle_share - ours) < 0.01) continue;
       out += wrap("(this report's idle for the GPU is " + fixed(ours * 100, 2) + "% of its " + duration(d.span_ns) +
-                      " span; HTA's differs by its definitions: it takes its own span, and where the trace has "
+                      " span; HTA's differs by its definitions: it takes its own span, counts the stream "
+                      "synchronizations Kineto draws on the GPU's streams as busy, and where the trace has "
                       "times finer than a µs it rounds each op inward to whole µs, its start up and its end down, "
                       "which moves the busy time of many short ops to idle; docs/metrics.md, \"HTA's temporal "
                       "breakdown\")",

@@ -1028,8 +1028,14 @@ void step_host_time(Builder& b) {
                      compiling ? 0 : b.t.per_device(own));
   f.share = share;
   const TimeNs after = s.outside_gpu_ns - s.before_gpu_ns;
+  // "The host works" only where recorded host work covers half of that time
+  // or more (the longest range wholly inside it, the ranges and calls before
+  // the first op); else what the host did is not in the trace.
+  const bool recorded = 2 * std::max(named, s.lead_recorded_ns) >= own;
   f.title = pct1(share) + " of step time (" + dur(b.t.per_device(own)) +
-            ") passes before the GPU's first op or after its last: the host works, the GPU has nothing to do";
+            ") passes before the GPU's first op or after its last: " +
+            (recorded ? "the host works, the GPU has nothing to do"
+                      : "the GPU has nothing to do, and what the host does then the trace mostly does not record");
   f.evidence = "Of " + dur(s.total_ns) + " of step time (" + count(s.steps.size()) + " step" +
                (s.steps.size() == 1 ? "" : "s") + "), " + dur(s.outside_gpu_ns) +
                " lies outside the GPU's work: " + dur(s.before_gpu_ns) + " before its first op, " + dur(after) +

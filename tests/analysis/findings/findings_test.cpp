@@ -425,6 +425,26 @@ TEST(Findings, HostPreprocessingBeforeTheGpusFirstOpIsStepHostTime) {
   EXPECT_FALSE(testing::find_finding(p, "low-utilization"));
 }
 
+// "The host works" only where the trace records it: a step whose host time
+// lies in no recorded range (the profiler's step range on another thread,
+// nothing of the host's own work traced) says so instead.
+TEST(Findings, StepHostTimeSaysTheHostWorksOnlyWhereItIsRecorded) {
+  const Profile p = analyze(preprocess_then_compute("preprocess", "python_function"));
+  const Finding* f = testing::find_finding(p, "step-host-time");
+  ASSERT_TRUE(f) << testing::describe_findings(p);
+  EXPECT_NE(f->title.find("the host works"), std::string::npos) << f->title;
+  TraceFactory bare;
+  bare.device(0, 80, 8, "NVIDIA A100");
+  for (int i = 0; i < 4; ++i)
+    bare.kernel(0, 7, names::kConvTensorCore, 7 * ms + i * ms, 8 * ms + i * ms, 7 * ms - 50 * us + i * us, 1 * us);
+  bare.range("ProfilerStep#3", 1 * ms, 11 * ms, 2, RangeKind::annotation, "user_annotation");
+  const Profile q = analyze(bare.build());
+  const Finding* g = testing::find_finding(q, "step-host-time");
+  ASSERT_TRUE(g) << testing::describe_findings(q);
+  EXPECT_EQ(g->title.find("the host works"), std::string::npos) << g->title;
+  EXPECT_NE(g->title.find("the trace mostly does not record"), std::string::npos) << g->title;
+}
+
 // Loading whose ranges decode images gets the vendor's decoders.
 TEST(Findings, InputBoundNamesDecodersWhereTheLoadingDecodes) {
   const Profile p = analyze(
