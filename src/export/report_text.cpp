@@ -1251,6 +1251,51 @@ void framework_ops(const Profile& p, const ReportTextOptions& o, std::string& ou
   out += "\n";
 }
 
+// Where the roofline's rows measure under half of the kernel time: how much
+// of it ran in kernels no op with figures launched itself (graph replays,
+// compiled kernels, ops without a cost formula or shapes), the heaviest of
+// them named, and that how near their peak those run the trace cannot tell.
+std::string unmeasured_words(const Profile& p, const ReportTextOptions& o) {
+  if (p.kernel_time_ns <= 0) return {};
+  for (const DeviceSummary& d : p.devices)
+    if (d.hw.busy_samples > 0) return {};  // counters measured them
+  TimeNs measured = 0;
+  for (const OpRow& row : p.ops)
+    if (row.roofline_fraction) measured += row.gpu_self_ns;
+  const double covered = std::min(1.0, double(measured) / double(p.kernel_time_ns));
+  if (covered >= 0.5) return {};
+  auto measured_kernel = [&](const std::string& k) {
+    for (const OpRow& row : p.ops)
+      if (row.roofline_fraction)
+        for (const OpKernel& x : row.top_kernels)
+          if (x.name == k) return true;
+    return false;
+  };
+  std::vector<std::string_view> names;
+  std::vector<double> shares;
+  for (const Hotspot& h : p.hotspots) {
+    if (names.size() == 3 || h.share < 0.05) break;
+    if (h.category == KernelCategory::communication || measured_kernel(h.name)) continue;
+    names.push_back(h.name);
+    shares.push_back(h.share);
+  }
+  const std::vector<std::string> shown = short_kernel_names(names, kTableNameWidth);
+  std::string list;
+  for (std::size_t i = 0; i < shown.size(); ++i) list += (i ? "; " : "") + shown[i] + " " + percent1(shares[i]);
+  bool nvidia = true;
+  for (const DeviceSummary& d : p.devices) nvidia = nvidia && nvidia_gpu(d.name, d.compute_major, d.compute_minor);
+  return wrap("These rows' ops launched " + percent1(covered) + " of kernel time themselves; the other " +
+                  percent1(1 - covered) +
+                  " ran in kernels whose launching ops have no figures here (no cost formula, shapes without what "
+                  "it needs, or no launching op: graph replays" +
+                  (list.empty() ? std::string(")") : std::string("; the heaviest: ") + list + ")") +
+                  ": how near the GPU's peak they run the trace cannot tell (" +
+                  (nvidia ? "Nsight Compute measures them: ncu --kernel-name regex:NAME; gpuscope capture --metrics"
+                          : "the vendor's kernel profiler measures them: rocprof-compute") +
+                  ").",
+              o.width, "  ", "  ");
+}
+
 // The heaviest (op, shapes) rows with a cost formula, with their roofline
 // figures (once shapes were recorded).
 void roofline(const Profile& p, const ReportTextOptions& o, std::string& out) {
@@ -1314,6 +1359,7 @@ void roofline(const Profile& p, const ReportTextOptions& o, std::string& out) {
                     "aten::matmul, whose time also holds the copies it makes).",
                 o.width, "  ", "  ");
   if (!blank.empty()) out += wrap(no_figures, o.width, "  ", "  ");
+  out += unmeasured_words(p, o);
   if (!p.devices.empty() && !p.devices[0].peaks_source.empty()) out += "  Peaks: " + p.devices[0].peaks_source + ".\n";
   out += "\n";
 }

@@ -756,6 +756,19 @@ TEST(ReportText, TheRooflineShowsEachPieceOfWorkOnceAndOnlyWithFigures) {
   EXPECT_NE(table.find("rows left out: an op that launches nothing itself around an op shown"), std::string::npos)
       << table;
   EXPECT_NE(table.find("Heavier ops with a cost formula but no figures (aten::conv2d"), std::string::npos) << table;
+  // The rows with figures launched under half of the kernel time: the rest
+  // is said to be unmeasured, cuDNN's convolution kernels named.
+  EXPECT_NE(table.find("These rows' ops launched 17.6% of kernel time themselves; the other 82.4%"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("cudnn::detail::dgrad_engine"), std::string::npos) << table;
+  EXPECT_NE(table.find("how near the GPU's peak they run the trace cannot tell"), std::string::npos) << table;
+}
+
+// Rows with figures that launched most of the kernel time: no such line
+// (TimeSformer's attention products, softmax and linears).
+TEST(ReportText, ARooflineOverMostKernelTimeSaysNothingUnmeasured) {
+  const Profile p = analyze(open_trace(testing::real_trace("tracelens-timesformer-h100.json.gz")));
+  EXPECT_EQ(report_text(p).find("These rows' ops launched"), std::string::npos);
 }
 
 }  // namespace
