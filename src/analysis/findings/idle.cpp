@@ -1199,6 +1199,34 @@ std::string capture_calls(const Profile& p) {
                                          : "cudaStreamBeginCapture, cudaGraphLaunch";
 }
 
+// In a compiled run, the part of the GPU's wait for late launches that
+// the code around torch.compile's regions caused (eager ops before, between
+// and after them: a pipeline's text encoders around its compiled
+// transformer), where it is a tenth of the wait or more: graphs of the
+// compiled regions do not remove it. From the ops' own waits (OpRow's
+// starved time): the outermost compiled regions' with the ops inside them,
+// against every op's. Empty otherwise.
+std::string eager_around_compiled(const Profile& p) {
+  TimeNs all = 0, compiled = 0;
+  for (const OpRow& r : p.op_names) {
+    all += r.starved_ns;
+    if (!detail::is_compiled_region(r.name)) continue;
+    bool inner = false;
+    for (std::size_t at = 0, next; at < r.path.size() && !inner; at = next + 3) {
+      next = std::min(r.path.find(" > ", at), r.path.size());
+      inner = detail::is_compiled_region(std::string_view(r.path).substr(at, next - at));
+    }
+    if (!inner) compiled += r.starved_total_ns;
+  }
+  const TimeNs eager = all - std::min(all, compiled);
+  if (compiled == 0 || 10 * eager < all) return {};
+  const auto gpus = static_cast<TimeNs>(std::max<std::size_t>(1, p.devices.size()));
+  return " But " + dur(eager / gpus) + " of the GPU's wait (" + pct(ratio(eager, all)) +
+         ") is for ops outside the compiled regions, which run eagerly around them and which graphs of the "
+         "compiled regions leave as they are: compile or capture that code too (torch.compile on the modules it "
+         "calls).";
+}
+
 std::string launch_fix(const Profile& p, bool short_ops) {
   const WorkloadKind& w = p.workload;
   // Synchronizations between the steps' launches come first: no capture holds them.
@@ -1270,16 +1298,19 @@ std::string launch_fix(const Profile& p, bool short_ops) {
     reads_back = reads_back || r.name == "aten::item" || r.name == "aten::_local_scalar_dense";
   if (short_ops && !w.engine.empty())
     return "Launch less: " + graphs + ". More requests batched together also give each kernel more work.";
+  const std::string eager =
+      w.execution == "compiled" && w.framework == "pytorch" ? eager_around_compiled(p) : std::string();
   if (short_ops)
-    return plan.lead() + "Launch less: " + graphs + fuse +
-           ", and give each kernel more work (a larger batch). Bundled workload: --graphs on.";
+    return plan.lead() + "Launch less: " + graphs + fuse + ", and give each kernel more work (a larger batch)." +
+           eager + " Bundled workload: --graphs on.";
   return plan.lead() + "Take host time out of the launch path: " + graphs + " so the host no longer runs each op, " +
          for_framework(p,
                        "move work out of " + loop + "'s Python (logging, " + (reads_back ? ".item(), " : "") +
                            "per-step bookkeeping), ",
                        "move work out of " + loop + "'s Python (logging, per-step bookkeeping), ",
                        "move other host work out of the loop that launches the kernels, ") +
-         "and give each kernel more work so it outlasts the host's time per launch. Bundled workload: --graphs on.";
+         "and give each kernel more work so it outlasts the host's time per launch." + eager +
+         " Bundled workload: --graphs on.";
 }
 
 // Of the host's time over the steps (or the recording), what it spent in

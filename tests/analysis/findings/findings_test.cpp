@@ -592,6 +592,35 @@ TEST(LaunchBound, TheAdviceFitsACompiledRun) {
   }
 }
 
+// In a compiled run, the GPU's wait for launches of ops outside
+// torch.compile's regions (eager code around the compiled model) is said
+// apart: graphs of the compiled regions do not remove it. A run whose waits
+// all lie inside the regions is not told so.
+TEST(LaunchBound, ACompiledRunsEagerWaitsAreSaidApart) {
+  for (const int eager : {0, 1000}) {
+    TraceFactory f;
+    TimeNs cpu = 1 * ms;
+    const TimeNs region_start = cpu - 2 * us;
+    for (int i = 0; i < 2000; ++i) {
+      f.range(i < 2000 - eager ? "aten::add" : "aten::mul", cpu - 1 * us, cpu + 5 * us, 1, RangeKind::annotation,
+              "cpu_op");
+      f.kernel(0, 7, "triton_poi_fused_add_mul_0", cpu + 6 * us, cpu + 8 * us, cpu, 5 * us);
+      cpu += 9 * us;
+    }
+    f.range("Torch-Compiled Region: 0/0", region_start, 1 * ms + (2000 - eager) * 9 * us - 3 * us, 1,
+            RangeKind::annotation, "cpu_op");
+    const Profile p = analyze(f.build());
+    ASSERT_EQ(p.workload.execution, "compiled");
+    const Finding* l = testing::find_finding(p, "launch-bound");
+    ASSERT_TRUE(l) << testing::describe_findings(p);
+    const bool said = l->recommendation.find("is for ops outside the compiled regions") != std::string::npos;
+    EXPECT_EQ(said, eager > 0) << l->recommendation;
+    if (eager) {
+      EXPECT_NE(l->recommendation.find("(50%)"), std::string::npos) << l->recommendation;
+    }
+  }
+}
+
 TEST(Findings, SynchronizingEveryStepDrainsTheQueue) {
   TraceFactory f;
   TimeNs t = 1 * ms;
