@@ -240,9 +240,17 @@ void header(const Profile& p, std::string& out) {
            "the GPU's first op started " + duration(l.first_op_delay_ns) +
            " after its launch call returned, with no GPU work recorded before it" +
            (l.launches ? ", and every launched op waited at least " + duration(l.launch_delay.min) : std::string()) +
-           ": either the host's and the GPU's clocks disagree by about that much, or the GPU was still running "
-           "work the trace does not hold (queued before the recording began); the trace cannot tell which. Launch "
-           "delays, queue depths and the critical path's split between host and GPU are unreliable here.\n";
+           (l.clock_offset_bound_ns > 0
+                ? ": the host's and the GPU's clocks can disagree by at most " + duration(l.clock_offset_bound_ns) +
+                      " (an op started that long after its launch call began, and none starts before), so at "
+                      "least " +
+                      duration(l.first_op_delay_ns - l.clock_offset_bound_ns) +
+                      " of that wait is the GPU running work the trace does not hold (queued before the recording "
+                      "began); how the rest splits between the two the trace cannot tell."
+                : ": either the host's and the GPU's clocks disagree by about that much, or the GPU was still "
+                  "running work the trace does not hold (queued before the recording began); the trace cannot tell "
+                  "which.") +
+           " Launch delays, queue depths and the critical path's split between host and GPU are unreliable here.\n";
   out += unrecorded_warning(p);
   out += "\n";
 }
@@ -310,6 +318,24 @@ std::string help_words(const Profile& p, const HelpAnswer& a) {
   return s;
 }
 
+// The fixes that shorten the step only once the others are made (a
+// finding's "after the others" replay), each with what it then predicts:
+// "all of them together" leaves them out, and they add to it.
+std::string after_the_others_words(const Profile& p) {
+  const Simulation& sim = p.simulation;
+  std::string s;
+  for (const std::vector<Finding>* list : {&p.findings, &p.minor_findings})
+    for (const Finding& f : *list) {
+      if (f.after_to_ns <= 0 || f.fix.empty() || sim.together.change.find(f.fix) != std::string::npos ||
+          s.find(f.fix) != std::string::npos)
+        continue;
+      const std::string ref = finding_refs(p, {f.id});
+      s += "; adding " + f.fix + (ref.empty() ? std::string() : " (" + ref + ")") +
+           ", which shortens the step only after these, predicts " + duration(f.after_to_ns);
+    }
+  return s;
+}
+
 void answers_section(const Profile& p, const ReportTextOptions& o, std::string& out) {
   if (p.devices.empty()) return;
   out += "What would help? The usual changes, answered from this trace\n";
@@ -328,8 +354,13 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
   }
   const Simulation& sim = p.simulation;
   // Together, only where the replay makes the step kMaterialShare shorter or
-  // more: a 1.00x line would read as a prediction worth acting on.
-  if (sim.status == "simulated" && !sim.together.change.empty() &&
+  // more (a 1.00x line would read as a prediction worth acting on), and only
+  // where a numbered finding prescribes one of its fixes: a fix no finding
+  // numbers (a one-time capture's launch waits) is no advice to add up.
+  bool prescribed = false;
+  for (const Finding& f : p.findings)
+    prescribed = prescribed || (!f.fix.empty() && sim.together.change.find(f.fix) != std::string::npos);
+  if (sim.status == "simulated" && !sim.together.change.empty() && prescribed &&
       double(sim.together.step_ns) <= (1 - kMaterialShare) * double(sim.replayed_step_ns)) {
     const std::string first = "  " + pad("all of them together?", qw) + "  " + pad("", 7) + "  ";
     char x[32];
@@ -380,6 +411,7 @@ void answers_section(const Profile& p, const ReportTextOptions& o, std::string& 
                             "), one-time set-up the replay keeps as recorded: a gain over a capture call is not "
                             "the steady state's, so profile steady-state replays to size it"
                       : "") +
+                 after_the_others_words(p) +
                  (below_busy ? "; shorter than the GPU's own busy time in the recorded steps (median " +
                                    duration(busy_median) +
                                    "): the replay overlaps the streams' work more than the run did and keeps each "
