@@ -413,6 +413,12 @@ struct LaunchStats {
   // work the trace does not hold (0: not so). In a job, the first such rank.
   TimeNs first_op_delay_ns = 0;
   std::int32_t first_op_delay_rank = -1;
+  // Where first_op_delay_ns is set: the least time from a launch call's
+  // start to its op's start in that trace (a graph's kernels included),
+  // where it is under first_op_delay_ns: the clocks cannot disagree by
+  // more, since no op starts before its launch call begins (0: no bound
+  // below the delay).
+  TimeNs clock_offset_bound_ns = 0;
   // Of the host's time over the steps (or, without steps, the recorded
   // window), what it spent issuing no launches: inside CUDA graph captures up
   // to each graph's first run (GraphSetup), or blocked in host

@@ -766,6 +766,10 @@ constexpr void rows(V& v, Of<LaunchStats>) {
                                "disagree or the GPU ran unrecorded work, so launch delays, queue depths and the "
                                "critical path's host/GPU split are unreliable; 0 otherwise");
   added<&L::first_op_delay_rank>(v, "first_op_delay_rank", "", "the rank it was seen on, in a job; -1 otherwise");
+  added<&L::clock_offset_bound_ns>(v, "clock_offset_bound_ns", "ns",
+                                   "where first_op_delay_ns is set: the least time from a launch call's start to its "
+                                   "op's start in that trace (graph kernels included), where under the delay: the "
+                                   "most the clocks can disagree; 0 otherwise");
   added<&L::backlog_ops>(v, "backlog_ops", "",
                          "GPU ops with no launch in the trace that ran before their stream's first launched op: "
                          "launched before the recording began, so queued, not launched late");

@@ -173,6 +173,7 @@ TEST(ReportRun, ATogetherStepBelowTheGpusBusyTimeIsABound) {
   p.simulation.scope = "all 4 steps";
   p.simulation.replayed_step_ns = 76'000'000;
   p.steps.step_time.median = 76'000'000;  // the replay's step is the step table's
+  p.findings[0].fix = "--cuda-graphs";    // a numbered finding prescribes it
   p.simulation.together = {"--cuda-graphs", 55'000'000, 76.0 / 55};
   const char* said = "(median 66.0 ms): the replay overlaps";
   EXPECT_NE(report_text(p).find(said), std::string::npos) << report_text(p);
@@ -298,6 +299,35 @@ TEST(ReportSteps, StepsOfOneNameAreNumberedAndTheirCoverageSaid) {
   EXPECT_EQ(report_text(p).find("the steps cover"), std::string::npos) << report_text(p);
 }
 
+// The together line adds up advice: where no numbered finding prescribes
+// any of its fixes (a one-time capture's launch waits, minor), it is not
+// printed; a fix that shortens the step only after the others is added to
+// it, with what it then predicts.
+TEST(ReportRun, TheTogetherLineAddsOnlyPrescribedFixesAndNamesTheOnesForLater) {
+  Profile p = bursts_profile();
+  ASSERT_FALSE(p.findings.empty());
+  p.simulation.status = "simulated";
+  p.simulation.scope = "all 4 steps";
+  p.simulation.replayed_step_ns = 76'000'000;
+  p.steps.step_time.median = 76'000'000;
+  p.simulation.together = {"--cuda-graphs", 60'000'000, 76.0 / 60};
+  EXPECT_EQ(report_text(p).find("all of them together?"), std::string::npos) << report_text(p);
+  p.findings[0].fix = "--cuda-graphs";
+  Finding later;
+  later.id = "no-tensor-cores";
+  later.fix = "--scale gemm=0.5";
+  later.after_fixes = "--cuda-graphs";
+  later.after_from_ns = 60'000'000;
+  later.after_to_ns = 41'000'000;
+  p.findings.push_back(later);
+  const std::string text = unwrapped(report_text(p));
+  EXPECT_NE(text.find("all of them together?"), std::string::npos) << text;
+  EXPECT_NE(text.find("adding --scale gemm=0.5 (finding 2), which shortens the step only after these, predicts "
+                      "41.0 ms"),
+            std::string::npos)
+      << text;
+}
+
 // Steps that differ: the median step of the replay with all the fixes can
 // be another step, whose gain is not the run's; where every step was
 // replayed, the saving over all of them is said beside it.
@@ -311,6 +341,7 @@ TEST(ReportRun, TheTogetherLineSaysTheGainOverAllStepsWhereTheMedianMisleads) {
   p.steps.step_time.median = 76'000'000;
   p.steps.total_ns = 400'000'000;
   // The median step 76 -> 70 ms (1.09x), but 12 ms saved of 400 ms (1.03x).
+  p.findings[0].fix = "--scale gemm=0.5";  // a numbered finding prescribes it
   p.simulation.together = {"--scale gemm=0.5", 70'000'000, 76.0 / 70, 12'000'000};
   const std::string text = unwrapped(report_text(p));
   EXPECT_NE(text.find("over all 4 steps it saves 12.0 ms of 400.0 ms (1.03x), as the steps differ"), std::string::npos)

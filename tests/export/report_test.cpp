@@ -456,6 +456,28 @@ TEST(ReportText, AFirstOpLongAfterItsLaunchWarnsOfTheClocks) {
   }
 }
 
+// An op that started 3 ms after its launch call began bounds the clocks'
+// disagreement: no op starts before its call does. The first op's 5 ms wait
+// is then at least 2 ms of work the trace does not hold.
+TEST(ReportText, AnOpSoonAfterItsCallBoundsTheClocksDisagreement) {
+  TraceFactory f;
+  for (int i = 0; i < 20; ++i) {
+    const TimeNs launch = 1 * ms + i * 100 * us;
+    f.kernel(0, 7, names::kRelu, launch + 5 * us + 5 * ms + i * 40 * us,
+             launch + 5 * us + 5 * ms + i * 40 * us + 30 * us, launch);
+  }
+  // A graph launch-like call of 2.9 ms whose op starts 3 ms after it began.
+  f.kernel(0, 7, names::kRelu, 20 * ms, 20 * ms + 30 * us, 17 * ms, 2900 * us);
+  const Profile p = analyze(f.build());
+  EXPECT_EQ(p.launches.clock_offset_bound_ns, 3 * ms);
+  const std::string text = report_text(p);
+  EXPECT_NE(text.find("clocks can disagree by at most 3.0 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("so at least 2.0 ms of that wait is the GPU running work the trace does not hold"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("the trace cannot tell which"), std::string::npos) << text;
+}
+
 // The launch line counts synchronous copy calls apart, in words that agree
 // in number, and says so where they are the only launches.
 TEST(ReportText, TheLaunchLineCountsSynchronousCopiesApart) {

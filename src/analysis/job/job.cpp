@@ -540,7 +540,8 @@ void add_rank(const Member& x, Profile* p, bool* any_window) {
   l.launch_delay_outliers += r.launches.launch_delay_outliers;
   l.max_queue_depth = std::max(l.max_queue_depth, r.launches.max_queue_depth);
   if (l.first_op_delay_ns == 0 && r.launches.first_op_delay_ns > 0)  // the first rank that shows it
-    l.first_op_delay_ns = r.launches.first_op_delay_ns, l.first_op_delay_rank = x.rank;
+    l.first_op_delay_ns = r.launches.first_op_delay_ns, l.first_op_delay_rank = x.rank,
+    l.clock_offset_bound_ns = r.launches.clock_offset_bound_ns;
   detail::add_stats(r.trace_stats, p);
   for (const FileQuality& q : r.trace_quality.files) p->trace_quality.files.push_back(q);
   if (r.window.end > r.window.start || !r.devices.empty()) {

@@ -398,6 +398,23 @@ void note_clock_disagreement(const std::vector<RankedTrace>& traces, const Analy
     if (delay < kClockDisagreeNs) continue;
     out->first_op_delay_ns = delay;
     if (traces.size() > 1) out->first_op_delay_rank = rt.rank;
+    // No op starts before its launch call begins: the least time from a
+    // call's start to its op's (a graph's kernels included) bounds how far
+    // the clocks can disagree.
+    TimeNs bound = std::numeric_limits<TimeNs>::max();
+    const std::vector<TimeNs>& call_start = t.api_calls().start;
+    auto least = [&](TableId table, const std::vector<TimeNs>& start, const std::vector<RowIndex>& apis, TrackId tr) {
+      const RowRange rows = t.rows_of(table, tr);
+      for (RowIndex i = rows.begin; i < rows.end; ++i)
+        if (apis[i] != kNoRow) bound = std::min(bound, start[i] - call_start[apis[i]]);
+    };
+    for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+      if (!on_device(t, tr, opt.device)) continue;
+      least(TableId::kernels, t.kernels().start, t.kernels().api, tr);
+      least(TableId::memcpys, t.memcpys().start, t.memcpys().api, tr);
+      least(TableId::memsets, t.memsets().start, t.memsets().api, tr);
+    }
+    if (bound >= 0 && bound < delay) out->clock_offset_bound_ns = bound;
     return;
   }
 }
