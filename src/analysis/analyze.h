@@ -161,6 +161,8 @@ struct UnmeasuredKernels {
   bool shapes = false;              // the trace records ops' input shapes
 };
 UnmeasuredKernels unmeasured_kernels(const Profile& p);
+// Whether an op row with roofline figures lists `kernel` among its top kernels.
+bool roofline_measures(const Profile& p, std::string_view kernel);
 
 // Whether settle_findings() capped this finding's rule-of-thumb saving at the
 // GPU compute on the critical path (a faster kernel would not shorten a step

@@ -1296,18 +1296,11 @@ std::string unmeasured_words(const Profile& p, const ReportTextOptions& o) {
     if (row.roofline_fraction) measured += row.gpu_self_ns;
   const double covered = std::min(1.0, double(measured) / double(p.kernel_time_ns));
   if (covered >= 0.5) return {};
-  auto measured_kernel = [&](const std::string& k) {
-    for (const OpRow& row : p.ops)
-      if (row.roofline_fraction)
-        for (const OpKernel& x : row.top_kernels)
-          if (x.name == k) return true;
-    return false;
-  };
   std::vector<std::string_view> names;
   std::vector<double> shares;
   for (const Hotspot& h : p.hotspots) {
     if (names.size() == 3 || h.share < 0.05) break;
-    if (h.category == KernelCategory::communication || measured_kernel(h.name)) continue;
+    if (h.category == KernelCategory::communication || roofline_measures(p, h.name)) continue;
     names.push_back(h.name);
     shares.push_back(h.share);
   }

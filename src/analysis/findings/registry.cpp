@@ -437,6 +437,14 @@ void settle_findings(Profile* p) {
   p->helps = detail::answer_questions(*p);
 }
 
+bool roofline_measures(const Profile& p, std::string_view kernel) {
+  for (const OpRow& r : p.ops)
+    if (r.roofline_fraction)
+      for (const OpKernel& x : r.top_kernels)
+        if (x.name == kernel) return true;
+  return false;
+}
+
 UnmeasuredKernels unmeasured_kernels(const Profile& p) {
   UnmeasuredKernels u;
   if (p.devices.empty() || p.kernel_time_ns <= 0) return u;
@@ -449,16 +457,9 @@ UnmeasuredKernels unmeasured_kernels(const Profile& p) {
   // Steps that wait outside the GPU's span, or idle inside it: not GPU-bound.
   const StepSummary& st = p.steps;
   if (st.total_ns > 0 && double(std::max(st.idle_ns, st.outside_gpu_ns)) > 0.1 * double(st.total_ns)) return {};
-  auto has_roofline = [&](const std::string& k) {
-    for (const OpRow& r : p.ops)
-      if (r.roofline_fraction)
-        for (const OpKernel& x : r.top_kernels)
-          if (x.name == k) return true;
-    return false;
-  };
   for (const Hotspot& h : p.hotspots) {
     if (u.hot.size() == 3 || h.share < 0.1) break;
-    if (h.category == KernelCategory::communication || has_roofline(h.name)) continue;
+    if (h.category == KernelCategory::communication || roofline_measures(p, h.name)) continue;
     u.hot.push_back(&h);
     u.share += h.share;
   }
