@@ -896,6 +896,10 @@ struct IdleCharge {
   TimeNs ns = 0;        // summed over the GPUs
   std::string finding;  // the rule id that charges it (numbered or minor); empty: none does
   std::string note;     // why none does, or how it charges it; empty otherwise
+  // Of `ns` ("late-launch-gap" only), the time the launching thread was
+  // inside recorded host work (a framework op, a range, a runtime call) with
+  // no data-loading range around it: the host's own work, no wait for input.
+  TimeNs host_recorded_ns = 0;
 };
 
 // Where the host was during one part of the GPUs' idle time (an IdleCharge's
@@ -965,6 +969,9 @@ struct Prediction {
   // Wall-clock saving over the replayed steps, per trace (as a finding's
   // simulated saving_ns is); 0 where the replay is not shorter.
   TimeNs saving_ns = 0;
+  // Where the change is not among the fixes that save time (`together`):
+  // the median step with those fixes and this change (0: not predicted).
+  TimeNs after_step_ns = 0;
 };
 
 // What the replay of the dependency graph covered and predicted.
@@ -975,7 +982,7 @@ struct Simulation {
   TimeNs replayed_step_ns = 0;          // median step replayed
   double replay_error = 0;              // median per-step relative error (span error without steps)
   double replay_error_worst = 0;        // worst step
-  std::vector<Prediction> predictions;  // each fix of a finding alone
+  std::vector<Prediction> predictions;  // each fix of a finding alone (and the answers' own changes)
   Prediction together;                  // the fixes that save time, together
   std::string together_note;            // why `together` is empty though some fix saves time
 };

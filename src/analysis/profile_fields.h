@@ -1130,6 +1130,10 @@ constexpr void rows(V& v, Of<IdleCharge>) {
   field<&C::ns>(v, "ns", "ns", "its time, summed over the GPUs");
   field<&C::finding>(v, "finding", "", "the rule id of the finding (numbered or minor) that charges it; empty: none");
   added<&C::note>(v, "note", "", "why no finding charges it, or how the finding does");
+  added<&C::host_recorded_ns>(v, "host_recorded_ns", "ns",
+                              "of `ns` (`late-launch-gap` only), the time the launching thread was inside recorded "
+                              "host work (a framework op, a range, a runtime call) with no data-loading range around "
+                              "it: the host's own work, no wait for input");
 }
 
 template <class V>
@@ -1216,6 +1220,9 @@ constexpr void rows(V& v, Of<Prediction>) {
   added<&T::saving_ns>(v, "saving_ns", "ns",
                        "wall-clock saving over the replayed steps, per trace (as a finding's simulated "
                        "`saving_ns`); 0 where the replay is not shorter");
+  added<&T::after_step_ns>(v, "after_step_ns", "ns",
+                           "where the change is not among the fixes that save time (`together`): the median step "
+                           "with those fixes and this change; 0: not predicted");
 }
 
 template <class V>
@@ -1228,7 +1235,8 @@ constexpr void rows(V& v, Of<Simulation>) {
   field<&S::replay_error>(v, "replay_error", "fraction",
                           "median per-step relative error of the replay (of the span without steps)");
   field<&S::replay_error_worst>(v, "replay_error_worst", "fraction", "the worst step's");
-  field<&S::predictions>(v, "predictions", "", "each finding's fix alone");
+  field<&S::predictions>(v, "predictions", "",
+                         "each finding's fix alone, and the changes the \"What would help?\" answers quote");
   field<&S::together>(v, "together", "", "the fixes with a simulated saving, together");
   added<&S::together_note>(v, "together_note", "", "why `together` is empty though a fix saves time");
 }

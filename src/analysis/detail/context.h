@@ -201,6 +201,10 @@ struct EvidenceFields {
   // name ("": nothing recorded).
   std::vector<std::pair<std::string, TimeNs>> idle_gaps_host;
   std::vector<std::pair<std::string, TimeNs>> idle_gaps_host_ops;  // the same by the outermost framework op
+  // Of that time, the part inside recorded host work (an op, a range, a
+  // runtime call) with no data-loading range open around it: the host's own
+  // work, not a wait for input.
+  TimeNs idle_gaps_host_recorded_ns = 0;
   // … by the innermost range the program named around it (an NVTX range, a
   // record_function or user annotation; not a framework op, a Python
   // function or a step's range), and of that the device allocator's calls.
@@ -303,6 +307,7 @@ struct Evidence : EvidenceFields {
     idle_gaps_warmup_unsure_ns += o.idle_gaps_warmup_unsure_ns;
     merge_by_name(&idle_gaps_host, o.idle_gaps_host);
     merge_by_name(&idle_gaps_host_ops, o.idle_gaps_host_ops);
+    idle_gaps_host_recorded_ns += o.idle_gaps_host_recorded_ns;
     merge_by_name(&idle_gaps_host_named, o.idle_gaps_host_named);
     merge_by_name(&idle_gaps_allocator_named, o.idle_gaps_allocator_named);
     input_wait_before_start_ns += o.input_wait_before_start_ns;
@@ -483,6 +488,11 @@ void steps_slow(const RankedTrace& rt, const std::vector<DeviceSummary>& devices
 // dataset, collation, a fetch, tokenizing or a file read (a bare __getitem__
 // is no dataset's: os.environ has one).
 bool is_data_loading_frame(std::string_view name);
+// findings/helps.cpp: the `gpuscope whatif` change whose replay the
+// "mixed precision?" answer quotes (fp32 math on the tensor cores, TF32: the
+// no-tensor-cores rule's fix, narrowed to the trace's categories), where it
+// needs one; empty otherwise. simulation_plan() replays it.
+std::string precision_replay_change(const Profile& p);
 // Adds `add` to `into` by name (times and counts summed), keeping the
 // longest 5 names, most first (a job's ranks, one after another).
 void merge_host_ranges(const std::vector<HostRange>& add, std::vector<HostRange>* into);

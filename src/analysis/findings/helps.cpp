@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "analysis/findings/rules.h"
+#include "analysis/graph/savings.h"
 #include "analysis/ops/occupancy.h"
 
 namespace gpuscope::detail {
@@ -318,6 +319,30 @@ std::optional<HelpAnswer> lead_not_input(const Profile& p, double idle, double l
                     "launch");
 }
 
+// Of the long gaps late launches ended, the time the launching thread ran
+// recorded host work with no data-loading range around it
+// (IdleCharge::host_recorded_ns): the host's own work, no wait for input.
+TimeNs late_gaps_recorded(const Profile& p) {
+  TimeNs ns = 0;
+  for (const IdleCharge& c : p.idle_charges)
+    if (c.cause == "late-launch-gap") ns += c.host_recorded_ns;
+  return ns;
+}
+
+// Of the GPU idle before each step's first op, the time the step's thread
+// ran recorded host work that is no data loading (StepSummary::
+// lead_recorded_ns less lead_input_ns): the loop's own work, no wait for input.
+TimeNs lead_recorded_own(const StepSummary& st) {
+  return std::clamp<TimeNs>(st.lead_recorded_ns - st.lead_input_ns, 0, st.lead_idle_ns);
+}
+
+// What the bound left out: "in the other 19.9% of step time there the host
+// ran recorded ops, ranges and runtime calls, none of them data loading".
+std::string recorded_words(double share, std::string_view of) {
+  return "in the other " + pct1(share) + " of " + std::string(of) +
+         " there the host ran recorded ops, ranges and runtime calls, none of them data loading";
+}
+
 std::optional<HelpAnswer> input_from_step_leads(const Profile& p, const JobTotals& j, double idle) {
   const StepSummary& st = p.steps;
   if ((st.source != StepSource::profiler_step && st.source != StepSource::nvtx) || st.total_ns <= 0 ||
@@ -341,22 +366,33 @@ std::optional<HelpAnswer> input_from_step_leads(const Profile& p, const JobTotal
   if (lead + gaps >= 0.05 && gaps < 0.05) {
     if (std::optional<HelpAnswer> a = lead_not_input(p, idle, lead, gaps, in_gaps)) return a;
   }
+  // A wait for input is time the host ran none of its recorded work: the
+  // recorded ops, ranges and runtime calls that load no data, before the
+  // first GPU op and in the long gaps, are the host's own work, and out of
+  // the bound.
+  const double lead_own = ratio(lead_recorded_own(st), st.total_ns);
+  const double gaps_own = ratio(std::min(late_gaps_recorded(p), late_gaps), st.total_ns);
+  const double bound = lead - lead_own + gaps - gaps_own;
+  const bool own = lead_own + gaps_own >= 0.0005;  // said where it shows at 0.1 %
+  const std::string unrecorded = own ? ", with the host in no recorded op or call" : "";
+  const std::string rest = own ? recorded_words(lead_own + gaps_own, "step time") : std::string();
   // Too much to rule out: unknown, with the bound the steps give.
-  if (lead + gaps >= 0.05)
+  if (bound >= 0.05)
     return answer("input-workers", kInput, Verdict::unknown,
-                  "the GPUs are idle " + pct1(idle) + " of step time; at most " + pct1(lead + gaps) +
-                      " can be a wait for input (" + pct1(lead) + " before each step's first GPU op, " + pct1(gaps) +
-                      in_gaps +
+                  "the GPUs are idle " + pct1(idle) + " of step time; at most " + pct1(bound) +
+                      " can be a wait for input (" + pct1(lead - lead_own) + " before each step's first GPU op, " +
+                      pct1(gaps - gaps_own) + in_gaps + unrecorded + (own ? "; " + rest : std::string()) +
                       "), but the trace records no data-loading ranges "
                       "(DataLoader.__next__, tf.data, NVTX around the input pipeline) to tell how much is");
   return answer("input-workers", kInput, Verdict::no,
-                "the GPUs are idle " + pct1(idle) + " of step time, but only " + pct1(lead) +
-                    " before each step's first GPU op, where a loop waits for its next batch, and " + pct1(gaps) +
+                "the GPUs are idle " + pct1(idle) + " of step time, but only " + pct1(lead - lead_own) +
+                    " before each step's first GPU op, where a loop waits for its next batch, and " +
+                    pct1(gaps - gaps_own) +
                     (covered ? " in long gaps (gpu-idle-gaps' size) that a late launch ended"
                              : " in long gaps (gpu-idle-gaps' size) that a late launch or an op with no launch ended") +
-                    " (a batch fetched inside a step): the rest "
-                    "is inside the steps, between their own launches or waiting on dependencies and syncs, which "
-                    "more workers do not shorten");
+                    " (a batch fetched inside a step)" + unrecorded + (own ? " (" + rest + ")" : std::string()) +
+                    ": the rest is inside the steps, between their own launches or waiting on dependencies and "
+                    "syncs, which more workers do not shorten");
 }
 
 // Without steps: a wait for input ends in a long gap a late launch ended
@@ -369,18 +405,24 @@ std::optional<HelpAnswer> input_from_gaps(const Profile& p, const JobTotals& j, 
     return std::nullopt;
   const bool covered = launches_cover(p);
   const TimeNs late_gaps = idle_of(p, "late-launch-gap") + (covered ? 0 : idle_of(p, "unlaunched-gap"));
-  const double bound = ratio(late_gaps, j.span);
+  // The host's recorded work that loads no data in them is no wait for input.
+  const TimeNs own = std::min(late_gaps_recorded(p), late_gaps);
+  const double bound = ratio(late_gaps - own, j.span);
   if (bound >= 0.05) return std::nullopt;
   const TimeNs warm = idle_of(p, "warm-up");
-  return answer("input-workers", kInput, Verdict::no,
-                "the GPUs are idle " + pct1(idle) + " of their span" +
-                    (p.steps.total_ns > 0 ? steps_cover_words(p, j) : std::string()) + ", but " +
-                    (warm > 0 ? dur(warm) + " of it is warm-up (first calls, set-up) and " : std::string()) + "only " +
-                    pct1(bound) +
-                    (covered ? " lies in long gaps a late launch ended"
-                             : " lies in long gaps a late launch or an op with no launch ended") +
-                    ", where a wait for input would be: the rest waits for other things, which more workers do not "
-                    "shorten");
+  return answer(
+      "input-workers", kInput, Verdict::no,
+      "the GPUs are idle " + pct1(idle) + " of their span" +
+          (p.steps.total_ns > 0 ? steps_cover_words(p, j) : std::string()) + ", but " +
+          (warm > 0 ? dur(warm) + " of it is warm-up (first calls, set-up) and " : std::string()) + "only " +
+          pct1(bound) +
+          (covered ? " lies in long gaps a late launch ended"
+                   : " lies in long gaps a late launch or an op with no launch ended") +
+          (ratio(own, j.span) >= 0.0005 ? " with the host in no recorded op or call" : "") +
+          ", where a wait for input would be" +
+          (ratio(own, j.span) >= 0.0005 ? " (" + recorded_words(ratio(own, j.span), "the span") + ")" : std::string()) +
+          ": the rest waits for other things, which more workers do not "
+          "shorten");
 }
 
 // Whether PyTorch's Python tracer (with_stack=True) recorded the host, which
@@ -1053,8 +1095,67 @@ struct MatrixMath {
 // kernels', at most all of their time), so the most it saves is half the
 // TF32 time and all the rest, said as a bound under kPriorityShare of the
 // span.
-HelpAnswer precision_tf32(const Profile& p, const JobTotals& j, const MatrixMath& m, const OpPrecision& op,
-                          bool by_ops) {
+// The no-tensor-cores rule's fix, narrowed to the trace's categories: the
+// convolution and GEMM time halved, as bf16 or fp16 at twice TF32's rate
+// would at most on the tensor cores.
+std::string precision_change(const Profile& p) {
+  for (const FindingRule& r : finding_rules())
+    if (r.id == "no-tensor-cores") return graph::present_fix(p, r.fix);
+  return {};
+}
+
+// The replay's prediction of precision_change(), where it made one.
+const Prediction* precision_prediction(const Profile& p) {
+  const std::string change = precision_change(p);
+  if (change.empty() || p.simulation.replayed_step_ns <= 0) return nullptr;
+  for (const Prediction& x : p.simulation.predictions)
+    if (x.change == change && x.step_ns > 0) return &x;
+  return nullptr;
+}
+
+// The TF32 answer from the replay of the math at half its time: yes where
+// the median step is 1 % shorter or more; later where it is only after the
+// changes that save time now (as a finding's fix that saves nothing alone,
+// no_gain()); else no, with the replay's step.
+HelpAnswer precision_replayed(const Profile& p, std::string said, const Prediction& r) {
+  const std::string_view id = "mixed-precision";
+  const std::string_view q = "mixed precision (tensor cores)?";
+  const Simulation& s = p.simulation;
+  const TimeNs now = s.replayed_step_ns;
+  said +=
+      ": bf16 or fp16 (autocast) would halve its bytes and double the tensor cores' rate; the replay with that "
+      "math at half its time (" +
+      r.change + ")";
+  if (materially_shorter(now, r.step_ns)) {
+    // The report adds the change and its step (HelpAnswer::fix).
+    HelpAnswer a =
+        answer(id, q, Verdict::yes, said + " makes the median step " + pct1(ratio(now - r.step_ns, now)) + " shorter");
+    a.fix = r.change;
+    a.predicted_step_ns = r.step_ns;
+    return a;
+  }
+  said += r.step_ns < now ? " makes the median step only " + dur(now - r.step_ns) + " shorter (" + dur(now) + " -> " +
+                                dur(r.step_ns) + ", under " + pct(kMaterialShare) + ")"
+                          : " makes no step faster (" + dur(now) + " -> " + dur(r.step_ns) + ")";
+  // A trace filtered to its launches keeps none of the host's syncs: the
+  // replay holds each launch where it was, though a sync on this math may
+  // have held it.
+  if (!p.workload.host_filtered.empty())
+    return answer(id, q, Verdict::unknown,
+                  said +
+                      ", but the trace was filtered to its launches: whether the host waited on the GPU's "
+                      "math before them (a synchronization it does not keep), which the replay cannot see, the "
+                      "trace cannot tell");
+  if (!s.together.change.empty() && r.after_step_ns > 0 && materially_shorter(s.together.step_ns, r.after_step_ns))
+    return answer(id, q, Verdict::later,
+                  said + ": the step's time is decided elsewhere now. After " + s.together.change +
+                      " (the changes that save time now), it would shorten the median step " + dur(s.together.step_ns) +
+                      " -> " + dur(r.after_step_ns) + ": worth making after them");
+  return answer(id, q, Verdict::no, said + ": the step's time is decided elsewhere");
+}
+
+HelpAnswer precision_tf32(const Profile& p, const JobTotals& j, const MatrixMath& m, const OpPrecision& op, bool by_ops,
+                          bool* wants_replay) {
   constexpr double kPriorityShare = 0.05;
   const std::string_view id = "mixed-precision";
   const std::string_view q = "mixed precision (tensor cores)?";
@@ -1086,6 +1187,9 @@ HelpAnswer precision_tf32(const Profile& p, const JobTotals& j, const MatrixMath
       category_share(p, {KernelCategory::convolution, KernelCategory::gemm, KernelCategory::attention});
   said += ". That matrix math is " + pct1(kernel_share) + " of kernel time, " + pct1(of_span) + " of the GPUs' span";
   if (of_span < kMaterialShare) return answer(id, q, Verdict::no, said + ": too little to shorten the step");
+  // What that saves the replay tells, where it ran (simulation_plan adds it).
+  if (wants_replay) *wants_replay = true;
+  if (const Prediction* r = precision_prediction(p)) return precision_replayed(p, said, *r);
   // bf16 or fp16 would halve its bytes and double the TF32 part's rate.
   const TimeNs most = m.all - m.tc / 2;
   const double most_share = j.span ? double(most) / double(j.span) : 0.0;
@@ -1104,7 +1208,7 @@ HelpAnswer precision_tf32(const Profile& p, const JobTotals& j, const MatrixMath
                     "of the step that would save the trace cannot tell without replaying it");
 }
 
-std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j) {
+std::optional<HelpAnswer> answer_precision_of(const Profile& p, const JobTotals& j, bool* wants_replay) {
   const std::string_view id = "mixed-precision";
   const std::string_view q = "mixed precision (tensor cores)?";
   if (j.kernels == 0) return std::nullopt;
@@ -1149,7 +1253,7 @@ std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j)
     // tensor-core time or more.
     const bool by_ops = ampere && op.typed > 0 && op.wide * 2 >= op.typed;
     const bool by_names = ampere && !by_ops && op.typed == 0 && tf32_top && 2 * tf32 >= tc;
-    if (by_ops || by_names) return precision_tf32(p, j, {all, tc, tf32, tf32_top}, op, by_ops);
+    if (by_ops || by_names) return precision_tf32(p, j, {all, tc, tf32, tf32_top}, op, by_ops, wants_replay);
     return answer(id, q, Verdict::no, on);
   }
   // Tensor cores already run some of the math (the no-tensor-cores finding
@@ -1172,6 +1276,10 @@ std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j)
   return answer(id, q, Verdict::no,
                 "convolution, GEMM and attention take " + pct1(mm) +
                     " of kernel time, too little for tensor cores to shorten the step");
+}
+
+std::optional<HelpAnswer> answer_precision(const Profile& p, const JobTotals& j) {
+  return answer_precision_of(p, j, nullptr);
 }
 
 // Not now, but next: the host keeps the queue filled, but it takes nearly
@@ -1225,6 +1333,33 @@ HelpAnswer with_capture_plan(const Profile& p, HelpAnswer a) {
   return a;
 }
 
+// A span mostly warm-up (first calls and set-up: the "warm-up" idle
+// charge, half the span or more) hides the steady state from launch-bound,
+// which weighs the whole span: the short gaps late launches ended are
+// weighed against the span less warm-up instead. Where they hold
+// launch-bound's threshold of it or more, the GPUs wait for the host's
+// launches whenever they are past warm-up: yes, said as the steady state's,
+// with how little of it the trace holds.
+std::optional<HelpAnswer> launches_after_warm_up(const Profile& p, const JobTotals& j) {
+  const TimeNs warm = idle_of(p, "warm-up"), late = p.launches.late_launch_idle_ns;
+  if (j.span <= 0 || 2 * warm < j.span || late <= 0) return std::nullopt;
+  const TimeNs steady = j.span - warm;
+  const double share = ratio(late, steady), threshold = FindingThresholds{}.launch_host_wait_share;
+  if (share < threshold) return std::nullopt;
+  const std::string steps = p.steps.steps.empty() ? std::string()
+                                                  : " (" + format::count(p.steps.steps.size(), "step", "steps") +
+                                                        " found, " + dur(p.steps.total_ns) + ")";
+  return answer("cuda-graphs", "fewer launches (CUDA graphs)?", Verdict::yes,
+                "past warm-up, the GPUs wait for the host's launches: warm-up (first calls and set-up, which graphs "
+                "do not shorten) is " +
+                    dur(warm) + " of their " + dur(j.span) + " span, and in the " + dur(steady) +
+                    " outside it late launches leave them idle " + dur(late) + " (" + pct1(share) + ", in gaps " +
+                    "shorter than 1 ms; launch-bound's threshold is " + pct1(threshold) +
+                    "). The launch-bound finding weighs the whole span, where that is " + pct1(ratio(late, j.span)) +
+                    ", and the trace holds little past warm-up" + steps +
+                    ": capture the steady state's launches in a CUDA graph, and profile more of it to size the gain");
+}
+
 std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) {
   const std::string_view id = "cuda-graphs";
   const std::string_view q = "fewer launches (CUDA graphs)?";
@@ -1255,6 +1390,7 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
     return a;
   }
   if (const Finding* f = without_gain(p, "launch-bound")) return no_gain(p, id, q, *f);
+  if (std::optional<HelpAnswer> a = launches_after_warm_up(p, j)) return a;
   const TimeNs late = p.launches.late_launch_idle_ns;
   auto of_span = [&](TimeNs ns) { return pct1(j.span ? double(ns) / double(j.span) : 0.0); };
   const std::string short_gaps = "late launches left the GPUs idle " + dur(late) + " (" + of_span(late) +
@@ -1451,6 +1587,13 @@ constexpr std::optional<HelpAnswer> (*kQuestions[])(const Profile&, const JobTot
 }  // namespace
 
 // [SECTION] Entry points ---------------------------------------------------------------------
+
+std::string precision_replay_change(const Profile& p) {
+  if (p.workload.nothing_to_number()) return {};
+  bool wants = false;
+  answer_precision_of(p, JobTotals(p), &wants);
+  return wants ? precision_change(p) : std::string();
+}
 
 std::vector<HelpAnswer> answer_questions(const Profile& p) {
   std::vector<HelpAnswer> out;

@@ -1594,6 +1594,8 @@ std::vector<IdleCharge> charge_idle(const Profile& p, const Evidence& ev, const 
   }
   const bool gaps = idle_gaps_fire(b);
   add("late-launch-gap", ev.idle_gaps_launch_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
+  if (!out.empty() && out.back().cause == "late-launch-gap")
+    out.back().host_recorded_ns = std::min(ev.idle_gaps_host_recorded_ns, out.back().ns);
   add("queued-gap", ev.idle_gaps_queued_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
   add("comm-gap", ev.idle_gaps_comm_ns, gaps, "gpu-idle-gaps", "under gpu-idle-gaps' threshold");
   if (!out.empty() && out.back().cause == "comm-gap")

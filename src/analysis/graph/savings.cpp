@@ -154,6 +154,7 @@ Plan plan_for(const Trace& t, const SimulationOptions& o) {
 struct Fix {
   std::string spec;  // "--remove padding"
   std::vector<Change> changes;
+  bool question = false;  // a "What would help?" answer's, no finding's: never in "together"
 };
 
 // A replay of a changed graph that had to break dependency cycles the base
@@ -510,8 +511,9 @@ TraceResult run_trace(const Trace& t, const Plan& plan, const std::vector<Fix>& 
   const TimeNs step = lower_median(r.replayed);
   for (std::size_t k = 0; k < fixes.size(); ++k) {
     const Predicted& f = r.fixes[k];
-    r.together_set[k] = f.applied && material_saving(f.saving, static_cast<double>(sum(r.replayed)) * r.scale) &&
-                        f.saving >= 1 && materially_shorter(step, lower_median(f.steps));
+    r.together_set[k] = !fixes[k].question && f.applied &&
+                        material_saving(f.saving, static_cast<double>(sum(r.replayed)) * r.scale) && f.saving >= 1 &&
+                        materially_shorter(step, lower_median(f.steps));
   }
   r.together = predict_together(t, r, fixes, r.together_set);
   r.after = predict_after(t, r, fixes);
@@ -624,12 +626,13 @@ void together(const std::vector<TraceResult>& results, const std::vector<Fix>& f
   s->together = {text, x.step, speedup(s->replayed_step_ns, x.step), per_trace_ns(x.saving, ran)};
 }
 
-// A fix that saves nothing alone, replayed after the fixes that do: where
-// it then makes the median step at least 1 % shorter, its findings say so
+// A fix that saves nothing alone, replayed after the fixes that do: its
+// prediction keeps the median step (Prediction::after_step_ns); where it
+// then makes the median step at least 1 % shorter, its findings say so
 // (the host stops deciding the step once the others are made).
 void after_the_others(const std::vector<TraceResult>& results, const std::vector<Fix>& fixes,
                       const std::vector<bool>& helps, Profile* p) {
-  const Simulation& s = p->simulation;
+  Simulation& s = p->simulation;
   if (s.together.change.empty() || s.together.step_ns <= 0) return;
   for (std::size_t k = 0; k < fixes.size(); ++k) {
     if (helps[k]) continue;
@@ -641,6 +644,8 @@ void after_the_others(const std::vector<TraceResult>& results, const std::vector
       return r.ran && k < r.after.size() && r.after[k].applied;
     });
     if (!applied || x.cycles > 0) continue;
+    for (Prediction& pr : s.predictions)
+      if (pr.change == fixes[k].spec) pr.after_step_ns = x.step;
     if (static_cast<double>(x.step) > (1 - kMaterialShare) * static_cast<double>(s.together.step_ns)) continue;
     set_findings(p, fixes[k].spec, [&](Finding& f) {
       f.after_fixes = s.together.change;
@@ -675,6 +680,8 @@ std::string fix_misses(const Profile& p, std::string_view fix) {
          " of the exposed communication here, which is mostly " + c.kinds.front().kind;
 }
 
+}  // namespace
+
 // A rule's fix narrowed to what the trace has: a `--scale CATEGORY=F` of a
 // category with no kernel time would make the whole change fail ("matches no
 // op"), and the clauses that do match would go unreplayed with it.
@@ -697,8 +704,6 @@ std::string present_fix(const Profile& p, std::string_view fix) {
   }
   return out;
 }
-
-}  // namespace
 
 // [SECTION] The parts: plan, share, combine -------------------------------------------------------
 
@@ -727,6 +732,10 @@ SimulationPlan simulation_plan(std::size_t n, Profile* p, const SimulationOption
       }
       if (std::find(plan.fixes.begin(), plan.fixes.end(), f.fix) == plan.fixes.end()) plan.fixes.push_back(f.fix);
     }
+  // The answers' own changes, where no finding's fix replays them.
+  if (const std::string q = detail::precision_replay_change(*p);
+      !q.empty() && std::find(plan.fixes.begin(), plan.fixes.end(), q) == plan.fixes.end())
+    plan.fixes.push_back(q), ++plan.questions;
   return plan;
 }
 
@@ -735,6 +744,7 @@ std::string encode_plan(const SimulationPlan& plan) {
   o.u(plan.run);
   o.u(plan.fixes.size());
   for (const std::string& f : plan.fixes) o.s(f);
+  o.u(plan.questions);
   const SimulationOptions& x = plan.options;
   o.u(x.window_steps), o.u(x.max_ops), o.u(x.top_ops), o.u(x.device);
   return std::move(o.b);
@@ -746,6 +756,8 @@ SimulationPlan decode_plan(std::string_view bytes) {
   plan.run = in.flag();
   plan.fixes.resize(in.count(8));
   for (std::string& f : plan.fixes) f = in.s();
+  plan.questions = in.u();
+  if (plan.questions > plan.fixes.size()) in.fail(std::to_string(plan.questions) + " questions of fewer fixes");
   SimulationOptions& x = plan.options;
   x.window_steps = in.u(), x.max_ops = in.u(), x.top_ops = in.u();
   const std::uint64_t device = in.u();
@@ -812,7 +824,8 @@ struct SimulationShare::Impl {
 SimulationShare::SimulationShare(SimulationPlan plan, std::size_t n) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.o = plan.options;
-  for (const std::string& spec : plan.fixes) m.fixes.push_back({spec, parse_changes(spec)});
+  for (std::size_t k = 0; k < plan.fixes.size(); ++k)
+    m.fixes.push_back({plan.fixes[k], parse_changes(plan.fixes[k]), k + plan.questions >= plan.fixes.size()});
   m.plans.resize(n);
   m.results.resize(n);
   m.tallies.resize(n);
@@ -964,7 +977,7 @@ bool SimulationShare::combine(Profile* p) {
     // the typical step gets no faster is the replay's noise, not a gain.
     const bool median_faster = x.step < s.replayed_step_ns;
     const bool saves = per_trace >= 1 && median_faster;
-    helps[k] = saves && materially_shorter(s.replayed_step_ns, x.step) && x.material_overall();
+    helps[k] = !fixes[k].question && saves && materially_shorter(s.replayed_step_ns, x.step) && x.material_overall();
     const TimeNs allreduce_exposed = moved_allreduce_exposed(*p, fixes[k].spec);
     set_findings(p, fixes[k].spec, [&](Finding& f) {
       TimeNs charged = f.saving_ns;  // the rule's own time, before the replay

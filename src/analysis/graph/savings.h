@@ -63,6 +63,10 @@ void simulate_findings_each(std::size_t n, const TraceVisitor& visit, Profile* p
 struct SimulationPlan {
   bool run = false;                // false: nothing to simulate (a job without GPUs, or without traces)
   std::vector<std::string> fixes;  // the distinct fixes of the findings, in the findings' order
+  // Of `fixes`, how many at their end are no finding's but a "What would
+  // help?" answer's (precision_replay_change()): replayed alone and after
+  // the fixes that save time, never among those together.
+  std::size_t questions = 0;
   SimulationOptions options;
 };
 // Sets the findings' Finding::fix from the rule registry (when there is something to simulate).
@@ -74,6 +78,10 @@ class SimulationCodecError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 std::string encode_plan(const SimulationPlan& plan);
+// A rule's fix narrowed to what the trace has: the `--scale CATEGORY=F`
+// clauses of categories with no kernel time left out (such a clause would
+// make the whole change fail).
+std::string present_fix(const Profile& p, std::string_view fix);
 SimulationPlan decode_plan(std::string_view bytes);  // throws SimulationCodecError
 
 class SimulationShare {

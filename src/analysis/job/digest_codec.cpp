@@ -89,7 +89,7 @@ GPUSCOPE_FIELDS(detail::Evidence) {
             x.unrecorded_gaps, x.unrecorded_largest, x.unrecorded_device, x.unrecorded_stream, x.idle_gaps_capture,
             x.idle_gaps_capture_ns, x.idle_gaps_comm_ns, x.comm_gaps, x.comm_gap_largest_ns, x.comm_gap_range,
             x.staging_idle_ns, x.staging_gaps, x.idle_gaps_staging_ns, x.idle_gaps_host_named,
-            x.idle_gaps_allocator_named, x.idle_gaps_warmup_unsure_ns);
+            x.idle_gaps_allocator_named, x.idle_gaps_warmup_unsure_ns, x.idle_gaps_host_recorded_ns);
 }
 GPUSCOPE_FIELDS(detail::RankParts::Name) { return io(x.name, x.category, x.durations); }
 GPUSCOPE_FIELDS(detail::RankParts) { return io(x.evidence, x.names, x.launch); }

@@ -20,7 +20,7 @@
 
 namespace gpuscope {
 
-inline constexpr std::uint32_t kDigestFormatVersion = 49;
+inline constexpr std::uint32_t kDigestFormatVersion = 50;
 
 // Bytes that are not a digest of this format: says where and what.
 class DigestError : public std::runtime_error {

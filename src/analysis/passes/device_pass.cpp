@@ -1415,8 +1415,12 @@ namespace {
 // the latest-started piece still open over it: ranges that do not nest
 // exactly (a Python frame ending after the op inside it began) give each
 // instant to one name, never two.
+// `recorded`: the time some op, range or call was open with no data-loading
+// range (is_data_loading_frame) open around it; a step's range, or one over
+// half the recording (a harness's around the run), is no work of its own.
 struct HostInGaps {
   std::map<std::string, TimeNs> innermost, outermost_op, named, allocator_named;
+  TimeNs recorded = 0;
 };
 void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange>>& gaps, HostInGaps* out) {
   constexpr StringId kNone = ~StringId{0};
@@ -1424,10 +1428,13 @@ void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange
     TimeNs start, end, own;      // own: the instants it is the innermost open piece over
     StringId name, top = kNone;  // top: the outermost framework op around it (itself included)
     StringId named = kNone;      // the innermost range the program named around it (itself included)
+    bool loading = false;        // a data-loading range, or inside one
+    bool around = false;         // a step's range, or one over half the recording: no work of its own
   };
   const StringId cpu_op = t.strings().find("cpu_op");
   const StringId python = t.strings().find("python_function");
   NameMemo<bool (*)(std::string_view)> step_named(t, &is_step_range_name);
+  NameMemo<bool (*)(std::string_view)> loading(t, &is_data_loading_frame);
   constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
   std::vector<Piece> pieces;
   std::vector<std::size_t> open_rows;
@@ -1447,16 +1454,17 @@ void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange
     const TrackId thread = thread_gap.first;  // not bindings: lambdas below capture them (clang 14)
     const TimeRange gap = thread_gap.second;
     pieces.clear();
-    auto add = [&](TimeNs s, TimeNs e, StringId name, bool op, bool named) {
+    auto add = [&](TimeNs s, TimeNs e, StringId name, bool op, bool named, bool input, bool around) {
       s = std::max(s, gap.start), e = std::min(e, gap.end);
-      if (e > s) pieces.push_back({s, e, 0, name, op ? name : kNone, named ? name : kNone});
+      if (e > s) pieces.push_back({s, e, 0, name, op ? name : kNone, named ? name : kNone, input, around});
     };
     const RowRange ranges = t.rows_overlapping(TableId::ranges, thread, gap.start, gap.end);
     for (RowIndex r = ranges.begin; r < ranges.end; ++r)
       add(rg.start[r], rg.end[r], rg.name[r], rg.domain[r] == cpu_op && cpu_op != StringTable::kNoString,
-          program_named(r));
+          program_named(r), loading(rg.name[r]), step_named(rg.name[r]) || rg.end[r] - rg.start[r] >= half);
     const RowRange calls = t.rows_overlapping(TableId::api_calls, thread, gap.start, gap.end);
-    for (RowIndex r = calls.begin; r < calls.end; ++r) add(api.start[r], api.end[r], api.name[r], false, false);
+    for (RowIndex r = calls.begin; r < calls.end; ++r)
+      add(api.start[r], api.end[r], api.name[r], false, false, false, false);
     std::sort(pieces.begin(), pieces.end(),
               [](const Piece& a, const Piece& b) { return a.start != b.start ? a.start < b.start : a.end > b.end; });
     // `stack`: indices of the pieces begun, in start order; those ended are
@@ -1471,7 +1479,10 @@ void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange
       const TimeNs ends = stack.empty() ? kNever : pieces[stack.back()].end;
       if (starts == kNever && ends == kNever) break;
       const TimeNs to = std::min(starts, ends);
-      if (!stack.empty() && to > now) pieces[stack.back()].own += to - now, covered += to - now;
+      if (!stack.empty() && to > now) {
+        pieces[stack.back()].own += to - now, covered += to - now;
+        if (!pieces[stack.back()].loading && !pieces[stack.back()].around) out->recorded += to - now;
+      }
       now = std::max(now, to);
       if (starts <= ends) {
         // One that ended as this one begins is not around it.
@@ -1481,6 +1492,7 @@ void host_in_gaps(const Trace& t, const std::vector<std::pair<TrackId, TimeRange
           const Piece& around = pieces[stack.back()];
           if (around.top != kNone) p.top = around.top;
           if (p.named == kNone) p.named = around.named;
+          p.loading = p.loading || around.loading;
         }
         stack.push_back(next++);
       }
@@ -1759,6 +1771,7 @@ void device_pass(const RankedTrace& rt, const AnalysisOptions& opt, std::vector<
   for (auto& [name, ns] : host_in_late_gaps.outermost_op) ev->idle_gaps_host_ops.emplace_back(name, ns);
   for (auto& [name, ns] : host_in_late_gaps.named) ev->idle_gaps_host_named.emplace_back(name, ns);
   for (auto& [name, ns] : host_in_late_gaps.allocator_named) ev->idle_gaps_allocator_named.emplace_back(name, ns);
+  ev->idle_gaps_host_recorded_ns += host_in_late_gaps.recorded;
 }
 
 }  // namespace gpuscope::detail
