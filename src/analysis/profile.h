@@ -129,6 +129,13 @@ struct DeviceOccupancy {
   TimeNs small_grid_ns = 0, small_grid_spread_ns = 0;
   std::string small_grid_top;
   std::uint64_t small_grid_top_blocks = 0;
+  // Of small_grid_ns, the kernels whose launching op recorded its input
+  // shapes, and of those the ones whose inputs are all tiny (every tensor
+  // at most 4,096 elements with at most one dimension above 1: scalars,
+  // vectors, [1, n] rows); the ops with the most of the latter, up to three
+  // ("aten::add_ [[1], [1], []] 2.4 ms (680 kernels)").
+  TimeNs small_grid_shaped_ns = 0, small_grid_tiny_ns = 0;
+  std::string small_grid_tiny_ops;
 };
 
 struct DeviceSummary {
@@ -639,12 +646,21 @@ struct CopyGroup {
   // that of the ones launched inside AccumulateGrad.
   TimeNs exposed_ns = 0;
   TimeNs gradient_exposed_ns = 0;
-  // … of which device-to-device copies launched by an op directly under
-  // DistributedDataParallel.forward, outside the model's ops: DDP's
+  // … of which device-to-device copies launched by an op directly under a
+  // DistributedDataParallel.forward that holds a broadcast collective
+  // (nccl:broadcast, c10d::broadcast_, _broadcast_coalesced): DDP's
   // broadcast of the module's buffers (broadcast_buffers), and their time
   // with no kernel running.
   std::uint64_t buffers = 0;
   TimeNs buffers_exposed_ns = 0;
+  // … and those launched by an op directly under a
+  // DistributedDataParallel.forward that holds no broadcast: not DDP's
+  // buffer sync, which the trace would show. Their bytes, and the op that
+  // launched the most of them, with how many.
+  std::uint64_t ddp_forward = 0;
+  std::uint64_t ddp_forward_bytes = 0;
+  std::string ddp_forward_op;
+  std::uint64_t ddp_forward_op_count = 0;
   // … of which no launching call is in the trace (queued before it began).
   std::uint64_t unlaunched = 0;
 
@@ -654,6 +670,11 @@ struct CopyGroup {
     compiled += o.compiled, gradient += o.gradient, gradient_bytes += o.gradient_bytes;
     exposed_ns += o.exposed_ns, gradient_exposed_ns += o.gradient_exposed_ns;
     buffers += o.buffers, buffers_exposed_ns += o.buffers_exposed_ns, unlaunched += o.unlaunched;
+    ddp_forward += o.ddp_forward, ddp_forward_bytes += o.ddp_forward_bytes;
+    if (o.ddp_forward_op == ddp_forward_op)
+      ddp_forward_op_count += o.ddp_forward_op_count;
+    else if (o.ddp_forward_op_count > ddp_forward_op_count)
+      ddp_forward_op = o.ddp_forward_op, ddp_forward_op_count = o.ddp_forward_op_count;
   }
 };
 
@@ -1035,8 +1056,11 @@ struct WorkloadKind {
   // graphs are the engine's to capture, not the user's).
   std::string engine;
   std::string engine_evidence;
-  // Data parallelism the program already does: "ddp" (gradients all-reduced
-  // in buckets during the backward pass), else empty.
+  // Data parallelism the program already does: "ddp" (DDP's own ops:
+  // DistributedDataParallel.forward or its reducer's; gradients all-reduced
+  // in buckets during the backward pass), "all-reduce" (an all-reduce op
+  // inside the backward pass without DDP's ops: not DDP's reducer), else
+  // empty.
   std::string data_parallel;
   std::string data_parallel_evidence;
   // The weight update's kind: "per-parameter" (a few kernels per parameter

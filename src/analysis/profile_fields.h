@@ -278,6 +278,13 @@ constexpr void rows(V& v, Of<DeviceOccupancy>) {
                                   "Σ duration × blocks / SMs: their time were their work spread over every SM");
   added<&O::small_grid_top>(v, "small_grid_top", "", "the one with the most time");
   added<&O::small_grid_top_blocks>(v, "small_grid_top_blocks", "", "its blocks");
+  added<&O::small_grid_shaped_ns>(v, "small_grid_shaped_ns", "ns",
+                                  "of their time, the kernels whose launching op recorded its input shapes");
+  added<&O::small_grid_tiny_ns>(v, "small_grid_tiny_ns", "ns",
+                                "of that, the kernels whose launching op's inputs are all tiny (every tensor at "
+                                "most 4,096 elements, at most one dimension above 1)");
+  added<&O::small_grid_tiny_ops>(v, "small_grid_tiny_ops", "",
+                                 "the ops with the most of that time, up to three, with their shapes");
 }
 
 template <class V>
@@ -514,8 +521,9 @@ constexpr void rows(V& v, Of<WorkloadKind>) {
                     "fixes' words); empty otherwise");
   added<&W::engine_evidence>(v, "engine_evidence", "", "the ops and kernels that told");
   added<&W::data_parallel>(v, "data_parallel", "",
-                           "`ddp` when gradients are all-reduced in buckets during the backward pass; empty "
-                           "otherwise");
+                           "`ddp` when DDP's own ops show it (DistributedDataParallel.forward, its reducer's "
+                           "ops); `all-reduce` when an all-reduce op runs inside the backward pass without them "
+                           "(not DDP's reducer); empty otherwise");
   added<&W::data_parallel_evidence>(v, "data_parallel_evidence", "", "the ops that told");
   added<&W::optimizer>(v, "optimizer", "",
                        "the weight update: `per-parameter`, `foreach` (multi-tensor), `fused`, `unknown` (the trace "
@@ -1025,9 +1033,16 @@ constexpr void rows(V& v, Of<CopyGroup>) {
   added<&G::gradient_exposed_ns>(v, "gradient_exposed_ns", "ns",
                                  "of it, that of the copies launched inside AccumulateGrad");
   added<&G::buffers>(v, "buffers", "",
-                     "of them, device-to-device copies launched by an op directly under "
-                     "DistributedDataParallel.forward: DDP's broadcast of the module's buffers");
+                     "of them, device-to-device copies launched by an op directly under a "
+                     "DistributedDataParallel.forward that holds a broadcast collective: DDP's broadcast of the "
+                     "module's buffers");
   added<&G::buffers_exposed_ns>(v, "buffers_exposed_ns", "ns", "their time with no kernel running on their GPU");
+  added<&G::ddp_forward>(v, "ddp_forward", "",
+                         "of them, device-to-device copies launched by an op directly under a "
+                         "DistributedDataParallel.forward that holds no broadcast: not DDP's buffer sync");
+  added<&G::ddp_forward_bytes>(v, "ddp_forward_bytes", "bytes", "their bytes");
+  added<&G::ddp_forward_op>(v, "ddp_forward_op", "", "the op that launched the most of them");
+  added<&G::ddp_forward_op_count>(v, "ddp_forward_op_count", "", "how many of them it launched");
   added<&G::unlaunched>(v, "unlaunched", "", "of them, copies with no launching call in the trace");
 }
 

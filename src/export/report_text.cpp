@@ -179,8 +179,10 @@ std::string workload_line(const WorkloadKind& w, bool with_evidence) {
   const std::string optimizer =
       w.optimizer.empty() || w.optimizer == "unknown" ? std::string() : ", " + w.optimizer + " optimizer";
   std::string line = fw + w.phase + ", " + w.execution + ", " + rank_words(w) +
-                     (w.data_parallel == "ddp" ? ", DDP" : "") + optimizer +
-                     (w.bundled ? ", gpuscope's bundled workload" : "");
+                     (w.data_parallel == "ddp"          ? ", DDP"
+                      : w.data_parallel == "all-reduce" ? ", data parallel (all-reduce in the backward, not DDP's)"
+                                                        : "") +
+                     optimizer + (w.bundled ? ", gpuscope's bundled workload" : "");
   if (!with_evidence) return line;
   std::string evidence = w.phase_evidence + "; " + w.execution_evidence;
   if (w.compiled_copies)

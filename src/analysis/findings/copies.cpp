@@ -120,10 +120,22 @@ std::string gradient_copy_fix(const Profile& p, const CopyGroup& g) {
     const std::string of = out.empty() ? " of these " + count(g.count) : std::string();
     if (!out.empty()) out += ' ';
     out += count(g.buffers, "copy", "copies") + of +
-           " were launched by ops directly under DistributedDataParallel.forward, before the model's own ops: "
-           "most likely DDP's broadcast of the module's buffers (BatchNorm's running statistics) from rank 0 at "
-           "each forward (broadcast_buffers=True, the default), which broadcast_buffers=False skips where the "
-           "buffers need no sync across ranks.";
+           " were launched by ops directly under a DistributedDataParallel.forward that also broadcasts: DDP's "
+           "broadcast of the module's buffers (such as BatchNorm's running statistics) from rank 0 at each forward "
+           "(broadcast_buffers=True, the default), which broadcast_buffers=False skips where the buffers need no "
+           "sync across ranks.";
+  }
+  if (g.ddp_forward > 0) {
+    // Under a DDP forward that broadcasts nothing: not its buffer sync (the
+    // trace would show the broadcast), so the ops that made them are named.
+    const std::string of = out.empty() ? " of these " + count(g.count) : std::string();
+    if (!out.empty()) out += ' ';
+    const bool all = g.ddp_forward_op_count == g.ddp_forward;
+    out += count(g.ddp_forward, "copy", "copies") + of + " (" + bytes(g.ddp_forward_bytes) +
+           (g.ddp_forward == 1 ? ") was" : ") were") + " launched " + (all ? "by " : "mostly by ") + g.ddp_forward_op +
+           (all ? "" : " (" + count(g.ddp_forward_op_count) + ")") +
+           " directly under DistributedDataParallel.forward, which broadcasts nothing here: not DDP's buffer "
+           "sync; what they copy, and so what removes them, the trace does not show.";
   }
   if (g.unlaunched > 0) {
     out += ' ';
@@ -275,7 +287,7 @@ void low_memcpy_overlap(Builder& b) {
   // is their time with no kernel beside them; the rest's origin is unknown.
   if (top && gradient_copies(*top)) {
     const TimeNs named = std::min(exposed, top->gradient_exposed_ns + top->buffers_exposed_ns);
-    const std::uint64_t others = top->count - top->gradient - top->buffers - top->unlaunched;
+    const std::uint64_t others = top->count - top->gradient - top->buffers - top->unlaunched - top->ddp_forward;
     f.saving_ns = t.per_device(named);
     f.saving_note = "what the fixes named remove: the time the " + count(top->gradient + top->buffers) +
                     " copies launched inside AccumulateGrad or by DDP ran with no kernel beside them; the other "
@@ -283,7 +295,7 @@ void low_memcpy_overlap(Builder& b) {
     if (others > 0)
       f.recommendation +=
           " The other " + count(others, "copy", "copies") + " of this kind" +
-          (top->buffers == 0 && top->unlaunched == 0
+          (top->buffers == 0 && top->unlaunched == 0 && top->ddp_forward == 0
                ? " (" + bytes(top->bytes - std::min(top->bytes, top->gradient_bytes)) + ", " +
                      dur(t.per_device(std::max<TimeNs>(0, top->exposed_ns - top->gradient_exposed_ns))) +
                      " with no kernel beside them)"

@@ -320,12 +320,37 @@ std::optional<TensorMeasure> measured_tensor_activity(const Builder& b) {
 }
 }  // namespace
 
+// Small-grid kernels launched mostly (`tiny` of their `ns`) by framework ops
+// whose recorded inputs are scalars or tiny tensors: per-step bookkeeping
+// (metrics, counters, loss scaling), at the launch floor, which a larger
+// batch does not give more blocks; the fix is fewer of them. What that
+// saves is their time at most, and only where they hold up the step: the
+// replay cannot single them out from larger kernels of the same names, so
+// no saving is claimed.
+void small_grid_bookkeeping(Builder& b, Finding& f, TimeNs ns, TimeNs tiny, const std::string& ops) {
+  f.variant = "tiny-tensors";
+  f.saving_ns = 0;
+  f.saving_note = "what batching or deferring them saves is unknown: at most the " + dur(b.t.per_device(tiny)) +
+                  " of GPU time the ops on tiny inputs launched, and only where the step waits for them, which the "
+                  "replay cannot single out (it does not tell their kernels from larger ones of the same names)";
+  f.evidence += " Of their time, " + dur(b.t.per_device(tiny)) + " (" + pct(ratio(tiny, ns)) +
+                ") was launched by ops whose recorded inputs are all scalars or tiny tensors (at most 4,096 "
+                "elements, at most one dimension above 1), the most by: " +
+                ops + ".";
+  f.recommendation =
+      "Most of these launches are per-step bookkeeping on scalars and tiny tensors (metrics, counters, loss "
+      "scaling), at the launch floor: a larger batch does not give a scalar update more blocks. Do fewer of them: "
+      "accumulate the metrics on the GPU and read them every N steps, or keep counters on the CPU; or fuse the "
+      "updates into a few kernels (" +
+      fuser(b.p) + ", torch._foreach_* over the lists of scalars).";
+}
+
 // Kernels launched with fewer blocks than half the GPU's SMs, with nothing
 // running beside them: most SMs idle while they run (Nsight Compute's launch
 // statistics: "the grid is too small to fill the available resources").
 void small_grid(Builder& b) {
   constexpr double kShare = 0.05, kCritical = 0.25;
-  TimeNs ns = 0, spread = 0, kernel_ns = 0;
+  TimeNs ns = 0, spread = 0, kernel_ns = 0, shaped = 0, tiny = 0;
   std::uint64_t kernels = 0;
   const DeviceSummary* top = nullptr;
   for (const DeviceSummary& d : b.p.devices) {
@@ -333,6 +358,7 @@ void small_grid(Builder& b) {
     const DeviceOccupancy& o = d.occupancy;
     if (o.small_grid_ns == 0 || d.kernel_concurrency >= b.opt.thresholds.low_concurrency) continue;
     ns += o.small_grid_ns, spread += o.small_grid_spread_ns, kernels += o.small_grid_kernels;
+    shaped += o.small_grid_shaped_ns, tiny += o.small_grid_tiny_ns;
     if (!top || o.small_grid_ns > top->occupancy.small_grid_ns) top = &d;
   }
   const double share = ratio(ns, kernel_ns);
@@ -354,6 +380,13 @@ void small_grid(Builder& b) {
                " threshold (ours; Nsight Compute flags a grid smaller than the SM count).";
   // (Nsight Compute's rule is NVIDIA's; the same holds for a grid smaller
   // than an AMD GPU's compute units.)
+  // Most of their time launched by ops on scalars and tiny tensors: per-step
+  // bookkeeping, which no batch size gives more blocks.
+  if (b.p.workload.framework != "unknown" && 2 * tiny >= ns) {
+    small_grid_bookkeeping(b, f, ns, tiny, o.small_grid_tiny_ops);
+    f.kernels = {o.small_grid_top};
+    return;
+  }
   // A framework sizes its kernels' grids by their tensors: the program's
   // lever is the work per launch, not the grid.
   const std::string saving =
@@ -371,7 +404,12 @@ void small_grid(Builder& b) {
           : "The framework and its libraries size these kernels' grids by their tensors: grids this small are "
             "tensors this small, or a small batch. A larger batch per GPU gives each launch more blocks; fusing the "
             "small ops (" +
-                fuser(b.p) + ") makes fewer, larger launches." + saving;
+                fuser(b.p) + ") makes fewer, larger launches." +
+                (2 * shaped < ns ? " Which of the two it is the trace cannot tell: the ops that launched most of "
+                                   "them recorded no input shapes (torch.profiler's record_shapes=True records "
+                                   "them)."
+                                 : "") +
+                saving;
   f.kernels = {o.small_grid_top};
 }
 

@@ -2,6 +2,7 @@
 // update, the optimizer's launches, the rank or GPU the others wait for.
 // Each rule: rules.h; its row in registry.cpp and docs/findings.md.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
@@ -308,6 +309,48 @@ std::string per_tensor_all_reduce(const Profile& p) {
          (sized ? ", median message " + bytes(median_bytes) : std::string(", sizes not recorded"));
 }
 
+// One all-reduce per parameter: at least 20 all-reduces in each step, as
+// many (within 3 %) as the parameters the trace counts otherwise: the fills
+// per call of Optimizer.zero_grad (one per gradient, set_to_none=False), or
+// the kernels per step of a per-parameter optimizer (1 to 4 per parameter:
+// SGD's add_, momentum's mul_ and add_). The gradients are then all-reduced
+// unbucketed, whatever the messages' sizes. Empty otherwise.
+std::string per_parameter_all_reduce(const Profile& p) {
+  constexpr std::uint64_t kMin = 20;
+  constexpr double kTolerance = 0.03;
+  const std::uint64_t n = all_reduces_per_step(p);
+  if (n < kMin) return {};
+  const auto near = [&](double params) { return std::abs(params - double(n)) <= kTolerance * double(n); };
+  for (const OpRow& r : p.op_names) {
+    if (r.calls == 0 || r.kernels_total == 0) continue;
+    const double per_call = double(r.kernels_total) / double(r.calls);
+    if (r.name.starts_with("Optimizer.zero_grad#") && near(per_call))
+      return count(n) + " all-reduces in each step, as many as the gradients " + r.name + " fills per call (" +
+             fmt("%.0f", per_call) + ")";
+    if (!is_optimizer_step(r.name) || p.workload.optimizer != "per-parameter") continue;
+    for (int k = 1; k <= 4; ++k)
+      if (near(per_call / k))
+        return count(n) + " all-reduces in each step, as many as the parameters " + r.name + " updates (" +
+               fmt("%.0f", per_call) + " kernels per step" +
+               (k > 1 ? ": " + std::to_string(k) + " per all-reduce" : std::string()) + ")";
+  }
+  return {};
+}
+
+// The fix for gradients all-reduced one parameter at a time
+// (per_parameter_all_reduce's words in `each`): bucket them.
+std::string per_parameter_fix(const Profile& p, const std::string& each) {
+  const WorkloadKind& w = p.workload;
+  return "The trace shows one all-reduce per parameter, unbucketed (" + each + (w.data_parallel.empty() ? "" : "; ") +
+         (w.data_parallel == "ddp" ? "although the trace also shows " : "") + w.data_parallel_evidence +
+         "): each message pays the collective's latency, and each its own launch on the host. Bucket them: "
+         "DistributedDataParallel's reducer all-reduces 25 MB buckets as their gradients are ready, under the "
+         "rest of the backward pass (bucket_cap_mb), or flatten the gradients into a few buffers before "
+         "all-reducing them (torch.distributed's all_reduce_coalesced); then fewer, larger messages move at the "
+         "link's bandwidth instead of its latency, from a few launches a step instead of " +
+         count(all_reduces_per_step(p)) + ".";
+}
+
 // The fix for exposed communication of this collective kind, in a run of
 // this kind (inference has no gradients; DDP already buckets them).
 std::string communication_fix(std::string_view k, const Profile& p) {
@@ -362,6 +405,7 @@ std::string communication_fix(std::string_view k, const Profile& p) {
     return "Overlap the collectives with compute: in tensor-parallel inference, overlap each layer's all-reduce or "
            "all-gather with the next GEMMs (asynchronous tensor parallelism, fused GEMM + collective kernels, NCCL "
            "user buffers), or use fewer GPUs per model replica when communication outweighs the compute it spreads.";
+  if (const std::string each = per_parameter_all_reduce(p); !each.empty()) return per_parameter_fix(p, each);
   if (const std::string each = per_tensor_all_reduce(p); !each.empty())
     return "The gradients are all-reduced a tensor at a time (" + each +
            "): small messages, each paying the collective's latency, and not DDP's buckets (25 MB by default)" +

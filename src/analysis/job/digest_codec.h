@@ -20,7 +20,7 @@
 
 namespace gpuscope {
 
-inline constexpr std::uint32_t kDigestFormatVersion = 50;
+inline constexpr std::uint32_t kDigestFormatVersion = 51;
 
 // Bytes that are not a digest of this format: says where and what.
 class DigestError : public std::runtime_error {

@@ -22,9 +22,13 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "trace/kernel_category.h"
+#include "words/format.h"
 
 namespace gpuscope {
 
@@ -266,6 +270,62 @@ DeviceOccupancy device_occupancy(const Trace& t, std::span<const TrackId> tracks
   return sums.figures(kernel_ns);
 }
 
+namespace {
+// Whether a framework op's recorded input shapes ("[[1], [1], []]", Kineto's
+// Input Dims) are all tiny: every tensor at most kTinyElements elements with
+// at most one dimension above 1 (a scalar, a vector, a [1, n] row: no
+// batch-by-feature shape); a list of tensors is not. -1: none recorded or
+// not readable.
+constexpr std::uint64_t kTinyElements = 4096;
+int tiny_inputs(std::string_view dims) {
+  if (dims.size() < 2 || dims.front() != '[') return -1;
+  int depth = 0;
+  bool tiny = true;
+  std::uint64_t elements = 1, value = 0, above_one = 0;
+  bool digits = false;
+  const auto end_value = [&] {
+    if (!digits) return;
+    elements = value > kTinyElements ? kTinyElements + 1 : std::min(elements * value, kTinyElements + 1);
+    above_one += value > 1;
+    value = 0, digits = false;
+  };
+  for (const char c : dims) {
+    if (c == '[') {
+      if (++depth == 2) elements = 1, above_one = 0;
+      if (depth > 2) tiny = false;  // a tensor list
+    } else if (c == ']') {
+      end_value();
+      if (depth == 2 && (elements > kTinyElements || above_one > 1)) tiny = false;
+      if (--depth < 0) return -1;
+    } else if (c >= '0' && c <= '9') {
+      value = std::min<std::uint64_t>(value * 10 + std::uint64_t(c - '0'), 1u << 30), digits = true;
+    } else if (c == ',') {
+      end_value();
+    } else if (c != ' ' && c != '-') {
+      return -1;
+    }
+  }
+  return depth == 0 ? int(tiny) : -1;
+}
+
+// The ops whose tiny inputs launched the most small-grid time, up to three:
+// "aten::add_ [[1], [1], []] 2.4 ms (680 kernels)".
+struct TinyOp {
+  TimeNs ns = 0;
+  std::uint64_t kernels = 0;
+};
+std::string tiny_ops_words(const Trace& t, const std::map<std::pair<StringId, StringId>, TinyOp>& ops) {
+  std::vector<std::pair<std::pair<StringId, StringId>, TinyOp>> v(ops.begin(), ops.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
+  std::string words;
+  for (std::size_t i = 0; i < v.size() && i < 3; ++i)
+    words += (i ? "; " : "") + std::string(t.str(v[i].first.first)) + " " + std::string(t.str(v[i].first.second)) +
+             " " + format::duration(v[i].second.ns) + " (" + format::count(v[i].second.kernels, "kernel", "kernels") +
+             ")";
+  return words;
+}
+}  // namespace
+
 void small_grids(const Trace& t, std::span<const TrackId> tracks, std::uint32_t sm_count, DeviceOccupancy* out) {
   if (sm_count < 2) return;
   const KernelTable& k = t.kernels();
@@ -279,6 +339,8 @@ void small_grids(const Trace& t, std::span<const TrackId> tracks, std::uint32_t 
   std::vector<TimeNs> by_name(t.strings().size(), 0);
   std::vector<std::uint64_t> blocks_of(t.strings().size(), 0);
   std::uint64_t spread = 0;  // Σ duration × blocks: blocks under 64k (half the SMs), durations under days
+  std::vector<std::int8_t> tiny_of(t.strings().size(), 2);   // per recorded shapes: 2 not read, else tiny_inputs()
+  std::map<std::pair<StringId, StringId>, TinyOp> tiny_ops;  // by op name and shapes
   for (TrackId tr : tracks) {
     const RowRange rows = t.rows_of(TableId::kernels, tr);
     for (RowIndex i = rows.begin; i < rows.end; ++i) {
@@ -291,8 +353,23 @@ void small_grids(const Trace& t, std::span<const TrackId> tracks, std::uint32_t 
       spread += static_cast<std::uint64_t>(dur) * blocks;
       by_name[k.name[i]] += dur;
       blocks_of[k.name[i]] = std::max(blocks_of[k.name[i]], blocks);
+      // The launching op's recorded inputs: tiny ones (scalars, vectors) are
+      // bookkeeping that a larger batch does not give more blocks.
+      const RowIndex op = t.launching_op(OpRef{OpTable::kernel, i});
+      const StringId dims = op == kNoRow ? StringId{0} : t.ranges().input_dims_at(op);
+      if (dims == 0) continue;
+      std::int8_t& memo = tiny_of[dims];
+      if (memo == 2) memo = static_cast<std::int8_t>(tiny_inputs(t.str(dims)));
+      const int tiny = memo;
+      if (tiny < 0) continue;
+      out->small_grid_shaped_ns += dur;
+      if (tiny == 0) continue;
+      out->small_grid_tiny_ns += dur;
+      TinyOp& o = tiny_ops[{t.ranges().name[op], dims}];
+      o.ns += dur, ++o.kernels;
     }
   }
+  out->small_grid_tiny_ops = tiny_ops_words(t, tiny_ops);
   out->small_grid_spread_ns = static_cast<TimeNs>(spread / sm_count);
   StringId top = StringTable::kNoString;
   for (StringId id = 0; id < by_name.size(); ++id)

@@ -11,7 +11,10 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/detail/context.h"
 #include "analysis/util/intervals.h"
@@ -402,16 +405,49 @@ int memory_of(const MemcpyTable& m, std::size_t i) {
   return 3;
 }
 
-// Whether a copy's launching call ran in an op directly under
-// DistributedDataParallel.forward (no op between them): DDP's own work
-// before the model's forward, its broadcast of the module's buffers
-// (broadcast_buffers) where the copy is device to device.
-bool ddp_buffer_copy(const Trace& t, RowIndex api) {
-  if (api == kNoRow || t.api_calls().op_range.empty()) return false;
+// A broadcast collective: DDP's sync of the module's buffers broadcasts
+// them from rank 0 (_broadcast_coalesced, recorded as c10d::broadcast_ and
+// nccl:broadcast); aten::broadcast_tensors is no collective.
+bool broadcast_collective(std::string_view n) {
+  return n == "nccl:broadcast" || n.starts_with("c10d::broadcast") || n.find("_broadcast_coalesced") != n.npos;
+}
+
+// The DistributedDataParallel.forward a copy's launching op runs directly
+// under (no op between them), or kNoRow: DDP's own work before or around
+// the model's forward.
+RowIndex ddp_forward_of(const Trace& t, RowIndex api) {
+  if (api == kNoRow || t.api_calls().op_range.empty()) return kNoRow;
   const RowIndex op = t.api_calls().op_range_at(api);
-  if (op == kNoRow) return false;
+  if (op == kNoRow) return kNoRow;
   const RowIndex parent = t.parent_op(op);
-  return parent != kNoRow && t.str(t.ranges().name[parent]) == "DistributedDataParallel.forward";
+  return parent != kNoRow && t.str(t.ranges().name[parent]) == "DistributedDataParallel.forward" ? parent : kNoRow;
+}
+
+// The DistributedDataParallel.forward ranges that hold a broadcast
+// collective: there DDP broadcasts the module's buffers (broadcast_buffers),
+// and a copy directly under one is that sync's; under one without, a copy
+// is not (the trace would show the broadcast).
+std::unordered_set<RowIndex> ddp_forwards_broadcasting(const Trace& t) {
+  std::unordered_set<RowIndex> out;
+  if (!any_string(t, broadcast_collective)) return out;
+  const RangeTable& rg = t.ranges();
+  for (RowIndex r = 0; r < rg.size(); ++r) {
+    if (!t.is_op_range(r) || !broadcast_collective(t.str(rg.name[r]))) continue;
+    for (RowIndex q = t.parent_op(r), depth = 0; q != kNoRow && depth < 64; q = t.parent_op(q), ++depth)
+      if (t.str(rg.name[q]) == "DistributedDataParallel.forward") {
+        out.insert(q);
+        break;
+      }
+  }
+  return out;
+}
+
+// The op that launched the most of a group's copies directly under a
+// DistributedDataParallel.forward without a broadcast, with how many.
+void name_ddp_forward_op(const Trace& t, const std::unordered_map<StringId, std::uint64_t>& by_op, CopyGroup* g) {
+  for (const auto& [name, n] : by_op)
+    if (n > g->ddp_forward_op_count || (n == g->ddp_forward_op_count && t.str(name) < g->ddp_forward_op))
+      g->ddp_forward_op = std::string(t.str(name)), g->ddp_forward_op_count = n;
 }
 
 // Each copy's time with no kernel running on its GPU (`alone`: those
@@ -466,6 +502,8 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     return n.ends_with("torch::autograd::AccumulateGrad") || n.ends_with("copy_bucket_to_grad");
   });
   for (const BlockingCopy& b : blocking_copies(t, opt)) blocks[b.row] = b.how;
+  const std::unordered_set<RowIndex> broadcasting = ddp_forwards_broadcasting(t);
+  std::array<std::unordered_map<StringId, std::uint64_t>, 5 * 2 * 4> ddp_forward_ops;
   std::uint64_t* const count_of[] = {&out.htod, &out.dtoh, &out.dtod, &out.other, &out.other};  // by direction_of()
   for (std::size_t i = 0; i < m.size(); ++i) {
     if (!on_device(t, m.track_at(i), opt.device)) continue;
@@ -492,8 +530,14 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     const bool gradient = kind == CopyKind::dtod && m.api[i] != kNoRow && in_accumulate(m.api[i]);
     g.gradient += gradient;
     g.gradient_bytes += gradient ? m.bytes[i] : 0;
-    const bool buffers = kind == CopyKind::dtod && !gradient && ddp_buffer_copy(t, m.api[i]);
+    const RowIndex ddp = kind == CopyKind::dtod && !gradient ? ddp_forward_of(t, m.api[i]) : kNoRow;
+    const bool buffers = ddp != kNoRow && broadcasting.contains(ddp);
     g.buffers += buffers;
+    if (ddp != kNoRow && !buffers) {
+      ++g.ddp_forward;
+      g.ddp_forward_bytes += m.bytes[i];
+      ++ddp_forward_ops[key][t.ranges().name[t.api_calls().op_range_at(m.api[i])]];
+    }
     g.unlaunched += m.api[i] == kNoRow;
     if (!copies_alone.empty())
       alone.push_back(
@@ -512,6 +556,7 @@ void copies(const RankedTrace& rt, const AnalysisOptions& opt, Profile* p, Evide
     held->push_back(rt.shift(call_range));
   }
   add_alone(alone, copies_alone, groups.data());
+  for (std::size_t k = 0; k < groups.size(); ++k) name_ddp_forward_op(t, ddp_forward_ops[k], &groups[k]);
   for (std::size_t k = 0; k < groups.size(); ++k) {
     const CopyGroup& g = groups[k];
     if (g.count == 0) continue;

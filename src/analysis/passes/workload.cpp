@@ -91,6 +91,13 @@ bool sglang_name(std::string_view n) {
 // Gradient all-reduce issued by DDP's reducer: its forward annotation, or a
 // collective op launched from inside the backward pass (autograd's hooks).
 bool ddp_name(std::string_view n) { return n.find("DistributedDataParallel") != std::string_view::npos; }
+// DDP's reducer's own ops (torch::distributed::reducer::mul_out,
+// torch.distributed.ddp.reducer::copy_bucket_to_grad): DDP where its forward
+// range is not in the trace.
+bool ddp_reducer_name(std::string_view n) {
+  return n.find("distributed::reducer::") != std::string_view::npos ||
+         n.find("distributed.ddp.reducer::") != std::string_view::npos;
+}
 bool allreduce_op(std::string_view n) {
   return n == "nccl:all_reduce" || n.starts_with("c10d::allreduce") || n.starts_with("record_param_comms") ||
          n.starts_with("nccl:all_reduce") || n.starts_with("NcclAllReduce") || n == "all_reduce";
@@ -653,6 +660,9 @@ namespace {
 struct NameCounts {
   Examples backward_ops, optimizer_ops, inference_ops, compiled_ops, backward_kernels, optimizer_kernels, triton;
   Examples torch, tf, jax, ddp, vllm, sglang;
+  // DDP's reducer's ops, and an all-reduce op inside the backward pass
+  // (ddp_by_nesting), for a trace without DistributedDataParallel.forward.
+  Examples ddp_reducer, backward_allreduce;
   // The engines' names on the host (ops, annotations, Python frames): an
   // engine's own code. Kernels cross engines (SGLang runs vLLM's paged
   // attention kernels), so they decide only where the host says nothing.
@@ -718,6 +728,7 @@ NameCounts count_names(const Trace& t) {
       if (tensorflow_name(n)) c.tf.add(n, op_rows[id]);
       if (jax_name(n)) c.jax.add(n, op_rows[id]);
       if (ddp_name(n)) c.ddp.add(n, op_rows[id]);
+      if (ddp_reducer_name(n)) c.ddp_reducer.add(n, op_rows[id]);
       if (vllm_name(n)) c.vllm.add(n, op_rows[id]), c.vllm_host += op_rows[id];
       if (sglang_name(n)) c.sglang.add(n, op_rows[id]), c.sglang_host += op_rows[id];
     }
@@ -736,18 +747,26 @@ NameCounts count_names(const Trace& t) {
   return c;
 }
 
-// DDP without its annotation: an all-reduce op that runs inside the
-// backward pass (DDP's reducer launches each bucket from autograd's hooks).
-void ddp_by_nesting(const Trace& t, Examples* ddp) {
-  if (ddp->count || !any_string(t, allreduce_op)) return;
+// Without DDP's annotation or its reducer's ops: an all-reduce op that runs
+// inside the backward pass. Inside autograd's AccumulateGrad it is DDP's
+// reducer, which launches each bucket from the hooks it hangs there (in
+// c->ddp); elsewhere in the backward (a compiled backward, a layer's
+// backward op) it is data parallel, but not DDP's reducer (in
+// c->backward_allreduce): DDP records DistributedDataParallel.forward at
+// every forward.
+void ddp_by_nesting(const Trace& t, NameCounts* c) {
+  if (c->ddp.count || c->ddp_reducer.count || !any_string(t, allreduce_op)) return;
   const RangeTable& rg = t.ranges();
-  for (RowIndex r = 0; r < rg.size() && ddp->count == 0; ++r) {
-    if (!t.is_op_range(r) || !allreduce_op(t.str(rg.name[r]))) continue;
-    for (RowIndex q = t.parent_op(r); q != kNoRow; q = t.parent_op(q))
-      if (backward_op(t.str(rg.name[q])) || t.str(rg.name[q]).starts_with("autograd::engine::evaluate_function")) {
-        ddp->add(std::string(t.str(rg.name[r])) + " inside " + std::string(t.str(rg.name[q])), 1);
-        break;
-      }
+  NameMemo all_reduce(t, allreduce_op);  // each name tested once: every range is read
+  for (RowIndex r = 0; r < rg.size() && c->ddp.count == 0; ++r) {
+    if (!all_reduce(rg.name[r]) || !t.is_op_range(r)) continue;
+    for (RowIndex q = t.parent_op(r); q != kNoRow; q = t.parent_op(q)) {
+      const std::string_view n = t.str(rg.name[q]);
+      if (!backward_op(n) && !n.starts_with("autograd::engine::evaluate_function")) continue;
+      Examples* const e = n.ends_with("torch::autograd::AccumulateGrad") ? &c->ddp : &c->backward_allreduce;
+      if (e->count == 0) e->add(std::string(t.str(rg.name[r])) + " inside " + std::string(n), 1);
+      break;
+    }
   }
 }
 
@@ -1115,6 +1134,13 @@ void say_framework(const NameCounts& c, WorkloadKind* w) {
   if (c.ddp.count) {
     w->data_parallel = "ddp";
     w->data_parallel_evidence = part(c.ddp, "DDP op", "DDP ops");
+  } else if (c.ddp_reducer.count) {
+    w->data_parallel = "ddp";
+    w->data_parallel_evidence = part(c.ddp_reducer, "DDP reducer op", "DDP reducer ops");
+  } else if (c.backward_allreduce.count) {
+    w->data_parallel = "all-reduce";
+    w->data_parallel_evidence = "an all-reduce inside the backward pass (" + c.backward_allreduce.said() +
+                                "), but no DistributedDataParallel.forward or DDP reducer op: not DDP's reducer";
   }
 }
 
@@ -1218,6 +1244,7 @@ std::string unsized_job(const Trace& t, const WorkloadKind& w) {
   if (const std::string_view backend = m.property("chrome.distributed.backend"); !backend.empty())
     add("a " + std::string(backend) + " process-group backend");
   if (w.data_parallel == "ddp") add("DDP's ops");
+  if (w.data_parallel == "all-reduce") add("an all-reduce in the backward pass");
   if (said.empty()) return {};
   return "the job's size unknown: " + said + ", but no world size";
 }
@@ -1234,7 +1261,7 @@ WorkloadKind recognise_workload(const Trace& t) {
   NameCounts names = count_names(t);
   if (names.triton.count || names.compiled_ops.count)
     names.compiled_time_share = compiled_time_share(t, names.compiled_ops.count > 0);
-  ddp_by_nesting(t, &names.ddp);
+  ddp_by_nesting(t, &names);
   const KernelTable& k = t.kernels();
   if (!k.graph_id.empty())
     for (std::size_t i = 0; i < k.size(); ++i) w.graph_kernels += k.graph_id[i] != 0;

@@ -216,10 +216,11 @@ TEST(CopyAdvice, TheGradientCopiesFixSavesTheirTimeOnly) {
 
 // Under DDP the copies it makes itself: the all-reduced buckets copied back
 // into the gradients (copy_bucket_to_grad: gradient_as_bucket_view=True) and
-// the module's buffers broadcast at each forward (copies directly under
-// DistributedDataParallel.forward: broadcast_buffers=False). Copies queued
-// before the recording have no launch: said as unknown, in no majority.
-TEST(CopyAdvice, DdpsOwnCopiesAreToldDdpsSwitches) {
+// the module's buffers broadcast at each forward (copies directly under a
+// DistributedDataParallel.forward that broadcasts: broadcast_buffers=False).
+// Copies queued before the recording have no launch: said as unknown, in no
+// majority.
+TraceFactory ddp_steps(bool broadcast) {
   TraceFactory f;
   TimeNs t = 1 * ms;
   for (int i = 0; i < 4; ++i)
@@ -227,9 +228,10 @@ TEST(CopyAdvice, DdpsOwnCopiesAreToldDdpsSwitches) {
              200 * us + i * 200 * us, "cudaMemcpyAsync", TraceFactory::kNoLaunch);
   for (int s = 0; s < 10; ++s) {
     f.range("DistributedDataParallel.forward", t - 95 * us, t - 60 * us, 1, RangeKind::annotation, "cpu_op");
-    f.range("aten::copy_", t - 90 * us, t - 70 * us, 1, RangeKind::annotation, "cpu_op");
+    f.range(broadcast ? "aten::copy_" : "aten::cat", t - 90 * us, t - 80 * us, 1, RangeKind::annotation, "cpu_op");
     f.memcpy(0, 7, CopyKind::dtod, MemoryKind::device, MemoryKind::device, 1 << 20, t, t + 100 * us, "cudaMemcpyAsync",
              t - 85 * us);
+    if (broadcast) f.range("c10d::broadcast_", t - 75 * us, t - 65 * us, 1, RangeKind::annotation, "cpu_op");
     f.range("torch.distributed.ddp.reducer::copy_bucket_to_grad", t - 55 * us, t - 25 * us, 1, RangeKind::annotation,
             "cpu_op");
     f.range("aten::copy_", t - 52 * us, t - 30 * us, 1, RangeKind::annotation, "cpu_op");
@@ -239,21 +241,52 @@ TEST(CopyAdvice, DdpsOwnCopiesAreToldDdpsSwitches) {
     f.range("step " + std::to_string(s), t - 100 * us, t + 1200 * us);
     t += 1201 * us;
   }
-  const Profile p = analyze(f.build());
+  return f;
+}
+
+TEST(CopyAdvice, DdpsOwnCopiesAreToldDdpsSwitches) {
+  const Profile p = analyze(ddp_steps(true).build());
   const CopyGroup& g = p.memcpys.groups.front();
   EXPECT_EQ(g.gradient, 10u);
   EXPECT_EQ(g.buffers, 10u);
+  EXPECT_EQ(g.ddp_forward, 0u);
   EXPECT_EQ(g.unlaunched, 4u);
   EXPECT_EQ(g.buffers_exposed_ns, 10 * 100 * us);
   const Finding* o = testing::find_finding(p, "low-memcpy-overlap");
   ASSERT_TRUE(o) << testing::describe_findings(p);
   EXPECT_TRUE(has(o->recommendation, "gradient_as_bucket_view=True")) << o->recommendation;
-  EXPECT_TRUE(has(o->recommendation, "10 copies were launched by ops directly under DistributedDataParallel.forward"))
+  EXPECT_TRUE(has(o->recommendation,
+                  "10 copies were launched by ops directly under a DistributedDataParallel.forward that also "
+                  "broadcasts: DDP's broadcast of the module's buffers"))
       << o->recommendation;
   EXPECT_TRUE(has(o->recommendation, "broadcast_buffers=False")) << o->recommendation;
   EXPECT_TRUE(has(o->recommendation, "4 copies were queued before the recording began")) << o->recommendation;
   EXPECT_FALSE(has(o->recommendation, "torch.compile")) << o->recommendation;
   EXPECT_EQ(o->saving_ns, 10 * 400 * us);
+}
+
+// Copies launched directly under a DistributedDataParallel.forward that
+// broadcasts nothing are not DDP's buffer sync (the trace would show its
+// broadcast): named by the op that launched them, with no
+// broadcast_buffers advice and no share of the saving.
+TEST(CopyAdvice, CopiesUnderADdpForwardWithoutABroadcastAreNotItsBufferSync) {
+  const Profile p = analyze(ddp_steps(false).build());
+  const CopyGroup& g = p.memcpys.groups.front();
+  EXPECT_EQ(g.gradient, 10u);
+  EXPECT_EQ(g.buffers, 0u);
+  EXPECT_EQ(g.ddp_forward, 10u);
+  EXPECT_EQ(g.ddp_forward_bytes, 10u << 20);
+  EXPECT_EQ(g.ddp_forward_op, "aten::cat");
+  EXPECT_EQ(g.ddp_forward_op_count, 10u);
+  const Finding* o = testing::find_finding(p, "low-memcpy-overlap");
+  ASSERT_TRUE(o) << testing::describe_findings(p);
+  EXPECT_TRUE(has(o->recommendation, "gradient_as_bucket_view=True")) << o->recommendation;
+  EXPECT_TRUE(has(o->recommendation,
+                  "10 copies (10.0 MiB) were launched by aten::cat directly under DistributedDataParallel.forward, "
+                  "which broadcasts nothing here: not DDP's buffer sync"))
+      << o->recommendation;
+  EXPECT_FALSE(has(o->recommendation, "broadcast_buffers")) << o->recommendation;
+  EXPECT_EQ(o->saving_ns, 10 * 300 * us);
 }
 
 TEST(CopyAdvice, PinnedInputCopiesOnTheirOwnStreamAreDoneRight) {

@@ -407,6 +407,47 @@ TEST(SmallGrid, KernelsOnFewerBlocksThanHalfTheSmsLeaveTheGpuIdle) {
   }
 }
 
+// Small grids launched by an op on scalars (a metric's fp64 accumulator:
+// aten::add_ on [1] and [1]) are per-step bookkeeping: a larger batch does
+// not give them more blocks, so the advice is to do fewer of them, and no
+// saving is claimed (the replay cannot single their kernels out). The same
+// kernels launched by an op on a batch-by-feature tensor keep the
+// larger-batch advice and its saving; without recorded shapes the advice
+// says the trace cannot tell which.
+TEST(SmallGrid, KernelsOfOpsOnScalarsAreBookkeepingNotASmallBatch) {
+  for (const std::string dims : {"[[1], [1], []]", "[[64, 4096], [64, 4096], []]", ""}) {
+    SCOPED_TRACE(dims);
+    testing::TraceFactory f;
+    f.device(0, 108, 8);
+    for (int i = 0; i < 20; ++i) {
+      const TimeNs start = 1'000'000 + i * 1'100'000;
+      f.cpu_op("aten::add_", start - 20'000, start - 2'000, dims, "");
+      shaped_kernel(f, start, start + 1'000'000, 2, 512, 32);
+    }
+    const Profile p = analyze(f.build());
+    ASSERT_EQ(p.workload.framework, "pytorch") << p.workload.framework_evidence;
+    const DeviceOccupancy& o = p.devices.at(0).occupancy;
+    const bool tiny = dims == "[[1], [1], []]";
+    EXPECT_EQ(o.small_grid_shaped_ns, dims.empty() ? 0 : 20'000'000);
+    EXPECT_EQ(o.small_grid_tiny_ns, tiny ? 20'000'000 : 0);
+    const Finding* g = testing::find_finding(p, "small-grid");
+    ASSERT_TRUE(g) << testing::describe_findings(p);
+    EXPECT_EQ(g->recommendation.find("A larger batch per GPU gives each launch more blocks") == std::string::npos, tiny)
+        << g->recommendation;
+    EXPECT_EQ(g->recommendation.find("per-step bookkeeping on scalars and tiny tensors") != std::string::npos, tiny)
+        << g->recommendation;
+    EXPECT_EQ(g->recommendation.find("the trace cannot tell") != std::string::npos, dims.empty()) << g->recommendation;
+    if (!tiny) {
+      EXPECT_EQ(g->saving_ns, 20'000'000 - 20'000'000 * 2 / 108);
+      continue;
+    }
+    EXPECT_EQ(g->variant, "tiny-tensors");
+    EXPECT_EQ(g->saving_ns, 0);
+    EXPECT_NE(g->evidence.find("the most by: aten::add_ [[1], [1], []] 20.0 ms (20 kernels)"), std::string::npos)
+        << g->evidence;
+  }
+}
+
 // A kernel that only waits (torch.cuda._sleep's one-block spin) is no work
 // to spread over the SMs.
 TEST(SmallGrid, ASpinKernelIsNotWork) {

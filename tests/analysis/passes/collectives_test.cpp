@@ -146,7 +146,7 @@ TEST(Collectives, InferenceIsNotToldToOverlapGradients) {
 }
 
 // DDP: each bucket's all-reduce launched from inside the backward pass
-// (autograd's hooks) under record_param_comms and nccl:all_reduce, run as
+// (the hooks its reducer hangs on AccumulateGrad) under record_param_comms and nccl:all_reduce, run as
 // SendRecv kernels beside the next layer's gradients; the last one exposed.
 Trace ddp_trace(bool inside_backward) {
   TraceFactory f;
@@ -161,7 +161,7 @@ Trace ddp_trace(bool inside_backward) {
   TimeNs t = 1 * ms;
   for (int s = 0; s < 6; ++s) {
     const TimeNs s0 = t;
-    f.range("autograd::engine::evaluate_function: ConvolutionBackward0", s0 - 300 * us,
+    f.range("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", s0 - 300 * us,
             s0 + (inside_backward ? 1000 : 0) * us, 1, RangeKind::annotation, "cpu_op");
     for (int k = 0; k < 3; ++k) {
       f.kernel(0, 7, names::kConvTensorCore, t, t + 300 * us, s0 - 250 * us + k * 10 * us);
@@ -621,6 +621,46 @@ TEST(Collectives, ManyShortAllReducesBesideLongOnesAreNotToldToBucket) {
               std::string::npos)
         << e->recommendation;
     EXPECT_EQ(e->recommendation.find("which buckets gradients"), std::string::npos) << e->recommendation;
+  }
+}
+
+// Gradients all-reduced one parameter at a time from inside a compiled
+// backward, with no DistributedDataParallel.forward and no DDP reducer op:
+// data parallel, not DDP's reducer. 40 large all-reduces a step, as many as
+// the gradients zero_grad fills per call: the trace shows one all-reduce per
+// parameter, unbucketed, and the fix is to bucket them, not DDP's hooks or
+// no_sync(). With 60 fills a step the counts differ: no such words.
+TEST(Collectives, OneAllReducePerParameterInACompiledBackwardIsToldToBucketNotDdp) {
+  for (const int fills : {40, 60}) {
+    SCOPED_TRACE(fills);
+    TraceFactory f;
+    add_steps(f, 5, [&](int, TimeNs t) {
+      const TimeNs begin = t;
+      for (int i = 0; i < 40; ++i, t += 201 * us) collective(f, t, 200 * us, sized(4'194'304));
+      f.range("autograd::engine::evaluate_function: CompiledFunctionBackward", begin - 100 * us, t, 1,
+              RangeKind::annotation, "cpu_op");
+      f.range("Optimizer.zero_grad#SGD.zero_grad", t, t + fills * 10 * us, 1, RangeKind::annotation, "cpu_op");
+      for (int i = 0; i < fills; ++i)
+        f.kernel(0, 7, "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >()",
+                 t + 100 * us + i * 10 * us, t + 105 * us + i * 10 * us, t + i * 10 * us + 1 * us, 5 * us);
+      return t + 400 * us + fills * 10 * us;  // the next step's range opens after zero_grad's
+    });
+    const Profile p = analyze(f.build());
+    EXPECT_EQ(p.workload.data_parallel, "all-reduce") << p.workload.data_parallel_evidence;
+    EXPECT_NE(p.workload.data_parallel_evidence.find("nccl:all_reduce inside autograd::engine::evaluate_function: "
+                                                     "CompiledFunctionBackward"),
+              std::string::npos)
+        << p.workload.data_parallel_evidence;
+    const Finding* e = testing::find_any_finding(p, "exposed-communication");
+    ASSERT_TRUE(e) << testing::describe_findings(p);
+    const bool told = e->recommendation.find(
+                          "The trace shows one all-reduce per parameter, unbucketed (40 "
+                          "all-reduces in each step, as many as the gradients "
+                          "Optimizer.zero_grad#SGD.zero_grad fills per call (40)") != std::string::npos;
+    EXPECT_EQ(told, fills == 40) << e->recommendation;
+
+    EXPECT_EQ(e->recommendation.find("no_sync()"), std::string::npos) << e->recommendation;
+    EXPECT_EQ(e->recommendation.find("already uses DDP"), std::string::npos) << e->recommendation;
   }
 }
 
