@@ -1309,7 +1309,7 @@ std::optional<HelpAnswer> launches_next(const Profile& p, const std::string& sho
   if (p.op_summary.with_shapes > 0)
     inflated += (inflated.empty() ? "" : " and ") + std::string("record_shapes=True (op input shapes)");
   HelpAnswer a =
-      answer("cuda-graphs", "fewer launches (CUDA graphs)?", Verdict::no,
+      answer("cuda-graphs", "fewer launches (CUDA graphs)?", Verdict::later,
              "not now, but next: " + short_gaps + ", so the host keeps the GPU's queue filled; but it issues " + whose +
                  " launches in " + dur(st.host_issue_ns) + (one ? "" : " in all") + " for " + dur(busy) +
                  " of GPU work (" + each + " " + dur(st.total_ns) + "), so a GPU-side saving beyond " + dur(margin) +
@@ -1364,17 +1364,29 @@ std::optional<HelpAnswer> answer_launches(const Profile& p, const JobTotals& j) 
   const std::string_view id = "cuda-graphs";
   const std::string_view q = "fewer launches (CUDA graphs)?";
   if (j.kernels == 0 || (!p.launches.launches && !p.launches.graph_ops)) return std::nullopt;
-  if (p.workload.execution == "cuda graphs")
-    return answer(id, q, Verdict::no,
-                  std::string(p.workload.graph_kernels ? "the run already replays " : "the run already captures ") +
-                      rules::graph_words(p) + "s (" + p.workload.execution_evidence +
-                      (one_time_capture(p) ? "); the recording is its one-time capture and first calls: what still "
-                                             "runs eagerly in later calls, and whether they wait for it, the trace "
-                                             "cannot tell"
-                                           : "): see the findings for what still runs eagerly"));
   const Finding* lb = numbered(p, "launch-bound");
   const Finding* lo = numbered(p, "op-launch-overhead");
   if (lo && lo->variant != "launch") lo = nullptr;
+  if (p.workload.execution == "cuda graphs") {
+    const std::string already =
+        std::string(p.workload.graph_kernels ? "the run already replays " : "the run already captures ") +
+        rules::graph_words(p) + "s (" + p.workload.execution_evidence + ")";
+    // What still runs eagerly between the graph launches, where a numbered
+    // finding shows the GPU waiting for its launches: yes, for that part.
+    if (!one_time_capture(p) && (gains(p, lb) || gains(p, lo))) {
+      HelpAnswer a = yes(p, id, q, {lb, lo});
+      if (a.verdict == Verdict::yes)
+        a.reason = already +
+                   ", but the GPUs still wait for the launches of what runs eagerly between them: " + a.reason +
+                   "; capture that part too";
+      return a;
+    }
+    return answer(id, q, Verdict::no,
+                  already + (one_time_capture(p) ? "; the recording is its one-time capture and first calls: what "
+                                                   "still runs eagerly in later calls, and whether they wait for "
+                                                   "it, the trace cannot tell"
+                                                 : ": see the findings for what still runs eagerly"));
+  }
   if (gains(p, lb) || gains(p, lo)) {
     HelpAnswer a = with_capture_plan(p, yes(p, id, q, {lb, lo}));
     // Under PyTorch's Python tracer the host's time between launches is

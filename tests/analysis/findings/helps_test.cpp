@@ -435,7 +435,7 @@ TEST(Helps, AHostThatBarelyKeepsUpMakesGraphsTheNextStep) {
   settle_findings(&p);
   const HelpAnswer* a = help(p, "cuda-graphs");
   ASSERT_NE(a, nullptr);
-  EXPECT_EQ(a->verdict, Verdict::no);
+  EXPECT_EQ(a->verdict, Verdict::later);
   EXPECT_TRUE(has(a->reason, "not now, but next")) << a->reason;
   EXPECT_TRUE(has(a->reason, "issues the step's launches in 960.0 ms for 950.0 ms of GPU work")) << a->reason;
   EXPECT_TRUE(has(a->reason, "a GPU-side saving beyond 40.0 ms needs the launches to go too")) << a->reason;
@@ -554,9 +554,21 @@ TEST(Helps, NothingPrescribedThatTheProgramAlreadyDoes) {
   EXPECT_EQ(comm->verdict, Verdict::yes) << comm->reason;
   EXPECT_FALSE(has(comm->reason, "already buckets gradients")) << comm->reason;
   EXPECT_TRUE(has(comm->reason, "only 5.0% of its all-reduce time runs under compute")) << comm->reason;
+  // A run that replays graphs, with the GPU still waiting for launches (a
+  // numbered launch-bound): yes for what runs eagerly, said as such.
   const HelpAnswer* graphs = help(p, "cuda-graphs");
   ASSERT_NE(graphs, nullptr);
-  EXPECT_EQ(graphs->verdict, Verdict::no);
+  EXPECT_EQ(graphs->verdict, Verdict::yes);
+  EXPECT_TRUE(has(graphs->reason, "already replays CUDA graphs")) << graphs->reason;
+  EXPECT_TRUE(has(graphs->reason, "the GPUs still wait for the launches of what runs eagerly between them"))
+      << graphs->reason;
+  // Without a numbered finding behind it: no, the graphs are there.
+  p.findings.erase(
+      std::remove_if(p.findings.begin(), p.findings.end(), [](const Finding& f) { return f.id == "launch-bound"; }),
+      p.findings.end());
+  settle_findings(&p);
+  graphs = help(p, "cuda-graphs");
+  EXPECT_EQ(graphs->verdict, Verdict::no) << graphs->reason;
   EXPECT_TRUE(has(graphs->reason, "already replays CUDA graphs")) << graphs->reason;
 }
 
