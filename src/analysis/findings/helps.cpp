@@ -800,6 +800,20 @@ std::optional<HelpAnswer> answer_streams(const Profile& p, const JobTotals& j) {
     a.findings.push_back("step-host-time");
     return a;
   }
+  // Busy, but much of it communication with no compute beside it: the
+  // overlap answer's matter, not shorter kernels.
+  TimeNs exposed = 0, span = 0;
+  for (const DeviceSummary& d : p.devices) exposed += d.exposed_communication_ns, span += d.span_ns;
+  if (j.utilization >= 0.9 && span > 0 && 5 * exposed >= span) {
+    HelpAnswer a = answer(id, q, Verdict::no,
+                          "the GPUs are busy " + pct1(j.utilization) + " of their span (kernel concurrency " +
+                              pct1(j.concurrency) + "), but " + pct1(ratio(exposed, span)) +
+                              " of it is communication with no compute beside it: there is no idle time for "
+                              "another stream to fill, and shorter kernels would not shorten that time; the "
+                              "communication is what to look at (the overlap answer above)");
+    if (numbered(p, "exposed-communication")) a.findings.push_back("exposed-communication");
+    return a;
+  }
   if (j.utilization >= 0.9)
     return answer(id, q, Verdict::no,
                   "the GPUs are busy " + pct1(j.utilization) + " of their span (kernel concurrency " +

@@ -572,6 +572,27 @@ TEST(Helps, NothingPrescribedThatTheProgramAlreadyDoes) {
   EXPECT_TRUE(has(graphs->reason, "already replays CUDA graphs")) << graphs->reason;
 }
 
+// Busy GPUs whose busy time is mostly communication with no compute
+// beside it: more streams have nothing to fill, and shorter kernels are not
+// the lever either; the answer points at the communication.
+TEST(Helps, BusyWithExposedCommunicationPointsAtTheCommunication) {
+  Profile p = half_idle_profile();
+  p.devices[0].busy_ns = 970 * ms;
+  p.devices[0].idle_ns = 30 * ms;
+  p.devices[0].utilization = 0.97;
+  p.devices[0].communication_ns = 700 * ms;
+  p.devices[0].exposed_communication_ns = 640 * ms;
+  settle_findings(&p);
+  const HelpAnswer* a = help(p, "more-streams");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, Verdict::no);
+  EXPECT_TRUE(has(a->reason, "but 64.0% of it is communication with no compute beside it")) << a->reason;
+  EXPECT_FALSE(has(a->reason, "make the kernels shorter")) << a->reason;
+  p.devices[0].exposed_communication_ns = 50 * ms;
+  settle_findings(&p);
+  EXPECT_TRUE(has(help(p, "more-streams")->reason, "make the kernels shorter")) << help(p, "more-streams")->reason;
+}
+
 // Collectives the framework annotated whose kernels the trace lacks: how
 // long they ran, the trace cannot tell; "no communication" would be false.
 TEST(Helps, AnnotatedCollectivesWithoutKernelsAreUnknown) {
