@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -973,10 +974,30 @@ bool amd_reduced_precision_name(std::string_view n) {
 // `narrow`: the part with 16- or 8-bit inputs.
 struct OpPrecision {
   TimeNs typed = 0, wide = 0, narrow = 0;
+  // The same over the outermost typed ops (no GEMM, convolution or
+  // attention op around them), with the ops inside them: a convolution
+  // whose kernels a backend's op launches (aten::conv2d around
+  // aten::miopen_convolution) covers them with its recorded types.
+  TimeNs covered = 0, covered_narrow = 0;
   std::string example;
 };
+bool math_family(const OpRow& r) { return r.family == "gemm" || r.family == "convolution" || r.family == "attention"; }
 OpPrecision op_precision(const Profile& p) {
   OpPrecision o;
+  std::set<std::string_view> math;
+  for (const OpRow& r : p.ops)
+    if (math_family(r)) math.insert(r.name);
+  for (const OpRow& r : p.ops) {
+    if (!math_family(r) || r.math.empty() || r.math == "unknown" || r.gpu_total_ns <= 0) continue;
+    bool inside = false;
+    for (std::size_t at = 0, next; at < r.path.size() && !inside; at = next + 3) {
+      next = std::min(r.path.find(" > ", at), r.path.size());
+      inside = math.count(std::string_view(r.path).substr(at, next - at)) > 0;
+    }
+    if (inside) continue;
+    o.covered += r.gpu_total_ns;
+    if (r.math == "bf16" || r.math == "fp16" || r.math == "fp8") o.covered_narrow += r.gpu_total_ns;
+  }
   for (const OpRow& r : p.ops) {
     if ((r.family != "gemm" && r.family != "convolution" && r.family != "attention") || r.math.empty() ||
         r.math == "unknown" || r.gpu_self_ns <= 0)
@@ -1050,6 +1071,14 @@ HelpAnswer precision_off_nvidia(const Profile& p, const JobTotals& j) {
     return answer(id, q, Verdict::no,
                   "the framework's ops record 16- or 8-bit inputs for " + pct1(ratio(op.narrow, op.typed)) +
                       " of the GPU time of the GEMMs, convolutions and attention whose types it records, and " + share +
+                      ": the math already runs in reduced precision, which AMD's matrix cores take");
+  // The same from the outermost typed ops with the ops inside them (the
+  // backend's convolution op records no types of its own).
+  if (all > 0 && op.covered * 10 >= all * 9 && op.covered_narrow * 10 >= op.covered * 9 && op.wide == 0)
+    return answer(id, q, Verdict::no,
+                  "the framework's GEMM, convolution and attention ops record 16- or 8-bit inputs for " +
+                      pct1(ratio(op.covered_narrow, op.covered)) +
+                      " of their GPU time with the ops inside them (none records 32- or 64-bit inputs), and " + share +
                       ": the math already runs in reduced precision, which AMD's matrix cores take");
   if (op.typed > 0 && op.wide * 2 >= op.typed) {
     const std::string said = "the framework's ops record 32- or 64-bit inputs for " + pct1(ratio(op.wide, op.typed)) +

@@ -1010,6 +1010,24 @@ TEST(Helps, AmdPrecisionFromTheOpsRecordedTypes) {
   p.ops[0].gpu_self_ns = 1 * ms;
   settle_findings(&p);
   EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "their names do not tell")) << help(p, "mixed-precision")->reason;
+  // The typed op launches little itself, but a backend's op inside it (no
+  // types of its own: aten::miopen_convolution under aten::conv2d) launches
+  // the rest: its time with the ops inside it covers the math.
+  p.ops[0].gpu_total_ns = 400 * ms;
+  settle_findings(&p);
+  EXPECT_EQ(help(p, "mixed-precision")->verdict, Verdict::no) << help(p, "mixed-precision")->reason;
+  EXPECT_TRUE(has(help(p, "mixed-precision")->reason, "with the ops inside them (none records 32- or 64-bit"))
+      << help(p, "mixed-precision")->reason;
+  // One GEMM op elsewhere with fp32 inputs: not said to be reduced.
+  OpRow wide;
+  wide.name = "aten::mm";
+  wide.family = "gemm";
+  wide.math = "fp32";
+  wide.gpu_self_ns = wide.gpu_total_ns = 1 * ms;
+  p.ops.push_back(wide);
+  settle_findings(&p);
+  EXPECT_FALSE(has(help(p, "mixed-precision")->reason, "already runs in reduced precision"))
+      << help(p, "mixed-precision")->reason;
 }
 
 // AMD's fused attention (AOTriton's attn_fwd under PyTorch-ROCm's SDPA,
