@@ -101,6 +101,14 @@ struct DeviceHw {
   std::optional<double> sm_clock_max_mhz, throttled_sm_clock_mhz;  // most seen; mean in throttled samples
 };
 
+// Host ranges (framework ops, Python functions, annotations) of one name in
+// some stretch of host time.
+struct HostRange {
+  std::string name;
+  TimeNs ns = 0;            // Σ of their durations
+  std::uint64_t count = 0;  // ranges of that name
+};
+
 // Theoretical occupancy of a GPU's kernels, weighted by their time
 // (analysis/ops/occupancy.h; docs/metrics.md, "Occupancy").
 struct DeviceOccupancy {
@@ -133,9 +141,9 @@ struct DeviceOccupancy {
   // shapes, and of those the ones whose inputs are all tiny (every tensor
   // at most 4,096 elements with at most one dimension above 1: scalars,
   // vectors, [1, n] rows); the ops with the most of the latter, up to three
-  // ("aten::add_ [[1], [1], []] 2.4 ms (680 kernels)").
+  // (aten::add_ [[1],[1],[]]: 2.4 ms, 680 kernels).
   TimeNs small_grid_shaped_ns = 0, small_grid_tiny_ns = 0;
-  std::string small_grid_tiny_ops;
+  std::vector<HostRange> small_grid_tiny_ops;  // name: the op and its shapes; count: its kernels
 };
 
 struct DeviceSummary {
@@ -252,14 +260,6 @@ struct Step {
   // what stays allocated across steps (weights, optimizer state).
   std::optional<std::uint64_t> peak_allocated_bytes, min_allocated_bytes;
   StepHw hw;  // what the hardware measured during it (docs/metrics.md, "Hardware metrics")
-};
-
-// Host ranges (framework ops, Python functions, annotations) of one name in
-// some stretch of host time.
-struct HostRange {
-  std::string name;
-  TimeNs ns = 0;            // Σ of their durations
-  std::uint64_t count = 0;  // ranges of that name
 };
 
 // One of the loop thread's outermost ops in a slow step, by name: its host

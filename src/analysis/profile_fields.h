@@ -284,7 +284,8 @@ constexpr void rows(V& v, Of<DeviceOccupancy>) {
                                 "of that, the kernels whose launching op's inputs are all tiny (every tensor at "
                                 "most 4,096 elements, at most one dimension above 1)");
   added<&O::small_grid_tiny_ops>(v, "small_grid_tiny_ops", "",
-                                 "the ops with the most of that time, up to three, with their shapes");
+                                 "the ops with the most of that time, up to three: name, the op and its input "
+                                 "shapes; ns, their kernels' time; count, their kernels");
 }
 
 template <class V>

@@ -63,6 +63,7 @@ Profile full_profile() {
   d.utilization = 0.625;
   d.kernels = 12;
   d.memory_bytes = 150'000'000'000;
+  d.occupancy.small_grid_tiny_ops = {{"aten::add_ [[1],[1],[]]", 2'400, 680}};
   d.peak_allocated_bytes = 0;  // known to be 0: written as 0, not null
   p.devices = {d};
   CategoryTime c;

@@ -327,7 +327,10 @@ std::optional<TensorMeasure> measured_tensor_activity(const Builder& b) {
 // saves is their time at most, and only where they hold up the step: the
 // replay cannot single them out from larger kernels of the same names, so
 // no saving is claimed.
-void small_grid_bookkeeping(Builder& b, Finding& f, TimeNs ns, TimeNs tiny, const std::string& ops) {
+void small_grid_bookkeeping(Builder& b, Finding& f, TimeNs ns, TimeNs tiny, const std::vector<HostRange>& tiny_ops) {
+  std::string ops;
+  for (const HostRange& o : tiny_ops)
+    ops += (ops.empty() ? "" : "; ") + o.name + " " + dur(o.ns) + " (" + count(o.count, "kernel", "kernels") + ")";
   f.variant = "tiny-tensors";
   f.saving_ns = 0;
   f.saving_note = "what batching or deferring them saves is unknown: at most the " + dur(b.t.per_device(tiny)) +

@@ -28,7 +28,6 @@
 #include <vector>
 
 #include "trace/kernel_category.h"
-#include "words/format.h"
 
 namespace gpuscope {
 
@@ -308,21 +307,20 @@ int tiny_inputs(std::string_view dims) {
   return depth == 0 ? int(tiny) : -1;
 }
 
-// The ops whose tiny inputs launched the most small-grid time, up to three:
-// "aten::add_ [[1], [1], []] 2.4 ms (680 kernels)".
+// The ops whose tiny inputs launched the most small-grid time, up to three,
+// each named with its input shapes (HostRange: count holds its kernels).
 struct TinyOp {
   TimeNs ns = 0;
   std::uint64_t kernels = 0;
 };
-std::string tiny_ops_words(const Trace& t, const std::map<std::pair<StringId, StringId>, TinyOp>& ops) {
+std::vector<HostRange> most_tiny_ops(const Trace& t, const std::map<std::pair<StringId, StringId>, TinyOp>& ops) {
   std::vector<std::pair<std::pair<StringId, StringId>, TinyOp>> v(ops.begin(), ops.end());
   std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
-  std::string words;
+  std::vector<HostRange> out;
   for (std::size_t i = 0; i < v.size() && i < 3; ++i)
-    words += (i ? "; " : "") + std::string(t.str(v[i].first.first)) + " " + std::string(t.str(v[i].first.second)) +
-             " " + format::duration(v[i].second.ns) + " (" + format::count(v[i].second.kernels, "kernel", "kernels") +
-             ")";
-  return words;
+    out.push_back({std::string(t.str(v[i].first.first)) + " " + std::string(t.str(v[i].first.second)), v[i].second.ns,
+                   v[i].second.kernels});
+  return out;
 }
 }  // namespace
 
@@ -369,7 +367,7 @@ void small_grids(const Trace& t, std::span<const TrackId> tracks, std::uint32_t 
       o.ns += dur, ++o.kernels;
     }
   }
-  out->small_grid_tiny_ops = tiny_ops_words(t, tiny_ops);
+  out->small_grid_tiny_ops = most_tiny_ops(t, tiny_ops);
   out->small_grid_spread_ns = static_cast<TimeNs>(spread / sm_count);
   StringId top = StringTable::kNoString;
   for (StringId id = 0; id < by_name.size(); ++id)
