@@ -746,6 +746,17 @@ inline bool is_compiled_region(std::string_view name) {
          name.find("CompiledFxGraph") != std::string_view::npos || name.find("torch_compile") != std::string_view::npos;
 }
 inline bool is_optimizer_phase(std::string_view name) { return name.starts_with("Optimizer."); }
+// Whether an op row's path (OpRow::path: the ops around its first call,
+// outermost first, " > " between) names an op that passes `pred`.
+template <class Pred>
+bool path_has(std::string_view path, Pred&& pred) {
+  for (std::size_t at = 0; at < path.size();) {
+    const std::size_t end = std::min(path.find(" > ", at), path.size());
+    if (pred(path.substr(at, end - at))) return true;
+    at = end + 3;
+  }
+  return false;
+}
 
 // DDP's gradient all-reduce as its buckets, from the collective sites (the
 // same all-reduce, by size and place in the step, seen in two steps or

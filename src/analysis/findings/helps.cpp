@@ -989,12 +989,7 @@ OpPrecision op_precision(const Profile& p) {
     if (math_family(r)) math.insert(r.name);
   for (const OpRow& r : p.ops) {
     if (!math_family(r) || r.math.empty() || r.math == "unknown" || r.gpu_total_ns <= 0) continue;
-    bool inside = false;
-    for (std::size_t at = 0, next; at < r.path.size() && !inside; at = next + 3) {
-      next = std::min(r.path.find(" > ", at), r.path.size());
-      inside = math.count(std::string_view(r.path).substr(at, next - at)) > 0;
-    }
-    if (inside) continue;
+    if (path_has(r.path, [&](std::string_view n) { return math.count(n) > 0; })) continue;
     o.covered += r.gpu_total_ns;
     if (r.math == "bf16" || r.math == "fp16" || r.math == "fp8") o.covered_narrow += r.gpu_total_ns;
   }

@@ -1211,12 +1211,7 @@ std::string eager_around_compiled(const Profile& p) {
   for (const OpRow& r : p.op_names) {
     all += r.starved_ns;
     if (!detail::is_compiled_region(r.name)) continue;
-    bool inner = false;
-    for (std::size_t at = 0, next; at < r.path.size() && !inner; at = next + 3) {
-      next = std::min(r.path.find(" > ", at), r.path.size());
-      inner = detail::is_compiled_region(std::string_view(r.path).substr(at, next - at));
-    }
-    if (!inner) compiled += r.starved_total_ns;
+    if (!detail::path_has(r.path, detail::is_compiled_region)) compiled += r.starved_total_ns;
   }
   const TimeNs eager = all - std::min(all, compiled);
   if (compiled == 0 || 10 * eager < all) return {};

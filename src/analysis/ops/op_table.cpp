@@ -923,15 +923,11 @@ void op_pass(const Trace& t, Profile* p, const OpKernelLimits& limits, LateLaunc
   TimeNs time = 0;
   for (const OpRow& r : p->ops) {
     if (!r.flops || r.family == "elementwise") continue;
-    bool nested = false;
-    for (std::size_t at = 0; at < r.path.size() && !nested;) {
-      std::size_t end = r.path.find(" > ", at);
-      if (end == std::string::npos) end = r.path.size();
-      const OpFamily f = op_family(std::string_view(r.path).substr(at, end - at));
-      nested = f == OpFamily::gemm || f == OpFamily::convolution || f == OpFamily::attention;
-      at = end + 3;
-    }
-    if (nested) continue;
+    if (path_has(r.path, [](std::string_view n) {
+          const OpFamily f = op_family(n);
+          return f == OpFamily::gemm || f == OpFamily::convolution || f == OpFamily::attention;
+        }))
+      continue;
     flops += *r.flops;
     time += r.gpu_total_ns;
   }

@@ -365,10 +365,6 @@ bool graph_capture_run(const Trace& t, const GraphCaptures& c, TimeRange recorde
   return true;
 }
 
-// Kineto's activity types of accelerators other than CUDA and ROCm GPUs
-// (libkineto's ActivityType names): their events are kept as host ranges
-// under these categories, and gpuscope diagnoses none of them. A trace with
-// no kernels but such events says so, rather than only "no kernels".
 // Processes named as TensorFlow's and JAX's profilers name a device
 // ("/device:GPU:0", "/job:localhost/replica:0/task:0/device:GPU:0 Compute",
 // "/device:GPU:0/stream:7 Compute"): their events are that device's work,
@@ -400,6 +396,10 @@ std::string device_named_processes(const Trace& t) {
          "CMD` for its GPU activity";
 }
 
+// Kineto's activity types of accelerators other than CUDA and ROCm GPUs
+// (libkineto's ActivityType names): their events are kept as host ranges
+// under these categories, and gpuscope diagnoses none of them. A trace with
+// no kernels but such events says so, rather than only "no kernels".
 std::string other_accelerators(const Trace& t) {
   static constexpr std::string_view kKinds[] = {"mtia_ccp_events", "mtia_runtime",        "mtia_insight",      "hpu_op",
                                                 "xpu_runtime",     "privateuse1_runtime", "privateuse1_driver"};
